@@ -1,0 +1,34 @@
+# Every target that runs code depends on `install`, so a fresh clone needs nothing by hand.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: install test lint bench run fuzz clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+test: install
+	$(BIN)/python -m pytest
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+bench: install
+	$(BIN)/python -m bench
+
+fuzz: install
+	AGENT_CLI_FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest -m fuzz -p no:randomly
+
+run: install
+	$(BIN)/agent-cli
+
+clean:
+	rm -rf $(VENV) build *.egg-info
