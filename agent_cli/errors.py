@@ -1,0 +1,237 @@
+"""Typed errors for the whole package.
+
+Contract: errors are raised, never printed. Their fields are structured (ids, indices,
+sizes, reason codes) and never carry message text, file contents or secrets. Only the
+REPL turns them into words and exit codes.
+"""
+
+from __future__ import annotations
+
+
+class AgentCliError(Exception):
+    """Root of every error this package raises on purpose."""
+
+
+# --- core: tool protocol and compaction -------------------------------------------------
+
+
+class ToolProtocolError(AgentCliError, ValueError):
+    """A history whose tool_use / tool_result pairing the API would reject.
+
+    `reason` is a short code (e.g. "missing_result", "duplicate_id"); `tool_use_id` and
+    `message_index` locate the offending block. No message text is kept.
+    """
+
+    def __init__(self, reason: str, *, tool_use_id: str | None = None,
+                 message_index: int | None = None) -> None:
+        self.reason = reason
+        self.tool_use_id = tool_use_id
+        self.message_index = message_index
+        super().__init__(f"{reason} (tool_use_id={tool_use_id!r}, message_index={message_index})")
+
+
+class MessageViewLimitExceeded(AgentCliError):
+    """Every layer ran and the view is still at or over the hard limit: nothing is sent."""
+
+    def __init__(self, *, tokens_before: int, tokens_after: int, hard_limit: int,
+                 applied_layers: tuple[str, ...]) -> None:
+        self.tokens_before = tokens_before
+        self.tokens_after = tokens_after
+        self.hard_limit = hard_limit
+        self.applied_layers = tuple(applied_layers)
+        super().__init__(
+            f"view is {tokens_after} tokens after layers {list(self.applied_layers)}; "
+            f"hard limit is {hard_limit} (was {tokens_before})"
+        )
+
+
+class PolicyError(AgentCliError, ValueError):
+    """A compaction policy with an invalid setting; `field` names it."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        self.field = field
+        self.reason = reason
+        super().__init__(f"{field}: {reason}")
+
+
+# --- durable state and source pointers --------------------------------------------------
+
+
+class DurableStateError(AgentCliError, ValueError):
+    """Durable state construction rejected a value; `field` and `reason` say which and why."""
+
+    def __init__(self, field: str, reason: str) -> None:
+        self.field = field
+        self.reason = reason
+        super().__init__(f"{field}: {reason}")
+
+
+class PendingTransitionError(DurableStateError):
+    """An illegal pending-item status change (e.g. done -> open, or time going backwards)."""
+
+
+class SourceBindingError(DurableStateError):
+    """Source resolutions do not bind one-to-one to the state's distinct pointers."""
+
+
+class SourcePointerError(AgentCliError, ValueError):
+    """A malformed source pointer; `reason` is a short code, the pointer itself is not kept."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+class UnknownSourceSchemeError(SourcePointerError):
+    """A pointer whose scheme is neither `transcript` nor `artifact`."""
+
+
+# --- stores -----------------------------------------------------------------------------
+
+
+class StoreError(AgentCliError):
+    """Root of on-disk store failures."""
+
+
+class StateDirUnavailable(StoreError):
+    """The state directory cannot be created or written; `path` says where."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
+
+
+class TranscriptLocked(StoreError):
+    """Another process holds the writer lock of this session's transcript."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        super().__init__(f"session {session_id} is open in another process")
+
+
+class TranscriptCorrupt(StoreError):
+    """A transcript record that is not valid; `line_number` is 1-based."""
+
+    def __init__(self, session_id: str, line_number: int, reason: str) -> None:
+        self.session_id = session_id
+        self.line_number = line_number
+        self.reason = reason
+        super().__init__(f"session {session_id} line {line_number}: {reason}")
+
+
+class TranscriptWriteFailed(StoreError):
+    """An append did not reach the disk whole (e.g. ENOSPC); nothing partial is left."""
+
+    def __init__(self, session_id: str, errno_name: str) -> None:
+        self.session_id = session_id
+        self.errno_name = errno_name
+        super().__init__(f"session {session_id}: append failed ({errno_name})")
+
+
+class TranscriptChangedUnderneath(StoreError):
+    """The transcript file was deleted, replaced or truncated while the session ran."""
+
+    def __init__(self, session_id: str, reason: str) -> None:
+        self.session_id = session_id
+        self.reason = reason
+        super().__init__(f"session {session_id}: {reason}")
+
+
+class SessionNotFound(StoreError):
+    """No transcript exists for the requested session id."""
+
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+        super().__init__(f"no session {session_id}")
+
+
+class ArtifactWriteFailed(StoreError):
+    """An artifact could not be written whole; no pointer to it exists."""
+
+    def __init__(self, name: str, errno_name: str) -> None:
+        self.name = name
+        self.errno_name = errno_name
+        super().__init__(f"artifact {name}: write failed ({errno_name})")
+
+
+class MemoryFileDamaged(StoreError):
+    """The durable-state file could not be loaded; the damaged copy was kept at `kept_at`."""
+
+    def __init__(self, path: str, reason: str, kept_at: str | None = None) -> None:
+        self.path = path
+        self.reason = reason
+        self.kept_at = kept_at
+        super().__init__(f"{path}: {reason}")
+
+
+# --- provider ---------------------------------------------------------------------------
+
+
+class ProviderError(AgentCliError):
+    """Root of model-provider failures. A failed request leaves the history unchanged."""
+
+
+class MissingApiKey(ProviderError):
+    """The Anthropic provider was chosen but no API key is configured."""
+
+
+class WireFormatError(ProviderError, ValueError):
+    """The request builder refused a view the API would reject; `reason` is a code."""
+
+    def __init__(self, reason: str, *, message_index: int | None = None) -> None:
+        self.reason = reason
+        self.message_index = message_index
+        super().__init__(f"{reason} (message_index={message_index})")
+
+
+class ProviderRequestFailed(ProviderError):
+    """The provider answered with an error, or retries ran out.
+
+    `kind` is a short code ("overloaded", "rate_limited", "connection", "timeout",
+    "bad_request", "auth", "stream_malformed", ...), `status` the HTTP status if any,
+    `attempts` how many tries were made. Never carries the key or request text.
+    """
+
+    def __init__(self, kind: str, *, status: int | None = None, attempts: int = 1,
+                 detail: str = "") -> None:
+        self.kind = kind
+        self.status = status
+        self.attempts = attempts
+        self.detail = detail
+        super().__init__(f"{kind} (status={status}, attempts={attempts}) {detail}".strip())
+
+
+class SummarizerFailed(ProviderError):
+    """The summarizer raised, timed out or answered nothing; the view stays as it was."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+# --- tools ------------------------------------------------------------------------------
+
+
+class ToolError(AgentCliError):
+    """A tool could not do what was asked; the message is safe to show the model."""
+
+
+class WorkspaceEscape(ToolError):
+    """A path that resolves outside the workspace root (by `..` or a symlink)."""
+
+
+class ToolPermissionDenied(ToolError):
+    """The user (or the policy) denied a tool that writes or executes."""
+
+
+# --- configuration ----------------------------------------------------------------------
+
+
+class ConfigError(AgentCliError, ValueError):
+    """A bad setting in the config file or on the command line; `key` names it."""
+
+    def __init__(self, key: str, reason: str) -> None:
+        self.key = key
+        self.reason = reason
+        super().__init__(f"{key}: {reason}")

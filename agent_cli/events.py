@@ -1,0 +1,233 @@
+"""Values that cross the seams: what a provider streams, what a session yields.
+
+Contract: these are plain frozen values with no behaviour and no I/O. The session yields
+`SessionEvent`s from `run_turn`; the REPL renders them and adds no logic of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Token usage the API reported for one request (zeros where it reported nothing)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cache_read_input_tokens: int = 0
+
+    @property
+    def prompt_tokens(self) -> int:
+        """Everything the request carried in: fresh input plus cache reads and writes."""
+        return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
+
+    def plus(self, other: Usage) -> Usage:
+        return Usage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_creation_input_tokens + other.cache_creation_input_tokens,
+            self.cache_read_input_tokens + other.cache_read_input_tokens,
+        )
+
+
+# --- provider -> session -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ModelRequest:
+    """One model request before it is turned into wire format by the provider.
+
+    `messages` is the compacted prompt view (Anthropic-format dicts); `system` is the base
+    system prompt, `durable_context` the rendered durable block (may be empty). The
+    provider decides how to place cache breakpoints.
+    """
+
+    system: str
+    durable_context: str
+    messages: tuple[dict[str, Any], ...]
+    tools: tuple[dict[str, Any], ...]
+    max_tokens: int = 4096
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """A piece of assistant text as it streams in."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class RetryNotice:
+    """The provider will retry; any text streamed so far for this request is void."""
+
+    attempt: int
+    delay_seconds: float
+    kind: str
+
+
+@dataclass(frozen=True)
+class ModelResponse:
+    """The complete assistant message of one request (wire-clean dict), and its usage."""
+
+    message: dict[str, Any]
+    stop_reason: str
+    usage: Usage
+
+
+# --- session -> REPL ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LayerLine:
+    """One compaction layer that fired, ready for a `[compact]` line."""
+
+    layer: str            # "L1", "L2", "L3", "L4"
+    name: str             # "truncate tool results", ...
+    tokens_before: int
+    tokens_after: int
+    results_truncated: int = 0
+    interactions_removed: int = 0
+    messages_removed: int = 0
+
+
+@dataclass(frozen=True)
+class CompactionFired:
+    """Compaction ran before a request; one `LayerLine` per layer that fired."""
+
+    layers: tuple[LayerLine, ...]
+    tokens_before: int
+    tokens_after: int
+    soft_threshold: int
+    hard_limit: int
+    forced: bool = False          # /compact rather than the threshold
+
+
+@dataclass(frozen=True)
+class CompactionSkipped:
+    """The loop guard held compaction back, or a forced compaction freed nothing."""
+
+    reason: str                   # "loop_guard", "nothing_to_compact"
+    tokens: int
+
+
+@dataclass(frozen=True)
+class RequestBlocked:
+    """The view is over the hard limit after every layer: nothing was sent."""
+
+    tokens_before: int
+    tokens_after: int
+    hard_limit: int
+    applied_layers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class AssistantText:
+    """Streamed assistant text (render as it arrives)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class StreamRestarted:
+    """A retry voided the text streamed so far for this request."""
+
+    attempt: int
+    delay_seconds: float
+    kind: str
+
+
+@dataclass(frozen=True)
+class AssistantDone:
+    """The assistant message of one request is complete and recorded."""
+
+    text: str
+    stop_reason: str
+
+
+@dataclass(frozen=True)
+class ToolStarted:
+    tool_use_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    tool_use_id: str
+    name: str
+    is_error: bool
+    summary: str                  # one line: what happened
+    size_bytes: int
+    artifact_pointer: str | None = None
+
+
+@dataclass(frozen=True)
+class UsageReported:
+    usage: Usage
+    estimated_prompt_tokens: int  # our estimate of the same request, for calibration
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something the user should know; `level` is "info", "warning" or "error"."""
+
+    level: str
+    code: str
+    text: str
+
+
+@dataclass(frozen=True)
+class TurnEnded:
+    """The turn is over; `outcome` is "ok", "cancelled", "failed" or "blocked"."""
+
+    outcome: str
+    stop_reason: str | None = None
+    steps: int = 0
+
+
+SessionEvent = (
+    CompactionFired | CompactionSkipped | RequestBlocked | AssistantText | StreamRestarted
+    | AssistantDone | ToolStarted | ToolFinished | UsageReported | Notice | TurnEnded
+)
+
+
+@dataclass(frozen=True)
+class CompactionRecord:
+    """One compaction so far in this session, for `stats`."""
+
+    at: str                       # ISO 8601 with zone
+    layers: tuple[str, ...]
+    tokens_before: int
+    tokens_after: int
+    forced: bool = False
+
+
+@dataclass(frozen=True)
+class SessionStats:
+    """Everything the `stats` panel shows; every figure comes from the session or core."""
+
+    provider: str
+    model: str
+    context_window: int
+    soft_threshold: int
+    hard_limit: int
+    tokens_by_category: dict[str, int]   # system_prompt, durable_context, tool_schemas,
+                                         # user_text, assistant_text, tool_calls, tool_results
+    total_tokens: int
+    messages_in_view: int
+    messages_in_transcript: int
+    interactions_in_view: int
+    interactions_in_transcript: int
+    estimator: str
+    calibration: float | None            # API prompt tokens / our estimate, last request
+    last_usage: Usage | None
+    total_usage: Usage
+    requests: int
+    compactions: tuple[CompactionRecord, ...]
+    source_statuses: dict[str, int]      # available/missing/denied/corrupt/unsupported
+    session_id: str
+    transcript_path: str
+    extra: dict[str, Any] = field(default_factory=dict)
