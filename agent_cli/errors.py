@@ -210,6 +210,14 @@ class SummarizerFailed(ProviderError):
         super().__init__(reason)
 
 
+class PromptNotFound(AgentCliError, LookupError):
+    """A prompt file that is not shipped as package data; `name` is its stem."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(f"no prompt named {name!r}")
+
+
 # --- tools ------------------------------------------------------------------------------
 
 
