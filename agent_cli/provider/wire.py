@@ -1,0 +1,268 @@
+"""Build the one dict that is sent to the Messages API, or refuse to.
+
+Contract: `build_wire_request(request, model)` returns a fresh JSON-ready dict
+`{"model", "max_tokens", "system", "messages", "tools"}` and never mutates the request.
+It strips every key the API does not accept for a block (private `_` keys included),
+drops empty text, merges consecutive messages of one role, and checks what the API
+checks: the view starts and ends with a user message, every assistant `tool_use` is
+answered by a `tool_result` in the very next user message with the results first, and no
+result answers a call that was not just made. Anything else raises `WireFormatError`
+with a reason code and the index of the offending message in `request.messages`: a
+request the API would reject is never sent, and pairing is never silently repaired here
+(that belongs to `agent_cli.protocol`).
+
+Cache breakpoints: the last tool, the last system block and the last block of the
+conversation tail carry `{"type": "ephemeral"}` (three of the four the API allows), so the
+prefix up to the tail is reused on the next request until compaction rewrites it.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_cli.errors import WireFormatError
+from agent_cli.events import ModelRequest
+
+CACHE_CONTROL: dict[str, str] = {"type": "ephemeral"}
+
+# The keys we send per block type; everything else (private `_` keys, stale
+# cache_control, bookkeeping) is dropped. Kept small on purpose.
+ALLOWED_BLOCK_KEYS: dict[str, frozenset[str]] = {
+    "text": frozenset({"type", "text"}),
+    "image": frozenset({"type", "source"}),
+    "tool_use": frozenset({"type", "id", "name", "input"}),
+    "tool_result": frozenset({"type", "tool_use_id", "content", "is_error"}),
+}
+ALLOWED_TOOL_KEYS = frozenset({"name", "description", "input_schema"})
+# Blocks allowed inside a tool_result's list content.
+TOOL_RESULT_CONTENT_TYPES = frozenset({"text", "image"})
+ROLE_BLOCK_TYPES: dict[str, frozenset[str]] = {
+    "user": frozenset({"text", "image", "tool_result"}),
+    "assistant": frozenset({"text", "tool_use"}),
+}
+
+
+@dataclass
+class _Turn:
+    """One merged message under construction; `origins` maps each block to its source index."""
+
+    role: str
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+    origins: list[int] = field(default_factory=list)
+
+
+def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
+    """Return the wire dict for `request` on `model`, or raise `WireFormatError`."""
+    if not isinstance(request.max_tokens, int) or request.max_tokens <= 0:
+        raise WireFormatError("bad_max_tokens")
+    turns = _merge_turns(_clean_turns(request.messages))
+    _check_conversation_shape(turns)
+    _check_tool_pairing(turns)
+    messages = [{"role": turn.role, "content": turn.blocks} for turn in turns]
+    _mark_cache_breakpoint(messages[-1]["content"])
+    wire: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens}
+    system = build_system_blocks(request.system, request.durable_context)
+    if system:
+        wire["system"] = system
+    wire["messages"] = messages
+    tools = build_tool_list(request.tools)
+    if tools:
+        wire["tools"] = tools
+    return wire
+
+
+def build_system_blocks(system: str, durable_context: str) -> list[dict[str, Any]]:
+    """The base system prompt, then the durable context, as text blocks; the last is cached."""
+    blocks = [{"type": "text", "text": text} for text in (system, durable_context)
+              if isinstance(text, str) and text.strip()]
+    _mark_cache_breakpoint(blocks)
+    return blocks
+
+
+def build_tool_list(tools: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Tool schemas reduced to name/description/input_schema; the last one is cached."""
+    cleaned: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for tool in tools:
+        if not isinstance(tool, dict):
+            raise WireFormatError("malformed_tool")
+        name, schema = tool.get("name"), tool.get("input_schema")
+        if not isinstance(name, str) or not name or not isinstance(schema, dict):
+            raise WireFormatError("malformed_tool")
+        if name in seen:
+            raise WireFormatError("duplicate_tool_name")
+        seen.add(name)
+        cleaned.append({key: copy.deepcopy(value) for key, value in tool.items()
+                        if key in ALLOWED_TOOL_KEYS})
+    _mark_cache_breakpoint(cleaned)
+    return cleaned
+
+
+def _mark_cache_breakpoint(blocks: list[dict[str, Any]]) -> None:
+    if blocks:
+        blocks[-1]["cache_control"] = dict(CACHE_CONTROL)
+
+
+# --- cleaning -----------------------------------------------------------------------------
+
+
+def _clean_turns(messages: Iterable[dict[str, Any]]) -> list[_Turn]:
+    """One `_Turn` per message with its blocks cleaned; messages left empty are dropped."""
+    turns: list[_Turn] = []
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise WireFormatError("malformed_message", message_index=index)
+        role = message.get("role")
+        if role not in ROLE_BLOCK_TYPES:
+            raise WireFormatError("unknown_role", message_index=index)
+        blocks = [_clean_block(block, role, index) for block in _as_blocks(message, index)]
+        kept = [block for block in blocks if block is not None]
+        if kept:
+            turns.append(_Turn(role, kept, [index] * len(kept)))
+    return turns
+
+
+def _as_blocks(message: dict[str, Any], index: int) -> list[Any]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return content
+    raise WireFormatError("malformed_content", message_index=index)
+
+
+def _clean_block(block: Any, role: str, index: int) -> dict[str, Any] | None:
+    """The block with only its allowed keys, or None for empty text; raises on bad shapes."""
+    if not isinstance(block, dict) or block.get("type") not in ROLE_BLOCK_TYPES[role]:
+        raise WireFormatError("unsupported_block", message_index=index)
+    kind = block["type"]
+    if kind == "text":
+        return _clean_text(block, index)
+    if kind == "tool_result":
+        return _clean_tool_result(block, index)
+    cleaned = _keep_allowed_keys(block)
+    if kind == "tool_use" and not (_is_nonempty_str(cleaned.get("id"))
+                                   and _is_nonempty_str(cleaned.get("name"))
+                                   and isinstance(cleaned.get("input"), dict)):
+        raise WireFormatError("malformed_tool_use", message_index=index)
+    if kind == "image" and not isinstance(cleaned.get("source"), dict):
+        raise WireFormatError("malformed_image", message_index=index)
+    return cleaned
+
+
+def _clean_text(block: dict[str, Any], index: int) -> dict[str, Any] | None:
+    text = block.get("text")
+    if not isinstance(text, str):
+        raise WireFormatError("malformed_text", message_index=index)
+    # The API rejects empty and whitespace-only text blocks.
+    return {"type": "text", "text": text} if text.strip() else None
+
+
+def _clean_tool_result(block: dict[str, Any], index: int) -> dict[str, Any]:
+    cleaned = _keep_allowed_keys(block)
+    if not _is_nonempty_str(cleaned.get("tool_use_id")):
+        raise WireFormatError("malformed_tool_result", message_index=index)
+    if "is_error" in cleaned and not isinstance(cleaned["is_error"], bool):
+        raise WireFormatError("malformed_tool_result", message_index=index)
+    content = cleaned.pop("content", None)
+    if isinstance(content, list):
+        content = [_clean_result_part(part, index) for part in content]
+        content = [part for part in content if part is not None]
+    elif content is not None and not isinstance(content, str):
+        raise WireFormatError("malformed_tool_result", message_index=index)
+    # `content` is optional for the API; an empty one is left out rather than sent empty.
+    if content and (not isinstance(content, str) or content.strip()):
+        cleaned["content"] = content
+    return cleaned
+
+
+def _clean_result_part(part: Any, index: int) -> dict[str, Any] | None:
+    if not isinstance(part, dict) or part.get("type") not in TOOL_RESULT_CONTENT_TYPES:
+        raise WireFormatError("unsupported_tool_result_content", message_index=index)
+    if part["type"] == "text":
+        return _clean_text(part, index)
+    cleaned = _keep_allowed_keys(part)
+    if not isinstance(cleaned.get("source"), dict):
+        raise WireFormatError("malformed_image", message_index=index)
+    return cleaned
+
+
+def _keep_allowed_keys(block: dict[str, Any]) -> dict[str, Any]:
+    allowed = ALLOWED_BLOCK_KEYS[block["type"]]
+    return {key: copy.deepcopy(value) for key, value in block.items() if key in allowed}
+
+
+def _is_nonempty_str(value: Any) -> bool:
+    return isinstance(value, str) and bool(value)
+
+
+# --- shape and pairing --------------------------------------------------------------------
+
+
+def _merge_turns(turns: list[_Turn]) -> list[_Turn]:
+    """Merge consecutive same-role turns, keeping block order, so roles alternate."""
+    merged: list[_Turn] = []
+    for turn in turns:
+        if merged and merged[-1].role == turn.role:
+            merged[-1].blocks.extend(turn.blocks)
+            merged[-1].origins.extend(turn.origins)
+        else:
+            merged.append(turn)
+    return merged
+
+
+def _check_conversation_shape(turns: list[_Turn]) -> None:
+    if not turns:
+        raise WireFormatError("no_messages")
+    if turns[0].role != "user":
+        raise WireFormatError("starts_with_assistant", message_index=turns[0].origins[0])
+    if turns[-1].role != "user":
+        raise WireFormatError("ends_with_assistant", message_index=turns[-1].origins[-1])
+
+
+def _check_tool_pairing(turns: list[_Turn]) -> None:
+    """Each turn's tool_results must answer exactly the previous turn's tool_uses, first."""
+    seen_ids: set[str] = set()
+    asked: dict[str, int] = {}
+    for turn in turns:
+        if turn.role == "assistant":
+            asked = _collect_tool_use_ids(turn, seen_ids)
+        else:
+            _check_results_answer(turn, asked)
+            asked = {}
+
+
+def _collect_tool_use_ids(turn: _Turn, seen_ids: set[str]) -> dict[str, int]:
+    """The turn's tool_use ids, each with the index of the message it came from."""
+    asked: dict[str, int] = {}
+    for block, origin in zip(turn.blocks, turn.origins, strict=True):
+        if block["type"] != "tool_use":
+            continue
+        if block["id"] in seen_ids:
+            raise WireFormatError("duplicate_tool_use_id", message_index=origin)
+        seen_ids.add(block["id"])
+        asked[block["id"]] = origin
+    return asked
+
+
+def _check_results_answer(turn: _Turn, asked: dict[str, int]) -> None:
+    answered: set[str] = set()
+    in_leading_results = True
+    for block, origin in zip(turn.blocks, turn.origins, strict=True):
+        if block["type"] != "tool_result":
+            in_leading_results = False
+            continue
+        tool_use_id = block["tool_use_id"]
+        if tool_use_id not in asked:
+            raise WireFormatError("orphan_tool_result", message_index=origin)
+        if tool_use_id in answered:
+            raise WireFormatError("duplicate_tool_result", message_index=origin)
+        if not in_leading_results:
+            raise WireFormatError("tool_result_not_first", message_index=origin)
+        answered.add(tool_use_id)
+    for tool_use_id, origin in asked.items():
+        if tool_use_id not in answered:
+            raise WireFormatError("missing_tool_result", message_index=origin)
