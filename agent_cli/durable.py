@@ -1,0 +1,168 @@
+"""Durable state: what must not be forgotten is kept out of every lossy layer.
+
+Confirmed facts, pending work and selected retrieval evidence live here as immutable
+values. Compaction never sees them; each request re-renders them, with their sources
+re-verified, into the system prompt. Changing the state is explicit: the pure helpers
+below return a new state and raise a typed error for anything illegal, so a summary
+that says "done" can never close a pending item by itself. Pure: no I/O, no clock;
+timestamps are passed in.
+
+The value types live in `durable_model`, the JSON codec in `durable_codec` and the
+renderer in `durable_render`; this module is the public face and re-exports them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
+from datetime import datetime
+from typing import TypeVar
+
+from agent_cli.durable_codec import state_from_dict, state_to_dict
+from agent_cli.durable_model import (
+    ALLOWED_TRANSITIONS,
+    DurableContextState,
+    DurableFact,
+    PendingItem,
+    PendingStatus,
+    PendingTransition,
+    RetrievalEvidence,
+    distinct_source_pointers,
+    require_status,
+)
+from agent_cli.durable_text import normalize_text, parse_timestamp
+from agent_cli.errors import DurableStateError, PendingTransitionError
+
+T = TypeVar("T")
+
+__all__ = [
+    "ALLOWED_TRANSITIONS",
+    "DurableContextState",
+    "DurableFact",
+    "PendingItem",
+    "PendingStatus",
+    "PendingTransition",
+    "RetrievalEvidence",
+    "add_fact",
+    "add_pending",
+    "capture_retrieval_evidence",
+    "distinct_source_pointers",
+    "normalize_text",
+    "state_from_dict",
+    "state_to_dict",
+    "transition_pending",
+]
+
+
+def add_fact(state: DurableContextState, fact: DurableFact) -> DurableContextState:
+    """A new state with `fact` appended; a fact id already present raises."""
+    if not isinstance(fact, DurableFact):
+        raise DurableStateError("facts", "wrong_type")
+    return replace(state, facts=(*state.facts, fact))
+
+
+def add_pending(state: DurableContextState, item: PendingItem) -> DurableContextState:
+    """A new state with `item` appended; an item id already present raises."""
+    if not isinstance(item, PendingItem):
+        raise DurableStateError("pending_items", "wrong_type")
+    return replace(state, pending_items=(*state.pending_items, item))
+
+
+def _find_pending(state: DurableContextState, item_id: str) -> int:
+    for index, item in enumerate(state.pending_items):
+        if item.item_id == item_id:
+            return index
+    raise PendingTransitionError("item_id", "unknown_item")
+
+
+def _checked(build: Callable[[], T]) -> T:
+    """Run a value check, re-raising its failure as a transition error with the same codes."""
+    try:
+        return build()
+    except PendingTransitionError:
+        raise
+    except DurableStateError as exc:
+        raise PendingTransitionError(exc.field, exc.reason) from exc
+
+
+def transition_pending(
+    state: DurableContextState,
+    item_id: str,
+    to: PendingStatus | str,
+    at: str | datetime,
+    source_pointer: str,
+    reason: str | None = None,
+) -> DurableContextState:
+    """A new state where pending item `item_id` moved to status `to`.
+
+    Legal moves: open -> blocked | done, blocked -> open | done; done is final. The
+    change must be strictly later than the item's last confirmation and carry the
+    pointer to its own evidence; moving to blocked needs a reason. The item keeps its
+    place and gains one `PendingTransition` in its history. Anything else raises
+    `PendingTransitionError` (a `DurableStateError`) and leaves `state` as it was.
+    """
+    index = _find_pending(state, item_id)
+    item = state.pending_items[index]
+    target = _checked(lambda: require_status("to", to))
+    if target not in ALLOWED_TRANSITIONS[item.status]:
+        raise PendingTransitionError("to", "illegal_transition")
+    if target is PendingStatus.BLOCKED and reason is None:
+        raise PendingTransitionError("reason", "required_when_blocked")
+    moment = _checked(lambda: parse_timestamp("at", at))
+    if moment <= parse_timestamp("last_confirmed_at", item.last_confirmed_at):
+        raise PendingTransitionError("at", "not_later")
+    step = _checked(lambda: PendingTransition(
+        from_status=item.status, to_status=target, at=at,
+        source_pointer=source_pointer, reason=reason,
+    ))
+    moved = replace(
+        item,
+        status=target,
+        last_confirmed_at=step.at,
+        source_pointer=step.source_pointer,
+        blocked_reason=step.reason if target is PendingStatus.BLOCKED else None,
+        history=(*item.history, step),
+    )
+    items = (*state.pending_items[:index], moved, *state.pending_items[index + 1:])
+    return replace(state, pending_items=items)
+
+
+_HIT_FIELDS = ("memory_id", "source_id", "source_type", "source_title", "captured_at", "score")
+
+
+def _read_hit(hit: object, name: str) -> object:
+    """Read a field from a mapping or an object, by structure rather than by type."""
+    if isinstance(hit, Mapping):
+        return hit.get(name)
+    return getattr(hit, name, None)
+
+
+def _hit_rank(hit: object) -> object:
+    rank, source_rank = _read_hit(hit, "rank"), _read_hit(hit, "source_rank")
+    if rank is not None and source_rank is not None and rank != source_rank:
+        raise DurableStateError("source_rank", "ambiguous_rank")
+    chosen = rank if rank is not None else source_rank
+    if chosen is None:
+        raise DurableStateError("source_rank", "missing")
+    return chosen
+
+
+def capture_retrieval_evidence(selected_hits: Iterable[object]) -> tuple[RetrievalEvidence, ...]:
+    """Freeze the provenance of hits that were already selected upstream, in their order.
+
+    Each hit may be a mapping or an object; its rank is read from `rank` or `source_rank`
+    (whichever it has). Score, rank and conflict key are copied, never recomputed: the
+    selection was decided upstream and must read the same before and after compaction.
+    The recalled text is not copied. Duplicate memory ids raise `DurableStateError`.
+    """
+    captured: list[RetrievalEvidence] = []
+    for hit in selected_hits:
+        values = {name: _read_hit(hit, name) for name in _HIT_FIELDS}
+        captured.append(RetrievalEvidence(
+            **values,
+            source_rank=_hit_rank(hit),
+            conflict_key=_read_hit(hit, "conflict_key"),
+        ))
+    evidence = tuple(captured)
+    DurableContextState(retrieval_evidence=evidence)  # duplicate memory ids raise here
+    return evidence
