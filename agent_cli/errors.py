@@ -165,6 +165,40 @@ class MemoryFileDamaged(StoreError):
         super().__init__(f"{path}: {reason}")
 
 
+class MemoryWriteFailed(StoreError):
+    """The durable-state file could not be saved whole; the previous file is untouched."""
+
+    def __init__(self, path: str, errno_name: str) -> None:
+        self.path = path
+        self.errno_name = errno_name
+        super().__init__(f"{path}: save failed ({errno_name})")
+
+
+class InvalidStoreInput(StoreError, ValueError):
+    """A store was handed a value it refuses before touching any path.
+
+    `field` names the argument (e.g. "session_id", "suffix", "recorded_at"), `reason` is a
+    short code. The offending value itself is not kept: it may be hostile text.
+    """
+
+    def __init__(self, field: str, reason: str) -> None:
+        self.field = field
+        self.reason = reason
+        super().__init__(f"{field}: {reason}")
+
+
+class ArtifactUnavailable(StoreError):
+    """An artifact pointer could not be read back as the bytes it names.
+
+    `reason` is a short code: "malformed_pointer", "missing", "symlink", "not_a_file",
+    "digest_mismatch" or "unreadable:<ERRNO>".
+    """
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
 # --- provider ---------------------------------------------------------------------------
 
 

@@ -1,0 +1,138 @@
+"""Small file-system helpers shared by the stores.
+
+Everything that can fail because the disk is full or broken goes through `FileOps`, so a
+test can hand a store a fake that fails on purpose (ENOSPC, short writes, EIO on fsync)
+instead of patching the store's internals. The real implementation is a thin shell over
+`os`.
+
+Privacy rule: directories the stores create are 0700 and files 0600, whatever the umask.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import secrets
+from pathlib import Path
+
+from agent_cli.errors import StateDirUnavailable
+
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
+
+
+class FileOps:
+    """The disk operations a store needs; subclass and override to inject failures."""
+
+    def write(self, fd: int, data: bytes) -> int:
+        """Write once and return how many bytes the OS took (may be fewer than asked)."""
+        return os.write(fd, data)
+
+    def fsync(self, fd: int) -> None:
+        os.fsync(fd)
+
+    def ftruncate(self, fd: int, size: int) -> None:
+        os.ftruncate(fd, size)
+
+    def replace(self, source: Path, target: Path) -> None:
+        os.replace(source, target)
+
+
+DEFAULT_FILE_OPS = FileOps()
+
+
+def errno_name(exc: OSError) -> str:
+    """The symbolic name of an OSError's errno ("ENOSPC"), or "EUNKNOWN" when it has none."""
+    return errno.errorcode.get(exc.errno or 0, "EUNKNOWN")
+
+
+def ensure_private_dir(path: Path) -> Path:
+    """Make sure `path` is a writable directory; create missing levels with mode 0700.
+
+    Only the levels this call creates are chmod-ed to 0700 (the umask could have made them
+    wider or narrower); directories that already existed belong to someone and are left
+    alone. Raises `StateDirUnavailable` with an errno name or a reason code when the
+    directory cannot be created, is not a directory, or is not writable.
+    """
+    target = Path(path).absolute()
+    missing: list[Path] = []
+    probe = target
+    while not probe.exists() and probe.parent != probe:
+        missing.append(probe)
+        probe = probe.parent
+    for level in reversed(missing):
+        _make_private_level(level)
+    if not target.is_dir():
+        raise StateDirUnavailable(str(target), "not_a_directory")
+    if not os.access(target, os.W_OK | os.X_OK):
+        raise StateDirUnavailable(str(target), "not_writable")
+    return target
+
+
+def _make_private_level(level: Path) -> None:
+    try:
+        os.mkdir(level, PRIVATE_DIR_MODE)
+    except FileExistsError:
+        return  # made by someone else in the meantime: not ours to chmod
+    except OSError as exc:
+        raise StateDirUnavailable(str(level), errno_name(exc)) from exc
+    os.chmod(level, PRIVATE_DIR_MODE)
+
+
+def fsync_dir(path: Path) -> None:
+    """Flush a directory entry change (create, rename) to disk."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_all(fs: FileOps, fd: int, data: bytes) -> None:
+    """Write every byte of `data`, resuming after short writes; a zero-byte write is ENOSPC."""
+    offset = 0
+    while offset < len(data):
+        written = fs.write(fd, data[offset:])
+        if written <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        offset += written
+
+
+def write_file_atomic(path: Path, data: bytes, fs: FileOps = DEFAULT_FILE_OPS) -> None:
+    """Replace `path` with `data` so a reader sees the old file or the new one, never half.
+
+    Writes a private temp file in the same directory, fsyncs it, renames it over the
+    target and fsyncs the directory. On any failure the temp file is removed and the
+    `OSError` propagates (the caller turns it into its own typed error); the target is
+    then exactly as it was.
+    """
+    temp = path.with_name(f".{path.name}.tmp-{secrets.token_hex(6)}")
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, PRIVATE_FILE_MODE)
+    try:
+        try:
+            os.fchmod(fd, PRIVATE_FILE_MODE)
+            write_all(fs, fd, data)
+            fs.fsync(fd)
+        finally:
+            os.close(fd)
+        fs.replace(temp, path)
+    except BaseException:
+        _remove_quietly(temp)
+        raise
+    fsync_dir(path.parent)
+
+
+def _remove_quietly(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+
+
+def next_free_suffix_path(base: Path, label: str) -> Path:
+    """The first `<base>.<label>-<n>` (n = 1, 2, ...) that does not exist yet."""
+    n = 1
+    while True:
+        candidate = base.with_name(f"{base.name}.{label}-{n}")
+        if not os.path.lexists(candidate):
+            return candidate
+        n += 1
