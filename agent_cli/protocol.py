@@ -1,0 +1,172 @@
+"""tool_use / tool_result pairing: the one place that validates it and removes pairs.
+
+Contract (what the Messages API needs, checked over the whole history):
+- every tool_use stands in an assistant message and has a non-empty, unique `id`;
+- every tool_result stands in a user message and answers, through `tool_use_id`, exactly
+  one tool_use of an EARLIER message. The API is stricter (the result must be in the very
+  next message, first in its content); that placement rule belongs to the request builder,
+  which sees the final view. Compaction only removes whole interactions, drops messages
+  only when they are left empty and keeps the recent tail contiguous, so a view whose
+  results sit in the next message keeps them there.
+- several tool_use blocks in one message and several results in one message (parallel
+  calls) are normal.
+
+Violations raise `ToolProtocolError` with a reason code, the id and the message index; no
+message text is ever kept. Removal is atomic: both halves of an interaction go together,
+other blocks of the same messages stay, and a message left with no content is dropped.
+Nothing here mutates its input; unchanged messages are shared, changed ones are new dicts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from agent_cli.errors import ToolProtocolError
+
+# Reason codes carried by ToolProtocolError.
+MALFORMED_MESSAGE = "malformed_message"
+EMPTY_ID = "empty_id"
+DUPLICATE_ID = "duplicate_id"
+DUPLICATE_RESULT = "duplicate_result"
+USE_OUTSIDE_ASSISTANT = "tool_use_outside_assistant"
+RESULT_OUTSIDE_USER = "tool_result_outside_user"
+RESULT_BEFORE_USE = "result_before_use"
+UNKNOWN_ID = "unknown_id"
+MISSING_RESULT = "missing_result"
+
+
+class Interaction(NamedTuple):
+    """Where one tool call lives: the index of its tool_use and of its tool_result message."""
+
+    tool_use_message: int
+    tool_result_message: int
+
+
+def iter_tool_blocks(message: Any) -> Iterable[dict[str, Any]]:
+    """The tool_use and tool_result blocks of a message, in order."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return ()
+    return [block for block in content
+            if isinstance(block, dict) and block.get("type") in ("tool_use", "tool_result")]
+
+
+class ProtocolScan:
+    """An incremental validator: feed messages in order, then `finish()`.
+
+    It lets a caller that validated a prefix validate only what was appended since:
+    `ProtocolScan(known=previous.interactions)` continues after a prefix that ended with
+    every call answered. `interactions` holds the answered calls, in answer order.
+    """
+
+    def __init__(self, known: Mapping[str, Interaction] | None = None) -> None:
+        self._known = known or {}
+        self.interactions: dict[str, Interaction] = {}
+        self._open_uses: dict[str, int] = {}  # id -> index of its tool_use message
+        self._early_results: dict[str, int] = {}  # id -> index of a result with no use yet
+
+    def _is_seen(self, tool_id: str) -> bool:
+        return tool_id in self._known or tool_id in self.interactions
+
+    def feed(self, messages: Sequence[Any], start_index: int = 0) -> None:
+        """Check `messages`, the first of which sits at `start_index` of the history."""
+        for offset, message in enumerate(messages):
+            index = start_index + offset
+            if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+                raise ToolProtocolError(MALFORMED_MESSAGE, message_index=index)
+            for block in iter_tool_blocks(message):
+                if block["type"] == "tool_use":
+                    self._feed_use(block, message["role"], index)
+                else:
+                    self._feed_result(block, message["role"], index)
+
+    def _feed_use(self, block: dict[str, Any], role: str, index: int) -> None:
+        tool_id = block.get("id")
+        if not isinstance(tool_id, str) or not tool_id:
+            raise ToolProtocolError(EMPTY_ID, message_index=index)
+        if role != "assistant":
+            raise ToolProtocolError(USE_OUTSIDE_ASSISTANT, tool_use_id=tool_id, message_index=index)
+        if tool_id in self._early_results:
+            raise ToolProtocolError(RESULT_BEFORE_USE, tool_use_id=tool_id,
+                                    message_index=self._early_results[tool_id])
+        if self._is_seen(tool_id) or tool_id in self._open_uses:
+            raise ToolProtocolError(DUPLICATE_ID, tool_use_id=tool_id, message_index=index)
+        self._open_uses[tool_id] = index
+
+    def _feed_result(self, block: dict[str, Any], role: str, index: int) -> None:
+        tool_id = block.get("tool_use_id")
+        if not isinstance(tool_id, str) or not tool_id:
+            raise ToolProtocolError(EMPTY_ID, message_index=index)
+        if role != "user":
+            raise ToolProtocolError(RESULT_OUTSIDE_USER, tool_use_id=tool_id, message_index=index)
+        if self._is_seen(tool_id) or tool_id in self._early_results:
+            raise ToolProtocolError(DUPLICATE_RESULT, tool_use_id=tool_id, message_index=index)
+        use_index = self._open_uses.pop(tool_id, None)
+        if use_index is None:
+            self._early_results[tool_id] = index  # unknown, unless its use comes later
+        else:
+            self.interactions[tool_id] = Interaction(use_index, index)
+
+    def finish(self) -> dict[str, Interaction]:
+        """Raise for calls left unanswered or results never matched; return the map."""
+        if self._open_uses:
+            tool_id, index = next(iter(self._open_uses.items()))
+            raise ToolProtocolError(MISSING_RESULT, tool_use_id=tool_id, message_index=index)
+        if self._early_results:
+            tool_id, index = next(iter(self._early_results.items()))
+            raise ToolProtocolError(UNKNOWN_ID, tool_use_id=tool_id, message_index=index)
+        return self.interactions
+
+
+def validate_tool_protocol(messages: Sequence[Any]) -> dict[str, Interaction]:
+    """Check the pairing of the whole history; return tool_use id -> Interaction.
+
+    Raises ToolProtocolError (a ValueError) for missing, unknown, duplicate, empty or
+    out-of-order ids and for tool blocks under the wrong role.
+    """
+    scan = ProtocolScan()
+    scan.feed(messages)
+    return scan.finish()
+
+
+def _without_blocks(message: dict[str, Any], ids: Collection[str]) -> dict[str, Any] | None:
+    """`message` minus the tool blocks of `ids`: itself if untouched, None if left empty."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return message
+    kept = [block for block in content if not _is_block_of(block, ids)]
+    if len(kept) == len(content):
+        return message
+    if not kept:
+        return None
+    return {**message, "content": kept}
+
+
+def _is_block_of(block: Any, ids: Collection[str]) -> bool:
+    if not isinstance(block, dict):
+        return False
+    kind = block.get("type")
+    if kind == "tool_use":
+        return block.get("id") in ids
+    if kind == "tool_result":
+        return block.get("tool_use_id") in ids
+    return False
+
+
+def remove_tool_interactions(messages: Sequence[dict[str, Any]],
+                             ids: Iterable[str]) -> list[dict[str, Any]]:
+    """A new list without the tool_use and tool_result blocks of `ids`, both halves at once.
+
+    Other blocks stay in place; a message left with no content is dropped; untouched
+    messages are the same objects, touched ones are new dicts. The input is not mutated.
+    """
+    doomed = frozenset(ids)
+    if not doomed:
+        return list(messages)
+    result = []
+    for message in messages:
+        kept = _without_blocks(message, doomed)
+        if kept is not None:
+            result.append(kept)
+    return result
