@@ -267,6 +267,15 @@ class ToolPermissionDenied(ToolError):
     """The user (or the policy) denied a tool that writes or executes."""
 
 
+class ToolInputInvalid(ToolError, ValueError):
+    """A tool call whose input does not match the tool's schema; `field` names the key."""
+
+    def __init__(self, message: str, *, tool: str, field: str | None = None) -> None:
+        self.tool = tool
+        self.field = field
+        super().__init__(message)
+
+
 # --- configuration ----------------------------------------------------------------------
 
 

@@ -1,0 +1,64 @@
+"""read_artifact: read back a byte range of a tool output that was stored as an artifact.
+
+Contract: the range is at most `ToolLimits.artifact_read_bytes`, so its own result never
+needs spilling again. A range that would end inside a UTF-8 character ends before it, and
+the result says exactly which offset to continue at, so paging never garbles text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_cli.errors import AgentCliError, ToolError
+from agent_cli.tools.context import PreparedCall, ToolContext
+from agent_cli.tools.output import ArtifactSink, ToolResult, format_size
+
+
+def prepare_read_artifact(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
+    pointer = arguments["pointer"].strip()
+    if not pointer.startswith("artifact:"):
+        raise ToolError(
+            "pointer must start with 'artifact:'; copy it exactly from the tool "
+            "result that mentioned it."
+        )
+    offset = arguments.get("offset", 0)
+    cap = context.limits.artifact_read_bytes
+    limit = min(arguments.get("limit", cap), cap)
+    return PreparedCall(
+        f"read {pointer}", lambda: read_artifact_range(context.artifacts, pointer, offset, limit)
+    )
+
+
+def read_artifact_range(
+    artifacts: ArtifactSink, pointer: str, offset: int, limit: int
+) -> ToolResult:
+    """Bytes [offset, offset + limit) of the artifact, decoded, with where to continue."""
+    try:
+        data = artifacts.read_range(pointer, offset=offset, limit=limit + 1)
+    except AgentCliError as error:
+        raise ToolError(
+            f"Artifact {pointer} cannot be read ({type(error).__name__}): it may be missing, "
+            "damaged, or from another session. Check the pointer against the tool result."
+        ) from error
+    if not data:
+        raise ToolError(
+            f"offset {offset} is at or past the end of {pointer}; use a smaller offset."
+        )
+    has_more = len(data) > limit
+    data = _trim_partial_character(data[:limit]) if has_more else data
+    end = offset + len(data)
+    header = f"Artifact {pointer} (bytes {offset}-{end - 1})"
+    body = data.decode("utf-8", errors="replace")
+    body += f"\n[more follows; continue with offset={end}]" if has_more else "\n[end of artifact]"
+    return ToolResult(header, body, summary=f"read {format_size(len(data))} of artifact")
+
+
+def _trim_partial_character(data: bytes) -> bytes:
+    """`data` without a trailing, incomplete UTF-8 sequence (if any)."""
+    start = len(data) - 1
+    while start > 0 and len(data) - start < 4 and data[start] & 0xC0 == 0x80:
+        start -= 1
+    lead = data[start]
+    expected = 1 if lead < 0x80 else 2 if lead >> 5 == 0b110 else 3 if lead >> 4 == 0b1110 else 4
+    is_incomplete = lead >= 0xC0 and start + expected > len(data)
+    return data[:start] if is_incomplete and start > 0 else data

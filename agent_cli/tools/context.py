@@ -1,0 +1,44 @@
+"""What every tool receives (`ToolContext`) and what it hands back before running.
+
+A tool is split in two steps so permission can sit between them: `prepare` checks the
+input and the paths (cheap, no side effects) and returns a `PreparedCall` whose
+`description` is what the user approves and whose `execute` does the work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agent_cli.tools.output import ArtifactSink, ToolResult
+from agent_cli.tools.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class ToolLimits:
+    """Caps that keep one tool call from flooding memory, disk or the context."""
+
+    max_output_bytes: int = 1_048_576
+    bash_timeout_seconds: int = 120
+    max_bash_timeout_seconds: int = 600
+    read_window_lines: int = 2000
+    max_read_file_bytes: int = 20 * 1024 * 1024
+    grep_max_matches: int = 200
+    grep_max_line_chars: int = 300
+    list_max_entries: int = 1000
+    artifact_read_bytes: int = 16_384
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    workspace: Workspace
+    artifacts: ArtifactSink
+    limits: ToolLimits
+
+
+@dataclass(frozen=True)
+class PreparedCall:
+    """A checked tool call: `description` for the permission prompt, `execute` to run it."""
+
+    description: str
+    execute: Callable[[], ToolResult]

@@ -1,0 +1,188 @@
+"""read_file, write_file and edit_file: text files inside the workspace.
+
+Contract: every path goes through `Workspace.resolve_inside` first. Reads open the
+resolved path with O_NOFOLLOW. Writes are atomic (a temp file created with O_EXCL next
+to the target, fsynced, then renamed over it), so a crash never leaves half a file and
+a symlink swapped in at the last moment is replaced, not written through. `edit_file`
+checks its match when prepared (so the user is not asked about an edit that cannot
+apply) and again when executed (the file may have changed while the user decided).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from agent_cli.errors import ToolError
+from agent_cli.tools.context import PreparedCall, ToolContext
+from agent_cli.tools.output import ToolResult, format_size
+from agent_cli.tools.workspace import Workspace, open_for_reading
+
+
+def prepare_read_file(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
+    resolved, shown = _resolve_file(context.workspace, arguments["path"])
+    start = arguments.get("start_line", 1)
+    end = arguments.get("end_line")
+    if end is not None and end < start:
+        raise ToolError(f"end_line ({end}) is before start_line ({start}); swap them.")
+    last = end if end is not None else start + context.limits.read_window_lines - 1
+    return PreparedCall(
+        f"read {shown}", lambda: read_file_lines(context, resolved, shown, start, last)
+    )
+
+
+def read_file_lines(
+    context: ToolContext, path: Path, shown: str, start: int, last: int
+) -> ToolResult:
+    """Lines `start`..`last` of a text file, numbered, under the output byte cap."""
+    with os.fdopen(open_for_reading(path, shown), "rb") as handle:
+        _check_readable_text(handle, shown, context.limits.max_read_file_bytes)
+        lines, total = _collect_lines(handle, start, last, context.limits.max_output_bytes)
+    if total == 0:
+        return ToolResult(f"File: {shown} (empty file, 0 lines)", summary="read 0 lines")
+    if start > total:
+        raise ToolError(f"start_line {start} is past the end of {shown}, which has {total} lines.")
+    shown_last = start + len(lines) - 1
+    body = "\n".join(f"{number:>6}\t{text}" for number, text in enumerate(lines, start))
+    if shown_last < total:
+        body += (
+            f"\n[lines {shown_last + 1}-{total} not shown; continue with "
+            f"start_line={shown_last + 1}]"
+        )
+    header = f"File: {shown} (lines {start}-{shown_last} of {total})"
+    return ToolResult(header, body, summary=f"read {len(lines)} lines")
+
+
+def _check_readable_text(handle: BinaryIO, shown: str, max_bytes: int) -> None:
+    size = os.fstat(handle.fileno()).st_size
+    if size > max_bytes:
+        raise ToolError(
+            f"{shown} is {format_size(size)}, over the {format_size(max_bytes)} "
+            "read cap; use grep, or bash with head/sed, to look at parts of it."
+        )
+    if b"\x00" in handle.read(8192):
+        raise ToolError(
+            f"{shown} looks like a binary file ({format_size(size)}); it is not "
+            "shown. Use bash (e.g. file, xxd | head) to inspect it."
+        )
+    handle.seek(0)
+
+
+def _collect_lines(
+    handle: BinaryIO, start: int, last: int, max_bytes: int
+) -> tuple[list[str], int]:
+    """The decoded lines in [start, last] (stopping early at `max_bytes`) and the total."""
+    lines: list[str] = []
+    collected = 0
+    is_full = False
+    total = 0
+    for total, raw in enumerate(handle, 1):
+        if start <= total <= last and not is_full:
+            collected += len(raw)
+            is_full = collected > max_bytes and bool(lines)
+            if not is_full:
+                lines.append(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
+    return lines, total
+
+
+def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
+    resolved, shown = _resolve_file(context.workspace, arguments["path"])
+    data = arguments["content"].encode("utf-8")
+    line_count = _count_lines(arguments["content"])
+    verb = "overwrite" if resolved.exists() else "create"
+
+    def execute() -> ToolResult:
+        resolved.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(resolved, data, shown)
+        header = f"Wrote {line_count} lines ({format_size(len(data))}) to {shown} ({verb}d)."
+        return ToolResult(header, summary=f"wrote {line_count} lines")
+
+    return PreparedCall(f"{verb} {shown} with {line_count} lines", execute)
+
+
+def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
+    resolved, shown = _resolve_file(context.workspace, arguments["path"])
+    old, new = arguments["old_string"], arguments["new_string"]
+    if not old:
+        raise ToolError(
+            "old_string is empty; give the exact text to replace (use write_file to create a file)."
+        )
+    if old == new:
+        raise ToolError("old_string and new_string are the same; there is nothing to change.")
+    limit = context.limits.max_read_file_bytes
+    plan_edit(resolved, shown, old, new, limit)
+    removed, added = _count_lines(old), _count_lines(new)
+
+    def execute() -> ToolResult:
+        updated, line_number = plan_edit(resolved, shown, old, new, limit)
+        write_atomically(resolved, updated, shown)
+        header = (
+            f"Edited {shown}: replaced {removed} line(s) with {added} line(s) "
+            f"at line {line_number}."
+        )
+        return ToolResult(header, summary=f"edited {shown}")
+
+    return PreparedCall(f"edit {shown}: replace {removed} line(s) with {added} line(s)", execute)
+
+
+def plan_edit(path: Path, shown: str, old: str, new: str, max_bytes: int) -> tuple[bytes, int]:
+    """The file's new bytes and the line where the change starts, or a `ToolError`."""
+    with os.fdopen(open_for_reading(path, shown), "rb") as handle:
+        _check_readable_text(handle, shown, max_bytes)
+        data = handle.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ToolError(
+            f"{shown} is not valid UTF-8 text; edit_file only edits text files."
+        ) from error
+    matches = text.count(old)
+    if matches == 0:
+        raise ToolError(
+            f"old_string was not found in {shown}. Read the file and copy the "
+            "exact text, including whitespace and indentation."
+        )
+    if matches > 1:
+        raise ToolError(
+            f"old_string matches {matches} places in {shown}; it must match "
+            "exactly one. Include more surrounding lines to make it unique."
+        )
+    line_number = text[: text.index(old)].count("\n") + 1
+    return text.replace(old, new, 1).encode("utf-8"), line_number
+
+
+def write_atomically(path: Path, data: bytes, shown: str) -> None:
+    """Replace `path` with `data` in one rename, keeping an existing file's mode."""
+    if path.is_dir():
+        raise ToolError(f"{shown} is a directory; give a file path.")
+    try:
+        mode = path.stat(follow_symlinks=False).st_mode & 0o7777
+    except FileNotFoundError:
+        mode = None
+    temp = path.with_name(f".{path.name}.agent-cli-{secrets.token_hex(6)}.tmp")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    descriptor = os.open(temp, flags, 0o666)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+
+
+def _resolve_file(workspace: Workspace, raw_path: str) -> tuple[Path, str]:
+    resolved = workspace.resolve_inside(raw_path)
+    if resolved == workspace.root:
+        raise ToolError("The path names the workspace directory itself; give a file path.")
+    return resolved, workspace.display(raw_path, resolved)
+
+
+def _count_lines(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)

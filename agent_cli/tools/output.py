@@ -1,0 +1,141 @@
+"""Turning what a tool produced into a `ToolOutcome`, spilling big outputs to artifacts.
+
+Contract: nothing a tool produced is lost. When the full text is larger than the
+threshold it is stored whole in the artifact store and the model gets a head/tail preview
+plus the `artifact:` pointer and a hint to use `read_artifact`. If storing fails, the
+result says so plainly: a preview marked as truncated and no pointer, never a silent cut.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from agent_cli.errors import AgentCliError
+
+
+class ArtifactRefLike(Protocol):
+    pointer: str
+
+
+class ArtifactSink(Protocol):
+    """What the toolbox needs from an artifact store (`agent_cli.store.artifacts`)."""
+
+    def put(self, session_id: str, data: bytes, suffix: str = ".txt") -> Any: ...
+
+    def read_range(self, pointer: str, offset: int = 0, limit: int = ...) -> bytes: ...
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    """The result of one tool call, ready to become one tool_result block.
+
+    `content` is what the model sees; `size_bytes` is the UTF-8 size of the full output
+    the tool produced (before any preview); `artifact_pointer` is set when the full output
+    was stored; `summary` is one short line for the REPL.
+    """
+
+    content: str
+    is_error: bool
+    size_bytes: int
+    artifact_pointer: str | None
+    summary: str
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What a tool returns before spilling: a header line, a body, and a summary.
+
+    The header is the first line of the content and survives every preview (for
+    `read_file` it names the file, for `bash` it gives the exit code).
+    """
+
+    header: str
+    body: str = ""
+    is_error: bool = False
+    summary: str = ""
+
+    @property
+    def text(self) -> str:
+        return f"{self.header}\n{self.body}" if self.body else self.header
+
+
+def format_size(size_bytes: int) -> str:
+    """A short human size: "512 B", "3.2 KB", "1.5 MB"."""
+    if size_bytes < 1024:
+        return f"{size_bytes} B"
+    if size_bytes < 1024 * 1024:
+        return f"{size_bytes / 1024:.1f} KB"
+    return f"{size_bytes / (1024 * 1024):.1f} MB"
+
+
+def build_error_outcome(message: str, summary: str) -> ToolOutcome:
+    """An error result that the model reads and the REPL shows as one line."""
+    return ToolOutcome(message, True, len(message.encode("utf-8")), None, summary)
+
+
+def build_outcome(
+    result: ToolResult,
+    *,
+    artifacts: ArtifactSink,
+    session_id: str,
+    threshold_bytes: int,
+    may_spill: bool = True,
+) -> ToolOutcome:
+    """Wrap `result` as an outcome, storing the full text as an artifact when it is big."""
+    full = result.text.encode("utf-8")
+    summary = result.summary or format_size(len(full))
+    if not may_spill or len(full) <= threshold_bytes:
+        return ToolOutcome(result.text, result.is_error, len(full), None, summary)
+    body_offset = len(result.header.encode("utf-8")) + 1
+    preview = render_preview(result.body.encode("utf-8"), max(1, threshold_bytes // 4), body_offset)
+    try:
+        pointer = str(artifacts.put(session_id, full, suffix=".txt").pointer)
+    except (AgentCliError, OSError) as error:
+        notice = (
+            f"[Output was {len(full):,} bytes. Saving it as an artifact failed "
+            f"({type(error).__name__}), so only this truncated head/tail preview exists; "
+            "there is no artifact pointer. Re-run with a narrower request to see the rest.]"
+        )
+        content = f"{result.header}\n{notice}\n{preview}"
+        return ToolOutcome(content, result.is_error, len(full), None, f"{summary}, truncated")
+    notice = (
+        f"[Output was {len(full):,} bytes; this is a head/tail preview. The full output is "
+        f"saved as {pointer} - read any part of it with read_artifact(pointer, offset, limit).]"
+    )
+    content = f"{result.header}\n{notice}\n{preview}\n[Full output: {pointer}]"
+    return ToolOutcome(
+        content, result.is_error, len(full), pointer, f"{summary}, saved to artifact"
+    )
+
+
+def render_preview(data: bytes, side_bytes: int, base_offset: int = 0) -> str:
+    """The first and last `side_bytes` of `data` (cut at line ends where possible).
+
+    The omitted middle is marked with its size, line count and start offset (plus
+    `base_offset`, where `data` starts in the stored artifact) so the model knows what to
+    ask `read_artifact` for.
+    """
+    if len(data) <= 2 * side_bytes:
+        return data.decode("utf-8", errors="replace")
+    head = _cut_head_at_line_end(data[:side_bytes])
+    tail = _cut_tail_at_line_start(data[len(data) - side_bytes :])
+    omitted = data[len(head) : len(data) - len(tail)]
+    omitted_lines = omitted.count(b"\n")
+    marker = (
+        f"[... {len(omitted):,} bytes ({omitted_lines:,} lines) omitted; "
+        f"they start at byte offset {base_offset + len(head):,} of the artifact ...]"
+    )
+    head_text = head.decode("utf-8", errors="ignore").rstrip("\n")
+    tail_text = tail.decode("utf-8", errors="ignore")
+    return f"{head_text}\n{marker}\n{tail_text}"
+
+
+def _cut_head_at_line_end(head: bytes) -> bytes:
+    newline = head.rfind(b"\n")
+    return head[: newline + 1] if newline >= len(head) // 2 else head
+
+
+def _cut_tail_at_line_start(tail: bytes) -> bytes:
+    newline = tail.find(b"\n")
+    return tail[newline + 1 :] if 0 <= newline < len(tail) // 2 else tail

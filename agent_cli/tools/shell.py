@@ -1,0 +1,216 @@
+"""bash: run one command in the workspace, in its own process group, bounded in time and size.
+
+Contract: the command runs as `bash -c` in a new session (so it has its own process group
+and no controlling terminal), with stdin closed and stdout+stderr combined. It is stopped,
+together with every process in its group (SIGTERM, then SIGKILL after a short grace), when
+the timeout passes, when its output reaches the cap, or when a KeyboardInterrupt arrives;
+the KeyboardInterrupt is re-raised only after the group is ended. Background processes
+that keep the output pipe open after the command itself exits are not waited for.
+Anthropic credentials are removed from the command's environment, so a command cannot
+print them into the conversation.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import selectors
+import shutil
+import signal
+import subprocess
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_cli.errors import ToolError
+from agent_cli.tools.context import PreparedCall, ToolContext
+from agent_cli.tools.output import ToolResult, format_size
+
+HIDDEN_ENVIRONMENT_NAMES = frozenset({"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"})
+_READ_CHUNK_BYTES = 65_536
+_QUIET_SECONDS = 0.2  # after the command exits, how long a silent pipe means "done"
+_TERMINATE_GRACE_SECONDS = 1.0
+
+
+@dataclass(frozen=True)
+class CommandRun:
+    output: bytes
+    exit_code: int | None  # None when we ended the command
+    stop_reason: str  # "exited", "timeout" or "output_cap"
+
+
+def prepare_bash(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
+    command = arguments["command"]
+    if not command.strip():
+        raise ToolError("command is empty; give a shell command line to run.")
+    limits = context.limits
+    timeout = min(
+        arguments.get("timeout_seconds", limits.bash_timeout_seconds),
+        limits.max_bash_timeout_seconds,
+    )
+
+    def execute() -> ToolResult:
+        run = run_command(command, context.workspace.root, timeout, limits.max_output_bytes)
+        return render_command_run(run, timeout, limits.max_output_bytes)
+
+    return PreparedCall(command, execute)
+
+
+def run_command(
+    command: str,
+    cwd: Path,
+    timeout_seconds: float,
+    max_output_bytes: int,
+    environment: Mapping[str, str] | None = None,
+) -> CommandRun:
+    """Run `command`; see the module contract for how and when it is stopped."""
+    shell = shutil.which("bash") or "/bin/sh"
+    child_environment = build_command_environment(
+        os.environ if environment is None else environment
+    )
+    try:
+        process = subprocess.Popen(
+            [shell, "-c", command],
+            cwd=cwd,
+            env=child_environment,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except OSError as error:
+        raise ToolError(f"The command could not be started: {error.strerror or error}.") from error
+    with process:
+        try:
+            output, stop_reason = _collect_output(process, timeout_seconds, max_output_bytes)
+        except BaseException:
+            end_process_group(process)
+            raise
+        if stop_reason != "exited":
+            end_process_group(process)
+            return CommandRun(bytes(output), None, stop_reason)
+        return CommandRun(bytes(output), process.wait(), stop_reason)
+
+
+def build_command_environment(environment: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in environment.items() if k not in HIDDEN_ENVIRONMENT_NAMES}
+
+
+def _collect_output(
+    process: subprocess.Popen[bytes], timeout_seconds: float, max_output_bytes: int
+) -> tuple[bytearray, str]:
+    """Read the pipe until EOF, timeout, output cap, or the command exits and goes quiet."""
+    assert process.stdout is not None
+    descriptor = process.stdout.fileno()
+    output = bytearray()
+    deadline = time.monotonic() + timeout_seconds
+    with selectors.DefaultSelector() as selector:
+        selector.register(descriptor, selectors.EVENT_READ)
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return output, "timeout"
+            has_exited = process.poll() is not None
+            wait = min(remaining, _QUIET_SECONDS) if has_exited else min(remaining, 1.0)
+            if not selector.select(wait):
+                if has_exited:
+                    return output, "exited"
+                continue
+            chunk = os.read(descriptor, _READ_CHUNK_BYTES)
+            if not chunk:
+                return output, _wait_for_exit(process, deadline)
+            output += chunk
+            if len(output) >= max_output_bytes:
+                del output[max_output_bytes:]
+                return output, "output_cap"
+
+
+def _wait_for_exit(process: subprocess.Popen[bytes], deadline: float) -> str:
+    """After EOF the command may still run (it can close its output); bound that wait."""
+    try:
+        process.wait(timeout=max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        return "timeout"
+    return "exited"
+
+
+def end_process_group(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the command's whole group, then SIGKILL whatever is left after a grace."""
+    group = process.pid  # start_new_session makes the child its group's leader
+    _signal_group(group, signal.SIGTERM)
+    try:
+        deadline = time.monotonic() + _TERMINATE_GRACE_SECONDS
+        while time.monotonic() < deadline:
+            process.poll()
+            if not is_group_alive(group):
+                break
+            time.sleep(0.02)
+    finally:
+        _signal_group(group, signal.SIGKILL)
+        process.wait()
+
+
+def is_group_alive(group: int) -> bool:
+    """True while some process of `group` still runs (zombies count as ended).
+
+    Zombies matter because an orphan's zombie lingers when PID 1 does not reap, and
+    kill(-group, 0) would call such a group alive forever.
+    """
+    proc = Path("/proc")
+    if not proc.is_dir():
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    for entry in proc.iterdir():
+        if entry.name.isdigit() and _is_running_member(entry / "stat", group):
+            return True
+    return False
+
+
+def _is_running_member(stat_path: Path, group: int) -> bool:
+    try:
+        fields = stat_path.read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return False
+    state, process_group = fields[0], int(fields[2])
+    return process_group == group and state not in ("Z", "X")
+
+
+def _signal_group(group: int, signal_number: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signal_number)
+
+
+def render_command_run(
+    run: CommandRun, timeout_seconds: float, max_output_bytes: int
+) -> ToolResult:
+    """Header with the exit status (or why it was stopped), then the combined output."""
+    text = run.output.decode("utf-8", errors="replace")
+    body = text if text else "(no output)"
+    size = format_size(len(run.output))
+    if run.stop_reason == "timeout":
+        header = (
+            f"Timed out after {timeout_seconds:g} s; the command and its whole process "
+            "group were ended. Output so far follows."
+        )
+        body += (
+            "\n[Pass a larger timeout_seconds (at most 600) or split the work into "
+            "shorter commands.]"
+        )
+        return ToolResult(header, body, is_error=True, summary=f"timed out, {size}")
+    if run.stop_reason == "output_cap":
+        header = (
+            f"Output reached the {format_size(max_output_bytes)} cap; the command and "
+            "its whole process group were ended. Output up to the cap follows."
+        )
+        body += "\n[Redirect big output to a file, or filter it with grep/head/tail.]"
+        return ToolResult(header, body, is_error=True, summary=f"output cap hit, {size}")
+    code = run.exit_code if run.exit_code is not None else -1
+    if code < 0:
+        header = f"Killed by signal {-code}."
+        return ToolResult(header, body, summary=f"signal {-code}, {size}")
+    return ToolResult(f"Exit code: {code}", body, summary=f"exit {code}, {size}")

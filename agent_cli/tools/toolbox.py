@@ -1,0 +1,141 @@
+"""The toolbox the session calls: one entry point that always answers with a `ToolOutcome`.
+
+Contract: `run` never raises for a tool's failure. An unknown tool, bad input, a path
+outside the workspace, a denial, a timeout or an exception inside a tool all come back as
+`is_error=True` with a short message saying what to do instead, so every tool_use gets
+exactly one tool_result. Only KeyboardInterrupt (and other BaseExceptions) propagate, and
+`bash` ends its process group before letting one through. Order of a call: check the
+input, prepare (paths, early errors), ask permission when the tool writes or executes,
+execute, then spill big output to the artifact store.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_cli.errors import ToolError
+from agent_cli.tools.artifact_tool import prepare_read_artifact
+from agent_cli.tools.context import PreparedCall, ToolContext, ToolLimits
+from agent_cli.tools.file_tools import prepare_edit_file, prepare_read_file, prepare_write_file
+from agent_cli.tools.output import (
+    ArtifactSink,
+    ToolOutcome,
+    ToolResult,
+    build_error_outcome,
+    build_outcome,
+)
+from agent_cli.tools.permissions import PermissionAsker, PermissionGate, PermissionRequest
+from agent_cli.tools.schemas import TOOL_SCHEMAS, validate_input
+from agent_cli.tools.search_tools import prepare_grep, prepare_list_dir
+from agent_cli.tools.shell import prepare_bash
+from agent_cli.tools.workspace import Workspace
+
+Preparer = Callable[[ToolContext, dict[str, Any]], PreparedCall]
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    schema: dict[str, Any]
+    prepare: Preparer
+    needs_permission: bool = False
+    may_spill: bool = True
+
+
+def _build_specs() -> dict[str, ToolSpec]:
+    schemas = {schema["name"]: schema for schema in TOOL_SCHEMAS}
+    specs = [
+        ToolSpec(schemas["read_file"], prepare_read_file),
+        ToolSpec(schemas["write_file"], prepare_write_file, needs_permission=True),
+        ToolSpec(schemas["edit_file"], prepare_edit_file, needs_permission=True),
+        ToolSpec(schemas["list_dir"], prepare_list_dir),
+        ToolSpec(schemas["grep"], prepare_grep),
+        ToolSpec(schemas["bash"], prepare_bash, needs_permission=True),
+        ToolSpec(schemas["read_artifact"], prepare_read_artifact, may_spill=False),
+    ]
+    return {spec.schema["name"]: spec for spec in specs}
+
+
+class Toolbox:
+    """The tools of one session, confined to `workspace`, spilling to `artifacts`."""
+
+    def __init__(
+        self,
+        workspace: Path,
+        artifacts: ArtifactSink,
+        session_id: str,
+        ask_permission: PermissionAsker | None = None,
+        auto_approve: bool = False,
+        artifact_threshold_bytes: int = 16_384,
+        bash_timeout_seconds: int = 120,
+        max_output_bytes: int = 1_048_576,
+    ) -> None:
+        limits = ToolLimits(
+            max_output_bytes=max_output_bytes,
+            bash_timeout_seconds=bash_timeout_seconds,
+            artifact_read_bytes=max(1, artifact_threshold_bytes),
+        )
+        self._context = ToolContext(Workspace(workspace), artifacts, limits)
+        self._session_id = session_id
+        self._gate = PermissionGate(ask_permission, auto_approve)
+        self._threshold = artifact_threshold_bytes
+        self._specs = _build_specs()
+
+    @property
+    def workspace_root(self) -> Path:
+        return self._context.workspace.root
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """Anthropic tool definitions, always in the same order (copies; safe to mutate)."""
+        return [copy.deepcopy(spec.schema) for spec in self._specs.values()]
+
+    def run(self, name: str, tool_input: dict[str, Any]) -> ToolOutcome:
+        """Run tool `name` with `tool_input`; see the module contract."""
+        spec = self._specs.get(name)
+        if spec is None:
+            known = ", ".join(self._specs)
+            return build_error_outcome(
+                f"Unknown tool {name!r}. Available tools: {known}.", "unknown tool"
+            )
+        try:
+            result = self._prepare_and_execute(spec, tool_input)
+        except ToolError as error:
+            return build_error_outcome(str(error), f"error: {_first_words(str(error))}")
+        except OSError as error:
+            message = (
+                f"{name} failed: the operating system said "
+                f"{error.strerror or type(error).__name__}."
+            )
+            return build_error_outcome(message, "error: " + _first_words(message))
+        except Exception as error:
+            message = f"{name} failed unexpectedly ({type(error).__name__}: {error})."
+            return build_error_outcome(message, f"error: {type(error).__name__}")
+        if result is None:
+            return build_error_outcome(
+                f"Permission denied by the user: {name} was not run.", "denied"
+            )
+        return build_outcome(
+            result,
+            artifacts=self._context.artifacts,
+            session_id=self._session_id,
+            threshold_bytes=self._threshold,
+            may_spill=spec.may_spill,
+        )
+
+    def _prepare_and_execute(self, spec: ToolSpec, tool_input: Any) -> ToolResult | None:
+        """The tool's result, or None when the user denied it (it then never ran)."""
+        arguments = validate_input(spec.schema, tool_input)
+        call = spec.prepare(self._context, arguments)
+        if spec.needs_permission:
+            request = PermissionRequest(spec.schema["name"], call.description)
+            if not self._gate.is_allowed(request):
+                return None
+        return call.execute()
+
+
+def _first_words(message: str, limit: int = 60) -> str:
+    line = message.splitlines()[0] if message else ""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
