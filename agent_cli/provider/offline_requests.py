@@ -1,0 +1,113 @@
+"""How the offline model reads a user's plain request: a small, fixed grammar.
+
+Contract: `build_request_plan(text, available_tools)` splits the text into requests joined
+by "and" (or a comma) and maps each to at most one tool call:
+
+    read|open|show|cat|view X -> read_file {"path": X}
+    list|ls [X]               -> list_dir {"path": X or "."}
+    grep P | search [for] P | find P -> grep {"pattern": P}
+    run CMD | $ CMD           -> bash {"command": CMD}
+    write X: TEXT             -> write_file {"path": X, "content": TEXT}
+
+A request naming a tool the caller did not advertise is reported in `unavailable`, never
+called. Parts that are not tool requests ("tell me its first heading") are kept as
+`questions`; the answer step uses them. Pure and deterministic: same text, same plan.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+_TOOL_VERBS = r"read|open|show|cat|view|list|ls|grep|search|find|run|execute|write"
+_QUESTION_VERBS = r"tell|what|which|how|give|say|summari[sz]e|explain|count|describe"
+# Split only before something that starts a new request, so "write a.txt: salt and
+# pepper" or "run echo this and that" keep their free text whole.
+_SPLIT = re.compile(
+    rf"(?:\s+and\s+|\s*,\s*|\s*;\s*)(?:then\s+)?(?=(?:{_TOOL_VERBS}|{_QUESTION_VERBS})\b|\$\s)",
+    re.IGNORECASE,
+)
+_TOKEN = r"(\"[^\"]+\"|'[^']+'|`[^`]+`|\S+)"
+_READ = re.compile(
+    rf"(?:read|open|show|cat|view)\s+(?:me\s+)?(?:the\s+)?(?:file\s+)?{_TOKEN}", re.IGNORECASE
+)
+_LIST = re.compile(
+    rf"(?:list|ls)(?:\s+(?:the\s+)?(?:files\s+in\s+|directory\s+|dir\s+|folder\s+)?{_TOKEN})?",
+    re.IGNORECASE,
+)
+_GREP = re.compile(r"(?:grep|search\s+for|search|find)\s+(.+)", re.IGNORECASE)
+_RUN = re.compile(r"(?:(?:run|execute)\s+|\$\s*)(.+)", re.IGNORECASE | re.DOTALL)
+_WRITE = re.compile(rf"write\s+(?:to\s+)?{_TOKEN}\s*:\s?(.*)", re.IGNORECASE | re.DOTALL)
+
+
+@dataclass(frozen=True)
+class PlannedCall:
+    """One tool call the offline model decided to make."""
+
+    tool: str
+    arguments: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class RequestPlan:
+    """What a user's text asks for: tool calls, leftover questions, unadvertised tools."""
+
+    calls: tuple[PlannedCall, ...]
+    questions: tuple[str, ...]
+    unavailable: tuple[str, ...]
+
+
+def build_request_plan(text: str, available_tools: Iterable[str]) -> RequestPlan:
+    """Map `text` to tool calls among `available_tools`; see the module contract."""
+    available = frozenset(available_tools)
+    calls: list[PlannedCall] = []
+    questions: list[str] = []
+    unavailable: list[str] = []
+    for part in split_requests(text):
+        call = parse_request(part)
+        if call is None:
+            questions.append(part)
+        elif call.tool in available:
+            calls.append(call)
+        elif call.tool not in unavailable:
+            unavailable.append(call.tool)
+    return RequestPlan(tuple(calls), tuple(questions), tuple(unavailable))
+
+
+def split_requests(text: str) -> list[str]:
+    """The separate requests in `text`, in order, blank ones dropped."""
+    return [part.strip() for part in _SPLIT.split(text.strip()) if part and part.strip()]
+
+
+def parse_request(part: str) -> PlannedCall | None:
+    """The tool call one request maps to, or None when it is not a tool request."""
+    text = part.strip()
+    if match := _RUN.fullmatch(text):
+        return PlannedCall("bash", {"command": match.group(1).strip()})
+    if match := _WRITE.fullmatch(text):
+        content = match.group(2)
+        content = content if content.endswith("\n") else content + "\n"
+        return PlannedCall("write_file", {"path": _clean_token(match.group(1)), "content": content})
+    text = text.rstrip("?!").strip()
+    if match := _READ.fullmatch(text):
+        return PlannedCall("read_file", {"path": _clean_token(match.group(1))})
+    if match := _LIST.fullmatch(text):
+        token = match.group(1) or ""
+        # "ls -la": options are not a path; the listing tool takes none.
+        path = _clean_token(token) if token and not token.startswith("-") else "."
+        return PlannedCall("list_dir", {"path": path})
+    if match := _GREP.fullmatch(text):
+        return PlannedCall("grep", {"pattern": _clean_token(match.group(1).strip())})
+    return None
+
+
+def _clean_token(token: str) -> str:
+    """A path or pattern without surrounding quotes and without a sentence's final dot."""
+    for quote in ('"', "'", "`"):
+        if len(token) >= 2 and token[0] == quote and token[-1] == quote:
+            return token[1:-1]
+    if token.endswith(".") and token.strip("."):
+        return token[:-1]
+    return token
