@@ -1,0 +1,142 @@
+"""Summarizers for L4: one that asks a model, one that extracts without a model.
+
+Contract: both builders return `Summarizer` functions (old prompt-view messages -> text).
+Neither can see the durable state: their only input is the messages L4 hands them.
+
+`build_model_summarizer(provider, focus)` sends one request: the system prompt is the
+shipped `summary` prompt (plus the focus, when given); the single user message holds the
+previous summary, if the first message is one, and a bounded rendering of the messages
+since (`summary_input`). It waits at most `timeout_seconds` for the answer, in a daemon
+worker thread so a hung provider can never hold up the session or the process exit.
+It raises `SummarizerFailed` ("timeout", "provider_error", "no_response") and returns ""
+for an empty answer; L4 treats both as failure and leaves the view unchanged.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable
+from typing import Any
+
+from agent_cli.errors import SummarizerFailed
+from agent_cli.events import ModelRequest, ModelResponse
+from agent_cli.prompts import load_prompt
+from agent_cli.provider.base import Provider, ProviderEvent, Summarizer
+from agent_cli.provider.extractive_summary import (
+    DEFAULT_MAX_SUMMARY_CHARS,
+    build_extractive_summarizer,
+)
+from agent_cli.provider.summary_input import DEFAULT_MAX_INPUT_CHARS, render_summary_input
+
+__all__ = [
+    "DEFAULT_MAX_INPUT_CHARS",
+    "DEFAULT_MAX_SUMMARY_CHARS",
+    "DEFAULT_SUMMARY_MAX_TOKENS",
+    "build_extractive_summarizer",
+    "build_model_summarizer",
+    "build_summary_request",
+    "render_summary_system_prompt",
+]
+
+DEFAULT_SUMMARY_MAX_TOKENS = 2_048
+
+
+def build_model_summarizer(
+    provider: Provider,
+    focus: str | None = None,
+    timeout_seconds: float = 60.0,
+    max_input_chars: int = DEFAULT_MAX_INPUT_CHARS,
+    max_tokens: int = DEFAULT_SUMMARY_MAX_TOKENS,
+) -> Summarizer:
+    """A summarizer that asks `provider` for a handoff summary; see the module contract."""
+    system = render_summary_system_prompt(focus)
+
+    def summarize(messages: list[dict[str, Any]]) -> str:
+        request = build_summary_request(messages, system, max_input_chars, max_tokens)
+        response = run_request_with_timeout(provider, request, timeout_seconds)
+        return render_response_text(response).strip()
+
+    return summarize
+
+
+def render_summary_system_prompt(focus: str | None = None) -> str:
+    """The shipped summary prompt, with the user's focus instructions appended if any."""
+    prompt = load_prompt("summary")
+    focus_text = " ".join((focus or "").split())
+    if not focus_text:
+        return prompt
+    return (
+        f"{prompt}\nFocus requested by the user for this summary: {focus_text}\n"
+        "Give what concerns the focus the most detail. Keep the other sections short, "
+        "but keep every fact needed to continue the work.\n"
+    )
+
+
+def build_summary_request(
+    messages: list[dict[str, Any]],
+    system: str,
+    max_input_chars: int = DEFAULT_MAX_INPUT_CHARS,
+    max_tokens: int = DEFAULT_SUMMARY_MAX_TOKENS,
+) -> ModelRequest:
+    """One request with no tools and no durable context: only the old messages, bounded."""
+    text = render_summary_input(messages, max_input_chars)
+    return ModelRequest(
+        system=system,
+        durable_context="",
+        messages=({"role": "user", "content": text},),
+        tools=(),
+        max_tokens=max_tokens,
+    )
+
+
+def run_request_with_timeout(
+    provider: Provider, request: ModelRequest, timeout_seconds: float
+) -> ModelResponse:
+    """The final response of `provider.stream(request)`, or `SummarizerFailed`.
+
+    The stream runs in a daemon thread; if it has not finished after `timeout_seconds`
+    the thread is abandoned (it cannot be stopped from outside) and "timeout" is raised.
+    """
+    outcome: dict[str, Any] = {}
+
+    def consume() -> None:
+        try:
+            outcome["response"] = find_final_response(provider.stream(request))
+        except Exception as error:  # carried to the caller's thread below
+            outcome["error"] = error
+
+    worker = threading.Thread(target=consume, name="summarizer-request", daemon=True)
+    worker.start()
+    worker.join(timeout_seconds)
+    if worker.is_alive():
+        raise SummarizerFailed("timeout")
+    error = outcome.get("error")
+    if isinstance(error, SummarizerFailed):
+        raise error
+    if error is not None:
+        raise SummarizerFailed("provider_error") from error
+    response = outcome.get("response")
+    if response is None:
+        raise SummarizerFailed("no_response")
+    return response
+
+
+def find_final_response(events: Iterable[ProviderEvent]) -> ModelResponse | None:
+    """The last `ModelResponse` of a stream; text deltas and retry notices are skipped."""
+    final = None
+    for event in events:
+        if isinstance(event, ModelResponse):
+            final = event
+    return final
+
+
+def render_response_text(response: ModelResponse) -> str:
+    """The text blocks of the response's message, joined."""
+    content = response.message.get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(
+        str(block.get("text", ""))
+        for block in content or []
+        if isinstance(block, dict) and block.get("type") == "text"
+    )
