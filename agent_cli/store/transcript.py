@@ -1,0 +1,158 @@
+"""The append-only transcript store: one JSONL file per session, `<root>/<session_id>.jsonl`.
+
+This module is the only place that writes transcripts (through `TranscriptWriter`). Replay
+streams and validates; listing reads only each file's first line. Session ids are checked
+against the pointer component grammar before any path is built from them. A transcript
+path that is not a regular file (a symlink, a folder) is not a session.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from agent_cli.errors import SessionNotFound
+from agent_cli.store.fsutil import DEFAULT_FILE_OPS, FileOps, ensure_private_dir
+from agent_cli.store.records import (
+    LineUnparsable,
+    build_session_id,
+    is_valid_session_id,
+    parse_line,
+    require_session_id,
+)
+from agent_cli.store.transcript_scan import TranscriptScanner
+from agent_cli.store.transcript_writer import TranscriptWriter
+
+__all__ = ["SessionInfo", "TranscriptStore", "TranscriptWriter"]
+
+TRANSCRIPT_SUFFIX = ".jsonl"
+_FIRST_LINE_LIMIT = 1 << 20
+_READ_BUFFER = 1 << 20
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """One transcript on disk. `workspace` comes from a first `session_started` record."""
+
+    session_id: str
+    path: Path
+    modified_at: datetime
+    size_bytes: int
+    workspace: str | None
+
+
+class TranscriptStore:
+    """Transcripts under `root`. `fs` carries the disk operations (tests inject failures)."""
+
+    def __init__(self, root: Path, fs: FileOps | None = None) -> None:
+        self.root = Path(root)
+        self._fs = fs or DEFAULT_FILE_OPS
+
+    def path_for(self, session_id: str) -> Path:
+        """Where the transcript of `session_id` lives; raises `InvalidStoreInput` for a bad id."""
+        return self.root / f"{require_session_id(session_id)}{TRANSCRIPT_SUFFIX}"
+
+    def new_session_id(self, now: datetime | None = None) -> str:
+        """A fresh id like `20261202-145601-ab12cd` with no transcript yet."""
+        moment = now or datetime.now(UTC)
+        while True:
+            session_id = build_session_id(moment)
+            if not os.path.lexists(self.path_for(session_id)):
+                return session_id
+
+    def exists(self, session_id: str) -> bool:
+        """True when `session_id` has a transcript that is a regular file."""
+        try:
+            return stat.S_ISREG(os.lstat(self.path_for(session_id)).st_mode)
+        except FileNotFoundError:
+            return False
+
+    def open_writer(self, session_id: str) -> TranscriptWriter:
+        """Take the session's writer lock, recover a torn tail, and return the writer.
+
+        Creates the transcript (0600) and the root (0700) if needed. Raises
+        `TranscriptLocked`, `TranscriptCorrupt` or `StateDirUnavailable`.
+        """
+        path = self.path_for(session_id)
+        ensure_private_dir(self.root)
+        return TranscriptWriter(session_id, path, self._fs)
+
+    def replay(self, session_id: str) -> Iterator[dict[str, Any]]:
+        """Yield the session's records in order, streaming, each one validated.
+
+        `SessionNotFound` is raised now, by this call; `TranscriptCorrupt` (with the line)
+        while iterating. A torn final line is not a record and is not yielded.
+        """
+        path = self.path_for(session_id)
+        handle = _open_regular(path, session_id)
+        return _stream_records(handle, session_id)
+
+    def list_sessions(self) -> list[SessionInfo]:
+        """Every session with a transcript, most recently modified first."""
+        if not self.root.is_dir():
+            return []
+        found = [info for entry in os.scandir(self.root) if (info := _describe(entry))]
+        found.sort(key=lambda info: (info.modified_at, info.session_id), reverse=True)
+        return found
+
+
+def _open_regular(path: Path, session_id: str) -> Any:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        raise SessionNotFound(session_id) from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise SessionNotFound(session_id)
+    return open(fd, "rb", buffering=_READ_BUFFER)
+
+
+def _stream_records(handle: Any, session_id: str) -> Iterator[dict[str, Any]]:
+    with handle:
+        yield from TranscriptScanner(handle, session_id).records()
+
+
+def _describe(entry: os.DirEntry[str]) -> SessionInfo | None:
+    if not entry.name.endswith(TRANSCRIPT_SUFFIX):
+        return None
+    session_id = entry.name[: -len(TRANSCRIPT_SUFFIX)]
+    if not is_valid_session_id(session_id) or not entry.is_file(follow_symlinks=False):
+        return None
+    try:
+        info = entry.stat(follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    return SessionInfo(
+        session_id=session_id,
+        path=Path(entry.path),
+        modified_at=datetime.fromtimestamp(info.st_mtime, UTC),
+        size_bytes=info.st_size,
+        workspace=_read_workspace(Path(entry.path), session_id),
+    )
+
+
+def _read_workspace(path: Path, session_id: str) -> str | None:
+    """The workspace named by a first `session_started` record, reading only that line."""
+    try:
+        with open(path, "rb") as handle:
+            first = handle.readline(_FIRST_LINE_LIMIT)
+    except OSError:
+        return None
+    if not first.endswith(b"\n"):
+        return None
+    try:
+        record = parse_line(first[:-1])
+    except LineUnparsable:
+        return None
+    if not isinstance(record, dict) or record.get("session_id") != session_id:
+        return None
+    payload = record.get("payload")
+    if record.get("kind") != "session_started" or not isinstance(payload, dict):
+        return None
+    workspace = payload.get("workspace")
+    return workspace if isinstance(workspace, str) else None

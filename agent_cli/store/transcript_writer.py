@@ -1,0 +1,196 @@
+"""The single writer of one session's transcript.
+
+Guarantees:
+
+- One writer per session: an exclusive, non-blocking `flock` on the transcript file.
+  Another writer, in this process or another, gets `TranscriptLocked`.
+- Opening recovers from a crash: the file is validated (streaming); a torn final line is
+  copied to `<session_id>.jsonl.torn-<n>` and cut off, and numbering continues after the
+  last valid record. A corrupt record before the end raises `TranscriptCorrupt` and the
+  file is not opened for writing.
+- `append` writes the whole line with one write on an O_APPEND descriptor, then fsyncs.
+  If the write fails or is short, or the fsync fails, the file is cut back to its size
+  before the append and `TranscriptWriteFailed` is raised: no half record stays behind.
+- Before each append the file is checked to still be the one opened, at the size last
+  written; otherwise `TranscriptChangedUnderneath` (deleted, replaced, truncated, grown).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from agent_cli.errors import (
+    StateDirUnavailable,
+    TranscriptChangedUnderneath,
+    TranscriptLocked,
+    TranscriptWriteFailed,
+)
+from agent_cli.store.fsutil import (
+    PRIVATE_FILE_MODE,
+    FileOps,
+    errno_name,
+    fsync_dir,
+    next_free_suffix_path,
+    write_all,
+)
+from agent_cli.store.records import build_record
+from agent_cli.store.transcript_scan import TranscriptScanner
+
+_OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+_COPY_CHUNK = 1 << 20
+
+
+class TranscriptWriter:
+    """Appends records to one session's transcript; build it with `TranscriptStore.open_writer`."""
+
+    def __init__(self, session_id: str, path: Path, fs: FileOps) -> None:
+        self.session_id = session_id
+        self.path = path
+        self._fs = fs
+        self._fd: int | None = _open_locked(session_id, path)
+        try:
+            self._recover()
+        except BaseException:
+            self.close()
+            raise
+        st = os.fstat(self._fd)
+        self._identity = (st.st_dev, st.st_ino)
+        self._broken: str | None = None
+
+    @property
+    def next_sequence(self) -> int:
+        """The sequence number the next appended record will get."""
+        return self._last_sequence + 1
+
+    def append(self, kind: str, payload: Mapping[str, Any],
+               recorded_at: datetime) -> dict[str, Any]:
+        """Write one record durably and return it (see the module notes for failures)."""
+        fd = self._require_usable()
+        record, line = build_record(self.session_id, self.next_sequence, kind, payload,
+                                    recorded_at)
+        self._check_unchanged(fd)
+        self._write_line(fd, line)
+        self._last_sequence += 1
+        self._size += len(line)
+        return record
+
+    def close(self) -> None:
+        """Release the lock and the descriptor; safe to call twice."""
+        if self._fd is None:
+            return
+        fd, self._fd = self._fd, None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+    def __enter__(self) -> TranscriptWriter:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # --- opening ------------------------------------------------------------------------
+
+    def _recover(self) -> None:
+        assert self._fd is not None
+        with open(os.dup(self._fd), "rb", buffering=_COPY_CHUNK) as handle:
+            scanner = TranscriptScanner(handle, self.session_id)
+            scanner.run_to_end()
+            if scanner.torn_tail:
+                handle.seek(scanner.valid_end)
+                self._set_torn_tail_aside(handle)
+        if scanner.torn_tail:
+            self._cut_to(scanner.valid_end)
+        fsync_dir(self.path.parent)
+        self._last_sequence = scanner.last_sequence
+        self._size = scanner.valid_end
+
+    def _set_torn_tail_aside(self, handle: Any) -> None:
+        side = next_free_suffix_path(self.path, "torn")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        try:
+            side_fd = os.open(side, flags, PRIVATE_FILE_MODE)
+            try:
+                while chunk := handle.read(_COPY_CHUNK):
+                    write_all(self._fs, side_fd, chunk)
+                self._fs.fsync(side_fd)
+            finally:
+                os.close(side_fd)
+        except OSError as exc:
+            raise TranscriptWriteFailed(self.session_id, errno_name(exc)) from exc
+
+    def _cut_to(self, size: int) -> None:
+        assert self._fd is not None
+        try:
+            self._fs.ftruncate(self._fd, size)
+            self._fs.fsync(self._fd)
+        except OSError as exc:
+            raise TranscriptWriteFailed(self.session_id, errno_name(exc)) from exc
+
+    # --- appending ----------------------------------------------------------------------
+
+    def _require_usable(self) -> int:
+        if self._fd is None:
+            raise TranscriptWriteFailed(self.session_id, "EBADF")
+        if self._broken is not None:
+            raise TranscriptWriteFailed(self.session_id, self._broken)
+        return self._fd
+
+    def _check_unchanged(self, fd: int) -> None:
+        try:
+            on_disk = os.lstat(self.path)
+        except FileNotFoundError:
+            raise TranscriptChangedUnderneath(self.session_id, "deleted") from None
+        if (on_disk.st_dev, on_disk.st_ino) != self._identity:
+            raise TranscriptChangedUnderneath(self.session_id, "replaced")
+        size = os.fstat(fd).st_size
+        if size < self._size:
+            raise TranscriptChangedUnderneath(self.session_id, "truncated")
+        if size > self._size:
+            raise TranscriptChangedUnderneath(self.session_id, "grown")
+
+    def _write_line(self, fd: int, line: bytes) -> None:
+        try:
+            written = self._fs.write(fd, line)
+            if written == len(line):
+                self._fs.fsync(fd)
+                return
+            failure = "short_write"
+        except OSError as exc:
+            failure = errno_name(exc)
+        self._roll_back(fd, failure)
+        raise TranscriptWriteFailed(self.session_id, failure)
+
+    def _roll_back(self, fd: int, failure: str) -> None:
+        """Cut the file back to its size before the failed append; if even that fails, the
+        writer refuses further appends (a reopen will set the partial bytes aside)."""
+        try:
+            self._fs.ftruncate(fd, self._size)
+            self._fs.fsync(fd)
+        except OSError:
+            self._broken = failure
+
+
+def _open_locked(session_id: str, path: Path) -> int:
+    """Open (creating 0600) and take the exclusive lock, or raise a typed error."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS, PRIVATE_FILE_MODE)
+    except OSError as exc:
+        raise StateDirUnavailable(str(path), errno_name(exc)) from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise TranscriptLocked(session_id) from None
+    except BaseException:
+        os.close(fd)
+        raise
+    if os.fstat(fd).st_mode & 0o077:
+        os.fchmod(fd, PRIVATE_FILE_MODE)
+    return fd
