@@ -30,6 +30,12 @@ from agent_cli.durable_model import (
     distinct_source_pointers,
     require_status,
 )
+from agent_cli.durable_render import (
+    BEGIN_MARKER,
+    END_MARKER,
+    bind_resolutions,
+    render_durable_context,
+)
 from agent_cli.durable_text import normalize_text, parse_timestamp
 from agent_cli.errors import DurableStateError, PendingTransitionError
 
@@ -37,6 +43,8 @@ T = TypeVar("T")
 
 __all__ = [
     "ALLOWED_TRANSITIONS",
+    "BEGIN_MARKER",
+    "END_MARKER",
     "DurableContextState",
     "DurableFact",
     "PendingItem",
@@ -45,9 +53,11 @@ __all__ = [
     "RetrievalEvidence",
     "add_fact",
     "add_pending",
+    "bind_resolutions",
     "capture_retrieval_evidence",
     "distinct_source_pointers",
     "normalize_text",
+    "render_durable_context",
     "state_from_dict",
     "state_to_dict",
     "transition_pending",
