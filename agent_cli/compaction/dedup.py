@@ -1,0 +1,90 @@
+"""L2: when a file was read more than once, keep only the newest read.
+
+Contract: a read is a tool_use whose name is one of the policy's `read_tool_names` and
+whose input holds a string path under `read_path_key`. Two reads are of the same thing
+when their paths match after light normalisation (surrounding blanks, `./` and `//`
+segments, a trailing `/`) AND every other input (offset, limit...) is equal: a read of a
+different range is not made redundant by a later one. Older reads leave as whole
+interactions (tool_use and tool_result together); other blocks of those messages stay and
+a message left empty is dropped. Nothing private is needed: reads are recognised from
+what the API itself carries.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from agent_cli.compaction.policy import CompactionPolicy
+from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
+from agent_cli.compaction.savings import measure_savings
+from agent_cli.protocol import iter_tool_blocks, remove_tool_interactions, validate_tool_protocol
+from agent_cli.tokens import TokenCounter, default_counter
+
+
+def normalize_read_path(path: str) -> str:
+    """A path string with cosmetic differences removed; `..` is left alone on purpose."""
+    text = path.strip()
+    is_absolute = text.startswith("/")
+    parts = [part for part in text.split("/") if part not in ("", ".")]
+    joined = "/".join(parts)
+    return "/" + joined if is_absolute else joined
+
+
+def build_read_key(block: dict[str, Any], policy: CompactionPolicy) -> tuple[str, ...] | None:
+    """What a read tool_use reads (tool, path, other inputs), or None if it is no read."""
+    name = block.get("name")
+    tool_input = block.get("input")
+    if name not in policy.read_tool_names or not isinstance(tool_input, dict):
+        return None
+    path = tool_input.get(policy.read_path_key)
+    if not isinstance(path, str) or not path.strip():
+        return None
+    others = {key: value for key, value in tool_input.items() if key != policy.read_path_key}
+    return (name, normalize_read_path(path), json.dumps(others, sort_keys=True, default=str))
+
+
+def find_superseded_reads(messages: Sequence[dict[str, Any]],
+                          policy: CompactionPolicy) -> list[str]:
+    """Ids of reads that a later read of the same thing made redundant, oldest first."""
+    newest: dict[tuple[str, ...], str] = {}
+    superseded: list[str] = []
+    for message in messages:
+        if message.get("role") != "assistant":
+            continue
+        for block in iter_tool_blocks(message):
+            if block["type"] != "tool_use":
+                continue
+            key = build_read_key(block, policy)
+            if key is None:
+                continue
+            if key in newest:
+                superseded.append(newest[key])
+            newest[key] = block["id"]
+    return superseded
+
+
+def build_dedup_outcome(messages: Sequence[dict[str, Any]], policy: CompactionPolicy,
+                        counter: TokenCounter) -> LayerOutcome:
+    """Apply L2 to a validated view and say what it did."""
+    superseded = find_superseded_reads(messages, policy)
+    if not superseded:
+        return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
+    view = remove_tool_interactions(messages, superseded)
+    return LayerOutcome(view, measure_savings(messages, view, counter),
+                        removed_tool_use_ids=tuple(superseded),
+                        messages_removed=len(messages) - len(view))
+
+
+def dedup_file_reads(messages: Sequence[dict[str, Any]],
+                     policy: CompactionPolicy | None = None,
+                     counter: TokenCounter | None = None) -> tuple[list[dict[str, Any]], int]:
+    """L2: drop older reads of the same file; return (new view, tokens saved).
+
+    Raises ToolProtocolError for an invalid history.
+    """
+    validate_tool_protocol(messages)
+    outcome = build_dedup_outcome(messages, policy or CompactionPolicy(),
+                                  counter or default_counter())
+    return outcome.messages, outcome.tokens_saved

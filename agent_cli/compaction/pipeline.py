@@ -1,0 +1,121 @@
+"""compact_context: run the layers cheapest first until the view fits.
+
+Contract:
+- The history is validated first, even below the threshold; nothing given is mutated
+  (not the list, the dicts or the nested blocks): layers build new dicts for what they
+  change and share the rest, which is safe because no part of the core mutates a message.
+- Below the soft threshold the check returns at once with a shallow copy of the list: no
+  deep copy, no re-tokenizing (see `view_memo`).
+- Otherwise L1 -> L2 -> L3 -> L4 run in order and the run stops after the first layer that
+  brings the budget under the soft threshold. L4 runs only with a summarizer; without one
+  a `skipped_no_summarizer` report says so.
+- At or over the hard limit after the last layer, `MessageViewLimitExceeded` is raised
+  (token figures and layer names only) and the caller must not send the request.
+
+`reserved_tokens` are tokens outside the message view that the request will also carry
+(system prompt, tool schemas, rendered durable state): they count against both thresholds
+and are included in every token figure reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from agent_cli.compaction.dedup import build_dedup_outcome
+from agent_cli.compaction.policy import CompactionPolicy
+from agent_cli.compaction.prune import build_prune_outcome
+from agent_cli.compaction.results import (
+    SKIPPED_NO_SUMMARIZER,
+    CompactionResult,
+    LayerOutcome,
+    LayerReport,
+)
+from agent_cli.compaction.summary import Summarizer, build_summary_outcome
+from agent_cli.compaction.truncate import build_truncation_outcome
+from agent_cli.compaction.view_memo import measure_view
+from agent_cli.errors import MessageViewLimitExceeded, PolicyError
+from agent_cli.protocol import validate_tool_protocol
+from agent_cli.tokens import TokenCounter, default_counter
+
+Messages = list[dict[str, Any]]
+LayerStep = Callable[[Messages], LayerOutcome]
+
+LAYER_NAMES = ("truncate_tool_results", "dedup_file_reads", "prune_old_messages",
+               "generate_summary")
+
+
+def _build_steps(policy: CompactionPolicy, counter: TokenCounter,
+                 summarizer: Summarizer | None) -> list[LayerStep | None]:
+    """One step per layer, in order; None where L4 cannot run (no summarizer)."""
+    steps: list[LayerStep | None] = [
+        lambda view: build_truncation_outcome(view, policy, counter),
+        lambda view: build_dedup_outcome(view, policy, counter),
+        lambda view: build_prune_outcome(view, policy, counter, validate_tool_protocol(view)),
+        None,
+    ]
+    if summarizer is not None:
+        steps[3] = lambda view: build_summary_outcome(view, summarizer, policy, counter,
+                                                      validate_tool_protocol(view))
+    return steps
+
+
+def _build_report(layer: int, outcome: LayerOutcome, tokens_before: int) -> LayerReport:
+    return LayerReport(
+        name=LAYER_NAMES[layer - 1], layer=layer, tokens_before=tokens_before,
+        tokens_after=tokens_before - outcome.tokens_saved,
+        interactions_removed=len(outcome.removed_tool_use_ids),
+        messages_removed=outcome.messages_removed, results_truncated=outcome.results_truncated,
+        removed_tool_use_ids=outcome.removed_tool_use_ids, outcome=outcome.outcome)
+
+
+def _run_layers(view: Messages, tokens: int, policy: CompactionPolicy, counter: TokenCounter,
+                summarizer: Summarizer | None) -> tuple[Messages, list[LayerReport]]:
+    reports: list[LayerReport] = []
+    for layer, step in enumerate(_build_steps(policy, counter, summarizer), start=1):
+        if step is None:
+            reports.append(_build_report(layer, LayerOutcome(view, 0,
+                                                             outcome=SKIPPED_NO_SUMMARIZER),
+                                         tokens))
+            break
+        outcome = step(view)
+        reports.append(_build_report(layer, outcome, tokens))
+        view, tokens = outcome.messages, reports[-1].tokens_after
+        if tokens < policy.soft_threshold:
+            break
+    return view, reports
+
+
+def compact_context(messages: Sequence[dict[str, Any]], durable_state: Any = None, *,
+                    policy: CompactionPolicy | None = None,
+                    summarizer: Summarizer | None = None,
+                    counter: TokenCounter | None = None,
+                    reserved_tokens: int = 0) -> CompactionResult:
+    """Validate the view and shrink it under the soft threshold if needed (module doc)."""
+    policy = CompactionPolicy() if policy is None else policy
+    counter = default_counter() if counter is None else counter
+    if type(reserved_tokens) is not int or reserved_tokens < 0:
+        raise PolicyError("reserved_tokens", "must be a non-negative integer")
+    tokens_before = measure_view(messages, counter) + reserved_tokens
+    if tokens_before < policy.soft_threshold:
+        return CompactionResult(list(messages), durable_state, tokens_before, tokens_before,
+                                (), (), reserved_tokens)
+    view, reports = _run_layers(list(messages), tokens_before, policy, counter, summarizer)
+    tokens_after = measure_view(view, counter) + reserved_tokens
+    applied = tuple(report.name for report in reports
+                    if report.outcome != SKIPPED_NO_SUMMARIZER)
+    if tokens_after >= policy.hard_limit:
+        raise MessageViewLimitExceeded(tokens_before=tokens_before, tokens_after=tokens_after,
+                                       hard_limit=policy.hard_limit, applied_layers=applied)
+    return CompactionResult(view, durable_state, tokens_before, tokens_after, applied,
+                            tuple(reports), reserved_tokens)
+
+
+def compact_if_needed(messages: Sequence[dict[str, Any]], durable_state: Any = None, *,
+                      policy: CompactionPolicy | None = None,
+                      summarizer: Summarizer | None = None,
+                      counter: TokenCounter | None = None,
+                      reserved_tokens: int = 0) -> Messages:
+    """compact_context for callers that only want the messages."""
+    return compact_context(messages, durable_state, policy=policy, summarizer=summarizer,
+                           counter=counter, reserved_tokens=reserved_tokens).messages

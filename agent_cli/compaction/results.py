@@ -1,0 +1,78 @@
+"""What compaction returns: one report per layer and the overall result.
+
+Token figures in reports and results are budget figures: the message view plus the
+`reserved_tokens` the caller declared (system prompt, tool schemas, durable context), so
+they compare directly with the policy's thresholds. With no reservation they are the
+view's own tokens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+# Layer outcome codes, so the REPL and the session can say what happened and why.
+APPLIED = "applied"  # the layer changed the view
+NO_CHANGE = "no_change"  # nothing for this layer to do
+SKIPPED_NO_SUMMARIZER = "skipped_no_summarizer"  # L4 was needed but no summarizer was given
+NOTHING_TO_SUMMARIZE = "nothing_to_summarize"  # the recent window covers the whole view
+SUMMARY_FAILED = "summary_failed"  # the summarizer raised
+SUMMARY_BLANK = "summary_blank"  # the summarizer returned no text
+SUMMARY_NOT_SMALLER = "summary_not_smaller"  # the summarized view would not be smaller
+
+
+@dataclass(frozen=True)
+class LayerOutcome:
+    """What one layer did to a view (internal; the public layer functions return a pair)."""
+
+    messages: list[dict[str, Any]]
+    tokens_saved: int
+    removed_tool_use_ids: tuple[str, ...] = ()
+    messages_removed: int = 0
+    results_truncated: int = 0
+    outcome: str = APPLIED
+
+
+@dataclass(frozen=True)
+class LayerReport:
+    """One layer's run, enough for one `[compact]` line and a transcript record.
+
+    `messages_removed` counts input messages dropped or folded into a summary;
+    `removed_tool_use_ids` names the interactions that left the view (both halves).
+    """
+
+    name: str
+    layer: int
+    tokens_before: int
+    tokens_after: int
+    interactions_removed: int
+    messages_removed: int
+    results_truncated: int
+    removed_tool_use_ids: tuple[str, ...] = ()
+    outcome: str = APPLIED
+
+    @property
+    def tokens_saved(self) -> int:
+        return self.tokens_before - self.tokens_after
+
+
+@dataclass(frozen=True)
+class CompactionResult:
+    """The compacted view, the untouched durable state and how the view got there.
+
+    `durable_state` is the very object passed in. `applied_layers` names the layers that
+    ran, in order; `reports` has one report per layer that ran, plus a
+    `skipped_no_summarizer` report when L4 was needed but could not run.
+    """
+
+    messages: list[dict[str, Any]]
+    durable_state: Any
+    tokens_before: int
+    tokens_after: int
+    applied_layers: tuple[str, ...]
+    reports: tuple[LayerReport, ...]
+    reserved_tokens: int = 0
+
+    @property
+    def is_compacted(self) -> bool:
+        return bool(self.applied_layers)

@@ -1,0 +1,104 @@
+"""L4: replace everything before a recent window with a summary written by the caller's model.
+
+Contract: the recent window is the last `summary_keep_recent` messages, widened backwards
+until no interaction crosses its start, so the window begins with a message that holds no
+orphaned tool_result. Everything before it goes to `summarizer` (a deep copy: the
+summarizer cannot touch the caller's messages, and it never sees the durable state) and
+comes back as ONE user message starting with `SUMMARY_HEADER`. When the window starts
+with a user message, a short assistant acknowledgement goes between them so roles keep
+alternating; when it starts with an assistant message none is needed.
+
+It fails safe: if the summarizer raises, returns no text, or the new view would not be
+smaller, the original view comes back unchanged with 0 saved (the outcome code says why).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from agent_cli.compaction.markers import SUMMARY_HEADER
+from agent_cli.compaction.policy import CompactionPolicy
+from agent_cli.compaction.results import (
+    NOTHING_TO_SUMMARIZE,
+    SUMMARY_BLANK,
+    SUMMARY_FAILED,
+    SUMMARY_NOT_SMALLER,
+    LayerOutcome,
+)
+from agent_cli.compaction.savings import measure_savings
+from agent_cli.protocol import Interaction, validate_tool_protocol
+from agent_cli.tokens import TokenCounter, default_counter
+
+Summarizer = Callable[[list[dict[str, Any]]], str]
+
+ACKNOWLEDGEMENT = "Understood. I will continue from that summary and the messages that follow."
+
+
+def find_summary_boundary(message_count: int, keep_recent: int,
+                          interactions: Mapping[str, Interaction]) -> int:
+    """Index where the recent window starts, moved back so no interaction is split."""
+    start = max(message_count - keep_recent, 0)
+    while True:
+        crossing = [pair.tool_use_message for pair in interactions.values()
+                    if pair.tool_use_message < start <= pair.tool_result_message]
+        if not crossing:
+            return start
+        start = min(crossing)
+
+
+def build_summary_messages(summary: str, recent: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The summary message, plus an acknowledgement when the window starts with a user."""
+    head = [{"role": "user", "content": f"{SUMMARY_HEADER}\n{summary}"}]
+    if recent and recent[0].get("role") == "user":
+        head.append({"role": "assistant", "content": ACKNOWLEDGEMENT})
+    return head
+
+
+def _unchanged(messages: Sequence[dict[str, Any]], outcome: str) -> LayerOutcome:
+    return LayerOutcome(list(messages), 0, outcome=outcome)
+
+
+def _call_summarizer(summarizer: Summarizer, old: Sequence[dict[str, Any]]) -> str | None:
+    """The summarizer's text, stripped; None when it raised. Interrupts still propagate."""
+    try:
+        text = summarizer(copy.deepcopy(list(old)))
+    except Exception:
+        return None
+    return text.strip() if isinstance(text, str) else ""
+
+
+def build_summary_outcome(messages: Sequence[dict[str, Any]], summarizer: Summarizer,
+                          policy: CompactionPolicy, counter: TokenCounter,
+                          interactions: Mapping[str, Interaction]) -> LayerOutcome:
+    """Apply L4 to a validated view (its `interactions` given) and say what it did."""
+    start = find_summary_boundary(len(messages), policy.summary_keep_recent, interactions)
+    if start == 0:
+        return _unchanged(messages, NOTHING_TO_SUMMARIZE)
+    old, recent = messages[:start], list(messages[start:])
+    summary = _call_summarizer(summarizer, old)
+    if summary is None:
+        return _unchanged(messages, SUMMARY_FAILED)
+    if not summary:
+        return _unchanged(messages, SUMMARY_BLANK)
+    view = build_summary_messages(summary, recent) + recent
+    saved = measure_savings(messages, view, counter)
+    if saved <= 0:
+        return _unchanged(messages, SUMMARY_NOT_SMALLER)
+    removed_ids = tuple(tool_id for tool_id, pair in interactions.items()
+                        if pair.tool_use_message < start)
+    return LayerOutcome(view, saved, removed_tool_use_ids=removed_ids, messages_removed=start)
+
+
+def generate_summary(messages: Sequence[dict[str, Any]], summarizer: Summarizer,
+                     policy: CompactionPolicy | None = None,
+                     counter: TokenCounter | None = None) -> tuple[list[dict[str, Any]], int]:
+    """L4: summarize all but the recent window; return (new view, tokens saved).
+
+    Raises ToolProtocolError for an invalid history; never raises for a failing summary.
+    """
+    interactions = validate_tool_protocol(messages)
+    outcome = build_summary_outcome(messages, summarizer, policy or CompactionPolicy(),
+                                    counter or default_counter(), interactions)
+    return outcome.messages, outcome.tokens_saved

@@ -1,0 +1,153 @@
+"""L1: truncate oversized tool results to a bounded head and tail.
+
+Contract: a tool_result over `max_tool_result_tokens` keeps its head (about two thirds of
+the budget) and its tail (about one third) around a marker that states the original size.
+A string result stays a string; a list result keeps its blocks, each text block cut to
+its share of the budget, images untouched. A result is only replaced when the new message
+counts fewer tokens than the old one, so the layer never grows a result and its savings
+are real. Messages are never mutated: a changed message is a new dict.
+
+No interaction is removed, so the tool protocol is untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agent_cli.compaction.policy import CompactionPolicy
+from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
+from agent_cli.protocol import validate_tool_protocol
+from agent_cli.tokens import TokenCounter, default_counter
+
+MARKER_ALLOWANCE_TOKENS = 40
+_SHRINK_ATTEMPTS = 4
+
+
+def render_truncation_marker(omitted_chars: int, original_tokens: int, original_chars: int) -> str:
+    """The line that replaces the middle of a truncated result."""
+    return (f"\n[... {omitted_chars:,} characters cut by context compaction; the full result "
+            f"was about {original_tokens:,} tokens ({original_chars:,} characters) ...]\n")
+
+
+def _snap_to_lines(text: str, head: int, tail: int) -> tuple[int, int]:
+    """Move the cuts to line ends when one is near, so kept lines stay whole."""
+    newline = text.rfind("\n", 0, head)
+    if newline >= head * 3 // 4:
+        head = newline + 1
+    tail_start = len(text) - tail
+    newline = text.find("\n", tail_start, tail_start + tail // 4)
+    if tail and newline != -1:
+        tail = len(text) - newline - 1
+    return head, tail
+
+
+def _cut(text: str, head: int, tail: int, original_tokens: int) -> str:
+    head, tail = _snap_to_lines(text, head, tail)
+    omitted = len(text) - head - tail
+    marker = render_truncation_marker(omitted, original_tokens, len(text))
+    return text[:head] + marker + (text[len(text) - tail:] if tail else "")
+
+
+def build_truncated_text(text: str, budget: int, counter: TokenCounter) -> str | None:
+    """`text` cut to about `budget` tokens, or None when it fits or cutting would not help."""
+    original = counter.count_text(text)
+    if original <= budget:
+        return None
+    chars_per_token = len(text) / original
+    keep = max(budget - MARKER_ALLOWANCE_TOKENS, 0)
+    candidate, size = None, original
+    for _ in range(_SHRINK_ATTEMPTS):
+        head = int(keep * 2 / 3 * chars_per_token)
+        tail = int(keep / 3 * chars_per_token)
+        if head + tail < len(text):
+            candidate = _cut(text, head, tail, original)
+            size = counter.count_text(candidate)
+            if size <= budget:
+                break
+        keep = int(keep * 0.75)
+    return candidate if candidate is not None and size < original else None
+
+
+def build_truncated_blocks(blocks: list[Any], budget: int,
+                           counter: TokenCounter) -> list[Any] | None:
+    """A list result whose text blocks share `budget`, or None when nothing shrank."""
+    sizes = {index: counter.count_text(block["text"]) for index, block in enumerate(blocks)
+             if isinstance(block, dict) and block.get("type") == "text"
+             and isinstance(block.get("text"), str)}
+    text_total = sum(sizes.values())
+    if text_total == 0:
+        return None
+    fixed = counter.count_content(blocks) - text_total
+    text_budget = max(budget - fixed, 1)
+    result, changed = list(blocks), False
+    for index, size in sizes.items():
+        share = max(text_budget * size // text_total, 1)
+        cut = build_truncated_text(blocks[index]["text"], share, counter)
+        if cut is not None:
+            result[index] = {**blocks[index], "text": cut}
+            changed = True
+    return result if changed else None
+
+
+def _truncate_result(block: dict[str, Any], budget: int,
+                     counter: TokenCounter) -> dict[str, Any] | None:
+    content = block.get("content")
+    if isinstance(content, str):
+        cut = build_truncated_text(content, budget, counter)
+    elif isinstance(content, list) and counter.count_content(content) > budget:
+        cut = build_truncated_blocks(content, budget, counter)
+    else:
+        cut = None
+    return None if cut is None else {**block, "content": cut}
+
+
+def _truncate_message(message: dict[str, Any], budget: int,
+                      counter: TokenCounter) -> tuple[dict[str, Any], int] | None:
+    """A smaller copy of a user message and how many results it cut, or None."""
+    content = message["content"]
+    blocks, cut_count = list(content), 0
+    for index, block in enumerate(content):
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            cut = _truncate_result(block, budget, counter)
+            if cut is not None:
+                blocks[index], cut_count = cut, cut_count + 1
+    if cut_count == 0:
+        return None
+    smaller = {**message, "content": blocks}
+    if counter.count_message(smaller) >= counter.count_message(message):
+        return None
+    return smaller, cut_count
+
+
+def build_truncation_outcome(messages: Sequence[dict[str, Any]], policy: CompactionPolicy,
+                             counter: TokenCounter) -> LayerOutcome:
+    """Apply L1 to a validated view and say what it did."""
+    budget = policy.max_tool_result_tokens
+    view, saved, truncated = list(messages), 0, 0
+    for index, message in enumerate(messages):
+        if message.get("role") != "user" or not isinstance(message.get("content"), list):
+            continue
+        if counter.count_message(message) <= budget:
+            continue  # a message within budget cannot hold a result over it
+        change = _truncate_message(message, budget, counter)
+        if change is not None:
+            view[index] = change[0]
+            saved += counter.count_message(message) - counter.count_message(change[0])
+            truncated += change[1]
+    if truncated == 0:
+        return LayerOutcome(view, 0, outcome=NO_CHANGE)
+    return LayerOutcome(view, saved, results_truncated=truncated)
+
+
+def truncate_tool_results(messages: Sequence[dict[str, Any]],
+                          policy: CompactionPolicy | None = None,
+                          counter: TokenCounter | None = None) -> tuple[list[dict[str, Any]], int]:
+    """L1: cut tool results over the policy's budget; return (new view, tokens saved).
+
+    Raises ToolProtocolError for an invalid history, like every layer.
+    """
+    validate_tool_protocol(messages)
+    outcome = build_truncation_outcome(messages, policy or CompactionPolicy(),
+                                       counter or default_counter())
+    return outcome.messages, outcome.tokens_saved
