@@ -23,7 +23,10 @@ _HEADING = re.compile(r"^#{1,6}\s+\S")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _TOTAL_OF = re.compile(r"\bof\s+([\d,]+)\b")
 _TOTAL_LINES = re.compile(r"\b([\d,]+)\s+lines?\b")
-_TOTAL_ENTRIES = re.compile(r"\b([\d,]+)\s+(?:entries|entry|items?|files?)\b", re.IGNORECASE)
+_TOTAL_ENTRIES = re.compile(
+    r"\b([\d,]+)\s+(?:entries|entry|items?|files?|directories|directory)\b", re.IGNORECASE
+)
+_SIGNAL = re.compile(r"killed by signal (\d+)", re.IGNORECASE)
 _TOTAL_MATCHES = re.compile(r"\b([\d,]+)\s+match(?:es|ing)?\b", re.IGNORECASE)
 _GREP_MATCH = re.compile(r"^(.+?):(\d+):(.*)$")
 _EXIT = re.compile(
@@ -95,8 +98,9 @@ def describe_listing(path: str, text: str) -> str:
     lines = [ln for ln in text.splitlines() if ln.strip() and not _NOTICE.match(ln)]
     header = lines[0] if lines and _is_listing_header(lines[0]) else None
     entries = [_entry_name(ln) for ln in (lines[1:] if header else lines)]
-    total = _count_in(header, _TOTAL_ENTRIES)
-    total = len(entries) if total is None else total
+    # "Directory: src (3 directories, 6 files)": the kinds add up to the entry count.
+    counts = _TOTAL_ENTRIES.findall(header or "")
+    total = sum(int(c.replace(",", "")) for c in counts) if counts else len(entries)
     name = "The current directory" if path in ("", ".", "./") else path
     if total == 0:
         return f"{name} is empty."
@@ -129,14 +133,20 @@ def describe_search(pattern: str, text: str) -> str:
 def describe_command(command: str, text: str) -> str:
     """'`CMD` exited with code 0; its first output line is `...`.'"""
     lines = text.splitlines()
+    signal = _SIGNAL.search(lines[0]) if lines else None
     found = next(((i, m) for i, m in enumerate(map(_EXIT.search, lines)) if m), None)
-    exit_index, exit_code = (found[0], found[1].group(1)) if found else (-1, None)
+    if signal:
+        found = (0, signal)
+    exit_index = found[0] if found else -1
     output = [
         ln
         for i, ln in enumerate(lines)
         if i != exit_index and ln.strip() and not _NOTICE.match(ln) and not _OUTPUT_LABEL.match(ln)
     ]
-    done = f"exited with code {exit_code}" if exit_code is not None else "finished"
+    if signal:
+        done = f"was killed by signal {signal.group(1)}"
+    else:
+        done = f"exited with code {found[1].group(1)}" if found else "finished"
     if not output:
         return f"{_quote(command)} {done} and printed nothing."
     return f"{_quote(command)} {done}; its first output line is {_quote(output[0])}."
