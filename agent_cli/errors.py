@@ -190,8 +190,8 @@ class InvalidStoreInput(StoreError, ValueError):
 class ArtifactUnavailable(StoreError):
     """An artifact pointer could not be read back as the bytes it names.
 
-    `reason` is a short code: "malformed_pointer", "missing", "symlink", "not_a_file",
-    "digest_mismatch" or "unreadable:<ERRNO>".
+    `reason` is a short code: "malformed_pointer", "wrong_scheme", "missing", "symlink",
+    "not_a_file", "digest_mismatch" or "unreadable:<ERRNO>".
     """
 
     def __init__(self, reason: str) -> None:

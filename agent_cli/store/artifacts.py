@@ -1,0 +1,192 @@
+"""Content-addressed artifact store: big tool outputs kept whole, named by their sha256.
+
+Layout: `<root>/<session_id>/tool-results/<sha256[:32]><suffix>`; the pointer is
+`artifact:<session_id>:<name>:<full 64-hex sha256>`, so a pointer always names exactly the
+bytes it was made for. Writes are atomic (temp file, fsync, rename, fsync of the folder)
+and idempotent. Reads refuse symlinks and re-hash the whole file, streaming, before
+handing back any byte: bytes changed after the pointer was made are never returned.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_cli.errors import ArtifactUnavailable, ArtifactWriteFailed, InvalidStoreInput
+from agent_cli.store.fsutil import (
+    DEFAULT_FILE_OPS,
+    FileOps,
+    ensure_private_dir,
+    errno_name,
+    write_file_atomic,
+)
+from agent_cli.store.records import is_valid_session_id, require_session_id
+
+RESULTS_FOLDER = "tool-results"
+DEFAULT_READ_LIMIT = 65536
+_SUFFIX = re.compile(r"\.[a-z0-9]{1,8}")
+_DIGEST = re.compile(r"[0-9a-f]{12}|[0-9a-f]{64}")
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True)
+class ArtifactRef:
+    """Where an artifact lives and the pointer that names it."""
+
+    pointer: str
+    name: str
+    sha256: str
+    size: int
+    path: Path
+
+
+@dataclass(frozen=True)
+class ArtifactAddress:
+    """The parts of an `artifact:<session_id>:<name>:<digest>` pointer."""
+
+    session_id: str
+    name: str
+    digest: str
+
+
+def parse_artifact_pointer(pointer: str) -> ArtifactAddress:
+    """Split and check an artifact pointer; raise `ArtifactUnavailable` if it is not one.
+
+    Reasons: "wrong_scheme" for any other scheme, "malformed_pointer" for anything else
+    (missing or extra parts, a component outside the grammar, a digest that is not 12 or
+    64 lowercase hex digits).
+    """
+    parts = pointer.split(":") if isinstance(pointer, str) else []
+    if parts and parts[0] != "artifact":
+        raise ArtifactUnavailable("wrong_scheme")
+    if len(parts) != 4:
+        raise ArtifactUnavailable("malformed_pointer")
+    _, session_id, name, digest = parts
+    if not (is_valid_session_id(session_id) and is_valid_session_id(name)
+            and _DIGEST.fullmatch(digest)):
+        raise ArtifactUnavailable("malformed_pointer")
+    return ArtifactAddress(session_id, name, digest)
+
+
+class ArtifactStore:
+    """Artifacts under `root` (the state home). `fs` carries the disk operations."""
+
+    def __init__(self, root: Path, fs: FileOps | None = None) -> None:
+        self.root = Path(root)
+        self._fs = fs or DEFAULT_FILE_OPS
+
+    def put(self, session_id: str, data: bytes, suffix: str = ".txt") -> ArtifactRef:
+        """Store `data` for `session_id` and return its reference.
+
+        Same bytes, same name: if the file already holds them it is not rewritten. Raises
+        `InvalidStoreInput` (bad id, suffix or data), `StateDirUnavailable`, or
+        `ArtifactWriteFailed` after removing the temp file (no file at the final name
+        then, and no pointer to partial bytes exists).
+        """
+        require_session_id(session_id)
+        if not isinstance(suffix, str) or not _SUFFIX.fullmatch(suffix):
+            raise InvalidStoreInput("suffix", "bad_suffix")
+        if not isinstance(data, bytes | bytearray | memoryview):
+            raise InvalidStoreInput("data", "not_bytes")
+        data = bytes(data)
+        digest = hashlib.sha256(data).hexdigest()
+        name = f"{digest[:32]}{suffix}"
+        folder = self._prepare_folder(session_id, name)
+        ref = ArtifactRef(f"artifact:{session_id}:{name}:{digest}", name, digest, len(data),
+                          folder / name)
+        if _digest_of_existing(ref.path) == digest:
+            return ref
+        try:
+            write_file_atomic(ref.path, data, self._fs)
+        except OSError as exc:
+            raise ArtifactWriteFailed(name, errno_name(exc)) from exc
+        return ref
+
+    def read_range(self, pointer: str, offset: int = 0,
+                   limit: int = DEFAULT_READ_LIMIT) -> bytes:
+        """Up to `limit` bytes from `offset` of the artifact, after verifying its digest.
+
+        The whole file is hashed in one streaming pass that also collects the range, so
+        the bytes returned are the bytes that were verified. Raises `ArtifactUnavailable`
+        ("missing", "symlink", "not_a_file", "digest_mismatch", "unreadable:<ERRNO>",
+        or a pointer reason) and `InvalidStoreInput` for a negative offset or limit.
+        """
+        for field, value in (("offset", offset), ("limit", limit)):
+            if type(value) is not int or value < 0:
+                raise InvalidStoreInput(field, "not_a_non_negative_int")
+        address = parse_artifact_pointer(pointer)
+        fd = self._open_verified_path(address)
+        with open(fd, "rb", buffering=0) as handle:
+            actual, window = _hash_collecting(handle, offset, limit)
+        if not actual.startswith(address.digest):
+            raise ArtifactUnavailable("digest_mismatch")
+        return window
+
+    def path_for(self, session_id: str, name: str) -> Path:
+        """Where an artifact named `name` of `session_id` is (or would be) stored."""
+        if not is_valid_session_id(name):
+            raise InvalidStoreInput("name", "bad_grammar")
+        return self.root / require_session_id(session_id) / RESULTS_FOLDER / name
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def _prepare_folder(self, session_id: str, name: str) -> Path:
+        folder = self.root / session_id / RESULTS_FOLDER
+        ensure_private_dir(folder)
+        for level in (self.root / session_id, folder):
+            if os.path.islink(level):
+                raise ArtifactWriteFailed(name, "ELOOP")
+        return folder
+
+    def _open_verified_path(self, address: ArtifactAddress) -> int:
+        path = self.path_for(address.session_id, address.name)
+        for level in (path.parent.parent, path.parent):
+            try:
+                if stat.S_ISLNK(os.lstat(level).st_mode):
+                    raise ArtifactUnavailable("symlink")
+            except FileNotFoundError:
+                raise ArtifactUnavailable("missing") from None
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except FileNotFoundError:
+            raise ArtifactUnavailable("missing") from None
+        except OSError as exc:
+            reason = "symlink" if os.path.islink(path) else f"unreadable:{errno_name(exc)}"
+            raise ArtifactUnavailable(reason) from exc
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise ArtifactUnavailable("not_a_file")
+        return fd
+
+
+def _hash_collecting(handle, offset: int, limit: int) -> tuple[str, bytes]:
+    """Hash the whole stream; keep the bytes in [offset, offset + limit)."""
+    hasher = hashlib.sha256()
+    window = bytearray()
+    position = 0
+    end = offset + limit
+    while chunk := handle.read(_CHUNK):
+        hasher.update(chunk)
+        if position < end and position + len(chunk) > offset:
+            window += chunk[max(0, offset - position): end - position]
+        position += len(chunk)
+    return hasher.hexdigest(), bytes(window)
+
+
+def _digest_of_existing(path: Path) -> str | None:
+    """The sha256 of a regular file already at `path`, or None if there is none."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return None
+    with open(fd, "rb", buffering=0) as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            return None
+        hasher = hashlib.sha256()
+        while chunk := handle.read(_CHUNK):
+            hasher.update(chunk)
+    return hasher.hexdigest()
