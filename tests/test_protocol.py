@@ -1,0 +1,144 @@
+"""Tool pairing: validation over the whole history and atomic removal of interactions."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from compaction_support import assistant, call_pair, read_use, text, tool_result, tool_use, user
+
+from agent_cli.errors import ToolProtocolError
+from agent_cli.protocol import (
+    Interaction,
+    ProtocolScan,
+    remove_tool_interactions,
+    validate_tool_protocol,
+)
+
+
+def _parallel_history():
+    return [
+        user("Look at both files."),
+        assistant([text("Reading both."), read_use("a", "x.py"), read_use("b", "y.py")]),
+        user([tool_result("b", "y body"), tool_result("a", "x body"), text("and hurry")]),
+        assistant("Both read."),
+    ]
+
+
+def _reason_of(messages):
+    with pytest.raises(ToolProtocolError) as caught:
+        validate_tool_protocol(messages)
+    return caught.value
+
+
+def test_a_valid_history_maps_each_id_to_its_two_messages():
+    history = [user("go"), *call_pair("a"), assistant("done")]
+    assert validate_tool_protocol(history) == {"a": Interaction(1, 2)}
+
+
+def test_parallel_calls_and_results_in_one_message_are_valid():
+    interactions = validate_tool_protocol(_parallel_history())
+    assert interactions == {"a": Interaction(1, 2), "b": Interaction(1, 2)}
+
+
+def test_string_content_and_a_history_without_tools_are_valid():
+    assert validate_tool_protocol([user("hi"), assistant("hello"), user("bye")]) == {}
+    assert validate_tool_protocol([]) == {}
+
+
+def test_a_tool_use_without_result_is_missing():
+    error = _reason_of([user("go"), assistant([tool_use("a")]), user("no answer")])
+    assert (error.reason, error.tool_use_id, error.message_index) == ("missing_result", "a", 1)
+
+
+def test_a_result_for_no_tool_use_is_unknown():
+    error = _reason_of([user("go"), assistant("hm"), user([tool_result("ghost")])])
+    assert (error.reason, error.tool_use_id, error.message_index) == ("unknown_id", "ghost", 2)
+
+
+def test_a_result_before_its_tool_use_is_out_of_order():
+    history = [user([tool_result("a")]), assistant([tool_use("a")]), user("later")]
+    error = _reason_of(history)
+    assert (error.reason, error.tool_use_id, error.message_index) == ("result_before_use", "a", 0)
+
+
+def test_a_repeated_tool_use_id_is_a_duplicate():
+    history = [user("go"), *call_pair("a"), *call_pair("a")]
+    error = _reason_of(history)
+    assert (error.reason, error.tool_use_id, error.message_index) == ("duplicate_id", "a", 3)
+
+
+def test_a_second_result_for_one_call_is_a_duplicate():
+    history = [user("go"), *call_pair("a"), assistant("ok"), user([tool_result("a")])]
+    assert _reason_of(history).reason == "duplicate_result"
+
+
+def test_empty_ids_are_rejected_on_both_sides():
+    assert _reason_of([user("go"), assistant([tool_use("")])]).reason == "empty_id"
+    assert _reason_of([user([tool_result("")])]).reason == "empty_id"
+
+
+def test_tool_blocks_under_the_wrong_role_are_rejected():
+    wrong_use = [user([tool_use("a")]), assistant([tool_result("a")])]
+    assert _reason_of(wrong_use).reason == "tool_use_outside_assistant"
+    wrong_result = [user("go"), assistant([tool_use("a"), tool_result("a")])]
+    assert _reason_of(wrong_result).reason == "tool_result_outside_user"
+
+
+def test_a_message_without_a_known_role_is_malformed():
+    error = _reason_of([user("go"), {"role": "system", "content": "x"}])
+    assert (error.reason, error.message_index) == ("malformed_message", 1)
+
+
+def test_a_protocol_error_is_a_value_error_without_message_text():
+    secret = "password=hunter2"
+    error = _reason_of([user(secret), assistant([tool_use("a")]), user(secret)])
+    assert isinstance(error, ValueError)
+    assert secret not in str(error)
+
+
+def test_an_incremental_scan_sees_a_duplicate_of_an_id_from_the_known_prefix():
+    prefix = [user("go"), *call_pair("a")]
+    known = validate_tool_protocol(prefix)
+    scan = ProtocolScan(known=known)
+    with pytest.raises(ToolProtocolError) as caught:
+        scan.feed(call_pair("a"), start_index=len(prefix))
+    assert (caught.value.reason, caught.value.message_index) == ("duplicate_id", 3)
+
+
+def test_an_incremental_scan_sees_a_second_result_for_a_known_call():
+    prefix = [user("go"), *call_pair("a")]
+    scan = ProtocolScan(known=validate_tool_protocol(prefix))
+    with pytest.raises(ToolProtocolError) as caught:
+        scan.feed([assistant("ok"), user([tool_result("a")])], start_index=len(prefix))
+    assert (caught.value.reason, caught.value.message_index) == ("duplicate_result", 4)
+
+
+def test_removal_takes_both_halves_and_keeps_other_blocks():
+    history = _parallel_history()
+    result = remove_tool_interactions(history, ["a"])
+    assert result[1]["content"] == [text("Reading both."), read_use("b", "y.py")]
+    assert result[2]["content"] == [tool_result("b", "y body"), text("and hurry")]
+    assert validate_tool_protocol(result) == {"b": Interaction(1, 2)}
+
+
+def test_removal_drops_messages_left_empty():
+    history = [user("go"), *call_pair("a"), assistant("done"), user("next")]
+    result = remove_tool_interactions(history, {"a"})
+    assert result == [user("go"), assistant("done"), user("next")]
+
+
+def test_removal_never_mutates_and_shares_untouched_messages():
+    history = _parallel_history()
+    before = copy.deepcopy(history)
+    result = remove_tool_interactions(history, ["a", "b"])
+    assert history == before
+    assert result[0] is history[0] and result[-1] is history[-1]
+    assert result[1] is not history[1]
+
+
+def test_removing_no_ids_returns_a_new_list_of_the_same_messages():
+    history = _parallel_history()
+    result = remove_tool_interactions(history, [])
+    assert result == history and result is not history
+    assert all(new is old for new, old in zip(result, history, strict=True))

@@ -1,0 +1,166 @@
+"""TokenCounter: what it counts, which estimator it uses, and that its memo is never stale."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from compaction_support import assistant, make_counter, text, tool_result, tool_use, user
+
+from agent_cli.tokens import (
+    BLOCK_OVERHEAD_TOKENS,
+    HEURISTIC_ESTIMATOR,
+    IMAGE_TOKENS,
+    MESSAGE_OVERHEAD_TOKENS,
+    TIKTOKEN_ESTIMATOR,
+    TokenCounter,
+    default_counter,
+    estimate_text_tokens_heuristically,
+    estimate_tokens,
+)
+
+
+def _failing_loader():
+    raise OSError("no encoding here")
+
+
+def test_the_offline_cl100k_encoding_is_the_default_estimator():
+    counter = TokenCounter()
+    assert counter.count_text("hello world") == 2
+    assert counter.estimator == TIKTOKEN_ESTIMATOR
+    assert counter.load_failure is None
+
+
+def test_importing_the_module_does_not_import_tiktoken():
+    code = "import sys, agent_cli.tokens; print('tiktoken' in sys.modules)"
+    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True).stdout.strip()
+    assert output == "False"
+
+
+def test_special_token_strings_are_counted_as_plain_text():
+    assert TokenCounter().count_text("<|endoftext|>") > 1
+
+
+def test_a_failing_encoding_falls_back_to_the_heuristic_and_says_so():
+    counter = TokenCounter(load_encoding=_failing_loader)
+    assert counter.count_text("hello world") > 0
+    assert counter.estimator == HEURISTIC_ESTIMATOR
+    assert counter.load_failure == "OSError"
+
+
+def test_the_heuristic_counts_chinese_at_about_a_token_per_character():
+    sentence = "上下文总会满要有办法腾地方" * 10
+    assert estimate_text_tokens_heuristically(sentence) >= len(sentence)
+    assert estimate_text_tokens_heuristically(sentence) <= 2 * len(sentence)
+
+
+def test_the_heuristic_counts_json_heavier_than_a_quarter_of_its_characters():
+    document = json.dumps([{"id": index, "ok": True, "tags": ["a", "b"]} for index in range(50)])
+    estimate = estimate_text_tokens_heuristically(document)
+    assert estimate > len(document) / 4 * 1.5
+    assert estimate <= len(document)
+
+
+def test_the_heuristic_counts_nothing_for_empty_text():
+    assert estimate_text_tokens_heuristically("") == 0
+
+
+def test_a_message_costs_its_overhead_plus_its_content():
+    counter, _ = make_counter()
+    assert counter.count_message(user("")) == MESSAGE_OVERHEAD_TOKENS
+    assert counter.count_message(user("abcdefgh")) == MESSAGE_OVERHEAD_TOKENS + 2
+
+
+def test_string_content_and_a_text_block_differ_only_by_the_block_overhead():
+    counter, _ = make_counter()
+    as_string = counter.count_message(user("a" * 40))
+    as_block = counter.count_message(user([text("a" * 40)]))
+    assert as_block - as_string == BLOCK_OVERHEAD_TOKENS
+
+
+def test_a_tool_use_counts_its_name_id_and_input_as_json():
+    counter, _ = make_counter()
+    block = tool_use("id01", "read", {"path": "src/module.py"})
+    expected = (BLOCK_OVERHEAD_TOKENS + 1 + 1
+                + counter.count_text(json.dumps({"path": "src/module.py"})))
+    assert counter.count_block(block) == expected
+
+
+def test_a_tool_result_counts_string_and_list_content():
+    counter, _ = make_counter()
+    as_string = counter.count_block(tool_result("id01", "x" * 400))
+    as_list = counter.count_block(tool_result("id01", [text("x" * 400)]))
+    assert as_string == BLOCK_OVERHEAD_TOKENS + 1 + 100
+    assert as_list == as_string + BLOCK_OVERHEAD_TOKENS
+
+
+def test_an_image_costs_a_fixed_amount_whatever_its_data():
+    counter, _ = make_counter()
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                         "data": "A" * 100_000}}
+    assert counter.count_block(image) == BLOCK_OVERHEAD_TOKENS + IMAGE_TOKENS
+    assert counter.count_block(tool_result("id01", [image])) > IMAGE_TOKENS
+
+
+def test_an_unchanged_message_is_not_tokenized_again():
+    counter, encoding = make_counter()
+    message = assistant([text("let me look"), tool_use("id01")])
+    first = counter.count_message(message)
+    calls = encoding.calls
+    assert counter.count_message(message) == first
+    assert counter.count_messages([message, message]) == 2 * first
+    assert encoding.calls == calls
+
+
+def test_a_message_changed_in_place_is_counted_again():
+    counter = TokenCounter()
+    message = user([text("short")])
+    before = counter.count_message(message)
+    message["content"][0]["text"] = "a much longer text than before, with many more words in it"
+    assert counter.count_message(message) > before
+
+
+def test_a_same_length_change_in_place_is_tokenized_again():
+    counter, encoding = make_counter()
+    message = user([tool_result("id01", "aaaa")])
+    counter.count_message(message)
+    calls = encoding.calls
+    message["content"][0]["content"] = "bbbb"
+    counter.count_message(message)
+    assert encoding.calls > calls
+
+
+def test_a_number_changing_type_in_place_is_counted_again():
+    counter, encoding = make_counter()
+    message = assistant([tool_use("id01", "read", {"limit": 1})])
+    counter.count_message(message)
+    calls = encoding.calls
+    message["content"][0]["input"]["limit"] = 1.0
+    counter.count_message(message)
+    assert encoding.calls > calls
+
+
+def test_the_memo_is_bounded():
+    small, _ = make_counter(cache_size=2)
+    for number in range(5):
+        small.count_message(user(f"message {number}"))
+    assert small.cached_messages == 2
+    with pytest.raises(ValueError):
+        TokenCounter(cache_size=0)
+
+
+def test_estimate_tokens_uses_the_default_counter():
+    messages = [user("hello"), assistant("hi there")]
+    assert estimate_tokens(messages) == default_counter().count_messages(messages)
+    assert estimate_tokens([]) == 0
+
+
+def test_a_request_counts_system_prompt_tools_and_messages():
+    counter, _ = make_counter()
+    messages = [user("abcd")]
+    schema = {"name": "read_file", "input_schema": {"type": "object"}}
+    total = counter.count_request("s" * 40, [schema], messages)
+    assert total == 10 + counter.count_json(schema) + counter.count_messages(messages)
