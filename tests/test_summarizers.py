@@ -1,0 +1,302 @@
+"""The L4 summarizers: extractive (no model) and model-backed (through a fake provider).
+
+The fake provider is a small object passed in: it records each request and streams a
+scripted answer, or fails, or hangs, so every failure path of the model summarizer is
+exercised without a network.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from agent_cli.compaction.markers import SUMMARY_HEADER, is_summary_message
+from agent_cli.errors import PromptNotFound, ProviderRequestFailed, SummarizerFailed
+from agent_cli.events import ModelRequest, ModelResponse, TextDelta, Usage
+from agent_cli.prompts import load_prompt
+from agent_cli.provider.summarizers import build_extractive_summarizer, build_model_summarizer
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": text}
+
+
+def assistant(text: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": [{"type": "text", "text": text}]}
+
+
+def tool_step(
+    tool_id: str, name: str, tool_input: dict[str, Any], result: str, is_error: bool = False
+) -> list[dict[str, Any]]:
+    """An assistant tool call and the user message answering it."""
+    call = {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
+    answer = {
+        "type": "tool_result",
+        "tool_use_id": tool_id,
+        "content": result,
+        "is_error": is_error,
+    }
+    return [{"role": "assistant", "content": [call]}, {"role": "user", "content": [answer]}]
+
+
+def summary_message(body: str) -> dict[str, Any]:
+    message = user(f"{SUMMARY_HEADER}\n{body}")
+    assert is_summary_message(message)
+    return message
+
+
+def session_part_one() -> list[dict[str, Any]]:
+    return [
+        user("Please make the CSV importer accept semicolons"),
+        *tool_step("t1", "read_file", {"path": "importer.py"}, "File: importer.py ..."),
+        *tool_step("t2", "bash", {"command": "pytest -q"}, "Exit code: 1\n1 failed"),
+        assistant("The importer hard-codes commas; I will add a delimiter option."),
+    ]
+
+
+def session_part_two() -> list[dict[str, Any]]:
+    return [
+        user("also update the docs"),
+        *tool_step("t3", "write_file", {"path": "docs/import.md", "content": "x"}, "Wrote 1 lines"),
+        *tool_step("t4", "read_file", {"path": "importer.py"}, "File: importer.py ..."),
+        assistant("Docs updated; the delimiter option is documented."),
+    ]
+
+
+# --- extractive summarizer ----------------------------------------------------------------
+
+
+def test_extractive_summary_keeps_requests_tools_files_and_the_last_outcome():
+    summary = build_extractive_summarizer()(session_part_one() + session_part_two())
+    assert summary.splitlines() == [
+        "First user request: Please make the CSV importer accept semicolons",
+        "Later user requests (oldest first):",
+        "- also update the docs",
+        "Tools used: read_file (2), bash (1), write_file (1)",
+        "Files touched: importer.py, docs/import.md",
+        "Last outcome: Docs updated; the delimiter option is documented.",
+    ]
+
+
+def test_extractive_summary_is_deterministic():
+    messages = session_part_one() + session_part_two()
+    assert build_extractive_summarizer("docs")(messages) == build_extractive_summarizer("docs")(
+        messages
+    )
+
+
+def test_tool_results_are_not_taken_for_user_requests():
+    summary = build_extractive_summarizer()(session_part_one())
+    assert "Later user requests" not in summary
+    assert "1 failed" not in summary
+
+
+def test_a_previous_summary_is_merged_not_rederived():
+    summarize = build_extractive_summarizer()
+    first = summarize(session_part_one())
+    merged = summarize([summary_message(first), *session_part_two()])
+    assert merged == summarize(session_part_one() + session_part_two())
+
+
+def test_a_merged_summary_carries_what_only_the_previous_summary_knew():
+    previous = (
+        "First user request: port the app to Rust\nTools used: bash (7)\nFiles touched: main.rs"
+    )
+    merged = build_extractive_summarizer()([summary_message(previous), *session_part_two()])
+    assert "First user request: port the app to Rust" in merged
+    assert "- also update the docs" in merged
+    assert "bash (7)" in merged and "write_file (1)" in merged
+    assert "Files touched: main.rs, docs/import.md, importer.py" in merged
+
+
+def test_a_previous_summary_in_another_format_is_kept_as_earlier_summary():
+    previous = "Goal: the user wants semicolon support.\nDecisions: add a delimiter option."
+    merged = build_extractive_summarizer()([summary_message(previous), *session_part_two()])
+    assert "Earlier summary: Goal: the user wants semicolon support. Decisions: add a" in merged
+    assert "First user request: also update the docs" in merged
+
+
+def test_a_focus_is_recorded_and_the_requests_naming_it_are_kept_first():
+    messages = [user("start here")]
+    messages += [user("tweak the colour theme") for _ in range(3)]
+    messages += [user("fix the database migration"), assistant("noted")]
+    messages += [user(f"small request {n}") for n in range(12)]
+    plain = build_extractive_summarizer()(messages)
+    focused = build_extractive_summarizer("the database")(messages)
+    assert "Focus requested: the database" in focused
+    assert "- fix the database migration" in focused
+    assert "- fix the database migration" not in plain
+    assert "- small request 11" in focused and "- small request 11" in plain
+
+
+def test_a_focus_keeps_the_tool_output_lines_that_mention_it():
+    messages = session_part_one() + [
+        *tool_step("t9", "grep", {"pattern": "delim"}, "a.py:1: x\nimporter.py:40: DELIM = ','")
+    ]
+    summary = build_extractive_summarizer("delim")(messages)
+    assert "Notes on the focus:" in summary
+    assert "importer.py:40: DELIM = ','" in summary
+
+
+def test_an_extractive_summary_of_a_huge_history_stays_under_two_thousand_characters():
+    messages: list[dict[str, Any]] = [user("goal: " + "g" * 5000)]
+    for n in range(200):
+        messages += [user(f"request {n} " + "r" * 900)]
+        messages += tool_step(f"t{n}", "read_file", {"path": f"dir/file_{n}.py"}, "z" * 20_000)
+        messages += [assistant(f"answer {n} " + "a" * 900)]
+    summary = build_extractive_summarizer("file_3")(messages)
+    assert len(summary) <= 2_000
+    assert summary.startswith("Focus requested: file_3\nFirst user request: goal: ggg")
+    assert "Last outcome: answer 199" in summary
+
+
+# --- model summarizer ---------------------------------------------------------------------
+
+
+class ScriptedProvider:
+    """Records requests; answers with `answer`, or raises `error`, after `delay` seconds."""
+
+    name = "scripted"
+    model = "scripted-1"
+    context_window = 100_000
+
+    def __init__(
+        self,
+        answer: str = "Goal: semicolons.",
+        error: Exception | None = None,
+        delay: float = 0.0,
+        final: bool = True,
+    ) -> None:
+        self.answer, self.error, self.delay, self.final = answer, error, delay, final
+        self.requests: list[ModelRequest] = []
+
+    def stream(self, request: ModelRequest):
+        self.requests.append(request)
+        if self.delay:
+            time.sleep(self.delay)
+        if self.error is not None:
+            raise self.error
+        yield TextDelta(self.answer)
+        if self.final:
+            message = {"role": "assistant", "content": [{"type": "text", "text": self.answer}]}
+            yield ModelResponse(message, "end_turn", Usage(10, 5))
+
+    def build_summarizer(self, focus=None):
+        raise AssertionError("not used by these tests")
+
+
+def sent_text(provider: ScriptedProvider) -> str:
+    (request,) = provider.requests
+    (message,) = request.messages
+    return message["content"]
+
+
+def test_the_model_summary_is_the_final_answer_text_stripped():
+    provider = ScriptedProvider(answer="  Goal: semicolons.\n")
+    assert build_model_summarizer(provider)(session_part_one()) == "Goal: semicolons."
+
+
+def test_the_request_is_the_summary_prompt_with_the_focus_and_no_tools_or_durable_state():
+    provider = ScriptedProvider()
+    build_model_summarizer(provider, focus="the failing test")(session_part_one())
+    (request,) = provider.requests
+    assert request.system.startswith(load_prompt("summary"))
+    assert "Focus requested by the user for this summary: the failing test" in request.system
+    assert request.tools == () and request.durable_context == ""
+    assert [m["role"] for m in request.messages] == ["user"]
+
+
+def test_without_a_focus_the_system_prompt_is_the_shipped_prompt():
+    provider = ScriptedProvider()
+    build_model_summarizer(provider)(session_part_one())
+    assert provider.requests[0].system == load_prompt("summary")
+
+
+def test_the_transcript_shows_text_tool_calls_and_results():
+    provider = ScriptedProvider()
+    build_model_summarizer(provider)(session_part_one())
+    text = sent_text(provider)
+    assert "User: Please make the CSV importer accept semicolons" in text
+    assert 'Assistant called bash({"command": "pytest -q"})' in text
+    assert "Result of bash: Exit code: 1\n1 failed" in text
+
+
+def test_the_previous_summary_is_sent_and_what_it_covers_is_not_sent_again():
+    provider = ScriptedProvider(answer="Goal: semicolon support (summary one).")
+    summarize = build_model_summarizer(provider)
+    first = summarize(session_part_one())
+    summarize([summary_message(first), *session_part_two()])
+    second = provider.requests[1].messages[0]["content"]
+    assert "Previous summary" in second and "Goal: semicolon support (summary one)." in second
+    assert "Transcript since the previous summary:\nUser: also update the docs" in second
+    assert "CSV importer" not in second and "pytest -q" not in second
+    assert SUMMARY_HEADER not in second
+
+
+def test_huge_tool_results_reach_the_summarizer_only_as_a_bounded_head():
+    messages = [user("analyse the logs")]
+    for n in range(40):
+        messages += tool_step(f"t{n}", "read_file", {"path": f"log{n}.txt"}, "L" * 2_000_000)
+    messages.append(assistant("Latest: the logs show a timeout."))
+    provider = ScriptedProvider()
+    build_model_summarizer(provider, max_input_chars=20_000)(messages)
+    text = sent_text(provider)
+    assert len(text) <= 20_000
+    assert "more characters not shown" in text
+    assert text.startswith("Transcript:\nUser: analyse the logs")
+    assert text.endswith("Assistant: Latest: the logs show a timeout.")
+    assert "transcript entries left out to bound this input" in text
+
+
+def test_a_provider_that_hangs_times_out_on_a_daemon_thread():
+    provider = ScriptedProvider(delay=5.0)
+    with pytest.raises(SummarizerFailed) as failure:
+        build_model_summarizer(provider, timeout_seconds=0.2)(session_part_one())
+    assert failure.value.reason == "timeout"
+    workers = [t for t in threading.enumerate() if t.name == "summarizer-request" and t.is_alive()]
+    assert workers and all(t.daemon for t in workers)
+
+
+def test_a_provider_error_becomes_summarizer_failed():
+    cause = ProviderRequestFailed("overloaded", status=529, attempts=3)
+    with pytest.raises(SummarizerFailed) as failure:
+        build_model_summarizer(ScriptedProvider(error=cause))(session_part_one())
+    assert failure.value.reason == "provider_error"
+    assert failure.value.__cause__ is cause
+
+
+def test_a_stream_that_ends_without_a_response_fails():
+    with pytest.raises(SummarizerFailed) as failure:
+        build_model_summarizer(ScriptedProvider(final=False))(session_part_one())
+    assert failure.value.reason == "no_response"
+
+
+def test_an_empty_answer_gives_an_empty_summary():
+    assert build_model_summarizer(ScriptedProvider(answer="  \n "))(session_part_one()) == ""
+
+
+def test_the_summarizers_take_no_durable_state():
+    parameters = set(inspect.signature(build_model_summarizer).parameters)
+    assert parameters == {"provider", "focus", "timeout_seconds", "max_input_chars", "max_tokens"}
+    summarize = build_model_summarizer(ScriptedProvider())
+    assert list(inspect.signature(summarize).parameters) == ["messages"]
+    assert list(inspect.signature(build_extractive_summarizer()).parameters) == ["messages"]
+
+
+# --- prompts ------------------------------------------------------------------------------
+
+
+def test_the_shipped_prompts_load_by_name_with_or_without_the_suffix():
+    assert load_prompt("summary") == load_prompt("summary.md")
+    assert "Goal" in load_prompt("summary") and "In progress" in load_prompt("summary")
+    assert "read_file" in load_prompt("system")
+
+
+@pytest.mark.parametrize("name", ["nonexistent", "../errors", "Summary", ""])
+def test_an_unknown_or_unsafe_prompt_name_raises_prompt_not_found(name):
+    with pytest.raises(PromptNotFound):
+        load_prompt(name)
