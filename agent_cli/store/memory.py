@@ -1,0 +1,185 @@
+"""Per-workspace persistence of the durable state (facts, pending items, evidence).
+
+File: `<root>/<sha256(resolved workspace path)[:16]>.json` holding
+`{"schema_version": 1, "workspace": "<resolved path>", "state": state_to_dict(state)}`.
+Saves are atomic (temp file, fsync, rename). Loading never starts empty over a file it
+cannot read: a damaged file (not JSON, wrong schema version, another workspace, a state
+the durable model rejects, a symlink) is copied aside to `<name>.damaged-<n>` and
+`MemoryFileDamaged` is raised with the reason and where the copy is. Only a missing file
+means "no memory yet".
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from agent_cli.durable import DurableContextState, state_from_dict, state_to_dict
+from agent_cli.errors import (
+    DurableStateError,
+    InvalidStoreInput,
+    MemoryFileDamaged,
+    MemoryWriteFailed,
+    StateDirUnavailable,
+)
+from agent_cli.store.fsutil import (
+    DEFAULT_FILE_OPS,
+    PRIVATE_FILE_MODE,
+    FileOps,
+    ensure_private_dir,
+    errno_name,
+    write_all,
+    write_file_atomic,
+)
+
+SCHEMA_VERSION = 1
+_DAMAGED_LABEL = "damaged"
+
+
+class _Damage(Exception):
+    """Internal: the file was read but cannot be trusted; `reason` is the code to report."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
+class MemoryStore:
+    """Durable state files under `root`. `fs` carries the disk operations for saving."""
+
+    def __init__(self, root: Path, fs: FileOps | None = None) -> None:
+        self.root = Path(root)
+        self._fs = fs or DEFAULT_FILE_OPS
+
+    def path_for(self, workspace: Path) -> Path:
+        """The memory file of `workspace` (resolved, so every spelling maps to one file)."""
+        key = hashlib.sha256(_workspace_key(workspace).encode("utf-8")).hexdigest()[:16]
+        return self.root / f"{key}.json"
+
+    def load(self, workspace: Path) -> DurableContextState:
+        """The saved state of `workspace`, or an empty state if none was ever saved.
+
+        Raises `MemoryFileDamaged` (after keeping a copy) or `StateDirUnavailable` when
+        the file exists but cannot be opened for another reason (e.g. EACCES).
+        """
+        path = self.path_for(workspace)
+        raw = self._read_if_present(path)
+        if raw is None:
+            return DurableContextState()
+        try:
+            return _decode(raw, _workspace_key(workspace))
+        except _Damage as damage:
+            kept_at = self._keep_damaged_copy(path, raw)
+            raise MemoryFileDamaged(str(path), damage.reason,
+                                    str(kept_at) if kept_at else None) from None
+
+    def save(self, workspace: Path, state: DurableContextState) -> Path:
+        """Write `state` for `workspace` atomically and return the file's path.
+
+        Raises `InvalidStoreInput` for something that is not a state, `StateDirUnavailable`
+        or `MemoryWriteFailed` (the previous file is then untouched).
+        """
+        if not isinstance(state, DurableContextState):
+            raise InvalidStoreInput("state", "not_a_durable_state")
+        document = {
+            "schema_version": SCHEMA_VERSION,
+            "workspace": _workspace_key(workspace),
+            "state": state_to_dict(state),
+        }
+        data = (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+        path = self.path_for(workspace)
+        ensure_private_dir(self.root)
+        try:
+            write_file_atomic(path, data, self._fs)
+        except OSError as exc:
+            raise MemoryWriteFailed(str(path), errno_name(exc)) from exc
+        return path
+
+    # --- helpers ------------------------------------------------------------------------
+
+    def _read_if_present(self, path: Path) -> bytes | None:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise MemoryFileDamaged(str(path), "symlink", None) from None
+            raise StateDirUnavailable(str(path), errno_name(exc)) from exc
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            raise MemoryFileDamaged(str(path), "not_a_file", None)
+        with open(fd, "rb") as handle:
+            return handle.read()
+
+    def _keep_damaged_copy(self, path: Path, raw: bytes) -> Path | None:
+        """Copy the damaged bytes to `<name>.damaged-<n>`; an identical earlier copy is reused.
+
+        Returns None if no copy could be written (the damaged file itself is never touched,
+        so it is still there to inspect)."""
+        n = 1
+        while True:
+            candidate = path.with_name(f"{path.name}.{_DAMAGED_LABEL}-{n}")
+            try:
+                fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                             PRIVATE_FILE_MODE)
+            except FileExistsError:
+                if _holds_exactly(candidate, raw):
+                    return candidate
+                n += 1
+                continue
+            except OSError:
+                return None
+            return candidate if self._fill_copy(fd, candidate, raw) else None
+
+    def _fill_copy(self, fd: int, candidate: Path, raw: bytes) -> bool:
+        try:
+            write_all(self._fs, fd, raw)
+            self._fs.fsync(fd)
+            return True
+        except OSError:
+            candidate.unlink(missing_ok=True)
+            return False
+        finally:
+            os.close(fd)
+
+
+def _workspace_key(workspace: Path) -> str:
+    return str(Path(workspace).resolve())
+
+
+def _holds_exactly(path: Path, raw: bytes) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode) and path.read_bytes() == raw
+    except OSError:
+        return False
+
+
+def _decode(raw: bytes, workspace: str) -> DurableContextState:
+    """Check the envelope and rebuild the state, or raise `_Damage` with a reason code."""
+    try:
+        document: Any = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise _Damage("invalid_utf8") from None
+    except ValueError:
+        raise _Damage("invalid_json") from None
+    if not isinstance(document, dict):
+        raise _Damage("not_an_object")
+    version = document.get("schema_version")
+    if type(version) is not int or version != SCHEMA_VERSION:
+        raise _Damage("bad_schema_version")
+    if document.get("workspace") != workspace:
+        raise _Damage("workspace_mismatch")
+    if "state" not in document:
+        raise _Damage("missing_state")
+    try:
+        return state_from_dict(document["state"])
+    except DurableStateError as exc:
+        raise _Damage(f"bad_state:{exc.field}:{exc.reason}") from None
+    except (TypeError, ValueError):
+        raise _Damage("bad_state") from None
