@@ -86,6 +86,20 @@ class UnknownSourceSchemeError(SourcePointerError):
     """A pointer whose scheme is neither `transcript` nor `artifact`."""
 
 
+class SourceUnavailable(AgentCliError):
+    """Inside the source resolver only: a check failed while verifying a pointer.
+
+    `status` is a `SourceResolutionStatus` value ("missing", "denied", "corrupt") and
+    `reason` a short code. `SourcePointerResolver.resolve` turns it into a resolution;
+    it never escapes to callers.
+    """
+
+    def __init__(self, status: str, reason: str) -> None:
+        self.status = status
+        self.reason = reason
+        super().__init__(f"{status}: {reason}")
+
+
 # --- stores -----------------------------------------------------------------------------
 
 

@@ -1,0 +1,79 @@
+"""Verify an `artifact:<session>:<file>:<digest>` pointer by hashing the file as a stream.
+
+Contract: the file `<root>/<session>/tool-results/<file>` is opened without following
+links, read in fixed chunks (never whole), hashed and decoded as UTF-8 incrementally.
+The sha256 must start with the pointer's digest ("digest_mismatch" otherwise, checked
+first) and the bytes must be valid UTF-8 ("invalid_utf8"); both are corrupt. Only the
+first `excerpt_chars + 1` decoded characters are kept, to show a bounded excerpt.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import os
+
+from agent_cli.pointers import ParsedSourcePointer
+from agent_cli.source_files import (
+    CHUNK_BYTES,
+    ReadAt,
+    check_still_linked,
+    corrupt,
+    missing,
+    open_beneath,
+)
+from agent_cli.source_transcript import VerifiedEvidence
+
+TOOL_RESULTS_DIR = "tool-results"
+
+
+class _StreamCheck:
+    """Running sha256, UTF-8 validity and a bounded text prefix over a byte stream."""
+
+    def __init__(self, keep_chars: int) -> None:
+        self.digest = hashlib.sha256()
+        self.decoder = codecs.getincrementaldecoder("utf-8")("strict")
+        self.is_utf8 = True
+        self.keep_chars = keep_chars
+        self.kept: list[str] = []
+        self.kept_chars = 0
+
+    def feed(self, chunk: bytes, final: bool = False) -> None:
+        self.digest.update(chunk)
+        if not self.is_utf8:
+            return
+        try:
+            text = self.decoder.decode(chunk, final=final)
+        except UnicodeDecodeError:
+            self.is_utf8 = False
+            return
+        if self.kept_chars < self.keep_chars:
+            piece = text[: self.keep_chars - self.kept_chars]
+            self.kept.append(piece)
+            self.kept_chars += len(piece)
+
+
+def verify_artifact(root: str, pointer: ParsedSourcePointer, read_at: ReadAt,
+                    excerpt_chars: int) -> VerifiedEvidence:
+    """Open the artifact safely, stream-hash it and check it against the pointer."""
+    assert pointer.filename is not None and pointer.digest is not None
+    fd, info = open_beneath(root, [pointer.session_id, TOOL_RESULTS_DIR, pointer.filename])
+    try:
+        check = _StreamCheck(excerpt_chars + 1)
+        offset = 0
+        while offset < info.st_size:
+            chunk = read_at(fd, min(CHUNK_BYTES, info.st_size - offset), offset)
+            if not chunk:
+                raise missing("vanished")
+            check.feed(chunk)
+            offset += len(chunk)
+        check.feed(b"", final=True)
+        check_still_linked(fd)
+    finally:
+        os.close(fd)
+    full = check.digest.hexdigest()
+    if not full.startswith(pointer.digest):
+        raise corrupt("digest_mismatch")
+    if not check.is_utf8:
+        raise corrupt("invalid_utf8")
+    return VerifiedEvidence(full, "".join(check.kept))
