@@ -50,9 +50,11 @@ def timed_appends(store: TranscriptStore, session_id: str, count: int) -> list[f
 def describe(label: str, durations: list[float]) -> None:
     ordered = sorted(durations)
     p99 = ordered[int(len(ordered) * 0.99) - 1]
-    print(f"{label}: {len(durations)} appends, total {sum(durations):.2f} s, "
-          f"mean {statistics.fmean(durations) * 1e6:.0f} us, "
-          f"median {statistics.median(durations) * 1e6:.0f} us, p99 {p99 * 1e6:.0f} us")
+    print(
+        f"{label}: {len(durations)} appends, total {sum(durations):.2f} s, "
+        f"mean {statistics.fmean(durations) * 1e6:.0f} us, "
+        f"median {statistics.median(durations) * 1e6:.0f} us, p99 {p99 * 1e6:.0f} us"
+    )
 
 
 def bench_replay(store: TranscriptStore, session_id: str) -> None:
@@ -63,8 +65,10 @@ def bench_replay(store: TranscriptStore, session_id: str) -> None:
     count = 1 + sum(1 for _ in records)
     total = time.perf_counter() - started
     size_mb = store.path_for(session_id).stat().st_size / 1e6
-    print(f"replay: {count} records ({size_mb:.1f} MB) in {total:.2f} s "
-          f"({count / total:,.0f} records/s); first record after {first * 1e3:.2f} ms")
+    print(
+        f"replay: {count} records ({size_mb:.1f} MB) in {total:.2f} s "
+        f"({count / total:,.0f} records/s); first record after {first * 1e3:.2f} ms"
+    )
 
 
 def bench_reopen(store: TranscriptStore, session_id: str) -> None:
@@ -87,8 +91,10 @@ def bench_artifacts(root: Path) -> None:
     started = time.perf_counter()
     tail = store.read_range(ref.pointer, offset=ref.size - 65536)
     read_time = time.perf_counter() - started
-    print(f"artifact 10 MiB: put {put_time * 1e3:.1f} ms, idempotent re-put "
-          f"{again_time * 1e3:.1f} ms, verified read of last {len(tail)} B {read_time * 1e3:.1f} ms")
+    print(
+        f"artifact 10 MiB: put {put_time * 1e3:.1f} ms, idempotent re-put "
+        f"{again_time * 1e3:.1f} ms, verified read of last {len(tail)} B {read_time * 1e3:.1f} ms"
+    )
 
 
 def main() -> None:

@@ -21,8 +21,9 @@ DATA = b"line one\nline two\n" * 100
 class ScriptedOps(FileOps):
     """Real operations that count writes and can fail one kind of call with an errno."""
 
-    def __init__(self, fail: str | None = None, code: int = errno.ENOSPC,
-                 max_chunk: int | None = None) -> None:
+    def __init__(
+        self, fail: str | None = None, code: int = errno.ENOSPC, max_chunk: int | None = None
+    ) -> None:
         self.fail = fail
         self.code = code
         self.max_chunk = max_chunk
@@ -51,8 +52,7 @@ def store(tmp_path: Path) -> ArtifactStore:
     return ArtifactStore(tmp_path / "home")
 
 
-def test_put_names_the_file_by_its_digest_and_returns_a_full_pointer(
-        store: ArtifactStore) -> None:
+def test_put_names_the_file_by_its_digest_and_returns_a_full_pointer(store: ArtifactStore) -> None:
     digest = hashlib.sha256(DATA).hexdigest()
     ref = store.put(SID, DATA)
     assert ref.sha256 == digest
@@ -97,13 +97,17 @@ def test_short_writes_are_resumed_until_every_byte_is_down(tmp_path: Path) -> No
     assert ref.path.read_bytes() == DATA
 
 
-@pytest.mark.parametrize(("call", "code", "name"), [
-    ("write", errno.ENOSPC, "ENOSPC"),
-    ("fsync", errno.EIO, "EIO"),
-    ("replace", errno.EXDEV, "EXDEV"),
-])
-def test_a_failed_write_leaves_no_file_and_no_temp(tmp_path: Path, call: str, code: int,
-                                                   name: str) -> None:
+@pytest.mark.parametrize(
+    ("call", "code", "name"),
+    [
+        ("write", errno.ENOSPC, "ENOSPC"),
+        ("fsync", errno.EIO, "EIO"),
+        ("replace", errno.EXDEV, "EXDEV"),
+    ],
+)
+def test_a_failed_write_leaves_no_file_and_no_temp(
+    tmp_path: Path, call: str, code: int, name: str
+) -> None:
     store = ArtifactStore(tmp_path, fs=ScriptedOps(fail=call, code=code))
     with pytest.raises(ArtifactWriteFailed) as caught:
         store.put(SID, DATA)
@@ -119,8 +123,9 @@ def test_a_zero_byte_write_counts_as_a_full_disk(tmp_path: Path) -> None:
     assert caught.value.errno_name == "ENOSPC"
 
 
-@pytest.mark.parametrize("suffix", ["", "txt", ".", ".TXT", ".toolong12", "./x", ".a/b",
-                                    ".tx t", ".é"])
+@pytest.mark.parametrize(
+    "suffix", ["", "txt", ".", ".TXT", ".toolong12", "./x", ".a/b", ".tx t", ".é"]
+)
 def test_bad_suffixes_are_refused(store: ArtifactStore, suffix: str) -> None:
     with pytest.raises(InvalidStoreInput) as caught:
         store.put(SID, DATA, suffix=suffix)
@@ -160,7 +165,7 @@ def test_a_large_artifact_is_hashed_across_chunks(store: ArtifactStore) -> None:
     big = os.urandom(3 * 1024 * 1024 + 17)
     ref = store.put(SID, big, suffix=".bin")
     offset = 1024 * 1024 - 5
-    assert store.read_range(ref.pointer, offset=offset, limit=100) == big[offset:offset + 100]
+    assert store.read_range(ref.pointer, offset=offset, limit=100) == big[offset : offset + 100]
 
 
 def test_bytes_changed_after_the_pointer_was_made_are_refused(store: ArtifactStore) -> None:
@@ -212,23 +217,27 @@ def test_a_folder_at_the_name_is_not_a_file(store: ArtifactStore) -> None:
     assert caught.value.reason == "not_a_file"
 
 
-@pytest.mark.parametrize(("pointer", "reason"), [
-    ("transcript:s1:3", "wrong_scheme"),
-    ("file:/etc/passwd", "wrong_scheme"),
-    ("artifact:s1:name.txt", "malformed_pointer"),
-    ("artifact:s1:name.txt:" + "a" * 64 + ":extra", "malformed_pointer"),
-    ("artifact:s1:../name:" + "a" * 64, "malformed_pointer"),
-    ("artifact:..:name.txt:" + "a" * 64, "malformed_pointer"),
-    ("artifact:s1:a/b:" + "a" * 64, "malformed_pointer"),
-    ("artifact:s1::" + "a" * 64, "malformed_pointer"),
-    ("artifact:s1:name.txt:" + "a" * 13, "malformed_pointer"),
-    ("artifact:s1:name.txt:" + "g" * 64, "malformed_pointer"),
-    ("artifact:s1:name.txt:" + "A" * 64, "malformed_pointer"),
-    (" artifact:s1:name.txt:" + "a" * 64, "wrong_scheme"),
-    ("", "wrong_scheme"),
-])
+@pytest.mark.parametrize(
+    ("pointer", "reason"),
+    [
+        ("transcript:s1:3", "wrong_scheme"),
+        ("file:/etc/passwd", "wrong_scheme"),
+        ("artifact:s1:name.txt", "malformed_pointer"),
+        ("artifact:s1:name.txt:" + "a" * 64 + ":extra", "malformed_pointer"),
+        ("artifact:s1:../name:" + "a" * 64, "malformed_pointer"),
+        ("artifact:..:name.txt:" + "a" * 64, "malformed_pointer"),
+        ("artifact:s1:a/b:" + "a" * 64, "malformed_pointer"),
+        ("artifact:s1::" + "a" * 64, "malformed_pointer"),
+        ("artifact:s1:name.txt:" + "a" * 13, "malformed_pointer"),
+        ("artifact:s1:name.txt:" + "g" * 64, "malformed_pointer"),
+        ("artifact:s1:name.txt:" + "A" * 64, "malformed_pointer"),
+        (" artifact:s1:name.txt:" + "a" * 64, "wrong_scheme"),
+        ("", "wrong_scheme"),
+    ],
+)
 def test_malformed_pointers_are_refused_without_touching_files(
-        store: ArtifactStore, pointer: str, reason: str) -> None:
+    store: ArtifactStore, pointer: str, reason: str
+) -> None:
     with pytest.raises(ArtifactUnavailable) as caught:
         store.read_range(pointer)
     assert caught.value.reason == reason
@@ -241,8 +250,9 @@ def test_parse_artifact_pointer_returns_its_parts() -> None:
 
 
 @pytest.mark.parametrize(("offset", "limit"), [(-1, 10), (0, -1), (1.5, 10), (0, None)])
-def test_negative_or_non_integer_ranges_are_refused(store: ArtifactStore, offset: object,
-                                                    limit: object) -> None:
+def test_negative_or_non_integer_ranges_are_refused(
+    store: ArtifactStore, offset: object, limit: object
+) -> None:
     ref = store.put(SID, DATA)
     with pytest.raises(InvalidStoreInput):
         store.read_range(ref.pointer, offset=offset, limit=limit)  # type: ignore[arg-type]

@@ -38,15 +38,28 @@ class FullDiskOps(FileOps):
 
 def sample_state() -> DurableContextState:
     state = DurableContextState(
-        facts=(DurableFact("f1", "The build uses make — not ninja", POINTER,
-                           "2026-12-02T10:00:00+00:00"),),
-        pending_items=(PendingItem("p1", "Fix the flaky test", POINTER,
-                                   "2026-12-02T10:00:00+00:00"),),
-        retrieval_evidence=(RetrievalEvidence("m1", "doc-7", "doc", "Build notes",
-                                              "2026-12-02T09:00:00+00:00", 0.75, 1, "build"),),
+        facts=(
+            DurableFact(
+                "f1", "The build uses make — not ninja", POINTER, "2026-12-02T10:00:00+00:00"
+            ),
+        ),
+        pending_items=(
+            PendingItem("p1", "Fix the flaky test", POINTER, "2026-12-02T10:00:00+00:00"),
+        ),
+        retrieval_evidence=(
+            RetrievalEvidence(
+                "m1", "doc-7", "doc", "Build notes", "2026-12-02T09:00:00+00:00", 0.75, 1, "build"
+            ),
+        ),
     )
-    return transition_pending(state, "p1", PendingStatus.BLOCKED, "2026-12-02T11:00:00+00:00",
-                              "transcript:s1:9", reason="waiting for CI")
+    return transition_pending(
+        state,
+        "p1",
+        PendingStatus.BLOCKED,
+        "2026-12-02T11:00:00+00:00",
+        "transcript:s1:9",
+        reason="waiting for CI",
+    )
 
 
 @pytest.fixture
@@ -61,8 +74,9 @@ def workspace(tmp_path: Path) -> Path:
     return folder
 
 
-def test_a_workspace_without_memory_loads_an_empty_state(store: MemoryStore,
-                                                         workspace: Path) -> None:
+def test_a_workspace_without_memory_loads_an_empty_state(
+    store: MemoryStore, workspace: Path
+) -> None:
     assert store.load(workspace) == DurableContextState()
     assert not store.root.exists()
 
@@ -73,7 +87,8 @@ def test_a_saved_state_loads_back_equal(store: MemoryStore, workspace: Path) -> 
 
 
 def test_the_file_is_named_by_the_workspace_and_carries_the_schema_version(
-        store: MemoryStore, workspace: Path) -> None:
+    store: MemoryStore, workspace: Path
+) -> None:
     path = store.save(workspace, sample_state())
     resolved = str(workspace.resolve())
     assert path == store.root / f"{hashlib.sha256(resolved.encode()).hexdigest()[:16]}.json"
@@ -83,8 +98,9 @@ def test_the_file_is_named_by_the_workspace_and_carries_the_schema_version(
     assert document["state"]["facts"][0]["content"] == "The build uses make — not ninja"
 
 
-def test_every_spelling_of_a_workspace_maps_to_one_file(store: MemoryStore, workspace: Path,
-                                                        tmp_path: Path) -> None:
+def test_every_spelling_of_a_workspace_maps_to_one_file(
+    store: MemoryStore, workspace: Path, tmp_path: Path
+) -> None:
     alias = tmp_path / "alias"
     os.symlink(workspace, alias)
     store.save(alias, sample_state())
@@ -92,8 +108,9 @@ def test_every_spelling_of_a_workspace_maps_to_one_file(store: MemoryStore, work
     assert store.path_for(alias) == store.path_for(workspace)
 
 
-def test_workspaces_do_not_share_memory(store: MemoryStore, workspace: Path,
-                                        tmp_path: Path) -> None:
+def test_workspaces_do_not_share_memory(
+    store: MemoryStore, workspace: Path, tmp_path: Path
+) -> None:
     store.save(workspace, sample_state())
     other = tmp_path / "other"
     other.mkdir()
@@ -127,20 +144,26 @@ def test_a_failed_save_keeps_the_previous_file(tmp_path: Path, workspace: Path) 
     assert os.listdir(tmp_path / "memory") == [failing.path_for(workspace).name]
 
 
-def test_saving_something_that_is_not_a_state_is_refused(store: MemoryStore,
-                                                         workspace: Path) -> None:
+def test_saving_something_that_is_not_a_state_is_refused(
+    store: MemoryStore, workspace: Path
+) -> None:
     with pytest.raises(InvalidStoreInput):
         store.save(workspace, {"facts": []})  # type: ignore[arg-type]
 
 
 def envelope(workspace: Path, state: object, version: object = 1) -> bytes:
-    return json.dumps({"schema_version": version, "workspace": str(workspace.resolve()),
-                       "state": state}).encode()
+    return json.dumps(
+        {"schema_version": version, "workspace": str(workspace.resolve()), "state": state}
+    ).encode()
 
 
 def damaged_cases(workspace: Path) -> list[tuple[bytes, str]]:
-    fact = {"fact_id": "f1", "content": "x", "source_pointer": POINTER,
-            "last_confirmed_at": "2026-12-02T10:00:00"}
+    fact = {
+        "fact_id": "f1",
+        "content": "x",
+        "source_pointer": POINTER,
+        "last_confirmed_at": "2026-12-02T10:00:00",
+    }
     return [
         (b"{not json", "invalid_json"),
         (b"", "invalid_json"),
@@ -149,17 +172,22 @@ def damaged_cases(workspace: Path) -> list[tuple[bytes, str]]:
         (envelope(workspace, {}, version=2), "bad_schema_version"),
         (envelope(workspace, {}, version="1"), "bad_schema_version"),
         (envelope(workspace, {}, version=None), "bad_schema_version"),
-        (json.dumps({"schema_version": 1, "workspace": "/elsewhere", "state": {}}).encode(),
-         "workspace_mismatch"),
-        (json.dumps({"schema_version": 1, "workspace": str(workspace.resolve())}).encode(),
-         "missing_state"),
+        (
+            json.dumps({"schema_version": 1, "workspace": "/elsewhere", "state": {}}).encode(),
+            "workspace_mismatch",
+        ),
+        (
+            json.dumps({"schema_version": 1, "workspace": str(workspace.resolve())}).encode(),
+            "missing_state",
+        ),
         (envelope(workspace, {"facts": [fact]}), "bad_state:last_confirmed_at:no_time_zone"),
         (envelope(workspace, {"surprise": []}), "bad_state:state:unknown_key"),
     ]
 
 
-def test_a_damaged_file_is_reported_kept_aside_and_never_erased(store: MemoryStore,
-                                                                workspace: Path) -> None:
+def test_a_damaged_file_is_reported_kept_aside_and_never_erased(
+    store: MemoryStore, workspace: Path
+) -> None:
     for raw, reason in damaged_cases(workspace):
         path = store.path_for(workspace)
         store.root.mkdir(exist_ok=True)
@@ -175,7 +203,8 @@ def test_a_damaged_file_is_reported_kept_aside_and_never_erased(store: MemorySto
 
 
 def test_loading_a_damaged_file_again_still_refuses_and_reuses_its_copy(
-        store: MemoryStore, workspace: Path) -> None:
+    store: MemoryStore, workspace: Path
+) -> None:
     store.root.mkdir()
     store.path_for(workspace).write_bytes(b"{broken")
     kept = []
@@ -191,7 +220,8 @@ def test_loading_a_damaged_file_again_still_refuses_and_reuses_its_copy(
 
 
 def test_a_damaged_file_is_reported_even_when_no_copy_can_be_written(
-        tmp_path: Path, workspace: Path) -> None:
+    tmp_path: Path, workspace: Path
+) -> None:
     store = MemoryStore(tmp_path / "memory", fs=FullDiskOps())
     store.root.mkdir()
     store.path_for(workspace).write_bytes(b"{broken")
@@ -203,7 +233,8 @@ def test_a_damaged_file_is_reported_even_when_no_copy_can_be_written(
 
 
 def test_a_symlinked_memory_file_is_damage_and_its_target_is_untouched(
-        store: MemoryStore, workspace: Path, tmp_path: Path) -> None:
+    store: MemoryStore, workspace: Path, tmp_path: Path
+) -> None:
     target = tmp_path / "target.json"
     target.write_bytes(envelope(workspace, {}))
     store.root.mkdir()
@@ -214,8 +245,9 @@ def test_a_symlinked_memory_file_is_damage_and_its_target_is_untouched(
     assert target.read_bytes() == envelope(workspace, {})
 
 
-def test_a_folder_at_the_memory_path_is_reported_not_a_file(store: MemoryStore,
-                                                             workspace: Path) -> None:
+def test_a_folder_at_the_memory_path_is_reported_not_a_file(
+    store: MemoryStore, workspace: Path
+) -> None:
     store.root.mkdir()
     store.path_for(workspace).mkdir()
     with pytest.raises(MemoryFileDamaged) as caught:
@@ -224,8 +256,9 @@ def test_a_folder_at_the_memory_path_is_reported_not_a_file(store: MemoryStore,
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
-def test_an_unreadable_memory_file_is_unavailable_not_damaged(store: MemoryStore,
-                                                              workspace: Path) -> None:
+def test_an_unreadable_memory_file_is_unavailable_not_damaged(
+    store: MemoryStore, workspace: Path
+) -> None:
     store.save(workspace, sample_state())
     store.path_for(workspace).chmod(0)
     with pytest.raises(StateDirUnavailable) as caught:

@@ -46,8 +46,9 @@ def test_create_false_only_computes_paths(tmp_path: Path) -> None:
     assert not paths.home.exists()
 
 
-def test_relative_and_tilde_homes_become_absolute(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_relative_and_tilde_homes_become_absolute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("HOME", str(tmp_path))
     paths = resolve_state_paths({"AGENT_CLI_HOME": "~/state"}, create=False)
     assert paths.home == tmp_path / "state"
@@ -55,8 +56,9 @@ def test_relative_and_tilde_homes_become_absolute(tmp_path: Path,
     assert resolve_state_paths({"AGENT_CLI_HOME": "rel"}, create=False).home == tmp_path / "rel"
 
 
-def test_without_agent_cli_home_platform_dirs_are_used(tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_agent_cli_home_platform_dirs_are_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))

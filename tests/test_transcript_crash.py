@@ -37,7 +37,9 @@ def run_and_kill(root: Path, acks_before_kill: int) -> list[int]:
     """Start the appending child, SIGKILL it after some acknowledgements, return them all."""
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD, str(root), str(PROJECT_ROOT), SID],
-        stdout=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert child.stdout is not None
     acked = []
     while len(acked) < acks_before_kill:
@@ -51,7 +53,8 @@ def run_and_kill(root: Path, acks_before_kill: int) -> list[int]:
 
 
 def test_a_killed_writer_keeps_every_acknowledged_record_and_the_sequence_continues(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     store = TranscriptStore(tmp_path / "transcripts")
     all_acked: list[int] = []
     for _round in range(3):

@@ -29,8 +29,8 @@ class FailingOps(FileOps):
     """Real file operations, except the next write / fsync / ftruncate fails as told."""
 
     def __init__(self) -> None:
-        self.fail_write: int | None = None       # errno to raise
-        self.short_write = False                 # write half, return the half count
+        self.fail_write: int | None = None  # errno to raise
+        self.short_write = False  # write half, return the half count
         self.fail_fsync: int | None = None
         self.fail_ftruncate: int | None = None
 
@@ -101,19 +101,29 @@ def test_a_writer_in_another_process_is_refused(store: TranscriptStore) -> None:
 
 def run_child(code: str, root: Path) -> str:
     env = dict(os.environ, PYTHONPATH=str(PROJECT_ROOT))
-    done = subprocess.run([sys.executable, "-c", code, str(root)], env=env, check=True,
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(root)],
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     return done.stdout.strip()
 
 
-@pytest.mark.parametrize(("arrange", "errno_name"), [
-    (lambda ops: setattr(ops, "fail_write", errno.ENOSPC), "ENOSPC"),
-    (lambda ops: setattr(ops, "fail_write", errno.EIO), "EIO"),
-    (lambda ops: setattr(ops, "short_write", True), "short_write"),
-    (lambda ops: setattr(ops, "fail_fsync", errno.EIO), "EIO"),
-])
-def test_a_failed_append_leaves_no_half_record(store: TranscriptStore, ops: FailingOps,
-                                               arrange, errno_name: str) -> None:
+@pytest.mark.parametrize(
+    ("arrange", "errno_name"),
+    [
+        (lambda ops: setattr(ops, "fail_write", errno.ENOSPC), "ENOSPC"),
+        (lambda ops: setattr(ops, "fail_write", errno.EIO), "EIO"),
+        (lambda ops: setattr(ops, "short_write", True), "short_write"),
+        (lambda ops: setattr(ops, "fail_fsync", errno.EIO), "EIO"),
+    ],
+)
+def test_a_failed_append_leaves_no_half_record(
+    store: TranscriptStore, ops: FailingOps, arrange, errno_name: str
+) -> None:
     with store.open_writer(SID) as writer:
         writer.append("notice", {"code": "kept"}, T0)
         size_before = store.path_for(SID).stat().st_size
@@ -126,8 +136,9 @@ def test_a_failed_append_leaves_no_half_record(store: TranscriptStore, ops: Fail
     assert sequences(store) == [1, 2]
 
 
-def test_a_writer_that_cannot_roll_back_refuses_more_appends(store: TranscriptStore,
-                                                             ops: FailingOps) -> None:
+def test_a_writer_that_cannot_roll_back_refuses_more_appends(
+    store: TranscriptStore, ops: FailingOps
+) -> None:
     with store.open_writer(SID) as writer:
         writer.append("notice", {}, T0)
         ops.short_write = True
@@ -183,8 +194,9 @@ def test_bytes_appended_by_someone_else_are_noticed(store: TranscriptStore) -> N
     assert caught.value.reason == "grown"
 
 
-def test_a_symlink_in_place_of_the_transcript_is_not_followed(store: TranscriptStore,
-                                                              tmp_path: Path) -> None:
+def test_a_symlink_in_place_of_the_transcript_is_not_followed(
+    store: TranscriptStore, tmp_path: Path
+) -> None:
     outside = tmp_path / "outside.jsonl"
     outside.write_bytes(b"")
     store.root.mkdir(parents=True)

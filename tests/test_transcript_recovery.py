@@ -24,8 +24,9 @@ def store(tmp_path: Path) -> TranscriptStore:
 
 
 def valid_line(sequence: int, overrides: dict[str, object] | None = None) -> bytes:
-    record, line = build_record(SID, sequence, "message", {"n": sequence},
-                                T0 + timedelta(seconds=sequence))
+    record, line = build_record(
+        SID, sequence, "message", {"n": sequence}, T0 + timedelta(seconds=sequence)
+    )
     if not overrides:
         return line
     record.update(overrides)
@@ -43,14 +44,18 @@ def side_files(store: TranscriptStore) -> list[Path]:
     return sorted(store.root.glob(f"{SID}.jsonl.torn-*"))
 
 
-@pytest.mark.parametrize("torn", [
-    b'{"schema_version":1,"sess',          # cut mid-record
-    b"\x00\x00\x00\x00",                   # zero-filled block after a crash
-    b"\xff\xfe not utf-8",                 # invalid bytes without newline
-    b"{}",                                  # parses, but has no newline: never acknowledged
-])
-def test_a_torn_tail_is_moved_aside_and_the_sequence_continues(store: TranscriptStore,
-                                                                torn: bytes) -> None:
+@pytest.mark.parametrize(
+    "torn",
+    [
+        b'{"schema_version":1,"sess',  # cut mid-record
+        b"\x00\x00\x00\x00",  # zero-filled block after a crash
+        b"\xff\xfe not utf-8",  # invalid bytes without newline
+        b"{}",  # parses, but has no newline: never acknowledged
+    ],
+)
+def test_a_torn_tail_is_moved_aside_and_the_sequence_continues(
+    store: TranscriptStore, torn: bytes
+) -> None:
     good = valid_line(1) + valid_line(2)
     path = write_raw(store, good, torn)
     assert [r["sequence"] for r in store.replay(SID)] == [1, 2]
@@ -88,26 +93,30 @@ def test_torn_side_files_are_numbered_and_never_overwritten(store: TranscriptSto
     assert [p.read_bytes() for p in side_files(store)] == [b"first tear", b"second tear"]
 
 
-@pytest.mark.parametrize(("middle", "reason"), [
-    (valid_line(5), "sequence_gap"),
-    (valid_line(2, {"event_id": f"transcript:{SID}:7"}), "event_id_mismatch"),
-    (valid_line(2, {"session_id": "other"}), "session_id_mismatch"),
-    (valid_line(2, {"sequence": "2"}), "bad_sequence"),
-    (valid_line(2, {"sequence": True}), "bad_sequence"),
-    (valid_line(2, {"sequence": 2.0}), "bad_sequence"),
-    (valid_line(2, {"schema_version": 2}), "bad_schema_version"),
-    (valid_line(2, {"schema_version": 1.0}), "bad_schema_version"),
-    (valid_line(2, {"recorded_at": "2026-12-02T14:56:01"}), "bad_recorded_at"),
-    (valid_line(2, {"payload": "text"}), "bad_payload"),
-    (valid_line(2, {"kind": ""}), "bad_kind"),
-    (b"[1, 2]\n", "not_an_object"),
-    (b"{not json\n", "invalid_json"),
-    (b"\n", "invalid_json"),
-    (b"\xff\xfe\n", "invalid_utf8"),
-    (b'{"a": NaN}\n', "invalid_json"),
-])
-def test_a_bad_record_in_the_middle_is_reported_with_its_line(store: TranscriptStore,
-                                                              middle: bytes, reason: str) -> None:
+@pytest.mark.parametrize(
+    ("middle", "reason"),
+    [
+        (valid_line(5), "sequence_gap"),
+        (valid_line(2, {"event_id": f"transcript:{SID}:7"}), "event_id_mismatch"),
+        (valid_line(2, {"session_id": "other"}), "session_id_mismatch"),
+        (valid_line(2, {"sequence": "2"}), "bad_sequence"),
+        (valid_line(2, {"sequence": True}), "bad_sequence"),
+        (valid_line(2, {"sequence": 2.0}), "bad_sequence"),
+        (valid_line(2, {"schema_version": 2}), "bad_schema_version"),
+        (valid_line(2, {"schema_version": 1.0}), "bad_schema_version"),
+        (valid_line(2, {"recorded_at": "2026-12-02T14:56:01"}), "bad_recorded_at"),
+        (valid_line(2, {"payload": "text"}), "bad_payload"),
+        (valid_line(2, {"kind": ""}), "bad_kind"),
+        (b"[1, 2]\n", "not_an_object"),
+        (b"{not json\n", "invalid_json"),
+        (b"\n", "invalid_json"),
+        (b"\xff\xfe\n", "invalid_utf8"),
+        (b'{"a": NaN}\n', "invalid_json"),
+    ],
+)
+def test_a_bad_record_in_the_middle_is_reported_with_its_line(
+    store: TranscriptStore, middle: bytes, reason: str
+) -> None:
     path = write_raw(store, valid_line(1), middle, valid_line(3))
     before = path.read_bytes()
     replayed: list[int] = []
@@ -145,7 +154,7 @@ def test_records_must_start_at_sequence_one(store: TranscriptStore) -> None:
 
 
 def test_a_five_megabyte_record_appends_and_replays_whole(store: TranscriptStore) -> None:
-    big = "x" * (5 * 1024 * 1024) + "é\n\"end"
+    big = "x" * (5 * 1024 * 1024) + 'é\n"end'
     with store.open_writer(SID) as writer:
         writer.append("notice", {"code": "before"}, T0)
         writer.append("message", {"text": big}, T0)

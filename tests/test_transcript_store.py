@@ -27,8 +27,9 @@ def store(tmp_path: Path) -> TranscriptStore:
     return TranscriptStore(tmp_path / "transcripts")
 
 
-def write_session(store: TranscriptStore, session_id: str, count: int,
-                  workspace: str | None = "/work/project") -> None:
+def write_session(
+    store: TranscriptStore, session_id: str, count: int, workspace: str | None = "/work/project"
+) -> None:
     with store.open_writer(session_id) as writer:
         if workspace is not None:
             writer.append("session_started", {"workspace": workspace}, at(0))
@@ -40,9 +41,13 @@ def test_append_writes_one_compact_json_line_with_the_full_record(store: Transcr
     with store.open_writer(SID) as writer:
         record = writer.append("message", {"text": "héllo"}, at(0))
     assert record == {
-        "schema_version": 1, "session_id": SID, "sequence": 1,
-        "event_id": f"transcript:{SID}:1", "recorded_at": "2026-12-02T14:56:01+00:00",
-        "kind": "message", "payload": {"text": "héllo"},
+        "schema_version": 1,
+        "session_id": SID,
+        "sequence": 1,
+        "event_id": f"transcript:{SID}:1",
+        "recorded_at": "2026-12-02T14:56:01+00:00",
+        "kind": "message",
+        "payload": {"text": "héllo"},
     }
     raw = store.path_for(SID).read_bytes()
     assert raw.count(b"\n") == 1 and raw.endswith(b"\n")
@@ -51,7 +56,8 @@ def test_append_writes_one_compact_json_line_with_the_full_record(store: Transcr
 
 
 def test_sequences_count_up_from_one_and_replay_returns_them_in_order(
-        store: TranscriptStore) -> None:
+    store: TranscriptStore,
+) -> None:
     write_session(store, SID, 5)
     records = list(store.replay(SID))
     assert [r["sequence"] for r in records] == [1, 2, 3, 4, 5, 6]
@@ -73,8 +79,9 @@ def test_recorded_at_keeps_its_time_zone(store: TranscriptStore) -> None:
 
 
 @pytest.mark.parametrize("recorded_at", [datetime(2026, 1, 1), "2026-01-01T00:00:00+00:00"])
-def test_append_refuses_a_timestamp_without_a_zone(store: TranscriptStore,
-                                                   recorded_at: object) -> None:
+def test_append_refuses_a_timestamp_without_a_zone(
+    store: TranscriptStore, recorded_at: object
+) -> None:
     with store.open_writer(SID) as writer:
         with pytest.raises(InvalidStoreInput) as caught:
             writer.append("notice", {}, recorded_at)  # type: ignore[arg-type]
@@ -83,15 +90,19 @@ def test_append_refuses_a_timestamp_without_a_zone(store: TranscriptStore,
     assert store.path_for(SID).read_bytes() == b""
 
 
-@pytest.mark.parametrize(("kind", "payload", "field"), [
-    ("", {}, "kind"),
-    ("notice", ["not", "a", "mapping"], "payload"),
-    ("notice", {"x": float("nan")}, "payload"),
-    ("notice", {"x": object()}, "payload"),
-    ("notice", {"x": "\ud800"}, "payload"),
-])
-def test_append_refuses_values_that_would_not_read_back(store: TranscriptStore, kind: str,
-                                                         payload: object, field: str) -> None:
+@pytest.mark.parametrize(
+    ("kind", "payload", "field"),
+    [
+        ("", {}, "kind"),
+        ("notice", ["not", "a", "mapping"], "payload"),
+        ("notice", {"x": float("nan")}, "payload"),
+        ("notice", {"x": object()}, "payload"),
+        ("notice", {"x": "\ud800"}, "payload"),
+    ],
+)
+def test_append_refuses_values_that_would_not_read_back(
+    store: TranscriptStore, kind: str, payload: object, field: str
+) -> None:
     with store.open_writer(SID) as writer:
         writer.append("notice", {"code": "first"}, at(0))
         with pytest.raises(InvalidStoreInput) as caught:
@@ -124,12 +135,28 @@ def test_a_symlinked_transcript_is_not_a_session(store: TranscriptStore, tmp_pat
     assert [info.session_id for info in store.list_sessions()] == [SID]
 
 
-@pytest.mark.parametrize("bad_id", [
-    "", ".", "..", "../escape", "a/b", "a\\b", ".hidden", "-dash", " x", "x\n", "é",
-    "x" * 201, "a:b", "٣",
-])
+@pytest.mark.parametrize(
+    "bad_id",
+    [
+        "",
+        ".",
+        "..",
+        "../escape",
+        "a/b",
+        "a\\b",
+        ".hidden",
+        "-dash",
+        " x",
+        "x\n",
+        "é",
+        "x" * 201,
+        "a:b",
+        "٣",
+    ],
+)
 def test_bad_session_ids_are_refused_before_any_path_is_touched(
-        store: TranscriptStore, bad_id: str) -> None:
+    store: TranscriptStore, bad_id: str
+) -> None:
     for action in (store.path_for, store.open_writer, store.replay, store.exists):
         with pytest.raises(InvalidStoreInput) as caught:
             action(bad_id)
@@ -169,7 +196,10 @@ def test_list_sessions_is_newest_first_with_the_workspace(store: TranscriptStore
     os.utime(store.path_for("no-start"), (2_000, 2_000))
     listed = store.list_sessions()
     assert [(i.session_id, i.workspace) for i in listed] == [
-        ("newer", "/b"), ("no-start", None), ("older", "/a")]
+        ("newer", "/b"),
+        ("no-start", None),
+        ("older", "/a"),
+    ]
     assert listed[0].modified_at == datetime.fromtimestamp(3_000, UTC)
     assert listed[0].path == store.path_for("newer")
     assert listed[0].size_bytes == store.path_for("newer").stat().st_size

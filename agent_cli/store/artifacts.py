@@ -66,8 +66,9 @@ def parse_artifact_pointer(pointer: str) -> ArtifactAddress:
     if len(parts) != 4:
         raise ArtifactUnavailable("malformed_pointer")
     _, session_id, name, digest = parts
-    if not (is_valid_session_id(session_id) and is_valid_session_id(name)
-            and _DIGEST.fullmatch(digest)):
+    if not (
+        is_valid_session_id(session_id) and is_valid_session_id(name) and _DIGEST.fullmatch(digest)
+    ):
         raise ArtifactUnavailable("malformed_pointer")
     return ArtifactAddress(session_id, name, digest)
 
@@ -96,8 +97,9 @@ class ArtifactStore:
         digest = hashlib.sha256(data).hexdigest()
         name = f"{digest[:32]}{suffix}"
         folder = self._prepare_folder(session_id, name)
-        ref = ArtifactRef(f"artifact:{session_id}:{name}:{digest}", name, digest, len(data),
-                          folder / name)
+        ref = ArtifactRef(
+            f"artifact:{session_id}:{name}:{digest}", name, digest, len(data), folder / name
+        )
         if _digest_of_existing(ref.path) == digest:
             return ref
         try:
@@ -106,8 +108,7 @@ class ArtifactStore:
             raise ArtifactWriteFailed(name, errno_name(exc)) from exc
         return ref
 
-    def read_range(self, pointer: str, offset: int = 0,
-                   limit: int = DEFAULT_READ_LIMIT) -> bytes:
+    def read_range(self, pointer: str, offset: int = 0, limit: int = DEFAULT_READ_LIMIT) -> bytes:
         """Up to `limit` bytes from `offset` of the artifact, after verifying its digest.
 
         The whole file is hashed in one streaming pass that also collects the range, so
@@ -172,7 +173,7 @@ def _hash_collecting(handle, offset: int, limit: int) -> tuple[str, bytes]:
     while chunk := handle.read(_CHUNK):
         hasher.update(chunk)
         if position < end and position + len(chunk) > offset:
-            window += chunk[max(0, offset - position): end - position]
+            window += chunk[max(0, offset - position) : end - position]
         position += len(chunk)
     return hasher.hexdigest(), bytes(window)
 

@@ -75,8 +75,9 @@ class MemoryStore:
             return _decode(raw, _workspace_key(workspace))
         except _Damage as damage:
             kept_at = self._keep_damaged_copy(path, raw)
-            raise MemoryFileDamaged(str(path), damage.reason,
-                                    str(kept_at) if kept_at else None) from None
+            raise MemoryFileDamaged(
+                str(path), damage.reason, str(kept_at) if kept_at else None
+            ) from None
 
     def save(self, workspace: Path, state: DurableContextState) -> Path:
         """Write `state` for `workspace` atomically and return the file's path.
@@ -126,8 +127,11 @@ class MemoryStore:
         while True:
             candidate = path.with_name(f"{path.name}.{_DAMAGED_LABEL}-{n}")
             try:
-                fd = os.open(candidate, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
-                             PRIVATE_FILE_MODE)
+                fd = os.open(
+                    candidate,
+                    os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW,
+                    PRIVATE_FILE_MODE,
+                )
             except FileExistsError:
                 if _holds_exactly(candidate, raw):
                     return candidate

@@ -41,8 +41,7 @@ class StatePaths:
     config_file: Path
 
 
-def resolve_state_paths(env: Mapping[str, str] | None = None, *,
-                        create: bool = True) -> StatePaths:
+def resolve_state_paths(env: Mapping[str, str] | None = None, *, create: bool = True) -> StatePaths:
     """Work out the state locations from `env` (default: `os.environ`).
 
     A non-empty `AGENT_CLI_HOME` overrides everything (`~` is expanded, relative paths are

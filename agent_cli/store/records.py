@@ -24,8 +24,11 @@ SESSION_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 
 def is_valid_session_id(session_id: object) -> bool:
     """True when `session_id` is a str in the pointer component grammar (ASCII only)."""
-    return (isinstance(session_id, str) and session_id.isascii()
-            and SESSION_ID_PATTERN.fullmatch(session_id) is not None)
+    return (
+        isinstance(session_id, str)
+        and session_id.isascii()
+        and SESSION_ID_PATTERN.fullmatch(session_id) is not None
+    )
 
 
 def require_session_id(session_id: object) -> str:
@@ -45,8 +48,9 @@ def event_id_for(session_id: str, sequence: int) -> str:
     return f"transcript:{session_id}:{sequence}"
 
 
-def build_record(session_id: str, sequence: int, kind: str, payload: Mapping[str, Any],
-                 recorded_at: datetime) -> tuple[dict[str, Any], bytes]:
+def build_record(
+    session_id: str, sequence: int, kind: str, payload: Mapping[str, Any], recorded_at: datetime
+) -> tuple[dict[str, Any], bytes]:
     """The record dict and its exact line bytes (compact JSON, UTF-8, one trailing newline).
 
     Raises `InvalidStoreInput` for a naive timestamp, an empty kind, a payload that is not

@@ -67,12 +67,12 @@ class TranscriptWriter:
         """The sequence number the next appended record will get."""
         return self._last_sequence + 1
 
-    def append(self, kind: str, payload: Mapping[str, Any],
-               recorded_at: datetime) -> dict[str, Any]:
+    def append(
+        self, kind: str, payload: Mapping[str, Any], recorded_at: datetime
+    ) -> dict[str, Any]:
         """Write one record durably and return it (see the module notes for failures)."""
         fd = self._require_usable()
-        record, line = build_record(self.session_id, self.next_sequence, kind, payload,
-                                    recorded_at)
+        record, line = build_record(self.session_id, self.next_sequence, kind, payload, recorded_at)
         self._check_unchanged(fd)
         self._write_line(fd, line)
         self._last_sequence += 1
