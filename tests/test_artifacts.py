@@ -231,8 +231,10 @@ def test_a_folder_at_the_name_is_not_a_file(store: ArtifactStore) -> None:
         ("artifact:s1:name.txt:" + "a" * 13, "malformed_pointer"),
         ("artifact:s1:name.txt:" + "g" * 64, "malformed_pointer"),
         ("artifact:s1:name.txt:" + "A" * 64, "malformed_pointer"),
-        (" artifact:s1:name.txt:" + "a" * 64, "wrong_scheme"),
-        ("", "wrong_scheme"),
+        (" artifact:s1:name.txt:" + "a" * 64, "malformed_pointer"),
+        ("", "malformed_pointer"),
+        (None, "malformed_pointer"),
+        ("artifact:s1:name.txt:" + "a" * 64 + "\n", "malformed_pointer"),
     ],
 )
 def test_malformed_pointers_are_refused_without_touching_files(

@@ -16,7 +16,14 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_cli.errors import ArtifactUnavailable, ArtifactWriteFailed, InvalidStoreInput
+from agent_cli.errors import (
+    ArtifactUnavailable,
+    ArtifactWriteFailed,
+    InvalidStoreInput,
+    SourcePointerError,
+    UnknownSourceSchemeError,
+)
+from agent_cli.pointers import parse_source_pointer
 from agent_cli.store.fsutil import (
     DEFAULT_FILE_OPS,
     FileOps,
@@ -29,7 +36,6 @@ from agent_cli.store.records import is_valid_session_id, require_session_id
 RESULTS_FOLDER = "tool-results"
 DEFAULT_READ_LIMIT = 65536
 _SUFFIX = re.compile(r"\.[a-z0-9]{1,8}")
-_DIGEST = re.compile(r"[0-9a-f]{12}|[0-9a-f]{64}")
 _CHUNK = 1 << 20
 
 
@@ -56,21 +62,19 @@ class ArtifactAddress:
 def parse_artifact_pointer(pointer: str) -> ArtifactAddress:
     """Split and check an artifact pointer; raise `ArtifactUnavailable` if it is not one.
 
-    Reasons: "wrong_scheme" for any other scheme, "malformed_pointer" for anything else
-    (missing or extra parts, a component outside the grammar, a digest that is not 12 or
-    64 lowercase hex digits).
+    The grammar has one owner, `agent_cli.pointers.parse_source_pointer`. Reasons:
+    "wrong_scheme" for a well-formed pointer of another scheme (transcript or unknown),
+    "malformed_pointer" for anything that does not parse.
     """
-    parts = pointer.split(":") if isinstance(pointer, str) else []
-    if parts and parts[0] != "artifact":
+    try:
+        parsed = parse_source_pointer(pointer)
+    except UnknownSourceSchemeError:
+        raise ArtifactUnavailable("wrong_scheme") from None
+    except SourcePointerError:
+        raise ArtifactUnavailable("malformed_pointer") from None
+    if not parsed.is_artifact or parsed.filename is None or parsed.digest is None:
         raise ArtifactUnavailable("wrong_scheme")
-    if len(parts) != 4:
-        raise ArtifactUnavailable("malformed_pointer")
-    _, session_id, name, digest = parts
-    if not (
-        is_valid_session_id(session_id) and is_valid_session_id(name) and _DIGEST.fullmatch(digest)
-    ):
-        raise ArtifactUnavailable("malformed_pointer")
-    return ArtifactAddress(session_id, name, digest)
+    return ArtifactAddress(parsed.session_id, parsed.filename, parsed.digest)
 
 
 class ArtifactStore:
