@@ -1,0 +1,79 @@
+"""The token budget of one request, its calibration, and the compaction loop guard.
+
+Pure: numbers in, numbers out. The compaction core counts the message view with our
+estimator; the API counts the whole request with Claude's tokenizer. Two corrections
+bring the core's decision in line with what the API will see:
+
+- tokens outside the view (system prompt, durable block, tool schemas) are *reserved*:
+  the core counts them against both thresholds, so the view gets what is left;
+- the ratio between the API's last reported prompt tokens and our estimate of the same
+  request *calibrates* the estimate (clamped, so one odd figure cannot swing it wildly).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+from agent_cli.compaction import CompactionPolicy
+
+MIN_CALIBRATION = 0.5
+MAX_CALIBRATION = 3.0
+MIN_VIEW_BUDGET = 256
+
+
+def calibration_ratio(api_prompt_tokens: int, estimated_prompt_tokens: int) -> float | None:
+    """API tokens per estimated token for one request, clamped; None if not measurable."""
+    if api_prompt_tokens <= 0 or estimated_prompt_tokens <= 0:
+        return None
+    ratio = api_prompt_tokens / estimated_prompt_tokens
+    return min(MAX_CALIBRATION, max(MIN_CALIBRATION, ratio))
+
+
+def calibrated_policy(policy: CompactionPolicy, ratio: float | None) -> CompactionPolicy:
+    """The policy in estimator units: thresholds divided by the calibration ratio.
+
+    The core counts with our estimator; dividing the thresholds by the API/estimate ratio
+    makes them hold in the API's tokens. Soft stays below hard, so the result is valid.
+    """
+    scale = ratio or 1.0
+    hard = max(MIN_VIEW_BUDGET + 1, math.floor(policy.hard_limit / scale))
+    soft = min(max(MIN_VIEW_BUDGET, math.floor(policy.soft_threshold / scale)), hard - 1)
+    return dataclasses.replace(policy, soft_threshold=soft, hard_limit=hard)
+
+
+def to_request_tokens(estimated_tokens: int, ratio: float | None) -> int:
+    """An estimate shown in calibrated (API) tokens."""
+    return round(estimated_tokens * (ratio or 1.0))
+
+
+@dataclass
+class LoopGuard:
+    """Holds compaction back after one that freed too little, until new content arrives.
+
+    A compaction "frees too little" when it saved less than `min_fraction` of the soft
+    threshold or could not get under it. Then the guard remembers the view size; the next
+    check fires again only when the view has grown by `regrow_fraction` of the threshold
+    since, or when the view is at the hard limit (which must never be sent).
+    """
+
+    min_fraction: float = 0.02
+    regrow_fraction: float = 0.05
+    held_at: int | None = None
+
+    def note_compaction(self, before: int, after: int, soft_threshold: int) -> bool:
+        """Record a compaction; True when it freed too little (the guard now holds)."""
+        too_little = (before - after) < self.min_fraction * soft_threshold
+        too_little = too_little or after >= soft_threshold
+        self.held_at = after if too_little else None
+        return too_little
+
+    def is_holding(self, tokens_now: int, soft_threshold: int, hard_limit: int) -> bool:
+        """True when compaction should be skipped for a view of `tokens_now` tokens."""
+        if self.held_at is None or tokens_now >= hard_limit:
+            return False
+        if tokens_now >= self.held_at + self.regrow_fraction * soft_threshold:
+            self.held_at = None
+            return False
+        return True

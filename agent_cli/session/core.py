@@ -1,0 +1,285 @@
+"""The session: owner of the prompt view, the record, the durable state and the provider.
+
+Contract: `run_turn` and `compact_now` yield `SessionEvent`s and never print. The view is
+only ever changed after the transcript holds the change (see `session.log`). Before each
+request the view is compacted against the effective budget, durable sources are resolved
+and the durable block is rendered into the system prompt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from agent_cli.compaction import CompactionPolicy, compact_context
+from agent_cli.compaction.results import APPLIED
+from agent_cli.durable import DurableContextState, PendingStatus, render_durable_context
+from agent_cli.errors import ProviderRequestFailed, StoreError
+from agent_cli.events import (
+    CompactionFired,
+    CompactionRecord,
+    CompactionSkipped,
+    LayerLine,
+    ModelRequest,
+    Notice,
+    SessionEvent,
+    Usage,
+)
+from agent_cli.session import describe, durable_ops, stats
+from agent_cli.session.budget import (
+    LoopGuard,
+    calibrated_policy,
+    calibration_ratio,
+    to_request_tokens,
+)
+from agent_cli.session.log import SessionLog
+from agent_cli.session.turn import run_turn_steps
+from agent_cli.sources import SourceResolution, resolve_durable_sources
+
+MIN_FORCED_SOFT = 256
+
+
+@dataclass(frozen=True)
+class Gauge:
+    """The context gauge: request tokens now against the thresholds."""
+
+    tokens: int
+    soft_threshold: int
+    hard_limit: int
+    estimator: str
+
+    @property
+    def percent_of_soft(self) -> int:
+        return round(100 * self.tokens / self.soft_threshold) if self.soft_threshold else 0
+
+
+@dataclass(frozen=True)
+class ContextPreview:
+    """What the next request would carry."""
+
+    system_prompt: str
+    durable_context: str
+    message_lines: tuple[str, ...]
+
+
+class Session:
+    """One conversation. Build it with `open_session`; see the module contract."""
+
+    def __init__(self, *, log: SessionLog, provider: Any, toolbox: Any, resolver: Any,
+                 memory: Any, workspace: Path, policy: CompactionPolicy, counter: Any,
+                 system_prompt: str, clock: Callable[[], datetime],
+                 view: list[dict[str, Any]] | None = None,
+                 durable_state: DurableContextState | None = None,
+                 max_tokens: int = 8192) -> None:
+        self.log = log
+        self.provider = provider
+        self.toolbox = toolbox
+        self.resolver = resolver
+        self.memory = memory
+        self.workspace = workspace
+        self.policy = policy
+        self.counter = counter
+        self.system_prompt = system_prompt
+        self.clock = clock
+        self.view: list[dict[str, Any]] = list(view or [])
+        self.durable_state = durable_state or DurableContextState()
+        self.max_tokens = max_tokens
+        self.guard = LoopGuard()
+        self.calibration: float | None = None
+        self.last_resolutions: tuple[SourceResolution, ...] = ()
+        self.startup_notices: list[Notice] = []
+        self._last_estimate = 0
+
+    # --- identity -----------------------------------------------------------------------
+
+    @property
+    def session_id(self) -> str:
+        return self.log.session_id
+
+    @property
+    def transcript_path(self) -> str:
+        return self.log.path
+
+    # --- turns --------------------------------------------------------------------------
+
+    def run_turn(self, text: str) -> Iterator[SessionEvent]:
+        """Run one user turn to its end; see `session.turn` for the guarantees."""
+        return run_turn_steps(self, text)
+
+    def compact_now(self, focus: str | None = None) -> Iterator[SessionEvent]:
+        """Compact the view now, whatever its size; `focus` steers the summary."""
+        from agent_cli.errors import MessageViewLimitExceeded
+        from agent_cli.events import RequestBlocked
+
+        durable_text = self.render_durable()
+        try:
+            yield from self._compact(self._reserved_tokens(durable_text), forced=True,
+                                     focus=focus)
+        except MessageViewLimitExceeded as error:
+            yield RequestBlocked(error.tokens_before, error.tokens_after, error.hard_limit,
+                                 error.applied_layers)
+
+    def prepare_request(self) -> Iterator[SessionEvent]:
+        """Compact if needed, render the durable block, and build the next request."""
+        durable_text = self.render_durable()
+        reserved = self._reserved_tokens(durable_text)
+        yield from self._compact(reserved, forced=False, focus=None)
+        self._last_estimate = reserved + self.counter.count_messages(self.view)
+        return ModelRequest(system=self.system_prompt, durable_context=durable_text,
+                            messages=tuple(self.view), tools=tuple(self.toolbox.schemas()),
+                            max_tokens=self.max_tokens)
+
+    def append_message(self, message: dict[str, Any]) -> None:
+        """Write-ahead append: the transcript first, then the view."""
+        self.log.append_message(message)
+        self.view.append(message)
+
+    def discard_unanswered_tail(self) -> None:
+        """Drop a trailing assistant tool call from the view when its results could not
+        be recorded, so the view stays valid (the transcript keeps it; resume repairs it)."""
+        if self.view and self.view[-1].get("role") == "assistant":
+            self.view.pop()
+
+    def note_usage(self, usage: Usage) -> None:
+        """Record the API's usage and recalibrate the estimate against it."""
+        # usage is bookkeeping; the message records are what must not be lost
+        with contextlib.suppress(StoreError):
+            self.log.append_usage(usage, self._last_estimate)
+        ratio = calibration_ratio(usage.prompt_tokens, self._last_estimate)
+        if ratio is not None and self.provider.name != "offline":
+            self.calibration = ratio
+
+    # --- compaction ---------------------------------------------------------------------
+
+    def _reserved_tokens(self, durable_text: str) -> int:
+        return (self.counter.count_text(self.system_prompt) + self.counter.count_text(durable_text)
+                + self.counter.count_json(self.toolbox.schemas()))
+
+    def _compact(self, reserved: int, *, forced: bool,
+                 focus: str | None) -> Iterator[SessionEvent]:
+        policy = calibrated_policy(self.policy, self.calibration)
+        tokens = reserved + self.counter.count_messages(self.view)
+        if forced:
+            policy = _forced_policy(policy, tokens)
+        elif tokens >= policy.soft_threshold and self.guard.is_holding(
+                tokens, policy.soft_threshold, policy.hard_limit):
+            yield CompactionSkipped("loop_guard", self._shown(tokens))
+            policy = _guarded_policy(policy)
+        result = compact_context(self.view, self.durable_state, policy=policy,
+                                 summarizer=self.provider.build_summarizer(focus),
+                                 counter=self.counter, reserved_tokens=reserved)
+        yield from _failed_layer_notices(result.reports)
+        fired = [r for r in result.reports if r.outcome == APPLIED]
+        if fired:
+            yield from self._adopt(result, fired, policy, forced)
+        elif forced:
+            yield CompactionSkipped("nothing_to_compact", self._shown(tokens))
+
+    def _shown(self, tokens: int) -> int:
+        return to_request_tokens(tokens, self.calibration)
+
+    def _adopt(self, result: Any, fired: list[Any], policy: CompactionPolicy,
+               forced: bool) -> Iterator[SessionEvent]:
+        entry = CompactionRecord(
+            at=self.clock().isoformat(), layers=tuple(f"L{r.layer}" for r in fired),
+            tokens_before=self._shown(result.tokens_before),
+            tokens_after=self._shown(result.tokens_after), forced=forced)
+        removed = [i for r in fired for i in r.removed_tool_use_ids]
+        try:
+            self.log.append_compaction(entry, removed, list(result.messages))
+        except StoreError as error:
+            yield Notice("error", "transcript_write_failed", describe.store_error(error))
+            return
+        self.view = list(result.messages)
+        held = not forced and self.guard.note_compaction(
+            result.tokens_before, result.tokens_after, policy.soft_threshold)
+        yield CompactionFired(tuple(self._layer_line(r) for r in fired), entry.tokens_before,
+                              entry.tokens_after, self.policy.soft_threshold,
+                              self.policy.hard_limit, forced=forced)
+        if held:
+            yield CompactionSkipped("loop_guard", entry.tokens_after)
+
+    def _layer_line(self, report: Any) -> LayerLine:
+        code = f"L{report.layer}"
+        return LayerLine(layer=code, name=describe.layer_name(code),
+                         tokens_before=self._shown(report.tokens_before),
+                         tokens_after=self._shown(report.tokens_after),
+                         results_truncated=report.results_truncated,
+                         interactions_removed=report.interactions_removed,
+                         messages_removed=report.messages_removed)
+
+    # --- durable context ----------------------------------------------------------------
+
+    def render_durable(self) -> str:
+        """Resolve every source pointer now and render the durable block."""
+        self.last_resolutions = tuple(resolve_durable_sources(self.durable_state, self.resolver))
+        return render_durable_context(self.durable_state,
+                                      source_resolutions=self.last_resolutions)
+
+    def resolve_sources(self) -> tuple[SourceResolution, ...]:
+        """Resolve every durable source pointer now (the REPL's /sources and /facts)."""
+        self.render_durable()
+        return self.last_resolutions
+
+    def expand(self, pointer: str) -> SourceResolution:
+        """The record or artifact behind a pointer, re-verified, with a bounded excerpt."""
+        return self.resolver.resolve(pointer)
+
+    # --- durable state commands ---------------------------------------------------------
+
+    def remember(self, text: str) -> Any:
+        return durable_ops.remember(self, text)
+
+    def add_pending(self, text: str) -> Any:
+        return durable_ops.add_todo(self, text)
+
+    def mark_done(self, item_id: str) -> Any:
+        return durable_ops.move_pending(self, item_id, PendingStatus.DONE)
+
+    def mark_blocked(self, item_id: str, reason: str) -> Any:
+        return durable_ops.move_pending(self, item_id, PendingStatus.BLOCKED, reason)
+
+    # --- figures ------------------------------------------------------------------------
+
+    def stats(self) -> Any:
+        return stats.build_stats(self)
+
+    def gauge(self) -> Gauge:
+        return stats.build_gauge(self)
+
+    def context_preview(self) -> ContextPreview:
+        return stats.build_preview(self)
+
+    # --- words for errors (the REPL shows them) -----------------------------------------
+
+    def describe_provider_error(self, error: Exception) -> str:
+        if isinstance(error, ProviderRequestFailed):
+            return describe.provider_error(error)
+        return f"{type(error).__name__}: {error}. The conversation is unchanged."
+
+    def describe_store_error(self, error: StoreError) -> str:
+        return describe.store_error(error)
+
+    def close(self) -> None:
+        self.log.close()
+
+
+def _forced_policy(policy: CompactionPolicy, view_tokens: int) -> CompactionPolicy:
+    soft = max(MIN_FORCED_SOFT, min(policy.soft_threshold, view_tokens // 4))
+    return dataclasses.replace(policy, soft_threshold=min(soft, policy.hard_limit - 1))
+
+
+def _guarded_policy(policy: CompactionPolicy) -> CompactionPolicy:
+    """While the guard holds, only the hard limit matters: soft moves just under it."""
+    return dataclasses.replace(policy, soft_threshold=policy.hard_limit - 1)
+
+
+def _failed_layer_notices(reports: Any) -> Iterator[SessionEvent]:
+    for report in reports:
+        if report.outcome in describe.LAYER_FAILURES:
+            yield Notice("warning", report.outcome, describe.LAYER_FAILURES[report.outcome])

@@ -1,0 +1,57 @@
+"""Short words for typed errors that end a turn, carried in `Notice` events.
+
+The session never prints; it hands the REPL a notice whose text says what happened and
+what to do. Texts are built from the errors' structured fields only (codes, ids, paths),
+so no message text or secret can leak through them.
+"""
+
+from __future__ import annotations
+
+from agent_cli.errors import (
+    ProviderRequestFailed,
+    StoreError,
+    TranscriptChangedUnderneath,
+    TranscriptWriteFailed,
+)
+
+LAYER_NAMES = {"L1": "truncate tool results", "L2": "drop repeated file reads",
+               "L3": "prune old messages", "L4": "summarize"}
+
+LAYER_FAILURES = {
+    "summary_failed": "L4: the summarizer failed; the view was left as it was.",
+    "summary_blank": "L4: the summarizer returned nothing; the view was left as it was.",
+    "summary_not_smaller": "L4: the summary was not smaller; the view was left as it was.",
+    "skipped_no_summarizer": "L4 was needed but no summarizer is available.",
+}
+
+_PROVIDER_ADVICE = {
+    "overloaded": "the API is overloaded; try again in a moment",
+    "rate_limited": "rate limited; wait a little and try again",
+    "connection": "could not reach the API; check the network or ANTHROPIC_BASE_URL",
+    "timeout": "the API did not answer in time; try again",
+    "auth": "the API key was refused; check ANTHROPIC_API_KEY",
+    "bad_request": "the API rejected the request",
+}
+
+
+def layer_name(code: str) -> str:
+    return LAYER_NAMES.get(code, code)
+
+
+def provider_error(error: ProviderRequestFailed) -> str:
+    advice = _PROVIDER_ADVICE.get(error.kind, "the request failed")
+    status = f" (HTTP {error.status})" if error.status else ""
+    tries = f" after {error.attempts} attempts" if error.attempts > 1 else ""
+    detail = f": {error.detail}" if error.detail and error.kind == "bad_request" else ""
+    return (f"Model request failed{status}{tries}: {advice}{detail}. "
+            "The conversation is unchanged; send your message again to retry.")
+
+
+def store_error(error: StoreError) -> str:
+    if isinstance(error, TranscriptWriteFailed):
+        return (f"Could not write the transcript ({error.errno_name}); nothing was half-written. "
+                "Free disk space or fix the state folder, then try again.")
+    if isinstance(error, TranscriptChangedUnderneath):
+        return (f"The transcript file changed under this session ({error.reason}). "
+                "Start a new session with /new; the old record is left as it is.")
+    return f"Storage error: {type(error).__name__}. Check the state folder (AGENT_CLI_HOME)."

@@ -1,0 +1,85 @@
+"""Changes to the durable state made from the REPL (`/remember`, `/todo`, `/done`, `/block`).
+
+Contract: each change is first recorded in the transcript as a `user_command` record; the
+new fact or pending item points at that record (`transcript:<session>:<sequence>`), so the
+source can be re-verified later. The new state is saved to the memory store before the
+session adopts it: a change that cannot be saved is not made.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from agent_cli.durable import (
+    DurableContextState,
+    DurableFact,
+    PendingItem,
+    PendingStatus,
+    add_fact,
+    add_pending,
+    transition_pending,
+)
+from agent_cli.session.log import DURABLE_CHANGE, USER_COMMAND
+
+if TYPE_CHECKING:
+    from agent_cli.session.core import Session
+
+
+def remember(session: Session, text: str) -> DurableFact:
+    """Add a confirmed fact in the user's words."""
+    record = session.log.append(USER_COMMAND, {"command": "remember", "text": text})
+    fact = DurableFact(fact_id=_next_id("F", [f.fact_id for f in session.durable_state.facts]),
+                       content=text, source_pointer=record["event_id"],
+                       last_confirmed_at=_now(session, None))
+    _adopt(session, add_fact(session.durable_state, fact), "add_fact", fact.fact_id)
+    return fact
+
+
+def add_todo(session: Session, text: str) -> PendingItem:
+    """Add an open pending item."""
+    record = session.log.append(USER_COMMAND, {"command": "todo", "text": text})
+    ids = [i.item_id for i in session.durable_state.pending_items]
+    item = PendingItem(item_id=_next_id("T", ids), description=text,
+                       source_pointer=record["event_id"], last_confirmed_at=_now(session, None))
+    _adopt(session, add_pending(session.durable_state, item), "add_pending", item.item_id)
+    return item
+
+
+def move_pending(session: Session, item_id: str, to: PendingStatus,
+                 reason: str | None = None) -> PendingItem:
+    """Mark a pending item done or blocked (or open again); illegal moves raise."""
+    current = _find(session.durable_state, item_id)
+    record = session.log.append(USER_COMMAND, {"command": to.value, "item_id": item_id,
+                                               "reason": reason})
+    state = transition_pending(session.durable_state, item_id, to,
+                               _now(session, current.last_confirmed_at if current else None),
+                               record["event_id"], reason=reason)
+    _adopt(session, state, f"pending_{to.value}", item_id)
+    return _find(state, item_id) or state.pending_items[-1]
+
+
+def _adopt(session: Session, state: DurableContextState, action: str, item_id: str) -> None:
+    session.memory.save(session.workspace, state)
+    session.durable_state = state
+    session.log.append(DURABLE_CHANGE, {"action": action, "item_id": item_id})
+
+
+def _find(state: DurableContextState, item_id: str) -> PendingItem | None:
+    return next((i for i in state.pending_items if i.item_id == item_id), None)
+
+
+def _next_id(prefix: str, existing: list[str]) -> str:
+    numbers = [int(x[len(prefix):]) for x in existing
+               if x.startswith(prefix) and x[len(prefix):].isdigit()]
+    return f"{prefix}{max(numbers, default=0) + 1}"
+
+
+def _now(session: Session, not_before: Any) -> str:
+    """The clock's time, nudged past `not_before` so every change is strictly later."""
+    moment = session.clock()
+    if not_before:
+        previous = datetime.fromisoformat(str(not_before))
+        if moment <= previous:
+            moment = previous + timedelta(microseconds=1)
+    return moment.isoformat()

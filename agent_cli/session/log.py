@@ -1,0 +1,142 @@
+"""The session's lossless record: what it appends to the transcript, and how a view is rebuilt.
+
+Contract: the transcript is written *before* the in-memory view changes (write-ahead), so
+the view is always derivable from the transcript: replaying `message` records in order,
+and replacing the view by the `view` of each `compaction` record, gives the view the
+session had. Only the transcript store writes the file; this module decides what goes in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from agent_cli.events import CompactionRecord, Usage
+
+MESSAGE = "message"
+COMPACTION = "compaction"
+SESSION_STARTED = "session_started"
+USER_COMMAND = "user_command"
+DURABLE_CHANGE = "durable_change"
+USAGE = "usage"
+NOTICE = "notice"
+
+
+def count_tool_uses(message: dict[str, Any]) -> int:
+    """How many tool_use blocks a message holds (one per interaction)."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return 0
+    return sum(1 for block in content if isinstance(block, dict) and block.get("type") == "tool_use")
+
+
+@dataclass
+class TranscriptTotals:
+    """Running figures over the whole transcript, for `stats`."""
+
+    messages: int = 0
+    interactions: int = 0
+    requests: int = 0
+    usage: Usage = field(default_factory=Usage)
+    last_usage: Usage | None = None
+    compactions: list[CompactionRecord] = field(default_factory=list)
+
+    def note_message(self, message: dict[str, Any]) -> None:
+        self.messages += 1
+        self.interactions += count_tool_uses(message)
+
+    def note_usage(self, usage: Usage) -> None:
+        self.requests += 1
+        self.usage = self.usage.plus(usage)
+        self.last_usage = usage
+
+
+class SessionLog:
+    """Appends the session's records through a transcript writer and keeps the totals."""
+
+    def __init__(self, writer: Any, clock: Callable[[], datetime],
+                 totals: TranscriptTotals | None = None) -> None:
+        self.writer = writer
+        self.clock = clock
+        self.totals = totals or TranscriptTotals()
+
+    @property
+    def session_id(self) -> str:
+        return self.writer.session_id
+
+    @property
+    def path(self) -> str:
+        return str(self.writer.path)
+
+    def append(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """Append one record; raises the store's typed error if it did not land whole."""
+        return self.writer.append(kind, payload, self.clock())
+
+    def append_message(self, message: dict[str, Any]) -> dict[str, Any]:
+        record = self.append(MESSAGE, {"message": message})
+        self.totals.note_message(message)
+        return record
+
+    def append_usage(self, usage: Usage, estimated: int) -> None:
+        self.append(USAGE, {**usage.__dict__, "estimated_prompt_tokens": estimated})
+        self.totals.note_usage(usage)
+
+    def append_compaction(self, entry: CompactionRecord, removed_ids: Iterable[str],
+                          view: list[dict[str, Any]]) -> None:
+        self.append(COMPACTION, {
+            "layers": list(entry.layers), "tokens_before": entry.tokens_before,
+            "tokens_after": entry.tokens_after, "forced": entry.forced,
+            "removed_tool_use_ids": sorted(set(removed_ids)), "view": view,
+        })
+        self.totals.compactions.append(entry)
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+@dataclass
+class RebuiltSession:
+    """What replaying a transcript gives back."""
+
+    view: list[dict[str, Any]]
+    totals: TranscriptTotals
+    workspace: str | None
+
+
+def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
+    """Replay records in order into the latest view and the running totals."""
+    view: list[dict[str, Any]] = []
+    totals = TranscriptTotals()
+    workspace = None
+    for record in records:
+        kind, payload = record.get("kind"), record.get("payload") or {}
+        if kind == MESSAGE and isinstance(payload.get("message"), dict):
+            view.append(payload["message"])
+            totals.note_message(payload["message"])
+        elif kind == COMPACTION and isinstance(payload.get("view"), list):
+            view = list(payload["view"])
+            totals.compactions.append(_compaction_entry(record, payload))
+        elif kind == USAGE:
+            totals.note_usage(_usage_from(payload))
+        elif kind == SESSION_STARTED:
+            workspace = payload.get("workspace")
+    return RebuiltSession(view=view, totals=totals, workspace=workspace)
+
+
+def _compaction_entry(record: dict[str, Any], payload: dict[str, Any]) -> CompactionRecord:
+    return CompactionRecord(
+        at=str(record.get("recorded_at", "")), layers=tuple(payload.get("layers", ())),
+        tokens_before=int(payload.get("tokens_before", 0)),
+        tokens_after=int(payload.get("tokens_after", 0)), forced=bool(payload.get("forced")),
+    )
+
+
+def _usage_from(payload: dict[str, Any]) -> Usage:
+    def number(key: str) -> int:
+        value = payload.get(key, 0)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    return Usage(number("input_tokens"), number("output_tokens"),
+                 number("cache_creation_input_tokens"), number("cache_read_input_tokens"))

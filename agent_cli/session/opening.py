@@ -1,0 +1,118 @@
+"""Opening a session: the one place that builds its stores, toolbox and resolver.
+
+`open_session` starts a new session or rebuilds one from its transcript (`resume`): the
+view is the last compaction's view plus every message after it. A transcript that ends
+inside a tool call (a crash while the tool ran) is repaired by answering the dangling
+calls with error results, recorded like any other message, so the resumed view is one
+the API accepts. A transcript that cannot be made valid is refused, never half-loaded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from agent_cli.compaction import CompactionPolicy
+from agent_cli.errors import MemoryFileDamaged, SessionNotFound
+from agent_cli.events import Notice
+from agent_cli.protocol import answer_dangling_tool_uses, validate_tool_protocol
+from agent_cli.session.core import Session
+from agent_cli.session.log import SESSION_STARTED, SessionLog, rebuild_from_records
+
+RESUMED_TOOL_TEXT = "Not finished: the session ended before this tool returned."
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def open_session(*, paths: Any, provider: Any, workspace: Path, policy: CompactionPolicy,
+                 ask_permission: Any = None, auto_approve: bool = False,
+                 resume: str | None = None, clock: Callable[[], datetime] = utc_now,
+                 counter: Any = None, toolbox_factory: Any = None) -> Session:
+    """Build a ready session (see module contract); typed store errors propagate."""
+    from agent_cli.prompts import load_prompt
+    from agent_cli.sources import SourcePointerResolver
+    from agent_cli.store.artifacts import ArtifactStore
+    from agent_cli.store.memory import MemoryStore
+    from agent_cli.store.transcript import TranscriptStore
+    from agent_cli.tokens import TokenCounter
+
+    workspace = Path(workspace).resolve()
+    transcripts = TranscriptStore(paths.transcripts)
+    if resume and not transcripts.exists(resume):
+        raise SessionNotFound(resume)
+    session_id = resume or transcripts.new_session_id(clock())
+    writer = transcripts.open_writer(session_id)
+    try:
+        rebuilt = rebuild_from_records(transcripts.replay(session_id)) if resume else None
+        log = SessionLog(writer, clock, rebuilt.totals if rebuilt else None)
+        if rebuilt is None:
+            log.append(SESSION_STARTED, {"workspace": str(workspace), "provider": provider.name,
+                                         "model": provider.model})
+        artifacts = ArtifactStore(paths.artifacts_root)
+        make_toolbox = toolbox_factory or _default_toolbox
+        session = Session(
+            log=log, provider=provider,
+            toolbox=make_toolbox(workspace, artifacts, session_id, ask_permission, auto_approve),
+            resolver=SourcePointerResolver(transcript_root=paths.transcripts,
+                                           artifact_root=paths.artifacts_root),
+            memory=MemoryStore(paths.memory), workspace=workspace, policy=policy,
+            counter=counter or TokenCounter(), system_prompt=load_prompt("system"), clock=clock)
+        _load_memory(session)
+        if rebuilt is not None:
+            _restore_view(session, rebuilt.view)
+        return session
+    except BaseException:
+        writer.close()
+        raise
+
+
+def _default_toolbox(workspace: Path, artifacts: Any, session_id: str, ask_permission: Any,
+                     auto_approve: bool) -> Any:
+    from agent_cli.tools import Toolbox
+
+    return Toolbox(workspace, artifacts, session_id, ask_permission=ask_permission,
+                   auto_approve=auto_approve)
+
+
+def _load_memory(session: Session) -> None:
+    try:
+        session.durable_state = session.memory.load(session.workspace)
+    except MemoryFileDamaged as error:
+        kept = f" A copy was kept at {error.kept_at}." if error.kept_at else ""
+        session.startup_notices.append(Notice(
+            "error", "memory_damaged",
+            f"The durable memory file could not be read ({error.reason}).{kept} "
+            "Starting with no durable facts; /remember saves a new file."))
+
+
+def _restore_view(session: Session, view: list[dict[str, Any]]) -> None:
+    """Adopt a replayed view, answering dangling tool calls first (recorded)."""
+    repaired, answers = answer_dangling_tool_uses(view, RESUMED_TOOL_TEXT)
+    validate_tool_protocol(repaired)
+    session.view = list(view)
+    if answers is not None:
+        session.append_message(answers)
+        session.startup_notices.append(Notice(
+            "warning", "resumed_mid_tool",
+            "The session had stopped while a tool ran; that call was answered with an error."))
+
+
+def list_sessions(paths: Any, workspace: Path | None = None) -> list[Any]:
+    """Sessions on disk, newest first; only those of `workspace` when given."""
+    from agent_cli.store.transcript import TranscriptStore
+
+    sessions = TranscriptStore(paths.transcripts).list_sessions()
+    if workspace is None:
+        return sessions
+    wanted = str(Path(workspace).resolve())
+    return [s for s in sessions if s.workspace == wanted]
+
+
+def latest_session_id(paths: Any, workspace: Path) -> str | None:
+    """The newest session of this workspace, if any."""
+    sessions = list_sessions(paths, workspace)
+    return sessions[0].session_id if sessions else None

@@ -1,0 +1,111 @@
+"""Where every token goes: the figures behind `stats`, the toolbar gauge and `/context`.
+
+Pure over the session's values: counts come from the session's counter (memoized, so this
+is cheap), usage and compactions from the transcript totals.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING, Any
+
+from agent_cli.events import SessionStats
+from agent_cli.protocol import validate_tool_protocol
+from agent_cli.session.budget import to_request_tokens
+
+if TYPE_CHECKING:
+    from agent_cli.session.core import ContextPreview, Gauge, Session
+
+STATUSES = ("available", "missing", "denied", "corrupt", "unsupported")
+CATEGORIES = ("system_prompt", "durable_context", "tool_schemas", "user_text",
+              "assistant_text", "tool_calls", "tool_results")
+
+
+def count_view_by_category(counter: Any, view: list[dict[str, Any]]) -> dict[str, int]:
+    """Tokens of the view split into user text, assistant text, tool calls and results."""
+    totals = dict.fromkeys(CATEGORIES[3:], 0)
+    for message in view:
+        role = message.get("role")
+        content = message.get("content")
+        if isinstance(content, str):
+            totals["user_text" if role == "user" else "assistant_text"] += counter.count_text(content)
+            continue
+        for block in content or []:
+            kind = block.get("type") if isinstance(block, dict) else None
+            key = {"tool_use": "tool_calls", "tool_result": "tool_results"}.get(
+                kind or "", "user_text" if role == "user" else "assistant_text")
+            totals[key] += counter.count_block(block)
+    return totals
+
+
+def build_stats(session: Session) -> SessionStats:
+    durable_text = session.render_durable()
+    by_category = {
+        "system_prompt": session.counter.count_text(session.system_prompt),
+        "durable_context": session.counter.count_text(durable_text),
+        "tool_schemas": session.counter.count_json(session.toolbox.schemas()),
+        **count_view_by_category(session.counter, session.view),
+    }
+    totals = session.log.totals
+    statuses = Counter(str(getattr(r.status, "value", r.status)) for r in session.last_resolutions)
+    return SessionStats(
+        provider=session.provider.name, model=session.provider.model,
+        context_window=session.provider.context_window,
+        soft_threshold=session.policy.soft_threshold, hard_limit=session.policy.hard_limit,
+        tokens_by_category=by_category, total_tokens=sum(by_category.values()),
+        messages_in_view=len(session.view), messages_in_transcript=totals.messages,
+        interactions_in_view=len(validate_tool_protocol(session.view)),
+        interactions_in_transcript=totals.interactions,
+        estimator=session.counter.estimator, calibration=session.calibration,
+        last_usage=totals.last_usage, total_usage=totals.usage, requests=totals.requests,
+        compactions=tuple(totals.compactions),
+        source_statuses={name: statuses.get(name, 0) for name in STATUSES},
+        session_id=session.session_id, transcript_path=session.transcript_path,
+        extra={"workspace": str(session.workspace)},
+    )
+
+
+def build_gauge(session: Session) -> Gauge:
+    from agent_cli.session.core import Gauge
+
+    reserved = (session.counter.count_text(session.system_prompt)
+                + session.counter.count_json(session.toolbox.schemas()))
+    view = session.counter.count_messages(session.view)
+    return Gauge(tokens=to_request_tokens(reserved + view, session.calibration),
+                 soft_threshold=session.policy.soft_threshold,
+                 hard_limit=session.policy.hard_limit, estimator=session.counter.estimator)
+
+
+def build_preview(session: Session) -> ContextPreview:
+    from agent_cli.session.core import ContextPreview
+
+    lines = tuple(describe_message(i, m, session.counter) for i, m in enumerate(session.view))
+    return ContextPreview(session.system_prompt, session.render_durable(), lines)
+
+
+def describe_message(index: int, message: dict[str, Any], counter: Any) -> str:
+    """One line for a message: index, role, tokens, and what it holds."""
+    content = message.get("content")
+    if isinstance(content, str):
+        parts = [_clip(content)]
+    else:
+        parts = [_describe_block(b) for b in content or [] if isinstance(b, dict)]
+    tokens = counter.count_message(message)
+    return f"#{index} {message.get('role')} ({tokens:,} tok): " + " | ".join(parts)
+
+
+def _describe_block(block: dict[str, Any]) -> str:
+    kind = block.get("type")
+    if kind == "text":
+        return _clip(str(block.get("text", "")))
+    if kind == "tool_use":
+        return f"tool_use {block.get('name')}({_clip(str(block.get('input')), 40)})"
+    if kind == "tool_result":
+        flag = " error" if block.get("is_error") else ""
+        return f"tool_result{flag} for {block.get('tool_use_id')}"
+    return str(kind)
+
+
+def _clip(text: str, limit: int = 70) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"

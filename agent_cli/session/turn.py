@@ -1,0 +1,198 @@
+"""One turn: compact -> request -> tools -> record, repeated until the model stops.
+
+Contract of `run_turn_steps`:
+- Every message is appended to the transcript before it enters the view; a record that
+  cannot be written ends the turn with an error notice and the view unchanged.
+- A failed request (after the provider's own retries) leaves view and transcript exactly
+  as they were before it; the turn ends "failed" and the next turn works.
+- Exactly one tool_result answers every tool_use, even when a tool fails, is denied, or
+  the user presses Ctrl-C (the interrupted and the unrun tools get error results).
+- Ctrl-C while streaming keeps the text that arrived (marked), drops unfinished tool calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from agent_cli.errors import (
+    MessageViewLimitExceeded,
+    ProviderError,
+    StoreError,
+    ToolProtocolError,
+    WireFormatError,
+)
+from agent_cli.events import (
+    AssistantDone,
+    AssistantText,
+    ModelResponse,
+    Notice,
+    RequestBlocked,
+    RetryNotice,
+    SessionEvent,
+    StreamRestarted,
+    TextDelta,
+    ToolFinished,
+    ToolStarted,
+    TurnEnded,
+)
+
+if TYPE_CHECKING:
+    from agent_cli.session.core import Session
+
+MAX_STEPS_PER_TURN = 40
+INTERRUPTED_TOOL_TEXT = "Interrupted by the user (Ctrl-C): the tool did not finish."
+NOT_RUN_TOOL_TEXT = "Not run: the turn was interrupted before this tool started."
+CUT_TOOL_TEXT = "Not run: the answer was cut at max_tokens before the turn could go on."
+INTERRUPTED_MARK = "[answer interrupted by the user]"
+
+
+def run_turn_steps(session: Session, text: str) -> Iterator[SessionEvent]:
+    """The turn loop behind `Session.run_turn` (see module contract)."""
+    user_message = {"role": "user", "content": text}
+    if not (yield from _record(session, user_message)):
+        yield TurnEnded("failed")
+        return
+    for step in range(1, MAX_STEPS_PER_TURN + 1):
+        outcome = yield from _one_step(session)
+        if outcome is not None:
+            yield TurnEnded(outcome[0], stop_reason=outcome[1], steps=step)
+            return
+    yield Notice("warning", "step_limit",
+                 f"Stopped after {MAX_STEPS_PER_TURN} model requests in one turn.")
+    yield TurnEnded("ok", stop_reason="step_limit", steps=MAX_STEPS_PER_TURN)
+
+
+def _one_step(session: Session) -> Iterator[SessionEvent]:
+    """One request and its tools; returns (outcome, stop_reason) to end, None to go on."""
+    try:
+        request = yield from session.prepare_request()
+    except MessageViewLimitExceeded as error:
+        yield RequestBlocked(error.tokens_before, error.tokens_after, error.hard_limit,
+                             error.applied_layers)
+        return ("blocked", None)
+    except (ToolProtocolError, WireFormatError) as error:
+        yield Notice("error", "invalid_view", f"The view cannot be sent: {error}.")
+        return ("failed", None)
+    response = yield from _stream(session, request)
+    if response is None:
+        return ("failed", None)
+    if isinstance(response, str):
+        return ("cancelled", None)
+    return (yield from _after_response(session, response))
+
+
+def _stream(session: Session, request: Any) -> Iterator[SessionEvent]:
+    """Stream one request; the response, None on failure, "cancelled" on Ctrl-C."""
+    parts: list[str] = []
+    try:
+        for event in session.provider.stream(request):
+            if isinstance(event, TextDelta):
+                parts.append(event.text)
+                yield AssistantText(event.text)
+            elif isinstance(event, RetryNotice):
+                parts.clear()
+                yield StreamRestarted(event.attempt, event.delay_seconds, event.kind)
+            elif isinstance(event, ModelResponse):
+                return event
+    except KeyboardInterrupt:
+        yield from _keep_partial_answer(session, "".join(parts))
+        return "cancelled"
+    except ProviderError as error:
+        yield Notice("error", "provider_failed", session.describe_provider_error(error))
+        return None
+    yield Notice("error", "provider_failed", "The provider ended the stream without an answer.")
+    return None
+
+
+def _keep_partial_answer(session: Session, text: str) -> Iterator[SessionEvent]:
+    yield Notice("warning", "cancelled", "Cancelled: the answer was interrupted.")
+    if text.strip():
+        message = {"role": "assistant",
+                   "content": [{"type": "text", "text": f"{text}\n{INTERRUPTED_MARK}"}]}
+        yield from _record(session, message)
+
+
+def _after_response(session: Session, response: ModelResponse) -> Iterator[SessionEvent]:
+    message = response.message
+    session.note_usage(response.usage)
+    if not message.get("content"):
+        yield Notice("warning", "empty_answer", "The model returned an empty answer.")
+        return ("ok", response.stop_reason)
+    if not (yield from _record(session, message)):
+        return ("failed", response.stop_reason)
+    yield AssistantDone(_text_of(message), response.stop_reason)
+    tool_uses = [b for b in message["content"] if b.get("type") == "tool_use"]
+    reason = response.stop_reason
+    if tool_uses and reason == "tool_use":
+        return (yield from _run_tools(session, tool_uses))
+    if tool_uses:  # complete calls in an answer that stopped for another reason
+        yield from _answer_without_running(session, tool_uses, CUT_TOOL_TEXT)
+    yield from _stop_notices(reason)
+    if reason == "pause_turn":
+        return None
+    return ("ok", reason)
+
+
+def _stop_notices(reason: str) -> Iterator[SessionEvent]:
+    if reason == "max_tokens":
+        yield Notice("warning", "max_tokens",
+                     "The answer hit the output limit and was cut; what arrived is kept. "
+                     "Ask the agent to continue.")
+    elif reason == "refusal":
+        yield Notice("warning", "refusal", "The model declined to answer this request.")
+
+
+def _run_tools(session: Session, tool_uses: list[dict[str, Any]]) -> Iterator[SessionEvent]:
+    results: list[dict[str, Any]] = []
+    try:
+        for block in tool_uses:
+            yield ToolStarted(block["id"], block["name"], dict(block.get("input") or {}))
+            outcome = session.toolbox.run(block["name"], dict(block.get("input") or {}))
+            results.append(_result_block(block["id"], outcome.content, outcome.is_error))
+            yield ToolFinished(block["id"], block["name"], outcome.is_error, outcome.summary,
+                               outcome.size_bytes, outcome.artifact_pointer)
+    except KeyboardInterrupt:
+        stopped_at = len(results)
+        for index in range(stopped_at, len(tool_uses)):
+            text = INTERRUPTED_TOOL_TEXT if index == stopped_at else NOT_RUN_TOOL_TEXT
+            results.append(_result_block(tool_uses[index]["id"], text, True))
+        if not (yield from _record(session, {"role": "user", "content": results})):
+            session.discard_unanswered_tail()
+        yield Notice("warning", "cancelled", "Cancelled: the running tool was interrupted.")
+        return ("cancelled", "tool_use")
+    if not (yield from _record(session, {"role": "user", "content": results})):
+        session.discard_unanswered_tail()
+        return ("failed", "tool_use")
+    return None
+
+
+def _answer_without_running(session: Session, tool_uses: list[dict[str, Any]],
+                            text: str) -> Iterator[SessionEvent]:
+    results = [_result_block(b["id"], text, True) for b in tool_uses]
+    yield from _record(session, {"role": "user", "content": results})
+
+
+def _result_block(tool_use_id: str, content: str, is_error: bool) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id,
+                             "content": content or "(no output)"}
+    if is_error:
+        block["is_error"] = True
+    return block
+
+
+def _record(session: Session, message: dict[str, Any]) -> Iterator[SessionEvent]:
+    """Write-ahead: transcript first, then the view. False (and a notice) on failure."""
+    try:
+        session.append_message(message)
+    except StoreError as error:
+        yield Notice("error", "transcript_write_failed", session.describe_store_error(error))
+        return False
+    return True
+
+
+def _text_of(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content or [] if b.get("type") == "text")

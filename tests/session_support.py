@@ -1,0 +1,84 @@
+"""Helpers for session tests: a scripted provider and a ready-made session on disk."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from agent_cli.compaction import CompactionPolicy
+from agent_cli.events import ModelRequest, ModelResponse, TextDelta, Usage
+from agent_cli.session import Session, open_session
+from agent_cli.store.paths import resolve_state_paths
+
+
+class TickingClock:
+    """A clock that moves one second per call, so every record has its own moment."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 12, 2, 9, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(seconds=1)
+        return self.now
+
+
+class ScriptedProvider:
+    """A provider that answers from a list of steps; each step is a callable or a reply.
+
+    A reply is a list of content blocks (stop reason `tool_use` when it has a tool_use,
+    `end_turn` otherwise). A callable step gets the request and may raise or yield.
+    """
+
+    name = "scripted"
+    model = "scripted-1"
+    context_window = 200_000
+
+    def __init__(self, steps: list[Any] | None = None,
+                 summarizer: Callable[[list[dict[str, Any]]], str] | None = None) -> None:
+        self.steps = list(steps or [])
+        self.requests: list[ModelRequest] = []
+        self.summarizer = summarizer
+        self.summary_focus: list[str | None] = []
+
+    def stream(self, request: ModelRequest) -> Iterator[Any]:
+        self.requests.append(request)
+        step = self.steps.pop(0) if self.steps else [{"type": "text", "text": "ok"}]
+        if callable(step):
+            yield from step(request)
+            return
+        for block in step:
+            if block["type"] == "text":
+                yield TextDelta(block["text"])
+        stop = "tool_use" if any(b["type"] == "tool_use" for b in step) else "end_turn"
+        yield ModelResponse({"role": "assistant", "content": step}, stop, Usage(0, 0))
+
+    def build_summarizer(self, focus: str | None = None) -> Any:
+        self.summary_focus.append(focus)
+        return self.summarizer
+
+
+def tool_use(tool_id: str, name: str, **tool_input: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
+
+
+def make_session(workspace: Path, provider: Any, *, soft: int = 80_000, hard: int = 120_000,
+                 keep_recent: int = 6, resume: str | None = None,
+                 auto_approve: bool = True, **kwargs: Any) -> Session:
+    policy = CompactionPolicy(soft_threshold=soft, hard_limit=hard,
+                              keep_recent_messages=keep_recent,
+                              summary_keep_recent=min(4, keep_recent))
+    return open_session(paths=resolve_state_paths(), provider=provider, workspace=workspace,
+                        policy=policy, auto_approve=auto_approve, resume=resume,
+                        clock=kwargs.pop("clock", TickingClock()), **kwargs)
+
+
+def drain(events: Iterator[Any]) -> list[Any]:
+    return list(events)
+
+
+def transcript_records(session: Session) -> list[dict[str, Any]]:
+    import json
+
+    return [json.loads(line) for line in Path(session.transcript_path).read_text().splitlines()]

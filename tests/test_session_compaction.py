@@ -1,0 +1,129 @@
+"""Compaction inside the session: fires before requests, is recorded, survives resume."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_cli.events import (
+    CompactionFired,
+    CompactionSkipped,
+    RequestBlocked,
+    TurnEnded,
+)
+from agent_cli.protocol import validate_tool_protocol
+from agent_cli.provider.offline import OfflineProvider
+from agent_cli.sources import SourceResolutionStatus
+from tests.session_support import ScriptedProvider, drain, make_session, transcript_records
+
+
+@pytest.fixture()
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "big.txt").write_text("".join(f"line {i} of a long file\n" for i in range(400)))
+    (root / "notes.md").write_text("# Notes\n\nshort\n")
+    return root
+
+
+def _fired(events: list) -> list[CompactionFired]:
+    return [e for e in events if isinstance(e, CompactionFired)]
+
+
+def test_a_long_offline_session_compacts_before_requests_and_stays_valid(workspace: Path) -> None:
+    session = make_session(workspace, OfflineProvider(), soft=6_000, hard=40_000, keep_recent=4)
+    fired: list[CompactionFired] = []
+    for _ in range(8):
+        events = drain(session.run_turn("read big.txt"))
+        assert events[-1].outcome == "ok"
+        fired += _fired(events)
+        validate_tool_protocol(session.view)
+    assert fired, "compaction never fired"
+    layers = {line.layer for event in fired for line in event.layers}
+    assert "L2" in layers  # the same file read again and again
+    for event in fired:
+        assert event.tokens_after < event.tokens_before
+    records = [r for r in transcript_records(session) if r["kind"] == "compaction"]
+    assert len(records) == len(fired)
+    assert records[-1]["payload"]["view"] == session.view[: len(records[-1]["payload"]["view"])]
+
+
+def test_resume_continues_from_the_last_compacted_view(workspace: Path) -> None:
+    session = make_session(workspace, OfflineProvider(), soft=6_000, hard=40_000, keep_recent=4)
+    for _ in range(6):
+        drain(session.run_turn("read big.txt"))
+    view, session_id = list(session.view), session.session_id
+    session.close()
+    resumed = make_session(workspace, OfflineProvider(), soft=6_000, hard=40_000,
+                           keep_recent=4, resume=session_id)
+    assert resumed.view == view
+    assert len(resumed.stats().compactions) >= 1
+
+
+def test_a_view_that_cannot_fit_is_blocked_and_nothing_is_sent(workspace: Path) -> None:
+    provider = ScriptedProvider()
+    session = make_session(workspace, provider, soft=300, hard=400)
+    events = drain(session.run_turn("x " * 3_000))
+    assert any(isinstance(e, RequestBlocked) for e in events)
+    assert events[-1] == TurnEnded("blocked", stop_reason=None, steps=1)
+    assert provider.requests == []
+
+
+def test_a_failing_summary_leaves_the_view_and_says_so(workspace: Path) -> None:
+    def broken(messages):
+        raise RuntimeError("summarizer down")
+
+    provider = ScriptedProvider(summarizer=broken)
+    session = make_session(workspace, provider, soft=2_000, hard=60_000, keep_recent=2)
+    events = drain(session.run_turn("first " * 1_800))  # message 0 alone nearly fills it
+    for index in range(4):
+        events += drain(session.run_turn(f"message {index} " + "words " * 200))
+    codes = [getattr(e, "code", None) for e in events]
+    assert "summary_failed" in codes
+    assert all(e.outcome == "ok" for e in events if isinstance(e, TurnEnded))
+    assert not any(m["content"].startswith("[Conversation summary") for m in session.view
+                   if isinstance(m["content"], str))
+    assert session.view[0]["content"].startswith("first")  # L3 keeps the first message
+    validate_tool_protocol(session.view)
+
+
+def test_forced_compaction_uses_the_focus_and_summarizes(workspace: Path) -> None:
+    seen: list[int] = []
+
+    def summarize(messages):
+        seen.append(len(messages))
+        return "The user is exploring files."
+
+    provider = ScriptedProvider(summarizer=summarize)
+    session = make_session(workspace, provider, keep_recent=2)
+    for index in range(10):
+        drain(session.run_turn(f"turn {index} " + "talk " * 100))
+    events = drain(session.compact_now("keep file names"))
+    fired = _fired(events)
+    assert fired and fired[0].forced
+    assert "keep file names" in provider.summary_focus
+    assert seen, "the summarizer was not called"
+    assert session.view[0]["content"].startswith("[Conversation summary")
+
+
+def test_forced_compaction_of_a_tiny_view_says_there_is_nothing_to_do(workspace: Path) -> None:
+    session = make_session(workspace, ScriptedProvider(summarizer=lambda m: "summary"))
+    events = drain(session.compact_now())
+    assert [type(e) for e in events] == [CompactionSkipped]
+
+
+def test_remembered_facts_point_at_a_verifiable_transcript_record(workspace: Path) -> None:
+    session = make_session(workspace, OfflineProvider())
+    fact = session.remember("The build uses make")
+    item = session.add_pending("Write the docs")
+    done = session.mark_done(item.item_id)
+    assert done.status.value == "done"
+    resolutions = session.resolve_sources()
+    assert {r.pointer for r in resolutions} >= {fact.source_pointer}
+    assert all(r.status == SourceResolutionStatus.AVAILABLE for r in resolutions)
+    request_text = session.context_preview().durable_context
+    assert "The build uses make" in request_text
+    session.close()
+    again = make_session(workspace, OfflineProvider())
+    assert [f.content for f in again.durable_state.facts] == ["The build uses make"]
