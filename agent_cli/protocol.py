@@ -170,3 +170,24 @@ def remove_tool_interactions(messages: Sequence[dict[str, Any]],
         if kept is not None:
             result.append(kept)
     return result
+
+
+def answer_dangling_tool_uses(messages: Sequence[dict[str, Any]], text: str
+                              ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """Repair a history that ends inside a tool call (a crash while the tool ran).
+
+    When the last message is an assistant message whose tool_use blocks have no results,
+    returns the history plus a new user message answering each of them with an error
+    result carrying `text`, and that message (so the caller can record it). Any other
+    history comes back unchanged with None. Never mutates its input.
+    """
+    history = list(messages)
+    if not history or history[-1].get("role") != "assistant":
+        return history, None
+    uses = [block for block in iter_tool_blocks(history[-1]) if block.get("type") == "tool_use"]
+    if not uses:
+        return history, None
+    answers = {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": block.get("id"), "content": text, "is_error": True}
+        for block in uses]}
+    return [*history, answers], answers
