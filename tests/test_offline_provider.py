@@ -75,7 +75,7 @@ def answer_results(
         "content": content,
         "is_error": is_error,
     }
-    messages = [
+    messages: list[dict[str, Any]] = [
         {"role": "user", "content": request},
         {"role": "assistant", "content": [{"type": "text", "text": "ok"}, call]},
         {"role": "user", "content": [result]},
