@@ -294,9 +294,34 @@ class ToolInputInvalid(ToolError, ValueError):
 
 
 class ConfigError(AgentCliError, ValueError):
-    """A bad setting in the config file or on the command line; `key` names it."""
+    """A bad setting in the config file or on the command line; `key` names it.
 
-    def __init__(self, key: str, reason: str) -> None:
+    `source` says where the value came from (the config file's path, or the flag such as
+    "--hard-limit"), so the message can point at the one place to fix.
+    """
+
+    def __init__(self, key: str, reason: str, *, source: str | None = None) -> None:
         self.key = key
         self.reason = reason
+        self.source = source
         super().__init__(f"{key}: {reason}")
+
+
+# --- REPL commands ----------------------------------------------------------------------
+
+
+class UnknownCommand(AgentCliError):
+    """A `/name` that is not in the command table; `name` is what was typed."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        super().__init__(name)
+
+
+class CommandUsageError(AgentCliError, ValueError):
+    """A known command with bad arguments; `command` names it, `reason` is a short code."""
+
+    def __init__(self, command: str, reason: str) -> None:
+        self.command = command
+        self.reason = reason
+        super().__init__(f"{command}: {reason}")

@@ -1,0 +1,153 @@
+"""Showing the assistant's answer while it streams, then as it finally is.
+
+Contract: `AnswerStream.add(text)` shows a streamed piece at once; `restart()` voids what
+streamed for this request; `finish(full_text)` ends the answer; `abandon()` ends it early
+(an interrupt or another event arrived) and keeps the half answer on screen as plain text.
+
+Two modes. On a terminal (`live=True`) the streamed text lives in a transient rich `Live`
+region that shows only the tail that fits the screen (so it can always be erased
+exactly), and `finish` replaces it with the answer rendered as Markdown. Elsewhere
+(`live=False`: pipes, logs) pieces are written as plain text once and never repeated.
+All text goes through `StreamSanitizer`/`sanitize_block` and is printed as `rich.Text`
+or `Markdown` built from sanitized text, never as markup.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.live import Live
+from rich.segment import Segment
+from rich.text import Text
+
+from agent_cli.repl.safe_text import StreamSanitizer, sanitize_block
+
+REFRESH_INTERVAL_SECONDS = 0.05
+
+
+class _TailView:
+    """The last screenful of `text`: a live region must never be taller than the screen."""
+
+    def __init__(self) -> None:
+        self.text = ""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        height = max((options.height or console.height) - 1, 1)
+        tail = self.text[-(options.max_width * height * 2) :]
+        lines = console.render_lines(Text(tail), options.update(height=None), pad=False)
+        for line in lines[-height:]:
+            yield from line
+            yield Segment.line()
+
+
+class AnswerStream:
+    """One assistant answer on its way to the screen; see the module contract."""
+
+    def __init__(
+        self, console: Console, *, live: bool, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self._console = console
+        self._is_live_mode = live
+        self._clock = clock
+        self._sanitizer = StreamSanitizer()
+        self._live: Live | None = None
+        self._view = _TailView()
+        self._last_refresh = 0.0
+        self._streamed_any = False
+        self._ends_with_newline = True
+
+    @property
+    def is_open(self) -> bool:
+        return self._streamed_any
+
+    def add(self, piece: str) -> None:
+        shown = self._sanitizer.feed(piece)
+        self._streamed_any = True
+        if self._is_live_mode:
+            self._add_live(shown)
+        elif shown:
+            self._write_plain(shown)
+
+    def restart(self) -> None:
+        """The provider retries: what streamed for this request is void."""
+        self._sanitizer = StreamSanitizer()
+        if self._live is not None:
+            self._view.text = ""
+            self._live.refresh()
+        elif self._streamed_any and not self._ends_with_newline:
+            self._write_plain("\n")
+        self._streamed_any = False
+
+    def finish(self, full_text: str) -> None:
+        """The answer is complete; `full_text` is what was recorded."""
+        rest = self._sanitizer.finish()
+        if self._is_live_mode:
+            self._stop_live()
+            if full_text.strip():
+                self._console.print(_markdown(full_text))
+        else:
+            if not self._streamed_any and full_text:
+                rest = sanitize_block(full_text)
+            self._write_plain(rest)
+            self._end_line()
+        self._reset()
+
+    def abandon(self) -> None:
+        """End early and keep what streamed so far, as plain text."""
+        if not self._streamed_any:
+            return
+        rest = self._sanitizer.finish()
+        if self._live is not None:
+            partial = self._view.text + rest
+            self._stop_live()
+            self._console.print(Text(partial), soft_wrap=True)
+        else:
+            self._write_plain(rest)
+            self._end_line()
+        self._reset()
+
+    def _add_live(self, shown: str) -> None:
+        if self._live is None:
+            self._live = Live(
+                self._view,
+                console=self._console,
+                auto_refresh=False,
+                transient=True,
+                redirect_stdout=False,
+                redirect_stderr=False,
+            )
+            self._live.start()
+        self._view.text += shown
+        now = self._clock()
+        if now - self._last_refresh >= REFRESH_INTERVAL_SECONDS:
+            self._last_refresh = now
+            self._live.refresh()
+
+    def _stop_live(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def _write_plain(self, text: str) -> None:
+        if text:
+            self._console.print(Text(text), end="", soft_wrap=True)
+            self._ends_with_newline = text.endswith("\n")
+
+    def _end_line(self) -> None:
+        if not self._ends_with_newline:
+            self._write_plain("\n")
+
+    def _reset(self) -> None:
+        self._sanitizer = StreamSanitizer()
+        self._view = _TailView()
+        self._streamed_any = False
+        self._ends_with_newline = True
+
+
+def _markdown(text: str):
+    """The answer as Markdown (imported late: markdown-it costs time at start-up)."""
+    from rich.markdown import Markdown
+
+    return Markdown(sanitize_block(text))

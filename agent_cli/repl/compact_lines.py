@@ -1,0 +1,115 @@
+"""The words of the `[compact]` log: one line per layer that fired, then a total.
+
+Contract: pure functions from compaction events to plain strings, so every format can be
+tested exactly, e.g.
+`[compact] L1 truncate tool results: 91,204 -> 78,530 tokens (-12,674; 3 results cut)`
+`[compact] total: 91,204 -> 41,000 tokens (-50,204) in 3 layers`.
+Numbers come from the events; nothing is computed here but differences and plurals.
+"""
+
+from __future__ import annotations
+
+from agent_cli.events import (
+    CompactionFired,
+    CompactionSkipped,
+    LayerLine,
+    RequestBlocked,
+    StreamRestarted,
+)
+from agent_cli.repl.safe_text import COMPACT_TAG, clip_line
+
+LAYER_ORDER = ("L1", "L2", "L3", "L4")
+
+
+def plural(count: int, singular: str, plural_form: str | None = None) -> str:
+    """`1 result`, `3 results`."""
+    word = singular if count == 1 else (plural_form or singular + "s")
+    return f"{count:,} {word}"
+
+
+def describe_layer_effect(line: LayerLine) -> str:
+    """What the layer removed, in the words of that layer."""
+    if line.layer == "L1":
+        return plural(line.results_truncated, "result") + " cut"
+    if line.layer == "L2":
+        return plural(line.interactions_removed, "repeated read") + " dropped"
+    if line.layer == "L3":
+        return (
+            f"{plural(line.messages_removed, 'message')}, "
+            f"{plural(line.interactions_removed, 'interaction')} pruned"
+        )
+    if line.layer == "L4":
+        return f"summarized {plural(line.messages_removed, 'message')}"
+    counts = [
+        (line.results_truncated, "result", "cut"),
+        (line.interactions_removed, "interaction", "removed"),
+        (line.messages_removed, "message", "removed"),
+    ]
+    parts = [f"{plural(n, word)} {verb}" for n, word, verb in counts if n]
+    return ", ".join(parts) or "nothing removed"
+
+
+def format_layer_line(line: LayerLine) -> str:
+    saved = line.tokens_before - line.tokens_after
+    return (
+        f"{COMPACT_TAG} {clip_line(line.layer, 8)} {clip_line(line.name, 60)}: "
+        f"{line.tokens_before:,} -> {line.tokens_after:,} tokens "
+        f"(-{saved:,}; {describe_layer_effect(line)})"
+    )
+
+
+def format_total_line(event: CompactionFired) -> str:
+    saved = event.tokens_before - event.tokens_after
+    requested = " (requested with /compact)" if event.forced else ""
+    return (
+        f"{COMPACT_TAG} total: {event.tokens_before:,} -> {event.tokens_after:,} tokens "
+        f"(-{saved:,}) in {plural(len(event.layers), 'layer')}{requested}"
+    )
+
+
+def format_compaction(event: CompactionFired) -> list[str]:
+    """Every line of one compaction: the layers in the order they ran, then the total."""
+    return [format_layer_line(line) for line in event.layers] + [format_total_line(event)]
+
+
+def describe_layer_span(layers: tuple[str, ...]) -> str:
+    """`L1-L4` for a run of consecutive layers, `L1+L3` otherwise."""
+    if not layers:
+        return "no layer"
+    if len(layers) > 1 and _is_consecutive(layers):
+        return f"{layers[0]}-{layers[-1]}"
+    return "+".join(clip_line(layer, 8) for layer in layers)
+
+
+def _is_consecutive(layers: tuple[str, ...]) -> bool:
+    if not all(layer in LAYER_ORDER for layer in layers):
+        return False
+    start = LAYER_ORDER.index(layers[0])
+    return tuple(layers) == LAYER_ORDER[start : start + len(layers)]
+
+
+def format_blocked(event: RequestBlocked) -> list[str]:
+    """The blocked line and what the user can do about it."""
+    return [
+        f"{COMPACT_TAG} blocked: view is {event.tokens_after:,} tokens after "
+        f"{describe_layer_span(event.applied_layers)}, hard limit {event.hard_limit:,}; "
+        "nothing was sent",
+        "  to go on: /compact <focus> to summarize with a focus, raise --hard-limit "
+        f"(now {event.hard_limit:,}), or /new to start a fresh session",
+    ]
+
+
+def format_skipped(event: CompactionSkipped) -> str:
+    if event.reason == "loop_guard":
+        return (
+            f"{COMPACT_TAG} skipped: the last compaction freed too little to try again "
+            f"yet (loop guard); view is {event.tokens:,} tokens"
+        )
+    if event.reason == "nothing_to_compact":
+        return f"{COMPACT_TAG} nothing to compact: view is {event.tokens:,} tokens"
+    return f"{COMPACT_TAG} skipped ({clip_line(event.reason, 40)}): view is {event.tokens:,} tokens"
+
+
+def format_retry(event: StreamRestarted) -> str:
+    """The line shown when the provider retries: `retrying (overloaded) in 2.0 s…`."""
+    return f"retrying ({clip_line(event.kind, 40)}) in {event.delay_seconds:.1f} s…"

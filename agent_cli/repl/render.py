@@ -1,0 +1,120 @@
+"""Rendering session events on the terminal as they arrive.
+
+Contract: `EventRenderer.render(event)` shows one `SessionEvent` and adds no logic: the
+words for compaction come from `compact_lines`, tool panels from `tool_lines`, the
+answer from `AnswerStream`. The REPL's own `[compact]` lines carry a style of their own
+(bold cyan tag), and everything from outside is shown through sanitized `Text`, so a
+model cannot fake them or colour the screen. `close()` ends a half-streamed answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.console import Console
+from rich.text import Text
+
+from agent_cli.events import (
+    AssistantDone,
+    AssistantText,
+    CompactionFired,
+    CompactionSkipped,
+    Notice,
+    RequestBlocked,
+    StreamRestarted,
+    ToolFinished,
+    ToolStarted,
+    TurnEnded,
+    UsageReported,
+)
+from agent_cli.repl.answer_stream import AnswerStream
+from agent_cli.repl.compact_lines import (
+    format_blocked,
+    format_compaction,
+    format_retry,
+    format_skipped,
+)
+from agent_cli.repl.safe_text import COMPACT_TAG, clip_line
+from agent_cli.repl.tool_lines import build_tool_finished_line, build_tool_started_line
+
+COMPACT_TAG_STYLE = "bold cyan"
+NOTICE_STYLES = {"info": "cyan", "warning": "yellow", "error": "bold red"}
+ERROR_STYLE = "bold red"
+
+
+def build_compact_text(line: str, body_style: str = "cyan") -> Text:
+    """A REPL-authored `[compact]` line: the tag styled apart from the numbers."""
+    text = Text(no_wrap=False)
+    if line.startswith(COMPACT_TAG):
+        text.append(COMPACT_TAG, style=COMPACT_TAG_STYLE)
+        line = line[len(COMPACT_TAG) :]
+    text.append(line, style=body_style)
+    return text
+
+
+def build_notice_text(event: Notice) -> Text:
+    style = NOTICE_STYLES.get(event.level, "")
+    label = "" if event.level == "info" else f"{clip_line(event.level, 10)}: "
+    return Text(label + clip_line(event.text, 400), style=style)
+
+
+def build_error_text(message: str) -> Text:
+    """A short red error line (the message comes from `error_text.describe_error`)."""
+    return Text(clip_line(message, 400), style=ERROR_STYLE)
+
+
+class EventRenderer:
+    """Shows session events on one console; see the module contract."""
+
+    def __init__(self, console: Console, *, live: bool) -> None:
+        self.console = console
+        self._answer = AnswerStream(console, live=live)
+        self._handlers: dict[type, Callable] = {
+            AssistantText: lambda event: self._answer.add(event.text),
+            AssistantDone: lambda event: self._answer.finish(event.text),
+            StreamRestarted: self._render_restart,
+            CompactionFired: self._render_compaction,
+            CompactionSkipped: lambda event: self._print(build_compact_text(format_skipped(event))),
+            RequestBlocked: self._render_blocked,
+            ToolStarted: lambda event: self._print(build_tool_started_line(event)),
+            ToolFinished: lambda event: self._print(build_tool_finished_line(event)),
+            Notice: lambda event: self._print(build_notice_text(event)),
+            TurnEnded: self._render_turn_end,
+            UsageReported: lambda event: None,  # shown by the toolbar and `stats`
+        }
+
+    def render(self, event: object) -> None:
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            return
+        if not isinstance(event, AssistantText | AssistantDone | StreamRestarted):
+            self._answer.abandon()
+        handler(event)
+
+    def close(self) -> None:
+        """End whatever is still streaming (after an interrupt), keeping it on screen."""
+        self._answer.abandon()
+
+    def print_error(self, message: str) -> None:
+        self._answer.abandon()
+        self._print(build_error_text(message))
+
+    def _print(self, text: Text) -> None:
+        self.console.print(text, soft_wrap=True)
+
+    def _render_restart(self, event: StreamRestarted) -> None:
+        self._answer.restart()
+        self._print(Text(format_retry(event), style="dim"))
+
+    def _render_compaction(self, event: CompactionFired) -> None:
+        for line in format_compaction(event):
+            self._print(build_compact_text(line))
+
+    def _render_blocked(self, event: RequestBlocked) -> None:
+        first, advice = format_blocked(event)
+        self._print(build_compact_text(first, body_style="bold red"))
+        self._print(Text(advice, style="red"))
+
+    def _render_turn_end(self, event: TurnEnded) -> None:
+        if event.outcome == "cancelled":
+            self._print(Text("turn cancelled; the conversation so far is kept", style="yellow"))

@@ -1,0 +1,127 @@
+"""Making text from the model, tools and files safe to put on the user's terminal.
+
+Contract: everything the REPL shows that it did not write itself passes through here
+first. `sanitize_text` removes what could move the cursor, recolour, retitle or clear the
+screen (ANSI/VT escape sequences, C0/C1 control characters, bidi overrides) and keeps
+only `\\n` and `\\t`; a carriage return becomes a line break, so "ok\\rFAKE" cannot hide
+"ok". `defuse_fake_compact_lines` marks lines that pose as the REPL's own `[compact]`
+log, so a model cannot fake a compaction report. Rich markup is never interpreted
+because the REPL renders outside text only through `rich.text.Text` objects, never as
+markup strings; `escape_markup` exists for the rare place that builds markup.
+"""
+
+from __future__ import annotations
+
+import re
+
+COMPACT_TAG = "[compact]"
+FAKE_COMPACT_MARK = "› "  # visible, and no longer a line that starts with the tag
+ELLIPSIS = "…"
+
+_ESCAPE_SEQUENCE = re.compile(
+    r"""
+      \x1b\[[0-?]*[ -/]*[@-~]?                 # CSI: colours, cursor moves, clears
+    | \x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)  # OSC: titles, hyperlinks, clipboard
+    | \x1b[PX^_][^\x1b]{0,4096}\x1b\\          # DCS, SOS, PM, APC strings
+    | \x1b[ -/]*[0-~]                          # the other escape forms (and unterminated
+                                               # strings: only their introducer goes)
+    | \x9b[0-?]*[ -/]*[@-~]?                   # 8-bit CSI
+    """,
+    re.VERBOSE,
+)
+# C0 controls except \t and \n, DEL, C1 controls, and the bidi controls that reorder text.
+_CONTROL_CHARACTER = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+_MARKUP_OPEN = re.compile(r"(\\*)(\[[a-zA-Z@/#])")
+
+
+def sanitize_text(text: str) -> str:
+    """`text` with escape sequences and control characters removed; `\\n`, `\\t` kept."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _ESCAPE_SEQUENCE.sub("", text)
+    return _CONTROL_CHARACTER.sub("", text)
+
+
+def is_fake_compact_line(line: str) -> bool:
+    """True when a line of outside text would read like the REPL's `[compact]` log."""
+    return line.lstrip(" \t").startswith(COMPACT_TAG)
+
+
+def defuse_fake_compact_lines(text: str) -> str:
+    """Prefix every line that poses as a `[compact]` line with a visible mark."""
+    lines = text.split("\n")
+    return "\n".join(
+        FAKE_COMPACT_MARK + line if is_fake_compact_line(line) else line for line in lines
+    )
+
+
+def sanitize_block(text: str) -> str:
+    """Multi-line outside text, ready to show: sanitized and with fake log lines defused."""
+    return defuse_fake_compact_lines(sanitize_text(text))
+
+
+def clip_line(text: str, limit: int = 120) -> str:
+    """One safe line of at most `limit` characters: line breaks and tabs become spaces."""
+    flat = " ".join(sanitize_text(text).split())
+    if len(flat) <= limit:
+        return flat
+    return flat[: max(limit - 1, 0)] + ELLIPSIS
+
+
+def escape_markup(text: str) -> str:
+    """Escape rich markup in `text` (only for places that must build a markup string)."""
+    return _MARKUP_OPEN.sub(lambda m: m.group(1) * 2 + "\\" + m.group(2), text)
+
+
+class StreamSanitizer:
+    """Sanitizes streamed text piece by piece, as the pieces arrive.
+
+    A piece may end in the middle of a line, so a line start that could still turn into
+    `[compact]` is held back until it is decided (at most the tag's length), and a
+    trailing `\\r` is held until the next piece shows whether `\\n` follows. `feed`
+    returns what can be shown now; `finish` returns whatever was held back.
+    """
+
+    def __init__(self) -> None:
+        self._held = ""  # undecided start of the current line
+        self._at_line_start = True
+        self._held_carriage_return = False
+
+    def feed(self, piece: str) -> str:
+        if self._held_carriage_return:
+            piece = "\r" + piece
+            self._held_carriage_return = False
+        if piece.endswith("\r"):
+            piece = piece[:-1]
+            self._held_carriage_return = True
+        shown: list[str] = []
+        for index, fragment in enumerate(sanitize_text(piece).split("\n")):
+            if index > 0:
+                shown.append(self._end_line())
+            shown.append(self._take_fragment(fragment))
+        return "".join(shown)
+
+    def finish(self) -> str:
+        rest = self._held + ("\n" if self._held_carriage_return else "")
+        self._held, self._at_line_start, self._held_carriage_return = "", True, False
+        return rest
+
+    def _end_line(self) -> str:
+        line_rest, self._held = self._held, ""
+        self._at_line_start = True
+        return line_rest + "\n"
+
+    def _take_fragment(self, fragment: str) -> str:
+        if not self._at_line_start:
+            return fragment
+        candidate = self._held + fragment
+        stripped = candidate.lstrip(" \t")
+        if stripped.startswith(COMPACT_TAG):
+            self._held, self._at_line_start = "", False
+            return FAKE_COMPACT_MARK + candidate
+        if COMPACT_TAG.startswith(stripped):
+            self._held = candidate  # still undecided (possibly empty)
+            return ""
+        self._held, self._at_line_start = "", False
+        return candidate

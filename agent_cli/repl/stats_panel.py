@@ -1,0 +1,176 @@
+"""The `stats` panel: where every token of the prompt view goes, at a glance.
+
+Contract: `build_stats_panel(stats)` turns a `SessionStats` into a rich `Panel` and
+`render_stats_json(stats)` into JSON for scripts (`/stats --json`). Every figure comes
+from the session; this module only lays them out (bars are shares of the total).
+Outside strings (paths, ids, estimator names) are shown as sanitized `Text`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from datetime import datetime
+
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from agent_cli.events import CompactionRecord, SessionStats, Usage
+from agent_cli.repl.safe_text import clip_line, sanitize_text
+
+CATEGORY_LABELS = {
+    "system_prompt": "system prompt",
+    "durable_context": "durable context",
+    "tool_schemas": "tool schemas",
+    "user_text": "user text",
+    "assistant_text": "assistant text",
+    "tool_calls": "tool calls",
+    "tool_results": "tool results",
+}
+SOURCE_STATUSES = ("available", "missing", "denied", "corrupt", "unsupported")
+BAR_WIDTH = 24
+
+
+def render_stats_json(stats: SessionStats) -> str:
+    """The whole `SessionStats` as JSON (field names as in `agent_cli.events`)."""
+    return json.dumps(dataclasses.asdict(stats), indent=2, sort_keys=True, default=str)
+
+
+def build_bar(part: int, whole: int, width: int = BAR_WIDTH) -> str:
+    """A bar of `width` cells, filled in proportion to part/whole (at least one if part>0)."""
+    if whole <= 0 or part <= 0:
+        return "·" * width
+    filled = min(width, max(1, round(width * part / whole)))
+    return "█" * filled + "·" * (width - filled)
+
+
+def percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f}%" if whole > 0 else "-"
+
+
+def build_stats_panel(stats: SessionStats) -> Panel:
+    rows = Table.grid(padding=(0, 2))
+    rows.add_column(style="bold", no_wrap=True)
+    rows.add_column()
+    for label, value in build_stats_rows(stats):
+        rows.add_row(label, value)
+    return Panel(rows, title="stats", title_align="left", border_style="cyan")
+
+
+def build_stats_rows(stats: SessionStats) -> list[tuple[Text | str, RenderableType]]:
+    """(label, value) for each line of the panel, in the order shown."""
+    rows: list[tuple[Text | str, RenderableType]] = [
+        ("model", _safe(f"{stats.model} ({stats.provider})")),
+        ("limits", Text(describe_limits(stats))),
+        ("in view", Text(describe_view_size(stats))),
+        ("messages", Text(describe_message_counts(stats))),
+        ("tokens", build_category_table(stats)),
+        ("estimator", _safe(stats.estimator)),
+        ("calibration", Text(describe_calibration(stats.calibration))),
+        ("last request", Text(describe_usage(stats.last_usage))),
+        (
+            "session total",
+            Text(f"{describe_usage(stats.total_usage)} · {stats.requests:,} requests"),
+        ),
+        ("compactions", build_compaction_list(stats.compactions)),
+        ("sources", Text(describe_source_statuses(stats.source_statuses))),
+        ("session", _safe(stats.session_id)),
+        ("transcript", _safe(stats.transcript_path)),
+    ]
+    rows += [(_safe(str(key)), _safe(str(value))) for key, value in sorted(stats.extra.items())]
+    return rows
+
+
+def describe_limits(stats: SessionStats) -> str:
+    return (
+        f"context window {stats.context_window:,} · soft threshold {stats.soft_threshold:,} · "
+        f"hard limit {stats.hard_limit:,}"
+    )
+
+
+def describe_view_size(stats: SessionStats) -> str:
+    return (
+        f"{stats.total_tokens:,} tokens · {percent(stats.total_tokens, stats.soft_threshold)} of "
+        f"the soft threshold · {percent(stats.total_tokens, stats.hard_limit)} of the hard limit"
+    )
+
+
+def describe_message_counts(stats: SessionStats) -> str:
+    return (
+        f"{stats.messages_in_view:,} in view / {stats.messages_in_transcript:,} in transcript · "
+        f"tool interactions {stats.interactions_in_view:,} / {stats.interactions_in_transcript:,}"
+    )
+
+
+def build_category_table(stats: SessionStats) -> Table:
+    """One row per token category: name, tokens, a bar and the share of the total."""
+    table = Table.grid(padding=(0, 1))
+    table.add_column(no_wrap=True)
+    table.add_column(justify="right", no_wrap=True)
+    table.add_column(style="cyan", no_wrap=True)
+    table.add_column(justify="right", no_wrap=True)
+    known = [key for key in CATEGORY_LABELS if key in stats.tokens_by_category]
+    others = sorted(key for key in stats.tokens_by_category if key not in CATEGORY_LABELS)
+    for key in known + others:
+        tokens = stats.tokens_by_category[key]
+        label = CATEGORY_LABELS.get(key) or clip_line(key, 30)
+        table.add_row(
+            label,
+            f"{tokens:,}",
+            build_bar(tokens, stats.total_tokens),
+            percent(tokens, stats.total_tokens),
+        )
+    table.add_row(
+        Text("total", style="bold"), Text(f"{stats.total_tokens:,}", style="bold"), "", ""
+    )
+    return table
+
+
+def describe_calibration(calibration: float | None) -> str:
+    if calibration is None:
+        return "no API usage yet (figures are estimates)"
+    return f"API / estimate = {calibration:.2f} on the last request"
+
+
+def describe_usage(usage: Usage | None) -> str:
+    if usage is None:
+        return "no request yet"
+    return (
+        f"input {usage.input_tokens:,} · cache read {usage.cache_read_input_tokens:,} · "
+        f"cache write {usage.cache_creation_input_tokens:,} · output "
+        f"{usage.output_tokens:,}"
+    )
+
+
+def build_compaction_list(compactions: tuple[CompactionRecord, ...]) -> Group | Text:
+    if not compactions:
+        return Text("none yet")
+    return Group(*(Text(describe_compaction(record)) for record in compactions))
+
+
+def describe_compaction(record: CompactionRecord) -> str:
+    layers = "+".join(clip_line(layer, 8) for layer in record.layers) or "no layer"
+    forced = " (/compact)" if record.forced else ""
+    return (
+        f"{_format_time(record.at)}  {layers}: {record.tokens_before:,} -> "
+        f"{record.tokens_after:,} tokens{forced}"
+    )
+
+
+def describe_source_statuses(counts: dict[str, int]) -> str:
+    names = list(SOURCE_STATUSES) + sorted(k for k in counts if k not in SOURCE_STATUSES)
+    return " · ".join(f"{clip_line(name, 20)} {counts.get(name, 0):,}" for name in names)
+
+
+def _format_time(at: str) -> str:
+    """`2026-12-02 15:00:41` in the zone it was recorded in; unparsable text as is."""
+    try:
+        return datetime.fromisoformat(at).strftime("%Y-%m-%d %H:%M:%S")
+    except ValueError:
+        return clip_line(at, 40)
+
+
+def _safe(text: str) -> Text:
+    return Text(sanitize_text(text).replace("\n", " "))

@@ -1,0 +1,231 @@
+"""Small hand-made stand-ins for the session API, for the REPL's tests.
+
+They follow the documented Session API (docs/architecture.md, "Session API") and record
+what the REPL asked of them, so tests can check the REPL's side of the seam alone.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+from rich.console import Console
+
+from agent_cli.errors import PendingTransitionError, SessionNotFound
+from agent_cli.events import (
+    AssistantDone,
+    AssistantText,
+    CompactionRecord,
+    SessionStats,
+    TurnEnded,
+    Usage,
+)
+
+
+def make_console(width: int = 100) -> Console:
+    """A fixed-width, colourless console that records what it prints."""
+    return Console(
+        file=io.StringIO(),
+        width=width,
+        record=True,
+        force_terminal=False,
+        color_system=None,
+    )
+
+
+def make_stats(**changes: Any) -> SessionStats:
+    values: dict[str, Any] = dict(
+        provider="offline",
+        model="offline-demo",
+        context_window=200_000,
+        soft_threshold=80_000,
+        hard_limit=120_000,
+        tokens_by_category={
+            "system_prompt": 1_200,
+            "durable_context": 300,
+            "tool_schemas": 2_500,
+            "user_text": 4_000,
+            "assistant_text": 3_000,
+            "tool_calls": 345,
+            "tool_results": 1_000,
+        },
+        total_tokens=12_345,
+        messages_in_view=12,
+        messages_in_transcript=40,
+        interactions_in_view=3,
+        interactions_in_transcript=10,
+        estimator="tiktoken cl100k_base (offline)",
+        calibration=1.13,
+        last_usage=Usage(
+            input_tokens=900,
+            output_tokens=250,
+            cache_creation_input_tokens=1_100,
+            cache_read_input_tokens=10_000,
+        ),
+        total_usage=Usage(
+            input_tokens=5_000,
+            output_tokens=2_000,
+            cache_creation_input_tokens=3_000,
+            cache_read_input_tokens=40_000,
+        ),
+        requests=7,
+        compactions=(
+            CompactionRecord(
+                at="2026-12-02T15:00:41+00:00",
+                layers=("L1", "L2", "L3"),
+                tokens_before=91_204,
+                tokens_after=41_000,
+            ),
+            CompactionRecord(
+                at="2026-12-02T15:30:00+00:00",
+                layers=("L4",),
+                tokens_before=85_000,
+                tokens_after=20_000,
+                forced=True,
+            ),
+        ),
+        source_statuses={"available": 3, "missing": 1, "denied": 0, "corrupt": 2},
+        session_id="20261202-150000-abcd",
+        transcript_path="/state/transcripts/20261202-150000-abcd.jsonl",
+    )
+    values.update(changes)
+    return SessionStats(**values)
+
+
+def answer(text: str, outcome: str = "ok") -> list[Any]:
+    """The events of a simple turn that streams `text` in two pieces."""
+    half = len(text) // 2
+    return [
+        AssistantText(text[:half]),
+        AssistantText(text[half:]),
+        AssistantDone(text=text, stop_reason="end_turn"),
+        TurnEnded(outcome=outcome, stop_reason="end_turn", steps=1),
+    ]
+
+
+@dataclass
+class FakeSession:
+    """A session whose turns replay scripted events; it records every call."""
+
+    session_id: str = "s-1"
+    provider: Any = field(
+        default_factory=lambda: SimpleNamespace(name="offline", model="offline-demo")
+    )
+    workspace: Path = Path("/work/project")
+    script: Callable[[str], list[Any]] = lambda text: answer(f"echo: {text}")
+    compact_script: list[Any] = field(default_factory=list)
+    stats_value: SessionStats = field(default_factory=make_stats)
+    calls: list[tuple[Any, ...]] = field(default_factory=list)
+    closed: bool = False
+    durable_state: Any = field(
+        default_factory=lambda: SimpleNamespace(facts=(), pending_items=(), retrieval_evidence=())
+    )
+    resolutions: tuple[Any, ...] = ()
+    expansions: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def transcript_path(self) -> Path:
+        return Path(f"/state/transcripts/{self.session_id}.jsonl")
+
+    def run_turn(self, text: str) -> Iterator[Any]:
+        self.calls.append(("run_turn", text))
+        yield from self.script(text)
+
+    def compact_now(self, focus: str | None = None) -> Iterator[Any]:
+        self.calls.append(("compact_now", focus))
+        yield from self.compact_script
+
+    def stats(self) -> SessionStats:
+        return self.stats_value
+
+    def gauge(self) -> Any:
+        return SimpleNamespace(
+            tokens=12_345,
+            soft_threshold=80_000,
+            hard_limit=120_000,
+            estimator="tiktoken cl100k_base (offline)",
+        )
+
+    def context_preview(self) -> Any:
+        return SimpleNamespace(
+            system_prompt="You are agent-cli.\nMore rules.",
+            durable_context="facts:\n- F1 uses SQLite WAL",
+            message_lines=("user: hello", "assistant: hi there"),
+        )
+
+    def remember(self, text: str) -> Any:
+        self.calls.append(("remember", text))
+        return SimpleNamespace(
+            fact_id="F1", content=text, source_pointer=f"transcript:{self.session_id}:3"
+        )
+
+    def add_pending(self, text: str) -> Any:
+        self.calls.append(("add_pending", text))
+        return SimpleNamespace(
+            item_id="P1", description=text, source_pointer=f"transcript:{self.session_id}:4"
+        )
+
+    def mark_done(self, item_id: str) -> None:
+        self.calls.append(("mark_done", item_id))
+        if item_id != "P1":
+            raise PendingTransitionError("item_id", "unknown_item")
+
+    def mark_blocked(self, item_id: str, reason: str) -> None:
+        self.calls.append(("mark_blocked", item_id, reason))
+
+    def resolve_sources(self) -> tuple[Any, ...]:
+        self.calls.append(("resolve_sources",))
+        return self.resolutions
+
+    def expand(self, pointer: str) -> Any:
+        self.calls.append(("expand", pointer))
+        return self.expansions[pointer]
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@dataclass
+class FakeBackend:
+    """Opens `FakeSession`s; known ids can be resumed, others raise SessionNotFound."""
+
+    known: dict[str, FakeSession] = field(default_factory=dict)
+    latest: str | None = None
+    opened: list[FakeSession] = field(default_factory=list)
+    resume_requests: list[str | None] = field(default_factory=list)
+    new_session: Callable[[int], FakeSession] = lambda n: FakeSession(session_id=f"new-{n}")
+    permission_asker: Any = None
+    settings: Any = None
+
+    def factory(self, settings: Any, ask_permission: Any) -> Any:
+        """Stands in for `wiring.build_backend`, keeping what main handed it."""
+        from agent_cli.repl.wiring import SessionBackend
+
+        self.settings, self.permission_asker = settings, ask_permission
+        return SessionBackend(
+            open_session=self.open_session,
+            list_sessions=lambda this_workspace_only=False: [
+                SimpleNamespace(
+                    session_id=sid,
+                    modified_at="2026-12-02 15:00",
+                    workspace="/work/project",
+                )
+                for sid in self.known
+            ],
+            latest_session_id=lambda: self.latest,
+        )
+
+    def open_session(self, resume: str | None) -> FakeSession:
+        self.resume_requests.append(resume)
+        if resume is None:
+            session = self.new_session(len(self.opened) + 1)
+        elif resume in self.known:
+            session = self.known[resume]
+        else:
+            raise SessionNotFound(resume)
+        self.opened.append(session)
+        return session

@@ -1,0 +1,146 @@
+"""The `[compact]` log: every layer's line, the total, blocked and skipped lines."""
+
+from __future__ import annotations
+
+import io
+
+from repl_fakes import make_console
+from rich.console import Console
+
+from agent_cli.events import (
+    CompactionFired,
+    CompactionSkipped,
+    LayerLine,
+    RequestBlocked,
+    StreamRestarted,
+)
+from agent_cli.repl.compact_lines import (
+    describe_layer_span,
+    format_blocked,
+    format_compaction,
+    format_layer_line,
+    format_retry,
+    format_skipped,
+    format_total_line,
+)
+from agent_cli.repl.render import EventRenderer
+
+L1 = LayerLine("L1", "truncate tool results", 91_204, 78_530, results_truncated=3)
+L2 = LayerLine("L2", "drop repeated reads", 78_530, 70_000, interactions_removed=2)
+L3 = LayerLine(
+    "L3", "prune old messages", 70_000, 52_000, messages_removed=8, interactions_removed=3
+)
+L4 = LayerLine("L4", "summarize", 52_000, 41_000, messages_removed=20)
+
+
+def test_layer_one_line_says_how_many_results_were_cut():
+    assert format_layer_line(L1) == (
+        "[compact] L1 truncate tool results: 91,204 -> 78,530 tokens (-12,674; 3 results cut)"
+    )
+
+
+def test_layer_two_line_counts_repeated_reads_dropped():
+    assert format_layer_line(L2) == (
+        "[compact] L2 drop repeated reads: 78,530 -> 70,000 tokens (-8,530; "
+        "2 repeated reads dropped)"
+    )
+
+
+def test_layer_three_line_counts_messages_and_interactions_pruned():
+    assert format_layer_line(L3) == (
+        "[compact] L3 prune old messages: 70,000 -> 52,000 tokens (-18,000; "
+        "8 messages, 3 interactions pruned)"
+    )
+
+
+def test_layer_four_line_counts_messages_summarized():
+    assert format_layer_line(L4) == (
+        "[compact] L4 summarize: 52,000 -> 41,000 tokens (-11,000; summarized 20 messages)"
+    )
+
+
+def test_a_count_of_one_is_singular():
+    one = LayerLine("L1", "truncate tool results", 10, 5, results_truncated=1)
+    assert format_layer_line(one).endswith("(-5; 1 result cut)")
+
+
+def test_total_line_sums_up_the_layers_that_fired():
+    event = CompactionFired((L1, L2, L3), 91_204, 41_000, 80_000, 120_000)
+    assert format_total_line(event) == (
+        "[compact] total: 91,204 -> 41,000 tokens (-50,204) in 3 layers"
+    )
+
+
+def test_a_forced_compaction_says_it_was_requested():
+    event = CompactionFired((L4,), 52_000, 41_000, 80_000, 120_000, forced=True)
+    assert format_total_line(event) == (
+        "[compact] total: 52,000 -> 41,000 tokens (-11,000) in 1 layer (requested with /compact)"
+    )
+
+
+def test_compaction_lines_come_in_layer_order_then_the_total():
+    event = CompactionFired((L1, L2), 91_204, 70_000, 80_000, 120_000)
+    lines = format_compaction(event)
+    assert [line.split()[1] for line in lines] == ["L1", "L2", "total:"]
+
+
+def test_blocked_line_names_the_sizes_and_says_nothing_was_sent():
+    event = RequestBlocked(200_000, 130_000, 120_000, ("L1", "L2", "L3", "L4"))
+    first, advice = format_blocked(event)
+    assert first == (
+        "[compact] blocked: view is 130,000 tokens after L1-L4, hard limit 120,000; "
+        "nothing was sent"
+    )
+    assert "/compact" in advice and "--hard-limit" in advice and "/new" in advice
+
+
+def test_layer_spans_read_as_ranges_only_when_consecutive():
+    assert describe_layer_span(("L1", "L2", "L3")) == "L1-L3"
+    assert describe_layer_span(("L1", "L3")) == "L1+L3"
+    assert describe_layer_span(("L4",)) == "L4"
+    assert describe_layer_span(()) == "no layer"
+
+
+def test_loop_guard_and_nothing_to_compact_each_get_one_line():
+    assert format_skipped(CompactionSkipped("loop_guard", 95_000)).startswith("[compact] skipped: ")
+    assert "loop guard" in format_skipped(CompactionSkipped("loop_guard", 95_000))
+    assert format_skipped(CompactionSkipped("nothing_to_compact", 12_000)) == (
+        "[compact] nothing to compact: view is 12,000 tokens"
+    )
+
+
+def test_retry_line_names_the_kind_and_the_delay():
+    assert format_retry(StreamRestarted(2, 2.0, "overloaded")) == "retrying (overloaded) in 2.0 s…"
+
+
+def test_renderer_prints_each_layer_then_the_total_on_its_own_line():
+    console = make_console()
+    EventRenderer(console, live=False).render(
+        CompactionFired((L1, L2, L3), 91_204, 41_000, 80_000, 120_000)
+    )
+    lines = console.export_text().splitlines()
+    assert lines == [
+        format_layer_line(L1),
+        format_layer_line(L2),
+        format_layer_line(L3),
+        "[compact] total: 91,204 -> 41,000 tokens (-50,204) in 3 layers",
+    ]
+
+
+def test_renderer_styles_its_own_compact_tag_apart_from_the_numbers():
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=True, color_system="standard", width=200)
+    EventRenderer(console, live=False).render(
+        CompactionFired((L1,), 91_204, 78_530, 80_000, 120_000)
+    )
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 2
+    assert all(line.startswith("\x1b[1;36m[compact]\x1b[0m") for line in lines)
+
+
+def test_renderer_shows_blocked_with_what_to_do():
+    console = make_console()
+    EventRenderer(console, live=False).render(RequestBlocked(200_000, 130_000, 120_000, ("L1",)))
+    shown = console.export_text()
+    assert "[compact] blocked: view is 130,000 tokens after L1, hard limit 120,000" in shown
+    assert "to go on:" in shown

@@ -1,0 +1,133 @@
+"""Outside text (model, tools, files) cannot rewrite the screen or fake the REPL's logs."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+from repl_fakes import make_console
+
+from agent_cli.events import AssistantDone, AssistantText, Notice, ToolFinished, ToolStarted
+from agent_cli.repl.render import EventRenderer
+from agent_cli.repl.safe_text import (
+    FAKE_COMPACT_MARK,
+    StreamSanitizer,
+    clip_line,
+    defuse_fake_compact_lines,
+    escape_markup,
+    sanitize_block,
+    sanitize_text,
+)
+
+UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def test_sanitize_removes_colour_and_cursor_sequences_but_keeps_the_words():
+    hostile = "\x1b[31mred\x1b[0m \x1b[2J\x1b[Hcleared \x1b[1A\x1b[Kup"
+    assert sanitize_text(hostile) == "red cleared up"
+
+
+def test_sanitize_removes_window_titles_and_hyperlinks():
+    hostile = "a\x1b]0;pwned title\x07b\x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\c"
+    assert sanitize_text(hostile) == "ablinkc"
+
+
+def test_sanitize_removes_device_control_strings_and_eight_bit_csi():
+    assert sanitize_text("x\x1bPq#0;2;0;0;0\x1b\\y\x9b31mz") == "xyz"
+
+
+def test_sanitize_keeps_newlines_and_tabs_and_drops_other_controls():
+    assert sanitize_text("a\tb\nc\x00d\x07e\x08f\x7fg") == "a\tb\ncdefg"
+
+
+def test_a_carriage_return_cannot_hide_what_came_before_it():
+    assert sanitize_text("rm -rf /\rls") == "rm -rf /\nls"
+    assert sanitize_text("one\r\ntwo") == "one\ntwo"
+
+
+def test_bidi_overrides_that_reorder_text_are_removed():
+    assert sanitize_text("abc\u202edcba\u202c") == "abcdcba"
+
+
+def test_a_lone_escape_at_the_end_is_removed():
+    assert sanitize_text("text\x1b") == "text"
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=200))
+def test_sanitized_text_never_holds_an_escape_or_control_character(text):
+    assert not UNSAFE.search(sanitize_text(text))
+
+
+def test_clip_line_flattens_lines_and_cuts_very_long_text():
+    clipped = clip_line("first\nsecond\t" + "x" * 10_000, limit=40)
+    assert len(clipped) == 40
+    assert clipped.startswith("first second x")
+    assert clipped.endswith("…")
+    assert "\n" not in clipped
+
+
+def test_lines_posing_as_compact_logs_get_a_visible_mark():
+    text = "fine\n[compact] L1 truncate tool results: 1 -> 0 tokens\n  [compact] total: x"
+    defused = defuse_fake_compact_lines(text).split("\n")
+    assert defused[0] == "fine"
+    assert defused[1] == FAKE_COMPACT_MARK + "[compact] L1 truncate tool results: 1 -> 0 tokens"
+    assert defused[2].startswith(FAKE_COMPACT_MARK)
+    assert not any(line.startswith("[compact]") for line in defused)
+
+
+def test_sanitize_block_also_defuses_a_compact_line_hidden_behind_a_carriage_return():
+    assert not any(
+        line.startswith("[compact]") for line in sanitize_block("ok\r[compact] total").split("\n")
+    )
+
+
+def test_escape_markup_escapes_tags_for_the_rare_markup_string():
+    assert escape_markup("[bold]x[/bold]") == "\\[bold]x\\[/bold]"
+
+
+def stream(pieces):
+    sanitizer = StreamSanitizer()
+    return "".join(sanitizer.feed(piece) for piece in pieces) + sanitizer.finish()
+
+
+def test_a_fake_compact_line_split_across_stream_pieces_is_still_marked():
+    shown = stream(["hello\n[comp", "act] L1 truncate", " tool results\nbye"])
+    assert shown == f"hello\n{FAKE_COMPACT_MARK}[compact] L1 truncate tool results\nbye"
+
+
+def test_text_that_only_starts_like_the_tag_is_shown_unchanged():
+    assert stream(["[co", "de] is fine\n", "[c"]) == "[code] is fine\n[c"
+
+
+def test_a_carriage_return_split_from_its_newline_makes_one_line_break():
+    assert stream(["one\r", "\ntwo"]) == "one\ntwo"
+
+
+def test_an_escape_sequence_split_across_pieces_cannot_reach_the_terminal():
+    assert "\x1b" not in stream(["red \x1b", "[31mstill text"])
+
+
+def test_rendered_model_text_shows_markup_literally_and_no_escape_codes():
+    console = make_console()
+    renderer = EventRenderer(console, live=False)
+    hostile = "[bold red]not bold[/] \x1b[2J [link=http://x]y[/link]\n[compact] total: fake"
+    renderer.render(AssistantText(hostile))
+    renderer.render(AssistantDone(text=hostile, stop_reason="end_turn"))
+    shown = console.export_text()
+    assert "[bold red]not bold[/]" in shown
+    assert "[link=http://x]y[/link]" in shown
+    assert "\x1b" not in shown
+    assert not any(line.startswith("[compact]") for line in shown.splitlines())
+
+
+def test_tool_and_notice_text_cannot_draw_on_the_screen():
+    console = make_console()
+    renderer = EventRenderer(console, live=False)
+    renderer.render(ToolStarted("t1", "bash", {"command": "echo \x1b[2Jhi\r[compact] x"}))
+    renderer.render(ToolFinished("t1", "bash", True, "exit 1\x1b]0;title\x07", 10))
+    renderer.render(Notice("warning", "w", "[red]careful[/red]\x07"))
+    shown = console.export_text()
+    assert "\x1b" not in shown and "\x07" not in shown and "\r" not in shown
+    assert "[red]careful[/red]" in shown
+    assert not any(line.startswith("[compact]") for line in shown.splitlines())

@@ -1,0 +1,126 @@
+"""The `stats` panel, rendered to a fixed-width console and compared."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from repl_fakes import make_console, make_stats
+
+from agent_cli.repl.stats_panel import (
+    build_bar,
+    build_stats_panel,
+    describe_calibration,
+    render_stats_json,
+)
+
+GOLDEN = Path(__file__).parent / "golden" / "stats_panel.txt"
+UPDATE_GOLDEN = "AGENT_CLI_UPDATE_GOLDEN"
+
+
+def render(stats) -> str:
+    console = make_console(width=100)
+    console.print(build_stats_panel(stats))
+    return console.export_text()
+
+
+def line_with(text: str, label: str) -> str:
+    return next(line for line in text.splitlines() if f"│ {label}  " in line)
+
+
+def test_stats_panel_matches_the_golden_rendering():
+    shown = render(make_stats())
+    if os.environ.get(UPDATE_GOLDEN):
+        GOLDEN.write_text(shown, encoding="utf-8")
+    assert shown == GOLDEN.read_text(encoding="utf-8"), (
+        f"the stats panel changed; if that was meant, rerun with {UPDATE_GOLDEN}=1 and review "
+        "the diff of tests/golden/stats_panel.txt"
+    )
+
+
+def test_stats_panel_names_model_provider_and_limits():
+    shown = render(make_stats())
+    assert "offline-demo (offline)" in line_with(shown, "model")
+    assert "context window 200,000 · soft threshold 80,000 · hard limit 120,000" in line_with(
+        shown, "limits"
+    )
+
+
+def test_stats_panel_has_a_bar_row_for_every_token_category_and_the_total():
+    shown = render(make_stats())
+    for label, tokens in [
+        ("system prompt", "1,200"),
+        ("durable context", "300"),
+        ("tool schemas", "2,500"),
+        ("user text", "4,000"),
+        ("assistant text", "3,000"),
+        ("tool calls", "345"),
+        ("tool results", "1,000"),
+    ]:
+        row = next(line for line in shown.splitlines() if f" {label} " in line)
+        assert tokens in row and "█" in row
+    assert "total           12,345" in shown
+
+
+def test_stats_panel_compares_view_and_transcript_counts():
+    shown = render(make_stats())
+    assert "12 in view / 40 in transcript" in line_with(shown, "messages")
+    assert "tool interactions 3 / 10" in line_with(shown, "messages")
+
+
+def test_stats_panel_shows_usage_of_the_last_request_and_the_session():
+    shown = render(make_stats())
+    assert "input 900 · cache read 10,000 · cache write 1,100 · output 250" in line_with(
+        shown, "last request"
+    )
+    assert "7 requests" in line_with(shown, "session total")
+
+
+def test_stats_panel_lists_every_compaction_with_layers_and_sizes():
+    shown = render(make_stats())
+    assert "2026-12-02 15:00:41  L1+L2+L3: 91,204 -> 41,000 tokens" in shown
+    assert "2026-12-02 15:30:00  L4: 85,000 -> 20,000 tokens (/compact)" in shown
+
+
+def test_stats_panel_counts_every_source_status_including_zeros():
+    shown = render(make_stats())
+    assert "available 3 · missing 1 · denied 0 · corrupt 2 · unsupported 0" in line_with(
+        shown, "sources"
+    )
+
+
+def test_stats_panel_before_any_request_says_so():
+    shown = render(make_stats(calibration=None, last_usage=None, compactions=()))
+    assert "no API usage yet" in line_with(shown, "calibration")
+    assert "no request yet" in line_with(shown, "last request")
+    assert "none yet" in line_with(shown, "compactions")
+
+
+def test_stats_panel_shows_session_id_and_transcript_path():
+    shown = render(make_stats())
+    assert "20261202-150000-abcd" in line_with(shown, "session")
+    assert "/state/transcripts/20261202-150000-abcd.jsonl" in line_with(shown, "transcript")
+
+
+def test_stats_panel_shows_hostile_strings_inertly():
+    shown = render(make_stats(estimator="[bold]x[/bold]\x1b[2J", model="m\rFAKE"))
+    assert "[bold]x[/bold]" in shown and "\x1b" not in shown and "\r" not in shown
+
+
+def test_stats_json_is_the_whole_stats_value_for_scripts():
+    data = json.loads(render_stats_json(make_stats()))
+    assert data["total_tokens"] == 12_345
+    assert data["tokens_by_category"]["tool_schemas"] == 2_500
+    assert data["last_usage"]["cache_read_input_tokens"] == 10_000
+    assert data["compactions"][1]["forced"] is True
+
+
+def test_bars_are_proportional_and_never_hide_a_non_zero_part():
+    assert build_bar(50, 100, width=10) == "█████·····"
+    assert build_bar(1, 1_000_000, width=10) == "█·········"
+    assert build_bar(0, 100, width=4) == "····"
+
+
+def test_calibration_reads_as_a_ratio():
+    assert describe_calibration(1.126) == "API / estimate = 1.13 on the last request"
