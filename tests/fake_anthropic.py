@@ -1,0 +1,228 @@
+"""A fake Anthropic Messages API on 127.0.0.1 that the real SDK can talk to.
+
+Use it from any test:
+
+    server = start_fake_server()              # or: with start_fake_server() as server:
+    server.enqueue(Reply([text_block("hi")]), HttpError(529))
+    provider = AnthropicProvider("test-key", "claude-test", base_url=server.base_url)
+    ...
+    server.requests[-1].body                  # every request, as parsed JSON
+    server.stop()
+
+Every POST /v1/messages is recorded, then checked as strictly as the real API checks it
+(`fake_anthropic_rules`); a bad request gets a 400 `invalid_request_error`. A good one is
+answered by the next queued script (`Reply` or a fault: `HttpError`, `StreamError`,
+`DropConnection`, `Stall`, `MalformedEvent`, `EndStreamEarly`) or, when the queue is empty, by
+`server.responder(body)` (default: echo the last user text). Streams are SSE with
+`event:` and `data:` lines over chunked HTTP/1.1, like the real API. Usage reports cache
+writes and reads: a prefix up to a cache_control breakpoint that was seen before is read
+from the "cache" (about chars/4 tokens).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from fake_anthropic_rules import RequestRejected, validate_headers, validate_request
+from fake_anthropic_stream import (
+    DropConnection,
+    EndStreamEarly,
+    HttpError,
+    MalformedEvent,
+    Reply,
+    Script,
+    Stall,
+    StreamError,
+    build_message_json,
+    build_reply_events,
+    echo_responder,
+    estimate_usage,
+    text_block,
+    tool_use_block,
+)
+
+__all__ = [
+    "DropConnection", "EndStreamEarly", "FakeAnthropicServer", "HttpError", "MalformedEvent", "RecordedRequest",
+    "Reply", "Stall", "StreamError", "start_fake_server", "text_block", "tool_use_block",
+]
+
+
+@dataclass
+class RecordedRequest:
+    """One request as received: headers (lower-case names), parsed body, and the verdict."""
+
+    path: str
+    headers: dict[str, str]
+    body: Any
+    rejection: str | None = None     # the 4xx message when the fake refused it
+
+
+@dataclass
+class FakeAnthropicServer:
+    """A running fake; see the module docstring. Thread-safe for one test at a time."""
+
+    httpd: ThreadingHTTPServer
+    api_key: str | None = None
+    responder: Callable[[dict[str, Any]], Reply] = echo_responder
+    requests: list[RecordedRequest] = field(default_factory=list)
+    scripts: deque[Script] = field(default_factory=deque)
+    cached_prefixes: set[str] = field(default_factory=set)
+    stopping: threading.Event = field(default_factory=threading.Event)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def accepted(self) -> list[dict[str, Any]]:
+        """Bodies of the requests that passed validation, in order."""
+        return [request.body for request in self.requests if request.rejection is None]
+
+    def enqueue(self, *scripts: Script) -> None:
+        with self.lock:
+            self.scripts.extend(scripts)
+
+    def next_script(self, body: dict[str, Any]) -> Script:
+        with self.lock:
+            if self.scripts:
+                return self.scripts.popleft()
+        return self.responder(body)
+
+    def usage_for(self, body: dict[str, Any]) -> dict[str, int]:
+        with self.lock:
+            return estimate_usage(body, self.cached_prefixes)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self) -> FakeAnthropicServer:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+
+def start_fake_server(*, api_key: str | None = None,
+                      responder: Callable[[dict[str, Any]], Reply] = echo_responder,
+                      ) -> FakeAnthropicServer:
+    """Start a fake on an ephemeral loopback port; `api_key` set means others get a 401."""
+    httpd = _QuietServer(("127.0.0.1", 0), _Handler)
+    httpd.daemon_threads = True
+    httpd.block_on_close = False       # a stalled handler must not hold up stop()
+    server = FakeAnthropicServer(httpd=httpd, api_key=api_key, responder=responder)
+    httpd.fake = server  # type: ignore[attr-defined]
+    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                     name="fake-anthropic", daemon=True).start()
+    return server
+
+
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up (after a timeout, say) is expected; anything else is not."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep tests quiet
+        return
+
+    @property
+    def fake(self) -> FakeAnthropicServer:
+        return self.server.fake  # type: ignore[attr-defined]
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server naming
+        headers = {name.lower(): value for name, value in self.headers.items()}
+        raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+        record = RecordedRequest(self.path, headers, None)
+        self.fake.requests.append(record)
+        try:
+            record.body = _parse_body(raw)
+            if self.path.split("?")[0] != "/v1/messages":
+                raise RequestRejected(404, "not_found_error", f"Not found: {self.path}")
+            validate_headers(headers, self.fake.api_key)
+            validate_request(record.body)
+        except RequestRejected as rejected:
+            record.rejection = rejected.message
+            self._send_error(rejected.status, rejected.error_type, rejected.message)
+            return
+        self._answer(record.body, self.fake.next_script(record.body))
+
+    def _answer(self, body: dict[str, Any], script: Script) -> None:
+        if isinstance(script, HttpError):
+            self._send_error(script.status, script.error_type, script.message,
+                             script.response_headers())
+            return
+        reply = script if isinstance(script, Reply) else script.reply
+        usage = self.fake.usage_for(body)
+        if not body.get("stream"):
+            self._send_json(200, build_message_json(body, reply, usage))
+            return
+        events = build_reply_events(body, reply, usage)
+        self._stream(events, script)
+
+    def _stream(self, events: list[tuple[str, dict[str, Any]]], script: Script) -> None:
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("transfer-encoding", "chunked")
+        self.send_header("request-id", "req_fake")
+        self.end_headers()
+        cut = len(events) if isinstance(script, Reply) else min(script.after_events, len(events))
+        for name, data in events[:cut]:
+            self._send_chunk(f"event: {name}\ndata: {json.dumps(data)}\n\n")
+        if isinstance(script, StreamError):
+            error = {"type": "error", "error": {"type": script.error_type,
+                                                "message": script.message}}
+            self._send_chunk(f"event: error\ndata: {json.dumps(error)}\n\n")
+        elif isinstance(script, MalformedEvent):
+            self._send_chunk(f"event: {script.event_name}\ndata: {script.payload}\n\n")
+        elif isinstance(script, Stall):
+            self.fake.stopping.wait(script.seconds)
+        if isinstance(script, DropConnection | Stall):
+            self.close_connection = True   # no final chunk: the client sees a broken body
+            return
+        self._send_chunk("")
+
+    def _send_chunk(self, text: str) -> None:
+        data = text.encode()
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+    def _send_error(self, status: int, error_type: str, message: str,
+                    extra_headers: dict[str, str] | None = None) -> None:
+        body = {"type": "error", "error": {"type": error_type, "message": message}}
+        self._send_json(status, body, extra_headers)
+
+    def _send_json(self, status: int, body: dict[str, Any],
+                   extra_headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.send_header("request-id", "req_fake")
+        for name, value in (extra_headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+
+def _parse_body(raw: bytes) -> Any:
+    try:
+        return json.loads(raw)
+    except ValueError as err:
+        raise RequestRejected(400, "invalid_request_error",
+                              "There was an issue with the request body: not valid JSON") from err

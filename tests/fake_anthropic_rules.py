@@ -1,0 +1,297 @@
+"""The request checks of the fake Messages API, as strict as the real one (or stricter).
+
+`validate_request(headers, body)` raises `RequestRejected(status, error_type, message)`
+for anything the real API rejects: unknown top-level fields, unknown block fields,
+unanswered or misplaced tool_use/tool_result, empty content or blank text, bad
+cache_control or more than four breakpoints, malformed tools, missing headers. Where the
+real API is lenient we are strict on purpose and say so: roles must alternate (the API
+merges consecutive same-role messages; our request builder must do it itself).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+TOP_LEVEL_FIELDS = frozenset({
+    "model", "max_tokens", "messages", "system", "tools", "tool_choice", "stream",
+    "temperature", "top_p", "top_k", "stop_sequences", "metadata", "thinking", "service_tier",
+})
+BLOCK_FIELDS = {
+    "text": frozenset({"type", "text", "cache_control", "citations"}),
+    "image": frozenset({"type", "source", "cache_control"}),
+    "document": frozenset({"type", "source", "title", "context", "citations", "cache_control"}),
+    "tool_use": frozenset({"type", "id", "name", "input", "cache_control"}),
+    "tool_result": frozenset({"type", "tool_use_id", "content", "is_error", "cache_control"}),
+    "thinking": frozenset({"type", "thinking", "signature"}),
+    "redacted_thinking": frozenset({"type", "data"}),
+}
+ROLE_BLOCKS = {
+    "user": frozenset({"text", "image", "document", "tool_result"}),
+    "assistant": frozenset({"text", "tool_use", "thinking", "redacted_thinking"}),
+}
+TOOL_FIELDS = frozenset({"name", "description", "input_schema", "cache_control", "type"})
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,128}$")
+TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
+MAX_BREAKPOINTS = 4
+
+
+class RequestRejected(Exception):
+    """What the fake answers instead of a reply: an HTTP status and an API error body."""
+
+    def __init__(self, status: int, error_type: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.error_type = error_type
+        self.message = message
+
+
+def _reject(message: str) -> RequestRejected:
+    return RequestRejected(400, "invalid_request_error", message)
+
+
+def validate_headers(headers: dict[str, str], api_key: str | None) -> None:
+    """Authentication and version headers, checked before the body like the real API.
+
+    The key may come as `x-api-key` or as `Authorization: Bearer` (SDK 2.16 sends the
+    latter).
+    """
+    bearer = headers.get("authorization", "")
+    sent_key = headers.get("x-api-key") or (bearer[7:] if bearer.startswith("Bearer ") else "")
+    if not sent_key:
+        raise RequestRejected(401, "authentication_error", "x-api-key header is required")
+    if api_key is not None and sent_key != api_key:
+        raise RequestRejected(401, "authentication_error", "invalid x-api-key")
+    if not headers.get("anthropic-version"):
+        raise _reject("anthropic-version: header is required")
+
+
+def validate_request(body: Any) -> None:
+    """Raise `RequestRejected` unless `body` is a request the real API would accept."""
+    if not isinstance(body, dict):
+        raise _reject("request body must be a JSON object")
+    for key in body:
+        if key not in TOP_LEVEL_FIELDS:
+            raise _reject(f"{key}: Extra inputs are not permitted")
+    _check_required(body)
+    breakpoints = _check_system(body.get("system"))
+    breakpoints += _check_tools(body.get("tools"))
+    breakpoints += _check_messages(body["messages"])
+    if breakpoints > MAX_BREAKPOINTS:
+        raise _reject(f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be "
+                      f"provided. Found {breakpoints}.")
+
+
+def _check_required(body: dict[str, Any]) -> None:
+    if not isinstance(body.get("model"), str) or not body["model"]:
+        raise _reject("model: Field required")
+    max_tokens = body.get("max_tokens")
+    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
+        raise _reject("max_tokens: Field required (an integer of at least 1)")
+    if not isinstance(body.get("messages"), list) or not body["messages"]:
+        raise _reject("messages: Field required (at least one message)")
+    if "stream" in body and not isinstance(body["stream"], bool):
+        raise _reject("stream: Input should be a valid boolean")
+
+
+def _check_cache_control(block: dict[str, Any], where: str) -> int:
+    """1 when the block carries a valid breakpoint, 0 when it carries none."""
+    if "cache_control" not in block:
+        return 0
+    control = block["cache_control"]
+    if (not isinstance(control, dict) or control.get("type") != "ephemeral"
+            or set(control) - {"type", "ttl"} or control.get("ttl", "5m") not in {"5m", "1h"}):
+        raise _reject(f"{where}.cache_control: must be {{'type': 'ephemeral'}} (optional ttl)")
+    return 1
+
+
+def _check_text(block: dict[str, Any], where: str) -> None:
+    text = block.get("text")
+    if not isinstance(text, str):
+        raise _reject(f"{where}.text: Field required")
+    if not text:
+        raise _reject(f"{where}: text content blocks must be non-empty")
+    if not text.strip():
+        raise _reject(f"{where}: text content blocks must contain non-whitespace text")
+
+
+def _check_block_fields(block: Any, allowed_types: frozenset[str], where: str) -> str:
+    if not isinstance(block, dict) or block.get("type") not in allowed_types:
+        kind = block.get("type") if isinstance(block, dict) else type(block).__name__
+        raise _reject(f"{where}: Input tag '{kind}' is not allowed here")
+    for key in block:
+        if key not in BLOCK_FIELDS[block["type"]]:
+            raise _reject(f"{where}.{block['type']}.{key}: Extra inputs are not permitted")
+    return block["type"]
+
+
+def _check_system(system: Any) -> int:
+    if system is None or isinstance(system, str):
+        return 0
+    if not isinstance(system, list):
+        raise _reject("system: Input should be a valid string or list")
+    breakpoints = 0
+    for index, block in enumerate(system):
+        where = f"system.{index}"
+        _check_block_fields(block, frozenset({"text"}), where)
+        _check_text(block, where)
+        breakpoints += _check_cache_control(block, where)
+    return breakpoints
+
+
+def _check_tools(tools: Any) -> int:
+    if tools is None:
+        return 0
+    if not isinstance(tools, list):
+        raise _reject("tools: Input should be a valid list")
+    names: set[str] = set()
+    breakpoints = 0
+    for index, tool in enumerate(tools):
+        where = f"tools.{index}"
+        if not isinstance(tool, dict):
+            raise _reject(f"{where}: Input should be an object")
+        for key in tool:
+            if key not in TOOL_FIELDS:
+                raise _reject(f"{where}.{key}: Extra inputs are not permitted")
+        name = tool.get("name")
+        if not isinstance(name, str) or not TOOL_NAME.match(name):
+            raise _reject(f"{where}.name: String should match pattern '{TOOL_NAME.pattern}'")
+        if name in names:
+            raise _reject(f"tools: Tool names must be unique ({name})")
+        names.add(name)
+        if "description" in tool and not isinstance(tool["description"], str):
+            raise _reject(f"{where}.description: Input should be a valid string")
+        schema = tool.get("input_schema")
+        if not isinstance(schema, dict) or schema.get("type") != "object":
+            raise _reject(f"{where}.input_schema: an object schema with type 'object' is required")
+        if tool.get("type", "custom") != "custom":
+            raise _reject(f"{where}.type: Input tag '{tool['type']}' is not allowed here")
+        breakpoints += _check_cache_control(tool, where)
+    return breakpoints
+
+
+def _check_messages(messages: list[Any]) -> int:
+    breakpoints = 0
+    pending_ids: list[str] = []
+    seen_ids: set[str] = set()
+    for index, message in enumerate(messages):
+        role = _check_message_frame(messages, index)
+        blocks = _message_blocks(message, index, is_last=index == len(messages) - 1)
+        if role == "user":
+            _check_results_answer(blocks, pending_ids, index)
+            pending_ids = []
+        elif pending_ids:
+            raise _unanswered(pending_ids, index)
+        for position, block in enumerate(blocks):
+            where = f"messages.{index}.content.{position}"
+            kind = _check_block_fields(block, ROLE_BLOCKS[role], where)
+            _check_block_body(block, kind, where, seen_ids)
+            breakpoints += _check_cache_control(block, where)
+        if role == "assistant":
+            pending_ids = [b["id"] for b in blocks if b["type"] == "tool_use"]
+    if pending_ids:
+        raise _unanswered(pending_ids, len(messages))
+    return breakpoints
+
+
+def _unanswered(ids: list[str], index: int) -> RequestRejected:
+    return _reject(f"messages.{index}: `tool_use` ids were found without `tool_result` blocks "
+                   f"immediately after: {', '.join(ids)}. Each `tool_use` block must have a "
+                   "corresponding `tool_result` block in the next message.")
+
+
+def _check_message_frame(messages: list[Any], index: int) -> str:
+    message = messages[index]
+    if not isinstance(message, dict):
+        raise _reject(f"messages.{index}: Input should be an object")
+    for key in message:
+        if key not in {"role", "content"}:
+            raise _reject(f"messages.{index}.{key}: Extra inputs are not permitted")
+    role = message.get("role")
+    if role not in ROLE_BLOCKS:
+        raise _reject(f"messages.{index}.role: Input should be 'user' or 'assistant'")
+    if index == 0 and role != "user":
+        raise _reject('messages: first message must use the "user" role')
+    if index > 0 and messages[index - 1].get("role") == role:
+        raise _reject(f'messages.{index}: roles must alternate between "user" and "assistant" '
+                      "(stricter than the real API, which merges them)")
+    return role
+
+
+def _message_blocks(message: dict[str, Any], index: int, *, is_last: bool) -> list[Any]:
+    content = message.get("content")
+    if isinstance(content, str):
+        if not content.strip():
+            raise _reject(f"messages.{index}: all messages must have non-empty content except "
+                          "for the optional final assistant message")
+        content = [{"type": "text", "text": content}]
+    if not isinstance(content, list) or not content:
+        raise _reject(f"messages.{index}: all messages must have non-empty content except for "
+                      "the optional final assistant message")
+    last = content[-1]
+    if (is_last and message["role"] == "assistant" and isinstance(last, dict)
+            and isinstance(last.get("text"), str) and last["text"] != last["text"].rstrip()):
+        raise _reject("final assistant content cannot end with trailing whitespace")
+    return content
+
+
+def _check_results_answer(blocks: list[Any], pending_ids: list[str], index: int) -> None:
+    answered: list[str] = []
+    leading = True
+    for position, block in enumerate(blocks):
+        if not isinstance(block, dict) or block.get("type") != "tool_result":
+            leading = False
+            continue
+        tool_use_id = block.get("tool_use_id")
+        if tool_use_id not in pending_ids or tool_use_id in answered:
+            raise _reject(f"messages.{index}.content.{position}: unexpected `tool_use_id` found "
+                          f"in `tool_result` blocks: {tool_use_id}. Each `tool_result` block "
+                          "must have a corresponding `tool_use` block in the previous message.")
+        if not leading:
+            raise _reject(f"messages.{index}.content.{position}: `tool_result` blocks must come "
+                          "before any other content in the message")
+        answered.append(tool_use_id)
+    missing = [tool_use_id for tool_use_id in pending_ids if tool_use_id not in answered]
+    if missing:
+        raise _unanswered(missing, index)
+
+
+def _check_block_body(block: dict[str, Any], kind: str, where: str, seen_ids: set[str]) -> None:
+    if kind == "text":
+        _check_text(block, where)
+    elif kind in {"image", "document"}:
+        source = block.get("source")
+        if not isinstance(source, dict) or source.get("type") not in {"base64", "url", "text"}:
+            raise _reject(f"{where}.source: Field required")
+    elif kind == "tool_use":
+        _check_tool_use(block, where, seen_ids)
+    elif kind == "tool_result":
+        _check_tool_result(block, where)
+
+
+def _check_tool_use(block: dict[str, Any], where: str, seen_ids: set[str]) -> None:
+    tool_id = block.get("id")
+    if not isinstance(tool_id, str) or not TOOL_USE_ID.match(tool_id):
+        raise _reject(f"{where}.id: String should match pattern '{TOOL_USE_ID.pattern}'")
+    if tool_id in seen_ids:
+        raise _reject(f"{where}: `tool_use` ids must be unique ({tool_id})")
+    seen_ids.add(tool_id)
+    if not isinstance(block.get("name"), str) or not block["name"]:
+        raise _reject(f"{where}.name: Field required")
+    if not isinstance(block.get("input"), dict):
+        raise _reject(f"{where}.input: Input should be a valid dictionary")
+
+
+def _check_tool_result(block: dict[str, Any], where: str) -> None:
+    if "is_error" in block and not isinstance(block["is_error"], bool):
+        raise _reject(f"{where}.is_error: Input should be a valid boolean")
+    content = block.get("content")
+    if content is None or isinstance(content, str):
+        return
+    if not isinstance(content, list):
+        raise _reject(f"{where}.content: Input should be a valid string or list")
+    for position, part in enumerate(content):
+        part_where = f"{where}.content.{position}"
+        kind = _check_block_fields(part, frozenset({"text", "image", "document"}), part_where)
+        _check_block_body(part, kind, part_where, set())
+        _check_cache_control(part, part_where)
