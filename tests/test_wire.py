@@ -6,6 +6,9 @@ import copy
 import json
 
 import pytest
+from fake_anthropic_rules import validate_request
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent_cli.errors import WireFormatError
 from agent_cli.events import ModelRequest
@@ -259,3 +262,52 @@ def test_two_tools_with_one_name_are_refused():
 def test_a_bad_max_tokens_is_refused(max_tokens):
     assert reason_of(make_request(user(text("q")), max_tokens=max_tokens)) == (
         "bad_max_tokens", None)
+
+
+# --- property: whatever the view, the builder refuses it or the strict fake accepts it ------
+
+PRIVATE_NOISE = st.fixed_dictionaries({}, optional={"_id": st.text(max_size=3),
+                                                    "_tokens": st.integers(0, 9)})
+TEXTS = st.sampled_from(["", " ", "ok", "read the file", "\n"])
+
+
+@st.composite
+def views(draw) -> list[dict]:
+    """Plausible prompt views, then randomly damaged: blocks dropped, moved or blanked."""
+    opening = draw(st.sampled_from(["go", " "]))
+    messages: list[dict] = [user(text(opening, **draw(PRIVATE_NOISE)))]
+    for turn in range(draw(st.integers(0, 4))):
+        ids = [f"toolu_{turn}_{n}" for n in range(draw(st.integers(0, 3)))]
+        messages.append(assistant(text(draw(TEXTS)), *[tool_use(i, **draw(PRIVATE_NOISE))
+                                                       for i in ids]))
+        results = [tool_result(i, draw(TEXTS), _artifact="x") for i in ids]
+        messages.append(user(*results, text(draw(TEXTS))))
+    for _ in range(draw(st.integers(0, 2))):
+        index = draw(st.integers(0, len(messages) - 1))
+        blocks = messages[index]["content"]
+        if not isinstance(blocks, list):
+            continue
+        action = draw(st.sampled_from(["drop", "reverse", "move", "blank"]))
+        if action == "drop" and blocks:
+            blocks.pop(draw(st.integers(0, len(blocks) - 1)))
+        elif action == "reverse":
+            blocks.reverse()
+        elif action == "move" and blocks:
+            target = messages[draw(st.integers(0, len(messages) - 1))]
+            target["content"] = [*target["content"], blocks.pop()] if isinstance(
+                target["content"], list) else [blocks.pop()]
+        elif action == "blank":
+            messages[index]["content"] = ""
+    return messages
+
+
+@settings(max_examples=300, deadline=None)
+@given(views())
+def test_every_built_request_passes_the_strict_fake_or_is_refused(messages):
+    request = make_request(*messages, durable=" facts ")
+    try:
+        wire = build_wire_request(request, "claude-test")
+    except WireFormatError:
+        return
+    validate_request(wire)
+    assert count_breakpoints(wire) <= 4
