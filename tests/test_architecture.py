@@ -1,0 +1,116 @@
+"""Dependency rules, checked by parsing every module's imports and calls with ast.
+
+- The core (tokens, protocol, compaction, durable state, pointer parsing and resolution
+  values) is pure: it imports no SDK, rich or prompt_toolkit, nothing that touches files,
+  processes, sockets or the environment, no agent_cli module outside the core (but
+  errors and events), and calls no open/print/input or clock.
+- Only agent_cli/provider/anthropic_provider.py imports anthropic.
+- Only agent_cli/repl/ imports rich or prompt_toolkit.
+The rules apply to whichever of these files exist, so the test grows with the package.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parent.parent / "agent_cli"
+CORE_PATTERNS = ("tokens.py", "protocol.py", "compaction/*.py", "durable*.py", "pointers.py",
+                 "source_resolution.py")
+CORE_FILES = sorted({path for pattern in CORE_PATTERNS for path in PACKAGE.glob(pattern)})
+ALL_FILES = sorted(PACKAGE.rglob("*.py"))
+
+UI_AND_SDK = {"anthropic", "rich", "prompt_toolkit", "httpx", "httpx2", "requests"}
+IO_MODULES = {"os", "pathlib", "io", "socket", "subprocess", "shutil", "tempfile", "glob",
+              "urllib", "http", "fcntl", "mmap", "time", "sqlite3", "platformdirs", "sys"}
+FORBIDDEN_CALLS = {"open", "print", "input", "exec", "eval"}
+CLOCK_ATTRIBUTES = {"now", "utcnow", "today", "time", "monotonic", "perf_counter"}
+SHARED_VALUES = {"agent_cli.errors", "agent_cli.events"}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+CORE_MODULES = {_module_name(path) for path in CORE_FILES}
+
+
+def _imported_modules(path: Path) -> set[str]:
+    """Every module a file imports, at any depth (lazy imports included)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def _roots(modules: set[str]) -> set[str]:
+    return {module.split(".")[0] for module in modules}
+
+
+def _forbidden_calls(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        if isinstance(node.func, ast.Name) and node.func.id in FORBIDDEN_CALLS:
+            found.append(f"{node.func.id}() at line {node.lineno}")
+        elif isinstance(node.func, ast.Attribute) and node.func.attr in CLOCK_ATTRIBUTES:
+            found.append(f".{node.func.attr}() at line {node.lineno}")
+    return found
+
+
+def _relative(path: Path) -> str:
+    return str(path.relative_to(PACKAGE.parent))
+
+
+def test_the_core_files_exist_where_the_rules_expect_them():
+    names = {_relative(path) for path in CORE_FILES}
+    assert {"agent_cli/tokens.py", "agent_cli/protocol.py",
+            "agent_cli/compaction/pipeline.py"} <= names
+
+
+@pytest.mark.parametrize("path", CORE_FILES, ids=_relative)
+def test_a_core_module_imports_no_ui_sdk_or_io_module(path):
+    roots = _roots(_imported_modules(path))
+    assert not roots & (UI_AND_SDK | IO_MODULES)
+
+
+@pytest.mark.parametrize("path", CORE_FILES, ids=_relative)
+def test_a_core_module_imports_only_core_modules_of_the_package(path):
+    internal = {module for module in _imported_modules(path) if module.startswith("agent_cli.")}
+    outside = {module for module in internal
+               if module not in CORE_MODULES | SHARED_VALUES
+               and module.rsplit(".", 1)[0] not in CORE_MODULES | SHARED_VALUES}
+    assert not outside
+
+
+@pytest.mark.parametrize("path", CORE_FILES, ids=_relative)
+def test_a_core_module_opens_no_file_prints_nothing_and_reads_no_clock(path):
+    assert _forbidden_calls(path) == []
+
+
+def test_only_the_anthropic_adapter_imports_anthropic():
+    importers = {_relative(path) for path in ALL_FILES
+                 if "anthropic" in _roots(_imported_modules(path))}
+    assert importers <= {"agent_cli/provider/anthropic_provider.py"}
+
+
+def test_only_the_repl_imports_rich_or_prompt_toolkit():
+    importers = {_relative(path) for path in ALL_FILES
+                 if _roots(_imported_modules(path)) & {"rich", "prompt_toolkit"}}
+    assert all(name.startswith("agent_cli/repl/") for name in importers)
+
+
+def test_the_rules_catch_a_violation(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("import os\nfrom rich.console import Console\n"
+                      "def f():\n    import anthropic\n    return open('x'), datetime.now()\n")
+    assert _roots(_imported_modules(sample)) >= {"os", "rich", "anthropic"}
+    assert _forbidden_calls(sample) == ["open() at line 5", ".now() at line 5"]

@@ -1,0 +1,86 @@
+"""L1 truncate_tool_results: bounded head and tail, honest marker, never a bigger result."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from compaction_support import assistant, call_pair, make_counter, text, tool_result, user
+
+from agent_cli.compaction import CompactionPolicy, ToolProtocolError, truncate_tool_results
+
+
+def _numbered_lines(count: int) -> str:
+    return "".join(f"line {number:05d}\n" for number in range(count))
+
+
+def _history(result):
+    return [user("go"), *call_pair("a", result), assistant("done"), user("next")]
+
+
+def test_a_large_string_result_keeps_its_head_and_tail_around_a_marker():
+    counter, _ = make_counter()
+    body = _numbered_lines(2_000)  # 22,000 characters, 5,500 fake tokens
+    view, saved = truncate_tool_results(_history(body), CompactionPolicy(
+        max_tool_result_tokens=300), counter)
+    cut = view[2]["content"][0]["content"]
+    assert cut.startswith("line 00000\n")
+    assert cut.endswith("line 01999\n")
+    assert "5,500 tokens" in cut and "22,000 characters" in cut
+    assert counter.count_text(cut) <= 300
+    assert saved == counter.count_text(body) - counter.count_text(cut)
+
+
+def test_a_result_within_the_budget_is_left_as_the_same_object():
+    counter, _ = make_counter()
+    history = _history("small result")
+    view, saved = truncate_tool_results(history, CompactionPolicy(), counter)
+    assert saved == 0
+    assert all(new is old for new, old in zip(view, history, strict=True))
+
+
+def test_a_list_result_keeps_its_blocks_and_its_images():
+    counter, _ = make_counter()
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                         "data": "AAAA"}}
+    blocks = [text(_numbered_lines(1_000)), image, text(_numbered_lines(500))]
+    view, saved = truncate_tool_results(_history(blocks), CompactionPolicy(
+        max_tool_result_tokens=2_000), counter)
+    new_blocks = view[2]["content"][0]["content"]
+    assert [block["type"] for block in new_blocks] == ["text", "image", "text"]
+    assert new_blocks[1] == image
+    assert "cut by context compaction" in new_blocks[0]["text"]
+    assert saved > 0
+
+
+def test_a_result_barely_over_the_budget_is_not_grown_by_the_marker():
+    counter, _ = make_counter()
+    history = _history("x" * 44)  # 11 fake tokens; the marker alone costs more
+    view, saved = truncate_tool_results(history, CompactionPolicy(
+        max_tool_result_tokens=10), counter)
+    assert saved == 0
+    assert view[2] is history[2]
+
+
+def test_text_next_to_a_result_in_the_same_message_stays():
+    counter, _ = make_counter()
+    history = [user("go"), assistant([{"type": "tool_use", "id": "a", "name": "bash",
+                                       "input": {}}]),
+               user([tool_result("a", _numbered_lines(2_000)), text("also, be quick")])]
+    view, _ = truncate_tool_results(history, CompactionPolicy(max_tool_result_tokens=100),
+                                    counter)
+    assert view[2]["content"][1] == text("also, be quick")
+    assert view[2]["content"][0]["tool_use_id"] == "a"
+
+
+def test_truncation_never_mutates_its_input():
+    counter, _ = make_counter()
+    history = _history([text(_numbered_lines(3_000))])
+    before = copy.deepcopy(history)
+    truncate_tool_results(history, CompactionPolicy(max_tool_result_tokens=50), counter)
+    assert history == before
+
+
+def test_truncation_refuses_an_invalid_history():
+    with pytest.raises(ToolProtocolError):
+        truncate_tool_results([user("go"), user([tool_result("nobody")])])
