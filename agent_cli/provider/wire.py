@@ -61,8 +61,8 @@ def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
     turns = _merge_turns(_clean_turns(request.messages))
     _check_conversation_shape(turns)
     _check_tool_pairing(turns)
+    _mark_cache_breakpoint(turns[-1].blocks)
     messages = [{"role": turn.role, "content": turn.blocks} for turn in turns]
-    _mark_cache_breakpoint(messages[-1]["content"])
     wire: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens}
     system = build_system_blocks(request.system, request.durable_context)
     if system:
