@@ -37,8 +37,8 @@ def read_artifact_range(
         data = artifacts.read_range(pointer, offset=offset, limit=limit + 1)
     except AgentCliError as error:
         raise ToolError(
-            f"Artifact {pointer} cannot be read ({type(error).__name__}): it may be missing, "
-            "damaged, or from another session. Check the pointer against the tool result."
+            f"Artifact {pointer} cannot be read ({type(error).__name__}: {error}). It may be "
+            "missing or damaged; check the pointer against the tool result that gave it."
         ) from error
     if not data:
         raise ToolError(

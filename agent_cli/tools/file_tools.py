@@ -52,7 +52,7 @@ def read_file_lines(
             f"start_line={shown_last + 1}]"
         )
     header = f"File: {shown} (lines {start}-{shown_last} of {total})"
-    return ToolResult(header, body, summary=f"read {len(lines)} lines")
+    return ToolResult(header, body, summary=f"read {count_lines_noun(len(lines))}")
 
 
 def _check_readable_text(handle: BinaryIO, shown: str, max_bytes: int) -> None:
@@ -90,16 +90,19 @@ def _collect_lines(
 def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
     resolved, shown = _resolve_file(context.workspace, arguments["path"])
     data = arguments["content"].encode("utf-8")
-    line_count = _count_lines(arguments["content"])
-    verb = "overwrite" if resolved.exists() else "create"
+    lines = count_lines_noun(_count_lines(arguments["content"]))
+    is_new = not resolved.exists()
 
     def execute() -> ToolResult:
         resolved.parent.mkdir(parents=True, exist_ok=True)
+        _require_same_target(context.workspace, arguments["path"], resolved)
         write_atomically(resolved, data, shown)
-        header = f"Wrote {line_count} lines ({format_size(len(data))}) to {shown} ({verb}d)."
-        return ToolResult(header, summary=f"wrote {line_count} lines")
+        state = "new file" if is_new else "replaced the old content"
+        header = f"Wrote {lines} ({format_size(len(data))}) to {shown} ({state})."
+        return ToolResult(header, summary=f"wrote {lines}")
 
-    return PreparedCall(f"{verb} {shown} with {line_count} lines", execute)
+    verb = "create" if is_new else "overwrite"
+    return PreparedCall(f"{verb} {shown} with {lines}", execute)
 
 
 def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
@@ -113,18 +116,17 @@ def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
         raise ToolError("old_string and new_string are the same; there is nothing to change.")
     limit = context.limits.max_read_file_bytes
     plan_edit(resolved, shown, old, new, limit)
-    removed, added = _count_lines(old), _count_lines(new)
+    removed = count_lines_noun(_count_lines(old))
+    added = count_lines_noun(_count_lines(new))
 
     def execute() -> ToolResult:
+        _require_same_target(context.workspace, arguments["path"], resolved)
         updated, line_number = plan_edit(resolved, shown, old, new, limit)
         write_atomically(resolved, updated, shown)
-        header = (
-            f"Edited {shown}: replaced {removed} line(s) with {added} line(s) "
-            f"at line {line_number}."
-        )
+        header = f"Edited {shown}: replaced {removed} with {added} at line {line_number}."
         return ToolResult(header, summary=f"edited {shown}")
 
-    return PreparedCall(f"edit {shown}: replace {removed} line(s) with {added} line(s)", execute)
+    return PreparedCall(f"edit {shown}: replace {removed} with {added}", execute)
 
 
 def plan_edit(path: Path, shown: str, old: str, new: str, max_bytes: int) -> tuple[bytes, int]:
@@ -182,6 +184,19 @@ def _resolve_file(workspace: Workspace, raw_path: str) -> tuple[Path, str]:
     if resolved == workspace.root:
         raise ToolError("The path names the workspace directory itself; give a file path.")
     return resolved, workspace.display(raw_path, resolved)
+
+
+def count_lines_noun(count: int) -> str:
+    return f"{count} line" if count == 1 else f"{count} lines"
+
+
+def _require_same_target(workspace: Workspace, raw_path: str, prepared: Path) -> None:
+    """Refuse when the path now resolves elsewhere (a link changed while the user decided)."""
+    if workspace.resolve_inside(raw_path) != prepared:
+        raise ToolError(
+            f"{raw_path!r} now leads somewhere else than when permission was asked; "
+            "nothing was written. Check the path and try again."
+        )
 
 
 def _count_lines(text: str) -> int:

@@ -11,8 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from agent_cli.errors import AgentCliError
-
 
 class ArtifactRefLike(Protocol):
     pointer: str
@@ -74,6 +72,15 @@ def build_error_outcome(message: str, summary: str) -> ToolOutcome:
     return ToolOutcome(message, True, len(message.encode("utf-8")), None, summary)
 
 
+def build_interrupted_outcome(tool_name: str) -> ToolOutcome:
+    """The result to record when Ctrl-C stopped a tool: every tool_use still gets one."""
+    message = (
+        f"Interrupted by the user (Ctrl-C): {tool_name} was stopped before it finished, and "
+        "any processes it started were ended. Its effects, if any, are incomplete."
+    )
+    return build_error_outcome(message, "interrupted")
+
+
 def build_outcome(
     result: ToolResult,
     *,
@@ -91,7 +98,7 @@ def build_outcome(
     preview = render_preview(result.body.encode("utf-8"), max(1, threshold_bytes // 4), body_offset)
     try:
         pointer = str(artifacts.put(session_id, full, suffix=".txt").pointer)
-    except (AgentCliError, OSError) as error:
+    except Exception as error:  # any store failure: say so; never lose the call's result
         notice = (
             f"[Output was {len(full):,} bytes. Saving it as an artifact failed "
             f"({type(error).__name__}), so only this truncated head/tail preview exists; "

@@ -30,8 +30,11 @@ from agent_cli.tools.output import ToolResult, format_size
 
 HIDDEN_ENVIRONMENT_NAMES = frozenset({"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"})
 _READ_CHUNK_BYTES = 65_536
-_QUIET_SECONDS = 0.2  # after the command exits, how long a silent pipe means "done"
+# How often the exit of the command is checked; after it exits, a pipe silent this long
+# means "done" even if a background child still holds it open.
+_QUIET_SECONDS = 0.2
 _TERMINATE_GRACE_SECONDS = 1.0
+_KILL_WAIT_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
@@ -113,8 +116,7 @@ def _collect_output(
             if remaining <= 0:
                 return output, "timeout"
             has_exited = process.poll() is not None
-            wait = min(remaining, _QUIET_SECONDS) if has_exited else min(remaining, 1.0)
-            if not selector.select(wait):
+            if not selector.select(min(remaining, _QUIET_SECONDS)):
                 if has_exited:
                     return output, "exited"
                 continue
@@ -137,19 +139,28 @@ def _wait_for_exit(process: subprocess.Popen[bytes], deadline: float) -> str:
 
 
 def end_process_group(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM the command's whole group, then SIGKILL whatever is left after a grace."""
+    """SIGTERM the command's whole group, then SIGKILL whatever is left after a grace.
+
+    Returns once no member runs any more (SIGKILL takes effect asynchronously, so it waits
+    for that too, bounded), so callers can rely on the group being gone.
+    """
     group = process.pid  # start_new_session makes the child its group's leader
     _signal_group(group, signal.SIGTERM)
     try:
-        deadline = time.monotonic() + _TERMINATE_GRACE_SECONDS
-        while time.monotonic() < deadline:
-            process.poll()
-            if not is_group_alive(group):
-                break
-            time.sleep(0.02)
+        _wait_for_group_to_end(process, group, _TERMINATE_GRACE_SECONDS)
     finally:
         _signal_group(group, signal.SIGKILL)
         process.wait()
+        _wait_for_group_to_end(process, group, _KILL_WAIT_SECONDS)
+
+
+def _wait_for_group_to_end(process: subprocess.Popen[bytes], group: int, seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        process.poll()
+        if not is_group_alive(group):
+            return
+        time.sleep(0.02)
 
 
 def is_group_alive(group: int) -> bool:

@@ -94,7 +94,7 @@ class Toolbox:
 
     def run(self, name: str, tool_input: dict[str, Any]) -> ToolOutcome:
         """Run tool `name` with `tool_input`; see the module contract."""
-        spec = self._specs.get(name)
+        spec = self._specs.get(name) if isinstance(name, str) else None
         if spec is None:
             known = ", ".join(self._specs)
             return build_error_outcome(

@@ -14,7 +14,7 @@ import os
 import stat
 from pathlib import Path
 
-from agent_cli.errors import ToolError, WorkspaceEscape
+from agent_cli.errors import ConfigError, ToolError, WorkspaceEscape
 
 # Directories no search descends into: version control, environments, caches.
 SKIPPED_DIRECTORY_NAMES = frozenset(
@@ -38,9 +38,13 @@ class Workspace:
     """The directory the tools may touch; `root` is resolved once, at construction."""
 
     def __init__(self, root: Path) -> None:
-        self.root = Path(root).resolve(strict=True)
+        """Raise `ConfigError("workspace", ...)` when `root` is not an existing directory."""
+        try:
+            self.root = Path(root).resolve(strict=True)
+        except OSError as error:
+            raise ConfigError("workspace", "missing") from error
         if not self.root.is_dir():
-            raise ToolError(f"workspace {self.root} is not a directory")
+            raise ConfigError("workspace", "not_a_directory")
 
     def resolve_inside(self, raw_path: str) -> Path:
         """The resolved absolute path for `raw_path`, or `WorkspaceEscape` if it leads out."""
