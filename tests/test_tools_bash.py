@@ -1,0 +1,146 @@
+"""bash: real subprocesses, their exit codes, output, timeouts, caps and process groups."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from tools_support import is_process_running, make_toolbox
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root
+
+
+def read_pids(workspace: Path, *names: str) -> list[int]:
+    return [int((workspace / name).read_text()) for name in names]
+
+
+def wait_for_file(path: Path, limit_seconds: float = 30.0) -> bool:
+    """Bounded wait for a file a child process writes; used only to time a signal."""
+    deadline = time.monotonic() + limit_seconds
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text().strip():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_bash_reports_the_exit_code_and_combined_output(workspace: Path):
+    outcome = make_toolbox(workspace).run("bash", {"command": "echo out; echo err >&2; exit 3"})
+    assert not outcome.is_error
+    assert outcome.content == "Exit code: 3\nout\nerr\n"
+    assert outcome.summary == "exit 3, 8 B"
+
+
+def test_bash_runs_in_the_workspace_directory(workspace: Path):
+    outcome = make_toolbox(workspace).run("bash", {"command": "pwd"})
+    assert outcome.content == f"Exit code: 0\n{workspace.resolve()}\n"
+
+
+def test_bash_says_when_there_was_no_output(workspace: Path):
+    outcome = make_toolbox(workspace).run("bash", {"command": "true"})
+    assert outcome.content == "Exit code: 0\n(no output)"
+
+
+def test_bash_gives_the_command_no_stdin(workspace: Path):
+    outcome = make_toolbox(workspace).run("bash", {"command": "cat; echo after"})
+    assert outcome.content == "Exit code: 0\nafter\n"
+
+
+def test_bash_decodes_invalid_utf8_output_with_replacement(workspace: Path):
+    outcome = make_toolbox(workspace).run("bash", {"command": r"printf 'caf\xe9\n'"})
+    assert outcome.content == "Exit code: 0\ncaf\ufffd\n"
+
+
+def test_bash_reports_a_command_killed_by_a_signal(workspace: Path):
+    outcome = make_toolbox(workspace).run("bash", {"command": "kill -9 $$"})
+    assert outcome.content.startswith("Killed by signal 9.")
+
+
+def test_bash_hides_the_anthropic_api_key_from_commands(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-should-never-show")
+    monkeypatch.setenv("VISIBLE_SETTING", "shown")
+    outcome = make_toolbox(workspace).run(
+        "bash", {"command": 'echo "${ANTHROPIC_API_KEY:-unset} $VISIBLE_SETTING"'}
+    )
+    assert outcome.content == "Exit code: 0\nunset shown\n"
+
+
+def test_bash_with_an_empty_command_is_an_error(workspace: Path):
+    outcome = make_toolbox(workspace).run("bash", {"command": "   "})
+    assert outcome.is_error
+    assert "command is empty" in outcome.content
+
+
+def test_bash_timeout_ends_the_whole_process_group(workspace: Path):
+    command = "echo $$ > leader.pid; sleep 30 & echo $! > child.pid; echo started; sleep 30"
+    outcome = make_toolbox(workspace).run("bash", {"command": command, "timeout_seconds": 2})
+    assert outcome.is_error
+    assert outcome.content.startswith("Timed out after 2 s; the command and its whole process")
+    assert "started" in outcome.content
+    assert "timeout_seconds" in outcome.content
+    assert outcome.summary.startswith("timed out")
+    for pid in read_pids(workspace, "leader.pid", "child.pid"):
+        assert not is_process_running(pid)
+
+
+def test_bash_timeout_also_ends_children_that_ignore_sigterm(workspace: Path):
+    command = "(trap '' TERM; echo $BASHPID > stubborn.pid; sleep 30) & sleep 30"
+    outcome = make_toolbox(workspace).run("bash", {"command": command, "timeout_seconds": 2})
+    assert outcome.is_error
+    (stubborn,) = read_pids(workspace, "stubborn.pid")
+    assert not is_process_running(stubborn)
+
+
+def test_bash_returns_when_the_command_exits_even_if_a_background_child_holds_output(
+    workspace: Path,
+):
+    command = "sleep 30 & echo $! > bg.pid; echo done"
+    outcome = make_toolbox(workspace).run("bash", {"command": command, "timeout_seconds": 20})
+    (background,) = read_pids(workspace, "bg.pid")
+    try:
+        assert not outcome.is_error
+        assert outcome.content == "Exit code: 0\ndone\n"
+    finally:
+        os.kill(background, signal.SIGKILL)
+
+
+def test_bash_output_cap_stops_an_endless_command(workspace: Path):
+    toolbox = make_toolbox(workspace, max_output_bytes=10_000, artifact_threshold_bytes=1_000_000)
+    command = "echo $$ > leader.pid; yes"
+    outcome = toolbox.run("bash", {"command": command, "timeout_seconds": 30})
+    assert outcome.is_error
+    assert outcome.content.startswith("Output reached the 9.8 KB cap; the command and its whole")
+    assert outcome.content.count("y\n") == 5_000
+    assert outcome.summary.startswith("output cap hit")
+    (leader,) = read_pids(workspace, "leader.pid")
+    assert not is_process_running(leader)
+
+
+def test_ctrl_c_during_bash_ends_the_process_group_then_propagates(workspace: Path):
+    command = "echo $$ > leader.pid; sleep 30 & echo $! > child.pid; sleep 30"
+    child_pid_file = workspace / "child.pid"
+
+    def interrupt_once_started() -> None:
+        if wait_for_file(child_pid_file):
+            os.kill(os.getpid(), signal.SIGINT)
+
+    interrupter = threading.Thread(target=interrupt_once_started)
+    interrupter.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            make_toolbox(workspace).run("bash", {"command": command, "timeout_seconds": 60})
+    finally:
+        interrupter.join()
+    for pid in read_pids(workspace, "leader.pid", "child.pid"):
+        assert not is_process_running(pid)

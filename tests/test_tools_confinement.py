@@ -1,0 +1,142 @@
+"""File tools stay inside the workspace: `..`, absolute paths and symlinks that lead out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from tools_support import make_toolbox
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "sub").mkdir(parents=True)
+    (root / "inside.txt").write_text("inside\n")
+    return root
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    (folder / "secret.txt").write_text("top secret\n")
+    return folder
+
+
+def assert_refused(outcome) -> None:
+    assert outcome.is_error
+    assert "outside the workspace" in outcome.content
+    assert "top secret" not in outcome.content
+
+
+def test_dot_dot_that_climbs_out_is_refused(workspace: Path, outside: Path):
+    assert_refused(make_toolbox(workspace).run("read_file", {"path": "../outside/secret.txt"}))
+
+
+def test_dot_dot_hidden_in_the_middle_of_a_path_is_refused(workspace: Path, outside: Path):
+    outcome = make_toolbox(workspace).run("read_file", {"path": "sub/../../outside/secret.txt"})
+    assert_refused(outcome)
+
+
+def test_dot_dot_that_stays_inside_is_allowed(workspace: Path):
+    outcome = make_toolbox(workspace).run("read_file", {"path": "sub/../inside.txt"})
+    assert not outcome.is_error
+    assert outcome.content.startswith("File: inside.txt (lines 1-1 of 1)")
+
+
+def test_absolute_path_outside_is_refused(workspace: Path, outside: Path):
+    outcome = make_toolbox(workspace).run("read_file", {"path": str(outside / "secret.txt")})
+    assert_refused(outcome)
+
+
+def test_absolute_path_inside_is_allowed(workspace: Path):
+    outcome = make_toolbox(workspace).run("read_file", {"path": str(workspace / "inside.txt")})
+    assert not outcome.is_error
+    assert "inside" in outcome.content
+
+
+def test_write_through_dot_dot_creates_nothing_outside(workspace: Path, outside: Path):
+    outcome = make_toolbox(workspace).run(
+        "write_file", {"path": "../outside/new.txt", "content": "x"}
+    )
+    assert_refused(outcome)
+    assert not (outside / "new.txt").exists()
+
+
+def test_reading_a_symlink_to_an_outside_file_is_refused(workspace: Path, outside: Path):
+    (workspace / "link.txt").symlink_to(outside / "secret.txt")
+    outcome = make_toolbox(workspace).run("read_file", {"path": "link.txt"})
+    assert_refused(outcome)
+    assert "symbolic link" in outcome.content
+
+
+def test_writing_through_a_symlink_to_an_outside_file_is_refused(workspace: Path, outside: Path):
+    (workspace / "link.txt").symlink_to(outside / "secret.txt")
+    outcome = make_toolbox(workspace).run("write_file", {"path": "link.txt", "content": "pwned"})
+    assert_refused(outcome)
+    assert (outside / "secret.txt").read_text() == "top secret\n"
+
+
+def test_editing_through_a_symlink_to_an_outside_file_is_refused(workspace: Path, outside: Path):
+    (workspace / "link.txt").symlink_to(outside / "secret.txt")
+    outcome = make_toolbox(workspace).run(
+        "edit_file", {"path": "link.txt", "old_string": "top", "new_string": "no"}
+    )
+    assert_refused(outcome)
+    assert (outside / "secret.txt").read_text() == "top secret\n"
+
+
+def test_a_dangling_symlink_pointing_outside_is_not_followed_by_writes(
+    workspace: Path, outside: Path
+):
+    (workspace / "dangling").symlink_to(outside / "would-be-created.txt")
+    outcome = make_toolbox(workspace).run("write_file", {"path": "dangling", "content": "x"})
+    assert_refused(outcome)
+    assert not (outside / "would-be-created.txt").exists()
+
+
+def test_a_symlinked_directory_leading_out_is_refused_for_reads(workspace: Path, outside: Path):
+    (workspace / "linkdir").symlink_to(outside, target_is_directory=True)
+    assert_refused(make_toolbox(workspace).run("read_file", {"path": "linkdir/secret.txt"}))
+    assert_refused(make_toolbox(workspace).run("list_dir", {"path": "linkdir"}))
+    assert_refused(make_toolbox(workspace).run("grep", {"pattern": "secret", "path": "linkdir"}))
+
+
+def test_a_symlinked_directory_leading_out_is_refused_for_writes(workspace: Path, outside: Path):
+    (workspace / "linkdir").symlink_to(outside, target_is_directory=True)
+    outcome = make_toolbox(workspace).run(
+        "write_file", {"path": "linkdir/deep/new.txt", "content": "x"}
+    )
+    assert_refused(outcome)
+    assert not (outside / "deep").exists()
+
+
+def test_grep_of_the_whole_workspace_does_not_follow_links_out(workspace: Path, outside: Path):
+    (workspace / "linkdir").symlink_to(outside, target_is_directory=True)
+    (workspace / "link.txt").symlink_to(outside / "secret.txt")
+    outcome = make_toolbox(workspace).run("grep", {"pattern": "secret"})
+    assert not outcome.is_error
+    assert "top secret" not in outcome.content
+    assert outcome.content.startswith("No matches")
+
+
+def test_a_symlink_that_stays_inside_is_followed(workspace: Path):
+    (workspace / "alias.txt").symlink_to(workspace / "inside.txt")
+    toolbox = make_toolbox(workspace)
+    assert "inside" in toolbox.run("read_file", {"path": "alias.txt"}).content
+    outcome = toolbox.run("write_file", {"path": "alias.txt", "content": "changed\n"})
+    assert not outcome.is_error
+    assert (workspace / "inside.txt").read_text() == "changed\n"
+    assert (workspace / "alias.txt").is_symlink()
+
+
+def test_a_workspace_reached_through_a_symlink_still_confines(tmp_path: Path, outside: Path):
+    real = tmp_path / "real-ws"
+    real.mkdir()
+    (real / "a.txt").write_text("a\n")
+    alias = tmp_path / "alias-ws"
+    alias.symlink_to(real, target_is_directory=True)
+    toolbox = make_toolbox(alias)
+    assert not toolbox.run("read_file", {"path": "a.txt"}).is_error
+    assert_refused(toolbox.run("read_file", {"path": "../outside/secret.txt"}))

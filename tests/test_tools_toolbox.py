@@ -1,0 +1,141 @@
+"""The toolbox's own contract: stable schemas, and run() answering every call, even bad ones."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from tools_support import make_toolbox
+
+from agent_cli.errors import ConfigError
+from agent_cli.tools import TOOL_SCHEMAS, ToolOutcome, build_interrupted_outcome
+
+EXPECTED_ORDER = [
+    "read_file",
+    "write_file",
+    "edit_file",
+    "list_dir",
+    "grep",
+    "bash",
+    "read_artifact",
+]
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "a.txt").write_text("alpha\n")
+    return root
+
+
+def test_schemas_list_every_tool_in_a_stable_order(workspace: Path):
+    schemas = make_toolbox(workspace).schemas()
+    assert [schema["name"] for schema in schemas] == EXPECTED_ORDER
+    assert schemas == make_toolbox(workspace).schemas()
+
+
+def test_schemas_have_exactly_the_anthropic_tool_fields(workspace: Path):
+    for schema in make_toolbox(workspace).schemas():
+        assert set(schema) == {"name", "description", "input_schema"}
+        assert schema["description"].strip()
+        assert schema["input_schema"]["type"] == "object"
+        assert set(schema["input_schema"]["required"]) <= set(schema["input_schema"]["properties"])
+        json.dumps(schema)
+
+
+def test_changing_returned_schemas_does_not_change_the_toolbox(workspace: Path):
+    toolbox = make_toolbox(workspace)
+    toolbox.schemas()[0]["input_schema"]["properties"].clear()
+    assert "path" in toolbox.schemas()[0]["input_schema"]["properties"]
+    assert "path" in TOOL_SCHEMAS[0]["input_schema"]["properties"]
+
+
+def test_an_unknown_tool_gets_an_error_naming_the_available_tools(workspace: Path):
+    outcome = make_toolbox(workspace).run("delete_everything", {})
+    assert outcome == ToolOutcome(
+        content=(
+            "Unknown tool 'delete_everything'. Available tools: "
+            "read_file, write_file, edit_file, list_dir, grep, bash, read_artifact."
+        ),
+        is_error=True,
+        size_bytes=len(outcome.content.encode()),
+        artifact_pointer=None,
+        summary="unknown tool",
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "tool_input", "expected"),
+    [
+        ("read_file", "a.txt", "expected a JSON object"),
+        ("read_file", {}, "missing required key 'path'"),
+        ("read_file", {"path": 7}, "path must be a string, got an integer"),
+        ("read_file", {"path": "a.txt", "start_line": "1"}, "start_line must be an integer"),
+        ("read_file", {"path": "a.txt", "start_line": True}, "got a boolean"),
+        ("read_file", {"path": "a.txt", "start_line": 1.5}, "got a number"),
+        ("read_file", {"path": "a.txt", "start_line": 0}, "start_line must be at least 1"),
+        ("read_file", {"path": "a.txt", "lines": 3}, "unknown key 'lines'"),
+        ("write_file", {"path": "b.txt", "content": ["x"]}, "content must be a string"),
+        ("bash", {"command": "true", "timeout_seconds": 0}, "at least 1"),
+        ("grep", {"pattern": None}, "missing required key 'pattern'"),
+        ("read_artifact", {"pointer": "artifact:x", "offset": -1}, "at least 0"),
+    ],
+)
+def test_bad_input_is_an_error_that_says_what_was_expected(
+    workspace: Path, name: str, tool_input, expected: str
+):
+    outcome = make_toolbox(workspace).run(name, tool_input)
+    assert outcome.is_error
+    assert outcome.content.startswith(f"Invalid input for {name}:")
+    assert expected in outcome.content
+    assert not (workspace / "b.txt").exists()
+
+
+def test_null_for_an_optional_key_means_not_given(workspace: Path):
+    outcome = make_toolbox(workspace).run(
+        "read_file", {"path": "a.txt", "start_line": None, "end_line": None}
+    )
+    assert not outcome.is_error
+    assert outcome.content.startswith("File: a.txt (lines 1-1 of 1)")
+
+
+def test_every_outcome_is_text_with_its_byte_size(workspace: Path):
+    toolbox = make_toolbox(workspace)
+    calls = [
+        ("read_file", {"path": "a.txt"}),
+        ("list_dir", {}),
+        ("grep", {"pattern": "alpha"}),
+        ("bash", {"command": "printf '\\xff\\xfe'"}),
+        ("read_file", {"path": "missing"}),
+    ]
+    for name, tool_input in calls:
+        outcome = toolbox.run(name, tool_input)
+        assert isinstance(outcome.content, str)
+        assert outcome.size_bytes == len(outcome.content.encode("utf-8"))
+        assert outcome.summary and "\n" not in outcome.summary
+
+
+def test_a_missing_workspace_is_refused_when_the_toolbox_is_built(tmp_path: Path):
+    with pytest.raises(ConfigError) as missing:
+        make_toolbox(tmp_path / "does-not-exist")
+    assert (missing.value.key, missing.value.reason) == ("workspace", "missing")
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ConfigError) as not_a_directory:
+        make_toolbox(tmp_path / "file")
+    assert not_a_directory.value.reason == "not_a_directory"
+
+
+def test_the_interrupted_outcome_is_an_error_result_naming_the_tool():
+    outcome = build_interrupted_outcome("bash")
+    assert outcome.is_error
+    assert outcome.content.startswith("Interrupted by the user (Ctrl-C): bash was stopped")
+    assert outcome.summary == "interrupted"
+    assert outcome.artifact_pointer is None
+
+
+def test_a_tool_name_that_is_not_even_a_string_gets_an_error_result(workspace: Path):
+    outcome = make_toolbox(workspace).run(["read_file"], {"path": "a.txt"})
+    assert outcome.is_error
+    assert outcome.summary == "unknown tool"
