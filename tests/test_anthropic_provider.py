@@ -125,6 +125,18 @@ def test_parallel_tool_calls_keep_their_order_and_answering_them_is_accepted(ser
     assert second.usage.cache_read_input_tokens > 0
 
 
+@pytest.mark.parametrize("stop_reason", ["pause_turn", "refusal", "stop_sequence",
+                                         "max_tokens"])
+def test_every_stop_reason_is_handed_to_the_session_with_the_text_that_arrived(server,
+                                                                                stop_reason):
+    server.enqueue(Reply([text_block("Partial answer")], stop_reason=stop_reason))
+    provider, sleeps = make_provider(server)
+    response = final(run(provider, ask()))
+    assert response.stop_reason == stop_reason
+    assert response.message["content"] == [{"type": "text", "text": "Partial answer"}]
+    assert sleeps == []
+
+
 def test_a_429_is_retried_after_the_delay_the_server_asked_for(server):
     server.enqueue(HttpError(429, retry_after="3"), Reply([text_block("ok")]))
     provider, sleeps = make_provider(server)
