@@ -89,12 +89,11 @@ def _verify_once(fd: int, info: os.stat_result, pointer: ParsedSourcePointer,
                  index: TranscriptOffsetIndex, read_at: ReadAt,
                  max_record_bytes: int) -> VerifiedEvidence:
     assert pointer.sequence is not None
-    span = index.locate(pointer.session_id, fd, info, pointer.sequence, read_at)
+    span = index.locate(pointer.session_id, fd, info, pointer.sequence, read_at,
+                        max_record_bytes)
     if span is None:
         raise missing("sequence_not_found")
     start, end = span
-    if end - start > max_record_bytes:
-        raise corrupt("record_too_large")
     line = _read_line(fd, start, end, read_at)
     record, text = _decode_record(line)
     check_envelope(record, pointer)

@@ -9,15 +9,24 @@ from pathlib import Path
 
 import pytest
 
+from agent_cli.source_index import BLOCK_BYTES
 from agent_cli.sources import SourcePointerResolver
 
 T0 = "2024-05-01T10:00:00+00:00"
 
 
 def line_for(session: str, sequence: int, text: str = "") -> bytes:
-    return json.dumps({"schema_version": 1, "session_id": session, "sequence": sequence,
-                       "event_id": f"transcript:{session}:{sequence}", "recorded_at": T0,
-                       "kind": "message", "payload": {"text": text or f"r{sequence}"}}).encode()
+    return json.dumps(
+        {
+            "schema_version": 1,
+            "session_id": session,
+            "sequence": sequence,
+            "event_id": f"transcript:{session}:{sequence}",
+            "recorded_at": T0,
+            "kind": "message",
+            "payload": {"text": text or f"r{sequence}"},
+        }
+    ).encode()
 
 
 def sha(line: bytes) -> str:
@@ -47,30 +56,32 @@ def resolver_for(path: Path, **kwargs) -> SourcePointerResolver:
 
 
 def test_appended_records_are_found_by_extending_the_index_not_rescanning(path):
-    lines = [line_for("s1", n, "x" * 200) for n in range(1, 201)]
+    lines = [line_for("s1", n, "x" * 200) for n in range(1, 2001)]
     path.write_bytes(b"".join(line + b"\n" for line in lines))
     reads = CountingReads()
     resolver = resolver_for(path, read_at=reads)
-    assert resolver.resolve("transcript:s1:200").status.value == "available"
+    assert resolver.resolve("transcript:s1:2000").status.value == "available"
     assert reads.bytes_read >= path.stat().st_size
-    new = line_for("s1", 201)
+    new = line_for("s1", 2001)
     with path.open("ab") as handle:
         handle.write(new + b"\n")
     reads.bytes_read = 0
-    found = resolver.resolve("transcript:s1:201")
+    found = resolver.resolve("transcript:s1:2001")
     assert found.evidence_sha256 == sha(new)
-    assert reads.bytes_read < 3 * len(new)
+    assert reads.bytes_read < 2 * BLOCK_BYTES < path.stat().st_size // 2
 
 
-def test_a_warm_lookup_reads_only_the_record_it_needs(path):
-    lines = [line_for("s1", n, "y" * 100) for n in range(1, 1001)]
+def test_a_warm_lookup_reads_about_one_block_not_the_file(path):
+    lines = [line_for("s1", n, "y" * 100) for n in range(1, 20001)]
     path.write_bytes(b"".join(line + b"\n" for line in lines))
     reads = CountingReads()
     resolver = resolver_for(path, read_at=reads)
     resolver.resolve("transcript:s1:1")
-    reads.bytes_read = 0
-    assert resolver.resolve("transcript:s1:999").evidence_sha256 == sha(lines[998])
-    assert reads.bytes_read <= len(lines[998]) + 3
+    for sequence in (19999, 1, 12345, 20000):
+        reads.bytes_read = 0
+        found = resolver.resolve(f"transcript:s1:{sequence}")
+        assert found.evidence_sha256 == sha(lines[sequence - 1])
+        assert reads.bytes_read < 2 * BLOCK_BYTES < path.stat().st_size // 10
 
 
 def test_a_file_replaced_by_another_is_reindexed(path):
@@ -114,8 +125,7 @@ def test_a_growing_rewrite_that_breaks_the_last_line_end_is_rescanned(path):
     path.write_bytes(b"".join(line_for("s1", n) + b"\n" for n in range(1, 3)))
     resolver = resolver_for(path)
     assert resolver.resolve("transcript:s1:2").status.value == "available"
-    lines = [line_for("s1", 1, "now much longer than before"), line_for("s1", 2),
-             line_for("s1", 3)]
+    lines = [line_for("s1", 1, "now much longer than before"), line_for("s1", 2), line_for("s1", 3)]
     with path.open("r+b") as handle:
         handle.write(b"".join(line + b"\n" for line in lines))
     assert resolver.resolve("transcript:s1:3").evidence_sha256 == sha(lines[2])
@@ -137,7 +147,8 @@ def test_each_session_keeps_its_own_index(tmp_path):
     root.mkdir()
     for session, count in (("a", 3), ("b", 5)):
         (root / f"{session}.jsonl").write_bytes(
-            b"".join(line_for(session, n) + b"\n" for n in range(1, count + 1)))
+            b"".join(line_for(session, n) + b"\n" for n in range(1, count + 1))
+        )
     resolver = SourcePointerResolver(root, tmp_path)
     assert resolver.resolve("transcript:a:3").status.value == "available"
     assert resolver.resolve("transcript:b:5").status.value == "available"
