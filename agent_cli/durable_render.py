@@ -95,7 +95,7 @@ def _source_fields(pointer: str, bound: dict[str, SourceResolution] | None) -> s
     if resolution.is_available:
         return f"{head} source_status=available evidence_sha256={resolution.evidence_sha256}"
     return (f"{head} evidence_unavailable=true source_status={resolution.status.value} "
-            f"source_reason={resolution.reason}")
+            f"source_reason={render_value(resolution.reason)}")
 
 
 def _fact_line(fact: DurableFact, bound: dict[str, SourceResolution] | None) -> str:

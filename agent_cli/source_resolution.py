@@ -3,7 +3,8 @@
 Contract: only `available` carries the full sha256 of the evidence and may carry an
 excerpt (bounded by the resolver); every other status carries neither, so nothing
 downstream can mistake an unverified pointer for evidence. `reason` is a short code
-("ok", "not_found", "symlink", "digest_mismatch", ...), never file contents. Pure value
+("ok", "not_found", "symlink", "digest_mismatch", ...), never file contents; it is
+folded to one line like all durable text, and the renderer quotes it if needed. Pure value
 type, shared by the resolver (I/O) and the durable renderer (pure).
 """
 
@@ -13,10 +14,10 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from agent_cli.durable_text import require_text
 from agent_cli.errors import DurableStateError
 
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
-_REASON_CODE = re.compile(r"[a-z0-9_]{1,64}")
 
 
 class SourceResolutionStatus(StrEnum):
@@ -47,8 +48,7 @@ class SourceResolution:
             object.__setattr__(self, "status", SourceResolutionStatus(self.status))
         except ValueError as exc:
             raise DurableStateError("status", "unknown_status") from exc
-        if not isinstance(self.reason, str) or not _REASON_CODE.fullmatch(self.reason):
-            raise DurableStateError("reason", "not_a_code")
+        object.__setattr__(self, "reason", require_text("reason", self.reason))
         self._check_evidence()
 
     def _check_evidence(self) -> None:

@@ -135,7 +135,11 @@ def test_only_available_resolutions_may_carry_a_hash_or_excerpt():
     with pytest.raises(ValueError):
         SourceResolution("transcript:s:1", "available", "ok")
     with pytest.raises(ValueError):
-        SourceResolution("transcript:s:1", "available", "Some words!", evidence_sha256="a" * 64)
+        SourceResolution("transcript:s:1", "available", "", evidence_sha256="a" * 64)
+    with pytest.raises(ValueError):
+        SourceResolution("transcript:s:1", "available", "ok", evidence_sha256="A" * 64)
+    with pytest.raises(ValueError):
+        SourceResolution("transcript:s:1", "gone", "not_found")
 
 
 class CountingResolver:
