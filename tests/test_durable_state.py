@@ -8,6 +8,8 @@ import math
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent_cli.durable import (
     DurableContextState,
@@ -18,6 +20,7 @@ from agent_cli.durable import (
     add_fact,
     add_pending,
     distinct_source_pointers,
+    normalize_text,
     state_from_dict,
     state_to_dict,
     transition_pending,
@@ -190,3 +193,17 @@ def test_loading_a_damaged_dict_raises_instead_of_guessing(mutate, reason):
     with pytest.raises(DurableStateError) as caught:
         state_from_dict(data)
     assert caught.value.reason == reason
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts=st.lists(st.text(min_size=1).filter(lambda t: normalize_text(t) != ""),
+                      min_size=1, max_size=5),
+       score=st.floats(min_value=0.0, max_value=1.0), rank=st.integers(min_value=1))
+def test_any_valid_state_round_trips_through_json(texts, score, rank):
+    state = DurableContextState(
+        facts=tuple(make_fact(f"f{i}", content=text, pointer=text) for i, text in enumerate(texts)),
+        pending_items=(make_pending(texts[0]),),
+        retrieval_evidence=(make_evidence(texts[-1], score=score, source_rank=rank,
+                                          source_title=texts[0], conflict_key=texts[-1]),),
+    )
+    assert state_from_dict(json.loads(json.dumps(state_to_dict(state)))) == state

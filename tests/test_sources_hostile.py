@@ -9,6 +9,8 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agent_cli.sources import ParsedSourcePointer, SourcePointerResolver
 
@@ -325,3 +327,42 @@ def test_a_file_swapped_for_a_symlink_just_before_the_open_is_denied(home, tmp_p
 
     found = make_resolver(home, authorize=swap_then_allow).resolve("transcript:s1:2")
     assert (found.status.value, found.reason) == ("denied", "symlink")
+
+
+def test_a_trusted_root_that_is_itself_a_symlink_is_followed(home, tmp_path):
+    write_lines(home / "transcripts" / "s1.jsonl", good_lines("s1", 2))
+    (tmp_path / "linked-home").symlink_to(home)
+    resolver = SourcePointerResolver(tmp_path / "linked-home" / "transcripts",
+                                     tmp_path / "linked-home")
+    assert resolver.resolve("transcript:s1:2").status.value == "available"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their mode")
+def test_a_file_the_user_may_not_read_is_denied(home):
+    path = home / "transcripts" / "s1.jsonl"
+    write_lines(path, good_lines("s1", 2))
+    path.chmod(0)
+    try:
+        found = make_resolver(home).resolve("transcript:s1:1")
+    finally:
+        path.chmod(0o600)
+    assert (found.status.value, found.reason) == ("denied", "permission")
+
+
+@settings(max_examples=400, deadline=None)
+@given(pointer=st.one_of(
+    st.text(max_size=80),
+    st.builds(lambda a, b: f"transcript:{a}:{b}", st.text(max_size=12), st.text(max_size=6)),
+    st.builds(lambda a, b, c: f"artifact:{a}:{b}:{c}", st.sampled_from(["s1", "..", "s1/x"]),
+              st.text(max_size=12), st.text(alphabet="0123456789abcdefX", max_size=65)),
+))
+def test_resolve_never_raises_and_only_available_carries_evidence(tmp_path_factory, pointer):
+    home = tmp_path_factory.getbasetemp() / "hypothesis-home"
+    if not home.exists():
+        write_lines(home / "transcripts" / "s1.jsonl", good_lines("s1", 3))
+        write_artifact(home / "s1" / "tool-results", "a.txt", b"artifact")
+    found = make_resolver(home).resolve(pointer)
+    assert found.pointer == pointer
+    assert (found.evidence_sha256 is not None) == (found.status.value == "available")
+    if found.status.value != "available":
+        assert found.excerpt is None
