@@ -1,0 +1,158 @@
+"""Settings: flags, then the TOML config file, then built-in defaults.
+
+Contract: `load_config_file(path)` reads and checks the file (a missing file is an empty
+one); `resolve_settings(flags, file_values, config_path)` merges them into a frozen
+`Settings`; `build_policy(settings)` turns its thresholds into a `CompactionPolicy`.
+Every bad value, unknown key or inconsistent policy raises `ConfigError` naming the key
+and where the value came from (the file's path or the flag), so the REPL can print one
+line that says what to fix. Compaction defaults are owned by `CompactionPolicy`; this
+module only passes on what the user set.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_cli.errors import ConfigError, PolicyError
+from agent_cli.repl.args import PROVIDER_CHOICES, SETTING_FLAGS
+
+# Config-file key -> the type its value must have.
+CONFIG_KEYS: dict[str, type] = {
+    "provider": str,
+    "model": str,
+    "soft_threshold": int,
+    "hard_limit": int,
+    "keep_recent": int,
+    "max_tool_result_tokens": int,
+    "summary_keep_recent": int,
+    "yes": bool,
+}
+# Config key -> CompactionPolicy field, for the keys that tune compaction.
+POLICY_FIELDS = {
+    "soft_threshold": "soft_threshold",
+    "hard_limit": "hard_limit",
+    "max_tool_result_tokens": "max_tool_result_tokens",
+    "keep_recent": "keep_recent_messages",
+    "summary_keep_recent": "summary_keep_recent",
+}
+BUILT_IN = "built-in default"
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The merged settings of one run. `None` means "the owner's default".
+
+    `provider=None` means anthropic when ANTHROPIC_API_KEY is set, else offline.
+    `origins` maps each key that was set to where it came from (flag or file path).
+    """
+
+    provider: str | None = None
+    model: str | None = None
+    soft_threshold: int | None = None
+    hard_limit: int | None = None
+    keep_recent: int | None = None
+    max_tool_result_tokens: int | None = None
+    summary_keep_recent: int | None = None
+    yes: bool = False
+    origins: Mapping[str, str] = field(default_factory=dict)
+
+    def policy_overrides(self) -> dict[str, int]:
+        """CompactionPolicy keyword arguments for every compaction setting that was set."""
+        values = {key: getattr(self, key) for key in POLICY_FIELDS}
+        return {POLICY_FIELDS[key]: value for key, value in values.items() if value is not None}
+
+
+def load_config_file(path: Path) -> dict[str, Any]:
+    """The checked contents of the config file at `path`; `{}` when there is none."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(
+            "config file", f"cannot be read ({exc.strerror})", source=str(path)
+        ) from None
+    try:
+        values = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError("config file", "is not UTF-8 text", source=str(path)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError("config file", f"is not valid TOML ({exc})", source=str(path)) from None
+    return check_config_values(values, source=str(path))
+
+
+def check_config_values(values: Mapping[str, Any], *, source: str) -> dict[str, Any]:
+    """`values` if every key is known and every value has the right type and range."""
+    for key, value in values.items():
+        expected = CONFIG_KEYS.get(key)
+        if expected is None:
+            known = ", ".join(CONFIG_KEYS)
+            raise ConfigError(key, f"unknown key (known keys: {known})", source=source)
+        reason = _value_problem(key, value, expected)
+        if reason:
+            raise ConfigError(key, reason, source=source)
+    return dict(values)
+
+
+def _value_problem(key: str, value: Any, expected: type) -> str | None:
+    """Why `value` is not acceptable for `key`, or None when it is."""
+    # bool is a subclass of int in Python; a threshold of `true` is a mistake.
+    if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+        return f"must be {_type_words(expected)}, got {_toml_type(value)}"
+    if key == "provider" and value not in PROVIDER_CHOICES:
+        return f"must be one of {', '.join(PROVIDER_CHOICES)}, got {value[:40]!r}"
+    if key == "model" and not value.strip():
+        return "must not be empty"
+    if expected is int and value < 1:
+        return f"must be at least 1, got {value}"
+    return None
+
+
+def _type_words(expected: type) -> str:
+    return {int: "a whole number", str: "a string", bool: "true or false"}[expected]
+
+
+def _toml_type(value: Any) -> str:
+    names = {
+        bool: "a boolean",
+        int: "a whole number",
+        float: "a decimal number",
+        str: "a string",
+        list: "an array",
+        dict: "a table",
+    }
+    return next(
+        (words for kind, words in names.items() if type(value) is kind), type(value).__name__
+    )
+
+
+def resolve_settings(
+    flags: Mapping[str, Any], file_values: Mapping[str, Any], config_path: Path | str
+) -> Settings:
+    """Merge flag values over config-file values; see the module contract."""
+    merged: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for key, value in file_values.items():
+        merged[key], origins[key] = value, str(config_path)
+    for key, value in flags.items():
+        merged[key], origins[key] = value, SETTING_FLAGS.get(key, key)
+    return Settings(**merged, origins=origins)
+
+
+def build_policy(settings: Settings) -> Any:
+    """The CompactionPolicy for `settings`; an inconsistent one raises `ConfigError`."""
+    from agent_cli.compaction import CompactionPolicy
+
+    try:
+        return CompactionPolicy(**settings.policy_overrides())
+    except PolicyError as exc:
+        key = _config_key_for_policy_field(exc.field)
+        raise ConfigError(key, exc.reason, source=settings.origins.get(key, BUILT_IN)) from None
+
+
+def _config_key_for_policy_field(policy_field: str) -> str:
+    return next((key for key, name in POLICY_FIELDS.items() if name == policy_field), policy_field)

@@ -1,0 +1,123 @@
+"""Words and exit codes for typed errors: the only place errors become sentences.
+
+Contract: `describe_error(exc)` returns one short line that says what went wrong and
+what to do; `exit_code_for(exc)` the process exit code (2 for bad usage or
+configuration, 1 otherwise). Field values that could carry outside text (ids, reasons,
+paths) are flattened with `clip_line`, so an error line can never rewrite the screen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from agent_cli import errors as e
+from agent_cli.repl.safe_text import clip_line
+
+USAGE_EXIT = 2
+FAILURE_EXIT = 1
+
+_USAGE_REASONS = {
+    "missing_argument": "missing argument",
+    "unexpected_argument": "takes no arguments",
+    "one_id_expected": "expects exactly one id",
+    "missing_reason": "needs a reason after the id",
+    "bad_option": "unknown option",
+    "already_current": "that session is already open here",
+}
+
+
+def _c(value: object, limit: int = 160) -> str:
+    return clip_line(str(value), limit)
+
+
+def _config(exc: e.ConfigError) -> str:
+    where = f" (from {_c(exc.source)})" if exc.source else ""
+    return f"config error: {_c(exc.key)}{where}: {_c(exc.reason, 240)}"
+
+
+def _provider_failed(exc: e.ProviderRequestFailed) -> str:
+    status = f", HTTP {exc.status}" if exc.status else ""
+    attempts = f", {exc.attempts} attempts" if exc.attempts > 1 else ""
+    return (
+        f"model request failed ({_c(exc.kind)}{status}{attempts}): "
+        "the conversation is unchanged; try again"
+    )
+
+
+def _blocked(exc: e.MessageViewLimitExceeded) -> str:
+    return (
+        f"request blocked: the view is {exc.tokens_after:,} tokens, over the hard limit "
+        f"{exc.hard_limit:,}; nothing was sent. Try /compact <focus>, a higher "
+        "--hard-limit, or /new"
+    )
+
+
+_DESCRIBERS: dict[type, Callable[[e.AgentCliError], str]] = {
+    e.ConfigError: _config,
+    e.MissingApiKey: lambda exc: "No ANTHROPIC_API_KEY: set it, or run with --provider offline",
+    e.ProviderRequestFailed: _provider_failed,
+    e.WireFormatError: lambda exc: (
+        f"request refused before sending ({_c(exc.reason)}): the conversation is unchanged"
+    ),
+    e.SummarizerFailed: lambda exc: (
+        f"summary failed ({_c(exc.reason)}): the view is unchanged; try /compact again"
+    ),
+    e.MessageViewLimitExceeded: _blocked,
+    e.TranscriptLocked: lambda exc: (
+        f"session {_c(exc.session_id)} is open in another agent-cli; use --continue in one "
+        "of them or /new"
+    ),
+    e.StateDirUnavailable: lambda exc: (
+        f"cannot use the state folder {_c(exc.path, 300)} ({_c(exc.reason)}): set "
+        "AGENT_CLI_HOME to a writable folder"
+    ),
+    e.SessionNotFound: lambda exc: (
+        f"no session {_c(exc.session_id)}: /sessions (or --resume without an id) lists them"
+    ),
+    e.TranscriptCorrupt: lambda exc: (
+        f"the transcript of session {_c(exc.session_id)} is damaged at line "
+        f"{exc.line_number} ({_c(exc.reason)}); start a new session with /new"
+    ),
+    e.TranscriptWriteFailed: lambda exc: (
+        f"could not write the transcript of session {_c(exc.session_id)} "
+        f"({_c(exc.errno_name)}); free disk space, then /resume {_c(exc.session_id)}"
+    ),
+    e.TranscriptChangedUnderneath: lambda exc: (
+        f"the transcript of session {_c(exc.session_id)} changed underneath "
+        f"({_c(exc.reason)}); start a new session with /new"
+    ),
+    e.MemoryFileDamaged: lambda exc: (
+        f"the durable memory file {_c(exc.path, 300)} could not be loaded ({_c(exc.reason)})"
+        + (f"; the damaged copy was kept at {_c(exc.kept_at, 300)}" if exc.kept_at else "")
+    ),
+    e.SourcePointerError: lambda exc: (
+        f"bad pointer ({_c(exc.reason)}): expected transcript:<session>:<sequence> or "
+        "artifact:<session>:<file>:<sha256 prefix>"
+    ),
+    e.PendingTransitionError: lambda exc: (
+        f"cannot change that pending item ({_c(exc.field)}: {_c(exc.reason)}); /facts "
+        "shows where each item stands"
+    ),
+    e.DurableStateError: lambda exc: (
+        f"durable state refused it ({_c(exc.field)}: {_c(exc.reason)})"
+    ),
+    e.UnknownCommand: lambda exc: f"unknown command {_c(exc.name, 40)}: /help lists the commands",
+    e.CommandUsageError: lambda exc: (
+        f"{_c(exc.command, 40)}: {_USAGE_REASONS.get(exc.reason, _c(exc.reason))}"
+    ),
+}
+
+
+def describe_error(exc: BaseException) -> str:
+    """One line for the user; the most specific describer along the class hierarchy wins."""
+    for kind in type(exc).__mro__:
+        describer = _DESCRIBERS.get(kind)
+        if describer is not None:
+            return describer(exc)  # type: ignore[arg-type]
+    return f"{type(exc).__name__}: {_c(exc, 300)}"
+
+
+def exit_code_for(exc: BaseException) -> int:
+    """2 for what the user can fix on the command line or in the config; 1 otherwise."""
+    usage_errors = (e.ConfigError, e.MissingApiKey, e.SessionNotFound, e.CommandUsageError)
+    return USAGE_EXIT if isinstance(exc, usage_errors) else FAILURE_EXIT

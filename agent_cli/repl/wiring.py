@@ -1,0 +1,156 @@
+"""The one place that wires real I/O together: paths, provider, permissions, sessions.
+
+Contract: `build_backend(settings, ask_permission, paths=..., env=..., workspace=...)`
+returns a `SessionBackend`, the small interface the REPL uses to open, list and find
+sessions; tests hand the REPL a fake backend instead (through `main`'s
+`backend_factory`). Heavy modules (the session, providers, token counting) are imported
+here, inside functions, only once the REPL knows it needs them.
+
+Permissions: `build_interactive_asker` asks y/a/n at the prompt (allow once / always
+for this session / deny); `build_refusing_asker` is for `-p` and piped stdin, where no
+one can answer: it denies and says so (`--yes` allows everything without asking).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from agent_cli.repl.config import Settings, build_policy
+from agent_cli.repl.safe_text import clip_line, sanitize_block
+
+ASK_QUESTION = "allow? [y] once · [a] always this session · [n] no: "
+API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
+
+
+@dataclass(frozen=True)
+class SessionBackend:
+    """How the REPL reaches sessions; `open_session(None)` starts a new one."""
+
+    open_session: Callable[[str | None], Any]
+    list_sessions: Callable[[bool], list[Any]]  # True: only this workspace's
+    latest_session_id: Callable[[], str | None]  # latest in this workspace
+
+
+BackendFactory = Callable[[Settings, Callable[[Any], Any]], SessionBackend]
+
+
+def resolve_paths(env: Mapping[str, str]) -> Any:
+    """The state locations (created 0700); raises `StateDirUnavailable` when unusable."""
+    from agent_cli.store.paths import resolve_state_paths
+
+    return resolve_state_paths(env)
+
+
+def choose_provider_name(settings: Settings, env: Mapping[str, str]) -> str:
+    """The configured provider, else anthropic when an API key is set, else offline."""
+    if settings.provider:
+        return settings.provider
+    return "anthropic" if env.get(API_KEY_VARIABLE, "").strip() else "offline"
+
+
+def is_offline_fallback(settings: Settings, env: Mapping[str, str]) -> bool:
+    """True when the offline model runs only because no API key was found."""
+    return settings.provider is None and choose_provider_name(settings, env) == "offline"
+
+
+def build_backend(
+    settings: Settings,
+    ask_permission: Callable[[Any], Any],
+    *,
+    paths: Any,
+    env: Mapping[str, str],
+    workspace: Path,
+) -> SessionBackend:
+    """The real backend: one provider for the run, sessions opened through the session API."""
+    from agent_cli import session as sessions
+    from agent_cli.provider.factory import create_provider
+
+    policy = build_policy(settings)
+    provider = create_provider(choose_provider_name(settings, env), settings.model, env)
+
+    def open_session(resume: str | None) -> Any:
+        return sessions.open_session(
+            paths=paths,
+            provider=provider,
+            workspace=workspace,
+            policy=policy,
+            ask_permission=ask_permission,
+            auto_approve=settings.yes,
+            resume=resume,
+        )
+
+    def list_sessions(this_workspace_only: bool = False) -> list[Any]:
+        return list(sessions.list_sessions(paths, workspace if this_workspace_only else None))
+
+    return SessionBackend(
+        open_session=open_session,
+        list_sessions=list_sessions,
+        latest_session_id=lambda: sessions.latest_session_id(paths, workspace),
+    )
+
+
+def _decisions() -> Any:
+    from agent_cli.tools.permissions import PermissionDecision
+
+    return PermissionDecision
+
+
+def parse_permission_answer(answer: str) -> str | None:
+    """The decision an answer names (allow_once, allow_always, deny); None if unclear."""
+    words = {
+        "y": "allow_once",
+        "yes": "allow_once",
+        "a": "allow_always",
+        "always": "allow_always",
+        "n": "deny",
+        "no": "deny",
+        "": "deny",
+    }
+    return words.get(answer.strip().lower())
+
+
+def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Callable[[Any], Any]:
+    """Ask at the prompt. Ctrl-C propagates (the session cancels the turn); Ctrl-D denies."""
+
+    def ask_permission(request: Any) -> Any:
+        console.print(
+            Text.assemble(
+                ("permission needed for ", "bold yellow"),
+                (clip_line(request.tool, 40), "bold"),
+                ":",
+            )
+        )
+        console.print(Text(sanitize_block(request.description), style="yellow"), soft_wrap=True)
+        while True:
+            try:
+                choice = parse_permission_answer(ask(ASK_QUESTION))
+            except EOFError:
+                choice = "deny"
+            if choice is not None:
+                return _decisions()(choice)
+            console.print(Text("answer y, a or n", style="yellow"))
+
+    return ask_permission
+
+
+def build_refusing_asker(console: Console, why: str) -> Callable[[Any], Any]:
+    """Deny every request and say so: nobody is there to answer."""
+
+    def refuse(request: Any) -> Any:
+        console.print(
+            Text(
+                f"denied {clip_line(request.tool, 40)}: {why}; run with --yes to allow tools that "
+                "write files or run commands",
+                style="yellow",
+            ),
+            soft_wrap=True,
+        )
+        return _decisions().DENY
+
+    return refuse

@@ -1,0 +1,198 @@
+"""Arguments and settings: flags beat the config file, the file beats built-in defaults,
+and every bad value is one clear error naming the key and where it came from."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from agent_cli.compaction.policy import CompactionPolicy
+from agent_cli.errors import ConfigError
+from agent_cli.repl.args import ArgumentsExit, flag_settings, parse_args
+from agent_cli.repl.config import (
+    Settings,
+    build_policy,
+    check_config_values,
+    load_config_file,
+    resolve_settings,
+)
+from agent_cli.repl.error_text import describe_error
+
+
+def parse(*argv: str):
+    return parse_args(list(argv), stdout=io.StringIO(), stderr=io.StringIO())
+
+
+def write_config(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# --- arguments -----------------------------------------------------------------------------
+
+
+def test_flags_that_are_not_given_stay_unset_so_the_file_can_supply_them():
+    args = parse()
+    assert flag_settings(args) == {}
+    assert args.resume is None and args.continue_latest is False and args.print_prompt is None
+
+
+def test_setting_flags_are_keyed_like_the_config_file():
+    args = parse("--provider", "offline", "--model", "m", "--soft-threshold", "1_000",
+                 "--hard-limit", "2,000", "--keep-recent", "4", "--yes")  # fmt: skip
+    assert flag_settings(args) == {
+        "provider": "offline",
+        "model": "m",
+        "soft_threshold": 1_000,
+        "hard_limit": 2_000,
+        "keep_recent": 4,
+        "yes": True,
+    }
+
+
+def test_resume_without_an_id_means_the_latest_and_with_an_id_that_session():
+    assert parse("--resume").resume == ""
+    assert parse("--resume", "20261202-1500-ab").resume == "20261202-1500-ab"
+    assert parse("--continue").continue_latest is True
+
+
+def test_resume_and_continue_cannot_be_combined():
+    with pytest.raises(ArgumentsExit) as caught:
+        parse("--resume", "x", "--continue")
+    assert caught.value.code == 2
+
+
+def test_a_bad_number_is_a_usage_error_naming_the_flag():
+    stderr = io.StringIO()
+    with pytest.raises(ArgumentsExit) as caught:
+        parse_args(["--hard-limit", "lots"], stdout=io.StringIO(), stderr=stderr)
+    assert caught.value.code == 2
+    assert "--hard-limit" in stderr.getvalue() and "'lots'" in stderr.getvalue()
+
+
+def test_a_zero_threshold_is_refused():
+    with pytest.raises(ArgumentsExit):
+        parse("--soft-threshold", "0")
+
+
+def test_an_unknown_provider_is_refused():
+    with pytest.raises(ArgumentsExit) as caught:
+        parse("--provider", "gpt")
+    assert caught.value.code == 2
+
+
+def test_version_and_help_write_to_stdout_and_exit_zero():
+    stdout = io.StringIO()
+    with pytest.raises(ArgumentsExit) as caught:
+        parse_args(["--version"], stdout=stdout, stderr=io.StringIO())
+    assert caught.value.code == 0 and stdout.getvalue().startswith("agent-cli ")
+    stdout = io.StringIO()
+    with pytest.raises(ArgumentsExit):
+        parse_args(["--help"], stdout=stdout, stderr=io.StringIO())
+    assert "--soft-threshold" in stdout.getvalue() and "--resume" in stdout.getvalue()
+
+
+# --- config file ---------------------------------------------------------------------------
+
+
+def test_a_missing_config_file_is_an_empty_one(tmp_path):
+    assert load_config_file(tmp_path / "absent.toml") == {}
+
+
+def test_every_known_key_is_read_from_the_file(tmp_path):
+    path = write_config(
+        tmp_path,
+        'provider = "offline"\nmodel = "m"\nsoft_threshold = 1000\nhard_limit = 2000\n'
+        "keep_recent = 5\nmax_tool_result_tokens = 300\nsummary_keep_recent = 2\nyes = true\n",
+    )
+    values = load_config_file(path)
+    assert values["soft_threshold"] == 1000 and values["yes"] is True
+
+
+def test_flags_beat_the_file_and_the_file_beats_defaults(tmp_path):
+    path = write_config(tmp_path, "soft_threshold = 1000\nhard_limit = 5000\nyes = true\n")
+    args = parse("--soft-threshold", "2000")
+    settings = resolve_settings(flag_settings(args), load_config_file(path), path)
+    assert settings.soft_threshold == 2000
+    assert settings.hard_limit == 5000
+    assert settings.yes is True
+    assert settings.keep_recent is None  # left to CompactionPolicy's own default
+    assert settings.origins == {
+        "soft_threshold": "--soft-threshold",
+        "hard_limit": str(path),
+        "yes": str(path),
+    }
+
+
+def test_an_unknown_key_names_the_key_and_the_file(tmp_path):
+    path = write_config(tmp_path, "soft_treshold = 1000\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config_file(path)
+    assert caught.value.key == "soft_treshold"
+    assert caught.value.source == str(path)
+    line = describe_error(caught.value)
+    assert "soft_treshold" in line and str(path) in line and "unknown key" in line
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "reason_part"),
+    [
+        ('hard_limit = "lots"', "hard_limit", "must be a whole number, got a string"),
+        ("hard_limit = true", "hard_limit", "must be a whole number, got a boolean"),
+        ("keep_recent = 2.5", "keep_recent", "got a decimal number"),
+        ("soft_threshold = 0", "soft_threshold", "at least 1"),
+        ('provider = "gpt"', "provider", "must be one of anthropic, offline"),
+        ('model = "  "', "model", "must not be empty"),
+        ('yes = "sure"', "yes", "must be true or false"),
+    ],
+)
+def test_a_bad_value_names_its_key_and_why(tmp_path, text, key, reason_part):
+    path = write_config(tmp_path, text + "\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config_file(path)
+    assert caught.value.key == key
+    assert reason_part in caught.value.reason
+
+
+def test_a_file_that_is_not_toml_says_so_with_the_line(tmp_path):
+    path = write_config(tmp_path, "soft_threshold = = 3\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config_file(path)
+    assert "not valid TOML" in caught.value.reason and "line 1" in caught.value.reason
+
+
+def test_check_config_values_accepts_good_values():
+    assert check_config_values({"hard_limit": 10}, source="x") == {"hard_limit": 10}
+
+
+# --- policy ---------------------------------------------------------------------------------
+
+
+def test_policy_gets_only_the_settings_the_user_gave():
+    policy = build_policy(Settings(soft_threshold=1_000, keep_recent=3))
+    defaults = CompactionPolicy()
+    assert policy.soft_threshold == 1_000
+    assert policy.keep_recent_messages == 3
+    assert policy.hard_limit == defaults.hard_limit
+
+
+def test_an_inconsistent_policy_becomes_a_config_error_naming_the_flag():
+    settings = resolve_settings({"soft_threshold": 500_000}, {}, "config.toml")
+    with pytest.raises(ConfigError) as caught:
+        build_policy(settings)
+    assert caught.value.key == "soft_threshold"
+    assert caught.value.source == "--soft-threshold"
+    assert describe_error(caught.value) == (
+        "config error: soft_threshold (from --soft-threshold): must be below hard_limit"
+    )
+
+
+def test_a_policy_error_on_a_renamed_field_names_the_config_key():
+    settings = resolve_settings({"keep_recent": 0}, {}, "config.toml")
+    with pytest.raises(ConfigError) as caught:
+        build_policy(settings)
+    assert caught.value.key == "keep_recent"  # the policy calls it keep_recent_messages
+    assert caught.value.source == "--keep-recent"
