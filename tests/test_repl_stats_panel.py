@@ -124,3 +124,8 @@ def test_bars_are_proportional_and_never_hide_a_non_zero_part():
 
 def test_calibration_reads_as_a_ratio():
     assert describe_calibration(1.126) == "API / estimate = 1.13 on the last request"
+
+
+def test_an_unexpected_category_name_is_shown_literally():
+    stats = make_stats(tokens_by_category={"[red]odd[/red]": 5}, total_tokens=5)
+    assert "[red]odd[/red]" in render(stats)

@@ -35,7 +35,11 @@ from agent_cli.repl.compact_lines import (
     format_skipped,
 )
 from agent_cli.repl.safe_text import COMPACT_TAG, clip_line
-from agent_cli.repl.tool_lines import build_tool_finished_line, build_tool_started_line
+from agent_cli.repl.tool_lines import (
+    build_tool_finished_line,
+    build_tool_started_line,
+    build_tool_unfinished_line,
+)
 
 COMPACT_TAG_STYLE = "bold cyan"
 NOTICE_STYLES = {"info": "cyan", "warning": "yellow", "error": "bold red"}
@@ -69,6 +73,7 @@ class EventRenderer:
     def __init__(self, console: Console, *, live: bool) -> None:
         self.console = console
         self._answer = AnswerStream(console, live=live)
+        self._running_tools: set[str] = set()
         self._handlers: dict[type, Callable] = {
             AssistantText: lambda event: self._answer.add(event.text),
             AssistantDone: lambda event: self._answer.finish(event.text),
@@ -76,8 +81,8 @@ class EventRenderer:
             CompactionFired: self._render_compaction,
             CompactionSkipped: lambda event: self._print(build_compact_text(format_skipped(event))),
             RequestBlocked: self._render_blocked,
-            ToolStarted: lambda event: self._print(build_tool_started_line(event)),
-            ToolFinished: lambda event: self._print(build_tool_finished_line(event)),
+            ToolStarted: self._render_tool_start,
+            ToolFinished: self._render_tool_end,
             Notice: lambda event: self._print(build_notice_text(event)),
             TurnEnded: self._render_turn_end,
             UsageReported: lambda event: None,  # shown by the toolbar and `stats`
@@ -89,11 +94,14 @@ class EventRenderer:
             return
         if not isinstance(event, AssistantText | AssistantDone | StreamRestarted):
             self._answer.abandon()
+        if not isinstance(event, ToolStarted | ToolFinished):
+            self._close_unfinished_tools()
         handler(event)
 
     def close(self) -> None:
-        """End whatever is still streaming (after an interrupt), keeping it on screen."""
+        """End whatever is still streaming or running (after an interrupt), keeping it shown."""
         self._answer.abandon()
+        self._close_unfinished_tools()
 
     def print_error(self, message: str) -> None:
         self._answer.abandon()
@@ -114,6 +122,19 @@ class EventRenderer:
         first, advice = format_blocked(event)
         self._print(build_compact_text(first, body_style="bold red"))
         self._print(Text(advice, style="red"))
+
+    def _render_tool_start(self, event: ToolStarted) -> None:
+        self._running_tools.add(event.tool_use_id)
+        self._print(build_tool_started_line(event))
+
+    def _render_tool_end(self, event: ToolFinished) -> None:
+        self._running_tools.discard(event.tool_use_id)
+        self._print(build_tool_finished_line(event))
+
+    def _close_unfinished_tools(self) -> None:
+        if self._running_tools:
+            self._running_tools.clear()
+            self._print(build_tool_unfinished_line())
 
     def _render_turn_end(self, event: TurnEnded) -> None:
         if event.outcome == "cancelled":

@@ -55,13 +55,17 @@ def build_stats_panel(stats: SessionStats) -> Panel:
     rows.add_column(style="bold", no_wrap=True)
     rows.add_column()
     for label, value in build_stats_rows(stats):
-        rows.add_row(label, value)
+        rows.add_row(Text(label), value)
     return Panel(rows, title="stats", title_align="left", border_style="cyan")
 
 
-def build_stats_rows(stats: SessionStats) -> list[tuple[Text | str, RenderableType]]:
-    """(label, value) for each line of the panel, in the order shown."""
-    rows: list[tuple[Text | str, RenderableType]] = [
+def build_stats_rows(stats: SessionStats) -> list[tuple[str, RenderableType]]:
+    """(label, value) for each line of the panel, in the order shown.
+
+    Values are `Text` or renderables, never plain strings: a table would read a string
+    as rich markup.
+    """
+    rows: list[tuple[str, RenderableType]] = [
         ("model", _safe(f"{stats.model} ({stats.provider})")),
         ("limits", Text(describe_limits(stats))),
         ("in view", Text(describe_view_size(stats))),
@@ -79,7 +83,9 @@ def build_stats_rows(stats: SessionStats) -> list[tuple[Text | str, RenderableTy
         ("session", _safe(stats.session_id)),
         ("transcript", _safe(stats.transcript_path)),
     ]
-    rows += [(_safe(str(key)), _safe(str(value))) for key, value in sorted(stats.extra.items())]
+    rows += [
+        (clip_line(str(key), 30), _safe(str(value))) for key, value in sorted(stats.extra.items())
+    ]
     return rows
 
 
@@ -117,10 +123,10 @@ def build_category_table(stats: SessionStats) -> Table:
         tokens = stats.tokens_by_category[key]
         label = CATEGORY_LABELS.get(key) or clip_line(key, 30)
         table.add_row(
-            label,
-            f"{tokens:,}",
-            build_bar(tokens, stats.total_tokens),
-            percent(tokens, stats.total_tokens),
+            Text(label),
+            Text(f"{tokens:,}"),
+            Text(build_bar(tokens, stats.total_tokens)),
+            Text(percent(tokens, stats.total_tokens)),
         )
     table.add_row(
         Text("total", style="bold"), Text(f"{stats.total_tokens:,}", style="bold"), "", ""

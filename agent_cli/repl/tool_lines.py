@@ -80,3 +80,10 @@ def build_tool_finished_line(event: ToolFinished) -> Text:
         text.append(" · full output: ", style="dim")
         text.append(clip_line(event.artifact_pointer, 200), style="cyan")
     return text
+
+
+def build_tool_unfinished_line() -> Text:
+    """Closes the panel of a tool whose turn ended before it reported (e.g. Ctrl-C)."""
+    text = Text(BOTTOM, style="dim")
+    text.append("✗ interrupted: no result was shown", style="red")
+    return text

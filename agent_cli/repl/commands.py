@@ -1,0 +1,251 @@
+"""The command table: `/name args` -> handler(context, args), with one-line help each.
+
+Contract: `split_command(line)` tells a command from a message (`/name ...`, or `stats`
+typed bare; a line starting with `//` is a message that starts with `/`).
+`run_command(context, name, args)` runs it and raises `UnknownCommand` or
+`CommandUsageError` for the REPL to show as one red line with the usage; errors from
+the session (e.g. `DurableStateError`) propagate the same way. Handlers only call the
+session and print what `views`/`stats_panel` build; they hold no logic of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from rich.console import Console
+from rich.text import Text
+
+from agent_cli.errors import CommandUsageError, UnknownCommand
+from agent_cli.repl import views
+from agent_cli.repl.safe_text import clip_line
+from agent_cli.repl.stats_panel import build_stats_panel, render_stats_json
+
+BARE_COMMAND_LINES = {"stats": ("/stats", ""), "stats --json": ("/stats", "--json")}
+ALIASES = {"/exit": "/quit", "/?": "/help"}
+
+
+class CommandContext(Protocol):
+    """What a handler may use: the current session and a few REPL actions."""
+
+    session: Any
+    console: Console
+
+    def render_events(self, events: Iterator[Any]) -> None: ...
+    def write_plain(self, text: str) -> None: ...
+    def switch_session(self, resume: str | None) -> None: ...
+    def list_sessions(self) -> list[Any]: ...
+    def request_quit(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    usage: str
+    summary: str
+    run: Callable[[CommandContext, str], None]
+
+
+def split_command(line: str) -> tuple[str, str] | None:
+    """(name, args) when `line` is a command, else None (it is a message)."""
+    stripped = line.strip()
+    if stripped in BARE_COMMAND_LINES:
+        return BARE_COMMAND_LINES[stripped]
+    if not stripped.startswith("/") or stripped.startswith("//"):
+        return None
+    name, *rest = stripped.split(None, 1)
+    return name.lower(), (rest[0].strip() if rest else "")
+
+
+def message_text(line: str) -> str:
+    """The message to send for a non-command line (`//x` sends `/x`)."""
+    stripped = line.strip()
+    return stripped[1:] if stripped.startswith("//") else stripped
+
+
+def run_command(context: CommandContext, name: str, args: str) -> None:
+    command = COMMANDS.get(ALIASES.get(name, name))
+    if command is None:
+        raise UnknownCommand(name)
+    command.run(context, args)
+
+
+def usage_of(name: str) -> str | None:
+    command = COMMANDS.get(ALIASES.get(name, name))
+    return command.usage if command else None
+
+
+# --- argument helpers -------------------------------------------------------------------
+
+
+def _require_no_args(name: str, args: str) -> None:
+    if args:
+        raise CommandUsageError(name, "unexpected_argument")
+
+
+def _require_text(name: str, args: str) -> str:
+    if not args:
+        raise CommandUsageError(name, "missing_argument")
+    return args
+
+
+def _require_one_id(name: str, args: str) -> str:
+    parts = args.split()
+    if not parts:
+        raise CommandUsageError(name, "missing_argument")
+    if len(parts) > 1:
+        raise CommandUsageError(name, "one_id_expected")
+    return parts[0]
+
+
+def _say(context: CommandContext, text: str, style: str = "green") -> None:
+    context.console.print(Text(text, style=style), soft_wrap=True)
+
+
+# --- handlers ---------------------------------------------------------------------------
+
+
+def _help(context: CommandContext, args: str) -> None:
+    _require_no_args("/help", args)
+    context.console.print(
+        views.build_help_view((command.usage, command.summary) for command in COMMANDS.values())
+    )
+
+
+def _stats(context: CommandContext, args: str) -> None:
+    if args not in ("", "--json"):
+        raise CommandUsageError("/stats", "bad_option")
+    stats = context.session.stats()
+    if args == "--json":
+        context.write_plain(render_stats_json(stats) + "\n")
+    else:
+        context.console.print(build_stats_panel(stats))
+
+
+def _compact(context: CommandContext, args: str) -> None:
+    context.render_events(context.session.compact_now(args or None))
+
+
+def _context(context: CommandContext, args: str) -> None:
+    _require_no_args("/context", args)
+    context.console.print(views.build_context_view(context.session.context_preview()))
+
+
+def _remember(context: CommandContext, args: str) -> None:
+    fact = context.session.remember(_require_text("/remember", args))
+    _say(
+        context,
+        f"remembered {clip_line(fact.fact_id, 40)}: {clip_line(fact.content, 160)} "
+        f"(source {clip_line(fact.source_pointer, 120)})",
+    )
+
+
+def _todo(context: CommandContext, args: str) -> None:
+    item = context.session.add_pending(_require_text("/todo", args))
+    _say(
+        context,
+        f"added {clip_line(item.item_id, 40)}: {clip_line(item.description, 160)} "
+        f"(source {clip_line(item.source_pointer, 120)})",
+    )
+
+
+def _done(context: CommandContext, args: str) -> None:
+    item_id = _require_one_id("/done", args)
+    context.session.mark_done(item_id)
+    _say(context, f"{clip_line(item_id, 40)} is done")
+
+
+def _block(context: CommandContext, args: str) -> None:
+    parts = args.split(None, 1)
+    if not parts:
+        raise CommandUsageError("/block", "missing_argument")
+    if len(parts) < 2:
+        raise CommandUsageError("/block", "missing_reason")
+    item_id, reason = parts[0], parts[1].strip()
+    context.session.mark_blocked(item_id, reason)
+    _say(context, f"{clip_line(item_id, 40)} is blocked: {clip_line(reason, 160)}", "yellow")
+
+
+def _facts(context: CommandContext, args: str) -> None:
+    _require_no_args("/facts", args)
+    session = context.session
+    context.console.print(views.build_facts_view(session.durable_state, session.resolve_sources()))
+
+
+def _sources(context: CommandContext, args: str) -> None:
+    _require_no_args("/sources", args)
+    context.console.print(views.build_sources_view(context.session.resolve_sources()))
+
+
+def _expand(context: CommandContext, args: str) -> None:
+    pointer = _require_one_id("/expand", args)
+    context.console.print(views.build_expansion_view(context.session.expand(pointer)))
+
+
+def _sessions(context: CommandContext, args: str) -> None:
+    _require_no_args("/sessions", args)
+    context.console.print(
+        views.build_sessions_view(context.list_sessions(), context.session.session_id)
+    )
+
+
+def _resume(context: CommandContext, args: str) -> None:
+    session_id = _require_one_id("/resume", args)
+    if session_id == context.session.session_id:
+        raise CommandUsageError("/resume", "already_current")
+    context.switch_session(session_id)
+
+
+def _new(context: CommandContext, args: str) -> None:
+    _require_no_args("/new", args)
+    context.switch_session(None)
+
+
+def _quit(context: CommandContext, args: str) -> None:
+    _require_no_args("/quit", args)
+    context.request_quit()
+
+
+COMMANDS: dict[str, Command] = {
+    command.name: command
+    for command in (
+        Command("/help", "/help", "list the commands and keys", _help),
+        Command(
+            "/stats",
+            "/stats [--json]",
+            "token usage, limits, compactions (--json for scripts)",
+            _stats,
+        ),
+        Command(
+            "/compact",
+            "/compact [focus]",
+            "compact the context now; the focus steers the summary",
+            _compact,
+        ),
+        Command(
+            "/context",
+            "/context",
+            "what the next request would carry, one line a message",
+            _context,
+        ),
+        Command("/remember", "/remember <fact>", "keep a fact in the durable state", _remember),
+        Command("/todo", "/todo <text>", "add a pending item to the durable state", _todo),
+        Command("/done", "/done <id>", "mark a pending item done", _done),
+        Command("/block", "/block <id> <reason>", "mark a pending item blocked, with why", _block),
+        Command("/facts", "/facts", "the durable state, with each source's status now", _facts),
+        Command("/sources", "/sources", "resolve every source pointer now, with reasons", _sources),
+        Command(
+            "/expand", "/expand <pointer>", "show the record or artifact behind a pointer", _expand
+        ),
+        Command("/sessions", "/sessions", "list saved sessions", _sessions),
+        Command("/resume", "/resume <id>", "switch to a saved session", _resume),
+        Command("/new", "/new", "start a fresh session (this one stays on disk)", _new),
+        Command("/quit", "/quit", "leave (Ctrl-D does the same)", _quit),
+    )
+}
+
+
+def command_summaries() -> dict[str, str]:
+    """Name -> one-line help, for completion."""
+    return {name: command.summary for name, command in COMMANDS.items()}

@@ -1,0 +1,148 @@
+"""The interactive loop: read a line, run a command or a turn, show what happens.
+
+Contract: `Repl.run()` greets, then reads until Ctrl-D / end of input or `/quit`, and
+returns 0; it closes whichever session is current when it leaves and says where its
+transcript is. A line is a command (`commands.split_command`) or a message for
+`session.run_turn`. Ctrl-C at the prompt clears the line; Ctrl-C during a turn is
+handled by `turns.drive_events`; Ctrl-C during a command abandons that command. Typed
+errors become one red line (with the command's usage for bad arguments) and the prompt
+comes back. `Repl` holds the current session and swaps it on `/new` and `/resume`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from rich.console import Console
+from rich.text import Text
+
+from agent_cli.errors import AgentCliError, CommandUsageError
+from agent_cli.repl.banner import build_banner, build_goodbye
+from agent_cli.repl.commands import message_text, run_command, split_command, usage_of
+from agent_cli.repl.error_text import describe_error
+from agent_cli.repl.render import EventRenderer, build_error_text
+from agent_cli.repl.safe_text import clip_line
+from agent_cli.repl.turns import drive_events
+from agent_cli.repl.wiring import SessionBackend
+
+
+class Repl:
+    """One interactive run; see the module contract."""
+
+    def __init__(
+        self,
+        *,
+        session: Any,
+        backend: SessionBackend,
+        reader: Any,
+        console: Console,
+        live: bool,
+        offline_fallback: bool,
+        resumed: bool = False,
+    ) -> None:
+        self.session = session
+        self.console = console
+        self._backend = backend
+        self._reader = reader
+        self._renderer = EventRenderer(console, live=live)
+        self._offline_fallback = offline_fallback
+        self._resumed = resumed
+        self._quit_requested = False
+
+    def run(self) -> int:
+        try:
+            self._print_banner(resumed=self._resumed)
+            while not self._quit_requested:
+                try:
+                    line = self._reader.read_line(self._read_gauge())
+                except KeyboardInterrupt:
+                    continue
+                except EOFError:
+                    break
+                self.handle_line(line)
+        finally:
+            self._close_current()
+        return 0
+
+    def handle_line(self, line: str) -> None:
+        """Run one line of input; nothing it raises (but a bug) escapes."""
+        if not line.strip():
+            return
+        command = split_command(line)
+        try:
+            if command is not None:
+                run_command(self, *command)
+            else:
+                self.render_events(self.session.run_turn(message_text(line)))
+        except KeyboardInterrupt:
+            self._renderer.close()
+            self.console.print(Text("cancelled", style="yellow"))
+        except AgentCliError as exc:
+            self.show_error(exc)
+
+    # --- what commands may use (commands.CommandContext) ---------------------------------
+
+    def render_events(self, events: Iterator[Any]) -> None:
+        try:
+            drive_events(events, self._renderer.render)
+        finally:
+            self._renderer.close()
+
+    def write_plain(self, text: str) -> None:
+        """Write `text` as is (JSON for scripts): no wrapping, no styling."""
+        stream = self.console.file
+        stream.write(text)
+        stream.flush()
+
+    def switch_session(self, resume: str | None) -> None:
+        """Open the other session first; the current one closes only once that worked."""
+        new_session = self._backend.open_session(resume)
+        old_session, self.session = self.session, new_session
+        self._close(old_session)
+        self._print_banner(resumed=resume is not None)
+
+    def list_sessions(self) -> list[Any]:
+        return self._backend.list_sessions(False)
+
+    def request_quit(self) -> None:
+        self._quit_requested = True
+
+    def show_error(self, exc: BaseException) -> None:
+        message = describe_error(exc)
+        if isinstance(exc, CommandUsageError) and usage_of(exc.command):
+            message += f" · usage: {usage_of(exc.command)}"
+        self._renderer.print_error(message)
+
+    # --- inside -------------------------------------------------------------------------
+
+    def _read_gauge(self) -> Any:
+        try:
+            return self.session.gauge()
+        except AgentCliError:
+            return None
+
+    def _print_banner(self, *, resumed: bool) -> None:
+        """The greeting, then what the session found while opening (e.g. damaged memory)."""
+        self.console.print(
+            build_banner(self.session, offline_fallback=self._offline_fallback, resumed=resumed)
+        )
+        for notice in getattr(self.session, "startup_notices", ()):
+            self._renderer.render(notice)
+
+    def _close_current(self) -> None:
+        if self._close(self.session):
+            self.console.print(build_goodbye(self.session))
+
+    def _close(self, session: Any) -> bool:
+        try:
+            session.close()
+        except AgentCliError as exc:
+            self.console.print(
+                build_error_text(
+                    f"closing session {clip_line(str(session.session_id), 80)}: "
+                    f"{describe_error(exc)}"
+                )
+            )
+            return False
+        return True

@@ -1,0 +1,195 @@
+"""`agent-cli`: the entry point.
+
+Contract: `main(argv)` returns the exit code and never raises for a typed error: 0 ok,
+1 a failure (a `-p` turn that failed, a store that could not be used), 2 bad usage or
+configuration, 3 a `-p` request blocked by the hard limit, 130 cancelled with Ctrl-C.
+
+Start-up speed: at import this module loads only the standard library and the argument
+parser, so `--help` and `--version` answer at once; rich, prompt_toolkit, the session,
+token counting and providers are imported later, only on the paths that need them
+(prompt_toolkit only when stdin and stdout are terminals).
+
+Tests drive `main` through its keyword parameters instead of patching: `stdin`, `stdout`,
+`stderr`, `env`, `paths` (anything with `config_file` and `history_file`), and
+`backend_factory(settings, ask_permission) -> SessionBackend` to replace real sessions.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TextIO
+
+from agent_cli.errors import AgentCliError
+from agent_cli.repl.args import ArgumentsExit, parse_args
+
+INTERRUPTED_EXIT = 130
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    backend_factory: Callable[..., Any] | None = None,
+    paths: Any = None,
+    stdin: TextIO | None = None,
+    stdout: TextIO | None = None,
+    stderr: TextIO | None = None,
+    env: Mapping[str, str] | None = None,
+) -> int:
+    try:
+        args = parse_args(argv, stdout=stdout, stderr=stderr)
+    except ArgumentsExit as exit_request:
+        return exit_request.code
+    env = os.environ if env is None else env
+    try:
+        return _run(
+            args,
+            backend_factory=backend_factory,
+            paths=paths,
+            stdin=stdin or sys.stdin,
+            stdout=stdout,
+            stderr=stderr,
+            env=env,
+        )
+    except AgentCliError as exc:
+        from agent_cli.repl.error_text import describe_error, exit_code_for
+
+        _print_fatal(stderr, describe_error(exc))
+        return exit_code_for(exc)
+    except KeyboardInterrupt:
+        return INTERRUPTED_EXIT
+
+
+def _print_fatal(stderr: TextIO | None, message: str) -> None:
+    from agent_cli.repl.render import build_error_text
+    from agent_cli.repl.startup import make_console
+
+    make_console(stderr, stderr=True).print(build_error_text(message), soft_wrap=True)
+
+
+def _run(
+    args: Any,
+    *,
+    backend_factory: Callable[..., Any] | None,
+    paths: Any,
+    stdin: TextIO,
+    stdout: TextIO | None,
+    stderr: TextIO | None,
+    env: Mapping[str, str],
+) -> int:
+    from functools import partial
+
+    from agent_cli.repl import startup, wiring
+
+    paths = paths if paths is not None else wiring.resolve_paths(env)
+    settings = startup.load_settings(args, paths.config_file)
+    workspace = startup.resolve_workspace(args.workspace)
+    factory = backend_factory or partial(
+        wiring.build_backend, paths=paths, env=env, workspace=workspace
+    )
+    offline_fallback = wiring.is_offline_fallback(settings, env)
+    if args.print_prompt is not None:
+        return _run_print_mode(args, settings, factory, stdin=stdin, stdout=stdout, stderr=stderr)
+    return _run_interactive(
+        args,
+        settings,
+        factory,
+        paths=paths,
+        stdin=stdin,
+        stdout=stdout,
+        offline_fallback=offline_fallback,
+    )
+
+
+def _run_print_mode(
+    args: Any,
+    settings: Any,
+    factory: Callable[..., Any],
+    *,
+    stdin: TextIO,
+    stdout: TextIO | None,
+    stderr: TextIO | None,
+) -> int:
+    from agent_cli.repl import startup, wiring
+    from agent_cli.repl.print_mode import run_print_turn
+    from agent_cli.repl.render import EventRenderer
+
+    prompt_text = startup.read_print_prompt(args.print_prompt, stdin)
+    diagnostics = startup.make_console(stderr, stderr=True)
+    asker = wiring.build_refusing_asker(diagnostics, "-p mode cannot ask for permission")
+    backend = factory(settings, asker)
+    session, _ = startup.open_first_session(args, backend, diagnostics, list_when_resuming=False)
+    try:
+        return run_print_turn(
+            session, prompt_text, stdout or sys.stdout, EventRenderer(diagnostics, live=False)
+        )
+    finally:
+        session.close()
+
+
+def _run_interactive(
+    args: Any,
+    settings: Any,
+    factory: Callable[..., Any],
+    *,
+    paths: Any,
+    stdin: TextIO,
+    stdout: TextIO | None,
+    offline_fallback: bool,
+) -> int:
+    from agent_cli.repl import startup
+    from agent_cli.repl.loop import Repl
+
+    console = startup.make_console(stdout)
+    reader, asker = _build_input(
+        console, paths, stdin, is_terminal=(_is_terminal(stdin) and console.is_terminal)
+    )
+    backend = factory(settings, asker)
+    session, resumed = startup.open_first_session(args, backend, console, list_when_resuming=True)
+    repl = Repl(
+        session=session,
+        backend=backend,
+        reader=reader,
+        console=console,
+        live=console.is_terminal,
+        offline_fallback=offline_fallback,
+        resumed=resumed,
+    )
+    return repl.run()
+
+
+def _build_input(
+    console: Any, paths: Any, stdin: TextIO, *, is_terminal: bool
+) -> tuple[Any, Callable[[Any], Any]]:
+    """The line reader and the permission asker that fit where input comes from."""
+    from agent_cli.repl import wiring
+
+    if is_terminal:
+        from agent_cli.repl.commands import command_summaries
+        from agent_cli.repl.prompt import PromptReader
+
+        reader = PromptReader(paths.history_file, command_summaries())
+        return reader, wiring.build_interactive_asker(reader.ask, console)
+
+    from rich.text import Text
+
+    from agent_cli.repl.plain_input import ECHO_MARK, PlainLineReader
+    from agent_cli.repl.safe_text import sanitize_text
+
+    def echo(line: str) -> None:
+        console.print(Text(ECHO_MARK + sanitize_text(line), style="bold"), soft_wrap=True)
+
+    refuse = wiring.build_refusing_asker(console, "stdin is not a terminal, so no one can answer")
+    return PlainLineReader(stdin, echo=echo), refuse
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,36 @@
+"""Reading input when stdin is not a terminal (pipes, files, CI).
+
+prompt_toolkit does not read piped or absent stdin properly, so here every line of
+stdin is one input, read with plain `readline`. Contract: `read_line()` returns the next
+line without its line ending, raises `EOFError` at the end of input; `ask()` never
+blocks on a question nobody can answer (it returns "" at once: the caller treats that as
+a refusal). Each line read is echoed after a `> ` marker, so a log of a piped run shows
+what was asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TextIO
+
+ECHO_MARK = "> "
+
+
+class PlainLineReader:
+    """One input per line of `stream`; see the module contract."""
+
+    def __init__(self, stream: TextIO, echo: Callable[[str], None] | None = None) -> None:
+        self._stream = stream
+        self._echo = echo
+
+    def read_line(self, gauge: Any = None) -> str:
+        line = self._stream.readline()
+        if line == "":
+            raise EOFError
+        line = line.rstrip("\n").rstrip("\r")
+        if self._echo is not None and line.strip():
+            self._echo(line)
+        return line
+
+    def ask(self, question: str) -> str:
+        return ""

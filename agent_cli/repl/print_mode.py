@@ -1,0 +1,81 @@
+"""`agent-cli -p PROMPT`: one turn for scripts.
+
+Contract: the final answer alone goes to stdout, as plain sanitized text; `[compact]`
+lines, tool progress, the text the model wrote between tool calls and notices go to
+stderr. `exit_code_for_outcome` maps how the turn ended to the exit code: 0 ok, 1 failed
+(e.g. the provider failed), 3 blocked by the hard limit, 130 cancelled (Ctrl-C).
+"""
+
+from __future__ import annotations
+
+from typing import Any, TextIO
+
+from rich.text import Text
+
+from agent_cli.errors import AgentCliError
+from agent_cli.events import AssistantDone, AssistantText, TurnEnded
+from agent_cli.repl.error_text import describe_error
+from agent_cli.repl.render import EventRenderer
+from agent_cli.repl.safe_text import sanitize_block, sanitize_text
+from agent_cli.repl.turns import drive_events
+
+OUTCOME_EXIT_CODES = {"ok": 0, "failed": 1, "blocked": 3, "cancelled": 130}
+FAILED_EXIT = 1
+
+
+def exit_code_for_outcome(ended: TurnEnded | None) -> int:
+    if ended is None:
+        return FAILED_EXIT
+    return OUTCOME_EXIT_CODES.get(ended.outcome, FAILED_EXIT)
+
+
+class PrintModeRenderer:
+    """Keeps the last complete answer for stdout; shows everything else on stderr."""
+
+    def __init__(self, answer_out: TextIO, diagnostics: EventRenderer) -> None:
+        self._answer_out = answer_out
+        self._diagnostics = diagnostics
+        self._final_answer: str | None = None
+
+    def render(self, event: Any) -> None:
+        if isinstance(event, AssistantText):
+            return  # nothing streams in -p mode: the answer is printed once, whole
+        if isinstance(event, AssistantDone):
+            self._keep_answer(event)
+            return
+        self._diagnostics.render(event)
+        if isinstance(event, TurnEnded):
+            self.write_answer()
+
+    def _keep_answer(self, event: AssistantDone) -> None:
+        if event.stop_reason == "tool_use":
+            # Text written before tool calls is progress, not the answer.
+            if event.text.strip():
+                self._diagnostics.console.print(
+                    Text(sanitize_text(event.text), style="dim"), soft_wrap=True
+                )
+            return
+        self._final_answer = event.text
+
+    def write_answer(self) -> None:
+        if self._final_answer is None:
+            return
+        answer, self._final_answer = sanitize_block(self._final_answer), None
+        self._answer_out.write(answer if answer.endswith("\n") else answer + "\n")
+        self._answer_out.flush()
+
+
+def run_print_turn(
+    session: Any, prompt_text: str, answer_out: TextIO, diagnostics: EventRenderer
+) -> int:
+    """Run one turn on `session`, print as the contract says; return the exit code."""
+    renderer = PrintModeRenderer(answer_out, diagnostics)
+    for notice in getattr(session, "startup_notices", ()):
+        diagnostics.render(notice)
+    try:
+        ended = drive_events(session.run_turn(prompt_text), renderer.render)
+    except AgentCliError as exc:
+        diagnostics.print_error(describe_error(exc))
+        return FAILED_EXIT
+    renderer.write_answer()
+    return exit_code_for_outcome(ended)

@@ -1,0 +1,137 @@
+"""The interactive prompt (prompt_toolkit): history, keys, completion and the gauge.
+
+Contract: `PromptReader.read_line(gauge)` shows the prompt with `gauge` in the bottom
+toolbar and returns what the user sent. Enter sends; Alt+Enter (terminals send it as
+Esc Enter, so both work) inserts a new line. Ctrl-C raises `KeyboardInterrupt` (the
+loop clears the line and prompts again); Ctrl-D on an empty line raises `EOFError`.
+History lives in the state folder's history file. Only imported when stdin is a
+terminal: prompt_toolkit does not read piped input properly, and it costs start-up time.
+The prompt runs inside `patch_stdout(raw=True)` so output written while it is shown
+lands above it, escape codes intact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.formatted_text import FormattedText
+from prompt_toolkit.history import FileHistory
+from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.patch_stdout import patch_stdout
+from prompt_toolkit.styles import Style
+
+from agent_cli.repl.safe_text import clip_line
+
+PROMPT_TEXT = "› "
+KEY_HINT = "  │ Alt+Enter: new line"
+BARE_COMMANDS = {"stats": "token usage, limits and compactions"}
+TOOLBAR_STYLE = Style.from_dict(
+    {
+        "bottom-toolbar": "noreverse bg:#202020 #c0c0c0",
+        "gauge.ok": "#87d787",
+        "gauge.over-soft": "#ffd75f bold",
+        "gauge.over-hard": "#ff5f5f bold",
+        "hint": "#808080",
+    }
+)
+
+
+def format_gauge(gauge: Any) -> str:
+    """`ctx 12,345 / 80,000 soft / 120,000 hard (15%) · estimator: ...` (percent of soft)."""
+    if gauge is None:
+        return "ctx ? (not measured yet)"
+    share = f"{100 * gauge.tokens / gauge.soft_threshold:.0f}%" if gauge.soft_threshold else "-"
+    return (
+        f"ctx {gauge.tokens:,} / {gauge.soft_threshold:,} soft / {gauge.hard_limit:,} hard "
+        f"({share}) · estimator: {clip_line(str(gauge.estimator), 60)}"
+    )
+
+
+def gauge_level(gauge: Any) -> str:
+    """ok, over-soft (compaction will run) or over-hard (a request would be blocked)."""
+    if gauge is None or gauge.tokens < gauge.soft_threshold:
+        return "ok"
+    return "over-hard" if gauge.tokens >= gauge.hard_limit else "over-soft"
+
+
+def build_toolbar(gauge: Any) -> FormattedText:
+    return FormattedText(
+        [(f"class:gauge.{gauge_level(gauge)}", format_gauge(gauge)), ("class:hint", KEY_HINT)]
+    )
+
+
+def build_key_bindings() -> KeyBindings:
+    bindings = KeyBindings()
+
+    @bindings.add("escape", "enter")
+    def _insert_newline(event: Any) -> None:
+        event.current_buffer.insert_text("\n")
+
+    return bindings
+
+
+class SlashCommandCompleter(Completer):
+    """Completes `/commands` while typing, and the bare `stats` on Tab.
+
+    Only the first word of a line is completed: the rest is a message for the model.
+    """
+
+    def __init__(self, commands: Mapping[str, str]) -> None:
+        self._commands = dict(commands)
+
+    def get_completions(
+        self, document: Document, complete_event: CompleteEvent
+    ) -> Iterable[Completion]:
+        typed = document.text_before_cursor
+        if not typed or any(ch.isspace() for ch in typed):
+            return
+        if typed.startswith("/"):
+            candidates = self._commands
+        elif complete_event.completion_requested:
+            candidates = BARE_COMMANDS
+        else:
+            return
+        for name, summary in candidates.items():
+            if name.startswith(typed) and name != typed:
+                yield Completion(name, start_position=-len(typed), display_meta=summary)
+
+
+class PromptReader:
+    """Reads user input at a terminal; see the module contract."""
+
+    def __init__(
+        self,
+        history_file: Path,
+        commands: Mapping[str, str],
+        *,
+        terminal_input: Any = None,
+        terminal_output: Any = None,
+    ) -> None:
+        """`terminal_input`/`terminal_output` replace the real terminal (tests use a pipe)."""
+        self._gauge: Any = None
+        self._terminal = {"input": terminal_input, "output": terminal_output}
+        self._session: PromptSession[str] = PromptSession(
+            **self._terminal,
+            history=FileHistory(str(history_file)),
+            key_bindings=build_key_bindings(),
+            completer=SlashCommandCompleter(commands),
+            complete_while_typing=True,
+            bottom_toolbar=lambda: build_toolbar(self._gauge),
+            style=TOOLBAR_STYLE,
+        )
+
+    def read_line(self, gauge: Any = None) -> str:
+        self._gauge = gauge
+        with patch_stdout(raw=True):
+            return self._session.prompt(PROMPT_TEXT)
+
+    def ask(self, question: str) -> str:
+        """One answer to a question (permissions), without history or completion."""
+        answer_session: PromptSession[str] = PromptSession(**self._terminal)
+        with patch_stdout(raw=True):
+            return answer_session.prompt(question)

@@ -1,0 +1,199 @@
+"""What the informational commands show: help, context, durable state, sources, sessions.
+
+Contract: each `build_*` function turns values from the session into a rich renderable
+and does nothing else (no session calls, no printing). Every string from the session,
+the model, files or tools is sanitized or clipped before it is shown, and always as
+`Text`, never as markup (a plain string in a table cell would be read as markup).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from agent_cli.repl.safe_text import clip_line, sanitize_block
+
+STATUS_STYLES = {
+    "available": "green",
+    "missing": "yellow",
+    "denied": "red",
+    "corrupt": "red",
+    "unsupported": "yellow",
+}
+KEY_HELP = (
+    "Enter sends · Alt+Enter (or Esc Enter) inserts a new line · Ctrl-C cancels a "
+    "running turn or clears the line · Ctrl-D exits · start a message with // to "
+    "send a line that begins with /"
+)
+
+
+def _status_text(status: Any) -> Text:
+    name = str(getattr(status, "value", status))
+    return Text(clip_line(name, 20), style=STATUS_STYLES.get(name, ""))
+
+
+def build_help_view(commands: Iterable[tuple[str, str]]) -> Group:
+    """`commands` is (usage, one-line help) pairs in table order."""
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold cyan", no_wrap=True)
+    table.add_column()
+    for usage, summary in commands:
+        table.add_row(Text(usage), Text(summary))
+    table.add_row(Text("stats"), Text("the same as /stats (typed bare)"))
+    return Group(table, Text(KEY_HELP, style="dim"))
+
+
+def build_context_view(preview: Any) -> Group:
+    """What the next request would carry: system prompt, durable block, one line a message."""
+    system = str(preview.system_prompt)
+    first_line = system.strip().splitlines()[0] if system.strip() else ""
+    parts: list[RenderableType] = [
+        Text.assemble(
+            ("system prompt ", "bold"),
+            f"{len(system):,} characters · ",
+            (clip_line(first_line, 80), "dim"),
+        )
+    ]
+    durable = sanitize_block(str(preview.durable_context or "")).strip()
+    parts.append(
+        Panel(
+            Text(durable) if durable else Text("(empty)", style="dim"),
+            title="durable context",
+            title_align="left",
+            border_style="dim",
+        )
+    )
+    lines = list(preview.message_lines)
+    parts.append(Text(f"view: {len(lines):,} messages", style="bold"))
+    parts.extend(Text("  " + clip_line(str(line), 200)) for line in lines)
+    return Group(*parts)
+
+
+def _resolution_index(resolutions: Sequence[Any]) -> dict[str, Any]:
+    return {resolution.pointer: resolution for resolution in resolutions}
+
+
+def _source_suffix(pointer: str, index: Mapping[str, Any]) -> Text:
+    resolution = index.get(pointer)
+    status = _status_text(resolution.status) if resolution else Text("unresolved", style="dim")
+    return Text.assemble(("  · ", "dim"), (clip_line(pointer, 120), "dim"), " ", status)
+
+
+def describe_pending_status(item: Any) -> Text:
+    status = str(getattr(item.status, "value", item.status))
+    if status == "blocked":
+        return Text(f"[blocked: {clip_line(item.blocked_reason or '', 80)}]", style="yellow")
+    return Text(f"[{clip_line(status, 12)}]", style="green" if status == "done" else "cyan")
+
+
+def build_facts_view(state: Any, resolutions: Sequence[Any]) -> Group:
+    """Facts, pending items and retrieval evidence, each with its source's status now."""
+    index = _resolution_index(resolutions)
+    parts: list[RenderableType] = [Text("facts", style="bold")]
+    parts += [
+        Text.assemble(
+            f"  {clip_line(fact.fact_id, 40)}  ",
+            clip_line(fact.content, 200),
+            _source_suffix(fact.source_pointer, index),
+        )
+        for fact in state.facts
+    ] or [Text("  none", style="dim")]
+    parts.append(Text("pending", style="bold"))
+    parts += [
+        Text.assemble(
+            f"  {clip_line(item.item_id, 40)}  ",
+            describe_pending_status(item),
+            " ",
+            clip_line(item.description, 200),
+            _source_suffix(item.source_pointer, index),
+        )
+        for item in state.pending_items
+    ] or [Text("  none", style="dim")]
+    evidence = list(getattr(state, "retrieval_evidence", ()))
+    if evidence:
+        parts.append(Text("retrieval evidence", style="bold"))
+        parts += [
+            Text(
+                f"  {clip_line(ev.memory_id, 40)}  {clip_line(ev.source_title, 80)} "
+                f"(score {ev.score:.2f}, rank {ev.source_rank}"
+                + (f", conflict {clip_line(ev.conflict_key, 40)})" if ev.conflict_key else ")")
+            )
+            for ev in evidence
+        ]
+    return Group(*parts)
+
+
+def build_sources_view(resolutions: Sequence[Any]) -> Table | Text:
+    """Every pointer of the durable state with its status and the reason code."""
+    if not resolutions:
+        return Text("the durable state has no source pointers yet", style="dim")
+    table = Table(box=None, padding=(0, 2), show_edge=False)
+    for column in ("pointer", "status", "reason"):
+        table.add_column(column, overflow="fold")
+    for resolution in resolutions:
+        table.add_row(
+            Text(clip_line(resolution.pointer, 160)),
+            _status_text(resolution.status),
+            Text(clip_line(resolution.reason, 64)),
+        )
+    return table
+
+
+def build_expansion_view(resolution: Any) -> Group:
+    """What a pointer leads to: its status, reason, digest and (when available) excerpt."""
+    header = Text.assemble(
+        clip_line(resolution.pointer, 160),
+        " ",
+        _status_text(resolution.status),
+        (f" ({clip_line(resolution.reason, 64)})", "dim"),
+    )
+    parts: list[RenderableType] = [header]
+    digest = getattr(resolution, "evidence_sha256", None)
+    if digest:
+        parts.append(Text(f"sha256 {clip_line(digest, 64)}", style="dim"))
+    excerpt = getattr(resolution, "excerpt", None)
+    if excerpt:
+        truncated = (
+            " (excerpt truncated)" if getattr(resolution, "excerpt_truncated", False) else ""
+        )
+        parts.append(
+            Panel(
+                Text(sanitize_block(excerpt)),
+                title=f"excerpt{truncated}",
+                title_align="left",
+                border_style="dim",
+            )
+        )
+    elif str(getattr(resolution.status, "value", resolution.status)) == "available":
+        parts.append(Text("no excerpt to show", style="dim"))
+    return Group(*parts)
+
+
+def build_sessions_view(sessions: Sequence[Any], current: str | None) -> Table | Text:
+    """Sessions on disk, newest first as given; the open one is marked with `*`."""
+    if not sessions:
+        return Text("no sessions yet", style="dim")
+    table = Table(box=None, padding=(0, 2), show_edge=False)
+    for column in ("", "session", "last change", "workspace"):
+        table.add_column(column, overflow="fold")
+    for info in sessions:
+        marker = "*" if info.session_id == current else ""
+        table.add_row(
+            Text(marker),
+            Text(clip_line(info.session_id, 80)),
+            Text(_format_when(info.modified_at)),
+            Text(clip_line(str(info.workspace or "?"), 100)),
+        )
+    return table
+
+
+def _format_when(moment: Any) -> str:
+    if isinstance(moment, datetime):
+        return moment.strftime("%Y-%m-%d %H:%M")
+    return clip_line(str(moment), 30)

@@ -1,0 +1,337 @@
+"""Every command: how it is parsed, what it asks of the session, what it shows, its errors."""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from repl_fakes import FakeBackend, FakeSession, make_console
+from rich.console import Console
+
+from agent_cli.errors import CommandUsageError, PendingTransitionError, UnknownCommand
+from agent_cli.events import CompactionFired, LayerLine, TurnEnded
+from agent_cli.repl.commands import (
+    COMMANDS,
+    message_text,
+    run_command,
+    split_command,
+)
+from agent_cli.repl.loop import Repl
+from agent_cli.repl.render import EventRenderer
+from agent_cli.repl.turns import drive_events
+
+
+@dataclass
+class FakeContext:
+    """The REPL side a command sees (commands.CommandContext), recording what it did."""
+
+    session: FakeSession = field(default_factory=FakeSession)
+    console: Console = field(default_factory=make_console)
+    plain: io.StringIO = field(default_factory=io.StringIO)
+    switched_to: list[str | None] = field(default_factory=list)
+    quit_requested: bool = False
+
+    def render_events(self, events: Any) -> None:
+        drive_events(events, EventRenderer(self.console, live=False).render)
+
+    def write_plain(self, text: str) -> None:
+        self.plain.write(text)
+
+    def switch_session(self, resume: str | None) -> None:
+        self.switched_to.append(resume)
+
+    def list_sessions(self) -> list[Any]:
+        return [
+            SimpleNamespace(session_id="s-1", modified_at="today", workspace="/w"),
+            SimpleNamespace(session_id="s-0", modified_at="yesterday", workspace="/w"),
+        ]
+
+    def request_quit(self) -> None:
+        self.quit_requested = True
+
+    @property
+    def shown(self) -> str:
+        return self.console.export_text(clear=False)
+
+
+def run(context: FakeContext, line: str) -> None:
+    parsed = split_command(line)
+    assert parsed is not None, f"{line!r} should be a command"
+    run_command(context, *parsed)
+
+
+# --- parsing -------------------------------------------------------------------------------
+
+
+def test_a_slash_line_splits_into_name_and_arguments():
+    assert split_command("/block T1  waiting for review ") == ("/block", "T1  waiting for review")
+    assert split_command("  /HELP") == ("/help", "")
+    assert split_command("/remember line one\nline two") == ("/remember", "line one\nline two")
+
+
+def test_bare_stats_is_a_command_but_a_sentence_starting_with_stats_is_a_message():
+    assert split_command("stats") == ("/stats", "")
+    assert split_command(" stats --json ") == ("/stats", "--json")
+    assert split_command("stats of this repo please") is None
+
+
+def test_a_double_slash_sends_a_message_that_starts_with_a_slash():
+    assert split_command("//etc/hosts is odd") is None
+    assert message_text("//etc/hosts is odd") == "/etc/hosts is odd"
+    assert message_text("  hello  ") == "hello"
+
+
+def test_an_unknown_command_raises_with_its_name():
+    with pytest.raises(UnknownCommand) as caught:
+        run(FakeContext(), "/frobnicate now")
+    assert caught.value.name == "/frobnicate"
+
+
+def test_every_command_has_a_usage_and_a_one_line_help():
+    for name, command in COMMANDS.items():
+        assert command.usage.startswith(name)
+        assert command.summary and "\n" not in command.summary
+
+
+# --- each command --------------------------------------------------------------------------
+
+
+def test_help_lists_every_command_with_its_usage():
+    context = FakeContext()
+    run(context, "/help")
+    for command in COMMANDS.values():
+        assert command.usage in context.shown
+    assert "Alt+Enter" in context.shown
+
+
+def test_stats_prints_the_panel_and_stats_json_prints_only_json():
+    context = FakeContext()
+    run(context, "stats")
+    assert "soft threshold 80,000" in context.shown
+    run(context, "/stats --json")
+    assert json.loads(context.plain.getvalue())["session_id"] == "20261202-150000-abcd"
+
+
+def test_stats_with_an_unknown_option_is_a_usage_error():
+    with pytest.raises(CommandUsageError) as caught:
+        run(FakeContext(), "/stats --yaml")
+    assert (caught.value.command, caught.value.reason) == ("/stats", "bad_option")
+
+
+def test_compact_passes_the_focus_and_renders_what_the_session_yields():
+    layer = LayerLine("L4", "summarize", 9_000, 2_000, messages_removed=12)
+    session = FakeSession(
+        compact_script=[
+            CompactionFired((layer,), 9_000, 2_000, 8_000, 12_000, forced=True),
+            TurnEnded("ok"),
+        ]
+    )
+    context = FakeContext(session=session)
+    run(context, "/compact keep the db decisions")
+    assert ("compact_now", "keep the db decisions") in session.calls
+    assert "[compact] L4 summarize: 9,000 -> 2,000 tokens" in context.shown
+    run(context, "/compact")
+    assert ("compact_now", None) in session.calls
+
+
+def test_context_shows_the_durable_block_and_one_line_per_message():
+    context = FakeContext()
+    run(context, "/context")
+    assert "F1 uses SQLite WAL" in context.shown
+    assert "user: hello" in context.shown and "assistant: hi there" in context.shown
+    assert "view: 2 messages" in context.shown
+
+
+def test_remember_and_todo_record_text_and_show_the_pointer():
+    context = FakeContext()
+    run(context, "/remember the db uses SQLite WAL")
+    run(context, "/todo write the migration")
+    assert ("remember", "the db uses SQLite WAL") in context.session.calls
+    assert ("add_pending", "write the migration") in context.session.calls
+    assert "remembered F1" in context.shown and "transcript:s-1:3" in context.shown
+    assert "added P1" in context.shown
+
+
+@pytest.mark.parametrize("line", ["/remember", "/todo   "])
+def test_remember_and_todo_without_text_are_usage_errors(line):
+    with pytest.raises(CommandUsageError) as caught:
+        run(FakeContext(), line)
+    assert caught.value.reason == "missing_argument"
+
+
+def test_done_takes_exactly_one_id():
+    context = FakeContext()
+    run(context, "/done P1")
+    assert ("mark_done", "P1") in context.session.calls
+    with pytest.raises(CommandUsageError) as caught:
+        run(context, "/done")
+    assert caught.value.reason == "missing_argument"
+    with pytest.raises(CommandUsageError) as caught:
+        run(context, "/done P1 P2")
+    assert caught.value.reason == "one_id_expected"
+
+
+def test_done_on_an_unknown_item_lets_the_session_error_through():
+    with pytest.raises(PendingTransitionError):
+        run(FakeContext(), "/done P9")
+
+
+def test_block_needs_an_id_and_a_reason():
+    context = FakeContext()
+    run(context, "/block P1 waiting for the API key")
+    assert ("mark_blocked", "P1", "waiting for the API key") in context.session.calls
+    with pytest.raises(CommandUsageError) as caught:
+        run(context, "/block P1")
+    assert caught.value.reason == "missing_reason"
+
+
+def resolution(pointer: str, status: str, reason: str = "ok", excerpt: str | None = None):
+    return SimpleNamespace(
+        pointer=pointer,
+        status=status,
+        reason=reason,
+        evidence_sha256="ab" * 32 if status == "available" else None,
+        excerpt=excerpt,
+        excerpt_truncated=False,
+    )
+
+
+def test_facts_shows_facts_and_pending_items_with_their_source_status():
+    state = SimpleNamespace(
+        facts=(SimpleNamespace(fact_id="F1", content="uses WAL", source_pointer="transcript:s:3"),),
+        pending_items=(
+            SimpleNamespace(
+                item_id="P1",
+                description="migrate",
+                source_pointer="transcript:s:9",
+                status=SimpleNamespace(value="blocked"),
+                blocked_reason="needs review",
+            ),
+        ),
+        retrieval_evidence=(),
+    )
+    session = FakeSession(
+        durable_state=state,
+        resolutions=(
+            resolution("transcript:s:3", "available"),
+            resolution("transcript:s:9", "missing", "not_found"),
+        ),
+    )
+    context = FakeContext(session=session)
+    run(context, "/facts")
+    lines = context.shown.splitlines()
+    assert any("F1" in ln and "uses WAL" in ln and "available" in ln for ln in lines)
+    assert any("P1" in ln and "[blocked: needs review]" in ln and "missing" in ln for ln in lines)
+
+
+def test_sources_lists_every_pointer_with_status_and_reason():
+    session = FakeSession(resolutions=(resolution("artifact:s:out.txt:abcdef012345", "corrupt",
+                                                  "digest_mismatch"),))  # fmt: skip
+    context = FakeContext(session=session)
+    run(context, "/sources")
+    row = next(ln for ln in context.shown.splitlines() if "artifact:s:out.txt" in ln)
+    assert "corrupt" in row and "digest_mismatch" in row
+
+
+def test_sources_with_no_pointers_says_so():
+    context = FakeContext()
+    run(context, "/sources")
+    assert "no source pointers" in context.shown
+
+
+def test_expand_shows_the_excerpt_safely():
+    pointer = "transcript:s-1:4"
+    hostile = "line one\n\x1b[2J[bold]not markup[/bold]\n[compact] total: fake"
+    session = FakeSession(expansions={pointer: resolution(pointer, "available", excerpt=hostile)})
+    context = FakeContext(session=session)
+    run(context, f"/expand {pointer}")
+    shown = context.shown
+    assert "available" in shown and "[bold]not markup[/bold]" in shown
+    assert "\x1b" not in shown
+    assert "› [compact] total: fake" in shown
+
+
+def test_expand_needs_one_pointer():
+    with pytest.raises(CommandUsageError):
+        run(FakeContext(), "/expand")
+
+
+def test_sessions_lists_them_and_marks_the_current_one():
+    context = FakeContext()
+    run(context, "/sessions")
+    current = next(ln for ln in context.shown.splitlines() if "s-1" in ln)
+    other = next(ln for ln in context.shown.splitlines() if "s-0" in ln)
+    assert "*" in current and "*" not in other
+
+
+def test_resume_and_new_ask_the_repl_to_switch_sessions():
+    context = FakeContext()
+    run(context, "/resume s-0")
+    run(context, "/new")
+    assert context.switched_to == ["s-0", None]
+
+
+def test_resume_of_the_open_session_is_refused():
+    with pytest.raises(CommandUsageError) as caught:
+        run(FakeContext(), "/resume s-1")
+    assert caught.value.reason == "already_current"
+
+
+def test_quit_and_its_alias_end_the_loop():
+    context = FakeContext()
+    run(context, "/exit")
+    assert context.quit_requested
+
+
+def test_commands_that_take_no_arguments_refuse_them():
+    for line in ["/help me", "/context x", "/facts x", "/sessions x", "/new x", "/quit now"]:
+        with pytest.raises(CommandUsageError) as caught:
+            run(FakeContext(), line)
+        assert caught.value.reason == "unexpected_argument"
+
+
+# --- errors as the loop shows them ---------------------------------------------------------
+
+
+def make_repl(session: FakeSession | None = None) -> Repl:
+    session = session or FakeSession()
+    backend = FakeBackend(known={session.session_id: session}).factory(None, None)
+    return Repl(
+        session=session,
+        backend=backend,
+        reader=None,
+        console=make_console(),
+        live=False,
+        offline_fallback=True,
+    )
+
+
+def test_a_bad_argument_is_one_line_with_the_usage():
+    repl = make_repl()
+    repl.handle_line("/block P1")
+    lines = [ln for ln in repl.console.export_text().splitlines() if ln.strip()]
+    assert lines == ["/block: needs a reason after the id · usage: /block <id> <reason>"]
+
+
+def test_an_unknown_command_is_one_line_pointing_at_help():
+    repl = make_repl()
+    repl.handle_line("/nope")
+    assert repl.console.export_text().strip() == "unknown command /nope: /help lists the commands"
+
+
+def test_a_session_error_from_a_command_is_one_line():
+    repl = make_repl()
+    repl.handle_line("/done P7")
+    shown = repl.console.export_text().strip()
+    assert shown.startswith("cannot change that pending item") and "\n" not in shown
+
+
+def test_table_cells_show_markup_from_outside_strings_literally():
+    session = FakeSession(resolutions=(resolution("transcript:[bold]x[/bold]:1", "missing"),))
+    context = FakeContext(session=session)
+    run(context, "/sources")
+    assert "transcript:[bold]x[/bold]:1" in context.shown

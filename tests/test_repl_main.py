@@ -1,0 +1,250 @@
+"""`main` end to end with a fake session backend: piped input, `-p`, resume, exit codes."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import pytest
+from repl_fakes import FakeBackend, FakeSession, answer
+
+from agent_cli.errors import MissingApiKey, ProviderRequestFailed
+from agent_cli.events import (
+    AssistantDone,
+    AssistantText,
+    CompactionFired,
+    LayerLine,
+    Notice,
+    RequestBlocked,
+    ToolFinished,
+    ToolStarted,
+    TurnEnded,
+)
+from agent_cli.repl.main import main
+
+
+class Run:
+    """One call of `main` with string streams and a fake backend."""
+
+    def __init__(self, tmp_path, argv, stdin_text="", backend=None, env=None):
+        self.backend = backend or FakeBackend()
+        self.stdout, self.stderr = io.StringIO(), io.StringIO()
+        paths = SimpleNamespace(
+            config_file=tmp_path / "config.toml", history_file=tmp_path / "history"
+        )
+        self.code = main(
+            argv,
+            backend_factory=self.backend.factory,
+            paths=paths,
+            stdin=io.StringIO(stdin_text),
+            stdout=self.stdout,
+            stderr=self.stderr,
+            env=env if env is not None else {},
+        )
+
+    @property
+    def out(self) -> str:
+        return self.stdout.getvalue()
+
+    @property
+    def err(self) -> str:
+        return self.stderr.getvalue()
+
+    @property
+    def session(self) -> FakeSession:
+        return self.backend.opened[0]
+
+
+def test_piped_lines_run_turns_and_commands_then_eof_exits_zero(tmp_path):
+    run = Run(tmp_path, ["--workspace", str(tmp_path)], "hi\nstats\n")
+    assert run.code == 0
+    assert ("run_turn", "hi") in run.session.calls
+    assert "> hi" in run.out and "echo: hi" in run.out
+    assert "soft threshold 80,000" in run.out  # the stats panel
+    assert run.session.closed
+
+
+def test_the_banner_names_the_offline_demo_model_and_how_to_use_claude(tmp_path):
+    run = Run(tmp_path, ["--workspace", str(tmp_path)])
+    assert "provider offline" in run.out and "model offline-demo" in run.out
+    assert "offline demo model (no API key found)" in run.out
+    assert "ANTHROPIC_API_KEY" in run.out and "ANTHROPIC_BASE_URL" in run.out
+    assert "session new-1 (new)" in run.out and "/help" in run.out
+
+
+def test_leaving_says_where_the_transcript_is(tmp_path):
+    run = Run(tmp_path, ["--workspace", str(tmp_path)], "/quit\nnever sent\n")
+    assert "transcript: /state/transcripts/new-1.jsonl" in run.out
+    assert "agent-cli --resume new-1" in run.out
+    assert ("run_turn", "never sent") not in run.session.calls
+
+
+def test_startup_notices_of_the_session_are_shown_after_the_banner(tmp_path):
+    session = FakeSession(session_id="new-1")
+    session.startup_notices = [Notice("error", "memory_damaged", "memory file unreadable")]
+    run = Run(tmp_path, [], backend=FakeBackend(new_session=lambda n: session))
+    assert "error: memory file unreadable" in run.out
+
+
+def test_new_opens_a_session_and_closes_the_old_one(tmp_path):
+    run = Run(tmp_path, [], "first\n/new\nsecond\n")
+    first, second = run.backend.opened
+    assert first.closed and second.closed
+    assert ("run_turn", "first") in first.calls and ("run_turn", "second") in second.calls
+
+
+def test_resume_of_an_unknown_session_keeps_the_current_one(tmp_path):
+    run = Run(tmp_path, [], "/resume nope\nstill here\n")
+    assert "no session nope" in run.out
+    assert ("run_turn", "still here") in run.session.calls
+
+
+def test_resume_without_an_id_lists_sessions_and_opens_the_latest(tmp_path):
+    old = FakeSession(session_id="old-7")
+    backend = FakeBackend(known={"old-7": old}, latest="old-7")
+    run = Run(tmp_path, ["--resume"], "", backend=backend)
+    assert backend.resume_requests == ["old-7"]
+    assert "old-7" in run.out and "(resumed)" in run.out
+
+
+def test_continue_with_no_earlier_session_starts_a_new_one_and_says_so(tmp_path):
+    run = Run(tmp_path, ["--continue"])
+    assert run.backend.resume_requests == [None]
+    assert "no earlier session in this workspace" in run.out
+
+
+def test_resume_of_an_unknown_id_at_start_is_exit_two(tmp_path):
+    run = Run(tmp_path, ["--resume", "missing-1"])
+    assert run.code == 2
+    assert "no session missing-1" in run.err
+
+
+def test_a_missing_api_key_is_exit_two_with_what_to_do(tmp_path):
+    class NoKey(FakeBackend):
+        def factory(self, settings, ask_permission):
+            raise MissingApiKey()
+
+    run = Run(tmp_path, ["--provider", "anthropic"], backend=NoKey())
+    assert run.code == 2
+    assert run.err.strip() == "No ANTHROPIC_API_KEY: set it, or run with --provider offline"
+
+
+def test_a_bad_config_file_is_one_line_naming_key_and_file_and_exit_two(tmp_path):
+    (tmp_path / "config.toml").write_text('hard_limit = "huge"\n', encoding="utf-8")
+    run = Run(tmp_path, [])
+    assert run.code == 2
+    line = run.err.strip()
+    assert "hard_limit" in line and str(tmp_path / "config.toml") in line and "\n" not in line
+
+
+def test_config_values_reach_the_backend_and_flags_win(tmp_path):
+    (tmp_path / "config.toml").write_text("soft_threshold = 1000\nyes = true\n", encoding="utf-8")
+    run = Run(tmp_path, ["--soft-threshold", "2000"])
+    assert run.backend.settings.soft_threshold == 2000 and run.backend.settings.yes is True
+
+
+def test_piped_input_denies_permission_and_says_how_to_allow(tmp_path):
+    run = Run(tmp_path, [])
+    decision = run.backend.permission_asker(SimpleNamespace(tool="bash", description="rm -rf x"))
+    assert decision.value == "deny"
+    assert "denied bash" in run.out and "--yes" in run.out
+
+
+def test_a_provider_error_in_a_turn_is_one_line_and_the_loop_goes_on(tmp_path):
+    def failing(text):
+        if text == "boom":
+            raise ProviderRequestFailed("overloaded", status=529, attempts=3)
+        return answer("fine")
+
+    backend = FakeBackend(new_session=lambda n: FakeSession(session_id="s", script=failing))
+    run = Run(tmp_path, [], "boom\nagain\n", backend=backend)
+    assert "model request failed (overloaded, HTTP 529, 3 attempts)" in run.out
+    assert "the conversation is unchanged; try again" in run.out
+    assert "fine" in run.out and run.code == 0
+
+
+def test_version_and_help_do_not_load_rich_or_prompt_toolkit():
+    code = (
+        "import sys, io, contextlib\n"
+        "from agent_cli.repl.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['--version']); main(['--help'])\n"
+        "heavy = [m for m in ('rich', 'prompt_toolkit', 'anthropic', 'tiktoken') "
+        "if m in sys.modules]\n"
+        "print(heavy)\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip() == "[]"
+
+
+# --- -p -----------------------------------------------------------------------------------
+
+
+def scripted_backend(events):
+    return FakeBackend(new_session=lambda n: FakeSession(session_id="p", script=lambda t: events))
+
+
+L1 = LayerLine("L1", "truncate tool results", 91_204, 78_530, results_truncated=3)
+
+
+def test_print_mode_puts_only_the_final_answer_on_stdout(tmp_path):
+    events = [
+        CompactionFired((L1,), 91_204, 78_530, 80_000, 120_000),
+        AssistantText("Let me look."),
+        AssistantDone("Let me look.", "tool_use"),
+        ToolStarted("t1", "read_file", {"path": "a.py"}),
+        ToolFinished("t1", "read_file", False, "read 3 lines", 90),
+        AssistantText("The answer is 42."),
+        AssistantDone("The answer is 42.", "end_turn"),
+        TurnEnded("ok", "end_turn", 2),
+    ]
+    run = Run(tmp_path, ["-p", "what is it?"], backend=scripted_backend(events))
+    assert run.code == 0
+    assert run.out == "The answer is 42.\n"
+    assert "[compact] L1 truncate tool results" in run.err
+    assert "read_file" in run.err and "Let me look." in run.err
+    assert ("run_turn", "what is it?") in run.session.calls and run.session.closed
+
+
+@pytest.mark.parametrize(
+    ("outcome", "code"), [("ok", 0), ("failed", 1), ("blocked", 3), ("cancelled", 130)]
+)
+def test_print_mode_exit_code_says_how_the_turn_ended(tmp_path, outcome, code):
+    run = Run(tmp_path, ["-p", "x"], backend=scripted_backend([TurnEnded(outcome)]))
+    assert run.code == code
+
+
+def test_print_mode_blocked_request_explains_on_stderr(tmp_path):
+    events = [
+        RequestBlocked(200_000, 130_000, 120_000, ("L1", "L2", "L3", "L4")),
+        TurnEnded("blocked"),
+    ]
+    run = Run(tmp_path, ["-p", "x"], backend=scripted_backend(events))
+    assert run.code == 3 and run.out == ""
+    assert "[compact] blocked: view is 130,000 tokens after L1-L4" in run.err
+
+
+def test_print_mode_reads_the_prompt_from_stdin_with_a_dash(tmp_path):
+    run = Run(tmp_path, ["-p", "-"], "question from a pipe\n")
+    assert ("run_turn", "question from a pipe\n") in run.session.calls
+
+
+def test_print_mode_with_an_empty_prompt_is_a_usage_error(tmp_path):
+    assert Run(tmp_path, ["-p", "  "]).code == 2
+
+
+def test_print_mode_answer_is_sanitized(tmp_path):
+    events = [AssistantDone("ok\x1b[2J\r[compact] total: fake", "end_turn"), TurnEnded("ok")]
+    run = Run(tmp_path, ["-p", "x"], backend=scripted_backend(events))
+    assert "\x1b" not in run.out
+    assert not any(line.startswith("[compact]") for line in run.out.splitlines())
+
+
+def test_print_mode_denies_permission_without_yes(tmp_path):
+    run = Run(tmp_path, ["-p", "x"])
+    decision = run.backend.permission_asker(SimpleNamespace(tool="write_file", description="w"))
+    assert decision.value == "deny" and "denied write_file" in run.err

@@ -1,0 +1,127 @@
+"""The prompt: the gauge in the toolbar, completion, and the keys (driven through a pipe)."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from prompt_toolkit.completion import CompleteEvent
+from prompt_toolkit.document import Document
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from agent_cli.repl.commands import command_summaries
+from agent_cli.repl.prompt import (
+    PromptReader,
+    SlashCommandCompleter,
+    build_toolbar,
+    format_gauge,
+    gauge_level,
+)
+
+
+def gauge(tokens: int, soft: int = 80_000, hard: int = 120_000):
+    return SimpleNamespace(
+        tokens=tokens,
+        soft_threshold=soft,
+        hard_limit=hard,
+        estimator="tiktoken cl100k_base (offline)",
+    )
+
+
+def test_gauge_text_shows_tokens_thresholds_percent_of_soft_and_estimator():
+    assert format_gauge(gauge(12_345)) == (
+        "ctx 12,345 / 80,000 soft / 120,000 hard (15%) · estimator: tiktoken cl100k_base (offline)"
+    )
+
+
+def test_gauge_text_before_any_measurement_says_so():
+    assert format_gauge(None) == "ctx ? (not measured yet)"
+
+
+def test_gauge_level_follows_the_thresholds():
+    assert gauge_level(gauge(79_999)) == "ok"
+    assert gauge_level(gauge(80_000)) == "over-soft"
+    assert gauge_level(gauge(120_000)) == "over-hard"
+
+
+def test_toolbar_carries_the_gauge_styled_by_its_level():
+    fragments = build_toolbar(gauge(100_000))
+    assert fragments[0] == ("class:gauge.over-soft", format_gauge(gauge(100_000)))
+
+
+def test_a_hostile_estimator_name_is_flattened_in_the_toolbar():
+    hostile = SimpleNamespace(tokens=1, soft_threshold=2, hard_limit=3, estimator="x\x1b[2J\ny")
+    assert "\x1b" not in format_gauge(hostile) and "\n" not in format_gauge(hostile)
+
+
+def completions(text: str, *, tab: bool = False) -> list[str]:
+    completer = SlashCommandCompleter(command_summaries())
+    event = CompleteEvent(completion_requested=tab)
+    return [c.text for c in completer.get_completions(Document(text), event)]
+
+
+def test_slash_commands_complete_while_typing():
+    assert completions("/st") == ["/stats"]
+    assert set(completions("/")) >= {"/help", "/compact", "/resume", "/quit"}
+
+
+def test_bare_stats_completes_only_on_tab():
+    assert completions("st") == []
+    assert completions("st", tab=True) == ["stats"]
+
+
+def test_nothing_completes_after_the_first_word():
+    assert completions("/compact fo") == []
+    assert completions("please /st") == []
+
+
+@pytest.fixture
+def pipe_reader(tmp_path):
+    with create_pipe_input() as pipe:
+        reader = PromptReader(
+            tmp_path / "history",
+            command_summaries(),
+            terminal_input=pipe,
+            terminal_output=DummyOutput(),
+        )
+        yield pipe, reader
+
+
+def test_enter_sends_the_line(pipe_reader):
+    pipe, reader = pipe_reader
+    pipe.send_text("hello\r")
+    assert reader.read_line(gauge(1)) == "hello"
+
+
+def test_escape_enter_inserts_a_newline_instead_of_sending(pipe_reader):
+    pipe, reader = pipe_reader
+    pipe.send_text("first\x1b\rsecond\r")
+    assert reader.read_line(gauge(1)) == "first\nsecond"
+
+
+def test_ctrl_c_at_the_prompt_raises_keyboard_interrupt(pipe_reader):
+    pipe, reader = pipe_reader
+    pipe.send_text("half typed\x03")
+    with pytest.raises(KeyboardInterrupt):
+        reader.read_line(gauge(1))
+
+
+def test_ctrl_d_on_an_empty_line_raises_eof(pipe_reader):
+    pipe, reader = pipe_reader
+    pipe.send_text("\x04")
+    with pytest.raises(EOFError):
+        reader.read_line(gauge(1))
+
+
+def test_sent_lines_are_kept_in_the_history_file(pipe_reader, tmp_path):
+    pipe, reader = pipe_reader
+    pipe.send_text("remember me\r")
+    reader.read_line(gauge(1))
+    assert "remember me" in (tmp_path / "history").read_text(encoding="utf-8")
+
+
+def test_ask_returns_one_answer(pipe_reader):
+    pipe, reader = pipe_reader
+    pipe.send_text("a\r")
+    assert reader.ask("allow? ") == "a"

@@ -1,0 +1,108 @@
+"""Wiring: provider choice, permission answers, and the real session behind piped input."""
+
+from __future__ import annotations
+
+import io
+import json
+from types import SimpleNamespace
+
+import pytest
+from repl_fakes import make_console
+
+from agent_cli.repl.config import Settings
+from agent_cli.repl.main import main
+from agent_cli.repl.wiring import (
+    build_interactive_asker,
+    build_refusing_asker,
+    choose_provider_name,
+    is_offline_fallback,
+    parse_permission_answer,
+)
+from agent_cli.tools.permissions import PermissionDecision
+
+REQUEST = SimpleNamespace(tool="bash", description="rm -rf build\n\x1b[2Jand more")
+
+
+def test_the_provider_is_anthropic_with_a_key_and_offline_without():
+    assert choose_provider_name(Settings(), {"ANTHROPIC_API_KEY": "k"}) == "anthropic"
+    assert choose_provider_name(Settings(), {"ANTHROPIC_API_KEY": "  "}) == "offline"
+    assert choose_provider_name(Settings(provider="offline"), {"ANTHROPIC_API_KEY": "k"}) == (
+        "offline"
+    )
+
+
+def test_offline_counts_as_a_fallback_only_when_nobody_chose_it():
+    assert is_offline_fallback(Settings(), {})
+    assert not is_offline_fallback(Settings(provider="offline"), {})
+    assert not is_offline_fallback(Settings(), {"ANTHROPIC_API_KEY": "k"})
+
+
+def test_permission_answers_map_to_decisions_and_empty_means_no():
+    assert parse_permission_answer(" Y ") == "allow_once"
+    assert parse_permission_answer("always") == "allow_always"
+    assert parse_permission_answer("") == "deny"
+    assert parse_permission_answer("maybe") is None
+
+
+def scripted_ask(*answers):
+    queue = list(answers)
+
+    def ask(question: str) -> str:
+        answer = queue.pop(0)
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+    return ask
+
+
+def test_the_asker_shows_the_whole_request_and_asks_again_until_understood():
+    console = make_console()
+    asker = build_interactive_asker(scripted_ask("maybe", "a"), console)
+    assert asker(REQUEST) is PermissionDecision.ALLOW_ALWAYS
+    shown = console.export_text()
+    assert "permission needed for bash" in shown and "rm -rf build" in shown
+    assert "and more" in shown and "\x1b" not in shown
+    assert "answer y, a or n" in shown
+
+
+def test_ctrl_d_at_the_permission_question_denies():
+    asker = build_interactive_asker(scripted_ask(EOFError()), make_console())
+    assert asker(REQUEST) is PermissionDecision.DENY
+
+
+def test_ctrl_c_at_the_permission_question_reaches_the_session():
+    asker = build_interactive_asker(scripted_ask(KeyboardInterrupt()), make_console())
+    with pytest.raises(KeyboardInterrupt):
+        asker(REQUEST)
+
+
+def test_the_refusing_asker_denies_and_says_why():
+    console = make_console()
+    assert build_refusing_asker(console, "no terminal")(REQUEST) is PermissionDecision.DENY
+    assert "denied bash: no terminal; run with --yes" in console.export_text()
+
+
+def test_piped_input_drives_a_real_offline_session(isolated_home, tmp_path):
+    (tmp_path / "notes.md").write_text("# Notes\n", encoding="utf-8")
+    stdout, stderr = io.StringIO(), io.StringIO()
+    code = main(
+        ["--workspace", str(tmp_path), "--soft-threshold", "1400", "--hard-limit", "6000"],
+        stdin=io.StringIO(
+            "read notes.md\n" * 4 + "/remember notes have one heading\n/stats --json\n"
+        ),
+        stdout=stdout,
+        stderr=stderr,
+        env={"AGENT_CLI_HOME": str(isolated_home)},
+    )
+    shown = stdout.getvalue()
+    assert code == 0, stderr.getvalue()
+    assert "offline demo model (no API key found)" in shown
+    assert "[compact] L2 drop repeated file reads" in shown
+    assert "[compact] total:" in shown
+    assert "remembered F1" in shown
+    stats_json = shown[shown.index('{\n  "calibration"') : shown.rindex("}") + 1]
+    stats = json.loads(stats_json)
+    assert stats["soft_threshold"] == 1400 and stats["compactions"]
+    transcripts = list((isolated_home / "transcripts").glob("*.jsonl"))
+    assert len(transcripts) == 1 and f"transcript: {transcripts[0]}" in shown
