@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from datetime import datetime
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from agent_cli.durable_codec import state_from_dict, state_to_dict
 from agent_cli.durable_model import (
@@ -36,7 +36,7 @@ from agent_cli.durable_render import (
     bind_resolutions,
     render_durable_context,
 )
-from agent_cli.durable_text import normalize_text, parse_timestamp
+from agent_cli.durable_text import normalize_text, parse_timestamp, require_timestamp
 from agent_cli.errors import DurableStateError, PendingTransitionError
 
 T = TypeVar("T")
@@ -95,6 +95,25 @@ def _checked(build: Callable[[], T]) -> T:
         raise PendingTransitionError(exc.field, exc.reason) from exc
 
 
+def _build_step(
+    item: PendingItem,
+    to: PendingStatus | str,
+    at: str | datetime,
+    source_pointer: str,
+    reason: str | None,
+) -> PendingTransition:
+    """Check one requested move of `item` and return it as a history entry, or raise."""
+    target = _checked(lambda: require_status("to", to))
+    if target not in ALLOWED_TRANSITIONS[item.status]:
+        raise PendingTransitionError("to", "illegal_transition")
+    if target is PendingStatus.BLOCKED and reason is None:
+        raise PendingTransitionError("reason", "required_when_blocked")
+    stamp = _checked(lambda: require_timestamp("at", at))
+    if parse_timestamp("at", stamp) <= parse_timestamp("last_confirmed_at", item.last_confirmed_at):
+        raise PendingTransitionError("at", "not_later")
+    return _checked(lambda: PendingTransition(item.status, target, stamp, source_pointer, reason))
+
+
 def transition_pending(
     state: DurableContextState,
     item_id: str,
@@ -113,41 +132,30 @@ def transition_pending(
     """
     index = _find_pending(state, item_id)
     item = state.pending_items[index]
-    target = _checked(lambda: require_status("to", to))
-    if target not in ALLOWED_TRANSITIONS[item.status]:
-        raise PendingTransitionError("to", "illegal_transition")
-    if target is PendingStatus.BLOCKED and reason is None:
-        raise PendingTransitionError("reason", "required_when_blocked")
-    moment = _checked(lambda: parse_timestamp("at", at))
-    if moment <= parse_timestamp("last_confirmed_at", item.last_confirmed_at):
-        raise PendingTransitionError("at", "not_later")
-    step = _checked(lambda: PendingTransition(
-        from_status=item.status, to_status=target, at=at,
-        source_pointer=source_pointer, reason=reason,
-    ))
+    step = _build_step(item, to, at, source_pointer, reason)
     moved = replace(
         item,
-        status=target,
+        status=step.to_status,
         last_confirmed_at=step.at,
         source_pointer=step.source_pointer,
-        blocked_reason=step.reason if target is PendingStatus.BLOCKED else None,
+        blocked_reason=step.reason if step.to_status is PendingStatus.BLOCKED else None,
         history=(*item.history, step),
     )
-    items = (*state.pending_items[:index], moved, *state.pending_items[index + 1:])
+    items = (*state.pending_items[:index], moved, *state.pending_items[index + 1 :])
     return replace(state, pending_items=items)
 
 
 _HIT_FIELDS = ("memory_id", "source_id", "source_type", "source_title", "captured_at", "score")
 
 
-def _read_hit(hit: object, name: str) -> object:
+def _read_hit(hit: object, name: str) -> Any:
     """Read a field from a mapping or an object, by structure rather than by type."""
     if isinstance(hit, Mapping):
         return hit.get(name)
     return getattr(hit, name, None)
 
 
-def _hit_rank(hit: object) -> object:
+def _hit_rank(hit: object) -> Any:
     rank, source_rank = _read_hit(hit, "rank"), _read_hit(hit, "source_rank")
     if rank is not None and source_rank is not None and rank != source_rank:
         raise DurableStateError("source_rank", "ambiguous_rank")
@@ -168,11 +176,13 @@ def capture_retrieval_evidence(selected_hits: Iterable[object]) -> tuple[Retriev
     captured: list[RetrievalEvidence] = []
     for hit in selected_hits:
         values = {name: _read_hit(hit, name) for name in _HIT_FIELDS}
-        captured.append(RetrievalEvidence(
-            **values,
-            source_rank=_hit_rank(hit),
-            conflict_key=_read_hit(hit, "conflict_key"),
-        ))
+        captured.append(
+            RetrievalEvidence(
+                **values,
+                source_rank=_hit_rank(hit),
+                conflict_key=_read_hit(hit, "conflict_key"),
+            )
+        )
     evidence = tuple(captured)
     DurableContextState(retrieval_evidence=evidence)  # duplicate memory ids raise here
     return evidence

@@ -84,17 +84,25 @@ def _list_of(field: str, raw: object, build_one: Callable[[object], Any]) -> tup
 _FACT_KEYS = frozenset({"fact_id", "content", "source_pointer", "last_confirmed_at"})
 _PENDING_KEYS = frozenset({"item_id", "description", "source_pointer", "last_confirmed_at"})
 _TRANSITION_KEYS = frozenset({"from_status", "to_status", "at", "source_pointer"})
-_EVIDENCE_KEYS = frozenset({
-    "memory_id", "source_id", "source_type", "source_title", "captured_at", "score",
-    "source_rank",
-})
+_EVIDENCE_KEYS = frozenset(
+    {
+        "memory_id",
+        "source_id",
+        "source_type",
+        "source_title",
+        "captured_at",
+        "score",
+        "source_rank",
+    }
+)
 
 
 def _pending_from_dict(raw: object) -> PendingItem:
     data = dict(_require_mapping("pending_items", raw))
     history = data.pop("history", [])
     steps = _list_of(
-        "history", history,
+        "history",
+        history,
         lambda step: _build(PendingTransition, "history", step, _TRANSITION_KEYS),
     )
     return _build(PendingItem, "pending_items", {**data, "history": steps}, _PENDING_KEYS)
@@ -106,12 +114,14 @@ def state_from_dict(data: object) -> DurableContextState:
     if set(top) - {"facts", "pending_items", "retrieval_evidence"}:
         raise DurableStateError("state", "unknown_key")
     facts = _list_of(
-        "facts", top.get("facts", []),
+        "facts",
+        top.get("facts", []),
         lambda raw: _build(DurableFact, "facts", raw, _FACT_KEYS),
     )
     pending = _list_of("pending_items", top.get("pending_items", []), _pending_from_dict)
     evidence = _list_of(
-        "retrieval_evidence", top.get("retrieval_evidence", []),
+        "retrieval_evidence",
+        top.get("retrieval_evidence", []),
         lambda raw: _build(RetrievalEvidence, "retrieval_evidence", raw, _EVIDENCE_KEYS),
     )
     return DurableContextState(facts=facts, pending_items=pending, retrieval_evidence=evidence)

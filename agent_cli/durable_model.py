@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 from agent_cli.durable_text import (
     parse_timestamp,
@@ -39,7 +40,7 @@ ALLOWED_TRANSITIONS: dict[PendingStatus, frozenset[PendingStatus]] = {
 }
 
 
-def require_status(field: str, value: object) -> PendingStatus:
+def require_status(field: str, value: Any) -> PendingStatus:
     """A `PendingStatus`, or its string value; anything else is refused."""
     try:
         return PendingStatus(value)
@@ -74,8 +75,11 @@ class DurableFact:
         _set(self, "fact_id", require_text("fact_id", self.fact_id))
         _set(self, "content", require_text("content", self.content))
         _set(self, "source_pointer", require_text("source_pointer", self.source_pointer))
-        _set(self, "last_confirmed_at",
-             require_timestamp("last_confirmed_at", self.last_confirmed_at))
+        _set(
+            self,
+            "last_confirmed_at",
+            require_timestamp("last_confirmed_at", self.last_confirmed_at),
+        )
 
 
 @dataclass(frozen=True)
@@ -114,8 +118,11 @@ class PendingItem:
         _set(self, "item_id", require_text("item_id", self.item_id))
         _set(self, "description", require_text("description", self.description))
         _set(self, "source_pointer", require_text("source_pointer", self.source_pointer))
-        _set(self, "last_confirmed_at",
-             require_timestamp("last_confirmed_at", self.last_confirmed_at))
+        _set(
+            self,
+            "last_confirmed_at",
+            require_timestamp("last_confirmed_at", self.last_confirmed_at),
+        )
         _set(self, "status", require_status("status", self.status))
         _set(self, "blocked_reason", require_optional_text("blocked_reason", self.blocked_reason))
         if self.status is PendingStatus.BLOCKED and self.blocked_reason is None:
@@ -188,10 +195,14 @@ class DurableContextState:
 
     def __post_init__(self) -> None:
         _set(self, "facts", _require_tuple("facts", self.facts, DurableFact))
-        _set(self, "pending_items",
-             _require_tuple("pending_items", self.pending_items, PendingItem))
-        _set(self, "retrieval_evidence",
-             _require_tuple("retrieval_evidence", self.retrieval_evidence, RetrievalEvidence))
+        _set(
+            self, "pending_items", _require_tuple("pending_items", self.pending_items, PendingItem)
+        )
+        _set(
+            self,
+            "retrieval_evidence",
+            _require_tuple("retrieval_evidence", self.retrieval_evidence, RetrievalEvidence),
+        )
         _refuse_duplicates("fact_id", (fact.fact_id for fact in self.facts))
         _refuse_duplicates("item_id", (item.item_id for item in self.pending_items))
         _refuse_duplicates("memory_id", (ev.memory_id for ev in self.retrieval_evidence))

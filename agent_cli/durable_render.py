@@ -50,24 +50,29 @@ def render_value(text: str) -> str:
     return _MARKER_RUN.sub(r"\1 ", json.dumps(text, ensure_ascii=False))
 
 
-def _pairs(source_resolutions: Resolutions) -> list[tuple[str, SourceResolution]]:
+def _pairs(source_resolutions: object) -> list[tuple[str, SourceResolution]]:
+    """(pointer, resolution) pairs from a mapping or a sequence, each checked for type."""
     if isinstance(source_resolutions, Mapping):
-        pairs = list(source_resolutions.items())
+        raw: list[tuple[object, object]] = list(source_resolutions.items())
     elif isinstance(source_resolutions, str | bytes) or not isinstance(
-            source_resolutions, Sequence):
+        source_resolutions, Sequence
+    ):
         raise SourceBindingError("source_resolutions", "not_a_sequence")
     else:
-        pairs = [(getattr(res, "pointer", None), res) for res in source_resolutions]
-    for key, resolution in pairs:
+        raw = [(getattr(res, "pointer", None), res) for res in source_resolutions]
+    pairs: list[tuple[str, SourceResolution]] = []
+    for key, resolution in raw:
         if not isinstance(resolution, SourceResolution):
             raise SourceBindingError("source_resolutions", "not_a_resolution")
         if key != resolution.pointer:
             raise SourceBindingError("source_resolutions", "mismatched_key")
+        pairs.append((resolution.pointer, resolution))
     return pairs
 
 
-def bind_resolutions(state: DurableContextState,
-                     source_resolutions: Resolutions) -> dict[str, SourceResolution]:
+def bind_resolutions(
+    state: DurableContextState, source_resolutions: Resolutions
+) -> dict[str, SourceResolution]:
     """Match resolutions one-to-one to the state's distinct pointers, or raise.
 
     A pointer without a resolution ("missing"), a resolution for a pointer the state
@@ -94,42 +99,57 @@ def _source_fields(pointer: str, bound: dict[str, SourceResolution] | None) -> s
     resolution = bound[pointer]
     if resolution.is_available:
         return f"{head} source_status=available evidence_sha256={resolution.evidence_sha256}"
-    return (f"{head} evidence_unavailable=true source_status={resolution.status.value} "
-            f"source_reason={render_value(resolution.reason)}")
+    return (
+        f"{head} evidence_unavailable=true source_status={resolution.status.value} "
+        f"source_reason={render_value(resolution.reason)}"
+    )
 
 
 def _fact_line(fact: DurableFact, bound: dict[str, SourceResolution] | None) -> str:
-    return (f"- fact id={render_value(fact.fact_id)} "
-            f"confirmed_at={render_value(fact.last_confirmed_at)} "
-            f"{_source_fields(fact.source_pointer, bound)} text={render_value(fact.content)}")
+    return (
+        f"- fact id={render_value(fact.fact_id)} "
+        f"confirmed_at={render_value(fact.last_confirmed_at)} "
+        f"{_source_fields(fact.source_pointer, bound)} text={render_value(fact.content)}"
+    )
 
 
 def _pending_line(item: PendingItem, bound: dict[str, SourceResolution] | None) -> str:
-    reason = (f" blocked_reason={render_value(item.blocked_reason)}"
-              if item.blocked_reason is not None else "")
-    return (f"- pending id={render_value(item.item_id)} status={item.status.value}{reason} "
-            f"confirmed_at={render_value(item.last_confirmed_at)} "
-            f"{_source_fields(item.source_pointer, bound)} text={render_value(item.description)}")
+    reason = (
+        f" blocked_reason={render_value(item.blocked_reason)}"
+        if item.blocked_reason is not None
+        else ""
+    )
+    return (
+        f"- pending id={render_value(item.item_id)} status={item.status.value}{reason} "
+        f"confirmed_at={render_value(item.last_confirmed_at)} "
+        f"{_source_fields(item.source_pointer, bound)} text={render_value(item.description)}"
+    )
 
 
 def _evidence_line(ev: RetrievalEvidence) -> str:
-    conflict = ("conflict=none" if ev.conflict_key is None
-                else f"conflict_winner={render_value(ev.conflict_key)}")
-    return (f"- evidence memory_id={render_value(ev.memory_id)} "
-            f"source_id={render_value(ev.source_id)} source_type={render_value(ev.source_type)} "
-            f"captured_at={render_value(ev.captured_at)} score={ev.score!r} "
-            f"rank={ev.source_rank} {conflict} title={render_value(ev.source_title)}")
+    conflict = (
+        "conflict=none"
+        if ev.conflict_key is None
+        else f"conflict_winner={render_value(ev.conflict_key)}"
+    )
+    return (
+        f"- evidence memory_id={render_value(ev.memory_id)} "
+        f"source_id={render_value(ev.source_id)} source_type={render_value(ev.source_type)} "
+        f"captured_at={render_value(ev.captured_at)} score={ev.score!r} "
+        f"rank={ev.source_rank} {conflict} title={render_value(ev.source_title)}"
+    )
 
 
-def _pending_lines(items: tuple[PendingItem, ...], bound: dict[str, SourceResolution] | None,
-                   done_items_shown: int) -> list[str]:
+def _pending_lines(
+    items: tuple[PendingItem, ...], bound: dict[str, SourceResolution] | None, done_items_shown: int
+) -> list[str]:
     """Open and blocked items in stored order, then the newest done ones, then a count."""
     active = [item for item in items if item.status is not PendingStatus.DONE]
-    done = [(index, item) for index, item in enumerate(items)
-            if item.status is PendingStatus.DONE]
-    done.sort(key=lambda pair: (parse_timestamp("last_confirmed_at",
-                                                pair[1].last_confirmed_at), pair[0]),
-              reverse=True)
+    done = [(index, item) for index, item in enumerate(items) if item.status is PendingStatus.DONE]
+    done.sort(
+        key=lambda pair: (parse_timestamp("last_confirmed_at", pair[1].last_confirmed_at), pair[0]),
+        reverse=True,
+    )
     shown = [item for _, item in done[:done_items_shown]]
     lines = [_pending_line(item, bound) for item in (*active, *shown)]
     if len(done) > len(shown):
@@ -137,9 +157,12 @@ def _pending_lines(items: tuple[PendingItem, ...], bound: dict[str, SourceResolu
     return lines
 
 
-def render_durable_context(state: DurableContextState,
-                           source_resolutions: Resolutions | None = None,
-                           *, done_items_shown: int = DONE_ITEMS_SHOWN) -> str:
+def render_durable_context(
+    state: DurableContextState,
+    source_resolutions: Resolutions | None = None,
+    *,
+    done_items_shown: int = DONE_ITEMS_SHOWN,
+) -> str:
     """The durable block for the system prompt, or "" for an empty state.
 
     `source_resolutions` (a mapping pointer -> resolution, or a sequence of resolutions)

@@ -101,8 +101,9 @@ def check_sequence(part: str) -> int:
     if len(part) > MAX_SEQUENCE_DIGITS:
         raise SourcePointerError("sequence_too_large")
     if part.startswith("0"):
-        raise SourcePointerError("sequence_below_one" if set(part) == {"0"}
-                                 else "sequence_leading_zero")
+        raise SourcePointerError(
+            "sequence_below_one" if set(part) == {"0"} else "sequence_leading_zero"
+        )
     return int(part)
 
 
@@ -131,13 +132,17 @@ def parse_source_pointer(text: object) -> ParsedSourcePointer:
     if scheme == TRANSCRIPT_SCHEME:
         if len(parts) != 2:
             raise SourcePointerError("wrong_part_count")
-        return ParsedSourcePointer(scheme, check_component(parts[0]),
-                                   sequence=check_sequence(parts[1]))
+        return ParsedSourcePointer(
+            scheme, check_component(parts[0]), sequence=check_sequence(parts[1])
+        )
     if len(parts) != 3:
         raise SourcePointerError("wrong_part_count")
-    return ParsedSourcePointer(scheme, check_component(parts[0]),
-                               filename=check_component(parts[1]),
-                               digest=check_digest(parts[2]))
+    return ParsedSourcePointer(
+        scheme,
+        check_component(parts[0]),
+        filename=check_component(parts[1]),
+        digest=check_digest(parts[2]),
+    )
 
 
 def format_transcript_pointer(session_id: str, sequence: int) -> str:

@@ -53,8 +53,9 @@ class _StreamCheck:
             self.kept_chars += len(piece)
 
 
-def verify_artifact(root: str, pointer: ParsedSourcePointer, read_at: ReadAt,
-                    excerpt_chars: int) -> VerifiedEvidence:
+def verify_artifact(
+    root: str, pointer: ParsedSourcePointer, read_at: ReadAt, excerpt_chars: int
+) -> VerifiedEvidence:
     """Open the artifact safely, stream-hash it and check it against the pointer."""
     assert pointer.filename is not None and pointer.digest is not None
     fd, info = open_beneath(root, [pointer.session_id, TOOL_RESULTS_DIR, pointer.filename])

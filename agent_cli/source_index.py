@@ -104,8 +104,7 @@ class TranscriptOffsetIndex:
         self._entries.pop(key, None)
 
     @staticmethod
-    def _is_trustworthy(entry: _FileIndex, fd: int, info: os.stat_result,
-                        read_at: ReadAt) -> bool:
+    def _is_trustworthy(entry: _FileIndex, fd: int, info: os.stat_result, read_at: ReadAt) -> bool:
         """Same file, only grown, and the last scanned byte still ends a line."""
         if (entry.device, entry.inode) != (info.st_dev, info.st_ino):
             return False
@@ -126,8 +125,15 @@ class TranscriptOffsetIndex:
             self._entries.popitem(last=False)
         return entry
 
-    def locate(self, key: str, fd: int, info: os.stat_result, sequence: int,
-               read_at: ReadAt, max_line_bytes: int) -> tuple[int, int] | None:
+    def locate(
+        self,
+        key: str,
+        fd: int,
+        info: os.stat_result,
+        sequence: int,
+        read_at: ReadAt,
+        max_line_bytes: int,
+    ) -> tuple[int, int] | None:
         """The [start, end) byte span of line `sequence` without its newline, or None.
 
         A line longer than `max_line_bytes` raises corrupt ("record_too_large") after
@@ -142,5 +148,10 @@ class TranscriptOffsetIndex:
         # The last checkpoint with fewer newlines before it: line `sequence` starts just
         # past a newline inside that checkpoint's stretch of the file.
         slot = bisect_left(entry.lines_before, newlines_before) - 1
-        return _find_line(fd, entry.block_offsets[slot],
-                          newlines_before - entry.lines_before[slot], max_line_bytes, read_at)
+        return _find_line(
+            fd,
+            entry.block_offsets[slot],
+            newlines_before - entry.lines_before[slot],
+            max_line_bytes,
+            read_at,
+        )

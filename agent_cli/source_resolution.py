@@ -23,10 +23,10 @@ _SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 class SourceResolutionStatus(StrEnum):
     """What re-verifying a pointer found."""
 
-    AVAILABLE = "available"      # the owner file exists and structure, owner and digest check out
-    MISSING = "missing"          # no such file or record, including one that vanished mid-read
-    DENIED = "denied"            # authorisation, a symlink, or the root boundary said no
-    CORRUPT = "corrupt"          # malformed pointer, bad record envelope, bad UTF-8, bad digest
+    AVAILABLE = "available"  # the owner file exists and structure, owner and digest check out
+    MISSING = "missing"  # no such file or record, including one that vanished mid-read
+    DENIED = "denied"  # authorisation, a symlink, or the root boundary said no
+    CORRUPT = "corrupt"  # malformed pointer, bad record envelope, bad UTF-8, bad digest
     UNSUPPORTED = "unsupported"  # a scheme this program does not own
 
 
@@ -54,7 +54,8 @@ class SourceResolution:
     def _check_evidence(self) -> None:
         if self.status is SourceResolutionStatus.AVAILABLE:
             if not isinstance(self.evidence_sha256, str) or not _SHA256_HEX.fullmatch(
-                    self.evidence_sha256):
+                self.evidence_sha256
+            ):
                 raise DurableStateError("evidence_sha256", "required_when_available")
             if self.excerpt is not None and not isinstance(self.excerpt, str):
                 raise DurableStateError("excerpt", "not_text")

@@ -67,8 +67,7 @@ def _is_positive_int(value: object) -> bool:
 
 def check_envelope(record: dict, pointer: ParsedSourcePointer) -> None:
     """The record must be the one the pointer names, with a well-formed envelope."""
-    if record.get("sequence") != pointer.sequence or not _is_positive_int(
-            record.get("sequence")):
+    if record.get("sequence") != pointer.sequence or not _is_positive_int(record.get("sequence")):
         raise corrupt("sequence_mismatch")
     if record.get("session_id") != pointer.session_id:
         raise corrupt("session_mismatch")
@@ -85,12 +84,16 @@ def check_envelope(record: dict, pointer: ParsedSourcePointer) -> None:
         raise corrupt("bad_recorded_at") from exc
 
 
-def _verify_once(fd: int, info: os.stat_result, pointer: ParsedSourcePointer,
-                 index: TranscriptOffsetIndex, read_at: ReadAt,
-                 max_record_bytes: int) -> VerifiedEvidence:
+def _verify_once(
+    fd: int,
+    info: os.stat_result,
+    pointer: ParsedSourcePointer,
+    index: TranscriptOffsetIndex,
+    read_at: ReadAt,
+    max_record_bytes: int,
+) -> VerifiedEvidence:
     assert pointer.sequence is not None
-    span = index.locate(pointer.session_id, fd, info, pointer.sequence, read_at,
-                        max_record_bytes)
+    span = index.locate(pointer.session_id, fd, info, pointer.sequence, read_at, max_record_bytes)
     if span is None:
         raise missing("sequence_not_found")
     start, end = span
@@ -100,9 +103,13 @@ def _verify_once(fd: int, info: os.stat_result, pointer: ParsedSourcePointer,
     return VerifiedEvidence(hashlib.sha256(line).hexdigest(), text)
 
 
-def verify_transcript_record(root: str, pointer: ParsedSourcePointer,
-                             index: TranscriptOffsetIndex, read_at: ReadAt,
-                             max_record_bytes: int = MAX_RECORD_BYTES) -> VerifiedEvidence:
+def verify_transcript_record(
+    root: str,
+    pointer: ParsedSourcePointer,
+    index: TranscriptOffsetIndex,
+    read_at: ReadAt,
+    max_record_bytes: int = MAX_RECORD_BYTES,
+) -> VerifiedEvidence:
     """Open `<root>/<session>.jsonl` safely and verify the pointed-to record.
 
     A failure seen through an index entry that existed before this call may be the
@@ -118,8 +125,7 @@ def verify_transcript_record(root: str, pointer: ParsedSourcePointer,
             if not had_entry:
                 raise
             index.forget(pointer.session_id)
-            evidence = _verify_once(fd, os.fstat(fd), pointer, index, read_at,
-                                    max_record_bytes)
+            evidence = _verify_once(fd, os.fstat(fd), pointer, index, read_at, max_record_bytes)
         check_still_linked(fd)
         return evidence
     finally:

@@ -68,11 +68,20 @@ class SourcePointerResolver:
     index is kept in memory per resolver; the resolver is not thread-safe.
     """
 
-    def __init__(self, transcript_root: str | Path, artifact_root: str | Path,
-                 authorize: Authorize | None = None, max_excerpt_chars: int = 2000, *,
-                 max_record_bytes: int = MAX_RECORD_BYTES, read_at: ReadAt = os.pread) -> None:
-        for key, value in (("max_excerpt_chars", max_excerpt_chars),
-                           ("max_record_bytes", max_record_bytes)):
+    def __init__(
+        self,
+        transcript_root: str | Path,
+        artifact_root: str | Path,
+        authorize: Authorize | None = None,
+        max_excerpt_chars: int = 2000,
+        *,
+        max_record_bytes: int = MAX_RECORD_BYTES,
+        read_at: ReadAt = os.pread,
+    ) -> None:
+        for key, value in (
+            ("max_excerpt_chars", max_excerpt_chars),
+            ("max_record_bytes", max_record_bytes),
+        ):
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ConfigError(key, "not_a_non_negative_integer")
         self.transcript_root = os.path.abspath(os.fspath(transcript_root))
@@ -116,21 +125,27 @@ class SourcePointerResolver:
 
     def _verify(self, parsed: ParsedSourcePointer) -> VerifiedEvidence:
         if parsed.is_transcript:
-            return verify_transcript_record(self.transcript_root, parsed, self._index,
-                                            self._read_at, self.max_record_bytes)
-        return verify_artifact(self.artifact_root, parsed, self._read_at,
-                               self.max_excerpt_chars)
+            return verify_transcript_record(
+                self.transcript_root, parsed, self._index, self._read_at, self.max_record_bytes
+            )
+        return verify_artifact(self.artifact_root, parsed, self._read_at, self.max_excerpt_chars)
 
     def _available(self, text: str, evidence: VerifiedEvidence) -> SourceResolution:
         limit = self.max_excerpt_chars
         excerpt = evidence.text[:limit] if limit else None
-        return SourceResolution(text, SourceResolutionStatus.AVAILABLE, "ok",
-                                evidence_sha256=evidence.sha256, excerpt=excerpt,
-                                excerpt_truncated=len(evidence.text) > limit)
+        return SourceResolution(
+            text,
+            SourceResolutionStatus.AVAILABLE,
+            "ok",
+            evidence_sha256=evidence.sha256,
+            excerpt=excerpt,
+            excerpt_truncated=len(evidence.text) > limit,
+        )
 
 
-def resolve_durable_sources(state: DurableContextState,
-                            resolver: SourcePointerResolver) -> tuple[SourceResolution, ...]:
+def resolve_durable_sources(
+    state: DurableContextState, resolver: SourcePointerResolver
+) -> tuple[SourceResolution, ...]:
     """Resolve each distinct pointer of `state` once, in first-seen order.
 
     Facts come first, then pending items; the result binds one-to-one to the state, as

@@ -28,13 +28,23 @@ ARTIFACT_MIB = 32
 
 def record_line(sequence: int) -> bytes:
     text = f"message {sequence}: " + "lorem ipsum dolor sit amet " * 8
-    return json.dumps({
-        "schema_version": 1, "session_id": SESSION, "sequence": sequence,
-        "event_id": f"transcript:{SESSION}:{sequence}", "recorded_at": RECORDED_AT,
-        "kind": "message",
-        "payload": {"message": {"role": "user" if sequence % 2 else "assistant",
-                                "content": text}},
-    }, separators=(",", ":")).encode() + b"\n"
+    return (
+        json.dumps(
+            {
+                "schema_version": 1,
+                "session_id": SESSION,
+                "sequence": sequence,
+                "event_id": f"transcript:{SESSION}:{sequence}",
+                "recorded_at": RECORDED_AT,
+                "kind": "message",
+                "payload": {
+                    "message": {"role": "user" if sequence % 2 else "assistant", "content": text}
+                },
+            },
+            separators=(",", ":"),
+        ).encode()
+        + b"\n"
+    )
 
 
 def write_transcript(folder: Path) -> Path:
@@ -56,15 +66,18 @@ def bench_pointers(transcripts: Path, home: Path) -> None:
     pointers = [f"transcript:{SESSION}:{RECORDS - n}" for n in range(POINTERS)]
     first, found = timed(lambda: resolver.resolve(pointers[0]))
     assert found.status.value == "available", found
-    print(f"first resolve (fresh resolver, builds the index of {RECORDS} lines): "
-          f"{first * 1e3:.1f} ms")
+    print(
+        f"first resolve (fresh resolver, builds the index of {RECORDS} lines): {first * 1e3:.1f} ms"
+    )
     warm = []
     for pointer in pointers:
         elapsed, found = timed(lambda p=pointer: resolver.resolve(p))
         assert found.status.value == "available", found
         warm.append(elapsed)
-    print(f"{POINTERS} pointers near the end, warm index: total {sum(warm) * 1e3:.2f} ms, "
-          f"median {statistics.median(warm) * 1e6:.0f} us, max {max(warm) * 1e6:.0f} us")
+    print(
+        f"{POINTERS} pointers near the end, warm index: total {sum(warm) * 1e3:.2f} ms, "
+        f"median {statistics.median(warm) * 1e6:.0f} us, max {max(warm) * 1e6:.0f} us"
+    )
     with (transcripts / f"{SESSION}.jsonl").open("ab") as handle:
         handle.write(record_line(RECORDS + 1))
     grown, found = timed(lambda: resolver.resolve(f"transcript:{SESSION}:{RECORDS + 1}"))
@@ -95,8 +108,10 @@ def bench_artifact(home: Path) -> None:
     pointer = f"artifact:{SESSION}:big.txt:{digest.hexdigest()[:12]}"
     elapsed, found = timed(lambda: resolver.resolve(pointer))
     assert found.status.value == "available", found
-    print(f"artifact of {ARTIFACT_MIB} MiB hashed and UTF-8 checked as a stream: "
-          f"{elapsed * 1e3:.0f} ms ({ARTIFACT_MIB / elapsed:.0f} MiB/s)")
+    print(
+        f"artifact of {ARTIFACT_MIB} MiB hashed and UTF-8 checked as a stream: "
+        f"{elapsed * 1e3:.0f} ms ({ARTIFACT_MIB / elapsed:.0f} MiB/s)"
+    )
 
 
 def main() -> None:
@@ -109,8 +124,10 @@ def main() -> None:
         print(f"wrote {RECORDS} records ({size_mib:.1f} MiB) in {write_time:.2f} s")
         bench_pointers(transcripts, home)
         elapsed, count = timed(lambda: replay(path))
-        print(f"streaming replay of {count} records: {elapsed * 1e3:.0f} ms "
-              f"({count / elapsed:,.0f} records/s)")
+        print(
+            f"streaming replay of {count} records: {elapsed * 1e3:.0f} ms "
+            f"({count / elapsed:,.0f} records/s)"
+        )
         bench_artifact(home)
 
 

@@ -30,20 +30,30 @@ from agent_cli.errors import DurableStateError
 T0 = "2024-05-01T10:00:00+00:00"
 
 
-def make_fact(fact_id: str = "f1", content: str = "the cache is SQLite WAL",
-              pointer: str = "transcript:s1:3") -> DurableFact:
-    return DurableFact(fact_id=fact_id, content=content, source_pointer=pointer,
-                       last_confirmed_at=T0)
+def make_fact(
+    fact_id: str = "f1", content: str = "the cache is SQLite WAL", pointer: str = "transcript:s1:3"
+) -> DurableFact:
+    return DurableFact(
+        fact_id=fact_id, content=content, source_pointer=pointer, last_confirmed_at=T0
+    )
 
 
 def make_pending(item_id: str = "p1", pointer: str = "transcript:s1:4") -> PendingItem:
-    return PendingItem(item_id=item_id, description="port the tests", source_pointer=pointer,
-                       last_confirmed_at=T0)
+    return PendingItem(
+        item_id=item_id, description="port the tests", source_pointer=pointer, last_confirmed_at=T0
+    )
 
 
 def make_evidence(memory_id: str = "m1", **overrides) -> RetrievalEvidence:
-    values = dict(memory_id=memory_id, source_id="doc-7", source_type="note",
-                  source_title="Storage notes", captured_at=T0, score=0.75, source_rank=1)
+    values = dict(
+        memory_id=memory_id,
+        source_id="doc-7",
+        source_type="note",
+        source_title="Storage notes",
+        captured_at=T0,
+        score=0.75,
+        source_rank=1,
+    )
     values.update(overrides)
     return RetrievalEvidence(**values)
 
@@ -55,25 +65,28 @@ def test_values_are_frozen():
 
 
 @pytest.mark.parametrize("field", ["fact_id", "content", "source_pointer"])
-@pytest.mark.parametrize("bad, reason", [("", "empty"), ("  \n\t ", "empty"), (None, "none"),
-                                         (7, "not_text")])
+@pytest.mark.parametrize(
+    "bad, reason", [("", "empty"), ("  \n\t ", "empty"), (None, "none"), (7, "not_text")]
+)
 def test_fact_refuses_empty_none_or_non_text(field, bad, reason):
-    values = dict(fact_id="f1", content="x", source_pointer="transcript:s:1",
-                  last_confirmed_at=T0)
+    values = dict(fact_id="f1", content="x", source_pointer="transcript:s:1", last_confirmed_at=T0)
     values[field] = bad
     with pytest.raises(DurableStateError) as caught:
         DurableFact(**values)
     assert (caught.value.field, caught.value.reason) == (field, reason)
 
 
-@pytest.mark.parametrize("stamp, reason", [
-    ("2024-05-01T10:00:00", "no_time_zone"),
-    ("2024-05-01", "not_iso8601"),
-    ("2024-05-01\n10:00:00+00:00", "not_iso8601"),
-    ("yesterday", "not_iso8601"),
-    ("2024-13-01T10:00:00Z", "not_iso8601"),
-    ("２０２４-05-01T10:00:00Z", "not_iso8601"),
-])
+@pytest.mark.parametrize(
+    "stamp, reason",
+    [
+        ("2024-05-01T10:00:00", "no_time_zone"),
+        ("2024-05-01", "not_iso8601"),
+        ("2024-05-01\n10:00:00+00:00", "not_iso8601"),
+        ("yesterday", "not_iso8601"),
+        ("2024-13-01T10:00:00Z", "not_iso8601"),
+        ("２０２４-05-01T10:00:00Z", "not_iso8601"),
+    ],
+)
 def test_timestamps_need_a_zone_and_an_iso_shape(stamp, reason):
     with pytest.raises(DurableStateError) as caught:
         DurableFact("f1", "x", "transcript:s:1", stamp)
@@ -114,12 +127,22 @@ def test_evidence_keeps_integer_scores_as_floats_at_the_edges():
     assert make_evidence(score=0).score == 0.0
 
 
-@pytest.mark.parametrize("kind, build", [
-    ("fact_id", lambda: DurableContextState(facts=(make_fact("a"), make_fact("a")))),
-    ("item_id", lambda: DurableContextState(pending_items=(make_pending("a"), make_pending("a")))),
-    ("memory_id", lambda: DurableContextState(
-        retrieval_evidence=(make_evidence("m"), make_evidence("m")))),
-])
+@pytest.mark.parametrize(
+    "kind, build",
+    [
+        ("fact_id", lambda: DurableContextState(facts=(make_fact("a"), make_fact("a")))),
+        (
+            "item_id",
+            lambda: DurableContextState(pending_items=(make_pending("a"), make_pending("a"))),
+        ),
+        (
+            "memory_id",
+            lambda: DurableContextState(
+                retrieval_evidence=(make_evidence("m"), make_evidence("m"))
+            ),
+        ),
+    ],
+)
 def test_state_refuses_duplicate_ids_within_each_kind(kind, build):
     with pytest.raises(DurableStateError) as caught:
         build()
@@ -143,8 +166,10 @@ def test_blocked_items_need_a_reason_and_others_may_not_have_one():
         PendingItem("p", "d", "transcript:s:1", T0, status=PendingStatus.BLOCKED)
     with pytest.raises(DurableStateError, match="only_when_blocked"):
         PendingItem("p", "d", "transcript:s:1", T0, blocked_reason="why")
-    assert PendingItem("p", "d", "transcript:s:1", T0, status="blocked",
-                       blocked_reason="why").status is PendingStatus.BLOCKED
+    assert (
+        PendingItem("p", "d", "transcript:s:1", T0, status="blocked", blocked_reason="why").status
+        is PendingStatus.BLOCKED
+    )
 
 
 def test_add_fact_and_add_pending_return_new_states_and_leave_the_old_one():
@@ -158,13 +183,21 @@ def test_add_fact_and_add_pending_return_new_states_and_leave_the_old_one():
 
 def test_distinct_pointers_are_listed_once_facts_first():
     state = DurableContextState(
-        facts=(make_fact("a", pointer="transcript:s:2"), make_fact("b", pointer="transcript:s:1"),
-               make_fact("c", pointer="transcript:s:2")),
-        pending_items=(make_pending("p", pointer="transcript:s:1"),
-                       make_pending("q", pointer="artifact:s:out.txt:0123456789ab")),
+        facts=(
+            make_fact("a", pointer="transcript:s:2"),
+            make_fact("b", pointer="transcript:s:1"),
+            make_fact("c", pointer="transcript:s:2"),
+        ),
+        pending_items=(
+            make_pending("p", pointer="transcript:s:1"),
+            make_pending("q", pointer="artifact:s:out.txt:0123456789ab"),
+        ),
     )
     assert distinct_source_pointers(state) == (
-        "transcript:s:2", "transcript:s:1", "artifact:s:out.txt:0123456789ab")
+        "transcript:s:2",
+        "transcript:s:1",
+        "artifact:s:out.txt:0123456789ab",
+    )
 
 
 def test_state_round_trips_through_json_exactly():
@@ -173,20 +206,24 @@ def test_state_round_trips_through_json_exactly():
         pending_items=(make_pending("p1"), make_pending("p2")),
         retrieval_evidence=(make_evidence("m1", score=0.1 + 0.2, conflict_key="db"),),
     )
-    state = transition_pending(state, "p2", "blocked", "2024-05-02T00:00:00Z",
-                               "transcript:s1:9", reason="needs review")
+    state = transition_pending(
+        state, "p2", "blocked", "2024-05-02T00:00:00Z", "transcript:s1:9", reason="needs review"
+    )
     text = json.dumps(state_to_dict(state))
     assert state_from_dict(json.loads(text)) == state
 
 
-@pytest.mark.parametrize("mutate, reason", [
-    (lambda d: d.update(extra=1), "unknown_key"),
-    (lambda d: d["facts"][0].pop("content"), "missing_key"),
-    (lambda d: d["facts"][0].update(colour="red"), "unknown_key"),
-    (lambda d: d.update(facts="nope"), "not_a_list"),
-    (lambda d: d["facts"].append(3), "not_an_object"),
-    (lambda d: d["facts"][0].update(last_confirmed_at="2024-05-01T10:00:00"), "no_time_zone"),
-])
+@pytest.mark.parametrize(
+    "mutate, reason",
+    [
+        (lambda d: d.update(extra=1), "unknown_key"),
+        (lambda d: d["facts"][0].pop("content"), "missing_key"),
+        (lambda d: d["facts"][0].update(colour="red"), "unknown_key"),
+        (lambda d: d.update(facts="nope"), "not_a_list"),
+        (lambda d: d["facts"].append(3), "not_an_object"),
+        (lambda d: d["facts"][0].update(last_confirmed_at="2024-05-01T10:00:00"), "no_time_zone"),
+    ],
+)
 def test_loading_a_damaged_dict_raises_instead_of_guessing(mutate, reason):
     data = state_to_dict(DurableContextState(facts=(make_fact(),)))
     mutate(data)
@@ -196,14 +233,25 @@ def test_loading_a_damaged_dict_raises_instead_of_guessing(mutate, reason):
 
 
 @settings(max_examples=200, deadline=None)
-@given(texts=st.lists(st.text(min_size=1).filter(lambda t: normalize_text(t) != ""),
-                      min_size=1, max_size=5),
-       score=st.floats(min_value=0.0, max_value=1.0), rank=st.integers(min_value=1))
+@given(
+    texts=st.lists(
+        st.text(min_size=1).filter(lambda t: normalize_text(t) != ""), min_size=1, max_size=5
+    ),
+    score=st.floats(min_value=0.0, max_value=1.0),
+    rank=st.integers(min_value=1),
+)
 def test_any_valid_state_round_trips_through_json(texts, score, rank):
     state = DurableContextState(
         facts=tuple(make_fact(f"f{i}", content=text, pointer=text) for i, text in enumerate(texts)),
         pending_items=(make_pending(texts[0]),),
-        retrieval_evidence=(make_evidence(texts[-1], score=score, source_rank=rank,
-                                          source_title=texts[0], conflict_key=texts[-1]),),
+        retrieval_evidence=(
+            make_evidence(
+                texts[-1],
+                score=score,
+                source_rank=rank,
+                source_title=texts[0],
+                conflict_key=texts[-1],
+            ),
+        ),
     )
     assert state_from_dict(json.loads(json.dumps(state_to_dict(state)))) == state

@@ -41,35 +41,86 @@ def test_the_largest_components_are_accepted():
 MALFORMED = {
     "empty": [""],
     "too_long": ["transcript:s:1" + "1" * 600],
-    "whitespace": [" transcript:s:1", "transcript:s:1\n", "transcript:s 1:1", "transcript:s:\t1",
-                   "transcript:s:1\u2028", "transcript:s:\u00a01"],
-    "non_ascii": ["transcript:sé:1", "transcript:s:\u0661", "transcript:s:\uff11",
-                  "artifact:s:f\u2215x:" + DIGEST12],
+    "whitespace": [
+        " transcript:s:1",
+        "transcript:s:1\n",
+        "transcript:s 1:1",
+        "transcript:s:\t1",
+        "transcript:s:1\u2028",
+        "transcript:s:\u00a01",
+    ],
+    "non_ascii": [
+        "transcript:sé:1",
+        "transcript:s:\u0661",
+        "transcript:s:\uff11",
+        "artifact:s:f\u2215x:" + DIGEST12,
+    ],
     "control_character": ["transcript:s\x00:1", "transcript:s:1\x7f"],
     "missing_scheme": ["noscheme", ":s:1", "TRANSCRIPT:s:1", "1x:s:1"],
-    "wrong_part_count": ["transcript:s", "transcript:s:1:2", "transcript:a:b:c:d",
-                         "artifact:s:f", f"artifact:s:f:{DIGEST12}:x", "transcript:"],
-    "empty_part": ["transcript::1", "transcript:s:", f"artifact:s::{DIGEST12}",
-                   f"artifact::f:{DIGEST12}", "artifact:s:f:"],
-    "dot_component": ["transcript:.:1", "transcript:..:1", f"artifact:s:..:{DIGEST12}",
-                      f"artifact:..:f:{DIGEST12}", f"artifact:s:.:{DIGEST12}"],
-    "slash": ["transcript:a/b:1", f"artifact:s:../etc:{DIGEST12}",
-              f"artifact:s:/etc/passwd:{DIGEST12}", "transcript:/:1"],
+    "wrong_part_count": [
+        "transcript:s",
+        "transcript:s:1:2",
+        "transcript:a:b:c:d",
+        "artifact:s:f",
+        f"artifact:s:f:{DIGEST12}:x",
+        "transcript:",
+    ],
+    "empty_part": [
+        "transcript::1",
+        "transcript:s:",
+        f"artifact:s::{DIGEST12}",
+        f"artifact::f:{DIGEST12}",
+        "artifact:s:f:",
+    ],
+    "dot_component": [
+        "transcript:.:1",
+        "transcript:..:1",
+        f"artifact:s:..:{DIGEST12}",
+        f"artifact:..:f:{DIGEST12}",
+        f"artifact:s:.:{DIGEST12}",
+    ],
+    "slash": [
+        "transcript:a/b:1",
+        f"artifact:s:../etc:{DIGEST12}",
+        f"artifact:s:/etc/passwd:{DIGEST12}",
+        "transcript:/:1",
+    ],
     "backslash": [f"artifact:s:..\\x:{DIGEST12}", "transcript:a\\b:1"],
-    "bad_character": ["transcript:a*b:1", "transcript:a%2e:1", f"artifact:s:f~:{DIGEST12}",
-                      "transcript:a@b:1"],
-    "bad_first_character": ["transcript:-s:1", "transcript:.hidden:1",
-                            f"artifact:s:_x:{DIGEST12}", "transcript:..a:1"],
+    "bad_character": [
+        "transcript:a*b:1",
+        "transcript:a%2e:1",
+        f"artifact:s:f~:{DIGEST12}",
+        "transcript:a@b:1",
+    ],
+    "bad_first_character": [
+        "transcript:-s:1",
+        "transcript:.hidden:1",
+        f"artifact:s:_x:{DIGEST12}",
+        "transcript:..a:1",
+    ],
     "component_too_long": ["transcript:" + "a" * 201 + ":1"],
-    "sequence_not_digits": ["transcript:s:-1", "transcript:s:+1", "transcript:s:1.0",
-                            "transcript:s:1e3", "transcript:s:0x1", "transcript:s:one"],
+    "sequence_not_digits": [
+        "transcript:s:-1",
+        "transcript:s:+1",
+        "transcript:s:1.0",
+        "transcript:s:1e3",
+        "transcript:s:0x1",
+        "transcript:s:one",
+    ],
     "sequence_below_one": ["transcript:s:0", "transcript:s:000"],
     "sequence_leading_zero": ["transcript:s:01", "transcript:s:007"],
     "sequence_too_large": ["transcript:s:" + "1" * 19],
-    "digest_length": [f"artifact:s:f:{DIGEST12[:11]}", f"artifact:s:f:{DIGEST12}0",
-                      f"artifact:s:f:{DIGEST64[:63]}", f"artifact:s:f:{DIGEST64}0"],
-    "digest_not_hex": ["artifact:s:f:0123456789AB", "artifact:s:f:g123456789ab",
-                       "artifact:s:f:0123456789a-"],
+    "digest_length": [
+        f"artifact:s:f:{DIGEST12[:11]}",
+        f"artifact:s:f:{DIGEST12}0",
+        f"artifact:s:f:{DIGEST64[:63]}",
+        f"artifact:s:f:{DIGEST64}0",
+    ],
+    "digest_not_hex": [
+        "artifact:s:f:0123456789AB",
+        "artifact:s:f:g123456789ab",
+        "artifact:s:f:0123456789a-",
+    ],
 }
 
 
@@ -107,7 +158,8 @@ def test_formatting_helpers_build_valid_pointers_and_refuse_bad_parts():
 
 
 COMPONENT = st.from_regex(r"\A[A-Za-z0-9][A-Za-z0-9._-]{0,40}\Z").filter(
-    lambda part: part not in (".", ".."))
+    lambda part: part not in (".", "..")
+)
 
 
 @settings(max_examples=300)
@@ -119,17 +171,43 @@ def test_any_valid_transcript_pointer_round_trips(session, sequence):
 
 
 @settings(max_examples=300)
-@given(session=COMPONENT, filename=COMPONENT,
-       digest=st.one_of(st.from_regex(r"\A[0-9a-f]{12}\Z"), st.from_regex(r"\A[0-9a-f]{64}\Z")))
+@given(
+    session=COMPONENT,
+    filename=COMPONENT,
+    digest=st.one_of(st.from_regex(r"\A[0-9a-f]{12}\Z"), st.from_regex(r"\A[0-9a-f]{64}\Z")),
+)
 def test_any_valid_artifact_pointer_round_trips(session, filename, digest):
     text = f"artifact:{session}:{filename}:{digest}"
     assert parse_source_pointer(text).text == text
 
 
-POINTERISH = st.lists(st.one_of(
-    st.sampled_from(["transcript", "artifact", ":", ".", "..", "/", "\\", "0", "1", "s1",
-                     DIGEST12, "\n", " ", "é", "\x00", "-", "_"]),
-    st.text(max_size=5)), max_size=8).map("".join)
+POINTERISH = st.lists(
+    st.one_of(
+        st.sampled_from(
+            [
+                "transcript",
+                "artifact",
+                ":",
+                ".",
+                "..",
+                "/",
+                "\\",
+                "0",
+                "1",
+                "s1",
+                DIGEST12,
+                "\n",
+                " ",
+                "é",
+                "\x00",
+                "-",
+                "_",
+            ]
+        ),
+        st.text(max_size=5),
+    ),
+    max_size=8,
+).map("".join)
 
 
 @settings(max_examples=1000)
@@ -148,10 +226,12 @@ def test_parsing_either_refuses_or_returns_a_pointer_spelled_exactly_as_given(te
 
 
 @settings(max_examples=300)
-@given(session=COMPONENT, position=st.integers(min_value=0, max_value=60),
-       bad=st.sampled_from(["/", "\\", " ", "\n", "\x00", "é", "*", ":"]))
-def test_inserting_a_forbidden_character_anywhere_in_the_session_is_refused(
-        session, position, bad):
+@given(
+    session=COMPONENT,
+    position=st.integers(min_value=0, max_value=60),
+    bad=st.sampled_from(["/", "\\", " ", "\n", "\x00", "é", "*", ":"]),
+)
+def test_inserting_a_forbidden_character_anywhere_in_the_session_is_refused(session, position, bad):
     position = min(position, len(session))
     mangled = session[:position] + bad + session[position:]
     with pytest.raises(SourcePointerError):

@@ -31,9 +31,15 @@ T0 = "2024-05-01T10:00:00+00:00"
 
 
 def record_line(session: str, sequence: int, **overrides) -> bytes:
-    record = {"schema_version": 1, "session_id": session, "sequence": sequence,
-              "event_id": f"transcript:{session}:{sequence}", "recorded_at": T0,
-              "kind": "message", "payload": {"text": f"record {sequence}"}}
+    record = {
+        "schema_version": 1,
+        "session_id": session,
+        "sequence": sequence,
+        "event_id": f"transcript:{session}:{sequence}",
+        "recorded_at": T0,
+        "kind": "message",
+        "payload": {"text": f"record {sequence}"},
+    }
     record.update(overrides)
     return json.dumps(record).encode() + b"\n"
 
@@ -87,15 +93,18 @@ def test_excerpts_are_bounded_and_say_when_they_were_cut(home):
     assert none.resolve(f"artifact:s1:big.txt:{digest}").excerpt is None
 
 
-@pytest.mark.parametrize("pointer, status, reason", [
-    ("transcript:s1:6", "missing", "sequence_not_found"),
-    ("transcript:nobody:1", "missing", "not_found"),
-    ("artifact:s1:none.txt:0123456789ab", "missing", "not_found"),
-    ("artifact:nobody:none.txt:0123456789ab", "missing", "not_found"),
-    ("transcript:s1:0", "corrupt", "sequence_below_one"),
-    ("transcript:../s1:1", "corrupt", "slash"),
-    ("gopher:s1:1", "unsupported", "unknown_scheme"),
-])
+@pytest.mark.parametrize(
+    "pointer, status, reason",
+    [
+        ("transcript:s1:6", "missing", "sequence_not_found"),
+        ("transcript:nobody:1", "missing", "not_found"),
+        ("artifact:s1:none.txt:0123456789ab", "missing", "not_found"),
+        ("artifact:nobody:none.txt:0123456789ab", "missing", "not_found"),
+        ("transcript:s1:0", "corrupt", "sequence_below_one"),
+        ("transcript:../s1:1", "corrupt", "slash"),
+        ("gopher:s1:1", "unsupported", "unknown_scheme"),
+    ],
+)
 def test_each_failure_maps_to_its_status_and_reason(home, resolver, pointer, status, reason):
     write_transcript(home / "transcripts", "s1", 5)
     found = resolver.resolve(pointer)
@@ -120,8 +129,9 @@ def test_a_parsed_pointer_can_be_resolved_directly(home, resolver):
     assert resolver.resolve(parsed).pointer == "transcript:s1:2"
 
 
-@pytest.mark.parametrize("kwargs", [dict(max_excerpt_chars=-1), dict(max_excerpt_chars=1.5),
-                                    dict(max_record_bytes=-5)])
+@pytest.mark.parametrize(
+    "kwargs", [dict(max_excerpt_chars=-1), dict(max_excerpt_chars=1.5), dict(max_record_bytes=-5)]
+)
 def test_bad_resolver_settings_raise_config_errors(tmp_path, kwargs):
     with pytest.raises(ConfigError):
         SourcePointerResolver(tmp_path, tmp_path, **kwargs)
@@ -153,11 +163,15 @@ class CountingResolver:
 
 def test_durable_sources_are_resolved_once_each_in_first_seen_order():
     state = DurableContextState(
-        facts=(DurableFact("a", "x", "transcript:s:2", T0),
-               DurableFact("b", "y", "transcript:s:1", T0),
-               DurableFact("c", "z", "transcript:s:2", T0)),
-        pending_items=(PendingItem("p", "w", "transcript:s:1", T0),
-                       PendingItem("q", "v", "artifact:s:f:0123456789ab", T0)),
+        facts=(
+            DurableFact("a", "x", "transcript:s:2", T0),
+            DurableFact("b", "y", "transcript:s:1", T0),
+            DurableFact("c", "z", "transcript:s:2", T0),
+        ),
+        pending_items=(
+            PendingItem("p", "w", "transcript:s:1", T0),
+            PendingItem("q", "v", "artifact:s:f:0123456789ab", T0),
+        ),
     )
     counting = CountingResolver()
     resolutions = resolve_durable_sources(state, counting)  # type: ignore[arg-type]

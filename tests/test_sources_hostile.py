@@ -18,9 +18,15 @@ T0 = "2024-05-01T10:00:00+00:00"
 
 
 def record(session: str, sequence: int, **overrides) -> dict:
-    value = {"schema_version": 1, "session_id": session, "sequence": sequence,
-             "event_id": f"transcript:{session}:{sequence}", "recorded_at": T0,
-             "kind": "message", "payload": {"n": sequence}}
+    value = {
+        "schema_version": 1,
+        "session_id": session,
+        "sequence": sequence,
+        "event_id": f"transcript:{session}:{sequence}",
+        "recorded_at": T0,
+        "kind": "message",
+        "payload": {"n": sequence},
+    }
     value.update(overrides)
     return value
 
@@ -64,18 +70,25 @@ def home(tmp_path: Path) -> Path:
 
 
 def make_resolver(home: Path, **kwargs) -> SourcePointerResolver:
-    return SourcePointerResolver(transcript_root=home / "transcripts", artifact_root=home,
-                                 **kwargs)
+    return SourcePointerResolver(transcript_root=home / "transcripts", artifact_root=home, **kwargs)
 
 
 # --- traversal and links -----------------------------------------------------------------
 
 
-@pytest.mark.parametrize("pointer", [
-    "transcript:..:1", "transcript:../outside:1", "artifact:..:passwd:0123456789ab",
-    "artifact:s1:..:0123456789ab", "artifact:s1:../../etc/passwd:0123456789ab",
-    "artifact:s1:..\\x:0123456789ab", "transcript:%2e%2e:1", "transcript:/etc/passwd:1",
-])
+@pytest.mark.parametrize(
+    "pointer",
+    [
+        "transcript:..:1",
+        "transcript:../outside:1",
+        "artifact:..:passwd:0123456789ab",
+        "artifact:s1:..:0123456789ab",
+        "artifact:s1:../../etc/passwd:0123456789ab",
+        "artifact:s1:..\\x:0123456789ab",
+        "transcript:%2e%2e:1",
+        "transcript:/etc/passwd:1",
+    ],
+)
 def test_traversal_pointers_are_corrupt_and_touch_no_file(home, pointer):
     reads = RecordingReads()
     asked: list[ParsedSourcePointer] = []
@@ -200,29 +213,33 @@ def test_an_artifact_with_invalid_utf8_is_corrupt_even_when_its_digest_matches(h
 def test_a_multibyte_character_split_across_read_chunks_is_still_valid(home):
     data = b"a" * ((1 << 20) - 1) + "é".encode() + b"tail"
     digest = write_artifact(home / "s1" / "tool-results", "split.txt", data)
-    assert make_resolver(home).resolve(f"artifact:s1:split.txt:{digest}").status.value == \
-        "available"
+    assert (
+        make_resolver(home).resolve(f"artifact:s1:split.txt:{digest}").status.value == "available"
+    )
 
 
 # --- transcript records that lie or are damaged ------------------------------------------
 
 
-@pytest.mark.parametrize("line, reason", [
-    (json.dumps(record("s1", 4)), "sequence_mismatch"),
-    (json.dumps(record("s1", "3")), "sequence_mismatch"),
-    (json.dumps(record("s1", 3, session_id="s2")), "session_mismatch"),
-    (json.dumps(record("s1", 3, event_id="transcript:s1:4")), "event_id_mismatch"),
-    (json.dumps(record("s1", 3, event_id="transcript:s2:3")), "event_id_mismatch"),
-    (json.dumps(record("s1", 3, schema_version=0)), "bad_schema_version"),
-    (json.dumps({k: v for k, v in record("s1", 3).items() if k != "payload"}), "bad_envelope"),
-    (json.dumps(record("s1", 3, kind="")), "bad_envelope"),
-    (json.dumps(record("s1", 3, recorded_at="2024-05-01T10:00:00")), "bad_recorded_at"),
-    ("[1, 2, 3]", "not_an_object"),
-    ('"just a string"', "not_an_object"),
-    ("42", "not_an_object"),
-    ("{not json", "invalid_json"),
-    ("[" * 100000 + "]" * 100000, "invalid_json"),
-])
+@pytest.mark.parametrize(
+    "line, reason",
+    [
+        (json.dumps(record("s1", 4)), "sequence_mismatch"),
+        (json.dumps(record("s1", "3")), "sequence_mismatch"),
+        (json.dumps(record("s1", 3, session_id="s2")), "session_mismatch"),
+        (json.dumps(record("s1", 3, event_id="transcript:s1:4")), "event_id_mismatch"),
+        (json.dumps(record("s1", 3, event_id="transcript:s2:3")), "event_id_mismatch"),
+        (json.dumps(record("s1", 3, schema_version=0)), "bad_schema_version"),
+        (json.dumps({k: v for k, v in record("s1", 3).items() if k != "payload"}), "bad_envelope"),
+        (json.dumps(record("s1", 3, kind="")), "bad_envelope"),
+        (json.dumps(record("s1", 3, recorded_at="2024-05-01T10:00:00")), "bad_recorded_at"),
+        ("[1, 2, 3]", "not_an_object"),
+        ('"just a string"', "not_an_object"),
+        ("42", "not_an_object"),
+        ("{not json", "invalid_json"),
+        ("[" * 100000 + "]" * 100000, "invalid_json"),
+    ],
+)
 def test_a_transcript_record_that_lies_or_is_malformed_is_corrupt(home, line, reason):
     lines = good_lines("s1", 5)
     lines[2] = line.encode()
@@ -332,8 +349,9 @@ def test_a_file_swapped_for_a_symlink_just_before_the_open_is_denied(home, tmp_p
 def test_a_trusted_root_that_is_itself_a_symlink_is_followed(home, tmp_path):
     write_lines(home / "transcripts" / "s1.jsonl", good_lines("s1", 2))
     (tmp_path / "linked-home").symlink_to(home)
-    resolver = SourcePointerResolver(tmp_path / "linked-home" / "transcripts",
-                                     tmp_path / "linked-home")
+    resolver = SourcePointerResolver(
+        tmp_path / "linked-home" / "transcripts", tmp_path / "linked-home"
+    )
     assert resolver.resolve("transcript:s1:2").status.value == "available"
 
 
@@ -350,12 +368,18 @@ def test_a_file_the_user_may_not_read_is_denied(home):
 
 
 @settings(max_examples=400, deadline=None)
-@given(pointer=st.one_of(
-    st.text(max_size=80),
-    st.builds(lambda a, b: f"transcript:{a}:{b}", st.text(max_size=12), st.text(max_size=6)),
-    st.builds(lambda a, b, c: f"artifact:{a}:{b}:{c}", st.sampled_from(["s1", "..", "s1/x"]),
-              st.text(max_size=12), st.text(alphabet="0123456789abcdefX", max_size=65)),
-))
+@given(
+    pointer=st.one_of(
+        st.text(max_size=80),
+        st.builds(lambda a, b: f"transcript:{a}:{b}", st.text(max_size=12), st.text(max_size=6)),
+        st.builds(
+            lambda a, b, c: f"artifact:{a}:{b}:{c}",
+            st.sampled_from(["s1", "..", "s1/x"]),
+            st.text(max_size=12),
+            st.text(alphabet="0123456789abcdefX", max_size=65),
+        ),
+    )
+)
 def test_resolve_never_raises_and_only_available_carries_evidence(tmp_path_factory, pointer):
     home = tmp_path_factory.getbasetemp() / "hypothesis-home"
     if not home.exists():
