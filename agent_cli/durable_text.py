@@ -21,7 +21,7 @@ from agent_cli.errors import DurableStateError
 # first with ASCII-only classes, then the values are checked by parsing.
 _TIMESTAMP_SHAPE = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.,][0-9]{1,6})?)?"
-    r"(Z|[+-][0-9]{2}(:?[0-9]{2})?)?"
+    r"(Z|[+-][0-9]{2}(:?[0-9]{2}(:[0-9]{2}([.][0-9]{1,6})?)?)?)?"
 )
 _FOLDED_CATEGORIES = frozenset({"Cc", "Zl", "Zp", "Zs"})
 
@@ -38,7 +38,9 @@ def _fold_char(ch: str) -> str:
 
 def normalize_text(text: str) -> str:
     """Fold every whitespace or control character run into one space and trim the ends."""
-    folded = "".join(_fold_char(ch) for ch in text)
+    # Printable text holds no control, separator or surrogate character but the plain
+    # space, so only the per-character pass is needed for the rest.
+    folded = text if text.isprintable() else "".join(_fold_char(ch) for ch in text)
     return " ".join(part for part in folded.split(" ") if part)
 
 

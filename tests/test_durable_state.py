@@ -255,3 +255,14 @@ def test_any_valid_state_round_trips_through_json(texts, score, rank):
         ),
     )
     assert state_from_dict(json.loads(json.dumps(state_to_dict(state)))) == state
+
+
+def test_a_zone_offset_with_seconds_survives_the_json_round_trip():
+    from datetime import timedelta, timezone
+
+    odd_zone = timezone(timedelta(hours=5, minutes=30, seconds=15))
+    state = DurableContextState(
+        facts=(DurableFact("f", "x", "p", datetime(2024, 1, 1, tzinfo=odd_zone)),)
+    )
+    assert state.facts[0].last_confirmed_at.endswith("+05:30:15")
+    assert state_from_dict(json.loads(json.dumps(state_to_dict(state)))) == state
