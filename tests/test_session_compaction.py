@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from session_support import ScriptedProvider, drain, make_session, transcript_records
 
 from agent_cli.events import (
     CompactionFired,
@@ -15,7 +16,6 @@ from agent_cli.events import (
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.provider.offline import OfflineProvider
 from agent_cli.sources import SourceResolutionStatus
-from tests.session_support import ScriptedProvider, drain, make_session, transcript_records
 
 
 @pytest.fixture()

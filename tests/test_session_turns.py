@@ -5,6 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from session_support import (
+    ScriptedProvider,
+    drain,
+    make_session,
+    tool_use,
+    transcript_records,
+)
 
 from agent_cli.errors import ProviderRequestFailed
 from agent_cli.events import (
@@ -19,13 +26,6 @@ from agent_cli.events import (
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.provider.offline import OfflineProvider
 from agent_cli.session import open_session
-from tests.session_support import (
-    ScriptedProvider,
-    drain,
-    make_session,
-    tool_use,
-    transcript_records,
-)
 
 
 @pytest.fixture()

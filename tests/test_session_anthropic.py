@@ -1,0 +1,147 @@
+"""The whole session on the real SDK against the strict fake Messages API on loopback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from fake_anthropic import (
+    DropConnection,
+    HttpError,
+    Reply,
+    StreamError,
+    start_fake_server,
+    text_block,
+    tool_use_block,
+)
+from session_support import drain, make_session, transcript_records
+
+from agent_cli.events import CompactionFired, StreamRestarted, ToolFinished
+from agent_cli.protocol import validate_tool_protocol
+from agent_cli.provider.anthropic_provider import AnthropicProvider
+
+API_KEY = "sk-ant-test-FAKEKEY-0123456789"
+
+
+@pytest.fixture()
+def server():
+    with start_fake_server(api_key=API_KEY) as fake:
+        yield fake
+
+
+@pytest.fixture()
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "README.md").write_text("# Project title\n\nBody.\n")
+    (root / "a.txt").write_text("alpha\n")
+    return root
+
+
+def _provider(server, sleeps: list[float] | None = None) -> AnthropicProvider:
+    record = sleeps if sleeps is not None else []
+    return AnthropicProvider(API_KEY, "claude-test", base_url=server.base_url,
+                             sleep=record.append, timeout_seconds=5)
+
+
+def test_a_multi_step_tool_loop_sends_only_requests_the_api_accepts(server, workspace) -> None:
+    server.enqueue(
+        Reply([text_block("Reading."), tool_use_block("toolu_1", "read_file",
+                                                       {"path": "README.md"})], "tool_use"),
+        Reply([tool_use_block("toolu_2", "grep", {"pattern": "alpha"})], "tool_use"),
+        Reply([text_block("The title is Project title.")]),
+    )
+    session = make_session(workspace, _provider(server))
+    events = drain(session.run_turn("what is the title?"))
+    assert events[-1].outcome == "ok" and events[-1].steps == 3
+    assert all(r.rejection is None for r in server.requests)
+    assert len(server.accepted) == 3
+    last = server.accepted[-1]
+    assert last["messages"][-1]["content"][0]["tool_use_id"] == "toolu_2"
+    assert "cache_control" in last["system"][-1]
+    validate_tool_protocol(session.view)
+
+
+def test_parallel_tool_calls_are_answered_in_one_user_message(server, workspace) -> None:
+    server.enqueue(
+        Reply([tool_use_block("toolu_a", "read_file", {"path": "a.txt"}),
+               tool_use_block("toolu_b", "list_dir", {"path": "."})], "tool_use"),
+        Reply([text_block("Both done.")]),
+    )
+    session = make_session(workspace, _provider(server))
+    events = drain(session.run_turn("look"))
+    assert [e.name for e in events if isinstance(e, ToolFinished)] == ["read_file", "list_dir"]
+    sent = server.accepted[-1]["messages"][-1]["content"]
+    assert [b["tool_use_id"] for b in sent] == ["toolu_a", "toolu_b"]
+    assert all(r.rejection is None for r in server.requests)
+
+
+def test_a_529_and_a_mid_stream_overload_are_retried(server, workspace) -> None:
+    server.enqueue(HttpError(529, "overloaded_error"), StreamError(after_events=4),
+                   Reply([text_block("finally")]))
+    sleeps: list[float] = []
+    session = make_session(workspace, _provider(server, sleeps))
+    events = drain(session.run_turn("hi"))
+    assert events[-1].outcome == "ok"
+    assert len([e for e in events if isinstance(e, StreamRestarted)]) == 2
+    assert len(sleeps) == 2
+    assert session.view[-1]["content"][0]["text"] == "finally"
+
+
+def test_a_dropped_connection_after_retries_leaves_the_history_unchanged(server,
+                                                                         workspace) -> None:
+    session = make_session(workspace, _provider(server))
+    drain(session.run_turn("first"))
+    view_before = list(session.view)
+    records_before = transcript_records(session)
+    server.enqueue(*[DropConnection(after_events=3) for _ in range(5)])
+    events = drain(session.run_turn("second"))
+    assert events[-1].outcome == "failed"
+    assert session.view == [*view_before, {"role": "user", "content": "second"}]
+    new = transcript_records(session)[len(records_before):]
+    assert [r["kind"] for r in new] == ["message"]
+    assert drain(session.run_turn("third"))[-1].outcome == "ok"
+    assert all(r.rejection is None for r in server.requests)
+
+
+def test_a_long_session_compacts_with_a_model_summary_and_resumes(server, workspace) -> None:
+    big = "\n".join(f"row {i} " + "data " * 12 for i in range(300))
+    (workspace / "big.txt").write_text(big)
+
+    def responder(body):
+        if "summary" in json.dumps(body.get("system", "")).lower() and not body.get("tools"):
+            return Reply([text_block("Goal: read big.txt repeatedly. Files: big.txt.")])
+        last = body["messages"][-1]["content"]
+        if isinstance(last, list) and last and last[0].get("type") == "tool_result":
+            return Reply([text_block("Read it.")])
+        return Reply([tool_use_block(f"toolu_{len(body['messages'])}", "read_file",
+                                     {"path": "big.txt"})], "tool_use")
+
+    server.responder = responder
+    session = make_session(workspace, _provider(server), soft=9_000, hard=60_000, keep_recent=2)
+    fired = []
+    for index in range(6):
+        events = drain(session.run_turn(f"read big.txt please ({index})"))
+        assert events[-1].outcome == "ok"
+        fired += [e for e in events if isinstance(e, CompactionFired)]
+    assert fired
+    assert all(r.rejection is None for r in server.requests)
+    view, session_id = list(session.view), session.session_id
+    session.close()
+    resumed = make_session(workspace, _provider(server), soft=9_000, hard=60_000,
+                           keep_recent=2, resume=session_id)
+    assert resumed.view == view
+    assert drain(resumed.run_turn("read big.txt again"))[-1].outcome == "ok"
+    assert all(r.rejection is None for r in server.requests)
+
+
+def test_the_api_key_is_never_written_to_disk(server, workspace, isolated_home) -> None:
+    server.enqueue(HttpError(400, "invalid_request_error", f"bad key {API_KEY}"))
+    session = make_session(workspace, _provider(server))
+    drain(session.run_turn("hello"))
+    drain(session.run_turn("hello again"))
+    session.close()
+    for path in Path(isolated_home).rglob("*"):
+        if path.is_file():
+            assert API_KEY.encode() not in path.read_bytes(), path
