@@ -31,8 +31,13 @@ def utc_now() -> datetime:
 def open_session(*, paths: Any, provider: Any, workspace: Path, policy: CompactionPolicy,
                  ask_permission: Any = None, auto_approve: bool = False,
                  resume: str | None = None, clock: Callable[[], datetime] = utc_now,
-                 counter: Any = None, toolbox_factory: Any = None) -> Session:
-    """Build a ready session (see module contract); typed store errors propagate."""
+                 counter: Any = None, toolbox_factory: Any = None,
+                 transcript_fs: Any = None, artifact_fs: Any = None) -> Session:
+    """Build a ready session (see module contract); typed store errors propagate.
+
+    `transcript_fs` and `artifact_fs` are the stores' `FileOps` (default: the real disk);
+    fault tests pass ones that fail on purpose, e.g. with ENOSPC.
+    """
     from agent_cli.prompts import load_prompt
     from agent_cli.sources import SourcePointerResolver
     from agent_cli.store.artifacts import ArtifactStore
@@ -41,7 +46,7 @@ def open_session(*, paths: Any, provider: Any, workspace: Path, policy: Compacti
     from agent_cli.tokens import TokenCounter
 
     workspace = Path(workspace).resolve()
-    transcripts = TranscriptStore(paths.transcripts)
+    transcripts = TranscriptStore(paths.transcripts, fs=transcript_fs)
     if resume and not transcripts.exists(resume):
         raise SessionNotFound(resume)
     session_id = resume or transcripts.new_session_id(clock())
@@ -52,7 +57,7 @@ def open_session(*, paths: Any, provider: Any, workspace: Path, policy: Compacti
         if rebuilt is None:
             log.append(SESSION_STARTED, {"workspace": str(workspace), "provider": provider.name,
                                          "model": provider.model})
-        artifacts = ArtifactStore(paths.artifacts_root)
+        artifacts = ArtifactStore(paths.artifacts_root, fs=artifact_fs)
         make_toolbox = toolbox_factory or _default_toolbox
         session = Session(
             log=log, provider=provider,
