@@ -8,10 +8,13 @@ Contract of `run_turn_steps`:
 - Exactly one tool_result answers every tool_use, even when a tool fails, is denied, or
   the user presses Ctrl-C (the interrupted and the unrun tools get error results).
 - Ctrl-C while streaming keeps the text that arrived (marked), drops unfinished tool calls.
+- An answer cut at max_tokens keeps its whole blocks (the provider drops a half tool call),
+  answers its whole calls without running them, and a `notice` record marks the cut.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +39,7 @@ from agent_cli.events import (
     ToolStarted,
     TurnEnded,
 )
+from agent_cli.session.log import NOTICE
 
 if TYPE_CHECKING:
     from agent_cli.session.core import Session
@@ -45,6 +49,10 @@ INTERRUPTED_TOOL_TEXT = "Interrupted by the user (Ctrl-C): the tool did not fini
 NOT_RUN_TOOL_TEXT = "Not run: the turn was interrupted before this tool started."
 CUT_TOOL_TEXT = "Not run: the answer was cut at max_tokens before the turn could go on."
 INTERRUPTED_MARK = "[answer interrupted by the user]"
+CUT_NOTICE_TEXT = ("The answer hit the output limit and was cut; what arrived is kept. "
+                   "Ask the agent to continue.")
+CUT_EMPTY_NOTICE_TEXT = ("The answer hit the output limit before any part of it was whole; "
+                         "nothing was kept. Ask again, perhaps for less at once.")
 
 
 def run_turn_steps(session: Session, text: str) -> Iterator[SessionEvent]:
@@ -117,7 +125,11 @@ def _after_response(session: Session, response: ModelResponse) -> Iterator[Sessi
     message = response.message
     session.note_usage(response.usage)
     if not message.get("content"):
-        yield Notice("warning", "empty_answer", "The model returned an empty answer.")
+        if response.stop_reason == "max_tokens":
+            _mark_in_transcript(session, "max_tokens")
+            yield Notice("warning", "max_tokens", CUT_EMPTY_NOTICE_TEXT)
+        else:
+            yield Notice("warning", "empty_answer", "The model returned an empty answer.")
         return ("ok", response.stop_reason)
     if not (yield from _record(session, message)):
         return ("failed", response.stop_reason)
@@ -128,17 +140,16 @@ def _after_response(session: Session, response: ModelResponse) -> Iterator[Sessi
         return (yield from _run_tools(session, tool_uses))
     if tool_uses:  # complete calls in an answer that stopped for another reason
         yield from _answer_without_running(session, tool_uses, CUT_TOOL_TEXT)
-    yield from _stop_notices(reason)
+    yield from _stop_notices(session, reason)
     if reason == "pause_turn":
         return None
     return ("ok", reason)
 
 
-def _stop_notices(reason: str) -> Iterator[SessionEvent]:
+def _stop_notices(session: Session, reason: str) -> Iterator[SessionEvent]:
     if reason == "max_tokens":
-        yield Notice("warning", "max_tokens",
-                     "The answer hit the output limit and was cut; what arrived is kept. "
-                     "Ask the agent to continue.")
+        _mark_in_transcript(session, "max_tokens")
+        yield Notice("warning", "max_tokens", CUT_NOTICE_TEXT)
     elif reason == "refusal":
         yield Notice("warning", "refusal", "The model declined to answer this request.")
 
@@ -189,6 +200,13 @@ def _record(session: Session, message: dict[str, Any]) -> Iterator[SessionEvent]
         yield Notice("error", "transcript_write_failed", session.describe_store_error(error))
         return False
     return True
+
+
+def _mark_in_transcript(session: Session, code: str) -> None:
+    """A `notice` record, so the transcript tells a cut answer from a whole one. It is
+    bookkeeping: failing to write it does not fail a turn whose messages are recorded."""
+    with contextlib.suppress(StoreError):
+        session.log.append(NOTICE, {"code": code})
 
 
 def _text_of(message: dict[str, Any]) -> str:
