@@ -1,0 +1,149 @@
+"""Helpers for the fault tests: a disk that fills up, history snapshots, Ctrl-C drivers.
+
+Everything here reaches the code under test through the parameters it already offers
+(`open_session(transcript_fs=..., artifact_fs=...)`, providers, toolboxes): nothing is
+patched. The checks are the promises of issue 6: after a fault the view and the
+transcript hold what they held before, the history is one the API accepts, and the
+session goes on.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from agent_cli.events import Notice, TurnEnded
+from agent_cli.protocol import validate_tool_protocol
+from agent_cli.provider.wire import build_wire_request
+from agent_cli.session.log import rebuild_from_records
+from agent_cli.store.fsutil import FileOps
+from agent_cli.store.transcript import TranscriptStore
+
+
+class FillableDisk(FileOps):
+    """Real file operations on a disk that can be made full, wholly or for some writes.
+
+    While full, a write that matches (every write, or those whose bytes contain `when`)
+    first puts down half its bytes for real (what a filling disk does) and reports the
+    short count, or, with `partial=False`, fails at once with ENOSPC.
+    """
+
+    def __init__(self) -> None:
+        self.is_full = False
+        self.when: bytes | None = None
+        self.partial = False
+        self.refused_writes = 0
+
+    def fill(self, *, when: bytes | None = None, partial: bool = False) -> None:
+        self.is_full, self.when, self.partial = True, when, partial
+
+    def free(self) -> None:
+        self.is_full = False
+
+    def write(self, fd: int, data: bytes) -> int:
+        if not self.is_full or (self.when is not None and self.when not in data):
+            return os.write(fd, data)
+        self.refused_writes += 1
+        if self.partial and len(data) > 1:
+            return os.write(fd, data[: len(data) // 2])
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a session holds: its view and the raw lines of its transcript."""
+
+    view: list[dict[str, Any]]
+    transcript_lines: list[bytes]
+
+
+def take_snapshot(session: Any) -> Snapshot:
+    with open(session.transcript_path, "rb") as handle:
+        lines = handle.read().splitlines(keepends=True)
+    return Snapshot(list(session.view), lines)
+
+
+def replayed_view(session: Any) -> list[dict[str, Any]]:
+    """The view the transcript on disk rebuilds (what a resume would start from)."""
+    store = TranscriptStore(os.path.dirname(session.transcript_path))
+    return rebuild_from_records(store.replay(session.session_id)).view
+
+
+def assert_history_is_valid(session: Any) -> None:
+    """The view pairs every tool call, the wire builder accepts it, and the transcript
+    on disk replays (every line a whole record) into exactly the same view."""
+    validate_tool_protocol(session.view)
+    if session.view:
+        build_wire_request(build_probe_request(session.view), "probe-model")
+    assert replayed_view(session) == session.view
+
+
+def build_probe_request(view: list[dict[str, Any]]) -> Any:
+    from agent_cli.events import ModelRequest
+
+    messages = list(view)
+    if messages[-1].get("role") == "assistant":
+        messages.append({"role": "user", "content": "probe"})
+    return ModelRequest(system="probe", durable_context="", messages=tuple(messages),
+                        tools=())
+
+
+def notices(events: list[Any], code: str | None = None) -> list[Notice]:
+    return [e for e in events if isinstance(e, Notice) and (code is None or e.code == code)]
+
+
+def turn_end(events: list[Any]) -> TurnEnded:
+    ended = [e for e in events if isinstance(e, TurnEnded)]
+    assert ended, f"the turn never ended: {events!r}"
+    return ended[-1]
+
+
+@dataclass
+class InterruptedRun:
+    """What a consumer saw when it threw Ctrl-C into a turn at one of its events."""
+
+    events: list[Any]
+    interrupted_at: Any
+    escaped: bool
+
+
+def drive_with_interrupt(turn: Iterator[Any], at_index: int) -> InterruptedRun:
+    """Consume `turn` like the REPL does, throwing KeyboardInterrupt into the generator
+    when event number `at_index` has been received (Ctrl-C while it was being shown);
+    then keep draining what the session yields for its clean-up."""
+    events: list[Any] = []
+    target = None
+    for index, event in enumerate(turn):
+        events.append(event)
+        if index == at_index:
+            target = event
+            break
+    if target is None:
+        return InterruptedRun(events, None, escaped=False)
+    try:
+        events.append(turn.throw(KeyboardInterrupt()))  # type: ignore[attr-defined]
+        events.extend(turn)
+    except StopIteration:
+        pass
+    except KeyboardInterrupt:
+        turn.close()  # type: ignore[attr-defined]
+        return InterruptedRun(events, target, escaped=True)
+    return InterruptedRun(events, target, escaped=False)
+
+
+class InterruptingToolbox:
+    """A toolbox whose tools are interrupted by Ctrl-C the moment they start."""
+
+    def __init__(self, schemas: list[dict[str, Any]] | None = None) -> None:
+        self._schemas = schemas or []
+        self.calls: list[str] = []
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return list(self._schemas)
+
+    def run(self, name: str, tool_input: dict[str, Any]) -> Any:
+        self.calls.append(name)
+        raise KeyboardInterrupt

@@ -1,0 +1,210 @@
+"""Provider faults through the real SDK against the strict fake API, seen from the session.
+
+For each fault class the retries run out (or the error is one that would only repeat):
+the turn ends "failed" with a notice that says what happened, the view and the
+transcript hold exactly what they held before the request (the turn's user message is
+recorded first: that is the "before"), nothing of the voided partial answer is kept, and
+the next turn works with every request accepted by the fake.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_anthropic import (
+    DropConnection,
+    EndStreamEarly,
+    HttpError,
+    MalformedEvent,
+    Reply,
+    Stall,
+    StreamError,
+    start_fake_server,
+    text_block,
+    tool_use_block,
+)
+from faults_support import assert_history_is_valid, notices, take_snapshot, turn_end
+from session_support import drain, make_session
+
+from agent_cli.events import AssistantDone, StreamRestarted, ToolFinished
+from agent_cli.provider.anthropic_provider import AnthropicProvider
+
+API_KEY = "sk-ant-test-FAULTS-0123456789"
+MAX_RETRIES = 2
+VOIDED_TEXT = "This answer will not survive"
+
+
+@dataclass(frozen=True)
+class ProviderFault:
+    """One fault class: the script the fake plays on every attempt, and what to expect."""
+
+    make: Callable[[], Any]
+    attempts: int
+    sleeps: list[float]
+    words: str             # the notice must say this
+
+
+BACKOFF = [0.5, 1.0]  # jitter 0: 0.5 s, then doubled
+FAULTS = {
+    "429 with retry-after": ProviderFault(lambda: HttpError(429, retry_after="2"), 3,
+                                          [2.0, 2.0], "rate limited"),
+    "429 without retry-after": ProviderFault(lambda: HttpError(429), 3, BACKOFF,
+                                             "rate limited"),
+    "529 with retry-after": ProviderFault(lambda: HttpError(529, retry_after="3"), 3,
+                                          [3.0, 3.0], "overloaded"),
+    "529 without retry-after": ProviderFault(lambda: HttpError(529), 3, BACKOFF,
+                                             "overloaded"),
+    "mid-stream overloaded_error": ProviderFault(lambda: StreamError(after_events=5), 3,
+                                                 BACKOFF, "overloaded"),
+    "connection dropped mid-stream": ProviderFault(lambda: DropConnection(after_events=5), 3,
+                                                   BACKOFF, "could not reach the API"),
+    "read timeout": ProviderFault(lambda: Stall(seconds=5, after_events=4), 3, BACKOFF,
+                                  "did not answer in time"),
+    "stream ended early": ProviderFault(lambda: EndStreamEarly(after_events=5), 3, BACKOFF,
+                                        "request failed"),
+    "malformed SSE": ProviderFault(lambda: MalformedEvent(after_events=5), 2, [0.5],
+                                   "request failed"),
+    "400 invalid request": ProviderFault(
+        lambda: HttpError(400, message="messages.1: the fake refuses this"), 1, [],
+        "rejected the request: messages.1: the fake refuses this"),
+}
+
+
+@pytest.fixture()
+def server():
+    with start_fake_server(api_key=API_KEY) as fake:
+        yield fake
+
+
+@pytest.fixture()
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "notes.txt").write_text("the build uses make\n")
+    return root
+
+
+def build_provider(server, sleeps: list[float]) -> AnthropicProvider:
+    return AnthropicProvider(API_KEY, "claude-test", base_url=server.base_url,
+                             sleep=sleeps.append, timeout_seconds=0.5,
+                             max_retries=MAX_RETRIES, jitter=lambda: 0.0)
+
+
+def start_with_a_tool_turn(server, workspace: Path, sleeps: list[float]) -> Any:
+    """A session whose history already holds one whole tool interaction and an answer."""
+    server.enqueue(
+        Reply([text_block("Looking."),
+               tool_use_block("toolu_setup", "read_file", {"path": "notes.txt"})], "tool_use"),
+        Reply([text_block("It uses make.")]))
+    session = make_session(workspace, build_provider(server, sleeps))
+    assert turn_end(drain(session.run_turn("how is it built?"))).outcome == "ok"
+    return session
+
+
+@pytest.mark.parametrize("fault", FAULTS.values(), ids=FAULTS.keys())
+def test_a_provider_fault_leaves_view_and_transcript_as_before_and_the_next_turn_works(
+        server, workspace: Path, fault: ProviderFault) -> None:
+    sleeps: list[float] = []
+    session = start_with_a_tool_turn(server, workspace, sleeps)
+    sleeps.clear()
+    requests_before = len(server.requests)
+    server.enqueue(*[fault.make() for _ in range(fault.attempts)])
+    user_message = {"role": "user", "content": "and the tests?"}
+    before = take_snapshot(session)
+
+    events = drain(session.run_turn("and the tests?"))
+
+    assert turn_end(events).outcome == "failed"
+    [notice] = notices(events, "provider_failed")
+    assert notice.level == "error"
+    assert fault.words in notice.text and "unchanged" in notice.text
+    assert len([e for e in events if isinstance(e, StreamRestarted)]) == fault.attempts - 1
+    assert not [e for e in events if isinstance(e, AssistantDone)]
+    assert sleeps == fault.sleeps
+    assert len(server.requests) == requests_before + fault.attempts
+    after = take_snapshot(session)
+    assert after.view == [*before.view, user_message]
+    assert after.transcript_lines[: len(before.transcript_lines)] == before.transcript_lines
+    assert len(after.transcript_lines) == len(before.transcript_lines) + 1
+    assert VOIDED_TEXT.encode() not in b"".join(after.transcript_lines)
+    assert_history_is_valid(session)
+
+    events = drain(session.run_turn("please answer now"))
+    assert turn_end(events).outcome == "ok"
+    assert session.view[-1]["content"][0]["text"].startswith("echo: ")
+    assert_history_is_valid(session)
+    assert all(request.rejection is None for request in server.requests)
+
+
+def test_an_answer_cut_inside_a_tool_call_keeps_the_whole_part_and_drops_the_cut_call(
+        server, workspace: Path) -> None:
+    sleeps: list[float] = []
+    session = start_with_a_tool_turn(server, workspace, sleeps)
+    server.enqueue(Reply([text_block("Writing both files."),
+                          tool_use_block("toolu_whole", "write_file",
+                                         {"path": "one.txt", "content": "1"}),
+                          tool_use_block("toolu_cut", "write_file", {},
+                                         raw_json='{"path": "two.txt", "cont')],
+                         stop_reason="max_tokens"))
+    before = take_snapshot(session)
+
+    events = drain(session.run_turn("write one.txt and two.txt"))
+
+    assert turn_end(events).outcome == "ok"
+    assert turn_end(events).stop_reason == "max_tokens"
+    assert "output limit" in notices(events, "max_tokens")[0].text
+    assert not [e for e in events if isinstance(e, ToolFinished)]  # nothing was run
+    assert not (workspace / "one.txt").exists() and not (workspace / "two.txt").exists()
+    answer, results = session.view[-2], session.view[-1]
+    assert answer["content"] == [
+        {"type": "text", "text": "Writing both files."},
+        {"type": "tool_use", "id": "toolu_whole", "name": "write_file",
+         "input": {"path": "one.txt", "content": "1"}}]
+    assert [b["tool_use_id"] for b in results["content"]] == ["toolu_whole"]
+    assert results["content"][0]["is_error"] is True
+    assert "max_tokens" in results["content"][0]["content"]
+    written = b"".join(take_snapshot(session).transcript_lines[len(before.transcript_lines):])
+    assert b"toolu_cut" not in written
+    assert_history_is_valid(session)
+    assert turn_end(drain(session.run_turn("go on"))).outcome == "ok"
+    assert all(request.rejection is None for request in server.requests)
+
+
+def test_an_answer_cut_at_max_tokens_is_marked_in_the_transcript(server,
+                                                                 workspace: Path) -> None:
+    sleeps: list[float] = []
+    session = start_with_a_tool_turn(server, workspace, sleeps)
+    server.enqueue(Reply([text_block("The first half of a long expla")],
+                         stop_reason="max_tokens"))
+    before = take_snapshot(session)
+
+    drain(session.run_turn("explain at length"))
+
+    import json
+
+    new = [json.loads(line) for line in take_snapshot(session).transcript_lines
+           [len(before.transcript_lines):]]
+    assert [r["kind"] for r in new if r["kind"] != "usage"] == ["message", "message", "notice"]
+    assert new[-1]["payload"]["code"] == "max_tokens"
+    assert_history_is_valid(session)
+
+
+def test_an_answer_that_was_only_a_cut_tool_call_says_it_was_cut(server,
+                                                                 workspace: Path) -> None:
+    sleeps: list[float] = []
+    session = start_with_a_tool_turn(server, workspace, sleeps)
+    server.enqueue(Reply([tool_use_block("toolu_cut", "read_file", {},
+                                         raw_json='{"pa')], stop_reason="max_tokens"))
+    before = take_snapshot(session)
+
+    events = drain(session.run_turn("read it"))
+
+    assert [n.code for n in notices(events)] == ["max_tokens"]
+    assert session.view == [*before.view, {"role": "user", "content": "read it"}]
+    assert_history_is_valid(session)
+    assert turn_end(drain(session.run_turn("try again"))).outcome == "ok"
+    assert all(request.rejection is None for request in server.requests)
