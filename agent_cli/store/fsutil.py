@@ -56,18 +56,27 @@ def ensure_private_dir(path: Path) -> Path:
     directory cannot be created, is not a directory, or is not writable.
     """
     target = Path(path).absolute()
+    try:
+        for level in reversed(_missing_levels(target)):
+            _make_private_level(level)
+        is_directory = target.is_dir()
+    except OSError as exc:  # looking failed (e.g. ENAMETOOLONG, EACCES): not usable either
+        raise StateDirUnavailable(str(target), errno_name(exc)) from exc
+    if not is_directory:
+        raise StateDirUnavailable(str(target), "not_a_directory")
+    if not os.access(target, os.W_OK | os.X_OK):
+        raise StateDirUnavailable(str(target), "not_writable")
+    return target
+
+
+def _missing_levels(target: Path) -> list[Path]:
+    """The levels of `target` that do not exist yet, deepest first."""
     missing: list[Path] = []
     probe = target
     while not probe.exists() and probe.parent != probe:
         missing.append(probe)
         probe = probe.parent
-    for level in reversed(missing):
-        _make_private_level(level)
-    if not target.is_dir():
-        raise StateDirUnavailable(str(target), "not_a_directory")
-    if not os.access(target, os.W_OK | os.X_OK):
-        raise StateDirUnavailable(str(target), "not_writable")
-    return target
+    return missing
 
 
 def _make_private_level(level: Path) -> None:
