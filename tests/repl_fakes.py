@@ -143,6 +143,7 @@ class FakeSession:
         return self.stats_value
 
     def gauge(self) -> Any:
+        self.calls.append(("gauge",))
         return SimpleNamespace(
             tokens=12_345,
             soft_threshold=80_000,

@@ -66,6 +66,11 @@ def test_piped_lines_run_turns_and_commands_then_eof_exits_zero(tmp_path):
     assert run.session.closed
 
 
+def test_piped_input_never_measures_the_gauge_it_cannot_show(tmp_path):
+    run = Run(tmp_path, [], "hi\n")
+    assert ("gauge",) not in run.session.calls
+
+
 def test_the_banner_names_the_offline_demo_model_and_how_to_use_claude(tmp_path):
     run = Run(tmp_path, ["--workspace", str(tmp_path)])
     assert "provider offline" in run.out and "model offline-demo" in run.out

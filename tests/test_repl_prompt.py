@@ -36,7 +36,7 @@ def test_gauge_text_shows_tokens_thresholds_percent_of_soft_and_estimator():
 
 
 def test_gauge_text_before_any_measurement_says_so():
-    assert format_gauge(None) == "ctx ? (not measured yet)"
+    assert format_gauge(None) == "ctx … (measuring)"
 
 
 def test_gauge_level_follows_the_thresholds():
@@ -91,33 +91,33 @@ def pipe_reader(tmp_path):
 def test_enter_sends_the_line(pipe_reader):
     pipe, reader = pipe_reader
     pipe.send_text("hello\r")
-    assert reader.read_line(gauge(1)) == "hello"
+    assert reader.read_line(lambda: gauge(1)) == "hello"
 
 
 def test_escape_enter_inserts_a_newline_instead_of_sending(pipe_reader):
     pipe, reader = pipe_reader
     pipe.send_text("first\x1b\rsecond\r")
-    assert reader.read_line(gauge(1)) == "first\nsecond"
+    assert reader.read_line(lambda: gauge(1)) == "first\nsecond"
 
 
 def test_ctrl_c_at_the_prompt_raises_keyboard_interrupt(pipe_reader):
     pipe, reader = pipe_reader
     pipe.send_text("half typed\x03")
     with pytest.raises(KeyboardInterrupt):
-        reader.read_line(gauge(1))
+        reader.read_line(lambda: gauge(1))
 
 
 def test_ctrl_d_on_an_empty_line_raises_eof(pipe_reader):
     pipe, reader = pipe_reader
     pipe.send_text("\x04")
     with pytest.raises(EOFError):
-        reader.read_line(gauge(1))
+        reader.read_line(lambda: gauge(1))
 
 
 def test_sent_lines_are_kept_in_the_history_file(pipe_reader, tmp_path):
     pipe, reader = pipe_reader
     pipe.send_text("remember me\r")
-    reader.read_line(gauge(1))
+    reader.read_line(lambda: gauge(1))
     assert "remember me" in (tmp_path / "history").read_text(encoding="utf-8")
 
 
@@ -125,3 +125,21 @@ def test_ask_returns_one_answer(pipe_reader):
     pipe, reader = pipe_reader
     pipe.send_text("a\r")
     assert reader.ask("allow? ") == "a"
+
+
+def test_the_toolbar_asks_the_gauge_source_while_the_prompt_is_shown(pipe_reader):
+    pipe, reader = pipe_reader
+    asked: list[int] = []
+
+    def source():
+        asked.append(1)
+        return gauge(5)
+
+    pipe.send_text("x\r")
+    reader.read_line(source)
+    assert asked, "the bottom toolbar never asked for the gauge"
+
+
+def test_refresh_is_harmless_when_no_prompt_is_shown(pipe_reader):
+    _, reader = pipe_reader
+    reader.refresh()  # the gauge can arrive after the line was sent

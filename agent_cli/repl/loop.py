@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agent_cli.errors import AgentCliError, CommandUsageError
+from agent_cli.repl.background import BackgroundMeasure
 from agent_cli.repl.banner import build_banner, build_goodbye
 from agent_cli.repl.commands import message_text, run_command, split_command, usage_of
 from agent_cli.repl.error_text import describe_error
@@ -55,7 +56,7 @@ class Repl:
             self._print_banner(resumed=self._resumed)
             while not self._quit_requested:
                 try:
-                    line = self._reader.read_line(self._read_gauge())
+                    line = self._read_line()
                 except KeyboardInterrupt:
                     continue
                 except EOFError:
@@ -116,23 +117,32 @@ class Repl:
 
     # --- inside -------------------------------------------------------------------------
 
-    def _read_gauge(self) -> Any:
+    def _read_line(self) -> str:
+        """Prompt for a line while the gauge is measured on a worker thread.
+
+        The first measurement loads the tokenizer, which must not keep the prompt off the
+        screen; the session is touched again only after the measurement ended.
+        """
+        if not getattr(self._reader, "shows_gauge", False):
+            return self._reader.read_line()
+        measure = BackgroundMeasure(self.session.gauge, on_done=self._reader.refresh)
         try:
-            return self.session.gauge()
-        except AgentCliError:
-            return None
+            return self._reader.read_line(lambda: measure.value)
+        finally:
+            measure.wait()
 
     def _print_banner(self, *, resumed: bool) -> None:
         """The greeting, then what the session found while opening (e.g. damaged memory)."""
         self.console.print(
-            build_banner(self.session, offline_fallback=self._offline_fallback, resumed=resumed)
+            build_banner(self.session, offline_fallback=self._offline_fallback, resumed=resumed),
+            soft_wrap=True,  # paths stay whole, for copy and paste
         )
         for notice in getattr(self.session, "startup_notices", ()):
             self._renderer.render(notice)
 
     def _close_current(self) -> None:
         if self._close(self.session):
-            self.console.print(build_goodbye(self.session))
+            self.console.print(build_goodbye(self.session), soft_wrap=True)
 
     def _close(self, session: Any) -> bool:
         try:

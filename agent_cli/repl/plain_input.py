@@ -19,11 +19,13 @@ ECHO_MARK = "> "
 class PlainLineReader:
     """One input per line of `stream`; see the module contract."""
 
+    shows_gauge = False  # nothing to show it in: the gauge is not measured at all
+
     def __init__(self, stream: TextIO, echo: Callable[[str], None] | None = None) -> None:
         self._stream = stream
         self._echo = echo
 
-    def read_line(self, gauge: Any = None) -> str:
+    def read_line(self, gauge_source: Any = None) -> str:
         line = self._stream.readline()
         if line == "":
             raise EOFError

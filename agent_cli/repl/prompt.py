@@ -1,7 +1,8 @@
 """The interactive prompt (prompt_toolkit): history, keys, completion and the gauge.
 
-Contract: `PromptReader.read_line(gauge)` shows the prompt with `gauge` in the bottom
-toolbar and returns what the user sent. Enter sends; Alt+Enter (terminals send it as
+Contract: `PromptReader.read_line(gauge_source)` shows the prompt with the gauge that
+`gauge_source()` returns (None until it is measured) in the bottom toolbar, and returns
+what the user sent; `refresh()` (thread-safe) redraws the toolbar once the gauge is in. Enter sends; Alt+Enter (terminals send it as
 Esc Enter, so both work) inserts a new line. Ctrl-C raises `KeyboardInterrupt` (the
 loop clears the line and prompts again); Ctrl-D on an empty line raises `EOFError`.
 History lives in the state folder's history file. Only imported when stdin is a
@@ -12,7 +13,7 @@ lands above it, escape codes intact.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,7 @@ TOOLBAR_STYLE = Style.from_dict(
 def format_gauge(gauge: Any) -> str:
     """`ctx 12,345 / 80,000 soft / 120,000 hard (15%) · estimator: ...` (percent of soft)."""
     if gauge is None:
-        return "ctx ? (not measured yet)"
+        return "ctx … (measuring)"
     share = f"{100 * gauge.tokens / gauge.soft_threshold:.0f}%" if gauge.soft_threshold else "-"
     return (
         f"ctx {gauge.tokens:,} / {gauge.soft_threshold:,} soft / {gauge.hard_limit:,} hard "
@@ -104,6 +105,8 @@ class SlashCommandCompleter(Completer):
 class PromptReader:
     """Reads user input at a terminal; see the module contract."""
 
+    shows_gauge = True
+
     def __init__(
         self,
         history_file: Path,
@@ -113,7 +116,7 @@ class PromptReader:
         terminal_output: Any = None,
     ) -> None:
         """`terminal_input`/`terminal_output` replace the real terminal (tests use a pipe)."""
-        self._gauge: Any = None
+        self._gauge_source: Callable[[], Any] = lambda: None
         self._terminal = {"input": terminal_input, "output": terminal_output}
         self._session: PromptSession[str] = PromptSession(
             **self._terminal,
@@ -121,14 +124,18 @@ class PromptReader:
             key_bindings=build_key_bindings(),
             completer=SlashCommandCompleter(commands),
             complete_while_typing=True,
-            bottom_toolbar=lambda: build_toolbar(self._gauge),
+            bottom_toolbar=lambda: build_toolbar(self._gauge_source()),
             style=TOOLBAR_STYLE,
         )
 
-    def read_line(self, gauge: Any = None) -> str:
-        self._gauge = gauge
+    def read_line(self, gauge_source: Callable[[], Any] | None = None) -> str:
+        self._gauge_source = gauge_source or (lambda: None)
         with patch_stdout(raw=True):
             return self._session.prompt(PROMPT_TEXT)
+
+    def refresh(self) -> None:
+        """Redraw the prompt (e.g. the gauge arrived); safe from any thread."""
+        self._session.app.invalidate()
 
     def ask(self, question: str) -> str:
         """One answer to a question (permissions), without history or completion."""
