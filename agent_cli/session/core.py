@@ -93,6 +93,7 @@ class Session:
         self.calibration: float | None = None
         self.last_resolutions: tuple[SourceResolution, ...] = ()
         self.startup_notices: list[Notice] = []
+        self.held_results: tuple[dict[str, Any], dict[str, Any]] | None = None
         self._last_estimate = 0
 
     # --- identity -----------------------------------------------------------------------
@@ -116,6 +117,11 @@ class Session:
         from agent_cli.errors import MessageViewLimitExceeded
         from agent_cli.events import RequestBlocked
 
+        try:
+            self.record_held_results()
+        except StoreError as error:
+            yield Notice("error", "transcript_write_failed", describe.store_error(error))
+            return
         durable_text = self.render_durable()
         try:
             yield from self._compact(self._reserved_tokens(durable_text), forced=True,
@@ -139,11 +145,24 @@ class Session:
         self.log.append_message(message)
         self.view.append(message)
 
-    def discard_unanswered_tail(self) -> None:
-        """Drop a trailing assistant tool call from the view when its results could not
-        be recorded, so the view stays valid (the transcript keeps it; resume repairs it)."""
+    def hold_unrecorded_results(self, results: dict[str, Any]) -> None:
+        """The results of the trailing tool call could not be recorded (a full disk): take
+        the call out of the view, which must stay valid, and keep both aside. The transcript
+        holds the call, so nothing may be recorded before its results: see below."""
         if self.view and self.view[-1].get("role") == "assistant":
-            self.view.pop()
+            self.held_results = (self.view.pop(), results)
+
+    def record_held_results(self) -> bool:
+        """Record held tool results and put the call and its results back in the view, so
+        view and transcript agree again; True if there were any. Raises the store's error
+        (and keeps holding them) if the disk still refuses."""
+        if self.held_results is None:
+            return False
+        call, results = self.held_results
+        self.log.append_message(results)
+        self.view.extend([call, results])
+        self.held_results = None
+        return True
 
     def note_usage(self, usage: Usage) -> None:
         """Record the API's usage and recalibrate the estimate against it."""
@@ -266,6 +285,10 @@ class Session:
         return describe.store_error(error)
 
     def close(self) -> None:
+        """Record held tool results if the disk allows it now (else resume answers the
+        call as unfinished), then release the transcript."""
+        with contextlib.suppress(StoreError):
+            self.record_held_results()
         self.log.close()
 
 

@@ -2,7 +2,9 @@
 
 Contract of `run_turn_steps`:
 - Every message is appended to the transcript before it enters the view; a record that
-  cannot be written ends the turn with an error notice and the view unchanged.
+  cannot be written ends the turn with an error notice and the view unchanged. Tool
+  results that cannot be written are held (the call leaves the view) and recorded first
+  thing in the next turn, so view and transcript agree again and no result is lost.
 - A failed request (after the provider's own retries) leaves view and transcript exactly
   as they were before it; the turn ends "failed" and the next turn works.
 - Exactly one tool_result answers every tool_use, even when a tool fails, is denied, or
@@ -58,7 +60,8 @@ CUT_EMPTY_NOTICE_TEXT = ("The answer hit the output limit before any part of it 
 def run_turn_steps(session: Session, text: str) -> Iterator[SessionEvent]:
     """The turn loop behind `Session.run_turn` (see module contract)."""
     user_message = {"role": "user", "content": text}
-    if not (yield from _record(session, user_message)):
+    if not (yield from _record_held_results(session)) or not (
+            yield from _record(session, user_message)):
         yield TurnEnded("failed")
         return
     for step in range(1, MAX_STEPS_PER_TURN + 1):
@@ -168,14 +171,36 @@ def _run_tools(session: Session, tool_uses: list[dict[str, Any]]) -> Iterator[Se
         for index in range(stopped_at, len(tool_uses)):
             text = INTERRUPTED_TOOL_TEXT if index == stopped_at else NOT_RUN_TOOL_TEXT
             results.append(_result_block(tool_uses[index]["id"], text, True))
-        if not (yield from _record(session, {"role": "user", "content": results})):
-            session.discard_unanswered_tail()
+        yield from _record_results(session, results)
         yield Notice("warning", "cancelled", "Cancelled: the running tool was interrupted.")
         return ("cancelled", "tool_use")
-    if not (yield from _record(session, {"role": "user", "content": results})):
-        session.discard_unanswered_tail()
+    if not (yield from _record_results(session, results)):
         return ("failed", "tool_use")
     return None
+
+
+def _record_results(session: Session, results: list[dict[str, Any]]) -> Iterator[SessionEvent]:
+    """Record one tool-results message; if the disk refuses, hold it for the next turn."""
+    message = {"role": "user", "content": results}
+    if (yield from _record(session, message)):
+        return True
+    session.hold_unrecorded_results(message)
+    yield Notice("warning", "results_held",
+                 "The tool results are kept in memory and will be recorded before your next "
+                 "message, once the transcript can be written again.")
+    return False
+
+
+def _record_held_results(session: Session) -> Iterator[SessionEvent]:
+    """Write tool results a failed append left in memory, before anything else."""
+    try:
+        if session.record_held_results():
+            yield Notice("info", "results_recorded",
+                         "The tool results held in memory are now recorded.")
+    except StoreError as error:
+        yield Notice("error", "transcript_write_failed", session.describe_store_error(error))
+        return False
+    return True
 
 
 def _answer_without_running(session: Session, tool_uses: list[dict[str, Any]],
