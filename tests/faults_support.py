@@ -26,19 +26,20 @@ from agent_cli.store.transcript import TranscriptStore
 class FillableDisk(FileOps):
     """Real file operations on a disk that can be made full, wholly or for some writes.
 
-    While full, a write that matches (every write, or those whose bytes contain `when`)
-    first puts down half its bytes for real (what a filling disk does) and reports the
-    short count, or, with `partial=False`, fails at once with ENOSPC.
+    `fill(room=n)`: from now on the writes that match (every write, or those whose bytes
+    contain `when`) share `n` more bytes of room: a write gets what room is left (a short
+    write, real bytes on disk, as a filling disk gives), and once none is left it fails
+    with ENOSPC. `free()` gives the space back.
     """
 
     def __init__(self) -> None:
         self.is_full = False
         self.when: bytes | None = None
-        self.partial = False
+        self.room = 0
         self.refused_writes = 0
 
-    def fill(self, *, when: bytes | None = None, partial: bool = False) -> None:
-        self.is_full, self.when, self.partial = True, when, partial
+    def fill(self, *, when: bytes | None = None, room: int = 0) -> None:
+        self.is_full, self.when, self.room = True, when, room
 
     def free(self) -> None:
         self.is_full = False
@@ -47,9 +48,11 @@ class FillableDisk(FileOps):
         if not self.is_full or (self.when is not None and self.when not in data):
             return os.write(fd, data)
         self.refused_writes += 1
-        if self.partial and len(data) > 1:
-            return os.write(fd, data[: len(data) // 2])
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        if self.room <= 0:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        written = os.write(fd, data[: self.room])
+        self.room -= written
+        return written
 
 
 @dataclass(frozen=True)
