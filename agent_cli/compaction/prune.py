@@ -7,65 +7,50 @@ is dropped. The result starts with a user message: leading non-user messages go 
 with their interactions. Two user messages may end up next to each other; the Messages
 API accepts that (it joins consecutive same-role turns), and merging them here would
 rewrite the messages the policy promises to keep.
+
+On a valid view the work is proportional to what is kept plus the tool_use blocks of
+what is dropped: an interaction crosses the cut exactly when only one of its halves is
+among the kept messages.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
 from agent_cli.compaction.savings import measure_savings
-from agent_cli.protocol import (
-    Interaction,
-    iter_tool_blocks,
-    remove_tool_interactions,
-    validate_tool_protocol,
-)
+from agent_cli.protocol import collect_tool_ids, remove_tool_interactions, validate_tool_protocol
 from agent_cli.tokens import TokenCounter, default_counter
 
 
-def _ids_in(message: dict[str, Any]) -> set[str]:
-    return {block.get("id") if block["type"] == "tool_use" else block.get("tool_use_id")
-            for block in iter_tool_blocks(message)}
-
-
-def _drop_leading_non_user(view: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], set[str]]:
+def _drop_leading_non_user(view: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
     """Drop messages until the view starts with a user one, with their interactions."""
-    removed: set[str] = set()
+    removed: list[str] = []
     while view and view[0].get("role") != "user":
-        ids = _ids_in(view[0])
-        removed |= ids
+        ids = collect_tool_ids(view[:1], "tool_use") + collect_tool_ids(view[:1], "tool_result")
+        removed += ids
         view = remove_tool_interactions(view[1:], ids)
     return view, removed
 
 
-def find_pruned_interactions(interactions: Mapping[str, Interaction],
-                             kept_indices: set[int]) -> list[str]:
-    """Ids of interactions with at least one half outside `kept_indices`."""
-    return [tool_id for tool_id, pair in interactions.items()
-            if pair.tool_use_message not in kept_indices
-            or pair.tool_result_message not in kept_indices]
-
-
 def build_prune_outcome(messages: Sequence[dict[str, Any]], policy: CompactionPolicy,
-                        counter: TokenCounter,
-                        interactions: Mapping[str, Interaction]) -> LayerOutcome:
-    """Apply L3 to a validated view (its `interactions` given) and say what it did."""
+                        counter: TokenCounter, view_tokens: int | None = None) -> LayerOutcome:
+    """Apply L3 to a valid view and say what it did (`view_tokens`: its count, if known)."""
     count = len(messages)
-    if count == 0:
-        return LayerOutcome([], 0, outcome=NO_CHANGE)
     tail_start = max(count - policy.keep_recent_messages, 1)
-    kept_indices = {0, *range(tail_start, count)}
-    if len(kept_indices) == count and messages and messages[0].get("role") == "user":
+    if count == 0 or (tail_start == 1 and messages[0].get("role") == "user"):
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
-    doomed = find_pruned_interactions(interactions, kept_indices)
-    kept = [messages[index] for index in sorted(kept_indices)]
-    view, also_doomed = _drop_leading_non_user(remove_tool_interactions(kept, doomed))
-    removed_ids = tuple(doomed) + tuple(sorted(also_doomed - set(doomed)))
-    return LayerOutcome(view, measure_savings(messages, view, counter),
-                        removed_tool_use_ids=removed_ids,
+    kept = [messages[0], *messages[tail_start:]]
+    uses, results = collect_tool_ids(kept, "tool_use"), collect_tool_ids(kept, "tool_result")
+    crossing = set(uses).symmetric_difference(results)
+    view, leading = _drop_leading_non_user(remove_tool_interactions(kept, crossing))
+    dropped_uses = collect_tool_ids(messages[1:tail_start], "tool_use")
+    removed_ids = dropped_uses + [tool_id for tool_id in uses if tool_id in crossing] + [
+        tool_id for tool_id in leading if tool_id not in crossing]
+    return LayerOutcome(view, measure_savings(messages, view, counter, view_tokens),
+                        removed_tool_use_ids=tuple(dict.fromkeys(removed_ids)),
                         messages_removed=count - len(view))
 
 
@@ -76,7 +61,7 @@ def prune_old_messages(messages: Sequence[dict[str, Any]],
 
     Raises ToolProtocolError for an invalid history.
     """
-    interactions = validate_tool_protocol(messages)
+    validate_tool_protocol(messages)
     outcome = build_prune_outcome(messages, policy or CompactionPolicy(),
-                                  counter or default_counter(), interactions)
+                                  counter or default_counter())
     return outcome.messages, outcome.tokens_saved

@@ -16,23 +16,30 @@ from agent_cli.tokens import TokenCounter
 
 
 def measure_savings(before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]],
-                    counter: TokenCounter) -> int:
-    """Tokens of `before` minus tokens of `after`, by the same counter."""
-    left = Counter(map(id, before))
-    left.subtract(map(id, after))
-    gone = {key for key, times in left.items() if times > 0}
-    came = {key for key, times in left.items() if times < 0}
-    removed = sum(counter.count_message(m) * left[id(m)] for m in _unique(before, gone))
-    added = sum(counter.count_message(m) * -left[id(m)] for m in _unique(after, came))
-    return removed - added
+                    counter: TokenCounter, before_tokens: int | None = None) -> int:
+    """Tokens of `before` minus tokens of `after`, by the same counter.
+
+    `before_tokens`, when the caller already knows the count of `before`, turns this into
+    a count of `after` alone, which is cheaper when `after` is much shorter.
+    """
+    if before_tokens is not None and len(after) * 4 < len(before):
+        return before_tokens - counter.count_messages(after)
+    after_ids = set(map(id, after))
+    if len(after_ids) == len(after) and len(set(map(id, before))) == len(before):
+        gone = [message for message in before if id(message) not in after_ids]
+        if len(after) == len(before) - len(gone):
+            return counter.count_messages(gone)  # nothing new came in
+        before_ids = set(map(id, before))
+        came = [message for message in after if id(message) not in before_ids]
+        return counter.count_messages(gone) - counter.count_messages(came)
+    return _measure_with_repeats(before, after, counter)
 
 
-def _unique(messages: Sequence[dict[str, Any]], keys: set[int]) -> list[dict[str, Any]]:
-    if not keys:
-        return []
-    seen: dict[int, dict[str, Any]] = {}
-    for message in messages:
-        key = id(message)
-        if key in keys and key not in seen:
-            seen[key] = message
-    return list(seen.values())
+def _measure_with_repeats(before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]],
+                          counter: TokenCounter) -> int:
+    """The same, for lists that hold one dict more than once (counted as many times)."""
+    balance = Counter(map(id, before))
+    balance.subtract(Counter(map(id, after)))
+    by_id = {id(message): message for message in (*before, *after)}
+    return sum(counter.count_message(by_id[key]) * times for key, times in balance.items()
+               if times)

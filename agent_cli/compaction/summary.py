@@ -15,7 +15,7 @@ smaller, the original view comes back unchanged with 0 saved (the outcome code s
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agent_cli.compaction.markers import SUMMARY_HEADER
@@ -28,7 +28,7 @@ from agent_cli.compaction.results import (
     LayerOutcome,
 )
 from agent_cli.compaction.savings import measure_savings
-from agent_cli.protocol import Interaction, validate_tool_protocol
+from agent_cli.protocol import collect_tool_ids, validate_tool_protocol
 from agent_cli.tokens import TokenCounter, default_counter
 
 Summarizer = Callable[[list[dict[str, Any]]], str]
@@ -36,16 +36,20 @@ Summarizer = Callable[[list[dict[str, Any]]], str]
 ACKNOWLEDGEMENT = "Understood. I will continue from that summary and the messages that follow."
 
 
-def find_summary_boundary(message_count: int, keep_recent: int,
-                          interactions: Mapping[str, Interaction]) -> int:
-    """Index where the recent window starts, moved back so no interaction is split."""
-    start = max(message_count - keep_recent, 0)
-    while True:
-        crossing = [pair.tool_use_message for pair in interactions.values()
-                    if pair.tool_use_message < start <= pair.tool_result_message]
-        if not crossing:
-            return start
-        start = min(crossing)
+def find_summary_boundary(messages: Sequence[dict[str, Any]], keep_recent: int) -> int:
+    """Index where the recent window starts, moved back until no interaction is split.
+
+    Walking back one message at a time, a result in the window whose tool_use is not yet
+    in it keeps the window open; on a valid view this ends at the earliest such use.
+    """
+    start = max(len(messages) - keep_recent, 0)
+    unanswered = set(collect_tool_ids(messages[start:], "tool_result"))
+    unanswered.difference_update(collect_tool_ids(messages[start:], "tool_use"))
+    while unanswered and start > 0:
+        start -= 1
+        unanswered.difference_update(collect_tool_ids(messages[start:start + 1], "tool_use"))
+        unanswered.update(collect_tool_ids(messages[start:start + 1], "tool_result"))
+    return start
 
 
 def build_summary_messages(summary: str, recent: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -71,9 +75,9 @@ def _call_summarizer(summarizer: Summarizer, old: Sequence[dict[str, Any]]) -> s
 
 def build_summary_outcome(messages: Sequence[dict[str, Any]], summarizer: Summarizer,
                           policy: CompactionPolicy, counter: TokenCounter,
-                          interactions: Mapping[str, Interaction]) -> LayerOutcome:
-    """Apply L4 to a validated view (its `interactions` given) and say what it did."""
-    start = find_summary_boundary(len(messages), policy.summary_keep_recent, interactions)
+                          view_tokens: int | None = None) -> LayerOutcome:
+    """Apply L4 to a valid view and say what it did (`view_tokens`: its count, if known)."""
+    start = find_summary_boundary(messages, policy.summary_keep_recent)
     if start == 0:
         return _unchanged(messages, NOTHING_TO_SUMMARIZE)
     old, recent = messages[:start], list(messages[start:])
@@ -83,12 +87,11 @@ def build_summary_outcome(messages: Sequence[dict[str, Any]], summarizer: Summar
     if not summary:
         return _unchanged(messages, SUMMARY_BLANK)
     view = build_summary_messages(summary, recent) + recent
-    saved = measure_savings(messages, view, counter)
+    saved = measure_savings(messages, view, counter, view_tokens)
     if saved <= 0:
         return _unchanged(messages, SUMMARY_NOT_SMALLER)
-    removed_ids = tuple(tool_id for tool_id, pair in interactions.items()
-                        if pair.tool_use_message < start)
-    return LayerOutcome(view, saved, removed_tool_use_ids=removed_ids, messages_removed=start)
+    return LayerOutcome(view, saved, removed_tool_use_ids=tuple(collect_tool_ids(old, "tool_use")),
+                        messages_removed=start)
 
 
 def generate_summary(messages: Sequence[dict[str, Any]], summarizer: Summarizer,
@@ -98,7 +101,7 @@ def generate_summary(messages: Sequence[dict[str, Any]], summarizer: Summarizer,
 
     Raises ToolProtocolError for an invalid history; never raises for a failing summary.
     """
-    interactions = validate_tool_protocol(messages)
+    validate_tool_protocol(messages)
     outcome = build_summary_outcome(messages, summarizer, policy or CompactionPolicy(),
-                                    counter or default_counter(), interactions)
+                                    counter or default_counter())
     return outcome.messages, outcome.tokens_saved

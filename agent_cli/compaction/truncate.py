@@ -55,7 +55,7 @@ def build_truncated_text(text: str, budget: int, counter: TokenCounter) -> str |
     if original <= budget:
         return None
     chars_per_token = len(text) / original
-    keep = max(budget - MARKER_ALLOWANCE_TOKENS, 0)
+    keep = max(budget - MARKER_ALLOWANCE_TOKENS, 0) * 0.9  # head and tail may be denser
     candidate, size = None, original
     for _ in range(_SHRINK_ATTEMPTS):
         head = int(keep * 2 / 3 * chars_per_token)
@@ -65,7 +65,9 @@ def build_truncated_text(text: str, budget: int, counter: TokenCounter) -> str |
             size = counter.count_text(candidate)
             if size <= budget:
                 break
-        keep = int(keep * 0.75)
+            keep *= min(0.9, budget / size * 0.95)
+        else:
+            keep *= 0.5
     return candidate if candidate is not None and size < original else None
 
 
@@ -102,6 +104,12 @@ def _truncate_result(block: dict[str, Any], budget: int,
     return None if cut is None else {**block, "content": cut}
 
 
+def _has_result_over(content: list[Any], budget: int, counter: TokenCounter) -> bool:
+    """True when a tool_result block of `content` counts more than `budget` tokens."""
+    return any(isinstance(block, dict) and block.get("type") == "tool_result"
+               and counter.count_content(block.get("content")) > budget for block in content)
+
+
 def _truncate_message(message: dict[str, Any], budget: int,
                       counter: TokenCounter) -> tuple[dict[str, Any], int] | None:
     """A smaller copy of a user message and how many results it cut, or None."""
@@ -128,8 +136,8 @@ def build_truncation_outcome(messages: Sequence[dict[str, Any]], policy: Compact
     for index, message in enumerate(messages):
         if message.get("role") != "user" or not isinstance(message.get("content"), list):
             continue
-        if counter.count_message(message) <= budget:
-            continue  # a message within budget cannot hold a result over it
+        if not _has_result_over(message["content"], budget, counter):
+            continue
         change = _truncate_message(message, budget, counter)
         if change is not None:
             view[index] = change[0]
