@@ -38,7 +38,7 @@ from agent_cli.session.budget import (
     to_request_tokens,
 )
 from agent_cli.session.log import SessionLog
-from agent_cli.session.turn import run_turn_steps
+from agent_cli.session.turn import run_forced_compaction, run_turn_steps
 from agent_cli.sources import SourceResolution, resolve_durable_sources
 
 MIN_FORCED_SOFT = 256
@@ -114,21 +114,12 @@ class Session:
 
     def compact_now(self, focus: str | None = None) -> Iterator[SessionEvent]:
         """Compact the view now, whatever its size; `focus` steers the summary."""
-        from agent_cli.errors import MessageViewLimitExceeded
-        from agent_cli.events import RequestBlocked
+        return run_forced_compaction(self, focus)
 
-        try:
-            self.record_held_results()
-        except StoreError as error:
-            yield Notice("error", "transcript_write_failed", describe.store_error(error))
-            return
+    def compact_forced(self, focus: str | None) -> Iterator[SessionEvent]:
+        """The forced compaction itself; raises `MessageViewLimitExceeded` (see above)."""
         durable_text = self.render_durable()
-        try:
-            yield from self._compact(self._reserved_tokens(durable_text), forced=True,
-                                     focus=focus)
-        except MessageViewLimitExceeded as error:
-            yield RequestBlocked(error.tokens_before, error.tokens_after, error.hard_limit,
-                                 error.applied_layers)
+        yield from self._compact(self._reserved_tokens(durable_text), forced=True, focus=focus)
 
     def prepare_request(self) -> Iterator[SessionEvent]:
         """Compact if needed, render the durable block, and build the next request."""

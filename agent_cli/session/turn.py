@@ -10,6 +10,8 @@ Contract of `run_turn_steps`:
 - Exactly one tool_result answers every tool_use, even when a tool fails, is denied, or
   the user presses Ctrl-C (the interrupted and the unrun tools get error results).
 - Ctrl-C while streaming keeps the text that arrived (marked), drops unfinished tool calls.
+  Ctrl-C anywhere else (compacting, or thrown in while the REPL shows an event) ends the
+  turn "cancelled" too: nothing half-adopted, a call left without results is answered.
 - An answer cut at max_tokens keeps its whole blocks (the provider drops a half tool call),
   answers its whole calls without running them, and a `notice` record marks the cut.
 """
@@ -41,6 +43,7 @@ from agent_cli.events import (
     ToolStarted,
     TurnEnded,
 )
+from agent_cli.protocol import answer_dangling_tool_uses
 from agent_cli.session.log import NOTICE
 
 if TYPE_CHECKING:
@@ -65,13 +68,41 @@ def run_turn_steps(session: Session, text: str) -> Iterator[SessionEvent]:
         yield TurnEnded("failed")
         return
     for step in range(1, MAX_STEPS_PER_TURN + 1):
-        outcome = yield from _one_step(session)
+        try:
+            outcome = yield from _one_step(session)
+        except KeyboardInterrupt:
+            outcome = yield from _settle_after_interrupt(session)
         if outcome is not None:
             yield TurnEnded(outcome[0], stop_reason=outcome[1], steps=step)
             return
     yield Notice("warning", "step_limit",
                  f"Stopped after {MAX_STEPS_PER_TURN} model requests in one turn.")
     yield TurnEnded("ok", stop_reason="step_limit", steps=MAX_STEPS_PER_TURN)
+
+
+def _settle_after_interrupt(session: Session) -> Iterator[SessionEvent]:
+    """Ctrl-C landed where no finer handler took it: while compacting (nothing was adopted),
+    or while the REPL showed an event. Every message is already recorded; only a tool call
+    left without results needs answering, so the view stays one the API accepts."""
+    _, answers = answer_dangling_tool_uses(session.view, NOT_RUN_TOOL_TEXT)
+    if answers is not None:
+        yield from _record_results(session, answers["content"])
+    yield Notice("warning", "cancelled", "Cancelled: the turn was interrupted.")
+    return ("cancelled", None)
+
+
+def run_forced_compaction(session: Session, focus: str | None) -> Iterator[SessionEvent]:
+    """`Session.compact_now`: held results first, then compaction whatever the size. A
+    view that cannot fit is reported, not raised; Ctrl-C ends it with a notice."""
+    if not (yield from _record_held_results(session)):
+        return
+    try:
+        yield from session.compact_forced(focus)
+    except MessageViewLimitExceeded as error:
+        yield RequestBlocked(error.tokens_before, error.tokens_after, error.hard_limit,
+                             error.applied_layers)
+    except KeyboardInterrupt:
+        yield Notice("warning", "cancelled", "Cancelled: compaction was interrupted.")
 
 
 def _one_step(session: Session) -> Iterator[SessionEvent]:
