@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
+
 from agent_cli.events import Notice, TurnEnded
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.provider.wire import build_wire_request
@@ -92,6 +94,18 @@ def build_probe_request(view: list[dict[str, Any]]) -> Any:
         messages.append({"role": "user", "content": "probe"})
     return ModelRequest(system="probe", durable_context="", messages=tuple(messages),
                         tools=())
+
+
+def drain_or_fail(events: Iterator[Any]) -> list[Any]:
+    """All events of a turn; a KeyboardInterrupt that escapes the session fails the test
+    (instead of stopping the whole test run, as an escaped Ctrl-C would)."""
+    collected: list[Any] = []
+    try:
+        for event in events:
+            collected.append(event)
+    except KeyboardInterrupt:
+        pytest.fail(f"Ctrl-C escaped the session after {collected!r}")
+    return collected
 
 
 def notices(events: list[Any], code: str | None = None) -> list[Notice]:

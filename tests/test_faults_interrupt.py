@@ -1,0 +1,319 @@
+"""Ctrl-C at every stage of a turn: streaming, retry waits, tools, compaction, and the
+moments in between when the REPL is showing an event.
+
+Whatever stage the interrupt lands in, the turn ends "cancelled", the view is one the API
+accepts and is exactly what the transcript replays into, and the next turn works.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_anthropic import HttpError, Reply, start_fake_server, text_block
+from faults_support import (
+    InterruptingToolbox,
+    assert_history_is_valid,
+    drain_or_fail,
+    drive_with_interrupt,
+    notices,
+    take_snapshot,
+    turn_end,
+)
+from session_support import ScriptedProvider, drain, make_session, tool_use
+
+from agent_cli.compaction import CompactionPolicy
+from agent_cli.events import (
+    AssistantText,
+    CompactionFired,
+    ModelResponse,
+    TextDelta,
+    ToolStarted,
+    TurnEnded,
+    Usage,
+)
+from agent_cli.provider.anthropic_provider import AnthropicProvider
+from agent_cli.provider.summarizers import build_model_summarizer
+
+API_KEY = "sk-ant-test-INTERRUPT-0123456789"
+ANSWER = [{"type": "text", "text": "done"}]
+
+
+@pytest.fixture()
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "notes.txt").write_text("the build uses make\n")
+    return root
+
+
+def answer_then_interrupt(*texts: str):
+    """A provider step that streams `texts`, then the user presses Ctrl-C."""
+    def step(request):
+        for text in texts:
+            yield TextDelta(text)
+        raise KeyboardInterrupt
+
+    return step
+
+
+def assert_cancelled_and_sound(session: Any, events: list[Any]) -> None:
+    assert turn_end(events).outcome == "cancelled"
+    assert notices(events, "cancelled")
+    assert_history_is_valid(session)
+    assert turn_end(drain(session.run_turn("carry on"))).outcome == "ok"
+    assert_history_is_valid(session)
+
+
+# --- while streaming ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("texts, kept", [
+    (("The answer ", "begins"), "The answer begins"),
+    ((), None),
+    (("   ",), None),
+], ids=["after some text", "before any text", "after only blanks"])
+def test_ctrl_c_while_streaming_keeps_what_arrived_marked_and_nothing_else(
+        workspace: Path, texts: tuple[str, ...], kept: str | None) -> None:
+    session = make_session(workspace, ScriptedProvider([ANSWER, answer_then_interrupt(*texts)]))
+    drain(session.run_turn("first"))
+    before = take_snapshot(session)
+
+    events = drain_or_fail(session.run_turn("explain"))
+
+    expected = [*before.view, {"role": "user", "content": "explain"}]
+    if kept is not None:
+        assert session.view[:-1] == expected
+        text = session.view[-1]["content"][0]["text"]
+        assert text.startswith(kept) and text.endswith("[answer interrupted by the user]")
+    else:
+        assert session.view == expected
+    assert_cancelled_and_sound(session, events)
+
+
+def test_ctrl_c_while_the_real_sdk_streams_keeps_the_partial_answer(workspace: Path) -> None:
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(Reply([text_block("A long answer that streams in many small pieces.")],
+                             chunk_size=4))
+        provider = AnthropicProvider(API_KEY, "claude-test", base_url=server.base_url,
+                                     sleep=lambda seconds: None, timeout_seconds=5)
+        session = make_session(workspace, provider)
+        run = drive_with_interrupt(session.run_turn("talk"), at_index=3)
+        texts = [e.text for e in run.events if isinstance(e, AssistantText)]
+        assert not run.escaped and isinstance(run.interrupted_at, AssistantText)
+        assert session.view[-1]["content"][0]["text"].startswith("".join(texts))
+        assert_cancelled_and_sound(session, run.events)
+        assert all(request.rejection is None for request in server.requests)
+
+
+def test_ctrl_c_during_a_retry_wait_cancels_with_the_history_as_before(workspace: Path) -> None:
+    presses = ["Ctrl-C"]
+
+    def sleep(seconds: float) -> None:
+        if presses:
+            presses.pop()
+            raise KeyboardInterrupt
+
+    with start_fake_server(api_key=API_KEY) as server:
+        provider = AnthropicProvider(API_KEY, "claude-test", base_url=server.base_url,
+                                     sleep=sleep, timeout_seconds=5)
+        session = make_session(workspace, provider)
+        drain(session.run_turn("first"))
+        before = take_snapshot(session)
+        server.enqueue(HttpError(529))
+
+        events = drain_or_fail(session.run_turn("second"))
+
+        assert session.view == [*before.view, {"role": "user", "content": "second"}]
+        assert_cancelled_and_sound(session, events)
+        assert all(request.rejection is None for request in server.requests)
+
+
+# --- while a tool runs --------------------------------------------------------------------
+
+
+def test_ctrl_c_while_bash_runs_ends_the_command_and_answers_every_call(
+        workspace: Path) -> None:
+    provider = ScriptedProvider([[
+        tool_use("t1", "bash", command="echo $$ > sleeper.pid; exec sleep 30"),
+        tool_use("t2", "list_dir", path="."),
+    ]])
+    session = make_session(workspace, provider)
+    events: list[Any] = []
+    presser = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    try:
+        for event in session.run_turn("sleep, then list"):
+            events.append(event)
+            if isinstance(event, ToolStarted) and event.tool_use_id == "t1":
+                presser.start()  # the real SIGINT a terminal sends on Ctrl-C
+    finally:
+        presser.cancel()
+        presser.join()
+
+    results = session.view[-1]["content"]
+    assert [b["tool_use_id"] for b in results] == ["t1", "t2"]
+    assert all(b["is_error"] for b in results)
+    assert "Interrupted" in results[0]["content"] and "Not run" in results[1]["content"]
+    pid = int((workspace / "sleeper.pid").read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)  # the sleeping command is gone, not left behind
+    assert_cancelled_and_sound(session, events)
+
+
+def test_ctrl_c_inside_a_tool_records_an_error_result_for_it(workspace: Path) -> None:
+    provider = ScriptedProvider([[tool_use("t1", "read_file", path="notes.txt")]])
+    session = make_session(workspace, provider)
+    session.toolbox = InterruptingToolbox()
+
+    events = drain_or_fail(session.run_turn("read"))
+
+    assert session.toolbox.calls == ["read_file"]
+    assert session.view[-1]["content"][0]["tool_use_id"] == "t1"
+    assert_cancelled_and_sound(session, events)
+
+
+# --- while compacting ---------------------------------------------------------------------
+
+
+class Summarizer:
+    """A summarizer that is interrupted by Ctrl-C while armed, and summarizes otherwise."""
+
+    def __init__(self) -> None:
+        self.armed = False
+        self.calls = 0
+
+    def __call__(self, messages: list[dict[str, Any]]) -> str:
+        self.calls += 1
+        if self.armed:
+            raise KeyboardInterrupt
+        return "Earlier: the user wrote long messages."
+
+
+def start_long_session(workspace: Path, summarizer: Any) -> Any:
+    """A session whose next request must summarize: message 0 alone nearly fills it."""
+    session = make_session(workspace, ScriptedProvider(summarizer=summarizer),
+                           soft=2_500, hard=60_000, keep_recent=2)
+    drain(session.run_turn("first " * 1_800))
+    return session
+
+
+def test_ctrl_c_while_the_summarizer_runs_cancels_the_turn_with_the_view_unchanged(
+        workspace: Path) -> None:
+    summarizer = Summarizer()
+    session = start_long_session(workspace, summarizer)
+    summarizer.armed = True
+    before = take_snapshot(session)
+
+    events = drain_or_fail(session.run_turn("second " * 100))
+
+    assert summarizer.calls == 1
+    assert not [e for e in events if isinstance(e, CompactionFired)]
+    assert session.view == [*before.view, {"role": "user", "content": "second " * 100}]
+    assert b'"kind":"compaction"' not in b"".join(take_snapshot(session).transcript_lines)
+    summarizer.armed = False
+    assert_cancelled_and_sound(session, events)
+
+
+def test_ctrl_c_during_a_forced_compaction_leaves_the_view_unchanged(workspace: Path) -> None:
+    summarizer = Summarizer()
+    session = start_long_session(workspace, summarizer)
+    drain(session.run_turn("second"))
+    summarizer.armed = True
+    before = take_snapshot(session)
+
+    events = drain_or_fail(session.compact_now("keep names"))
+
+    assert [n.code for n in notices(events)] == ["cancelled"]
+    assert take_snapshot(session) == before
+    assert_history_is_valid(session)
+
+
+class HangingProvider:
+    """A provider whose summary request never answers (until the test lets it go)."""
+
+    name, model, context_window = "hanging", "hanging-1", 200_000
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    def stream(self, request: Any):
+        self.release.wait(30)
+        yield ModelResponse({"role": "assistant", "content": []}, "end_turn", Usage())
+
+
+def test_a_real_ctrl_c_while_the_model_summary_is_awaited_cancels_the_turn(
+        workspace: Path) -> None:
+    hanging = HangingProvider()
+    summarizer = build_model_summarizer(hanging, timeout_seconds=30)
+    session = start_long_session(workspace, summarizer)
+    before = take_snapshot(session)
+    presser = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    presser.start()
+    try:
+        events = drain_or_fail(session.run_turn("second " * 100))
+    finally:
+        presser.cancel()
+        presser.join()
+        hanging.release.set()
+
+    assert session.view == [*before.view, {"role": "user", "content": "second " * 100}]
+    session.provider.summarizer = lambda messages: "Earlier: long messages."
+    assert_cancelled_and_sound(session, events)
+
+
+# --- at any event: Ctrl-C while the REPL shows it -----------------------------------------
+
+
+def streamed(blocks: list[dict[str, Any]], stop: str):
+    def step(request):
+        for block in blocks:
+            if block["type"] == "text":
+                yield TextDelta(block["text"][:5])
+                yield TextDelta(block["text"][5:])
+        yield ModelResponse({"role": "assistant", "content": blocks}, stop, Usage(0, 0))
+
+    return step
+
+
+def start_session_due_for_compaction(workspace: Path) -> Any:
+    """A session with some history whose next request is over the soft threshold."""
+    provider = ScriptedProvider(summarizer=lambda messages: "Earlier: setup talk.")
+    session = make_session(workspace, provider, keep_recent=2)
+    for index in range(3):
+        drain(session.run_turn(f"setup {index} " + "words " * 300))
+    session.policy = CompactionPolicy(soft_threshold=session.gauge().tokens, hard_limit=60_000,
+                                      keep_recent_messages=2, summary_keep_recent=2)
+    provider.steps = [
+        streamed([text_block("Let me look."), tool_use("t1", "list_dir", path=".")],
+                 "tool_use"),
+        streamed([text_block("There is one file.")], "end_turn"),
+    ]
+    return session
+
+
+def test_the_reference_turn_passes_through_every_stage(workspace: Path) -> None:
+    session = start_session_due_for_compaction(workspace)
+    kinds = [type(e).__name__ for e in drain(session.run_turn("what is here?"))]
+    assert kinds == ["CompactionFired", "AssistantText", "AssistantText", "AssistantDone",
+                     "ToolStarted", "ToolFinished", "AssistantText", "AssistantText",
+                     "AssistantDone", "TurnEnded"]
+
+
+@pytest.mark.parametrize("at_index", range(9))
+def test_ctrl_c_at_any_event_of_a_turn_cancels_it_and_keeps_the_history_sound(
+        workspace: Path, at_index: int) -> None:
+    session = start_session_due_for_compaction(workspace)
+
+    run = drive_with_interrupt(session.run_turn("what is here?"), at_index)
+
+    shown = type(run.interrupted_at).__name__
+    assert run.interrupted_at is not None and not isinstance(run.interrupted_at, TurnEnded)
+    assert not run.escaped, f"Ctrl-C while showing {shown} escaped the session"
+    assert turn_end(run.events).outcome == "cancelled", shown
+    assert_history_is_valid(session)
+    assert turn_end(drain(session.run_turn("carry on"))).outcome == "ok", shown
+    assert_history_is_valid(session)
