@@ -10,12 +10,14 @@ Contract:
   load, a heuristic takes over and `estimator` says so.
 - Counts of texts are memoized by the text itself (strings are immutable, so this can
   never go stale); a message rebuilt around the same strings is counted cheaply.
-- Counts are memoized per message in a bounded LRU cache keyed by the message's identity.
+- Counts are memoized per message in an LRU cache keyed by the message's identity.
   Each entry keeps the message itself (so its id cannot be reused while cached) and a
   structural snapshot of it (fresh dicts and lists, shared immutable leaves). A hit needs
   the snapshot to compare equal to the message, which Python does in C and which catches
   any change, in place or not: no stale figure survives a change. Numbers are snapshotted
   with their type, so `1` -> `1.0` or `True` -> `1` counts as a change.
+- Both memos are bounded by entries and by size (tokens or characters), because they pin
+  what they remember, including messages that compaction has since dropped.
 
 cl100k is not Claude's tokenizer: every figure here is an estimate, to be calibrated with
 the usage the API reports.
@@ -38,8 +40,8 @@ HEURISTIC_ESTIMATOR = "heuristic chars/4 + CJK"
 MESSAGE_OVERHEAD_TOKENS = 4
 BLOCK_OVERHEAD_TOKENS = 2
 IMAGE_TOKENS = 1_600  # Anthropic's cost of a ~1.15 megapixel image, its largest unscaled size
-DEFAULT_CACHE_SIZE = 16_384
-TEXTS_PER_CACHED_MESSAGE = 4  # a message holds a few texts: name, id, input, result...
+DEFAULT_CACHE_SIZE = 16_384  # messages; texts get four times as many entries
+DEFAULT_MAX_CACHED_TOKENS = 8_000_000  # bounds the memory the memos pin, not just entries
 
 
 class Encoding(Protocol):
@@ -125,23 +127,54 @@ def build_snapshot(value: Any) -> Any:
 # --- the counter --------------------------------------------------------------------------
 
 
+class _BoundedMemo:
+    """An LRU map bounded by entries and by a total weight (tokens or characters)."""
+
+    def __init__(self, max_entries: int, max_weight: int) -> None:
+        self._entries: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
+        self._max_entries, self._max_weight, self._weight = max_entries, max_weight, 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: Any) -> Any:
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        self._entries.move_to_end(key)
+        return entry[0]
+
+    def put(self, key: Any, value: Any, weight: int) -> None:
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self._weight -= old[1]
+        self._entries[key] = (value, weight)
+        self._weight += weight
+        while len(self._entries) > self._max_entries or (
+                self._weight > self._max_weight and len(self._entries) > 1):
+            self._weight -= self._entries.popitem(last=False)[1][1]
+
+
+
 class TokenCounter:
     """Counts tokens of text, blocks and messages; memoizes per message (see module doc).
 
     `load_encoding` is called once, on the first count; if it raises, the heuristic is
-    used from then on. Not thread-safe: one counter serves one session loop.
+    used from then on. The memos keep at most `cache_size` messages (four times as many
+    texts) and about `max_cached_tokens` tokens of them (four times as many characters
+    of text). Not thread-safe: one counter serves one session loop.
     """
 
     def __init__(self, load_encoding: Callable[[], Encoding] | None = None,
-                 cache_size: int = DEFAULT_CACHE_SIZE) -> None:
-        if cache_size < 1:
-            raise ValueError("cache_size must be at least 1")
+                 cache_size: int = DEFAULT_CACHE_SIZE,
+                 max_cached_tokens: int = DEFAULT_MAX_CACHED_TOKENS) -> None:
+        if cache_size < 1 or max_cached_tokens < 1:
+            raise ValueError("cache_size and max_cached_tokens must be at least 1")
         self._load_encoding = load_encoding or load_offline_encoding
         self._encoding: Encoding | None = None
         self._is_loaded = False
-        self._cache: OrderedDict[int, tuple[Any, Any, int]] = OrderedDict()
-        self._text_cache: OrderedDict[str, int] = OrderedDict()
-        self._cache_size = cache_size
+        self._message_memo = _BoundedMemo(cache_size, max_cached_tokens)
+        self._text_memo = _BoundedMemo(cache_size * 4, max_cached_tokens * 4)
         self.load_failure: str | None = None  # exception class name if loading failed
 
     @property
@@ -153,7 +186,7 @@ class TokenCounter:
     @property
     def cached_messages(self) -> int:
         """How many message counts the memo holds now."""
-        return len(self._cache)
+        return len(self._message_memo)
 
     def _ensure_loaded(self) -> None:
         if self._is_loaded:
@@ -169,14 +202,10 @@ class TokenCounter:
         """Tokens of a piece of text (special-token strings are counted as plain text)."""
         if not text:
             return 0
-        count = self._text_cache.get(text)
-        if count is not None:
-            self._text_cache.move_to_end(text)
-            return count
-        count = self._encode_count(text)
-        self._text_cache[text] = count
-        if len(self._text_cache) > self._cache_size * TEXTS_PER_CACHED_MESSAGE:
-            self._text_cache.popitem(last=False)
+        count = self._text_memo.get(text)
+        if count is None:
+            count = self._encode_count(text)
+            self._text_memo.put(text, count, len(text))
         return count
 
     def _encode_count(self, text: str) -> int:
@@ -222,15 +251,11 @@ class TokenCounter:
     def count_message(self, message: dict[str, Any]) -> int:
         """Tokens of one message, memoized until the message changes."""
         key = id(message)
-        entry = self._cache.get(key)
+        entry = self._message_memo.get(key)
         if entry is not None and entry[0] is message and entry[1] == message:
-            self._cache.move_to_end(key)
             return entry[2]
         count = MESSAGE_OVERHEAD_TOKENS + self.count_content(message.get("content"))
-        self._cache[key] = (message, build_snapshot(message), count)
-        self._cache.move_to_end(key)
-        if len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+        self._message_memo.put(key, (message, build_snapshot(message), count), count)
         return count
 
     def count_messages(self, messages: Iterable[dict[str, Any]]) -> int:

@@ -26,9 +26,12 @@ class QuarterEncoding:
         return [0] * math.ceil(len(text) / 4)
 
 
-def make_counter(cache_size: int = 16_384) -> tuple[TokenCounter, QuarterEncoding]:
+def make_counter(cache_size: int = 16_384, max_cached_tokens: int = 8_000_000
+                 ) -> tuple[TokenCounter, QuarterEncoding]:
     encoding = QuarterEncoding()
-    return TokenCounter(load_encoding=lambda: encoding, cache_size=cache_size), encoding
+    counter = TokenCounter(load_encoding=lambda: encoding, cache_size=cache_size,
+                           max_cached_tokens=max_cached_tokens)
+    return counter, encoding
 
 
 def user(content: Any) -> dict[str, Any]:

@@ -152,13 +152,24 @@ def test_a_number_changing_type_in_place_is_counted_again():
     assert encoding.calls > calls
 
 
-def test_the_memo_is_bounded():
+def test_the_memo_is_bounded_by_entries():
     small, _ = make_counter(cache_size=2)
     for number in range(5):
         small.count_message(user(f"message {number}"))
     assert small.cached_messages == 2
     with pytest.raises(ValueError):
         TokenCounter(cache_size=0)
+
+
+def test_the_memo_is_bounded_by_the_size_of_what_it_holds():
+    small, encoding = make_counter(max_cached_tokens=100)
+    messages = [user(f"{number}" * 240) for number in range(3)]  # 64 tokens each
+    for message in messages:
+        small.count_message(message)
+    assert small.cached_messages == 1
+    calls = encoding.calls
+    small.count_message(messages[0])
+    assert encoding.calls == calls + 1  # its text was evicted too
 
 
 def test_estimate_tokens_uses_the_default_counter():
