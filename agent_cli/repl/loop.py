@@ -129,7 +129,7 @@ class Repl:
         try:
             return self._reader.read_line(lambda: measure.value)
         finally:
-            measure.wait()
+            _wait_through_interrupts(measure)
 
     def _print_banner(self, *, resumed: bool) -> None:
         """The greeting, then what the session found while opening (e.g. damaged memory)."""
@@ -156,3 +156,13 @@ class Repl:
             )
             return False
         return True
+
+
+def _wait_through_interrupts(measure: BackgroundMeasure) -> None:
+    """Wait for the measurement even through Ctrl-C: it still uses the session."""
+    while True:
+        try:
+            measure.wait()
+            return
+        except KeyboardInterrupt:
+            continue
