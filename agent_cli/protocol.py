@@ -55,12 +55,12 @@ def iter_tool_blocks(message: Any) -> Iterable[dict[str, Any]]:
 def collect_tool_ids(messages: Sequence[dict[str, Any]], kind: str) -> list[str]:
     """Ids of the `kind` ("tool_use" or "tool_result") blocks of `messages`, in order."""
     key = "id" if kind == "tool_use" else "tool_use_id"
-    ids = []
+    ids: list[str] = []
     for message in messages:
         content = message.get("content") if isinstance(message, dict) else None
         if isinstance(content, list):
-            ids += [block.get(key) for block in content
-                    if isinstance(block, dict) and block.get("type") == kind]
+            ids += [block[key] for block in content
+                    if isinstance(block, dict) and block.get("type") == kind and key in block]
     return ids
 
 

@@ -95,6 +95,7 @@ def build_truncated_blocks(blocks: list[Any], budget: int,
 def _truncate_result(block: dict[str, Any], budget: int,
                      counter: TokenCounter) -> dict[str, Any] | None:
     content = block.get("content")
+    cut: str | list[Any] | None
     if isinstance(content, str):
         cut = build_truncated_text(content, budget, counter)
     elif isinstance(content, list) and counter.count_content(content) > budget:
