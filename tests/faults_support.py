@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import errno
 import os
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
-from agent_cli.events import Notice, TurnEnded
+from agent_cli.events import ModelResponse, Notice, TurnEnded, Usage
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.provider.wire import build_wire_request
 from agent_cli.session.log import rebuild_from_records
@@ -164,3 +165,18 @@ class InterruptingToolbox:
     def run(self, name: str, tool_input: dict[str, Any]) -> Any:
         self.calls.append(name)
         raise KeyboardInterrupt
+
+
+class HangingProvider:
+    """A provider whose requests never answer until `release` is set (by the test's end)."""
+
+    name, model, context_window = "hanging", "hanging-1", 200_000
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.requests = 0
+
+    def stream(self, request: Any) -> Iterator[Any]:
+        self.requests += 1
+        self.release.wait(30)
+        yield ModelResponse({"role": "assistant", "content": []}, "end_turn", Usage())

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from fake_anthropic import HttpError, Reply, start_fake_server, text_block
 from faults_support import (
+    HangingProvider,
     InterruptingToolbox,
     assert_history_is_valid,
     drain_or_fail,
@@ -230,19 +231,6 @@ def test_ctrl_c_during_a_forced_compaction_leaves_the_view_unchanged(workspace: 
     assert [n.code for n in notices(events)] == ["cancelled"]
     assert take_snapshot(session) == before
     assert_history_is_valid(session)
-
-
-class HangingProvider:
-    """A provider whose summary request never answers (until the test lets it go)."""
-
-    name, model, context_window = "hanging", "hanging-1", 200_000
-
-    def __init__(self) -> None:
-        self.release = threading.Event()
-
-    def stream(self, request: Any):
-        self.release.wait(30)
-        yield ModelResponse({"role": "assistant", "content": []}, "end_turn", Usage())
 
 
 def test_a_real_ctrl_c_while_the_model_summary_is_awaited_cancels_the_turn(
