@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
 from agent_cli import __version__
 
@@ -58,7 +58,7 @@ class _Parser(argparse.ArgumentParser):
         self._stdout = stdout
         self._stderr = stderr
 
-    def _print_message(self, message: str, file: TextIO | None = None) -> None:
+    def _print_message(self, message: str, file: Any = None) -> None:
         if message:
             target = self._stderr if file is sys.stderr else self._stdout
             target.write(message)
@@ -85,12 +85,22 @@ def build_parser(*, stdout: TextIO, stderr: TextIO) -> argparse.ArgumentParser:
         prog="agent-cli", description=DESCRIPTION, epilog=EPILOG, stdout=stdout, stderr=stderr
     )
     parser.add_argument("--version", action="version", version=f"agent-cli {__version__}")
+    _add_model_arguments(parser)
+    _add_session_arguments(parser)
+    _add_compaction_arguments(parser)
+    return parser
+
+
+def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--provider",
         choices=PROVIDER_CHOICES,
         help="model provider (default: anthropic when ANTHROPIC_API_KEY is set, else offline)",
     )
     parser.add_argument("--model", help="model name (default: the provider's default)")
+
+
+def _add_session_arguments(parser: argparse.ArgumentParser) -> None:
     resume = parser.add_mutually_exclusive_group()
     resume.add_argument(
         "--resume",
@@ -104,21 +114,6 @@ def build_parser(*, stdout: TextIO, stderr: TextIO) -> argparse.ArgumentParser:
         dest="continue_latest",
         action="store_true",
         help="resume the latest session in this workspace",
-    )
-    parser.add_argument(
-        "--soft-threshold",
-        type=positive_int,
-        metavar="N",
-        help="compact the prompt view when it is over N tokens",
-    )
-    parser.add_argument(
-        "--hard-limit", type=positive_int, metavar="N", help="never send a request over N tokens"
-    )
-    parser.add_argument(
-        "--keep-recent",
-        type=positive_int,
-        metavar="N",
-        help="messages that pruning and summaries always keep verbatim",
     )
     parser.add_argument(
         "--yes",
@@ -137,7 +132,16 @@ def build_parser(*, stdout: TextIO, stderr: TextIO) -> argparse.ArgumentParser:
     parser.add_argument(
         "--workspace", metavar="DIR", help="folder the tools work in (default: the current folder)"
     )
-    return parser
+
+
+def _add_compaction_arguments(parser: argparse.ArgumentParser) -> None:
+    thresholds = [
+        ("--soft-threshold", "compact the prompt view when it is over N tokens"),
+        ("--hard-limit", "never send a request over N tokens"),
+        ("--keep-recent", "messages that pruning and summaries always keep verbatim"),
+    ]
+    for flag, help_text in thresholds:
+        parser.add_argument(flag, type=positive_int, metavar="N", help=help_text)
 
 
 def parse_args(

@@ -60,7 +60,7 @@ class Settings:
     yes: bool = False
     origins: Mapping[str, str] = field(default_factory=dict)
 
-    def policy_overrides(self) -> dict[str, int]:
+    def policy_overrides(self) -> dict[str, Any]:
         """CompactionPolicy keyword arguments for every compaction setting that was set."""
         values = {key: getattr(self, key) for key in POLICY_FIELDS}
         return {POLICY_FIELDS[key]: value for key, value in values.items() if value is not None}
@@ -104,10 +104,10 @@ def _value_problem(key: str, value: Any, expected: type) -> str | None:
     if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
         return f"must be {_type_words(expected)}, got {_toml_type(value)}"
     if key == "provider" and value not in PROVIDER_CHOICES:
-        return f"must be one of {', '.join(PROVIDER_CHOICES)}, got {value[:40]!r}"
-    if key == "model" and not value.strip():
+        return f"must be one of {', '.join(PROVIDER_CHOICES)}, got {str(value)[:40]!r}"
+    if key == "model" and not str(value).strip():
         return "must not be empty"
-    if expected is int and value < 1:
+    if isinstance(value, int) and not isinstance(value, bool) and value < 1:
         return f"must be at least 1, got {value}"
     return None
 

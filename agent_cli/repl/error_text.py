@@ -9,6 +9,7 @@ paths) are flattened with `clip_line`, so an error line can never rewrite the sc
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from agent_cli import errors as e
 from agent_cli.repl.safe_text import clip_line
@@ -52,7 +53,7 @@ def _blocked(exc: e.MessageViewLimitExceeded) -> str:
     )
 
 
-_DESCRIBERS: dict[type, Callable[[e.AgentCliError], str]] = {
+_DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.ConfigError: _config,
     e.MissingApiKey: lambda exc: "No ANTHROPIC_API_KEY: set it, or run with --provider offline",
     e.ProviderRequestFailed: _provider_failed,
@@ -113,7 +114,7 @@ def describe_error(exc: BaseException) -> str:
     for kind in type(exc).__mro__:
         describer = _DESCRIBERS.get(kind)
         if describer is not None:
-            return describer(exc)  # type: ignore[arg-type]
+            return describer(exc)
     return f"{type(exc).__name__}: {_c(exc, 300)}"
 
 
