@@ -8,6 +8,7 @@ session adopts it: a change that cannot be saved is not made.
 
 from __future__ import annotations
 
+import contextlib
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +21,7 @@ from agent_cli.durable import (
     add_pending,
     transition_pending,
 )
+from agent_cli.errors import StoreError
 from agent_cli.session.log import DURABLE_CHANGE, USER_COMMAND
 
 if TYPE_CHECKING:
@@ -60,9 +62,13 @@ def move_pending(session: Session, item_id: str, to: PendingStatus,
 
 
 def _adopt(session: Session, state: DurableContextState, action: str, item_id: str) -> None:
+    """Save, then adopt. The `durable_change` record after it is bookkeeping (the
+    `user_command` record before holds the words and is the source): the change is made,
+    so a full disk there must not report it as failed."""
     session.memory.save(session.workspace, state)
     session.durable_state = state
-    session.log.append(DURABLE_CHANGE, {"action": action, "item_id": item_id})
+    with contextlib.suppress(StoreError):
+        session.log.append(DURABLE_CHANGE, {"action": action, "item_id": item_id})
 
 
 def _find(state: DurableContextState, item_id: str) -> PendingItem | None:
