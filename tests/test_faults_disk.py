@@ -23,7 +23,7 @@ from faults_support import (
 )
 from session_support import ScriptedProvider, drain, make_session, tool_use
 
-from agent_cli.errors import SessionNotFound, StateDirUnavailable
+from agent_cli.errors import SessionNotFound, StateDirUnavailable, TranscriptWriteFailed
 from agent_cli.events import ToolFinished
 from agent_cli.provider.offline import OfflineProvider
 from agent_cli.store.artifacts import RESULTS_FOLDER
@@ -302,3 +302,32 @@ def test_a_truncated_transcript_resumes_up_to_its_last_whole_record(workspace: P
     assert len(resumed.view) < len(session.view)
     assert turn_end(drain(resumed.run_turn("list ."))).outcome == "ok"
     assert_history_is_valid(resumed)
+
+
+# --- a full disk under a durable-state command ----------------------------------------------
+
+
+def test_a_full_disk_refuses_remember_before_anything_changes(workspace: Path) -> None:
+    disk = FillableDisk()
+    session = make_session(workspace, OfflineProvider(), transcript_fs=disk)
+    disk.fill()
+    with pytest.raises(TranscriptWriteFailed):
+        session.remember("The build uses make")
+    assert session.durable_state.facts == ()
+    reopened = make_session(workspace, OfflineProvider())
+    assert reopened.durable_state.facts == ()
+
+
+def test_remember_is_kept_when_only_its_bookkeeping_record_meets_a_full_disk(
+        workspace: Path) -> None:
+    disk = FillableDisk()
+    session = make_session(workspace, OfflineProvider(), transcript_fs=disk)
+    disk.fill(when=b'"kind":"durable_change"')
+
+    fact = session.remember("The build uses make")  # the change is made: it must not raise
+
+    assert [f.content for f in session.durable_state.facts] == ["The build uses make"]
+    [resolution] = session.resolve_sources()
+    assert resolution.pointer == fact.source_pointer and resolution.status.value == "available"
+    reopened = make_session(workspace, OfflineProvider())
+    assert [f.content for f in reopened.durable_state.facts] == ["The build uses make"]
