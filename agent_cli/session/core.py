@@ -200,11 +200,8 @@ class Session:
             tokens_before=self._shown(result.tokens_before),
             tokens_after=self._shown(result.tokens_after), forced=forced)
         removed = [i for r in fired for i in r.removed_tool_use_ids]
-        try:
-            self.log.append_compaction(entry, removed, list(result.messages))
-        except StoreError as error:
-            yield Notice("error", "transcript_write_failed", describe.store_error(error))
-            return
+        # write-ahead; a StoreError propagates: the uncompacted view must not be sent
+        self.log.append_compaction(entry, removed, list(result.messages))
         self.view = list(result.messages)
         held = not forced and self.guard.note_compaction(
             result.tokens_before, result.tokens_after, policy.soft_threshold)

@@ -5,6 +5,7 @@ Contract of `run_turn_steps`:
   cannot be written ends the turn with an error notice and the view unchanged. Tool
   results that cannot be written are held (the call leaves the view) and recorded first
   thing in the next turn, so view and transcript agree again and no result is lost.
+  A compaction that cannot be recorded is not adopted and nothing is sent.
 - A failed request (after the provider's own retries) leaves view and transcript exactly
   as they were before it; the turn ends "failed" and the next turn works.
 - Exactly one tool_result answers every tool_use, even when a tool fails, is denied, or
@@ -101,6 +102,8 @@ def run_forced_compaction(session: Session, focus: str | None) -> Iterator[Sessi
     except MessageViewLimitExceeded as error:
         yield RequestBlocked(error.tokens_before, error.tokens_after, error.hard_limit,
                              error.applied_layers)
+    except StoreError as error:
+        yield Notice("error", "transcript_write_failed", session.describe_store_error(error))
     except KeyboardInterrupt:
         yield Notice("warning", "cancelled", "Cancelled: compaction was interrupted.")
 
@@ -115,6 +118,9 @@ def _one_step(session: Session) -> Iterator[SessionEvent]:
         return ("blocked", None)
     except (ToolProtocolError, WireFormatError) as error:
         yield Notice("error", "invalid_view", f"The view cannot be sent: {error}.")
+        return ("failed", None)
+    except StoreError as error:  # a compaction that could not be recorded: send nothing
+        yield Notice("error", "transcript_write_failed", session.describe_store_error(error))
         return ("failed", None)
     response = yield from _stream(session, request)
     if response is None:
