@@ -331,3 +331,29 @@ def test_remember_is_kept_when_only_its_bookkeeping_record_meets_a_full_disk(
     assert resolution.pointer == fact.source_pointer and resolution.status.value == "available"
     reopened = make_session(workspace, OfflineProvider())
     assert [f.content for f in reopened.durable_state.facts] == ["The build uses make"]
+
+
+# --- a full disk at a compaction record ------------------------------------------------------
+
+
+def test_a_compaction_that_cannot_be_recorded_sends_nothing_and_changes_nothing(
+        workspace: Path) -> None:
+    disk = FillableDisk()
+    provider = ScriptedProvider(summarizer=lambda messages: "The user wrote alphas.")
+    session = make_session(workspace, provider, soft=3_000, hard=5_000, keep_recent=2,
+                           transcript_fs=disk)
+    drain(session.run_turn("alpha " * 1_000))
+    before = take_snapshot(session)
+    sent_before = len(provider.requests)
+    disk.fill(when=b'"kind":"compaction"')
+
+    events = drain(session.run_turn("beta " * 2_800))  # over the hard limit until compacted
+
+    assert turn_end(events).outcome == "failed"
+    assert notices(events, "transcript_write_failed")
+    assert len(provider.requests) == sent_before  # an oversize view was not sent
+    assert session.view == [*before.view, {"role": "user", "content": "beta " * 2_800}]
+    assert_history_is_valid(session)
+    disk.free()
+    assert turn_end(drain(session.run_turn("go on"))).outcome == "ok"
+    assert_history_is_valid(session)
