@@ -1,0 +1,235 @@
+"""Compaction figures: the per-turn check and a full L1-L3 run, against the seed's approach.
+
+Run with `python -m bench bench_compaction` (or `make bench`). Prints figures only and
+asserts nothing. Targets from issue 2: the below-threshold check on a 1,500-turn history
+(about 3,000 messages, 2 KB tool results) costs at most 1 ms median and follows the new
+content, not the history's length; L1-L3 on an 8,000-message view take at most 100 ms.
+
+"Warm" means the counter has already counted the view's messages, as a session's
+per-turn checks do; "cold" starts from a fresh counter and so includes tokenizing it all.
+The seed's approach is written out here as it is printed: deep-copy the view and estimate
+len(json.dumps(block)) // 4 for every block, on every call.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+from agent_cli.compaction import CompactionPolicy, compact_context
+from agent_cli.tokens import TokenCounter
+
+Message = dict[str, Any]
+CHECK_TURNS = 200
+SEED_CHECK_TURNS = 15
+RUNS = 5
+DEFAULT = CompactionPolicy()
+NO_COMPACTION = CompactionPolicy(soft_threshold=500_000_000, hard_limit=600_000_000)
+FILES = [f"src/module_{number}.py" for number in range(40)]
+
+
+def build_result(number: int, chars: int = 2_000) -> str:
+    """Tool output that tokenizes like real output (varied log lines), about `chars` long."""
+    lines, size, line_number = [], 0, 0
+    while size < chars:
+        line = (f"{number:05d}.{line_number:03d} INFO worker[{(number * 7 + line_number) % 13}] "
+                f"processed {(number * 31 + line_number * 17) % 9973} items from "
+                f"{FILES[(number + line_number) % len(FILES)]} in 0.{line_number:03d}s\n")
+        lines.append(line)
+        size += len(line)
+        line_number += 1
+    return "".join(lines)[:chars]
+
+
+def build_turn(number: int, result_chars: int = 2_000) -> list[Message]:
+    """One assistant tool call (a file read every third turn) and its 2 KB result."""
+    tool_id = f"toolu_{number:06d}"
+    if number % 3 == 0:
+        use = {"type": "tool_use", "id": tool_id, "name": "read_file",
+               "input": {"path": FILES[number % len(FILES)]}}
+    else:
+        use = {"type": "tool_use", "id": tool_id, "name": "bash",
+               "input": {"command": f"make test TARGET={number}"}}
+    return [
+        {"role": "assistant", "content": [{"type": "text", "text": f"Step {number}: checking."},
+                                          use]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id,
+                                      "content": build_result(number, result_chars)}]},
+    ]
+
+
+def build_history(turns: int, huge_every: int = 0) -> list[Message]:
+    """A first request and `turns` turns; every `huge_every`-th result is 40 KB (L1 work)."""
+    history: list[Message] = [{"role": "user", "content": "Please make the test suite pass."}]
+    for number in range(turns):
+        is_huge = huge_every and number % huge_every == huge_every // 2
+        history += build_turn(number, 40_000 if is_huge else 2_000)
+    return history
+
+
+# --- the seed's approach, written out for comparison ---------------------------------------
+
+
+def estimate_like_the_seed(messages: list[Message]) -> int:
+    total = 0
+    for message in messages:
+        content = message.get("content", "")
+        if isinstance(content, str):
+            total += len(content) // 4
+        else:
+            total += sum(len(json.dumps(block)) // 4 for block in content)
+    return total
+
+
+def check_like_the_seed(messages: list[Message]) -> list[Message]:
+    """The seed's check below the threshold: a deep copy and a full estimate, every call."""
+    view = copy.deepcopy(messages)
+    estimate_like_the_seed(view)
+    return view
+
+
+def _drop_ids(view: list[Message], ids: set[str]) -> list[Message]:
+    kept = []
+    for message in view:
+        if isinstance(message["content"], list):
+            message["content"] = [b for b in message["content"]
+                                  if b.get("id") not in ids and b.get("tool_use_id") not in ids]
+            if not message["content"]:
+                continue
+        kept.append(message)
+    return kept
+
+
+def compact_like_the_seed(messages: list[Message], soft: int = 80_000) -> list[Message]:
+    """Seed-style L1-L3: deep copy, chars/4 re-estimated after every layer."""
+    view = copy.deepcopy(messages)
+    if estimate_like_the_seed(view) < soft:
+        return view
+    for message in view:  # L1
+        for block in message["content"] if isinstance(message["content"], list) else []:
+            if block.get("type") == "tool_result" and len(str(block["content"])) // 4 > 5_000:
+                block["content"] = str(block["content"])[:20_000] + "\n[... truncated ...]"
+    if estimate_like_the_seed(view) < soft:
+        return view
+    newest: dict[str, str] = {}  # L2
+    for message in view:
+        for block in message["content"] if isinstance(message["content"], list) else []:
+            if block.get("type") == "tool_use" and block.get("name") == "read_file":
+                newest.setdefault(block["input"]["path"], "")
+                newest[block["input"]["path"]] = block["id"]
+    reads = {b["id"] for m in view if isinstance(m["content"], list) for b in m["content"]
+             if b.get("type") == "tool_use" and b.get("name") == "read_file"}
+    view = _drop_ids(view, reads - set(newest.values()))
+    if estimate_like_the_seed(view) < soft:
+        return view
+    view = [view[0], *view[-6:]]  # L3, then drop halves that lost their partner
+    uses = {b["id"] for m in view if isinstance(m["content"], list) for b in m["content"]
+            if b.get("type") == "tool_use"}
+    results = {b["tool_use_id"] for m in view if isinstance(m["content"], list)
+               for b in m["content"] if b.get("type") == "tool_result"}
+    view = _drop_ids(view, uses ^ results)
+    estimate_like_the_seed(view)
+    return view
+
+
+# --- measuring ------------------------------------------------------------------------------
+
+
+def time_once(action: Callable[[], Any]) -> float:
+    started = time.perf_counter()
+    action()
+    return time.perf_counter() - started
+
+
+def median_turn_check(turns: int, check: Callable[[list[Message]], Any], samples: int) -> float:
+    """Median seconds of: append one prepared turn to a `turns`-turn history, check it."""
+    history = build_history(turns)
+    check(history)  # the session has checked this history before
+    prepared = [build_turn(number) for number in range(turns, turns + samples)]
+    durations = []
+    for turn in prepared:
+        started = time.perf_counter()
+        history += turn
+        check(history)
+        durations.append(time.perf_counter() - started)
+    return statistics.median(durations)
+
+
+def _check_with_a_fresh_counter() -> Callable[[list[Message]], Any]:
+    counter = TokenCounter()  # fresh, so no turn is already in its text memo
+    return lambda history: compact_context(history, policy=NO_COMPACTION, counter=counter)
+
+
+def report_turn_checks() -> None:
+    print(f"estimator: {TokenCounter().estimator}")
+    cold = time_once(lambda: _check_with_a_fresh_counter()(build_history(1_500)))
+    print(f"first check of a 1,500-turn history (cold: tokenizes it all): {cold * 1e3:.0f} ms")
+    figures = {}
+    for turns in (300, 1_500, 3_000):
+        mine = median_turn_check(turns, _check_with_a_fresh_counter(), CHECK_TURNS)
+        theirs = median_turn_check(turns, check_like_the_seed, SEED_CHECK_TURNS)
+        figures[turns] = mine
+        print(f"per-turn check, {turns:>5,} turns ({2 * turns + 1:,} msgs): "
+              f"ours {mine * 1e3:.3f} ms median (target <= 1 ms at 1,500 turns), "
+              f"seed-style {theirs * 1e3:.1f} ms ({theirs / mine:.0f}x)")
+    print(f"ours at 3,000 turns vs 300 turns: {figures[3_000] / figures[300]:.2f}x "
+          f"for 10x the history")
+    counter = TokenCounter()
+    counter.count_text("load the encoding")
+    turns = [build_turn(number) for number in range(10**6, 10**6 + CHECK_TURNS)]
+    only_new = statistics.median(time_once(lambda turn=turn: counter.count_messages(turn))
+                                 for turn in turns)
+    print(f"of which tokenizing the new turn alone (its 2 KB result): {only_new * 1e3:.3f} ms")
+
+
+def median_run(view: list[Message], prepare: Callable[[TokenCounter], Any],
+               runs: int = RUNS) -> tuple[float, Any]:
+    """Median seconds of compact_context on `view` over `runs` runs, each on a counter
+    prepared by `prepare` (which is not timed); also the last result."""
+    durations, result = [], None
+    for _ in range(runs):
+        counter = TokenCounter()
+        prepare(counter)
+        started = time.perf_counter()
+        result = compact_context(view, policy=DEFAULT, counter=counter)
+        durations.append(time.perf_counter() - started)
+    return statistics.median(durations), result
+
+
+def _primed(view: list[Message]) -> Callable[[TokenCounter], Any]:
+    """The state a session is in: the view minus its last turn was checked last turn."""
+    return lambda counter: compact_context(view[:-2], policy=NO_COMPACTION, counter=counter)
+
+
+def report_full_compaction(label: str, view: list[Message]) -> None:
+    primed, result = median_run(view, _primed(view))
+    counted, _ = median_run(view, lambda counter: counter.count_messages(view))
+    cold, _ = median_run(view, lambda counter: counter.count_text("load the encoding"), runs=1)
+    seed = statistics.median(time_once(lambda: compact_like_the_seed(view))
+                             for _ in range(RUNS))
+    print(f"{label}: {len(view):,} messages, {' -> '.join(result.applied_layers)}, "
+          f"{result.tokens_before:,} -> {result.tokens_after:,} tokens, "
+          f"{len(result.messages)} messages left")
+    for report in result.reports:
+        print(f"  L{report.layer} {report.name}: {report.tokens_before:,} -> "
+              f"{report.tokens_after:,} ({report.outcome}, {report.results_truncated} cut, "
+              f"{report.interactions_removed:,} interactions removed)")
+    print(f"  ours {primed * 1e3:.0f} ms median (previous turn checked; target <= 100 ms); "
+          f"{counted * 1e3:.0f} ms (messages counted, nothing validated yet); "
+          f"{cold * 1e3:.0f} ms cold (tokenizes everything)")
+    print(f"  seed-style {seed * 1e3:.0f} ms; seed / ours {seed / primed:.1f}x")
+
+
+def main() -> None:
+    report_turn_checks()
+    report_full_compaction("full compaction, 2 KB results", build_history(4_000, huge_every=0))
+    report_full_compaction("full compaction, 1 in 100 results 40 KB",
+                           build_history(4_000, huge_every=100))
+
+
+if __name__ == "__main__":
+    main()
