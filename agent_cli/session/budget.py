@@ -21,6 +21,9 @@ from agent_cli.compaction import CompactionPolicy
 MIN_CALIBRATION = 0.5
 MAX_CALIBRATION = 3.0
 MIN_VIEW_BUDGET = 256
+# One tool result may keep at most a quarter of the soft threshold in the view: with a
+# small threshold, L1 then still has something to cut before whole messages must go.
+MAX_RESULT_SHARE_DIVISOR = 4
 
 
 def calibration_ratio(api_prompt_tokens: int, estimated_prompt_tokens: int) -> float | None:
@@ -36,11 +39,15 @@ def calibrated_policy(policy: CompactionPolicy, ratio: float | None) -> Compacti
 
     The core counts with our estimator; dividing the thresholds by the API/estimate ratio
     makes them hold in the API's tokens. Soft stays below hard, so the result is valid.
+    The per-result limit of L1 is capped at a quarter of the soft threshold.
     """
     scale = ratio or 1.0
     hard = max(MIN_VIEW_BUDGET + 1, math.floor(policy.hard_limit / scale))
     soft = min(max(MIN_VIEW_BUDGET, math.floor(policy.soft_threshold / scale)), hard - 1)
-    return dataclasses.replace(policy, soft_threshold=soft, hard_limit=hard)
+    per_result = min(policy.max_tool_result_tokens,
+                     max(MIN_VIEW_BUDGET, soft // MAX_RESULT_SHARE_DIVISOR))
+    return dataclasses.replace(policy, soft_threshold=soft, hard_limit=hard,
+                               max_tool_result_tokens=per_result)
 
 
 def to_request_tokens(estimated_tokens: int, ratio: float | None) -> int:

@@ -178,8 +178,7 @@ class Session:
             policy = _forced_policy(policy, tokens)
         elif tokens >= policy.soft_threshold and self.guard.is_holding(
                 tokens, policy.soft_threshold, policy.hard_limit):
-            yield CompactionSkipped("loop_guard", self._shown(tokens))
-            policy = _guarded_policy(policy)
+            policy = _guarded_policy(policy)  # said once, when the guard began to hold
         result = compact_context(self.view, self.durable_state, policy=policy,
                                  summarizer=self.provider.build_summarizer(focus),
                                  counter=self.counter, reserved_tokens=reserved)

@@ -1,0 +1,52 @@
+"""The budget helpers: calibration, the policy the core applies, and the loop guard."""
+
+from __future__ import annotations
+
+from agent_cli.compaction import CompactionPolicy
+from agent_cli.session.budget import (
+    LoopGuard,
+    calibrated_policy,
+    calibration_ratio,
+    to_request_tokens,
+)
+
+
+def test_calibration_is_the_ratio_of_api_tokens_to_estimated_tokens_clamped() -> None:
+    assert calibration_ratio(1_200, 1_000) == 1.2
+    assert calibration_ratio(10_000, 1_000) == 3.0
+    assert calibration_ratio(100, 1_000) == 0.5
+    assert calibration_ratio(0, 1_000) is None
+    assert calibration_ratio(1_000, 0) is None
+
+
+def test_thresholds_are_divided_by_the_calibration_so_they_hold_in_api_tokens() -> None:
+    policy = calibrated_policy(CompactionPolicy(soft_threshold=80_000, hard_limit=120_000), 1.25)
+    assert (policy.soft_threshold, policy.hard_limit) == (64_000, 96_000)
+    assert to_request_tokens(64_000, 1.25) == 80_000
+
+
+def test_one_tool_result_may_keep_at_most_a_quarter_of_the_soft_threshold() -> None:
+    small = calibrated_policy(CompactionPolicy(soft_threshold=3_000, hard_limit=50_000), None)
+    assert small.max_tool_result_tokens == 750
+    large = calibrated_policy(CompactionPolicy(), None)
+    assert large.max_tool_result_tokens == 5_000
+
+
+def test_the_calibrated_policy_always_keeps_soft_below_hard() -> None:
+    policy = calibrated_policy(CompactionPolicy(soft_threshold=300, hard_limit=301), 3.0)
+    assert 0 < policy.soft_threshold < policy.hard_limit
+
+
+def test_the_loop_guard_holds_after_a_compaction_that_freed_too_little() -> None:
+    guard = LoopGuard()
+    assert guard.note_compaction(before=10_000, after=9_990, soft_threshold=8_000)
+    assert guard.is_holding(10_000, soft_threshold=8_000, hard_limit=20_000)
+    assert not guard.is_holding(20_000, soft_threshold=8_000, hard_limit=20_000)  # hard limit
+    assert not guard.is_holding(9_990 + 400, soft_threshold=8_000, hard_limit=20_000)  # regrew
+    assert guard.held_at is None
+
+
+def test_the_loop_guard_stays_open_after_a_compaction_that_worked() -> None:
+    guard = LoopGuard()
+    assert not guard.note_compaction(before=10_000, after=5_000, soft_threshold=8_000)
+    assert not guard.is_holding(9_000, soft_threshold=8_000, hard_limit=20_000)
