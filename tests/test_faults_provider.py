@@ -9,6 +9,7 @@ the next turn works with every request accepted by the fake.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -184,8 +185,6 @@ def test_an_answer_cut_at_max_tokens_is_marked_in_the_transcript(server,
 
     drain(session.run_turn("explain at length"))
 
-    import json
-
     new = [json.loads(line) for line in take_snapshot(session).transcript_lines
            [len(before.transcript_lines):]]
     assert [r["kind"] for r in new if r["kind"] != "usage"] == ["message", "message", "notice"]
@@ -207,4 +206,49 @@ def test_an_answer_that_was_only_a_cut_tool_call_says_it_was_cut(server,
     assert session.view == [*before.view, {"role": "user", "content": "read it"}]
     assert_history_is_valid(session)
     assert turn_end(drain(session.run_turn("try again"))).outcome == "ok"
+    assert all(request.rejection is None for request in server.requests)
+
+
+@pytest.mark.parametrize("fault", ["529 without retry-after", "connection dropped mid-stream"])
+def test_a_fault_after_a_tool_step_keeps_the_recorded_call_and_results(
+        server, workspace: Path, fault: str) -> None:
+    sleeps: list[float] = []
+    session = start_with_a_tool_turn(server, workspace, sleeps)
+    case = FAULTS[fault]
+    server.enqueue(Reply([tool_use_block("toolu_2", "read_file", {"path": "notes.txt"})],
+                         "tool_use"),
+                   *[case.make() for _ in range(case.attempts)])
+    before = take_snapshot(session)
+
+    events = drain(session.run_turn("read it again"))
+
+    assert turn_end(events).outcome == "failed" and turn_end(events).steps == 2
+    assert notices(events, "provider_failed")
+    call, results = session.view[-2], session.view[-1]
+    assert session.view[:-2] == [*before.view, {"role": "user", "content": "read it again"}]
+    assert call["content"][0]["id"] == results["content"][0]["tool_use_id"] == "toolu_2"
+    assert "the build uses make" in results["content"][0]["content"]
+    assert_history_is_valid(session)
+    assert turn_end(drain(session.run_turn("well?"))).outcome == "ok"
+    assert all(request.rejection is None for request in server.requests)
+
+
+def test_a_model_summary_request_that_fails_leaves_the_view_and_the_turn_goes_on(
+        server, workspace: Path) -> None:
+    sleeps: list[float] = []
+    provider = build_provider(server, sleeps)
+    session = make_session(workspace, provider, soft=3_000, hard=60_000, keep_recent=2)
+    drain(session.run_turn("alpha " * 1_000))
+    before = take_snapshot(session)
+    server.enqueue(*[HttpError(529) for _ in range(MAX_RETRIES + 1)])  # the summary request
+
+    events = drain(session.run_turn("beta " * 1_000))
+
+    assert [n.code for n in notices(events)] == ["summary_failed"]
+    assert turn_end(events).outcome == "ok"
+    assert session.view[:-1] == [*before.view, {"role": "user", "content": "beta " * 1_000}]
+    summary_requests = [r for r in server.accepted if not r.get("tools")]
+    assert len(summary_requests) == MAX_RETRIES + 1
+    assert server.accepted[-1]["messages"][0]["content"][0]["text"].startswith("alpha")
+    assert_history_is_valid(session)
     assert all(request.rejection is None for request in server.requests)
