@@ -19,7 +19,7 @@ test: install
 
 lint: install
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+
 
 bench: install
 	$(BIN)/python -m bench
