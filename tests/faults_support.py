@@ -93,8 +93,7 @@ def build_probe_request(view: list[dict[str, Any]]) -> Any:
     messages = list(view)
     if messages[-1].get("role") == "assistant":
         messages.append({"role": "user", "content": "probe"})
-    return ModelRequest(system="probe", durable_context="", messages=tuple(messages),
-                        tools=())
+    return ModelRequest(system="probe", durable_context="", messages=tuple(messages), tools=())
 
 
 def drain_or_fail(events: Iterator[Any]) -> list[Any]:

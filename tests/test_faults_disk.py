@@ -52,21 +52,27 @@ def run_main(argv: list[str], env: dict[str, str]) -> tuple[int, str]:
 # --- the state folder ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("make_home, reason", [
-    (lambda tmp: tmp / "a-file" / "home", "ENOTDIR"),
-    (lambda tmp: tmp / "a-file", "not_a_directory"),
-    (lambda tmp: tmp / ("x" * 300), "ENAMETOOLONG"),
-], ids=["under a regular file", "is a regular file", "name too long"])
-def test_an_unusable_state_home_is_refused_with_a_clear_message(tmp_path: Path, workspace: Path,
-                                                                make_home, reason: str) -> None:
+@pytest.mark.parametrize(
+    "make_home, reason",
+    [
+        (lambda tmp: tmp / "a-file" / "home", "ENOTDIR"),
+        (lambda tmp: tmp / "a-file", "not_a_directory"),
+        (lambda tmp: tmp / ("x" * 300), "ENAMETOOLONG"),
+    ],
+    ids=["under a regular file", "is a regular file", "name too long"],
+)
+def test_an_unusable_state_home_is_refused_with_a_clear_message(
+    tmp_path: Path, workspace: Path, make_home, reason: str
+) -> None:
     (tmp_path / "a-file").write_text("not a folder")
     home = make_home(tmp_path)
     env = {"AGENT_CLI_HOME": str(home)}
     with pytest.raises(StateDirUnavailable) as caught:
         resolve_state_paths(env)
     assert caught.value.reason == reason
-    code, said = run_main(["-p", "hello", "--provider", "offline", "--workspace",
-                           str(workspace)], env)
+    code, said = run_main(
+        ["-p", "hello", "--provider", "offline", "--workspace", str(workspace)], env
+    )
     assert code == 1
     assert "cannot use the state folder" in said and "AGENT_CLI_HOME" in said
     assert reason in said and "Traceback" not in said
@@ -88,7 +94,8 @@ def test_a_transcripts_folder_replaced_by_a_file_refuses_the_session(workspace: 
 
 @pytest.mark.parametrize("room", [0, 40], ids=["ENOSPC at once", "a short write first"])
 def test_a_full_disk_at_the_user_message_ends_the_turn_with_nothing_half_written(
-        workspace: Path, room: int) -> None:
+    workspace: Path, room: int
+) -> None:
     disk = FillableDisk()
     provider = ScriptedProvider()
     session = make_session(workspace, provider, transcript_fs=disk)
@@ -109,8 +116,7 @@ def test_a_full_disk_at_the_user_message_ends_the_turn_with_nothing_half_written
     assert_history_is_valid(session)
 
 
-def test_a_full_disk_at_the_answer_keeps_only_the_recorded_user_message(
-        workspace: Path) -> None:
+def test_a_full_disk_at_the_answer_keeps_only_the_recorded_user_message(workspace: Path) -> None:
     disk = FillableDisk()
     session = make_session(workspace, ScriptedProvider(), transcript_fs=disk)
     drain(session.run_turn("first"))
@@ -124,7 +130,7 @@ def test_a_full_disk_at_the_answer_keeps_only_the_recorded_user_message(
     after = take_snapshot(session)
     assert after.view == [*before.view, {"role": "user", "content": "second"}]
     assert after.transcript_lines[: len(before.transcript_lines)] == before.transcript_lines
-    new = [json.loads(line) for line in after.transcript_lines[len(before.transcript_lines):]]
+    new = [json.loads(line) for line in after.transcript_lines[len(before.transcript_lines) :]]
     assert [r["kind"] for r in new] == ["message", "usage"]  # the request did happen
     assert b'"role":"assistant"' not in b"".join(after.transcript_lines[-2:])
     assert_history_is_valid(session)
@@ -133,8 +139,7 @@ def test_a_full_disk_at_the_answer_keeps_only_the_recorded_user_message(
     assert_history_is_valid(session)
 
 
-def test_a_full_disk_at_the_tool_results_loses_nothing_once_space_returns(
-        workspace: Path) -> None:
+def test_a_full_disk_at_the_tool_results_loses_nothing_once_space_returns(workspace: Path) -> None:
     disk = FillableDisk()
     provider = ScriptedProvider([[tool_use("t1", "read_file", path="notes.txt")], ANSWER])
     session = make_session(workspace, provider, transcript_fs=disk)
@@ -165,8 +170,10 @@ def test_a_full_disk_at_the_tool_results_loses_nothing_once_space_returns(
 
 def test_held_tool_results_are_recorded_before_a_forced_compaction(workspace: Path) -> None:
     disk = FillableDisk()
-    provider = ScriptedProvider([[tool_use("t1", "read_file", path="notes.txt")], ANSWER],
-                                summarizer=lambda messages: "short summary")
+    provider = ScriptedProvider(
+        [[tool_use("t1", "read_file", path="notes.txt")], ANSWER],
+        summarizer=lambda messages: "short summary",
+    )
     session = make_session(workspace, provider, transcript_fs=disk)
     disk.fill(when=b'"tool_result"')
     drain(session.run_turn("read notes.txt"))
@@ -205,12 +212,17 @@ def validate_view_only(session) -> None:
 
 @pytest.mark.parametrize("room", [0, 5_000], ids=["ENOSPC at once", "part written first"])
 def test_a_full_disk_at_an_artifact_leaves_no_pointer_and_no_partial_bytes(
-        workspace: Path, isolated_home: Path, room: int) -> None:
+    workspace: Path, isolated_home: Path, room: int
+) -> None:
     disk = FillableDisk()
-    provider = ScriptedProvider([
-        [tool_use("t1", "bash", command=BIG_OUTPUT_COMMAND)], ANSWER,
-        [tool_use("t2", "bash", command=BIG_OUTPUT_COMMAND)], ANSWER,
-    ])
+    provider = ScriptedProvider(
+        [
+            [tool_use("t1", "bash", command=BIG_OUTPUT_COMMAND)],
+            ANSWER,
+            [tool_use("t2", "bash", command=BIG_OUTPUT_COMMAND)],
+            ANSWER,
+        ]
+    )
     session = make_session(workspace, provider, artifact_fs=disk)
     disk.fill(room=room)
 
@@ -230,8 +242,9 @@ def test_a_full_disk_at_an_artifact_leaves_no_pointer_and_no_partial_bytes(
     events = drain(session.run_turn("count again"))
     [finished] = [e for e in events if isinstance(e, ToolFinished)]
     assert finished.artifact_pointer is not None
-    stored = session.toolbox.run("read_artifact", {"pointer": finished.artifact_pointer,
-                                                   "offset": 0, "limit": 100})
+    stored = session.toolbox.run(
+        "read_artifact", {"pointer": finished.artifact_pointer, "offset": 0, "limit": 100}
+    )
     assert not stored.is_error and "19999" not in stored.content
     [path] = folder.iterdir()
     assert path.read_text().endswith("\n19999\n20000\n")
@@ -247,13 +260,18 @@ def cut_in_half(path: Path) -> None:
         handle.truncate(size // 2)
 
 
-@pytest.mark.parametrize("change, reason", [
-    (lambda path: path.unlink(), "deleted"),
-    (cut_in_half, "truncated"),
-    (lambda path: path.open("ab").write(b'{"forged": true}\n'), "grown"),
-], ids=["deleted", "truncated", "appended to by someone else"])
+@pytest.mark.parametrize(
+    "change, reason",
+    [
+        (lambda path: path.unlink(), "deleted"),
+        (cut_in_half, "truncated"),
+        (lambda path: path.open("ab").write(b'{"forged": true}\n'), "grown"),
+    ],
+    ids=["deleted", "truncated", "appended to by someone else"],
+)
 def test_a_transcript_changed_underneath_stops_every_append_and_says_to_start_anew(
-        workspace: Path, change, reason: str) -> None:
+    workspace: Path, change, reason: str
+) -> None:
     provider = ScriptedProvider([[tool_use("t1", "read_file", path="notes.txt")], ANSWER])
     session = make_session(workspace, provider)
     drain(session.run_turn("read notes.txt"))
@@ -319,7 +337,8 @@ def test_a_full_disk_refuses_remember_before_anything_changes(workspace: Path) -
 
 
 def test_remember_is_kept_when_only_its_bookkeeping_record_meets_a_full_disk(
-        workspace: Path) -> None:
+    workspace: Path,
+) -> None:
     disk = FillableDisk()
     session = make_session(workspace, OfflineProvider(), transcript_fs=disk)
     disk.fill(when=b'"kind":"durable_change"')
@@ -337,11 +356,13 @@ def test_remember_is_kept_when_only_its_bookkeeping_record_meets_a_full_disk(
 
 
 def test_a_compaction_that_cannot_be_recorded_sends_nothing_and_changes_nothing(
-        workspace: Path) -> None:
+    workspace: Path,
+) -> None:
     disk = FillableDisk()
     provider = ScriptedProvider(summarizer=lambda messages: "The user wrote alphas.")
-    session = make_session(workspace, provider, soft=3_000, hard=5_000, keep_recent=2,
-                           transcript_fs=disk)
+    session = make_session(
+        workspace, provider, soft=3_000, hard=5_000, keep_recent=2, transcript_fs=disk
+    )
     drain(session.run_turn("alpha " * 1_000))
     before = take_snapshot(session)
     sent_before = len(provider.requests)

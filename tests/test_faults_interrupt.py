@@ -54,6 +54,7 @@ def workspace(tmp_path: Path) -> Path:
 
 def answer_then_interrupt(*texts: str):
     """A provider step that streams `texts`, then the user presses Ctrl-C."""
+
     def step(request):
         for text in texts:
             yield TextDelta(text)
@@ -73,13 +74,18 @@ def assert_cancelled_and_sound(session: Any, events: list[Any]) -> None:
 # --- while streaming ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("texts, kept", [
-    (("The answer ", "begins"), "The answer begins"),
-    ((), None),
-    (("   ",), None),
-], ids=["after some text", "before any text", "after only blanks"])
+@pytest.mark.parametrize(
+    "texts, kept",
+    [
+        (("The answer ", "begins"), "The answer begins"),
+        ((), None),
+        (("   ",), None),
+    ],
+    ids=["after some text", "before any text", "after only blanks"],
+)
 def test_ctrl_c_while_streaming_keeps_what_arrived_marked_and_nothing_else(
-        workspace: Path, texts: tuple[str, ...], kept: str | None) -> None:
+    workspace: Path, texts: tuple[str, ...], kept: str | None
+) -> None:
     session = make_session(workspace, ScriptedProvider([ANSWER, answer_then_interrupt(*texts)]))
     drain(session.run_turn("first"))
     before = take_snapshot(session)
@@ -98,10 +104,16 @@ def test_ctrl_c_while_streaming_keeps_what_arrived_marked_and_nothing_else(
 
 def test_ctrl_c_while_the_real_sdk_streams_keeps_the_partial_answer(workspace: Path) -> None:
     with start_fake_server(api_key=API_KEY) as server:
-        server.enqueue(Reply([text_block("A long answer that streams in many small pieces.")],
-                             chunk_size=4))
-        provider = AnthropicProvider(API_KEY, "claude-test", base_url=server.base_url,
-                                     sleep=lambda seconds: None, timeout_seconds=5)
+        server.enqueue(
+            Reply([text_block("A long answer that streams in many small pieces.")], chunk_size=4)
+        )
+        provider = AnthropicProvider(
+            API_KEY,
+            "claude-test",
+            base_url=server.base_url,
+            sleep=lambda seconds: None,
+            timeout_seconds=5,
+        )
         session = make_session(workspace, provider)
         run = drive_with_interrupt(session.run_turn("talk"), at_index=3)
         texts = [e.text for e in run.events if isinstance(e, AssistantText)]
@@ -120,8 +132,9 @@ def test_ctrl_c_during_a_retry_wait_cancels_with_the_history_as_before(workspace
             raise KeyboardInterrupt
 
     with start_fake_server(api_key=API_KEY) as server:
-        provider = AnthropicProvider(API_KEY, "claude-test", base_url=server.base_url,
-                                     sleep=sleep, timeout_seconds=5)
+        provider = AnthropicProvider(
+            API_KEY, "claude-test", base_url=server.base_url, sleep=sleep, timeout_seconds=5
+        )
         session = make_session(workspace, provider)
         drain(session.run_turn("first"))
         before = take_snapshot(session)
@@ -137,12 +150,15 @@ def test_ctrl_c_during_a_retry_wait_cancels_with_the_history_as_before(workspace
 # --- while a tool runs --------------------------------------------------------------------
 
 
-def test_ctrl_c_while_bash_runs_ends_the_command_and_answers_every_call(
-        workspace: Path) -> None:
-    provider = ScriptedProvider([[
-        tool_use("t1", "bash", command="echo $$ > sleeper.pid; exec sleep 30"),
-        tool_use("t2", "list_dir", path="."),
-    ]])
+def test_ctrl_c_while_bash_runs_ends_the_command_and_answers_every_call(workspace: Path) -> None:
+    provider = ScriptedProvider(
+        [
+            [
+                tool_use("t1", "bash", command="echo $$ > sleeper.pid; exec sleep 30"),
+                tool_use("t2", "list_dir", path="."),
+            ]
+        ]
+    )
     session = make_session(workspace, provider)
     events: list[Any] = []
     presser = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
@@ -196,14 +212,16 @@ class Summarizer:
 
 def start_long_session(workspace: Path, summarizer: Any) -> Any:
     """A session whose next request must summarize: message 0 alone nearly fills it."""
-    session = make_session(workspace, ScriptedProvider(summarizer=summarizer),
-                           soft=2_500, hard=60_000, keep_recent=2)
+    session = make_session(
+        workspace, ScriptedProvider(summarizer=summarizer), soft=2_500, hard=60_000, keep_recent=2
+    )
     drain(session.run_turn("first " * 1_800))
     return session
 
 
 def test_ctrl_c_while_the_summarizer_runs_cancels_the_turn_with_the_view_unchanged(
-        workspace: Path) -> None:
+    workspace: Path,
+) -> None:
     summarizer = Summarizer()
     session = start_long_session(workspace, summarizer)
     summarizer.armed = True
@@ -233,8 +251,7 @@ def test_ctrl_c_during_a_forced_compaction_leaves_the_view_unchanged(workspace: 
     assert_history_is_valid(session)
 
 
-def test_a_real_ctrl_c_while_the_model_summary_is_awaited_cancels_the_turn(
-        workspace: Path) -> None:
+def test_a_real_ctrl_c_while_the_model_summary_is_awaited_cancels_the_turn(workspace: Path) -> None:
     hanging = HangingProvider()
     summarizer = build_model_summarizer(hanging, timeout_seconds=30)
     session = start_long_session(workspace, summarizer)
@@ -273,11 +290,14 @@ def start_session_due_for_compaction(workspace: Path) -> Any:
     session = make_session(workspace, provider, keep_recent=2)
     for index in range(3):
         drain(session.run_turn(f"setup {index} " + "words " * 300))
-    session.policy = CompactionPolicy(soft_threshold=session.gauge().tokens, hard_limit=60_000,
-                                      keep_recent_messages=2, summary_keep_recent=2)
+    session.policy = CompactionPolicy(
+        soft_threshold=session.gauge().tokens,
+        hard_limit=60_000,
+        keep_recent_messages=2,
+        summary_keep_recent=2,
+    )
     provider.steps = [
-        streamed([text_block("Let me look."), tool_use("t1", "list_dir", path=".")],
-                 "tool_use"),
+        streamed([text_block("Let me look."), tool_use("t1", "list_dir", path=".")], "tool_use"),
         streamed([text_block("There is one file.")], "end_turn"),
     ]
     return session
@@ -286,14 +306,24 @@ def start_session_due_for_compaction(workspace: Path) -> Any:
 def test_the_reference_turn_passes_through_every_stage(workspace: Path) -> None:
     session = start_session_due_for_compaction(workspace)
     kinds = [type(e).__name__ for e in drain(session.run_turn("what is here?"))]
-    assert kinds == ["CompactionFired", "AssistantText", "AssistantText", "AssistantDone",
-                     "ToolStarted", "ToolFinished", "AssistantText", "AssistantText",
-                     "AssistantDone", "TurnEnded"]
+    assert kinds == [
+        "CompactionFired",
+        "AssistantText",
+        "AssistantText",
+        "AssistantDone",
+        "ToolStarted",
+        "ToolFinished",
+        "AssistantText",
+        "AssistantText",
+        "AssistantDone",
+        "TurnEnded",
+    ]
 
 
 @pytest.mark.parametrize("at_index", range(9))
 def test_ctrl_c_at_any_event_of_a_turn_cancels_it_and_keeps_the_history_sound(
-        workspace: Path, at_index: int) -> None:
+    workspace: Path, at_index: int
+) -> None:
     session = start_session_due_for_compaction(workspace)
 
     run = drive_with_interrupt(session.run_turn("what is here?"), at_index)

@@ -30,23 +30,37 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 def workspace(tmp_path: Path) -> Path:
     root = tmp_path / "ws"
     root.mkdir()
-    (root / "notes.txt").write_text("".join(f"note {i}: the build uses make\n"
-                                            for i in range(2_000)))
+    (root / "notes.txt").write_text(
+        "".join(f"note {i}: the build uses make\n" for i in range(2_000))
+    )
     return root
 
 
 def run_agent_cli(args: list[str], workspace: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
-    return subprocess.run([sys.executable, "-m", "agent_cli", *args, "--provider", "offline",
-                           "--workspace", str(workspace)],
-                          env=env, capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "agent_cli",
+            *args,
+            "--provider",
+            "offline",
+            "--workspace",
+            str(workspace),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 # --- two sessions on one id -----------------------------------------------------------------
 
 
-def test_a_second_session_on_an_open_id_is_refused_and_the_first_goes_on(
-        workspace: Path) -> None:
+def test_a_second_session_on_an_open_id_is_refused_and_the_first_goes_on(workspace: Path) -> None:
     first = make_session(workspace, OfflineProvider())
     drain(first.run_turn("list ."))
     before = take_snapshot(first)
@@ -65,7 +79,8 @@ def test_a_second_session_on_an_open_id_is_refused_and_the_first_goes_on(
 
 
 def test_a_second_agent_cli_process_on_an_open_session_is_refused_with_a_clear_message(
-        workspace: Path) -> None:
+    workspace: Path,
+) -> None:
     first = make_session(workspace, OfflineProvider())
     drain(first.run_turn("list ."))
     before = take_snapshot(first)
@@ -109,13 +124,15 @@ while True:
 """
 
 
-def run_and_kill(workspace: Path, label: str, finished_turns: int,
-                 resume: str | None) -> tuple[str, int]:
+def run_and_kill(
+    workspace: Path, label: str, finished_turns: int, resume: str | None
+) -> tuple[str, int]:
     """Run the session child until it has finished some turns, SIGKILL it mid-way through
     the next ones; return its session id and how many turns it reported finished."""
     args = [sys.executable, "-c", CHILD, str(PROJECT_ROOT), str(workspace), label]
-    child = subprocess.Popen(args + ([resume] if resume else []), stdout=subprocess.PIPE,
-                             text=True, env=dict(os.environ))
+    child = subprocess.Popen(
+        args + ([resume] if resume else []), stdout=subprocess.PIPE, text=True, env=dict(os.environ)
+    )
     assert child.stdout is not None
     session_id = child.stdout.readline().split()[1]
     done = 0
@@ -139,8 +156,7 @@ def recorded_user_texts(session) -> list[str]:
     return texts
 
 
-def test_a_session_killed_mid_turn_resumes_valid_with_every_finished_turn(
-        workspace: Path) -> None:
+def test_a_session_killed_mid_turn_resumes_valid_with_every_finished_turn(workspace: Path) -> None:
     session_id = None
     finished: list[str] = []
     for round_number in range(3):

@@ -46,32 +46,40 @@ class ProviderFault:
     make: Callable[[], Any]
     attempts: int
     sleeps: list[float]
-    words: str             # the notice must say this
+    words: str  # the notice must say this
 
 
 BACKOFF = [0.5, 1.0]  # jitter 0: 0.5 s, then doubled
 FAULTS = {
-    "429 with retry-after": ProviderFault(lambda: HttpError(429, retry_after="2"), 3,
-                                          [2.0, 2.0], "rate limited"),
-    "429 without retry-after": ProviderFault(lambda: HttpError(429), 3, BACKOFF,
-                                             "rate limited"),
-    "529 with retry-after": ProviderFault(lambda: HttpError(529, retry_after="3"), 3,
-                                          [3.0, 3.0], "overloaded"),
-    "529 without retry-after": ProviderFault(lambda: HttpError(529), 3, BACKOFF,
-                                             "overloaded"),
-    "mid-stream overloaded_error": ProviderFault(lambda: StreamError(after_events=5), 3,
-                                                 BACKOFF, "overloaded"),
-    "connection dropped mid-stream": ProviderFault(lambda: DropConnection(after_events=5), 3,
-                                                   BACKOFF, "could not reach the API"),
-    "read timeout": ProviderFault(lambda: Stall(seconds=5, after_events=4), 3, BACKOFF,
-                                  "did not answer in time"),
-    "stream ended early": ProviderFault(lambda: EndStreamEarly(after_events=5), 3, BACKOFF,
-                                        "request failed"),
-    "malformed SSE": ProviderFault(lambda: MalformedEvent(after_events=5), 2, [0.5],
-                                   "request failed"),
+    "429 with retry-after": ProviderFault(
+        lambda: HttpError(429, retry_after="2"), 3, [2.0, 2.0], "rate limited"
+    ),
+    "429 without retry-after": ProviderFault(lambda: HttpError(429), 3, BACKOFF, "rate limited"),
+    "529 with retry-after": ProviderFault(
+        lambda: HttpError(529, retry_after="3"), 3, [3.0, 3.0], "overloaded"
+    ),
+    "529 without retry-after": ProviderFault(lambda: HttpError(529), 3, BACKOFF, "overloaded"),
+    "mid-stream overloaded_error": ProviderFault(
+        lambda: StreamError(after_events=5), 3, BACKOFF, "overloaded"
+    ),
+    "connection dropped mid-stream": ProviderFault(
+        lambda: DropConnection(after_events=5), 3, BACKOFF, "could not reach the API"
+    ),
+    "read timeout": ProviderFault(
+        lambda: Stall(seconds=5, after_events=4), 3, BACKOFF, "did not answer in time"
+    ),
+    "stream ended early": ProviderFault(
+        lambda: EndStreamEarly(after_events=5), 3, BACKOFF, "request failed"
+    ),
+    "malformed SSE": ProviderFault(
+        lambda: MalformedEvent(after_events=5), 2, [0.5], "request failed"
+    ),
     "400 invalid request": ProviderFault(
-        lambda: HttpError(400, message="messages.1: the fake refuses this"), 1, [],
-        "rejected the request: messages.1: the fake refuses this"),
+        lambda: HttpError(400, message="messages.1: the fake refuses this"),
+        1,
+        [],
+        "rejected the request: messages.1: the fake refuses this",
+    ),
 }
 
 
@@ -90,17 +98,29 @@ def workspace(tmp_path: Path) -> Path:
 
 
 def build_provider(server, sleeps: list[float]) -> AnthropicProvider:
-    return AnthropicProvider(API_KEY, "claude-test", base_url=server.base_url,
-                             sleep=sleeps.append, timeout_seconds=0.5,
-                             max_retries=MAX_RETRIES, jitter=lambda: 0.0)
+    return AnthropicProvider(
+        API_KEY,
+        "claude-test",
+        base_url=server.base_url,
+        sleep=sleeps.append,
+        timeout_seconds=0.5,
+        max_retries=MAX_RETRIES,
+        jitter=lambda: 0.0,
+    )
 
 
 def start_with_a_tool_turn(server, workspace: Path, sleeps: list[float]) -> Any:
     """A session whose history already holds one whole tool interaction and an answer."""
     server.enqueue(
-        Reply([text_block("Looking."),
-               tool_use_block("toolu_setup", "read_file", {"path": "notes.txt"})], "tool_use"),
-        Reply([text_block("It uses make.")]))
+        Reply(
+            [
+                text_block("Looking."),
+                tool_use_block("toolu_setup", "read_file", {"path": "notes.txt"}),
+            ],
+            "tool_use",
+        ),
+        Reply([text_block("It uses make.")]),
+    )
     session = make_session(workspace, build_provider(server, sleeps))
     assert turn_end(drain(session.run_turn("how is it built?"))).outcome == "ok"
     return session
@@ -108,7 +128,8 @@ def start_with_a_tool_turn(server, workspace: Path, sleeps: list[float]) -> Any:
 
 @pytest.mark.parametrize("fault", FAULTS.values(), ids=FAULTS.keys())
 def test_a_provider_fault_leaves_view_and_transcript_as_before_and_the_next_turn_works(
-        server, workspace: Path, fault: ProviderFault) -> None:
+    server, workspace: Path, fault: ProviderFault
+) -> None:
     sleeps: list[float] = []
     session = start_with_a_tool_turn(server, workspace, sleeps)
     sleeps.clear()
@@ -142,15 +163,20 @@ def test_a_provider_fault_leaves_view_and_transcript_as_before_and_the_next_turn
 
 
 def test_an_answer_cut_inside_a_tool_call_keeps_the_whole_part_and_drops_the_cut_call(
-        server, workspace: Path) -> None:
+    server, workspace: Path
+) -> None:
     sleeps: list[float] = []
     session = start_with_a_tool_turn(server, workspace, sleeps)
-    server.enqueue(Reply([text_block("Writing both files."),
-                          tool_use_block("toolu_whole", "write_file",
-                                         {"path": "one.txt", "content": "1"}),
-                          tool_use_block("toolu_cut", "write_file", {},
-                                         raw_json='{"path": "two.txt", "cont')],
-                         stop_reason="max_tokens"))
+    server.enqueue(
+        Reply(
+            [
+                text_block("Writing both files."),
+                tool_use_block("toolu_whole", "write_file", {"path": "one.txt", "content": "1"}),
+                tool_use_block("toolu_cut", "write_file", {}, raw_json='{"path": "two.txt", "cont'),
+            ],
+            stop_reason="max_tokens",
+        )
+    )
     before = take_snapshot(session)
 
     events = drain(session.run_turn("write one.txt and two.txt"))
@@ -163,41 +189,49 @@ def test_an_answer_cut_inside_a_tool_call_keeps_the_whole_part_and_drops_the_cut
     answer, results = session.view[-2], session.view[-1]
     assert answer["content"] == [
         {"type": "text", "text": "Writing both files."},
-        {"type": "tool_use", "id": "toolu_whole", "name": "write_file",
-         "input": {"path": "one.txt", "content": "1"}}]
+        {
+            "type": "tool_use",
+            "id": "toolu_whole",
+            "name": "write_file",
+            "input": {"path": "one.txt", "content": "1"},
+        },
+    ]
     assert [b["tool_use_id"] for b in results["content"]] == ["toolu_whole"]
     assert results["content"][0]["is_error"] is True
     assert "max_tokens" in results["content"][0]["content"]
-    written = b"".join(take_snapshot(session).transcript_lines[len(before.transcript_lines):])
+    written = b"".join(take_snapshot(session).transcript_lines[len(before.transcript_lines) :])
     assert b"toolu_cut" not in written
     assert_history_is_valid(session)
     assert turn_end(drain(session.run_turn("go on"))).outcome == "ok"
     assert all(request.rejection is None for request in server.requests)
 
 
-def test_an_answer_cut_at_max_tokens_is_marked_in_the_transcript(server,
-                                                                 workspace: Path) -> None:
+def test_an_answer_cut_at_max_tokens_is_marked_in_the_transcript(server, workspace: Path) -> None:
     sleeps: list[float] = []
     session = start_with_a_tool_turn(server, workspace, sleeps)
-    server.enqueue(Reply([text_block("The first half of a long expla")],
-                         stop_reason="max_tokens"))
+    server.enqueue(Reply([text_block("The first half of a long expla")], stop_reason="max_tokens"))
     before = take_snapshot(session)
 
     drain(session.run_turn("explain at length"))
 
-    new = [json.loads(line) for line in take_snapshot(session).transcript_lines
-           [len(before.transcript_lines):]]
+    new = [
+        json.loads(line)
+        for line in take_snapshot(session).transcript_lines[len(before.transcript_lines) :]
+    ]
     assert [r["kind"] for r in new if r["kind"] != "usage"] == ["message", "message", "notice"]
     assert new[-1]["payload"]["code"] == "max_tokens"
     assert_history_is_valid(session)
 
 
-def test_an_answer_that_was_only_a_cut_tool_call_says_it_was_cut(server,
-                                                                 workspace: Path) -> None:
+def test_an_answer_that_was_only_a_cut_tool_call_says_it_was_cut(server, workspace: Path) -> None:
     sleeps: list[float] = []
     session = start_with_a_tool_turn(server, workspace, sleeps)
-    server.enqueue(Reply([tool_use_block("toolu_cut", "read_file", {},
-                                         raw_json='{"pa')], stop_reason="max_tokens"))
+    server.enqueue(
+        Reply(
+            [tool_use_block("toolu_cut", "read_file", {}, raw_json='{"pa')],
+            stop_reason="max_tokens",
+        )
+    )
     before = take_snapshot(session)
 
     events = drain(session.run_turn("read it"))
@@ -211,13 +245,15 @@ def test_an_answer_that_was_only_a_cut_tool_call_says_it_was_cut(server,
 
 @pytest.mark.parametrize("fault", ["529 without retry-after", "connection dropped mid-stream"])
 def test_a_fault_after_a_tool_step_keeps_the_recorded_call_and_results(
-        server, workspace: Path, fault: str) -> None:
+    server, workspace: Path, fault: str
+) -> None:
     sleeps: list[float] = []
     session = start_with_a_tool_turn(server, workspace, sleeps)
     case = FAULTS[fault]
-    server.enqueue(Reply([tool_use_block("toolu_2", "read_file", {"path": "notes.txt"})],
-                         "tool_use"),
-                   *[case.make() for _ in range(case.attempts)])
+    server.enqueue(
+        Reply([tool_use_block("toolu_2", "read_file", {"path": "notes.txt"})], "tool_use"),
+        *[case.make() for _ in range(case.attempts)],
+    )
     before = take_snapshot(session)
 
     events = drain(session.run_turn("read it again"))
@@ -234,7 +270,8 @@ def test_a_fault_after_a_tool_step_keeps_the_recorded_call_and_results(
 
 
 def test_a_model_summary_request_that_fails_leaves_the_view_and_the_turn_goes_on(
-        server, workspace: Path) -> None:
+    server, workspace: Path
+) -> None:
     sleeps: list[float] = []
     provider = build_provider(server, sleeps)
     session = make_session(workspace, provider, soft=3_000, hard=60_000, keep_recent=2)

@@ -27,9 +27,9 @@ from agent_cli.compaction.markers import SUMMARY_HEADER
 from agent_cli.events import CompactionFired, RequestBlocked
 from agent_cli.provider.summarizers import build_model_summarizer
 
-FIRST = "alpha " * 1_000    # about 1,000 tokens: the only message L4 may summarize
-SMALL_NEXT = "beta " * 1_000    # over the soft threshold with it, under the hard limit
-HUGE_NEXT = "beta " * 2_800     # over the hard limit unless FIRST is summarized
+FIRST = "alpha " * 1_000  # about 1,000 tokens: the only message L4 may summarize
+SMALL_NEXT = "beta " * 1_000  # over the soft threshold with it, under the hard limit
+HUGE_NEXT = "beta " * 2_800  # over the hard limit unless FIRST is summarized
 
 
 def raising(messages: list[dict[str, Any]]) -> str:
@@ -45,8 +45,10 @@ FAILURES = {
     "raises": ("summary_failed", lambda: (raising, None)),
     "hangs past its time limit": ("summary_failed", hanging),
     "returns an empty text": ("summary_blank", lambda: (lambda messages: "  \n ", None)),
-    "returns a longer text": ("summary_not_smaller",
-                              lambda: (lambda messages: "much longer " * 3_000, None)),
+    "returns a longer text": (
+        "summary_not_smaller",
+        lambda: (lambda messages: "much longer " * 3_000, None),
+    ),
 }
 
 
@@ -83,7 +85,8 @@ def build_failure(name: str, released: list[HangingProvider]) -> tuple[str, Any]
 
 @pytest.mark.parametrize("name", FAILURES)
 def test_a_failed_summary_under_the_hard_limit_sends_the_unsummarized_view(
-        workspace: Path, released: list[HangingProvider], name: str) -> None:
+    workspace: Path, released: list[HangingProvider], name: str
+) -> None:
     code, summarizer = build_failure(name, released)
     session, provider = start_session(workspace, summarizer)
     before = take_snapshot(session)
@@ -95,15 +98,15 @@ def test_a_failed_summary_under_the_hard_limit_sends_the_unsummarized_view(
     assert turn_end(events).outcome == "ok"
     sent = provider.requests[-1].messages
     assert sent[0] == {"role": "user", "content": FIRST}  # nothing was summarized away
-    assert session.view == [*before.view, {"role": "user", "content": SMALL_NEXT},
-                            session.view[-1]]
+    assert session.view == [*before.view, {"role": "user", "content": SMALL_NEXT}, session.view[-1]]
     assert b'"kind":"compaction"' not in b"".join(take_snapshot(session).transcript_lines)
     assert_history_is_valid(session)
 
 
 @pytest.mark.parametrize("name", FAILURES)
 def test_a_failed_summary_over_the_hard_limit_blocks_the_request(
-        workspace: Path, released: list[HangingProvider], name: str) -> None:
+    workspace: Path, released: list[HangingProvider], name: str
+) -> None:
     code, summarizer = build_failure(name, released)
     session, provider = start_session(workspace, summarizer)
     before = take_snapshot(session)
@@ -123,7 +126,8 @@ def test_a_failed_summary_over_the_hard_limit_blocks_the_request(
 
 
 def test_a_working_summary_on_the_same_history_is_what_lets_the_request_through(
-        workspace: Path) -> None:
+    workspace: Path,
+) -> None:
     session, provider = start_session(workspace, lambda messages: "The user wrote alphas.")
 
     events = drain(session.run_turn(HUGE_NEXT))
@@ -137,7 +141,8 @@ def test_a_working_summary_on_the_same_history_is_what_lets_the_request_through(
 
 
 def test_a_hanging_summarizer_gives_up_and_the_next_turn_still_works(
-        workspace: Path, released: list[HangingProvider]) -> None:
+    workspace: Path, released: list[HangingProvider]
+) -> None:
     _, summarizer = build_failure("hangs past its time limit", released)
     session, provider = start_session(workspace, summarizer)
     drain(session.run_turn(SMALL_NEXT))
