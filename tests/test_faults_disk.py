@@ -289,6 +289,7 @@ def test_a_transcript_changed_underneath_stops_every_append_and_says_to_start_an
         assert session.view == view_before
         assert (path.read_bytes() if path.exists() else None) == on_disk
     assert len(provider.requests) == 2  # only the first turn's two requests were sent
+    assert session.stats() and session.context_preview().message_lines  # still readable
     session.close()
 
     fresh = make_session(workspace, OfflineProvider())  # what /new does
