@@ -1,0 +1,278 @@
+"""Driving the real `agent-cli` in a real terminal (tmux) for the end-to-end tests.
+
+Why tmux: it is a complete terminal emulator. prompt_toolkit asks the terminal where the
+cursor is before it draws the bottom toolbar; tmux answers, a bare pexpect pty does not,
+so only under tmux does the screen look the way a user sees it.
+
+Contract:
+- `find_tmux()` is the tmux executable or None (tests then skip, saying so).
+- `TmuxTerminal` owns one private tmux server (`tmux -L <unique socket>`, started from a
+  config file of its own so no user config leaks in). `start(argv, cwd)` runs one program
+  in a 120x40 pane that stays on screen after the program exits (`remain-on-exit`), so
+  the goodbye text can still be read. `kill()` ends the server; tests call it from a
+  fixture finalizer.
+- Every wait is bounded and polls the screen every `POLL_SECONDS`: `wait_for(check)`
+  returns the screen once `check(screen)` is true and fails the test with the screen
+  otherwise. Nothing here sleeps for a fixed time to let something happen.
+- `build_env(home)` is the environment the program runs with: the caller's minus every
+  ANTHROPIC_* variable, with AGENT_CLI_HOME set and a UTF-8 locale.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+PROMPT_MARK = "›"
+POLL_SECONDS = 0.1
+DEFAULT_WAIT_SECONDS = 20.0
+PANE = "e2e"
+TMUX_CONFIG = (
+    "set -g status off\n"  # every row of the pane belongs to the program
+    "set -g history-limit 20000\n"  # the whole session stays readable
+    "set -g remain-on-exit on\n"  # the last screen survives the program
+)
+# Lines of a `[compact]` report, as the REPL prints them.
+LAYER_LINE = re.compile(r"\[compact\] (L[1-4]) [^\n]*: [\d,]+ -> [\d,]+ tokens \(-[\d,]+")
+TOTAL_LINE = re.compile(r"\[compact\] total: [\d,]+ -> [\d,]+ tokens \(-[\d,]+\) in \d+ layers?")
+SESSION_LINE = re.compile(r"session (\S+) \((new|resumed)\)")
+
+
+def find_tmux() -> str | None:
+    return shutil.which("tmux") or next(
+        (path for path in ("/usr/bin/tmux", "/usr/local/bin/tmux") if os.access(path, os.X_OK)),
+        None,
+    )
+
+
+def require_tmux() -> str:
+    """The tmux executable; skips the calling test, saying why, when there is none."""
+    import pytest
+
+    tmux = find_tmux()
+    if tmux is None:
+        pytest.skip("tmux is not installed (.ci/run installs it); these tests need a terminal")
+    return tmux
+
+
+def agent_cli_argv() -> list[str]:
+    """How to start the installed program: the venv's `agent-cli` script, else `-m`."""
+    script = Path(sys.executable).with_name("agent-cli")
+    if script.is_file() and os.access(script, os.X_OK):
+        return [str(script)]
+    return [sys.executable, "-m", "agent_cli"]
+
+
+def build_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The program's environment; see the module contract."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("ANTHROPIC_", "TMUX", "AGENT_CLI_"))
+        and name not in ("COLUMNS", "LINES")
+    }
+    env.update({"AGENT_CLI_HOME": str(home), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"})
+    env.update(extra or {})
+    return env
+
+
+def count_prompts(screen: str) -> int:
+    """How many prompt lines the screen shows (each line the user sent, plus the live one)."""
+    return sum(1 for line in screen.splitlines() if line.startswith(PROMPT_MARK))
+
+
+def last_prompt_line(screen: str) -> str | None:
+    lines = [line for line in screen.splitlines() if line.startswith(PROMPT_MARK)]
+    return lines[-1].rstrip() if lines else None
+
+
+def session_id_on(screen: str) -> str:
+    match = SESSION_LINE.search(screen)
+    if match is None:
+        raise AssertionError(f"no session line on screen:\n{screen}")
+    return match.group(1)
+
+
+class TmuxTerminal:
+    """One private tmux server with one pane; see the module contract."""
+
+    def __init__(self, tmux: str, workdir: Path, env: Mapping[str, str]) -> None:
+        self._tmux = tmux
+        self._socket = f"agent-cli-e2e-{uuid.uuid4().hex[:12]}"
+        self._env = dict(env)
+        self._config = workdir / "tmux.conf"
+        self._config.write_text(TMUX_CONFIG, encoding="utf-8")
+
+    def start(self, argv: Sequence[str], *, cwd: Path, width: int = 120, height: int = 40) -> None:
+        """Run `argv` in a fresh pane of `width` x `height` cells, working in `cwd`."""
+        self._run(
+            "new-session",
+            "-d",
+            "-s",
+            PANE,
+            "-x",
+            str(width),
+            "-y",
+            str(height),
+            "-c",
+            str(cwd),
+            shlex.join(argv),
+        )
+
+    def kill(self) -> None:
+        """End the server and everything running in it (safe to call twice)."""
+        subprocess.run(
+            [self._tmux, "-L", self._socket, "kill-server"],
+            env=self._env,
+            capture_output=True,
+            check=False,
+            timeout=10,
+        )
+
+    # --- input --------------------------------------------------------------------------
+
+    def type_text(self, text: str) -> None:
+        """Type `text` literally, without pressing Enter."""
+        self._run("send-keys", "-t", PANE, "-l", text)
+
+    def press(self, *keys: str) -> None:
+        """Press named keys, e.g. `Enter`, `C-c`, `C-d`."""
+        self._run("send-keys", "-t", PANE, *keys)
+
+    # --- output -------------------------------------------------------------------------
+
+    def screen(self) -> str:
+        """Everything the pane ever showed (scroll-back included), wrapped lines joined."""
+        return self._run("capture-pane", "-p", "-J", "-S", "-", "-t", PANE)
+
+    def visible(self) -> str:
+        """Only the rows on screen now (the bottom toolbar is the last non-empty one)."""
+        return self._run("capture-pane", "-p", "-t", PANE)
+
+    def exit_status(self) -> int | None:
+        """The program's exit status once it has ended, None while it runs."""
+        state = self._run("display-message", "-p", "-t", PANE, "#{pane_dead} #{pane_dead_status}")
+        dead, _, status = state.strip().partition(" ")
+        return int(status) if dead == "1" and status else None
+
+    def wait_for(
+        self,
+        check: Callable[[str], bool],
+        what: str,
+        *,
+        timeout: float = DEFAULT_WAIT_SECONDS,
+        source: Callable[[], str] | None = None,
+    ) -> str:
+        """Poll until `check(screen)`; return that screen, or fail naming `what`."""
+        read = source or self.screen
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = read()
+            if check(screen):
+                return screen
+            if time.monotonic() >= deadline:
+                raise AssertionError(f"waited {timeout:g}s for {what}; the screen was:\n{screen}")
+            time.sleep(POLL_SECONDS)
+
+    def wait_for_text(self, text: str, *, timeout: float = DEFAULT_WAIT_SECONDS) -> str:
+        return self.wait_for(lambda screen: text in screen, repr(text), timeout=timeout)
+
+    def wait_for_exit(self, *, timeout: float = DEFAULT_WAIT_SECONDS) -> int:
+        deadline = time.monotonic() + timeout
+        while (status := self.exit_status()) is None:
+            if time.monotonic() >= deadline:
+                raise AssertionError(f"the program did not exit; the screen was:\n{self.screen()}")
+            time.sleep(POLL_SECONDS)
+        return status
+
+    def _run(self, *args: str) -> str:
+        command = [self._tmux, "-u", "-L", self._socket, "-f", str(self._config), *args]
+        done = subprocess.run(
+            command, env=self._env, capture_output=True, text=True, check=False, timeout=10
+        )
+        if done.returncode != 0:
+            raise AssertionError(f"tmux {args[0]} failed: {done.stderr.strip()}")
+        return done.stdout
+
+
+class TerminalPool:
+    """Terminals for one test, each with its own server; `kill_all()` ends every one."""
+
+    def __init__(self, tmux: str, workdir: Path) -> None:
+        self._tmux = tmux
+        self._workdir = workdir
+        self._terminals: list[TmuxTerminal] = []
+
+    def open(self, env: Mapping[str, str]) -> TmuxTerminal:
+        folder = self._workdir / f"tmux-{len(self._terminals)}"
+        folder.mkdir(parents=True, exist_ok=True)
+        terminal = TmuxTerminal(self._tmux, folder, env)
+        self._terminals.append(terminal)
+        return terminal
+
+    def kill_all(self) -> None:
+        for terminal in self._terminals:
+            terminal.kill()
+
+
+class ReplDriver:
+    """The REPL as a user meets it: wait for the prompt, send a line, wait for the next."""
+
+    def __init__(self, terminal: TmuxTerminal) -> None:
+        self.terminal = terminal
+
+    def wait_for_prompt(self, *, timeout: float = DEFAULT_WAIT_SECONDS) -> str:
+        return self.terminal.wait_for(
+            lambda screen: count_prompts(screen) >= 1, "the first prompt", timeout=timeout
+        )
+
+    def submit(self, line: str, *, timeout: float = DEFAULT_WAIT_SECONDS) -> str:
+        """Send `line` and wait for the prompt after it; return what the line printed."""
+        before = count_prompts(self.terminal.screen())
+        self.send(line)
+        screen = self.terminal.wait_for(
+            lambda text: count_prompts(text) > before, f"the prompt after {line!r}", timeout=timeout
+        )
+        return output_after(screen, line)
+
+    def send(self, line: str) -> None:
+        """Type `line` and press Enter, without waiting for what it does."""
+        self.terminal.type_text(line)
+        self.terminal.press("Enter")
+
+    def toolbar(self) -> str:
+        """The bottom toolbar: the last non-empty row on screen."""
+        rows = [row for row in self.terminal.visible().splitlines() if row.strip()]
+        return rows[-1] if rows else ""
+
+
+def output_after(screen: str, line: str) -> str:
+    """What the screen shows after the last prompt line that sent `line`."""
+    marker = f"{PROMPT_MARK} {line}"
+    index = screen.rfind(marker)
+    if index < 0:
+        raise AssertionError(f"{marker!r} is not on screen:\n{screen}")
+    return screen[index + len(marker) :]
+
+
+def write_demo_workspace(root: Path) -> Path:
+    """A workspace with a README (heading `# Demo Project`) and a ~30 KB `big.txt`."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "README.md").write_text(
+        "# Demo Project\n\nA small folder for trying agent-cli.\n", encoding="utf-8"
+    )
+    words = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta")
+    lines = [
+        f"line {n:03d} " + " ".join(words[(n * 7 + k) % len(words)] for k in range(12))
+        for n in range(400)
+    ]
+    (root / "big.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root

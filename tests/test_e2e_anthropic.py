@@ -1,0 +1,109 @@
+"""End to end against the strict fake Messages API, in a real terminal (tmux).
+
+The real `agent-cli` runs the real SDK against `fake_anthropic` on 127.0.0.1 (started in
+this test process); the fake plays a model that reads files with tools and writes short
+summaries, and it rejects any request the real API would reject.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e_support import (
+    LAYER_LINE,
+    TOTAL_LINE,
+    ReplDriver,
+    TerminalPool,
+    agent_cli_argv,
+    build_env,
+    require_tmux,
+    write_demo_workspace,
+)
+from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
+
+pytestmark = pytest.mark.e2e
+
+API_KEY = "sk-ant-e2e-FAKEKEY-0123456789"
+FLAGS = ("--soft-threshold", "2500", "--hard-limit", "60000", "--yes")
+SUMMARY_TEXT = "Summary: the user had the assistant read README.md and big.txt."
+
+
+class FileReadingModel:
+    """Answers like a model: read the file the user names, then say what it found."""
+
+    def __init__(self) -> None:
+        self._tool_ids = itertools.count(1)
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        if not body.get("tools"):  # only the L4 summarizer asks without tools
+            return Reply([text_block(SUMMARY_TEXT)])
+        content = body["messages"][-1]["content"]
+        if isinstance(content, list) and any(b.get("type") == "tool_result" for b in content):
+            return Reply([text_block("Done. The first heading of README.md is **Demo Project**.")])
+        text = (
+            content
+            if isinstance(content, str)
+            else " ".join(block.get("text", "") for block in content if block.get("type") == "text")
+        )
+        path = "big.txt" if "big.txt" in text else "README.md"
+        tool_id = f"toolu_e2e_{next(self._tool_ids):04d}"
+        return Reply(
+            [text_block(f"Reading {path}."), tool_use_block(tool_id, "read_file", {"path": path})],
+            "tool_use",
+        )
+
+
+@pytest.fixture()
+def server():
+    with start_fake_server(api_key=API_KEY, responder=FileReadingModel()) as fake:
+        yield fake
+
+
+@pytest.fixture()
+def repl(tmp_path: Path, server) -> ReplDriver:
+    pool = TerminalPool(require_tmux(), tmp_path)
+    env = build_env(
+        tmp_path / "home",
+        {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url},
+    )
+    terminal = pool.open(env)
+    terminal.start([*agent_cli_argv(), *FLAGS], cwd=write_demo_workspace(tmp_path / "ws"))
+    driver = ReplDriver(terminal)
+    try:
+        driver.wait_for_prompt()
+        yield driver
+    finally:
+        pool.kill_all()
+
+
+def test_a_tool_using_turn_on_claude_renders_the_tool_and_the_answer(repl, server) -> None:
+    assert "provider anthropic" in repl.terminal.screen()
+    printed = repl.submit("read README.md and tell me its first heading")
+    assert "╭─ read_file  path: README.md" in printed
+    assert "Demo Project" in printed
+    assert len(server.requests) == 2
+    assert all(request.rejection is None for request in server.requests)
+
+
+def test_compaction_and_stats_on_claude_send_only_requests_the_api_accepts(repl, server) -> None:
+    printed = "".join(repl.submit("read big.txt") for _ in range(3))
+    assert {"L1", "L2"} <= set(LAYER_LINE.findall(printed)), printed
+    assert TOTAL_LINE.search(printed), printed
+    forced = repl.submit("/compact")
+    assert "(requested with /compact)" in forced
+
+    panel = repl.submit("stats")
+    assert "(anthropic)" in panel
+    assert re.search(r"calibration\s+API / estimate = [\d.]+", panel)
+    assert re.search(r"last request\s+input [\d,]+ · cache read [\d,]+", panel)
+
+    repl.terminal.press("C-d")
+    assert repl.terminal.wait_for_exit() == 0
+    assert [request.rejection for request in server.requests if request.rejection] == []
+    assert len(server.accepted) == len(server.requests) >= 7
+    summary_requests = [body for body in server.accepted if not body.get("tools")]
+    assert len(summary_requests) == 1  # /compact asked the model for the L4 summary
