@@ -21,9 +21,11 @@ from agent_cli.errors import (
     ArtifactWriteFailed,
     InvalidStoreInput,
     SourcePointerError,
+    SourceUnavailable,
     UnknownSourceSchemeError,
 )
 from agent_cli.pointers import parse_source_pointer
+from agent_cli.source_files import open_beneath
 from agent_cli.store.fsutil import (
     DEFAULT_FILE_OPS,
     FileOps,
@@ -148,24 +150,28 @@ class ArtifactStore:
         return folder
 
     def _open_verified_path(self, address: ArtifactAddress) -> int:
-        path = self.path_for(address.session_id, address.name)
-        for level in (path.parent.parent, path.parent):
-            try:
-                if stat.S_ISLNK(os.lstat(level).st_mode):
-                    raise ArtifactUnavailable("symlink")
-            except FileNotFoundError:
-                raise ArtifactUnavailable("missing") from None
+        """Open the artifact beneath the root without following any link on the way.
+
+        Each folder is opened relative to its parent with O_NOFOLLOW (`open_beneath`), so
+        a folder swapped for a link between a check and the open cannot redirect the read.
+        """
+        self.path_for(address.session_id, address.name)  # the grammar check, no file touched
+        parts = [address.session_id, RESULTS_FOLDER, address.name]
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except FileNotFoundError:
-            raise ArtifactUnavailable("missing") from None
-        except OSError as exc:
-            reason = "symlink" if os.path.islink(path) else f"unreadable:{errno_name(exc)}"
-            raise ArtifactUnavailable(reason) from exc
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            raise ArtifactUnavailable("not_a_file")
+            fd, _ = open_beneath(os.path.abspath(self.root), parts)
+        except SourceUnavailable as exc:
+            raise ArtifactUnavailable(_OPEN_REASONS.get(exc.reason, "missing")) from None
         return fd
+
+
+# How `open_beneath` failures read as `ArtifactUnavailable` reasons.
+_OPEN_REASONS = {
+    "symlink": "symlink",
+    "not_a_regular_file": "not_a_file",
+    "permission": "unreadable:EACCES",
+    "unreadable": "unreadable:EIO",
+    "root_unreadable": "unreadable:EIO",
+}
 
 
 def _hash_collecting(handle, offset: int, limit: int) -> tuple[str, bytes]:
