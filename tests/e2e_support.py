@@ -84,6 +84,22 @@ def build_env(home: Path, extra: Mapping[str, str] | None = None) -> dict[str, s
     return env
 
 
+def run_piped(
+    args: Sequence[str], *, cwd: Path, env: Mapping[str, str], stdin_text: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """Run `agent-cli args` with `stdin_text` on a pipe (no terminal anywhere)."""
+    return subprocess.run(
+        [*agent_cli_argv(), *args],
+        cwd=cwd,
+        env=dict(env),
+        input=stdin_text,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+
+
 def count_prompts(screen: str) -> int:
     """How many prompt lines the screen shows (each line the user sent, plus the live one)."""
     return sum(1 for line in screen.splitlines() if line.startswith(PROMPT_MARK))

@@ -1,0 +1,54 @@
+"""End to end without a terminal: piped lines, and `-p` for scripts.
+
+The installed `agent-cli` runs as a subprocess with stdin and stdout on pipes, the way
+CI and shell scripts drive it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from e2e_support import build_env, run_piped, session_id_on, write_demo_workspace
+
+pytestmark = pytest.mark.e2e
+
+QUESTION = "read README.md and tell me its first heading"
+
+
+@pytest.fixture()
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture()
+def workspace(tmp_path: Path) -> Path:
+    return write_demo_workspace(tmp_path / "ws")
+
+
+def test_piped_lines_print_the_answer_and_the_stats_panel_then_exit_zero(
+    home: Path, workspace: Path
+) -> None:
+    done = run_piped([], cwd=workspace, env=build_env(home), stdin_text="read README.md\nstats\n")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "> read README.md" in out and "> stats" in out
+    assert "Demo Project" in out
+    assert "╭─ stats" in out
+    for label in ("model", "limits", "tokens", "compactions", "transcript"):
+        assert f"│ {label} " in out, label
+    session_id = session_id_on(out)
+    assert f"resume with: agent-cli --resume {session_id}" in out
+    assert (home / "transcripts" / f"{session_id}.jsonl").is_file()
+
+
+def test_print_mode_writes_only_the_answer_on_stdout_and_exits_zero(
+    home: Path, workspace: Path
+) -> None:
+    done = run_piped(["-p", QUESTION], cwd=workspace, env=build_env(home))
+    assert done.returncode == 0, done.stderr
+    answer_lines = done.stdout.splitlines()
+    assert len(answer_lines) == 1, done.stdout
+    assert "first heading is `# Demo Project`" in answer_lines[0]
+    # Tool progress is for people: it goes to stderr, never into the answer.
+    assert "read_file" in done.stderr and "read_file" not in done.stdout
