@@ -134,6 +134,24 @@ class TranscriptCorrupt(StoreError):
         super().__init__(f"session {session_id} line {line_number}: {reason}")
 
 
+class SessionUnresumable(StoreError):
+    """Whole, valid records that do not rebuild a view the API would accept.
+
+    `reason` is a short code (e.g. "message_not_an_object", "tool_protocol:missing_result",
+    "wire:malformed_content"); `line_number` is the 1-based transcript line of the record
+    at fault when one is to blame, `message_index` the index in the rebuilt view.
+    """
+
+    def __init__(self, session_id: str, reason: str, *, line_number: int | None = None,
+                 message_index: int | None = None) -> None:
+        self.session_id = session_id
+        self.reason = reason
+        self.line_number = line_number
+        self.message_index = message_index
+        where = f" line {line_number}" if line_number is not None else ""
+        super().__init__(f"session {session_id}{where}: cannot resume ({reason})")
+
+
 class TranscriptWriteFailed(StoreError):
     """An append did not reach the disk whole (e.g. ENOSPC); nothing partial is left."""
 
