@@ -99,6 +99,8 @@ def parse_line(line: bytes) -> Any:
         return json.loads(text, parse_constant=_refuse_constant)
     except ValueError as exc:
         raise LineUnparsable("invalid_json") from exc
+    except RecursionError as exc:  # nesting deeper than the parser can follow
+        raise LineUnparsable("too_deeply_nested") from exc
 
 
 def _refuse_constant(name: str) -> Any:
