@@ -172,6 +172,8 @@ def _decode(raw: bytes, workspace: str) -> DurableContextState:
         raise _Damage("invalid_utf8") from None
     except ValueError:
         raise _Damage("invalid_json") from None
+    except RecursionError:  # nesting deeper than the parser can follow
+        raise _Damage("too_deeply_nested") from None
     if not isinstance(document, dict):
         raise _Damage("not_an_object")
     version = document.get("schema_version")
