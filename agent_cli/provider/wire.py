@@ -116,7 +116,7 @@ def _clean_turns(messages: Iterable[dict[str, Any]]) -> list[_Turn]:
         if not isinstance(message, dict):
             raise WireFormatError("malformed_message", message_index=index)
         role = message.get("role")
-        if role not in ROLE_BLOCK_TYPES:
+        if not isinstance(role, str) or role not in ROLE_BLOCK_TYPES:
             raise WireFormatError("unknown_role", message_index=index)
         blocks = [_clean_block(block, role, index) for block in _as_blocks(message, index)]
         kept = [block for block in blocks if block is not None]
@@ -136,7 +136,7 @@ def _as_blocks(message: dict[str, Any], index: int) -> list[Any]:
 
 def _clean_block(block: Any, role: str, index: int) -> dict[str, Any] | None:
     """The block with only its allowed keys, or None for empty text; raises on bad shapes."""
-    if not isinstance(block, dict) or block.get("type") not in ROLE_BLOCK_TYPES[role]:
+    if not isinstance(block, dict) or not _is_one_of(block.get("type"), ROLE_BLOCK_TYPES[role]):
         raise WireFormatError("unsupported_block", message_index=index)
     kind = block["type"]
     if kind == "text":
@@ -180,7 +180,7 @@ def _clean_tool_result(block: dict[str, Any], index: int) -> dict[str, Any]:
 
 
 def _clean_result_part(part: Any, index: int) -> dict[str, Any] | None:
-    if not isinstance(part, dict) or part.get("type") not in TOOL_RESULT_CONTENT_TYPES:
+    if not isinstance(part, dict) or not _is_one_of(part.get("type"), TOOL_RESULT_CONTENT_TYPES):
         raise WireFormatError("unsupported_tool_result_content", message_index=index)
     if part["type"] == "text":
         return _clean_text(part, index)
@@ -193,6 +193,11 @@ def _clean_result_part(part: Any, index: int) -> dict[str, Any] | None:
 def _keep_allowed_keys(block: dict[str, Any]) -> dict[str, Any]:
     allowed = ALLOWED_BLOCK_KEYS[block["type"]]
     return {key: copy.deepcopy(value) for key, value in block.items() if key in allowed}
+
+
+def _is_one_of(kind: Any, kinds: frozenset[str]) -> bool:
+    """Membership that cannot raise: a hostile `type` may be a list or a dict (unhashable)."""
+    return isinstance(kind, str) and kind in kinds
 
 
 def _is_nonempty_str(value: Any) -> bool:
