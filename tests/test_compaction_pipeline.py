@@ -27,8 +27,13 @@ from agent_cli.compaction import (
 )
 from agent_cli.errors import PolicyError
 
-SMALL = CompactionPolicy(soft_threshold=1_000, hard_limit=2_000, max_tool_result_tokens=200,
-                         keep_recent_messages=4, summary_keep_recent=2)
+SMALL = CompactionPolicy(
+    soft_threshold=1_000,
+    hard_limit=2_000,
+    max_tool_result_tokens=200,
+    keep_recent_messages=4,
+    summary_keep_recent=2,
+)
 
 
 def _summarize(old_messages):
@@ -84,19 +89,22 @@ def test_pruning_runs_when_truncation_and_dedup_are_not_enough():
     counter, _ = make_counter()
     history = build_long_history(40)
     result = compact_context(history, policy=SMALL, counter=counter)
-    assert result.applied_layers == ("truncate_tool_results", "dedup_file_reads",
-                                      "prune_old_messages")
+    assert result.applied_layers == (
+        "truncate_tool_results",
+        "dedup_file_reads",
+        "prune_old_messages",
+    )
     assert result.messages[0] is history[0]
     assert result.reports[2].removed_tool_use_ids[:2] == ("toolu_0", "toolu_1")
 
 
 def test_the_summary_runs_last_and_only_with_a_summarizer():
     counter, _ = make_counter()
-    policy = CompactionPolicy(soft_threshold=300, hard_limit=5_000, keep_recent_messages=6,
-                              summary_keep_recent=2)
+    policy = CompactionPolicy(
+        soft_threshold=300, hard_limit=5_000, keep_recent_messages=6, summary_keep_recent=2
+    )
     history = [user("go " * 400), *build_long_history(6)[1:]]
-    summarized = compact_context(history, policy=policy, summarizer=_summarize,
-                                 counter=counter)
+    summarized = compact_context(history, policy=policy, summarizer=_summarize, counter=counter)
     assert summarized.applied_layers[-1] == "generate_summary"
     assert summarized.reports[-1].outcome == "applied"
     assert summarized.tokens_after < policy.soft_threshold
@@ -111,8 +119,10 @@ def test_reports_chain_their_token_figures():
     result = compact_context(build_long_history(40), policy=SMALL, counter=counter)
     figures = [(report.tokens_before, report.tokens_after) for report in result.reports]
     assert figures[0][0] == result.tokens_before
-    assert all(after == next_before for (_, after), (next_before, _)
-               in zip(figures, figures[1:], strict=False))
+    assert all(
+        after == next_before
+        for (_, after), (next_before, _) in zip(figures, figures[1:], strict=False)
+    )
     assert figures[-1][1] == result.tokens_after == counter.count_messages(result.messages)
     assert [report.layer for report in result.reports] == [1, 2, 3]
 
@@ -125,8 +135,12 @@ def test_a_view_still_over_the_hard_limit_raises_without_message_text():
         compact_context(history, policy=SMALL, summarizer=_summarize, counter=counter)
     error = caught.value
     assert error.tokens_after >= SMALL.hard_limit == error.hard_limit
-    assert error.applied_layers == ("truncate_tool_results", "dedup_file_reads",
-                                    "prune_old_messages", "generate_summary")
+    assert error.applied_layers == (
+        "truncate_tool_results",
+        "dedup_file_reads",
+        "prune_old_messages",
+        "generate_summary",
+    )
     assert "sk-very-secret" not in str(error)
 
 
@@ -134,8 +148,9 @@ def test_reserved_tokens_count_against_both_thresholds():
     counter, _ = make_counter()
     history = build_long_history(3)
     view_tokens = counter.count_messages(history)
-    result = compact_context(history, policy=SMALL, counter=counter,
-                             reserved_tokens=SMALL.soft_threshold - view_tokens)
+    result = compact_context(
+        history, policy=SMALL, counter=counter, reserved_tokens=SMALL.soft_threshold - view_tokens
+    )
     assert result.tokens_before == SMALL.soft_threshold
     assert result.reserved_tokens == SMALL.soft_threshold - view_tokens
     with pytest.raises(MessageViewLimitExceeded):
@@ -149,8 +164,7 @@ def test_a_full_run_never_mutates_what_it_was_given():
     history = [user("go " * 400), *build_long_history(30, result_chars=3_000)[1:]]
     before = copy.deepcopy(history)
     state = {"facts": ["kept"]}
-    result = compact_context(history, state, policy=SMALL, summarizer=_summarize,
-                             counter=counter)
+    result = compact_context(history, state, policy=SMALL, summarizer=_summarize, counter=counter)
     assert history == before
     assert result.durable_state is state and state == {"facts": ["kept"]}
 
@@ -179,8 +193,7 @@ def test_an_invalid_message_appended_to_a_checked_view_is_refused():
     history = build_long_history(3)
     compact_context(history, policy=SMALL, counter=counter)
     with pytest.raises(ToolProtocolError):
-        compact_context([*history, user([tool_result("toolu_0")])], policy=SMALL,
-                        counter=counter)
+        compact_context([*history, user([tool_result("toolu_0")])], policy=SMALL, counter=counter)
 
 
 def test_compact_if_needed_returns_only_the_messages():
@@ -188,3 +201,20 @@ def test_compact_if_needed_returns_only_the_messages():
     history = build_long_history(40)
     messages = compact_if_needed(history, policy=SMALL, counter=counter)
     assert messages == compact_context(history, policy=SMALL, counter=counter).messages
+
+
+def test_a_message_edited_in_place_after_a_check_is_measured_again() -> None:
+    from agent_cli.compaction import CompactionPolicy, compact_context
+    from agent_cli.tokens import TokenCounter
+
+    counter = TokenCounter()
+    messages = [{"role": "user", "content": "short question"},
+                {"role": "assistant", "content": "short answer"},
+                {"role": "user", "content": "and another"}]
+    policy = CompactionPolicy(soft_threshold=1_000, hard_limit=100_000, keep_recent_messages=1)
+    first = compact_context(messages, policy=policy, counter=counter)
+    assert first.applied_layers == ()
+    messages[1]["content"] = "long answer " * 2_000  # the same dict, changed in place
+    second = compact_context(messages, policy=policy, counter=counter)
+    assert second.tokens_before > first.tokens_before + 1_000
+    assert second.applied_layers  # the change was seen, so compaction ran
