@@ -1,0 +1,167 @@
+"""Start-up figures against the 0.5 s target: prompt on screen, `--version`, import.
+
+Run with `python -m bench bench_startup` (or `make bench`). Prints figures only, asserts
+nothing. Each figure is the median of `REPEATS` runs:
+
+- prompt on screen: a private tmux server (a real terminal, which prompt_toolkit needs to
+  draw its toolbar) is started first; the clock starts just before the pane is told to
+  run `agent-cli` and stops when `capture-pane` (polled every 10 ms) shows the prompt
+  mark. Also reported: when the context gauge in the toolbar has been measured (the
+  tokenizer loads on a thread after the prompt is up).
+- `agent-cli --version` as a subprocess, wall time.
+- `python -c "import agent_cli.repl.main"`, against `python -c pass` as the floor.
+
+Every run gets a fresh temp AGENT_CLI_HOME and no ANTHROPIC_* variables (offline model).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+TARGET_SECONDS = 0.5
+REPEATS = 5
+POLL_SECONDS = 0.01
+GIVE_UP_SECONDS = 20.0
+PROMPT_MARK = "›"
+GAUGE_MEASURED = "estimator:"
+
+
+def clean_env(home: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "TMUX"))}
+    env.update({"AGENT_CLI_HOME": str(home), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"})
+    return env
+
+
+def agent_cli_argv() -> list[str]:
+    script = Path(sys.executable).with_name("agent-cli")
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "agent_cli"]
+
+
+def time_command(argv: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, env=env, capture_output=True, check=True)
+    return time.perf_counter() - start
+
+
+class TmuxClock:
+    """A private tmux server kept alive by an idle pane, to time programs in a new pane."""
+
+    def __init__(self, tmux: str, env: dict[str, str]) -> None:
+        self._base = [tmux, "-u", "-L", f"bench-{uuid.uuid4().hex[:10]}", "-f", "/dev/null"]
+        self._env = env
+        self._tmux("new-session", "-d", "-s", "bench", "-x", "120", "-y", "40", "sleep 3600")
+        self._tmux("set-option", "-g", "remain-on-exit", "on")
+
+    def time_to_prompt(self, argv: list[str], cwd: Path, home: Path) -> tuple[float, float | None]:
+        """Seconds until the prompt shows, and until the gauge is measured (None: never)."""
+        start = time.perf_counter()
+        self._tmux(
+            "new-window",
+            "-t",
+            "bench",
+            "-n",
+            "run",
+            "-c",
+            str(cwd),
+            "-e",
+            f"AGENT_CLI_HOME={home}",
+            shlex.join(argv),
+        )
+        prompt_at = self._poll(lambda screen: PROMPT_MARK in screen, start)
+        gauge_at = self._poll(lambda screen: GAUGE_MEASURED in screen, start)
+        self._tmux("kill-window", "-t", "bench:run")
+        if prompt_at is None:
+            raise RuntimeError("the prompt never appeared")
+        return prompt_at, gauge_at
+
+    def close(self) -> None:
+        subprocess.run([*self._base, "kill-server"], env=self._env, capture_output=True)
+
+    def _poll(self, check: Callable[[str], bool], start: float) -> float | None:
+        while time.perf_counter() - start < GIVE_UP_SECONDS:
+            if check(self._tmux("capture-pane", "-p", "-t", "bench:run")):
+                return time.perf_counter() - start
+            time.sleep(POLL_SECONDS)
+        return None
+
+    def _tmux(self, *args: str) -> str:
+        done = subprocess.run(
+            [*self._base, *args], env=self._env, capture_output=True, text=True, check=True
+        )
+        return done.stdout
+
+
+def measure_prompt(tmux: str, scratch: Path) -> tuple[list[float], list[float]]:
+    prompts: list[float] = []
+    gauges: list[float] = []
+    workspace = scratch / "ws"
+    workspace.mkdir()
+    clock = TmuxClock(tmux, clean_env(scratch / "unused"))
+    try:
+        for n in range(REPEATS):
+            home = scratch / f"home-{n}"
+            prompt_at, gauge_at = clock.time_to_prompt(agent_cli_argv(), workspace, home)
+            prompts.append(prompt_at)
+            if gauge_at is not None:
+                gauges.append(gauge_at)
+    finally:
+        clock.close()
+    return prompts, gauges
+
+
+def report(name: str, samples: list[float], *, target: float | None = TARGET_SECONDS) -> None:
+    median = statistics.median(samples)
+    spread = f"min {min(samples):.3f} s, max {max(samples):.3f} s, n={len(samples)}"
+    verdict = ""
+    if target is not None:
+        verdict = "  within target" if median <= target else f"  OVER the {target} s target"
+    print(f"{name:<34} median {median:.3f} s ({spread}){verdict}")
+
+
+def describe_load() -> str:
+    """Wall times depend on what else runs: say how busy the machine was."""
+    try:
+        one_minute = os.getloadavg()[0]
+    except OSError:
+        return "load average unknown"
+    return f"load average {one_minute:.2f} on {os.cpu_count()} CPUs"
+
+
+def main() -> None:
+    print(f"target: prompt on screen within {TARGET_SECONDS} s · {describe_load()}")
+    with tempfile.TemporaryDirectory(prefix="bench-startup-") as raw:
+        scratch = Path(raw)
+        env = clean_env(scratch / "home")
+        tmux = shutil.which("tmux")
+        if tmux is None:
+            print("prompt on screen: skipped (tmux is not installed)")
+        else:
+            prompts, gauges = measure_prompt(tmux, scratch)
+            report("prompt on screen (tmux)", prompts)
+            if gauges:
+                report("gauge measured in toolbar", gauges, target=None)
+        report(
+            "agent-cli --version",
+            [time_command([*agent_cli_argv(), "--version"], env) for _ in range(REPEATS)],
+        )
+        imports = [
+            time_command([sys.executable, "-c", "import agent_cli.repl.main"], env)
+            for _ in range(REPEATS)
+        ]
+        floor = [time_command([sys.executable, "-c", "pass"], env) for _ in range(REPEATS)]
+        report("import agent_cli.repl.main", imports)
+        report("python -c pass (floor)", floor, target=None)
+
+
+if __name__ == "__main__":
+    main()
