@@ -1,0 +1,50 @@
+"""`agent-cli -p` answers on the real SDK against the strict fake API, in a real process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
+
+API_KEY = "sk-ant-print-mode-FAKE-42"
+
+
+def _run_agent(workspace: Path, base_url: str, prompt: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(ANTHROPIC_API_KEY=API_KEY, ANTHROPIC_BASE_URL=base_url)
+    return subprocess.run([sys.executable, "-m", "agent_cli", "-p", prompt],
+                          cwd=workspace, env=env, capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL)
+
+
+def test_print_mode_reads_a_file_through_claude_and_prints_only_the_answer(tmp_path) -> None:
+    (tmp_path / "README.md").write_text("# Fake heading\n\ntext\n")
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(
+            Reply([tool_use_block("toolu_r", "read_file", {"path": "README.md"})], "tool_use"),
+            Reply([text_block("The first heading is Fake heading.")]),
+        )
+        done = _run_agent(tmp_path, server.base_url,
+                          "read README.md and tell me its first heading")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "The first heading is Fake heading."
+        assert "read_file" in done.stderr  # tool progress goes to stderr
+        assert all(r.rejection is None for r in server.requests)
+        sent = server.accepted[-1]["messages"]
+        assert sent[-1]["content"][0]["tool_use_id"] == "toolu_r"
+        assert "Fake heading" in str(sent[-1]["content"][0]["content"])
+
+
+def test_print_mode_fails_with_exit_1_and_a_clear_message_when_the_api_refuses(tmp_path) -> None:
+    from fake_anthropic import HttpError
+
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(HttpError(400, "invalid_request_error", "model not allowed"))
+        done = _run_agent(tmp_path, server.base_url, "hello")
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert "unchanged" in done.stderr
+    assert API_KEY not in done.stderr
