@@ -58,7 +58,10 @@ def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
     """Return the wire dict for `request` on `model`, or raise `WireFormatError`."""
     if not isinstance(request.max_tokens, int) or request.max_tokens <= 0:
         raise WireFormatError("bad_max_tokens")
-    turns = _merge_turns(_clean_turns(request.messages))
+    try:
+        turns = _merge_turns(_clean_turns(request.messages))
+    except RecursionError:  # nesting too deep to copy; the API would refuse it as well
+        raise WireFormatError("too_deeply_nested") from None
     _check_conversation_shape(turns)
     _check_tool_pairing(turns)
     _mark_cache_breakpoint(turns[-1].blocks)
