@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from agent_cli.errors import SessionUnresumable
 from agent_cli.events import CompactionRecord, Usage
 
 MESSAGE = "message"
@@ -98,45 +99,83 @@ class SessionLog:
 
 @dataclass
 class RebuiltSession:
-    """What replaying a transcript gives back."""
+    """What replaying a transcript gives back; `origins[i]` is the transcript line (the
+    record's sequence) that `view[i]` came from, so a bad message can be named by line."""
 
     view: list[dict[str, Any]]
     totals: TranscriptTotals
     workspace: str | None
+    origins: list[int] = field(default_factory=list)
 
 
 def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
-    """Replay records in order into the latest view and the running totals."""
-    view: list[dict[str, Any]] = []
-    totals = TranscriptTotals()
-    workspace = None
+    """Replay records in order into the latest view and the running totals.
+
+    A `message` record without a message object, or a `compaction` record without a
+    list of message objects as its view, raises `SessionUnresumable` naming its line:
+    skipping it would resume a view that silently lost part of the conversation.
+    """
+    rebuilt = RebuiltSession(view=[], totals=TranscriptTotals(), workspace=None)
     for record in records:
         kind, payload = record.get("kind"), record.get("payload") or {}
-        if kind == MESSAGE and isinstance(payload.get("message"), dict):
-            view.append(payload["message"])
-            totals.note_message(payload["message"])
-        elif kind == COMPACTION and isinstance(payload.get("view"), list):
-            view = list(payload["view"])
-            totals.compactions.append(_compaction_entry(record, payload))
+        if kind == MESSAGE:
+            message = _require_message(record, payload)
+            rebuilt.view.append(message)
+            rebuilt.origins.append(record["sequence"])
+            rebuilt.totals.note_message(message)
+        elif kind == COMPACTION:
+            rebuilt.view = _require_view(record, payload)
+            rebuilt.origins = [record["sequence"]] * len(rebuilt.view)
+            rebuilt.totals.compactions.append(_compaction_entry(record, payload))
         elif kind == USAGE:
-            totals.note_usage(_usage_from(payload))
+            rebuilt.totals.note_usage(_usage_from(payload))
         elif kind == SESSION_STARTED:
             workspace = payload.get("workspace")
-    return RebuiltSession(view=view, totals=totals, workspace=workspace)
+            rebuilt.workspace = workspace if isinstance(workspace, str) else None
+    return rebuilt
+
+
+def _unresumable(record: dict[str, Any], reason: str) -> SessionUnresumable:
+    return SessionUnresumable(str(record.get("session_id")), reason,
+                              line_number=record.get("sequence"))
+
+
+def _require_message(record: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    message = payload.get("message")
+    if not isinstance(message, dict):
+        raise _unresumable(record, "message_not_an_object")
+    return message
+
+
+def _require_view(record: dict[str, Any], payload: dict[str, Any]) -> list[dict[str, Any]]:
+    view = payload.get("view")
+    if not isinstance(view, list):
+        raise _unresumable(record, "compaction_view_not_a_list")
+    if not all(isinstance(message, dict) for message in view):
+        raise _unresumable(record, "compaction_view_message_not_an_object")
+    return list(view)
+
+
+def _whole_number(value: Any) -> int:
+    """A figure read back for `stats`: a non-negative int, or 0 for anything else."""
+    is_int = isinstance(value, int) and not isinstance(value, bool)
+    return value if is_int and value >= 0 else 0
 
 
 def _compaction_entry(record: dict[str, Any], payload: dict[str, Any]) -> CompactionRecord:
+    """Figures of a compaction, for `stats` only: garbage reads as zero, never as a crash."""
+    layers = payload.get("layers")
     return CompactionRecord(
-        at=str(record.get("recorded_at", "")), layers=tuple(payload.get("layers", ())),
-        tokens_before=int(payload.get("tokens_before", 0)),
-        tokens_after=int(payload.get("tokens_after", 0)), forced=bool(payload.get("forced")),
+        at=str(record.get("recorded_at", "")),
+        layers=tuple(name for name in layers if isinstance(name, str))
+        if isinstance(layers, list) else (),
+        tokens_before=_whole_number(payload.get("tokens_before")),
+        tokens_after=_whole_number(payload.get("tokens_after")),
+        forced=payload.get("forced") is True,
     )
 
 
 def _usage_from(payload: dict[str, Any]) -> Usage:
-    def number(key: str) -> int:
-        value = payload.get(key, 0)
-        return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-    return Usage(number("input_tokens"), number("output_tokens"),
-                 number("cache_creation_input_tokens"), number("cache_read_input_tokens"))
+    return Usage(*(_whole_number(payload.get(key)) for key in (
+        "input_tokens", "output_tokens", "cache_creation_input_tokens",
+        "cache_read_input_tokens")))

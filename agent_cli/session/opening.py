@@ -17,9 +17,10 @@ from typing import Any
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.errors import MemoryFileDamaged, SessionNotFound
 from agent_cli.events import Notice
-from agent_cli.protocol import answer_dangling_tool_uses, validate_tool_protocol
+from agent_cli.protocol import answer_dangling_tool_uses
 from agent_cli.session.core import Session
 from agent_cli.session.log import SESSION_STARTED, SessionLog, rebuild_from_records
+from agent_cli.session.resume_check import check_message_shapes, check_sendable_view
 
 RESUMED_TOOL_TEXT = "Not finished: the session ended before this tool returned."
 
@@ -68,7 +69,7 @@ def open_session(*, paths: Any, provider: Any, workspace: Path, policy: Compacti
             counter=counter or TokenCounter(), system_prompt=load_prompt("system"), clock=clock)
         _load_memory(session)
         if rebuilt is not None:
-            _restore_view(session, rebuilt.view)
+            _restore_view(session, rebuilt.view, rebuilt.origins)
         return session
     except BaseException:
         writer.close()
@@ -94,10 +95,15 @@ def _load_memory(session: Session) -> None:
             "Starting with no durable facts; /remember saves a new file."))
 
 
-def _restore_view(session: Session, view: list[dict[str, Any]]) -> None:
-    """Adopt a replayed view, answering dangling tool calls first (recorded)."""
+def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[int]) -> None:
+    """Adopt a replayed view, answering dangling tool calls first (recorded).
+
+    The view is checked as a request would be (`resume_check`) before anything is
+    recorded, so a transcript that cannot be resumed is refused untouched.
+    """
+    check_message_shapes(session.session_id, view, origins)
     repaired, answers = answer_dangling_tool_uses(view, RESUMED_TOOL_TEXT)
-    validate_tool_protocol(repaired)
+    check_sendable_view(session.session_id, repaired, origins)
     session.view = list(view)
     if answers is not None:
         session.append_message(answers)
