@@ -79,6 +79,12 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         f"the transcript of session {_c(exc.session_id)} is damaged at line "
         f"{exc.line_number} ({_c(exc.reason)}); start a new session with /new"
     ),
+    e.SessionUnresumable: lambda exc: (
+        f"session {_c(exc.session_id)} cannot be resumed: its transcript"
+        + (f" at line {exc.line_number}" if exc.line_number is not None else "")
+        + f" holds a conversation the API would refuse ({_c(exc.reason)}); the file is "
+        "left as it is; start a new session with /new"
+    ),
     e.TranscriptWriteFailed: lambda exc: (
         f"could not write the transcript of session {_c(exc.session_id)} "
         f"({_c(exc.errno_name)}); free disk space, then /resume {_c(exc.session_id)}"
