@@ -27,7 +27,7 @@ from hostile_support import (
     is_under,
     recording_opens,
 )
-from hypothesis import given
+from hypothesis import event, given
 from hypothesis import strategies as st
 
 from agent_cli.errors import ArtifactUnavailable, InvalidStoreInput
@@ -38,6 +38,8 @@ pytestmark = pytest.mark.skipif(not HAS_PROC_FD, reason="needs /proc/self/fd to 
 
 T0 = "2024-05-01T10:00:00+00:00"
 CANARY = b"CANARY-outside-the-roots"
+CANARY_DIGEST = hashlib.sha256(CANARY).hexdigest()
+INSIDE_ARTIFACT = b"inside artifact"
 SWAP_ROUNDS = 3000
 STATUSES = {status.value for status in SourceResolutionStatus}
 
@@ -99,7 +101,7 @@ def build_world(base: Path) -> World:
         write_file(outside / session / "tool-results" / "canary.txt", CANARY)
     write_file(outside / "tool-results" / "canary.txt", CANARY)
     lines = write_transcript(home / "transcripts" / "s1.jsonl", "s1", 3, {"inside": True})
-    inside_artifact = write_file(home / "s1" / "tool-results" / "a.txt", b"inside artifact")
+    inside_artifact = write_file(home / "s1" / "tool-results" / "a.txt", INSIDE_ARTIFACT)
     (home / "transcripts" / "link.jsonl").symlink_to(outside / "link.jsonl")
     (home / "s1" / "tool-results" / "canary.txt").symlink_to(outside / "canary.txt")
     (home / "evil").symlink_to(outside)
@@ -222,93 +224,105 @@ def pointer_parts(extra_names: tuple[str, ...] = ()) -> st.SearchStrategy[str]:
     return st.one_of(names, hostile, mixed, st.text(max_size=12))
 
 
-def digests_of(world: World) -> tuple[str, ...]:
-    canary = world.canary_digest
-    return (canary, canary[:12], world.inside_artifact_digest)
+DIGESTS = (CANARY_DIGEST, CANARY_DIGEST[:12], hashlib.sha256(INSIDE_ARTIFACT).hexdigest())
+SCHEMES = (
+    "transcript",
+    "artifact",
+    "Transcript",
+    "ARTIFACT",
+    "file",
+    "transcript ",
+    "artifact\x00",
+    "",
+    "transcript:",
+)
+
+SESSIONS = ("s1", "link", "evil", "canary", "outside", "tool-results", "transcripts")
+FILES = ("a.txt", "canary.txt", "link.txt", "s1.jsonl")
+SEQUENCES = ("1", "2", "3", "5", "١", "01", "0", "٣")
 
 
-def pointers(world: World) -> st.SearchStrategy[str]:
-    scheme = st.sampled_from(
-        [
-            "transcript",
+@st.composite
+def near_valid_pointers(draw: st.DrawFn) -> str:
+    """Pointers with the right number of parts, drawn from names that exist inside or
+    outside the roots; one part may carry a hostile piece."""
+    if draw(st.booleans()):
+        parts = ["transcript", draw(st.sampled_from(SESSIONS)), draw(st.sampled_from(SEQUENCES))]
+    else:
+        parts = [
             "artifact",
-            "Transcript",
-            "ARTIFACT",
-            "file",
-            "transcript ",
-            "artifact\x00",
-            "",
-            "transcript:",
+            draw(st.sampled_from(SESSIONS)),
+            draw(st.sampled_from(FILES)),
+            draw(st.sampled_from(DIGESTS)),
         ]
-    )
-    structured = st.builds(
+    if draw(st.booleans()):
+        index = draw(st.integers(1, len(parts) - 1))
+        at = draw(st.integers(0, len(parts[index])))
+        hostile = draw(st.sampled_from(HOSTILE_PARTS))
+        parts[index] = parts[index][:at] + hostile + parts[index][at:]
+    return ":".join(parts)
+
+
+fuzzed_pointers = st.one_of(
+    near_valid_pointers(),
+    near_valid_pointers(),
+    st.builds(
         lambda head, parts, sep: head + ":" + sep.join(parts),
-        scheme,
-        st.lists(pointer_parts(digests_of(world)), max_size=5),
+        st.sampled_from(SCHEMES),
+        st.lists(pointer_parts(DIGESTS), max_size=5),
         st.sampled_from([":", ":", ":", "/", "::", "：", ":\n"]),
-    )
-    return st.one_of(
-        structured,
-        st.text(max_size=60),
-        st.binary(max_size=40).map(lambda raw: raw.decode("latin-1")),
-    )
+    ),
+    st.text(max_size=60),
+    st.binary(max_size=40).map(lambda raw: raw.decode("latin-1")),
+)
 
 
 @pytest.mark.fuzz
-def test_fuzzed_pointers_resolve_to_one_of_five_statuses_and_read_only_inside(world):
-    @fuzz_settings()
-    @given(pointer=pointers(world))
-    def check(pointer: str) -> None:
-        found = resolve_audited(world, pointer)
-        assert found.pointer == pointer
-
-    check()
+@fuzz_settings()
+@given(pointer=fuzzed_pointers)
+def test_fuzzed_pointers_resolve_to_one_of_five_statuses_and_read_only_inside(world, pointer):
+    found = resolve_audited(world, pointer)
+    assert found.pointer == pointer
+    event(found.status.value)
 
 
 @pytest.mark.fuzz
-def test_fuzzed_artifact_names_read_back_only_inside_the_store(world):
+@fuzz_settings(0.5)
+@given(pointer=fuzzed_pointers, offset=st.integers(0, 64), limit=st.integers(0, 64))
+def test_fuzzed_artifact_names_read_back_only_inside_the_store(world, pointer, offset, limit):
     """`ArtifactStore.read_range` (behind read_artifact) under the same hostile names."""
-    store = ArtifactStore(world.home)
-
-    @fuzz_settings(0.5)
-    @given(pointer=pointers(world), offset=st.integers(0, 64), limit=st.integers(0, 64))
-    def check(pointer: str, offset: int, limit: int) -> None:
-        with recording_opens() as opened:
-            try:
-                data = store.read_range(pointer, offset=offset, limit=limit)
-            except (ArtifactUnavailable, InvalidStoreInput):
-                data = None
-        check_opens_stay_under(opened, world.roots)
-        if data is not None:
-            assert CANARY not in data
-            assert data == b"inside artifact"[offset : offset + limit]
-
-    check()
+    with recording_opens() as opened:
+        try:
+            data = ArtifactStore(world.home).read_range(pointer, offset=offset, limit=limit)
+        except (ArtifactUnavailable, InvalidStoreInput) as error:
+            data = None
+            event(getattr(error, "reason", "invalid input"))
+    check_opens_stay_under(opened, world.roots)
+    if data is not None:
+        assert data == INSIDE_ARTIFACT[offset : offset + limit]
+        event("read")
 
 
 @pytest.mark.fuzz
-def test_fuzzed_session_ids_and_suffixes_never_write_outside_the_store(tmp_path):
-    store = ArtifactStore(tmp_path / "home")
-    roots = (Path(os.path.abspath(tmp_path / "home")),)
-
-    @fuzz_settings(0.3)
-    @given(
-        session=pointer_parts(),
-        suffix=st.sampled_from(
-            [".txt", ".json", "/../x", ".TXT", "", ".", "..", ".a/b", ".\x00", ".١"]
-        ),
-    )
-    def check(session: str, suffix: str) -> None:
-        with recording_opens() as opened:
-            try:
-                ref = store.put(session, b"data", suffix=suffix)
-            except InvalidStoreInput:
-                ref = None
-        check_opens_stay_under(opened, roots)
-        if ref is not None:
-            assert is_under(ref.path, roots) and ref.path.read_bytes() == b"data"
-
-    check()
+@fuzz_settings(0.3)
+@given(
+    session=pointer_parts(),
+    suffix=st.sampled_from(
+        [".txt", ".json", "/../x", ".TXT", "", ".", "..", ".a/b", ".\x00", ".١"]
+    ),
+)
+def test_fuzzed_session_ids_and_suffixes_never_write_outside_the_store(world, session, suffix):
+    home = world.home.parent / "put-home"
+    roots = (Path(os.path.abspath(home)),)
+    with recording_opens() as opened:
+        try:
+            ref = ArtifactStore(home).put(session, b"data", suffix=suffix)
+        except InvalidStoreInput:
+            ref = None
+    check_opens_stay_under(opened, roots)
+    event("stored" if ref else "refused")
+    if ref is not None:
+        assert is_under(ref.path, roots) and ref.path.read_bytes() == b"data"
 
 
 # --- races: a file or a folder swapped for a link while pointers are resolved -----------
@@ -338,7 +352,7 @@ def test_an_artifact_folder_swapped_for_a_link_never_yields_outside_bytes(tmp_pa
     world = build_world(tmp_path)
     resolver = world.resolver()
     store = ArtifactStore(world.home)
-    outside_digest = hashlib.sha256(CANARY).hexdigest()
+    outside_digest = CANARY_DIGEST
     with LinkSwapper(world.home / "s1", world.outside / "s1") as swapper:
         if not swapper.is_supported:
             pytest.skip("this kernel cannot exchange two names atomically")
@@ -351,7 +365,7 @@ def test_an_artifact_folder_swapped_for_a_link_never_yields_outside_bytes(tmp_pa
                 data = store.read_range(f"artifact:s1:a.txt:{digest}")
             except ArtifactUnavailable:
                 continue
-            assert data == b"inside artifact"
+            assert data == INSIDE_ARTIFACT
 
 
 def test_a_file_swapped_for_a_link_after_the_open_is_read_as_the_file_that_was_opened(world):
