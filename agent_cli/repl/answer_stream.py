@@ -17,14 +17,49 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.live import Live
 from rich.segment import Segment
 from rich.text import Text
 
-from agent_cli.repl.safe_text import StreamSanitizer, sanitize_block
+from agent_cli.repl.safe_text import (
+    FAKE_COMPACT_MARK,
+    StreamSanitizer,
+    is_fake_compact_line,
+    sanitize_block,
+)
 
 REFRESH_INTERVAL_SECONDS = 0.05
+
+
+def render_defused_lines(
+    console: Console, renderable: RenderableType, options: ConsoleOptions
+) -> list[list[Segment]]:
+    """`renderable` as lines, each line that reads like a `[compact]` log line marked.
+
+    The check runs on what will be on the screen, after Markdown has turned `\\[`, `&#91;`
+    or a code span into a bracket and after wrapping has started a new line, so no
+    rendering path can make outside text pose as the REPL's log. Lines are rendered
+    narrower by the mark's width, so a marked line still fits the console.
+    """
+    width = max(options.max_width - len(FAKE_COMPACT_MARK), 1)
+    lines = console.render_lines(renderable, options.update(width=width, height=None), pad=False)
+    for line in lines:
+        if is_fake_compact_line("".join(segment.text for segment in line)):
+            line.insert(0, Segment(FAKE_COMPACT_MARK))
+    return lines
+
+
+class DefusedRenderable:
+    """Wraps a renderable of outside text (the answer's Markdown) with `render_defused_lines`."""
+
+    def __init__(self, renderable: RenderableType) -> None:
+        self.renderable = renderable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in render_defused_lines(console, self.renderable, options):
+            yield from line
+            yield Segment.line()
 
 
 class _TailView:
@@ -36,8 +71,7 @@ class _TailView:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         height = max((options.height or console.height) - 1, 1)
         tail = self.text[-(options.max_width * height * 2) :]
-        lines = console.render_lines(Text(tail), options.update(height=None), pad=False)
-        for line in lines[-height:]:
+        for line in render_defused_lines(console, Text(tail), options)[-height:]:
             yield from line
             yield Segment.line()
 
@@ -146,8 +180,12 @@ class AnswerStream:
         self._ends_with_newline = True
 
 
-def _markdown(text: str):
-    """The answer as Markdown (imported late: markdown-it costs time at start-up)."""
+def _markdown(text: str) -> DefusedRenderable:
+    """The answer as Markdown (imported late: markdown-it costs time at start-up).
+
+    Links are written out as `text (url)`, never made into terminal hyperlinks whose
+    target the reader cannot see.
+    """
     from rich.markdown import Markdown
 
-    return Markdown(sanitize_block(text))
+    return DefusedRenderable(Markdown(sanitize_block(text), hyperlinks=False))
