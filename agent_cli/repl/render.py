@@ -34,7 +34,7 @@ from agent_cli.repl.compact_lines import (
     format_retry,
     format_skipped,
 )
-from agent_cli.repl.safe_text import COMPACT_TAG, clip_line
+from agent_cli.repl.safe_text import COMPACT_TAG, clip_line, defuse_fake_compact_lines
 from agent_cli.repl.tool_lines import (
     build_tool_finished_line,
     build_tool_started_line,
@@ -57,14 +57,15 @@ def build_compact_text(line: str, body_style: str = "cyan") -> Text:
 
 
 def build_notice_text(event: Notice) -> Text:
+    """One line; a notice may quote outside text, so it can never pose as a `[compact]` line."""
     style = NOTICE_STYLES.get(event.level, "")
     label = "" if event.level == "info" else f"{clip_line(event.level, 10)}: "
-    return Text(label + clip_line(event.text, 400), style=style)
+    return Text(defuse_fake_compact_lines(label + clip_line(event.text, 400)), style=style)
 
 
 def build_error_text(message: str) -> Text:
     """A short red error line (the message comes from `error_text.describe_error`)."""
-    return Text(clip_line(message, 400), style=ERROR_STYLE)
+    return Text(defuse_fake_compact_lines(clip_line(message, 400)), style=ERROR_STYLE)
 
 
 class EventRenderer:
