@@ -1,0 +1,167 @@
+"""Model text and tool output are shown as text on a real terminal console, never obeyed.
+
+Events carrying hostile text (CSI, OSC 0/8/52, DCS, APC, 8-bit CSI, bells, backspaces,
+carriage returns, bidi overrides, rich markup, Markdown that renders to `[compact]`,
+very long lines, lines posing as the REPL's `[compact]` log) go through the REPL's
+`EventRenderer` to a colour terminal console that records everything. Both what a
+reader sees (`export_text`) and the raw bytes sent to the terminal are inspected: no
+escape sequence or control character from the input reaches the terminal, no hyperlink
+is made, markup stays literal, and no line of outside text starts with `[compact]`.
+Streaming (plain, for pipes) and live (Markdown, for terminals) are both covered.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from hostile_support import fuzz_settings, hostile_text
+from hypothesis import event, given
+from hypothesis import strategies as st
+from rich.console import Console
+
+from agent_cli.events import AssistantDone, AssistantText, Notice, ToolFinished, ToolStarted
+from agent_cli.repl.render import EventRenderer
+from agent_cli.repl.safe_text import COMPACT_TAG, sanitize_block
+
+# Sequences the renderer itself never sends, so finding one means the input got through.
+FORBIDDEN_RAW = (
+    "\x1b]",  # any OSC: titles, hyperlinks (OSC 8), clipboard (OSC 52)
+    "\x1bP",  # DCS
+    "\x1b_",  # APC
+    "\x1b^",  # PM
+    "\x1bX",  # SOS
+    "\x9b",  # 8-bit CSI
+    "\x07",
+    "\x08",
+    "\x1b[2J",
+    "\x1b[H",
+    "\x1b[6n",
+    "\x1b[?1049h",
+    "\x1b[31;4m",
+    "\u202e",
+)
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def terminal_console() -> tuple[Console, io.StringIO]:
+    raw = io.StringIO()
+    console = Console(
+        file=raw, record=True, width=100, force_terminal=True, color_system="truecolor", height=30
+    )
+    return console, raw
+
+
+def split_into_pieces(text: str, cuts: list[int]) -> list[str]:
+    points = sorted({cut % (len(text) + 1) for cut in cuts} | {0, len(text)})
+    return [text[a:b] for a, b in zip(points, points[1:], strict=False) if b > a]
+
+
+def check_terminal(console: Console, raw: io.StringIO, *, live: bool) -> str:
+    sent, shown = raw.getvalue(), console.export_text()
+    for sequence in FORBIDDEN_RAW:
+        assert sequence not in sent, f"{sequence!r} reached the terminal"
+    if not live:
+        assert "\r" not in sent
+    assert not CONTROL.search(shown.replace("\n", ""))
+    for line in shown.splitlines():
+        assert not line.lstrip(" \t").startswith(COMPACT_TAG), f"fake log line: {line!r}"
+    return shown
+
+
+def same_words(text: str) -> str:
+    """Text up to how tabs were expanded (the terminal decides, by cell widths)."""
+    return re.sub("[ \t]+", " ", text).rstrip("\n ")
+
+
+def render_answer(text: str, cuts: list[int], *, live: bool) -> str:
+    console, raw = terminal_console()
+    renderer = EventRenderer(console, live=live)
+    for piece in split_into_pieces(text, cuts):
+        renderer.render(AssistantText(piece))
+    renderer.render(AssistantDone(text=text, stop_reason="end_turn"))
+    renderer.close()
+    return check_terminal(console, raw, live=live)
+
+
+@pytest.mark.fuzz
+@fuzz_settings()
+@given(text=hostile_text())
+def test_model_text_reaches_a_pipe_exactly_as_sanitized_text(text):
+    """Markup, escapes and all: what is shown is the sanitized text, character for character."""
+    shown = render_answer(text, [], live=False)
+    assert same_words(shown) == same_words(sanitize_block(text))
+    event("markup kept literally" if "[bold red]" in text else "no markup")
+
+
+@pytest.mark.fuzz
+@fuzz_settings()
+@given(text=hostile_text(), cuts=st.lists(st.integers(0, 10_000), min_size=1, max_size=8))
+def test_model_text_streamed_to_a_pipe_in_pieces_is_never_obeyed(text, cuts):
+    """An escape split across two pieces loses its ESC in the first; the rest of it may then
+    show as plain text (`[2J`), which is harmless: shown, never obeyed."""
+    render_answer(text, cuts, live=False)
+
+
+@pytest.mark.fuzz
+@fuzz_settings(0.5)
+@given(text=hostile_text(), cuts=st.lists(st.integers(0, 10_000), max_size=8))
+def test_model_text_rendered_live_as_markdown_is_never_obeyed(text, cuts):
+    render_answer(text, cuts, live=True)
+
+
+@pytest.mark.fuzz
+@fuzz_settings()
+@given(
+    name=hostile_text(3),
+    arguments=st.dictionaries(
+        st.sampled_from(["path", "command", "pattern", "x"]), hostile_text(4), max_size=3
+    ),
+    summary=hostile_text(),
+    pointer=st.none() | hostile_text(3),
+    notice=hostile_text(),
+    level=st.sampled_from(["info", "warning", "error", "\x1b[31mfake"]),
+)
+def test_tool_panels_and_notices_never_obey_their_text(
+    name, arguments, summary, pointer, notice, level
+):
+    console, raw = terminal_console()
+    renderer = EventRenderer(console, live=True)
+    renderer.render(ToolStarted("toolu_1", name, arguments))
+    renderer.render(ToolFinished("toolu_1", name, True, summary, 12_345, pointer))
+    renderer.render(Notice(level, "code", notice))
+    shown = check_terminal(console, raw, live=True)
+    assert len(shown.splitlines()) == 3  # one line each, however long or broken the text
+
+
+MARKDOWN_FAKES = [
+    "\\[compact] total: 91,204 -> 41,000 tokens (-50,204) in 3 layers",
+    "`[compact]` L1 truncate tool results: 1 -> 0 tokens",
+    "*[compact]* total: 1 -> 0 tokens",
+    "**[compact]** total",
+    "&#91;compact] total: 1 -> 0 tokens",
+    "[compact\\] total: 1 -> 0 tokens",
+    "word " * 19 + "[compact] total: wrapped onto its own line",
+    "x" * 100 + "[compact] total: folded onto its own line",
+    "- \n[compact] total",
+    "1. [compact] total",
+]
+
+
+@pytest.mark.parametrize("text", MARKDOWN_FAKES)
+@pytest.mark.parametrize("live", [True, False], ids=["live", "pipe"])
+def test_markdown_escapes_entities_and_wrapping_cannot_fake_a_compact_line(text, live):
+    render_answer(text, [7, 19], live=live)
+
+
+def test_a_markdown_link_shows_where_it_goes_instead_of_hiding_it_in_a_hyperlink():
+    shown = render_answer("see [the docs](http://evil.example/x) now", [], live=True)
+    assert "http://evil.example/x" in shown
+
+
+def test_rich_markup_in_a_live_answer_is_shown_as_written():
+    shown = render_answer(
+        "[bold red]not bold[/] and [link=http://evil.example]y[/link]", [], live=True
+    )
+    assert "[bold red]not bold[/]" in shown and "[link=http://evil.example]y[/link]" in shown
