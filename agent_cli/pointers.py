@@ -25,8 +25,7 @@ from agent_cli.errors import SourcePointerError, UnknownSourceSchemeError
 
 TRANSCRIPT_SCHEME = "transcript"
 ARTIFACT_SCHEME = "artifact"
-MAX_POINTER_CHARS = 512
-MAX_SEQUENCE_DIGITS = 18
+MAX_POINTER_CHARS = 512  # also bounds a sequence's digits, far below int()'s limit
 
 _COMPONENT = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
 _COMPONENT_CHARS = re.compile(r"[A-Za-z0-9._-]+")
@@ -93,13 +92,15 @@ def check_component(part: str) -> str:
 
 
 def check_sequence(part: str) -> int:
-    """A transcript sequence: ASCII digits, no leading zero, at least 1."""
+    """A transcript sequence: ASCII digits, no leading zero, at least 1.
+
+    No upper bound: the grammar has none, and a sequence past the end of its transcript
+    is a well-formed pointer that resolves as missing, not a malformed one.
+    """
     if not part:
         raise SourcePointerError("empty_part")
     if not _SEQUENCE.fullmatch(part):
         raise SourcePointerError("sequence_not_digits")
-    if len(part) > MAX_SEQUENCE_DIGITS:
-        raise SourcePointerError("sequence_too_large")
     if part.startswith("0"):
         raise SourcePointerError(
             "sequence_below_one" if set(part) == {"0"} else "sequence_leading_zero"

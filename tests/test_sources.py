@@ -196,3 +196,13 @@ def test_records_and_artifacts_written_by_the_stores_resolve_as_available(home):
     block = render_durable_context(state, resolutions)
     assert f"evidence_sha256={ref.sha256}" in block
     assert "tool output" not in block
+
+
+def test_a_sequence_with_more_digits_than_any_transcript_resolves_as_missing(home):
+    with TranscriptStore(home / "transcripts").open_writer("s-big") as writer:
+        writer.append("message", {"n": 1}, datetime(2024, 5, 1, tzinfo=UTC))
+    resolver = SourcePointerResolver(home / "transcripts", home)
+    far = resolver.resolve(f"transcript:s-big:{10**40}")
+    assert far.status is SourceResolutionStatus.MISSING
+    assert far.evidence_sha256 is None
+    assert resolver.resolve("transcript:s-big:1").status is SourceResolutionStatus.AVAILABLE
