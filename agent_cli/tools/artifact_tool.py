@@ -1,7 +1,9 @@
 """read_artifact: read back a byte range of a tool output that was stored as an artifact.
 
-Contract: the range is at most `ToolLimits.artifact_read_bytes`, so its own result never
-needs spilling again. A range that would end inside a UTF-8 character ends before it, and
+Contract: only artifacts of the session the toolbox works for are shown; a pointer of
+another session is refused (the model of one session has no business with the tool
+output of another), after the store's own checks and before any byte is shown. The range
+is at most `ToolLimits.artifact_read_bytes`, so its own result never needs spilling again. A range that would end inside a UTF-8 character ends before it, and
 the result says exactly which offset to continue at, so paging never garbles text.
 """
 
@@ -9,9 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from agent_cli.errors import AgentCliError, ToolError
+from agent_cli.errors import AgentCliError, SourcePointerError, ToolError
+from agent_cli.pointers import parse_source_pointer
 from agent_cli.tools.context import PreparedCall, ToolContext
 from agent_cli.tools.output import ArtifactSink, ToolResult, format_size
+
+FOREIGN_POINTER_MESSAGE = (
+    "That pointer names an artifact of another session; read_artifact reads only this "
+    "session's artifacts. Use a pointer from a tool result of this session."
+)
 
 
 def prepare_read_artifact(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
@@ -21,12 +29,30 @@ def prepare_read_artifact(context: ToolContext, arguments: dict[str, Any]) -> Pr
             "pointer must start with 'artifact:'; copy it exactly from the tool "
             "result that mentioned it."
         )
+    is_foreign = bool(context.session_id) and _session_of(pointer) not in (
+        None,
+        context.session_id,
+    )
     offset = arguments.get("offset", 0)
     cap = context.limits.artifact_read_bytes
     limit = min(arguments.get("limit", cap), cap)
-    return PreparedCall(
-        f"read {pointer}", lambda: read_artifact_range(context.artifacts, pointer, offset, limit)
-    )
+
+    def execute() -> ToolResult:
+        result = read_artifact_range(context.artifacts, pointer, offset, limit)
+        if is_foreign:  # after the store's own checks, before any byte is shown
+            raise ToolError(FOREIGN_POINTER_MESSAGE)
+        return result
+
+    return PreparedCall(f"read {pointer}", execute)
+
+
+def _session_of(pointer: str) -> str | None:
+    """The session a well-formed artifact pointer names; None if it does not parse (the
+    store then refuses it with its own reason)."""
+    try:
+        return parse_source_pointer(pointer).session_id
+    except SourcePointerError:
+        return None
 
 
 def read_artifact_range(

@@ -31,9 +31,13 @@ class ToolLimits:
 
 @dataclass(frozen=True)
 class ToolContext:
+    """What a tool may reach: the workspace, the artifact store, its caps, and the id of
+    the session it works for (`read_artifact` reads only that session's artifacts)."""
+
     workspace: Workspace
     artifacts: ArtifactSink
     limits: ToolLimits
+    session_id: str = ""
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,7 @@ class Toolbox:
             bash_timeout_seconds=bash_timeout_seconds,
             artifact_read_bytes=max(1, artifact_threshold_bytes),
         )
-        self._context = ToolContext(Workspace(workspace), artifacts, limits)
+        self._context = ToolContext(Workspace(workspace), artifacts, limits, session_id)
         self._session_id = session_id
         self._gate = PermissionGate(ask_permission, auto_approve)
         self._threshold = artifact_threshold_bytes
