@@ -25,7 +25,7 @@ bench: install
 	$(BIN)/python -m bench
 
 fuzz: install
-	AGENT_CLI_FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest -m fuzz -p no:randomly
+	AGENT_CLI_FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest -m fuzz -p no:randomly --timeout=0
 
 run: install
 	$(BIN)/agent-cli
