@@ -146,6 +146,9 @@ def transition_pending(
 
 
 _HIT_FIELDS = ("memory_id", "source_id", "source_type", "source_title", "captured_at", "score")
+# Hits that name their provenance plainly (`type`, `title`) are read too; the `source_`
+# spelling wins when a hit has both, since a bare `type` may describe the hit itself.
+_HIT_ALIASES = {"source_type": "type", "source_title": "title"}
 
 
 def _read_hit(hit: object, name: str) -> Any:
@@ -153,6 +156,13 @@ def _read_hit(hit: object, name: str) -> Any:
     if isinstance(hit, Mapping):
         return hit.get(name)
     return getattr(hit, name, None)
+
+
+def _read_hit_field(hit: object, name: str) -> Any:
+    value = _read_hit(hit, name)
+    if value is None and name in _HIT_ALIASES:
+        value = _read_hit(hit, _HIT_ALIASES[name])
+    return value
 
 
 def _hit_rank(hit: object) -> Any:
@@ -169,13 +179,14 @@ def capture_retrieval_evidence(selected_hits: Iterable[object]) -> tuple[Retriev
     """Freeze the provenance of hits that were already selected upstream, in their order.
 
     Each hit may be a mapping or an object; its rank is read from `rank` or `source_rank`
-    (whichever it has). Score, rank and conflict key are copied, never recomputed: the
+    (whichever it has), its type and title from `source_type` / `source_title` or plain
+    `type` / `title`. Score, rank and conflict key are copied, never recomputed: the
     selection was decided upstream and must read the same before and after compaction.
     The recalled text is not copied. Duplicate memory ids raise `DurableStateError`.
     """
     captured: list[RetrievalEvidence] = []
     for hit in selected_hits:
-        values = {name: _read_hit(hit, name) for name in _HIT_FIELDS}
+        values = {name: _read_hit_field(hit, name) for name in _HIT_FIELDS}
         captured.append(
             RetrievalEvidence(
                 **values,

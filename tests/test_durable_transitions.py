@@ -204,3 +204,19 @@ def test_a_transition_time_may_be_an_aware_datetime_and_is_stored_as_iso_text():
     )
     item = moved.pending_items[0]
     assert item.last_confirmed_at == item.history[-1].at == "2024-05-02T00:00:00+00:00"
+
+
+def test_capture_reads_type_and_title_from_hits_that_name_them_plainly():
+    plain = {
+        "memory_id": "m1",
+        "source_id": "doc-1",
+        "type": "file",
+        "title": "Design notes",
+        "captured_at": T0,
+        "score": 0.4,
+        "rank": 3,
+    }
+    both = {**plain, "memory_id": "m2", "source_type": "web", "source_title": "Page"}
+    first, second = capture_retrieval_evidence([plain, both])
+    assert (first.source_type, first.source_title, first.source_rank) == ("file", "Design notes", 3)
+    assert (second.source_type, second.source_title) == ("web", "Page")
