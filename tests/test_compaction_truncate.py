@@ -84,3 +84,18 @@ def test_truncation_never_mutates_its_input():
 def test_truncation_refuses_an_invalid_history():
     with pytest.raises(ToolProtocolError):
         truncate_tool_results([user("go"), user([tool_result("nobody")])])
+
+
+def test_a_result_of_many_small_blocks_keeps_its_first_and_last_blocks_within_the_budget():
+    counter, _ = make_counter()
+    blocks = [text(f"block {number:03d} " + "word " * 95) for number in range(100)]
+    view, saved = truncate_tool_results(
+        _history(blocks), CompactionPolicy(max_tool_result_tokens=1_000), counter
+    )
+    new_blocks = view[2]["content"][0]["content"]
+    assert all(block["type"] == "text" and block["text"] for block in new_blocks)
+    assert new_blocks[0]["text"].startswith("block 000 ")
+    assert new_blocks[-1]["text"].startswith("block 099 ")
+    assert sum("cut by context compaction" in block["text"] for block in new_blocks) == 1
+    assert counter.count_content(new_blocks) <= 1_000
+    assert saved == counter.count_messages(_history(blocks)) - counter.count_messages(view)

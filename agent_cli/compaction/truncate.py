@@ -2,10 +2,11 @@
 
 Contract: a tool_result over `max_tool_result_tokens` keeps its head (about two thirds of
 the budget) and its tail (about one third) around a marker that states the original size.
-A string result stays a string; a list result keeps its blocks, each text block cut to
-its share of the budget, images untouched. A result is only replaced when the new message
-counts fewer tokens than the old one, so the layer never grows a result and its savings
-are real. Messages are never mutated: a changed message is a new dict.
+A string result stays a string; a list result stays a list of blocks: its text blocks
+are read as one stream with one head, one marker and one tail, images untouched. A
+result is only replaced when the new message counts fewer tokens than the old one, so
+the layer never grows a result and its savings are real. Messages are never mutated: a
+changed message is a new dict.
 
 No interaction is removed, so the tool protocol is untouched.
 """
@@ -71,25 +72,89 @@ def build_truncated_text(text: str, budget: int, counter: TokenCounter) -> str |
     return candidate if candidate is not None and size < original else None
 
 
+def _count_whole(sizes: Sequence[int], budget: float) -> tuple[int, float]:
+    """How many leading items fit whole in `budget`, and the budget left after them."""
+    taken = 0
+    for size in sizes:
+        if size > budget:
+            break
+        budget -= size
+        taken += 1
+    return taken, budget
+
+
+def _edge_parts(text: str, size: int, head_tokens: float, tail_tokens: float) -> tuple[str, str]:
+    """About `head_tokens` from the start and `tail_tokens` from the end of `text`."""
+    chars_per_token = len(text) / max(size, 1)
+    head, tail = _snap_to_lines(text, int(head_tokens * chars_per_token),
+                                int(tail_tokens * chars_per_token))
+    return text[:head], (text[len(text) - tail:] if tail else "")
+
+
+def _cut_stream(blocks: list[Any], texts: list[int], sizes: list[int], keep: float,
+                original: tuple[int, int]) -> list[Any] | None:
+    """`blocks` with their text read as one stream cut to about `keep` tokens.
+
+    Text blocks that fit the head (about two thirds of `keep`) or the tail are kept
+    whole; the first cut block keeps its head and the marker, the last one its tail, and
+    the text blocks between them go. Other blocks (images) stay where they are.
+    """
+    head_count, head_left = _count_whole(sizes, keep * 2 / 3)
+    tail_count, tail_left = _count_whole(sizes[head_count:][::-1], keep / 3 + head_left)
+    middle = texts[head_count:len(texts) - tail_count]
+    if not middle:
+        return None
+    first, last = middle[0], middle[-1]
+    first_size = sizes[head_count]
+    head, tail = _edge_parts(blocks[first]["text"], first_size, head_left,
+                             tail_left if first == last else 0)
+    if last != first:
+        _, tail = _edge_parts(blocks[last]["text"], sizes[-tail_count - 1], 0, tail_left)
+    omitted = sum(len(blocks[index]["text"]) for index in middle) - len(head) - len(tail)
+    if omitted <= 0:
+        return None
+    marker = render_truncation_marker(omitted, *original)
+    result = list(blocks)
+    result[first] = {**blocks[first],
+                     "text": head + (marker if head else marker.lstrip("\n"))
+                     + (tail if first == last else "")}
+    dropped = set(middle[1:-1])
+    if last != first:
+        if tail:
+            result[last] = {**blocks[last], "text": tail}
+        else:
+            dropped.add(last)
+    return [block for index, block in enumerate(result) if index not in dropped]
+
+
 def build_truncated_blocks(blocks: list[Any], budget: int,
                            counter: TokenCounter) -> list[Any] | None:
-    """A list result whose text blocks share `budget`, or None when nothing shrank."""
-    sizes = {index: counter.count_text(block["text"]) for index, block in enumerate(blocks)
+    """A list result cut to about `budget` tokens, or None when nothing shrank.
+
+    The text blocks are read as one stream with one head, one marker and one tail (see
+    `_cut_stream`), so a result of many small blocks keeps its first and last ones
+    rather than becoming a marker per block, and stays a list of blocks.
+    """
+    texts = [index for index, block in enumerate(blocks)
              if isinstance(block, dict) and block.get("type") == "text"
-             and isinstance(block.get("text"), str)}
-    text_total = sum(sizes.values())
-    if text_total == 0:
+             and isinstance(block.get("text"), str)]
+    sizes = [counter.count_text(blocks[index]["text"]) for index in texts]
+    if sum(sizes) == 0:
         return None
-    fixed = counter.count_content(blocks) - text_total
-    text_budget = max(budget - fixed, 1)
-    result, changed = list(blocks), False
-    for index, size in sizes.items():
-        share = max(text_budget * size // text_total, 1)
-        cut = build_truncated_text(blocks[index]["text"], share, counter)
+    original = counter.count_content(blocks)
+    stats = (original, sum(len(blocks[index]["text"]) for index in texts))
+    keep = max(budget - (original - sum(sizes)) - MARKER_ALLOWANCE_TOKENS, 0) * 0.9
+    candidate, size = None, original
+    for _ in range(_SHRINK_ATTEMPTS):
+        cut = _cut_stream(blocks, texts, sizes, keep, stats)
         if cut is not None:
-            result[index] = {**blocks[index], "text": cut}
-            changed = True
-    return result if changed else None
+            candidate, size = cut, counter.count_content(cut)
+            if size <= budget:
+                break
+            keep *= min(0.9, budget / size * 0.95)
+        else:
+            keep *= 0.5
+    return candidate if candidate is not None and size < original else None
 
 
 def _truncate_result(block: dict[str, Any], budget: int,
