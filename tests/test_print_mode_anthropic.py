@@ -48,3 +48,16 @@ def test_print_mode_fails_with_exit_1_and_a_clear_message_when_the_api_refuses(t
     assert done.stdout == ""
     assert "unchanged" in done.stderr
     assert API_KEY not in done.stderr
+
+
+def test_print_mode_prints_an_answer_the_api_paused_and_continued_as_one(tmp_path) -> None:
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(
+            Reply([text_block("Working on it,")], "pause_turn"),
+            Reply([text_block(" and it is done.")]),
+        )
+        done = _run_agent(tmp_path, server.base_url, "take your time")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "Working on it, and it is done."
+        assert len(server.requests) == 2
+        assert all(r.rejection is None for r in server.requests)

@@ -145,3 +145,18 @@ def test_the_api_key_is_never_written_to_disk(server, workspace, isolated_home) 
     for path in Path(isolated_home).rglob("*"):
         if path.is_file():
             assert API_KEY.encode() not in path.read_bytes(), path
+
+
+def test_a_paused_answer_is_sent_back_as_the_last_message_and_continued(server, workspace) -> None:
+    server.enqueue(
+        Reply([text_block("Working on it ")], "pause_turn"),
+        Reply([text_block("and done.")]),
+    )
+    session = make_session(workspace, _provider(server))
+    events = drain(session.run_turn("take your time"))
+    assert (events[-1].outcome, events[-1].stop_reason, events[-1].steps) == ("ok", "end_turn", 2)
+    assert all(r.rejection is None for r in server.requests)
+    continued = server.requests[-1].body["messages"]
+    assert continued[-1]["role"] == "assistant"
+    assert continued[-1]["content"][0]["text"] == "Working on it"
+    assert [m["role"] for m in session.view] == ["user", "assistant", "assistant"]

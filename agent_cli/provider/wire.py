@@ -4,9 +4,11 @@ Contract: `build_wire_request(request, model)` returns a fresh JSON-ready dict
 `{"model", "max_tokens", "system", "messages", "tools"}` and never mutates the request.
 It strips every key the API does not accept for a block (private `_` keys included),
 drops empty text, merges consecutive messages of one role, and checks what the API
-checks: the view starts and ends with a user message, every assistant `tool_use` is
-answered by a `tool_result` in the very next user message with the results first, and no
-result answers a call that was not just made. Anything else raises `WireFormatError`
+checks: the view starts with a user message, every assistant `tool_use` is answered by a
+`tool_result` in the very next user message with the results first, and no result
+answers a call that was not just made. A view may end with an assistant message: that is
+how an answer the API paused (`pause_turn`) is sent back to be continued; its final text
+is right-trimmed, since the API refuses trailing whitespace there. Anything else raises `WireFormatError`
 with a reason code and the index of the offending message in `request.messages`: a
 request the API would reject is never sent, and pairing is never silently repaired here
 (that belongs to `agent_cli.protocol`).
@@ -63,6 +65,7 @@ def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
     except RecursionError:  # nesting too deep to copy; the API would refuse it as well
         raise WireFormatError("too_deeply_nested") from None
     _check_conversation_shape(turns)
+    _trim_final_assistant_text(turns)
     _check_tool_pairing(turns)
     _mark_cache_breakpoint(turns[-1].blocks)
     messages = [{"role": turn.role, "content": turn.blocks} for turn in turns]
@@ -227,12 +230,22 @@ def _check_conversation_shape(turns: list[_Turn]) -> None:
         raise WireFormatError("no_messages")
     if turns[0].role != "user":
         raise WireFormatError("starts_with_assistant", message_index=turns[0].origins[0])
-    if turns[-1].role != "user":
-        raise WireFormatError("ends_with_assistant", message_index=turns[-1].origins[-1])
+
+
+def _trim_final_assistant_text(turns: list[_Turn]) -> None:
+    """Right-trim the text that ends a trailing assistant turn (a paused answer sent back).
+
+    Empty text blocks are already gone, so the trimmed text is never empty; a trailing
+    `tool_use` is left for the pairing check, which refuses it as unanswered.
+    """
+    last = turns[-1]
+    if last.role == "assistant" and last.blocks[-1]["type"] == "text":
+        last.blocks[-1]["text"] = last.blocks[-1]["text"].rstrip()
 
 
 def _check_tool_pairing(turns: list[_Turn]) -> None:
-    """Each turn's tool_results must answer exactly the previous turn's tool_uses, first."""
+    """Each turn's tool_results must answer exactly the previous turn's tool_uses, first;
+    a call in a trailing assistant turn has no answer at all."""
     seen_ids: set[str] = set()
     asked: dict[str, int] = {}
     for turn in turns:
@@ -241,6 +254,8 @@ def _check_tool_pairing(turns: list[_Turn]) -> None:
         else:
             _check_results_answer(turn, asked)
             asked = {}
+    for origin in asked.values():
+        raise WireFormatError("missing_tool_result", message_index=origin)
 
 
 def _collect_tool_use_ids(turn: _Turn, seen_ids: set[str]) -> dict[str, int]:

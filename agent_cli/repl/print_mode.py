@@ -36,6 +36,7 @@ class PrintModeRenderer:
         self._answer_out = answer_out
         self._diagnostics = diagnostics
         self._final_answer: str | None = None
+        self._paused_text = ""  # an answer the API paused goes on in the next request
 
     def render(self, event: Any) -> None:
         if isinstance(event, AssistantText):
@@ -48,14 +49,16 @@ class PrintModeRenderer:
             self.write_answer()
 
     def _keep_answer(self, event: AssistantDone) -> None:
+        text = self._paused_text + event.text
+        self._paused_text = text if event.stop_reason == "pause_turn" else ""
         if event.stop_reason == "tool_use":
             # Text written before tool calls is progress, not the answer.
-            if event.text.strip():
+            if text.strip():
                 self._diagnostics.console.print(
-                    Text(sanitize_text(event.text), style="dim"), soft_wrap=True
+                    Text(sanitize_text(text), style="dim"), soft_wrap=True
                 )
             return
-        self._final_answer = event.text
+        self._final_answer = text
 
     def write_answer(self) -> None:
         if self._final_answer is None:
