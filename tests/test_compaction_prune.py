@@ -89,3 +89,16 @@ def test_pruning_never_mutates_and_refuses_an_invalid_history():
     assert history == before
     with pytest.raises(ToolProtocolError):
         prune_old_messages([user("go"), assistant([tool_use("a")]), user("no")])
+
+
+def test_a_view_opening_with_the_assistant_keeps_its_tail_from_the_nearest_user_message():
+    history = [assistant("hello"), user("first"), assistant("a"), user("second"), assistant("b")]
+    view, saved = prune_old_messages(history, _keep(1))
+    assert view == history[3:]
+    assert saved > 0
+
+
+def test_a_view_with_no_user_message_to_start_from_is_not_emptied():
+    history = [assistant("only the assistant spoke")]
+    view, saved = prune_old_messages(history, _keep(1))
+    assert (view, saved) == (history, 0)

@@ -4,7 +4,9 @@ Contract: message 0 (the user's original request, in their own words) and the la
 `keep_recent_messages` messages are kept. An interaction with a half outside what is kept
 leaves as a whole (both halves), text in a mixed message stays, and a message left empty
 is dropped. The result starts with a user message: leading non-user messages go too,
-with their interactions. Two user messages may end up next to each other; the Messages
+with their interactions. A view whose message 0 is not the user's has no request to keep
+there, so the tail reaches back to the nearest user message instead; a view with no user
+message to start from is left as it is rather than emptied. Two user messages may end up next to each other; the Messages
 API accepts that (it joins consecutive same-role turns), and merging them here would
 rewrite the messages the policy promises to keep.
 
@@ -35,18 +37,32 @@ def _drop_leading_non_user(view: list[dict[str, Any]]) -> tuple[list[dict[str, A
     return view, removed
 
 
+def _last_user_index(messages: Sequence[dict[str, Any]], at_most: int) -> int:
+    """The last user message at or before `at_most`, or `at_most` when there is none."""
+    for index in range(min(at_most, len(messages) - 1), -1, -1):
+        if messages[index].get("role") == "user":
+            return index
+    return at_most
+
+
 def build_prune_outcome(messages: Sequence[dict[str, Any]], policy: CompactionPolicy,
                         counter: TokenCounter, view_tokens: int | None = None) -> LayerOutcome:
     """Apply L3 to a valid view and say what it did (`view_tokens`: its count, if known)."""
     count = len(messages)
     tail_start = max(count - policy.keep_recent_messages, 1)
-    if count == 0 or (tail_start == 1 and messages[0].get("role") == "user"):
+    starts_with_user = count > 0 and messages[0].get("role") == "user"
+    if count == 0 or (tail_start == 1 and starts_with_user):
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
-    kept = [messages[0], *messages[tail_start:]]
+    if not starts_with_user:  # no user intent at 0: reach back to a user message instead
+        tail_start = _last_user_index(messages, tail_start)
+    head = messages[:1] if starts_with_user else []
+    kept = [*head, *messages[tail_start:]]
     uses, results = collect_tool_ids(kept, "tool_use"), collect_tool_ids(kept, "tool_result")
     crossing = set(uses).symmetric_difference(results)
     view, leading = _drop_leading_non_user(remove_tool_interactions(kept, crossing))
-    dropped_uses = collect_tool_ids(messages[1:tail_start], "tool_use")
+    if not view:  # nothing would start with a user message: emptying the view helps no one
+        return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
+    dropped_uses = collect_tool_ids(messages[len(head):tail_start], "tool_use")
     removed_ids = dropped_uses + [tool_id for tool_id in uses if tool_id in crossing] + [
         tool_id for tool_id in leading if tool_id not in crossing]
     return LayerOutcome(view, measure_savings(messages, view, counter, view_tokens),
