@@ -24,6 +24,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -202,10 +203,20 @@ class TmuxTerminal:
         return self.wait_for(lambda screen: text in screen, repr(text), timeout=timeout)
 
     def wait_for_exit(self, *, timeout: float = DEFAULT_WAIT_SECONDS) -> int:
+        """The program's exit status, once tmux has seen it exit.
+
+        tmux built with libutempter can miss a child's SIGCHLD: utempter installs its own
+        handler for a moment when the pane's terminal closes, and a child that exits in
+        that moment stays an unreaped zombie, so the pane never reads as dead (tmux issue
+        #311). Sending our own server a SIGCHLD on each poll makes it reap and record the
+        status; the signal is harmless when there is nothing to reap.
+        """
+        server_pid = int(self._run("display-message", "-p", "#{pid}").strip())
         deadline = time.monotonic() + timeout
         while (status := self.exit_status()) is None:
             if time.monotonic() >= deadline:
                 raise AssertionError(f"the program did not exit; the screen was:\n{self.screen()}")
+            os.kill(server_pid, signal.SIGCHLD)
             time.sleep(POLL_SECONDS)
         return status
 
