@@ -127,3 +127,24 @@ def test_remembered_facts_point_at_a_verifiable_transcript_record(workspace: Pat
     session.close()
     again = make_session(workspace, OfflineProvider())
     assert [f.content for f in again.durable_state.facts] == ["The build uses make"]
+
+
+def test_a_blocked_request_is_told_in_layer_codes_and_in_calibrated_tokens(
+    workspace: Path,
+) -> None:
+    from agent_cli.events import ModelResponse, Usage
+
+    def api_counts_far_more(request):
+        answer = {"role": "assistant", "content": [{"type": "text", "text": "ok"}]}
+        yield ModelResponse(answer, "end_turn", Usage(input_tokens=1_000_000))
+
+    provider = ScriptedProvider([api_counts_far_more])
+    session = make_session(workspace, provider, soft=5_000, hard=6_000)
+    assert drain(session.run_turn("hello"))[-1].outcome == "ok"
+    assert session.calibration == 3.0  # clamped
+    events = drain(session.run_turn("x " * 3_000))
+    [blocked] = [e for e in events if isinstance(e, RequestBlocked)]
+    assert blocked.hard_limit == 6_000  # as the user set it, not 6_000 / 3
+    assert blocked.tokens_after >= blocked.hard_limit
+    assert blocked.applied_layers and set(blocked.applied_layers) <= {"L1", "L2", "L3", "L4"}
+    assert len(provider.requests) == 1

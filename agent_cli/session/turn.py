@@ -45,6 +45,8 @@ from agent_cli.events import (
     TurnEnded,
 )
 from agent_cli.protocol import answer_dangling_tool_uses
+from agent_cli.session import describe
+from agent_cli.session.budget import to_request_tokens
 from agent_cli.session.log import NOTICE
 
 if TYPE_CHECKING:
@@ -100,12 +102,21 @@ def run_forced_compaction(session: Session, focus: str | None) -> Iterator[Sessi
     try:
         yield from session.compact_forced(focus)
     except MessageViewLimitExceeded as error:
-        yield RequestBlocked(error.tokens_before, error.tokens_after, error.hard_limit,
-                             error.applied_layers)
+        yield build_blocked_event(session, error)
     except StoreError as error:
         yield Notice("error", "transcript_write_failed", session.describe_store_error(error))
     except KeyboardInterrupt:
         yield Notice("warning", "cancelled", "Cancelled: compaction was interrupted.")
+
+
+def build_blocked_event(session: Session, error: MessageViewLimitExceeded) -> RequestBlocked:
+    """The hard-limit refusal in the terms of every other `[compact]` figure: layer codes
+    (L1..L4) rather than the core's names, tokens calibrated to the API's count, and the
+    hard limit the user set rather than its estimator-scaled form."""
+    ratio = session.calibration
+    return RequestBlocked(to_request_tokens(error.tokens_before, ratio),
+                          to_request_tokens(error.tokens_after, ratio),
+                          session.policy.hard_limit, describe.layer_codes(error.applied_layers))
 
 
 def _one_step(session: Session) -> Iterator[SessionEvent]:
@@ -113,8 +124,7 @@ def _one_step(session: Session) -> Iterator[SessionEvent]:
     try:
         request = yield from session.prepare_request()
     except MessageViewLimitExceeded as error:
-        yield RequestBlocked(error.tokens_before, error.tokens_after, error.hard_limit,
-                             error.applied_layers)
+        yield build_blocked_event(session, error)
         return ("blocked", None)
     except (ToolProtocolError, WireFormatError) as error:
         yield Notice("error", "invalid_view", f"The view cannot be sent: {error}.")
