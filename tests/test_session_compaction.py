@@ -148,3 +148,24 @@ def test_a_blocked_request_is_told_in_layer_codes_and_in_calibrated_tokens(
     assert blocked.tokens_after >= blocked.hard_limit
     assert blocked.applied_layers and set(blocked.applied_layers) <= {"L1", "L2", "L3", "L4"}
     assert len(provider.requests) == 1
+
+
+def test_a_summary_that_frees_nothing_is_not_asked_again_before_the_view_grows(
+    workspace: Path,
+) -> None:
+    calls: list[int] = []
+
+    def longer_than_the_original(messages):
+        calls.append(len(messages))
+        return "word " * 5_000
+
+    provider = ScriptedProvider(summarizer=longer_than_the_original)
+    session = make_session(workspace, provider, soft=2_000, hard=60_000, keep_recent=2)
+    events = drain(session.run_turn("first " * 1_800))  # over soft, and nothing to cut
+    for index in range(4):
+        events += drain(session.run_turn(f"short {index}"))
+    assert all(e.outcome == "ok" for e in events if isinstance(e, TurnEnded))
+    assert len(calls) <= 1, "the same futile summary was asked for again and again"
+    guards = [e for e in events if isinstance(e, CompactionSkipped) and e.reason == "loop_guard"]
+    assert len(guards) == 1  # said once
+    assert len(provider.requests) == 5

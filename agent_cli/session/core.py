@@ -188,6 +188,9 @@ class Session:
             yield from self._adopt(result, fired, policy, forced)
         elif forced:
             yield CompactionSkipped("nothing_to_compact", self._shown(tokens))
+        elif _has_failed_layer(result.reports) and self.guard.note_compaction(
+                tokens, tokens, policy.soft_threshold):  # else each request pays a futile L4
+            yield CompactionSkipped("loop_guard", self._shown(tokens))
 
     def _shown(self, tokens: int) -> int:
         return to_request_tokens(tokens, self.calibration)
@@ -287,6 +290,10 @@ def _forced_policy(policy: CompactionPolicy, view_tokens: int) -> CompactionPoli
 def _guarded_policy(policy: CompactionPolicy) -> CompactionPolicy:
     """While the guard holds, only the hard limit matters: soft moves just under it."""
     return dataclasses.replace(policy, soft_threshold=policy.hard_limit - 1)
+
+
+def _has_failed_layer(reports: Any) -> bool:
+    return any(report.outcome in describe.LAYER_FAILURES for report in reports)
 
 
 def _failed_layer_notices(reports: Any) -> Iterator[SessionEvent]:
