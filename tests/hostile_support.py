@@ -10,13 +10,17 @@ touch. `sys.addaudithook` is process-wide and cannot be removed, so one hook is
 installed once per process; it records the path of every `open` event (builtins `open`,
 `io.open` and `os.open` all raise it) only while `recording_opens()` is active, so the
 rest of the test run pays a flag check and nothing else.
+
+The canary world (`build_world`) is a resolver's two roots with good evidence inside,
+planted links leading out, and canary files outside whose names are reachable by `..`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import json
 import os
-import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -25,6 +29,8 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
+
+from agent_cli.sources import SourcePointerResolver
 
 DEFAULT_FUZZ_EXAMPLES = 500
 FUZZ_EXAMPLES = int(os.environ.get("AGENT_CLI_FUZZ_EXAMPLES", DEFAULT_FUZZ_EXAMPLES))
@@ -215,54 +221,75 @@ def fd_path(fd: int) -> str:
 HAS_PROC_FD = os.path.isdir("/proc/self/fd")
 
 
-# --- a link swapped in and out by another process ---------------------------------------
+# --- the canary world around a resolver's roots -------------------------------------------
 
-_SWAP_SCRIPT = r"""
-import ctypes, os, sys
-target, outside = os.fsencode(sys.argv[1]), os.fsencode(sys.argv[2])
-link = target + b".swap-link"
-os.symlink(outside, link)
-libc = ctypes.CDLL(None, use_errno=True)
-RENAME_EXCHANGE, AT_FDCWD = 2, -100
-exchange = getattr(libc, "renameat2", None)
-if exchange is None or exchange(AT_FDCWD, target, AT_FDCWD, link, RENAME_EXCHANGE) != 0:
-    print("unsupported", flush=True)
-    sys.exit(0)
-print("ready", flush=True)
-while exchange(AT_FDCWD, target, AT_FDCWD, link, RENAME_EXCHANGE) == 0:
-    pass
-"""
+T0 = "2024-05-01T10:00:00+00:00"
+CANARY = b"CANARY-outside-the-roots"
+CANARY_DIGEST = hashlib.sha256(CANARY).hexdigest()
+INSIDE_ARTIFACT = b"inside artifact"
 
 
-class LinkSwapper:
-    """Another process that atomically exchanges `target` with a symlink to `outside`,
-    over and over (renameat2 RENAME_EXCHANGE), so the name is always there: half the
-    time the real file or folder, half the time a link out. A real second process, not a
-    thread, so the swaps interleave with the code under test at any instruction.
-    `is_supported` is False where the kernel or libc cannot exchange names."""
+def record_line(session: str, sequence: int, payload: dict) -> bytes:
+    return json.dumps(
+        {
+            "schema_version": 1,
+            "session_id": session,
+            "sequence": sequence,
+            "event_id": f"transcript:{session}:{sequence}",
+            "recorded_at": T0,
+            "kind": "message",
+            "payload": payload,
+        }
+    ).encode()
 
-    def __init__(self, target: Path, outside: Path) -> None:
-        self.target, self.outside = target, outside
-        self.is_supported = False
-        self._process: subprocess.Popen[str] | None = None
 
-    def __enter__(self) -> LinkSwapper:
-        self._process = subprocess.Popen(
-            [sys.executable, "-c", _SWAP_SCRIPT, str(self.target), str(self.outside)],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self._process.stdout is not None
-        self.is_supported = self._process.stdout.readline().strip() == "ready"
-        return self
+def write_transcript(path: Path, session: str, count: int, payload: dict) -> list[bytes]:
+    lines = [record_line(session, n, {**payload, "n": n}) for n in range(1, count + 1)]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+    return lines
 
-    def __exit__(self, *exc_info: object) -> None:
-        assert self._process is not None
-        self._process.kill()
-        self._process.wait()
-        link = self.target.with_name(self.target.name + ".swap-link")
-        if os.path.islink(self.target):  # stopped with the link in place: swap back
-            os.unlink(self.target)
-            os.rename(link, self.target)
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(link)
+
+def write_file(path: Path, data: bytes) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return hashlib.sha256(data).hexdigest()
+
+
+@dataclass
+class World:
+    """The trusted home, the canary world around it, and what each may legitimately hold."""
+
+    home: Path
+    outside: Path
+    inside_digests: set[str]
+    canary_digest: str
+    inside_artifact_digest: str
+
+    @property
+    def roots(self) -> tuple[Path, ...]:
+        return (Path(os.path.abspath(self.home)),)
+
+    def resolver(self, read_at=os.pread) -> SourcePointerResolver:
+        return SourcePointerResolver(self.home / "transcripts", self.home, read_at=read_at)
+
+
+def build_world(base: Path) -> World:
+    """home/ (both roots) with good files and planted links; outside/ full of canaries."""
+    home, outside = base / "home", base / "outside"
+    canary = {"secret": CANARY.decode()}
+    for session in ("s1", "link", "canary", "evil"):
+        write_transcript(outside / f"{session}.jsonl", session, 5, canary)
+    canary_digest = write_file(outside / "canary.txt", CANARY)
+    for session in ("s1", "evil", "outside"):
+        write_file(outside / session / "tool-results" / "a.txt", CANARY)
+        write_file(outside / session / "tool-results" / "canary.txt", CANARY)
+    write_file(outside / "tool-results" / "canary.txt", CANARY)
+    lines = write_transcript(home / "transcripts" / "s1.jsonl", "s1", 3, {"inside": True})
+    inside_artifact = write_file(home / "s1" / "tool-results" / "a.txt", INSIDE_ARTIFACT)
+    (home / "transcripts" / "link.jsonl").symlink_to(outside / "link.jsonl")
+    (home / "s1" / "tool-results" / "canary.txt").symlink_to(outside / "canary.txt")
+    (home / "evil").symlink_to(outside)
+    (home / "transcripts" / "evil.jsonl").symlink_to(outside / "evil.jsonl")
+    digests = {hashlib.sha256(line).hexdigest() for line in lines} | {inside_artifact}
+    return World(home, outside, digests, canary_digest, inside_artifact)

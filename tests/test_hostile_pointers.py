@@ -1,26 +1,28 @@
 """Hostile source pointers and artifact names never reach a file outside the trusted roots.
 
-Around the roots lies a canary world: files outside them whose names are reachable by
-`..`, by a look-alike, or through symlinks planted inside. Every resolution runs under a
-process-wide audit of `open` calls and through a `read_at` that asks the kernel which
-file each read descriptor is on; both must stay under the roots, and no canary byte may
-ever come back as evidence. Races (a file or folder swapped for a link while pointers
-are resolved) may make a pointer denied or missing, never available with outside bytes.
+Around the roots lies a canary world (`hostile_support.build_world`): files outside them
+whose names are reachable by `..`, by a look-alike, or through symlinks planted inside.
+Every resolution runs under a process-wide audit of `open` calls and through a `read_at`
+that asks the kernel which file each read descriptor is on; both must stay under the
+roots, and no canary byte may ever come back as evidence. Races are in
+`test_hostile_pointer_races.py`.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from hostile_support import (
+    CANARY,
+    CANARY_DIGEST,
     HAS_PROC_FD,
     HOSTILE_PARTS,
-    LinkSwapper,
+    INSIDE_ARTIFACT,
+    World,
+    build_world,
     check_opens_stay_under,
     fd_path,
     fuzz_settings,
@@ -31,83 +33,12 @@ from hypothesis import event, given
 from hypothesis import strategies as st
 
 from agent_cli.errors import ArtifactUnavailable, InvalidStoreInput
-from agent_cli.sources import SourcePointerResolver, SourceResolutionStatus
+from agent_cli.sources import SourceResolutionStatus
 from agent_cli.store.artifacts import ArtifactStore
 
 pytestmark = pytest.mark.skipif(not HAS_PROC_FD, reason="needs /proc/self/fd to audit reads")
 
-T0 = "2024-05-01T10:00:00+00:00"
-CANARY = b"CANARY-outside-the-roots"
-CANARY_DIGEST = hashlib.sha256(CANARY).hexdigest()
-INSIDE_ARTIFACT = b"inside artifact"
-SWAP_ROUNDS = 3000
 STATUSES = {status.value for status in SourceResolutionStatus}
-
-
-def record_line(session: str, sequence: int, payload: dict) -> bytes:
-    return json.dumps(
-        {
-            "schema_version": 1,
-            "session_id": session,
-            "sequence": sequence,
-            "event_id": f"transcript:{session}:{sequence}",
-            "recorded_at": T0,
-            "kind": "message",
-            "payload": payload,
-        }
-    ).encode()
-
-
-def write_transcript(path: Path, session: str, count: int, payload: dict) -> list[bytes]:
-    lines = [record_line(session, n, {**payload, "n": n}) for n in range(1, count + 1)]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(b"".join(line + b"\n" for line in lines))
-    return lines
-
-
-def write_file(path: Path, data: bytes) -> str:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    return hashlib.sha256(data).hexdigest()
-
-
-@dataclass
-class World:
-    """The trusted home, the canary world around it, and what each may legitimately hold."""
-
-    home: Path
-    outside: Path
-    inside_digests: set[str]
-    canary_digest: str
-    inside_artifact_digest: str
-
-    @property
-    def roots(self) -> tuple[Path, ...]:
-        return (Path(os.path.abspath(self.home)),)
-
-    def resolver(self, read_at=os.pread) -> SourcePointerResolver:
-        return SourcePointerResolver(self.home / "transcripts", self.home, read_at=read_at)
-
-
-def build_world(base: Path) -> World:
-    """home/ (both roots) with good files and planted links; outside/ full of canaries."""
-    home, outside = base / "home", base / "outside"
-    canary = {"secret": CANARY.decode()}
-    for session in ("s1", "link", "canary", "evil"):
-        write_transcript(outside / f"{session}.jsonl", session, 5, canary)
-    canary_digest = write_file(outside / "canary.txt", CANARY)
-    for session in ("s1", "evil", "outside"):
-        write_file(outside / session / "tool-results" / "a.txt", CANARY)
-        write_file(outside / session / "tool-results" / "canary.txt", CANARY)
-    write_file(outside / "tool-results" / "canary.txt", CANARY)
-    lines = write_transcript(home / "transcripts" / "s1.jsonl", "s1", 3, {"inside": True})
-    inside_artifact = write_file(home / "s1" / "tool-results" / "a.txt", INSIDE_ARTIFACT)
-    (home / "transcripts" / "link.jsonl").symlink_to(outside / "link.jsonl")
-    (home / "s1" / "tool-results" / "canary.txt").symlink_to(outside / "canary.txt")
-    (home / "evil").symlink_to(outside)
-    (home / "transcripts" / "evil.jsonl").symlink_to(outside / "evil.jsonl")
-    digests = {hashlib.sha256(line).hexdigest() for line in lines} | {inside_artifact}
-    return World(home, outside, digests, canary_digest, inside_artifact)
 
 
 @pytest.fixture(scope="module")
@@ -323,67 +254,3 @@ def test_fuzzed_session_ids_and_suffixes_never_write_outside_the_store(world, se
     event("stored" if ref else "refused")
     if ref is not None:
         assert is_under(ref.path, roots) and ref.path.read_bytes() == b"data"
-
-
-# --- races: a file or a folder swapped for a link while pointers are resolved -----------
-
-
-def test_a_transcript_swapped_for_a_link_during_resolution_never_yields_outside_bytes(tmp_path):
-    world = build_world(tmp_path)
-    resolver = world.resolver()
-    target = world.home / "transcripts" / "s1.jsonl"
-    seen: set[str] = set()
-    with LinkSwapper(target, world.outside / "s1.jsonl") as swapper:
-        if not swapper.is_supported:
-            pytest.skip("this kernel cannot exchange two names atomically")
-        for round_ in range(SWAP_ROUNDS):
-            pointer = "transcript:s1:5" if round_ % 2 else "transcript:s1:2"
-            found = resolver.resolve(pointer)
-            seen.add(found.status.value)
-            if found.is_available:
-                assert pointer == "transcript:s1:2"
-                assert found.evidence_sha256 in world.inside_digests
-                assert CANARY.decode() not in (found.excerpt or "")
-    assert seen <= STATUSES
-    assert "available" in seen and "denied" in seen  # both sides of the swap were seen
-
-
-def test_an_artifact_folder_swapped_for_a_link_never_yields_outside_bytes(tmp_path):
-    world = build_world(tmp_path)
-    resolver = world.resolver()
-    store = ArtifactStore(world.home)
-    outside_digest = CANARY_DIGEST
-    with LinkSwapper(world.home / "s1", world.outside / "s1") as swapper:
-        if not swapper.is_supported:
-            pytest.skip("this kernel cannot exchange two names atomically")
-        for round_ in range(SWAP_ROUNDS):
-            digest = outside_digest if round_ % 2 else world.inside_artifact_digest
-            found = resolver.resolve(f"artifact:s1:a.txt:{digest}")
-            if found.is_available:
-                assert found.evidence_sha256 == world.inside_artifact_digest
-            try:
-                data = store.read_range(f"artifact:s1:a.txt:{digest}")
-            except ArtifactUnavailable:
-                continue
-            assert data == INSIDE_ARTIFACT
-
-
-def test_a_file_swapped_for_a_link_after_the_open_is_read_as_the_file_that_was_opened(world):
-    """Through the `read_at` seam: the swap lands between the open and the first read."""
-    path = world.home / "transcripts" / "s1.jsonl"
-    original = path.read_bytes()
-
-    def swap_then_read(fd: int, size: int, offset: int) -> bytes:
-        if not path.is_symlink():
-            path.unlink()
-            path.symlink_to(world.outside / "s1.jsonl")
-        return os.pread(fd, size, offset)
-
-    try:
-        found = world.resolver(read_at=swap_then_read).resolve("transcript:s1:2")
-        again = world.resolver().resolve("transcript:s1:2")
-    finally:
-        path.unlink()
-        path.write_bytes(original)
-    assert found.status.value == "missing" or found.evidence_sha256 in world.inside_digests
-    assert (again.status.value, again.reason) == ("denied", "symlink")
