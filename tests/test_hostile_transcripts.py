@@ -1,17 +1,16 @@
-"""Damaged and hostile transcripts: reported precisely, never resumed into a broken view.
+"""Damaged transcripts: reported precisely, never resumed into a broken view.
 
 A real session writes a transcript (a question, a tool call and its result, an answer);
 the tests then damage copies of it: random bytes, cuts, huge lines, NUL bytes, invalid
-UTF-8, wrong JSON types, lying sequence numbers, and records whose envelope is perfect
-but whose payload is not a message the API would take. Replay and `open_writer` either
-work or raise `TranscriptCorrupt` naming a line of the file; `open_session(resume=...)`
-either gives a view that passes `validate_tool_protocol` and the wire builder, or raises
-`TranscriptCorrupt` / `SessionUnresumable`. No other exception type may escape.
+UTF-8, wrong JSON types, lying sequence numbers. Replay and `open_writer` either work or
+raise `TranscriptCorrupt` naming a line of the file; `open_session(resume=...)` either
+gives a view that passes `validate_tool_protocol` and the wire builder, or raises
+`TranscriptCorrupt` / `SessionUnresumable`. No other exception type may escape. Whole
+records with hostile payloads are in `test_hostile_resume.py`.
 """
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -27,15 +26,13 @@ from agent_cli.errors import SessionUnresumable, TranscriptCorrupt
 from agent_cli.events import ModelRequest
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.provider.wire import build_wire_request
-from agent_cli.repl.main import main
 from agent_cli.store.paths import resolve_state_paths
 from agent_cli.store.transcript import TranscriptStore
 
 RESUME_ERRORS = (TranscriptCorrupt, SessionUnresumable)
 
 
-@pytest.fixture
-def recorded(tmp_path: Path) -> tuple[Path, str, bytes]:
+def record_session(tmp_path: Path) -> tuple[Path, str, bytes]:
     """A workspace and the transcript of one real session in it: (workspace, id, bytes)."""
     workspace = tmp_path / "ws"
     workspace.mkdir()
@@ -47,6 +44,11 @@ def recorded(tmp_path: Path) -> tuple[Path, str, bytes]:
     list(session.run_turn("Read notes.txt please."))
     session.close()
     return workspace, session.session_id, Path(session.transcript_path).read_bytes()
+
+
+@pytest.fixture
+def recorded(tmp_path: Path) -> tuple[Path, str, bytes]:
+    return record_session(tmp_path)
 
 
 def transcript_path(session_id: str) -> Path:
@@ -230,204 +232,3 @@ def test_a_record_nested_too_deep_for_the_parser_is_corrupt_not_a_crash(recorded
     for damaged_data in (deep + data, data + deep + data.split(b"\n")[0] + b"\n"):
         check_replay(session_id, damaged_data)
         assert check_resume(workspace, session_id, damaged_data) == "TranscriptCorrupt"
-
-
-# --- whole records with hostile payloads ---------------------------------------------------
-
-
-def append_record(data: bytes, session_id: str, kind: str, payload: Any) -> bytes:
-    sequence = line_count(data) + 1
-    record = {
-        "schema_version": 1,
-        "session_id": session_id,
-        "sequence": sequence,
-        "event_id": f"transcript:{session_id}:{sequence}",
-        "recorded_at": "2026-12-02T09:30:00+00:00",
-        "kind": kind,
-        "payload": payload,
-    }
-    return data + json.dumps(record).encode() + b"\n"
-
-
-HOSTILE_PAYLOADS = {
-    "message that is a string": ("message", {"message": "hello"}),
-    "message that is a list": ("message", {"message": [{"role": "user"}]}),
-    "message without a message": ("message", {"text": "hi"}),
-    "content of the wrong type": ("message", {"message": {"role": "user", "content": 5}}),
-    "content that is a dict": ("message", {"message": {"role": "user", "content": {"a": 1}}}),
-    "a role the API does not know": ("message", {"message": {"role": "system", "content": "x"}}),
-    "a block that is a string": ("message", {"message": {"role": "user", "content": ["x"]}}),
-    "a block type that is a list": (
-        "message",
-        {"message": {"role": "user", "content": [{"type": ["text"]}]}},
-    ),
-    "a text block without text": (
-        "message",
-        {"message": {"role": "user", "content": [{"type": "text"}]}},
-    ),
-    "a tool_use without an id": (
-        "message",
-        {
-            "message": {
-                "role": "assistant",
-                "content": [{"type": "tool_use", "name": "bash", "input": {}}],
-            }
-        },
-    ),
-    "a tool_use whose input is a list": (
-        "message",
-        {
-            "message": {
-                "role": "assistant",
-                "content": [{"type": "tool_use", "id": "t9", "name": "bash", "input": []}],
-            }
-        },
-    ),
-    "a result for no call": (
-        "message",
-        {
-            "message": {
-                "role": "user",
-                "content": [{"type": "tool_result", "tool_use_id": "nobody", "content": "x"}],
-            }
-        },
-    ),
-    "a compaction view of numbers": ("compaction", {"view": [1, 2, 3]}),
-    "a compaction view that is a string": ("compaction", {"view": "everything"}),
-    "a compaction without a view": ("compaction", {"layers": ["x"]}),
-    "a compaction view starting with the assistant": (
-        "compaction",
-        {"view": [{"role": "assistant", "content": "hi"}]},
-    ),
-    "a compaction view with a dangling result": (
-        "compaction",
-        {"view": [{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1"}]}]},
-    ),
-}
-
-
-@pytest.mark.parametrize("kind, payload", HOSTILE_PAYLOADS.values(), ids=list(HOSTILE_PAYLOADS))
-def test_a_whole_record_with_a_hostile_payload_is_refused_with_its_line(recorded, kind, payload):
-    workspace, session_id, data = recorded
-    hostile = append_record(data, session_id, kind, payload)
-    transcript_path(session_id).write_bytes(hostile)
-    with pytest.raises(SessionUnresumable) as caught:
-        make_session(workspace, ScriptedProvider(), resume=session_id, counter=make_counter()[0])
-    assert caught.value.session_id == session_id
-    assert caught.value.line_number == line_count(hostile)
-    assert caught.value.reason
-    assert transcript_path(session_id).read_bytes() == hostile  # nothing was appended
-
-
-def nested(depth: int) -> dict[str, Any]:
-    value: dict[str, Any] = {}
-    for _ in range(depth):
-        value = {"a": value}
-    return value
-
-
-def test_a_tool_input_nested_deeper_than_a_request_can_carry_is_refused(recorded):
-    workspace, session_id, data = recorded
-    use = {"type": "tool_use", "id": "t9", "name": "bash", "input": nested(900)}
-    answer = {"type": "tool_result", "tool_use_id": "t9", "content": "ok"}
-    for role, block in (("assistant", use), ("user", answer)):
-        data = append_record(
-            data, session_id, "message", {"message": {"role": role, "content": [block]}}
-        )
-    transcript_path(session_id).write_bytes(data)
-    with pytest.raises(SessionUnresumable) as caught:
-        make_session(workspace, ScriptedProvider(), resume=session_id, counter=make_counter()[0])
-    assert caught.value.reason == "wire:too_deeply_nested"
-
-
-@pytest.mark.parametrize(
-    "payload",
-    [
-        {"view": [], "layers": 5, "tokens_before": "many", "tokens_after": None},
-        {"view": [], "layers": [None, 3], "tokens_before": [1], "forced": "yes"},
-    ],
-)
-def test_garbage_figures_in_a_compaction_record_do_not_stop_a_resume(recorded, payload):
-    """Figures only feed `stats`; the view (here empty) is what must be sound."""
-    workspace, session_id, data = recorded
-    transcript_path(session_id).write_bytes(append_record(data, session_id, "compaction", payload))
-    session = make_session(
-        workspace, ScriptedProvider(), resume=session_id, counter=make_counter()[0]
-    )
-    try:
-        assert session.view == []
-        assert session.stats().compactions
-    finally:
-        session.close()
-
-
-messages = st.fixed_dictionaries(
-    {
-        "role": st.sampled_from(["user", "assistant", "system", ""]) | json_values,
-        "content": st.one_of(
-            st.text(max_size=10),
-            json_values,
-            st.lists(
-                st.fixed_dictionaries(
-                    {
-                        "type": st.sampled_from(
-                            ["text", "tool_use", "tool_result", "image", "thinking"]
-                        )
-                        | json_values
-                    },
-                    optional={
-                        "text": json_values | st.text(max_size=5),
-                        "id": st.sampled_from(["toolu_1", "t2", ""]),
-                        "tool_use_id": st.sampled_from(["toolu_1", "t2", ""]),
-                        "name": st.text(max_size=5),
-                        "input": json_values,
-                        "content": json_values,
-                    },
-                ),
-                max_size=3,
-            ),
-        ),
-    }
-)
-
-
-hostile_records = st.one_of(
-    st.tuples(st.just("message"), st.fixed_dictionaries({"message": messages | json_values})),
-    st.tuples(
-        st.just("compaction"),
-        st.fixed_dictionaries({"view": st.lists(messages, max_size=3) | json_values}),
-    ),
-)
-
-
-@pytest.mark.fuzz
-@fuzz_settings(0.2)
-@given(records=st.lists(hostile_records, min_size=1, max_size=3))
-def test_fuzzed_whole_records_either_resume_into_a_valid_view_or_are_refused(recorded, records):
-    workspace, session_id, data = recorded
-    hostile = data
-    for kind, payload in records:
-        hostile = append_record(hostile, session_id, kind, payload)
-    event(check_resume(workspace, session_id, hostile))
-
-
-# --- the REPL in front of it ----------------------------------------------------------------
-
-
-def test_the_repl_refuses_to_resume_a_hostile_transcript_with_one_clear_line(recorded, tmp_path):
-    workspace, session_id, data = recorded
-    hostile = append_record(
-        data, session_id, "message", {"message": {"role": "user", "content": 5}}
-    )
-    transcript_path(session_id).write_bytes(hostile)
-    stdout, stderr = io.StringIO(), io.StringIO()
-    code = main(
-        ["--workspace", str(workspace), "--provider", "offline", "--resume", session_id],
-        stdin=io.StringIO(""),
-        stdout=stdout,
-        stderr=stderr,
-    )
-    shown = stdout.getvalue() + stderr.getvalue()
-    assert code == 1
-    assert f"line {line_count(hostile)}" in shown and session_id in shown
-    assert "Traceback" not in shown
