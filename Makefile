@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install test lint bench run fuzz clean
+.PHONY: install compile test lint bench run fuzz clean
 
 install: $(STAMP)
 
@@ -21,13 +21,18 @@ lint: install
 	$(BIN)/ruff check .
 
 
-bench: install
+# Byte-compile first: where PYTHONDONTWRITEBYTECODE is set, every start would otherwise
+# compile ~130 modules from source (about 0.3 s of the 0.5 s start-up budget).
+compile: install
+	$(BIN)/python -m compileall -q agent_cli
+
+bench: compile
 	$(BIN)/python -m bench
 
 fuzz: install
 	AGENT_CLI_FUZZ_EXAMPLES=20000 $(BIN)/python -m pytest -m fuzz -p no:randomly --timeout=0
 
-run: install
+run: compile
 	$(BIN)/agent-cli
 
 clean:
