@@ -15,6 +15,7 @@ from rich.text import Text
 
 from agent_cli.events import ToolFinished, ToolStarted
 from agent_cli.repl.safe_text import clip_line
+from agent_cli.tools.output import format_size
 
 # Arguments that tell what a call does, in the order they are shown.
 TELLING_ARGUMENTS = (
@@ -47,15 +48,6 @@ def select_telling_arguments(arguments: dict[str, Any]) -> list[tuple[str, str]]
 
 def _as_text(value: Any) -> str:
     return value if isinstance(value, str) else repr(value)
-
-
-def format_size(size_bytes: int) -> str:
-    """`512 B`, `4.2 KB`, `1.3 MB` (powers of 1024)."""
-    if size_bytes < 1024:
-        return f"{size_bytes} B"
-    if size_bytes < 1024 * 1024:
-        return f"{size_bytes / 1024:.1f} KB"
-    return f"{size_bytes / (1024 * 1024):.1f} MB"
 
 
 def build_tool_started_line(event: ToolStarted) -> Text:
