@@ -34,19 +34,27 @@ def check_message_shapes(session_id: str, view: Sequence[Any], origins: Sequence
     """Every message is an object with the role `user` or `assistant`."""
     for index, message in enumerate(view):
         if not isinstance(message, dict) or message.get("role") not in ROLES:
-            raise SessionUnresumable(session_id, "malformed_message",
-                                     line_number=_line_of(origins, index), message_index=index)
+            raise SessionUnresumable(
+                session_id,
+                "malformed_message",
+                line_number=_line_of(origins, index),
+                message_index=index,
+            )
 
 
-def check_sendable_view(session_id: str, view: Sequence[dict[str, Any]],
-                        origins: Sequence[int]) -> None:
+def check_sendable_view(
+    session_id: str, view: Sequence[dict[str, Any]], origins: Sequence[int]
+) -> None:
     """The view pairs its tool calls and the request builder would send it."""
     try:
         validate_tool_protocol(view)
     except ToolProtocolError as error:
         raise SessionUnresumable(
-            session_id, f"tool_protocol:{error.reason}", message_index=error.message_index,
-            line_number=_line_of(origins, error.message_index)) from None
+            session_id,
+            f"tool_protocol:{error.reason}",
+            message_index=error.message_index,
+            line_number=_line_of(origins, error.message_index),
+        ) from None
     if not view:
         return
     messages = list(view)
@@ -57,5 +65,8 @@ def check_sendable_view(session_id: str, view: Sequence[dict[str, Any]],
         build_wire_request(probe, "resume-check")
     except WireFormatError as error:
         raise SessionUnresumable(
-            session_id, f"wire:{error.reason}", message_index=error.message_index,
-            line_number=_line_of(origins, error.message_index)) from None
+            session_id,
+            f"wire:{error.reason}",
+            message_index=error.message_index,
+            line_number=_line_of(origins, error.message_index),
+        ) from None
