@@ -169,3 +169,32 @@ def test_a_summary_that_frees_nothing_is_not_asked_again_before_the_view_grows(
     guards = [e for e in events if isinstance(e, CompactionSkipped) and e.reason == "loop_guard"]
     assert len(guards) == 1  # said once
     assert len(provider.requests) == 5
+
+
+def test_summary_requests_count_in_the_session_usage_totals(workspace: Path) -> None:
+    from agent_cli.events import ModelResponse, Usage
+    from agent_cli.provider.summarizers import build_model_summarizer
+
+    def summary_answer(request):
+        answer = {"role": "assistant", "content": [{"type": "text", "text": "Goal: talk."}]}
+        yield ModelResponse(answer, "end_turn", Usage(input_tokens=700, output_tokens=30))
+
+    summary_side = ScriptedProvider([summary_answer] * 5)
+    provider = ScriptedProvider(summarizer=build_model_summarizer(summary_side))
+    session = make_session(workspace, provider, keep_recent=2)
+    for index in range(10):
+        drain(session.run_turn(f"turn {index} " + "talk " * 100))
+    assert _fired(drain(session.compact_now()))
+    asked = len(summary_side.requests)
+    assert asked >= 1
+    stats = session.stats()
+    assert stats.requests == len(provider.requests) + asked
+    assert (stats.total_usage.input_tokens, stats.total_usage.output_tokens) == (
+        700 * asked,
+        30 * asked,
+    )
+    assert stats.calibration is None  # a summary request never calibrates the estimate
+    session_id = session.session_id
+    session.close()
+    resumed = make_session(workspace, ScriptedProvider(), keep_recent=2, resume=session_id)
+    assert resumed.stats().total_usage == stats.total_usage

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from agent_cli.errors import SummarizerFailed
-from agent_cli.events import ModelRequest, ModelResponse
+from agent_cli.events import ModelRequest, ModelResponse, Usage
 from agent_cli.prompts import load_prompt
 from agent_cli.provider.base import Provider, ProviderEvent, Summarizer
 from agent_cli.provider.extractive_summary import (
@@ -32,6 +32,7 @@ __all__ = [
     "DEFAULT_MAX_INPUT_CHARS",
     "DEFAULT_MAX_SUMMARY_CHARS",
     "DEFAULT_SUMMARY_MAX_TOKENS",
+    "ModelSummarizer",
     "build_extractive_summarizer",
     "build_model_summarizer",
     "build_summary_request",
@@ -50,13 +51,29 @@ def build_model_summarizer(
 ) -> Summarizer:
     """A summarizer that asks `provider` for a handoff summary; see the module contract."""
     system = render_summary_system_prompt(focus)
+    return ModelSummarizer(provider, system, timeout_seconds, max_input_chars, max_tokens)
 
-    def summarize(messages: list[dict[str, Any]]) -> str:
-        request = build_summary_request(messages, system, max_input_chars, max_tokens)
-        response = run_request_with_timeout(provider, request, timeout_seconds)
+
+class ModelSummarizer:
+    """The callable `build_model_summarizer` returns. `reported_usage` collects the usage
+    the API reported for each summary request: they cost tokens too, and the session
+    counts them in its totals."""
+
+    def __init__(self, provider: Provider, system: str, timeout_seconds: float,
+                 max_input_chars: int, max_tokens: int) -> None:
+        self._provider = provider
+        self._system = system
+        self._timeout_seconds = timeout_seconds
+        self._max_input_chars = max_input_chars
+        self._max_tokens = max_tokens
+        self.reported_usage: list[Usage] = []
+
+    def __call__(self, messages: list[dict[str, Any]]) -> str:
+        request = build_summary_request(messages, self._system, self._max_input_chars,
+                                        self._max_tokens)
+        response = run_request_with_timeout(self._provider, request, self._timeout_seconds)
+        self.reported_usage.append(response.usage)
         return render_response_text(response).strip()
-
-    return summarize
 
 
 def render_summary_system_prompt(focus: str | None = None) -> str:

@@ -179,16 +179,20 @@ class Session:
         elif tokens >= policy.soft_threshold and self.guard.is_holding(
                 tokens, policy.soft_threshold, policy.hard_limit):
             policy = _guarded_policy(policy)  # said once, when the guard began to hold
-        result = compact_context(self.view, self.durable_state, policy=policy,
-                                 summarizer=self.provider.build_summarizer(focus),
-                                 counter=self.counter, reserved_tokens=reserved)
-        yield from _failed_layer_notices(result.reports)
+        summarizer = self.provider.build_summarizer(focus)
+        try:
+            result = compact_context(self.view, self.durable_state, policy=policy,
+                                     summarizer=summarizer, counter=self.counter,
+                                     reserved_tokens=reserved)
+        finally:  # a summary request was paid for even if the view still cannot fit
+            self.log.append_summary_usage(getattr(summarizer, "reported_usage", ()))
+        yield from describe.failed_layer_notices(result.reports)
         fired = [r for r in result.reports if r.outcome == APPLIED]
         if fired:
             yield from self._adopt(result, fired, policy, forced)
         elif forced:
             yield CompactionSkipped("nothing_to_compact", self._shown(tokens))
-        elif _has_failed_layer(result.reports) and self.guard.note_compaction(
+        elif describe.has_failed_layer(result.reports) and self.guard.note_compaction(
                 tokens, tokens, policy.soft_threshold):  # else each request pays a futile L4
             yield CompactionSkipped("loop_guard", self._shown(tokens))
 
@@ -291,12 +295,3 @@ def _guarded_policy(policy: CompactionPolicy) -> CompactionPolicy:
     """While the guard holds, only the hard limit matters: soft moves just under it."""
     return dataclasses.replace(policy, soft_threshold=policy.hard_limit - 1)
 
-
-def _has_failed_layer(reports: Any) -> bool:
-    return any(report.outcome in describe.LAYER_FAILURES for report in reports)
-
-
-def _failed_layer_notices(reports: Any) -> Iterator[SessionEvent]:
-    for report in reports:
-        if report.outcome in describe.LAYER_FAILURES:
-            yield Notice("warning", report.outcome, describe.LAYER_FAILURES[report.outcome])

@@ -7,6 +7,9 @@ so no message text or secret can leak through them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+from typing import Any
+
 from agent_cli.compaction.pipeline import LAYER_NAMES as CORE_LAYER_NAMES
 from agent_cli.errors import (
     ProviderRequestFailed,
@@ -14,6 +17,7 @@ from agent_cli.errors import (
     TranscriptChangedUnderneath,
     TranscriptWriteFailed,
 )
+from agent_cli.events import Notice
 
 LAYER_NAMES = {"L1": "truncate tool results", "L2": "drop repeated file reads",
                "L3": "prune old messages", "L4": "summarize"}
@@ -33,6 +37,18 @@ _PROVIDER_ADVICE = {
     "auth": "the API key was refused; check ANTHROPIC_API_KEY",
     "bad_request": "the API rejected the request",
 }
+
+
+def has_failed_layer(reports: Iterable[Any]) -> bool:
+    """True when a compaction layer tried and failed (see `LAYER_FAILURES`)."""
+    return any(report.outcome in LAYER_FAILURES for report in reports)
+
+
+def failed_layer_notices(reports: Iterable[Any]) -> Iterator[Notice]:
+    """One warning per layer that tried and failed; the view was left as it was."""
+    for report in reports:
+        if report.outcome in LAYER_FAILURES:
+            yield Notice("warning", report.outcome, LAYER_FAILURES[report.outcome])
 
 
 def layer_name(code: str) -> str:

@@ -8,12 +8,13 @@ session had. Only the transcript store writes the file; this module decides what
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from agent_cli.errors import SessionUnresumable
+from agent_cli.errors import SessionUnresumable, StoreError
 from agent_cli.events import CompactionRecord, Usage
 
 MESSAGE = "message"
@@ -83,6 +84,14 @@ class SessionLog:
     def append_usage(self, usage: Usage, estimated: int) -> None:
         self.append(USAGE, {**usage.__dict__, "estimated_prompt_tokens": estimated})
         self.totals.note_usage(usage)
+
+    def append_summary_usage(self, usages: Iterable[Usage]) -> None:
+        """Usage of summary requests: into the record and the totals (they cost tokens
+        too), with no estimate, so they never calibrate the main request's. Usage is
+        bookkeeping: a record the disk refuses is skipped."""
+        for usage in usages:
+            with contextlib.suppress(StoreError):
+                self.append_usage(usage, 0)
 
     def append_compaction(self, entry: CompactionRecord, removed_ids: Iterable[str],
                           view: list[dict[str, Any]]) -> None:
