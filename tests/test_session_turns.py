@@ -179,3 +179,17 @@ def test_open_session_refuses_an_unknown_session_id(workspace: Path) -> None:
                      workspace=workspace, policy=__import__(
                          "agent_cli.compaction", fromlist=["CompactionPolicy"]
                      ).CompactionPolicy(), resume="20990101-000000-abcdef")
+
+
+def test_a_failed_request_says_the_message_is_kept_rather_than_asking_to_send_it_again(
+    workspace: Path,
+) -> None:
+    def fail(request):
+        raise ProviderRequestFailed("overloaded", status=529, attempts=5)
+        yield  # a generator, like a real stream
+
+    session = make_session(workspace, ScriptedProvider([fail]))
+    events = drain(session.run_turn("hello"))
+    [notice] = [e for e in events if isinstance(e, Notice) and e.code == "provider_failed"]
+    assert session.view == [{"role": "user", "content": "hello"}]  # kept, so not to be resent
+    assert "kept" in notice.text and "again to retry" not in notice.text

@@ -68,7 +68,8 @@ def provider_error(error: ProviderRequestFailed) -> str:
     tries = f" after {error.attempts} attempts" if error.attempts > 1 else ""
     detail = f": {error.detail}" if error.detail and error.kind == "bad_request" else ""
     return (f"Model request failed{status}{tries}: {advice}{detail}. "
-            "The conversation is unchanged; send your message again to retry.")
+            "The conversation is unchanged but for your message, which is kept: "
+            "send 'continue' to retry (sending it again would repeat it).")
 
 
 def store_error(error: StoreError) -> str:
