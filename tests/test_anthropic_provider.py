@@ -25,8 +25,11 @@ from agent_cli.events import ModelRequest, ModelResponse, RetryNotice, TextDelta
 from agent_cli.provider.anthropic_provider import AnthropicProvider
 
 API_KEY = "sk-ant-test-9f8e7d6c5b4a-NEVER-LEAK"
-READ_TOOL = {"name": "read_file", "description": "Read a file.",
-             "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}
+READ_TOOL = {
+    "name": "read_file",
+    "description": "Read a file.",
+    "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+}
 
 
 @pytest.fixture
@@ -51,8 +54,13 @@ def make_provider(server, **options) -> tuple[AnthropicProvider, Sleeps]:
 
 def ask(text="read README.md", *history) -> ModelRequest:
     messages = (*history, {"role": "user", "content": [{"type": "text", "text": text}]})
-    return ModelRequest(system="You are terse.", durable_context="", messages=messages,
-                        tools=(READ_TOOL,), max_tokens=512)
+    return ModelRequest(
+        system="You are terse.",
+        durable_context="",
+        messages=messages,
+        tools=(READ_TOOL,),
+        max_tokens=512,
+    )
 
 
 def run(provider: AnthropicProvider, request: ModelRequest) -> list:
@@ -84,8 +92,10 @@ def test_text_streams_in_pieces_and_ends_with_the_whole_message(server):
     assert len([e for e in events if isinstance(e, TextDelta)]) > 1
     assert streamed_text(events) == "The first heading is Agent CLI."
     response = final(events)
-    assert response.message == {"role": "assistant", "content": [
-        {"type": "text", "text": "The first heading is Agent CLI."}]}
+    assert response.message == {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "The first heading is Agent CLI."}],
+    }
     assert response.stop_reason == "end_turn"
     assert response.usage.input_tokens > 0 and response.usage.output_tokens > 0
     sent = server.accepted[-1]
@@ -95,40 +105,56 @@ def test_text_streams_in_pieces_and_ends_with_the_whole_message(server):
 
 def test_a_tool_call_arrives_with_its_input_assembled_from_json_deltas(server):
     tool_input = {"path": "docs/architecture.md", "lines": [1, 40], "note": "naïve ✓"}
-    server.enqueue(Reply([text_block("Let me look."),
-                          tool_use_block("toolu_01", "read_file", tool_input)],
-                         stop_reason="tool_use", chunk_size=3))
+    server.enqueue(
+        Reply(
+            [text_block("Let me look."), tool_use_block("toolu_01", "read_file", tool_input)],
+            stop_reason="tool_use",
+            chunk_size=3,
+        )
+    )
     provider, _ = make_provider(server)
     response = final(run(provider, ask()))
     assert response.stop_reason == "tool_use"
     assert response.message["content"] == [
         {"type": "text", "text": "Let me look."},
-        {"type": "tool_use", "id": "toolu_01", "name": "read_file", "input": tool_input}]
+        {"type": "tool_use", "id": "toolu_01", "name": "read_file", "input": tool_input},
+    ]
 
 
 def test_parallel_tool_calls_keep_their_order_and_answering_them_is_accepted(server):
-    server.enqueue(Reply([tool_use_block("toolu_a", "read_file", {"path": "a.txt"}),
-                          tool_use_block("toolu_b", "read_file", {"path": "b.txt"})],
-                         stop_reason="tool_use"))
+    server.enqueue(
+        Reply(
+            [
+                tool_use_block("toolu_a", "read_file", {"path": "a.txt"}),
+                tool_use_block("toolu_b", "read_file", {"path": "b.txt"}),
+            ],
+            stop_reason="tool_use",
+        )
+    )
     provider, _ = make_provider(server)
     first = final(run(provider, ask()))
     assert [block["id"] for block in first.message["content"]] == ["toolu_a", "toolu_b"]
-    results = {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": "toolu_a", "content": "A"},
-        {"type": "tool_result", "tool_use_id": "toolu_b", "content": "B"}]}
-    request = ModelRequest(system="You are terse.", durable_context="",
-                           messages=(ask().messages[0], first.message, results),
-                           tools=(READ_TOOL,))
+    results = {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_a", "content": "A"},
+            {"type": "tool_result", "tool_use_id": "toolu_b", "content": "B"},
+        ],
+    }
+    request = ModelRequest(
+        system="You are terse.",
+        durable_context="",
+        messages=(ask().messages[0], first.message, results),
+        tools=(READ_TOOL,),
+    )
     second = final(run(provider, request))
     assert second.message["content"] == [{"type": "text", "text": "received 2 tool results"}]
     assert [request.rejection for request in server.requests] == [None, None]
     assert second.usage.cache_read_input_tokens > 0
 
 
-@pytest.mark.parametrize("stop_reason", ["pause_turn", "refusal", "stop_sequence",
-                                         "max_tokens"])
-def test_every_stop_reason_is_handed_to_the_session_with_the_text_that_arrived(server,
-                                                                                stop_reason):
+@pytest.mark.parametrize("stop_reason", ["pause_turn", "refusal", "stop_sequence", "max_tokens"])
+def test_every_stop_reason_is_handed_to_the_session_with_the_text_that_arrived(server, stop_reason):
     server.enqueue(Reply([text_block("Partial answer")], stop_reason=stop_reason))
     provider, sleeps = make_provider(server)
     response = final(run(provider, ask()))
@@ -143,14 +169,18 @@ def test_a_429_is_retried_after_the_delay_the_server_asked_for(server):
     events = run(provider, ask())
     assert sleeps == [3.0]
     assert [e for e in events if isinstance(e, RetryNotice)] == [
-        RetryNotice(attempt=1, delay_seconds=3.0, kind="rate_limited")]
+        RetryNotice(attempt=1, delay_seconds=3.0, kind="rate_limited")
+    ]
     assert final(events).message["content"] == [{"type": "text", "text": "ok"}]
     assert len(server.requests) == 2
 
 
 def test_retry_after_ms_wins_and_an_absurd_retry_after_is_capped(server):
-    server.enqueue(HttpError(529, retry_after_ms="1500", retry_after="9"),
-                   HttpError(529, retry_after="86400"), Reply([text_block("ok")]))
+    server.enqueue(
+        HttpError(529, retry_after_ms="1500", retry_after="9"),
+        HttpError(529, retry_after="86400"),
+        Reply([text_block("ok")]),
+    )
     provider, sleeps = make_provider(server)
     final(run(provider, ask()))
     assert sleeps == [1.5, 60.0]
@@ -162,7 +192,10 @@ def test_overloaded_529_backs_off_exponentially_without_a_header(server):
     events = run(provider, ask())
     assert sleeps == [0.5, 1.0, 2.0]
     assert [e.kind for e in events if isinstance(e, RetryNotice)] == [
-        "overloaded", "overloaded", "unavailable"]
+        "overloaded",
+        "overloaded",
+        "unavailable",
+    ]
 
 
 def test_a_mid_stream_overloaded_error_voids_the_partial_text_and_retries(server):
@@ -208,10 +241,16 @@ def test_when_retries_run_out_the_failure_says_what_and_how_often(server):
     assert not any(isinstance(event, ModelResponse) for event in seen)
 
 
-@pytest.mark.parametrize("status, kind", [
-    (400, "bad_request"), (401, "auth"), (403, "permission"), (404, "not_found"),
-    (413, "request_too_large"),
-])
+@pytest.mark.parametrize(
+    "status, kind",
+    [
+        (400, "bad_request"),
+        (401, "auth"),
+        (403, "permission"),
+        (404, "not_found"),
+        (413, "request_too_large"),
+    ],
+)
 def test_errors_that_would_only_repeat_fail_at_once(server, status, kind):
     server.enqueue(HttpError(status, message="prompt is too long: 250000 tokens"))
     provider, sleeps = make_provider(server)
@@ -222,30 +261,38 @@ def test_errors_that_would_only_repeat_fail_at_once(server, status, kind):
 
 
 def test_a_wrong_key_is_an_auth_failure_from_the_server(server):
-    provider = AnthropicProvider("sk-ant-wrong", "claude-test", base_url=server.base_url,
-                                 sleep=Sleeps())
+    provider = AnthropicProvider(
+        "sk-ant-wrong", "claude-test", base_url=server.base_url, sleep=Sleeps()
+    )
     failure, _ = fail(provider, ask())
     assert (failure.kind, failure.status) == ("auth", 401)
 
 
 def test_max_tokens_inside_a_tool_call_keeps_the_text_and_drops_the_half_call(server):
-    server.enqueue(Reply([text_block("Reading both."),
-                          tool_use_block("toolu_ok", "read_file", {"path": "a"}),
-                          tool_use_block("toolu_cut", "read_file", {},
-                                         raw_json='{"path": "docs/arch')],
-                         stop_reason="max_tokens"))
+    server.enqueue(
+        Reply(
+            [
+                text_block("Reading both."),
+                tool_use_block("toolu_ok", "read_file", {"path": "a"}),
+                tool_use_block("toolu_cut", "read_file", {}, raw_json='{"path": "docs/arch'),
+            ],
+            stop_reason="max_tokens",
+        )
+    )
     provider, sleeps = make_provider(server)
     response = final(run(provider, ask()))
     assert response.stop_reason == "max_tokens"
     assert response.message["content"] == [
         {"type": "text", "text": "Reading both."},
-        {"type": "tool_use", "id": "toolu_ok", "name": "read_file", "input": {"path": "a"}}]
+        {"type": "tool_use", "id": "toolu_ok", "name": "read_file", "input": {"path": "a"}},
+    ]
     assert sleeps == []
 
 
 def test_a_broken_call_under_a_tool_use_stop_is_treated_as_a_malformed_stream(server):
-    broken = Reply([tool_use_block("toolu_x", "read_file", {}, raw_json='{"path": ')],
-                   stop_reason="tool_use")
+    broken = Reply(
+        [tool_use_block("toolu_x", "read_file", {}, raw_json='{"path": ')], stop_reason="tool_use"
+    )
     server.enqueue(broken, broken)
     provider, _ = make_provider(server)
     failure, _ = fail(provider, ask())
@@ -302,9 +349,11 @@ def test_a_missing_key_is_refused_before_any_request():
 
 def test_the_api_key_never_appears_in_any_failure_text(server):
     echoing = f"invalid request from key {API_KEY}"
-    server.enqueue(HttpError(400, message=echoing), *[HttpError(529, message=echoing)] * 2,
-                   StreamError(after_events=2, error_type="invalid_request_error",
-                               message=echoing))
+    server.enqueue(
+        HttpError(400, message=echoing),
+        *[HttpError(529, message=echoing)] * 2,
+        StreamError(after_events=2, error_type="invalid_request_error", message=echoing),
+    )
     provider, _ = make_provider(server, max_retries=1)
     failures = [fail(provider, ask())[0] for _ in range(3)]
     assert [failure.kind for failure in failures] == ["bad_request", "overloaded", "bad_request"]
@@ -320,15 +369,36 @@ def test_the_summarizer_asks_this_provider_for_the_summary(server):
     server.enqueue(Reply([text_block("Goal: ship the provider. Done: wire builder.")]))
     provider, _ = make_provider(server)
     summarize = provider.build_summarizer(focus="the provider work")
-    summary = summarize([{"role": "user", "content": "build the provider"},
-                         {"role": "assistant", "content": "on it"}])
+    summary = summarize(
+        [
+            {"role": "user", "content": "build the provider"},
+            {"role": "assistant", "content": "on it"},
+        ]
+    )
     assert "ship the provider" in summary
     assert server.accepted[-1]["model"] == "claude-test"
 
 
 def test_importing_the_provider_modules_does_not_import_the_sdk():
-    code = ("import sys, agent_cli.provider.factory, agent_cli.provider.anthropic_provider;"
-            "print('anthropic' in sys.modules, 'httpx2' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    code = (
+        "import sys, agent_cli.provider.factory, agent_cli.provider.anthropic_provider;"
+        "print('anthropic' in sys.modules, 'httpx2' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_the_key_travels_as_x_api_key_as_well_as_a_bearer_token() -> None:
+    from fake_anthropic import Reply, start_fake_server, text_block
+
+    from agent_cli.events import ModelRequest
+    from agent_cli.provider.anthropic_provider import AnthropicProvider
+
+    with start_fake_server(api_key="sk-ant-header-test") as server:
+        server.enqueue(Reply([text_block("hi")]))
+        provider = AnthropicProvider("sk-ant-header-test", "claude-test",
+                                     base_url=server.base_url, sleep=lambda _: None)
+        list(provider.stream(ModelRequest("system", "", ({"role": "user", "content": "hi"},), ())))
+        headers = server.requests[-1].headers
+    assert headers["x-api-key"] == "sk-ant-header-test"
+    assert headers["authorization"] == "Bearer sk-ant-header-test"

@@ -151,8 +151,11 @@ class AnthropicProvider:
         if self._client is None:
             import anthropic
 
+            # SDK 2.x sends the key as a Bearer token; the Messages API documents the
+            # x-api-key header, which some compatible endpoints require: send both.
             self._client = anthropic.Anthropic(api_key=self._api_key, base_url=self.base_url,
-                                               max_retries=0, timeout=self.timeout_seconds)
+                                               max_retries=0, timeout=self.timeout_seconds,
+                                               default_headers={"x-api-key": self._api_key})
         return self._client
 
     def _classify(self, err: Exception) -> Failure | None:
