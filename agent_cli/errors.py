@@ -22,8 +22,9 @@ class ToolProtocolError(AgentCliError, ValueError):
     `message_index` locate the offending block. No message text is kept.
     """
 
-    def __init__(self, reason: str, *, tool_use_id: str | None = None,
-                 message_index: int | None = None) -> None:
+    def __init__(
+        self, reason: str, *, tool_use_id: str | None = None, message_index: int | None = None
+    ) -> None:
         self.reason = reason
         self.tool_use_id = tool_use_id
         self.message_index = message_index
@@ -33,8 +34,14 @@ class ToolProtocolError(AgentCliError, ValueError):
 class MessageViewLimitExceeded(AgentCliError):
     """Every layer ran and the view is still at or over the hard limit: nothing is sent."""
 
-    def __init__(self, *, tokens_before: int, tokens_after: int, hard_limit: int,
-                 applied_layers: tuple[str, ...]) -> None:
+    def __init__(
+        self,
+        *,
+        tokens_before: int,
+        tokens_after: int,
+        hard_limit: int,
+        applied_layers: tuple[str, ...],
+    ) -> None:
         self.tokens_before = tokens_before
         self.tokens_after = tokens_after
         self.hard_limit = hard_limit
@@ -142,8 +149,14 @@ class SessionUnresumable(StoreError):
     at fault when one is to blame, `message_index` the index in the rebuilt view.
     """
 
-    def __init__(self, session_id: str, reason: str, *, line_number: int | None = None,
-                 message_index: int | None = None) -> None:
+    def __init__(
+        self,
+        session_id: str,
+        reason: str,
+        *,
+        line_number: int | None = None,
+        message_index: int | None = None,
+    ) -> None:
         self.session_id = session_id
         self.reason = reason
         self.line_number = line_number
@@ -259,8 +272,9 @@ class ProviderRequestFailed(ProviderError):
     `attempts` how many tries were made. Never carries the key or request text.
     """
 
-    def __init__(self, kind: str, *, status: int | None = None, attempts: int = 1,
-                 detail: str = "") -> None:
+    def __init__(
+        self, kind: str, *, status: int | None = None, attempts: int = 1, detail: str = ""
+    ) -> None:
         self.kind = kind
         self.status = status
         self.attempts = attempts

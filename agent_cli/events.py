@@ -84,8 +84,8 @@ class ModelResponse:
 class LayerLine:
     """One compaction layer that fired, ready for a `[compact]` line."""
 
-    layer: str            # "L1", "L2", "L3", "L4"
-    name: str             # "truncate tool results", ...
+    layer: str  # "L1", "L2", "L3", "L4"
+    name: str  # "truncate tool results", ...
     tokens_before: int
     tokens_after: int
     results_truncated: int = 0
@@ -102,14 +102,14 @@ class CompactionFired:
     tokens_after: int
     soft_threshold: int
     hard_limit: int
-    forced: bool = False          # /compact rather than the threshold
+    forced: bool = False  # /compact rather than the threshold
 
 
 @dataclass(frozen=True)
 class CompactionSkipped:
     """The loop guard held compaction back, or a forced compaction freed nothing."""
 
-    reason: str                   # "loop_guard", "nothing_to_compact"
+    reason: str  # "loop_guard", "nothing_to_compact"
     tokens: int
 
 
@@ -159,7 +159,7 @@ class ToolFinished:
     tool_use_id: str
     name: str
     is_error: bool
-    summary: str                  # one line: what happened
+    summary: str  # one line: what happened
     size_bytes: int
     artifact_pointer: str | None = None
 
@@ -189,8 +189,17 @@ class TurnEnded:
 
 
 SessionEvent = (
-    CompactionFired | CompactionSkipped | RequestBlocked | AssistantText | StreamRestarted
-    | AssistantDone | ToolStarted | ToolFinished | UsageReported | Notice | TurnEnded
+    CompactionFired
+    | CompactionSkipped
+    | RequestBlocked
+    | AssistantText
+    | StreamRestarted
+    | AssistantDone
+    | ToolStarted
+    | ToolFinished
+    | UsageReported
+    | Notice
+    | TurnEnded
 )
 
 
@@ -198,7 +207,7 @@ SessionEvent = (
 class CompactionRecord:
     """One compaction so far in this session, for `stats`."""
 
-    at: str                       # ISO 8601 with zone
+    at: str  # ISO 8601 with zone
     layers: tuple[str, ...]
     tokens_before: int
     tokens_after: int
@@ -214,20 +223,20 @@ class SessionStats:
     context_window: int
     soft_threshold: int
     hard_limit: int
-    tokens_by_category: dict[str, int]   # system_prompt, durable_context, tool_schemas,
-                                         # user_text, assistant_text, tool_calls, tool_results
+    tokens_by_category: dict[str, int]  # system_prompt, durable_context, tool_schemas,
+    # user_text, assistant_text, tool_calls, tool_results
     total_tokens: int
     messages_in_view: int
     messages_in_transcript: int
     interactions_in_view: int
     interactions_in_transcript: int
     estimator: str
-    calibration: float | None            # API prompt tokens / our estimate, last request
+    calibration: float | None  # API prompt tokens / our estimate, last request
     last_usage: Usage | None
     total_usage: Usage
     requests: int
     compactions: tuple[CompactionRecord, ...]
-    source_statuses: dict[str, int]      # available/missing/denied/corrupt/unsupported
+    source_statuses: dict[str, int]  # available/missing/denied/corrupt/unsupported
     session_id: str
     transcript_path: str
     extra: dict[str, Any] = field(default_factory=dict)

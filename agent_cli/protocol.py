@@ -48,8 +48,11 @@ def iter_tool_blocks(message: Any) -> Iterable[dict[str, Any]]:
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, list):
         return ()
-    return [block for block in content
-            if isinstance(block, dict) and block.get("type") in ("tool_use", "tool_result")]
+    return [
+        block
+        for block in content
+        if isinstance(block, dict) and block.get("type") in ("tool_use", "tool_result")
+    ]
 
 
 def collect_tool_ids(messages: Sequence[dict[str, Any]], kind: str) -> list[str]:
@@ -59,8 +62,11 @@ def collect_tool_ids(messages: Sequence[dict[str, Any]], kind: str) -> list[str]
     for message in messages:
         content = message.get("content") if isinstance(message, dict) else None
         if isinstance(content, list):
-            ids += [block[key] for block in content
-                    if isinstance(block, dict) and block.get("type") == kind and key in block]
+            ids += [
+                block[key]
+                for block in content
+                if isinstance(block, dict) and block.get("type") == kind and key in block
+            ]
     return ids
 
 
@@ -105,8 +111,9 @@ class ProtocolScan:
         if role != "assistant":
             raise ToolProtocolError(USE_OUTSIDE_ASSISTANT, tool_use_id=tool_id, message_index=index)
         if tool_id in self._early_results:
-            raise ToolProtocolError(RESULT_BEFORE_USE, tool_use_id=tool_id,
-                                    message_index=self._early_results[tool_id])
+            raise ToolProtocolError(
+                RESULT_BEFORE_USE, tool_use_id=tool_id, message_index=self._early_results[tool_id]
+            )
         if self._is_seen(tool_id) or tool_id in self._open_uses:
             raise ToolProtocolError(DUPLICATE_ID, tool_use_id=tool_id, message_index=index)
         self._open_uses[tool_id] = index
@@ -170,22 +177,26 @@ def _is_block_of(block: Any, ids: Collection[str]) -> bool:
     return kind == "tool_result" and block.get("tool_use_id") in ids
 
 
-def locate_interactions(messages: Sequence[dict[str, Any]],
-                        use_indices: Mapping[str, int]) -> dict[str, Interaction]:
+def locate_interactions(
+    messages: Sequence[dict[str, Any]], use_indices: Mapping[str, int]
+) -> dict[str, Interaction]:
     """Interactions of a valid view, given where each tool_use is: its result is searched
     forward from there (it is usually in the very next message)."""
     located = {}
     for tool_id, use_index in use_indices.items():
         for index in range(use_index + 1, len(messages)):
-            if tool_id in collect_tool_ids(messages[index:index + 1], "tool_result"):
+            if tool_id in collect_tool_ids(messages[index : index + 1], "tool_result"):
                 located[tool_id] = Interaction(use_index, index)
                 break
     return located
 
 
-def remove_tool_interactions(messages: Sequence[dict[str, Any]], ids: Iterable[str], *,
-                             interactions: Mapping[str, Interaction] | None = None
-                             ) -> list[dict[str, Any]]:
+def remove_tool_interactions(
+    messages: Sequence[dict[str, Any]],
+    ids: Iterable[str],
+    *,
+    interactions: Mapping[str, Interaction] | None = None,
+) -> list[dict[str, Any]]:
     """A new list without the tool_use and tool_result blocks of `ids`, both halves at once.
 
     Other blocks stay in place; a message left with no content is dropped; untouched
@@ -199,16 +210,21 @@ def remove_tool_interactions(messages: Sequence[dict[str, Any]], ids: Iterable[s
     if interactions is None:
         touched: Iterable[int] = range(len(messages))
     else:
-        touched = {index for tool_id in doomed if tool_id in interactions
-                   for index in interactions[tool_id]}
+        touched = {
+            index
+            for tool_id in doomed
+            if tool_id in interactions
+            for index in interactions[tool_id]
+        }
     result: list[dict[str, Any] | None] = list(messages)
     for index in touched:
         result[index] = _without_blocks(messages[index], doomed)
     return [message for message in result if message is not None]
 
 
-def answer_dangling_tool_uses(messages: Sequence[dict[str, Any]], text: str
-                              ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+def answer_dangling_tool_uses(
+    messages: Sequence[dict[str, Any]], text: str
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """Repair a history that ends inside a tool call (a crash while the tool ran).
 
     When the last message is an assistant message whose tool_use blocks have no results,
@@ -222,7 +238,16 @@ def answer_dangling_tool_uses(messages: Sequence[dict[str, Any]], text: str
     uses = [block for block in iter_tool_blocks(history[-1]) if block.get("type") == "tool_use"]
     if not uses:
         return history, None
-    answers = {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": block.get("id"), "content": text, "is_error": True}
-        for block in uses]}
+    answers = {
+        "role": "user",
+        "content": [
+            {
+                "type": "tool_result",
+                "tool_use_id": block.get("id"),
+                "content": text,
+                "is_error": True,
+            }
+            for block in uses
+        ],
+    }
     return [*history, answers], answers

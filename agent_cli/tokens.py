@@ -113,8 +113,9 @@ def build_snapshot(value: Any) -> Any:
     """
     kind = type(value)
     if kind is dict:  # strings, the commonest leaves, are shared without a call
-        return {key: item if type(item) is str else build_snapshot(item)
-                for key, item in value.items()}
+        return {
+            key: item if type(item) is str else build_snapshot(item) for key, item in value.items()
+        }
     if kind is list:
         return [item if type(item) is str else build_snapshot(item) for item in value]
     if kind is str or value is None:
@@ -151,9 +152,9 @@ class _BoundedMemo:
         self._entries[key] = (value, weight)
         self._weight += weight
         while len(self._entries) > self._max_entries or (
-                self._weight > self._max_weight and len(self._entries) > 1):
+            self._weight > self._max_weight and len(self._entries) > 1
+        ):
             self._weight -= self._entries.popitem(last=False)[1][1]
-
 
 
 class TokenCounter:
@@ -165,9 +166,12 @@ class TokenCounter:
     of text). Not thread-safe: one counter serves one session loop.
     """
 
-    def __init__(self, load_encoding: Callable[[], Encoding] | None = None,
-                 cache_size: int = DEFAULT_CACHE_SIZE,
-                 max_cached_tokens: int = DEFAULT_MAX_CACHED_TOKENS) -> None:
+    def __init__(
+        self,
+        load_encoding: Callable[[], Encoding] | None = None,
+        cache_size: int = DEFAULT_CACHE_SIZE,
+        max_cached_tokens: int = DEFAULT_MAX_CACHED_TOKENS,
+    ) -> None:
         if cache_size < 1 or max_cached_tokens < 1:
             raise ValueError("cache_size and max_cached_tokens must be at least 1")
         self._load_encoding = load_encoding or load_offline_encoding
@@ -236,12 +240,15 @@ class TokenCounter:
         if kind == "text":
             body = self.count_text(str(block.get("text", "")))
         elif kind == "tool_use":
-            body = (self.count_text(str(block.get("name", "")))
-                    + self.count_text(str(block.get("id", "")))
-                    + self.count_json(block.get("input", {})))
+            body = (
+                self.count_text(str(block.get("name", "")))
+                + self.count_text(str(block.get("id", "")))
+                + self.count_json(block.get("input", {}))
+            )
         elif kind == "tool_result":
-            body = (self.count_text(str(block.get("tool_use_id", "")))
-                    + self.count_content(block.get("content")))
+            body = self.count_text(str(block.get("tool_use_id", ""))) + self.count_content(
+                block.get("content")
+            )
         elif kind == "image":
             body = IMAGE_TOKENS
         else:  # thinking, documents, server tools...: what is sent is the block itself
@@ -262,11 +269,15 @@ class TokenCounter:
         """Tokens of a message list: the sum of its messages."""
         return sum(map(self.count_message, messages))
 
-    def count_request(self, system: str, tools: Sequence[dict[str, Any]],
-                      messages: Iterable[dict[str, Any]]) -> int:
+    def count_request(
+        self, system: str, tools: Sequence[dict[str, Any]], messages: Iterable[dict[str, Any]]
+    ) -> int:
         """Tokens of a whole request: system text, tool schemas (as JSON) and messages."""
-        return (self.count_text(system) + sum(self.count_json(tool) for tool in tools)
-                + self.count_messages(messages))
+        return (
+            self.count_text(system)
+            + sum(self.count_json(tool) for tool in tools)
+            + self.count_messages(messages)
+        )
 
 
 _default_counter: TokenCounter | None = None

@@ -13,7 +13,9 @@ from pathlib import Path
 
 def main() -> int:
     folder = Path(__file__).parent
-    names = sorted(m.name for m in pkgutil.iter_modules([str(folder)]) if m.name.startswith("bench_"))
+    names = sorted(
+        m.name for m in pkgutil.iter_modules([str(folder)]) if m.name.startswith("bench_")
+    )
     only = set(sys.argv[1:])
     for name in names:
         if only and name not in only:

@@ -36,9 +36,11 @@ def build_result(number: int, chars: int = 2_000) -> str:
     """Tool output that tokenizes like real output (varied log lines), about `chars` long."""
     lines, size, line_number = [], 0, 0
     while size < chars:
-        line = (f"{number:05d}.{line_number:03d} INFO worker[{(number * 7 + line_number) % 13}] "
-                f"processed {(number * 31 + line_number * 17) % 9973} items from "
-                f"{FILES[(number + line_number) % len(FILES)]} in 0.{line_number:03d}s\n")
+        line = (
+            f"{number:05d}.{line_number:03d} INFO worker[{(number * 7 + line_number) % 13}] "
+            f"processed {(number * 31 + line_number * 17) % 9973} items from "
+            f"{FILES[(number + line_number) % len(FILES)]} in 0.{line_number:03d}s\n"
+        )
         lines.append(line)
         size += len(line)
         line_number += 1
@@ -49,16 +51,34 @@ def build_turn(number: int, result_chars: int = 2_000) -> list[Message]:
     """One assistant tool call (a file read every third turn) and its 2 KB result."""
     tool_id = f"toolu_{number:06d}"
     if number % 3 == 0:
-        use = {"type": "tool_use", "id": tool_id, "name": "read_file",
-               "input": {"path": FILES[number % len(FILES)]}}
+        use = {
+            "type": "tool_use",
+            "id": tool_id,
+            "name": "read_file",
+            "input": {"path": FILES[number % len(FILES)]},
+        }
     else:
-        use = {"type": "tool_use", "id": tool_id, "name": "bash",
-               "input": {"command": f"make test TARGET={number}"}}
+        use = {
+            "type": "tool_use",
+            "id": tool_id,
+            "name": "bash",
+            "input": {"command": f"make test TARGET={number}"},
+        }
     return [
-        {"role": "assistant", "content": [{"type": "text", "text": f"Step {number}: checking."},
-                                          use]},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id,
-                                      "content": build_result(number, result_chars)}]},
+        {
+            "role": "assistant",
+            "content": [{"type": "text", "text": f"Step {number}: checking."}, use],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": tool_id,
+                    "content": build_result(number, result_chars),
+                }
+            ],
+        },
     ]
 
 
@@ -96,8 +116,11 @@ def _drop_ids(view: list[Message], ids: set[str]) -> list[Message]:
     kept = []
     for message in view:
         if isinstance(message["content"], list):
-            message["content"] = [b for b in message["content"]
-                                  if b.get("id") not in ids and b.get("tool_use_id") not in ids]
+            message["content"] = [
+                b
+                for b in message["content"]
+                if b.get("id") not in ids and b.get("tool_use_id") not in ids
+            ]
             if not message["content"]:
                 continue
         kept.append(message)
@@ -121,16 +144,31 @@ def compact_like_the_seed(messages: list[Message], soft: int = 80_000) -> list[M
             if block.get("type") == "tool_use" and block.get("name") == "read_file":
                 newest.setdefault(block["input"]["path"], "")
                 newest[block["input"]["path"]] = block["id"]
-    reads = {b["id"] for m in view if isinstance(m["content"], list) for b in m["content"]
-             if b.get("type") == "tool_use" and b.get("name") == "read_file"}
+    reads = {
+        b["id"]
+        for m in view
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_use" and b.get("name") == "read_file"
+    }
     view = _drop_ids(view, reads - set(newest.values()))
     if estimate_like_the_seed(view) < soft:
         return view
     view = [view[0], *view[-6:]]  # L3, then drop halves that lost their partner
-    uses = {b["id"] for m in view if isinstance(m["content"], list) for b in m["content"]
-            if b.get("type") == "tool_use"}
-    results = {b["tool_use_id"] for m in view if isinstance(m["content"], list)
-               for b in m["content"] if b.get("type") == "tool_result"}
+    uses = {
+        b["id"]
+        for m in view
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_use"
+    }
+    results = {
+        b["tool_use_id"]
+        for m in view
+        if isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    }
     view = _drop_ids(view, uses ^ results)
     estimate_like_the_seed(view)
     return view
@@ -173,21 +211,27 @@ def report_turn_checks() -> None:
         mine = median_turn_check(turns, _check_with_a_fresh_counter(), CHECK_TURNS)
         theirs = median_turn_check(turns, check_like_the_seed, SEED_CHECK_TURNS)
         figures[turns] = mine
-        print(f"per-turn check, {turns:>5,} turns ({2 * turns + 1:,} msgs): "
-              f"ours {mine * 1e3:.3f} ms median (target <= 1 ms at 1,500 turns), "
-              f"seed-style {theirs * 1e3:.1f} ms ({theirs / mine:.0f}x)")
-    print(f"ours at 3,000 turns vs 300 turns: {figures[3_000] / figures[300]:.2f}x "
-          f"for 10x the history")
+        print(
+            f"per-turn check, {turns:>5,} turns ({2 * turns + 1:,} msgs): "
+            f"ours {mine * 1e3:.3f} ms median (target <= 1 ms at 1,500 turns), "
+            f"seed-style {theirs * 1e3:.1f} ms ({theirs / mine:.0f}x)"
+        )
+    print(
+        f"ours at 3,000 turns vs 300 turns: {figures[3_000] / figures[300]:.2f}x "
+        f"for 10x the history"
+    )
     counter = TokenCounter()
     counter.count_text("load the encoding")
     turns = [build_turn(number) for number in range(10**6, 10**6 + CHECK_TURNS)]
-    only_new = statistics.median(time_once(lambda turn=turn: counter.count_messages(turn))
-                                 for turn in turns)
+    only_new = statistics.median(
+        time_once(lambda turn=turn: counter.count_messages(turn)) for turn in turns
+    )
     print(f"of which tokenizing the new turn alone (its 2 KB result): {only_new * 1e3:.3f} ms")
 
 
-def median_run(view: list[Message], prepare: Callable[[TokenCounter], Any],
-               runs: int = RUNS) -> tuple[float, Any]:
+def median_run(
+    view: list[Message], prepare: Callable[[TokenCounter], Any], runs: int = RUNS
+) -> tuple[float, Any]:
     """Median seconds of compact_context on `view` over `runs` runs, each on a counter
     prepared by `prepare` (which is not timed); also the last result."""
     durations, result = [], None
@@ -209,26 +253,32 @@ def report_full_compaction(label: str, view: list[Message]) -> None:
     primed, result = median_run(view, _primed(view))
     counted, _ = median_run(view, lambda counter: counter.count_messages(view))
     cold, _ = median_run(view, lambda counter: counter.count_text("load the encoding"), runs=1)
-    seed = statistics.median(time_once(lambda: compact_like_the_seed(view))
-                             for _ in range(RUNS))
-    print(f"{label}: {len(view):,} messages, {' -> '.join(result.applied_layers)}, "
-          f"{result.tokens_before:,} -> {result.tokens_after:,} tokens, "
-          f"{len(result.messages)} messages left")
+    seed = statistics.median(time_once(lambda: compact_like_the_seed(view)) for _ in range(RUNS))
+    print(
+        f"{label}: {len(view):,} messages, {' -> '.join(result.applied_layers)}, "
+        f"{result.tokens_before:,} -> {result.tokens_after:,} tokens, "
+        f"{len(result.messages)} messages left"
+    )
     for report in result.reports:
-        print(f"  L{report.layer} {report.name}: {report.tokens_before:,} -> "
-              f"{report.tokens_after:,} ({report.outcome}, {report.results_truncated} cut, "
-              f"{report.interactions_removed:,} interactions removed)")
-    print(f"  ours {primed * 1e3:.0f} ms median (previous turn checked; target <= 100 ms); "
-          f"{counted * 1e3:.0f} ms (messages counted, nothing validated yet); "
-          f"{cold * 1e3:.0f} ms cold (tokenizes everything)")
+        print(
+            f"  L{report.layer} {report.name}: {report.tokens_before:,} -> "
+            f"{report.tokens_after:,} ({report.outcome}, {report.results_truncated} cut, "
+            f"{report.interactions_removed:,} interactions removed)"
+        )
+    print(
+        f"  ours {primed * 1e3:.0f} ms median (previous turn checked; target <= 100 ms); "
+        f"{counted * 1e3:.0f} ms (messages counted, nothing validated yet); "
+        f"{cold * 1e3:.0f} ms cold (tokenizes everything)"
+    )
     print(f"  seed-style {seed * 1e3:.0f} ms; seed / ours {seed / primed:.1f}x")
 
 
 def main() -> None:
     report_turn_checks()
     report_full_compaction("full compaction, 2 KB results", build_history(4_000, huge_every=0))
-    report_full_compaction("full compaction, 1 in 100 results 40 KB",
-                           build_history(4_000, huge_every=100))
+    report_full_compaction(
+        "full compaction, 1 in 100 results 40 KB", build_history(4_000, huge_every=100)
+    )
 
 
 if __name__ == "__main__":

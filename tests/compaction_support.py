@@ -26,11 +26,13 @@ class QuarterEncoding:
         return [0] * math.ceil(len(text) / 4)
 
 
-def make_counter(cache_size: int = 16_384, max_cached_tokens: int = 8_000_000
-                 ) -> tuple[TokenCounter, QuarterEncoding]:
+def make_counter(
+    cache_size: int = 16_384, max_cached_tokens: int = 8_000_000
+) -> tuple[TokenCounter, QuarterEncoding]:
     encoding = QuarterEncoding()
-    counter = TokenCounter(load_encoding=lambda: encoding, cache_size=cache_size,
-                           max_cached_tokens=max_cached_tokens)
+    counter = TokenCounter(
+        load_encoding=lambda: encoding, cache_size=cache_size, max_cached_tokens=max_cached_tokens
+    )
     return counter, encoding
 
 
@@ -46,10 +48,15 @@ def text(body: str) -> dict[str, Any]:
     return {"type": "text", "text": body}
 
 
-def tool_use(tool_id: str, name: str = "bash", tool_input: dict[str, Any] | None = None
-             ) -> dict[str, Any]:
-    return {"type": "tool_use", "id": tool_id, "name": name,
-            "input": tool_input if tool_input is not None else {"command": "ls"}}
+def tool_use(
+    tool_id: str, name: str = "bash", tool_input: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    return {
+        "type": "tool_use",
+        "id": tool_id,
+        "name": name,
+        "input": tool_input if tool_input is not None else {"command": "ls"},
+    }
 
 
 def read_use(tool_id: str, path: str, **extra: Any) -> dict[str, Any]:
@@ -60,8 +67,9 @@ def tool_result(tool_id: str, content: Any = "ok") -> dict[str, Any]:
     return {"type": "tool_result", "tool_use_id": tool_id, "content": content}
 
 
-def call_pair(tool_id: str, result: Any = "ok", use: dict[str, Any] | None = None
-              ) -> list[dict[str, Any]]:
+def call_pair(
+    tool_id: str, result: Any = "ok", use: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """An assistant message with one tool_use and the user message that answers it."""
     return [assistant([use or tool_use(tool_id)]), user([tool_result(tool_id, result)])]
 
@@ -79,7 +87,7 @@ def build_long_history(turns: int, result_chars: int = 400) -> list[dict[str, An
 # --- hypothesis strategies ---------------------------------------------------------------
 
 _PATHS = ("src/a.py", "./src/a.py", "src/b.py", "README.md")
-_words = st.text(alphabet="abcdefgh ijkl\n上下文{}\":,", min_size=1, max_size=40)
+_words = st.text(alphabet='abcdefgh ijkl\n上下文{}":,', min_size=1, max_size=40)
 
 
 @st.composite
@@ -118,8 +126,9 @@ def valid_histories(draw: st.DrawFn) -> list[dict[str, Any]]:
     for _ in range(draw(st.integers(0, 14))):
         message, ids = draw(assistant_turns(next_id))
         history.append(message)
-        results = [tool_result(tool_id, draw(result_contents()))
-                   for tool_id in draw(st.permutations(ids))]
+        results = [
+            tool_result(tool_id, draw(result_contents())) for tool_id in draw(st.permutations(ids))
+        ]
         if results and draw(st.booleans()):
             results.append(text(draw(_words)))
         history.append(user(results) if results else user(draw(_words)))

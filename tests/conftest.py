@@ -12,7 +12,12 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     """Point AGENT_CLI_HOME at a fresh temp folder and drop any real API settings."""
     home = tmp_path_factory.mktemp("agent-cli-home")
     monkeypatch.setenv("AGENT_CLI_HOME", str(home))
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_MODEL", "ANTHROPIC_AUTH_TOKEN"):
+    for name in (
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "ANTHROPIC_MODEL",
+        "ANTHROPIC_AUTH_TOKEN",
+    ):
         monkeypatch.delenv(name, raising=False)
     assert os.environ["AGENT_CLI_HOME"] == str(home)
     return home

@@ -49,8 +49,18 @@ from fake_anthropic_stream import (
 )
 
 __all__ = [
-    "DropConnection", "EndStreamEarly", "FakeAnthropicServer", "HttpError", "MalformedEvent", "RecordedRequest",
-    "Reply", "Stall", "StreamError", "start_fake_server", "text_block", "tool_use_block",
+    "DropConnection",
+    "EndStreamEarly",
+    "FakeAnthropicServer",
+    "HttpError",
+    "MalformedEvent",
+    "RecordedRequest",
+    "Reply",
+    "Stall",
+    "StreamError",
+    "start_fake_server",
+    "text_block",
+    "tool_use_block",
 ]
 
 
@@ -61,7 +71,7 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: Any
-    rejection: str | None = None     # the 4xx message when the fake refused it
+    rejection: str | None = None  # the 4xx message when the fake refused it
 
 
 @dataclass
@@ -113,17 +123,23 @@ class FakeAnthropicServer:
         self.stop()
 
 
-def start_fake_server(*, api_key: str | None = None,
-                      responder: Callable[[dict[str, Any]], Reply] = echo_responder,
-                      ) -> FakeAnthropicServer:
+def start_fake_server(
+    *,
+    api_key: str | None = None,
+    responder: Callable[[dict[str, Any]], Reply] = echo_responder,
+) -> FakeAnthropicServer:
     """Start a fake on an ephemeral loopback port; `api_key` set means others get a 401."""
     httpd = _QuietServer(("127.0.0.1", 0), _Handler)
     httpd.daemon_threads = True
-    httpd.block_on_close = False       # a stalled handler must not hold up stop()
+    httpd.block_on_close = False  # a stalled handler must not hold up stop()
     server = FakeAnthropicServer(httpd=httpd, api_key=api_key, responder=responder)
     httpd.fake = server  # type: ignore[attr-defined]
-    threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02},
-                     name="fake-anthropic", daemon=True).start()
+    threading.Thread(
+        target=httpd.serve_forever,
+        kwargs={"poll_interval": 0.02},
+        name="fake-anthropic",
+        daemon=True,
+    ).start()
     return server
 
 
@@ -163,8 +179,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _answer(self, body: dict[str, Any], script: Script) -> None:
         if isinstance(script, HttpError):
-            self._send_error(script.status, script.error_type, script.message,
-                             script.response_headers())
+            self._send_error(
+                script.status, script.error_type, script.message, script.response_headers()
+            )
             return
         reply = script if isinstance(script, Reply) else script.reply
         usage = self.fake.usage_for(body)
@@ -184,15 +201,17 @@ class _Handler(BaseHTTPRequestHandler):
         for name, data in events[:cut]:
             self._send_chunk(f"event: {name}\ndata: {json.dumps(data)}\n\n")
         if isinstance(script, StreamError):
-            error = {"type": "error", "error": {"type": script.error_type,
-                                                "message": script.message}}
+            error = {
+                "type": "error",
+                "error": {"type": script.error_type, "message": script.message},
+            }
             self._send_chunk(f"event: error\ndata: {json.dumps(error)}\n\n")
         elif isinstance(script, MalformedEvent):
             self._send_chunk(f"event: {script.event_name}\ndata: {script.payload}\n\n")
         elif isinstance(script, Stall):
             self.fake.stopping.wait(script.seconds)
         if isinstance(script, DropConnection | Stall):
-            self.close_connection = True   # no final chunk: the client sees a broken body
+            self.close_connection = True  # no final chunk: the client sees a broken body
             return
         self._send_chunk("")
 
@@ -201,13 +220,19 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
         self.wfile.flush()
 
-    def _send_error(self, status: int, error_type: str, message: str,
-                    extra_headers: dict[str, str] | None = None) -> None:
+    def _send_error(
+        self,
+        status: int,
+        error_type: str,
+        message: str,
+        extra_headers: dict[str, str] | None = None,
+    ) -> None:
         body = {"type": "error", "error": {"type": error_type, "message": message}}
         self._send_json(status, body, extra_headers)
 
-    def _send_json(self, status: int, body: dict[str, Any],
-                   extra_headers: dict[str, str] | None = None) -> None:
+    def _send_json(
+        self, status: int, body: dict[str, Any], extra_headers: dict[str, str] | None = None
+    ) -> None:
         data = json.dumps(body).encode()
         self.send_response(status)
         self.send_header("content-type", "application/json")
@@ -224,5 +249,6 @@ def _parse_body(raw: bytes) -> Any:
     try:
         return json.loads(raw)
     except ValueError as err:
-        raise RequestRejected(400, "invalid_request_error",
-                              "There was an issue with the request body: not valid JSON") from err
+        raise RequestRejected(
+            400, "invalid_request_error", "There was an issue with the request body: not valid JSON"
+        ) from err

@@ -13,10 +13,24 @@ from __future__ import annotations
 import re
 from typing import Any
 
-TOP_LEVEL_FIELDS = frozenset({
-    "model", "max_tokens", "messages", "system", "tools", "tool_choice", "stream",
-    "temperature", "top_p", "top_k", "stop_sequences", "metadata", "thinking", "service_tier",
-})
+TOP_LEVEL_FIELDS = frozenset(
+    {
+        "model",
+        "max_tokens",
+        "messages",
+        "system",
+        "tools",
+        "tool_choice",
+        "stream",
+        "temperature",
+        "top_p",
+        "top_k",
+        "stop_sequences",
+        "metadata",
+        "thinking",
+        "service_tier",
+    }
+)
 BLOCK_FIELDS = {
     "text": frozenset({"type", "text", "cache_control", "citations"}),
     "image": frozenset({"type", "source", "cache_control"}),
@@ -78,8 +92,10 @@ def validate_request(body: Any) -> None:
     breakpoints += _check_tools(body.get("tools"))
     breakpoints += _check_messages(body["messages"])
     if breakpoints > MAX_BREAKPOINTS:
-        raise _reject(f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be "
-                      f"provided. Found {breakpoints}.")
+        raise _reject(
+            f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be "
+            f"provided. Found {breakpoints}."
+        )
 
 
 def _check_required(body: dict[str, Any]) -> None:
@@ -99,8 +115,12 @@ def _check_cache_control(block: dict[str, Any], where: str) -> int:
     if "cache_control" not in block:
         return 0
     control = block["cache_control"]
-    if (not isinstance(control, dict) or control.get("type") != "ephemeral"
-            or set(control) - {"type", "ttl"} or control.get("ttl", "5m") not in {"5m", "1h"}):
+    if (
+        not isinstance(control, dict)
+        or control.get("type") != "ephemeral"
+        or set(control) - {"type", "ttl"}
+        or control.get("ttl", "5m") not in {"5m", "1h"}
+    ):
         raise _reject(f"{where}.cache_control: must be {{'type': 'ephemeral'}} (optional ttl)")
     return 1
 
@@ -195,9 +215,11 @@ def _check_messages(messages: list[Any]) -> int:
 
 
 def _unanswered(ids: list[str], index: int) -> RequestRejected:
-    return _reject(f"messages.{index}: `tool_use` ids were found without `tool_result` blocks "
-                   f"immediately after: {', '.join(ids)}. Each `tool_use` block must have a "
-                   "corresponding `tool_result` block in the next message.")
+    return _reject(
+        f"messages.{index}: `tool_use` ids were found without `tool_result` blocks "
+        f"immediately after: {', '.join(ids)}. Each `tool_use` block must have a "
+        "corresponding `tool_result` block in the next message."
+    )
 
 
 def _check_message_frame(messages: list[Any], index: int) -> str:
@@ -213,8 +235,10 @@ def _check_message_frame(messages: list[Any], index: int) -> str:
     if index == 0 and role != "user":
         raise _reject('messages: first message must use the "user" role')
     if index > 0 and messages[index - 1].get("role") == role:
-        raise _reject(f'messages.{index}: roles must alternate between "user" and "assistant" '
-                      "(stricter than the real API, which merges them)")
+        raise _reject(
+            f'messages.{index}: roles must alternate between "user" and "assistant" '
+            "(stricter than the real API, which merges them)"
+        )
     return role
 
 
@@ -222,15 +246,24 @@ def _message_blocks(message: dict[str, Any], index: int, *, is_last: bool) -> li
     content = message.get("content")
     if isinstance(content, str):
         if not content.strip():
-            raise _reject(f"messages.{index}: all messages must have non-empty content except "
-                          "for the optional final assistant message")
+            raise _reject(
+                f"messages.{index}: all messages must have non-empty content except "
+                "for the optional final assistant message"
+            )
         content = [{"type": "text", "text": content}]
     if not isinstance(content, list) or not content:
-        raise _reject(f"messages.{index}: all messages must have non-empty content except for "
-                      "the optional final assistant message")
+        raise _reject(
+            f"messages.{index}: all messages must have non-empty content except for "
+            "the optional final assistant message"
+        )
     last = content[-1]
-    if (is_last and message["role"] == "assistant" and isinstance(last, dict)
-            and isinstance(last.get("text"), str) and last["text"] != last["text"].rstrip()):
+    if (
+        is_last
+        and message["role"] == "assistant"
+        and isinstance(last, dict)
+        and isinstance(last.get("text"), str)
+        and last["text"] != last["text"].rstrip()
+    ):
         raise _reject("final assistant content cannot end with trailing whitespace")
     return content
 
@@ -244,12 +277,16 @@ def _check_results_answer(blocks: list[Any], pending_ids: list[str], index: int)
             continue
         tool_use_id = block.get("tool_use_id")
         if tool_use_id not in pending_ids or tool_use_id in answered:
-            raise _reject(f"messages.{index}.content.{position}: unexpected `tool_use_id` found "
-                          f"in `tool_result` blocks: {tool_use_id}. Each `tool_result` block "
-                          "must have a corresponding `tool_use` block in the previous message.")
+            raise _reject(
+                f"messages.{index}.content.{position}: unexpected `tool_use_id` found "
+                f"in `tool_result` blocks: {tool_use_id}. Each `tool_result` block "
+                "must have a corresponding `tool_use` block in the previous message."
+            )
         if not leading:
-            raise _reject(f"messages.{index}.content.{position}: `tool_result` blocks must come "
-                          "before any other content in the message")
+            raise _reject(
+                f"messages.{index}.content.{position}: `tool_result` blocks must come "
+                "before any other content in the message"
+            )
         answered.append(tool_use_id)
     missing = [tool_use_id for tool_use_id in pending_ids if tool_use_id not in answered]
     if missing:

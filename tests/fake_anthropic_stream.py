@@ -16,11 +16,11 @@ def text_block(text: str) -> dict[str, Any]:
     return {"type": "text", "text": text}
 
 
-def tool_use_block(tool_id: str, name: str, tool_input: dict[str, Any],
-                   raw_json: str | None = None) -> dict[str, Any]:
+def tool_use_block(
+    tool_id: str, name: str, tool_input: dict[str, Any], raw_json: str | None = None
+) -> dict[str, Any]:
     """A tool_use to stream; `raw_json` (if given) is sent verbatim instead of the input."""
-    block: dict[str, Any] = {"type": "tool_use", "id": tool_id, "name": name,
-                             "input": tool_input}
+    block: dict[str, Any] = {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
     if raw_json is not None:
         block["raw_json"] = raw_json
     return block
@@ -51,10 +51,15 @@ class HttpError:
 
     def __post_init__(self) -> None:
         if not self.error_type:
-            self.error_type = {400: "invalid_request_error", 401: "authentication_error",
-                               403: "permission_error", 404: "not_found_error",
-                               413: "request_too_large", 429: "rate_limit_error",
-                               529: "overloaded_error"}.get(self.status, "api_error")
+            self.error_type = {
+                400: "invalid_request_error",
+                401: "authentication_error",
+                403: "permission_error",
+                404: "not_found_error",
+                413: "request_too_large",
+                429: "rate_limit_error",
+                529: "overloaded_error",
+            }.get(self.status, "api_error")
 
     def response_headers(self) -> dict[str, str]:
         headers = {}
@@ -127,29 +132,50 @@ def echo_responder(body: dict[str, Any]) -> Reply:
 # --- events -------------------------------------------------------------------------------
 
 
-def build_reply_events(body: dict[str, Any], reply: Reply,
-                       usage: dict[str, int]) -> list[tuple[str, dict[str, Any]]]:
+def build_reply_events(
+    body: dict[str, Any], reply: Reply, usage: dict[str, int]
+) -> list[tuple[str, dict[str, Any]]]:
     """Every SSE event of a streamed reply, as (event name, data) pairs."""
     start_usage = {**usage, "output_tokens": 1}
     output_tokens = count_output_tokens(reply)
     events: list[tuple[str, dict[str, Any]]] = [
-        ("message_start", {"type": "message_start", "message": {
-            "id": "msg_fake", "type": "message", "role": "assistant", "model": body["model"],
-            "content": [], "stop_reason": None, "stop_sequence": None, "usage": start_usage}}),
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": "msg_fake",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": body["model"],
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": start_usage,
+                },
+            },
+        ),
         ("ping", {"type": "ping"}),
     ]
     for index, block in enumerate(reply.blocks):
         events.extend(_block_events(index, block, reply.chunk_size))
-    events.append(("message_delta", {
-        "type": "message_delta", "delta": {"stop_reason": reply.stop_reason,
-                                           "stop_sequence": None},
-        "usage": {"output_tokens": output_tokens}}))
+    events.append(
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": reply.stop_reason, "stop_sequence": None},
+                "usage": {"output_tokens": output_tokens},
+            },
+        )
+    )
     events.append(("message_stop", {"type": "message_stop"}))
     return events
 
 
-def _block_events(index: int, block: dict[str, Any],
-                  chunk_size: int) -> list[tuple[str, dict[str, Any]]]:
+def _block_events(
+    index: int, block: dict[str, Any], chunk_size: int
+) -> list[tuple[str, dict[str, Any]]]:
     if block["type"] == "text":
         start = {"type": "text", "text": ""}
         pieces, delta_type, key = _chunks(block["text"], chunk_size), "text_delta", "text"
@@ -157,33 +183,54 @@ def _block_events(index: int, block: dict[str, Any],
         start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
         raw = block.get("raw_json", json.dumps(block["input"]))
         pieces, delta_type, key = _chunks(raw, chunk_size), "input_json_delta", "partial_json"
-    events = [("content_block_start", {"type": "content_block_start", "index": index,
-                                       "content_block": start})]
+    events = [
+        (
+            "content_block_start",
+            {"type": "content_block_start", "index": index, "content_block": start},
+        )
+    ]
     for piece in pieces:
-        events.append(("content_block_delta", {"type": "content_block_delta", "index": index,
-                                               "delta": {"type": delta_type, key: piece}}))
+        events.append(
+            (
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": index,
+                    "delta": {"type": delta_type, key: piece},
+                },
+            )
+        )
     events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
     return events
 
 
 def _chunks(text: str, size: int) -> list[str]:
-    return [text[i:i + size] for i in range(0, len(text), size)]
+    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
-def build_message_json(body: dict[str, Any], reply: Reply,
-                       usage: dict[str, int]) -> dict[str, Any]:
+def build_message_json(body: dict[str, Any], reply: Reply, usage: dict[str, int]) -> dict[str, Any]:
     """The non-streaming answer: one Message object."""
-    content = [{key: value for key, value in block.items() if key != "raw_json"}
-               for block in reply.blocks]
-    return {"id": "msg_fake", "type": "message", "role": "assistant", "model": body["model"],
-            "content": content, "stop_reason": reply.stop_reason, "stop_sequence": None,
-            "usage": {**usage, "output_tokens": count_output_tokens(reply)}}
+    content = [
+        {key: value for key, value in block.items() if key != "raw_json"} for block in reply.blocks
+    ]
+    return {
+        "id": "msg_fake",
+        "type": "message",
+        "role": "assistant",
+        "model": body["model"],
+        "content": content,
+        "stop_reason": reply.stop_reason,
+        "stop_sequence": None,
+        "usage": {**usage, "output_tokens": count_output_tokens(reply)},
+    }
 
 
 def count_output_tokens(reply: Reply) -> int:
     """About chars/4 of what the reply says, at least 1."""
-    chars = sum(len(block.get("text", "")) + len(json.dumps(block.get("input", "")))
-                for block in reply.blocks)
+    chars = sum(
+        len(block.get("text", "")) + len(json.dumps(block.get("input", "")))
+        for block in reply.blocks
+    )
     return max(1, chars // 4)
 
 
@@ -214,9 +261,11 @@ def estimate_usage(body: dict[str, Any], cached_prefixes: set[str]) -> dict[str,
         cached_prefixes.add(key)
         written_to = length
     written_chars = max(0, written_to - read_chars)
-    return {"input_tokens": max(1, (total - read_chars - written_chars) // 4),
-            "cache_creation_input_tokens": written_chars // 4,
-            "cache_read_input_tokens": read_chars // 4}
+    return {
+        "input_tokens": max(1, (total - read_chars - written_chars) // 4),
+        "cache_creation_input_tokens": written_chars // 4,
+        "cache_read_input_tokens": read_chars // 4,
+    }
 
 
 def _prompt_units(body: dict[str, Any]) -> list[tuple[str, bool]]:

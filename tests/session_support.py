@@ -35,8 +35,11 @@ class ScriptedProvider:
     model = "scripted-1"
     context_window = 200_000
 
-    def __init__(self, steps: list[Any] | None = None,
-                 summarizer: Callable[[list[dict[str, Any]]], str] | None = None) -> None:
+    def __init__(
+        self,
+        steps: list[Any] | None = None,
+        summarizer: Callable[[list[dict[str, Any]]], str] | None = None,
+    ) -> None:
         self.steps = list(steps or [])
         self.requests: list[ModelRequest] = []
         self.summarizer = summarizer
@@ -63,15 +66,33 @@ def tool_use(tool_id: str, name: str, **tool_input: Any) -> dict[str, Any]:
     return {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
 
 
-def make_session(workspace: Path, provider: Any, *, soft: int = 80_000, hard: int = 120_000,
-                 keep_recent: int = 6, resume: str | None = None,
-                 auto_approve: bool = True, **kwargs: Any) -> Session:
-    policy = CompactionPolicy(soft_threshold=soft, hard_limit=hard,
-                              keep_recent_messages=keep_recent,
-                              summary_keep_recent=min(4, keep_recent))
-    return open_session(paths=resolve_state_paths(), provider=provider, workspace=workspace,
-                        policy=policy, auto_approve=auto_approve, resume=resume,
-                        clock=kwargs.pop("clock", TickingClock()), **kwargs)
+def make_session(
+    workspace: Path,
+    provider: Any,
+    *,
+    soft: int = 80_000,
+    hard: int = 120_000,
+    keep_recent: int = 6,
+    resume: str | None = None,
+    auto_approve: bool = True,
+    **kwargs: Any,
+) -> Session:
+    policy = CompactionPolicy(
+        soft_threshold=soft,
+        hard_limit=hard,
+        keep_recent_messages=keep_recent,
+        summary_keep_recent=min(4, keep_recent),
+    )
+    return open_session(
+        paths=resolve_state_paths(),
+        provider=provider,
+        workspace=workspace,
+        policy=policy,
+        auto_approve=auto_approve,
+        resume=resume,
+        clock=kwargs.pop("clock", TickingClock()),
+        **kwargs,
+    )
 
 
 def drain(events: Iterator[Any]) -> list[Any]:

@@ -396,8 +396,9 @@ def test_the_key_travels_as_x_api_key_as_well_as_a_bearer_token() -> None:
 
     with start_fake_server(api_key="sk-ant-header-test") as server:
         server.enqueue(Reply([text_block("hi")]))
-        provider = AnthropicProvider("sk-ant-header-test", "claude-test",
-                                     base_url=server.base_url, sleep=lambda _: None)
+        provider = AnthropicProvider(
+            "sk-ant-header-test", "claude-test", base_url=server.base_url, sleep=lambda _: None
+        )
         list(provider.stream(ModelRequest("system", "", ({"role": "user", "content": "hi"},), ())))
         headers = server.requests[-1].headers
     assert headers["x-api-key"] == "sk-ant-header-test"

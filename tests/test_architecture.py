@@ -17,14 +17,36 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "agent_cli"
-CORE_PATTERNS = ("tokens.py", "protocol.py", "compaction/*.py", "durable*.py", "pointers.py",
-                 "source_resolution.py")
+CORE_PATTERNS = (
+    "tokens.py",
+    "protocol.py",
+    "compaction/*.py",
+    "durable*.py",
+    "pointers.py",
+    "source_resolution.py",
+)
 CORE_FILES = sorted({path for pattern in CORE_PATTERNS for path in PACKAGE.glob(pattern)})
 ALL_FILES = sorted(PACKAGE.rglob("*.py"))
 
 UI_AND_SDK = {"anthropic", "rich", "prompt_toolkit", "httpx", "httpx2", "requests"}
-IO_MODULES = {"os", "pathlib", "io", "socket", "subprocess", "shutil", "tempfile", "glob",
-              "urllib", "http", "fcntl", "mmap", "time", "sqlite3", "platformdirs", "sys"}
+IO_MODULES = {
+    "os",
+    "pathlib",
+    "io",
+    "socket",
+    "subprocess",
+    "shutil",
+    "tempfile",
+    "glob",
+    "urllib",
+    "http",
+    "fcntl",
+    "mmap",
+    "time",
+    "sqlite3",
+    "platformdirs",
+    "sys",
+}
 FORBIDDEN_CALLS = {"open", "print", "input", "exec", "eval"}
 CLOCK_ATTRIBUTES = {"now", "utcnow", "today", "time", "monotonic", "perf_counter"}
 SHARED_VALUES = {"agent_cli.errors", "agent_cli.events"}
@@ -72,8 +94,11 @@ def _relative(path: Path) -> str:
 
 def test_the_core_files_exist_where_the_rules_expect_them():
     names = {_relative(path) for path in CORE_FILES}
-    assert {"agent_cli/tokens.py", "agent_cli/protocol.py",
-            "agent_cli/compaction/pipeline.py"} <= names
+    assert {
+        "agent_cli/tokens.py",
+        "agent_cli/protocol.py",
+        "agent_cli/compaction/pipeline.py",
+    } <= names
 
 
 @pytest.mark.parametrize("path", CORE_FILES, ids=_relative)
@@ -85,9 +110,12 @@ def test_a_core_module_imports_no_ui_sdk_or_io_module(path):
 @pytest.mark.parametrize("path", CORE_FILES, ids=_relative)
 def test_a_core_module_imports_only_core_modules_of_the_package(path):
     internal = {module for module in _imported_modules(path) if module.startswith("agent_cli.")}
-    outside = {module for module in internal
-               if module not in CORE_MODULES | SHARED_VALUES
-               and module.rsplit(".", 1)[0] not in CORE_MODULES | SHARED_VALUES}
+    outside = {
+        module
+        for module in internal
+        if module not in CORE_MODULES | SHARED_VALUES
+        and module.rsplit(".", 1)[0] not in CORE_MODULES | SHARED_VALUES
+    }
     assert not outside
 
 
@@ -97,20 +125,26 @@ def test_a_core_module_opens_no_file_prints_nothing_and_reads_no_clock(path):
 
 
 def test_only_the_anthropic_adapter_imports_anthropic():
-    importers = {_relative(path) for path in ALL_FILES
-                 if "anthropic" in _roots(_imported_modules(path))}
+    importers = {
+        _relative(path) for path in ALL_FILES if "anthropic" in _roots(_imported_modules(path))
+    }
     assert importers <= {"agent_cli/provider/anthropic_provider.py"}
 
 
 def test_only_the_repl_imports_rich_or_prompt_toolkit():
-    importers = {_relative(path) for path in ALL_FILES
-                 if _roots(_imported_modules(path)) & {"rich", "prompt_toolkit"}}
+    importers = {
+        _relative(path)
+        for path in ALL_FILES
+        if _roots(_imported_modules(path)) & {"rich", "prompt_toolkit"}
+    }
     assert all(name.startswith("agent_cli/repl/") for name in importers)
 
 
 def test_the_rules_catch_a_violation(tmp_path):
     sample = tmp_path / "sample.py"
-    sample.write_text("import os\nfrom rich.console import Console\n"
-                      "def f():\n    import anthropic\n    return open('x'), datetime.now()\n")
+    sample.write_text(
+        "import os\nfrom rich.console import Console\n"
+        "def f():\n    import anthropic\n    return open('x'), datetime.now()\n"
+    )
     assert _roots(_imported_modules(sample)) >= {"os", "rich", "anthropic"}
     assert _forbidden_calls(sample) == ["open() at line 5", ".now() at line 5"]

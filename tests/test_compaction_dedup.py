@@ -42,8 +42,12 @@ def test_an_older_read_of_the_same_file_goes_with_its_result():
 
 
 def test_paths_that_differ_only_cosmetically_are_the_same_file():
-    history = [user("go"), *_read("a", "./src/a.py"), *_read("b", "src//a.py "),
-               *_read("c", "src/./a.py/")]
+    history = [
+        user("go"),
+        *_read("a", "./src/a.py"),
+        *_read("b", "src//a.py "),
+        *_read("c", "src/./a.py/"),
+    ]
     view, _ = dedup_file_reads(history)
     assert _ids(view) == {"c"}
 
@@ -75,10 +79,13 @@ def test_tools_that_do_not_read_files_are_left_alone():
 
 def test_the_read_tools_and_path_key_come_from_the_policy():
     policy = CompactionPolicy(read_tool_names={"cat"}, read_path_key="file")
-    history = [user("go"),
-               *call_pair("a", "body", tool_use("a", "cat", {"file": "a.py"})),
-               *call_pair("b", "body", tool_use("b", "cat", {"file": "a.py"})),
-               *_read("c", "a.py"), *_read("d", "a.py")]
+    history = [
+        user("go"),
+        *call_pair("a", "body", tool_use("a", "cat", {"file": "a.py"})),
+        *call_pair("b", "body", tool_use("b", "cat", {"file": "a.py"})),
+        *_read("c", "a.py"),
+        *_read("d", "a.py"),
+    ]
     view, _ = dedup_file_reads(history, policy)
     assert _ids(view) == {"b", "c", "d"}
 
@@ -86,8 +93,13 @@ def test_the_read_tools_and_path_key_come_from_the_policy():
 def test_no_private_key_is_needed_or_added():
     history = [user("go"), *_read("a", "a.py"), *_read("b", "a.py")]
     view, _ = dedup_file_reads(history)
-    keys = {key for message in view for block in message["content"]
-            if isinstance(block, dict) for key in block}
+    keys = {
+        key
+        for message in view
+        for block in message["content"]
+        if isinstance(block, dict)
+        for key in block
+    }
     assert keys <= {"type", "text", "id", "name", "input", "tool_use_id", "content"}
 
 

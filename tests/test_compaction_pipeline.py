@@ -208,9 +208,11 @@ def test_a_message_edited_in_place_after_a_check_is_measured_again() -> None:
     from agent_cli.tokens import TokenCounter
 
     counter = TokenCounter()
-    messages = [{"role": "user", "content": "short question"},
-                {"role": "assistant", "content": "short answer"},
-                {"role": "user", "content": "and another"}]
+    messages = [
+        {"role": "user", "content": "short question"},
+        {"role": "assistant", "content": "short answer"},
+        {"role": "user", "content": "and another"},
+    ]
     policy = CompactionPolicy(soft_threshold=1_000, hard_limit=100_000, keep_recent_messages=1)
     first = compact_context(messages, policy=policy, counter=counter)
     assert first.applied_layers == ()

@@ -13,8 +13,11 @@ from agent_cli.errors import PolicyError
 def test_the_defaults_are_the_documented_ones():
     policy = CompactionPolicy()
     assert (policy.soft_threshold, policy.hard_limit) == (80_000, 120_000)
-    assert (policy.max_tool_result_tokens, policy.keep_recent_messages,
-            policy.summary_keep_recent) == (5_000, 6, 4)
+    assert (
+        policy.max_tool_result_tokens,
+        policy.keep_recent_messages,
+        policy.summary_keep_recent,
+    ) == (5_000, 6, 4)
     assert policy.read_tool_names == frozenset({"read_file"})
     assert policy.read_path_key == "path"
 
@@ -24,8 +27,16 @@ def test_a_policy_cannot_be_changed_after_it_is_made():
         CompactionPolicy().soft_threshold = 1  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("field", ["soft_threshold", "hard_limit", "max_tool_result_tokens",
-                                   "keep_recent_messages", "summary_keep_recent"])
+@pytest.mark.parametrize(
+    "field",
+    [
+        "soft_threshold",
+        "hard_limit",
+        "max_tool_result_tokens",
+        "keep_recent_messages",
+        "summary_keep_recent",
+    ],
+)
 @pytest.mark.parametrize("value", [0, -5, 2.5, True, "10"])
 def test_every_number_must_be_a_positive_integer(field, value):
     with pytest.raises(PolicyError) as caught:

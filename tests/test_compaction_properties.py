@@ -19,8 +19,11 @@ from agent_cli.compaction import (
     validate_tool_protocol,
 )
 
-SETTINGS = settings(max_examples=150, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 
 def _good(old_messages):
@@ -43,17 +46,28 @@ summarizers = st.sampled_from([None, _good, _raising, _blank, _verbose])
 
 
 @SETTINGS
-@given(history=valid_histories(), settings_=policies(), summarizer=summarizers,
-       reserved=st.integers(0, 200))
-def test_compaction_output_is_valid_and_the_input_untouched(history, settings_, summarizer,
-                                                           reserved):
+@given(
+    history=valid_histories(),
+    settings_=policies(),
+    summarizer=summarizers,
+    reserved=st.integers(0, 200),
+)
+def test_compaction_output_is_valid_and_the_input_untouched(
+    history, settings_, summarizer, reserved
+):
     counter, _ = make_counter()
     policy = CompactionPolicy(**settings_)
     before = copy.deepcopy(history)
     state = object()
     try:
-        result = compact_context(history, state, policy=policy, summarizer=summarizer,
-                                 counter=counter, reserved_tokens=reserved)
+        result = compact_context(
+            history,
+            state,
+            policy=policy,
+            summarizer=summarizer,
+            counter=counter,
+            reserved_tokens=reserved,
+        )
     except MessageViewLimitExceeded as error:
         event("over the hard limit")
         assert history == before
@@ -75,8 +89,7 @@ def test_compaction_output_is_valid_and_the_input_untouched(history, settings_, 
 
 @SETTINGS
 @given(history=valid_histories(), settings_=policies())
-def test_every_deterministic_layer_keeps_the_protocol_and_reports_true_savings(history,
-                                                                              settings_):
+def test_every_deterministic_layer_keeps_the_protocol_and_reports_true_savings(history, settings_):
     counter, _ = make_counter()
     policy = CompactionPolicy(**settings_)
     before = copy.deepcopy(history)
@@ -89,10 +102,12 @@ def test_every_deterministic_layer_keeps_the_protocol_and_reports_true_savings(h
 
 
 @SETTINGS
-@given(history=valid_histories(), settings_=policies(),
-       summarizer=st.sampled_from([_good, _raising, _blank, _verbose]))
-def test_the_summary_layer_keeps_the_protocol_or_changes_nothing(history, settings_,
-                                                                summarizer):
+@given(
+    history=valid_histories(),
+    settings_=policies(),
+    summarizer=st.sampled_from([_good, _raising, _blank, _verbose]),
+)
+def test_the_summary_layer_keeps_the_protocol_or_changes_nothing(history, settings_, summarizer):
     counter, _ = make_counter()
     policy = CompactionPolicy(**settings_)
     before = copy.deepcopy(history)
@@ -111,8 +126,11 @@ def test_pruning_keeps_the_first_request_and_the_recent_tail(history, settings_)
     policy = CompactionPolicy(**settings_)
     view, _ = prune_old_messages(history, policy)
     assert view[0] is history[0]
-    tail = history[max(len(history) - policy.keep_recent_messages, 1):]
-    untouched = [message for message in tail
-                 if not isinstance(message["content"], list)
-                 or all(block["type"] == "text" for block in message["content"])]
+    tail = history[max(len(history) - policy.keep_recent_messages, 1) :]
+    untouched = [
+        message
+        for message in tail
+        if not isinstance(message["content"], list)
+        or all(block["type"] == "text" for block in message["content"])
+    ]
     assert all(any(kept is message for kept in view) for message in untouched)

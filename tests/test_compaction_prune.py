@@ -45,33 +45,51 @@ def test_a_tool_use_is_removed_together_with_its_result_across_the_cut():
 
 
 def test_text_in_a_mixed_message_at_the_cut_stays():
-    history = [user("go"), assistant([tool_use("a")]),
-               user([tool_result("a"), text("and remember the tests")]),
-               assistant("ok"), user("next")]
+    history = [
+        user("go"),
+        assistant([tool_use("a")]),
+        user([tool_result("a"), text("and remember the tests")]),
+        assistant("ok"),
+        user("next"),
+    ]
     view, _ = prune_old_messages(history, _keep(3))
     assert view[1] == user([text("and remember the tests")])
     assert validate_tool_protocol(view) == {}
 
 
 def test_parallel_calls_kept_in_the_tail_stay_paired():
-    history = [user("go"), *call_pair("old"), assistant("thinking"),
-               user("continue"), assistant([tool_use("a"), tool_use("b")]),
-               user([tool_result("b"), tool_result("a")])]
+    history = [
+        user("go"),
+        *call_pair("old"),
+        assistant("thinking"),
+        user("continue"),
+        assistant([tool_use("a"), tool_use("b")]),
+        user([tool_result("b"), tool_result("a")]),
+    ]
     view, _ = prune_old_messages(history, _keep(3))
     assert set(validate_tool_protocol(view)) == {"a", "b"}
 
 
 def test_the_result_starts_with_a_user_message():
-    history = [assistant("I start oddly"), user("hello"), *call_pair("a"),
-               assistant("fine"), user("next")]
+    history = [
+        assistant("I start oddly"),
+        user("hello"),
+        *call_pair("a"),
+        assistant("fine"),
+        user("next"),
+    ]
     view, _ = prune_old_messages(history, _keep(4))
     assert view[0]["role"] == "user"
     validate_tool_protocol(view)
 
 
 def test_a_leading_assistant_message_goes_with_its_interactions():
-    history = [assistant([tool_use("a")]), user([tool_result("a"), text("see")]),
-               assistant("ok"), user("next")]
+    history = [
+        assistant([tool_use("a")]),
+        user([tool_result("a"), text("see")]),
+        assistant("ok"),
+        user("next"),
+    ]
     view, _ = prune_old_messages(history, _keep(3))
     assert view == [user([text("see")]), assistant("ok"), user("next")]
 

@@ -28,5 +28,4 @@ def test_a_known_count_of_the_view_gives_the_same_answer():
     before = [user("go")] + [assistant("x" * 100) for _ in range(12)]
     after = before[:1] + before[-2:]
     known = counter.count_messages(before)
-    assert (measure_savings(before, after, counter, known)
-            == measure_savings(before, after, counter))
+    assert measure_savings(before, after, counter, known) == measure_savings(before, after, counter)

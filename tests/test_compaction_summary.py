@@ -66,16 +66,21 @@ def test_an_acknowledgement_follows_only_when_the_window_starts_with_a_user():
 
 
 def test_the_window_widens_so_no_interaction_is_split():
-    history = [user("go"), assistant("plan " * 200), user("ok"),
-               assistant([tool_use("a"), tool_use("b")]),
-               user([tool_result("a", "x" * 400), tool_result("b", "y" * 400)])]
+    history = [
+        user("go"),
+        assistant("plan " * 200),
+        user("ok"),
+        assistant([tool_use("a"), tool_use("b")]),
+        user([tool_result("a", "x" * 400), tool_result("b", "y" * 400)]),
+    ]
     view, _ = generate_summary(history, RecordingSummarizer("short"), _keep(1))
     assert view[1:] == history[3:]
     assert set(validate_tool_protocol(view)) == {"a", "b"}
 
 
-@pytest.mark.parametrize("summarizer", [_raising, RecordingSummarizer("   "),
-                                        RecordingSummarizer(None)])
+@pytest.mark.parametrize(
+    "summarizer", [_raising, RecordingSummarizer("   "), RecordingSummarizer(None)]
+)
 def test_a_failing_or_blank_summary_leaves_the_view_unchanged(summarizer):
     history = build_long_history(10)
     view, saved = generate_summary(history, summarizer, _keep(3))

@@ -21,8 +21,9 @@ def _history(result):
 def test_a_large_string_result_keeps_its_head_and_tail_around_a_marker():
     counter, _ = make_counter()
     body = _numbered_lines(2_000)  # 22,000 characters, 5,500 fake tokens
-    view, saved = truncate_tool_results(_history(body), CompactionPolicy(
-        max_tool_result_tokens=300), counter)
+    view, saved = truncate_tool_results(
+        _history(body), CompactionPolicy(max_tool_result_tokens=300), counter
+    )
     cut = view[2]["content"][0]["content"]
     assert cut.startswith("line 00000\n")
     assert cut.endswith("line 01999\n")
@@ -41,11 +42,14 @@ def test_a_result_within_the_budget_is_left_as_the_same_object():
 
 def test_a_list_result_keeps_its_blocks_and_its_images():
     counter, _ = make_counter()
-    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png",
-                                         "data": "AAAA"}}
+    image = {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"},
+    }
     blocks = [text(_numbered_lines(1_000)), image, text(_numbered_lines(500))]
-    view, saved = truncate_tool_results(_history(blocks), CompactionPolicy(
-        max_tool_result_tokens=2_000), counter)
+    view, saved = truncate_tool_results(
+        _history(blocks), CompactionPolicy(max_tool_result_tokens=2_000), counter
+    )
     new_blocks = view[2]["content"][0]["content"]
     assert [block["type"] for block in new_blocks] == ["text", "image", "text"]
     assert new_blocks[1] == image
@@ -56,19 +60,21 @@ def test_a_list_result_keeps_its_blocks_and_its_images():
 def test_a_result_barely_over_the_budget_is_not_grown_by_the_marker():
     counter, _ = make_counter()
     history = _history("x" * 44)  # 11 fake tokens; the marker alone costs more
-    view, saved = truncate_tool_results(history, CompactionPolicy(
-        max_tool_result_tokens=10), counter)
+    view, saved = truncate_tool_results(
+        history, CompactionPolicy(max_tool_result_tokens=10), counter
+    )
     assert saved == 0
     assert view[2] is history[2]
 
 
 def test_text_next_to_a_result_in_the_same_message_stays():
     counter, _ = make_counter()
-    history = [user("go"), assistant([{"type": "tool_use", "id": "a", "name": "bash",
-                                       "input": {}}]),
-               user([tool_result("a", _numbered_lines(2_000)), text("also, be quick")])]
-    view, _ = truncate_tool_results(history, CompactionPolicy(max_tool_result_tokens=100),
-                                    counter)
+    history = [
+        user("go"),
+        assistant([{"type": "tool_use", "id": "a", "name": "bash", "input": {}}]),
+        user([tool_result("a", _numbered_lines(2_000)), text("also, be quick")]),
+    ]
+    view, _ = truncate_tool_results(history, CompactionPolicy(max_tool_result_tokens=100), counter)
     assert view[2]["content"][1] == text("also, be quick")
     assert view[2]["content"][0]["tool_use_id"] == "a"
 

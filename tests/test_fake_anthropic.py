@@ -11,20 +11,36 @@ import pytest
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 
 API_KEY = "sk-ant-fake-test"
-GOOD_HEADERS = {"x-api-key": API_KEY, "anthropic-version": "2023-06-01",
-                "content-type": "application/json"}
-TOOL = {"name": "read_file", "description": "Read a file.",
-        "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}
+GOOD_HEADERS = {
+    "x-api-key": API_KEY,
+    "anthropic-version": "2023-06-01",
+    "content-type": "application/json",
+}
+TOOL = {
+    "name": "read_file",
+    "description": "Read a file.",
+    "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+}
 VALID = {
-    "model": "claude-test", "max_tokens": 100, "system": [{"type": "text", "text": "Be terse."}],
+    "model": "claude-test",
+    "max_tokens": 100,
+    "system": [{"type": "text", "text": "Be terse."}],
     "tools": [TOOL],
     "messages": [
         {"role": "user", "content": [{"type": "text", "text": "read a"}]},
-        {"role": "assistant", "content": [
-            {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"path": "a"}}]},
-        {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "body of a"},
-            {"type": "text", "text": "and now?"}]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"path": "a"}}
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "body of a"},
+                {"type": "text", "text": "and now?"},
+            ],
+        },
     ],
 }
 
@@ -38,8 +54,9 @@ def server():
 
 def post(server, body, headers=GOOD_HEADERS, raw: bytes | None = None) -> tuple[int, dict | str]:
     data = raw if raw is not None else json.dumps(body).encode()
-    request = urllib.request.Request(server.base_url + "/v1/messages", data=data,
-                                     headers=headers, method="POST")
+    request = urllib.request.Request(
+        server.base_url + "/v1/messages", data=data, headers=headers, method="POST"
+    )
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             text = response.read().decode()
@@ -72,15 +89,22 @@ def test_a_valid_request_gets_a_message_and_is_recorded(server):
 
 
 def test_a_streamed_reply_carries_event_lines_as_well_as_data_lines(server):
-    server.enqueue(Reply([text_block("hi"), tool_use_block("toolu_9", "read_file", {"p": 1})],
-                         stop_reason="tool_use"))
+    server.enqueue(
+        Reply(
+            [text_block("hi"), tool_use_block("toolu_9", "read_file", {"p": 1})],
+            stop_reason="tool_use",
+        )
+    )
     status, text = post(server, {**VALID, "stream": True})
     assert status == 200
-    names = [line[len("event: "):] for line in text.splitlines() if line.startswith("event: ")]
-    datas = [json.loads(line[len("data: "):]) for line in text.splitlines()
-             if line.startswith("data: ")]
-    assert names[:2] == ["message_start", "ping"] and names[-2:] == ["message_delta",
-                                                                     "message_stop"]
+    names = [line[len("event: ") :] for line in text.splitlines() if line.startswith("event: ")]
+    datas = [
+        json.loads(line[len("data: ") :]) for line in text.splitlines() if line.startswith("data: ")
+    ]
+    assert names[:2] == ["message_start", "ping"] and names[-2:] == [
+        "message_delta",
+        "message_stop",
+    ]
     assert [data["type"] for data in datas] == names
     deltas = [data["delta"] for data in datas if data["type"] == "content_block_delta"]
     assert {delta["type"] for delta in deltas} == {"text_delta", "input_json_delta"}
@@ -107,11 +131,14 @@ def test_a_body_that_is_not_json_is_rejected(server):
     assert "not valid JSON" in rejected(server, None, raw=b"{'model': nope")
 
 
-@pytest.mark.parametrize("headers, status", [
-    ({"anthropic-version": "2023-06-01"}, 401),
-    ({"x-api-key": "sk-other", "anthropic-version": "2023-06-01"}, 401),
-    ({"x-api-key": API_KEY}, 400),
-])
+@pytest.mark.parametrize(
+    "headers, status",
+    [
+        ({"anthropic-version": "2023-06-01"}, 401),
+        ({"x-api-key": "sk-other", "anthropic-version": "2023-06-01"}, 401),
+        ({"x-api-key": API_KEY}, 400),
+    ],
+)
 def test_requests_without_the_right_headers_are_refused(server, headers, status):
     assert post(server, VALID, headers=headers)[0] == status
 
@@ -127,6 +154,7 @@ def _set(path, value):
         for key in path[:-1]:
             target = target[key]
         target[path[-1]] = value
+
     return change
 
 
@@ -134,27 +162,30 @@ def _delete(key):
     return lambda body: body.pop(key)
 
 
-@pytest.mark.parametrize("change, expected", [
-    (_set(["temperature_boost"], 1), "temperature_boost: Extra inputs are not permitted"),
-    (_delete("max_tokens"), "max_tokens"),
-    (_delete("model"), "model"),
-    (_set(["messages"], []), "messages"),
-    (_set(["messages", 0, "content", 0, "_id"], "u1"), "_id: Extra inputs are not permitted"),
-    (_set(["messages", 0, "seq"], 1), "seq: Extra inputs are not permitted"),
-    (_set(["messages", 1, "content", 0, "cache_hint"], 1), "Extra inputs are not permitted"),
-    (_set(["messages", 0, "role"], "system"), "role"),
-    (_set(["messages", 0, "content"], []), "non-empty content"),
-    (_set(["messages", 0, "content"], ""), "non-empty content"),
-    (_set(["messages", 0, "content", 0, "text"], ""), "must be non-empty"),
-    (_set(["messages", 0, "content", 0, "text"], " \n"), "non-whitespace"),
-    (_set(["messages", 0, "content", 0, "type"], "thinking_note"), "not allowed"),
-    (_set(["system", 0, "text"], ""), "must be non-empty"),
-    (_set(["tools", 0, "name"], "read file!"), "name"),
-    (_set(["tools"], [{"name": "x", "description": "d"}]), "input_schema"),
-    (_set(["tools"], [TOOL, TOOL]), "unique"),
-    (_set(["system", 0, "cache_control"], {"type": "persistent"}), "cache_control"),
-    (_set(["system", 0, "cache_control"], {"type": "ephemeral", "ttl": "1d"}), "cache_control"),
-])
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        (_set(["temperature_boost"], 1), "temperature_boost: Extra inputs are not permitted"),
+        (_delete("max_tokens"), "max_tokens"),
+        (_delete("model"), "model"),
+        (_set(["messages"], []), "messages"),
+        (_set(["messages", 0, "content", 0, "_id"], "u1"), "_id: Extra inputs are not permitted"),
+        (_set(["messages", 0, "seq"], 1), "seq: Extra inputs are not permitted"),
+        (_set(["messages", 1, "content", 0, "cache_hint"], 1), "Extra inputs are not permitted"),
+        (_set(["messages", 0, "role"], "system"), "role"),
+        (_set(["messages", 0, "content"], []), "non-empty content"),
+        (_set(["messages", 0, "content"], ""), "non-empty content"),
+        (_set(["messages", 0, "content", 0, "text"], ""), "must be non-empty"),
+        (_set(["messages", 0, "content", 0, "text"], " \n"), "non-whitespace"),
+        (_set(["messages", 0, "content", 0, "type"], "thinking_note"), "not allowed"),
+        (_set(["system", 0, "text"], ""), "must be non-empty"),
+        (_set(["tools", 0, "name"], "read file!"), "name"),
+        (_set(["tools"], [{"name": "x", "description": "d"}]), "input_schema"),
+        (_set(["tools"], [TOOL, TOOL]), "unique"),
+        (_set(["system", 0, "cache_control"], {"type": "persistent"}), "cache_control"),
+        (_set(["system", 0, "cache_control"], {"type": "ephemeral", "ttl": "1d"}), "cache_control"),
+    ],
+)
 def test_malformed_fields_are_rejected(server, change, expected):
     assert expected in rejected(server, variant(change))
 
@@ -163,9 +194,11 @@ def test_more_than_four_cache_breakpoints_are_rejected(server):
     mark = {"type": "ephemeral"}
 
     def change(body):
-        body["system"] = [{"type": "text", "text": f"part {i}", "cache_control": mark}
-                          for i in range(4)]
+        body["system"] = [
+            {"type": "text", "text": f"part {i}", "cache_control": mark} for i in range(4)
+        ]
         body["tools"][0]["cache_control"] = mark
+
     assert "A maximum of 4 blocks with cache_control" in rejected(server, variant(change))
 
 
@@ -200,8 +233,16 @@ def test_an_orphan_tool_result_is_rejected(server):
 
 
 def test_a_tool_result_in_the_first_message_is_rejected(server):
-    body = variant(lambda b: b.update(messages=[{"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "x"}]}]))
+    body = variant(
+        lambda b: b.update(
+            messages=[
+                {
+                    "role": "user",
+                    "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "x"}],
+                }
+            ]
+        )
+    )
     assert "unexpected `tool_use_id`" in rejected(server, body)
 
 
@@ -209,13 +250,18 @@ def test_a_duplicate_tool_use_id_is_rejected(server):
     def change(body):
         body["messages"] += [
             {"role": "assistant", "content": [dict(body["messages"][1]["content"][0])]},
-            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1"}]}]
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1"}]},
+        ]
+
     assert "unique" in rejected(server, variant(change))
 
 
 def test_a_tool_use_in_a_user_message_is_rejected(server):
-    body = variant(lambda b: b["messages"][0]["content"].append(
-        {"type": "tool_use", "id": "toolu_u", "name": "x", "input": {}}))
+    body = variant(
+        lambda b: b["messages"][0]["content"].append(
+            {"type": "tool_use", "id": "toolu_u", "name": "x", "input": {}}
+        )
+    )
     assert "not allowed" in rejected(server, body)
 
 

@@ -15,9 +15,15 @@ API_KEY = "sk-ant-print-mode-FAKE-42"
 def _run_agent(workspace: Path, base_url: str, prompt: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(ANTHROPIC_API_KEY=API_KEY, ANTHROPIC_BASE_URL=base_url)
-    return subprocess.run([sys.executable, "-m", "agent_cli", "-p", prompt],
-                          cwd=workspace, env=env, capture_output=True, text=True,
-                          timeout=120, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "agent_cli", "-p", prompt],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_print_mode_reads_a_file_through_claude_and_prints_only_the_answer(tmp_path) -> None:
@@ -27,8 +33,7 @@ def test_print_mode_reads_a_file_through_claude_and_prints_only_the_answer(tmp_p
             Reply([tool_use_block("toolu_r", "read_file", {"path": "README.md"})], "tool_use"),
             Reply([text_block("The first heading is Fake heading.")]),
         )
-        done = _run_agent(tmp_path, server.base_url,
-                          "read README.md and tell me its first heading")
+        done = _run_agent(tmp_path, server.base_url, "read README.md and tell me its first heading")
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == "The first heading is Fake heading."
         assert "read_file" in done.stderr  # tool progress goes to stderr

@@ -148,16 +148,19 @@ def test_removing_no_ids_returns_a_new_list_of_the_same_messages():
 
 def test_located_interactions_point_at_each_result_after_its_use():
     history = [user("go"), *call_pair("a"), assistant("thinking"), *call_pair("b")]
-    assert locate_interactions(history, {"a": 1, "b": 4}) == {"a": Interaction(1, 2),
-                                                               "b": Interaction(4, 5)}
+    assert locate_interactions(history, {"a": 1, "b": 4}) == {
+        "a": Interaction(1, 2),
+        "b": Interaction(4, 5),
+    }
 
 
 def test_removal_at_known_places_equals_removal_by_scanning():
     history = _parallel_history() + [*call_pair("c"), assistant("end")]
     interactions = validate_tool_protocol(history)
     for ids in (["a"], ["a", "b"], ["c"], ["b", "c"]):
-        assert (remove_tool_interactions(history, ids, interactions=interactions)
-                == remove_tool_interactions(history, ids))
+        assert remove_tool_interactions(
+            history, ids, interactions=interactions
+        ) == remove_tool_interactions(history, ids)
 
 
 def test_tool_ids_are_collected_in_order_by_kind():

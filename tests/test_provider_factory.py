@@ -20,8 +20,7 @@ def test_settings_default_the_model_and_leave_the_base_url_unset():
 
 
 def test_settings_read_base_url_and_model_from_the_environment():
-    env = {**KEY_ENV, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9/",
-           "ANTHROPIC_MODEL": "claude-test"}
+    env = {**KEY_ENV, "ANTHROPIC_BASE_URL": "http://127.0.0.1:9/", "ANTHROPIC_MODEL": "claude-test"}
     assert load_provider_settings(env) == ("sk-ant-test", "http://127.0.0.1:9/", "claude-test")
 
 
@@ -43,7 +42,10 @@ def test_the_anthropic_provider_takes_the_model_argument_over_the_environment():
     provider = create_provider(None, "from-flag", env)
     assert isinstance(provider, AnthropicProvider)
     assert (provider.name, provider.model, provider.base_url) == (
-        "anthropic", "from-flag", "http://127.0.0.1:9")
+        "anthropic",
+        "from-flag",
+        "http://127.0.0.1:9",
+    )
     assert create_provider("anthropic", None, env).model == "from-env"
 
 

@@ -24,7 +24,7 @@ def test_backoff_doubles_from_the_base_up_to_the_cap():
 
 def test_jitter_shortens_a_delay_by_at_most_a_quarter():
     assert backoff_delay(3, jitter=lambda: 0.999999) == pytest.approx(1.5, abs=1e-5)
-    assert backoff_delay(3, jitter=lambda: 7.0) == 1.5      # out-of-range jitter is clamped
+    assert backoff_delay(3, jitter=lambda: 7.0) == 1.5  # out-of-range jitter is clamped
 
 
 def test_the_servers_retry_after_wins_over_the_backoff_but_is_capped():
@@ -42,15 +42,26 @@ def test_retry_after_headers_are_read_in_seconds_with_ms_preferred():
     assert parse_retry_after({}) is None
 
 
-@pytest.mark.parametrize("kind", ["rate_limited", "overloaded", "api_error", "unavailable",
-                                  "timeout", "connection", "stream_incomplete"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "rate_limited",
+        "overloaded",
+        "api_error",
+        "unavailable",
+        "timeout",
+        "connection",
+        "stream_incomplete",
+    ],
+)
 def test_busy_and_broken_attempts_are_retried_up_to_the_limit(kind):
     assert is_retryable(kind)
     assert retry_limit(kind, 4) == 4
 
 
-@pytest.mark.parametrize("kind", ["bad_request", "auth", "permission", "not_found",
-                                  "request_too_large", "stream_error"])
+@pytest.mark.parametrize(
+    "kind", ["bad_request", "auth", "permission", "not_found", "request_too_large", "stream_error"]
+)
 def test_failures_that_would_repeat_are_never_retried(kind):
     assert not is_retryable(kind)
     assert retry_limit(kind, 4) == 0

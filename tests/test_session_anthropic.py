@@ -41,14 +41,17 @@ def workspace(tmp_path: Path) -> Path:
 
 def _provider(server, sleeps: list[float] | None = None) -> AnthropicProvider:
     record = sleeps if sleeps is not None else []
-    return AnthropicProvider(API_KEY, "claude-test", base_url=server.base_url,
-                             sleep=record.append, timeout_seconds=5)
+    return AnthropicProvider(
+        API_KEY, "claude-test", base_url=server.base_url, sleep=record.append, timeout_seconds=5
+    )
 
 
 def test_a_multi_step_tool_loop_sends_only_requests_the_api_accepts(server, workspace) -> None:
     server.enqueue(
-        Reply([text_block("Reading."), tool_use_block("toolu_1", "read_file",
-                                                       {"path": "README.md"})], "tool_use"),
+        Reply(
+            [text_block("Reading."), tool_use_block("toolu_1", "read_file", {"path": "README.md"})],
+            "tool_use",
+        ),
         Reply([tool_use_block("toolu_2", "grep", {"pattern": "alpha"})], "tool_use"),
         Reply([text_block("The title is Project title.")]),
     )
@@ -65,8 +68,13 @@ def test_a_multi_step_tool_loop_sends_only_requests_the_api_accepts(server, work
 
 def test_parallel_tool_calls_are_answered_in_one_user_message(server, workspace) -> None:
     server.enqueue(
-        Reply([tool_use_block("toolu_a", "read_file", {"path": "a.txt"}),
-               tool_use_block("toolu_b", "list_dir", {"path": "."})], "tool_use"),
+        Reply(
+            [
+                tool_use_block("toolu_a", "read_file", {"path": "a.txt"}),
+                tool_use_block("toolu_b", "list_dir", {"path": "."}),
+            ],
+            "tool_use",
+        ),
         Reply([text_block("Both done.")]),
     )
     session = make_session(workspace, _provider(server))
@@ -78,8 +86,11 @@ def test_parallel_tool_calls_are_answered_in_one_user_message(server, workspace)
 
 
 def test_a_529_and_a_mid_stream_overload_are_retried(server, workspace) -> None:
-    server.enqueue(HttpError(529, "overloaded_error"), StreamError(after_events=4),
-                   Reply([text_block("finally")]))
+    server.enqueue(
+        HttpError(529, "overloaded_error"),
+        StreamError(after_events=4),
+        Reply([text_block("finally")]),
+    )
     sleeps: list[float] = []
     session = make_session(workspace, _provider(server, sleeps))
     events = drain(session.run_turn("hi"))
@@ -89,8 +100,7 @@ def test_a_529_and_a_mid_stream_overload_are_retried(server, workspace) -> None:
     assert session.view[-1]["content"][0]["text"] == "finally"
 
 
-def test_a_dropped_connection_after_retries_leaves_the_history_unchanged(server,
-                                                                         workspace) -> None:
+def test_a_dropped_connection_after_retries_leaves_the_history_unchanged(server, workspace) -> None:
     session = make_session(workspace, _provider(server))
     drain(session.run_turn("first"))
     view_before = list(session.view)
@@ -99,7 +109,7 @@ def test_a_dropped_connection_after_retries_leaves_the_history_unchanged(server,
     events = drain(session.run_turn("second"))
     assert events[-1].outcome == "failed"
     assert session.view == [*view_before, {"role": "user", "content": "second"}]
-    new = transcript_records(session)[len(records_before):]
+    new = transcript_records(session)[len(records_before) :]
     assert [r["kind"] for r in new] == ["message"]
     assert drain(session.run_turn("third"))[-1].outcome == "ok"
     assert all(r.rejection is None for r in server.requests)
@@ -115,8 +125,10 @@ def test_a_long_session_compacts_with_a_model_summary_and_resumes(server, worksp
         last = body["messages"][-1]["content"]
         if isinstance(last, list) and last and last[0].get("type") == "tool_result":
             return Reply([text_block("Read it.")])
-        return Reply([tool_use_block(f"toolu_{len(body['messages'])}", "read_file",
-                                     {"path": "big.txt"})], "tool_use")
+        return Reply(
+            [tool_use_block(f"toolu_{len(body['messages'])}", "read_file", {"path": "big.txt"})],
+            "tool_use",
+        )
 
     server.responder = responder
     session = make_session(workspace, _provider(server), soft=9_000, hard=60_000, keep_recent=2)
@@ -129,8 +141,9 @@ def test_a_long_session_compacts_with_a_model_summary_and_resumes(server, worksp
     assert all(r.rejection is None for r in server.requests)
     view, session_id = list(session.view), session.session_id
     session.close()
-    resumed = make_session(workspace, _provider(server), soft=9_000, hard=60_000,
-                           keep_recent=2, resume=session_id)
+    resumed = make_session(
+        workspace, _provider(server), soft=9_000, hard=60_000, keep_recent=2, resume=session_id
+    )
     assert resumed.view == view
     assert drain(resumed.run_turn("read big.txt again"))[-1].outcome == "ok"
     assert all(r.rejection is None for r in server.requests)

@@ -55,8 +55,9 @@ def test_resume_continues_from_the_last_compacted_view(workspace: Path) -> None:
         drain(session.run_turn("read big.txt"))
     view, session_id = list(session.view), session.session_id
     session.close()
-    resumed = make_session(workspace, OfflineProvider(), soft=6_000, hard=40_000,
-                           keep_recent=4, resume=session_id)
+    resumed = make_session(
+        workspace, OfflineProvider(), soft=6_000, hard=40_000, keep_recent=4, resume=session_id
+    )
     assert resumed.view == view
     assert len(resumed.stats().compactions) >= 1
 
@@ -82,8 +83,11 @@ def test_a_failing_summary_leaves_the_view_and_says_so(workspace: Path) -> None:
     codes = [getattr(e, "code", None) for e in events]
     assert "summary_failed" in codes
     assert all(e.outcome == "ok" for e in events if isinstance(e, TurnEnded))
-    assert not any(m["content"].startswith("[Conversation summary") for m in session.view
-                   if isinstance(m["content"], str))
+    assert not any(
+        m["content"].startswith("[Conversation summary")
+        for m in session.view
+        if isinstance(m["content"], str)
+    )
     assert session.view[0]["content"].startswith("first")  # L3 keeps the first message
     validate_tool_protocol(session.view)
 

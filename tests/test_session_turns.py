@@ -54,18 +54,21 @@ def test_every_view_message_is_in_the_transcript_in_order(workspace: Path) -> No
     session = make_session(workspace, OfflineProvider())
     drain(session.run_turn("read README.md"))
     drain(session.run_turn("list ."))
-    recorded = [r["payload"]["message"] for r in transcript_records(session)
-                if r["kind"] == "message"]
+    recorded = [
+        r["payload"]["message"] for r in transcript_records(session) if r["kind"] == "message"
+    ]
     assert recorded == session.view
     sequences = [r["sequence"] for r in transcript_records(session)]
     assert sequences == list(range(1, len(sequences) + 1))
 
 
 def test_parallel_tool_calls_get_one_result_each_in_one_message(workspace: Path) -> None:
-    provider = ScriptedProvider([
-        [tool_use("t1", "read_file", path="README.md"), tool_use("t2", "list_dir", path=".")],
-        [{"type": "text", "text": "done"}],
-    ])
+    provider = ScriptedProvider(
+        [
+            [tool_use("t1", "read_file", path="README.md"), tool_use("t2", "list_dir", path=".")],
+            [{"type": "text", "text": "done"}],
+        ]
+    )
     session = make_session(workspace, provider)
     drain(session.run_turn("look around"))
     results = session.view[2]["content"]
@@ -92,9 +95,11 @@ def test_a_failed_request_leaves_view_and_transcript_as_before(workspace: Path) 
 
 
 def test_ctrl_c_while_a_tool_runs_records_error_results_for_every_call(workspace: Path) -> None:
-    provider = ScriptedProvider([
-        [tool_use("t1", "bash", command="sleep 1"), tool_use("t2", "bash", command="echo")],
-    ])
+    provider = ScriptedProvider(
+        [
+            [tool_use("t1", "bash", command="sleep 1"), tool_use("t2", "bash", command="echo")],
+        ]
+    )
     session = make_session(workspace, provider)
 
     class InterruptingToolbox:
@@ -175,10 +180,15 @@ def test_open_session_refuses_an_unknown_session_id(workspace: Path) -> None:
     from agent_cli.store.paths import resolve_state_paths
 
     with pytest.raises(SessionNotFound):
-        open_session(paths=resolve_state_paths(), provider=OfflineProvider(),
-                     workspace=workspace, policy=__import__(
-                         "agent_cli.compaction", fromlist=["CompactionPolicy"]
-                     ).CompactionPolicy(), resume="20990101-000000-abcdef")
+        open_session(
+            paths=resolve_state_paths(),
+            provider=OfflineProvider(),
+            workspace=workspace,
+            policy=__import__(
+                "agent_cli.compaction", fromlist=["CompactionPolicy"]
+            ).CompactionPolicy(),
+            resume="20990101-000000-abcdef",
+        )
 
 
 def test_a_failed_request_says_the_message_is_kept_rather_than_asking_to_send_it_again(

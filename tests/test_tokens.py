@@ -35,8 +35,9 @@ def test_the_offline_cl100k_encoding_is_the_default_estimator():
 
 def test_importing_the_module_does_not_import_tiktoken():
     code = "import sys, agent_cli.tokens; print('tiktoken' in sys.modules)"
-    output = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            check=True).stdout.strip()
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert output == "False"
 
 
@@ -84,8 +85,9 @@ def test_string_content_and_a_text_block_differ_only_by_the_block_overhead():
 def test_a_tool_use_counts_its_name_id_and_input_as_json():
     counter, _ = make_counter()
     block = tool_use("id01", "read", {"path": "src/module.py"})
-    expected = (BLOCK_OVERHEAD_TOKENS + 1 + 1
-                + counter.count_text(json.dumps({"path": "src/module.py"})))
+    expected = (
+        BLOCK_OVERHEAD_TOKENS + 1 + 1 + counter.count_text(json.dumps({"path": "src/module.py"}))
+    )
     assert counter.count_block(block) == expected
 
 
@@ -99,8 +101,10 @@ def test_a_tool_result_counts_string_and_list_content():
 
 def test_an_image_costs_a_fixed_amount_whatever_its_data():
     counter, _ = make_counter()
-    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png",
-                                         "data": "A" * 100_000}}
+    image = {
+        "type": "image",
+        "source": {"type": "base64", "media_type": "image/png", "data": "A" * 100_000},
+    }
     assert counter.count_block(image) == BLOCK_OVERHEAD_TOKENS + IMAGE_TOKENS
     assert counter.count_block(tool_result("id01", [image])) > IMAGE_TOKENS
 

@@ -14,14 +14,23 @@ from agent_cli.errors import WireFormatError
 from agent_cli.events import ModelRequest
 from agent_cli.provider.wire import build_wire_request
 
-READ_TOOL = {"name": "read_file", "description": "Read a file.",
-             "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}
+READ_TOOL = {
+    "name": "read_file",
+    "description": "Read a file.",
+    "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+}
 
 
-def make_request(*messages, system="You are a helpful agent.", durable="", tools=(READ_TOOL,),
-                 max_tokens=1024) -> ModelRequest:
-    return ModelRequest(system=system, durable_context=durable, messages=tuple(messages),
-                        tools=tuple(tools), max_tokens=max_tokens)
+def make_request(
+    *messages, system="You are a helpful agent.", durable="", tools=(READ_TOOL,), max_tokens=1024
+) -> ModelRequest:
+    return ModelRequest(
+        system=system,
+        durable_context=durable,
+        messages=tuple(messages),
+        tools=tuple(tools),
+        max_tokens=max_tokens,
+    )
 
 
 def user(*content):
@@ -37,8 +46,7 @@ def text(value, **extra):
 
 
 def tool_use(tool_id, **extra):
-    return {"type": "tool_use", "id": tool_id, "name": "read_file", "input": {"path": "a"},
-            **extra}
+    return {"type": "tool_use", "id": tool_id, "name": "read_file", "input": {"path": "a"}, **extra}
 
 
 def tool_result(tool_id, content="file body", **extra):
@@ -67,10 +75,15 @@ def test_a_plain_question_becomes_a_cached_wire_request():
     wire = build_wire_request(make_request({"role": "user", "content": "hello"}), "claude-x")
     assert wire["model"] == "claude-x"
     assert wire["max_tokens"] == 1024
-    assert wire["system"] == [{"type": "text", "text": "You are a helpful agent.",
-                               "cache_control": {"type": "ephemeral"}}]
-    assert wire["messages"] == [{"role": "user", "content": [
-        {"type": "text", "text": "hello", "cache_control": {"type": "ephemeral"}}]}]
+    assert wire["system"] == [
+        {"type": "text", "text": "You are a helpful agent.", "cache_control": {"type": "ephemeral"}}
+    ]
+    assert wire["messages"] == [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "hello", "cache_control": {"type": "ephemeral"}}],
+        }
+    ]
     assert wire["tools"][-1]["cache_control"] == {"type": "ephemeral"}
     assert set(wire) == {"model", "max_tokens", "system", "messages", "tools"}
 
@@ -79,24 +92,37 @@ def test_private_and_unknown_keys_are_stripped_everywhere():
     request = make_request(
         {"role": "user", "content": [text("read a", _id="u1", citations=None)], "_seq": 3},
         assistant(text("ok", _tokens=5), tool_use("t1", _started_at="now")),
-        user(tool_result("t1", [text("body", _origin="x"), text("")], _artifact="artifact:s:f:ab",
-                         is_error=False)),
+        user(
+            tool_result(
+                "t1",
+                [text("body", _origin="x"), text("")],
+                _artifact="artifact:s:f:ab",
+                is_error=False,
+            )
+        ),
         tools=({**READ_TOOL, "_owner": "toolbox", "cache_control": {"type": "ephemeral"}},),
     )
     wire = build_wire_request(request, "m")
     assert not [key for key in all_keys(wire) if key.startswith("_")]
     assert "citations" not in all_keys(wire)
     result = wire["messages"][2]["content"][0]
-    assert result == {"type": "tool_result", "tool_use_id": "t1", "is_error": False,
-                      "content": [{"type": "text", "text": "body"}],
-                      "cache_control": {"type": "ephemeral"}}
+    assert result == {
+        "type": "tool_result",
+        "tool_use_id": "t1",
+        "is_error": False,
+        "content": [{"type": "text", "text": "body"}],
+        "cache_control": {"type": "ephemeral"},
+    }
     assert set(wire["tools"][0]) == {"name", "description", "input_schema", "cache_control"}
 
 
 def test_the_request_is_never_mutated_and_the_wire_shares_nothing_with_it():
-    request = make_request(user(text("go", cache_control={"type": "ephemeral"})),
-                           assistant(tool_use("t1")), user(tool_result("t1")),
-                           durable="facts: none")
+    request = make_request(
+        user(text("go", cache_control={"type": "ephemeral"})),
+        assistant(tool_use("t1")),
+        user(tool_result("t1")),
+        durable="facts: none",
+    )
     before = copy.deepcopy(request)
     wire = build_wire_request(request, "m")
     assert request == before
@@ -106,11 +132,18 @@ def test_the_request_is_never_mutated_and_the_wire_shares_nothing_with_it():
 
 
 def test_string_content_becomes_a_text_block():
-    wire = build_wire_request(make_request({"role": "user", "content": "hi"},
-                                           {"role": "assistant", "content": "hello"},
-                                           {"role": "user", "content": "again"}), "m")
-    assert wire["messages"][1] == {"role": "assistant",
-                                   "content": [{"type": "text", "text": "hello"}]}
+    wire = build_wire_request(
+        make_request(
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "content": "hello"},
+            {"role": "user", "content": "again"},
+        ),
+        "m",
+    )
+    assert wire["messages"][1] == {
+        "role": "assistant",
+        "content": [{"type": "text", "text": "hello"}],
+    }
 
 
 def test_empty_and_blank_text_blocks_are_dropped():
@@ -119,16 +152,24 @@ def test_empty_and_blank_text_blocks_are_dropped():
 
 
 def test_a_message_left_empty_is_dropped_and_its_neighbours_merged():
-    wire = build_wire_request(make_request(user(text("first")), assistant(text(" ")),
-                                           user(text("second"))), "m")
+    wire = build_wire_request(
+        make_request(user(text("first")), assistant(text(" ")), user(text("second"))), "m"
+    )
     assert len(wire["messages"]) == 1
     assert [block["text"] for block in wire["messages"][0]["content"]] == ["first", "second"]
 
 
 def test_consecutive_user_messages_merge_in_order_with_results_first():
-    wire = build_wire_request(make_request(
-        user(text("read a and b")), assistant(tool_use("t1"), tool_use("t2")),
-        user(tool_result("t2")), user(tool_result("t1")), user(text("and then?"))), "m")
+    wire = build_wire_request(
+        make_request(
+            user(text("read a and b")),
+            assistant(tool_use("t1"), tool_use("t2")),
+            user(tool_result("t2")),
+            user(tool_result("t1")),
+            user(text("and then?")),
+        ),
+        "m",
+    )
     merged = wire["messages"][2]["content"]
     assert [block["type"] for block in merged] == ["tool_result", "tool_result", "text"]
     assert [block.get("tool_use_id") for block in merged[:2]] == ["t2", "t1"]
@@ -136,14 +177,20 @@ def test_consecutive_user_messages_merge_in_order_with_results_first():
 
 
 def test_a_tool_result_after_user_text_is_refused_as_misplaced():
-    request = make_request(user(text("go")), assistant(tool_use("t1")),
-                           user(text("wait"), tool_result("t1")))
+    request = make_request(
+        user(text("go")), assistant(tool_use("t1")), user(text("wait"), tool_result("t1"))
+    )
     assert reason_of(request) == ("tool_result_not_first", 2)
 
 
 def test_a_tool_result_answering_an_older_assistant_message_is_refused():
-    request = make_request(user(text("go")), assistant(tool_use("t1")), user(tool_result("t1")),
-                           assistant(text("done")), user(tool_result("t1")))
+    request = make_request(
+        user(text("go")),
+        assistant(tool_use("t1")),
+        user(tool_result("t1")),
+        assistant(text("done")),
+        user(tool_result("t1")),
+    )
     assert reason_of(request) == ("orphan_tool_result", 4)
 
 
@@ -152,37 +199,56 @@ def test_a_tool_result_in_the_first_message_is_an_orphan():
 
 
 def test_an_unanswered_tool_use_is_refused_naming_its_message():
-    request = make_request(user(text("go")), assistant(tool_use("t1"), tool_use("t2")),
-                           user(tool_result("t1")))
+    request = make_request(
+        user(text("go")), assistant(tool_use("t1"), tool_use("t2")), user(tool_result("t1"))
+    )
     assert reason_of(request) == ("missing_tool_result", 1)
 
 
 def test_assistant_messages_around_an_empty_user_message_merge_into_one_call():
-    request = make_request(user(text("go")), assistant(tool_use("t1")), user(text(" ")),
-                           assistant(text("more")), user(tool_result("t1")))
+    request = make_request(
+        user(text("go")),
+        assistant(tool_use("t1")),
+        user(text(" ")),
+        assistant(text("more")),
+        user(tool_result("t1")),
+    )
     wire = build_wire_request(request, "m")
     assert [message["role"] for message in wire["messages"]] == ["user", "assistant", "user"]
     assert [block["type"] for block in wire["messages"][1]["content"]] == ["tool_use", "text"]
 
 
 def test_a_tool_use_answered_only_after_a_user_text_turn_is_refused():
-    request = make_request(user(text("go")), assistant(tool_use("t1")), user(text("hm?")),
-                           assistant(text("more")), user(tool_result("t1")))
+    request = make_request(
+        user(text("go")),
+        assistant(tool_use("t1")),
+        user(text("hm?")),
+        assistant(text("more")),
+        user(tool_result("t1")),
+    )
     assert reason_of(request) == ("missing_tool_result", 1)
 
 
 def test_duplicate_results_and_duplicate_tool_use_ids_are_refused():
-    twice = make_request(user(text("go")), assistant(tool_use("t1")),
-                         user(tool_result("t1"), tool_result("t1")))
+    twice = make_request(
+        user(text("go")), assistant(tool_use("t1")), user(tool_result("t1"), tool_result("t1"))
+    )
     assert reason_of(twice) == ("duplicate_tool_result", 2)
-    reused = make_request(user(text("go")), assistant(tool_use("t1")), user(tool_result("t1")),
-                          assistant(tool_use("t1")), user(tool_result("t1")))
+    reused = make_request(
+        user(text("go")),
+        assistant(tool_use("t1")),
+        user(tool_result("t1")),
+        assistant(tool_use("t1")),
+        user(tool_result("t1")),
+    )
     assert reason_of(reused) == ("duplicate_tool_use_id", 3)
 
 
 def test_the_view_must_start_with_a_user_message():
     assert reason_of(make_request(assistant(text("hi")), user(text("q")))) == (
-        "starts_with_assistant", 0)
+        "starts_with_assistant",
+        0,
+    )
 
 
 def test_a_view_with_nothing_left_to_send_is_refused():
@@ -190,31 +256,43 @@ def test_a_view_with_nothing_left_to_send_is_refused():
     assert reason_of(make_request(user(text(" ")))) == ("no_messages", None)
 
 
-@pytest.mark.parametrize("message, reason", [
-    ({"role": "system", "content": "x"}, "unknown_role"),
-    ({"role": "user", "content": None}, "malformed_content"),
-    (user({"type": "thinking", "thinking": "hmm"}), "unsupported_block"),
-    (user(tool_use("t1")), "unsupported_block"),
-    (user({"type": "text", "text": 5}), "malformed_text"),
-    (user({"type": "image"}), "malformed_image"),
-    (user(tool_result("t1", content=[{"type": "document"}])), "unsupported_tool_result_content"),
-    (user(tool_result("", content="x")), "malformed_tool_result"),
-    (user(tool_result("t1", is_error="yes")), "malformed_tool_result"),
-])
+@pytest.mark.parametrize(
+    "message, reason",
+    [
+        ({"role": "system", "content": "x"}, "unknown_role"),
+        ({"role": "user", "content": None}, "malformed_content"),
+        (user({"type": "thinking", "thinking": "hmm"}), "unsupported_block"),
+        (user(tool_use("t1")), "unsupported_block"),
+        (user({"type": "text", "text": 5}), "malformed_text"),
+        (user({"type": "image"}), "malformed_image"),
+        (
+            user(tool_result("t1", content=[{"type": "document"}])),
+            "unsupported_tool_result_content",
+        ),
+        (user(tool_result("", content="x")), "malformed_tool_result"),
+        (user(tool_result("t1", is_error="yes")), "malformed_tool_result"),
+    ],
+)
 def test_blocks_the_api_would_reject_are_refused(message, reason):
     assert reason_of(make_request(message)) == (reason, 0)
 
 
 def test_a_tool_use_without_an_object_input_is_refused():
-    request = make_request(user(text("go")),
-                           assistant({"type": "tool_use", "id": "t1", "name": "x", "input": "[]"}),
-                           user(tool_result("t1")))
+    request = make_request(
+        user(text("go")),
+        assistant({"type": "tool_use", "id": "t1", "name": "x", "input": "[]"}),
+        user(tool_result("t1")),
+    )
     assert reason_of(request) == ("malformed_tool_use", 1)
 
 
 def test_an_empty_tool_result_content_is_left_out_rather_than_sent_empty():
-    wire = build_wire_request(make_request(user(text("go")), assistant(tool_use("t1")),
-                                           user(tool_result("t1", content=""))), "m")
+    wire = build_wire_request(
+        make_request(
+            user(text("go")), assistant(tool_use("t1")), user(tool_result("t1", content=""))
+        ),
+        "m",
+    )
     assert "content" not in wire["messages"][2]["content"][0]
 
 
@@ -234,38 +312,53 @@ def test_no_system_and_no_tools_are_left_out_instead_of_sent_empty():
 
 def test_only_three_breakpoints_are_placed_whatever_the_input_carried():
     marked = {"cache_control": {"type": "ephemeral"}}
-    wire = build_wire_request(make_request(
-        user(text("a", **marked)), assistant(text("b", **marked)), user(text("c", **marked)),
-        user(text("d", **marked)), durable="facts"), "m")
+    wire = build_wire_request(
+        make_request(
+            user(text("a", **marked)),
+            assistant(text("b", **marked)),
+            user(text("c", **marked)),
+            user(text("d", **marked)),
+            durable="facts",
+        ),
+        "m",
+    )
     assert count_breakpoints(wire) == 3
     assert "cache_control" in wire["messages"][-1]["content"][-1]
     assert "cache_control" not in wire["messages"][-1]["content"][0]
 
 
-@pytest.mark.parametrize("tool, reason", [
-    ({"name": "x"}, "malformed_tool"),
-    ({"name": "", "input_schema": {}}, "malformed_tool"),
-    ("read_file", "malformed_tool"),
-])
+@pytest.mark.parametrize(
+    "tool, reason",
+    [
+        ({"name": "x"}, "malformed_tool"),
+        ({"name": "", "input_schema": {}}, "malformed_tool"),
+        ("read_file", "malformed_tool"),
+    ],
+)
 def test_malformed_tool_schemas_are_refused(tool, reason):
     assert reason_of(make_request(user(text("q")), tools=(tool,))) == (reason, None)
 
 
 def test_two_tools_with_one_name_are_refused():
     assert reason_of(make_request(user(text("q")), tools=(READ_TOOL, READ_TOOL))) == (
-        "duplicate_tool_name", None)
+        "duplicate_tool_name",
+        None,
+    )
 
 
 @pytest.mark.parametrize("max_tokens", [0, -5, 1.5])
 def test_a_bad_max_tokens_is_refused(max_tokens):
     assert reason_of(make_request(user(text("q")), max_tokens=max_tokens)) == (
-        "bad_max_tokens", None)
+        "bad_max_tokens",
+        None,
+    )
 
 
 # --- property: whatever the view, the builder refuses it or the strict fake accepts it ------
 
-PRIVATE_NOISE = st.fixed_dictionaries({}, optional={"_id": st.text(max_size=3),
-                                                    "_tokens": st.integers(0, 9)})
+PRIVATE_NOISE = st.fixed_dictionaries(
+    {}, optional={"_id": st.text(max_size=3), "_tokens": st.integers(0, 9)}
+)
 TEXTS = st.sampled_from(["", " ", "ok", "read the file", "\n"])
 
 
@@ -276,8 +369,9 @@ def views(draw) -> list[dict]:
     messages: list[dict] = [user(text(opening, **draw(PRIVATE_NOISE)))]
     for turn in range(draw(st.integers(0, 4))):
         ids = [f"toolu_{turn}_{n}" for n in range(draw(st.integers(0, 3)))]
-        messages.append(assistant(text(draw(TEXTS)), *[tool_use(i, **draw(PRIVATE_NOISE))
-                                                       for i in ids]))
+        messages.append(
+            assistant(text(draw(TEXTS)), *[tool_use(i, **draw(PRIVATE_NOISE)) for i in ids])
+        )
         results = [tool_result(i, draw(TEXTS), _artifact="x") for i in ids]
         messages.append(user(*results, text(draw(TEXTS))))
     for _ in range(draw(st.integers(0, 2))):
@@ -292,8 +386,11 @@ def views(draw) -> list[dict]:
             blocks.reverse()
         elif action == "move" and blocks:
             target = messages[draw(st.integers(0, len(messages) - 1))]
-            target["content"] = [*target["content"], blocks.pop()] if isinstance(
-                target["content"], list) else [blocks.pop()]
+            target["content"] = (
+                [*target["content"], blocks.pop()]
+                if isinstance(target["content"], list)
+                else [blocks.pop()]
+            )
         elif action == "blank":
             messages[index]["content"] = ""
     return messages

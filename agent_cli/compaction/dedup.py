@@ -53,8 +53,9 @@ def build_read_key(block: dict[str, Any], policy: CompactionPolicy) -> tuple[str
     return (name, normalize_read_path(path), json.dumps(others, sort_keys=True, default=str))
 
 
-def find_superseded_reads(messages: Sequence[dict[str, Any]],
-                          policy: CompactionPolicy) -> dict[str, int]:
+def find_superseded_reads(
+    messages: Sequence[dict[str, Any]], policy: CompactionPolicy
+) -> dict[str, int]:
     """Reads that a later read of the same thing made redundant: id -> tool_use index."""
     newest: dict[tuple[str, ...], tuple[str, int]] = {}
     superseded: dict[str, int] = {}
@@ -75,27 +76,34 @@ def find_superseded_reads(messages: Sequence[dict[str, Any]],
     return superseded
 
 
-def build_dedup_outcome(messages: Sequence[dict[str, Any]], policy: CompactionPolicy,
-                        counter: TokenCounter) -> LayerOutcome:
+def build_dedup_outcome(
+    messages: Sequence[dict[str, Any]], policy: CompactionPolicy, counter: TokenCounter
+) -> LayerOutcome:
     """Apply L2 to a valid view and say what it did."""
     superseded = find_superseded_reads(messages, policy)
     if not superseded:
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
     located = locate_interactions(messages, superseded)
     view = remove_tool_interactions(messages, superseded, interactions=located)
-    return LayerOutcome(view, measure_savings(messages, view, counter),
-                        removed_tool_use_ids=tuple(superseded),
-                        messages_removed=len(messages) - len(view))
+    return LayerOutcome(
+        view,
+        measure_savings(messages, view, counter),
+        removed_tool_use_ids=tuple(superseded),
+        messages_removed=len(messages) - len(view),
+    )
 
 
-def dedup_file_reads(messages: Sequence[dict[str, Any]],
-                     policy: CompactionPolicy | None = None,
-                     counter: TokenCounter | None = None) -> tuple[list[dict[str, Any]], int]:
+def dedup_file_reads(
+    messages: Sequence[dict[str, Any]],
+    policy: CompactionPolicy | None = None,
+    counter: TokenCounter | None = None,
+) -> tuple[list[dict[str, Any]], int]:
     """L2: drop older reads of the same file; return (new view, tokens saved).
 
     Raises ToolProtocolError for an invalid history.
     """
     validate_tool_protocol(messages)
-    outcome = build_dedup_outcome(messages, policy or CompactionPolicy(),
-                                  counter or default_counter())
+    outcome = build_dedup_outcome(
+        messages, policy or CompactionPolicy(), counter or default_counter()
+    )
     return outcome.messages, outcome.tokens_saved

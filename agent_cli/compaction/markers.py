@@ -18,8 +18,10 @@ def is_summary_message(message: dict[str, Any]) -> bool:
         return False
     content = message.get("content")
     if isinstance(content, list):
-        content = next((b.get("text", "") for b in content
-                        if isinstance(b, dict) and b.get("type") == "text"), "")
+        content = next(
+            (b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"),
+            "",
+        )
     return isinstance(content, str) and content.startswith(SUMMARY_HEADER)
 
 
@@ -27,7 +29,9 @@ def summary_body(message: dict[str, Any]) -> str:
     """The summary text of a summary message, without the header."""
     content = message.get("content")
     if isinstance(content, list):
-        content = next((b.get("text", "") for b in content
-                        if isinstance(b, dict) and b.get("type") == "text"), "")
+        content = next(
+            (b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"),
+            "",
+        )
     text = content if isinstance(content, str) else ""
-    return text[len(SUMMARY_HEADER):].strip() if text.startswith(SUMMARY_HEADER) else ""
+    return text[len(SUMMARY_HEADER) :].strip() if text.startswith(SUMMARY_HEADER) else ""

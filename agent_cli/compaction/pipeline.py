@@ -40,12 +40,17 @@ from agent_cli.tokens import TokenCounter, default_counter
 Messages = list[dict[str, Any]]
 LayerStep = Callable[[Messages, int], LayerOutcome]  # (view, its own tokens) -> outcome
 
-LAYER_NAMES = ("truncate_tool_results", "dedup_file_reads", "prune_old_messages",
-               "generate_summary")
+LAYER_NAMES = (
+    "truncate_tool_results",
+    "dedup_file_reads",
+    "prune_old_messages",
+    "generate_summary",
+)
 
 
-def _build_steps(policy: CompactionPolicy, counter: TokenCounter,
-                 summarizer: Summarizer | None) -> list[LayerStep | None]:
+def _build_steps(
+    policy: CompactionPolicy, counter: TokenCounter, summarizer: Summarizer | None
+) -> list[LayerStep | None]:
     """One step per layer, in order; None where L4 cannot run (no summarizer)."""
     steps: list[LayerStep | None] = [
         lambda view, _: build_truncation_outcome(view, policy, counter),
@@ -54,23 +59,34 @@ def _build_steps(policy: CompactionPolicy, counter: TokenCounter,
         None,
     ]
     if summarizer is not None:
-        steps[3] = lambda view, tokens: build_summary_outcome(view, summarizer, policy,
-                                                              counter, tokens)
+        steps[3] = lambda view, tokens: build_summary_outcome(
+            view, summarizer, policy, counter, tokens
+        )
     return steps
 
 
 def _build_report(layer: int, outcome: LayerOutcome, tokens_before: int) -> LayerReport:
     return LayerReport(
-        name=LAYER_NAMES[layer - 1], layer=layer, tokens_before=tokens_before,
+        name=LAYER_NAMES[layer - 1],
+        layer=layer,
+        tokens_before=tokens_before,
         tokens_after=tokens_before - outcome.tokens_saved,
         interactions_removed=len(outcome.removed_tool_use_ids),
-        messages_removed=outcome.messages_removed, results_truncated=outcome.results_truncated,
-        removed_tool_use_ids=outcome.removed_tool_use_ids, outcome=outcome.outcome)
+        messages_removed=outcome.messages_removed,
+        results_truncated=outcome.results_truncated,
+        removed_tool_use_ids=outcome.removed_tool_use_ids,
+        outcome=outcome.outcome,
+    )
 
 
-def _run_layers(view: Messages, tokens: int, reserved: int, policy: CompactionPolicy,
-                counter: TokenCounter, summarizer: Summarizer | None
-                ) -> tuple[Messages, list[LayerReport]]:
+def _run_layers(
+    view: Messages,
+    tokens: int,
+    reserved: int,
+    policy: CompactionPolicy,
+    counter: TokenCounter,
+    summarizer: Summarizer | None,
+) -> tuple[Messages, list[LayerReport]]:
     """Run the layers in order from a budget of `tokens` (view plus `reserved`)."""
     reports: list[LayerReport] = []
     for layer, step in enumerate(_build_steps(policy, counter, summarizer), start=1):
@@ -86,11 +102,15 @@ def _run_layers(view: Messages, tokens: int, reserved: int, policy: CompactionPo
     return view, reports
 
 
-def compact_context(messages: Sequence[dict[str, Any]], durable_state: Any = None, *,
-                    policy: CompactionPolicy | None = None,
-                    summarizer: Summarizer | None = None,
-                    counter: TokenCounter | None = None,
-                    reserved_tokens: int = 0) -> CompactionResult:
+def compact_context(
+    messages: Sequence[dict[str, Any]],
+    durable_state: Any = None,
+    *,
+    policy: CompactionPolicy | None = None,
+    summarizer: Summarizer | None = None,
+    counter: TokenCounter | None = None,
+    reserved_tokens: int = 0,
+) -> CompactionResult:
     """Validate the view and shrink it under the soft threshold if needed (module doc)."""
     policy = CompactionPolicy() if policy is None else policy
     counter = default_counter() if counter is None else counter
@@ -98,25 +118,41 @@ def compact_context(messages: Sequence[dict[str, Any]], durable_state: Any = Non
         raise PolicyError("reserved_tokens", "must be a non-negative integer")
     tokens_before = measure_view(messages, counter) + reserved_tokens
     if tokens_before < policy.soft_threshold:
-        return CompactionResult(list(messages), durable_state, tokens_before, tokens_before,
-                                (), (), reserved_tokens)
-    view, reports = _run_layers(list(messages), tokens_before, reserved_tokens, policy, counter,
-                                summarizer)
+        return CompactionResult(
+            list(messages), durable_state, tokens_before, tokens_before, (), (), reserved_tokens
+        )
+    view, reports = _run_layers(
+        list(messages), tokens_before, reserved_tokens, policy, counter, summarizer
+    )
     tokens_after = measure_view(view, counter) + reserved_tokens
-    applied = tuple(report.name for report in reports
-                    if report.outcome != SKIPPED_NO_SUMMARIZER)
+    applied = tuple(report.name for report in reports if report.outcome != SKIPPED_NO_SUMMARIZER)
     if tokens_after >= policy.hard_limit:
-        raise MessageViewLimitExceeded(tokens_before=tokens_before, tokens_after=tokens_after,
-                                       hard_limit=policy.hard_limit, applied_layers=applied)
-    return CompactionResult(view, durable_state, tokens_before, tokens_after, applied,
-                            tuple(reports), reserved_tokens)
+        raise MessageViewLimitExceeded(
+            tokens_before=tokens_before,
+            tokens_after=tokens_after,
+            hard_limit=policy.hard_limit,
+            applied_layers=applied,
+        )
+    return CompactionResult(
+        view, durable_state, tokens_before, tokens_after, applied, tuple(reports), reserved_tokens
+    )
 
 
-def compact_if_needed(messages: Sequence[dict[str, Any]], durable_state: Any = None, *,
-                      policy: CompactionPolicy | None = None,
-                      summarizer: Summarizer | None = None,
-                      counter: TokenCounter | None = None,
-                      reserved_tokens: int = 0) -> Messages:
+def compact_if_needed(
+    messages: Sequence[dict[str, Any]],
+    durable_state: Any = None,
+    *,
+    policy: CompactionPolicy | None = None,
+    summarizer: Summarizer | None = None,
+    counter: TokenCounter | None = None,
+    reserved_tokens: int = 0,
+) -> Messages:
     """compact_context for callers that only want the messages."""
-    return compact_context(messages, durable_state, policy=policy, summarizer=summarizer,
-                           counter=counter, reserved_tokens=reserved_tokens).messages
+    return compact_context(
+        messages,
+        durable_state,
+        policy=policy,
+        summarizer=summarizer,
+        counter=counter,
+        reserved_tokens=reserved_tokens,
+    ).messages

@@ -12,8 +12,13 @@ from dataclasses import dataclass, field
 
 from agent_cli.errors import PolicyError
 
-_POSITIVE_FIELDS = ("soft_threshold", "hard_limit", "max_tool_result_tokens",
-                    "keep_recent_messages", "summary_keep_recent")
+_POSITIVE_FIELDS = (
+    "soft_threshold",
+    "hard_limit",
+    "max_tool_result_tokens",
+    "keep_recent_messages",
+    "summary_keep_recent",
+)
 
 
 @dataclass(frozen=True)

@@ -45,8 +45,12 @@ def _last_user_index(messages: Sequence[dict[str, Any]], at_most: int) -> int:
     return at_most
 
 
-def build_prune_outcome(messages: Sequence[dict[str, Any]], policy: CompactionPolicy,
-                        counter: TokenCounter, view_tokens: int | None = None) -> LayerOutcome:
+def build_prune_outcome(
+    messages: Sequence[dict[str, Any]],
+    policy: CompactionPolicy,
+    counter: TokenCounter,
+    view_tokens: int | None = None,
+) -> LayerOutcome:
     """Apply L3 to a valid view and say what it did (`view_tokens`: its count, if known)."""
     count = len(messages)
     tail_start = max(count - policy.keep_recent_messages, 1)
@@ -62,22 +66,31 @@ def build_prune_outcome(messages: Sequence[dict[str, Any]], policy: CompactionPo
     view, leading = _drop_leading_non_user(remove_tool_interactions(kept, crossing))
     if not view:  # nothing would start with a user message: emptying the view helps no one
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
-    dropped_uses = collect_tool_ids(messages[len(head):tail_start], "tool_use")
-    removed_ids = dropped_uses + [tool_id for tool_id in uses if tool_id in crossing] + [
-        tool_id for tool_id in leading if tool_id not in crossing]
-    return LayerOutcome(view, measure_savings(messages, view, counter, view_tokens),
-                        removed_tool_use_ids=tuple(dict.fromkeys(removed_ids)),
-                        messages_removed=count - len(view))
+    dropped_uses = collect_tool_ids(messages[len(head) : tail_start], "tool_use")
+    removed_ids = (
+        dropped_uses
+        + [tool_id for tool_id in uses if tool_id in crossing]
+        + [tool_id for tool_id in leading if tool_id not in crossing]
+    )
+    return LayerOutcome(
+        view,
+        measure_savings(messages, view, counter, view_tokens),
+        removed_tool_use_ids=tuple(dict.fromkeys(removed_ids)),
+        messages_removed=count - len(view),
+    )
 
 
-def prune_old_messages(messages: Sequence[dict[str, Any]],
-                       policy: CompactionPolicy | None = None,
-                       counter: TokenCounter | None = None) -> tuple[list[dict[str, Any]], int]:
+def prune_old_messages(
+    messages: Sequence[dict[str, Any]],
+    policy: CompactionPolicy | None = None,
+    counter: TokenCounter | None = None,
+) -> tuple[list[dict[str, Any]], int]:
     """L3: keep message 0 and the recent tail; return (new view, tokens saved).
 
     Raises ToolProtocolError for an invalid history.
     """
     validate_tool_protocol(messages)
-    outcome = build_prune_outcome(messages, policy or CompactionPolicy(),
-                                  counter or default_counter())
+    outcome = build_prune_outcome(
+        messages, policy or CompactionPolicy(), counter or default_counter()
+    )
     return outcome.messages, outcome.tokens_saved

@@ -15,8 +15,12 @@ from typing import Any
 from agent_cli.tokens import TokenCounter
 
 
-def measure_savings(before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]],
-                    counter: TokenCounter, before_tokens: int | None = None) -> int:
+def measure_savings(
+    before: Sequence[dict[str, Any]],
+    after: Sequence[dict[str, Any]],
+    counter: TokenCounter,
+    before_tokens: int | None = None,
+) -> int:
     """Tokens of `before` minus tokens of `after`, by the same counter.
 
     `before_tokens`, when the caller already knows the count of `before`, turns this into
@@ -35,11 +39,11 @@ def measure_savings(before: Sequence[dict[str, Any]], after: Sequence[dict[str, 
     return _measure_with_repeats(before, after, counter)
 
 
-def _measure_with_repeats(before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]],
-                          counter: TokenCounter) -> int:
+def _measure_with_repeats(
+    before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]], counter: TokenCounter
+) -> int:
     """The same, for lists that hold one dict more than once (counted as many times)."""
     balance = Counter(map(id, before))
     balance.subtract(Counter(map(id, after)))
     by_id = {id(message): message for message in (*before, *after)}
-    return sum(counter.count_message(by_id[key]) * times for key, times in balance.items()
-               if times)
+    return sum(counter.count_message(by_id[key]) * times for key, times in balance.items() if times)

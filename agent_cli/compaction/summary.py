@@ -47,8 +47,8 @@ def find_summary_boundary(messages: Sequence[dict[str, Any]], keep_recent: int) 
     unanswered.difference_update(collect_tool_ids(messages[start:], "tool_use"))
     while unanswered and start > 0:
         start -= 1
-        unanswered.difference_update(collect_tool_ids(messages[start:start + 1], "tool_use"))
-        unanswered.update(collect_tool_ids(messages[start:start + 1], "tool_result"))
+        unanswered.difference_update(collect_tool_ids(messages[start : start + 1], "tool_use"))
+        unanswered.update(collect_tool_ids(messages[start : start + 1], "tool_result"))
     return start
 
 
@@ -73,9 +73,13 @@ def _call_summarizer(summarizer: Summarizer, old: Sequence[dict[str, Any]]) -> s
     return text.strip() if isinstance(text, str) else ""
 
 
-def build_summary_outcome(messages: Sequence[dict[str, Any]], summarizer: Summarizer,
-                          policy: CompactionPolicy, counter: TokenCounter,
-                          view_tokens: int | None = None) -> LayerOutcome:
+def build_summary_outcome(
+    messages: Sequence[dict[str, Any]],
+    summarizer: Summarizer,
+    policy: CompactionPolicy,
+    counter: TokenCounter,
+    view_tokens: int | None = None,
+) -> LayerOutcome:
     """Apply L4 to a valid view and say what it did (`view_tokens`: its count, if known)."""
     start = find_summary_boundary(messages, policy.summary_keep_recent)
     if start == 0:
@@ -90,18 +94,26 @@ def build_summary_outcome(messages: Sequence[dict[str, Any]], summarizer: Summar
     saved = measure_savings(messages, view, counter, view_tokens)
     if saved <= 0:
         return _unchanged(messages, SUMMARY_NOT_SMALLER)
-    return LayerOutcome(view, saved, removed_tool_use_ids=tuple(collect_tool_ids(old, "tool_use")),
-                        messages_removed=start)
+    return LayerOutcome(
+        view,
+        saved,
+        removed_tool_use_ids=tuple(collect_tool_ids(old, "tool_use")),
+        messages_removed=start,
+    )
 
 
-def generate_summary(messages: Sequence[dict[str, Any]], summarizer: Summarizer,
-                     policy: CompactionPolicy | None = None,
-                     counter: TokenCounter | None = None) -> tuple[list[dict[str, Any]], int]:
+def generate_summary(
+    messages: Sequence[dict[str, Any]],
+    summarizer: Summarizer,
+    policy: CompactionPolicy | None = None,
+    counter: TokenCounter | None = None,
+) -> tuple[list[dict[str, Any]], int]:
     """L4: summarize all but the recent window; return (new view, tokens saved).
 
     Raises ToolProtocolError for an invalid history; never raises for a failing summary.
     """
     validate_tool_protocol(messages)
-    outcome = build_summary_outcome(messages, summarizer, policy or CompactionPolicy(),
-                                    counter or default_counter())
+    outcome = build_summary_outcome(
+        messages, summarizer, policy or CompactionPolicy(), counter or default_counter()
+    )
     return outcome.messages, outcome.tokens_saved

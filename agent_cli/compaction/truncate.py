@@ -27,8 +27,10 @@ _SHRINK_ATTEMPTS = 4
 
 def render_truncation_marker(omitted_chars: int, original_tokens: int, original_chars: int) -> str:
     """The line that replaces the middle of a truncated result."""
-    return (f"\n[... {omitted_chars:,} characters cut by context compaction; the full result "
-            f"was about {original_tokens:,} tokens ({original_chars:,} characters) ...]\n")
+    return (
+        f"\n[... {omitted_chars:,} characters cut by context compaction; the full result "
+        f"was about {original_tokens:,} tokens ({original_chars:,} characters) ...]\n"
+    )
 
 
 def _snap_to_lines(text: str, head: int, tail: int) -> tuple[int, int]:
@@ -47,7 +49,7 @@ def _cut(text: str, head: int, tail: int, original_tokens: int) -> str:
     head, tail = _snap_to_lines(text, head, tail)
     omitted = len(text) - head - tail
     marker = render_truncation_marker(omitted, original_tokens, len(text))
-    return text[:head] + marker + (text[len(text) - tail:] if tail else "")
+    return text[:head] + marker + (text[len(text) - tail :] if tail else "")
 
 
 def build_truncated_text(text: str, budget: int, counter: TokenCounter) -> str | None:
@@ -86,13 +88,15 @@ def _count_whole(sizes: Sequence[int], budget: float) -> tuple[int, float]:
 def _edge_parts(text: str, size: int, head_tokens: float, tail_tokens: float) -> tuple[str, str]:
     """About `head_tokens` from the start and `tail_tokens` from the end of `text`."""
     chars_per_token = len(text) / max(size, 1)
-    head, tail = _snap_to_lines(text, int(head_tokens * chars_per_token),
-                                int(tail_tokens * chars_per_token))
-    return text[:head], (text[len(text) - tail:] if tail else "")
+    head, tail = _snap_to_lines(
+        text, int(head_tokens * chars_per_token), int(tail_tokens * chars_per_token)
+    )
+    return text[:head], (text[len(text) - tail :] if tail else "")
 
 
-def _cut_stream(blocks: list[Any], texts: list[int], sizes: list[int], keep: float,
-                original: tuple[int, int]) -> list[Any] | None:
+def _cut_stream(
+    blocks: list[Any], texts: list[int], sizes: list[int], keep: float, original: tuple[int, int]
+) -> list[Any] | None:
     """`blocks` with their text read as one stream cut to about `keep` tokens.
 
     Text blocks that fit the head (about two thirds of `keep`) or the tail are kept
@@ -101,13 +105,14 @@ def _cut_stream(blocks: list[Any], texts: list[int], sizes: list[int], keep: flo
     """
     head_count, head_left = _count_whole(sizes, keep * 2 / 3)
     tail_count, tail_left = _count_whole(sizes[head_count:][::-1], keep / 3 + head_left)
-    middle = texts[head_count:len(texts) - tail_count]
+    middle = texts[head_count : len(texts) - tail_count]
     if not middle:
         return None
     first, last = middle[0], middle[-1]
     first_size = sizes[head_count]
-    head, tail = _edge_parts(blocks[first]["text"], first_size, head_left,
-                             tail_left if first == last else 0)
+    head, tail = _edge_parts(
+        blocks[first]["text"], first_size, head_left, tail_left if first == last else 0
+    )
     if last != first:
         _, tail = _edge_parts(blocks[last]["text"], sizes[-tail_count - 1], 0, tail_left)
     omitted = sum(len(blocks[index]["text"]) for index in middle) - len(head) - len(tail)
@@ -115,9 +120,10 @@ def _cut_stream(blocks: list[Any], texts: list[int], sizes: list[int], keep: flo
         return None
     marker = render_truncation_marker(omitted, *original)
     result = list(blocks)
-    result[first] = {**blocks[first],
-                     "text": head + (marker if head else marker.lstrip("\n"))
-                     + (tail if first == last else "")}
+    result[first] = {
+        **blocks[first],
+        "text": head + (marker if head else marker.lstrip("\n")) + (tail if first == last else ""),
+    }
     dropped = set(middle[1:-1])
     if last != first:
         if tail:
@@ -127,17 +133,22 @@ def _cut_stream(blocks: list[Any], texts: list[int], sizes: list[int], keep: flo
     return [block for index, block in enumerate(result) if index not in dropped]
 
 
-def build_truncated_blocks(blocks: list[Any], budget: int,
-                           counter: TokenCounter) -> list[Any] | None:
+def build_truncated_blocks(
+    blocks: list[Any], budget: int, counter: TokenCounter
+) -> list[Any] | None:
     """A list result cut to about `budget` tokens, or None when nothing shrank.
 
     The text blocks are read as one stream with one head, one marker and one tail (see
     `_cut_stream`), so a result of many small blocks keeps its first and last ones
     rather than becoming a marker per block, and stays a list of blocks.
     """
-    texts = [index for index, block in enumerate(blocks)
-             if isinstance(block, dict) and block.get("type") == "text"
-             and isinstance(block.get("text"), str)]
+    texts = [
+        index
+        for index, block in enumerate(blocks)
+        if isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+    ]
     sizes = [counter.count_text(blocks[index]["text"]) for index in texts]
     if sum(sizes) == 0:
         return None
@@ -157,8 +168,9 @@ def build_truncated_blocks(blocks: list[Any], budget: int,
     return candidate if candidate is not None and size < original else None
 
 
-def _truncate_result(block: dict[str, Any], budget: int,
-                     counter: TokenCounter) -> dict[str, Any] | None:
+def _truncate_result(
+    block: dict[str, Any], budget: int, counter: TokenCounter
+) -> dict[str, Any] | None:
     content = block.get("content")
     cut: str | list[Any] | None
     if isinstance(content, str):
@@ -172,12 +184,17 @@ def _truncate_result(block: dict[str, Any], budget: int,
 
 def _has_result_over(content: list[Any], budget: int, counter: TokenCounter) -> bool:
     """True when a tool_result block of `content` counts more than `budget` tokens."""
-    return any(isinstance(block, dict) and block.get("type") == "tool_result"
-               and counter.count_content(block.get("content")) > budget for block in content)
+    return any(
+        isinstance(block, dict)
+        and block.get("type") == "tool_result"
+        and counter.count_content(block.get("content")) > budget
+        for block in content
+    )
 
 
-def _truncate_message(message: dict[str, Any], budget: int,
-                      counter: TokenCounter) -> tuple[dict[str, Any], int] | None:
+def _truncate_message(
+    message: dict[str, Any], budget: int, counter: TokenCounter
+) -> tuple[dict[str, Any], int] | None:
     """A smaller copy of a user message and how many results it cut, or None."""
     content = message["content"]
     blocks, cut_count = list(content), 0
@@ -194,8 +211,9 @@ def _truncate_message(message: dict[str, Any], budget: int,
     return smaller, cut_count
 
 
-def build_truncation_outcome(messages: Sequence[dict[str, Any]], policy: CompactionPolicy,
-                             counter: TokenCounter) -> LayerOutcome:
+def build_truncation_outcome(
+    messages: Sequence[dict[str, Any]], policy: CompactionPolicy, counter: TokenCounter
+) -> LayerOutcome:
     """Apply L1 to a validated view and say what it did."""
     budget = policy.max_tool_result_tokens
     view, saved, truncated = list(messages), 0, 0
@@ -214,14 +232,17 @@ def build_truncation_outcome(messages: Sequence[dict[str, Any]], policy: Compact
     return LayerOutcome(view, saved, results_truncated=truncated)
 
 
-def truncate_tool_results(messages: Sequence[dict[str, Any]],
-                          policy: CompactionPolicy | None = None,
-                          counter: TokenCounter | None = None) -> tuple[list[dict[str, Any]], int]:
+def truncate_tool_results(
+    messages: Sequence[dict[str, Any]],
+    policy: CompactionPolicy | None = None,
+    counter: TokenCounter | None = None,
+) -> tuple[list[dict[str, Any]], int]:
     """L1: cut tool results over the policy's budget; return (new view, tokens saved).
 
     Raises ToolProtocolError for an invalid history, like every layer.
     """
     validate_tool_protocol(messages)
-    outcome = build_truncation_outcome(messages, policy or CompactionPolicy(),
-                                       counter or default_counter())
+    outcome = build_truncation_outcome(
+        messages, policy or CompactionPolicy(), counter or default_counter()
+    )
     return outcome.messages, outcome.tokens_saved

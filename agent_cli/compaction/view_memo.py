@@ -42,8 +42,7 @@ class _MeasuredView:
     tool_ids: set[str]
 
 
-_memos: weakref.WeakKeyDictionary[TokenCounter, list[_MeasuredView]] = (
-    weakref.WeakKeyDictionary())
+_memos: weakref.WeakKeyDictionary[TokenCounter, list[_MeasuredView]] = weakref.WeakKeyDictionary()
 
 
 def _is_prefix_of(measured: _MeasuredView, messages: Sequence[dict[str, Any]]) -> bool:
@@ -55,12 +54,13 @@ def _is_prefix_of(measured: _MeasuredView, messages: Sequence[dict[str, Any]]) -
     known = measured.snapshots
     if not known or len(known) > len(messages) or messages[len(known) - 1] != known[-1]:
         return False
-    prefix = messages[:len(known)]
+    prefix = messages[: len(known)]
     return (prefix if isinstance(prefix, list) else list(prefix)) == known
 
 
-def _find_longest_prefix(memos: list[_MeasuredView],
-                         messages: Sequence[dict[str, Any]]) -> _MeasuredView | None:
+def _find_longest_prefix(
+    memos: list[_MeasuredView], messages: Sequence[dict[str, Any]]
+) -> _MeasuredView | None:
     """The longest memo that is a prefix of `messages`; longest tried first, so one
     successful comparison is all an extended view costs."""
     for measured in sorted(memos, key=lambda memo: len(memo.snapshots), reverse=True):
@@ -69,8 +69,9 @@ def _find_longest_prefix(memos: list[_MeasuredView],
     return None
 
 
-def _remember(memos: list[_MeasuredView], measured: _MeasuredView,
-              extended: _MeasuredView | None) -> None:
+def _remember(
+    memos: list[_MeasuredView], measured: _MeasuredView, extended: _MeasuredView | None
+) -> None:
     """Keep `measured` first, without the view it extended; keep at most a few."""
     memos[:] = [measured] + [old for old in memos if old is not extended]
     del memos[MEMOS_PER_COUNTER:]

@@ -40,16 +40,30 @@ MAX_DETAIL_CHARS = 500
 
 # HTTP status -> failure kind. Anything else >= 500 is "server_error" (retried).
 STATUS_KINDS: Mapping[int, str] = {
-    400: "bad_request", 401: "auth", 403: "permission", 404: "not_found", 408: "timeout",
-    409: "conflict", 413: "request_too_large", 429: "rate_limited", 500: "api_error",
-    502: "unavailable", 503: "unavailable", 504: "unavailable", 529: "overloaded",
+    400: "bad_request",
+    401: "auth",
+    403: "permission",
+    404: "not_found",
+    408: "timeout",
+    409: "conflict",
+    413: "request_too_large",
+    429: "rate_limited",
+    500: "api_error",
+    502: "unavailable",
+    503: "unavailable",
+    504: "unavailable",
+    529: "overloaded",
 }
 # Error type of an `event: error` that arrives mid-stream (HTTP status 200) -> kind.
 ERROR_TYPE_KINDS: Mapping[str, str] = {
-    "overloaded_error": "overloaded", "api_error": "api_error",
-    "rate_limit_error": "rate_limited", "invalid_request_error": "bad_request",
-    "authentication_error": "auth", "permission_error": "permission",
-    "not_found_error": "not_found", "request_too_large": "request_too_large",
+    "overloaded_error": "overloaded",
+    "api_error": "api_error",
+    "rate_limit_error": "rate_limited",
+    "invalid_request_error": "bad_request",
+    "authentication_error": "auth",
+    "permission_error": "permission",
+    "not_found_error": "not_found",
+    "request_too_large": "request_too_large",
     "timeout_error": "timeout",
 }
 
@@ -82,13 +96,18 @@ class AnthropicProvider:
 
     name = "anthropic"
 
-    def __init__(self, api_key: str, model: str = DEFAULT_MODEL, base_url: str | None = None,
-                 max_retries: int = DEFAULT_MAX_RETRIES,
-                 sleep: Callable[[float], None] = time.sleep,
-                 timeout_seconds: float = 600.0,
-                 context_window: int = DEFAULT_CONTEXT_WINDOW,
-                 jitter: Callable[[], float] = random.random,
-                 summarizer_timeout_seconds: float = 120.0) -> None:
+    def __init__(
+        self,
+        api_key: str,
+        model: str = DEFAULT_MODEL,
+        base_url: str | None = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        sleep: Callable[[float], None] = time.sleep,
+        timeout_seconds: float = 600.0,
+        context_window: int = DEFAULT_CONTEXT_WINDOW,
+        jitter: Callable[[], float] = random.random,
+        summarizer_timeout_seconds: float = 120.0,
+    ) -> None:
         if not api_key or not api_key.strip():
             raise MissingApiKey(MISSING_KEY_HINT)
         self.model = model
@@ -109,8 +128,9 @@ class AnthropicProvider:
         """The model summarizer of `agent_cli.provider.summarizers`, running on this provider."""
         from agent_cli.provider.summarizers import build_model_summarizer
 
-        return build_model_summarizer(self, focus=focus,
-                                      timeout_seconds=self.summarizer_timeout_seconds)
+        return build_model_summarizer(
+            self, focus=focus, timeout_seconds=self.summarizer_timeout_seconds
+        )
 
     def stream(self, request: ModelRequest) -> Iterator[ProviderEvent]:
         """Stream one request, retrying busy or broken attempts; see the module contract."""
@@ -127,8 +147,9 @@ class AnthropicProvider:
                 if attempt > retry_limit(failure.kind, self.max_retries):
                     # `from None`: the SDK error's text may echo a server body verbatim, and
                     # nothing that could carry the key may ride along in a traceback.
-                    raise ProviderRequestFailed(failure.kind, status=failure.status,
-                                                attempts=attempt, detail=failure.detail) from None
+                    raise ProviderRequestFailed(
+                        failure.kind, status=failure.status, attempts=attempt, detail=failure.detail
+                    ) from None
                 delay = backoff_delay(attempt, failure.retry_after, jitter=self._jitter)
                 yield RetryNotice(attempt=attempt, delay_seconds=delay, kind=failure.kind)
                 self._sleep(delay)
@@ -153,9 +174,13 @@ class AnthropicProvider:
 
             # SDK 2.x sends the key as a Bearer token; the Messages API documents the
             # x-api-key header, which some compatible endpoints require: send both.
-            self._client = anthropic.Anthropic(api_key=self._api_key, base_url=self.base_url,
-                                               max_retries=0, timeout=self.timeout_seconds,
-                                               default_headers={"x-api-key": self._api_key})
+            self._client = anthropic.Anthropic(
+                api_key=self._api_key,
+                base_url=self.base_url,
+                max_retries=0,
+                timeout=self.timeout_seconds,
+                default_headers={"x-api-key": self._api_key},
+            )
         return self._client
 
     def _classify(self, err: Exception) -> Failure | None:
@@ -163,8 +188,12 @@ class AnthropicProvider:
         failure = classify_failure(err)
         if failure is None:
             return None
-        return Failure(failure.kind, failure.status, failure.retry_after,
-                       redact_secret(failure.detail, self._api_key))
+        return Failure(
+            failure.kind,
+            failure.status,
+            failure.retry_after,
+            redact_secret(failure.detail, self._api_key),
+        )
 
 
 def _read_events(stream: Any) -> Iterator[Any]:
@@ -199,12 +228,13 @@ def classify_failure(err: BaseException) -> Failure | None:
 def _classify_status_error(err: Any) -> Failure:
     status = int(err.status_code)
     detail = str(err.api_message or "")[:MAX_DETAIL_CHARS]
-    if status == 200:   # an `event: error` inside a stream that had started fine
+    if status == 200:  # an `event: error` inside a stream that had started fine
         kind = ERROR_TYPE_KINDS.get(str(err.type), "stream_error")
         return Failure(kind, status=None, detail=detail)
     kind = STATUS_KINDS.get(status) or ("server_error" if status >= 500 else f"http_{status}")
-    return Failure(kind, status=status, retry_after=parse_retry_after(err.response.headers),
-                   detail=detail)
+    return Failure(
+        kind, status=status, retry_after=parse_retry_after(err.response.headers), detail=detail
+    )
 
 
 def redact_secret(text: str, secret: str) -> str:

@@ -21,7 +21,7 @@ Summarizer = Callable[[list[dict[str, Any]]], str]
 
 
 class Provider(Protocol):
-    name: str          # "anthropic" or "offline"
+    name: str  # "anthropic" or "offline"
     model: str
     context_window: int
 

@@ -35,5 +35,6 @@ def create_provider(name: str | None, model: str | None, env: Mapping[str, str])
     if chosen == "anthropic":
         api_key, base_url, env_model = load_provider_settings(env)
         return AnthropicProvider(api_key, model or env_model, base_url=base_url)
-    raise ConfigError("provider", f"unknown provider {chosen!r}; choose one of "
-                                  f"{', '.join(PROVIDER_NAMES)}")
+    raise ConfigError(
+        "provider", f"unknown provider {chosen!r}; choose one of {', '.join(PROVIDER_NAMES)}"
+    )

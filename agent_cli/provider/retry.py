@@ -17,10 +17,20 @@ RETRY_AFTER_CAP_SECONDS = 60.0
 
 # Failures worth trying again: the server was busy or the connection broke, so the same
 # request may well succeed. Everything else (bad request, auth, ...) fails the same way.
-RETRYABLE_KINDS = frozenset({
-    "rate_limited", "overloaded", "api_error", "server_error", "unavailable", "timeout",
-    "connection", "stream_incomplete", "stream_malformed", "conflict",
-})
+RETRYABLE_KINDS = frozenset(
+    {
+        "rate_limited",
+        "overloaded",
+        "api_error",
+        "server_error",
+        "unavailable",
+        "timeout",
+        "connection",
+        "stream_incomplete",
+        "stream_malformed",
+        "conflict",
+    }
+)
 
 # A malformed stream is more likely a broken proxy than bad luck: one retry is enough.
 KIND_RETRY_LIMITS: Mapping[str, int] = {"stream_malformed": 1}
@@ -38,8 +48,14 @@ def retry_limit(kind: str, max_retries: int) -> int:
     return min(max_retries, KIND_RETRY_LIMITS.get(kind, max_retries))
 
 
-def backoff_delay(attempt: int, retry_after: float | None = None, *, base: float = 0.5,
-                  cap: float = 8.0, jitter: Callable[[], float] = random.random) -> float:
+def backoff_delay(
+    attempt: int,
+    retry_after: float | None = None,
+    *,
+    base: float = 0.5,
+    cap: float = 8.0,
+    jitter: Callable[[], float] = random.random,
+) -> float:
     """Seconds to wait before retry `attempt` (1 for the first retry)."""
     if retry_after is not None and retry_after >= 0:
         return min(retry_after, RETRY_AFTER_CAP_SECONDS)

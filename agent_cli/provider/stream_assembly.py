@@ -75,8 +75,11 @@ def build_model_response(final: Any, tracker: StreamTracker) -> ModelResponse:
     if dropped and stop_reason == "tool_use":
         raise StreamFault("stream_malformed")
     message = {"role": "assistant", "content": blocks}
-    return ModelResponse(message=message, stop_reason=str(stop_reason),
-                         usage=build_usage(getattr(final, "usage", None)))
+    return ModelResponse(
+        message=message,
+        stop_reason=str(stop_reason),
+        usage=build_usage(getattr(final, "usage", None)),
+    )
 
 
 def build_content_blocks(content: Any, tracker: StreamTracker) -> tuple[list[dict[str, Any]], int]:
@@ -95,17 +98,22 @@ def build_content_blocks(content: Any, tracker: StreamTracker) -> tuple[list[dic
             if tool_input is None:
                 dropped += 1
                 continue
-            blocks.append({"type": "tool_use", "id": block.id, "name": block.name,
-                           "input": tool_input})
+            blocks.append(
+                {"type": "tool_use", "id": block.id, "name": block.name, "input": tool_input}
+            )
     return blocks, dropped
 
 
 def build_usage(usage: Any) -> Usage:
     """Usage from the SDK object; fields the API left out count as zero."""
+
     def read(name: str) -> int:
         value = getattr(usage, name, None)
         return int(value) if isinstance(value, int) else 0
 
-    return Usage(input_tokens=read("input_tokens"), output_tokens=read("output_tokens"),
-                 cache_creation_input_tokens=read("cache_creation_input_tokens"),
-                 cache_read_input_tokens=read("cache_read_input_tokens"))
+    return Usage(
+        input_tokens=read("input_tokens"),
+        output_tokens=read("output_tokens"),
+        cache_creation_input_tokens=read("cache_creation_input_tokens"),
+        cache_read_input_tokens=read("cache_read_input_tokens"),
+    )

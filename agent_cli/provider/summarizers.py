@@ -59,8 +59,14 @@ class ModelSummarizer:
     the API reported for each summary request: they cost tokens too, and the session
     counts them in its totals."""
 
-    def __init__(self, provider: Provider, system: str, timeout_seconds: float,
-                 max_input_chars: int, max_tokens: int) -> None:
+    def __init__(
+        self,
+        provider: Provider,
+        system: str,
+        timeout_seconds: float,
+        max_input_chars: int,
+        max_tokens: int,
+    ) -> None:
         self._provider = provider
         self._system = system
         self._timeout_seconds = timeout_seconds
@@ -69,8 +75,9 @@ class ModelSummarizer:
         self.reported_usage: list[Usage] = []
 
     def __call__(self, messages: list[dict[str, Any]]) -> str:
-        request = build_summary_request(messages, self._system, self._max_input_chars,
-                                        self._max_tokens)
+        request = build_summary_request(
+            messages, self._system, self._max_input_chars, self._max_tokens
+        )
         response = run_request_with_timeout(self._provider, request, self._timeout_seconds)
         self.reported_usage.append(response.usage)
         return render_response_text(response).strip()

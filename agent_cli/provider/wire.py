@@ -82,8 +82,11 @@ def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
 
 def build_system_blocks(system: str, durable_context: str) -> list[dict[str, Any]]:
     """The base system prompt, then the durable context, as text blocks; the last is cached."""
-    blocks = [{"type": "text", "text": text} for text in (system, durable_context)
-              if isinstance(text, str) and text.strip()]
+    blocks = [
+        {"type": "text", "text": text}
+        for text in (system, durable_context)
+        if isinstance(text, str) and text.strip()
+    ]
     _mark_cache_breakpoint(blocks)
     return blocks
 
@@ -101,8 +104,9 @@ def build_tool_list(tools: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         if name in seen:
             raise WireFormatError("duplicate_tool_name")
         seen.add(name)
-        cleaned.append({key: copy.deepcopy(value) for key, value in tool.items()
-                        if key in ALLOWED_TOOL_KEYS})
+        cleaned.append(
+            {key: copy.deepcopy(value) for key, value in tool.items() if key in ALLOWED_TOOL_KEYS}
+        )
     _mark_cache_breakpoint(cleaned)
     return cleaned
 
@@ -150,9 +154,11 @@ def _clean_block(block: Any, role: str, index: int) -> dict[str, Any] | None:
     if kind == "tool_result":
         return _clean_tool_result(block, index)
     cleaned = _keep_allowed_keys(block)
-    if kind == "tool_use" and not (_is_nonempty_str(cleaned.get("id"))
-                                   and _is_nonempty_str(cleaned.get("name"))
-                                   and isinstance(cleaned.get("input"), dict)):
+    if kind == "tool_use" and not (
+        _is_nonempty_str(cleaned.get("id"))
+        and _is_nonempty_str(cleaned.get("name"))
+        and isinstance(cleaned.get("input"), dict)
+    ):
         raise WireFormatError("malformed_tool_use", message_index=index)
     if kind == "image" and not isinstance(cleaned.get("source"), dict):
         raise WireFormatError("malformed_image", message_index=index)

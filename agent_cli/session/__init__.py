@@ -7,5 +7,11 @@ Public: `Session`, `open_session`, `list_sessions`, `latest_session_id`, `Gauge`
 from agent_cli.session.core import ContextPreview, Gauge, Session
 from agent_cli.session.opening import latest_session_id, list_sessions, open_session
 
-__all__ = ["ContextPreview", "Gauge", "Session", "latest_session_id", "list_sessions",
-           "open_session"]
+__all__ = [
+    "ContextPreview",
+    "Gauge",
+    "Session",
+    "latest_session_id",
+    "list_sessions",
+    "open_session",
+]

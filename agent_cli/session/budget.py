@@ -44,10 +44,12 @@ def calibrated_policy(policy: CompactionPolicy, ratio: float | None) -> Compacti
     scale = ratio or 1.0
     hard = max(MIN_VIEW_BUDGET + 1, math.floor(policy.hard_limit / scale))
     soft = min(max(MIN_VIEW_BUDGET, math.floor(policy.soft_threshold / scale)), hard - 1)
-    per_result = min(policy.max_tool_result_tokens,
-                     max(MIN_VIEW_BUDGET, soft // MAX_RESULT_SHARE_DIVISOR))
-    return dataclasses.replace(policy, soft_threshold=soft, hard_limit=hard,
-                               max_tool_result_tokens=per_result)
+    per_result = min(
+        policy.max_tool_result_tokens, max(MIN_VIEW_BUDGET, soft // MAX_RESULT_SHARE_DIVISOR)
+    )
+    return dataclasses.replace(
+        policy, soft_threshold=soft, hard_limit=hard, max_tool_result_tokens=per_result
+    )
 
 
 def to_request_tokens(estimated_tokens: int, ratio: float | None) -> int:

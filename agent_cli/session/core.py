@@ -70,12 +70,23 @@ class ContextPreview:
 class Session:
     """One conversation. Build it with `open_session`; see the module contract."""
 
-    def __init__(self, *, log: SessionLog, provider: Any, toolbox: Any, resolver: Any,
-                 memory: Any, workspace: Path, policy: CompactionPolicy, counter: Any,
-                 system_prompt: str, clock: Callable[[], datetime],
-                 view: list[dict[str, Any]] | None = None,
-                 durable_state: DurableContextState | None = None,
-                 max_tokens: int = 8192) -> None:
+    def __init__(
+        self,
+        *,
+        log: SessionLog,
+        provider: Any,
+        toolbox: Any,
+        resolver: Any,
+        memory: Any,
+        workspace: Path,
+        policy: CompactionPolicy,
+        counter: Any,
+        system_prompt: str,
+        clock: Callable[[], datetime],
+        view: list[dict[str, Any]] | None = None,
+        durable_state: DurableContextState | None = None,
+        max_tokens: int = 8192,
+    ) -> None:
         self.log = log
         self.provider = provider
         self.toolbox = toolbox
@@ -127,9 +138,13 @@ class Session:
         reserved = self._reserved_tokens(durable_text)
         yield from self._compact(reserved, forced=False, focus=None)
         self._last_estimate = reserved + self.counter.count_messages(self.view)
-        return ModelRequest(system=self.system_prompt, durable_context=durable_text,
-                            messages=tuple(self.view), tools=tuple(self.toolbox.schemas()),
-                            max_tokens=self.max_tokens)
+        return ModelRequest(
+            system=self.system_prompt,
+            durable_context=durable_text,
+            messages=tuple(self.view),
+            tools=tuple(self.toolbox.schemas()),
+            max_tokens=self.max_tokens,
+        )
 
     def append_message(self, message: dict[str, Any]) -> None:
         """Write-ahead append: the transcript first, then the view."""
@@ -167,23 +182,31 @@ class Session:
     # --- compaction ---------------------------------------------------------------------
 
     def _reserved_tokens(self, durable_text: str) -> int:
-        return (self.counter.count_text(self.system_prompt) + self.counter.count_text(durable_text)
-                + self.counter.count_json(self.toolbox.schemas()))
+        return (
+            self.counter.count_text(self.system_prompt)
+            + self.counter.count_text(durable_text)
+            + self.counter.count_json(self.toolbox.schemas())
+        )
 
-    def _compact(self, reserved: int, *, forced: bool,
-                 focus: str | None) -> Iterator[SessionEvent]:
+    def _compact(self, reserved: int, *, forced: bool, focus: str | None) -> Iterator[SessionEvent]:
         policy = calibrated_policy(self.policy, self.calibration)
         tokens = reserved + self.counter.count_messages(self.view)
         if forced:
             policy = _forced_policy(policy, tokens)
         elif tokens >= policy.soft_threshold and self.guard.is_holding(
-                tokens, policy.soft_threshold, policy.hard_limit):
+            tokens, policy.soft_threshold, policy.hard_limit
+        ):
             policy = _guarded_policy(policy)  # said once, when the guard began to hold
         summarizer = self.provider.build_summarizer(focus)
         try:
-            result = compact_context(self.view, self.durable_state, policy=policy,
-                                     summarizer=summarizer, counter=self.counter,
-                                     reserved_tokens=reserved)
+            result = compact_context(
+                self.view,
+                self.durable_state,
+                policy=policy,
+                summarizer=summarizer,
+                counter=self.counter,
+                reserved_tokens=reserved,
+            )
         finally:  # a summary request was paid for even if the view still cannot fit
             self.log.append_summary_usage(getattr(summarizer, "reported_usage", ()))
         yield from describe.failed_layer_notices(result.reports)
@@ -193,46 +216,59 @@ class Session:
         elif forced:
             yield CompactionSkipped("nothing_to_compact", self._shown(tokens))
         elif describe.has_failed_layer(result.reports) and self.guard.note_compaction(
-                tokens, tokens, policy.soft_threshold):  # else each request pays a futile L4
+            tokens, tokens, policy.soft_threshold
+        ):  # else each request pays a futile L4
             yield CompactionSkipped("loop_guard", self._shown(tokens))
 
     def _shown(self, tokens: int) -> int:
         return to_request_tokens(tokens, self.calibration)
 
-    def _adopt(self, result: Any, fired: list[Any], policy: CompactionPolicy,
-               forced: bool) -> Iterator[SessionEvent]:
+    def _adopt(
+        self, result: Any, fired: list[Any], policy: CompactionPolicy, forced: bool
+    ) -> Iterator[SessionEvent]:
         entry = CompactionRecord(
-            at=self.clock().isoformat(), layers=tuple(f"L{r.layer}" for r in fired),
+            at=self.clock().isoformat(),
+            layers=tuple(f"L{r.layer}" for r in fired),
             tokens_before=self._shown(result.tokens_before),
-            tokens_after=self._shown(result.tokens_after), forced=forced)
+            tokens_after=self._shown(result.tokens_after),
+            forced=forced,
+        )
         removed = [i for r in fired for i in r.removed_tool_use_ids]
         # write-ahead; a StoreError propagates: the uncompacted view must not be sent
         self.log.append_compaction(entry, removed, list(result.messages))
         self.view = list(result.messages)
         held = not forced and self.guard.note_compaction(
-            result.tokens_before, result.tokens_after, policy.soft_threshold)
-        yield CompactionFired(tuple(self._layer_line(r) for r in fired), entry.tokens_before,
-                              entry.tokens_after, self.policy.soft_threshold,
-                              self.policy.hard_limit, forced=forced)
+            result.tokens_before, result.tokens_after, policy.soft_threshold
+        )
+        yield CompactionFired(
+            tuple(self._layer_line(r) for r in fired),
+            entry.tokens_before,
+            entry.tokens_after,
+            self.policy.soft_threshold,
+            self.policy.hard_limit,
+            forced=forced,
+        )
         if held:
             yield CompactionSkipped("loop_guard", entry.tokens_after)
 
     def _layer_line(self, report: Any) -> LayerLine:
         code = f"L{report.layer}"
-        return LayerLine(layer=code, name=describe.layer_name(code),
-                         tokens_before=self._shown(report.tokens_before),
-                         tokens_after=self._shown(report.tokens_after),
-                         results_truncated=report.results_truncated,
-                         interactions_removed=report.interactions_removed,
-                         messages_removed=report.messages_removed)
+        return LayerLine(
+            layer=code,
+            name=describe.layer_name(code),
+            tokens_before=self._shown(report.tokens_before),
+            tokens_after=self._shown(report.tokens_after),
+            results_truncated=report.results_truncated,
+            interactions_removed=report.interactions_removed,
+            messages_removed=report.messages_removed,
+        )
 
     # --- durable context ----------------------------------------------------------------
 
     def render_durable(self) -> str:
         """Resolve every source pointer now and render the durable block."""
         self.last_resolutions = tuple(resolve_durable_sources(self.durable_state, self.resolver))
-        return render_durable_context(self.durable_state,
-                                      source_resolutions=self.last_resolutions)
+        return render_durable_context(self.durable_state, source_resolutions=self.last_resolutions)
 
     def resolve_sources(self) -> tuple[SourceResolution, ...]:
         """Resolve every durable source pointer now (the REPL's /sources and /facts)."""
@@ -294,4 +330,3 @@ def _forced_policy(policy: CompactionPolicy, view_tokens: int) -> CompactionPoli
 def _guarded_policy(policy: CompactionPolicy) -> CompactionPolicy:
     """While the guard holds, only the hard limit matters: soft moves just under it."""
     return dataclasses.replace(policy, soft_threshold=policy.hard_limit - 1)
-

@@ -19,8 +19,12 @@ from agent_cli.errors import (
 )
 from agent_cli.events import Notice
 
-LAYER_NAMES = {"L1": "truncate tool results", "L2": "drop repeated file reads",
-               "L3": "prune old messages", "L4": "summarize"}
+LAYER_NAMES = {
+    "L1": "truncate tool results",
+    "L2": "drop repeated file reads",
+    "L3": "prune old messages",
+    "L4": "summarize",
+}
 
 LAYER_FAILURES = {
     "summary_failed": "L4: the summarizer failed; the view was left as it was.",
@@ -58,8 +62,10 @@ def layer_name(code: str) -> str:
 def layer_codes(core_names: tuple[str, ...]) -> tuple[str, ...]:
     """The core's layer names ("truncate_tool_results", ...) as the codes the `[compact]`
     lines use ("L1", ...); a name the core does not list is passed on unchanged."""
-    return tuple(f"L{CORE_LAYER_NAMES.index(name) + 1}" if name in CORE_LAYER_NAMES else name
-                 for name in core_names)
+    return tuple(
+        f"L{CORE_LAYER_NAMES.index(name) + 1}" if name in CORE_LAYER_NAMES else name
+        for name in core_names
+    )
 
 
 def provider_error(error: ProviderRequestFailed) -> str:
@@ -67,16 +73,22 @@ def provider_error(error: ProviderRequestFailed) -> str:
     status = f" (HTTP {error.status})" if error.status else ""
     tries = f" after {error.attempts} attempts" if error.attempts > 1 else ""
     detail = f": {error.detail}" if error.detail and error.kind == "bad_request" else ""
-    return (f"Model request failed{status}{tries}: {advice}{detail}. "
-            "The conversation is unchanged but for your message, which is kept: "
-            "send 'continue' to retry (sending it again would repeat it).")
+    return (
+        f"Model request failed{status}{tries}: {advice}{detail}. "
+        "The conversation is unchanged but for your message, which is kept: "
+        "send 'continue' to retry (sending it again would repeat it)."
+    )
 
 
 def store_error(error: StoreError) -> str:
     if isinstance(error, TranscriptWriteFailed):
-        return (f"Could not write the transcript ({error.errno_name}); nothing was half-written. "
-                "Free disk space or fix the state folder, then try again.")
+        return (
+            f"Could not write the transcript ({error.errno_name}); nothing was half-written. "
+            "Free disk space or fix the state folder, then try again."
+        )
     if isinstance(error, TranscriptChangedUnderneath):
-        return (f"The transcript file changed under this session ({error.reason}). "
-                "Start a new session with /new; the old record is left as it is.")
+        return (
+            f"The transcript file changed under this session ({error.reason}). "
+            "Start a new session with /new; the old record is left as it is."
+        )
     return f"Storage error: {type(error).__name__}. Check the state folder (AGENT_CLI_HOME)."

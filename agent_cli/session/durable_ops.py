@@ -31,9 +31,12 @@ if TYPE_CHECKING:
 def remember(session: Session, text: str) -> DurableFact:
     """Add a confirmed fact in the user's words."""
     record = session.log.append(USER_COMMAND, {"command": "remember", "text": text})
-    fact = DurableFact(fact_id=_next_id("F", [f.fact_id for f in session.durable_state.facts]),
-                       content=text, source_pointer=record["event_id"],
-                       last_confirmed_at=_now(session, None))
+    fact = DurableFact(
+        fact_id=_next_id("F", [f.fact_id for f in session.durable_state.facts]),
+        content=text,
+        source_pointer=record["event_id"],
+        last_confirmed_at=_now(session, None),
+    )
     _adopt(session, add_fact(session.durable_state, fact), "add_fact", fact.fact_id)
     return fact
 
@@ -42,21 +45,32 @@ def add_todo(session: Session, text: str) -> PendingItem:
     """Add an open pending item."""
     record = session.log.append(USER_COMMAND, {"command": "todo", "text": text})
     ids = [i.item_id for i in session.durable_state.pending_items]
-    item = PendingItem(item_id=_next_id("T", ids), description=text,
-                       source_pointer=record["event_id"], last_confirmed_at=_now(session, None))
+    item = PendingItem(
+        item_id=_next_id("T", ids),
+        description=text,
+        source_pointer=record["event_id"],
+        last_confirmed_at=_now(session, None),
+    )
     _adopt(session, add_pending(session.durable_state, item), "add_pending", item.item_id)
     return item
 
 
-def move_pending(session: Session, item_id: str, to: PendingStatus,
-                 reason: str | None = None) -> PendingItem:
+def move_pending(
+    session: Session, item_id: str, to: PendingStatus, reason: str | None = None
+) -> PendingItem:
     """Mark a pending item done or blocked (or open again); illegal moves raise."""
     current = _find(session.durable_state, item_id)
-    record = session.log.append(USER_COMMAND, {"command": to.value, "item_id": item_id,
-                                               "reason": reason})
-    state = transition_pending(session.durable_state, item_id, to,
-                               _now(session, current.last_confirmed_at if current else None),
-                               record["event_id"], reason=reason)
+    record = session.log.append(
+        USER_COMMAND, {"command": to.value, "item_id": item_id, "reason": reason}
+    )
+    state = transition_pending(
+        session.durable_state,
+        item_id,
+        to,
+        _now(session, current.last_confirmed_at if current else None),
+        record["event_id"],
+        reason=reason,
+    )
     _adopt(session, state, f"pending_{to.value}", item_id)
     return _find(state, item_id) or state.pending_items[-1]
 
@@ -76,8 +90,11 @@ def _find(state: DurableContextState, item_id: str) -> PendingItem | None:
 
 
 def _next_id(prefix: str, existing: list[str]) -> str:
-    numbers = [int(x[len(prefix):]) for x in existing
-               if x.startswith(prefix) and x[len(prefix):].isdigit()]
+    numbers = [
+        int(x[len(prefix) :])
+        for x in existing
+        if x.startswith(prefix) and x[len(prefix) :].isdigit()
+    ]
     return f"{prefix}{max(numbers, default=0) + 1}"
 
 

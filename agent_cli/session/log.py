@@ -31,7 +31,9 @@ def count_tool_uses(message: dict[str, Any]) -> int:
     content = message.get("content")
     if not isinstance(content, list):
         return 0
-    return sum(1 for block in content if isinstance(block, dict) and block.get("type") == "tool_use")
+    return sum(
+        1 for block in content if isinstance(block, dict) and block.get("type") == "tool_use"
+    )
 
 
 @dataclass
@@ -58,8 +60,9 @@ class TranscriptTotals:
 class SessionLog:
     """Appends the session's records through a transcript writer and keeps the totals."""
 
-    def __init__(self, writer: Any, clock: Callable[[], datetime],
-                 totals: TranscriptTotals | None = None) -> None:
+    def __init__(
+        self, writer: Any, clock: Callable[[], datetime], totals: TranscriptTotals | None = None
+    ) -> None:
         self.writer = writer
         self.clock = clock
         self.totals = totals or TranscriptTotals()
@@ -93,13 +96,20 @@ class SessionLog:
             with contextlib.suppress(StoreError):
                 self.append_usage(usage, 0)
 
-    def append_compaction(self, entry: CompactionRecord, removed_ids: Iterable[str],
-                          view: list[dict[str, Any]]) -> None:
-        self.append(COMPACTION, {
-            "layers": list(entry.layers), "tokens_before": entry.tokens_before,
-            "tokens_after": entry.tokens_after, "forced": entry.forced,
-            "removed_tool_use_ids": sorted(set(removed_ids)), "view": view,
-        })
+    def append_compaction(
+        self, entry: CompactionRecord, removed_ids: Iterable[str], view: list[dict[str, Any]]
+    ) -> None:
+        self.append(
+            COMPACTION,
+            {
+                "layers": list(entry.layers),
+                "tokens_before": entry.tokens_before,
+                "tokens_after": entry.tokens_after,
+                "forced": entry.forced,
+                "removed_tool_use_ids": sorted(set(removed_ids)),
+                "view": view,
+            },
+        )
         self.totals.compactions.append(entry)
 
     def close(self) -> None:
@@ -145,8 +155,9 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
 
 
 def _unresumable(record: dict[str, Any], reason: str) -> SessionUnresumable:
-    return SessionUnresumable(str(record.get("session_id")), reason,
-                              line_number=record.get("sequence"))
+    return SessionUnresumable(
+        str(record.get("session_id")), reason, line_number=record.get("sequence")
+    )
 
 
 def _require_message(record: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
@@ -177,7 +188,8 @@ def _compaction_entry(record: dict[str, Any], payload: dict[str, Any]) -> Compac
     return CompactionRecord(
         at=str(record.get("recorded_at", "")),
         layers=tuple(name for name in layers if isinstance(name, str))
-        if isinstance(layers, list) else (),
+        if isinstance(layers, list)
+        else (),
         tokens_before=_whole_number(payload.get("tokens_before")),
         tokens_after=_whole_number(payload.get("tokens_after")),
         forced=payload.get("forced") is True,
@@ -185,6 +197,14 @@ def _compaction_entry(record: dict[str, Any], payload: dict[str, Any]) -> Compac
 
 
 def _usage_from(payload: dict[str, Any]) -> Usage:
-    return Usage(*(_whole_number(payload.get(key)) for key in (
-        "input_tokens", "output_tokens", "cache_creation_input_tokens",
-        "cache_read_input_tokens")))
+    return Usage(
+        *(
+            _whole_number(payload.get(key))
+            for key in (
+                "input_tokens",
+                "output_tokens",
+                "cache_creation_input_tokens",
+                "cache_read_input_tokens",
+            )
+        )
+    )

@@ -29,11 +29,21 @@ def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def open_session(*, paths: Any, provider: Any, workspace: Path, policy: CompactionPolicy,
-                 ask_permission: Any = None, auto_approve: bool = False,
-                 resume: str | None = None, clock: Callable[[], datetime] = utc_now,
-                 counter: Any = None, toolbox_factory: Any = None,
-                 transcript_fs: Any = None, artifact_fs: Any = None) -> Session:
+def open_session(
+    *,
+    paths: Any,
+    provider: Any,
+    workspace: Path,
+    policy: CompactionPolicy,
+    ask_permission: Any = None,
+    auto_approve: bool = False,
+    resume: str | None = None,
+    clock: Callable[[], datetime] = utc_now,
+    counter: Any = None,
+    toolbox_factory: Any = None,
+    transcript_fs: Any = None,
+    artifact_fs: Any = None,
+) -> Session:
     """Build a ready session (see module contract); typed store errors propagate.
 
     `transcript_fs` and `artifact_fs` are the stores' `FileOps` (default: the real disk);
@@ -56,17 +66,26 @@ def open_session(*, paths: Any, provider: Any, workspace: Path, policy: Compacti
         rebuilt = rebuild_from_records(transcripts.replay(session_id)) if resume else None
         log = SessionLog(writer, clock, rebuilt.totals if rebuilt else None)
         if rebuilt is None:
-            log.append(SESSION_STARTED, {"workspace": str(workspace), "provider": provider.name,
-                                         "model": provider.model})
+            log.append(
+                SESSION_STARTED,
+                {"workspace": str(workspace), "provider": provider.name, "model": provider.model},
+            )
         artifacts = ArtifactStore(paths.artifacts_root, fs=artifact_fs)
         make_toolbox = toolbox_factory or _default_toolbox
         session = Session(
-            log=log, provider=provider,
+            log=log,
+            provider=provider,
             toolbox=make_toolbox(workspace, artifacts, session_id, ask_permission, auto_approve),
-            resolver=SourcePointerResolver(transcript_root=paths.transcripts,
-                                           artifact_root=paths.artifacts_root),
-            memory=MemoryStore(paths.memory), workspace=workspace, policy=policy,
-            counter=counter or TokenCounter(), system_prompt=load_prompt("system"), clock=clock)
+            resolver=SourcePointerResolver(
+                transcript_root=paths.transcripts, artifact_root=paths.artifacts_root
+            ),
+            memory=MemoryStore(paths.memory),
+            workspace=workspace,
+            policy=policy,
+            counter=counter or TokenCounter(),
+            system_prompt=load_prompt("system"),
+            clock=clock,
+        )
         _load_memory(session)
         if rebuilt is not None:
             _restore_view(session, rebuilt.view, rebuilt.origins)
@@ -76,12 +95,14 @@ def open_session(*, paths: Any, provider: Any, workspace: Path, policy: Compacti
         raise
 
 
-def _default_toolbox(workspace: Path, artifacts: Any, session_id: str, ask_permission: Any,
-                     auto_approve: bool) -> Any:
+def _default_toolbox(
+    workspace: Path, artifacts: Any, session_id: str, ask_permission: Any, auto_approve: bool
+) -> Any:
     from agent_cli.tools import Toolbox
 
-    return Toolbox(workspace, artifacts, session_id, ask_permission=ask_permission,
-                   auto_approve=auto_approve)
+    return Toolbox(
+        workspace, artifacts, session_id, ask_permission=ask_permission, auto_approve=auto_approve
+    )
 
 
 def _load_memory(session: Session) -> None:
@@ -89,10 +110,14 @@ def _load_memory(session: Session) -> None:
         session.durable_state = session.memory.load(session.workspace)
     except MemoryFileDamaged as error:
         kept = f" A copy was kept at {error.kept_at}." if error.kept_at else ""
-        session.startup_notices.append(Notice(
-            "error", "memory_damaged",
-            f"The durable memory file could not be read ({error.reason}).{kept} "
-            "Starting with no durable facts; /remember saves a new file."))
+        session.startup_notices.append(
+            Notice(
+                "error",
+                "memory_damaged",
+                f"The durable memory file could not be read ({error.reason}).{kept} "
+                "Starting with no durable facts; /remember saves a new file.",
+            )
+        )
 
 
 def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[int]) -> None:
@@ -107,9 +132,13 @@ def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[in
     session.view = list(view)
     if answers is not None:
         session.append_message(answers)
-        session.startup_notices.append(Notice(
-            "warning", "resumed_mid_tool",
-            "The session had stopped while a tool ran; that call was answered with an error."))
+        session.startup_notices.append(
+            Notice(
+                "warning",
+                "resumed_mid_tool",
+                "The session had stopped while a tool ran; that call was answered with an error.",
+            )
+        )
 
 
 def list_sessions(paths: Any, workspace: Path | None = None) -> list[Any]:

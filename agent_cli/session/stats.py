@@ -17,8 +17,15 @@ if TYPE_CHECKING:
     from agent_cli.session.core import ContextPreview, Gauge, Session
 
 STATUSES = ("available", "missing", "denied", "corrupt", "unsupported")
-CATEGORIES = ("system_prompt", "durable_context", "tool_schemas", "user_text",
-              "assistant_text", "tool_calls", "tool_results")
+CATEGORIES = (
+    "system_prompt",
+    "durable_context",
+    "tool_schemas",
+    "user_text",
+    "assistant_text",
+    "tool_calls",
+    "tool_results",
+)
 
 
 def count_view_by_category(counter: Any, view: list[dict[str, Any]]) -> dict[str, int]:
@@ -28,12 +35,15 @@ def count_view_by_category(counter: Any, view: list[dict[str, Any]]) -> dict[str
         role = message.get("role")
         content = message.get("content")
         if isinstance(content, str):
-            totals["user_text" if role == "user" else "assistant_text"] += counter.count_text(content)
+            totals["user_text" if role == "user" else "assistant_text"] += counter.count_text(
+                content
+            )
             continue
         for block in content or []:
             kind = block.get("type") if isinstance(block, dict) else None
             key = {"tool_use": "tool_calls", "tool_result": "tool_results"}.get(
-                kind or "", "user_text" if role == "user" else "assistant_text")
+                kind or "", "user_text" if role == "user" else "assistant_text"
+            )
             totals[key] += counter.count_block(block)
     return totals
 
@@ -49,18 +59,26 @@ def build_stats(session: Session) -> SessionStats:
     totals = session.log.totals
     statuses = Counter(str(getattr(r.status, "value", r.status)) for r in session.last_resolutions)
     return SessionStats(
-        provider=session.provider.name, model=session.provider.model,
+        provider=session.provider.name,
+        model=session.provider.model,
         context_window=session.provider.context_window,
-        soft_threshold=session.policy.soft_threshold, hard_limit=session.policy.hard_limit,
-        tokens_by_category=by_category, total_tokens=sum(by_category.values()),
-        messages_in_view=len(session.view), messages_in_transcript=totals.messages,
+        soft_threshold=session.policy.soft_threshold,
+        hard_limit=session.policy.hard_limit,
+        tokens_by_category=by_category,
+        total_tokens=sum(by_category.values()),
+        messages_in_view=len(session.view),
+        messages_in_transcript=totals.messages,
         interactions_in_view=len(validate_tool_protocol(session.view)),
         interactions_in_transcript=totals.interactions,
-        estimator=session.counter.estimator, calibration=session.calibration,
-        last_usage=totals.last_usage, total_usage=totals.usage, requests=totals.requests,
+        estimator=session.counter.estimator,
+        calibration=session.calibration,
+        last_usage=totals.last_usage,
+        total_usage=totals.usage,
+        requests=totals.requests,
         compactions=tuple(totals.compactions),
         source_statuses={name: statuses.get(name, 0) for name in STATUSES},
-        session_id=session.session_id, transcript_path=session.transcript_path,
+        session_id=session.session_id,
+        transcript_path=session.transcript_path,
         extra={"workspace": str(session.workspace)},
     )
 
@@ -68,12 +86,16 @@ def build_stats(session: Session) -> SessionStats:
 def build_gauge(session: Session) -> Gauge:
     from agent_cli.session.core import Gauge
 
-    reserved = (session.counter.count_text(session.system_prompt)
-                + session.counter.count_json(session.toolbox.schemas()))
+    reserved = session.counter.count_text(session.system_prompt) + session.counter.count_json(
+        session.toolbox.schemas()
+    )
     view = session.counter.count_messages(session.view)
-    return Gauge(tokens=to_request_tokens(reserved + view, session.calibration),
-                 soft_threshold=session.policy.soft_threshold,
-                 hard_limit=session.policy.hard_limit, estimator=session.counter.estimator)
+    return Gauge(
+        tokens=to_request_tokens(reserved + view, session.calibration),
+        soft_threshold=session.policy.soft_threshold,
+        hard_limit=session.policy.hard_limit,
+        estimator=session.counter.estimator,
+    )
 
 
 def build_preview(session: Session) -> ContextPreview:

@@ -57,17 +57,21 @@ INTERRUPTED_TOOL_TEXT = "Interrupted by the user (Ctrl-C): the tool did not fini
 NOT_RUN_TOOL_TEXT = "Not run: the turn was interrupted before this tool started."
 CUT_TOOL_TEXT = "Not run: the answer was cut at max_tokens before the turn could go on."
 INTERRUPTED_MARK = "[answer interrupted by the user]"
-CUT_NOTICE_TEXT = ("The answer hit the output limit and was cut; what arrived is kept. "
-                   "Ask the agent to continue.")
-CUT_EMPTY_NOTICE_TEXT = ("The answer hit the output limit before any part of it was whole; "
-                         "nothing was kept. Ask again, perhaps for less at once.")
+CUT_NOTICE_TEXT = (
+    "The answer hit the output limit and was cut; what arrived is kept. Ask the agent to continue."
+)
+CUT_EMPTY_NOTICE_TEXT = (
+    "The answer hit the output limit before any part of it was whole; "
+    "nothing was kept. Ask again, perhaps for less at once."
+)
 
 
 def run_turn_steps(session: Session, text: str) -> Iterator[SessionEvent]:
     """The turn loop behind `Session.run_turn` (see module contract)."""
     user_message = {"role": "user", "content": text}
     if not (yield from _record_held_results(session)) or not (
-            yield from _record(session, user_message)):
+        yield from _record(session, user_message)
+    ):
         yield TurnEnded("failed")
         return
     for step in range(1, MAX_STEPS_PER_TURN + 1):
@@ -78,8 +82,9 @@ def run_turn_steps(session: Session, text: str) -> Iterator[SessionEvent]:
         if outcome is not None:
             yield TurnEnded(outcome[0], stop_reason=outcome[1], steps=step)
             return
-    yield Notice("warning", "step_limit",
-                 f"Stopped after {MAX_STEPS_PER_TURN} model requests in one turn.")
+    yield Notice(
+        "warning", "step_limit", f"Stopped after {MAX_STEPS_PER_TURN} model requests in one turn."
+    )
     yield TurnEnded("ok", stop_reason="step_limit", steps=MAX_STEPS_PER_TURN)
 
 
@@ -114,9 +119,12 @@ def build_blocked_event(session: Session, error: MessageViewLimitExceeded) -> Re
     (L1..L4) rather than the core's names, tokens calibrated to the API's count, and the
     hard limit the user set rather than its estimator-scaled form."""
     ratio = session.calibration
-    return RequestBlocked(to_request_tokens(error.tokens_before, ratio),
-                          to_request_tokens(error.tokens_after, ratio),
-                          session.policy.hard_limit, describe.layer_codes(error.applied_layers))
+    return RequestBlocked(
+        to_request_tokens(error.tokens_before, ratio),
+        to_request_tokens(error.tokens_after, ratio),
+        session.policy.hard_limit,
+        describe.layer_codes(error.applied_layers),
+    )
 
 
 def _one_step(session: Session) -> Iterator[SessionEvent]:
@@ -166,8 +174,10 @@ def _stream(session: Session, request: Any) -> Iterator[SessionEvent]:
 def _keep_partial_answer(session: Session, text: str) -> Iterator[SessionEvent]:
     yield Notice("warning", "cancelled", "Cancelled: the answer was interrupted.")
     if text.strip():
-        message = {"role": "assistant",
-                   "content": [{"type": "text", "text": f"{text}\n{INTERRUPTED_MARK}"}]}
+        message = {
+            "role": "assistant",
+            "content": [{"type": "text", "text": f"{text}\n{INTERRUPTED_MARK}"}],
+        }
         yield from _record(session, message)
 
 
@@ -211,8 +221,14 @@ def _run_tools(session: Session, tool_uses: list[dict[str, Any]]) -> Iterator[Se
             yield ToolStarted(block["id"], block["name"], dict(block.get("input") or {}))
             outcome = session.toolbox.run(block["name"], dict(block.get("input") or {}))
             results.append(_result_block(block["id"], outcome.content, outcome.is_error))
-            yield ToolFinished(block["id"], block["name"], outcome.is_error, outcome.summary,
-                               outcome.size_bytes, outcome.artifact_pointer)
+            yield ToolFinished(
+                block["id"],
+                block["name"],
+                outcome.is_error,
+                outcome.summary,
+                outcome.size_bytes,
+                outcome.artifact_pointer,
+            )
     except KeyboardInterrupt:
         stopped_at = len(results)
         for index in range(stopped_at, len(tool_uses)):
@@ -232,9 +248,12 @@ def _record_results(session: Session, results: list[dict[str, Any]]) -> Iterator
     if (yield from _record(session, message)):
         return True
     session.hold_unrecorded_results(message)
-    yield Notice("warning", "results_held",
-                 "The tool results are kept in memory and will be recorded before your next "
-                 "message, once the transcript can be written again.")
+    yield Notice(
+        "warning",
+        "results_held",
+        "The tool results are kept in memory and will be recorded before your next "
+        "message, once the transcript can be written again.",
+    )
     return False
 
 
@@ -242,23 +261,28 @@ def _record_held_results(session: Session) -> Iterator[SessionEvent]:
     """Write tool results a failed append left in memory, before anything else."""
     try:
         if session.record_held_results():
-            yield Notice("info", "results_recorded",
-                         "The tool results held in memory are now recorded.")
+            yield Notice(
+                "info", "results_recorded", "The tool results held in memory are now recorded."
+            )
     except StoreError as error:
         yield Notice("error", "transcript_write_failed", session.describe_store_error(error))
         return False
     return True
 
 
-def _answer_without_running(session: Session, tool_uses: list[dict[str, Any]],
-                            text: str) -> Iterator[SessionEvent]:
+def _answer_without_running(
+    session: Session, tool_uses: list[dict[str, Any]], text: str
+) -> Iterator[SessionEvent]:
     results = [_result_block(b["id"], text, True) for b in tool_uses]
     yield from _record(session, {"role": "user", "content": results})
 
 
 def _result_block(tool_use_id: str, content: str, is_error: bool) -> dict[str, Any]:
-    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id,
-                             "content": content or "(no output)"}
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": tool_use_id,
+        "content": content or "(no output)",
+    }
     if is_error:
         block["is_error"] = True
     return block
