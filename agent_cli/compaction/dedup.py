@@ -19,12 +19,12 @@ from typing import Any
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
 from agent_cli.compaction.savings import measure_savings
+from agent_cli.compaction.standalone import run_layer_alone
 from agent_cli.protocol import (
     locate_interactions,
     remove_tool_interactions,
-    validate_tool_protocol,
 )
-from agent_cli.tokens import TokenCounter, default_counter
+from agent_cli.tokens import TokenCounter
 
 
 def normalize_read_path(path: str) -> str:
@@ -102,8 +102,4 @@ def dedup_file_reads(
 
     Raises ToolProtocolError for an invalid history.
     """
-    validate_tool_protocol(messages)
-    outcome = build_dedup_outcome(
-        messages, policy or CompactionPolicy(), counter or default_counter()
-    )
-    return outcome.messages, outcome.tokens_saved
+    return run_layer_alone(build_dedup_outcome, messages, policy, counter)

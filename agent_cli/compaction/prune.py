@@ -23,8 +23,9 @@ from typing import Any
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
 from agent_cli.compaction.savings import measure_savings
-from agent_cli.protocol import collect_tool_ids, remove_tool_interactions, validate_tool_protocol
-from agent_cli.tokens import TokenCounter, default_counter
+from agent_cli.compaction.standalone import run_layer_alone
+from agent_cli.protocol import collect_tool_ids, remove_tool_interactions
+from agent_cli.tokens import TokenCounter
 
 
 def _drop_leading_non_user(view: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
@@ -89,8 +90,4 @@ def prune_old_messages(
 
     Raises ToolProtocolError for an invalid history.
     """
-    validate_tool_protocol(messages)
-    outcome = build_prune_outcome(
-        messages, policy or CompactionPolicy(), counter or default_counter()
-    )
-    return outcome.messages, outcome.tokens_saved
+    return run_layer_alone(build_prune_outcome, messages, policy, counter)

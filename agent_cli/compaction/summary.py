@@ -28,8 +28,9 @@ from agent_cli.compaction.results import (
     LayerOutcome,
 )
 from agent_cli.compaction.savings import measure_savings
-from agent_cli.protocol import collect_tool_ids, validate_tool_protocol
-from agent_cli.tokens import TokenCounter, default_counter
+from agent_cli.compaction.standalone import run_layer_alone
+from agent_cli.protocol import collect_tool_ids
+from agent_cli.tokens import TokenCounter
 
 Summarizer = Callable[[list[dict[str, Any]]], str]
 
@@ -112,8 +113,10 @@ def generate_summary(
 
     Raises ToolProtocolError for an invalid history; never raises for a failing summary.
     """
-    validate_tool_protocol(messages)
-    outcome = build_summary_outcome(
-        messages, summarizer, policy or CompactionPolicy(), counter or default_counter()
-    )
-    return outcome.messages, outcome.tokens_saved
+
+    def build(
+        view: Sequence[dict[str, Any]], chosen: CompactionPolicy, tokens: TokenCounter
+    ) -> LayerOutcome:
+        return build_summary_outcome(view, summarizer, chosen, tokens)
+
+    return run_layer_alone(build, messages, policy, counter)

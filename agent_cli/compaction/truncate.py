@@ -18,8 +18,8 @@ from typing import Any
 
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
-from agent_cli.protocol import validate_tool_protocol
-from agent_cli.tokens import TokenCounter, default_counter
+from agent_cli.compaction.standalone import run_layer_alone
+from agent_cli.tokens import TokenCounter
 
 MARKER_ALLOWANCE_TOKENS = 40
 _SHRINK_ATTEMPTS = 4
@@ -241,8 +241,4 @@ def truncate_tool_results(
 
     Raises ToolProtocolError for an invalid history, like every layer.
     """
-    validate_tool_protocol(messages)
-    outcome = build_truncation_outcome(
-        messages, policy or CompactionPolicy(), counter or default_counter()
-    )
-    return outcome.messages, outcome.tokens_saved
+    return run_layer_alone(build_truncation_outcome, messages, policy, counter)
