@@ -103,6 +103,7 @@ class Session:
         self.guard = LoopGuard()
         self.calibration: float | None = None
         self.last_resolutions: tuple[SourceResolution, ...] = ()
+        self.last_durable_text = ""  # as rendered into the last request or view
         self.startup_notices: list[Notice] = []
         self.held_results: tuple[dict[str, Any], dict[str, Any]] | None = None
         self._last_estimate = 0
@@ -130,12 +131,12 @@ class Session:
     def compact_forced(self, focus: str | None) -> Iterator[SessionEvent]:
         """The forced compaction itself; raises `MessageViewLimitExceeded` (see above)."""
         durable_text = self.render_durable()
-        yield from self._compact(self._reserved_tokens(durable_text), forced=True, focus=focus)
+        yield from self._compact(self.reserved_tokens(durable_text), forced=True, focus=focus)
 
     def prepare_request(self) -> Iterator[SessionEvent]:
         """Compact if needed, render the durable block, and build the next request."""
         durable_text = self.render_durable()
-        reserved = self._reserved_tokens(durable_text)
+        reserved = self.reserved_tokens(durable_text)
         yield from self._compact(reserved, forced=False, focus=None)
         self._last_estimate = reserved + self.counter.count_messages(self.view)
         return ModelRequest(
@@ -181,7 +182,8 @@ class Session:
 
     # --- compaction ---------------------------------------------------------------------
 
-    def _reserved_tokens(self, durable_text: str) -> int:
+    def reserved_tokens(self, durable_text: str) -> int:
+        """Tokens a request carries outside the view: system prompt, durable block, tools."""
         return (
             self.counter.count_text(self.system_prompt)
             + self.counter.count_text(durable_text)
@@ -268,7 +270,10 @@ class Session:
     def render_durable(self) -> str:
         """Resolve every source pointer now and render the durable block."""
         self.last_resolutions = tuple(resolve_durable_sources(self.durable_state, self.resolver))
-        return render_durable_context(self.durable_state, source_resolutions=self.last_resolutions)
+        self.last_durable_text = render_durable_context(
+            self.durable_state, source_resolutions=self.last_resolutions
+        )
+        return self.last_durable_text
 
     def resolve_sources(self) -> tuple[SourceResolution, ...]:
         """Resolve every durable source pointer now (the REPL's /sources and /facts)."""

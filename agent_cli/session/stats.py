@@ -86,9 +86,7 @@ def build_stats(session: Session) -> SessionStats:
 def build_gauge(session: Session) -> Gauge:
     from agent_cli.session.core import Gauge
 
-    reserved = session.counter.count_text(session.system_prompt) + session.counter.count_json(
-        session.toolbox.schemas()
-    )
+    reserved = session.reserved_tokens(session.last_durable_text)  # no source I/O per redraw
     view = session.counter.count_messages(session.view)
     return Gauge(
         tokens=to_request_tokens(reserved + view, session.calibration),
