@@ -13,6 +13,7 @@ from session_support import (
     transcript_records,
 )
 
+from agent_cli.compaction import CompactionPolicy
 from agent_cli.errors import ProviderRequestFailed
 from agent_cli.events import (
     AssistantDone,
@@ -184,9 +185,7 @@ def test_open_session_refuses_an_unknown_session_id(workspace: Path) -> None:
             paths=resolve_state_paths(),
             provider=OfflineProvider(),
             workspace=workspace,
-            policy=__import__(
-                "agent_cli.compaction", fromlist=["CompactionPolicy"]
-            ).CompactionPolicy(),
+            policy=CompactionPolicy(),
             resume="20990101-000000-abcdef",
         )
 
