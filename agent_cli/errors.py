@@ -61,6 +61,27 @@ class PolicyError(AgentCliError, ValueError):
         super().__init__(f"{field}: {reason}")
 
 
+class ReadOnlyValueError(AgentCliError, TypeError):
+    """A change was tried on a frozen message part (`frozen.FrozenDict` / `FrozenList`).
+
+    `type_name` and `operation` say what and how; build a new value instead (copies are
+    plain and mutable).
+    """
+
+    def __init__(self, type_name: str, operation: str) -> None:
+        self.type_name = type_name
+        self.operation = operation
+        super().__init__(f"{type_name} is read-only ({operation}); build a new value instead")
+
+
+class UnfreezableValueError(AgentCliError, TypeError):
+    """`frozen.freeze` met a value that is not JSON-shaped; `type_name` names its type."""
+
+    def __init__(self, type_name: str) -> None:
+        self.type_name = type_name
+        super().__init__(f"cannot freeze a {type_name}: only JSON-shaped values")
+
+
 # --- durable state and source pointers --------------------------------------------------
 
 

@@ -1,6 +1,6 @@
 """Dependency rules, checked by parsing every module's imports and calls with ast.
 
-- The core (tokens, protocol, compaction, durable state, pointer parsing and resolution
+- The core (tokens, frozen values, protocol, compaction, durable state, pointer parsing and resolution
   values) is pure: it imports no SDK, rich or prompt_toolkit, nothing that touches files,
   processes, sockets or the environment, no agent_cli module outside the core (but
   errors and events), and calls no open/print/input or clock.
@@ -19,6 +19,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "agent_cli"
 CORE_PATTERNS = (
     "tokens.py",
+    "frozen.py",
     "protocol.py",
     "compaction/*.py",
     "durable*.py",
