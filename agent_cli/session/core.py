@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent_cli.compaction import CompactionPolicy, compact_context
+from agent_cli.compaction import CompactionPolicy, compact_context, count_view
 from agent_cli.compaction.results import APPLIED
 from agent_cli.durable import DurableContextState, PendingStatus, render_durable_context
 from agent_cli.errors import ProviderRequestFailed, StoreError
@@ -30,6 +30,7 @@ from agent_cli.events import (
     SessionEvent,
     Usage,
 )
+from agent_cli.frozen import freeze
 from agent_cli.session import describe, durable_ops, stats
 from agent_cli.session.budget import (
     LoopGuard,
@@ -97,7 +98,7 @@ class Session:
         self.counter = counter
         self.system_prompt = system_prompt
         self.clock = clock
-        self.view: list[dict[str, Any]] = list(view or [])
+        self.view = list(view or [])
         self.durable_state = durable_state or DurableContextState()
         self.max_tokens = max_tokens
         self.guard = LoopGuard()
@@ -117,6 +118,16 @@ class Session:
     @property
     def transcript_path(self) -> str:
         return self.log.path
+
+    @property
+    def view(self) -> list[dict[str, Any]]:
+        """The prompt view. Messages the session adds are frozen (`agent_cli.frozen`), so
+        the per-turn count costs what was appended, not the history."""
+        return self._view
+
+    @view.setter
+    def view(self, messages: list[dict[str, Any]]) -> None:
+        self._view = [freeze(message) for message in messages]
 
     # --- turns --------------------------------------------------------------------------
 
@@ -138,7 +149,7 @@ class Session:
         durable_text = self.render_durable()
         reserved = self.reserved_tokens(durable_text)
         yield from self._compact(reserved, forced=False, focus=None)
-        self._last_estimate = reserved + self.counter.count_messages(self.view)
+        self._last_estimate = reserved + count_view(self.view, self.counter)
         return ModelRequest(
             system=self.system_prompt,
             durable_context=durable_text,
@@ -150,7 +161,7 @@ class Session:
     def append_message(self, message: dict[str, Any]) -> None:
         """Write-ahead append: the transcript first, then the view."""
         self.log.append_message(message)
-        self.view.append(message)
+        self.view.append(freeze(message))
 
     def hold_unrecorded_results(self, results: dict[str, Any]) -> None:
         """The results of the trailing tool call could not be recorded (a full disk): take
@@ -167,7 +178,7 @@ class Session:
             return False
         call, results = self.held_results
         self.log.append_message(results)
-        self.view.extend([call, results])
+        self.view.extend([call, freeze(results)])
         self.held_results = None
         return True
 
@@ -192,7 +203,7 @@ class Session:
 
     def _compact(self, reserved: int, *, forced: bool, focus: str | None) -> Iterator[SessionEvent]:
         policy = calibrated_policy(self.policy, self.calibration)
-        tokens = reserved + self.counter.count_messages(self.view)
+        tokens = reserved + count_view(self.view, self.counter)
         if forced:
             policy = _forced_policy(policy, tokens)
         elif tokens >= policy.soft_threshold and self.guard.is_holding(

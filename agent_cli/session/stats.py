@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from agent_cli.compaction.view_memo import count_view
 from agent_cli.events import SessionStats
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.session.budget import to_request_tokens
@@ -87,7 +88,7 @@ def build_gauge(session: Session) -> Gauge:
     from agent_cli.session.core import Gauge
 
     reserved = session.reserved_tokens(session.last_durable_text)  # no source I/O per redraw
-    view = session.counter.count_messages(session.view)
+    view = count_view(session.view, session.counter)
     return Gauge(
         tokens=to_request_tokens(reserved + view, session.calibration),
         soft_threshold=session.policy.soft_threshold,
