@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
 import pytest
 from tools_support import make_toolbox
 
-from agent_cli.errors import ConfigError
+from agent_cli.errors import ConfigError, ReadOnlyValueError
 from agent_cli.tools import TOOL_SCHEMAS, ToolOutcome, build_interrupted_outcome
 
 EXPECTED_ORDER = [
@@ -45,9 +46,20 @@ def test_schemas_have_exactly_the_anthropic_tool_fields(workspace: Path):
         json.dumps(schema)
 
 
-def test_changing_returned_schemas_does_not_change_the_toolbox(workspace: Path):
+def test_returned_schemas_refuse_changes_and_the_toolbox_keeps_them_whole(workspace: Path):
     toolbox = make_toolbox(workspace)
-    toolbox.schemas()[0]["input_schema"]["properties"].clear()
+    with pytest.raises(ReadOnlyValueError):
+        toolbox.schemas()[0]["input_schema"]["properties"].clear()
+    with pytest.raises(ReadOnlyValueError):
+        toolbox.schemas().append({"name": "extra"})
+    assert "path" in toolbox.schemas()[0]["input_schema"]["properties"]
+    assert toolbox.schemas() == list(TOOL_SCHEMAS)
+
+
+def test_a_copy_of_the_schemas_is_plain_and_leaves_the_toolbox_alone(workspace: Path):
+    toolbox = make_toolbox(workspace)
+    copied = copy.deepcopy(toolbox.schemas())
+    copied[0]["input_schema"]["properties"].clear()
     assert "path" in toolbox.schemas()[0]["input_schema"]["properties"]
     assert "path" in TOOL_SCHEMAS[0]["input_schema"]["properties"]
 

@@ -11,13 +11,13 @@ execute, then spill big output to the artifact store.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent_cli.errors import ToolError
+from agent_cli.frozen import FrozenList
 from agent_cli.tools.artifact_tool import prepare_read_artifact
 from agent_cli.tools.context import PreparedCall, ToolContext, ToolLimits
 from agent_cli.tools.file_tools import prepare_edit_file, prepare_read_file, prepare_write_file
@@ -83,14 +83,17 @@ class Toolbox:
         self._gate = PermissionGate(ask_permission, auto_approve)
         self._threshold = artifact_threshold_bytes
         self._specs = _build_specs()
+        self._schemas = FrozenList(spec.schema for spec in self._specs.values())
 
     @property
     def workspace_root(self) -> Path:
         return self._context.workspace.root
 
     def schemas(self) -> list[dict[str, Any]]:
-        """Anthropic tool definitions, always in the same order (copies; safe to mutate)."""
-        return [copy.deepcopy(spec.schema) for spec in self._specs.values()]
+        """Anthropic tool definitions, always in the same order. Read-only (`frozen`):
+        every request carries them, so they are built once instead of copied each time;
+        a change raises `ReadOnlyValueError`."""
+        return self._schemas
 
     def run(self, name: str, tool_input: dict[str, Any]) -> ToolOutcome:
         """Run tool `name` with `tool_input`; see the module contract."""
