@@ -9,40 +9,30 @@ and the durable block is rendered into the system prompt.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent_cli.compaction import CompactionPolicy, compact_context, count_view
-from agent_cli.compaction.results import APPLIED
+from agent_cli.compaction import CompactionPolicy, count_view
 from agent_cli.durable import DurableContextState, PendingStatus, render_durable_context
 from agent_cli.errors import ProviderRequestFailed, StoreError
 from agent_cli.events import (
-    CompactionFired,
-    CompactionRecord,
-    CompactionSkipped,
-    LayerLine,
     ModelRequest,
     Notice,
     SessionEvent,
     Usage,
 )
 from agent_cli.frozen import freeze
-from agent_cli.session import describe, durable_ops, stats
+from agent_cli.session import compacting, describe, durable_ops, stats
 from agent_cli.session.budget import (
     LoopGuard,
-    calibrated_policy,
     calibration_ratio,
-    to_request_tokens,
 )
 from agent_cli.session.log import SessionLog
 from agent_cli.session.turn import run_forced_compaction, run_turn_steps
 from agent_cli.sources import SourceResolution, resolve_durable_sources
-
-MIN_FORCED_SOFT = 256
 
 
 @dataclass(frozen=True)
@@ -202,79 +192,7 @@ class Session:
         )
 
     def _compact(self, reserved: int, *, forced: bool, focus: str | None) -> Iterator[SessionEvent]:
-        policy = calibrated_policy(self.policy, self.calibration)
-        tokens = reserved + count_view(self.view, self.counter)
-        if forced:
-            policy = _forced_policy(policy, tokens)
-        elif tokens >= policy.soft_threshold and self.guard.is_holding(
-            tokens, policy.soft_threshold, policy.hard_limit
-        ):
-            policy = _guarded_policy(policy)  # said once, when the guard began to hold
-        summarizer = self.provider.build_summarizer(focus)
-        try:
-            result = compact_context(
-                self.view,
-                self.durable_state,
-                policy=policy,
-                summarizer=summarizer,
-                counter=self.counter,
-                reserved_tokens=reserved,
-            )
-        finally:  # a summary request was paid for even if the view still cannot fit
-            self.log.append_summary_usage(getattr(summarizer, "reported_usage", ()))
-        yield from describe.failed_layer_notices(result.reports)
-        fired = [r for r in result.reports if r.outcome == APPLIED]
-        if fired:
-            yield from self._adopt(result, fired, policy, forced)
-        elif forced:
-            yield CompactionSkipped("nothing_to_compact", self._shown(tokens))
-        elif describe.has_failed_layer(result.reports) and self.guard.note_compaction(
-            tokens, tokens, policy.soft_threshold
-        ):  # else each request pays a futile L4
-            yield CompactionSkipped("loop_guard", self._shown(tokens))
-
-    def _shown(self, tokens: int) -> int:
-        return to_request_tokens(tokens, self.calibration)
-
-    def _adopt(
-        self, result: Any, fired: list[Any], policy: CompactionPolicy, forced: bool
-    ) -> Iterator[SessionEvent]:
-        entry = CompactionRecord(
-            at=self.clock().isoformat(),
-            layers=tuple(f"L{r.layer}" for r in fired),
-            tokens_before=self._shown(result.tokens_before),
-            tokens_after=self._shown(result.tokens_after),
-            forced=forced,
-        )
-        removed = [i for r in fired for i in r.removed_tool_use_ids]
-        # write-ahead; a StoreError propagates: the uncompacted view must not be sent
-        self.log.append_compaction(entry, removed, list(result.messages))
-        self.view = list(result.messages)
-        held = not forced and self.guard.note_compaction(
-            result.tokens_before, result.tokens_after, policy.soft_threshold
-        )
-        yield CompactionFired(
-            tuple(self._layer_line(r) for r in fired),
-            entry.tokens_before,
-            entry.tokens_after,
-            self.policy.soft_threshold,
-            self.policy.hard_limit,
-            forced=forced,
-        )
-        if held:
-            yield CompactionSkipped("loop_guard", entry.tokens_after)
-
-    def _layer_line(self, report: Any) -> LayerLine:
-        code = f"L{report.layer}"
-        return LayerLine(
-            layer=code,
-            name=describe.layer_name(code),
-            tokens_before=self._shown(report.tokens_before),
-            tokens_after=self._shown(report.tokens_after),
-            results_truncated=report.results_truncated,
-            interactions_removed=report.interactions_removed,
-            messages_removed=report.messages_removed,
-        )
+        return compacting.compact_view(self, reserved, forced=forced, focus=focus)
 
     # --- durable context ----------------------------------------------------------------
 
@@ -336,13 +254,3 @@ class Session:
         with contextlib.suppress(StoreError):
             self.record_held_results()
         self.log.close()
-
-
-def _forced_policy(policy: CompactionPolicy, view_tokens: int) -> CompactionPolicy:
-    soft = max(MIN_FORCED_SOFT, min(policy.soft_threshold, view_tokens // 4))
-    return dataclasses.replace(policy, soft_threshold=min(soft, policy.hard_limit - 1))
-
-
-def _guarded_policy(policy: CompactionPolicy) -> CompactionPolicy:
-    """While the guard holds, only the hard limit matters: soft moves just under it."""
-    return dataclasses.replace(policy, soft_threshold=policy.hard_limit - 1)
