@@ -12,12 +12,14 @@ from agent_cli.compaction import (
     CompactionPolicy,
     MessageViewLimitExceeded,
     compact_context,
+    count_view,
     dedup_file_reads,
     generate_summary,
     prune_old_messages,
     truncate_tool_results,
     validate_tool_protocol,
 )
+from agent_cli.frozen import freeze
 
 SETTINGS = settings(
     max_examples=150,
@@ -134,3 +136,31 @@ def test_pruning_keeps_the_first_request_and_the_recent_tail(history, settings_)
         or all(block["type"] == "text" for block in message["content"])
     ]
     assert all(any(kept is message for kept in view) for message in untouched)
+
+
+@SETTINGS
+@given(
+    history=valid_histories(),
+    settings_=policies(),
+    summarizer=st.sampled_from([None, _good, _raising, _blank]),
+    split=st.floats(0, 1),
+)
+def test_a_frozen_history_compacts_exactly_as_the_same_plain_one(
+    history, settings_, summarizer, split
+):
+    """The session keeps frozen messages; the core must treat them as the plain ones,
+    also when a prefix of the view was measured before."""
+    policy = CompactionPolicy(**settings_)
+    frozen = [freeze(message) for message in history]
+    plain_counter, _ = make_counter()
+    frozen_counter, _ = make_counter()
+    cut = int(len(history) * split)  # the prefix may be invalid: count_view never raises
+    assert count_view(history[:cut], plain_counter) == count_view(frozen[:cut], frozen_counter)
+    outcomes = []
+    for view, counter in ((history, plain_counter), (frozen, frozen_counter)):
+        try:
+            result = compact_context(view, policy=policy, summarizer=summarizer, counter=counter)
+            outcomes.append((result.messages, result.tokens_before, result.tokens_after))
+        except MessageViewLimitExceeded as error:
+            outcomes.append(("blocked", error.tokens_before, error.tokens_after))
+    assert outcomes[0] == outcomes[1]
