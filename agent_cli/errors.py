@@ -32,7 +32,11 @@ class ToolProtocolError(AgentCliError, ValueError):
 
 
 class MessageViewLimitExceeded(AgentCliError):
-    """Every layer ran and the view is still at or over the hard limit: nothing is sent."""
+    """Every layer ran and the view is still at or over the hard limit: nothing is sent.
+
+    `reports` holds the `LayerReport` of every layer that ran (figures and outcome codes,
+    no message text), so a caller can say why, e.g. that the summary failed.
+    """
 
     def __init__(
         self,
@@ -41,11 +45,13 @@ class MessageViewLimitExceeded(AgentCliError):
         tokens_after: int,
         hard_limit: int,
         applied_layers: tuple[str, ...],
+        reports: tuple[object, ...] = (),
     ) -> None:
         self.tokens_before = tokens_before
         self.tokens_after = tokens_after
         self.hard_limit = hard_limit
         self.applied_layers = tuple(applied_layers)
+        self.reports = tuple(reports)
         super().__init__(
             f"view is {tokens_after} tokens after layers {list(self.applied_layers)}; "
             f"hard limit is {hard_limit} (was {tokens_before})"

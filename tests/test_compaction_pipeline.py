@@ -141,6 +141,8 @@ def test_a_view_still_over_the_hard_limit_raises_without_message_text():
         "prune_old_messages",
         "generate_summary",
     )
+    assert [report.name for report in error.reports] == list(error.applied_layers)
+    assert error.reports[-1].tokens_after == error.tokens_after
     assert "sk-very-secret" not in str(error)
 
 

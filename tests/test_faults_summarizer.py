@@ -116,6 +116,8 @@ def test_a_failed_summary_over_the_hard_limit_blocks_the_request(
 
     [blocked] = [e for e in events if isinstance(e, RequestBlocked)]
     assert blocked.tokens_after >= blocked.hard_limit == 5_000
+    assert [n.code for n in notices(events)] == [code]  # why the summary could not help
+    assert events.index(notices(events)[0]) < events.index(blocked)
     assert turn_end(events).outcome == "blocked"
     assert len(provider.requests) == sent_before  # nothing was sent
     after = take_snapshot(session)

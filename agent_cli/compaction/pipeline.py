@@ -132,6 +132,7 @@ def compact_context(
             tokens_after=tokens_after,
             hard_limit=policy.hard_limit,
             applied_layers=applied,
+            reports=tuple(reports),
         )
     return CompactionResult(
         view, durable_state, tokens_before, tokens_after, applied, tuple(reports), reserved_tokens

@@ -5,7 +5,8 @@ a soft threshold low enough that something goes; while the loop guard holds: onl
 hard limit), records the compaction before adopting its view (write-ahead: a store error
 propagates and the uncompacted view is never sent), and yields what the REPL shows:
 notices for failed layers, one `CompactionFired` with a line per layer that fired, or a
-`CompactionSkipped` saying why nothing was done. `MessageViewLimitExceeded` propagates.
+`CompactionSkipped` saying why nothing was done. `MessageViewLimitExceeded` propagates,
+after the notices of the layers that failed (a summary that failed says so).
 Every token figure it yields is in request tokens (calibrated).
 """
 
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction import CompactionPolicy, compact_context, count_view
 from agent_cli.compaction.results import APPLIED
+from agent_cli.errors import MessageViewLimitExceeded
 from agent_cli.events import (
     CompactionFired,
     CompactionRecord,
@@ -55,6 +57,9 @@ def compact_view(
             counter=session.counter,
             reserved_tokens=reserved,
         )
+    except MessageViewLimitExceeded as blocked:  # say first why the layers could not help
+        yield from describe.failed_layer_notices(blocked.reports)
+        raise
     finally:  # a summary request was paid for even if the view still cannot fit
         session.log.append_summary_usage(getattr(summarizer, "reported_usage", ()))
     yield from describe.failed_layer_notices(result.reports)
