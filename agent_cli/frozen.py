@@ -53,7 +53,7 @@ class FrozenDict(dict):  # type: ignore[type-arg]
     def __delitem__(self, key: Any) -> None:
         _refuse(self, "__delitem__")
 
-    def __ior__(self, other: Any) -> NoReturn:
+    def __ior__(self, other: Any) -> NoReturn:  # type: ignore[misc]
         _refuse(self, "__ior__")
 
     def clear(self) -> None:
@@ -100,10 +100,10 @@ class FrozenList(list):  # type: ignore[type-arg]
     def __delitem__(self, index: Any) -> None:
         _refuse(self, "__delitem__")
 
-    def __iadd__(self, other: Any) -> NoReturn:
+    def __iadd__(self, other: Any) -> NoReturn:  # type: ignore[misc]
         _refuse(self, "__iadd__")
 
-    def __imul__(self, times: Any) -> NoReturn:
+    def __imul__(self, times: Any) -> NoReturn:  # type: ignore[misc]
         _refuse(self, "__imul__")
 
     def append(self, item: Any) -> None:
