@@ -9,7 +9,7 @@ and the durable block is rendered into the system prompt.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -134,7 +134,7 @@ class Session:
         durable_text = self.render_durable()
         yield from self._compact(self.reserved_tokens(durable_text), forced=True, focus=focus)
 
-    def prepare_request(self) -> Iterator[SessionEvent]:
+    def prepare_request(self) -> Generator[SessionEvent, None, ModelRequest]:
         """Compact if needed, render the durable block, and build the next request."""
         durable_text = self.render_durable()
         reserved = self.reserved_tokens(durable_text)

@@ -20,8 +20,8 @@ Contract of `run_turn_steps`:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Generator, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent_cli.errors import (
     MessageViewLimitExceeded,
@@ -65,6 +65,10 @@ CUT_EMPTY_NOTICE_TEXT = (
     "nothing was kept. Ask again, perhaps for less at once."
 )
 
+Outcome = tuple[str, str | None] | None  # (turn outcome, stop reason) to end; None to go on
+Value = TypeVar("Value")
+Steps = Generator[SessionEvent, None, Value]  # a step's events, then what it returns
+
 
 def run_turn_steps(session: Session, text: str) -> Iterator[SessionEvent]:
     """The turn loop behind `Session.run_turn` (see module contract)."""
@@ -88,7 +92,7 @@ def run_turn_steps(session: Session, text: str) -> Iterator[SessionEvent]:
     yield TurnEnded("ok", stop_reason="step_limit", steps=MAX_STEPS_PER_TURN)
 
 
-def _settle_after_interrupt(session: Session) -> Iterator[SessionEvent]:
+def _settle_after_interrupt(session: Session) -> Steps[Outcome]:
     """Ctrl-C landed where no finer handler took it: while compacting (nothing was adopted),
     or while the REPL showed an event. Every message is already recorded; only a tool call
     left without results needs answering, so the view stays one the API accepts."""
@@ -127,7 +131,7 @@ def build_blocked_event(session: Session, error: MessageViewLimitExceeded) -> Re
     )
 
 
-def _one_step(session: Session) -> Iterator[SessionEvent]:
+def _one_step(session: Session) -> Steps[Outcome]:
     """One request and its tools; returns (outcome, stop_reason) to end, None to go on."""
     try:
         request = yield from session.prepare_request()
@@ -148,7 +152,7 @@ def _one_step(session: Session) -> Iterator[SessionEvent]:
     return (yield from _after_response(session, response))
 
 
-def _stream(session: Session, request: Any) -> Iterator[SessionEvent]:
+def _stream(session: Session, request: Any) -> Steps[ModelResponse | str | None]:
     """Stream one request; the response, None on failure, "cancelled" on Ctrl-C."""
     parts: list[str] = []
     try:
@@ -181,7 +185,7 @@ def _keep_partial_answer(session: Session, text: str) -> Iterator[SessionEvent]:
         yield from _record(session, message)
 
 
-def _after_response(session: Session, response: ModelResponse) -> Iterator[SessionEvent]:
+def _after_response(session: Session, response: ModelResponse) -> Steps[Outcome]:
     message = response.message
     session.note_usage(response.usage)
     if not message.get("content"):
@@ -214,7 +218,7 @@ def _stop_notices(session: Session, reason: str) -> Iterator[SessionEvent]:
         yield Notice("warning", "refusal", "The model declined to answer this request.")
 
 
-def _run_tools(session: Session, tool_uses: list[dict[str, Any]]) -> Iterator[SessionEvent]:
+def _run_tools(session: Session, tool_uses: list[dict[str, Any]]) -> Steps[Outcome]:
     results: list[dict[str, Any]] = []
     try:
         for block in tool_uses:
@@ -242,7 +246,7 @@ def _run_tools(session: Session, tool_uses: list[dict[str, Any]]) -> Iterator[Se
     return None
 
 
-def _record_results(session: Session, results: list[dict[str, Any]]) -> Iterator[SessionEvent]:
+def _record_results(session: Session, results: list[dict[str, Any]]) -> Steps[bool]:
     """Record one tool-results message; if the disk refuses, hold it for the next turn."""
     message = {"role": "user", "content": results}
     if (yield from _record(session, message)):
@@ -257,7 +261,7 @@ def _record_results(session: Session, results: list[dict[str, Any]]) -> Iterator
     return False
 
 
-def _record_held_results(session: Session) -> Iterator[SessionEvent]:
+def _record_held_results(session: Session) -> Steps[bool]:
     """Write tool results a failed append left in memory, before anything else."""
     try:
         if session.record_held_results():
@@ -288,7 +292,7 @@ def _result_block(tool_use_id: str, content: str, is_error: bool) -> dict[str, A
     return block
 
 
-def _record(session: Session, message: dict[str, Any]) -> Iterator[SessionEvent]:
+def _record(session: Session, message: dict[str, Any]) -> Steps[bool]:
     """Write-ahead: transcript first, then the view. False (and a notice) on failure."""
     try:
         session.append_message(message)
