@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -18,7 +19,6 @@ from rich.text import Text
 from agent_cli.errors import ConfigError
 from agent_cli.repl.args import flag_settings
 from agent_cli.repl.config import Settings, load_config_file, resolve_settings
-from agent_cli.repl.views import build_sessions_view
 from agent_cli.repl.wiring import SessionBackend
 
 
@@ -56,21 +56,27 @@ def read_print_prompt(raw: str, stdin: TextIO) -> str:
 
 
 def open_first_session(
-    args: argparse.Namespace, backend: SessionBackend, console: Console, *, list_when_resuming: bool
+    args: argparse.Namespace,
+    backend: SessionBackend,
+    show: Callable[[Any], None],
+    *,
+    list_when_resuming: bool,
 ) -> tuple[Any, bool]:
     """Open the session the flags ask for; returns it and whether it was resumed.
 
     `--resume ID` resumes that session; `--continue`, or `--resume` without an id (which
     first lists this workspace's sessions), resumes the latest session in this workspace,
-    or starts a new one when there is none.
+    or starts a new one when there is none. What it has to say on the way (the listing,
+    "no earlier session") goes to `show(renderable)`: `console.print`, or a list the
+    caller prints later when this runs on a worker thread.
     """
     target: str | None = args.resume or None
     if args.resume == "" or args.continue_latest:
         if args.resume == "" and list_when_resuming:
-            console.print(build_sessions_view(backend.list_sessions(True), None))
+            from agent_cli.repl.views import build_sessions_view
+
+            show(build_sessions_view(backend.list_sessions(True), None))
         target = backend.latest_session_id()
         if target is None:
-            console.print(
-                Text("no earlier session in this workspace; starting a new one", style="yellow")
-            )
+            show(Text("no earlier session in this workspace; starting a new one", style="yellow"))
     return backend.open_session(target), target is not None
