@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
 import time
 from pathlib import Path
 
@@ -33,6 +34,24 @@ from agent_cli.store.memory import MemoryStore
 pytestmark = pytest.mark.e2e
 
 RELEASE_WAIT_SECONDS = 20.0
+# Runs agent-cli's main, but stops where the first prompt frame would be drawn and says
+# which of the modules the first frame does not need were loaded by then.
+FIRST_FRAME_PROBE = """
+import sys
+from agent_cli.repl import prompt
+NOT_FOR_THE_FIRST_FRAME = (
+    "rich", "agent_cli.session", "agent_cli.repl.loop", "agent_cli.repl.commands",
+    "agent_cli.provider", "agent_cli.compaction", "agent_cli.tokens", "agent_cli.tools",
+    "anthropic", "httpx", "pydantic", "tiktoken", "pygments", "tomllib",
+)
+def probe(self, work):
+    loaded = [name for name in NOT_FOR_THE_FIRST_FRAME if name in sys.modules]
+    print("loaded before the first frame:", loaded, flush=True)
+    raise SystemExit(0)
+prompt.PromptReader.show_while = probe
+from agent_cli.repl.main import main
+raise SystemExit(main([]))
+"""
 
 
 @pytest.fixture()
@@ -135,3 +154,12 @@ def test_an_error_opening_the_session_leaves_only_the_error_on_screen(
     assert status != 0
     assert "20200101-000000-abcdef" in screen
     assert count_prompts(screen) == 0 and "ctx " not in screen, screen
+
+
+def test_nothing_the_first_frame_does_not_need_is_imported_before_it(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    terminal = terminals.open(build_env(home))
+    terminal.start([sys.executable, "-c", FIRST_FRAME_PROBE], cwd=workspace)
+    assert terminal.wait_for_exit() == 0
+    assert "loaded before the first frame: []" in terminal.screen(), terminal.screen()

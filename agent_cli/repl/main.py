@@ -145,22 +145,26 @@ def _run_interactive(
 ) -> int:
     """At a terminal the prompt is drawn first and the session opens behind it.
 
-    Everything the first frame does not need (the session and its modules, the provider,
-    the loop and its renderers) is built by `open_repl`, on a worker thread started once
-    the prompt is on screen (`PromptReader.show_while`); with piped input it simply runs
-    here. Only this thread prints: what the opening had to say, then the banner.
+    Everything the first frame does not need (rich and the console, the session and its
+    modules, the provider, the loop and its renderers) is built by `open_repl`, on a
+    worker thread started once the prompt is on screen (`PromptReader.show_while`); with
+    piped input it simply runs here. Only this thread prints: what the opening had to
+    say, then the banner.
     """
     from agent_cli.repl import startup
     from agent_cli.repl.background import DeferredWork
 
-    console = startup.make_console(stdout)
-    reader, asker = _build_input(
-        console, paths, stdin, is_terminal=(_is_terminal(stdin) and console.is_terminal)
-    )
+    prompt_reader = None
+    if _is_terminal(stdin) and startup.writes_to_terminal(stdout):
+        from agent_cli.repl.prompt import PromptReader
+
+        prompt_reader = PromptReader(paths.history_file, _command_summaries)
 
     def open_repl() -> tuple[Any, list[Any]]:
         from agent_cli.repl.loop import Repl
 
+        console = startup.make_console(stdout)
+        reader, asker = _build_input(console, stdin, prompt_reader)
         said: list[Any] = []
         backend = factory(settings, asker)
         session, resumed = startup.open_first_session(
@@ -178,25 +182,22 @@ def _run_interactive(
         return repl, said
 
     opening = DeferredWork(open_repl)
-    if hasattr(reader, "show_while"):
-        reader.show_while(opening)
+    if prompt_reader is not None:
+        prompt_reader.show_while(opening)
     repl, said = opening.result()
     for renderable in said:
-        console.print(renderable)
+        repl.console.print(renderable)
     return repl.run()
 
 
 def _build_input(
-    console: Any, paths: Any, stdin: TextIO, *, is_terminal: bool
+    console: Any, stdin: TextIO, prompt_reader: Any
 ) -> tuple[Any, Callable[[Any], Any]]:
     """The line reader and the permission asker that fit where input comes from."""
     from agent_cli.repl import wiring
 
-    if is_terminal:
-        from agent_cli.repl.prompt import PromptReader
-
-        reader = PromptReader(paths.history_file, _command_summaries)
-        return reader, wiring.build_interactive_asker(reader.ask, console)
+    if prompt_reader is not None:
+        return prompt_reader, wiring.build_interactive_asker(prompt_reader.ask, console)
 
     from rich.text import Text
 
