@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 TARGET_SECONDS = 0.5
-REPEATS = 5
+REPEATS = 15  # the spread between runs is wide (a tenth of a second): 5 gave unsteady medians
 POLL_SECONDS = 0.01
 GIVE_UP_SECONDS = 20.0
 PROMPT_MARK = "›"
@@ -169,6 +169,7 @@ def main() -> None:
         floor = [time_command([sys.executable, "-c", "pass"], env) for _ in range(REPEATS)]
         report("import agent_cli.repl.main", imports)
         report("python -c pass (floor)", floor, target=None)
+    print(f"at the end: {describe_load()}")
 
 
 if __name__ == "__main__":
