@@ -6,8 +6,10 @@ nothing. Each figure is the median of `REPEATS` runs:
 - prompt on screen: a private tmux server (a real terminal, which prompt_toolkit needs to
   draw its toolbar) is started first; the clock starts just before the pane is told to
   run `agent-cli` and stops when `capture-pane` (polled every 10 ms) shows the prompt
-  mark. Also reported: when the context gauge in the toolbar has been measured (the
-  tokenizer loads on a thread after the prompt is up).
+  mark. Also reported: when the banner is on screen too (the session opens on a worker
+  thread once the prompt is drawn, and the banner, which names the session, is printed
+  above the prompt when it is open), and when the context gauge in the toolbar has been
+  measured (the tokenizer loads on a thread after that).
 - `agent-cli --version` as a subprocess, wall time.
 - `python -c "import agent_cli.repl.main"`, against `python -c pass` as the floor.
 
@@ -29,11 +31,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 TARGET_SECONDS = 0.5
-REPEATS = 5
+REPEATS = 15  # the spread between runs is wide (a tenth of a second): 5 gave unsteady medians
 POLL_SECONDS = 0.01
 GIVE_UP_SECONDS = 20.0
 PROMPT_MARK = "›"
+BANNER_MARK = "/help for commands"
 GAUGE_MEASURED = "estimator:"
+# Polled in this order: each is looked for only once the one before it showed.
+MILESTONES = {"prompt": PROMPT_MARK, "banner": BANNER_MARK, "gauge": GAUGE_MEASURED}
 
 
 def clean_env(home: Path) -> dict[str, str]:
@@ -62,8 +67,8 @@ class TmuxClock:
         self._tmux("new-session", "-d", "-s", "bench", "-x", "120", "-y", "40", "sleep 3600")
         self._tmux("set-option", "-g", "remain-on-exit", "on")
 
-    def time_to_prompt(self, argv: list[str], cwd: Path, home: Path) -> tuple[float, float | None]:
-        """Seconds until the prompt shows, and until the gauge is measured (None: never)."""
+    def time_to_prompt(self, argv: list[str], cwd: Path, home: Path) -> dict[str, float | None]:
+        """Seconds until the prompt shows, the banner too, and the gauge (None: never)."""
         start = time.perf_counter()
         self._tmux(
             "new-window",
@@ -77,12 +82,14 @@ class TmuxClock:
             f"AGENT_CLI_HOME={home}",
             shlex.join(argv),
         )
-        prompt_at = self._poll(lambda screen: PROMPT_MARK in screen, start)
-        gauge_at = self._poll(lambda screen: GAUGE_MEASURED in screen, start)
+        times = {
+            name: self._poll(lambda screen, mark=mark: mark in screen, start)
+            for name, mark in MILESTONES.items()
+        }
         self._tmux("kill-window", "-t", "bench:run")
-        if prompt_at is None:
+        if times["prompt"] is None:
             raise RuntimeError("the prompt never appeared")
-        return prompt_at, gauge_at
+        return times
 
     def close(self) -> None:
         subprocess.run([*self._base, "kill-server"], env=self._env, capture_output=True)
@@ -101,22 +108,21 @@ class TmuxClock:
         return done.stdout
 
 
-def measure_prompt(tmux: str, scratch: Path) -> tuple[list[float], list[float]]:
-    prompts: list[float] = []
-    gauges: list[float] = []
+def measure_prompt(tmux: str, scratch: Path) -> dict[str, list[float]]:
+    """Each milestone's samples, over `REPEATS` runs (a milestone never seen is left out)."""
+    samples: dict[str, list[float]] = {name: [] for name in MILESTONES}
     workspace = scratch / "ws"
     workspace.mkdir()
     clock = TmuxClock(tmux, clean_env(scratch / "unused"))
     try:
         for n in range(REPEATS):
             home = scratch / f"home-{n}"
-            prompt_at, gauge_at = clock.time_to_prompt(agent_cli_argv(), workspace, home)
-            prompts.append(prompt_at)
-            if gauge_at is not None:
-                gauges.append(gauge_at)
+            for name, seconds in clock.time_to_prompt(agent_cli_argv(), workspace, home).items():
+                if seconds is not None:
+                    samples[name].append(seconds)
     finally:
         clock.close()
-    return prompts, gauges
+    return samples
 
 
 def report(name: str, samples: list[float], *, target: float | None = TARGET_SECONDS) -> None:
@@ -146,10 +152,12 @@ def main() -> None:
         if tmux is None:
             print("prompt on screen: skipped (tmux is not installed)")
         else:
-            prompts, gauges = measure_prompt(tmux, scratch)
-            report("prompt on screen (tmux)", prompts)
-            if gauges:
-                report("gauge measured in toolbar", gauges, target=None)
+            samples = measure_prompt(tmux, scratch)
+            report("prompt on screen (tmux)", samples["prompt"])
+            if samples["banner"]:
+                report("banner above it too", samples["banner"], target=None)
+            if samples["gauge"]:
+                report("gauge measured in toolbar", samples["gauge"], target=None)
         report(
             "agent-cli --version",
             [time_command([*agent_cli_argv(), "--version"], env) for _ in range(REPEATS)],
@@ -161,6 +169,7 @@ def main() -> None:
         floor = [time_command([sys.executable, "-c", "pass"], env) for _ in range(REPEATS)]
         report("import agent_cli.repl.main", imports)
         report("python -c pass (floor)", floor, target=None)
+    print(f"at the end: {describe_load()}")
 
 
 if __name__ == "__main__":

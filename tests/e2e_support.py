@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 PROMPT_MARK = "›"
+BANNER_END = "/help for commands"  # the banner's last line
 POLL_SECONDS = 0.1
 DEFAULT_WAIT_SECONDS = 20.0
 PANE = "e2e"
@@ -257,8 +258,15 @@ class ReplDriver:
         self.terminal = terminal
 
     def wait_for_prompt(self, *, timeout: float = DEFAULT_WAIT_SECONDS) -> str:
+        """Wait until the REPL is ready: the banner on screen, and the prompt below it.
+
+        The prompt alone is not enough: it is drawn first, while the session still opens,
+        and the banner (which names the session) comes above it once the session is open.
+        """
         return self.terminal.wait_for(
-            lambda screen: count_prompts(screen) >= 1, "the first prompt", timeout=timeout
+            lambda screen: BANNER_END in screen and count_prompts(screen) >= 1,
+            "the banner and the first prompt",
+            timeout=timeout,
         )
 
     def submit(self, line: str, *, timeout: float = DEFAULT_WAIT_SECONDS) -> str:

@@ -1,10 +1,12 @@
-"""The gauge is measured on a worker thread so the prompt need not wait for it."""
+"""Slow work on worker threads, so the prompt need not wait: the gauge, the session opening."""
 
 from __future__ import annotations
 
 import threading
 
-from agent_cli.repl.background import BackgroundMeasure
+import pytest
+
+from agent_cli.repl.background import BackgroundMeasure, DeferredWork
 
 
 def test_the_value_is_there_after_wait_and_on_done_ran():
@@ -31,3 +33,52 @@ def test_an_error_while_measuring_is_kept_not_raised():
     assert watch.wait() is None
     assert isinstance(watch.error, RuntimeError)
     assert done == [True]
+
+
+# --- DeferredWork: the session opening, started once the first prompt frame is drawn ------
+
+
+def test_deferred_work_never_started_runs_where_its_result_is_asked():
+    threads: list[str] = []
+    work = DeferredWork(lambda: threads.append(threading.current_thread().name) or 7)
+    assert work.result() == 7
+    assert threads == [threading.current_thread().name]
+
+
+def test_deferred_work_runs_on_a_worker_once_started_and_tells_when_done():
+    release = threading.Event()
+    told: list[str] = []
+    work = DeferredWork(lambda: release.wait(10) and threading.current_thread().name)
+    work.when_done(lambda: told.append("done"))
+    work.start()
+    work.start()  # a second start does nothing
+    assert told == []
+    release.set()
+    assert work.result() == "agent-cli-start"
+    assert told == ["done"]
+
+
+def test_deferred_work_raises_its_error_from_result_and_still_tells_when_done():
+    def broken():
+        raise ValueError("bad config")
+
+    told: list[bool] = []
+    work = DeferredWork(broken)
+    work.when_done(lambda: told.append(True))
+    work.start()
+    with pytest.raises(ValueError, match="bad config"):
+        work.result()
+    assert told == [True]
+
+
+def test_a_callback_asked_for_after_the_end_runs_at_once_and_a_cancelled_one_never():
+    release = threading.Event()
+    told: list[str] = []
+    work = DeferredWork(lambda: release.wait(10))
+    cancel = work.when_done(lambda: told.append("cancelled"))
+    cancel()
+    work.start()
+    release.set()
+    work.result()
+    work.when_done(lambda: told.append("late"))
+    assert told == ["late"]

@@ -56,7 +56,7 @@ def test_a_hostile_estimator_name_is_flattened_in_the_toolbar():
 
 
 def completions(text: str, *, tab: bool = False) -> list[str]:
-    completer = SlashCommandCompleter(command_summaries())
+    completer = SlashCommandCompleter(command_summaries)
     event = CompleteEvent(completion_requested=tab)
     return [c.text for c in completer.get_completions(Document(text), event)]
 
@@ -81,7 +81,7 @@ def pipe_reader(tmp_path):
     with create_pipe_input() as pipe:
         reader = PromptReader(
             tmp_path / "history",
-            command_summaries(),
+            command_summaries,
             terminal_input=pipe,
             terminal_output=DummyOutput(),
         )

@@ -11,7 +11,6 @@ module only passes on what the user set.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,6 +75,8 @@ def load_config_file(path: Path) -> dict[str, Any]:
         raise ConfigError(
             "config file", f"cannot be read ({exc.strerror})", source=str(path)
         ) from None
+    import tomllib  # here, not at the top: most starts have no file, and it costs time
+
     try:
         values = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:

@@ -7,7 +7,10 @@ configuration, 3 a `-p` request blocked by the hard limit, 130 cancelled with Ct
 Start-up speed: at import this module loads only the standard library and the argument
 parser, so `--help` and `--version` answer at once; rich, prompt_toolkit, the session,
 token counting and providers are imported later, only on the paths that need them
-(prompt_toolkit only when stdin and stdout are terminals).
+(prompt_toolkit only when stdin and stdout are terminals). At a terminal the prompt is
+drawn before the session is opened: the opening (and everything it imports) runs on a
+worker thread meanwhile, and the banner comes above the prompt once it is done; what
+the user typed or sent in between is kept (`early_prompt`).
 
 Tests drive `main` through its keyword parameters instead of patching: `stdin`, `stdout`,
 `stderr`, `env`, `paths` (anything with `config_file` and `history_file`), and
@@ -119,7 +122,9 @@ def _run_print_mode(
     diagnostics = startup.make_console(stderr, stderr=True)
     asker = wiring.build_refusing_asker(diagnostics, "-p mode cannot ask for permission")
     backend = factory(settings, asker)
-    session, _ = startup.open_first_session(args, backend, diagnostics, list_when_resuming=False)
+    session, _ = startup.open_first_session(
+        args, backend, diagnostics.print, list_when_resuming=False
+    )
     try:
         return run_print_turn(
             session, prompt_text, stdout or sys.stdout, EventRenderer(diagnostics, live=False)
@@ -138,39 +143,61 @@ def _run_interactive(
     stdout: TextIO | None,
     offline_fallback: bool,
 ) -> int:
-    from agent_cli.repl import startup
-    from agent_cli.repl.loop import Repl
+    """At a terminal the prompt is drawn first and the session opens behind it.
 
-    console = startup.make_console(stdout)
-    reader, asker = _build_input(
-        console, paths, stdin, is_terminal=(_is_terminal(stdin) and console.is_terminal)
-    )
-    backend = factory(settings, asker)
-    session, resumed = startup.open_first_session(args, backend, console, list_when_resuming=True)
-    repl = Repl(
-        session=session,
-        backend=backend,
-        reader=reader,
-        console=console,
-        live=console.is_terminal,
-        offline_fallback=offline_fallback,
-        resumed=resumed,
-    )
+    Everything the first frame does not need (rich and the console, the session and its
+    modules, the provider, the loop and its renderers) is built by `open_repl`, on a
+    worker thread started once the prompt is on screen (`PromptReader.show_while`); with
+    piped input it simply runs here. Only this thread prints: what the opening had to
+    say, then the banner.
+    """
+    from agent_cli.repl import startup
+    from agent_cli.repl.background import DeferredWork
+
+    prompt_reader = None
+    if _is_terminal(stdin) and startup.writes_to_terminal(stdout):
+        from agent_cli.repl.prompt import PromptReader
+
+        prompt_reader = PromptReader(paths.history_file, _command_summaries)
+
+    def open_repl() -> tuple[Any, list[Any]]:
+        from agent_cli.repl.loop import Repl
+
+        console = startup.make_console(stdout)
+        reader, asker = _build_input(console, stdin, prompt_reader)
+        said: list[Any] = []
+        backend = factory(settings, asker)
+        session, resumed = startup.open_first_session(
+            args, backend, said.append, list_when_resuming=True
+        )
+        repl = Repl(
+            session=session,
+            backend=backend,
+            reader=reader,
+            console=console,
+            live=console.is_terminal,
+            offline_fallback=offline_fallback,
+            resumed=resumed,
+        )
+        return repl, said
+
+    opening = DeferredWork(open_repl)
+    if prompt_reader is not None:
+        prompt_reader.show_while(opening)
+    repl, said = opening.result()
+    for renderable in said:
+        repl.console.print(renderable)
     return repl.run()
 
 
 def _build_input(
-    console: Any, paths: Any, stdin: TextIO, *, is_terminal: bool
+    console: Any, stdin: TextIO, prompt_reader: Any
 ) -> tuple[Any, Callable[[Any], Any]]:
     """The line reader and the permission asker that fit where input comes from."""
     from agent_cli.repl import wiring
 
-    if is_terminal:
-        from agent_cli.repl.commands import command_summaries
-        from agent_cli.repl.prompt import PromptReader
-
-        reader = PromptReader(paths.history_file, command_summaries())
-        return reader, wiring.build_interactive_asker(reader.ask, console)
+    if prompt_reader is not None:
+        return prompt_reader, wiring.build_interactive_asker(prompt_reader.ask, console)
 
     from rich.text import Text
 
@@ -182,6 +209,13 @@ def _build_input(
 
     refuse = wiring.build_refusing_asker(console, "stdin is not a terminal, so no one can answer")
     return PlainLineReader(stdin, echo=echo), refuse
+
+
+def _command_summaries() -> dict[str, str]:
+    """The command table, loaded at the first completion rather than before the prompt."""
+    from agent_cli.repl.commands import command_summaries
+
+    return command_summaries()
 
 
 def _is_terminal(stream: TextIO) -> bool:

@@ -2,9 +2,13 @@
 
 Contract: `PromptReader.read_line(gauge_source)` shows the prompt with the gauge that
 `gauge_source()` returns (None until it is measured) in the bottom toolbar, and returns
-what the user sent; `refresh()` (thread-safe) redraws the toolbar once the gauge is in. Enter sends; Alt+Enter (terminals send it as
-Esc Enter, so both work) inserts a new line. Ctrl-C raises `KeyboardInterrupt` (the
-loop clears the line and prompts again); Ctrl-D on an empty line raises `EOFError`.
+what the user sent; `refresh()` (thread-safe) redraws the toolbar once the gauge is in.
+`show_while(work)` is for start-up: it shows the prompt while `work` (the session
+opening) runs, then takes it off the screen; the next `read_line` carries on with what
+was typed meanwhile, and a line already sent is returned by it (see `early_prompt`).
+Enter sends; Alt+Enter (terminals send it as Esc Enter, so both work) inserts a new
+line. Ctrl-C raises `KeyboardInterrupt` (the loop clears the line and prompts again);
+Ctrl-D on an empty line raises `EOFError`.
 History lives in the state folder's history file. Only imported when stdin is a
 terminal: prompt_toolkit does not read piped input properly, and it costs start-up time.
 The prompt runs inside `patch_stdout(raw=True)` so output written while it is shown
@@ -25,7 +29,10 @@ from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.styles import Style
+from prompt_toolkit.utils import is_dumb_terminal
 
+from agent_cli.repl.background import DeferredWork
+from agent_cli.repl.early_prompt import PendingInput, replay, show_until_done
 from agent_cli.repl.safe_text import clip_line
 
 PROMPT_TEXT = "› "
@@ -80,10 +87,13 @@ class SlashCommandCompleter(Completer):
     """Completes `/commands` while typing, and the bare `stats` on Tab.
 
     Only the first word of a line is completed: the rest is a message for the model.
+    `commands()` (name -> summary) is asked once, at the first completion, so the command
+    table need not be loaded before the prompt is drawn.
     """
 
-    def __init__(self, commands: Mapping[str, str]) -> None:
-        self._commands = dict(commands)
+    def __init__(self, commands: Callable[[], Mapping[str, str]]) -> None:
+        self._load_commands = commands
+        self._commands: dict[str, str] | None = None
 
     def get_completions(
         self, document: Document, complete_event: CompleteEvent
@@ -92,6 +102,8 @@ class SlashCommandCompleter(Completer):
         if not typed or any(ch.isspace() for ch in typed):
             return
         if typed.startswith("/"):
+            if self._commands is None:
+                self._commands = dict(self._load_commands())
             candidates = self._commands
         elif complete_event.completion_requested:
             candidates = BARE_COMMANDS
@@ -110,13 +122,14 @@ class PromptReader:
     def __init__(
         self,
         history_file: Path,
-        commands: Mapping[str, str],
+        commands: Callable[[], Mapping[str, str]],
         *,
         terminal_input: Any = None,
         terminal_output: Any = None,
     ) -> None:
         """`terminal_input`/`terminal_output` replace the real terminal (tests use a pipe)."""
         self._gauge_source: Callable[[], Any] = lambda: None
+        self._pending: PendingInput | None = None
         self._terminal = {"input": terminal_input, "output": terminal_output}
         self._session: PromptSession[str] = PromptSession(
             **self._terminal,
@@ -130,8 +143,26 @@ class PromptReader:
 
     def read_line(self, gauge_source: Callable[[], Any] | None = None) -> str:
         self._gauge_source = gauge_source or (lambda: None)
+        pending, self._pending = self._pending, None
+        app = self._session.app
         with patch_stdout(raw=True):
-            return self._session.prompt(PROMPT_TEXT)
+            if pending is None:
+                return self._session.prompt(PROMPT_TEXT)
+            return self._session.prompt(
+                PROMPT_TEXT, default=pending.document, pre_run=replay(pending, app)
+            )
+
+    def show_while(self, work: DeferredWork[Any]) -> None:
+        """The prompt on screen while `work` runs, then off it; see the module contract.
+
+        `work` starts once the first frame is drawn. On a terminal too dumb for
+        prompt_toolkit's full prompt nothing is shown early: `work.result()` runs it.
+        """
+        if self._terminal["output"] is None and is_dumb_terminal():
+            return
+        self._gauge_source = lambda: None
+        with patch_stdout(raw=True):
+            self._pending = show_until_done(self._session, work, PROMPT_TEXT)
 
     def refresh(self) -> None:
         """Redraw the prompt (e.g. the gauge arrived); safe from any thread."""

@@ -2,24 +2,30 @@
 and which session to open first.
 
 Contract: plain functions; typed errors (`ConfigError`, `SessionNotFound`, ...) propagate
-to `main`, which turns them into one line and an exit code.
+to `main`, which turns them into one line and an exit code. rich is imported only by the
+functions that build something with it: settings, the workspace and `writes_to_terminal`
+come before the first prompt frame, which does not need rich.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
-
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING, Any, TextIO
 
 from agent_cli.errors import ConfigError
 from agent_cli.repl.args import flag_settings
 from agent_cli.repl.config import Settings, load_config_file, resolve_settings
-from agent_cli.repl.views import build_sessions_view
 from agent_cli.repl.wiring import SessionBackend
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+# The variables by which rich's `Console.is_terminal` overrides what `isatty()` says.
+RICH_TERMINAL_OVERRIDES = ("FORCE_COLOR", "TTY_COMPATIBLE")
 
 
 def load_settings(args: argparse.Namespace, config_file: Path) -> Settings:
@@ -42,9 +48,26 @@ def make_console(stream: TextIO | None, *, stderr: bool = False) -> Console:
     Without `file=` rich looks up `sys.stdout` each time it writes, which is what lets
     prompt_toolkit's `patch_stdout` put output above a prompt that is on screen.
     """
+    from rich.console import Console
+
     if stream is None:
         return Console(stderr=stderr)
     return Console(file=stream)
+
+
+def writes_to_terminal(stream: TextIO | None) -> bool:
+    """What `make_console(stream).is_terminal` says, without importing rich if it can.
+
+    rich answers `isatty()` of the stream (the real stdout when `stream` is None) unless
+    one of `RICH_TERMINAL_OVERRIDES` is set; only then is rich itself asked.
+    """
+    if any(name in os.environ for name in RICH_TERMINAL_OVERRIDES):
+        return make_console(stream).is_terminal
+    target = sys.stdout if stream is None else stream
+    try:
+        return bool(target.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream: rich says no
+        return False
 
 
 def read_print_prompt(raw: str, stdin: TextIO) -> str:
@@ -56,21 +79,29 @@ def read_print_prompt(raw: str, stdin: TextIO) -> str:
 
 
 def open_first_session(
-    args: argparse.Namespace, backend: SessionBackend, console: Console, *, list_when_resuming: bool
+    args: argparse.Namespace,
+    backend: SessionBackend,
+    show: Callable[[Any], None],
+    *,
+    list_when_resuming: bool,
 ) -> tuple[Any, bool]:
     """Open the session the flags ask for; returns it and whether it was resumed.
 
     `--resume ID` resumes that session; `--continue`, or `--resume` without an id (which
     first lists this workspace's sessions), resumes the latest session in this workspace,
-    or starts a new one when there is none.
+    or starts a new one when there is none. What it has to say on the way (the listing,
+    "no earlier session") goes to `show(renderable)`: `console.print`, or a list the
+    caller prints later when this runs on a worker thread.
     """
+    from rich.text import Text
+
     target: str | None = args.resume or None
     if args.resume == "" or args.continue_latest:
         if args.resume == "" and list_when_resuming:
-            console.print(build_sessions_view(backend.list_sessions(True), None))
+            from agent_cli.repl.views import build_sessions_view
+
+            show(build_sessions_view(backend.list_sessions(True), None))
         target = backend.latest_session_id()
         if target is None:
-            console.print(
-                Text("no earlier session in this workspace; starting a new one", style="yellow")
-            )
+            show(Text("no earlier session in this workspace; starting a new one", style="yellow"))
     return backend.open_session(target), target is not None

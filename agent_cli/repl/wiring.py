@@ -3,8 +3,8 @@
 Contract: `build_backend(settings, ask_permission, paths=..., env=..., workspace=...)`
 returns a `SessionBackend`, the small interface the REPL uses to open, list and find
 sessions; tests hand the REPL a fake backend instead (through `main`'s
-`backend_factory`). Heavy modules (the session, providers, token counting) are imported
-here, inside functions, only once the REPL knows it needs them.
+`backend_factory`). Heavy modules (the session, providers, token counting, and rich) are
+imported here, inside functions, only once the REPL knows it needs them.
 
 Permissions: `build_interactive_asker` asks y/a/n at the prompt (allow once / always
 for this session / deny); `build_refusing_asker` is for `-p` and piped stdin, where no
@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.repl.config import Settings, build_policy
 from agent_cli.repl.safe_text import clip_line, sanitize_block
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 ASK_QUESTION = "allow? [y] once · [a] always this session · [n] no: "
 API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
@@ -117,6 +117,7 @@ def parse_permission_answer(answer: str) -> str | None:
 
 def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Callable[[Any], Any]:
     """Ask at the prompt. Ctrl-C propagates (the session cancels the turn); Ctrl-D denies."""
+    from rich.text import Text
 
     def ask_permission(request: Any) -> Any:
         console.print(
@@ -141,6 +142,7 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Call
 
 def build_refusing_asker(console: Console, why: str) -> Callable[[Any], Any]:
     """Deny every request and say so: nobody is there to answer."""
+    from rich.text import Text
 
     def refuse(request: Any) -> Any:
         console.print(

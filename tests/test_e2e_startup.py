@@ -1,0 +1,165 @@
+"""End to end, in tmux: the prompt is up before the session is open, and nothing is lost.
+
+The prompt is drawn first and the session opens behind it, then the banner comes above
+the prompt. To type while the session is still opening, whatever the machine's speed,
+these tests hold the opening back: the workspace's memory file is made a FIFO, so the
+session's open of it blocks until the test opens the other end. (The session then says
+the memory file could not be read, `not_a_file`, and goes on without durable facts.)
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from e2e_support import (
+    BANNER_END,
+    PROMPT_MARK,
+    TerminalPool,
+    TmuxTerminal,
+    agent_cli_argv,
+    build_env,
+    count_prompts,
+    last_prompt_line,
+    require_tmux,
+    write_demo_workspace,
+)
+
+from agent_cli.store.memory import MemoryStore
+
+pytestmark = pytest.mark.e2e
+
+RELEASE_WAIT_SECONDS = 20.0
+# Runs agent-cli's main, but stops where the first prompt frame would be drawn and says
+# which of the modules the first frame does not need were loaded by then.
+FIRST_FRAME_PROBE = """
+import sys
+from agent_cli.repl import prompt
+NOT_FOR_THE_FIRST_FRAME = (
+    "rich", "agent_cli.session", "agent_cli.repl.loop", "agent_cli.repl.commands",
+    "agent_cli.provider", "agent_cli.compaction", "agent_cli.tokens", "agent_cli.tools",
+    "anthropic", "httpx", "pydantic", "tiktoken", "pygments", "tomllib",
+)
+def probe(self, work):
+    loaded = [name for name in NOT_FOR_THE_FIRST_FRAME if name in sys.modules]
+    print("loaded before the first frame:", loaded, flush=True)
+    raise SystemExit(0)
+prompt.PromptReader.show_while = probe
+from agent_cli.repl.main import main
+raise SystemExit(main([]))
+"""
+
+
+@pytest.fixture()
+def terminals(tmp_path: Path):
+    pool = TerminalPool(require_tmux(), tmp_path)
+    yield pool
+    pool.kill_all()
+
+
+@pytest.fixture()
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture()
+def workspace(tmp_path: Path) -> Path:
+    return write_demo_workspace(tmp_path / "ws")
+
+
+def hold_the_opening(home: Path, workspace: Path) -> Path:
+    """Make the workspace's memory file a FIFO; the session opening blocks on it."""
+    memory_dir = home / "memory"
+    memory_dir.mkdir(parents=True, mode=0o700)
+    fifo = MemoryStore(memory_dir).path_for(workspace)
+    os.mkfifo(fifo, 0o600)
+    return fifo
+
+
+def release_the_opening(fifo: Path) -> None:
+    """Open the FIFO's other end (once the session waits on it): its open returns."""
+    deadline = time.monotonic() + RELEASE_WAIT_SECONDS
+    while True:
+        try:
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+            return
+        except OSError as exc:
+            if exc.errno != errno.ENXIO or time.monotonic() >= deadline:
+                raise  # ENXIO: nobody reads it yet, the opening has not got that far
+            time.sleep(0.05)
+
+
+def start_held(terminals: TerminalPool, home: Path, workspace: Path) -> tuple[TmuxTerminal, Path]:
+    """agent-cli with its session opening held back, once its prompt is on screen."""
+    fifo = hold_the_opening(home, workspace)
+    terminal = terminals.open(build_env(home))
+    terminal.start([*agent_cli_argv(), "--yes"], cwd=workspace)
+    screen = terminal.wait_for(lambda text: count_prompts(text) >= 1, "the early prompt")
+    assert BANNER_END not in screen, "the banner came before the session could open"
+    return terminal, fifo
+
+
+def test_a_line_sent_before_the_session_opened_runs_once_it_has_below_the_banner(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    terminal, fifo = start_held(terminals, home, workspace)
+    terminal.type_text("list .")
+    terminal.press("Enter")
+    terminal.type_text("read README.md")  # typed ahead, not sent yet
+    terminal.wait_for(lambda text: count_prompts(text) == 0, "the early prompt taken down")
+    assert "big.txt" not in terminal.screen(), "the line ran before the session was open"
+
+    release_the_opening(fifo)
+    screen = terminal.wait_for(
+        lambda text: last_prompt_line(text) == f"{PROMPT_MARK} read README.md",
+        "the typed-ahead text at the prompt after the early line's answer",
+    )
+    sent = f"{PROMPT_MARK} list ."
+    assert screen.count(sent) == 1, screen
+    assert screen.index(BANNER_END) < screen.index(sent) < screen.index("big.txt"), screen
+    assert "memory file could not be read (not_a_file)" in screen
+    terminal.press("Enter")
+    terminal.wait_for_text("Demo Project")
+    terminal.press("C-d")
+    assert terminal.wait_for_exit() == 0
+    history = (home / "history").read_text(encoding="utf-8")
+    assert history.count("+list .") == 1 and history.count("+read README.md") == 1
+
+
+def test_ctrl_d_before_the_session_opened_still_shows_the_banner_then_the_goodbye(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    terminal, fifo = start_held(terminals, home, workspace)
+    terminal.press("C-d")
+    terminal.wait_for(lambda text: count_prompts(text) == 0, "the early prompt taken down")
+    assert terminal.exit_status() is None, "it exited before the session was open"
+
+    release_the_opening(fifo)
+    assert terminal.wait_for_exit() == 0
+    screen = terminal.screen()
+    assert screen.index(BANNER_END) < screen.index(PROMPT_MARK) < screen.index("transcript: ")
+
+
+def test_an_error_opening_the_session_leaves_only_the_error_on_screen(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    terminal = terminals.open(build_env(home))
+    terminal.start([*agent_cli_argv(), "--resume", "20200101-000000-abcdef"], cwd=workspace)
+    status = terminal.wait_for_exit()
+    screen = terminal.screen()
+    assert status != 0
+    assert "20200101-000000-abcdef" in screen
+    assert count_prompts(screen) == 0 and "ctx " not in screen, screen
+
+
+def test_nothing_the_first_frame_does_not_need_is_imported_before_it(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    terminal = terminals.open(build_env(home))
+    terminal.start([sys.executable, "-c", FIRST_FRAME_PROBE], cwd=workspace)
+    assert terminal.wait_for_exit() == 0
+    assert "loaded before the first frame: []" in terminal.screen(), terminal.screen()
