@@ -1,8 +1,15 @@
-"""Shared test set-up: every test gets its own AGENT_CLI_HOME, never the user's."""
+"""Shared test set-up: every test gets its own AGENT_CLI_HOME, never the user's.
+
+Also the fixtures several modules share (a module may define its own of the same name,
+which then wins): for end-to-end tests `terminals` (a tmux pool), `home` (a state folder
+path, not created) and `workspace` (the demo workspace); for prompt tests `pipe_reader`
+(a `PromptReader` on a pipe, with a dummy output).
+"""
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -21,3 +28,42 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
         monkeypatch.delenv(name, raising=False)
     assert os.environ["AGENT_CLI_HOME"] == str(home)
     return home
+
+
+@pytest.fixture()
+def terminals(tmp_path: Path):
+    from e2e_support import TerminalPool, require_tmux
+
+    pool = TerminalPool(require_tmux(), tmp_path)
+    yield pool
+    pool.kill_all()
+
+
+@pytest.fixture()
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture()
+def workspace(tmp_path: Path) -> Path:
+    from e2e_support import write_demo_workspace
+
+    return write_demo_workspace(tmp_path / "ws")
+
+
+@pytest.fixture()
+def pipe_reader(tmp_path: Path):
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from agent_cli.repl.commands import command_summaries
+    from agent_cli.repl.prompt import PromptReader
+
+    with create_pipe_input() as pipe:
+        reader = PromptReader(
+            tmp_path / "history",
+            command_summaries,
+            terminal_input=pipe,
+            terminal_output=DummyOutput(),
+        )
+        yield pipe, reader

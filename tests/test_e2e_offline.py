@@ -20,9 +20,7 @@ from e2e_support import (
     build_env,
     count_prompts,
     last_prompt_line,
-    require_tmux,
     session_id_on,
-    write_demo_workspace,
 )
 
 from agent_cli.protocol import validate_tool_protocol
@@ -44,23 +42,6 @@ GAUGE = re.compile(r"ctx [\d,]+ / 2,500 soft / 60,000 hard \(\d+%\) · estimator
 COMPACTION_ROW = re.compile(
     r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+(L[1-4](?:\+L[1-4])*): [\d,]+ -> [\d,]+ tokens"
 )
-
-
-@pytest.fixture()
-def terminals(tmp_path: Path):
-    pool = TerminalPool(require_tmux(), tmp_path)
-    yield pool
-    pool.kill_all()
-
-
-@pytest.fixture()
-def home(tmp_path: Path) -> Path:
-    return tmp_path / "home"
-
-
-@pytest.fixture()
-def workspace(tmp_path: Path) -> Path:
-    return write_demo_workspace(tmp_path / "ws")
 
 
 @pytest.fixture()

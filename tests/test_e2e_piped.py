@@ -9,21 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from e2e_support import build_env, run_piped, session_id_on, write_demo_workspace
+from e2e_support import build_env, run_piped, session_id_on
 
 pytestmark = pytest.mark.e2e
 
 QUESTION = "read README.md and tell me its first heading"
-
-
-@pytest.fixture()
-def home(tmp_path: Path) -> Path:
-    return tmp_path / "home"
-
-
-@pytest.fixture()
-def workspace(tmp_path: Path) -> Path:
-    return write_demo_workspace(tmp_path / "ws")
 
 
 def test_piped_lines_print_the_answer_and_the_stats_panel_then_exit_zero(

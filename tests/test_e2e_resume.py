@@ -15,32 +15,13 @@ from e2e_support import (
     TerminalPool,
     agent_cli_argv,
     build_env,
-    require_tmux,
     run_piped,
     session_id_on,
-    write_demo_workspace,
 )
 
 from agent_cli.store.transcript import TranscriptStore
 
 pytestmark = pytest.mark.e2e
-
-
-@pytest.fixture()
-def home(tmp_path: Path) -> Path:
-    return tmp_path / "home"
-
-
-@pytest.fixture()
-def workspace(tmp_path: Path) -> Path:
-    return write_demo_workspace(tmp_path / "ws")
-
-
-@pytest.fixture()
-def terminals(tmp_path: Path):
-    pool = TerminalPool(require_tmux(), tmp_path)
-    yield pool
-    pool.kill_all()
 
 
 def record_session(home: Path, workspace: Path, lines: str) -> str:

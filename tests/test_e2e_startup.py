@@ -25,8 +25,6 @@ from e2e_support import (
     build_env,
     count_prompts,
     last_prompt_line,
-    require_tmux,
-    write_demo_workspace,
 )
 
 from agent_cli.store.memory import MemoryStore
@@ -52,23 +50,6 @@ prompt.PromptReader.show_while = probe
 from agent_cli.repl.main import main
 raise SystemExit(main([]))
 """
-
-
-@pytest.fixture()
-def terminals(tmp_path: Path):
-    pool = TerminalPool(require_tmux(), tmp_path)
-    yield pool
-    pool.kill_all()
-
-
-@pytest.fixture()
-def home(tmp_path: Path) -> Path:
-    return tmp_path / "home"
-
-
-@pytest.fixture()
-def workspace(tmp_path: Path) -> Path:
-    return write_demo_workspace(tmp_path / "ws")
 
 
 def hold_the_opening(home: Path, workspace: Path) -> Path:

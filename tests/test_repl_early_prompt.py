@@ -11,26 +11,11 @@ import threading
 import time
 
 import pytest
-from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
 
 from agent_cli.repl.background import DeferredWork
-from agent_cli.repl.commands import command_summaries
 from agent_cli.repl.prompt import PromptReader
 
 WAIT_SECONDS = 10.0
-
-
-@pytest.fixture
-def pipe_reader(tmp_path):
-    with create_pipe_input() as pipe:
-        reader = PromptReader(
-            tmp_path / "history",
-            command_summaries,
-            terminal_input=pipe,
-            terminal_output=DummyOutput(),
-        )
-        yield pipe, reader
 
 
 class HeldWork:

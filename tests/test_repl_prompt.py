@@ -7,12 +7,9 @@ from types import SimpleNamespace
 import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
-from prompt_toolkit.input import create_pipe_input
-from prompt_toolkit.output import DummyOutput
 
 from agent_cli.repl.commands import command_summaries
 from agent_cli.repl.prompt import (
-    PromptReader,
     SlashCommandCompleter,
     build_toolbar,
     format_gauge,
@@ -74,18 +71,6 @@ def test_bare_stats_completes_only_on_tab():
 def test_nothing_completes_after_the_first_word():
     assert completions("/compact fo") == []
     assert completions("please /st") == []
-
-
-@pytest.fixture
-def pipe_reader(tmp_path):
-    with create_pipe_input() as pipe:
-        reader = PromptReader(
-            tmp_path / "history",
-            command_summaries,
-            terminal_input=pipe,
-            terminal_output=DummyOutput(),
-        )
-        yield pipe, reader
 
 
 def test_enter_sends_the_line(pipe_reader):

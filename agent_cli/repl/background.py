@@ -9,9 +9,10 @@ figure once it is there.
 
 `BackgroundMeasure` contract: `value` is None until `measure()` returned; an error in
 `measure` is kept in `error` and never raised or printed (the gauge is informative, the
-REPL goes on without it). `on_done` runs on the worker thread when the measurement ends, so it must be
-thread-safe (prompt_toolkit's `invalidate` is). The measured object is not thread-safe:
-the main thread calls `wait()` before it touches it again.
+REPL goes on without it). `on_done` runs on the worker thread when the measurement ends,
+so it must be thread-safe (prompt_toolkit's `invalidate` is). The measured object is not
+thread-safe: the main thread calls `wait()` before it touches it again. It is a
+`DeferredWork` started at once, whose errors are kept instead of raised.
 """
 
 from __future__ import annotations
@@ -21,34 +22,6 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
-
-
-class BackgroundMeasure:
-    """One measurement on a worker thread; see the module contract."""
-
-    def __init__(
-        self, measure: Callable[[], Any], on_done: Callable[[], None] | None = None
-    ) -> None:
-        self.value: Any = None
-        self.error: BaseException | None = None
-        self._thread = threading.Thread(
-            target=self._run, args=(measure, on_done), name="agent-cli-gauge", daemon=True
-        )
-        self._thread.start()
-
-    def _run(self, measure: Callable[[], Any], on_done: Callable[[], None] | None) -> None:
-        try:
-            self.value = measure()
-        except Exception as exc:  # kept for whoever asks; a gauge must not kill the REPL
-            self.error = exc
-        finally:
-            if on_done is not None:
-                on_done()
-
-    def wait(self) -> Any:
-        """Block until the measurement ended; its value (None after an error)."""
-        self._thread.join()
-        return self.value
 
 
 class DeferredWork(Generic[T]):
@@ -63,8 +36,9 @@ class DeferredWork(Generic[T]):
     runs the work right there, on the calling thread.
     """
 
-    def __init__(self, work: Callable[[], T]) -> None:
+    def __init__(self, work: Callable[[], T], *, name: str = "agent-cli-start") -> None:
         self._work = work
+        self._name = name
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._ended = False
@@ -76,7 +50,7 @@ class DeferredWork(Generic[T]):
         with self._lock:
             if self._thread is not None or self._ended:
                 return
-            self._thread = threading.Thread(target=self._run, name="agent-cli-start", daemon=True)
+            self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
         self._thread.start()
 
     def when_done(self, callback: Callable[[], None]) -> Callable[[], None]:
@@ -113,3 +87,29 @@ class DeferredWork(Generic[T]):
         with self._lock:
             if callback in self._callbacks:
                 self._callbacks.remove(callback)
+
+
+class BackgroundMeasure:
+    """One measurement on a worker thread, started at once; see the module contract."""
+
+    def __init__(
+        self, measure: Callable[[], Any], on_done: Callable[[], None] | None = None
+    ) -> None:
+        self.value: Any = None
+        self.error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                self.value = measure()
+            except Exception as exc:  # kept for whoever asks; a gauge must not kill the REPL
+                self.error = exc
+
+        self._work = DeferredWork(run, name="agent-cli-gauge")
+        if on_done is not None:
+            self._work.when_done(on_done)
+        self._work.start()
+
+    def wait(self) -> Any:
+        """Block until the measurement ended; its value (None after an error)."""
+        self._work.result()
+        return self.value

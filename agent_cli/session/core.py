@@ -18,18 +18,10 @@ from typing import Any
 from agent_cli.compaction import CompactionPolicy, count_view
 from agent_cli.durable import DurableContextState, PendingStatus, render_durable_context
 from agent_cli.errors import ProviderRequestFailed, StoreError
-from agent_cli.events import (
-    ModelRequest,
-    Notice,
-    SessionEvent,
-    Usage,
-)
+from agent_cli.events import ModelRequest, Notice, SessionEvent, Usage
 from agent_cli.frozen import freeze
 from agent_cli.session import compacting, describe, durable_ops, stats
-from agent_cli.session.budget import (
-    LoopGuard,
-    calibration_ratio,
-)
+from agent_cli.session.budget import LoopGuard, calibration_ratio
 from agent_cli.session.log import SessionLog
 from agent_cli.session.turn import run_forced_compaction, run_turn_steps
 from agent_cli.sources import SourceResolution, resolve_durable_sources
@@ -132,13 +124,14 @@ class Session:
     def compact_forced(self, focus: str | None) -> Iterator[SessionEvent]:
         """The forced compaction itself; raises `MessageViewLimitExceeded` (see above)."""
         durable_text = self.render_durable()
-        yield from self._compact(self.reserved_tokens(durable_text), forced=True, focus=focus)
+        reserved = self.reserved_tokens(durable_text)
+        yield from compacting.compact_view(self, reserved, forced=True, focus=focus)
 
     def prepare_request(self) -> Generator[SessionEvent, None, ModelRequest]:
         """Compact if needed, render the durable block, and build the next request."""
         durable_text = self.render_durable()
         reserved = self.reserved_tokens(durable_text)
-        yield from self._compact(reserved, forced=False, focus=None)
+        yield from compacting.compact_view(self, reserved, forced=False, focus=None)
         self._last_estimate = reserved + count_view(self.view, self.counter)
         return ModelRequest(
             system=self.system_prompt,
@@ -190,9 +183,6 @@ class Session:
             + self.counter.count_text(durable_text)
             + self.counter.count_json(self.toolbox.schemas())
         )
-
-    def _compact(self, reserved: int, *, forced: bool, focus: str | None) -> Iterator[SessionEvent]:
-        return compacting.compact_view(self, reserved, forced=forced, focus=focus)
 
     # --- durable context ----------------------------------------------------------------
 
