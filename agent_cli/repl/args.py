@@ -80,6 +80,16 @@ def positive_int(text: str) -> int:
     return value
 
 
+def model_name(text: str) -> str:
+    """An argparse type: a model name, never empty (an empty one used to mean the default
+    silently, which hid a mistake such as `--model "$UNSET_VARIABLE"`)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "is empty; give a model name, or leave out --model for the default"
+        )
+    return text.strip()
+
+
 def build_parser(*, stdout: TextIO, stderr: TextIO) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="agent-cli", description=DESCRIPTION, epilog=EPILOG, stdout=stdout, stderr=stderr
@@ -97,7 +107,9 @@ def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
         choices=PROVIDER_CHOICES,
         help="model provider (default: anthropic when ANTHROPIC_API_KEY is set, else offline)",
     )
-    parser.add_argument("--model", help="model name (default: the provider's default)")
+    parser.add_argument(
+        "--model", type=model_name, help="model name (default: the provider's default)"
+    )
 
 
 def _add_session_arguments(parser: argparse.ArgumentParser) -> None:

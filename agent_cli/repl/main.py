@@ -57,9 +57,11 @@ def main(
         )
     except AgentCliError as exc:
         from agent_cli.repl.error_text import describe_error, exit_code_for
+        from agent_cli.repl.startup_errors import describe_startup_error, startup_exit_code
 
-        _print_fatal(stderr, describe_error(exc))
-        return exit_code_for(exc)
+        _print_fatal(stderr, describe_startup_error(exc) or describe_error(exc))
+        code = startup_exit_code(exc)
+        return exit_code_for(exc) if code is None else code
     except KeyboardInterrupt:
         return INTERRUPTED_EXIT
 

@@ -5,6 +5,11 @@ view is the last compaction's view plus every message after it. A transcript tha
 inside a tool call (a crash while the tool ran) is repaired by answering the dangling
 calls with error results, recorded like any other message, so the resumed view is one
 the API accepts. A transcript that cannot be made valid is refused, never half-loaded.
+
+A resumed session keeps working in the folder it was started in: its conversation names
+files there, so running its tools in whatever folder agent-cli was started from would
+act on the wrong files. The switch is announced; when that folder is gone, the tools
+run in the current one and that is announced instead.
 """
 
 from __future__ import annotations
@@ -65,6 +70,9 @@ def open_session(
     try:
         rebuilt = rebuild_from_records(transcripts.replay(session_id)) if resume else None
         log = SessionLog(writer, clock, rebuilt.totals if rebuilt else None)
+        workspace_notice = None
+        if rebuilt is not None:
+            workspace, workspace_notice = _workspace_for_resume(workspace, rebuilt.workspace)
         if rebuilt is None:
             log.append(
                 SESSION_STARTED,
@@ -86,6 +94,8 @@ def open_session(
             system_prompt=load_prompt("system"),
             clock=clock,
         )
+        if workspace_notice is not None:
+            session.startup_notices.append(workspace_notice)
         _load_memory(session)
         if rebuilt is not None:
             _restore_view(session, rebuilt.view, rebuilt.origins)
@@ -102,6 +112,25 @@ def _default_toolbox(
 
     return Toolbox(
         workspace, artifacts, session_id, ask_permission=ask_permission, auto_approve=auto_approve
+    )
+
+
+def _workspace_for_resume(current: Path, recorded: str | None) -> tuple[Path, Notice | None]:
+    """The folder a resumed session's tools work in, and what to tell the user about it."""
+    if recorded is None or Path(recorded) == current:
+        return current, None
+    if Path(recorded).is_dir():
+        return Path(recorded), Notice(
+            "warning",
+            "workspace_switched",
+            f"This session worked in {recorded}; its tools run there, not in {current} "
+            "where agent-cli was started.",
+        )
+    return current, Notice(
+        "warning",
+        "workspace_missing",
+        f"This session worked in {recorded}, which no longer exists; its tools now run "
+        f"in {current}.",
     )
 
 
