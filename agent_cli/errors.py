@@ -328,6 +328,20 @@ class PromptNotFound(AgentCliError, LookupError):
 # --- tools ------------------------------------------------------------------------------
 
 
+class InputTooLarge(AgentCliError, ValueError):
+    """One input (a typed or pasted line, a piped line, `-p -` from stdin) over the cap.
+
+    `size_bytes` is how much was read (at least `limit_bytes + 1` when reading stopped at
+    the cap), `source` where it came from ("-p", "stdin line", "message").
+    """
+
+    def __init__(self, size_bytes: int, limit_bytes: int, source: str) -> None:
+        self.size_bytes = size_bytes
+        self.limit_bytes = limit_bytes
+        self.source = source
+        super().__init__(f"{source}: {size_bytes} bytes over the {limit_bytes}-byte cap")
+
+
 class ToolError(AgentCliError):
     """A tool could not do what was asked; the message is safe to show the model."""
 

@@ -53,7 +53,16 @@ def _blocked(exc: e.MessageViewLimitExceeded) -> str:
     )
 
 
+def _too_large(exc: e.InputTooLarge) -> str:
+    return (
+        f"that input ({_c(exc.source, 20)}) is {exc.size_bytes / 2**20:,.1f} MB, over the "
+        f"{exc.limit_bytes / 2**20:,.0f} MB one message may be; nothing was sent or recorded. "
+        "Save large content to a file in the workspace and ask the agent to read it"
+    )
+
+
 _DESCRIBERS: dict[type, Callable[[Any], str]] = {
+    e.InputTooLarge: _too_large,
     e.ConfigError: _config,
     e.MissingApiKey: lambda exc: "No ANTHROPIC_API_KEY: set it, or run with --provider offline",
     e.ProviderRequestFailed: _provider_failed,

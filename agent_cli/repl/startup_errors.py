@@ -73,7 +73,10 @@ def describe_startup_error(exc: BaseException) -> str | None:
 
 
 def startup_exit_code(exc: BaseException) -> int | None:
-    """2 for a session id that is not one (a usage error); None: the general code."""
+    """2 for a session id that is not one or an input over the cap (usage errors); None:
+    the general code."""
     if isinstance(exc, e.InvalidStoreInput) and exc.field == "session_id":
+        return 2
+    if isinstance(exc, e.InputTooLarge):
         return 2
     return None

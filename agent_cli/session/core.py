@@ -22,6 +22,7 @@ from agent_cli.events import ModelRequest, Notice, SessionEvent, Usage
 from agent_cli.frozen import freeze
 from agent_cli.session import compacting, describe, durable_ops, stats
 from agent_cli.session.budget import LoopGuard, calibration_ratio
+from agent_cli.session.input_limit import check_input_size
 from agent_cli.session.log import SessionLog
 from agent_cli.session.turn import run_forced_compaction, run_turn_steps
 from agent_cli.sources import SourceResolution, resolve_durable_sources
@@ -114,7 +115,11 @@ class Session:
     # --- turns --------------------------------------------------------------------------
 
     def run_turn(self, text: str) -> Iterator[SessionEvent]:
-        """Run one user turn to its end; see `session.turn` for the guarantees."""
+        """Run one user turn to its end; see `session.turn` for the guarantees.
+
+        Raises `InputTooLarge` at once, before anything is recorded, for a message over
+        the input cap (`session.input_limit`)."""
+        check_input_size(text, "message")
         return run_turn_steps(self, text)
 
     def compact_now(self, focus: str | None = None) -> Iterator[SessionEvent]:

@@ -23,6 +23,7 @@ import contextlib
 from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from agent_cli.compaction import count_view
 from agent_cli.errors import (
     MessageViewLimitExceeded,
     ProviderError,
@@ -123,11 +124,13 @@ def build_blocked_event(session: Session, error: MessageViewLimitExceeded) -> Re
     (L1..L4) rather than the core's names, tokens calibrated to the API's count, and the
     hard limit the user set rather than its estimator-scaled form."""
     ratio = session.calibration
+    largest = max((count_view([message], session.counter) for message in session.view), default=0)
     return RequestBlocked(
         to_request_tokens(error.tokens_before, ratio),
         to_request_tokens(error.tokens_after, ratio),
         session.policy.hard_limit,
         describe.layer_codes(error.applied_layers),
+        to_request_tokens(largest, ratio),
     )
 
 
