@@ -49,6 +49,7 @@ from agent_cli.protocol import answer_dangling_tool_uses
 from agent_cli.session import describe
 from agent_cli.session.budget import to_request_tokens
 from agent_cli.session.log import NOTICE
+from agent_cli.session.unique_ids import stream_with_unique_ids
 
 if TYPE_CHECKING:
     from agent_cli.session.core import Session
@@ -65,7 +66,6 @@ CUT_EMPTY_NOTICE_TEXT = (
     "The answer hit the output limit before any part of it was whole; "
     "nothing was kept. Ask again, perhaps for less at once."
 )
-
 Outcome = tuple[str, str | None] | None  # (turn outcome, stop reason) to end; None to go on
 Value = TypeVar("Value")
 Steps = Generator[SessionEvent, None, Value]  # a step's events, then what it returns
@@ -147,7 +147,7 @@ def _one_step(session: Session) -> Steps[Outcome]:
     except StoreError as error:  # a compaction that could not be recorded: send nothing
         yield Notice("error", "transcript_write_failed", session.describe_store_error(error))
         return ("failed", None)
-    response = yield from _stream(session, request)
+    response = yield from stream_with_unique_ids(session, request, _stream)
     if response is None:
         return ("failed", None)
     if isinstance(response, str):
