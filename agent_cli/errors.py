@@ -12,6 +12,19 @@ class AgentCliError(Exception):
     """Root of every error this package raises on purpose."""
 
 
+class TerminationRequested(BaseException):
+    """The process got SIGTERM or SIGHUP (`signal_number`) and is ending.
+
+    A BaseException, like KeyboardInterrupt, so that no `except Exception` swallows it:
+    it must unwind through the running tool (which ends the command's process group), the
+    turn (which records that the command was stopped) and the session (which closes).
+    """
+
+    def __init__(self, signal_number: int) -> None:
+        self.signal_number = signal_number
+        super().__init__(f"signal {signal_number}")
+
+
 # --- core: tool protocol and compaction -------------------------------------------------
 
 

@@ -1,0 +1,107 @@
+"""SIGTERM or SIGHUP to agent-cli ends the running command's whole process group and
+records that the command was stopped, before the process exits.
+
+Real processes: `agent-cli -p --yes` on the real SDK against the strict fake API runs a
+bash command that starts a background `sleep` and waits; the test signals agent-cli and
+then checks that no process of the command is left and what the transcript says.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from fake_anthropic import Reply, start_fake_server, tool_use_block
+
+from agent_cli.tools.shell import is_group_alive
+
+API_KEY = "sk-ant-signals-FAKE-7"
+COMMAND = "sleep 1000 & echo $! > bg.pid; echo $$ > shell.pid; wait"
+
+
+def wait_for(check, what: str, seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"gave up waiting for {what}")
+
+
+def is_running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def tool_results(home: Path) -> list[dict]:
+    found = []
+    for transcript in (home / "transcripts").glob("*.jsonl"):
+        for line in transcript.read_text().splitlines():
+            message = (json.loads(line).get("payload") or {}).get("message") or {}
+            content = message.get("content")
+            if isinstance(content, list):
+                found += [b for b in content if b.get("type") == "tool_result"]
+    return found
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_to_agent_cli_ends_the_command_group_and_records_it(
+    tmp_path: Path, signal_number: int
+) -> None:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(
+            Reply([tool_use_block("toolu_sleep", "bash", {"command": COMMAND})], "tool_use")
+        )
+        env.update(
+            ANTHROPIC_API_KEY=API_KEY, ANTHROPIC_BASE_URL=server.base_url, AGENT_CLI_HOME=str(home)
+        )
+        agent = subprocess.Popen(
+            [sys.executable, "-m", "agent_cli", "--yes", "-p", "run the long job"],
+            cwd=workspace,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            wait_for(
+                lambda: (
+                    (workspace / "bg.pid").is_file()
+                    and (workspace / "shell.pid").is_file()
+                    and (workspace / "shell.pid").read_text().strip()
+                ),
+                "the command to start",
+            )
+            shell_pid = int((workspace / "shell.pid").read_text())
+            background_pid = int((workspace / "bg.pid").read_text())
+            assert is_running(shell_pid) and is_running(background_pid)
+            agent.send_signal(signal_number)
+            returncode = agent.wait(timeout=60)
+        finally:
+            if agent.poll() is None:
+                agent.kill()
+            agent.communicate()
+    try:
+        assert returncode == 128 + signal_number
+        assert not is_group_alive(shell_pid)
+        assert not is_running(shell_pid) and not is_running(background_pid)
+    finally:  # never leave a `sleep 1000` behind, even when the check fails
+        for pid in (shell_pid, background_pid):
+            if is_running(pid):
+                os.kill(pid, signal.SIGKILL)
+    [result] = tool_results(home)
+    assert result["tool_use_id"] == "toolu_sleep" and result["is_error"] is True
+    name = signal.Signals(signal_number).name
+    assert f"Stopped: agent-cli was ended by {name} while this tool ran" in result["content"]
