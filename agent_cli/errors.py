@@ -214,6 +214,17 @@ class TranscriptWriteFailed(StoreError):
         super().__init__(f"session {session_id}: append failed ({errno_name})")
 
 
+class HeldResultsLost(StoreError):
+    """At close, tool results held in memory (the disk was full) still could not be
+    recorded: `result_count` results are lost; `reason` is the errno name or a code."""
+
+    def __init__(self, session_id: str, result_count: int, reason: str) -> None:
+        self.session_id = session_id
+        self.result_count = result_count
+        self.reason = reason
+        super().__init__(f"session {session_id}: {result_count} held results lost ({reason})")
+
+
 class TranscriptChangedUnderneath(StoreError):
     """The transcript file was deleted, replaced or truncated while the session ran."""
 

@@ -63,6 +63,11 @@ def _too_large(exc: e.InputTooLarge) -> str:
 
 _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.InputTooLarge: _too_large,
+    e.HeldResultsLost: lambda exc: (
+        f"{exc.result_count} tool result(s) of session {_c(exc.session_id)} could not be "
+        f"recorded ({_c(exc.reason)}) and are lost; a resumed session tells the model the "
+        "result was not recorded. Free disk space before going on"
+    ),
     e.ConfigError: _config,
     e.MissingApiKey: lambda exc: "No ANTHROPIC_API_KEY: set it, or run with --provider offline",
     e.ProviderRequestFailed: _provider_failed,

@@ -27,7 +27,13 @@ from agent_cli.session.core import Session
 from agent_cli.session.log import SESSION_STARTED, SessionLog, rebuild_from_records
 from agent_cli.session.resume_check import check_message_shapes, check_sendable_view
 
-RESUMED_TOOL_TEXT = "Not finished: the session ended before this tool returned."
+# The transcript cannot tell a crash while the tool ran from a result that a full disk
+# kept from being recorded, so the words fit both and do not claim the tool never ended.
+RESUMED_TOOL_TEXT = (
+    "The result was not recorded: the session ended (or its disk was full) before this "
+    "tool's result was written. The tool may have run, in full or in part; check its "
+    "effects before running it again."
+)
 
 
 def utc_now() -> datetime:
@@ -101,6 +107,8 @@ def open_session(
             _restore_view(session, rebuilt.view, rebuilt.origins)
         return session
     except BaseException:
+        if resume is None:  # a new session that could not start leaves no empty file
+            transcripts.discard_if_empty(session_id)
         writer.close()
         raise
 
