@@ -105,3 +105,37 @@ def test_a_signal_to_agent_cli_ends_the_command_group_and_records_it(
     assert result["tool_use_id"] == "toolu_sleep" and result["is_error"] is True
     name = signal.Signals(signal_number).name
     assert f"Stopped: agent-cli was ended by {name} while this tool ran" in result["content"]
+
+
+@pytest.mark.e2e
+def test_closing_the_terminal_ends_the_running_command_and_records_it(terminals, tmp_path) -> None:
+    from e2e_support import ReplDriver, agent_cli_argv, build_env
+
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    terminal = terminals.open(build_env(home))
+    terminal.start([*agent_cli_argv(), "--yes"], cwd=workspace)
+    repl = ReplDriver(terminal)
+    repl.wait_for_prompt()
+    repl.send(f"run {COMMAND}")
+    wait_for(
+        lambda: (
+            (workspace / "bg.pid").is_file()
+            and (workspace / "shell.pid").is_file()
+            and (workspace / "shell.pid").read_text().strip()
+        ),
+        "the command to start",
+    )
+    shell_pid = int((workspace / "shell.pid").read_text())
+    background_pid = int((workspace / "bg.pid").read_text())
+    terminal.kill()  # the terminal goes away: agent-cli gets SIGHUP
+    try:
+        wait_for(lambda: not is_running(background_pid), "the background sleep to end", 30)
+        wait_for(lambda: bool(tool_results(home)), "the stopped command to be recorded", 30)
+        assert not is_running(shell_pid)
+    finally:
+        for pid in (shell_pid, background_pid):
+            if is_running(pid):
+                os.kill(pid, signal.SIGKILL)
+    [result] = tool_results(home)
+    assert "Stopped: agent-cli was ended by SIGHUP while this tool ran" in result["content"]
