@@ -111,3 +111,18 @@ def test_the_rg_binary_is_found_next_to_the_interpreter_without_path(tmp_path: P
     ).stdout.strip()
     assert Path(found).name == "rg" and os.access(found, os.X_OK)
     assert Path(found).parent == Path(sys.executable).parent
+
+
+def test_grep_refuses_a_fifo_instead_of_blocking_on_it(workspace: Path):
+    os.mkfifo(workspace / "pipe")
+    outcome = make_toolbox(workspace).run("grep", {"pattern": "x", "path": "pipe"})
+    assert outcome.is_error and "not a regular file" in outcome.content
+
+
+def test_an_rg_run_that_takes_too_long_is_stopped_and_says_so(workspace: Path):
+    from agent_cli.tools.ripgrep import RgRun, run_rg
+
+    os.mkfifo(workspace / "pipe")  # rg blocks opening a FIFO nobody writes to
+    run = RgRun()
+    lines = list(run_rg(["--regexp=x", "--", "./pipe"], workspace, run, timeout=0.5))
+    assert lines == [] and run.timed_out and run.returncode is not None

@@ -54,6 +54,8 @@ def prepare_grep(context: ToolContext, arguments: dict[str, Any]) -> PreparedCal
     shown = context.workspace.display(raw, resolved)
     if not resolved.exists():
         raise ToolError(f"{shown}: no such file or directory. Use list_dir to look around.")
+    if not (resolved.is_dir() or resolved.is_file()):  # a FIFO would block the search
+        raise ToolError(f"{shown} is not a regular file or a directory; refused.")
     refuse_inside_git(context.workspace, resolved, shown)
     glob = arguments.get("glob")
     return PreparedCall(
