@@ -118,3 +118,12 @@ def test_resuming_a_session_of_another_folder_runs_its_tools_there_and_says_so(
     assert done.returncode == 0, done.stderr
     assert f"This session worked in {workspace}; its tools run there" in done.stderr
     assert "Demo Project" in done.stdout and "Somewhere Else" not in done.stdout
+
+
+def test_resume_of_something_that_is_not_a_session_id_inside_the_repl_says_so(
+    home: Path, workspace: Path
+) -> None:
+    done = run_piped([], cwd=workspace, env=build_env(home), stdin_text="/resume ../x\n")
+    assert done.returncode == 0, done.stderr
+    assert "that is not a session id" in done.stdout and "/sessions lists them" in done.stdout
+    assert "InvalidStoreInput" not in done.stdout and "bad_grammar" not in done.stdout

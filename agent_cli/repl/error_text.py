@@ -63,6 +63,11 @@ def _too_large(exc: e.InputTooLarge) -> str:
 
 _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.InputTooLarge: _too_large,
+    e.InvalidStoreInput: lambda exc: (
+        "that is not a session id (ids look like 20261203-091436-68f9c2); /sessions lists them"
+        if exc.field == "session_id"
+        else f"refused: {_c(exc.field)} is not acceptable ({_c(exc.reason)})"
+    ),
     e.HeldResultsLost: lambda exc: (
         f"{exc.result_count} tool result(s) of session {_c(exc.session_id)} could not be "
         f"recorded ({_c(exc.reason)}) and are lost; a resumed session tells the model the "

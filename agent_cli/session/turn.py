@@ -72,6 +72,7 @@ CUT_EMPTY_NOTICE_TEXT = (
     "The answer hit the output limit before any part of it was whole; "
     "nothing was kept. Ask again, perhaps for less at once."
 )
+
 Outcome = tuple[str, str | None] | None  # (turn outcome, stop reason) to end; None to go on
 Value = TypeVar("Value")
 Steps = Generator[SessionEvent, None, Value]  # a step's events, then what it returns
