@@ -42,6 +42,24 @@ def is_running(pid: int) -> bool:
     return state not in ("Z", "X")
 
 
+def wait_for_the_command(workspace: Path) -> tuple[int, int]:
+    """The pids of the command's shell and of its background `sleep`, once both run."""
+
+    def has_started() -> bool:
+        files = (workspace / "bg.pid", workspace / "shell.pid")
+        return all(f.is_file() and f.read_text().strip() for f in files)
+
+    wait_for(has_started, "the command to start")
+    return int((workspace / "shell.pid").read_text()), int((workspace / "bg.pid").read_text())
+
+
+def kill_leftovers(*pids: int) -> None:
+    """Never leave a `sleep 1000` behind, even when a check failed."""
+    for pid in pids:
+        if is_running(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
 def tool_results(home: Path) -> list[dict]:
     found = []
     for transcript in (home / "transcripts").glob("*.jsonl"):
@@ -76,16 +94,7 @@ def test_a_signal_to_agent_cli_ends_the_command_group_and_records_it(
             stderr=subprocess.PIPE,
         )
         try:
-            wait_for(
-                lambda: (
-                    (workspace / "bg.pid").is_file()
-                    and (workspace / "shell.pid").is_file()
-                    and (workspace / "shell.pid").read_text().strip()
-                ),
-                "the command to start",
-            )
-            shell_pid = int((workspace / "shell.pid").read_text())
-            background_pid = int((workspace / "bg.pid").read_text())
+            shell_pid, background_pid = wait_for_the_command(workspace)
             assert is_running(shell_pid) and is_running(background_pid)
             agent.send_signal(signal_number)
             returncode = agent.wait(timeout=60)
@@ -97,10 +106,8 @@ def test_a_signal_to_agent_cli_ends_the_command_group_and_records_it(
         assert returncode == 128 + signal_number
         assert not is_group_alive(shell_pid)
         assert not is_running(shell_pid) and not is_running(background_pid)
-    finally:  # never leave a `sleep 1000` behind, even when the check fails
-        for pid in (shell_pid, background_pid):
-            if is_running(pid):
-                os.kill(pid, signal.SIGKILL)
+    finally:
+        kill_leftovers(shell_pid, background_pid)
     [result] = tool_results(home)
     assert result["tool_use_id"] == "toolu_sleep" and result["is_error"] is True
     name = signal.Signals(signal_number).name
@@ -118,24 +125,13 @@ def test_closing_the_terminal_ends_the_running_command_and_records_it(terminals,
     repl = ReplDriver(terminal)
     repl.wait_for_prompt()
     repl.send(f"run {COMMAND}")
-    wait_for(
-        lambda: (
-            (workspace / "bg.pid").is_file()
-            and (workspace / "shell.pid").is_file()
-            and (workspace / "shell.pid").read_text().strip()
-        ),
-        "the command to start",
-    )
-    shell_pid = int((workspace / "shell.pid").read_text())
-    background_pid = int((workspace / "bg.pid").read_text())
+    shell_pid, background_pid = wait_for_the_command(workspace)
     terminal.kill()  # the terminal goes away: agent-cli gets SIGHUP
     try:
         wait_for(lambda: not is_running(background_pid), "the background sleep to end", 30)
         wait_for(lambda: bool(tool_results(home)), "the stopped command to be recorded", 30)
         assert not is_running(shell_pid)
     finally:
-        for pid in (shell_pid, background_pid):
-            if is_running(pid):
-                os.kill(pid, signal.SIGKILL)
+        kill_leftovers(shell_pid, background_pid)
     [result] = tool_results(home)
     assert "Stopped: agent-cli was ended by SIGHUP while this tool ran" in result["content"]
