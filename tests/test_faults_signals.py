@@ -135,3 +135,22 @@ def test_closing_the_terminal_ends_the_running_command_and_records_it(terminals,
         kill_leftovers(shell_pid, background_pid)
     [result] = tool_results(home)
     assert "Stopped: agent-cli was ended by SIGHUP while this tool ran" in result["content"]
+
+
+def test_a_signal_while_a_command_starts_is_raised_once_the_caller_can_end_it() -> None:
+    from agent_cli.errors import TerminationRequested
+    from agent_cli.termination import install_termination_handlers, termination_held
+
+    saved = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGHUP)}
+    install_termination_handlers()
+    try:
+        with pytest.raises(TerminationRequested) as raised, termination_held() as release:
+            os.kill(os.getpid(), signal.SIGTERM)  # lands "inside Popen": only noted
+            for _ in range(1000):  # give the interpreter many chances to run the handler
+                pass
+            noted_without_raising = True
+            release()
+        assert noted_without_raising and raised.value.signal_number == signal.SIGTERM
+    finally:
+        for number, handler in saved.items():
+            signal.signal(number, handler)

@@ -45,7 +45,7 @@ def main(
     except ArgumentsExit as exit_request:
         return exit_request.code
     env = os.environ if env is None else env
-    from agent_cli.repl.termination import exit_code_for_signal, install_termination_handlers
+    from agent_cli.termination import exit_code_for_signal, install_termination_handlers
 
     install_termination_handlers()
     try:
