@@ -126,3 +126,27 @@ def test_an_rg_run_that_takes_too_long_is_stopped_and_says_so(workspace: Path):
     run = RgRun()
     lines = list(run_rg(["--regexp=x", "--", "./pipe"], workspace, run, timeout=0.5))
     assert lines == [] and run.timed_out and run.returncode is not None
+
+
+def test_only_matches_read_again_inside_the_workspace_are_shown(workspace: Path, tmp_path):
+    """What rg reports is checked by reading it back (a swapped folder cannot leak)."""
+    from agent_cli.tools.grep_confirm import Match, confirm_matches
+    from agent_cli.tools.workspace import Workspace, open_for_reading
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "note.txt").write_text("OUTSIDE CANARY\n")
+    (workspace / "link").symlink_to(outside)
+    ws = Workspace(workspace)
+
+    def open_inside(relative: str) -> int:
+        return open_for_reading(ws.resolve_inside(relative), relative)
+
+    reported = [
+        Match("agent_cli/core.py", 1, b"def compact():"),  # true
+        Match("agent_cli/core.py", 2, b"compact from a file swapped in meanwhile"),
+        Match("link/note.txt", 1, b"OUTSIDE CANARY"),  # through a link out
+        Match("gone.txt", 1, b"compact"),  # no longer there
+    ]
+    kept, dropped = confirm_matches(reported, open_inside, 1_000_000)
+    assert kept == reported[:1] and dropped == 3

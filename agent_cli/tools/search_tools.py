@@ -20,9 +20,11 @@ from typing import Any
 
 from agent_cli.errors import ToolError
 from agent_cli.tools.context import PreparedCall, ToolContext, ToolLimits
+from agent_cli.tools.grep_confirm import Match, confirm_matches
 from agent_cli.tools.listing import prepare_list_dir, refuse_inside_git
 from agent_cli.tools.output import ToolResult
 from agent_cli.tools.ripgrep import RgRun, run_rg
+from agent_cli.tools.workspace import Workspace, open_for_reading
 
 __all__ = ["prepare_grep", "prepare_list_dir", "search_workspace"]
 
@@ -37,10 +39,10 @@ REGEX_HELP = (
 
 @dataclass
 class GrepTally:
-    matches: list[str] = field(default_factory=list)
-    files_with_matches: set[str] = field(default_factory=set)
+    matches: list[Match] = field(default_factory=list)
     files_searched: int = 0
     files_skipped: int = 0
+    dropped: int = 0  # reported by rg, but not found again inside the workspace
     is_capped: bool = False
     has_stats: bool = False
 
@@ -67,19 +69,24 @@ def prepare_grep(context: ToolContext, arguments: dict[str, Any]) -> PreparedCal
 def search_workspace(
     context: ToolContext, pattern: str, path: Path, shown: str, glob: str | None
 ) -> ToolResult:
-    """Every line matching `pattern` in the files under `path`, up to the match cap."""
-    limits = context.limits
-    relative = path.relative_to(context.workspace.root).as_posix()
+    """Every line matching `pattern` in the files under `path`, up to the match cap.
+
+    rg runs at the workspace root (so the root's `.gitignore` applies to any path, and
+    its paths and `glob` are relative to the root). Its matches are confirmed before
+    they are shown (`grep_confirm`).
+    """
+    limits, workspace = context.limits, context.workspace
+    relative = path.relative_to(workspace.root).as_posix()
     args = [
         *("--null", "--line-number", "--no-heading", "--with-filename", "--binary"),
         *("--stats", "--sort=path", f"--max-filesize={limits.max_read_file_bytes}"),
         *([f"--glob={glob}"] if glob else []),
         f"--regexp={pattern}",
         "--",
-        "./" if relative == "." else f"./{relative}",
+        "." if relative == "." else f"./{relative}",
     ]
     tally, run = GrepTally(), RgRun()
-    lines = run_rg(args, context.workspace.root, run, timeout=limits.search_timeout_seconds)
+    lines = run_rg(args, workspace.root, run, timeout=limits.search_timeout_seconds)
     for line in lines:
         _take_line(line.rstrip(b"\n"), limits, tally)
         if tally.is_capped:
@@ -88,8 +95,18 @@ def search_workspace(
     if not tally.has_stats and not tally.is_capped and not run.timed_out:
         _refuse_what_rg_refused(pattern, glob, run.stderr)
     tally.files_skipped += run.stderr.count("\nrg: ") + run.stderr.startswith("rg: ")
+    tally.matches, tally.dropped = confirm_matches(
+        tally.matches,
+        lambda relative: _open_inside(workspace, relative),
+        limits.max_read_file_bytes,
+    )
     note = _timeout_note(limits) if run.timed_out else ""
-    return _render_grep(pattern, shown, tally, note)
+    return _render_grep(pattern, shown, tally, note, limits)
+
+
+def _open_inside(workspace: Workspace, relative: str) -> int:
+    resolved = workspace.resolve_inside(relative)
+    return open_for_reading(resolved, relative)
 
 
 def _take_line(line: bytes, limits: ToolLimits, tally: GrepTally) -> None:
@@ -97,16 +114,12 @@ def _take_line(line: bytes, limits: ToolLimits, tally: GrepTally) -> None:
     matched, or a line of the closing statistics."""
     path, nul, rest = line.partition(b"\0")
     if nul:
-        if len(tally.matches) >= limits.grep_max_matches:
-            tally.is_capped = True
-            return
         number, _, text = rest.partition(b":")
-        relative = path.decode("utf-8", "replace").removeprefix("./")
-        shown = text.decode("utf-8", "replace").rstrip("\r")
-        if len(shown) > limits.grep_max_line_chars:
-            shown = shown[: limits.grep_max_line_chars] + " [...]"
-        tally.matches.append(f"{relative}:{number.decode()}: {shown}")
-        tally.files_with_matches.add(relative)
+        if len(tally.matches) >= limits.grep_max_matches or not number.isdigit():
+            tally.is_capped = number.isdigit()
+            return
+        relative = path.decode("utf-8", "surrogateescape").removeprefix("./")
+        tally.matches.append(Match(relative, int(number), text))
     elif _BINARY_MATCH.search(line):
         tally.files_skipped += 1
         tally.files_searched -= 1  # rg counts it as searched; we did not show it
@@ -133,12 +146,20 @@ def _timeout_note(limits: ToolLimits) -> str:
     return f"[search stopped after {seconds:g} s; narrow the path, glob or pattern]"
 
 
-def _render_grep(pattern: str, shown: str, tally: GrepTally, note: str) -> ToolResult:
-    count, files = len(tally.matches), len(tally.files_with_matches)
+def _render_grep(
+    pattern: str, shown: str, tally: GrepTally, note: str, limits: ToolLimits
+) -> ToolResult:
+    count = len(tally.matches)
+    files = len({match.path for match in tally.matches})
     where = f"/{pattern}/ under {shown}"
+    notes = [note] if note else []
+    if tally.dropped:
+        notes.insert(
+            0, f"[{tally.dropped} matches left out: the file changed while it was searched]"
+        )
     if count == 0:
         header = f"No matches for {where} ({max(tally.files_searched, 0)} files searched)."
-        return ToolResult(header, note, summary="no matches")
+        return ToolResult(header, "\n".join(notes), summary="no matches")
     if tally.is_capped:
         header = (
             f"First {count} matches for {where} (stopped at the cap of {count}; "
@@ -146,10 +167,16 @@ def _render_grep(pattern: str, shown: str, tally: GrepTally, note: str) -> ToolR
         )
     else:
         header = f"{count} matches in {files} files for {where}"
-    body = "\n".join(tally.matches)
+    body = [_format_match(match, limits) for match in tally.matches]
     if tally.files_skipped:
-        body += f"\n[{tally.files_skipped} binary, oversized or unreadable files skipped]"
-    if note:
-        body += f"\n{note}"
+        body.append(f"[{tally.files_skipped} binary, oversized or unreadable files skipped]")
     summary = f"{count}{'+' if tally.is_capped else ''} matches in {files} files"
-    return ToolResult(header, body, summary=summary)
+    return ToolResult(header, "\n".join(body + notes), summary=summary)
+
+
+def _format_match(match: Match, limits: ToolLimits) -> str:
+    text = match.text.decode("utf-8", "replace").rstrip("\r")
+    if len(text) > limits.grep_max_line_chars:
+        text = text[: limits.grep_max_line_chars] + " [...]"
+    shown_path = match.path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return f"{shown_path}:{match.number}: {text}"
