@@ -107,6 +107,8 @@ def run_rg(
         timer.cancel()
         _stop(process, run)
         drain.join()
+        if process.stderr is not None:
+            process.stderr.close()
         run.stderr = b"".join(said).decode("utf-8", errors="replace")
 
 
