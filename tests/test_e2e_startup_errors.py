@@ -127,3 +127,18 @@ def test_resume_of_something_that_is_not_a_session_id_inside_the_repl_says_so(
     assert done.returncode == 0, done.stderr
     assert "that is not a session id" in done.stdout and "/sessions lists them" in done.stdout
     assert "InvalidStoreInput" not in done.stdout and "bad_grammar" not in done.stdout
+
+
+def test_resume_of_a_locked_session_inside_the_repl_does_not_advise_continue(
+    home: Path, workspace: Path
+) -> None:
+    session_id = first_session(home, workspace)
+    holder = TranscriptStore(home / "transcripts").open_writer(session_id)  # another process
+    try:
+        stdin_text = f"/resume {session_id}\n"
+        done = run_piped([], cwd=workspace, env=build_env(home), stdin_text=stdin_text)
+    finally:
+        holder.close()
+    assert done.returncode == 0, done.stderr
+    assert "is open in another agent-cli process" in done.stdout
+    assert "--continue" not in done.stdout

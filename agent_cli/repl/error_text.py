@@ -84,8 +84,8 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     ),
     e.MessageViewLimitExceeded: _blocked,
     e.TranscriptLocked: lambda exc: (
-        f"session {_c(exc.session_id)} is open in another agent-cli; use --continue in one "
-        "of them or /new"
+        f"session {_c(exc.session_id)} is open in another agent-cli process; quit it there "
+        "first, or /new for a new session here"
     ),
     e.StateDirUnavailable: lambda exc: (
         f"cannot use the state folder {_c(exc.path, 300)} ({_c(exc.reason)}): set "
