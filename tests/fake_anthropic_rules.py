@@ -323,6 +323,8 @@ def _check_tool_result(block: dict[str, Any], where: str) -> None:
     if "is_error" in block and not isinstance(block["is_error"], bool):
         raise _reject(f"{where}.is_error: Input should be a valid boolean")
     content = block.get("content")
+    if block.get("is_error") is True and not content:
+        raise _reject(f"{where}: content cannot be empty if `is_error` is true")
     if content is None or isinstance(content, str):
         return
     if not isinstance(content, list):

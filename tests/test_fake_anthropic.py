@@ -265,6 +265,25 @@ def test_a_tool_use_in_a_user_message_is_rejected(server):
     assert "not allowed" in rejected(server, body)
 
 
+@pytest.mark.parametrize("content", ["", [], None])
+def test_an_error_result_without_content_is_rejected(server, content):
+    def change(body):
+        result = body["messages"][2]["content"][0]
+        result["is_error"] = True
+        if content is None:
+            del result["content"]
+        else:
+            result["content"] = content
+
+    assert "content cannot be empty if `is_error` is true" in rejected(server, variant(change))
+
+
+def test_an_error_result_with_content_and_a_plain_result_without_are_accepted(server):
+    with_text = variant(lambda b: b["messages"][2]["content"][0].update(is_error=True))
+    assert post(server, with_text)[0] == 200
+    assert post(server, variant(lambda b: b["messages"][2]["content"][0].pop("content")))[0] == 200
+
+
 def test_a_final_assistant_prefill_may_not_end_in_whitespace(server):
     body = variant(lambda b: b["messages"].append({"role": "assistant", "content": "Sure "}))
     assert "trailing whitespace" in rejected(server, body)
