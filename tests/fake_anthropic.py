@@ -170,7 +170,7 @@ class _Handler(BaseHTTPRequestHandler):
             if self.path.split("?")[0] != "/v1/messages":
                 raise RequestRejected(404, "not_found_error", f"Not found: {self.path}")
             validate_headers(headers, self.fake.api_key)
-            validate_request(record.body)
+            validate_request(record.body, headers["anthropic-version"])
         except RequestRejected as rejected:
             record.rejection = rejected.message
             self._send_error(rejected.status, rejected.error_type, rejected.message)

@@ -13,7 +13,7 @@ from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 API_KEY = "sk-ant-fake-test"
 GOOD_HEADERS = {
     "x-api-key": API_KEY,
-    "anthropic-version": "2023-06-01",
+    "anthropic-version": "2026-10-21",
     "content-type": "application/json",
 }
 TOOL = {
