@@ -107,6 +107,17 @@ class FakeAnthropicServer:
                 return self.scripts.popleft()
         return self.responder(body)
 
+    def next_script_stalls(self) -> bool:
+        """True when the next request will meet a `Stall`: a client can then use a short
+        timeout for that request alone and a generous one for every normal reply."""
+        with self.lock:
+            return bool(self.scripts) and isinstance(self.scripts[0], Stall)
+
+    def short_timeout_for_stalls(self, stall_timeout: float, normal: float = 30.0):
+        """An `attempt_timeout` for `AnthropicProvider`: `stall_timeout` for an attempt
+        that will meet a stall, `normal` for the others (a loaded machine may be slow)."""
+        return lambda: stall_timeout if self.next_script_stalls() else normal
+
     def usage_for(self, body: dict[str, Any]) -> dict[str, int]:
         with self.lock:
             return estimate_usage(body, self.cached_prefixes)
