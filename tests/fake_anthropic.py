@@ -14,9 +14,10 @@ Every POST /v1/messages is recorded, then checked as strictly as the real API ch
 answered by the next queued script (`Reply` or a fault: `HttpError`, `StreamError`,
 `DropConnection`, `Stall`, `MalformedEvent`, `EndStreamEarly`) or, when the queue is empty, by
 `server.responder(body)` (default: echo the last user text). Streams are SSE with
-`event:` and `data:` lines over chunked HTTP/1.1, like the real API. Usage reports cache
-writes and reads: a prefix up to a cache_control breakpoint that was seen before is read
-from the "cache" (about chars/4 tokens).
+`event:` and `data:` lines over chunked HTTP/1.1, like the real API. Usage counts system +
+tools + messages and splits them into plain input, cache writes and cache reads with a
+model of the API's prefix cache (`prompt_cache_model`; pass `prompt_cache=` to change its
+minimum or clock). `server.usage_for(body)` is the hook that answers usage.
 """
 
 from __future__ import annotations
@@ -43,10 +44,10 @@ from fake_anthropic_stream import (
     build_message_json,
     build_reply_events,
     echo_responder,
-    estimate_usage,
     text_block,
     tool_use_block,
 )
+from prompt_cache_model import PromptCacheModel
 
 __all__ = [
     "DropConnection",
@@ -83,7 +84,7 @@ class FakeAnthropicServer:
     responder: Callable[[dict[str, Any]], Reply] = echo_responder
     requests: list[RecordedRequest] = field(default_factory=list)
     scripts: deque[Script] = field(default_factory=deque)
-    cached_prefixes: set[str] = field(default_factory=set)
+    prompt_cache: PromptCacheModel = field(default_factory=PromptCacheModel)
     stopping: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -119,8 +120,8 @@ class FakeAnthropicServer:
         return lambda: stall_timeout if self.next_script_stalls() else normal
 
     def usage_for(self, body: dict[str, Any]) -> dict[str, int]:
-        with self.lock:
-            return estimate_usage(body, self.cached_prefixes)
+        """The usage reported for an accepted request (the prompt cache model's figures)."""
+        return self.prompt_cache.usage(body)
 
     def stop(self) -> None:
         self.stopping.set()
@@ -138,12 +139,18 @@ def start_fake_server(
     *,
     api_key: str | None = None,
     responder: Callable[[dict[str, Any]], Reply] = echo_responder,
+    prompt_cache: PromptCacheModel | None = None,
 ) -> FakeAnthropicServer:
     """Start a fake on an ephemeral loopback port; `api_key` set means others get a 401."""
     httpd = _QuietServer(("127.0.0.1", 0), _Handler)
     httpd.daemon_threads = True
     httpd.block_on_close = False  # a stalled handler must not hold up stop()
-    server = FakeAnthropicServer(httpd=httpd, api_key=api_key, responder=responder)
+    server = FakeAnthropicServer(
+        httpd=httpd,
+        api_key=api_key,
+        responder=responder,
+        prompt_cache=prompt_cache or PromptCacheModel(),
+    )
     httpd.fake = server  # type: ignore[attr-defined]
     threading.Thread(
         target=httpd.serve_forever,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 import traceback
@@ -132,7 +133,8 @@ def test_parallel_tool_calls_keep_their_order_and_answering_them_is_accepted(ser
         )
     )
     provider, _ = make_provider(server)
-    first = final(run(provider, ask()))
+    rules = "You are terse. " * 400  # a system prompt long enough to be cached (1,024+ tokens)
+    first = final(run(provider, dataclasses.replace(ask(), system=rules)))
     assert [block["id"] for block in first.message["content"]] == ["toolu_a", "toolu_b"]
     results = {
         "role": "user",
@@ -142,7 +144,7 @@ def test_parallel_tool_calls_keep_their_order_and_answering_them_is_accepted(ser
         ],
     }
     request = ModelRequest(
-        system="You are terse.",
+        system=rules,
         durable_context="",
         messages=(ask().messages[0], first.message, results),
         tools=(READ_TOOL,),
@@ -150,7 +152,7 @@ def test_parallel_tool_calls_keep_their_order_and_answering_them_is_accepted(ser
     second = final(run(provider, request))
     assert second.message["content"] == [{"type": "text", "text": "received 2 tool results"}]
     assert [request.rejection for request in server.requests] == [None, None]
-    assert second.usage.cache_read_input_tokens > 0
+    assert second.usage.cache_read_input_tokens >= first.usage.cache_creation_input_tokens > 1_024
 
 
 @pytest.mark.parametrize("stop_reason", ["pause_turn", "refusal", "stop_sequence", "max_tokens"])

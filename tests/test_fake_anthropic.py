@@ -112,13 +112,25 @@ def test_a_streamed_reply_carries_event_lines_as_well_as_data_lines(server):
 
 
 def test_a_repeated_prefix_is_reported_as_a_cache_read():
-    body = variant(lambda b: b["system"][0].update(cache_control={"type": "ephemeral"}))
+    long_rules = "Answer in one short paragraph. " * 200  # over the 1,024-token minimum
+    body = variant(
+        lambda b: b["system"][0].update(text=long_rules, cache_control={"type": "ephemeral"})
+    )
     with start_fake_server(api_key=API_KEY) as fresh:
         first = post(fresh, body)[1]["usage"]
         second = post(fresh, body)[1]["usage"]
-    assert first["cache_creation_input_tokens"] > 0 and first["cache_read_input_tokens"] == 0
+    assert first["cache_creation_input_tokens"] > 1_024 and first["cache_read_input_tokens"] == 0
     assert second["cache_read_input_tokens"] == first["cache_creation_input_tokens"]
     assert second["cache_creation_input_tokens"] == 0
+    assert first["input_tokens"] == second["input_tokens"] > 0  # the messages after it
+
+
+def test_a_short_prefix_is_not_cached_as_the_api_does_not_cache_it(server):
+    body = variant(lambda b: b["system"][0].update(cache_control={"type": "ephemeral"}))
+    for _ in range(2):
+        usage = post(server, body)[1]["usage"]
+        assert usage["cache_creation_input_tokens"] == usage["cache_read_input_tokens"] == 0
+        assert usage["input_tokens"] > 0
 
 
 def test_a_custom_responder_answers_when_the_queue_is_empty():
