@@ -5,14 +5,14 @@ Contract: `build_wire_request(request, model)` returns a fresh JSON-ready dict
 It strips every key the API does not accept for a block (private `_` keys included),
 drops empty text (an error tool_result left without content gets a short text instead,
 since the API refuses it empty), merges consecutive messages of one role, and checks
-what the API checks: the view starts with a user message, every assistant `tool_use` is answered by a
-`tool_result` in the very next user message with the results first, and no result
-answers a call that was not just made. A view may end with an assistant message: that is
-how an answer the API paused (`pause_turn`) is sent back to be continued; its final text
-is right-trimmed, since the API refuses trailing whitespace there. Anything else raises `WireFormatError`
-with a reason code and the index of the offending message in `request.messages`: a
-request the API would reject is never sent, and pairing is never silently repaired here
-(that belongs to `agent_cli.protocol`).
+what the API checks: the view starts with a user message, every assistant `tool_use` is
+answered by a `tool_result` in the very next user message with the results first, and no
+result answers a call that was not just made. A view may end with an assistant message:
+that is how an answer the API paused (`pause_turn`) is sent back to be continued; its
+final text is right-trimmed, since the API refuses trailing whitespace there. Anything
+else raises `WireFormatError` with a reason code and the index of the offending message
+in `request.messages`: a request the API would reject is never sent, and pairing is
+never silently repaired here (that belongs to `agent_cli.protocol`).
 
 Cache breakpoints: the last tool, the last system block and the last block of the
 conversation tail carry `{"type": "ephemeral"}` (three of the four the API allows), so the
