@@ -79,7 +79,7 @@ class TranscriptStore:
         `TranscriptLocked`, `TranscriptCorrupt` or `StateDirUnavailable`.
         """
         path = self.path_for(session_id)
-        ensure_private_dir(self.root)
+        ensure_private_dir(self.root, self._fs)
         return TranscriptWriter(session_id, path, self._fs)
 
     def discard_if_empty(self, session_id: str) -> bool:
