@@ -83,6 +83,7 @@ def build_backend(
             ask_permission=ask_permission,
             auto_approve=settings.yes,
             resume=resume,
+            environment=env,
         )
 
     def list_sessions(this_workspace_only: bool = False) -> list[Any]:
