@@ -21,6 +21,11 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from agent_cli.errors import ToolError
+from agent_cli.tools.approval import (
+    build_content_approval,
+    build_diff_approval,
+    build_overwrite_approval,
+)
 from agent_cli.tools.context import PreparedCall, ToolContext
 from agent_cli.tools.output import ToolResult, format_size
 from agent_cli.tools.workspace import Workspace
@@ -97,6 +102,12 @@ def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> Prepa
     data = arguments["content"].encode("utf-8")
     lines = count_lines_noun(_count_lines(arguments["content"]))
     is_new = not resolved.exists()
+    if is_new:
+        approval = build_content_approval(arguments["content"])
+    else:
+        approval = build_overwrite_approval(
+            context.workspace, resolved, shown, arguments["content"]
+        )
 
     def execute() -> ToolResult:
         _require_same_target(context.workspace, arguments["path"], resolved)
@@ -106,7 +117,7 @@ def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> Prepa
         return ToolResult(header, summary=f"wrote {lines}")
 
     verb = "create" if is_new else "overwrite"
-    return PreparedCall(f"{verb} {shown} with {lines}", execute)
+    return PreparedCall(f"{verb} {shown} with {lines}", execute, approval)
 
 
 def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
@@ -119,7 +130,8 @@ def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
     if old == new:
         raise ToolError("old_string and new_string are the same; there is nothing to change.")
     limit = context.limits.max_read_file_bytes
-    plan_edit(context.workspace, resolved, shown, old, new, limit)
+    before = read_edit_source(context.workspace, resolved, shown, limit)
+    approval = build_diff_approval(before, apply_edit(before, shown, old, new)[0], shown)
     removed = count_lines_noun(_count_lines(old))
     added = count_lines_noun(_count_lines(new))
 
@@ -130,13 +142,20 @@ def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
         header = f"Edited {shown}: replaced {removed} with {added} at line {line_number}."
         return ToolResult(header, summary=f"edited {shown}")
 
-    return PreparedCall(f"edit {shown}: replace {removed} with {added}", execute)
+    return PreparedCall(f"edit {shown}: replace {removed} with {added}", execute, approval)
 
 
 def plan_edit(
     workspace: Workspace, path: Path, shown: str, old: str, new: str, max_bytes: int
 ) -> tuple[bytes, int]:
     """The file's new bytes and the line where the change starts, or a `ToolError`."""
+    text = read_edit_source(workspace, path, shown, max_bytes)
+    updated, line_number = apply_edit(text, shown, old, new)
+    return updated.encode("utf-8"), line_number
+
+
+def read_edit_source(workspace: Workspace, path: Path, shown: str, max_bytes: int) -> str:
+    """The text of the file to edit, or a `ToolError` when it is not editable text."""
     with os.fdopen(workspace.open_file(path, shown, os.O_RDONLY), "rb") as handle:
         _check_readable_text(handle, shown, max_bytes)
         data = handle.read()
@@ -146,6 +165,11 @@ def plan_edit(
         raise ToolError(
             f"{shown} is not valid UTF-8 text; edit_file only edits text files."
         ) from error
+    return text
+
+
+def apply_edit(text: str, shown: str, old: str, new: str) -> tuple[str, int]:
+    """`text` with its one occurrence of `old` replaced, and the line where it starts."""
     matches = text.count(old)
     if matches == 0:
         raise ToolError(
@@ -158,7 +182,7 @@ def plan_edit(
             "exactly one. Include more surrounding lines to make it unique."
         )
     line_number = text[: text.index(old)].count("\n") + 1
-    return text.replace(old, new, 1).encode("utf-8"), line_number
+    return text.replace(old, new, 1), line_number
 
 
 def write_atomically(workspace: Workspace, path: Path, data: bytes, shown: str) -> None:

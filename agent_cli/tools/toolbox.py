@@ -147,7 +147,7 @@ class Toolbox:
         arguments = validate_input(spec.schema, tool_input)
         call = spec.prepare(self._context, arguments)
         if spec.needs_permission:
-            request = PermissionRequest(spec.schema["name"], call.description)
+            request = PermissionRequest(spec.schema["name"], call.description, call.approval)
             if not self._gate.is_allowed(request):
                 return None
         return call.execute()
