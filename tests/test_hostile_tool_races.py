@@ -124,24 +124,20 @@ def test_list_dir_never_lists_the_outside_folder(world):
     assert_no_leak_and_both_sides_seen(tally)
 
 
-def test_write_file_never_creates_a_file_outside(world):
+@pytest.mark.parametrize(
+    ("path_of", "left_outside"),
+    [
+        (lambda index: f"sub/new-{index}.txt", ("new-*", ".new-*")),
+        (lambda index: f"sub/made-{index}/file.txt", ("made-*",)),  # folders made on the way
+    ],
+    ids=["file", "file in a new folder"],
+)
+def test_write_file_never_creates_anything_outside(world, path_of, left_outside):
     tally = run_race(
-        world,
-        lambda index: {"path": f"sub/new-{index}.txt", "content": "written\n"},
-        "write_file",
+        world, lambda index: {"path": path_of(index), "content": "written\n"}, "write_file"
     )
     assert_no_leak_and_both_sides_seen(tally)
-    assert not list(world.outside.glob("new-*")) and not list(world.outside.glob(".new-*"))
-
-
-def test_write_file_into_a_new_folder_never_makes_it_outside(world):
-    tally = run_race(
-        world,
-        lambda index: {"path": f"sub/made-{index}/file.txt", "content": "written\n"},
-        "write_file",
-    )
-    assert_no_leak_and_both_sides_seen(tally)
-    assert not list(world.outside.glob("made-*"))
+    assert not [path for pattern in left_outside for path in world.outside.glob(pattern)]
 
 
 def test_edit_file_never_changes_a_file_outside(world):
