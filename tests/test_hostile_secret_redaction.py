@@ -24,10 +24,13 @@ from pathlib import Path
 import pytest
 from e2e_support import build_env, run_piped
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
+from hostile_support import fuzz_settings
+from hypothesis import given
+from hypothesis import strategies as st
 from tools_support import FakeArtifactStore
 
 from agent_cli.tools import Toolbox
-from agent_cli.tools.redaction import REDACTED_MARK, collect_secret_values
+from agent_cli.tools.redaction import REDACTED_MARK, SecretRedactor, collect_secret_values
 
 KEY = "sk-ant-FAKE-redaction-0123456789abcdef"
 GITHUB_TOKEN = "ghp_FAKEtoken0123456789ABCDEFabcdef"
@@ -37,11 +40,11 @@ BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-=]{12,}")
 HEX_RUN = re.compile(r"[0-9a-fA-F]{16,}")
 
 
-def recoverable_secrets(text: str) -> set[str]:
+def recoverable_secrets(text: str, secrets: tuple[str, ...] = SECRETS) -> set[str]:
     """The secrets that can be read back from `text` as they are, or by decoding any run
     of base64 (at every offset, both alphabets) or hex found in it, line breaks removed."""
     flat = re.sub(r"\r?\n", "", text)
-    found = {secret for secret in SECRETS if secret in text or secret in flat}
+    found = {secret for secret in secrets if secret in text or secret in flat}
     for run in BASE64_RUN.findall(flat):
         for offset in range(4):
             piece = run[offset:].rstrip("=")
@@ -51,12 +54,12 @@ def recoverable_secrets(text: str) -> set[str]:
                     data = decode(piece)
                 except (binascii.Error, ValueError):
                     continue
-                found |= {s for s in SECRETS if s.encode() in data}
+                found |= {s for s in secrets if s.encode() in data}
     for run in HEX_RUN.findall(flat):
         for offset in range(2):
             piece = run[offset:]
             data = bytes.fromhex(piece[: len(piece) - len(piece) % 2])
-            found |= {s for s in SECRETS if s.encode() in data}
+            found |= {s for s in secrets if s.encode() in data}
     return found
 
 
@@ -230,3 +233,40 @@ def test_secrets_are_the_api_key_credential_looking_names_and_the_names_the_user
     }
     found = set(collect_secret_values(environment))
     assert found == {KEY, "auth-token-value-123", GITHUB_TOKEN, "pw-long-enough", MARKED}
+
+
+ENCODINGS = {
+    "plain": lambda data: data.decode("utf-8"),
+    "base64": lambda data: base64.b64encode(data).decode(),
+    "urlsafe base64": lambda data: base64.urlsafe_b64encode(data).decode(),
+    "hex": lambda data: data.hex(),
+    "HEX": lambda data: data.hex().upper(),
+}
+
+
+@fuzz_settings(0.2)
+@given(
+    secret=st.text(
+        st.characters(codec="utf-8", exclude_categories=["Cs"]), min_size=8, max_size=60
+    ).filter(lambda text: text.strip() == text and "\n" not in text and "\r" not in text),
+    before=st.binary(max_size=40),
+    after=st.binary(max_size=40),
+    encoding=st.sampled_from(sorted(ENCODINGS)),
+    wrap=st.one_of(st.none(), st.integers(4, 80)),
+)
+def test_a_secret_is_redacted_wherever_it_sits_in_an_encoded_stream(
+    secret, before, after, encoding, wrap
+):
+    """The secret, between random bytes, encoded whole (so at any alignment), maybe
+    wrapped into lines: after redaction it cannot be decoded back from the text."""
+    data = before + secret.encode() + after
+    text = (
+        ENCODINGS[encoding](data)
+        if encoding != "plain"
+        else (before.decode("latin-1") + secret + after.decode("latin-1"))
+    )
+    if wrap:
+        text = "\n".join(text[i : i + wrap] for i in range(0, len(text), wrap))
+    redacted = SecretRedactor([secret]).redact(text)
+    assert recoverable_secrets(redacted.text, (secret,)) == set()
+    assert redacted.count >= 1
