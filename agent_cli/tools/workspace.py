@@ -87,9 +87,25 @@ class Workspace:
 
     def open_file(self, resolved: Path, shown: str, flags: int, mode: int = 0o644) -> int:
         """An fd for the regular file at `resolved`, no link followed on the way."""
+        self.require_same_root()
         return open_file_beneath(self.root_fd, self.relative_parts(resolved), shown, flags, mode)
 
     def open_directory(self, resolved: Path, shown: str, create_missing: bool = False) -> int:
         """An fd for the directory at `resolved`, no link followed on the way."""
+        self.require_same_root()
         parts = self.relative_parts(resolved)
         return open_directory_beneath(self.root_fd, parts, shown, create_missing)
+
+    def require_same_root(self) -> None:
+        """Refuse when the root folder was moved, deleted or replaced since the start: the
+        held descriptor would otherwise act on a folder the user no longer sees there."""
+        held = os.fstat(self.root_fd)
+        try:
+            now = os.stat(self.root, follow_symlinks=False)
+        except OSError:
+            now = None
+        if now is None or (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino):
+            raise ToolError(
+                f"The workspace folder {self.root} was moved, deleted or replaced while this "
+                "session ran; nothing was done. Start agent-cli again in that folder."
+            )
