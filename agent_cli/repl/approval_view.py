@@ -107,12 +107,13 @@ def build_header(request: Any, approval: Approval, raw_lines: list[str], width: 
     lines = f"{count} line" if count == 1 else f"{count} lines"
     if blank:
         lines += f", {blank} blank"
+    description = clip_line(request.description, max(20, width // 2))
     if approval.kind is ApprovalKind.COMMAND:
         what = f"run this command ({lines})"
     elif approval.kind is ApprovalKind.DIFF:
-        what = f"{clip_line(request.description, max(20, width // 2))} (diff of {lines})"
-    else:
-        what = f"{clip_line(request.description, max(20, width // 2))} ({lines})"
+        what = f"{description} (diff of {lines})"
+    else:  # a write's description already counts its lines
+        what = description + (f" ({blank} of them blank)" if blank else "")
     return Text.assemble(
         ("permission needed for ", "bold yellow"),
         (clip_line(request.tool, 40), "bold"),
