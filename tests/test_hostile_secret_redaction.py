@@ -30,7 +30,12 @@ from hypothesis import strategies as st
 from tools_support import FakeArtifactStore
 
 from agent_cli.tools import Toolbox
-from agent_cli.tools.redaction import REDACTED_MARK, SecretRedactor, collect_secret_values
+from agent_cli.tools.redaction import (
+    REDACTED_MARK,
+    SecretRedactor,
+    StreamRedactor,
+    collect_secret_values,
+)
 
 KEY = "sk-ant-FAKE-redaction-0123456789abcdef"
 GITHUB_TOKEN = "ghp_FAKEtoken0123456789ABCDEFabcdef"
@@ -270,3 +275,23 @@ def test_a_secret_is_redacted_wherever_it_sits_in_an_encoded_stream(
     redacted = SecretRedactor([secret]).redact(text)
     assert recoverable_secrets(redacted.text, (secret,)) == set()
     assert redacted.count >= 1
+
+
+@fuzz_settings(0.1)
+@given(
+    pieces=st.lists(st.sampled_from(["ab", "\n", KEY, KEY[:9], "é", "x" * 50]), max_size=30),
+    cuts=st.lists(st.integers(1, 40), min_size=1, max_size=20),
+)
+def test_output_redacted_piece_by_piece_is_the_whole_output_redacted(pieces, cuts):
+    """A live view gets the output in chunks cut anywhere (inside the key, inside a
+    UTF-8 character): what it shows is exactly the redaction of the whole."""
+    data = "".join(pieces).encode()
+    redactor = SecretRedactor([KEY])
+    stream = StreamRedactor(redactor)
+    shown, position = [], 0
+    for size in cuts * (len(data) // max(1, sum(cuts)) + 1):
+        shown.append(stream.feed(data[position : position + size]))
+        position += size
+    shown.append(stream.finish())
+    assert "".join(shown) == redactor.redact(data.decode()).text
+    assert KEY not in "".join(shown)

@@ -13,6 +13,8 @@ What counts as secret (`collect_secret_values`): the values of `ANTHROPIC_API_KE
 variables the user names in `AGENT_CLI_SECRET_NAMES` (comma or space separated). Values
 shorter than `MIN_SECRET_CHARS` are left alone: they would match ordinary text.
 
+`StreamRedactor` does the same for output shown while a command runs.
+
 Forms covered: the value as it is; its base64 (standard and URL-safe alphabets, at any of
 the three byte alignments, so inside a longer encoded stream too); its hex (lower and
 upper case); each of these also when broken across lines (`base64` wraps at 76 columns,
@@ -23,6 +25,7 @@ reversed, encrypted) is not caught: no filter can catch every transformation.
 from __future__ import annotations
 
 import base64
+import codecs
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -71,6 +74,8 @@ class SecretRedactor:
                 forms |= _encoded_forms(secret)
         patterns = [_pattern_for(form) for form in sorted(forms, key=len, reverse=True)]
         self._pattern = re.compile("|".join(patterns)) if patterns else None
+        # The longest text one match can cover (a `\r\n` allowed between characters).
+        self.longest_match = 3 * max((len(form) for form in forms), default=0)
 
     @classmethod
     def from_environment(cls, environment: Mapping[str, str] | None = None) -> SecretRedactor:
@@ -82,6 +87,43 @@ class SecretRedactor:
             return Redaction(text, 0)
         redacted, count = self._pattern.subn(REDACTED_MARK, text)
         return Redaction(redacted, count)
+
+    def safe_cut(self, text: str, cut: int) -> int:
+        """`cut`, moved back to the start of a match that would cross it, if any."""
+        if self._pattern is None:
+            return len(text)
+        for match in self._pattern.finditer(text):
+            if match.end() > cut:
+                return min(cut, match.start())
+        return cut
+
+
+class StreamRedactor:
+    """Redacts output that arrives in pieces (a running command's live view).
+
+    `feed` takes raw bytes and returns the text that is safe to show now: everything but
+    a tail as long as the longest possible match (or less, when a match may start there),
+    which is held back until more arrives or `finish` is called, so a secret cut across
+    two pieces is still caught.
+    """
+
+    def __init__(self, redactor: SecretRedactor) -> None:
+        self._redactor = redactor
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._held = ""
+
+    def feed(self, chunk: bytes) -> str:
+        self._held += self._decoder.decode(chunk)
+        return self._release(len(self._held) - self._redactor.longest_match)
+
+    def finish(self) -> str:
+        self._held += self._decoder.decode(b"", final=True)
+        return self._release(len(self._held))
+
+    def _release(self, cut: int) -> str:
+        cut = self._redactor.safe_cut(self._held, max(cut, 0))
+        shown, self._held = self._held[:cut], self._held[cut:]
+        return self._redactor.redact(shown).text
 
 
 def redact_result(result: ToolResult, redactor: SecretRedactor) -> ToolResult:
