@@ -126,3 +126,11 @@ def test_the_asker_offers_to_show_every_line_and_then_asks_again_under_the_heade
     for number in range(1, 201):
         assert f"{number:>3} │ line {number}\n" in shown, number
     assert shown.rstrip("\n").split("\n")[-1].startswith("permission needed for write_file")
+
+
+def test_a_file_name_with_a_bidi_override_shows_it_in_the_header():
+    request = PermissionRequest(
+        "write_file", "create notes\u202etxt.sh with 1 line", build_content_approval("x\n")
+    )
+    header = printed_rows(build_approval_view(request, 100, 40), 100)[0]
+    assert "create notes<U+202E>txt.sh with 1 line" in header

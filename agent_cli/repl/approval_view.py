@@ -107,7 +107,7 @@ def build_header(request: Any, approval: Approval, raw_lines: list[str], width: 
     lines = f"{count} line" if count == 1 else f"{count} lines"
     if blank:
         lines += f", {blank} blank"
-    description = clip_line(request.description, max(20, width // 2))
+    description = clip_line(_revealed(request.description), max(20, width // 2))
     if approval.kind is ApprovalKind.COMMAND:
         what = f"run this command ({lines})"
     elif approval.kind is ApprovalKind.DIFF:
@@ -119,6 +119,12 @@ def build_header(request: Any, approval: Approval, raw_lines: list[str], width: 
         (clip_line(request.tool, 40), "bold"),
         (": " + what, "bold yellow"),
     )
+
+
+def _revealed(text: str) -> str:
+    """`text` with its controls written out (`^[`, `<U+202E>`): a file name holding a
+    bidi override must not read as another name in the header."""
+    return "".join(part for part, _ in reveal_controls(text))
 
 
 def header_rows(header: Text, width: int) -> int:
