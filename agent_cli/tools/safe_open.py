@@ -13,9 +13,8 @@ Why not resolve-then-open: resolving a path and opening it later are two steps, 
 link swapped in between was followed (an attacker leaked outside files through
 read_file, grep and write_file that way).
 
-Search tools that hand a directory to another program (ripgrep) should give it the
-descriptor's directory (`directory_path_of`, a `/proc/self/fd` link the kernel resolves
-to the very directory that was opened) and must not let it follow links.
+A search that lets another program (ripgrep) walk the tree by name must treat what it
+reports as candidates and show only what it reads again through these functions.
 """
 
 from __future__ import annotations
@@ -82,16 +81,6 @@ def require_regular_file(descriptor: int, shown: str) -> None:
     if stat.S_ISDIR(kind):
         raise ToolError(f"{shown} is a directory, not a file; use list_dir.")
     raise ToolError(f"{shown} is not a regular file (device, socket or pipe); refused.")
-
-
-def directory_path_of(descriptor: int) -> str:
-    """A path naming exactly the directory `descriptor` holds, for a child process's cwd.
-
-    `/proc/self/fd/N` is resolved by the kernel to the open directory itself, not by
-    name, so a swap of any folder on the way cannot redirect it. Pass the descriptor to
-    the child (`pass_fds`) so the number means the same there.
-    """
-    return f"/proc/self/fd/{descriptor}"
 
 
 def _open_directory_step(parent: int, name: str, shown: str, create_missing: bool) -> int:
