@@ -37,6 +37,10 @@ def _config(exc: e.ConfigError) -> str:
 
 
 def _provider_failed(exc: e.ProviderRequestFailed) -> str:
+    if exc.kind == "model_not_found":
+        from agent_cli.session.describe import model_not_found
+
+        return model_not_found(exc.model)
     status = f", HTTP {exc.status}" if exc.status else ""
     attempts = f", {exc.attempts} attempts" if exc.attempts > 1 else ""
     return (
