@@ -317,6 +317,15 @@ class ProviderRequestFailed(ProviderError):
         super().__init__(f"{kind} (status={status}, attempts={attempts}) {detail}".strip())
 
 
+class ModelSwitchRefused(ProviderError, ValueError):
+    """`/model <id>` could not switch. `reason` is "offline" (the offline demo model has
+    no other model) or "bad_model_id" (not a model id: empty, too long, odd characters)."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
+
+
 class SummarizerFailed(ProviderError):
     """The summarizer raised, timed out or answered nothing; the view stays as it was."""
 

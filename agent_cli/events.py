@@ -41,7 +41,8 @@ class ModelRequest:
     """One model request before it is turned into wire format by the provider.
 
     `messages` is the compacted prompt view (Anthropic-format dicts); `system` is the base
-    system prompt, `durable_context` the rendered durable block (may be empty). The
+    system prompt, `durable_context` the rendered durable block (may be empty),
+    `project_instructions` the workspace's AGENTS.md block (may be empty). The
     provider decides how to place cache breakpoints.
     """
 
@@ -50,6 +51,7 @@ class ModelRequest:
     messages: tuple[dict[str, Any], ...]
     tools: tuple[dict[str, Any], ...]
     max_tokens: int = 4096
+    project_instructions: str = ""  # AGENTS.md / CLAUDE.md, as its own cached system block
 
 
 @dataclass(frozen=True)
@@ -240,3 +242,4 @@ class SessionStats:
     session_id: str
     transcript_path: str
     extra: dict[str, Any] = field(default_factory=dict)
+    project_instructions: str = ""  # which file requests carry (see session.stats)

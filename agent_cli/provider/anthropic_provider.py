@@ -166,6 +166,28 @@ class AnthropicProvider:
             yield response
             return
 
+    def list_models(self, timeout_seconds: float = 5.0) -> list[dict[str, Any]]:
+        """The first page of the Models API: `{"id", "display_name", "lifecycle"}` each.
+        One try, short timeout; a failure raises `ProviderRequestFailed` (e.g. an endpoint
+        that does not offer the Models API answers 404)."""
+        try:
+            page = self._ensure_client().models.list(limit=100, timeout=timeout_seconds)
+            return [
+                {
+                    "id": entry.id,
+                    "display_name": getattr(entry, "display_name", None),
+                    "lifecycle": getattr(entry, "lifecycle", None),
+                }
+                for entry in page.data
+            ]
+        except Exception as err:
+            failure = self._classify(err)
+            if failure is None:
+                raise
+            raise ProviderRequestFailed(
+                failure.kind, status=failure.status, detail=failure.detail
+            ) from None
+
     def _stream_attempt(self, wire: dict[str, Any]) -> Generator[TextDelta, None, ModelResponse]:
         """One try: yield text deltas, return (not yield) the finished response."""
         tracker = StreamTracker()

@@ -61,6 +61,11 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.ConfigError: _config,
     e.MissingApiKey: lambda exc: "No ANTHROPIC_API_KEY: set it, or run with --provider offline",
     e.ProviderRequestFailed: _provider_failed,
+    e.ModelSwitchRefused: lambda exc: (
+        "the offline demo model has no other models; set ANTHROPIC_API_KEY to use Claude"
+        if exc.reason == "offline"
+        else "that is not a model id (letters, digits and . _ - : @ / only); /model lists them"
+    ),
     e.WireFormatError: lambda exc: (
         f"request refused before sending ({_c(exc.reason)}): the conversation is unchanged"
     ),

@@ -22,6 +22,7 @@ from agent_cli.repl.safe_text import clip_line, sanitize_text
 
 CATEGORY_LABELS = {
     "system_prompt": "system prompt",
+    "project_instructions": "project instructions",
     "durable_context": "durable context",
     "tool_schemas": "tool schemas",
     "user_text": "user text",
@@ -71,6 +72,7 @@ def build_stats_rows(stats: SessionStats) -> list[tuple[str, RenderableType]]:
         ("in view", Text(describe_view_size(stats))),
         ("messages", Text(describe_message_counts(stats))),
         ("tokens", build_category_table(stats)),
+        ("instructions", _safe(stats.project_instructions or "none")),
         ("estimator", _safe(stats.estimator)),
         ("calibration", Text(describe_calibration(stats.calibration))),
         ("last request", Text(describe_usage(stats.last_usage))),

@@ -60,6 +60,7 @@ def build_context_view(preview: Any) -> Group:
             (clip_line(first_line, 80), "dim"),
         )
     ]
+    parts.append(build_project_instructions_line(preview))
     durable = sanitize_block(str(preview.durable_context or "")).strip()
     parts.append(
         Panel(
@@ -73,6 +74,14 @@ def build_context_view(preview: Any) -> Group:
     parts.append(Text(f"view: {len(lines):,} messages", style="bold"))
     parts.extend(Text("  " + clip_line(str(line), 200)) for line in lines)
     return Group(*parts)
+
+
+def build_project_instructions_line(preview: Any) -> Text:
+    """Which file the requests carry as project instructions, and how big it is."""
+    text = str(getattr(preview, "project_instructions", "") or "")
+    source = clip_line(str(getattr(preview, "project_source", "") or "none"), 120)
+    size = f" · {len(text):,} characters in each request" if text else ""
+    return Text.assemble(("project instructions ", "bold"), source, (size, "dim"))
 
 
 def _resolution_index(resolutions: Sequence[Any]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 STATUSES = ("available", "missing", "denied", "corrupt", "unsupported")
 CATEGORIES = (
     "system_prompt",
+    "project_instructions",
     "durable_context",
     "tool_schemas",
     "user_text",
@@ -31,7 +32,7 @@ CATEGORIES = (
 
 def count_view_by_category(counter: Any, view: list[dict[str, Any]]) -> dict[str, int]:
     """Tokens of the view split into user text, assistant text, tool calls and results."""
-    totals = dict.fromkeys(CATEGORIES[3:], 0)
+    totals = dict.fromkeys(CATEGORIES[4:], 0)
     for message in view:
         role = message.get("role")
         content = message.get("content")
@@ -53,6 +54,7 @@ def build_stats(session: Session) -> SessionStats:
     durable_text = session.render_durable()
     by_category = {
         "system_prompt": session.counter.count_text(session.system_prompt),
+        "project_instructions": session.counter.count_text(session.project_instructions.text),
         "durable_context": session.counter.count_text(durable_text),
         "tool_schemas": session.counter.count_json(session.toolbox.schemas()),
         **count_view_by_category(session.counter, session.view),
@@ -81,7 +83,18 @@ def build_stats(session: Session) -> SessionStats:
         session_id=session.session_id,
         transcript_path=session.transcript_path,
         extra={"workspace": str(session.workspace)},
+        project_instructions=describe_project_instructions(session.project_instructions),
     )
+
+
+def describe_project_instructions(found: Any) -> str:
+    """Which file the requests carry as project instructions, its size, and any cut."""
+    if found.source is None:
+        return "none (no AGENTS.md or CLAUDE.md in the workspace root)"
+    if found.problem is not None:
+        return f"{found.source}: not used ({found.problem})"
+    cut = " (cut to its first part)" if found.truncated else ""
+    return f"{found.source}, {found.size_bytes:,} bytes{cut}"
 
 
 def build_gauge(session: Session) -> Gauge:
@@ -101,7 +114,13 @@ def build_preview(session: Session) -> ContextPreview:
     from agent_cli.session.core import ContextPreview
 
     lines = tuple(describe_message(i, m, session.counter) for i, m in enumerate(session.view))
-    return ContextPreview(session.system_prompt, session.render_durable(), lines)
+    return ContextPreview(
+        session.system_prompt,
+        session.render_durable(),
+        lines,
+        project_instructions=session.project_instructions.text,
+        project_source=describe_project_instructions(session.project_instructions),
+    )
 
 
 def describe_message(index: int, message: dict[str, Any], counter: Any) -> str:
