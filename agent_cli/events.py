@@ -243,3 +243,11 @@ class SessionStats:
     transcript_path: str
     extra: dict[str, Any] = field(default_factory=dict)
     project_instructions: str = ""  # which file requests carry (see session.stats)
+    # Money, from the usage the API reported and the model table (agent_cli.models):
+    # dollars per category (input, output, cache_write, cache_read) of the priced requests,
+    # and the requests that could not be priced, with the models that served them.
+    cost_by_category: dict[str, float] = field(default_factory=dict)
+    unpriced_requests: int = 0
+    unpriced_models: tuple[str, ...] = ()
+    model_in_table: bool = True  # False: window assumed, cost shown in tokens only
+    context_free: int = 0  # tokens of the context window the next request leaves free

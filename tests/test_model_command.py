@@ -136,3 +136,15 @@ def test_reload_says_what_it_read(tmp_path: Path):
     (tmp_path / "AGENTS.md").write_text("be brief\n")
     assert "reloaded AGENTS.md (9 bytes)" in Context(session).run("/reload")
     session.close()
+
+
+def test_context_shows_the_project_instructions_and_the_free_window(tmp_path: Path):
+    (tmp_path / "AGENTS.md").write_text("be brief\n")
+    session = make_session(tmp_path, ScriptedProvider())
+    shown = Context(session).run("/context")
+    gauge = session.gauge()
+    session.close()
+    assert "project instructions AGENTS.md, 9 bytes" in shown
+    free = 200_000 - gauge.tokens
+    assert f"context window 200,000 tokens · the next request about {gauge.tokens:,}" in shown
+    assert f"free {free:,}" in shown

@@ -5,7 +5,6 @@ by compaction. Requests go through the real SDK to the strict fake Messages API.
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 from fake_anthropic import Reply, start_fake_server, text_block

@@ -34,6 +34,7 @@ from prompt_toolkit.utils import is_dumb_terminal
 from agent_cli.repl.background import DeferredWork
 from agent_cli.repl.early_prompt import PendingInput, replay, show_until_done
 from agent_cli.repl.safe_text import clip_line
+from agent_cli.usage_cost import format_usd
 
 PROMPT_TEXT = "› "
 KEY_HINT = "  │ Alt+Enter: new line"
@@ -54,9 +55,11 @@ def format_gauge(gauge: Any) -> str:
     if gauge is None:
         return "ctx … (measuring)"
     share = f"{100 * gauge.tokens / gauge.soft_threshold:.0f}%" if gauge.soft_threshold else "-"
+    cost = getattr(gauge, "cost_usd", None)
+    money = f" · {format_usd(cost)}" if cost is not None else ""
     return (
         f"ctx {gauge.tokens:,} / {gauge.soft_threshold:,} soft / {gauge.hard_limit:,} hard "
-        f"({share}) · estimator: {clip_line(str(gauge.estimator), 60)}"
+        f"({share}){money} · estimator: {clip_line(str(gauge.estimator), 60)}"
     )
 
 

@@ -40,6 +40,8 @@ class Gauge:
     soft_threshold: int
     hard_limit: int
     estimator: str
+    context_window: int = 0
+    cost_usd: float | None = None  # the session so far, when it could be priced
 
     @property
     def percent_of_soft(self) -> int:
@@ -55,6 +57,8 @@ class ContextPreview:
     message_lines: tuple[str, ...]
     project_instructions: str = ""
     project_source: str = ""
+    context_window: int = 0
+    request_tokens: int = 0  # the gauge's figure: what the next request would carry
 
 
 class Session:

@@ -146,7 +146,9 @@ def _restore_model(session: Session, chosen: str | None) -> None:
         return
     provider.model = chosen
     session.startup_notices.append(
-        Notice("info", "model_restored", f"Model {chosen[:200]} (chosen with /model in this session).")
+        Notice(
+            "info", "model_restored", f"Model {chosen[:200]} (chosen with /model in this session)."
+        )
     )
 
 

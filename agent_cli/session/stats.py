@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction.view_memo import count_view
 from agent_cli.events import SessionStats
+from agent_cli.models import lookup_model
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.session.budget import to_request_tokens
 
@@ -60,15 +61,17 @@ def build_stats(session: Session) -> SessionStats:
         **count_view_by_category(session.counter, session.view),
     }
     totals = session.log.totals
+    total_tokens = sum(by_category.values())
+    window = session.provider.context_window
     statuses = Counter(str(getattr(r.status, "value", r.status)) for r in session.last_resolutions)
     return SessionStats(
         provider=session.provider.name,
         model=session.provider.model,
-        context_window=session.provider.context_window,
+        context_window=window,
         soft_threshold=session.policy.soft_threshold,
         hard_limit=session.policy.hard_limit,
         tokens_by_category=by_category,
-        total_tokens=sum(by_category.values()),
+        total_tokens=total_tokens,
         messages_in_view=len(session.view),
         messages_in_transcript=totals.messages,
         interactions_in_view=len(validate_tool_protocol(session.view)),
@@ -84,7 +87,34 @@ def build_stats(session: Session) -> SessionStats:
         transcript_path=session.transcript_path,
         extra={"workspace": str(session.workspace)},
         project_instructions=describe_project_instructions(session.project_instructions),
+        **cost_fields(totals.cost),
+        model_in_table=lookup_model(session.provider.model).known,
+        context_free=max(0, window - build_gauge(session).tokens),  # the gauge's figure
     )
+
+
+def cost_fields(cost: Any) -> dict[str, Any]:
+    """The session's cost as `SessionStats` fields (see there)."""
+    priced = cost.priced
+    by_category = {
+        "input": priced.input_usd,
+        "output": priced.output_usd,
+        "cache_write": priced.cache_write_usd,
+        "cache_read": priced.cache_read_usd,
+    }
+    return {
+        "cost_by_category": by_category if cost.priced_requests else {},
+        "unpriced_requests": cost.unpriced_requests,
+        "unpriced_models": cost.unpriced_models,
+    }
+
+
+def session_cost_usd(session: Session) -> float | None:
+    """The toolbar's dollar figure: None on the offline model or before anything is priced."""
+    cost = session.log.totals.cost
+    if session.provider.name == "offline" or not cost.priced_requests:
+        return None
+    return cost.priced.total_usd
 
 
 def describe_project_instructions(found: Any) -> str:
@@ -107,6 +137,8 @@ def build_gauge(session: Session) -> Gauge:
         soft_threshold=session.policy.soft_threshold,
         hard_limit=session.policy.hard_limit,
         estimator=session.counter.estimator,
+        context_window=session.provider.context_window,
+        cost_usd=session_cost_usd(session),
     )
 
 
@@ -114,12 +146,15 @@ def build_preview(session: Session) -> ContextPreview:
     from agent_cli.session.core import ContextPreview
 
     lines = tuple(describe_message(i, m, session.counter) for i, m in enumerate(session.view))
+    durable_text = session.render_durable()
     return ContextPreview(
         session.system_prompt,
-        session.render_durable(),
+        durable_text,
         lines,
         project_instructions=session.project_instructions.text,
         project_source=describe_project_instructions(session.project_instructions),
+        context_window=session.provider.context_window,
+        request_tokens=build_gauge(session).tokens,
     )
 
 

@@ -1,0 +1,125 @@
+"""The session's cost in dollars: each request's reported usage priced with the model
+that served it, per category, adding up in `stats`, the toolbar gauge and after resume.
+
+Requests go through the real SDK to the strict fake Messages API, which reports
+cache writes and reads the way the API's prefix cache does.
+"""
+
+from __future__ import annotations
+
+import pytest
+from fake_anthropic import Reply, start_fake_server, text_block
+from session_support import ScriptedProvider, drain, make_session, transcript_records
+
+from agent_cli.provider.anthropic_provider import AnthropicProvider
+
+API_KEY = "sk-ant-test-COSTS"
+# $ per million tokens: input, output, 5-minute cache write, cache read (Anthropic's list)
+PRICES = {
+    "claude-sonnet-5-5": (2.0, 10.0, 2.50, 0.10),
+    "claude-opus-5-5": (4.0, 20.0, 5.00, 0.20),
+}
+FIELDS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+)
+CATEGORIES = ("input", "output", "cache_write", "cache_read")
+
+
+def _expected_by_category(records: list[dict]) -> dict[str, float]:
+    """Each usage record priced by hand with the model it names, summed per category."""
+    totals = dict.fromkeys(CATEGORIES, 0.0)
+    for record in records:
+        if record["kind"] != "usage":
+            continue
+        payload = record["payload"]
+        for category, field, price in zip(
+            CATEGORIES, FIELDS, PRICES[payload["model"]], strict=True
+        ):
+            totals[category] += payload[field] * price / 1_000_000
+    return totals
+
+
+def test_cost_per_category_adds_up_over_requests_and_models_and_survives_resume(tmp_path):
+    (tmp_path / "AGENTS.md").write_text("Rules of the house. " * 400)  # a cacheable prefix
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(*[Reply([text_block(f"answer {i} " * 30)]) for i in range(4)])
+        provider = AnthropicProvider(API_KEY, "claude-sonnet-5-5", base_url=server.base_url)
+        session = make_session(tmp_path, provider)
+        drain(session.run_turn("first"))
+        drain(session.run_turn("second"))
+        session.switch_model("claude-opus-5-5")
+        drain(session.run_turn("third"))
+        stats, gauge = session.stats(), session.gauge()
+        records = transcript_records(session)
+        session.close()
+        resumed = make_session(
+            tmp_path,
+            AnthropicProvider(API_KEY, "claude-sonnet-5-5", base_url=server.base_url),
+            resume=session.session_id,
+        )
+        resumed_stats = resumed.stats()
+        resumed.close()
+
+    usages = [r["payload"] for r in records if r["kind"] == "usage"]
+    assert [u["model"] for u in usages] == ["claude-sonnet-5-5"] * 2 + ["claude-opus-5-5"]
+    assert sum(u["cache_read_input_tokens"] for u in usages) > 0  # the cache was read
+    assert sum(u["cache_creation_input_tokens"] for u in usages) > 0
+    expected = _expected_by_category(records)
+    for category in CATEGORIES:
+        assert stats.cost_by_category[category] == pytest.approx(expected[category])
+        assert resumed_stats.cost_by_category[category] == pytest.approx(expected[category])
+    assert gauge.cost_usd == pytest.approx(sum(expected.values()))
+    assert stats.unpriced_requests == 0 and stats.model_in_table
+
+
+def test_an_unknown_model_shows_tokens_only_and_says_so(tmp_path):
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(Reply([text_block("hi")]))
+        provider = AnthropicProvider(API_KEY, "claude-unlisted-1", base_url=server.base_url)
+        session = make_session(tmp_path, provider)
+        drain(session.run_turn("hello"))
+        stats, gauge = session.stats(), session.gauge()
+        session.close()
+    assert stats.cost_by_category == {} and gauge.cost_usd is None
+    assert stats.unpriced_requests == 1 and stats.unpriced_models == ("claude-unlisted-1",)
+    assert not stats.model_in_table and stats.context_window == 200_000
+    assert stats.total_usage.input_tokens > 0  # the tokens are still there
+
+
+def test_free_space_is_the_window_less_what_the_next_request_carries(tmp_path):
+    session = make_session(tmp_path, ScriptedProvider())
+    drain(session.run_turn("hello there"))
+    stats, gauge = session.stats(), session.gauge()
+    session.close()
+    assert stats.context_window == 200_000
+    assert stats.context_free == 200_000 - gauge.tokens
+
+
+def test_the_stats_panel_shows_dollars_per_category_and_what_was_not_priced():
+    from repl_fakes import make_console, make_stats
+
+    from agent_cli.repl.stats_panel import build_stats_panel
+
+    stats = make_stats(
+        provider="anthropic",
+        model="claude-next-1",
+        model_in_table=False,
+        cost_by_category={
+            "input": 0.01,
+            "output": 0.02,
+            "cache_write": 0.003,
+            "cache_read": 0.0004,
+        },
+        unpriced_requests=2,
+        unpriced_models=("claude-next-1",),
+    )
+    console = make_console(width=200)
+    console.print(build_stats_panel(stats))
+    shown = " ".join(console.export_text().split())
+    assert "cost $0.0334 · input $0.0100 · output $0.0200 · cache write $0.0030" in shown
+    assert "cache read $0.0004 · 2 requests not priced (claude-next-1: not in the model" in shown
+    assert "not in agent-cli's model table: context window assumed 200,000" in shown
+    assert "free 187,655 of the 200,000-token window (94%)" in shown
