@@ -123,3 +123,13 @@ def test_the_stats_panel_shows_dollars_per_category_and_what_was_not_priced():
     assert "cache read $0.0004 · 2 requests not priced (claude-next-1: not in the model" in shown
     assert "not in agent-cli's model table: context window assumed 200,000" in shown
     assert "free 187,655 of the 200,000-token window (94%)" in shown
+
+
+def test_the_toolbar_shows_the_session_cost_only_when_it_could_be_priced():
+    from agent_cli.repl.prompt import format_gauge
+    from agent_cli.session.core import Gauge
+
+    priced = Gauge(12_345, 80_000, 120_000, "est", context_window=1_000_000, cost_usd=0.0123)
+    unpriced = Gauge(12_345, 80_000, 120_000, "est", context_window=200_000, cost_usd=None)
+    assert "(15%) · $0.0123 · estimator: est" in format_gauge(priced)
+    assert "$" not in format_gauge(unpriced)

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn, TextIO
 
 from agent_cli import __version__
+from agent_cli.models import DEFAULT_MODEL
 
 PROVIDER_CHOICES = ("anthropic", "offline")
 
@@ -97,7 +98,11 @@ def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
         choices=PROVIDER_CHOICES,
         help="model provider (default: anthropic when ANTHROPIC_API_KEY is set, else offline)",
     )
-    parser.add_argument("--model", help="model name (default: the provider's default)")
+    parser.add_argument(
+        "--model",
+        help=f"model id (default: config `model`, then ANTHROPIC_MODEL, then {DEFAULT_MODEL}; "
+        "/model switches mid-session)",
+    )
 
 
 def _add_session_arguments(parser: argparse.ArgumentParser) -> None:
