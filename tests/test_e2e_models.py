@@ -37,7 +37,7 @@ def test_agents_md_model_switch_and_dollars_on_screen(tmp_path: Path) -> None:
         try:
             terminal.start([*agent_cli_argv()], cwd=workspace)
             repl = ReplDriver(terminal)
-            repl.wait_for_prompt()
+            assert "project instructions from AGENTS.md" in repl.wait_for_prompt()
             repl.submit("hello")
             toolbar = terminal.wait_for(
                 lambda rows: DOLLARS.search(rows.strip().splitlines()[-1]) is not None,
