@@ -148,3 +148,18 @@ def test_context_shows_the_project_instructions_and_the_free_window(tmp_path: Pa
     free = 200_000 - gauge.tokens
     assert f"context window 200,000 tokens · the next request about {gauge.tokens:,}" in shown
     assert f"free {free:,}" in shown
+
+
+def test_a_switch_the_disk_refuses_to_record_leaves_the_model_as_it_was(tmp_path: Path):
+    from faults_support import FillableDisk
+
+    from agent_cli.errors import TranscriptWriteFailed
+
+    disk = FillableDisk()
+    session = make_session(tmp_path, _anthropic_without_server(), transcript_fs=disk)
+    disk.fill(when=b"model_changed")
+    with pytest.raises(TranscriptWriteFailed):
+        session.switch_model("claude-opus-5-5")
+    assert session.provider.model == DEFAULT_MODEL and session.log.model == DEFAULT_MODEL
+    disk.free()
+    session.close()
