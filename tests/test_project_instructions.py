@@ -84,6 +84,7 @@ def test_a_multibyte_character_cut_at_the_read_limit_is_not_called_bad_utf8(tmp_
         (lambda root: (root / "AGENTS.md").write_bytes(b"\xff\xfe bad \xc3"), "not_utf8"),
         (lambda root: (root / "AGENTS.md").mkdir(), "not_a_file"),
         (lambda root: os.symlink("/etc/hostname", root / "AGENTS.md"), "outside_workspace"),
+        (lambda root: os.symlink("AGENTS.md", root / "AGENTS.md"), "unreadable"),
     ],
 )
 def test_a_file_that_cannot_be_used_is_reported_once_and_the_session_goes_on(

@@ -88,7 +88,7 @@ def _read_instructions(workspace: Path, name: str) -> ProjectInstructions:
                 return ProjectInstructions(name, problem="not_a_file")
             data = handle.read(_READ_LIMIT_BYTES)
             size = os.fstat(handle.fileno()).st_size
-    except OSError:
+    except (OSError, RuntimeError):  # RuntimeError: a link loop, on Python 3.11
         return ProjectInstructions(name, problem="unreadable")
     try:
         # incremental: a character cut at the read limit is held back, not an error
