@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from typing import Any, NoReturn, TextIO
 
 from agent_cli import __version__
-from agent_cli.models import DEFAULT_MODEL
 
 PROVIDER_CHOICES = ("anthropic", "offline")
 
@@ -100,8 +99,8 @@ def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--model",
-        help=f"model id (default: config `model`, then ANTHROPIC_MODEL, then {DEFAULT_MODEL}; "
-        "/model switches mid-session)",
+        help="model id (default: config `model`, then ANTHROPIC_MODEL, then the current "
+        "Sonnet; /model lists and switches mid-session)",
     )
 
 
