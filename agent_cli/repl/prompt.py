@@ -34,7 +34,6 @@ from prompt_toolkit.utils import is_dumb_terminal
 from agent_cli.repl.background import DeferredWork
 from agent_cli.repl.early_prompt import PendingInput, replay, show_until_done
 from agent_cli.repl.safe_text import clip_line
-from agent_cli.usage_cost import format_usd
 
 PROMPT_TEXT = "› "
 KEY_HINT = "  │ Alt+Enter: new line"
@@ -56,7 +55,12 @@ def format_gauge(gauge: Any) -> str:
         return "ctx … (measuring)"
     share = f"{100 * gauge.tokens / gauge.soft_threshold:.0f}%" if gauge.soft_threshold else "-"
     cost = getattr(gauge, "cost_usd", None)
-    money = f" · {format_usd(cost)}" if cost is not None else ""
+    money = ""
+    if cost is not None:
+        # here, not at the top: this module is on the path to the first prompt frame
+        from agent_cli.usage_cost import format_usd
+
+        money = f" · {format_usd(cost)}"
     return (
         f"ctx {gauge.tokens:,} / {gauge.soft_threshold:,} soft / {gauge.hard_limit:,} hard "
         f"({share}){money} · estimator: {clip_line(str(gauge.estimator), 60)}"
