@@ -1,6 +1,6 @@
 """In a real terminal (tmux), on the real SDK against the strict fake Messages API:
-AGENTS.md is carried, `/model` lists and switches, and money shows in `stats` and in the
-toolbar."""
+AGENTS.md is carried, `/model` lists and switches (and `--continue` keeps the choice),
+and money shows in `stats` and in the toolbar."""
 
 from __future__ import annotations
 
@@ -58,9 +58,19 @@ def test_agents_md_model_switch_and_dollars_on_screen(tmp_path: Path) -> None:
             assert re.search(r"free [\d,]+ of the 1,000,000-token window", panel), panel
             terminal.press("C-d")
             assert terminal.wait_for_exit() == 0
+
+            again = pool.open(env)
+            again.start([*agent_cli_argv(), "--continue"], cwd=workspace)
+            resumed = ReplDriver(again)
+            assert "chosen with /model in this session" in resumed.wait_for_prompt()
+            resumed.submit("after the restart")
         finally:
             pool.kill_all()
     bodies = server.accepted
-    assert [body["model"] for body in bodies] == ["claude-sonnet-5-5", "claude-opus-5-5"]
+    assert [body["model"] for body in bodies] == [
+        "claude-sonnet-5-5",
+        "claude-opus-5-5",
+        "claude-opus-5-5",
+    ]
     assert all(RULE in body["system"][1]["text"] for body in bodies)
     assert all(request.rejection is None for request in server.requests)
