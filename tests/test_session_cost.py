@@ -86,7 +86,7 @@ def test_an_unknown_model_shows_tokens_only_and_says_so(tmp_path):
     assert stats.cost_by_category == {} and gauge.cost_usd is None
     assert stats.unpriced_requests == 1 and stats.unpriced_models == ("claude-unlisted-1",)
     assert not stats.model_in_table and stats.context_window == 200_000
-    assert stats.total_usage.input_tokens > 0  # the tokens are still there
+    assert stats.total_usage.prompt_tokens > 0  # the tokens are still there
 
 
 def test_free_space_is_the_window_less_what_the_next_request_carries(tmp_path):
