@@ -133,3 +133,38 @@ def test_the_toolbar_shows_the_session_cost_only_when_it_could_be_priced():
     unpriced = Gauge(12_345, 80_000, 120_000, "est", context_window=200_000, cost_usd=None)
     assert "(15%) · $0.0123 · estimator: est" in format_gauge(priced)
     assert "$" not in format_gauge(unpriced)
+
+
+def test_scripted_usage_is_priced_to_the_cent_per_category(tmp_path):
+    """The fake reports usage scripted by the test (its `usage_for` hook), so the expected
+    dollars follow from round numbers and the published prices alone."""
+    from fake_anthropic_stream import count_output_tokens
+
+    replies = [Reply([text_block("a" * 4_000)]), Reply([text_block("b" * 8_000)])]
+    scripted = [
+        {
+            "input_tokens": 1_000,
+            "cache_creation_input_tokens": 200_000,
+            "cache_read_input_tokens": 0,
+        },
+        {
+            "input_tokens": 500,
+            "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 3_000_000,
+        },
+    ]
+    with start_fake_server(api_key=API_KEY) as server:
+        server.usage_for = lambda body: scripted.pop(0)
+        server.enqueue(*replies)
+        provider = AnthropicProvider(API_KEY, "claude-sonnet-5-5", base_url=server.base_url)
+        session = make_session(tmp_path, provider)
+        drain(session.run_turn("first"))
+        session.switch_model("claude-opus-5-5")
+        drain(session.run_turn("second"))
+        stats = session.stats()
+        session.close()
+    out_1, out_2 = (count_output_tokens(reply) for reply in replies)
+    assert stats.cost_by_category["input"] == pytest.approx(1_000 * 2 / 1e6 + 500 * 4 / 1e6)
+    assert stats.cost_by_category["output"] == pytest.approx(out_1 * 10 / 1e6 + out_2 * 20 / 1e6)
+    assert stats.cost_by_category["cache_write"] == pytest.approx(0.50)  # 200k at $2.50
+    assert stats.cost_by_category["cache_read"] == pytest.approx(0.60)  # 3M at $0.20
