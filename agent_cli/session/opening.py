@@ -9,8 +9,9 @@ the API accepts. A transcript that cannot be made valid is refused, never half-l
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +44,12 @@ def open_session(
     toolbox_factory: Any = None,
     transcript_fs: Any = None,
     artifact_fs: Any = None,
+    environment: Mapping[str, str] | None = None,
 ) -> Session:
     """Build a ready session (see module contract); typed store errors propagate.
+
+    `environment` is where the toolbox finds the secrets it keeps out of tool results
+    (default: this process's environment).
 
     `transcript_fs` and `artifact_fs` are the stores' `FileOps` (default: the real disk);
     fault tests pass ones that fail on purpose, e.g. with ENOSPC.
@@ -71,7 +76,7 @@ def open_session(
                 {"workspace": str(workspace), "provider": provider.name, "model": provider.model},
             )
         artifacts = ArtifactStore(paths.artifacts_root, fs=artifact_fs)
-        make_toolbox = toolbox_factory or _default_toolbox
+        make_toolbox = toolbox_factory or partial(_default_toolbox, environment=environment)
         session = Session(
             log=log,
             provider=provider,
@@ -99,12 +104,22 @@ def open_session(
 
 
 def _default_toolbox(
-    workspace: Path, artifacts: Any, session_id: str, ask_permission: Any, auto_approve: bool
+    workspace: Path,
+    artifacts: Any,
+    session_id: str,
+    ask_permission: Any,
+    auto_approve: bool,
+    environment: Mapping[str, str] | None = None,
 ) -> Any:
     from agent_cli.tools import Toolbox
 
     return Toolbox(
-        workspace, artifacts, session_id, ask_permission=ask_permission, auto_approve=auto_approve
+        workspace,
+        artifacts,
+        session_id,
+        ask_permission=ask_permission,
+        auto_approve=auto_approve,
+        secret_environment=environment,
     )
 
 
