@@ -121,17 +121,18 @@ def test_grep_refuses_a_fifo_instead_of_blocking_on_it(workspace: Path):
 
 def test_an_rg_run_that_takes_too_long_is_stopped_and_says_so(workspace: Path):
     from agent_cli.tools.ripgrep import RgRun, run_rg
+    from agent_cli.tools.workspace import Workspace
 
     os.mkfifo(workspace / "pipe")  # rg blocks opening a FIFO nobody writes to
     run = RgRun()
-    lines = list(run_rg(["--regexp=x", "--", "./pipe"], workspace, run, timeout=0.5))
+    lines = list(run_rg(["--regexp=x", "--", "./pipe"], Workspace(workspace), run, timeout=0.5))
     assert lines == [] and run.timed_out and run.returncode is not None
 
 
 def test_only_matches_read_again_inside_the_workspace_are_shown(workspace: Path, tmp_path):
     """What rg reports is checked by reading it back (a swapped folder cannot leak)."""
     from agent_cli.tools.grep_confirm import Match, confirm_matches
-    from agent_cli.tools.workspace import Workspace, open_for_reading
+    from agent_cli.tools.workspace import Workspace
 
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -140,7 +141,7 @@ def test_only_matches_read_again_inside_the_workspace_are_shown(workspace: Path,
     ws = Workspace(workspace)
 
     def open_inside(relative: str) -> int:
-        return open_for_reading(ws.resolve_inside(relative), relative)
+        return ws.open_file(ws.root / relative, relative, os.O_RDONLY)
 
     reported = [
         Match("agent_cli/core.py", 1, b"def compact():"),  # true

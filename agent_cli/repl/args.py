@@ -108,7 +108,10 @@ def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
         help="model provider (default: anthropic when ANTHROPIC_API_KEY is set, else offline)",
     )
     parser.add_argument(
-        "--model", type=model_name, help="model name (default: the provider's default)"
+        "--model",
+        type=model_name,
+        help="model id (default: config `model`, then ANTHROPIC_MODEL, then the current "
+        "Sonnet; /model lists and switches mid-session)",
     )
 
 

@@ -18,6 +18,7 @@ from agent_cli.errors import ToolError
 from agent_cli.tools.context import PreparedCall, ToolContext
 from agent_cli.tools.output import ToolResult, format_size
 from agent_cli.tools.ripgrep import RgRun, run_rg
+from agent_cli.tools.safe_open import DIRECTORY_FLAGS
 from agent_cli.tools.workspace import SKIPPED_DIRECTORY_NAMES, Workspace
 
 VCS_DIRECTORY = ".git"
@@ -41,17 +42,38 @@ def refuse_inside_git(workspace: Workspace, resolved: Path, shown: str) -> None:
 
 
 def list_directory(context: ToolContext, path: Path, shown: str) -> ToolResult:
-    """Directories first (with '/'), then files with sizes; symlinks show their target."""
+    """Directories first (with '/'), then files with sizes; symlinks show their target.
+
+    The folder is opened from the held workspace root without following a link
+    (`Workspace.open_directory`) and its entries are read and described through that
+    descriptor, so a folder swapped for a link meanwhile is refused, never listed."""
     if not path.exists():
         raise ToolError(f"{shown}: no such directory. List its parent to see what exists.")
     if not path.is_dir():
         raise ToolError(f"{shown} is a file, not a directory; use read_file.")
-    with os.scandir(path) as scan:
-        every = sorted(scan, key=lambda entry: (not entry.is_dir(), entry.name))
     visible, note = _names_with_unignored_files(context, path)
-    entries = [entry for entry in every if _is_shown(entry, visible)]
-    cap = context.limits.list_max_entries
-    lines = [_describe_entry(context.workspace, entry) for entry in entries[:cap]]
+    descriptor = context.workspace.open_directory(path, shown)
+    try:
+        with os.scandir(descriptor) as scan:
+            every = sorted(scan, key=lambda entry: (not _is_real_dir(entry), entry.name))
+        entries = [entry for entry in every if _is_shown(entry, descriptor, visible)]
+        cap = context.limits.list_max_entries
+        lines = [
+            _describe_entry(context.workspace, path, descriptor, entry) for entry in entries[:cap]
+        ]
+    finally:
+        os.close(descriptor)
+    return _render_listing(shown, every, entries, lines, cap, note)
+
+
+def _render_listing(
+    shown: str,
+    every: list[os.DirEntry[str]],
+    entries: list[os.DirEntry[str]],
+    lines: list[str],
+    cap: int,
+    note: str,
+) -> ToolResult:
     if len(entries) > cap:
         lines.append(f"[{len(entries) - cap} more entries not shown]")
     if len(every) > len(entries):
@@ -61,9 +83,13 @@ def list_directory(context: ToolContext, path: Path, shown: str) -> ToolResult:
         )
     if note:
         lines.append(note)
-    directories = sum(1 for entry in entries if entry.is_dir())
+    directories = sum(1 for entry in entries if _is_real_dir(entry))
     header = f"Directory: {shown} ({directories} directories, {len(entries) - directories} files)"
     return ToolResult(header, "\n".join(lines), summary=f"{len(entries)} entries")
+
+
+def _is_real_dir(entry: os.DirEntry[str]) -> bool:
+    return entry.is_dir(follow_symlinks=False)
 
 
 def _names_with_unignored_files(context: ToolContext, path: Path) -> tuple[set[str] | None, str]:
@@ -76,7 +102,7 @@ def _names_with_unignored_files(context: ToolContext, path: Path) -> tuple[set[s
     names: set[str] = set()
     lines = run_rg(
         ["--files", "--null", "--", start],
-        context.workspace.root,
+        context.workspace,
         run,
         timeout=context.limits.search_timeout_seconds,
     )
@@ -91,29 +117,37 @@ def _names_with_unignored_files(context: ToolContext, path: Path) -> tuple[set[s
     return names, ""
 
 
-def _is_shown(entry: os.DirEntry[str], visible: set[str] | None) -> bool:
-    if entry.name in SKIPPED_DIRECTORY_NAMES and entry.is_dir(follow_symlinks=False):
+def _is_shown(entry: os.DirEntry[str], folder: int, visible: set[str] | None) -> bool:
+    if entry.name in SKIPPED_DIRECTORY_NAMES and _is_real_dir(entry):
         return False
     if visible is None or entry.is_symlink() or entry.name in visible:
         return True
-    if entry.is_dir(follow_symlinks=False):
-        return _is_empty_directory(entry.path)
+    if _is_real_dir(entry):
+        return _is_empty_directory(folder, entry.name)
     return not entry.is_file(follow_symlinks=False)  # FIFOs, sockets: rg never lists them
 
 
-def _is_empty_directory(path: str) -> bool:
+def _is_empty_directory(folder: int, name: str) -> bool:
     try:
-        with os.scandir(path) as scan:
-            return next(scan, None) is None
+        descriptor = os.open(name, DIRECTORY_FLAGS, dir_fd=folder)
     except OSError:
-        return True  # unreadable: show it, reading it will say why
+        return True  # unreadable, or no longer a folder: show it, listing it will say why
+    try:
+        with os.scandir(descriptor) as scan:
+            return next(scan, None) is None
+    finally:
+        os.close(descriptor)
 
 
-def _describe_entry(workspace: Workspace, entry: os.DirEntry[str]) -> str:
+def _describe_entry(
+    workspace: Workspace, folder: Path, descriptor: int, entry: os.DirEntry[str]
+) -> str:
+    """One line for an entry of the folder open as `descriptor` (its stats go through it)."""
     if entry.is_symlink():
-        target = os.readlink(entry.path)
-        is_outside = not workspace.is_inside(Path(entry.path).resolve(strict=False))
+        target = os.readlink(entry.name, dir_fd=descriptor)
+        landing = (folder / target).resolve(strict=False)  # only to label it; never opened
+        is_outside = not workspace.is_inside(landing)
         return f"{entry.name} -> {target}" + (" (outside the workspace)" if is_outside else "")
-    if entry.is_dir():
+    if _is_real_dir(entry):
         return f"{entry.name}/"
-    return f"{entry.name}  ({format_size(entry.stat().st_size)})"
+    return f"{entry.name}  ({format_size(entry.stat(follow_symlinks=False).st_size)})"

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import IO
 
 from agent_cli.errors import ToolError
-from agent_cli.tools.workspace import SKIPPED_DIRECTORY_NAMES
+from agent_cli.tools.workspace import SKIPPED_DIRECTORY_NAMES, Workspace
 
 # Options every run gets: no user config file, dotfiles searched (but see the globs),
 # ignore files honoured even without a .git folder, and the folders no search enters.
@@ -80,16 +80,18 @@ class RgRun:
 
 
 def run_rg(
-    args: Sequence[str], cwd: Path, run: RgRun, *, timeout: float
+    args: Sequence[str], workspace: Workspace, run: RgRun, *, timeout: float
 ) -> Generator[bytes, None, None]:
-    """Yield rg's stdout lines (newline kept); fill `run` when rg has ended.
+    """Yield rg's stdout lines (newline kept), rg working in the held workspace root;
+    fill `run` when rg has ended.
 
     If the caller stops iterating, rg is killed and `run.stopped_early` is set. After
     `timeout` seconds rg is killed and `run.timed_out` is set; lines read so far stand.
     """
     process = subprocess.Popen(
         [find_rg(), *BASE_OPTIONS, *args],
-        cwd=cwd,
+        cwd=_held_root(workspace),
+        pass_fds=(workspace.root_fd,),
         stdin=subprocess.PIPE,  # a pipe, not /dev/null: this process opens no path for rg
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -110,6 +112,15 @@ def run_rg(
         if process.stderr is not None:
             process.stderr.close()
         run.stderr = b"".join(said).decode("utf-8", errors="replace")
+
+
+def _held_root(workspace: Workspace) -> str:
+    """A name for the very folder whose descriptor the workspace holds: `/proc/self/fd/N`
+    is resolved by the kernel to the open folder, not by its path, so a swap of the root's
+    name cannot move rg elsewhere (the descriptor is passed to rg, so N means the same
+    there). Without /proc, the root's path; rg's findings are read back anyway."""
+    held = f"/proc/self/fd/{workspace.root_fd}"
+    return held if os.path.isdir(held) else str(workspace.root)
 
 
 def _read_all(stream: IO[bytes] | None) -> bytes:

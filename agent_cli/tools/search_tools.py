@@ -13,6 +13,7 @@ with what it found. A pattern rg cannot parse is refused in plain words.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,7 @@ from agent_cli.tools.grep_confirm import Match, confirm_matches
 from agent_cli.tools.listing import prepare_list_dir, refuse_inside_git
 from agent_cli.tools.output import ToolResult
 from agent_cli.tools.ripgrep import RgRun, run_rg
-from agent_cli.tools.workspace import Workspace, open_for_reading
+from agent_cli.tools.workspace import Workspace
 
 __all__ = ["prepare_grep", "prepare_list_dir", "search_workspace"]
 
@@ -86,7 +87,8 @@ def search_workspace(
         "." if relative == "." else f"./{relative}",
     ]
     tally, run = GrepTally(), RgRun()
-    lines = run_rg(args, workspace.root, run, timeout=limits.search_timeout_seconds)
+    workspace.require_same_root()
+    lines = run_rg(args, workspace, run, timeout=limits.search_timeout_seconds)
     for line in lines:
         _take_line(line.rstrip(b"\n"), limits, tally)
         if tally.is_capped:
@@ -105,8 +107,8 @@ def search_workspace(
 
 
 def _open_inside(workspace: Workspace, relative: str) -> int:
-    resolved = workspace.resolve_inside(relative)
-    return open_for_reading(resolved, relative)
+    """The file rg named, opened from the held root without following any link."""
+    return workspace.open_file(workspace.root / relative, relative, os.O_RDONLY)
 
 
 def _take_line(line: bytes, limits: ToolLimits, tally: GrepTally) -> None:
