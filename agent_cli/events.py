@@ -162,6 +162,7 @@ class ToolFinished:
     summary: str  # one line: what happened
     size_bytes: int
     artifact_pointer: str | None = None
+    output: str = ""  # what the model got back (a preview of it when spilled)
 
 
 @dataclass(frozen=True)

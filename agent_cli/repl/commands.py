@@ -36,6 +36,7 @@ class CommandContext(Protocol):
     def write_plain(self, text: str) -> None: ...
     def switch_session(self, resume: str | None) -> None: ...
     def list_sessions(self) -> list[Any]: ...
+    def last_tool_result(self) -> Any: ...
     def request_quit(self) -> None: ...
 
 
@@ -183,6 +184,11 @@ def _expand(context: CommandContext, args: str) -> None:
     context.console.print(views.build_expansion_view(context.session.expand(pointer)))
 
 
+def _last(context: CommandContext, args: str) -> None:
+    _require_no_args("/last", args)
+    context.console.print(views.build_last_result_view(context.last_tool_result()))
+
+
 def _sessions(context: CommandContext, args: str) -> None:
     _require_no_args("/sessions", args)
     context.console.print(
@@ -238,6 +244,7 @@ COMMANDS: dict[str, Command] = {
         Command(
             "/expand", "/expand <pointer>", "show the record or artifact behind a pointer", _expand
         ),
+        Command("/last", "/last", "the last tool call's whole output", _last),
         Command("/sessions", "/sessions", "list saved sessions", _sessions),
         Command("/resume", "/resume <id>", "switch to a saved session", _resume),
         Command("/new", "/new", "start a fresh session (this one stays on disk)", _new),

@@ -50,6 +50,7 @@ class Repl:
         self._offline_fallback = offline_fallback
         self._resumed = resumed
         self._quit_requested = False
+        self._watch_tools(session)
 
     def run(self) -> int:
         try:
@@ -100,11 +101,16 @@ class Repl:
         """Open the other session first; the current one closes only once that worked."""
         new_session = self._backend.open_session(resume)
         old_session, self.session = self.session, new_session
+        self._watch_tools(new_session)
         self._close(old_session)
         self._print_banner(resumed=resume is not None)
 
     def list_sessions(self) -> list[Any]:
         return self._backend.list_sessions(False)
+
+    def last_tool_result(self) -> Any:
+        """The newest finished tool call shown (a `ToolFinished`), or None."""
+        return self._renderer.last_tool_result
 
     def request_quit(self) -> None:
         self._quit_requested = True
@@ -130,6 +136,12 @@ class Repl:
             return self._reader.read_line(lambda: measure.value)
         finally:
             _wait_through_interrupts(measure)
+
+    def _watch_tools(self, session: Any) -> None:
+        """Let the renderer show a running command's output live (sessions that can)."""
+        watch = getattr(session, "watch_tool_output", None)
+        if watch is not None:
+            watch(self._renderer.watch_tool_output)
 
     def _print_banner(self, *, resumed: bool) -> None:
         """The greeting, then what the session found while opening (e.g. damaged memory)."""

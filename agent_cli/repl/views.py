@@ -175,6 +175,31 @@ def build_expansion_view(resolution: Any) -> Group:
     return Group(*parts)
 
 
+def build_last_result_view(result: Any) -> Group | Text:
+    """The whole of what the last tool call returned (a `ToolFinished`), as the model got
+    it; a result stored as an artifact names the pointer that holds all of it."""
+    if result is None:
+        return Text("no tool has run in this session yet", style="dim")
+    outcome = "failed" if result.is_error else "done"
+    parts: list[RenderableType] = [
+        Text.assemble(
+            (clip_line(result.name, 40), "bold magenta"),
+            f" {outcome}: ",
+            clip_line(result.summary, 160),
+        ),
+        Text(sanitize_block(result.output) or "(no output)"),
+    ]
+    if result.artifact_pointer:
+        parts.append(
+            Text(
+                f"the output above is a head/tail preview; all of it: "
+                f"/expand {clip_line(result.artifact_pointer, 200)}",
+                style="dim",
+            )
+        )
+    return Group(*parts)
+
+
 def build_sessions_view(sessions: Sequence[Any], current: str | None) -> Table | Text:
     """Sessions on disk, newest first as given; the open one is marked with `*`."""
     if not sessions:

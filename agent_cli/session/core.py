@@ -141,6 +141,12 @@ class Session:
             max_tokens=self.max_tokens,
         )
 
+    def watch_tool_output(self, watcher: Callable[[bytes], None] | None) -> None:
+        """Show a running command's output as it arrives (the REPL's live view); None stops.
+        A toolbox that cannot stream (a test's fake) is left as it is."""
+        if hasattr(self.toolbox, "output_watcher"):
+            self.toolbox.output_watcher = watcher
+
     def append_message(self, message: dict[str, Any]) -> None:
         """Write-ahead append: the transcript first, then the view."""
         self.log.append_message(message)

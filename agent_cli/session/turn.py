@@ -232,6 +232,7 @@ def _run_tools(session: Session, tool_uses: list[dict[str, Any]]) -> Steps[Outco
                 outcome.summary,
                 outcome.size_bytes,
                 outcome.artifact_pointer,
+                outcome.content,
             )
     except KeyboardInterrupt:
         stopped_at = len(results)
