@@ -241,3 +241,6 @@ class SessionStats:
     session_id: str
     transcript_path: str
     extra: dict[str, Any] = field(default_factory=dict)
+    # What the next request would carry, in API tokens (the toolbar's figure): the
+    # estimate of every category above, times the calibration. 0 when not measured.
+    context_tokens: int = 0

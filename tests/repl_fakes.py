@@ -54,6 +54,7 @@ def make_stats(**changes: Any) -> SessionStats:
             "tool_results": 1_000,
         },
         total_tokens=12_345,
+        context_tokens=13_950,  # total x calibration 1.13
         messages_in_view=12,
         messages_in_transcript=40,
         interactions_in_view=3,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 from repl_fakes import make_console, make_stats
@@ -92,7 +93,9 @@ def test_stats_panel_counts_every_source_status_including_zeros():
 
 def test_stats_panel_before_any_request_says_so():
     shown = render(make_stats(calibration=None, last_usage=None, compactions=()))
-    assert "no API usage yet" in line_with(shown, "calibration")
+    assert "none yet: the token figures are the estimator's count" in line_with(
+        shown, "calibration"
+    )
     assert "no request yet" in line_with(shown, "last request")
     assert "none yet" in line_with(shown, "compactions")
 
@@ -123,9 +126,16 @@ def test_bars_are_proportional_and_never_hide_a_non_zero_part():
 
 
 def test_calibration_reads_as_a_ratio():
-    assert describe_calibration(1.126) == "API / estimate = 1.13 on the last request"
+    assert describe_calibration(1.126).startswith("API / estimate = 1.13 on the last request")
 
 
 def test_an_unexpected_category_name_is_shown_literally():
     stats = make_stats(tokens_by_category={"[red]odd[/red]": 5}, total_tokens=5)
     assert "[red]odd[/red]" in render(stats)
+
+
+def test_the_context_row_shows_the_toolbar_figure_and_says_where_the_others_come_from():
+    shown = render(make_stats(context_tokens=13_580, calibration=1.1))
+    assert "13,580 tokens in the next request (= toolbar)" in line_with(shown, "context")
+    assert re.search(r"× calibration +13,580 = the context figure", shown), shown
+    assert "(API-reported)" in line_with(shown, "last request")

@@ -68,12 +68,12 @@ def build_stats_rows(stats: SessionStats) -> list[tuple[str, RenderableType]]:
     rows: list[tuple[str, RenderableType]] = [
         ("model", _safe(f"{stats.model} ({stats.provider})")),
         ("limits", Text(describe_limits(stats))),
-        ("in view", Text(describe_view_size(stats))),
+        ("context", Text(describe_view_size(stats))),
         ("messages", Text(describe_message_counts(stats))),
         ("tokens", build_category_table(stats)),
         ("estimator", _safe(stats.estimator)),
         ("calibration", Text(describe_calibration(stats.calibration))),
-        ("last request", Text(describe_usage(stats.last_usage))),
+        ("last request", Text(describe_usage(stats.last_usage, reported=True))),
         (
             "session total",
             Text(f"{describe_usage(stats.total_usage)} · {stats.requests:,} requests"),
@@ -96,10 +96,17 @@ def describe_limits(stats: SessionStats) -> str:
     )
 
 
+def context_figure(stats: SessionStats) -> int:
+    """The one "how full" figure (the toolbar's); the estimate's total if none was set."""
+    return stats.context_tokens or stats.total_tokens
+
+
 def describe_view_size(stats: SessionStats) -> str:
+    tokens = context_figure(stats)
     return (
-        f"{stats.total_tokens:,} tokens · {percent(stats.total_tokens, stats.soft_threshold)} of "
-        f"the soft threshold · {percent(stats.total_tokens, stats.hard_limit)} of the hard limit"
+        f"{tokens:,} tokens in the next request (= toolbar) · "
+        f"{percent(tokens, stats.soft_threshold)} of soft · "
+        f"{percent(tokens, stats.hard_limit)} of hard"
     )
 
 
@@ -131,23 +138,33 @@ def build_category_table(stats: SessionStats) -> Table:
     table.add_row(
         Text("total", style="bold"), Text(f"{stats.total_tokens:,}", style="bold"), "", ""
     )
+    if stats.calibration is not None:
+        table.add_row(
+            Text("× calibration", style="dim"),
+            Text(f"{context_figure(stats):,}", style="dim"),
+            Text("= the context figure", style="dim"),
+            "",
+        )
     return table
 
 
 def describe_calibration(calibration: float | None) -> str:
     if calibration is None:
-        return "no API usage yet (figures are estimates)"
-    return f"API / estimate = {calibration:.2f} on the last request"
+        return "none yet: the token figures are the estimator's count"
+    return f"API / estimate = {calibration:.2f} on the last request (context = total × this)"
 
 
-def describe_usage(usage: Usage | None) -> str:
+def describe_usage(usage: Usage | None, *, reported: bool = False) -> str:
     if usage is None:
         return "no request yet"
-    return (
+    text = (
         f"input {usage.input_tokens:,} · cache read {usage.cache_read_input_tokens:,} · "
         f"cache write {usage.cache_creation_input_tokens:,} · output "
         f"{usage.output_tokens:,}"
     )
+    if reported:
+        text += " (API-reported)"
+    return text
 
 
 def build_compaction_list(compactions: tuple[CompactionRecord, ...]) -> Group | Text:

@@ -70,6 +70,9 @@ def build_context_view(preview: Any) -> Group:
         )
     )
     lines = list(preview.message_lines)
+    tokens = getattr(preview, "tokens", 0)
+    if tokens:
+        parts.append(Text(f"next request: {tokens:,} tokens (the toolbar's figure)", style="bold"))
     parts.append(Text(f"view: {len(lines):,} messages", style="bold"))
     parts.extend(Text("  " + clip_line(str(line), 200)) for line in lines)
     return Group(*parts)

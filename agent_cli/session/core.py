@@ -48,6 +48,7 @@ class ContextPreview:
     system_prompt: str
     durable_context: str
     message_lines: tuple[str, ...]
+    tokens: int = 0  # what the next request would carry (the toolbar's figure)
 
 
 class Session:

@@ -81,6 +81,7 @@ def _adopt(session: Session, state: DurableContextState, action: str, item_id: s
     so a full disk there must not report it as failed."""
     session.memory.save(session.workspace, state)
     session.durable_state = state
+    session.render_durable()  # the toolbar's figure includes the block: keep it current
     with contextlib.suppress(StoreError):
         session.log.append(DURABLE_CHANGE, {"action": action, "item_id": item_id})
 

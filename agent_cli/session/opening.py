@@ -87,6 +87,7 @@ def open_session(
             clock=clock,
         )
         _load_memory(session)
+        session.render_durable()  # so the first gauge already counts the durable block
         if rebuilt is not None:
             _restore_view(session, rebuilt.view, rebuilt.origins)
         return session

@@ -49,6 +49,17 @@ def count_view_by_category(counter: Any, view: list[dict[str, Any]]) -> dict[str
     return totals
 
 
+def next_request_tokens(session: Session, durable_text: str) -> int:
+    """THE "how full is the context" figure, shown alike by the toolbar, `stats` and
+    `/context`: what the next request would carry (system prompt, durable block, tool
+    schemas and the view, counted by the estimator) in API tokens (times the calibration
+    measured on the last request; offline, the estimate as is)."""
+    reserved = session.reserved_tokens(durable_text)
+    return to_request_tokens(
+        reserved + count_view(session.view, session.counter), session.calibration
+    )
+
+
 def build_stats(session: Session) -> SessionStats:
     durable_text = session.render_durable()
     by_category = {
@@ -81,16 +92,17 @@ def build_stats(session: Session) -> SessionStats:
         session_id=session.session_id,
         transcript_path=session.transcript_path,
         extra={"workspace": str(session.workspace)},
+        context_tokens=next_request_tokens(session, durable_text),
     )
 
 
 def build_gauge(session: Session) -> Gauge:
     from agent_cli.session.core import Gauge
 
-    reserved = session.reserved_tokens(session.last_durable_text)  # no source I/O per redraw
-    view = count_view(session.view, session.counter)
     return Gauge(
-        tokens=to_request_tokens(reserved + view, session.calibration),
+        # the durable block as last rendered (kept current by every durable change):
+        # no source I/O per redraw
+        tokens=next_request_tokens(session, session.last_durable_text),
         soft_threshold=session.policy.soft_threshold,
         hard_limit=session.policy.hard_limit,
         estimator=session.counter.estimator,
@@ -101,7 +113,10 @@ def build_preview(session: Session) -> ContextPreview:
     from agent_cli.session.core import ContextPreview
 
     lines = tuple(describe_message(i, m, session.counter) for i, m in enumerate(session.view))
-    return ContextPreview(session.system_prompt, session.render_durable(), lines)
+    durable_text = session.render_durable()
+    return ContextPreview(
+        session.system_prompt, durable_text, lines, next_request_tokens(session, durable_text)
+    )
 
 
 def describe_message(index: int, message: dict[str, Any], counter: Any) -> str:
