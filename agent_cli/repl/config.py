@@ -39,6 +39,12 @@ POLICY_FIELDS = {
     "summary_keep_recent": "summary_keep_recent",
 }
 BUILT_IN = "built-in default"
+# On the offline demo model, thresholds small enough that reading a few files shows every
+# layer fire (the built-in 80k would never be reached in a demo). Flags and the config
+# file still win, key by key.
+# Keeping the last 10 messages (2.5 file reads) lets L3 fall short, so L4 shows too.
+DEMO_THRESHOLDS = {"soft_threshold": 3_000, "hard_limit": 60_000, "keep_recent": 10}
+DEMO_ORIGIN = "offline demo default"
 
 
 @dataclass(frozen=True)
@@ -142,6 +148,25 @@ def resolve_settings(
     for key, value in flags.items():
         merged[key], origins[key] = value, SETTING_FLAGS.get(key, key)
     return Settings(**merged, origins=origins)
+
+
+def with_demo_thresholds(settings: Settings) -> Settings:
+    """`settings` with `DEMO_THRESHOLDS` for every threshold the user left unset (only
+    for the offline model; the caller decides that). A user's soft threshold above the
+    demo hard limit takes the built-in hard limit instead, so the pair stays valid."""
+    import dataclasses
+
+    values = {
+        key: value for key, value in DEMO_THRESHOLDS.items() if getattr(settings, key) is None
+    }
+    if "hard_limit" in values and (settings.soft_threshold or 0) >= values["hard_limit"]:
+        del values["hard_limit"]
+    origins = {**settings.origins, **dict.fromkeys(values, DEMO_ORIGIN)}
+    return dataclasses.replace(settings, **values, origins=origins)
+
+
+def uses_demo_thresholds(settings: Settings) -> bool:
+    return DEMO_ORIGIN in settings.origins.values()
 
 
 def build_policy(settings: Settings) -> Any:

@@ -41,6 +41,7 @@ class Repl:
         live: bool,
         offline_fallback: bool,
         resumed: bool = False,
+        demo_thresholds: bool = False,
     ) -> None:
         self.session = session
         self.console = console
@@ -48,6 +49,7 @@ class Repl:
         self._reader = reader
         self._renderer = EventRenderer(console, live=live)
         self._offline_fallback = offline_fallback
+        self._demo_thresholds = demo_thresholds
         self._resumed = resumed
         self._quit_requested = False
         self._watch_tools(session)
@@ -146,7 +148,12 @@ class Repl:
     def _print_banner(self, *, resumed: bool) -> None:
         """The greeting, then what the session found while opening (e.g. damaged memory)."""
         self.console.print(
-            build_banner(self.session, offline_fallback=self._offline_fallback, resumed=resumed),
+            build_banner(
+                self.session,
+                offline_fallback=self._offline_fallback,
+                resumed=resumed,
+                demo_thresholds=self._demo_thresholds,
+            ),
             soft_wrap=True,  # paths stay whole, for copy and paste
         )
         for notice in getattr(self.session, "startup_notices", ()):

@@ -84,9 +84,12 @@ def _run(
     from functools import partial
 
     from agent_cli.repl import startup, wiring
+    from agent_cli.repl.config import with_demo_thresholds
 
     paths = paths if paths is not None else wiring.resolve_paths(env)
     settings = startup.load_settings(args, paths.config_file)
+    if wiring.choose_provider_name(settings, env) == "offline":
+        settings = with_demo_thresholds(settings)
     workspace = startup.resolve_workspace(args.workspace)
     factory = backend_factory or partial(
         wiring.build_backend, paths=paths, env=env, workspace=workspace
@@ -161,6 +164,7 @@ def _run_interactive(
         prompt_reader = PromptReader(paths.history_file, _command_summaries)
 
     def open_repl() -> tuple[Any, list[Any]]:
+        from agent_cli.repl.config import uses_demo_thresholds
         from agent_cli.repl.loop import Repl
 
         console = startup.make_console(stdout)
@@ -178,6 +182,7 @@ def _run_interactive(
             live=console.is_terminal,
             offline_fallback=offline_fallback,
             resumed=resumed,
+            demo_thresholds=uses_demo_thresholds(settings),
         )
         return repl, said
 
