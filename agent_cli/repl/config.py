@@ -156,7 +156,7 @@ def with_demo_thresholds(settings: Settings) -> Settings:
     demo hard limit takes the built-in hard limit instead, so the pair stays valid."""
     import dataclasses
 
-    values = {
+    values: dict[str, Any] = {
         key: value for key, value in DEMO_THRESHOLDS.items() if getattr(settings, key) is None
     }
     if "hard_limit" in values and (settings.soft_threshold or 0) >= values["hard_limit"]:
