@@ -2,7 +2,8 @@
 
 Contract: `main(argv)` returns the exit code and never raises for a typed error: 0 ok,
 1 a failure (a `-p` turn that failed, a store that could not be used), 2 bad usage or
-configuration, 3 a `-p` request blocked by the hard limit, 130 cancelled with Ctrl-C.
+configuration, 3 a `-p` request blocked by the hard limit, 4 a `-p` turn that needed a
+permission nobody could give (run it with --yes), 130 cancelled with Ctrl-C.
 
 Start-up speed: at import this module loads only the standard library and the argument
 parser, so `--help` and `--version` answer at once; rich, prompt_toolkit, the session,
@@ -28,6 +29,7 @@ from agent_cli.errors import AgentCliError
 from agent_cli.repl.args import ArgumentsExit, parse_args
 
 INTERRUPTED_EXIT = 130
+PERMISSION_NEEDED_EXIT = 4
 
 
 def main(
@@ -123,17 +125,20 @@ def _run_print_mode(
 
     prompt_text = startup.read_print_prompt(args.print_prompt, stdin)
     diagnostics = startup.make_console(stderr, stderr=True)
-    asker = wiring.build_refusing_asker(diagnostics, "-p mode cannot ask for permission")
+    asker = wiring.build_refusing_asker(diagnostics, "-p cannot ask for permission")
     backend = factory(settings, asker)
     session, _ = startup.open_first_session(
         args, backend, diagnostics.print, list_when_resuming=False
     )
     try:
-        return run_print_turn(
+        code = run_print_turn(
             session, prompt_text, stdout or sys.stdout, EventRenderer(diagnostics, live=False)
         )
     finally:
         session.close()
+    if code == 0 and asker.refused:
+        return PERMISSION_NEEDED_EXIT
+    return code
 
 
 def _run_interactive(
@@ -212,7 +217,9 @@ def _build_input(
     def echo(line: str) -> None:
         console.print(Text(ECHO_MARK + sanitize_text(line), style="bold"), soft_wrap=True)
 
-    refuse = wiring.build_refusing_asker(console, "stdin is not a terminal, so no one can answer")
+    refuse = wiring.build_refusing_asker(
+        console, "stdin is not a terminal, so no one can be asked for permission"
+    )
     return PlainLineReader(stdin, echo=echo), refuse
 
 

@@ -140,19 +140,30 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Call
     return ask_permission
 
 
-def build_refusing_asker(console: Console, why: str) -> Callable[[Any], Any]:
-    """Deny every request and say so: nobody is there to answer."""
-    from rich.text import Text
+class RefusingAsker:
+    """Denies every request and says so: nobody is there to answer. `refused` lists the
+    tools it turned down, so `-p` can end with a non-zero exit code."""
 
-    def refuse(request: Any) -> Any:
-        console.print(
+    def __init__(self, console: Console, why: str) -> None:
+        self._console = console
+        self._why = why
+        self.refused: list[str] = []
+
+    def __call__(self, request: Any) -> Any:
+        from rich.text import Text
+
+        self.refused.append(request.tool)
+        self._console.print(
             Text(
-                f"denied {clip_line(request.tool, 40)}: {why}; run with --yes to allow tools that "
-                "write files or run commands",
+                f"{clip_line(request.tool, 40)} was not run: {self._why}. Run again with --yes "
+                "to allow tools that write files or run commands.",
                 style="yellow",
             ),
             soft_wrap=True,
         )
         return _decisions().DENY
 
-    return refuse
+
+def build_refusing_asker(console: Console, why: str) -> RefusingAsker:
+    """Deny every request and say so: nobody is there to answer."""
+    return RefusingAsker(console, why)
