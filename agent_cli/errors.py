@@ -340,6 +340,19 @@ class ToolPermissionDenied(ToolError):
     """The user (or the policy) denied a tool that writes or executes."""
 
 
+class PermissionQuestionInterrupted(KeyboardInterrupt):
+    """Ctrl-C while the user was being asked whether `tool` may run: it never started.
+
+    A KeyboardInterrupt on purpose (not an `AgentCliError`): every handler of Ctrl-C
+    still ends the turn the same way; only the words differ from a tool stopped while
+    it ran.
+    """
+
+    def __init__(self, tool: str) -> None:
+        self.tool = tool
+        super().__init__(tool)
+
+
 class ToolInputInvalid(ToolError, ValueError):
     """A tool call whose input does not match the tool's schema; `field` names the key."""
 

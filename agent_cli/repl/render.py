@@ -48,6 +48,11 @@ NOTICE_STYLES = {"info": "cyan", "warning": "yellow", "error": "bold red"}
 ERROR_STYLE = "bold red"
 
 
+def _is_permission_cancel(event: object) -> bool:
+    """Ctrl-C at a permission question: the open tool panel closes as "not run"."""
+    return isinstance(event, Notice) and event.code == "permission_cancelled"
+
+
 def build_compact_text(line: str, body_style: str = "cyan") -> Text:
     """A REPL-authored `[compact]` line: the tag styled apart from the numbers."""
     text = Text(no_wrap=False)
@@ -102,7 +107,7 @@ class EventRenderer:
             self._answer.abandon()
         if not isinstance(event, ToolStarted | ToolFinished):
             self._activity.stop()
-            self._close_unfinished_tools()
+            self._close_unfinished_tools(never_ran=_is_permission_cancel(event))
         handler(event)
 
     def close(self) -> None:
@@ -150,10 +155,10 @@ class EventRenderer:
             self._print(line)
         self._print(build_tool_finished_line(event))
 
-    def _close_unfinished_tools(self) -> None:
+    def _close_unfinished_tools(self, *, never_ran: bool = False) -> None:
         if self._running_tools:
             self._running_tools.clear()
-            self._print(build_tool_unfinished_line())
+            self._print(build_tool_unfinished_line(never_ran=never_ran))
 
     def _render_turn_end(self, event: TurnEnded) -> None:
         if event.outcome == "cancelled":

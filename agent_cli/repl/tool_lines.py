@@ -105,8 +105,12 @@ def build_tool_preview_lines(event: ToolFinished, limit: int = PREVIEW_LINES) ->
     return shown
 
 
-def build_tool_unfinished_line() -> Text:
-    """Closes the panel of a tool whose turn ended before it reported (e.g. Ctrl-C)."""
+def build_tool_unfinished_line(*, never_ran: bool = False) -> Text:
+    """Closes the panel of a tool whose turn ended before it reported (e.g. Ctrl-C);
+    `never_ran` when that was at its permission question."""
     text = Text(BOTTOM, style="dim")
-    text.append("✗ interrupted: no result was shown", style="red")
+    if never_ran:
+        text.append("✗ not run: cancelled at the permission question", style="yellow")
+    else:
+        text.append("✗ interrupted: no result was shown", style="red")
     return text

@@ -116,8 +116,11 @@ def parse_permission_answer(answer: str) -> str | None:
 
 
 def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Callable[[Any], Any]:
-    """Ask at the prompt. Ctrl-C propagates (the session cancels the turn); Ctrl-D denies."""
+    """Ask at the prompt. Ctrl-C propagates as `PermissionQuestionInterrupted` (the session
+    cancels the turn, saying the tool never ran); Ctrl-D denies."""
     from rich.text import Text
+
+    from agent_cli.errors import PermissionQuestionInterrupted
 
     def ask_permission(request: Any) -> Any:
         console.print(
@@ -133,6 +136,8 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Call
                 choice = parse_permission_answer(ask(ASK_QUESTION))
             except EOFError:
                 choice = "deny"
+            except KeyboardInterrupt:
+                raise PermissionQuestionInterrupted(str(request.tool)) from None
             if choice is not None:
                 return _decisions()(choice)
             console.print(Text("answer y, a or n", style="yellow"))

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent_cli.errors import (
     MessageViewLimitExceeded,
+    PermissionQuestionInterrupted,
     ProviderError,
     StoreError,
     ToolProtocolError,
@@ -55,6 +56,10 @@ if TYPE_CHECKING:
 MAX_STEPS_PER_TURN = 40
 INTERRUPTED_TOOL_TEXT = "Interrupted by the user (Ctrl-C): the tool did not finish."
 NOT_RUN_TOOL_TEXT = "Not run: the turn was interrupted before this tool started."
+PERMISSION_CANCELLED = "permission_cancelled"  # the notice code
+ASKING_INTERRUPTED_TEXT = (
+    "Not run: the user pressed Ctrl-C when asked for permission, which cancelled the turn."
+)
 CUT_TOOL_TEXT = "Not run: the answer was cut at max_tokens before the turn could go on."
 INTERRUPTED_MARK = "[answer interrupted by the user]"
 CUT_NOTICE_TEXT = (
@@ -234,17 +239,31 @@ def _run_tools(session: Session, tool_uses: list[dict[str, Any]]) -> Steps[Outco
                 outcome.artifact_pointer,
                 outcome.content,
             )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupt:
+        at_question = isinstance(interrupt, PermissionQuestionInterrupted)
         stopped_at = len(results)
         for index in range(stopped_at, len(tool_uses)):
             text = INTERRUPTED_TOOL_TEXT if index == stopped_at else NOT_RUN_TOOL_TEXT
+            if at_question and index == stopped_at:
+                text = ASKING_INTERRUPTED_TEXT
             results.append(_result_block(tool_uses[index]["id"], text, True))
         yield from _record_results(session, results)
-        yield Notice("warning", "cancelled", "Cancelled: the running tool was interrupted.")
+        yield _cancel_notice(interrupt)
         return ("cancelled", "tool_use")
     if not (yield from _record_results(session, results)):
         return ("failed", "tool_use")
     return None
+
+
+def _cancel_notice(interrupt: KeyboardInterrupt) -> Notice:
+    """Nothing ran when Ctrl-C came at the permission question: say that, not 'interrupted'."""
+    if isinstance(interrupt, PermissionQuestionInterrupted):
+        return Notice(
+            "warning",
+            PERMISSION_CANCELLED,
+            f"Cancelled at the permission question: {interrupt.tool} was not run.",
+        )
+    return Notice("warning", "cancelled", "Cancelled: the running tool was interrupted.")
 
 
 def _record_results(session: Session, results: list[dict[str, Any]]) -> Steps[bool]:
