@@ -82,7 +82,7 @@ def _find_pending(state: DurableContextState, item_id: str) -> int:
     for index, item in enumerate(state.pending_items):
         if item.item_id == item_id:
             return index
-    raise PendingTransitionError("item_id", "unknown_item")
+    raise PendingTransitionError("item_id", "unknown_item", item_id=item_id)
 
 
 def _checked(build: Callable[[], T]) -> T:

@@ -101,7 +101,12 @@ class DurableStateError(AgentCliError, ValueError):
 
 
 class PendingTransitionError(DurableStateError):
-    """An illegal pending-item status change (e.g. done -> open, or time going backwards)."""
+    """An illegal pending-item status change (e.g. done -> open, or time going backwards);
+    `item_id` names the item when it is known."""
+
+    def __init__(self, field: str, reason: str, item_id: str | None = None) -> None:
+        super().__init__(field, reason)
+        self.item_id = item_id
 
 
 class SourceBindingError(DurableStateError):

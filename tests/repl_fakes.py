@@ -173,8 +173,8 @@ class FakeSession:
 
     def mark_done(self, item_id: str) -> None:
         self.calls.append(("mark_done", item_id))
-        if item_id != "P1":
-            raise PendingTransitionError("item_id", "unknown_item")
+        if item_id not in ("P1", "T1"):
+            raise PendingTransitionError("item_id", "unknown_item", item_id=item_id)
 
     def mark_blocked(self, item_id: str, reason: str) -> None:
         self.calls.append(("mark_blocked", item_id, reason))

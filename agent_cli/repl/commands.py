@@ -19,6 +19,7 @@ from rich.text import Text
 
 from agent_cli.errors import CommandUsageError, UnknownCommand
 from agent_cli.repl import views
+from agent_cli.repl.plain_words import normalize_item_id
 from agent_cli.repl.safe_text import clip_line
 from agent_cli.repl.stats_panel import build_stats_panel, render_stats_json
 
@@ -152,7 +153,7 @@ def _todo(context: CommandContext, args: str) -> None:
 
 
 def _done(context: CommandContext, args: str) -> None:
-    item_id = _require_one_id("/done", args)
+    item_id = normalize_item_id(_require_one_id("/done", args))
     context.session.mark_done(item_id)
     _say(context, f"{clip_line(item_id, 40)} is done")
 
@@ -163,7 +164,7 @@ def _block(context: CommandContext, args: str) -> None:
         raise CommandUsageError("/block", "missing_argument")
     if len(parts) < 2:
         raise CommandUsageError("/block", "missing_reason")
-    item_id, reason = parts[0], parts[1].strip()
+    item_id, reason = normalize_item_id(parts[0]), parts[1].strip()
     context.session.mark_blocked(item_id, reason)
     _say(context, f"{clip_line(item_id, 40)} is blocked: {clip_line(reason, 160)}", "yellow")
 

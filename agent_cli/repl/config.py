@@ -173,11 +173,35 @@ def build_policy(settings: Settings) -> Any:
     """The CompactionPolicy for `settings`; an inconsistent one raises `ConfigError`."""
     from agent_cli.compaction import CompactionPolicy
 
+    overrides = settings.policy_overrides()
     try:
-        return CompactionPolicy(**settings.policy_overrides())
+        return CompactionPolicy(**overrides)
     except PolicyError as exc:
+        if exc.field == "soft_threshold" and "hard_limit" in exc.reason:
+            raise _thresholds_out_of_order(settings, CompactionPolicy) from None
         key = _config_key_for_policy_field(exc.field)
         raise ConfigError(key, exc.reason, source=settings.origins.get(key, BUILT_IN)) from None
+
+
+def _thresholds_out_of_order(settings: Settings, policy_type: Any) -> ConfigError:
+    """Soft at or over hard: name both values and where each came from, keyed on the one
+    the user set (the hard limit when both were)."""
+    defaults = policy_type.__dataclass_fields__
+    soft = settings.soft_threshold or defaults["soft_threshold"].default
+    hard = settings.hard_limit or defaults["hard_limit"].default
+    soft_origin = settings.origins.get("soft_threshold", BUILT_IN)
+    hard_origin = settings.origins.get("hard_limit", BUILT_IN)
+    if hard_origin in (BUILT_IN, DEMO_ORIGIN):
+        reason = (
+            f"the soft threshold {soft:,} must be below the hard limit {hard:,} "
+            f"({hard_origin}); lower --soft-threshold below {hard:,} or raise --hard-limit"
+        )
+        return ConfigError("soft_threshold", reason, source=soft_origin)
+    reason = (
+        f"the hard limit {hard:,} must be above the soft threshold {soft:,} "
+        f"({soft_origin}); raise --hard-limit above {soft:,} or lower --soft-threshold"
+    )
+    return ConfigError("hard_limit", reason, source=hard_origin)
 
 
 def _config_key_for_policy_field(policy_field: str) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_cli import errors as e
+from agent_cli.repl.plain_words import explain_pending_reason
 from agent_cli.repl.safe_text import clip_line
 
 USAGE_EXIT = 2
@@ -101,9 +102,8 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         f"bad pointer ({_c(exc.reason)}): expected transcript:<session>:<sequence> or "
         "artifact:<session>:<file>:<sha256 prefix>"
     ),
-    e.PendingTransitionError: lambda exc: (
-        f"cannot change that pending item ({_c(exc.field)}: {_c(exc.reason)}); /facts "
-        "shows where each item stands"
+    e.PendingTransitionError: lambda exc: explain_pending_reason(
+        exc.reason, getattr(exc, "item_id", None)
     ),
     e.DurableStateError: lambda exc: (
         f"durable state refused it ({_c(exc.field)}: {_c(exc.reason)})"

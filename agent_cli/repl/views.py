@@ -17,6 +17,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from agent_cli.repl.plain_words import explain_resolution
 from agent_cli.repl.safe_text import clip_line, sanitize_block
 
 STATUS_STYLES = {
@@ -137,26 +138,25 @@ def build_sources_view(resolutions: Sequence[Any]) -> Table | Text:
     if not resolutions:
         return Text("the durable state has no source pointers yet", style="dim")
     table = Table(box=None, padding=(0, 2), show_edge=False)
-    for column in ("pointer", "status", "reason"):
+    for column in ("pointer", "status", "meaning"):
         table.add_column(column, overflow="fold")
     for resolution in resolutions:
+        status = str(getattr(resolution.status, "value", resolution.status))
         table.add_row(
             Text(clip_line(resolution.pointer, 160)),
             _status_text(resolution.status),
-            Text(clip_line(resolution.reason, 64)),
+            Text(explain_resolution(status, str(resolution.reason))),
         )
     return table
 
 
 def build_expansion_view(resolution: Any) -> Group:
     """What a pointer leads to: its status, reason, digest and (when available) excerpt."""
-    header = Text.assemble(
-        clip_line(resolution.pointer, 160),
-        " ",
-        _status_text(resolution.status),
-        (f" ({clip_line(resolution.reason, 64)})", "dim"),
-    )
+    status = str(getattr(resolution.status, "value", resolution.status))
+    header = Text.assemble(clip_line(resolution.pointer, 160), " ", _status_text(resolution.status))
     parts: list[RenderableType] = [header]
+    if status != "available":
+        parts.append(Text(explain_resolution(status, str(resolution.reason)), style="yellow"))
     digest = getattr(resolution, "evidence_sha256", None)
     if digest:
         parts.append(Text(f"sha256 {clip_line(digest, 64)}", style="dim"))
@@ -173,7 +173,7 @@ def build_expansion_view(resolution: Any) -> Group:
                 border_style="dim",
             )
         )
-    elif str(getattr(resolution.status, "value", resolution.status)) == "available":
+    elif status == "available":
         parts.append(Text("no excerpt to show", style="dim"))
     return Group(*parts)
 
