@@ -34,3 +34,20 @@ def test_command_errors_say_what_happened_and_what_to_do(
     garbage = flat(repl.submit("/expand garbage"))
     assert "that is not a pointer: a pointer looks like transcript:<session>:<sequence>" in garbage
     assert "missing_scheme" not in garbage
+
+
+def test_a_failed_tool_shows_its_whole_message_on_a_wide_screen(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    repl = start(terminals, home, workspace, width=160)
+    printed = repl.submit("read no/such/file.txt")
+    closing = next(line for line in printed.splitlines() if line.startswith("╰─ ✗"))
+    assert closing == "╰─ ✗ no/such/file.txt: no such file. Check the path with list_dir."
+
+
+def test_counts_agree_in_number_and_zero_counts_are_left_out(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    (workspace / "only.txt").write_text("unique-needle\n", encoding="utf-8")
+    repl = start(terminals, home, workspace)
+    assert "✓ 1 match in 1 file" in repl.submit("grep unique-needle")

@@ -38,6 +38,7 @@ ARGUMENT_WIDTH = 80
 TOP, BOTTOM, SIDE = "╭─ ", "╰─ ", "│ "
 PREVIEW_LINES = 4
 PREVIEW_WIDTH = 160
+ERROR_WIDTH = 400
 SHOW_ALL_HINT = "/last shows all"
 # Lines the tool layer adds for the model, not output the user needs to see twice.
 _BOOKKEEPING_PREFIXES = ("[Output was ", "[Full output: ")
@@ -73,10 +74,10 @@ def build_tool_finished_line(event: ToolFinished) -> Text:
     text = Text(BOTTOM, style="dim")
     text.append("✗ " if event.is_error else "✓ ", style=outcome_style)
     text.append(
-        clip_line(event.summary, 160) or ("failed" if event.is_error else "done"),
+        _outcome_words(event) or ("failed" if event.is_error else "done"),
         style="red" if event.is_error else "",
     )
-    if not _SIZE_IN_SUMMARY.search(event.summary):
+    if not event.is_error and not _SIZE_IN_SUMMARY.search(event.summary):
         text.append(f" · {format_size(event.size_bytes)} of output", style="dim")
     if event.artifact_pointer:
         text.append(" · full output: ", style="dim")
@@ -84,13 +85,20 @@ def build_tool_finished_line(event: ToolFinished) -> Text:
     return text
 
 
+def _outcome_words(event: ToolFinished) -> str:
+    """The summary; for a failure, the whole first line of the message (the summary is
+    cut short for logs, and a person should read all of what went wrong)."""
+    if event.is_error and event.output.strip():
+        return clip_line(event.output.strip().split("\n", 1)[0], ERROR_WIDTH)
+    return clip_line(event.summary, 160)
+
+
 def select_preview_lines(event: ToolFinished) -> list[str]:
-    """The lines of the result worth showing: without the header line a successful result
-    starts with (the summary already says it: exit code, file name) and without the
-    notes the tool layer writes for the model about artifacts."""
-    lines = sanitize_text(event.output).rstrip("\n").split("\n") if event.output else []
-    if len(lines) > 1 and not event.is_error:
-        lines = lines[1:]
+    """The lines of the result worth showing: without its first line (a result's header,
+    such as the exit code or file name, or a failure's message: the closing line says
+    it) and without the notes the tool layer writes for the model about artifacts."""
+    lines = sanitize_text(event.output).strip("\n").split("\n") if event.output else []
+    lines = lines[1:]  # the header, or a failure's first line: the closing line says it
     return [line for line in lines if not line.startswith(_BOOKKEEPING_PREFIXES)]
 
 

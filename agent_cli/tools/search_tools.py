@@ -165,9 +165,16 @@ def _render_grep(pattern: str, shown: str, tally: GrepTally) -> ToolResult:
             "narrow the pattern, path or glob to see the rest)"
         )
     else:
-        header = f"{count} matches in {tally.files_with_matches} files for {where}"
+        header = f"{_count_matches(count, tally.files_with_matches)} for {where}"
     body = "\n".join(tally.matches)
     if tally.files_skipped:
         body += f"\n[{tally.files_skipped} binary, oversized or unreadable files skipped]"
-    summary = f"{count}{'+' if tally.is_capped else ''} matches in {tally.files_with_matches} files"
+    summary = _count_matches(count, tally.files_with_matches, capped=tally.is_capped)
     return ToolResult(header, body, summary=summary)
+
+
+def _count_matches(matches: int, files: int, *, capped: bool = False) -> str:
+    """`1 match in 1 file`, `3+ matches in 2 files` (the + when the cap stopped the search)."""
+    match_word = "match" if matches == 1 and not capped else "matches"
+    file_word = "file" if files == 1 else "files"
+    return f"{matches}{'+' if capped else ''} {match_word} in {files} {file_word}"
