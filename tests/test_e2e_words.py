@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -51,3 +52,19 @@ def test_counts_agree_in_number_and_zero_counts_are_left_out(
     (workspace / "only.txt").write_text("unique-needle\n", encoding="utf-8")
     repl = start(terminals, home, workspace)
     assert "✓ 1 match in 1 file" in repl.submit("grep unique-needle")
+
+
+def test_stats_on_a_60_column_screen_keeps_the_numbers_whole(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    repl = start(terminals, home, workspace, width=60)
+    repl.submit("read big.txt")  # five-digit figures, which a 24-cell bar would squeeze
+    panel = repl.submit("stats")
+    rows = [
+        line
+        for line in panel.splitlines()
+        if re.search(r"│ +(tokens +)?(system prompt|tool results|total) ", line)
+    ]
+    assert len(rows) == 3, panel
+    for row in rows:
+        assert re.search(r" \d{1,3}(,\d{3})* ", row) and "…" not in row, panel

@@ -137,5 +137,21 @@ def test_an_unexpected_category_name_is_shown_literally():
 def test_the_context_row_shows_the_toolbar_figure_and_says_where_the_others_come_from():
     shown = render(make_stats(context_tokens=13_580, calibration=1.1))
     assert "13,580 tokens in the next request (= toolbar)" in line_with(shown, "context")
-    assert re.search(r"× calibration +13,580 = the context figure", shown), shown
+    assert re.search(r"× calibration +13,580 ", shown), shown
     assert "(API-reported)" in line_with(shown, "last request")
+
+
+def render_at(width: int, **changes) -> str:
+    console = make_console(width=width)
+    console.print(build_stats_panel(make_stats(**changes)))
+    return console.export_text()
+
+
+def test_a_narrow_screen_keeps_every_number_whole_and_drops_bars_first():
+    for width in (60, 48):
+        shown = render_at(width)
+        for number in ("1,200", "2,500", "4,000", "12,345", "13,950"):
+            assert number in shown, (width, shown)
+        assert "…" not in line_with(shown, "tokens"), shown
+    assert "█" in render_at(60)  # shorter bars still fit at 60 columns
+    assert "█" not in render_at(48)  # at 48 they go, the numbers stay

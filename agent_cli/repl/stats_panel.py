@@ -12,7 +12,7 @@ import dataclasses
 import json
 from datetime import datetime
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -31,6 +31,7 @@ CATEGORY_LABELS = {
 }
 SOURCE_STATUSES = ("available", "missing", "denied", "corrupt", "unsupported")
 BAR_WIDTH = 24
+MIN_BAR_WIDTH = 6
 
 
 def render_stats_json(stats: SessionStats) -> str:
@@ -70,7 +71,7 @@ def build_stats_rows(stats: SessionStats) -> list[tuple[str, RenderableType]]:
         ("limits", Text(describe_limits(stats))),
         ("context", Text(describe_view_size(stats))),
         ("messages", Text(describe_message_counts(stats))),
-        ("tokens", build_category_table(stats)),
+        ("tokens", CategoryTable(stats)),
         ("estimator", _safe(stats.estimator)),
         ("calibration", Text(describe_calibration(stats.calibration))),
         ("last request", Text(describe_usage(stats.last_usage, reported=True))),
@@ -117,32 +118,60 @@ def describe_message_counts(stats: SessionStats) -> str:
     )
 
 
-def build_category_table(stats: SessionStats) -> Table:
-    """One row per token category: name, tokens, a bar and the share of the total."""
+class CategoryTable:
+    """The token categories, fitted to the width they get: numbers always whole; the
+    bars shrink on a narrow screen and go first when even a short bar does not fit."""
+
+    def __init__(self, stats: SessionStats) -> None:
+        self.stats = stats
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield build_category_table(
+            self.stats, bar_width=fit_bar_width(self.stats, options.max_width)
+        )
+
+
+def category_rows(stats: SessionStats) -> list[tuple[str, int]]:
+    known = [key for key in CATEGORY_LABELS if key in stats.tokens_by_category]
+    others = sorted(key for key in stats.tokens_by_category if key not in CATEGORY_LABELS)
+    return [
+        (CATEGORY_LABELS.get(key) or clip_line(key, 30), stats.tokens_by_category[key])
+        for key in known + others
+    ]
+
+
+def fit_bar_width(stats: SessionStats, width: int) -> int:
+    """The widest bar (at most `BAR_WIDTH`) that leaves every number whole; 0: no bars."""
+    rows = category_rows(stats)
+    label = max([len(name) for name, _ in rows] + [len("× calibration")])
+    number = max([len(f"{tokens:,}") for _, tokens in rows] + [len(f"{stats.total_tokens:,}")])
+    room = width - label - number - len("100%") - 3  # three one-cell gaps
+    return min(BAR_WIDTH, room) if room >= MIN_BAR_WIDTH else 0
+
+
+def build_category_table(stats: SessionStats, bar_width: int = BAR_WIDTH) -> Table:
+    """One row per token category: name, tokens, a bar (unless `bar_width` is 0) and the
+    share of the total."""
     table = Table.grid(padding=(0, 1))
     table.add_column(no_wrap=True)
     table.add_column(justify="right", no_wrap=True)
-    table.add_column(style="cyan", no_wrap=True)
+    if bar_width:
+        table.add_column(style="cyan", no_wrap=True)
     table.add_column(justify="right", no_wrap=True)
-    known = [key for key in CATEGORY_LABELS if key in stats.tokens_by_category]
-    others = sorted(key for key in stats.tokens_by_category if key not in CATEGORY_LABELS)
-    for key in known + others:
-        tokens = stats.tokens_by_category[key]
-        label = CATEGORY_LABELS.get(key) or clip_line(key, 30)
+    for label, tokens in category_rows(stats):
+        bar = [Text(build_bar(tokens, stats.total_tokens, bar_width))] if bar_width else []
         table.add_row(
-            Text(label),
-            Text(f"{tokens:,}"),
-            Text(build_bar(tokens, stats.total_tokens)),
-            Text(percent(tokens, stats.total_tokens)),
+            Text(label), Text(f"{tokens:,}"), *bar, Text(percent(tokens, stats.total_tokens))
         )
+    blank = [""] if bar_width else []
     table.add_row(
-        Text("total", style="bold"), Text(f"{stats.total_tokens:,}", style="bold"), "", ""
+        Text("total", style="bold"), Text(f"{stats.total_tokens:,}", style="bold"), *blank, ""
     )
     if stats.calibration is not None:
         table.add_row(
             Text("× calibration", style="dim"),
             Text(f"{context_figure(stats):,}", style="dim"),
-            Text("= the context figure", style="dim"),
+            *blank,
             "",
         )
     return table
