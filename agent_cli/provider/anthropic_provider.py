@@ -20,6 +20,7 @@ The API key is kept private and redacted from every error detail.
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass
@@ -120,6 +121,7 @@ class AnthropicProvider:
         self._sleep = sleep
         self._jitter = jitter
         self._client: Any = None
+        self._client_lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"AnthropicProvider(model={self.model!r}, base_url={self.base_url!r})"
@@ -168,20 +170,29 @@ class AnthropicProvider:
             final = stream.get_final_message()
         return build_model_response(final, tracker)
 
-    def _ensure_client(self) -> Any:
-        if self._client is None:
-            import anthropic
+    def prepare(self) -> None:
+        """Import the SDK and build the client now, so the first request does not wait for
+        them (the REPL calls this on a worker thread once the prompt is drawn). Safe to
+        call from any thread, and more than once: the client is built exactly once, and
+        a request that comes while it is being built waits for that one."""
+        self._ensure_client()
+        warm_up_stream_parsing()
 
-            # SDK 2.x sends the key as a Bearer token; the Messages API documents the
-            # x-api-key header, which some compatible endpoints require: send both.
-            self._client = anthropic.Anthropic(
-                api_key=self._api_key,
-                base_url=self.base_url,
-                max_retries=0,
-                timeout=self.timeout_seconds,
-                default_headers={"x-api-key": self._api_key},
-            )
-        return self._client
+    def _ensure_client(self) -> Any:
+        with self._client_lock:
+            if self._client is None:
+                import anthropic
+
+                # SDK 2.x sends the key as a Bearer token; the Messages API documents the
+                # x-api-key header, which some compatible endpoints require: send both.
+                self._client = anthropic.Anthropic(
+                    api_key=self._api_key,
+                    base_url=self.base_url,
+                    max_retries=0,
+                    timeout=self.timeout_seconds,
+                    default_headers={"x-api-key": self._api_key},
+                )
+            return self._client
 
     def _classify(self, err: Exception) -> Failure | None:
         """Classify an attempt's error with the key redacted; None if it is not a failure."""
@@ -194,6 +205,69 @@ class AnthropicProvider:
             failure.retry_after,
             redact_secret(failure.detail, self._api_key),
         )
+
+
+# A stream a request could produce, in the SDK's raw event form (see `warm_up_stream_parsing`).
+_WARM_UP_EVENTS: tuple[dict[str, Any], ...] = (
+    {
+        "type": "message_start",
+        "message": {
+            "id": "msg_warm_up",
+            "type": "message",
+            "role": "assistant",
+            "model": "warm-up",
+            "content": [],
+            "stop_reason": None,
+            "stop_sequence": None,
+            "usage": {"input_tokens": 0, "output_tokens": 0},
+        },
+    },
+    {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+    {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ok"}},
+    {"type": "content_block_stop", "index": 0},
+    {
+        "type": "content_block_start",
+        "index": 1,
+        "content_block": {"type": "tool_use", "id": "toolu_warm", "name": "x", "input": {}},
+    },
+    {
+        "type": "content_block_delta",
+        "index": 1,
+        "delta": {"type": "input_json_delta", "partial_json": "{}"},
+    },  # fmt: skip
+    {"type": "content_block_stop", "index": 1},
+    {
+        "type": "message_delta",
+        "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+        "usage": {"output_tokens": 1},
+    },
+)
+
+
+def warm_up_stream_parsing() -> None:
+    """Let the SDK build its stream models now: pydantic builds their schemas on first use
+    (about 0.2 s, far more on a busy machine), which would otherwise land on the first
+    answer. It feeds a canned stream to the SDK's own accumulator, offline. The
+    accumulator is not public API: if it moved, nothing is warmed and nothing breaks."""
+    try:
+        accumulate_warm_up_stream()
+    except Exception:  # a warm-up only; the first request then pays the cost itself
+        return
+
+
+def accumulate_warm_up_stream() -> Any:
+    """The SDK's message snapshot of `_WARM_UP_EVENTS` (raises if the SDK changed)."""
+    from anthropic.lib.streaming._messages import accumulate_event
+
+    snapshot: Any = None
+    buffers: dict[int, bytes] = {}
+    for event in _WARM_UP_EVENTS:
+        snapshot = accumulate_event(
+            event=event,  # type: ignore[arg-type]  # raw dicts are what it parses
+            current_snapshot=snapshot,
+            json_bufs=buffers,
+        )
+    return snapshot
 
 
 def _read_events(stream: Any) -> Iterator[Any]:

@@ -18,7 +18,8 @@ from rich.console import Console
 from rich.text import Text
 
 from agent_cli.errors import AgentCliError, CommandUsageError
-from agent_cli.repl.background import BackgroundMeasure
+from agent_cli.repl.background import BackgroundMeasure, DeferredWork
+from agent_cli.repl.answer_stream import warm_up_answer_rendering
 from agent_cli.repl.banner import build_banner, build_goodbye
 from agent_cli.repl.commands import message_text, run_command, split_command, usage_of
 from agent_cli.repl.error_text import describe_error
@@ -52,11 +53,13 @@ class Repl:
         self._demo_thresholds = demo_thresholds
         self._resumed = resumed
         self._quit_requested = False
+        self.provider_preparation: DeferredWork[None] | None = None
         self._watch_tools(session)
 
     def run(self) -> int:
         try:
             self._print_banner(resumed=self._resumed)
+            self._prepare_provider()
             while not self._quit_requested:
                 try:
                     line = self._read_line()
@@ -138,6 +141,20 @@ class Repl:
             return self._reader.read_line(lambda: measure.value)
         finally:
             _wait_through_interrupts(measure)
+
+    def _prepare_provider(self) -> None:
+        """Build the provider's client (the SDK import takes a second or more) on a worker
+        thread while the user types, so the first turn is as quick as the second. A
+        failure there is left for the first request to meet and report."""
+        prepare = getattr(self.session.provider, "prepare", None)
+
+        def prepare_first_turn() -> None:
+            warm_up_answer_rendering()
+            if prepare is not None:
+                prepare()
+
+        self.provider_preparation = DeferredWork(prepare_first_turn, name="agent-cli-provider")
+        self.provider_preparation.start()
 
     def _watch_tools(self, session: Any) -> None:
         """Let the renderer show a running command's output live (sessions that can)."""
