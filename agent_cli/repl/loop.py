@@ -18,8 +18,8 @@ from rich.console import Console
 from rich.text import Text
 
 from agent_cli.errors import AgentCliError, CommandUsageError
-from agent_cli.repl.background import BackgroundMeasure, DeferredWork
 from agent_cli.repl.answer_stream import warm_up_answer_rendering
+from agent_cli.repl.background import BackgroundMeasure, DeferredWork
 from agent_cli.repl.banner import build_banner, build_goodbye
 from agent_cli.repl.commands import message_text, run_command, split_command, usage_of
 from agent_cli.repl.error_text import describe_error
