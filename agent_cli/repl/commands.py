@@ -37,6 +37,7 @@ class CommandContext(Protocol):
     def write_plain(self, text: str) -> None: ...
     def switch_session(self, resume: str | None) -> None: ...
     def list_sessions(self) -> list[Any]: ...
+    def delete_sessions(self, session_ids: list[str]) -> list[str]: ...
     def last_tool_result(self) -> Any: ...
     def request_quit(self) -> None: ...
 
@@ -191,10 +192,32 @@ def _last(context: CommandContext, args: str) -> None:
 
 
 def _sessions(context: CommandContext, args: str) -> None:
+    words = args.split()
+    if words and words[0] == "delete":
+        _delete_sessions(context, words[1:])
+        return
     _require_no_args("/sessions", args)
     context.console.print(
         views.build_sessions_view(context.list_sessions(), context.session.session_id)
     )
+
+
+def _delete_sessions(context: CommandContext, words: list[str]) -> None:
+    """`delete <id>...` or `delete --older-than <days>` (never the open session)."""
+    if not words:
+        raise CommandUsageError("/sessions", "missing_argument")
+    if words[0] == "--older-than":
+        if len(words) != 2 or not words[1].isdigit():
+            raise CommandUsageError("/sessions", "bad_days")
+        ids = views.select_sessions_older_than(
+            context.list_sessions(), int(words[1]), context.session.session_id
+        )
+    else:
+        ids = list(dict.fromkeys(words))
+    if context.session.session_id in ids:
+        raise CommandUsageError("/sessions", "current_session")
+    deleted = context.delete_sessions(ids) if ids else []
+    _say(context, views.describe_deleted_sessions(deleted))
 
 
 def _resume(context: CommandContext, args: str) -> None:
@@ -246,7 +269,12 @@ COMMANDS: dict[str, Command] = {
             "/expand", "/expand <pointer>", "show the record or artifact behind a pointer", _expand
         ),
         Command("/last", "/last", "the last tool call's whole output", _last),
-        Command("/sessions", "/sessions", "list saved sessions", _sessions),
+        Command(
+            "/sessions",
+            "/sessions [delete <id>... | delete --older-than <days>]",
+            "list saved sessions (first request, turns, tokens), or delete some",
+            _sessions,
+        ),
         Command("/resume", "/resume <id>", "switch to a saved session", _resume),
         Command("/new", "/new", "start a fresh session (this one stays on disk)", _new),
         Command("/quit", "/quit", "leave (Ctrl-D does the same)", _quit),

@@ -25,6 +25,8 @@ _USAGE_REASONS = {
     "missing_reason": "needs a reason after the id",
     "bad_option": "unknown option",
     "already_current": "that session is already open here",
+    "current_session": "the open session cannot be deleted; /new or /resume another first",
+    "bad_days": "give a whole number of days, e.g. delete --older-than 30",
 }
 
 

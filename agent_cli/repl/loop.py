@@ -113,6 +113,12 @@ class Repl:
     def list_sessions(self) -> list[Any]:
         return self._backend.list_sessions(False)
 
+    def delete_sessions(self, session_ids: list[str]) -> list[str]:
+        delete = self._backend.delete_sessions
+        if delete is None:
+            return []
+        return delete(session_ids)
+
     def last_tool_result(self) -> Any:
         """The newest finished tool call shown (a `ToolFinished`), or None."""
         return self._renderer.last_tool_result

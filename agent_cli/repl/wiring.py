@@ -34,7 +34,9 @@ class SessionBackend:
 
     open_session: Callable[[str | None], Any]
     list_sessions: Callable[[bool], list[Any]]  # True: only this workspace's
-    latest_session_id: Callable[[], str | None]  # latest in this workspace
+    latest_session_id: Callable[[], str | None]  # the one --continue opens here
+    # deletes sessions (transcript and artifacts), returns the ids deleted
+    delete_sessions: Callable[[list[str]], list[str]] | None = None
 
 
 BackendFactory = Callable[[Settings, Callable[[Any], Any]], SessionBackend]
@@ -86,12 +88,20 @@ def build_backend(
         )
 
     def list_sessions(this_workspace_only: bool = False) -> list[Any]:
-        return list(sessions.list_sessions(paths, workspace if this_workspace_only else None))
+        from agent_cli.session.catalog import summarize_sessions
+
+        return summarize_sessions(paths, workspace if this_workspace_only else None)
+
+    def delete_sessions(session_ids: list[str]) -> list[str]:
+        from agent_cli.session.catalog import delete_sessions as delete
+
+        return delete(paths, session_ids)
 
     return SessionBackend(
         open_session=open_session,
         list_sessions=list_sessions,
         latest_session_id=lambda: sessions.latest_session_id(paths, workspace),
+        delete_sessions=delete_sessions,
     )
 
 

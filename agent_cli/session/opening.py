@@ -154,6 +154,8 @@ def list_sessions(paths: Any, workspace: Path | None = None) -> list[Any]:
 
 
 def latest_session_id(paths: Any, workspace: Path) -> str | None:
-    """The newest session of this workspace, if any."""
-    sessions = list_sessions(paths, workspace)
-    return sessions[0].session_id if sessions else None
+    """The session `--continue` opens: the newest of this workspace with an answered turn,
+    else the newest of this workspace, else None (`catalog.pick_session_to_continue`)."""
+    from agent_cli.session.catalog import pick_session_to_continue
+
+    return pick_session_to_continue(paths, workspace)
