@@ -74,3 +74,19 @@ def test_resume_by_id_opens_that_session_even_when_a_later_one_exists(
     panel = repl.submit("stats")
     assert re.search(r"messages\s+4 in view / 4 in transcript", panel), panel
     assert first in panel and later not in panel
+
+
+def test_slash_resume_replays_the_last_exchanges_on_screen(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    earlier = record_session(
+        home, workspace, "read README.md and tell me its first heading\nlist .\n"
+    )
+    repl = start_repl(terminals, home, workspace)
+    shown = repl.submit(f"/resume {earlier}")
+    assert f"session {earlier} (resumed)" in shown
+    replay = shown.split("── where you left off ──", 1)[1]
+    assert "› read README.md and tell me its first heading" in replay
+    assert "used read_file" in replay and "Demo Project" in replay
+    assert "› list ." in replay and "used list_dir" in replay
+    assert replay.index("› read README.md") < replay.index("› list .")

@@ -86,3 +86,29 @@ def test_deleting_a_session_removes_its_transcript_and_artifacts_but_not_an_open
     assert not (paths.transcripts / f"{old}.jsonl").exists()
     assert not (paths.artifacts_root / old).exists()
     assert [s.session_id for s in summarize_sessions(paths)] == [open_one.session_id]
+
+
+def test_recent_exchanges_pair_each_request_with_its_answer_and_tools():
+    from agent_cli.compaction.markers import SUMMARY_HEADER
+    from agent_cli.session.catalog import recent_exchanges
+
+    view = [
+        {"role": "user", "content": f"{SUMMARY_HEADER}\nolder work"},
+        {"role": "assistant", "content": [{"type": "text", "text": "noted"}]},
+        {"role": "user", "content": "read a.txt"},
+        {"role": "assistant", "content": [
+            {"type": "text", "text": "Reading."},
+            {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "a.txt"}},
+        ]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "alpha"},
+        ]},
+        {"role": "assistant", "content": [{"type": "text", "text": "It says alpha."}]},
+        {"role": "user", "content": [{"type": "text", "text": "thanks"}]},
+    ]  # fmt: skip
+    exchanges = recent_exchanges(view, limit=5)
+    assert [(e.request, e.answer, e.tools) for e in exchanges] == [
+        ("read a.txt", "Reading.\nIt says alpha.", ("read_file",)),
+        ("thanks", "", ()),
+    ]
+    assert recent_exchanges(view, limit=1)[0].request == "thanks"

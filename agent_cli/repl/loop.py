@@ -26,6 +26,7 @@ from agent_cli.repl.error_text import describe_error
 from agent_cli.repl.render import EventRenderer, build_error_text
 from agent_cli.repl.safe_text import clip_line
 from agent_cli.repl.turns import drive_events
+from agent_cli.repl.views import build_exchanges_view
 from agent_cli.repl.wiring import SessionBackend
 
 
@@ -181,6 +182,9 @@ class Repl:
         )
         for notice in getattr(self.session, "startup_notices", ()):
             self._renderer.render(notice)
+        recent = getattr(self.session, "recent_exchanges", None)
+        if resumed and recent is not None:
+            self.console.print(build_exchanges_view(recent()), soft_wrap=True)
 
     def _close_current(self) -> None:
         if self._close(self.session):

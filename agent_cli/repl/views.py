@@ -251,6 +251,28 @@ def _describe_title(info: Any) -> Text:
     return Text(clip_line(title, 60)) if title else Text("(no request)", style="dim")
 
 
+REPLAY_ANSWER_LINES = 6
+
+
+def build_exchanges_view(exchanges: Sequence[Any]) -> Group | Text:
+    """The last few exchanges of a resumed session: each request as it was typed, the
+    tools used and the start of the answer."""
+    if not exchanges:
+        return Text("(no earlier exchange in view)", style="dim")
+    parts: list[RenderableType] = [Text("── where you left off ──", style="dim")]
+    for exchange in exchanges:
+        parts.append(Text.assemble(("› ", "bold"), clip_line(exchange.request, 300)))
+        if exchange.tools:
+            parts.append(Text(f"  used {clip_line(', '.join(exchange.tools), 200)}", style="dim"))
+        lines = sanitize_block(exchange.answer).strip().splitlines() or ["(no answer)"]
+        shown = lines[:REPLAY_ANSWER_LINES]
+        if len(lines) > REPLAY_ANSWER_LINES:
+            shown.append(f"… +{len(lines) - REPLAY_ANSWER_LINES} lines")
+        parts.extend(Text("  " + clip_line(line, 300)) for line in shown)
+    parts.append(Text("──", style="dim"))
+    return Group(*parts)
+
+
 def select_sessions_older_than(sessions: Sequence[Any], days: int, current: str) -> list[str]:
     """Ids of the listed sessions last changed more than `days` days ago (never `current`)."""
     from datetime import UTC, timedelta

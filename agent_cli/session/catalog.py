@@ -140,3 +140,46 @@ def _infos(store: Any, workspace: Path | None) -> list[Any]:
         return list(infos)
     wanted = str(Path(workspace).resolve())
     return [info for info in infos if info.workspace == wanted]
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request and what came back: the answer's text and the tools it used."""
+
+    request: str
+    answer: str
+    tools: tuple[str, ...]
+
+
+def recent_exchanges(view: Iterable[dict[str, Any]], limit: int = 3) -> list[Exchange]:
+    """The last `limit` requests the user typed in `view`, each with the assistant's text
+    and tool names up to the next request (a summary message counts as no request)."""
+    from agent_cli.compaction.markers import is_summary_message
+
+    exchanges: list[Exchange] = []
+    request: str | None = None
+    answer: list[str] = []
+    tools: list[str] = []
+    for message in view:
+        text = typed_text(message)
+        if message.get("role") == "user" and text is not None:
+            if request is not None:
+                exchanges.append(Exchange(request, "\n".join(answer), tuple(tools)))
+            request, answer, tools = (None if is_summary_message(message) else text), [], []
+        elif message.get("role") == "assistant" and request is not None:
+            answer += [t for t in [typed_text(message)] if t]
+            tools += _tool_names(message)
+    if request is not None:
+        exchanges.append(Exchange(request, "\n".join(answer), tuple(tools)))
+    return exchanges[-limit:] if limit > 0 else []
+
+
+def _tool_names(message: dict[str, Any]) -> list[str]:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return []
+    return [
+        str(block.get("name"))
+        for block in content
+        if isinstance(block, dict) and block.get("type") == "tool_use"
+    ]

@@ -142,6 +142,12 @@ class Session:
             max_tokens=self.max_tokens,
         )
 
+    def recent_exchanges(self, limit: int = 3) -> list[Any]:
+        """The last few requests in the view with what came back (for `/resume`)."""
+        from agent_cli.session.catalog import recent_exchanges
+
+        return recent_exchanges(self.view, limit)
+
     def watch_tool_output(self, watcher: Callable[[bytes], None] | None) -> None:
         """Show a running command's output as it arrives (the REPL's live view); None stops.
         A toolbox that cannot stream (a test's fake) is left as it is."""
