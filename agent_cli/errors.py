@@ -109,6 +109,14 @@ class PendingTransitionError(DurableStateError):
         self.item_id = item_id
 
 
+class DurableItemNotFound(DurableStateError):
+    """No fact or pending item has `item_id` (e.g. `/forget` of an id that is not there)."""
+
+    def __init__(self, item_id: str) -> None:
+        super().__init__("item_id", "not_found")
+        self.item_id = item_id
+
+
 class SourceBindingError(DurableStateError):
     """Source resolutions do not bind one-to-one to the state's distinct pointers."""
 

@@ -68,3 +68,22 @@ def test_stats_on_a_60_column_screen_keeps_the_numbers_whole(
     assert len(rows) == 3, panel
     for row in rows:
         assert re.search(r" \d{1,3}(,\d{3})* ", row) and "…" not in row, panel
+
+
+def test_forget_drops_facts_and_todos_and_facts_carry_into_new_sessions(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    repl = start(terminals, home, workspace)
+    repl.submit("/remember the tests run with make test")
+    repl.submit("/remember the staging host is old-staging")
+    repl.submit("/todo write the changelog")
+    assert "forgot F2" in repl.submit("/forget f2")
+    assert "forgot T1" in repl.submit("/forget T1")
+    facts = repl.submit("/facts")
+    assert "the tests run with make test" in facts
+    assert "old-staging" not in facts and "write the changelog" not in facts
+    assert "there is no fact or pending item F9" in flat(repl.submit("/forget F9"))
+
+    repl.submit("/new")
+    carried = repl.submit("/facts")
+    assert "the tests run with make test" in carried and "old-staging" not in carried

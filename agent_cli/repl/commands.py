@@ -159,6 +159,13 @@ def _done(context: CommandContext, args: str) -> None:
     _say(context, f"{clip_line(item_id, 40)} is done")
 
 
+def _forget(context: CommandContext, args: str) -> None:
+    raw = _require_one_id("/forget", args)
+    item_id = raw if raw.isdigit() else normalize_item_id(raw)  # a bare 3: fact or todo?
+    context.session.forget(item_id)
+    _say(context, f"forgot {clip_line(item_id, 40)}: it is no longer in the durable state")
+
+
 def _block(context: CommandContext, args: str) -> None:
     parts = args.split(None, 1)
     if not parts:
@@ -263,6 +270,9 @@ COMMANDS: dict[str, Command] = {
         Command("/todo", "/todo <text>", "add a pending item to the durable state", _todo),
         Command("/done", "/done <id>", "mark a pending item done", _done),
         Command("/block", "/block <id> <reason>", "mark a pending item blocked, with why", _block),
+        Command(
+            "/forget", "/forget <id>", "drop a fact (F1) or pending item (T1) for good", _forget
+        ),
         Command("/facts", "/facts", "the durable state, with each source's status now", _facts),
         Command("/sources", "/sources", "resolve every source pointer now, with reasons", _sources),
         Command(

@@ -107,6 +107,10 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.PendingTransitionError: lambda exc: explain_pending_reason(
         exc.reason, getattr(exc, "item_id", None)
     ),
+    e.DurableItemNotFound: lambda exc: (
+        f"there is no fact or pending item {_c(exc.item_id, 40)}; /facts lists them "
+        "(F1, F2, ... and T1, T2, ...)"
+    ),
     e.DurableStateError: lambda exc: (
         f"durable state refused it ({_c(exc.field)}: {_c(exc.reason)})"
     ),

@@ -78,5 +78,10 @@ def explain_pending_reason(reason: str, item_id: str | None) -> str:
 
 
 def normalize_item_id(raw: str) -> str:
-    """`3` means `T3`: the number alone is what people type after seeing "T3"."""
-    return f"T{raw}" if raw.isdigit() else raw
+    """`3` means `T3`: the number alone is what people type after seeing "T3"; `t3`
+    means `T3` and `f2` means `F2` (ids are upper case)."""
+    if raw.isdigit():
+        return f"T{raw}"
+    if len(raw) > 1 and raw[0] in "tf" and raw[1:].isdigit():
+        return raw.upper()
+    return raw

@@ -230,6 +230,10 @@ class Session:
     def mark_blocked(self, item_id: str, reason: str) -> Any:
         return durable_ops.move_pending(self, item_id, PendingStatus.BLOCKED, reason)
 
+    def forget(self, item_id: str) -> None:
+        """Drop a fact or pending item from the durable state (and the memory file)."""
+        durable_ops.forget(self, item_id)
+
     # --- figures ------------------------------------------------------------------------
 
     def stats(self) -> Any:

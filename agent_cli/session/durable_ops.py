@@ -19,6 +19,7 @@ from agent_cli.durable import (
     PendingStatus,
     add_fact,
     add_pending,
+    forget_item,
     transition_pending,
 )
 from agent_cli.errors import StoreError
@@ -73,6 +74,14 @@ def move_pending(
     )
     _adopt(session, state, f"pending_{to.value}", item_id)
     return _find(state, item_id) or state.pending_items[-1]
+
+
+def forget(session: Session, item_id: str) -> None:
+    """Remove a fact or pending item for good (from the state and the memory file); the
+    transcript keeps the record that added it and a `user_command` record of this."""
+    state = forget_item(session.durable_state, item_id)  # raises before anything is written
+    session.log.append(USER_COMMAND, {"command": "forget", "item_id": item_id})
+    _adopt(session, state, "forget", item_id)
 
 
 def _adopt(session: Session, state: DurableContextState, action: str, item_id: str) -> None:
