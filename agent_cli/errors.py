@@ -396,10 +396,12 @@ class ConfigError(AgentCliError, ValueError):
 
 
 class UnknownCommand(AgentCliError):
-    """A `/name` that is not in the command table; `name` is what was typed."""
+    """A `/name` that is not in the command table; `name` is what was typed, `suggestion`
+    the nearest known command, if one is near."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, suggestion: str | None = None) -> None:
         self.name = name
+        self.suggestion = suggestion
         super().__init__(name)
 
 

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from e2e_support import ReplDriver, TerminalPool, agent_cli_argv, build_env
+from e2e_support import ReplDriver, TerminalPool, agent_cli_argv, build_env, count_prompts
 
 pytestmark = pytest.mark.e2e
 
@@ -87,3 +87,31 @@ def test_forget_drops_facts_and_todos_and_facts_carry_into_new_sessions(
     repl.submit("/new")
     carried = repl.submit("/facts")
     assert "the tests run with make test" in carried and "old-staging" not in carried
+
+
+def test_a_mistyped_command_gets_a_suggestion(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    repl = start(terminals, home, workspace)
+    shown = flat(repl.submit("/stat"))
+    assert "unknown command /stat: did you mean /stats? /help lists the commands" in shown
+
+
+def test_a_long_paste_is_shown_collapsed_and_sent_whole(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    repl = start(terminals, home, workspace)
+    pasted = "".join(f"log line {n:04d} {'x' * 142}\n" for n in range(128))[:20_000]
+    assert len(pasted) == 20_000
+    repl.terminal.paste(pasted)
+    repl.terminal.wait_for_text("› [pasted 20,000 characters]")
+    repl.terminal.press("Enter")
+    screen = repl.terminal.wait_for(
+        lambda text: count_prompts(text) >= 2 and "offline demo model" in text.split("[pasted")[-1],
+        "the answer to the paste",
+    )
+    assert "log line 0005" not in screen  # the paste is not echoed
+    records = "".join(
+        path.read_text(encoding="utf-8") for path in (home / "transcripts").glob("*.jsonl")
+    )
+    assert "log line 0000" in records and "log line 0127" in records

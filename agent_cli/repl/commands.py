@@ -70,8 +70,21 @@ def message_text(line: str) -> str:
 def run_command(context: CommandContext, name: str, args: str) -> None:
     command = COMMANDS.get(ALIASES.get(name, name))
     if command is None:
-        raise UnknownCommand(name)
+        raise UnknownCommand(name, suggest_command(name))
     command.run(context, args)
+
+
+def suggest_command(name: str) -> str | None:
+    """The known command nearest to a mistyped `name` (`/stat` -> `/stats`), if any."""
+    import difflib
+
+    known = [*COMMANDS, *ALIASES]
+    typed = name if name.startswith("/") else "/" + name
+    prefixed = [candidate for candidate in COMMANDS if candidate.startswith(typed)]
+    if len(prefixed) == 1:
+        return prefixed[0]
+    close = difflib.get_close_matches(typed, known, n=1, cutoff=0.75)
+    return ALIASES.get(close[0], close[0]) if close else None
 
 
 def usage_of(name: str) -> str | None:

@@ -114,7 +114,11 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.DurableStateError: lambda exc: (
         f"durable state refused it ({_c(exc.field)}: {_c(exc.reason)})"
     ),
-    e.UnknownCommand: lambda exc: f"unknown command {_c(exc.name, 40)}: /help lists the commands",
+    e.UnknownCommand: lambda exc: (
+        f"unknown command {_c(exc.name, 40)}: "
+        + (f"did you mean {_c(exc.suggestion, 40)}? " if getattr(exc, "suggestion", None) else "")
+        + "/help lists the commands"
+    ),
     e.CommandUsageError: lambda exc: (
         f"{_c(exc.command, 40)}: {_USAGE_REASONS.get(exc.reason, _c(exc.reason))}"
     ),

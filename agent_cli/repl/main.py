@@ -211,11 +211,13 @@ def _build_input(
 
     from rich.text import Text
 
+    from agent_cli.repl.paste import describe_paste, is_long_paste
     from agent_cli.repl.plain_input import ECHO_MARK, PlainLineReader
     from agent_cli.repl.safe_text import sanitize_text
 
     def echo(line: str) -> None:
-        console.print(Text(ECHO_MARK + sanitize_text(line), style="bold"), soft_wrap=True)
+        shown = describe_paste(line) if is_long_paste(line) else sanitize_text(line)
+        console.print(Text(ECHO_MARK + shown, style="bold"), soft_wrap=True)
 
     refuse = wiring.build_refusing_asker(
         console, "stdin is not a terminal, so no one can be asked for permission"
