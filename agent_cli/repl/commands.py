@@ -125,8 +125,20 @@ def _say(context: CommandContext, text: str, style: str = "green") -> None:
 def _help(context: CommandContext, args: str) -> None:
     _require_no_args("/help", args)
     context.console.print(
-        views.build_help_view((command.usage, command.summary) for command in COMMANDS.values())
+        views.build_help_view(
+            ((command.usage, command.summary) for command in COMMANDS.values()),
+            model_requests=_offline_request_forms(context.session),
+        )
     )
+
+
+def _offline_request_forms(session: Any) -> list[str]:
+    """On the offline demo model, the requests it understands (it knows only a few)."""
+    if getattr(session.provider, "name", None) != "offline":
+        return []
+    from agent_cli.provider.offline import describe_request_forms
+
+    return describe_request_forms()
 
 
 def _stats(context: CommandContext, args: str) -> None:

@@ -39,15 +39,25 @@ def _status_text(status: Any) -> Text:
     return Text(clip_line(name, 20), style=STATUS_STYLES.get(name, ""))
 
 
-def build_help_view(commands: Iterable[tuple[str, str]]) -> Group:
-    """`commands` is (usage, one-line help) pairs in table order."""
+def build_help_view(
+    commands: Iterable[tuple[str, str]], model_requests: Sequence[str] = ()
+) -> Group:
+    """`commands` is (usage, one-line help) pairs in table order; `model_requests` the
+    request forms the offline demo model understands (empty for a real model)."""
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column()
     for usage, summary in commands:
         table.add_row(Text(usage), Text(summary))
     table.add_row(Text("stats"), Text("the same as /stats (typed bare)"))
-    return Group(table, Text(KEY_HELP, style="dim"))
+    parts: list[RenderableType] = [table, Text(KEY_HELP, style="dim")]
+    if model_requests:
+        parts.append(Text("The offline demo model understands these requests:", style="bold"))
+        parts.extend(Text(f"  {clip_line(form, 120)}") for form in model_requests)
+        parts.append(
+            Text('  joined with "and", e.g. "read README.md and tell me its first heading"')
+        )
+    return Group(*parts)
 
 
 def build_context_view(preview: Any) -> Group:
