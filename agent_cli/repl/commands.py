@@ -21,6 +21,7 @@ from agent_cli.errors import CommandUsageError, UnknownCommand
 from agent_cli.repl import views
 from agent_cli.repl.plain_words import normalize_item_id
 from agent_cli.repl.safe_text import clip_line
+from agent_cli.repl.session_commands import run_sessions_command
 from agent_cli.repl.stats_panel import build_stats_panel, render_stats_json
 
 BARE_COMMAND_LINES = {"stats": ("/stats", ""), "stats --json": ("/stats", "--json")}
@@ -223,35 +224,6 @@ def _last(context: CommandContext, args: str) -> None:
     context.console.print(views.build_last_result_view(context.last_tool_result()))
 
 
-def _sessions(context: CommandContext, args: str) -> None:
-    words = args.split()
-    if words and words[0] == "delete":
-        _delete_sessions(context, words[1:])
-        return
-    _require_no_args("/sessions", args)
-    context.console.print(
-        views.build_sessions_view(context.list_sessions(), context.session.session_id)
-    )
-
-
-def _delete_sessions(context: CommandContext, words: list[str]) -> None:
-    """`delete <id>...` or `delete --older-than <days>` (never the open session)."""
-    if not words:
-        raise CommandUsageError("/sessions", "missing_argument")
-    if words[0] == "--older-than":
-        if len(words) != 2 or not words[1].isdigit():
-            raise CommandUsageError("/sessions", "bad_days")
-        ids = views.select_sessions_older_than(
-            context.list_sessions(), int(words[1]), context.session.session_id
-        )
-    else:
-        ids = list(dict.fromkeys(words))
-    if context.session.session_id in ids:
-        raise CommandUsageError("/sessions", "current_session")
-    deleted = context.delete_sessions(ids) if ids else []
-    _say(context, views.describe_deleted_sessions(deleted))
-
-
 def _resume(context: CommandContext, args: str) -> None:
     session_id = _require_one_id("/resume", args)
     if session_id == context.session.session_id:
@@ -308,7 +280,7 @@ COMMANDS: dict[str, Command] = {
             "/sessions",
             "/sessions [delete <id>... | delete --older-than <days>]",
             "list saved sessions (first request, turns, tokens), or delete some",
-            _sessions,
+            run_sessions_command,
         ),
         Command("/resume", "/resume <id>", "switch to a saved session", _resume),
         Command("/new", "/new", "start a fresh session (this one stays on disk)", _new),

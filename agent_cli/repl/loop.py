@@ -25,8 +25,8 @@ from agent_cli.repl.commands import message_text, run_command, split_command, us
 from agent_cli.repl.error_text import describe_error
 from agent_cli.repl.render import EventRenderer, build_error_text
 from agent_cli.repl.safe_text import clip_line
+from agent_cli.repl.session_views import build_exchanges_view
 from agent_cli.repl.turns import drive_events
-from agent_cli.repl.views import build_exchanges_view
 from agent_cli.repl.wiring import SessionBackend
 
 
