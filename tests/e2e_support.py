@@ -296,6 +296,17 @@ class ReplDriver:
         return rows[-1] if rows else ""
 
 
+def start_repl(
+    terminals: TerminalPool, home: Path, workspace: Path, *flags: str, width: int = 120
+) -> ReplDriver:
+    """`agent-cli *flags` in a fresh terminal of `terminals`, ready at its first prompt."""
+    terminal = terminals.open(build_env(home))
+    terminal.start([*agent_cli_argv(), *flags], cwd=workspace, width=width)
+    driver = ReplDriver(terminal)
+    driver.wait_for_prompt()
+    return driver
+
+
 def output_after(screen: str, line: str) -> str:
     """What the screen shows after the last prompt line that sent `line`."""
     marker = f"{PROMPT_MARK} {line}"

@@ -9,20 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from e2e_support import LAYER_LINE, ReplDriver, TerminalPool, agent_cli_argv, build_env
+from e2e_support import LAYER_LINE, TerminalPool, start_repl
 
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_BANNER = "Compaction starts at 3,000 tokens (hard limit 60,000): demo thresholds"
-
-
-def start(terminals: TerminalPool, home: Path, workspace: Path, *flags: str) -> ReplDriver:
-    terminal = terminals.open(build_env(home))
-    terminal.start([*agent_cli_argv(), *flags], cwd=workspace)
-    driver = ReplDriver(terminal)
-    driver.wait_for_prompt()
-    return driver
 
 
 def test_reading_a_few_files_fires_every_layer_on_the_demo_thresholds(
@@ -31,7 +23,7 @@ def test_reading_a_few_files_fires_every_layer_on_the_demo_thresholds(
     for name in ("architecture.md", "reliability.md"):
         (workspace / name).write_text((REPO / "docs" / name).read_text(encoding="utf-8"))
     (workspace / "README.md").write_text((REPO / "README.md").read_text(encoding="utf-8"))
-    repl = start(terminals, home, workspace)
+    repl = start_repl(terminals, home, workspace)
     assert DEMO_BANNER in repl.terminal.screen()
     printed = ""
     for name in ("README.md", "README.md", "architecture.md", "reliability.md", "README.md"):
@@ -42,7 +34,7 @@ def test_reading_a_few_files_fires_every_layer_on_the_demo_thresholds(
 def test_a_threshold_flag_wins_over_the_demo_default(
     terminals: TerminalPool, home: Path, workspace: Path
 ) -> None:
-    repl = start(terminals, home, workspace, "--soft-threshold", "50000")
+    repl = start_repl(terminals, home, workspace, "--soft-threshold", "50000")
     screen = repl.terminal.screen()
     assert "Compaction starts at 50,000 tokens (hard limit 60,000)" in screen
     assert "soft threshold 50,000" in repl.submit("stats")

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from e2e_support import ReplDriver, TerminalPool, agent_cli_argv, build_env
+from e2e_support import ReplDriver, TerminalPool, start_repl
 
 pytestmark = pytest.mark.e2e
 
@@ -16,12 +16,8 @@ POINTER = re.compile(r"artifact:[\w.-]+:[\w.-]+:[0-9a-f]{12,64}")
 @pytest.fixture()
 def repl(terminals: TerminalPool, home: Path, workspace: Path) -> ReplDriver:
     (workspace / "setup.sh").write_text("# ---\n# build helper\nmake all\n", encoding="utf-8")
-    terminal = terminals.open(build_env(home))
     # wide enough that a typed artifact pointer stays on one line
-    terminal.start([*agent_cli_argv(), "--yes"], cwd=workspace, width=220)
-    driver = ReplDriver(terminal)
-    driver.wait_for_prompt()
-    return driver
+    return start_repl(terminals, home, workspace, "--yes", width=220)
 
 
 def flat(text: str) -> str:

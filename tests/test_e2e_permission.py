@@ -6,18 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from e2e_support import ReplDriver, TerminalPool, agent_cli_argv, build_env, count_prompts
+from e2e_support import ReplDriver, TerminalPool, count_prompts, start_repl
 
 pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture()
 def repl(terminals: TerminalPool, home: Path, workspace: Path) -> ReplDriver:
-    terminal = terminals.open(build_env(home))
-    terminal.start(agent_cli_argv(), cwd=workspace)
-    driver = ReplDriver(terminal)
-    driver.wait_for_prompt()
-    return driver
+    return start_repl(terminals, home, workspace)
 
 
 def test_ctrl_c_at_the_permission_question_says_the_tool_never_ran(

@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pytest
 from e2e_support import (
-    ReplDriver,
     TerminalPool,
-    agent_cli_argv,
     build_env,
     run_piped,
     session_id_on,
+    start_repl,
 )
 
 from agent_cli.store.transcript import TranscriptStore
@@ -34,14 +33,6 @@ def record_session(home: Path, workspace: Path, lines: str) -> str:
 def count_messages(home: Path, session_id: str) -> int:
     records = TranscriptStore(home / "transcripts").replay(session_id)
     return sum(1 for record in records if record["kind"] == "message")
-
-
-def start_repl(terminals: TerminalPool, home: Path, workspace: Path, *flags: str) -> ReplDriver:
-    terminal = terminals.open(build_env(home))
-    terminal.start([*agent_cli_argv(), *flags], cwd=workspace)
-    driver = ReplDriver(terminal)
-    driver.wait_for_prompt()
-    return driver
 
 
 def test_continue_resumes_the_latest_session_and_stats_shows_its_earlier_messages(

@@ -9,22 +9,14 @@ import pytest
 from e2e_support import (
     ReplDriver,
     TerminalPool,
-    agent_cli_argv,
     build_env,
     run_piped,
     session_id_on,
+    start_repl,
 )
 
 pytestmark = pytest.mark.e2e
 SESSION_ROW = re.compile(r"^\s*\*?\s*(\d{8}-\d{6}-[0-9a-f]+)\s")
-
-
-def start(terminals: TerminalPool, home: Path, workspace: Path, *flags: str) -> ReplDriver:
-    terminal = terminals.open(build_env(home))
-    terminal.start([*agent_cli_argv(), *flags], cwd=workspace)
-    driver = ReplDriver(terminal)
-    driver.wait_for_prompt()
-    return driver
 
 
 def quit_repl(repl: ReplDriver) -> None:
@@ -35,7 +27,7 @@ def quit_repl(repl: ReplDriver) -> None:
 def test_continue_skips_a_failed_one_shot_run_and_sessions_can_be_told_apart_and_deleted(
     terminals: TerminalPool, home: Path, workspace: Path
 ) -> None:
-    first = start(terminals, home, workspace)
+    first = start_repl(terminals, home, workspace)
     interactive = session_id_on(first.terminal.screen())
     first.submit("read README.md and tell me its first heading")
     quit_repl(first)
@@ -47,7 +39,7 @@ def test_continue_skips_a_failed_one_shot_run_and_sessions_can_be_told_apart_and
     )
     assert blocked.returncode == 3, blocked.stderr
 
-    again = start(terminals, home, workspace, "--continue")
+    again = start_repl(terminals, home, workspace, "--continue")
     screen = again.terminal.screen()
     assert session_id_on(screen) == interactive, screen
     listing = again.submit("/sessions")

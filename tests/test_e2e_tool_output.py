@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from e2e_support import ReplDriver, TerminalPool, agent_cli_argv, build_env, output_after
+from e2e_support import ReplDriver, TerminalPool, output_after, start_repl
 
 pytestmark = pytest.mark.e2e
 
@@ -19,11 +19,7 @@ pytestmark = pytest.mark.e2e
 def repl(terminals: TerminalPool, home: Path, workspace: Path) -> ReplDriver:
     for name in ("alpha.txt", "beta.txt", "gamma.txt", "delta.txt", "epsilon.txt"):
         (workspace / name).write_text(f"{name}\n", encoding="utf-8")
-    terminal = terminals.open(build_env(home))
-    terminal.start([*agent_cli_argv(), "--yes"], cwd=workspace)
-    driver = ReplDriver(terminal)
-    driver.wait_for_prompt()
-    return driver
+    return start_repl(terminals, home, workspace, "--yes")
 
 
 def test_a_finished_command_shows_its_first_lines_and_how_many_more(repl: ReplDriver) -> None:

@@ -6,17 +6,13 @@ import re
 from pathlib import Path
 
 import pytest
-from e2e_support import ReplDriver, TerminalPool, agent_cli_argv, build_env, count_prompts
+from e2e_support import ReplDriver, TerminalPool, count_prompts, start_repl
 
 pytestmark = pytest.mark.e2e
 
 
 def start(terminals: TerminalPool, home: Path, workspace: Path, width: int = 120) -> ReplDriver:
-    terminal = terminals.open(build_env(home))
-    terminal.start([*agent_cli_argv(), "--yes"], cwd=workspace, width=width)
-    driver = ReplDriver(terminal)
-    driver.wait_for_prompt()
-    return driver
+    return start_repl(terminals, home, workspace, "--yes", width=width)
 
 
 def flat(text: str) -> str:

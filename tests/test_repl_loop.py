@@ -46,10 +46,8 @@ class TerminalLikeReader:
         self.refreshes += 1
 
 
-def test_the_prompt_does_not_wait_for_the_gauge_but_the_turn_does():
-    session = SlowGaugeSession()
-    reader = TerminalLikeReader(session, ["hello"])
-    repl = Repl(
+def make_repl(session: FakeSession, reader: object) -> Repl:
+    return Repl(
         session=session,
         backend=FakeBackend().factory(None, None),
         reader=reader,
@@ -57,6 +55,12 @@ def test_the_prompt_does_not_wait_for_the_gauge_but_the_turn_does():
         live=False,
         offline_fallback=True,
     )
+
+
+def test_the_prompt_does_not_wait_for_the_gauge_but_the_turn_does():
+    session = SlowGaugeSession()
+    reader = TerminalLikeReader(session, ["hello"])
+    repl = make_repl(session, reader)
     assert repl.run() == 0
     assert reader.gauges_seen[0] is None  # the prompt was up before the gauge was measured
     names = [call[0] for call in session.calls]
@@ -98,14 +102,7 @@ def test_the_provider_client_is_built_on_a_worker_thread_without_holding_the_pro
     provider = PreparingProvider()
     session = FakeSession(provider=provider)
     reader = ReaderThatSeesPreparation(provider)
-    repl = Repl(
-        session=session,
-        backend=FakeBackend().factory(None, None),
-        reader=reader,
-        console=make_console(),
-        live=False,
-        offline_fallback=False,
-    )
+    repl = make_repl(session, reader)
     assert repl.run() == 0
     assert reader.prepared_before_reading == [False]  # the prompt did not wait for it
     repl.provider_preparation.result()

@@ -26,13 +26,6 @@ def server():
         yield fake
 
 
-@pytest.fixture()
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
-
-
 def provider(server) -> AnthropicProvider:
     return AnthropicProvider(
         API_KEY, "claude-test", base_url=server.base_url, max_retries=0, sleep=lambda _: None
