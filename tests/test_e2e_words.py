@@ -111,3 +111,29 @@ def test_a_long_paste_is_shown_collapsed_and_sent_whole(
         path.read_text(encoding="utf-8") for path in (home / "transcripts").glob("*.jsonl")
     )
     assert "log line 0000" in records and "log line 0127" in records
+
+
+def test_toolbar_stats_and_context_show_the_same_context_figure(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    repl = start(terminals, home, workspace)
+    repl.submit("read README.md")
+    repl.submit("/remember the demo project is small")
+
+    def toolbar_figure(_: str) -> str | None:
+        match = re.search(r"ctx ([\d,]+) /", repl.toolbar())
+        return match.group(1) if match else None
+
+    before_facts = repl.terminal.wait_for(
+        lambda screen: toolbar_figure(screen) is not None, "the gauge", source=repl.terminal.visible
+    )
+    figure = toolbar_figure(before_facts)
+    repl.submit("/facts")  # looking at the facts must not move the figure
+    after_facts = repl.terminal.wait_for(
+        lambda screen: toolbar_figure(screen) is not None, "the gauge", source=repl.terminal.visible
+    )
+    assert toolbar_figure(after_facts) == figure
+    stats = flat(repl.submit("stats"))
+    assert f"context {figure} tokens in the next request" in stats
+    context = flat(repl.submit("/context"))
+    assert f"next request: {figure} tokens" in context
