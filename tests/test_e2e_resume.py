@@ -77,7 +77,7 @@ def test_slash_resume_replays_the_last_exchanges_on_screen(
     shown = repl.submit(f"/resume {earlier}")
     assert f"session {earlier} (resumed)" in shown
     replay = shown.split("── where you left off ──", 1)[1]
-    assert "› read README.md and tell me its first heading" in replay
+    assert "you: read README.md and tell me its first heading" in replay
     assert "used read_file" in replay and "Demo Project" in replay
-    assert "› list ." in replay and "used list_dir" in replay
-    assert replay.index("› read README.md") < replay.index("› list .")
+    assert "you: list ." in replay and "used list_dir" in replay
+    assert replay.index("you: read README.md") < replay.index("you: list .")

@@ -77,7 +77,8 @@ def build_exchanges_view(exchanges: Sequence[Any]) -> Group | Text:
         return Text("(no earlier exchange in view)", style="dim")
     parts: list[RenderableType] = [Text("── where you left off ──", style="dim")]
     for exchange in exchanges:
-        parts.append(Text.assemble(("› ", "bold"), clip_line(exchange.request, 300)))
+        # not the prompt's mark: an earlier request must not look like a live prompt
+        parts.append(Text.assemble(("you: ", "bold"), clip_line(exchange.request, 300)))
         if exchange.tools:
             parts.append(Text(f"  used {clip_line(', '.join(exchange.tools), 200)}", style="dim"))
         lines = sanitize_block(exchange.answer).strip().splitlines() or ["(no answer)"]
