@@ -31,6 +31,7 @@ from agent_cli.events import ModelRequest, ModelResponse, RetryNotice, TextDelta
 from agent_cli.provider.base import ProviderEvent, Summarizer
 from agent_cli.provider.retry import backoff_delay, parse_retry_after, retry_limit
 from agent_cli.provider.stream_assembly import StreamFault, StreamTracker, build_model_response
+from agent_cli.provider.warm_up_stream import WARM_UP_EVENTS
 from agent_cli.provider.wire import build_wire_request
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
@@ -207,43 +208,6 @@ class AnthropicProvider:
         )
 
 
-# A stream a request could produce, in the SDK's raw event form (see `warm_up_stream_parsing`).
-_WARM_UP_EVENTS: tuple[dict[str, Any], ...] = (
-    {
-        "type": "message_start",
-        "message": {
-            "id": "msg_warm_up",
-            "type": "message",
-            "role": "assistant",
-            "model": "warm-up",
-            "content": [],
-            "stop_reason": None,
-            "stop_sequence": None,
-            "usage": {"input_tokens": 0, "output_tokens": 0},
-        },
-    },
-    {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
-    {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ok"}},
-    {"type": "content_block_stop", "index": 0},
-    {
-        "type": "content_block_start",
-        "index": 1,
-        "content_block": {"type": "tool_use", "id": "toolu_warm", "name": "x", "input": {}},
-    },
-    {
-        "type": "content_block_delta",
-        "index": 1,
-        "delta": {"type": "input_json_delta", "partial_json": "{}"},
-    },  # fmt: skip
-    {"type": "content_block_stop", "index": 1},
-    {
-        "type": "message_delta",
-        "delta": {"stop_reason": "tool_use", "stop_sequence": None},
-        "usage": {"output_tokens": 1},
-    },
-)
-
-
 def warm_up_stream_parsing() -> None:
     """Let the SDK build its stream models now: pydantic builds their schemas on first use
     (about 0.2 s, far more on a busy machine), which would otherwise land on the first
@@ -256,12 +220,12 @@ def warm_up_stream_parsing() -> None:
 
 
 def accumulate_warm_up_stream() -> Any:
-    """The SDK's message snapshot of `_WARM_UP_EVENTS` (raises if the SDK changed)."""
+    """The SDK's message snapshot of `WARM_UP_EVENTS` (raises if the SDK changed)."""
     from anthropic.lib.streaming._messages import accumulate_event
 
     snapshot: Any = None
     buffers: dict[int, bytes] = {}
-    for event in _WARM_UP_EVENTS:
+    for event in WARM_UP_EVENTS:
         snapshot = accumulate_event(
             event=event,  # type: ignore[arg-type]  # raw dicts are what it parses
             current_snapshot=snapshot,
