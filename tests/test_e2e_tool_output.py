@@ -38,7 +38,7 @@ def test_a_finished_command_shows_its_first_lines_and_how_many_more(repl: ReplDr
 def test_a_running_command_shows_its_output_live_with_the_elapsed_time(
     repl: ReplDriver,
 ) -> None:
-    repl.send("run echo first-line; sleep 4; echo second-line")
+    repl.send("run echo first-line; sleep 6; echo second-line")
     live = repl.terminal.wait_for(
         lambda text: "│ first-line" in text and "running bash" in text,
         "the command's first line while it runs",
@@ -46,13 +46,13 @@ def test_a_running_command_shows_its_output_live_with_the_elapsed_time(
     )
     assert "│ second-line" not in live
     counted = repl.terminal.wait_for(
-        lambda text: any(f"running bash · {n}s" in text for n in (1, 2, 3)),
+        lambda text: any(f"running bash · {n}s" in text for n in (1, 2, 3, 4, 5)),
         "the elapsed time counting",
         source=repl.terminal.visible,
     )
     assert "Ctrl-C stops it" in counted
     screen = repl.terminal.wait_for_text("│ second-line")
-    done = output_after(screen, "run echo first-line; sleep 4; echo second-line")
+    done = output_after(screen, "run echo first-line; sleep 6; echo second-line")
     assert "│ first-line" in done and "│ second-line" in done
     assert "running bash" not in repl.terminal.wait_for(
         lambda text: "exit 0" in text, "the finished line", source=repl.terminal.visible
