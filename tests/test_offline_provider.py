@@ -473,3 +473,11 @@ def test_edit_and_read_artifact_requests_become_their_tool_calls():
     read = parse_request(f"read {pointer}")
     assert read is not None and read.tool == "read_artifact"
     assert read.arguments == {"pointer": pointer}
+
+
+def test_a_recall_request_becomes_a_recall_call():
+    from agent_cli.provider.offline_requests import parse_request
+
+    call = parse_request("recall transcript:20261202-150000-abcd12:7")
+    assert call is not None and call.tool == "recall"
+    assert call.arguments == {"pointer": "transcript:20261202-150000-abcd12:7"}

@@ -46,6 +46,7 @@ _ACTIONS = {
     "write_file": ("Writing", "path"),
     "edit_file": ("Editing", "path"),
     "read_artifact": ("Reading the stored output", "pointer"),
+    "recall": ("Recalling", "pointer"),
 }
 _HELP_FORMS = (
     ("read_file", "read FILE (or open / show / cat FILE)"),
@@ -55,6 +56,7 @@ _HELP_FORMS = (
     ("write_file", "write FILE: TEXT"),
     ("edit_file", "edit FILE: OLD TEXT -> NEW TEXT"),
     ("read_artifact", "read artifact:... (a saved big output, by its pointer)"),
+    ("recall", "recall transcript:... (something compaction removed, by its pointer)"),
 )
 
 

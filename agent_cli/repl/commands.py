@@ -139,7 +139,9 @@ def _offline_request_forms(session: Any) -> list[str]:
         return []
     from agent_cli.provider.offline import describe_request_forms
 
-    return describe_request_forms()
+    toolbox = getattr(session, "toolbox", None)
+    tools = {str(schema.get("name")) for schema in toolbox.schemas()} if toolbox else None
+    return describe_request_forms(tools)
 
 
 def _stats(context: CommandContext, args: str) -> None:
