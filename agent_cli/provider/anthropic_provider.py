@@ -123,6 +123,7 @@ class AnthropicProvider:
         self._jitter = jitter
         self._client: Any = None
         self._client_lock = threading.Lock()
+        self._warmed_up = False
 
     def __repr__(self) -> str:
         return f"AnthropicProvider(model={self.model!r}, base_url={self.base_url!r})"
@@ -172,28 +173,36 @@ class AnthropicProvider:
         return build_model_response(final, tracker)
 
     def prepare(self) -> None:
-        """Import the SDK and build the client now, so the first request does not wait for
-        them (the REPL calls this on a worker thread once the prompt is drawn). Safe to
-        call from any thread, and more than once: the client is built exactly once, and
-        a request that comes while it is being built waits for that one."""
-        self._ensure_client()
-        warm_up_stream_parsing()
+        """Import the SDK, build the client and let the SDK build its stream models now, so
+        the first request does not wait for them (the REPL calls this on a worker thread
+        once the prompt is drawn). Safe from any thread and more than once: the client is
+        built exactly once, and a request that comes meanwhile waits for all of it (the
+        models are not built by two threads at once)."""
+        with self._client_lock:
+            self._build_client_if_needed()
+            if not self._warmed_up:
+                warm_up_stream_parsing()
+                self._warmed_up = True
 
     def _ensure_client(self) -> Any:
         with self._client_lock:
-            if self._client is None:
-                import anthropic
+            return self._build_client_if_needed()
 
-                # SDK 2.x sends the key as a Bearer token; the Messages API documents the
-                # x-api-key header, which some compatible endpoints require: send both.
-                self._client = anthropic.Anthropic(
-                    api_key=self._api_key,
-                    base_url=self.base_url,
-                    max_retries=0,
-                    timeout=self.timeout_seconds,
-                    default_headers={"x-api-key": self._api_key},
-                )
-            return self._client
+    def _build_client_if_needed(self) -> Any:
+        """The client, built on first use; the caller holds `_client_lock`."""
+        if self._client is None:
+            import anthropic
+
+            # SDK 2.x sends the key as a Bearer token; the Messages API documents the
+            # x-api-key header, which some compatible endpoints require: send both.
+            self._client = anthropic.Anthropic(
+                api_key=self._api_key,
+                base_url=self.base_url,
+                max_retries=0,
+                timeout=self.timeout_seconds,
+                default_headers={"x-api-key": self._api_key},
+            )
+        return self._client
 
     def _classify(self, err: Exception) -> Failure | None:
         """Classify an attempt's error with the key redacted; None if it is not a failure."""
