@@ -136,4 +136,4 @@ def test_toolbar_stats_and_context_show_the_same_context_figure(
     stats = flat(repl.submit("stats"))
     assert f"context {figure} tokens in the next request" in stats
     context = flat(repl.submit("/context"))
-    assert f"next request: {figure} tokens" in context
+    assert f"the next request about {figure} · free" in context

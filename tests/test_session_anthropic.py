@@ -190,7 +190,7 @@ def test_toolbar_stats_and_context_show_one_figure_that_follows_the_durable_bloc
         return (
             session.gauge().tokens,
             session.stats().context_tokens,
-            session.context_preview().tokens,
+            session.context_preview().request_tokens,
         )
 
     before = figures()

@@ -64,6 +64,9 @@ def build_banner(
         if policy is not None:
             lines.append(Text(describe_thresholds(policy, demo=demo_thresholds), style="cyan"))
     lines.append(Text(f"workspace {clip_line(str(session.workspace), 300)}"))
+    found = getattr(session, "project_instructions", None)
+    if found is not None and found.text:
+        lines.append(Text(f"project instructions from {clip_line(str(found.source), 40)}"))
     lines.append(
         Text(
             f"session {clip_line(str(session.session_id), 80)} ({'resumed' if resumed else 'new'})"
