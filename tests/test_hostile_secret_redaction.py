@@ -295,3 +295,16 @@ def test_output_redacted_piece_by_piece_is_the_whole_output_redacted(pieces, cut
     shown.append(stream.finish())
     assert "".join(shown) == redactor.redact(data.decode()).text
     assert KEY not in "".join(shown)
+
+
+def test_the_live_view_of_a_running_command_never_shows_the_key(toolbox):
+    """The REPL watches a command's output as it arrives: the key, printed a byte at a
+    time, must reach it redacted too, and nothing of the output may be lost."""
+    box, _, _ = toolbox
+    seen: list[bytes] = []
+    box.output_watcher = seen.append
+    command = 'for c in $(cat leak.txt | fold -w1); do printf %s "$c"; sleep 0.002; done; echo'
+    outcome = box.run("bash", {"command": command})
+    live = b"".join(seen).decode()
+    assert KEY not in live and KEY[:20] not in live and REDACTED_MARK in live
+    assert live.replace("\n", "") == outcome.content.split("\n", 1)[1].replace("\n", "")

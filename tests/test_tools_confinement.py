@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -153,3 +154,19 @@ def test_a_workspace_folder_replaced_during_the_session_is_refused_not_written_i
     outcome = toolbox.run("write_file", {"path": "a.txt", "content": "x\n"})
     assert outcome.is_error and "was moved, deleted or replaced" in outcome.content
     assert not (root / "a.txt").exists() and not (tmp_path / "ws-moved" / "a.txt").exists()
+
+
+@pytest.mark.parametrize("relative", ["../outside.txt", "sub/../../outside.txt", "./x", "a//b"])
+def test_the_safe_opener_walks_only_plain_names(tmp_path: Path, relative: str):
+    """`..` is not a link, so O_NOFOLLOW alone would climb it: the walk refuses it."""
+    from agent_cli.errors import WorkspaceEscape
+    from agent_cli.tools.safe_open import open_file_beneath
+
+    (tmp_path / "outside.txt").write_text("outside\n")
+    (tmp_path / "ws" / "sub").mkdir(parents=True)
+    root = os.open(tmp_path / "ws", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        with pytest.raises(WorkspaceEscape):
+            open_file_beneath(root, relative.split("/"), relative, os.O_RDONLY)
+    finally:
+        os.close(root)

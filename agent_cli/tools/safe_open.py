@@ -41,6 +41,7 @@ def open_directory_beneath(
     With `create_missing`, missing directories are made on the way (each one created
     relative to its parent's descriptor, then opened with `O_NOFOLLOW`).
     """
+    _require_plain_names(parts, shown)
     current = os.dup(root_fd)
     try:
         for name in parts:
@@ -63,6 +64,7 @@ def open_file_beneath(
     """
     if not parts:
         raise ToolError("The path names the workspace directory itself; give a file path.")
+    _require_plain_names(parts, shown)
     parent = open_directory_beneath(root_fd, parts[:-1], shown)
     try:
         descriptor = _open_last(parent, parts[-1], shown, flags | FILE_FLAGS, mode)
@@ -81,6 +83,12 @@ def require_regular_file(descriptor: int, shown: str) -> None:
     if stat.S_ISDIR(kind):
         raise ToolError(f"{shown} is a directory, not a file; use list_dir.")
     raise ToolError(f"{shown} is not a regular file (device, socket or pipe); refused.")
+
+
+def _require_plain_names(parts: Sequence[str], shown: str) -> None:
+    """`..` is no link, so O_NOFOLLOW would climb it: only plain names may be walked."""
+    if any(name in ("", ".", "..") or "/" in name or "\x00" in name for name in parts):
+        raise WorkspaceEscape(f"{shown}: only plain folder and file names are walked; refused.")
 
 
 def _open_directory_step(parent: int, name: str, shown: str, create_missing: bool) -> int:

@@ -30,7 +30,12 @@ from agent_cli.tools.output import (
     build_outcome,
 )
 from agent_cli.tools.permissions import PermissionAsker, PermissionGate, PermissionRequest
-from agent_cli.tools.redaction import SecretRedactor, redact_message, redact_result
+from agent_cli.tools.redaction import (
+    SecretRedactor,
+    StreamRedactor,
+    redact_message,
+    redact_result,
+)
 from agent_cli.tools.schemas import TOOL_SCHEMAS, validate_input
 from agent_cli.tools.search_tools import prepare_grep, prepare_list_dir
 from agent_cli.tools.shell import prepare_bash
@@ -92,6 +97,7 @@ class Toolbox:
         self._threshold = artifact_threshold_bytes
         self._specs = _build_specs()
         self._redactor = SecretRedactor.from_environment(secret_environment)
+        self._live_output = StreamRedactor(self._redactor)
         self._schemas = FrozenList(spec.schema for spec in self._specs.values())
 
     @property
@@ -99,9 +105,22 @@ class Toolbox:
         return self._context.workspace.root
 
     def _pass_output_on(self, chunk: bytes) -> None:
-        """Hands a running command's output to whoever watches (`output_watcher`), if any."""
-        if self.output_watcher is not None:
+        """Hands a running command's output to whoever watches (`output_watcher`), if any,
+        with secrets redacted as the result will be (a secret cut between two chunks is
+        held back until it can be recognised; `_flush_live_output` gives the rest)."""
+        if self.output_watcher is None:
+            return
+        if not chunk:
             self.output_watcher(chunk)
+            return
+        shown = self._live_output.feed(chunk)
+        if shown:
+            self.output_watcher(shown.encode("utf-8"))
+
+    def _flush_live_output(self) -> None:
+        rest = self._live_output.finish()
+        if rest and self.output_watcher is not None:
+            self.output_watcher(rest.encode("utf-8"))
 
     def schemas(self) -> list[dict[str, Any]]:
         """Anthropic tool definitions, always in the same order. Read-only (`frozen`):
@@ -158,8 +177,12 @@ class Toolbox:
             request = PermissionRequest(spec.schema["name"], call.description, call.approval)
             if not self._gate.is_allowed(request):
                 return None
+        self._live_output = StreamRedactor(self._redactor)
         self._pass_output_on(b"")  # it runs now: an empty chunk tells the watcher so
-        return call.execute()
+        try:
+            return call.execute()
+        finally:
+            self._flush_live_output()
 
 
 def _first_words(message: str, limit: int = 60) -> str:
