@@ -12,11 +12,11 @@ Every token figure it yields is in request tokens (calibrated).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction import CompactionPolicy, compact_context, count_view
+from agent_cli.compaction.policy import with_thresholds
 from agent_cli.compaction.results import APPLIED
 from agent_cli.errors import MessageViewLimitExceeded
 from agent_cli.events import (
@@ -122,9 +122,9 @@ def _layer_line(session: Session, report: Any) -> LayerLine:
 
 def _forced_policy(policy: CompactionPolicy, view_tokens: int) -> CompactionPolicy:
     soft = max(MIN_FORCED_SOFT, min(policy.soft_threshold, view_tokens // 4))
-    return dataclasses.replace(policy, soft_threshold=min(soft, policy.hard_limit - 1))
+    return with_thresholds(policy, min(soft, policy.hard_limit - 1))
 
 
 def _guarded_policy(policy: CompactionPolicy) -> CompactionPolicy:
     """While the guard holds, only the hard limit matters: soft moves just under it."""
-    return dataclasses.replace(policy, soft_threshold=policy.hard_limit - 1)
+    return with_thresholds(policy, policy.hard_limit - 1)
