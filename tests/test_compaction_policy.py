@@ -85,7 +85,10 @@ def test_the_low_water_mark_must_be_a_positive_integer(value):
 def test_the_low_water_mark_must_be_below_the_soft_threshold(value):
     with pytest.raises(PolicyError) as caught:
         CompactionPolicy(low_water=value)
-    assert (caught.value.field, caught.value.reason) == ("low_water", "must be below soft_threshold")
+    assert (caught.value.field, caught.value.reason) == (
+        "low_water",
+        "must be below soft_threshold",
+    )
     assert CompactionPolicy(low_water=79_999).low_water == 79_999
 
 

@@ -90,7 +90,9 @@ def _as_name_set(names: Iterable[str]) -> frozenset[str]:
     return result
 
 
-def with_thresholds(policy: CompactionPolicy, soft_threshold: int, **changes: int) -> CompactionPolicy:
+def with_thresholds(
+    policy: CompactionPolicy, soft_threshold: int, **changes: int
+) -> CompactionPolicy:
     """`policy` with a new soft threshold (and other `changes`), its low-water mark kept
     in the same proportion to the soft threshold: calibration, `/compact` and the loop
     guard move the soft threshold, and an explicit low-water mark must stay below it."""

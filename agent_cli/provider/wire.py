@@ -13,9 +13,16 @@ with a reason code and the index of the offending message in `request.messages`:
 request the API would reject is never sent, and pairing is never silently repaired here
 (that belongs to `agent_cli.protocol`).
 
-Cache breakpoints: the last tool, the last system block and the last block of the
+Cache breakpoints: the last tool, the system prompt and the last block of the
 conversation tail carry `{"type": "ephemeral"}` (three of the four the API allows), so the
 prefix up to the tail is reused on the next request until compaction rewrites it.
+
+The durable context (`request.durable_context`) rides after that breakpoint, as the last
+text block of the newest user turn: it is re-rendered for every request and never stored,
+so a changed fact or todo changes only what follows the cached prefix. In the system
+prompt it would sit before every message in cache order, and each `/remember` or `/done`
+would make the next request write the whole history again at 1.25x instead of reading it
+at 0.1x.
 """
 
 from __future__ import annotations
@@ -68,9 +75,10 @@ def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
     _trim_final_assistant_text(turns)
     _check_tool_pairing(turns)
     _mark_cache_breakpoint(turns[-1].blocks)
+    attach_durable_context(turns, request.durable_context)
     messages = [{"role": turn.role, "content": turn.blocks} for turn in turns]
     wire: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens}
-    system = build_system_blocks(request.system, request.durable_context)
+    system = build_system_blocks(request.system)
     if system:
         wire["system"] = system
     wire["messages"] = messages
@@ -80,15 +88,24 @@ def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
     return wire
 
 
-def build_system_blocks(system: str, durable_context: str) -> list[dict[str, Any]]:
-    """The base system prompt, then the durable context, as text blocks; the last is cached."""
-    blocks = [
-        {"type": "text", "text": text}
-        for text in (system, durable_context)
-        if isinstance(text, str) and text.strip()
-    ]
+def build_system_blocks(system: str) -> list[dict[str, Any]]:
+    """The base system prompt as one cached text block (none when it is blank)."""
+    blocks = (
+        [{"type": "text", "text": system}] if isinstance(system, str) and system.strip() else []
+    )
     _mark_cache_breakpoint(blocks)
     return blocks
+
+
+def attach_durable_context(turns: list[_Turn], durable_context: str) -> None:
+    """Append the durable block to the newest user turn, after the cache breakpoint (see
+    the module doc). A view that ends with an assistant turn (a paused answer sent back)
+    carries it in the user turn before that one."""
+    if not isinstance(durable_context, str) or not durable_context.strip():
+        return
+    newest_user = next(turn for turn in reversed(turns) if turn.role == "user")
+    newest_user.blocks.append({"type": "text", "text": durable_context})
+    newest_user.origins.append(newest_user.origins[-1])
 
 
 def build_tool_list(tools: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:

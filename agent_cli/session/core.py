@@ -3,7 +3,8 @@
 Contract: `run_turn` and `compact_now` yield `SessionEvent`s and never print. The view is
 only ever changed after the transcript holds the change (see `session.log`). Before each
 request the view is compacted against the effective budget, durable sources are resolved
-and the durable block is rendered into the system prompt.
+and the durable block is rendered for the request (the wire puts it in the newest user
+turn, after the cached prefix; it is never stored in the view or the transcript).
 """
 
 from __future__ import annotations
