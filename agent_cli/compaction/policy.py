@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from agent_cli.errors import PolicyError
 
