@@ -2,8 +2,8 @@
 
 Contract: every number is a positive int, `soft_threshold < hard_limit` and, when set,
 `low_water < soft_threshold`; a bad value raises `PolicyError` (a ValueError) naming the
-field. Thresholds are plain settings that
-may go up or down; nothing here assumes a particular model window.
+field. Thresholds are plain settings that may go up or down; nothing here assumes a
+particular model window.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from agent_cli.errors import PolicyError
 
@@ -91,7 +92,7 @@ def _as_name_set(names: Iterable[str]) -> frozenset[str]:
 
 
 def with_thresholds(
-    policy: CompactionPolicy, soft_threshold: int, **changes: int
+    policy: CompactionPolicy, soft_threshold: int, **changes: Any
 ) -> CompactionPolicy:
     """`policy` with a new soft threshold (and other `changes`), its low-water mark kept
     in the same proportion to the soft threshold: calibration, `/compact` and the loop
