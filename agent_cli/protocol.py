@@ -159,7 +159,7 @@ def _without_blocks(message: dict[str, Any], ids: Collection[str]) -> dict[str, 
     content = message.get("content")
     if not isinstance(content, list):
         return message
-    kept = [block for block in content if not _is_block_of(block, ids)]
+    kept = [block for block in content if not is_block_of(block, ids)]
     if len(kept) == len(content):
         return message
     if not kept:
@@ -167,7 +167,7 @@ def _without_blocks(message: dict[str, Any], ids: Collection[str]) -> dict[str, 
     return {**message, "content": kept}
 
 
-def _is_block_of(block: Any, ids: Collection[str]) -> bool:
+def is_block_of(block: Any, ids: Collection[str]) -> bool:
     """True for the tool_use or tool_result block of one of `ids`."""
     if not isinstance(block, dict):
         return False
@@ -185,10 +185,20 @@ def locate_interactions(
     located = {}
     for tool_id, use_index in use_indices.items():
         for index in range(use_index + 1, len(messages)):
-            if tool_id in collect_tool_ids(messages[index : index + 1], "tool_result"):
+            if _holds_result_of(messages[index], tool_id):
                 located[tool_id] = Interaction(use_index, index)
                 break
     return located
+
+
+def _holds_result_of(message: Any, tool_id: str) -> bool:
+    content = message.get("content") if isinstance(message, dict) else None
+    return isinstance(content, list) and any(
+        isinstance(block, dict)
+        and block.get("type") == "tool_result"
+        and block.get("tool_use_id") == tool_id
+        for block in content
+    )
 
 
 def remove_tool_interactions(

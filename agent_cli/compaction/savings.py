@@ -9,9 +9,10 @@ appear twice). This keeps a layer's cost proportional to what it changed.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from agent_cli.protocol import Interaction, is_block_of
 from agent_cli.tokens import TokenCounter
 
 
@@ -47,3 +48,32 @@ def _measure_with_repeats(
     balance.subtract(Counter(map(id, after)))
     by_id = {id(message): message for message in (*before, *after)}
     return sum(counter.count_message(by_id[key]) * times for key, times in balance.items() if times)
+
+
+def measure_removal_savings(
+    messages: Sequence[dict[str, Any]],
+    ids: Collection[str],
+    interactions: Mapping[str, Interaction],
+    counter: TokenCounter,
+) -> int:
+    """Tokens that removing the interactions `ids` (located in `interactions`) saves.
+
+    A message's count is its overhead plus its blocks' counts, so the saving is the
+    removed blocks' counts, or the whole message's count where nothing is left of it: no
+    new message is built or counted, which kept removal from a long view costly.
+    """
+    touched = {
+        index for tool_id in ids if tool_id in interactions for index in interactions[tool_id]
+    }
+    saved = 0
+    for index in touched:
+        message = messages[index]
+        blocks = message.get("content")
+        if not isinstance(blocks, list):
+            continue
+        removed = [block for block in blocks if is_block_of(block, ids)]
+        if len(removed) == len(blocks):
+            saved += counter.count_message(message)
+        else:
+            saved += sum(map(counter.count_block, removed))
+    return saved

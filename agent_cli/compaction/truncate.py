@@ -216,9 +216,17 @@ def _has_result_over(content: list[Any], budget: int, counter: TokenCounter) -> 
     return any(
         isinstance(block, dict)
         and block.get("type") == "tool_result"
+        and not _is_surely_within(block.get("content"), budget)
         and counter.count_content(block.get("content")) > budget
         for block in content
     )
+
+
+def _is_surely_within(content: Any, budget: int) -> bool:
+    """True for ASCII text no longer than `budget` characters: no tokenizer gives more
+    tokens than bytes (BPE merges bytes; the fallback heuristic stays under one a
+    character), so it cannot be over the budget and need not be looked up."""
+    return isinstance(content, str) and len(content) <= budget and content.isascii()
 
 
 def _truncate_message(
