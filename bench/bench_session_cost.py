@@ -38,13 +38,15 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.compaction import CompactionPolicy
+from agent_cli.compaction.summary import find_summary_boundary
 from agent_cli.events import CompactionFired, ModelRequest
 from agent_cli.provider.offline import OfflineProvider
+from agent_cli.provider.summarizers import build_summary_request, render_summary_system_prompt
 from agent_cli.provider.wire import build_wire_request
 from agent_cli.session import open_session
 from agent_cli.store.paths import resolve_state_paths
 from agent_cli.tokens import TokenCounter
-from bench.prompt_cache import PromptCacheModel
+from bench.prompt_cache import PromptCacheModel, iter_units
 
 TURNS = 60
 FILES = 30
@@ -145,6 +147,38 @@ def measure_fidelity(run: SessionRun, files: int = FILES) -> tuple[int, int]:
     return kept, named
 
 
+def price_summary_requests(
+    requests: list[ModelRequest], at_tokens: int
+) -> tuple[float, float, int]:
+    """The price of one L4 summary request at the first point where the uncompacted
+    session reaches `at_tokens`, sent (a) as the summarizer sends it (the summary
+    prompt and a bounded rendering of the older part) and (b) reusing the cached prefix
+    (the same system, tools and messages, the instructions as a last user message).
+    Both are priced against the cache the requests before wrote; also the view's tokens."""
+    counter = TokenCounter()
+    model = PromptCacheModel(counter)
+    for request in requests:
+        wire = build_wire_request(request, "bench-model")
+        size = sum(counter.count_text(text) for text, _ in iter_units(wire))
+        if size >= at_tokens:
+            break
+        model.price(wire)
+    instructions = render_summary_system_prompt()
+    old = list(request.messages[: find_summary_boundary(request.messages, 4)])
+    bounded = build_summary_request(old, instructions)
+    reusing = dataclasses.replace(
+        request,
+        durable_context="",
+        messages=(*request.messages, {"role": "user", "content": instructions}),
+    )
+    prices = []
+    for variant in (bounded, reusing):
+        trial = PromptCacheModel(counter, written=set(model.written))
+        trial.price(build_wire_request(variant, "bench-model"))
+        prices.append(trial.cost.price)
+    return prices[0], prices[1], size
+
+
 def main() -> None:
     runs: dict[str, SessionRun] = {}
     with tempfile.TemporaryDirectory(prefix="agent-cli-bench-") as folder:
@@ -168,6 +202,12 @@ def main() -> None:
         print(
             f"  {'':>15}  tokens: {cost.plain:,} plain (1x), {cost.written:,} written "
             f"(1.25x), {cost.read:,} read (0.1x)"
+        )
+    for at_tokens in (SOFT, 4 * SOFT):
+        bounded, reusing, size = price_summary_requests(runs["no compaction"].requests, at_tokens)
+        print(
+            f"  one L4 summary request at a {size:,}-token request: bounded rendering "
+            f"{bounded:,.0f}, reusing the cached prefix {reusing:,.0f} (input-price tokens)"
         )
     before = price(runs["low water"].requests, durable_in_system=True).cost
     after = price(runs["low water"].requests).cost

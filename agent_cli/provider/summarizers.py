@@ -10,6 +10,15 @@ since (`summary_input`). It waits at most `timeout_seconds` for the answer, in a
 worker thread so a hung provider can never hold up the session or the process exit.
 It raises `SummarizerFailed` ("timeout", "provider_error", "no_response") and returns ""
 for an empty answer; L4 treats both as failure and leaves the view unchanged.
+
+Why the request does not reuse the session's cached prefix (same system, tools and
+messages with the instructions last): `make bench` (`bench_session_cost`) prices one
+summary request both ways against the cache a real session left. At a 20,000-token
+request the bounded rendering costs about 4,100 input-price tokens and the reuse 5,800
+(it writes the newest messages at 1.25x and reads the whole view, recent tail included);
+at 80,000 tokens the reuse wins, 9,800 against 15,900. The bounded request also cannot
+outgrow the window or be answered with a tool call. A per-request choice between the
+two is the open follow-up.
 """
 
 from __future__ import annotations
