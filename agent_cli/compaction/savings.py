@@ -13,7 +13,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from agent_cli.protocol import Interaction, is_block_of
-from agent_cli.tokens import TokenCounter
+from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 
 def measure_savings(
@@ -58,9 +58,10 @@ def measure_removal_savings(
 ) -> int:
     """Tokens that removing the interactions `ids` (located in `interactions`) saves.
 
-    A message's count is its overhead plus its blocks' counts, so the saving is the
-    removed blocks' counts, or the whole message's count where nothing is left of it: no
-    new message is built or counted, which kept removal from a long view costly.
+    A message's count is its overhead plus its blocks' counts, so the saving is its count
+    minus that of the blocks it keeps (usually short text, counted from the memo), or all
+    of it where nothing is left: no new message is built or counted, and no tool input is
+    serialized again, which made removal from a long view costly.
     """
     touched = {
         index for tool_id in ids if tool_id in interactions for index in interactions[tool_id]
@@ -71,9 +72,10 @@ def measure_removal_savings(
         blocks = message.get("content")
         if not isinstance(blocks, list):
             continue
-        removed = [block for block in blocks if is_block_of(block, ids)]
-        if len(removed) == len(blocks):
-            saved += counter.count_message(message)
-        else:
-            saved += sum(map(counter.count_block, removed))
+        kept = [block for block in blocks if not is_block_of(block, ids)]
+        if len(kept) == len(blocks):
+            continue
+        saved += counter.count_message(message)
+        if kept:
+            saved -= MESSAGE_OVERHEAD_TOKENS + sum(map(counter.count_block, kept))
     return saved
