@@ -109,6 +109,17 @@ def _edge_parts(text: str, size: int, head_tokens: float, tail_tokens: float) ->
     return text[:head], (text[len(text) - tail :] if tail else "")
 
 
+def _build_head_block(
+    block: dict[str, Any], head: str, marker: str, tail: str, size: int, counter: TokenCounter
+) -> dict[str, Any]:
+    """The first cut block: its head, the marker and (when it is also the last) its tail,
+    counted from those parts."""
+    shown_marker = marker if head else marker.lstrip("\n")
+    text = head + shown_marker + tail
+    note_cut_count(counter, text, len(head) + len(tail), block["text"], size, shown_marker)
+    return {**block, "text": text}
+
+
 def _cut_stream(
     blocks: list[Any],
     texts: list[int],
@@ -140,17 +151,8 @@ def _cut_stream(
         return None
     marker = render_truncation_marker(omitted, *original)
     result = list(blocks)
-    shown_marker = marker if head else marker.lstrip("\n")
     first_tail = tail if first == last else ""
-    result[first] = {**blocks[first], "text": head + shown_marker + first_tail}
-    note_cut_count(
-        counter,
-        result[first]["text"],
-        len(head) + len(first_tail),
-        blocks[first]["text"],
-        first_size,
-        shown_marker,
-    )
+    result[first] = _build_head_block(blocks[first], head, marker, first_tail, first_size, counter)
     dropped = set(middle[1:-1])
     if last != first:
         if tail:

@@ -34,8 +34,11 @@ from typing import Any
 
 from agent_cli.errors import WireFormatError
 from agent_cli.events import ModelRequest
-
-CACHE_CONTROL: dict[str, str] = {"type": "ephemeral"}
+from agent_cli.provider.cache_placement import (
+    attach_durable_context,
+    build_system_blocks,
+    mark_cache_breakpoint,
+)
 
 # The keys we send per block type; everything else (private `_` keys, stale
 # cache_control, bookkeeping) is dropped. Kept small on purpose.
@@ -74,7 +77,7 @@ def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
     _check_conversation_shape(turns)
     _trim_final_assistant_text(turns)
     _check_tool_pairing(turns)
-    _mark_cache_breakpoint(turns[-1].blocks)
+    mark_cache_breakpoint(turns[-1].blocks)
     attach_durable_context(turns, request.durable_context)
     messages = [{"role": turn.role, "content": turn.blocks} for turn in turns]
     wire: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens}
@@ -86,26 +89,6 @@ def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
     if tools:
         wire["tools"] = tools
     return wire
-
-
-def build_system_blocks(system: str) -> list[dict[str, Any]]:
-    """The base system prompt as one cached text block (none when it is blank)."""
-    blocks = (
-        [{"type": "text", "text": system}] if isinstance(system, str) and system.strip() else []
-    )
-    _mark_cache_breakpoint(blocks)
-    return blocks
-
-
-def attach_durable_context(turns: list[_Turn], durable_context: str) -> None:
-    """Append the durable block to the newest user turn, after the cache breakpoint (see
-    the module doc). A view that ends with an assistant turn (a paused answer sent back)
-    carries it in the user turn before that one."""
-    if not isinstance(durable_context, str) or not durable_context.strip():
-        return
-    newest_user = next(turn for turn in reversed(turns) if turn.role == "user")
-    newest_user.blocks.append({"type": "text", "text": durable_context})
-    newest_user.origins.append(newest_user.origins[-1])
 
 
 def build_tool_list(tools: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -124,13 +107,8 @@ def build_tool_list(tools: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         cleaned.append(
             {key: copy.deepcopy(value) for key, value in tool.items() if key in ALLOWED_TOOL_KEYS}
         )
-    _mark_cache_breakpoint(cleaned)
+    mark_cache_breakpoint(cleaned)
     return cleaned
-
-
-def _mark_cache_breakpoint(blocks: list[dict[str, Any]]) -> None:
-    if blocks:
-        blocks[-1]["cache_control"] = dict(CACHE_CONTROL)
 
 
 # --- cleaning -----------------------------------------------------------------------------
