@@ -42,6 +42,11 @@ from agent_cli.compaction.summary import find_summary_boundary
 from agent_cli.events import CompactionFired, ModelRequest
 from agent_cli.provider.offline import OfflineProvider
 from agent_cli.provider.summarizers import build_summary_request, render_summary_system_prompt
+from agent_cli.provider.summary_reuse import (
+    CachedPrefix,
+    build_reusing_request,
+    choose_summary_request,
+)
 from agent_cli.provider.wire import build_wire_request
 from agent_cli.session import open_session
 from agent_cli.store.paths import resolve_state_paths
@@ -149,34 +154,35 @@ def measure_fidelity(run: SessionRun, files: int = FILES) -> tuple[int, int]:
 
 def price_summary_requests(
     requests: list[ModelRequest], at_tokens: int
-) -> tuple[float, float, int]:
-    """The price of one L4 summary request at the first point where the uncompacted
-    session reaches `at_tokens`, sent (a) as the summarizer sends it (the summary
-    prompt and a bounded rendering of the older part) and (b) reusing the cached prefix
-    (the same system, tools and messages, the instructions as a last user message).
-    Both are priced against the cache the requests before wrote; also the view's tokens."""
+) -> tuple[float, float, int, bool]:
+    """One L4 summary request where the uncompacted session first reaches `at_tokens`,
+    priced (a) bounded, as `build_summary_request` makes it, and (b) reusing the cached
+    prefix (`summary_reuse.build_reusing_request`), both against the cache the requests
+    before left; also the request's tokens, and whether the summarizer picks the reuse."""
     counter = TokenCounter()
     model = PromptCacheModel(counter)
+    previous = requests[0]
     for request in requests:
         wire = build_wire_request(request, "bench-model")
         size = sum(counter.count_text(text) for text, _ in iter_units(wire))
         if size >= at_tokens:
             break
         model.price(wire)
+        previous = request
     instructions = render_summary_system_prompt()
     old = list(request.messages[: find_summary_boundary(request.messages, 4)])
     bounded = build_summary_request(old, instructions)
-    reusing = dataclasses.replace(
-        request,
-        durable_context="",
-        messages=(*request.messages, {"role": "user", "content": instructions}),
+    prefix = CachedPrefix(request.system, request.tools, request.messages, len(previous.messages))
+    reusing = build_reusing_request(
+        prefix, len(request.messages) - len(old), instructions, bounded.max_tokens
     )
     prices = []
     for variant in (bounded, reusing):
         trial = PromptCacheModel(counter, written=set(model.written))
         trial.price(build_wire_request(variant, "bench-model"))
         prices.append(trial.cost.price)
-    return prices[0], prices[1], size
+    chosen = choose_summary_request(bounded, prefix, len(old), 200_000)
+    return prices[0], prices[1], size, chosen is not bounded
 
 
 def main() -> None:
@@ -204,10 +210,13 @@ def main() -> None:
             f"(1.25x), {cost.read:,} read (0.1x)"
         )
     for at_tokens in (SOFT, 4 * SOFT):
-        bounded, reusing, size = price_summary_requests(runs["no compaction"].requests, at_tokens)
+        bounded, reusing, size, picks_reuse = price_summary_requests(
+            runs["no compaction"].requests, at_tokens
+        )
         print(
             f"  one L4 summary request at a {size:,}-token request: bounded rendering "
-            f"{bounded:,.0f}, reusing the cached prefix {reusing:,.0f} (input-price tokens)"
+            f"{bounded:,.0f}, reusing the cached prefix {reusing:,.0f} (input-price tokens); "
+            f"the summarizer sends {'the reuse' if picks_reuse else 'the bounded one'}"
         )
     before = price(runs["low water"].requests, durable_in_system=True).cost
     after = price(runs["low water"].requests).cost

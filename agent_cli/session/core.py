@@ -91,6 +91,7 @@ class Session:
         self.startup_notices: list[Notice] = []
         self.held_results: tuple[dict[str, Any], dict[str, Any]] | None = None
         self._last_estimate = 0
+        self.sent_view: tuple[dict[str, Any], ...] = ()  # the messages of the last request
 
     # --- identity -----------------------------------------------------------------------
 
@@ -134,10 +135,11 @@ class Session:
         reserved = self.reserved_tokens(durable_text)
         yield from compacting.compact_view(self, reserved, forced=False, focus=None)
         self._last_estimate = reserved + count_view(self.view, self.counter)
+        self.sent_view = tuple(self.view)
         return ModelRequest(
             system=self.system_prompt,
             durable_context=durable_text,
-            messages=tuple(self.view),
+            messages=self.sent_view,
             tools=tuple(self.toolbox.schemas()),
             max_tokens=self.max_tokens,
         )
