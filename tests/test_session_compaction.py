@@ -15,8 +15,8 @@ from agent_cli.events import (
     TurnEnded,
 )
 from agent_cli.protocol import validate_tool_protocol
-from agent_cli.session.compacting import offer_cached_prefix
 from agent_cli.provider.offline import OfflineProvider
+from agent_cli.session.compacting import offer_cached_prefix
 from agent_cli.sources import SourceResolutionStatus
 
 
