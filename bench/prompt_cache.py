@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_cli.compaction.firing import CACHE_READ_PRICE, CACHE_WRITE_PRICE
+from agent_cli.events import Usage
 from agent_cli.tokens import TokenCounter
 
 MIN_CACHEABLE_TOKENS = 1_024
@@ -31,12 +32,23 @@ LOOKBACK_BLOCKS = 20
 
 @dataclass
 class PromptCost:
-    """Token totals of the requests priced so far, and their price."""
+    """The requests priced so far: their tokens as the API would report them (`Usage`:
+    plain input, cache writes, cache reads) and their price."""
 
-    plain: int = 0
-    written: int = 0
-    read: int = 0
+    usage: Usage = field(default_factory=Usage)
     requests: int = 0
+
+    @property
+    def plain(self) -> int:
+        return self.usage.input_tokens
+
+    @property
+    def written(self) -> int:
+        return self.usage.cache_creation_input_tokens
+
+    @property
+    def read(self) -> int:
+        return self.usage.cache_read_input_tokens
 
     @property
     def price(self) -> float:
@@ -44,7 +56,7 @@ class PromptCost:
 
     @property
     def read_share(self) -> float:
-        total = self.plain + self.written + self.read
+        total = self.usage.prompt_tokens
         return self.read / total if total else 0.0
 
 
@@ -75,9 +87,7 @@ class PromptCacheModel:
             if ends[index] >= MIN_CACHEABLE_TOKENS:
                 self.written.add(keys[index])
         plain = total - read - written
-        self.cost.plain += plain
-        self.cost.written += written
-        self.cost.read += read
+        self.cost.usage = self.cost.usage.plus(Usage(plain, 0, written, read))
         self.cost.requests += 1
         return plain, written, read
 
