@@ -76,6 +76,8 @@ def measure_removal_savings(
         if len(kept) == len(blocks):
             continue
         saved += counter.count_message(message)
+        for block in kept:
+            saved -= counter.count_block(block)
         if kept:
-            saved -= MESSAGE_OVERHEAD_TOKENS + sum(map(counter.count_block, kept))
+            saved -= MESSAGE_OVERHEAD_TOKENS
     return saved

@@ -214,21 +214,21 @@ def _truncate_result(
 
 
 def _has_result_over(content: list[Any], budget: int, counter: TokenCounter) -> bool:
-    """True when a tool_result block of `content` counts more than `budget` tokens."""
-    return any(
-        isinstance(block, dict)
-        and block.get("type") == "tool_result"
-        and not _is_surely_within(block.get("content"), budget)
-        and counter.count_content(block.get("content")) > budget
-        for block in content
-    )
+    """True when a tool_result block of `content` counts more than `budget` tokens.
 
-
-def _is_surely_within(content: Any, budget: int) -> bool:
-    """True for ASCII text no longer than `budget` characters: no tokenizer gives more
-    tokens than bytes (BPE merges bytes; the fallback heuristic stays under one a
-    character), so it cannot be over the budget and need not be looked up."""
-    return isinstance(content, str) and len(content) <= budget and content.isascii()
+    ASCII text no longer than `budget` characters is passed over without a lookup: no
+    tokenizer gives more tokens than bytes (BPE merges bytes; the fallback heuristic
+    stays under one a character). A plain loop: this runs over every message of the view.
+    """
+    for block in content:
+        if not isinstance(block, dict) or block.get("type") != "tool_result":
+            continue
+        result = block.get("content")
+        if type(result) is str and len(result) <= budget and result.isascii():
+            continue
+        if counter.count_content(result) > budget:
+            return True
+    return False
 
 
 def _truncate_message(
