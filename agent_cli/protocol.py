@@ -221,19 +221,39 @@ def remove_tool_interactions(
     doomed = frozenset(ids)
     if not doomed:
         return list(messages)
+    return apply_changes(messages, strip_interactions(messages, doomed, interactions))
+
+
+def apply_changes(
+    messages: Sequence[dict[str, Any]], changes: Mapping[int, dict[str, Any] | None]
+) -> list[dict[str, Any]]:
+    """`messages` with the `changes` of `strip_interactions` made, as a new list."""
+    result: list[dict[str, Any] | None] = list(messages)
+    for index, replacement in changes.items():
+        result[index] = replacement
+    return [message for message in result if message is not None]
+
+
+def strip_interactions(
+    messages: Sequence[dict[str, Any]],
+    ids: Collection[str],
+    interactions: Mapping[str, Interaction] | None = None,
+) -> dict[int, dict[str, Any] | None]:
+    """What removing the interactions `ids` changes: index -> the message without their
+    blocks, or None where nothing is left of it. Untouched messages are not listed. With
+    `interactions` only the messages they name are visited (see above)."""
     if interactions is None:
         touched: Iterable[int] = range(len(messages))
     else:
         touched = {
-            index
-            for tool_id in doomed
-            if tool_id in interactions
-            for index in interactions[tool_id]
+            index for tool_id in ids if tool_id in interactions for index in interactions[tool_id]
         }
-    result: list[dict[str, Any] | None] = list(messages)
+    changes: dict[int, dict[str, Any] | None] = {}
     for index in touched:
-        result[index] = _without_blocks(messages[index], doomed)
-    return [message for message in result if message is not None]
+        replacement = _without_blocks(messages[index], ids)
+        if replacement is not messages[index]:
+            changes[index] = replacement
+    return changes
 
 
 def answer_dangling_tool_uses(

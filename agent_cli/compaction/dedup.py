@@ -20,10 +20,7 @@ from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
 from agent_cli.compaction.savings import measure_removal_savings
 from agent_cli.compaction.standalone import run_layer_alone
-from agent_cli.protocol import (
-    locate_interactions,
-    remove_tool_interactions,
-)
+from agent_cli.protocol import apply_changes, locate_interactions, strip_interactions
 from agent_cli.tokens import TokenCounter
 
 
@@ -90,10 +87,11 @@ def build_dedup_outcome(
     if not superseded:
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
     located = locate_interactions(messages, superseded)
-    view = remove_tool_interactions(messages, superseded, interactions=located)
+    changes = strip_interactions(messages, superseded, located)
+    view = apply_changes(messages, changes)
     return LayerOutcome(
         view,
-        measure_removal_savings(messages, superseded, located, counter),
+        measure_removal_savings(messages, changes, counter),
         removed_tool_use_ids=tuple(superseded),
         messages_removed=len(messages) - len(view),
     )

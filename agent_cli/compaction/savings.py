@@ -9,10 +9,9 @@ appear twice). This keeps a layer's cost proportional to what it changed.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agent_cli.protocol import Interaction, is_block_of
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 
@@ -52,32 +51,22 @@ def _measure_with_repeats(
 
 def measure_removal_savings(
     messages: Sequence[dict[str, Any]],
-    ids: Collection[str],
-    interactions: Mapping[str, Interaction],
+    changes: Mapping[int, dict[str, Any] | None],
     counter: TokenCounter,
 ) -> int:
-    """Tokens that removing the interactions `ids` (located in `interactions`) saves.
+    """Tokens saved by the `changes` of `protocol.strip_interactions` (index -> the message
+    left, or None where it goes).
 
-    A message's count is its overhead plus its blocks' counts, so the saving is its count
-    minus that of the blocks it keeps (usually short text, counted from the memo), or all
-    of it where nothing is left: no new message is built or counted, and no tool input is
-    serialized again, which made removal from a long view costly.
+    A message's count is its overhead plus its blocks' counts, so a shrunk message saves
+    its count minus that of the blocks it keeps (usually short text, counted from the
+    memo) and a dropped one all of it: no new message is counted as a whole, and no tool
+    input is serialized again, which made removal from a long view costly.
     """
-    touched = {
-        index for tool_id in ids if tool_id in interactions for index in interactions[tool_id]
-    }
     saved = 0
-    for index in touched:
-        message = messages[index]
-        blocks = message.get("content")
-        if not isinstance(blocks, list):
-            continue
-        kept = [block for block in blocks if not is_block_of(block, ids)]
-        if len(kept) == len(blocks):
-            continue
-        saved += counter.count_message(message)
-        for block in kept:
-            saved -= counter.count_block(block)
-        if kept:
+    for index, replacement in changes.items():
+        saved += counter.count_message(messages[index])
+        if replacement is not None:
             saved -= MESSAGE_OVERHEAD_TOKENS
+            for block in replacement["content"]:
+                saved -= counter.count_block(block)
     return saved
