@@ -58,8 +58,10 @@ def find_superseded_reads(
     superseded: dict[str, int] = {}
     names = policy.read_tool_names
     for index, message in enumerate(messages):
+        if message.get("role") != "assistant":
+            continue
         content = message.get("content")
-        if message.get("role") != "assistant" or not isinstance(content, list):
+        if not isinstance(content, list):
             continue
         for block in content:
             # the name test first: most blocks are no reads
