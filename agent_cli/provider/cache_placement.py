@@ -1,9 +1,10 @@
 """Where a request's cacheable parts go: breakpoints, the system prompt, the durable block.
 
 Contract: `mark_cache_breakpoint` marks the last of some blocks with `CACHE_CONTROL`;
-`build_system_blocks` makes the system prompt one cached block; `attach_durable_context`
-puts the durable block after the conversation's breakpoint (see `wire`'s module doc for
-why). All three change only what they are given, which `wire` builds fresh.
+`build_system_blocks` makes the system prompt and the project instructions cached blocks;
+`attach_durable_context` puts the durable block after the conversation's breakpoint (see
+`wire`'s module doc for why). All three change only what they are given, which `wire`
+builds fresh.
 """
 
 from __future__ import annotations
@@ -28,11 +29,15 @@ def mark_cache_breakpoint(blocks: list[dict[str, Any]]) -> None:
         blocks[-1]["cache_control"] = dict(CACHE_CONTROL)
 
 
-def build_system_blocks(system: str) -> list[dict[str, Any]]:
-    """The base system prompt as one cached text block (none when it is blank)."""
-    blocks = (
-        [{"type": "text", "text": system}] if isinstance(system, str) and system.strip() else []
-    )
+def build_system_blocks(system: str, project_instructions: str = "") -> list[dict[str, Any]]:
+    """The base system prompt, then the project instructions, as text blocks; the last is
+    cached. Both are stable; the durable block, which changes, goes after the messages'
+    breakpoint instead (`attach_durable_context`)."""
+    blocks = [
+        {"type": "text", "text": text}
+        for text in (system, project_instructions)
+        if isinstance(text, str) and text.strip()
+    ]
     mark_cache_breakpoint(blocks)
     return blocks
 

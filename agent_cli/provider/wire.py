@@ -86,7 +86,7 @@ def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
     attach_durable_context(turns, request.durable_context)
     messages = [{"role": turn.role, "content": turn.blocks} for turn in turns]
     wire: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens}
-    system = build_system_blocks(request.system)
+    system = build_system_blocks(request.system, request.project_instructions)
     if system:
         wire["system"] = system
     wire["messages"] = messages

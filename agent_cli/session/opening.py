@@ -87,8 +87,11 @@ def open_session(
             clock=clock,
         )
         _load_memory(session)
+        _load_project_instructions(session)
         if rebuilt is not None:
             _restore_view(session, rebuilt.view, rebuilt.origins)
+            _restore_model(session, rebuilt.chosen_model)
+        log.model = provider.model
         return session
     except BaseException:
         writer.close()
@@ -118,6 +121,35 @@ def _load_memory(session: Session) -> None:
                 "Starting with no durable facts; /remember saves a new file.",
             )
         )
+
+
+def _load_project_instructions(session: Session) -> None:
+    """AGENTS.md (or CLAUDE.md) into every request; a file that cannot be used is said
+    once, here, and the session goes on without it."""
+    from agent_cli.session.instructions import (
+        adopt_project_instructions,
+        load_project_instructions,
+    )
+
+    found = load_project_instructions(session.workspace)
+    adopt_project_instructions(session, found)
+    if found.problem is not None:
+        session.startup_notices.append(
+            Notice("warning", "project_instructions_unusable", found.describe_problem())
+        )
+
+
+def _restore_model(session: Session, chosen: str | None) -> None:
+    """Go on with the model chosen with `/model` in this session, and say so."""
+    provider = session.provider
+    if not chosen or provider.name == "offline" or chosen == provider.model:
+        return
+    provider.model = chosen
+    session.startup_notices.append(
+        Notice(
+            "info", "model_restored", f"Model {chosen[:200]} (chosen with /model in this session)."
+        )
+    )
 
 
 def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[int]) -> None:
