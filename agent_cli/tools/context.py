@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agent_cli.tools.approval import Approval
 from agent_cli.tools.output import ArtifactSink, ToolResult
 from agent_cli.tools.workspace import Workspace
 
@@ -26,6 +27,7 @@ class ToolLimits:
     grep_max_matches: int = 200
     grep_max_line_chars: int = 300
     list_max_entries: int = 1000
+    search_timeout_seconds: float = 30.0
     artifact_read_bytes: int = 16_384
 
 
@@ -42,7 +44,9 @@ class ToolContext:
 
 @dataclass(frozen=True)
 class PreparedCall:
-    """A checked tool call: `description` for the permission prompt, `execute` to run it."""
+    """A checked tool call: `description` for the permission prompt, `execute` to run it,
+    and for tools that write or execute, `approval`: everything the user must see."""
 
     description: str
     execute: Callable[[], ToolResult]
+    approval: Approval | None = None
