@@ -37,7 +37,7 @@ from agent_cli.durable_render import (
     render_durable_context,
 )
 from agent_cli.durable_text import normalize_text, parse_timestamp, require_timestamp
-from agent_cli.errors import DurableStateError, PendingTransitionError
+from agent_cli.errors import DurableItemNotFound, DurableStateError, PendingTransitionError
 
 T = TypeVar("T")
 
@@ -61,6 +61,7 @@ __all__ = [
     "state_from_dict",
     "state_to_dict",
     "transition_pending",
+    "forget_item",
 ]
 
 
@@ -78,11 +79,21 @@ def add_pending(state: DurableContextState, item: PendingItem) -> DurableContext
     return replace(state, pending_items=(*state.pending_items, item))
 
 
+def forget_item(state: DurableContextState, item_id: str) -> DurableContextState:
+    """A new state without the fact or pending item `item_id` (whatever its status);
+    `DurableItemNotFound` when neither kind has it."""
+    facts = tuple(fact for fact in state.facts if fact.fact_id != item_id)
+    pending = tuple(item for item in state.pending_items if item.item_id != item_id)
+    if len(facts) == len(state.facts) and len(pending) == len(state.pending_items):
+        raise DurableItemNotFound(item_id)
+    return replace(state, facts=facts, pending_items=pending)
+
+
 def _find_pending(state: DurableContextState, item_id: str) -> int:
     for index, item in enumerate(state.pending_items):
         if item.item_id == item_id:
             return index
-    raise PendingTransitionError("item_id", "unknown_item")
+    raise PendingTransitionError("item_id", "unknown_item", item_id=item_id)
 
 
 def _checked(build: Callable[[], T]) -> T:

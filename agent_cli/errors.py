@@ -114,7 +114,20 @@ class DurableStateError(AgentCliError, ValueError):
 
 
 class PendingTransitionError(DurableStateError):
-    """An illegal pending-item status change (e.g. done -> open, or time going backwards)."""
+    """An illegal pending-item status change (e.g. done -> open, or time going backwards);
+    `item_id` names the item when it is known."""
+
+    def __init__(self, field: str, reason: str, item_id: str | None = None) -> None:
+        super().__init__(field, reason)
+        self.item_id = item_id
+
+
+class DurableItemNotFound(DurableStateError):
+    """No fact or pending item has `item_id` (e.g. `/forget` of an id that is not there)."""
+
+    def __init__(self, item_id: str) -> None:
+        super().__init__("item_id", "not_found")
+        self.item_id = item_id
 
 
 class SourceBindingError(DurableStateError):
@@ -395,6 +408,19 @@ class ToolPermissionDenied(ToolError):
     """The user (or the policy) denied a tool that writes or executes."""
 
 
+class PermissionQuestionInterrupted(KeyboardInterrupt):
+    """Ctrl-C while the user was being asked whether `tool` may run: it never started.
+
+    A KeyboardInterrupt on purpose (not an `AgentCliError`): every handler of Ctrl-C
+    still ends the turn the same way; only the words differ from a tool stopped while
+    it ran.
+    """
+
+    def __init__(self, tool: str) -> None:
+        self.tool = tool
+        super().__init__(tool)
+
+
 class ToolInputInvalid(ToolError, ValueError):
     """A tool call whose input does not match the tool's schema; `field` names the key."""
 
@@ -425,10 +451,12 @@ class ConfigError(AgentCliError, ValueError):
 
 
 class UnknownCommand(AgentCliError):
-    """A `/name` that is not in the command table; `name` is what was typed."""
+    """A `/name` that is not in the command table; `name` is what was typed, `suggestion`
+    the nearest known command, if one is near."""
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, suggestion: str | None = None) -> None:
         self.name = name
+        self.suggestion = suggestion
         super().__init__(name)
 
 

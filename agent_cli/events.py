@@ -176,6 +176,7 @@ class ToolFinished:
     summary: str  # one line: what happened
     size_bytes: int
     artifact_pointer: str | None = None
+    output: str = ""  # what the model got back (a preview of it when spilled)
 
 
 @dataclass(frozen=True)
@@ -254,6 +255,9 @@ class SessionStats:
     session_id: str
     transcript_path: str
     extra: dict[str, Any] = field(default_factory=dict)
+    # What the next request would carry, in API tokens (the toolbar's figure): the
+    # estimate of every category above, times the calibration. 0 when not measured.
+    context_tokens: int = 0
     project_instructions: str = ""  # which file requests carry (see session.stats)
     # Money, from the usage the API reported and the model table (agent_cli.models):
     # dollars per category (input, output, cache_write, cache_read) of the priced requests,

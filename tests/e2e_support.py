@@ -161,6 +161,13 @@ class TmuxTerminal:
         """Type `text` literally, without pressing Enter."""
         self._run("send-keys", "-t", PANE, "-l", text)
 
+    def paste(self, text: str) -> None:
+        """Paste `text` as a terminal does (bracketed, when the program asked for it)."""
+        source = self._config.parent / "paste.txt"  # a command line is too short for it
+        source.write_text(text, encoding="utf-8")
+        self._run("load-buffer", "-b", "e2e-paste", str(source))
+        self._run("paste-buffer", "-p", "-d", "-b", "e2e-paste", "-t", PANE)
+
     def press(self, *keys: str) -> None:
         """Press named keys, e.g. `Enter`, `C-c`, `C-d`."""
         self._run("send-keys", "-t", PANE, *keys)
@@ -291,6 +298,17 @@ class ReplDriver:
         """The bottom toolbar: the last non-empty row on screen."""
         rows = [row for row in self.terminal.visible().splitlines() if row.strip()]
         return rows[-1] if rows else ""
+
+
+def start_repl(
+    terminals: TerminalPool, home: Path, workspace: Path, *flags: str, width: int = 120
+) -> ReplDriver:
+    """`agent-cli *flags` in a fresh terminal of `terminals`, ready at its first prompt."""
+    terminal = terminals.open(build_env(home))
+    terminal.start([*agent_cli_argv(), *flags], cwd=workspace, width=width)
+    driver = ReplDriver(terminal)
+    driver.wait_for_prompt()
+    return driver
 
 
 def output_after(screen: str, line: str) -> str:

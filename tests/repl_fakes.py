@@ -54,6 +54,7 @@ def make_stats(**changes: Any) -> SessionStats:
             "tool_results": 1_000,
         },
         total_tokens=12_345,
+        context_tokens=13_950,  # total x calibration 1.13
         messages_in_view=12,
         messages_in_transcript=40,
         interactions_in_view=3,
@@ -91,7 +92,7 @@ def make_stats(**changes: Any) -> SessionStats:
         source_statuses={"available": 3, "missing": 1, "denied": 0, "corrupt": 2},
         session_id="20261202-150000-abcd",
         transcript_path="/state/transcripts/20261202-150000-abcd.jsonl",
-        context_free=200_000 - 12_345,
+        context_free=200_000 - 13_950,  # the window less the context figure
     )
     values.update(changes)
     return SessionStats(**values)
@@ -173,8 +174,8 @@ class FakeSession:
 
     def mark_done(self, item_id: str) -> None:
         self.calls.append(("mark_done", item_id))
-        if item_id != "P1":
-            raise PendingTransitionError("item_id", "unknown_item")
+        if item_id not in ("P1", "T1"):
+            raise PendingTransitionError("item_id", "unknown_item", item_id=item_id)
 
     def mark_blocked(self, item_id: str, reason: str) -> None:
         self.calls.append(("mark_blocked", item_id, reason))

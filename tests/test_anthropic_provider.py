@@ -421,3 +421,32 @@ def test_the_key_travels_as_x_api_key_as_well_as_a_bearer_token() -> None:
         headers = server.requests[-1].headers
     assert headers["x-api-key"] == "sk-ant-header-test"
     assert headers["authorization"] == "Bearer sk-ant-header-test"
+
+
+def test_prepare_builds_one_client_from_any_number_of_threads_and_requests_use_it():
+    """Issue 12.7: the REPL builds the client on a worker thread while the user types."""
+    import threading
+
+    from fake_anthropic import start_fake_server as start
+
+    with start(api_key="sk-ant-prepare") as fake:
+        provider = AnthropicProvider("sk-ant-prepare", "claude-test", base_url=fake.base_url)
+        threads = [threading.Thread(target=provider.prepare) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        client = provider._client
+        assert client is not None
+        events = list(provider.stream(ask("hello")))
+        assert events[-1].message["content"][0]["text"] == "echo: hello"
+        assert provider._client is client
+
+
+def test_the_warm_up_stream_still_parses_with_this_sdk():
+    """The warm-up swallows errors (it is only a warm-up): prove it really runs."""
+    from agent_cli.provider.anthropic_provider import accumulate_warm_up_stream
+
+    snapshot = accumulate_warm_up_stream()
+    assert snapshot.stop_reason == "tool_use"
+    assert [block.type for block in snapshot.content] == ["text", "tool_use"]

@@ -220,3 +220,18 @@ def test_capture_reads_type_and_title_from_hits_that_name_them_plainly():
     first, second = capture_retrieval_evidence([plain, both])
     assert (first.source_type, first.source_title, first.source_rank) == ("file", "Design notes", 3)
     assert (second.source_type, second.source_title) == ("web", "Page")
+
+
+def test_forget_item_removes_a_fact_or_a_pending_item_and_refuses_an_unknown_id():
+    from agent_cli.durable import DurableContextState, DurableFact, PendingItem, forget_item
+    from agent_cli.errors import DurableItemNotFound
+
+    state = DurableContextState(
+        facts=(DurableFact("F1", "a", "transcript:s:1", "2026-12-02T10:00:00+00:00"),),
+        pending_items=(PendingItem("T1", "b", "transcript:s:2", "2026-12-02T10:00:00+00:00"),),
+    )
+    assert forget_item(state, "F1").facts == () and forget_item(state, "F1").pending_items
+    assert forget_item(state, "T1").pending_items == () and forget_item(state, "T1").facts
+    with pytest.raises(DurableItemNotFound) as raised:
+        forget_item(state, "F2")
+    assert raised.value.item_id == "F2"

@@ -42,3 +42,16 @@ def test_print_mode_writes_only_the_answer_on_stdout_and_exits_zero(
     assert "first heading is `# Demo Project`" in answer_lines[0]
     # Tool progress is for people: it goes to stderr, never into the answer.
     assert "read_file" in done.stderr and "read_file" not in done.stdout
+
+
+def test_print_mode_that_needs_permission_says_it_cannot_ask_and_exits_non_zero(
+    home: Path, workspace: Path
+) -> None:
+    done = run_piped(["-p", "run ls"], cwd=workspace, env=build_env(home))
+    assert done.returncode == 4, done.stderr
+    stderr = " ".join(done.stderr.split())
+    assert "bash was not run: -p cannot ask for permission." in stderr
+    assert "Run again with --yes" in stderr
+
+    allowed = run_piped(["-p", "run ls", "--yes"], cwd=workspace, env=build_env(home))
+    assert allowed.returncode == 0, allowed.stderr

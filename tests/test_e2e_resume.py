@@ -11,12 +11,11 @@ from pathlib import Path
 
 import pytest
 from e2e_support import (
-    ReplDriver,
     TerminalPool,
-    agent_cli_argv,
     build_env,
     run_piped,
     session_id_on,
+    start_repl,
 )
 
 from agent_cli.store.transcript import TranscriptStore
@@ -34,14 +33,6 @@ def record_session(home: Path, workspace: Path, lines: str) -> str:
 def count_messages(home: Path, session_id: str) -> int:
     records = TranscriptStore(home / "transcripts").replay(session_id)
     return sum(1 for record in records if record["kind"] == "message")
-
-
-def start_repl(terminals: TerminalPool, home: Path, workspace: Path, *flags: str) -> ReplDriver:
-    terminal = terminals.open(build_env(home))
-    terminal.start([*agent_cli_argv(), *flags], cwd=workspace)
-    driver = ReplDriver(terminal)
-    driver.wait_for_prompt()
-    return driver
 
 
 def test_continue_resumes_the_latest_session_and_stats_shows_its_earlier_messages(
@@ -74,3 +65,19 @@ def test_resume_by_id_opens_that_session_even_when_a_later_one_exists(
     panel = repl.submit("stats")
     assert re.search(r"messages\s+4 in view / 4 in transcript", panel), panel
     assert first in panel and later not in panel
+
+
+def test_slash_resume_replays_the_last_exchanges_on_screen(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    earlier = record_session(
+        home, workspace, "read README.md and tell me its first heading\nlist .\n"
+    )
+    repl = start_repl(terminals, home, workspace)
+    shown = repl.submit(f"/resume {earlier}")
+    assert f"session {earlier} (resumed)" in shown
+    replay = shown.split("── where you left off ──", 1)[1]
+    assert "you: read README.md and tell me its first heading" in replay
+    assert "used read_file" in replay and "Demo Project" in replay
+    assert "you: list ." in replay and "used list_dir" in replay
+    assert replay.index("you: read README.md") < replay.index("you: list .")

@@ -155,5 +155,6 @@ def test_a_command_the_model_asks_for_without_yes_is_denied_and_never_runs(place
         ]
     assert code == 0
     assert not marker.exists() and not (workspace / "w.txt").exists()
-    assert "denied bash" in stdout.getvalue() and "denied write_file" in stdout.getvalue()
+    said = stdout.getvalue()
+    assert "bash was not run" in said and "write_file was not run" in said and "--yes" in said
     assert len(results) == 2 and all(result.get("is_error") for result in results)

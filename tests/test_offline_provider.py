@@ -238,7 +238,8 @@ def test_a_read_file_result_is_answered_with_its_line_count_and_first_heading():
         "File: pyproject.toml (lines 1-3 of 42)\n     1\tintro\n     2\t# agent-cli\n     3\tx"
     )
     text = answer_results("read_file", {"path": "pyproject.toml"}, content)
-    assert text == "pyproject.toml has 42 lines. Its first heading is `# agent-cli`."
+    # in a TOML file "#" starts a comment: no Markdown heading there
+    assert text == "pyproject.toml has 42 lines. Its first line is `intro`."
 
 
 def test_a_file_without_a_heading_is_answered_with_its_first_line():
@@ -299,7 +300,7 @@ def test_an_error_result_names_the_failed_tool_and_quotes_the_first_error_line()
     text = answer_results("read_file", {"path": "missing.txt"}, error, is_error=True)
     assert text == (
         "read_file on `missing.txt` failed: "
-        "`missing.txt: no such file. List its parent to see what exists.`."
+        "`missing.txt: no such file. List its parent to see what exists.`"
     )
 
 
@@ -310,7 +311,7 @@ def test_a_result_saved_as_an_artifact_names_its_pointer():
     )
     text = answer_results("bash", {"command": "make"}, content)
     assert "its first output line is `line one`" in text
-    assert f"The full output is saved as `{pointer}`." in text
+    assert f"The full output is saved as `{pointer}`; ask me to read it." in text
 
 
 def test_parallel_results_are_answered_one_line_each_in_call_order():
@@ -444,3 +445,39 @@ def test_the_real_toolbox_drives_parallel_calls_and_answers_from_them(tmp_path):
     assert answer[0] == "README.md has 3 lines. Its first heading is `# Demo`."
     assert answer[1].startswith("The current directory has 2 entries: ")
     assert answer[2] == "`TODO` matched 1 line; the first is in README.md:3: `TODO: write docs`."
+
+
+def test_a_rule_is_not_a_heading_and_a_markdown_file_still_has_one():
+    content = "File: notes.md (3 lines)\n# ---\n# Real Title\nbody"
+    text = answer_results("read_file", {"path": "notes.md"}, content)
+    assert text == "notes.md has 3 lines. Its first heading is `# Real Title`."
+
+
+def test_no_sentence_ends_with_two_full_stops():
+    text = answer_results("bash", {"command": "echo hi."}, "Exit code: 0\nDone.")
+    assert text == "`echo hi.` exited with code 0; its first output line is `Done.`"
+    assert ".`." not in answer_results("grep", {"pattern": "x"}, "a.py:1: x = 1.")
+
+
+def test_edit_and_read_artifact_requests_become_their_tool_calls():
+    from agent_cli.provider.offline_requests import parse_request
+
+    edit = parse_request("edit notes.txt: old words -> new words")
+    assert edit is not None and edit.tool == "edit_file"
+    assert edit.arguments == {
+        "path": "notes.txt",
+        "old_string": "old words",
+        "new_string": "new words",
+    }
+    pointer = "artifact:s1:abc.txt:" + "a" * 64
+    read = parse_request(f"read {pointer}")
+    assert read is not None and read.tool == "read_artifact"
+    assert read.arguments == {"pointer": pointer}
+
+
+def test_a_recall_request_becomes_a_recall_call():
+    from agent_cli.provider.offline_requests import parse_request
+
+    call = parse_request("recall transcript:20261202-150000-abcd12:7")
+    assert call is not None and call.tool == "recall"
+    assert call.arguments == {"pointer": "transcript:20261202-150000-abcd12:7"}

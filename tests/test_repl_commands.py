@@ -234,7 +234,8 @@ def test_sources_lists_every_pointer_with_status_and_reason():
     context = FakeContext(session=session)
     run(context, "/sources")
     row = next(ln for ln in context.shown.splitlines() if "artifact:s:out.txt" in ln)
-    assert "corrupt" in row and "digest_mismatch" in row
+    assert "corrupt" in row and "no longer matches the pointer" in row
+    assert "digest_mismatch" not in context.shown  # codes stay in --json and the logs
 
 
 def test_sources_with_no_pointers_says_so():
@@ -327,7 +328,7 @@ def test_a_session_error_from_a_command_is_one_line():
     repl = make_repl()
     repl.handle_line("/done P7")
     shown = repl.console.export_text().strip()
-    assert shown.startswith("cannot change that pending item") and "\n" not in shown
+    assert shown == "there is no pending item P7; /facts lists them (T1, T2, ...)"
 
 
 def test_table_cells_show_markup_from_outside_strings_literally():
@@ -335,3 +336,20 @@ def test_table_cells_show_markup_from_outside_strings_literally():
     context = FakeContext(session=session)
     run(context, "/sources")
     assert "transcript:[bold]x[/bold]:1" in context.shown
+
+
+def test_done_with_a_bare_number_means_that_todo():
+    context = FakeContext()
+    run(context, "/done 1")
+    assert context.session.calls[-1] == ("mark_done", "T1")
+
+
+def test_expand_of_text_that_is_no_pointer_says_so_in_plain_words():
+    session = FakeSession()
+    session.expand = lambda pointer: resolution(pointer, "corrupt", "missing_scheme")
+    context = FakeContext(session=session)
+    run(context, "/expand garbage")
+    assert "that is not a pointer: a pointer looks like transcript:<session>:<sequence>" in (
+        " ".join(context.shown.split())
+    )
+    assert "missing_scheme" not in context.shown

@@ -144,3 +144,8 @@ def test_renderer_shows_blocked_with_what_to_do():
     shown = console.export_text()
     assert "[compact] blocked: view is 130,000 tokens after L1, hard limit 120,000" in shown
     assert "to go on:" in shown
+
+
+def test_l3_without_whole_interactions_does_not_count_zero_of_them():
+    line = LayerLine("L3", "prune old messages", 3_016, 2_985, messages_removed=2)
+    assert format_layer_line(line).endswith("(-31; 2 messages pruned)")

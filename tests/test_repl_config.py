@@ -186,7 +186,9 @@ def test_an_inconsistent_policy_becomes_a_config_error_naming_the_flag():
     assert caught.value.key == "soft_threshold"
     assert caught.value.source == "--soft-threshold"
     assert describe_error(caught.value) == (
-        "config error: soft_threshold (from --soft-threshold): must be below hard_limit"
+        "config error: soft_threshold (from --soft-threshold): the soft threshold 500,000 "
+        "must be below the hard limit 120,000 (built-in default); lower --soft-threshold "
+        "below 120,000 or raise --hard-limit"
     )
 
 
@@ -212,3 +214,40 @@ def test_a_low_water_mark_at_or_over_the_soft_threshold_is_a_config_error_naming
         build_policy(settings)
     assert (caught.value.key, caught.value.source) == ("low_water", "--low-water")
     assert "must be below soft_threshold" in describe_error(caught.value)
+
+
+def test_the_offline_demo_fills_only_the_thresholds_left_unset():
+    from agent_cli.repl.config import uses_demo_thresholds, with_demo_thresholds
+
+    demo = with_demo_thresholds(Settings())
+    policy = build_policy(demo)
+    assert (policy.soft_threshold, policy.hard_limit, policy.keep_recent_messages) == (
+        3_000,
+        60_000,
+        10,
+    )
+    assert uses_demo_thresholds(demo)
+
+    flags = resolve_settings({"soft_threshold": 9_000}, {"keep_recent": 4}, "/c.toml")
+    mixed = build_policy(with_demo_thresholds(flags))
+    assert (mixed.soft_threshold, mixed.hard_limit, mixed.keep_recent_messages) == (
+        9_000,
+        60_000,
+        4,
+    )
+    # a soft threshold above the demo hard limit keeps the built-in hard limit
+    high = build_policy(with_demo_thresholds(resolve_settings({"soft_threshold": 90_000}, {}, "")))
+    assert (high.soft_threshold, high.hard_limit) == (90_000, CompactionPolicy().hard_limit)
+    every = resolve_settings({"soft_threshold": 1, "hard_limit": 2, "keep_recent": 3}, {}, "")
+    assert not uses_demo_thresholds(with_demo_thresholds(every))
+
+
+def test_a_hard_limit_under_the_soft_threshold_names_both_values_and_their_origins():
+    settings = resolve_settings({"hard_limit": 10}, {}, "/c.toml")
+    with pytest.raises(ConfigError) as raised:
+        build_policy(settings)
+    assert describe_error(raised.value) == (
+        "config error: hard_limit (from --hard-limit): the hard limit 10 must be above the "
+        "soft threshold 80,000 (built-in default); raise --hard-limit above 80,000 or lower "
+        "--soft-threshold"
+    )

@@ -46,10 +46,8 @@ class TerminalLikeReader:
         self.refreshes += 1
 
 
-def test_the_prompt_does_not_wait_for_the_gauge_but_the_turn_does():
-    session = SlowGaugeSession()
-    reader = TerminalLikeReader(session, ["hello"])
-    repl = Repl(
+def make_repl(session: FakeSession, reader: object) -> Repl:
+    return Repl(
         session=session,
         backend=FakeBackend().factory(None, None),
         reader=reader,
@@ -57,8 +55,55 @@ def test_the_prompt_does_not_wait_for_the_gauge_but_the_turn_does():
         live=False,
         offline_fallback=True,
     )
+
+
+def test_the_prompt_does_not_wait_for_the_gauge_but_the_turn_does():
+    session = SlowGaugeSession()
+    reader = TerminalLikeReader(session, ["hello"])
+    repl = make_repl(session, reader)
     assert repl.run() == 0
     assert reader.gauges_seen[0] is None  # the prompt was up before the gauge was measured
     names = [call[0] for call in session.calls]
     assert names.index("gauge ended") < names.index("run_turn")
     assert reader.refreshes >= 1 and session.closed
+
+
+class PreparingProvider:
+    """Records which thread built its client, and lets the test hold that work."""
+
+    name = "anthropic"
+    model = "claude-test"
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+        self.prepared_on: list[str] = []
+
+    def prepare(self) -> None:
+        self.release.wait(timeout=30)
+        self.prepared_on.append(threading.current_thread().name)
+
+
+class ReaderThatSeesPreparation:
+    """Reads one line while the provider is still being prepared, then ends."""
+
+    shows_gauge = False
+
+    def __init__(self, provider: PreparingProvider) -> None:
+        self.provider = provider
+        self.prepared_before_reading: list[bool] = []
+
+    def read_line(self, gauge_source=None) -> str:
+        self.prepared_before_reading.append(bool(self.provider.prepared_on))
+        self.provider.release.set()
+        raise EOFError
+
+
+def test_the_provider_client_is_built_on_a_worker_thread_without_holding_the_prompt():
+    provider = PreparingProvider()
+    session = FakeSession(provider=provider)
+    reader = ReaderThatSeesPreparation(provider)
+    repl = make_repl(session, reader)
+    assert repl.run() == 0
+    assert reader.prepared_before_reading == [False]  # the prompt did not wait for it
+    repl.provider_preparation.result()
+    assert provider.prepared_on == ["agent-cli-provider"]

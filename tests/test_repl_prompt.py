@@ -145,3 +145,19 @@ def test_refresh_is_harmless_when_no_prompt_is_shown(pipe_reader):
     assert errors == [] and not worker.is_alive()
     pipe.send_text("after the refresh\r")
     assert reader.read_line(lambda: gauge(1)) == "after the refresh"
+
+
+def test_a_long_bracketed_paste_shows_as_a_placeholder_and_is_sent_whole(pipe_reader, tmp_path):
+    pipe, reader = pipe_reader
+    pasted = "\n".join(f"line {n} of the log" for n in range(1_000))
+    pipe.send_text("look at this: \x1b[200~" + pasted + "\x1b[201~\r")
+    assert reader.read_line(lambda: gauge(1)) == "look at this: " + pasted
+    history = (tmp_path / "history").read_text(encoding="utf-8")
+    assert f"look at this: [pasted {len(pasted):,} characters]" in history
+    assert "line 999 of the log" not in history
+
+
+def test_a_short_paste_goes_in_as_it_is(pipe_reader):
+    pipe, reader = pipe_reader
+    pipe.send_text("\x1b[200~short text\x1b[201~\r")
+    assert reader.read_line(lambda: gauge(1)) == "short text"

@@ -131,3 +131,8 @@ def test_tool_and_notice_text_cannot_draw_on_the_screen():
     assert "\x1b" not in shown and "\x07" not in shown and "\r" not in shown
     assert "[red]careful[/red]" in shown
     assert not any(line.startswith("[compact]") for line in shown.splitlines())
+
+
+def test_clip_line_cuts_between_words_when_a_space_is_near():
+    clipped = clip_line("Check the path with list_dir and try again please", limit=30)
+    assert clipped == "Check the path with list_dir…"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 from repl_fakes import make_console, make_stats
@@ -93,7 +94,9 @@ def test_stats_panel_counts_every_source_status_including_zeros():
 
 def test_stats_panel_before_any_request_says_so():
     shown = render(make_stats(calibration=None, last_usage=None, compactions=()))
-    assert "no API usage yet" in line_with(shown, "calibration")
+    assert "none yet: the token figures are the estimator's count" in line_with(
+        shown, "calibration"
+    )
     assert "no request yet" in line_with(shown, "last request")
     assert "none yet" in line_with(shown, "compactions")
 
@@ -124,12 +127,35 @@ def test_bars_are_proportional_and_never_hide_a_non_zero_part():
 
 
 def test_calibration_reads_as_a_ratio():
-    assert describe_calibration(1.126) == "API / estimate = 1.13 on the last request"
+    assert describe_calibration(1.126).startswith("API / estimate = 1.13 on the last request")
 
 
 def test_an_unexpected_category_name_is_shown_literally():
     stats = make_stats(tokens_by_category={"[red]odd[/red]": 5}, total_tokens=5)
     assert "[red]odd[/red]" in render(stats)
+
+
+def test_the_context_row_shows_the_toolbar_figure_and_says_where_the_others_come_from():
+    shown = render(make_stats(context_tokens=13_580, calibration=1.1))
+    assert "13,580 tokens in the next request (= toolbar)" in line_with(shown, "context")
+    assert re.search(r"× calibration +13,580 ", shown), shown
+    assert "(API-reported)" in line_with(shown, "last request")
+
+
+def render_at(width: int, **changes) -> str:
+    console = make_console(width=width)
+    console.print(build_stats_panel(make_stats(**changes)))
+    return console.export_text()
+
+
+def test_a_narrow_screen_keeps_every_number_whole_and_drops_bars_first():
+    for width in (60, 48):
+        shown = render_at(width)
+        for number in ("1,200", "2,500", "4,000", "12,345", "13,950"):
+            assert number in shown, (width, shown)
+        assert "…" not in line_with(shown, "tokens"), shown
+    assert "█" in render_at(60)  # shorter bars still fit at 60 columns
+    assert "█" not in render_at(48)  # at 48 they go, the numbers stay
 
 
 def test_stats_show_the_sessions_cache_read_share_of_all_input():

@@ -141,5 +141,23 @@ def test_a_finished_tool_shows_outcome_size_and_artifact_pointer():
     lines = console.export_text().splitlines()
     assert lines == [
         "╭─ read_file  path: src/app.py  offset: 0",
-        "╰─ ✓ read 120 lines · 4.2 KB · full output: artifact:s:out.txt:ab12",
+        "╰─ ✓ read 120 lines · 4.2 KB of output · full output: artifact:s:out.txt:ab12",
     ]
+
+
+def test_a_finished_tool_shows_the_first_lines_of_its_output_and_how_many_more():
+    console = make_console(width=200)
+    renderer = EventRenderer(console, live=False)
+    output = "Exit code: 0\n" + "\n".join(f"row {n}" for n in range(1, 10))
+    renderer.render(ToolStarted("t1", "bash", {"command": "seq"}))
+    renderer.render(ToolFinished("t1", "bash", False, "exit 0, 53 B", 66, None, output))
+    lines = console.export_text().splitlines()
+    assert lines[1:] == [
+        "│ row 1",
+        "│ row 2",
+        "│ row 3",
+        "│ row 4",
+        "│ … +5 lines (/last shows all)",
+        "╰─ ✓ exit 0, 53 B",  # the size is in the summary: not shown twice
+    ]
+    assert renderer.last_tool_result.output == output

@@ -79,8 +79,10 @@ def test_ctrl_c_at_the_permission_question_reaches_the_session():
 
 def test_the_refusing_asker_denies_and_says_why():
     console = make_console()
-    assert build_refusing_asker(console, "no terminal")(REQUEST) is PermissionDecision.DENY
-    assert "denied bash: no terminal; run with --yes" in console.export_text()
+    asker = build_refusing_asker(console, "no terminal")
+    assert asker(REQUEST) is PermissionDecision.DENY
+    assert "bash was not run: no terminal. Run again with --yes" in console.export_text()
+    assert asker.refused == ["bash"]
 
 
 def test_piped_input_drives_a_real_offline_session(isolated_home, tmp_path):

@@ -206,6 +206,32 @@ def test_a_new_fact_changes_only_the_newest_user_turn_not_the_cached_prefix(
     assert "the build uses make" not in json.dumps(messages)
 
 
+def test_toolbar_stats_and_context_show_one_figure_that_follows_the_durable_block(
+    server, workspace
+) -> None:
+    """Issue 12.3: one "how full" figure, calibrated by the API's count; a new fact moves
+    it at once, and looking at the facts does not move it."""
+    server.enqueue(Reply([text_block("Hello there.")]))
+    session = make_session(workspace, _provider(server))
+    drain(session.run_turn("hi"))
+    assert session.calibration is not None
+
+    def figures() -> tuple[int, int, int]:
+        return (
+            session.gauge().tokens,
+            session.stats().context_tokens,
+            session.context_preview().request_tokens,
+        )
+
+    before = figures()
+    assert len(set(before)) == 1, before
+    session.remember("the build uses make")
+    after_fact = session.gauge().tokens
+    assert after_fact > before[0]
+    session.resolve_sources()  # what /facts does
+    assert figures() == (after_fact, after_fact, after_fact)
+
+
 def _record_reported_usage(server) -> list[dict[str, int]]:
     """Wrap the fake's usage hook so the test sees every figure the API reported."""
     reported: list[dict[str, int]] = []

@@ -122,7 +122,7 @@ def test_the_stats_panel_shows_dollars_per_category_and_what_was_not_priced():
     assert "cost $0.0334 · input $0.0100 · output $0.0200 · cache write $0.0030" in shown
     assert "cache read $0.0004 · 2 requests not priced (claude-next-1: not in the model" in shown
     assert "not in agent-cli's model table: context window assumed 200,000" in shown
-    assert "free 187,655 of the 200,000-token window (94%)" in shown
+    assert "free 186,050 of the 200,000-token window (93%)" in shown
 
 
 def test_the_toolbar_shows_the_session_cost_only_when_it_could_be_priced():

@@ -41,7 +41,7 @@ def test_a_catastrophic_regex_returns_instead_of_hanging(workspace: Path):
 def test_grep_leaves_out_what_gitignore_ignores_and_the_git_folder(workspace: Path):
     outcome = make_toolbox(workspace).run("grep", {"pattern": "compact"})
     assert outcome.content.splitlines() == [
-        "1 matches in 1 files for /compact/ under .",
+        "1 match in 1 file for /compact/ under .",
         "agent_cli/core.py:1: def compact():",
     ]
 

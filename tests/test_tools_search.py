@@ -122,7 +122,7 @@ def test_grep_stops_at_the_match_cap_and_says_how_to_narrow(workspace: Path):
     assert len([line for line in lines if line.startswith("many.txt:")]) == 200
     assert "stopped at the cap of 200" in lines[0]
     assert "narrow the pattern" in lines[0]
-    assert outcome.summary == "200+ matches in 1 files"
+    assert outcome.summary == "200+ matches in 1 file"
 
 
 def test_grep_with_an_invalid_regex_explains_the_syntax_error(workspace: Path):
@@ -151,3 +151,10 @@ def test_grep_shortens_very_long_matching_lines(workspace: Path):
     match = outcome.content.splitlines()[1]
     assert match.endswith(" [...]")
     assert len(match) < 400
+
+
+def test_grep_counts_agree_in_number(tmp_path):
+    (tmp_path / "one.txt").write_text("needle\nhay\n", encoding="utf-8")
+    outcome = make_toolbox(tmp_path).run("grep", {"pattern": "needle"})
+    assert outcome.summary == "1 match in 1 file"
+    assert outcome.content.splitlines()[0].startswith("1 match in 1 file for /needle/")

@@ -20,6 +20,7 @@ The API key is kept private and redacted from every error detail.
 from __future__ import annotations
 
 import random
+import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Mapping
 from dataclasses import dataclass
@@ -32,6 +33,7 @@ from agent_cli.models import DEFAULT_MODEL, lookup_model
 from agent_cli.provider.base import ProviderEvent, Summarizer
 from agent_cli.provider.retry import backoff_delay, parse_retry_after, retry_limit
 from agent_cli.provider.stream_assembly import StreamFault, StreamTracker, build_model_response
+from agent_cli.provider.warm_up_stream import WARM_UP_EVENTS
 from agent_cli.provider.wire import build_wire_request
 
 DEFAULT_MAX_RETRIES = 4
@@ -156,6 +158,8 @@ class AnthropicProvider:
         self._sleep = sleep
         self._jitter = jitter
         self._client: Any = None
+        self._client_lock = threading.Lock()
+        self._warmed_up = False
 
     @property
     def context_window(self) -> int:
@@ -237,7 +241,24 @@ class AnthropicProvider:
             final = stream.get_final_message()
         return build_model_response(final, tracker)
 
+    def prepare(self) -> None:
+        """Import the SDK, build the client and let the SDK build its stream models now, so
+        the first request does not wait for them (the REPL calls this on a worker thread
+        once the prompt is drawn). Safe from any thread and more than once: the client is
+        built exactly once, and a request that comes meanwhile waits for all of it (the
+        models are not built by two threads at once)."""
+        with self._client_lock:
+            self._build_client_if_needed()
+            if not self._warmed_up:
+                warm_up_stream_parsing()
+                self._warmed_up = True
+
     def _ensure_client(self) -> Any:
+        with self._client_lock:
+            return self._build_client_if_needed()
+
+    def _build_client_if_needed(self) -> Any:
+        """The client, built on first use; the caller holds `_client_lock`."""
         if self._client is None:
             import anthropic
 
@@ -265,6 +286,32 @@ class AnthropicProvider:
             failure.retry_after,
             redact_secret(failure.detail, self._api_key),
         )
+
+
+def warm_up_stream_parsing() -> None:
+    """Let the SDK build its stream models now: pydantic builds their schemas on first use
+    (about 0.2 s, far more on a busy machine), which would otherwise land on the first
+    answer. It feeds a canned stream to the SDK's own accumulator, offline. The
+    accumulator is not public API: if it moved, nothing is warmed and nothing breaks."""
+    try:
+        accumulate_warm_up_stream()
+    except Exception:  # a warm-up only; the first request then pays the cost itself
+        return
+
+
+def accumulate_warm_up_stream() -> Any:
+    """The SDK's message snapshot of `WARM_UP_EVENTS` (raises if the SDK changed)."""
+    from anthropic.lib.streaming._messages import accumulate_event
+
+    snapshot: Any = None
+    buffers: dict[int, bytes] = {}
+    for event in WARM_UP_EVENTS:
+        snapshot = accumulate_event(
+            event=event,  # type: ignore[arg-type]  # raw dicts are what it parses
+            current_snapshot=snapshot,
+            json_bufs=buffers,
+        )
+    return snapshot
 
 
 def _read_events(stream: Any) -> Iterator[Any]:

@@ -23,7 +23,11 @@ from typing import Any
 from agent_cli.compaction.markers import is_summary_message
 from agent_cli.events import ModelRequest, ModelResponse, TextDelta, Usage
 from agent_cli.provider.base import ProviderEvent, Summarizer
-from agent_cli.provider.offline_answers import ToolResultView, render_results_answer
+from agent_cli.provider.offline_answers import (
+    ToolResultView,
+    quote_code,
+    render_results_answer,
+)
 from agent_cli.provider.offline_requests import (
     RequestPlan,
     build_request_plan,
@@ -40,6 +44,9 @@ _ACTIONS = {
     "grep": ("Searching for", "pattern"),
     "bash": ("Running", "command"),
     "write_file": ("Writing", "path"),
+    "edit_file": ("Editing", "path"),
+    "read_artifact": ("Reading the stored output", "pointer"),
+    "recall": ("Recalling", "pointer"),
 }
 _HELP_FORMS = (
     ("read_file", "read FILE (or open / show / cat FILE)"),
@@ -47,7 +54,16 @@ _HELP_FORMS = (
     ("grep", "grep PATTERN (or search for / find PATTERN)"),
     ("bash", "run COMMAND (or $ COMMAND)"),
     ("write_file", "write FILE: TEXT"),
+    ("edit_file", "edit FILE: OLD TEXT -> NEW TEXT"),
+    ("read_artifact", "read artifact:... (a saved big output, by its pointer)"),
+    ("recall", "recall transcript:... (something compaction removed, by its pointer)"),
 )
+
+
+def describe_request_forms(tools: set[str] | None = None) -> list[str]:
+    """The request forms the offline model understands (with `tools`, if given): what
+    its help reply and the REPL's /help list."""
+    return [form for tool, form in _HELP_FORMS if tools is None or tool in tools]
 
 
 class OfflineProvider:
@@ -132,7 +148,7 @@ def build_tool_calls(plan: RequestPlan, messages: Sequence[dict[str, Any]]) -> l
     for index, call in enumerate(plan.calls):
         verb, key = _ACTIONS.get(call.tool, ("Calling " + call.tool, ""))
         target = str(call.arguments.get(key, ""))
-        lead.append(f"{verb} `{' '.join(target.split())[:80]}`." if target else f"{verb}.")
+        lead.append(f"{verb} {quote_code(target, 80)}." if target else f"{verb}.")
         tool_use_id = build_tool_use_id(seed, index, taken)
         taken.add(tool_use_id)
         blocks.append(
@@ -159,7 +175,7 @@ def build_tool_use_id(seed: str, index: int, taken: set[Any]) -> str:
 
 def render_help(tools: set[str], unavailable: Sequence[str] = ()) -> str:
     """What the offline model is and the request forms it understands with these tools."""
-    forms = [form for tool, form in _HELP_FORMS if tool in tools]
+    forms = describe_request_forms(tools)
     lines = [
         "I am the offline demo model (offline-demo-1): a small deterministic stand-in "
         "that runs locally with no network. I am not Claude and I only understand a few "

@@ -19,7 +19,12 @@ from typing import Any
 _QUOTE_LIMIT = 100
 _NOTICE = re.compile(r"^\[.*\]$")
 _LINE_NUMBER = re.compile(r"^\s*\d+(?:\t|: |\| |│ ?|→)")
-_HEADING = re.compile(r"^#{1,6}\s+\S")
+_HEADING = re.compile(r"^#{1,6}\s+.*\w")  # "# ---" is a rule, not a heading
+# Files where "#" starts a comment, not a Markdown heading.
+_HASH_COMMENT_SUFFIXES = (
+    ".py", ".sh", ".bash", ".toml", ".yaml", ".yml", ".cfg", ".ini", ".rb", ".pl", ".r",
+    ".conf", ".mk", ".dockerfile", ".env", ".gitignore",
+)  # fmt: skip
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _TOTAL_OF = re.compile(r"\bof\s+([\d,]+)\b")
 _TOTAL_LINES = re.compile(r"\b([\d,]+)\s+lines?\b")
@@ -64,6 +69,8 @@ def describe_result(result: ToolResultView, asks_heading: bool = False) -> str:
         "grep": lambda args, text: describe_search(args.get("pattern", ""), text),
         "bash": lambda args, text: describe_command(args.get("command", ""), text),
         "write_file": lambda args, text: describe_write(args.get("path", ""), text),
+        "edit_file": lambda args, text: describe_edit(args.get("path", ""), text),
+        "read_artifact": lambda args, text: describe_artifact_part(text),
     }
     describer = describers.get(result.tool)
     sentence = (
@@ -72,7 +79,9 @@ def describe_result(result: ToolResultView, asks_heading: bool = False) -> str:
         else describe_other(result.tool, result.text)
     )
     pointer = _POINTER.search(result.text)
-    return f"{sentence} The full output is saved as `{pointer.group(0)}`." if pointer else sentence
+    if pointer is None or result.tool == "read_artifact":
+        return sentence
+    return f"{sentence} The full output is saved as `{pointer.group(0)}`; ask me to read it."
 
 
 def describe_read(path: str, text: str, asks_heading: bool = False) -> str:
@@ -85,12 +94,12 @@ def describe_read(path: str, text: str, asks_heading: bool = False) -> str:
     name = path or "The file"
     if total == 0 or not any(ln.strip() for ln in body):
         return f"{name} is empty." if total == 0 else f"{name} has {_plural(total, 'line')}."
-    heading = find_first_heading(body)
+    heading = None if _uses_hash_comments(path) else find_first_heading(body)
     if heading is not None:
         return f"{name} has {_plural(total, 'line')}. Its first heading is {_quote(heading)}."
     first = next(ln for ln in body if ln.strip())
     lead = "It has no Markdown heading; its first line is" if asks_heading else "Its first line is"
-    return f"{name} has {_plural(total, 'line')}. {lead} {_quote(first)}."
+    return _sentence(f"{name} has {_plural(total, 'line')}. {lead} {_quote(first)}")
 
 
 def describe_listing(path: str, text: str) -> str:
@@ -118,15 +127,15 @@ def describe_search(pattern: str, text: str) -> str:
     if not matches:
         if not lines or total == 0 or any("no match" in ln.lower() for ln in lines):
             return f"No matches for {_quote(pattern)}."
-        return (
+        return _sentence(
             f"The search for {_quote(pattern)} returned {_plural(len(lines), 'line')}; "
-            f"the first is {_quote(lines[0])}."
+            f"the first is {_quote(lines[0])}"
         )
     total = len(matches) if total is None else total
     first = matches[0]
-    return (
+    return _sentence(
         f"{_quote(pattern)} matched {_plural(total, 'line')}; the first is in "
-        f"{first.group(1)}:{first.group(2)}: {_quote(first.group(3).strip())}."
+        f"{first.group(1)}:{first.group(2)}: {_quote(first.group(3).strip())}"
     )
 
 
@@ -149,13 +158,42 @@ def describe_command(command: str, text: str) -> str:
         done = f"exited with code {found[1].group(1)}" if found else "finished"
     if not output:
         return f"{_quote(command)} {done} and printed nothing."
-    return f"{_quote(command)} {done}; its first output line is {_quote(output[0])}."
+    return _sentence(f"{_quote(command)} {done}; its first output line is {_quote(output[0])}")
 
 
 def describe_write(path: str, text: str) -> str:
-    """'<path> was written: `<first line of the result>`.'"""
+    """'<path> was written: `<first line of the result>`'."""
     first = _first_line(text)
-    return f"{path or 'The file'} was written" + (f": {_quote(first)}." if first else ".")
+    return _sentence(f"{path or 'The file'} was written" + (f": {_quote(first)}" if first else ""))
+
+
+_BYTE_RANGE = re.compile(r"\(bytes (\d+)-(\d+)\)")
+_CONTINUE_AT = re.compile(r"continue with offset=(\d+)")
+
+
+def describe_artifact_part(text: str) -> str:
+    """'Bytes 0-16383 of the stored output start with `...`; more follows from 16384.'"""
+    lines = text.splitlines()
+    span = _BYTE_RANGE.search(lines[0]) if lines else None
+    body = [ln for ln in lines[1:] if ln.strip() and not _NOTICE.match(ln)]
+    if span:
+        where, verb, empty = (
+            f"Bytes {span.group(1)}-{span.group(2)} of the stored output",
+            "start",
+            "are",
+        )
+    else:
+        where, verb, empty = "The stored output", "starts", "is"
+    first = f" {verb} with {_quote(body[0])}" if body else f" {empty} empty"
+    more = _CONTINUE_AT.search(text)
+    rest = f"; more follows from byte {more.group(1)}" if more else "; that is the end of it"
+    return _sentence(where + first + rest)
+
+
+def describe_edit(path: str, text: str) -> str:
+    """'<path> was edited: `<first line of the result>`'."""
+    first = _first_line(text)
+    return _sentence(f"{path or 'The file'} was edited" + (f": {_quote(first)}" if first else ""))
 
 
 def describe_error(tool: str, arguments: dict[str, Any], text: str) -> str:
@@ -166,7 +204,9 @@ def describe_error(tool: str, arguments: dict[str, Any], text: str) -> str:
     subject = f"{tool or 'The tool'} on {_quote(target)}" if target else (tool or "The tool")
     first = _first_line(text)
     return (
-        f"{subject} failed: {_quote(first)}." if first else f"{subject} failed without a message."
+        _sentence(f"{subject} failed: {_quote(first)}")
+        if first
+        else (f"{subject} failed without a message.")
     )
 
 
@@ -175,9 +215,9 @@ def describe_other(tool: str, text: str) -> str:
     lines = [ln for ln in text.splitlines() if ln.strip()]
     if not lines:
         return f"{tool or 'The tool'} returned nothing."
-    return (
+    return _sentence(
         f"{tool or 'The tool'} returned {_plural(len(lines), 'line')}; the first is "
-        f"{_quote(lines[0])}."
+        f"{_quote(lines[0])}"
     )
 
 
@@ -233,6 +273,25 @@ def _first_line(text: str) -> str:
 
 def _plural(count: int, singular: str, plural: str | None = None) -> str:
     return f"{count} {singular if count == 1 else (plural or singular + 's')}"
+
+
+def _sentence(text: str) -> str:
+    """`text` ended with one full stop: none added after a quote that already ends a
+    sentence (`...list_dir.` rather than `...list_dir.`.)."""
+    if text.endswith(("`.", "`!", "`?")) or re.search(r"[.!?]`$", text) or text.endswith("."):
+        return text
+    return text + "."
+
+
+def _uses_hash_comments(path: str) -> bool:
+    name = path.lower().rsplit("/", 1)[-1]
+    return name.endswith(_HASH_COMMENT_SUFFIXES) or name in ("makefile", "dockerfile")
+
+
+def quote_code(text: str, limit: int = _QUOTE_LIMIT) -> str:
+    """`text` as inline code on one line, cut at `limit` characters (public for the
+    offline model's lead sentences)."""
+    return _quote(text, limit)
 
 
 def _quote(text: str, limit: int = _QUOTE_LIMIT) -> str:

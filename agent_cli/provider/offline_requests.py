@@ -8,6 +8,9 @@ by "and" (or a comma) and maps each to at most one tool call:
     grep P | search [for] P | find P -> grep {"pattern": P}
     run CMD | $ CMD           -> bash {"command": CMD}
     write X: TEXT             -> write_file {"path": X, "content": TEXT}
+    edit X: OLD -> NEW        -> edit_file {"path": X, "old_string": OLD, "new_string": NEW}
+    read artifact:...         -> read_artifact {"pointer": "artifact:..."}
+    recall POINTER            -> recall {"pointer": POINTER}
 
 A request naming a tool the caller did not advertise is reported in `unavailable`, never
 called. Parts that are not tool requests ("tell me its first heading") are kept as
@@ -21,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-_TOOL_VERBS = r"read|open|show|cat|view|list|ls|grep|search|find|run|execute|write"
+_TOOL_VERBS = r"read|open|show|cat|view|list|ls|grep|search|find|run|execute|write|edit|recall"
 _QUESTION_VERBS = r"tell|what|which|how|give|say|summari[sz]e|explain|count|describe"
 # Split only before something that starts a new request, so "write a.txt: salt and
 # pepper" or "run echo this and that" keep their free text whole.
@@ -40,6 +43,9 @@ _LIST = re.compile(
 _GREP = re.compile(r"(?:grep|search\s+for|search|find)\s+(.+)", re.IGNORECASE)
 _RUN = re.compile(r"(?:(?:run|execute)\s+|\$\s*)(.+)", re.IGNORECASE | re.DOTALL)
 _WRITE = re.compile(rf"write\s+(?:to\s+)?{_TOKEN}\s*:\s?(.*)", re.IGNORECASE | re.DOTALL)
+_EDIT = re.compile(rf"edit\s+{_TOKEN}\s*:\s?(.*?)\s+->\s+(.*)", re.IGNORECASE | re.DOTALL)
+_RECALL = re.compile(r"recall\s+(\S+)", re.IGNORECASE)
+_ARTIFACT = re.compile(r"(?:read|open|show|cat|view)\s+(artifact:\S+)", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -86,6 +92,19 @@ def parse_request(part: str) -> PlannedCall | None:
     text = part.strip()
     if match := _RUN.fullmatch(text):
         return PlannedCall("bash", {"command": match.group(1).strip()})
+    if match := _EDIT.fullmatch(text):
+        return PlannedCall(
+            "edit_file",
+            {
+                "path": _clean_token(match.group(1)),
+                "old_string": match.group(2),
+                "new_string": match.group(3),
+            },
+        )
+    if match := _RECALL.fullmatch(text):
+        return PlannedCall("recall", {"pointer": _clean_token(match.group(1))})
+    if match := _ARTIFACT.fullmatch(text.rstrip(".")):
+        return PlannedCall("read_artifact", {"pointer": match.group(1)})
     if match := _WRITE.fullmatch(text):
         content = match.group(2)
         content = content if content.endswith("\n") else content + "\n"

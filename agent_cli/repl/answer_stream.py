@@ -180,6 +180,12 @@ class AnswerStream:
         self._ends_with_newline = True
 
 
+def warm_up_answer_rendering() -> None:
+    """Import what the first answer's Markdown needs (markdown-it and its plugins take a
+    moment), so that cost is paid on a worker thread while the user types."""
+    _markdown("warm *up*")
+
+
 def _markdown(text: str) -> DefusedRenderable:
     """The answer as Markdown (imported late: markdown-it costs time at start-up).
 

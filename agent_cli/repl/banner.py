@@ -2,7 +2,8 @@
 
 Contract: `build_banner(session, offline_fallback=..., resumed=...)` returns the lines
 shown when a session opens. On the offline model it says plainly that this is the
-offline demo model and how to switch to Claude.
+offline demo model, how to switch to Claude, and when compaction fires (the small demo
+thresholds, unless the user set others).
 """
 
 from __future__ import annotations
@@ -30,7 +31,22 @@ def describe_offline(offline_fallback: bool) -> str:
     return "This is the offline demo model (chosen with --provider or the config file)."
 
 
-def build_banner(session: Any, *, offline_fallback: bool, resumed: bool) -> Group:
+def describe_thresholds(policy: Any, *, demo: bool) -> str:
+    """When compaction fires; on the demo thresholds, why they are small and how to change them."""
+    text = (
+        f"Compaction starts at {policy.soft_threshold:,} tokens (hard limit {policy.hard_limit:,})"
+    )
+    if demo:
+        text += (
+            ": demo thresholds, so that reading a few files shows every layer fire "
+            "(--soft-threshold, --hard-limit or config.toml set others)"
+        )
+    return text + "."
+
+
+def build_banner(
+    session: Any, *, offline_fallback: bool, resumed: bool, demo_thresholds: bool = False
+) -> Group:
     provider = session.provider
     lines = [
         Text.assemble(
@@ -44,6 +60,9 @@ def build_banner(session: Any, *, offline_fallback: bool, resumed: bool) -> Grou
     if provider.name == "offline":
         lines.append(Text(describe_offline(offline_fallback), style="yellow"))
         lines.append(Text(CLAUDE_HOW_TO, style="yellow"))
+        policy = getattr(session, "policy", None)
+        if policy is not None:
+            lines.append(Text(describe_thresholds(policy, demo=demo_thresholds), style="cyan"))
     lines.append(Text(f"workspace {clip_line(str(session.workspace), 300)}"))
     found = getattr(session, "project_instructions", None)
     if found is not None and found.text:

@@ -19,7 +19,9 @@ from rich.text import Text
 
 from agent_cli.errors import CommandUsageError, UnknownCommand
 from agent_cli.repl import model_views, views
+from agent_cli.repl.plain_words import normalize_item_id
 from agent_cli.repl.safe_text import clip_line
+from agent_cli.repl.session_commands import run_sessions_command
 from agent_cli.repl.stats_panel import build_stats_panel, render_stats_json
 
 BARE_COMMAND_LINES = {"stats": ("/stats", ""), "stats --json": ("/stats", "--json")}
@@ -36,6 +38,8 @@ class CommandContext(Protocol):
     def write_plain(self, text: str) -> None: ...
     def switch_session(self, resume: str | None) -> None: ...
     def list_sessions(self) -> list[Any]: ...
+    def delete_sessions(self, session_ids: list[str]) -> list[str]: ...
+    def last_tool_result(self) -> Any: ...
     def request_quit(self) -> None: ...
 
 
@@ -67,8 +71,21 @@ def message_text(line: str) -> str:
 def run_command(context: CommandContext, name: str, args: str) -> None:
     command = COMMANDS.get(ALIASES.get(name, name))
     if command is None:
-        raise UnknownCommand(name)
+        raise UnknownCommand(name, suggest_command(name))
     command.run(context, args)
+
+
+def suggest_command(name: str) -> str | None:
+    """The known command nearest to a mistyped `name` (`/stat` -> `/stats`), if any."""
+    import difflib
+
+    known = [*COMMANDS, *ALIASES]
+    typed = name if name.startswith("/") else "/" + name
+    prefixed = [candidate for candidate in COMMANDS if candidate.startswith(typed)]
+    if len(prefixed) == 1:
+        return prefixed[0]
+    close = difflib.get_close_matches(typed, known, n=1, cutoff=0.75)
+    return ALIASES.get(close[0], close[0]) if close else None
 
 
 def usage_of(name: str) -> str | None:
@@ -109,8 +126,22 @@ def _say(context: CommandContext, text: str, style: str = "green") -> None:
 def _help(context: CommandContext, args: str) -> None:
     _require_no_args("/help", args)
     context.console.print(
-        views.build_help_view((command.usage, command.summary) for command in COMMANDS.values())
+        views.build_help_view(
+            ((command.usage, command.summary) for command in COMMANDS.values()),
+            model_requests=_offline_request_forms(context.session),
+        )
     )
+
+
+def _offline_request_forms(session: Any) -> list[str]:
+    """On the offline demo model, the requests it understands (it knows only a few)."""
+    if getattr(session.provider, "name", None) != "offline":
+        return []
+    from agent_cli.provider.offline import describe_request_forms
+
+    toolbox = getattr(session, "toolbox", None)
+    tools = {str(schema.get("name")) for schema in toolbox.schemas()} if toolbox else None
+    return describe_request_forms(tools)
 
 
 def _stats(context: CommandContext, args: str) -> None:
@@ -151,9 +182,16 @@ def _todo(context: CommandContext, args: str) -> None:
 
 
 def _done(context: CommandContext, args: str) -> None:
-    item_id = _require_one_id("/done", args)
+    item_id = normalize_item_id(_require_one_id("/done", args))
     context.session.mark_done(item_id)
     _say(context, f"{clip_line(item_id, 40)} is done")
+
+
+def _forget(context: CommandContext, args: str) -> None:
+    raw = _require_one_id("/forget", args)
+    item_id = raw if raw.isdigit() else normalize_item_id(raw)  # a bare 3: fact or todo?
+    context.session.forget(item_id)
+    _say(context, f"forgot {clip_line(item_id, 40)}: it is no longer in the durable state")
 
 
 def _block(context: CommandContext, args: str) -> None:
@@ -162,7 +200,7 @@ def _block(context: CommandContext, args: str) -> None:
         raise CommandUsageError("/block", "missing_argument")
     if len(parts) < 2:
         raise CommandUsageError("/block", "missing_reason")
-    item_id, reason = parts[0], parts[1].strip()
+    item_id, reason = normalize_item_id(parts[0]), parts[1].strip()
     context.session.mark_blocked(item_id, reason)
     _say(context, f"{clip_line(item_id, 40)} is blocked: {clip_line(reason, 160)}", "yellow")
 
@@ -183,11 +221,9 @@ def _expand(context: CommandContext, args: str) -> None:
     context.console.print(views.build_expansion_view(context.session.expand(pointer)))
 
 
-def _sessions(context: CommandContext, args: str) -> None:
-    _require_no_args("/sessions", args)
-    context.console.print(
-        views.build_sessions_view(context.list_sessions(), context.session.session_id)
-    )
+def _last(context: CommandContext, args: str) -> None:
+    _require_no_args("/last", args)
+    context.console.print(views.build_last_result_view(context.last_tool_result()))
 
 
 def _resume(context: CommandContext, args: str) -> None:
@@ -252,11 +288,15 @@ COMMANDS: dict[str, Command] = {
         Command("/todo", "/todo <text>", "add a pending item to the durable state", _todo),
         Command("/done", "/done <id>", "mark a pending item done", _done),
         Command("/block", "/block <id> <reason>", "mark a pending item blocked, with why", _block),
+        Command(
+            "/forget", "/forget <id>", "drop a fact (F1) or pending item (T1) for good", _forget
+        ),
         Command("/facts", "/facts", "the durable state, with each source's status now", _facts),
         Command("/sources", "/sources", "resolve every source pointer now, with reasons", _sources),
         Command(
             "/expand", "/expand <pointer>", "show the record or artifact behind a pointer", _expand
         ),
+        Command("/last", "/last", "the last tool call's whole output", _last),
         Command(
             "/model",
             "/model [id]",
@@ -269,7 +309,12 @@ COMMANDS: dict[str, Command] = {
             "read AGENTS.md (or CLAUDE.md) again for the next requests",
             _reload,
         ),
-        Command("/sessions", "/sessions", "list saved sessions", _sessions),
+        Command(
+            "/sessions",
+            "/sessions [delete <id>... | delete --older-than <days>]",
+            "list saved sessions (first request, turns, tokens), or delete some",
+            run_sessions_command,
+        ),
         Command("/resume", "/resume <id>", "switch to a saved session", _resume),
         Command("/new", "/new", "start a fresh session (this one stays on disk)", _new),
         Command("/quit", "/quit", "leave (Ctrl-D does the same)", _quit),

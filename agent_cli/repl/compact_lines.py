@@ -34,6 +34,8 @@ def describe_layer_effect(line: LayerLine) -> str:
     if line.layer == "L2":
         return plural(line.interactions_removed, "repeated read") + " dropped"
     if line.layer == "L3":
+        if not line.interactions_removed:
+            return f"{plural(line.messages_removed, 'message')} pruned"
         return (
             f"{plural(line.messages_removed, 'message')}, "
             f"{plural(line.interactions_removed, 'interaction')} pruned"

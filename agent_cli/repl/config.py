@@ -41,6 +41,12 @@ POLICY_FIELDS = {
     "summary_keep_recent": "summary_keep_recent",
 }
 BUILT_IN = "built-in default"
+# On the offline demo model, thresholds small enough that reading a few files shows every
+# layer fire (the built-in 80k would never be reached in a demo). Flags and the config
+# file still win, key by key.
+# Keeping the last 10 messages (2.5 file reads) lets L3 fall short, so L4 shows too.
+DEMO_THRESHOLDS = {"soft_threshold": 3_000, "hard_limit": 60_000, "keep_recent": 10}
+DEMO_ORIGIN = "offline demo default"
 
 
 @dataclass(frozen=True)
@@ -147,15 +153,58 @@ def resolve_settings(
     return Settings(**merged, origins=origins)
 
 
+def with_demo_thresholds(settings: Settings) -> Settings:
+    """`settings` with `DEMO_THRESHOLDS` for every threshold the user left unset (only
+    for the offline model; the caller decides that). A user's soft threshold above the
+    demo hard limit takes the built-in hard limit instead, so the pair stays valid."""
+    import dataclasses
+
+    values: dict[str, Any] = {
+        key: value for key, value in DEMO_THRESHOLDS.items() if getattr(settings, key) is None
+    }
+    if "hard_limit" in values and (settings.soft_threshold or 0) >= values["hard_limit"]:
+        del values["hard_limit"]
+    origins = {**settings.origins, **dict.fromkeys(values, DEMO_ORIGIN)}
+    return dataclasses.replace(settings, **values, origins=origins)
+
+
+def uses_demo_thresholds(settings: Settings) -> bool:
+    return DEMO_ORIGIN in settings.origins.values()
+
+
 def build_policy(settings: Settings) -> Any:
     """The CompactionPolicy for `settings`; an inconsistent one raises `ConfigError`."""
     from agent_cli.compaction import CompactionPolicy
 
+    overrides = settings.policy_overrides()
     try:
-        return CompactionPolicy(**settings.policy_overrides())
+        return CompactionPolicy(**overrides)
     except PolicyError as exc:
+        if exc.field == "soft_threshold" and "hard_limit" in exc.reason:
+            raise _thresholds_out_of_order(settings, CompactionPolicy) from None
         key = _config_key_for_policy_field(exc.field)
         raise ConfigError(key, exc.reason, source=settings.origins.get(key, BUILT_IN)) from None
+
+
+def _thresholds_out_of_order(settings: Settings, policy_type: Any) -> ConfigError:
+    """Soft at or over hard: name both values and where each came from, keyed on the one
+    the user set (the hard limit when both were)."""
+    defaults = policy_type.__dataclass_fields__
+    soft = settings.soft_threshold or defaults["soft_threshold"].default
+    hard = settings.hard_limit or defaults["hard_limit"].default
+    soft_origin = settings.origins.get("soft_threshold", BUILT_IN)
+    hard_origin = settings.origins.get("hard_limit", BUILT_IN)
+    if hard_origin in (BUILT_IN, DEMO_ORIGIN):
+        reason = (
+            f"the soft threshold {soft:,} must be below the hard limit {hard:,} "
+            f"({hard_origin}); lower --soft-threshold below {hard:,} or raise --hard-limit"
+        )
+        return ConfigError("soft_threshold", reason, source=soft_origin)
+    reason = (
+        f"the hard limit {hard:,} must be above the soft threshold {soft:,} "
+        f"({soft_origin}); raise --hard-limit above {soft:,} or lower --soft-threshold"
+    )
+    return ConfigError("hard_limit", reason, source=hard_origin)
 
 
 def _config_key_for_policy_field(policy_field: str) -> str:

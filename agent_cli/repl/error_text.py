@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_cli import errors as e
+from agent_cli.repl.plain_words import explain_pending_reason
 from agent_cli.repl.safe_text import clip_line
 
 USAGE_EXIT = 2
@@ -24,6 +25,8 @@ _USAGE_REASONS = {
     "missing_reason": "needs a reason after the id",
     "bad_option": "unknown option",
     "already_current": "that session is already open here",
+    "current_session": "the open session cannot be deleted; /new or /resume another first",
+    "bad_days": "give a whole number of days, e.g. delete --older-than 30",
 }
 
 
@@ -129,14 +132,21 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         f"bad pointer ({_c(exc.reason)}): expected transcript:<session>:<sequence> or "
         "artifact:<session>:<file>:<sha256 prefix>"
     ),
-    e.PendingTransitionError: lambda exc: (
-        f"cannot change that pending item ({_c(exc.field)}: {_c(exc.reason)}); /facts "
-        "shows where each item stands"
+    e.PendingTransitionError: lambda exc: explain_pending_reason(
+        exc.reason, getattr(exc, "item_id", None)
+    ),
+    e.DurableItemNotFound: lambda exc: (
+        f"there is no fact or pending item {_c(exc.item_id, 40)}; /facts lists them "
+        "(F1, F2, ... and T1, T2, ...)"
     ),
     e.DurableStateError: lambda exc: (
         f"durable state refused it ({_c(exc.field)}: {_c(exc.reason)})"
     ),
-    e.UnknownCommand: lambda exc: f"unknown command {_c(exc.name, 40)}: /help lists the commands",
+    e.UnknownCommand: lambda exc: (
+        f"unknown command {_c(exc.name, 40)}: "
+        + (f"did you mean {_c(exc.suggestion, 40)}? " if getattr(exc, "suggestion", None) else "")
+        + "/help lists the commands"
+    ),
     e.CommandUsageError: lambda exc: (
         f"{_c(exc.command, 40)}: {_USAGE_REASONS.get(exc.reason, _c(exc.reason))}"
     ),

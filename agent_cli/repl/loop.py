@@ -18,12 +18,14 @@ from rich.console import Console
 from rich.text import Text
 
 from agent_cli.errors import AgentCliError, CommandUsageError
-from agent_cli.repl.background import BackgroundMeasure
+from agent_cli.repl.answer_stream import warm_up_answer_rendering
+from agent_cli.repl.background import BackgroundMeasure, DeferredWork
 from agent_cli.repl.banner import build_banner, build_goodbye
 from agent_cli.repl.commands import message_text, run_command, split_command, usage_of
 from agent_cli.repl.error_text import describe_error
 from agent_cli.repl.render import EventRenderer, build_error_text
 from agent_cli.repl.safe_text import clip_line
+from agent_cli.repl.session_views import build_exchanges_view
 from agent_cli.repl.turns import drive_events
 from agent_cli.repl.wiring import SessionBackend
 
@@ -41,6 +43,7 @@ class Repl:
         live: bool,
         offline_fallback: bool,
         resumed: bool = False,
+        demo_thresholds: bool = False,
     ) -> None:
         self.session = session
         self.console = console
@@ -48,12 +51,16 @@ class Repl:
         self._reader = reader
         self._renderer = EventRenderer(console, live=live)
         self._offline_fallback = offline_fallback
+        self._demo_thresholds = demo_thresholds
         self._resumed = resumed
         self._quit_requested = False
+        self.provider_preparation: DeferredWork[None] | None = None
+        self._watch_tools(session)
 
     def run(self) -> int:
         try:
             self._print_banner(resumed=self._resumed)
+            self._prepare_provider()
             while not self._quit_requested:
                 try:
                     line = self._read_line()
@@ -103,11 +110,22 @@ class Repl:
         """Open the other session first; the current one closes only once that worked."""
         new_session = self._backend.open_session(resume)
         old_session, self.session = self.session, new_session
+        self._watch_tools(new_session)
         self._close(old_session)
         self._print_banner(resumed=resume is not None)
 
     def list_sessions(self) -> list[Any]:
         return self._backend.list_sessions(False)
+
+    def delete_sessions(self, session_ids: list[str]) -> list[str]:
+        delete = self._backend.delete_sessions
+        if delete is None:
+            return []
+        return delete(session_ids)
+
+    def last_tool_result(self) -> Any:
+        """The newest finished tool call shown (a `ToolFinished`), or None."""
+        return self._renderer.last_tool_result
 
     def request_quit(self) -> None:
         self._quit_requested = True
@@ -134,14 +152,42 @@ class Repl:
         finally:
             _wait_through_interrupts(measure)
 
+    def _prepare_provider(self) -> None:
+        """Build the provider's client (the SDK import takes a second or more) on a worker
+        thread while the user types, so the first turn is as quick as the second. A
+        failure there is left for the first request to meet and report."""
+        prepare = getattr(self.session.provider, "prepare", None)
+
+        def prepare_first_turn() -> None:
+            warm_up_answer_rendering()
+            if prepare is not None:
+                prepare()
+
+        self.provider_preparation = DeferredWork(prepare_first_turn, name="agent-cli-provider")
+        self.provider_preparation.start()
+
+    def _watch_tools(self, session: Any) -> None:
+        """Let the renderer show a running command's output live (sessions that can)."""
+        watch = getattr(session, "watch_tool_output", None)
+        if watch is not None:
+            watch(self._renderer.watch_tool_output)
+
     def _print_banner(self, *, resumed: bool) -> None:
         """The greeting, then what the session found while opening (e.g. damaged memory)."""
         self.console.print(
-            build_banner(self.session, offline_fallback=self._offline_fallback, resumed=resumed),
+            build_banner(
+                self.session,
+                offline_fallback=self._offline_fallback,
+                resumed=resumed,
+                demo_thresholds=self._demo_thresholds,
+            ),
             soft_wrap=True,  # paths stay whole, for copy and paste
         )
         for notice in getattr(self.session, "startup_notices", ()):
             self._renderer.render(notice)
+        recent = getattr(self.session, "recent_exchanges", None)
+        if resumed and recent is not None:
+            self.console.print(build_exchanges_view(recent()), soft_wrap=True)
 
     def _close_current(self) -> None:
         if self._close(self.session):

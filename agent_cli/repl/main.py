@@ -2,7 +2,8 @@
 
 Contract: `main(argv)` returns the exit code and never raises for a typed error: 0 ok,
 1 a failure (a `-p` turn that failed, a store that could not be used), 2 bad usage or
-configuration, 3 a `-p` request blocked by the hard limit, 130 cancelled with Ctrl-C.
+configuration, 3 a `-p` request blocked by the hard limit, 4 a `-p` turn that needed a
+permission nobody could give (run it with --yes), 130 cancelled with Ctrl-C.
 
 Start-up speed: at import this module loads only the standard library and the argument
 parser, so `--help` and `--version` answer at once; rich, prompt_toolkit, the session,
@@ -28,6 +29,7 @@ from agent_cli.errors import AgentCliError, TerminationRequested
 from agent_cli.repl.args import ArgumentsExit, parse_args
 
 INTERRUPTED_EXIT = 130
+PERMISSION_NEEDED_EXIT = 4
 
 
 def main(
@@ -91,9 +93,12 @@ def _run(
     from functools import partial
 
     from agent_cli.repl import startup, wiring
+    from agent_cli.repl.config import with_demo_thresholds
 
     paths = paths if paths is not None else wiring.resolve_paths(env)
     settings = startup.load_settings(args, paths.config_file)
+    if wiring.choose_provider_name(settings, env) == "offline":
+        settings = with_demo_thresholds(settings)
     workspace = startup.resolve_workspace(args.workspace)
     factory = backend_factory or partial(
         wiring.build_backend, paths=paths, env=env, workspace=workspace
@@ -127,17 +132,20 @@ def _run_print_mode(
 
     prompt_text = startup.read_print_prompt(args.print_prompt, stdin)
     diagnostics = startup.make_console(stderr, stderr=True)
-    asker = wiring.build_refusing_asker(diagnostics, "-p mode cannot ask for permission")
+    asker = wiring.build_refusing_asker(diagnostics, "-p cannot ask for permission")
     backend = factory(settings, asker)
     session, _ = startup.open_first_session(
         args, backend, diagnostics.print, list_when_resuming=False
     )
     try:
-        return run_print_turn(
+        code = run_print_turn(
             session, prompt_text, stdout or sys.stdout, EventRenderer(diagnostics, live=False)
         )
     finally:
         session.close()
+    if code == 0 and asker.refused:
+        return PERMISSION_NEEDED_EXIT
+    return code
 
 
 def _run_interactive(
@@ -168,6 +176,7 @@ def _run_interactive(
         prompt_reader = PromptReader(paths.history_file, _command_summaries)
 
     def open_repl() -> tuple[Any, list[Any]]:
+        from agent_cli.repl.config import uses_demo_thresholds
         from agent_cli.repl.loop import Repl
 
         console = startup.make_console(stdout)
@@ -185,6 +194,7 @@ def _run_interactive(
             live=console.is_terminal,
             offline_fallback=offline_fallback,
             resumed=resumed,
+            demo_thresholds=uses_demo_thresholds(settings),
         )
         return repl, said
 
@@ -208,13 +218,17 @@ def _build_input(
 
     from rich.text import Text
 
+    from agent_cli.repl.paste import describe_paste, is_long_paste
     from agent_cli.repl.plain_input import ECHO_MARK, PlainLineReader
     from agent_cli.repl.safe_text import sanitize_text
 
     def echo(line: str) -> None:
-        console.print(Text(ECHO_MARK + sanitize_text(line), style="bold"), soft_wrap=True)
+        shown = describe_paste(line) if is_long_paste(line) else sanitize_text(line)
+        console.print(Text(ECHO_MARK + shown, style="bold"), soft_wrap=True)
 
-    refuse = wiring.build_refusing_asker(console, "stdin is not a terminal, so no one can answer")
+    refuse = wiring.build_refusing_asker(
+        console, "stdin is not a terminal, so no one can be asked for permission"
+    )
     return PlainLineReader(stdin, echo=echo), refuse
 
 

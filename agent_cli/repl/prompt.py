@@ -8,7 +8,8 @@ opening) runs, then takes it off the screen; the next `read_line` carries on wit
 was typed meanwhile, and a line already sent is returned by it (see `early_prompt`).
 Enter sends; Alt+Enter (terminals send it as Esc Enter, so both work) inserts a new
 line. Ctrl-C raises `KeyboardInterrupt` (the loop clears the line and prompts again);
-Ctrl-D on an empty line raises `EOFError`.
+Ctrl-D on an empty line raises `EOFError`. A long paste shows as one placeholder
+(`paste`) and is sent whole.
 History lives in the state folder's history file. Only imported when stdin is a
 terminal: prompt_toolkit does not read piped input properly, and it costs start-up time.
 The prompt runs inside `patch_stdout(raw=True)` so output written while it is shown
@@ -27,12 +28,14 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import FormattedText
 from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import is_dumb_terminal
 
 from agent_cli.repl.background import DeferredWork
 from agent_cli.repl.early_prompt import PendingInput, replay, show_until_done
+from agent_cli.repl.paste import PastedText
 from agent_cli.repl.safe_text import clip_line
 
 PROMPT_TEXT = "› "
@@ -80,12 +83,20 @@ def build_toolbar(gauge: Any) -> FormattedText:
     )
 
 
-def build_key_bindings() -> KeyBindings:
+def build_key_bindings(pastes: PastedText | None = None) -> KeyBindings:
     bindings = KeyBindings()
 
     @bindings.add("escape", "enter")
     def _insert_newline(event: Any) -> None:
         event.current_buffer.insert_text("\n")
+
+    if pastes is not None:
+
+        @bindings.add(Keys.BracketedPaste)
+        def _paste(event: Any) -> None:
+            """A long paste goes in as one placeholder; `read_line` sends the whole text."""
+            data = event.data.replace("\r\n", "\n").replace("\r", "\n")
+            event.current_buffer.insert_text(pastes.collapse(data))
 
     return bindings
 
@@ -138,10 +149,11 @@ class PromptReader:
         self._gauge_source: Callable[[], Any] = lambda: None
         self._pending: PendingInput | None = None
         self._terminal = {"input": terminal_input, "output": terminal_output}
+        self._pastes = PastedText()
         self._session: PromptSession[str] = PromptSession(
             **self._terminal,
             history=FileHistory(str(history_file)),
-            key_bindings=build_key_bindings(),
+            key_bindings=build_key_bindings(self._pastes),
             completer=SlashCommandCompleter(commands),
             complete_while_typing=True,
             bottom_toolbar=lambda: build_toolbar(self._gauge_source()),
@@ -154,9 +166,11 @@ class PromptReader:
         app = self._session.app
         with patch_stdout(raw=True):
             if pending is None:
-                return self._session.prompt(PROMPT_TEXT)
-            return self._session.prompt(
-                PROMPT_TEXT, default=pending.document, pre_run=replay(pending, app)
+                return self._pastes.expand(self._session.prompt(PROMPT_TEXT))
+            return self._pastes.expand(
+                self._session.prompt(
+                    PROMPT_TEXT, default=pending.document, pre_run=replay(pending, app)
+                )
             )
 
     def show_while(self, work: DeferredWork[Any]) -> None:

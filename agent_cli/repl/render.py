@@ -35,8 +35,10 @@ from agent_cli.repl.compact_lines import (
     format_skipped,
 )
 from agent_cli.repl.safe_text import COMPACT_TAG, clip_line, defuse_fake_compact_lines
+from agent_cli.repl.tool_activity import RunningToolView
 from agent_cli.repl.tool_lines import (
     build_tool_finished_line,
+    build_tool_preview_lines,
     build_tool_started_line,
     build_tool_unfinished_line,
 )
@@ -44,6 +46,11 @@ from agent_cli.repl.tool_lines import (
 COMPACT_TAG_STYLE = "bold cyan"
 NOTICE_STYLES = {"info": "cyan", "warning": "yellow", "error": "bold red"}
 ERROR_STYLE = "bold red"
+
+
+def _is_permission_cancel(event: object) -> bool:
+    """Ctrl-C at a permission question: the open tool panel closes as "not run"."""
+    return isinstance(event, Notice) and event.code == "permission_cancelled"
 
 
 def build_compact_text(line: str, body_style: str = "cyan") -> Text:
@@ -74,7 +81,10 @@ class EventRenderer:
     def __init__(self, console: Console, *, live: bool) -> None:
         self.console = console
         self._answer = AnswerStream(console, live=live)
+        self._activity = RunningToolView(console, live=live)
         self._running_tools: set[str] = set()
+        self._running_name = ""
+        self.last_tool_result: ToolFinished | None = None  # for `/last`
         self._handlers: dict[type, Callable] = {
             AssistantText: lambda event: self._answer.add(event.text),
             AssistantDone: lambda event: self._answer.finish(event.text),
@@ -96,13 +106,21 @@ class EventRenderer:
         if not isinstance(event, AssistantText | AssistantDone | StreamRestarted):
             self._answer.abandon()
         if not isinstance(event, ToolStarted | ToolFinished):
-            self._close_unfinished_tools()
+            self._activity.stop()
+            self._close_unfinished_tools(never_ran=_is_permission_cancel(event))
         handler(event)
 
     def close(self) -> None:
         """End whatever is still streaming or running (after an interrupt), keeping it shown."""
         self._answer.abandon()
+        self._activity.stop()
         self._close_unfinished_tools()
+
+    def watch_tool_output(self, chunk: bytes) -> None:
+        """A running tool's output (the first, empty chunk says it started): shown live."""
+        if self._running_tools and not self._activity.is_running:
+            self._activity.start(self._running_name)
+        self._activity.feed(chunk)
 
     def print_error(self, message: str) -> None:
         self._answer.abandon()
@@ -126,16 +144,21 @@ class EventRenderer:
 
     def _render_tool_start(self, event: ToolStarted) -> None:
         self._running_tools.add(event.tool_use_id)
+        self._running_name = event.name
         self._print(build_tool_started_line(event))
 
     def _render_tool_end(self, event: ToolFinished) -> None:
+        self._activity.stop()
         self._running_tools.discard(event.tool_use_id)
+        self.last_tool_result = event
+        for line in build_tool_preview_lines(event):
+            self._print(line)
         self._print(build_tool_finished_line(event))
 
-    def _close_unfinished_tools(self) -> None:
+    def _close_unfinished_tools(self, *, never_ran: bool = False) -> None:
         if self._running_tools:
             self._running_tools.clear()
-            self._print(build_tool_unfinished_line())
+            self._print(build_tool_unfinished_line(never_ran=never_ran))
 
     def _render_turn_end(self, event: TurnEnded) -> None:
         if event.outcome == "cancelled":

@@ -62,11 +62,17 @@ def sanitize_block(text: str) -> str:
 
 
 def clip_line(text: str, limit: int = 120) -> str:
-    """One safe line of at most `limit` characters: line breaks and tabs become spaces."""
+    """One safe line of at most `limit` characters: line breaks and tabs become spaces.
+    A cut falls between words when a space is near the end (in its last quarter), so
+    a clipped message does not end in half a word."""
     flat = " ".join(sanitize_text(text).split())
     if len(flat) <= limit:
         return flat
-    return flat[: max(limit - 1, 0)] + ELLIPSIS
+    cut = flat[: max(limit - 1, 0)]
+    space = cut.rfind(" ")
+    if space >= len(cut) - len(cut) // 4 and space > 0:
+        cut = cut[:space]
+    return cut + ELLIPSIS
 
 
 def escape_markup(text: str) -> str:

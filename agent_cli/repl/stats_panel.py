@@ -12,7 +12,7 @@ import dataclasses
 import json
 from datetime import datetime
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -33,6 +33,7 @@ CATEGORY_LABELS = {
 }
 SOURCE_STATUSES = ("available", "missing", "denied", "corrupt", "unsupported")
 BAR_WIDTH = 24
+MIN_BAR_WIDTH = 6
 
 
 def render_stats_json(stats: SessionStats) -> str:
@@ -70,15 +71,15 @@ def build_stats_rows(stats: SessionStats) -> list[tuple[str, RenderableType]]:
     rows: list[tuple[str, RenderableType]] = [
         ("model", _safe(describe_model_line(stats))),
         ("limits", Text(describe_limits(stats))),
+        ("context", Text(describe_view_size(stats))),
         ("free", Text(describe_free_space(stats))),
         ("cost", Text(describe_cost(stats))),
-        ("in view", Text(describe_view_size(stats))),
         ("messages", Text(describe_message_counts(stats))),
-        ("tokens", build_category_table(stats)),
+        ("tokens", CategoryTable(stats)),
         ("instructions", _safe(stats.project_instructions or "none")),
         ("estimator", _safe(stats.estimator)),
         ("calibration", Text(describe_calibration(stats.calibration))),
-        ("last request", Text(describe_usage(stats.last_usage))),
+        ("last request", Text(describe_usage(stats.last_usage, reported=True))),
         (
             "session total",
             Text(f"{describe_usage(stats.total_usage)} · {stats.requests:,} requests"),
@@ -100,6 +101,11 @@ def describe_limits(stats: SessionStats) -> str:
         f"context window {stats.context_window:,} · soft threshold {stats.soft_threshold:,} · "
         f"hard limit {stats.hard_limit:,}"
     )
+
+
+def context_figure(stats: SessionStats) -> int:
+    """The one "how full" figure (the toolbar's); the estimate's total if none was set."""
+    return stats.context_tokens or stats.total_tokens
 
 
 def describe_free_space(stats: SessionStats) -> str:
@@ -149,9 +155,11 @@ def describe_cost(stats: SessionStats) -> str:
 
 
 def describe_view_size(stats: SessionStats) -> str:
+    tokens = context_figure(stats)
     return (
-        f"{stats.total_tokens:,} tokens · {percent(stats.total_tokens, stats.soft_threshold)} of "
-        f"the soft threshold · {percent(stats.total_tokens, stats.hard_limit)} of the hard limit"
+        f"{tokens:,} tokens in the next request (= toolbar) · "
+        f"{percent(tokens, stats.soft_threshold)} of soft · "
+        f"{percent(tokens, stats.hard_limit)} of hard"
     )
 
 
@@ -162,44 +170,82 @@ def describe_message_counts(stats: SessionStats) -> str:
     )
 
 
-def build_category_table(stats: SessionStats) -> Table:
-    """One row per token category: name, tokens, a bar and the share of the total."""
+class CategoryTable:
+    """The token categories, fitted to the width they get: numbers always whole; the
+    bars shrink on a narrow screen and go first when even a short bar does not fit."""
+
+    def __init__(self, stats: SessionStats) -> None:
+        self.stats = stats
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield build_category_table(
+            self.stats, bar_width=fit_bar_width(self.stats, options.max_width)
+        )
+
+
+def category_rows(stats: SessionStats) -> list[tuple[str, int]]:
+    known = [key for key in CATEGORY_LABELS if key in stats.tokens_by_category]
+    others = sorted(key for key in stats.tokens_by_category if key not in CATEGORY_LABELS)
+    return [
+        (CATEGORY_LABELS.get(key) or clip_line(key, 30), stats.tokens_by_category[key])
+        for key in known + others
+    ]
+
+
+def fit_bar_width(stats: SessionStats, width: int) -> int:
+    """The widest bar (at most `BAR_WIDTH`) that leaves every number whole; 0: no bars."""
+    rows = category_rows(stats)
+    label = max([len(name) for name, _ in rows] + [len("× calibration")])
+    number = max([len(f"{tokens:,}") for _, tokens in rows] + [len(f"{stats.total_tokens:,}")])
+    room = width - label - number - len("100%") - 3  # three one-cell gaps
+    return min(BAR_WIDTH, room) if room >= MIN_BAR_WIDTH else 0
+
+
+def build_category_table(stats: SessionStats, bar_width: int = BAR_WIDTH) -> Table:
+    """One row per token category: name, tokens, a bar (unless `bar_width` is 0) and the
+    share of the total."""
     table = Table.grid(padding=(0, 1))
     table.add_column(no_wrap=True)
     table.add_column(justify="right", no_wrap=True)
-    table.add_column(style="cyan", no_wrap=True)
+    if bar_width:
+        table.add_column(style="cyan", no_wrap=True)
     table.add_column(justify="right", no_wrap=True)
-    known = [key for key in CATEGORY_LABELS if key in stats.tokens_by_category]
-    others = sorted(key for key in stats.tokens_by_category if key not in CATEGORY_LABELS)
-    for key in known + others:
-        tokens = stats.tokens_by_category[key]
-        label = CATEGORY_LABELS.get(key) or clip_line(key, 30)
+    for label, tokens in category_rows(stats):
+        bar = [Text(build_bar(tokens, stats.total_tokens, bar_width))] if bar_width else []
         table.add_row(
-            Text(label),
-            Text(f"{tokens:,}"),
-            Text(build_bar(tokens, stats.total_tokens)),
-            Text(percent(tokens, stats.total_tokens)),
+            Text(label), Text(f"{tokens:,}"), *bar, Text(percent(tokens, stats.total_tokens))
         )
+    blank = [""] if bar_width else []
     table.add_row(
-        Text("total", style="bold"), Text(f"{stats.total_tokens:,}", style="bold"), "", ""
+        Text("total", style="bold"), Text(f"{stats.total_tokens:,}", style="bold"), *blank, ""
     )
+    if stats.calibration is not None:
+        table.add_row(
+            Text("× calibration", style="dim"),
+            Text(f"{context_figure(stats):,}", style="dim"),
+            *blank,
+            "",
+        )
     return table
 
 
 def describe_calibration(calibration: float | None) -> str:
     if calibration is None:
-        return "no API usage yet (figures are estimates)"
-    return f"API / estimate = {calibration:.2f} on the last request"
+        return "none yet: the token figures are the estimator's count"
+    return f"API / estimate = {calibration:.2f} on the last request (context = total × this)"
 
 
-def describe_usage(usage: Usage | None) -> str:
+def describe_usage(usage: Usage | None, *, reported: bool = False) -> str:
     if usage is None:
         return "no request yet"
-    return (
+    text = (
         f"input {usage.input_tokens:,} · cache read {usage.cache_read_input_tokens:,} · "
         f"cache write {usage.cache_creation_input_tokens:,} · output "
         f"{usage.output_tokens:,}"
     )
+    if reported:
+        text += " (API-reported)"
+    return text
 
 
 def describe_cache_read_share(share: float | None) -> str:

@@ -2,19 +2,22 @@
 
 Contract: `build_tool_started_line` draws the top of the panel when a tool starts (so a
 long command is visible while it runs) and `build_tool_finished_line` closes it with the
-outcome summary, the size and the artifact pointer. Only the arguments that say what
+outcome summary, the size and the artifact pointer. `build_tool_preview_lines` shows the
+first few lines of what the tool returned between the two, with "+N lines" and how to
+see all of it (`/last`). Only the arguments that say what
 the call does are shown (path, pattern, command, ...), flattened and clipped; every
 value passes through `clip_line`, so tool input cannot draw on the screen.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.text import Text
 
 from agent_cli.events import ToolFinished, ToolStarted
-from agent_cli.repl.safe_text import clip_line
+from agent_cli.repl.safe_text import clip_line, sanitize_text
 from agent_cli.tools.output import format_size
 
 # Arguments that tell what a call does, in the order they are shown.
@@ -32,7 +35,14 @@ TELLING_ARGUMENTS = (
 )
 MAX_SHOWN_ARGUMENTS = 3
 ARGUMENT_WIDTH = 80
-TOP, BOTTOM = "╭─ ", "╰─ "
+TOP, BOTTOM, SIDE = "╭─ ", "╰─ ", "│ "
+PREVIEW_LINES = 4
+PREVIEW_WIDTH = 160
+ERROR_WIDTH = 400
+SHOW_ALL_HINT = "/last shows all"
+# Lines the tool layer adds for the model, not output the user needs to see twice.
+_BOOKKEEPING_PREFIXES = ("[Output was ", "[Full output: ")
+_SIZE_IN_SUMMARY = re.compile(r"\b\d+(?:\.\d+)? (?:B|KB|MB)\b")
 
 
 def select_telling_arguments(arguments: dict[str, Any]) -> list[tuple[str, str]]:
@@ -64,18 +74,51 @@ def build_tool_finished_line(event: ToolFinished) -> Text:
     text = Text(BOTTOM, style="dim")
     text.append("✗ " if event.is_error else "✓ ", style=outcome_style)
     text.append(
-        clip_line(event.summary, 160) or ("failed" if event.is_error else "done"),
+        _outcome_words(event) or ("failed" if event.is_error else "done"),
         style="red" if event.is_error else "",
     )
-    text.append(f" · {format_size(event.size_bytes)}", style="dim")
+    if not event.is_error and not _SIZE_IN_SUMMARY.search(event.summary):
+        text.append(f" · {format_size(event.size_bytes)} of output", style="dim")
     if event.artifact_pointer:
         text.append(" · full output: ", style="dim")
         text.append(clip_line(event.artifact_pointer, 200), style="cyan")
     return text
 
 
-def build_tool_unfinished_line() -> Text:
-    """Closes the panel of a tool whose turn ended before it reported (e.g. Ctrl-C)."""
+def _outcome_words(event: ToolFinished) -> str:
+    """The summary; for a failure, the whole first line of the message (the summary is
+    cut short for logs, and a person should read all of what went wrong)."""
+    if event.is_error and event.output.strip():
+        return clip_line(event.output.strip().split("\n", 1)[0], ERROR_WIDTH)
+    return clip_line(event.summary, 160)
+
+
+def select_preview_lines(event: ToolFinished) -> list[str]:
+    """The lines of the result worth showing: without its first line (a result's header,
+    such as the exit code or file name, or a failure's message: the closing line says
+    it) and without the notes the tool layer writes for the model about artifacts."""
+    lines = sanitize_text(event.output).strip("\n").split("\n") if event.output else []
+    lines = lines[1:]  # the header, or a failure's first line: the closing line says it
+    return [line for line in lines if not line.startswith(_BOOKKEEPING_PREFIXES)]
+
+
+def build_tool_preview_lines(event: ToolFinished, limit: int = PREVIEW_LINES) -> list[Text]:
+    """Up to `limit` lines of the result, then "+N lines" and how to see them all."""
+    lines = select_preview_lines(event)
+    shown = [Text.assemble((SIDE, "dim"), clip_line(line, PREVIEW_WIDTH)) for line in lines[:limit]]
+    hidden = len(lines) - limit
+    if hidden > 0:
+        more = f"… +{hidden:,} {'line' if hidden == 1 else 'lines'} ({SHOW_ALL_HINT})"
+        shown.append(Text.assemble((SIDE, "dim"), (more, "dim italic")))
+    return shown
+
+
+def build_tool_unfinished_line(*, never_ran: bool = False) -> Text:
+    """Closes the panel of a tool whose turn ended before it reported (e.g. Ctrl-C);
+    `never_ran` when that was at its permission question."""
     text = Text(BOTTOM, style="dim")
-    text.append("✗ interrupted: no result was shown", style="red")
+    if never_ran:
+        text.append("✗ not run: cancelled at the permission question", style="yellow")
+    else:
+        text.append("✗ interrupted: no result was shown", style="red")
     return text

@@ -9,7 +9,6 @@ the model, files or tools is sanitized or clipped before it is shown, and always
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
 from typing import Any
 
 from rich.console import Group, RenderableType
@@ -17,7 +16,11 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from agent_cli.repl.plain_words import explain_resolution
 from agent_cli.repl.safe_text import clip_line, sanitize_block
+from agent_cli.repl.session_views import build_sessions_view
+
+__all__ = ["build_sessions_view"]  # kept here too: its first home
 
 STATUS_STYLES = {
     "available": "green",
@@ -38,15 +41,25 @@ def _status_text(status: Any) -> Text:
     return Text(clip_line(name, 20), style=STATUS_STYLES.get(name, ""))
 
 
-def build_help_view(commands: Iterable[tuple[str, str]]) -> Group:
-    """`commands` is (usage, one-line help) pairs in table order."""
+def build_help_view(
+    commands: Iterable[tuple[str, str]], model_requests: Sequence[str] = ()
+) -> Group:
+    """`commands` is (usage, one-line help) pairs in table order; `model_requests` the
+    request forms the offline demo model understands (empty for a real model)."""
     table = Table.grid(padding=(0, 2))
     table.add_column(style="bold cyan", no_wrap=True)
     table.add_column()
     for usage, summary in commands:
         table.add_row(Text(usage), Text(summary))
     table.add_row(Text("stats"), Text("the same as /stats (typed bare)"))
-    return Group(table, Text(KEY_HELP, style="dim"))
+    parts: list[RenderableType] = [table, Text(KEY_HELP, style="dim")]
+    if model_requests:
+        parts.append(Text("The offline demo model understands these requests:", style="bold"))
+        parts.extend(Text(f"  {clip_line(form, 120)}") for form in model_requests)
+        parts.append(
+            Text('  joined with "and", e.g. "read README.md and tell me its first heading"')
+        )
+    return Group(*parts)
 
 
 def build_context_view(preview: Any) -> Group:
@@ -158,26 +171,25 @@ def build_sources_view(resolutions: Sequence[Any]) -> Table | Text:
     if not resolutions:
         return Text("the durable state has no source pointers yet", style="dim")
     table = Table(box=None, padding=(0, 2), show_edge=False)
-    for column in ("pointer", "status", "reason"):
+    for column in ("pointer", "status", "meaning"):
         table.add_column(column, overflow="fold")
     for resolution in resolutions:
+        status = str(getattr(resolution.status, "value", resolution.status))
         table.add_row(
             Text(clip_line(resolution.pointer, 160)),
             _status_text(resolution.status),
-            Text(clip_line(resolution.reason, 64)),
+            Text(explain_resolution(status, str(resolution.reason))),
         )
     return table
 
 
 def build_expansion_view(resolution: Any) -> Group:
     """What a pointer leads to: its status, reason, digest and (when available) excerpt."""
-    header = Text.assemble(
-        clip_line(resolution.pointer, 160),
-        " ",
-        _status_text(resolution.status),
-        (f" ({clip_line(resolution.reason, 64)})", "dim"),
-    )
+    status = str(getattr(resolution.status, "value", resolution.status))
+    header = Text.assemble(clip_line(resolution.pointer, 160), " ", _status_text(resolution.status))
     parts: list[RenderableType] = [header]
+    if status != "available":
+        parts.append(Text(explain_resolution(status, str(resolution.reason)), style="yellow"))
     digest = getattr(resolution, "evidence_sha256", None)
     if digest:
         parts.append(Text(f"sha256 {clip_line(digest, 64)}", style="dim"))
@@ -194,30 +206,31 @@ def build_expansion_view(resolution: Any) -> Group:
                 border_style="dim",
             )
         )
-    elif str(getattr(resolution.status, "value", resolution.status)) == "available":
+    elif status == "available":
         parts.append(Text("no excerpt to show", style="dim"))
     return Group(*parts)
 
 
-def build_sessions_view(sessions: Sequence[Any], current: str | None) -> Table | Text:
-    """Sessions on disk, newest first as given; the open one is marked with `*`."""
-    if not sessions:
-        return Text("no sessions yet", style="dim")
-    table = Table(box=None, padding=(0, 2), show_edge=False)
-    for column in ("", "session", "last change", "workspace"):
-        table.add_column(column, overflow="fold")
-    for info in sessions:
-        marker = "*" if info.session_id == current else ""
-        table.add_row(
-            Text(marker),
-            Text(clip_line(info.session_id, 80)),
-            Text(_format_when(info.modified_at)),
-            Text(clip_line(str(info.workspace or "?"), 100)),
+def build_last_result_view(result: Any) -> Group | Text:
+    """The whole of what the last tool call returned (a `ToolFinished`), as the model got
+    it; a result stored as an artifact names the pointer that holds all of it."""
+    if result is None:
+        return Text("no tool has run in this session yet", style="dim")
+    outcome = "failed" if result.is_error else "done"
+    parts: list[RenderableType] = [
+        Text.assemble(
+            (clip_line(result.name, 40), "bold magenta"),
+            f" {outcome}: ",
+            clip_line(result.summary, 160),
+        ),
+        Text(sanitize_block(result.output) or "(no output)"),
+    ]
+    if result.artifact_pointer:
+        parts.append(
+            Text(
+                f"the output above is a head/tail preview; all of it: "
+                f"/expand {clip_line(result.artifact_pointer, 200)}",
+                style="dim",
+            )
         )
-    return table
-
-
-def _format_when(moment: Any) -> str:
-    if isinstance(moment, datetime):
-        return moment.strftime("%Y-%m-%d %H:%M")
-    return clip_line(str(moment), 30)
+    return Group(*parts)

@@ -35,7 +35,9 @@ class SessionBackend:
 
     open_session: Callable[[str | None], Any]
     list_sessions: Callable[[bool], list[Any]]  # True: only this workspace's
-    latest_session_id: Callable[[], str | None]  # latest in this workspace
+    latest_session_id: Callable[[], str | None]  # the one --continue opens here
+    # deletes sessions (transcript and artifacts), returns the ids deleted
+    delete_sessions: Callable[[list[str]], list[str]] | None = None
 
 
 BackendFactory = Callable[[Settings, Callable[[Any], Any]], SessionBackend]
@@ -88,12 +90,20 @@ def build_backend(
         )
 
     def list_sessions(this_workspace_only: bool = False) -> list[Any]:
-        return list(sessions.list_sessions(paths, workspace if this_workspace_only else None))
+        from agent_cli.session.catalog import summarize_sessions
+
+        return summarize_sessions(paths, workspace if this_workspace_only else None)
+
+    def delete_sessions(session_ids: list[str]) -> list[str]:
+        from agent_cli.session.catalog import delete_sessions as delete
+
+        return delete(paths, session_ids)
 
     return SessionBackend(
         open_session=open_session,
         list_sessions=list_sessions,
         latest_session_id=lambda: sessions.latest_session_id(paths, workspace),
+        delete_sessions=delete_sessions,
     )
 
 
@@ -118,12 +128,15 @@ def parse_permission_answer(answer: str) -> str | None:
 
 
 def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Callable[[Any], Any]:
-    """Ask at the prompt. Ctrl-C propagates (the session cancels the turn); Ctrl-D denies.
+    """Ask at the prompt. Ctrl-C propagates as `PermissionQuestionInterrupted` (the session
+    cancels the turn, saying the tool never ran); Ctrl-D denies.
 
     What is approved is shown in full before the question (`approval_view`); when it is
     too tall for the screen, `v` prints every line, then the header and question again.
     """
     from rich.text import Text
+
+    from agent_cli.errors import PermissionQuestionInterrupted
 
     def ask_permission(request: Any) -> Any:
         is_shortened = _show_approval(console, request, full=False)
@@ -133,6 +146,8 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Call
                 answer = ask(question)
             except EOFError:
                 answer = "n"
+            except KeyboardInterrupt:
+                raise PermissionQuestionInterrupted(str(request.tool)) from None
             if is_shortened and answer.strip().lower() in ("v", "view"):
                 _show_approval(console, request, full=True)
                 is_shortened = _show_header_again(console, request)
@@ -164,19 +179,30 @@ def _show_header_again(console: Console, request: Any) -> bool:
     return False
 
 
-def build_refusing_asker(console: Console, why: str) -> Callable[[Any], Any]:
-    """Deny every request and say so: nobody is there to answer."""
-    from rich.text import Text
+class RefusingAsker:
+    """Denies every request and says so: nobody is there to answer. `refused` lists the
+    tools it turned down, so `-p` can end with a non-zero exit code."""
 
-    def refuse(request: Any) -> Any:
-        console.print(
+    def __init__(self, console: Console, why: str) -> None:
+        self._console = console
+        self._why = why
+        self.refused: list[str] = []
+
+    def __call__(self, request: Any) -> Any:
+        from rich.text import Text
+
+        self.refused.append(request.tool)
+        self._console.print(
             Text(
-                f"denied {clip_line(request.tool, 40)}: {why}; run with --yes to allow tools that "
-                "write files or run commands",
+                f"{clip_line(request.tool, 40)} was not run: {self._why}. Run again with --yes "
+                "to allow tools that write files or run commands.",
                 style="yellow",
             ),
             soft_wrap=True,
         )
         return _decisions().DENY
 
-    return refuse
+
+def build_refusing_asker(console: Console, why: str) -> RefusingAsker:
+    """Deny every request and say so: nobody is there to answer."""
+    return RefusingAsker(console, why)

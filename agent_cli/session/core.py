@@ -162,6 +162,18 @@ class Session:
             project_instructions=self.project_instructions.text,
         )
 
+    def recent_exchanges(self, limit: int = 3) -> list[Any]:
+        """The last few requests in the view with what came back (for `/resume`)."""
+        from agent_cli.session.catalog import recent_exchanges
+
+        return recent_exchanges(self.view, limit)
+
+    def watch_tool_output(self, watcher: Callable[[bytes], None] | None) -> None:
+        """Show a running command's output as it arrives (the REPL's live view); None stops.
+        A toolbox that cannot stream (a test's fake) is left as it is."""
+        if hasattr(self.toolbox, "output_watcher"):
+            self.toolbox.output_watcher = watcher
+
     def append_message(self, message: dict[str, Any]) -> None:
         """Write-ahead append: the transcript first, then the view."""
         self.log.append_message(message)
@@ -256,6 +268,10 @@ class Session:
 
     def mark_blocked(self, item_id: str, reason: str) -> Any:
         return durable_ops.move_pending(self, item_id, PendingStatus.BLOCKED, reason)
+
+    def forget(self, item_id: str) -> None:
+        """Drop a fact or pending item from the durable state (and the memory file)."""
+        durable_ops.forget(self, item_id)
 
     # --- figures ------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from agent_cli.durable import (
     PendingStatus,
     add_fact,
     add_pending,
+    forget_item,
     transition_pending,
 )
 from agent_cli.errors import StoreError
@@ -84,6 +85,14 @@ def move_pending(
     return _find(state, item_id) or state.pending_items[-1]
 
 
+def forget(session: Session, item_id: str) -> None:
+    """Remove a fact or pending item for good (from the state and the memory file); the
+    transcript keeps the record that added it and a `user_command` record of this."""
+    forget_item(session.durable_state, item_id)  # an unknown id raises before any record
+    session.log.append(USER_COMMAND, {"command": "forget", "item_id": item_id})
+    _adopt(session, lambda state: forget_item(state, item_id), "forget", lambda: item_id)
+
+
 def _adopt(
     session: Session,
     change: Callable[[DurableContextState], DurableContextState],
@@ -97,6 +106,7 @@ def _adopt(
     source): the change is made, so a full disk there must not report it as failed."""
     state = session.memory.update(session.workspace, change)
     session.durable_state = state
+    session.render_durable()  # the toolbar's figure includes the block: keep it current
     with contextlib.suppress(StoreError):
         session.log.append(DURABLE_CHANGE, {"action": action, "item_id": item_id()})
     return state

@@ -109,6 +109,7 @@ def open_session(
             session.startup_notices.append(workspace_notice)
         _load_memory(session)
         _load_project_instructions(session)
+        session.render_durable()  # so the first gauge already counts the durable block
         if rebuilt is not None:
             _restore_view(session, rebuilt.view, rebuilt.origins)
             _restore_model(session, rebuilt.chosen_model)
@@ -237,6 +238,8 @@ def list_sessions(paths: Any, workspace: Path | None = None) -> list[Any]:
 
 
 def latest_session_id(paths: Any, workspace: Path) -> str | None:
-    """The newest session of this workspace, if any."""
-    sessions = list_sessions(paths, workspace)
-    return sessions[0].session_id if sessions else None
+    """The session `--continue` opens: the newest of this workspace with an answered turn,
+    else the newest of this workspace, else None (`catalog.pick_session_to_continue`)."""
+    from agent_cli.session.catalog import pick_session_to_continue
+
+    return pick_session_to_continue(paths, workspace)

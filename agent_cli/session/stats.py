@@ -51,6 +51,17 @@ def count_view_by_category(counter: Any, view: list[dict[str, Any]]) -> dict[str
     return totals
 
 
+def next_request_tokens(session: Session, durable_text: str) -> int:
+    """THE "how full is the context" figure, shown alike by the toolbar, `stats` and
+    `/context`: what the next request would carry (system prompt, durable block, tool
+    schemas and the view, counted by the estimator) in API tokens (times the calibration
+    measured on the last request; offline, the estimate as is)."""
+    reserved = session.reserved_tokens(durable_text)
+    return to_request_tokens(
+        reserved + count_view(session.view, session.counter), session.calibration
+    )
+
+
 def build_stats(session: Session) -> SessionStats:
     durable_text = session.render_durable()
     by_category = {
@@ -86,6 +97,7 @@ def build_stats(session: Session) -> SessionStats:
         session_id=session.session_id,
         transcript_path=session.transcript_path,
         extra={"workspace": str(session.workspace)},
+        context_tokens=next_request_tokens(session, durable_text),
         project_instructions=describe_project_instructions(session.project_instructions),
         **cost_fields(totals.cost),
         model_in_table=lookup_model(session.provider.model).known,
@@ -130,10 +142,10 @@ def describe_project_instructions(found: Any) -> str:
 def build_gauge(session: Session) -> Gauge:
     from agent_cli.session.core import Gauge
 
-    reserved = session.reserved_tokens(session.last_durable_text)  # no source I/O per redraw
-    view = count_view(session.view, session.counter)
     return Gauge(
-        tokens=to_request_tokens(reserved + view, session.calibration),
+        # the durable block as last rendered (kept current by every durable change):
+        # no source I/O per redraw
+        tokens=next_request_tokens(session, session.last_durable_text),
         soft_threshold=session.policy.soft_threshold,
         hard_limit=session.policy.hard_limit,
         estimator=session.counter.estimator,

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from agent_cli.compaction import count_view
 from agent_cli.errors import (
     MessageViewLimitExceeded,
+    PermissionQuestionInterrupted,
     ProviderError,
     StoreError,
     TerminationRequested,
@@ -59,6 +60,10 @@ if TYPE_CHECKING:
 MAX_STEPS_PER_TURN = 40
 INTERRUPTED_TOOL_TEXT = "Interrupted by the user (Ctrl-C): the tool did not finish."
 NOT_RUN_TOOL_TEXT = "Not run: the turn was interrupted before this tool started."
+PERMISSION_CANCELLED = "permission_cancelled"  # the notice code
+ASKING_INTERRUPTED_TEXT = (
+    "Not run: the user pressed Ctrl-C when asked for permission, which cancelled the turn."
+)
 TERMINATED_TOOL_TEXT = (
     "Stopped: agent-cli was ended by {signal} while this tool ran; a running command "
     "and its whole process group were killed."
@@ -242,10 +247,14 @@ def _run_tools(session: Session, tool_uses: list[dict[str, Any]]) -> Steps[Outco
                 outcome.summary,
                 outcome.size_bytes,
                 outcome.artifact_pointer,
+                outcome.content,
             )
-    except KeyboardInterrupt:
-        yield from _record_stopped(session, tool_uses, results, INTERRUPTED_TOOL_TEXT)
-        yield Notice("warning", "cancelled", "Cancelled: the running tool was interrupted.")
+    except KeyboardInterrupt as interrupt:
+        text = INTERRUPTED_TOOL_TEXT
+        if isinstance(interrupt, PermissionQuestionInterrupted):
+            text = ASKING_INTERRUPTED_TEXT
+        yield from _record_stopped(session, tool_uses, results, text)
+        yield _cancel_notice(interrupt)
         return ("cancelled", "tool_use")
     except TerminationRequested as stop:  # recorded, then the process goes on ending
         text = TERMINATED_TOOL_TEXT.format(signal=signal_name(stop.signal_number))
@@ -254,6 +263,17 @@ def _run_tools(session: Session, tool_uses: list[dict[str, Any]]) -> Steps[Outco
     if not (yield from _record_results(session, results)):
         return ("failed", "tool_use")
     return None
+
+
+def _cancel_notice(interrupt: KeyboardInterrupt) -> Notice:
+    """Nothing ran when Ctrl-C came at the permission question: say that, not 'interrupted'."""
+    if isinstance(interrupt, PermissionQuestionInterrupted):
+        return Notice(
+            "warning",
+            PERMISSION_CANCELLED,
+            f"Cancelled at the permission question: {interrupt.tool} was not run.",
+        )
+    return Notice("warning", "cancelled", "Cancelled: the running tool was interrupted.")
 
 
 def _record_stopped(

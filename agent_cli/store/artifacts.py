@@ -86,6 +86,17 @@ class ArtifactStore:
         self.root = Path(root)
         self._fs = fs or DEFAULT_FILE_OPS
 
+    def delete_session(self, session_id: str) -> None:
+        """Remove every artifact of `session_id` (its folder under the root), if any.
+        Symlinks are removed, never followed."""
+        import shutil
+
+        folder = self.root / require_session_id(session_id)
+        if folder.is_symlink():
+            folder.unlink()
+        elif folder.is_dir():
+            shutil.rmtree(folder)
+
     def put(self, session_id: str, data: bytes, suffix: str = ".txt") -> ArtifactRef:
         """Store `data` for `session_id` and return its reference.
 

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agent_cli.errors import SessionNotFound
+from agent_cli.errors import SessionNotFound, TranscriptLocked
 from agent_cli.store.fsutil import DEFAULT_FILE_OPS, FileOps, ensure_private_dir
 from agent_cli.store.records import (
     LineUnparsable,
@@ -103,6 +103,26 @@ class TranscriptStore:
         path = self.path_for(session_id)
         handle = _open_regular(path, session_id)
         return _stream_records(handle, session_id)
+
+    def delete(self, session_id: str) -> None:
+        """Remove the session's transcript. Refused with `TranscriptLocked` while a writer
+        (here or in another process) has it open: the lock is taken first and held until
+        the file is gone. `SessionNotFound` when there is no such transcript."""
+        import fcntl
+
+        path = self.path_for(session_id)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            raise SessionNotFound(session_id) from None
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise TranscriptLocked(session_id) from None
+            os.unlink(path)
+        finally:
+            os.close(fd)
 
     def list_sessions(self) -> list[SessionInfo]:
         """Every session with a transcript, most recently modified first."""

@@ -14,6 +14,12 @@ from agent_cli.tools.approval import Approval
 from agent_cli.tools.output import ArtifactSink, ToolResult
 from agent_cli.tools.workspace import Workspace
 
+OutputWatcher = Callable[[bytes], None]
+
+
+def ignore_output(chunk: bytes) -> None:
+    """The default watcher: nobody looks at output while it is produced."""
+
 
 @dataclass(frozen=True)
 class ToolLimits:
@@ -34,12 +40,15 @@ class ToolLimits:
 @dataclass(frozen=True)
 class ToolContext:
     """What a tool may reach: the workspace, the artifact store, its caps, and the id of
-    the session it works for (`read_artifact` reads only that session's artifacts)."""
+    the session it works for (`read_artifact` reads only that session's artifacts).
+    `watch_output` sees a running command's output as it arrives, so the REPL can show it
+    live; it is called on the tool's own thread and must return quickly."""
 
     workspace: Workspace
     artifacts: ArtifactSink
     limits: ToolLimits
     session_id: str = ""
+    watch_output: OutputWatcher = ignore_output
 
 
 @dataclass(frozen=True)

@@ -168,11 +168,11 @@ def _render_grep(
             "narrow the pattern, path or glob to see the rest)"
         )
     else:
-        header = f"{count} matches in {files} files for {where}"
+        header = f"{_count_matches(count, files)} for {where}"
     body = [_format_match(match, limits) for match in tally.matches]
     if tally.files_skipped:
         body.append(f"[{tally.files_skipped} binary, oversized or unreadable files skipped]")
-    summary = f"{count}{'+' if tally.is_capped else ''} matches in {files} files"
+    summary = _count_matches(count, files, capped=tally.is_capped)
     return ToolResult(header, "\n".join(body + notes), summary=summary)
 
 
@@ -182,3 +182,10 @@ def _format_match(match: Match, limits: ToolLimits) -> str:
         text = text[: limits.grep_max_line_chars] + " [...]"
     shown_path = match.path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     return f"{shown_path}:{match.number}: {text}"
+
+
+def _count_matches(matches: int, files: int, *, capped: bool = False) -> str:
+    """`1 match in 1 file`, `3+ matches in 2 files` (the + when the cap stopped the search)."""
+    match_word = "match" if matches == 1 and not capped else "matches"
+    file_word = "file" if files == 1 else "files"
+    return f"{matches}{'+' if capped else ''} {match_word} in {files} {file_word}"

@@ -19,7 +19,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,7 +57,13 @@ def prepare_bash(context: ToolContext, arguments: dict[str, Any]) -> PreparedCal
     )
 
     def execute() -> ToolResult:
-        run = run_command(command, context.workspace.root, timeout, limits.max_output_bytes)
+        run = run_command(
+            command,
+            context.workspace.root,
+            timeout,
+            limits.max_output_bytes,
+            on_output=context.watch_output,
+        )
         return render_command_run(run, timeout, limits.max_output_bytes)
 
     return PreparedCall(command, execute, build_command_approval(command))
@@ -69,6 +75,7 @@ def run_command(
     timeout_seconds: float,
     max_output_bytes: int,
     environment: Mapping[str, str] | None = None,
+    on_output: Callable[[bytes], None] | None = None,
 ) -> CommandRun:
     """Run `command`; see the module contract for how and when it is stopped."""
     shell = shutil.which("bash") or "/bin/sh"
@@ -78,7 +85,9 @@ def run_command(
     with termination_held() as release, _start(shell, command, cwd, child_environment) as process:
         try:
             release()  # a SIGTERM/SIGHUP that came while it started is raised here
-            output, stop_reason = _collect_output(process, timeout_seconds, max_output_bytes)
+            output, stop_reason = _collect_output(
+                process, timeout_seconds, max_output_bytes, on_output
+            )
         except BaseException:
             end_process_group(process)
             raise
@@ -110,9 +119,13 @@ def build_command_environment(environment: Mapping[str, str]) -> dict[str, str]:
 
 
 def _collect_output(
-    process: subprocess.Popen[bytes], timeout_seconds: float, max_output_bytes: int
+    process: subprocess.Popen[bytes],
+    timeout_seconds: float,
+    max_output_bytes: int,
+    on_output: Callable[[bytes], None] | None = None,
 ) -> tuple[bytearray, str]:
-    """Read the pipe until EOF, timeout, output cap, or the command exits and goes quiet."""
+    """Read the pipe until EOF, timeout, output cap, or the command exits and goes quiet;
+    each chunk read is also handed to `on_output` (the REPL's live view)."""
     assert process.stdout is not None
     descriptor = process.stdout.fileno()
     output = bytearray()
@@ -132,6 +145,8 @@ def _collect_output(
             if not chunk:
                 return output, _wait_for_exit(process, deadline)
             output += chunk
+            if on_output is not None:
+                on_output(chunk)
             if len(output) >= max_output_bytes:
                 del output[max_output_bytes:]
                 return output, "output_cap"

@@ -20,7 +20,7 @@ from typing import Any
 from agent_cli.errors import ToolError
 from agent_cli.frozen import FrozenList
 from agent_cli.tools.artifact_tool import prepare_read_artifact
-from agent_cli.tools.context import PreparedCall, ToolContext, ToolLimits
+from agent_cli.tools.context import OutputWatcher, PreparedCall, ToolContext, ToolLimits
 from agent_cli.tools.file_tools import prepare_edit_file, prepare_read_file, prepare_write_file
 from agent_cli.tools.output import (
     ArtifactSink,
@@ -83,7 +83,10 @@ class Toolbox:
             bash_timeout_seconds=bash_timeout_seconds,
             artifact_read_bytes=max(1, artifact_threshold_bytes),
         )
-        self._context = ToolContext(Workspace(workspace), artifacts, limits, session_id)
+        self.output_watcher: OutputWatcher | None = None
+        self._context = ToolContext(
+            Workspace(workspace), artifacts, limits, session_id, self._pass_output_on
+        )
         self._session_id = session_id
         self._gate = PermissionGate(ask_permission, auto_approve)
         self._threshold = artifact_threshold_bytes
@@ -94,6 +97,11 @@ class Toolbox:
     @property
     def workspace_root(self) -> Path:
         return self._context.workspace.root
+
+    def _pass_output_on(self, chunk: bytes) -> None:
+        """Hands a running command's output to whoever watches (`output_watcher`), if any."""
+        if self.output_watcher is not None:
+            self.output_watcher(chunk)
 
     def schemas(self) -> list[dict[str, Any]]:
         """Anthropic tool definitions, always in the same order. Read-only (`frozen`):
@@ -150,6 +158,7 @@ class Toolbox:
             request = PermissionRequest(spec.schema["name"], call.description, call.approval)
             if not self._gate.is_allowed(request):
                 return None
+        self._pass_output_on(b"")  # it runs now: an empty chunk tells the watcher so
         return call.execute()
 
 

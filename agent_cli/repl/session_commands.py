@@ -1,0 +1,48 @@
+"""`/sessions`: listing saved sessions and deleting old ones.
+
+Contract: like every handler in `commands`, it only calls the context (the REPL) and
+prints what `session_views` builds; bad arguments raise `CommandUsageError` for the REPL
+to show with the usage. The open session is never deleted.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from agent_cli.errors import CommandUsageError
+from agent_cli.repl.session_views import (
+    build_sessions_view,
+    describe_deleted_sessions,
+    select_sessions_older_than,
+)
+
+
+def run_sessions_command(context: Any, args: str) -> None:
+    """`/sessions`: list; `/sessions delete <id>...` or `delete --older-than <days>`."""
+    words = args.split()
+    if words and words[0] == "delete":
+        _delete_sessions(context, words[1:])
+        return
+    if args:
+        raise CommandUsageError("/sessions", "unexpected_argument")
+    context.console.print(build_sessions_view(context.list_sessions(), context.session.session_id))
+
+
+def _delete_sessions(context: Any, words: list[str]) -> None:
+    """`delete <id>...` or `delete --older-than <days>` (never the open session)."""
+    if not words:
+        raise CommandUsageError("/sessions", "missing_argument")
+    if words[0] == "--older-than":
+        if len(words) != 2 or not words[1].isdigit():
+            raise CommandUsageError("/sessions", "bad_days")
+        ids = select_sessions_older_than(
+            context.list_sessions(), int(words[1]), context.session.session_id
+        )
+    else:
+        ids = list(dict.fromkeys(words))
+    if context.session.session_id in ids:
+        raise CommandUsageError("/sessions", "current_session")
+    deleted = context.delete_sessions(ids) if ids else []
+    context.console.print(Text(describe_deleted_sessions(deleted), style="green"), soft_wrap=True)

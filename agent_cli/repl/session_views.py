@@ -1,0 +1,117 @@
+"""What `/sessions`, `/resume` and the session listing at start-up show.
+
+Contract: like `views`, each function turns values into a renderable or a line and does
+nothing else; outside text (requests, answers, ids, paths) is clipped or sanitized and
+shown only as `Text`. Session summaries come from `session.catalog`; fields a fake or an
+older listing lacks are shown as "?".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from agent_cli.repl.safe_text import clip_line, sanitize_block
+
+
+def build_sessions_view(sessions: Sequence[Any], current: str | None) -> Table | Text:
+    """Sessions on disk, newest first as given; the open one is marked with `*`. Each
+    shows its first request (its title), turns answered / asked and the tokens used."""
+    if not sessions:
+        return Text("no sessions yet", style="dim")
+    table = Table(box=None, padding=(0, 2), show_edge=False)
+    # ids, times and counts stay whole on one line (an id is copied into /resume);
+    # the request and the workspace take what width is left
+    for column in ("", "session", "last change", "turns", "tokens"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("first request", overflow="fold", max_width=40)
+    # the workspace only when the list spans several (it is long, and often the same)
+    several = len({info.workspace for info in sessions}) > 1
+    if several:
+        table.add_column("workspace", overflow="fold")
+    for info in sessions:
+        workspace = [Text(clip_line(str(info.workspace or "?"), 100), style="dim")]
+        table.add_row(
+            Text("*" if info.session_id == current else ""),
+            Text(clip_line(info.session_id, 80)),
+            Text(_format_when(info.modified_at)),
+            Text(_describe_turns(info)),
+            Text(_describe_tokens(info)),
+            _describe_title(info),
+            *(workspace if several else []),
+        )
+    return table
+
+
+def _describe_turns(info: Any) -> str:
+    turns = getattr(info, "turns", None)
+    if turns is None:
+        return "?"
+    return f"{info.answered_turns}/{turns}"
+
+
+def _describe_tokens(info: Any) -> str:
+    tokens = getattr(info, "tokens", None)
+    return "?" if tokens is None else f"{tokens:,}"
+
+
+def _describe_title(info: Any) -> Text:
+    if not getattr(info, "readable", True):
+        return Text("(transcript unreadable)", style="red")
+    title = getattr(info, "first_request", None)
+    return Text(clip_line(title, 60)) if title else Text("(no request)", style="dim")
+
+
+REPLAY_ANSWER_LINES = 6
+
+
+def build_exchanges_view(exchanges: Sequence[Any]) -> Group | Text:
+    """The last few exchanges of a resumed session: each request as it was typed, the
+    tools used and the start of the answer."""
+    if not exchanges:
+        return Text("(no earlier exchange in view)", style="dim")
+    parts: list[RenderableType] = [Text("── where you left off ──", style="dim")]
+    for exchange in exchanges:
+        # not the prompt's mark: an earlier request must not look like a live prompt
+        parts.append(Text.assemble(("you: ", "bold"), clip_line(exchange.request, 300)))
+        if exchange.tools:
+            parts.append(Text(f"  used {clip_line(', '.join(exchange.tools), 200)}", style="dim"))
+        lines = sanitize_block(exchange.answer).strip().splitlines() or ["(no answer)"]
+        shown = lines[:REPLAY_ANSWER_LINES]
+        if len(lines) > REPLAY_ANSWER_LINES:
+            shown.append(f"… +{len(lines) - REPLAY_ANSWER_LINES} lines")
+        parts.extend(Text("  " + clip_line(line, 300)) for line in shown)
+    parts.append(Text("──", style="dim"))
+    return Group(*parts)
+
+
+def select_sessions_older_than(sessions: Sequence[Any], days: int, current: str) -> list[str]:
+    """Ids of the listed sessions last changed more than `days` days ago (never `current`)."""
+    from datetime import UTC, timedelta
+
+    cutoff = datetime.now(UTC) - timedelta(days=days)
+    return [
+        info.session_id
+        for info in sessions
+        if info.session_id != current and info.modified_at < cutoff
+    ]
+
+
+def describe_deleted_sessions(deleted: Sequence[str]) -> str:
+    if not deleted:
+        return "no session to delete"
+    names = ", ".join(clip_line(session_id, 80) for session_id in deleted[:5])
+    more = f" and {len(deleted) - 5} more" if len(deleted) > 5 else ""
+    word = "session" if len(deleted) == 1 else "sessions"
+    return f"deleted {len(deleted)} {word} (transcript and artifacts): {names}{more}"
+
+
+def _format_when(moment: Any) -> str:
+    if isinstance(moment, datetime):
+        return moment.strftime("%Y-%m-%d %H:%M")
+    return clip_line(str(moment), 30)

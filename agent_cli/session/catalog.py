@@ -1,0 +1,185 @@
+"""Telling saved sessions apart, choosing one to continue, and deleting old ones.
+
+Contract: `summarize_sessions(paths, workspace=None)` lists sessions newest first as
+`SessionSummary` values: the first request typed (the session's title), how many turns
+were asked and answered, and the tokens the API reported. A transcript that cannot be
+read is still listed, marked unreadable, never dropped. `pick_session_to_continue`
+prefers the newest session of the workspace with at least one answered turn (a failed
+`-p` run is not what `--continue` means), else the newest. `delete_sessions` removes a
+session's transcript and its artifacts; an open session (its writer lock held, here or
+in another agent-cli) is refused and left whole.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from agent_cli.errors import StoreError
+from agent_cli.session.log import MESSAGE, USAGE
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    """One saved session, as `/sessions` shows it."""
+
+    session_id: str
+    modified_at: datetime
+    workspace: str | None
+    first_request: str | None  # the first thing the user asked: the session's title
+    turns: int  # requests the user typed
+    answered_turns: int  # of those, how many the model answered
+    tokens: int  # every token the API reported for the session (in, cache, out)
+    readable: bool = True
+
+
+@dataclass
+class _Tally:
+    first_request: str | None = None
+    turns: int = 0
+    answered: int = 0
+    awaiting_answer: bool = False
+    tokens: int = 0
+
+    def note(self, record: dict[str, Any]) -> None:
+        payload = record.get("payload") or {}
+        if record.get("kind") == USAGE:
+            self.tokens += sum(
+                value for value in payload.values() if isinstance(value, int) and value > 0
+            )
+        elif record.get("kind") == MESSAGE and isinstance(payload.get("message"), dict):
+            self._note_message(payload["message"])
+
+    def _note_message(self, message: dict[str, Any]) -> None:
+        text = typed_text(message)
+        if message.get("role") == "user" and text is not None:
+            self.turns += 1
+            self.awaiting_answer = True
+            self.first_request = self.first_request or text
+        elif message.get("role") == "assistant" and self.awaiting_answer:
+            self.answered += 1
+            self.awaiting_answer = False
+
+
+def typed_text(message: dict[str, Any]) -> str | None:
+    """The text of a message the user typed (None for tool results and empty text)."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content.strip() or None
+    if not isinstance(content, list):
+        return None
+    texts = [b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"]
+    joined = " ".join(t for t in texts if isinstance(t, str)).strip()
+    return joined or None
+
+
+def summarize(store: Any, info: Any) -> SessionSummary:
+    """One session's summary from its transcript; unreadable ones are marked, not dropped."""
+    tally = _Tally()
+    readable = True
+    try:
+        for record in store.replay(info.session_id):
+            tally.note(record)
+    except (StoreError, OSError):
+        readable = False
+    return SessionSummary(
+        info.session_id,
+        info.modified_at,
+        info.workspace,
+        tally.first_request,
+        tally.turns,
+        tally.answered,
+        tally.tokens,
+        readable,
+    )
+
+
+def summarize_sessions(paths: Any, workspace: Path | None = None) -> list[SessionSummary]:
+    """Every session (of `workspace` when given), newest first."""
+    from agent_cli.store.transcript import TranscriptStore
+
+    store = TranscriptStore(paths.transcripts)
+    return [summarize(store, info) for info in _infos(store, workspace)]
+
+
+def pick_session_to_continue(paths: Any, workspace: Path) -> str | None:
+    """The newest session here with an answered turn, else the newest here, else None."""
+    from agent_cli.store.transcript import TranscriptStore
+
+    store = TranscriptStore(paths.transcripts)
+    infos = _infos(store, workspace)
+    for info in infos:
+        if summarize(store, info).answered_turns:
+            return str(info.session_id)
+    return str(infos[0].session_id) if infos else None
+
+
+def delete_sessions(paths: Any, session_ids: Iterable[str]) -> list[str]:
+    """Delete each session's transcript and artifacts; the ids deleted, in order.
+    Raises the store's error (`TranscriptLocked`, `SessionNotFound`) at the first that
+    cannot go; the ones before it are gone."""
+    from agent_cli.store.artifacts import ArtifactStore
+    from agent_cli.store.transcript import TranscriptStore
+
+    transcripts = TranscriptStore(paths.transcripts)
+    artifacts = ArtifactStore(paths.artifacts_root)
+    deleted: list[str] = []
+    for session_id in session_ids:
+        transcripts.delete(session_id)
+        artifacts.delete_session(session_id)
+        deleted.append(session_id)
+    return deleted
+
+
+def _infos(store: Any, workspace: Path | None) -> list[Any]:
+    infos = store.list_sessions()
+    if workspace is None:
+        return list(infos)
+    wanted = str(Path(workspace).resolve())
+    return [info for info in infos if info.workspace == wanted]
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request and what came back: the answer's text and the tools it used."""
+
+    request: str
+    answer: str
+    tools: tuple[str, ...]
+
+
+def recent_exchanges(view: Iterable[dict[str, Any]], limit: int = 3) -> list[Exchange]:
+    """The last `limit` requests the user typed in `view`, each with the assistant's text
+    and tool names up to the next request (a summary message counts as no request)."""
+    from agent_cli.compaction.markers import is_summary_message
+
+    exchanges: list[Exchange] = []
+    request: str | None = None
+    answer: list[str] = []
+    tools: list[str] = []
+    for message in view:
+        text = typed_text(message)
+        if message.get("role") == "user" and text is not None:
+            if request is not None:
+                exchanges.append(Exchange(request, "\n".join(answer), tuple(tools)))
+            request, answer, tools = (None if is_summary_message(message) else text), [], []
+        elif message.get("role") == "assistant" and request is not None:
+            answer += [t for t in [typed_text(message)] if t]
+            tools += _tool_names(message)
+    if request is not None:
+        exchanges.append(Exchange(request, "\n".join(answer), tuple(tools)))
+    return exchanges[-limit:] if limit > 0 else []
+
+
+def _tool_names(message: dict[str, Any]) -> list[str]:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return []
+    return [
+        str(block.get("name"))
+        for block in content
+        if isinstance(block, dict) and block.get("type") == "tool_use"
+    ]

@@ -1,0 +1,40 @@
+"""End to end in tmux: on the offline model a plain `agent-cli` shows compaction at work.
+
+No flags: the demo thresholds apply, the banner says so, and reading a few files makes
+every layer fire. A flag still wins over the demo value.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from e2e_support import LAYER_LINE, TerminalPool, start_repl
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parent.parent
+DEMO_BANNER = "Compaction starts at 3,000 tokens (hard limit 60,000): demo thresholds"
+
+
+def test_reading_a_few_files_fires_every_layer_on_the_demo_thresholds(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    for name in ("architecture.md", "reliability.md"):
+        (workspace / name).write_text((REPO / "docs" / name).read_text(encoding="utf-8"))
+    (workspace / "README.md").write_text((REPO / "README.md").read_text(encoding="utf-8"))
+    repl = start_repl(terminals, home, workspace)
+    assert DEMO_BANNER in repl.terminal.screen()
+    printed = ""
+    for name in ("README.md", "README.md", "architecture.md", "reliability.md", "README.md"):
+        printed += repl.submit(f"read {name}")
+    assert set(LAYER_LINE.findall(printed)) == {"L1", "L2", "L3", "L4"}, printed
+
+
+def test_a_threshold_flag_wins_over_the_demo_default(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    repl = start_repl(terminals, home, workspace, "--soft-threshold", "50000")
+    screen = repl.terminal.screen()
+    assert "Compaction starts at 50,000 tokens (hard limit 60,000)" in screen
+    assert "soft threshold 50,000" in repl.submit("stats")

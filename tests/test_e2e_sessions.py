@@ -1,0 +1,59 @@
+"""End to end in tmux: telling sessions apart, --continue, and deleting old ones."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from e2e_support import (
+    ReplDriver,
+    TerminalPool,
+    build_env,
+    run_piped,
+    session_id_on,
+    start_repl,
+)
+
+pytestmark = pytest.mark.e2e
+SESSION_ROW = re.compile(r"^\s*\*?\s*(\d{8}-\d{6}-[0-9a-f]+)\s")
+
+
+def quit_repl(repl: ReplDriver) -> None:
+    repl.send("/quit")
+    repl.terminal.wait_for_exit()
+
+
+def test_continue_skips_a_failed_one_shot_run_and_sessions_can_be_told_apart_and_deleted(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    first = start_repl(terminals, home, workspace)
+    interactive = session_id_on(first.terminal.screen())
+    first.submit("read README.md and tell me its first heading")
+    quit_repl(first)
+    # a one-shot run the hard limit blocks: a newer session with no answered turn
+    blocked = run_piped(
+        ["--soft-threshold", "1340", "--hard-limit", "1350", "-p", "word " * 300],
+        cwd=workspace,
+        env=build_env(home),
+    )
+    assert blocked.returncode == 3, blocked.stderr
+
+    again = start_repl(terminals, home, workspace, "--continue")
+    screen = again.terminal.screen()
+    assert session_id_on(screen) == interactive, screen
+    listing = again.submit("/sessions")
+    rows = {match.group(1): line for line in listing.splitlines()
+            if (match := SESSION_ROW.match(line))}  # fmt: skip
+    assert "read README.md and tell me" in rows[interactive], listing
+    assert rows[interactive].lstrip().startswith("*"), listing
+    assert " 1/1 " in rows[interactive], listing
+    (other,) = [session_id for session_id in rows if session_id != interactive]
+    assert " 0/1 " in rows[other] and "word word" in rows[other], listing
+
+    refused = again.submit(f"/sessions delete {interactive}")
+    assert "the open session cannot be deleted" in refused
+    deleted = again.submit(f"/sessions delete {other}")
+    assert f"deleted 1 session (transcript and artifacts): {other}" in deleted
+    assert not (home / "transcripts" / f"{other}.jsonl").exists()
+    assert other not in again.submit("/sessions")
