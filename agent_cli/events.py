@@ -48,9 +48,10 @@ class ModelRequest:
     """One model request before it is turned into wire format by the provider.
 
     `messages` is the compacted prompt view (Anthropic-format dicts); `system` is the base
-    system prompt, `durable_context` the rendered durable block (may be empty),
-    `project_instructions` the workspace's AGENTS.md block (may be empty). The
-    provider decides how to place cache breakpoints.
+    system prompt, `project_instructions` the workspace's AGENTS.md block (may be empty),
+    `durable_context` the rendered durable block (may be empty), which is never part of
+    `messages`: the provider places it after the cached prefix (in the newest user turn)
+    and decides where the cache breakpoints go.
     """
 
     system: str

@@ -59,14 +59,14 @@ def collect_tool_ids(messages: Sequence[dict[str, Any]], kind: str) -> list[str]
     """Ids of the `kind` ("tool_use" or "tool_result") blocks of `messages`, in order."""
     key = "id" if kind == "tool_use" else "tool_use_id"
     ids: list[str] = []
+    append = ids.append  # one plain loop: L3 runs this over every message it drops
     for message in messages:
         content = message.get("content") if isinstance(message, dict) else None
-        if isinstance(content, list):
-            ids += [
-                block[key]
-                for block in content
-                if isinstance(block, dict) and block.get("type") == kind and key in block
-            ]
+        if not isinstance(content, list):
+            continue
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == kind and key in block:
+                append(block[key])
     return ids
 
 
@@ -173,7 +173,7 @@ def _without_blocks(message: dict[str, Any], ids: Collection[str]) -> dict[str, 
     content = message.get("content")
     if not isinstance(content, list):
         return message
-    kept = [block for block in content if not _is_block_of(block, ids)]
+    kept = [block for block in content if not is_block_of(block, ids)]
     if len(kept) == len(content):
         return message
     if not kept:
@@ -181,7 +181,7 @@ def _without_blocks(message: dict[str, Any], ids: Collection[str]) -> dict[str, 
     return {**message, "content": kept}
 
 
-def _is_block_of(block: Any, ids: Collection[str]) -> bool:
+def is_block_of(block: Any, ids: Collection[str]) -> bool:
     """True for the tool_use or tool_result block of one of `ids`."""
     if not isinstance(block, dict):
         return False
@@ -199,10 +199,24 @@ def locate_interactions(
     located = {}
     for tool_id, use_index in use_indices.items():
         for index in range(use_index + 1, len(messages)):
-            if tool_id in collect_tool_ids(messages[index : index + 1], "tool_result"):
+            if _holds_result_of(messages[index], tool_id):
                 located[tool_id] = Interaction(use_index, index)
                 break
     return located
+
+
+def _holds_result_of(message: Any, tool_id: str) -> bool:
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return False
+    for block in content:
+        if (
+            isinstance(block, dict)
+            and block.get("tool_use_id") == tool_id
+            and block.get("type") == "tool_result"
+        ):
+            return True
+    return False
 
 
 def remove_tool_interactions(
@@ -221,19 +235,39 @@ def remove_tool_interactions(
     doomed = frozenset(ids)
     if not doomed:
         return list(messages)
+    return apply_changes(messages, strip_interactions(messages, doomed, interactions))
+
+
+def apply_changes(
+    messages: Sequence[dict[str, Any]], changes: Mapping[int, dict[str, Any] | None]
+) -> list[dict[str, Any]]:
+    """`messages` with the `changes` of `strip_interactions` made, as a new list."""
+    result: list[dict[str, Any] | None] = list(messages)
+    for index, replacement in changes.items():
+        result[index] = replacement
+    return [message for message in result if message is not None]
+
+
+def strip_interactions(
+    messages: Sequence[dict[str, Any]],
+    ids: Collection[str],
+    interactions: Mapping[str, Interaction] | None = None,
+) -> dict[int, dict[str, Any] | None]:
+    """What removing the interactions `ids` changes: index -> the message without their
+    blocks, or None where nothing is left of it. Untouched messages are not listed. With
+    `interactions` only the messages they name are visited (see above)."""
     if interactions is None:
         touched: Iterable[int] = range(len(messages))
     else:
         touched = {
-            index
-            for tool_id in doomed
-            if tool_id in interactions
-            for index in interactions[tool_id]
+            index for tool_id in ids if tool_id in interactions for index in interactions[tool_id]
         }
-    result: list[dict[str, Any] | None] = list(messages)
+    changes: dict[int, dict[str, Any] | None] = {}
     for index in touched:
-        result[index] = _without_blocks(messages[index], doomed)
-    return [message for message in result if message is not None]
+        replacement = _without_blocks(messages[index], ids)
+        if replacement is not messages[index]:
+            changes[index] = replacement
+    return changes
 
 
 def answer_dangling_tool_uses(

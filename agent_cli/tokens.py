@@ -220,6 +220,16 @@ class TokenCounter:
             self._text_memo.put(text, count, len(text))
         return count
 
+    def note_text_count(self, text: str, count: int) -> None:
+        """Take `count` as the tokens of `text` unless it was counted already.
+
+        For a text built from parts whose counts are known (a truncated tool result: head
+        and tail of a counted original around a marker), so it is not tokenized again.
+        Such a count is an estimate within a few tokens, like every figure here.
+        """
+        if text and self._text_memo.get(text) is None:
+            self._text_memo.put(text, max(0, count), len(text))
+
     def _encode_count(self, text: str) -> int:
         self._ensure_loaded()
         if self._encoding is None:

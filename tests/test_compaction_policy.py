@@ -7,6 +7,7 @@ import dataclasses
 import pytest
 
 from agent_cli.compaction import CompactionPolicy
+from agent_cli.compaction.policy import with_thresholds
 from agent_cli.errors import PolicyError
 
 
@@ -64,3 +65,37 @@ def test_read_tool_names_become_a_frozenset_and_must_be_names():
             CompactionPolicy(read_tool_names=bad)  # type: ignore[arg-type]
     with pytest.raises(PolicyError):
         CompactionPolicy(read_path_key="")
+
+
+def test_the_low_water_mark_defaults_to_half_the_soft_threshold():
+    assert CompactionPolicy().low_water is None
+    assert CompactionPolicy().low_water_mark == 40_000
+    assert CompactionPolicy(soft_threshold=20_001, hard_limit=60_000).low_water_mark == 10_000
+    assert CompactionPolicy(low_water=1_234).low_water_mark == 1_234
+
+
+@pytest.mark.parametrize("value", [0, -5, 2.5, True, "10"])
+def test_the_low_water_mark_must_be_a_positive_integer(value):
+    with pytest.raises(PolicyError) as caught:
+        CompactionPolicy(low_water=value)
+    assert caught.value.field == "low_water"
+
+
+@pytest.mark.parametrize("value", [80_000, 80_001, 200_000])
+def test_the_low_water_mark_must_be_below_the_soft_threshold(value):
+    with pytest.raises(PolicyError) as caught:
+        CompactionPolicy(low_water=value)
+    assert (caught.value.field, caught.value.reason) == (
+        "low_water",
+        "must be below soft_threshold",
+    )
+    assert CompactionPolicy(low_water=79_999).low_water == 79_999
+
+
+def test_moving_the_soft_threshold_keeps_an_explicit_low_water_mark_in_proportion():
+    policy = CompactionPolicy(soft_threshold=20_000, hard_limit=60_000, low_water=5_000)
+    moved = with_thresholds(policy, 10_000, hard_limit=30_000)
+    assert (moved.soft_threshold, moved.hard_limit, moved.low_water) == (10_000, 30_000, 2_500)
+    just_under = CompactionPolicy(soft_threshold=1_000, hard_limit=2_000, low_water=999)
+    assert with_thresholds(just_under, 1_999).low_water == 1_997  # 999 / 1,000 of it
+    assert with_thresholds(CompactionPolicy(), 500).low_water is None  # the default follows

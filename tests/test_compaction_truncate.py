@@ -105,3 +105,19 @@ def test_a_result_of_many_small_blocks_keeps_its_first_and_last_blocks_within_th
     assert sum("cut by context compaction" in block["text"] for block in new_blocks) == 1
     assert counter.count_content(new_blocks) <= 1_000
     assert saved == counter.count_messages(_history(blocks)) - counter.count_messages(view)
+
+
+def test_a_cut_result_is_counted_from_its_parts_not_tokenized_again():
+    counter, encoding = make_counter()
+    body, blocks = _numbered_lines(2_000), [text(_numbered_lines(900)), text(_numbered_lines(900))]
+    for result in (body, blocks):
+        history = _history(result)
+        counter.count_messages(history)  # the session counted the view before
+        calls = encoding.calls
+        view, saved = truncate_tool_results(
+            history, CompactionPolicy(max_tool_result_tokens=300), counter
+        )
+        assert saved > 0
+        assert encoding.calls - calls <= 2  # the markers; never the cut texts
+        fresh, _ = make_counter()  # and the figure stays close to a real count
+        assert abs(counter.count_messages(view) - fresh.count_messages(view)) <= 4

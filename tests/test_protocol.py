@@ -11,9 +11,11 @@ from agent_cli.errors import ToolProtocolError
 from agent_cli.protocol import (
     Interaction,
     ProtocolScan,
+    apply_changes,
     collect_tool_ids,
     locate_interactions,
     remove_tool_interactions,
+    strip_interactions,
     validate_tool_protocol,
 )
 
@@ -167,3 +169,20 @@ def test_tool_ids_are_collected_in_order_by_kind():
     history = _parallel_history()
     assert collect_tool_ids(history, "tool_use") == ["a", "b"]
     assert collect_tool_ids(history, "tool_result") == ["b", "a"]
+
+
+def test_strip_interactions_lists_only_the_messages_that_change():
+    history = [
+        user("go"),
+        assistant([text("reading"), tool_use("a"), tool_use("b")]),
+        user([tool_result("a"), tool_result("b")]),
+        assistant([tool_use("c")]),
+        user([tool_result("c")]),
+    ]
+    changes = strip_interactions(history, {"a", "c"}, validate_tool_protocol(history))
+    assert sorted(changes) == [1, 2, 3, 4]
+    assert changes[1] == assistant([text("reading"), tool_use("b")])
+    assert changes[2] == user([tool_result("b")])
+    assert changes[3] is None and changes[4] is None
+    assert apply_changes(history, changes) == remove_tool_interactions(history, {"a", "c"})
+    assert strip_interactions(history, {"zzz"}, validate_tool_protocol(history)) == {}

@@ -200,6 +200,22 @@ def test_a_policy_error_on_a_renamed_field_names_the_config_key():
     assert caught.value.source == "--keep-recent"
 
 
+def test_the_low_water_mark_comes_from_the_flag_or_the_file_and_reaches_the_policy(tmp_path):
+    assert flag_settings(parse("--low-water", "9,000")) == {"low_water": 9_000}
+    path = write_config(tmp_path, "soft_threshold = 20000\nhard_limit = 60000\nlow_water = 7000\n")
+    settings = resolve_settings({}, load_config_file(path), path)
+    policy = build_policy(settings)
+    assert (policy.low_water, policy.low_water_mark) == (7_000, 7_000)
+
+
+def test_a_low_water_mark_at_or_over_the_soft_threshold_is_a_config_error_naming_the_flag():
+    settings = resolve_settings({"soft_threshold": 1_000, "low_water": 1_000}, {}, "config.toml")
+    with pytest.raises(ConfigError) as caught:
+        build_policy(settings)
+    assert (caught.value.key, caught.value.source) == ("low_water", "--low-water")
+    assert "must be below soft_threshold" in describe_error(caught.value)
+
+
 def test_the_offline_demo_fills_only_the_thresholds_left_unset():
     from agent_cli.repl.config import uses_demo_thresholds, with_demo_thresholds
 

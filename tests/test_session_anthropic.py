@@ -183,6 +183,29 @@ def test_a_paused_answer_is_sent_back_as_the_last_message_and_continued(server, 
     assert [m["role"] for m in session.view] == ["user", "assistant", "assistant"]
 
 
+def test_a_new_fact_changes_only_the_newest_user_turn_not_the_cached_prefix(
+    server, workspace
+) -> None:
+    server.enqueue(Reply([text_block("First answer.")]), Reply([text_block("Second answer.")]))
+    session = make_session(workspace, _provider(server))
+    drain(session.run_turn("first question"))
+    session.remember("the build uses make")
+    drain(session.run_turn("second question"))
+    first, second = server.accepted
+    assert first["system"] == second["system"]  # the fact did not touch the system prompt
+    assert "the build uses make" not in json.dumps(second["system"])
+    newest = second["messages"][-1]["content"]
+    assert "second question" in newest[0]["text"] and "cache_control" in newest[0]
+    assert "the build uses make" in newest[-1]["text"] and "cache_control" not in newest[-1]
+    # the earlier turns are sent as before the fact, so the prefix the first request
+    # wrote is read again
+    assert second["messages"][0]["content"][0]["text"] == "first question"
+    assert len(second["messages"][0]["content"]) == 1
+    assert "the build uses make" not in json.dumps(list(session.view))
+    messages = [r for r in transcript_records(session) if r["kind"] == "message"]
+    assert "the build uses make" not in json.dumps(messages)
+
+
 def test_toolbar_stats_and_context_show_one_figure_that_follows_the_durable_block(
     server, workspace
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from session_support import ScriptedProvider, drain, make_session, transcript_records
@@ -15,6 +16,7 @@ from agent_cli.events import (
 )
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.provider.offline import OfflineProvider
+from agent_cli.session.compacting import offer_cached_prefix
 from agent_cli.sources import SourceResolutionStatus
 
 
@@ -202,3 +204,34 @@ def test_summary_requests_count_in_the_session_usage_totals(workspace: Path) -> 
     session.close()
     resumed = make_session(workspace, ScriptedProvider(), keep_recent=2, resume=session_id)
     assert resumed.stats().total_usage == stats.total_usage
+
+
+class PrefixRecorder:
+    """A summarizer that keeps the cached prefix the session offers it."""
+
+    def __init__(self) -> None:
+        self.offered: list[Any] = []
+
+    def use_cached_prefix(self, prefix: Any) -> None:
+        self.offered.append(prefix)
+
+    def __call__(self, old_messages: list[dict[str, Any]]) -> str:
+        return "Goal: tidy up."
+
+
+def test_a_summarizer_is_offered_the_prefix_the_last_request_left_in_the_cache(
+    workspace: Path,
+) -> None:
+    recorder = PrefixRecorder()
+    session = make_session(workspace, ScriptedProvider(summarizer=recorder))
+    drain(session.run_turn("first"))
+    sent = session.sent_view
+    assert sent == tuple(session.view[:1])  # the request carried the first message
+    drain(session.compact_now())
+    prefix = recorder.offered[-1]
+    assert prefix.system == session.system_prompt
+    assert prefix.tools == tuple(session.toolbox.schemas())
+    assert prefix.messages[: len(sent)] == sent and prefix.cached_messages == len(sent)
+    session.view = [{"role": "user", "content": "a different start"}, *session.view[1:]]
+    offer_cached_prefix(session, recorder)
+    assert recorder.offered[-1].cached_messages == 0  # the cache no longer holds its start

@@ -18,6 +18,7 @@ from agent_cli.errors import PromptNotFound, ProviderRequestFailed, SummarizerFa
 from agent_cli.events import ModelRequest, ModelResponse, TextDelta, Usage
 from agent_cli.prompts import load_prompt
 from agent_cli.provider.summarizers import build_extractive_summarizer, build_model_summarizer
+from agent_cli.provider.summary_reuse import INSTRUCTIONS_HEADER, CachedPrefix
 
 
 def user(text: str) -> dict[str, Any]:
@@ -305,3 +306,56 @@ def test_the_shipped_prompts_load_by_name_with_or_without_the_suffix():
 def test_an_unknown_or_unsafe_prompt_name_raises_prompt_not_found(name):
     with pytest.raises(PromptNotFound):
         load_prompt(name)
+
+
+# --- reusing the cached prefix ---------------------------------------------------------------
+
+SCHEMA = {"name": "read_file", "description": "Read.", "input_schema": {"type": "object"}}
+
+
+def long_view(messages: int, chars: int = 2_000) -> list[dict[str, Any]]:
+    view = []
+    for number in range(messages):
+        speaker = user if number % 2 == 0 else assistant
+        view.append(speaker(f"message {number}: " + "lorem ipsum " * (chars // 12)))
+    return view
+
+
+def offered(view, cached: int) -> CachedPrefix:
+    return CachedPrefix("You are agent-cli.", (SCHEMA,), tuple(view), cached)
+
+
+def test_a_large_cached_view_is_summarized_by_reusing_it_with_the_instructions_last():
+    provider = ScriptedProvider()
+    summarize = build_model_summarizer(provider, focus="the parser")
+    view = long_view(31)
+    summarize.use_cached_prefix(offered(view, cached=30))
+    assert summarize(view[:-2]) == "Goal: semicolons."
+    (request,) = provider.requests
+    assert (request.system, request.tools) == ("You are agent-cli.", (SCHEMA,))
+    assert request.messages[:-1] == tuple(view) and request.durable_context == ""
+    last = request.messages[-1]
+    assert last["role"] == "user" and last["content"].startswith(INSTRUCTIONS_HEADER)
+    assert "except its last 2 messages" in last["content"]
+    assert "Focus requested by the user for this summary: the parser" in last["content"]
+    assert load_prompt("summary") in last["content"]
+
+
+def test_the_bounded_request_is_sent_where_little_of_the_view_is_cached():
+    provider = ScriptedProvider()
+    summarize = build_model_summarizer(provider)
+    view = long_view(31)
+    summarize.use_cached_prefix(offered(view, cached=1))  # most of it would be written anew
+    summarize(view[:-2])
+    (request,) = provider.requests
+    assert request.tools == () and len(request.messages) == 1
+
+
+def test_the_bounded_request_is_sent_where_the_reused_view_would_not_fit_the_window():
+    provider = ScriptedProvider()
+    provider.context_window = 10_000
+    summarize = build_model_summarizer(provider)
+    view = long_view(31)
+    summarize.use_cached_prefix(offered(view, cached=30))
+    summarize(view[:-2])
+    assert provider.requests[0].tools == ()

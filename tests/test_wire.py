@@ -310,12 +310,51 @@ def test_an_error_result_without_content_is_sent_with_a_short_text(content):
     validate_request(wire)
 
 
-def test_durable_context_is_a_second_system_block_holding_the_breakpoint():
+def test_durable_context_rides_in_the_newest_user_turn_after_the_breakpoint():
     wire = build_wire_request(make_request(user(text("q")), durable="pending: ship it"), "m")
-    assert wire["system"] == [
-        {"type": "text", "text": "You are a helpful agent."},
-        {"type": "text", "text": "pending: ship it", "cache_control": {"type": "ephemeral"}},
+    marked = {"cache_control": {"type": "ephemeral"}}
+    assert wire["system"] == [{"type": "text", "text": "You are a helpful agent.", **marked}]
+    assert wire["messages"] == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "q", **marked},
+                {"type": "text", "text": "pending: ship it"},
+            ],
+        }
     ]
+
+
+def test_durable_context_follows_the_tool_results_of_the_newest_turn():
+    wire = build_wire_request(
+        make_request(
+            user(text("go")), assistant(tool_use("t1")), user(tool_result("t1")), durable="facts"
+        ),
+        "m",
+    )
+    validate_request(wire)
+    newest = wire["messages"][-1]["content"]
+    assert [block["type"] for block in newest] == ["tool_result", "text"]
+    assert "cache_control" in newest[0] and newest[1] == {"type": "text", "text": "facts"}
+    assert wire["messages"][0]["content"] == [{"type": "text", "text": "go"}]
+
+
+def test_a_changed_durable_block_leaves_the_cached_prefix_as_it_was():
+    history = (user(text("go")), assistant(tool_use("t1")), user(tool_result("t1")))
+    before = build_wire_request(make_request(*history, durable="- fact F1"), "m")
+    after = build_wire_request(make_request(*history, durable="- fact F1\n- fact F2"), "m")
+    assert before["system"] == after["system"] and before["tools"] == after["tools"]
+    assert before["messages"][:-1] == after["messages"][:-1]
+    assert before["messages"][-1]["content"][:-1] == after["messages"][-1]["content"][:-1]
+    assert before["messages"][-1]["content"][-1] != after["messages"][-1]["content"][-1]
+
+
+def test_a_paused_answer_sent_back_carries_the_durable_block_in_the_user_turn_before_it():
+    wire = build_wire_request(
+        make_request(user(text("q")), assistant(text("partial")), durable="facts"), "m"
+    )
+    assert wire["messages"][0]["content"][-1] == {"type": "text", "text": "facts"}
+    assert wire["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
 
 
 def test_no_system_and_no_tools_are_left_out_instead_of_sent_empty():
@@ -337,7 +376,7 @@ def test_only_three_breakpoints_are_placed_whatever_the_input_carried():
         "m",
     )
     assert count_breakpoints(wire) == 3
-    assert "cache_control" in wire["messages"][-1]["content"][-1]
+    assert "cache_control" in wire["messages"][-1]["content"][-2]  # before the durable block
     assert "cache_control" not in wire["messages"][-1]["content"][0]
 
 

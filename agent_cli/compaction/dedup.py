@@ -18,12 +18,9 @@ from typing import Any
 
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
-from agent_cli.compaction.savings import measure_savings
+from agent_cli.compaction.savings import measure_removal_savings
 from agent_cli.compaction.standalone import run_layer_alone
-from agent_cli.protocol import (
-    locate_interactions,
-    remove_tool_interactions,
-)
+from agent_cli.protocol import apply_changes, locate_interactions, strip_interactions
 from agent_cli.tokens import TokenCounter
 
 
@@ -59,12 +56,20 @@ def find_superseded_reads(
     """Reads that a later read of the same thing made redundant: id -> tool_use index."""
     newest: dict[tuple[str, ...], tuple[str, int]] = {}
     superseded: dict[str, int] = {}
+    names = policy.read_tool_names
     for index, message in enumerate(messages):
+        if message.get("role") != "assistant":
+            continue
         content = message.get("content")
-        if message.get("role") != "assistant" or not isinstance(content, list):
+        if not isinstance(content, list):
             continue
         for block in content:
-            if not isinstance(block, dict) or block.get("type") != "tool_use":
+            # the name test first: most blocks are no reads
+            if (
+                not isinstance(block, dict)
+                or block.get("name") not in names
+                or block.get("type") != "tool_use"
+            ):
                 continue
             key = build_read_key(block, policy)
             if key is None:
@@ -84,10 +89,11 @@ def build_dedup_outcome(
     if not superseded:
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
     located = locate_interactions(messages, superseded)
-    view = remove_tool_interactions(messages, superseded, interactions=located)
+    changes = strip_interactions(messages, superseded, located)
+    view = apply_changes(messages, changes)
     return LayerOutcome(
         view,
-        measure_savings(messages, view, counter),
+        measure_removal_savings(messages, changes, counter),
         removed_tool_use_ids=tuple(superseded),
         messages_removed=len(messages) - len(view),
     )

@@ -6,9 +6,10 @@ Contract:
   change and share the rest, which is safe because no part of the core mutates a message.
 - Below the soft threshold the check returns at once with a shallow copy of the list: no
   deep copy, no re-tokenizing (see `view_memo`).
-- Otherwise L1 -> L2 -> L3 -> L4 run in order and the run stops after the first layer that
-  brings the budget under the soft threshold. L4 runs only with a summarizer; without one
-  a `skipped_no_summarizer` report says so.
+- Otherwise L1 -> L2 -> L3 -> L4 run in order until the budget is under the policy's
+  low-water mark, so a firing buys room for many turns (`firing`: it may stop earlier,
+  under the soft threshold, where the layers so far rewrote little of the prompt cache).
+  L4 runs only with a summarizer; without one a `skipped_no_summarizer` report says so.
 - At or over the hard limit after the last layer, `MessageViewLimitExceeded` is raised
   (token figures and layer names only) and the caller must not send the request.
 
@@ -23,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from agent_cli.compaction.dedup import build_dedup_outcome
+from agent_cli.compaction.firing import is_run_finished
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.prune import build_prune_outcome
 from agent_cli.compaction.results import (
@@ -89,6 +91,7 @@ def _run_layers(
 ) -> tuple[Messages, list[LayerReport]]:
     """Run the layers in order from a budget of `tokens` (view plus `reserved`)."""
     reports: list[LayerReport] = []
+    original = view
     for layer, step in enumerate(_build_steps(policy, counter, summarizer), start=1):
         if step is None:
             skipped = LayerOutcome(view, 0, outcome=SKIPPED_NO_SUMMARIZER)
@@ -97,7 +100,7 @@ def _run_layers(
         outcome = step(view, tokens - reserved)
         reports.append(_build_report(layer, outcome, tokens))
         view, tokens = outcome.messages, reports[-1].tokens_after
-        if tokens < policy.soft_threshold:
+        if is_run_finished(policy, tokens, original, view, counter):
             break
     return view, reports
 

@@ -1,17 +1,21 @@
 """The compaction policy: thresholds and knobs, validated once, frozen afterwards.
 
-Contract: every number is a positive int and `soft_threshold < hard_limit`; a bad value
-raises `PolicyError` (a ValueError) naming the field. Thresholds are plain settings that
-may go up or down; nothing here assumes a particular model window.
+Contract: every number is a positive int, `soft_threshold < hard_limit` and, when set,
+`low_water < soft_threshold`; a bad value raises `PolicyError` (a ValueError) naming the
+field. Thresholds are plain settings that may go up or down; nothing here assumes a
+particular model window.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from agent_cli.errors import PolicyError
 
+DEFAULT_LOW_WATER_DIVISOR = 2
 _POSITIVE_FIELDS = (
     "soft_threshold",
     "hard_limit",
@@ -26,6 +30,10 @@ class CompactionPolicy:
     """When to compact and how much each layer keeps.
 
     - `soft_threshold`: at or above it (view plus reserved tokens) the layers run.
+    - `low_water`: once they run, the layers compact down to under this mark, so that
+      compaction fires rarely and the prompt cache it rewrites is rewritten rarely. None
+      means half the soft threshold (`low_water_mark`); `soft_threshold - 1` gives the
+      old behaviour of stopping just under the soft threshold.
     - `hard_limit`: at or above it after every layer, no request may be sent.
     - `max_tool_result_tokens`: L1 truncates tool results larger than this.
     - `keep_recent_messages`: L3 keeps message 0 and this many last messages.
@@ -40,6 +48,14 @@ class CompactionPolicy:
     summary_keep_recent: int = 4
     read_tool_names: frozenset[str] = field(default_factory=lambda: frozenset({"read_file"}))
     read_path_key: str = "path"
+    low_water: int | None = None
+
+    @property
+    def low_water_mark(self) -> int:
+        """The budget a firing compacts down to: `low_water`, or half the soft threshold."""
+        if self.low_water is not None:
+            return self.low_water
+        return max(1, self.soft_threshold // DEFAULT_LOW_WATER_DIVISOR)
 
     def __post_init__(self) -> None:
         for name in _POSITIVE_FIELDS:
@@ -48,9 +64,19 @@ class CompactionPolicy:
                 raise PolicyError(name, "must be a positive integer")
         if self.soft_threshold >= self.hard_limit:
             raise PolicyError("soft_threshold", "must be below hard_limit")
+        _check_low_water(self.low_water, self.soft_threshold)
         object.__setattr__(self, "read_tool_names", _as_name_set(self.read_tool_names))
         if not isinstance(self.read_path_key, str) or not self.read_path_key:
             raise PolicyError("read_path_key", "must be a non-empty string")
+
+
+def _check_low_water(low_water: object, soft_threshold: int) -> None:
+    if low_water is None:
+        return
+    if type(low_water) is not int or low_water <= 0:
+        raise PolicyError("low_water", "must be a positive integer")
+    if low_water >= soft_threshold:
+        raise PolicyError("low_water", "must be below soft_threshold")
 
 
 def _as_name_set(names: Iterable[str]) -> frozenset[str]:
@@ -63,3 +89,18 @@ def _as_name_set(names: Iterable[str]) -> frozenset[str]:
     if not all(isinstance(name, str) and name for name in result):
         raise PolicyError("read_tool_names", "every name must be a non-empty string")
     return result
+
+
+def with_thresholds(
+    policy: CompactionPolicy, soft_threshold: int, **changes: Any
+) -> CompactionPolicy:
+    """`policy` with a new soft threshold (and other `changes`), its low-water mark kept
+    in the same proportion to the soft threshold: calibration, `/compact` and the loop
+    guard move the soft threshold, and an explicit low-water mark must stay below it."""
+    low_water = policy.low_water
+    if low_water is not None:
+        scaled = round(low_water * soft_threshold / policy.soft_threshold)
+        low_water = min(max(1, scaled), soft_threshold - 1) if soft_threshold > 1 else None
+    return dataclasses.replace(
+        policy, soft_threshold=soft_threshold, low_water=low_water, **changes
+    )

@@ -9,10 +9,10 @@ appear twice). This keeps a layer's cost proportional to what it changed.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agent_cli.tokens import TokenCounter
+from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 
 def measure_savings(
@@ -47,3 +47,26 @@ def _measure_with_repeats(
     balance.subtract(Counter(map(id, after)))
     by_id = {id(message): message for message in (*before, *after)}
     return sum(counter.count_message(by_id[key]) * times for key, times in balance.items() if times)
+
+
+def measure_removal_savings(
+    messages: Sequence[dict[str, Any]],
+    changes: Mapping[int, dict[str, Any] | None],
+    counter: TokenCounter,
+) -> int:
+    """Tokens saved by the `changes` of `protocol.strip_interactions` (index -> the message
+    left, or None where it goes).
+
+    A message's count is its overhead plus its blocks' counts, so a shrunk message saves
+    its count minus that of the blocks it keeps (usually short text, counted from the
+    memo) and a dropped one all of it: no new message is counted as a whole, and no tool
+    input is serialized again, which made removal from a long view costly.
+    """
+    saved = 0
+    for index, replacement in changes.items():
+        saved += counter.count_message(messages[index])
+        if replacement is not None:
+            saved -= MESSAGE_OVERHEAD_TOKENS
+            for block in replacement["content"]:
+                saved -= counter.count_block(block)
+    return saved

@@ -10,6 +10,10 @@ since (`summary_input`). It waits at most `timeout_seconds` for the answer, in a
 worker thread so a hung provider can never hold up the session or the process exit.
 It raises `SummarizerFailed` ("timeout", "provider_error", "no_response") and returns ""
 for an empty answer; L4 treats both as failure and leaves the view unchanged.
+
+When the session offers its cached prefix (`use_cached_prefix`), the request reuses it
+instead (same system prompt, tools and messages, the instructions last) where that is
+estimated to cost less: see `summary_reuse` for the figures and the rule.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from agent_cli.provider.extractive_summary import (
     build_extractive_summarizer,
 )
 from agent_cli.provider.summary_input import DEFAULT_MAX_INPUT_CHARS, render_summary_input
+from agent_cli.provider.summary_reuse import CachedPrefix, choose_summary_request
 
 __all__ = [
     "DEFAULT_MAX_INPUT_CHARS",
@@ -72,12 +77,20 @@ class ModelSummarizer:
         self._timeout_seconds = timeout_seconds
         self._max_input_chars = max_input_chars
         self._max_tokens = max_tokens
+        self._cached_prefix: CachedPrefix | None = None
         self.reported_usage: list[Usage] = []
 
+    def use_cached_prefix(self, prefix: CachedPrefix | None) -> None:
+        """Let the next summary requests reuse what the session's cache holds, when that
+        is cheaper than the bounded request (`summary_reuse`)."""
+        self._cached_prefix = prefix
+
     def __call__(self, messages: list[dict[str, Any]]) -> str:
-        request = build_summary_request(
+        bounded = build_summary_request(
             messages, self._system, self._max_input_chars, self._max_tokens
         )
+        window = getattr(self._provider, "context_window", 0)
+        request = choose_summary_request(bounded, self._cached_prefix, len(messages), window)
         response = run_request_with_timeout(self._provider, request, self._timeout_seconds)
         self.reported_usage.append(response.usage)
         return render_response_text(response).strip()

@@ -14,9 +14,16 @@ else raises `WireFormatError` with a reason code and the index of the offending 
 in `request.messages`: a request the API would reject is never sent, and pairing is
 never silently repaired here (that belongs to `agent_cli.protocol`).
 
-Cache breakpoints: the last tool, the last system block and the last block of the
+Cache breakpoints: the last tool, the system prompt and the last block of the
 conversation tail carry `{"type": "ephemeral"}` (three of the four the API allows), so the
 prefix up to the tail is reused on the next request until compaction rewrites it.
+
+The durable context (`request.durable_context`) rides after that breakpoint, as the last
+text block of the newest user turn: it is re-rendered for every request and never stored,
+so a changed fact or todo changes only what follows the cached prefix. In the system
+prompt it would sit before every message in cache order, and each `/remember` or `/done`
+would make the next request write the whole history again at 1.25x instead of reading it
+at 0.1x.
 """
 
 from __future__ import annotations
@@ -28,8 +35,11 @@ from typing import Any
 
 from agent_cli.errors import WireFormatError
 from agent_cli.events import ModelRequest
-
-CACHE_CONTROL: dict[str, str] = {"type": "ephemeral"}
+from agent_cli.provider.cache_placement import (
+    attach_durable_context,
+    build_system_blocks,
+    mark_cache_breakpoint,
+)
 
 # The keys we send per block type; everything else (private `_` keys, stale
 # cache_control, bookkeeping) is dropped. Kept small on purpose.
@@ -72,12 +82,11 @@ def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
     _check_conversation_shape(turns)
     _trim_final_assistant_text(turns)
     _check_tool_pairing(turns)
-    _mark_cache_breakpoint(turns[-1].blocks)
+    mark_cache_breakpoint(turns[-1].blocks)
+    attach_durable_context(turns, request.durable_context)
     messages = [{"role": turn.role, "content": turn.blocks} for turn in turns]
     wire: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens}
-    system = build_system_blocks(
-        request.system, request.durable_context, request.project_instructions
-    )
+    system = build_system_blocks(request.system, request.project_instructions)
     if system:
         wire["system"] = system
     wire["messages"] = messages
@@ -85,21 +94,6 @@ def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
     if tools:
         wire["tools"] = tools
     return wire
-
-
-def build_system_blocks(
-    system: str, durable_context: str, project_instructions: str = ""
-) -> list[dict[str, Any]]:
-    """The base system prompt, the project instructions, then the durable context, as
-    text blocks; the last is cached. The stable blocks come first, so a change to the
-    durable block does not rewrite the cached project instructions."""
-    blocks = [
-        {"type": "text", "text": text}
-        for text in (system, project_instructions, durable_context)
-        if isinstance(text, str) and text.strip()
-    ]
-    _mark_cache_breakpoint(blocks)
-    return blocks
 
 
 def build_tool_list(tools: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -118,13 +112,8 @@ def build_tool_list(tools: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         cleaned.append(
             {key: copy.deepcopy(value) for key, value in tool.items() if key in ALLOWED_TOOL_KEYS}
         )
-    _mark_cache_breakpoint(cleaned)
+    mark_cache_breakpoint(cleaned)
     return cleaned
-
-
-def _mark_cache_breakpoint(blocks: list[dict[str, Any]]) -> None:
-    if blocks:
-        blocks[-1]["cache_control"] = dict(CACHE_CONTROL)
 
 
 # --- cleaning -----------------------------------------------------------------------------

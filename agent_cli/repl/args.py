@@ -26,6 +26,7 @@ SETTING_FLAGS = {
     "model": "--model",
     "soft_threshold": "--soft-threshold",
     "hard_limit": "--hard-limit",
+    "low_water": "--low-water",
     "keep_recent": "--keep-recent",
     "yes": "--yes",
 }
@@ -153,6 +154,11 @@ def _add_compaction_arguments(parser: argparse.ArgumentParser) -> None:
     thresholds = [
         ("--soft-threshold", "compact the prompt view when it is over N tokens"),
         ("--hard-limit", "never send a request over N tokens"),
+        (
+            "--low-water",
+            "when compaction fires, compact down to under N tokens "
+            "(default: half the soft threshold)",
+        ),
         ("--keep-recent", "messages that pruning and summaries always keep verbatim"),
     ]
     for flag, help_text in thresholds:

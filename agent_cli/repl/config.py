@@ -25,6 +25,7 @@ CONFIG_KEYS: dict[str, type] = {
     "model": str,
     "soft_threshold": int,
     "hard_limit": int,
+    "low_water": int,
     "keep_recent": int,
     "max_tool_result_tokens": int,
     "summary_keep_recent": int,
@@ -34,6 +35,7 @@ CONFIG_KEYS: dict[str, type] = {
 POLICY_FIELDS = {
     "soft_threshold": "soft_threshold",
     "hard_limit": "hard_limit",
+    "low_water": "low_water",
     "max_tool_result_tokens": "max_tool_result_tokens",
     "keep_recent": "keep_recent_messages",
     "summary_keep_recent": "summary_keep_recent",
@@ -59,6 +61,7 @@ class Settings:
     model: str | None = None
     soft_threshold: int | None = None
     hard_limit: int | None = None
+    low_water: int | None = None
     keep_recent: int | None = None
     max_tool_result_tokens: int | None = None
     summary_keep_recent: int | None = None

@@ -12,11 +12,11 @@ bring the core's decision in line with what the API will see:
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from dataclasses import dataclass
 
 from agent_cli.compaction import CompactionPolicy
+from agent_cli.compaction.policy import with_thresholds
 
 MIN_CALIBRATION = 0.5
 MAX_CALIBRATION = 3.0
@@ -39,7 +39,8 @@ def calibrated_policy(policy: CompactionPolicy, ratio: float | None) -> Compacti
 
     The core counts with our estimator; dividing the thresholds by the API/estimate ratio
     makes them hold in the API's tokens. Soft stays below hard, so the result is valid.
-    The per-result limit of L1 is capped at a quarter of the soft threshold.
+    The per-result limit of L1 is capped at a quarter of the soft threshold; an explicit
+    low-water mark keeps its proportion to the soft threshold.
     """
     scale = ratio or 1.0
     hard = max(MIN_VIEW_BUDGET + 1, math.floor(policy.hard_limit / scale))
@@ -47,9 +48,7 @@ def calibrated_policy(policy: CompactionPolicy, ratio: float | None) -> Compacti
     per_result = min(
         policy.max_tool_result_tokens, max(MIN_VIEW_BUDGET, soft // MAX_RESULT_SHARE_DIVISOR)
     )
-    return dataclasses.replace(
-        policy, soft_threshold=soft, hard_limit=hard, max_tool_result_tokens=per_result
-    )
+    return with_thresholds(policy, soft, hard_limit=hard, max_tool_result_tokens=per_result)
 
 
 def to_request_tokens(estimated_tokens: int, ratio: float | None) -> int:

@@ -12,11 +12,12 @@ Every token figure it yields is in request tokens (calibrated).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction import CompactionPolicy, compact_context, count_view
+from agent_cli.compaction.firing import find_first_change
+from agent_cli.compaction.policy import with_thresholds
 from agent_cli.compaction.results import APPLIED
 from agent_cli.errors import MessageViewLimitExceeded
 from agent_cli.events import (
@@ -26,6 +27,7 @@ from agent_cli.events import (
     LayerLine,
     SessionEvent,
 )
+from agent_cli.provider.summary_reuse import CachedPrefix
 from agent_cli.session import describe
 from agent_cli.session.budget import calibrated_policy, to_request_tokens
 
@@ -48,6 +50,7 @@ def compact_view(
     ):
         policy = _guarded_policy(policy)  # said once, when the guard began to hold
     summarizer = session.provider.build_summarizer(focus)
+    offer_cached_prefix(session, summarizer)
     try:
         result = compact_context(
             session.view,
@@ -72,6 +75,18 @@ def compact_view(
         tokens, tokens, policy.soft_threshold
     ):  # else each request pays a futile L4
         yield CompactionSkipped("loop_guard", _shown(session, tokens))
+
+
+def offer_cached_prefix(session: Session, summarizer: Any) -> None:
+    """Let a model summarizer reuse what the last request wrote to the prompt cache, when
+    the view still starts with that request's messages (`provider.summary_reuse`)."""
+    offer = getattr(summarizer, "use_cached_prefix", None)
+    if offer is None:
+        return
+    sent, view = session.sent_view, session.view
+    cached = len(sent) if sent and find_first_change(sent, view) == len(sent) else 0
+    tools = tuple(session.toolbox.schemas())
+    offer(CachedPrefix(session.system_prompt, tools, tuple(view), cached))
 
 
 def _shown(session: Session, tokens: int) -> int:
@@ -122,9 +137,9 @@ def _layer_line(session: Session, report: Any) -> LayerLine:
 
 def _forced_policy(policy: CompactionPolicy, view_tokens: int) -> CompactionPolicy:
     soft = max(MIN_FORCED_SOFT, min(policy.soft_threshold, view_tokens // 4))
-    return dataclasses.replace(policy, soft_threshold=min(soft, policy.hard_limit - 1))
+    return with_thresholds(policy, min(soft, policy.hard_limit - 1))
 
 
 def _guarded_policy(policy: CompactionPolicy) -> CompactionPolicy:
     """While the guard holds, only the hard limit matters: soft moves just under it."""
-    return dataclasses.replace(policy, soft_threshold=policy.hard_limit - 1)
+    return with_thresholds(policy, policy.hard_limit - 1)

@@ -3,7 +3,8 @@
 Contract: `run_turn` and `compact_now` yield `SessionEvent`s and never print. The view is
 only ever changed after the transcript holds the change (see `session.log`). Before each
 request the view is compacted against the effective budget, durable sources are resolved
-and the durable block is rendered into the system prompt.
+and the durable block is rendered for the request (the wire puts it in the newest user
+turn, after the cached prefix; it is never stored in the view or the transcript).
 """
 
 from __future__ import annotations
@@ -103,6 +104,7 @@ class Session:
         self.held_results: tuple[dict[str, Any], dict[str, Any]] | None = None
         self.project_instructions = ProjectInstructions()
         self._last_estimate = 0
+        self.sent_view: tuple[dict[str, Any], ...] = ()  # the messages of the last request
 
     # --- identity -----------------------------------------------------------------------
 
@@ -150,10 +152,11 @@ class Session:
         reserved = self.reserved_tokens(durable_text)
         yield from compacting.compact_view(self, reserved, forced=False, focus=None)
         self._last_estimate = reserved + count_view(self.view, self.counter)
+        self.sent_view = tuple(self.view)
         return ModelRequest(
             system=self.system_prompt,
             durable_context=durable_text,
-            messages=tuple(self.view),
+            messages=self.sent_view,
             tools=tuple(self.toolbox.schemas()),
             max_tokens=self.max_tokens,
             project_instructions=self.project_instructions.text,

@@ -1,0 +1,53 @@
+"""Where a request's cacheable parts go: breakpoints, the system prompt, the durable block.
+
+Contract: `mark_cache_breakpoint` marks the last of some blocks with `CACHE_CONTROL`;
+`build_system_blocks` makes the system prompt and the project instructions cached blocks;
+`attach_durable_context` puts the durable block after the conversation's breakpoint (see
+`wire`'s module doc for why). All three change only what they are given, which `wire`
+builds fresh.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+CACHE_CONTROL: dict[str, str] = {"type": "ephemeral"}
+
+
+class TurnLike(Protocol):
+    """A merged message under construction, as `wire` builds it."""
+
+    role: str
+    blocks: list[dict[str, Any]]
+    origins: list[int]
+
+
+def mark_cache_breakpoint(blocks: list[dict[str, Any]]) -> None:
+    """Mark the last block (if any) as the end of a prefix to cache."""
+    if blocks:
+        blocks[-1]["cache_control"] = dict(CACHE_CONTROL)
+
+
+def build_system_blocks(system: str, project_instructions: str = "") -> list[dict[str, Any]]:
+    """The base system prompt, then the project instructions, as text blocks; the last is
+    cached. Both are stable; the durable block, which changes, goes after the messages'
+    breakpoint instead (`attach_durable_context`)."""
+    blocks = [
+        {"type": "text", "text": text}
+        for text in (system, project_instructions)
+        if isinstance(text, str) and text.strip()
+    ]
+    mark_cache_breakpoint(blocks)
+    return blocks
+
+
+def attach_durable_context(turns: Sequence[TurnLike], durable_context: str) -> None:
+    """Append the durable block to the newest user turn, after the cache breakpoint (see
+    `wire`'s module doc). A view that ends with an assistant turn (a paused answer sent back)
+    carries it in the user turn before that one."""
+    if not isinstance(durable_context, str) or not durable_context.strip():
+        return
+    newest_user = next(turn for turn in reversed(turns) if turn.role == "user")
+    newest_user.blocks.append({"type": "text", "text": durable_context})
+    newest_user.origins.append(newest_user.origins[-1])

@@ -1,0 +1,89 @@
+"""A summary request that reuses the session's cached prefix, when that is the cheaper one.
+
+The cache holds what the last request sent: tools, system prompt and its messages. A
+summary request with the same tools, system prompt and messages, the summary instructions
+as one more user message, reads all of that at 0.1x the input price and writes only
+what was appended since (and the instructions) at 1.25x. The bounded request of
+`summary_input` sends the summary prompt and a rendering of the older part at 1x. Which
+is cheaper depends on the sizes (`make bench`, `bench_session_cost`: at a 20,000-token
+request the bounded one costs about 4,100 input-price tokens and the reuse 5,900; at
+80,000 tokens the reuse costs 9,900 and the bounded one 15,900), so
+`choose_summary_request` estimates both from their characters (about four a token) and
+sends the cheaper; it picks the cheaper one at both of those points.
+
+The reused request must fit the model's window and is sent with the tools the model
+knows; the instructions tell it to answer with text only (a tool call instead of a
+summary leaves no text, which L4 treats as a failed summary: the view stays as it was).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from typing import Any
+
+from agent_cli.events import ModelRequest
+
+CHARS_PER_TOKEN = 4
+READ_PRICE, WRITE_PRICE = 0.1, 1.25
+INSTRUCTIONS_HEADER = (
+    "[Summary request from context compaction, not the user's words. Do not call tools; "
+    "answer with the summary text only.]"
+)
+
+
+@dataclass(frozen=True)
+class CachedPrefix:
+    """What the session would send now (`messages`: the whole view), and how many of its
+    leading messages the last request carried (and so the cache holds)."""
+
+    system: str
+    tools: tuple[dict[str, Any], ...]
+    messages: tuple[dict[str, Any], ...]
+    cached_messages: int
+
+
+def build_reusing_request(
+    prefix: CachedPrefix, recent_count: int, instructions: str, max_tokens: int
+) -> ModelRequest:
+    """The view as sent, then one user message asking for a summary of all but the last
+    `recent_count` messages (they stay verbatim after the summary)."""
+    text = (
+        f"{INSTRUCTIONS_HEADER}\n{instructions}\n"
+        f"Summarize the conversation above except its last {recent_count} messages, which "
+        "stay in the context verbatim after your summary."
+    )
+    return ModelRequest(
+        system=prefix.system,
+        durable_context="",
+        messages=(*prefix.messages, {"role": "user", "content": text}),
+        tools=prefix.tools,
+        max_tokens=max_tokens,
+    )
+
+
+def choose_summary_request(
+    bounded: ModelRequest,
+    prefix: CachedPrefix | None,
+    old_count: int,
+    context_window: int,
+) -> ModelRequest:
+    """`bounded`, or the request reusing `prefix` when it fits the window and its
+    estimated price is lower (module doc). `old_count`: messages to summarize."""
+    if prefix is None or prefix.cached_messages == 0 or old_count >= len(prefix.messages):
+        return bounded
+    reusing = build_reusing_request(
+        prefix, len(prefix.messages) - old_count, bounded.system, bounded.max_tokens
+    )
+    cached = _chars(replace(reusing, messages=reusing.messages[: prefix.cached_messages]))
+    fresh = _chars(reusing) - cached
+    if (cached + fresh) // CHARS_PER_TOKEN + reusing.max_tokens >= context_window:
+        return bounded
+    reuse_price = READ_PRICE * cached + WRITE_PRICE * fresh
+    return reusing if reuse_price < _chars(bounded) else bounded
+
+
+def _chars(request: ModelRequest) -> int:
+    """Characters of what `request` sends, as JSON: a stand-in for its tokens."""
+    parts = [request.system, request.durable_context, *request.tools, *request.messages]
+    return len(json.dumps(parts, ensure_ascii=False, default=str))

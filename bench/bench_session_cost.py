@@ -1,0 +1,249 @@
+"""What compaction costs over a long session, priced with a prompt-cache model.
+
+Run with `python -m bench bench_session_cost` (or `make bench`). Prints figures only.
+
+The session: 60 turns through the real `Session` (real transcript, artifacts, tools and
+files on disk in a temporary folder) on the offline demo model, whose summarizer is the
+extractive one (no request, no price). Turn k asks "read src/module_NN.py and count its
+functions" for file k mod 30, so every file is read twice, 30 turns apart; every 6th
+turn also stores a durable fact (`/remember`), to show what a changing durable block does
+to the cache. The files are Python modules of 10 to 40 small functions (about 700 to
+2,800 tokens as read_file shows them). Thresholds: soft 20,000, hard 60,000 tokens.
+
+Every request the session sends is turned into its wire form by `provider/wire.py`
+(so its cache breakpoints are the real ones) and priced by `prompt_cache` (its docstring
+has the model: reads of the longest earlier-written prefix at 0.1x, writes at 1.25x,
+the rest 1x, output not priced). Policies compared:
+- `low water`: the default policy, compacting down to half the soft threshold;
+- `stop under soft`: `low_water = soft - 1`, the old stop-at-the-first-layer behaviour;
+- `no compaction`: thresholds out of reach; the baseline every cost is divided by.
+The `low water` session is also priced with the durable block where it used to be (in
+the system prompt), to show what moving it after the cached prefix saves.
+
+Fidelity, measured on the last request of each session: how many of the 60 user
+requests are still there verbatim, how many of the 30 files are still named (in a tool
+input or anywhere in the text), and how many `transcript:` pointers it carries resolve
+to a record. Goal (issue 10): at most 0.28 of the uncompacted cost with every user
+request kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_cli.compaction import CompactionPolicy
+from agent_cli.compaction.summary import find_summary_boundary
+from agent_cli.events import CompactionFired, ModelRequest
+from agent_cli.provider.offline import OfflineProvider
+from agent_cli.provider.summarizers import build_summary_request, render_summary_system_prompt
+from agent_cli.provider.summary_reuse import (
+    CachedPrefix,
+    build_reusing_request,
+    choose_summary_request,
+)
+from agent_cli.provider.wire import build_wire_request
+from agent_cli.session import open_session
+from agent_cli.store.paths import resolve_state_paths
+from agent_cli.tokens import TokenCounter
+from bench.prompt_cache import PromptCacheModel, iter_units
+
+TURNS = 60
+FILES = 30
+FACT_EVERY = 6
+FUNCTIONS_MIN, FUNCTIONS_SPREAD = 10, 31
+SOFT, HARD = 20_000, 60_000
+POLICIES = {
+    "low water": CompactionPolicy(soft_threshold=SOFT, hard_limit=HARD),
+    "stop under soft": CompactionPolicy(soft_threshold=SOFT, hard_limit=HARD, low_water=SOFT - 1),
+    "no compaction": CompactionPolicy(soft_threshold=10**9, hard_limit=2 * 10**9),
+}
+POINTER = re.compile(r"transcript:[A-Za-z0-9][A-Za-z0-9._-]*:\d+")
+
+
+class RecordingProvider(OfflineProvider):
+    """The offline model, keeping every request the session sends it."""
+
+    def __init__(self) -> None:
+        self.requests: list[ModelRequest] = []
+
+    def stream(self, request: ModelRequest) -> Any:
+        self.requests.append(request)
+        return super().stream(request)
+
+
+@dataclass
+class SessionRun:
+    """One scripted session's requests, what it compacted, and its last request."""
+
+    requests: list[ModelRequest]
+    compactions: int
+    last_wire: dict[str, Any]
+    pointers: tuple[int, int]  # (resolving, carried) transcript pointers in the last request
+    prompts: list[str] = field(default_factory=list)
+
+
+def build_file(number: int) -> str:
+    """A Python module of 8 to 21 small functions (about 1,000 to 2,500 tokens)."""
+    functions = FUNCTIONS_MIN + (number * 7) % FUNCTIONS_SPREAD
+    parts = [f'"""Module {number}: helpers for stage {number}."""\n\nimport math\n']
+    for index in range(functions):
+        parts.append(
+            f"\n\ndef stage_{number}_step_{index}(values, scale={index + 1}):\n"
+            f'    """Scale and clip the values of step {index} (stage {number})."""\n'
+            f"    limit = math.sqrt(len(values) + {index})\n"
+            "    return [min(value * scale, limit) for value in values if value is not None]\n"
+        )
+    return "".join(parts)
+
+
+def write_workspace(root: Path) -> list[str]:
+    (root / "src").mkdir(parents=True)
+    names = []
+    for number in range(FILES):
+        name = f"src/module_{number:02d}.py"
+        (root / name).write_text(build_file(number), encoding="utf-8")
+        names.append(name)
+    return names
+
+
+def run_session(policy: CompactionPolicy, folder: Path, cycle: int = FILES) -> SessionRun:
+    """Drive the 60 turns through a real session; see the module doc."""
+    files = write_workspace(folder / "ws")
+    provider = RecordingProvider()
+    paths = resolve_state_paths({"AGENT_CLI_HOME": str(folder / "home")})
+    session = open_session(
+        paths=paths, provider=provider, workspace=folder / "ws", policy=policy, auto_approve=True
+    )
+    compactions, prompts = 0, []
+    for turn in range(TURNS):
+        prompts.append(f"read {files[turn % cycle]} and count its functions ({turn + 1}/{TURNS})")
+        events = list(session.run_turn(prompts[-1]))
+        compactions += sum(isinstance(event, CompactionFired) for event in events)
+        if turn % FACT_EVERY == FACT_EVERY - 1:
+            session.remember(f"Turn {turn + 1}: the modules are counted one by one.")
+    last_wire = build_wire_request(provider.requests[-1], "bench-model")
+    carried = set(POINTER.findall(json.dumps(last_wire)))
+    resolving = sum(session.expand(p).status.value == "available" for p in carried)
+    session.close()
+    return SessionRun(provider.requests, compactions, last_wire, (resolving, len(carried)), prompts)
+
+
+def price(requests: list[ModelRequest], *, durable_in_system: bool = False) -> PromptCacheModel:
+    model = PromptCacheModel(TokenCounter())
+    for request in requests:
+        if durable_in_system:  # where the durable block used to be
+            system = "\n\n".join(p for p in (request.system, request.durable_context) if p)
+            request = dataclasses.replace(request, system=system, durable_context="")
+        model.price(build_wire_request(request, "bench-model"))
+    return model
+
+
+def measure_fidelity(run: SessionRun, files: int = FILES) -> tuple[int, int]:
+    """(user requests kept verbatim, files still named) in the last request."""
+    text = json.dumps(run.last_wire, ensure_ascii=False)
+    kept = sum(json.dumps(prompt)[1:-1] in text for prompt in run.prompts)
+    named = sum(f"module_{number:02d}.py" in text for number in range(files))
+    return kept, named
+
+
+def price_summary_requests(
+    requests: list[ModelRequest], at_tokens: int
+) -> tuple[float, float, int, bool]:
+    """One L4 summary request where the uncompacted session first reaches `at_tokens`,
+    priced (a) bounded, as `build_summary_request` makes it, and (b) reusing the cached
+    prefix (`summary_reuse.build_reusing_request`), both against the cache the requests
+    before left; also the request's tokens, and whether the summarizer picks the reuse."""
+    counter = TokenCounter()
+    model = PromptCacheModel(counter)
+    previous = requests[0]
+    for request in requests:
+        wire = build_wire_request(request, "bench-model")
+        size = sum(counter.count_text(text) for text, _ in iter_units(wire))
+        if size >= at_tokens:
+            break
+        model.price(wire)
+        previous = request
+    instructions = render_summary_system_prompt()
+    old = list(request.messages[: find_summary_boundary(request.messages, 4)])
+    bounded = build_summary_request(old, instructions)
+    prefix = CachedPrefix(request.system, request.tools, request.messages, len(previous.messages))
+    reusing = build_reusing_request(
+        prefix, len(request.messages) - len(old), instructions, bounded.max_tokens
+    )
+    prices = []
+    for variant in (bounded, reusing):
+        trial = PromptCacheModel(counter, written=set(model.written))
+        trial.price(build_wire_request(variant, "bench-model"))
+        prices.append(trial.cost.price)
+    chosen = choose_summary_request(bounded, prefix, len(old), 200_000)
+    return prices[0], prices[1], size, chosen is not bounded
+
+
+def report_short_cycle(baseline_of: Any) -> None:
+    """The same 60 turns cycling through 4 files, so repeated reads fall inside the view
+    and L2 can stop a run just under the soft threshold: the two policies part there."""
+    with tempfile.TemporaryDirectory(prefix="agent-cli-bench-") as folder:
+        runs = {
+            label: run_session(POLICIES[label], Path(folder) / label.replace(" ", "-"), 4)
+            for label in ("low water", "stop under soft", "no compaction")
+        }
+    baseline = baseline_of(runs["no compaction"].requests).cost.price
+    for label in ("low water", "stop under soft"):
+        cost = baseline_of(runs[label].requests).cost
+        print(
+            f"  4-file cycle, {label}: {runs[label].compactions} compactions, cache-read share "
+            f"{cost.read_share:.0%}, cost {cost.price / baseline:.3f} of no compaction"
+        )
+
+
+def main() -> None:
+    runs: dict[str, SessionRun] = {}
+    with tempfile.TemporaryDirectory(prefix="agent-cli-bench-") as folder:
+        for label, policy in POLICIES.items():
+            runs[label] = run_session(policy, Path(folder) / label.replace(" ", "-"))
+    baseline = price(runs["no compaction"].requests).cost.price
+    print(
+        f"{TURNS} turns, each reading one of {FILES} files; soft {SOFT:,} / hard {HARD:,}; "
+        f"prices: input 1x, cache write 1.25x, cache read 0.1x"
+    )
+    for label, run in runs.items():
+        cost = price(run.requests).cost
+        kept, named = measure_fidelity(run)
+        resolving, carried = run.pointers
+        print(
+            f"  {label:>15}: {run.compactions:2} compactions, {cost.requests} requests, "
+            f"cache-read share {cost.read_share:.0%}, cost {cost.price / baseline:.3f} of "
+            f"no compaction; last request keeps {kept}/{TURNS} user requests, names "
+            f"{named}/{FILES} files, {resolving}/{carried} transcript pointers resolve"
+        )
+        print(
+            f"  {'':>15}  tokens: {cost.plain:,} plain (1x), {cost.written:,} written "
+            f"(1.25x), {cost.read:,} read (0.1x)"
+        )
+    report_short_cycle(baseline_of=price)
+    for at_tokens in (SOFT, 4 * SOFT):
+        bounded, reusing, size, picks_reuse = price_summary_requests(
+            runs["no compaction"].requests, at_tokens
+        )
+        print(
+            f"  one L4 summary request at a {size:,}-token request: bounded rendering "
+            f"{bounded:,.0f}, reusing the cached prefix {reusing:,.0f} (input-price tokens); "
+            f"the summarizer sends {'the reuse' if picks_reuse else 'the bounded one'}"
+        )
+    before = price(runs["low water"].requests, durable_in_system=True).cost
+    after = price(runs["low water"].requests).cost
+    print(
+        f"  durable block (a fact every {FACT_EVERY} turns), low water: in the system prompt "
+        f"{before.price / baseline:.3f} (cache-read share {before.read_share:.0%}); in the "
+        f"newest user turn {after.price / baseline:.3f} (cache-read share {after.read_share:.0%})"
+    )
+
+
+if __name__ == "__main__":
+    main()

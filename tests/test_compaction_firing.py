@@ -1,0 +1,76 @@
+"""Cost-aware firing: a run compacts down to the low-water mark, and stops earlier only
+where the layers so far rewrote little of the prompt cache (`compaction.firing`)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from compaction_support import assistant, call_pair, make_counter, read_use, user
+
+from agent_cli.compaction import CompactionPolicy, compact_context
+from agent_cli.compaction.firing import count_invalidated, find_first_change, is_run_finished
+
+POLICY = CompactionPolicy(
+    soft_threshold=1_000,
+    hard_limit=2_000,
+    max_tool_result_tokens=200,
+    keep_recent_messages=4,
+    summary_keep_recent=2,
+)
+STOP_UNDER_SOFT = dataclasses.replace(POLICY, low_water=999)  # the old policy
+
+
+def _early_reread_history():
+    """An early read of src/a.py, work in between, then the same file read again: L2 alone
+    gets the view just under the soft threshold by changing message 1."""
+    history = [user("Review src/a.py."), *call_pair("r0", "a" * 400, read_use("r0", "src/a.py"))]
+    for number in range(7):
+        history += call_pair(f"b{number}", "b" * 400)
+    history += call_pair("r1", "c" * 400, read_use("r1", "src/a.py"))
+    return [*history, assistant("Reviewed."), user("Next?")]
+
+
+def test_a_firing_compacts_down_to_the_low_water_mark_not_just_under_the_soft_threshold():
+    counter, _ = make_counter()
+    history = _early_reread_history()
+    old = compact_context(history, policy=STOP_UNDER_SOFT, counter=counter)
+    assert old.applied_layers[-1] == "dedup_file_reads"
+    assert POLICY.low_water_mark <= old.tokens_after < POLICY.soft_threshold
+    new = compact_context(history, policy=POLICY, counter=counter)
+    assert new.applied_layers[-1] == "prune_old_messages"
+    assert new.tokens_after < POLICY.low_water_mark == 500
+
+
+def test_a_layer_that_rewrites_nothing_cached_may_stop_the_run_under_the_soft_threshold():
+    counter, _ = make_counter()
+    history = [user("Check the logs.")]
+    for number in range(6):
+        history += call_pair(f"b{number}", "b" * 400)
+    history += call_pair("big", "x" * 20_000)  # just arrived, so never cached
+    result = compact_context(history, policy=POLICY, counter=counter)
+    assert result.applied_layers == ("truncate_tool_results",)
+    assert POLICY.low_water_mark <= result.tokens_after < POLICY.soft_threshold
+    assert result.messages[:-1] == history[:-1]  # the cached prefix is untouched
+
+
+def test_invalidated_tokens_run_from_the_first_changed_message_and_skip_the_newest():
+    counter, _ = make_counter()
+    history = _early_reread_history()
+    changed = [history[0], user("changed"), *history[2:]]
+    assert find_first_change(history, changed) == 1
+    assert count_invalidated(history, changed, counter) == counter.count_messages(history[1:-1])
+    assert count_invalidated(history, list(history), counter) == 0
+    assert find_first_change(history, history[:3]) == 3  # a shorter view changed at its end
+
+
+def test_the_rule_compares_the_rewrite_per_token_of_headroom_with_a_deep_step():
+    counter, _ = make_counter()
+    history = _early_reread_history()
+    changed = [*history[:-6], user("changed"), *history[-5:]]
+    invalidated = count_invalidated(history, changed, counter)
+    assert 0 < invalidated < POLICY.soft_threshold - POLICY.low_water_mark
+    # deep step: low / (soft - low) = 1 per token of headroom; shallow: invalidated / headroom
+    assert is_run_finished(POLICY, 1_000 - invalidated, history, changed, counter)
+    assert not is_run_finished(POLICY, 1_000 - invalidated + 1, history, changed, counter)
+    assert is_run_finished(POLICY, 499, history, changed, counter)  # under the mark
+    assert not is_run_finished(POLICY, 1_000, history, history, counter)  # still over soft
