@@ -101,9 +101,7 @@ def _newest_first(entries: list[Any]) -> list[Any]:
     return [entries[i] for i in order]
 
 
-def _fit_requests(
-    entries: list[RequestEntry], budget: int
-) -> tuple[list[RequestEntry], int]:
+def _fit_requests(entries: list[RequestEntry], budget: int) -> tuple[list[RequestEntry], int]:
     used, fitted = 0, []
     for entry in entries:
         cost = estimate_tokens(entry.text)
@@ -183,7 +181,11 @@ def digest_to_data(digest: Digest) -> dict[str, Any]:
             for e in digest.requests
         ],
         "interactions": [{"line": e.line, "pointer": e.pointer} for e in digest.interactions],
-        "older": {"count": digest.older.count, "first": digest.older.first, "last": digest.older.last},
+        "older": {
+            "count": digest.older.count,
+            "first": digest.older.first,
+            "last": digest.older.last,
+        },
     }
 
 

@@ -101,16 +101,16 @@ def _removed_interactions(
     gone: list[dict[str, Any]], came: list[dict[str, Any]]
 ) -> list[RemovedInteraction]:
     kept = {block.get("id") for _, block in _tool_blocks(came, "tool_use")}
-    results = {block.get("tool_use_id"): (m, block) for m, block in _tool_blocks(gone, "tool_result")}
+    results = {
+        block.get("tool_use_id"): (m, block) for m, block in _tool_blocks(gone, "tool_result")
+    }
     removed: list[RemovedInteraction] = []
     for message, use in reversed(list(_tool_blocks(gone, "tool_use"))):
         tool_id = use.get("id")
         if not isinstance(tool_id, str) or tool_id in kept:
             continue
         result_message, result = results.get(tool_id, (None, None))
-        pointer = (_pointer_of(result_message) if result_message else None) or _pointer_of(
-            message
-        )
+        pointer = (_pointer_of(result_message) if result_message else None) or _pointer_of(message)
         removed.append(RemovedInteraction(tool_id, describe_interaction(use, result), pointer))
     return removed
 

@@ -22,7 +22,7 @@ from agent_cli.events import ModelRequest, Notice, SessionEvent, Usage
 from agent_cli.frozen import freeze
 from agent_cli.session import compacting, describe, durable_ops, stats
 from agent_cli.session.budget import LoopGuard, calibration_ratio
-from agent_cli.session.log import SessionLog
+from agent_cli.session.log import SessionLog, with_source
 from agent_cli.session.turn import run_forced_compaction, run_turn_steps
 from agent_cli.sources import SourceResolution, resolve_durable_sources
 
@@ -69,6 +69,7 @@ class Session:
         view: list[dict[str, Any]] | None = None,
         durable_state: DurableContextState | None = None,
         max_tokens: int = 8192,
+        artifacts: Any = None,
     ) -> None:
         self.log = log
         self.provider = provider
@@ -83,6 +84,7 @@ class Session:
         self.view = list(view or [])
         self.durable_state = durable_state or DurableContextState()
         self.max_tokens = max_tokens
+        self.artifacts = artifacts  # where oversized user messages are stored whole
         self.guard = LoopGuard()
         self.calibration: float | None = None
         self.last_resolutions: tuple[SourceResolution, ...] = ()
@@ -142,9 +144,10 @@ class Session:
         )
 
     def append_message(self, message: dict[str, Any]) -> None:
-        """Write-ahead append: the transcript first, then the view."""
-        self.log.append_message(message)
-        self.view.append(freeze(message))
+        """Write-ahead append: the transcript first, then the view (with its record's
+        pointer under the private `SOURCE_KEY`, so compaction can point back at it)."""
+        record = self.log.append_message(message)
+        self.view.append(freeze(with_source(message, record)))
 
     def hold_unrecorded_results(self, results: dict[str, Any]) -> None:
         """The results of the trailing tool call could not be recorded (a full disk): take
@@ -160,8 +163,8 @@ class Session:
         if self.held_results is None:
             return False
         call, results = self.held_results
-        self.log.append_message(results)
-        self.view.extend([call, freeze(results)])
+        record = self.log.append_message(results)
+        self.view.extend([call, freeze(with_source(results, record))])
         self.held_results = None
         return True
 

@@ -20,6 +20,7 @@ from agent_cli.events import Notice
 from agent_cli.protocol import answer_dangling_tool_uses
 from agent_cli.session.core import Session
 from agent_cli.session.log import SESSION_STARTED, SessionLog, rebuild_from_records
+from agent_cli.session.oversized import shrink_oversized_view
 from agent_cli.session.resume_check import check_message_shapes, check_sendable_view
 
 RESUMED_TOOL_TEXT = "Not finished: the session ended before this tool returned."
@@ -85,6 +86,7 @@ def open_session(
             counter=counter or TokenCounter(),
             system_prompt=load_prompt("system"),
             clock=clock,
+            artifacts=artifacts,
         )
         _load_memory(session)
         if rebuilt is not None:
@@ -121,7 +123,8 @@ def _load_memory(session: Session) -> None:
 
 
 def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[int]) -> None:
-    """Adopt a replayed view, answering dangling tool calls first (recorded).
+    """Adopt a replayed view, answering dangling tool calls first (recorded), with any
+    oversized user message stored and previewed (`session.oversized`).
 
     The view is checked as a request would be (`resume_check`) before anything is
     recorded, so a transcript that cannot be resumed is refused untouched.
@@ -129,7 +132,7 @@ def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[in
     check_message_shapes(session.session_id, view, origins)
     repaired, answers = answer_dangling_tool_uses(view, RESUMED_TOOL_TEXT)
     check_sendable_view(session.session_id, repaired, origins)
-    session.view = list(view)
+    session.view = shrink_oversized_view(session, view)
     if answers is not None:
         session.append_message(answers)
         session.startup_notices.append(

@@ -23,6 +23,7 @@ import contextlib
 from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from agent_cli.compaction.results import SKIPPED_NO_SUMMARIZER
 from agent_cli.errors import (
     MessageViewLimitExceeded,
     ProviderError,
@@ -45,9 +46,9 @@ from agent_cli.events import (
     TurnEnded,
 )
 from agent_cli.protocol import answer_dangling_tool_uses
-from agent_cli.session import describe
 from agent_cli.session.budget import to_request_tokens
 from agent_cli.session.log import NOTICE
+from agent_cli.session.oversized import shrink_user_message
 
 if TYPE_CHECKING:
     from agent_cli.session.core import Session
@@ -72,9 +73,8 @@ Steps = Generator[SessionEvent, None, Value]  # a step's events, then what it re
 
 def run_turn_steps(session: Session, text: str) -> Iterator[SessionEvent]:
     """The turn loop behind `Session.run_turn` (see module contract)."""
-    user_message = {"role": "user", "content": text}
     if not (yield from _record_held_results(session)) or not (
-        yield from _record(session, user_message)
+        yield from _record_user_text(session, text)
     ):
         yield TurnEnded("failed")
         return
@@ -119,15 +119,16 @@ def run_forced_compaction(session: Session, focus: str | None) -> Iterator[Sessi
 
 
 def build_blocked_event(session: Session, error: MessageViewLimitExceeded) -> RequestBlocked:
-    """The hard-limit refusal in the terms of every other `[compact]` figure: layer codes
-    (L1..L4) rather than the core's names, tokens calibrated to the API's count, and the
+    """The hard-limit refusal in the terms of every other `[compact]` figure: the codes
+    (L1..L4, in layer order) of every layer that was tried, changed the view or not, tokens calibrated to the API's count, and the
     hard limit the user set rather than its estimator-scaled form."""
     ratio = session.calibration
+    tried = sorted({r.layer for r in error.reports if r.outcome != SKIPPED_NO_SUMMARIZER})
     return RequestBlocked(
         to_request_tokens(error.tokens_before, ratio),
         to_request_tokens(error.tokens_after, ratio),
         session.policy.hard_limit,
-        describe.layer_codes(error.applied_layers),
+        tuple(f"L{layer}" for layer in tried),
     )
 
 
@@ -290,6 +291,24 @@ def _result_block(tool_use_id: str, content: str, is_error: bool) -> dict[str, A
     if is_error:
         block["is_error"] = True
     return block
+
+
+def _record_user_text(session: Session, text: str) -> Steps[bool]:
+    """Record the user's message; an oversized one is stored as an artifact first and
+    recorded as its preview (`session.oversized`), so it can never block the session."""
+    try:
+        message = shrink_user_message(session, {"role": "user", "content": text})
+    except StoreError as error:
+        yield Notice("error", "transcript_write_failed", session.describe_store_error(error))
+        return False
+    if message["content"] is not text:
+        yield Notice(
+            "info",
+            "message_stored",
+            f"Your message ({len(text):,} characters) is large: it was stored whole as an "
+            "artifact and the conversation carries its beginning, its end and its pointer.",
+        )
+    return (yield from _record(session, message))
 
 
 def _record(session: Session, message: dict[str, Any]) -> Steps[bool]:
