@@ -153,7 +153,8 @@ def render_digest(digest: Digest) -> str:
             if digest.older.first and digest.older.last
             else "in the transcript"
         )
-        lines.append(f"- {digest.older.count:,} older interactions: {span}")
+        noun = "interaction" if digest.older.count == 1 else "interactions"
+        lines.append(f"- {digest.older.count:,} older {noun}: {span}")
     return "\n".join(lines)
 
 
@@ -205,7 +206,8 @@ def digest_from_message(message: dict[str, Any] | None) -> Digest:
         for item in _items(data.get("interactions"))
         if isinstance(item.get("line"), str)
     )
-    older = data.get("older") if isinstance(data.get("older"), dict) else {}
+    found = data.get("older")
+    older: dict[str, Any] = found if isinstance(found, dict) else {}
     count = older.get("count")
     return Digest(
         requests,

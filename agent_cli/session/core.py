@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.compaction import CompactionPolicy, count_view
+from agent_cli.compaction.markers import find_last_summary
 from agent_cli.durable import DurableContextState, PendingStatus, render_durable_context
 from agent_cli.errors import ProviderRequestFailed, StoreError
 from agent_cli.events import ModelRequest, Notice, SessionEvent, Usage
@@ -70,6 +71,7 @@ class Session:
         durable_state: DurableContextState | None = None,
         max_tokens: int = 8192,
         artifacts: Any = None,
+        recall: Any = None,
     ) -> None:
         self.log = log
         self.provider = provider
@@ -85,6 +87,7 @@ class Session:
         self.durable_state = durable_state or DurableContextState()
         self.max_tokens = max_tokens
         self.artifacts = artifacts  # where oversized user messages are stored whole
+        self.recall = recall  # `agent_cli.recall.Recall`: the pointer reader of /expand
         self.guard = LoopGuard()
         self.calibration: float | None = None
         self.last_resolutions: tuple[SourceResolution, ...] = ()
@@ -203,8 +206,17 @@ class Session:
         return self.last_resolutions
 
     def expand(self, pointer: str) -> SourceResolution:
-        """The record or artifact behind a pointer, re-verified, with a bounded excerpt."""
-        return self.resolver.resolve(pointer)
+        """The record or artifact behind a pointer, re-verified, with a readable excerpt:
+        the same path as the model's `recall` tool, with the user's authority (any session
+        of this state folder, where the tool reads only this session's records)."""
+        if self.recall is None:
+            return self.resolver.resolve(pointer)
+        return self.recall.resolve(pointer, own_session_only=False)
+
+    def last_summary(self) -> str | None:
+        """The text of the last compaction summary in the view, in full; None if none yet.
+        The one source for `/summary` and for `/context`."""
+        return find_last_summary(self.view)
 
     # --- durable state commands ---------------------------------------------------------
 

@@ -51,6 +51,7 @@ def open_session(
     fault tests pass ones that fail on purpose, e.g. with ENOSPC.
     """
     from agent_cli.prompts import load_prompt
+    from agent_cli.recall import Recall
     from agent_cli.sources import SourcePointerResolver
     from agent_cli.store.artifacts import ArtifactStore
     from agent_cli.store.memory import MemoryStore
@@ -72,11 +73,14 @@ def open_session(
                 {"workspace": str(workspace), "provider": provider.name, "model": provider.model},
             )
         artifacts = ArtifactStore(paths.artifacts_root, fs=artifact_fs)
+        recall = Recall(session_id, paths.transcripts, paths.artifacts_root)
         make_toolbox = toolbox_factory or _default_toolbox
         session = Session(
             log=log,
             provider=provider,
-            toolbox=make_toolbox(workspace, artifacts, session_id, ask_permission, auto_approve),
+            toolbox=make_toolbox(
+                workspace, artifacts, session_id, ask_permission, auto_approve, recall.answer
+            ),
             resolver=SourcePointerResolver(
                 transcript_root=paths.transcripts, artifact_root=paths.artifacts_root
             ),
@@ -87,6 +91,7 @@ def open_session(
             system_prompt=load_prompt("system"),
             clock=clock,
             artifacts=artifacts,
+            recall=recall,
         )
         _load_memory(session)
         if rebuilt is not None:
@@ -98,12 +103,22 @@ def open_session(
 
 
 def _default_toolbox(
-    workspace: Path, artifacts: Any, session_id: str, ask_permission: Any, auto_approve: bool
+    workspace: Path,
+    artifacts: Any,
+    session_id: str,
+    ask_permission: Any,
+    auto_approve: bool,
+    recall: Any = None,
 ) -> Any:
     from agent_cli.tools import Toolbox
 
     return Toolbox(
-        workspace, artifacts, session_id, ask_permission=ask_permission, auto_approve=auto_approve
+        workspace,
+        artifacts,
+        session_id,
+        ask_permission=ask_permission,
+        auto_approve=auto_approve,
+        recall=recall,
     )
 
 

@@ -123,7 +123,8 @@ def build_blocked_event(session: Session, error: MessageViewLimitExceeded) -> Re
     (L1..L4, in layer order) of every layer that was tried, changed the view or not, tokens calibrated to the API's count, and the
     hard limit the user set rather than its estimator-scaled form."""
     ratio = session.calibration
-    tried = sorted({r.layer for r in error.reports if r.outcome != SKIPPED_NO_SUMMARIZER})
+    reports: tuple[Any, ...] = error.reports
+    tried = sorted({r.layer for r in reports if r.outcome != SKIPPED_NO_SUMMARIZER})
     return RequestBlocked(
         to_request_tokens(error.tokens_before, ratio),
         to_request_tokens(error.tokens_after, ratio),

@@ -31,13 +31,15 @@ class ToolLimits:
 
 @dataclass(frozen=True)
 class ToolContext:
-    """What a tool may reach: the workspace, the artifact store, its caps, and the id of
-    the session it works for (`read_artifact` reads only that session's artifacts)."""
+    """What a tool may reach: the workspace, the artifact store, its caps, the id of the
+    session it works for (`read_artifact` reads only that session's artifacts) and the
+    session's recall function (`recall`; None where the session offers none)."""
 
     workspace: Workspace
     artifacts: ArtifactSink
     limits: ToolLimits
     session_id: str = ""
+    recall: Callable[[str, int], str] | None = None  # pointer, offset -> one page of text
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,8 @@ from agent_cli.tools.output import (
     build_outcome,
 )
 from agent_cli.tools.permissions import PermissionAsker, PermissionGate, PermissionRequest
-from agent_cli.tools.schemas import TOOL_SCHEMAS, validate_input
+from agent_cli.tools.recall_tool import prepare_recall
+from agent_cli.tools.schemas import RECALL_SCHEMA, TOOL_SCHEMAS, validate_input
 from agent_cli.tools.search_tools import prepare_grep, prepare_list_dir
 from agent_cli.tools.shell import prepare_bash
 from agent_cli.tools.workspace import Workspace
@@ -45,7 +46,7 @@ class ToolSpec:
     may_spill: bool = True
 
 
-def _build_specs() -> dict[str, ToolSpec]:
+def _build_specs(with_recall: bool) -> dict[str, ToolSpec]:
     schemas = {schema["name"]: schema for schema in TOOL_SCHEMAS}
     specs = [
         ToolSpec(schemas["read_file"], prepare_read_file),
@@ -56,11 +57,14 @@ def _build_specs() -> dict[str, ToolSpec]:
         ToolSpec(schemas["bash"], prepare_bash, needs_permission=True),
         ToolSpec(schemas["read_artifact"], prepare_read_artifact, may_spill=False),
     ]
+    if with_recall:
+        specs.append(ToolSpec(RECALL_SCHEMA, prepare_recall, may_spill=False))
     return {spec.schema["name"]: spec for spec in specs}
 
 
 class Toolbox:
-    """The tools of one session, confined to `workspace`, spilling to `artifacts`."""
+    """The tools of one session, confined to `workspace`, spilling to `artifacts`; with
+    `recall` (the session's pointer reader) the `recall` tool is offered too."""
 
     def __init__(
         self,
@@ -72,17 +76,18 @@ class Toolbox:
         artifact_threshold_bytes: int = 16_384,
         bash_timeout_seconds: int = 120,
         max_output_bytes: int = 1_048_576,
+        recall: Callable[[str, int], str] | None = None,
     ) -> None:
         limits = ToolLimits(
             max_output_bytes=max_output_bytes,
             bash_timeout_seconds=bash_timeout_seconds,
             artifact_read_bytes=max(1, artifact_threshold_bytes),
         )
-        self._context = ToolContext(Workspace(workspace), artifacts, limits, session_id)
+        self._context = ToolContext(Workspace(workspace), artifacts, limits, session_id, recall)
         self._session_id = session_id
         self._gate = PermissionGate(ask_permission, auto_approve)
         self._threshold = artifact_threshold_bytes
-        self._specs = _build_specs()
+        self._specs = _build_specs(recall is not None)
         self._schemas = FrozenList(spec.schema for spec in self._specs.values())
 
     @property
