@@ -34,6 +34,7 @@ from agent_cli.compaction.markers import (
     is_summary_message,
 )
 from agent_cli.compaction.removed import user_texts
+from agent_cli.errors import WireFormatError
 from agent_cli.events import ModelRequest
 from agent_cli.provider.wire import build_wire_request
 
@@ -64,11 +65,22 @@ def digest_text(view: list[dict[str, Any]]) -> str:
     return found[0] if found else ""
 
 
+def build_wire(view: list[dict[str, Any]]) -> dict[str, Any]:
+    return build_wire_request(ModelRequest("system", "", tuple(view), (), 100), "claude-test")
+
+
+def is_sendable(view: list[dict[str, Any]]) -> bool:
+    try:
+        build_wire(view)
+    except WireFormatError:
+        return False
+    return True
+
+
 def assert_sendable(view: list[dict[str, Any]]) -> None:
     """Valid for the API: the one function that builds requests accepts it."""
     validate_tool_protocol(view)
-    if view:
-        build_wire_request(ModelRequest("system", "", tuple(view), (), 100), "claude-test")
+    build_wire(view)
 
 
 def assert_removed_text_is_traced(text_: str, history: list[dict[str, Any]], view_text: str):
@@ -106,10 +118,20 @@ def _folded_range(digest: str) -> tuple[int, int]:
     return sequence_of(words[0]) or 0, sequence_of(words[-1]) or 0
 
 
-@SETTINGS
+@st.composite
+def roomy_policies(draw: st.DrawFn) -> dict[str, int]:
+    """Policies whose hard limit leaves room, so most runs compact rather than block;
+    the digest budget from tiny (everything folds or shortens) to generous."""
+    chosen = draw(policies())
+    chosen["hard_limit"] = chosen["soft_threshold"] * 20 + draw(st.integers(0, 20_000))
+    chosen["digest_tokens"] = draw(st.sampled_from([0, 1, 40, 2_000]))
+    return chosen
+
+
+@settings(SETTINGS, max_examples=400)
 @given(
     history=valid_histories(),
-    settings_=policies(),
+    settings_=st.one_of(policies(), roomy_policies()),
     summarizer=st.sampled_from([None, _summary_of_nothing, _raising]),
     forced=st.booleans(),
 )
@@ -127,7 +149,9 @@ def test_after_any_compaction_nothing_removed_is_without_a_trace(
         event("blocked")
         return
     view = result.messages
-    assert_sendable(view)
+    validate_tool_protocol(view)
+    if is_sendable(history):  # (a history of blank texts only is refused as it stands)
+        assert_sendable(view)
     digest = digest_text(view)
     summary = find_last_summary(view) or ""
     kept_texts = [t for m in view for t in user_texts(m)]
