@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from agent_cli.compaction.pipeline import LAYER_NAMES as CORE_LAYER_NAMES
 from agent_cli.errors import (
     ProviderRequestFailed,
     StoreError,
@@ -57,15 +56,6 @@ def failed_layer_notices(reports: Iterable[Any]) -> Iterator[Notice]:
 
 def layer_name(code: str) -> str:
     return LAYER_NAMES.get(code, code)
-
-
-def layer_codes(core_names: tuple[str, ...]) -> tuple[str, ...]:
-    """The core's layer names ("truncate_tool_results", ...) as the codes the `[compact]`
-    lines use ("L1", ...); a name the core does not list is passed on unchanged."""
-    return tuple(
-        f"L{CORE_LAYER_NAMES.index(name) + 1}" if name in CORE_LAYER_NAMES else name
-        for name in core_names
-    )
 
 
 def provider_error(error: ProviderRequestFailed) -> str:
