@@ -302,3 +302,12 @@ def test_a_view_without_a_user_message_first_gets_the_digest_first():
     result = compact_context(with_sources(view), policy=policy, counter=counter)
     assert result.messages[0]["role"] == "user"
     assert_sendable(result.messages)
+
+
+def test_a_user_message_that_only_looks_like_a_digest_is_kept_as_the_users():
+    history = with_sources([user(DIGEST_HEADER + " my own words"), *build_long_history(12)[1:]])
+    counter, _ = make_counter()
+    policy = CompactionPolicy(soft_threshold=500, hard_limit=20_000, keep_recent_messages=3)
+    view = compact_context(history, policy=policy, counter=counter).messages
+    assert view[0] is history[0]
+    assert sum(1 for m in view if is_digest_message(m)) == 1 and view[1] is not history[0]

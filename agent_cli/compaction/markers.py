@@ -48,13 +48,9 @@ DIGEST_KEY = "_digest"  # the structured entries behind a digest message's text
 
 
 def is_digest_message(message: dict[str, Any]) -> bool:
-    """True when `message` is the running digest made by compaction."""
-    if message.get("role") != "user":
-        return False
-    if DIGEST_KEY in message:
-        return True
-    content = message.get("content")
-    return isinstance(content, str) and content.startswith(DIGEST_HEADER)
+    """True when `message` is the running digest made by compaction. Known by its private
+    key, never by its text alone: a user who types the header is still the user."""
+    return message.get("role") == "user" and isinstance(message.get(DIGEST_KEY), dict)
 
 
 def find_last_summary(messages: Sequence[dict[str, Any]]) -> str | None:

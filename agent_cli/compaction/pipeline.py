@@ -57,7 +57,11 @@ SUMMARY_FIRST_ORDER = (4, 1, 2, 3)  # `force_summary`: summarize whatever the si
 
 
 def _build_step(
-    layer: int, policy: CompactionPolicy, counter: TokenCounter, summarizer: Summarizer | None
+    layer: int,
+    policy: CompactionPolicy,
+    counter: TokenCounter,
+    summarizer: Summarizer | None,
+    force_summary: bool = False,
 ) -> LayerStep | None:
     """The step of one layer; None where L4 cannot run (no summarizer)."""
     if layer == 1:
@@ -68,7 +72,9 @@ def _build_step(
         return lambda view, tokens: build_prune_outcome(view, policy, counter, tokens)
     if summarizer is None:
         return None
-    return lambda view, tokens: build_summary_outcome(view, summarizer, policy, counter, tokens)
+    return lambda view, tokens: build_summary_outcome(
+        view, summarizer, policy, counter, tokens, accept_same_size=force_summary
+    )
 
 
 def _build_report(layer: int, outcome: LayerOutcome, tokens_before: int) -> LayerReport:
@@ -108,7 +114,7 @@ def _run_layers(
     reports: list[LayerReport] = []
     order = SUMMARY_FIRST_ORDER if force_summary else AUTOMATIC_ORDER
     for layer in order:
-        step = _build_step(layer, policy, counter, summarizer)
+        step = _build_step(layer, policy, counter, summarizer, force_summary)
         if step is None:
             continue
         outcome = apply_traced_step(step, view, tokens - reserved, policy, counter)

@@ -6,7 +6,8 @@ digest), adds what the layer removed to the digest (`removed`, `digest`) and put
 back. The outcome's view and saving include the digest, so every figure counts it. A
 step that changed nothing gives back `view` itself; a step that removed nothing keeps
 the digest message as it was (the same object, so the cached prefix is not disturbed
-by a re-rendered digest).
+by a re-rendered digest). A removal whose trace would cost more tokens than it frees is
+not made (`no_change`): compaction never grows the view to remove something.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from agent_cli.compaction.digest import (
 )
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.removed import collect_removed
-from agent_cli.compaction.results import APPLIED, LayerOutcome
+from agent_cli.compaction.results import APPLIED, NO_CHANGE, LayerOutcome
 from agent_cli.compaction.savings import measure_savings
 from agent_cli.tokens import TokenCounter
 
@@ -52,6 +53,7 @@ def apply_traced_step(
         )
         digest_message = build_digest_message(digest)
     after = insert_digest(outcome.messages, digest_message)
-    return dataclasses.replace(
-        outcome, messages=after, tokens_saved=measure_savings(view, after, counter, view_tokens)
-    )
+    saved = measure_savings(view, after, counter, view_tokens)
+    if saved <= 0 and (requests or interactions):  # tracing it would cost more than it frees
+        return LayerOutcome(view, 0, outcome=NO_CHANGE)
+    return dataclasses.replace(outcome, messages=after, tokens_saved=saved)
