@@ -311,3 +311,23 @@ def test_a_user_message_that_only_looks_like_a_digest_is_kept_as_the_users():
     view = compact_context(history, policy=policy, counter=counter).messages
     assert view[0] is history[0]
     assert sum(1 for m in view if is_digest_message(m)) == 1 and view[1] is not history[0]
+
+
+def test_compact_keeps_a_same_size_summary_the_automatic_run_would_refuse():
+    from agent_cli.compaction.markers import SUMMARY_HEADER
+    from agent_cli.compaction.summary import ACKNOWLEDGEMENT
+
+    body = "Goal: count functions."
+    history = [user(f"{SUMMARY_HEADER}\n{body}"), assistant(ACKNOWLEDGEMENT)]
+    history = with_sources([*history, user("q " * 300), assistant("a"), user("r"), assistant("b")])
+    counter, _ = make_counter()
+    policy = CompactionPolicy(soft_threshold=20, hard_limit=90_000, summary_keep_recent=4)
+    automatic = compact_context(
+        history, policy=policy, summarizer=lambda old: body, counter=counter
+    )
+    assert [(r.layer, r.outcome) for r in automatic.reports][2] == (4, "summary_not_smaller")
+    forced = compact_context(
+        history, policy=policy, summarizer=lambda old: body, counter=counter, force_summary=True
+    )
+    assert forced.reports[0].outcome == "applied" and forced.reports[0].tokens_saved == 0
+    assert find_last_summary(forced.messages) == body
