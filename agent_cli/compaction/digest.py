@@ -84,10 +84,9 @@ def merge_digest(
 ) -> Digest:
     """`digest` with the newly removed items added and the budget applied (module doc)."""
     new_requests = [RequestEntry(r.text, r.pointer) for r in requests]
-    new_lines = [InteractionEntry(i.line, i.pointer) for i in interactions]
     all_requests = _newest_first([*new_requests, *digest.requests])
-    all_lines = _newest_first([*new_lines, *digest.interactions])
     fitted, used = _fit_requests(all_requests, budget_tokens)
+    all_lines = _newest_first([*interactions, *digest.interactions])
     kept, folded = _fit_lines(all_lines, max(budget_tokens - used, budget_tokens // 4))
     return Digest(tuple(fitted), tuple(kept), _fold(digest.older, folded))
 
@@ -115,23 +114,33 @@ def _fit_requests(entries: list[RequestEntry], budget: int) -> tuple[list[Reques
 
 
 def _fit_lines(
-    entries: list[InteractionEntry], budget: int
-) -> tuple[list[InteractionEntry], list[InteractionEntry]]:
-    used = 0
+    entries: list[InteractionEntry | RemovedInteraction], budget: int
+) -> tuple[list[InteractionEntry], list[InteractionEntry | RemovedInteraction]]:
+    """The newest lines that fit, and the rest (to fold). A removed interaction's line is
+    written only when it is kept, so a long removal costs its pointers, not its lines."""
+    used, kept = 0, list[InteractionEntry]()
     for index, entry in enumerate(entries):
-        used += estimate_tokens(entry.line) + 6
+        line = entry.line if isinstance(entry, InteractionEntry) else entry.describe()
+        used += estimate_tokens(line) + 6
         if used > budget:
-            return entries[:index], entries[index:]
-    return entries, []
+            return kept, entries[index:]
+        kept.append(InteractionEntry(line, entry.pointer))
+    return kept, []
 
 
-def _fold(older: OlderRange, entries: list[InteractionEntry]) -> OlderRange:
+def _fold(older: OlderRange, entries: list[InteractionEntry | RemovedInteraction]) -> OlderRange:
     if not entries:
         return older
-    pointers = [p for p in (older.first, older.last, *(e.pointer for e in entries)) if p]
-    numbered = sorted((n, p) for p in pointers if (n := sequence_of(p)) is not None)
-    first = numbered[0][1] if numbered else older.first
-    last = numbered[-1][1] if numbered else older.last
+    first, last = older.first, older.last
+    low, high = sequence_of(first), sequence_of(last)
+    for entry in entries:
+        number = sequence_of(entry.pointer)
+        if number is None:
+            continue
+        if low is None or number < low:
+            low, first = number, entry.pointer
+        if high is None or number > high:
+            high, last = number, entry.pointer
     return OlderRange(older.count + len(entries), first, last)
 
 

@@ -34,11 +34,16 @@ class RemovedRequest:
 
 @dataclass(frozen=True)
 class RemovedInteraction:
-    """One tool call (both halves) that left the view, as one line, with its pointer."""
+    """One tool call (both halves) that left the view, with its pointer. Its line is
+    written only when asked (`describe`): most of a long removal folds into a range."""
 
     tool_use_id: str
-    line: str
+    use: dict[str, Any]
+    result: dict[str, Any] | None
     pointer: str | None
+
+    def describe(self) -> str:
+        return describe_interaction(self.use, self.result)
 
 
 def user_texts(message: dict[str, Any]) -> Iterator[str]:
@@ -71,48 +76,61 @@ def collect_removed(
     if not gone:
         return [], []
     before_ids = set(map(id, before))
-    came = [message for message in after if id(message) not in before_ids]
-    return _removed_requests(gone, came), _removed_interactions(gone, came)
+    came = _Blocks([message for message in after if id(message) not in before_ids])
+    lost = _Blocks(gone)
+    still_there = Counter(text for text, _ in came.texts)
+    requests: list[RemovedRequest] = []
+    for text, message in reversed(lost.texts):  # newest first; rebuilt ones match first
+        if still_there[text] > 0:
+            still_there[text] -= 1
+        else:
+            requests.append(RemovedRequest(text, _pointer_of(message)))
+    kept = {use.get("id") for use, _ in came.uses}
+    interactions = [
+        _removed_interaction(use, message, lost.results.get(use.get("id")))
+        for use, message in reversed(lost.uses)
+        if isinstance(use.get("id"), str) and use.get("id") not in kept
+    ]
+    return requests, interactions
 
 
-def _removed_requests(
-    gone: list[dict[str, Any]], came: list[dict[str, Any]]
-) -> list[RemovedRequest]:
-    still_there = Counter(text for message in came for text in user_texts(message))
-    removed: list[RemovedRequest] = []
-    for message in reversed(gone):  # newest first; a rebuilt message is matched first
-        for text in user_texts(message):
-            if still_there[text] > 0:
-                still_there[text] -= 1
-            else:
-                removed.append(RemovedRequest(text, _pointer_of(message)))
-    return removed
+class _Blocks:
+    """One pass over messages: user texts, tool_use and tool_result blocks, each with
+    the message it stands in."""
+
+    def __init__(self, messages: list[dict[str, Any]]) -> None:
+        self.texts: list[tuple[str, dict[str, Any]]] = []
+        self.uses: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        self.results: dict[Any, tuple[dict[str, Any], dict[str, Any]]] = {}
+        for message in messages:
+            content = message.get("content")
+            if isinstance(content, list):
+                self._feed_blocks(message, content)
+            elif isinstance(content, str) and message.get("role") == "user":
+                self._feed_text(message, content)
+
+    def _feed_blocks(self, message: dict[str, Any], content: list[Any]) -> None:
+        is_user = message.get("role") == "user"
+        for block in content:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind == "tool_use":
+                self.uses.append((block, message))
+            elif kind == "tool_result":
+                self.results[block.get("tool_use_id")] = (block, message)
+            elif kind == "text" and is_user and isinstance(block.get("text"), str):
+                self._feed_text(message, block["text"])
+
+    def _feed_text(self, message: dict[str, Any], text: str) -> None:
+        if text.strip() and not (is_summary_message(message) or is_digest_message(message)):
+            self.texts.append((text, message))
 
 
-def _tool_blocks(messages: list[dict[str, Any]], kind: str) -> Iterator[tuple[dict, dict]]:
-    for message in messages:
-        content = message.get("content")
-        for block in content if isinstance(content, list) else ():
-            if isinstance(block, dict) and block.get("type") == kind:
-                yield message, block
-
-
-def _removed_interactions(
-    gone: list[dict[str, Any]], came: list[dict[str, Any]]
-) -> list[RemovedInteraction]:
-    kept = {block.get("id") for _, block in _tool_blocks(came, "tool_use")}
-    results = {
-        block.get("tool_use_id"): (m, block) for m, block in _tool_blocks(gone, "tool_result")
-    }
-    removed: list[RemovedInteraction] = []
-    for message, use in reversed(list(_tool_blocks(gone, "tool_use"))):
-        tool_id = use.get("id")
-        if not isinstance(tool_id, str) or tool_id in kept:
-            continue
-        result_message, result = results.get(tool_id, (None, None))
-        pointer = (_pointer_of(result_message) if result_message else None) or _pointer_of(message)
-        removed.append(RemovedInteraction(tool_id, describe_interaction(use, result), pointer))
-    return removed
+def _removed_interaction(
+    use: dict[str, Any], message: dict[str, Any], found: tuple[dict, dict] | None
+) -> RemovedInteraction:
+    result, result_message = found if found is not None else (None, None)
+    pointer = (_pointer_of(result_message) if result_message else None) or _pointer_of(message)
+    return RemovedInteraction(use["id"], use, result, pointer)
 
 
 def describe_interaction(use: dict[str, Any], result: dict[str, Any] | None) -> str:

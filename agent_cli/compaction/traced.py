@@ -26,7 +26,6 @@ from agent_cli.compaction.digest import (
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.removed import collect_removed
 from agent_cli.compaction.results import APPLIED, NO_CHANGE, LayerOutcome
-from agent_cli.compaction.savings import measure_savings
 from agent_cli.tokens import TokenCounter
 
 Messages = list[dict[str, Any]]
@@ -47,13 +46,14 @@ def apply_traced_step(
     if outcome.outcome != APPLIED:
         return dataclasses.replace(outcome, messages=view, tokens_saved=0)
     requests, interactions = collect_removed(base, outcome.messages)
+    saved = outcome.tokens_saved  # a view's count is the sum of its messages' counts
     if requests or interactions:
         digest = merge_digest(
             digest_from_message(digest_message), requests, interactions, policy.digest_tokens
         )
         digest_message = build_digest_message(digest)
+        saved += digest_tokens - counter.count_message(digest_message)
     after = insert_digest(outcome.messages, digest_message)
-    saved = measure_savings(view, after, counter, view_tokens)
     if saved <= 0 and (requests or interactions):  # tracing it would cost more than it frees
         return LayerOutcome(view, 0, outcome=NO_CHANGE)
     return dataclasses.replace(outcome, messages=after, tokens_saved=saved)
