@@ -73,7 +73,7 @@ def _build_step(
     if summarizer is None:
         return None
     return lambda view, tokens: build_summary_outcome(
-        view, summarizer, policy, counter, tokens, accept_same_size=force_summary
+        view, summarizer, policy, counter, tokens, accept_any_size=force_summary
     )
 
 
@@ -117,7 +117,10 @@ def _run_layers(
         step = _build_step(layer, policy, counter, summarizer, force_summary)
         if step is None:
             continue
-        outcome = apply_traced_step(step, view, tokens - reserved, policy, counter)
+        asked_for = force_summary and layer == 4  # kept even if it frees nothing
+        outcome = apply_traced_step(
+            step, view, tokens - reserved, policy, counter, keep_if_larger=asked_for
+        )
         reports.append(_build_report(layer, outcome, tokens))
         view, tokens = outcome.messages, reports[-1].tokens_after
         if tokens < target_tokens(policy):

@@ -81,12 +81,12 @@ def build_summary_outcome(
     counter: TokenCounter,
     view_tokens: int | None = None,
     *,
-    accept_same_size: bool = False,
+    accept_any_size: bool = False,
 ) -> LayerOutcome:
     """Apply L4 to a valid view and say what it did (`view_tokens`: its count, if known).
 
-    `accept_same_size` (`/compact`, where the user asked for a summary, perhaps with a new
-    focus) keeps a summary that frees nothing as long as the view does not grow."""
+    `accept_any_size` (`/compact`: the user asked for a summary, perhaps with a new focus)
+    keeps a summary that frees nothing; a failed or empty one still changes nothing."""
     start = find_summary_boundary(messages, policy.summary_keep_recent)
     if start == 0:
         return _unchanged(messages, NOTHING_TO_SUMMARIZE)
@@ -98,7 +98,7 @@ def build_summary_outcome(
         return _unchanged(messages, SUMMARY_BLANK)
     view = build_summary_messages(summary, recent) + recent
     saved = measure_savings(messages, view, counter, view_tokens)
-    if saved < 0 or (saved == 0 and not accept_same_size):
+    if saved <= 0 and not accept_any_size:
         return _unchanged(messages, SUMMARY_NOT_SMALLER)
     return LayerOutcome(
         view,

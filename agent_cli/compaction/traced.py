@@ -7,7 +7,8 @@ back. The outcome's view and saving include the digest, so every figure counts i
 step that changed nothing gives back `view` itself; a step that removed nothing keeps
 the digest message as it was (the same object, so the cached prefix is not disturbed
 by a re-rendered digest). A removal whose trace would cost more tokens than it frees is
-not made (`no_change`): compaction never grows the view to remove something.
+not made (`no_change`): automatic compaction never grows the view to remove something;
+`keep_if_larger` (the summary `/compact` asked for) keeps it all the same.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ def apply_traced_step(
     view_tokens: int,
     policy: CompactionPolicy,
     counter: TokenCounter,
+    *,
+    keep_if_larger: bool = False,
 ) -> LayerOutcome:
     """Run `step` on `view` minus its digest and merge what it removed (module doc)."""
     base, digest_message = split_digest(view)
@@ -54,6 +57,6 @@ def apply_traced_step(
         digest_message = build_digest_message(digest)
         saved += digest_tokens - counter.count_message(digest_message)
     after = insert_digest(outcome.messages, digest_message)
-    if saved <= 0 and (requests or interactions):  # tracing it would cost more than it frees
+    if saved <= 0 and (requests or interactions) and not keep_if_larger:  # costs > frees
         return LayerOutcome(view, 0, outcome=NO_CHANGE)
     return dataclasses.replace(outcome, messages=after, tokens_saved=saved)
