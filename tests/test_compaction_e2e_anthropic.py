@@ -18,9 +18,11 @@ from typing import Any
 
 import pytest
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
-from session_support import drain, make_session
+from session_support import drain, make_session, transcript_records
 
+from agent_cli.compaction.markers import is_digest_message
 from agent_cli.events import CompactionFired, RequestBlocked
+from agent_cli.protocol import validate_tool_protocol
 from agent_cli.provider.anthropic_provider import AnthropicProvider
 
 API_KEY = "sk-ant-compaction-e2e-FAKE"
@@ -82,12 +84,42 @@ def test_sixty_turns_keep_every_request_and_name_every_file_read(workspace: Path
             fired += sum(isinstance(e, CompactionFired) for e in events)
         assert all(r.rejection is None for r in server.requests)
         last = json.dumps(main_requests(server)[-1]["messages"], ensure_ascii=False)
+        assert_every_removed_call_resolves_to_its_record(session)
     assert fired >= 2  # the view outgrew the soft threshold more than once
     missing_requests = [t for t in range(60) if request_text(t) not in last]
     missing_files = [n for n in range(FILES) if f"path=f{n:02d}.py" not in last]
     missing_files = [n for n in missing_files if f'"path": "f{n:02d}.py"' not in last]
     assert missing_requests == [] and missing_files == []
     assert re.search(r"\(transcript:[\w.-]+:\d+\)", last)  # lines point at their records
+
+
+def assert_every_removed_call_resolves_to_its_record(session: Any) -> None:
+    """Each call the view lost is named in the digest by the pointer of the record that
+    holds its result, or lies in the folded range, and that pointer resolves to it."""
+    digest = next(m["content"] for m in session.view if is_digest_message(m))
+    kept = set(validate_tool_protocol(session.view))
+    folded = (
+        [int(n) for n in re.findall(r"older interactions?: .*?:(\d+) to .*?:(\d+)", digest)[0]]
+        if "older interaction" in digest
+        else [0, -1]
+    )
+    checked = 0
+    for record in transcript_records(session):
+        blocks = (
+            record["payload"].get("message", {}).get("content")
+            if record["kind"] == "message"
+            else None
+        )
+        for block in blocks if isinstance(blocks, list) else ():
+            if block.get("type") != "tool_result" or block["tool_use_id"] in kept:
+                continue
+            pointer = record["event_id"]
+            assert f"({pointer})" in digest or folded[0] <= record["sequence"] <= folded[1]
+            resolved = session.recall.resolve(pointer)
+            assert resolved.status.value == "available"
+            assert f"[tool_result for {block['tool_use_id']}]" in resolved.excerpt
+            checked += 1
+    assert checked >= 40
 
 
 def test_compact_with_a_focus_sends_one_summary_request_and_the_next_request_carries_it(
