@@ -12,7 +12,7 @@ Contract:
   right after the first message when that is a user message, else first, so the view
   still starts with a user message; the wire builder joins it with its neighbour. Its
   entries ride along under the private `DIGEST_KEY`, which never reaches the wire.
-Sizes are estimated from characters (a third of a token each, generous) so building it
+Sizes are estimated from UTF-8 bytes (a third of a token each, generous) so building it
 costs no tokenizing; the message is counted like any other in every figure. Pure.
 """
 
@@ -62,7 +62,9 @@ class Digest:
 
 
 def estimate_tokens(text: str) -> int:
-    return len(text) // 3 + 4
+    """Generous and cheap: a third of a token per UTF-8 byte (so a CJK character, three
+    bytes, counts as one token, as tokenizers roughly count it)."""
+    return len(text.encode("utf-8", "replace")) // 3 + 4
 
 
 def sequence_of(pointer: str | None) -> int | None:

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agent_cli.compaction.markers import is_digest_message, is_summary_message
+
 if TYPE_CHECKING:
     from agent_cli.session.core import Session
 
@@ -23,8 +25,8 @@ MIN_PREVIEW_CHARS = 64
 
 def shrink_user_message(session: Session, message: dict[str, Any]) -> dict[str, Any]:
     """`message` itself, or a copy whose oversized texts are stored and previewed."""
-    if message.get("role") != "user":
-        return message
+    if message.get("role") != "user" or is_summary_message(message) or is_digest_message(message):
+        return message  # compaction's own messages are bounded by their own budgets
     content = message.get("content")
     if isinstance(content, str):
         shrunk = _shrink_text(session, content)
