@@ -88,7 +88,7 @@ def assert_removed_text_is_traced(text_: str, history: list[dict[str, Any]], vie
     if text_ in view_text:
         return
     pointer = next(m[SOURCE_KEY] for m in history if text_ in list(user_texts(m)))
-    assert f"({pointer}; shortened from" in view_text and text_[:200] in view_text
+    assert f"({pointer}; shortened from {len(text_):,} chars) {text_[:60]}" in view_text
 
 
 def assert_removed_call_is_traced(tool_id: str, history: list[dict[str, Any]], digest: str):
@@ -331,3 +331,20 @@ def test_compact_keeps_a_same_size_summary_the_automatic_run_would_refuse():
     )
     assert forced.reports[0].outcome == "applied" and forced.reports[0].tokens_saved == 0
     assert find_last_summary(forced.messages) == body
+
+
+def test_past_twice_the_budget_requests_keep_only_a_short_head_and_their_pointer():
+    requests = [f"request {n}: " + "words " * 100 for n in range(30)]
+    history: list[dict[str, Any]] = []
+    for number, request in enumerate(requests):
+        history += [user(request), *call_pair(f"t{number}", "z" * 40)]
+    history = with_sources([*history, assistant("done"), user("last")])
+    counter, _ = make_counter()
+    policy = CompactionPolicy(
+        soft_threshold=2_000, hard_limit=90_000, keep_recent_messages=2, digest_tokens=600
+    )
+    digest = digest_text(compact_context(history, policy=policy, counter=counter).messages)
+    assert requests[29] in digest  # the newest, whole
+    oldest = "(transcript:s1:4; shortened from 611 chars) " + requests[1][:60] + "…"
+    assert oldest in digest and requests[1][:61] not in digest  # (request 0 is message 0)
+    assert all(f"request {n}:" in digest for n in range(1, 30))

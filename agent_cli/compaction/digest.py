@@ -4,7 +4,8 @@ Contract:
 - Every layer step that removes content (L2, L3, the part L4 summarizes) adds what it
   removed to ONE digest message, merged with the previous one, never a second message.
 - The user's own requests stay verbatim, newest first, while they fit in
-  `policy.digest_tokens`; older ones are shortened to their head, with their pointer.
+  `policy.digest_tokens`; older ones are shortened to their head (200 characters, 60
+  past twice the budget), with their pointer and their full length.
 - Each removed interaction is one line (tool, key input, result size, outcome) with its
   `transcript:` pointer; lines that no longer fit fold into one "older interactions"
   line that keeps the first and last pointer of the range and how many it holds.
@@ -26,6 +27,7 @@ from agent_cli.compaction.markers import DIGEST_HEADER, DIGEST_KEY, is_digest_me
 from agent_cli.compaction.removed import RemovedInteraction, RemovedRequest
 
 SHORT_REQUEST_CHARS = 200
+SHORTEST_REQUEST_CHARS = 60
 DIGEST_FORMAT = 1
 
 
@@ -103,13 +105,17 @@ def _newest_first(entries: list[Any]) -> list[Any]:
 
 
 def _fit_requests(entries: list[RequestEntry], budget: int) -> tuple[list[RequestEntry], int]:
+    """Newest first: whole while they fit, then heads of `SHORT_REQUEST_CHARS`, and past
+    twice the budget heads of `SHORTEST_REQUEST_CHARS`, so a very long session's requests
+    cost a few tokens each while every one of them keeps its words' start and pointer."""
     used, fitted = 0, []
     for entry in entries:
         cost = estimate_tokens(entry.text)
-        if used + cost > budget and len(entry.text) > SHORT_REQUEST_CHARS:
-            original = entry.shortened_from or len(entry.text)
-            entry = replace(entry, text=entry.text[:SHORT_REQUEST_CHARS], shortened_from=original)
-            cost = estimate_tokens(entry.text)
+        for limit, allowed in ((SHORT_REQUEST_CHARS, budget), (SHORTEST_REQUEST_CHARS, 2 * budget)):
+            if used + cost > allowed and len(entry.text) > limit:
+                original = entry.shortened_from or len(entry.text)
+                entry = replace(entry, text=entry.text[:limit], shortened_from=original)
+                cost = estimate_tokens(entry.text)
         used += cost
         fitted.append(entry)
     return fitted, used
