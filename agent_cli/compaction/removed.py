@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
 
@@ -24,18 +23,17 @@ KEY_INPUTS = ("path", "command", "pattern", "pointer", "query", "url", "file_pat
 MAX_KEY_INPUT_CHARS = 120
 
 
-@dataclass(frozen=True)
-class RemovedRequest:
+class RemovedRequest(NamedTuple):
     """A user text that left the view, with the record it came from."""
 
     text: str
     pointer: str | None
 
 
-@dataclass(frozen=True)
-class RemovedInteraction:
+class RemovedInteraction(NamedTuple):
     """One tool call (both halves) that left the view, with its pointer. Its line is
-    written only when asked (`describe`): most of a long removal folds into a range."""
+    written only when asked (`describe`): most of a long removal folds into a range.
+    (Tuples, not dataclasses: a long removal makes thousands of them.)"""
 
     tool_use_id: str
     use: dict[str, Any]
@@ -111,12 +109,13 @@ class _Blocks:
 
     def _feed_blocks(self, message: dict[str, Any], content: list[Any]) -> None:
         is_user = message.get("role") == "user"
+        add_use, results = self.uses.append, self.results
         for block in content:
             kind = block.get("type") if isinstance(block, dict) else None
             if kind == "tool_use":
-                self.uses.append((block, message))
+                add_use((block, message))
             elif kind == "tool_result":
-                self.results[block.get("tool_use_id")] = (block, message)
+                results[block.get("tool_use_id")] = (block, message)
             elif kind == "text" and is_user and isinstance(block.get("text"), str):
                 self._feed_text(message, block["text"])
 
