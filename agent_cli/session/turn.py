@@ -23,7 +23,6 @@ import contextlib
 from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from agent_cli.compaction.results import SKIPPED_NO_SUMMARIZER
 from agent_cli.errors import (
     MessageViewLimitExceeded,
     ProviderError,
@@ -36,7 +35,6 @@ from agent_cli.events import (
     AssistantText,
     ModelResponse,
     Notice,
-    RequestBlocked,
     RetryNotice,
     SessionEvent,
     StreamRestarted,
@@ -46,7 +44,7 @@ from agent_cli.events import (
     TurnEnded,
 )
 from agent_cli.protocol import answer_dangling_tool_uses
-from agent_cli.session.budget import to_request_tokens
+from agent_cli.session import describe
 from agent_cli.session.log import NOTICE
 from agent_cli.session.oversized import shrink_user_message
 
@@ -111,26 +109,11 @@ def run_forced_compaction(session: Session, focus: str | None) -> Iterator[Sessi
     try:
         yield from session.compact_forced(focus)
     except MessageViewLimitExceeded as error:
-        yield build_blocked_event(session, error)
+        yield describe.blocked_event(session, error)
     except StoreError as error:
         yield Notice("error", "transcript_write_failed", session.describe_store_error(error))
     except KeyboardInterrupt:
         yield Notice("warning", "cancelled", "Cancelled: compaction was interrupted.")
-
-
-def build_blocked_event(session: Session, error: MessageViewLimitExceeded) -> RequestBlocked:
-    """The hard-limit refusal in the terms of every other `[compact]` figure: the codes
-    (L1..L4, in layer order) of every layer that was tried, changed the view or not, tokens calibrated to the API's count, and the
-    hard limit the user set rather than its estimator-scaled form."""
-    ratio = session.calibration
-    reports: tuple[Any, ...] = error.reports
-    tried = sorted({r.layer for r in reports if r.outcome != SKIPPED_NO_SUMMARIZER})
-    return RequestBlocked(
-        to_request_tokens(error.tokens_before, ratio),
-        to_request_tokens(error.tokens_after, ratio),
-        session.policy.hard_limit,
-        tuple(f"L{layer}" for layer in tried),
-    )
 
 
 def _one_step(session: Session) -> Steps[Outcome]:
@@ -138,7 +121,7 @@ def _one_step(session: Session) -> Steps[Outcome]:
     try:
         request = yield from session.prepare_request()
     except MessageViewLimitExceeded as error:
-        yield build_blocked_event(session, error)
+        yield describe.blocked_event(session, error)
         return ("blocked", None)
     except (ToolProtocolError, WireFormatError) as error:
         yield Notice("error", "invalid_view", f"The view cannot be sent: {error}.")
