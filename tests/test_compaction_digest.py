@@ -348,3 +348,23 @@ def test_past_twice_the_budget_requests_keep_only_a_short_head_and_their_pointer
     oldest = "(transcript:s1:4; shortened from 611 chars) " + requests[1][:60] + "…"
     assert oldest in digest and requests[1][:61] not in digest  # (request 0 is message 0)
     assert all(f"request {n}:" in digest for n in range(1, 30))
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=20,
+)
+
+
+@SETTINGS
+@given(
+    data=st.dictionaries(
+        st.sampled_from(["requests", "interactions", "older", "format"]), _json, max_size=4
+    )
+)
+def test_a_damaged_digest_from_disk_reads_as_what_it_can_and_never_raises(data):
+    from agent_cli.compaction.digest import digest_from_message, render_digest
+
+    digest = digest_from_message({"role": "user", "content": "x", "_digest": data})
+    assert render_digest(digest).startswith(DIGEST_HEADER)
