@@ -149,3 +149,12 @@ def test_a_resumed_session_that_holds_a_huge_message_is_unblocked(workspace: Pat
     assert "stored whole as artifact:" in resumed.view[0]["content"]
     assert resumed.view[0]["_source"] == f"transcript:{session_id}:2"
     assert drain(resumed.run_turn("go on"))[-1].outcome == "ok"
+
+
+def test_a_recall_page_fits_the_tool_result_limit_of_a_small_budget(workspace: Path) -> None:
+    (workspace / "long.txt").write_text("".join(f"line {n:05d}\n" for n in range(1_200)))
+    session = make_session(workspace, ScriptedProvider(read_turn("t1", "long.txt")), soft=2_000)
+    drain(session.run_turn("read long.txt"))
+    page = session.toolbox.run("recall", {"pointer": session.view[2]["_source"]})
+    assert "offset=800" in page.content  # 1.6 characters a token of the 500-token limit
+    assert session.counter.count_text(page.content) <= session.policy.soft_threshold // 4

@@ -51,7 +51,7 @@ def open_session(
     fault tests pass ones that fail on purpose, e.g. with ENOSPC.
     """
     from agent_cli.prompts import load_prompt
-    from agent_cli.recall import Recall
+    from agent_cli.recall import Recall, recall_page_chars
     from agent_cli.sources import SourcePointerResolver
     from agent_cli.store.artifacts import ArtifactStore
     from agent_cli.store.memory import MemoryStore
@@ -73,7 +73,9 @@ def open_session(
                 {"workspace": str(workspace), "provider": provider.name, "model": provider.model},
             )
         artifacts = ArtifactStore(paths.artifacts_root, fs=artifact_fs)
-        recall = Recall(session_id, paths.transcripts, paths.artifacts_root)
+        recall = Recall(
+            session_id, paths.transcripts, paths.artifacts_root, recall_page_chars(policy)
+        )
         make_toolbox = toolbox_factory or _default_toolbox
         session = Session(
             log=log,
