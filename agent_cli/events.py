@@ -24,6 +24,13 @@ class Usage:
         """Everything the request carried in: fresh input plus cache reads and writes."""
         return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
 
+    @property
+    def cache_read_share(self) -> float | None:
+        """Cache reads as a share of every input token (plain, written, read); None before
+        any input. The higher it is, the less the prompt costs (a read is priced 0.1x)."""
+        total = self.prompt_tokens
+        return self.cache_read_input_tokens / total if total > 0 else None
+
     def plus(self, other: Usage) -> Usage:
         return Usage(
             self.input_tokens + other.input_tokens,
@@ -241,3 +248,8 @@ class SessionStats:
     session_id: str
     transcript_path: str
     extra: dict[str, Any] = field(default_factory=dict)
+    # Derived from `total_usage` (so it is in `/stats --json` too), never passed in.
+    cache_read_share: float | None = field(init=False, default=None)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "cache_read_share", self.total_usage.cache_read_share)

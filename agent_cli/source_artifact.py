@@ -16,11 +16,13 @@ import os
 from agent_cli.pointers import ParsedSourcePointer
 from agent_cli.source_files import (
     CHUNK_BYTES,
+    OpenAt,
     ReadAt,
     check_still_linked,
     corrupt,
     missing,
     open_beneath,
+    os_open_at,
 )
 from agent_cli.source_transcript import VerifiedEvidence
 
@@ -54,11 +56,16 @@ class _StreamCheck:
 
 
 def verify_artifact(
-    root: str, pointer: ParsedSourcePointer, read_at: ReadAt, excerpt_chars: int
+    root: str,
+    pointer: ParsedSourcePointer,
+    read_at: ReadAt,
+    excerpt_chars: int,
+    open_at: OpenAt = os_open_at,
 ) -> VerifiedEvidence:
     """Open the artifact safely, stream-hash it and check it against the pointer."""
     assert pointer.filename is not None and pointer.digest is not None
-    fd, info = open_beneath(root, [pointer.session_id, TOOL_RESULTS_DIR, pointer.filename])
+    parts = [pointer.session_id, TOOL_RESULTS_DIR, pointer.filename]
+    fd, info = open_beneath(root, parts, open_at)
     try:
         check = _StreamCheck(excerpt_chars + 1)
         offset = 0

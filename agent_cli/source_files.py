@@ -20,7 +20,17 @@ from agent_cli.errors import SourceUnavailable
 ReadAt = Callable[[int, int, int], bytes]
 """`read_at(fd, size, offset) -> bytes`, like `os.pread`; injectable for fault tests."""
 
+OpenAt = Callable[[str, int, int | None], int]
+"""`open_at(name, flags, dir_fd) -> fd`, like `os.open(name, flags, dir_fd=dir_fd)`;
+injectable so that tests can refuse access (EACCES) even when they run as root."""
+
 CHUNK_BYTES = 1 << 20
+
+
+def os_open_at(name: str, flags: int, dir_fd: int | None) -> int:
+    """The real `OpenAt`."""
+    return os.open(name, flags, dir_fd=dir_fd)
+
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | _CLOEXEC
@@ -60,9 +70,9 @@ def _open_error(exc: OSError, name: str, dir_fd: int) -> SourceUnavailable:
     return missing("unreadable")
 
 
-def _open_root(root: str) -> int:
+def _open_root(root: str, open_at: OpenAt) -> int:
     try:
-        return os.open(root, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC)
+        return open_at(root, os.O_RDONLY | os.O_DIRECTORY | _CLOEXEC, None)
     except FileNotFoundError as exc:
         raise missing("root_not_found") from exc
     except PermissionError as exc:
@@ -71,19 +81,21 @@ def _open_root(root: str) -> int:
         raise missing("root_unreadable") from exc
 
 
-def open_beneath(root: str, parts: Sequence[str]) -> tuple[int, os.stat_result]:
+def open_beneath(
+    root: str, parts: Sequence[str], open_at: OpenAt = os_open_at
+) -> tuple[int, os.stat_result]:
     """Open `root/parts...` as a regular file, refusing links; returns (fd, fstat)."""
-    dir_fd = _open_root(root)
+    dir_fd = _open_root(root, open_at)
     try:
         for name in parts[:-1]:
             try:
-                next_fd = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+                next_fd = open_at(name, _DIR_FLAGS, dir_fd)
             except OSError as exc:
                 raise _open_error(exc, name, dir_fd) from exc
             os.close(dir_fd)
             dir_fd = next_fd
         try:
-            fd = os.open(parts[-1], _FILE_FLAGS, dir_fd=dir_fd)
+            fd = open_at(parts[-1], _FILE_FLAGS, dir_fd)
         except OSError as exc:
             raise _open_error(exc, parts[-1], dir_fd) from exc
     finally:

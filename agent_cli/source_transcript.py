@@ -18,11 +18,13 @@ from agent_cli.durable_text import parse_timestamp
 from agent_cli.errors import DurableStateError, SourceUnavailable
 from agent_cli.pointers import ParsedSourcePointer
 from agent_cli.source_files import (
+    OpenAt,
     ReadAt,
     check_still_linked,
     corrupt,
     missing,
     open_beneath,
+    os_open_at,
     read_span,
 )
 from agent_cli.source_index import TranscriptOffsetIndex
@@ -109,6 +111,7 @@ def verify_transcript_record(
     index: TranscriptOffsetIndex,
     read_at: ReadAt,
     max_record_bytes: int = MAX_RECORD_BYTES,
+    open_at: OpenAt = os_open_at,
 ) -> VerifiedEvidence:
     """Open `<root>/<session>.jsonl` safely and verify the pointed-to record.
 
@@ -116,7 +119,7 @@ def verify_transcript_record(
     entry's fault (a file rewritten in place), so the entry is dropped and the lookup
     made once more from a fresh scan; only that second verdict is reported.
     """
-    fd, info = open_beneath(root, [f"{pointer.session_id}.jsonl"])
+    fd, info = open_beneath(root, [f"{pointer.session_id}.jsonl"], open_at)
     try:
         had_entry = index.has_entry(pointer.session_id)
         try:

@@ -33,7 +33,7 @@ from agent_cli.pointers import (
     parse_source_pointer,
 )
 from agent_cli.source_artifact import verify_artifact
-from agent_cli.source_files import ReadAt
+from agent_cli.source_files import OpenAt, ReadAt, os_open_at
 from agent_cli.source_index import TranscriptOffsetIndex
 from agent_cli.source_resolution import SourceResolution, SourceResolutionStatus
 from agent_cli.source_transcript import MAX_RECORD_BYTES, VerifiedEvidence, verify_transcript_record
@@ -64,7 +64,8 @@ class SourcePointerResolver:
     of exactly `True` allows the lookup, and a callback that raises counts as denied.
     Transcripts are `<transcript_root>/<session>.jsonl`; artifacts are
     `<artifact_root>/<session>/tool-results/<file>`. `read_at` (like `os.pread`) is the
-    one seam through which file bytes are read, so tests can inject faults. The offset
+    one seam through which file bytes are read, and `open_at` (like `os.open` with
+    `dir_fd`) the one through which files are opened, so tests can inject faults. The offset
     index is kept in memory per resolver; the resolver is not thread-safe.
     """
 
@@ -77,6 +78,7 @@ class SourcePointerResolver:
         *,
         max_record_bytes: int = MAX_RECORD_BYTES,
         read_at: ReadAt = os.pread,
+        open_at: OpenAt = os_open_at,
     ) -> None:
         for key, value in (
             ("max_excerpt_chars", max_excerpt_chars),
@@ -90,6 +92,7 @@ class SourcePointerResolver:
         self.max_record_bytes = max_record_bytes
         self._authorize = authorize
         self._read_at = read_at
+        self._open_at = open_at
         self._index = TranscriptOffsetIndex()
 
     def resolve(self, pointer: str | ParsedSourcePointer) -> SourceResolution:
@@ -126,9 +129,16 @@ class SourcePointerResolver:
     def _verify(self, parsed: ParsedSourcePointer) -> VerifiedEvidence:
         if parsed.is_transcript:
             return verify_transcript_record(
-                self.transcript_root, parsed, self._index, self._read_at, self.max_record_bytes
+                self.transcript_root,
+                parsed,
+                self._index,
+                self._read_at,
+                self.max_record_bytes,
+                self._open_at,
             )
-        return verify_artifact(self.artifact_root, parsed, self._read_at, self.max_excerpt_chars)
+        return verify_artifact(
+            self.artifact_root, parsed, self._read_at, self.max_excerpt_chars, self._open_at
+        )
 
     def _available(self, text: str, evidence: VerifiedEvidence) -> SourceResolution:
         limit = self.max_excerpt_chars

@@ -14,9 +14,10 @@ Every POST /v1/messages is recorded, then checked as strictly as the real API ch
 answered by the next queued script (`Reply` or a fault: `HttpError`, `StreamError`,
 `DropConnection`, `Stall`, `MalformedEvent`, `EndStreamEarly`) or, when the queue is empty, by
 `server.responder(body)` (default: echo the last user text). Streams are SSE with
-`event:` and `data:` lines over chunked HTTP/1.1, like the real API. Usage reports cache
-writes and reads: a prefix up to a cache_control breakpoint that was seen before is read
-from the "cache" (about chars/4 tokens).
+`event:` and `data:` lines over chunked HTTP/1.1, like the real API. Usage counts system +
+tools + messages and splits them into plain input, cache writes and cache reads with a
+model of the API's prefix cache (`prompt_cache_model`; pass `prompt_cache=` to change its
+minimum or clock). `server.usage_for(body)` is the hook that answers usage.
 """
 
 from __future__ import annotations
@@ -43,10 +44,10 @@ from fake_anthropic_stream import (
     build_message_json,
     build_reply_events,
     echo_responder,
-    estimate_usage,
     text_block,
     tool_use_block,
 )
+from prompt_cache_model import PromptCacheModel
 
 __all__ = [
     "DropConnection",
@@ -83,7 +84,7 @@ class FakeAnthropicServer:
     responder: Callable[[dict[str, Any]], Reply] = echo_responder
     requests: list[RecordedRequest] = field(default_factory=list)
     scripts: deque[Script] = field(default_factory=deque)
-    cached_prefixes: set[str] = field(default_factory=set)
+    prompt_cache: PromptCacheModel = field(default_factory=PromptCacheModel)
     stopping: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -107,9 +108,20 @@ class FakeAnthropicServer:
                 return self.scripts.popleft()
         return self.responder(body)
 
-    def usage_for(self, body: dict[str, Any]) -> dict[str, int]:
+    def next_script_stalls(self) -> bool:
+        """True when the next request will meet a `Stall`: a client can then use a short
+        timeout for that request alone and a generous one for every normal reply."""
         with self.lock:
-            return estimate_usage(body, self.cached_prefixes)
+            return bool(self.scripts) and isinstance(self.scripts[0], Stall)
+
+    def short_timeout_for_stalls(self, stall_timeout: float, normal: float = 30.0):
+        """An `attempt_timeout` for `AnthropicProvider`: `stall_timeout` for an attempt
+        that will meet a stall, `normal` for the others (a loaded machine may be slow)."""
+        return lambda: stall_timeout if self.next_script_stalls() else normal
+
+    def usage_for(self, body: dict[str, Any]) -> dict[str, int]:
+        """The usage reported for an accepted request (the prompt cache model's figures)."""
+        return self.prompt_cache.usage(body)
 
     def stop(self) -> None:
         self.stopping.set()
@@ -127,12 +139,18 @@ def start_fake_server(
     *,
     api_key: str | None = None,
     responder: Callable[[dict[str, Any]], Reply] = echo_responder,
+    prompt_cache: PromptCacheModel | None = None,
 ) -> FakeAnthropicServer:
     """Start a fake on an ephemeral loopback port; `api_key` set means others get a 401."""
     httpd = _QuietServer(("127.0.0.1", 0), _Handler)
     httpd.daemon_threads = True
     httpd.block_on_close = False  # a stalled handler must not hold up stop()
-    server = FakeAnthropicServer(httpd=httpd, api_key=api_key, responder=responder)
+    server = FakeAnthropicServer(
+        httpd=httpd,
+        api_key=api_key,
+        responder=responder,
+        prompt_cache=prompt_cache or PromptCacheModel(),
+    )
     httpd.fake = server  # type: ignore[attr-defined]
     threading.Thread(
         target=httpd.serve_forever,
@@ -170,7 +188,7 @@ class _Handler(BaseHTTPRequestHandler):
             if self.path.split("?")[0] != "/v1/messages":
                 raise RequestRejected(404, "not_found_error", f"Not found: {self.path}")
             validate_headers(headers, self.fake.api_key)
-            validate_request(record.body)
+            validate_request(record.body, headers["anthropic-version"])
         except RequestRejected as rejected:
             record.rejection = rejected.message
             self._send_error(rejected.status, rejected.error_type, rejected.message)

@@ -1,17 +1,31 @@
 """The request checks of the fake Messages API, as strict as the real one (or stricter).
 
-`validate_request(headers, body)` raises `RequestRejected(status, error_type, message)`
-for anything the real API rejects: unknown top-level fields, unknown block fields,
-unanswered or misplaced tool_use/tool_result, empty content or blank text, bad
-cache_control or more than four breakpoints, malformed tools, missing headers. Where the
-real API is lenient we are strict on purpose and say so: roles must alternate (the API
-merges consecutive same-role messages; our request builder must do it itself).
+`validate_request(body)` raises `RequestRejected(status, error_type, message)` for
+anything the real API rejects: unknown top-level fields, unknown block fields,
+unanswered or misplaced tool_use/tool_result, empty content or blank text, an error
+tool_result without content, bad cache_control, more than four breakpoints (counted
+wherever they sit: tools, system, message blocks, blocks nested in a tool_result, and
+the top-level `cache_control`), a 1-hour breakpoint after a 5-minute one, malformed
+tools; the parameters and headers are checked in `fake_anthropic_params`. Where the real
+API is lenient we are strict on purpose and say so: roles must alternate (the API merges
+consecutive same-role messages; our request builder must do it itself), and top-level
+fields the fake does not model (container, output_config, speed, ...) are refused.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any
+
+from fake_anthropic_params import (
+    LATEST_API_VERSION,
+    RequestRejected,
+    check_cache_control_value,
+    check_parameters,
+    check_request_cache_control,
+    reject,
+    validate_headers,
+)
 
 TOP_LEVEL_FIELDS = frozenset(
     {
@@ -29,6 +43,7 @@ TOP_LEVEL_FIELDS = frozenset(
         "metadata",
         "thinking",
         "service_tier",
+        "cache_control",
     }
 )
 BLOCK_FIELDS = {
@@ -50,79 +65,41 @@ TOOL_USE_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
 MAX_BREAKPOINTS = 4
 
 
-class RequestRejected(Exception):
-    """What the fake answers instead of a reply: an HTTP status and an API error body."""
-
-    def __init__(self, status: int, error_type: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.error_type = error_type
-        self.message = message
+__all__ = ["RequestRejected", "validate_headers", "validate_request"]
+_reject = reject
 
 
-def _reject(message: str) -> RequestRejected:
-    return RequestRejected(400, "invalid_request_error", message)
-
-
-def validate_headers(headers: dict[str, str], api_key: str | None) -> None:
-    """Authentication and version headers, checked before the body like the real API.
-
-    The key may come as `x-api-key` or as `Authorization: Bearer` (SDK 2.16 sends the
-    latter).
-    """
-    bearer = headers.get("authorization", "")
-    sent_key = headers.get("x-api-key") or (bearer[7:] if bearer.startswith("Bearer ") else "")
-    if not sent_key:
-        raise RequestRejected(401, "authentication_error", "x-api-key header is required")
-    if api_key is not None and sent_key != api_key:
-        raise RequestRejected(401, "authentication_error", "invalid x-api-key")
-    if not headers.get("anthropic-version"):
-        raise _reject("anthropic-version: header is required")
-
-
-def validate_request(body: Any) -> None:
-    """Raise `RequestRejected` unless `body` is a request the real API would accept."""
+def validate_request(body: Any, api_version: str = LATEST_API_VERSION) -> None:
+    """Raise `RequestRejected` unless `body` is a request the real API would accept under
+    `api_version` (the header's value; SDK 2.x sends the latest)."""
     if not isinstance(body, dict):
         raise _reject("request body must be a JSON object")
     for key in body:
         if key not in TOP_LEVEL_FIELDS:
             raise _reject(f"{key}: Extra inputs are not permitted")
-    _check_required(body)
-    breakpoints = _check_system(body.get("system"))
-    breakpoints += _check_tools(body.get("tools"))
+    check_parameters(body, api_version)
+    # Breakpoints in prefix order (tools, system, messages), each as its TTL.
+    breakpoints = _check_tools(body.get("tools"))
+    breakpoints += _check_system(body.get("system"))
     breakpoints += _check_messages(body["messages"])
-    if breakpoints > MAX_BREAKPOINTS:
+    breakpoints += check_request_cache_control(body.get("cache_control"))
+    if len(breakpoints) > MAX_BREAKPOINTS:
         raise _reject(
             f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be "
-            f"provided. Found {breakpoints}."
+            f"provided. Found {len(breakpoints)}."
+        )
+    if "5m" in breakpoints and "1h" in breakpoints[breakpoints.index("5m") :]:
+        raise _reject(
+            "cache_control: a breakpoint with ttl '1h' must come before any with ttl '5m' "
+            "(order: tools, system, messages)"
         )
 
 
-def _check_required(body: dict[str, Any]) -> None:
-    if not isinstance(body.get("model"), str) or not body["model"]:
-        raise _reject("model: Field required")
-    max_tokens = body.get("max_tokens")
-    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 1:
-        raise _reject("max_tokens: Field required (an integer of at least 1)")
-    if not isinstance(body.get("messages"), list) or not body["messages"]:
-        raise _reject("messages: Field required (at least one message)")
-    if "stream" in body and not isinstance(body["stream"], bool):
-        raise _reject("stream: Input should be a valid boolean")
-
-
-def _check_cache_control(block: dict[str, Any], where: str) -> int:
-    """1 when the block carries a valid breakpoint, 0 when it carries none."""
+def _check_cache_control(block: dict[str, Any], where: str) -> list[str]:
+    """The block's breakpoint as a one-item list of its TTL, or [] when it has none."""
     if "cache_control" not in block:
-        return 0
-    control = block["cache_control"]
-    if (
-        not isinstance(control, dict)
-        or control.get("type") != "ephemeral"
-        or set(control) - {"type", "ttl"}
-        or control.get("ttl", "5m") not in {"5m", "1h"}
-    ):
-        raise _reject(f"{where}.cache_control: must be {{'type': 'ephemeral'}} (optional ttl)")
-    return 1
+        return []
+    return [check_cache_control_value(block["cache_control"], where)]
 
 
 def _check_text(block: dict[str, Any], where: str) -> None:
@@ -145,12 +122,12 @@ def _check_block_fields(block: Any, allowed_types: frozenset[str], where: str) -
     return block["type"]
 
 
-def _check_system(system: Any) -> int:
+def _check_system(system: Any) -> list[str]:
     if system is None or isinstance(system, str):
-        return 0
+        return []
     if not isinstance(system, list):
         raise _reject("system: Input should be a valid string or list")
-    breakpoints = 0
+    breakpoints: list[str] = []
     for index, block in enumerate(system):
         where = f"system.{index}"
         _check_block_fields(block, frozenset({"text"}), where)
@@ -159,13 +136,13 @@ def _check_system(system: Any) -> int:
     return breakpoints
 
 
-def _check_tools(tools: Any) -> int:
+def _check_tools(tools: Any) -> list[str]:
     if tools is None:
-        return 0
+        return []
     if not isinstance(tools, list):
         raise _reject("tools: Input should be a valid list")
     names: set[str] = set()
-    breakpoints = 0
+    breakpoints: list[str] = []
     for index, tool in enumerate(tools):
         where = f"tools.{index}"
         if not isinstance(tool, dict):
@@ -190,8 +167,8 @@ def _check_tools(tools: Any) -> int:
     return breakpoints
 
 
-def _check_messages(messages: list[Any]) -> int:
-    breakpoints = 0
+def _check_messages(messages: list[Any]) -> list[str]:
+    breakpoints: list[str] = []
     pending_ids: list[str] = []
     seen_ids: set[str] = set()
     for index, message in enumerate(messages):
@@ -205,7 +182,7 @@ def _check_messages(messages: list[Any]) -> int:
         for position, block in enumerate(blocks):
             where = f"messages.{index}.content.{position}"
             kind = _check_block_fields(block, ROLE_BLOCKS[role], where)
-            _check_block_body(block, kind, where, seen_ids)
+            breakpoints += _check_block_body(block, kind, where, seen_ids)
             breakpoints += _check_cache_control(block, where)
         if role == "assistant":
             pending_ids = [b["id"] for b in blocks if b["type"] == "tool_use"]
@@ -293,7 +270,10 @@ def _check_results_answer(blocks: list[Any], pending_ids: list[str], index: int)
         raise _unanswered(missing, index)
 
 
-def _check_block_body(block: dict[str, Any], kind: str, where: str, seen_ids: set[str]) -> None:
+def _check_block_body(
+    block: dict[str, Any], kind: str, where: str, seen_ids: set[str]
+) -> list[str]:
+    """Check the block's own fields; returns the breakpoints nested inside it."""
     if kind == "text":
         _check_text(block, where)
     elif kind in {"image", "document"}:
@@ -303,7 +283,8 @@ def _check_block_body(block: dict[str, Any], kind: str, where: str, seen_ids: se
     elif kind == "tool_use":
         _check_tool_use(block, where, seen_ids)
     elif kind == "tool_result":
-        _check_tool_result(block, where)
+        return _check_tool_result(block, where)
+    return []
 
 
 def _check_tool_use(block: dict[str, Any], where: str, seen_ids: set[str]) -> None:
@@ -319,16 +300,21 @@ def _check_tool_use(block: dict[str, Any], where: str, seen_ids: set[str]) -> No
         raise _reject(f"{where}.input: Input should be a valid dictionary")
 
 
-def _check_tool_result(block: dict[str, Any], where: str) -> None:
+def _check_tool_result(block: dict[str, Any], where: str) -> list[str]:
+    """Check a tool_result; returns the breakpoints of the blocks in its content."""
     if "is_error" in block and not isinstance(block["is_error"], bool):
         raise _reject(f"{where}.is_error: Input should be a valid boolean")
     content = block.get("content")
+    if block.get("is_error") is True and not content:
+        raise _reject(f"{where}: content cannot be empty if `is_error` is true")
     if content is None or isinstance(content, str):
-        return
+        return []
     if not isinstance(content, list):
         raise _reject(f"{where}.content: Input should be a valid string or list")
+    breakpoints: list[str] = []
     for position, part in enumerate(content):
         part_where = f"{where}.content.{position}"
         kind = _check_block_fields(part, frozenset({"text", "image", "document"}), part_where)
         _check_block_body(part, kind, part_where, set())
-        _check_cache_control(part, part_where)
+        breakpoints += _check_cache_control(part, part_where)
+    return breakpoints

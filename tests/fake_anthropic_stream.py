@@ -6,7 +6,6 @@ Faults that happen mid-stream first send `after_events` events of their `reply`.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -232,54 +231,3 @@ def count_output_tokens(reply: Reply) -> int:
         for block in reply.blocks
     )
     return max(1, chars // 4)
-
-
-# --- usage and the prompt cache -------------------------------------------------------------
-
-
-def estimate_usage(body: dict[str, Any], cached_prefixes: set[str]) -> dict[str, int]:
-    """Token usage at about chars/4, with cache reads for prefixes seen before.
-
-    The prompt is laid out as the API caches it (tools, then system, then message
-    blocks). Every prefix that ends at a cache_control breakpoint is written to
-    `cached_prefixes`; the longest one already there is reported as read, the rest up to
-    the last breakpoint as written.
-    """
-    units = _prompt_units(body)
-    total = sum(len(text) for text, _ in units)
-    read_chars = written_to = 0
-    digest = hashlib.sha256()
-    length = 0
-    for text, is_breakpoint in units:
-        digest.update(text.encode())
-        length += len(text)
-        if not is_breakpoint:
-            continue
-        key = digest.hexdigest()
-        if key in cached_prefixes:
-            read_chars = length
-        cached_prefixes.add(key)
-        written_to = length
-    written_chars = max(0, written_to - read_chars)
-    return {
-        "input_tokens": max(1, (total - read_chars - written_chars) // 4),
-        "cache_creation_input_tokens": written_chars // 4,
-        "cache_read_input_tokens": read_chars // 4,
-    }
-
-
-def _prompt_units(body: dict[str, Any]) -> list[tuple[str, bool]]:
-    system = body.get("system") or []
-    if isinstance(system, str):
-        system = [{"type": "text", "text": system}]
-    items = [("tool", tool) for tool in body.get("tools") or []]
-    items += [("system", block) for block in system]
-    for message in body["messages"]:
-        content = message["content"]
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        items += [(message["role"], block) for block in blocks]
-    units = []
-    for label, item in items:
-        plain = {key: value for key, value in item.items() if key != "cache_control"}
-        units.append((label + json.dumps(plain, sort_keys=True), "cache_control" in item))
-    return units

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import sys
 import traceback
@@ -132,7 +133,8 @@ def test_parallel_tool_calls_keep_their_order_and_answering_them_is_accepted(ser
         )
     )
     provider, _ = make_provider(server)
-    first = final(run(provider, ask()))
+    rules = "You are terse. " * 400  # a system prompt long enough to be cached (1,024+ tokens)
+    first = final(run(provider, dataclasses.replace(ask(), system=rules)))
     assert [block["id"] for block in first.message["content"]] == ["toolu_a", "toolu_b"]
     results = {
         "role": "user",
@@ -142,7 +144,7 @@ def test_parallel_tool_calls_keep_their_order_and_answering_them_is_accepted(ser
         ],
     }
     request = ModelRequest(
-        system="You are terse.",
+        system=rules,
         durable_context="",
         messages=(ask().messages[0], first.message, results),
         tools=(READ_TOOL,),
@@ -150,7 +152,7 @@ def test_parallel_tool_calls_keep_their_order_and_answering_them_is_accepted(ser
     second = final(run(provider, request))
     assert second.message["content"] == [{"type": "text", "text": "received 2 tool results"}]
     assert [request.rejection for request in server.requests] == [None, None]
-    assert second.usage.cache_read_input_tokens > 0
+    assert second.usage.cache_read_input_tokens >= first.usage.cache_creation_input_tokens > 1_024
 
 
 @pytest.mark.parametrize("stop_reason", ["pause_turn", "refusal", "stop_sequence", "max_tokens"])
@@ -301,15 +303,31 @@ def test_a_broken_call_under_a_tool_use_stop_is_treated_as_a_malformed_stream(se
 
 def test_a_stalled_stream_times_out_and_is_retried(server):
     server.enqueue(Stall(seconds=5, after_events=2), Reply([text_block("awake")]))
-    provider, _ = make_provider(server, timeout_seconds=0.3)
+    provider, _ = make_provider(server, attempt_timeout=server.short_timeout_for_stalls(0.3))
     events = run(provider, ask())
     assert [e.kind for e in events if isinstance(e, RetryNotice)] == ["timeout"]
     assert final(events).message["content"] == [{"type": "text", "text": "awake"}]
 
 
+def test_a_stall_timeout_applies_to_the_stalled_attempt_only(server):
+    asked: list[float] = []
+    timeouts = server.short_timeout_for_stalls(0.3, normal=30.0)
+
+    def recording_timeouts() -> float:
+        asked.append(timeouts())
+        return asked[-1]
+
+    server.enqueue(Stall(seconds=5), Reply([text_block("awake")]))
+    provider, _ = make_provider(server, attempt_timeout=recording_timeouts)
+    run(provider, ask())
+    run(provider, ask())
+    assert asked == [0.3, 30.0, 30.0]
+
+
 def test_a_server_that_never_answers_fails_with_timeout(server):
     server.enqueue(Stall(seconds=5), Stall(seconds=5))
-    provider, _ = make_provider(server, timeout_seconds=0.3, max_retries=1)
+    timeouts = server.short_timeout_for_stalls(0.3)
+    provider, _ = make_provider(server, attempt_timeout=timeouts, max_retries=1)
     failure, _ = fail(provider, ask())
     assert (failure.kind, failure.attempts) == ("timeout", 2)
 

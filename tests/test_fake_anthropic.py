@@ -13,7 +13,7 @@ from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 API_KEY = "sk-ant-fake-test"
 GOOD_HEADERS = {
     "x-api-key": API_KEY,
-    "anthropic-version": "2023-06-01",
+    "anthropic-version": "2026-10-21",
     "content-type": "application/json",
 }
 TOOL = {
@@ -112,13 +112,25 @@ def test_a_streamed_reply_carries_event_lines_as_well_as_data_lines(server):
 
 
 def test_a_repeated_prefix_is_reported_as_a_cache_read():
-    body = variant(lambda b: b["system"][0].update(cache_control={"type": "ephemeral"}))
+    long_rules = "Answer in one short paragraph. " * 200  # over the 1,024-token minimum
+    body = variant(
+        lambda b: b["system"][0].update(text=long_rules, cache_control={"type": "ephemeral"})
+    )
     with start_fake_server(api_key=API_KEY) as fresh:
         first = post(fresh, body)[1]["usage"]
         second = post(fresh, body)[1]["usage"]
-    assert first["cache_creation_input_tokens"] > 0 and first["cache_read_input_tokens"] == 0
+    assert first["cache_creation_input_tokens"] > 1_024 and first["cache_read_input_tokens"] == 0
     assert second["cache_read_input_tokens"] == first["cache_creation_input_tokens"]
     assert second["cache_creation_input_tokens"] == 0
+    assert first["input_tokens"] == second["input_tokens"] > 0  # the messages after it
+
+
+def test_a_short_prefix_is_not_cached_as_the_api_does_not_cache_it(server):
+    body = variant(lambda b: b["system"][0].update(cache_control={"type": "ephemeral"}))
+    for _ in range(2):
+        usage = post(server, body)[1]["usage"]
+        assert usage["cache_creation_input_tokens"] == usage["cache_read_input_tokens"] == 0
+        assert usage["input_tokens"] > 0
 
 
 def test_a_custom_responder_answers_when_the_queue_is_empty():
@@ -263,6 +275,25 @@ def test_a_tool_use_in_a_user_message_is_rejected(server):
         )
     )
     assert "not allowed" in rejected(server, body)
+
+
+@pytest.mark.parametrize("content", ["", [], None])
+def test_an_error_result_without_content_is_rejected(server, content):
+    def change(body):
+        result = body["messages"][2]["content"][0]
+        result["is_error"] = True
+        if content is None:
+            del result["content"]
+        else:
+            result["content"] = content
+
+    assert "content cannot be empty if `is_error` is true" in rejected(server, variant(change))
+
+
+def test_an_error_result_with_content_and_a_plain_result_without_are_accepted(server):
+    with_text = variant(lambda b: b["messages"][2]["content"][0].update(is_error=True))
+    assert post(server, with_text)[0] == 200
+    assert post(server, variant(lambda b: b["messages"][2]["content"][0].pop("content")))[0] == 200
 
 
 def test_a_final_assistant_prefill_may_not_end_in_whitespace(server):

@@ -103,7 +103,7 @@ def build_provider(server, sleeps: list[float]) -> AnthropicProvider:
         "claude-test",
         base_url=server.base_url,
         sleep=sleeps.append,
-        timeout_seconds=0.5,
+        attempt_timeout=server.short_timeout_for_stalls(0.5),
         max_retries=MAX_RETRIES,
         jitter=lambda: 0.0,
     )

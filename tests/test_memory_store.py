@@ -264,3 +264,22 @@ def test_an_unreadable_memory_file_is_unavailable_not_damaged(
     with pytest.raises(StateDirUnavailable) as caught:
         store.load(workspace)
     assert caught.value.reason == "EACCES"
+
+
+class RefusingOpenOps(FileOps):
+    """Opening refused (EACCES), as a chmod 0 does for a user who is not root."""
+
+    def open(self, path: Path, flags: int, mode: int = 0o777) -> int:
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+
+
+def test_a_memory_file_the_process_may_not_open_is_unavailable_not_damaged(
+    store: MemoryStore, workspace: Path
+) -> None:
+    path = store.save(workspace, sample_state())
+    before = path.read_bytes()
+    with pytest.raises(StateDirUnavailable) as caught:
+        MemoryStore(store.root, fs=RefusingOpenOps()).load(workspace)
+    assert caught.value.reason == "EACCES"
+    assert path.read_bytes() == before
+    assert sorted(p.name for p in store.root.iterdir()) == [path.name]  # no copy kept aside

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from types import SimpleNamespace
 
 import pytest
@@ -126,5 +127,21 @@ def test_the_toolbar_asks_the_gauge_source_while_the_prompt_is_shown(pipe_reader
 
 
 def test_refresh_is_harmless_when_no_prompt_is_shown(pipe_reader):
-    _, reader = pipe_reader
-    reader.refresh()  # the gauge can arrive after the line was sent
+    # The gauge can arrive after the line was sent, from the worker thread: a refresh then
+    # must neither raise (in that thread or this one) nor disturb the next prompt.
+    pipe, reader = pipe_reader
+    errors: list[BaseException] = []
+
+    def refresh_from_a_worker() -> None:
+        try:
+            reader.refresh()
+        except BaseException as error:  # noqa: BLE001 - any escape is the failure under test
+            errors.append(error)
+
+    worker = threading.Thread(target=refresh_from_a_worker)
+    worker.start()
+    worker.join(timeout=30)
+    reader.refresh()
+    assert errors == [] and not worker.is_alive()
+    pipe.send_text("after the refresh\r")
+    assert reader.read_line(lambda: gauge(1)) == "after the refresh"

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from repl_fakes import make_console, make_stats
 
+from agent_cli.events import Usage
 from agent_cli.repl.stats_panel import (
     build_bar,
     build_stats_panel,
@@ -129,3 +130,19 @@ def test_calibration_reads_as_a_ratio():
 def test_an_unexpected_category_name_is_shown_literally():
     stats = make_stats(tokens_by_category={"[red]odd[/red]": 5}, total_tokens=5)
     assert "[red]odd[/red]" in render(stats)
+
+
+def test_stats_show_the_sessions_cache_read_share_of_all_input():
+    usage = Usage(input_tokens=100, cache_creation_input_tokens=100, cache_read_input_tokens=300)
+    stats = make_stats(total_usage=usage)
+    assert stats.cache_read_share == 0.6
+    assert "60% of the session's input tokens came from the prompt cache" in line_with(
+        render(stats), "cache reads"
+    )
+    assert json.loads(render_stats_json(stats))["cache_read_share"] == 0.6
+
+
+def test_the_cache_read_share_before_any_request_says_so():
+    stats = make_stats(total_usage=Usage(), last_usage=None, requests=0)
+    assert stats.cache_read_share is None
+    assert "no request yet" in line_with(render(stats), "cache reads")

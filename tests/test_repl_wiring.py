@@ -101,7 +101,7 @@ def test_piped_input_drives_a_real_offline_session(isolated_home, tmp_path):
     assert "[compact] L2 drop repeated file reads" in shown
     assert "[compact] total:" in shown
     assert "remembered F1" in shown
-    stats_json = shown[shown.index('{\n  "calibration"') : shown.rindex("}") + 1]
+    stats_json = shown[shown.index('{\n  "cache_read_share"') : shown.rindex("}") + 1]
     stats = json.loads(stats_json)
     assert stats["soft_threshold"] == 1400 and stats["compactions"]
     transcripts = list((isolated_home / "transcripts").glob("*.jsonl"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -364,6 +365,35 @@ def test_a_file_the_user_may_not_read_is_denied(home):
         found = make_resolver(home).resolve("transcript:s1:1")
     finally:
         path.chmod(0o600)
+    assert (found.status.value, found.reason) == ("denied", "permission")
+
+
+def deny_opening(*denied_names: str):
+    """An `open_at` that refuses the named files or folders (EACCES), as a chmod 0 does for
+    a user who is not root; the test then runs the same way as root, in CI too."""
+
+    def open_at(name: str, flags: int, dir_fd: int | None) -> int:
+        if os.path.basename(name) in denied_names:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), name)
+        return os.open(name, flags, dir_fd=dir_fd)
+
+    return open_at
+
+
+@pytest.mark.parametrize(
+    ("pointer", "denied_name"),
+    [
+        ("transcript:s1:1", "s1.jsonl"),
+        ("transcript:s1:1", "transcripts"),  # the trusted root itself
+        ("artifact:s1:a.txt:" + hashlib.sha256(b"artifact").hexdigest(), "a.txt"),
+        ("artifact:s1:a.txt:" + hashlib.sha256(b"artifact").hexdigest(), "tool-results"),
+    ],
+)
+def test_a_file_or_folder_the_process_may_not_open_is_denied(home, pointer, denied_name):
+    write_lines(home / "transcripts" / "s1.jsonl", good_lines("s1", 2))
+    write_artifact(home / "s1" / "tool-results", "a.txt", b"artifact")
+    assert make_resolver(home).resolve(pointer).status.value == "available"
+    found = make_resolver(home, open_at=deny_opening(denied_name)).resolve(pointer)
     assert (found.status.value, found.reason) == ("denied", "permission")
 
 

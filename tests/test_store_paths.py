@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli.errors import StateDirUnavailable
+from agent_cli.store.fsutil import FileOps
 from agent_cli.store.paths import StatePaths, ensure_private_dir, resolve_state_paths
 
 
@@ -115,3 +117,17 @@ def test_a_read_only_parent_makes_the_home_unavailable(tmp_path: Path) -> None:
         assert caught.value.reason == "EACCES"
     finally:
         locked.chmod(0o700)
+
+
+class RefusingMkdirOps(FileOps):
+    """Creating a folder refused (EACCES), as a read-only parent does for a user not root."""
+
+    def mkdir(self, path: Path, mode: int) -> None:
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+
+
+def test_a_parent_that_refuses_new_folders_makes_the_home_unavailable(tmp_path: Path) -> None:
+    with pytest.raises(StateDirUnavailable) as caught:
+        ensure_private_dir(tmp_path / "locked" / "home", fs=RefusingMkdirOps())
+    assert caught.value.reason == "EACCES"
+    assert not (tmp_path / "locked").exists()

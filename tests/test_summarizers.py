@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import inspect
 import threading
-import time
 from typing import Any
 
 import pytest
@@ -173,11 +172,12 @@ class ScriptedProvider:
     ) -> None:
         self.answer, self.error, self.delay, self.final = answer, error, delay, final
         self.requests: list[ModelRequest] = []
+        self.released = threading.Event()  # set it to end a delay early
 
     def stream(self, request: ModelRequest):
         self.requests.append(request)
         if self.delay:
-            time.sleep(self.delay)
+            self.released.wait(self.delay)
         if self.error is not None:
             raise self.error
         yield TextDelta(self.answer)
@@ -259,6 +259,11 @@ def test_a_provider_that_hangs_times_out_on_a_daemon_thread():
     assert failure.value.reason == "timeout"
     workers = [t for t in threading.enumerate() if t.name == "summarizer-request" and t.is_alive()]
     assert workers and all(t.daemon for t in workers)
+    # The abandoned worker must not outlive the test: let the hung provider return.
+    provider.released.set()
+    for worker in workers:
+        worker.join(timeout=30)
+    assert not any(worker.is_alive() for worker in workers)
 
 
 def test_a_provider_error_becomes_summarizer_failed():

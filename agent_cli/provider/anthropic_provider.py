@@ -92,7 +92,12 @@ class Failure:
 
 
 class AnthropicProvider:
-    """Claude through the official SDK; see the module contract."""
+    """Claude through the official SDK; see the module contract.
+
+    `timeout_seconds` bounds each wait for the server (connect, each read);
+    `attempt_timeout`, when given, is asked before every attempt for that attempt's bound
+    instead, so a test can give a short one only to the attempt that meets a stall.
+    """
 
     name = "anthropic"
 
@@ -107,6 +112,7 @@ class AnthropicProvider:
         context_window: int = DEFAULT_CONTEXT_WINDOW,
         jitter: Callable[[], float] = random.random,
         summarizer_timeout_seconds: float = 120.0,
+        attempt_timeout: Callable[[], float] | None = None,
     ) -> None:
         if not api_key or not api_key.strip():
             raise MissingApiKey(MISSING_KEY_HINT)
@@ -116,6 +122,9 @@ class AnthropicProvider:
         self.max_retries = max_retries
         self.timeout_seconds = timeout_seconds
         self.summarizer_timeout_seconds = summarizer_timeout_seconds
+        # Asked before each attempt for that attempt's timeout; by default the fixed one.
+        # A test can then give only the attempt that meets a stalled server a short one.
+        self._attempt_timeout = attempt_timeout or (lambda: self.timeout_seconds)
         self._api_key = api_key
         self._sleep = sleep
         self._jitter = jitter
@@ -160,7 +169,8 @@ class AnthropicProvider:
     def _stream_attempt(self, wire: dict[str, Any]) -> Generator[TextDelta, None, ModelResponse]:
         """One try: yield text deltas, return (not yield) the finished response."""
         tracker = StreamTracker()
-        with self._ensure_client().messages.stream(**wire) as stream:
+        client = self._ensure_client()
+        with client.messages.stream(**wire, timeout=self._attempt_timeout()) as stream:
             for event in _read_events(stream):
                 text = tracker.observe(event)
                 if text:

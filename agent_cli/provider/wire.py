@@ -3,15 +3,16 @@
 Contract: `build_wire_request(request, model)` returns a fresh JSON-ready dict
 `{"model", "max_tokens", "system", "messages", "tools"}` and never mutates the request.
 It strips every key the API does not accept for a block (private `_` keys included),
-drops empty text, merges consecutive messages of one role, and checks what the API
-checks: the view starts with a user message, every assistant `tool_use` is answered by a
-`tool_result` in the very next user message with the results first, and no result
-answers a call that was not just made. A view may end with an assistant message: that is
-how an answer the API paused (`pause_turn`) is sent back to be continued; its final text
-is right-trimmed, since the API refuses trailing whitespace there. Anything else raises `WireFormatError`
-with a reason code and the index of the offending message in `request.messages`: a
-request the API would reject is never sent, and pairing is never silently repaired here
-(that belongs to `agent_cli.protocol`).
+drops empty text (an error tool_result left without content gets a short text instead,
+since the API refuses it empty), merges consecutive messages of one role, and checks
+what the API checks: the view starts with a user message, every assistant `tool_use` is
+answered by a `tool_result` in the very next user message with the results first, and no
+result answers a call that was not just made. A view may end with an assistant message:
+that is how an answer the API paused (`pause_turn`) is sent back to be continued; its
+final text is right-trimmed, since the API refuses trailing whitespace there. Anything
+else raises `WireFormatError` with a reason code and the index of the offending message
+in `request.messages`: a request the API would reject is never sent, and pairing is
+never silently repaired here (that belongs to `agent_cli.protocol`).
 
 Cache breakpoints: the last tool, the last system block and the last block of the
 conversation tail carry `{"type": "ephemeral"}` (three of the four the API allows), so the
@@ -41,6 +42,10 @@ ALLOWED_BLOCK_KEYS: dict[str, frozenset[str]] = {
 ALLOWED_TOOL_KEYS = frozenset({"name", "description", "input_schema"})
 # Blocks allowed inside a tool_result's list content.
 TOOL_RESULT_CONTENT_TYPES = frozenset({"text", "image"})
+# What an error result with no content says on the wire: the API answers 400 ("content
+# cannot be empty if `is_error` is true") to an error result without content, and a stored
+# or resumed view may hold one (a tool that failed silently, an older transcript).
+EMPTY_ERROR_RESULT_TEXT = "(the tool failed without saying why)"
 ROLE_BLOCK_TYPES: dict[str, frozenset[str]] = {
     "user": frozenset({"text", "image", "tool_result"}),
     "assistant": frozenset({"text", "tool_use"}),
@@ -185,9 +190,12 @@ def _clean_tool_result(block: dict[str, Any], index: int) -> dict[str, Any]:
         content = [part for part in content if part is not None]
     elif content is not None and not isinstance(content, str):
         raise WireFormatError("malformed_tool_result", message_index=index)
-    # `content` is optional for the API; an empty one is left out rather than sent empty.
+    # `content` is optional for the API; an empty one is left out rather than sent empty,
+    # except on an error result, which the API refuses without content.
     if content and (not isinstance(content, str) or content.strip()):
         cleaned["content"] = content
+    elif cleaned.get("is_error") is True:
+        cleaned["content"] = EMPTY_ERROR_RESULT_TEXT
     return cleaned
 
 

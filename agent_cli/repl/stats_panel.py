@@ -78,6 +78,7 @@ def build_stats_rows(stats: SessionStats) -> list[tuple[str, RenderableType]]:
             "session total",
             Text(f"{describe_usage(stats.total_usage)} · {stats.requests:,} requests"),
         ),
+        ("cache reads", Text(describe_cache_read_share(stats.cache_read_share))),
         ("compactions", build_compaction_list(stats.compactions)),
         ("sources", Text(describe_source_statuses(stats.source_statuses))),
         ("session", _safe(stats.session_id)),
@@ -148,6 +149,13 @@ def describe_usage(usage: Usage | None) -> str:
         f"cache write {usage.cache_creation_input_tokens:,} · output "
         f"{usage.output_tokens:,}"
     )
+
+
+def describe_cache_read_share(share: float | None) -> str:
+    """The session's cache reads as a share of all its input tokens."""
+    if share is None:
+        return "no request yet"
+    return f"{100 * share:.0f}% of the session's input tokens came from the prompt cache"
 
 
 def build_compaction_list(compactions: tuple[CompactionRecord, ...]) -> Group | Text:

@@ -143,7 +143,7 @@ class ArtifactStore:
 
     def _prepare_folder(self, session_id: str, name: str) -> Path:
         folder = self.root / session_id / RESULTS_FOLDER
-        ensure_private_dir(folder)
+        ensure_private_dir(folder, self._fs)
         for level in (self.root / session_id, folder):
             if os.path.islink(level):
                 raise ArtifactWriteFailed(name, "ELOOP")

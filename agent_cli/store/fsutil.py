@@ -2,8 +2,8 @@
 
 Everything that can fail because the disk is full or broken goes through `FileOps`, so a
 test can hand a store a fake that fails on purpose (ENOSPC, short writes, EIO on fsync)
-instead of patching the store's internals. The real implementation is a thin shell over
-`os`.
+instead of patching the store's internals, or record that the durability calls (fsync of
+files and of directories) happen. The real implementation is a thin shell over `os`.
 
 Privacy rule: directories the stores create are 0700 and files 0600, whatever the umask.
 """
@@ -38,6 +38,17 @@ class FileOps:
     def replace(self, source: Path, target: Path) -> None:
         os.replace(source, target)
 
+    def fsync_dir(self, path: Path) -> None:
+        """Flush a directory's entries (a file created or renamed in it) to disk."""
+        fsync_dir(path)
+
+    def open(self, path: Path, flags: int, mode: int = 0o777) -> int:
+        """`os.open`; a seam so that tests can refuse access (EACCES) even as root."""
+        return os.open(path, flags, mode)
+
+    def mkdir(self, path: Path, mode: int) -> None:
+        os.mkdir(path, mode)
+
 
 DEFAULT_FILE_OPS = FileOps()
 
@@ -47,7 +58,7 @@ def errno_name(exc: OSError) -> str:
     return errno.errorcode.get(exc.errno or 0, "EUNKNOWN")
 
 
-def ensure_private_dir(path: Path) -> Path:
+def ensure_private_dir(path: Path, fs: FileOps = DEFAULT_FILE_OPS) -> Path:
     """Make sure `path` is a writable directory; create missing levels with mode 0700.
 
     Only the levels this call creates are chmod-ed to 0700 (the umask could have made them
@@ -58,7 +69,7 @@ def ensure_private_dir(path: Path) -> Path:
     target = Path(path).absolute()
     try:
         for level in reversed(_missing_levels(target)):
-            _make_private_level(level)
+            _make_private_level(level, fs)
         is_directory = target.is_dir()
     except OSError as exc:  # looking failed (e.g. ENAMETOOLONG, EACCES): not usable either
         raise StateDirUnavailable(str(target), errno_name(exc)) from exc
@@ -79,9 +90,9 @@ def _missing_levels(target: Path) -> list[Path]:
     return missing
 
 
-def _make_private_level(level: Path) -> None:
+def _make_private_level(level: Path, fs: FileOps) -> None:
     try:
-        os.mkdir(level, PRIVATE_DIR_MODE)
+        fs.mkdir(level, PRIVATE_DIR_MODE)
     except FileExistsError:
         return  # made by someone else in the meantime: not ours to chmod
     except OSError as exc:
@@ -129,7 +140,7 @@ def write_file_atomic(path: Path, data: bytes, fs: FileOps = DEFAULT_FILE_OPS) -
     except BaseException:
         _remove_quietly(temp)
         raise
-    fsync_dir(path.parent)
+    fs.fsync_dir(path.parent)
 
 
 def _remove_quietly(path: Path) -> None:

@@ -50,7 +50,8 @@ class _Damage(Exception):
 
 
 class MemoryStore:
-    """Durable state files under `root`. `fs` carries the disk operations for saving."""
+    """Durable state files under `root`. `fs` carries the disk operations (tests inject
+    failures through it: a full disk when saving, a refused open when loading)."""
 
     def __init__(self, root: Path, fs: FileOps | None = None) -> None:
         self.root = Path(root)
@@ -94,7 +95,7 @@ class MemoryStore:
         }
         data = (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
         path = self.path_for(workspace)
-        ensure_private_dir(self.root)
+        ensure_private_dir(self.root, self._fs)
         try:
             write_file_atomic(path, data, self._fs)
         except OSError as exc:
@@ -105,7 +106,7 @@ class MemoryStore:
 
     def _read_if_present(self, path: Path) -> bytes | None:
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            fd = self._fs.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except FileNotFoundError:
             return None
         except OSError as exc:

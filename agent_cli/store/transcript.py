@@ -79,7 +79,7 @@ class TranscriptStore:
         `TranscriptLocked`, `TranscriptCorrupt` or `StateDirUnavailable`.
         """
         path = self.path_for(session_id)
-        ensure_private_dir(self.root)
+        ensure_private_dir(self.root, self._fs)
         return TranscriptWriter(session_id, path, self._fs)
 
     def replay(self, session_id: str) -> Iterator[dict[str, Any]]:

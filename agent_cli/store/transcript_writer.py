@@ -34,7 +34,6 @@ from agent_cli.store.fsutil import (
     PRIVATE_FILE_MODE,
     FileOps,
     errno_name,
-    fsync_dir,
     next_free_suffix_path,
     write_all,
 )
@@ -107,7 +106,7 @@ class TranscriptWriter:
                 self._set_torn_tail_aside(handle)
         if scanner.torn_tail:
             self._cut_to(scanner.valid_end)
-        fsync_dir(self.path.parent)
+        self._fs.fsync_dir(self.path.parent)  # the file may have just been created
         self._last_sequence = scanner.last_sequence
         self._size = scanner.valid_end
 

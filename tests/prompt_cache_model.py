@@ -1,0 +1,154 @@
+"""A model of the Messages API's prompt cache, for the fake server's usage figures.
+
+What it models (DESIGN.md section 5 and the prompt-caching guide):
+
+- The prompt is a sequence of blocks in cache order: each tool, then each system block,
+  then each message's content blocks (string content is one text block).
+- A block carrying `cache_control` is a breakpoint; a top-level `cache_control` makes the
+  last block one. A breakpoint *writes* the prefix that ends with it (if not already
+  cached): those tokens are reported as `cache_creation_input_tokens`.
+- A later request *reads* the longest prefix written before whose end lies at one of its
+  breakpoints or up to `lookback_blocks` (20) blocks before one: those tokens are
+  reported as `cache_read_input_tokens`. What is after the read and up to the last
+  breakpoint is written; everything after the last breakpoint is plain `input_tokens`.
+- Prefixes under `min_cacheable_tokens` (about 1,024 for the Sonnet and Opus models) are
+  neither written nor read. Entries live 5 minutes (1 hour with `ttl: "1h"`), and each
+  read or write renews them.
+
+Token counting is deliberately simple and deterministic, not Claude's tokenizer: a block
+costs ceil(len(label + canonical JSON of the block without cache_control) / 4) tokens,
+where the label is "tool", "system", "user" or "assistant". So usage is system + tools +
+messages, like the real API's, and close to (not equal to) the cl100k estimate the
+session makes, which is what calibration is for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+MIN_CACHEABLE_TOKENS = 1_024
+LOOKBACK_BLOCKS = 20
+TTL_SECONDS = {"5m": 300.0, "1h": 3_600.0}
+
+
+@dataclass(frozen=True)
+class PromptBlock:
+    """One block of the prompt in cache order: its tokens, the hash of the prefix that
+    ends with it, and its breakpoint's TTL in seconds (None when it is no breakpoint)."""
+
+    tokens: int
+    prefix_key: str
+    breakpoint_ttl: float | None
+
+
+def count_block_tokens(label: str, block: dict[str, Any]) -> int:
+    """The documented deterministic count: a quarter of the characters, rounded up."""
+    plain = {key: value for key, value in block.items() if key != "cache_control"}
+    return math.ceil(len(label + json.dumps(plain, sort_keys=True)) / 4)
+
+
+def build_prompt_blocks(body: dict[str, Any]) -> list[PromptBlock]:
+    """The request's blocks in cache order (tools, system, messages), with prefix hashes."""
+    labelled = [("tool", tool) for tool in body.get("tools") or []]
+    system = body.get("system") or []
+    if isinstance(system, str):
+        system = [{"type": "text", "text": system}]
+    labelled += [("system", block) for block in system]
+    for message in body["messages"]:
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        labelled += [(message["role"], block) for block in blocks]
+    digest = hashlib.sha256()
+    result = []
+    for position, (label, block) in enumerate(labelled):
+        plain = {key: value for key, value in block.items() if key != "cache_control"}
+        digest.update(f"{label}\x00{json.dumps(plain, sort_keys=True)}\x00".encode())
+        control = block.get("cache_control")
+        if position == len(labelled) - 1 and control is None:
+            control = body.get("cache_control")  # automatic caching: the last block
+        ttl = TTL_SECONDS[control.get("ttl", "5m")] if isinstance(control, dict) else None
+        result.append(PromptBlock(count_block_tokens(label, block), digest.hexdigest(), ttl))
+    return result
+
+
+class PromptCacheModel:
+    """The cache one API key sees; `usage(body)` answers for one request and updates it.
+
+    Thread-safe (the fake serves each request on its own thread). `clock` is seconds,
+    monotonic; tests pass their own to step past a TTL.
+    """
+
+    def __init__(
+        self,
+        *,
+        min_cacheable_tokens: int = MIN_CACHEABLE_TOKENS,
+        lookback_blocks: int = LOOKBACK_BLOCKS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.min_cacheable_tokens = min_cacheable_tokens
+        self.lookback_blocks = lookback_blocks
+        self._clock = clock
+        self._entries: dict[str, tuple[float, float]] = {}  # prefix key -> (expiry, ttl)
+        self._lock = threading.Lock()
+
+    def usage(self, body: dict[str, Any]) -> dict[str, int]:
+        """`input_tokens`, `cache_creation_input_tokens` and `cache_read_input_tokens`."""
+        blocks = build_prompt_blocks(body)
+        ends = _running_totals(blocks)
+        with self._lock:
+            now = self._clock()
+            self._forget_expired(now)
+            marks = [
+                i
+                for i, b in enumerate(blocks)
+                if b.breakpoint_ttl and ends[i] >= self.min_cacheable_tokens
+            ]
+            read_end = self._longest_hit(blocks, marks)
+            read = ends[read_end] if read_end is not None else 0
+            if read_end is not None:
+                self._renew(blocks[read_end].prefix_key, now, None)
+            written_to = ends[marks[-1]] if marks else 0
+            for mark in marks:
+                self._renew(blocks[mark].prefix_key, now, blocks[mark].breakpoint_ttl)
+        creation = max(0, written_to - read)
+        return {
+            "input_tokens": sum(b.tokens for b in blocks) - read - creation,
+            "cache_creation_input_tokens": creation,
+            "cache_read_input_tokens": read,
+        }
+
+    def _longest_hit(self, blocks: list[PromptBlock], marks: list[int]) -> int | None:
+        """The furthest block, at or up to `lookback_blocks` before a breakpoint, whose
+        prefix is cached."""
+        best: int | None = None
+        for mark in marks:
+            for position in range(mark, max(-1, mark - self.lookback_blocks - 1), -1):
+                if blocks[position].prefix_key in self._entries:
+                    best = position if best is None else max(best, position)
+                    break
+        return best
+
+    def _renew(self, key: str, now: float, ttl: float | None) -> None:
+        """Write or refresh an entry; a read (ttl None) keeps the entry's own TTL."""
+        _, known_ttl = self._entries.get(key, (0.0, 0.0))
+        lifetime = max(ttl or 0.0, known_ttl) or TTL_SECONDS["5m"]
+        self._entries[key] = (now + lifetime, lifetime)
+
+    def _forget_expired(self, now: float) -> None:
+        for key in [key for key, (expiry, _) in self._entries.items() if expiry <= now]:
+            del self._entries[key]
+
+
+def _running_totals(blocks: list[PromptBlock]) -> list[int]:
+    totals, running = [], 0
+    for block in blocks:
+        running += block.tokens
+        totals.append(running)
+    return totals
