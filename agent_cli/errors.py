@@ -295,18 +295,35 @@ class ProviderRequestFailed(ProviderError):
     """The provider answered with an error, or retries ran out.
 
     `kind` is a short code ("overloaded", "rate_limited", "connection", "timeout",
-    "bad_request", "auth", "stream_malformed", ...), `status` the HTTP status if any,
-    `attempts` how many tries were made. Never carries the key or request text.
+    "bad_request", "auth", "model_not_found", "stream_malformed", ...), `status` the HTTP
+    status if any, `attempts` how many tries were made, `model` the model the request
+    named (when the provider knows it). Never carries the key or request text.
     """
 
     def __init__(
-        self, kind: str, *, status: int | None = None, attempts: int = 1, detail: str = ""
+        self,
+        kind: str,
+        *,
+        status: int | None = None,
+        attempts: int = 1,
+        detail: str = "",
+        model: str | None = None,
     ) -> None:
         self.kind = kind
         self.status = status
         self.attempts = attempts
         self.detail = detail
+        self.model = model
         super().__init__(f"{kind} (status={status}, attempts={attempts}) {detail}".strip())
+
+
+class ModelSwitchRefused(ProviderError, ValueError):
+    """`/model <id>` could not switch. `reason` is "offline" (the offline demo model has
+    no other model) or "bad_model_id" (not a model id: empty, too long, odd characters)."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)
 
 
 class SummarizerFailed(ProviderError):

@@ -48,7 +48,8 @@ class ModelRequest:
     """One model request before it is turned into wire format by the provider.
 
     `messages` is the compacted prompt view (Anthropic-format dicts); `system` is the base
-    system prompt, `durable_context` the rendered durable block (may be empty). The
+    system prompt, `durable_context` the rendered durable block (may be empty),
+    `project_instructions` the workspace's AGENTS.md block (may be empty). The
     provider decides how to place cache breakpoints.
     """
 
@@ -57,6 +58,7 @@ class ModelRequest:
     messages: tuple[dict[str, Any], ...]
     tools: tuple[dict[str, Any], ...]
     max_tokens: int = 4096
+    project_instructions: str = ""  # AGENTS.md / CLAUDE.md, as its own cached system block
 
 
 @dataclass(frozen=True)
@@ -248,6 +250,15 @@ class SessionStats:
     session_id: str
     transcript_path: str
     extra: dict[str, Any] = field(default_factory=dict)
+    project_instructions: str = ""  # which file requests carry (see session.stats)
+    # Money, from the usage the API reported and the model table (agent_cli.models):
+    # dollars per category (input, output, cache_write, cache_read) of the priced requests,
+    # and the requests that could not be priced, with the models that served them.
+    cost_by_category: dict[str, float] = field(default_factory=dict)
+    unpriced_requests: int = 0
+    unpriced_models: tuple[str, ...] = ()
+    model_in_table: bool = True  # False: window assumed, cost shown in tokens only
+    context_free: int = 0  # tokens of the context window the next request leaves free
     # Derived from `total_usage` (so it is in `/stats --json` too), never passed in.
     cache_read_share: float | None = field(init=False, default=None)
 

@@ -175,6 +175,10 @@ class TmuxTerminal:
         """Only the rows on screen now (the bottom toolbar is the last non-empty one)."""
         return self._run("capture-pane", "-p", "-t", PANE)
 
+    def visible_with_colours(self) -> str:
+        """The rows on screen now, with the SGR escapes that colour them."""
+        return self._run("capture-pane", "-p", "-e", "-t", PANE)
+
     def exit_status(self) -> int | None:
         """The program's exit status once it has ended, None while it runs."""
         state = self._run("display-message", "-p", "-t", PANE, "#{pane_dead} #{pane_dead_status}")

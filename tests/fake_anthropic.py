@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from fake_anthropic_models import DEFAULT_MODELS, build_models_page
 from fake_anthropic_rules import RequestRejected, validate_headers, validate_request
 from fake_anthropic_stream import (
     DropConnection,
@@ -87,6 +88,8 @@ class FakeAnthropicServer:
     prompt_cache: PromptCacheModel = field(default_factory=PromptCacheModel)
     stopping: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # GET /v1/models lists these (id, display name, lifecycle); None: the route is a 404
+    models: tuple[tuple[str, str, str], ...] | None = DEFAULT_MODELS
 
     @property
     def base_url(self) -> str:
@@ -95,8 +98,8 @@ class FakeAnthropicServer:
 
     @property
     def accepted(self) -> list[dict[str, Any]]:
-        """Bodies of the requests that passed validation, in order."""
-        return [request.body for request in self.requests if request.rejection is None]
+        """Bodies of the message requests that passed validation, in order."""
+        return [r.body for r in self.requests if r.rejection is None and r.body is not None]
 
     def enqueue(self, *scripts: Script) -> None:
         with self.lock:
@@ -194,6 +197,21 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(rejected.status, rejected.error_type, rejected.message)
             return
         self._answer(record.body, self.fake.next_script(record.body))
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server naming
+        """The Models API (see `fake_anthropic_models`); recorded like every request."""
+        headers = {name.lower(): value for name, value in self.headers.items()}
+        record = RecordedRequest(self.path, headers, None)
+        self.fake.requests.append(record)
+        try:
+            validate_headers(headers, self.fake.api_key)
+            if self.path.split("?")[0] != "/v1/models" or self.fake.models is None:
+                raise RequestRejected(404, "not_found_error", f"Not found: {self.path}")
+        except RequestRejected as rejected:
+            record.rejection = rejected.message
+            self._send_error(rejected.status, rejected.error_type, rejected.message)
+            return
+        self._send_json(200, build_models_page(self.fake.models))
 
     def _answer(self, body: dict[str, Any], script: Script) -> None:
         if isinstance(script, HttpError):

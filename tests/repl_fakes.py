@@ -91,6 +91,7 @@ def make_stats(**changes: Any) -> SessionStats:
         source_statuses={"available": 3, "missing": 1, "denied": 0, "corrupt": 2},
         session_id="20261202-150000-abcd",
         transcript_path="/state/transcripts/20261202-150000-abcd.jsonl",
+        context_free=200_000 - 12_345,
     )
     values.update(changes)
     return SessionStats(**values)

@@ -25,6 +25,8 @@ CORE_PATTERNS = (
     "durable*.py",
     "pointers.py",
     "source_resolution.py",
+    "models.py",
+    "usage_cost.py",
 )
 CORE_FILES = sorted({path for pattern in CORE_PATTERNS for path in PACKAGE.glob(pattern)})
 ALL_FILES = sorted(PACKAGE.rglob("*.py"))

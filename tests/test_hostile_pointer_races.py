@@ -9,14 +9,11 @@ The `read_at` seam pins the other order: the swap lands between the open and the
 
 from __future__ import annotations
 
-import contextlib
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from hostile_support import CANARY, CANARY_DIGEST, INSIDE_ARTIFACT, build_world
+from race_support import LinkSwapper
 
 from agent_cli.errors import ArtifactUnavailable
 from agent_cli.sources import SourceResolutionStatus
@@ -24,57 +21,6 @@ from agent_cli.store.artifacts import ArtifactStore
 
 SWAP_ROUNDS = 3000
 STATUSES = {status.value for status in SourceResolutionStatus}
-
-
-_SWAP_SCRIPT = r"""
-import ctypes, os, sys
-target, outside = os.fsencode(sys.argv[1]), os.fsencode(sys.argv[2])
-link = target + b".swap-link"
-os.symlink(outside, link)
-libc = ctypes.CDLL(None, use_errno=True)
-RENAME_EXCHANGE, AT_FDCWD = 2, -100
-exchange = getattr(libc, "renameat2", None)
-if exchange is None or exchange(AT_FDCWD, target, AT_FDCWD, link, RENAME_EXCHANGE) != 0:
-    print("unsupported", flush=True)
-    sys.exit(0)
-print("ready", flush=True)
-while exchange(AT_FDCWD, target, AT_FDCWD, link, RENAME_EXCHANGE) == 0:
-    pass
-"""
-
-
-class LinkSwapper:
-    """Another process that atomically exchanges `target` with a symlink to `outside`,
-    over and over (renameat2 RENAME_EXCHANGE), so the name is always there: half the
-    time the real file or folder, half the time a link out. A real second process, not a
-    thread, so the swaps interleave with the code under test at any instruction.
-    `is_supported` is False where the kernel or libc cannot exchange names."""
-
-    def __init__(self, target: Path, outside: Path) -> None:
-        self.target, self.outside = target, outside
-        self.is_supported = False
-        self._process: subprocess.Popen[str] | None = None
-
-    def __enter__(self) -> LinkSwapper:
-        self._process = subprocess.Popen(
-            [sys.executable, "-c", _SWAP_SCRIPT, str(self.target), str(self.outside)],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self._process.stdout is not None
-        self.is_supported = self._process.stdout.readline().strip() == "ready"
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        assert self._process is not None
-        self._process.kill()
-        self._process.wait()
-        link = self.target.with_name(self.target.name + ".swap-link")
-        if os.path.islink(self.target):  # stopped with the link in place: swap back
-            os.unlink(self.target)
-            os.rename(link, self.target)
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(link)
 
 
 def test_a_transcript_swapped_for_a_link_during_resolution_never_yields_outside_bytes(tmp_path):

@@ -140,3 +140,16 @@ def test_a_workspace_reached_through_a_symlink_still_confines(tmp_path: Path, ou
     toolbox = make_toolbox(alias)
     assert not toolbox.run("read_file", {"path": "a.txt"}).is_error
     assert_refused(toolbox.run("read_file", {"path": "../outside/secret.txt"}))
+
+
+def test_a_workspace_folder_replaced_during_the_session_is_refused_not_written_into_the_old_one(
+    tmp_path: Path,
+):
+    root = tmp_path / "ws"
+    root.mkdir()
+    toolbox = make_toolbox(root)
+    root.rename(tmp_path / "ws-moved")
+    root.mkdir()
+    outcome = toolbox.run("write_file", {"path": "a.txt", "content": "x\n"})
+    assert outcome.is_error and "was moved, deleted or replaced" in outcome.content
+    assert not (root / "a.txt").exists() and not (tmp_path / "ws-moved" / "a.txt").exists()

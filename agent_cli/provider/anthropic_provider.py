@@ -27,13 +27,12 @@ from typing import Any
 
 from agent_cli.errors import MissingApiKey, ProviderRequestFailed
 from agent_cli.events import ModelRequest, ModelResponse, RetryNotice, TextDelta
+from agent_cli.models import DEFAULT_MODEL, lookup_model
 from agent_cli.provider.base import ProviderEvent, Summarizer
 from agent_cli.provider.retry import backoff_delay, parse_retry_after, retry_limit
 from agent_cli.provider.stream_assembly import StreamFault, StreamTracker, build_model_response
 from agent_cli.provider.wire import build_wire_request
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
-DEFAULT_CONTEXT_WINDOW = 200_000
 DEFAULT_MAX_RETRIES = 4
 MISSING_KEY_HINT = "set ANTHROPIC_API_KEY or use --provider offline"
 MAX_DETAIL_CHARS = 500
@@ -109,7 +108,7 @@ class AnthropicProvider:
         max_retries: int = DEFAULT_MAX_RETRIES,
         sleep: Callable[[float], None] = time.sleep,
         timeout_seconds: float = 600.0,
-        context_window: int = DEFAULT_CONTEXT_WINDOW,
+        context_window: int | None = None,
         jitter: Callable[[], float] = random.random,
         summarizer_timeout_seconds: float = 120.0,
         attempt_timeout: Callable[[], float] | None = None,
@@ -117,7 +116,7 @@ class AnthropicProvider:
         if not api_key or not api_key.strip():
             raise MissingApiKey(MISSING_KEY_HINT)
         self.model = model
-        self.context_window = context_window
+        self._context_window = context_window
         self.base_url = base_url
         self.max_retries = max_retries
         self.timeout_seconds = timeout_seconds
@@ -129,6 +128,12 @@ class AnthropicProvider:
         self._sleep = sleep
         self._jitter = jitter
         self._client: Any = None
+
+    @property
+    def context_window(self) -> int:
+        """The window given at construction, else the model table's for the current model
+        (so `/model` changes it too; an unknown model gets the table's safe default)."""
+        return self._context_window or lookup_model(self.model).context_window
 
     def __repr__(self) -> str:
         return f"AnthropicProvider(model={self.model!r}, base_url={self.base_url!r})"
@@ -157,7 +162,11 @@ class AnthropicProvider:
                     # `from None`: the SDK error's text may echo a server body verbatim, and
                     # nothing that could carry the key may ride along in a traceback.
                     raise ProviderRequestFailed(
-                        failure.kind, status=failure.status, attempts=attempt, detail=failure.detail
+                        failure.kind,
+                        status=failure.status,
+                        attempts=attempt,
+                        detail=failure.detail,
+                        model=self.model,
                     ) from None
                 delay = backoff_delay(attempt, failure.retry_after, jitter=self._jitter)
                 yield RetryNotice(attempt=attempt, delay_seconds=delay, kind=failure.kind)
@@ -165,6 +174,28 @@ class AnthropicProvider:
                 continue
             yield response
             return
+
+    def list_models(self, timeout_seconds: float = 5.0) -> list[dict[str, Any]]:
+        """The first page of the Models API: `{"id", "display_name", "lifecycle"}` each.
+        One try, short timeout; a failure raises `ProviderRequestFailed` (e.g. an endpoint
+        that does not offer the Models API answers 404)."""
+        try:
+            page = self._ensure_client().models.list(limit=100, timeout=timeout_seconds)
+            return [
+                {
+                    "id": entry.id,
+                    "display_name": getattr(entry, "display_name", None),
+                    "lifecycle": getattr(entry, "lifecycle", None),
+                }
+                for entry in page.data
+            ]
+        except Exception as err:
+            failure = self._classify(err)
+            if failure is None:
+                raise
+            raise ProviderRequestFailed(
+                failure.kind, status=failure.status, detail=failure.detail
+            ) from None
 
     def _stream_attempt(self, wire: dict[str, Any]) -> Generator[TextDelta, None, ModelResponse]:
         """One try: yield text deltas, return (not yield) the finished response."""
@@ -198,6 +229,8 @@ class AnthropicProvider:
         failure = classify_failure(err)
         if failure is None:
             return None
+        if is_model_not_found(failure, getattr(err, "type", None), self.model):
+            failure = Failure("model_not_found", failure.status, None, failure.detail)
         return Failure(
             failure.kind,
             failure.status,
@@ -245,6 +278,15 @@ def _classify_status_error(err: Any) -> Failure:
     return Failure(
         kind, status=status, retry_after=parse_retry_after(err.response.headers), detail=detail
     )
+
+
+def is_model_not_found(failure: Failure, error_type: object, model: str) -> bool:
+    """A 404 `not_found_error` about the model (the API says `model: <id>`), as opposed
+    to a 404 for a wrong path, which a bad ANTHROPIC_BASE_URL gives."""
+    if failure.status != 404 or error_type != "not_found_error":
+        return False
+    detail = failure.detail.lower()
+    return detail.startswith("model") or (bool(model) and model.lower() in detail)
 
 
 def redact_secret(text: str, secret: str) -> str:

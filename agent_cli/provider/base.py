@@ -22,8 +22,12 @@ Summarizer = Callable[[list[dict[str, Any]]], str]
 
 class Provider(Protocol):
     name: str  # "anthropic" or "offline"
-    model: str
-    context_window: int
+    model: str  # settable: `/model` points the provider at another model
+
+    @property
+    def context_window(self) -> int:
+        """Tokens the current model accepts (see `agent_cli.models`)."""
+        ...
 
     def stream(self, request: ModelRequest) -> Iterator[ProviderEvent]:
         """Stream one request; see the module contract."""

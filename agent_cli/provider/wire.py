@@ -75,7 +75,9 @@ def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
     _mark_cache_breakpoint(turns[-1].blocks)
     messages = [{"role": turn.role, "content": turn.blocks} for turn in turns]
     wire: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens}
-    system = build_system_blocks(request.system, request.durable_context)
+    system = build_system_blocks(
+        request.system, request.durable_context, request.project_instructions
+    )
     if system:
         wire["system"] = system
     wire["messages"] = messages
@@ -85,11 +87,15 @@ def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
     return wire
 
 
-def build_system_blocks(system: str, durable_context: str) -> list[dict[str, Any]]:
-    """The base system prompt, then the durable context, as text blocks; the last is cached."""
+def build_system_blocks(
+    system: str, durable_context: str, project_instructions: str = ""
+) -> list[dict[str, Any]]:
+    """The base system prompt, the project instructions, then the durable context, as
+    text blocks; the last is cached. The stable blocks come first, so a change to the
+    durable block does not rewrite the cached project instructions."""
     blocks = [
         {"type": "text", "text": text}
-        for text in (system, durable_context)
+        for text in (system, project_instructions, durable_context)
         if isinstance(text, str) and text.strip()
     ]
     _mark_cache_breakpoint(blocks)

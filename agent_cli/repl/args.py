@@ -97,7 +97,11 @@ def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
         choices=PROVIDER_CHOICES,
         help="model provider (default: anthropic when ANTHROPIC_API_KEY is set, else offline)",
     )
-    parser.add_argument("--model", help="model name (default: the provider's default)")
+    parser.add_argument(
+        "--model",
+        help="model id (default: config `model`, then ANTHROPIC_MODEL, then the current "
+        "Sonnet; /model lists and switches mid-session)",
+    )
 
 
 def _add_session_arguments(parser: argparse.ArgumentParser) -> None:

@@ -45,6 +45,9 @@ def build_banner(session: Any, *, offline_fallback: bool, resumed: bool) -> Grou
         lines.append(Text(describe_offline(offline_fallback), style="yellow"))
         lines.append(Text(CLAUDE_HOW_TO, style="yellow"))
     lines.append(Text(f"workspace {clip_line(str(session.workspace), 300)}"))
+    found = getattr(session, "project_instructions", None)
+    if found is not None and found.text:
+        lines.append(Text(f"project instructions from {clip_line(str(found.source), 40)}"))
     lines.append(
         Text(
             f"session {clip_line(str(session.session_id), 80)} ({'resumed' if resumed else 'new'})"

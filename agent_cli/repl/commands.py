@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agent_cli.errors import CommandUsageError, UnknownCommand
-from agent_cli.repl import views
+from agent_cli.repl import model_views, views
 from agent_cli.repl.safe_text import clip_line
 from agent_cli.repl.stats_panel import build_stats_panel, render_stats_json
 
@@ -211,6 +211,25 @@ def _new(context: CommandContext, args: str) -> None:
     context.switch_session(None)
 
 
+def _model(context: CommandContext, args: str) -> None:
+    session = context.session
+    if args:
+        context.console.print(model_views.build_model_switched(session.switch_model(args)))
+    elif session.provider.name == "offline":
+        context.console.print(model_views.build_offline_model(session.provider.model))
+    else:
+        from agent_cli.models import lookup_model
+
+        current = lookup_model(session.provider.model)
+        context.console.print(model_views.build_model_list(current, session.list_models()))
+
+
+def _reload(context: CommandContext, args: str) -> None:
+    _require_no_args("/reload", args)
+    found = context.session.reload_project_instructions()
+    context.console.print(model_views.build_instructions_reloaded(found), soft_wrap=True)
+
+
 def _quit(context: CommandContext, args: str) -> None:
     _require_no_args("/quit", args)
     context.request_quit()
@@ -247,6 +266,18 @@ COMMANDS: dict[str, Command] = {
         Command("/sources", "/sources", "resolve every source pointer now, with reasons", _sources),
         Command(
             "/expand", "/expand <pointer>", "show the record or artifact behind a pointer", _expand
+        ),
+        Command(
+            "/model",
+            "/model [id]",
+            "show the model and the ones to choose from; with an id, switch to it",
+            _model,
+        ),
+        Command(
+            "/reload",
+            "/reload",
+            "read AGENTS.md (or CLAUDE.md) again for the next requests",
+            _reload,
         ),
         Command("/sessions", "/sessions", "list saved sessions", _sessions),
         Command("/resume", "/resume <id>", "switch to a saved session", _resume),

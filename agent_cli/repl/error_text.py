@@ -37,6 +37,10 @@ def _config(exc: e.ConfigError) -> str:
 
 
 def _provider_failed(exc: e.ProviderRequestFailed) -> str:
+    if exc.kind == "model_not_found":
+        from agent_cli.session.describe import model_not_found
+
+        return model_not_found(exc.model)
     status = f", HTTP {exc.status}" if exc.status else ""
     attempts = f", {exc.attempts} attempts" if exc.attempts > 1 else ""
     return (
@@ -57,6 +61,11 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.ConfigError: _config,
     e.MissingApiKey: lambda exc: "No ANTHROPIC_API_KEY: set it, or run with --provider offline",
     e.ProviderRequestFailed: _provider_failed,
+    e.ModelSwitchRefused: lambda exc: (
+        "the offline demo model has no other models; set ANTHROPIC_API_KEY to use Claude"
+        if exc.reason == "offline"
+        else "that is not a model id (letters, digits and . _ - : @ / only); /model lists them"
+    ),
     e.WireFormatError: lambda exc: (
         f"request refused before sending ({_c(exc.reason)}): the conversation is unchanged"
     ),

@@ -54,9 +54,16 @@ def format_gauge(gauge: Any) -> str:
     if gauge is None:
         return "ctx … (measuring)"
     share = f"{100 * gauge.tokens / gauge.soft_threshold:.0f}%" if gauge.soft_threshold else "-"
+    cost = getattr(gauge, "cost_usd", None)
+    money = ""
+    if cost is not None:
+        # here, not at the top: this module is on the path to the first prompt frame
+        from agent_cli.usage_cost import format_usd
+
+        money = f" · {format_usd(cost)}"
     return (
         f"ctx {gauge.tokens:,} / {gauge.soft_threshold:,} soft / {gauge.hard_limit:,} hard "
-        f"({share}) · estimator: {clip_line(str(gauge.estimator), 60)}"
+        f"({share}){money} · estimator: {clip_line(str(gauge.estimator), 60)}"
     )
 
 

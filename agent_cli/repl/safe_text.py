@@ -125,3 +125,41 @@ class StreamSanitizer:
             return ""
         self._held, self._at_line_start = "", False
         return candidate
+
+
+# Characters that a terminal obeys or hides rather than shows: C0 (except tab and line
+# feed), DEL, C1, and the invisible format characters (bidi controls, zero widths, line
+# and paragraph separators, the BOM, language tags).
+_INVISIBLE_CHARACTER = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e"
+    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
+)
+
+
+def reveal_controls(text: str) -> list[tuple[str, bool]]:
+    """`text` cut into (piece, is_control) parts, every control shown as plain letters.
+
+    For places where the user must see exactly what is there (a command or file they
+    approve): instead of removing an escape or a carriage return, which could change
+    what the text seems to say, each becomes visible: `^[` for ESC, `^M` for a carriage
+    return, `^?` for DEL, `<U+202E>` for the others. Line feeds are the caller's.
+    """
+    parts: list[tuple[str, bool]] = []
+    position = 0
+    for match in _INVISIBLE_CHARACTER.finditer(text):
+        if match.start() > position:
+            parts.append((text[position : match.start()], False))
+        parts.append((_control_name(match.group()), True))
+        position = match.end()
+    if position < len(text):
+        parts.append((text[position:], False))
+    return parts
+
+
+def _control_name(character: str) -> str:
+    code = ord(character)
+    if code < 0x20:
+        return "^" + chr(code + 64)
+    if code == 0x7F:
+        return "^?"
+    return f"<U+{code:04X}>"

@@ -19,9 +19,11 @@ from rich.text import Text
 
 from agent_cli.events import CompactionRecord, SessionStats, Usage
 from agent_cli.repl.safe_text import clip_line, sanitize_text
+from agent_cli.usage_cost import format_usd
 
 CATEGORY_LABELS = {
     "system_prompt": "system prompt",
+    "project_instructions": "project instructions",
     "durable_context": "durable context",
     "tool_schemas": "tool schemas",
     "user_text": "user text",
@@ -66,11 +68,14 @@ def build_stats_rows(stats: SessionStats) -> list[tuple[str, RenderableType]]:
     as rich markup.
     """
     rows: list[tuple[str, RenderableType]] = [
-        ("model", _safe(f"{stats.model} ({stats.provider})")),
+        ("model", _safe(describe_model_line(stats))),
         ("limits", Text(describe_limits(stats))),
+        ("free", Text(describe_free_space(stats))),
+        ("cost", Text(describe_cost(stats))),
         ("in view", Text(describe_view_size(stats))),
         ("messages", Text(describe_message_counts(stats))),
         ("tokens", build_category_table(stats)),
+        ("instructions", _safe(stats.project_instructions or "none")),
         ("estimator", _safe(stats.estimator)),
         ("calibration", Text(describe_calibration(stats.calibration))),
         ("last request", Text(describe_usage(stats.last_usage))),
@@ -95,6 +100,52 @@ def describe_limits(stats: SessionStats) -> str:
         f"context window {stats.context_window:,} · soft threshold {stats.soft_threshold:,} · "
         f"hard limit {stats.hard_limit:,}"
     )
+
+
+def describe_free_space(stats: SessionStats) -> str:
+    """How much of the model's context window the next request leaves free."""
+    share = percent(stats.context_free, stats.context_window)
+    return f"{stats.context_free:,} of the {stats.context_window:,}-token window ({share})"
+
+
+def describe_model_line(stats: SessionStats) -> str:
+    """The model and provider; for a model the table does not know, what that means."""
+    line = f"{stats.model} ({stats.provider})"
+    if not stats.model_in_table and stats.provider != "offline":
+        line += (
+            " · not in agent-cli's model table: context window assumed "
+            f"{stats.context_window:,}, cost shown in tokens only"
+        )
+    return line
+
+
+COST_LABELS = {
+    "input": "input",
+    "output": "output",
+    "cache_write": "cache write",
+    "cache_read": "cache read",
+}
+
+
+def describe_cost(stats: SessionStats) -> str:
+    """Dollars per category, as aider shows them, and what could not be priced."""
+    if stats.provider == "offline":
+        return "none: the offline demo model runs locally"
+    parts = []
+    if stats.cost_by_category:
+        total = sum(stats.cost_by_category.values())
+        parts.append(format_usd(total))
+        parts += [
+            f"{label} {format_usd(stats.cost_by_category.get(key, 0.0))}"
+            for key, label in COST_LABELS.items()
+        ]
+    if stats.unpriced_requests:
+        models = ", ".join(clip_line(m, 60) for m in stats.unpriced_models) or "unknown"
+        parts.append(
+            f"{stats.unpriced_requests:,} requests not priced ({models}: not in the model "
+            "table; their tokens are in the session total)"
+        )
+    return " · ".join(parts) or "$0 (no request yet)"
 
 
 def describe_view_size(stats: SessionStats) -> str:

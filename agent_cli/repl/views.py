@@ -60,6 +60,8 @@ def build_context_view(preview: Any) -> Group:
             (clip_line(first_line, 80), "dim"),
         )
     ]
+    parts.append(build_project_instructions_line(preview))
+    parts.append(build_window_line(preview))
     durable = sanitize_block(str(preview.durable_context or "")).strip()
     parts.append(
         Panel(
@@ -73,6 +75,28 @@ def build_context_view(preview: Any) -> Group:
     parts.append(Text(f"view: {len(lines):,} messages", style="bold"))
     parts.extend(Text("  " + clip_line(str(line), 200)) for line in lines)
     return Group(*parts)
+
+
+def build_project_instructions_line(preview: Any) -> Text:
+    """Which file the requests carry as project instructions, and how big it is."""
+    text = str(getattr(preview, "project_instructions", "") or "")
+    source = clip_line(str(getattr(preview, "project_source", "") or "none"), 120)
+    size = f" · {len(text):,} characters in each request" if text else ""
+    return Text.assemble(("project instructions ", "bold"), source, (size, "dim"))
+
+
+def build_window_line(preview: Any) -> Text:
+    """The model's context window, what the next request takes of it, and what is free."""
+    window = int(getattr(preview, "context_window", 0) or 0)
+    used = int(getattr(preview, "request_tokens", 0) or 0)
+    if window <= 0:
+        return Text("context window unknown", style="dim")
+    free = max(0, window - used)
+    return Text.assemble(
+        ("context window ", "bold"),
+        f"{window:,} tokens · the next request about {used:,} · free {free:,} "
+        f"({100 * free / window:.0f}%)",
+    )
 
 
 def _resolution_index(resolutions: Sequence[Any]) -> dict[str, Any]:

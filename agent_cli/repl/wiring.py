@@ -19,12 +19,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.repl.config import Settings, build_policy
-from agent_cli.repl.safe_text import clip_line, sanitize_block
+from agent_cli.repl.safe_text import clip_line
 
 if TYPE_CHECKING:
     from rich.console import Console
 
 ASK_QUESTION = "allow? [y] once · [a] always this session · [n] no: "
+ASK_QUESTION_WITH_VIEW = "allow? [y] once · [a] always · [n] no · [v] view every line: "
 API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 
 
@@ -83,6 +84,7 @@ def build_backend(
             ask_permission=ask_permission,
             auto_approve=settings.yes,
             resume=resume,
+            environment=env,
         )
 
     def list_sessions(this_workspace_only: bool = False) -> list[Any]:
@@ -116,28 +118,50 @@ def parse_permission_answer(answer: str) -> str | None:
 
 
 def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Callable[[Any], Any]:
-    """Ask at the prompt. Ctrl-C propagates (the session cancels the turn); Ctrl-D denies."""
+    """Ask at the prompt. Ctrl-C propagates (the session cancels the turn); Ctrl-D denies.
+
+    What is approved is shown in full before the question (`approval_view`); when it is
+    too tall for the screen, `v` prints every line, then the header and question again.
+    """
     from rich.text import Text
 
     def ask_permission(request: Any) -> Any:
-        console.print(
-            Text.assemble(
-                ("permission needed for ", "bold yellow"),
-                (clip_line(request.tool, 40), "bold"),
-                ":",
-            )
-        )
-        console.print(Text(sanitize_block(request.description), style="yellow"), soft_wrap=True)
+        is_shortened = _show_approval(console, request, full=False)
         while True:
+            question = ASK_QUESTION_WITH_VIEW if is_shortened else ASK_QUESTION
             try:
-                choice = parse_permission_answer(ask(ASK_QUESTION))
+                answer = ask(question)
             except EOFError:
-                choice = "deny"
+                answer = "n"
+            if is_shortened and answer.strip().lower() in ("v", "view"):
+                _show_approval(console, request, full=True)
+                is_shortened = _show_header_again(console, request)
+                continue
+            choice = parse_permission_answer(answer)
             if choice is not None:
                 return _decisions()(choice)
             console.print(Text("answer y, a or n", style="yellow"))
 
     return ask_permission
+
+
+def _show_approval(console: Console, request: Any, *, full: bool) -> bool:
+    """Print the header and what is approved; True when something had to be left out."""
+    from agent_cli.repl.approval_view import build_approval_view
+
+    view = build_approval_view(request, console.width, console.height, full=full)
+    console.print(view.header)
+    for line in view.lines:
+        console.print(line, overflow="fold")
+    return view.is_shortened
+
+
+def _show_header_again(console: Console, request: Any) -> bool:
+    """After the full listing: the header once more, right above the question."""
+    from agent_cli.repl.approval_view import build_approval_header
+
+    console.print(build_approval_header(request, console.width))
+    return False
 
 
 def build_refusing_asker(console: Console, why: str) -> Callable[[Any], Any]:

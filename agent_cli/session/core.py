@@ -23,6 +23,11 @@ from agent_cli.events import ModelRequest, Notice, SessionEvent, Usage
 from agent_cli.frozen import freeze
 from agent_cli.session import compacting, describe, durable_ops, stats
 from agent_cli.session.budget import LoopGuard, calibration_ratio
+from agent_cli.session.instructions import (
+    ProjectInstructions,
+    adopt_project_instructions,
+    load_project_instructions,
+)
 from agent_cli.session.log import SessionLog, with_source
 from agent_cli.session.turn import run_forced_compaction, run_turn_steps
 from agent_cli.sources import SourceResolution, resolve_durable_sources
@@ -36,6 +41,8 @@ class Gauge:
     soft_threshold: int
     hard_limit: int
     estimator: str
+    context_window: int = 0
+    cost_usd: float | None = None  # the session so far, when it could be priced
 
     @property
     def percent_of_soft(self) -> int:
@@ -49,6 +56,10 @@ class ContextPreview:
     system_prompt: str
     durable_context: str
     message_lines: tuple[str, ...]
+    project_instructions: str = ""
+    project_source: str = ""
+    context_window: int = 0
+    request_tokens: int = 0  # the gauge's figure: what the next request would carry
 
 
 class Session:
@@ -94,6 +105,7 @@ class Session:
         self.last_durable_text = ""  # as rendered into the last request or view
         self.startup_notices: list[Notice] = []
         self.held_results: tuple[dict[str, Any], dict[str, Any]] | None = None
+        self.project_instructions = ProjectInstructions()
         self._last_estimate = 0
 
     # --- identity -----------------------------------------------------------------------
@@ -144,6 +156,7 @@ class Session:
             messages=tuple(self.view),
             tools=tuple(self.toolbox.schemas()),
             max_tokens=self.max_tokens,
+            project_instructions=self.project_instructions.text,
         )
 
     def append_message(self, message: dict[str, Any]) -> None:
@@ -183,9 +196,11 @@ class Session:
     # --- compaction ---------------------------------------------------------------------
 
     def reserved_tokens(self, durable_text: str) -> int:
-        """Tokens a request carries outside the view: system prompt, durable block, tools."""
+        """Tokens a request carries outside the view: system prompt, project instructions,
+        durable block, tools."""
         return (
             self.counter.count_text(self.system_prompt)
+            + self.counter.count_text(self.project_instructions.text)
             + self.counter.count_text(durable_text)
             + self.counter.count_json(self.toolbox.schemas())
         )
@@ -217,6 +232,23 @@ class Session:
         """The text of the last compaction summary in the view, in full; None if none yet.
         The one source for `/summary` and for `/context`."""
         return find_last_summary(self.view)
+
+    def reload_project_instructions(self) -> ProjectInstructions:
+        """Read AGENTS.md (or CLAUDE.md) again (`/reload`); the next request carries it."""
+        adopt_project_instructions(self, load_project_instructions(self.workspace))
+        return self.project_instructions
+
+    def switch_model(self, model_id: str) -> Any:
+        """`/model <id>`: later requests use it; recorded, so resume keeps it."""
+        from agent_cli.session.model_choice import switch_model
+
+        return switch_model(self, model_id)
+
+    def list_models(self) -> Any:
+        """`/model`: the models to choose from (Models API, else the model table)."""
+        from agent_cli.session.model_choice import list_models
+
+        return list_models(self)
 
     # --- durable state commands ---------------------------------------------------------
 

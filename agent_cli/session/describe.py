@@ -62,7 +62,25 @@ def layer_name(code: str) -> str:
     return LAYER_NAMES.get(code, code)
 
 
+MODEL_CHOICES = (
+    "choose another with --model, the config key `model`, ANTHROPIC_MODEL, or /model "
+    "at the prompt (/model alone lists the models)"
+)
+
+
+def model_not_found(model: str | None) -> str:
+    """Which model the API does not know, and every way to pick another."""
+    printable = "".join(ch for ch in model or "" if ch.isprintable())[:80]
+    name = f"'{printable}'" if printable else "the requested model"
+    return (
+        f"The API has no model {name} (HTTP 404 not_found_error): {MODEL_CHOICES}. "
+        "The conversation is unchanged but for your message, which is kept."
+    )
+
+
 def provider_error(error: ProviderRequestFailed) -> str:
+    if error.kind == "model_not_found":
+        return model_not_found(error.model)
     advice = _PROVIDER_ADVICE.get(error.kind, "the request failed")
     status = f" (HTTP {error.status})" if error.status else ""
     tries = f" after {error.attempts} attempts" if error.attempts > 1 else ""

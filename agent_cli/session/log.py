@@ -17,6 +17,8 @@ from typing import Any
 from agent_cli.compaction.markers import SOURCE_KEY
 from agent_cli.errors import SessionUnresumable, StoreError
 from agent_cli.events import CompactionRecord, Usage
+from agent_cli.models import lookup_model
+from agent_cli.usage_cost import SessionCost
 
 MESSAGE = "message"
 COMPACTION = "compaction"
@@ -25,6 +27,7 @@ USER_COMMAND = "user_command"
 DURABLE_CHANGE = "durable_change"
 USAGE = "usage"
 NOTICE = "notice"
+MODEL_CHANGED = "model_changed"  # `/model`: {model, previous}; resume goes on with `model`
 
 
 def with_source(message: dict[str, Any], record: Any) -> dict[str, Any]:
@@ -56,15 +59,18 @@ class TranscriptTotals:
     usage: Usage = field(default_factory=Usage)
     last_usage: Usage | None = None
     compactions: list[CompactionRecord] = field(default_factory=list)
+    cost: SessionCost = field(default_factory=SessionCost)
 
     def note_message(self, message: dict[str, Any]) -> None:
         self.messages += 1
         self.interactions += count_tool_uses(message)
 
-    def note_usage(self, usage: Usage) -> None:
+    def note_usage(self, usage: Usage, model: str = "") -> None:
+        """One request's usage, priced with the model that served it."""
         self.requests += 1
         self.usage = self.usage.plus(usage)
         self.last_usage = usage
+        self.cost = self.cost.add(usage, lookup_model(model))
 
 
 class SessionLog:
@@ -76,6 +82,7 @@ class SessionLog:
         self.writer = writer
         self.clock = clock
         self.totals = totals or TranscriptTotals()
+        self.model = ""  # the model requests go to now: usage is recorded and priced with it
 
     @property
     def session_id(self) -> str:
@@ -95,8 +102,9 @@ class SessionLog:
         return record
 
     def append_usage(self, usage: Usage, estimated: int) -> None:
-        self.append(USAGE, {**usage.__dict__, "estimated_prompt_tokens": estimated})
-        self.totals.note_usage(usage)
+        payload = {**usage.__dict__, "estimated_prompt_tokens": estimated, "model": self.model}
+        self.append(USAGE, payload)
+        self.totals.note_usage(usage, self.model)
 
     def append_summary_usage(self, usages: Iterable[Usage]) -> None:
         """Usage of summary requests: into the record and the totals (they cost tokens
@@ -135,6 +143,7 @@ class RebuiltSession:
     totals: TranscriptTotals
     workspace: str | None
     origins: list[int] = field(default_factory=list)
+    chosen_model: str | None = None  # the last `/model` choice, if there was one
 
 
 def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
@@ -145,6 +154,7 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
     skipping it would resume a view that silently lost part of the conversation.
     """
     rebuilt = RebuiltSession(view=[], totals=TranscriptTotals(), workspace=None)
+    model = ""  # the model of the requests recorded so far, to price their usage
     for record in records:
         kind, payload = record.get("kind"), record.get("payload") or {}
         if kind == MESSAGE:
@@ -157,10 +167,13 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
             rebuilt.origins = [record["sequence"]] * len(rebuilt.view)
             rebuilt.totals.compactions.append(_compaction_entry(record, payload))
         elif kind == USAGE:
-            rebuilt.totals.note_usage(_usage_from(payload))
+            rebuilt.totals.note_usage(_usage_from(payload), _text(payload.get("model")) or model)
         elif kind == SESSION_STARTED:
             workspace = payload.get("workspace")
             rebuilt.workspace = workspace if isinstance(workspace, str) else None
+            model = _text(payload.get("model"))
+        elif kind == MODEL_CHANGED and _text(payload.get("model")):
+            model = rebuilt.chosen_model = _text(payload.get("model"))
     return rebuilt
 
 
@@ -184,6 +197,11 @@ def _require_view(record: dict[str, Any], payload: dict[str, Any]) -> list[dict[
     if not all(isinstance(message, dict) for message in view):
         raise _unresumable(record, "compaction_view_message_not_an_object")
     return list(view)
+
+
+def _text(value: Any) -> str:
+    """A model id read back: a string, or "" for anything else."""
+    return value if isinstance(value, str) else ""
 
 
 def _whole_number(value: Any) -> int:

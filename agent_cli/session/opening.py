@@ -9,8 +9,9 @@ the API accepts. A transcript that cannot be made valid is refused, never half-l
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +45,12 @@ def open_session(
     toolbox_factory: Any = None,
     transcript_fs: Any = None,
     artifact_fs: Any = None,
+    environment: Mapping[str, str] | None = None,
 ) -> Session:
     """Build a ready session (see module contract); typed store errors propagate.
+
+    `environment` is where the toolbox finds the secrets it keeps out of tool results
+    (default: this process's environment).
 
     `transcript_fs` and `artifact_fs` are the stores' `FileOps` (default: the real disk);
     fault tests pass ones that fail on purpose, e.g. with ENOSPC.
@@ -76,7 +81,7 @@ def open_session(
         recall = Recall(
             session_id, paths.transcripts, paths.artifacts_root, recall_page_chars(policy)
         )
-        make_toolbox = toolbox_factory or _default_toolbox
+        make_toolbox = toolbox_factory or partial(_default_toolbox, environment=environment)
         session = Session(
             log=log,
             provider=provider,
@@ -96,8 +101,11 @@ def open_session(
             recall=recall,
         )
         _load_memory(session)
+        _load_project_instructions(session)
         if rebuilt is not None:
             _restore_view(session, rebuilt.view, rebuilt.origins)
+            _restore_model(session, rebuilt.chosen_model)
+        log.model = provider.model
         return session
     except BaseException:
         writer.close()
@@ -111,6 +119,7 @@ def _default_toolbox(
     ask_permission: Any,
     auto_approve: bool,
     recall: Any = None,
+    environment: Mapping[str, str] | None = None,
 ) -> Any:
     from agent_cli.tools import Toolbox
 
@@ -121,6 +130,7 @@ def _default_toolbox(
         ask_permission=ask_permission,
         auto_approve=auto_approve,
         recall=recall,
+        secret_environment=environment,
     )
 
 
@@ -137,6 +147,35 @@ def _load_memory(session: Session) -> None:
                 "Starting with no durable facts; /remember saves a new file.",
             )
         )
+
+
+def _load_project_instructions(session: Session) -> None:
+    """AGENTS.md (or CLAUDE.md) into every request; a file that cannot be used is said
+    once, here, and the session goes on without it."""
+    from agent_cli.session.instructions import (
+        adopt_project_instructions,
+        load_project_instructions,
+    )
+
+    found = load_project_instructions(session.workspace)
+    adopt_project_instructions(session, found)
+    if found.problem is not None:
+        session.startup_notices.append(
+            Notice("warning", "project_instructions_unusable", found.describe_problem())
+        )
+
+
+def _restore_model(session: Session, chosen: str | None) -> None:
+    """Go on with the model chosen with `/model` in this session, and say so."""
+    provider = session.provider
+    if not chosen or provider.name == "offline" or chosen == provider.model:
+        return
+    provider.model = chosen
+    session.startup_notices.append(
+        Notice(
+            "info", "model_restored", f"Model {chosen[:200]} (chosen with /model in this session)."
+        )
+    )
 
 
 def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[int]) -> None:

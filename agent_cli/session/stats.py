@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction.view_memo import count_view
 from agent_cli.events import SessionStats
+from agent_cli.models import lookup_model
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.session.budget import to_request_tokens
 
@@ -20,6 +21,7 @@ if TYPE_CHECKING:
 STATUSES = ("available", "missing", "denied", "corrupt", "unsupported")
 CATEGORIES = (
     "system_prompt",
+    "project_instructions",
     "durable_context",
     "tool_schemas",
     "user_text",
@@ -31,7 +33,7 @@ CATEGORIES = (
 
 def count_view_by_category(counter: Any, view: list[dict[str, Any]]) -> dict[str, int]:
     """Tokens of the view split into user text, assistant text, tool calls and results."""
-    totals = dict.fromkeys(CATEGORIES[3:], 0)
+    totals = dict.fromkeys(CATEGORIES[4:], 0)
     for message in view:
         role = message.get("role")
         content = message.get("content")
@@ -53,20 +55,23 @@ def build_stats(session: Session) -> SessionStats:
     durable_text = session.render_durable()
     by_category = {
         "system_prompt": session.counter.count_text(session.system_prompt),
+        "project_instructions": session.counter.count_text(session.project_instructions.text),
         "durable_context": session.counter.count_text(durable_text),
         "tool_schemas": session.counter.count_json(session.toolbox.schemas()),
         **count_view_by_category(session.counter, session.view),
     }
     totals = session.log.totals
+    total_tokens = sum(by_category.values())
+    window = session.provider.context_window
     statuses = Counter(str(getattr(r.status, "value", r.status)) for r in session.last_resolutions)
     return SessionStats(
         provider=session.provider.name,
         model=session.provider.model,
-        context_window=session.provider.context_window,
+        context_window=window,
         soft_threshold=session.policy.soft_threshold,
         hard_limit=session.policy.hard_limit,
         tokens_by_category=by_category,
-        total_tokens=sum(by_category.values()),
+        total_tokens=total_tokens,
         messages_in_view=len(session.view),
         messages_in_transcript=totals.messages,
         interactions_in_view=len(validate_tool_protocol(session.view)),
@@ -81,7 +86,45 @@ def build_stats(session: Session) -> SessionStats:
         session_id=session.session_id,
         transcript_path=session.transcript_path,
         extra={"workspace": str(session.workspace)},
+        project_instructions=describe_project_instructions(session.project_instructions),
+        **cost_fields(totals.cost),
+        model_in_table=lookup_model(session.provider.model).known,
+        context_free=max(0, window - build_gauge(session).tokens),  # the gauge's figure
     )
+
+
+def cost_fields(cost: Any) -> dict[str, Any]:
+    """The session's cost as `SessionStats` fields (see there)."""
+    priced = cost.priced
+    by_category = {
+        "input": priced.input_usd,
+        "output": priced.output_usd,
+        "cache_write": priced.cache_write_usd,
+        "cache_read": priced.cache_read_usd,
+    }
+    return {
+        "cost_by_category": by_category if cost.priced_requests else {},
+        "unpriced_requests": cost.unpriced_requests,
+        "unpriced_models": cost.unpriced_models,
+    }
+
+
+def session_cost_usd(session: Session) -> float | None:
+    """The toolbar's dollar figure: None on the offline model or before anything is priced."""
+    cost = session.log.totals.cost
+    if session.provider.name == "offline" or not cost.priced_requests:
+        return None
+    return cost.priced.total_usd
+
+
+def describe_project_instructions(found: Any) -> str:
+    """Which file the requests carry as project instructions, its size, and any cut."""
+    if found.source is None:
+        return "none (no AGENTS.md or CLAUDE.md in the workspace root)"
+    if found.problem is not None:
+        return f"{found.source}: not used ({found.problem})"
+    cut = " (cut to its first part)" if found.truncated else ""
+    return f"{found.source}, {found.size_bytes:,} bytes{cut}"
 
 
 def build_gauge(session: Session) -> Gauge:
@@ -94,6 +137,8 @@ def build_gauge(session: Session) -> Gauge:
         soft_threshold=session.policy.soft_threshold,
         hard_limit=session.policy.hard_limit,
         estimator=session.counter.estimator,
+        context_window=session.provider.context_window,
+        cost_usd=session_cost_usd(session),
     )
 
 
@@ -101,7 +146,16 @@ def build_preview(session: Session) -> ContextPreview:
     from agent_cli.session.core import ContextPreview
 
     lines = tuple(describe_message(i, m, session.counter) for i, m in enumerate(session.view))
-    return ContextPreview(session.system_prompt, session.render_durable(), lines)
+    durable_text = session.render_durable()
+    return ContextPreview(
+        session.system_prompt,
+        durable_text,
+        lines,
+        project_instructions=session.project_instructions.text,
+        project_source=describe_project_instructions(session.project_instructions),
+        context_window=session.provider.context_window,
+        request_tokens=build_gauge(session).tokens,
+    )
 
 
 def describe_message(index: int, message: dict[str, Any], counter: Any) -> str:

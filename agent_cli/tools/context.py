@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agent_cli.tools.approval import Approval
 from agent_cli.tools.output import ArtifactSink, ToolResult
 from agent_cli.tools.workspace import Workspace
 
@@ -44,7 +45,9 @@ class ToolContext:
 
 @dataclass(frozen=True)
 class PreparedCall:
-    """A checked tool call: `description` for the permission prompt, `execute` to run it."""
+    """A checked tool call: `description` for the permission prompt, `execute` to run it,
+    and for tools that write or execute, `approval`: everything the user must see."""
 
     description: str
     execute: Callable[[], ToolResult]
+    approval: Approval | None = None

@@ -1,24 +1,34 @@
 """read_file, write_file and edit_file: text files inside the workspace.
 
-Contract: every path goes through `Workspace.resolve_inside` first. Reads open the
-resolved path with O_NOFOLLOW. Writes are atomic (a temp file created with O_EXCL next
-to the target, fsynced, then renamed over it), so a crash never leaves half a file and
-a symlink swapped in at the last moment is replaced, not written through. `edit_file`
+Contract: every path goes through `Workspace.resolve_inside` first, and is then opened
+by walking it from the held workspace descriptor without following a link at any
+component (`Workspace.open_file` / `open_directory`). Writes are atomic (a temp file
+created with O_EXCL in the parent directory's descriptor, fsynced, then renamed over the
+target within that descriptor), so a crash never leaves half a file, a symlink swapped in
+at the last moment is replaced, not written through, and a folder swapped for a link on
+the way is refused instead of written into. `edit_file`
 checks its match when prepared (so the user is not asked about an edit that cannot
 apply) and again when executed (the file may have changed while the user decided).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
+import stat
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from agent_cli.errors import ToolError
+from agent_cli.tools.approval import (
+    build_content_approval,
+    build_diff_approval,
+    build_overwrite_approval,
+)
 from agent_cli.tools.context import PreparedCall, ToolContext
 from agent_cli.tools.output import ToolResult, format_size
-from agent_cli.tools.workspace import Workspace, open_for_reading
+from agent_cli.tools.workspace import Workspace
 
 
 def prepare_read_file(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
@@ -37,7 +47,7 @@ def read_file_lines(
     context: ToolContext, path: Path, shown: str, start: int, last: int
 ) -> ToolResult:
     """Lines `start`..`last` of a text file, numbered, under the output byte cap."""
-    with os.fdopen(open_for_reading(path, shown), "rb") as handle:
+    with os.fdopen(context.workspace.open_file(path, shown, os.O_RDONLY), "rb") as handle:
         _check_readable_text(handle, shown, context.limits.max_read_file_bytes)
         lines, total = _collect_lines(handle, start, last, context.limits.max_output_bytes)
     if total == 0:
@@ -92,17 +102,22 @@ def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> Prepa
     data = arguments["content"].encode("utf-8")
     lines = count_lines_noun(_count_lines(arguments["content"]))
     is_new = not resolved.exists()
+    if is_new:
+        approval = build_content_approval(arguments["content"])
+    else:
+        approval = build_overwrite_approval(
+            context.workspace, resolved, shown, arguments["content"]
+        )
 
     def execute() -> ToolResult:
-        resolved.parent.mkdir(parents=True, exist_ok=True)
         _require_same_target(context.workspace, arguments["path"], resolved)
-        write_atomically(resolved, data, shown)
+        write_atomically(context.workspace, resolved, data, shown)
         state = "new file" if is_new else "replaced the old content"
         header = f"Wrote {lines} ({format_size(len(data))}) to {shown} ({state})."
         return ToolResult(header, summary=f"wrote {lines}")
 
     verb = "create" if is_new else "overwrite"
-    return PreparedCall(f"{verb} {shown} with {lines}", execute)
+    return PreparedCall(f"{verb} {shown} with {lines}", execute, approval)
 
 
 def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
@@ -115,23 +130,33 @@ def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
     if old == new:
         raise ToolError("old_string and new_string are the same; there is nothing to change.")
     limit = context.limits.max_read_file_bytes
-    plan_edit(resolved, shown, old, new, limit)
+    before = read_edit_source(context.workspace, resolved, shown, limit)
+    approval = build_diff_approval(before, apply_edit(before, shown, old, new)[0], shown)
     removed = count_lines_noun(_count_lines(old))
     added = count_lines_noun(_count_lines(new))
 
     def execute() -> ToolResult:
         _require_same_target(context.workspace, arguments["path"], resolved)
-        updated, line_number = plan_edit(resolved, shown, old, new, limit)
-        write_atomically(resolved, updated, shown)
+        updated, line_number = plan_edit(context.workspace, resolved, shown, old, new, limit)
+        write_atomically(context.workspace, resolved, updated, shown)
         header = f"Edited {shown}: replaced {removed} with {added} at line {line_number}."
         return ToolResult(header, summary=f"edited {shown}")
 
-    return PreparedCall(f"edit {shown}: replace {removed} with {added}", execute)
+    return PreparedCall(f"edit {shown}: replace {removed} with {added}", execute, approval)
 
 
-def plan_edit(path: Path, shown: str, old: str, new: str, max_bytes: int) -> tuple[bytes, int]:
+def plan_edit(
+    workspace: Workspace, path: Path, shown: str, old: str, new: str, max_bytes: int
+) -> tuple[bytes, int]:
     """The file's new bytes and the line where the change starts, or a `ToolError`."""
-    with os.fdopen(open_for_reading(path, shown), "rb") as handle:
+    text = read_edit_source(workspace, path, shown, max_bytes)
+    updated, line_number = apply_edit(text, shown, old, new)
+    return updated.encode("utf-8"), line_number
+
+
+def read_edit_source(workspace: Workspace, path: Path, shown: str, max_bytes: int) -> str:
+    """The text of the file to edit, or a `ToolError` when it is not editable text."""
+    with os.fdopen(workspace.open_file(path, shown, os.O_RDONLY), "rb") as handle:
         _check_readable_text(handle, shown, max_bytes)
         data = handle.read()
     try:
@@ -140,6 +165,11 @@ def plan_edit(path: Path, shown: str, old: str, new: str, max_bytes: int) -> tup
         raise ToolError(
             f"{shown} is not valid UTF-8 text; edit_file only edits text files."
         ) from error
+    return text
+
+
+def apply_edit(text: str, shown: str, old: str, new: str) -> tuple[str, int]:
+    """`text` with its one occurrence of `old` replaced, and the line where it starts."""
     matches = text.count(old)
     if matches == 0:
         raise ToolError(
@@ -152,31 +182,46 @@ def plan_edit(path: Path, shown: str, old: str, new: str, max_bytes: int) -> tup
             "exactly one. Include more surrounding lines to make it unique."
         )
     line_number = text[: text.index(old)].count("\n") + 1
-    return text.replace(old, new, 1).encode("utf-8"), line_number
+    return text.replace(old, new, 1), line_number
 
 
-def write_atomically(path: Path, data: bytes, shown: str) -> None:
-    """Replace `path` with `data` in one rename, keeping an existing file's mode."""
-    if path.is_dir():
-        raise ToolError(f"{shown} is a directory; give a file path.")
+def write_atomically(workspace: Workspace, path: Path, data: bytes, shown: str) -> None:
+    """Replace `path` with `data` in one rename, keeping an existing file's mode.
+
+    Everything happens relative to the parent directory's descriptor (made on the way
+    when missing, never through a link), so the file lands in that very directory.
+    """
+    parent = workspace.open_directory(path.parent, shown, create_missing=True)
     try:
-        mode = path.stat(follow_symlinks=False).st_mode & 0o7777
+        mode = _existing_mode(parent, path.name, shown)
+        temp = f".{path.name}.agent-cli-{secrets.token_hex(6)}.tmp"
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        descriptor = os.open(temp, flags, 0o666, dir_fd=parent)
+        try:
+            with os.fdopen(descriptor, "wb") as handle:
+                if mode is not None:
+                    os.fchmod(handle.fileno(), mode)
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temp, path.name, src_dir_fd=parent, dst_dir_fd=parent)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=parent)
+            raise
+    finally:
+        os.close(parent)
+
+
+def _existing_mode(parent: int, name: str, shown: str) -> int | None:
+    """The permission bits of the file being replaced; None for a new file."""
+    try:
+        info = os.stat(name, dir_fd=parent, follow_symlinks=False)
     except FileNotFoundError:
-        mode = None
-    temp = path.with_name(f".{path.name}.agent-cli-{secrets.token_hex(6)}.tmp")
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    descriptor = os.open(temp, flags, 0o666)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            if mode is not None:
-                os.fchmod(handle.fileno(), mode)
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        temp.unlink(missing_ok=True)
-        raise
+        return None
+    if stat.S_ISDIR(info.st_mode):
+        raise ToolError(f"{shown} is a directory; give a file path.")
+    return stat.S_IMODE(info.st_mode) if stat.S_ISREG(info.st_mode) else None
 
 
 def _resolve_file(workspace: Workspace, raw_path: str) -> tuple[Path, str]:

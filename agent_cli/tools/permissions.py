@@ -9,20 +9,26 @@ name for the life of the gate, which is one session's toolbox.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
+
+from agent_cli.tools.approval import Approval
 
 
 @dataclass(frozen=True)
 class PermissionRequest:
-    """What the user is asked to approve: the tool, and a short description of the act.
+    """What the user is asked to approve: the tool, a short description of the act, and
+    `approval`: the full text to show before the question (the new file's content, the
+    diff of an edit, the whole command; see `approval.py`).
 
     For `bash` the description is the whole command: a user must see everything they
-    approve, so it is never shortened.
+    approve, so it is never shortened. Two requests are equal when tool and description
+    are (the approval text is what is shown, not who is asking).
     """
 
     tool: str
     description: str
+    approval: Approval | None = field(default=None, compare=False)
 
 
 class PermissionDecision(Enum):

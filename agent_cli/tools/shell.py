@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.errors import ToolError
+from agent_cli.tools.approval import build_command_approval
 from agent_cli.tools.context import PreparedCall, ToolContext
 from agent_cli.tools.output import ToolResult, format_size
 
@@ -58,7 +59,7 @@ def prepare_bash(context: ToolContext, arguments: dict[str, Any]) -> PreparedCal
         run = run_command(command, context.workspace.root, timeout, limits.max_output_bytes)
         return render_command_run(run, timeout, limits.max_output_bytes)
 
-    return PreparedCall(command, execute)
+    return PreparedCall(command, execute, build_command_approval(command))
 
 
 def run_command(

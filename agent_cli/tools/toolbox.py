@@ -6,12 +6,13 @@ outside the workspace, a denial, a timeout or an exception inside a tool all com
 exactly one tool_result. Only KeyboardInterrupt (and other BaseExceptions) propagate, and
 `bash` ends its process group before letting one through. Order of a call: check the
 input, prepare (paths, early errors), ask permission when the tool writes or executes,
-execute, then spill big output to the artifact store.
+execute, remove known secrets (`redaction`: from the result, errors included, before it
+is stored, recorded or sent), then spill big output to the artifact store.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ from agent_cli.tools.output import (
 )
 from agent_cli.tools.permissions import PermissionAsker, PermissionGate, PermissionRequest
 from agent_cli.tools.recall_tool import prepare_recall
+from agent_cli.tools.redaction import SecretRedactor, redact_message, redact_result
 from agent_cli.tools.schemas import RECALL_SCHEMA, TOOL_SCHEMAS, validate_input
 from agent_cli.tools.search_tools import prepare_grep, prepare_list_dir
 from agent_cli.tools.shell import prepare_bash
@@ -76,8 +78,11 @@ class Toolbox:
         artifact_threshold_bytes: int = 16_384,
         bash_timeout_seconds: int = 120,
         max_output_bytes: int = 1_048_576,
+        secret_environment: Mapping[str, str] | None = None,
         recall: Callable[[str, int], str] | None = None,
     ) -> None:
+        """`secret_environment` is where the secrets to redact are found (default: this
+        process's environment; see `redaction.collect_secret_values`)."""
         limits = ToolLimits(
             max_output_bytes=max_output_bytes,
             bash_timeout_seconds=bash_timeout_seconds,
@@ -88,6 +93,7 @@ class Toolbox:
         self._gate = PermissionGate(ask_permission, auto_approve)
         self._threshold = artifact_threshold_bytes
         self._specs = _build_specs(recall is not None)
+        self._redactor = SecretRedactor.from_environment(secret_environment)
         self._schemas = FrozenList(spec.schema for spec in self._specs.values())
 
     @property
@@ -105,40 +111,48 @@ class Toolbox:
         spec = self._specs.get(name) if isinstance(name, str) else None
         if spec is None:
             known = ", ".join(self._specs)
-            return build_error_outcome(
+            return self._error_outcome(
                 f"Unknown tool {name!r}. Available tools: {known}.", "unknown tool"
             )
         try:
             result = self._prepare_and_execute(spec, tool_input)
         except ToolError as error:
-            return build_error_outcome(str(error), f"error: {_first_words(str(error))}")
+            return self._error_outcome(str(error), f"error: {_first_words(str(error))}")
         except OSError as error:
             message = (
                 f"{name} failed: the operating system said "
                 f"{error.strerror or type(error).__name__}."
             )
-            return build_error_outcome(message, "error: " + _first_words(message))
+            return self._error_outcome(message, "error: " + _first_words(message))
         except Exception as error:
             message = f"{name} failed unexpectedly ({type(error).__name__}: {error})."
-            return build_error_outcome(message, f"error: {type(error).__name__}")
+            return self._error_outcome(message, f"error: {type(error).__name__}")
         if result is None:
-            return build_error_outcome(
+            return self._error_outcome(
                 f"Permission denied by the user: {name} was not run.", "denied"
             )
         return build_outcome(
-            result,
+            redact_result(result, self._redactor),
             artifacts=self._context.artifacts,
             session_id=self._session_id,
             threshold_bytes=self._threshold,
             may_spill=spec.may_spill,
         )
 
+    def _error_outcome(self, message: str, summary: str) -> ToolOutcome:
+        """An error result, secrets removed: a message may quote what a tool saw."""
+        redacted = redact_message(message, self._redactor)
+        summary = self._redactor.redact(summary).text
+        if redacted != message:
+            summary += " (secrets redacted)"
+        return build_error_outcome(redacted, summary)
+
     def _prepare_and_execute(self, spec: ToolSpec, tool_input: Any) -> ToolResult | None:
         """The tool's result, or None when the user denied it (it then never ran)."""
         arguments = validate_input(spec.schema, tool_input)
         call = spec.prepare(self._context, arguments)
         if spec.needs_permission:
-            request = PermissionRequest(spec.schema["name"], call.description)
+            request = PermissionRequest(spec.schema["name"], call.description, call.approval)
             if not self._gate.is_allowed(request):
                 return None
         return call.execute()

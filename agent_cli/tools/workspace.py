@@ -3,18 +3,25 @@
 Contract: `resolve_inside` returns the fully resolved path (every symlink followed) and
 refuses, with `WorkspaceEscape`, anything whose resolved form is not the root or below it:
 absolute paths elsewhere, `..` that climbs out, and symlinks (file or directory, dangling
-or not) whose target lies outside. Callers then operate on the resolved path only, and
-open its final component with O_NOFOLLOW, so a link swapped in afterwards is not followed.
+or not) whose target lies outside. That answers "which file does the user mean"; the
+tools then open the resolved path through `open_file` / `open_directory`, which walk it
+from a descriptor of the root held since construction without following a link at any
+component (`safe_open`), so a folder swapped for a link afterwards is refused, not
+followed.
 """
 
 from __future__ import annotations
 
-import errno
 import os
-import stat
+import weakref
 from pathlib import Path
 
 from agent_cli.errors import ConfigError, ToolError, WorkspaceEscape
+from agent_cli.tools.safe_open import (
+    DIRECTORY_FLAGS,
+    open_directory_beneath,
+    open_file_beneath,
+)
 
 # Directories no search descends into: version control, environments, caches.
 SKIPPED_DIRECTORY_NAMES = frozenset(
@@ -43,8 +50,11 @@ class Workspace:
             self.root = Path(root).resolve(strict=True)
         except OSError as error:
             raise ConfigError("workspace", "missing") from error
-        if not self.root.is_dir():
-            raise ConfigError("workspace", "not_a_directory")
+        try:
+            self.root_fd = os.open(self.root, DIRECTORY_FLAGS)
+        except OSError as error:
+            raise ConfigError("workspace", "not_a_directory") from error
+        weakref.finalize(self, os.close, self.root_fd)
 
     def resolve_inside(self, raw_path: str) -> Path:
         """The resolved absolute path for `raw_path`, or `WorkspaceEscape` if it leads out."""
@@ -71,42 +81,31 @@ class Workspace:
         relative = shown.relative_to(self.root).as_posix()
         return relative or "."
 
+    def relative_parts(self, resolved: Path) -> tuple[str, ...]:
+        """The components of a path from `resolve_inside`, below the root."""
+        return resolved.relative_to(self.root).parts
 
-def open_for_reading(path: Path, shown: str) -> int:
-    """An fd for `path` (already resolved) that refuses a symlink in the final component."""
-    return _open(path, shown, os.O_RDONLY)
+    def open_file(self, resolved: Path, shown: str, flags: int, mode: int = 0o644) -> int:
+        """An fd for the regular file at `resolved`, no link followed on the way."""
+        self.require_same_root()
+        return open_file_beneath(self.root_fd, self.relative_parts(resolved), shown, flags, mode)
 
+    def open_directory(self, resolved: Path, shown: str, create_missing: bool = False) -> int:
+        """An fd for the directory at `resolved`, no link followed on the way."""
+        self.require_same_root()
+        parts = self.relative_parts(resolved)
+        return open_directory_beneath(self.root_fd, parts, shown, create_missing)
 
-def open_for_writing(path: Path, shown: str) -> int:
-    """An fd that creates or truncates `path`, refusing a symlink in the final component."""
-    return _open(path, shown, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-
-
-def _open(path: Path, shown: str, flags: int, mode: int = 0o777) -> int:
-    # O_NONBLOCK keeps a FIFO from hanging the agent; it changes nothing for regular files.
-    flags |= os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    descriptor = _open_or_explain(path, shown, flags, mode)
-    kind = os.fstat(descriptor).st_mode
-    if stat.S_ISREG(kind):
-        return descriptor
-    os.close(descriptor)
-    if stat.S_ISDIR(kind):
-        raise ToolError(f"{shown} is a directory, not a file; use list_dir.")
-    raise ToolError(f"{shown} is not a regular file (device, socket or pipe); refused.")
-
-
-def _open_or_explain(path: Path, shown: str, flags: int, mode: int) -> int:
-    try:
-        return os.open(path, flags, mode)
-    except FileNotFoundError as error:
-        raise ToolError(f"{shown}: no such file. Check the path with list_dir.") from error
-    except IsADirectoryError as error:
-        raise ToolError(f"{shown} is a directory, not a file; use list_dir.") from error
-    except PermissionError as error:
-        raise ToolError(f"{shown}: permission denied by the file system.") from error
-    except OSError as error:
-        if error.errno == errno.ELOOP:
-            raise WorkspaceEscape(
-                f"{shown} became a symbolic link while it was being opened; refused."
-            ) from error
-        raise ToolError(f"{shown}: {error.strerror or error}") from error
+    def require_same_root(self) -> None:
+        """Refuse when the root folder was moved, deleted or replaced since the start: the
+        held descriptor would otherwise act on a folder the user no longer sees there."""
+        held = os.fstat(self.root_fd)
+        try:
+            now = os.stat(self.root, follow_symlinks=False)
+        except OSError:
+            now = None
+        if now is None or (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino):
+            raise ToolError(
+                f"The workspace folder {self.root} was moved, deleted or replaced while this "
+                "session ran; nothing was done. Start agent-cli again in that folder."
+            )

@@ -1,0 +1,84 @@
+"""Choosing the model mid-session (`/model`), and listing the models one can choose.
+
+Contract: `switch_model(session, model_id)` records a `model_changed` record first
+(write-ahead: a refused write leaves the model as it was and raises the store's error),
+then points the provider at the new model; every request after it, summaries included,
+names that model, and `--resume` goes on with it. The offline demo model cannot switch
+(`ModelSwitchRefused("offline")`); an id that cannot be a model id is refused before
+anything is recorded (`ModelSwitchRefused("bad_model_id")`). An id the model table does
+not know is accepted: the API is the judge of what exists, and a 404 says how to choose
+again; the table only decides the window and the prices.
+
+`list_models(session)` asks the provider's Models API when it has one (a short timeout)
+and falls back to the model table, saying why.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from agent_cli.errors import ModelSwitchRefused, ProviderError
+from agent_cli.models import MODEL_TABLE, ModelInfo, lookup_model
+from agent_cli.session.log import MODEL_CHANGED
+
+MODEL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/\[\]-]{0,199}")
+LIST_TIMEOUT_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class ListedModel:
+    model_id: str
+    display_name: str
+    lifecycle: str | None  # "active", "deprecated", ... as the API says; None from the table
+    priced: bool  # the model table has prices for it
+
+
+@dataclass(frozen=True)
+class ModelListing:
+    models: tuple[ListedModel, ...]
+    source: str  # "api" (the Models API) or "table" (the built-in model table)
+    problem: str | None = None  # why the Models API was not used, as a failure kind
+
+
+def switch_model(session: Any, model_id: str) -> ModelInfo:
+    """Switch the session's model; see the module contract."""
+    provider = session.provider
+    if provider.name == "offline":
+        raise ModelSwitchRefused("offline")
+    model_id = model_id.strip()
+    if not MODEL_ID.fullmatch(model_id):
+        raise ModelSwitchRefused("bad_model_id")
+    session.log.append(MODEL_CHANGED, {"model": model_id, "previous": provider.model})
+    provider.model = session.log.model = model_id
+    return lookup_model(model_id)
+
+
+def list_models(session: Any, timeout_seconds: float = LIST_TIMEOUT_SECONDS) -> ModelListing:
+    """The models to choose from: the Models API's list, else the model table."""
+    lister = getattr(session.provider, "list_models", None)
+    problem = "not_offered"
+    if lister is not None:
+        try:
+            return ModelListing(tuple(_from_api(lister(timeout_seconds))), "api")
+        except ProviderError as error:
+            problem = str(getattr(error, "kind", "failed"))
+    table = tuple(ListedModel(info.model_id, info.display_name, None, True) for info in MODEL_TABLE)
+    return ModelListing(table, "table", problem)
+
+
+def _from_api(entries: list[dict[str, Any]]) -> list[ListedModel]:
+    listed = []
+    for entry in entries:
+        model_id = str(entry.get("id") or "")
+        info = lookup_model(model_id)
+        listed.append(
+            ListedModel(
+                model_id,
+                str(entry.get("display_name") or info.display_name),
+                entry.get("lifecycle"),
+                info.prices is not None,
+            )
+        )
+    return listed

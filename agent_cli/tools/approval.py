@@ -1,0 +1,82 @@
+"""What a user approves when a tool writes: the whole new content, or the exact change.
+
+Contract: `Approval` is the full text a permission question must show, never shortened
+here (the REPL decides how to fit it on the screen, and must let the user see all of
+it). `kind` says how to read it: `CONTENT` for a new file's text, `DIFF` for a unified
+diff (stdlib `difflib`) of a file's old and new text, `COMMAND` for a shell command. A
+prompt that said only "create setup.sh with 2 lines" let a hostile model slip
+`curl ... | sh` past a user who approved what the screen showed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+from agent_cli.errors import ToolError
+from agent_cli.tools.workspace import Workspace
+
+# An old file bigger than this is not diffed: its new content is shown instead.
+MAX_DIFF_SOURCE_BYTES = 2 * 1024 * 1024
+DIFF_CONTEXT_LINES = 3
+
+
+class ApprovalKind(Enum):
+    CONTENT = "content"
+    DIFF = "diff"
+    COMMAND = "command"
+
+
+@dataclass(frozen=True)
+class Approval:
+    """The text the user must see before saying yes, and how to read it."""
+
+    kind: ApprovalKind
+    text: str
+
+
+def build_content_approval(content: str) -> Approval:
+    return Approval(ApprovalKind.CONTENT, content)
+
+
+def build_command_approval(command: str) -> Approval:
+    return Approval(ApprovalKind.COMMAND, command)
+
+
+def build_diff_approval(old: str, new: str, shown: str) -> Approval:
+    """A unified diff from `old` to `new`, labelled with the file's workspace path."""
+    lines = difflib.unified_diff(
+        old.splitlines(),
+        new.splitlines(),
+        fromfile=f"{shown} (now)",
+        tofile=f"{shown} (after)",
+        n=DIFF_CONTEXT_LINES,
+        lineterm="",
+    )
+    return Approval(ApprovalKind.DIFF, "\n".join(lines))
+
+
+def build_overwrite_approval(
+    workspace: Workspace, resolved: Path, shown: str, new: str
+) -> Approval:
+    """The change an overwrite makes, as a diff; the new content when the old file
+    cannot be read as text (binary, too big, gone, or not a regular file)."""
+    old = read_text_for_diff(workspace, resolved, shown)
+    if old is None:
+        return build_content_approval(new)
+    return build_diff_approval(old, new, shown)
+
+
+def read_text_for_diff(workspace: Workspace, resolved: Path, shown: str) -> str | None:
+    try:
+        descriptor = workspace.open_file(resolved, shown, os.O_RDONLY)
+    except ToolError:
+        return None
+    with os.fdopen(descriptor, "rb") as handle:
+        data = handle.read(MAX_DIFF_SOURCE_BYTES + 1)
+    if len(data) > MAX_DIFF_SOURCE_BYTES or b"\x00" in data:
+        return None
+    return data.decode("utf-8", errors="replace")

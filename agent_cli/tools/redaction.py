@@ -1,0 +1,180 @@
+"""Keeping secrets the agent holds out of tool results, whichever way a tool got them.
+
+Contract: `SecretRedactor.redact(text)` replaces every occurrence of a known secret value
+with `REDACTED_MARK` and counts them. `Toolbox.run` passes every result of every tool
+through `redact_result` (output, errors, and the full text stored as an artifact) before
+anything is recorded or sent, and the result's header then says how many were hidden.
+Hiding the key from a command's environment is not enough: a command can read it from
+the agent's own `/proc/<pid>/environ`, from a file, or from anywhere the user keeps it.
+
+What counts as secret (`collect_secret_values`): the values of `ANTHROPIC_API_KEY` and
+`ANTHROPIC_AUTH_TOKEN`, of every environment variable whose name looks like a credential
+(`*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, ... see `CREDENTIAL_NAME`), and of the
+variables the user names in `AGENT_CLI_SECRET_NAMES` (comma or space separated). Values
+shorter than `MIN_SECRET_CHARS` are left alone: they would match ordinary text.
+
+`StreamRedactor` does the same for output shown while a command runs.
+
+Forms covered: the value as it is; its base64 (standard and URL-safe alphabets, at any of
+the three byte alignments, so inside a longer encoded stream too); its hex (lower and
+upper case); each of these also when broken across lines (`base64` wraps at 76 columns,
+`xxd -p` at 60). A command that rewrites the value another way (cut into pieces,
+reversed, encrypted) is not caught: no filter can catch every transformation.
+"""
+
+from __future__ import annotations
+
+import base64
+import codecs
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+
+from agent_cli.tools.output import ToolResult
+
+REDACTED_MARK = "[REDACTED]"
+MIN_SECRET_CHARS = 8
+SECRET_NAMES_VARIABLE = "AGENT_CLI_SECRET_NAMES"
+ALWAYS_SECRET_NAMES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+CREDENTIAL_NAME = re.compile(
+    r"(?:^|_)(?:API_?KEY|TOKEN|SECRET|SECRET_?KEY|PASSWORD|PASSWD|PASSPHRASE|"
+    r"PRIVATE_?KEY|CREDENTIALS?)(?:$|_)",
+    re.IGNORECASE,
+)
+# Longer values are matched only as they are: a line break allowed between every
+# character would make the pattern very large for, say, a PEM key.
+_MAX_WRAPPED_CHARS = 512
+_LINE_BREAK = r"(?:\r?\n)?"
+
+
+@dataclass(frozen=True)
+class Redaction:
+    text: str
+    count: int
+
+
+def collect_secret_values(environment: Mapping[str, str]) -> tuple[str, ...]:
+    """The secret values `environment` holds (see the module contract), longest first."""
+    named = re.split(r"[\s,]+", environment.get(SECRET_NAMES_VARIABLE, ""))
+    names = set(ALWAYS_SECRET_NAMES) | {name for name in named if name}
+    names |= {name for name in environment if CREDENTIAL_NAME.search(name)}
+    names.discard(SECRET_NAMES_VARIABLE)  # it names secrets; it holds none
+    values = {environment.get(name, "").strip() for name in names}
+    return tuple(sorted((v for v in values if len(v) >= MIN_SECRET_CHARS), key=len, reverse=True))
+
+
+class SecretRedactor:
+    """Finds known secret values (and their encodings) in text; built once per toolbox."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        forms: set[str] = set()
+        for secret in secrets:
+            if len(secret) >= MIN_SECRET_CHARS:
+                forms |= _encoded_forms(secret)
+        patterns = [_pattern_for(form) for form in sorted(forms, key=len, reverse=True)]
+        self._pattern = re.compile("|".join(patterns)) if patterns else None
+        # The longest text one match can cover (a `\r\n` allowed between characters).
+        self.longest_match = 3 * max((len(form) for form in forms), default=0)
+
+    @classmethod
+    def from_environment(cls, environment: Mapping[str, str] | None = None) -> SecretRedactor:
+        return cls(collect_secret_values(os.environ if environment is None else environment))
+
+    def redact(self, text: str) -> Redaction:
+        """`text` with every secret form replaced by `REDACTED_MARK`, and how many."""
+        if self._pattern is None or not text:
+            return Redaction(text, 0)
+        redacted, count = self._pattern.subn(REDACTED_MARK, text)
+        return Redaction(redacted, count)
+
+    def safe_cut(self, text: str, cut: int) -> int:
+        """`cut`, moved back to the start of a match that would cross it, if any."""
+        if self._pattern is None:
+            return len(text)
+        for match in self._pattern.finditer(text):
+            if match.end() > cut:
+                return min(cut, match.start())
+        return cut
+
+
+class StreamRedactor:
+    """Redacts output that arrives in pieces (a running command's live view).
+
+    `feed` takes raw bytes and returns the text that is safe to show now: everything but
+    a tail as long as the longest possible match (or less, when a match may start there),
+    which is held back until more arrives or `finish` is called, so a secret cut across
+    two pieces is still caught.
+    """
+
+    def __init__(self, redactor: SecretRedactor) -> None:
+        self._redactor = redactor
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._held = ""
+
+    def feed(self, chunk: bytes) -> str:
+        self._held += self._decoder.decode(chunk)
+        return self._release(len(self._held) - self._redactor.longest_match)
+
+    def finish(self) -> str:
+        self._held += self._decoder.decode(b"", final=True)
+        return self._release(len(self._held))
+
+    def _release(self, cut: int) -> str:
+        cut = self._redactor.safe_cut(self._held, max(cut, 0))
+        shown, self._held = self._held[:cut], self._held[cut:]
+        return self._redactor.redact(shown).text
+
+
+def redact_result(result: ToolResult, redactor: SecretRedactor) -> ToolResult:
+    """`result` without secrets; its header says how many were hidden, if any."""
+    header, body, summary = (
+        redactor.redact(part) for part in (result.header, result.body, result.summary)
+    )
+    count = header.count + body.count + summary.count
+    if count == 0:
+        return result
+    return replace(
+        result,
+        header=header.text + describe_redaction(count),
+        body=body.text,
+        summary=(summary.text or "done") + " (secrets redacted)",
+    )
+
+
+def redact_message(message: str, redactor: SecretRedactor) -> str:
+    """An error message without secrets, saying so when something was hidden."""
+    redaction = redactor.redact(message)
+    return redaction.text + describe_redaction(redaction.count) if redaction.count else message
+
+
+def describe_redaction(count: int) -> str:
+    noun = "value" if count == 1 else "values"
+    return (
+        f" [{count} secret {noun} held by agent-cli (an API key or token) redacted from "
+        f"this output as {REDACTED_MARK}]"
+    )
+
+
+def _encoded_forms(secret: str) -> set[str]:
+    data = secret.encode("utf-8")
+    forms = {secret, data.hex(), data.hex().upper()}
+    for alignment in range(3):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            forms.add(_aligned_base64(data, alignment, encode))
+    return {form for form in forms if len(form) >= MIN_SECRET_CHARS}
+
+
+def _aligned_base64(data: bytes, alignment: int, encode: Callable[[bytes], bytes]) -> str:
+    """The base64 characters that encode only `data`'s bits when it starts `alignment`
+    bytes into a 3-byte group: the same characters wherever the value sits in a stream."""
+    encoded = encode(b"\0" * alignment + data).decode("ascii").rstrip("=")
+    first = (alignment * 8 + 5) // 6  # characters that mix in the bytes before
+    last = (alignment + len(data)) * 8 // 6  # characters made only of known bits
+    return encoded[first:last]
+
+
+def _pattern_for(form: str) -> str:
+    if len(form) > _MAX_WRAPPED_CHARS:
+        return re.escape(form)
+    return _LINE_BREAK.join(re.escape(character) for character in form)

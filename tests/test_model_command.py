@@ -1,0 +1,165 @@
+"""`/model`: list the models, switch for the rest of the session, keep it on resume.
+
+A real session on the real SDK against the strict fake Messages API (which also serves
+GET /v1/models), driven through the REPL's command table.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_anthropic import Reply, start_fake_server, text_block
+from repl_fakes import make_console
+from rich.console import Console
+from session_support import ScriptedProvider, drain, make_session, transcript_records
+
+from agent_cli.errors import ModelSwitchRefused
+from agent_cli.models import DEFAULT_MODEL
+from agent_cli.provider.anthropic_provider import AnthropicProvider
+from agent_cli.provider.offline import OfflineProvider
+from agent_cli.repl.commands import run_command, split_command
+
+API_KEY = "sk-ant-test-MODEL-COMMAND"
+
+
+@dataclass
+class Context:
+    session: Any
+    console: Console = field(default_factory=lambda: make_console(width=140))
+    plain: io.StringIO = field(default_factory=io.StringIO)
+
+    def run(self, line: str) -> str:
+        run_command(self, *split_command(line))
+        return " ".join(self.console.export_text(clear=True).split())
+
+
+@pytest.fixture()
+def server():
+    with start_fake_server(api_key=API_KEY) as fake:
+        yield fake
+
+
+def _provider(server) -> AnthropicProvider:
+    return AnthropicProvider(API_KEY, DEFAULT_MODEL, base_url=server.base_url, sleep=lambda _: 0)
+
+
+def test_model_with_an_id_makes_the_next_request_carry_it_and_resume_keeps_it(server, tmp_path):
+    session = make_session(tmp_path, _provider(server))
+    drain(session.run_turn("before"))
+    shown = Context(session).run("/model claude-opus-5-5")
+    assert "model is now claude-opus-5-5 (Claude Opus 5.5)" in shown
+    assert "context window 1,000,000" in shown
+    drain(session.run_turn("after"))
+    session_id = session.session_id
+    changes = [r for r in transcript_records(session) if r["kind"] == "model_changed"]
+    session.close()
+    assert [body["model"] for body in server.accepted] == [DEFAULT_MODEL, "claude-opus-5-5"]
+    assert changes[0]["payload"] == {"model": "claude-opus-5-5", "previous": DEFAULT_MODEL}
+
+    resumed = make_session(tmp_path, _provider(server), resume=session_id)
+    assert resumed.provider.model == "claude-opus-5-5"
+    assert [n.code for n in resumed.startup_notices] == ["model_restored"]
+    drain(resumed.run_turn("after resume"))
+    resumed.close()
+    assert server.accepted[-1]["model"] == "claude-opus-5-5"
+
+
+def test_model_alone_lists_the_models_api_and_marks_the_current_and_deprecated(server, tmp_path):
+    session = make_session(tmp_path, _provider(server))
+    shown = Context(session).run("/model")
+    session.close()
+    assert f"model {DEFAULT_MODEL} (Claude Sonnet 5.5)" in shown
+    assert "from the Models API" in shown
+    assert f"* {DEFAULT_MODEL}" in shown
+    assert "claude-opus-4-5 Claude Opus 4.5 deprecated" in shown
+    assert server.requests[-1].path.startswith("/v1/models")
+
+
+def test_without_a_models_api_the_list_comes_from_the_table_and_says_why(server, tmp_path):
+    server.models = None
+    session = make_session(tmp_path, _provider(server))
+    shown = Context(session).run("/model")
+    session.close()
+    assert "from agent-cli's model table" in shown and "does not offer the Models API" in shown
+    assert "claude-haiku-4-5" in shown and "claude-opus-5-5" in shown
+
+
+def test_an_unknown_model_is_accepted_and_said_to_have_no_prices(server, tmp_path):
+    server.enqueue(Reply([text_block("hi")]))
+    session = make_session(tmp_path, _provider(server))
+    shown = Context(session).run("/model claude-future-9")
+    assert "not in agent-cli's model table" in shown and "assumed 200,000" in shown
+    assert session.provider.context_window == 200_000
+    drain(session.run_turn("hello"))
+    session.close()
+    assert server.accepted[-1]["model"] == "claude-future-9"
+
+
+@pytest.mark.parametrize("bad", ["bad id with spaces", "-leading-dash", "x" * 300])
+def test_something_that_is_not_a_model_id_is_refused_and_nothing_is_recorded(tmp_path, bad):
+    session = make_session(tmp_path, _anthropic_without_server())
+    with pytest.raises(ModelSwitchRefused):
+        session.switch_model(bad)
+    assert session.provider.model == DEFAULT_MODEL
+    assert "model_changed" not in [r["kind"] for r in transcript_records(session)]
+    session.close()
+
+
+def test_the_offline_model_cannot_switch_and_says_how_to_use_claude(tmp_path):
+    session = make_session(tmp_path, OfflineProvider())
+    with pytest.raises(ModelSwitchRefused):
+        session.switch_model("claude-opus-5-5")
+    shown = Context(session).run("/model")
+    session.close()
+    assert "offline demo model" in shown and "ANTHROPIC_API_KEY" in shown
+
+
+def test_a_scripted_provider_without_a_models_api_falls_back_to_the_table(tmp_path):
+    session = make_session(tmp_path, ScriptedProvider())
+    listing = session.list_models()
+    session.close()
+    assert listing.source == "table" and listing.problem == "not_offered"
+    assert DEFAULT_MODEL in [model.model_id for model in listing.models]
+
+
+def _anthropic_without_server() -> AnthropicProvider:
+    return AnthropicProvider(API_KEY, DEFAULT_MODEL, base_url="http://127.0.0.1:9")
+
+
+def test_reload_says_what_it_read(tmp_path: Path):
+    session = make_session(tmp_path, ScriptedProvider())
+    assert "no AGENTS.md or CLAUDE.md" in Context(session).run("/reload")
+    (tmp_path / "AGENTS.md").write_text("be brief\n")
+    assert "reloaded AGENTS.md (9 bytes)" in Context(session).run("/reload")
+    session.close()
+
+
+def test_context_shows_the_project_instructions_and_the_free_window(tmp_path: Path):
+    (tmp_path / "AGENTS.md").write_text("be brief\n")
+    session = make_session(tmp_path, ScriptedProvider())
+    shown = Context(session).run("/context")
+    gauge = session.gauge()
+    session.close()
+    assert "project instructions AGENTS.md, 9 bytes" in shown
+    free = 200_000 - gauge.tokens
+    assert f"context window 200,000 tokens · the next request about {gauge.tokens:,}" in shown
+    assert f"free {free:,}" in shown
+
+
+def test_a_switch_the_disk_refuses_to_record_leaves_the_model_as_it_was(tmp_path: Path):
+    from faults_support import FillableDisk
+
+    from agent_cli.errors import TranscriptWriteFailed
+
+    disk = FillableDisk()
+    session = make_session(tmp_path, _anthropic_without_server(), transcript_fs=disk)
+    disk.fill(when=b"model_changed")
+    with pytest.raises(TranscriptWriteFailed):
+        session.switch_model("claude-opus-5-5")
+    assert session.provider.model == DEFAULT_MODEL and session.log.model == DEFAULT_MODEL
+    disk.free()
+    session.close()

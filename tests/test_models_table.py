@@ -1,0 +1,63 @@
+"""The model table: lookup by exact id, dated id and alias; safe defaults for the rest."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_cli.models import (
+    DEFAULT_CONTEXT_WINDOW,
+    MODEL_TABLE,
+    known_model_ids,
+    lookup_model,
+)
+
+
+def test_an_exact_id_finds_its_row():
+    info = lookup_model("claude-sonnet-5-5")
+    assert info.known and info.family == "sonnet"
+    assert info.context_window == 1_000_000
+    assert info.prices is not None and (info.prices.input, info.prices.output) == (2.0, 10.0)
+
+
+def test_a_dated_id_finds_the_row_of_its_model_and_keeps_its_own_name():
+    info = lookup_model("claude-haiku-4-5-20251001")
+    assert info.known and info.model_id == "claude-haiku-4-5-20251001"
+    assert info.display_name == "Claude Haiku 4.5" and info.context_window == 200_000
+
+
+@pytest.mark.parametrize(
+    ("alias", "row"),
+    [
+        ("claude-opus-5-5-latest", "claude-opus-5-5"),
+        ("claude-sonnet-5-5[1m]", "claude-sonnet-5-5"),
+        ("claude-sonnet-5-latest", "claude-sonnet-5"),
+        ("CLAUDE-OPUS-4-8", "claude-opus-4-8"),
+    ],
+)
+def test_an_alias_that_extends_a_known_id_with_a_tag_finds_that_row(alias, row):
+    info = lookup_model(alias)
+    assert info.known and info.display_name == lookup_model(row).display_name
+    assert info.prices == lookup_model(row).prices
+
+
+@pytest.mark.parametrize("model_id", ["claude-sonnet-5-6", "claude-opus-5-9-latest", "gpt-4o", ""])
+def test_an_unknown_or_merely_similar_id_gets_safe_defaults_and_no_prices(model_id):
+    info = lookup_model(model_id)
+    assert not info.known and info.prices is None
+    assert info.context_window == DEFAULT_CONTEXT_WINDOW
+
+
+def test_the_longest_matching_id_wins_over_a_shorter_neighbour():
+    # claude-sonnet-5-5 starts with claude-sonnet-5: the newer row must win
+    assert lookup_model("claude-sonnet-5-5-latest").prices.cache_read == 0.10
+    assert lookup_model("claude-sonnet-5-20260630").prices.cache_read == 0.20
+
+
+def test_every_row_has_whole_prices_and_a_window_and_cache_reads_cost_less_than_input():
+    assert len(set(known_model_ids())) == len(MODEL_TABLE)
+    for info in MODEL_TABLE:
+        assert info.family in {"opus", "sonnet", "haiku"}
+        assert info.context_window >= DEFAULT_CONTEXT_WINDOW
+        prices = info.prices
+        assert prices is not None
+        assert prices.cache_read < prices.input < prices.cache_write < prices.output

@@ -1,0 +1,136 @@
+"""The approval view: numbered lines, counted blank runs, visible controls, one screen.
+
+The property test prints the view on a recording console of the same size and counts
+the rows it really takes: header, body and the question always fit on the screen, and
+the first and last lines of what is approved are always among them.
+"""
+
+from __future__ import annotations
+
+import io
+
+from hostile_support import fuzz_settings
+from hypothesis import given
+from hypothesis import strategies as st
+from rich.console import Console
+
+from agent_cli.repl.approval_view import RESERVED_ROWS, build_approval_view
+from agent_cli.repl.wiring import build_interactive_asker
+from agent_cli.tools.approval import (
+    build_command_approval,
+    build_content_approval,
+    build_diff_approval,
+)
+from agent_cli.tools.permissions import PermissionDecision, PermissionRequest
+
+
+def command_request(command: str) -> PermissionRequest:
+    return PermissionRequest("bash", command, build_command_approval(command))
+
+
+def printed_rows(view, width: int) -> list[str]:
+    console = Console(file=io.StringIO(), width=width, record=True, color_system=None)
+    console.print(view.header)
+    for line in view.lines:
+        console.print(line, overflow="fold")
+    return console.export_text().rstrip("\n").split("\n")
+
+
+def test_blank_runs_are_counted_and_every_other_line_keeps_its_number():
+    view = build_approval_view(command_request(HIDDEN := "touch X" + "\n" * 80 + "echo ok"), 80, 40)
+    rows = printed_rows(view, 80)
+    assert HIDDEN.count("\n") == 80
+    assert rows[0] == "permission needed for bash: run this command (81 lines, 79 blank)"
+    assert rows[1:] == ["   1 │ touch X", "2-80 │ ⋮ 79 blank lines", "  81 │ echo ok"]
+    assert not view.is_shortened
+
+
+def test_two_blank_lines_are_shown_as_they_are():
+    rows = printed_rows(build_approval_view(command_request("a\n\n\nb"), 80, 40), 80)
+    assert rows[1:] == ["1 │ a", "2 │ ", "3 │ ", "4 │ b"]
+
+
+def test_control_characters_are_shown_as_letters_never_sent_to_the_terminal():
+    command = "echo safe\x1b[2K\rrm -rf ~ \u202egnp.exe\u200b\x7f"
+    rows = printed_rows(build_approval_view(command_request(command), 80, 40), 80)
+    assert rows[1] == "1 │ echo safe^[[2K^Mrm -rf ~ <U+202E>gnp.exe<U+200B>^?"
+
+
+def test_long_runs_of_spaces_are_counted_instead_of_pushing_text_off_screen():
+    command = "echo hi" + " " * 5000 + "; rm -rf ~"
+    view = build_approval_view(command_request(command), 80, 40)
+    assert printed_rows(view, 80)[1] == "1 │ echo hi⟨5000 spaces⟩; rm -rf ~"
+
+
+def test_a_very_long_line_keeps_its_start_and_end_and_offers_the_whole():
+    command = "echo start" + "x" * 5000 + "rm -rf ~"
+    view = build_approval_view(command_request(command), 80, 40)
+    text = "".join(printed_rows(view, 80)[1:])
+    assert "echo start" in text and text.endswith("rm -rf ~")
+    assert "⟨4,8" in text and "characters not shown⟩" in text and view.is_shortened
+    full = "".join(printed_rows(build_approval_view(command_request(command), 80, 40, True), 80))
+    assert "x" * 3000 in full.replace("  │ ", "")
+
+
+def test_an_edit_is_a_unified_diff_with_blank_runs_counted_per_side():
+    approval = build_diff_approval("a\nb\nc\n", "a\n" + "\n" * 5 + "b\nrm -rf ~\n", "f.txt")
+    view = build_approval_view(PermissionRequest("edit_file", "edit f.txt", approval), 80, 40)
+    rows = printed_rows(view, 80)
+    assert "(diff of" in rows[0]
+    body = [row.split("│ ", 1)[1] for row in rows[1:]]
+    assert body[:2] == ["--- f.txt (now)", "+++ f.txt (after)"]
+    assert "+⋮ 5 blank lines" in body and "-c" in body and "+rm -rf ~" in body
+
+
+@fuzz_settings(0.2)
+@given(
+    lines=st.lists(
+        st.one_of(
+            st.just(""),
+            st.text(st.characters(codec="utf-8"), max_size=400),
+            st.integers(0, 3000).map(lambda n: "x" * n),
+        ),
+        min_size=1,
+        max_size=300,
+    ),
+    width=st.integers(30, 200),
+    height=st.integers(12, 80),
+)
+def test_header_body_and_question_always_fit_and_both_ends_are_shown(lines, width, height):
+    lines = [line.replace("\n", " ") for line in lines]
+    first, last = "FIRST-LINE", "LAST-LINE"
+    content = "\n".join([first, *lines, last])
+    request = PermissionRequest("write_file", "create f", build_content_approval(content))
+    view = build_approval_view(request, width, height)
+    rows = printed_rows(view, width)
+    assert len(rows) + RESERVED_ROWS <= height, (len(rows), height)
+    body = [row for row in rows if "│" in row]
+    assert first in body[0] and last in rows[-1]
+
+
+def test_the_asker_offers_to_show_every_line_and_then_asks_again_under_the_header():
+    console = Console(file=io.StringIO(), width=80, height=30, record=True, color_system=None)
+    questions: list[str] = []
+    answers = iter(["v", "n"])
+
+    def ask(question: str) -> str:
+        questions.append(question)
+        return next(answers)
+
+    content = "\n".join(f"line {n}" for n in range(1, 201))
+    request = PermissionRequest("write_file", "create big.txt", build_content_approval(content))
+    decision = build_interactive_asker(ask, console)(request)
+    assert decision is PermissionDecision.DENY
+    assert "[v] view every line" in questions[0] and "[v]" not in questions[1]
+    shown = console.export_text()
+    for number in range(1, 201):
+        assert f"{number:>3} │ line {number}\n" in shown, number
+    assert shown.rstrip("\n").split("\n")[-1].startswith("permission needed for write_file")
+
+
+def test_a_file_name_with_a_bidi_override_shows_it_in_the_header():
+    request = PermissionRequest(
+        "write_file", "create notes\u202etxt.sh with 1 line", build_content_approval("x\n")
+    )
+    header = printed_rows(build_approval_view(request, 100, 40), 100)[0]
+    assert "create notes<U+202E>txt.sh with 1 line" in header
