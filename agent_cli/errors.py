@@ -12,6 +12,19 @@ class AgentCliError(Exception):
     """Root of every error this package raises on purpose."""
 
 
+class TerminationRequested(BaseException):
+    """The process got SIGTERM or SIGHUP (`signal_number`) and is ending.
+
+    A BaseException, like KeyboardInterrupt, so that no `except Exception` swallows it:
+    it must unwind through the running tool (which ends the command's process group), the
+    turn (which records that the command was stopped) and the session (which closes).
+    """
+
+    def __init__(self, signal_number: int) -> None:
+        self.signal_number = signal_number
+        super().__init__(f"signal {signal_number}")
+
+
 # --- core: tool protocol and compaction -------------------------------------------------
 
 
@@ -201,6 +214,17 @@ class TranscriptWriteFailed(StoreError):
         super().__init__(f"session {session_id}: append failed ({errno_name})")
 
 
+class HeldResultsLost(StoreError):
+    """At close, tool results held in memory (the disk was full) still could not be
+    recorded: `result_count` results are lost; `reason` is the errno name or a code."""
+
+    def __init__(self, session_id: str, result_count: int, reason: str) -> None:
+        self.session_id = session_id
+        self.result_count = result_count
+        self.reason = reason
+        super().__init__(f"session {session_id}: {result_count} held results lost ({reason})")
+
+
 class TranscriptChangedUnderneath(StoreError):
     """The transcript file was deleted, replaced or truncated while the session ran."""
 
@@ -343,6 +367,20 @@ class PromptNotFound(AgentCliError, LookupError):
 
 
 # --- tools ------------------------------------------------------------------------------
+
+
+class InputTooLarge(AgentCliError, ValueError):
+    """One input (a typed or pasted line, a piped line, `-p -` from stdin) over the cap.
+
+    `size_bytes` is how much was read (at least `limit_bytes + 1` when reading stopped at
+    the cap), `source` where it came from ("-p", "stdin line", "message").
+    """
+
+    def __init__(self, size_bytes: int, limit_bytes: int, source: str) -> None:
+        self.size_bytes = size_bytes
+        self.limit_bytes = limit_bytes
+        self.source = source
+        super().__init__(f"{source}: {size_bytes} bytes over the {limit_bytes}-byte cap")
 
 
 class ToolError(AgentCliError):

@@ -125,12 +125,16 @@ class CompactionSkipped:
 
 @dataclass(frozen=True)
 class RequestBlocked:
-    """The view is over the hard limit after every layer: nothing was sent."""
+    """The view is over the hard limit after every layer: nothing was sent.
+
+    `largest_message_tokens` is the biggest single message of the view: when it alone
+    reaches the hard limit, no compaction can help (recent messages are kept verbatim)."""
 
     tokens_before: int
     tokens_after: int
     hard_limit: int
     applied_layers: tuple[str, ...]
+    largest_message_tokens: int = 0
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,20 @@ def collect_tool_ids(messages: Sequence[dict[str, Any]], kind: str) -> list[str]
     return ids
 
 
+def find_reused_tool_use_id(
+    response: dict[str, Any], history: Sequence[dict[str, Any]]
+) -> str | None:
+    """The first tool_use id of `response` that repeats one of its own or one already in
+    `history`, or None. Such a response must not be recorded: the API refuses a history
+    with a repeated id, so recording it would make the session unsendable for good."""
+    seen = set(collect_tool_ids(history, "tool_use"))
+    for tool_use_id in collect_tool_ids([response], "tool_use"):
+        if tool_use_id in seen:
+            return tool_use_id
+        seen.add(tool_use_id)
+    return None
+
+
 class ProtocolScan:
     """An incremental validator: feed messages in order, then `finish()`.
 

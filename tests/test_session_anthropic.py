@@ -17,7 +17,14 @@ from fake_anthropic import (
 )
 from session_support import drain, make_session, plain, transcript_records
 
-from agent_cli.events import CompactionFired, StreamRestarted, ToolFinished, Usage
+from agent_cli.events import (
+    CompactionFired,
+    Notice,
+    StreamRestarted,
+    ToolFinished,
+    ToolStarted,
+    Usage,
+)
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.provider.anthropic_provider import AnthropicProvider
 from agent_cli.repl.stats_panel import build_stats_rows, render_stats_json
@@ -251,3 +258,68 @@ def test_a_stored_error_result_without_content_is_sent_with_text_and_accepted(se
     sent = request.body["messages"][2]["content"][0]
     assert sent["is_error"] is True and sent["content"].strip()
     resumed.close()
+
+
+# --- a response that repeats a tool_use id (issue 11 item 8) -----------------------------
+# It is refused before any tool runs (asked once more), so the recorded history stays one
+# the API accepts (the strict fake, like the real API, rejects a repeated id) and the
+# session resumable.
+
+
+def touch(tool_id: str, name: str) -> dict:
+    return tool_use_block(tool_id, "write_file", {"path": name, "content": "x\n"})
+
+
+def resume_and_ask(server, workspace: Path, session_id: str) -> list:
+    """Resume the session from disk and run one more turn on the strict fake."""
+    server.enqueue(Reply([text_block("Still here.")]))
+    resumed = make_session(workspace, _provider(server), resume=session_id)
+    try:
+        validate_tool_protocol(resumed.view)
+        return drain(resumed.run_turn("are you there?"))
+    finally:
+        resumed.close()
+
+
+def test_two_blocks_with_one_id_are_refused_then_the_retry_runs(server, workspace) -> None:
+    server.enqueue(
+        Reply([touch("toolu_same", "one.txt"), touch("toolu_same", "two.txt")], "tool_use"),
+        Reply([touch("toolu_ok", "three.txt")], "tool_use"),
+        Reply([text_block("Done.")]),
+    )
+    session = make_session(workspace, _provider(server))
+    events = drain(session.run_turn("make files"))
+    session.close()
+    assert events[-1].outcome == "ok"
+    assert [e.tool_use_id for e in events if isinstance(e, ToolStarted)] == ["toolu_ok"]
+    assert not (workspace / "one.txt").exists() and not (workspace / "two.txt").exists()
+    assert (workspace / "three.txt").exists()
+    assert [n.code for n in events if isinstance(n, Notice)] == ["duplicate_tool_id"]
+    assert all(r.rejection is None for r in server.requests)
+    after = resume_and_ask(server, workspace, session.session_id)
+    assert after[-1].outcome == "ok"
+    assert all(r.rejection is None for r in server.requests)
+
+
+def test_an_id_from_an_earlier_turn_twice_fails_the_turn_and_runs_nothing(
+    server, workspace
+) -> None:
+    server.enqueue(
+        Reply([touch("toolu_1", "first.txt")], "tool_use"),
+        Reply([text_block("Made it.")]),
+        Reply([touch("toolu_1", "again.txt")], "tool_use"),
+        Reply([touch("toolu_1", "again.txt")], "tool_use"),
+    )
+    session = make_session(workspace, _provider(server))
+    assert drain(session.run_turn("make a file"))[-1].outcome == "ok"
+    events = drain(session.run_turn("make another"))
+    session.close()
+    assert events[-1].outcome == "failed"
+    assert not any(isinstance(e, ToolStarted) for e in events)
+    assert not (workspace / "again.txt").exists()
+    notices = [n for n in events if isinstance(n, Notice)]
+    assert [n.code for n in notices] == ["duplicate_tool_id", "duplicate_tool_id"]
+    assert "session stays resumable" in notices[-1].text
+    after = resume_and_ask(server, workspace, session.session_id)
+    assert after[-1].outcome == "ok"
+    assert all(r.rejection is None for r in server.requests)

@@ -80,6 +80,16 @@ def positive_int(text: str) -> int:
     return value
 
 
+def model_name(text: str) -> str:
+    """An argparse type: a model name, never empty (an empty one used to mean the default
+    silently, which hid a mistake such as `--model "$UNSET_VARIABLE"`)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError(
+            "is empty; give a model name, or leave out --model for the default"
+        )
+    return text.strip()
+
+
 def build_parser(*, stdout: TextIO, stderr: TextIO) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="agent-cli", description=DESCRIPTION, epilog=EPILOG, stdout=stdout, stderr=stderr
@@ -99,6 +109,7 @@ def _add_model_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--model",
+        type=model_name,
         help="model id (default: config `model`, then ANTHROPIC_MODEL, then the current "
         "Sonnet; /model lists and switches mid-session)",
     )

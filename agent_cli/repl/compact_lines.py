@@ -93,11 +93,22 @@ def _is_consecutive(layers: tuple[str, ...]) -> bool:
 
 
 def format_blocked(event: RequestBlocked) -> list[str]:
-    """The blocked line and what the user can do about it."""
-    return [
+    """The blocked line and what the user can do about it (never /compact when one
+    message alone is over the limit: compaction keeps it, so it cannot help)."""
+    blocked = (
         f"{COMPACT_TAG} blocked: view is {event.tokens_after:,} tokens after "
         f"{describe_layer_span(event.applied_layers)}, hard limit {event.hard_limit:,}; "
-        "nothing was sent",
+        "nothing was sent"
+    )
+    if event.largest_message_tokens >= event.hard_limit:
+        return [
+            blocked,
+            f"  one message alone is {event.largest_message_tokens:,} tokens, so compacting "
+            "cannot help: start a fresh session (/new, or a new run) and save large content "
+            f"to a file for the agent to read, or raise --hard-limit (now {event.hard_limit:,})",
+        ]
+    return [
+        blocked,
         "  to go on: /compact <focus> to summarize with a focus, raise --hard-limit "
         f"(now {event.hard_limit:,}), or /new to start a fresh session",
     ]

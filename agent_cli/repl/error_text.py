@@ -57,7 +57,26 @@ def _blocked(exc: e.MessageViewLimitExceeded) -> str:
     )
 
 
+def _too_large(exc: e.InputTooLarge) -> str:
+    return (
+        f"that input ({_c(exc.source, 20)}) is {exc.size_bytes / 2**20:,.1f} MB, over the "
+        f"{exc.limit_bytes / 2**20:,.0f} MB one message may be; nothing was sent or recorded. "
+        "Save large content to a file in the workspace and ask the agent to read it"
+    )
+
+
 _DESCRIBERS: dict[type, Callable[[Any], str]] = {
+    e.InputTooLarge: _too_large,
+    e.InvalidStoreInput: lambda exc: (
+        "that is not a session id (ids look like 20261203-091436-68f9c2); /sessions lists them"
+        if exc.field == "session_id"
+        else f"refused: {_c(exc.field)} is not acceptable ({_c(exc.reason)})"
+    ),
+    e.HeldResultsLost: lambda exc: (
+        f"{exc.result_count} tool result(s) of session {_c(exc.session_id)} could not be "
+        f"recorded ({_c(exc.reason)}) and are lost; a resumed session tells the model the "
+        "result was not recorded. Free disk space before going on"
+    ),
     e.ConfigError: _config,
     e.MissingApiKey: lambda exc: "No ANTHROPIC_API_KEY: set it, or run with --provider offline",
     e.ProviderRequestFailed: _provider_failed,
@@ -74,8 +93,8 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     ),
     e.MessageViewLimitExceeded: _blocked,
     e.TranscriptLocked: lambda exc: (
-        f"session {_c(exc.session_id)} is open in another agent-cli; use --continue in one "
-        "of them or /new"
+        f"session {_c(exc.session_id)} is open in another agent-cli process; quit it there "
+        "first, or /new for a new session here"
     ),
     e.StateDirUnavailable: lambda exc: (
         f"cannot use the state folder {_c(exc.path, 300)} ({_c(exc.reason)}): set "

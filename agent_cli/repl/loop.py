@@ -61,6 +61,9 @@ class Repl:
                     continue
                 except EOFError:
                     break
+                except AgentCliError as exc:  # e.g. a line over the input cap: skip it
+                    self.show_error(exc)
+                    continue
                 self.handle_line(line)
         finally:
             self._close_current()

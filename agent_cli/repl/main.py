@@ -24,7 +24,7 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
 
-from agent_cli.errors import AgentCliError
+from agent_cli.errors import AgentCliError, TerminationRequested
 from agent_cli.repl.args import ArgumentsExit, parse_args
 
 INTERRUPTED_EXIT = 130
@@ -45,6 +45,9 @@ def main(
     except ArgumentsExit as exit_request:
         return exit_request.code
     env = os.environ if env is None else env
+    from agent_cli.termination import exit_code_for_signal, install_termination_handlers
+
+    install_termination_handlers()
     try:
         return _run(
             args,
@@ -57,11 +60,15 @@ def main(
         )
     except AgentCliError as exc:
         from agent_cli.repl.error_text import describe_error, exit_code_for
+        from agent_cli.repl.startup_errors import describe_startup_error, startup_exit_code
 
-        _print_fatal(stderr, describe_error(exc))
-        return exit_code_for(exc)
+        _print_fatal(stderr, describe_startup_error(exc) or describe_error(exc))
+        code = startup_exit_code(exc)
+        return exit_code_for(exc) if code is None else code
     except KeyboardInterrupt:
         return INTERRUPTED_EXIT
+    except TerminationRequested as stop:
+        return exit_code_for_signal(stop)
 
 
 def _print_fatal(stderr: TextIO | None, message: str) -> None:

@@ -2,7 +2,8 @@
 
 prompt_toolkit does not read piped or absent stdin properly, so here every line of
 stdin is one input, read with plain `readline`. Contract: `read_line()` returns the next
-line without its line ending, raises `EOFError` at the end of input; `ask()` never
+line without its line ending, raises `EOFError` at the end of input and `InputTooLarge`
+for a line over the input cap (that line is skipped, the next read goes on after it); `ask()` never
 blocks on a question nobody can answer (it returns "" at once: the caller treats that as
 a refusal). Each line read is echoed after a `> ` marker, so a log of a piped run shows
 what was asked.
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any, TextIO
+
+from agent_cli.session.input_limit import read_bounded
 
 ECHO_MARK = "> "
 
@@ -26,7 +29,7 @@ class PlainLineReader:
         self._echo = echo
 
     def read_line(self, gauge_source: Any = None) -> str:
-        line = self._stream.readline()
+        line = read_bounded(self._stream, "stdin line", line=True)
         if line == "":
             raise EOFError
         line = line.rstrip("\n").rstrip("\r")

@@ -71,8 +71,12 @@ def writes_to_terminal(stream: TextIO | None) -> bool:
 
 
 def read_print_prompt(raw: str, stdin: TextIO) -> str:
-    """The `-p` prompt; `-` means read it from stdin. An empty prompt is a usage error."""
-    text = stdin.read() if raw == "-" else raw
+    """The `-p` prompt; `-` means read it from stdin. An empty prompt is a usage error, one
+    over the input cap `InputTooLarge` (raised before any session is opened)."""
+    from agent_cli.session.input_limit import check_input_size, read_bounded
+
+    text = read_bounded(stdin, "-p", line=False) if raw == "-" else raw
+    check_input_size(text, "-p")
     if not text.strip():
         raise ConfigError("print", "the prompt is empty", source="-p")
     return text

@@ -18,11 +18,12 @@ from typing import Any
 from agent_cli.compaction import CompactionPolicy, count_view
 from agent_cli.compaction.markers import find_last_summary
 from agent_cli.durable import DurableContextState, PendingStatus, render_durable_context
-from agent_cli.errors import ProviderRequestFailed, StoreError
+from agent_cli.errors import HeldResultsLost, ProviderRequestFailed, StoreError
 from agent_cli.events import ModelRequest, Notice, SessionEvent, Usage
 from agent_cli.frozen import freeze
 from agent_cli.session import compacting, describe, durable_ops, stats
 from agent_cli.session.budget import LoopGuard, calibration_ratio
+from agent_cli.session.input_limit import check_input_size
 from agent_cli.session.instructions import (
     ProjectInstructions,
     adopt_project_instructions,
@@ -131,7 +132,11 @@ class Session:
     # --- turns --------------------------------------------------------------------------
 
     def run_turn(self, text: str) -> Iterator[SessionEvent]:
-        """Run one user turn to its end; see `session.turn` for the guarantees."""
+        """Run one user turn to its end; see `session.turn` for the guarantees.
+
+        Raises `InputTooLarge` at once, before anything is recorded, for a message over
+        the input cap (`session.input_limit`)."""
+        check_input_size(text, "message")
         return run_turn_steps(self, text)
 
     def compact_now(self, focus: str | None = None) -> Iterator[SessionEvent]:
@@ -286,8 +291,17 @@ class Session:
         return describe.store_error(error)
 
     def close(self) -> None:
-        """Record held tool results if the disk allows it now (else resume answers the
-        call as unfinished), then release the transcript."""
-        with contextlib.suppress(StoreError):
+        """Record held tool results if the disk allows it now, then release the transcript.
+
+        If they still cannot be recorded, the transcript is released all the same and
+        `HeldResultsLost` says how many results are lost (a resume then tells the model
+        that the call's result was not recorded), so the loss is never silent."""
+        held = self.held_results
+        try:
             self.record_held_results()
+        except StoreError as error:
+            self.log.close()
+            count = len(held[1].get("content") or []) if held else 0
+            reason = getattr(error, "errno_name", None) or type(error).__name__
+            raise HeldResultsLost(self.session_id, count, reason) from error
         self.log.close()

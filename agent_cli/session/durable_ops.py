@@ -9,6 +9,7 @@ session adopts it: a change that cannot be saved is not made.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -31,58 +32,74 @@ if TYPE_CHECKING:
 def remember(session: Session, text: str) -> DurableFact:
     """Add a confirmed fact in the user's words."""
     record = session.log.append(USER_COMMAND, {"command": "remember", "text": text})
-    fact = DurableFact(
-        fact_id=_next_id("F", [f.fact_id for f in session.durable_state.facts]),
-        content=text,
-        source_pointer=record["event_id"],
-        last_confirmed_at=_now(session, None),
-    )
-    _adopt(session, add_fact(session.durable_state, fact), "add_fact", fact.fact_id)
-    return fact
+    added: list[DurableFact] = []
+
+    def change(state: DurableContextState) -> DurableContextState:
+        fact = DurableFact(
+            fact_id=_next_id("F", [f.fact_id for f in state.facts]),
+            content=text,
+            source_pointer=record["event_id"],
+            last_confirmed_at=_now(session, None),
+        )
+        added.append(fact)
+        return add_fact(state, fact)
+
+    _adopt(session, change, "add_fact", lambda: added[-1].fact_id)
+    return added[-1]
 
 
 def add_todo(session: Session, text: str) -> PendingItem:
     """Add an open pending item."""
     record = session.log.append(USER_COMMAND, {"command": "todo", "text": text})
-    ids = [i.item_id for i in session.durable_state.pending_items]
-    item = PendingItem(
-        item_id=_next_id("T", ids),
-        description=text,
-        source_pointer=record["event_id"],
-        last_confirmed_at=_now(session, None),
-    )
-    _adopt(session, add_pending(session.durable_state, item), "add_pending", item.item_id)
-    return item
+    added: list[PendingItem] = []
+
+    def change(state: DurableContextState) -> DurableContextState:
+        item = PendingItem(
+            item_id=_next_id("T", [i.item_id for i in state.pending_items]),
+            description=text,
+            source_pointer=record["event_id"],
+            last_confirmed_at=_now(session, None),
+        )
+        added.append(item)
+        return add_pending(state, item)
+
+    _adopt(session, change, "add_pending", lambda: added[-1].item_id)
+    return added[-1]
 
 
 def move_pending(
     session: Session, item_id: str, to: PendingStatus, reason: str | None = None
 ) -> PendingItem:
     """Mark a pending item done or blocked (or open again); illegal moves raise."""
-    current = _find(session.durable_state, item_id)
     record = session.log.append(
         USER_COMMAND, {"command": to.value, "item_id": item_id, "reason": reason}
     )
-    state = transition_pending(
-        session.durable_state,
-        item_id,
-        to,
-        _now(session, current.last_confirmed_at if current else None),
-        record["event_id"],
-        reason=reason,
-    )
-    _adopt(session, state, f"pending_{to.value}", item_id)
+
+    def change(state: DurableContextState) -> DurableContextState:
+        current = _find(state, item_id)
+        moment = _now(session, current.last_confirmed_at if current else None)
+        return transition_pending(state, item_id, to, moment, record["event_id"], reason=reason)
+
+    state = _adopt(session, change, f"pending_{to.value}", lambda: item_id)
     return _find(state, item_id) or state.pending_items[-1]
 
 
-def _adopt(session: Session, state: DurableContextState, action: str, item_id: str) -> None:
-    """Save, then adopt. The `durable_change` record after it is bookkeeping (the
-    `user_command` record before holds the words and is the source): the change is made,
-    so a full disk there must not report it as failed."""
-    session.memory.save(session.workspace, state)
+def _adopt(
+    session: Session,
+    change: Callable[[DurableContextState], DurableContextState],
+    action: str,
+    item_id: Callable[[], str],
+) -> DurableContextState:
+    """Apply `change` to the memory file as it is on disk now (locked, so another session
+    in this workspace cannot lose it or take the same id), then adopt the saved state,
+    which also brings in what other sessions saved meanwhile. The `durable_change` record
+    after it is bookkeeping (the `user_command` record before holds the words and is the
+    source): the change is made, so a full disk there must not report it as failed."""
+    state = session.memory.update(session.workspace, change)
     session.durable_state = state
     with contextlib.suppress(StoreError):
-        session.log.append(DURABLE_CHANGE, {"action": action, "item_id": item_id})
+        session.log.append(DURABLE_CHANGE, {"action": action, "item_id": item_id()})
+    return state
 
 
 def _find(state: DurableContextState, item_id: str) -> PendingItem | None:

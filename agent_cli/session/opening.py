@@ -5,6 +5,11 @@ view is the last compaction's view plus every message after it. A transcript tha
 inside a tool call (a crash while the tool ran) is repaired by answering the dangling
 calls with error results, recorded like any other message, so the resumed view is one
 the API accepts. A transcript that cannot be made valid is refused, never half-loaded.
+
+A resumed session keeps working in the folder it was started in: its conversation names
+files there, so running its tools in whatever folder agent-cli was started from would
+act on the wrong files. The switch is announced; when that folder is gone, the tools
+run in the current one and that is announced instead.
 """
 
 from __future__ import annotations
@@ -24,7 +29,13 @@ from agent_cli.session.log import SESSION_STARTED, SessionLog, rebuild_from_reco
 from agent_cli.session.oversized import shrink_oversized_view
 from agent_cli.session.resume_check import check_message_shapes, check_sendable_view
 
-RESUMED_TOOL_TEXT = "Not finished: the session ended before this tool returned."
+# The transcript cannot tell a crash while the tool ran from a result that a full disk
+# kept from being recorded, so the words fit both and do not claim the tool never ended.
+RESUMED_TOOL_TEXT = (
+    "The result was not recorded: the session ended (or its disk was full) before this "
+    "tool's result was written. The tool may have run, in full or in part; check its "
+    "effects before running it again."
+)
 
 
 def utc_now() -> datetime:
@@ -72,6 +83,9 @@ def open_session(
     try:
         rebuilt = rebuild_from_records(transcripts.replay(session_id)) if resume else None
         log = SessionLog(writer, clock, rebuilt.totals if rebuilt else None)
+        workspace_notice = None
+        if rebuilt is not None:
+            workspace, workspace_notice = _workspace_for_resume(workspace, rebuilt.workspace)
         if rebuilt is None:
             log.append(
                 SESSION_STARTED,
@@ -100,6 +114,8 @@ def open_session(
             artifacts=artifacts,
             recall=recall,
         )
+        if workspace_notice is not None:
+            session.startup_notices.append(workspace_notice)
         _load_memory(session)
         _load_project_instructions(session)
         if rebuilt is not None:
@@ -108,6 +124,8 @@ def open_session(
         log.model = provider.model
         return session
     except BaseException:
+        if resume is None:  # a new session that could not start leaves no empty file
+            transcripts.discard_if_empty(session_id)
         writer.close()
         raise
 
@@ -131,6 +149,25 @@ def _default_toolbox(
         auto_approve=auto_approve,
         recall=recall,
         secret_environment=environment,
+    )
+
+
+def _workspace_for_resume(current: Path, recorded: str | None) -> tuple[Path, Notice | None]:
+    """The folder a resumed session's tools work in, and what to tell the user about it."""
+    if recorded is None or Path(recorded) == current:
+        return current, None
+    if Path(recorded).is_dir():
+        return Path(recorded), Notice(
+            "warning",
+            "workspace_switched",
+            f"This session worked in {recorded}; its tools run there, not in {current} "
+            "where agent-cli was started.",
+        )
+    return current, Notice(
+        "warning",
+        "workspace_missing",
+        f"This session worked in {recorded}, which no longer exists; its tools now run "
+        f"in {current}.",
     )
 
 

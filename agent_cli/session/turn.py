@@ -20,6 +20,7 @@ Contract of `run_turn_steps`:
 from __future__ import annotations
 
 import contextlib
+import signal
 from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -27,6 +28,7 @@ from agent_cli.errors import (
     MessageViewLimitExceeded,
     ProviderError,
     StoreError,
+    TerminationRequested,
     ToolProtocolError,
     WireFormatError,
 )
@@ -47,6 +49,7 @@ from agent_cli.protocol import answer_dangling_tool_uses
 from agent_cli.session import describe
 from agent_cli.session.log import NOTICE
 from agent_cli.session.oversized import shrink_user_message
+from agent_cli.session.unique_ids import stream_with_unique_ids
 
 if TYPE_CHECKING:
     from agent_cli.session.core import Session
@@ -54,6 +57,10 @@ if TYPE_CHECKING:
 MAX_STEPS_PER_TURN = 40
 INTERRUPTED_TOOL_TEXT = "Interrupted by the user (Ctrl-C): the tool did not finish."
 NOT_RUN_TOOL_TEXT = "Not run: the turn was interrupted before this tool started."
+TERMINATED_TOOL_TEXT = (
+    "Stopped: agent-cli was ended by {signal} while this tool ran; a running command "
+    "and its whole process group were killed."
+)
 CUT_TOOL_TEXT = "Not run: the answer was cut at max_tokens before the turn could go on."
 INTERRUPTED_MARK = "[answer interrupted by the user]"
 CUT_NOTICE_TEXT = (
@@ -129,7 +136,7 @@ def _one_step(session: Session) -> Steps[Outcome]:
     except StoreError as error:  # a compaction that could not be recorded: send nothing
         yield Notice("error", "transcript_write_failed", session.describe_store_error(error))
         return ("failed", None)
-    response = yield from _stream(session, request)
+    response = yield from stream_with_unique_ids(session, request, _stream)
     if response is None:
         return ("failed", None)
     if isinstance(response, str):
@@ -219,16 +226,27 @@ def _run_tools(session: Session, tool_uses: list[dict[str, Any]]) -> Steps[Outco
                 outcome.artifact_pointer,
             )
     except KeyboardInterrupt:
-        stopped_at = len(results)
-        for index in range(stopped_at, len(tool_uses)):
-            text = INTERRUPTED_TOOL_TEXT if index == stopped_at else NOT_RUN_TOOL_TEXT
-            results.append(_result_block(tool_uses[index]["id"], text, True))
-        yield from _record_results(session, results)
+        yield from _record_stopped(session, tool_uses, results, INTERRUPTED_TOOL_TEXT)
         yield Notice("warning", "cancelled", "Cancelled: the running tool was interrupted.")
         return ("cancelled", "tool_use")
+    except TerminationRequested as stop:  # recorded, then the process goes on ending
+        text = TERMINATED_TOOL_TEXT.format(signal=signal_name(stop.signal_number))
+        yield from _record_stopped(session, tool_uses, results, text)
+        raise
     if not (yield from _record_results(session, results)):
         return ("failed", "tool_use")
     return None
+
+
+def _record_stopped(
+    session: Session, tool_uses: list[dict[str, Any]], results: list[dict[str, Any]], text: str
+) -> Steps[bool]:
+    """Answer the call that was running with `text` and the ones after it as not run."""
+    stopped_at = len(results)
+    for index in range(stopped_at, len(tool_uses)):
+        said = text if index == stopped_at else NOT_RUN_TOOL_TEXT
+        results.append(_result_block(tool_uses[index]["id"], said, True))
+    return (yield from _record_results(session, results))
 
 
 def _record_results(session: Session, results: list[dict[str, Any]]) -> Steps[bool]:
@@ -310,6 +328,13 @@ def _mark_in_transcript(session: Session, code: str) -> None:
     bookkeeping: failing to write it does not fail a turn whose messages are recorded."""
     with contextlib.suppress(StoreError):
         session.log.append(NOTICE, {"code": code})
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def _text_of(message: dict[str, Any]) -> str:

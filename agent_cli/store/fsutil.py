@@ -14,6 +14,7 @@ import contextlib
 import errno
 import os
 import secrets
+import stat
 from pathlib import Path
 
 from agent_cli.errors import StateDirUnavailable
@@ -98,6 +99,24 @@ def _make_private_level(level: Path, fs: FileOps) -> None:
     except OSError as exc:
         raise StateDirUnavailable(str(level), errno_name(exc)) from exc
     os.chmod(level, PRIVATE_DIR_MODE)
+
+
+def ensure_private_file(path: Path) -> None:
+    """Create `path` empty with mode 0600 if missing; narrow an existing regular file of
+    ours to 0600. A symbolic link is left alone (never followed); failures are ignored,
+    since the file's only reader is the line editor, which then works without it."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
+    except OSError:
+        return
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISREG(info.st_mode) and info.st_uid == os.getuid() and info.st_mode & 0o077:
+            os.fchmod(fd, PRIVATE_FILE_MODE)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def fsync_dir(path: Path) -> None:

@@ -7,6 +7,11 @@ cannot read: a damaged file (not JSON, wrong schema version, another workspace, 
 the durable model rejects, a symlink) is copied aside to `<name>.damaged-<n>` and
 `MemoryFileDamaged` is raised with the reason and where the copy is. Only a missing file
 means "no memory yet".
+
+Several sessions may share one workspace (two REPLs side by side). `update` therefore
+re-reads the file and applies one change to what is on disk, all under an exclusive
+flock on `<name>.lock`, so a change made by one process is never overwritten by another
+that loaded the file earlier, and ids chosen under the lock cannot collide.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import hashlib
 import json
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +33,7 @@ from agent_cli.errors import (
     MemoryWriteFailed,
     StateDirUnavailable,
 )
+from agent_cli.store.file_lock import exclusive_lock
 from agent_cli.store.fsutil import (
     DEFAULT_FILE_OPS,
     PRIVATE_FILE_MODE,
@@ -101,6 +108,31 @@ class MemoryStore:
         except OSError as exc:
             raise MemoryWriteFailed(str(path), errno_name(exc)) from exc
         return path
+
+    def update(
+        self, workspace: Path, change: Callable[[DurableContextState], DurableContextState]
+    ) -> DurableContextState:
+        """Apply `change` to the state on disk now and save the result, under the lock.
+
+        Returns the saved state. A damaged file whose copy was kept aside is replaced
+        (the session already said so at start); one that could not be copied is left
+        alone and `MemoryFileDamaged` raised. Whatever `change` raises propagates and
+        nothing is written.
+        """
+        ensure_private_dir(self.root, self._fs)
+        path = self.path_for(workspace)
+        with exclusive_lock(path.with_name(path.name + ".lock")):
+            state = change(self._load_or_replace_damaged(workspace))
+            self.save(workspace, state)
+        return state
+
+    def _load_or_replace_damaged(self, workspace: Path) -> DurableContextState:
+        try:
+            return self.load(workspace)
+        except MemoryFileDamaged as damaged:
+            if damaged.kept_at is None:
+                raise
+            return DurableContextState()
 
     # --- helpers ------------------------------------------------------------------------
 

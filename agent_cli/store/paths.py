@@ -6,7 +6,7 @@ Without it the platform's conventional places are used (platformdirs, app "agent
 the user data dir is the home of transcripts, artifacts and memory, the user state dir
 holds the prompt history, and the user config dir holds `config.toml`.
 
-Directories created here are private to the user (0700); see `fsutil.ensure_private_dir`.
+Directories created here are private to the user (0700); see `fsutil.ensure_private_dir, ensure_private_file`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_cli.store.fsutil import ensure_private_dir
+from agent_cli.store.fsutil import ensure_private_dir, ensure_private_file
 
 APP_NAME = "agent-cli"
 HOME_VARIABLE = "AGENT_CLI_HOME"
@@ -58,9 +58,12 @@ def resolve_state_paths(env: Mapping[str, str] | None = None, *, create: bool = 
 
 
 def prepare_state_dirs(paths: StatePaths) -> None:
-    """Create the home, transcript, memory and history directories (0700) if missing."""
+    """Create the home, transcript, memory and history directories (0700) if missing, and
+    the prompt history file (0600): what was typed can hold secrets, and the line editor
+    would otherwise create it with the umask's mode (often 0644)."""
     for directory in (paths.home, paths.transcripts, paths.memory, paths.history_file.parent):
         ensure_private_dir(directory)
+    ensure_private_file(paths.history_file)
 
 
 def _paths_under_home(raw_home: str) -> StatePaths:

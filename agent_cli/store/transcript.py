@@ -82,6 +82,18 @@ class TranscriptStore:
         ensure_private_dir(self.root, self._fs)
         return TranscriptWriter(session_id, path, self._fs)
 
+    def discard_if_empty(self, session_id: str) -> bool:
+        """Remove the session's transcript if it is an empty regular file (a session that
+        could not record even its first record, e.g. on a full disk); True if removed."""
+        path = self.path_for(session_id)
+        try:
+            if stat.S_ISREG(os.lstat(path).st_mode) and os.lstat(path).st_size == 0:
+                path.unlink()
+                return True
+        except OSError:
+            pass
+        return False
+
     def replay(self, session_id: str) -> Iterator[dict[str, Any]]:
         """Yield the session's records in order, streaming, each one validated.
 

@@ -27,6 +27,7 @@ class ToolLimits:
     grep_max_matches: int = 200
     grep_max_line_chars: int = 300
     list_max_entries: int = 1000
+    search_timeout_seconds: float = 30.0
     artifact_read_bytes: int = 16_384
 
 

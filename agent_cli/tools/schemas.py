@@ -66,19 +66,27 @@ TOOL_SCHEMAS: tuple[dict[str, Any], ...] = (
     ),
     _schema(
         "list_dir",
-        "List a directory in the workspace: subdirectories end with '/', files show sizes.",
+        "List a directory in the workspace: subdirectories end with '/', files show sizes. "
+        "Leaves out what .gitignore ignores and .git, environment and cache folders.",
         {"path": {**_PATH, "description": "Directory relative to the workspace (default '.')."}},
         [],
     ),
     _schema(
         "grep",
-        "Search file contents in the workspace with a Python regular expression. Prints "
-        "path:line: text for each match, up to a cap. Skips .git, .venv, node_modules and "
-        "binary files. Narrow with path (file or directory) and glob (e.g. '*.py').",
+        "Search file contents in the workspace with a regular expression (ripgrep syntax). "
+        "Prints path:line: text for each match, up to a cap. Skips what .gitignore ignores, "
+        ".git, .venv, node_modules and binary files. Narrow with path (file or directory) "
+        "and glob (e.g. '*.py').",
         {
-            "pattern": {"type": "string", "description": "Python `re` regular expression."},
+            "pattern": {
+                "type": "string",
+                "description": "Regular expression (ripgrep/Rust syntax, like Python `re` without look-around or back-references).",
+            },
             "path": {**_PATH, "description": "File or directory to search (default '.')."},
-            "glob": {"type": "string", "description": "Only files whose name matches."},
+            "glob": {
+                "type": "string",
+                "description": "Only files matching this gitignore-style glob.",
+            },
         },
         ["pattern"],
     ),

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.errors import ToolError
+from agent_cli.termination import termination_held
 from agent_cli.tools.approval import build_command_approval
 from agent_cli.tools.context import PreparedCall, ToolContext
 from agent_cli.tools.output import ToolResult, format_size
@@ -74,20 +75,9 @@ def run_command(
     child_environment = build_command_environment(
         os.environ if environment is None else environment
     )
-    try:
-        process = subprocess.Popen(
-            [shell, "-c", command],
-            cwd=cwd,
-            env=child_environment,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    except OSError as error:
-        raise ToolError(f"The command could not be started: {error.strerror or error}.") from error
-    with process:
+    with termination_held() as release, _start(shell, command, cwd, child_environment) as process:
         try:
+            release()  # a SIGTERM/SIGHUP that came while it started is raised here
             output, stop_reason = _collect_output(process, timeout_seconds, max_output_bytes)
         except BaseException:
             end_process_group(process)
@@ -96,6 +86,23 @@ def run_command(
             end_process_group(process)
             return CommandRun(bytes(output), None, stop_reason)
         return CommandRun(bytes(output), process.wait(), stop_reason)
+
+
+def _start(
+    shell: str, command: str, cwd: Path, environment: Mapping[str, str]
+) -> subprocess.Popen[bytes]:
+    try:
+        return subprocess.Popen(
+            [shell, "-c", command],
+            cwd=cwd,
+            env=environment,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    except OSError as error:
+        raise ToolError(f"The command could not be started: {error.strerror or error}.") from error
 
 
 def build_command_environment(environment: Mapping[str, str]) -> dict[str, str]:

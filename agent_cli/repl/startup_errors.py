@@ -1,0 +1,82 @@
+"""Words for the errors that end the process while it opens its session.
+
+Contract: `describe_startup_error(exc)` returns one line fitted to a process that is
+about to exit (the advice names command-line flags, never REPL commands such as `/new`,
+and never the flag that just failed), or None when the general wording of `error_text`
+fits; `startup_exit_code(exc)` is 2 for what the user fixes on the command line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from agent_cli import errors as e
+from agent_cli.repl.safe_text import clip_line
+
+NEW_SESSION = "run agent-cli without --continue or --resume to start a new session"
+SESSION_ID_SHAPE = "20261203-091436-68f9c2"
+
+
+def _c(value: object, limit: int = 160) -> str:
+    return clip_line(str(value), limit)
+
+
+def _damaged(exc: e.TranscriptCorrupt) -> str:
+    return (
+        f"the transcript of session {_c(exc.session_id)} is damaged at line "
+        f"{exc.line_number} ({_c(exc.reason)}); the file is left as it is. {NEW_SESSION}, "
+        "or `agent-cli --resume` to pick another"
+    )
+
+
+def _unresumable(exc: e.SessionUnresumable) -> str:
+    where = f" at line {exc.line_number}" if exc.line_number is not None else ""
+    return (
+        f"session {_c(exc.session_id)} cannot be resumed: its transcript{where} holds a "
+        f"conversation the API would refuse ({_c(exc.reason)}); the file is left as it is. "
+        f"{NEW_SESSION}"
+    )
+
+
+def _bad_input(exc: e.InvalidStoreInput) -> str | None:
+    if exc.field != "session_id":
+        return None
+    return (
+        f"--resume: that is not a session id (ids look like {SESSION_ID_SHAPE}); "
+        "`agent-cli --resume` without an id lists this folder's sessions"
+    )
+
+
+_DESCRIBERS: dict[type, Callable[[Any], str | None]] = {
+    e.TranscriptLocked: lambda exc: (
+        f"session {_c(exc.session_id)} is open in another agent-cli process; quit it there "
+        f"first, or {NEW_SESSION}"
+    ),
+    e.TranscriptCorrupt: _damaged,
+    e.SessionUnresumable: _unresumable,
+    e.TranscriptChangedUnderneath: lambda exc: (
+        f"the transcript of session {_c(exc.session_id)} changed underneath "
+        f"({_c(exc.reason)}); try again, or {NEW_SESSION}"
+    ),
+    e.InvalidStoreInput: _bad_input,
+}
+
+
+def describe_startup_error(exc: BaseException) -> str | None:
+    """The start-up wording for `exc`, or None to use the general one."""
+    for kind in type(exc).__mro__:
+        describer = _DESCRIBERS.get(kind)
+        if describer is not None:
+            return describer(exc)
+    return None
+
+
+def startup_exit_code(exc: BaseException) -> int | None:
+    """2 for a session id that is not one or an input over the cap (usage errors); None:
+    the general code."""
+    if isinstance(exc, e.InvalidStoreInput) and exc.field == "session_id":
+        return 2
+    if isinstance(exc, e.InputTooLarge):
+        return 2
+    return None

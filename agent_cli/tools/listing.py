@@ -1,0 +1,153 @@
+"""list_dir: one directory of the workspace, with the same ignore rules as grep.
+
+Contract: entries that ripgrep would skip (`.gitignore`, `.ignore`, `.git/info/exclude`,
+and the version-control, environment and cache folders no search enters) are left out
+and counted, so a listing shows what the project holds, not `.hypothesis/` noise. A
+directory is shown when ripgrep finds a file under it, or when it is empty. Symbolic
+links are always shown with their target (marked when it leads out) and never followed.
+Nothing inside `.git/` is ever listed.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from agent_cli.errors import ToolError
+from agent_cli.tools.context import PreparedCall, ToolContext
+from agent_cli.tools.output import ToolResult, format_size
+from agent_cli.tools.ripgrep import RgRun, run_rg
+from agent_cli.tools.safe_open import DIRECTORY_FLAGS
+from agent_cli.tools.workspace import SKIPPED_DIRECTORY_NAMES, Workspace
+
+VCS_DIRECTORY = ".git"
+
+
+def prepare_list_dir(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
+    raw = arguments.get("path", ".")
+    resolved = context.workspace.resolve_inside(raw)
+    shown = context.workspace.display(raw, resolved)
+    refuse_inside_git(context.workspace, resolved, shown)
+    return PreparedCall(f"list {shown}", lambda: list_directory(context, resolved, shown))
+
+
+def refuse_inside_git(workspace: Workspace, resolved: Path, shown: str) -> None:
+    """Version-control internals are not the project: neither grep nor list goes there."""
+    if VCS_DIRECTORY in resolved.relative_to(workspace.root).parts:
+        raise ToolError(
+            f"{shown} is inside {VCS_DIRECTORY}/ (version-control internals); it is not "
+            "listed or searched. Use bash with git commands to look at the history."
+        )
+
+
+def list_directory(context: ToolContext, path: Path, shown: str) -> ToolResult:
+    """Directories first (with '/'), then files with sizes; symlinks show their target.
+
+    The folder is opened from the held workspace root without following a link
+    (`Workspace.open_directory`) and its entries are read and described through that
+    descriptor, so a folder swapped for a link meanwhile is refused, never listed."""
+    if not path.exists():
+        raise ToolError(f"{shown}: no such directory. List its parent to see what exists.")
+    if not path.is_dir():
+        raise ToolError(f"{shown} is a file, not a directory; use read_file.")
+    visible, note = _names_with_unignored_files(context, path)
+    descriptor = context.workspace.open_directory(path, shown)
+    try:
+        with os.scandir(descriptor) as scan:
+            every = sorted(scan, key=lambda entry: (not _is_real_dir(entry), entry.name))
+        entries = [entry for entry in every if _is_shown(entry, descriptor, visible)]
+        cap = context.limits.list_max_entries
+        lines = [
+            _describe_entry(context.workspace, path, descriptor, entry) for entry in entries[:cap]
+        ]
+    finally:
+        os.close(descriptor)
+    return _render_listing(shown, every, entries, lines, cap, note)
+
+
+def _render_listing(
+    shown: str,
+    every: list[os.DirEntry[str]],
+    entries: list[os.DirEntry[str]],
+    lines: list[str],
+    cap: int,
+    note: str,
+) -> ToolResult:
+    if len(entries) > cap:
+        lines.append(f"[{len(entries) - cap} more entries not shown]")
+    if len(every) > len(entries):
+        lines.append(
+            f"[{len(every) - len(entries)} ignored entries not shown (.gitignore, .git, "
+            "environment and cache folders)]"
+        )
+    if note:
+        lines.append(note)
+    directories = sum(1 for entry in entries if _is_real_dir(entry))
+    header = f"Directory: {shown} ({directories} directories, {len(entries) - directories} files)"
+    return ToolResult(header, "\n".join(lines), summary=f"{len(entries)} entries")
+
+
+def _is_real_dir(entry: os.DirEntry[str]) -> bool:
+    return entry.is_dir(follow_symlinks=False)
+
+
+def _names_with_unignored_files(context: ToolContext, path: Path) -> tuple[set[str] | None, str]:
+    """Names directly in `path` that hold (or are) a file ripgrep does not ignore.
+
+    None (with a note) when rg ran out of time: the listing then shows every entry."""
+    relative = path.relative_to(context.workspace.root).as_posix()
+    start = "./" if relative == "." else f"./{relative}/"
+    run = RgRun()
+    names: set[str] = set()
+    lines = run_rg(
+        ["--files", "--null", "--", start],
+        context.workspace,
+        run,
+        timeout=context.limits.search_timeout_seconds,
+    )
+    pending = b""
+    for chunk in lines:  # NUL ends each name; a name may hold a newline
+        *complete, pending = (pending + chunk).split(b"\0")
+        for listed in complete:
+            names.add(listed.decode("utf-8", "surrogateescape")[len(start) :].split("/", 1)[0])
+    if run.timed_out:
+        seconds = context.limits.search_timeout_seconds
+        return None, f"[ignore rules not applied: finding them took over {seconds:g} s]"
+    return names, ""
+
+
+def _is_shown(entry: os.DirEntry[str], folder: int, visible: set[str] | None) -> bool:
+    if entry.name in SKIPPED_DIRECTORY_NAMES and _is_real_dir(entry):
+        return False
+    if visible is None or entry.is_symlink() or entry.name in visible:
+        return True
+    if _is_real_dir(entry):
+        return _is_empty_directory(folder, entry.name)
+    return not entry.is_file(follow_symlinks=False)  # FIFOs, sockets: rg never lists them
+
+
+def _is_empty_directory(folder: int, name: str) -> bool:
+    try:
+        descriptor = os.open(name, DIRECTORY_FLAGS, dir_fd=folder)
+    except OSError:
+        return True  # unreadable, or no longer a folder: show it, listing it will say why
+    try:
+        with os.scandir(descriptor) as scan:
+            return next(scan, None) is None
+    finally:
+        os.close(descriptor)
+
+
+def _describe_entry(
+    workspace: Workspace, folder: Path, descriptor: int, entry: os.DirEntry[str]
+) -> str:
+    """One line for an entry of the folder open as `descriptor` (its stats go through it)."""
+    if entry.is_symlink():
+        target = os.readlink(entry.name, dir_fd=descriptor)
+        landing = (folder / target).resolve(strict=False)  # only to label it; never opened
+        is_outside = not workspace.is_inside(landing)
+        return f"{entry.name} -> {target}" + (" (outside the workspace)" if is_outside else "")
+    if _is_real_dir(entry):
+        return f"{entry.name}/"
+    return f"{entry.name}  ({format_size(entry.stat(follow_symlinks=False).st_size)})"

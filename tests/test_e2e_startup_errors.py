@@ -1,0 +1,144 @@
+"""Start-up mistakes end in one plain line and a non-zero exit, never a traceback.
+
+The installed `agent-cli` runs as a subprocess on pipes with a real AGENT_CLI_HOME.
+"""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+from e2e_support import build_env, run_piped
+
+from agent_cli.store.transcript import TranscriptStore
+
+pytestmark = pytest.mark.e2e
+
+
+def assert_one_plain_error_line(stderr: str, *needles: str) -> None:
+    assert "Traceback" not in stderr, stderr
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, stderr
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:abc", "http://[::1", "localhost:8080/v1"])
+@pytest.mark.parametrize("mode", ["print", "piped"])
+def test_a_malformed_base_url_is_named_in_one_line_at_start_up(
+    home: Path, workspace: Path, url: str, mode: str
+) -> None:
+    env = build_env(home, {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": url})
+    args = ["-p", "hello"] if mode == "print" else []
+    done = run_piped(args, cwd=workspace, env=env, stdin_text="hello\n")
+    assert done.returncode != 0
+    assert_one_plain_error_line(done.stderr, "ANTHROPIC_BASE_URL", "https://")
+    assert "hello" not in done.stdout.replace("> hello", "")
+
+
+def first_session(home: Path, workspace: Path) -> str:
+    """Run one `-p` turn on the offline model; return the session id it recorded."""
+    done = run_piped(["-p", "read README.md"], cwd=workspace, env=build_env(home))
+    assert done.returncode == 0, done.stderr
+    [transcript] = (home / "transcripts").glob("*.jsonl")
+    return transcript.stem
+
+
+@pytest.mark.parametrize("how", ["--continue", "--resume"])
+def test_a_session_locked_by_another_process_does_not_advise_the_flag_that_failed(
+    home: Path, workspace: Path, how: str
+) -> None:
+    session_id = first_session(home, workspace)
+    holder = TranscriptStore(home / "transcripts").open_writer(session_id)  # another process
+    try:
+        args = [how] if how == "--continue" else [how, session_id]
+        done = run_piped([*args, "-p", "hello"], cwd=workspace, env=build_env(home))
+    finally:
+        holder.close()
+    assert done.returncode == 1
+    assert_one_plain_error_line(done.stderr, session_id, "another agent-cli process")
+    assert "use --continue" not in done.stderr
+    assert "without --continue or --resume" in done.stderr
+
+
+@pytest.mark.parametrize("raw", ["../../etc/passwd", "/etc/passwd", "a b"])
+def test_resume_of_something_that_is_not_a_session_id_says_so_in_plain_words(
+    home: Path, workspace: Path, raw: str
+) -> None:
+    done = run_piped(["--resume", raw, "-p", "hello"], cwd=workspace, env=build_env(home))
+    assert done.returncode == 2
+    assert_one_plain_error_line(done.stderr, "not a session id", "agent-cli --resume")
+    assert "InvalidStoreInput" not in done.stderr and "bad_grammar" not in done.stderr
+
+
+def test_a_damaged_transcript_at_start_up_gives_advice_for_a_process_that_exits(
+    home: Path, workspace: Path
+) -> None:
+    session_id = first_session(home, workspace)
+    transcript = home / "transcripts" / f"{session_id}.jsonl"
+    lines = transcript.read_bytes().splitlines(keepends=True)
+    transcript.write_bytes(lines[0] + b'{"not": "a record"}\n' + b"".join(lines[1:]))
+    done = run_piped(["--continue", "-p", "hello"], cwd=workspace, env=build_env(home))
+    assert done.returncode == 1
+    assert_one_plain_error_line(done.stderr, "damaged at line 2", "without --continue")
+    assert "/new" not in done.stderr
+
+
+def test_an_empty_model_name_is_refused(home: Path, workspace: Path) -> None:
+    done = run_piped(["--model", "", "-p", "hello"], cwd=workspace, env=build_env(home))
+    assert done.returncode == 2
+    assert "--model: is empty" in done.stderr
+    assert not (home / "transcripts").exists() or not list((home / "transcripts").iterdir())
+
+
+def test_a_history_file_left_readable_by_others_is_made_private(
+    home: Path, workspace: Path
+) -> None:
+    home.mkdir(mode=0o755)
+    history = home / "history"
+    history.write_text("\n# 2026-12-01\n+my secret line\n")
+    history.chmod(0o644)
+    done = run_piped([], cwd=workspace, env=build_env(home), stdin_text="stats\n")
+    assert done.returncode == 0, done.stderr
+    assert stat.S_IMODE(history.stat().st_mode) == 0o600
+    assert history.read_text().endswith("+my secret line\n")
+
+
+def test_resuming_a_session_of_another_folder_runs_its_tools_there_and_says_so(
+    home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    session_id = first_session(home, workspace)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "README.md").write_text("# Somewhere Else\n")
+    done = run_piped(
+        ["--resume", session_id, "-p", "read README.md"], cwd=elsewhere, env=build_env(home)
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"This session worked in {workspace}; its tools run there" in done.stderr
+    assert "Demo Project" in done.stdout and "Somewhere Else" not in done.stdout
+
+
+def test_resume_of_something_that_is_not_a_session_id_inside_the_repl_says_so(
+    home: Path, workspace: Path
+) -> None:
+    done = run_piped([], cwd=workspace, env=build_env(home), stdin_text="/resume ../x\n")
+    assert done.returncode == 0, done.stderr
+    assert "that is not a session id" in done.stdout and "/sessions lists them" in done.stdout
+    assert "InvalidStoreInput" not in done.stdout and "bad_grammar" not in done.stdout
+
+
+def test_resume_of_a_locked_session_inside_the_repl_does_not_advise_continue(
+    home: Path, workspace: Path
+) -> None:
+    session_id = first_session(home, workspace)
+    holder = TranscriptStore(home / "transcripts").open_writer(session_id)  # another process
+    try:
+        stdin_text = f"/resume {session_id}\n"
+        done = run_piped([], cwd=workspace, env=build_env(home), stdin_text=stdin_text)
+    finally:
+        holder.close()
+    assert done.returncode == 0, done.stderr
+    assert "is open in another agent-cli process" in done.stdout
+    assert "--continue" not in done.stdout

@@ -1,0 +1,156 @@
+"""SIGTERM or SIGHUP to agent-cli ends the running command's whole process group and
+records that the command was stopped, before the process exits.
+
+Real processes: `agent-cli -p --yes` on the real SDK against the strict fake API runs a
+bash command that starts a background `sleep` and waits; the test signals agent-cli and
+then checks that no process of the command is left and what the transcript says.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from fake_anthropic import Reply, start_fake_server, tool_use_block
+
+from agent_cli.tools.shell import is_group_alive
+
+API_KEY = "sk-ant-signals-FAKE-7"
+COMMAND = "sleep 1000 & echo $! > bg.pid; echo $$ > shell.pid; wait"
+
+
+def wait_for(check, what: str, seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"gave up waiting for {what}")
+
+
+def is_running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state not in ("Z", "X")
+
+
+def wait_for_the_command(workspace: Path) -> tuple[int, int]:
+    """The pids of the command's shell and of its background `sleep`, once both run."""
+
+    def has_started() -> bool:
+        files = (workspace / "bg.pid", workspace / "shell.pid")
+        return all(f.is_file() and f.read_text().strip() for f in files)
+
+    wait_for(has_started, "the command to start")
+    return int((workspace / "shell.pid").read_text()), int((workspace / "bg.pid").read_text())
+
+
+def kill_leftovers(*pids: int) -> None:
+    """Never leave a `sleep 1000` behind, even when a check failed."""
+    for pid in pids:
+        if is_running(pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def tool_results(home: Path) -> list[dict]:
+    found = []
+    for transcript in (home / "transcripts").glob("*.jsonl"):
+        for line in transcript.read_text().splitlines():
+            message = (json.loads(line).get("payload") or {}).get("message") or {}
+            content = message.get("content")
+            if isinstance(content, list):
+                found += [b for b in content if b.get("type") == "tool_result"]
+    return found
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_to_agent_cli_ends_the_command_group_and_records_it(
+    tmp_path: Path, signal_number: int
+) -> None:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(
+            Reply([tool_use_block("toolu_sleep", "bash", {"command": COMMAND})], "tool_use")
+        )
+        env.update(
+            ANTHROPIC_API_KEY=API_KEY, ANTHROPIC_BASE_URL=server.base_url, AGENT_CLI_HOME=str(home)
+        )
+        agent = subprocess.Popen(
+            [sys.executable, "-m", "agent_cli", "--yes", "-p", "run the long job"],
+            cwd=workspace,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            shell_pid, background_pid = wait_for_the_command(workspace)
+            assert is_running(shell_pid) and is_running(background_pid)
+            agent.send_signal(signal_number)
+            returncode = agent.wait(timeout=60)
+        finally:
+            if agent.poll() is None:
+                agent.kill()
+            agent.communicate()
+    try:
+        assert returncode == 128 + signal_number
+        assert not is_group_alive(shell_pid)
+        assert not is_running(shell_pid) and not is_running(background_pid)
+    finally:
+        kill_leftovers(shell_pid, background_pid)
+    [result] = tool_results(home)
+    assert result["tool_use_id"] == "toolu_sleep" and result["is_error"] is True
+    name = signal.Signals(signal_number).name
+    assert f"Stopped: agent-cli was ended by {name} while this tool ran" in result["content"]
+
+
+@pytest.mark.e2e
+def test_closing_the_terminal_ends_the_running_command_and_records_it(terminals, tmp_path) -> None:
+    from e2e_support import ReplDriver, agent_cli_argv, build_env
+
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    terminal = terminals.open(build_env(home))
+    terminal.start([*agent_cli_argv(), "--yes"], cwd=workspace)
+    repl = ReplDriver(terminal)
+    repl.wait_for_prompt()
+    repl.send(f"run {COMMAND}")
+    shell_pid, background_pid = wait_for_the_command(workspace)
+    terminal.kill()  # the terminal goes away: agent-cli gets SIGHUP
+    try:
+        wait_for(lambda: not is_running(background_pid), "the background sleep to end", 30)
+        wait_for(lambda: bool(tool_results(home)), "the stopped command to be recorded", 30)
+        assert not is_running(shell_pid)
+    finally:
+        kill_leftovers(shell_pid, background_pid)
+    [result] = tool_results(home)
+    assert "Stopped: agent-cli was ended by SIGHUP while this tool ran" in result["content"]
+
+
+def test_a_signal_while_a_command_starts_is_raised_once_the_caller_can_end_it() -> None:
+    from agent_cli.errors import TerminationRequested
+    from agent_cli.termination import install_termination_handlers, termination_held
+
+    saved = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGHUP)}
+    install_termination_handlers()
+    try:
+        with pytest.raises(TerminationRequested) as raised, termination_held() as release:
+            os.kill(os.getpid(), signal.SIGTERM)  # lands "inside Popen": only noted
+            for _ in range(1000):  # give the interpreter many chances to run the handler
+                pass
+            noted_without_raising = True
+            release()
+        assert noted_without_raising and raised.value.signal_number == signal.SIGTERM
+    finally:
+        for number, handler in saved.items():
+            signal.signal(number, handler)
