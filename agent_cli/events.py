@@ -113,6 +113,7 @@ class CompactionFired:
     soft_threshold: int
     hard_limit: int
     forced: bool = False  # /compact rather than the threshold
+    focus: str | None = None  # what /compact asked the summary to focus on
 
 
 @dataclass(frozen=True)

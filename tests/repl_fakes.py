@@ -128,6 +128,7 @@ class FakeSession:
     )
     resolutions: tuple[Any, ...] = ()
     expansions: dict[str, Any] = field(default_factory=dict)
+    summary_text: str | None = None
 
     @property
     def transcript_path(self) -> Path:
@@ -183,6 +184,10 @@ class FakeSession:
     def resolve_sources(self) -> tuple[Any, ...]:
         self.calls.append(("resolve_sources",))
         return self.resolutions
+
+    def last_summary(self) -> str | None:
+        self.calls.append(("last_summary",))
+        return self.summary_text
 
     def expand(self, pointer: str) -> Any:
         self.calls.append(("expand", pointer))

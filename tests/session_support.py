@@ -75,13 +75,18 @@ def make_session(
     keep_recent: int = 6,
     resume: str | None = None,
     auto_approve: bool = True,
+    message_limit: int | None = None,
     **kwargs: Any,
 ) -> Session:
+    """A session on disk. Many tests fill the view with one big user message, so a user
+    message is stored as an artifact only over `message_limit` (default: the hard limit,
+    i.e. never); pass 0 for the product's default, a quarter of the soft threshold."""
     policy = CompactionPolicy(
         soft_threshold=soft,
         hard_limit=hard,
         keep_recent_messages=keep_recent,
         summary_keep_recent=min(4, keep_recent),
+        max_message_tokens=hard if message_limit is None else message_limit,
     )
     return open_session(
         paths=resolve_state_paths(),
@@ -103,3 +108,9 @@ def transcript_records(session: Session) -> list[dict[str, Any]]:
     import json
 
     return [json.loads(line) for line in Path(session.transcript_path).read_text().splitlines()]
+
+
+def plain(messages: Any) -> list[dict[str, Any]]:
+    """Messages without their private bookkeeping keys (`_source`, `_digest`): what the
+    transcript records and what the wire builder keeps."""
+    return [{k: v for k, v in dict(m).items() if not k.startswith("_")} for m in messages]

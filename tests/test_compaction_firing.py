@@ -23,8 +23,8 @@ STOP_UNDER_SOFT = dataclasses.replace(POLICY, low_water=999)  # the old policy
 def _early_reread_history():
     """An early read of src/a.py, work in between, then the same file read again: L2 alone
     gets the view just under the soft threshold by changing message 1."""
-    history = [user("Review src/a.py."), *call_pair("r0", "a" * 400, read_use("r0", "src/a.py"))]
-    for number in range(7):
+    history = [user("Review src/a.py."), *call_pair("r0", "a" * 800, read_use("r0", "src/a.py"))]
+    for number in range(6):  # L2's saving, less its digest line, ends just under soft
         history += call_pair(f"b{number}", "b" * 400)
     history += call_pair("r1", "c" * 400, read_use("r1", "src/a.py"))
     return [*history, assistant("Reviewed."), user("Next?")]

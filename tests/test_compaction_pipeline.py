@@ -79,7 +79,8 @@ def test_layers_run_in_order_until_the_view_fits():
     counter, _ = make_counter()
     history = _reads_history(30)  # 30 reads of ~100 tokens: L2 leaves one
     result = compact_context(history, policy=SMALL, counter=counter)
-    assert result.applied_layers == ("truncate_tool_results", "dedup_file_reads")
+    assert result.applied_layers == ("dedup_file_reads",)  # only the layers that changed it
+    assert [r.name for r in result.reports] == ["truncate_tool_results", "dedup_file_reads"]
     assert result.reports[0].outcome == "no_change"
     assert result.reports[1].interactions_removed == 29
     assert set(validate_tool_protocol(result.messages)) == {"r29"}
@@ -89,23 +90,25 @@ def test_pruning_runs_when_truncation_and_dedup_are_not_enough():
     counter, _ = make_counter()
     history = build_long_history(40)
     result = compact_context(history, policy=SMALL, counter=counter)
-    assert result.applied_layers == (
-        "truncate_tool_results",
-        "dedup_file_reads",
-        "prune_old_messages",
-    )
+    assert result.applied_layers == ("prune_old_messages",)
+    assert [r.outcome for r in result.reports] == ["no_change", "no_change", "applied"]
     assert result.messages[0] is history[0]
     assert result.reports[2].removed_tool_use_ids[:2] == ("toolu_0", "toolu_1")
 
 
-def test_the_summary_runs_last_and_only_with_a_summarizer():
+def test_the_summary_runs_before_pruning_and_only_with_a_summarizer():
     counter, _ = make_counter()
-    policy = CompactionPolicy(
-        soft_threshold=300, hard_limit=5_000, keep_recent_messages=6, summary_keep_recent=2
+    policy = CompactionPolicy(  # low water just under soft: the run stops after the summary
+        soft_threshold=300,
+        hard_limit=5_000,
+        keep_recent_messages=6,
+        summary_keep_recent=2,
+        low_water=299,
     )
     history = [user("go " * 400), *build_long_history(6)[1:]]
     summarized = compact_context(history, policy=policy, summarizer=_summarize, counter=counter)
-    assert summarized.applied_layers[-1] == "generate_summary"
+    assert summarized.applied_layers == ("generate_summary",)
+    assert [r.layer for r in summarized.reports] == [1, 2, 4]
     assert summarized.reports[-1].outcome == "applied"
     assert summarized.tokens_after < policy.soft_threshold
     unsummarized = compact_context(history, policy=policy, counter=counter)
@@ -135,13 +138,13 @@ def test_a_view_still_over_the_hard_limit_raises_without_message_text():
         compact_context(history, policy=SMALL, summarizer=_summarize, counter=counter)
     error = caught.value
     assert error.tokens_after >= SMALL.hard_limit == error.hard_limit
-    assert error.applied_layers == (
-        "truncate_tool_results",
-        "dedup_file_reads",
-        "prune_old_messages",
-        "generate_summary",
-    )
-    assert [report.name for report in error.reports] == list(error.applied_layers)
+    assert error.applied_layers == ()  # no layer could change this view
+    assert [(report.name, report.outcome) for report in error.reports] == [
+        ("truncate_tool_results", "no_change"),
+        ("dedup_file_reads", "no_change"),
+        ("generate_summary", "summary_not_smaller"),
+        ("prune_old_messages", "no_change"),
+    ]
     assert error.reports[-1].tokens_after == error.tokens_after
     assert "sk-very-secret" not in str(error)
 

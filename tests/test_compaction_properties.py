@@ -74,7 +74,11 @@ def test_compaction_output_is_valid_and_the_input_untouched(
         event("over the hard limit")
         assert history == before
         assert error.tokens_after >= policy.hard_limit
-        assert len(error.applied_layers) >= 3  # L1-L3 always run before this can happen
+        assert len(error.reports) >= 3  # L1-L3 always run before this can happen
+        assert all(r.outcome == "applied" for r in error.reports if r.name in error.applied_layers)
+        assert set(error.applied_layers) == {
+            r.name for r in error.reports if r.outcome == "applied"
+        }
         return
     event(f"layers run: {len(result.reports)}")
     assert history == before

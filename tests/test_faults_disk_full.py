@@ -19,7 +19,7 @@ from faults_support import (
     take_snapshot,
     turn_end,
 )
-from session_support import ScriptedProvider, drain, make_session, tool_use
+from session_support import ScriptedProvider, drain, make_session, plain, tool_use
 
 from agent_cli.errors import TranscriptWriteFailed
 from agent_cli.events import ToolFinished
@@ -78,7 +78,7 @@ def test_a_full_disk_at_the_answer_keeps_only_the_recorded_user_message(workspac
     assert turn_end(events).outcome == "failed"
     assert notices(events, "transcript_write_failed")
     after = take_snapshot(session)
-    assert after.view == [*before.view, {"role": "user", "content": "second"}]
+    assert plain(after.view) == plain([*before.view, {"role": "user", "content": "second"}])
     assert after.transcript_lines[: len(before.transcript_lines)] == before.transcript_lines
     new = [json.loads(line) for line in after.transcript_lines[len(before.transcript_lines) :]]
     assert [r["kind"] for r in new] == ["message", "usage"]  # the request did happen
@@ -100,18 +100,18 @@ def test_a_full_disk_at_the_tool_results_loses_nothing_once_space_returns(worksp
     assert turn_end(events).outcome == "failed"
     assert notices(events, "transcript_write_failed") and notices(events, "results_held")
     assert [e.name for e in events if isinstance(e, ToolFinished)] == ["read_file"]
-    assert session.view == [{"role": "user", "content": "read notes.txt"}]
+    assert plain(session.view) == plain([{"role": "user", "content": "read notes.txt"}])
     validate_tool_protocol(session.view)
     events = drain(session.run_turn("still full?"))  # the held results go first: refused
     assert turn_end(events).outcome == "failed"
-    assert session.view == [{"role": "user", "content": "read notes.txt"}]
+    assert plain(session.view) == plain([{"role": "user", "content": "read notes.txt"}])
     disk.free()
     events = drain(session.run_turn("and now?"))
     assert turn_end(events).outcome == "ok"
     assert notices(events, "results_recorded")
     assert_history_is_valid(session)
     assert "the build uses make" in session.view[2]["content"][0]["content"]
-    assert session.view[3] == {"role": "user", "content": "and now?"}
+    assert plain([session.view[3]]) == [{"role": "user", "content": "and now?"}]
     session_id = session.session_id
     session.close()
     resumed = make_session(workspace, OfflineProvider(), resume=session_id)
@@ -246,7 +246,9 @@ def test_a_compaction_that_cannot_be_recorded_sends_nothing_and_changes_nothing(
     assert turn_end(events).outcome == "failed"
     assert notices(events, "transcript_write_failed")
     assert len(provider.requests) == sent_before  # an oversize view was not sent
-    assert session.view == [*before.view, {"role": "user", "content": "beta " * 2_800}]
+    assert plain(session.view) == plain(
+        [*before.view, {"role": "user", "content": "beta " * 2_800}]
+    )
     assert_history_is_valid(session)
     disk.free()
     assert turn_end(drain(session.run_turn("go on"))).outcome == "ok"

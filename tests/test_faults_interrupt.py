@@ -25,7 +25,7 @@ from faults_support import (
     take_snapshot,
     turn_end,
 )
-from session_support import ScriptedProvider, drain, make_session, tool_use
+from session_support import ScriptedProvider, drain, make_session, plain, tool_use
 
 from agent_cli.events import (
     AssistantText,
@@ -90,11 +90,11 @@ def test_ctrl_c_while_streaming_keeps_what_arrived_marked_and_nothing_else(
 
     expected = [*before.view, {"role": "user", "content": "explain"}]
     if kept is not None:
-        assert session.view[:-1] == expected
+        assert plain(session.view[:-1]) == plain(expected)
         text = session.view[-1]["content"][0]["text"]
         assert text.startswith(kept) and text.endswith("[answer interrupted by the user]")
     else:
-        assert session.view == expected
+        assert plain(session.view) == plain(expected)
     assert_cancelled_and_sound(session, events)
 
 
@@ -138,7 +138,7 @@ def test_ctrl_c_during_a_retry_wait_cancels_with_the_history_as_before(workspace
 
         events = drain_or_fail(session.run_turn("second"))
 
-        assert session.view == [*before.view, {"role": "user", "content": "second"}]
+        assert plain(session.view) == plain([*before.view, {"role": "user", "content": "second"}])
         assert_cancelled_and_sound(session, events)
         assert all(request.rejection is None for request in server.requests)
 
@@ -227,7 +227,9 @@ def test_ctrl_c_while_the_summarizer_runs_cancels_the_turn_with_the_view_unchang
 
     assert summarizer.calls == 1
     assert not [e for e in events if isinstance(e, CompactionFired)]
-    assert session.view == [*before.view, {"role": "user", "content": "second " * 100}]
+    assert plain(session.view) == plain(
+        [*before.view, {"role": "user", "content": "second " * 100}]
+    )
     assert b'"kind":"compaction"' not in b"".join(take_snapshot(session).transcript_lines)
     summarizer.armed = False
     assert_cancelled_and_sound(session, events)
@@ -261,6 +263,8 @@ def test_a_real_ctrl_c_while_the_model_summary_is_awaited_cancels_the_turn(works
         presser.join()
         hanging.release.set()
 
-    assert session.view == [*before.view, {"role": "user", "content": "second " * 100}]
+    assert plain(session.view) == plain(
+        [*before.view, {"role": "user", "content": "second " * 100}]
+    )
     session.provider.summarizer = lambda messages: "Earlier: long messages."
     assert_cancelled_and_sound(session, events)

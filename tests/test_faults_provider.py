@@ -29,7 +29,7 @@ from fake_anthropic import (
     tool_use_block,
 )
 from faults_support import assert_history_is_valid, notices, take_snapshot, turn_end
-from session_support import drain, make_session
+from session_support import drain, make_session, plain
 
 from agent_cli.events import AssistantDone, StreamRestarted, ToolFinished
 from agent_cli.provider.anthropic_provider import AnthropicProvider
@@ -149,7 +149,7 @@ def test_a_provider_fault_leaves_view_and_transcript_as_before_and_the_next_turn
     assert sleeps == fault.sleeps
     assert len(server.requests) == requests_before + fault.attempts
     after = take_snapshot(session)
-    assert after.view == [*before.view, user_message]
+    assert plain(after.view) == plain([*before.view, user_message])
     assert after.transcript_lines[: len(before.transcript_lines)] == before.transcript_lines
     assert len(after.transcript_lines) == len(before.transcript_lines) + 1
     assert VOIDED_TEXT.encode() not in b"".join(after.transcript_lines)
@@ -237,7 +237,7 @@ def test_an_answer_that_was_only_a_cut_tool_call_says_it_was_cut(server, workspa
     events = drain(session.run_turn("read it"))
 
     assert [n.code for n in notices(events)] == ["max_tokens"]
-    assert session.view == [*before.view, {"role": "user", "content": "read it"}]
+    assert plain(session.view) == plain([*before.view, {"role": "user", "content": "read it"}])
     assert_history_is_valid(session)
     assert turn_end(drain(session.run_turn("try again"))).outcome == "ok"
     assert all(request.rejection is None for request in server.requests)
@@ -261,7 +261,9 @@ def test_a_fault_after_a_tool_step_keeps_the_recorded_call_and_results(
     assert turn_end(events).outcome == "failed" and turn_end(events).steps == 2
     assert notices(events, "provider_failed")
     call, results = session.view[-2], session.view[-1]
-    assert session.view[:-2] == [*before.view, {"role": "user", "content": "read it again"}]
+    assert plain(session.view[:-2]) == plain(
+        [*before.view, {"role": "user", "content": "read it again"}]
+    )
     assert call["content"][0]["id"] == results["content"][0]["tool_use_id"] == "toolu_2"
     assert "the build uses make" in results["content"][0]["content"]
     assert_history_is_valid(session)
@@ -283,7 +285,9 @@ def test_a_model_summary_request_that_fails_leaves_the_view_and_the_turn_goes_on
 
     assert [n.code for n in notices(events)] == ["summary_failed"]
     assert turn_end(events).outcome == "ok"
-    assert session.view[:-1] == [*before.view, {"role": "user", "content": "beta " * 1_000}]
+    assert plain(session.view[:-1]) == plain(
+        [*before.view, {"role": "user", "content": "beta " * 1_000}]
+    )
     summary_requests = [r for r in server.accepted if not r.get("tools")]
     assert len(summary_requests) == MAX_RETRIES + 1
     assert server.accepted[-1]["messages"][0]["content"][0]["text"].startswith("alpha")

@@ -21,7 +21,7 @@ from faults_support import (
     take_snapshot,
     turn_end,
 )
-from session_support import ScriptedProvider, drain, make_session
+from session_support import ScriptedProvider, drain, make_session, plain
 
 from agent_cli.compaction.markers import SUMMARY_HEADER
 from agent_cli.events import CompactionFired, RequestBlocked
@@ -97,8 +97,10 @@ def test_a_failed_summary_under_the_hard_limit_sends_the_unsummarized_view(
     assert not [e for e in events if isinstance(e, CompactionFired)]
     assert turn_end(events).outcome == "ok"
     sent = provider.requests[-1].messages
-    assert sent[0] == {"role": "user", "content": FIRST}  # nothing was summarized away
-    assert session.view == [*before.view, {"role": "user", "content": SMALL_NEXT}, session.view[-1]]
+    assert plain([sent[0]]) == [{"role": "user", "content": FIRST}]  # nothing was summarized away
+    assert plain(session.view) == plain(
+        [*before.view, {"role": "user", "content": SMALL_NEXT}, session.view[-1]]
+    )
     assert b'"kind":"compaction"' not in b"".join(take_snapshot(session).transcript_lines)
     assert_history_is_valid(session)
 
@@ -121,7 +123,7 @@ def test_a_failed_summary_over_the_hard_limit_blocks_the_request(
     assert turn_end(events).outcome == "blocked"
     assert len(provider.requests) == sent_before  # nothing was sent
     after = take_snapshot(session)
-    assert after.view == [*before.view, {"role": "user", "content": HUGE_NEXT}]
+    assert plain(after.view) == plain([*before.view, {"role": "user", "content": HUGE_NEXT}])
     assert not any(SUMMARY_HEADER in str(m["content"]) for m in after.view)
     assert len(after.transcript_lines) == len(before.transcript_lines) + 1
     assert_history_is_valid(session)

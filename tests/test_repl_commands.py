@@ -138,6 +138,31 @@ def test_compact_passes_the_focus_and_renders_what_the_session_yields():
     assert ("compact_now", None) in session.calls
 
 
+def test_compact_with_a_focus_says_what_the_summary_focused_on():
+    layer = LayerLine("L4", "summarize", 9_000, 2_000, messages_removed=12)
+    event = CompactionFired((layer,), 9_000, 2_000, 8_000, 12_000, forced=True, focus="db work")
+    context = FakeContext(session=FakeSession(compact_script=[event]))
+    run(context, "/compact db work")
+    assert "[compact] L4 summarize: 9,000 -> 2,000 tokens (-7,000; summarized 12 messages)" in (
+        context.shown
+    )
+    assert "[compact] summary focus: db work" in context.shown
+    assert "requested with /compact" in context.shown
+
+
+def test_summary_prints_the_last_summary_in_full_or_says_there_is_none():
+    long_summary = "Goal: port the parser.\n" + "\n".join(f"- file{i}.py: done" for i in range(80))
+    context = FakeContext(session=FakeSession(summary_text=long_summary))
+    run(context, "/summary")
+    assert "Goal: port the parser." in context.shown
+    assert "file0.py: done" in context.shown and "file79.py: done" in context.shown
+    empty = FakeContext(session=FakeSession())
+    run(empty, "/summary")
+    assert "No summary yet" in empty.shown
+    with pytest.raises(CommandUsageError):
+        run(empty, "/summary now")
+
+
 def test_context_shows_the_durable_block_and_one_line_per_message():
     context = FakeContext()
     run(context, "/context")

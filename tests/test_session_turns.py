@@ -9,6 +9,7 @@ from session_support import (
     ScriptedProvider,
     drain,
     make_session,
+    plain,
     tool_use,
     transcript_records,
 )
@@ -58,7 +59,9 @@ def test_every_view_message_is_in_the_transcript_in_order(workspace: Path) -> No
     recorded = [
         r["payload"]["message"] for r in transcript_records(session) if r["kind"] == "message"
     ]
-    assert recorded == session.view
+    assert recorded == plain(session.view)
+    message_ids = [r["event_id"] for r in transcript_records(session) if r["kind"] == "message"]
+    assert [m["_source"] for m in session.view] == message_ids  # each points at its record
     sequences = [r["sequence"] for r in transcript_records(session)]
     assert sequences == list(range(1, len(sequences) + 1))
 
@@ -88,7 +91,7 @@ def test_a_failed_request_leaves_view_and_transcript_as_before(workspace: Path) 
     events = drain(session.run_turn("hello"))
     assert events[-1].outcome == "failed"
     assert any(isinstance(e, Notice) and e.code == "provider_failed" for e in events)
-    assert session.view == [{"role": "user", "content": "hello"}]
+    assert plain(session.view) == plain([{"role": "user", "content": "hello"}])
     assert len(transcript_records(session)) == before_records + 1  # only the user message
     events = drain(session.run_turn("hello again"))
     assert events[-1].outcome == "ok"
@@ -168,7 +171,7 @@ def test_resume_rebuilds_the_view_and_answers_a_dangling_tool_call(workspace: Pa
     session_id = session.session_id
     session.close()
     resumed = make_session(workspace, OfflineProvider(), resume=session_id)
-    assert resumed.view[0] == {"role": "user", "content": "read it"}
+    assert plain([resumed.view[0]]) == [{"role": "user", "content": "read it"}]
     assert resumed.view[-1]["content"][0]["tool_use_id"] == "t1"
     assert resumed.view[-1]["content"][0]["is_error"] is True
     assert any(n.code == "resumed_mid_tool" for n in resumed.startup_notices)
@@ -200,5 +203,7 @@ def test_a_failed_request_says_the_message_is_kept_rather_than_asking_to_send_it
     session = make_session(workspace, ScriptedProvider([fail]))
     events = drain(session.run_turn("hello"))
     [notice] = [e for e in events if isinstance(e, Notice) and e.code == "provider_failed"]
-    assert session.view == [{"role": "user", "content": "hello"}]  # kept, so not to be resent
+    assert plain(session.view) == plain(
+        [{"role": "user", "content": "hello"}]
+    )  # kept, so not to be resent
     assert "kept" in notice.text and "again to retry" not in notice.text

@@ -7,6 +7,7 @@ re-reading what it already covers.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 SUMMARY_HEADER = "[Conversation summary: written by context compaction, not the user's words]"
@@ -35,3 +36,30 @@ def summary_body(message: dict[str, Any]) -> str:
         )
     text = content if isinstance(content, str) else ""
     return text[len(SUMMARY_HEADER) :].strip() if text.startswith(SUMMARY_HEADER) else ""
+
+
+DIGEST_HEADER = (
+    "[Compaction digest: what compaction took out of this view, newest first. Not the "
+    "user's words. Recall any item with the recall tool and its pointer.]"
+)
+# Private keys of view messages; the wire builder drops every key but role and content.
+SOURCE_KEY = "_source"  # the `transcript:<session>:<sequence>` record a message came from
+DIGEST_KEY = "_digest"  # the structured entries behind a digest message's text
+
+
+def is_digest_message(message: dict[str, Any]) -> bool:
+    """True when `message` is the running digest made by compaction. Known by its private
+    key, never by its text alone: a user who types the header is still the user."""
+    return message.get("role") == "user" and isinstance(message.get(DIGEST_KEY), dict)
+
+
+def find_last_summary(messages: Sequence[dict[str, Any]]) -> str | None:
+    """The body of the newest summary message in `messages`, or None when there is none.
+
+    The one place that answers "what is the last summary" (`/summary` and `/context`).
+    L4 keeps one summary, at the start of the view, so the first one found is the last.
+    """
+    for message in messages:
+        if is_summary_message(message):
+            return summary_body(message)
+    return None

@@ -6,10 +6,16 @@ Contract:
   change and share the rest, which is safe because no part of the core mutates a message.
 - Below the soft threshold the check returns at once with a shallow copy of the list: no
   deep copy, no re-tokenizing (see `view_memo`).
-- Otherwise L1 -> L2 -> L3 -> L4 run in order until the budget is under the policy's
+- Otherwise L1 -> L2 -> L4 -> L3 run in that order until the budget is under the policy's
   low-water mark, so a firing buys room for many turns (`firing`: it may stop earlier,
   under the soft threshold, where the layers so far rewrote little of the prompt cache).
-  L4 runs only with a summarizer; without one a `skipped_no_summarizer` report says so.
+  The summary (when there is a summarizer) sees the older part before L3 prunes it, and
+  L3 is the fallback when it fails. Without a summarizer a `skipped_no_summarizer` report
+  says L4 could not help. `force_summary` (`/compact`) runs L4 first, whatever the size,
+  then the others as needed.
+- Whatever L2, L3 or L4 removes is named in one running digest message in the view, with
+  pointers back to the transcript (`traced`, `digest`); its size counts in every figure.
+- `applied_layers` names only the layers that changed the view; `reports` keep the rest.
 - At or over the hard limit after the last layer, `MessageViewLimitExceeded` is raised
   (token figures and layer names only) and the caller must not send the request.
 
@@ -20,7 +26,7 @@ and are included in every token figure reported.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.compaction.dedup import build_dedup_outcome
@@ -28,19 +34,20 @@ from agent_cli.compaction.firing import is_run_finished
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.prune import build_prune_outcome
 from agent_cli.compaction.results import (
+    APPLIED,
     SKIPPED_NO_SUMMARIZER,
     CompactionResult,
     LayerOutcome,
     LayerReport,
 )
 from agent_cli.compaction.summary import Summarizer, build_summary_outcome
+from agent_cli.compaction.traced import LayerStep, apply_traced_step
 from agent_cli.compaction.truncate import build_truncation_outcome
 from agent_cli.compaction.view_memo import measure_view
 from agent_cli.errors import MessageViewLimitExceeded, PolicyError
 from agent_cli.tokens import TokenCounter, default_counter
 
 Messages = list[dict[str, Any]]
-LayerStep = Callable[[Messages, int], LayerOutcome]  # (view, its own tokens) -> outcome
 
 LAYER_NAMES = (
     "truncate_tool_results",
@@ -48,23 +55,29 @@ LAYER_NAMES = (
     "prune_old_messages",
     "generate_summary",
 )
+AUTOMATIC_ORDER = (1, 2, 4, 3)  # the summary sees the older part before L3 prunes it
+SUMMARY_FIRST_ORDER = (4, 1, 2, 3)  # `force_summary`: summarize whatever the size
 
 
-def _build_steps(
-    policy: CompactionPolicy, counter: TokenCounter, summarizer: Summarizer | None
-) -> list[LayerStep | None]:
-    """One step per layer, in order; None where L4 cannot run (no summarizer)."""
-    steps: list[LayerStep | None] = [
-        lambda view, _: build_truncation_outcome(view, policy, counter),
-        lambda view, _: build_dedup_outcome(view, policy, counter),
-        lambda view, tokens: build_prune_outcome(view, policy, counter, tokens),
-        None,
-    ]
-    if summarizer is not None:
-        steps[3] = lambda view, tokens: build_summary_outcome(
-            view, summarizer, policy, counter, tokens
-        )
-    return steps
+def _build_step(
+    layer: int,
+    policy: CompactionPolicy,
+    counter: TokenCounter,
+    summarizer: Summarizer | None,
+    force_summary: bool = False,
+) -> LayerStep | None:
+    """The step of one layer; None where L4 cannot run (no summarizer)."""
+    if layer == 1:
+        return lambda view, _: build_truncation_outcome(view, policy, counter)
+    if layer == 2:
+        return lambda view, _: build_dedup_outcome(view, policy, counter)
+    if layer == 3:
+        return lambda view, tokens: build_prune_outcome(view, policy, counter, tokens)
+    if summarizer is None:
+        return None
+    return lambda view, tokens: build_summary_outcome(
+        view, summarizer, policy, counter, tokens, accept_any_size=force_summary
+    )
 
 
 def _build_report(layer: int, outcome: LayerOutcome, tokens_before: int) -> LayerReport:
@@ -88,20 +101,32 @@ def _run_layers(
     policy: CompactionPolicy,
     counter: TokenCounter,
     summarizer: Summarizer | None,
+    force_summary: bool,
 ) -> tuple[Messages, list[LayerReport]]:
-    """Run the layers in order from a budget of `tokens` (view plus `reserved`)."""
+    """Run the layers in order from a budget of `tokens` (view plus `reserved`).
+
+    Automatic order L1, L2, L4, L3: without a summarizer (or when it fails) L3 prunes and
+    the digest keeps the trace; a missing summarizer is reported once, at the end, when
+    the view is still over the target. With `force_summary` L4 runs first, always.
+    """
     reports: list[LayerReport] = []
     original = view
-    for layer, step in enumerate(_build_steps(policy, counter, summarizer), start=1):
+    order = SUMMARY_FIRST_ORDER if force_summary else AUTOMATIC_ORDER
+    for layer in order:
+        step = _build_step(layer, policy, counter, summarizer, force_summary)
         if step is None:
-            skipped = LayerOutcome(view, 0, outcome=SKIPPED_NO_SUMMARIZER)
-            reports.append(_build_report(layer, skipped, tokens))
-            break
-        outcome = step(view, tokens - reserved)
+            continue
+        asked_for = force_summary and layer == 4  # kept even if it frees nothing
+        outcome = apply_traced_step(
+            step, view, tokens - reserved, policy, counter, keep_if_larger=asked_for
+        )
         reports.append(_build_report(layer, outcome, tokens))
         view, tokens = outcome.messages, reports[-1].tokens_after
         if is_run_finished(policy, tokens, original, view, counter):
-            break
+            return view, reports
+    if summarizer is None:
+        skipped = LayerOutcome(view, 0, outcome=SKIPPED_NO_SUMMARIZER)
+        reports.append(_build_report(4, skipped, tokens))
     return view, reports
 
 
@@ -113,6 +138,7 @@ def compact_context(
     summarizer: Summarizer | None = None,
     counter: TokenCounter | None = None,
     reserved_tokens: int = 0,
+    force_summary: bool = False,
 ) -> CompactionResult:
     """Validate the view and shrink it under the soft threshold if needed (module doc)."""
     policy = CompactionPolicy() if policy is None else policy
@@ -125,10 +151,10 @@ def compact_context(
             list(messages), durable_state, tokens_before, tokens_before, (), (), reserved_tokens
         )
     view, reports = _run_layers(
-        list(messages), tokens_before, reserved_tokens, policy, counter, summarizer
+        list(messages), tokens_before, reserved_tokens, policy, counter, summarizer, force_summary
     )
     tokens_after = measure_view(view, counter) + reserved_tokens
-    applied = tuple(report.name for report in reports if report.outcome != SKIPPED_NO_SUMMARIZER)
+    applied = tuple(report.name for report in reports if report.outcome == APPLIED)
     if tokens_after >= policy.hard_limit:
         raise MessageViewLimitExceeded(
             tokens_before=tokens_before,

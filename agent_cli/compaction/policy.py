@@ -23,6 +23,7 @@ _POSITIVE_FIELDS = (
     "keep_recent_messages",
     "summary_keep_recent",
 )
+_DERIVED_FIELDS = ("digest_tokens", "max_message_tokens")
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,11 @@ class CompactionPolicy:
     - `keep_recent_messages`: L3 keeps message 0 and this many last messages.
     - `summary_keep_recent`: L4 keeps at least this many last messages verbatim.
     - `read_tool_names` / `read_path_key`: how L2 recognises a file read from its tool_use.
+    - `digest_tokens`: what the running digest may hold of the user's requests verbatim
+      (older ones are shortened) and of interaction lines; 0 means a quarter of the soft
+      threshold, fixed when the policy is made (a policy derived with `replace` keeps it).
+    - `max_message_tokens`: a user message larger than this is stored as an artifact and
+      stands in the view as a preview; 0 means a quarter of the soft threshold.
     """
 
     soft_threshold: int = 80_000
@@ -49,6 +55,8 @@ class CompactionPolicy:
     read_tool_names: frozenset[str] = field(default_factory=lambda: frozenset({"read_file"}))
     read_path_key: str = "path"
     low_water: int | None = None
+    digest_tokens: int = 0
+    max_message_tokens: int = 0
 
     @property
     def low_water_mark(self) -> int:
@@ -65,6 +73,12 @@ class CompactionPolicy:
         if self.soft_threshold >= self.hard_limit:
             raise PolicyError("soft_threshold", "must be below hard_limit")
         _check_low_water(self.low_water, self.soft_threshold)
+        for name in _DERIVED_FIELDS:
+            value = getattr(self, name)
+            if type(value) is not int or value < 0:
+                raise PolicyError(name, "must be a non-negative integer (0: a quarter of soft)")
+            if value == 0:
+                object.__setattr__(self, name, max(1, self.soft_threshold // 4))
         object.__setattr__(self, "read_tool_names", _as_name_set(self.read_tool_names))
         if not isinstance(self.read_path_key, str) or not self.read_path_key:
             raise PolicyError("read_path_key", "must be a non-empty string")

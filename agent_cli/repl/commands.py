@@ -158,6 +158,15 @@ def _compact(context: CommandContext, args: str) -> None:
     context.render_events(context.session.compact_now(args or None))
 
 
+def _summary(context: CommandContext, args: str) -> None:
+    _require_no_args("/summary", args)
+    text = context.session.last_summary()
+    if text is None:
+        _say(context, "No summary yet: the conversation has not been summarized.", "dim")
+        return
+    context.console.print(views.build_summary_view(text))
+
+
 def _context(context: CommandContext, args: str) -> None:
     _require_no_args("/context", args)
     context.console.print(views.build_context_view(context.session.context_preview()))
@@ -278,6 +287,7 @@ COMMANDS: dict[str, Command] = {
             "compact the context now; the focus steers the summary",
             _compact,
         ),
+        Command("/summary", "/summary", "the last compaction summary, in full", _summary),
         Command(
             "/context",
             "/context",

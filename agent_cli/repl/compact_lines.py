@@ -70,8 +70,12 @@ def format_total_line(event: CompactionFired) -> str:
 
 
 def format_compaction(event: CompactionFired) -> list[str]:
-    """Every line of one compaction: the layers in the order they ran, then the total."""
-    return [format_layer_line(line) for line in event.layers] + [format_total_line(event)]
+    """Every line of one compaction: the layers in the order they ran, then the total;
+    a focused summary says what it focused on."""
+    lines = [format_layer_line(line) for line in event.layers]
+    if event.focus and any(line.layer == "L4" for line in event.layers):
+        lines.append(f"{COMPACT_TAG} summary focus: {clip_line(event.focus, 120)}")
+    return [*lines, format_total_line(event)]
 
 
 def describe_layer_span(layers: tuple[str, ...]) -> str:

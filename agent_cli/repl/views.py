@@ -183,6 +183,13 @@ def build_sources_view(resolutions: Sequence[Any]) -> Table | Text:
     return table
 
 
+def build_summary_view(text: str) -> Panel:
+    """The last compaction summary, whole, in a panel (terminal controls made visible)."""
+    return Panel(
+        Text(sanitize_block(text)), title="last summary", title_align="left", border_style="dim"
+    )
+
+
 def build_expansion_view(resolution: Any) -> Group:
     """What a pointer leads to: its status, reason, digest and (when available) excerpt."""
     status = str(getattr(resolution.status, "value", resolution.status))

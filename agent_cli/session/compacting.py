@@ -1,8 +1,9 @@
 """The session's compaction step, run before every request and by `/compact`.
 
-Contract: `compact_view` compacts `session.view` against the calibrated policy (forced:
-a soft threshold low enough that something goes; while the loop guard holds: only the
-hard limit), records the compaction before adopting its view (write-ahead: a store error
+Contract: `compact_view` compacts `session.view` against the calibrated policy (forced,
+i.e. `/compact [focus]`: the summary runs first, whatever the size, with the focus in its
+instructions, then a soft threshold low enough that something goes; while the loop guard
+holds: only the hard limit), records the compaction before adopting its view (write-ahead: a store error
 propagates and the uncompacted view is never sent), and yields what the REPL shows:
 notices for failed layers, one `CompactionFired` with a line per layer that fired, or a
 `CompactionSkipped` saying why nothing was done. `MessageViewLimitExceeded` propagates,
@@ -59,6 +60,7 @@ def compact_view(
             summarizer=summarizer,
             counter=session.counter,
             reserved_tokens=reserved,
+            force_summary=forced,
         )
     except MessageViewLimitExceeded as blocked:  # say first why the layers could not help
         yield from describe.failed_layer_notices(blocked.reports)
@@ -68,7 +70,7 @@ def compact_view(
     yield from describe.failed_layer_notices(result.reports)
     fired = [r for r in result.reports if r.outcome == APPLIED]
     if fired:
-        yield from _adopt(session, result, fired, policy, forced)
+        yield from _adopt(session, result, fired, policy, forced, focus)
     elif forced:
         yield CompactionSkipped("nothing_to_compact", _shown(session, tokens))
     elif describe.has_failed_layer(result.reports) and session.guard.note_compaction(
@@ -94,7 +96,12 @@ def _shown(session: Session, tokens: int) -> int:
 
 
 def _adopt(
-    session: Session, result: Any, fired: list[Any], policy: CompactionPolicy, forced: bool
+    session: Session,
+    result: Any,
+    fired: list[Any],
+    policy: CompactionPolicy,
+    forced: bool,
+    focus: str | None,
 ) -> Iterator[SessionEvent]:
     entry = CompactionRecord(
         at=session.clock().isoformat(),
@@ -117,6 +124,7 @@ def _adopt(
         session.policy.soft_threshold,
         session.policy.hard_limit,
         forced=forced,
+        focus=" ".join((focus or "").split()) or None,
     )
     if held:
         yield CompactionSkipped("loop_guard", entry.tokens_after)

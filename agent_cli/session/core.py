@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.compaction import CompactionPolicy, count_view
+from agent_cli.compaction.markers import find_last_summary
 from agent_cli.durable import DurableContextState, PendingStatus, render_durable_context
 from agent_cli.errors import HeldResultsLost, ProviderRequestFailed, StoreError
 from agent_cli.events import ModelRequest, Notice, SessionEvent, Usage
@@ -29,7 +30,7 @@ from agent_cli.session.instructions import (
     adopt_project_instructions,
     load_project_instructions,
 )
-from agent_cli.session.log import SessionLog
+from agent_cli.session.log import SessionLog, with_source
 from agent_cli.session.turn import run_forced_compaction, run_turn_steps
 from agent_cli.sources import SourceResolution, resolve_durable_sources
 
@@ -82,6 +83,8 @@ class Session:
         view: list[dict[str, Any]] | None = None,
         durable_state: DurableContextState | None = None,
         max_tokens: int = 8192,
+        artifacts: Any = None,
+        recall: Any = None,
     ) -> None:
         self.log = log
         self.provider = provider
@@ -96,6 +99,8 @@ class Session:
         self.view = list(view or [])
         self.durable_state = durable_state or DurableContextState()
         self.max_tokens = max_tokens
+        self.artifacts = artifacts  # where oversized user messages are stored whole
+        self.recall = recall  # `agent_cli.recall.Recall`: the pointer reader of /expand
         self.guard = LoopGuard()
         self.calibration: float | None = None
         self.last_resolutions: tuple[SourceResolution, ...] = ()
@@ -175,9 +180,10 @@ class Session:
             self.toolbox.output_watcher = watcher
 
     def append_message(self, message: dict[str, Any]) -> None:
-        """Write-ahead append: the transcript first, then the view."""
-        self.log.append_message(message)
-        self.view.append(freeze(message))
+        """Write-ahead append: the transcript first, then the view (with its record's
+        pointer under the private `SOURCE_KEY`, so compaction can point back at it)."""
+        record = self.log.append_message(message)
+        self.view.append(freeze(with_source(message, record)))
 
     def hold_unrecorded_results(self, results: dict[str, Any]) -> None:
         """The results of the trailing tool call could not be recorded (a full disk): take
@@ -193,8 +199,8 @@ class Session:
         if self.held_results is None:
             return False
         call, results = self.held_results
-        self.log.append_message(results)
-        self.view.extend([call, freeze(results)])
+        record = self.log.append_message(results)
+        self.view.extend([call, freeze(with_source(results, record))])
         self.held_results = None
         return True
 
@@ -235,8 +241,17 @@ class Session:
         return self.last_resolutions
 
     def expand(self, pointer: str) -> SourceResolution:
-        """The record or artifact behind a pointer, re-verified, with a bounded excerpt."""
-        return self.resolver.resolve(pointer)
+        """The record or artifact behind a pointer, re-verified, with a readable excerpt:
+        the same path as the model's `recall` tool, with the user's authority (any session
+        of this state folder, where the tool reads only this session's records)."""
+        if self.recall is None:
+            return self.resolver.resolve(pointer)
+        return self.recall.resolve(pointer, own_session_only=False)
+
+    def last_summary(self) -> str | None:
+        """The text of the last compaction summary in the view, in full; None if none yet.
+        The one source for `/summary` and for `/context`."""
+        return find_last_summary(self.view)
 
     def reload_project_instructions(self) -> ProjectInstructions:
         """Read AGENTS.md (or CLAUDE.md) again (`/reload`); the next request carries it."""

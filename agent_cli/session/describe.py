@@ -1,4 +1,5 @@
-"""Short words for typed errors that end a turn, carried in `Notice` events.
+"""Short words for typed errors that end a turn, carried in `Notice` events (and the
+`RequestBlocked` event of a view that cannot fit).
 
 The session never prints; it hands the REPL a notice whose text says what happened and
 what to do. Texts are built from the errors' structured fields only (codes, ids, paths),
@@ -10,14 +11,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from agent_cli.compaction.pipeline import LAYER_NAMES as CORE_LAYER_NAMES
+from agent_cli.compaction import count_view
+from agent_cli.compaction.results import SKIPPED_NO_SUMMARIZER
 from agent_cli.errors import (
+    MessageViewLimitExceeded,
     ProviderRequestFailed,
     StoreError,
     TranscriptChangedUnderneath,
     TranscriptWriteFailed,
 )
-from agent_cli.events import Notice
+from agent_cli.events import Notice, RequestBlocked
+from agent_cli.session.budget import to_request_tokens
 
 LAYER_NAMES = {
     "L1": "truncate tool results",
@@ -57,15 +61,6 @@ def failed_layer_notices(reports: Iterable[Any]) -> Iterator[Notice]:
 
 def layer_name(code: str) -> str:
     return LAYER_NAMES.get(code, code)
-
-
-def layer_codes(core_names: tuple[str, ...]) -> tuple[str, ...]:
-    """The core's layer names ("truncate_tool_results", ...) as the codes the `[compact]`
-    lines use ("L1", ...); a name the core does not list is passed on unchanged."""
-    return tuple(
-        f"L{CORE_LAYER_NAMES.index(name) + 1}" if name in CORE_LAYER_NAMES else name
-        for name in core_names
-    )
 
 
 MODEL_CHOICES = (
@@ -110,3 +105,21 @@ def store_error(error: StoreError) -> str:
             "Start a new session with /new; the old record is left as it is."
         )
     return f"Storage error: {type(error).__name__}. Check the state folder (AGENT_CLI_HOME)."
+
+
+def blocked_event(session: Any, error: MessageViewLimitExceeded) -> RequestBlocked:
+    """The hard-limit refusal in the terms of every other `[compact]` figure: the codes
+    (L1..L4, in layer order) of every layer that was tried, changed the view or not,
+    tokens calibrated to the API's count, and the hard limit the user set rather than its
+    estimator-scaled form."""
+    ratio = session.calibration
+    reports: tuple[Any, ...] = error.reports
+    tried = sorted({r.layer for r in reports if r.outcome != SKIPPED_NO_SUMMARIZER})
+    largest = max((count_view([message], session.counter) for message in session.view), default=0)
+    return RequestBlocked(
+        to_request_tokens(error.tokens_before, ratio),
+        to_request_tokens(error.tokens_after, ratio),
+        session.policy.hard_limit,
+        tuple(f"L{layer}" for layer in tried),
+        to_request_tokens(largest, ratio),
+    )

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from agent_cli.compaction.markers import SOURCE_KEY
 from agent_cli.errors import SessionUnresumable, StoreError
 from agent_cli.events import CompactionRecord, Usage
 from agent_cli.models import lookup_model
@@ -27,6 +28,15 @@ DURABLE_CHANGE = "durable_change"
 USAGE = "usage"
 NOTICE = "notice"
 MODEL_CHANGED = "model_changed"  # `/model`: {model, previous}; resume goes on with `model`
+
+
+def with_source(message: dict[str, Any], record: Any) -> dict[str, Any]:
+    """`message` as the view keeps it: with the pointer of the record that holds it under
+    the private `SOURCE_KEY` (never sent: the wire builder keeps only role and content)."""
+    pointer = record.get("event_id") if isinstance(record, dict) else None
+    if not isinstance(pointer, str):
+        return message
+    return {**message, SOURCE_KEY: pointer}
 
 
 def count_tool_uses(message: dict[str, Any]) -> int:
@@ -149,7 +159,7 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
         kind, payload = record.get("kind"), record.get("payload") or {}
         if kind == MESSAGE:
             message = _require_message(record, payload)
-            rebuilt.view.append(message)
+            rebuilt.view.append(with_source(message, record))
             rebuilt.origins.append(record["sequence"])
             rebuilt.totals.note_message(message)
         elif kind == COMPACTION:

@@ -26,6 +26,7 @@ from agent_cli.events import Notice
 from agent_cli.protocol import answer_dangling_tool_uses
 from agent_cli.session.core import Session
 from agent_cli.session.log import SESSION_STARTED, SessionLog, rebuild_from_records
+from agent_cli.session.oversized import shrink_oversized_view
 from agent_cli.session.resume_check import check_message_shapes, check_sendable_view
 
 # The transcript cannot tell a crash while the tool ran from a result that a full disk
@@ -66,6 +67,7 @@ def open_session(
     fault tests pass ones that fail on purpose, e.g. with ENOSPC.
     """
     from agent_cli.prompts import load_prompt
+    from agent_cli.recall import Recall, recall_page_chars
     from agent_cli.sources import SourcePointerResolver
     from agent_cli.store.artifacts import ArtifactStore
     from agent_cli.store.memory import MemoryStore
@@ -90,11 +92,16 @@ def open_session(
                 {"workspace": str(workspace), "provider": provider.name, "model": provider.model},
             )
         artifacts = ArtifactStore(paths.artifacts_root, fs=artifact_fs)
+        recall = Recall(
+            session_id, paths.transcripts, paths.artifacts_root, recall_page_chars(policy)
+        )
         make_toolbox = toolbox_factory or partial(_default_toolbox, environment=environment)
         session = Session(
             log=log,
             provider=provider,
-            toolbox=make_toolbox(workspace, artifacts, session_id, ask_permission, auto_approve),
+            toolbox=make_toolbox(
+                workspace, artifacts, session_id, ask_permission, auto_approve, recall.answer
+            ),
             resolver=SourcePointerResolver(
                 transcript_root=paths.transcripts, artifact_root=paths.artifacts_root
             ),
@@ -104,6 +111,8 @@ def open_session(
             counter=counter or TokenCounter(),
             system_prompt=load_prompt("system"),
             clock=clock,
+            artifacts=artifacts,
+            recall=recall,
         )
         if workspace_notice is not None:
             session.startup_notices.append(workspace_notice)
@@ -128,6 +137,7 @@ def _default_toolbox(
     session_id: str,
     ask_permission: Any,
     auto_approve: bool,
+    recall: Any = None,
     environment: Mapping[str, str] | None = None,
 ) -> Any:
     from agent_cli.tools import Toolbox
@@ -138,6 +148,7 @@ def _default_toolbox(
         session_id,
         ask_permission=ask_permission,
         auto_approve=auto_approve,
+        recall=recall,
         secret_environment=environment,
     )
 
@@ -206,7 +217,8 @@ def _restore_model(session: Session, chosen: str | None) -> None:
 
 
 def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[int]) -> None:
-    """Adopt a replayed view, answering dangling tool calls first (recorded).
+    """Adopt a replayed view, answering dangling tool calls first (recorded), with any
+    oversized user message stored and previewed (`session.oversized`).
 
     The view is checked as a request would be (`resume_check`) before anything is
     recorded, so a transcript that cannot be resumed is refused untouched.
@@ -214,7 +226,7 @@ def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[in
     check_message_shapes(session.session_id, view, origins)
     repaired, answers = answer_dangling_tool_uses(view, RESUMED_TOOL_TEXT)
     check_sendable_view(session.session_id, repaired, origins)
-    session.view = list(view)
+    session.view = shrink_oversized_view(session, view)
     if answers is not None:
         session.append_message(answers)
         session.startup_notices.append(

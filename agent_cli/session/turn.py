@@ -24,7 +24,6 @@ import signal
 from collections.abc import Generator, Iterator
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from agent_cli.compaction import count_view
 from agent_cli.errors import (
     MessageViewLimitExceeded,
     PermissionQuestionInterrupted,
@@ -39,7 +38,6 @@ from agent_cli.events import (
     AssistantText,
     ModelResponse,
     Notice,
-    RequestBlocked,
     RetryNotice,
     SessionEvent,
     StreamRestarted,
@@ -50,8 +48,8 @@ from agent_cli.events import (
 )
 from agent_cli.protocol import answer_dangling_tool_uses
 from agent_cli.session import describe
-from agent_cli.session.budget import to_request_tokens
 from agent_cli.session.log import NOTICE
+from agent_cli.session.oversized import shrink_user_message
 from agent_cli.session.unique_ids import stream_with_unique_ids
 
 if TYPE_CHECKING:
@@ -85,9 +83,8 @@ Steps = Generator[SessionEvent, None, Value]  # a step's events, then what it re
 
 def run_turn_steps(session: Session, text: str) -> Iterator[SessionEvent]:
     """The turn loop behind `Session.run_turn` (see module contract)."""
-    user_message = {"role": "user", "content": text}
     if not (yield from _record_held_results(session)) or not (
-        yield from _record(session, user_message)
+        yield from _record_user_text(session, text)
     ):
         yield TurnEnded("failed")
         return
@@ -124,26 +121,11 @@ def run_forced_compaction(session: Session, focus: str | None) -> Iterator[Sessi
     try:
         yield from session.compact_forced(focus)
     except MessageViewLimitExceeded as error:
-        yield build_blocked_event(session, error)
+        yield describe.blocked_event(session, error)
     except StoreError as error:
         yield Notice("error", "transcript_write_failed", session.describe_store_error(error))
     except KeyboardInterrupt:
         yield Notice("warning", "cancelled", "Cancelled: compaction was interrupted.")
-
-
-def build_blocked_event(session: Session, error: MessageViewLimitExceeded) -> RequestBlocked:
-    """The hard-limit refusal in the terms of every other `[compact]` figure: layer codes
-    (L1..L4) rather than the core's names, tokens calibrated to the API's count, and the
-    hard limit the user set rather than its estimator-scaled form."""
-    ratio = session.calibration
-    largest = max((count_view([message], session.counter) for message in session.view), default=0)
-    return RequestBlocked(
-        to_request_tokens(error.tokens_before, ratio),
-        to_request_tokens(error.tokens_after, ratio),
-        session.policy.hard_limit,
-        describe.layer_codes(error.applied_layers),
-        to_request_tokens(largest, ratio),
-    )
 
 
 def _one_step(session: Session) -> Steps[Outcome]:
@@ -151,7 +133,7 @@ def _one_step(session: Session) -> Steps[Outcome]:
     try:
         request = yield from session.prepare_request()
     except MessageViewLimitExceeded as error:
-        yield build_blocked_event(session, error)
+        yield describe.blocked_event(session, error)
         return ("blocked", None)
     except (ToolProtocolError, WireFormatError) as error:
         yield Notice("error", "invalid_view", f"The view cannot be sent: {error}.")
@@ -331,6 +313,24 @@ def _result_block(tool_use_id: str, content: str, is_error: bool) -> dict[str, A
     if is_error:
         block["is_error"] = True
     return block
+
+
+def _record_user_text(session: Session, text: str) -> Steps[bool]:
+    """Record the user's message; an oversized one is stored as an artifact first and
+    recorded as its preview (`session.oversized`), so it can never block the session."""
+    try:
+        message = shrink_user_message(session, {"role": "user", "content": text})
+    except StoreError as error:
+        yield Notice("error", "transcript_write_failed", session.describe_store_error(error))
+        return False
+    if message["content"] is not text:
+        yield Notice(
+            "info",
+            "message_stored",
+            f"Your message ({len(text):,} characters) is large: it was stored whole as an "
+            "artifact and the conversation carries its beginning, its end and its pointer.",
+        )
+    return (yield from _record(session, message))
 
 
 def _record(session: Session, message: dict[str, Any]) -> Steps[bool]:

@@ -39,8 +39,9 @@ class ToolLimits:
 
 @dataclass(frozen=True)
 class ToolContext:
-    """What a tool may reach: the workspace, the artifact store, its caps, and the id of
-    the session it works for (`read_artifact` reads only that session's artifacts).
+    """What a tool may reach: the workspace, the artifact store, its caps, the id of the
+    session it works for (`read_artifact` reads only that session's artifacts) and the
+    session's recall function (`recall`; None where the session offers none).
     `watch_output` sees a running command's output as it arrives, so the REPL can show it
     live; it is called on the tool's own thread and must return quickly."""
 
@@ -49,6 +50,7 @@ class ToolContext:
     limits: ToolLimits
     session_id: str = ""
     watch_output: OutputWatcher = ignore_output
+    recall: Callable[[str, int], str] | None = None  # pointer, offset -> one page of text
 
 
 @dataclass(frozen=True)

@@ -199,3 +199,17 @@ def _json_type(value: Any) -> str:
         dict: "an object",
     }
     return names.get(type(value), type(value).__name__)
+
+
+RECALL_SCHEMA: dict[str, Any] = _schema(
+    "recall",
+    "Read back something that context compaction removed from this conversation, by the "
+    "pointer the compaction digest or a tool result gave for it (transcript:<session>:<n> "
+    "or artifact:...). Only this session's records. Long records come in pages: pass the "
+    "offset the previous page named.",
+    {
+        "pointer": {"type": "string", "description": "The pointer, copied exactly."},
+        "offset": {"type": "integer", "minimum": 0, "description": "Character offset."},
+    },
+    ["pointer"],
+)

@@ -30,13 +30,14 @@ from agent_cli.tools.output import (
     build_outcome,
 )
 from agent_cli.tools.permissions import PermissionAsker, PermissionGate, PermissionRequest
+from agent_cli.tools.recall_tool import prepare_recall
 from agent_cli.tools.redaction import (
     SecretRedactor,
     StreamRedactor,
     redact_message,
     redact_result,
 )
-from agent_cli.tools.schemas import TOOL_SCHEMAS, validate_input
+from agent_cli.tools.schemas import RECALL_SCHEMA, TOOL_SCHEMAS, validate_input
 from agent_cli.tools.search_tools import prepare_grep, prepare_list_dir
 from agent_cli.tools.shell import prepare_bash
 from agent_cli.tools.workspace import Workspace
@@ -52,7 +53,7 @@ class ToolSpec:
     may_spill: bool = True
 
 
-def _build_specs() -> dict[str, ToolSpec]:
+def _build_specs(with_recall: bool) -> dict[str, ToolSpec]:
     schemas = {schema["name"]: schema for schema in TOOL_SCHEMAS}
     specs = [
         ToolSpec(schemas["read_file"], prepare_read_file),
@@ -63,11 +64,14 @@ def _build_specs() -> dict[str, ToolSpec]:
         ToolSpec(schemas["bash"], prepare_bash, needs_permission=True),
         ToolSpec(schemas["read_artifact"], prepare_read_artifact, may_spill=False),
     ]
+    if with_recall:
+        specs.append(ToolSpec(RECALL_SCHEMA, prepare_recall, may_spill=False))
     return {spec.schema["name"]: spec for spec in specs}
 
 
 class Toolbox:
-    """The tools of one session, confined to `workspace`, spilling to `artifacts`."""
+    """The tools of one session, confined to `workspace`, spilling to `artifacts`; with
+    `recall` (the session's pointer reader) the `recall` tool is offered too."""
 
     def __init__(
         self,
@@ -80,6 +84,7 @@ class Toolbox:
         bash_timeout_seconds: int = 120,
         max_output_bytes: int = 1_048_576,
         secret_environment: Mapping[str, str] | None = None,
+        recall: Callable[[str, int], str] | None = None,
     ) -> None:
         """`secret_environment` is where the secrets to redact are found (default: this
         process's environment; see `redaction.collect_secret_values`)."""
@@ -90,12 +95,17 @@ class Toolbox:
         )
         self.output_watcher: OutputWatcher | None = None
         self._context = ToolContext(
-            Workspace(workspace), artifacts, limits, session_id, self._pass_output_on
+            Workspace(workspace),
+            artifacts,
+            limits,
+            session_id,
+            watch_output=self._pass_output_on,
+            recall=recall,
         )
         self._session_id = session_id
         self._gate = PermissionGate(ask_permission, auto_approve)
         self._threshold = artifact_threshold_bytes
-        self._specs = _build_specs()
+        self._specs = _build_specs(recall is not None)
         self._redactor = SecretRedactor.from_environment(secret_environment)
         self._live_output = StreamRedactor(self._redactor)
         self._schemas = FrozenList(spec.schema for spec in self._specs.values())

@@ -1,0 +1,276 @@
+"""The running digest: one message in the view that names everything compaction removed.
+
+Contract:
+- Every layer step that removes content (L2, L3, the part L4 summarizes) adds what it
+  removed to ONE digest message, merged with the previous one, never a second message.
+- The user's own requests stay verbatim, newest first, while they fit in
+  `policy.digest_tokens`; older ones are shortened to their head (200 characters, 60
+  past twice the budget), with their pointer and their full length.
+- Each removed interaction is one line (tool, key input, result size, outcome) with its
+  `transcript:` pointer; lines that no longer fit fold into one "older interactions"
+  line that keeps the first and last pointer of the range and how many it holds.
+- The digest is a plain user text message (valid wire content, no tool blocks) placed
+  right after the first message when that is a user message, else first, so the view
+  still starts with a user message; the wire builder joins it with its neighbour. Its
+  entries ride along under the private `DIGEST_KEY`, which never reaches the wire.
+Sizes are estimated from UTF-8 bytes (a third of a token each, generous) so building it
+costs no tokenizing; the message is counted like any other in every figure. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from agent_cli.compaction.markers import DIGEST_HEADER, DIGEST_KEY, is_digest_message
+from agent_cli.compaction.removed import RemovedInteraction, RemovedRequest
+
+SHORT_REQUEST_CHARS = 200
+SHORTEST_REQUEST_CHARS = 60
+DIGEST_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class RequestEntry:
+    text: str
+    pointer: str | None = None
+    shortened_from: int | None = None  # the original length, when `text` is its head
+
+
+@dataclass(frozen=True)
+class InteractionEntry:
+    line: str
+    pointer: str | None = None
+
+
+@dataclass(frozen=True)
+class OlderRange:
+    """Interactions folded into one line: how many, and the pointers at both ends."""
+
+    count: int = 0
+    first: str | None = None
+    last: str | None = None
+
+
+@dataclass(frozen=True)
+class Digest:
+    requests: tuple[RequestEntry, ...] = ()  # newest first
+    interactions: tuple[InteractionEntry, ...] = ()  # newest first
+    older: OlderRange = OlderRange()
+
+    def is_empty(self) -> bool:
+        return not (self.requests or self.interactions or self.older.count)
+
+
+def estimate_tokens(text: str) -> int:
+    """Generous and cheap: a third of a token per UTF-8 byte (so a CJK character, three
+    bytes, counts as one token, as tokenizers roughly count it)."""
+    return len(text.encode("utf-8", "replace")) // 3 + 4
+
+
+def sequence_of(pointer: str | None) -> int | None:
+    """The record number of a `transcript:` pointer, None for anything else."""
+    if not pointer or not pointer.startswith("transcript:"):
+        return None
+    tail = pointer.rsplit(":", 1)[-1]
+    return int(tail) if tail.isdigit() else None
+
+
+# --- merging ------------------------------------------------------------------------------
+
+
+def merge_digest(
+    digest: Digest,
+    requests: Sequence[RemovedRequest],
+    interactions: Sequence[RemovedInteraction],
+    budget_tokens: int,
+) -> Digest:
+    """`digest` with the newly removed items added and the budget applied (module doc)."""
+    new_requests = [RequestEntry(r.text, r.pointer) for r in requests]
+    all_requests = _newest_first([*new_requests, *digest.requests])
+    fitted, used = _fit_requests(all_requests, budget_tokens)
+    all_lines = _newest_first([*interactions, *digest.interactions])
+    kept, folded = _fit_lines(all_lines, max(budget_tokens - used, budget_tokens // 4))
+    return Digest(tuple(fitted), tuple(kept), _fold(digest.older, folded))
+
+
+def _newest_first(entries: list[Any]) -> list[Any]:
+    """By record number, newest first, when every entry has one; else as given."""
+    numbers = [sequence_of(entry.pointer) for entry in entries]
+    if None in numbers:
+        return entries
+    order = sorted(range(len(entries)), key=lambda i: numbers[i] or 0, reverse=True)
+    return [entries[i] for i in order]
+
+
+def _fit_requests(entries: list[RequestEntry], budget: int) -> tuple[list[RequestEntry], int]:
+    """Newest first: whole while they fit, then heads of `SHORT_REQUEST_CHARS`, and past
+    twice the budget heads of `SHORTEST_REQUEST_CHARS`, so a very long session's requests
+    cost a few tokens each while every one of them keeps its words' start and pointer."""
+    used, fitted = 0, []
+    for entry in entries:
+        cost = estimate_tokens(entry.text)
+        for limit, allowed in ((SHORT_REQUEST_CHARS, budget), (SHORTEST_REQUEST_CHARS, 2 * budget)):
+            if used + cost > allowed and len(entry.text) > limit:
+                original = entry.shortened_from or len(entry.text)
+                entry = replace(entry, text=entry.text[:limit], shortened_from=original)
+                cost = estimate_tokens(entry.text)
+        used += cost
+        fitted.append(entry)
+    return fitted, used
+
+
+def _fit_lines(
+    entries: list[InteractionEntry | RemovedInteraction], budget: int
+) -> tuple[list[InteractionEntry], list[InteractionEntry | RemovedInteraction]]:
+    """The newest lines that fit, and the rest (to fold). A removed interaction's line is
+    written only when it is kept, so a long removal costs its pointers, not its lines."""
+    used, kept = 0, list[InteractionEntry]()
+    for index, entry in enumerate(entries):
+        line = entry.line if isinstance(entry, InteractionEntry) else entry.describe()
+        used += estimate_tokens(line) + 6
+        if used > budget:
+            return kept, entries[index:]
+        kept.append(InteractionEntry(line, entry.pointer))
+    return kept, []
+
+
+def _fold(older: OlderRange, entries: list[InteractionEntry | RemovedInteraction]) -> OlderRange:
+    if not entries:
+        return older
+    first, last = older.first, older.last
+    low, high = sequence_of(first), sequence_of(last)
+    for entry in entries:
+        number = sequence_of(entry.pointer)
+        if number is None:
+            continue
+        if low is None or number < low:
+            low, first = number, entry.pointer
+        if high is None or number > high:
+            high, last = number, entry.pointer
+    return OlderRange(older.count + len(entries), first, last)
+
+
+# --- the message --------------------------------------------------------------------------
+
+
+def render_digest(digest: Digest) -> str:
+    """The digest's text, as the model reads it."""
+    lines = [DIGEST_HEADER]
+    if digest.requests:
+        lines.append("User requests:")
+        lines += [_request_line(entry) for entry in digest.requests]
+    if digest.interactions or digest.older.count:
+        lines.append("Interactions:")
+        lines += [_with_pointer(e.line, e.pointer) for e in digest.interactions]
+    if digest.older.count:
+        span = (
+            f"recall by pointer from {digest.older.first} to {digest.older.last}"
+            if digest.older.first and digest.older.last
+            else "in the transcript"
+        )
+        noun = "interaction" if digest.older.count == 1 else "interactions"
+        lines.append(f"- {digest.older.count:,} older {noun}: {span}")
+    return "\n".join(lines)
+
+
+def _request_line(entry: RequestEntry) -> str:
+    notes = [entry.pointer] if entry.pointer else []
+    if entry.shortened_from:
+        notes.append(f"shortened from {entry.shortened_from:,} chars")
+    prefix = f"- ({'; '.join(notes)}) " if notes else "- "
+    return prefix + entry.text + ("…" if entry.shortened_from else "")
+
+
+def _with_pointer(line: str, pointer: str | None) -> str:
+    return f"- {line} ({pointer})" if pointer else f"- {line}"
+
+
+def build_digest_message(digest: Digest) -> dict[str, Any]:
+    return {"role": "user", "content": render_digest(digest), DIGEST_KEY: digest_to_data(digest)}
+
+
+def digest_to_data(digest: Digest) -> dict[str, Any]:
+    return {
+        "format": DIGEST_FORMAT,
+        "requests": [
+            {"text": e.text, "pointer": e.pointer, "shortened_from": e.shortened_from}
+            for e in digest.requests
+        ],
+        "interactions": [{"line": e.line, "pointer": e.pointer} for e in digest.interactions],
+        "older": {
+            "count": digest.older.count,
+            "first": digest.older.first,
+            "last": digest.older.last,
+        },
+    }
+
+
+def digest_from_message(message: dict[str, Any] | None) -> Digest:
+    """The entries of a digest message; anything malformed reads as absent, never a crash
+    (a resumed view comes from disk)."""
+    data = message.get(DIGEST_KEY) if isinstance(message, dict) else None
+    if not isinstance(data, dict):
+        return Digest()
+    requests = tuple(
+        RequestEntry(item["text"], _text_or_none(item.get("pointer")), _int_or_none(item))
+        for item in _items(data.get("requests"))
+        if isinstance(item.get("text"), str)
+    )
+    interactions = tuple(
+        InteractionEntry(item["line"], _text_or_none(item.get("pointer")))
+        for item in _items(data.get("interactions"))
+        if isinstance(item.get("line"), str)
+    )
+    found = data.get("older")
+    older: dict[str, Any] = found if isinstance(found, dict) else {}
+    count = older.get("count")
+    return Digest(
+        requests,
+        interactions,
+        OlderRange(
+            count if type(count) is int and count > 0 else 0,
+            _text_or_none(older.get("first")),
+            _text_or_none(older.get("last")),
+        ),
+    )
+
+
+def _items(value: Any) -> list[dict[str, Any]]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _int_or_none(item: dict[str, Any]) -> int | None:
+    value = item.get("shortened_from")
+    return value if type(value) is int and value > 0 else None
+
+
+# --- where it sits ------------------------------------------------------------------------
+
+
+def split_digest(
+    view: Sequence[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The view without its digest message, and that message (None when there is none).
+
+    Compaction puts the digest first or second, so only those places are looked at.
+    """
+    for index in range(min(2, len(view))):
+        if is_digest_message(view[index]):
+            return [*view[:index], *view[index + 1 :]], view[index]
+    return list(view), None
+
+
+def insert_digest(
+    view: Sequence[dict[str, Any]], message: dict[str, Any] | None
+) -> list[dict[str, Any]]:
+    """`view` with the digest after its first message if that is a user one, else first."""
+    if message is None:
+        return list(view)
+    at = 1 if view and view[0].get("role") == "user" else 0
+    return [*view[:at], message, *view[at:]]

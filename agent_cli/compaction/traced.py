@@ -1,0 +1,62 @@
+"""Running one layer step so that what it removes leaves a trace in the running digest.
+
+Contract: `apply_traced_step(step, view, view_tokens, policy, counter)` takes the digest
+message out of `view`, runs the layer on the rest (layers never see, count or remove the
+digest), adds what the layer removed to the digest (`removed`, `digest`) and puts it
+back. The outcome's view and saving include the digest, so every figure counts it. A
+step that changed nothing gives back `view` itself; a step that removed nothing keeps
+the digest message as it was (the same object, so the cached prefix is not disturbed
+by a re-rendered digest). A removal whose trace would cost more tokens than it frees is
+not made (`no_change`): automatic compaction never grows the view to remove something;
+`keep_if_larger` (the summary `/compact` asked for) keeps it all the same.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from agent_cli.compaction.digest import (
+    build_digest_message,
+    digest_from_message,
+    insert_digest,
+    merge_digest,
+    split_digest,
+)
+from agent_cli.compaction.policy import CompactionPolicy
+from agent_cli.compaction.removed import collect_removed
+from agent_cli.compaction.results import APPLIED, NO_CHANGE, LayerOutcome
+from agent_cli.tokens import TokenCounter
+
+Messages = list[dict[str, Any]]
+LayerStep = Callable[[Messages, int], LayerOutcome]  # (view, its own tokens) -> outcome
+
+
+def apply_traced_step(
+    step: LayerStep,
+    view: Messages,
+    view_tokens: int,
+    policy: CompactionPolicy,
+    counter: TokenCounter,
+    *,
+    keep_if_larger: bool = False,
+) -> LayerOutcome:
+    """Run `step` on `view` minus its digest and merge what it removed (module doc)."""
+    base, digest_message = split_digest(view)
+    digest_tokens = counter.count_message(digest_message) if digest_message else 0
+    outcome = step(base, view_tokens - digest_tokens)
+    if outcome.outcome != APPLIED:
+        return dataclasses.replace(outcome, messages=view, tokens_saved=0)
+    requests, interactions = collect_removed(base, outcome.messages)
+    saved = outcome.tokens_saved  # a view's count is the sum of its messages' counts
+    if requests or interactions:
+        digest = merge_digest(
+            digest_from_message(digest_message), requests, interactions, policy.digest_tokens
+        )
+        digest_message = build_digest_message(digest)
+        saved += digest_tokens - counter.count_message(digest_message)
+    after = insert_digest(outcome.messages, digest_message)
+    if saved <= 0 and (requests or interactions) and not keep_if_larger:  # costs > frees
+        return LayerOutcome(view, 0, outcome=NO_CHANGE)
+    return dataclasses.replace(outcome, messages=after, tokens_saved=saved)

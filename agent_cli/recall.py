@@ -1,0 +1,150 @@
+"""Recall: read back, by pointer, what compaction took out of the view.
+
+Contract: one path serves the model's `recall` tool and the REPL's `/expand`. A pointer
+is resolved through `SourcePointerResolver` (so every read is re-verified and comes back
+with one of the five statuses); a transcript record is shown as readable text (the
+message's role and blocks, or the record's payload), an artifact as its text. The tool
+is authorized for this session's own records only: a pointer of another session is
+`denied` before any file is looked at (a model must not read another conversation). The
+user at the REPL may expand any pointer of this workspace's state, with the same checks.
+The tool answers at most `page_chars` characters a call, with the offset to go on from,
+so its result stays within the tool-result limits.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+from agent_cli.errors import ToolError
+from agent_cli.sources import SourcePointerResolver, SourceResolution, SourceResolutionStatus
+
+RECALL_PAGE_CHARS = 8_000
+RESOLVER_EXCERPT_CHARS = 400_000  # what is read to render a record; a page is cut from it
+
+
+def recall_page_chars(policy: Any) -> int:
+    """A page that fits the tool-result limit L1 would hold it to, so a recalled page is
+    not cut again at the next compaction: 1.6 characters a token (numbered lines of code
+    run near 2) leaves room for the header."""
+    per_result = min(policy.max_tool_result_tokens, policy.soft_threshold // 4)
+    return max(400, min(RECALL_PAGE_CHARS, per_result * 8 // 5))
+
+
+class Recall:
+    """Resolves and renders pointers; see the module contract."""
+
+    def __init__(
+        self,
+        session_id: str,
+        transcript_root: Any,
+        artifact_root: Any,
+        page_chars: int = RECALL_PAGE_CHARS,
+    ) -> None:
+        self.session_id = session_id
+        self.page_chars = page_chars
+        self._own = SourcePointerResolver(
+            transcript_root,
+            artifact_root,
+            authorize=lambda parsed: parsed.session_id == session_id,
+            max_excerpt_chars=RESOLVER_EXCERPT_CHARS,
+        )
+        self._any = SourcePointerResolver(
+            transcript_root, artifact_root, max_excerpt_chars=RESOLVER_EXCERPT_CHARS
+        )
+
+    def resolve(self, pointer: str, *, own_session_only: bool = True) -> SourceResolution:
+        """The resolution, with a readable excerpt of what the pointer names."""
+        resolver = self._own if own_session_only else self._any
+        resolution = resolver.resolve(pointer.strip() if isinstance(pointer, str) else pointer)
+        if resolution.status is not SourceResolutionStatus.AVAILABLE or not resolution.excerpt:
+            return resolution
+        return dataclasses.replace(
+            resolution, excerpt=render_evidence(resolution.pointer, resolution.excerpt)
+        )
+
+    def answer(self, pointer: str, offset: int = 0) -> str:
+        """The tool's text: one page of what `pointer` names; `ToolError` when it cannot
+        be shown, with the status and what to do."""
+        resolution = self.resolve(pointer)
+        if resolution.status is not SourceResolutionStatus.AVAILABLE:
+            raise ToolError(_refusal(resolution))
+        text = resolution.excerpt or ""
+        if offset >= len(text) and text:
+            raise ToolError(f"offset {offset} is past the end ({len(text):,} characters).")
+        page = text[offset : offset + self.page_chars]
+        end = offset + len(page)
+        if end < len(text):
+            tail = f"\n[more follows: call recall again with offset={end}]"
+        elif resolution.excerpt_truncated:
+            tail = "\n[the record goes on; read an artifact's rest with read_artifact]"
+        else:
+            tail = "\n[end]"
+        return (
+            f"{resolution.pointer} (available, sha256 {resolution.evidence_sha256})\n{page}{tail}"
+        )
+
+
+def _refusal(resolution: SourceResolution) -> str:
+    status = str(resolution.status.value)
+    advice = {
+        "denied": "recall reads only this session's records; use a pointer from this "
+        "conversation's digest or tool results.",
+        "missing": "there is no such record or artifact; check the pointer.",
+        "corrupt": "the pointer is malformed or the record failed its check; copy the "
+        "pointer exactly.",
+        "unsupported": "only transcript: and artifact: pointers can be recalled.",
+    }.get(status, "it cannot be read.")
+    return f"Cannot recall {resolution.pointer or 'that pointer'}: {status} ({resolution.reason}); {advice}"
+
+
+def render_evidence(pointer: str, text: str) -> str:
+    """A transcript record as readable text; anything else (an artifact) as it is."""
+    if not pointer.startswith("transcript:"):
+        return text
+    try:
+        record = json.loads(text)
+    except ValueError:
+        return text  # a cut excerpt of a huge record: shown raw
+    if not isinstance(record, dict):
+        return text
+    payload = record.get("payload")
+    message = payload.get("message") if isinstance(payload, dict) else None
+    if record.get("kind") == "message" and isinstance(message, dict):
+        return render_message(message)
+    return f"{record.get('kind')} record:\n{json.dumps(payload, ensure_ascii=False, indent=1)}"
+
+
+def render_message(message: dict[str, Any]) -> str:
+    """`role: ...` then each block as text; tool calls with their input as JSON."""
+    content = message.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    lines = [f"{message.get('role')} message:"]
+    for block in blocks if isinstance(blocks, list) else ():
+        lines.append(_render_block(block))
+    return "\n".join(lines)
+
+
+def _render_block(block: Any) -> str:
+    if not isinstance(block, dict):
+        return str(block)
+    kind = block.get("type")
+    if kind == "text":
+        return str(block.get("text", ""))
+    if kind == "tool_use":
+        tool_input = json.dumps(block.get("input"), ensure_ascii=False)
+        return f"[tool_use {block.get('id')}] {block.get('name')} {tool_input}"
+    if kind == "tool_result":
+        error = " (error)" if block.get("is_error") is True else ""
+        return f"[tool_result for {block.get('tool_use_id')}{error}]\n{_result_text(block)}"
+    return json.dumps(block, ensure_ascii=False)
+
+
+def _result_text(block: dict[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return ""

@@ -1,0 +1,77 @@
+"""No message blocks a session for good: an oversized user text becomes an artifact.
+
+Contract: a user text over `policy.max_message_tokens` (a quarter of the soft threshold
+unless set) is stored whole in the artifact store, and the view (and the transcript
+record of a new message) holds a preview instead: a header with its size and
+`artifact:` pointer, its head and its tail. Nothing is lost (the artifact holds every
+byte, content-addressed, and `recall` or `read_artifact` read it back), and no later
+request can be blocked by it, message 0 included, since the preview fits the budget.
+A resumed view that already holds such a message (an older session) is shrunk the same
+way when the session opens; the artifact's name is its digest, so doing it again on the
+next resume gives the same pointer. Storing failures raise the store's typed error.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agent_cli.compaction.markers import is_digest_message, is_summary_message
+
+if TYPE_CHECKING:
+    from agent_cli.session.core import Session
+
+MIN_PREVIEW_CHARS = 64
+
+
+def shrink_user_message(session: Session, message: dict[str, Any]) -> dict[str, Any]:
+    """`message` itself, or a copy whose oversized texts are stored and previewed."""
+    if message.get("role") != "user" or is_summary_message(message) or is_digest_message(message):
+        return message  # compaction's own messages are bounded by their own budgets
+    content = message.get("content")
+    if isinstance(content, str):
+        shrunk = _shrink_text(session, content)
+        return message if shrunk is content else {**message, "content": shrunk}
+    if not isinstance(content, list):
+        return message
+    blocks = [_shrink_block(session, block) for block in content]
+    if all(new is old for new, old in zip(blocks, content, strict=True)):
+        return message
+    return {**message, "content": blocks}
+
+
+def shrink_oversized_view(session: Session, view: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The view with every oversized user text previewed (see the module contract)."""
+    return [shrink_user_message(session, message) for message in view]
+
+
+def _shrink_block(session: Session, block: Any) -> Any:
+    if not isinstance(block, dict) or block.get("type") != "text":
+        return block
+    text = block.get("text")
+    if not isinstance(text, str):
+        return block
+    shrunk = _shrink_text(session, text)
+    return block if shrunk is text else {**block, "text": shrunk}
+
+
+def _shrink_text(session: Session, text: str) -> str:
+    limit = session.policy.max_message_tokens
+    if len(text) <= limit // 4 or session.counter.count_text(text) <= limit:
+        return text
+    ref = session.artifacts.put(session.session_id, text.encode("utf-8"), suffix=".txt")
+    return build_preview(text, ref.pointer, limit // 2, session.counter.count_text)
+
+
+def build_preview(text: str, pointer: str, budget_tokens: int, count: Any) -> str:
+    """Header, head and tail of `text` within `budget_tokens` (head twice the tail)."""
+    chars = max(MIN_PREVIEW_CHARS, budget_tokens)
+    while True:
+        head, tail = text[: chars * 2 // 3], text[len(text) - chars // 3 :]
+        preview = (
+            f"[Large message: {len(text):,} characters, stored whole as {pointer}. Its "
+            "beginning and end follow; read any part with read_artifact or recall.]\n"
+            f"{head}\n[… {len(text) - len(head) - len(tail):,} characters not shown …]\n{tail}"
+        )
+        if chars <= MIN_PREVIEW_CHARS or count(preview) <= budget_tokens:
+            return preview
+        chars //= 2

@@ -1,0 +1,370 @@
+"""The running digest: whatever compaction removes leaves a trace with a pointer back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from compaction_support import (
+    assistant,
+    build_long_history,
+    call_pair,
+    make_counter,
+    policies,
+    read_use,
+    text,
+    tool_result,
+    user,
+    valid_histories,
+)
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from agent_cli.compaction import (
+    CompactionPolicy,
+    MessageViewLimitExceeded,
+    compact_context,
+    validate_tool_protocol,
+)
+from agent_cli.compaction.digest import sequence_of, split_digest
+from agent_cli.compaction.markers import (
+    DIGEST_HEADER,
+    SOURCE_KEY,
+    find_last_summary,
+    is_digest_message,
+    is_summary_message,
+)
+from agent_cli.compaction.removed import user_texts
+from agent_cli.errors import WireFormatError
+from agent_cli.events import ModelRequest
+from agent_cli.provider.wire import build_wire_request
+
+SETTINGS = settings(
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+SESSION = "s1"
+
+
+def with_sources(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each message as the session keeps it: pointing at its own transcript record."""
+    return [{**m, SOURCE_KEY: f"transcript:{SESSION}:{i + 1}"} for i, m in enumerate(history)]
+
+
+def _summary_of_nothing(messages: list[dict[str, Any]]) -> str:
+    return "Summary: work went on."
+
+
+def _raising(messages: list[dict[str, Any]]) -> str:
+    raise RuntimeError("down")
+
+
+def digest_text(view: list[dict[str, Any]]) -> str:
+    found = [m["content"] for m in view if is_digest_message(m)]
+    assert len(found) <= 1, "one running digest, never a pile"
+    return found[0] if found else ""
+
+
+def build_wire(view: list[dict[str, Any]]) -> dict[str, Any]:
+    return build_wire_request(ModelRequest("system", "", tuple(view), (), 100), "claude-test")
+
+
+def is_sendable(view: list[dict[str, Any]]) -> bool:
+    try:
+        build_wire(view)
+    except WireFormatError:
+        return False
+    return True
+
+
+def assert_sendable(view: list[dict[str, Any]]) -> None:
+    """Valid for the API: the one function that builds requests accepts it."""
+    validate_tool_protocol(view)
+    build_wire(view)
+
+
+def assert_removed_text_is_traced(text_: str, history: list[dict[str, Any]], view_text: str):
+    """Verbatim in the digest or summary, or (shortened) its head next to its pointer."""
+    if text_ in view_text:
+        return
+    pointer = next(m[SOURCE_KEY] for m in history if text_ in list(user_texts(m)))
+    assert f"({pointer}; shortened from {len(text_):,} chars) {text_[:60]}" in view_text
+
+
+def assert_removed_call_is_traced(tool_id: str, history: list[dict[str, Any]], digest: str):
+    """The interaction's pointer is in the digest (explicitly or inside the folded range)
+    and resolves to a record that holds the interaction."""
+    by_pointer = {m[SOURCE_KEY]: m for m in history}
+    holders = [
+        m[SOURCE_KEY]
+        for m in history
+        if any(
+            b.get("id") == tool_id or b.get("tool_use_id") == tool_id
+            for b in (m["content"] if isinstance(m["content"], list) else [])
+        )
+    ]
+    listed = [p for p in holders if f"({p})" in digest]
+    if listed:
+        record = by_pointer[listed[0]]
+        assert any(tool_id in (b.get("id"), b.get("tool_use_id")) for b in record["content"])
+        return
+    first, last = _folded_range(digest)
+    assert any(first <= (sequence_of(p) or 0) <= last for p in holders), tool_id
+
+
+def _folded_range(digest: str) -> tuple[int, int]:
+    line = next(line for line in digest.splitlines() if "older interaction" in line)
+    words = [w for w in line.split() if w.startswith("transcript:")]
+    return sequence_of(words[0]) or 0, sequence_of(words[-1]) or 0
+
+
+@st.composite
+def roomy_policies(draw: st.DrawFn) -> dict[str, int]:
+    """Policies whose hard limit leaves room, so most runs compact rather than block;
+    the digest budget from tiny (everything folds or shortens) to generous."""
+    chosen = draw(policies())
+    chosen["hard_limit"] = chosen["soft_threshold"] * 20 + draw(st.integers(0, 20_000))
+    chosen["digest_tokens"] = draw(st.sampled_from([0, 1, 40, 2_000]))
+    return chosen
+
+
+@settings(SETTINGS, max_examples=400)
+@given(
+    history=valid_histories(),
+    settings_=st.one_of(policies(), roomy_policies()),
+    summarizer=st.sampled_from([None, _summary_of_nothing, _raising]),
+    forced=st.booleans(),
+)
+def test_after_any_compaction_nothing_removed_is_without_a_trace(
+    history, settings_, summarizer, forced
+):
+    history = with_sources(history)
+    counter, _ = make_counter()
+    policy = CompactionPolicy(**settings_)
+    try:
+        result = compact_context(
+            history, policy=policy, summarizer=summarizer, counter=counter, force_summary=forced
+        )
+    except MessageViewLimitExceeded:
+        event("blocked")
+        return
+    view = result.messages
+    validate_tool_protocol(view)
+    if is_sendable(history):  # (a history of blank texts only is refused as it stands)
+        assert_sendable(view)
+    digest = digest_text(view)
+    summary = find_last_summary(view) or ""
+    kept_texts = [t for m in view for t in user_texts(m)]
+    for message in history:
+        for typed in user_texts(message):
+            if typed not in kept_texts:
+                assert_removed_text_is_traced(typed, history, digest + summary)
+    remaining = set(validate_tool_protocol(view))
+    for tool_id in set(validate_tool_protocol(history)) - remaining:
+        assert_removed_call_is_traced(tool_id, history, digest)
+    assert result.tokens_after == counter.count_messages(view)  # the digest is counted
+    event(f"digest: {'yes' if digest else 'no'}")
+
+
+def test_a_pruned_session_names_each_removed_request_and_call_with_its_pointer():
+    history = with_sources(
+        [
+            user("Please tidy the repository."),
+            *call_pair("t1", "x" * 400, read_use("t1", "src/a.py")),
+            assistant("Read a.py."),
+            user("Now look at the tests, please."),
+            *call_pair(
+                "t2",
+                "boom",
+                {"type": "tool_use", "id": "t2", "name": "bash", "input": {"command": "pytest -q"}},
+            ),
+            *build_long_history(10)[1:],
+        ]
+    )
+    counter, _ = make_counter()
+    policy = CompactionPolicy(
+        soft_threshold=600, hard_limit=9_000, keep_recent_messages=4, digest_tokens=2_000
+    )
+    result = compact_context(history, policy=policy, counter=counter)
+    digest = digest_text(result.messages)
+    assert result.messages[0] is history[0] and result.messages[1]["content"] == digest
+    assert digest.startswith(DIGEST_HEADER)
+    assert "(transcript:s1:5) Now look at the tests, please." in digest
+    assert "read_file path=src/a.py -> 400 chars, ok (transcript:s1:3)" in digest
+    assert "bash command=pytest -q -> 4 chars, ok (transcript:s1:7)" in digest
+    assert digest.index("pytest") < digest.index("src/a.py")  # newest first
+
+
+def test_digests_merge_across_compactions_into_one_running_digest():
+    counter, _ = make_counter()
+    policy = CompactionPolicy(
+        soft_threshold=600, hard_limit=20_000, keep_recent_messages=4, digest_tokens=3_000
+    )
+    first = with_sources(build_long_history(8))
+    once = compact_context(first, policy=policy, counter=counter).messages
+    more = [assistant("more"), user("second request")]
+    for number in range(8, 16):
+        more += call_pair(f"toolu_{number}", "y" * 400)
+    more = [{**m, SOURCE_KEY: f"transcript:s1:{100 + i}"} for i, m in enumerate(more)]
+    twice = compact_context([*once, *more], policy=policy, counter=counter).messages
+    assert sum(1 for m in twice if is_digest_message(m)) == 1
+    digest = digest_text(twice)
+    assert "(transcript:s1:3)" in digest  # from the first compaction
+    assert "(transcript:s1:101) second request" in digest  # from the second
+    assert "Thanks. What next?" in digest
+
+
+def test_older_requests_are_shortened_when_the_budget_is_spent_newest_stay_whole():
+    requests = [f"request {n}: " + "words " * 200 for n in range(6)]
+    history: list[dict[str, Any]] = []
+    for number, request in enumerate(requests):
+        history += [user(request), *call_pair(f"t{number}", "z" * 40)]
+    history += [assistant("done"), user("last")]
+    history = with_sources(history)
+    counter, _ = make_counter()
+    policy = CompactionPolicy(
+        soft_threshold=2_000, hard_limit=90_000, keep_recent_messages=2, digest_tokens=1_000
+    )
+    digest = digest_text(compact_context(history, policy=policy, counter=counter).messages)
+    assert requests[5] in digest and requests[4] in digest  # newest, verbatim
+    assert requests[1] not in digest
+    assert "(transcript:s1:4; shortened from 1,211 chars) request 1: words" in digest
+
+
+def test_the_summary_sees_the_older_part_before_anything_is_pruned():
+    seen: list[list[dict[str, Any]]] = []
+
+    def summarizer(messages: list[dict[str, Any]]) -> str:
+        seen.append(messages)
+        return "Goal: tidy. Files: src/a.py."
+
+    history = with_sources([user("Please tidy the repository."), *build_long_history(20)[1:]])
+    counter, _ = make_counter()
+    policy = CompactionPolicy(
+        soft_threshold=1_500, hard_limit=20_000, keep_recent_messages=4, summary_keep_recent=4
+    )
+    result = compact_context(history, policy=policy, summarizer=summarizer, counter=counter)
+    assert result.applied_layers == ("generate_summary",)
+    assert seen[0][0]["content"] == "Please tidy the repository."  # not pruned away first
+    assert len(seen[0]) == len(history) - 4
+    assert is_summary_message(result.messages[0])
+    assert "(transcript:s1:1) Please tidy the repository." in digest_text(result.messages)
+
+
+def test_a_failed_summary_still_leaves_the_digest_after_pruning():
+    history = with_sources(build_long_history(20))
+    counter, _ = make_counter()
+    policy = CompactionPolicy(soft_threshold=1_500, hard_limit=20_000, keep_recent_messages=4)
+    result = compact_context(history, policy=policy, summarizer=_raising, counter=counter)
+    assert [(r.layer, r.outcome) for r in result.reports][-2:] == [
+        (4, "summary_failed"),
+        (3, "applied"),
+    ]
+    assert result.applied_layers == ("prune_old_messages",)
+    assert "transcript:s1:3" in digest_text(result.messages)
+
+
+def test_forcing_a_summary_summarizes_even_a_view_that_l1_alone_would_fit():
+    calls: list[int] = []
+
+    def summarizer(messages: list[dict[str, Any]]) -> str:
+        calls.append(len(messages))
+        return "short"
+
+    history = with_sources([user("go"), *call_pair("a", "x" * 20_000), assistant("ok"), user("n")])
+    counter, _ = make_counter()
+    policy = CompactionPolicy(soft_threshold=2_000, hard_limit=90_000, summary_keep_recent=2)
+    result = compact_context(
+        history, policy=policy, summarizer=summarizer, counter=counter, force_summary=True
+    )
+    assert calls == [3] and result.applied_layers[0] == "generate_summary"
+
+
+def test_the_digest_is_plain_text_the_wire_joins_with_its_neighbour():
+    history = with_sources([user("go"), *build_long_history(12)[1:]])
+    counter, _ = make_counter()
+    policy = CompactionPolicy(soft_threshold=500, hard_limit=20_000, keep_recent_messages=3)
+    view = compact_context(history, policy=policy, counter=counter).messages
+    wire = build_wire_request(ModelRequest("s", "", tuple(view), (), 100), "m")
+    first = wire["messages"][0]
+    assert first["role"] == "user" and [b["type"] for b in first["content"]] == ["text", "text"]
+    assert first["content"][1]["text"].startswith(DIGEST_HEADER)
+    assert not any(key.startswith("_") for m in wire["messages"] for key in m)
+
+
+def test_a_view_without_a_user_message_first_gets_the_digest_first():
+    view = [assistant([read_use("r1", "a.py")]), user([tool_result("r1", "x" * 4_000)])]
+    view += [assistant("ok"), user([text("next")])]
+    base, digest = split_digest(view)
+    assert digest is None and base == view
+    counter, _ = make_counter()
+    policy = CompactionPolicy(soft_threshold=200, hard_limit=20_000, keep_recent_messages=1)
+    result = compact_context(with_sources(view), policy=policy, counter=counter)
+    assert result.messages[0]["role"] == "user"
+    assert_sendable(result.messages)
+
+
+def test_a_user_message_that_only_looks_like_a_digest_is_kept_as_the_users():
+    history = with_sources([user(DIGEST_HEADER + " my own words"), *build_long_history(12)[1:]])
+    counter, _ = make_counter()
+    policy = CompactionPolicy(soft_threshold=500, hard_limit=20_000, keep_recent_messages=3)
+    view = compact_context(history, policy=policy, counter=counter).messages
+    assert view[0] is history[0]
+    assert sum(1 for m in view if is_digest_message(m)) == 1 and view[1] is not history[0]
+
+
+def test_compact_keeps_a_same_size_summary_the_automatic_run_would_refuse():
+    from agent_cli.compaction.markers import SUMMARY_HEADER
+    from agent_cli.compaction.summary import ACKNOWLEDGEMENT
+
+    body = "Goal: count functions."
+    history = [user(f"{SUMMARY_HEADER}\n{body}"), assistant(ACKNOWLEDGEMENT)]
+    history = with_sources([*history, user("q " * 300), assistant("a"), user("r"), assistant("b")])
+    counter, _ = make_counter()
+    policy = CompactionPolicy(soft_threshold=20, hard_limit=90_000, summary_keep_recent=4)
+    automatic = compact_context(
+        history, policy=policy, summarizer=lambda old: body, counter=counter
+    )
+    assert [(r.layer, r.outcome) for r in automatic.reports][2] == (4, "summary_not_smaller")
+    forced = compact_context(
+        history, policy=policy, summarizer=lambda old: body, counter=counter, force_summary=True
+    )
+    assert forced.reports[0].outcome == "applied" and forced.reports[0].tokens_saved == 0
+    assert find_last_summary(forced.messages) == body
+
+
+def test_past_twice_the_budget_requests_keep_only_a_short_head_and_their_pointer():
+    requests = [f"request {n}: " + "words " * 100 for n in range(30)]
+    history: list[dict[str, Any]] = []
+    for number, request in enumerate(requests):
+        history += [user(request), *call_pair(f"t{number}", "z" * 40)]
+    history = with_sources([*history, assistant("done"), user("last")])
+    counter, _ = make_counter()
+    policy = CompactionPolicy(
+        soft_threshold=2_000, hard_limit=90_000, keep_recent_messages=2, digest_tokens=600
+    )
+    digest = digest_text(compact_context(history, policy=policy, counter=counter).messages)
+    assert requests[29] in digest  # the newest, whole
+    oldest = "(transcript:s1:4; shortened from 611 chars) " + requests[1][:60] + "…"
+    assert oldest in digest and requests[1][:61] not in digest  # (request 0 is message 0)
+    assert all(f"request {n}:" in digest for n in range(1, 30))
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),
+    max_leaves=20,
+)
+
+
+@SETTINGS
+@given(
+    data=st.dictionaries(
+        st.sampled_from(["requests", "interactions", "older", "format"]), _json, max_size=4
+    )
+)
+def test_a_damaged_digest_from_disk_reads_as_what_it_can_and_never_raises(data):
+    from agent_cli.compaction.digest import digest_from_message, render_digest
+
+    digest = digest_from_message({"role": "user", "content": "x", "_digest": data})
+    assert render_digest(digest).startswith(DIGEST_HEADER)
