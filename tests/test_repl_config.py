@@ -224,16 +224,16 @@ def test_the_offline_demo_fills_only_the_thresholds_left_unset():
     assert (policy.soft_threshold, policy.hard_limit, policy.keep_recent_messages) == (
         3_000,
         60_000,
-        10,
+        4,
     )
     assert uses_demo_thresholds(demo)
 
-    flags = resolve_settings({"soft_threshold": 9_000}, {"keep_recent": 4}, "/c.toml")
+    flags = resolve_settings({"soft_threshold": 9_000}, {"keep_recent": 7}, "/c.toml")
     mixed = build_policy(with_demo_thresholds(flags))
     assert (mixed.soft_threshold, mixed.hard_limit, mixed.keep_recent_messages) == (
         9_000,
         60_000,
-        4,
+        7,
     )
     # a soft threshold above the demo hard limit keeps the built-in hard limit
     high = build_policy(with_demo_thresholds(resolve_settings({"soft_threshold": 90_000}, {}, "")))

@@ -44,8 +44,10 @@ BUILT_IN = "built-in default"
 # On the offline demo model, thresholds small enough that reading a few files shows every
 # layer fire (the built-in 80k would never be reached in a demo). Flags and the config
 # file still win, key by key.
-# Keeping the last 10 messages (2.5 file reads) lets L3 fall short, so L4 shows too.
-DEMO_THRESHOLDS = {"soft_threshold": 3_000, "hard_limit": 60_000, "keep_recent": 10}
+# The summary runs before pruning, so L3 shows only where there is nothing old enough to
+# summarize yet: keeping the last 4 messages (one file read and its answer) lets the
+# second read of a file go on to L3, and later reads fire L4.
+DEMO_THRESHOLDS = {"soft_threshold": 3_000, "hard_limit": 60_000, "keep_recent": 4}
 DEMO_ORIGIN = "offline demo default"
 
 
