@@ -22,9 +22,9 @@ CORE_PATTERNS = (
     "frozen.py",
     "protocol.py",
     "compaction/*.py",
-    "durable*.py",
-    "pointers.py",
-    "source_resolution.py",
+    "durable/*.py",
+    "sources/pointers.py",
+    "sources/resolution.py",
     "models.py",
     "usage_cost.py",
 )
@@ -101,7 +101,27 @@ def test_the_core_files_exist_where_the_rules_expect_them():
         "agent_cli/tokens.py",
         "agent_cli/protocol.py",
         "agent_cli/compaction/pipeline.py",
+        "agent_cli/durable/model.py",
+        "agent_cli/durable/codec.py",
+        "agent_cli/sources/pointers.py",
     } <= names
+
+
+def test_durable_state_and_sources_live_in_their_packages_not_loose_at_the_top():
+    loose = sorted(
+        path.name
+        for pattern in ("durable*.py", "source*.py", "pointers.py")
+        for path in PACKAGE.glob(pattern)
+    )
+    assert loose == []
+    assert (PACKAGE / "durable" / "__init__.py").is_file()
+    assert (PACKAGE / "sources" / "__init__.py").is_file()
+
+
+def test_the_io_half_of_sources_is_outside_the_pure_core():
+    io_half = {"resolver.py", "files.py", "index.py", "transcript_check.py", "artifact_check.py"}
+    assert {path.name for path in (PACKAGE / "sources").glob("*.py")} >= io_half
+    assert not {path.name for path in CORE_FILES if path.parent.name == "sources"} & io_half
 
 
 @pytest.mark.parametrize("path", CORE_FILES, ids=_relative)

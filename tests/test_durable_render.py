@@ -18,7 +18,7 @@ from agent_cli.durable import (
     render_durable_context,
 )
 from agent_cli.errors import SourceBindingError
-from agent_cli.source_resolution import SourceResolution, SourceResolutionStatus
+from agent_cli.sources.resolution import SourceResolution, SourceResolutionStatus
 
 T0 = "2024-05-01T10:00:00+00:00"
 SHA = "ab" * 32

@@ -25,7 +25,7 @@ from agent_cli.durable import (
     RetrievalEvidence,
     render_durable_context,
 )
-from agent_cli.durable_text import normalize_text
+from agent_cli.durable.text import normalize_text
 from agent_cli.errors import DurableStateError
 
 MARKER_PIECES = (

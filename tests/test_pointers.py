@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from agent_cli.errors import SourcePointerError, UnknownSourceSchemeError
-from agent_cli.pointers import (
+from agent_cli.sources.pointers import (
     ParsedSourcePointer,
     format_artifact_pointer,
     format_transcript_pointer,

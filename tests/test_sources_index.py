@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.source_index import BLOCK_BYTES
 from agent_cli.sources import SourcePointerResolver
+from agent_cli.sources.index import BLOCK_BYTES
 
 T0 = "2024-05-01T10:00:00+00:00"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_cli.durable_model import DurableContextState
+from agent_cli.durable.model import DurableContextState
 from agent_cli.errors import TranscriptWriteFailed
 from agent_cli.store.artifacts import ArtifactStore
 from agent_cli.store.fsutil import FileOps

@@ -24,8 +24,8 @@ from agent_cli.errors import (
     SourceUnavailable,
     UnknownSourceSchemeError,
 )
-from agent_cli.pointers import parse_source_pointer
-from agent_cli.source_files import open_beneath
+from agent_cli.sources.files import open_beneath
+from agent_cli.sources.pointers import parse_source_pointer
 from agent_cli.store.fsutil import (
     DEFAULT_FILE_OPS,
     FileOps,

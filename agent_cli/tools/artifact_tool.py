@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_cli.errors import AgentCliError, SourcePointerError, ToolError
-from agent_cli.pointers import parse_source_pointer
+from agent_cli.sources.pointers import parse_source_pointer
 from agent_cli.tools.context import PreparedCall, ToolContext
 from agent_cli.tools.output import ArtifactSink, ToolResult, format_size
 

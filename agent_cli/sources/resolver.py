@@ -6,8 +6,8 @@ without following links, and checked (a transcript record's envelope, an artifac
 digest). The outcome is one of five statuses (`SourceResolutionStatus`); only
 `available` carries the evidence's full sha256 and a bounded excerpt.
 
-Parsing lives in `agent_cli.pointers`, the resolution value in
-`agent_cli.source_resolution`, the file checks in `source_files`, `source_index`,
+Parsing lives in `agent_cli.sources.pointers`, the resolution value in
+`agent_cli.sources.resolution`, the file checks in `source_files`, `source_index`,
 `source_transcript` and `source_artifact`; this module wires them and is the public face.
 """
 
@@ -17,14 +17,17 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from agent_cli.durable_model import DurableContextState, distinct_source_pointers
+from agent_cli.durable.model import DurableContextState, distinct_source_pointers
 from agent_cli.errors import (
     ConfigError,
     SourcePointerError,
     SourceUnavailable,
     UnknownSourceSchemeError,
 )
-from agent_cli.pointers import (
+from agent_cli.sources.artifact_check import verify_artifact
+from agent_cli.sources.files import OpenAt, ReadAt, os_open_at
+from agent_cli.sources.index import TranscriptOffsetIndex
+from agent_cli.sources.pointers import (
     ARTIFACT_SCHEME,
     TRANSCRIPT_SCHEME,
     ParsedSourcePointer,
@@ -32,11 +35,12 @@ from agent_cli.pointers import (
     format_transcript_pointer,
     parse_source_pointer,
 )
-from agent_cli.source_artifact import verify_artifact
-from agent_cli.source_files import OpenAt, ReadAt, os_open_at
-from agent_cli.source_index import TranscriptOffsetIndex
-from agent_cli.source_resolution import SourceResolution, SourceResolutionStatus
-from agent_cli.source_transcript import MAX_RECORD_BYTES, VerifiedEvidence, verify_transcript_record
+from agent_cli.sources.resolution import SourceResolution, SourceResolutionStatus
+from agent_cli.sources.transcript_check import (
+    MAX_RECORD_BYTES,
+    VerifiedEvidence,
+    verify_transcript_record,
+)
 
 __all__ = [
     "ARTIFACT_SCHEME",

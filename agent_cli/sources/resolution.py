@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from agent_cli.durable_text import require_text
+from agent_cli.durable.text import require_text
 from agent_cli.errors import DurableStateError
 
 _SHA256_HEX = re.compile(r"[0-9a-f]{64}")

@@ -14,10 +14,9 @@ import json
 import os
 from dataclasses import dataclass
 
-from agent_cli.durable_text import parse_timestamp
+from agent_cli.durable.text import parse_timestamp
 from agent_cli.errors import DurableStateError, SourceUnavailable
-from agent_cli.pointers import ParsedSourcePointer
-from agent_cli.source_files import (
+from agent_cli.sources.files import (
     OpenAt,
     ReadAt,
     check_still_linked,
@@ -27,7 +26,8 @@ from agent_cli.source_files import (
     os_open_at,
     read_span,
 )
-from agent_cli.source_index import TranscriptOffsetIndex
+from agent_cli.sources.index import TranscriptOffsetIndex
+from agent_cli.sources.pointers import ParsedSourcePointer
 
 MAX_RECORD_BYTES = 16 * 1024 * 1024
 

@@ -23,7 +23,7 @@ from bisect import bisect_left
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from agent_cli.source_files import CHUNK_BYTES, ReadAt, corrupt, missing
+from agent_cli.sources.files import CHUNK_BYTES, ReadAt, corrupt, missing
 
 BLOCK_BYTES = 1 << 16
 

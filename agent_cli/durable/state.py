@@ -7,8 +7,8 @@ below return a new state and raise a typed error for anything illegal, so a summ
 that says "done" can never close a pending item by itself. Pure: no I/O, no clock;
 timestamps are passed in.
 
-The value types live in `durable_model`, the JSON codec in `durable_codec` and the
-renderer in `durable_render`; this module is the public face and re-exports them.
+The value types live in `model`, the JSON codec in `codec` and the renderer in
+`render`; this module re-exports them, and the package re-exports this module.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar
 
-from agent_cli.durable_codec import state_from_dict, state_to_dict
-from agent_cli.durable_model import (
+from agent_cli.durable.codec import state_from_dict, state_to_dict
+from agent_cli.durable.model import (
     ALLOWED_TRANSITIONS,
     DurableContextState,
     DurableFact,
@@ -30,13 +30,13 @@ from agent_cli.durable_model import (
     distinct_source_pointers,
     require_status,
 )
-from agent_cli.durable_render import (
+from agent_cli.durable.render import (
     BEGIN_MARKER,
     END_MARKER,
     bind_resolutions,
     render_durable_context,
 )
-from agent_cli.durable_text import normalize_text, parse_timestamp, require_timestamp
+from agent_cli.durable.text import normalize_text, parse_timestamp, require_timestamp
 from agent_cli.errors import DurableItemNotFound, DurableStateError, PendingTransitionError
 
 T = TypeVar("T")

@@ -13,8 +13,7 @@ import codecs
 import hashlib
 import os
 
-from agent_cli.pointers import ParsedSourcePointer
-from agent_cli.source_files import (
+from agent_cli.sources.files import (
     CHUNK_BYTES,
     OpenAt,
     ReadAt,
@@ -24,7 +23,8 @@ from agent_cli.source_files import (
     open_beneath,
     os_open_at,
 )
-from agent_cli.source_transcript import VerifiedEvidence
+from agent_cli.sources.pointers import ParsedSourcePointer
+from agent_cli.sources.transcript_check import VerifiedEvidence
 
 TOOL_RESULTS_DIR = "tool-results"
 

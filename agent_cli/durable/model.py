@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from agent_cli.durable_text import (
+from agent_cli.durable.text import (
     parse_timestamp,
     require_optional_text,
     require_rank,

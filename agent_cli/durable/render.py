@@ -15,7 +15,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 
-from agent_cli.durable_model import (
+from agent_cli.durable.model import (
     DurableContextState,
     DurableFact,
     PendingItem,
@@ -23,9 +23,9 @@ from agent_cli.durable_model import (
     RetrievalEvidence,
     distinct_source_pointers,
 )
-from agent_cli.durable_text import parse_timestamp
+from agent_cli.durable.text import parse_timestamp
 from agent_cli.errors import SourceBindingError
-from agent_cli.source_resolution import SourceResolution
+from agent_cli.sources.resolution import SourceResolution
 
 BEGIN_MARKER = "<<<durable-context v1>>>"
 END_MARKER = "<<<end durable-context>>>"

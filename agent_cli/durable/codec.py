@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import fields
 from typing import Any
 
-from agent_cli.durable_model import (
+from agent_cli.durable.model import (
     DurableContextState,
     DurableFact,
     PendingItem,

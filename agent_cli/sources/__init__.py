@@ -1,0 +1,42 @@
+"""Source pointers: parse them (pure), and re-verify them against the stores (I/O).
+
+Pure: `pointers` (the grammar, parsing and formatting) and `resolution` (the five
+statuses of a re-verified pointer). I/O: `resolver` (`SourcePointerResolver`, the public
+face re-exported here), `files` (opening beneath a trusted root without following
+links), `index` (transcript offsets), `transcript_check` and `artifact_check` (verifying
+one record or artifact). `from agent_cli.sources import ...` is the supported way in.
+"""
+
+from __future__ import annotations
+
+from agent_cli.sources.resolver import (
+    ARTIFACT_SCHEME,
+    MAX_RECORD_BYTES,
+    TRANSCRIPT_SCHEME,
+    ParsedSourcePointer,
+    SourcePointerError,
+    SourcePointerResolver,
+    SourceResolution,
+    SourceResolutionStatus,
+    UnknownSourceSchemeError,
+    format_artifact_pointer,
+    format_transcript_pointer,
+    parse_source_pointer,
+    resolve_durable_sources,
+)
+
+__all__ = [
+    "ARTIFACT_SCHEME",
+    "MAX_RECORD_BYTES",
+    "TRANSCRIPT_SCHEME",
+    "ParsedSourcePointer",
+    "SourcePointerError",
+    "SourcePointerResolver",
+    "SourceResolution",
+    "SourceResolutionStatus",
+    "UnknownSourceSchemeError",
+    "format_artifact_pointer",
+    "format_transcript_pointer",
+    "parse_source_pointer",
+    "resolve_durable_sources",
+]
