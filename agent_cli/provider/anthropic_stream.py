@@ -1,0 +1,55 @@
+"""Stream handling around the SDK: reading its events safely and warming up its parsing.
+
+Contract: `read_events(stream)` yields the SDK's events and turns anything it fails to
+parse into a `StreamFault("stream_malformed")`, which the provider retries.
+`warm_up_stream_parsing` feeds a canned stream (`WARM_UP_EVENTS`) to the SDK's own
+accumulator, offline, so the first answer does not pay for building the SDK's models;
+it never raises. `anthropic` is imported only inside `accumulate_warm_up_stream`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from agent_cli.provider.stream_assembly import StreamFault
+from agent_cli.provider.warm_up_stream import WARM_UP_EVENTS
+
+
+def warm_up_stream_parsing() -> None:
+    """Let the SDK build its stream models now: pydantic builds their schemas on first use
+    (about 0.2 s, far more on a busy machine), which would otherwise land on the first
+    answer. It feeds a canned stream to the SDK's own accumulator, offline. The
+    accumulator is not public API: if it moved, nothing is warmed and nothing breaks."""
+    try:
+        accumulate_warm_up_stream()
+    except Exception:  # a warm-up only; the first request then pays the cost itself
+        return
+
+
+def accumulate_warm_up_stream() -> Any:
+    """The SDK's message snapshot of `WARM_UP_EVENTS` (raises if the SDK changed)."""
+    from anthropic.lib.streaming._messages import accumulate_event
+
+    snapshot: Any = None
+    buffers: dict[int, bytes] = {}
+    for event in WARM_UP_EVENTS:
+        snapshot = accumulate_event(
+            event=event,  # type: ignore[arg-type]  # raw dicts are what it parses
+            current_snapshot=snapshot,
+            json_bufs=buffers,
+        )
+    return snapshot
+
+
+def read_events(stream: Any) -> Iterator[Any]:
+    """The SDK's events; anything it fails to parse becomes a `stream_malformed` fault."""
+    iterator = iter(stream)
+    while True:
+        try:
+            event = next(iterator)
+        except StopIteration:
+            return
+        except (ValueError, RuntimeError, IndexError, KeyError, TypeError) as err:
+            raise StreamFault("stream_malformed") from err
+        yield event
