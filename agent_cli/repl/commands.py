@@ -6,41 +6,45 @@ typed bare; a line starting with `//` is a message that starts with `/`).
 `CommandUsageError` for the REPL to show as one red line with the usage; errors from
 the session (e.g. `DurableStateError`) propagate the same way. Handlers only call the
 session and print what `views`/`stats_panel` build; they hold no logic of their own.
+
+The handlers of the durable state are `repl.durable_commands`; what a handler may use
+(`CommandContext`, still importable from here) and the argument checks are
+`repl.command_context`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
-
-from rich.console import Console
-from rich.text import Text
+from typing import Any
 
 from agent_cli.errors import CommandUsageError, UnknownCommand
-from agent_cli.repl import model_views, views
-from agent_cli.repl.plain_words import normalize_item_id
-from agent_cli.repl.safe_text import clip_line
+from agent_cli.repl import durable_commands, model_views, views
+from agent_cli.repl.command_context import (
+    CommandContext,
+    require_no_args,
+    require_one_id,
+    say,
+)
 from agent_cli.repl.session_commands import run_sessions_command
 from agent_cli.repl.stats_panel import build_stats_panel, render_stats_json
 
+__all__ = [
+    "ALIASES",
+    "BARE_COMMAND_LINES",
+    "COMMANDS",
+    "Command",
+    "CommandContext",
+    "command_summaries",
+    "message_text",
+    "run_command",
+    "split_command",
+    "suggest_command",
+    "usage_of",
+]
+
 BARE_COMMAND_LINES = {"stats": ("/stats", ""), "stats --json": ("/stats", "--json")}
 ALIASES = {"/exit": "/quit", "/?": "/help"}
-
-
-class CommandContext(Protocol):
-    """What a handler may use: the current session and a few REPL actions."""
-
-    session: Any
-    console: Console
-
-    def render_events(self, events: Iterator[Any]) -> None: ...
-    def write_plain(self, text: str) -> None: ...
-    def switch_session(self, resume: str | None) -> None: ...
-    def list_sessions(self) -> list[Any]: ...
-    def delete_sessions(self, session_ids: list[str]) -> list[str]: ...
-    def last_tool_result(self) -> Any: ...
-    def request_quit(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -93,38 +97,11 @@ def usage_of(name: str) -> str | None:
     return command.usage if command else None
 
 
-# --- argument helpers -------------------------------------------------------------------
-
-
-def _require_no_args(name: str, args: str) -> None:
-    if args:
-        raise CommandUsageError(name, "unexpected_argument")
-
-
-def _require_text(name: str, args: str) -> str:
-    if not args:
-        raise CommandUsageError(name, "missing_argument")
-    return args
-
-
-def _require_one_id(name: str, args: str) -> str:
-    parts = args.split()
-    if not parts:
-        raise CommandUsageError(name, "missing_argument")
-    if len(parts) > 1:
-        raise CommandUsageError(name, "one_id_expected")
-    return parts[0]
-
-
-def _say(context: CommandContext, text: str, style: str = "green") -> None:
-    context.console.print(Text(text, style=style), soft_wrap=True)
-
-
 # --- handlers ---------------------------------------------------------------------------
 
 
 def _help(context: CommandContext, args: str) -> None:
-    _require_no_args("/help", args)
+    require_no_args("/help", args)
     context.console.print(
         views.build_help_view(
             ((command.usage, command.summary) for command in COMMANDS.values()),
@@ -159,91 +136,33 @@ def _compact(context: CommandContext, args: str) -> None:
 
 
 def _summary(context: CommandContext, args: str) -> None:
-    _require_no_args("/summary", args)
+    require_no_args("/summary", args)
     text = context.session.last_summary()
     if text is None:
-        _say(context, "No summary yet: the conversation has not been summarized.", "dim")
+        say(context, "No summary yet: the conversation has not been summarized.", "dim")
         return
     context.console.print(views.build_summary_view(text))
 
 
 def _context(context: CommandContext, args: str) -> None:
-    _require_no_args("/context", args)
+    require_no_args("/context", args)
     context.console.print(views.build_context_view(context.session.context_preview()))
 
 
-def _remember(context: CommandContext, args: str) -> None:
-    fact = context.session.remember(_require_text("/remember", args))
-    _say(
-        context,
-        f"remembered {clip_line(fact.fact_id, 40)}: {clip_line(fact.content, 160)} "
-        f"(source {clip_line(fact.source_pointer, 120)})",
-    )
-
-
-def _todo(context: CommandContext, args: str) -> None:
-    item = context.session.add_pending(_require_text("/todo", args))
-    _say(
-        context,
-        f"added {clip_line(item.item_id, 40)}: {clip_line(item.description, 160)} "
-        f"(source {clip_line(item.source_pointer, 120)})",
-    )
-
-
-def _done(context: CommandContext, args: str) -> None:
-    item_id = normalize_item_id(_require_one_id("/done", args))
-    context.session.mark_done(item_id)
-    _say(context, f"{clip_line(item_id, 40)} is done")
-
-
-def _forget(context: CommandContext, args: str) -> None:
-    raw = _require_one_id("/forget", args)
-    item_id = raw if raw.isdigit() else normalize_item_id(raw)  # a bare 3: fact or todo?
-    context.session.forget(item_id)
-    _say(context, f"forgot {clip_line(item_id, 40)}: it is no longer in the durable state")
-
-
-def _block(context: CommandContext, args: str) -> None:
-    parts = args.split(None, 1)
-    if not parts:
-        raise CommandUsageError("/block", "missing_argument")
-    if len(parts) < 2:
-        raise CommandUsageError("/block", "missing_reason")
-    item_id, reason = normalize_item_id(parts[0]), parts[1].strip()
-    context.session.mark_blocked(item_id, reason)
-    _say(context, f"{clip_line(item_id, 40)} is blocked: {clip_line(reason, 160)}", "yellow")
-
-
-def _facts(context: CommandContext, args: str) -> None:
-    _require_no_args("/facts", args)
-    session = context.session
-    context.console.print(views.build_facts_view(session.durable_state, session.resolve_sources()))
-
-
-def _sources(context: CommandContext, args: str) -> None:
-    _require_no_args("/sources", args)
-    context.console.print(views.build_sources_view(context.session.resolve_sources()))
-
-
-def _expand(context: CommandContext, args: str) -> None:
-    pointer = _require_one_id("/expand", args)
-    context.console.print(views.build_expansion_view(context.session.expand(pointer)))
-
-
 def _last(context: CommandContext, args: str) -> None:
-    _require_no_args("/last", args)
+    require_no_args("/last", args)
     context.console.print(views.build_last_result_view(context.last_tool_result()))
 
 
 def _resume(context: CommandContext, args: str) -> None:
-    session_id = _require_one_id("/resume", args)
+    session_id = require_one_id("/resume", args)
     if session_id == context.session.session_id:
         raise CommandUsageError("/resume", "already_current")
     context.switch_session(session_id)
 
 
 def _new(context: CommandContext, args: str) -> None:
-    _require_no_args("/new", args)
+    require_no_args("/new", args)
     context.switch_session(None)
 
 
@@ -261,13 +180,13 @@ def _model(context: CommandContext, args: str) -> None:
 
 
 def _reload(context: CommandContext, args: str) -> None:
-    _require_no_args("/reload", args)
+    require_no_args("/reload", args)
     found = context.session.reload_project_instructions()
     context.console.print(model_views.build_instructions_reloaded(found), soft_wrap=True)
 
 
 def _quit(context: CommandContext, args: str) -> None:
-    _require_no_args("/quit", args)
+    require_no_args("/quit", args)
     context.request_quit()
 
 
@@ -294,17 +213,48 @@ COMMANDS: dict[str, Command] = {
             "what the next request would carry, one line a message",
             _context,
         ),
-        Command("/remember", "/remember <fact>", "keep a fact in the durable state", _remember),
-        Command("/todo", "/todo <text>", "add a pending item to the durable state", _todo),
-        Command("/done", "/done <id>", "mark a pending item done", _done),
-        Command("/block", "/block <id> <reason>", "mark a pending item blocked, with why", _block),
         Command(
-            "/forget", "/forget <id>", "drop a fact (F1) or pending item (T1) for good", _forget
+            "/remember",
+            "/remember <fact>",
+            "keep a fact in the durable state",
+            durable_commands.remember_command,
         ),
-        Command("/facts", "/facts", "the durable state, with each source's status now", _facts),
-        Command("/sources", "/sources", "resolve every source pointer now, with reasons", _sources),
         Command(
-            "/expand", "/expand <pointer>", "show the record or artifact behind a pointer", _expand
+            "/todo",
+            "/todo <text>",
+            "add a pending item to the durable state",
+            durable_commands.todo_command,
+        ),
+        Command("/done", "/done <id>", "mark a pending item done", durable_commands.done_command),
+        Command(
+            "/block",
+            "/block <id> <reason>",
+            "mark a pending item blocked, with why",
+            durable_commands.block_command,
+        ),
+        Command(
+            "/forget",
+            "/forget <id>",
+            "drop a fact (F1) or pending item (T1) for good",
+            durable_commands.forget_command,
+        ),
+        Command(
+            "/facts",
+            "/facts",
+            "the durable state, with each source's status now",
+            durable_commands.facts_command,
+        ),
+        Command(
+            "/sources",
+            "/sources",
+            "resolve every source pointer now, with reasons",
+            durable_commands.sources_command,
+        ),
+        Command(
+            "/expand",
+            "/expand <pointer>",
+            "show the record or artifact behind a pointer",
+            durable_commands.expand_command,
         ),
         Command("/last", "/last", "the last tool call's whole output", _last),
         Command(

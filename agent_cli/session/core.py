@@ -11,19 +11,19 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from agent_cli.compaction import CompactionPolicy, count_view
 from agent_cli.compaction.markers import find_last_summary
-from agent_cli.durable import DurableContextState, PendingStatus, render_durable_context
+from agent_cli.durable import DurableContextState, PendingStatus
 from agent_cli.errors import HeldResultsLost, ProviderRequestFailed, StoreError
 from agent_cli.events import ModelRequest, Notice, SessionEvent, Usage
 from agent_cli.frozen import freeze
-from agent_cli.session import compacting, describe, durable_ops, stats
+from agent_cli.session import compacting, describe, durable_ops, request_context, stats
 from agent_cli.session.budget import LoopGuard, calibration_ratio
+from agent_cli.session.figures import ContextPreview, Gauge
 from agent_cli.session.input_limit import check_input_size
 from agent_cli.session.instructions import (
     ProjectInstructions,
@@ -32,36 +32,9 @@ from agent_cli.session.instructions import (
 )
 from agent_cli.session.log import SessionLog, with_source
 from agent_cli.session.turn import run_forced_compaction, run_turn_steps
-from agent_cli.sources import SourceResolution, resolve_durable_sources
 
-
-@dataclass(frozen=True)
-class Gauge:
-    """The context gauge: request tokens now against the thresholds."""
-
-    tokens: int
-    soft_threshold: int
-    hard_limit: int
-    estimator: str
-    context_window: int = 0
-    cost_usd: float | None = None  # the session so far, when it could be priced
-
-    @property
-    def percent_of_soft(self) -> int:
-        return round(100 * self.tokens / self.soft_threshold) if self.soft_threshold else 0
-
-
-@dataclass(frozen=True)
-class ContextPreview:
-    """What the next request would carry."""
-
-    system_prompt: str
-    durable_context: str
-    message_lines: tuple[str, ...]
-    project_instructions: str = ""
-    project_source: str = ""
-    context_window: int = 0
-    request_tokens: int = 0  # the gauge's figure: what the next request would carry
+__all__ = ["ContextPreview", "Gauge", "Session"]  # the figures live in `session.figures`
+from agent_cli.sources import SourceResolution
 
 
 class Session:
@@ -218,21 +191,15 @@ class Session:
     def reserved_tokens(self, durable_text: str) -> int:
         """Tokens a request carries outside the view: system prompt, project instructions,
         durable block, tools."""
-        return (
-            self.counter.count_text(self.system_prompt)
-            + self.counter.count_text(self.project_instructions.text)
-            + self.counter.count_text(durable_text)
-            + self.counter.count_json(self.toolbox.schemas())
-        )
+        parts = (self.system_prompt, self.project_instructions.text, durable_text)
+        return request_context.reserved_tokens(self.counter, parts, self.toolbox.schemas())
 
     # --- durable context ----------------------------------------------------------------
 
     def render_durable(self) -> str:
         """Resolve every source pointer now and render the durable block."""
-        self.last_resolutions = tuple(resolve_durable_sources(self.durable_state, self.resolver))
-        self.last_durable_text = render_durable_context(
-            self.durable_state, source_resolutions=self.last_resolutions
-        )
+        rendered = request_context.render_durable(self.durable_state, self.resolver)
+        self.last_resolutions, self.last_durable_text = rendered
         return self.last_durable_text
 
     def resolve_sources(self) -> tuple[SourceResolution, ...]:

@@ -16,7 +16,8 @@ from agent_cli.protocol import validate_tool_protocol
 from agent_cli.session.budget import to_request_tokens
 
 if TYPE_CHECKING:
-    from agent_cli.session.core import ContextPreview, Gauge, Session
+    from agent_cli.session.core import Session
+    from agent_cli.session.figures import ContextPreview, Gauge
 
 STATUSES = ("available", "missing", "denied", "corrupt", "unsupported")
 CATEGORIES = (
@@ -140,7 +141,7 @@ def describe_project_instructions(found: Any) -> str:
 
 
 def build_gauge(session: Session) -> Gauge:
-    from agent_cli.session.core import Gauge
+    from agent_cli.session.figures import Gauge
 
     return Gauge(
         # the durable block as last rendered (kept current by every durable change):
@@ -155,7 +156,7 @@ def build_gauge(session: Session) -> Gauge:
 
 
 def build_preview(session: Session) -> ContextPreview:
-    from agent_cli.session.core import ContextPreview
+    from agent_cli.session.figures import ContextPreview
 
     lines = tuple(describe_message(i, m, session.counter) for i, m in enumerate(session.view))
     durable_text = session.render_durable()

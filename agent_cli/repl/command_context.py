@@ -1,0 +1,55 @@
+"""What a command handler may use, and the argument checks every handler shares.
+
+Contract: `CommandContext` is the REPL side a handler sees (the session and a few REPL
+actions). The `require_*` checks raise `CommandUsageError` (name, code) for the REPL to
+show with the usage; `say` prints one wrapped line. No handler logic lives here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, Protocol
+
+from rich.console import Console
+from rich.text import Text
+
+from agent_cli.errors import CommandUsageError
+
+
+class CommandContext(Protocol):
+    """What a handler may use: the current session and a few REPL actions."""
+
+    session: Any
+    console: Console
+
+    def render_events(self, events: Iterator[Any]) -> None: ...
+    def write_plain(self, text: str) -> None: ...
+    def switch_session(self, resume: str | None) -> None: ...
+    def list_sessions(self) -> list[Any]: ...
+    def delete_sessions(self, session_ids: list[str]) -> list[str]: ...
+    def last_tool_result(self) -> Any: ...
+    def request_quit(self) -> None: ...
+
+
+def require_no_args(name: str, args: str) -> None:
+    if args:
+        raise CommandUsageError(name, "unexpected_argument")
+
+
+def require_text(name: str, args: str) -> str:
+    if not args:
+        raise CommandUsageError(name, "missing_argument")
+    return args
+
+
+def require_one_id(name: str, args: str) -> str:
+    parts = args.split()
+    if not parts:
+        raise CommandUsageError(name, "missing_argument")
+    if len(parts) > 1:
+        raise CommandUsageError(name, "one_id_expected")
+    return parts[0]
+
+
+def say(context: CommandContext, text: str, style: str = "green") -> None:
+    context.console.print(Text(text, style=style), soft_wrap=True)

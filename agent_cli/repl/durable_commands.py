@@ -1,0 +1,79 @@
+"""The durable-state commands: /remember, /todo, /done, /block, /forget, /facts,
+/sources and /expand.
+
+Contract: like every handler in `commands`, each only calls the session's durable-state
+methods and prints a line or what `views` builds; bad arguments raise `CommandUsageError`,
+and the session's errors (e.g. `DurableStateError`) propagate for the REPL to show.
+"""
+
+from __future__ import annotations
+
+from agent_cli.errors import CommandUsageError
+from agent_cli.repl import views
+from agent_cli.repl.command_context import (
+    CommandContext,
+    require_no_args,
+    require_one_id,
+    require_text,
+    say,
+)
+from agent_cli.repl.plain_words import normalize_item_id
+from agent_cli.repl.safe_text import clip_line
+
+
+def remember_command(context: CommandContext, args: str) -> None:
+    fact = context.session.remember(require_text("/remember", args))
+    say(
+        context,
+        f"remembered {clip_line(fact.fact_id, 40)}: {clip_line(fact.content, 160)} "
+        f"(source {clip_line(fact.source_pointer, 120)})",
+    )
+
+
+def todo_command(context: CommandContext, args: str) -> None:
+    item = context.session.add_pending(require_text("/todo", args))
+    say(
+        context,
+        f"added {clip_line(item.item_id, 40)}: {clip_line(item.description, 160)} "
+        f"(source {clip_line(item.source_pointer, 120)})",
+    )
+
+
+def done_command(context: CommandContext, args: str) -> None:
+    item_id = normalize_item_id(require_one_id("/done", args))
+    context.session.mark_done(item_id)
+    say(context, f"{clip_line(item_id, 40)} is done")
+
+
+def forget_command(context: CommandContext, args: str) -> None:
+    raw = require_one_id("/forget", args)
+    item_id = raw if raw.isdigit() else normalize_item_id(raw)  # a bare 3: fact or todo?
+    context.session.forget(item_id)
+    say(context, f"forgot {clip_line(item_id, 40)}: it is no longer in the durable state")
+
+
+def block_command(context: CommandContext, args: str) -> None:
+    parts = args.split(None, 1)
+    if not parts:
+        raise CommandUsageError("/block", "missing_argument")
+    if len(parts) < 2:
+        raise CommandUsageError("/block", "missing_reason")
+    item_id, reason = normalize_item_id(parts[0]), parts[1].strip()
+    context.session.mark_blocked(item_id, reason)
+    say(context, f"{clip_line(item_id, 40)} is blocked: {clip_line(reason, 160)}", "yellow")
+
+
+def facts_command(context: CommandContext, args: str) -> None:
+    require_no_args("/facts", args)
+    session = context.session
+    context.console.print(views.build_facts_view(session.durable_state, session.resolve_sources()))
+
+
+def sources_command(context: CommandContext, args: str) -> None:
+    require_no_args("/sources", args)
+    context.console.print(views.build_sources_view(context.session.resolve_sources()))
+
+
+def expand_command(context: CommandContext, args: str) -> None:
+    pointer = require_one_id("/expand", args)
+    context.console.print(views.build_expansion_view(context.session.expand(pointer)))

@@ -1,0 +1,114 @@
+"""The tool-running step of a turn: run the model's tool calls and record their results.
+
+Contract of `run_tools`: exactly one tool_result answers every tool_use, in order, even
+when a tool fails, is denied, or the user presses Ctrl-C (the interrupted call and the
+unrun ones after it get error results, recorded before the turn ends "cancelled"). A
+termination signal records the same way and is then re-raised. Results the disk refuses
+are held (see `session.recording`). It returns None to go on, or (outcome, stop reason).
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from agent_cli.errors import PermissionQuestionInterrupted, TerminationRequested
+from agent_cli.events import Notice, SessionEvent, ToolFinished, ToolStarted
+from agent_cli.session.recording import Steps, record, record_results
+
+if TYPE_CHECKING:
+    from agent_cli.session.core import Session
+
+INTERRUPTED_TOOL_TEXT = "Interrupted by the user (Ctrl-C): the tool did not finish."
+NOT_RUN_TOOL_TEXT = "Not run: the turn was interrupted before this tool started."
+PERMISSION_CANCELLED = "permission_cancelled"  # the notice code
+ASKING_INTERRUPTED_TEXT = (
+    "Not run: the user pressed Ctrl-C when asked for permission, which cancelled the turn."
+)
+TERMINATED_TOOL_TEXT = (
+    "Stopped: agent-cli was ended by {signal} while this tool ran; a running command "
+    "and its whole process group were killed."
+)
+CUT_TOOL_TEXT = "Not run: the answer was cut at max_tokens before the turn could go on."
+
+Outcome = tuple[str, str | None] | None  # (turn outcome, stop reason) to end; None to go on
+
+
+def run_tools(session: Session, tool_uses: list[dict[str, Any]]) -> Steps[Outcome]:
+    results: list[dict[str, Any]] = []
+    try:
+        for block in tool_uses:
+            yield ToolStarted(block["id"], block["name"], dict(block.get("input") or {}))
+            outcome = session.toolbox.run(block["name"], dict(block.get("input") or {}))
+            results.append(result_block(block["id"], outcome.content, outcome.is_error))
+            yield ToolFinished(
+                block["id"],
+                block["name"],
+                outcome.is_error,
+                outcome.summary,
+                outcome.size_bytes,
+                outcome.artifact_pointer,
+                outcome.content,
+            )
+    except KeyboardInterrupt as interrupt:
+        text = INTERRUPTED_TOOL_TEXT
+        if isinstance(interrupt, PermissionQuestionInterrupted):
+            text = ASKING_INTERRUPTED_TEXT
+        yield from record_stopped(session, tool_uses, results, text)
+        yield _cancel_notice(interrupt)
+        return ("cancelled", "tool_use")
+    except TerminationRequested as stop:  # recorded, then the process goes on ending
+        text = TERMINATED_TOOL_TEXT.format(signal=signal_name(stop.signal_number))
+        yield from record_stopped(session, tool_uses, results, text)
+        raise
+    if not (yield from record_results(session, results)):
+        return ("failed", "tool_use")
+    return None
+
+
+def _cancel_notice(interrupt: KeyboardInterrupt) -> Notice:
+    """Nothing ran when Ctrl-C came at the permission question: say that, not 'interrupted'."""
+    if isinstance(interrupt, PermissionQuestionInterrupted):
+        return Notice(
+            "warning",
+            PERMISSION_CANCELLED,
+            f"Cancelled at the permission question: {interrupt.tool} was not run.",
+        )
+    return Notice("warning", "cancelled", "Cancelled: the running tool was interrupted.")
+
+
+def record_stopped(
+    session: Session, tool_uses: list[dict[str, Any]], results: list[dict[str, Any]], text: str
+) -> Steps[bool]:
+    """Answer the call that was running with `text` and the ones after it as not run."""
+    stopped_at = len(results)
+    for index in range(stopped_at, len(tool_uses)):
+        said = text if index == stopped_at else NOT_RUN_TOOL_TEXT
+        results.append(result_block(tool_uses[index]["id"], said, True))
+    return (yield from record_results(session, results))
+
+
+def answer_without_running(
+    session: Session, tool_uses: list[dict[str, Any]], text: str
+) -> Iterator[SessionEvent]:
+    results = [result_block(b["id"], text, True) for b in tool_uses]
+    yield from record(session, {"role": "user", "content": results})
+
+
+def result_block(tool_use_id: str, content: str, is_error: bool) -> dict[str, Any]:
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": tool_use_id,
+        "content": content or "(no output)",
+    }
+    if is_error:
+        block["is_error"] = True
+    return block
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
