@@ -89,7 +89,7 @@ class SessionRun:
 
 
 def build_file(number: int) -> str:
-    """A Python module of 8 to 21 small functions (about 1,000 to 2,500 tokens)."""
+    """A Python module of 10 to 40 small functions (see the module doc for its size)."""
     functions = FUNCTIONS_MIN + (number * 7) % FUNCTIONS_SPREAD
     parts = [f'"""Module {number}: helpers for stage {number}."""\n\nimport math\n']
     for index in range(functions):
