@@ -169,6 +169,15 @@ def test_context_shows_the_durable_block_and_one_line_per_message():
     assert "F1 uses SQLite WAL" in context.shown
     assert "user: hello" in context.shown and "assistant: hi there" in context.shown
     assert "view: 2 messages" in context.shown
+    assert "last summary" not in context.shown  # nothing summarized yet
+
+
+def test_context_shows_the_last_summary_whole_not_cut_to_one_line():
+    long_summary = "Goal: port the parser.\n" + "\n".join(f"- file{i}.py: done" for i in range(80))
+    context = FakeContext(session=FakeSession(summary_text=long_summary))
+    run(context, "/context")
+    assert "last summary" in context.shown
+    assert "file0.py: done" in context.shown and "file79.py: done" in context.shown
 
 
 def test_remember_and_todo_record_text_and_show_the_pointer():

@@ -146,7 +146,9 @@ def _summary(context: CommandContext, args: str) -> None:
 
 def _context(context: CommandContext, args: str) -> None:
     require_no_args("/context", args)
-    context.console.print(views.build_context_view(context.session.context_preview()))
+    preview = context.session.context_preview()
+    summary = context.session.last_summary()
+    context.console.print(views.build_context_view(preview, summary))
 
 
 def _last(context: CommandContext, args: str) -> None:

@@ -62,8 +62,9 @@ def build_help_view(
     return Group(*parts)
 
 
-def build_context_view(preview: Any) -> Group:
-    """What the next request would carry: system prompt, durable block, one line a message."""
+def build_context_view(preview: Any, summary: str | None = None) -> Group:
+    """What the next request would carry: system prompt, durable block, one line a message,
+    and the last compaction summary whole (its message line alone is clipped)."""
     system = str(preview.system_prompt)
     first_line = system.strip().splitlines()[0] if system.strip() else ""
     parts: list[RenderableType] = [
@@ -87,6 +88,8 @@ def build_context_view(preview: Any) -> Group:
     lines = list(preview.message_lines)
     parts.append(Text(f"view: {len(lines):,} messages", style="bold"))
     parts.extend(Text("  " + clip_line(str(line), 200)) for line in lines)
+    if summary:
+        parts.append(build_summary_view(summary))
     return Group(*parts)
 
 
