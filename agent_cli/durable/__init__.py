@@ -9,48 +9,7 @@ The whole package is pure (no I/O, no clock; timestamps are passed in):
 
 from __future__ import annotations
 
-from agent_cli.durable.state import (
-    ALLOWED_TRANSITIONS,
-    BEGIN_MARKER,
-    END_MARKER,
-    DurableContextState,
-    DurableFact,
-    PendingItem,
-    PendingStatus,
-    PendingTransition,
-    RetrievalEvidence,
-    add_fact,
-    add_pending,
-    bind_resolutions,
-    capture_retrieval_evidence,
-    distinct_source_pointers,
-    forget_item,
-    normalize_text,
-    render_durable_context,
-    state_from_dict,
-    state_to_dict,
-    transition_pending,
-)
+from agent_cli.durable.state import *  # noqa: F403 - the public face, named by its __all__
+from agent_cli.durable.state import __all__ as _public_names
 
-__all__ = [
-    "ALLOWED_TRANSITIONS",
-    "BEGIN_MARKER",
-    "END_MARKER",
-    "DurableContextState",
-    "DurableFact",
-    "PendingItem",
-    "PendingStatus",
-    "PendingTransition",
-    "RetrievalEvidence",
-    "add_fact",
-    "add_pending",
-    "bind_resolutions",
-    "capture_retrieval_evidence",
-    "distinct_source_pointers",
-    "normalize_text",
-    "render_durable_context",
-    "state_from_dict",
-    "state_to_dict",
-    "transition_pending",
-    "forget_item",
-]
+__all__ = list(_public_names)

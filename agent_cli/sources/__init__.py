@@ -9,34 +9,7 @@ one record or artifact). `from agent_cli.sources import ...` is the supported wa
 
 from __future__ import annotations
 
-from agent_cli.sources.resolver import (
-    ARTIFACT_SCHEME,
-    MAX_RECORD_BYTES,
-    TRANSCRIPT_SCHEME,
-    ParsedSourcePointer,
-    SourcePointerError,
-    SourcePointerResolver,
-    SourceResolution,
-    SourceResolutionStatus,
-    UnknownSourceSchemeError,
-    format_artifact_pointer,
-    format_transcript_pointer,
-    parse_source_pointer,
-    resolve_durable_sources,
-)
+from agent_cli.sources.resolver import *  # noqa: F403 - the public face, named by its __all__
+from agent_cli.sources.resolver import __all__ as _public_names
 
-__all__ = [
-    "ARTIFACT_SCHEME",
-    "MAX_RECORD_BYTES",
-    "TRANSCRIPT_SCHEME",
-    "ParsedSourcePointer",
-    "SourcePointerError",
-    "SourcePointerResolver",
-    "SourceResolution",
-    "SourceResolutionStatus",
-    "UnknownSourceSchemeError",
-    "format_artifact_pointer",
-    "format_transcript_pointer",
-    "parse_source_pointer",
-    "resolve_durable_sources",
-]
+__all__ = list(_public_names)
