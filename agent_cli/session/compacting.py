@@ -50,8 +50,10 @@ def compact_view(
         tokens, policy.soft_threshold, policy.hard_limit
     ):
         policy = _guarded_policy(policy)  # said once, when the guard began to hold
-    summarizer = session.provider.build_summarizer(focus)
-    offer_cached_prefix(session, summarizer)
+    summarizer = None
+    if forced or tokens >= policy.soft_threshold:  # below it no layer runs: skip the set-up
+        summarizer = session.provider.build_summarizer(focus)
+        offer_cached_prefix(session, summarizer)
     try:
         result = compact_context(
             session.view,

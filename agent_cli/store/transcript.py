@@ -87,7 +87,8 @@ class TranscriptStore:
         could not record even its first record, e.g. on a full disk); True if removed."""
         path = self.path_for(session_id)
         try:
-            if stat.S_ISREG(os.lstat(path).st_mode) and os.lstat(path).st_size == 0:
+            info = os.lstat(path)
+            if stat.S_ISREG(info.st_mode) and info.st_size == 0:
                 path.unlink()
                 return True
         except OSError:

@@ -29,8 +29,10 @@ from agent_cli.termination import termination_held
 from agent_cli.tools.approval import build_command_approval
 from agent_cli.tools.context import PreparedCall, ToolContext
 from agent_cli.tools.output import ToolResult, format_size
+from agent_cli.tools.redaction import ALWAYS_SECRET_NAMES
 
-HIDDEN_ENVIRONMENT_NAMES = frozenset({"ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN"})
+# The secrets a child never inherits are the ones redaction always treats as secret.
+HIDDEN_ENVIRONMENT_NAMES = frozenset(ALWAYS_SECRET_NAMES)
 _READ_CHUNK_BYTES = 65_536
 # How often the exit of the command is checked; after it exits, a pipe silent this long
 # means "done" even if a background child still holds it open.
