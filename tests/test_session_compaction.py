@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from session_support import ScriptedProvider, drain, make_session, transcript_re
 from agent_cli.events import (
     CompactionFired,
     CompactionSkipped,
+    Notice,
     RequestBlocked,
     TurnEnded,
 )
@@ -235,3 +237,30 @@ def test_a_summarizer_is_offered_the_prefix_the_last_request_left_in_the_cache(
     session.view = [{"role": "user", "content": "a different start"}, *session.view[1:]]
     offer_cached_prefix(session, recorder)
     assert recorder.offered[-1].cached_messages == 0  # the cache no longer holds its start
+
+
+def test_a_low_water_mark_under_the_reserved_tokens_is_said_once_and_replaced(
+    workspace: Path,
+) -> None:
+    session = make_session(workspace, OfflineProvider(), soft=3_000, hard=40_000, keep_recent=4)
+    reserved = session.reserved_tokens(session.render_durable())
+    assert 1_000 < reserved < 3_000  # system prompt and tool schemas
+    session.policy = dataclasses.replace(session.policy, low_water=1_000)
+    events: list = []
+    for _ in range(3):
+        events += drain(session.run_turn("read big.txt"))
+    said = [e for e in events if isinstance(e, Notice) and e.code == "low_water_under_reserve"]
+    assert len(said) == 1, said
+    aim = reserved + (3_000 - reserved) // 2
+    assert f"({1_000:,} tokens)" in said[0].text and f"({reserved:,} tokens:" in said[0].text
+    assert f"down to {aim:,} instead" in said[0].text
+    assert _fired(events), "compaction never fired"
+
+
+def test_a_reachable_low_water_mark_is_not_remarked_on(workspace: Path) -> None:
+    session = make_session(workspace, OfflineProvider(), soft=3_000, hard=40_000, keep_recent=4)
+    reserved = session.reserved_tokens(session.render_durable())
+    session.policy = dataclasses.replace(session.policy, low_water=reserved + 1)
+    events = drain(session.run_turn("read big.txt")) + drain(session.run_turn("read notes.md"))
+    assert _fired(events)
+    assert not [e for e in events if isinstance(e, Notice) and e.code.startswith("low_water")]

@@ -30,6 +30,7 @@ appended since the previous one (the user's text or tool results), which was not
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -40,9 +41,17 @@ CACHE_WRITE_PRICE = 1.25  # times the plain input price
 CACHE_READ_PRICE = 0.1
 
 
-def target_tokens(policy: CompactionPolicy) -> int:
-    """The budget a firing compacts down to: the policy's low-water mark."""
-    return policy.low_water_mark
+def target_tokens(policy: CompactionPolicy, reserved_tokens: int = 0) -> int:
+    """The budget a firing compacts down to: the policy's low-water mark over the tokens
+    every request carries outside the view (`CompactionPolicy.low_water_mark_over`; a
+    mark under them could never be reached and would make every turn fire)."""
+    return policy.low_water_mark_over(reserved_tokens)
+
+
+def with_target(policy: CompactionPolicy, reserved_tokens: int) -> CompactionPolicy:
+    """`policy` with its low-water mark fixed at `target_tokens(policy, reserved_tokens)`:
+    the policy of one run, whose reserve is known, so the stop rule needs no reserve."""
+    return dataclasses.replace(policy, low_water=target_tokens(policy, reserved_tokens))
 
 
 def find_first_change(before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]]) -> int:

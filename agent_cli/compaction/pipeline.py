@@ -21,7 +21,8 @@ Contract:
 
 `reserved_tokens` are tokens outside the message view that the request will also carry
 (system prompt, tool schemas, rendered durable state): they count against both thresholds
-and are included in every token figure reported.
+and are included in every token figure reported. The low-water mark is placed above them
+(`firing.target_tokens`): a mark under the reserve could never be reached.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.compaction.dedup import build_dedup_outcome
-from agent_cli.compaction.firing import is_run_finished
+from agent_cli.compaction.firing import is_run_finished, with_target
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.prune import build_prune_outcome
 from agent_cli.compaction.results import (
@@ -150,8 +151,15 @@ def compact_context(
         return CompactionResult(
             list(messages), durable_state, tokens_before, tokens_before, (), (), reserved_tokens
         )
+    run_policy = with_target(policy, reserved_tokens)  # a mark the view can get under
     view, reports = _run_layers(
-        list(messages), tokens_before, reserved_tokens, policy, counter, summarizer, force_summary
+        list(messages),
+        tokens_before,
+        reserved_tokens,
+        run_policy,
+        counter,
+        summarizer,
+        force_summary,
     )
     tokens_after = measure_view(view, counter) + reserved_tokens
     applied = tuple(report.name for report in reports if report.outcome == APPLIED)

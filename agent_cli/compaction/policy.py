@@ -33,8 +33,12 @@ class CompactionPolicy:
     - `soft_threshold`: at or above it (view plus reserved tokens) the layers run.
     - `low_water`: once they run, the layers compact down to under this mark, so that
       compaction fires rarely and the prompt cache it rewrites is rewritten rarely. None
-      means half the soft threshold (`low_water_mark`); `soft_threshold - 1` gives the
-      old behaviour of stopping just under the soft threshold.
+      means halfway from the reserved tokens (what every request carries outside the
+      view: system prompt, tool schemas, durable block) to the soft threshold; an explicit
+      mark at or under the reserve could never be reached (every run would end at the
+      soft threshold and the next turn fire again), so it is treated as None and the
+      session says so once (`low_water_mark_over`). `soft_threshold - 1` gives the old
+      behaviour of stopping just under the soft threshold.
     - `hard_limit`: at or above it after every layer, no request may be sent.
     - `max_tool_result_tokens`: L1 truncates tool results larger than this.
     - `keep_recent_messages`: L3 keeps message 0 and this many last messages.
@@ -60,10 +64,30 @@ class CompactionPolicy:
 
     @property
     def low_water_mark(self) -> int:
-        """The budget a firing compacts down to: `low_water`, or half the soft threshold."""
-        if self.low_water is not None:
+        """The mark with nothing reserved: `low_water`, or half the soft threshold.
+        A run's real target depends on its reserve: see `low_water_mark_over`."""
+        return self.low_water_mark_over(0)
+
+    def low_water_mark_over(self, reserved_tokens: int) -> int:
+        """The budget a firing compacts down to when every request also carries
+        `reserved_tokens` outside the view (the budget counts them too).
+
+        An explicit `low_water` above the reserve is used as it is. Unset, or at or under
+        the reserve (no view could get under it), the mark is halfway between the reserve
+        and the soft threshold, so a firing always buys room for the next turns. It stays
+        within 1 .. soft - 1 even when the reserve alone fills the soft threshold (then
+        every request is over it whatever the mark, and the loop guard takes over).
+        """
+        if self.low_water is not None and not self.is_low_water_unreachable(reserved_tokens):
             return self.low_water
-        return max(1, self.soft_threshold // DEFAULT_LOW_WATER_DIVISOR)
+        room = max(0, self.soft_threshold - reserved_tokens)
+        mark = reserved_tokens + room // DEFAULT_LOW_WATER_DIVISOR
+        return max(1, min(mark, self.soft_threshold - 1))
+
+    def is_low_water_unreachable(self, reserved_tokens: int) -> bool:
+        """True when an explicit `low_water` is at or under `reserved_tokens`: a view that
+        carries them can never get under it, so `low_water_mark_over` does not use it."""
+        return self.low_water is not None and self.low_water <= reserved_tokens
 
     def __post_init__(self) -> None:
         for name in _POSITIVE_FIELDS:
