@@ -22,7 +22,8 @@ Contract:
 `reserved_tokens` are tokens outside the message view that the request will also carry
 (system prompt, tool schemas, rendered durable state): they count against both thresholds
 and are included in every token figure reported. The low-water mark is placed above them
-(`firing.target_tokens`): a mark under the reserve could never be reached.
+(`firing.target_tokens`: a mark under the reserve could never be reached), and the stop
+rule weighs the messages alone (`firing.in_message_tokens`): no layer rewrites the reserve.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.compaction.dedup import build_dedup_outcome
-from agent_cli.compaction.firing import is_run_finished, with_target
+from agent_cli.compaction.firing import in_message_tokens, is_run_finished
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.prune import build_prune_outcome
 from agent_cli.compaction.results import (
@@ -112,6 +113,7 @@ def _run_layers(
     """
     reports: list[LayerReport] = []
     original = view
+    stop_policy, shift = in_message_tokens(policy, reserved)  # the rule sees the messages
     order = SUMMARY_FIRST_ORDER if force_summary else AUTOMATIC_ORDER
     for layer in order:
         step = _build_step(layer, policy, counter, summarizer, force_summary)
@@ -123,7 +125,7 @@ def _run_layers(
         )
         reports.append(_build_report(layer, outcome, tokens))
         view, tokens = outcome.messages, reports[-1].tokens_after
-        if is_run_finished(policy, tokens, original, view, counter):
+        if is_run_finished(stop_policy, tokens - shift, original, view, counter):
             return view, reports
     if summarizer is None:
         skipped = LayerOutcome(view, 0, outcome=SKIPPED_NO_SUMMARIZER)
@@ -151,15 +153,8 @@ def compact_context(
         return CompactionResult(
             list(messages), durable_state, tokens_before, tokens_before, (), (), reserved_tokens
         )
-    run_policy = with_target(policy, reserved_tokens)  # a mark the view can get under
     view, reports = _run_layers(
-        list(messages),
-        tokens_before,
-        reserved_tokens,
-        run_policy,
-        counter,
-        summarizer,
-        force_summary,
+        list(messages), tokens_before, reserved_tokens, policy, counter, summarizer, force_summary
     )
     tokens_after = measure_view(view, counter) + reserved_tokens
     applied = tuple(report.name for report in reports if report.outcome == APPLIED)
