@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from session_support import ScriptedProvider, drain, make_session, transcript_records
 
+from agent_cli.compaction.markers import is_digest_message, is_summary_message
 from agent_cli.events import (
     CompactionFired,
     CompactionSkipped,
@@ -264,3 +265,28 @@ def test_a_reachable_low_water_mark_is_not_remarked_on(workspace: Path) -> None:
     events = drain(session.run_turn("read big.txt")) + drain(session.run_turn("read notes.md"))
     assert _fired(events)
     assert not [e for e in events if isinstance(e, Notice) and e.code.startswith("low_water")]
+
+
+def test_stats_categories_add_up_to_the_context_figure_with_the_digest_and_summary_apart(
+    workspace: Path,
+) -> None:
+    session = make_session(workspace, OfflineProvider(), soft=3_000, hard=40_000, keep_recent=4)
+    for number in range(3):
+        (workspace / f"part{number}.txt").write_text(f"part {number} line\n" * 300)
+    for name in ("big.txt", "part0.txt", "part1.txt", "part2.txt", "notes.md"):
+        drain(session.run_turn(f"read {name}"))
+    digest = [m for m in session.view if is_digest_message(m)]
+    summary = [m for m in session.view if is_summary_message(m)]
+    assert len(digest) == 1 and len(summary) == 1, "the demo should hold both by now"
+    stats = session.stats()
+    by_category = stats.tokens_by_category
+    assert sum(by_category.values()) == stats.total_tokens == stats.context_tokens  # offline
+    assert stats.context_tokens == session.gauge().tokens
+    counter = session.counter
+    assert by_category["compaction_digest"] == counter.count_message(digest[0])
+    assert by_category["compaction_summary"] == counter.count_message(summary[0])
+    typed = [m for m in session.view if isinstance(m["content"], str) and m not in digest + summary]
+    assert by_category["user_text"] < by_category["compaction_digest"]  # not the user's words
+    assert by_category["user_text"] >= sum(
+        counter.count_message(m) for m in typed if m["role"] == "user"
+    )
