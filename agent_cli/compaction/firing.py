@@ -47,8 +47,8 @@ CACHE_READ_PRICE = 0.1
 
 def target_tokens(policy: CompactionPolicy, reserved_tokens: int = 0) -> int:
     """The budget a firing compacts down to: the policy's low-water mark over the tokens
-    every request carries outside the view (`CompactionPolicy.low_water_mark_over`; a
-    mark under them could never be reached and would make every turn fire)."""
+    every request carries outside the view (`CompactionPolicy.low_water_mark_over`: a
+    mark under them could never be reached)."""
     return policy.low_water_mark_over(reserved_tokens)
 
 

@@ -35,10 +35,10 @@ class CompactionPolicy:
       compaction fires rarely and the prompt cache it rewrites is rewritten rarely. None
       means halfway from the reserved tokens (what every request carries outside the
       view: system prompt, tool schemas, durable block) to the soft threshold; an explicit
-      mark at or under the reserve could never be reached (every run would end at the
-      soft threshold and the next turn fire again), so it is treated as None and the
-      session says so once (`low_water_mark_over`). `soft_threshold - 1` gives the old
-      behaviour of stopping just under the soft threshold.
+      mark at or under the reserve could never be reached (every firing would run every
+      layer down to what they cannot remove), so it is treated as None and the session
+      says so once (`low_water_mark_over`). `soft_threshold - 1` gives the old behaviour
+      of stopping just under the soft threshold.
     - `hard_limit`: at or above it after every layer, no request may be sent.
     - `max_tool_result_tokens`: L1 truncates tool results larger than this.
     - `keep_recent_messages`: L3 keeps message 0 and this many last messages.

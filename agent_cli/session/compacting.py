@@ -105,16 +105,16 @@ def _unreachable_low_water_notice(
     if session.low_water_noticed or not policy.is_low_water_unreachable(reserved):
         return
     session.low_water_noticed = True
-    low, mark = _shown(session, policy.low_water or 0), _shown(session, reserved)
+    low, fixed = _shown(session, policy.low_water or 0), _shown(session, reserved)
     aim = _shown(session, policy.low_water_mark_over(reserved))
     yield Notice(
         "warning",
         "low_water_under_reserve",
         f"The low-water mark ({low:,} tokens) is not above what every request carries "
-        f"besides the conversation ({mark:,} tokens: system prompt, tool schemas, durable "
+        f"besides the conversation ({fixed:,} tokens: system prompt, tool schemas, durable "
         f"block), so compaction could never get under it. Compacting down to {aim:,} "
         f"instead, halfway to the soft threshold; set --low-water (config low_water) "
-        f"above {mark:,} to choose the mark.",
+        f"above {fixed:,} to choose the mark.",
     )
 
 
