@@ -23,7 +23,11 @@ Each run's price is split into reads, writes of what is new, writes in the reque
 after a firing (the compacted view written again, with what is new), and plain input
 (what follows the last breakpoint: the durable block). Writing what is new once and the
 plain input are paid whatever the policy (about 0.19 of the baseline here), so they set
-the floor; reads of a view allowed to grow to the soft threshold come on top.
+the floor; reads of a view allowed to grow to the soft threshold come on top. The offline
+summarizer sends no request; with a model's, each firing would also send one: it is
+priced as the session would choose it (bounded rendering or cached prefix reused, against
+the cache as it stood), with the summary (the extractive one's size standing in for the
+model's) at the output price (5x the input price).
 
 The same session is run with files of three sizes (about 0.9K, 2.2K and 3.3K tokens):
 the uncompacted session's reads grow with the square of what it has read and the
@@ -49,8 +53,10 @@ from typing import Any
 
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.compaction.firing import CACHE_READ_PRICE, CACHE_WRITE_PRICE
+from agent_cli.compaction.markers import is_summary_message
 from agent_cli.compaction.summary import find_summary_boundary
 from agent_cli.events import CompactionFired, ModelRequest
+from agent_cli.models import DEFAULT_MODEL, lookup_model
 from agent_cli.provider.offline import OfflineProvider
 from agent_cli.provider.summarizers import build_summary_request, render_summary_system_prompt
 from agent_cli.provider.summary_reuse import (
@@ -192,6 +198,32 @@ def measure_fidelity(run: SessionRun, files: int = FILES) -> tuple[int, int]:
     return kept, named
 
 
+def price_model_summaries(run: SessionRun, counter: TokenCounter) -> float:
+    """What a model summarizer's requests would add to `run`: at each firing, the request
+    the session would send (`choose_summary_request`: the bounded rendering of the older
+    part, or the cached prefix reused) priced against the cache as it stood, plus the
+    summary it returned (the next request's summary message) at the output price."""
+    cost, extra = PromptCost.with_tokenizer(counter), 0.0
+    prices = lookup_model(DEFAULT_MODEL).prices
+    for index, request in enumerate(run.requests):
+        if index in run.after_firing and index > 0:
+            before = run.requests[index - 1].messages
+            old = list(before[: find_summary_boundary(before, 4)])
+            bounded = build_summary_request(old, render_summary_system_prompt())
+            prefix = CachedPrefix(request.system, request.tools, before, len(before))
+            trial = cost.trial()
+            trial.price_request(
+                build_wire_request(
+                    choose_summary_request(bounded, prefix, len(old), 200_000), "bench-model"
+                )
+            )
+            summary = request.messages[0] if is_summary_message(request.messages[0]) else None
+            written = counter.count_message(summary) if summary else 0
+            extra += trial.price + written * prices.output / prices.input
+        cost.price_request(build_wire_request(request, "bench-model"))
+    return extra
+
+
 def price_summary_requests(
     requests: list[ModelRequest], at_tokens: int
 ) -> tuple[float, float, int, bool]:
@@ -278,6 +310,12 @@ def report_run(label: str, run: SessionRun, baseline: float) -> None:
     parts = split_price(run)
     shares = ", ".join(f"{name} {value / baseline:.3f}" for name, value in parts.items())
     print(f"  {'':>15}  where it goes (share of no compaction): {shares}")
+    if run.compactions:
+        summaries = price_model_summaries(run, TokenCounter())
+        print(
+            f"  {'':>15}  with a model's summary requests priced too (input as sent, the "
+            f"summary at the output price): {(cost.price + summaries) / baseline:.3f}"
+        )
 
 
 def main() -> None:
