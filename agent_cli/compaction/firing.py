@@ -26,15 +26,10 @@ deeper step further, so the rule leans towards keeping detail when in doubt.
 
 The newest message is never counted as cached: a request always follows something
 appended since the previous one (the user's text or tool results), which was not sent.
-
-Every figure here is in message tokens: the pipeline takes out the reserve (system prompt,
-tools, durable block), which no layer rewrites, with `in_message_tokens`, so `low` is what
-a deep step keeps of the messages and the mark is one the view can get under.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -50,32 +45,6 @@ def target_tokens(policy: CompactionPolicy, reserved_tokens: int = 0) -> int:
     every request carries outside the view (`CompactionPolicy.low_water_mark_over`: a
     mark under them could never be reached)."""
     return policy.low_water_mark_over(reserved_tokens)
-
-
-def in_message_tokens(
-    policy: CompactionPolicy, reserved_tokens: int
-) -> tuple[CompactionPolicy, int]:
-    """(the policy of one run with the reserve taken out, the tokens taken out).
-
-    The stop rule must see the messages alone: the reserve (system prompt, tools, durable
-    block) is the same before and after every layer and no layer rewrites it (system and
-    tools come before the messages in the cache; the durable block is never cached), so a
-    deep step rewrites `low - reserved` tokens, not `low`. Soft threshold, hard limit and
-    the mark (`target_tokens`) all move down by the reserve; at most to a soft threshold
-    of 2, where the reserve alone fills it (every request is over it then anyway). A soft
-    threshold of 1 has no room for a mark under it: that policy comes back as it is.
-    """
-    if policy.soft_threshold < 2:
-        return policy, 0
-    low = target_tokens(policy, reserved_tokens)
-    shift = max(0, min(reserved_tokens, policy.soft_threshold - 2))
-    moved = dataclasses.replace(
-        policy,
-        soft_threshold=policy.soft_threshold - shift,
-        hard_limit=policy.hard_limit - shift,
-        low_water=low - shift,
-    )
-    return moved, shift
 
 
 def find_first_change(before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]]) -> int:

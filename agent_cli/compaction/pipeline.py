@@ -23,7 +23,8 @@ Contract:
 (system prompt, tool schemas, rendered durable state): they count against both thresholds
 and are included in every token figure reported. The low-water mark is placed above them
 (`firing.target_tokens`: a mark under the reserve could never be reached), and the stop
-rule weighs the messages alone (`firing.in_message_tokens`): no layer rewrites the reserve.
+rule weighs the messages alone (`CompactionPolicy.without_reserve`): no layer rewrites the
+reserve.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.compaction.dedup import build_dedup_outcome
-from agent_cli.compaction.firing import in_message_tokens, is_run_finished
+from agent_cli.compaction.firing import is_run_finished
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.prune import build_prune_outcome
 from agent_cli.compaction.results import (
@@ -111,9 +112,9 @@ def _run_layers(
     the digest keeps the trace; a missing summarizer is reported once, at the end, when
     the view is still over the target. With `force_summary` L4 runs first, always.
     """
+    stop_policy, shift = policy.without_reserve(reserved)  # the stop rule weighs messages
     reports: list[LayerReport] = []
     original = view
-    stop_policy, shift = in_message_tokens(policy, reserved)  # the rule sees the messages
     order = SUMMARY_FIRST_ORDER if force_summary else AUTOMATIC_ORDER
     for layer in order:
         step = _build_step(layer, policy, counter, summarizer, force_summary)

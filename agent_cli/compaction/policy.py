@@ -84,6 +84,30 @@ class CompactionPolicy:
         mark = reserved_tokens + room // DEFAULT_LOW_WATER_DIVISOR
         return max(1, min(mark, self.soft_threshold - 1))
 
+    def without_reserve(self, reserved_tokens: int) -> tuple[CompactionPolicy, int]:
+        """(this policy for the messages alone, the tokens taken out): what the stop rule
+        of a run (`firing.is_run_finished`) weighs.
+
+        The reserve is the same before and after every layer and no layer rewrites it
+        (system prompt and tools come before the messages in the prompt cache; the durable
+        block is never cached), so a deep step rewrites `low - reserved` tokens, not `low`.
+        Soft threshold, hard limit and the mark (`low_water_mark_over`) all move down by
+        the reserve; at most to a soft threshold of 2, where the reserve alone fills it
+        (every request is over it then anyway). A soft threshold of 1 leaves no room for a
+        mark under it: the policy comes back as it is.
+        """
+        if self.soft_threshold < 2:
+            return self, 0
+        low = self.low_water_mark_over(reserved_tokens)
+        shift = max(0, min(reserved_tokens, self.soft_threshold - 2))
+        moved = dataclasses.replace(
+            self,
+            soft_threshold=self.soft_threshold - shift,
+            hard_limit=self.hard_limit - shift,
+            low_water=low - shift,
+        )
+        return moved, shift
+
     def is_low_water_unreachable(self, reserved_tokens: int) -> bool:
         """True when an explicit `low_water` is at or under `reserved_tokens`: a view that
         carries them can never get under it, so `low_water_mark_over` does not use it."""
