@@ -66,15 +66,15 @@ def test_an_explicit_low_water_at_or_under_the_reserve_is_treated_as_unset():
 def test_the_stop_rule_weighs_the_messages_alone_since_no_layer_rewrites_the_reserve():
     # soft 1,000 with 600 reserved: the mark is 800, and a deep step down to it rewrites
     # the 200 message tokens it keeps (system prompt and tools stay cached in front) to buy
-    # 200 of headroom. An L2 that rewrites 386 cached tokens to buy 156 costs more per
-    # token of headroom, so the run goes on to L3 (weighing the whole 800 as rewritten
-    # would have stopped it after L2).
+    # 200 of headroom. An L2 that rewrites about 390 cached tokens to buy about 155 costs
+    # more per token of headroom, so the run goes on to L3 (weighing the whole 800 as
+    # rewritten would have stopped it after L2).
     counter, _ = make_counter()
     history = _reread(760, 300, 200)
     result = compact_context(history, policy=POLICY, counter=counter, reserved_tokens=600)
     assert result.tokens_before == POLICY.soft_threshold
     l2 = result.reports[1]
-    assert (l2.name, l2.tokens_after) == ("dedup_file_reads", 844)  # under soft, over 800
+    assert l2.name == "dedup_file_reads" and 800 < l2.tokens_after < 1_000  # under soft
     assert result.applied_layers == ("dedup_file_reads", "prune_old_messages")
     assert 600 < result.tokens_after < 800
     assert result.reports[-1].outcome == APPLIED  # under the mark: no "L4 was needed"
