@@ -11,19 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 
-from compaction_support import assistant, call_pair, make_counter, read_use, user
+from compaction_support import SMALL_POLICY, assistant, call_pair, make_counter, read_use, user
 
 from agent_cli.compaction import CompactionPolicy, compact_context
 from agent_cli.compaction.firing import target_tokens
 from agent_cli.compaction.results import APPLIED
 
-POLICY = CompactionPolicy(
-    soft_threshold=1_000,
-    hard_limit=2_000,
-    max_tool_result_tokens=200,
-    keep_recent_messages=4,
-    summary_keep_recent=2,
-)
+POLICY = SMALL_POLICY
 
 
 def _reread(first_chars: int, between_chars: int, again_chars: int):
