@@ -13,8 +13,12 @@ Contract:
   right after the first message when that is a user message, else first, so the view
   still starts with a user message; the wire builder joins it with its neighbour. Its
   entries ride along under the private `DIGEST_KEY`, which never reaches the wire.
-Sizes are estimated from UTF-8 bytes (a third of a token each, generous) so building it
-costs no tokenizing; the message is counted like any other in every figure. Pure.
+The budget is in the caller's counter's tokens and covers the whole message (header,
+titles, the "older" line), so a digest whose requests fit holds `policy.digest_tokens`
+as every figure counts it. Each rendered line is counted once, with its newline, through
+the counter's text memo, and the message's count is the sum of its lines' (`count_digest`):
+a tokenizer never merges across a line break followed by text, so that sum is the count
+the whole text would get, without tokenizing a long digest again at every step. Pure.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from typing import Any
 
 from agent_cli.compaction.markers import DIGEST_HEADER, DIGEST_KEY, is_digest_message
 from agent_cli.compaction.removed import RemovedInteraction, RemovedRequest
+from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 SHORT_REQUEST_CHARS = 200
 SHORTEST_REQUEST_CHARS = 60
@@ -63,12 +68,6 @@ class Digest:
         return not (self.requests or self.interactions or self.older.count)
 
 
-def estimate_tokens(text: str) -> int:
-    """Generous and cheap: a third of a token per UTF-8 byte (so a CJK character, three
-    bytes, counts as one token, as tokenizers roughly count it)."""
-    return len(text.encode("utf-8", "replace")) // 3 + 4
-
-
 def sequence_of(pointer: str | None) -> int | None:
     """The record number of a `transcript:` pointer, None for anything else."""
     if not pointer or not pointer.startswith("transcript:"):
@@ -85,14 +84,42 @@ def merge_digest(
     requests: Sequence[RemovedRequest],
     interactions: Sequence[RemovedInteraction],
     budget_tokens: int,
+    counter: TokenCounter,
 ) -> Digest:
     """`digest` with the newly removed items added and the budget applied (module doc)."""
     new_requests = [RequestEntry(r.text, r.pointer) for r in requests]
     all_requests = _newest_first([*new_requests, *digest.requests])
-    fitted, used = _fit_requests(all_requests, budget_tokens)
+    budget = budget_tokens - _count_frame(counter)
+    fitted, used = _fit_requests(all_requests, budget, counter)
     all_lines = _newest_first([*interactions, *digest.interactions])
-    kept, folded = _fit_lines(all_lines, max(budget_tokens - used, budget_tokens // 4))
-    return Digest(tuple(fitted), tuple(kept), _fold(digest.older, folded))
+    line_budget = max(budget - used, budget_tokens // 4)
+    kept, folded = _fit_lines(all_lines, line_budget, counter)
+    older = _fold(digest.older, folded)
+    if older.count:
+        older = _make_room_for_older(kept, older, line_budget, counter)
+    return Digest(tuple(fitted), tuple(kept), older)
+
+
+def _count_line(line: str, counter: TokenCounter) -> int:
+    """Tokens of one rendered line with its newline (memoized by the counter)."""
+    return counter.count_text(line + "\n")
+
+
+def _count_frame(counter: TokenCounter) -> int:
+    """What every digest costs around its entries: the message, the header, the titles."""
+    titles = (DIGEST_HEADER, "User requests:", "Interactions:")
+    return MESSAGE_OVERHEAD_TOKENS + sum(_count_line(title, counter) for title in titles)
+
+
+def count_digest(message: dict[str, Any], counter: TokenCounter) -> int:
+    """Tokens of a digest message from its lines' memoized counts (module doc); the total
+    is given to the counter for the text, so counting the message tokenizes nothing new."""
+    text = message.get("content")
+    if isinstance(text, str) and text:
+        *lines, last = text.split("\n")
+        total = sum(_count_line(line, counter) for line in lines) + counter.count_text(last)
+        counter.note_text_count(text, total)
+    return counter.count_message(message)
 
 
 def _newest_first(entries: list[Any]) -> list[Any]:
@@ -104,36 +131,51 @@ def _newest_first(entries: list[Any]) -> list[Any]:
     return [entries[i] for i in order]
 
 
-def _fit_requests(entries: list[RequestEntry], budget: int) -> tuple[list[RequestEntry], int]:
+def _fit_requests(
+    entries: list[RequestEntry], budget: int, counter: TokenCounter
+) -> tuple[list[RequestEntry], int]:
     """Newest first: whole while they fit, then heads of `SHORT_REQUEST_CHARS`, and past
     twice the budget heads of `SHORTEST_REQUEST_CHARS`, so a very long session's requests
     cost a few tokens each while every one of them keeps its words' start and pointer."""
     used, fitted = 0, []
     for entry in entries:
-        cost = estimate_tokens(entry.text)
+        cost = _count_line(_request_line(entry), counter)
         for limit, allowed in ((SHORT_REQUEST_CHARS, budget), (SHORTEST_REQUEST_CHARS, 2 * budget)):
             if used + cost > allowed and len(entry.text) > limit:
                 original = entry.shortened_from or len(entry.text)
                 entry = replace(entry, text=entry.text[:limit], shortened_from=original)
-                cost = estimate_tokens(entry.text)
+                cost = _count_line(_request_line(entry), counter)
         used += cost
         fitted.append(entry)
     return fitted, used
 
 
 def _fit_lines(
-    entries: list[InteractionEntry | RemovedInteraction], budget: int
+    entries: list[InteractionEntry | RemovedInteraction], budget: int, counter: TokenCounter
 ) -> tuple[list[InteractionEntry], list[InteractionEntry | RemovedInteraction]]:
     """The newest lines that fit, and the rest (to fold). A removed interaction's line is
     written only when it is kept, so a long removal costs its pointers, not its lines."""
     used, kept = 0, list[InteractionEntry]()
     for index, entry in enumerate(entries):
         line = entry.line if isinstance(entry, InteractionEntry) else entry.describe()
-        used += estimate_tokens(line) + 6
+        used += _count_line(_with_pointer(line, entry.pointer), counter)
         if used > budget:
             return kept, entries[index:]
         kept.append(InteractionEntry(line, entry.pointer))
     return kept, []
+
+
+def _make_room_for_older(
+    kept: list[InteractionEntry], older: OlderRange, budget: int, counter: TokenCounter
+) -> OlderRange:
+    """Fold the oldest kept lines (from the end of `kept`, in place) until the "older"
+    line fits in `budget` with the lines that stay."""
+    used = sum(_count_line(_with_pointer(e.line, e.pointer), counter) for e in kept)
+    while kept and used + _count_line(_older_line(older), counter) > budget:
+        entry = kept.pop()
+        used -= _count_line(_with_pointer(entry.line, entry.pointer), counter)
+        older = _fold(older, [entry])
+    return older
 
 
 def _fold(older: OlderRange, entries: list[InteractionEntry | RemovedInteraction]) -> OlderRange:
@@ -165,14 +207,18 @@ def render_digest(digest: Digest) -> str:
         lines.append("Interactions:")
         lines += [_with_pointer(e.line, e.pointer) for e in digest.interactions]
     if digest.older.count:
-        span = (
-            f"recall by pointer from {digest.older.first} to {digest.older.last}"
-            if digest.older.first and digest.older.last
-            else "in the transcript"
-        )
-        noun = "interaction" if digest.older.count == 1 else "interactions"
-        lines.append(f"- {digest.older.count:,} older {noun}: {span}")
+        lines.append(_older_line(digest.older))
     return "\n".join(lines)
+
+
+def _older_line(older: OlderRange) -> str:
+    span = (
+        f"recall by pointer from {older.first} to {older.last}"
+        if older.first and older.last
+        else "in the transcript"
+    )
+    noun = "interaction" if older.count == 1 else "interactions"
+    return f"- {older.count:,} older {noun}: {span}"
 
 
 def _request_line(entry: RequestEntry) -> str:

@@ -19,6 +19,7 @@ from typing import Any
 
 from agent_cli.compaction.digest import (
     build_digest_message,
+    count_digest,
     digest_from_message,
     insert_digest,
     merge_digest,
@@ -44,7 +45,7 @@ def apply_traced_step(
 ) -> LayerOutcome:
     """Run `step` on `view` minus its digest and merge what it removed (module doc)."""
     base, digest_message = split_digest(view)
-    digest_tokens = counter.count_message(digest_message) if digest_message else 0
+    digest_tokens = count_digest(digest_message, counter) if digest_message else 0
     outcome = step(base, view_tokens - digest_tokens)
     if outcome.outcome != APPLIED:
         return dataclasses.replace(outcome, messages=view, tokens_saved=0)
@@ -52,10 +53,14 @@ def apply_traced_step(
     saved = outcome.tokens_saved  # a view's count is the sum of its messages' counts
     if requests or interactions:
         digest = merge_digest(
-            digest_from_message(digest_message), requests, interactions, policy.digest_tokens
+            digest_from_message(digest_message),
+            requests,
+            interactions,
+            policy.digest_tokens,
+            counter,
         )
         digest_message = build_digest_message(digest)
-        saved += digest_tokens - counter.count_message(digest_message)
+        saved += digest_tokens - count_digest(digest_message, counter)
     after = insert_digest(outcome.messages, digest_message)
     if saved <= 0 and (requests or interactions) and not keep_if_larger:  # costs > frees
         return LayerOutcome(view, 0, outcome=NO_CHANGE)
