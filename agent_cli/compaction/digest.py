@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent_cli.compaction.markers import DIGEST_HEADER, DIGEST_KEY, is_digest_message
 from agent_cli.compaction.removed import RemovedInteraction, RemovedRequest
@@ -43,8 +43,9 @@ class RequestEntry:
     shortened_from: int | None = None  # the original length, when `text` is its head
 
 
-@dataclass(frozen=True)
-class InteractionEntry:
+class InteractionEntry(NamedTuple):
+    """One interaction's line and pointer (a tuple: a long removal keeps a thousand)."""
+
     line: str
     pointer: str | None = None
 
@@ -88,15 +89,15 @@ def merge_digest(
 ) -> Digest:
     """`digest` with the newly removed items added and the budget applied (module doc)."""
     new_requests = [RequestEntry(r.text, r.pointer) for r in requests]
-    all_requests = _newest_first([*new_requests, *digest.requests])
+    all_requests, _ = _newest_first([*new_requests, *digest.requests])
     budget = budget_tokens - _count_frame(counter)
     fitted, used = _fit_requests(all_requests, budget, counter)
-    all_lines = _newest_first([*interactions, *digest.interactions])
+    all_lines, is_sorted = _newest_first([*interactions, *digest.interactions])
     line_budget = max(budget - used, budget_tokens // 4)
-    kept, folded = _fit_lines(all_lines, line_budget, counter)
-    older = _fold(digest.older, folded)
+    kept, folded, used = _fit_lines(all_lines, line_budget, counter)
+    older = _fold(digest.older, folded, is_sorted)
     if older.count:
-        older = _make_room_for_older(kept, older, line_budget, counter)
+        older = _make_room_for_older(kept, older, line_budget - used, counter)
     return Digest(tuple(fitted), tuple(kept), older)
 
 
@@ -122,13 +123,14 @@ def count_digest(message: dict[str, Any], counter: TokenCounter) -> int:
     return counter.count_message(message)
 
 
-def _newest_first(entries: list[Any]) -> list[Any]:
-    """By record number, newest first, when every entry has one; else as given."""
+def _newest_first(entries: list[Any]) -> tuple[list[Any], bool]:
+    """By record number, newest first, when every entry has one (and True); else as
+    given (and False)."""
     numbers = [sequence_of(entry.pointer) for entry in entries]
     if None in numbers:
-        return entries
+        return entries, False
     order = sorted(range(len(entries)), key=lambda i: numbers[i] or 0, reverse=True)
-    return [entries[i] for i in order]
+    return [entries[i] for i in order], True
 
 
 def _fit_requests(
@@ -152,38 +154,46 @@ def _fit_requests(
 
 def _fit_lines(
     entries: list[InteractionEntry | RemovedInteraction], budget: int, counter: TokenCounter
-) -> tuple[list[InteractionEntry], list[InteractionEntry | RemovedInteraction]]:
-    """The newest lines that fit, and the rest (to fold). A removed interaction's line is
-    written only when it is kept, so a long removal costs its pointers, not its lines."""
+) -> tuple[list[InteractionEntry], list[InteractionEntry | RemovedInteraction], int]:
+    """The newest lines that fit, the rest (to fold) and the tokens of those that fit. A
+    removed interaction's line is written only when it is kept, so a long removal costs
+    its pointers, not its lines."""
     used, kept = 0, list[InteractionEntry]()
     for index, entry in enumerate(entries):
         line = entry.line if isinstance(entry, InteractionEntry) else entry.describe()
-        used += _count_line(_with_pointer(line, entry.pointer), counter)
-        if used > budget:
-            return kept, entries[index:]
+        cost = _count_line(_with_pointer(line, entry.pointer), counter)
+        if used + cost > budget:
+            return kept, entries[index:], used
+        used += cost
         kept.append(InteractionEntry(line, entry.pointer))
-    return kept, []
+    return kept, [], used
 
 
 def _make_room_for_older(
-    kept: list[InteractionEntry], older: OlderRange, budget: int, counter: TokenCounter
+    kept: list[InteractionEntry], older: OlderRange, room: int, counter: TokenCounter
 ) -> OlderRange:
     """Fold the oldest kept lines (from the end of `kept`, in place) until the "older"
-    line fits in `budget` with the lines that stay."""
-    used = sum(_count_line(_with_pointer(e.line, e.pointer), counter) for e in kept)
-    while kept and used + _count_line(_older_line(older), counter) > budget:
+    line fits in the `room` the kept lines left, or what they give back."""
+    while kept and _count_line(_older_line(older), counter) > room:
         entry = kept.pop()
-        used -= _count_line(_with_pointer(entry.line, entry.pointer), counter)
+        room += _count_line(_with_pointer(entry.line, entry.pointer), counter)
         older = _fold(older, [entry])
     return older
 
 
-def _fold(older: OlderRange, entries: list[InteractionEntry | RemovedInteraction]) -> OlderRange:
+def _fold(
+    older: OlderRange,
+    entries: list[InteractionEntry | RemovedInteraction],
+    is_sorted: bool = False,
+) -> OlderRange:
+    """`older` with `entries` folded in: the count, and the pointers at both ends.
+    Entries sorted newest first by record number have their ends at the list's ends,
+    so only those two pointers are read."""
     if not entries:
         return older
     first, last = older.first, older.last
     low, high = sequence_of(first), sequence_of(last)
-    for entry in entries:
+    for entry in (entries[-1], entries[0]) if is_sorted else entries:
         number = sequence_of(entry.pointer)
         if number is None:
             continue
