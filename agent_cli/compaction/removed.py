@@ -91,16 +91,18 @@ def _removed_interactions(lost: _Blocks, kept: set[Any]) -> list[RemovedInteract
     with the pointer of its result's message (else its call's). One plain loop: a long
     removal makes thousands of these."""
     removed: list[RemovedInteraction] = []
-    add, results = removed.append, lost.results
+    add, results, new = removed.append, lost.results, tuple.__new__
     for use, message in reversed(lost.uses):
         tool_id = use.get("id")
         if not isinstance(tool_id, str) or tool_id in kept:
             continue
         found = results.get(tool_id)
-        result, pointer = None, None
-        if found is not None:
-            result, pointer = found[0], _pointer_of(found[1])
-        add(RemovedInteraction(tool_id, use, result, pointer or _pointer_of(message)))
+        result, pointer = (None, None) if found is None else (found[0], found[1].get(SOURCE_KEY))
+        if not pointer or not isinstance(pointer, str):  # `_pointer_of`, written out
+            pointer = message.get(SOURCE_KEY)
+            if not pointer or not isinstance(pointer, str):
+                pointer = None
+        add(new(RemovedInteraction, (tool_id, use, result, pointer)))
     return removed
 
 
@@ -116,17 +118,13 @@ class _Blocks:
         add_use, results = self.uses.append, self.results
         for message in messages:
             content = message.get("content")
-            if isinstance(content, str):
-                if message.get("role") == "user":
-                    self._feed_text(message, content)
-                continue
             if not isinstance(content, list):
+                if isinstance(content, str) and message.get("role") == "user":
+                    self._feed_text(message, content)
                 continue
             is_user = message.get("role") == "user"
             for block in content:
-                if not isinstance(block, dict):
-                    continue
-                kind = block.get("type")
+                kind = block.get("type") if isinstance(block, dict) else None
                 if kind == "tool_use":
                     add_use((block, message))
                 elif kind == "tool_result":
