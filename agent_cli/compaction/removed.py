@@ -122,14 +122,17 @@ class _Blocks:
                 if isinstance(content, str) and message.get("role") == "user":
                     self._feed_text(message, content)
                 continue
-            is_user = message.get("role") == "user"
             for block in content:
                 kind = block.get("type") if isinstance(block, dict) else None
                 if kind == "tool_use":
                     add_use((block, message))
                 elif kind == "tool_result":
                     results[block.get("tool_use_id")] = (block, message)
-                elif kind == "text" and is_user and isinstance(block.get("text"), str):
+                elif (
+                    kind == "text"
+                    and message.get("role") == "user"
+                    and isinstance(block.get("text"), str)
+                ):
                     self._feed_text(message, block["text"])
 
     def _feed_text(self, message: dict[str, Any], text: str) -> None:

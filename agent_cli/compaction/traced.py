@@ -45,7 +45,7 @@ def apply_traced_step(
 ) -> LayerOutcome:
     """Run `step` on `view` minus its digest and merge what it removed (module doc)."""
     base, digest_message = split_digest(view)
-    digest_tokens = count_digest(digest_message, counter) if digest_message else 0
+    digest_tokens = counter.count_message(digest_message) if digest_message else 0
     outcome = step(base, view_tokens - digest_tokens)
     if outcome.outcome != APPLIED:
         return dataclasses.replace(outcome, messages=view, tokens_saved=0)
