@@ -17,8 +17,9 @@ The budget is in the caller's counter's tokens and covers the whole message (hea
 titles, the "older" line), so a digest whose requests fit holds `policy.digest_tokens`
 as every figure counts it. Each rendered line is counted once, with its newline, through
 the counter's text memo, and the message's count is the sum of its lines' (`count_digest`):
-a tokenizer never merges across a line break followed by text, so that sum is the count
-the whole text would get, without tokenizing a long digest again at every step. Pure.
+cl100k never joins a line break with the text after it, so that sum is the whole text's
+count (a little more where a request holds blank or indented lines), without tokenizing
+a long digest again at every step. Pure.
 """
 
 from __future__ import annotations
