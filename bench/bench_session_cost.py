@@ -11,14 +11,28 @@ to the cache. The files are Python modules of 10 to 40 small functions (about 70
 2,800 tokens as read_file shows them). Thresholds: soft 20,000, hard 60,000 tokens.
 
 Every request the session sends is turned into its wire form by `provider/wire.py`
-(so its cache breakpoints are the real ones) and priced by `prompt_cache` (its docstring
-has the model: reads of the longest earlier-written prefix at 0.1x, writes at 1.25x,
-the rest 1x, output not priced). Policies compared:
-- `low water`: the default policy, compacting down to half the soft threshold;
+(so its cache breakpoints are the real ones) and priced by `bench.prompt_cache`, the
+same cache model the tests' fake Messages API reports usage from (its docstring has the
+rules: reads of the longest earlier-written prefix at 0.1x, writes at 1.25x, the rest
+1x, output not priced; here blocks are counted with cl100k and entries never expire).
+Policies compared:
+- `low water`: the default policy, compacting down to its low-water mark;
 - `stop under soft`: `low_water = soft - 1`, the old stop-at-the-first-layer behaviour;
 - `no compaction`: thresholds out of reach; the baseline every cost is divided by.
-The `low water` session is also priced with the durable block where it used to be (in
-the system prompt), to show what moving it after the cached prefix saves.
+Each run's price is split into reads, writes of what is new, writes in the request
+after a firing (the compacted view written again, with what is new), and plain input
+(what follows the last breakpoint: the durable block). Writing what is new once and the
+plain input are paid whatever the policy (about 0.19 of the baseline here), so they set
+the floor; reads of a view allowed to grow to the soft threshold come on top. The offline
+summarizer sends no request; with a model's, each firing would also send one: it is
+priced as the session would choose it (bounded rendering or cached prefix reused, against
+the cache as it stood), with the summary (the extractive one's size standing in for the
+model's) at the output price (5x the input price).
+
+The same session is run with files of three sizes (about 0.9K, 2.2K and 3.3K tokens):
+the uncompacted session's reads grow with the square of what it has read and the
+compacted one's only linearly, so the ratio falls as files grow. The `low water` session
+is also priced with the durable block where it used to be (in the system prompt).
 
 Fidelity, measured on the last request of each session: how many of the 60 user
 requests are still there verbatim, how many of the 30 files are still named (in a tool
@@ -38,8 +52,11 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.compaction import CompactionPolicy
+from agent_cli.compaction.firing import CACHE_READ_PRICE, CACHE_WRITE_PRICE
+from agent_cli.compaction.markers import is_summary_message
 from agent_cli.compaction.summary import find_summary_boundary
 from agent_cli.events import CompactionFired, ModelRequest
+from agent_cli.models import DEFAULT_MODEL, lookup_model
 from agent_cli.provider.offline import OfflineProvider
 from agent_cli.provider.summarizers import build_summary_request, render_summary_system_prompt
 from agent_cli.provider.summary_reuse import (
@@ -51,12 +68,13 @@ from agent_cli.provider.wire import build_wire_request
 from agent_cli.session import open_session
 from agent_cli.store.paths import resolve_state_paths
 from agent_cli.tokens import TokenCounter
-from bench.prompt_cache import PromptCacheModel, iter_units
+from bench.prompt_cache import PromptCost, prompt_tokens
 
 TURNS = 60
 FILES = 30
 FACT_EVERY = 6
 FUNCTIONS_MIN, FUNCTIONS_SPREAD = 10, 31
+FILE_SIZES = ((10, 9), (30, 13), (45, 17))  # (fewest functions, spread): ~1K, 2.5K, 3.5K tokens
 SOFT, HARD = 20_000, 60_000
 POLICIES = {
     "low water": CompactionPolicy(soft_threshold=SOFT, hard_limit=HARD),
@@ -86,11 +104,15 @@ class SessionRun:
     last_wire: dict[str, Any]
     pointers: tuple[int, int]  # (resolving, carried) transcript pointers in the last request
     prompts: list[str] = field(default_factory=list)
+    after_firing: set[int] = field(default_factory=set)  # requests sent right after one
 
 
-def build_file(number: int) -> str:
-    """A Python module of 10 to 40 small functions (see the module doc for its size)."""
-    functions = FUNCTIONS_MIN + (number * 7) % FUNCTIONS_SPREAD
+def build_file(
+    number: int, functions_min: int = FUNCTIONS_MIN, spread: int = FUNCTIONS_SPREAD
+) -> str:
+    """A Python module of `functions_min` to `functions_min + spread - 1` small functions
+    (see the module doc for its size)."""
+    functions = functions_min + (number * 7) % spread
     parts = [f'"""Module {number}: helpers for stage {number}."""\n\nimport math\n']
     for index in range(functions):
         parts.append(
@@ -102,46 +124,70 @@ def build_file(number: int) -> str:
     return "".join(parts)
 
 
-def write_workspace(root: Path) -> list[str]:
+def write_workspace(root: Path, sizes: tuple[int, int]) -> list[str]:
     (root / "src").mkdir(parents=True)
     names = []
     for number in range(FILES):
         name = f"src/module_{number:02d}.py"
-        (root / name).write_text(build_file(number), encoding="utf-8")
+        (root / name).write_text(build_file(number, *sizes), encoding="utf-8")
         names.append(name)
     return names
 
 
-def run_session(policy: CompactionPolicy, folder: Path, cycle: int = FILES) -> SessionRun:
+def run_session(
+    policy: CompactionPolicy,
+    folder: Path,
+    cycle: int = FILES,
+    sizes: tuple[int, int] = (FUNCTIONS_MIN, FUNCTIONS_SPREAD),
+) -> SessionRun:
     """Drive the 60 turns through a real session; see the module doc."""
-    files = write_workspace(folder / "ws")
+    files = write_workspace(folder / "ws", sizes)
     provider = RecordingProvider()
     paths = resolve_state_paths({"AGENT_CLI_HOME": str(folder / "home")})
     session = open_session(
         paths=paths, provider=provider, workspace=folder / "ws", policy=policy, auto_approve=True
     )
-    compactions, prompts = 0, []
+    compactions, prompts, after_firing = 0, [], set()
     for turn in range(TURNS):
         prompts.append(f"read {files[turn % cycle]} and count its functions ({turn + 1}/{TURNS})")
-        events = list(session.run_turn(prompts[-1]))
-        compactions += sum(isinstance(event, CompactionFired) for event in events)
+        for event in session.run_turn(prompts[-1]):
+            if isinstance(event, CompactionFired):
+                compactions += 1
+                after_firing.add(len(provider.requests))
         if turn % FACT_EVERY == FACT_EVERY - 1:
             session.remember(f"Turn {turn + 1}: the modules are counted one by one.")
     last_wire = build_wire_request(provider.requests[-1], "bench-model")
     carried = set(POINTER.findall(json.dumps(last_wire)))
     resolving = sum(session.expand(p).status.value == "available" for p in carried)
     session.close()
-    return SessionRun(provider.requests, compactions, last_wire, (resolving, len(carried)), prompts)
+    return SessionRun(
+        provider.requests, compactions, last_wire, (resolving, len(carried)), prompts, after_firing
+    )
 
 
-def price(requests: list[ModelRequest], *, durable_in_system: bool = False) -> PromptCacheModel:
-    model = PromptCacheModel(TokenCounter())
+def price(requests: list[ModelRequest], *, durable_in_system: bool = False) -> PromptCost:
+    cost = PromptCost.with_tokenizer(TokenCounter())
     for request in requests:
         if durable_in_system:  # where the durable block used to be
             system = "\n\n".join(p for p in (request.system, request.durable_context) if p)
             request = dataclasses.replace(request, system=system, durable_context="")
-        model.price(build_wire_request(request, "bench-model"))
-    return model
+        cost.price_request(build_wire_request(request, "bench-model"))
+    return cost
+
+
+def split_price(run: SessionRun) -> dict[str, float]:
+    """Where a run's price goes: reads, writes of what is new, writes again after a
+    firing (the rewritten view), and plain input (what follows the last breakpoint:
+    the durable block)."""
+    cost = PromptCost.with_tokenizer(TokenCounter())
+    parts = dict.fromkeys(("read", "written new", "rewritten", "plain"), 0.0)
+    for index, request in enumerate(run.requests):
+        usage = cost.price_request(build_wire_request(request, "bench-model"))
+        parts["read"] += CACHE_READ_PRICE * usage.cache_read_input_tokens
+        kind = "rewritten" if index in run.after_firing else "written new"
+        parts[kind] += CACHE_WRITE_PRICE * usage.cache_creation_input_tokens
+        parts["plain"] += usage.input_tokens
+    return parts
 
 
 def measure_fidelity(run: SessionRun, files: int = FILES) -> tuple[int, int]:
@@ -152,6 +198,32 @@ def measure_fidelity(run: SessionRun, files: int = FILES) -> tuple[int, int]:
     return kept, named
 
 
+def price_model_summaries(run: SessionRun, counter: TokenCounter) -> float:
+    """What a model summarizer's requests would add to `run`: at each firing, the request
+    the session would send (`choose_summary_request`: the bounded rendering of the older
+    part, or the cached prefix reused) priced against the cache as it stood, plus the
+    summary it returned (the next request's summary message) at the output price."""
+    cost, extra = PromptCost.with_tokenizer(counter), 0.0
+    prices = lookup_model(DEFAULT_MODEL).prices
+    for index, request in enumerate(run.requests):
+        if index in run.after_firing and index > 0:
+            before = run.requests[index - 1].messages
+            old = list(before[: find_summary_boundary(before, 4)])
+            bounded = build_summary_request(old, render_summary_system_prompt())
+            prefix = CachedPrefix(request.system, request.tools, before, len(before))
+            trial = cost.trial()
+            trial.price_request(
+                build_wire_request(
+                    choose_summary_request(bounded, prefix, len(old), 200_000), "bench-model"
+                )
+            )
+            summary = request.messages[0] if is_summary_message(request.messages[0]) else None
+            written = counter.count_message(summary) if summary else 0
+            extra += trial.price + written * prices.output / prices.input
+        cost.price_request(build_wire_request(request, "bench-model"))
+    return extra
+
+
 def price_summary_requests(
     requests: list[ModelRequest], at_tokens: int
 ) -> tuple[float, float, int, bool]:
@@ -160,14 +232,14 @@ def price_summary_requests(
     prefix (`summary_reuse.build_reusing_request`), both against the cache the requests
     before left; also the request's tokens, and whether the summarizer picks the reuse."""
     counter = TokenCounter()
-    model = PromptCacheModel(counter)
+    cost = PromptCost.with_tokenizer(counter)
     previous = requests[0]
     for request in requests:
         wire = build_wire_request(request, "bench-model")
-        size = sum(counter.count_text(text) for text, _ in iter_units(wire))
+        size = prompt_tokens(wire, counter)
         if size >= at_tokens:
             break
-        model.price(wire)
+        cost.price_request(wire)
         previous = request
     instructions = render_summary_system_prompt()
     old = list(request.messages[: find_summary_boundary(request.messages, 4)])
@@ -178,9 +250,9 @@ def price_summary_requests(
     )
     prices = []
     for variant in (bounded, reusing):
-        trial = PromptCacheModel(counter, written=set(model.written))
-        trial.price(build_wire_request(variant, "bench-model"))
-        prices.append(trial.cost.price)
+        trial = cost.trial()
+        trial.price_request(build_wire_request(variant, "bench-model"))
+        prices.append(trial.price)
     chosen = choose_summary_request(bounded, prefix, len(old), 200_000)
     return prices[0], prices[1], size, chosen is not bounded
 
@@ -193,12 +265,56 @@ def report_short_cycle(baseline_of: Any) -> None:
             label: run_session(POLICIES[label], Path(folder) / label.replace(" ", "-"), 4)
             for label in ("low water", "stop under soft", "no compaction")
         }
-    baseline = baseline_of(runs["no compaction"].requests).cost.price
+    baseline = baseline_of(runs["no compaction"].requests).price
     for label in ("low water", "stop under soft"):
-        cost = baseline_of(runs[label].requests).cost
+        cost = baseline_of(runs[label].requests)
         print(
             f"  4-file cycle, {label}: {runs[label].compactions} compactions, cache-read share "
             f"{cost.read_share:.0%}, cost {cost.price / baseline:.3f} of no compaction"
+        )
+
+
+def report_file_sizes() -> None:
+    """The same session with smaller and larger files: the uncompacted session's reads
+    grow with the square of what it has read, the compacted one's only linearly, so the
+    ratio falls as the files grow."""
+    for sizes in FILE_SIZES:
+        with tempfile.TemporaryDirectory(prefix="agent-cli-bench-") as folder:
+            runs = {
+                label: run_session(POLICIES[label], Path(folder) / label[:2], sizes=sizes)
+                for label in ("low water", "no compaction")
+            }
+        read_tokens = sum(
+            TokenCounter().count_text(build_file(number, *sizes)) for number in range(FILES)
+        )
+        ours, baseline = (price(runs[label].requests) for label in ("low water", "no compaction"))
+        kept, named = measure_fidelity(runs["low water"])
+        print(
+            f"  files of {sizes[0]}-{sum(sizes) - 1} functions (about {read_tokens // FILES:,} "
+            f"tokens each): {runs['low water'].compactions:2} compactions, cost "
+            f"{ours.price / baseline.price:.3f} of no compaction; keeps {kept}/{TURNS} "
+            f"requests, names {named}/{FILES} files"
+        )
+
+
+def report_run(label: str, run: SessionRun, baseline: float) -> None:
+    cost = price(run.requests)
+    kept, named = measure_fidelity(run)
+    resolving, carried = run.pointers
+    print(
+        f"  {label:>15}: {run.compactions:2} compactions, {cost.requests} requests, "
+        f"cache-read share {cost.read_share:.0%}, cost {cost.price / baseline:.3f} of "
+        f"no compaction; last request keeps {kept}/{TURNS} user requests, names "
+        f"{named}/{FILES} files, {resolving}/{carried} transcript pointers resolve"
+    )
+    parts = split_price(run)
+    shares = ", ".join(f"{name} {value / baseline:.3f}" for name, value in parts.items())
+    print(f"  {'':>15}  where it goes (share of no compaction): {shares}")
+    if run.compactions:
+        summaries = price_model_summaries(run, TokenCounter())
+        print(
+            f"  {'':>15}  with a model's summary requests priced too (input as sent, the "
+            f"summary at the output price): {(cost.price + summaries) / baseline:.3f}"
         )
 
 
@@ -207,25 +323,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="agent-cli-bench-") as folder:
         for label, policy in POLICIES.items():
             runs[label] = run_session(policy, Path(folder) / label.replace(" ", "-"))
-    baseline = price(runs["no compaction"].requests).cost.price
+    baseline = price(runs["no compaction"].requests).price
     print(
         f"{TURNS} turns, each reading one of {FILES} files; soft {SOFT:,} / hard {HARD:,}; "
         f"prices: input 1x, cache write 1.25x, cache read 0.1x"
     )
     for label, run in runs.items():
-        cost = price(run.requests).cost
-        kept, named = measure_fidelity(run)
-        resolving, carried = run.pointers
-        print(
-            f"  {label:>15}: {run.compactions:2} compactions, {cost.requests} requests, "
-            f"cache-read share {cost.read_share:.0%}, cost {cost.price / baseline:.3f} of "
-            f"no compaction; last request keeps {kept}/{TURNS} user requests, names "
-            f"{named}/{FILES} files, {resolving}/{carried} transcript pointers resolve"
-        )
-        print(
-            f"  {'':>15}  tokens: {cost.plain:,} plain (1x), {cost.written:,} written "
-            f"(1.25x), {cost.read:,} read (0.1x)"
-        )
+        report_run(label, run, baseline)
+    report_file_sizes()
     report_short_cycle(baseline_of=price)
     for at_tokens in (SOFT, 4 * SOFT):
         bounded, reusing, size, picks_reuse = price_summary_requests(
@@ -236,8 +341,8 @@ def main() -> None:
             f"{bounded:,.0f}, reusing the cached prefix {reusing:,.0f} (input-price tokens); "
             f"the summarizer sends {'the reuse' if picks_reuse else 'the bounded one'}"
         )
-    before = price(runs["low water"].requests, durable_in_system=True).cost
-    after = price(runs["low water"].requests).cost
+    before = price(runs["low water"].requests, durable_in_system=True)
+    after = price(runs["low water"].requests)
     print(
         f"  durable block (a fact every {FACT_EVERY} turns), low water: in the system prompt "
         f"{before.price / baseline:.3f} (cache-read share {before.read_share:.0%}); in the "

@@ -1,24 +1,43 @@
-"""A prompt-cache price model for benchmarks: what a sequence of wire requests would cost.
+"""One model of the Messages API's prompt cache: the fake server's usage figures and the
+benchmarks' prices both come from it, so a bench prices requests the way the tests'
+fake reports them.
 
-The model (Anthropic's prefix caching as DESIGN.md section 5 states it):
-- A request is laid out in cache order: tools, then system blocks, then message blocks.
-  Each block is one unit; its tokens are cl100k's count of the block's JSON (without
-  `cache_control`), an estimate of Claude's count that is the same for every policy.
-- Every block marked with `cache_control` (where `provider/wire.py` puts them) ends a
-  prefix that the request writes to the cache, when that prefix is at least
-  `MIN_CACHEABLE_TOKENS` long.
-- A request reads the longest prefix written by an earlier request that is also a
-  prefix of it and ends at most `LOOKBACK_BLOCKS` blocks before one of its breakpoints.
-  Entries never expire here (a session's turns come well within the 5-minute lifetime).
-- Price, in units of the plain input price per token: tokens read 0.1, tokens written
-  (from the end of what was read to the last breakpoint) 1.25, the rest 1.0. Output
-  tokens are left out: the policies compared produce the same answers.
+What it models (DESIGN.md section 5 and the prompt-caching guide):
+
+- The prompt is a sequence of blocks in cache order: each tool, then each system block,
+  then each message's content blocks (string content is one text block).
+- A block carrying `cache_control` is a breakpoint; a top-level `cache_control` makes the
+  last block one. A breakpoint *writes* the prefix that ends with it (if not already
+  cached): those tokens are reported as `cache_creation_input_tokens`.
+- A later request *reads* the longest prefix written before whose end lies at one of its
+  breakpoints or up to `lookback_blocks` (20) blocks before one: those tokens are
+  reported as `cache_read_input_tokens`. What is after the read and up to the last
+  breakpoint is written; everything after the last breakpoint is plain `input_tokens`.
+- Prefixes under `min_cacheable_tokens` (about 1,024 for the Sonnet and Opus models) are
+  neither written nor read. Entries live 5 minutes (1 hour with `ttl: "1h"`), and each
+  read or write renews them.
+
+How a block's tokens are counted is the caller's choice (`BlockCounter`):
+- `count_block_tokens`, the fake's: ceil(len(label + canonical JSON of the block without
+  cache_control) / 4), where the label is "tool", "system", "user" or "assistant".
+  Deterministic and close to (not equal to) the cl100k estimate the session makes,
+  which is what calibration is for.
+- `tokenizer_block_counter(counter)`, the benches': cl100k's count of the same text, an
+  estimate of Claude's count that is the same for every policy compared.
+
+Price (`PromptCost.price`), in units of the plain input price per token: tokens read 0.1,
+tokens written 1.25, the rest 1.0. Output tokens are left out: the policies compared
+produce the same answers.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,15 +47,183 @@ from agent_cli.tokens import TokenCounter
 
 MIN_CACHEABLE_TOKENS = 1_024
 LOOKBACK_BLOCKS = 20
+TTL_SECONDS = {"5m": 300.0, "1h": 3_600.0}
+
+BlockCounter = Callable[[str, dict[str, Any]], int]  # (label, block without cache_control)
+
+
+@dataclass(frozen=True)
+class PromptBlock:
+    """One block of the prompt in cache order: its tokens, the hash of the prefix that
+    ends with it, and its breakpoint's TTL in seconds (None when it is no breakpoint)."""
+
+    tokens: int
+    prefix_key: str
+    breakpoint_ttl: float | None
+
+
+def count_block_tokens(label: str, block: dict[str, Any]) -> int:
+    """The fake's deterministic count: a quarter of the characters, rounded up."""
+    return math.ceil(len(label + json.dumps(block, sort_keys=True)) / 4)
+
+
+def tokenizer_block_counter(counter: TokenCounter) -> BlockCounter:
+    """cl100k's count of the block's label and JSON, for benchmarks."""
+
+    def count(label: str, block: dict[str, Any]) -> int:
+        return counter.count_text(label + json.dumps(block, sort_keys=True, ensure_ascii=False))
+
+    return count
+
+
+def build_prompt_blocks(
+    body: dict[str, Any], count: BlockCounter = count_block_tokens
+) -> list[PromptBlock]:
+    """The request's blocks in cache order (tools, system, messages), with prefix hashes."""
+    labelled = [("tool", tool) for tool in body.get("tools") or []]
+    system = body.get("system") or []
+    if isinstance(system, str):
+        system = [{"type": "text", "text": system}]
+    labelled += [("system", block) for block in system]
+    for message in body["messages"]:
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        labelled += [(message["role"], block) for block in blocks]
+    digest = hashlib.sha256()
+    result = []
+    for position, (label, block) in enumerate(labelled):
+        plain = {key: value for key, value in block.items() if key != "cache_control"}
+        digest.update(f"{label}\x00{json.dumps(plain, sort_keys=True)}\x00".encode())
+        control = block.get("cache_control")
+        if position == len(labelled) - 1 and control is None:
+            control = body.get("cache_control")  # automatic caching: the last block
+        ttl = TTL_SECONDS[control.get("ttl", "5m")] if isinstance(control, dict) else None
+        result.append(PromptBlock(count(label, plain), digest.hexdigest(), ttl))
+    return result
+
+
+class PromptCacheModel:
+    """The cache one API key sees; `usage(body)` answers for one request and updates it.
+
+    Thread-safe (the fake serves each request on its own thread). `clock` is seconds,
+    monotonic; tests pass their own to step past a TTL.
+    """
+
+    def __init__(
+        self,
+        *,
+        count: BlockCounter = count_block_tokens,
+        min_cacheable_tokens: int = MIN_CACHEABLE_TOKENS,
+        lookback_blocks: int = LOOKBACK_BLOCKS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.count = count
+        self.min_cacheable_tokens = min_cacheable_tokens
+        self.lookback_blocks = lookback_blocks
+        self._clock = clock
+        self._entries: dict[str, tuple[float, float]] = {}  # prefix key -> (expiry, ttl)
+        self._lock = threading.Lock()
+
+    def copy(self) -> PromptCacheModel:
+        """A model with the same entries, to price a trial request without changing this one."""
+        twin = PromptCacheModel(
+            count=self.count,
+            min_cacheable_tokens=self.min_cacheable_tokens,
+            lookback_blocks=self.lookback_blocks,
+            clock=self._clock,
+        )
+        with self._lock:
+            twin._entries = dict(self._entries)
+        return twin
+
+    def usage(self, body: dict[str, Any]) -> dict[str, int]:
+        """`input_tokens`, `cache_creation_input_tokens` and `cache_read_input_tokens`."""
+        blocks = build_prompt_blocks(body, self.count)
+        ends = _running_totals(blocks)
+        with self._lock:
+            now = self._clock()
+            self._forget_expired(now)
+            marks = [
+                i
+                for i, b in enumerate(blocks)
+                if b.breakpoint_ttl and ends[i] >= self.min_cacheable_tokens
+            ]
+            read_end = self._longest_hit(blocks, marks)
+            read = ends[read_end] if read_end is not None else 0
+            if read_end is not None:
+                self._renew(blocks[read_end].prefix_key, now, None)
+            written_to = ends[marks[-1]] if marks else 0
+            for mark in marks:
+                self._renew(blocks[mark].prefix_key, now, blocks[mark].breakpoint_ttl)
+        creation = max(0, written_to - read)
+        return {
+            "input_tokens": (ends[-1] if ends else 0) - read - creation,
+            "cache_creation_input_tokens": creation,
+            "cache_read_input_tokens": read,
+        }
+
+    def _longest_hit(self, blocks: list[PromptBlock], marks: list[int]) -> int | None:
+        """The furthest block, at or up to `lookback_blocks` before a breakpoint, whose
+        prefix is cached."""
+        best: int | None = None
+        for mark in marks:
+            for position in range(mark, max(-1, mark - self.lookback_blocks - 1), -1):
+                if blocks[position].prefix_key in self._entries:
+                    best = position if best is None else max(best, position)
+                    break
+        return best
+
+    def _renew(self, key: str, now: float, ttl: float | None) -> None:
+        """Write or refresh an entry; a read (ttl None) keeps the entry's own TTL."""
+        _, known_ttl = self._entries.get(key, (0.0, 0.0))
+        lifetime = max(ttl or 0.0, known_ttl) or TTL_SECONDS["5m"]
+        self._entries[key] = (now + lifetime, lifetime)
+
+    def _forget_expired(self, now: float) -> None:
+        for key in [key for key, (expiry, _) in self._entries.items() if expiry <= now]:
+            del self._entries[key]
+
+
+def _running_totals(blocks: list[PromptBlock]) -> list[int]:
+    totals, running = [], 0
+    for block in blocks:
+        running += block.tokens
+        totals.append(running)
+    return totals
 
 
 @dataclass
 class PromptCost:
-    """The requests priced so far: their tokens as the API would report them (`Usage`:
-    plain input, cache writes, cache reads) and their price."""
+    """Requests priced one after another against one cache (`PromptCacheModel`): their
+    tokens as the API reports them (`Usage`: plain input, cache writes, cache reads) and
+    their price."""
 
+    cache: PromptCacheModel
     usage: Usage = field(default_factory=Usage)
     requests: int = 0
+
+    @classmethod
+    def with_tokenizer(cls, counter: TokenCounter) -> PromptCost:
+        """Priced with cl100k counts and a clock that never moves (no entry expires: a
+        scripted session's turns come well within the 5-minute lifetime)."""
+        return cls(PromptCacheModel(count=tokenizer_block_counter(counter), clock=lambda: 0.0))
+
+    def price_request(self, wire: dict[str, Any]) -> Usage:
+        """Add one wire request; return its usage."""
+        found = self.cache.usage(wire)
+        usage = Usage(
+            found["input_tokens"],
+            0,
+            found["cache_creation_input_tokens"],
+            found["cache_read_input_tokens"],
+        )
+        self.usage = self.usage.plus(usage)
+        self.requests += 1
+        return usage
+
+    def trial(self) -> PromptCost:
+        """A fresh tally against a copy of this cache."""
+        return PromptCost(self.cache.copy())
 
     @property
     def plain(self) -> int:
@@ -60,59 +247,7 @@ class PromptCost:
         return self.read / total if total else 0.0
 
 
-@dataclass
-class PromptCacheModel:
-    """Prices wire requests one after another against the prefixes they wrote."""
-
-    counter: TokenCounter
-    written: set[str] = field(default_factory=set)
-    cost: PromptCost = field(default_factory=PromptCost)
-
-    def price(self, wire: dict[str, Any]) -> tuple[int, int, int]:
-        """Add one request; return its (plain, written, read) tokens."""
-        units = list(iter_units(wire))
-        keys, ends, total = [], [], 0
-        digest = hashlib.sha256()
-        for text, _ in units:
-            digest.update(text.encode())
-            keys.append(digest.hexdigest())
-            total += self.counter.count_text(text)
-            ends.append(total)
-        breakpoints = [index for index, (_, marked) in enumerate(units) if marked]
-        read_to = self._longest_read(keys, breakpoints)
-        read = ends[read_to] if read_to >= 0 else 0
-        last = breakpoints[-1] if breakpoints else -1
-        written = max(0, (ends[last] if last >= 0 else 0) - read)
-        for index in breakpoints:
-            if ends[index] >= MIN_CACHEABLE_TOKENS:
-                self.written.add(keys[index])
-        plain = total - read - written
-        self.cost.usage = self.cost.usage.plus(Usage(plain, 0, written, read))
-        self.cost.requests += 1
-        return plain, written, read
-
-    def _longest_read(self, keys: list[str], breakpoints: list[int]) -> int:
-        """Index of the last unit of the longest readable prefix, or -1."""
-        best = -1
-        for point in breakpoints:
-            for index in range(point, max(point - LOOKBACK_BLOCKS, -1), -1):
-                if keys[index] in self.written:
-                    best = max(best, index)
-                    break
-        return best
-
-
-def iter_units(wire: dict[str, Any]) -> Any:
-    """(text, has a breakpoint) for every block in cache order: tools, system, messages."""
-    for tool in wire.get("tools") or []:
-        yield _unit("tool", tool)
-    for block in wire.get("system") or []:
-        yield _unit("system", block)
-    for message in wire["messages"]:
-        for block in message["content"]:
-            yield _unit(message["role"], block)
-
-
-def _unit(label: str, item: dict[str, Any]) -> tuple[str, bool]:
-    plain = {key: value for key, value in item.items() if key != "cache_control"}
-    return label + json.dumps(plain, sort_keys=True, ensure_ascii=False), "cache_control" in item
+def prompt_tokens(wire: dict[str, Any], counter: TokenCounter) -> int:
+    """All the request's tokens, counted as the benches' cache model counts them."""
+    count = tokenizer_block_counter(counter)
+    return sum(block.tokens for block in build_prompt_blocks(wire, count))

@@ -16,8 +16,8 @@ answered by the next queued script (`Reply` or a fault: `HttpError`, `StreamErro
 `server.responder(body)` (default: echo the last user text). Streams are SSE with
 `event:` and `data:` lines over chunked HTTP/1.1, like the real API. Usage counts system +
 tools + messages and splits them into plain input, cache writes and cache reads with a
-model of the API's prefix cache (`prompt_cache_model`; pass `prompt_cache=` to change its
-minimum or clock). `server.usage_for(body)` is the hook that answers usage.
+model of the API's prefix cache (`bench.prompt_cache`, the one the benches price with;
+pass `prompt_cache=` to change its minimum or clock). `server.usage_for(body)` is the hook that answers usage.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from fake_anthropic_stream import (
     text_block,
     tool_use_block,
 )
-from prompt_cache_model import PromptCacheModel
+from bench.prompt_cache import PromptCacheModel
 
 __all__ = [
     "DropConnection",

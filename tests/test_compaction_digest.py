@@ -191,7 +191,7 @@ def test_a_pruned_session_names_each_removed_request_and_call_with_its_pointer()
     digest = digest_text(result.messages)
     assert result.messages[0] is history[0] and result.messages[1]["content"] == digest
     assert digest.startswith(DIGEST_HEADER)
-    assert "(transcript:s1:5) Now look at the tests, please." in digest
+    assert "\n- Now look at the tests, please.\n" in digest  # whole: its words, no pointer
     assert "read_file path=src/a.py -> 400 chars, ok (transcript:s1:3)" in digest
     assert "bash command=pytest -q -> 4 chars, ok (transcript:s1:7)" in digest
     assert digest.index("pytest") < digest.index("src/a.py")  # newest first
@@ -212,7 +212,7 @@ def test_digests_merge_across_compactions_into_one_running_digest():
     assert sum(1 for m in twice if is_digest_message(m)) == 1
     digest = digest_text(twice)
     assert "(transcript:s1:3)" in digest  # from the first compaction
-    assert "(transcript:s1:101) second request" in digest  # from the second
+    assert "\n- second request" in digest  # from the second
     assert "Thanks. What next?" in digest
 
 
@@ -272,7 +272,7 @@ def test_the_summary_sees_the_older_part_before_anything_is_pruned():
     assert seen[0][0]["content"] == "Please tidy the repository."  # not pruned away first
     assert len(seen[0]) == len(history) - 4
     assert is_summary_message(result.messages[0])
-    assert "(transcript:s1:1) Please tidy the repository." in digest_text(result.messages)
+    assert "\n- Please tidy the repository.\n" in digest_text(result.messages)
 
 
 def test_a_failed_summary_still_leaves_the_digest_after_pruning():

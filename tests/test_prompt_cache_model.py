@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import copy
 
-from prompt_cache_model import (
+import pytest
+
+from agent_cli.tokens import TokenCounter
+from bench.prompt_cache import (
     MIN_CACHEABLE_TOKENS,
     PromptCacheModel,
+    PromptCost,
     build_prompt_blocks,
     count_block_tokens,
 )
@@ -154,3 +158,19 @@ def test_a_top_level_cache_control_marks_the_last_block():
     assert cache.usage(body)["cache_creation_input_tokens"] == 0
     body["cache_control"] = MARK
     assert cache.usage(body)["cache_creation_input_tokens"] == prefix_tokens(body, 3)
+
+
+def test_the_bench_price_reads_a_repeated_prefix_at_a_tenth_and_trials_leave_it_alone():
+    cost = PromptCost.with_tokenizer(TokenCounter())
+    body = request("hello", system=LONG * 2)  # over the minimum as cl100k counts it too
+    first = cost.price_request(body)
+    assert first.cache_read_input_tokens == 0 and first.cache_creation_input_tokens > 0
+    trial = cost.trial()
+    again = trial.price_request(copy.deepcopy(body))
+    assert again.cache_read_input_tokens == first.cache_creation_input_tokens
+    assert trial.price == pytest.approx(0.1 * again.cache_read_input_tokens + again.input_tokens)
+    assert cost.requests == 1 and cost.price == pytest.approx(
+        1.25 * first.cache_creation_input_tokens + first.input_tokens
+    )
+    written_by_cl100k = first.cache_creation_input_tokens
+    assert written_by_cl100k != PromptCacheModel().usage(body)["cache_creation_input_tokens"]

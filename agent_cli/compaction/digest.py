@@ -233,11 +233,14 @@ def _older_line(older: OlderRange) -> str:
 
 
 def _request_line(entry: RequestEntry) -> str:
+    """A request shown whole is just its words: a pointer would repeat it at a cost of about
+    twenty tokens a line, read again on every request. A shortened one keeps its pointer and
+    full length, the way back to the words it lost."""
+    if not entry.shortened_from:
+        return f"- {entry.text}"
     notes = [entry.pointer] if entry.pointer else []
-    if entry.shortened_from:
-        notes.append(f"shortened from {entry.shortened_from:,} chars")
-    prefix = f"- ({'; '.join(notes)}) " if notes else "- "
-    return prefix + entry.text + ("…" if entry.shortened_from else "")
+    notes.append(f"shortened from {entry.shortened_from:,} chars")
+    return f"- ({'; '.join(notes)}) {entry.text}…"
 
 
 def _with_pointer(line: str, pointer: str | None) -> str:
