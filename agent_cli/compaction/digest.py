@@ -25,57 +25,40 @@ a long digest again at every step. Pure.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from dataclasses import replace
+from typing import Any
 
+from agent_cli.compaction.digest_model import (
+    Digest,
+    InteractionEntry,
+    OlderRange,
+    RequestEntry,
+    digest_from_message,
+    digest_to_data,
+    sequence_of,
+)
 from agent_cli.compaction.markers import DIGEST_HEADER, DIGEST_KEY, is_digest_message
 from agent_cli.compaction.removed import RemovedInteraction, RemovedRequest
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
+__all__ = [  # the entries and their stored form live in `digest_model`; this is the way in
+    "Digest",
+    "InteractionEntry",
+    "OlderRange",
+    "RequestEntry",
+    "build_digest_message",
+    "count_digest",
+    "digest_from_message",
+    "digest_to_data",
+    "insert_digest",
+    "merge_digest",
+    "render_digest",
+    "sequence_of",
+    "split_digest",
+]
+
 SHORT_REQUEST_CHARS = 200
 SHORTEST_REQUEST_CHARS = 60
-DIGEST_FORMAT = 1
-
-
-@dataclass(frozen=True)
-class RequestEntry:
-    text: str
-    pointer: str | None = None
-    shortened_from: int | None = None  # the original length, when `text` is its head
-
-
-class InteractionEntry(NamedTuple):
-    """One interaction's line and pointer (a tuple: a long removal keeps a thousand)."""
-
-    line: str
-    pointer: str | None = None
-
-
-@dataclass(frozen=True)
-class OlderRange:
-    """Interactions folded into one line: how many, and the pointers at both ends."""
-
-    count: int = 0
-    first: str | None = None
-    last: str | None = None
-
-
-@dataclass(frozen=True)
-class Digest:
-    requests: tuple[RequestEntry, ...] = ()  # newest first
-    interactions: tuple[InteractionEntry, ...] = ()  # newest first
-    older: OlderRange = OlderRange()
-
-    def is_empty(self) -> bool:
-        return not (self.requests or self.interactions or self.older.count)
-
-
-def sequence_of(pointer: str | None) -> int | None:
-    """The record number of a `transcript:` pointer, None for anything else."""
-    if not pointer or not pointer.startswith("transcript:"):
-        return None
-    tail = pointer.rsplit(":", 1)[-1]
-    return int(tail) if tail.isdigit() else None
 
 
 # --- merging ------------------------------------------------------------------------------
@@ -249,65 +232,6 @@ def _with_pointer(line: str, pointer: str | None) -> str:
 
 def build_digest_message(digest: Digest) -> dict[str, Any]:
     return {"role": "user", "content": render_digest(digest), DIGEST_KEY: digest_to_data(digest)}
-
-
-def digest_to_data(digest: Digest) -> dict[str, Any]:
-    return {
-        "format": DIGEST_FORMAT,
-        "requests": [
-            {"text": e.text, "pointer": e.pointer, "shortened_from": e.shortened_from}
-            for e in digest.requests
-        ],
-        "interactions": [{"line": e.line, "pointer": e.pointer} for e in digest.interactions],
-        "older": {
-            "count": digest.older.count,
-            "first": digest.older.first,
-            "last": digest.older.last,
-        },
-    }
-
-
-def digest_from_message(message: dict[str, Any] | None) -> Digest:
-    """The entries of a digest message; anything malformed reads as absent, never a crash
-    (a resumed view comes from disk)."""
-    data = message.get(DIGEST_KEY) if isinstance(message, dict) else None
-    if not isinstance(data, dict):
-        return Digest()
-    requests = tuple(
-        RequestEntry(item["text"], _text_or_none(item.get("pointer")), _int_or_none(item))
-        for item in _items(data.get("requests"))
-        if isinstance(item.get("text"), str)
-    )
-    interactions = tuple(
-        InteractionEntry(item["line"], _text_or_none(item.get("pointer")))
-        for item in _items(data.get("interactions"))
-        if isinstance(item.get("line"), str)
-    )
-    found = data.get("older")
-    older: dict[str, Any] = found if isinstance(found, dict) else {}
-    count = older.get("count")
-    return Digest(
-        requests,
-        interactions,
-        OlderRange(
-            count if type(count) is int and count > 0 else 0,
-            _text_or_none(older.get("first")),
-            _text_or_none(older.get("last")),
-        ),
-    )
-
-
-def _items(value: Any) -> list[dict[str, Any]]:
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
-
-
-def _text_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _int_or_none(item: dict[str, Any]) -> int | None:
-    value = item.get("shortened_from")
-    return value if type(value) is int and value > 0 else None
 
 
 # --- where it sits ------------------------------------------------------------------------
