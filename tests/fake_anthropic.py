@@ -48,6 +48,7 @@ from fake_anthropic_stream import (
     text_block,
     tool_use_block,
 )
+
 from bench.prompt_cache import PromptCacheModel
 
 __all__ = [

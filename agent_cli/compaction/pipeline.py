@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.compaction.dedup import build_dedup_outcome
-from agent_cli.compaction.firing import is_run_finished
+from agent_cli.compaction.firing import CachedPrefix, is_run_finished
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.prune import build_prune_outcome
 from agent_cli.compaction.results import (
@@ -110,7 +110,7 @@ def _run_layers(
     the view is still over the target. With `force_summary` L4 runs first, always.
     """
     reports: list[LayerReport] = []
-    original = view
+    original = CachedPrefix(view, counter)
     order = SUMMARY_FIRST_ORDER if force_summary else AUTOMATIC_ORDER
     for layer in order:
         step = _build_step(layer, policy, counter, summarizer, force_summary)
