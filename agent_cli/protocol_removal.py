@@ -20,7 +20,15 @@ def _without_blocks(message: dict[str, Any], ids: Collection[str]) -> dict[str, 
     content = message.get("content")
     if not isinstance(content, list):
         return message
-    kept = [block for block in content if not is_block_of(block, ids)]
+    kept = []  # is_block_of, written out: removal from a long view runs this per message
+    for block in content:
+        if isinstance(block, dict):
+            kind = block.get("type")
+            if (kind == "tool_use" and block.get("id") in ids) or (
+                kind == "tool_result" and block.get("tool_use_id") in ids
+            ):
+                continue
+        kept.append(block)
     if len(kept) == len(content):
         return message
     if not kept:

@@ -13,6 +13,7 @@ from compaction_support import (
     read_use,
     text,
     tool_result,
+    tool_use,
     user,
     valid_histories,
 )
@@ -37,6 +38,7 @@ from agent_cli.compaction.removed import user_texts
 from agent_cli.errors import WireFormatError
 from agent_cli.events import ModelRequest
 from agent_cli.provider.wire import build_wire_request
+from agent_cli.tokens import TokenCounter
 
 SETTINGS = settings(
     max_examples=200,
@@ -212,6 +214,28 @@ def test_digests_merge_across_compactions_into_one_running_digest():
     assert "(transcript:s1:3)" in digest  # from the first compaction
     assert "\n- second request" in digest  # from the second
     assert "Thanks. What next?" in digest
+
+
+def test_a_digest_fills_its_budget_as_the_counter_counts_it_and_never_more():
+    history = [user("Please tidy the repository.")]
+    for number in range(300):  # wordy inputs: some four bytes a token, not three
+        command = f"find the remaining callers of legacy helper number {number} and replace them"
+        history += call_pair(
+            f"t{number}", "x" * 300, tool_use(f"t{number}", "bash", {"command": command})
+        )
+    history[5:5] = [assistant("Noted."), user("Also check the docs.")]
+    history = with_sources(history)
+    counter = TokenCounter()  # the real encoding: the budget is in its tokens
+    policy = CompactionPolicy(
+        soft_threshold=4_000, hard_limit=90_000, keep_recent_messages=4, digest_tokens=1_500
+    )
+    result = compact_context(history, policy=policy, counter=counter)
+    digest = next(m for m in result.messages if is_digest_message(m))
+    assert "older interactions" in digest["content"]  # the budget ran out: lines folded
+    assert "Also check the docs." in digest["content"]
+    fresh = TokenCounter().count_message(digest)  # the whole text, tokenized at once
+    assert counter.count_message(digest) == fresh
+    assert 0.9 * policy.digest_tokens <= fresh <= policy.digest_tokens
 
 
 def test_older_requests_are_shortened_when_the_budget_is_spent_newest_stay_whole():

@@ -8,7 +8,13 @@ import dataclasses
 from compaction_support import assistant, call_pair, make_counter, read_use, user
 
 from agent_cli.compaction import CompactionPolicy, compact_context
-from agent_cli.compaction.firing import count_invalidated, find_first_change, is_run_finished
+from agent_cli.compaction.firing import (
+    CachedPrefix,
+    count_invalidated,
+    find_first_change,
+    is_run_finished,
+)
+from agent_cli.tokens import TokenCounter
 
 POLICY = CompactionPolicy(
     soft_threshold=1_000,
@@ -74,3 +80,34 @@ def test_the_rule_compares_the_rewrite_per_token_of_headroom_with_a_deep_step():
     assert not is_run_finished(POLICY, 1_000 - invalidated + 1, history, changed, counter)
     assert is_run_finished(POLICY, 499, history, changed, counter)  # under the mark
     assert not is_run_finished(POLICY, 1_000, history, history, counter)  # still over soft
+
+
+class _CountingCounter(TokenCounter):
+    """Counts how often a message count is asked for (memo hits included)."""
+
+    def __init__(self) -> None:
+        super().__init__(load_encoding=lambda: make_counter()[1])
+        self.message_counts = 0
+
+    def count_message(self, message):
+        self.message_counts += 1
+        return super().count_message(message)
+
+
+def test_a_run_counts_its_cached_prefix_once_however_many_layers_check_it():
+    counter = _CountingCounter()
+    history = _early_reread_history()
+    prefix = CachedPrefix(history, counter)
+    views = [
+        [history[0], user("changed"), *history[2:]],
+        [*history[:-6], user("changed"), *history[-5:]],
+        [*history[:3], *history[5:]],
+        list(history),
+    ]
+    for view in views:
+        assert prefix.count_invalidated(view) == count_invalidated(history, view, counter)
+    counter.message_counts = 0
+    for view in views * 3:
+        prefix.count_invalidated(view)
+    assert counter.message_counts == 0  # the sums were built once, on the first check
+    assert is_run_finished(POLICY, 499, prefix, views[0], counter)

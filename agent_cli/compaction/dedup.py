@@ -33,8 +33,11 @@ def normalize_read_path(path: str) -> str:
     return "/" + joined if is_absolute else joined
 
 
-def build_read_key(block: dict[str, Any], policy: CompactionPolicy) -> tuple[str, ...] | None:
-    """What a read tool_use reads (tool, path, other inputs), or None if it is no read."""
+def build_read_key(
+    block: dict[str, Any], policy: CompactionPolicy, paths: dict[str, str] | None = None
+) -> tuple[str, ...] | None:
+    """What a read tool_use reads (tool, path, other inputs), or None if it is no read.
+    `paths` memoizes normalized paths over one scan (a session reads the same files)."""
     name = block.get("name")
     if name not in policy.read_tool_names:
         return None
@@ -44,10 +47,15 @@ def build_read_key(block: dict[str, Any], policy: CompactionPolicy) -> tuple[str
     path = tool_input.get(policy.read_path_key)
     if not isinstance(path, str) or not path.strip():
         return None
+    normalized = paths.get(path) if paths is not None else None
+    if normalized is None:
+        normalized = normalize_read_path(path)
+        if paths is not None:
+            paths[path] = normalized
     if len(tool_input) == 1:
-        return (name, normalize_read_path(path), "")
+        return (name, normalized, "")
     others = {key: value for key, value in tool_input.items() if key != policy.read_path_key}
-    return (name, normalize_read_path(path), json.dumps(others, sort_keys=True, default=str))
+    return (name, normalized, json.dumps(others, sort_keys=True, default=str))
 
 
 def find_superseded_reads(
@@ -56,7 +64,7 @@ def find_superseded_reads(
     """Reads that a later read of the same thing made redundant: id -> tool_use index."""
     newest: dict[tuple[str, ...], tuple[str, int]] = {}
     superseded: dict[str, int] = {}
-    names = policy.read_tool_names
+    names, paths = policy.read_tool_names, dict[str, str]()
     for index, message in enumerate(messages):
         if message.get("role") != "assistant":
             continue
@@ -71,7 +79,7 @@ def find_superseded_reads(
                 or block.get("type") != "tool_use"
             ):
                 continue
-            key = build_read_key(block, policy)
+            key = build_read_key(block, policy, paths)
             if key is None:
                 continue
             if key in newest:

@@ -13,68 +13,52 @@ Contract:
   right after the first message when that is a user message, else first, so the view
   still starts with a user message; the wire builder joins it with its neighbour. Its
   entries ride along under the private `DIGEST_KEY`, which never reaches the wire.
-Sizes are estimated from UTF-8 bytes (a third of a token each, generous) so building it
-costs no tokenizing; the message is counted like any other in every figure. Pure.
+The budget is in the caller's counter's tokens and covers the whole message (header,
+titles, the "older" line), so a digest whose requests fit holds `policy.digest_tokens`
+as every figure counts it. Each rendered line is counted once, with its newline, through
+the counter's text memo, and the message's count is the sum of its lines' (`count_digest`):
+cl100k never joins a line break with the text after it, so that sum is the whole text's
+count (a little more where a request holds blank or indented lines), without tokenizing
+a long digest again at every step. Pure.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
+from agent_cli.compaction.digest_model import (
+    Digest,
+    InteractionEntry,
+    OlderRange,
+    RequestEntry,
+    digest_from_message,
+    digest_to_data,
+    sequence_of,
+)
 from agent_cli.compaction.markers import DIGEST_HEADER, DIGEST_KEY, is_digest_message
 from agent_cli.compaction.removed import RemovedInteraction, RemovedRequest
+from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
+
+__all__ = [  # the entries and their stored form live in `digest_model`; this is the way in
+    "Digest",
+    "InteractionEntry",
+    "OlderRange",
+    "RequestEntry",
+    "build_digest_message",
+    "count_digest",
+    "digest_from_message",
+    "digest_to_data",
+    "insert_digest",
+    "merge_digest",
+    "render_digest",
+    "sequence_of",
+    "split_digest",
+]
 
 SHORT_REQUEST_CHARS = 200
 SHORTEST_REQUEST_CHARS = 60
-DIGEST_FORMAT = 1
-
-
-@dataclass(frozen=True)
-class RequestEntry:
-    text: str
-    pointer: str | None = None
-    shortened_from: int | None = None  # the original length, when `text` is its head
-
-
-@dataclass(frozen=True)
-class InteractionEntry:
-    line: str
-    pointer: str | None = None
-
-
-@dataclass(frozen=True)
-class OlderRange:
-    """Interactions folded into one line: how many, and the pointers at both ends."""
-
-    count: int = 0
-    first: str | None = None
-    last: str | None = None
-
-
-@dataclass(frozen=True)
-class Digest:
-    requests: tuple[RequestEntry, ...] = ()  # newest first
-    interactions: tuple[InteractionEntry, ...] = ()  # newest first
-    older: OlderRange = OlderRange()
-
-    def is_empty(self) -> bool:
-        return not (self.requests or self.interactions or self.older.count)
-
-
-def estimate_tokens(text: str) -> int:
-    """Generous and cheap: a third of a token per UTF-8 byte (so a CJK character, three
-    bytes, counts as one token, as tokenizers roughly count it)."""
-    return len(text.encode("utf-8", "replace")) // 3 + 4
-
-
-def sequence_of(pointer: str | None) -> int | None:
-    """The record number of a `transcript:` pointer, None for anything else."""
-    if not pointer or not pointer.startswith("transcript:"):
-        return None
-    tail = pointer.rsplit(":", 1)[-1]
-    return int(tail) if tail.isdigit() else None
 
 
 # --- merging ------------------------------------------------------------------------------
@@ -85,63 +69,115 @@ def merge_digest(
     requests: Sequence[RemovedRequest],
     interactions: Sequence[RemovedInteraction],
     budget_tokens: int,
+    counter: TokenCounter,
 ) -> Digest:
     """`digest` with the newly removed items added and the budget applied (module doc)."""
     new_requests = [RequestEntry(r.text, r.pointer) for r in requests]
-    all_requests = _newest_first([*new_requests, *digest.requests])
-    fitted, used = _fit_requests(all_requests, budget_tokens)
-    all_lines = _newest_first([*interactions, *digest.interactions])
-    kept, folded = _fit_lines(all_lines, max(budget_tokens - used, budget_tokens // 4))
-    return Digest(tuple(fitted), tuple(kept), _fold(digest.older, folded))
+    all_requests, _ = _newest_first([*new_requests, *digest.requests])
+    budget = budget_tokens - _count_frame(counter)
+    fitted, used = _fit_requests(all_requests, budget, counter)
+    all_lines, is_sorted = _newest_first([*interactions, *digest.interactions])
+    line_budget = max(budget - used, budget_tokens // 4)
+    kept, folded, used = _fit_lines(all_lines, line_budget, counter)
+    older = _fold(digest.older, folded, is_sorted)
+    if older.count:
+        older = _make_room_for_older(kept, older, line_budget - used, counter)
+    return Digest(tuple(fitted), tuple(kept), older)
 
 
-def _newest_first(entries: list[Any]) -> list[Any]:
-    """By record number, newest first, when every entry has one; else as given."""
+def _count_line(line: str, counter: TokenCounter) -> int:
+    """Tokens of one rendered line with its newline (memoized by the counter)."""
+    return counter.count_text(line + "\n")
+
+
+def _count_frame(counter: TokenCounter) -> int:
+    """What every digest costs around its entries: the message, the header, the titles."""
+    titles = (DIGEST_HEADER, "User requests:", "Interactions:")
+    return MESSAGE_OVERHEAD_TOKENS + sum(_count_line(title, counter) for title in titles)
+
+
+def count_digest(message: dict[str, Any], counter: TokenCounter) -> int:
+    """Tokens of a digest message from its lines' memoized counts (module doc); the total
+    is given to the counter for the text, so counting the message tokenizes nothing new."""
+    text = message.get("content")
+    if isinstance(text, str) and text:
+        *lines, last = text.split("\n")
+        total = sum(_count_line(line, counter) for line in lines) + counter.count_text(last)
+        counter.note_text_count(text, total)
+    return counter.count_message(message)
+
+
+def _newest_first(entries: list[Any]) -> tuple[list[Any], bool]:
+    """By record number, newest first, when every entry has one (and True); else as
+    given (and False)."""
     numbers = [sequence_of(entry.pointer) for entry in entries]
     if None in numbers:
-        return entries
+        return entries, False
     order = sorted(range(len(entries)), key=lambda i: numbers[i] or 0, reverse=True)
-    return [entries[i] for i in order]
+    return [entries[i] for i in order], True
 
 
-def _fit_requests(entries: list[RequestEntry], budget: int) -> tuple[list[RequestEntry], int]:
+def _fit_requests(
+    entries: list[RequestEntry], budget: int, counter: TokenCounter
+) -> tuple[list[RequestEntry], int]:
     """Newest first: whole while they fit, then heads of `SHORT_REQUEST_CHARS`, and past
     twice the budget heads of `SHORTEST_REQUEST_CHARS`, so a very long session's requests
     cost a few tokens each while every one of them keeps its words' start and pointer."""
     used, fitted = 0, []
     for entry in entries:
-        cost = estimate_tokens(entry.text)
+        cost = _count_line(_request_line(entry), counter)
         for limit, allowed in ((SHORT_REQUEST_CHARS, budget), (SHORTEST_REQUEST_CHARS, 2 * budget)):
             if used + cost > allowed and len(entry.text) > limit:
                 original = entry.shortened_from or len(entry.text)
                 entry = replace(entry, text=entry.text[:limit], shortened_from=original)
-                cost = estimate_tokens(entry.text)
+                cost = _count_line(_request_line(entry), counter)
         used += cost
         fitted.append(entry)
     return fitted, used
 
 
 def _fit_lines(
-    entries: list[InteractionEntry | RemovedInteraction], budget: int
-) -> tuple[list[InteractionEntry], list[InteractionEntry | RemovedInteraction]]:
-    """The newest lines that fit, and the rest (to fold). A removed interaction's line is
-    written only when it is kept, so a long removal costs its pointers, not its lines."""
+    entries: list[InteractionEntry | RemovedInteraction], budget: int, counter: TokenCounter
+) -> tuple[list[InteractionEntry], list[InteractionEntry | RemovedInteraction], int]:
+    """The newest lines that fit, the rest (to fold) and the tokens of those that fit. A
+    removed interaction's line is written only when it is kept, so a long removal costs
+    its pointers, not its lines."""
     used, kept = 0, list[InteractionEntry]()
     for index, entry in enumerate(entries):
         line = entry.line if isinstance(entry, InteractionEntry) else entry.describe()
-        used += estimate_tokens(line) + 6
-        if used > budget:
-            return kept, entries[index:]
+        cost = _count_line(_with_pointer(line, entry.pointer), counter)
+        if used + cost > budget:
+            return kept, entries[index:], used
+        used += cost
         kept.append(InteractionEntry(line, entry.pointer))
-    return kept, []
+    return kept, [], used
 
 
-def _fold(older: OlderRange, entries: list[InteractionEntry | RemovedInteraction]) -> OlderRange:
+def _make_room_for_older(
+    kept: list[InteractionEntry], older: OlderRange, room: int, counter: TokenCounter
+) -> OlderRange:
+    """Fold the oldest kept lines (from the end of `kept`, in place) until the "older"
+    line fits in the `room` the kept lines left, or what they give back."""
+    while kept and _count_line(_older_line(older), counter) > room:
+        entry = kept.pop()
+        room += _count_line(_with_pointer(entry.line, entry.pointer), counter)
+        older = _fold(older, [entry])
+    return older
+
+
+def _fold(
+    older: OlderRange,
+    entries: list[InteractionEntry | RemovedInteraction],
+    is_sorted: bool = False,
+) -> OlderRange:
+    """`older` with `entries` folded in: the count, and the pointers at both ends.
+    Entries sorted newest first by record number have their ends at the list's ends,
+    so only those two pointers are read."""
     if not entries:
         return older
     first, last = older.first, older.last
     low, high = sequence_of(first), sequence_of(last)
-    for entry in entries:
+    for entry in (entries[-1], entries[0]) if is_sorted else entries:
         number = sequence_of(entry.pointer)
         if number is None:
             continue
@@ -165,14 +201,18 @@ def render_digest(digest: Digest) -> str:
         lines.append("Interactions:")
         lines += [_with_pointer(e.line, e.pointer) for e in digest.interactions]
     if digest.older.count:
-        span = (
-            f"recall by pointer from {digest.older.first} to {digest.older.last}"
-            if digest.older.first and digest.older.last
-            else "in the transcript"
-        )
-        noun = "interaction" if digest.older.count == 1 else "interactions"
-        lines.append(f"- {digest.older.count:,} older {noun}: {span}")
+        lines.append(_older_line(digest.older))
     return "\n".join(lines)
+
+
+def _older_line(older: OlderRange) -> str:
+    span = (
+        f"recall by pointer from {older.first} to {older.last}"
+        if older.first and older.last
+        else "in the transcript"
+    )
+    noun = "interaction" if older.count == 1 else "interactions"
+    return f"- {older.count:,} older {noun}: {span}"
 
 
 def _request_line(entry: RequestEntry) -> str:
@@ -192,65 +232,6 @@ def _with_pointer(line: str, pointer: str | None) -> str:
 
 def build_digest_message(digest: Digest) -> dict[str, Any]:
     return {"role": "user", "content": render_digest(digest), DIGEST_KEY: digest_to_data(digest)}
-
-
-def digest_to_data(digest: Digest) -> dict[str, Any]:
-    return {
-        "format": DIGEST_FORMAT,
-        "requests": [
-            {"text": e.text, "pointer": e.pointer, "shortened_from": e.shortened_from}
-            for e in digest.requests
-        ],
-        "interactions": [{"line": e.line, "pointer": e.pointer} for e in digest.interactions],
-        "older": {
-            "count": digest.older.count,
-            "first": digest.older.first,
-            "last": digest.older.last,
-        },
-    }
-
-
-def digest_from_message(message: dict[str, Any] | None) -> Digest:
-    """The entries of a digest message; anything malformed reads as absent, never a crash
-    (a resumed view comes from disk)."""
-    data = message.get(DIGEST_KEY) if isinstance(message, dict) else None
-    if not isinstance(data, dict):
-        return Digest()
-    requests = tuple(
-        RequestEntry(item["text"], _text_or_none(item.get("pointer")), _int_or_none(item))
-        for item in _items(data.get("requests"))
-        if isinstance(item.get("text"), str)
-    )
-    interactions = tuple(
-        InteractionEntry(item["line"], _text_or_none(item.get("pointer")))
-        for item in _items(data.get("interactions"))
-        if isinstance(item.get("line"), str)
-    )
-    found = data.get("older")
-    older: dict[str, Any] = found if isinstance(found, dict) else {}
-    count = older.get("count")
-    return Digest(
-        requests,
-        interactions,
-        OlderRange(
-            count if type(count) is int and count > 0 else 0,
-            _text_or_none(older.get("first")),
-            _text_or_none(older.get("last")),
-        ),
-    )
-
-
-def _items(value: Any) -> list[dict[str, Any]]:
-    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
-
-
-def _text_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _int_or_none(item: dict[str, Any]) -> int | None:
-    value = item.get("shortened_from")
-    return value if type(value) is int and value > 0 else None
 
 
 # --- where it sits ------------------------------------------------------------------------

@@ -26,11 +26,16 @@ deeper step further, so the rule leans towards keeping detail when in doubt.
 
 The newest message is never counted as cached: a request always follows something
 appended since the previous one (the user's text or tool results), which was not sent.
+
+Within one run the view the run started from does not change, so `CachedPrefix` counts
+its messages once (prefix sums, built on the first check that needs them) and each
+layer's check costs finding the first changed message, not re-counting what follows it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import accumulate
 from typing import Any
 
 from agent_cli.compaction.policy import CompactionPolicy
@@ -65,19 +70,48 @@ def count_invalidated(
     return counter.count_messages(before[start : len(before) - 1])
 
 
+class CachedPrefix:
+    """The view a run started from, with its messages' counts summed once.
+
+    `count_invalidated(view)` equals the module function `count_invalidated(original,
+    view, counter)`; the prefix sums are built on its first call (one pass of memoized
+    counts), so later calls cost only `find_first_change`.
+    """
+
+    def __init__(self, original: Sequence[dict[str, Any]], counter: TokenCounter) -> None:
+        self.original = original
+        self._counter = counter
+        self._sums: list[int] | None = None
+
+    def count_invalidated(self, view: Sequence[dict[str, Any]]) -> int:
+        start = find_first_change(self.original, view)
+        end = len(self.original) - 1  # the newest message was never cached
+        if start >= end:
+            return 0
+        if self._sums is None:
+            counts = map(self._counter.count_message, self.original[:end])
+            self._sums = list(accumulate(counts, initial=0))
+        return self._sums[end] - self._sums[start]
+
+
 def is_run_finished(
     policy: CompactionPolicy,
     tokens_after: int,
-    original: Sequence[dict[str, Any]],
+    original: Sequence[dict[str, Any]] | CachedPrefix,
     view: Sequence[dict[str, Any]],
     counter: TokenCounter,
 ) -> bool:
-    """True when the layers run so far may end the run (see the module rule)."""
+    """True when the layers run so far may end the run (see the module rule).
+
+    A run passes its `CachedPrefix` as `original`, so no check re-counts the view."""
     low = target_tokens(policy)
     if tokens_after < low:
         return True
     soft = policy.soft_threshold
     if tokens_after >= soft:
         return False
-    invalidated = count_invalidated(original, view, counter)
+    if isinstance(original, CachedPrefix):
+        invalidated = original.count_invalidated(view)
+    else:
+        invalidated = count_invalidated(original, view, counter)
     return invalidated * (soft - low) <= (soft - tokens_after) * low

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.compaction.dedup import build_dedup_outcome
-from agent_cli.compaction.firing import is_run_finished
+from agent_cli.compaction.firing import CachedPrefix, is_run_finished
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.prune import build_prune_outcome
 from agent_cli.compaction.results import (
@@ -114,7 +114,7 @@ def _run_layers(
     """
     stop_policy, shift = policy.without_reserve(reserved)  # the stop rule weighs messages
     reports: list[LayerReport] = []
-    original = view
+    original = CachedPrefix(view, counter)
     order = SUMMARY_FIRST_ORDER if force_summary else AUTOMATIC_ORDER
     for layer in order:
         step = _build_step(layer, policy, counter, summarizer, force_summary)

@@ -83,53 +83,61 @@ def collect_removed(
             still_there[text] -= 1
         else:
             requests.append(RemovedRequest(text, _pointer_of(message)))
-    kept = {use.get("id") for use, _ in came.uses}
-    interactions = [
-        _removed_interaction(use, message, lost.results.get(use.get("id")))
-        for use, message in reversed(lost.uses)
-        if isinstance(use.get("id"), str) and use.get("id") not in kept
-    ]
-    return requests, interactions
+    return requests, _removed_interactions(lost, {use.get("id") for use, _ in came.uses})
+
+
+def _removed_interactions(lost: _Blocks, kept: set[Any]) -> list[RemovedInteraction]:
+    """The interactions whose tool_use is among `lost` and not `kept`, newest first, each
+    with the pointer of its result's message (else its call's). One plain loop: a long
+    removal makes thousands of these."""
+    removed: list[RemovedInteraction] = []
+    add, results, new = removed.append, lost.results, tuple.__new__
+    for use, message in reversed(lost.uses):
+        tool_id = use.get("id")
+        if not isinstance(tool_id, str) or tool_id in kept:
+            continue
+        found = results.get(tool_id)
+        result, pointer = (None, None) if found is None else (found[0], found[1].get(SOURCE_KEY))
+        if not pointer or not isinstance(pointer, str):  # `_pointer_of`, written out
+            pointer = message.get(SOURCE_KEY)
+            if not pointer or not isinstance(pointer, str):
+                pointer = None
+        add(new(RemovedInteraction, (tool_id, use, result, pointer)))
+    return removed
 
 
 class _Blocks:
     """One pass over messages: user texts, tool_use and tool_result blocks, each with
-    the message it stands in."""
+    the message it stands in. Plain loops with few calls: L3 runs this over every
+    message it drops."""
 
     def __init__(self, messages: list[dict[str, Any]]) -> None:
         self.texts: list[tuple[str, dict[str, Any]]] = []
         self.uses: list[tuple[dict[str, Any], dict[str, Any]]] = []
         self.results: dict[Any, tuple[dict[str, Any], dict[str, Any]]] = {}
+        add_use, results = self.uses.append, self.results
         for message in messages:
             content = message.get("content")
-            if isinstance(content, list):
-                self._feed_blocks(message, content)
-            elif isinstance(content, str) and message.get("role") == "user":
-                self._feed_text(message, content)
-
-    def _feed_blocks(self, message: dict[str, Any], content: list[Any]) -> None:
-        is_user = message.get("role") == "user"
-        add_use, results = self.uses.append, self.results
-        for block in content:
-            kind = block.get("type") if isinstance(block, dict) else None
-            if kind == "tool_use":
-                add_use((block, message))
-            elif kind == "tool_result":
-                results[block.get("tool_use_id")] = (block, message)
-            elif kind == "text" and is_user and isinstance(block.get("text"), str):
-                self._feed_text(message, block["text"])
+            if not isinstance(content, list):
+                if isinstance(content, str) and message.get("role") == "user":
+                    self._feed_text(message, content)
+                continue
+            for block in content:
+                kind = block.get("type") if isinstance(block, dict) else None
+                if kind == "tool_use":
+                    add_use((block, message))
+                elif kind == "tool_result":
+                    results[block.get("tool_use_id")] = (block, message)
+                elif (
+                    kind == "text"
+                    and message.get("role") == "user"
+                    and isinstance(block.get("text"), str)
+                ):
+                    self._feed_text(message, block["text"])
 
     def _feed_text(self, message: dict[str, Any], text: str) -> None:
         if text.strip() and not (is_summary_message(message) or is_digest_message(message)):
             self.texts.append((text, message))
-
-
-def _removed_interaction(
-    use: dict[str, Any], message: dict[str, Any], found: tuple[dict, dict] | None
-) -> RemovedInteraction:
-    result, result_message = found if found is not None else (None, None)
-    pointer = (_pointer_of(result_message) if result_message else None) or _pointer_of(message)
-    return RemovedInteraction(use["id"], use, result, pointer)
 
 
 def describe_interaction(use: dict[str, Any], result: dict[str, Any] | None) -> str:
@@ -147,15 +155,25 @@ def describe_key_input(tool_input: Any) -> str:
     """The one input that says what the call was about, `key=value`, on one short line."""
     if not isinstance(tool_input, dict) or not tool_input:
         return ""
-    key = next((k for k in KEY_INPUTS if isinstance(tool_input.get(k), str)), None)
-    if key is None:
-        key = next((k for k, v in tool_input.items() if isinstance(v, str)), None)
+    key = _pick_key_input(tool_input)
     if key is None:
         return ""
     value = " ".join(str(tool_input[key]).split())
     if len(value) > MAX_KEY_INPUT_CHARS:
         value = value[: MAX_KEY_INPUT_CHARS - 1] + "…"
     return f"{key}={value}"
+
+
+def _pick_key_input(tool_input: dict[Any, Any]) -> Any:
+    """The first of `KEY_INPUTS` holding a string, else the first input that does. Plain
+    loops: the digest writes a line for each of a long removal's newest calls."""
+    for key in KEY_INPUTS:
+        if isinstance(tool_input.get(key), str):
+            return key
+    for key, value in tool_input.items():
+        if isinstance(value, str):
+            return key
+    return None
 
 
 def result_size(result: dict[str, Any]) -> int:

@@ -8,7 +8,9 @@ step that changed nothing gives back `view` itself; a step that removed nothing 
 the digest message as it was (the same object, so the cached prefix is not disturbed
 by a re-rendered digest). A removal whose trace would cost more tokens than it frees is
 not made (`no_change`): automatic compaction never grows the view to remove something;
-`keep_if_larger` (the summary `/compact` asked for) keeps it all the same.
+`keep_if_larger` (the summary `/compact` asked for) keeps it all the same. A layer says
+what it removed (`messages_removed`, `removed_tool_use_ids`); a step that removed
+neither is not compared with the view it came from.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 
 from agent_cli.compaction.digest import (
     build_digest_message,
+    count_digest,
     digest_from_message,
     insert_digest,
     merge_digest,
@@ -48,15 +51,28 @@ def apply_traced_step(
     outcome = step(base, view_tokens - digest_tokens)
     if outcome.outcome != APPLIED:
         return dataclasses.replace(outcome, messages=view, tokens_saved=0)
-    requests, interactions = collect_removed(base, outcome.messages)
+    requests, interactions = (
+        collect_removed(base, outcome.messages) if _may_have_removed(outcome) else ([], [])
+    )
     saved = outcome.tokens_saved  # a view's count is the sum of its messages' counts
     if requests or interactions:
         digest = merge_digest(
-            digest_from_message(digest_message), requests, interactions, policy.digest_tokens
+            digest_from_message(digest_message),
+            requests,
+            interactions,
+            policy.digest_tokens,
+            counter,
         )
         digest_message = build_digest_message(digest)
-        saved += digest_tokens - counter.count_message(digest_message)
+        saved += digest_tokens - count_digest(digest_message, counter)
     after = insert_digest(outcome.messages, digest_message)
     if saved <= 0 and (requests or interactions) and not keep_if_larger:  # costs > frees
         return LayerOutcome(view, 0, outcome=NO_CHANGE)
     return dataclasses.replace(outcome, messages=after, tokens_saved=saved)
+
+
+def _may_have_removed(outcome: LayerOutcome) -> bool:
+    """False for a step that dropped no message and no interaction: it only rebuilt
+    messages around the same texts (L1 cuts results and keeps every other block), so no
+    user text or call left the view and comparing thousands of messages would find none."""
+    return bool(outcome.messages_removed or outcome.removed_tool_use_ids)

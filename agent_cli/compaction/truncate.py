@@ -257,9 +257,10 @@ def build_truncation_outcome(
     budget = policy.max_tool_result_tokens
     view, saved, truncated = list(messages), 0, 0
     for index, message in enumerate(messages):
-        if message.get("role") != "user" or not isinstance(message.get("content"), list):
+        content = message.get("content")
+        if not isinstance(content, list) or message.get("role") != "user":
             continue
-        if not _has_result_over(message["content"], budget, counter):
+        if not _has_result_over(content, budget, counter):
             continue
         change = _truncate_message(message, budget, counter)
         if change is not None:

@@ -1,0 +1,117 @@
+"""The running digest's entries and their stored form (under the private `DIGEST_KEY`).
+
+Contract: `Digest` holds the user's requests (newest first, each with its pointer and,
+when shortened, its original length), the interaction lines (newest first) and the
+folded "older" range. `digest_to_data` / `digest_from_message` turn it into JSON-safe
+data and back; anything malformed reads as absent, never a crash, because a resumed
+view comes from disk. Merging, budgets and rendering live in `digest`. Pure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from agent_cli.compaction.markers import DIGEST_KEY
+
+DIGEST_FORMAT = 1
+
+
+@dataclass(frozen=True)
+class RequestEntry:
+    text: str
+    pointer: str | None = None
+    shortened_from: int | None = None  # the original length, when `text` is its head
+
+
+class InteractionEntry(NamedTuple):
+    """One interaction's line and pointer (a tuple: a long removal keeps a thousand)."""
+
+    line: str
+    pointer: str | None = None
+
+
+@dataclass(frozen=True)
+class OlderRange:
+    """Interactions folded into one line: how many, and the pointers at both ends."""
+
+    count: int = 0
+    first: str | None = None
+    last: str | None = None
+
+
+@dataclass(frozen=True)
+class Digest:
+    requests: tuple[RequestEntry, ...] = ()  # newest first
+    interactions: tuple[InteractionEntry, ...] = ()  # newest first
+    older: OlderRange = OlderRange()
+
+    def is_empty(self) -> bool:
+        return not (self.requests or self.interactions or self.older.count)
+
+
+def sequence_of(pointer: str | None) -> int | None:
+    """The record number of a `transcript:` pointer, None for anything else."""
+    if not pointer or not pointer.startswith("transcript:"):
+        return None
+    tail = pointer.rsplit(":", 1)[-1]
+    return int(tail) if tail.isdigit() else None
+
+
+def digest_to_data(digest: Digest) -> dict[str, Any]:
+    return {
+        "format": DIGEST_FORMAT,
+        "requests": [
+            {"text": e.text, "pointer": e.pointer, "shortened_from": e.shortened_from}
+            for e in digest.requests
+        ],
+        "interactions": [{"line": e.line, "pointer": e.pointer} for e in digest.interactions],
+        "older": {
+            "count": digest.older.count,
+            "first": digest.older.first,
+            "last": digest.older.last,
+        },
+    }
+
+
+def digest_from_message(message: dict[str, Any] | None) -> Digest:
+    """The entries of a digest message; anything malformed reads as absent, never a crash
+    (a resumed view comes from disk)."""
+    data = message.get(DIGEST_KEY) if isinstance(message, dict) else None
+    if not isinstance(data, dict):
+        return Digest()
+    requests = tuple(
+        RequestEntry(item["text"], _text_or_none(item.get("pointer")), _int_or_none(item))
+        for item in _items(data.get("requests"))
+        if isinstance(item.get("text"), str)
+    )
+    interactions = tuple(
+        InteractionEntry(item["line"], _text_or_none(item.get("pointer")))
+        for item in _items(data.get("interactions"))
+        if isinstance(item.get("line"), str)
+    )
+    found = data.get("older")
+    older: dict[str, Any] = found if isinstance(found, dict) else {}
+    count = older.get("count")
+    return Digest(
+        requests,
+        interactions,
+        OlderRange(
+            count if type(count) is int and count > 0 else 0,
+            _text_or_none(older.get("first")),
+            _text_or_none(older.get("last")),
+        ),
+    )
+
+
+def _items(value: Any) -> list[dict[str, Any]]:
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _int_or_none(item: dict[str, Any]) -> int | None:
+    value = item.get("shortened_from")
+    return value if type(value) is int and value > 0 else None
