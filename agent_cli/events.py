@@ -239,8 +239,9 @@ class SessionStats:
     context_window: int
     soft_threshold: int
     hard_limit: int
-    tokens_by_category: dict[str, int]  # system_prompt, durable_context, tool_schemas,
-    # user_text, assistant_text, tool_calls, tool_results
+    tokens_by_category: dict[str, int]  # system_prompt, project_instructions,
+    # durable_context, tool_schemas, user_text, assistant_text, tool_calls, tool_results,
+    # compaction_summary, compaction_digest: they add up to total_tokens
     total_tokens: int
     messages_in_view: int
     messages_in_transcript: int

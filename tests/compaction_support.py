@@ -12,7 +12,17 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from agent_cli.compaction import CompactionPolicy
 from agent_cli.tokens import TokenCounter
+
+# A small policy for hand-built histories: soft 1,000 / hard 2,000, results cut over 200.
+SMALL_POLICY = CompactionPolicy(
+    soft_threshold=1_000,
+    hard_limit=2_000,
+    max_tool_result_tokens=200,
+    keep_recent_messages=4,
+    summary_keep_recent=2,
+)
 
 
 class QuarterEncoding:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 
-from compaction_support import assistant, call_pair, make_counter, read_use, user
+from compaction_support import SMALL_POLICY, assistant, call_pair, make_counter, read_use, user
 
-from agent_cli.compaction import CompactionPolicy, compact_context
+from agent_cli.compaction import compact_context
 from agent_cli.compaction.firing import (
     CachedPrefix,
     count_invalidated,
@@ -16,13 +16,7 @@ from agent_cli.compaction.firing import (
 )
 from agent_cli.tokens import TokenCounter
 
-POLICY = CompactionPolicy(
-    soft_threshold=1_000,
-    hard_limit=2_000,
-    max_tool_result_tokens=200,
-    keep_recent_messages=4,
-    summary_keep_recent=2,
-)
+POLICY = SMALL_POLICY
 STOP_UNDER_SOFT = dataclasses.replace(POLICY, low_water=999)  # the old policy
 
 

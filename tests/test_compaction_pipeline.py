@@ -6,6 +6,7 @@ import copy
 
 import pytest
 from compaction_support import (
+    SMALL_POLICY,
     assistant,
     build_long_history,
     call_pair,
@@ -27,13 +28,7 @@ from agent_cli.compaction import (
 )
 from agent_cli.errors import PolicyError
 
-SMALL = CompactionPolicy(
-    soft_threshold=1_000,
-    hard_limit=2_000,
-    max_tool_result_tokens=200,
-    keep_recent_messages=4,
-    summary_keep_recent=2,
-)
+SMALL = SMALL_POLICY
 
 
 def _summarize(old_messages):

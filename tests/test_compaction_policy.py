@@ -74,6 +74,20 @@ def test_the_low_water_mark_defaults_to_half_the_soft_threshold():
     assert CompactionPolicy(low_water=1_234).low_water_mark == 1_234
 
 
+def test_the_low_water_mark_sits_halfway_between_the_reserved_tokens_and_the_soft_threshold():
+    demo = CompactionPolicy(soft_threshold=3_000, hard_limit=60_000)
+    assert demo.low_water_mark_over(0) == demo.low_water_mark == 1_500
+    assert demo.low_water_mark_over(1_650) == 2_325  # the demo: 1,500 is under the reserve
+    assert demo.low_water_mark_over(2_998) == 2_999  # a room of 2 tokens: halfway is 1
+    assert demo.low_water_mark_over(5_000) == 2_999  # the reserve alone fills soft
+    explicit = CompactionPolicy(soft_threshold=3_000, hard_limit=60_000, low_water=2_000)
+    assert explicit.low_water_mark_over(1_650) == 2_000
+    assert not explicit.is_low_water_unreachable(1_999)
+    assert explicit.is_low_water_unreachable(2_000)
+    assert explicit.low_water_mark_over(2_000) == 2_500  # unreachable: as if unset
+    assert not demo.is_low_water_unreachable(5_000)  # unset is never "unreachable"
+
+
 @pytest.mark.parametrize("value", [0, -5, 2.5, True, "10"])
 def test_the_low_water_mark_must_be_a_positive_integer(value):
     with pytest.raises(PolicyError) as caught:

@@ -172,3 +172,16 @@ def test_the_cache_read_share_before_any_request_says_so():
     stats = make_stats(total_usage=Usage(), last_usage=None, requests=0)
     assert stats.cache_read_share is None
     assert "no request yet" in line_with(render(stats), "cache reads")
+
+
+LABELS = ("user text", "tool results", "compaction summary", "compaction digest")
+
+
+def test_what_compaction_wrote_has_rows_of_its_own_after_the_tool_results():
+    categories = {"user_text": 50, "tool_results": 30, "compaction_summary": 94}
+    categories["compaction_digest"] = 608
+    shown = render(make_stats(tokens_by_category=categories, total_tokens=782))
+    rows = [line for line in shown.splitlines() if "█" in line]
+    labels = [next(label for label in LABELS if f" {label} " in row) for row in rows]
+    assert labels == ["user text", "tool results", "compaction summary", "compaction digest"]
+    assert "608" in rows[-1] and "compaction_digest" not in shown

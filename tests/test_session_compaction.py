@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
 import pytest
 from session_support import ScriptedProvider, drain, make_session, transcript_records
 
+from agent_cli.compaction.markers import is_digest_message, is_summary_message
 from agent_cli.events import (
     CompactionFired,
     CompactionSkipped,
+    Notice,
     RequestBlocked,
     TurnEnded,
 )
@@ -235,3 +238,55 @@ def test_a_summarizer_is_offered_the_prefix_the_last_request_left_in_the_cache(
     session.view = [{"role": "user", "content": "a different start"}, *session.view[1:]]
     offer_cached_prefix(session, recorder)
     assert recorder.offered[-1].cached_messages == 0  # the cache no longer holds its start
+
+
+def test_a_low_water_mark_under_the_reserved_tokens_is_said_once_and_replaced(
+    workspace: Path,
+) -> None:
+    session = make_session(workspace, OfflineProvider(), soft=3_000, hard=40_000, keep_recent=4)
+    reserved = session.reserved_tokens(session.render_durable())
+    assert 1_000 < reserved < 3_000  # system prompt and tool schemas
+    session.policy = dataclasses.replace(session.policy, low_water=1_000)
+    events: list = []
+    for _ in range(3):
+        events += drain(session.run_turn("read big.txt"))
+    said = [e for e in events if isinstance(e, Notice) and e.code == "low_water_under_reserve"]
+    assert len(said) == 1, said
+    aim = reserved + (3_000 - reserved) // 2
+    assert f"({1_000:,} tokens)" in said[0].text and f"({reserved:,} tokens:" in said[0].text
+    assert f"down to {aim:,} instead" in said[0].text
+    assert _fired(events), "compaction never fired"
+
+
+def test_a_reachable_low_water_mark_is_not_remarked_on(workspace: Path) -> None:
+    session = make_session(workspace, OfflineProvider(), soft=3_000, hard=40_000, keep_recent=4)
+    reserved = session.reserved_tokens(session.render_durable())
+    session.policy = dataclasses.replace(session.policy, low_water=reserved + 1)
+    events = drain(session.run_turn("read big.txt")) + drain(session.run_turn("read notes.md"))
+    assert _fired(events)
+    assert not [e for e in events if isinstance(e, Notice) and e.code.startswith("low_water")]
+
+
+def test_stats_categories_add_up_to_the_context_figure_with_the_digest_and_summary_apart(
+    workspace: Path,
+) -> None:
+    session = make_session(workspace, OfflineProvider(), soft=3_000, hard=40_000, keep_recent=4)
+    for number in range(3):
+        (workspace / f"part{number}.txt").write_text(f"part {number} line\n" * 300)
+    for name in ("big.txt", "part0.txt", "part1.txt", "part2.txt", "notes.md"):
+        drain(session.run_turn(f"read {name}"))
+    digest = [m for m in session.view if is_digest_message(m)]
+    summary = [m for m in session.view if is_summary_message(m)]
+    assert len(digest) == 1 and len(summary) == 1, "the demo should hold both by now"
+    stats = session.stats()
+    by_category = stats.tokens_by_category
+    assert sum(by_category.values()) == stats.total_tokens == stats.context_tokens  # offline
+    assert stats.context_tokens == session.gauge().tokens
+    counter = session.counter
+    assert by_category["compaction_digest"] == counter.count_message(digest[0])
+    assert by_category["compaction_summary"] == counter.count_message(summary[0])
+    typed = [m for m in session.view if isinstance(m["content"], str) and m not in digest + summary]
+    assert by_category["user_text"] < by_category["compaction_digest"]  # not the user's words
+    assert by_category["user_text"] >= sum(
+        counter.count_message(m) for m in typed if m["role"] == "user"
+    )

@@ -5,7 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tools_support import make_toolbox
+from tools_support import FakeArtifactStore, make_toolbox
+
+from agent_cli.tools.context import ToolContext, ToolLimits
+from agent_cli.tools.search_tools import prepare_grep
+from agent_cli.tools.workspace import Workspace
 
 
 @pytest.fixture
@@ -158,3 +162,28 @@ def test_grep_counts_agree_in_number(tmp_path):
     outcome = make_toolbox(tmp_path).run("grep", {"pattern": "needle"})
     assert outcome.summary == "1 match in 1 file"
     assert outcome.content.splitlines()[0].startswith("1 match in 1 file for /needle/")
+
+
+class RootCheckCountingWorkspace(Workspace):
+    """The real workspace, counting how often the root folder is checked."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(root)
+        self.root_checks = 0
+
+    def require_same_root(self) -> None:
+        self.root_checks += 1
+        super().require_same_root()
+
+
+def test_grep_checks_the_workspace_root_once_per_call_not_once_per_matched_file(
+    workspace: Path,
+):
+    for number in range(12):
+        (workspace / "pkg" / f"m{number}.py").write_text(f"# TODO: item {number}\n")
+    counted = RootCheckCountingWorkspace(workspace)
+    context = ToolContext(workspace=counted, artifacts=FakeArtifactStore(), limits=ToolLimits())
+    result = prepare_grep(context, {"pattern": "TODO"}).execute()
+    assert "15 matches in 15 files" in result.header
+    assert "pkg/m11.py:1: # TODO: item 11" in result.body
+    assert counted.root_checks == 1

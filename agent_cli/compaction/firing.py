@@ -45,9 +45,11 @@ CACHE_WRITE_PRICE = 1.25  # times the plain input price
 CACHE_READ_PRICE = 0.1
 
 
-def target_tokens(policy: CompactionPolicy) -> int:
-    """The budget a firing compacts down to: the policy's low-water mark."""
-    return policy.low_water_mark
+def target_tokens(policy: CompactionPolicy, reserved_tokens: int = 0) -> int:
+    """The budget a firing compacts down to: the policy's low-water mark over the tokens
+    every request carries outside the view (`CompactionPolicy.low_water_mark_over`: a
+    mark under them could never be reached)."""
+    return policy.low_water_mark_over(reserved_tokens)
 
 
 def find_first_change(before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]]) -> int:

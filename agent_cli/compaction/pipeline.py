@@ -21,7 +21,10 @@ Contract:
 
 `reserved_tokens` are tokens outside the message view that the request will also carry
 (system prompt, tool schemas, rendered durable state): they count against both thresholds
-and are included in every token figure reported.
+and are included in every token figure reported. The low-water mark is placed above them
+(`firing.target_tokens`: a mark under the reserve could never be reached), and the stop
+rule weighs the messages alone (`CompactionPolicy.without_reserve`): no layer rewrites the
+reserve.
 """
 
 from __future__ import annotations
@@ -109,6 +112,7 @@ def _run_layers(
     the digest keeps the trace; a missing summarizer is reported once, at the end, when
     the view is still over the target. With `force_summary` L4 runs first, always.
     """
+    stop_policy, shift = policy.without_reserve(reserved)  # the stop rule weighs messages
     reports: list[LayerReport] = []
     original = CachedPrefix(view, counter)
     order = SUMMARY_FIRST_ORDER if force_summary else AUTOMATIC_ORDER
@@ -122,7 +126,7 @@ def _run_layers(
         )
         reports.append(_build_report(layer, outcome, tokens))
         view, tokens = outcome.messages, reports[-1].tokens_after
-        if is_run_finished(policy, tokens, original, view, counter):
+        if is_run_finished(stop_policy, tokens - shift, original, view, counter):
             return view, reports
     if summarizer is None:
         skipped = LayerOutcome(view, 0, outcome=SKIPPED_NO_SUMMARIZER)

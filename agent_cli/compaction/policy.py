@@ -33,8 +33,12 @@ class CompactionPolicy:
     - `soft_threshold`: at or above it (view plus reserved tokens) the layers run.
     - `low_water`: once they run, the layers compact down to under this mark, so that
       compaction fires rarely and the prompt cache it rewrites is rewritten rarely. None
-      means half the soft threshold (`low_water_mark`); `soft_threshold - 1` gives the
-      old behaviour of stopping just under the soft threshold.
+      means halfway from the reserved tokens (what every request carries outside the
+      view: system prompt, tool schemas, durable block) to the soft threshold; an explicit
+      mark at or under the reserve could never be reached (every firing would run every
+      layer down to what they cannot remove), so it is treated as None and the session
+      says so once (`low_water_mark_over`). `soft_threshold - 1` gives the old behaviour
+      of stopping just under the soft threshold.
     - `hard_limit`: at or above it after every layer, no request may be sent.
     - `max_tool_result_tokens`: L1 truncates tool results larger than this.
     - `keep_recent_messages`: L3 keeps message 0 and this many last messages.
@@ -60,10 +64,54 @@ class CompactionPolicy:
 
     @property
     def low_water_mark(self) -> int:
-        """The budget a firing compacts down to: `low_water`, or half the soft threshold."""
-        if self.low_water is not None:
+        """The mark with nothing reserved: `low_water`, or half the soft threshold.
+        A run's real target depends on its reserve: see `low_water_mark_over`."""
+        return self.low_water_mark_over(0)
+
+    def low_water_mark_over(self, reserved_tokens: int) -> int:
+        """The budget a firing compacts down to when every request also carries
+        `reserved_tokens` outside the view (the budget counts them too).
+
+        An explicit `low_water` above the reserve is used as it is. Unset, or at or under
+        the reserve (no view could get under it), the mark is halfway between the reserve
+        and the soft threshold, so a firing always buys room for the next turns. It stays
+        within 1 .. soft - 1 even when the reserve alone fills the soft threshold (then
+        every request is over it whatever the mark, and the loop guard takes over).
+        """
+        if self.low_water is not None and not self.is_low_water_unreachable(reserved_tokens):
             return self.low_water
-        return max(1, self.soft_threshold // DEFAULT_LOW_WATER_DIVISOR)
+        room = max(0, self.soft_threshold - reserved_tokens)
+        mark = reserved_tokens + room // DEFAULT_LOW_WATER_DIVISOR
+        return max(1, min(mark, self.soft_threshold - 1))
+
+    def without_reserve(self, reserved_tokens: int) -> tuple[CompactionPolicy, int]:
+        """(this policy for the messages alone, the tokens taken out): what the stop rule
+        of a run (`firing.is_run_finished`) weighs.
+
+        The reserve is the same before and after every layer and no layer rewrites it
+        (system prompt and tools come before the messages in the prompt cache; the durable
+        block is never cached), so a deep step rewrites `low - reserved` tokens, not `low`.
+        Soft threshold, hard limit and the mark (`low_water_mark_over`) all move down by
+        the reserve; at most to a soft threshold of 2, where the reserve alone fills it
+        (every request is over it then anyway). A soft threshold of 1 leaves no room for a
+        mark under it: the policy comes back as it is.
+        """
+        if self.soft_threshold < 2:
+            return self, 0
+        low = self.low_water_mark_over(reserved_tokens)
+        shift = max(0, min(reserved_tokens, self.soft_threshold - 2))
+        moved = dataclasses.replace(
+            self,
+            soft_threshold=self.soft_threshold - shift,
+            hard_limit=self.hard_limit - shift,
+            low_water=low - shift,
+        )
+        return moved, shift
+
+    def is_low_water_unreachable(self, reserved_tokens: int) -> bool:
+        """True when an explicit `low_water` is at or under `reserved_tokens`: a view that
+        carries them can never get under it, so `low_water_mark_over` does not use it."""
+        return self.low_water is not None and self.low_water <= reserved_tokens
 
     def __post_init__(self) -> None:
         for name in _POSITIVE_FIELDS:

@@ -30,6 +30,8 @@ CATEGORY_LABELS = {
     "assistant_text": "assistant text",
     "tool_calls": "tool calls",
     "tool_results": "tool results",
+    "compaction_summary": "compaction summary",
+    "compaction_digest": "compaction digest",
 }
 SOURCE_STATUSES = ("available", "missing", "denied", "corrupt", "unsupported")
 BAR_WIDTH = 24

@@ -8,7 +8,9 @@ propagates and the uncompacted view is never sent), and yields what the REPL sho
 notices for failed layers, one `CompactionFired` with a line per layer that fired, or a
 `CompactionSkipped` saying why nothing was done. `MessageViewLimitExceeded` propagates,
 after the notices of the layers that failed (a summary that failed says so).
-Every token figure it yields is in request tokens (calibrated).
+Every token figure it yields is in request tokens (calibrated). An explicit low-water mark
+at or under the reserved tokens is replaced by the default one
+(`CompactionPolicy.low_water_mark_over`); a notice says so once per session.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from agent_cli.events import (
     CompactionRecord,
     CompactionSkipped,
     LayerLine,
+    Notice,
     SessionEvent,
 )
 from agent_cli.provider.summary_reuse import CachedPrefix
@@ -44,6 +47,7 @@ def compact_view(
     """Compact the session's view if needed (or `forced`); see the module contract."""
     policy = calibrated_policy(session.policy, session.calibration)
     tokens = reserved + count_view(session.view, session.counter)
+    yield from _unreachable_low_water_notice(session, policy, reserved)
     if forced:
         policy = _forced_policy(policy, tokens)
     elif tokens >= policy.soft_threshold and session.guard.is_holding(
@@ -91,6 +95,27 @@ def offer_cached_prefix(session: Session, summarizer: Any) -> None:
     cached = len(sent) if sent and find_first_change(sent, view) == len(sent) else 0
     tools = tuple(session.toolbox.schemas())
     offer(CachedPrefix(session.system_prompt, tools, tuple(view), cached))
+
+
+def _unreachable_low_water_notice(
+    session: Session, policy: CompactionPolicy, reserved: int
+) -> Iterator[SessionEvent]:
+    """Say once per session that an explicit low-water mark at or under the reserved
+    tokens is replaced by the default mark (`CompactionPolicy.low_water_mark_over`)."""
+    if session.low_water_noticed or not policy.is_low_water_unreachable(reserved):
+        return
+    session.low_water_noticed = True
+    low, fixed = _shown(session, policy.low_water or 0), _shown(session, reserved)
+    aim = _shown(session, policy.low_water_mark_over(reserved))
+    yield Notice(
+        "warning",
+        "low_water_under_reserve",
+        f"The low-water mark ({low:,} tokens) is not above what every request carries "
+        f"besides the conversation ({fixed:,} tokens: system prompt, tool schemas, durable "
+        f"block), so compaction could never get under it. Compacting down to {aim:,} "
+        f"instead, halfway to the soft threshold; set --low-water (config low_water) "
+        f"above {fixed:,} to choose the mark.",
+    )
 
 
 def _shown(session: Session, tokens: int) -> int:

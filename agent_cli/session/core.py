@@ -75,6 +75,7 @@ class Session:
         self.artifacts = artifacts  # where oversized user messages are stored whole
         self.recall = recall  # `agent_cli.recall.Recall`: the pointer reader of /expand
         self.guard = LoopGuard()
+        self.low_water_noticed = False  # an unreachable --low-water is said once
         self.calibration: float | None = None
         self.last_resolutions: tuple[SourceResolution, ...] = ()
         self.last_durable_text = ""  # as rendered into the last request or view

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from agent_cli.compaction.markers import is_digest_message, is_summary_message
 from agent_cli.compaction.view_memo import count_view
 from agent_cli.events import SessionStats
 from agent_cli.models import lookup_model
@@ -29,27 +30,53 @@ CATEGORIES = (
     "assistant_text",
     "tool_calls",
     "tool_results",
+    "compaction_summary",
+    "compaction_digest",
 )
+_BLOCK_CATEGORIES = {"tool_use": "tool_calls", "tool_result": "tool_results"}
 
 
 def count_view_by_category(counter: Any, view: list[dict[str, Any]]) -> dict[str, int]:
-    """Tokens of the view split into user text, assistant text, tool calls and results."""
+    """Tokens of the view by category: user and assistant text, tool calls and results,
+    and what compaction wrote (the summary, the running digest: user messages, but not
+    the user's words). Each message's whole count, its framing included, goes to its
+    categories, so they add up to the view's count (`count_view`) exactly."""
     totals = dict.fromkeys(CATEGORIES[4:], 0)
     for message in view:
-        role = message.get("role")
-        content = message.get("content")
-        if isinstance(content, str):
-            totals["user_text" if role == "user" else "assistant_text"] += counter.count_text(
-                content
-            )
-            continue
-        for block in content or []:
-            kind = block.get("type") if isinstance(block, dict) else None
-            key = {"tool_use": "tool_calls", "tool_result": "tool_results"}.get(
-                kind or "", "user_text" if role == "user" else "assistant_text"
-            )
-            totals[key] += counter.count_block(block)
+        parts = _message_parts(counter, message)
+        framing = counter.count_message(message) - sum(tokens for _, tokens in parts)
+        totals[parts[0][0] if parts else _text_category(message)] += framing
+        for category, tokens in parts:
+            totals[category] += tokens
     return totals
+
+
+def _message_parts(counter: Any, message: dict[str, Any]) -> list[tuple[str, int]]:
+    """(category, tokens) of each block of `message`; one part for a message that is all
+    one category (plain text, the summary, the digest)."""
+    content = message.get("content")
+    whole = _compaction_category(message)
+    if whole is not None or not isinstance(content, list):
+        return [(whole or _text_category(message), counter.count_content(content))]
+    text = _text_category(message)
+    return [(_block_category(block, text), counter.count_block(block)) for block in content]
+
+
+def _block_category(block: Any, text_category: str) -> str:
+    kind = block.get("type") if isinstance(block, dict) else None
+    return _BLOCK_CATEGORIES.get(str(kind), text_category)
+
+
+def _compaction_category(message: dict[str, Any]) -> str | None:
+    if is_digest_message(message):
+        return "compaction_digest"
+    if is_summary_message(message):
+        return "compaction_summary"
+    return None
+
+
+def _text_category(message: dict[str, Any]) -> str:
+    return "user_text" if message.get("role") == "user" else "assistant_text"
 
 
 def next_request_tokens(session: Session, durable_text: str) -> int:

@@ -11,12 +11,12 @@ prompt that said only "create setup.sh with 2 lines" let a hostile model slip
 from __future__ import annotations
 
 import difflib
-import os
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
 from agent_cli.errors import ToolError
+from agent_cli.tools.text_source import read_text_source
 from agent_cli.tools.workspace import Workspace
 
 # An old file bigger than this is not diffed: its new content is shown instead.
@@ -71,12 +71,9 @@ def build_overwrite_approval(
 
 
 def read_text_for_diff(workspace: Workspace, resolved: Path, shown: str) -> str | None:
+    """The old text to diff against, or None where a diff cannot be shown (see
+    `text_source`: the reader edit_file uses, in its `for_display` mode)."""
     try:
-        descriptor = workspace.open_file(resolved, shown, os.O_RDONLY)
+        return read_text_source(workspace, resolved, shown, MAX_DIFF_SOURCE_BYTES, for_display=True)
     except ToolError:
         return None
-    with os.fdopen(descriptor, "rb") as handle:
-        data = handle.read(MAX_DIFF_SOURCE_BYTES + 1)
-    if len(data) > MAX_DIFF_SOURCE_BYTES or b"\x00" in data:
-        return None
-    return data.decode("utf-8", errors="replace")

@@ -28,6 +28,7 @@ from agent_cli.tools.approval import (
 )
 from agent_cli.tools.context import PreparedCall, ToolContext
 from agent_cli.tools.output import ToolResult, format_size
+from agent_cli.tools.text_source import check_readable_text, read_text_source
 from agent_cli.tools.workspace import Workspace
 
 
@@ -48,7 +49,7 @@ def read_file_lines(
 ) -> ToolResult:
     """Lines `start`..`last` of a text file, numbered, under the output byte cap."""
     with os.fdopen(context.workspace.open_file(path, shown, os.O_RDONLY), "rb") as handle:
-        _check_readable_text(handle, shown, context.limits.max_read_file_bytes)
+        check_readable_text(handle, shown, context.limits.max_read_file_bytes)
         lines, total = _collect_lines(handle, start, last, context.limits.max_output_bytes)
     if total == 0:
         return ToolResult(f"File: {shown} (empty file, 0 lines)", summary="read 0 lines")
@@ -63,21 +64,6 @@ def read_file_lines(
         )
     header = f"File: {shown} (lines {start}-{shown_last} of {total})"
     return ToolResult(header, body, summary=f"read {count_lines_noun(len(lines))}")
-
-
-def _check_readable_text(handle: BinaryIO, shown: str, max_bytes: int) -> None:
-    size = os.fstat(handle.fileno()).st_size
-    if size > max_bytes:
-        raise ToolError(
-            f"{shown} is {format_size(size)}, over the {format_size(max_bytes)} "
-            "read cap; use grep, or bash with head/sed, to look at parts of it."
-        )
-    if b"\x00" in handle.read(8192):
-        raise ToolError(
-            f"{shown} looks like a binary file ({format_size(size)}); it is not "
-            "shown. Use bash (e.g. file, xxd | head) to inspect it."
-        )
-    handle.seek(0)
 
 
 def _collect_lines(
@@ -156,16 +142,7 @@ def plan_edit(
 
 def read_edit_source(workspace: Workspace, path: Path, shown: str, max_bytes: int) -> str:
     """The text of the file to edit, or a `ToolError` when it is not editable text."""
-    with os.fdopen(workspace.open_file(path, shown, os.O_RDONLY), "rb") as handle:
-        _check_readable_text(handle, shown, max_bytes)
-        data = handle.read()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        raise ToolError(
-            f"{shown} is not valid UTF-8 text; edit_file only edits text files."
-        ) from error
-    return text
+    return read_text_source(workspace, path, shown, max_bytes)
 
 
 def apply_edit(text: str, shown: str, old: str, new: str) -> tuple[str, int]:

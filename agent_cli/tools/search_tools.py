@@ -13,7 +13,6 @@ with what it found. A pattern rg cannot parse is refused in plain words.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +24,6 @@ from agent_cli.tools.grep_confirm import Match, confirm_matches
 from agent_cli.tools.listing import prepare_list_dir, refuse_inside_git
 from agent_cli.tools.output import ToolResult
 from agent_cli.tools.ripgrep import RgRun, run_rg
-from agent_cli.tools.workspace import Workspace
 
 __all__ = ["prepare_grep", "prepare_list_dir", "search_workspace"]
 
@@ -87,7 +85,7 @@ def search_workspace(
         "." if relative == "." else f"./{relative}",
     ]
     tally, run = GrepTally(), RgRun()
-    workspace.require_same_root()
+    open_inside = workspace.held_root_opener()  # the root is checked once per call
     lines = run_rg(args, workspace, run, timeout=limits.search_timeout_seconds)
     for line in lines:
         _take_line(line.rstrip(b"\n"), limits, tally)
@@ -98,17 +96,10 @@ def search_workspace(
         _refuse_what_rg_refused(pattern, glob, run.stderr)
     tally.files_skipped += run.stderr.count("\nrg: ") + run.stderr.startswith("rg: ")
     tally.matches, tally.dropped = confirm_matches(
-        tally.matches,
-        lambda relative: _open_inside(workspace, relative),
-        limits.max_read_file_bytes,
+        tally.matches, open_inside, limits.max_read_file_bytes
     )
     note = _timeout_note(limits) if run.timed_out else ""
     return _render_grep(pattern, shown, tally, note, limits)
-
-
-def _open_inside(workspace: Workspace, relative: str) -> int:
-    """The file rg named, opened from the held root without following any link."""
-    return workspace.open_file(workspace.root / relative, relative, os.O_RDONLY)
 
 
 def _take_line(line: bytes, limits: ToolLimits, tally: GrepTally) -> None:

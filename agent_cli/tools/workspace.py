@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 
 from agent_cli.errors import ConfigError, ToolError, WorkspaceEscape
@@ -89,6 +90,23 @@ class Workspace:
         """An fd for the regular file at `resolved`, no link followed on the way."""
         self.require_same_root()
         return open_file_beneath(self.root_fd, self.relative_parts(resolved), shown, flags, mode)
+
+    def held_root_opener(self) -> Callable[[str], int]:
+        """A read-only opener for the many files of one call (grep confirming its matches).
+
+        The root is checked once, now (`require_same_root`); each path then given, relative
+        to the root as a program such as rg names it (`sub/a.txt`), is opened from the held
+        root descriptor without following a link at any component (`safe_open`). That walk
+        is what keeps a swapped-in link out; checking the root again per file only cost two
+        system calls a file.
+        """
+        self.require_same_root()
+        root_fd = self.root_fd
+
+        def open_relative(relative: str) -> int:
+            return open_file_beneath(root_fd, relative.split("/"), relative, os.O_RDONLY)
+
+        return open_relative
 
     def open_directory(self, resolved: Path, shown: str, create_missing: bool = False) -> int:
         """An fd for the directory at `resolved`, no link followed on the way."""

@@ -1,0 +1,71 @@
+"""Reading a workspace file as text: the one reader behind edit_file and the approval diff.
+
+Contract: `read_text_source(workspace, path, shown, max_bytes, for_display=False)` opens
+the file through the workspace (no link followed on the way), refuses with `ToolError` a
+file over `max_bytes` (by its size, and by what is read, in case it grew meanwhile) or
+one that looks binary, and returns its text. `check_readable_text` is the size and
+binary check that read_file applies too.
+
+The two callers differ only in what they do with the text, and that is what the flag
+says. edit_file writes the text back, so it must be exact: strict UTF-8, and binary
+means a NUL in the first 8 KB, as read_file judges it. An approval diff only shows it
+(`for_display`): undecodable bytes are replaced, and a NUL anywhere means binary, since a
+diff of binary data tells the user nothing (the new content is shown instead).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import BinaryIO
+
+from agent_cli.errors import ToolError
+from agent_cli.tools.output import format_size
+from agent_cli.tools.workspace import Workspace
+
+BINARY_SNIFF_BYTES = 8192
+
+
+def read_text_source(
+    workspace: Workspace, path: Path, shown: str, max_bytes: int, for_display: bool = False
+) -> str:
+    """The text of the file at `path`, or a `ToolError` saying why it is not text."""
+    with os.fdopen(workspace.open_file(path, shown, os.O_RDONLY), "rb") as handle:
+        check_readable_text(handle, shown, max_bytes)
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise _too_big(shown, len(data), max_bytes)
+    if for_display:
+        if b"\x00" in data:
+            raise _looks_binary(shown, len(data))
+        return data.decode("utf-8", errors="replace")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ToolError(
+            f"{shown} is not valid UTF-8 text; edit_file only edits text files."
+        ) from error
+
+
+def check_readable_text(handle: BinaryIO, shown: str, max_bytes: int) -> None:
+    """Refuse a file over `max_bytes` or with a NUL in its head; leave `handle` at 0."""
+    size = os.fstat(handle.fileno()).st_size
+    if size > max_bytes:
+        raise _too_big(shown, size, max_bytes)
+    if b"\x00" in handle.read(BINARY_SNIFF_BYTES):
+        raise _looks_binary(shown, size)
+    handle.seek(0)
+
+
+def _too_big(shown: str, size: int, max_bytes: int) -> ToolError:
+    return ToolError(
+        f"{shown} is {format_size(size)}, over the {format_size(max_bytes)} "
+        "read cap; use grep, or bash with head/sed, to look at parts of it."
+    )
+
+
+def _looks_binary(shown: str, size: int) -> ToolError:
+    return ToolError(
+        f"{shown} looks like a binary file ({format_size(size)}); it is not "
+        "shown. Use bash (e.g. file, xxd | head) to inspect it."
+    )
