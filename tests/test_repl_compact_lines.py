@@ -39,6 +39,15 @@ def test_layer_one_line_says_how_many_results_were_cut():
     )
 
 
+def test_a_step_that_grew_the_view_shows_a_plus_not_a_double_minus():
+    grown = LayerLine("L4", "summarize", 2_424, 2_437, messages_removed=2)
+    assert format_layer_line(grown) == (
+        "[compact] L4 summarize: 2,424 -> 2,437 tokens (+13; summarized 2 messages)"
+    )
+    event = CompactionFired((grown,), 2_424, 2_437, 3_000, 60_000, forced=True)
+    assert "2,424 -> 2,437 tokens (+13) in 1 layer" in format_total_line(event)
+
+
 def test_layer_two_line_counts_repeated_reads_dropped():
     assert format_layer_line(L2) == (
         "[compact] L2 drop repeated reads: 78,530 -> 70,000 tokens (-8,530; "

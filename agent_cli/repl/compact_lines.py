@@ -51,21 +51,29 @@ def describe_layer_effect(line: LayerLine) -> str:
     return ", ".join(parts) or "nothing removed"
 
 
+def signed_change(before: int, after: int) -> str:
+    """The change from `before` to `after` with its sign: `-441` when tokens were freed,
+    `+13` when a step grew the view (a summary `/compact` asked for may be larger than
+    what it replaced), `0` when nothing moved."""
+    change = after - before
+    return f"{change:+,}" if change else "0"
+
+
 def format_layer_line(line: LayerLine) -> str:
-    saved = line.tokens_before - line.tokens_after
     return (
         f"{COMPACT_TAG} {clip_line(line.layer, 8)} {clip_line(line.name, 60)}: "
         f"{line.tokens_before:,} -> {line.tokens_after:,} tokens "
-        f"(-{saved:,}; {describe_layer_effect(line)})"
+        f"({signed_change(line.tokens_before, line.tokens_after)}; "
+        f"{describe_layer_effect(line)})"
     )
 
 
 def format_total_line(event: CompactionFired) -> str:
-    saved = event.tokens_before - event.tokens_after
     requested = " (requested with /compact)" if event.forced else ""
     return (
         f"{COMPACT_TAG} total: {event.tokens_before:,} -> {event.tokens_after:,} tokens "
-        f"(-{saved:,}) in {plural(len(event.layers), 'layer')}{requested}"
+        f"({signed_change(event.tokens_before, event.tokens_after)}) in "
+        f"{plural(len(event.layers), 'layer')}{requested}"
     )
 
 
