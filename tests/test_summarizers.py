@@ -19,6 +19,7 @@ from agent_cli.events import ModelRequest, ModelResponse, TextDelta, Usage
 from agent_cli.prompts import load_prompt
 from agent_cli.provider.summarizers import build_extractive_summarizer, build_model_summarizer
 from agent_cli.provider.summary_reuse import INSTRUCTIONS_HEADER, CachedPrefix
+from agent_cli.provider.wire import build_wire_request
 
 
 def user(text: str) -> dict[str, Any]:
@@ -323,6 +324,22 @@ def long_view(messages: int, chars: int = 2_000) -> list[dict[str, Any]]:
 
 def offered(view, cached: int) -> CachedPrefix:
     return CachedPrefix("You are agent-cli.", (SCHEMA,), tuple(view), cached)
+
+
+def test_the_reused_prefix_keeps_the_project_instructions_block_the_session_sent():
+    provider = ScriptedProvider()
+    summarize = build_model_summarizer(provider)
+    view = long_view(31)
+    rules = "Project rules: tabs, not spaces."
+    summarize.use_cached_prefix(
+        CachedPrefix("You are agent-cli.", (SCHEMA,), tuple(view), 30, rules)
+    )
+    summarize(view[:-2])
+    (request,) = provider.requests
+    sent = ModelRequest("You are agent-cli.", "", tuple(view), (SCHEMA,), 1_000, rules)
+    assert request.messages[:-1] == tuple(view)  # the reuse, not the bounded rendering
+    reused_system = build_wire_request(request, "m")["system"]
+    assert reused_system == build_wire_request(sent, "m")["system"]  # same cached prefix
 
 
 def test_a_large_cached_view_is_summarized_by_reusing_it_with_the_instructions_last():

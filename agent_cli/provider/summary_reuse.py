@@ -41,6 +41,7 @@ class CachedPrefix:
     tools: tuple[dict[str, Any], ...]
     messages: tuple[dict[str, Any], ...]
     cached_messages: int
+    project_instructions: str = ""  # the second cached system block, as the session sends it
 
 
 def build_reusing_request(
@@ -59,6 +60,7 @@ def build_reusing_request(
         messages=(*prefix.messages, {"role": "user", "content": text}),
         tools=prefix.tools,
         max_tokens=max_tokens,
+        project_instructions=prefix.project_instructions,
     )
 
 
@@ -85,5 +87,11 @@ def choose_summary_request(
 
 def _chars(request: ModelRequest) -> int:
     """Characters of what `request` sends, as JSON: a stand-in for its tokens."""
-    parts = [request.system, request.durable_context, *request.tools, *request.messages]
+    parts = [
+        request.system,
+        request.project_instructions,
+        request.durable_context,
+        *request.tools,
+        *request.messages,
+    ]
     return len(json.dumps(parts, ensure_ascii=False, default=str))

@@ -94,7 +94,8 @@ def offer_cached_prefix(session: Session, summarizer: Any) -> None:
     sent, view = session.sent_view, session.view
     cached = len(sent) if sent and find_first_change(sent, view) == len(sent) else 0
     tools = tuple(session.toolbox.schemas())
-    offer(CachedPrefix(session.system_prompt, tools, tuple(view), cached))
+    instructions = session.project_instructions.text
+    offer(CachedPrefix(session.system_prompt, tools, tuple(view), cached, instructions))
 
 
 def _unreachable_low_water_notice(
