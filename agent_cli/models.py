@@ -19,7 +19,7 @@ Anthropic changes a price or ships a model.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 DEFAULT_CONTEXT_WINDOW = 200_000  # the smallest window of a current Claude model
 # The model used when none is chosen: the current Sonnet, listed by the installed SDK and
@@ -131,14 +131,7 @@ def _match_alias(wanted: str) -> ModelInfo | None:
 
 def _renamed(info: ModelInfo, model_id: str) -> ModelInfo:
     """The row of the family member, under the id the user actually gave."""
-    return ModelInfo(
-        model_id,
-        info.family,
-        info.display_name,
-        info.context_window,
-        info.prices,
-        info.long_prompt,
-    )
+    return replace(info, model_id=model_id)
 
 
 def known_model_ids() -> tuple[str, ...]:

@@ -28,7 +28,6 @@ from typing import Any
 
 from agent_cli.protocol_removal import (
     apply_changes,
-    is_block_of,
     locate_interactions,
     remove_tool_interactions,
     strip_interactions,
@@ -64,7 +63,6 @@ __all__ = [
     "apply_changes",
     "collect_tool_ids",
     "find_reused_tool_use_id",
-    "is_block_of",
     "iter_tool_blocks",
     "locate_interactions",
     "remove_tool_interactions",

@@ -20,7 +20,7 @@ def _without_blocks(message: dict[str, Any], ids: Collection[str]) -> dict[str, 
     content = message.get("content")
     if not isinstance(content, list):
         return message
-    kept = []  # is_block_of, written out: removal from a long view runs this per message
+    kept = []  # the test written out inline: removal from a long view runs this per message
     for block in content:
         if isinstance(block, dict):
             kind = block.get("type")
@@ -34,16 +34,6 @@ def _without_blocks(message: dict[str, Any], ids: Collection[str]) -> dict[str, 
     if not kept:
         return None
     return {**message, "content": kept}
-
-
-def is_block_of(block: Any, ids: Collection[str]) -> bool:
-    """True for the tool_use or tool_result block of one of `ids`."""
-    if not isinstance(block, dict):
-        return False
-    kind = block.get("type")
-    if kind == "tool_use":
-        return block.get("id") in ids
-    return kind == "tool_result" and block.get("tool_use_id") in ids
 
 
 def locate_interactions(

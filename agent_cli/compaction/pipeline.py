@@ -22,9 +22,9 @@ Contract:
 `reserved_tokens` are tokens outside the message view that the request will also carry
 (system prompt, tool schemas, rendered durable state): they count against both thresholds
 and are included in every token figure reported. The low-water mark is placed above them
-(`firing.target_tokens`: a mark under the reserve could never be reached), and the stop
-rule weighs the messages alone (`CompactionPolicy.without_reserve`): no layer rewrites the
-reserve.
+(`CompactionPolicy.low_water_mark_over`: a mark under the reserve could never be reached),
+and the stop rule weighs the messages alone (`CompactionPolicy.without_reserve`, which
+moves the thresholds and that mark down by the reserve): no layer rewrites the reserve.
 """
 
 from __future__ import annotations

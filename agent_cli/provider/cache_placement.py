@@ -45,7 +45,8 @@ def build_system_blocks(system: str, project_instructions: str = "") -> list[dic
 def attach_durable_context(turns: Sequence[TurnLike], durable_context: str) -> None:
     """Append the durable block to the newest user turn, after the cache breakpoint (see
     `wire`'s module doc). A view that ends with an assistant turn (a paused answer sent back)
-    carries it in the user turn before that one."""
+    carries it in the user turn before that one, which is before the breakpoint: that one
+    continuation request writes the turn after it again if the block changed since."""
     if not isinstance(durable_context, str) or not durable_context.strip():
         return
     newest_user = next(turn for turn in reversed(turns) if turn.role == "user")

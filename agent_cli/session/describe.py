@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from agent_cli.compaction import count_view
 from agent_cli.compaction.results import SKIPPED_NO_SUMMARIZER
 from agent_cli.errors import (
     MessageViewLimitExceeded,
@@ -115,7 +114,7 @@ def blocked_event(session: Any, error: MessageViewLimitExceeded) -> RequestBlock
     ratio = session.calibration
     reports: tuple[Any, ...] = error.reports
     tried = sorted({r.layer for r in reports if r.outcome != SKIPPED_NO_SUMMARIZER})
-    largest = max((count_view([message], session.counter) for message in session.view), default=0)
+    largest = max(map(session.counter.count_message, session.view), default=0)
     return RequestBlocked(
         to_request_tokens(error.tokens_before, ratio),
         to_request_tokens(error.tokens_after, ratio),

@@ -102,6 +102,7 @@ def build_stats(session: Session) -> SessionStats:
     totals = session.log.totals
     total_tokens = sum(by_category.values())
     window = session.provider.context_window
+    context_tokens = next_request_tokens(session, durable_text)  # the gauge's figure too
     statuses = Counter(str(getattr(r.status, "value", r.status)) for r in session.last_resolutions)
     return SessionStats(
         provider=session.provider.name,
@@ -125,11 +126,11 @@ def build_stats(session: Session) -> SessionStats:
         session_id=session.session_id,
         transcript_path=session.transcript_path,
         extra={"workspace": str(session.workspace)},
-        context_tokens=next_request_tokens(session, durable_text),
+        context_tokens=context_tokens,
         project_instructions=describe_project_instructions(session.project_instructions),
         **cost_fields(totals.cost),
         model_in_table=lookup_model(session.provider.model).known,
-        context_free=max(0, window - build_gauge(session).tokens),  # the gauge's figure
+        context_free=max(0, window - context_tokens),
     )
 
 

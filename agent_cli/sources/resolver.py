@@ -7,8 +7,9 @@ digest). The outcome is one of five statuses (`SourceResolutionStatus`); only
 `available` carries the evidence's full sha256 and a bounded excerpt.
 
 Parsing lives in `agent_cli.sources.pointers`, the resolution value in
-`agent_cli.sources.resolution`, the file checks in `source_files`, `source_index`,
-`source_transcript` and `source_artifact`; this module wires them and is the public face.
+`agent_cli.sources.resolution`, the file checks in `files`, `index`, `transcript_check`
+and `artifact_check` (all in `agent_cli.sources`); this module wires them and is the
+public face.
 """
 
 from __future__ import annotations
