@@ -16,9 +16,18 @@ import pytest
 from agent_cli.compaction.markers import SUMMARY_HEADER, is_summary_message
 from agent_cli.errors import PromptNotFound, ProviderRequestFailed, SummarizerFailed
 from agent_cli.events import ModelRequest, ModelResponse, TextDelta, Usage
+from agent_cli.models import ModelPrices
 from agent_cli.prompts import load_prompt
-from agent_cli.provider.summarizers import build_extractive_summarizer, build_model_summarizer
-from agent_cli.provider.summary_reuse import INSTRUCTIONS_HEADER, CachedPrefix
+from agent_cli.provider.summarizers import (
+    build_extractive_summarizer,
+    build_model_summarizer,
+    build_summary_request,
+)
+from agent_cli.provider.summary_reuse import (
+    INSTRUCTIONS_HEADER,
+    CachedPrefix,
+    choose_summary_request,
+)
 from agent_cli.provider.wire import build_wire_request
 
 
@@ -340,6 +349,19 @@ def test_the_reused_prefix_keeps_the_project_instructions_block_the_session_sent
     assert request.messages[:-1] == tuple(view)  # the reuse, not the bounded rendering
     reused_system = build_wire_request(request, "m")["system"]
     assert reused_system == build_wire_request(sent, "m")["system"]  # same cached prefix
+
+
+def test_the_reuse_is_weighed_at_the_models_own_cache_prices():
+    view = long_view(31)
+    bounded = build_summary_request(view[:-2], "Summarize.")
+    prefix = offered(view, cached=30)
+
+    def chosen(cache_read: float) -> ModelRequest:
+        prices = ModelPrices(input=1.0, output=5.0, cache_write=1.25, cache_read=cache_read)
+        return choose_summary_request(bounded, prefix, 29, 1_000_000, prices)
+
+    assert chosen(0.0) is not bounded  # free reads: reusing the cache is cheaper
+    assert chosen(1.0) is bounded  # reads as dear as input: the shorter rendering wins
 
 
 def test_a_large_cached_view_is_summarized_by_reusing_it_with_the_instructions_last():

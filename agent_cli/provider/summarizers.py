@@ -24,6 +24,7 @@ from typing import Any
 
 from agent_cli.errors import SummarizerFailed
 from agent_cli.events import ModelRequest, ModelResponse, Usage
+from agent_cli.models import lookup_model
 from agent_cli.prompts import load_prompt
 from agent_cli.provider.base import Provider, ProviderEvent, Summarizer
 from agent_cli.provider.extractive_summary import (
@@ -90,7 +91,10 @@ class ModelSummarizer:
             messages, self._system, self._max_input_chars, self._max_tokens
         )
         window = getattr(self._provider, "context_window", 0)
-        request = choose_summary_request(bounded, self._cached_prefix, len(messages), window)
+        prices = lookup_model(getattr(self._provider, "model", "")).prices
+        request = choose_summary_request(
+            bounded, self._cached_prefix, len(messages), window, prices
+        )
         response = run_request_with_timeout(self._provider, request, self._timeout_seconds)
         self.reported_usage.append(response.usage)
         return render_response_text(response).strip()

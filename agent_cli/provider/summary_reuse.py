@@ -1,13 +1,14 @@
 """A summary request that reuses the session's cached prefix, when that is the cheaper one.
 
-The cache holds what the last request sent: tools, system prompt and its messages. A
-summary request with the same tools, system prompt and messages, the summary instructions
-as one more user message, reads all of that at 0.1x the input price and writes only
-what was appended since (and the instructions) at 1.25x. The bounded request of
+The cache holds what the last request sent: tools, system blocks and its messages. A
+summary request with the same tools, system blocks and messages, the summary instructions
+as one more user message, reads all of that at the model's cache-read price (0.05x to
+0.1x the input price) and writes only what was appended since (and the instructions) at
+1.25x. The bounded request of
 `summary_input` sends the summary prompt and a rendering of the older part at 1x. Which
 is cheaper depends on the sizes (`make bench`, `bench_session_cost`: at a 20,000-token
-request the bounded one costs about 4,100 input-price tokens and the reuse 5,900; at
-80,000 tokens the reuse costs 9,900 and the bounded one 15,900), so
+request the bounded one costs about 4,100 input-price tokens and the reuse 6,000; at
+80,000 tokens the reuse costs 11,700 and the bounded one 15,400, priced at 0.1x), so
 `choose_summary_request` estimates both from their characters (about four a token) and
 sends the cheaper; it picks the cheaper one at both of those points.
 
@@ -23,9 +24,10 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_cli.events import ModelRequest
+from agent_cli.models import ModelPrices
 
 CHARS_PER_TOKEN = 4
-READ_PRICE, WRITE_PRICE = 0.1, 1.25
+READ_PRICE, WRITE_PRICE = 0.1, 1.25  # times the input price, when the model's are not known
 INSTRUCTIONS_HEADER = (
     "[Summary request from context compaction, not the user's words. Do not call tools; "
     "answer with the summary text only.]"
@@ -69,9 +71,12 @@ def choose_summary_request(
     prefix: CachedPrefix | None,
     old_count: int,
     context_window: int,
+    prices: ModelPrices | None = None,
 ) -> ModelRequest:
     """`bounded`, or the request reusing `prefix` when it fits the window and its
-    estimated price is lower (module doc). `old_count`: messages to summarize."""
+    estimated price is lower (module doc). `old_count`: messages to summarize. `prices`:
+    the model's, whose cache-read and cache-write prices over its input price weigh the
+    reuse (some models read the cache at 0.05x, not 0.1x); None uses 0.1x and 1.25x."""
     if prefix is None or prefix.cached_messages == 0 or old_count >= len(prefix.messages):
         return bounded
     reusing = build_reusing_request(
@@ -81,7 +86,12 @@ def choose_summary_request(
     fresh = _chars(reusing) - cached
     if (cached + fresh) // CHARS_PER_TOKEN + reusing.max_tokens >= context_window:
         return bounded
-    reuse_price = READ_PRICE * cached + WRITE_PRICE * fresh
+    read, write = (
+        (prices.cache_read / prices.input, prices.cache_write / prices.input)
+        if prices is not None and prices.input > 0
+        else (READ_PRICE, WRITE_PRICE)
+    )
+    reuse_price = read * cached + write * fresh
     return reusing if reuse_price < _chars(bounded) else bounded
 
 
