@@ -109,10 +109,12 @@ def test_a_long_paste_is_shown_collapsed_and_sent_whole(
         "the answer to the paste",
     )
     assert "log line 0005" not in screen  # the paste is not echoed
-    records = "".join(
-        path.read_text(encoding="utf-8") for path in (home / "transcripts").glob("*.jsonl")
+    stored = "".join(
+        path.read_text(encoding="utf-8")
+        for path in [*(home / "transcripts").glob("*.jsonl"), *home.glob("*/tool-results/*")]
     )
-    assert "log line 0000" in records and "log line 0127" in records
+    missing = [n for n in range(128) if f"log line {n:04d}" not in stored]
+    assert missing == []  # every line kept: the transcript, or the artifact it points to
 
 
 def test_toolbar_stats_and_context_show_the_same_context_figure(

@@ -249,6 +249,7 @@ ENCODINGS = {
 }
 
 
+@pytest.mark.fuzz
 @fuzz_settings(0.2)
 @given(
     secret=st.text(
@@ -277,6 +278,7 @@ def test_a_secret_is_redacted_wherever_it_sits_in_an_encoded_stream(
     assert redacted.count >= 1
 
 
+@pytest.mark.fuzz
 @fuzz_settings(0.1)
 @given(
     pieces=st.lists(st.sampled_from(["ab", "\n", KEY, KEY[:9], "é", "x" * 50]), max_size=30),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from hostile_support import fuzz_settings
 from hypothesis import given
 from hypothesis import strategies as st
@@ -82,6 +83,7 @@ def test_an_edit_is_a_unified_diff_with_blank_runs_counted_per_side():
     assert "+⋮ 5 blank lines" in body and "-c" in body and "+rm -rf ~" in body
 
 
+@pytest.mark.fuzz
 @fuzz_settings(0.2)
 @given(
     lines=st.lists(
