@@ -46,7 +46,7 @@ class _ActivityView:
         )
         yield self._spinner
         width = max(options.max_width - 4, 10)
-        for line in self.output.split("\n")[-LIVE_TAIL_LINES - 1 :][-LIVE_TAIL_LINES:]:
+        for line in self.output.rstrip("\n").split("\n")[-LIVE_TAIL_LINES:]:
             if line.strip():
                 yield Text.assemble(("│ ", "dim"), clip_line(line, width))
 
