@@ -92,10 +92,6 @@ class AnswerStream:
         self._streamed_any = False
         self._ends_with_newline = True
 
-    @property
-    def is_open(self) -> bool:
-        return self._streamed_any
-
     def add(self, piece: str) -> None:
         shown = self._sanitizer.feed(piece)
         self._streamed_any = True

@@ -150,7 +150,8 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Call
                 raise PermissionQuestionInterrupted(str(request.tool)) from None
             if is_shortened and answer.strip().lower() in ("v", "view"):
                 _show_approval(console, request, full=True)
-                is_shortened = _show_header_again(console, request)
+                _show_header_again(console, request)
+                is_shortened = False  # everything is on screen now
                 continue
             choice = parse_permission_answer(answer)
             if choice is not None:
@@ -171,12 +172,11 @@ def _show_approval(console: Console, request: Any, *, full: bool) -> bool:
     return view.is_shortened
 
 
-def _show_header_again(console: Console, request: Any) -> bool:
+def _show_header_again(console: Console, request: Any) -> None:
     """After the full listing: the header once more, right above the question."""
     from agent_cli.repl.approval_view import build_approval_header
 
     console.print(build_approval_header(request, console.width))
-    return False
 
 
 class RefusingAsker:
