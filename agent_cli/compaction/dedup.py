@@ -16,7 +16,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from agent_cli.compaction.facts import FactsIndex
 from agent_cli.compaction.policy import CompactionPolicy
+from agent_cli.compaction.removed import collect_removed_calls
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
 from agent_cli.compaction.savings import measure_removal_savings
 from agent_cli.compaction.standalone import run_layer_alone
@@ -59,25 +61,20 @@ def build_read_key(
 
 
 def find_superseded_reads(
-    messages: Sequence[dict[str, Any]], policy: CompactionPolicy
+    messages: Sequence[dict[str, Any]],
+    policy: CompactionPolicy,
+    facts: FactsIndex | None = None,
 ) -> dict[str, int]:
-    """Reads that a later read of the same thing made redundant: id -> tool_use index."""
+    """Reads that a later read of the same thing made redundant: id -> tool_use index.
+    With the run's `facts` only the tool_use blocks they list are looked at."""
     newest: dict[tuple[str, ...], tuple[str, int]] = {}
     superseded: dict[str, int] = {}
     names, paths = policy.read_tool_names, dict[str, str]()
     for index, message in enumerate(messages):
         if message.get("role") != "assistant":
             continue
-        content = message.get("content")
-        if not isinstance(content, list):
-            continue
-        for block in content:
-            # the name test first: most blocks are no reads
-            if (
-                not isinstance(block, dict)
-                or block.get("name") not in names
-                or block.get("type") != "tool_use"
-            ):
+        for block in _tool_uses(message) if facts is None else facts.of(message).uses:
+            if block.get("name") not in names:  # most calls are no reads
                 continue
             key = build_read_key(block, policy, paths)
             if key is None:
@@ -89,11 +86,21 @@ def find_superseded_reads(
     return superseded
 
 
+def _tool_uses(message: dict[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    if not isinstance(content, list):
+        return []
+    return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
+
+
 def build_dedup_outcome(
-    messages: Sequence[dict[str, Any]], policy: CompactionPolicy, counter: TokenCounter
+    messages: Sequence[dict[str, Any]],
+    policy: CompactionPolicy,
+    counter: TokenCounter,
+    facts: FactsIndex | None = None,
 ) -> LayerOutcome:
-    """Apply L2 to a valid view and say what it did."""
-    superseded = find_superseded_reads(messages, policy)
+    """Apply L2 to a valid view and say what it did (`facts`: the run's index)."""
+    superseded = find_superseded_reads(messages, policy, facts)
     if not superseded:
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
     located = locate_interactions(messages, superseded)
@@ -104,6 +111,7 @@ def build_dedup_outcome(
         measure_removal_savings(messages, changes, counter),
         removed_tool_use_ids=tuple(superseded),
         messages_removed=len(messages) - len(view),
+        removed=([], collect_removed_calls(messages, located, facts)),
     )
 
 

@@ -37,6 +37,7 @@ from agent_cli.compaction.digest_model import (
     digest_to_data,
     sequence_of,
 )
+from agent_cli.compaction.lines import count_line, line_with_pointer
 from agent_cli.compaction.markers import DIGEST_HEADER, DIGEST_KEY, is_digest_message
 from agent_cli.compaction.removed import RemovedInteraction, RemovedRequest
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
@@ -85,15 +86,10 @@ def merge_digest(
     return Digest(tuple(fitted), tuple(kept), older)
 
 
-def _count_line(line: str, counter: TokenCounter) -> int:
-    """Tokens of one rendered line with its newline (memoized by the counter)."""
-    return counter.count_text(line + "\n")
-
-
 def _count_frame(counter: TokenCounter) -> int:
     """What every digest costs around its entries: the message, the header, the titles."""
     titles = (DIGEST_HEADER, "User requests:", "Interactions:")
-    return MESSAGE_OVERHEAD_TOKENS + sum(_count_line(title, counter) for title in titles)
+    return MESSAGE_OVERHEAD_TOKENS + sum(count_line(title, counter) for title in titles)
 
 
 def count_digest(message: dict[str, Any], counter: TokenCounter) -> int:
@@ -102,7 +98,7 @@ def count_digest(message: dict[str, Any], counter: TokenCounter) -> int:
     text = message.get("content")
     if isinstance(text, str) and text:
         *lines, last = text.split("\n")
-        total = sum(_count_line(line, counter) for line in lines) + counter.count_text(last)
+        total = sum(count_line(line, counter) for line in lines) + counter.count_text(last)
         counter.note_text_count(text, total)
     return counter.count_message(message)
 
@@ -125,12 +121,12 @@ def _fit_requests(
     cost a few tokens each while every one of them keeps its words' start and pointer."""
     used, fitted = 0, []
     for entry in entries:
-        cost = _count_line(_request_line(entry), counter)
+        cost = count_line(_request_line(entry), counter)
         for limit, allowed in ((SHORT_REQUEST_CHARS, budget), (SHORTEST_REQUEST_CHARS, 2 * budget)):
             if used + cost > allowed and len(entry.text) > limit:
                 original = entry.shortened_from or len(entry.text)
                 entry = replace(entry, text=entry.text[:limit], shortened_from=original)
-                cost = _count_line(_request_line(entry), counter)
+                cost = count_line(_request_line(entry), counter)
         used += cost
         fitted.append(entry)
     return fitted, used
@@ -145,7 +141,7 @@ def _fit_lines(
     used, kept = 0, list[InteractionEntry]()
     for index, entry in enumerate(entries):
         line = entry.line if isinstance(entry, InteractionEntry) else entry.describe()
-        cost = _count_line(_with_pointer(line, entry.pointer), counter)
+        cost = count_line(line_with_pointer(line, entry.pointer), counter)
         if used + cost > budget:
             return kept, entries[index:], used
         used += cost
@@ -158,9 +154,9 @@ def _make_room_for_older(
 ) -> OlderRange:
     """Fold the oldest kept lines (from the end of `kept`, in place) until the "older"
     line fits in the `room` the kept lines left, or what they give back."""
-    while kept and _count_line(_older_line(older), counter) > room:
+    while kept and count_line(_older_line(older), counter) > room:
         entry = kept.pop()
-        room += _count_line(_with_pointer(entry.line, entry.pointer), counter)
+        room += count_line(line_with_pointer(entry.line, entry.pointer), counter)
         older = _fold(older, [entry])
     return older
 
@@ -199,7 +195,7 @@ def render_digest(digest: Digest) -> str:
         lines += [_request_line(entry) for entry in digest.requests]
     if digest.interactions or digest.older.count:
         lines.append("Interactions:")
-        lines += [_with_pointer(e.line, e.pointer) for e in digest.interactions]
+        lines += [line_with_pointer(e.line, e.pointer) for e in digest.interactions]
     if digest.older.count:
         lines.append(_older_line(digest.older))
     return "\n".join(lines)
@@ -224,10 +220,6 @@ def _request_line(entry: RequestEntry) -> str:
     notes = [entry.pointer] if entry.pointer else []
     notes.append(f"shortened from {entry.shortened_from:,} chars")
     return f"- ({'; '.join(notes)}) {entry.text}…"
-
-
-def _with_pointer(line: str, pointer: str | None) -> str:
-    return f"- {line} ({pointer})" if pointer else f"- {line}"
 
 
 def build_digest_message(digest: Digest) -> dict[str, Any]:

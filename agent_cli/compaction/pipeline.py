@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.compaction.dedup import build_dedup_outcome
+from agent_cli.compaction.facts import FactsIndex
 from agent_cli.compaction.firing import CachedPrefix, is_run_finished
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.prune import build_prune_outcome
@@ -46,7 +47,7 @@ from agent_cli.compaction.results import (
 from agent_cli.compaction.summary import Summarizer, build_summary_outcome
 from agent_cli.compaction.traced import LayerStep, apply_traced_step
 from agent_cli.compaction.truncate import build_truncation_outcome
-from agent_cli.compaction.view_memo import measure_view
+from agent_cli.compaction.view_memo import measure_view, measure_view_facts
 from agent_cli.errors import MessageViewLimitExceeded, PolicyError
 from agent_cli.tokens import TokenCounter, default_counter
 
@@ -68,14 +69,15 @@ def _build_step(
     counter: TokenCounter,
     summarizer: Summarizer | None,
     force_summary: bool = False,
+    facts: FactsIndex | None = None,
 ) -> LayerStep | None:
     """The step of one layer; None where L4 cannot run (no summarizer)."""
     if layer == 1:
-        return lambda view, _: build_truncation_outcome(view, policy, counter)
+        return lambda view, _: build_truncation_outcome(view, policy, counter, facts)
     if layer == 2:
-        return lambda view, _: build_dedup_outcome(view, policy, counter)
+        return lambda view, _: build_dedup_outcome(view, policy, counter, facts)
     if layer == 3:
-        return lambda view, tokens: build_prune_outcome(view, policy, counter, tokens)
+        return lambda view, tokens: build_prune_outcome(view, policy, counter, tokens, facts)
     if summarizer is None:
         return None
     return lambda view, tokens: build_summary_outcome(
@@ -105,24 +107,26 @@ def _run_layers(
     counter: TokenCounter,
     summarizer: Summarizer | None,
     force_summary: bool,
+    facts: FactsIndex,
 ) -> tuple[Messages, list[LayerReport]]:
     """Run the layers in order from a budget of `tokens` (view plus `reserved`).
 
     Automatic order L1, L2, L4, L3: without a summarizer (or when it fails) L3 prunes and
     the digest keeps the trace; a missing summarizer is reported once, at the end, when
     the view is still over the target. With `force_summary` L4 runs first, always.
+    `facts` is the run's index of message facts (`facts`), shared by every step.
     """
     stop_policy, shift = policy.without_reserve(reserved)  # the stop rule weighs messages
     reports: list[LayerReport] = []
     original = CachedPrefix(view, counter)
     order = SUMMARY_FIRST_ORDER if force_summary else AUTOMATIC_ORDER
     for layer in order:
-        step = _build_step(layer, policy, counter, summarizer, force_summary)
+        step = _build_step(layer, policy, counter, summarizer, force_summary, facts)
         if step is None:
             continue
         asked_for = force_summary and layer == 4  # kept even if it frees nothing
         outcome = apply_traced_step(
-            step, view, tokens - reserved, policy, counter, keep_if_larger=asked_for
+            step, view, tokens - reserved, policy, counter, keep_if_larger=asked_for, facts=facts
         )
         reports.append(_build_report(layer, outcome, tokens))
         view, tokens = outcome.messages, reports[-1].tokens_after
@@ -149,13 +153,21 @@ def compact_context(
     counter = default_counter() if counter is None else counter
     if type(reserved_tokens) is not int or reserved_tokens < 0:
         raise PolicyError("reserved_tokens", "must be a non-negative integer")
-    tokens_before = measure_view(messages, counter) + reserved_tokens
+    tokens_before, facts = measure_view_facts(messages, counter)
+    tokens_before += reserved_tokens
     if tokens_before < policy.soft_threshold:
         return CompactionResult(
             list(messages), durable_state, tokens_before, tokens_before, (), (), reserved_tokens
         )
     view, reports = _run_layers(
-        list(messages), tokens_before, reserved_tokens, policy, counter, summarizer, force_summary
+        list(messages),
+        tokens_before,
+        reserved_tokens,
+        policy,
+        counter,
+        summarizer,
+        force_summary,
+        facts,
     )
     tokens_after = measure_view(view, counter) + reserved_tokens
     applied = tuple(report.name for report in reports if report.outcome == APPLIED)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agent_cli.compaction.facts import FactsIndex
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
 from agent_cli.compaction.savings import measure_savings
@@ -46,13 +47,22 @@ def _last_user_index(messages: Sequence[dict[str, Any]], at_most: int) -> int:
     return at_most
 
 
+def _use_ids(messages: Sequence[dict[str, Any]], facts: FactsIndex | None) -> list[str]:
+    """`collect_tool_ids(messages, "tool_use")`, read from `facts` when there are some."""
+    if facts is None:
+        return collect_tool_ids(messages, "tool_use")
+    return [use["id"] for message in messages for use in facts.of(message).uses if "id" in use]
+
+
 def build_prune_outcome(
     messages: Sequence[dict[str, Any]],
     policy: CompactionPolicy,
     counter: TokenCounter,
     view_tokens: int | None = None,
+    facts: FactsIndex | None = None,
 ) -> LayerOutcome:
-    """Apply L3 to a valid view and say what it did (`view_tokens`: its count, if known)."""
+    """Apply L3 to a valid view and say what it did (`view_tokens`: its count, if known;
+    `facts`: the run's index, which lists the calls of what is dropped)."""
     count = len(messages)
     tail_start = max(count - policy.keep_recent_messages, 1)
     starts_with_user = count > 0 and messages[0].get("role") == "user"
@@ -67,7 +77,7 @@ def build_prune_outcome(
     view, leading = _drop_leading_non_user(remove_tool_interactions(kept, crossing))
     if not view:  # nothing would start with a user message: emptying the view helps no one
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
-    dropped_uses = collect_tool_ids(messages[len(head) : tail_start], "tool_use")
+    dropped_uses = _use_ids(messages[len(head) : tail_start], facts)
     removed_ids = (
         dropped_uses
         + [tool_id for tool_id in uses if tool_id in crossing]

@@ -7,20 +7,39 @@ layers share every message they keep, so a message of `before` that is still in 
 (same object) lost nothing, and a message a layer rebuilt (fewer blocks) keeps its text,
 which is matched against what came back. Pointers come from the private `SOURCE_KEY`
 the session attaches to each message it recorded (`transcript:<session>:<sequence>`);
-a message without one gives an entry without a pointer. Pure: no I/O.
+a message without one gives an entry without a pointer. Blocks are read from the run's
+message facts (`facts`) when given, so a long removal does not rescan them; a layer that
+knows what it changed says so (`collect_changed`, `collect_removed_calls`) and gets the
+same entries without the two views being compared. Pure: no I/O.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
+from agent_cli.compaction.facts import FactsIndex, MessageFacts, user_texts
+from agent_cli.compaction.lines import (
+    KEY_INPUTS,
+    describe_interaction,
+    describe_key_input,
+    result_size,
+)
+from agent_cli.protocol import Interaction
 
-# The input keys that say what a call was about, most telling first.
-KEY_INPUTS = ("path", "command", "pattern", "pointer", "query", "url", "file_path")
-MAX_KEY_INPUT_CHARS = 120
+__all__ = [  # the line writers live in `lines`; their names stay importable from here
+    "KEY_INPUTS",
+    "RemovedInteraction",
+    "RemovedRequest",
+    "collect_changed",
+    "collect_removed",
+    "collect_removed_calls",
+    "describe_interaction",
+    "describe_key_input",
+    "result_size",
+    "user_texts",
+]
 
 
 class RemovedRequest(NamedTuple):
@@ -39,152 +58,102 @@ class RemovedInteraction(NamedTuple):
     use: dict[str, Any]
     result: dict[str, Any] | None
     pointer: str | None
+    line: str | None = None  # written already (`facts`), else written by `describe`
 
     def describe(self) -> str:
-        return describe_interaction(self.use, self.result)
-
-
-def user_texts(message: dict[str, Any]) -> Iterator[str]:
-    """The texts a user message carries (string content or text blocks), non-blank only."""
-    if message.get("role") != "user" or is_summary_message(message) or is_digest_message(message):
-        return
-    content = message.get("content")
-    if isinstance(content, str):
-        if content.strip():
-            yield content
-        return
-    for block in content if isinstance(content, list) else ():
-        if isinstance(block, dict) and block.get("type") == "text":
-            text = block.get("text")
-            if isinstance(text, str) and text.strip():
-                yield text
-
-
-def _pointer_of(message: dict[str, Any]) -> str | None:
-    pointer = message.get(SOURCE_KEY)
-    return pointer if isinstance(pointer, str) and pointer else None
+        return self.line if self.line is not None else describe_interaction(self.use, self.result)
 
 
 def collect_removed(
-    before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]]
+    before: Sequence[dict[str, Any]],
+    after: Sequence[dict[str, Any]],
+    facts: FactsIndex | None = None,
 ) -> tuple[list[RemovedRequest], list[RemovedInteraction]]:
-    """The user texts and interactions of `before` missing from `after`, newest first."""
+    """The user texts and interactions of `before` missing from `after`, newest first.
+    `facts` (the run's index) spares rescanning the blocks of messages it knows."""
     after_ids = set(map(id, after))
     gone = [message for message in before if id(message) not in after_ids]
     if not gone:
         return [], []
     before_ids = set(map(id, before))
-    came = _Blocks([message for message in after if id(message) not in before_ids])
-    lost = _Blocks(gone)
-    still_there = Counter(text for text, _ in came.texts)
+    came = [message for message in after if id(message) not in before_ids]
+    return collect_changed(gone, came, facts)
+
+
+def collect_changed(
+    gone: Sequence[dict[str, Any]],
+    came: Sequence[dict[str, Any]],
+    facts: FactsIndex | None = None,
+) -> tuple[list[RemovedRequest], list[RemovedInteraction]]:
+    """`collect_removed` for a layer that knows what changed: `gone` are the messages of
+    its view that are not in the new one (in view order), `came` the new ones (rebuilt
+    messages, in view order). Both views are valid, so a call's result never stands
+    before it: one pass from the newest message back meets each result before its call.
+    One plain loop: L3 runs it over every message it drops."""
+    facts_of = (FactsIndex(None) if facts is None else facts).of
+    still_there = Counter(text for message in came for text in facts_of(message).texts)
+    kept = {use.get("id") for message in came for use in facts_of(message).uses}
     requests: list[RemovedRequest] = []
-    for text, message in reversed(lost.texts):  # newest first; rebuilt ones match first
-        if still_there[text] > 0:
-            still_there[text] -= 1
-        else:
-            requests.append(RemovedRequest(text, _pointer_of(message)))
-    return requests, _removed_interactions(lost, {use.get("id") for use, _ in came.uses})
+    interactions: list[RemovedInteraction] = []
+    add, new = interactions.append, tuple.__new__
+    results: dict[Any, tuple[dict[str, Any], MessageFacts]] = {}
+    for message in reversed(gone):
+        found = facts_of(message)
+        for result in found.results:
+            results[result.get("tool_use_id")] = (result, found)
+        for use in reversed(found.uses):
+            tool_id = use.get("id")
+            if isinstance(tool_id, str) and tool_id not in kept:
+                add(new(RemovedInteraction, _interaction_parts(use, tool_id, found, results)))
+        for text in reversed(found.texts):  # rebuilt messages keep their texts: matched
+            if still_there[text] > 0:
+                still_there[text] -= 1
+            else:
+                requests.append(RemovedRequest(text, found.pointer))
+    return requests, interactions
 
 
-def _removed_interactions(lost: _Blocks, kept: set[Any]) -> list[RemovedInteraction]:
-    """The interactions whose tool_use is among `lost` and not `kept`, newest first, each
-    with the pointer of its result's message (else its call's). One plain loop: a long
-    removal makes thousands of these."""
+def collect_removed_calls(
+    messages: Sequence[dict[str, Any]],
+    located: Mapping[str, Interaction],
+    facts: FactsIndex | None = None,
+) -> list[RemovedInteraction]:
+    """`collect_removed` for a step that removed exactly the calls `located` (id -> the
+    indices in `messages` of its tool_use and tool_result messages) and no user text
+    (L2: it drops tool blocks, and only messages they leave empty): the same entries in
+    the same order, newest call first, found from where they are instead of by comparing
+    the two views."""
+    facts_of = (FactsIndex(None) if facts is None else facts).of
     removed: list[RemovedInteraction] = []
-    add, results, new = removed.append, lost.results, tuple.__new__
-    for use, message in reversed(lost.uses):
-        tool_id = use.get("id")
-        if not isinstance(tool_id, str) or tool_id in kept:
-            continue
-        found = results.get(tool_id)
-        result, pointer = (None, None) if found is None else (found[0], found[1].get(SOURCE_KEY))
-        if not pointer or not isinstance(pointer, str):  # `_pointer_of`, written out
-            pointer = message.get(SOURCE_KEY)
-            if not pointer or not isinstance(pointer, str):
-                pointer = None
-        add(new(RemovedInteraction, (tool_id, use, result, pointer)))
+    for index in sorted({where.tool_use_message for where in located.values()}, reverse=True):
+        use_facts = facts_of(messages[index])
+        for use in reversed(use_facts.uses):
+            where = located.get(use.get("id"))
+            if where is None or where.tool_use_message != index:
+                continue
+            tool_id: str = use["id"]
+            result_facts = facts_of(messages[where.tool_result_message])
+            results = {
+                result.get("tool_use_id"): (result, result_facts) for result in result_facts.results
+            }
+            parts = _interaction_parts(use, tool_id, use_facts, results)
+            removed.append(RemovedInteraction(*parts))
     return removed
 
 
-class _Blocks:
-    """One pass over messages: user texts, tool_use and tool_result blocks, each with
-    the message it stands in. Plain loops with few calls: L3 runs this over every
-    message it drops."""
-
-    def __init__(self, messages: list[dict[str, Any]]) -> None:
-        self.texts: list[tuple[str, dict[str, Any]]] = []
-        self.uses: list[tuple[dict[str, Any], dict[str, Any]]] = []
-        self.results: dict[Any, tuple[dict[str, Any], dict[str, Any]]] = {}
-        add_use, results = self.uses.append, self.results
-        for message in messages:
-            content = message.get("content")
-            if not isinstance(content, list):
-                if isinstance(content, str) and message.get("role") == "user":
-                    self._feed_text(message, content)
-                continue
-            for block in content:
-                kind = block.get("type") if isinstance(block, dict) else None
-                if kind == "tool_use":
-                    add_use((block, message))
-                elif kind == "tool_result":
-                    results[block.get("tool_use_id")] = (block, message)
-                elif (
-                    kind == "text"
-                    and message.get("role") == "user"
-                    and isinstance(block.get("text"), str)
-                ):
-                    self._feed_text(message, block["text"])
-
-    def _feed_text(self, message: dict[str, Any], text: str) -> None:
-        if text.strip() and not (is_summary_message(message) or is_digest_message(message)):
-            self.texts.append((text, message))
-
-
-def describe_interaction(use: dict[str, Any], result: dict[str, Any] | None) -> str:
-    """`read_file path=src/a.py -> 1,234 chars, ok`: tool, key input, result size, outcome."""
-    name = str(use.get("name") or "tool")
-    key_input = describe_key_input(use.get("input"))
-    head = f"{name} {key_input}" if key_input else name
-    if result is None:
-        return f"{head} -> no result"
-    outcome = "error" if result.get("is_error") is True else "ok"
-    return f"{head} -> {result_size(result):,} chars, {outcome}"
-
-
-def describe_key_input(tool_input: Any) -> str:
-    """The one input that says what the call was about, `key=value`, on one short line."""
-    if not isinstance(tool_input, dict) or not tool_input:
-        return ""
-    key = _pick_key_input(tool_input)
-    if key is None:
-        return ""
-    value = " ".join(str(tool_input[key]).split())
-    if len(value) > MAX_KEY_INPUT_CHARS:
-        value = value[: MAX_KEY_INPUT_CHARS - 1] + "…"
-    return f"{key}={value}"
-
-
-def _pick_key_input(tool_input: dict[Any, Any]) -> Any:
-    """The first of `KEY_INPUTS` holding a string, else the first input that does. Plain
-    loops: the digest writes a line for each of a long removal's newest calls."""
-    for key in KEY_INPUTS:
-        if isinstance(tool_input.get(key), str):
-            return key
-    for key, value in tool_input.items():
-        if isinstance(value, str):
-            return key
-    return None
-
-
-def result_size(result: dict[str, Any]) -> int:
-    """Characters of a tool_result's text (string content or text parts)."""
-    content = result.get("content")
-    if isinstance(content, str):
-        return len(content)
-    if not isinstance(content, list):
-        return 0
-    return sum(
-        len(part.get("text", ""))
-        for part in content
-        if isinstance(part, dict) and isinstance(part.get("text"), str)
-    )
+def _interaction_parts(
+    use: dict[str, Any],
+    tool_id: str,
+    use_facts: MessageFacts,
+    results: dict[Any, tuple[dict[str, Any], MessageFacts]],
+) -> tuple[str, dict[str, Any], dict[str, Any] | None, str | None, str | None]:
+    """A removed call's fields: its result (None when it was not removed with it), the
+    pointer of the result's message (else of the call's) and the line its facts hold
+    for that very tool_use block (None: `describe` writes it)."""
+    found = results.get(tool_id)
+    if found is None:
+        return tool_id, use, None, use_facts.pointer, None
+    result, result_facts = found
+    written = result_facts.lines.get(tool_id) if result_facts.lines else None
+    line = written[1] if written is not None and written[0] is use else None
+    return tool_id, use, result, result_facts.pointer or use_facts.pointer, line

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from agent_cli.compaction.removed import RemovedInteraction, RemovedRequest
+
 # Layer outcome codes, so the REPL and the session can say what happened and why.
 APPLIED = "applied"  # the layer changed the view
 NO_CHANGE = "no_change"  # nothing for this layer to do
@@ -31,6 +33,9 @@ class LayerOutcome:
     messages_removed: int = 0
     results_truncated: int = 0
     outcome: str = APPLIED
+    # What left the view, when the layer knows it exactly (`removed.collect_removed`'s
+    # answer for this step); None: the traced step finds it by comparing the views.
+    removed: tuple[list[RemovedRequest], list[RemovedInteraction]] | None = None
 
 
 @dataclass(frozen=True)

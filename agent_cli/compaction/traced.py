@@ -27,8 +27,9 @@ from agent_cli.compaction.digest import (
     merge_digest,
     split_digest,
 )
+from agent_cli.compaction.facts import FactsIndex
 from agent_cli.compaction.policy import CompactionPolicy
-from agent_cli.compaction.removed import collect_removed
+from agent_cli.compaction.removed import RemovedInteraction, RemovedRequest, collect_removed
 from agent_cli.compaction.results import APPLIED, NO_CHANGE, LayerOutcome
 from agent_cli.tokens import TokenCounter
 
@@ -44,16 +45,16 @@ def apply_traced_step(
     counter: TokenCounter,
     *,
     keep_if_larger: bool = False,
+    facts: FactsIndex | None = None,
 ) -> LayerOutcome:
-    """Run `step` on `view` minus its digest and merge what it removed (module doc)."""
+    """Run `step` on `view` minus its digest and merge what it removed (module doc);
+    `facts`, the run's index, spares rescanning what was removed."""
     base, digest_message = split_digest(view)
     digest_tokens = counter.count_message(digest_message) if digest_message else 0
     outcome = step(base, view_tokens - digest_tokens)
     if outcome.outcome != APPLIED:
         return dataclasses.replace(outcome, messages=view, tokens_saved=0)
-    requests, interactions = (
-        collect_removed(base, outcome.messages) if _may_have_removed(outcome) else ([], [])
-    )
+    requests, interactions = _removed_by(outcome, base, facts)
     saved = outcome.tokens_saved  # a view's count is the sum of its messages' counts
     if requests or interactions:
         digest = merge_digest(
@@ -69,6 +70,18 @@ def apply_traced_step(
     if saved <= 0 and (requests or interactions) and not keep_if_larger:  # costs > frees
         return LayerOutcome(view, 0, outcome=NO_CHANGE)
     return dataclasses.replace(outcome, messages=after, tokens_saved=saved)
+
+
+def _removed_by(
+    outcome: LayerOutcome, base: Messages, facts: FactsIndex | None
+) -> tuple[list[RemovedRequest], list[RemovedInteraction]]:
+    """What the step took out of `base`: as the layer reports it, else found by comparing
+    the views (when it may have removed anything at all)."""
+    if outcome.removed is not None:
+        return outcome.removed
+    if _may_have_removed(outcome):
+        return collect_removed(base, outcome.messages, facts)
+    return [], []
 
 
 def _may_have_removed(outcome: LayerOutcome) -> bool:

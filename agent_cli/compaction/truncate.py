@@ -17,6 +17,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from agent_cli.compaction.facts import FactsIndex
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
 from agent_cli.compaction.standalone import run_layer_alone
@@ -251,16 +252,23 @@ def _truncate_message(
 
 
 def build_truncation_outcome(
-    messages: Sequence[dict[str, Any]], policy: CompactionPolicy, counter: TokenCounter
+    messages: Sequence[dict[str, Any]],
+    policy: CompactionPolicy,
+    counter: TokenCounter,
+    facts: FactsIndex | None = None,
 ) -> LayerOutcome:
-    """Apply L1 to a validated view and say what it did."""
+    """Apply L1 to a validated view and say what it did. With the run's `facts` (built by
+    the same counter) a message's largest result is read, not counted again."""
     budget = policy.max_tool_result_tokens
     view, saved, truncated = list(messages), 0, 0
     for index, message in enumerate(messages):
         content = message.get("content")
         if not isinstance(content, list) or message.get("role") != "user":
             continue
-        if not _has_result_over(content, budget, counter):
+        if facts is not None:
+            if (facts.of(message).largest_result or 0) <= budget:
+                continue
+        elif not _has_result_over(content, budget, counter):
             continue
         change = _truncate_message(message, budget, counter)
         if change is not None:

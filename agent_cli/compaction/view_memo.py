@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agent_cli.compaction.facts import FactsIndex, RecordedFacts, record_facts
 from agent_cli.errors import ToolProtocolError
 from agent_cli.protocol import ProtocolScan
 from agent_cli.tokens import TokenCounter, build_snapshot
@@ -34,15 +35,17 @@ MEMOS_PER_COUNTER = 4
 
 @dataclass(frozen=True)
 class _MeasuredView:
-    """A validated view: snapshots of its messages, its tokens and its tool_use ids.
+    """A validated view: snapshots of its messages, its tokens, its tool_use ids and its
+    messages' facts (`facts.RecordedFacts`).
 
-    `snapshots` and `tool_ids` are handed on to the view that extends this one (which
-    then replaces this memo), so extending costs what was appended, not a copy of them.
+    `snapshots`, `tool_ids` and `facts` are handed on to the view that extends this one
+    (which then replaces this memo), so extending costs what was appended, not a copy.
     """
 
     snapshots: list[Any]
     tokens: int
     tool_ids: set[str]
+    facts: RecordedFacts
 
 
 _memos: weakref.WeakKeyDictionary[TokenCounter, list[_MeasuredView]] = weakref.WeakKeyDictionary()
@@ -88,6 +91,15 @@ def measure_view(messages: Sequence[dict[str, Any]], counter: TokenCounter) -> i
 
     Raises ToolProtocolError for an invalid view (and then remembers nothing new).
     """
+    return measure_view_facts(messages, counter)[0]
+
+
+def measure_view_facts(
+    messages: Sequence[dict[str, Any]], counter: TokenCounter
+) -> tuple[int, FactsIndex]:
+    """`measure_view`, and the index of the view's message facts (`facts`) for a
+    compaction run: those of the new messages are built here, once each, the others were
+    built by an earlier check of a view this one extends."""
     memos = _memos.setdefault(counter, [])
     known = _find_longest_prefix(memos, messages)
     start = len(known.snapshots) if known else 0
@@ -101,8 +113,10 @@ def measure_view(messages: Sequence[dict[str, Any]], counter: TokenCounter) -> i
     tool_ids.update(added)
     snapshots = known.snapshots if known else []
     snapshots.extend(build_snapshot(m) for m in new_messages)
-    _remember(memos, _MeasuredView(snapshots, tokens, tool_ids), known)
-    return tokens
+    facts = known.facts if known else RecordedFacts({}, [])
+    record_facts(facts, new_messages, start, added, counter)
+    _remember(memos, _MeasuredView(snapshots, tokens, tool_ids, facts), known)
+    return tokens, FactsIndex(counter, facts, messages)
 
 
 def count_view(messages: Sequence[dict[str, Any]], counter: TokenCounter) -> int:

@@ -1,0 +1,172 @@
+"""Per-message facts: what the layers and the digest read of each message, found once.
+
+Why: a full compaction of a long view visits every message several times (L1 looks for
+large results, L2 for reads, L3 and the digest for the calls and user texts it drops).
+Scanning blocks each time cost most of a run. The per-turn check (`view_memo`) already
+visits each new message once; it records the message's facts there, so a compaction
+reads them instead of rescanning.
+
+Contract:
+- `MessageFacts` of a message: its user texts (`user_texts`), its tool_use and tool_result
+  blocks (dicts, in order), its `SOURCE_KEY` pointer, the tokens of its largest
+  tool_result by the counter it was built with (None without one), and for the calls
+  answered in it, their digest line (`lines`: tool_use id -> (the tool_use block, line)).
+  Facts are a function of the message's content (and of the tool_use blocks their lines
+  name), never stale while that content is unchanged.
+- `FactsIndex.of(message)` gives the facts by identity: an entry recorded for that very
+  object (each entry keeps the object, so its id cannot be reused while the entry lives)
+  or, for any other message, facts built on the spot and kept for the index's lifetime
+  (one compaction run). Recorded entries come from `view_memo`, for messages it has
+  validated: a frozen message (`agent_cli.frozen`) cannot change, so its facts hold for
+  good; a plain dict's are used only at the position where `view_memo` has just found
+  it equal to its snapshot, so a dict changed in place is never read from a stale entry.
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from agent_cli.compaction.lines import count_line, describe_interaction, line_with_pointer
+from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
+from agent_cli.frozen import is_frozen
+from agent_cli.tokens import TokenCounter
+
+Message = dict[str, Any]
+KnownFacts = dict[int, tuple[Message, "MessageFacts"]]  # id -> (the message, its facts)
+
+
+class MessageFacts(NamedTuple):
+    """What compaction reads of one message (module doc). A tuple: a view has thousands."""
+
+    texts: tuple[str, ...]
+    uses: tuple[dict[str, Any], ...]
+    results: tuple[dict[str, Any], ...]
+    pointer: str | None
+    largest_result: int | None
+    lines: dict[str, tuple[dict[str, Any], str]] | None = None
+
+
+def user_texts(message: Message) -> Iterator[str]:
+    """The texts a user message carries (string content or text blocks), non-blank only."""
+    if message.get("role") != "user" or is_summary_message(message) or is_digest_message(message):
+        return
+    content = message.get("content")
+    if isinstance(content, str):
+        if content.strip():
+            yield content
+        return
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict) and block.get("type") == "text":
+            text = block.get("text")
+            if isinstance(text, str) and text.strip():
+                yield text
+
+
+def build_message_facts(message: Message, counter: TokenCounter | None) -> MessageFacts:
+    """The facts of one message (module doc); `lines` are added by `note_lines`."""
+    pointer = message.get(SOURCE_KEY)
+    pointer = pointer if isinstance(pointer, str) and pointer else None
+    texts = tuple(user_texts(message)) if message.get("role") == "user" else ()
+    content = message.get("content")
+    if not isinstance(content, list):
+        return MessageFacts(texts, (), (), pointer, 0)
+    uses, results = [], []
+    for block in content:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "tool_use":
+            uses.append(block)
+        elif kind == "tool_result":
+            results.append(block)
+    largest = None if counter is None else 0
+    if counter is not None and results:
+        largest = max(counter.count_content(block.get("content")) for block in results)
+    return MessageFacts(texts, tuple(uses), tuple(results), pointer, largest)
+
+
+def note_lines(
+    facts: list[MessageFacts],
+    start: int,
+    interactions: Mapping[str, tuple[int, int]],
+    counter: TokenCounter,
+) -> None:
+    """Write the digest line of each call in `interactions` (id -> indices of its tool_use
+    and tool_result messages; `facts[i]` is message `start + i`) into its result message's
+    facts, and count it as the digest would show it: a compaction that later removes the
+    call then finds the line written and counted."""
+    for tool_id, (use_index, result_index) in interactions.items():
+        use_facts, result_facts = facts[use_index - start], facts[result_index - start]
+        use = next(block for block in use_facts.uses if block.get("id") == tool_id)
+        result = next(b for b in result_facts.results if b.get("tool_use_id") == tool_id)
+        line = describe_interaction(use, result)
+        count_line(line_with_pointer(line, result_facts.pointer or use_facts.pointer), counter)
+        if result_facts.lines is None:
+            result_facts = facts[result_index - start] = result_facts._replace(lines={})
+        assert result_facts.lines is not None  # for mypy: set just above
+        result_facts.lines[tool_id] = (use, line)
+
+
+class RecordedFacts(NamedTuple):
+    """Facts recorded by the per-turn check for the messages of one view: frozen ones by
+    identity (they cannot change), plain ones by position (index, message, facts), since
+    a plain dict is known unchanged only where it was just compared with its snapshot."""
+
+    frozen: KnownFacts
+    plain: list[tuple[int, Message, MessageFacts]]
+
+
+def record_facts(
+    recorded: RecordedFacts,
+    messages: Sequence[Message],
+    start: int,
+    interactions: Mapping[str, tuple[int, int]],
+    counter: TokenCounter,
+) -> None:
+    """Build the facts of `messages` (message `start` of a view onwards, just validated;
+    `interactions` are the calls answered among them) and record them."""
+    facts = [build_message_facts(message, counter) for message in messages]
+    note_lines(facts, start, interactions, counter)
+    for index, (message, message_facts) in enumerate(zip(messages, facts, strict=True), start):
+        if is_frozen(message):
+            recorded.frozen[id(message)] = (message, message_facts)
+        else:
+            recorded.plain.append((index, message, message_facts))
+
+
+class FactsIndex:
+    """Facts by message identity for one compaction run (module doc)."""
+
+    def __init__(
+        self,
+        counter: TokenCounter | None,
+        recorded: RecordedFacts | None = None,
+        view: Sequence[Message] = (),
+    ) -> None:
+        """`recorded` facts are those of `view`; its plain messages are taken only where
+        they still stand at the position they were recorded at (looked at on the first
+        message the frozen entries do not answer, so a per-turn check pays nothing)."""
+        self._counter = counter
+        self._known: KnownFacts = {} if recorded is None else recorded.frozen
+        self._made: KnownFacts | None = None
+        self._plain = (recorded.plain, view) if recorded and recorded.plain else None
+
+    def of(self, message: Message) -> MessageFacts:
+        key = id(message)
+        entry = self._known.get(key)
+        if entry is None or entry[0] is not message:
+            made = self._made if self._made is not None else self._start_made()
+            entry = made.get(key)
+            if entry is None or entry[0] is not message:
+                entry = made[key] = (message, build_message_facts(message, self._counter))
+        return entry[1]
+
+    def _start_made(self) -> KnownFacts:
+        """The map of facts beyond the frozen entries: the plain ones still in place."""
+        made: KnownFacts = {}
+        plain, view = self._plain or ((), ())
+        for index, message, facts in plain:
+            if index < len(view) and view[index] is message:
+                made[id(message)] = (message, facts)
+        self._made = made
+        return made

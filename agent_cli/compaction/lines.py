@@ -1,0 +1,79 @@
+"""One removed interaction as one digest line: tool, key input, result size, outcome.
+
+Contract: `describe_interaction(use, result)` writes the line from the two blocks alone
+(`read_file path=src/a.py -> 1,234 chars, ok`), so the same interaction always reads the
+same; `line_with_pointer` is how the digest shows it with its `transcript:` pointer, and
+`count_line` its tokens with the newline that follows it in the digest (memoized by the
+counter's text memo, which is what lets the per-turn check count a line once, when its
+interaction completes, and compaction find it counted). Pure.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_cli.tokens import TokenCounter
+
+# The input keys that say what a call was about, most telling first.
+KEY_INPUTS = ("path", "command", "pattern", "pointer", "query", "url", "file_path")
+MAX_KEY_INPUT_CHARS = 120
+
+
+def describe_interaction(use: dict[str, Any], result: dict[str, Any] | None) -> str:
+    """`read_file path=src/a.py -> 1,234 chars, ok`: tool, key input, result size, outcome."""
+    name = str(use.get("name") or "tool")
+    key_input = describe_key_input(use.get("input"))
+    head = f"{name} {key_input}" if key_input else name
+    if result is None:
+        return f"{head} -> no result"
+    outcome = "error" if result.get("is_error") is True else "ok"
+    return f"{head} -> {result_size(result):,} chars, {outcome}"
+
+
+def describe_key_input(tool_input: Any) -> str:
+    """The one input that says what the call was about, `key=value`, on one short line."""
+    if not isinstance(tool_input, dict) or not tool_input:
+        return ""
+    key = _pick_key_input(tool_input)
+    if key is None:
+        return ""
+    value = " ".join(str(tool_input[key]).split())
+    if len(value) > MAX_KEY_INPUT_CHARS:
+        value = value[: MAX_KEY_INPUT_CHARS - 1] + "…"
+    return f"{key}={value}"
+
+
+def _pick_key_input(tool_input: dict[Any, Any]) -> Any:
+    """The first of `KEY_INPUTS` holding a string, else the first input that does. Plain
+    loops: the digest writes a line for each of a long removal's newest calls."""
+    for key in KEY_INPUTS:
+        if isinstance(tool_input.get(key), str):
+            return key
+    for key, value in tool_input.items():
+        if isinstance(value, str):
+            return key
+    return None
+
+
+def result_size(result: dict[str, Any]) -> int:
+    """Characters of a tool_result's text (string content or text parts)."""
+    content = result.get("content")
+    if isinstance(content, str):
+        return len(content)
+    if not isinstance(content, list):
+        return 0
+    return sum(
+        len(part.get("text", ""))
+        for part in content
+        if isinstance(part, dict) and isinstance(part.get("text"), str)
+    )
+
+
+def line_with_pointer(line: str, pointer: str | None) -> str:
+    """An interaction's digest line with its pointer, as the digest renders it."""
+    return f"- {line} ({pointer})" if pointer else f"- {line}"
+
+
+def count_line(line: str, counter: TokenCounter) -> int:
+    """Tokens of one rendered digest line with its newline (memoized by the counter)."""
+    return counter.count_text(line + "\n")
