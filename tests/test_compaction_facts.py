@@ -1,0 +1,231 @@
+"""Message facts: compaction reads what the per-turn check recorded and gets the same answers.
+
+The facts index (`compaction.facts`) and the layers' own reports of what they removed are
+speed-ups: every test here compares them with the plain way (blocks scanned again, views
+compared) on generated histories, and checks that a plain dict changed in place is never
+read from a stale entry.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from compaction_support import (
+    build_long_history,
+    make_counter,
+    policies,
+    tool_result,
+    tool_use,
+    user,
+    valid_histories,
+)
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent_cli.compaction import (
+    CompactionPolicy,
+    MessageViewLimitExceeded,
+    compact_context,
+    measure_view,
+)
+from agent_cli.compaction.dedup import build_dedup_outcome
+from agent_cli.compaction.markers import SOURCE_KEY
+from agent_cli.compaction.prune import build_prune_outcome
+from agent_cli.compaction.removed import collect_removed, user_texts
+from agent_cli.compaction.truncate import build_truncation_outcome
+from agent_cli.compaction.view_memo import measure_view_facts
+from agent_cli.frozen import freeze
+
+SETTINGS = settings(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+NO_COMPACTION = CompactionPolicy(soft_threshold=10**9, hard_limit=2 * 10**9)
+
+
+def _with_some_sources(history: list[dict[str, Any]], every: int) -> list[dict[str, Any]]:
+    """Pointers on most messages, as the session records them; some without (`every`)."""
+    return [
+        m if every and i % every == 0 else {**m, SOURCE_KEY: f"transcript:s:{i + 1}"}
+        for i, m in enumerate(history)
+    ]
+
+
+def _reference_removed(
+    before: list[dict[str, Any]], after: list[dict[str, Any]]
+) -> tuple[list[tuple[str, str | None]], list[tuple[str, int, int | None, str | None, str]]]:
+    """What left the view, written the simplest way: the messages of `before` that are
+    not in `after` (by identity) lost their texts not matched in the messages new in
+    `after` (newest first) and their calls whose tool_use is not in `after` (newest
+    first), with their result, pointer (result's message, else the call's) and line."""
+    from agent_cli.compaction.lines import describe_interaction
+
+    def pointer(message: dict[str, Any]) -> str | None:
+        found = message.get(SOURCE_KEY)
+        return found if isinstance(found, str) and found else None
+
+    gone = [m for m in before if all(m is not kept for kept in after)]
+    came = [m for m in after if all(m is not old for old in before)]
+    still = Counter(t for m in came for t in user_texts(m))
+    texts = []
+    for message in reversed(gone):
+        for text_ in reversed(list(user_texts(message))):
+            if still[text_] > 0:
+                still[text_] -= 1
+            else:
+                texts.append((text_, pointer(message)))
+    kept = {b.get("id") for m in after for b in _blocks(m) if b.get("type") == "tool_use"}
+    results = {
+        b.get("tool_use_id"): (b, m)
+        for m in before
+        for b in _blocks(m)
+        if b["type"] == "tool_result"
+    }
+    calls = []
+    for message in reversed(before):
+        for use in reversed([b for b in _blocks(message) if b.get("type") == "tool_use"]):
+            if use["id"] in kept:
+                continue
+            result, result_message = results.get(use["id"], (None, None))
+            where = (pointer(result_message) if result_message else None) or pointer(message)
+            calls.append(
+                (
+                    use["id"],
+                    id(use),
+                    id(result) if result else None,
+                    where,
+                    describe_interaction(use, result),
+                )
+            )
+    return texts, calls
+
+
+def _blocks(message: dict[str, Any]) -> list[dict[str, Any]]:
+    content = message.get("content")
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def _as_reference(
+    found: tuple[list[Any], list[Any]],
+) -> tuple[list[tuple[str, str | None]], list[tuple[str, int, int | None, str | None, str]]]:
+    requests, calls = found
+    return (
+        [(r.text, r.pointer) for r in requests],
+        [
+            (c.tool_use_id, id(c.use), id(c.result) if c.result else None, c.pointer, c.describe())
+            for c in calls
+        ],
+    )
+
+
+@SETTINGS
+@given(
+    history=valid_histories(),
+    settings_=policies(),
+    every=st.integers(0, 4),
+    frozen=st.booleans(),
+)
+def test_the_layers_read_from_facts_exactly_what_a_rescan_finds(history, settings_, every, frozen):
+    """L1-L3 with the facts the per-turn check recorded give the outcome they give
+    without them, and what L2 reports and L3 leaves out is what comparing views finds."""
+    policy = CompactionPolicy(**settings_)
+    view = _with_some_sources(history, every)
+    view = [freeze(m) for m in view] if frozen else view
+    counter, _ = make_counter()
+    half = len(view) // 2
+    half -= 1 if half % 2 == 0 else 0  # an earlier turn's check ends after a user message
+    measure_view(view[: max(half, 1)], counter)
+    tokens, facts = measure_view_facts(view, counter)
+    for build in (build_truncation_outcome, build_dedup_outcome):
+        with_facts = build(view, policy, counter, facts)
+        without = build(view, policy, counter)
+        assert with_facts.messages == without.messages
+        assert (with_facts.tokens_saved, with_facts.removed_tool_use_ids) == (
+            without.tokens_saved,
+            without.removed_tool_use_ids,
+        )
+        if with_facts.removed is not None:
+            expected = _reference_removed(view, with_facts.messages)
+            assert _as_reference(with_facts.removed) == expected
+    pruned = build_prune_outcome(view, policy, counter, tokens, facts)
+    assert pruned.messages == build_prune_outcome(view, policy, counter).messages
+    assert (
+        pruned.removed_tool_use_ids
+        == build_prune_outcome(view, policy, counter).removed_tool_use_ids
+    )
+    expected = _reference_removed(view, pruned.messages)
+    assert _as_reference(collect_removed(view, pruned.messages, facts)) == expected
+    assert _as_reference(collect_removed(view, pruned.messages)) == expected
+
+
+@SETTINGS
+@given(history=valid_histories(), settings_=policies(), every=st.integers(0, 3))
+def test_a_session_checked_turn_by_turn_compacts_as_a_fresh_counter_does(history, settings_, every):
+    """The per-turn checks record facts and count digest lines; a compaction that reads
+    them gives the same view, digest and figures as one on a plain copy with nothing
+    recorded."""
+    policy = CompactionPolicy(**settings_)
+    view = [freeze(m) for m in _with_some_sources(history, every)]
+    checked, _ = make_counter()
+    for end in range(1, len(view) + 1):
+        try:
+            compact_context(view[:end], policy=NO_COMPACTION, counter=checked)
+        except ValueError:  # a turn whose results are not in yet
+            continue
+    fresh, _ = make_counter()
+    outcomes = []
+    for messages, counter in ((view, checked), ([dict(m) for m in view], fresh)):
+        try:
+            result = compact_context(messages, policy=policy, counter=counter)
+            outcomes.append(
+                (result.messages, result.tokens_before, result.tokens_after, result.reports)
+            )
+        except MessageViewLimitExceeded as error:
+            outcomes.append(("blocked", error.tokens_before, error.tokens_after, error.reports))
+    assert outcomes[0] == outcomes[1]
+
+
+def test_a_plain_message_changed_in_place_is_read_afresh():
+    """A plain dict's facts are trusted only where the check just found it unchanged at
+    its own place: one edited to equal its neighbour's snapshot is still read afresh."""
+    first, second = user("words one"), user("words two")
+    view = [first, {"role": "assistant", "content": "ok"}, second]
+    counter, _ = make_counter()
+    measure_view(view, counter)
+    first["content"] = "words two"  # now equal to what `second` was measured as
+    moved = [user("words one"), {"role": "assistant", "content": "ok"}, first]
+    _, facts = measure_view_facts(moved, counter)  # the measured prefix matches, by equality
+    assert facts.of(first).texts == ("words two",)
+    second["content"] = "words three"
+    _, facts = measure_view_facts(view, counter)
+    assert facts.of(second).texts == ("words three",)
+
+
+def test_the_per_turn_check_counts_each_digest_line_once_so_compaction_does_not():
+    """A compaction after turn-by-turn checks tokenizes a handful of texts (the digest's
+    frame and what is new to it), not one line per removed interaction."""
+    history = [freeze(m) for m in _with_some_sources(build_long_history(300, 200), 0)]
+    counter, encoding = make_counter()
+    for end in range(1, len(history) + 1, 2):
+        compact_context(history[:end], policy=NO_COMPACTION, counter=counter)
+    before = encoding.calls
+    policy = CompactionPolicy(soft_threshold=2_000, hard_limit=40_000, keep_recent_messages=4)
+    result = compact_context(history, policy=policy, counter=counter)
+    removed = sum(report.interactions_removed for report in result.reports)
+    assert removed >= 290
+    assert encoding.calls - before < 20
+
+
+def test_a_line_is_not_taken_from_facts_for_another_tool_use_block():
+    """The line a result's facts hold names the tool_use block it was written for; a
+    view whose call has the same id but a different block gets its own line."""
+    use = tool_use("toolu_1", "bash", {"command": "make test"})
+    view = [user("go"), {"role": "assistant", "content": [use]}, user([tool_result("toolu_1")])]
+    counter, _ = make_counter()
+    _, facts = measure_view_facts(view, counter)
+    other = {"role": "assistant", "content": [tool_use("toolu_1", "bash", {"command": "rm x"})]}
+    changed = [view[0], other, view[2]]
+    _, calls = collect_removed(changed, changed[:1], facts)
+    assert [call.describe() for call in calls] == ["bash command=rm x -> 2 chars, ok"]
