@@ -70,10 +70,8 @@ def find_superseded_reads(
     newest: dict[tuple[str, ...], tuple[str, int]] = {}
     superseded: dict[str, int] = {}
     names, paths = policy.read_tool_names, dict[str, str]()
-    for index, message in enumerate(messages):
-        if message.get("role") != "assistant":
-            continue
-        for block in _tool_uses(message) if facts is None else facts.of(message).uses:
+    for index, uses in enumerate(_tool_uses(messages, facts)):
+        for block in uses:
             if block.get("name") not in names:  # most calls are no reads
                 continue
             key = build_read_key(block, policy, paths)
@@ -86,11 +84,20 @@ def find_superseded_reads(
     return superseded
 
 
-def _tool_uses(message: dict[str, Any]) -> list[dict[str, Any]]:
-    content = message.get("content")
-    if not isinstance(content, list):
-        return []
-    return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
+def _tool_uses(
+    messages: Sequence[dict[str, Any]], facts: FactsIndex | None
+) -> list[tuple[dict[str, Any], ...]]:
+    """The tool_use blocks of each assistant message (none for the others): read from the
+    run's `facts` when given (in a valid view only assistant messages hold calls)."""
+    if facts is not None:
+        return [found.uses for found in facts.of_all(messages)]
+    return [
+        tuple(b for b in content if isinstance(b, dict) and b.get("type") == "tool_use")
+        if message.get("role") == "assistant"
+        and isinstance(content := message.get("content"), list)
+        else ()
+        for message in messages
+    ]
 
 
 def build_dedup_outcome(

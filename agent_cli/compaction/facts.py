@@ -9,10 +9,11 @@ reads them instead of rescanning.
 Contract:
 - `MessageFacts` of a message: its user texts (`user_texts`), its tool_use and tool_result
   blocks (dicts, in order), its `SOURCE_KEY` pointer, the tokens of its largest
-  tool_result by the counter it was built with (None without one), and for the calls
-  answered in it, their digest line (`lines`: tool_use id -> (the tool_use block, line)).
-  Facts are a function of the message's content (and of the tool_use blocks their lines
-  name), never stale while that content is unchanged.
+  tool_result by the counter it was built with (None without one), and for its calls
+  that were answered, the digest entry they would leave if removed (`calls`: tool_use
+  id -> `RemovedInteraction`, with its line). Facts are a function of the message's
+  content (and, for `calls`, of the result blocks and pointer they name: a reader
+  checks that those are still the ones it finds), never stale while it is unchanged.
 - `FactsIndex.of(message)` gives the facts by identity: an entry recorded for that very
   object (each entry keeps the object, so its id cannot be reused while the entry lives)
   or, for any other message, facts built on the spot and kept for the index's lifetime
@@ -25,10 +26,15 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from agent_cli.compaction.lines import count_line, describe_interaction, line_with_pointer
+from agent_cli.compaction.lines import (
+    RemovedInteraction,
+    count_line,
+    describe_interaction,
+    line_with_pointer,
+)
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
 from agent_cli.frozen import is_frozen
 from agent_cli.tokens import TokenCounter
@@ -45,7 +51,7 @@ class MessageFacts(NamedTuple):
     results: tuple[dict[str, Any], ...]
     pointer: str | None
     largest_result: int | None
-    lines: dict[str, tuple[dict[str, Any], str]] | None = None
+    calls: dict[str, RemovedInteraction] | None = None
 
 
 def user_texts(message: Message) -> Iterator[str]:
@@ -65,7 +71,7 @@ def user_texts(message: Message) -> Iterator[str]:
 
 
 def build_message_facts(message: Message, counter: TokenCounter | None) -> MessageFacts:
-    """The facts of one message (module doc); `lines` are added by `note_lines`."""
+    """The facts of one message (module doc); `calls` are added by `note_calls`."""
     pointer = message.get(SOURCE_KEY)
     pointer = pointer if isinstance(pointer, str) and pointer else None
     texts = tuple(user_texts(message)) if message.get("role") == "user" else ()
@@ -85,26 +91,28 @@ def build_message_facts(message: Message, counter: TokenCounter | None) -> Messa
     return MessageFacts(texts, tuple(uses), tuple(results), pointer, largest)
 
 
-def note_lines(
+def note_calls(
     facts: list[MessageFacts],
     start: int,
     interactions: Mapping[str, tuple[int, int]],
     counter: TokenCounter,
 ) -> None:
-    """Write the digest line of each call in `interactions` (id -> indices of its tool_use
-    and tool_result messages; `facts[i]` is message `start + i`) into its result message's
-    facts, and count it as the digest would show it: a compaction that later removes the
-    call then finds the line written and counted."""
+    """Write the digest entry of each call in `interactions` (id -> indices of its
+    tool_use and tool_result messages; `facts[i]` is message `start + i`) into its
+    call's message's facts: both blocks, the pointer (the result's message's, else the
+    call's) and the line, counted as the digest shows it. A compaction that later
+    removes the call takes the entry as it is, the line already counted."""
     for tool_id, (use_index, result_index) in interactions.items():
         use_facts, result_facts = facts[use_index - start], facts[result_index - start]
         use = next(block for block in use_facts.uses if block.get("id") == tool_id)
         result = next(b for b in result_facts.results if b.get("tool_use_id") == tool_id)
+        pointer = result_facts.pointer or use_facts.pointer
         line = describe_interaction(use, result)
-        count_line(line_with_pointer(line, result_facts.pointer or use_facts.pointer), counter)
-        if result_facts.lines is None:
-            result_facts = facts[result_index - start] = result_facts._replace(lines={})
-        assert result_facts.lines is not None  # for mypy: set just above
-        result_facts.lines[tool_id] = (use, line)
+        count_line(line_with_pointer(line, pointer), counter)
+        if use_facts.calls is None:
+            use_facts = facts[use_index - start] = use_facts._replace(calls={})
+        assert use_facts.calls is not None  # for mypy: set just above
+        use_facts.calls[tool_id] = RemovedInteraction(tool_id, use, result, pointer, line)
 
 
 class RecordedFacts(NamedTuple):
@@ -126,7 +134,7 @@ def record_facts(
     """Build the facts of `messages` (message `start` of a view onwards, just validated;
     `interactions` are the calls answered among them) and record them."""
     facts = [build_message_facts(message, counter) for message in messages]
-    note_lines(facts, start, interactions, counter)
+    note_calls(facts, start, interactions, counter)
     for index, (message, message_facts) in enumerate(zip(messages, facts, strict=True), start):
         if is_frozen(message):
             recorded.frozen[id(message)] = (message, message_facts)
@@ -160,6 +168,14 @@ class FactsIndex:
             if entry is None or entry[0] is not message:
                 entry = made[key] = (message, build_message_facts(message, self._counter))
         return entry[1]
+
+    def of_all(self, messages: Iterable[Message]) -> list[MessageFacts]:
+        """`[self.of(m) for m in messages]`, in one loop: the layers read every message."""
+        get, of = self._known.get, self.of
+        return [
+            entry[1] if (entry := get(id(m))) is not None and entry[0] is m else of(m)
+            for m in messages
+        ]
 
     def _start_made(self) -> KnownFacts:
         """The map of facts beyond the frozen entries: the plain ones still in place."""

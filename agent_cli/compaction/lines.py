@@ -1,6 +1,7 @@
-"""One removed interaction as one digest line: tool, key input, result size, outcome.
+"""What left the view, as the digest takes it: user texts, and each interaction as one line.
 
-Contract: `describe_interaction(use, result)` writes the line from the two blocks alone
+Contract: `RemovedRequest` and `RemovedInteraction` are the entries a removal gives the
+digest. `describe_interaction(use, result)` writes the line from the two blocks alone
 (`read_file path=src/a.py -> 1,234 chars, ok`), so the same interaction always reads the
 same; `line_with_pointer` is how the digest shows it with its `transcript:` pointer, and
 `count_line` its tokens with the newline that follows it in the digest (memoized by the
@@ -10,13 +11,35 @@ interaction completes, and compaction find it counted). Pure.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from agent_cli.tokens import TokenCounter
 
 # The input keys that say what a call was about, most telling first.
 KEY_INPUTS = ("path", "command", "pattern", "pointer", "query", "url", "file_path")
 MAX_KEY_INPUT_CHARS = 120
+
+
+class RemovedRequest(NamedTuple):
+    """A user text that left the view, with the record it came from."""
+
+    text: str
+    pointer: str | None
+
+
+class RemovedInteraction(NamedTuple):
+    """One tool call (both halves) that left the view, with its pointer. Its line is
+    written only when asked (`describe`): most of a long removal folds into a range.
+    (Tuples, not dataclasses: a long removal makes thousands of them.)"""
+
+    tool_use_id: str
+    use: dict[str, Any]
+    result: dict[str, Any] | None
+    pointer: str | None
+    line: str | None = None  # written already (`facts`), else written by `describe`
+
+    def describe(self) -> str:
+        return self.line if self.line is not None else describe_interaction(self.use, self.result)
 
 
 def describe_interaction(use: dict[str, Any], result: dict[str, Any] | None) -> str:

@@ -51,7 +51,7 @@ def _use_ids(messages: Sequence[dict[str, Any]], facts: FactsIndex | None) -> li
     """`collect_tool_ids(messages, "tool_use")`, read from `facts` when there are some."""
     if facts is None:
         return collect_tool_ids(messages, "tool_use")
-    return [use["id"] for message in messages for use in facts.of(message).uses if "id" in use]
+    return [use["id"] for found in facts.of_all(messages) for use in found.uses if "id" in use]
 
 
 def build_prune_outcome(

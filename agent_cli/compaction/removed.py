@@ -17,18 +17,20 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 from agent_cli.compaction.facts import FactsIndex, MessageFacts, user_texts
 from agent_cli.compaction.lines import (
     KEY_INPUTS,
+    RemovedInteraction,
+    RemovedRequest,
     describe_interaction,
     describe_key_input,
     result_size,
 )
 from agent_cli.protocol import Interaction
 
-__all__ = [  # the line writers live in `lines`; their names stay importable from here
+__all__ = [  # the entries and line writers live in `lines`; their names stay importable
     "KEY_INPUTS",
     "RemovedInteraction",
     "RemovedRequest",
@@ -40,28 +42,6 @@ __all__ = [  # the line writers live in `lines`; their names stay importable fro
     "result_size",
     "user_texts",
 ]
-
-
-class RemovedRequest(NamedTuple):
-    """A user text that left the view, with the record it came from."""
-
-    text: str
-    pointer: str | None
-
-
-class RemovedInteraction(NamedTuple):
-    """One tool call (both halves) that left the view, with its pointer. Its line is
-    written only when asked (`describe`): most of a long removal folds into a range.
-    (Tuples, not dataclasses: a long removal makes thousands of them.)"""
-
-    tool_use_id: str
-    use: dict[str, Any]
-    result: dict[str, Any] | None
-    pointer: str | None
-    line: str | None = None  # written already (`facts`), else written by `describe`
-
-    def describe(self) -> str:
-        return self.line if self.line is not None else describe_interaction(self.use, self.result)
 
 
 def collect_removed(
@@ -90,26 +70,29 @@ def collect_changed(
     messages, in view order). Both views are valid, so a call's result never stands
     before it: one pass from the newest message back meets each result before its call.
     One plain loop: L3 runs it over every message it drops."""
-    facts_of = (FactsIndex(None) if facts is None else facts).of
-    still_there = Counter(text for message in came for text in facts_of(message).texts)
-    kept = {use.get("id") for message in came for use in facts_of(message).uses}
+    index = FactsIndex(None) if facts is None else facts
+    new_facts = index.of_all(came)
+    still_there = Counter(text for found in new_facts for text in found.texts)
+    kept = {use.get("id") for found in new_facts for use in found.uses}
     requests: list[RemovedRequest] = []
     interactions: list[RemovedInteraction] = []
-    add, new = interactions.append, tuple.__new__
+    add = interactions.append
     results: dict[Any, tuple[dict[str, Any], MessageFacts]] = {}
-    for message in reversed(gone):
-        found = facts_of(message)
-        for result in found.results:
-            results[result.get("tool_use_id")] = (result, found)
-        for use in reversed(found.uses):
-            tool_id = use.get("id")
-            if isinstance(tool_id, str) and tool_id not in kept:
-                add(new(RemovedInteraction, _interaction_parts(use, tool_id, found, results)))
-        for text in reversed(found.texts):  # rebuilt messages keep their texts: matched
-            if still_there[text] > 0:
-                still_there[text] -= 1
-            else:
-                requests.append(RemovedRequest(text, found.pointer))
+    for found in index.of_all(reversed(gone)):
+        if found.results:
+            for result in found.results:
+                results[result.get("tool_use_id")] = (result, found)
+        if found.uses:
+            for use in reversed(found.uses):
+                tool_id = use.get("id")
+                if isinstance(tool_id, str) and tool_id not in kept:
+                    add(_removed_call(use, tool_id, found, results.get(tool_id)))
+        if found.texts:
+            for text in reversed(found.texts):  # rebuilt messages keep theirs: matched
+                if still_there[text] > 0:
+                    still_there[text] -= 1
+                else:
+                    requests.append(RemovedRequest(text, found.pointer))
     return requests, interactions
 
 
@@ -128,32 +111,32 @@ def collect_removed_calls(
     for index in sorted({where.tool_use_message for where in located.values()}, reverse=True):
         use_facts = facts_of(messages[index])
         for use in reversed(use_facts.uses):
-            where = located.get(use.get("id"))
+            tool_id = use.get("id")
+            where = located.get(tool_id)
             if where is None or where.tool_use_message != index:
                 continue
-            tool_id: str = use["id"]
             result_facts = facts_of(messages[where.tool_result_message])
-            results = {
-                result.get("tool_use_id"): (result, result_facts) for result in result_facts.results
-            }
-            parts = _interaction_parts(use, tool_id, use_facts, results)
-            removed.append(RemovedInteraction(*parts))
+            for result in result_facts.results:
+                if result.get("tool_use_id") == tool_id:
+                    removed.append(_removed_call(use, tool_id, use_facts, (result, result_facts)))
+                    break
     return removed
 
 
-def _interaction_parts(
+def _removed_call(
     use: dict[str, Any],
     tool_id: str,
     use_facts: MessageFacts,
-    results: dict[Any, tuple[dict[str, Any], MessageFacts]],
-) -> tuple[str, dict[str, Any], dict[str, Any] | None, str | None, str | None]:
-    """A removed call's fields: its result (None when it was not removed with it), the
-    pointer of the result's message (else of the call's) and the line its facts hold
-    for that very tool_use block (None: `describe` writes it)."""
-    found = results.get(tool_id)
-    if found is None:
-        return tool_id, use, None, use_facts.pointer, None
-    result, result_facts = found
-    written = result_facts.lines.get(tool_id) if result_facts.lines else None
-    line = written[1] if written is not None and written[0] is use else None
-    return tool_id, use, result, result_facts.pointer or use_facts.pointer, line
+    found: tuple[dict[str, Any], MessageFacts] | None,
+) -> RemovedInteraction:
+    """The entry of a removed call: its result and that result's message's facts (None
+    when the result was not removed with it), the pointer of the result's message (else
+    of the call's). The entry the call's facts hold is taken when it names these very
+    blocks and pointer (its line then written and counted already)."""
+    result, pointer = None, use_facts.pointer
+    if found is not None:
+        result, pointer = found[0], found[1].pointer or use_facts.pointer
+    made = use_facts.calls.get(tool_id) if use_facts.calls else None
+    if made is not None and made.use is use and made.result is result and made.pointer == pointer:
+        return made
+    return RemovedInteraction(tool_id, use, result, pointer)

@@ -232,6 +232,33 @@ def _has_result_over(content: list[Any], budget: int, counter: TokenCounter) -> 
     return False
 
 
+def _indices_over(
+    messages: Sequence[dict[str, Any]],
+    budget: int,
+    counter: TokenCounter,
+    facts: FactsIndex | None,
+) -> list[int]:
+    """Indices of the user messages (list content) holding a tool_result over `budget`
+    tokens: from the run's `facts` (their largest result, counted by the same counter)
+    when given, else by looking at the results."""
+    if facts is not None:
+        return [
+            index
+            for index, found in enumerate(facts.of_all(messages))
+            if found.largest_result is not None
+            and found.largest_result > budget
+            and messages[index].get("role") == "user"
+            and isinstance(messages[index].get("content"), list)
+        ]
+    return [
+        index
+        for index, message in enumerate(messages)
+        if isinstance(message.get("content"), list)
+        and message.get("role") == "user"
+        and _has_result_over(message["content"], budget, counter)
+    ]
+
+
 def _truncate_message(
     message: dict[str, Any], budget: int, counter: TokenCounter
 ) -> tuple[dict[str, Any], int] | None:
@@ -261,15 +288,8 @@ def build_truncation_outcome(
     the same counter) a message's largest result is read, not counted again."""
     budget = policy.max_tool_result_tokens
     view, saved, truncated = list(messages), 0, 0
-    for index, message in enumerate(messages):
-        content = message.get("content")
-        if not isinstance(content, list) or message.get("role") != "user":
-            continue
-        if facts is not None:
-            if (facts.of(message).largest_result or 0) <= budget:
-                continue
-        elif not _has_result_over(content, budget, counter):
-            continue
+    for index in _indices_over(messages, budget, counter, facts):
+        message = messages[index]
         change = _truncate_message(message, budget, counter)
         if change is not None:
             view[index] = change[0]
