@@ -49,6 +49,7 @@ __all__ = [  # the entries and their stored form live in `digest_model`; this is
     "RequestEntry",
     "build_digest_message",
     "count_digest",
+    "digest_message_tokens",
     "digest_from_message",
     "digest_to_data",
     "insert_digest",
@@ -94,13 +95,20 @@ def _count_frame(counter: TokenCounter) -> int:
 
 def count_digest(message: dict[str, Any], counter: TokenCounter) -> int:
     """Tokens of a digest message from its lines' memoized counts (module doc); the total
-    is given to the counter for the text, so counting the message tokenizes nothing new."""
+    is given to the counter for the text, so counting the message tokenizes nothing new.
+    The figure is `counter.count_message(message)`'s (`digest_message_tokens`)."""
     text = message.get("content")
     if isinstance(text, str) and text:
         *lines, last = text.split("\n")
         total = sum(count_line(line, counter) for line in lines) + counter.count_text(last)
         counter.note_text_count(text, total)
-    return counter.count_message(message)
+    return digest_message_tokens(message, counter)
+
+
+def digest_message_tokens(message: dict[str, Any], counter: TokenCounter) -> int:
+    """`counter.count_message(message)`'s figure for a digest message, from the text memo
+    alone: the message memo would snapshot the thousand entries the message carries."""
+    return MESSAGE_OVERHEAD_TOKENS + counter.count_content(message.get("content"))
 
 
 def _newest_first(entries: list[Any]) -> tuple[list[Any], bool]:
@@ -139,13 +147,16 @@ def _fit_lines(
     removed interaction's line is written only when it is kept, so a long removal costs
     its pointers, not its lines."""
     used, kept = 0, list[InteractionEntry]()
+    add, new = kept.append, tuple.__new__
     for index, entry in enumerate(entries):
-        line = entry.line if isinstance(entry, InteractionEntry) else entry.describe()
+        line = entry.line  # None only for a removed call whose line is not written yet
+        if line is None:
+            line = entry.describe()  # type: ignore[union-attr]
         cost = count_line(line_with_pointer(line, entry.pointer), counter)
         if used + cost > budget:
             return kept, entries[index:], used
         used += cost
-        kept.append(InteractionEntry(line, entry.pointer))
+        add(new(InteractionEntry, (line, entry.pointer)))
     return kept, [], used
 
 

@@ -23,6 +23,7 @@ from agent_cli.compaction.digest import (
     build_digest_message,
     count_digest,
     digest_from_message,
+    digest_message_tokens,
     insert_digest,
     merge_digest,
     split_digest,
@@ -50,7 +51,7 @@ def apply_traced_step(
     """Run `step` on `view` minus its digest and merge what it removed (module doc);
     `facts`, the run's index, spares rescanning what was removed."""
     base, digest_message = split_digest(view)
-    digest_tokens = counter.count_message(digest_message) if digest_message else 0
+    digest_tokens = digest_message_tokens(digest_message, counter) if digest_message else 0
     outcome = step(base, view_tokens - digest_tokens)
     if outcome.outcome != APPLIED:
         return dataclasses.replace(outcome, messages=view, tokens_saved=0)
