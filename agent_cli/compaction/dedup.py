@@ -23,7 +23,7 @@ from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
 from agent_cli.compaction.savings import measure_removal_savings
 from agent_cli.compaction.standalone import run_layer_alone
 from agent_cli.protocol import apply_changes, locate_interactions, strip_interactions
-from agent_cli.tokens import TokenCounter
+from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 
 def normalize_read_path(path: str) -> str:
@@ -113,12 +113,17 @@ def build_dedup_outcome(
     located = locate_interactions(messages, superseded)
     changes = strip_interactions(messages, superseded, located)
     view = apply_changes(messages, changes)
+    removed, blocks = collect_removed_calls(messages, located, facts)
+    if blocks is None or len(removed) != len(superseded):  # not all recorded: count them
+        saved = measure_removal_savings(messages, changes, counter)
+    else:  # a message counts its overhead and its blocks: these left, and emptied ones
+        saved = blocks + MESSAGE_OVERHEAD_TOKENS * (len(messages) - len(view))
     return LayerOutcome(
         view,
-        measure_removal_savings(messages, changes, counter),
+        saved,
         removed_tool_use_ids=tuple(superseded),
         messages_removed=len(messages) - len(view),
-        removed=([], collect_removed_calls(messages, located, facts)),
+        removed=([], removed),
     )
 
 

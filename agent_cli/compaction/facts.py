@@ -52,6 +52,7 @@ class MessageFacts(NamedTuple):
     pointer: str | None
     largest_result: int | None
     calls: dict[str, RemovedInteraction] | None = None
+    call_tokens: dict[str, int] | None = None  # both blocks of each of `calls`, counted
 
 
 def user_texts(message: Message) -> Iterator[str]:
@@ -100,8 +101,9 @@ def note_calls(
     """Write the digest entry of each call in `interactions` (id -> indices of its
     tool_use and tool_result messages; `facts[i]` is message `start + i`) into its
     call's message's facts: both blocks, the pointer (the result's message's, else the
-    call's) and the line, counted as the digest shows it. A compaction that later
-    removes the call takes the entry as it is, the line already counted."""
+    call's) and the line, counted as the digest shows it; and the tokens of its two
+    blocks. A compaction that later removes the call takes the entry as it is, the line
+    already counted, and what removing it saves without counting again."""
     for tool_id, (use_index, result_index) in interactions.items():
         use_facts, result_facts = facts[use_index - start], facts[result_index - start]
         use = next(block for block in use_facts.uses if block.get("id") == tool_id)
@@ -109,10 +111,11 @@ def note_calls(
         pointer = result_facts.pointer or use_facts.pointer
         line = describe_interaction(use, result)
         count_line(line_with_pointer(line, pointer), counter)
-        if use_facts.calls is None:
-            use_facts = facts[use_index - start] = use_facts._replace(calls={})
-        assert use_facts.calls is not None  # for mypy: set just above
+        if use_facts.calls is None or use_facts.call_tokens is None:
+            use_facts = facts[use_index - start] = use_facts._replace(calls={}, call_tokens={})
+        assert use_facts.calls is not None and use_facts.call_tokens is not None  # for mypy
         use_facts.calls[tool_id] = RemovedInteraction(tool_id, use, result, pointer, line)
+        use_facts.call_tokens[tool_id] = counter.count_block(use) + counter.count_block(result)
 
 
 class RecordedFacts(NamedTuple):

@@ -100,14 +100,16 @@ def collect_removed_calls(
     messages: Sequence[dict[str, Any]],
     located: Mapping[str, Interaction],
     facts: FactsIndex | None = None,
-) -> list[RemovedInteraction]:
+) -> tuple[list[RemovedInteraction], int | None]:
     """`collect_removed` for a step that removed exactly the calls `located` (id -> the
     indices in `messages` of its tool_use and tool_result messages) and no user text
     (L2: it drops tool blocks, and only messages they leave empty): the same entries in
     the same order, newest call first, found from where they are instead of by comparing
-    the two views."""
+    the two views. Also the tokens of their blocks when the per-turn check recorded
+    every one of these calls as it is (`MessageFacts.call_tokens`), else None."""
     facts_of = (FactsIndex(None) if facts is None else facts).of
     removed: list[RemovedInteraction] = []
+    tokens: int | None = 0
     for index in sorted({where.tool_use_message for where in located.values()}, reverse=True):
         use_facts = facts_of(messages[index])
         for use in reversed(use_facts.uses):
@@ -118,9 +120,22 @@ def collect_removed_calls(
             result_facts = facts_of(messages[where.tool_result_message])
             for result in result_facts.results:
                 if result.get("tool_use_id") == tool_id:
-                    removed.append(_removed_call(use, tool_id, use_facts, (result, result_facts)))
+                    entry = _removed_call(use, tool_id, use_facts, (result, result_facts))
+                    removed.append(entry)
+                    tokens = _add_call_tokens(tokens, entry, use_facts)
                     break
-    return removed
+    return removed, tokens
+
+
+def _add_call_tokens(
+    tokens: int | None, entry: RemovedInteraction, facts: MessageFacts
+) -> int | None:
+    """`tokens` plus those of `entry`'s blocks when `facts` recorded this very entry."""
+    if tokens is None or facts.call_tokens is None or facts.calls is None:
+        return None
+    if facts.calls.get(entry.tool_use_id) is not entry:
+        return None
+    return tokens + facts.call_tokens[entry.tool_use_id]
 
 
 def _removed_call(
