@@ -52,11 +52,15 @@ def collect_removed(
     """The user texts and interactions of `before` missing from `after`, newest first.
     `facts` (the run's index) spares rescanning the blocks of messages it knows."""
     after_ids = set(map(id, after))
-    gone = [message for message in before if id(message) not in after_ids]
+    gone, stayed = [], set()  # one pass over `before`, so `came` needs no set of it
+    for message in before:
+        if id(message) in after_ids:
+            stayed.add(id(message))
+        else:
+            gone.append(message)
     if not gone:
         return [], []
-    before_ids = set(map(id, before))
-    came = [message for message in after if id(message) not in before_ids]
+    came = [message for message in after if id(message) not in stayed]
     return collect_changed(gone, came, facts)
 
 
@@ -83,10 +87,22 @@ def collect_changed(
             for result in found.results:
                 results[result.get("tool_use_id")] = (result, found)
         if found.uses:
+            recorded = found.calls or {}
             for use in reversed(found.uses):
                 tool_id = use.get("id")
-                if isinstance(tool_id, str) and tool_id not in kept:
-                    add(_removed_call(use, tool_id, found, results.get(tool_id)))
+                if not isinstance(tool_id, str) or tool_id in kept:
+                    continue
+                made, hit = recorded.get(tool_id), results.get(tool_id)
+                if (  # what `_removed_call` gives, written out: the hot path
+                    made is not None
+                    and hit is not None
+                    and made.result is hit[0]
+                    and made.use is use
+                    and made.pointer == (hit[1].pointer or found.pointer)
+                ):
+                    add(made)
+                else:
+                    add(_removed_call(use, tool_id, found, hit))
         if found.texts:
             for text in reversed(found.texts):  # rebuilt messages keep theirs: matched
                 if still_there[text] > 0:
