@@ -159,15 +159,9 @@ def compact_context(
         return CompactionResult(
             list(messages), durable_state, tokens_before, tokens_before, (), (), reserved_tokens
         )
+    view = list(messages)
     view, reports = _run_layers(
-        list(messages),
-        tokens_before,
-        reserved_tokens,
-        policy,
-        counter,
-        summarizer,
-        force_summary,
-        facts,
+        view, tokens_before, reserved_tokens, policy, counter, summarizer, force_summary, facts
     )
     tokens_after = measure_view(view, counter) + reserved_tokens
     applied = tuple(report.name for report in reports if report.outcome == APPLIED)

@@ -104,12 +104,20 @@ def collect_changed(
                 else:
                     add(_removed_call(use, tool_id, found, hit))
         if found.texts:
-            for text in reversed(found.texts):  # rebuilt messages keep theirs: matched
-                if still_there[text] > 0:
-                    still_there[text] -= 1
-                else:
-                    requests.append(RemovedRequest(text, found.pointer))
+            _add_lost_texts(requests, found, still_there)
     return requests, interactions
+
+
+def _add_lost_texts(
+    requests: list[RemovedRequest], found: MessageFacts, still_there: Counter[str]
+) -> None:
+    """Add the user texts of a message that left (newest first) to `requests`, except
+    those a rebuilt message still holds (`still_there`, used up as they match)."""
+    for text in reversed(found.texts):
+        if still_there[text] > 0:
+            still_there[text] -= 1
+        else:
+            requests.append(RemovedRequest(text, found.pointer))
 
 
 def collect_removed_calls(

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.compaction.facts import FactsIndex
+from agent_cli.compaction.oversized import find_oversized_results
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
 from agent_cli.compaction.standalone import run_layer_alone
@@ -214,51 +215,6 @@ def _truncate_result(
     return None if cut is None else {**block, "content": cut}
 
 
-def _has_result_over(content: list[Any], budget: int, counter: TokenCounter) -> bool:
-    """True when a tool_result block of `content` counts more than `budget` tokens.
-
-    ASCII text no longer than `budget` characters is passed over without a lookup: no
-    tokenizer gives more tokens than bytes (BPE merges bytes; the fallback heuristic
-    stays under one a character). A plain loop: this runs over every message of the view.
-    """
-    for block in content:
-        if not isinstance(block, dict) or block.get("type") != "tool_result":
-            continue
-        result = block.get("content")
-        if type(result) is str and len(result) <= budget and result.isascii():
-            continue
-        if counter.count_content(result) > budget:
-            return True
-    return False
-
-
-def _indices_over(
-    messages: Sequence[dict[str, Any]],
-    budget: int,
-    counter: TokenCounter,
-    facts: FactsIndex | None,
-) -> list[int]:
-    """Indices of the user messages (list content) holding a tool_result over `budget`
-    tokens: from the run's `facts` (their largest result, counted by the same counter)
-    when given, else by looking at the results."""
-    if facts is not None:
-        return [
-            index
-            for index, found in enumerate(facts.of_all(messages))
-            if found.largest_result is not None
-            and found.largest_result > budget
-            and messages[index].get("role") == "user"
-            and isinstance(messages[index].get("content"), list)
-        ]
-    return [
-        index
-        for index, message in enumerate(messages)
-        if isinstance(message.get("content"), list)
-        and message.get("role") == "user"
-        and _has_result_over(message["content"], budget, counter)
-    ]
-
-
 def _truncate_message(
     message: dict[str, Any], budget: int, counter: TokenCounter
 ) -> tuple[dict[str, Any], int] | None:
@@ -288,7 +244,7 @@ def build_truncation_outcome(
     the same counter) a message's largest result is read, not counted again."""
     budget = policy.max_tool_result_tokens
     view, saved, truncated = list(messages), 0, 0
-    for index in _indices_over(messages, budget, counter, facts):
+    for index in find_oversized_results(messages, budget, counter, facts):
         message = messages[index]
         change = _truncate_message(message, budget, counter)
         if change is not None:
