@@ -27,6 +27,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from agent_cli.compaction.lines import (
@@ -118,13 +119,16 @@ def note_calls(
         use_facts.call_tokens[tool_id] = counter.count_block(use) + counter.count_block(result)
 
 
-class RecordedFacts(NamedTuple):
+@dataclass
+class RecordedFacts:
     """Facts recorded by the per-turn check for the messages of one view: frozen ones by
     identity (they cannot change), plain ones by position (index, message, facts), since
-    a plain dict is known unchanged only where it was just compared with its snapshot."""
+    a plain dict is known unchanged only where it was just compared with its snapshot;
+    and the largest tool_result of the view (tokens), kept as messages are recorded."""
 
-    frozen: KnownFacts
-    plain: list[tuple[int, Message, MessageFacts]]
+    frozen: KnownFacts = field(default_factory=dict)
+    plain: list[tuple[int, Message, MessageFacts]] = field(default_factory=list)
+    largest_result: int = 0
 
 
 def record_facts(
@@ -139,6 +143,7 @@ def record_facts(
     facts = [build_message_facts(message, counter) for message in messages]
     note_calls(facts, start, interactions, counter)
     for index, (message, message_facts) in enumerate(zip(messages, facts, strict=True), start):
+        recorded.largest_result = max(recorded.largest_result, message_facts.largest_result or 0)
         if is_frozen(message):
             recorded.frozen[id(message)] = (message, message_facts)
         else:
@@ -158,6 +163,9 @@ class FactsIndex:
         they still stand at the position they were recorded at (looked at on the first
         message the frozen entries do not answer, so a per-turn check pays nothing)."""
         self._counter = counter
+        # the largest tool_result of `view`: no layer adds a result or makes one larger,
+        # so it bounds every result of every view a run derives from `view` (None: unknown)
+        self.largest_result = None if recorded is None else recorded.largest_result
         self._known: KnownFacts = {} if recorded is None else recorded.frozen
         self._made: KnownFacts | None = None
         self._plain = (recorded.plain, view) if recorded and recorded.plain else None
@@ -175,8 +183,12 @@ class FactsIndex:
     def of_all(self, messages: Iterable[Message]) -> list[MessageFacts]:
         """`[self.of(m) for m in messages]`, in one loop: the layers read every message."""
         get, of = self._known.get, self.of
+        made = (self._made if self._made is not None else self._start_made()).get
         return [
-            entry[1] if (entry := get(id(m))) is not None and entry[0] is m else of(m)
+            entry[1]
+            if ((entry := get(key := id(m))) is not None and entry[0] is m)
+            or ((entry := made(key)) is not None and entry[0] is m)
+            else of(m)
             for m in messages
         ]
 

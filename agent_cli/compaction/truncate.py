@@ -241,8 +241,12 @@ def build_truncation_outcome(
     facts: FactsIndex | None = None,
 ) -> LayerOutcome:
     """Apply L1 to a validated view and say what it did. With the run's `facts` (built by
-    the same counter) a message's largest result is read, not counted again."""
+    the same counter, for the view the run started from or one it derives this one from)
+    a message's largest result is read, not counted again, and a run whose largest result
+    fits the budget has nothing to cut."""
     budget = policy.max_tool_result_tokens
+    if facts is not None and facts.largest_result is not None and facts.largest_result <= budget:
+        return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
     view, saved, truncated = list(messages), 0, 0
     for index in find_oversized_results(messages, budget, counter, facts):
         message = messages[index]

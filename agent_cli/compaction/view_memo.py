@@ -113,7 +113,7 @@ def measure_view_facts(
     tool_ids.update(added)
     snapshots = known.snapshots if known else []
     snapshots.extend(build_snapshot(m) for m in new_messages)
-    facts = known.facts if known else RecordedFacts({}, [])
+    facts = known.facts if known else RecordedFacts()
     record_facts(facts, new_messages, start, added, counter)
     _remember(memos, _MeasuredView(snapshots, tokens, tool_ids, facts), known)
     return tokens, FactsIndex(counter, facts, messages)
