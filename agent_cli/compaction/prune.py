@@ -12,7 +12,10 @@ rewrite the messages the policy promises to keep.
 
 On a valid view the work is proportional to what is kept plus the tool_use blocks of
 what is dropped: an interaction crosses the cut exactly when only one of its halves is
-among the kept messages.
+among the kept messages. In a valid view a kept call always has its result after it,
+in the kept tail, so the calls that leave are those of the dropped middle and of the
+leading non-user messages, oldest first: exactly the calls `removed.collect_removed`
+finds gone, newest first, which is how they are named when the run's facts are given.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from typing import Any
 
 from agent_cli.compaction.facts import FactsIndex
 from agent_cli.compaction.policy import CompactionPolicy
+from agent_cli.compaction.removed import collect_removed
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
 from agent_cli.compaction.savings import measure_savings
 from agent_cli.compaction.standalone import run_layer_alone
@@ -47,13 +51,6 @@ def _last_user_index(messages: Sequence[dict[str, Any]], at_most: int) -> int:
     return at_most
 
 
-def _use_ids(messages: Sequence[dict[str, Any]], facts: FactsIndex | None) -> list[str]:
-    """`collect_tool_ids(messages, "tool_use")`, read from `facts` when there are some."""
-    if facts is None:
-        return collect_tool_ids(messages, "tool_use")
-    return [use["id"] for found in facts.of_all(messages) for use in found.uses if "id" in use]
-
-
 def build_prune_outcome(
     messages: Sequence[dict[str, Any]],
     policy: CompactionPolicy,
@@ -61,8 +58,9 @@ def build_prune_outcome(
     view_tokens: int | None = None,
     facts: FactsIndex | None = None,
 ) -> LayerOutcome:
-    """Apply L3 to a valid view and say what it did (`view_tokens`: its count, if known;
-    `facts`: the run's index, which lists the calls of what is dropped)."""
+    """Apply L3 to a valid view and say what it did (`view_tokens`: its count, if known).
+    With the run's `facts` it also says what left the view for the digest, and names the
+    removed calls from that (one pass over what is dropped instead of two)."""
     count = len(messages)
     tail_start = max(count - policy.keep_recent_messages, 1)
     starts_with_user = count > 0 and messages[0].get("role") == "user"
@@ -77,17 +75,22 @@ def build_prune_outcome(
     view, leading = _drop_leading_non_user(remove_tool_interactions(kept, crossing))
     if not view:  # nothing would start with a user message: emptying the view helps no one
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
-    dropped_uses = _use_ids(messages[len(head) : tail_start], facts)
-    removed_ids = (
-        dropped_uses
-        + [tool_id for tool_id in uses if tool_id in crossing]
-        + [tool_id for tool_id in leading if tool_id not in crossing]
-    )
+    removed = None if facts is None else collect_removed(messages, view, facts)
+    if removed is None:
+        dropped_uses = collect_tool_ids(messages[len(head) : tail_start], "tool_use")
+        removed_ids = (
+            dropped_uses
+            + [tool_id for tool_id in uses if tool_id in crossing]
+            + [tool_id for tool_id in leading if tool_id not in crossing]
+        )
+    else:  # the calls that left, oldest first: the same ids in a valid view (module doc)
+        removed_ids = [call.tool_use_id for call in reversed(removed[1])]
     return LayerOutcome(
         view,
         measure_savings(messages, view, counter, view_tokens),
         removed_tool_use_ids=tuple(dict.fromkeys(removed_ids)),
         messages_removed=count - len(view),
+        removed=removed,
     )
 
 
