@@ -177,10 +177,8 @@ class TokenCounter:
             body = self.count_json(block)
         return BLOCK_OVERHEAD_TOKENS + body
 
-    def count_message(self, message: dict[str, Any], snapshot: Any = None) -> int:
-        """Tokens of one message, memoized until the message changes. `snapshot`, when
-        given, is `build_snapshot(message)` taken just now (a caller that keeps one too
-        spares building a second)."""
+    def count_message(self, message: dict[str, Any]) -> int:
+        """Tokens of one message, memoized until the message changes."""
         key = id(message)
         entry = self._message_memo.get(key)
         if (
@@ -190,9 +188,7 @@ class TokenCounter:
         ):
             return entry[2]
         count = MESSAGE_OVERHEAD_TOKENS + self.count_content(message.get("content"))
-        if snapshot is None:
-            snapshot = build_snapshot(message)
-        self._message_memo.put(key, (message, snapshot, count), count)
+        self._message_memo.put(key, (message, build_snapshot(message), count), count)
         return count
 
     def count_messages(self, messages: Iterable[dict[str, Any]]) -> int:

@@ -107,15 +107,12 @@ def measure_view_facts(
     scan = ProtocolScan(known=known.tool_ids if known else None)
     scan.feed(new_messages, start)
     added = scan.finish()
-    new_snapshots = [build_snapshot(m) for m in new_messages]  # the counter's memo shares them
-    tokens = (known.tokens if known else 0) + sum(
-        map(counter.count_message, new_messages, new_snapshots)
-    )
+    tokens = (known.tokens if known else 0) + counter.count_messages(new_messages)
     # extended in place, which is safe: `known` is dropped from the memos just below
     tool_ids = known.tool_ids if known else set()
     tool_ids.update(added)
     snapshots = known.snapshots if known else []
-    snapshots.extend(new_snapshots)
+    snapshots.extend(build_snapshot(m) for m in new_messages)
     facts = known.facts if known else RecordedFacts()
     record_facts(facts, new_messages, start, added, counter)
     _remember(memos, _MeasuredView(snapshots, tokens, tool_ids, facts), known)
