@@ -36,8 +36,8 @@ class SessionBackend:
     open_session: Callable[[str | None], Any]
     list_sessions: Callable[[bool], list[Any]]  # True: only this workspace's
     latest_session_id: Callable[[], str | None]  # the one --continue opens here
-    # deletes sessions (transcript and artifacts), returns the ids deleted
-    delete_sessions: Callable[[list[str]], list[str]] | None = None
+    # deletes sessions (transcript and artifacts), returns one SessionDeletion per id
+    delete_sessions: Callable[[list[str]], list[Any]] | None = None
 
 
 BackendFactory = Callable[[Settings, Callable[[Any], Any]], SessionBackend]
@@ -94,7 +94,7 @@ def build_backend(
 
         return summarize_sessions(paths, workspace if this_workspace_only else None)
 
-    def delete_sessions(session_ids: list[str]) -> list[str]:
+    def delete_sessions(session_ids: list[str]) -> list[Any]:
         from agent_cli.session.catalog import delete_sessions as delete
 
         return delete(paths, session_ids)
