@@ -51,7 +51,7 @@ _ACTIONS = {
 _HELP_FORMS = (
     ("read_file", "read FILE (or open / show / cat FILE)"),
     ("list_dir", "list DIR (or ls DIR)"),
-    ("grep", "grep PATTERN (or search for / find PATTERN)"),
+    ("grep", "grep PATTERN [DIR] (or search for / find PATTERN [in DIR])"),
     ("bash", "run COMMAND (or $ COMMAND)"),
     ("write_file", "write FILE: TEXT"),
     ("edit_file", "edit FILE: OLD TEXT -> NEW TEXT"),
