@@ -188,3 +188,22 @@ def test_scripted_usage_is_priced_to_the_cent_per_category(tmp_path):
     assert stats.cost_by_category["output"] == pytest.approx(out_1 * 10 / 1e6 + out_2 * 20 / 1e6)
     assert stats.cost_by_category["cache_write"] == pytest.approx(0.50)  # 200k at $2.50
     assert stats.cost_by_category["cache_read"] == pytest.approx(0.60)  # 3M at $0.20
+
+
+def test_usage_is_recorded_and_priced_with_the_model_the_provider_points_at_now(tmp_path):
+    """The log asks the provider for the model (no copy to keep in step): a provider
+    pointed elsewhere by any path has its next request priced with the new model."""
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(Reply([text_block("one")]), Reply([text_block("two")]))
+        provider = AnthropicProvider(API_KEY, "claude-sonnet-5-5", base_url=server.base_url)
+        session = make_session(tmp_path, provider)
+        drain(session.run_turn("first"))
+        provider.model = "claude-opus-5-5"
+        drain(session.run_turn("second"))
+        records = transcript_records(session)
+        stats = session.stats()
+        session.close()
+    usages = [r["payload"]["model"] for r in records if r["kind"] == "usage"]
+    assert usages == ["claude-sonnet-5-5", "claude-opus-5-5"]
+    expected = _expected_by_category(records)
+    assert stats.cost_by_category["input"] == pytest.approx(expected["input"])
