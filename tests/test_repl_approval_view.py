@@ -116,21 +116,28 @@ def test_header_body_and_question_always_fit_and_both_ends_are_shown(lines, widt
     assert first in body[0] and last in rows[-1]
 
 
-def test_the_asker_offers_to_show_every_line_and_then_asks_again_under_the_header():
-    console = Console(file=io.StringIO(), width=80, height=30, record=True, color_system=None)
+def ask_with_answers(request, answers: list[str], width: int, height: int):
+    """The interactive asker on a recording console: (decision, questions, what it printed)."""
+    console = Console(
+        file=io.StringIO(), width=width, height=height, record=True, color_system=None
+    )
     questions: list[str] = []
-    answers = iter(["v", "n"])
+    replies = iter(answers)
 
     def ask(question: str) -> str:
         questions.append(question)
-        return next(answers)
+        return next(replies)
 
+    decision = build_interactive_asker(ask, console)(request)
+    return decision, questions, console.export_text()
+
+
+def test_the_asker_offers_to_show_every_line_and_then_asks_again_under_the_header():
     content = "\n".join(f"line {n}" for n in range(1, 201))
     request = PermissionRequest("write_file", "create big.txt", build_content_approval(content))
-    decision = build_interactive_asker(ask, console)(request)
+    decision, questions, shown = ask_with_answers(request, ["v", "n"], 80, 30)
     assert decision is PermissionDecision.DENY
     assert "[v] view every line" in questions[0] and "[v]" not in questions[1]
-    shown = console.export_text()
     for number in range(1, 201):
         assert f"{number:>3} │ line {number}\n" in shown, number
     assert shown.rstrip("\n").split("\n")[-1].startswith("permission needed for write_file")
@@ -190,17 +197,8 @@ def test_a_text_just_under_the_bound_is_still_listed_whole():
 
 
 def test_the_asker_offers_the_two_ends_of_a_huge_write():
-    console = Console(file=io.StringIO(), width=100, height=40, record=True, color_system=None)
-    questions: list[str] = []
-    answers = iter(["v", "y"])
-
-    def ask(question: str) -> str:
-        questions.append(question)
-        return next(answers)
-
-    decision = build_interactive_asker(ask, console)(huge_write_request())
+    decision, questions, shown = ask_with_answers(huge_write_request(), ["v", "y"], 100, 40)
     assert decision is PermissionDecision.ALLOW_ONCE
     assert "[v] view its two ends" in questions[0] and "[v]" not in questions[1]
-    shown = console.export_text()
     assert "   500 │ row 500\n" in shown and "199501 │ row 199501\n" in shown
     assert "│ row 501\n" not in shown and "│ row 199500\n" not in shown

@@ -12,6 +12,8 @@ import sys
 
 import pytest
 
+from agent_cli.sources.resolver import __all__ as resolver_names
+
 IO_HALF = [
     "agent_cli.sources.resolver",
     "agent_cli.sources.files",
@@ -19,21 +21,12 @@ IO_HALF = [
     "agent_cli.sources.transcript_check",
     "agent_cli.sources.artifact_check",
 ]
-PUBLIC_NAMES_BEFORE_THE_LAZY_FACE = [
-    "ARTIFACT_SCHEME",
-    "MAX_RECORD_BYTES",
-    "TRANSCRIPT_SCHEME",
-    "ParsedSourcePointer",
-    "SourcePointerError",
-    "SourcePointerResolver",
-    "SourceResolution",
-    "SourceResolutionStatus",
-    "UnknownSourceSchemeError",
-    "format_artifact_pointer",
-    "format_transcript_pointer",
-    "parse_source_pointer",
-    "resolve_durable_sources",
-]
+# the names the package re-exported eagerly, by the resolver's __all__, before it was lazy
+PUBLIC_NAMES_BEFORE_THE_LAZY_FACE = list(resolver_names)
+
+
+def _run_python(program: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
 
 
 def _loaded_io_modules_after(statements: str) -> list[str]:
@@ -41,9 +34,8 @@ def _loaded_io_modules_after(statements: str) -> list[str]:
         f"import json, sys\n{statements}\n"
         f"print(json.dumps([name for name in {IO_HALF!r} if name in sys.modules]))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", program], capture_output=True, text=True, check=True
-    )
+    done = _run_python(program)
+    assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
@@ -77,9 +69,8 @@ def test_every_public_name_still_imports_from_the_package_and_by_star():
         "exec('from agent_cli.sources import *', namespace)\n"
         "print(sorted(face.__all__)); print(sorted(n for n in namespace if n[0] != '_'))"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", program], capture_output=True, text=True, check=True
-    )
+    done = _run_python(program)
+    assert done.returncode == 0, done.stderr
     all_line, star_line = done.stdout.splitlines()
     assert all_line == repr(sorted(PUBLIC_NAMES_BEFORE_THE_LAZY_FACE))
     assert star_line == all_line
@@ -102,6 +93,6 @@ def test_any_submodule_can_be_imported_first_without_a_circular_import(first):
         "from agent_cli.sources import SourceResolution\n"
         "print(render_durable_context.__module__, SourceResolution.__module__)"
     )
-    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    done = _run_python(program)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["agent_cli.durable.render", "agent_cli.sources.resolution"]

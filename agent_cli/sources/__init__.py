@@ -23,24 +23,7 @@ from typing import TYPE_CHECKING
 import agent_cli.durable  # noqa: F401
 
 if TYPE_CHECKING:  # what type checkers see of the lazy names in _HOME_OF
-    from agent_cli.errors import SourcePointerError, UnknownSourceSchemeError  # noqa: F401
-    from agent_cli.sources.pointers import (  # noqa: F401
-        ARTIFACT_SCHEME,
-        TRANSCRIPT_SCHEME,
-        ParsedSourcePointer,
-        format_artifact_pointer,
-        format_transcript_pointer,
-        parse_source_pointer,
-    )
-    from agent_cli.sources.resolution import (  # noqa: F401
-        SourceResolution,
-        SourceResolutionStatus,
-    )
-    from agent_cli.sources.resolver import (  # noqa: F401
-        SourcePointerResolver,
-        resolve_durable_sources,
-    )
-    from agent_cli.sources.transcript_check import MAX_RECORD_BYTES  # noqa: F401
+    from agent_cli.sources.resolver import *  # noqa: F403
 
 _HOME_OF: dict[str, str] = {
     "ARTIFACT_SCHEME": "agent_cli.sources.pointers",
