@@ -185,6 +185,13 @@ def test_the_full_listing_of_a_huge_write_is_bounded_and_says_what_is_approved()
     )
 
 
+def test_a_huge_text_whose_middle_is_one_blank_run_is_listed_whole_and_once():
+    content = "top\n" + "\n" * 100_000 + "bottom\n"
+    request = PermissionRequest("write_file", "create f", build_content_approval(content))
+    rows = printed_rows(build_approval_view(request, 100, 40, full=True), 100)
+    assert rows[1:] == ["       1 │ top", "2-100001 │ ⋮ 100000 blank lines", "  100002 │ bottom"]
+
+
 def test_a_text_just_under_the_bound_is_still_listed_whole():
     content = "\n".join(f"row {n}" for n in range(1, FULL_VIEW_MAX_LINES + 1))
     request = PermissionRequest("write_file", "create f", build_content_approval(content))

@@ -113,6 +113,8 @@ def _full_listing(approval: Approval, raw_lines: list[str]) -> list[NumberedLine
         )
     )
     first, last = head[-1].last + 1, tail[-1].first - 1
+    if first > last:  # a blank run spans the middle: the two ends meet
+        return [*head, *(line for line in reversed(tail) if line.first >= first)]
     size = format_size(len(approval.text.encode("utf-8", "surrogatepass")))
     note = Text(
         f"⋮ lines {first + 1:,}-{last + 1:,} ({last - first + 1:,} lines) not listed: only the "
