@@ -35,8 +35,7 @@ def test_a_half_deleted_session_is_named_with_the_reason_its_artifacts_stayed():
         "deleted 1 session (transcript and artifacts): a",
         "no such session: d",
         "transcript deleted, artifacts left: b: permission denied",
-        "not deleted: c: session c is open in another agent-cli process; quit it there first, "
-        "or /new for a new session here",
+        "not deleted: c: session c is open in another agent-cli process; quit it there first",
     ]
 
 

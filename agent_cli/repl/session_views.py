@@ -143,12 +143,15 @@ def _some_ids(ids: Sequence[str]) -> str:
 
 
 def _reason(problem: BaseException | None) -> str:
-    """The error in a few plain words: the OS's own for a file error, else ours."""
+    """The error in a few plain words: the OS's own for a file error; for a session open
+    elsewhere, the fact without the advice to open a new one (nothing is being opened)."""
     if isinstance(problem, OSError) and problem.strerror:
         return clip_line(problem.strerror.lower(), 80)
-    from agent_cli.repl.error_text import describe_error
+    from agent_cli.repl.error_text import describe_error, describe_session_fact
 
-    return describe_error(problem) if problem is not None else "unknown reason"
+    if problem is None:
+        return "unknown reason"
+    return describe_session_fact(problem) or describe_error(problem)
 
 
 def _format_when(moment: Any) -> str:
