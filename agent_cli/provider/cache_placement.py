@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from agent_cli.events import CACHE_ALL_BUT_LAST, CACHE_NOTHING
+
 CACHE_CONTROL: dict[str, str] = {"type": "ephemeral"}
 
 
@@ -27,6 +29,31 @@ def mark_cache_breakpoint(blocks: list[dict[str, Any]]) -> None:
     """Mark the last block (if any) as the end of a prefix to cache."""
     if blocks:
         blocks[-1]["cache_control"] = dict(CACHE_CONTROL)
+
+
+def mark_conversation_breakpoint(turns: Sequence[TurnLike], mode: str, last_index: int) -> None:
+    """The conversation's breakpoint: on its last block, or with `CACHE_ALL_BUT_LAST` on the
+    last block that came from a message before `last_index` (the one-off message may have
+    been merged into the turn before it). With `CACHE_NOTHING`, none."""
+    if mode == CACHE_NOTHING or not turns:
+        return
+    if mode != CACHE_ALL_BUT_LAST:
+        mark_cache_breakpoint(turns[-1].blocks)
+        return
+    for turn in reversed(turns):
+        for block, origin in zip(reversed(turn.blocks), reversed(turn.origins), strict=True):
+            if origin < last_index:
+                block["cache_control"] = dict(CACHE_CONTROL)
+                return
+
+
+def drop_cache_breakpoints(wire: dict[str, Any]) -> None:
+    """Remove every breakpoint from a built request (tools, system, messages)."""
+    blocks = [*wire.get("tools", ()), *wire.get("system", ())]
+    for message in wire.get("messages", ()):
+        blocks += message["content"]
+    for block in blocks:
+        block.pop("cache_control", None)
 
 
 def build_system_blocks(system: str, project_instructions: str = "") -> list[dict[str, Any]]:
