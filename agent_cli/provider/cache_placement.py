@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from agent_cli.compaction.digest import digest_from_message, render_digest_parts
+from agent_cli.compaction.markers import is_digest_message
 from agent_cli.events import CACHE_ALL_BUT_LAST, CACHE_NOTHING
 
 CACHE_CONTROL: dict[str, str] = {"type": "ephemeral"}
@@ -45,6 +47,38 @@ def mark_conversation_breakpoint(turns: Sequence[TurnLike], mode: str, last_inde
             if origin < last_index:
                 block["cache_control"] = dict(CACHE_CONTROL)
                 return
+
+
+def split_digest_blocks(message: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The running digest as one text block per part (`compaction.digest`), or None for
+    any other message, or a digest whose text is not its parts joined (then it goes as
+    one block). A part reads the same until the digest is refitted, so with the
+    breakpoint on the last part (`mark_digest_breakpoint`) the next compaction reads the
+    earlier parts from the cache and writes only the part it adds."""
+    if not is_digest_message(message):
+        return None
+    parts = render_digest_parts(digest_from_message(message))
+    if "\n".join(parts) != message.get("content"):
+        return None
+    return [{"type": "text", "text": part} for part in parts]
+
+
+def mark_digest_breakpoint(turns: Sequence[TurnLike], messages: Sequence[Any], mode: str) -> None:
+    """The fourth breakpoint, on the last block of the running digest (compaction puts it
+    first or second in the view), unless the request caches nothing."""
+    if mode == CACHE_NOTHING:
+        return
+    at = next(
+        (i for i, m in enumerate(messages[:2]) if isinstance(m, dict) and is_digest_message(m)),
+        None,
+    )
+    for turn in turns if at is not None else ():
+        blocks = [
+            block for block, origin in zip(turn.blocks, turn.origins, strict=True) if origin == at
+        ]
+        if blocks:
+            blocks[-1]["cache_control"] = dict(CACHE_CONTROL)
+            return
 
 
 def drop_cache_breakpoints(wire: dict[str, Any]) -> None:
