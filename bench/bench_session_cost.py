@@ -217,7 +217,7 @@ def price_model_summaries(run: SessionRun, counter: TokenCounter) -> float:
                     choose_summary_request(bounded, prefix, len(old), 200_000), "bench-model"
                 )
             )
-            summary = request.messages[0] if is_summary_message(request.messages[0]) else None
+            summary = next((m for m in request.messages[:2] if is_summary_message(m)), None)
             written = counter.count_message(summary) if summary else 0
             extra += trial.price + written * prices.output / prices.input
         cost.price_request(build_wire_request(request, "bench-model"))

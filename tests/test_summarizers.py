@@ -8,6 +8,7 @@ exercised without a network.
 from __future__ import annotations
 
 import inspect
+import json
 import threading
 from typing import Any
 
@@ -26,9 +27,11 @@ from agent_cli.provider.summarizers import (
 from agent_cli.provider.summary_reuse import (
     INSTRUCTIONS_HEADER,
     CachedPrefix,
+    build_reusing_request,
     choose_summary_request,
 )
 from agent_cli.provider.wire import build_wire_request
+from bench.prompt_cache import PromptCacheModel
 
 
 def user(text: str) -> dict[str, Any]:
@@ -398,3 +401,29 @@ def test_the_bounded_request_is_sent_where_the_reused_view_would_not_fit_the_win
     summarize.use_cached_prefix(offered(view, cached=30))
     summarize(view[:-2])
     assert provider.requests[0].tools == ()
+
+
+def test_the_reused_prefix_is_read_and_only_the_instructions_are_sent_plain():
+    """Priced by the tests' prompt-cache model: the session's last request wrote the view;
+    the summary request reusing it reads all of it and writes nothing (its instructions
+    are a one-off, after the breakpoint), where before they were written at 1.25x."""
+    view = long_view(31)
+    cache = PromptCacheModel(clock=lambda: 0.0)
+    cache.usage(
+        build_wire_request(ModelRequest("You are agent-cli.", "", tuple(view), (SCHEMA,)), "m")
+    )
+    reusing = build_reusing_request(offered(view, cached=31), 2, "Summarize.", 1_000)
+    usage = cache.usage(build_wire_request(reusing, "m"))
+    assert usage["cache_creation_input_tokens"] == 0
+    assert usage["cache_read_input_tokens"] > 10 * usage["input_tokens"] > 0
+
+
+def test_the_bounded_request_writes_nothing_to_the_cache():
+    """A bounded summary request is never sent again: it carries no breakpoint, so all of
+    it is plain input (1x), none of it a cache write (1.25x)."""
+    bounded = build_summary_request(long_view(31)[:-2], "Summarize.")
+    wire = build_wire_request(bounded, "m")
+    assert "cache_control" not in json.dumps(wire)
+    usage = PromptCacheModel(clock=lambda: 0.0).usage(wire)
+    assert usage["cache_creation_input_tokens"] == usage["cache_read_input_tokens"] == 0
+    assert usage["input_tokens"] > 1_000

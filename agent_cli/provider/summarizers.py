@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from agent_cli.errors import SummarizerFailed
-from agent_cli.events import ModelRequest, ModelResponse, Usage
+from agent_cli.events import CACHE_NOTHING, ModelRequest, ModelResponse, Usage
 from agent_cli.models import lookup_model
 from agent_cli.prompts import load_prompt
 from agent_cli.provider.base import Provider, ProviderEvent, Summarizer
@@ -127,6 +127,7 @@ def build_summary_request(
         messages=({"role": "user", "content": text},),
         tools=(),
         max_tokens=max_tokens,
+        cache=CACHE_NOTHING,  # a one-off: writing it to the cache at 1.25x buys nothing
     )
 
 

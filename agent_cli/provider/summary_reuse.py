@@ -3,9 +3,10 @@
 The cache holds what the last request sent: tools, system blocks and its messages. A
 summary request with the same tools, system blocks and messages, the summary instructions
 as one more user message, reads all of that at the model's cache-read price (0.05x to
-0.1x the input price) and writes only what was appended since (and the instructions) at
-1.25x. The bounded request of
-`summary_input` sends the summary prompt and a rendering of the older part at 1x. Which
+0.1x the input price), writes only what was appended since at 1.25x, and sends the
+instructions after its breakpoint at 1x (`CACHE_ALL_BUT_LAST`: no later request reads
+them). The bounded request of `summary_input` sends the summary prompt and a rendering of
+the older part at 1x, with no breakpoint (`CACHE_NOTHING`: it is never sent again). Which
 is cheaper depends on the sizes (`make bench`, `bench_session_cost`: at a 20,000-token
 request the bounded one costs about 4,100 input-price tokens and the reuse 6,000; at
 80,000 tokens the reuse costs 11,700 and the bounded one 15,400, priced at 0.1x), so
@@ -23,7 +24,7 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agent_cli.events import ModelRequest
+from agent_cli.events import CACHE_ALL_BUT_LAST, ModelRequest
 from agent_cli.models import ModelPrices
 
 CHARS_PER_TOKEN = 4
@@ -63,6 +64,7 @@ def build_reusing_request(
         tools=prefix.tools,
         max_tokens=max_tokens,
         project_instructions=prefix.project_instructions,
+        cache=CACHE_ALL_BUT_LAST,  # the instructions are a one-off: sent plain, not written
     )
 
 
@@ -91,7 +93,9 @@ def choose_summary_request(
         if prices is not None and prices.input > 0
         else (READ_PRICE, WRITE_PRICE)
     )
-    reuse_price = read * cached + write * fresh
+    # what the last request did not carry is written; the instructions after it are plain
+    instructions = _chars(replace(reusing, messages=reusing.messages[-1:], tools=(), system=""))
+    reuse_price = read * cached + write * max(fresh - instructions, 0) + instructions
     return reusing if reuse_price < _chars(bounded) else bounded
 
 
