@@ -90,10 +90,9 @@ class ModelSummarizer:
         bounded = build_summary_request(
             messages, self._system, self._max_input_chars, self._max_tokens
         )
-        window = getattr(self._provider, "context_window", 0)
-        prices = lookup_model(getattr(self._provider, "model", "")).prices
+        prices = lookup_model(self._provider.model).prices  # the model now in use (`/model`)
         request = choose_summary_request(
-            bounded, self._cached_prefix, len(messages), window, prices
+            bounded, self._cached_prefix, len(messages), self._provider.context_window, prices
         )
         response = run_request_with_timeout(self._provider, request, self._timeout_seconds)
         self.reported_usage.append(response.usage)
