@@ -110,11 +110,9 @@ def _append_part(
     """`digest` with one more part holding the new items whole, or None when that would
     pass the budget (or there is no digest yet). The parts already written stay as they
     were, so the cached prefix that ends with them is read again, not written."""
-    if digest.is_empty():
-        return None
+    if digest.is_empty() or (len(requests) + len(interactions)) * MIN_LINE_TOKENS > budget_tokens:
+        return None  # (the second test refuses a long removal before anything is counted)
     room = budget_tokens - _count_rendered(digest, counter)
-    if (len(requests) + len(interactions)) * MIN_LINE_TOKENS > room:  # cheap refusal
-        return None
     titles = [DIGEST_LATER_PART, *(["User requests:"] if requests else [])]
     titles += ["Interactions:"] if interactions else []
     room -= sum(_count_line(title, counter) for title in titles)
