@@ -49,6 +49,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from agent_cli.compaction.digest import split_digest
 from agent_cli.compaction.firing import CACHE_READ_PRICE, CACHE_WRITE_PRICE
 from agent_cli.compaction.markers import is_summary_message
 from agent_cli.compaction.summary import find_summary_boundary
@@ -59,6 +60,7 @@ from agent_cli.provider.summary_reuse import (
     CachedPrefix,
     build_reusing_request,
     choose_summary_request,
+    count_recent,
 )
 from agent_cli.provider.wire import build_wire_request
 from agent_cli.tokens import TokenCounter
@@ -123,13 +125,14 @@ def price_model_summaries(run: SessionRun, counter: TokenCounter) -> float:
     for index, request in enumerate(run.requests):
         if index in run.after_firing and index > 0:
             before = run.requests[index - 1].messages
-            old = list(before[: find_summary_boundary(before, 4)])
+            layers_see, _ = split_digest(before)  # L4 is given the view without its digest
+            old = layers_see[: find_summary_boundary(layers_see, 4)]
             bounded = build_summary_request(old, render_summary_system_prompt())
             prefix = CachedPrefix(request.system, request.tools, before, len(before))
             trial = cost.trial()
             trial.price_request(
                 build_wire_request(
-                    choose_summary_request(bounded, prefix, len(old), 200_000), "bench-model"
+                    choose_summary_request(bounded, prefix, old, 200_000), "bench-model"
                 )
             )
             summary = next((m for m in request.messages[:2] if is_summary_message(m)), None)
@@ -157,18 +160,19 @@ def price_summary_requests(
         cost.price_request(wire)
         previous = request
     instructions = render_summary_system_prompt()
-    old = list(request.messages[: find_summary_boundary(request.messages, 4)])
+    layers_see, _ = split_digest(request.messages)
+    old = layers_see[: find_summary_boundary(layers_see, 4)]
     bounded = build_summary_request(old, instructions)
     prefix = CachedPrefix(request.system, request.tools, request.messages, len(previous.messages))
     reusing = build_reusing_request(
-        prefix, len(request.messages) - len(old), instructions, bounded.max_tokens
+        prefix, count_recent(prefix, old) or 0, instructions, bounded.max_tokens
     )
     prices = []
     for variant in (bounded, reusing):
         trial = cost.trial()
         trial.price_request(build_wire_request(variant, "bench-model"))
         prices.append(trial.price)
-    chosen = choose_summary_request(bounded, prefix, len(old), 200_000)
+    chosen = choose_summary_request(bounded, prefix, old, 200_000)
     return prices[0], prices[1], size, chosen is not bounded
 
 

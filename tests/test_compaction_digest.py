@@ -461,3 +461,62 @@ def test_the_wire_sends_each_part_as_a_block_and_the_next_compaction_reads_the_f
     through_first_part = sum(block.tokens for block in blocks[: len(tools) + 1 + offset + 1])
     usage = cache.usage(second)
     assert usage["cache_read_input_tokens"] == through_first_part
+
+
+def _merged(requests: list[str], budget: int, start: int = 1) -> Any:
+    from agent_cli.compaction.digest import Digest, merge_digest
+    from agent_cli.compaction.removed import RemovedRequest
+
+    found = [RemovedRequest(t, f"transcript:s1:{start + n}") for n, t in enumerate(requests)]
+    return lambda digest=Digest(): merge_digest(  # noqa: B008 - an empty digest, frozen
+        digest, found[::-1], [], budget, TokenCounter()
+    )
+
+
+def test_an_appended_request_of_many_lines_is_counted_as_the_digest_counts_it():
+    """A pasted request with blank and indented lines counts higher line by line (how
+    `count_digest` counts the message) than as one text: the part is refused when the
+    line-by-line count would pass the budget."""
+    from agent_cli.compaction.digest import build_digest_message, count_digest
+
+    first = _merged(["Please tidy the repository."], 2_000)()
+    paste = "fix this:\n" + "\n\n".join("        return y" for _ in range(400))
+    digest = _merged([paste], 2_000, start=50)(first)
+    counter = TokenCounter()
+    assert count_digest(build_digest_message(digest), counter) <= 2_000
+
+
+def test_a_refit_whose_requests_fit_stays_within_the_budget():
+    """Interaction lines get what the requests leave, never a fixed share on top: the
+    rest fold into the "older" line (and a refitted digest leaves room for parts)."""
+    from agent_cli.compaction.digest import (
+        Digest,
+        build_digest_message,
+        count_digest,
+        merge_digest,
+    )
+    from agent_cli.compaction.removed import RemovedInteraction, RemovedRequest
+
+    requests = [
+        RemovedRequest(f"request {n}: " + "words " * 60, f"transcript:s1:{n}") for n in range(5)
+    ]
+    calls = [
+        RemovedInteraction(
+            f"t{n}",
+            tool_use(f"t{n}", "bash", {"command": f"ls {n}"}),
+            None,
+            f"transcript:s1:{100 + n}",
+        )
+        for n in range(60)
+    ]
+    counter = TokenCounter()
+    digest = merge_digest(Digest(), requests[::-1], calls[::-1], 400, counter)
+    assert all(r.text in render(digest) for r in requests)  # the requests fit whole
+    assert count_digest(build_digest_message(digest), counter) <= 400
+    assert digest.older.count > 0
+
+
+def render(digest: Any) -> str:
+    from agent_cli.compaction.digest import render_digest
+
+    return render_digest(digest)

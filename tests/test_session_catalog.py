@@ -116,6 +116,7 @@ def test_recent_exchanges_pair_each_request_with_its_answer_and_tools():
     from agent_cli.session.catalog import recent_exchanges
 
     view = [
+        {"role": "user", "content": "[Compaction digest: ...]", "_digest": {"format": 1}},
         {"role": "user", "content": f"{SUMMARY_HEADER}\nolder work"},
         {"role": "assistant", "content": [{"type": "text", "text": "noted"}]},
         {"role": "user", "content": "read a.txt"},

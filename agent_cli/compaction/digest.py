@@ -163,7 +163,7 @@ def _refit(
     fitted, used = _fit_requests(all_requests, budget, counter)
     all_lines, is_sorted = _newest_first([*interactions, *digest.interactions])
     fill = budget - int(budget_tokens * REFIT_HEADROOM)
-    line_budget = max(fill - used, budget_tokens // 4)
+    line_budget = max(fill - used, 0)  # requests first: lines that do not fit fold
     kept, folded, used = _fit_lines(all_lines, line_budget, counter)
     older = _fold(digest.older, folded, is_sorted)
     if older.count:
@@ -172,8 +172,11 @@ def _refit(
 
 
 def _count_line(line: str, counter: TokenCounter) -> int:
-    """Tokens of one rendered line with its newline (memoized by the counter)."""
-    return counter.count_text(line + "\n")
+    """Tokens of one rendered entry with its newline, as `count_digest` counts it: line
+    by line (an entry may hold line breaks: a request's own), each memoized."""
+    if "\n" not in line:
+        return counter.count_text(line + "\n")
+    return sum(counter.count_text(piece + "\n") for piece in line.split("\n"))
 
 
 def _count_frame(counter: TokenCounter) -> int:

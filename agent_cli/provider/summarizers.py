@@ -92,7 +92,7 @@ class ModelSummarizer:
         )
         prices = lookup_model(self._provider.model).prices  # the model now in use (`/model`)
         request = choose_summary_request(
-            bounded, self._cached_prefix, len(messages), self._provider.context_window, prices
+            bounded, self._cached_prefix, messages, self._provider.context_window, prices
         )
         response = run_request_with_timeout(self._provider, request, self._timeout_seconds)
         self.reported_usage.append(response.usage)

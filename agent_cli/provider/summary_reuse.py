@@ -21,9 +21,11 @@ summary leaves no text, which L4 treats as a failed summary: the view stays as i
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from agent_cli.compaction.markers import is_digest_message
 from agent_cli.events import CACHE_ALL_BUT_LAST, ModelRequest
 from agent_cli.models import ModelPrices
 
@@ -55,7 +57,8 @@ def build_reusing_request(
     text = (
         f"{INSTRUCTIONS_HEADER}\n{instructions}\n"
         f"Summarize the conversation above except its last {recent_count} messages, which "
-        "stay in the context verbatim after your summary."
+        "stay in the context verbatim after your summary. The compaction digest stays in "
+        "the context as it is: do not repeat it."
     )
     return ModelRequest(
         system=prefix.system,
@@ -68,22 +71,35 @@ def build_reusing_request(
     )
 
 
+def count_recent(prefix: CachedPrefix, old: Sequence[dict[str, Any]]) -> int | None:
+    """How many of the prefix's messages come after `old` (the part to summarize), or
+    None when the prefix does not start with exactly those messages (the digest aside:
+    layers never see it): a layer changed them in this run (L1 cut a result, L2 dropped a
+    read), so "all but the last N" would name the wrong ones."""
+    leading = [m for m in prefix.messages if not is_digest_message(m)]
+    if not old or len(old) >= len(leading):
+        return None
+    if any(a is not b and a != b for a, b in zip(old, leading, strict=False)):
+        return None
+    return len(leading) - len(old)
+
+
 def choose_summary_request(
     bounded: ModelRequest,
     prefix: CachedPrefix | None,
-    old_count: int,
+    old: Sequence[dict[str, Any]],
     context_window: int,
     prices: ModelPrices | None = None,
 ) -> ModelRequest:
-    """`bounded`, or the request reusing `prefix` when it fits the window and its
-    estimated price is lower (module doc). `old_count`: messages to summarize. `prices`:
-    the model's, whose cache-read and cache-write prices over its input price weigh the
-    reuse (some models read the cache at 0.05x, not 0.1x); None uses 0.1x and 1.25x."""
-    if prefix is None or prefix.cached_messages == 0 or old_count >= len(prefix.messages):
+    """`bounded`, or the request reusing `prefix` when it holds `old` (the messages to
+    summarize) as they are, fits the window and its estimated price is lower (module
+    doc). `prices`: the model's, whose cache-read and cache-write prices over its input
+    price weigh the reuse (some models read the cache at 0.05x, not 0.1x); None uses
+    0.1x and 1.25x."""
+    recent = count_recent(prefix, old) if prefix is not None else None
+    if prefix is None or prefix.cached_messages == 0 or recent is None:
         return bounded
-    reusing = build_reusing_request(
-        prefix, len(prefix.messages) - old_count, bounded.system, bounded.max_tokens
-    )
+    reusing = build_reusing_request(prefix, recent, bounded.system, bounded.max_tokens)
     cached = _chars(replace(reusing, messages=reusing.messages[: prefix.cached_messages]))
     fresh = _chars(reusing) - cached
     if (cached + fresh) // CHARS_PER_TOKEN + reusing.max_tokens >= context_window:
@@ -94,7 +110,11 @@ def choose_summary_request(
         else (READ_PRICE, WRITE_PRICE)
     )
     # what the last request did not carry is written; the instructions after it are plain
-    instructions = _chars(replace(reusing, messages=reusing.messages[-1:], tools=(), system=""))
+    instructions = _chars(
+        replace(
+            reusing, messages=reusing.messages[-1:], tools=(), system="", project_instructions=""
+        )
+    )
     reuse_price = read * cached + write * max(fresh - instructions, 0) + instructions
     return reusing if reuse_price < _chars(bounded) else bounded
 

@@ -183,13 +183,15 @@ class Exchange:
 def recent_exchanges(view: Iterable[dict[str, Any]], limit: int = 3) -> list[Exchange]:
     """The last `limit` requests the user typed in `view`, each with the assistant's text
     and tool names up to the next request (a summary message counts as no request)."""
-    from agent_cli.compaction.markers import is_summary_message
+    from agent_cli.compaction.markers import is_digest_message, is_summary_message
 
     exchanges: list[Exchange] = []
     request: str | None = None
     answer: list[str] = []
     tools: list[str] = []
     for message in view:
+        if is_digest_message(message):  # compaction's, not a request
+            continue
         text = typed_text(message)
         if message.get("role") == "user" and text is not None:
             if request is not None:
