@@ -163,6 +163,23 @@ class SourceUnavailable(AgentCliError):
 # --- stores -----------------------------------------------------------------------------
 
 
+class PathStepRefused(AgentCliError):
+    """A walk beneath a held directory (`agent_cli.nofollow_open`) refused a component.
+
+    `reason` is a short code ("symlink", "not_found", "not_a_directory", "is_a_directory",
+    "not_a_regular_file", "not_a_plain_name", "permission", "unreadable"), `component`
+    the name that was refused, `last` whether it was the final one, `errno` the OS error
+    number (0 when no system call failed). Callers turn it into their own error.
+    """
+
+    def __init__(self, reason: str, component: str, last: bool, errno: int = 0) -> None:
+        self.reason = reason
+        self.component = component
+        self.last = last
+        self.errno = errno
+        super().__init__(f"{reason}: {component!r}")
+
+
 class StoreError(AgentCliError):
     """Root of on-disk store failures."""
 

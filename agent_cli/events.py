@@ -43,6 +43,10 @@ class Usage:
 # --- provider -> session -----------------------------------------------------------------
 
 
+CACHE_CONVERSATION, CACHE_ALL_BUT_LAST, CACHE_NOTHING = "conversation", "all_but_last", "nothing"
+CACHE_MODES = (CACHE_CONVERSATION, CACHE_ALL_BUT_LAST, CACHE_NOTHING)
+
+
 @dataclass(frozen=True)
 class ModelRequest:
     """One model request before it is turned into wire format by the provider.
@@ -51,7 +55,11 @@ class ModelRequest:
     system prompt, `project_instructions` the workspace's AGENTS.md block (may be empty),
     `durable_context` the rendered durable block (may be empty), which is never part of
     `messages`: the provider places it after the cached prefix (in the newest user turn)
-    and decides where the cache breakpoints go.
+    and decides where the cache breakpoints go. `cache` says what the request leaves in
+    the prompt cache: `CACHE_CONVERSATION` (the conversation, for the next request to
+    read), `CACHE_ALL_BUT_LAST` (a one-off last message after a prefix worth reading: the
+    breakpoint ends before it, so it is sent at the plain price, not written at 1.25x) or
+    `CACHE_NOTHING` (a one-off request: no breakpoints, nothing written).
     """
 
     system: str
@@ -60,6 +68,7 @@ class ModelRequest:
     tools: tuple[dict[str, Any], ...]
     max_tokens: int = 4096
     project_instructions: str = ""  # AGENTS.md / CLAUDE.md, as its own cached system block
+    cache: str = "conversation"  # one of CACHE_MODES (see the class doc)
 
 
 @dataclass(frozen=True)

@@ -132,8 +132,3 @@ def _match_alias(wanted: str) -> ModelInfo | None:
 def _renamed(info: ModelInfo, model_id: str) -> ModelInfo:
     """The row of the family member, under the id the user actually gave."""
     return replace(info, model_id=model_id)
-
-
-def known_model_ids() -> tuple[str, ...]:
-    """The table's ids, newest generation first within each family, as listed."""
-    return tuple(info.model_id for info in MODEL_TABLE)

@@ -55,6 +55,7 @@ class SessionCost:
 
     @property
     def is_complete(self) -> bool:
+        """Every request was priced; otherwise the total is a floor (the toolbar says so)."""
         return self.unpriced_requests == 0
 
     def add(self, usage: Usage, info: ModelInfo) -> SessionCost:

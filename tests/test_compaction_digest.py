@@ -26,9 +26,10 @@ from agent_cli.compaction import (
     compact_context,
     validate_tool_protocol,
 )
-from agent_cli.compaction.digest import sequence_of, split_digest
+from agent_cli.compaction.digest import REFIT_HEADROOM, sequence_of, split_digest
 from agent_cli.compaction.markers import (
     DIGEST_HEADER,
+    DIGEST_LATER_PART,
     SOURCE_KEY,
     find_last_summary,
     is_digest_message,
@@ -216,7 +217,7 @@ def test_digests_merge_across_compactions_into_one_running_digest():
     assert "Thanks. What next?" in digest
 
 
-def test_a_digest_fills_its_budget_as_the_counter_counts_it_and_never_more():
+def test_a_refitted_digest_fills_its_budget_less_the_headroom_as_the_counter_counts_it():
     history = [user("Please tidy the repository.")]
     for number in range(300):  # wordy inputs: some four bytes a token, not three
         command = f"find the remaining callers of legacy helper number {number} and replace them"
@@ -235,7 +236,8 @@ def test_a_digest_fills_its_budget_as_the_counter_counts_it_and_never_more():
     assert "Also check the docs." in digest["content"]
     fresh = TokenCounter().count_message(digest)  # the whole text, tokenized at once
     assert counter.count_message(digest) == fresh
-    assert 0.9 * policy.digest_tokens <= fresh <= policy.digest_tokens
+    fill = (1 - REFIT_HEADROOM) * policy.digest_tokens  # room left for the next parts
+    assert 0.9 * fill <= fresh <= fill
 
 
 def test_older_requests_are_shortened_when_the_budget_is_spent_newest_stay_whole():
@@ -271,7 +273,8 @@ def test_the_summary_sees_the_older_part_before_anything_is_pruned():
     assert result.applied_layers == ("generate_summary",)
     assert seen[0][0]["content"] == "Please tidy the repository."  # not pruned away first
     assert len(seen[0]) == len(history) - 4
-    assert is_summary_message(result.messages[0])
+    assert is_digest_message(result.messages[0])  # before the summary, which changes
+    assert is_summary_message(result.messages[1])
     assert "\n- Please tidy the repository.\n" in digest_text(result.messages)
 
 
@@ -392,3 +395,128 @@ def test_a_damaged_digest_from_disk_reads_as_what_it_can_and_never_raises(data):
 
     digest = digest_from_message({"role": "user", "content": "x", "_digest": data})
     assert render_digest(digest).startswith(DIGEST_HEADER)
+
+
+def _two_compactions(digest_tokens: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A history compacted once, then grown and compacted again, on one policy."""
+    counter, _ = make_counter()
+    policy = CompactionPolicy(
+        soft_threshold=600, hard_limit=20_000, keep_recent_messages=4, digest_tokens=digest_tokens
+    )
+    once = compact_context(with_sources(build_long_history(8)), policy=policy, counter=counter)
+    more = [assistant("more"), user("second request")]
+    for number in range(8, 16):
+        more += call_pair(f"toolu_{number}", "y" * 400)
+    more = [{**m, SOURCE_KEY: f"transcript:s1:{100 + i}"} for i, m in enumerate(more)]
+    twice = compact_context([*once.messages, *more], policy=policy, counter=counter)
+    return once.messages, twice.messages
+
+
+def _parts(view: list[dict[str, Any]]) -> list[str]:
+    from agent_cli.compaction.digest import digest_from_message, render_digest_parts
+
+    return render_digest_parts(digest_from_message(next(m for m in view if is_digest_message(m))))
+
+
+def test_a_later_compaction_adds_a_part_and_leaves_the_written_parts_as_they_were():
+    once, twice = _two_compactions(digest_tokens=3_000)
+    first, later = _parts(once), _parts(twice)
+    assert len(first) == 1 and len(later) == 2  # within the budget: one more part
+    assert later[0] == first[0]  # byte for byte: the cached prefix ending there still holds
+    assert later[1].startswith(DIGEST_LATER_PART)
+    assert "\n- second request" in later[1] and "(transcript:s1:3)" in later[0]
+    assert digest_text(twice) == "\n".join(later)
+
+
+def test_a_digest_that_would_pass_its_budget_is_fitted_again_into_one_part():
+    once, twice = _two_compactions(digest_tokens=120)
+    assert len(_parts(twice)) == 1
+    counter = TokenCounter()
+    digest = next(m for m in twice if is_digest_message(m))
+    assert counter.count_message(digest) <= 120 + 30  # a whole request may pass a tiny budget
+    assert "second request" in digest["content"]
+
+
+def test_the_wire_sends_each_part_as_a_block_and_the_next_compaction_reads_the_first():
+    """Priced by the tests' prompt-cache model: the request after the second compaction
+    reads system, tools and the digest's first part from the cache (written by the
+    request after the first), and writes from the new part on."""
+    from bench.prompt_cache import PromptCacheModel, build_prompt_blocks
+
+    tools = ({"name": "read_file", "description": "Read a file.", "input_schema": {}},)
+    system = "You are agent-cli. " * 200  # over the cache's minimum on its own
+
+    def wire_of(view: list[dict[str, Any]]) -> dict[str, Any]:
+        return build_wire_request(ModelRequest(system, "", tuple(view), tools, 100), "m")
+
+    once, twice = _two_compactions(digest_tokens=3_000)
+    cache = PromptCacheModel(clock=lambda: 0.0)
+    cache.usage(wire_of(once))
+    second = wire_of(twice)
+    offset = 0 if is_digest_message(twice[0]) else 1  # after the kept first request
+    digest_blocks = second["messages"][0]["content"][offset : offset + len(_parts(twice))]
+    assert [b["text"] for b in digest_blocks] == _parts(twice)
+    assert "cache_control" in digest_blocks[-1] and "cache_control" not in digest_blocks[0]
+    blocks = build_prompt_blocks(second)  # tools, system, then the messages' blocks
+    through_first_part = sum(block.tokens for block in blocks[: len(tools) + 1 + offset + 1])
+    usage = cache.usage(second)
+    assert usage["cache_read_input_tokens"] == through_first_part
+
+
+def _merged(requests: list[str], budget: int, start: int = 1) -> Any:
+    from agent_cli.compaction.digest import Digest, merge_digest
+    from agent_cli.compaction.removed import RemovedRequest
+
+    found = [RemovedRequest(t, f"transcript:s1:{start + n}") for n, t in enumerate(requests)]
+    return lambda digest=Digest(): merge_digest(  # noqa: B008 - an empty digest, frozen
+        digest, found[::-1], [], budget, TokenCounter()
+    )
+
+
+def test_an_appended_request_of_many_lines_is_counted_as_the_digest_counts_it():
+    """A pasted request with blank and indented lines counts higher line by line (how
+    `count_digest` counts the message) than as one text: the part is refused when the
+    line-by-line count would pass the budget."""
+    from agent_cli.compaction.digest import build_digest_message, count_digest
+
+    first = _merged(["Please tidy the repository."], 2_000)()
+    paste = "fix this:\n" + "\n\n".join("        return y" for _ in range(400))
+    digest = _merged([paste], 2_000, start=50)(first)
+    counter = TokenCounter()
+    assert count_digest(build_digest_message(digest), counter) <= 2_000
+
+
+def test_a_refit_whose_requests_fit_stays_within_the_budget():
+    """Interaction lines get what the requests leave, never a fixed share on top: the
+    rest fold into the "older" line (and a refitted digest leaves room for parts)."""
+    from agent_cli.compaction.digest import (
+        Digest,
+        build_digest_message,
+        count_digest,
+        merge_digest,
+    )
+    from agent_cli.compaction.removed import RemovedInteraction, RemovedRequest
+
+    requests = [
+        RemovedRequest(f"request {n}: " + "words " * 60, f"transcript:s1:{n}") for n in range(5)
+    ]
+    calls = [
+        RemovedInteraction(
+            f"t{n}",
+            tool_use(f"t{n}", "bash", {"command": f"ls {n}"}),
+            None,
+            f"transcript:s1:{100 + n}",
+        )
+        for n in range(60)
+    ]
+    counter = TokenCounter()
+    digest = merge_digest(Digest(), requests[::-1], calls[::-1], 400, counter)
+    assert all(r.text in render(digest) for r in requests)  # the requests fit whole
+    assert count_digest(build_digest_message(digest), counter) <= 400
+    assert digest.older.count > 0
+
+
+def render(digest: Any) -> str:
+    from agent_cli.compaction.digest import render_digest
+
+    return render_digest(digest)

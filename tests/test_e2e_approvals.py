@@ -151,3 +151,32 @@ def test_a_tall_file_keeps_header_and_question_together_and_can_be_seen_whole(sc
     answer(scene.repl, "n")
     assert not (scene.workspace / "tall.txt").exists()
     assert PROMPT_MARK in repl.terminal.visible()
+
+
+def test_a_huge_write_shows_its_ends_lists_only_its_ends_and_is_written_whole(scene):
+    count = 20_000
+    content = "".join(f"row {number}\n" for number in range(1, count + 1))
+    screen = ask_for_tool(scene, "write_file", {"path": "huge.txt", "content": content})
+    assert f"permission needed for write_file: create huge.txt with {count} lines" in screen
+    assert re.search(rf"{count} │ row {count}", screen), screen
+    assert re.search(
+        r"⋮ lines \d+-\d+ not shown here; answer v to see its first and last 500", screen
+    )
+    assert "[v] view its two ends" in screen.rstrip().splitlines()[-1]
+    repl = scene.repl
+    repl.send("v")
+    repl.terminal.wait_for(
+        lambda text: (
+            text.rstrip().splitlines()[-1].startswith(QUESTION)
+            and "[v]" not in text.rstrip().splitlines()[-1]
+        ),
+        "the question again after the listing of both ends",
+        source=repl.terminal.visible,
+        timeout=60,
+    )
+    listing = repl.terminal.screen()
+    assert re.search(r"\b500 │ row 500\n", listing) and re.search(r"\b19501 │ row 19501\n", listing)
+    assert not re.search(r"│ row (501|19500)\n", listing)
+    assert "⋮ lines 501-19,500 (19,000 lines) not listed" in listing.replace("\n", " ")
+    answer(repl, "y")
+    assert (scene.workspace / "huge.txt").read_text() == content

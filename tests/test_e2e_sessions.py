@@ -57,3 +57,27 @@ def test_continue_skips_a_failed_one_shot_run_and_sessions_can_be_told_apart_and
     assert f"deleted 1 session (transcript and artifacts): {other}" in deleted
     assert not (home / "transcripts" / f"{other}.jsonl").exists()
     assert other not in again.submit("/sessions")
+
+
+def test_deleting_several_sessions_reports_each_one_even_when_one_is_open_elsewhere(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    for request in ("first one-shot", "second one-shot"):
+        done = run_piped(["-p", request], cwd=workspace, env=build_env(home))
+        assert done.returncode == 0, done.stderr
+    first, second = sorted(path.stem for path in (home / "transcripts").glob("*.jsonl"))
+    holder = start_repl(terminals, home, workspace)
+    held = session_id_on(holder.terminal.screen())
+    deleting = start_repl(terminals, home, workspace)
+    absent = "20990101-000000-abcdef"
+
+    report = deleting.submit(f"/sessions delete {first} {held} {absent} {second}")
+
+    assert f"deleted 2 sessions (transcript and artifacts): {first}, {second}" in report
+    assert f"no such session: {absent}" in report
+    assert f"not deleted: {held}: session {held} is open in another agent-cli" in report
+    assert (home / "transcripts" / f"{held}.jsonl").exists()
+    assert not (home / "transcripts" / f"{first}.jsonl").exists()
+    assert not (home / "transcripts" / f"{second}.jsonl").exists()
+    quit_repl(deleting)
+    quit_repl(holder)

@@ -7,7 +7,6 @@ import pytest
 from agent_cli.models import (
     DEFAULT_CONTEXT_WINDOW,
     MODEL_TABLE,
-    known_model_ids,
     lookup_model,
 )
 
@@ -54,7 +53,7 @@ def test_the_longest_matching_id_wins_over_a_shorter_neighbour():
 
 
 def test_every_row_has_whole_prices_and_a_window_and_cache_reads_cost_less_than_input():
-    assert len(set(known_model_ids())) == len(MODEL_TABLE)
+    assert len({info.model_id for info in MODEL_TABLE}) == len(MODEL_TABLE)
     for info in MODEL_TABLE:
         assert info.family in {"opus", "sonnet", "haiku"}
         assert info.context_window >= DEFAULT_CONTEXT_WINDOW

@@ -138,6 +138,23 @@ def test_grep_search_for_and_find_become_a_grep_call(text, pattern):
 
 
 @pytest.mark.parametrize(
+    ("text", "arguments"),
+    [
+        ("grep TODO src", {"pattern": "TODO", "path": "src"}),
+        ("grep TODO in src.", {"pattern": "TODO", "path": "src"}),
+        ('grep "def main" agent_cli/repl', {"pattern": "def main", "path": "agent_cli/repl"}),
+        ("grep 'a b' \"my dir\"", {"pattern": "a b", "path": "my dir"}),
+        ("search for open items in docs", {"pattern": "open items", "path": "docs"}),
+        ("find FIXME in src", {"pattern": "FIXME", "path": "src"}),
+        ("search for items in the list", {"pattern": "items in the list"}),
+        ("grep open items here", {"pattern": "open items here"}),
+    ],
+)
+def test_grep_takes_a_pattern_then_a_folder_to_search(text, arguments):
+    assert calls_of(text) == [("grep", arguments)]
+
+
+@pytest.mark.parametrize(
     ("text", "command"),
     [
         ("run ls -la", "ls -la"),
@@ -445,6 +462,26 @@ def test_the_real_toolbox_drives_parallel_calls_and_answers_from_them(tmp_path):
     assert answer[0] == "README.md has 3 lines. Its first heading is `# Demo`."
     assert answer[1].startswith("The current directory has 2 entries: ")
     assert answer[2] == "`TODO` matched 1 line; the first is in README.md:3: `TODO: write docs`."
+
+
+def test_grep_pattern_dir_searches_the_pattern_in_that_folder_only(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "plan.md").write_text("TODO: first, in docs\n")
+    (tmp_path / "src" / "app.py").write_text("x = 1\n# TODO: later, in src\n")
+    toolbox = Toolbox(tmp_path, FakeArtifactStore(), "s1")
+    ran: list[tuple[str, dict[str, Any]]] = []
+
+    def run_tool(name: str, tool_input: dict[str, Any]) -> tuple[str, bool]:
+        ran.append((name, tool_input))
+        outcome = toolbox.run(name, tool_input)
+        return outcome.content, outcome.is_error
+
+    messages = run_loop("grep TODO src", run_tool, tuple(toolbox.schemas()))
+    assert ran == [("grep", {"pattern": "TODO", "path": "src"})]
+    assert messages[-1]["content"][0]["text"] == (
+        "`TODO` matched 1 line; the first is in src/app.py:2: `# TODO: later, in src`."
+    )
 
 
 def test_a_rule_is_not_a_heading_and_a_markdown_file_still_has_one():

@@ -8,6 +8,7 @@ the first and last lines of what is approved are always among them.
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
 from hostile_support import fuzz_settings
@@ -15,13 +16,18 @@ from hypothesis import given
 from hypothesis import strategies as st
 from rich.console import Console
 
-from agent_cli.repl.approval_view import RESERVED_ROWS, build_approval_view
+from agent_cli.repl.approval_view import (
+    FULL_VIEW_MAX_LINES,
+    RESERVED_ROWS,
+    build_approval_view,
+)
 from agent_cli.repl.wiring import build_interactive_asker
 from agent_cli.tools.approval import (
     build_command_approval,
     build_content_approval,
     build_diff_approval,
 )
+from agent_cli.tools.output import format_size
 from agent_cli.tools.permissions import PermissionDecision, PermissionRequest
 
 
@@ -110,21 +116,28 @@ def test_header_body_and_question_always_fit_and_both_ends_are_shown(lines, widt
     assert first in body[0] and last in rows[-1]
 
 
-def test_the_asker_offers_to_show_every_line_and_then_asks_again_under_the_header():
-    console = Console(file=io.StringIO(), width=80, height=30, record=True, color_system=None)
+def ask_with_answers(request, answers: list[str], width: int, height: int):
+    """The interactive asker on a recording console: (decision, questions, what it printed)."""
+    console = Console(
+        file=io.StringIO(), width=width, height=height, record=True, color_system=None
+    )
     questions: list[str] = []
-    answers = iter(["v", "n"])
+    replies = iter(answers)
 
     def ask(question: str) -> str:
         questions.append(question)
-        return next(answers)
+        return next(replies)
 
+    decision = build_interactive_asker(ask, console)(request)
+    return decision, questions, console.export_text()
+
+
+def test_the_asker_offers_to_show_every_line_and_then_asks_again_under_the_header():
     content = "\n".join(f"line {n}" for n in range(1, 201))
     request = PermissionRequest("write_file", "create big.txt", build_content_approval(content))
-    decision = build_interactive_asker(ask, console)(request)
+    decision, questions, shown = ask_with_answers(request, ["v", "n"], 80, 30)
     assert decision is PermissionDecision.DENY
     assert "[v] view every line" in questions[0] and "[v]" not in questions[1]
-    shown = console.export_text()
     for number in range(1, 201):
         assert f"{number:>3} │ line {number}\n" in shown, number
     assert shown.rstrip("\n").split("\n")[-1].startswith("permission needed for write_file")
@@ -136,3 +149,63 @@ def test_a_file_name_with_a_bidi_override_shows_it_in_the_header():
     )
     header = printed_rows(build_approval_view(request, 100, 40), 100)[0]
     assert "create notes<U+202E>txt.sh with 1 line" in header
+
+
+HUGE_LINES = 200_000
+
+
+def huge_write_request() -> PermissionRequest:
+    content = "".join(f"row {number}\n" for number in range(1, HUGE_LINES + 1))
+    approval = build_content_approval(content)
+    return PermissionRequest("write_file", f"create huge.txt with {HUGE_LINES} lines", approval)
+
+
+def test_a_huge_write_shows_its_two_ends_and_what_the_full_listing_will_offer():
+    view = build_approval_view(huge_write_request(), 100, 40)
+    rows = printed_rows(view, 100)
+    assert rows[0] == "permission needed for write_file: create huge.txt with 200000 lines"
+    assert rows[1] == "     1 │ row 1" and rows[-1] == "200000 │ row 200000"
+    (gap,) = [row for row in rows if "not shown here" in row]
+    assert re.search(r"⋮ lines \d+-\d+ not shown here; answer v to see its first and last 500", gap)
+    assert len(rows) + RESERVED_ROWS <= 40 and view.is_shortened and not view.lists_every_line
+
+
+def test_the_full_listing_of_a_huge_write_is_bounded_and_says_what_is_approved():
+    rows = printed_rows(build_approval_view(huge_write_request(), 100, 40, full=True), 100)
+    numbered = [row for row in rows[1:] if "│ row " in row]
+    assert [row.split("│ row ")[1] for row in numbered] == [
+        *map(str, range(1, 501)),
+        *map(str, range(HUGE_LINES - 499, HUGE_LINES + 1)),
+    ]
+    note = " ".join(row.split("│ ", 1)[-1].strip() for row in rows[1:] if "│ row " not in row)
+    size = format_size(len(huge_write_request().approval.text.encode()))
+    assert note == (
+        "⋮ lines 501-199,500 (199,000 lines) not listed: only the first and last 500 are. "
+        f"Approving approves all 200,000 lines ({size})."
+    )
+
+
+def test_a_huge_text_whose_middle_is_one_blank_run_is_listed_whole_and_once():
+    content = "top\n" + "\n" * 100_000 + "bottom\n"
+    request = PermissionRequest("write_file", "create f", build_content_approval(content))
+    rows = printed_rows(build_approval_view(request, 100, 40, full=True), 100)
+    assert rows[1:] == ["       1 │ top", "2-100001 │ ⋮ 100000 blank lines", "  100002 │ bottom"]
+
+
+def test_a_text_just_under_the_bound_is_still_listed_whole():
+    content = "\n".join(f"row {n}" for n in range(1, FULL_VIEW_MAX_LINES + 1))
+    request = PermissionRequest("write_file", "create f", build_content_approval(content))
+    view = build_approval_view(request, 100, 40)
+    assert view.is_shortened and view.lists_every_line
+    rows = printed_rows(build_approval_view(request, 100, 40, full=True), 100)
+    assert [row.split("│ row ")[1] for row in rows[1:]] == [
+        str(n) for n in range(1, FULL_VIEW_MAX_LINES + 1)
+    ]
+
+
+def test_the_asker_offers_the_two_ends_of_a_huge_write():
+    decision, questions, shown = ask_with_answers(huge_write_request(), ["v", "y"], 100, 40)
+    assert decision is PermissionDecision.ALLOW_ONCE
+    assert "[v] view its two ends" in questions[0] and "[v]" not in questions[1]
+    assert "   500 │ row 500\n" in shown and "199501 │ row 199501\n" in shown
+    assert "│ row 501\n" not in shown and "│ row 199500\n" not in shown

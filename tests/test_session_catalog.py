@@ -14,7 +14,14 @@ from session_support import drain, make_session
 from agent_cli.errors import TranscriptLocked
 from agent_cli.provider.anthropic_provider import AnthropicProvider
 from agent_cli.session import latest_session_id
-from agent_cli.session.catalog import delete_sessions, summarize_sessions
+from agent_cli.session.catalog import (
+    DELETED,
+    FAILED,
+    NOT_FOUND,
+    SessionDeletion,
+    delete_sessions,
+    summarize_sessions,
+)
 from agent_cli.store.paths import resolve_state_paths
 
 API_KEY = "sk-ant-catalog-FAKEKEY-0123"
@@ -70,14 +77,37 @@ def test_deleting_a_session_removes_its_transcript_and_artifacts_but_not_an_open
     artifact.write_text("kept output", encoding="utf-8")
     open_one = make_session(workspace, provider(server))
     try:
-        with pytest.raises(TranscriptLocked):
-            delete_sessions(paths, [open_one.session_id])
+        (refused,) = delete_sessions(paths, [open_one.session_id])
+        assert refused.outcome == FAILED and isinstance(refused.problem, TranscriptLocked)
         assert (paths.transcripts / f"{open_one.session_id}.jsonl").exists()
-        assert delete_sessions(paths, [old]) == [old]
+        assert delete_sessions(paths, [old]) == [SessionDeletion(old, DELETED)]
     finally:
         open_one.close()
     assert not (paths.transcripts / f"{old}.jsonl").exists()
     assert not (paths.artifacts_root / old).exists()
+    assert [s.session_id for s in summarize_sessions(paths)] == [open_one.session_id]
+
+
+def test_a_failed_deletion_does_not_stop_the_rest_and_every_id_gets_its_outcome(
+    server, workspace
+) -> None:
+    paths = resolve_state_paths()
+    first = run_session(workspace, server, "first")
+    last = run_session(workspace, server, "last")
+    open_one = make_session(workspace, provider(server))
+    absent = "20990101-000000-abcdef"
+    try:
+        outcomes = delete_sessions(paths, [first, open_one.session_id, absent, "../x", last])
+    finally:
+        open_one.close()
+    assert [(o.session_id, o.outcome) for o in outcomes] == [
+        (first, DELETED),
+        (open_one.session_id, FAILED),
+        (absent, NOT_FOUND),
+        ("../x", NOT_FOUND),
+        (last, DELETED),
+    ]
+    assert isinstance(outcomes[1].problem, TranscriptLocked)
     assert [s.session_id for s in summarize_sessions(paths)] == [open_one.session_id]
 
 
@@ -86,6 +116,7 @@ def test_recent_exchanges_pair_each_request_with_its_answer_and_tools():
     from agent_cli.session.catalog import recent_exchanges
 
     view = [
+        {"role": "user", "content": "[Compaction digest: ...]", "_digest": {"format": 1}},
         {"role": "user", "content": f"{SUMMARY_HEADER}\nolder work"},
         {"role": "assistant", "content": [{"type": "text", "text": "noted"}]},
         {"role": "user", "content": "read a.txt"},

@@ -113,7 +113,7 @@ def test_forced_compaction_uses_the_focus_and_summarizes(workspace: Path) -> Non
     assert fired and fired[0].forced
     assert "keep file names" in provider.summary_focus
     assert seen, "the summarizer was not called"
-    assert session.view[0]["content"].startswith("[Conversation summary")
+    assert session.view[1]["content"].startswith("[Conversation summary")  # after the digest
 
 
 def test_forced_compaction_of_a_tiny_view_says_there_is_nothing_to_do(workspace: Path) -> None:

@@ -12,6 +12,7 @@ from fake_anthropic import Reply, start_fake_server, text_block
 from session_support import ScriptedProvider, drain, make_session, transcript_records
 
 from agent_cli.provider.anthropic_provider import AnthropicProvider
+from agent_cli.usage_cost import format_usd
 
 API_KEY = "sk-ant-test-COSTS"
 # $ per million tokens: input, output, 5-minute cache write, cache read (Anthropic's list)
@@ -87,6 +88,25 @@ def test_an_unknown_model_shows_tokens_only_and_says_so(tmp_path):
     assert stats.unpriced_requests == 1 and stats.unpriced_models == ("claude-unlisted-1",)
     assert not stats.model_in_table and stats.context_window == 200_000
     assert stats.total_usage.prompt_tokens > 0  # the tokens are still there
+
+
+def test_the_toolbar_marks_the_cost_as_a_floor_once_a_request_could_not_be_priced(tmp_path):
+    from agent_cli.repl.prompt import format_gauge
+
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(Reply([text_block("priced")]), Reply([text_block("not priced")]))
+        provider = AnthropicProvider(API_KEY, "claude-sonnet-5-5", base_url=server.base_url)
+        session = make_session(tmp_path, provider)
+        drain(session.run_turn("first"))
+        whole = session.gauge()
+        session.switch_model("claude-unlisted-1")
+        drain(session.run_turn("second"))
+        floor = session.gauge()
+        session.close()
+    assert not whole.cost_is_partial and floor.cost_is_partial
+    assert floor.cost_usd == pytest.approx(whole.cost_usd)
+    assert f" · {format_usd(whole.cost_usd)} · " in format_gauge(whole)
+    assert f" · ≥{format_usd(floor.cost_usd)} · " in format_gauge(floor)
 
 
 def test_free_space_is_the_window_less_what_the_next_request_carries(tmp_path):
@@ -168,3 +188,22 @@ def test_scripted_usage_is_priced_to_the_cent_per_category(tmp_path):
     assert stats.cost_by_category["output"] == pytest.approx(out_1 * 10 / 1e6 + out_2 * 20 / 1e6)
     assert stats.cost_by_category["cache_write"] == pytest.approx(0.50)  # 200k at $2.50
     assert stats.cost_by_category["cache_read"] == pytest.approx(0.60)  # 3M at $0.20
+
+
+def test_usage_is_recorded_and_priced_with_the_model_the_provider_points_at_now(tmp_path):
+    """The log asks the provider for the model (no copy to keep in step): a provider
+    pointed elsewhere by any path has its next request priced with the new model."""
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(Reply([text_block("one")]), Reply([text_block("two")]))
+        provider = AnthropicProvider(API_KEY, "claude-sonnet-5-5", base_url=server.base_url)
+        session = make_session(tmp_path, provider)
+        drain(session.run_turn("first"))
+        provider.model = "claude-opus-5-5"
+        drain(session.run_turn("second"))
+        records = transcript_records(session)
+        stats = session.stats()
+        session.close()
+    usages = [r["payload"]["model"] for r in records if r["kind"] == "usage"]
+    assert usages == ["claude-sonnet-5-5", "claude-opus-5-5"]
+    expected = _expected_by_category(records)
+    assert stats.cost_by_category["input"] == pytest.approx(expected["input"])

@@ -8,6 +8,7 @@ exercised without a network.
 from __future__ import annotations
 
 import inspect
+import json
 import threading
 from typing import Any
 
@@ -26,9 +27,12 @@ from agent_cli.provider.summarizers import (
 from agent_cli.provider.summary_reuse import (
     INSTRUCTIONS_HEADER,
     CachedPrefix,
+    build_reusing_request,
     choose_summary_request,
+    count_recent,
 )
 from agent_cli.provider.wire import build_wire_request
+from bench.prompt_cache import PromptCacheModel
 
 
 def user(text: str) -> dict[str, Any]:
@@ -358,7 +362,7 @@ def test_the_reuse_is_weighed_at_the_models_own_cache_prices():
 
     def chosen(cache_read: float) -> ModelRequest:
         prices = ModelPrices(input=1.0, output=5.0, cache_write=1.25, cache_read=cache_read)
-        return choose_summary_request(bounded, prefix, 29, 1_000_000, prices)
+        return choose_summary_request(bounded, prefix, view[:-2], 1_000_000, prices)
 
     assert chosen(0.0) is not bounded  # free reads: reusing the cache is cheaper
     assert chosen(1.0) is bounded  # reads as dear as input: the shorter rendering wins
@@ -398,3 +402,61 @@ def test_the_bounded_request_is_sent_where_the_reused_view_would_not_fit_the_win
     summarize.use_cached_prefix(offered(view, cached=30))
     summarize(view[:-2])
     assert provider.requests[0].tools == ()
+
+
+def test_the_reused_prefix_is_read_and_only_the_instructions_are_sent_plain():
+    """Priced by the tests' prompt-cache model: the session's last request wrote the view;
+    the summary request reusing it reads all of it and writes nothing (its instructions
+    are a one-off, after the breakpoint), where before they were written at 1.25x."""
+    view = long_view(31)
+    cache = PromptCacheModel(clock=lambda: 0.0)
+    cache.usage(
+        build_wire_request(ModelRequest("You are agent-cli.", "", tuple(view), (SCHEMA,)), "m")
+    )
+    reusing = build_reusing_request(offered(view, cached=31), 2, "Summarize.", 1_000)
+    usage = cache.usage(build_wire_request(reusing, "m"))
+    assert usage["cache_creation_input_tokens"] == 0
+    assert usage["cache_read_input_tokens"] > 10 * usage["input_tokens"] > 0
+
+
+def test_the_bounded_request_writes_nothing_to_the_cache():
+    """A bounded summary request is never sent again: it carries no breakpoint, so all of
+    it is plain input (1x), none of it a cache write (1.25x)."""
+    bounded = build_summary_request(long_view(31)[:-2], "Summarize.")
+    wire = build_wire_request(bounded, "m")
+    assert "cache_control" not in json.dumps(wire)
+    usage = PromptCacheModel(clock=lambda: 0.0).usage(wire)
+    assert usage["cache_creation_input_tokens"] == usage["cache_read_input_tokens"] == 0
+    assert usage["input_tokens"] > 1_000
+
+
+def test_the_reuse_names_the_messages_l4_keeps_when_the_view_holds_a_digest():
+    """The digest is in the cached prefix but never among the messages L4 summarizes: the
+    count of messages left out is taken without it."""
+    digest = {"role": "user", "content": "[digest]", "_digest": {"format": 1}}
+    view = [long_view(1)[0], digest, *long_view(30)[1:]]
+    old = [view[0], *view[2:-4]]
+    assert count_recent(offered(view, cached=len(view)), old) == 4
+    request = choose_summary_request(
+        build_summary_request(old, "Summarize."), offered(view, cached=len(view)), old, 10**6
+    )
+    assert "except its last 4 messages" in request.messages[-1]["content"]
+
+
+def test_the_bounded_request_is_sent_when_a_layer_changed_the_messages_to_summarize():
+    """L1 or L2 ran before L4 in the same run: the prefix no longer starts with what L4
+    summarizes, so "all but the last N" would name the wrong messages."""
+    view = long_view(31)
+    changed = [*view[:5], user("a result cut by L1"), *view[6:-2]]
+    bounded = build_summary_request(changed, "Summarize.")
+    assert count_recent(offered(view, cached=31), changed) is None
+    assert choose_summary_request(bounded, offered(view, cached=31), changed, 10**6) is bounded
+
+
+def test_large_project_instructions_are_weighed_as_cached_not_sent_again():
+    """Everything cached: reading a 40,000-character AGENTS.md at 0.1x is no reason to send
+    the bounded rendering instead."""
+    view = long_view(31, chars=300)
+    prefix = CachedPrefix("You are agent-cli.", (SCHEMA,), tuple(view), 31, "rules " * 6_700)
+    bounded = build_summary_request(view[:-2], "Summarize.")
+    assert choose_summary_request(bounded, prefix, view[:-2], 10**6) is not bounded

@@ -9,7 +9,6 @@ import pytest
 
 from agent_cli.errors import ToolError, WorkspaceEscape
 from agent_cli.tools.approval import MAX_DIFF_SOURCE_BYTES, read_text_for_diff
-from agent_cli.tools.file_tools import read_edit_source
 from agent_cli.tools.text_source import read_text_source
 from agent_cli.tools.workspace import Workspace
 
@@ -60,9 +59,8 @@ def test_a_nul_past_the_head_is_binary_for_a_diff_but_editable_text(workspace):
         read(workspace, "late_nul.txt", max_bytes=20_000, for_display=True)
 
 
-def test_edit_file_and_the_approval_diff_read_through_it_with_their_own_caps(workspace):
+def test_the_approval_diff_reads_through_it_with_its_own_cap(workspace):
     root = workspace.root
-    assert read_edit_source(workspace, root / "plain.txt", "plain.txt", CAP) == "one\ntwo\n"
     assert read_text_for_diff(workspace, root / "latin1.txt", "latin1.txt") == "caf\ufffd\n"
     for name in ("head_nul.bin", "late_nul.txt", "link.txt", "missing.txt"):
         assert read_text_for_diff(workspace, root / name, name) is None

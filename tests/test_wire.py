@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 
 import pytest
 from fake_anthropic_rules import validate_request
 
 from agent_cli.errors import WireFormatError
-from agent_cli.events import ModelRequest
+from agent_cli.events import CACHE_ALL_BUT_LAST, CACHE_NOTHING, ModelRequest
 from agent_cli.provider.wire import build_wire_request
 
 READ_TOOL = {
@@ -420,3 +421,34 @@ def test_a_paused_answer_at_the_end_is_sent_back_with_its_trailing_space_trimmed
 def test_an_unanswered_tool_use_at_the_end_of_the_view_is_refused():
     request = make_request(user(text("q")), assistant(text("Reading."), tool_use("t1")))
     assert reason_of(request) == ("missing_tool_result", 1)
+
+
+def test_a_one_off_last_message_ends_the_breakpoint_before_it_even_when_merged():
+    """CACHE_ALL_BUT_LAST (a summary request reusing the cached prefix): the instructions,
+    merged into the turn of the result before them, come after the breakpoint."""
+    request = dataclasses.replace(
+        make_request(
+            user(text("q")),
+            assistant(tool_use("t1")),
+            user(tool_result("t1")),
+            {"role": "user", "content": "Summarize the above."},
+        ),
+        cache=CACHE_ALL_BUT_LAST,
+    )
+    wire = build_wire_request(request, "m")
+    last_turn = wire["messages"][-1]["content"]
+    assert [block["type"] for block in last_turn] == ["tool_result", "text"]
+    assert "cache_control" in last_turn[0] and "cache_control" not in last_turn[1]
+    assert count_breakpoints(wire) == 3  # tools, system, and the end of the reused prefix
+
+
+def test_a_one_off_request_carries_no_breakpoint_at_all():
+    request = dataclasses.replace(make_request(user(text("q"))), cache=CACHE_NOTHING)
+    wire = build_wire_request(request, "m")
+    assert count_breakpoints(wire) == 0 and wire["system"] and wire["tools"]
+    assert count_breakpoints(build_wire_request(make_request(user(text("q"))), "m")) == 3
+
+
+def test_an_unknown_cache_mode_is_refused():
+    request = dataclasses.replace(make_request(user(text("q"))), cache="everything")
+    assert reason_of(request) == ("bad_cache_mode", None)

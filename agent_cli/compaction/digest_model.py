@@ -2,7 +2,10 @@
 
 Contract: `Digest` holds the user's requests (newest first, each with its pointer and,
 when shortened, its original length), the interaction lines (newest first) and the
-folded "older" range. `digest_to_data` / `digest_from_message` turn it into JSON-safe
+folded "older" range, and how they are cut into the parts that are rendered one after
+another (`parts`: per part, oldest part first, how many requests and lines it holds; a
+part once written is never re-rendered until the budget makes the digest fit again, so
+the prompt cache keeps it). `digest_to_data` / `digest_from_message` turn it into JSON-safe
 data and back; anything malformed reads as absent, never a crash, because a resumed
 view comes from disk. Merging, budgets and rendering live in `digest`. Pure.
 """
@@ -45,9 +48,36 @@ class Digest:
     requests: tuple[RequestEntry, ...] = ()  # newest first
     interactions: tuple[InteractionEntry, ...] = ()  # newest first
     older: OlderRange = OlderRange()
+    # (requests, interactions) per rendered part, oldest part first; () is one part
+    parts: tuple[tuple[int, int], ...] = ()
 
     def is_empty(self) -> bool:
         return not (self.requests or self.interactions or self.older.count)
+
+    def split_parts(
+        self,
+    ) -> list[tuple[tuple[RequestEntry, ...], tuple[InteractionEntry, ...]]]:
+        """The entries of each part, oldest part first, each newest first. Parts that do
+        not add up to the entries (damaged data) read as one part."""
+        counts = self.parts
+        requests_in_parts = sum(count for count, _ in counts)
+        lines_in_parts = sum(count for _, count in counts)
+        if not counts or (requests_in_parts, lines_in_parts) != (
+            len(self.requests),
+            len(self.interactions),
+        ):
+            counts = ((len(self.requests), len(self.interactions)),)
+        found, requests_end, lines_end = [], len(self.requests), len(self.interactions)
+        for request_count, line_count in counts:  # the oldest part is at the lists' ends
+            found.append(
+                (
+                    self.requests[requests_end - request_count : requests_end],
+                    self.interactions[lines_end - line_count : lines_end],
+                )
+            )
+            requests_end -= request_count
+            lines_end -= line_count
+        return found
 
 
 def sequence_of(pointer: str | None) -> int | None:
@@ -71,6 +101,7 @@ def digest_to_data(digest: Digest) -> dict[str, Any]:
             "first": digest.older.first,
             "last": digest.older.last,
         },
+        "parts": [list(part) for part in digest.parts],
     }
 
 
@@ -101,7 +132,22 @@ def digest_from_message(message: dict[str, Any] | None) -> Digest:
             _text_or_none(older.get("first")),
             _text_or_none(older.get("last")),
         ),
+        _parts(data.get("parts")),
     )
+
+
+def _parts(value: Any) -> tuple[tuple[int, int], ...]:
+    """Part sizes as stored: pairs of non-negative ints, else none (one part)."""
+    if not isinstance(value, list):
+        return ()
+    parts = []
+    for part in value:
+        if not (isinstance(part, list) and len(part) == 2):
+            return ()
+        if not all(type(n) is int and n >= 0 for n in part):
+            return ()
+        parts.append((part[0], part[1]))
+    return tuple(parts)
 
 
 def _items(value: Any) -> list[dict[str, Any]]:

@@ -30,11 +30,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from agent_cli.compaction.digest_render import with_pointer
 from agent_cli.compaction.lines import (
     RemovedInteraction,
     count_line,
     describe_interaction,
-    line_with_pointer,
 )
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
 from agent_cli.frozen import is_frozen
@@ -111,7 +111,7 @@ def note_calls(
         result = next(b for b in result_facts.results if b.get("tool_use_id") == tool_id)
         pointer = result_facts.pointer or use_facts.pointer
         line = describe_interaction(use, result)
-        count_line(line_with_pointer(line, pointer), counter)
+        count_line(with_pointer(line, pointer), counter)
         if use_facts.calls is None or use_facts.call_tokens is None:
             use_facts = facts[use_index - start] = use_facts._replace(calls={}, call_tokens={})
         assert use_facts.calls is not None and use_facts.call_tokens is not None  # for mypy

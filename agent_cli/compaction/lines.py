@@ -3,8 +3,7 @@
 Contract: `RemovedRequest` and `RemovedInteraction` are the entries a removal gives the
 digest. `describe_interaction(use, result)` writes the line from the two blocks alone
 (`read_file path=src/a.py -> 1,234 chars, ok`), so the same interaction always reads the
-same; `line_with_pointer` is how the digest shows it with its `transcript:` pointer, and
-`count_line` its tokens with the newline that follows it in the digest (memoized by the
+same, and `count_line` counts a rendered entry as the digest does (memoized by the
 counter's text memo, which is what lets the per-turn check count a line once, when its
 interaction completes, and compaction find it counted). Pure.
 """
@@ -92,11 +91,10 @@ def result_size(result: dict[str, Any]) -> int:
     )
 
 
-def line_with_pointer(line: str, pointer: str | None) -> str:
-    """An interaction's digest line with its pointer, as the digest renders it."""
-    return f"- {line} ({pointer})" if pointer else f"- {line}"
-
-
 def count_line(line: str, counter: TokenCounter) -> int:
-    """Tokens of one rendered digest line with its newline (memoized by the counter)."""
-    return counter.count_text(line + "\n")
+    """Tokens of one rendered digest entry with its newline, as `digest.count_digest`
+    counts it: line by line (an entry may hold line breaks: a request's own), each
+    memoized by the counter's text memo."""
+    if "\n" not in line:
+        return counter.count_text(line + "\n")
+    return sum(counter.count_text(piece + "\n") for piece in line.split("\n"))

@@ -39,9 +39,10 @@ def summary_body(message: dict[str, Any]) -> str:
 
 
 DIGEST_HEADER = (
-    "[Compaction digest: what compaction took out of this view, newest first. Not the "
-    "user's words. Recall any item with the recall tool and its pointer.]"
+    "[Compaction digest: what compaction took out of this view, newest first in each "
+    "part. Not the user's words. Recall any item with the recall tool and its pointer.]"
 )
+DIGEST_LATER_PART = "[Compaction digest, continued: taken out by a later compaction.]"
 # Private keys of view messages; the wire builder drops every key but role and content.
 SOURCE_KEY = "_source"  # the `transcript:<session>:<sequence>` record a message came from
 DIGEST_KEY = "_digest"  # the structured entries behind a digest message's text

@@ -12,6 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from agent_cli.compaction.digest import digest_from_message, render_digest_parts
+from agent_cli.compaction.markers import is_digest_message
+from agent_cli.events import CACHE_ALL_BUT_LAST, CACHE_NOTHING
+
 CACHE_CONTROL: dict[str, str] = {"type": "ephemeral"}
 
 
@@ -27,6 +31,63 @@ def mark_cache_breakpoint(blocks: list[dict[str, Any]]) -> None:
     """Mark the last block (if any) as the end of a prefix to cache."""
     if blocks:
         blocks[-1]["cache_control"] = dict(CACHE_CONTROL)
+
+
+def mark_conversation_breakpoint(turns: Sequence[TurnLike], mode: str, last_index: int) -> None:
+    """The conversation's breakpoint: on its last block, or with `CACHE_ALL_BUT_LAST` on the
+    last block that came from a message before `last_index` (the one-off message may have
+    been merged into the turn before it). With `CACHE_NOTHING`, none."""
+    if mode == CACHE_NOTHING or not turns:
+        return
+    if mode != CACHE_ALL_BUT_LAST:
+        mark_cache_breakpoint(turns[-1].blocks)
+        return
+    for turn in reversed(turns):
+        for block, origin in zip(reversed(turn.blocks), reversed(turn.origins), strict=True):
+            if origin < last_index:
+                block["cache_control"] = dict(CACHE_CONTROL)
+                return
+
+
+def split_digest_blocks(message: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The running digest as one text block per part (`compaction.digest`), or None for
+    any other message, or a digest whose text is not its parts joined (then it goes as
+    one block). A part reads the same until the digest is refitted, so with the
+    breakpoint on the last part (`mark_digest_breakpoint`) the next compaction reads the
+    earlier parts from the cache and writes only the part it adds."""
+    if not is_digest_message(message):
+        return None
+    parts = render_digest_parts(digest_from_message(message))
+    if "\n".join(parts) != message.get("content"):
+        return None
+    return [{"type": "text", "text": part} for part in parts]
+
+
+def mark_digest_breakpoint(turns: Sequence[TurnLike], messages: Sequence[Any], mode: str) -> None:
+    """The fourth breakpoint, on the last block of the running digest (compaction puts it
+    first or second in the view), unless the request caches nothing."""
+    if mode == CACHE_NOTHING:
+        return
+    at = next(
+        (i for i, m in enumerate(messages[:2]) if isinstance(m, dict) and is_digest_message(m)),
+        None,
+    )
+    for turn in turns if at is not None else ():
+        blocks = [
+            block for block, origin in zip(turn.blocks, turn.origins, strict=True) if origin == at
+        ]
+        if blocks:
+            blocks[-1]["cache_control"] = dict(CACHE_CONTROL)
+            return
+
+
+def drop_cache_breakpoints(wire: dict[str, Any]) -> None:
+    """Remove every breakpoint from a built request (tools, system, messages)."""
+    blocks = [*wire.get("tools", ()), *wire.get("system", ())]
+    for message in wire.get("messages", ()):
+        blocks += message["content"]
+    for block in blocks:
+        block.pop("cache_control", None)
 
 
 def build_system_blocks(system: str, project_instructions: str = "") -> list[dict[str, Any]]:

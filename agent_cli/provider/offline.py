@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from agent_cli.compaction.markers import is_summary_message
+from agent_cli.compaction.markers import is_digest_message, is_summary_message
 from agent_cli.events import ModelRequest, ModelResponse, TextDelta, Usage
 from agent_cli.provider.base import ProviderEvent, Summarizer
 from agent_cli.provider.offline_answers import (
@@ -51,7 +51,7 @@ _ACTIONS = {
 _HELP_FORMS = (
     ("read_file", "read FILE (or open / show / cat FILE)"),
     ("list_dir", "list DIR (or ls DIR)"),
-    ("grep", "grep PATTERN (or search for / find PATTERN)"),
+    ("grep", "grep PATTERN [DIR] (or search for / find PATTERN [in DIR])"),
     ("bash", "run COMMAND (or $ COMMAND)"),
     ("write_file", "write FILE: TEXT"),
     ("edit_file", "edit FILE: OLD TEXT -> NEW TEXT"),
@@ -232,7 +232,9 @@ def _latest_questions(messages: Sequence[dict[str, Any]]) -> list[str]:
     for message in reversed(messages):
         if message.get("role") != "user" or is_summary_message(message):
             continue
-        if any(block.get("type") == "tool_result" for block in _blocks(message)):
+        if is_digest_message(message) or any(
+            block.get("type") == "tool_result" for block in _blocks(message)
+        ):
             continue
         return [
             part for part in split_requests(_message_text(message)) if parse_request(part) is None

@@ -5,7 +5,8 @@ by "and" (or a comma) and maps each to at most one tool call:
 
     read|open|show|cat|view X -> read_file {"path": X}
     list|ls [X]               -> list_dir {"path": X or "."}
-    grep P | search [for] P | find P -> grep {"pattern": P}
+    grep P [[in] DIR]         -> grep {"pattern": P, "path": DIR}  (quote a P with spaces)
+    search [for] P [in DIR] | find P [in DIR] -> the same; here P may be several words
     run CMD | $ CMD           -> bash {"command": CMD}
     write X: TEXT             -> write_file {"path": X, "content": TEXT}
     edit X: OLD -> NEW        -> edit_file {"path": X, "old_string": OLD, "new_string": NEW}
@@ -40,7 +41,10 @@ _LIST = re.compile(
     rf"(?:list|ls)(?:\s+(?:the\s+)?(?:files\s+in\s+|directory\s+|dir\s+|folder\s+)?{_TOKEN})?",
     re.IGNORECASE,
 )
-_GREP = re.compile(r"(?:grep|search\s+for|search|find)\s+(.+)", re.IGNORECASE)
+_GREP = re.compile(rf"grep\s+{_TOKEN}(?:\s+(?:in\s+)?{_TOKEN})?", re.IGNORECASE)
+_SEARCH = re.compile(
+    rf"(?:grep|search\s+for|search|find)\s+(.+?)(?:\s+in\s+{_TOKEN})?", re.IGNORECASE
+)
 _RUN = re.compile(r"(?:(?:run|execute)\s+|\$\s*)(.+)", re.IGNORECASE | re.DOTALL)
 _WRITE = re.compile(rf"write\s+(?:to\s+)?{_TOKEN}\s*:\s?(.*)", re.IGNORECASE | re.DOTALL)
 _EDIT = re.compile(rf"edit\s+{_TOKEN}\s*:\s?(.*?)\s+->\s+(.*)", re.IGNORECASE | re.DOTALL)
@@ -117,9 +121,17 @@ def parse_request(part: str) -> PlannedCall | None:
         # "ls -la": options are not a path; the listing tool takes none.
         path = _clean_token(token) if token and not token.startswith("-") else "."
         return PlannedCall("list_dir", {"path": path})
-    if match := _GREP.fullmatch(text):
-        return PlannedCall("grep", {"pattern": _clean_token(match.group(1).strip())})
+    if match := _GREP.fullmatch(text) or _SEARCH.fullmatch(text):
+        return _grep_call(match.group(1), match.group(2))
     return None
+
+
+def _grep_call(pattern: str, path: str | None) -> PlannedCall:
+    """A grep call; a path only when one was named (the tool searches "." without)."""
+    arguments = {"pattern": _clean_token(pattern.strip())}
+    if path:
+        arguments["path"] = _clean_token(path)
+    return PlannedCall("grep", arguments)
 
 
 def _clean_token(token: str) -> str:

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from agent_cli.errors import SummarizerFailed
-from agent_cli.events import ModelRequest, ModelResponse, Usage
+from agent_cli.events import CACHE_NOTHING, ModelRequest, ModelResponse, Usage
 from agent_cli.models import lookup_model
 from agent_cli.prompts import load_prompt
 from agent_cli.provider.base import Provider, ProviderEvent, Summarizer
@@ -90,10 +90,9 @@ class ModelSummarizer:
         bounded = build_summary_request(
             messages, self._system, self._max_input_chars, self._max_tokens
         )
-        window = getattr(self._provider, "context_window", 0)
-        prices = lookup_model(getattr(self._provider, "model", "")).prices
+        prices = lookup_model(self._provider.model).prices  # the model now in use (`/model`)
         request = choose_summary_request(
-            bounded, self._cached_prefix, len(messages), window, prices
+            bounded, self._cached_prefix, messages, self._provider.context_window, prices
         )
         response = run_request_with_timeout(self._provider, request, self._timeout_seconds)
         self.reported_usage.append(response.usage)
@@ -127,6 +126,7 @@ def build_summary_request(
         messages=({"role": "user", "content": text},),
         tools=(),
         max_tokens=max_tokens,
+        cache=CACHE_NOTHING,  # a one-off: writing it to the cache at 1.25x buys nothing
     )
 
 

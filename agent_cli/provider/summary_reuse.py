@@ -3,9 +3,10 @@
 The cache holds what the last request sent: tools, system blocks and its messages. A
 summary request with the same tools, system blocks and messages, the summary instructions
 as one more user message, reads all of that at the model's cache-read price (0.05x to
-0.1x the input price) and writes only what was appended since (and the instructions) at
-1.25x. The bounded request of
-`summary_input` sends the summary prompt and a rendering of the older part at 1x. Which
+0.1x the input price), writes only what was appended since at 1.25x, and sends the
+instructions after its breakpoint at 1x (`CACHE_ALL_BUT_LAST`: no later request reads
+them). The bounded request of `summary_input` sends the summary prompt and a rendering of
+the older part at 1x, with no breakpoint (`CACHE_NOTHING`: it is never sent again). Which
 is cheaper depends on the sizes (`make bench`, `bench_session_cost`: at a 20,000-token
 request the bounded one costs about 4,100 input-price tokens and the reuse 6,000; at
 80,000 tokens the reuse costs 11,700 and the bounded one 15,400, priced at 0.1x), so
@@ -20,10 +21,12 @@ summary leaves no text, which L4 treats as a failed summary: the view stays as i
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agent_cli.events import ModelRequest
+from agent_cli.compaction.markers import is_digest_message
+from agent_cli.events import CACHE_ALL_BUT_LAST, ModelRequest
 from agent_cli.models import ModelPrices
 
 CHARS_PER_TOKEN = 4
@@ -54,7 +57,8 @@ def build_reusing_request(
     text = (
         f"{INSTRUCTIONS_HEADER}\n{instructions}\n"
         f"Summarize the conversation above except its last {recent_count} messages, which "
-        "stay in the context verbatim after your summary."
+        "stay in the context verbatim after your summary. The compaction digest stays in "
+        "the context as it is: do not repeat it."
     )
     return ModelRequest(
         system=prefix.system,
@@ -63,25 +67,39 @@ def build_reusing_request(
         tools=prefix.tools,
         max_tokens=max_tokens,
         project_instructions=prefix.project_instructions,
+        cache=CACHE_ALL_BUT_LAST,  # the instructions are a one-off: sent plain, not written
     )
+
+
+def count_recent(prefix: CachedPrefix, old: Sequence[dict[str, Any]]) -> int | None:
+    """How many of the prefix's messages come after `old` (the part to summarize), or
+    None when the prefix does not start with exactly those messages (the digest aside:
+    layers never see it): a layer changed them in this run (L1 cut a result, L2 dropped a
+    read), so "all but the last N" would name the wrong ones."""
+    leading = [m for m in prefix.messages if not is_digest_message(m)]
+    if not old or len(old) >= len(leading):
+        return None
+    if any(a is not b and a != b for a, b in zip(old, leading, strict=False)):
+        return None
+    return len(leading) - len(old)
 
 
 def choose_summary_request(
     bounded: ModelRequest,
     prefix: CachedPrefix | None,
-    old_count: int,
+    old: Sequence[dict[str, Any]],
     context_window: int,
     prices: ModelPrices | None = None,
 ) -> ModelRequest:
-    """`bounded`, or the request reusing `prefix` when it fits the window and its
-    estimated price is lower (module doc). `old_count`: messages to summarize. `prices`:
-    the model's, whose cache-read and cache-write prices over its input price weigh the
-    reuse (some models read the cache at 0.05x, not 0.1x); None uses 0.1x and 1.25x."""
-    if prefix is None or prefix.cached_messages == 0 or old_count >= len(prefix.messages):
+    """`bounded`, or the request reusing `prefix` when it holds `old` (the messages to
+    summarize) as they are, fits the window and its estimated price is lower (module
+    doc). `prices`: the model's, whose cache-read and cache-write prices over its input
+    price weigh the reuse (some models read the cache at 0.05x, not 0.1x); None uses
+    0.1x and 1.25x."""
+    recent = count_recent(prefix, old) if prefix is not None else None
+    if prefix is None or prefix.cached_messages == 0 or recent is None:
         return bounded
-    reusing = build_reusing_request(
-        prefix, len(prefix.messages) - old_count, bounded.system, bounded.max_tokens
-    )
+    reusing = build_reusing_request(prefix, recent, bounded.system, bounded.max_tokens)
     cached = _chars(replace(reusing, messages=reusing.messages[: prefix.cached_messages]))
     fresh = _chars(reusing) - cached
     if (cached + fresh) // CHARS_PER_TOKEN + reusing.max_tokens >= context_window:
@@ -91,7 +109,13 @@ def choose_summary_request(
         if prices is not None and prices.input > 0
         else (READ_PRICE, WRITE_PRICE)
     )
-    reuse_price = read * cached + write * fresh
+    # what the last request did not carry is written; the instructions after it are plain
+    instructions = _chars(
+        replace(
+            reusing, messages=reusing.messages[-1:], tools=(), system="", project_instructions=""
+        )
+    )
+    reuse_price = read * cached + write * max(fresh - instructions, 0) + instructions
     return reusing if reuse_price < _chars(bounded) else bounded
 
 

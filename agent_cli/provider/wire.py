@@ -15,8 +15,13 @@ in `request.messages`: a request the API would reject is never sent, and pairing
 never silently repaired here (that belongs to `agent_cli.protocol`).
 
 Cache breakpoints: the last tool, the system prompt and the last block of the
-conversation tail carry `{"type": "ephemeral"}` (three of the four the API allows), so the
-prefix up to the tail is reused on the next request until compaction rewrites it.
+conversation tail carry `{"type": "ephemeral"}`, so the prefix up to the tail is reused on
+the next request until compaction rewrites it. The fourth goes on the running digest,
+sent as one text block per part: the next compaction adds a part and reads the earlier
+ones from the cache instead of writing them again. A
+one-off request says so (`ModelRequest.cache`): a summary request that reuses the cached
+prefix ends its breakpoint before its own last message, and a bounded summary request
+carries none, so neither writes at 1.25x what no later request will read.
 
 The durable context (`request.durable_context`) rides after that breakpoint, as the last
 text block of the newest user turn: it is re-rendered for every request and never stored,
@@ -34,11 +39,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_cli.errors import WireFormatError
-from agent_cli.events import ModelRequest
+from agent_cli.events import CACHE_MODES, CACHE_NOTHING, ModelRequest
 from agent_cli.provider.cache_placement import (
     attach_durable_context,
     build_system_blocks,
+    drop_cache_breakpoints,
     mark_cache_breakpoint,
+    mark_conversation_breakpoint,
+    mark_digest_breakpoint,
+    split_digest_blocks,
 )
 
 # The keys we send per block type; everything else (private `_` keys, stale
@@ -75,6 +84,8 @@ def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
     """Return the wire dict for `request` on `model`, or raise `WireFormatError`."""
     if not isinstance(request.max_tokens, int) or request.max_tokens <= 0:
         raise WireFormatError("bad_max_tokens")
+    if request.cache not in CACHE_MODES:
+        raise WireFormatError("bad_cache_mode")
     try:
         turns = _merge_turns(_clean_turns(request.messages))
     except RecursionError:  # nesting too deep to copy; the API would refuse it as well
@@ -82,7 +93,8 @@ def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
     _check_conversation_shape(turns)
     _trim_final_assistant_text(turns)
     _check_tool_pairing(turns)
-    mark_cache_breakpoint(turns[-1].blocks)
+    mark_conversation_breakpoint(turns, request.cache, len(request.messages) - 1)
+    mark_digest_breakpoint(turns, request.messages, request.cache)
     attach_durable_context(turns, request.durable_context)
     messages = [{"role": turn.role, "content": turn.blocks} for turn in turns]
     wire: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens}
@@ -93,6 +105,8 @@ def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
     tools = build_tool_list(request.tools)
     if tools:
         wire["tools"] = tools
+    if request.cache == CACHE_NOTHING:
+        drop_cache_breakpoints(wire)
     return wire
 
 
@@ -138,7 +152,7 @@ def _clean_turns(messages: Iterable[dict[str, Any]]) -> list[_Turn]:
 def _as_blocks(message: dict[str, Any], index: int) -> list[Any]:
     content = message.get("content")
     if isinstance(content, str):
-        return [{"type": "text", "text": content}]
+        return split_digest_blocks(message) or [{"type": "text", "text": content}]
     if isinstance(content, list):
         return content
     raise WireFormatError("malformed_content", message_index=index)

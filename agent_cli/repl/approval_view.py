@@ -10,49 +10,44 @@ Contract: `build_approval_view(request, width, height)` lays out what the user a
 - the header (which says how many lines there are) and the question fit on one screen
   together: a body too tall shows its head and its tail with a counted line for what is
   left out, and a line longer than `MAX_LINE_ROWS` rows shows its start and its end.
-  `view.is_shortened` is then True and the question offers `v` to see every line.
-With `full=True` nothing is left out (blank runs and space runs stay counted).
+  `view.is_shortened` is then True and the question offers `v` to see more.
+With `full=True` nothing is left out (blank runs and space runs stay counted), up to
+`FULL_VIEW_MAX_LINES` lines; a longer text lists its first and last `FULL_VIEW_SIDE_LINES`
+with a counted line for the rest, saying how many lines and bytes are approved as a
+whole (`view.lists_every_line` is then False). Printing all 200,000 lines of a huge write
+took minutes and helped nobody read it.
+Only the lines that can be shown are numbered and styled (`approval_lines`), so a huge
+text costs about as much as a short one; the header still counts every line.
 """
 
 from __future__ import annotations
 
 import io
-import re
 from dataclasses import dataclass
-from functools import cached_property
+from itertools import islice, takewhile
 from typing import Any
 
 from rich.console import Console
 from rich.text import Text
 
+from agent_cli.repl.approval_lines import (
+    NOTE_STYLE,
+    NumberedLine,
+    number_lines,
+    numbered_from_end,
+    numbered_from_start,
+)
 from agent_cli.repl.safe_text import clip_line, reveal_controls
 from agent_cli.tools.approval import Approval, ApprovalKind
+from agent_cli.tools.output import format_size
 
-BLANK_RUN_MIN = 3
 MAX_LINE_ROWS = 4
 # Rows kept free under the body: the question, a possible "answer y, a or n", a spare.
 RESERVED_ROWS = 3
 MIN_BODY_ROWS = 6
-_SPACE_RUN = re.compile(r"[ \t]{32,}")
-_DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
-NOTE_STYLE = "bold magenta"
+FULL_VIEW_SIDE_LINES = 500
+FULL_VIEW_MAX_LINES = 2 * FULL_VIEW_SIDE_LINES
 _MEASURING_CONSOLE = Console(file=io.StringIO(), width=80, color_system=None)
-CONTROL_STYLE = "reverse magenta"
-
-
-@dataclass
-class NumberedLine:
-    """One shown line: its number (or the range a collapsed run stands for) and its
-    text, styled only when asked for (a 100,000-line file shows only its two ends)."""
-
-    label: str
-    raw: str
-    kind: ApprovalKind
-    note: Text | None = None
-
-    @cached_property
-    def text(self) -> Text:
-        return self.note if self.note is not None else style_line(self.raw, self.kind)
 
 
 @dataclass(frozen=True)
@@ -60,20 +55,73 @@ class ApprovalView:
     header: Text
     lines: list[Text]
     is_shortened: bool
+    lists_every_line: bool = True  # False: even the full listing shows only the two ends
+
+
+@dataclass(frozen=True)
+class _Ends:
+    """Candidate lines from the start (`head`, in order) and from the end (`tail`, last
+    first). `tail` is empty when `head` already holds every line."""
+
+    head: list[NumberedLine]
+    tail: list[NumberedLine]
+    line_count: int
 
 
 def build_approval_view(request: Any, width: int, height: int, full: bool = False) -> ApprovalView:
     """The header and body lines to print before the question; see the module contract."""
     approval = approval_of(request)
     raw_lines = split_lines(approval)
-    numbered = number_lines(raw_lines, approval.kind)
-    gutter = max(len(line.label) for line in numbered) if numbered else 1
     header = build_header(request, approval, raw_lines, width)
+    lists_every_line = len(raw_lines) <= FULL_VIEW_MAX_LINES
     if full:
-        return ApprovalView(header, [_with_gutter(line, gutter) for line in numbered], False)
+        lines = _full_listing(approval, raw_lines)
+        gutter = max((len(line.label) for line in lines), default=1)
+        return ApprovalView(header, [_with_gutter(line, gutter) for line in lines], False)
     budget = max(MIN_BODY_ROWS, height - header_rows(header, width) - RESERVED_ROWS)
-    fitted, is_shortened = fit_lines(numbered, _Layout(gutter, width), budget)
-    return ApprovalView(header, [_with_gutter(line, gutter) for line in fitted], is_shortened)
+    ends = _collect_ends(raw_lines, approval.kind, budget)
+    gutter = max((len(line.label) for line in (*ends.head, *ends.tail)), default=1)
+    fitted, is_shortened = fit_lines(ends, _Layout(gutter, width), budget, lists_every_line)
+    rows = [_with_gutter(line, gutter) for line in fitted]
+    return ApprovalView(header, rows, is_shortened, lists_every_line)
+
+
+def _collect_ends(raw_lines: list[str], kind: ApprovalKind, count: int) -> _Ends:
+    """Up to `count` numbered lines from each end (no view shows more in `count` rows);
+    merged into `head` alone when the two meet."""
+    head = list(islice(numbered_from_start(raw_lines, kind), count))
+    if not head or head[-1].last == len(raw_lines) - 1:
+        return _Ends(head, [], len(raw_lines))
+    tail = list(islice(numbered_from_end(raw_lines, kind), count))
+    if tail[-1].first <= head[-1].last + 1:
+        joined = [*head, *(line for line in reversed(tail) if line.first > head[-1].last)]
+        return _Ends(joined, [], len(raw_lines))
+    return _Ends(head, tail, len(raw_lines))
+
+
+def _full_listing(approval: Approval, raw_lines: list[str]) -> list[NumberedLine]:
+    """Every line, or for a text over `FULL_VIEW_MAX_LINES` its two ends and a count."""
+    if len(raw_lines) <= FULL_VIEW_MAX_LINES:
+        return number_lines(raw_lines, approval.kind)
+    side, total = FULL_VIEW_SIDE_LINES, len(raw_lines)
+    head = list(
+        takewhile(lambda line: line.first < side, numbered_from_start(raw_lines, approval.kind))
+    )
+    tail = list(
+        takewhile(
+            lambda line: line.last >= total - side, numbered_from_end(raw_lines, approval.kind)
+        )
+    )
+    first, last = head[-1].last + 1, tail[-1].first - 1
+    if first > last:  # a blank run spans the middle: the two ends meet
+        return [*head, *(line for line in reversed(tail) if line.first >= first)]
+    size = format_size(len(approval.text.encode("utf-8", "surrogatepass")))
+    note = Text(
+        f"⋮ lines {first + 1:,}-{last + 1:,} ({last - first + 1:,} lines) not listed: only the "
+        f"first and last {side:,} are. Approving approves all {total:,} lines ({size})."
+    )
+    note.stylize(NOTE_STYLE)
+    return [*head, NumberedLine(-1, -1, "", ApprovalKind.CONTENT, note), *reversed(tail)]
 
 
 def build_approval_header(request: Any, width: int) -> Text:
@@ -131,61 +179,6 @@ def header_rows(header: Text, width: int) -> int:
     return _rows(header, width)
 
 
-def number_lines(raw_lines: list[str], kind: ApprovalKind) -> list[NumberedLine]:
-    """Every line with its number; runs of blank lines collapsed into one counted line."""
-    numbered: list[NumberedLine] = []
-    index = 0
-    while index < len(raw_lines):
-        end = _blank_run_end(raw_lines, index, kind)
-        if end - index >= BLANK_RUN_MIN:
-            marker = raw_lines[index][:1] if kind is ApprovalKind.DIFF else ""
-            note = Text(marker, style=_DIFF_STYLES.get(marker, ""))
-            note.append(f"⋮ {end - index} blank lines", style=NOTE_STYLE)
-            numbered.append(NumberedLine(f"{index + 1}-{end}", "", kind, note))
-            index = end
-            continue
-        numbered.append(NumberedLine(str(index + 1), raw_lines[index], kind))
-        index += 1
-    return numbered
-
-
-def _blank_run_end(raw_lines: list[str], start: int, kind: ApprovalKind) -> int:
-    """The index after the run of blank lines starting at `start` (`start` if none).
-
-    In a diff a line is blank when nothing but its +/-/space marker is there, and a run
-    keeps one marker, so an added run is never merged with a removed one.
-    """
-    marker = raw_lines[start][:1] if kind is ApprovalKind.DIFF else ""
-    end = start
-    while end < len(raw_lines):
-        line = raw_lines[end]
-        is_blank = line.startswith(marker) and not line[len(marker) :].strip()
-        if not is_blank or (kind is ApprovalKind.DIFF and not line):
-            break
-        end += 1
-    return end
-
-
-def style_line(line: str, kind: ApprovalKind) -> Text:
-    """One line with controls made visible and long space runs counted, diff-coloured."""
-    style = ""
-    if kind is ApprovalKind.DIFF:
-        style = "bold" if line.startswith(("+++", "---")) else _DIFF_STYLES.get(line[:1], "")
-    text = Text(style=style)
-    position = 0
-    for run in _SPACE_RUN.finditer(line):
-        _append_revealed(text, line[position : run.start()])
-        text.append(f"⟨{len(run.group())} spaces⟩", style=NOTE_STYLE)
-        position = run.end()
-    _append_revealed(text, line[position:])
-    return text
-
-
-def _append_revealed(text: Text, piece: str) -> None:
-    for part, is_control in reveal_controls(piece):
-        text.append(part, style=CONTROL_STYLE if is_control else None)
-
-
 @dataclass(frozen=True)
 class _Layout:
     """How lines are printed: behind a gutter of `gutter` cells, on `width` columns."""
@@ -202,26 +195,29 @@ class _Layout:
 
 
 def fit_lines(
-    lines: list[NumberedLine], layout: _Layout, budget: int
+    ends: _Ends, layout: _Layout, budget: int, lists_every_line: bool = True
 ) -> tuple[list[NumberedLine], bool]:
     """Lines that fill at most `budget` rows: head, a counted gap, tail."""
-    if _fits(lines, layout, budget):
-        shortened = [_shorten_line(line, layout) for line in lines]
-        return shortened, any(new is not old for new, old in zip(shortened, lines, strict=True))
-    widest = lines[-1].label.split("-")[-1]
-    note_rows = layout.rows(_gap_note(widest, widest))
-    head = _take_lines(lines, layout, (budget - note_rows) // 2)
+    if not ends.tail and _fits(ends.head, layout, budget):
+        shortened = [_shorten_line(line, layout) for line in ends.head]
+        changed = any(new is not old for new, old in zip(shortened, ends.head, strict=True))
+        return shortened, changed
+    widest = str(ends.line_count)
+    note_rows = layout.rows(_gap_note(widest, widest, lists_every_line))
+    head = _take_lines(ends.head, layout, (budget - note_rows) // 2)
     head_rows = sum(layout.rows(line) for line in head)
-    tail = _take_lines(lines[len(head) :][::-1], layout, budget - note_rows - head_rows)[::-1]
-    gap = lines[len(head) : len(lines) - len(tail)]
-    note = _gap_note(gap[0].label.split("-")[0], gap[-1].label.split("-")[-1])
-    return [*head, note, *tail], True
+    tail_candidates = ends.tail or ends.head[len(head) :][::-1]
+    tail = _take_lines(tail_candidates, layout, budget - note_rows - head_rows)[::-1]
+    first = head[-1].last + 2 if head else 1
+    last = tail[0].first if tail else ends.line_count
+    return [*head, _gap_note(str(first), str(last), lists_every_line), *tail], True
 
 
-def _gap_note(first: str, last: str) -> NumberedLine:
-    text = Text(f"⋮ lines {first}-{last} not shown here; answer v to see every line")
+def _gap_note(first: str, last: str, lists_every_line: bool) -> NumberedLine:
+    more = "every line" if lists_every_line else f"its first and last {FULL_VIEW_SIDE_LINES}"
+    text = Text(f"⋮ lines {first}-{last} not shown here; answer v to see {more}")
     text.stylize(NOTE_STYLE)
-    return NumberedLine("", "", ApprovalKind.CONTENT, text)
+    return NumberedLine(-1, -1, "", ApprovalKind.CONTENT, text)
 
 
 def _fits(lines: list[NumberedLine], layout: _Layout, budget: int) -> bool:
@@ -262,7 +258,7 @@ def _shorten_line(line: NumberedLine, layout: _Layout) -> NumberedLine:
     shown = line.text[:keep_start]
     shown.append(f" ⟨{hidden:,} characters not shown⟩ ", style=NOTE_STYLE)
     shown.append_text(line.text[length - keep_end :])
-    return NumberedLine(line.label, "", line.kind, shown)
+    return NumberedLine(line.first, line.last, "", line.kind, shown)
 
 
 def _with_gutter(line: NumberedLine, gutter: int) -> Text:

@@ -68,6 +68,51 @@ def _too_large(exc: e.InputTooLarge) -> str:
     )
 
 
+def _locked_fact(exc: e.TranscriptLocked) -> str:
+    return f"session {_c(exc.session_id)} is open in another agent-cli process; quit it there first"
+
+
+def _damaged_fact(exc: e.TranscriptCorrupt) -> str:
+    return (
+        f"the transcript of session {_c(exc.session_id)} is damaged at line "
+        f"{exc.line_number} ({_c(exc.reason)}); the file is left as it is"
+    )
+
+
+def _unresumable_fact(exc: e.SessionUnresumable) -> str:
+    where = f" at line {exc.line_number}" if exc.line_number is not None else ""
+    return (
+        f"session {_c(exc.session_id)} cannot be resumed: its transcript{where} holds a "
+        f"conversation the API would refuse ({_c(exc.reason)}); the file is left as it is"
+    )
+
+
+def _changed_fact(exc: e.TranscriptChangedUnderneath) -> str:
+    return f"the transcript of session {_c(exc.session_id)} changed underneath ({_c(exc.reason)})"
+
+
+_SESSION_FACTS: dict[type, Callable[[Any], str]] = {
+    e.TranscriptLocked: _locked_fact,
+    e.TranscriptCorrupt: _damaged_fact,
+    e.SessionUnresumable: _unresumable_fact,
+    e.TranscriptChangedUnderneath: _changed_fact,
+}
+
+
+def describe_session_fact(exc: BaseException) -> str | None:
+    """What went wrong with a session's transcript (locked, damaged, unresumable, changed
+    underneath), without advice: the REPL and the start-up each add what to do where they
+    are. None for any other error. The one place these facts are worded."""
+    for kind in type(exc).__mro__:
+        fact = _SESSION_FACTS.get(kind)
+        if fact is not None:
+            return fact(exc)
+    return None
+
+
+NEW_SESSION_HERE = "start a new session with /new"
+
+
 _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.InputTooLarge: _too_large,
     e.InvalidStoreInput: lambda exc: (
@@ -95,10 +140,7 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         f"summary failed ({_c(exc.reason)}): the view is unchanged; try /compact again"
     ),
     e.MessageViewLimitExceeded: _blocked,
-    e.TranscriptLocked: lambda exc: (
-        f"session {_c(exc.session_id)} is open in another agent-cli process; quit it there "
-        "first, or /new for a new session here"
-    ),
+    e.TranscriptLocked: lambda exc: f"{_locked_fact(exc)}, or /new for a new session here",
     e.StateDirUnavailable: lambda exc: (
         f"cannot use the state folder {_c(exc.path, 300)} ({_c(exc.reason)}): set "
         "AGENT_CLI_HOME to a writable folder"
@@ -106,24 +148,13 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.SessionNotFound: lambda exc: (
         f"no session {_c(exc.session_id)}: /sessions (or --resume without an id) lists them"
     ),
-    e.TranscriptCorrupt: lambda exc: (
-        f"the transcript of session {_c(exc.session_id)} is damaged at line "
-        f"{exc.line_number} ({_c(exc.reason)}); start a new session with /new"
-    ),
-    e.SessionUnresumable: lambda exc: (
-        f"session {_c(exc.session_id)} cannot be resumed: its transcript"
-        + (f" at line {exc.line_number}" if exc.line_number is not None else "")
-        + f" holds a conversation the API would refuse ({_c(exc.reason)}); the file is "
-        "left as it is; start a new session with /new"
-    ),
+    e.TranscriptCorrupt: lambda exc: f"{_damaged_fact(exc)}; {NEW_SESSION_HERE}",
+    e.SessionUnresumable: lambda exc: f"{_unresumable_fact(exc)}; {NEW_SESSION_HERE}",
     e.TranscriptWriteFailed: lambda exc: (
         f"could not write the transcript of session {_c(exc.session_id)} "
         f"({_c(exc.errno_name)}); free disk space, then /resume {_c(exc.session_id)}"
     ),
-    e.TranscriptChangedUnderneath: lambda exc: (
-        f"the transcript of session {_c(exc.session_id)} changed underneath "
-        f"({_c(exc.reason)}); start a new session with /new"
-    ),
+    e.TranscriptChangedUnderneath: lambda exc: f"{_changed_fact(exc)}; {NEW_SESSION_HERE}",
     e.MemoryFileDamaged: lambda exc: (
         f"the durable memory file {_c(exc.path, 300)} could not be loaded ({_c(exc.reason)})"
         + (f"; the damaged copy was kept at {_c(exc.kept_at, 300)}" if exc.kept_at else "")

@@ -117,7 +117,8 @@ class Repl:
     def list_sessions(self) -> list[Any]:
         return self._backend.list_sessions(False)
 
-    def delete_sessions(self, session_ids: list[str]) -> list[str]:
+    def delete_sessions(self, session_ids: list[str]) -> list[Any]:
+        """One `SessionDeletion` per id (see `session.catalog.delete_sessions`)."""
         delete = self._backend.delete_sessions
         if delete is None:
             return []

@@ -53,7 +53,8 @@ TOOLBAR_STYLE = Style.from_dict(
 
 
 def format_gauge(gauge: Any) -> str:
-    """`ctx 12,345 / 80,000 soft / 120,000 hard (15%) · estimator: ...` (percent of soft)."""
+    """`ctx 12,345 / 80,000 soft / 120,000 hard (15%) · $0.0123 · estimator: ...` (percent
+    of soft; the dollars only once a request was priced, `≥` when some could not be)."""
     if gauge is None:
         return "ctx … (measuring)"
     share = f"{100 * gauge.tokens / gauge.soft_threshold:.0f}%" if gauge.soft_threshold else "-"
@@ -63,7 +64,9 @@ def format_gauge(gauge: Any) -> str:
         # here, not at the top: this module is on the path to the first prompt frame
         from agent_cli.usage_cost import format_usd
 
-        money = f" · {format_usd(cost)}"
+        # some requests could not be priced (a model not in the table): a floor, said so
+        floor = "≥" if getattr(gauge, "cost_is_partial", False) else ""
+        money = f" · {floor}{format_usd(cost)}"
     return (
         f"ctx {gauge.tokens:,} / {gauge.soft_threshold:,} soft / {gauge.hard_limit:,} hard "
         f"({share}){money} · estimator: {clip_line(str(gauge.estimator), 60)}"

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.text import Text
-
 from agent_cli.errors import CommandUsageError
 from agent_cli.repl.session_views import (
+    build_deletion_report,
     build_sessions_view,
-    describe_deleted_sessions,
     select_sessions_older_than,
 )
 
@@ -44,5 +42,5 @@ def _delete_sessions(context: Any, words: list[str]) -> None:
         ids = list(dict.fromkeys(words))
     if context.session.session_id in ids:
         raise CommandUsageError("/sessions", "current_session")
-    deleted = context.delete_sessions(ids) if ids else []
-    context.console.print(Text(describe_deleted_sessions(deleted), style="green"), soft_wrap=True)
+    outcomes = context.delete_sessions(ids) if ids else []
+    context.console.print(build_deletion_report(outcomes), soft_wrap=True)

@@ -103,12 +103,55 @@ def select_sessions_older_than(sessions: Sequence[Any], days: int, current: str)
 
 
 def describe_deleted_sessions(deleted: Sequence[str]) -> str:
+    """One line naming the sessions deleted whole (at most five by id, then a count)."""
     if not deleted:
         return "no session to delete"
-    names = ", ".join(clip_line(session_id, 80) for session_id in deleted[:5])
-    more = f" and {len(deleted) - 5} more" if len(deleted) > 5 else ""
     word = "session" if len(deleted) == 1 else "sessions"
-    return f"deleted {len(deleted)} {word} (transcript and artifacts): {names}{more}"
+    return f"deleted {len(deleted)} {word} (transcript and artifacts): {_some_ids(deleted)}"
+
+
+def build_deletion_report(outcomes: Sequence[Any]) -> Text:
+    """What `/sessions delete` did with every id it was given (`SessionDeletion` values):
+    one green line for those deleted, one for those not found, and one line per id that
+    failed or was half deleted, with the reason, so nothing half-done goes unsaid."""
+    from agent_cli.session.catalog import ARTIFACTS_LEFT, DELETED, FAILED, NOT_FOUND
+
+    ids_by_outcome: dict[str, list[str]] = {}
+    for outcome in outcomes:
+        ids_by_outcome.setdefault(outcome.outcome, []).append(outcome.session_id)
+    lines: list[Text] = []
+    if DELETED in ids_by_outcome or not outcomes:
+        deleted = ids_by_outcome.get(DELETED, [])
+        lines.append(Text(describe_deleted_sessions(deleted), style="green"))
+    if NOT_FOUND in ids_by_outcome:
+        lines.append(Text(f"no such session: {_some_ids(ids_by_outcome[NOT_FOUND])}", "yellow"))
+    for outcome in outcomes:
+        shown = clip_line(outcome.session_id, 80)
+        if outcome.outcome == FAILED:
+            what = f"not deleted: {shown}"
+        elif outcome.outcome == ARTIFACTS_LEFT:
+            what = f"transcript deleted, artifacts left: {shown}"
+        else:
+            continue
+        lines.append(Text(f"{what}: {_reason(outcome.problem)}", style="red"))
+    return Text("\n").join(lines)
+
+
+def _some_ids(ids: Sequence[str]) -> str:
+    names = ", ".join(clip_line(session_id, 80) for session_id in ids[:5])
+    return names + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+
+
+def _reason(problem: BaseException | None) -> str:
+    """The error in a few plain words: the OS's own for a file error; for a session open
+    elsewhere, the fact without the advice to open a new one (nothing is being opened)."""
+    if isinstance(problem, OSError) and problem.strerror:
+        return clip_line(problem.strerror.lower(), 80)
+    from agent_cli.repl.error_text import describe_error, describe_session_fact
+
+    if problem is None:
+        return "unknown reason"
+    return describe_session_fact(problem) or describe_error(problem)
 
 
 def _format_when(moment: Any) -> str:

@@ -4,6 +4,8 @@ Contract: `describe_startup_error(exc)` returns one line fitted to a process tha
 about to exit (the advice names command-line flags, never REPL commands such as `/new`,
 and never the flag that just failed), or None when the general wording of `error_text`
 fits; `startup_exit_code(exc)` is 2 for what the user fixes on the command line.
+What went wrong with a session is worded once, by `error_text.describe_session_fact`;
+only the advice is the start-up's own.
 """
 
 from __future__ import annotations
@@ -12,31 +14,10 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_cli import errors as e
-from agent_cli.repl.safe_text import clip_line
+from agent_cli.repl.error_text import describe_session_fact
 
 NEW_SESSION = "run agent-cli without --continue or --resume to start a new session"
 SESSION_ID_SHAPE = "20261203-091436-68f9c2"
-
-
-def _c(value: object, limit: int = 160) -> str:
-    return clip_line(str(value), limit)
-
-
-def _damaged(exc: e.TranscriptCorrupt) -> str:
-    return (
-        f"the transcript of session {_c(exc.session_id)} is damaged at line "
-        f"{exc.line_number} ({_c(exc.reason)}); the file is left as it is. {NEW_SESSION}, "
-        "or `agent-cli --resume` to pick another"
-    )
-
-
-def _unresumable(exc: e.SessionUnresumable) -> str:
-    where = f" at line {exc.line_number}" if exc.line_number is not None else ""
-    return (
-        f"session {_c(exc.session_id)} cannot be resumed: its transcript{where} holds a "
-        f"conversation the API would refuse ({_c(exc.reason)}); the file is left as it is. "
-        f"{NEW_SESSION}"
-    )
 
 
 def _bad_input(exc: e.InvalidStoreInput) -> str | None:
@@ -49,15 +30,13 @@ def _bad_input(exc: e.InvalidStoreInput) -> str | None:
 
 
 _DESCRIBERS: dict[type, Callable[[Any], str | None]] = {
-    e.TranscriptLocked: lambda exc: (
-        f"session {_c(exc.session_id)} is open in another agent-cli process; quit it there "
-        f"first, or {NEW_SESSION}"
+    e.TranscriptLocked: lambda exc: f"{describe_session_fact(exc)}, or {NEW_SESSION}",
+    e.TranscriptCorrupt: lambda exc: (
+        f"{describe_session_fact(exc)}. {NEW_SESSION}, or `agent-cli --resume` to pick another"
     ),
-    e.TranscriptCorrupt: _damaged,
-    e.SessionUnresumable: _unresumable,
+    e.SessionUnresumable: lambda exc: f"{describe_session_fact(exc)}. {NEW_SESSION}",
     e.TranscriptChangedUnderneath: lambda exc: (
-        f"the transcript of session {_c(exc.session_id)} changed underneath "
-        f"({_c(exc.reason)}); try again, or {NEW_SESSION}"
+        f"{describe_session_fact(exc)}; try again, or {NEW_SESSION}"
     ),
     e.InvalidStoreInput: _bad_input,
 }

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 ASK_QUESTION = "allow? [y] once · [a] always this session · [n] no: "
 ASK_QUESTION_WITH_VIEW = "allow? [y] once · [a] always · [n] no · [v] view every line: "
+ASK_QUESTION_WITH_ENDS_VIEW = "allow? [y] once · [a] always · [n] no · [v] view its two ends: "
 API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 
 
@@ -36,8 +37,8 @@ class SessionBackend:
     open_session: Callable[[str | None], Any]
     list_sessions: Callable[[bool], list[Any]]  # True: only this workspace's
     latest_session_id: Callable[[], str | None]  # the one --continue opens here
-    # deletes sessions (transcript and artifacts), returns the ids deleted
-    delete_sessions: Callable[[list[str]], list[str]] | None = None
+    # deletes sessions (transcript and artifacts), returns one SessionDeletion per id
+    delete_sessions: Callable[[list[str]], list[Any]] | None = None
 
 
 BackendFactory = Callable[[Settings, Callable[[Any], Any]], SessionBackend]
@@ -94,7 +95,7 @@ def build_backend(
 
         return summarize_sessions(paths, workspace if this_workspace_only else None)
 
-    def delete_sessions(session_ids: list[str]) -> list[str]:
+    def delete_sessions(session_ids: list[str]) -> list[Any]:
         from agent_cli.session.catalog import delete_sessions as delete
 
         return delete(paths, session_ids)
@@ -132,16 +133,19 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Call
     cancels the turn, saying the tool never ran); Ctrl-D denies.
 
     What is approved is shown in full before the question (`approval_view`); when it is
-    too tall for the screen, `v` prints every line, then the header and question again.
+    too tall for the screen, `v` prints every line (a text over `FULL_VIEW_MAX_LINES`: its
+    two ends and a count), then the header and question again.
     """
     from rich.text import Text
 
     from agent_cli.errors import PermissionQuestionInterrupted
 
     def ask_permission(request: Any) -> Any:
-        is_shortened = _show_approval(console, request, full=False)
+        view = _show_approval(console, request, full=False)
+        is_shortened = view.is_shortened
+        offer = ASK_QUESTION_WITH_VIEW if view.lists_every_line else ASK_QUESTION_WITH_ENDS_VIEW
         while True:
-            question = ASK_QUESTION_WITH_VIEW if is_shortened else ASK_QUESTION
+            question = offer if is_shortened else ASK_QUESTION
             try:
                 answer = ask(question)
             except EOFError:
@@ -161,15 +165,16 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Call
     return ask_permission
 
 
-def _show_approval(console: Console, request: Any, *, full: bool) -> bool:
-    """Print the header and what is approved; True when something had to be left out."""
+def _show_approval(console: Console, request: Any, *, full: bool) -> Any:
+    """Print the header and what is approved; the `ApprovalView` printed (its
+    `is_shortened` says whether something had to be left out)."""
     from agent_cli.repl.approval_view import build_approval_view
 
     view = build_approval_view(request, console.width, console.height, full=full)
     console.print(view.header)
     for line in view.lines:
         console.print(line, overflow="fold")
-    return view.is_shortened
+    return view
 
 
 def _show_header_again(console: Console, request: Any) -> None:

@@ -5,9 +5,11 @@ Contract: `summarize_sessions(paths, workspace=None)` lists sessions newest firs
 were asked and answered, and the tokens the API reported. A transcript that cannot be
 read is still listed, marked unreadable, never dropped. `pick_session_to_continue`
 prefers the newest session of the workspace with at least one answered turn (a failed
-`-p` run is not what `--continue` means), else the newest. `delete_sessions` removes a
-session's transcript and its artifacts; an open session (its writer lock held, here or
-in another agent-cli) is refused and left whole.
+`-p` run is not what `--continue` means), else the newest. `delete_sessions` removes each
+session's transcript and its artifacts and reports every id's outcome (`SessionDeletion`):
+one that fails does not stop the rest, and none is reported deleted that is not gone. An
+open session (its writer lock held, here or in another agent-cli) is refused and left
+whole.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent_cli.errors import StoreError
+from agent_cli.errors import InvalidStoreInput, SessionNotFound, StoreError
 from agent_cli.session.log import MESSAGE, USAGE
 
 
@@ -117,21 +119,48 @@ def pick_session_to_continue(paths: Any, workspace: Path) -> str | None:
     return str(infos[0].session_id) if infos else None
 
 
-def delete_sessions(paths: Any, session_ids: Iterable[str]) -> list[str]:
-    """Delete each session's transcript and artifacts; the ids deleted, in order.
-    Raises the store's error (`TranscriptLocked`, `SessionNotFound`) at the first that
-    cannot go; the ones before it are gone."""
+DELETED = "deleted"
+NOT_FOUND = "not_found"
+FAILED = "failed"  # nothing was removed
+ARTIFACTS_LEFT = "artifacts_left"  # the transcript is gone, its artifacts folder is not
+
+
+@dataclass(frozen=True)
+class SessionDeletion:
+    """What `delete_sessions` did with one id: `outcome` is one of the four constants
+    above, `problem` the error behind `failed` or `artifacts_left` (None otherwise)."""
+
+    session_id: str
+    outcome: str
+    problem: Exception | None = None
+
+
+def delete_sessions(paths: Any, session_ids: Iterable[str]) -> list[SessionDeletion]:
+    """Delete each session's transcript, then its artifacts; one outcome per id, in order.
+    A failure (a session open elsewhere, a file the OS refuses) is that id's outcome and
+    the next id is still tried, so the caller can say exactly what is gone and what is not."""
     from agent_cli.store.artifacts import ArtifactStore
     from agent_cli.store.transcript import TranscriptStore
 
     transcripts = TranscriptStore(paths.transcripts)
     artifacts = ArtifactStore(paths.artifacts_root)
-    deleted: list[str] = []
+    outcomes: list[SessionDeletion] = []
     for session_id in session_ids:
-        transcripts.delete(session_id)
-        artifacts.delete_session(session_id)
-        deleted.append(session_id)
-    return deleted
+        try:
+            transcripts.delete(session_id)
+        except (SessionNotFound, InvalidStoreInput):
+            outcomes.append(SessionDeletion(session_id, NOT_FOUND))
+            continue
+        except (StoreError, OSError) as problem:
+            outcomes.append(SessionDeletion(session_id, FAILED, problem))
+            continue
+        try:
+            artifacts.delete_session(session_id)
+        except (StoreError, OSError) as problem:
+            outcomes.append(SessionDeletion(session_id, ARTIFACTS_LEFT, problem))
+            continue
+        outcomes.append(SessionDeletion(session_id, DELETED))
+    return outcomes
 
 
 def _infos(store: Any, workspace: Path | None) -> list[Any]:
@@ -154,13 +183,15 @@ class Exchange:
 def recent_exchanges(view: Iterable[dict[str, Any]], limit: int = 3) -> list[Exchange]:
     """The last `limit` requests the user typed in `view`, each with the assistant's text
     and tool names up to the next request (a summary message counts as no request)."""
-    from agent_cli.compaction.markers import is_summary_message
+    from agent_cli.compaction.markers import is_digest_message, is_summary_message
 
     exchanges: list[Exchange] = []
     request: str | None = None
     answer: list[str] = []
     tools: list[str] = []
     for message in view:
+        if is_digest_message(message):  # compaction's, not a request
+            continue
         text = typed_text(message)
         if message.get("role") == "user" and text is not None:
             if request is not None:

@@ -19,6 +19,7 @@ class Gauge:
     estimator: str
     context_window: int = 0
     cost_usd: float | None = None  # the session so far, when it could be priced
+    cost_is_partial: bool = False  # some requests could not be priced: cost_usd is a floor
 
     @property
     def percent_of_soft(self) -> int:

@@ -74,15 +74,28 @@ class TranscriptTotals:
 
 
 class SessionLog:
-    """Appends the session's records through a transcript writer and keeps the totals."""
+    """Appends the session's records through a transcript writer and keeps the totals.
+
+    `model_of` answers which model requests go to now (the provider's, which `/model`
+    and a resume change): usage is recorded and priced with it. It is asked, not copied,
+    so the log cannot price a request with a model the provider has left.
+    """
 
     def __init__(
-        self, writer: Any, clock: Callable[[], datetime], totals: TranscriptTotals | None = None
+        self,
+        writer: Any,
+        clock: Callable[[], datetime],
+        totals: TranscriptTotals | None = None,
+        model_of: Callable[[], str] = lambda: "",
     ) -> None:
         self.writer = writer
         self.clock = clock
         self.totals = totals or TranscriptTotals()
-        self.model = ""  # the model requests go to now: usage is recorded and priced with it
+        self._model_of = model_of
+
+    @property
+    def model(self) -> str:
+        return self._model_of()
 
     @property
     def session_id(self) -> str:

@@ -51,7 +51,7 @@ def switch_model(session: Any, model_id: str) -> ModelInfo:
     if not MODEL_ID.fullmatch(model_id):
         raise ModelSwitchRefused("bad_model_id")
     session.log.append(MODEL_CHANGED, {"model": model_id, "previous": provider.model})
-    provider.model = session.log.model = model_id
+    provider.model = model_id
     return lookup_model(model_id)
 
 

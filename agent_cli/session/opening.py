@@ -82,7 +82,8 @@ def open_session(
     writer = transcripts.open_writer(session_id)
     try:
         rebuilt = rebuild_from_records(transcripts.replay(session_id)) if resume else None
-        log = SessionLog(writer, clock, rebuilt.totals if rebuilt else None)
+        totals = rebuilt.totals if rebuilt else None
+        log = SessionLog(writer, clock, totals, model_of=lambda: provider.model)
         workspace_notice = None
         if rebuilt is not None:
             workspace, workspace_notice = _workspace_for_resume(workspace, rebuilt.workspace)
@@ -122,7 +123,6 @@ def open_session(
         if rebuilt is not None:
             _restore_view(session, rebuilt.view, rebuilt.origins)
             _restore_model(session, rebuilt.chosen_model)
-        log.model = provider.model
         return session
     except BaseException:
         if resume is None:  # a new session that could not start leaves no empty file

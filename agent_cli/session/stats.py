@@ -180,6 +180,7 @@ def build_gauge(session: Session) -> Gauge:
         estimator=session.counter.estimator,
         context_window=session.provider.context_window,
         cost_usd=session_cost_usd(session),
+        cost_is_partial=not session.log.totals.cost.is_complete,
     )
 
 

@@ -116,7 +116,7 @@ def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
     if old == new:
         raise ToolError("old_string and new_string are the same; there is nothing to change.")
     limit = context.limits.max_read_file_bytes
-    before = read_edit_source(context.workspace, resolved, shown, limit)
+    before = read_text_source(context.workspace, resolved, shown, limit)
     approval = build_diff_approval(before, apply_edit(before, shown, old, new)[0], shown)
     removed = count_lines_noun(_count_lines(old))
     added = count_lines_noun(_count_lines(new))
@@ -135,14 +135,9 @@ def plan_edit(
     workspace: Workspace, path: Path, shown: str, old: str, new: str, max_bytes: int
 ) -> tuple[bytes, int]:
     """The file's new bytes and the line where the change starts, or a `ToolError`."""
-    text = read_edit_source(workspace, path, shown, max_bytes)
+    text = read_text_source(workspace, path, shown, max_bytes)
     updated, line_number = apply_edit(text, shown, old, new)
     return updated.encode("utf-8"), line_number
-
-
-def read_edit_source(workspace: Workspace, path: Path, shown: str, max_bytes: int) -> str:
-    """The text of the file to edit, or a `ToolError` when it is not editable text."""
-    return read_text_source(workspace, path, shown, max_bytes)
 
 
 def apply_edit(text: str, shown: str, old: str, new: str) -> tuple[str, int]:

@@ -1,0 +1,115 @@
+"""How the running digest reads and where it sits in the view (merging: `digest`).
+
+Contract: `render_digest_parts(digest)` gives the text of each part, oldest first; a
+part's text depends on its own entries only, so it reads the same in every request until
+the digest is refitted. `build_digest_message` makes the view message (its text is the
+parts joined by line breaks; its entries ride under the private `DIGEST_KEY`, which
+never reaches the wire). `insert_digest` places it first, or after a first user message
+that is not a summary (the kept first request), so the view still starts with a user
+message and the digest comes before a summary, which every compaction rewrites.
+`split_digest` takes it out again. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from agent_cli.compaction.digest_model import (
+    Digest,
+    OlderRange,
+    RequestEntry,
+    digest_to_data,
+)
+from agent_cli.compaction.markers import (
+    DIGEST_HEADER,
+    DIGEST_KEY,
+    DIGEST_LATER_PART,
+    is_digest_message,
+    is_summary_message,
+)
+
+# --- the text --------------------------------------------------------------------------
+
+
+def render_digest(digest: Digest) -> str:
+    """The digest's text, as the model reads it: its parts, joined by line breaks."""
+    return "\n".join(render_digest_parts(digest))
+
+
+def render_digest_parts(digest: Digest) -> list[str]:
+    """The text of each part, oldest first: the first opens with the header and ends with
+    the folded "older" line; each later one opens with `DIGEST_LATER_PART`. A part's text
+    depends on its own entries only, so it reads the same in every later request."""
+    texts = []
+    for index, (requests, interactions) in enumerate(digest.split_parts()):
+        older = digest.older if index == 0 else OlderRange()
+        lines = [DIGEST_HEADER if index == 0 else DIGEST_LATER_PART]
+        if requests:
+            lines.append("User requests:")
+            lines += [request_line(entry) for entry in requests]
+        if interactions or older.count:
+            lines.append("Interactions:")
+            lines += [with_pointer(e.line, e.pointer) for e in interactions]
+        if older.count:
+            lines.append(older_line(older))
+        texts.append("\n".join(lines))
+    return texts
+
+
+def older_line(older: OlderRange) -> str:
+    span = (
+        f"recall by pointer from {older.first} to {older.last}"
+        if older.first and older.last
+        else "in the transcript"
+    )
+    noun = "interaction" if older.count == 1 else "interactions"
+    return f"- {older.count:,} older {noun}: {span}"
+
+
+def request_line(entry: RequestEntry) -> str:
+    """A request shown whole is just its words: a pointer would repeat it at a cost of about
+    twenty tokens a line, read again on every request. A shortened one keeps its pointer and
+    full length, the way back to the words it lost."""
+    if not entry.shortened_from:
+        return f"- {entry.text}"
+    notes = [entry.pointer] if entry.pointer else []
+    notes.append(f"shortened from {entry.shortened_from:,} chars")
+    return f"- ({'; '.join(notes)}) {entry.text}…"
+
+
+def with_pointer(line: str, pointer: str | None) -> str:
+    return f"- {line} ({pointer})" if pointer else f"- {line}"
+
+
+def build_digest_message(digest: Digest) -> dict[str, Any]:
+    return {"role": "user", "content": render_digest(digest), DIGEST_KEY: digest_to_data(digest)}
+
+
+# --- where it sits ------------------------------------------------------------------------
+
+
+def split_digest(
+    view: Sequence[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The view without its digest message, and that message (None when there is none).
+
+    Compaction puts the digest first or second, so only those places are looked at.
+    """
+    for index in range(min(2, len(view))):
+        if is_digest_message(view[index]):
+            return [*view[:index], *view[index + 1 :]], view[index]
+    return list(view), None
+
+
+def insert_digest(
+    view: Sequence[dict[str, Any]], message: dict[str, Any] | None
+) -> list[dict[str, Any]]:
+    """`view` with the digest after its first message if that is a user one kept as it
+    was (the first request), else first: before a summary, which every summary rewrites,
+    so that the digest's parts stay in the cached prefix."""
+    if message is None:
+        return list(view)
+    first = view[0] if view else None
+    at = 1 if first and first.get("role") == "user" and not is_summary_message(first) else 0
+    return [*view[:at], message, *view[at:]]

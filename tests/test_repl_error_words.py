@@ -1,0 +1,50 @@
+"""Session errors are worded once: the REPL and the start-up add only their own advice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_cli import errors as e
+from agent_cli.repl.error_text import describe_error, describe_session_fact
+from agent_cli.repl.startup_errors import describe_startup_error
+
+SESSION = "20261203-091436-68f9c2"
+SESSION_ERRORS = [
+    e.TranscriptLocked(SESSION),
+    e.TranscriptCorrupt(SESSION, 7, "bad_json"),
+    e.SessionUnresumable(SESSION, "orphan_tool_result", line_number=12),
+    e.TranscriptChangedUnderneath(SESSION, "truncated"),
+]
+ADVICE = {
+    "repl": "/new",
+    "start-up": "run agent-cli without --continue or --resume to start a new session",
+}
+
+
+@pytest.mark.parametrize("error", SESSION_ERRORS, ids=lambda error: type(error).__name__)
+def test_the_repl_and_the_start_up_share_the_fact_and_differ_only_in_advice(error):
+    fact = describe_session_fact(error)
+    assert fact and SESSION in fact
+    in_repl, at_start = describe_error(error), describe_startup_error(error)
+    assert in_repl.startswith(fact) and at_start is not None and at_start.startswith(fact)
+    assert ADVICE["repl"] in in_repl[len(fact) :] and "/new" not in at_start
+    assert ADVICE["start-up"] in at_start[len(fact) :]
+
+
+def test_other_errors_have_no_session_fact():
+    assert describe_session_fact(e.SessionNotFound(SESSION)) is None
+
+
+def test_each_session_error_sentence_is_written_in_one_module_only():
+    package = Path(__file__).resolve().parent.parent / "agent_cli"
+    phrases = [
+        "is open in another agent-cli process",
+        "is damaged at line",
+        "conversation the API would refuse",
+        "changed underneath (",
+    ]
+    for phrase in phrases:
+        holders = [path.name for path in package.rglob("*.py") if phrase in path.read_text("utf-8")]
+        assert holders == ["error_text.py"], (phrase, holders)
