@@ -11,9 +11,11 @@ Contract:
   blocks (dicts, in order), its `SOURCE_KEY` pointer, the tokens of its largest
   tool_result by the counter it was built with (None without one), and for its calls
   that were answered, the digest entry they would leave if removed (`calls`: tool_use
-  id -> `RemovedInteraction`, with its line). Facts are a function of the message's
-  content (and, for `calls`, of the result blocks and pointer they name: a reader
-  checks that those are still the ones it finds), never stale while it is unchanged.
+  id -> `RemovedInteraction`, with its line, already counted as the digest counts it)
+  and the tokens of their two blocks (`call_tokens`). Facts are a function of the
+  message's content (and, for `calls`, of the result blocks and pointer they name: a
+  reader checks that those are still the ones it finds), never stale while it is
+  unchanged.
 - `FactsIndex.of(message)` gives the facts by identity: an entry recorded for that very
   object (each entry keeps the object, so its id cannot be reused while the entry lives)
   or, for any other message, facts built on the spot and kept for the index's lifetime
@@ -21,6 +23,9 @@ Contract:
   validated: a frozen message (`agent_cli.frozen`) cannot change, so its facts hold for
   good; a plain dict's are used only at the position where `view_memo` has just found
   it equal to its snapshot, so a dict changed in place is never read from a stale entry.
+  `FactsIndex.largest_result` is the largest tool_result of the view it was built for.
+- Memory: recorded facts live in `view_memo`'s few memos per counter, beside the
+  snapshots they mirror, and go with them; an index lives for one run.
 Pure: no I/O.
 """
 
@@ -171,6 +176,7 @@ class FactsIndex:
         self._plain = (recorded.plain, view) if recorded and recorded.plain else None
 
     def of(self, message: Message) -> MessageFacts:
+        """The facts of `message`: recorded, or built now and kept for the run."""
         key = id(message)
         entry = self._known.get(key)
         if entry is None or entry[0] is not message:
