@@ -29,7 +29,7 @@ from agent_cli.compaction import (
     compact_context,
     measure_view,
 )
-from agent_cli.compaction.dedup import build_dedup_outcome
+from agent_cli.compaction.dedup import build_dedup_outcome, find_superseded_reads
 from agent_cli.compaction.markers import SOURCE_KEY
 from agent_cli.compaction.prune import build_prune_outcome
 from agent_cli.compaction.removed import collect_removed, user_texts
@@ -137,7 +137,7 @@ def test_the_layers_read_from_facts_exactly_what_a_rescan_finds(history, setting
     half = len(view) // 2
     half -= 1 if half % 2 == 0 else 0  # an earlier turn's check ends after a user message
     measure_view(view[: max(half, 1)], counter)
-    tokens, facts = measure_view_facts(view, counter)
+    tokens, facts = measure_view_facts(view, counter, policy)  # reads under its rule
     for build in (build_truncation_outcome, build_dedup_outcome):
         with_facts = build(view, policy, counter, facts)
         without = build(view, policy, counter)
@@ -229,3 +229,18 @@ def test_a_line_is_not_taken_from_facts_for_another_tool_use_block():
     changed = [view[0], other, view[2]]
     _, calls = collect_removed(changed, changed[:1], facts)
     assert [call.describe() for call in calls] == ["bash command=rm x -> 2 chars, ok"]
+
+
+def test_reads_recorded_under_one_read_rule_are_not_taken_under_another():
+    """The per-turn check keys reads by its own policy's rule; a compaction whose policy
+    names other read tools finds its reads itself."""
+    cat = {"path": "src/a.py"}
+    view = [user("go")]
+    for number in (1, 2):
+        use = tool_use(f"toolu_{number}", "cat", cat)
+        view += [{"role": "assistant", "content": [use]}, user([tool_result(use["id"])])]
+    counter, _ = make_counter()
+    _, facts = measure_view_facts(view, counter, CompactionPolicy())  # reads: read_file
+    assert find_superseded_reads(view, CompactionPolicy(), facts) == {}
+    cat_reads = CompactionPolicy(read_tool_names={"cat"})
+    assert find_superseded_reads(view, cat_reads, facts) == {"toolu_1": 1}

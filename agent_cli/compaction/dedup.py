@@ -12,12 +12,25 @@ what the API itself carries.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
+__all__ = [  # the read keys live in `read_keys`; their names stay importable from here
+    "build_dedup_outcome",
+    "build_read_key",
+    "dedup_file_reads",
+    "find_superseded_reads",
+    "normalize_read_path",
+]
+
 from agent_cli.compaction.facts import FactsIndex
 from agent_cli.compaction.policy import CompactionPolicy
+from agent_cli.compaction.read_keys import (
+    build_read_key,
+    find_reads,
+    normalize_read_path,
+    read_rule,
+)
 from agent_cli.compaction.removed import collect_removed_calls
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
 from agent_cli.compaction.savings import measure_removal_savings
@@ -26,73 +39,45 @@ from agent_cli.protocol import apply_changes, locate_interactions, strip_interac
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 
-def normalize_read_path(path: str) -> str:
-    """A path string with cosmetic differences removed; `..` is left alone on purpose."""
-    text = path.strip()
-    is_absolute = text.startswith("/")
-    parts = [part for part in text.split("/") if part not in ("", ".")]
-    joined = "/".join(parts)
-    return "/" + joined if is_absolute else joined
-
-
-def build_read_key(
-    block: dict[str, Any], policy: CompactionPolicy, paths: dict[str, str] | None = None
-) -> tuple[str, ...] | None:
-    """What a read tool_use reads (tool, path, other inputs), or None if it is no read.
-    `paths` memoizes normalized paths over one scan (a session reads the same files)."""
-    name = block.get("name")
-    if name not in policy.read_tool_names:
-        return None
-    tool_input = block.get("input")
-    if not isinstance(tool_input, dict):
-        return None
-    path = tool_input.get(policy.read_path_key)
-    if not isinstance(path, str) or not path.strip():
-        return None
-    normalized = paths.get(path) if paths is not None else None
-    if normalized is None:
-        normalized = normalize_read_path(path)
-        if paths is not None:
-            paths[path] = normalized
-    if len(tool_input) == 1:
-        return (name, normalized, "")
-    others = {key: value for key, value in tool_input.items() if key != policy.read_path_key}
-    return (name, normalized, json.dumps(others, sort_keys=True, default=str))
-
-
 def find_superseded_reads(
     messages: Sequence[dict[str, Any]],
     policy: CompactionPolicy,
     facts: FactsIndex | None = None,
 ) -> dict[str, int]:
     """Reads that a later read of the same thing made redundant: id -> tool_use index.
-    With the run's `facts` only the tool_use blocks they list are looked at."""
+    With the run's `facts` the reads the per-turn check found under this policy's read
+    rule are taken as they are (`MessageFacts.reads`)."""
     newest: dict[tuple[str, ...], tuple[str, int]] = {}
     superseded: dict[str, int] = {}
-    names, paths = policy.read_tool_names, dict[str, str]()
-    for index, uses in enumerate(_tool_uses(messages, facts)):
-        for block in uses:
-            if block.get("name") not in names:  # most calls are no reads
-                continue
-            key = build_read_key(block, policy, paths)
-            if key is None:
-                continue
+    for index, reads in enumerate(_reads(messages, policy, facts)):
+        for tool_id, key in reads:
             if key in newest:
                 older_id, older_index = newest[key]
                 superseded[older_id] = older_index
-            newest[key] = (block["id"], index)
+            newest[key] = (tool_id, index)
     return superseded
 
 
-def _tool_uses(
-    messages: Sequence[dict[str, Any]], facts: FactsIndex | None
-) -> list[tuple[dict[str, Any], ...]]:
-    """The tool_use blocks of each assistant message (none for the others): read from the
-    run's `facts` when given (in a valid view only assistant messages hold calls)."""
+def _reads(
+    messages: Sequence[dict[str, Any]], policy: CompactionPolicy, facts: FactsIndex | None
+) -> list[tuple[tuple[str, tuple[str, ...]], ...]]:
+    """The reads of each message, (tool_use id, read key) in block order (none but for an
+    assistant message's): from the run's `facts` when given (in a valid view only
+    assistant messages hold calls), recorded or found now, else from the blocks."""
+    rule, paths = read_rule(policy), dict[str, str]()
     if facts is not None:
-        return [found.uses for found in facts.of_all(messages)]
+        return [
+            found.reads
+            if not found.uses or (found.read_rule == rule and found.reads is not None)
+            else find_reads(found.uses, policy, paths)
+            for found in facts.of_all(messages)
+        ]
     return [
-        tuple(b for b in content if isinstance(b, dict) and b.get("type") == "tool_use")
+        find_reads(
+            [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"],
+            policy,
+            paths,
+        )
         if message.get("role") == "assistant"
         and isinstance(content := message.get("content"), list)
         else ()

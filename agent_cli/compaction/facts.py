@@ -12,7 +12,9 @@ Contract:
   tool_result by the counter it was built with (None without one), and for its calls
   that were answered, the digest entry they would leave if removed (`calls`: tool_use
   id -> `RemovedInteraction`, with its line, already counted as the digest counts it)
-  and the tokens of their two blocks (`call_tokens`). Facts are a function of the
+  and the tokens of their two blocks (`call_tokens`); with the policy the per-turn check
+  runs under, its file reads as L2 keys them (`reads`, for that `read_rule`). Facts
+  are a function of the
   message's content (and, for `calls`, of the result blocks and pointer they name: a
   reader checks that those are still the ones it finds), never stale while it is
   unchanged.
@@ -42,6 +44,8 @@ from agent_cli.compaction.lines import (
     describe_interaction,
 )
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
+from agent_cli.compaction.policy import CompactionPolicy
+from agent_cli.compaction.read_keys import ReadRule, find_reads, read_rule
 from agent_cli.frozen import is_frozen
 from agent_cli.tokens import TokenCounter
 
@@ -59,6 +63,8 @@ class MessageFacts(NamedTuple):
     largest_result: int | None
     calls: dict[str, RemovedInteraction] | None = None
     call_tokens: dict[str, int] | None = None  # both blocks of each of `calls`, counted
+    reads: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (id, read key), under `read_rule`
+    read_rule: ReadRule | None = None  # None: `reads` not found (messages with calls)
 
 
 def user_texts(message: Message) -> Iterator[str]:
@@ -142,11 +148,19 @@ def record_facts(
     start: int,
     interactions: Mapping[str, tuple[int, int]],
     counter: TokenCounter,
+    policy: CompactionPolicy | None = None,
 ) -> None:
     """Build the facts of `messages` (message `start` of a view onwards, just validated;
-    `interactions` are the calls answered among them) and record them."""
+    `interactions` are the calls answered among them) and record them; with the policy
+    the check runs under, the reads L2 will compare too (`read_keys`)."""
     facts = [build_message_facts(message, counter) for message in messages]
     note_calls(facts, start, interactions, counter)
+    if policy is not None:
+        rule = read_rule(policy)
+        for index, found in enumerate(facts):
+            if found.uses:
+                reads = find_reads(found.uses, policy)
+                facts[index] = found._replace(reads=reads, read_rule=rule)
     for index, (message, message_facts) in enumerate(zip(messages, facts, strict=True), start):
         recorded.largest_result = max(recorded.largest_result, message_facts.largest_result or 0)
         if is_frozen(message):

@@ -153,7 +153,7 @@ def compact_context(
     counter = default_counter() if counter is None else counter
     if type(reserved_tokens) is not int or reserved_tokens < 0:
         raise PolicyError("reserved_tokens", "must be a non-negative integer")
-    tokens_before, facts = measure_view_facts(messages, counter)
+    tokens_before, facts = measure_view_facts(messages, counter, policy)
     tokens_before += reserved_tokens
     if tokens_before < policy.soft_threshold:
         return CompactionResult(

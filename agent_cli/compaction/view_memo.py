@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_cli.compaction.facts import FactsIndex, RecordedFacts, record_facts
+from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.errors import ToolProtocolError
 from agent_cli.protocol import ProtocolScan
 from agent_cli.tokens import TokenCounter, build_snapshot
@@ -95,11 +96,14 @@ def measure_view(messages: Sequence[dict[str, Any]], counter: TokenCounter) -> i
 
 
 def measure_view_facts(
-    messages: Sequence[dict[str, Any]], counter: TokenCounter
+    messages: Sequence[dict[str, Any]],
+    counter: TokenCounter,
+    policy: CompactionPolicy | None = None,
 ) -> tuple[int, FactsIndex]:
     """`measure_view`, and the index of the view's message facts (`facts`) for a
-    compaction run: those of the new messages are built here, once each, the others were
-    built by an earlier check of a view this one extends."""
+    compaction run: those of the new messages are built here, once each (with the reads
+    L2 compares under `policy`, when given), the others were built by an earlier check
+    of a view this one extends."""
     memos = _memos.setdefault(counter, [])
     known = _find_longest_prefix(memos, messages)
     start = len(known.snapshots) if known else 0
@@ -114,7 +118,7 @@ def measure_view_facts(
     snapshots = known.snapshots if known else []
     snapshots.extend(build_snapshot(m) for m in new_messages)
     facts = known.facts if known else RecordedFacts()
-    record_facts(facts, new_messages, start, added, counter)
+    record_facts(facts, new_messages, start, added, counter, policy)
     _remember(memos, _MeasuredView(snapshots, tokens, tool_ids, facts), known)
     return tokens, FactsIndex(counter, facts, messages)
 

@@ -1,0 +1,72 @@
+"""What a file read reads: the key L2 compares reads by (see `dedup`).
+
+Contract: `build_read_key(block, policy)` is (tool, normalized path, other inputs as
+sorted JSON) for a tool_use the policy counts as a read (`read_tool_names`, a string
+path under `read_path_key`), else None. `find_reads(uses, policy)` gives the (id, key)
+of each read among tool_use blocks, in order; `read_rule(policy)` is what those keys
+depend on, so reads found under one policy serve another with the same rule (the
+per-turn check records them in each message's facts). Pure.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any
+
+from agent_cli.compaction.policy import CompactionPolicy
+
+ReadRule = tuple[frozenset[str], str]
+
+
+def read_rule(policy: CompactionPolicy) -> ReadRule:
+    """The part of `policy` that read keys depend on."""
+    return (policy.read_tool_names, policy.read_path_key)
+
+
+def find_reads(
+    uses: Iterable[dict[str, Any]], policy: CompactionPolicy, paths: dict[str, str] | None = None
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """(tool_use id, read key) of each read among `uses`, in order (`paths`: as below)."""
+    names, found = policy.read_tool_names, []
+    for block in uses:
+        if block.get("name") not in names:  # most calls are no reads
+            continue
+        key = build_read_key(block, policy, paths)
+        if key is not None:
+            found.append((block["id"], key))
+    return tuple(found)
+
+
+def normalize_read_path(path: str) -> str:
+    """A path string with cosmetic differences removed; `..` is left alone on purpose."""
+    text = path.strip()
+    is_absolute = text.startswith("/")
+    parts = [part for part in text.split("/") if part not in ("", ".")]
+    joined = "/".join(parts)
+    return "/" + joined if is_absolute else joined
+
+
+def build_read_key(
+    block: dict[str, Any], policy: CompactionPolicy, paths: dict[str, str] | None = None
+) -> tuple[str, ...] | None:
+    """What a read tool_use reads (tool, path, other inputs), or None if it is no read.
+    `paths` memoizes normalized paths over one scan (a session reads the same files)."""
+    name = block.get("name")
+    if name not in policy.read_tool_names:
+        return None
+    tool_input = block.get("input")
+    if not isinstance(tool_input, dict):
+        return None
+    path = tool_input.get(policy.read_path_key)
+    if not isinstance(path, str) or not path.strip():
+        return None
+    normalized = paths.get(path) if paths is not None else None
+    if normalized is None:
+        normalized = normalize_read_path(path)
+        if paths is not None:
+            paths[path] = normalized
+    if len(tool_input) == 1:
+        return (name, normalized, "")
+    others = {key: value for key, value in tool_input.items() if key != policy.read_path_key}
+    return (name, normalized, json.dumps(others, sort_keys=True, default=str))
