@@ -42,14 +42,20 @@ POINTER = re.compile(r"transcript:[A-Za-z0-9][A-Za-z0-9._-]*:\d+")
 
 
 class RecordingProvider(OfflineProvider):
-    """The offline model, keeping every request the session sends it."""
+    """The offline model, keeping every request the session sends it; with `summarize`
+    False it offers no summarizer, so compaction runs L1, L2 and L3 only (the seed's
+    layers before L4, each run stopping at the first that gets under its target)."""
 
-    def __init__(self) -> None:
+    def __init__(self, summarize: bool = True) -> None:
         self.requests: list[ModelRequest] = []
+        self.summarize = summarize
 
     def stream(self, request: ModelRequest) -> Any:
         self.requests.append(request)
         return super().stream(request)
+
+    def build_summarizer(self, focus: str | None = None) -> Any:
+        return super().build_summarizer(focus) if self.summarize else None
 
 
 @dataclass
@@ -97,11 +103,12 @@ def run_session(
     cycle: int = FILES,
     sizes: tuple[int, int] = (FUNCTIONS_MIN, FUNCTIONS_SPREAD),
     fact_every: int | None = FACT_EVERY,
+    summarize: bool = True,
 ) -> SessionRun:
     """Drive the 60 turns through a real session; see the module doc. `fact_every`: a
     durable fact every that many turns (None: never)."""
     files = write_workspace(folder / "ws", sizes)
-    provider = RecordingProvider()
+    provider = RecordingProvider(summarize)
     paths = resolve_state_paths({"AGENT_CLI_HOME": str(folder / "home")})
     session = open_session(
         paths=paths, provider=provider, workspace=folder / "ws", policy=policy, auto_approve=True
