@@ -11,10 +11,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import pytest
 from compaction_support import (
+    assistant,
     build_long_history,
     make_counter,
     policies,
+    read_use,
     tool_result,
     tool_use,
     user,
@@ -27,6 +30,7 @@ from agent_cli.compaction import (
     CompactionPolicy,
     MessageViewLimitExceeded,
     compact_context,
+    count_view,
     measure_view,
 )
 from agent_cli.compaction.dedup import build_dedup_outcome, find_superseded_reads
@@ -244,3 +248,65 @@ def test_reads_recorded_under_one_read_rule_are_not_taken_under_another():
     assert find_superseded_reads(view, CompactionPolicy(), facts) == {}
     cat_reads = CompactionPolicy(read_tool_names={"cat"})
     assert find_superseded_reads(view, cat_reads, facts) == {"toolu_1": 1}
+
+
+def _reads_history(turns: int = 40) -> list[dict[str, Any]]:
+    view = [user("go")]
+    for number in range(turns):
+        view += [
+            assistant([read_use(f"t{number}", f"src/{number % 5}.py")]),
+            user([tool_result(f"t{number}", "x" * 80)]),
+        ]
+    return [freeze(m) for m in [*view, assistant("done"), user("next")]]
+
+
+def test_an_interrupted_check_never_leaves_a_count_that_misses_the_new_messages(monkeypatch):
+    """Ctrl-C while the per-turn check records a new message's facts: the memo it was
+    extending is lost, not left claiming the new view with the old total."""
+    import agent_cli.compaction.view_memo as view_memo
+
+    view = _reads_history(4)
+    big = [
+        freeze(assistant([read_use("big", "big.py")])),
+        freeze(user([tool_result("big", "y " * 5_000)])),
+    ]
+    counter, _ = make_counter()
+    count_view(view, counter)
+
+    def interrupted(*args: Any, **kwargs: Any) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(view_memo, "record_facts", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        count_view([*view, *big], counter)
+    monkeypatch.undo()
+    fresh, _ = make_counter()
+    assert count_view([*view, *big], counter) == count_view([*view, *big], fresh)
+
+
+def test_reads_with_keys_of_mixed_types_are_keyed_without_an_error():
+    from agent_cli.compaction.read_keys import build_read_key
+
+    block = {
+        "type": "tool_use",
+        "id": "t",
+        "name": "read_file",
+        "input": {"path": "a.py", 1: "x", "b": 2},
+    }
+    assert build_read_key(block, CompactionPolicy()) is not None
+
+
+def test_the_check_with_the_sessions_policy_records_the_reads_l2_compares(monkeypatch):
+    """The session's per-turn check passes its policy (`count_view(view, counter,
+    policy)`), so a compaction keys no read again."""
+    import agent_cli.compaction.dedup as dedup
+
+    keyed: list[int] = []
+    original = dedup.find_reads
+    monkeypatch.setattr(dedup, "find_reads", lambda *a, **k: keyed.append(1) or original(*a, **k))
+    view, (counter, _) = _reads_history(), make_counter()
+    policy = CompactionPolicy(soft_threshold=500, hard_limit=10**6, keep_recent_messages=400)
+    for end in range(1, len(view) + 1, 2):
+        count_view(view[:end], counter, policy)
+    compact_context(view, policy=policy, counter=counter)
+    assert keyed == []

@@ -69,4 +69,8 @@ def build_read_key(
     if len(tool_input) == 1:
         return (name, normalized, "")
     others = {key: value for key, value in tool_input.items() if key != policy.read_path_key}
-    return (name, normalized, json.dumps(others, sort_keys=True, default=str))
+    try:
+        return (name, normalized, json.dumps(others, sort_keys=True, default=str))
+    except TypeError:  # keys of mixed types (a library caller's dict) do not sort:
+        pairs = sorted(others.items(), key=lambda pair: repr(pair[0]))  # by repr, none merge
+        return (name, normalized, json.dumps(pairs, default=str))

@@ -112,7 +112,8 @@ def measure_view_facts(
     scan.feed(new_messages, start)
     added = scan.finish()
     tokens = (known.tokens if known else 0) + counter.count_messages(new_messages)
-    # extended in place, which is safe: `known` is dropped from the memos just below
+    if known is not None:  # extended in place below: out of the memos first, so that a
+        memos.remove(known)  # failure (Ctrl-C, a bad input) loses it, never leaves it wrong
     tool_ids = known.tool_ids if known else set()
     tool_ids.update(added)
     snapshots = known.snapshots if known else []
@@ -123,11 +124,16 @@ def measure_view_facts(
     return tokens, FactsIndex(counter, facts, messages)
 
 
-def count_view(messages: Sequence[dict[str, Any]], counter: TokenCounter) -> int:
+def count_view(
+    messages: Sequence[dict[str, Any]],
+    counter: TokenCounter,
+    policy: CompactionPolicy | None = None,
+) -> int:
     """Tokens of `messages`, as `measure_view` finds them, also for a view that is not
     valid yet (a tool call whose results are still running): those are counted message by
-    message, which costs the history but never raises."""
+    message, which costs the history but never raises. `policy`: the session's, so the
+    new messages' reads are keyed as its L2 will compare them (`measure_view_facts`)."""
     try:
-        return measure_view(messages, counter)
+        return measure_view_facts(messages, counter, policy)[0]
     except ToolProtocolError:
         return counter.count_messages(messages)

@@ -46,7 +46,7 @@ def compact_view(
 ) -> Iterator[SessionEvent]:
     """Compact the session's view if needed (or `forced`); see the module contract."""
     policy = calibrated_policy(session.policy, session.calibration)
-    tokens = reserved + count_view(session.view, session.counter)
+    tokens = reserved + count_view(session.view, session.counter, session.policy)
     yield from _unreachable_low_water_notice(session, policy, reserved)
     if forced:
         policy = _forced_policy(policy, tokens)

@@ -130,7 +130,7 @@ class Session:
         durable_text = self.render_durable()
         reserved = self.reserved_tokens(durable_text)
         yield from compacting.compact_view(self, reserved, forced=False, focus=None)
-        self._last_estimate = reserved + count_view(self.view, self.counter)
+        self._last_estimate = reserved + count_view(self.view, self.counter, self.policy)
         self.sent_view = tuple(self.view)
         return ModelRequest(
             system=self.system_prompt,

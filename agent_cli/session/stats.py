@@ -86,7 +86,7 @@ def next_request_tokens(session: Session, durable_text: str) -> int:
     measured on the last request; offline, the estimate as is)."""
     reserved = session.reserved_tokens(durable_text)
     return to_request_tokens(
-        reserved + count_view(session.view, session.counter), session.calibration
+        reserved + count_view(session.view, session.counter, session.policy), session.calibration
     )
 
 
