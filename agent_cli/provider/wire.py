@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from agent_cli.errors import WireFormatError
@@ -48,6 +47,13 @@ from agent_cli.provider.cache_placement import (
     mark_conversation_breakpoint,
     mark_digest_breakpoint,
     split_digest_blocks,
+)
+from agent_cli.provider.wire_shape import (
+    WireTurn,
+    check_conversation_shape,
+    check_tool_pairing,
+    merge_turns,
+    trim_final_assistant_text,
 )
 
 # The keys we send per block type; everything else (private `_` keys, stale
@@ -71,15 +77,6 @@ ROLE_BLOCK_TYPES: dict[str, frozenset[str]] = {
 }
 
 
-@dataclass
-class _Turn:
-    """One merged message under construction; `origins` maps each block to its source index."""
-
-    role: str
-    blocks: list[dict[str, Any]] = field(default_factory=list)
-    origins: list[int] = field(default_factory=list)
-
-
 def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
     """Return the wire dict for `request` on `model`, or raise `WireFormatError`."""
     if not isinstance(request.max_tokens, int) or request.max_tokens <= 0:
@@ -87,12 +84,12 @@ def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
     if request.cache not in CACHE_MODES:
         raise WireFormatError("bad_cache_mode")
     try:
-        turns = _merge_turns(_clean_turns(request.messages))
+        turns = merge_turns(_clean_turns(request.messages))
     except RecursionError:  # nesting too deep to copy; the API would refuse it as well
         raise WireFormatError("too_deeply_nested") from None
-    _check_conversation_shape(turns)
-    _trim_final_assistant_text(turns)
-    _check_tool_pairing(turns)
+    check_conversation_shape(turns)
+    trim_final_assistant_text(turns)
+    check_tool_pairing(turns)
     mark_conversation_breakpoint(turns, request.cache, len(request.messages) - 1)
     mark_digest_breakpoint(turns, request.messages, request.cache)
     attach_durable_context(turns, request.durable_context)
@@ -133,9 +130,9 @@ def build_tool_list(tools: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 # --- cleaning -----------------------------------------------------------------------------
 
 
-def _clean_turns(messages: Iterable[dict[str, Any]]) -> list[_Turn]:
-    """One `_Turn` per message with its blocks cleaned; messages left empty are dropped."""
-    turns: list[_Turn] = []
+def _clean_turns(messages: Iterable[dict[str, Any]]) -> list[WireTurn]:
+    """One `WireTurn` per message with its blocks cleaned; messages left empty are dropped."""
+    turns: list[WireTurn] = []
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
             raise WireFormatError("malformed_message", message_index=index)
@@ -145,7 +142,7 @@ def _clean_turns(messages: Iterable[dict[str, Any]]) -> list[_Turn]:
         blocks = [_clean_block(block, role, index) for block in _as_blocks(message, index)]
         kept = [block for block in blocks if block is not None]
         if kept:
-            turns.append(_Turn(role, kept, [index] * len(kept)))
+            turns.append(WireTurn(role, kept, [index] * len(kept)))
     return turns
 
 
@@ -231,84 +228,3 @@ def _is_one_of(kind: Any, kinds: frozenset[str]) -> bool:
 
 def _is_nonempty_str(value: Any) -> bool:
     return isinstance(value, str) and bool(value)
-
-
-# --- shape and pairing --------------------------------------------------------------------
-
-
-def _merge_turns(turns: list[_Turn]) -> list[_Turn]:
-    """Merge consecutive same-role turns, keeping block order, so roles alternate."""
-    merged: list[_Turn] = []
-    for turn in turns:
-        if merged and merged[-1].role == turn.role:
-            merged[-1].blocks.extend(turn.blocks)
-            merged[-1].origins.extend(turn.origins)
-        else:
-            merged.append(turn)
-    return merged
-
-
-def _check_conversation_shape(turns: list[_Turn]) -> None:
-    if not turns:
-        raise WireFormatError("no_messages")
-    if turns[0].role != "user":
-        raise WireFormatError("starts_with_assistant", message_index=turns[0].origins[0])
-
-
-def _trim_final_assistant_text(turns: list[_Turn]) -> None:
-    """Right-trim the text that ends a trailing assistant turn (a paused answer sent back).
-
-    Empty text blocks are already gone, so the trimmed text is never empty; a trailing
-    `tool_use` is left for the pairing check, which refuses it as unanswered.
-    """
-    last = turns[-1]
-    if last.role == "assistant" and last.blocks[-1]["type"] == "text":
-        last.blocks[-1]["text"] = last.blocks[-1]["text"].rstrip()
-
-
-def _check_tool_pairing(turns: list[_Turn]) -> None:
-    """Each turn's tool_results must answer exactly the previous turn's tool_uses, first;
-    a call in a trailing assistant turn has no answer at all."""
-    seen_ids: set[str] = set()
-    asked: dict[str, int] = {}
-    for turn in turns:
-        if turn.role == "assistant":
-            asked = _collect_tool_use_ids(turn, seen_ids)
-        else:
-            _check_results_answer(turn, asked)
-            asked = {}
-    for origin in asked.values():
-        raise WireFormatError("missing_tool_result", message_index=origin)
-
-
-def _collect_tool_use_ids(turn: _Turn, seen_ids: set[str]) -> dict[str, int]:
-    """The turn's tool_use ids, each with the index of the message it came from."""
-    asked: dict[str, int] = {}
-    for block, origin in zip(turn.blocks, turn.origins, strict=True):
-        if block["type"] != "tool_use":
-            continue
-        if block["id"] in seen_ids:
-            raise WireFormatError("duplicate_tool_use_id", message_index=origin)
-        seen_ids.add(block["id"])
-        asked[block["id"]] = origin
-    return asked
-
-
-def _check_results_answer(turn: _Turn, asked: dict[str, int]) -> None:
-    answered: set[str] = set()
-    in_leading_results = True
-    for block, origin in zip(turn.blocks, turn.origins, strict=True):
-        if block["type"] != "tool_result":
-            in_leading_results = False
-            continue
-        tool_use_id = block["tool_use_id"]
-        if tool_use_id not in asked:
-            raise WireFormatError("orphan_tool_result", message_index=origin)
-        if tool_use_id in answered:
-            raise WireFormatError("duplicate_tool_result", message_index=origin)
-        if not in_leading_results:
-            raise WireFormatError("tool_result_not_first", message_index=origin)
-        answered.add(tool_use_id)
-    for tool_use_id, origin in asked.items():
-        if tool_use_id not in answered:
-            raise WireFormatError("missing_tool_result", message_index=origin)
