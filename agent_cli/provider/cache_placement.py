@@ -9,7 +9,7 @@ builds fresh.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from agent_cli.compaction.digest import digest_from_message, render_digest_parts
@@ -42,9 +42,14 @@ def mark_conversation_breakpoint(turns: Sequence[TurnLike], mode: str, last_inde
     if mode != CACHE_ALL_BUT_LAST:
         mark_cache_breakpoint(turns[-1].blocks)
         return
+    _mark_last_block_from(turns, lambda origin: origin < last_index)
+
+
+def _mark_last_block_from(turns: Sequence[TurnLike], wanted: Callable[[int], bool]) -> None:
+    """Mark the last block whose source message index is `wanted`, if any."""
     for turn in reversed(turns):
         for block, origin in zip(reversed(turn.blocks), reversed(turn.origins), strict=True):
-            if origin < last_index:
+            if wanted(origin):
                 block["cache_control"] = dict(CACHE_CONTROL)
                 return
 
@@ -72,13 +77,8 @@ def mark_digest_breakpoint(turns: Sequence[TurnLike], messages: Sequence[Any], m
         (i for i, m in enumerate(messages[:2]) if isinstance(m, dict) and is_digest_message(m)),
         None,
     )
-    for turn in turns if at is not None else ():
-        blocks = [
-            block for block, origin in zip(turn.blocks, turn.origins, strict=True) if origin == at
-        ]
-        if blocks:
-            blocks[-1]["cache_control"] = dict(CACHE_CONTROL)
-            return
+    if at is not None:
+        _mark_last_block_from(turns, lambda origin: origin == at)
 
 
 def drop_cache_breakpoints(wire: dict[str, Any]) -> None:
