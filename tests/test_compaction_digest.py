@@ -520,3 +520,43 @@ def render(digest: Any) -> str:
     from agent_cli.compaction.digest import render_digest
 
     return render_digest(digest)
+
+
+def test_a_digest_counted_from_its_message_merges_as_one_rendered_again():
+    """The tokens a step reads off the digest's message (`count_rendered_message`) are
+    those the budget finds by rendering the digest, so merging with them gives the same
+    digest: a part appended while it fits, a refit once it does not."""
+    from agent_cli.compaction.digest import (
+        Digest,
+        build_digest_message,
+        count_rendered_message,
+        merge_digest,
+    )
+    from agent_cli.compaction.removed import RemovedInteraction, RemovedRequest
+
+    def calls(start: int, count: int) -> list[Any]:
+        return [
+            RemovedInteraction(
+                f"t{n}",
+                tool_use(f"t{n}", "bash", {"command": f"ls {n}"}),
+                None,
+                f"transcript:s1:{n}",
+            )
+            for n in range(start + count - 1, start - 1, -1)
+        ]
+
+    counter = TokenCounter()
+    digest = merge_digest(
+        Digest(),
+        [RemovedRequest("tidy up\n\n  please", "transcript:s1:0")],
+        calls(1, 5),
+        600,
+        counter,
+    )
+    message = build_digest_message(digest)
+    for more in (calls(10, 3), calls(10, 80)):  # fits as a part; does not
+        known = count_rendered_message(message, counter)
+        with_count = merge_digest(digest, [], more, 600, counter, known)
+        assert with_count == merge_digest(digest, [], more, 600, TokenCounter())
+    assert len(merge_digest(digest, [], calls(10, 3), 600, counter, known).parts) == 2
+    assert merge_digest(digest, [], calls(10, 80), 600, counter, known).older.count > 0

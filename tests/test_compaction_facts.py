@@ -310,3 +310,26 @@ def test_the_check_with_the_sessions_policy_records_the_reads_l2_compares(monkey
         count_view(view[:end], counter, policy)
     compact_context(view, policy=policy, counter=counter)
     assert keyed == []
+
+
+def test_a_call_whose_result_was_cut_is_named_with_the_result_that_left():
+    """A call the per-turn check recorded in order is taken as recorded only when its
+    result's message left with it: after L1 cut the result (a new message), L3 names
+    the call with the cut result, as comparing the views finds it."""
+    view = [user("go")]
+    for number in range(6):
+        use = tool_use(f"toolu_{number}", "bash", {"command": f"make {number}"})
+        output = "line of output\n" * (4_000 if number == 1 else 2)
+        view += [assistant([use]), user([tool_result(use["id"], output)])]
+    view = [freeze(m) for m in [*view, assistant("done"), user("next")]]
+    counter, _ = make_counter()
+    policy = CompactionPolicy(soft_threshold=2_000, hard_limit=40_000, keep_recent_messages=2)
+    tokens, facts = measure_view_facts(view, counter, policy)
+    cut = build_truncation_outcome(view, policy, counter, facts).messages
+    assert cut[4] is not view[4]  # the long result was cut: its message is a new one
+    pruned = build_prune_outcome(cut, policy, counter, None, facts)
+    found = collect_removed(cut, pruned.messages, facts)
+    assert _as_reference(found) == _reference_removed(cut, pruned.messages)
+    named = {call.tool_use_id: call for call in found[1]}
+    assert named["toolu_1"].result is cut[4]["content"][0]
+    assert named["toolu_0"].result is view[2]["content"][0]  # recorded, taken as it was

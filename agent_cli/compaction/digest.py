@@ -65,6 +65,7 @@ __all__ = [  # the entries and their stored form live in `digest_model`; this is
     "RequestEntry",
     "build_digest_message",
     "count_digest",
+    "count_rendered_message",
     "digest_message_tokens",
     "digest_from_message",
     "digest_to_data",
@@ -91,12 +92,15 @@ def merge_digest(
     interactions: Sequence[RemovedInteraction],
     budget_tokens: int,
     counter: TokenCounter,
+    rendered_tokens: int | None = None,
 ) -> Digest:
     """`digest` with the newly removed items added (module doc): as one more part when
-    that fits the budget with every new request whole, else all of it fitted again."""
+    that fits the budget with every new request whole, else all of it fitted again.
+    `rendered_tokens`: the digest's tokens as the budget counts them, when the caller
+    has them (`count_rendered_message` of the message it came from)."""
     if not (requests or interactions):
         return digest
-    appended = _append_part(digest, requests, interactions, budget_tokens, counter)
+    appended = _append_part(digest, requests, interactions, budget_tokens, counter, rendered_tokens)
     if appended is not None:
         return appended
     return _refit(digest, requests, interactions, budget_tokens, counter)
@@ -108,13 +112,19 @@ def _append_part(
     interactions: Sequence[RemovedInteraction],
     budget_tokens: int,
     counter: TokenCounter,
+    rendered_tokens: int | None = None,
 ) -> Digest | None:
     """`digest` with one more part holding the new items whole, or None when that would
     pass the budget (or there is no digest yet). The parts already written stay as they
     were, so the cached prefix that ends with them is read again, not written."""
-    if digest.is_empty() or (len(requests) + len(interactions)) * MIN_LINE_TOKENS > budget_tokens:
-        return None  # (the second test refuses a long removal before anything is counted)
-    room = budget_tokens - _count_rendered(digest, counter)
+    least = (len(requests) + len(interactions)) * MIN_LINE_TOKENS  # what the new lines cost
+    if digest.is_empty() or least > budget_tokens:
+        return None  # refused before anything is counted: a long removal, often
+    if rendered_tokens is None:
+        rendered_tokens = _count_rendered(digest, counter)
+    room = budget_tokens - rendered_tokens
+    if least > room:
+        return None
     titles = [DIGEST_LATER_PART, *(["User requests:"] if requests else [])]
     titles += ["Interactions:"] if interactions else []
     room -= sum(_count_line(title, counter) for title in titles)
@@ -145,8 +155,18 @@ def _part_sizes(digest: Digest) -> tuple[tuple[int, int], ...]:
 def _count_rendered(digest: Digest, counter: TokenCounter) -> int:
     """Tokens of the digest's message as the budget counts it (every line with its
     newline, memoized, and the message's overhead): at least what `count_digest` finds."""
-    lines = render_digest(digest).split("\n")
-    return MESSAGE_OVERHEAD_TOKENS + sum(_count_line(line, counter) for line in lines)
+    return _count_rendered_text(render_digest(digest), counter)
+
+
+def count_rendered_message(message: dict[str, Any], counter: TokenCounter) -> int:
+    """Tokens of a digest message as the budget counts them (`_count_rendered` of the
+    digest it holds), from its text: a step that has the message need not render it."""
+    text = message.get("content")
+    return _count_rendered_text(text if isinstance(text, str) else "", counter)
+
+
+def _count_rendered_text(text: str, counter: TokenCounter) -> int:
+    return MESSAGE_OVERHEAD_TOKENS + sum(_count_line(line, counter) for line in text.split("\n"))
 
 
 def _refit(

@@ -65,6 +65,11 @@ class MessageFacts(NamedTuple):
     call_tokens: dict[str, int] | None = None  # both blocks of each of `calls`, counted
     reads: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (id, read key), under `read_rule`
     read_rule: ReadRule | None = None  # None: `reads` not found (messages with calls)
+    # every call's entry, newest first, when all of them were answered (`calls`), and
+    # the messages that hold their results: a removal that takes both takes these as
+    # they are (`removed.collect_changed`)
+    in_order: tuple[RemovedInteraction, ...] = ()
+    answered_in: tuple[Message, ...] = ()
 
 
 def user_texts(message: Message) -> Iterator[str]:
@@ -106,6 +111,7 @@ def build_message_facts(message: Message, counter: TokenCounter | None) -> Messa
 
 def note_calls(
     facts: list[MessageFacts],
+    messages: Sequence[Message],
     start: int,
     interactions: Mapping[str, tuple[int, int]],
     counter: TokenCounter,
@@ -115,7 +121,9 @@ def note_calls(
     call's message's facts: both blocks, the pointer (the result's message's, else the
     call's) and the line, counted as the digest shows it; and the tokens of its two
     blocks. A compaction that later removes the call takes the entry as it is, the line
-    already counted, and what removing it saves without counting again."""
+    already counted, and what removing it saves without counting again. A message whose
+    calls were all answered also gets them in order (`in_order`, `answered_in`)."""
+    answered: dict[int, list[Message]] = {}
     for tool_id, (use_index, result_index) in interactions.items():
         use_facts, result_facts = facts[use_index - start], facts[result_index - start]
         use = next(block for block in use_facts.uses if block.get("id") == tool_id)
@@ -128,6 +136,22 @@ def note_calls(
         assert use_facts.calls is not None and use_facts.call_tokens is not None  # for mypy
         use_facts.calls[tool_id] = RemovedInteraction(tool_id, use, result, pointer, line)
         use_facts.call_tokens[tool_id] = counter.count_block(use) + counter.count_block(result)
+        answered.setdefault(use_index - start, []).append(messages[result_index - start])
+    for position, result_messages in answered.items():
+        _note_order(facts, position, result_messages)
+
+
+def _note_order(facts: list[MessageFacts], position: int, result_messages: list[Message]) -> None:
+    """Set `in_order` and `answered_in` of `facts[position]` when every call is answered."""
+    found = facts[position]
+    calls = found.calls or {}
+    if len(calls) != len(found.uses):
+        return
+    in_order = tuple(calls.get(use.get("id")) for use in reversed(found.uses))
+    if None in in_order:
+        return
+    unique = tuple({id(message): message for message in result_messages}.values())
+    facts[position] = found._replace(in_order=in_order, answered_in=unique)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -154,7 +178,7 @@ def record_facts(
     `interactions` are the calls answered among them) and record them; with the policy
     the check runs under, the reads L2 will compare too (`read_keys`)."""
     facts = [build_message_facts(message, counter) for message in messages]
-    note_calls(facts, start, interactions, counter)
+    note_calls(facts, messages, start, interactions, counter)
     if policy is not None:
         rule = read_rule(policy)
         for index, found in enumerate(facts):
@@ -188,6 +212,16 @@ class FactsIndex:
         self._known: KnownFacts = {} if recorded is None else recorded.frozen
         self._made: KnownFacts | None = None
         self._plain = (recorded.plain, view) if recorded and recorded.plain else None
+        self._digests: dict[int, tuple[Message, Any]] = {}
+
+    def note_digest(self, message: Message, digest: Any) -> None:
+        """Keep the digest a step of this run built `message` from (`traced`)."""
+        self._digests[id(message)] = (message, digest)
+
+    def digest_of(self, message: Message) -> Any:
+        """The digest a step of this run built `message` from, else None."""
+        entry = self._digests.get(id(message))
+        return entry[1] if entry is not None and entry[0] is message else None
 
     def of(self, message: Message) -> MessageFacts:
         """The facts of `message`: recorded, or built now and kept for the run."""
@@ -199,6 +233,12 @@ class FactsIndex:
             if entry is None or entry[0] is not message:
                 entry = made[key] = (message, build_message_facts(message, self._counter))
         return entry[1]
+
+    def note(self, message: Message, facts: MessageFacts) -> None:
+        """Take `facts` as those of `message` for the rest of the run: a layer that rebuilt
+        the message knows them from the one it replaced (`call_removal`)."""
+        made = self._made if self._made is not None else self._start_made()
+        made[id(message)] = (message, facts)
 
     def of_all(self, messages: Iterable[Message]) -> list[MessageFacts]:
         """`[self.of(m) for m in messages]`, in one loop: the layers read every message."""

@@ -72,40 +72,58 @@ def collect_changed(
     """`collect_removed` for a layer that knows what changed: `gone` are the messages of
     its view that are not in the new one (in view order), `came` the new ones (rebuilt
     messages, in view order). Both views are valid, so a call's result never stands
-    before it: one pass from the newest message back meets each result before its call.
-    One plain loop: L3 runs it over every message it drops."""
+    before it: walking from the newest message back names the calls newest first.
+    A message whose calls the per-turn check recorded in order (`MessageFacts.in_order`)
+    and whose results' messages all left with it gives those entries as they are; any
+    other call is matched with its result here. L3 runs this over every message it drops."""
     index = FactsIndex(None) if facts is None else facts
     new_facts = index.of_all(came)
     still_there = Counter(text for found in new_facts for text in found.texts)
     kept = {use.get("id") for found in new_facts for use in found.uses}
     requests: list[RemovedRequest] = []
     interactions: list[RemovedInteraction] = []
-    add = interactions.append
-    results: dict[Any, tuple[dict[str, Any], MessageFacts]] = {}
-    for found in index.of_all(reversed(gone)):
-        if found.results:
-            for result in found.results:
-                results[result.get("tool_use_id")] = (result, found)
+    gone_facts = index.of_all(gone)
+    gone_ids = set(map(id, gone))
+    results: dict[Any, tuple[dict[str, Any], MessageFacts]] | None = None
+    for found in reversed(gone_facts):
         if found.uses:
-            recorded = found.calls or {}
-            for use in reversed(found.uses):
-                tool_id = use.get("id")
-                if not isinstance(tool_id, str) or tool_id in kept:
-                    continue
-                made, hit = recorded.get(tool_id), results.get(tool_id)
-                if (  # what `_removed_call` gives, written out: the hot path
-                    made is not None
-                    and hit is not None
-                    and made.result is hit[0]
-                    and made.use is use
-                    and made.pointer == (hit[1].pointer or found.pointer)
-                ):
-                    add(made)
-                else:
-                    add(_removed_call(use, tool_id, found, hit))
+            in_order = found.in_order
+            if (
+                in_order
+                and all(id(message) in gone_ids for message in found.answered_in)
+                and (not kept or kept.isdisjoint(found.calls or ()))
+            ):
+                interactions.extend(in_order)
+            else:
+                if results is None:
+                    results = _results_of(gone_facts)
+                _add_calls(interactions, found, kept, results)
         if found.texts:
             _add_lost_texts(requests, found, still_there)
     return requests, interactions
+
+
+def _results_of(
+    facts: Sequence[MessageFacts],
+) -> dict[Any, tuple[dict[str, Any], MessageFacts]]:
+    """Each tool_result among `facts` by its call's id, with its message's facts."""
+    return {
+        result.get("tool_use_id"): (result, found) for found in facts for result in found.results
+    }
+
+
+def _add_calls(
+    interactions: list[RemovedInteraction],
+    found: MessageFacts,
+    kept: set[Any],
+    results: Mapping[Any, tuple[dict[str, Any], MessageFacts]],
+) -> None:
+    """Add the entries of the calls of a message that left (newest first), except those
+    still in the view (`kept`), each with its result when that left too."""
+    for use in reversed(found.uses):
+        tool_id = use.get("id")
+        if isinstance(tool_id, str) and tool_id not in kept:
+            interactions.append(_removed_call(use, tool_id, found, results.get(tool_id)))
 
 
 def _add_lost_texts(

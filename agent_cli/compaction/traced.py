@@ -20,8 +20,10 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_cli.compaction.digest import (
+    Digest,
     build_digest_message,
     count_digest,
+    count_rendered_message,
     digest_from_message,
     digest_message_tokens,
     insert_digest,
@@ -59,18 +61,27 @@ def apply_traced_step(
     saved = outcome.tokens_saved  # a view's count is the sum of its messages' counts
     if requests or interactions:
         digest = merge_digest(
-            digest_from_message(digest_message),
+            _digest_of(digest_message, facts),
             requests,
             interactions,
             policy.digest_tokens,
             counter,
+            None if digest_message is None else count_rendered_message(digest_message, counter),
         )
         digest_message = build_digest_message(digest)
+        if facts is not None:  # the next step of this run need not parse it again
+            facts.note_digest(digest_message, digest)
         saved += digest_tokens - count_digest(digest_message, counter)
     after = insert_digest(outcome.messages, digest_message)
     if saved <= 0 and (requests or interactions) and not keep_if_larger:  # costs > frees
         return LayerOutcome(view, 0, outcome=NO_CHANGE)
     return dataclasses.replace(outcome, messages=after, tokens_saved=saved)
+
+
+def _digest_of(message: dict[str, Any] | None, facts: FactsIndex | None) -> Digest:
+    """The digest `message` holds: as an earlier step of this run built it, else parsed."""
+    known = None if facts is None or message is None else facts.digest_of(message)
+    return digest_from_message(message) if known is None else known
 
 
 def _removed_by(
