@@ -92,6 +92,18 @@ def build_dedup_outcome(
     facts: FactsIndex | None = None,
 ) -> LayerOutcome:
     """Apply L2 to a valid view and say what it did (`facts`: the run's index)."""
+    plan = None if facts is None else facts.running_reads(messages, read_rule(policy))
+    if plan is not None:  # the per-turn checks kept L2's outcome up to date
+        if not plan.superseded:
+            return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
+        view = apply_changes(messages, plan.changes)
+        return LayerOutcome(
+            view,
+            plan.tokens_saved,
+            removed_tool_use_ids=plan.superseded,
+            messages_removed=len(messages) - len(view),
+            removed=([], plan.removed),
+        )
     superseded = find_superseded_reads(messages, policy, facts)
     if not superseded:
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)

@@ -33,125 +33,34 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
-from agent_cli.compaction.digest_render import with_pointer
-from agent_cli.compaction.lines import (
-    RemovedInteraction,
-    count_line,
-    describe_interaction,
+from agent_cli.compaction.message_facts import (
+    MessageFacts,
+    build_message_facts,
+    note_calls,
+    user_texts,
 )
-from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.read_keys import ReadRule, find_reads, read_rule
+from agent_cli.compaction.running_reads import ReadsPlan, RunningReads, align_plan
 from agent_cli.frozen import is_frozen
 from agent_cli.tokens import TokenCounter
 
 Message = dict[str, Any]
-KnownFacts = dict[int, tuple[Message, "MessageFacts"]]  # id -> (the message, its facts)
+KnownFacts = dict[int, tuple[Message, MessageFacts]]  # id -> (the message, its facts)
+DEFAULT_POLICY = CompactionPolicy()
 
-
-class MessageFacts(NamedTuple):
-    """What compaction reads of one message (module doc). A tuple: a view has thousands."""
-
-    texts: tuple[str, ...]
-    uses: tuple[dict[str, Any], ...]
-    results: tuple[dict[str, Any], ...]
-    pointer: str | None
-    largest_result: int | None
-    calls: dict[str, RemovedInteraction] | None = None
-    call_tokens: dict[str, int] | None = None  # both blocks of each of `calls`, counted
-    reads: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (id, read key), under `read_rule`
-    read_rule: ReadRule | None = None  # None: `reads` not found (messages with calls)
-    # every call's entry, newest first, when all of them were answered (`calls`), and
-    # the messages that hold their results: a removal that takes both takes these as
-    # they are (`removed.collect_changed`)
-    in_order: tuple[RemovedInteraction, ...] = ()
-    answered_in: tuple[Message, ...] = ()
-
-
-def user_texts(message: Message) -> Iterator[str]:
-    """The texts a user message carries (string content or text blocks), non-blank only."""
-    if message.get("role") != "user" or is_summary_message(message) or is_digest_message(message):
-        return
-    content = message.get("content")
-    if isinstance(content, str):
-        if content.strip():
-            yield content
-        return
-    for block in content if isinstance(content, list) else ():
-        if isinstance(block, dict) and block.get("type") == "text":
-            text = block.get("text")
-            if isinstance(text, str) and text.strip():
-                yield text
-
-
-def build_message_facts(message: Message, counter: TokenCounter | None) -> MessageFacts:
-    """The facts of one message (module doc); `calls` are added by `note_calls`."""
-    pointer = message.get(SOURCE_KEY)
-    pointer = pointer if isinstance(pointer, str) and pointer else None
-    texts = tuple(user_texts(message)) if message.get("role") == "user" else ()
-    content = message.get("content")
-    if not isinstance(content, list):
-        return MessageFacts(texts, (), (), pointer, 0)
-    uses, results = [], []
-    for block in content:
-        kind = block.get("type") if isinstance(block, dict) else None
-        if kind == "tool_use":
-            uses.append(block)
-        elif kind == "tool_result":
-            results.append(block)
-    largest = None if counter is None else 0
-    if counter is not None and results:
-        largest = max(counter.count_content(block.get("content")) for block in results)
-    return MessageFacts(texts, tuple(uses), tuple(results), pointer, largest)
-
-
-def note_calls(
-    facts: list[MessageFacts],
-    messages: Sequence[Message],
-    start: int,
-    interactions: Mapping[str, tuple[int, int]],
-    counter: TokenCounter,
-) -> None:
-    """Write the digest entry of each call in `interactions` (id -> indices of its
-    tool_use and tool_result messages; `facts[i]` is message `start + i`) into its
-    call's message's facts: both blocks, the pointer (the result's message's, else the
-    call's) and the line, counted as the digest shows it; and the tokens of its two
-    blocks. A compaction that later removes the call takes the entry as it is, the line
-    already counted, and what removing it saves without counting again. A message whose
-    calls were all answered also gets them in order (`in_order`, `answered_in`)."""
-    answered: dict[int, list[Message]] = {}
-    for tool_id, (use_index, result_index) in interactions.items():
-        use_facts, result_facts = facts[use_index - start], facts[result_index - start]
-        use = next(block for block in use_facts.uses if block.get("id") == tool_id)
-        result = next(b for b in result_facts.results if b.get("tool_use_id") == tool_id)
-        pointer = result_facts.pointer or use_facts.pointer
-        line = describe_interaction(use, result)
-        count_line(with_pointer(line, pointer), counter)
-        if use_facts.calls is None or use_facts.call_tokens is None:
-            use_facts = facts[use_index - start] = use_facts._replace(calls={}, call_tokens={})
-        assert use_facts.calls is not None and use_facts.call_tokens is not None  # for mypy
-        use_facts.calls[tool_id] = RemovedInteraction(tool_id, use, result, pointer, line)
-        use_facts.call_tokens[tool_id] = counter.count_block(use) + counter.count_block(result)
-        answered.setdefault(use_index - start, []).append(messages[result_index - start])
-    for position, result_messages in answered.items():
-        _note_order(facts, position, result_messages)
-
-
-def _note_order(facts: list[MessageFacts], position: int, result_messages: list[Message]) -> None:
-    """Set `in_order` and `answered_in` of `facts[position]` when every call is answered."""
-    found = facts[position]
-    calls = found.calls or {}
-    if len(calls) != len(found.uses):
-        return
-    in_order = tuple(calls.get(use.get("id")) for use in reversed(found.uses))
-    if None in in_order:
-        return
-    unique = tuple({id(message): message for message in result_messages}.values())
-    facts[position] = found._replace(in_order=in_order, answered_in=unique)  # type: ignore[arg-type]
+__all__ = [  # the facts of one message live in `message_facts`; these names stay here
+    "FactsIndex",
+    "MessageFacts",
+    "RecordedFacts",
+    "build_message_facts",
+    "record_facts",
+    "user_texts",
+]
 
 
 @dataclass
@@ -164,6 +73,7 @@ class RecordedFacts:
     frozen: KnownFacts = field(default_factory=dict)
     plain: list[tuple[int, Message, MessageFacts]] = field(default_factory=list)
     largest_result: int = 0
+    reads: RunningReads = field(default_factory=RunningReads)  # L2, kept up to date
 
 
 def record_facts(
@@ -175,16 +85,17 @@ def record_facts(
     policy: CompactionPolicy | None = None,
 ) -> None:
     """Build the facts of `messages` (message `start` of a view onwards, just validated;
-    `interactions` are the calls answered among them) and record them; with the policy
-    the check runs under, the reads L2 will compare too (`read_keys`)."""
+    `interactions` are the calls answered among them) and record them, with the reads
+    keyed as L2 compares them under the policy the check runs under (the default one
+    when it names none; `read_keys`), and L2's running outcome (`running_reads`)."""
     facts = [build_message_facts(message, counter) for message in messages]
     note_calls(facts, messages, start, interactions, counter)
-    if policy is not None:
-        rule = read_rule(policy)
-        for index, found in enumerate(facts):
-            if found.uses:
-                reads = find_reads(found.uses, policy)
-                facts[index] = found._replace(reads=reads, read_rule=rule)
+    policy = DEFAULT_POLICY if policy is None else policy
+    rule = read_rule(policy)
+    for index, found in enumerate(facts):
+        if found.uses:
+            facts[index] = found._replace(reads=find_reads(found.uses, policy), read_rule=rule)
+    recorded.reads.add(messages, facts, start, interactions, rule)
     for index, (message, message_facts) in enumerate(zip(messages, facts, strict=True), start):
         recorded.largest_result = max(recorded.largest_result, message_facts.largest_result or 0)
         if is_frozen(message):
@@ -212,6 +123,7 @@ class FactsIndex:
         self._known: KnownFacts = {} if recorded is None else recorded.frozen
         self._made: KnownFacts | None = None
         self._plain = (recorded.plain, view) if recorded and recorded.plain else None
+        self._recorded, self._view = recorded, view
         self._digests: dict[int, tuple[Message, Any]] = {}
 
     def note_digest(self, message: Message, digest: Any) -> None:
@@ -234,9 +146,22 @@ class FactsIndex:
                 entry = made[key] = (message, build_message_facts(message, self._counter))
         return entry[1]
 
+    def running_reads(self, messages: Sequence[Message], rule: ReadRule) -> ReadsPlan | None:
+        """L2's outcome on `messages` as the per-turn checks kept it (`running_reads`),
+        with positions in `messages`, when `messages` is the view they followed (perhaps
+        without its digest message, perhaps with results L1 cut); else None. The facts
+        of the messages it rebuilds are noted for the rest of the run."""
+        plan = None if self._recorded is None else self._recorded.reads.plan(rule, len(self._view))
+        if plan is None:
+            return None
+        plan = align_plan(plan, messages, self._view)
+        for message, facts in plan.rebuilt if plan is not None else ():
+            self.note(message, facts)
+        return plan
+
     def note(self, message: Message, facts: MessageFacts) -> None:
         """Take `facts` as those of `message` for the rest of the run: a layer that rebuilt
-        the message knows them from the one it replaced (`call_removal`)."""
+        the message knows them from the one it replaced (`running_reads`)."""
         made = self._made if self._made is not None else self._start_made()
         made[id(message)] = (message, facts)
 

@@ -1,0 +1,127 @@
+"""The facts of one message: what the layers and the digest read of it, found once.
+
+Contract: `build_message_facts(message, counter)` gives a message's `MessageFacts` (its
+user texts, tool blocks, pointer and largest result); `note_calls` adds, for the calls
+answered among a batch of messages, the digest entry each would leave and the tokens of
+its blocks, and for a message whose calls were all answered, those entries in order
+and the messages holding their results. How the facts are recorded and read, and why:
+`facts`. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from agent_cli.compaction.digest_render import with_pointer
+from agent_cli.compaction.lines import (
+    RemovedInteraction,
+    count_line,
+    describe_interaction,
+)
+from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
+from agent_cli.compaction.read_keys import ReadRule
+from agent_cli.tokens import TokenCounter
+
+Message = dict[str, Any]
+
+
+class MessageFacts(NamedTuple):
+    """What compaction reads of one message (module doc). A tuple: a view has thousands."""
+
+    texts: tuple[str, ...]
+    uses: tuple[dict[str, Any], ...]
+    results: tuple[dict[str, Any], ...]
+    pointer: str | None
+    largest_result: int | None
+    calls: dict[str, RemovedInteraction] | None = None
+    call_tokens: dict[str, int] | None = None  # both blocks of each of `calls`, counted
+    reads: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (id, read key), under `read_rule`
+    read_rule: ReadRule | None = None  # None: `reads` not found (messages with calls)
+    # every call's entry, newest first, when all of them were answered (`calls`), and
+    # the messages that hold their results: a removal that takes both takes these as
+    # they are (`removed.collect_changed`)
+    in_order: tuple[RemovedInteraction, ...] = ()
+    answered_in: tuple[Message, ...] = ()
+
+
+def user_texts(message: Message) -> Iterator[str]:
+    """The texts a user message carries (string content or text blocks), non-blank only."""
+    if message.get("role") != "user" or is_summary_message(message) or is_digest_message(message):
+        return
+    content = message.get("content")
+    if isinstance(content, str):
+        if content.strip():
+            yield content
+        return
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict) and block.get("type") == "text":
+            text = block.get("text")
+            if isinstance(text, str) and text.strip():
+                yield text
+
+
+def build_message_facts(message: Message, counter: TokenCounter | None) -> MessageFacts:
+    """The facts of one message (module doc); `calls` are added by `note_calls`."""
+    pointer = message.get(SOURCE_KEY)
+    pointer = pointer if isinstance(pointer, str) and pointer else None
+    texts = tuple(user_texts(message)) if message.get("role") == "user" else ()
+    content = message.get("content")
+    if not isinstance(content, list):
+        return MessageFacts(texts, (), (), pointer, 0)
+    uses, results = [], []
+    for block in content:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "tool_use":
+            uses.append(block)
+        elif kind == "tool_result":
+            results.append(block)
+    largest = None if counter is None else 0
+    if counter is not None and results:
+        largest = max(counter.count_content(block.get("content")) for block in results)
+    return MessageFacts(texts, tuple(uses), tuple(results), pointer, largest)
+
+
+def note_calls(
+    facts: list[MessageFacts],
+    messages: Sequence[Message],
+    start: int,
+    interactions: Mapping[str, tuple[int, int]],
+    counter: TokenCounter,
+) -> None:
+    """Write the digest entry of each call in `interactions` (id -> indices of its
+    tool_use and tool_result messages; `facts[i]` is message `start + i`) into its
+    call's message's facts: both blocks, the pointer (the result's message's, else the
+    call's) and the line, counted as the digest shows it; and the tokens of its two
+    blocks. A compaction that later removes the call takes the entry as it is, the line
+    already counted, and what removing it saves without counting again. A message whose
+    calls were all answered also gets them in order (`in_order`, `answered_in`)."""
+    answered: dict[int, list[Message]] = {}
+    for tool_id, (use_index, result_index) in interactions.items():
+        use_facts, result_facts = facts[use_index - start], facts[result_index - start]
+        use = next(block for block in use_facts.uses if block.get("id") == tool_id)
+        result = next(b for b in result_facts.results if b.get("tool_use_id") == tool_id)
+        pointer = result_facts.pointer or use_facts.pointer
+        line = describe_interaction(use, result)
+        count_line(with_pointer(line, pointer), counter)
+        if use_facts.calls is None or use_facts.call_tokens is None:
+            use_facts = facts[use_index - start] = use_facts._replace(calls={}, call_tokens={})
+        assert use_facts.calls is not None and use_facts.call_tokens is not None  # for mypy
+        use_facts.calls[tool_id] = RemovedInteraction(tool_id, use, result, pointer, line)
+        use_facts.call_tokens[tool_id] = counter.count_block(use) + counter.count_block(result)
+        answered.setdefault(use_index - start, []).append(messages[result_index - start])
+    for position, result_messages in answered.items():
+        _note_order(facts, position, result_messages)
+
+
+def _note_order(facts: list[MessageFacts], position: int, result_messages: list[Message]) -> None:
+    """Set `in_order` and `answered_in` of `facts[position]` when every call is answered."""
+    found = facts[position]
+    calls = found.calls or {}
+    if len(calls) != len(found.uses):
+        return
+    in_order = tuple(calls.get(use.get("id")) for use in reversed(found.uses))
+    if None in in_order:
+        return
+    unique = tuple({id(message): message for message in result_messages}.values())
+    facts[position] = found._replace(in_order=in_order, answered_in=unique)  # type: ignore[arg-type]

@@ -1,0 +1,266 @@
+"""L2 kept up to date turn by turn: which reads a later read made redundant, and what
+removing them changes, for the view the per-turn check is following.
+
+Why: in a long session L2 removes a thousand older reads. Finding them, stripping both
+halves, naming them for the digest and counting the saving visited each of them four
+times at compaction, when every one of those facts was known the turn the newer read
+came in. The per-turn check (`facts.record_facts`) now keeps them as it goes; L2 takes
+them in one step when its view is the one the check followed.
+
+Contract:
+- `RunningReads.add(...)` takes the messages the check just recorded (positions
+  `start` onwards of its view, their facts, the calls answered among them) in view
+  order, and keys their reads under the check's read rule, exactly as
+  `dedup.find_superseded_reads` walks a view: `superseded` (tool_use id -> the read)
+  then holds what that function gives for the whole view, in its order.
+- For each message a superseded read touches it keeps the message L2 leaves there (the
+  original without the removed blocks, or None where nothing is left) and, where they
+  can be told without counting, that message's facts (`facts_without_calls`).
+- `plan(rule, length)` gives L2's whole outcome for the view the check followed: the changes by
+  position, the removed calls' digest entries newest first (as
+  `removed.collect_removed_calls` names them), and the tokens saved (the calls' blocks,
+  recorded when their interaction completed, plus each message left empty). None when
+  it cannot: another read rule, or a read the check could not key or did not see
+  answered (`broken`).
+- `align_plan(plan, messages, view)` moves the plan onto the list L2 was
+  given: the followed `view`, or it without its digest message (positions after it
+  move down by one), where any message may differ from the followed one (L1 cut a
+  result) if neither holds a tool_use block and the plan changes nothing there; else
+  None, and L2 scans.
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from agent_cli.compaction.lines import RemovedInteraction
+from agent_cli.compaction.markers import is_digest_message
+from agent_cli.compaction.message_facts import MessageFacts
+from agent_cli.compaction.read_keys import ReadRule
+from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS
+
+Message = dict[str, Any]
+
+
+class _Read(NamedTuple):
+    """A read the check saw answered: where its halves are, and its digest entry."""
+
+    entry: RemovedInteraction
+    tokens: int  # both blocks, as the digest's saving counts them
+    use_at: int
+    use_place: int  # the tool_use block's place among its message's tool_use blocks
+    use_message: Message
+    use_facts: MessageFacts
+    result_at: int
+    result_message: Message
+    result_facts: MessageFacts
+
+
+@dataclass
+class _Touched:
+    """A message some superseded reads take blocks from, and what L2 leaves there."""
+
+    original: Message
+    facts: MessageFacts
+    removed_ids: set[str] = field(default_factory=set)
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+    left: Message | None = None  # None: nothing left, the message goes
+    left_facts: MessageFacts | None = None
+
+
+class ReadsPlan(NamedTuple):
+    """L2's outcome on the followed view (module doc); positions are the view's."""
+
+    changes: dict[int, Message | None]
+    removed: list[RemovedInteraction]  # newest call first
+    superseded: tuple[str, ...]  # in `find_superseded_reads`' order
+    tokens_saved: int
+    rebuilt: list[tuple[Message, MessageFacts]]  # L2's new messages and their facts
+
+
+@dataclass
+class RunningReads:
+    """What L2 would do to the view followed so far (module doc)."""
+
+    rule: ReadRule | None = None
+    broken: bool = False
+    followed: int = 0  # messages followed: the view's length
+    newest: dict[tuple[str, ...], _Read] = field(default_factory=dict)
+    superseded: dict[str, _Read] = field(default_factory=dict)
+    touched: dict[int, _Touched] = field(default_factory=dict)
+
+    def add(
+        self,
+        messages: Sequence[Message],
+        facts: Sequence[MessageFacts],
+        start: int,
+        interactions: Mapping[str, tuple[int, int]],
+        rule: ReadRule,
+    ) -> None:
+        """Follow the check's newly recorded messages (module doc)."""
+        self.followed = start + len(messages)
+        if self.rule is None:
+            self.rule = rule
+        if self.broken or self.rule != rule:
+            self.broken = True
+            return
+        for offset, found in enumerate(facts):
+            if found.uses and found.read_rule != rule:
+                self.broken = True
+                return
+            for tool_id, key in found.reads:
+                read = _answered_read(messages, facts, start, start + offset, tool_id, interactions)
+                if read is None:
+                    self.broken = True
+                    return
+                older = self.newest.get(key)
+                if older is not None:
+                    self._supersede(older)
+                self.newest[key] = read
+
+    def _supersede(self, read: _Read) -> None:
+        """Mark `read` redundant and rebuild the two messages it takes blocks from."""
+        self.superseded[read.entry.tool_use_id] = read
+        halves = (
+            (read.use_at, read.use_message, read.use_facts, read.entry.use),
+            (read.result_at, read.result_message, read.result_facts, read.entry.result),
+        )
+        for position, message, message_facts, block in halves:
+            touched = self.touched.get(position)
+            if touched is None:
+                touched = self.touched[position] = _Touched(message, message_facts)
+            touched.removed_ids.add(read.entry.tool_use_id)
+            touched.blocks.append(block)  # type: ignore[arg-type]  # answered: a block
+            _rebuild(touched)
+
+    def plan(self, rule: ReadRule, length: int) -> ReadsPlan | None:
+        """L2's outcome on the followed view under `rule`, or None (module doc); also
+        None unless `length` messages were followed, so a plan never outruns its view."""
+        if self.broken or self.rule != rule or self.followed != length:
+            return None
+        changes = {position: touched.left for position, touched in self.touched.items()}
+        emptied = sum(1 for left in changes.values() if left is None)
+        tokens = sum(read.tokens for read in self.superseded.values())
+        in_order = sorted(
+            self.superseded.values(), key=lambda r: (r.use_at, r.use_place), reverse=True
+        )
+        rebuilt = [
+            (touched.left, touched.left_facts)
+            for touched in self.touched.values()
+            if touched.left is not None and touched.left_facts is not None
+        ]
+        return ReadsPlan(
+            changes,
+            [read.entry for read in in_order],
+            tuple(self.superseded),
+            tokens + MESSAGE_OVERHEAD_TOKENS * emptied,
+            rebuilt,
+        )
+
+
+def align_plan(
+    plan: ReadsPlan, messages: Sequence[Message], view: Sequence[Message]
+) -> ReadsPlan | None:
+    """`plan` (for `view`) with positions in `messages`, or None (module doc)."""
+    if len(messages) == len(view):
+        lacking, followed = len(view), list(view)
+    elif len(messages) == len(view) - 1:
+        digest_at = next((i for i, m in enumerate(view) if is_digest_message(m)), None)
+        if digest_at is None or digest_at in plan.changes:
+            return None
+        lacking, followed = digest_at, [*view[:digest_at], *view[digest_at + 1 :]]
+    else:
+        return None
+    changes = plan.changes
+    if lacking < len(view):  # positions after the missing message move down
+        changes = {at - (at > lacking): left for at, left in changes.items()}
+    if list(messages) != followed:  # one C-level pass, by identity first
+        for at, (given, kept) in enumerate(zip(messages, followed, strict=True)):
+            if given is not kept and (at in changes or _has_calls(given) or _has_calls(kept)):
+                return None
+    return plan._replace(changes=changes)
+
+
+def _has_calls(message: Message) -> bool:
+    """True when `message` holds a tool_use block (read from its blocks, not its facts:
+    building facts counts results, and L1's cut ones are not counted yet)."""
+    content = message.get("content")
+    return isinstance(content, list) and any(
+        isinstance(block, dict) and block.get("type") == "tool_use" for block in content
+    )
+
+
+def _answered_read(
+    messages: Sequence[Message],
+    facts: Sequence[MessageFacts],
+    start: int,
+    use_at: int,
+    tool_id: str,
+    interactions: Mapping[str, tuple[int, int]],
+) -> _Read | None:
+    """The read `tool_id` (its tool_use at `use_at`) with its recorded entry, or None
+    when the check did not see it answered among these messages."""
+    where = interactions.get(tool_id)
+    use_facts = facts[use_at - start]
+    entry = use_facts.calls.get(tool_id) if use_facts.calls else None
+    if where is None or entry is None or use_facts.call_tokens is None or entry.result is None:
+        return None
+    result_at = where[1]
+    place = next(i for i, use in enumerate(use_facts.uses) if use is entry.use)
+    return _Read(
+        entry,
+        use_facts.call_tokens[tool_id],
+        use_at,
+        place,
+        messages[use_at - start],
+        use_facts,
+        result_at,
+        messages[result_at - start],
+        facts[result_at - start],
+    )
+
+
+def _rebuild(touched: _Touched) -> None:
+    """What L2 leaves of `touched.original` without its removed blocks, and its facts."""
+    content = touched.original["content"]
+    gone = set(map(id, touched.blocks))
+    kept = [block for block in content if id(block) not in gone]
+    if not kept:
+        touched.left, touched.left_facts = None, None
+        return
+    touched.left = {**touched.original, "content": kept}
+    touched.left_facts = facts_without_calls(touched.facts, touched.removed_ids)
+
+
+def facts_without_calls(facts: MessageFacts, ids: Collection[str]) -> MessageFacts | None:
+    """The facts of the message `facts` describe once rebuilt without the tool_use and
+    tool_result blocks of `ids` (other blocks and the pointer stay), found from these
+    facts alone; None where that cannot be told without counting (a result that stays
+    beside one that left: which was the largest?)."""
+    uses = tuple(use for use in facts.uses if use.get("id") not in ids)
+    results = tuple(r for r in facts.results if r.get("tool_use_id") not in ids)
+    if results and len(results) != len(facts.results):
+        return None
+    largest = facts.largest_result if results or facts.largest_result is None else 0
+    if not uses:
+        return MessageFacts(facts.texts, (), results, facts.pointer, largest)
+    calls, call_tokens = facts.calls, facts.call_tokens
+    if calls is not None and call_tokens is not None:
+        calls = {key: entry for key, entry in calls.items() if key not in ids} or None
+        call_tokens = None if calls is None else {key: call_tokens[key] for key in calls}
+    reads = tuple(read for read in facts.reads if read[0] not in ids)
+    # no `in_order`: the calls left are matched with their results when they leave
+    return MessageFacts(
+        facts.texts,
+        uses,
+        results,
+        facts.pointer,
+        largest,
+        calls,
+        call_tokens,
+        reads,
+        facts.read_rule,
+    )

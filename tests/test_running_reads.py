@@ -1,0 +1,138 @@
+"""L2 kept up to date by the per-turn check (`compaction.running_reads`).
+
+A session checks its view every turn; by the time it compacts, the check has already
+found which reads a later read made redundant. These tests hold that shortcut to what
+L2 finds by scanning: the same view, figures and digest, also after an earlier
+compaction left a digest in the view, and never taken for a view it did not follow.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from compaction_support import assistant, make_counter, read_use, tool_result, user
+
+import agent_cli.compaction.dedup as dedup
+from agent_cli.compaction import CompactionPolicy, compact_context, count_view
+from agent_cli.compaction.digest import Digest, RequestEntry, build_digest_message
+from agent_cli.compaction.facts import FactsIndex
+from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message
+from agent_cli.compaction.read_keys import read_rule
+from agent_cli.compaction.view_memo import measure_view_facts
+from agent_cli.frozen import freeze
+
+POLICY = CompactionPolicy(soft_threshold=1_500, hard_limit=10**6, keep_recent_messages=12)
+
+
+def _turns(first: int, count: int, files: int = 4) -> list[dict[str, Any]]:
+    """`count` turns from number `first`, each reading one of `files` files (two reads
+    in one message every fifth turn), each message with its transcript pointer."""
+    messages: list[dict[str, Any]] = []
+    for number in range(first, first + count):
+        ids = [f"t{number}"] + ([f"t{number}b"] if number % 5 == 0 else [])
+        uses = [
+            read_use(tool_id, f"src/{(number + n) % files}.py") for n, tool_id in enumerate(ids)
+        ]
+        results = [tool_result(tool_id, f"file {number}\n" * 30) for tool_id in ids]
+        messages += [assistant(uses), user(results)]
+    for offset, message in enumerate(messages):
+        message[SOURCE_KEY] = f"transcript:s1:{2 * first + offset + 1}"
+    return messages
+
+
+def _check_turn_by_turn(view: list[dict[str, Any]], counter: Any) -> None:
+    for end in range(1, len(view) + 1, 2):
+        count_view(view[:end], counter, POLICY)
+
+
+def _outcome(view: list[dict[str, Any]], counter: Any) -> tuple[Any, ...]:
+    result = compact_context(view, policy=POLICY, counter=counter)
+    return result.messages, result.tokens_before, result.tokens_after, result.reports
+
+
+def _refuse_scanning(monkeypatch: pytest.MonkeyPatch) -> None:
+    def scan(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("L2 scanned the view instead of taking what the checks kept")
+
+    monkeypatch.setattr(dedup, "find_superseded_reads", scan)
+
+
+def _session(frozen: bool, scan: bool, monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
+    """Two compactions of a session checked turn by turn, the second with the first's
+    digest in its view; with `scan`, L2 is made to scan (the kept outcome withheld),
+    else scanning fails the test."""
+    counter, _ = make_counter()
+    view = [user("Please tidy src/."), *_turns(0, 30)]
+    outcomes = []
+    for more in (30, 30):
+        view = [freeze(m) for m in view] if frozen else view
+        _check_turn_by_turn(view, counter)
+        with monkeypatch.context() as patched:
+            if scan:
+                patched.setattr(FactsIndex, "running_reads", lambda *args: None)
+            else:
+                _refuse_scanning(patched)
+            outcomes.append(_outcome(view, counter))
+        view = [*outcomes[-1][0], *_turns(100, more)]
+    return outcomes
+
+
+@pytest.mark.parametrize("frozen", [True, False])
+def test_l2_takes_what_the_checks_kept_and_it_is_what_a_scan_finds(monkeypatch, frozen):
+    """A session's view checked turn by turn compacts without L2 scanning it, to the very
+    outcome L2 finds by scanning: also the second time, when the view holds the digest
+    of the first compaction."""
+    kept = _session(frozen, False, monkeypatch)
+    assert kept == _session(frozen, True, monkeypatch)
+    assert any(is_digest_message(m) for m in kept[0][0][:2])
+    for _, _, _, reports in kept:
+        assert any(r.name == "dedup_file_reads" and r.outcome == "applied" for r in reports)
+
+
+def _followed() -> tuple[list[dict[str, Any]], Any]:
+    """A view with an earlier compaction's digest at 1, and the index the check built."""
+    digest = build_digest_message(Digest(requests=(RequestEntry("earlier", "transcript:s1:0"),)))
+    view = [freeze(m) for m in [user("go"), digest, *_turns(0, 10)]]
+    counter, _ = make_counter()
+    _, facts = measure_view_facts(view, counter, POLICY)
+    return view, facts
+
+
+def test_the_kept_outcome_is_not_taken_for_a_view_the_checks_did_not_follow():
+    """The view followed, or it without its digest, takes the kept outcome; a view
+    missing another message, one whose tool calls differ, or another read rule does not."""
+    view, facts = _followed()
+    rule = read_rule(POLICY)
+    assert facts.running_reads(view, rule) is not None
+    assert facts.running_reads([view[0], *view[2:]], rule) is not None  # without its digest
+    assert facts.running_reads([*view[:3], *view[4:]], rule) is None  # a call missing
+    assert facts.running_reads(view[:-1], rule) is None
+    other_call = assistant([read_use("t9", "src/other.py")])
+    assert facts.running_reads([*view[:-2], other_call, view[-1]], rule) is None
+    assert facts.running_reads(view, read_rule(CompactionPolicy(read_tool_names={"cat"}))) is None
+
+
+def test_a_message_without_calls_may_differ_where_the_kept_outcome_changes_nothing():
+    """L1 cuts results: a result message the kept outcome leaves alone may be another
+    object (no tool_use in either); one it changes may not."""
+    view, facts = _followed()
+    rule = read_rule(POLICY)
+    plan = facts.running_reads(view, rule)
+    assert plan is not None
+    untouched = next(at for at in range(3, len(view), 2) if at not in plan.changes)
+    touched = next(at for at in range(3, len(view), 2) if at in plan.changes)
+    for at, expected in ((untouched, True), (touched, False)):
+        cut = {**view[at], "content": [tool_result(view[at]["content"][0]["tool_use_id"], "cut")]}
+        found = facts.running_reads([*view[:at], cut, *view[at + 1 :]], rule)
+        assert (found is not None) is expected
+
+
+def test_a_view_lacking_a_message_a_read_touched_is_scanned():
+    """Without the message L2 would rebuild, the kept outcome does not apply."""
+    view, facts = _followed()
+    plan = facts.running_reads(view, read_rule(POLICY))
+    assert plan is not None and plan.changes
+    touched = min(plan.changes)
+    lacking = [*view[:touched], *view[touched + 1 :]]
+    assert facts.running_reads(lacking, read_rule(POLICY)) is None
