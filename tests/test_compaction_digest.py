@@ -560,3 +560,25 @@ def test_a_digest_counted_from_its_message_merges_as_one_rendered_again():
         assert with_count == merge_digest(digest, [], more, 600, TokenCounter())
     assert len(merge_digest(digest, [], calls(10, 3), 600, counter, known).parts) == 2
     assert merge_digest(digest, [], calls(10, 80), 600, counter, known).older.count > 0
+
+
+def test_many_short_requests_are_appended_when_they_fit():
+    """A part is refused before counting only when even the cheapest lines (a token
+    each: its newline) could not fit; sixty one-word replies that fit are appended."""
+    from agent_cli.compaction.digest import (
+        Digest,
+        build_digest_message,
+        count_rendered_message,
+        merge_digest,
+    )
+    from agent_cli.compaction.removed import RemovedRequest
+
+    counter = TokenCounter()
+    first = merge_digest(
+        Digest(), [RemovedRequest("start", "transcript:s1:0")], [], 10_000, counter
+    )
+    replies = [RemovedRequest("a", f"transcript:s1:{n}") for n in range(60, 0, -1)]
+    roomy = merge_digest(first, replies, [], 10_000, counter)
+    assert len(roomy.parts) == 2
+    needed = count_rendered_message(build_digest_message(roomy), counter)
+    assert merge_digest(first, replies, [], needed, counter) == roomy

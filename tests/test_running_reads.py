@@ -8,33 +8,43 @@ compaction left a digest in the view, and never taken for a view it did not foll
 
 from __future__ import annotations
 
+from copy import deepcopy
 from typing import Any
 
 import pytest
-from compaction_support import assistant, make_counter, read_use, tool_result, user
+from compaction_support import assistant, make_counter, read_use, text, tool_result, user
 
 import agent_cli.compaction.dedup as dedup
 from agent_cli.compaction import CompactionPolicy, compact_context, count_view
-from agent_cli.compaction.digest import Digest, RequestEntry, build_digest_message
+from agent_cli.compaction.digest import (
+    Digest,
+    RequestEntry,
+    build_digest_message,
+    digest_from_message,
+)
 from agent_cli.compaction.facts import FactsIndex
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message
 from agent_cli.compaction.read_keys import read_rule
 from agent_cli.compaction.view_memo import measure_view_facts
 from agent_cli.frozen import freeze
 
-POLICY = CompactionPolicy(soft_threshold=1_500, hard_limit=10**6, keep_recent_messages=12)
+POLICY = CompactionPolicy(
+    soft_threshold=1_500, hard_limit=10**6, keep_recent_messages=12, max_tool_result_tokens=200
+)
 
 
 def _turns(first: int, count: int, files: int = 4) -> list[dict[str, Any]]:
     """`count` turns from number `first`, each reading one of `files` files (two reads
-    in one message every fifth turn), each message with its transcript pointer."""
+    in one message every fifth turn, a long result L1 cuts every seventh), each message
+    with its transcript pointer."""
     messages: list[dict[str, Any]] = []
     for number in range(first, first + count):
         ids = [f"t{number}"] + ([f"t{number}b"] if number % 5 == 0 else [])
         uses = [
             read_use(tool_id, f"src/{(number + n) % files}.py") for n, tool_id in enumerate(ids)
         ]
-        results = [tool_result(tool_id, f"file {number}\n" * 30) for tool_id in ids]
+        lines = 400 if number % 7 == 3 else 30
+        results = [tool_result(tool_id, f"file {number}\n" * lines) for tool_id in ids]
         messages += [assistant(uses), user(results)]
     for offset, message in enumerate(messages):
         message[SOURCE_KEY] = f"transcript:s1:{2 * first + offset + 1}"
@@ -87,7 +97,8 @@ def test_l2_takes_what_the_checks_kept_and_it_is_what_a_scan_finds(monkeypatch, 
     assert kept == _session(frozen, True, monkeypatch)
     assert any(is_digest_message(m) for m in kept[0][0][:2])
     for _, _, _, reports in kept:
-        assert any(r.name == "dedup_file_reads" and r.outcome == "applied" for r in reports)
+        applied = {r.name for r in reports if r.outcome == "applied"}
+        assert {"truncate_tool_results", "dedup_file_reads"} <= applied
 
 
 def _followed() -> tuple[list[dict[str, Any]], Any]:
@@ -113,19 +124,26 @@ def test_the_kept_outcome_is_not_taken_for_a_view_the_checks_did_not_follow():
     assert facts.running_reads(view, read_rule(CompactionPolicy(read_tool_names={"cat"}))) is None
 
 
-def test_a_message_without_calls_may_differ_where_the_kept_outcome_changes_nothing():
-    """L1 cuts results: a result message the kept outcome leaves alone may be another
-    object (no tool_use in either); one it changes may not."""
+def test_a_message_without_calls_may_differ_where_l1_cut_a_result():
+    """L1 cuts results: a result message may be another object (no tool_use in either)
+    where the kept outcome leaves it alone, or drops it whole and it holds the same
+    results; then the removed call names the cut result. Not where its blocks differ."""
     view, facts = _followed()
     rule = read_rule(POLICY)
     plan = facts.running_reads(view, rule)
     assert plan is not None
     untouched = next(at for at in range(3, len(view), 2) if at not in plan.changes)
-    touched = next(at for at in range(3, len(view), 2) if at in plan.changes)
-    for at, expected in ((untouched, True), (touched, False)):
-        cut = {**view[at], "content": [tool_result(view[at]["content"][0]["tool_use_id"], "cut")]}
+    single = [at for at in plan.changes if len(view[at]["content"]) == 1 and at % 2]
+    for at in (untouched, single[0]):
+        tool_id = view[at]["content"][0]["tool_use_id"]
+        cut = {**view[at], "content": [tool_result(tool_id, "cut")]}
         found = facts.running_reads([*view[:at], cut, *view[at + 1 :]], rule)
-        assert (found is not None) is expected
+        assert found is not None
+        named = [entry.result for entry in found.removed if entry.tool_use_id == tool_id]
+        assert named in ([], [cut["content"][0]])
+    two = next(at for at in plan.changes if len(view[at]["content"]) == 2)
+    one_left = {**view[two], "content": view[two]["content"][:1]}
+    assert facts.running_reads([*view[:two], one_left, *view[two + 1 :]], rule) is None
 
 
 def test_a_view_lacking_a_message_a_read_touched_is_scanned():
@@ -136,3 +154,81 @@ def test_a_view_lacking_a_message_a_read_touched_is_scanned():
     touched = min(plan.changes)
     lacking = [*view[:touched], *view[touched + 1 :]]
     assert facts.running_reads(lacking, read_rule(POLICY)) is None
+
+
+def _two_reads() -> list[dict[str, Any]]:
+    return [
+        user("start"),
+        assistant([text("reading a"), read_use("r1", "a.py")]),
+        user([tool_result("r1", "A" * 400)]),
+        assistant([text("again"), read_use("r2", "a.py")]),
+        user([tool_result("r2", "A" * 400)]),
+        assistant("done"),
+    ]
+
+
+SMALL = CompactionPolicy(soft_threshold=200, hard_limit=10**6, keep_recent_messages=40)
+
+
+def test_an_equal_copy_of_a_plain_view_is_rebuilt_from_its_own_blocks():
+    """The check followed plain view V; V is then edited in place, and an equal copy
+    taken before the edit is compacted: L2 rebuilds the copy's messages, never V's."""
+    followed = _two_reads()
+    copy = deepcopy(followed)
+    counter, _ = make_counter()
+    count_view(followed, counter, SMALL)
+    followed[1]["content"][0]["text"] = "edited in place"
+    result = compact_context(copy, policy=SMALL, counter=counter)
+    texts = [
+        m["content"][0].get("text")
+        for m in result.messages
+        if m["role"] == "assistant" and isinstance(m["content"], list)
+    ]
+    assert "edited in place" not in texts and "reading a" in texts
+
+
+def test_each_compaction_gives_its_own_rebuilt_messages():
+    """A caller may edit the view a compaction gave it; the next compaction of the same
+    followed view is not changed by that."""
+    view = _two_reads()
+    counter, _ = make_counter()
+    count_view(view, counter, SMALL)
+    first = compact_context(view, policy=SMALL, counter=counter).messages
+    rebuilt = next(m for m in first if m["role"] == "assistant" and m is not view[5])
+    rebuilt["content"][0] = text("the caller's own edit")
+    second = compact_context(view, policy=SMALL, counter=counter).messages
+    assert [m for m in second if m["role"] == "assistant"][0]["content"][0]["text"] == "reading a"
+
+
+def test_a_digest_from_before_the_run_is_counted_from_its_entries():
+    """A digest message read back from disk whose text is not the rendering of its
+    entries (written otherwise, here far over the budget) is weighed by its entries:
+    what a compaction removes is added as a part beside them, not refitted."""
+    digest = Digest(requests=(RequestEntry("first", "transcript:s1:1"),))
+    stored = {**build_digest_message(digest), "content": "x " * 3_000}
+    policy = CompactionPolicy(soft_threshold=1_000, hard_limit=10**6, keep_recent_messages=2)
+    view = [user("go"), stored, *_turns(0, 3)]
+    result = compact_context(view, policy=policy, counter=make_counter()[0])
+    merged = digest_from_message(next(m for m in result.messages if is_digest_message(m)))
+    assert merged.requests[-1] == digest.requests[0]
+    assert len(merged.parts) == 2  # the stored entries, then what this run removed
+
+
+def test_a_session_with_its_own_read_tools_keeps_l2_up_to_date_after_a_compaction():
+    """The compaction measures its new view under its own policy, so the checks that
+    extend it key reads by the same rule and L2 need not scan the next time either."""
+    policy = CompactionPolicy(
+        soft_threshold=1_500,
+        hard_limit=10**6,
+        keep_recent_messages=12,
+        read_tool_names={"read_file", "cat"},
+    )
+    counter, _ = make_counter()
+    view = [user("go"), *_turns(0, 30)]
+    for end in range(1, len(view) + 1, 2):
+        count_view(view[:end], counter, policy)
+    later = [*compact_context(view, policy=policy, counter=counter).messages, *_turns(100, 10)]
+    for end in range(len(later) - 20, len(later) + 1, 2):
+        count_view(later[:end], counter, policy)
+    _, facts = measure_view_facts(later, counter, policy)
+    assert facts.running_reads(later, read_rule(policy)) is not None

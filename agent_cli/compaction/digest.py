@@ -80,7 +80,7 @@ __all__ = [  # the entries and their stored form live in `digest_model`; this is
 SHORT_REQUEST_CHARS = 200
 SHORTEST_REQUEST_CHARS = 60
 REFIT_HEADROOM = 0.25  # share of the budget a refitted digest leaves for later parts
-MIN_LINE_TOKENS = 4  # no entry's line costs less ("- x" and its newline)
+MIN_LINE_TOKENS = 1  # no entry's line costs less: it holds at least its newline
 
 
 # --- merging ------------------------------------------------------------------------------
@@ -117,7 +117,7 @@ def _append_part(
     """`digest` with one more part holding the new items whole, or None when that would
     pass the budget (or there is no digest yet). The parts already written stay as they
     were, so the cached prefix that ends with them is read again, not written."""
-    least = (len(requests) + len(interactions)) * MIN_LINE_TOKENS  # what the new lines cost
+    least = (len(requests) + len(interactions)) * MIN_LINE_TOKENS  # the new lines cost more
     if digest.is_empty() or least > budget_tokens:
         return None  # refused before anything is counted: a long removal, often
     if rendered_tokens is None:

@@ -45,7 +45,8 @@ from agent_cli.compaction.message_facts import (
 )
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.read_keys import ReadRule, find_reads, read_rule
-from agent_cli.compaction.running_reads import ReadsPlan, RunningReads, align_plan
+from agent_cli.compaction.reads_alignment import align_plan
+from agent_cli.compaction.running_reads import ReadsPlan, RunningReads
 from agent_cli.frozen import is_frozen
 from agent_cli.tokens import TokenCounter
 
@@ -154,7 +155,9 @@ class FactsIndex:
         plan = None if self._recorded is None else self._recorded.reads.plan(rule, len(self._view))
         if plan is None:
             return None
-        plan = align_plan(plan, messages, self._view)
+        if self._counter is None:
+            return None
+        plan = align_plan(plan, messages, self._view, self._counter.count_block)
         for message, facts in plan.rebuilt if plan is not None else ():
             self.note(message, facts)
         return plan

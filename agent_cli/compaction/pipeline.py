@@ -47,7 +47,7 @@ from agent_cli.compaction.results import (
 from agent_cli.compaction.summary import Summarizer, build_summary_outcome
 from agent_cli.compaction.traced import LayerStep, apply_traced_step
 from agent_cli.compaction.truncate import build_truncation_outcome
-from agent_cli.compaction.view_memo import measure_view, measure_view_facts
+from agent_cli.compaction.view_memo import measure_view_facts
 from agent_cli.errors import MessageViewLimitExceeded, PolicyError
 from agent_cli.tokens import TokenCounter, default_counter
 
@@ -163,7 +163,8 @@ def compact_context(
     view, reports = _run_layers(
         view, tokens_before, reserved_tokens, policy, counter, summarizer, force_summary, facts
     )
-    tokens_after = measure_view(view, counter) + reserved_tokens
+    # with the run's policy: the per-turn check that extends this view keys reads alike
+    tokens_after = measure_view_facts(view, counter, policy)[0] + reserved_tokens
     applied = tuple(report.name for report in reports if report.outcome == APPLIED)
     if tokens_after >= policy.hard_limit:
         raise MessageViewLimitExceeded(

@@ -21,12 +21,11 @@ Contract:
   `removed.collect_removed_calls` names them), and the tokens saved (the calls' blocks,
   recorded when their interaction completed, plus each message left empty). None when
   it cannot: another read rule, or a read the check could not key or did not see
-  answered (`broken`).
-- `align_plan(plan, messages, view)` moves the plan onto the list L2 was
-  given: the followed `view`, or it without its digest message (positions after it
-  move down by one), where any message may differ from the followed one (L1 cut a
-  result) if neither holds a tool_use block and the plan changes nothing there; else
-  None, and L2 scans.
+  answered (`broken`). Each plan holds new dicts for the messages it rebuilds, never
+  those of an earlier plan, and the messages followed where it changes the view
+  (`originals`), so it is applied only where those very objects still stand.
+- Moving the plan onto the list L2 is given (without the digest, with results L1 cut):
+  `reads_alignment`.
 Pure: no I/O.
 """
 
@@ -37,7 +36,6 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from agent_cli.compaction.lines import RemovedInteraction
-from agent_cli.compaction.markers import is_digest_message
 from agent_cli.compaction.message_facts import MessageFacts
 from agent_cli.compaction.read_keys import ReadRule
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS
@@ -59,7 +57,7 @@ class _Read(NamedTuple):
     result_facts: MessageFacts
 
 
-@dataclass
+@dataclass(slots=True)
 class _Touched:
     """A message some superseded reads take blocks from, and what L2 leaves there."""
 
@@ -79,6 +77,7 @@ class ReadsPlan(NamedTuple):
     superseded: tuple[str, ...]  # in `find_superseded_reads`' order
     tokens_saved: int
     rebuilt: list[tuple[Message, MessageFacts]]  # L2's new messages and their facts
+    originals: dict[int, Message]  # the messages followed where `changes` change them
 
 
 @dataclass
@@ -141,56 +140,28 @@ class RunningReads:
         None unless `length` messages were followed, so a plan never outruns its view."""
         if self.broken or self.rule != rule or self.followed != length:
             return None
-        changes = {position: touched.left for position, touched in self.touched.items()}
+        changes: dict[int, Message | None] = {}
+        rebuilt: list[tuple[Message, MessageFacts]] = []
+        for position, touched in self.touched.items():  # each plan its own new messages
+            left = touched.left
+            if left is not None:
+                left = {**left, "content": list(left["content"])}
+                if touched.left_facts is not None:
+                    rebuilt.append((left, touched.left_facts))
+            changes[position] = left
         emptied = sum(1 for left in changes.values() if left is None)
         tokens = sum(read.tokens for read in self.superseded.values())
         in_order = sorted(
             self.superseded.values(), key=lambda r: (r.use_at, r.use_place), reverse=True
         )
-        rebuilt = [
-            (touched.left, touched.left_facts)
-            for touched in self.touched.values()
-            if touched.left is not None and touched.left_facts is not None
-        ]
         return ReadsPlan(
             changes,
             [read.entry for read in in_order],
             tuple(self.superseded),
             tokens + MESSAGE_OVERHEAD_TOKENS * emptied,
             rebuilt,
+            {position: touched.original for position, touched in self.touched.items()},
         )
-
-
-def align_plan(
-    plan: ReadsPlan, messages: Sequence[Message], view: Sequence[Message]
-) -> ReadsPlan | None:
-    """`plan` (for `view`) with positions in `messages`, or None (module doc)."""
-    if len(messages) == len(view):
-        lacking, followed = len(view), list(view)
-    elif len(messages) == len(view) - 1:
-        digest_at = next((i for i, m in enumerate(view) if is_digest_message(m)), None)
-        if digest_at is None or digest_at in plan.changes:
-            return None
-        lacking, followed = digest_at, [*view[:digest_at], *view[digest_at + 1 :]]
-    else:
-        return None
-    changes = plan.changes
-    if lacking < len(view):  # positions after the missing message move down
-        changes = {at - (at > lacking): left for at, left in changes.items()}
-    if list(messages) != followed:  # one C-level pass, by identity first
-        for at, (given, kept) in enumerate(zip(messages, followed, strict=True)):
-            if given is not kept and (at in changes or _has_calls(given) or _has_calls(kept)):
-                return None
-    return plan._replace(changes=changes)
-
-
-def _has_calls(message: Message) -> bool:
-    """True when `message` holds a tool_use block (read from its blocks, not its facts:
-    building facts counts results, and L1's cut ones are not counted yet)."""
-    content = message.get("content")
-    return isinstance(content, list) and any(
-        isinstance(block, dict) and block.get("type") == "tool_use" for block in content
-    )
 
 
 def _answered_read(

@@ -66,7 +66,7 @@ def apply_traced_step(
             interactions,
             policy.digest_tokens,
             counter,
-            None if digest_message is None else count_rendered_message(digest_message, counter),
+            _rendered_tokens(digest_message, facts, counter),
         )
         digest_message = build_digest_message(digest)
         if facts is not None:  # the next step of this run need not parse it again
@@ -82,6 +82,18 @@ def _digest_of(message: dict[str, Any] | None, facts: FactsIndex | None) -> Dige
     """The digest `message` holds: as an earlier step of this run built it, else parsed."""
     known = None if facts is None or message is None else facts.digest_of(message)
     return digest_from_message(message) if known is None else known
+
+
+def _rendered_tokens(
+    message: dict[str, Any] | None, facts: FactsIndex | None, counter: TokenCounter
+) -> int | None:
+    """The budget's count of a digest message built earlier in this run, read off its
+    text (which is then the rendering of its entries); None for one from before the
+    run, whose text may have been written otherwise (a resumed view): `merge_digest`
+    renders its entries to count them."""
+    if message is None or facts is None or facts.digest_of(message) is None:
+        return None
+    return count_rendered_message(message, counter)
 
 
 def _removed_by(
