@@ -25,7 +25,11 @@ from typing import Any
 
 from agent_cli.compaction.facts import FactsIndex
 from agent_cli.compaction.policy import CompactionPolicy
-from agent_cli.compaction.removed import collect_removed
+from agent_cli.compaction.removed import (
+    RemovedInteraction,
+    RemovedRequest,
+    collect_changed,
+)
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
 from agent_cli.compaction.savings import measure_savings
 from agent_cli.compaction.standalone import run_layer_alone
@@ -49,6 +53,22 @@ def _last_user_index(messages: Sequence[dict[str, Any]], at_most: int) -> int:
         if messages[index].get("role") == "user":
             return index
     return at_most
+
+
+def _collect_dropped(
+    messages: Sequence[dict[str, Any]],
+    view: Sequence[dict[str, Any]],
+    tail_start: int,
+    facts: FactsIndex,
+) -> tuple[list[RemovedRequest], list[RemovedInteraction]]:
+    """`collect_removed(messages, view, facts)`, knowing that only the first message and
+    those from `tail_start` on may still be in `view`: the new messages are found among
+    those few, so a long prune builds no set of the thousands of messages it drops."""
+    in_view = set(map(id, view))
+    gone = [message for message in messages if id(message) not in in_view]
+    at_ends = set(map(id, messages[:1])) | set(map(id, messages[tail_start:]))
+    came = [message for message in view if id(message) not in at_ends]
+    return collect_changed(gone, came, facts) if gone else ([], [])
 
 
 def build_prune_outcome(
@@ -75,7 +95,7 @@ def build_prune_outcome(
     view, leading = _drop_leading_non_user(remove_tool_interactions(kept, crossing))
     if not view:  # nothing would start with a user message: emptying the view helps no one
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
-    removed = None if facts is None else collect_removed(messages, view, facts)
+    removed = None if facts is None else _collect_dropped(messages, view, tail_start, facts)
     if removed is None:
         dropped_uses = collect_tool_ids(messages[len(head) : tail_start], "tool_use")
         removed_ids = (

@@ -52,15 +52,11 @@ def collect_removed(
     """The user texts and interactions of `before` missing from `after`, newest first.
     `facts` (the run's index) spares rescanning the blocks of messages it knows."""
     after_ids = set(map(id, after))
-    gone, stayed = [], set()  # one pass over `before`, so `came` needs no set of it
-    for message in before:
-        if id(message) in after_ids:
-            stayed.add(id(message))
-        else:
-            gone.append(message)
+    gone = [message for message in before if id(message) not in after_ids]
     if not gone:
         return [], []
-    came = [message for message in after if id(message) not in stayed]
+    before_ids = set(map(id, before))
+    came = [message for message in after if id(message) not in before_ids]
     return collect_changed(gone, came, facts)
 
 
@@ -90,7 +86,7 @@ def collect_changed(
             in_order = found.in_order
             if (
                 in_order
-                and all(id(message) in gone_ids for message in found.answered_in)
+                and gone_ids.issuperset(map(id, found.answered_in))
                 and (not kept or kept.isdisjoint(found.calls or ()))
             ):
                 interactions.extend(in_order)

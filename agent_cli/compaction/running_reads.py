@@ -21,9 +21,10 @@ Contract:
   `removed.collect_removed_calls` names them), and the tokens saved (the calls' blocks,
   recorded when their interaction completed, plus each message left empty). None when
   it cannot: another read rule, or a read the check could not key or did not see
-  answered (`broken`). Each plan holds new dicts for the messages it rebuilds, never
-  those of an earlier plan, and the messages followed where it changes the view
-  (`originals`), so it is applied only where those very objects still stand.
+  answered (`broken`). A message L2 rebuilds from a frozen one is frozen (shared by
+  every plan: no one can change it); one rebuilt from a plain dict is a new dict in
+  each plan, never that of an earlier one. A plan names the messages followed where it
+  changes the view (`originals`), so it is applied only where those very objects stand.
 - Moving the plan onto the list L2 is given (without the digest, with results L1 cut):
   `reads_alignment`.
 Pure: no I/O.
@@ -33,11 +34,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 from agent_cli.compaction.lines import RemovedInteraction
 from agent_cli.compaction.message_facts import MessageFacts
 from agent_cli.compaction.read_keys import ReadRule
+from agent_cli.frozen import freeze, is_frozen
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS
 
 Message = dict[str, Any]
@@ -90,6 +93,15 @@ class RunningReads:
     newest: dict[tuple[str, ...], _Read] = field(default_factory=dict)
     superseded: dict[str, _Read] = field(default_factory=dict)
     touched: dict[int, _Touched] = field(default_factory=dict)
+    # kept as reads are superseded, so a plan is a few C-level copies: what L2 leaves at
+    # each touched position, the messages followed there, the new messages with their
+    # facts, the tokens of the removed calls and how many messages L2 empties
+    changes: dict[int, Message | None] = field(default_factory=dict)
+    originals: dict[int, Message] = field(default_factory=dict)
+    rebuilt: dict[int, tuple[Message, MessageFacts]] = field(default_factory=dict)
+    tokens: int = 0
+    emptied: int = 0
+    plain_left: int = 0  # rebuilt messages that are plain dicts: copied for each plan
 
     def add(
         self,
@@ -123,6 +135,7 @@ class RunningReads:
     def _supersede(self, read: _Read) -> None:
         """Mark `read` redundant and rebuild the two messages it takes blocks from."""
         self.superseded[read.entry.tool_use_id] = read
+        self.tokens += read.tokens
         halves = (
             (read.use_at, read.use_message, read.use_facts, read.entry.use),
             (read.result_at, read.result_message, read.result_facts, read.entry.result),
@@ -133,35 +146,64 @@ class RunningReads:
                 touched = self.touched[position] = _Touched(message, message_facts)
             touched.removed_ids.add(read.entry.tool_use_id)
             touched.blocks.append(block)  # type: ignore[arg-type]  # answered: a block
+            self._forget(position)
             _rebuild(touched)
+            self._note(position, touched)
+
+    def _forget(self, position: int) -> None:
+        """Take what L2 left at `position` out of the running figures."""
+        if position not in self.changes:
+            return
+        left = self.changes.pop(position)
+        self.rebuilt.pop(position, None)
+        self.emptied -= left is None
+        self.plain_left -= left is not None and not is_frozen(left)
+
+    def _note(self, position: int, touched: _Touched) -> None:
+        """Put what L2 leaves at `position` (just rebuilt) into the running figures."""
+        left = touched.left
+        self.changes[position] = left
+        self.originals[position] = touched.original
+        self.emptied += left is None
+        self.plain_left += left is not None and not is_frozen(left)
+        if left is not None and touched.left_facts is not None:
+            self.rebuilt[position] = (left, touched.left_facts)
 
     def plan(self, rule: ReadRule, length: int) -> ReadsPlan | None:
         """L2's outcome on the followed view under `rule`, or None (module doc); also
         None unless `length` messages were followed, so a plan never outruns its view."""
         if self.broken or self.rule != rule or self.followed != length:
             return None
-        changes: dict[int, Message | None] = {}
-        rebuilt: list[tuple[Message, MessageFacts]] = []
-        for position, touched in self.touched.items():  # each plan its own new messages
-            left = touched.left
-            if left is not None:
-                left = {**left, "content": list(left["content"])}
-                if touched.left_facts is not None:
-                    rebuilt.append((left, touched.left_facts))
-            changes[position] = left
-        emptied = sum(1 for left in changes.values() if left is None)
-        tokens = sum(read.tokens for read in self.superseded.values())
-        in_order = sorted(
-            self.superseded.values(), key=lambda r: (r.use_at, r.use_place), reverse=True
-        )
+        changes, rebuilt = dict(self.changes), list(self.rebuilt.values())
+        if self.plain_left:  # each plan its own new dicts, where a caller could edit them
+            changes, rebuilt = _copy_plain(changes, self.rebuilt)
+        in_order = sorted(self.superseded.values(), key=_NEWEST_LAST, reverse=True)
         return ReadsPlan(
             changes,
             [read.entry for read in in_order],
             tuple(self.superseded),
-            tokens + MESSAGE_OVERHEAD_TOKENS * emptied,
+            self.tokens + MESSAGE_OVERHEAD_TOKENS * self.emptied,
             rebuilt,
-            {position: touched.original for position, touched in self.touched.items()},
+            self.originals,
         )
+
+
+_NEWEST_LAST = attrgetter("use_at", "use_place")
+
+
+def _copy_plain(
+    changes: dict[int, Message | None], rebuilt: dict[int, tuple[Message, MessageFacts]]
+) -> tuple[dict[int, Message | None], list[tuple[Message, MessageFacts]]]:
+    """`changes` with a fresh copy of each plain dict it holds, and the facts of those."""
+    copies: list[tuple[Message, MessageFacts]] = []
+    for position, left in changes.items():
+        if left is None:
+            continue
+        if not is_frozen(left):
+            left = changes[position] = {**left, "content": list(left["content"])}
+        if position in rebuilt:
+            copies.append((left, rebuilt[position][1]))
+    return changes, copies
 
 
 def _answered_read(
@@ -202,7 +244,8 @@ def _rebuild(touched: _Touched) -> None:
     if not kept:
         touched.left, touched.left_facts = None, None
         return
-    touched.left = {**touched.original, "content": kept}
+    left = {**touched.original, "content": kept}
+    touched.left = freeze(left) if is_frozen(touched.original) else left  # as it came
     touched.left_facts = facts_without_calls(touched.facts, touched.removed_ids)
 
 
