@@ -4,7 +4,10 @@ Run with `python -m bench bench_compaction` (or `make bench`). Prints figures on
 asserts nothing. Targets (issues 2 and 10): L1-L3 on the 8,001-message view take at most
 100 ms median and at most a tenth of the seed-style algorithm's time. The session keeps
 its view as frozen messages (`agent_cli.frozen`), whose memo checks are identity checks,
-so that figure is printed as well as the one for plain dicts.
+so that figure is printed as well as the one for plain dicts. "Previous turn checked"
+is the state a session is in: its per-turn check has followed the view, recording each
+message's facts and keeping L2's outcome up to date (`compaction.running_reads`), so
+the run takes those instead of scanning the view.
 The per-turn check below the threshold is measured in `bench_turn_check`; this module
 also holds the history builder and the seed's algorithm that both use.
 
