@@ -582,3 +582,28 @@ def test_many_short_requests_are_appended_when_they_fit():
     assert len(roomy.parts) == 2
     needed = count_rendered_message(build_digest_message(roomy), counter)
     assert merge_digest(first, replies, [], needed, counter) == roomy
+
+
+def test_a_line_counted_by_another_counter_is_counted_again():
+    """A removed call carries its line's count for the counter that made it; a merge
+    with any other counter counts the line itself (here the carried figure is wrong)."""
+    from agent_cli.compaction.digest import Digest, merge_digest
+    from agent_cli.compaction.removed import RemovedInteraction
+
+    def calls(counted: Any) -> list[Any]:
+        return [
+            RemovedInteraction(
+                f"t{n}",
+                tool_use(f"t{n}", "bash", {"command": f"make target{n}"}),
+                None,
+                f"transcript:s1:{n}",
+                None,
+                counted,
+            )
+            for n in range(80, 0, -1)
+        ]
+
+    counter = TokenCounter()
+    plain = merge_digest(Digest(), [], calls(None), 400, counter)
+    assert merge_digest(Digest(), [], calls((TokenCounter(), 1)), 400, counter) == plain
+    assert merge_digest(Digest(), [], calls((counter, 1)), 400, counter) != plain  # taken

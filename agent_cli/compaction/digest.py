@@ -136,7 +136,10 @@ def _append_part(
         if room < 0:
             return None
         line = InteractionEntry(removed.describe(), removed.pointer)
-        room -= _count_line(with_pointer(line.line, line.pointer), counter)
+        known = removed.line_tokens(counter)
+        room -= (
+            _count_line(with_pointer(line.line, line.pointer), counter) if known is None else known
+        )
         lines.append(line)
     if room < 0:
         return None
@@ -220,7 +223,10 @@ def digest_message_tokens(message: dict[str, Any], counter: TokenCounter) -> int
 def _newest_first(entries: list[Any]) -> tuple[list[Any], bool]:
     """By record number, newest first, when every entry has one (and True); else as
     given (and False)."""
-    numbers = [sequence_of(entry.pointer) for entry in entries]
+    pointers = [entry.pointer for entry in entries]
+    if None in pointers:  # (the usual miss, found before parsing a thousand pointers)
+        return entries, False
+    numbers = list(map(sequence_of, pointers))
     if None in numbers:
         return entries, False
     order = sorted(range(len(entries)), key=lambda i: numbers[i] or 0, reverse=True)
@@ -258,7 +264,11 @@ def _fit_lines(
         line = entry.line  # None only for a removed call whose line is not written yet
         if line is None:
             line = entry.describe()  # type: ignore[union-attr]
-        cost = _count_line(with_pointer(line, entry.pointer), counter)
+        counted = getattr(entry, "counted", None)  # a removed call's, counted when made
+        if counted is not None and counted[0] is counter:
+            cost = counted[1]
+        else:
+            cost = _count_line(with_pointer(line, entry.pointer), counter)
         if used + cost > budget:
             return kept, entries[index:], used
         used += cost
@@ -291,11 +301,12 @@ def _fold(
     first, last = older.first, older.last
     low, high = sequence_of(first), sequence_of(last)
     for entry in (entries[-1], entries[0]) if is_sorted else entries:
-        number = sequence_of(entry.pointer)
+        pointer = entry.pointer
+        number = None if pointer is None else sequence_of(pointer)
         if number is None:
             continue
         if low is None or number < low:
-            low, first = number, entry.pointer
+            low, first = number, pointer
         if high is None or number > high:
-            high, last = number, entry.pointer
+            high, last = number, pointer
     return OlderRange(older.count + len(entries), first, last)

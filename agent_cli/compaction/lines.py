@@ -36,9 +36,17 @@ class RemovedInteraction(NamedTuple):
     result: dict[str, Any] | None
     pointer: str | None
     line: str | None = None  # written already (`facts`), else written by `describe`
+    # (the counter, the tokens of the line with its pointer as the digest counts it),
+    # when counted already: the digest takes the figure for that very counter only
+    counted: tuple[Any, int] | None = None
 
     def describe(self) -> str:
         return self.line if self.line is not None else describe_interaction(self.use, self.result)
+
+    def line_tokens(self, counter: TokenCounter) -> int | None:
+        """The tokens of this entry's line as `counter` counts it, when already known."""
+        counted = self.counted
+        return counted[1] if counted is not None and counted[0] is counter else None
 
 
 def describe_interaction(use: dict[str, Any], result: dict[str, Any] | None) -> str:

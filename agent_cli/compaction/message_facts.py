@@ -103,11 +103,13 @@ def note_calls(
         result = next(b for b in result_facts.results if b.get("tool_use_id") == tool_id)
         pointer = result_facts.pointer or use_facts.pointer
         line = describe_interaction(use, result)
-        count_line(with_pointer(line, pointer), counter)
+        tokens = count_line(with_pointer(line, pointer), counter)
         if use_facts.calls is None or use_facts.call_tokens is None:
             use_facts = facts[use_index - start] = use_facts._replace(calls={}, call_tokens={})
         assert use_facts.calls is not None and use_facts.call_tokens is not None  # for mypy
-        use_facts.calls[tool_id] = RemovedInteraction(tool_id, use, result, pointer, line)
+        use_facts.calls[tool_id] = RemovedInteraction(
+            tool_id, use, result, pointer, line, (counter, tokens)
+        )
         use_facts.call_tokens[tool_id] = counter.count_block(use) + counter.count_block(result)
         answered.setdefault(use_index - start, []).append(messages[result_index - start])
     for position, result_messages in answered.items():

@@ -101,5 +101,5 @@ def _with_cut_results(
             removed.append(entry)
             continue
         tokens += count_block(cut) - count_block(entry.result)  # type: ignore[arg-type]
-        removed.append(entry._replace(result=cut, line=None))
+        removed.append(entry._replace(result=cut, line=None, counted=None))
     return plan._replace(removed=removed, tokens_saved=tokens)
