@@ -18,6 +18,7 @@ from compaction_support import (
     make_counter,
     policies,
     read_use,
+    text,
     tool_result,
     tool_use,
     user,
@@ -333,3 +334,23 @@ def test_a_call_whose_result_was_cut_is_named_with_the_result_that_left():
     named = {call.tool_use_id: call for call in found[1]}
     assert named["toolu_1"].result is cut[4]["content"][0]
     assert named["toolu_0"].result is view[2]["content"][0]  # recorded, taken as it was
+
+
+def test_a_result_far_after_its_call_is_still_matched_when_both_leave():
+    """A view may answer a call several messages later; when both halves leave and the
+    result is not the one recorded (cut since), the removed call names the result that
+    left, with facts as without them."""
+    late = tool_use("toolu_late", "bash", {"command": "make slow"})
+    view = [user("go"), assistant([text("starting"), late])]
+    for number in range(12):
+        view += [user(f"meanwhile {number}"), assistant(f"noted {number}")]
+    view += [user([tool_result("toolu_late", "done at last")]), assistant("ok"), user("next")]
+    view = [freeze(m) for m in view]
+    counter, _ = make_counter()
+    _, facts = measure_view_facts(view, counter)
+    cut = {**view[-3], "content": [tool_result("toolu_late", "cut")]}
+    before = [*view[:-3], cut, *view[-2:]]
+    kept = [view[0], *view[-2:]]
+    with_facts = collect_removed(before, kept, facts)
+    assert _as_reference(with_facts) == _reference_removed(before, kept)
+    assert [call.result for call in with_facts[1]] == [cut["content"][0]]

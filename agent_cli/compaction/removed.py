@@ -80,8 +80,9 @@ def collect_changed(
     interactions: list[RemovedInteraction] = []
     gone_facts = index.of_all(gone)
     gone_ids = set(map(id, gone))
-    results: dict[Any, tuple[dict[str, Any], MessageFacts]] | None = None
-    for found in reversed(gone_facts):
+    results = _Results(gone_facts)
+    for position in range(len(gone_facts) - 1, -1, -1):
+        found = gone_facts[position]
         if found.uses:
             in_order = found.in_order
             if (
@@ -91,35 +92,54 @@ def collect_changed(
             ):
                 interactions.extend(in_order)
             else:
-                if results is None:
-                    results = _results_of(gone_facts)
-                _add_calls(interactions, found, kept, results)
+                _add_calls(interactions, found, position, kept, results)
         if found.texts:
             _add_lost_texts(requests, found, still_there)
     return requests, interactions
 
 
-def _results_of(
-    facts: Sequence[MessageFacts],
-) -> dict[Any, tuple[dict[str, Any], MessageFacts]]:
-    """Each tool_result among `facts` by its call's id, with its message's facts."""
-    return {
-        result.get("tool_use_id"): (result, found) for found in facts for result in found.results
-    }
+class _Results:
+    """The tool_result of a call among the messages that left, found after its call's
+    message: in the next few (where a session puts it), else in a map of them all,
+    built once, for the rare call whose result lies further (a valid view may answer a
+    call later, or keep its result)."""
+
+    NEAR = 8
+
+    def __init__(self, facts: Sequence[MessageFacts]) -> None:
+        self._facts = facts
+        self._all: dict[Any, tuple[dict[str, Any], MessageFacts]] | None = None
+
+    def after(self, position: int, tool_id: str) -> tuple[dict[str, Any], MessageFacts] | None:
+        """The result of `tool_id` after `position`, with its message's facts, or None."""
+        facts = self._facts
+        for later in range(position + 1, min(position + 1 + self.NEAR, len(facts))):
+            for result in facts[later].results:
+                if result.get("tool_use_id") == tool_id:
+                    return result, facts[later]
+        if position + 1 + self.NEAR >= len(facts):
+            return None
+        if self._all is None:
+            self._all = {r.get("tool_use_id"): (r, found) for found in facts for r in found.results}
+        return self._all.get(tool_id)
 
 
 def _add_calls(
     interactions: list[RemovedInteraction],
     found: MessageFacts,
+    position: int,
     kept: set[Any],
-    results: Mapping[Any, tuple[dict[str, Any], MessageFacts]],
+    results: _Results,
 ) -> None:
-    """Add the entries of the calls of a message that left (newest first), except those
-    still in the view (`kept`), each with its result when that left too."""
+    """Add the entries of the calls of the message at `position` of those that left
+    (newest first), except those still in the view (`kept`), each with its result when
+    that left too."""
     for use in reversed(found.uses):
         tool_id = use.get("id")
         if isinstance(tool_id, str) and tool_id not in kept:
-            interactions.append(_removed_call(use, tool_id, found, results.get(tool_id)))
+            interactions.append(
+                _removed_call(use, tool_id, found, results.after(position, tool_id))
+            )
 
 
 def _add_lost_texts(
