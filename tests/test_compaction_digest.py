@@ -26,7 +26,15 @@ from agent_cli.compaction import (
     compact_context,
     validate_tool_protocol,
 )
-from agent_cli.compaction.digest import REFIT_HEADROOM, sequence_of, split_digest
+from agent_cli.compaction.digest import (
+    REFIT_HEADROOM,
+    Digest,
+    build_digest_message,
+    count_rendered_message,
+    merge_digest,
+    sequence_of,
+    split_digest,
+)
 from agent_cli.compaction.markers import (
     DIGEST_HEADER,
     DIGEST_LATER_PART,
@@ -35,7 +43,7 @@ from agent_cli.compaction.markers import (
     is_digest_message,
     is_summary_message,
 )
-from agent_cli.compaction.removed import user_texts
+from agent_cli.compaction.removed import RemovedInteraction, RemovedRequest, user_texts
 from agent_cli.errors import WireFormatError
 from agent_cli.events import ModelRequest
 from agent_cli.provider.wire import build_wire_request
@@ -526,13 +534,6 @@ def test_a_digest_counted_from_its_message_merges_as_one_rendered_again():
     """The tokens a step reads off the digest's message (`count_rendered_message`) are
     those the budget finds by rendering the digest, so merging with them gives the same
     digest: a part appended while it fits, a refit once it does not."""
-    from agent_cli.compaction.digest import (
-        Digest,
-        build_digest_message,
-        count_rendered_message,
-        merge_digest,
-    )
-    from agent_cli.compaction.removed import RemovedInteraction, RemovedRequest
 
     def calls(start: int, count: int) -> list[Any]:
         return [
@@ -565,14 +566,6 @@ def test_a_digest_counted_from_its_message_merges_as_one_rendered_again():
 def test_many_short_requests_are_appended_when_they_fit():
     """A part is refused before counting only when even the cheapest lines (a token
     each: its newline) could not fit; sixty one-word replies that fit are appended."""
-    from agent_cli.compaction.digest import (
-        Digest,
-        build_digest_message,
-        count_rendered_message,
-        merge_digest,
-    )
-    from agent_cli.compaction.removed import RemovedRequest
-
     counter = TokenCounter()
     first = merge_digest(
         Digest(), [RemovedRequest("start", "transcript:s1:0")], [], 10_000, counter
@@ -587,8 +580,6 @@ def test_many_short_requests_are_appended_when_they_fit():
 def test_a_line_counted_by_another_counter_is_counted_again():
     """A removed call carries its line's count for the counter that made it; a merge
     with any other counter counts the line itself (here the carried figure is wrong)."""
-    from agent_cli.compaction.digest import Digest, merge_digest
-    from agent_cli.compaction.removed import RemovedInteraction
 
     def calls(counted: Any) -> list[Any]:
         return [

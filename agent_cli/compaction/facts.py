@@ -13,10 +13,10 @@ Contract:
   that were answered, the digest entry they would leave if removed (`calls`: tool_use
   id -> `RemovedInteraction`, with its line, already counted as the digest counts it)
   and the tokens of their two blocks (`call_tokens`); with the policy the per-turn check
-  runs under, its file reads as L2 keys them (`reads`, for that `read_rule`). Facts
-  are a function of the
-  message's content (and, for `calls`, of the result blocks and pointer they name: a
-  reader checks that those are still the ones it finds), never stale while it is
+  runs under (the default policy when it names none), its file reads as L2 keys them
+  (`reads`, for that `read_rule`). Built in `message_facts`. Facts are a function of
+  the message's content (and, for `calls`, of the result blocks and pointer they name:
+  a reader checks that those are still the ones it finds), never stale while it is
   unchanged.
 - `FactsIndex.of(message)` gives the facts by identity: an entry recorded for that very
   object (each entry keeps the object, so its id cannot be reused while the entry lives)
@@ -26,6 +26,11 @@ Contract:
   good; a plain dict's are used only at the position where `view_memo` has just found
   it equal to its snapshot, so a dict changed in place is never read from a stale entry.
   `FactsIndex.largest_result` is the largest tool_result of the view it was built for.
+  A layer that rebuilds a message may tell the index its facts (`note`); a digest step
+  keeps the digest it built (`note_digest`, `digest_of`) for the next step of the run.
+- `RecordedFacts.reads` is L2's outcome kept up to date as messages are recorded
+  (`running_reads`); `FactsIndex.running_reads(view, rule)` gives it to L2 when `view`
+  is the one followed (`reads_alignment`).
 - Memory: recorded facts live in `view_memo`'s few memos per counter, beside the
   snapshots they mirror, and go with them; an index lives for one run.
 Pure: no I/O.
@@ -37,6 +42,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_cli.compaction.digest_model import Digest
 from agent_cli.compaction.message_facts import (
     MessageFacts,
     build_message_facts,
@@ -125,13 +131,13 @@ class FactsIndex:
         self._made: KnownFacts | None = None
         self._plain = (recorded.plain, view) if recorded and recorded.plain else None
         self._recorded, self._view = recorded, view
-        self._digests: dict[int, tuple[Message, Any]] = {}
+        self._digests: dict[int, tuple[Message, Digest]] = {}
 
-    def note_digest(self, message: Message, digest: Any) -> None:
+    def note_digest(self, message: Message, digest: Digest) -> None:
         """Keep the digest a step of this run built `message` from (`traced`)."""
         self._digests[id(message)] = (message, digest)
 
-    def digest_of(self, message: Message) -> Any:
+    def digest_of(self, message: Message) -> Digest | None:
         """The digest a step of this run built `message` from, else None."""
         entry = self._digests.get(id(message))
         return entry[1] if entry is not None and entry[0] is message else None

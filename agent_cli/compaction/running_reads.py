@@ -62,14 +62,12 @@ class _Read(NamedTuple):
 
 @dataclass(slots=True)
 class _Touched:
-    """A message some superseded reads take blocks from, and what L2 leaves there."""
+    """A message some superseded reads take blocks from, and the blocks they take."""
 
     original: Message
     facts: MessageFacts
     removed_ids: set[str] = field(default_factory=set)
     blocks: list[dict[str, Any]] = field(default_factory=list)
-    left: Message | None = None  # None: nothing left, the message goes
-    left_facts: MessageFacts | None = None
 
 
 class ReadsPlan(NamedTuple):
@@ -147,8 +145,7 @@ class RunningReads:
             touched.removed_ids.add(read.entry.tool_use_id)
             touched.blocks.append(block)  # type: ignore[arg-type]  # answered: a block
             self._forget(position)
-            _rebuild(touched)
-            self._note(position, touched)
+            self._note(position, touched.original, *_rebuild(touched))
 
     def _forget(self, position: int) -> None:
         """Take what L2 left at `position` out of the running figures."""
@@ -159,15 +156,16 @@ class RunningReads:
         self.emptied -= left is None
         self.plain_left -= left is not None and not is_frozen(left)
 
-    def _note(self, position: int, touched: _Touched) -> None:
-        """Put what L2 leaves at `position` (just rebuilt) into the running figures."""
-        left = touched.left
+    def _note(
+        self, position: int, original: Message, left: Message | None, facts: MessageFacts | None
+    ) -> None:
+        """Put what L2 now leaves at `position` (None: nothing) into the running figures."""
         self.changes[position] = left
-        self.originals[position] = touched.original
+        self.originals[position] = original
         self.emptied += left is None
         self.plain_left += left is not None and not is_frozen(left)
-        if left is not None and touched.left_facts is not None:
-            self.rebuilt[position] = (left, touched.left_facts)
+        if left is not None and facts is not None:
+            self.rebuilt[position] = (left, facts)
 
     def plan(self, rule: ReadRule, length: int) -> ReadsPlan | None:
         """L2's outcome on the followed view under `rule`, or None (module doc); also
@@ -236,17 +234,17 @@ def _answered_read(
     )
 
 
-def _rebuild(touched: _Touched) -> None:
-    """What L2 leaves of `touched.original` without its removed blocks, and its facts."""
+def _rebuild(touched: _Touched) -> tuple[Message | None, MessageFacts | None]:
+    """What L2 leaves of `touched.original` without its removed blocks (None: nothing),
+    frozen if the original was, and that message's facts when they can be told."""
     content = touched.original["content"]
     gone = set(map(id, touched.blocks))
     kept = [block for block in content if id(block) not in gone]
     if not kept:
-        touched.left, touched.left_facts = None, None
-        return
+        return None, None
     left = {**touched.original, "content": kept}
-    touched.left = freeze(left) if is_frozen(touched.original) else left  # as it came
-    touched.left_facts = facts_without_calls(touched.facts, touched.removed_ids)
+    left = freeze(left) if is_frozen(touched.original) else left
+    return left, facts_without_calls(touched.facts, touched.removed_ids)
 
 
 def facts_without_calls(facts: MessageFacts, ids: Collection[str]) -> MessageFacts | None:

@@ -60,13 +60,9 @@ def apply_traced_step(
     requests, interactions = _removed_by(outcome, base, facts)
     saved = outcome.tokens_saved  # a view's count is the sum of its messages' counts
     if requests or interactions:
+        earlier, rendered = _earlier_digest(digest_message, facts, counter)
         digest = merge_digest(
-            _digest_of(digest_message, facts),
-            requests,
-            interactions,
-            policy.digest_tokens,
-            counter,
-            _rendered_tokens(digest_message, facts, counter),
+            earlier, requests, interactions, policy.digest_tokens, counter, rendered
         )
         digest_message = build_digest_message(digest)
         if facts is not None:  # the next step of this run need not parse it again
@@ -78,22 +74,18 @@ def apply_traced_step(
     return dataclasses.replace(outcome, messages=after, tokens_saved=saved)
 
 
-def _digest_of(message: dict[str, Any] | None, facts: FactsIndex | None) -> Digest:
-    """The digest `message` holds: as an earlier step of this run built it, else parsed."""
-    known = None if facts is None or message is None else facts.digest_of(message)
-    return digest_from_message(message) if known is None else known
-
-
-def _rendered_tokens(
+def _earlier_digest(
     message: dict[str, Any] | None, facts: FactsIndex | None, counter: TokenCounter
-) -> int | None:
-    """The budget's count of a digest message built earlier in this run, read off its
-    text (which is then the rendering of its entries); None for one from before the
-    run, whose text may have been written otherwise (a resumed view): `merge_digest`
-    renders its entries to count them."""
-    if message is None or facts is None or facts.digest_of(message) is None:
-        return None
-    return count_rendered_message(message, counter)
+) -> tuple[Digest, int | None]:
+    """The digest `message` holds, and its tokens as the budget counts them when known.
+    One built by an earlier step of this run is taken as built and counted off its text
+    (then the rendering of its entries); one from before the run is parsed, and
+    `merge_digest` renders its entries to count them (its text may have been written
+    otherwise: a resumed view)."""
+    known = None if facts is None or message is None else facts.digest_of(message)
+    if known is None or message is None:
+        return digest_from_message(message), None
+    return known, count_rendered_message(message, counter)
 
 
 def _removed_by(
