@@ -530,21 +530,27 @@ def render(digest: Any) -> str:
     return render_digest(digest)
 
 
+def _removed_calls(start: int, count: int, counted: Any = None) -> list[RemovedInteraction]:
+    """`count` removed bash calls from record `start` on, newest first (`counted`: the
+    line count each carries, as the per-turn check leaves it)."""
+    return [
+        RemovedInteraction(
+            f"t{n}",
+            tool_use(f"t{n}", "bash", {"command": f"make target{n}"}),
+            None,
+            f"transcript:s1:{n}",
+            None,
+            counted,
+        )
+        for n in range(start + count - 1, start - 1, -1)
+    ]
+
+
 def test_a_digest_counted_from_its_message_merges_as_one_rendered_again():
     """The tokens a step reads off the digest's message (`count_rendered_message`) are
     those the budget finds by rendering the digest, so merging with them gives the same
     digest: a part appended while it fits, a refit once it does not."""
-
-    def calls(start: int, count: int) -> list[Any]:
-        return [
-            RemovedInteraction(
-                f"t{n}",
-                tool_use(f"t{n}", "bash", {"command": f"ls {n}"}),
-                None,
-                f"transcript:s1:{n}",
-            )
-            for n in range(start + count - 1, start - 1, -1)
-        ]
+    calls = _removed_calls
 
     counter = TokenCounter()
     digest = merge_digest(
@@ -581,18 +587,8 @@ def test_a_line_counted_by_another_counter_is_counted_again():
     """A removed call carries its line's count for the counter that made it; a merge
     with any other counter counts the line itself (here the carried figure is wrong)."""
 
-    def calls(counted: Any) -> list[Any]:
-        return [
-            RemovedInteraction(
-                f"t{n}",
-                tool_use(f"t{n}", "bash", {"command": f"make target{n}"}),
-                None,
-                f"transcript:s1:{n}",
-                None,
-                counted,
-            )
-            for n in range(80, 0, -1)
-        ]
+    def calls(counted: Any) -> list[RemovedInteraction]:
+        return _removed_calls(1, 80, counted)
 
     counter = TokenCounter()
     plain = merge_digest(Digest(), [], calls(None), 400, counter)
