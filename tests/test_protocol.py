@@ -77,6 +77,23 @@ def test_a_second_result_for_one_call_is_a_duplicate():
     assert _reason_of(history).reason == "duplicate_result"
 
 
+def test_a_repeated_id_is_a_duplicate_while_its_first_call_is_still_open():
+    """The second call reuses the id before the first is answered: one result would then
+    seem to answer both, and the API refuses the history."""
+    same_message = [user("go"), assistant([tool_use("a"), tool_use("a")]), user([tool_result("a")])]
+    error = _reason_of(same_message)
+    assert (error.reason, error.tool_use_id, error.message_index) == ("duplicate_id", "a", 1)
+    later_message = [
+        user("go"),
+        assistant([tool_use("a")]),
+        user("no answer yet"),
+        assistant([tool_use("a")]),
+        user([tool_result("a")]),
+    ]
+    error = _reason_of(later_message)
+    assert (error.reason, error.tool_use_id, error.message_index) == ("duplicate_id", "a", 3)
+
+
 def test_empty_ids_are_rejected_on_both_sides():
     assert _reason_of([user("go"), assistant([tool_use("")])]).reason == "empty_id"
     assert _reason_of([user([tool_result("")])]).reason == "empty_id"
