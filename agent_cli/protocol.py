@@ -1,7 +1,8 @@
 """tool_use / tool_result pairing: the one place that validates it and removes pairs.
 
 Contract (what the Messages API needs, checked over the whole history):
-- every tool_use stands in an assistant message and has a non-empty, unique `id`;
+- every tool_use stands in an assistant message and has a unique `id` in the API's
+  grammar (`^[a-zA-Z0-9_-]+$`, at most `MAX_TOOL_USE_ID_CHARS` characters);
 - every tool_result stands in a user message and answers, through `tool_use_id`, exactly
   one tool_use of an EARLIER message. The API is stricter (the result must be in the very
   next message, first in its content); that placement rule belongs to the request builder,
@@ -36,7 +37,9 @@ from agent_cli.protocol_validation import (
     DUPLICATE_ID,
     DUPLICATE_RESULT,
     EMPTY_ID,
+    MALFORMED_ID,
     MALFORMED_MESSAGE,
+    MAX_TOOL_USE_ID_CHARS,
     MISSING_RESULT,
     RESULT_BEFORE_USE,
     RESULT_OUTSIDE_USER,
@@ -44,6 +47,7 @@ from agent_cli.protocol_validation import (
     USE_OUTSIDE_ASSISTANT,
     Interaction,
     ProtocolScan,
+    is_valid_tool_use_id,
     validate_tool_protocol,
 )
 
@@ -51,7 +55,10 @@ __all__ = [
     "DUPLICATE_ID",
     "DUPLICATE_RESULT",
     "EMPTY_ID",
+    "EMPTY_NAME",
+    "MALFORMED_ID",
     "MALFORMED_MESSAGE",
+    "MAX_TOOL_USE_ID_CHARS",
     "MISSING_RESULT",
     "RESULT_BEFORE_USE",
     "RESULT_OUTSIDE_USER",
@@ -62,13 +69,17 @@ __all__ = [
     "answer_dangling_tool_uses",
     "apply_changes",
     "collect_tool_ids",
+    "find_answer_id_problem",
     "find_reused_tool_use_id",
+    "is_valid_tool_use_id",
     "iter_tool_blocks",
     "locate_interactions",
     "remove_tool_interactions",
     "strip_interactions",
     "validate_tool_protocol",
 ]
+
+EMPTY_NAME = "empty_name"  # a tool_use whose `name` is not a non-empty string
 
 
 def iter_tool_blocks(message: Any) -> Iterable[dict[str, Any]]:
@@ -109,6 +120,31 @@ def find_reused_tool_use_id(
         if tool_use_id in seen:
             return tool_use_id
         seen.add(tool_use_id)
+    return None
+
+
+def find_answer_id_problem(
+    response: dict[str, Any], history: Sequence[dict[str, Any]]
+) -> str | None:
+    """Why the tool calls of a model's answer cannot join `history`, or None if they can.
+
+    The reason is a `ToolProtocolError` code: EMPTY_ID or MALFORMED_ID (an id outside the
+    API's grammar or over `MAX_TOOL_USE_ID_CHARS`), DUPLICATE_ID (an id repeated within
+    the answer or already in `history`), or EMPTY_NAME. Such an answer must be neither
+    run nor recorded: once in the history, every later request would be refused.
+    """
+    uses = [block for block in iter_tool_blocks(response) if block.get("type") == "tool_use"]
+    for block in uses:
+        tool_id = block.get("id")
+        if not isinstance(tool_id, str) or not tool_id:
+            return EMPTY_ID
+        if not is_valid_tool_use_id(tool_id):
+            return MALFORMED_ID
+        name = block.get("name")
+        if not isinstance(name, str) or not name:
+            return EMPTY_NAME
+    if find_reused_tool_use_id(response, history) is not None:
+        return DUPLICATE_ID
     return None
 
 
