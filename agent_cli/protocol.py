@@ -24,6 +24,7 @@ name of the three stays importable from here.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -75,11 +76,15 @@ __all__ = [
     "iter_tool_blocks",
     "locate_interactions",
     "remove_tool_interactions",
+    "rename_malformed_tool_ids",
+    "renamed_tool_use_id",
     "strip_interactions",
     "validate_tool_protocol",
 ]
 
 EMPTY_NAME = "empty_name"  # a tool_use whose `name` is not a non-empty string
+RENAMED_ID_PREFIX = "toolu_renamed_"
+_ID_KEYS = {"tool_use": "id", "tool_result": "tool_use_id"}
 
 
 def iter_tool_blocks(message: Any) -> Iterable[dict[str, Any]]:
@@ -177,3 +182,53 @@ def answer_dangling_tool_uses(
         ],
     }
     return [*history, answers], answers
+
+
+def rename_malformed_tool_ids(
+    messages: Sequence[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], dict[str, str]]:
+    """The history with every string tool id the API would refuse (empty, outside its
+    grammar, too long) renamed on both the tool_use and its tool_results; and the map of
+    old id -> new id.
+
+    For a history recorded before answers were checked (`find_answer_id_problem`): the
+    calls and results stay, under ids the API takes. The new id is derived from the old
+    one alone (`renamed_tool_use_id`), so every rebuild of the same transcript renames
+    alike and a result recorded under a new id still pairs with its call. Ids that are
+    not strings are left for validation to refuse. Never mutates; unchanged messages
+    are shared.
+    """
+    renames: dict[str, str] = {}
+    renamed: list[dict[str, Any]] = []
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if not isinstance(content, list) or not any(_has_malformed_id(b) for b in content):
+            renamed.append(message)
+            continue
+        blocks = [_with_renamed_id(block, renames) for block in content]
+        renamed.append({**message, "content": blocks})
+    return renamed, renames
+
+
+def renamed_tool_use_id(old_id: str) -> str:
+    """A valid id standing for `old_id`: a fixed prefix and 24 hex digits of its sha256."""
+    digest = hashlib.sha256(old_id.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{RENAMED_ID_PREFIX}{digest[:24]}"
+
+
+def _has_malformed_id(block: Any) -> bool:
+    kind = block.get("type") if isinstance(block, dict) else None
+    key = _ID_KEYS.get(kind) if isinstance(kind, str) else None
+    if key is None:
+        return False
+    value = block.get(key)
+    return isinstance(value, str) and not is_valid_tool_use_id(value)
+
+
+def _with_renamed_id(block: Any, renames: dict[str, str]) -> Any:
+    if not _has_malformed_id(block):
+        return block
+    key = _ID_KEYS[block["type"]]
+    old_id = block[key]
+    new_id = renames.setdefault(old_id, renamed_tool_use_id(old_id))
+    return {**block, key: new_id}

@@ -17,6 +17,8 @@ from agent_cli.protocol import (
     find_answer_id_problem,
     locate_interactions,
     remove_tool_interactions,
+    rename_malformed_tool_ids,
+    renamed_tool_use_id,
     strip_interactions,
     validate_tool_protocol,
 )
@@ -248,3 +250,18 @@ def test_strip_interactions_lists_only_the_messages_that_change():
     assert changes[3] is None and changes[4] is None
     assert apply_changes(history, changes) == remove_tool_interactions(history, {"a", "c"})
     assert strip_interactions(history, {"zzz"}, validate_tool_protocol(history)) == {}
+
+
+def test_malformed_ids_are_renamed_alike_on_both_halves_and_nothing_else_changes():
+    bad_call = [assistant([text("x"), tool_use("a b")]), user([tool_result("a b", "body")])]
+    history = [user("go"), *call_pair("ok"), *bad_call, assistant([tool_use(None)])]
+    before = copy.deepcopy(history)
+    renamed, renames = rename_malformed_tool_ids(history)
+    assert history == before
+    new_id = renamed_tool_use_id("a b")
+    assert renames == {"a b": new_id} and new_id == renamed_tool_use_id("a b")
+    assert renamed[3]["content"] == [text("x"), tool_use(new_id)]
+    assert renamed[4]["content"] == [tool_result(new_id, "body")]
+    assert all(renamed[i] is history[i] for i in (0, 1, 2, 5))  # shared, not copied
+    assert renamed[5]["content"][0]["id"] is None  # not a string: left for validation
+    validate_tool_protocol(renamed[:5])

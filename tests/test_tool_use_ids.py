@@ -7,15 +7,18 @@ The real SDK streams each hostile answer from the strict fake Messages API on lo
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 from session_support import drain, make_session, transcript_records
+from test_hostile_transcripts import transcript_path
 
 from agent_cli.events import Notice, ToolStarted
 from agent_cli.protocol import (
     MAX_TOOL_USE_ID_CHARS,
+    renamed_tool_use_id,
     validate_tool_protocol,
 )
 from agent_cli.provider.anthropic_provider import AnthropicProvider
@@ -146,3 +149,64 @@ def test_a_call_without_a_tool_name_is_refused_like_a_bad_id(server, workspace):
     assert [n.code for n in events if isinstance(n, Notice)] == ["bad_tool_id"]
     assert recorded_tool_ids(session) == []
     assert_resumes_and_answers(server, workspace, session.session_id)
+
+
+# --- transcripts an earlier version wrote with a bad id -------------------------------------
+
+
+def record_with_old_id(server, workspace: Path, bad_id: str, *, answered: bool = True) -> str:
+    """A session whose one tool call is then given `bad_id` in its transcript, as an
+    earlier agent-cli (which recorded any id) would have written it. Unanswered: the
+    transcript ends inside the call, as after a crash while the tool ran."""
+    (workspace / "notes.txt").write_text("hello\n")
+    server.enqueue(
+        Reply([tool_use_block("toolu_old", "read_file", {"path": "notes.txt"})], "tool_use"),
+        Reply([text_block("It says hello.")]),
+    )
+    session = make_session(workspace, _provider(server))
+    drain(session.run_turn("read notes.txt"))
+    session.close()
+    path = Path(session.transcript_path)
+    lines = path.read_text().splitlines(keepends=True)
+    if not answered:
+        use_line = next(i for i, line in enumerate(lines) if '"tool_use"' in line)
+        lines = lines[: use_line + 1]
+    encoded = json.dumps(bad_id)
+    path.write_text("".join(line.replace('"toolu_old"', encoded) for line in lines))
+    return session.session_id
+
+
+@pytest.mark.parametrize(
+    "bad_id", ["", "toolu bad id", "t" * 100_000], ids=["empty", "spaces", "long"]
+)
+def test_a_transcript_holding_a_bad_id_resumes_with_the_id_renamed(server, workspace, bad_id):
+    session_id = record_with_old_id(server, workspace, bad_id)
+    path = transcript_path(session_id)
+    before = path.read_bytes()
+    server.enqueue(Reply([text_block("Yes.")]))
+    resumed = make_session(workspace, _provider(server), resume=session_id)
+    try:
+        assert [n.code for n in resumed.startup_notices] == ["tool_ids_renamed"]
+        assert "1 tool call id" in resumed.startup_notices[0].text
+        assert drain(resumed.run_turn("still there?"))[-1].outcome == "ok"
+    finally:
+        resumed.close()
+    assert all(r.rejection is None for r in server.requests)
+    sent = server.accepted[-1]["messages"]
+    use = next(b for m in sent for b in m["content"] if b.get("type") == "tool_use")
+    result = next(b for m in sent for b in m["content"] if b.get("type") == "tool_result")
+    assert use["id"] == result["tool_use_id"] == renamed_tool_use_id(bad_id)
+    assert result["content"] and "hello" in json.dumps(result["content"])  # nothing lost
+    assert path.read_bytes().startswith(before)  # the recorded lines stay as they were
+    assert json.dumps(bad_id) in path.read_text()
+    assert_resumes_and_answers(server, workspace, session_id)  # and again, alike
+
+
+def test_a_transcript_ending_inside_a_call_with_a_bad_id_resumes_twice(server, workspace):
+    """The answer recorded on the first resume carries the new id; the second resume
+    renames the call alike, so the two still pair."""
+    session_id = record_with_old_id(server, workspace, "", answered=False)
+    resumed = make_session(workspace, _provider(server), resume=session_id)
+    resumed.close()
+    assert [n.code for n in resumed.startup_notices] == ["tool_ids_renamed", "resumed_mid_tool"]
+    assert_resumes_and_answers(server, workspace, session_id)
