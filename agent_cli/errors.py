@@ -381,7 +381,9 @@ class ModelSwitchRefused(ProviderError, ValueError):
 
 
 class SummarizerFailed(ProviderError):
-    """The summarizer raised, timed out or answered nothing; the view stays as it was."""
+    """The summarizer raised, timed out or answered with no summary; the view stays as it
+    was. `reason`: "timeout", "provider_error", "no_response", or why a reply was not a
+    summary ("called_tool", "stopped_early", "no_text")."""
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
