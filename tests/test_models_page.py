@@ -8,12 +8,9 @@ from contextlib import contextmanager
 
 import pytest
 
+from agent_cli.errors import ModelsPageUnusable
 from agent_cli.provider.anthropic_models import MAX_PAGE_BYTES, fetch_models_page
-from agent_cli.provider.models_page import (
-    MAX_LISTED_MODELS,
-    ModelsPageUnusable,
-    read_models_page,
-)
+from agent_cli.provider.models_page import MAX_LISTED_MODELS, read_models_page
 from agent_cli.provider.stream_assembly import StreamFault
 
 

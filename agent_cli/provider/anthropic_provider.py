@@ -31,7 +31,7 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
-from agent_cli.errors import MissingApiKey, ProviderRequestFailed
+from agent_cli.errors import MissingApiKey, ModelsPageUnusable, ProviderRequestFailed
 from agent_cli.events import ModelRequest, ModelResponse, RetryNotice, TextDelta
 from agent_cli.models import DEFAULT_MODEL, lookup_model
 from agent_cli.provider.anthropic_errors import (
@@ -55,7 +55,7 @@ from agent_cli.provider.anthropic_stream import (
     warm_up_stream_parsing,
 )
 from agent_cli.provider.base import ProviderEvent, Summarizer
-from agent_cli.provider.models_page import ModelsPageUnusable, read_models_page
+from agent_cli.provider.models_page import read_models_page
 from agent_cli.provider.retry import backoff_delay, retry_limit
 from agent_cli.provider.stream_assembly import StreamTracker, build_model_response
 from agent_cli.provider.wire import build_wire_request

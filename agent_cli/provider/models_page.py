@@ -2,7 +2,8 @@
 
 Contract: `read_models_page(body, complete)` returns the usable entries among the first
 `MAX_LISTED_MODELS` of the page's `data` list, each as `{"id", "display_name",
-"lifecycle"}` with plain strings (or None), or raises `ModelsPageUnusable` with a reason:
+"lifecycle"}` with plain strings (or None), or raises `ModelsPageUnusable` (in
+`agent_cli.errors`) with a reason:
 "malformed_answer" (not a JSON object with a `data` list, or no entry with a model id),
 "no_models" (an empty list) or "too_large" (a body cut at the byte bound before one
 whole entry arrived).
@@ -20,19 +21,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agent_cli.errors import ModelsPageUnusable
 from agent_cli.models import is_model_id
 
 MAX_LISTED_MODELS = 100
 MAX_NAME_CHARS = 200
 MAX_LIFECYCLE_CHARS = 40
-
-
-class ModelsPageUnusable(ValueError):
-    """The page cannot be used; `reason` is one of the codes in the module contract."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 def read_models_page(body: bytes, complete: bool) -> list[dict[str, Any]]:
