@@ -381,7 +381,9 @@ class ModelSwitchRefused(ProviderError, ValueError):
 
 
 class SummarizerFailed(ProviderError):
-    """The summarizer raised, timed out or answered nothing; the view stays as it was."""
+    """The summarizer raised, timed out or answered with no summary; the view stays as it
+    was. `reason`: "timeout", "provider_error", "no_response", or why a reply was not a
+    summary ("called_tool", "stopped_early", "no_text")."""
 
     def __init__(self, reason: str) -> None:
         self.reason = reason
@@ -484,3 +486,14 @@ class CommandUsageError(AgentCliError, ValueError):
         self.command = command
         self.reason = reason
         super().__init__(f"{command}: {reason}")
+
+
+class ModelsPageUnusable(AgentCliError, ValueError):
+    """A Models API page that cannot be used as a list of models. `reason`:
+    "malformed_answer" (no JSON object with a `data` list, or no entry with a model id),
+    "no_models" (an empty list) or "too_large" (no whole entry within the byte bound).
+    The provider turns it into `ProviderRequestFailed(reason)`."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+        super().__init__(reason)

@@ -25,6 +25,8 @@ DEFAULT_CONTEXT_WINDOW = 200_000  # the smallest window of a current Claude mode
 # The model used when none is chosen: the current Sonnet, listed by the installed SDK and
 # not on its deprecated list (tests/test_default_model.py fails when that changes).
 DEFAULT_MODEL = "claude-sonnet-5-5"
+# What can be a model id: what `/model <id>` accepts and the Models API's list may show.
+MODEL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/\[\]-]{0,199}")
 _DATE_SUFFIX = re.compile(r"-\d{8}$")
 _VERSION_LIKE = re.compile(r"^-\d{1,2}(?:$|[^0-9])")
 
@@ -94,6 +96,11 @@ MODEL_TABLE: tuple[ModelInfo, ...] = (
     _row("claude-haiku-4-5", "Claude Haiku 4.5", 200_000, (1.0, 5.0, 1.25, 0.10)),
 )
 _BY_ID = {info.model_id: info for info in MODEL_TABLE}
+
+
+def is_model_id(text: str) -> bool:
+    """True when `text` can be a model id (`MODEL_ID`, whole)."""
+    return MODEL_ID.fullmatch(text) is not None
 
 
 def lookup_model(model_id: str) -> ModelInfo:

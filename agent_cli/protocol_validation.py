@@ -9,6 +9,7 @@ no message text is ever kept. Nothing here mutates its input.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Container, Sequence
 from typing import Any, NamedTuple
 
@@ -17,6 +18,7 @@ from agent_cli.errors import ToolProtocolError
 # Reason codes carried by ToolProtocolError.
 MALFORMED_MESSAGE = "malformed_message"
 EMPTY_ID = "empty_id"
+MALFORMED_ID = "malformed_id"
 DUPLICATE_ID = "duplicate_id"
 DUPLICATE_RESULT = "duplicate_result"
 USE_OUTSIDE_ASSISTANT = "tool_use_outside_assistant"
@@ -24,6 +26,32 @@ RESULT_OUTSIDE_USER = "tool_result_outside_user"
 RESULT_BEFORE_USE = "result_before_use"
 UNKNOWN_ID = "unknown_id"
 MISSING_RESULT = "missing_result"
+
+
+# The API's grammar for tool_use ids. It states no length; its own ids are about 30
+# characters, and 256 leaves room for any compatible endpoint's while keeping a hostile
+# 100,000-character id out of the history (and out of every later request).
+MAX_TOOL_USE_ID_CHARS = 256
+_TOOL_USE_ID = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def is_valid_tool_use_id(value: object) -> bool:
+    """True for an id the Messages API accepts: `^[a-zA-Z0-9_-]+$`, at most 256 chars."""
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= MAX_TOOL_USE_ID_CHARS
+        and _TOOL_USE_ID.fullmatch(value) is not None
+    )
+
+
+def _check_id(tool_id: object, index: int) -> str:
+    """`tool_id` if the API would take it; EMPTY_ID or MALFORMED_ID (without the id,
+    which may be huge) otherwise."""
+    if not isinstance(tool_id, str) or not tool_id:
+        raise ToolProtocolError(EMPTY_ID, message_index=index)
+    if not is_valid_tool_use_id(tool_id):
+        raise ToolProtocolError(MALFORMED_ID, message_index=index)
+    return tool_id
 
 
 class Interaction(NamedTuple):
@@ -68,9 +96,7 @@ class ProtocolScan:
                     self._feed_result(block, role, index)
 
     def _feed_use(self, block: dict[str, Any], role: str, index: int) -> None:
-        tool_id = block.get("id")
-        if not isinstance(tool_id, str) or not tool_id:
-            raise ToolProtocolError(EMPTY_ID, message_index=index)
+        tool_id = _check_id(block.get("id"), index)
         if role != "assistant":
             raise ToolProtocolError(USE_OUTSIDE_ASSISTANT, tool_use_id=tool_id, message_index=index)
         if tool_id in self._early_results:
@@ -82,9 +108,7 @@ class ProtocolScan:
         self._open_uses[tool_id] = index
 
     def _feed_result(self, block: dict[str, Any], role: str, index: int) -> None:
-        tool_id = block.get("tool_use_id")
-        if not isinstance(tool_id, str) or not tool_id:
-            raise ToolProtocolError(EMPTY_ID, message_index=index)
+        tool_id = _check_id(block.get("tool_use_id"), index)
         if role != "user":
             raise ToolProtocolError(RESULT_OUTSIDE_USER, tool_use_id=tool_id, message_index=index)
         if self._is_seen(tool_id) or tool_id in self._early_results:
@@ -109,8 +133,9 @@ class ProtocolScan:
 def validate_tool_protocol(messages: Sequence[Any]) -> dict[str, Interaction]:
     """Check the pairing of the whole history; return tool_use id -> Interaction.
 
-    Raises ToolProtocolError (a ValueError) for missing, unknown, duplicate, empty or
-    out-of-order ids and for tool blocks under the wrong role.
+    Raises ToolProtocolError (a ValueError) for missing, unknown, duplicate, empty,
+    malformed (`is_valid_tool_use_id`) or out-of-order ids and for tool blocks under the
+    wrong role.
     """
     scan = ProtocolScan()
     scan.feed(messages)

@@ -13,8 +13,9 @@ Every POST /v1/messages is recorded, then checked as strictly as the real API ch
 (`fake_anthropic_rules`); a bad request gets a 400 `invalid_request_error`. A good one is
 answered by the next queued script (`Reply` or a fault: `HttpError`, `StreamError`,
 `DropConnection`, `Stall`, `MalformedEvent`, `EndStreamEarly`) or, when the queue is empty, by
-`server.responder(body)` (default: echo the last user text). Streams are SSE with
-`event:` and `data:` lines over chunked HTTP/1.1, like the real API. Usage counts system +
+`server.responder(body)` (default: echo the last user text). GET /v1/models lists
+`server.models`, or answers `server.models_answer` as it is when a test sets one.
+Streams are SSE with `event:` and `data:` lines over chunked HTTP/1.1, like the real API. Usage counts system +
 tools + messages and splits them into plain input, cache writes and cache reads with a
 model of the API's prefix cache (`bench.prompt_cache`, the one the benches price with;
 pass `prompt_cache=` to change its minimum or clock). `server.usage_for(body)` is the hook that answers usage.
@@ -31,7 +32,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from fake_anthropic_models import DEFAULT_MODELS, build_models_page
+from fake_anthropic_models import DEFAULT_MODELS, RawAnswer, build_models_page
 from fake_anthropic_rules import RequestRejected, validate_headers, validate_request
 from fake_anthropic_stream import (
     DropConnection,
@@ -57,6 +58,7 @@ __all__ = [
     "FakeAnthropicServer",
     "HttpError",
     "MalformedEvent",
+    "RawAnswer",
     "RecordedRequest",
     "Reply",
     "Stall",
@@ -91,6 +93,7 @@ class FakeAnthropicServer:
     lock: threading.Lock = field(default_factory=threading.Lock)
     # GET /v1/models lists these (id, display name, lifecycle); None: the route is a 404
     models: tuple[tuple[str, str, str], ...] | None = DEFAULT_MODELS
+    models_answer: RawAnswer | None = None  # when set, GET /v1/models answers this instead
 
     @property
     def base_url(self) -> str:
@@ -212,7 +215,20 @@ class _Handler(BaseHTTPRequestHandler):
             record.rejection = rejected.message
             self._send_error(rejected.status, rejected.error_type, rejected.message)
             return
+        raw = self.fake.models_answer
+        if raw is not None:
+            self._send_raw(raw)
+            return
         self._send_json(200, build_models_page(self.fake.models))
+
+    def _send_raw(self, raw: RawAnswer) -> None:
+        self.send_response(raw.status)
+        self.send_header("content-type", raw.content_type)
+        self.send_header("content-length", str(len(raw.body)))
+        self.send_header("request-id", "req_fake")
+        self.end_headers()
+        self.wfile.write(raw.body)
+        self.wfile.flush()
 
     def _answer(self, body: dict[str, Any], script: Script) -> None:
         if isinstance(script, HttpError):

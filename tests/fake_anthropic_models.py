@@ -1,9 +1,21 @@
 """The fake's Models API (GET /v1/models): one page of model objects, as the real API
-lists them (newest first), or a 404 when the test says the endpoint is not offered."""
+lists them (newest first), or a 404 when the test says the endpoint is not offered, or
+any raw answer a test scripts (`RawAnswer`: a hostile body, an HTML page, ...)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
+
+
+@dataclass(frozen=True)
+class RawAnswer:
+    """Sent as it is, instead of the listing: status, content type and body bytes."""
+
+    body: bytes
+    content_type: str = "application/json"
+    status: int = 200
+
 
 DEFAULT_MODELS = (
     ("claude-opus-5-5", "Claude Opus 5.5", "active"),

@@ -16,7 +16,7 @@ from e2e_support import (
     require_tmux,
     write_demo_workspace,
 )
-from fake_anthropic import start_fake_server
+from fake_anthropic import RawAnswer, start_fake_server
 
 pytestmark = pytest.mark.e2e
 
@@ -74,3 +74,32 @@ def test_agents_md_model_switch_and_dollars_on_screen(tmp_path: Path) -> None:
     ]
     assert all(RULE in body["system"][1]["text"] for body in bodies)
     assert all(request.rejection is None for request in server.requests)
+
+
+def test_a_models_api_answer_that_is_no_list_is_one_line_and_the_repl_goes_on(
+    tmp_path: Path,
+) -> None:
+    """It used to end the REPL with a traceback and exit status 1."""
+    workspace = write_demo_workspace(tmp_path / "ws")
+    with start_fake_server(api_key=API_KEY) as server:
+        server.models_answer = RawAnswer(b'{"data": "abc"}')
+        pool = TerminalPool(require_tmux(), tmp_path)
+        env = build_env(
+            tmp_path / "home", {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url}
+        )
+        terminal = pool.open(env)
+        try:
+            terminal.start([*agent_cli_argv()], cwd=workspace)
+            repl = ReplDriver(terminal)
+            repl.wait_for_prompt()
+            listed = " ".join(repl.submit("/model").split())
+            assert (
+                "models (from agent-cli's model table; the Models API's answer was not a list "
+                "of models):" in listed
+            ), listed
+            assert "claude-opus-5-5" in listed and "Traceback" not in listed
+            assert "hello" in repl.submit("hello")  # the fake echoes: the REPL goes on
+            terminal.press("C-d")
+            assert terminal.wait_for_exit() == 0
+        finally:
+            pool.kill_all()

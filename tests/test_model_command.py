@@ -7,18 +7,19 @@ GET /v1/models), driven through the REPL's command table.
 from __future__ import annotations
 
 import io
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_anthropic import Reply, start_fake_server, text_block
+from fake_anthropic import RawAnswer, Reply, start_fake_server, text_block
 from repl_fakes import make_console
 from rich.console import Console
 from session_support import ScriptedProvider, drain, make_session, transcript_records
 
 from agent_cli.errors import ModelSwitchRefused
-from agent_cli.models import DEFAULT_MODEL
+from agent_cli.models import DEFAULT_MODEL, MODEL_TABLE
 from agent_cli.provider.anthropic_provider import AnthropicProvider
 from agent_cli.provider.offline import OfflineProvider
 from agent_cli.repl.commands import run_command, split_command
@@ -163,3 +164,100 @@ def test_a_switch_the_disk_refuses_to_record_leaves_the_model_as_it_was(tmp_path
     assert session.provider.model == DEFAULT_MODEL and session.log.model == DEFAULT_MODEL
     disk.free()
     session.close()
+
+
+# --- a Models API answer that is no model list ------------------------------------------------
+
+HOSTILE_PAGES = {
+    "data is a string": (RawAnswer(b'{"data": "abc"}'), "was not a list of models"),
+    "data is null": (RawAnswer(b'{"data": null}'), "was not a list of models"),
+    "a bare list": (RawAnswer(b"[1, 2]"), "was not a list of models"),
+    "an HTML page": (
+        RawAnswer(b"<html><body>Gateway says hi</body></html>", "text/html"),
+        "was not a list of models",
+    ),
+    "no data at all": (RawAnswer(b'{"has_more": false}'), "was not a list of models"),
+    "JSON null": (RawAnswer(b"null"), "was not a list of models"),
+    "an empty body": (RawAnswer(b""), "was not a list of models"),
+    "cut mid-entry": (RawAnswer(b'{"data": [{"id": "claude-x", "disp'), "was not a list of"),
+    "not UTF-8": (RawAnswer(b'{"data": [{"id": "\xff\xfe"}]}'), "was not a list of models"),
+    "entries that are numbers": (RawAnswer(b'{"data": [1, 2]}'), "was not a list of models"),
+    "ids that are not model ids": (
+        RawAnswer(b'{"data": [{"id": 5}, {"id": "bad id"}, {"id": ""}, {}]}'),
+        "was not a list of models",
+    ),
+    "an empty list": (RawAnswer(b'{"data": []}'), "listed no models"),
+    "a 200 with a JSON error": (
+        RawAnswer(b'{"type": "error", "error": {"type": "api_error"}}'),
+        "was not a list of models",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", HOSTILE_PAGES)
+def test_an_answer_that_is_no_model_list_falls_back_to_the_table_in_one_line(
+    server, tmp_path, name
+):
+    server.models_answer, why = HOSTILE_PAGES[name]
+    session = make_session(tmp_path, _provider(server))
+    listing = session.list_models()
+    shown = Context(session).run("/model")
+    session.close()
+    assert listing.source == "table"
+    assert [m.model_id for m in listing.models] == [info.model_id for info in MODEL_TABLE]
+    assert "models (from agent-cli's model table; the Models API" in shown and why in shown
+    assert "claude-haiku-4-5" in shown and "claude-opus-5-5" in shown
+
+
+def test_of_a_page_of_100000_entries_only_the_first_100_are_read(server, tmp_path):
+    server.models = tuple(
+        (f"claude-test-{index}", f"Test model {index}", "active") for index in range(100_000)
+    )
+    session = make_session(tmp_path, _provider(server))
+    listing = session.list_models()
+    session.close()
+    assert listing.source == "api"
+    assert [m.model_id for m in listing.models] == [f"claude-test-{i}" for i in range(100)]
+
+
+def test_of_a_page_of_huge_entries_the_whole_ones_that_fit_the_bound_are_listed(server, tmp_path):
+    names = "x" * 200_000  # five entries pass the reader's byte bound
+    server.models = tuple((f"claude-big-{index}", names, "active") for index in range(50))
+    session = make_session(tmp_path, _provider(server))
+    listing = session.list_models()
+    session.close()
+    assert listing.source == "api"
+    assert 1 <= len(listing.models) < 50
+    assert [m.model_id for m in listing.models] == [
+        f"claude-big-{i}" for i in range(len(listing.models))
+    ]
+    assert all(len(m.display_name) <= 200 for m in listing.models)
+
+
+def test_a_single_entry_bigger_than_the_bound_falls_back_to_the_table(server, tmp_path):
+    server.models = (("claude-huge", "y" * 3_000_000, "active"),)
+    session = make_session(tmp_path, _provider(server))
+    shown = Context(session).run("/model")
+    session.close()
+    assert "the Models API's answer was too large to read" in shown
+
+
+def test_entries_without_a_model_id_are_left_out_and_the_others_listed(server, tmp_path):
+    page = {
+        "data": [
+            {"id": "claude-opus-5-5", "display_name": ["not", "text"], "lifecycle": 7},
+            5,
+            {"id": "has spaces"},
+            {"display_name": "no id"},
+            {"id": "claude-haiku-5-5", "display_name": "Claude Haiku 5.5", "lifecycle": "active"},
+        ]
+    }
+    server.models_answer = RawAnswer(json.dumps(page).encode())
+    session = make_session(tmp_path, _provider(server))
+    listing = session.list_models()
+    session.close()
+    assert listing.source == "api"
+    assert [(m.model_id, m.display_name, m.lifecycle) for m in listing.models] == [
+        ("claude-opus-5-5", "Claude Opus 5.5", None),  # the table's name for a bad one
+        ("claude-haiku-5-5", "Claude Haiku 5.5", "active"),
+    ]

@@ -9,12 +9,16 @@ from compaction_support import assistant, call_pair, read_use, text, tool_result
 
 from agent_cli.errors import ToolProtocolError
 from agent_cli.protocol import (
+    MAX_TOOL_USE_ID_CHARS,
     Interaction,
     ProtocolScan,
     apply_changes,
     collect_tool_ids,
+    find_answer_id_problem,
     locate_interactions,
     remove_tool_interactions,
+    rename_malformed_tool_ids,
+    renamed_tool_use_id,
     strip_interactions,
     validate_tool_protocol,
 )
@@ -75,6 +79,66 @@ def test_a_repeated_tool_use_id_is_a_duplicate():
 def test_a_second_result_for_one_call_is_a_duplicate():
     history = [user("go"), *call_pair("a"), assistant("ok"), user([tool_result("a")])]
     assert _reason_of(history).reason == "duplicate_result"
+
+
+def test_a_repeated_id_is_a_duplicate_while_its_first_call_is_still_open():
+    """The second call reuses the id before the first is answered: one result would then
+    seem to answer both, and the API refuses the history."""
+    same_message = [user("go"), assistant([tool_use("a"), tool_use("a")]), user([tool_result("a")])]
+    error = _reason_of(same_message)
+    assert (error.reason, error.tool_use_id, error.message_index) == ("duplicate_id", "a", 1)
+    later_message = [
+        user("go"),
+        assistant([tool_use("a")]),
+        user("no answer yet"),
+        assistant([tool_use("a")]),
+        user([tool_result("a")]),
+    ]
+    error = _reason_of(later_message)
+    assert (error.reason, error.tool_use_id, error.message_index) == ("duplicate_id", "a", 3)
+
+
+MALFORMED_IDS = [
+    "toolu bad id",
+    "t" * (MAX_TOOL_USE_ID_CHARS + 1),
+    "t" * 100_000,
+    "toolu_1\n",
+    "toolu_\u00e9",
+    "toolu.1",
+    "a/b",
+]
+
+
+@pytest.mark.parametrize("bad_id", MALFORMED_IDS, ids=range(len(MALFORMED_IDS)))
+def test_ids_outside_the_api_grammar_are_malformed_on_both_sides(bad_id):
+    error = _reason_of([user("go"), *call_pair(bad_id)])
+    assert (error.reason, error.message_index, error.tool_use_id) == ("malformed_id", 1, None)
+    error = _reason_of([user([tool_result(bad_id)])])
+    assert (error.reason, error.message_index) == ("malformed_id", 0)
+
+
+def test_the_longest_id_and_every_character_of_the_grammar_are_accepted():
+    longest = "t" * MAX_TOOL_USE_ID_CHARS
+    every = "azAZ09_-"
+    assert set(validate_tool_protocol([user("go"), *call_pair(longest), *call_pair(every)])) == {
+        longest,
+        every,
+    }
+
+
+def test_an_answer_is_judged_by_its_ids_names_and_the_history_it_would_join():
+    history = [user("go"), *call_pair("a")]
+
+    def problem(*uses):
+        return find_answer_id_problem(assistant([text("x"), *uses]), history)
+
+    assert problem(tool_use("b"), tool_use("c")) is None
+    assert problem(tool_use("")) == "empty_id"
+    assert problem({"type": "tool_use", "name": "bash", "input": {}}) == "empty_id"
+    assert problem(tool_use("b"), tool_use("b c")) == "malformed_id"
+    assert problem(tool_use("b", name="")) == "empty_name"
+    assert problem(tool_use("b"), tool_use("b")) == "duplicate_id"
+    assert problem(tool_use("a")) == "duplicate_id"
 
 
 def test_empty_ids_are_rejected_on_both_sides():
@@ -186,3 +250,18 @@ def test_strip_interactions_lists_only_the_messages_that_change():
     assert changes[3] is None and changes[4] is None
     assert apply_changes(history, changes) == remove_tool_interactions(history, {"a", "c"})
     assert strip_interactions(history, {"zzz"}, validate_tool_protocol(history)) == {}
+
+
+def test_malformed_ids_are_renamed_alike_on_both_halves_and_nothing_else_changes():
+    bad_call = [assistant([text("x"), tool_use("a b")]), user([tool_result("a b", "body")])]
+    history = [user("go"), *call_pair("ok"), *bad_call, assistant([tool_use(None)])]
+    before = copy.deepcopy(history)
+    renamed, renames = rename_malformed_tool_ids(history)
+    assert history == before
+    new_id = renamed_tool_use_id("a b")
+    assert renames == {"a b": new_id} and new_id == renamed_tool_use_id("a b")
+    assert renamed[3]["content"] == [text("x"), tool_use(new_id)]
+    assert renamed[4]["content"] == [tool_result(new_id, "body")]
+    assert all(renamed[i] is history[i] for i in (0, 1, 2, 5))  # shared, not copied
+    assert renamed[5]["content"][0]["id"] is None  # not a string: left for validation
+    validate_tool_protocol(renamed[:5])

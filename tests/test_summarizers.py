@@ -172,7 +172,8 @@ def test_an_extractive_summary_of_a_huge_history_stays_under_two_thousand_charac
 
 
 class ScriptedProvider:
-    """Records requests; answers with `answer`, or raises `error`, after `delay` seconds."""
+    """Records requests; answers with `answer`, or raises `error`, after `delay` seconds.
+    `replies` (content blocks, stop reason), if given, answer the first requests instead."""
 
     name = "scripted"
     model = "scripted-1"
@@ -184,8 +185,10 @@ class ScriptedProvider:
         error: Exception | None = None,
         delay: float = 0.0,
         final: bool = True,
+        replies: list[tuple[list[dict[str, Any]], str]] | None = None,
     ) -> None:
         self.answer, self.error, self.delay, self.final = answer, error, delay, final
+        self.replies = list(replies or [])
         self.requests: list[ModelRequest] = []
         self.released = threading.Event()  # set it to end a delay early
 
@@ -195,6 +198,10 @@ class ScriptedProvider:
             self.released.wait(self.delay)
         if self.error is not None:
             raise self.error
+        if self.replies:
+            blocks, stop_reason = self.replies.pop(0)
+            yield ModelResponse({"role": "assistant", "content": blocks}, stop_reason, Usage(10, 5))
+            return
         yield TextDelta(self.answer)
         if self.final:
             message = {"role": "assistant", "content": [{"type": "text", "text": self.answer}]}
@@ -295,8 +302,16 @@ def test_a_stream_that_ends_without_a_response_fails():
     assert failure.value.reason == "no_response"
 
 
-def test_an_empty_answer_gives_an_empty_summary():
-    assert build_model_summarizer(ScriptedProvider(answer="  \n "))(session_part_one()) == ""
+@pytest.mark.parametrize("answer", ["", "  \n ", "OK.", "Done!", "...", "- - -", "好的。"])
+def test_an_answer_without_substance_is_a_failed_summary(answer):
+    with pytest.raises(SummarizerFailed) as failure:
+        build_model_summarizer(ScriptedProvider(answer=answer))(session_part_one())
+    assert failure.value.reason == "no_text"
+
+
+def test_a_short_summary_in_chinese_is_a_summary():
+    answer = "目标：让导入器接受分号分隔的文件。"
+    assert build_model_summarizer(ScriptedProvider(answer=answer))(session_part_one()) == answer
 
 
 def test_the_summarizers_take_no_durable_state():
@@ -460,3 +475,87 @@ def test_large_project_instructions_are_weighed_as_cached_not_sent_again():
     prefix = CachedPrefix("You are agent-cli.", (SCHEMA,), tuple(view), 31, "rules " * 6_700)
     bounded = build_summary_request(view[:-2], "Summarize.")
     assert choose_summary_request(bounded, prefix, view[:-2], 10**6) is not bounded
+
+
+# --- replies that are not a summary ----------------------------------------------------------
+
+SUMMARY_TEXT = "Goal: semicolon support; importer.py needs a delimiter option."
+
+
+def text_block(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def read_call(tool_id: str = "toolu_1") -> dict[str, Any]:
+    return {"type": "tool_use", "id": tool_id, "name": "read_file", "input": {"path": "a.py"}}
+
+
+NOT_SUMMARIES = {
+    "a sentence and a tool call": ([text_block("Using read_file."), read_call()], "tool_use"),
+    "a long text and a tool call": ([text_block(SUMMARY_TEXT), read_call()], "tool_use"),
+    "a tool call that claims end_turn": ([text_block(SUMMARY_TEXT), read_call()], "end_turn"),
+    "a tool call alone": ([read_call()], "tool_use"),
+    "a summary cut at max_tokens": ([text_block(SUMMARY_TEXT)], "max_tokens"),
+    "a paused answer": ([text_block(SUMMARY_TEXT)], "pause_turn"),
+    "a refusal": ([text_block(SUMMARY_TEXT)], "refusal"),
+    "no content": ([], "end_turn"),
+    "a few words": ([text_block("Sure, OK.")], "end_turn"),
+}
+REASONS = {
+    "a sentence and a tool call": "called_tool",
+    "a long text and a tool call": "called_tool",
+    "a tool call that claims end_turn": "called_tool",
+    "a tool call alone": "called_tool",
+    "a summary cut at max_tokens": "stopped_early",
+    "a paused answer": "stopped_early",
+    "a refusal": "stopped_early",
+    "no content": "no_text",
+    "a few words": "no_text",
+}
+
+
+def reusing_summarizer(provider: ScriptedProvider):
+    summarize = build_model_summarizer(provider)
+    view = long_view(31)
+    summarize.use_cached_prefix(offered(view, cached=30))
+    return summarize, view[:-2]
+
+
+@pytest.mark.parametrize("name", NOT_SUMMARIES)
+def test_a_reply_to_the_reusing_request_that_is_no_summary_falls_back_to_the_bounded_one(name):
+    good = ([text_block(f"  {SUMMARY_TEXT}\n")], "end_turn")
+    provider = ScriptedProvider(replies=[NOT_SUMMARIES[name], good])
+    summarize, old = reusing_summarizer(provider)
+    assert summarize(old) == SUMMARY_TEXT
+    reusing, bounded = provider.requests
+    assert reusing.tools == (SCHEMA,)  # the reuse keeps the cached tools ...
+    assert bounded.tools == () and len(bounded.messages) == 1  # ... the fallback has none
+    assert len(summarize.reported_usage) == 2  # both were paid for
+
+
+@pytest.mark.parametrize("name", NOT_SUMMARIES)
+def test_when_the_fallback_is_no_summary_either_the_summary_fails(name):
+    provider = ScriptedProvider(replies=[NOT_SUMMARIES[name], NOT_SUMMARIES[name]])
+    summarize, old = reusing_summarizer(provider)
+    with pytest.raises(SummarizerFailed) as failure:
+        summarize(old)
+    assert failure.value.reason == REASONS[name]
+    assert len(provider.requests) == 2
+
+
+@pytest.mark.parametrize("name", NOT_SUMMARIES)
+def test_a_bounded_request_answered_by_no_summary_fails_without_asking_again(name):
+    provider = ScriptedProvider(replies=[NOT_SUMMARIES[name]])
+    with pytest.raises(SummarizerFailed) as failure:
+        build_model_summarizer(provider)(session_part_one())
+    assert failure.value.reason == REASONS[name]
+    assert len(provider.requests) == 1
+
+
+def test_a_reusing_request_that_errs_or_hangs_is_not_sent_again_as_the_bounded_one():
+    cause = ProviderRequestFailed("overloaded", status=529, attempts=3)
+    provider = ScriptedProvider(error=cause)
+    summarize, old = reusing_summarizer(provider)
+    with pytest.raises(SummarizerFailed) as failure:
+        summarize(old)
+    assert failure.value.reason == "provider_error" and len(provider.requests) == 1

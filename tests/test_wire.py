@@ -276,6 +276,16 @@ def test_blocks_the_api_would_reject_are_refused(message, reason):
     assert reason_of(make_request(message)) == (reason, 0)
 
 
+@pytest.mark.parametrize("bad_id", ["", "toolu bad id", "t" * 257, "toolu_1\n"])
+def test_a_tool_id_outside_the_api_grammar_is_refused_on_both_halves(bad_id):
+    call = assistant({"type": "tool_use", "id": bad_id, "name": "x", "input": {}})
+    request = make_request(user(text("go")), call, user(tool_result(bad_id)))
+    assert reason_of(request) == ("malformed_tool_use", 1)
+    call = assistant({"type": "tool_use", "id": "t1", "name": "x", "input": {}})
+    request = make_request(user(text("go")), call, user(tool_result(bad_id)))
+    assert reason_of(request) == ("malformed_tool_result", 2)
+
+
 def test_a_tool_use_without_an_object_input_is_refused():
     request = make_request(
         user(text("go")),

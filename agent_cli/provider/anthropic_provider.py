@@ -18,8 +18,9 @@ retries are turned off because it never retries an error that arrives mid-stream
 The API key is kept private and redacted from every error detail.
 
 Error translation lives in `anthropic_errors`, reading the environment in
-`anthropic_settings`, stream reading and warm-up in `anthropic_stream` (all in
-`agent_cli.provider`); their public names stay importable from here.
+`anthropic_settings`, stream reading and warm-up in `anthropic_stream`, the bounded
+Models API fetch in `anthropic_models` (all in `agent_cli.provider`); their public names
+stay importable from here.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import time
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
-from agent_cli.errors import MissingApiKey, ProviderRequestFailed
+from agent_cli.errors import MissingApiKey, ModelsPageUnusable, ProviderRequestFailed
 from agent_cli.events import ModelRequest, ModelResponse, RetryNotice, TextDelta
 from agent_cli.models import DEFAULT_MODEL, lookup_model
 from agent_cli.provider.anthropic_errors import (
@@ -42,6 +43,7 @@ from agent_cli.provider.anthropic_errors import (
     is_model_not_found,
     redact_secret,
 )
+from agent_cli.provider.anthropic_models import fetch_models_page
 from agent_cli.provider.anthropic_settings import (
     MISSING_KEY_HINT,
     check_base_url,
@@ -53,6 +55,7 @@ from agent_cli.provider.anthropic_stream import (
     warm_up_stream_parsing,
 )
 from agent_cli.provider.base import ProviderEvent, Summarizer
+from agent_cli.provider.models_page import read_models_page
 from agent_cli.provider.retry import backoff_delay, retry_limit
 from agent_cli.provider.stream_assembly import StreamTracker, build_model_response
 from agent_cli.provider.wire import build_wire_request
@@ -166,23 +169,21 @@ class AnthropicProvider:
             return
 
     def list_models(self, timeout_seconds: float = 5.0) -> list[dict[str, Any]]:
-        """The first page of the Models API: `{"id", "display_name", "lifecycle"}` each.
-        One try, short timeout; a failure raises `ProviderRequestFailed` (e.g. an endpoint
-        that does not offer the Models API answers 404)."""
+        """The usable entries among the first 100 of the Models API's first page, as
+        `{"id", "display_name", "lifecycle"}` (`models_page`). One try, bounded in bytes
+        and time (`anthropic_models`). Any failure raises `ProviderRequestFailed`: an error
+        status by its kind (an endpoint without the Models API answers 404), an answer
+        that is no model list as "malformed_answer", "no_models" or "too_large", and
+        anything else as "failed", so `/model` can always fall back to the table."""
         try:
-            page = self._ensure_client().models.list(limit=100, timeout=timeout_seconds)
-            return [
-                {
-                    "id": entry.id,
-                    "display_name": getattr(entry, "display_name", None),
-                    "lifecycle": getattr(entry, "lifecycle", None),
-                }
-                for entry in page.data
-            ]
+            body, complete = fetch_models_page(self._ensure_client(), timeout_seconds)
+            return read_models_page(body, complete)
+        except ModelsPageUnusable as unusable:
+            raise ProviderRequestFailed(unusable.reason) from None
         except Exception as err:
             failure = self._classify(err)
-            if failure is None:
-                raise
+            if failure is None:  # an answer the SDK or its transport could not take
+                raise ProviderRequestFailed("failed") from None
             raise ProviderRequestFailed(
                 failure.kind, status=failure.status, detail=failure.detail
             ) from None

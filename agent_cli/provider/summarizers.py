@@ -8,12 +8,20 @@ shipped `summary` prompt (plus the focus, when given); the single user message h
 previous summary, if the first message is one, and a bounded rendering of the messages
 since (`summary_input`). It waits at most `timeout_seconds` for the answer, in a daemon
 worker thread so a hung provider can never hold up the session or the process exit.
-It raises `SummarizerFailed` ("timeout", "provider_error", "no_response") and returns ""
-for an empty answer; L4 treats both as failure and leaves the view unchanged.
+It raises `SummarizerFailed` ("timeout", "provider_error", "no_response"); L4 treats
+that as failure and leaves the view unchanged.
+
+Only a reply that is a summary is one (`read_summary_text`): one that calls a tool
+("called_tool"), stops for any reason but `end_turn` ("stopped_early": cut at
+max_tokens, paused, refused) or holds no substantive text ("no_text": fewer than
+`MIN_SUMMARY_LETTERS` letters and digits) fails with that reason, its text unused.
 
 When the session offers its cached prefix (`use_cached_prefix`), the request reuses it
 instead (same system prompt, tools and messages, the instructions last) where that is
-estimated to cost less: see `summary_reuse` for the figures and the rule.
+estimated to cost less: see `summary_reuse` for the figures and the rule. It must keep
+the tools (changing them would throw the cache away), so the model may answer it with
+a tool call; a reply to it that is not a summary is followed by the bounded request,
+which offers no tools. Timeouts and provider errors are not retried that way.
 """
 
 from __future__ import annotations
@@ -38,14 +46,22 @@ __all__ = [
     "DEFAULT_MAX_INPUT_CHARS",
     "DEFAULT_MAX_SUMMARY_CHARS",
     "DEFAULT_SUMMARY_MAX_TOKENS",
+    "MIN_SUMMARY_LETTERS",
     "ModelSummarizer",
     "build_extractive_summarizer",
     "build_model_summarizer",
     "build_summary_request",
+    "read_summary_text",
     "render_summary_system_prompt",
 ]
 
 DEFAULT_SUMMARY_MAX_TOKENS = 2_048
+# A reply with fewer letters and digits than this summarizes nothing ("OK.", "Done.",
+# "..."): even a one-line summary of a view large enough to compact names the goal and
+# a file or a result. Counting letters, not words, serves Chinese text as well.
+MIN_SUMMARY_LETTERS = 10
+# Reasons a reply was not a summary; after the reusing request, these send the bounded one.
+NOT_A_SUMMARY = ("called_tool", "stopped_early", "no_text")
 
 
 def build_model_summarizer(
@@ -94,9 +110,35 @@ class ModelSummarizer:
         request = choose_summary_request(
             bounded, self._cached_prefix, messages, self._provider.context_window, prices
         )
+        if request is bounded:
+            return self._ask(bounded)
+        try:
+            return self._ask(request)
+        except SummarizerFailed as failure:
+            if failure.reason not in NOT_A_SUMMARY:
+                raise
+        return self._ask(bounded)
+
+    def _ask(self, request: ModelRequest) -> str:
+        """The summary the reply to `request` holds; `SummarizerFailed` otherwise."""
         response = run_request_with_timeout(self._provider, request, self._timeout_seconds)
         self.reported_usage.append(response.usage)
-        return render_response_text(response).strip()
+        return read_summary_text(response)
+
+
+def read_summary_text(response: ModelResponse) -> str:
+    """The reply's text, stripped, if the reply is a summary (module contract); else
+    `SummarizerFailed` with the reason it is not."""
+    content = response.message.get("content")
+    blocks = content if isinstance(content, list) else []
+    if any(isinstance(block, dict) and block.get("type") == "tool_use" for block in blocks):
+        raise SummarizerFailed("called_tool")
+    if response.stop_reason != "end_turn":
+        raise SummarizerFailed("stopped_early")
+    text = render_response_text(response).strip()
+    if sum(char.isalnum() for char in text) < MIN_SUMMARY_LETTERS:
+        raise SummarizerFailed("no_text")
+    return text
 
 
 def render_summary_system_prompt(focus: str | None = None) -> str:

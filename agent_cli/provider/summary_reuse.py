@@ -14,8 +14,9 @@ request the bounded one costs about 4,100 input-price tokens and the reuse 6,000
 sends the cheaper; it picks the cheaper one at both of those points.
 
 The reused request must fit the model's window and is sent with the tools the model
-knows; the instructions tell it to answer with text only (a tool call instead of a
-summary leaves no text, which L4 treats as a failed summary: the view stays as it was).
+knows; the instructions tell it to answer with text only. A reply that calls a tool all
+the same is not a summary, whatever text comes with it: the summarizer then sends the
+bounded request, and if that fails too the view stays as it was (`summarizers`).
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ It strips every key the API does not accept for a block (private `_` keys includ
 drops empty text (an error tool_result left without content gets a short text instead,
 since the API refuses it empty), merges consecutive messages of one role, and checks
 what the API checks: the view starts with a user message, every assistant `tool_use` is
-answered by a `tool_result` in the very next user message with the results first, and no
-result answers a call that was not just made. A view may end with an assistant message:
+answered by a `tool_result` in the very next user message with the results first, no
+result answers a call that was not just made, and every tool id is in the API's grammar
+(`protocol.is_valid_tool_use_id`). A view may end with an assistant message:
 that is how an answer the API paused (`pause_turn`) is sent back to be continued; its
 final text is right-trimmed, since the API refuses trailing whitespace there. Anything
 else raises `WireFormatError` with a reason code and the index of the offending message
@@ -39,6 +40,7 @@ from typing import Any
 
 from agent_cli.errors import WireFormatError
 from agent_cli.events import CACHE_MODES, CACHE_NOTHING, ModelRequest
+from agent_cli.protocol import is_valid_tool_use_id
 from agent_cli.provider.cache_placement import (
     attach_durable_context,
     build_system_blocks,
@@ -166,7 +168,7 @@ def _clean_block(block: Any, role: str, index: int) -> dict[str, Any] | None:
         return _clean_tool_result(block, index)
     cleaned = _keep_allowed_keys(block)
     if kind == "tool_use" and not (
-        _is_nonempty_str(cleaned.get("id"))
+        is_valid_tool_use_id(cleaned.get("id"))
         and _is_nonempty_str(cleaned.get("name"))
         and isinstance(cleaned.get("input"), dict)
     ):
@@ -186,7 +188,7 @@ def _clean_text(block: dict[str, Any], index: int) -> dict[str, Any] | None:
 
 def _clean_tool_result(block: dict[str, Any], index: int) -> dict[str, Any]:
     cleaned = _keep_allowed_keys(block)
-    if not _is_nonempty_str(cleaned.get("tool_use_id")):
+    if not is_valid_tool_use_id(cleaned.get("tool_use_id")):
         raise WireFormatError("malformed_tool_result", message_index=index)
     if "is_error" in cleaned and not isinstance(cleaned["is_error"], bool):
         raise WireFormatError("malformed_tool_result", message_index=index)

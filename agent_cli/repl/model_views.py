@@ -22,6 +22,10 @@ PROBLEM_WORDS = {
     "timeout": "the Models API did not answer in time",
     "connection": "the Models API could not be reached",
     "auth": "the API key was refused",
+    "malformed_answer": "the Models API's answer was not a list of models",
+    "no_models": "the Models API listed no models",
+    "too_large": "the Models API's answer was too large to read",
+    "failed": "the Models API's answer could not be read",
 }
 
 

@@ -15,15 +15,13 @@ and falls back to the model table, saying why.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Any
 
 from agent_cli.errors import ModelSwitchRefused, ProviderError
-from agent_cli.models import MODEL_TABLE, ModelInfo, lookup_model
+from agent_cli.models import MODEL_ID, MODEL_TABLE, ModelInfo, lookup_model
 from agent_cli.session.log import MODEL_CHANGED
 
-MODEL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/\[\]-]{0,199}")
 LIST_TIMEOUT_SECONDS = 5.0
 
 

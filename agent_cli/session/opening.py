@@ -4,7 +4,10 @@
 view is the last compaction's view plus every message after it. A transcript that ends
 inside a tool call (a crash while the tool ran) is repaired by answering the dangling
 calls with error results, recorded like any other message, so the resumed view is one
-the API accepts. A transcript that cannot be made valid is refused, never half-loaded.
+the API accepts. Tool ids an earlier version recorded outside the API's grammar (empty,
+odd characters, too long) are renamed in the view (`rename_malformed_tool_ids`, said in
+a notice); the transcript keeps them. A transcript that cannot be made valid is refused,
+never half-loaded.
 
 A resumed session keeps working in the folder it was started in: its conversation names
 files there, so running its tools in whatever folder agent-cli was started from would
@@ -23,7 +26,7 @@ from typing import Any
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.errors import MemoryFileDamaged, SessionNotFound
 from agent_cli.events import Notice
-from agent_cli.protocol import answer_dangling_tool_uses
+from agent_cli.protocol import answer_dangling_tool_uses, rename_malformed_tool_ids
 from agent_cli.session.core import Session
 from agent_cli.session.log import SESSION_STARTED, SessionLog, rebuild_from_records
 from agent_cli.session.oversized import shrink_oversized_view
@@ -35,6 +38,11 @@ RESUMED_TOOL_TEXT = (
     "The result was not recorded: the session ended (or its disk was full) before this "
     "tool's result was written. The tool may have run, in full or in part; check its "
     "effects before running it again."
+)
+RENAMED_IDS_TEXT = (
+    "{count} tool call id(s) in this transcript, recorded by an earlier agent-cli, are not "
+    "ones the API accepts; the requests carry them renamed (toolu_renamed_...). The "
+    "transcript keeps them as recorded."
 )
 
 
@@ -224,9 +232,14 @@ def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[in
     recorded, so a transcript that cannot be resumed is refused untouched.
     """
     check_message_shapes(session.session_id, view, origins)
+    view, renames = rename_malformed_tool_ids(view)
     repaired, answers = answer_dangling_tool_uses(view, RESUMED_TOOL_TEXT)
     check_sendable_view(session.session_id, repaired, origins)
     session.view = shrink_oversized_view(session, view)
+    if renames:
+        session.startup_notices.append(
+            Notice("warning", "tool_ids_renamed", RENAMED_IDS_TEXT.format(count=len(renames)))
+        )
     if answers is not None:
         session.append_message(answers)
         session.startup_notices.append(

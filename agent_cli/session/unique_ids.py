@@ -1,10 +1,13 @@
-"""Refusing a model response whose tool_use ids repeat, before it is recorded or run.
+"""Refusing a model response whose tool_use ids the API would not take back, before it
+is recorded or run.
 
-Why: the API rejects any history in which a tool_use id appears twice. A response with
-two blocks of one id, or with an id the history already holds, would, once recorded,
-make every later request (and every `--continue`) fail for good. Such a response is
-dropped unrecorded, with no tool run, and the same request is sent once more; a second
-bad response fails the turn with a notice. The recorded history stays valid either way.
+Why: the API rejects any history in which a tool_use id is empty, outside its grammar
+(`^[a-zA-Z0-9_-]+$`; we also bound the length, see `agent_cli.protocol`), or appears
+twice; it also needs every call to name its tool. A response that broke one of these
+rules would, once recorded, make every later request (and every `--resume`) fail for
+good. Such a response is dropped unrecorded, with no tool run, and the same request is
+sent once more; a second bad response fails the turn with a notice. The recorded
+history stays valid either way.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.events import ModelResponse, Notice, SessionEvent
-from agent_cli.protocol import find_reused_tool_use_id
+from agent_cli.protocol import DUPLICATE_ID, find_answer_id_problem
 
 if TYPE_CHECKING:
     from agent_cli.session.core import Session
@@ -26,6 +29,14 @@ REUSED_ID_FAILED_TEXT = (
     "The model's answer repeated a tool call id again; nothing ran and nothing was "
     "recorded, so the session stays resumable. Send your message again."
 )
+BAD_ID_RETRY_TEXT = (
+    "The model's answer held a tool call the API would not take back (an empty or "
+    "malformed id or tool name); it was not recorded and nothing ran. Asking once more."
+)
+BAD_ID_FAILED_TEXT = (
+    "The model's answer held a malformed tool call again; nothing ran and nothing was "
+    "recorded, so the session stays resumable. Send your message again."
+)
 
 Streamed = ModelResponse | str | None
 StreamSteps = Generator[SessionEvent, None, Streamed]
@@ -34,18 +45,29 @@ StreamSteps = Generator[SessionEvent, None, Streamed]
 def stream_with_unique_ids(
     session: Session, request: Any, stream: Callable[[Session, Any], StreamSteps]
 ) -> StreamSteps:
-    """`stream(session, request)`, retried once when its response repeats an id (above).
+    """`stream(session, request)`, retried once when its response has a tool call the
+    history could not keep (above).
 
     Returns what `stream` returns (a response, "cancelled" or None), or None after a
     second bad response."""
+    problem = None
     for attempt in (1, 2):
         response = yield from stream(session, request)
         if not isinstance(response, ModelResponse):
             return response
-        if find_reused_tool_use_id(response.message, session.view) is None:
+        problem = find_answer_id_problem(response.message, session.view)
+        if problem is None:
             return response
         session.note_usage(response.usage)  # it was paid for all the same
         if attempt == 1:
-            yield Notice("warning", "duplicate_tool_id", REUSED_ID_RETRY_TEXT)
-    yield Notice("error", "duplicate_tool_id", REUSED_ID_FAILED_TEXT)
+            yield _notice("warning", problem, retry=True)
+    yield _notice("error", problem, retry=False)
     return None
+
+
+def _notice(level: str, problem: str | None, *, retry: bool) -> Notice:
+    if problem == DUPLICATE_ID:
+        return Notice(
+            level, "duplicate_tool_id", REUSED_ID_RETRY_TEXT if retry else REUSED_ID_FAILED_TEXT
+        )
+    return Notice(level, "bad_tool_id", BAD_ID_RETRY_TEXT if retry else BAD_ID_FAILED_TEXT)
