@@ -190,7 +190,8 @@ class Toolbox:
         arguments = validate_input(spec.schema, tool_input)
         call = spec.prepare(self._context, arguments)
         if spec.needs_permission:
-            request = PermissionRequest(spec.schema["name"], call.description, call.approval)
+            name = spec.schema["name"]
+            request = PermissionRequest(name, call.description, call.approval, call.target)
             if not self._gate.is_allowed(request):
                 return None
         self._live_output = StreamRedactor(self._redactor)
