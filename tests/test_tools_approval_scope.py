@@ -186,8 +186,10 @@ def test_the_requests_offer_what_always_would_cover(workspace: Path):
         ("npm test", "npm test"),
         ("npm test -- --watch", "npm test"),
         ("git status --short", "git status"),
-        ("./run.sh check fast", "./run.sh check"),
-        ("npm run test:unit", "npm run"),
+        ("./run.sh check --fast", "./run.sh check"),
+        ("npm run test:unit --bail", "npm run test:unit"),
+        ("docker compose up -d web", "docker compose up"),
+        ("echo one", "echo one"),
         ("ls -la", None),  # an option is no subcommand
         ("pytest tests/test_x.py", None),  # nor is a path
         ("make", None),
@@ -203,7 +205,7 @@ def test_the_requests_offer_what_always_would_cover(workspace: Path):
         ("tool " + "s" * 60, None),  # too long to show whole in the question
     ],
 )
-def test_the_prefix_offered_is_a_program_and_a_subcommand_word(command, prefix):
+def test_the_prefix_offered_is_a_program_and_its_subcommand_words(command, prefix):
     assert command_prefix(command) == prefix
     scopes = offered_scopes(command_target(command))
     assert [s.shown for s in scopes if s.kind is ScopeKind.COMMAND_PREFIX] == (

@@ -7,7 +7,8 @@ call falls under one:
 - `EXACT_COMMAND`: that command, character for character; nothing else.
 - `COMMAND_PREFIX` (offered only for a plain command, see below): any plain command whose
   first words are the prefix words, `npm test` covering `npm test --watch`. The prefix is
-  a program and one subcommand word (`git status`, `npm test`, `make check`); a program
+  the program and the one or two subcommand words after it (`git status`, `npm test`,
+  `npm run test:unit`), stopping at the first option, path or other argument; a program
   that runs its arguments as a command (`sudo`, `env`, `bash`, `xargs`, ...) gets none,
   since its prefix would cover anything.
 - `FILE`: any later write or edit of the same file (the same resolved path).
@@ -28,6 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
+from itertools import takewhile
 from pathlib import Path
 
 
@@ -90,6 +92,7 @@ COMMAND_RUNNERS = frozenset(
         *("sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh"),
     }
 )
+MAX_SUBCOMMAND_WORDS = 2  # `npm run test:unit`, `docker compose up`
 MAX_PREFIX_CHARS = 40  # a longer prefix is not offered: the question must show it whole
 _PROGRAM = re.compile(r"[A-Za-z0-9_./+][A-Za-z0-9_./+-]*")
 _SUBCOMMAND = re.compile(r"[A-Za-z][A-Za-z0-9_:+-]*")
@@ -110,14 +113,15 @@ def command_prefix(command: str) -> str | None:
     """The prefix a prefix rule for `command` would cover (`npm test`), or None when no
     prefix is offered for it."""
     words = plain_command_words(command)
-    if words is None or len(words) < 2:
+    if words is None or not _PROGRAM.fullmatch(words[0]):
         return None
-    program, subcommand = words[0], words[1]
-    if not _PROGRAM.fullmatch(program) or not _SUBCOMMAND.fullmatch(subcommand):
-        return None
+    program = words[0]
     if program in COMMAND_RUNNERS or Path(program).name in COMMAND_RUNNERS:
         return None
-    prefix = f"{program} {subcommand}"
+    subcommands = list(takewhile(_SUBCOMMAND.fullmatch, words[1 : 1 + MAX_SUBCOMMAND_WORDS]))
+    if not subcommands:
+        return None
+    prefix = " ".join([program, *subcommands])
     return prefix if len(prefix) <= MAX_PREFIX_CHARS else None
 
 
