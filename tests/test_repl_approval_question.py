@@ -85,7 +85,7 @@ def test_p_allows_the_prefix_and_says_what_it_covers():
     assert decision is PermissionDecision.ALLOW_PREFIX
     said = " ".join(shown.split())
     assert 'commands that start with "npm test" followed only by plain arguments' in said
-    assert "; & | ` $( ${ < > ( ) \\ or a line break is still asked about" in said
+    assert "; & | ` $( ${ $[ < > ( ) \\ or a line break is still asked about" in said
 
 
 def test_a_says_what_it_covers_for_a_file():

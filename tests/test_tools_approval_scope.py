@@ -85,6 +85,7 @@ HOSTILE_AFTER_PREFIX = [
     "printf hello `rm -f tall.txt`",
     "printf hello $(rm -f tall.txt)",
     "printf hello ${x:=$(rm -f tall.txt)}",
+    "printf hello $[1+1]",
     "printf hello > tall.txt",
     "printf hello >> tall.txt",
     "printf hello < tall.txt > tall.txt",
@@ -202,6 +203,7 @@ def test_the_requests_offer_what_always_would_cover(workspace: Path):
         (". script", None),
         ("eval echo", None),
         ("timeout kill", None),
+        ("coproc rm", None),
         ("tool " + "s" * 60, None),  # too long to show whole in the question
     ],
 )

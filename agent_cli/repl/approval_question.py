@@ -35,7 +35,7 @@ _ANSWERS = {
     "": "deny",
 }
 _LETTER = {"allow_always": "a", "allow_prefix": "p"}
-NOT_PLAIN_WORDS = "; & | ` $( ${ < > ( ) \\ or a line break"
+NOT_PLAIN_WORDS = "; & | ` $( ${ $[ < > ( ) \\ or a line break"
 
 
 def offered_scopes(request: Any) -> tuple[AlwaysScope, ...]:

@@ -15,7 +15,7 @@ call falls under one:
 
 A plain command is one line of words separated by spaces or tabs with no shell syntax
 that could start another command or touch another file: no `;`, `&`, `|`, backtick,
-`$(`, `${`, `<`, `>`, `(`, `)`, backslash, line break or other control character. A
+`$(`, `${`, `$[`, `<`, `>`, `(`, `)`, backslash, line break or other control character. A
 command with any of them is never covered by a prefix, so `npm test; rm -rf ~` is asked
 about even after `npm test` was allowed by prefix. Quoting is not interpreted: a quoted
 `;` also disqualifies (asking once more is the safe side).
@@ -87,6 +87,7 @@ class AlwaysScope:
 COMMAND_RUNNERS = frozenset(
     {
         *("sudo", "doas", "su", "env", "eval", "exec", "command", "builtin", "source", "."),
+        *("coproc", "trap", "let"),
         *("xargs", "parallel", "nohup", "nice", "ionice", "time", "timeout", "watch"),
         *("setsid", "stdbuf", "chroot", "unshare", "strace", "script", "ssh", "busybox"),
         *("sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh"),
@@ -97,7 +98,7 @@ MAX_PREFIX_CHARS = 40  # a longer prefix is not offered: the question must show 
 _PROGRAM = re.compile(r"[A-Za-z0-9_./+][A-Za-z0-9_./+-]*")
 _SUBCOMMAND = re.compile(r"[A-Za-z][A-Za-z0-9_:+-]*")
 # Shell syntax that could start another command, redirect, or substitute one.
-_NOT_PLAIN = re.compile(r"[;&|`<>()\\\x00-\x08\x0a-\x1f\x7f-\x9f]|\$[({]")
+_NOT_PLAIN = re.compile(r"[;&|`<>()\\\x00-\x08\x0a-\x1f\x7f-\x9f]|\$[({\[]")
 _BLANKS = re.compile(r"[ \t]+")
 
 
