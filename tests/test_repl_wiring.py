@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import json
-from types import SimpleNamespace
 
 import pytest
 from repl_fakes import make_console
@@ -16,11 +15,15 @@ from agent_cli.repl.wiring import (
     build_refusing_asker,
     choose_provider_name,
     is_offline_fallback,
-    parse_permission_answer,
 )
-from agent_cli.tools.permissions import PermissionDecision
+from agent_cli.tools.approval import build_command_approval
+from agent_cli.tools.approval_scope import command_target
+from agent_cli.tools.permissions import PermissionDecision, PermissionRequest
 
-REQUEST = SimpleNamespace(tool="bash", description="rm -rf build\n\x1b[2Jand more")
+COMMAND = "rm -rf build\n\x1b[2Jand more"
+REQUEST = PermissionRequest(
+    "bash", COMMAND, build_command_approval(COMMAND), command_target(COMMAND)
+)
 
 
 def test_the_provider_is_anthropic_with_a_key_and_offline_without():
@@ -35,13 +38,6 @@ def test_offline_counts_as_a_fallback_only_when_nobody_chose_it():
     assert is_offline_fallback(Settings(), {})
     assert not is_offline_fallback(Settings(provider="offline"), {})
     assert not is_offline_fallback(Settings(), {"ANTHROPIC_API_KEY": "k"})
-
-
-def test_permission_answers_map_to_decisions_and_empty_means_no():
-    assert parse_permission_answer(" Y ") == "allow_once"
-    assert parse_permission_answer("always") == "allow_always"
-    assert parse_permission_answer("") == "deny"
-    assert parse_permission_answer("maybe") is None
 
 
 def scripted_ask(*answers):
@@ -64,6 +60,7 @@ def test_the_asker_shows_the_whole_request_and_asks_again_until_understood():
     assert "permission needed for bash" in shown and "rm -rf build" in shown
     assert "and more" in shown and "\x1b" not in shown
     assert "answer y, a or n" in shown
+    assert "allowed without asking for the rest of this session: this exact command" in shown
 
 
 def test_ctrl_d_at_the_permission_question_denies():

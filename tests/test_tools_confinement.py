@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 from tools_support import make_toolbox
 
+from agent_cli.errors import WorkspaceEscape
+from agent_cli.tools.workspace import Workspace
+
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
@@ -170,3 +173,41 @@ def test_the_safe_opener_walks_only_plain_names(tmp_path: Path, relative: str):
             open_file_beneath(root, relative.split("/"), relative, os.O_RDONLY)
     finally:
         os.close(root)
+
+
+@pytest.fixture
+def sibling(tmp_path: Path) -> Path:
+    """A folder next to the workspace whose name starts with the workspace's (`ws2`): a
+    check written as a string prefix test would take it for the inside."""
+    folder = tmp_path / "ws2"
+    folder.mkdir()
+    (folder / "secret.txt").write_text("top secret\n")
+    return folder
+
+
+SIBLING_PATHS = ["../ws2/secret.txt", "sub/../../ws2/secret.txt", "../ws2", "../ws2/new.txt"]
+
+
+@pytest.mark.parametrize("path", [*SIBLING_PATHS, "{parent}/ws2/secret.txt"])
+def test_a_sibling_whose_name_starts_with_the_workspace_name_is_outside(
+    workspace: Path, sibling: Path, path: str
+):
+    path = path.format(parent=workspace.parent)  # the last one: absolute
+    with pytest.raises(WorkspaceEscape):
+        Workspace(workspace).resolve_inside(path)
+    toolbox = make_toolbox(workspace)
+    assert_refused(toolbox.run("read_file", {"path": path}))
+    assert_refused(toolbox.run("write_file", {"path": path, "content": "x"}))
+    assert sorted(p.name for p in sibling.iterdir()) == ["secret.txt"]
+    assert (sibling / "secret.txt").read_text() == "top secret\n"
+
+
+def test_a_link_into_a_sibling_whose_name_starts_with_the_workspace_name_is_refused(
+    workspace: Path, sibling: Path
+):
+    os.symlink(sibling / "secret.txt", workspace / "looks-local.txt")
+    os.symlink(sibling, workspace / "looks-local-folder")
+    toolbox = make_toolbox(workspace)
+    assert_refused(toolbox.run("read_file", {"path": "looks-local.txt"}))
+    assert_refused(toolbox.run("read_file", {"path": "looks-local-folder/secret.txt"}))
+    assert_refused(toolbox.run("list_dir", {"path": "looks-local-folder"}))

@@ -47,13 +47,18 @@ def test_allow_once_runs_the_tool_and_asks_again_next_time(workspace: Path):
     assert [request.description for request in asker.requests] == ["touch created.txt", "true"]
 
 
-def test_allow_always_is_remembered_for_that_tool_only(workspace: Path):
+def test_allow_always_is_remembered_for_that_command_only_not_the_whole_tool(workspace: Path):
     asker = RecordingAsker(PermissionDecision.ALLOW_ALWAYS)
     toolbox = make_toolbox(workspace, auto_approve=False, ask_permission=asker)
     toolbox.run("bash", TOUCH)
+    toolbox.run("bash", TOUCH)
     toolbox.run("bash", {"command": "true"})
     toolbox.run("write_file", {"path": "x.txt", "content": "x"})
-    assert [request.tool for request in asker.requests] == ["bash", "write_file"]
+    assert [request.description for request in asker.requests] == [
+        "touch created.txt",
+        "true",
+        "create x.txt with 1 line",
+    ]
     assert (workspace / "x.txt").read_text() == "x"
 
 

@@ -95,7 +95,10 @@ def build_instructions_reloaded(found: Any) -> Text:
     if found.problem is not None:
         return Text(found.describe_problem(), style="yellow")
     cut = ", cut to its first part" if found.truncated else ""
-    return Text(
+    reloaded = Text(
         f"reloaded {found.source} ({found.size_bytes:,} bytes{cut}); the next request carries it",
         style="green",
     )
+    if getattr(found, "redacted", 0):
+        reloaded.append("\n" + found.describe_redaction(), style="yellow")
+    return reloaded

@@ -6,8 +6,8 @@ sessions; tests hand the REPL a fake backend instead (through `main`'s
 `backend_factory`). Heavy modules (the session, providers, token counting, and rich) are
 imported here, inside functions, only once the REPL knows it needs them.
 
-Permissions: `build_interactive_asker` asks y/a/n at the prompt (allow once / always
-for this session / deny); `build_refusing_asker` is for `-p` and piped stdin, where no
+Permissions: `build_interactive_asker` asks y/a/p/n at the prompt (allow once / always
+for this exact command or file / always for a command prefix / deny); `build_refusing_asker` is for `-p` and piped stdin, where no
 one can answer: it denies and says so (`--yes` allows everything without asking).
 """
 
@@ -24,9 +24,6 @@ from agent_cli.repl.safe_text import clip_line
 if TYPE_CHECKING:
     from rich.console import Console
 
-ASK_QUESTION = "allow? [y] once · [a] always this session · [n] no: "
-ASK_QUESTION_WITH_VIEW = "allow? [y] once · [a] always · [n] no · [v] view every line: "
-ASK_QUESTION_WITH_ENDS_VIEW = "allow? [y] once · [a] always · [n] no · [v] view its two ends: "
 API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 
 
@@ -114,40 +111,29 @@ def _decisions() -> Any:
     return PermissionDecision
 
 
-def parse_permission_answer(answer: str) -> str | None:
-    """The decision an answer names (allow_once, allow_always, deny); None if unclear."""
-    words = {
-        "y": "allow_once",
-        "yes": "allow_once",
-        "a": "allow_always",
-        "always": "allow_always",
-        "n": "deny",
-        "no": "deny",
-        "": "deny",
-    }
-    return words.get(answer.strip().lower())
-
-
 def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Callable[[Any], Any]:
     """Ask at the prompt. Ctrl-C propagates as `PermissionQuestionInterrupted` (the session
     cancels the turn, saying the tool never ran); Ctrl-D denies.
 
     What is approved is shown in full before the question (`approval_view`); when it is
     too tall for the screen, `v` prints every line (a text over `FULL_VIEW_MAX_LINES`: its
-    two ends and a count), then the header and question again.
+    two ends and a count), then the header and question again. The question names what
+    each "always" answer covers (`approval_question`), and after one a line says again
+    what now runs without asking.
     """
     from rich.text import Text
 
     from agent_cli.errors import PermissionQuestionInterrupted
+    from agent_cli.repl import approval_question as question
 
     def ask_permission(request: Any) -> Any:
         view = _show_approval(console, request, full=False)
         is_shortened = view.is_shortened
-        offer = ASK_QUESTION_WITH_VIEW if view.lists_every_line else ASK_QUESTION_WITH_ENDS_VIEW
+        offer = question.VIEW_EVERY_LINE if view.lists_every_line else question.VIEW_TWO_ENDS
+        scopes = question.offered_scopes(request)
         while True:
-            question = offer if is_shortened else ASK_QUESTION
             try:
-                answer = ask(question)
+                answer = ask(question.build_question(request, offer if is_shortened else None))
             except EOFError:
                 answer = "n"
             except KeyboardInterrupt:
@@ -157,12 +143,26 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Call
                 _show_header_again(console, request)
                 is_shortened = False  # everything is on screen now
                 continue
-            choice = parse_permission_answer(answer)
-            if choice is not None:
-                return _decisions()(choice)
-            console.print(Text("answer y, a or n", style="yellow"))
+            choice = question.parse_answer(answer, scopes)
+            if choice is None:
+                console.print(Text(question.describe_answers(scopes), style="yellow"))
+                continue
+            decision = _decisions()(choice)
+            chosen = _remembered_scope(request, decision)
+            if chosen is not None:
+                console.print(question.describe_always(chosen), soft_wrap=True)
+            return decision
 
     return ask_permission
+
+
+def _remembered_scope(request: Any, decision: Any) -> Any:
+    """The scope an "always" decision remembers for `request` (the gate's own rule)."""
+    from agent_cli.tools.permissions import chosen_scope
+
+    if getattr(request, "target", None) is None:
+        return None
+    return chosen_scope(request, decision)
 
 
 def _show_approval(console: Console, request: Any, *, full: bool) -> Any:

@@ -223,7 +223,8 @@ class Session:
 
     def reload_project_instructions(self) -> ProjectInstructions:
         """Read AGENTS.md (or CLAUDE.md) again (`/reload`); the next request carries it."""
-        adopt_project_instructions(self, load_project_instructions(self.workspace))
+        found = load_project_instructions(self.workspace, self.toolbox.redactor)
+        adopt_project_instructions(self, found)
         return self.project_instructions
 
     def switch_model(self, model_id: str) -> Any:

@@ -1,18 +1,27 @@
 """Project instructions: `AGENTS.md` (or `CLAUDE.md`) from the workspace root.
 
-Contract: `load_project_instructions(workspace)` reads the first of `INSTRUCTION_FILES`
-that exists there and returns `ProjectInstructions`; it never raises for the file. A
-file that cannot be used (unreadable, not UTF-8, not a regular file, a link that leads
-out of the workspace) gives instructions with no text and a `problem` code, which the
-session reports once. A file over `MAX_INSTRUCTION_CHARS` keeps its head and says, in
-the text the model sees, that the rest was left out and why.
+Contract: `load_project_instructions(workspace, redactor)` reads the first of
+`INSTRUCTION_FILES` that exists there and returns `ProjectInstructions`; it never raises
+for the file. A file that cannot be used gives instructions with no text and a `problem`
+code, which the session reports once: unreadable, not UTF-8, not a regular file, binary
+(a NUL in its head), a link that leads out of the workspace, or a link to a hidden name
+(`.env`, anything under `.git/` or another dot-folder). A file over
+`MAX_INSTRUCTION_CHARS` keeps its head and says, in the text the model sees, that the
+rest was left out and why.
+
+The file is opened the way the file tools open one (`Workspace.resolve_inside`, then a
+walk from the held root that follows no link), so it is refused wherever `read_file`
+would refuse it. Its text then goes through the same secret redaction as every tool
+result (`tools.redaction`), before it is cut to the cap: a secret the agent holds is
+sent as `[REDACTED]`, never in part.
 
 The text goes into every request as its own system block, right after the base system
 prompt and inside the cached prefix: it changes rarely, so it should cost cache reads,
 not fresh input. It is not part of the prompt view, so no compaction layer and no durable
 state ever touches it; it changes only when the session starts or `/reload` re-reads it.
-A link that leads out of the workspace is refused: a cloned repository must not be able
-to make the agent send, say, a credentials file to the API as "instructions".
+Why links are checked: git stores links, so a cloned repository can ship
+`AGENTS.md -> .env` or `AGENTS.md -> ../../.aws/credentials`, and the agent must not send
+that file to the API as "instructions" with every request.
 """
 
 from __future__ import annotations
@@ -21,23 +30,29 @@ import codecs
 import contextlib
 import hashlib
 import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_cli.errors import StoreError
+from agent_cli import nofollow_open
+from agent_cli.errors import ConfigError, PathStepRefused, StoreError, WorkspaceEscape
+from agent_cli.tools.redaction import REDACTED_MARK, SecretRedactor
+from agent_cli.tools.text_source import BINARY_SNIFF_BYTES
+from agent_cli.tools.workspace import Workspace
 
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")  # the first that exists is used
 RECORD_KIND = "project_instructions"  # transcript record: which file, its digest, its size
 MAX_INSTRUCTION_CHARS = 40_000
-_READ_LIMIT_BYTES = MAX_INSTRUCTION_CHARS * 4 + 4  # enough for the cap in any UTF-8 text
 PROBLEM_WORDS = {
     "unreadable": "could not be read",
     "not_utf8": "is not UTF-8 text",
     "not_a_file": "is not a regular file",
+    "binary": "looks like a binary file",
     "outside_workspace": "is a link that leads outside the workspace",
+    "hidden_target": "is a link to a hidden file or folder (such as .env or .git/), "
+    "which is never sent as instructions",
 }
+_REFUSED_STEPS = {"is_a_directory": "not_a_file", "not_a_regular_file": "not_a_file"}
 
 
 @dataclass(frozen=True)
@@ -50,6 +65,7 @@ class ProjectInstructions:
     truncated: bool = False
     sha256: str = ""  # of the file's bytes as read
     problem: str | None = None  # a PROBLEM_WORDS code when the file could not be used
+    redacted: int = 0  # secret values replaced by `[REDACTED]` in `text`
 
     def describe_problem(self) -> str:
         """One line for the user: which file, what is wrong, what happens now."""
@@ -59,9 +75,21 @@ class ProjectInstructions:
             "Fix the file and run /reload."
         )
 
+    def describe_redaction(self) -> str:
+        """One line for the user when secrets were taken out of the text requests carry."""
+        noun = "value" if self.redacted == 1 else "values"
+        return (
+            f"Project instructions: {self.source} holds {self.redacted} secret {noun} that "
+            f"agent-cli holds (an API key or token); requests carry {REDACTED_MARK} instead. "
+            "Take it out of the file and run /reload."
+        )
 
-def load_project_instructions(workspace: Path) -> ProjectInstructions:
-    """The project instructions of `workspace`; see the module contract."""
+
+def load_project_instructions(
+    workspace: Path, redactor: SecretRedactor | None = None
+) -> ProjectInstructions:
+    """The project instructions of `workspace`, with the secrets `redactor` knows (by
+    default: those of this process's environment) redacted; see the module contract."""
     for name in INSTRUCTION_FILES:
         path = Path(workspace) / name
         try:
@@ -70,40 +98,67 @@ def load_project_instructions(workspace: Path) -> ProjectInstructions:
             continue
         except OSError:
             return ProjectInstructions(name, problem="unreadable")
-        return _read_instructions(Path(workspace), name)
+        chosen = redactor if redactor is not None else SecretRedactor.from_environment()
+        return _read_instructions(Path(workspace), name, chosen)
     return ProjectInstructions()
 
 
-def _read_instructions(workspace: Path, name: str) -> ProjectInstructions:
-    path = workspace / name
+def _read_instructions(workspace: Path, name: str, redactor: SecretRedactor) -> ProjectInstructions:
     try:
-        real = path.resolve(strict=True)
-        if not real.is_relative_to(workspace.resolve()):
-            return ProjectInstructions(name, problem="outside_workspace")
-        if not stat.S_ISREG(os.stat(real).st_mode):
-            return ProjectInstructions(name, problem="not_a_file")
-        # non-blocking: a FIFO swapped in after the check must not hang the start-up
-        with open(os.open(real, os.O_RDONLY | os.O_NONBLOCK), "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                return ProjectInstructions(name, problem="not_a_file")
-            data = handle.read(_READ_LIMIT_BYTES)
-            size = os.fstat(handle.fileno()).st_size
-    except (OSError, RuntimeError):  # RuntimeError: a link loop, on Python 3.11
+        confined = Workspace(workspace)
+        parts = confined.relative_parts(confined.resolve_inside(name))
+    except WorkspaceEscape:
+        return ProjectInstructions(name, problem="outside_workspace")
+    except (ConfigError, OSError, RuntimeError):  # RuntimeError: a link loop, on Python 3.11
         return ProjectInstructions(name, problem="unreadable")
+    if parts != (name,) and _is_hidden(parts):
+        return ProjectInstructions(name, problem="hidden_target")
+    # Enough for the cap in any UTF-8 text, plus room for a secret that starts before
+    # the cap to be read whole, so that it is recognised and redacted, not cut in two.
+    limit = (MAX_INSTRUCTION_CHARS + redactor.longest_match + 1) * 4
+    try:
+        # non-blocking, no link followed: a FIFO or link swapped in meanwhile is refused
+        descriptor, info = nofollow_open.open_file_beneath(confined.root_fd, parts, os.O_RDONLY)
+        with open(descriptor, "rb") as handle:
+            data = handle.read(limit)
+    except PathStepRefused as refusal:
+        return ProjectInstructions(name, problem=_REFUSED_STEPS.get(refusal.reason, "unreadable"))
+    except OSError:
+        return ProjectInstructions(name, problem="unreadable")
+    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+        return ProjectInstructions(name, problem="binary")
     try:
         # incremental: a character cut at the read limit is held back, not an error
-        text = codecs.getincrementaldecoder("utf-8")().decode(data, final=size <= len(data))
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        text = decoder.decode(data, final=info.st_size <= len(data))
     except UnicodeDecodeError:
         return ProjectInstructions(name, problem="not_utf8")
-    return _build(name, text, data, size)
+    return _build(name, text, data, info.st_size, redactor)
 
 
-def _build(name: str, text: str, data: bytes, size: int) -> ProjectInstructions:
+def _is_hidden(parts: tuple[str, ...]) -> bool:
+    """True when a component of a workspace-relative path is hidden (starts with a dot):
+    `.env`, `.git/config`, `.aws/credentials`."""
+    return any(part.startswith(".") for part in parts)
+
+
+def _build(
+    name: str, text: str, data: bytes, size: int, redactor: SecretRedactor
+) -> ProjectInstructions:
     from agent_cli.prompts import load_prompt
 
     text = text.strip()
     truncated = size > len(data) or len(text) > MAX_INSTRUCTION_CHARS
-    body = text[:MAX_INSTRUCTION_CHARS]
+    # the cut moves back before a secret that crosses it, so no part of one is sent
+    kept = text[: min(MAX_INSTRUCTION_CHARS, redactor.safe_cut(text, MAX_INSTRUCTION_CHARS))]
+    redaction = redactor.redact(kept)
+    body = redaction.text
+    if redaction.count:
+        noun = "value" if redaction.count == 1 else "values"
+        body += (
+            f"\n\n[{redaction.count} secret {noun} held by agent-cli (an API key or token) "
+            f"replaced with {REDACTED_MARK} in the text of {name}]"
+        )
     if truncated:
         body += (
             f"\n\n[{name} is {size:,} bytes, longer than the {MAX_INSTRUCTION_CHARS:,} "
@@ -116,6 +171,7 @@ def _build(name: str, text: str, data: bytes, size: int) -> ProjectInstructions:
         size_bytes=size,
         truncated=truncated,
         sha256=hashlib.sha256(data).hexdigest(),
+        redacted=redaction.count,
     )
 
 

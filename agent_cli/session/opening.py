@@ -203,11 +203,15 @@ def _load_project_instructions(session: Session) -> None:
         load_project_instructions,
     )
 
-    found = load_project_instructions(session.workspace)
+    found = load_project_instructions(session.workspace, session.toolbox.redactor)
     adopt_project_instructions(session, found)
     if found.problem is not None:
         session.startup_notices.append(
             Notice("warning", "project_instructions_unusable", found.describe_problem())
+        )
+    if found.redacted:
+        session.startup_notices.append(
+            Notice("warning", "project_instructions_redacted", found.describe_redaction())
         )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent_cli.tools.approval import Approval
+from agent_cli.tools.approval_scope import ApprovalTarget
 from agent_cli.tools.output import ArtifactSink, ToolResult
 from agent_cli.tools.workspace import Workspace
 
@@ -56,8 +57,10 @@ class ToolContext:
 @dataclass(frozen=True)
 class PreparedCall:
     """A checked tool call: `description` for the permission prompt, `execute` to run it,
-    and for tools that write or execute, `approval`: everything the user must see."""
+    and for tools that write or execute, `approval`: everything the user must see, and
+    `target`: the command or file it acts on (what an "always" answer is scoped to)."""
 
     description: str
     execute: Callable[[], ToolResult]
     approval: Approval | None = None
+    target: ApprovalTarget | None = None

@@ -26,6 +26,7 @@ from agent_cli.tools.approval import (
     build_diff_approval,
     build_overwrite_approval,
 )
+from agent_cli.tools.approval_scope import file_target
 from agent_cli.tools.context import PreparedCall, ToolContext
 from agent_cli.tools.output import ToolResult, format_size
 from agent_cli.tools.text_source import check_readable_text, read_text_source
@@ -103,7 +104,8 @@ def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> Prepa
         return ToolResult(header, summary=f"wrote {lines}")
 
     verb = "create" if is_new else "overwrite"
-    return PreparedCall(f"{verb} {shown} with {lines}", execute, approval)
+    target = file_target(resolved, shown)
+    return PreparedCall(f"{verb} {shown} with {lines}", execute, approval, target)
 
 
 def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
@@ -128,7 +130,8 @@ def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
         header = f"Edited {shown}: replaced {removed} with {added} at line {line_number}."
         return ToolResult(header, summary=f"edited {shown}")
 
-    return PreparedCall(f"edit {shown}: replace {removed} with {added}", execute, approval)
+    description = f"edit {shown}: replace {removed} with {added}"
+    return PreparedCall(description, execute, approval, file_target(resolved, shown))
 
 
 def plan_edit(

@@ -2,8 +2,12 @@
 
 Contract: a tool that needs permission runs only when `PermissionGate.is_allowed` says so.
 With `auto_approve` (`--yes`) everything is allowed; with no asker everything is denied
-(a toolbox nobody can ask must not act on its own). `ALLOW_ALWAYS` is remembered per tool
-name for the life of the gate, which is one session's toolbox.
+(a toolbox nobody can ask must not act on its own). An "always" answer is remembered for
+the life of the gate (one session's toolbox) as the `AlwaysScope` the question offered
+(`approval_scope`): `ALLOW_ALWAYS` the narrowest (that exact command, or that file),
+`ALLOW_PREFIX` the command prefix. A later call is allowed unasked only when a remembered
+scope covers its target; a request without a target (or an answer naming a scope that was
+not offered) is allowed once and remembers nothing.
 """
 
 from __future__ import annotations
@@ -13,13 +17,20 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from agent_cli.tools.approval import Approval
+from agent_cli.tools.approval_scope import (
+    AlwaysScope,
+    ApprovalTarget,
+    ScopeKind,
+    offered_scopes,
+)
 
 
 @dataclass(frozen=True)
 class PermissionRequest:
-    """What the user is asked to approve: the tool, a short description of the act, and
+    """What the user is asked to approve: the tool, a short description of the act,
     `approval`: the full text to show before the question (the new file's content, the
-    diff of an edit, the whole command; see `approval.py`).
+    diff of an edit, the whole command; see `approval.py`), and `target`: what the call
+    acts on, from which the "always" choices are made (`always_scopes`).
 
     For `bash` the description is the whole command: a user must see everything they
     approve, so it is never shortened. Two requests are equal when tool and description
@@ -29,33 +40,63 @@ class PermissionRequest:
     tool: str
     description: str
     approval: Approval | None = field(default=None, compare=False)
+    target: ApprovalTarget | None = field(default=None, compare=False)
+
+    def always_scopes(self) -> tuple[AlwaysScope, ...]:
+        """What "always" may cover here, narrowest first (see `approval_scope`)."""
+        return offered_scopes(self.target)
 
 
 class PermissionDecision(Enum):
     ALLOW_ONCE = "allow_once"
-    ALLOW_ALWAYS = "allow_always"
+    ALLOW_ALWAYS = "allow_always"  # the narrowest scope offered: that command, that file
+    ALLOW_PREFIX = "allow_prefix"  # the command prefix offered
     DENY = "deny"
 
+
+_ALLOWING = frozenset(
+    {
+        PermissionDecision.ALLOW_ONCE,
+        PermissionDecision.ALLOW_ALWAYS,
+        PermissionDecision.ALLOW_PREFIX,
+    }
+)
 
 PermissionAsker = Callable[[PermissionRequest], PermissionDecision]
 
 
 class PermissionGate:
-    """Holds the approval policy and what the user has already allowed for good."""
+    """Holds the approval policy and the scopes the user has already allowed for good."""
 
     def __init__(self, ask: PermissionAsker | None, auto_approve: bool) -> None:
         self._ask = ask
         self._auto_approve = auto_approve
-        self._always_allowed: set[str] = set()
+        self._always_allowed: list[AlwaysScope] = []
 
     def is_allowed(self, request: PermissionRequest) -> bool:
         """True when the tool may run now. KeyboardInterrupt from the asker propagates."""
-        if self._auto_approve or request.tool in self._always_allowed:
+        if self._auto_approve or self.is_covered(request):
             return True
         if self._ask is None:
             return False
         decision = self._ask(request)
-        if decision is PermissionDecision.ALLOW_ALWAYS:
-            self._always_allowed.add(request.tool)
-            return True
-        return decision is PermissionDecision.ALLOW_ONCE
+        scope = chosen_scope(request, decision)
+        if scope is not None:
+            self._always_allowed.append(scope)
+        return decision in _ALLOWING
+
+    def is_covered(self, request: PermissionRequest) -> bool:
+        """True when an earlier "always" covers what `request` acts on."""
+        target = request.target
+        return target is not None and any(s.covers(target) for s in self._always_allowed)
+
+
+def chosen_scope(request: PermissionRequest, decision: PermissionDecision) -> AlwaysScope | None:
+    """The offered scope `decision` names, or None (once, deny, or not offered)."""
+    offered = request.always_scopes()
+    if decision is PermissionDecision.ALLOW_ALWAYS and offered:
+        return offered[0]
+    if decision is PermissionDecision.ALLOW_PREFIX:
+        prefixes = [s for s in offered if s.kind is ScopeKind.COMMAND_PREFIX]
+        return prefixes[0] if prefixes else None
+    return None

@@ -27,6 +27,7 @@ from typing import Any
 from agent_cli.errors import ToolError
 from agent_cli.termination import termination_held
 from agent_cli.tools.approval import build_command_approval
+from agent_cli.tools.approval_scope import command_target
 from agent_cli.tools.context import PreparedCall, ToolContext
 from agent_cli.tools.output import ToolResult, format_size
 from agent_cli.tools.redaction import ALWAYS_SECRET_NAMES
@@ -68,7 +69,7 @@ def prepare_bash(context: ToolContext, arguments: dict[str, Any]) -> PreparedCal
         )
         return render_command_run(run, timeout, limits.max_output_bytes)
 
-    return PreparedCall(command, execute, build_command_approval(command))
+    return PreparedCall(command, execute, build_command_approval(command), command_target(command))
 
 
 def run_command(

@@ -114,6 +114,12 @@ class Toolbox:
     def workspace_root(self) -> Path:
         return self._context.workspace.root
 
+    @property
+    def redactor(self) -> SecretRedactor:
+        """The redactor every result passes through; whatever else the session sends from
+        the workspace (the project instructions) goes through the same one."""
+        return self._redactor
+
     def _pass_output_on(self, chunk: bytes) -> None:
         """Hands a running command's output to whoever watches (`output_watcher`), if any,
         with secrets redacted as the result will be (a secret cut between two chunks is
@@ -184,7 +190,8 @@ class Toolbox:
         arguments = validate_input(spec.schema, tool_input)
         call = spec.prepare(self._context, arguments)
         if spec.needs_permission:
-            request = PermissionRequest(spec.schema["name"], call.description, call.approval)
+            name = spec.schema["name"]
+            request = PermissionRequest(name, call.description, call.approval, call.target)
             if not self._gate.is_allowed(request):
                 return None
         self._live_output = StreamRedactor(self._redactor)

@@ -1,0 +1,103 @@
+"""The permission question, in words that say what each "always" answer covers.
+
+Contract: `build_question(request, view_offer)` is the one line asked under an approval
+view. Its "always" answers are the scopes the request offers
+(`PermissionRequest.always_scopes`, see `tools.approval_scope`), so what the user reads is
+what the gate remembers: `[a]` for the narrowest (this exact command; any write or edit
+of this one file), `[p]` for a command prefix, shown whole (`[p] always "npm test …"`),
+when one is offered; no `[a]` when the request offers no scope. `parse_answer` maps a
+reply to a decision name, None for a reply that is not one of the answers offered.
+`describe_always` is the line printed after an "always" answer: what now runs unasked
+for the rest of the session, and what is still asked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from agent_cli.repl.safe_text import clip_line, reveal_controls
+from agent_cli.tools.approval_scope import AlwaysScope, ScopeKind
+
+VIEW_EVERY_LINE = "[v] view every line"
+VIEW_TWO_ENDS = "[v] view its two ends"
+MAX_FILE_CHARS = 60
+_ANSWERS = {
+    "y": "allow_once",
+    "yes": "allow_once",
+    "a": "allow_always",
+    "always": "allow_always",
+    "p": "allow_prefix",
+    "prefix": "allow_prefix",
+    "n": "deny",
+    "no": "deny",
+    "": "deny",
+}
+_LETTER = {"allow_always": "a", "allow_prefix": "p"}
+NOT_PLAIN_WORDS = "; & | ` $( ${ $[ < > ( ) \\ or a line break"
+
+
+def offered_scopes(request: Any) -> tuple[AlwaysScope, ...]:
+    """The request's "always" scopes; () for a request that offers none."""
+    always_scopes = getattr(request, "always_scopes", None)
+    return tuple(always_scopes()) if callable(always_scopes) else ()
+
+
+def build_question(request: Any, view_offer: str | None = None) -> str:
+    """`allow? [y] once · [a] always … · [n] no: `, with `view_offer` before the colon."""
+    choices = ["[y] once", *(_choice(scope) for scope in offered_scopes(request)), "[n] no"]
+    if view_offer:
+        choices.append(view_offer)
+    return "allow? " + " · ".join(choices) + ": "
+
+
+def _choice(scope: AlwaysScope) -> str:
+    if scope.kind is ScopeKind.EXACT_COMMAND:
+        return "[a] always this exact command"
+    if scope.kind is ScopeKind.COMMAND_PREFIX:
+        return f'[p] always "{scope.shown} …"'
+    return f"[a] always for {_file_name(scope)}"
+
+
+def parse_answer(answer: str, scopes: tuple[AlwaysScope, ...]) -> str | None:
+    """The decision name a reply gives, or None when it is not an answer offered here."""
+    choice = _ANSWERS.get(answer.strip().lower())
+    if choice == "allow_always" and not scopes:
+        return None
+    if choice == "allow_prefix" and not any(
+        scope.kind is ScopeKind.COMMAND_PREFIX for scope in scopes
+    ):
+        return None
+    return choice
+
+
+def describe_answers(scopes: tuple[AlwaysScope, ...]) -> str:
+    """`answer y, a or n`: the letters this question accepts."""
+    letters = ["y", *(_LETTER[_decision_of(scope)] for scope in scopes)]
+    return f"answer {', '.join(letters)} or n"
+
+
+def describe_always(scope: AlwaysScope) -> Text:
+    """What runs without asking from now on, after an "always" answer for `scope`."""
+    if scope.kind is ScopeKind.EXACT_COMMAND:
+        covered = "this exact command; any other command is still asked about"
+    elif scope.kind is ScopeKind.COMMAND_PREFIX:
+        covered = (
+            f'commands that start with "{scope.shown}" followed only by plain arguments; '
+            f"one with {NOT_PLAIN_WORDS} is still asked about"
+        )
+    else:
+        covered = f"writes and edits of {_file_name(scope)}; other files are still asked about"
+    return Text(f"allowed without asking for the rest of this session: {covered}", style="green")
+
+
+def _decision_of(scope: AlwaysScope) -> str:
+    return "allow_prefix" if scope.kind is ScopeKind.COMMAND_PREFIX else "allow_always"
+
+
+def _file_name(scope: AlwaysScope) -> str:
+    """The file as the user names it, controls written out (a bidi override must not
+    make it read as another name), clipped to fit the question."""
+    revealed = "".join(part for part, _ in reveal_controls(scope.shown))
+    return clip_line(revealed, MAX_FILE_CHARS)

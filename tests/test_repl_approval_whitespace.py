@@ -1,0 +1,86 @@
+"""What the approval view does with whitespace: only lines with nothing but spaces are
+blank, and only runs of 32 or more spaces or tabs are counted instead of drawn.
+
+An indented line is text: a write whose body is indented code must show every line, not
+"⋮ 3 blank lines" (a blank test that looked only at the first character would hide it).
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+
+from agent_cli.repl.approval_lines import BLANK_RUN_MIN, style_line
+from agent_cli.repl.approval_view import build_approval_view
+from agent_cli.tools.approval import (
+    ApprovalKind,
+    build_command_approval,
+    build_content_approval,
+    build_diff_approval,
+)
+from agent_cli.tools.permissions import PermissionRequest
+
+INDENTED = "def main():\n    import shutil\n\tshutil.rmtree('/home')\n    return 0\n"
+
+
+def shown_body(request: PermissionRequest) -> list[str]:
+    """The body rows as printed (header dropped), each without its number gutter."""
+    view = build_approval_view(request, 100, 40)
+    console = Console(file=io.StringIO(), width=100, record=True, color_system=None)
+    for line in view.lines:
+        console.print(line, overflow="fold")
+    rows = console.export_text().rstrip("\n").split("\n")
+    return [row.split("│ ", 1)[1] for row in rows]
+
+
+def test_indented_lines_of_a_new_file_are_shown_not_counted_as_blank():
+    request = PermissionRequest("write_file", "create run.py", build_content_approval(INDENTED))
+    body = shown_body(request)
+    lines = INDENTED.rstrip("\n").split("\n")
+    assert [row.strip() for row in body] == [line.strip() for line in lines]  # tabs expand
+    assert body[1] == "    import shutil" and body[3] == "    return 0"
+    assert not any("blank" in row for row in body)
+    header = build_approval_view(request, 100, 40).header.plain
+    assert "blank" not in header
+
+
+def test_indented_lines_of_a_command_are_shown_not_counted_as_blank():
+    command = 'for f in *; do\n  rm -rf "$f"\n  echo gone\n  sleep 0\ndone'
+    body = shown_body(PermissionRequest("bash", command, build_command_approval(command)))
+    assert body == command.split("\n")
+
+
+def test_indented_lines_added_by_an_edit_are_shown_not_counted_as_blank():
+    old = "def main():\n    return 0\n"
+    new = (
+        "def main():\n    import os\n    os.system('rm -rf ~')\n    os.remove('x')\n    return 0\n"
+    )
+    approval = build_diff_approval(old, new, "run.py")
+    body = shown_body(PermissionRequest("edit_file", "edit run.py", approval))
+    assert "+    os.system('rm -rf ~')" in body
+    assert "+    import os" in body and "+    os.remove('x')" in body
+    assert not any("blank" in row for row in body)
+
+
+@pytest.mark.parametrize("blank", [" ", "\t", "    ", " \t "])
+def test_lines_of_only_spaces_or_tabs_are_blank_and_counted(blank: str):
+    content = "top\n" + f"{blank}\n" * BLANK_RUN_MIN + "bottom\n"
+    body = shown_body(PermissionRequest("write_file", "create f", build_content_approval(content)))
+    assert body == ["top", f"⋮ {BLANK_RUN_MIN} blank lines", "bottom"]
+
+
+def test_a_run_of_31_spaces_is_drawn_and_a_run_of_32_is_counted():
+    assert style_line("a" + " " * 31 + "b", ApprovalKind.COMMAND).plain == "a" + " " * 31 + "b"
+    assert style_line("a" + " " * 32 + "b", ApprovalKind.COMMAND).plain == "a⟨32 spaces⟩b"
+    assert style_line("a" + "\t" * 32 + "b", ApprovalKind.COMMAND).plain == "a⟨32 spaces⟩b"
+    mixed = " \t" * 16
+    assert style_line(f"a{mixed}b", ApprovalKind.CONTENT).plain == "a⟨32 spaces⟩b"
+    assert style_line(f"a{mixed[:-1]}b", ApprovalKind.CONTENT).plain == f"a{mixed[:-1]}b"
+
+
+def test_the_space_run_threshold_holds_in_the_printed_view():
+    command = "echo safe" + " " * 31 + "&& echo near" + " " * 32 + "; rm -rf ~"
+    body = shown_body(PermissionRequest("bash", command, build_command_approval(command)))
+    assert body == ["echo safe" + " " * 31 + "&& echo near⟨32 spaces⟩; rm -rf ~"]
