@@ -118,3 +118,28 @@ def test_an_invalid_history_is_refused_before_the_summarizer_runs():
     with pytest.raises(ToolProtocolError):
         generate_summary([user("go"), assistant([tool_use("a")])], summarizer)
     assert summarizer.received == []
+
+
+def test_a_summary_that_frees_exactly_nothing_is_refused_and_one_token_less_is_kept():
+    """ "Not smaller" includes "the same size": a summary costing exactly what it replaces
+    would rewrite the cached prefix for no room. The summary's length is found by
+    measuring, so the test holds whatever the header's size."""
+    from agent_cli.compaction.summary import build_summary_messages
+
+    counter, _ = make_counter()
+    recent = [assistant("Done: the build passes now.")]
+    history = [user("Please fix the failing build. " * 30), *recent]
+    replaced = counter.count_message(history[0])
+
+    def summary_cost(text: str) -> int:
+        return counter.count_messages(build_summary_messages(text, recent))
+
+    same_size = next(
+        "s" * length for length in range(1, 2_000) if summary_cost("s" * length) == replaced
+    )
+    view, saved = generate_summary(history, RecordingSummarizer(same_size), _keep(1), counter)
+    assert saved == 0 and view == history and not is_summary_message(view[0])
+    one_token_less = same_size[:-4]  # the counter here counts a token per four characters
+    assert summary_cost(one_token_less) == replaced - 1
+    view, saved = generate_summary(history, RecordingSummarizer(one_token_less), _keep(1), counter)
+    assert saved == 1 and is_summary_message(view[0])
