@@ -121,8 +121,8 @@ def test_an_invalid_history_is_refused_before_the_summarizer_runs():
 
 
 def test_a_summary_that_frees_exactly_nothing_is_refused_and_one_token_less_is_kept():
-    """ "Not smaller" includes "the same size": a summary costing exactly what it replaces
-    would rewrite the cached prefix for no room. The summary's length is found by
+    """Not smaller includes the same size: a summary costing exactly what it
+    replaces would rewrite the cached prefix for no room. The summary's length is found by
     measuring, so the test holds whatever the header's size."""
     from agent_cli.compaction.summary import build_summary_messages
 
