@@ -349,11 +349,11 @@ def test_a_user_message_that_only_looks_like_a_digest_is_kept_as_the_users():
 
 
 def test_compact_keeps_a_same_size_summary_the_automatic_run_would_refuse():
-    from agent_cli.compaction.markers import SUMMARY_HEADER
+    from agent_cli.compaction.markers import SUMMARY_HEADER, mark_summary
     from agent_cli.compaction.summary import ACKNOWLEDGEMENT
 
     body = "Goal: count functions."
-    history = [user(f"{SUMMARY_HEADER}\n{body}"), assistant(ACKNOWLEDGEMENT)]
+    history = [mark_summary(user(f"{SUMMARY_HEADER}\n{body}")), assistant(ACKNOWLEDGEMENT)]
     history = with_sources([*history, user("q " * 300), assistant("a"), user("r"), assistant("b")])
     counter, _ = make_counter()
     policy = CompactionPolicy(soft_threshold=20, hard_limit=90_000, summary_keep_recent=4)
