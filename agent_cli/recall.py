@@ -11,8 +11,10 @@ The tool answers at most `page_chars` characters a call, with the offset to go o
 so its result stays within the tool-result limits.
 
 `search` finds what the pointers do not say: it reads this session's transcript only (by
-its own session id, never a pointer or path from the model) and answers the pointers of
-the matching messages with short excerpts, a bounded page at a time (`recall_search`).
+its own session id, never a pointer or path from the model), and the artifacts its
+messages name through the same authorization as the tool, and answers the pointers of
+the matching messages and artifacts with short excerpts, a bounded page at a time
+(`recall_search`).
 """
 
 from __future__ import annotations
@@ -117,10 +119,20 @@ class Recall:
                 offset=offset,
                 per_page=search_page_matches(self.page_chars),
                 timeout=self.search_timeout,
+                read_artifact=self._read_own_artifact,
             )
         finally:
             getattr(records, "close", lambda: None)()  # a page found early leaves the file
         return render_search_page(page)
+
+    def _read_own_artifact(self, pointer: str) -> str | None:
+        """An artifact's text for the search, checked as `recall` checks it (this
+        session's only, its digest verified); None when it cannot be read. The first
+        `RESOLVER_EXCERPT_CHARS` of it, as recall shows."""
+        resolution = self._own.resolve(pointer)
+        if resolution.status is not SourceResolutionStatus.AVAILABLE:
+            return None
+        return resolution.excerpt
 
 
 def search_page_matches(page_chars: int) -> int:

@@ -13,12 +13,19 @@ results: a search never finds itself or the pages of earlier searches. A query i
 it, in any case; plain substring search, linear) or a regex from the model, run by
 ripgrep's linear-time engine (`tools.ripgrep_records`). Both stop after `timeout`
 seconds; the page then holds what was found and says the search stopped.
+
+Big tool outputs live in artifacts, the record holding only a preview and the pointer: the
+artifacts a message names are searched too (read through the caller's `read_artifact`,
+which authorizes only this session's), each once, and a hit in one answers its
+`artifact:` pointer, which recall reads too. A hit far into what recall shows for its
+pointer names the offset to start the page at.
 """
 
 from __future__ import annotations
 
+import re
 import time
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +39,9 @@ EXCERPT_CONTEXT_CHARS = 80  # shown on each side of a match
 EXCERPT_MATCH_CHARS = 120  # of the match itself, at most
 SEARCH_TIMEOUT_SECONDS = 20.0
 RECALL_TOOL_NAME = "recall"
+OFFSET_NOTE_FROM = 1_000  # a match this far into what recall shows gets an offset to start at
+ARTIFACT_POINTER = re.compile(r"artifact:[A-Za-z0-9][\w.-]*:[A-Za-z0-9][\w.-]*:[0-9a-f]{12,64}")
+ArtifactReader = Callable[[str], "str | None"]  # pointer -> its text, None if not readable
 
 
 @dataclass(frozen=True)
@@ -53,8 +63,9 @@ class SearchQuery:
 @dataclass(frozen=True)
 class SearchHit:
     pointer: str
-    role: str
+    kind: str  # the message's role, or "artifact"
     excerpt: str
+    at: int = 0  # where the match is in what `recall` shows for `pointer`
 
 
 @dataclass
@@ -93,10 +104,13 @@ def search_records(
     offset: int = 0,
     per_page: int = SEARCH_PAGE_MATCHES,
     timeout: float = SEARCH_TIMEOUT_SECONDS,
+    read_artifact: ArtifactReader | None = None,
 ) -> SearchPage:
-    """One page of the records that match `query` (see the module contract)."""
+    """One page of the records that match `query` (see the module contract); with
+    `read_artifact`, the artifacts the messages name are searched too, each once, right
+    after the first message that names it."""
     page = SearchPage(query, offset)
-    searchable = _SearchableMessages(records)
+    searchable = _SearchableMessages(records, read_artifact)
     if query.is_regex:
         matches = _regex_matches(query.text, searchable, page, timeout)
     else:
@@ -108,8 +122,7 @@ def search_records(
             if len(page.hits) == per_page:
                 page.has_more = True
                 break
-            role = searchable.roles.get(pointer, "?")
-            page.hits.append(SearchHit(pointer, role, build_excerpt(text, start, end)))
+            page.hits.append(searchable.hit(pointer, text, start, end))
     finally:
         matches.close()  # ends rg and its threads now, not when collected
     page.searched = searchable.count
@@ -118,15 +131,29 @@ def search_records(
 
 
 class _SearchableMessages:
-    """The message records as (pointer, searchable text), counting them; a recall call's
-    id is remembered when its message goes by, so its result (always later) is hidden."""
+    """The message records as (pointer, searchable text), each followed by the artifacts
+    it names that were not searched yet, counting the messages; a recall call's id is
+    remembered when its message goes by, so its result (always later) is hidden."""
 
-    def __init__(self, records: Iterable[dict[str, Any]]) -> None:
+    def __init__(
+        self, records: Iterable[dict[str, Any]], read_artifact: ArtifactReader | None
+    ) -> None:
         self._records = records
+        self._read_artifact = read_artifact
+        self._seen_artifacts: set[str] = set()
         self.pointers: list[str] = []
-        self.roles: dict[str, str] = {}
+        self.kinds: dict[str, str] = {}
         self.count = 0
         self.damaged_line: int | None = None  # where reading the transcript failed
+
+    def hit(self, pointer: str, text: str, start: int, end: int) -> SearchHit:
+        """The hit for a match in `pointer`'s searchable text; `at` is where the match's
+        line starts in what `recall` shows for it (a message after a `<role> message:`
+        line)."""
+        kind = self.kinds.get(pointer, "?")
+        line_start = text.rfind("\n", 0, start) + 1  # a page read from there shows the line
+        at = line_start if kind == "artifact" else line_start + len(f"{kind} message:\n")
+        return SearchHit(pointer, kind, build_excerpt(text, start, end), at)
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
         try:
@@ -142,11 +169,26 @@ class _SearchableMessages:
             if record.get("kind") != "message" or not isinstance(message, dict):
                 continue
             hidden.update(_recall_call_ids(message))
-            pointer = str(record.get("event_id"))
-            self.pointers.append(pointer)
-            self.roles[pointer] = str(message.get("role"))
+            text = render_blocks(message, hidden)
             self.count += 1
-            yield pointer, render_blocks(message, hidden)
+            yield self._searchable(str(record.get("event_id")), str(message.get("role")), text)
+            yield from self._artifacts_named_in(text)
+
+    def _searchable(self, pointer: str, kind: str, text: str) -> tuple[str, str]:
+        self.pointers.append(pointer)
+        self.kinds[pointer] = kind
+        return pointer, text
+
+    def _artifacts_named_in(self, text: str) -> Iterator[tuple[str, str]]:
+        if self._read_artifact is None or "artifact:" not in text:
+            return
+        for pointer in dict.fromkeys(ARTIFACT_POINTER.findall(text)):
+            if pointer in self._seen_artifacts:
+                continue
+            self._seen_artifacts.add(pointer)
+            content = self._read_artifact(pointer)
+            if content:
+                yield self._searchable(pointer, "artifact", content)
 
 
 def _recall_call_ids(message: dict[str, Any]) -> Iterator[str]:
@@ -211,6 +253,13 @@ def build_excerpt(text: str, start: int, end: int) -> str:
     return f"{'…' if left > 0 else ''}{shown}{'…' if right < len(text) else ''}"
 
 
+def render_hit(hit: SearchHit) -> str:
+    """`- <pointer> (<kind>): <excerpt>`, and where a match far into a long record or
+    artifact is, as the offset recall can start its page at."""
+    at = f", at offset={hit.at}" if hit.at >= OFFSET_NOTE_FROM else ""
+    return f"- {hit.pointer} ({hit.kind}{at}): {hit.excerpt}"
+
+
 def render_search_page(page: SearchPage) -> str:
     """The tool's text: a first line saying what was searched, then one line per hit."""
     about = f"Search of this session's messages for {page.query.describe()}"
@@ -222,7 +271,7 @@ def render_search_page(page: SearchPage) -> str:
     else:
         span = f"{page.offset + 1}-{page.next_offset}"
         lines = [f"{about}: matches {span}, oldest first; recall a pointer to read it whole."]
-        lines += [f"- {hit.pointer} ({hit.role}): {hit.excerpt}" for hit in page.hits]
+        lines += [render_hit(hit) for hit in page.hits]
     if page.damaged_line is not None:
         lines.append(
             f"[the transcript's line {page.damaged_line:,} is damaged: only the messages "

@@ -16,7 +16,9 @@ from session_support import ScriptedProvider, drain, make_session, tool_use
 
 from agent_cli.provider.offline import OfflineProvider
 
-POINTER = re.compile(r"^- (transcript:[\w.-]+:\d+) \((user|assistant)\): (.*)$", re.MULTILINE)
+POINTER = re.compile(
+    r"^- ((?:transcript|artifact):\S+) \((user|assistant|artifact)[^)]*\): (.*)$", re.M
+)
 FACT = "The deploy token rotates every Tuesday at 04:00 UTC."
 
 
@@ -174,3 +176,37 @@ def test_excerpts_are_redacted_like_every_tool_result(workspace: Path) -> None:
         result = session.toolbox.run("recall", arguments)
         assert not result.is_error and hits(result), arguments
         assert secret not in result.content and "FAKE-0123" not in result.content
+
+
+def test_a_fact_in_the_middle_of_a_big_output_is_found_in_its_artifact(workspace: Path) -> None:
+    """A read over the spill threshold is recorded as a preview and an artifact: the
+    search looks through the artifact too and names the offset recall can start at."""
+    lines = [f"row {n:04d} of the inventory, nothing to see" for n in range(1_500)]
+    lines[1_000] = FACT
+    (workspace / "big.md").write_text("\n".join(lines) + "\n")
+    session = make_session(workspace, ScriptedProvider(read_turn("t1", "big.md")))
+    drain(session.run_turn("read big.md"))
+    assert not any(FACT in str(m["content"]) for m in session.view)  # only the preview
+    [(pointer, _, excerpt)] = hits(session.toolbox.run("recall", {"search": "deploy token"}))
+    assert pointer.startswith(f"artifact:{session.session_id}:") and "rotates every" in excerpt
+    listed = session.toolbox.run("recall", {"search": "deploy token"}).content
+    at = int(re.search(r"\(artifact, at offset=(\d+)\)", listed).group(1))
+    page = session.toolbox.run("recall", {"pointer": pointer, "offset": at})
+    assert not page.is_error and FACT in page.content
+    [(again, _, _)] = hits(session.toolbox.run("recall", {"pattern": r"^ *1001\tThe deploy"}))
+    assert again == pointer
+
+
+def test_an_artifact_of_another_session_named_in_a_message_is_not_searched(
+    workspace: Path,
+) -> None:
+    other = make_session(workspace, OfflineProvider())
+    stored = other.artifacts.put(other.session_id, b"the cormorant's secret nest\n")
+    other.close()
+    session = make_session(workspace, OfflineProvider())
+    drain(session.run_turn(f"look at {stored.pointer} please"))
+    assert hits(session.toolbox.run("recall", {"search": "cormorant"})) == []
+    own = session.artifacts.put(session.session_id, b"the cormorant's own nest\n")
+    drain(session.run_turn(f"and at {own.pointer}"))
+    [(pointer, kind, _)] = hits(session.toolbox.run("recall", {"search": "cormorant"}))
+    assert (pointer, kind) == (own.pointer, "artifact")
