@@ -210,3 +210,18 @@ def test_an_artifact_of_another_session_named_in_a_message_is_not_searched(
     drain(session.run_turn(f"and at {own.pointer}"))
     [(pointer, kind, _)] = hits(session.toolbox.run("recall", {"search": "cormorant"}))
     assert (pointer, kind) == (own.pointer, "artifact")
+
+
+def test_the_offline_model_searches_when_asked_to_recall_by_words(workspace: Path) -> None:
+    session = make_session(workspace, OfflineProvider())
+    drain(session.run_turn("read ops.md"))
+    events = drain(session.run_turn("recall search deploy token"))
+    assert events[-1].outcome == "ok"
+    result = next(
+        block["content"]
+        for message in session.view
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result" and "Search of this session" in str(block)
+    )
+    assert re.search(r"transcript:\S+ \(user\): .*rotates every Tuesday", str(result))
