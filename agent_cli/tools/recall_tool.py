@@ -38,7 +38,10 @@ def prepare_recall(context: ToolContext, arguments: dict[str, Any]) -> PreparedC
     def execute() -> ToolResult:
         text = read()
         header, _, body = text.partition("\n")
-        return ToolResult(header, body, summary=f"recalled {len(body):,} chars")
+        if way == "pointer":
+            return ToolResult(header, body, summary=f"recalled {len(body):,} chars")
+        shown = sum(1 for line in body.splitlines() if line.startswith("- "))
+        return ToolResult(header, body, summary=f"{shown} {'match' if shown == 1 else 'matches'}")
 
     return PreparedCall(f"recall {way} {value}" if way != "pointer" else f"recall {value}", execute)
 
