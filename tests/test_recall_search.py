@@ -225,3 +225,47 @@ def test_the_offline_model_searches_when_asked_to_recall_by_words(workspace: Pat
         if block.get("type") == "tool_result" and "Search of this session" in str(block)
     )
     assert re.search(r"transcript:\S+ \(user\): .*rotates every Tuesday", str(result))
+
+
+REGEX_PIECES = ("(", ")", "[", "]", "{2,}", "+", "*", "?", "|", "^", "$", "\\", "\\n", ".*", "(?i)")
+
+
+def test_fuzzed_searches_answer_a_bounded_page_of_this_sessions_pointers_or_a_clear_error(
+    workspace: Path,
+) -> None:
+    from hostile_support import fuzz_settings, hostile_text
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    other = make_session(workspace, OfflineProvider())
+    drain(other.run_turn("CANARY-of-the-other-session heron"))
+    other.close()
+    session = make_session(workspace, ScriptedProvider(read_turn("t1", "ops.md")))
+    drain(session.run_turn("read the operations notes about the heron"))
+    for number in range(12):
+        drain(session.run_turn(f"heron note {number} ( [ {{ ^ $ | \\ ⏎"))
+    queries = st.one_of(
+        hostile_text(),
+        st.lists(st.sampled_from(REGEX_PIECES + ("heron", "a", " ", "é")), max_size=12).map(
+            "".join
+        ),
+    )
+    own = (f"transcript:{session.session_id}:", f"artifact:{session.session_id}:")
+
+    @fuzz_settings(0.1)
+    @given(queries, st.sampled_from(("search", "pattern")), st.integers(0, 30))
+    def check(query: str, way: str, offset: int) -> None:
+        started = time.monotonic()
+        outcome = session.toolbox.run("recall", {way: query, "offset": offset})
+        assert time.monotonic() - started < session.recall.search_timeout + 10
+        assert "CANARY-of-the-other-session" not in outcome.content
+        if outcome.is_error:
+            assert outcome.content.strip(), query
+            return
+        lines = outcome.content.splitlines()
+        listed = [line for line in lines if line.startswith("- ")]
+        assert len(listed) <= 10 and len(outcome.content) <= session.recall.page_chars
+        assert all(line[2:].startswith(own) for line in listed), listed
+        assert lines[-1].startswith("[") or "no match" in outcome.content
+
+    check()
