@@ -269,3 +269,19 @@ def test_fuzzed_searches_answer_a_bounded_page_of_this_sessions_pointers_or_a_cl
         assert lines[-1].startswith("[") or "no match" in outcome.content
 
     check()
+
+
+def test_a_damaged_transcript_line_ends_the_search_there_and_says_so(workspace: Path) -> None:
+    session = make_session(workspace, OfflineProvider())
+    drain(session.run_turn("the first heron"))
+    drain(session.run_turn("a word between"))
+    drain(session.run_turn("the last heron"))
+    path = Path(session.transcript_path)
+    lines = path.read_bytes().split(b"\n")
+    damaged = next(i for i, line in enumerate(lines) if b"a word between" in line)
+    lines[damaged] = b"{" + b"x" * (len(lines[damaged]) - 1)  # same size: no JSON any more
+    path.write_bytes(b"\n".join(lines))
+    result = session.toolbox.run("recall", {"search": "heron"})
+    [(_, _, excerpt)] = hits(result)
+    assert "first heron" in excerpt
+    assert f"line {damaged + 1} is damaged: only the messages before it" in result.content
