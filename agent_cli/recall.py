@@ -9,15 +9,29 @@ is authorized for this session's own records only: a pointer of another session 
 user at the REPL may expand any pointer of this workspace's state, with the same checks.
 The tool answers at most `page_chars` characters a call, with the offset to go on from,
 so its result stays within the tool-result limits.
+
+`search` finds what the pointers do not say: it reads this session's transcript only (by
+its own session id, never a pointer or path from the model), and the artifacts its
+messages name through the same authorization as the tool, and answers the pointers of
+the matching messages and artifacts with short excerpts, a bounded page at a time
+(`recall_search`).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
+from pathlib import Path
 from typing import Any
 
-from agent_cli.errors import ToolError
+from agent_cli.errors import SessionNotFound, ToolError
+from agent_cli.recall_render import render_evidence
+from agent_cli.recall_search import (
+    SEARCH_PAGE_MATCHES,
+    SEARCH_TIMEOUT_SECONDS,
+    parse_query,
+    render_search_page,
+    search_records,
+)
 from agent_cli.sources import SourcePointerResolver, SourceResolution, SourceResolutionStatus
 
 RECALL_PAGE_CHARS = 8_000
@@ -41,9 +55,12 @@ class Recall:
         transcript_root: Any,
         artifact_root: Any,
         page_chars: int = RECALL_PAGE_CHARS,
+        search_timeout: float = SEARCH_TIMEOUT_SECONDS,
     ) -> None:
         self.session_id = session_id
         self.page_chars = page_chars
+        self.search_timeout = search_timeout
+        self._transcript_root = Path(transcript_root)
         self._own = SourcePointerResolver(
             transcript_root,
             artifact_root,
@@ -85,6 +102,44 @@ class Recall:
             f"{resolution.pointer} (available, sha256 {resolution.evidence_sha256})\n{page}{tail}"
         )
 
+    def search(self, query: str, *, regex: bool = False, offset: int = 0) -> str:
+        """The tool's text for a search of this session's messages: one page of matching
+        pointers with excerpts (see `recall_search`); `ToolError` for an unusable query."""
+        from agent_cli.store.transcript import TranscriptStore
+
+        parsed = parse_query(query, is_regex=regex)
+        try:
+            records = TranscriptStore(self._transcript_root).replay(self.session_id)
+        except SessionNotFound:
+            raise ToolError("This session has no transcript to search yet.") from None
+        try:
+            page = search_records(
+                records,
+                parsed,
+                offset=offset,
+                per_page=search_page_matches(self.page_chars),
+                timeout=self.search_timeout,
+                read_artifact=self._read_own_artifact,
+            )
+        finally:
+            getattr(records, "close", lambda: None)()  # a page found early leaves the file
+        return render_search_page(page)
+
+    def _read_own_artifact(self, pointer: str) -> str | None:
+        """An artifact's text for the search, checked as `recall` checks it (this
+        session's only, its digest verified); None when it cannot be read. The first
+        `RESOLVER_EXCERPT_CHARS` of it, as recall shows."""
+        resolution = self._own.resolve(pointer)
+        if resolution.status is not SourceResolutionStatus.AVAILABLE:
+            return None
+        return resolution.excerpt
+
+
+def search_page_matches(page_chars: int) -> int:
+    """Matches a search page lists: about 400 characters each (pointer, excerpt of up to
+    280), so a page stays within what a pointer's page may hold."""
+    return max(1, min(SEARCH_PAGE_MATCHES, page_chars // 400))
+
 
 def _refusal(resolution: SourceResolution) -> str:
     status = str(resolution.status.value)
@@ -97,54 +152,3 @@ def _refusal(resolution: SourceResolution) -> str:
         "unsupported": "only transcript: and artifact: pointers can be recalled.",
     }.get(status, "it cannot be read.")
     return f"Cannot recall {resolution.pointer or 'that pointer'}: {status} ({resolution.reason}); {advice}"
-
-
-def render_evidence(pointer: str, text: str) -> str:
-    """A transcript record as readable text; anything else (an artifact) as it is."""
-    if not pointer.startswith("transcript:"):
-        return text
-    try:
-        record = json.loads(text)
-    except ValueError:
-        return text  # a cut excerpt of a huge record: shown raw
-    if not isinstance(record, dict):
-        return text
-    payload = record.get("payload")
-    message = payload.get("message") if isinstance(payload, dict) else None
-    if record.get("kind") == "message" and isinstance(message, dict):
-        return render_message(message)
-    return f"{record.get('kind')} record:\n{json.dumps(payload, ensure_ascii=False, indent=1)}"
-
-
-def render_message(message: dict[str, Any]) -> str:
-    """`role: ...` then each block as text; tool calls with their input as JSON."""
-    content = message.get("content")
-    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-    lines = [f"{message.get('role')} message:"]
-    for block in blocks if isinstance(blocks, list) else ():
-        lines.append(_render_block(block))
-    return "\n".join(lines)
-
-
-def _render_block(block: Any) -> str:
-    if not isinstance(block, dict):
-        return str(block)
-    kind = block.get("type")
-    if kind == "text":
-        return str(block.get("text", ""))
-    if kind == "tool_use":
-        tool_input = json.dumps(block.get("input"), ensure_ascii=False)
-        return f"[tool_use {block.get('id')}] {block.get('name')} {tool_input}"
-    if kind == "tool_result":
-        error = " (error)" if block.get("is_error") is True else ""
-        return f"[tool_result for {block.get('tool_use_id')}{error}]\n{_result_text(block)}"
-    return json.dumps(block, ensure_ascii=False)
-
-
-def _result_text(block: dict[str, Any]) -> str:
-    content = block.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
-    return ""

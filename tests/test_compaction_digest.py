@@ -349,11 +349,11 @@ def test_a_user_message_that_only_looks_like_a_digest_is_kept_as_the_users():
 
 
 def test_compact_keeps_a_same_size_summary_the_automatic_run_would_refuse():
-    from agent_cli.compaction.markers import SUMMARY_HEADER
+    from agent_cli.compaction.markers import SUMMARY_HEADER, mark_summary
     from agent_cli.compaction.summary import ACKNOWLEDGEMENT
 
     body = "Goal: count functions."
-    history = [user(f"{SUMMARY_HEADER}\n{body}"), assistant(ACKNOWLEDGEMENT)]
+    history = [mark_summary(user(f"{SUMMARY_HEADER}\n{body}")), assistant(ACKNOWLEDGEMENT)]
     history = with_sources([*history, user("q " * 300), assistant("a"), user("r"), assistant("b")])
     counter, _ = make_counter()
     policy = CompactionPolicy(soft_threshold=20, hard_limit=90_000, summary_keep_recent=4)
@@ -503,12 +503,22 @@ def test_a_refit_whose_requests_fit_stays_within_the_budget():
         count_digest,
         merge_digest,
     )
-    from agent_cli.compaction.removed import RemovedInteraction, RemovedRequest
+    from agent_cli.compaction.removed import RemovedRequest
 
     requests = [
-        RemovedRequest(f"request {n}: " + "words " * 60, f"transcript:s1:{n}") for n in range(5)
+        RemovedRequest(f"request {n}: " + "words " * 55, f"transcript:s1:{n}") for n in range(5)
     ]
-    calls = [
+    counter = TokenCounter()
+    digest = merge_digest(Digest(), requests[::-1], _sixty_calls()[::-1], 400, counter)
+    assert all(r.text in render(digest) for r in requests)  # the requests fit whole
+    assert count_digest(build_digest_message(digest), counter) <= 400
+    assert digest.older.count > 0
+
+
+def _sixty_calls() -> list[Any]:
+    from agent_cli.compaction.removed import RemovedInteraction
+
+    return [
         RemovedInteraction(
             f"t{n}",
             tool_use(f"t{n}", "bash", {"command": f"ls {n}"}),
@@ -517,11 +527,28 @@ def test_a_refit_whose_requests_fit_stays_within_the_budget():
         )
         for n in range(60)
     ]
+
+
+def test_the_fold_line_always_has_its_room_however_much_the_requests_take():
+    """Requests that nearly fill the budget leave the "older" line its room: they are
+    fitted less what that line costs with every interaction folded, so a digest whose
+    requests are kept whole never goes over its budget by the fold line (requests of every
+    size around the edge; past it they are shortened, a case of its own)."""
+    from agent_cli.compaction.digest import Digest, build_digest_message, count_digest, merge_digest
+    from agent_cli.compaction.removed import RemovedRequest
+
     counter = TokenCounter()
-    digest = merge_digest(Digest(), requests[::-1], calls[::-1], 400, counter)
-    assert all(r.text in render(digest) for r in requests)  # the requests fit whole
-    assert count_digest(build_digest_message(digest), counter) <= 400
-    assert digest.older.count > 0
+    for words in range(40, 80):
+        requests = [
+            RemovedRequest(f"request {n}: " + "words " * words, f"transcript:s1:{n}")
+            for n in range(5)
+        ]
+        digest = merge_digest(Digest(), requests[::-1], _sixty_calls()[::-1], 400, counter)
+        assert digest.older.count > 0 and "recall search" in render(digest)
+        if any(entry.shortened_from for entry in digest.requests):
+            break
+        assert count_digest(build_digest_message(digest), counter) <= 400, words
+    assert 55 < words < 79  # whole requests were tried up to the edge, and past it
 
 
 def render(digest: Any) -> str:

@@ -220,3 +220,29 @@ def test_a_message_edited_in_place_after_a_check_is_measured_again() -> None:
     second = compact_context(messages, policy=policy, counter=counter)
     assert second.tokens_before > first.tokens_before + 1_000
     assert second.applied_layers  # the change was seen, so compaction ran
+
+
+def test_a_view_exactly_at_the_hard_limit_is_refused_and_one_token_under_is_sent():
+    """The hard limit is the first figure that may not be sent ("at or above"), not the
+    last that may: a view that no layer can shrink, measured, then held against a limit
+    equal to its size and against one a token larger."""
+    counter, _ = make_counter()
+    history = [user("Explain the build. " * 40), assistant("It runs make. " * 40)]
+    size = counter.count_messages(history)
+
+    def policy_with_hard_limit(hard: int) -> CompactionPolicy:
+        return CompactionPolicy(soft_threshold=size - 10, hard_limit=hard, keep_recent_messages=4)
+
+    with pytest.raises(MessageViewLimitExceeded) as caught:
+        compact_context(history, policy=policy_with_hard_limit(size), counter=counter)
+    assert caught.value.tokens_after == size == caught.value.hard_limit
+    sent = compact_context(history, policy=policy_with_hard_limit(size + 1), counter=counter)
+    assert sent.tokens_after == size and sent.messages == history
+    reserved = 25  # what the request carries outside the view counts toward the limit too
+    with pytest.raises(MessageViewLimitExceeded):
+        compact_context(
+            history,
+            policy=policy_with_hard_limit(size + reserved),
+            counter=counter,
+            reserved_tokens=reserved,
+        )

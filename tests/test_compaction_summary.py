@@ -22,6 +22,7 @@ from agent_cli.compaction import (
     validate_tool_protocol,
 )
 from agent_cli.compaction.markers import SUMMARY_HEADER, is_summary_message, summary_body
+from agent_cli.compaction.summary import build_summary_messages
 
 
 def _keep(count):
@@ -118,3 +119,64 @@ def test_an_invalid_history_is_refused_before_the_summarizer_runs():
     with pytest.raises(ToolProtocolError):
         generate_summary([user("go"), assistant([tool_use("a")])], summarizer)
     assert summarizer.received == []
+
+
+def test_a_summary_that_frees_exactly_nothing_is_refused_and_one_token_less_is_kept():
+    """Not smaller includes the same size: a summary costing exactly what it
+    replaces would rewrite the cached prefix for no room. The summary's length is found by
+    measuring, so the test holds whatever the header's size."""
+    counter, _ = make_counter()
+    recent = [assistant("Done: the build passes now.")]
+    history = [user("Please fix the failing build. " * 30), *recent]
+    replaced = counter.count_message(history[0])
+
+    def summary_cost(text: str) -> int:
+        return counter.count_messages(build_summary_messages(text, recent))
+
+    same_size = next(
+        "s" * length for length in range(1, 2_000) if summary_cost("s" * length) == replaced
+    )
+    view, saved = generate_summary(history, RecordingSummarizer(same_size), _keep(1), counter)
+    assert saved == 0 and view == history and not is_summary_message(view[0])
+    one_token_less = same_size[:-4]  # the counter here counts a token per four characters
+    assert summary_cost(one_token_less) == replaced - 1
+    view, saved = generate_summary(history, RecordingSummarizer(one_token_less), _keep(1), counter)
+    assert saved == 1 and is_summary_message(view[0])
+
+
+def test_an_unmarked_summary_of_an_older_transcript_is_adopted_only_where_l4_put_it():
+    """Replaying a compaction view recorded before summaries were marked: the header at
+    the summary's place, after L4 ran, without a record pointer, is the summary; a typed
+    header (it carries its record's pointer), one at another place, or one in a transcript
+    whose compactions never summarized, is not."""
+    from agent_cli.compaction.markers import SOURCE_KEY, adopt_unmarked_summary
+
+    old_summary = user(f"{SUMMARY_HEADER}\nEarlier: the user tidied the repository.")
+    typed = {**user(f"{SUMMARY_HEADER}\nmy own words"), SOURCE_KEY: "transcript:s:2"}
+    digest = {**user("[Compaction digest: ...]"), "_digest": {"format": 1}}
+    rest = [assistant("ok"), user("next")]
+
+    adopted = adopt_unmarked_summary([old_summary, *rest], summarized_before=True)
+    assert is_summary_message(adopted[0]) and summary_body(adopted[0]).startswith("Earlier")
+    assert adopted[1:] == rest and not is_summary_message(old_summary)  # a copy, marked
+    behind_digest = adopt_unmarked_summary([digest, old_summary, *rest], summarized_before=True)
+    assert is_summary_message(behind_digest[1]) and not is_summary_message(behind_digest[0])
+    for view, summarized in (
+        ([old_summary, *rest], False),
+        ([typed, *rest], True),
+        ([digest, typed, *rest], True),
+        ([digest, assistant("ok"), old_summary], True),
+    ):
+        assert not any(is_summary_message(m) for m in adopt_unmarked_summary(view, summarized))
+    marked = adopt_unmarked_summary(
+        [build_summary_messages("new", rest)[0], old_summary], summarized_before=True
+    )
+    assert not is_summary_message(marked[1])  # one summary a view: a marked one is it
+
+
+def test_a_typed_summary_header_is_not_a_summary_and_has_no_summary_body():
+    typed = user(f"{SUMMARY_HEADER}\nmy own words")
+    assert not is_summary_message(typed) and summary_body(typed) == ""
+    [made] = build_summary_messages("the real one", [assistant("ok")])
+    assert is_summary_message(made) and summary_body(made) == "the real one"
+    assert made["content"].startswith(SUMMARY_HEADER)  # the model still reads what it is

@@ -114,3 +114,31 @@ def test_the_example_resumes_through_open_session_with_its_recorded_history(
         assert len(stats.compactions) == recorded_compactions
     finally:
         session.close()
+
+
+def test_the_examples_summary_written_before_summaries_were_marked_is_resumed_as_a_summary(
+    home: Path, session_id: str, tmp_path: Path
+) -> None:
+    """The example was recorded before L4 marked its summary with a private key: its
+    summary is known only by its text and place, and must still be the summary on resume
+    (incremental merges, `/summary`, stats and the digest's place depend on it)."""
+    from agent_cli.compaction.markers import SUMMARY_HEADER, is_summary_message
+
+    last_view = [r for r in replay(home, session_id) if r["kind"] == "compaction"][-1]
+    recorded = last_view["payload"]["view"][0]
+    assert recorded["content"].startswith(SUMMARY_HEADER) and "_summary" not in recorded
+    config = home / "config.toml"
+    session = open_session(
+        paths=resolve_state_paths({"AGENT_CLI_HOME": str(home)}),
+        provider=OfflineProvider(),
+        workspace=tmp_path,
+        policy=build_policy(resolve_settings({}, load_config_file(config), config)),
+        resume=session_id,
+    )
+    try:
+        assert is_summary_message(session.view[0])
+        assert session.last_summary() == recorded["content"][len(SUMMARY_HEADER) :].strip()
+        assert sum(1 for m in session.view if is_summary_message(m)) == 1
+        assert session.stats().tokens_by_category["compaction_summary"] > 0
+    finally:
+        session.close()

@@ -518,3 +518,12 @@ def test_a_recall_request_becomes_a_recall_call():
     call = parse_request("recall transcript:20261202-150000-abcd12:7")
     assert call is not None and call.tool == "recall"
     assert call.arguments == {"pointer": "transcript:20261202-150000-abcd12:7"}
+
+
+def test_a_recall_search_request_becomes_a_recall_search_call():
+    from agent_cli.provider.offline_requests import parse_request
+
+    call = parse_request("recall search for the deploy token?")
+    assert call is not None and call.tool == "recall"
+    assert call.arguments == {"search": "the deploy token"}
+    assert parse_request("recall search heron").arguments == {"search": "heron"}

@@ -117,7 +117,7 @@ def test_recent_exchanges_pair_each_request_with_its_answer_and_tools():
 
     view = [
         {"role": "user", "content": "[Compaction digest: ...]", "_digest": {"format": 1}},
-        {"role": "user", "content": f"{SUMMARY_HEADER}\nolder work"},
+        {"role": "user", "content": f"{SUMMARY_HEADER}\nolder work", "_summary": True},
         {"role": "assistant", "content": [{"type": "text", "text": "noted"}]},
         {"role": "user", "content": "read a.txt"},
         {"role": "assistant", "content": [

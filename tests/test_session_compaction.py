@@ -290,3 +290,40 @@ def test_stats_categories_add_up_to_the_context_figure_with_the_digest_and_summa
     assert by_category["user_text"] >= sum(
         counter.count_message(m) for m in typed if m["role"] == "user"
     )
+
+
+TYPED_HEADER_WORDS = "Keep every tab in the Makefile; never reformat it."
+
+
+def test_a_user_who_types_the_summary_header_is_still_the_user_and_keeps_their_words(
+    workspace: Path,
+) -> None:
+    """Only L4's own message is a summary (by its private key): a request that starts with
+    the summary header is the user's request, listed in the digest when it leaves, never
+    merged as an earlier summary or replaced; the same after resume."""
+    from agent_cli.compaction.markers import SUMMARY_HEADER
+
+    session = make_session(workspace, OfflineProvider(), soft=3_000, hard=40_000, keep_recent=4)
+    drain(session.run_turn(f"{SUMMARY_HEADER}\n{TYPED_HEADER_WORDS}"))
+    assert session.last_summary() is None
+    assert session.stats().tokens_by_category.get("compaction_summary", 0) == 0
+    for number in range(3):
+        (workspace / f"part{number}.txt").write_text(f"part {number} line\n" * 300)
+    for name in ("big.txt", "part0.txt", "part1.txt", "part2.txt", "notes.md"):
+        assert drain(session.run_turn(f"read {name}"))[-1].outcome == "ok"
+    [summary] = [m for m in session.view if is_summary_message(m)]
+    first_request = next(line for line in summary["content"].splitlines() if "First" in line)
+    assert TYPED_HEADER_WORDS in first_request  # summarized as a request, not as a summary
+    [digest] = [m for m in session.view if is_digest_message(m)]
+    requests = digest["content"].split("User requests:", 1)[1].split("Interactions:", 1)[0]
+    assert TYPED_HEADER_WORDS in requests
+    kept_summary = session.last_summary()
+    session.close()
+    resumed = make_session(
+        workspace, OfflineProvider(), soft=3_000, hard=40_000, resume=session.session_id
+    )
+    try:
+        assert resumed.last_summary() == kept_summary
+        assert [m for m in resumed.view if is_summary_message(m)] == [summary]
+    finally:
+        resumed.close()

@@ -115,6 +115,20 @@ def test_a_long_record_is_recalled_in_pages_that_say_where_to_go_on(workspace: P
     assert "line 01199" in second.content and second.content.rstrip().endswith("[end]")
 
 
+def test_an_offset_at_the_very_end_of_a_record_is_refused_not_answered_with_an_empty_page(
+    workspace: Path,
+) -> None:
+    session = make_session(workspace, OfflineProvider())
+    drain(session.run_turn("hello there"))
+    pointer = f"transcript:{session.session_id}:2"
+    length = len(session.recall.resolve(pointer).excerpt or "")
+    last = session.toolbox.run("recall", {"pointer": pointer, "offset": length - 1})
+    assert not last.is_error and last.content.rstrip().endswith("e\n[end]")
+    for offset in (length, length + 1):
+        past = session.toolbox.run("recall", {"pointer": pointer, "offset": offset})
+        assert past.is_error and f"offset {offset} is past the end ({length}" in past.content
+
+
 # --- oversized user messages ----------------------------------------------------------------
 
 

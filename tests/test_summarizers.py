@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from agent_cli.compaction.markers import SUMMARY_HEADER, is_summary_message
+from agent_cli.compaction.markers import SUMMARY_HEADER, is_summary_message, mark_summary
 from agent_cli.errors import PromptNotFound, ProviderRequestFailed, SummarizerFailed
 from agent_cli.events import ModelRequest, ModelResponse, TextDelta, Usage
 from agent_cli.models import ModelPrices
@@ -58,7 +58,7 @@ def tool_step(
 
 
 def summary_message(body: str) -> dict[str, Any]:
-    message = user(f"{SUMMARY_HEADER}\n{body}")
+    message = mark_summary(user(f"{SUMMARY_HEADER}\n{body}"))
     assert is_summary_message(message)
     return message
 

@@ -6,7 +6,8 @@ and then shortened to their head (`SHORT_REQUEST_CHARS`, and `SHORTEST_REQUEST_C
 past twice the budget), and the newest interaction lines that fit what the requests
 leave of the budget less `REFIT_HEADROOM` (a quarter, room for the parts later
 compactions add); the rest fold into the "older" range (count and end pointers), whose
-line is made room for. Entries are ordered by record number when every one has one.
+line is made room for (the requests are fitted less what it would cost with every line
+folded). Entries are ordered by record number when every one has one.
 `line_cost` is what one interaction line costs, as the digest counts it; `digest`'s
 append uses it too. Pure.
 """
@@ -58,8 +59,10 @@ def refit_digest(
     new_requests = [RequestEntry(r.text, r.pointer) for r in requests]
     all_requests, _ = _newest_first([*new_requests, *digest.requests])
     budget = budget_tokens - _count_frame(counter)
-    fitted, used = _fit_requests(all_requests, budget, counter)
     all_lines, is_sorted = _newest_first([*interactions, *digest.interactions])
+    fitted, used = _fit_requests(
+        all_requests, budget - _older_line_reserve(digest, all_lines, is_sorted, counter), counter
+    )
     fill = budget - int(budget_tokens * REFIT_HEADROOM)
     line_budget = max(fill - used, 0)  # requests first: lines that do not fit fold
     kept, folded, used = _fit_lines(all_lines, line_budget, counter)
@@ -67,6 +70,16 @@ def refit_digest(
     if older.count:
         older = _make_room_for_older(kept, older, line_budget - used, counter)
     return Digest(tuple(fitted), tuple(kept), older)
+
+
+def _older_line_reserve(
+    digest: Digest, lines: list[Any], is_sorted: bool, counter: TokenCounter
+) -> int:
+    """What the "older" line costs if every interaction line folded: the requests are
+    fitted within the budget less this, so the fold line always has its room."""
+    if not lines and not digest.older.count:
+        return 0
+    return _count_line(older_line(_fold(digest.older, lines, is_sorted)), counter)
 
 
 def _count_frame(counter: TokenCounter) -> int:

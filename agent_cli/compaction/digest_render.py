@@ -57,11 +57,16 @@ def render_digest_parts(digest: Digest) -> list[str]:
     return texts
 
 
+FIND_FOLDED = "find one by its words with recall search"
+
+
 def older_line(older: OlderRange) -> str:
+    """The fold: how many interactions no longer have lines, their pointers' range, and
+    the way to find one inside it without guessing sequence numbers (recall's search)."""
     span = (
-        f"recall by pointer from {older.first} to {older.last}"
+        f"recall by pointer from {older.first} to {older.last} or {FIND_FOLDED}"
         if older.first and older.last
-        else "in the transcript"
+        else FIND_FOLDED
     )
     noun = "interaction" if older.count == 1 else "interactions"
     return f"- {older.count:,} older {noun}: {span}"

@@ -1,8 +1,16 @@
-"""How a compaction summary message is recognised, shared by L4 and the summarizers.
+"""How compaction's own messages (the summary and the running digest) are recognised.
 
-Contract: a summary message is a user message whose text starts with `SUMMARY_HEADER`.
+Contract: a summary message is a user message that L4 made: it carries the private
+`SUMMARY_KEY` (never sent: the wire builder keeps only role and content) and its text
+starts with `SUMMARY_HEADER`, which tells the model what it is. The digest message is
+known the same way, by `DIGEST_KEY`. Neither is ever recognised by its text alone: a user
+who types either header is still the user, and their words are kept as theirs.
 Summarizers use `is_summary_message` to merge a previous summary incrementally instead of
 re-reading what it already covers.
+
+Transcripts written before the key existed hold summaries known only by their text;
+`adopt_unmarked_summary` marks such a summary when a recorded compaction view is
+replayed (see its contract for why that cannot take a user's message).
 """
 
 from __future__ import annotations
@@ -14,28 +22,28 @@ SUMMARY_HEADER = "[Conversation summary: written by context compaction, not the 
 
 
 def is_summary_message(message: dict[str, Any]) -> bool:
-    """True when `message` is a summary message made by L4."""
-    if message.get("role") != "user":
-        return False
-    content = message.get("content")
-    if isinstance(content, list):
-        content = next(
-            (b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"),
-            "",
-        )
-    return isinstance(content, str) and content.startswith(SUMMARY_HEADER)
+    """True when `message` is a summary message made by L4: known by its private key."""
+    return message.get("role") == "user" and message.get(SUMMARY_KEY) is True
 
 
 def summary_body(message: dict[str, Any]) -> str:
-    """The summary text of a summary message, without the header."""
+    """The summary text of a summary message, without the header ("" for any other
+    message, whatever its text)."""
+    if not is_summary_message(message):
+        return ""
+    text = _leading_text(message)
+    return text[len(SUMMARY_HEADER) :].strip() if text.startswith(SUMMARY_HEADER) else ""
+
+
+def _leading_text(message: dict[str, Any]) -> str:
+    """The message's text: its string content, or its first text block's."""
     content = message.get("content")
     if isinstance(content, list):
         content = next(
             (b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"),
             "",
         )
-    text = content if isinstance(content, str) else ""
-    return text[len(SUMMARY_HEADER) :].strip() if text.startswith(SUMMARY_HEADER) else ""
+    return content if isinstance(content, str) else ""
 
 
 DIGEST_HEADER = (
@@ -46,6 +54,8 @@ DIGEST_LATER_PART = "[Compaction digest, continued: taken out by a later compact
 # Private keys of view messages; the wire builder drops every key but role and content.
 SOURCE_KEY = "_source"  # the `transcript:<session>:<sequence>` record a message came from
 DIGEST_KEY = "_digest"  # the structured entries behind a digest message's text
+SUMMARY_KEY = "_summary"  # True on the summary message L4 made
+SUMMARY_LAYER_NAMES = frozenset({"generate_summary", "L4"})  # L4 as compaction records name it
 
 
 def is_digest_message(message: dict[str, Any]) -> bool:
@@ -64,3 +74,44 @@ def find_last_summary(messages: Sequence[dict[str, Any]]) -> str | None:
         if is_summary_message(message):
             return summary_body(message)
     return None
+
+
+def mark_summary(message: dict[str, Any]) -> dict[str, Any]:
+    """`message` (a user message L4 built) as a summary: with `SUMMARY_KEY` set."""
+    return {**message, SUMMARY_KEY: True}
+
+
+def adopt_unmarked_summary(
+    view: Sequence[dict[str, Any]], summarized_before: bool
+) -> list[dict[str, Any]]:
+    """A recorded compaction view with a summary written before `SUMMARY_KEY` existed
+    marked as one; `view` as it is otherwise.
+
+    `summarized_before` says whether this compaction, or an earlier one of the same
+    transcript, ran L4 (`SUMMARY_LAYER_NAMES` in its layers): without that no summary can
+    be in the view. Only the first two places are looked at (L4 puts its summary first,
+    and only the digest goes before it), and only a user message that does not carry the
+    pointer of a transcript record (`SOURCE_KEY`): every message the user typed is
+    appended with that pointer since the pointer seam exists, so a typed header is
+    never adopted. (Transcripts older than the pointer seam carry no pointers at all;
+    there the first rule and the places are the only guard, as they were the whole rule
+    when those transcripts were written.)
+    """
+    adopted = list(view)
+    if not summarized_before or any(is_summary_message(m) for m in adopted[:2]):
+        return adopted  # never summarized, or its summary is marked: one summary a view
+    for index, message in enumerate(adopted[:2]):
+        if _is_unmarked_summary(message):
+            adopted[index] = mark_summary(message)
+            break
+    return adopted
+
+
+def _is_unmarked_summary(message: dict[str, Any]) -> bool:
+    return (
+        message.get("role") == "user"
+        and SUMMARY_KEY not in message
+        and SOURCE_KEY not in message
+        and not is_digest_message(message)
+        and _leading_text(message).startswith(SUMMARY_HEADER)
+    )

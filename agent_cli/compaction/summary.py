@@ -4,7 +4,8 @@ Contract: the recent window is the last `summary_keep_recent` messages, widened 
 until no interaction crosses its start, so the window begins with a message that holds no
 orphaned tool_result. Everything before it goes to `summarizer` (a deep copy: the
 summarizer cannot touch the caller's messages, and it never sees the durable state) and
-comes back as ONE user message starting with `SUMMARY_HEADER`. When the window starts
+comes back as ONE user message starting with `SUMMARY_HEADER` and marked by the private
+`SUMMARY_KEY` (`markers`: the key, not the text, makes it a summary). When the window starts
 with a user message, a short assistant acknowledgement goes between them so roles keep
 alternating; when it starts with an assistant message none is needed.
 
@@ -18,7 +19,7 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agent_cli.compaction.markers import SUMMARY_HEADER
+from agent_cli.compaction.markers import SUMMARY_HEADER, mark_summary
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import (
     NOTHING_TO_SUMMARIZE,
@@ -55,7 +56,7 @@ def find_summary_boundary(messages: Sequence[dict[str, Any]], keep_recent: int) 
 
 def build_summary_messages(summary: str, recent: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The summary message, plus an acknowledgement when the window starts with a user."""
-    head = [{"role": "user", "content": f"{SUMMARY_HEADER}\n{summary}"}]
+    head = [mark_summary({"role": "user", "content": f"{SUMMARY_HEADER}\n{summary}"})]
     if recent and recent[0].get("role") == "user":
         head.append({"role": "assistant", "content": ACKNOWLEDGEMENT})
     return head

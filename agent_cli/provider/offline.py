@@ -57,6 +57,7 @@ _HELP_FORMS = (
     ("edit_file", "edit FILE: OLD TEXT -> NEW TEXT"),
     ("read_artifact", "read artifact:... (a saved big output, by its pointer)"),
     ("recall", "recall transcript:... (something compaction removed, by its pointer)"),
+    ("recall", "recall search WORDS (find such a pointer by the words of what was removed)"),
 )
 
 

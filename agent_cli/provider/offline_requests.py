@@ -12,6 +12,7 @@ by "and" (or a comma) and maps each to at most one tool call:
     edit X: OLD -> NEW        -> edit_file {"path": X, "old_string": OLD, "new_string": NEW}
     read artifact:...         -> read_artifact {"pointer": "artifact:..."}
     recall POINTER            -> recall {"pointer": POINTER}
+    recall search [for] WORDS -> recall {"search": WORDS}
 
 A request naming a tool the caller did not advertise is reported in `unavailable`, never
 called. Parts that are not tool requests ("tell me its first heading") are kept as
@@ -49,6 +50,7 @@ _RUN = re.compile(r"(?:(?:run|execute)\s+|\$\s*)(.+)", re.IGNORECASE | re.DOTALL
 _WRITE = re.compile(rf"write\s+(?:to\s+)?{_TOKEN}\s*:\s?(.*)", re.IGNORECASE | re.DOTALL)
 _EDIT = re.compile(rf"edit\s+{_TOKEN}\s*:\s?(.*?)\s+->\s+(.*)", re.IGNORECASE | re.DOTALL)
 _RECALL = re.compile(r"recall\s+(\S+)", re.IGNORECASE)
+_RECALL_SEARCH = re.compile(r"recall\s+search\s+(?:for\s+)?(.+)", re.IGNORECASE | re.DOTALL)
 _ARTIFACT = re.compile(r"(?:read|open|show|cat|view)\s+(artifact:\S+)", re.IGNORECASE)
 
 
@@ -105,6 +107,8 @@ def parse_request(part: str) -> PlannedCall | None:
                 "new_string": match.group(3),
             },
         )
+    if match := _RECALL_SEARCH.fullmatch(text):
+        return PlannedCall("recall", {"search": match.group(1).strip().rstrip("?.!")})
     if match := _RECALL.fullmatch(text):
         return PlannedCall("recall", {"pointer": _clean_token(match.group(1))})
     if match := _ARTIFACT.fullmatch(text.rstrip(".")):

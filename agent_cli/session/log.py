@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from agent_cli.compaction.markers import SOURCE_KEY
+from agent_cli.compaction.markers import SOURCE_KEY, SUMMARY_LAYER_NAMES, adopt_unmarked_summary
 from agent_cli.errors import SessionUnresumable, StoreError
 from agent_cli.events import CompactionRecord, Usage
 from agent_cli.models import lookup_model
@@ -165,9 +165,12 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
     A `message` record without a message object, or a `compaction` record without a
     list of message objects as its view, raises `SessionUnresumable` naming its line:
     skipping it would resume a view that silently lost part of the conversation.
+    A summary recorded before summaries carried their private key is marked on the way
+    (`markers.adopt_unmarked_summary`), so an older transcript resumes with its summary.
     """
     rebuilt = RebuiltSession(view=[], totals=TranscriptTotals(), workspace=None)
     model = ""  # the model of the requests recorded so far, to price their usage
+    summarized = False  # whether a compaction so far ran L4
     for record in records:
         kind, payload = record.get("kind"), record.get("payload") or {}
         if kind == MESSAGE:
@@ -176,9 +179,11 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
             rebuilt.origins.append(record["sequence"])
             rebuilt.totals.note_message(message)
         elif kind == COMPACTION:
-            rebuilt.view = _require_view(record, payload)
+            entry = _compaction_entry(record, payload)
+            summarized = summarized or not SUMMARY_LAYER_NAMES.isdisjoint(entry.layers)
+            rebuilt.view = adopt_unmarked_summary(_require_view(record, payload), summarized)
             rebuilt.origins = [record["sequence"]] * len(rebuilt.view)
-            rebuilt.totals.compactions.append(_compaction_entry(record, payload))
+            rebuilt.totals.compactions.append(entry)
         elif kind == USAGE:
             rebuilt.totals.note_usage(_usage_from(payload), _text(payload.get("model")) or model)
         elif kind == SESSION_STARTED:

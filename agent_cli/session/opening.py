@@ -109,7 +109,7 @@ def open_session(
             log=log,
             provider=provider,
             toolbox=make_toolbox(
-                workspace, artifacts, session_id, ask_permission, auto_approve, recall.answer
+                workspace, artifacts, session_id, ask_permission, auto_approve, recall
             ),
             resolver=SourcePointerResolver(
                 transcript_root=paths.transcripts, artifact_root=paths.artifacts_root

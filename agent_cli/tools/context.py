@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from agent_cli.tools.approval import Approval
 from agent_cli.tools.approval_scope import ApprovalTarget
@@ -20,6 +21,15 @@ OutputWatcher = Callable[[bytes], None]
 
 def ignore_output(chunk: bytes) -> None:
     """The default watcher: nobody looks at output while it is produced."""
+
+
+class RecallReader(Protocol):
+    """The session's reader of its own past (`agent_cli.recall.Recall`): a pointer's page,
+    or a page of search matches; both raise `ToolError` with what to do instead."""
+
+    def answer(self, pointer: str, offset: int = 0) -> str: ...
+
+    def search(self, query: str, *, regex: bool = False, offset: int = 0) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -42,7 +52,7 @@ class ToolLimits:
 class ToolContext:
     """What a tool may reach: the workspace, the artifact store, its caps, the id of the
     session it works for (`read_artifact` reads only that session's artifacts) and the
-    session's recall function (`recall`; None where the session offers none).
+    session's reader of its own past (`recall`; None where the session offers none).
     `watch_output` sees a running command's output as it arrives, so the REPL can show it
     live; it is called on the tool's own thread and must return quickly."""
 
@@ -51,7 +61,7 @@ class ToolContext:
     limits: ToolLimits
     session_id: str = ""
     watch_output: OutputWatcher = ignore_output
-    recall: Callable[[str, int], str] | None = None  # pointer, offset -> one page of text
+    recall: RecallReader | None = None
 
 
 @dataclass(frozen=True)

@@ -205,11 +205,28 @@ RECALL_SCHEMA: dict[str, Any] = _schema(
     "recall",
     "Read back something that context compaction removed from this conversation, by the "
     "pointer the compaction digest or a tool result gave for it (transcript:<session>:<n> "
-    "or artifact:...). Only this session's records. Long records come in pages: pass the "
-    "offset the previous page named.",
+    "or artifact:...). To find one the digest does not name (its folded 'older "
+    "interactions' line, say), search instead: `search` takes words (all must occur, any "
+    "case), `pattern` a regex (ripgrep syntax); either answers the pointers of this "
+    "session's matching messages with short excerpts, oldest first. Give exactly one of "
+    "pointer, search, pattern. Only this session's records. Long records and many matches "
+    "come in pages: pass the offset the previous page named.",
     {
         "pointer": {"type": "string", "description": "The pointer, copied exactly."},
-        "offset": {"type": "integer", "minimum": 0, "description": "Character offset."},
+        "search": {
+            "type": "string",
+            "description": "Words to find in this session's earlier messages.",
+        },
+        "pattern": {
+            "type": "string",
+            "description": "A regex to find in this session's earlier messages "
+            "((?i) ignores case).",
+        },
+        "offset": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Pointer: character offset. Search: matches to skip.",
+        },
     },
-    ["pointer"],
+    [],
 )

@@ -20,7 +20,13 @@ from typing import Any
 from agent_cli.errors import ToolError
 from agent_cli.frozen import FrozenList
 from agent_cli.tools.artifact_tool import prepare_read_artifact
-from agent_cli.tools.context import OutputWatcher, PreparedCall, ToolContext, ToolLimits
+from agent_cli.tools.context import (
+    OutputWatcher,
+    PreparedCall,
+    RecallReader,
+    ToolContext,
+    ToolLimits,
+)
 from agent_cli.tools.file_tools import prepare_edit_file, prepare_read_file, prepare_write_file
 from agent_cli.tools.output import (
     ArtifactSink,
@@ -84,7 +90,7 @@ class Toolbox:
         bash_timeout_seconds: int = 120,
         max_output_bytes: int = 1_048_576,
         secret_environment: Mapping[str, str] | None = None,
-        recall: Callable[[str, int], str] | None = None,
+        recall: RecallReader | None = None,
     ) -> None:
         """`secret_environment` is where the secrets to redact are found (default: this
         process's environment; see `redaction.collect_secret_values`)."""

@@ -1,0 +1,80 @@
+"""How a recalled transcript record reads: the text `recall` pages through and searches.
+
+Contract: `render_evidence(pointer, text)` turns a transcript record (its JSON line) into
+readable text: a `message` record as its role and blocks (`render_message`), any other
+record as its kind and payload; an artifact's text, or a record cut too short to parse,
+comes back as it is. `render_blocks(message, hidden_ids)` is a message's content alone,
+less the tool calls named in `hidden_ids` and their results: what a search looks through
+(it leaves out its own calls that way). Pure.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection
+from typing import Any
+
+
+def render_evidence(pointer: str, text: str) -> str:
+    """A transcript record as readable text; anything else (an artifact) as it is."""
+    if not pointer.startswith("transcript:"):
+        return text
+    try:
+        record = json.loads(text)
+    except ValueError:
+        return text  # a cut excerpt of a huge record: shown raw
+    if not isinstance(record, dict):
+        return text
+    payload = record.get("payload")
+    message = payload.get("message") if isinstance(payload, dict) else None
+    if record.get("kind") == "message" and isinstance(message, dict):
+        return render_message(message)
+    return f"{record.get('kind')} record:\n{json.dumps(payload, ensure_ascii=False, indent=1)}"
+
+
+def render_message(message: dict[str, Any], hidden_ids: Collection[str] = ()) -> str:
+    """`role message:` then each block as text (`render_blocks`)."""
+    return "\n".join([f"{message.get('role')} message:", render_blocks(message, hidden_ids)])
+
+
+def render_blocks(message: dict[str, Any], hidden_ids: Collection[str] = ()) -> str:
+    """Each block as text, one after another; tool calls with their input as JSON. Calls
+    whose id is in `hidden_ids`, and the results answering them, are left out."""
+    content = message.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    return "\n".join(
+        _render_block(block)
+        for block in (blocks if isinstance(blocks, list) else ())
+        if not _is_hidden(block, hidden_ids)
+    )
+
+
+def _is_hidden(block: Any, hidden_ids: Collection[str]) -> bool:
+    if not hidden_ids or not isinstance(block, dict):
+        return False
+    call_id = block.get("id") if block.get("type") == "tool_use" else block.get("tool_use_id")
+    return isinstance(call_id, str) and call_id in hidden_ids
+
+
+def _render_block(block: Any) -> str:
+    if not isinstance(block, dict):
+        return str(block)
+    kind = block.get("type")
+    if kind == "text":
+        return str(block.get("text", ""))
+    if kind == "tool_use":
+        tool_input = json.dumps(block.get("input"), ensure_ascii=False)
+        return f"[tool_use {block.get('id')}] {block.get('name')} {tool_input}"
+    if kind == "tool_result":
+        error = " (error)" if block.get("is_error") is True else ""
+        return f"[tool_result for {block.get('tool_use_id')}{error}]\n{_result_text(block)}"
+    return json.dumps(block, ensure_ascii=False)
+
+
+def _result_text(block: dict[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return ""
