@@ -484,3 +484,29 @@ class CommandUsageError(AgentCliError, ValueError):
         self.command = command
         self.reason = reason
         super().__init__(f"{command}: {reason}")
+
+
+# --- issue 21: store entries that are not what a store writes -----------------------------
+
+
+class SessionFolderKept(StoreError):
+    """A session's artifacts were removed but its folder was not: `foreign_entries` things
+    in it (a file of another name, a folder, a link) were not written by the artifact store
+    and were left as they were. `folder` is the path that remains."""
+
+    def __init__(self, session_id: str, folder: str, foreign_entries: int) -> None:
+        self.session_id = session_id
+        self.folder = folder
+        self.foreign_entries = foreign_entries
+        super().__init__(f"{session_id}: {foreign_entries} foreign entries kept")
+
+
+class StoreFileNotRegular(StoreError):
+    """A store found something other than a regular file where its file should be, and
+    refused it without opening it for real (a FIFO would hang the reader). `path` is where,
+    `kind` one of "fifo", "directory", "socket", "device", "symlink", "other"."""
+
+    def __init__(self, path: str, kind: str) -> None:
+        self.path = path
+        self.kind = kind
+        super().__init__(f"{path}: {kind}")

@@ -26,6 +26,7 @@ from agent_cli.errors import (
 )
 from agent_cli.sources.files import open_beneath
 from agent_cli.sources.pointers import parse_source_pointer
+from agent_cli.store.artifact_removal import RESULTS_FOLDER, remove_session_artifacts
 from agent_cli.store.fsutil import (
     DEFAULT_FILE_OPS,
     FileOps,
@@ -35,7 +36,6 @@ from agent_cli.store.fsutil import (
 )
 from agent_cli.store.records import is_valid_session_id, require_session_id
 
-RESULTS_FOLDER = "tool-results"
 DEFAULT_READ_LIMIT = 65536
 _SUFFIX = re.compile(r"\.[a-z0-9]{1,8}")
 _CHUNK = 1 << 20
@@ -87,15 +87,9 @@ class ArtifactStore:
         self._fs = fs or DEFAULT_FILE_OPS
 
     def delete_session(self, session_id: str) -> None:
-        """Remove every artifact of `session_id` (its folder under the root), if any.
-        Symlinks are removed, never followed."""
-        import shutil
-
-        folder = self.root / require_session_id(session_id)
-        if folder.is_symlink():
-            folder.unlink()
-        elif folder.is_dir():
-            shutil.rmtree(folder)
+        """Remove every artifact of `session_id` and its folder, if any, and nothing the
+        store did not write (see `artifact_removal`): `SessionFolderKept` names what stays."""
+        remove_session_artifacts(self.root, session_id)
 
     def put(self, session_id: str, data: bytes, suffix: str = ".txt") -> ArtifactRef:
         """Store `data` for `session_id` and return its reference.
@@ -166,7 +160,10 @@ class ArtifactStore:
         Each folder is opened relative to its parent with O_NOFOLLOW (`open_beneath`), so
         a folder swapped for a link between a check and the open cannot redirect the read.
         """
-        self.path_for(address.session_id, address.name)  # the grammar check, no file touched
+        try:  # the grammar check, no file touched
+            self.path_for(address.session_id, address.name)
+        except InvalidStoreInput:  # a reserved id: no session's artifacts live there
+            raise ArtifactUnavailable("malformed_pointer") from None
         parts = [address.session_id, RESULTS_FOLDER, address.name]
         try:
             fd, _ = open_beneath(os.path.abspath(self.root), parts)

@@ -21,7 +21,7 @@ from agent_cli.store.fsutil import DEFAULT_FILE_OPS, FileOps, ensure_private_dir
 from agent_cli.store.records import (
     LineUnparsable,
     build_session_id,
-    is_valid_session_id,
+    is_usable_session_id,
     parse_line,
     require_session_id,
 )
@@ -154,7 +154,7 @@ def _describe(entry: os.DirEntry[str]) -> SessionInfo | None:
     if not entry.name.endswith(TRANSCRIPT_SUFFIX):
         return None
     session_id = entry.name[: -len(TRANSCRIPT_SUFFIX)]
-    if not is_valid_session_id(session_id) or not entry.is_file(follow_symlinks=False):
+    if not is_usable_session_id(session_id) or not entry.is_file(follow_symlinks=False):
         return None
     try:
         info = entry.stat(follow_symlinks=False)
