@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from agent_cli.errors import (
     InvalidStoreInput,
     SourcePointerError,
     SourceUnavailable,
+    StoreFileNotRegular,
     UnknownSourceSchemeError,
 )
 from agent_cli.sources.files import open_beneath
@@ -32,6 +32,7 @@ from agent_cli.store.fsutil import (
     FileOps,
     ensure_private_dir,
     errno_name,
+    open_regular_file,
     write_file_atomic,
 )
 from agent_cli.store.records import is_valid_session_id, require_session_id
@@ -199,12 +200,10 @@ def _hash_collecting(handle, offset: int, limit: int) -> tuple[str, bytes]:
 def _digest_of_existing(path: Path) -> str | None:
     """The sha256 of a regular file already at `path`, or None if there is none."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
+        fd = open_regular_file(path, os.O_RDONLY)
+    except (OSError, StoreFileNotRegular):  # a FIFO there is replaced, never read
         return None
     with open(fd, "rb", buffering=0) as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return None
         hasher = hashlib.sha256()
         while chunk := handle.read(_CHUNK):
             hasher.update(chunk)
