@@ -49,6 +49,8 @@ class MessageViewLimitExceeded(AgentCliError):
 
     `reports` holds the `LayerReport` of every layer that ran (figures and outcome codes,
     no message text), so a caller can say why, e.g. that the summary failed.
+    `largest_message_tokens` is the biggest message of the view that was refused (after
+    every layer): when it alone is at the limit, no compaction can help.
     """
 
     def __init__(
@@ -59,7 +61,9 @@ class MessageViewLimitExceeded(AgentCliError):
         hard_limit: int,
         applied_layers: tuple[str, ...],
         reports: tuple[object, ...] = (),
+        largest_message_tokens: int = 0,
     ) -> None:
+        self.largest_message_tokens = largest_message_tokens
         self.tokens_before = tokens_before
         self.tokens_after = tokens_after
         self.hard_limit = hard_limit
