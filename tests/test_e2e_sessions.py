@@ -109,3 +109,15 @@ def test_deleting_old_sessions_never_touches_memory_even_with_a_transcript_named
     assert "not session ids, nothing deleted for them: memory, Transcripts" in run.stdout
     assert remembered.read_text(encoding="utf-8") == "{}" and backup.is_file()
     assert not real.exists()
+
+
+def test_resuming_an_id_that_names_a_home_folder_says_it_is_no_session(
+    home: Path, workspace: Path
+) -> None:
+    run = run_piped(["--resume", "Memory", "-p", "hello"], cwd=workspace, env=build_env(home))
+    assert run.returncode == 2
+    assert (
+        "--resume: that is not a session id (it names one of agent-cli's own folders or "
+        "files, like memory or transcripts)"
+    ) in run.stderr, run.stderr
+    assert not (home / "Memory").exists()
