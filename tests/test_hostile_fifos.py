@@ -178,3 +178,17 @@ def test_a_fifo_that_has_a_writer_is_still_refused_not_read(transcripts):
     finally:
         os.close(writer)
         os.close(reader)
+
+
+def test_remembering_over_a_fifo_memory_file_is_refused_in_one_line_and_the_fifo_stays(tmp_path):
+    from agent_cli.repl.error_text import describe_error
+
+    store = MemoryStore(tmp_path / "memory")
+    fifo = make_fifo(store.path_for(tmp_path))
+    refused = outcome_of(lambda: store.update(tmp_path, lambda state: state), fifo)
+    assert isinstance(refused, MemoryFileDamaged)
+    assert describe_error(refused) == (
+        f"the durable memory file {fifo} is not a regular file; agent-cli left it alone. "
+        "Move it out of the way to save durable facts again"
+    )
+    assert fifo.is_fifo()

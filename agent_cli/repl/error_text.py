@@ -183,7 +183,11 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     ),
     e.TranscriptChangedUnderneath: lambda exc: f"{_changed_fact(exc)}; {NEW_SESSION_HERE}",
     e.MemoryFileDamaged: lambda exc: (
-        f"the durable memory file {_c(exc.path, 300)} could not be loaded ({_c(exc.reason)})"
+        f"the durable memory file {_c(exc.path, 300)} is "
+        f"{'a symbolic link' if exc.reason == 'symlink' else 'not a regular file'}; agent-cli "
+        "left it alone. Move it out of the way to save durable facts again"
+        if exc.reason in ("not_a_file", "symlink")
+        else f"the durable memory file {_c(exc.path, 300)} could not be loaded ({_c(exc.reason)})"
         + (f"; the damaged copy was kept at {_c(exc.kept_at, 300)}" if exc.kept_at else "")
     ),
     e.SourcePointerError: lambda exc: (
