@@ -48,3 +48,20 @@ def test_deleting_a_session_whose_transcript_is_a_fifo_says_so_in_one_line(
         "file; agent-cli did not open it. Move it out of the way and try again"
     ) in run.stdout
     assert fifo.is_fifo()
+
+
+def test_resuming_a_session_whose_transcript_is_a_fifo_names_the_fifo_not_a_missing_session(
+    home: Path, workspace: Path
+) -> None:
+    fifo = home / "transcripts" / "20200101-000000-abcdef.jsonl"
+    fifo.parent.mkdir(parents=True, mode=0o700)
+    os.mkfifo(fifo, 0o600)
+
+    run = run_piped(
+        ["--resume", "20200101-000000-abcdef", "-p", "hello"], cwd=workspace, env=build_env(home)
+    )
+
+    assert run.returncode == 1, run.stderr
+    assert f"{fifo} is a FIFO (named pipe), not a regular file" in run.stderr, run.stderr
+    assert "no session" not in run.stderr
+    assert fifo.is_fifo()

@@ -22,6 +22,7 @@ from agent_cli.store.fsutil import (
     DEFAULT_FILE_OPS,
     FileOps,
     ensure_private_dir,
+    file_kind,
     open_regular_file,
 )
 from agent_cli.store.records import (
@@ -72,11 +73,17 @@ class TranscriptStore:
                 return session_id
 
     def exists(self, session_id: str) -> bool:
-        """True when `session_id` has a transcript that is a regular file."""
+        """True when `session_id` has a transcript that is a regular file, False when it has
+        none (a symlink is none). Something else there (a FIFO, a folder) is not reported
+        missing but refused: `StoreFileNotRegular`, so the user learns what is in the way."""
+        path = self.path_for(session_id)
         try:
-            return stat.S_ISREG(os.lstat(self.path_for(session_id)).st_mode)
+            mode = os.lstat(path).st_mode
         except FileNotFoundError:
             return False
+        if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+            return stat.S_ISREG(mode)
+        raise StoreFileNotRegular(str(path), file_kind(mode))
 
     def open_writer(self, session_id: str) -> TranscriptWriter:
         """Take the session's writer lock, recover a torn tail, and return the writer.
