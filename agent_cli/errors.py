@@ -49,6 +49,8 @@ class MessageViewLimitExceeded(AgentCliError):
 
     `reports` holds the `LayerReport` of every layer that ran (figures and outcome codes,
     no message text), so a caller can say why, e.g. that the summary failed.
+    `largest_message_tokens` is the biggest message of the view that was refused (after
+    every layer): when it alone is at the limit, no compaction can help.
     """
 
     def __init__(
@@ -59,7 +61,9 @@ class MessageViewLimitExceeded(AgentCliError):
         hard_limit: int,
         applied_layers: tuple[str, ...],
         reports: tuple[object, ...] = (),
+        largest_message_tokens: int = 0,
     ) -> None:
+        self.largest_message_tokens = largest_message_tokens
         self.tokens_before = tokens_before
         self.tokens_after = tokens_after
         self.hard_limit = hard_limit
@@ -497,3 +501,29 @@ class ModelsPageUnusable(AgentCliError, ValueError):
     def __init__(self, reason: str) -> None:
         self.reason = reason
         super().__init__(reason)
+
+
+# --- issue 21: store entries that are not what a store writes -----------------------------
+
+
+class SessionFolderKept(StoreError):
+    """A session's artifacts were removed but its folder was not: `foreign_entries` things
+    in it (a file of another name, a folder, a link) were not written by the artifact store
+    and were left as they were. `folder` is the path that remains."""
+
+    def __init__(self, session_id: str, folder: str, foreign_entries: int) -> None:
+        self.session_id = session_id
+        self.folder = folder
+        self.foreign_entries = foreign_entries
+        super().__init__(f"{session_id}: {foreign_entries} foreign entries kept")
+
+
+class StoreFileNotRegular(StoreError):
+    """A store found something other than a regular file where its file should be, and
+    refused it without opening it for real (a FIFO would hang the reader). `path` is where,
+    `kind` one of "fifo", "directory", "socket", "device", "symlink", "other"."""
+
+    def __init__(self, path: str, kind: str) -> None:
+        self.path = path
+        self.kind = kind
+        super().__init__(f"{path}: {kind}")

@@ -81,3 +81,43 @@ def test_deleting_several_sessions_reports_each_one_even_when_one_is_open_elsewh
     assert not (home / "transcripts" / f"{second}.jsonl").exists()
     quit_repl(deleting)
     quit_repl(holder)
+
+
+def test_deleting_old_sessions_never_touches_memory_even_with_a_transcript_named_memory(
+    home: Path, workspace: Path
+) -> None:
+    import os
+    import shutil
+
+    done = run_piped(["-p", "remember the parser"], cwd=workspace, env=build_env(home))
+    assert done.returncode == 0, done.stderr
+    (real,) = (home / "transcripts").glob("*.jsonl")
+    remembered = home / "memory" / "0123456789abcdef.json"
+    remembered.write_text("{}", encoding="utf-8")
+    backup = home / "transcripts" / "memory.jsonl"  # a renamed backup of a transcript
+    shutil.copyfile(real, backup)
+    for path in (real, backup):
+        os.utime(path, (1_000_000_000, 1_000_000_000))  # 2001
+
+    run = run_piped(
+        [], cwd=workspace, env=build_env(home),
+        stdin_text="/sessions delete --older-than 1\n/sessions delete memory Transcripts\n",
+    )  # fmt: skip
+
+    assert run.returncode == 0, run.stderr
+    assert f"deleted 1 session (transcript and artifacts): {real.stem}" in run.stdout
+    assert "not session ids, nothing deleted for them: memory, Transcripts" in run.stdout
+    assert remembered.read_text(encoding="utf-8") == "{}" and backup.is_file()
+    assert not real.exists()
+
+
+def test_resuming_an_id_that_names_a_home_folder_says_it_is_no_session(
+    home: Path, workspace: Path
+) -> None:
+    run = run_piped(["--resume", "Memory", "-p", "hello"], cwd=workspace, env=build_env(home))
+    assert run.returncode == 2
+    assert (
+        "--resume: that is not a session id (it names one of agent-cli's own folders or "
+        "files, like memory or transcripts)"
+    ) in run.stderr, run.stderr
+    assert not (home / "Memory").exists()

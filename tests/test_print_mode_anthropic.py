@@ -66,3 +66,38 @@ def test_print_mode_prints_an_answer_the_api_paused_and_continued_as_one(tmp_pat
         assert done.stdout.strip() == "Working on it, and it is done."
         assert len(server.requests) == 2
         assert all(r.rejection is None for r in server.requests)
+
+
+def test_a_step_with_forty_large_results_goes_on_cut_instead_of_exiting_blocked(tmp_path) -> None:
+    """Issue 21.14: forty reads, each under L1's per-result budget and under the spill
+    threshold, put the view over the hard limit together. The run used to end with
+    "compacting cannot help" and exit 3; now the results share the room and it answers."""
+    import random
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    words = ["alpha", "parser", "token", "branch", "merge", "queue", "value", "error"]
+    pick = random.Random(21)
+    for n in range(40):  # ~15 KB of dense text each: about 4,000 tokens, not spilled
+        lines = (" ".join(f"{pick.choice(words)}{pick.randint(0, 999)}" for _ in range(10)) for _ in range(165))  # fmt: skip
+        (workspace / f"f{n}.txt").write_text("\n".join(lines) + "\n")
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(
+            Reply(
+                [
+                    tool_use_block(f"toolu_{n}", "read_file", {"path": f"f{n}.txt"})
+                    for n in range(40)
+                ],
+                "tool_use",
+            ),
+            Reply([text_block("Read all forty.")]),
+        )
+        done = _run_agent(workspace, server.base_url, "read all forty files")
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "Read all forty."
+        assert "cannot help" not in done.stderr and "blocked" not in done.stderr
+        assert "40 results cut" in done.stderr
+        assert len(server.requests) == 2 and all(r.rejection is None for r in server.requests)
+        results = server.accepted[-1]["messages"][-1]["content"]
+        assert [r["tool_use_id"] for r in results] == [f"toolu_{n}" for n in range(40)]
+        assert all("cut by context compaction" in str(r["content"]) for r in results)

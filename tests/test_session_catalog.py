@@ -5,23 +5,28 @@ Real transcripts on disk, written by real sessions on the real SDK against the f
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import pytest
 from fake_anthropic import HttpError, start_fake_server
 from session_support import drain, make_session
 
-from agent_cli.errors import TranscriptLocked
+from agent_cli.errors import InvalidStoreInput, SessionFolderKept, TranscriptLocked
 from agent_cli.provider.anthropic_provider import AnthropicProvider
 from agent_cli.session import latest_session_id
 from agent_cli.session.catalog import (
+    ARTIFACTS_LEFT,
     DELETED,
     FAILED,
+    NOT_A_SESSION,
     NOT_FOUND,
     SessionDeletion,
     delete_sessions,
     summarize_sessions,
 )
+from agent_cli.store.artifacts import ArtifactStore
 from agent_cli.store.paths import resolve_state_paths
 
 API_KEY = "sk-ant-catalog-FAKEKEY-0123"
@@ -72,9 +77,8 @@ def test_deleting_a_session_removes_its_transcript_and_artifacts_but_not_an_open
 ) -> None:
     paths = resolve_state_paths()
     old = run_session(workspace, server, "old work")
-    artifact = paths.artifacts_root / old / "tool-results" / "x.txt"
-    artifact.parent.mkdir(parents=True)
-    artifact.write_text("kept output", encoding="utf-8")
+    artifact = ArtifactStore(paths.artifacts_root).put(old, b"kept output").path
+    assert artifact.is_file()
     open_one = make_session(workspace, provider(server))
     try:
         (refused,) = delete_sessions(paths, [open_one.session_id])
@@ -104,7 +108,7 @@ def test_a_failed_deletion_does_not_stop_the_rest_and_every_id_gets_its_outcome(
         (first, DELETED),
         (open_one.session_id, FAILED),
         (absent, NOT_FOUND),
-        ("../x", NOT_FOUND),
+        ("../x", NOT_A_SESSION),
         (last, DELETED),
     ]
     assert isinstance(outcomes[1].problem, TranscriptLocked)
@@ -136,3 +140,87 @@ def test_recent_exchanges_pair_each_request_with_its_answer_and_tools():
         ("thanks", "", ()),
     ]
     assert recent_exchanges(view, limit=1)[0].request == "thanks"
+
+
+# Every spelling of the home's own entries the pointer grammar accepts as an id: the names
+# themselves, other cases (one folder on a case-insensitive disk), and trailing dots.
+HOME_OWN_NAMES = [
+    "memory", "Memory", "MEMORY", "memory.", "memory..", "transcripts", "Transcripts",
+    "transcripts.", "history", "HISTORY", "config.toml", "Config.TOML",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", HOME_OWN_NAMES)
+def test_a_transcript_named_after_a_home_folder_is_no_session_and_deleting_it_removes_nothing(
+    server, workspace, name
+) -> None:
+    paths = resolve_state_paths()
+    real = run_session(workspace, server, "keep my memory")
+    remembered = paths.memory / "0123456789abcdef.json"
+    remembered.write_text('{"schema_version": 1}', encoding="utf-8")
+    backup = paths.transcripts / f"{name}.jsonl"  # a renamed copy of a real transcript
+    shutil.copyfile(paths.transcripts / f"{real}.jsonl", backup)
+    old = 1_000_000_000  # 2001: older than any --older-than cut-off
+    os.utime(backup, (old, old))
+
+    assert [s.session_id for s in summarize_sessions(paths)] == [real]
+    (outcome,) = delete_sessions(paths, [name])
+
+    assert outcome.outcome == NOT_A_SESSION
+    assert isinstance(outcome.problem, InvalidStoreInput)
+    assert outcome.problem.reason == "reserved_name"
+    assert remembered.read_text(encoding="utf-8") == '{"schema_version": 1}'
+    assert backup.is_file() and (paths.transcripts / f"{real}.jsonl").is_file()
+
+
+@pytest.mark.parametrize("name", HOME_OWN_NAMES)
+def test_no_session_or_artifact_can_be_made_under_a_home_folder_name(tmp_path, name) -> None:
+    from agent_cli.store.transcript import TranscriptStore
+
+    with pytest.raises(InvalidStoreInput) as refused:
+        ArtifactStore(tmp_path).put(name, b"output")
+    assert refused.value.reason == "reserved_name"
+    with pytest.raises(InvalidStoreInput):
+        TranscriptStore(tmp_path / "transcripts").open_writer(name)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_deleting_a_session_removes_only_what_the_artifact_store_wrote_and_says_what_stays(
+    server, workspace
+) -> None:
+    paths = resolve_state_paths()
+    session_id = run_session(workspace, server, "make some output")
+    artifacts = ArtifactStore(paths.artifacts_root)
+    made = [artifacts.put(session_id, f"output {n}".encode()).path for n in range(3)]
+    folder = paths.artifacts_root / session_id
+    foreign = [folder / "notes.txt", folder / "tool-results" / "x.txt", folder / "sub" / "f"]
+    for path in foreign:
+        path.parent.mkdir(exist_ok=True)
+        path.write_text("not the store's", encoding="utf-8")
+
+    (outcome,) = delete_sessions(paths, [session_id])
+
+    assert outcome.outcome == ARTIFACTS_LEFT
+    assert isinstance(outcome.problem, SessionFolderKept)
+    assert outcome.problem.foreign_entries == 3  # notes.txt, sub/, tool-results/x.txt
+    assert not any(path.exists() for path in made)
+    assert all(path.read_text(encoding="utf-8") == "not the store's" for path in foreign)
+    assert not (paths.transcripts / f"{session_id}.jsonl").exists()
+
+
+def test_a_link_in_place_of_a_session_folder_is_not_followed_nor_its_target_emptied(
+    server, workspace, tmp_path
+) -> None:
+    paths = resolve_state_paths()
+    session_id = run_session(workspace, server, "hello")
+    elsewhere = tmp_path / "elsewhere" / "tool-results"
+    elsewhere.mkdir(parents=True)
+    precious = elsewhere / ("a" * 32 + ".txt")  # named like an artifact, yet not ours
+    precious.write_text("precious", encoding="utf-8")
+    (paths.artifacts_root / session_id).symlink_to(elsewhere.parent)
+
+    (outcome,) = delete_sessions(paths, [session_id])
+
+    assert outcome.outcome == ARTIFACTS_LEFT
+    assert precious.read_text(encoding="utf-8") == "precious"
+    assert (paths.artifacts_root / session_id).is_symlink()

@@ -16,8 +16,11 @@ Contract:
 - Whatever L2, L3 or L4 removes is named in one running digest message in the view, with
   pointers back to the transcript (`traced`, `digest`); its size counts in every figure.
 - `applied_layers` names only the layers that changed the view; `reports` keep the rest.
-- At or over the hard limit after the last layer, `MessageViewLimitExceeded` is raised
-  (token figures and layer names only) and the caller must not send the request.
+- At or over the hard limit after the last layer, L1 runs once more with the tool results
+  sharing the room left (`result_share`: many results each under the per-result budget
+  can together be over the limit, and L3 keeps the interaction the model is in). Still
+  at or over it, `MessageViewLimitExceeded` is raised (token figures, layer names and the
+  largest message left) and the caller must not send the request.
 
 `reserved_tokens` are tokens outside the message view that the request will also carry
 (system prompt, tool schemas, rendered durable state): they count against both thresholds
@@ -29,6 +32,7 @@ moves the thresholds and that mark down by the reserve): no layer rewrites the r
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -37,6 +41,7 @@ from agent_cli.compaction.facts import FactsIndex
 from agent_cli.compaction.firing import CachedPrefix, is_run_finished
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.prune import build_prune_outcome
+from agent_cli.compaction.result_share import build_shared_truncation
 from agent_cli.compaction.results import (
     APPLIED,
     SKIPPED_NO_SUMMARIZER,
@@ -165,6 +170,10 @@ def compact_context(
     )
     # with the run's policy: the per-turn check that extends this view keys reads alike
     tokens_after = measure_view_facts(view, counter, policy)[0] + reserved_tokens
+    if tokens_after >= policy.hard_limit:
+        view, tokens_after = _share_the_room(
+            view, tokens_after, reserved_tokens, policy, counter, reports
+        )
     applied = tuple(report.name for report in reports if report.outcome == APPLIED)
     if tokens_after >= policy.hard_limit:
         raise MessageViewLimitExceeded(
@@ -173,10 +182,34 @@ def compact_context(
             hard_limit=policy.hard_limit,
             applied_layers=applied,
             reports=tuple(reports),
+            largest_message_tokens=max(map(counter.count_message, view), default=0),
         )
     return CompactionResult(
         view, durable_state, tokens_before, tokens_after, applied, tuple(reports), reserved_tokens
     )
+
+
+def _share_the_room(
+    view: Messages,
+    tokens: int,
+    reserved: int,
+    policy: CompactionPolicy,
+    counter: TokenCounter,
+    reports: list[LayerReport],
+) -> tuple[Messages, int]:
+    """Before blocking: L1 again with the tool results sharing the room (`result_share`),
+    aiming at the run's low-water mark, else just under the hard limit. Appends its L1
+    report when it brings the view under the hard limit; else the view is kept."""
+    for target in (policy.low_water_mark_over(reserved), policy.hard_limit - 1):
+        outcome = build_shared_truncation(view, policy, counter, tokens, target)
+        if outcome.outcome != APPLIED:
+            continue
+        after = measure_view_facts(outcome.messages, counter, policy)[0] + reserved
+        if after < policy.hard_limit:
+            shared = dataclasses.replace(outcome, tokens_saved=tokens - after)
+            reports.append(_build_report(1, shared, tokens))
+            return outcome.messages, after
+    return view, tokens
 
 
 def compact_if_needed(

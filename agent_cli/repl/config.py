@@ -11,6 +11,7 @@ module only passes on what the user set.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,14 +79,9 @@ class Settings:
 
 def load_config_file(path: Path) -> dict[str, Any]:
     """The checked contents of the config file at `path`; `{}` when there is none."""
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    raw = _read_config_bytes(path)
+    if raw is None:
         return {}
-    except OSError as exc:
-        raise ConfigError(
-            "config file", f"cannot be read ({exc.strerror})", source=str(path)
-        ) from None
     import tomllib  # here, not at the top: most starts have no file, and it costs time
 
     try:
@@ -95,6 +91,26 @@ def load_config_file(path: Path) -> dict[str, Any]:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError("config file", f"is not valid TOML ({exc})", source=str(path)) from None
     return check_config_values(values, source=str(path))
+
+
+def _read_config_bytes(path: Path) -> bytes | None:
+    """The file's bytes, None when there is none; a FIFO or folder there is refused
+    without being waited on or opened for real (it would hang the start)."""
+    from agent_cli.errors import StoreFileNotRegular
+    from agent_cli.store.fsutil import open_regular_file
+
+    try:
+        with open(open_regular_file(path, os.O_RDONLY, follow_links=True), "rb") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+    except StoreFileNotRegular as refused:
+        reason = f"is not a regular file ({refused.kind}); move it out of the way"
+        raise ConfigError("config file", reason, source=str(path)) from None
+    except OSError as exc:
+        raise ConfigError(
+            "config file", f"cannot be read ({exc.strerror})", source=str(path)
+        ) from None
 
 
 def check_config_values(values: Mapping[str, Any], *, source: str) -> dict[str, Any]:

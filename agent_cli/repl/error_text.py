@@ -68,6 +68,24 @@ def _too_large(exc: e.InputTooLarge) -> str:
     )
 
 
+SESSION_ID_SHAPE = "20261203-091436-68f9c2"
+
+_FILE_KINDS = {
+    "fifo": "a FIFO (named pipe)",
+    "directory": "a folder",
+    "socket": "a socket",
+    "device": "a device",
+    "symlink": "a symbolic link",
+}
+
+
+def describe_session_id_rule(reason: str) -> str:
+    """Why a string is no session id, for an `InvalidStoreInput` on `session_id`."""
+    if reason == "reserved_name":
+        return "it names one of agent-cli's own folders or files, like memory or transcripts"
+    return f"ids look like {SESSION_ID_SHAPE}"
+
+
 def _locked_fact(exc: e.TranscriptLocked) -> str:
     return f"session {_c(exc.session_id)} is open in another agent-cli process; quit it there first"
 
@@ -116,9 +134,18 @@ NEW_SESSION_HERE = "start a new session with /new"
 _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.InputTooLarge: _too_large,
     e.InvalidStoreInput: lambda exc: (
-        "that is not a session id (ids look like 20261203-091436-68f9c2); /sessions lists them"
+        f"that is not a session id ({describe_session_id_rule(exc.reason)}); /sessions lists them"
         if exc.field == "session_id"
         else f"refused: {_c(exc.field)} is not acceptable ({_c(exc.reason)})"
+    ),
+    e.SessionFolderKept: lambda exc: (
+        f"{_c(exc.folder, 300)} still holds {exc.foreign_entries} entr"
+        f"{'y' if exc.foreign_entries == 1 else 'ies'} agent-cli did not write there; "
+        "they were left as they were (remove them yourself if they are not needed)"
+    ),
+    e.StoreFileNotRegular: lambda exc: (
+        f"{_c(exc.path, 300)} is {_FILE_KINDS.get(exc.kind, 'not a regular file')}, not a "
+        "regular file; agent-cli did not open it. Move it out of the way and try again"
     ),
     e.HeldResultsLost: lambda exc: (
         f"{exc.result_count} tool result(s) of session {_c(exc.session_id)} could not be "
@@ -156,7 +183,11 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     ),
     e.TranscriptChangedUnderneath: lambda exc: f"{_changed_fact(exc)}; {NEW_SESSION_HERE}",
     e.MemoryFileDamaged: lambda exc: (
-        f"the durable memory file {_c(exc.path, 300)} could not be loaded ({_c(exc.reason)})"
+        f"the durable memory file {_c(exc.path, 300)} is "
+        f"{'a symbolic link' if exc.reason == 'symlink' else 'not a regular file'}; agent-cli "
+        "left it alone. Move it out of the way to save durable facts again"
+        if exc.reason in ("not_a_file", "symlink")
+        else f"the durable memory file {_c(exc.path, 300)} could not be loaded ({_c(exc.reason)})"
         + (f"; the damaged copy was kept at {_c(exc.kept_at, 300)}" if exc.kept_at else "")
     ),
     e.SourcePointerError: lambda exc: (

@@ -10,7 +10,8 @@ Enter sends; Alt+Enter (terminals send it as Esc Enter, so both work) inserts a 
 line. Ctrl-C raises `KeyboardInterrupt` (the loop clears the line and prompts again);
 Ctrl-D on an empty line raises `EOFError`. A long paste shows as one placeholder
 (`paste`) and is sent whole.
-History lives in the state folder's history file. Only imported when stdin is a
+History lives in the state folder's history file (kept in memory only when that is not a
+regular file: a FIFO there must not hang the prompt). Only imported when stdin is a
 terminal: prompt_toolkit does not read piped input properly, and it costs start-up time.
 The prompt runs inside `patch_stdout(raw=True)` so output written while it is shown
 lands above it, escape codes intact.
@@ -26,7 +27,6 @@ from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import FormattedText
-from prompt_toolkit.history import FileHistory
 from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.patch_stdout import patch_stdout
@@ -35,6 +35,7 @@ from prompt_toolkit.utils import is_dumb_terminal
 
 from agent_cli.repl.background import DeferredWork
 from agent_cli.repl.early_prompt import PendingInput, replay, show_until_done
+from agent_cli.repl.history_file import RegularFileHistory
 from agent_cli.repl.paste import PastedText
 from agent_cli.repl.safe_text import clip_line
 
@@ -155,7 +156,7 @@ class PromptReader:
         self._pastes = PastedText()
         self._session: PromptSession[str] = PromptSession(
             **self._terminal,
-            history=FileHistory(str(history_file)),
+            history=RegularFileHistory(history_file),
             key_bindings=build_key_bindings(self._pastes),
             completer=SlashCommandCompleter(commands),
             complete_while_typing=True,

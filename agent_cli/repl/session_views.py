@@ -114,7 +114,13 @@ def build_deletion_report(outcomes: Sequence[Any]) -> Text:
     """What `/sessions delete` did with every id it was given (`SessionDeletion` values):
     one green line for those deleted, one for those not found, and one line per id that
     failed or was half deleted, with the reason, so nothing half-done goes unsaid."""
-    from agent_cli.session.catalog import ARTIFACTS_LEFT, DELETED, FAILED, NOT_FOUND
+    from agent_cli.session.catalog import (
+        ARTIFACTS_LEFT,
+        DELETED,
+        FAILED,
+        NOT_A_SESSION,
+        NOT_FOUND,
+    )
 
     ids_by_outcome: dict[str, list[str]] = {}
     for outcome in outcomes:
@@ -125,6 +131,8 @@ def build_deletion_report(outcomes: Sequence[Any]) -> Text:
         lines.append(Text(describe_deleted_sessions(deleted), style="green"))
     if NOT_FOUND in ids_by_outcome:
         lines.append(Text(f"no such session: {_some_ids(ids_by_outcome[NOT_FOUND])}", "yellow"))
+    if NOT_A_SESSION in ids_by_outcome:
+        lines.append(Text(_not_session_ids(ids_by_outcome[NOT_A_SESSION]), "yellow"))
     for outcome in outcomes:
         shown = clip_line(outcome.session_id, 80)
         if outcome.outcome == FAILED:
@@ -135,6 +143,13 @@ def build_deletion_report(outcomes: Sequence[Any]) -> Text:
             continue
         lines.append(Text(f"{what}: {_reason(outcome.problem)}", style="red"))
     return Text("\n").join(lines)
+
+
+def _not_session_ids(ids: Sequence[str]) -> str:
+    return (
+        f"not session ids, nothing deleted for them: {_some_ids(ids)} (ids look like "
+        "20261203-091436-68f9c2 and never name agent-cli's own folders; /sessions lists them)"
+    )
 
 
 def _some_ids(ids: Sequence[str]) -> str:

@@ -14,17 +14,16 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_cli import errors as e
-from agent_cli.repl.error_text import describe_session_fact
+from agent_cli.repl.error_text import describe_session_fact, describe_session_id_rule
 
 NEW_SESSION = "run agent-cli without --continue or --resume to start a new session"
-SESSION_ID_SHAPE = "20261203-091436-68f9c2"
 
 
 def _bad_input(exc: e.InvalidStoreInput) -> str | None:
     if exc.field != "session_id":
         return None
     return (
-        f"--resume: that is not a session id (ids look like {SESSION_ID_SHAPE}); "
+        f"--resume: that is not a session id ({describe_session_id_rule(exc.reason)}); "
         "`agent-cli --resume` without an id lists this folder's sessions"
     )
 

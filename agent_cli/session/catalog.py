@@ -9,7 +9,9 @@ prefers the newest session of the workspace with at least one answered turn (a f
 session's transcript and its artifacts and reports every id's outcome (`SessionDeletion`):
 one that fails does not stop the rest, and none is reported deleted that is not gone. An
 open session (its writer lock held, here or in another agent-cli) is refused and left
-whole.
+whole; an id that names one of the home's own folders (`memory`, `transcripts`) is no
+session and nothing is removed for it; and of a session's folder only what the artifact
+store wrote is removed.
 """
 
 from __future__ import annotations
@@ -121,6 +123,7 @@ def pick_session_to_continue(paths: Any, workspace: Path) -> str | None:
 
 DELETED = "deleted"
 NOT_FOUND = "not_found"
+NOT_A_SESSION = "not_a_session"  # not a session id at all (bad grammar, a reserved name)
 FAILED = "failed"  # nothing was removed
 ARTIFACTS_LEFT = "artifacts_left"  # the transcript is gone, its artifacts folder is not
 
@@ -128,7 +131,8 @@ ARTIFACTS_LEFT = "artifacts_left"  # the transcript is gone, its artifacts folde
 @dataclass(frozen=True)
 class SessionDeletion:
     """What `delete_sessions` did with one id: `outcome` is one of the four constants
-    above, `problem` the error behind `failed` or `artifacts_left` (None otherwise)."""
+    above, `problem` the error behind `failed`, `artifacts_left` or `not_a_session` (None
+    otherwise)."""
 
     session_id: str
     outcome: str
@@ -148,8 +152,11 @@ def delete_sessions(paths: Any, session_ids: Iterable[str]) -> list[SessionDelet
     for session_id in session_ids:
         try:
             transcripts.delete(session_id)
-        except (SessionNotFound, InvalidStoreInput):
+        except SessionNotFound:
             outcomes.append(SessionDeletion(session_id, NOT_FOUND))
+            continue
+        except InvalidStoreInput as refused:  # checked before any path was built
+            outcomes.append(SessionDeletion(session_id, NOT_A_SESSION, refused))
             continue
         except (StoreError, OSError) as problem:
             outcomes.append(SessionDeletion(session_id, FAILED, problem))

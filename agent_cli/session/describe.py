@@ -114,7 +114,7 @@ def blocked_event(session: Any, error: MessageViewLimitExceeded) -> RequestBlock
     ratio = session.calibration
     reports: tuple[Any, ...] = error.reports
     tried = sorted({r.layer for r in reports if r.outcome != SKIPPED_NO_SUMMARIZER})
-    largest = max(map(session.counter.count_message, session.view), default=0)
+    largest = error.largest_message_tokens  # of the view as the layers left it
     return RequestBlocked(
         to_request_tokens(error.tokens_before, ratio),
         to_request_tokens(error.tokens_after, ratio),

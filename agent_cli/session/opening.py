@@ -184,15 +184,21 @@ def _load_memory(session: Session) -> None:
     try:
         session.durable_state = session.memory.load(session.workspace)
     except MemoryFileDamaged as error:
-        kept = f" A copy was kept at {error.kept_at}." if error.kept_at else ""
-        session.startup_notices.append(
-            Notice(
-                "error",
-                "memory_damaged",
-                f"The durable memory file could not be read ({error.reason}).{kept} "
-                "Starting with no durable facts; /remember saves a new file.",
-            )
+        session.startup_notices.append(Notice("error", "memory_damaged", _memory_notice(error)))
+
+
+def _memory_notice(error: MemoryFileDamaged) -> str:
+    if error.reason in ("not_a_file", "symlink"):  # left where it is, not opened for real
+        what = "a symbolic link" if error.reason == "symlink" else "not a regular file"
+        return (
+            f"The durable memory file {error.path} is {what}; agent-cli left it alone. "
+            "Starting with no durable facts; move it out of the way to save new ones."
         )
+    kept = f" A copy was kept at {error.kept_at}." if error.kept_at else ""
+    return (
+        f"The durable memory file could not be read ({error.reason}).{kept} "
+        "Starting with no durable facts; /remember saves a new file."
+    )
 
 
 def _load_project_instructions(session: Session) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,20 +21,22 @@ from agent_cli.errors import (
     InvalidStoreInput,
     SourcePointerError,
     SourceUnavailable,
+    StoreFileNotRegular,
     UnknownSourceSchemeError,
 )
 from agent_cli.sources.files import open_beneath
 from agent_cli.sources.pointers import parse_source_pointer
+from agent_cli.store.artifact_removal import RESULTS_FOLDER, remove_session_artifacts
 from agent_cli.store.fsutil import (
     DEFAULT_FILE_OPS,
     FileOps,
     ensure_private_dir,
     errno_name,
+    open_regular_file,
     write_file_atomic,
 )
 from agent_cli.store.records import is_valid_session_id, require_session_id
 
-RESULTS_FOLDER = "tool-results"
 DEFAULT_READ_LIMIT = 65536
 _SUFFIX = re.compile(r"\.[a-z0-9]{1,8}")
 _CHUNK = 1 << 20
@@ -87,15 +88,9 @@ class ArtifactStore:
         self._fs = fs or DEFAULT_FILE_OPS
 
     def delete_session(self, session_id: str) -> None:
-        """Remove every artifact of `session_id` (its folder under the root), if any.
-        Symlinks are removed, never followed."""
-        import shutil
-
-        folder = self.root / require_session_id(session_id)
-        if folder.is_symlink():
-            folder.unlink()
-        elif folder.is_dir():
-            shutil.rmtree(folder)
+        """Remove every artifact of `session_id` and its folder, if any, and nothing the
+        store did not write (see `artifact_removal`): `SessionFolderKept` names what stays."""
+        remove_session_artifacts(self.root, session_id)
 
     def put(self, session_id: str, data: bytes, suffix: str = ".txt") -> ArtifactRef:
         """Store `data` for `session_id` and return its reference.
@@ -166,7 +161,10 @@ class ArtifactStore:
         Each folder is opened relative to its parent with O_NOFOLLOW (`open_beneath`), so
         a folder swapped for a link between a check and the open cannot redirect the read.
         """
-        self.path_for(address.session_id, address.name)  # the grammar check, no file touched
+        try:  # the grammar check, no file touched
+            self.path_for(address.session_id, address.name)
+        except InvalidStoreInput:  # a reserved id: no session's artifacts live there
+            raise ArtifactUnavailable("malformed_pointer") from None
         parts = [address.session_id, RESULTS_FOLDER, address.name]
         try:
             fd, _ = open_beneath(os.path.abspath(self.root), parts)
@@ -202,12 +200,10 @@ def _hash_collecting(handle, offset: int, limit: int) -> tuple[str, bytes]:
 def _digest_of_existing(path: Path) -> str | None:
     """The sha256 of a regular file already at `path`, or None if there is none."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except OSError:
+        fd = open_regular_file(path, os.O_RDONLY)
+    except (OSError, StoreFileNotRegular):  # a FIFO there is replaced, never read
         return None
     with open(fd, "rb", buffering=0) as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            return None
         hasher = hashlib.sha256()
         while chunk := handle.read(_CHUNK):
             hasher.update(chunk)

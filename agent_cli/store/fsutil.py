@@ -6,6 +6,11 @@ instead of patching the store's internals, or record that the durability calls (
 files and of directories) happen. The real implementation is a thin shell over `os`.
 
 Privacy rule: directories the stores create are 0700 and files 0600, whatever the umask.
+
+Opening rule: a store opens an existing file of its own through `open_regular_file`:
+non-blocking (a FIFO put where a transcript or the memory file belongs would otherwise
+hang agent-cli in `open` or `read`) and never through a link, then refuses with
+`StoreFileNotRegular` whatever `fstat` says is not a regular file.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import secrets
 import stat
 from pathlib import Path
 
-from agent_cli.errors import StateDirUnavailable
+from agent_cli.errors import StateDirUnavailable, StoreFileNotRegular
 
 PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
@@ -52,6 +57,54 @@ class FileOps:
 
 
 DEFAULT_FILE_OPS = FileOps()
+
+
+# Flags every store open carries: no link followed, no wait on a FIFO, no leak to children.
+SAFE_OPEN_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def open_regular_file(
+    path: Path,
+    flags: int,
+    fs: FileOps = DEFAULT_FILE_OPS,
+    mode: int = PRIVATE_FILE_MODE,
+    *,
+    follow_links: bool = False,
+) -> int:
+    """An fd for the regular file at `path`, opened with `flags | SAFE_OPEN_FLAGS`.
+
+    The open itself cannot block (O_NONBLOCK) and a link is not followed (ELOOP) unless
+    `follow_links` (for a file the user owns and may link, like the config file); what
+    was opened is checked with `fstat`, and anything but a regular file is closed again
+    and refused with `StoreFileNotRegular` (its kind, never its contents). The returned
+    fd is blocking again, so reads and writes behave as on any file. `OSError` from the
+    open propagates for the caller to word (ENOENT, ELOOP, EACCES ...).
+    """
+    safety = SAFE_OPEN_FLAGS & ~os.O_NOFOLLOW if follow_links else SAFE_OPEN_FLAGS
+    fd = fs.open(path, flags | safety, mode)
+    try:
+        kind = file_kind(os.fstat(fd).st_mode)
+        if kind != "regular":
+            raise StoreFileNotRegular(str(path), kind)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def file_kind(st_mode: int) -> str:
+    """ "regular", "fifo", "directory", "socket", "device", "symlink" or "other"."""
+    kinds = (
+        (stat.S_ISREG, "regular"),
+        (stat.S_ISFIFO, "fifo"),
+        (stat.S_ISDIR, "directory"),
+        (stat.S_ISSOCK, "socket"),
+        (stat.S_ISCHR, "device"),
+        (stat.S_ISBLK, "device"),
+        (stat.S_ISLNK, "symlink"),
+    )
+    return next((name for test, name in kinds if test(st_mode)), "other")
 
 
 def errno_name(exc: OSError) -> str:
@@ -106,7 +159,7 @@ def ensure_private_file(path: Path) -> None:
     ours to 0600. A symbolic link is left alone (never followed); failures are ignored,
     since the file's only reader is the line editor, which then works without it."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | SAFE_OPEN_FLAGS, 0o600)
     except OSError:
         return
     try:

@@ -4,9 +4,10 @@ File: `<root>/<sha256(resolved workspace path)[:16]>.json` holding
 `{"schema_version": 1, "workspace": "<resolved path>", "state": state_to_dict(state)}`.
 Saves are atomic (temp file, fsync, rename). Loading never starts empty over a file it
 cannot read: a damaged file (not JSON, wrong schema version, another workspace, a state
-the durable model rejects, a symlink) is copied aside to `<name>.damaged-<n>` and
+the durable model rejects) is copied aside to `<name>.damaged-<n>` and
 `MemoryFileDamaged` is raised with the reason and where the copy is. Only a missing file
-means "no memory yet".
+means "no memory yet". A symlink, a FIFO or a folder at the path is refused without
+being followed or waited on (`MemoryFileDamaged` "symlink" / "not_a_file", nothing copied).
 
 Several sessions may share one workspace (two REPLs side by side). `update` therefore
 re-reads the file and applies one change to what is on disk, all under an exclusive
@@ -20,7 +21,6 @@ import errno
 import hashlib
 import json
 import os
-import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,7 @@ from agent_cli.errors import (
     MemoryFileDamaged,
     MemoryWriteFailed,
     StateDirUnavailable,
+    StoreFileNotRegular,
 )
 from agent_cli.store.file_lock import exclusive_lock
 from agent_cli.store.fsutil import (
@@ -40,6 +41,7 @@ from agent_cli.store.fsutil import (
     FileOps,
     ensure_private_dir,
     errno_name,
+    open_regular_file,
     write_all,
     write_file_atomic,
 )
@@ -138,16 +140,15 @@ class MemoryStore:
 
     def _read_if_present(self, path: Path) -> bytes | None:
         try:
-            fd = self._fs.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            fd = open_regular_file(path, os.O_RDONLY, self._fs)
         except FileNotFoundError:
             return None
+        except StoreFileNotRegular:  # a FIFO, a folder: not opened for real, never waited on
+            raise MemoryFileDamaged(str(path), "not_a_file", None) from None
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise MemoryFileDamaged(str(path), "symlink", None) from None
             raise StateDirUnavailable(str(path), errno_name(exc)) from exc
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            os.close(fd)
-            raise MemoryFileDamaged(str(path), "not_a_file", None)
         with open(fd, "rb") as handle:
             return handle.read()
 
@@ -192,8 +193,9 @@ def _workspace_key(workspace: Path) -> str:
 
 def _holds_exactly(path: Path, raw: bytes) -> bool:
     try:
-        return stat.S_ISREG(os.lstat(path).st_mode) and path.read_bytes() == raw
-    except OSError:
+        with open(open_regular_file(path, os.O_RDONLY), "rb") as handle:
+            return bool(handle.read(len(raw) + 1) == raw)
+    except (OSError, StoreFileNotRegular):
         return False
 
 

@@ -17,11 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.store.fsutil import ensure_private_dir, ensure_private_file
+from agent_cli.store.home_layout import (
+    CONFIG_FILE_NAME,
+    HISTORY_FILE_NAME,
+    MEMORY_FOLDER,
+    TRANSCRIPTS_FOLDER,
+)
 
 APP_NAME = "agent-cli"
 HOME_VARIABLE = "AGENT_CLI_HOME"
-CONFIG_FILE_NAME = "config.toml"
-HISTORY_FILE_NAME = "history"
 
 __all__ = ["StatePaths", "resolve_state_paths", "ensure_private_dir", "prepare_state_dirs"]
 
@@ -70,9 +74,9 @@ def _paths_under_home(raw_home: str) -> StatePaths:
     home = Path(raw_home).expanduser().absolute()
     return StatePaths(
         home=home,
-        transcripts=home / "transcripts",
+        transcripts=home / TRANSCRIPTS_FOLDER,
         artifacts_root=home,
-        memory=home / "memory",
+        memory=home / MEMORY_FOLDER,
         history_file=home / HISTORY_FILE_NAME,
         config_file=home / CONFIG_FILE_NAME,
     )
@@ -86,9 +90,9 @@ def _platform_paths() -> StatePaths:
     config = Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)).absolute()
     return StatePaths(
         home=home,
-        transcripts=home / "transcripts",
+        transcripts=home / TRANSCRIPTS_FOLDER,
         artifacts_root=home,
-        memory=home / "memory",
+        memory=home / MEMORY_FOLDER,
         history_file=state / HISTORY_FILE_NAME,
         config_file=config / CONFIG_FILE_NAME,
     )

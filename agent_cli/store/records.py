@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from agent_cli.errors import InvalidStoreInput
+from agent_cli.store.home_layout import is_reserved_home_name
 
 SCHEMA_VERSION = 1
 SESSION_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,199}")
@@ -31,11 +32,21 @@ def is_valid_session_id(session_id: object) -> bool:
     )
 
 
+def is_usable_session_id(session_id: object) -> bool:
+    """True when `session_id` fits the grammar and names none of the home's own entries
+    (see `home_layout`): only such an id can have a transcript and an artifacts folder."""
+    return is_valid_session_id(session_id) and not is_reserved_home_name(str(session_id))
+
+
 def require_session_id(session_id: object) -> str:
-    """Return `session_id` if valid, else raise `InvalidStoreInput` before any path is built."""
+    """Return `session_id` if usable, else raise `InvalidStoreInput` before any path is
+    built: reason "bad_grammar", or "reserved_name" for an id that names one of the home's
+    own folders or files (`memory`, `Transcripts`, ...)."""
     if not is_valid_session_id(session_id):
         raise InvalidStoreInput("session_id", "bad_grammar")
-    return session_id  # type: ignore[return-value]
+    if is_reserved_home_name(str(session_id)):
+        raise InvalidStoreInput("session_id", "reserved_name")
+    return str(session_id)
 
 
 def build_session_id(now: datetime, random_hex: str | None = None) -> str:

@@ -3,7 +3,8 @@
 This module is the only place that writes transcripts (through `TranscriptWriter`). Replay
 streams and validates; listing reads only each file's first line. Session ids are checked
 against the pointer component grammar before any path is built from them. A transcript
-path that is not a regular file (a symlink, a folder) is not a session.
+path that is a symlink is not a session; anything else that is not a regular file (a
+FIFO, a folder) is refused with `StoreFileNotRegular` without waiting on it.
 """
 
 from __future__ import annotations
@@ -16,12 +17,18 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from agent_cli.errors import SessionNotFound, TranscriptLocked
-from agent_cli.store.fsutil import DEFAULT_FILE_OPS, FileOps, ensure_private_dir
+from agent_cli.errors import SessionNotFound, StoreFileNotRegular, TranscriptLocked
+from agent_cli.store.fsutil import (
+    DEFAULT_FILE_OPS,
+    FileOps,
+    ensure_private_dir,
+    file_kind,
+    open_regular_file,
+)
 from agent_cli.store.records import (
     LineUnparsable,
     build_session_id,
-    is_valid_session_id,
+    is_usable_session_id,
     parse_line,
     require_session_id,
 )
@@ -66,11 +73,17 @@ class TranscriptStore:
                 return session_id
 
     def exists(self, session_id: str) -> bool:
-        """True when `session_id` has a transcript that is a regular file."""
+        """True when `session_id` has a transcript that is a regular file, False when it has
+        none (a symlink is none). Something else there (a FIFO, a folder) is not reported
+        missing but refused: `StoreFileNotRegular`, so the user learns what is in the way."""
+        path = self.path_for(session_id)
         try:
-            return stat.S_ISREG(os.lstat(self.path_for(session_id)).st_mode)
+            mode = os.lstat(path).st_mode
         except FileNotFoundError:
             return False
+        if stat.S_ISREG(mode) or stat.S_ISLNK(mode):
+            return stat.S_ISREG(mode)
+        raise StoreFileNotRegular(str(path), file_kind(mode))
 
     def open_writer(self, session_id: str) -> TranscriptWriter:
         """Take the session's writer lock, recover a torn tail, and return the writer.
@@ -102,20 +115,18 @@ class TranscriptStore:
         while iterating. A torn final line is not a record and is not yielded.
         """
         path = self.path_for(session_id)
-        handle = _open_regular(path, session_id)
-        return _stream_records(handle, session_id)
+        fd = _open_transcript(path, session_id, os.O_RDONLY)
+        return _stream_records(open(fd, "rb", buffering=_READ_BUFFER), session_id)
 
     def delete(self, session_id: str) -> None:
         """Remove the session's transcript. Refused with `TranscriptLocked` while a writer
         (here or in another process) has it open: the lock is taken first and held until
-        the file is gone. `SessionNotFound` when there is no such transcript."""
+        the file is gone. `SessionNotFound` when there is no such transcript,
+        `StoreFileNotRegular` (left where it is) when it is a FIFO, a folder, ..."""
         import fcntl
 
         path = self.path_for(session_id)
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except OSError:
-            raise SessionNotFound(session_id) from None
+        fd = _open_transcript(path, session_id, os.O_RDONLY)
         try:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -134,15 +145,13 @@ class TranscriptStore:
         return found
 
 
-def _open_regular(path: Path, session_id: str) -> Any:
+def _open_transcript(path: Path, session_id: str, flags: int) -> int:
+    """An fd of the session's transcript; `SessionNotFound` when there is none (or only a
+    link), `StoreFileNotRegular` for a FIFO, folder or device (see `open_regular_file`)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        return open_regular_file(path, flags)
     except OSError:
         raise SessionNotFound(session_id) from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise SessionNotFound(session_id)
-    return open(fd, "rb", buffering=_READ_BUFFER)
 
 
 def _stream_records(handle: Any, session_id: str) -> Iterator[dict[str, Any]]:
@@ -154,7 +163,7 @@ def _describe(entry: os.DirEntry[str]) -> SessionInfo | None:
     if not entry.name.endswith(TRANSCRIPT_SUFFIX):
         return None
     session_id = entry.name[: -len(TRANSCRIPT_SUFFIX)]
-    if not is_valid_session_id(session_id) or not entry.is_file(follow_symlinks=False):
+    if not is_usable_session_id(session_id) or not entry.is_file(follow_symlinks=False):
         return None
     try:
         info = entry.stat(follow_symlinks=False)
@@ -172,9 +181,9 @@ def _describe(entry: os.DirEntry[str]) -> SessionInfo | None:
 def _read_workspace(path: Path, session_id: str) -> str | None:
     """The workspace named by a first `session_started` record, reading only that line."""
     try:
-        with open(path, "rb") as handle:
+        with open(open_regular_file(path, os.O_RDONLY), "rb") as handle:
             first = handle.readline(_FIRST_LINE_LIMIT)
-    except OSError:
+    except (OSError, StoreFileNotRegular):  # swapped since the listing looked: not ours
         return None
     if not first.endswith(b"\n"):
         return None

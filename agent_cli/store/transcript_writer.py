@@ -35,12 +35,13 @@ from agent_cli.store.fsutil import (
     FileOps,
     errno_name,
     next_free_suffix_path,
+    open_regular_file,
     write_all,
 )
 from agent_cli.store.records import build_record
 from agent_cli.store.transcript_scan import TranscriptScanner
 
-_OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+_OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT
 _COPY_CHUNK = 1 << 20
 
 
@@ -177,9 +178,10 @@ class TranscriptWriter:
 
 
 def _open_locked(session_id: str, path: Path) -> int:
-    """Open (creating 0600) and take the exclusive lock, or raise a typed error."""
+    """Open (creating 0600) and take the exclusive lock, or raise a typed error
+    (`StoreFileNotRegular` for a FIFO or folder at the path: nothing waits on it)."""
     try:
-        fd = os.open(path, _OPEN_FLAGS, PRIVATE_FILE_MODE)
+        fd = open_regular_file(path, _OPEN_FLAGS)
     except OSError as exc:
         raise StateDirUnavailable(str(path), errno_name(exc)) from exc
     try:
