@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.approval import Approval
 from agent_cli.tools.output import ArtifactSink, ToolResult
 from agent_cli.tools.workspace import Workspace
@@ -42,6 +43,8 @@ class ToolContext:
     """What a tool may reach: the workspace, the artifact store, its caps, the id of the
     session it works for (`read_artifact` reads only that session's artifacts) and the
     session's recall function (`recall`; None where the session offers none).
+    `secrets` are the forms of the secrets the result will be redacted of: a tool that
+    shortens text cuts where none of them is split (`safe_cuts`).
     `watch_output` sees a running command's output as it arrives, so the REPL can show it
     live; it is called on the tool's own thread and must return quickly."""
 
@@ -51,6 +54,7 @@ class ToolContext:
     session_id: str = ""
     watch_output: OutputWatcher = ignore_output
     recall: Callable[[str, int], str] | None = None  # pointer, offset -> one page of text
+    secrets: SecretForms = NO_SECRETS
 
 
 @dataclass(frozen=True)

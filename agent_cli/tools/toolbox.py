@@ -19,6 +19,7 @@ from typing import Any
 
 from agent_cli.errors import ToolError
 from agent_cli.frozen import FrozenList
+from agent_cli.secret_forms import SecretForms
 from agent_cli.tools.artifact_tool import prepare_read_artifact
 from agent_cli.tools.context import OutputWatcher, PreparedCall, ToolContext, ToolLimits
 from agent_cli.tools.file_tools import prepare_edit_file, prepare_read_file, prepare_write_file
@@ -94,6 +95,7 @@ class Toolbox:
             artifact_read_bytes=max(1, artifact_threshold_bytes),
         )
         self.output_watcher: OutputWatcher | None = None
+        self._redactor = SecretRedactor.from_environment(secret_environment)
         self._context = ToolContext(
             Workspace(workspace),
             artifacts,
@@ -101,14 +103,20 @@ class Toolbox:
             session_id,
             watch_output=self._pass_output_on,
             recall=recall,
+            secrets=self._redactor.forms,
         )
         self._session_id = session_id
         self._gate = PermissionGate(ask_permission, auto_approve)
         self._threshold = artifact_threshold_bytes
         self._specs = _build_specs(recall is not None)
-        self._redactor = SecretRedactor.from_environment(secret_environment)
         self._live_output = StreamRedactor(self._redactor)
         self._schemas = FrozenList(spec.schema for spec in self._specs.values())
+
+    @property
+    def secret_forms(self) -> SecretForms:
+        """The forms of the secrets this toolbox redacts: every other place that shortens
+        text (compaction, the REPL) cuts where none of them is split."""
+        return self._redactor.forms
 
     @property
     def workspace_root(self) -> Path:
@@ -169,6 +177,7 @@ class Toolbox:
             session_id=self._session_id,
             threshold_bytes=self._threshold,
             may_spill=spec.may_spill,
+            secrets=self._redactor.forms,
         )
 
     def _error_outcome(self, message: str, summary: str) -> ToolOutcome:
