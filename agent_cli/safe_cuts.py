@@ -114,4 +114,5 @@ def cut_head(text: str, limit: int, secrets: SecretForms = NO_SECRETS, mark: str
     """`text` whole when it fits `limit` characters, else its safe head and `mark`."""
     if len(text) <= limit:
         return text
-    return text[: safe_head_end(text, limit, secrets)] + mark
+    end = safe_head_end(text, limit, secrets)
+    return text if end == len(text) else text[:end] + mark

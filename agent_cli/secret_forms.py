@@ -6,7 +6,7 @@ alphabets, at each of the three byte alignments, so inside a longer encoded stre
 and its hex (lower and upper case). Each form up to `MAX_WRAPPED_CHARS` characters also
 matches when broken across lines (`base64` wraps at 76 columns, `xxd -p` at 60).
 
-- `pattern` finds whole forms (the redactor replaces what it finds);
+- `pattern` finds whole forms; `redact(text)` replaces each with `REDACTED_MARK`;
 - `occurrences(text, start, end)` gives every occurrence, overlapping ones too, that
   starts in `[start, end)`: a cut must not split any of them;
 - `open_match_start(text)` is where a form may have begun at the very end of `text`: the
@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
+REDACTED_MARK = "[REDACTED]"
 MIN_SECRET_CHARS = 8
 # Longer forms are matched only as they are: a line break allowed between every
 # character would make the pattern very large for, say, a PEM key.
@@ -66,6 +67,10 @@ class SecretForms:
 
     def __bool__(self) -> bool:
         return bool(self.forms)
+
+    def redact(self, text: str) -> str:
+        """`text` with every occurrence of a form replaced by `REDACTED_MARK`."""
+        return self.pattern.sub(REDACTED_MARK, text) if self.pattern is not None else text
 
     def occurrences(self, text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
         """(start, end) of every occurrence that begins in `[start, end)`, overlapping

@@ -30,10 +30,9 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from agent_cli.secret_forms import MIN_SECRET_CHARS, SecretForms
+from agent_cli.secret_forms import MIN_SECRET_CHARS, REDACTED_MARK, SecretForms
 from agent_cli.tools.output import ToolResult
 
-REDACTED_MARK = "[REDACTED]"
 SECRET_NAMES_VARIABLE = "AGENT_CLI_SECRET_NAMES"
 ALWAYS_SECRET_NAMES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 CREDENTIAL_NAME = re.compile(

@@ -1,0 +1,193 @@
+"""Compaction cuts split no secret and no pointer (issue 21, items 2 and 11).
+
+L1 keeps a head and a tail of a big result; the digest cuts each call's key input at 120
+characters and shortens old requests; an oversized user message stands in the view as
+its head and tail. A key split by any of these cuts is no longer recognised by
+redaction, and an `artifact:` pointer (about 150 characters) cut at 120 leads nowhere:
+in a long session 20 of 21 `read_artifact` lines carried a broken pointer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+from compaction_support import assistant, call_pair, make_counter, tool_result, tool_use, user
+from cuts_support import PADDING, leaked_piece, secret_occurrences, stand_in
+from hostile_support import fuzz_settings
+from hypothesis import given
+from hypothesis import strategies as st
+from session_support import ScriptedProvider, drain, make_session
+
+from agent_cli.compaction import CompactionPolicy, compact_context, truncate_tool_results
+from agent_cli.compaction.lines import describe_key_input
+from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message
+from agent_cli.compaction.truncate import build_truncated_blocks, build_truncated_text
+from agent_cli.secret_forms import SecretForms
+from agent_cli.sources.pointers import parse_source_pointer
+
+KEY = "sk-ant-FAKE-Zq9w8e7r6t5y4u3i2o1pLmNb"
+SECRETS = SecretForms.from_values([KEY])
+SESSION = "s-20261203-101500-abcdef"
+POINTER_TEXT = re.compile(r"(?:artifact|transcript):[A-Za-z0-9._:-]+")
+
+
+def artifact_pointer(number: int) -> str:
+    """A pointer shaped like the store's: session, a 40-character file name, 64 hex."""
+    digest = f"{number:064x}"
+    return f"artifact:{SESSION}:{digest[:32]}-bash-output.txt:{digest}"
+
+
+def repeated_keys(count: int) -> str:
+    """The key again and again: wherever a cut falls, it is almost surely inside one."""
+    return " ".join([KEY] * count)
+
+
+def content_text(message: dict[str, Any]) -> str:
+    return "".join(
+        block["content"] if isinstance(block["content"], str) else str(block["content"])
+        for block in message["content"]
+    )
+
+
+def test_l1_cuts_a_result_full_of_keys_only_between_them():
+    policy = CompactionPolicy(max_tool_result_tokens=300, secret_forms=SECRETS)
+    history = [user("go"), *call_pair("t1", repeated_keys(400)), assistant("ok"), user("next")]
+    counter, _ = make_counter()
+    view, saved = truncate_tool_results(history, policy, counter)
+    cut = content_text(view[2])
+    assert saved > 0 and "cut by context compaction" in cut
+    assert leaked_piece(SECRETS.redact(cut), KEY) is None, cut
+
+
+def test_l1_cuts_a_list_result_full_of_keys_only_between_them():
+    blocks = [{"type": "text", "text": repeated_keys(150)} for _ in range(3)]
+    policy = CompactionPolicy(max_tool_result_tokens=300, secret_forms=SECRETS)
+    history = [user("go"), *call_pair("t1", blocks), assistant("ok"), user("next")]
+    counter, _ = make_counter()
+    view, saved = truncate_tool_results(history, policy, counter)
+    shown = " ".join(b["text"] for b in view[2]["content"][0]["content"])
+    assert saved > 0 and leaked_piece(SECRETS.redact(shown), KEY) is None, shown
+
+
+@fuzz_settings(0.1)
+@given(
+    occurrence=secret_occurrences(),
+    before=PADDING,
+    after=PADDING,
+    budget=st.integers(45, 200),
+    as_blocks=st.booleans(),
+    repeats=st.integers(1, 40),
+)
+def test_l1_cut_anywhere_leaves_no_piece_of_a_secret(
+    occurrence, before, after, budget, as_blocks, repeats
+):
+    secret, form = occurrence
+    secrets = SecretForms.from_values([secret])
+    counter, _ = make_counter()
+
+    def shown(text: str) -> str:
+        if as_blocks:
+            cut = build_truncated_blocks([{"type": "text", "text": text}], budget, counter, secrets)
+            out = " ".join(block["text"] for block in cut) if cut else text
+        else:
+            out = build_truncated_text(text, budget, counter, secrets) or text
+        return secrets.redact(out)
+
+    text = (before + form) * repeats + after  # repeated, so that a cut is likely inside
+    baseline = shown((before + stand_in(form)) * repeats + after)
+    assert leaked_piece(shown(text), secret, baseline) is None
+
+
+@fuzz_settings(0.1)
+@given(occurrence=secret_occurrences(), before=PADDING, after=PADDING)
+def test_a_digest_line_holds_no_piece_of_a_secret_in_a_long_input(occurrence, before, after):
+    secret, form = occurrence
+    secrets = SecretForms.from_values([secret])
+    line = describe_key_input({"command": before + form + after}, secrets)
+    baseline = describe_key_input({"command": before + stand_in(form) + after}, secrets)
+    assert leaked_piece(line, secret, baseline) is None
+
+
+def test_a_digest_line_keeps_a_long_pointer_whole():
+    pointer = artifact_pointer(7)
+    assert len(pointer) > 140
+    line = describe_key_input({"pointer": pointer})
+    assert line == f"pointer={pointer}"
+    command = describe_key_input({"command": "x" * 100 + f" {pointer} and more words after it"})
+    assert pointer in command and command.endswith("…")
+
+
+def read_artifact_history(calls: int) -> list[dict[str, Any]]:
+    history = [user("Read the big output in pages and tell me what failed.")]
+    for number in range(calls):
+        use = tool_use(
+            f"toolu_{number}", "read_artifact", {"pointer": artifact_pointer(number), "offset": 0}
+        )
+        history += [assistant([use]), user([tool_result(f"toolu_{number}", "page " * 80)])]
+    history += [assistant("The build failed in step 3."), user("Thanks. Fix it.")]
+    return [{**m, SOURCE_KEY: f"transcript:{SESSION}:{i + 1}"} for i, m in enumerate(history)]
+
+
+def test_every_read_artifact_line_of_the_digest_carries_a_whole_pointer():
+    """The session of the issue: 21 `read_artifact` calls leave the view; each line the
+    digest keeps names the pointer it read, whole, so the request still holds a way
+    back to the output."""
+    history = read_artifact_history(21)
+    policy = CompactionPolicy(soft_threshold=2_000, hard_limit=40_000, keep_recent_messages=2)
+    counter, _ = make_counter()
+    view = compact_context(history, policy=policy, counter=counter).messages
+    digest = next(m["content"] for m in view if is_digest_message(m))
+    lines = [line for line in digest.splitlines() if line.startswith("- read_artifact")]
+    assert len(lines) >= 3
+    for line in lines:
+        named = POINTER_TEXT.findall(line)
+        artifacts = [p for p in named if p.startswith("artifact:")]
+        assert len(artifacts) == 1, line
+        assert parse_source_pointer(artifacts[0]).is_artifact
+        assert artifacts[0] in {artifact_pointer(n) for n in range(21)}
+
+
+def test_a_shortened_request_in_the_digest_keeps_a_pointer_whole():
+    pointer = artifact_pointer(3)
+    request = "x" * 40 + f" {pointer} please " + "y" * 400  # a cut at 60 or 200 chars
+    history = [user("first"), assistant("ok")]
+    for number in range(40):
+        history += [user(request if number == 0 else f"request {number} " + "z" * 300)]
+        history += [assistant("done " * 30)]
+    history.append(user("last"))
+    history = [{**m, SOURCE_KEY: f"transcript:{SESSION}:{i + 1}"} for i, m in enumerate(history)]
+    policy = CompactionPolicy(
+        soft_threshold=3_000, hard_limit=90_000, keep_recent_messages=2, digest_tokens=600
+    )
+    counter, _ = make_counter()
+    view = compact_context(history, policy=policy, counter=counter).messages
+    digest = next(m["content"] for m in view if is_digest_message(m))
+    shortened = [line for line in digest.splitlines() if "x" * 40 in line]
+    assert shortened and "shortened from" in shortened[0]
+    for found in POINTER_TEXT.findall(shortened[0]):
+        parse_source_pointer(found.rstrip(";)"))
+    assert pointer in shortened[0]
+
+
+def test_an_oversized_message_preview_splits_no_key_the_session_redacts(tmp_path):
+    """The session gives compaction the secrets its tools redact: a huge pasted text full
+    of the key stands in the request as a head and a tail with no key cut in half."""
+    provider = ScriptedProvider()
+    session = make_session(
+        tmp_path,
+        provider,
+        message_limit=400,
+        environment={"ANTHROPIC_API_KEY": KEY, "PATH": "/usr/bin:/bin"},
+    )
+    try:
+        assert session.policy.secret_forms == SECRETS
+        assert dataclasses.replace(session.policy).secret_forms == SECRETS
+        drain(session.run_turn(repeated_keys(3000)))
+        sent = provider.requests[-1].messages[0]["content"]
+        text = sent if isinstance(sent, str) else " ".join(b["text"] for b in sent)
+        assert "stored whole as artifact:" in text
+        assert leaked_piece(SECRETS.redact(text), KEY) is None, text[:600]
+    finally:
+        session.close()
