@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.approval import Approval
 
 
@@ -29,6 +30,8 @@ class PermissionRequest:
     tool: str
     description: str
     approval: Approval | None = field(default=None, compare=False)
+    # The secrets the toolbox redacts: a view that shortens a line cuts none of them.
+    secrets: SecretForms = field(default=NO_SECRETS, compare=False, repr=False)
 
 
 class PermissionDecision(Enum):

@@ -193,7 +193,9 @@ class Toolbox:
         arguments = validate_input(spec.schema, tool_input)
         call = spec.prepare(self._context, arguments)
         if spec.needs_permission:
-            request = PermissionRequest(spec.schema["name"], call.description, call.approval)
+            request = PermissionRequest(
+                spec.schema["name"], call.description, call.approval, self._redactor.forms
+            )
             if not self._gate.is_allowed(request):
                 return None
         self._live_output = StreamRedactor(self._redactor)
