@@ -8,7 +8,10 @@ is authorized for this session's own records only: a pointer of another session 
 `denied` before any file is looked at (a model must not read another conversation). The
 user at the REPL may expand any pointer of this workspace's state, with the same checks.
 The tool answers at most `page_chars` characters a call, with the offset to go on from,
-so its result stays within the tool-result limits.
+so its result stays within the tool-result limits. A page begins and ends where no pointer
+and none of `secrets` (the ones the session's tools redact) is split (`safe_cuts`): the
+page is redacted afterwards, and half a key would no longer be recognised; the model
+chooses the offset, so it would choose where the key is cut.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ import json
 from typing import Any
 
 from agent_cli.errors import ToolError
+from agent_cli.safe_cuts import safe_head_end, safe_tail_start
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.sources import SourcePointerResolver, SourceResolution, SourceResolutionStatus
 
 RECALL_PAGE_CHARS = 8_000
@@ -44,6 +49,7 @@ class Recall:
     ) -> None:
         self.session_id = session_id
         self.page_chars = page_chars
+        self.secrets: SecretForms = NO_SECRETS  # the session sets its toolbox's
         self._own = SourcePointerResolver(
             transcript_root,
             artifact_root,
@@ -73,8 +79,8 @@ class Recall:
         text = resolution.excerpt or ""
         if offset >= len(text) and text:
             raise ToolError(f"offset {offset} is past the end ({len(text):,} characters).")
-        page = text[offset : offset + self.page_chars]
-        end = offset + len(page)
+        start, end = self._page_bounds(text, offset, resolution.excerpt_truncated)
+        page = text[start:end]
         if end < len(text):
             tail = f"\n[more follows: call recall again with offset={end}]"
         elif resolution.excerpt_truncated:
@@ -84,6 +90,21 @@ class Recall:
         return (
             f"{resolution.pointer} (available, sha256 {resolution.evidence_sha256})\n{page}{tail}"
         )
+
+    def _page_bounds(self, text: str, offset: int, is_cut: bool) -> tuple[int, int]:
+        """The page from `offset`: moved past a secret it would begin inside, ended before
+        one it would end inside (or, when `is_cut`, one the read limit may have cut)."""
+        start = safe_tail_start(text, offset, self.secrets)
+        wanted = start + self.page_chars
+        end = safe_head_end(text, wanted, self.secrets, stream_stopped=is_cut)
+        if end > start:
+            return start, end
+        open_match = self.secrets.open_match_start(text) if is_cut else None
+        if open_match is not None and open_match <= start:
+            return len(text), len(text)  # all that is left may be a key cut by the limit
+        # Something longer than a page: taken whole (a secret is redacted afterwards).
+        end = max(safe_tail_start(text, wanted, self.secrets), min(wanted, len(text)))
+        return start, end
 
 
 def _refusal(resolution: SourceResolution) -> str:

@@ -191,3 +191,24 @@ def test_an_oversized_message_preview_splits_no_key_the_session_redacts(tmp_path
         assert leaked_piece(SECRETS.redact(text), KEY) is None, text[:600]
     finally:
         session.close()
+
+
+def test_recall_pages_split_no_key_wherever_the_model_starts_them(tmp_path):
+    """The model chooses the offset of a recall page, so it would choose where a key the
+    user pasted is cut; a page begins after and ends before any key it would split."""
+    provider = ScriptedProvider()
+    session = make_session(
+        tmp_path, provider, environment={"ANTHROPIC_API_KEY": KEY, "PATH": "/usr/bin:/bin"}
+    )
+    try:
+        drain(session.run_turn("please store these: " + repeated_keys(1000)))
+        pointer = session.view[0][SOURCE_KEY]
+        offsets = [0, 1, 17, 5_555, 12_345]
+        for offset in offsets:
+            page = session.toolbox.run("recall", {"pointer": pointer, "offset": offset})
+            assert not page.is_error and "[REDACTED]" in page.content
+            assert leaked_piece(page.content, KEY) is None, (offset, page.content[-300:])
+            following = re.search(r"offset=(\d+)\]", page.content)
+            assert following is not None and int(following.group(1)) > offset
+    finally:
+        session.close()
