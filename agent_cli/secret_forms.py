@@ -77,7 +77,10 @@ class SecretForms:
         ones included: at each position, the longest form that matches there."""
         if self._starts is None:
             return
-        for found in self._starts.finditer(text, max(start, 0)):
+        # One occurrence covers at most `longest_match` characters: the search need not
+        # look further than that past `end` (a whole 2 MB result would cost each cut).
+        limit = min(len(text), max(end, 0) + self.longest_match)
+        for found in self._starts.finditer(text, max(start, 0), limit):
             if found.start() >= end:
                 return
             yield found.start(1), found.end(1)

@@ -21,10 +21,14 @@ from hypothesis import strategies as st
 from session_support import ScriptedProvider, drain, make_session
 
 from agent_cli.compaction import CompactionPolicy, compact_context, truncate_tool_results
+from agent_cli.compaction.digest_fit import _fit_requests
+from agent_cli.compaction.digest_model import RequestEntry
+from agent_cli.compaction.digest_render import request_line
 from agent_cli.compaction.lines import describe_key_input
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message
 from agent_cli.compaction.truncate import build_truncated_blocks, build_truncated_text
 from agent_cli.secret_forms import SecretForms
+from agent_cli.session.oversized import build_preview
 from agent_cli.sources.pointers import parse_source_pointer
 
 KEY = "sk-ant-FAKE-Zq9w8e7r6t5y4u3i2o1pLmNb"
@@ -212,3 +216,48 @@ def test_recall_pages_split_no_key_wherever_the_model_starts_them(tmp_path):
             assert following is not None and int(following.group(1)) > offset
     finally:
         session.close()
+
+
+@fuzz_settings(0.1)
+@given(
+    occurrence=secret_occurrences(),
+    before=PADDING,
+    after=PADDING,
+    budget=st.integers(1, 400),
+    repeats=st.integers(1, 30),
+)
+def test_an_oversized_message_preview_cut_anywhere_leaves_no_piece_of_a_secret(
+    occurrence, before, after, budget, repeats
+):
+    secret, form = occurrence
+    secrets = SecretForms.from_values([secret])
+    pointer = artifact_pointer(1)
+
+    def shown(text: str) -> str:
+        return secrets.redact(build_preview(text, pointer, budget, len, secrets))
+
+    baseline = shown((before + stand_in(form)) * repeats + after)
+    assert leaked_piece(shown((before + form) * repeats + after), secret, baseline) is None
+
+
+@fuzz_settings(0.1)
+@given(
+    occurrence=secret_occurrences(),
+    lead=st.integers(0, 210),
+    after=PADDING,
+    budget=st.integers(0, 80),
+)
+def test_a_shortened_request_leaves_no_piece_of_a_secret(occurrence, lead, after, budget):
+    """A request is shortened to 200 or 60 characters: the secret starts near either."""
+    secret, form = occurrence
+    before = "·" * lead
+    secrets = SecretForms.from_values([secret])
+    counter, _ = make_counter()
+
+    def shown(text: str) -> str:
+        fitted, _ = _fit_requests([RequestEntry(text, None)] * 3, budget, counter, secrets)
+        return secrets.redact("\n".join(request_line(entry) for entry in fitted))
+
+    text = before + form + after + "z" * 300  # long enough to be shortened
+    baseline = shown(before + stand_in(form) + after + "z" * 300)
+    assert leaked_piece(shown(text), secret, baseline) is None
