@@ -27,6 +27,7 @@ from agent_cli.compaction.digest_render import request_line
 from agent_cli.compaction.lines import describe_key_input
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message
 from agent_cli.compaction.truncate import build_truncated_blocks, build_truncated_text
+from agent_cli.provider.summary_input import render_summary_input
 from agent_cli.secret_forms import SecretForms
 from agent_cli.session.oversized import build_preview
 from agent_cli.sources.pointers import parse_source_pointer
@@ -261,3 +262,14 @@ def test_a_shortened_request_leaves_no_piece_of_a_secret(occurrence, lead, after
     text = before + form + after + "z" * 300  # long enough to be shortened
     baseline = shown(before + stand_in(form) + after + "z" * 300)
     assert leaked_piece(shown(text), secret, baseline) is None
+
+
+def test_the_summary_input_keeps_pointers_whole_at_its_cuts():
+    """L4's bounded input cuts result heads at 800 and arguments at 300 characters; a
+    pointer at either cut reaches the summary whole, or the summary cannot point back."""
+    pointer = artifact_pointer(9)
+    result = "r" * 700 + f" saved as {pointer} " + "r" * 2000
+    use = tool_use("t1", "recall", {"pointer": "x" * 200 + " " + pointer, "offset": 0})
+    history = [user("go"), assistant([use]), user([tool_result("t1", result)])]
+    rendered = "\n".join(render_summary_input(history).splitlines())
+    assert rendered.count(pointer) == 2, rendered
