@@ -27,6 +27,7 @@ from agent_cli.compaction.digest_render import request_line
 from agent_cli.compaction.lines import describe_key_input
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message
 from agent_cli.compaction.truncate import build_truncated_blocks, build_truncated_text
+from agent_cli.events import ModelResponse, Usage
 from agent_cli.provider.summary_input import render_summary_input
 from agent_cli.secret_forms import SecretForms
 from agent_cli.session.oversized import build_preview
@@ -273,3 +274,39 @@ def test_the_summary_input_keeps_pointers_whole_at_its_cuts():
     history = [user("go"), assistant([use]), user([tool_result("t1", result)])]
     rendered = "\n".join(render_summary_input(history).splitlines())
     assert rendered.count(pointer) == 2, rendered
+
+
+def test_a_long_paging_session_keeps_a_usable_pointer_to_the_big_output(tmp_path):
+    """The session of issue 21 item 11 with the real toolbox and store: a 2 MB output is
+    spilled, read back in 21 `read_artifact` pages, and compaction prunes the older
+    pages; the last request's digest still names the artifact in full, and that pointer
+    reads the output back."""
+    (tmp_path / "make.sh").write_text('for i in $(seq 1 120000); do echo "step $i ok"; done\n')
+    holder: dict[str, str] = {}
+
+    def run_it(request: Any) -> Any:
+        use = tool_use("b1", "bash", {"command": "sh make.sh"})
+        yield ModelResponse({"role": "assistant", "content": [use]}, "tool_use", Usage(0, 0))
+
+    def page(number: int) -> Any:
+        def step(request: Any) -> Any:
+            if "pointer" not in holder:
+                holder["pointer"] = POINTER_TEXT.findall(str(request.messages[-1]["content"]))[0]
+            arguments = {"pointer": holder["pointer"], "offset": number * 4096}
+            use = tool_use(f"r{number}", "read_artifact", arguments)
+            yield ModelResponse({"role": "assistant", "content": [use]}, "tool_use", Usage(0, 0))
+
+        return step
+
+    steps = [run_it, *(page(n) for n in range(21)), [{"type": "text", "text": "done"}]]
+    provider = ScriptedProvider(steps)
+    session = make_session(tmp_path, provider, soft=6_000, hard=200_000, keep_recent=4)
+    try:
+        assert drain(session.run_turn("build it and read the log"))[-1].outcome == "ok"
+        digest = next(m["content"] for m in provider.requests[-1].messages if is_digest_message(m))
+        named = [p for p in POINTER_TEXT.findall(digest) if p.startswith("artifact:")]
+        assert named and set(named) == {holder["pointer"]}, digest
+        read_back = session.toolbox.run("read_artifact", {"pointer": named[0], "offset": 0})
+        assert not read_back.is_error and "step 1 ok" in read_back.content
+    finally:
+        session.close()
