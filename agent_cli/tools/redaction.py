@@ -15,11 +15,14 @@ shorter than `MIN_SECRET_CHARS` are left alone: they would match ordinary text.
 
 `StreamRedactor` does the same for output shown while a command runs.
 
-Forms covered: the value as it is; its base64 (standard and URL-safe alphabets, at any of
-the three byte alignments, so inside a longer encoded stream too); its hex (lower and
-upper case); each of these also when broken across lines (`base64` wraps at 76 columns,
-`xxd -p` at 60). A command that rewrites the value another way (cut into pieces,
-reversed, encrypted) is not caught: no filter can catch every transformation.
+Forms covered (`agent_cli.secret_forms`, pure, so compaction knows them too): the value
+as it is; its base64 (standard and URL-safe alphabets, at any of the three byte
+alignments, so inside a longer encoded stream too); its hex (lower and upper case); each
+of these also when broken across lines (`base64` wraps at 76 columns, `xxd -p` at 60). A
+command that rewrites the value another way (cut into pieces, reversed, encrypted) is
+not caught: no filter can catch every transformation. Redaction finds only whole forms,
+so every place that shortens text before it is redacted cuts where no form is split
+(`agent_cli.safe_cuts`); `forms` is what this redactor finds, handed to them.
 """
 
 from __future__ import annotations
