@@ -20,7 +20,20 @@ SECRET_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 PADDING = st.text(st.sampled_from(" ·\n"), max_size=400)
 STAND_IN = "¤"
 
-secret_values = st.text(st.sampled_from(SECRET_ALPHABET), min_size=8, max_size=48)
+# Token-like values most of the time, any printable text (not spaces or the padding's
+# characters) otherwise: a password may hold punctuation or letters of any script.
+secret_values = st.one_of(
+    st.text(st.sampled_from(SECRET_ALPHABET), min_size=8, max_size=48),
+    st.text(
+        st.characters(
+            codec="utf-8",
+            exclude_categories=["Cs", "Cc", "Cf", "Zs", "Zl", "Zp"],
+            exclude_characters="·¤",
+        ),
+        min_size=8,
+        max_size=48,
+    ),
+)
 
 
 @st.composite
