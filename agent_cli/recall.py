@@ -8,7 +8,10 @@ is authorized for this session's own records only: a pointer of another session 
 `denied` before any file is looked at (a model must not read another conversation). The
 user at the REPL may expand any pointer of this workspace's state, with the same checks.
 The tool answers at most `page_chars` characters a call, with the offset to go on from,
-so its result stays within the tool-result limits.
+so its result stays within the tool-result limits. A page begins and ends where no pointer
+and none of `secrets` (the ones the session's tools redact) is split (`safe_cuts`): the
+page is redacted afterwards, and half a key would no longer be recognised; the model
+chooses the offset, so it would choose where the key is cut.
 
 `search` finds what the pointers do not say: it reads this session's transcript only (by
 its own session id, never a pointer or path from the model), and the artifacts its
@@ -32,6 +35,8 @@ from agent_cli.recall_search import (
     render_search_page,
     search_records,
 )
+from agent_cli.safe_cuts import safe_head_end, safe_tail_start
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.sources import SourcePointerResolver, SourceResolution, SourceResolutionStatus
 
 RECALL_PAGE_CHARS = 8_000
@@ -60,6 +65,7 @@ class Recall:
         self.session_id = session_id
         self.page_chars = page_chars
         self.search_timeout = search_timeout
+        self.secrets: SecretForms = NO_SECRETS  # the session sets its toolbox's
         self._transcript_root = Path(transcript_root)
         self._own = SourcePointerResolver(
             transcript_root,
@@ -90,8 +96,8 @@ class Recall:
         text = resolution.excerpt or ""
         if offset >= len(text) and text:
             raise ToolError(f"offset {offset} is past the end ({len(text):,} characters).")
-        page = text[offset : offset + self.page_chars]
-        end = offset + len(page)
+        start, end = self._page_bounds(text, offset, resolution.excerpt_truncated)
+        page = text[start:end]
         if end < len(text):
             tail = f"\n[more follows: call recall again with offset={end}]"
         elif resolution.excerpt_truncated:
@@ -120,6 +126,7 @@ class Recall:
                 per_page=search_page_matches(self.page_chars),
                 timeout=self.search_timeout,
                 read_artifact=self._read_own_artifact,
+                secrets=self.secrets,
             )
         finally:
             getattr(records, "close", lambda: None)()  # a page found early leaves the file
@@ -133,6 +140,21 @@ class Recall:
         if resolution.status is not SourceResolutionStatus.AVAILABLE:
             return None
         return resolution.excerpt
+
+    def _page_bounds(self, text: str, offset: int, is_cut: bool) -> tuple[int, int]:
+        """The page from `offset`: moved past a secret it would begin inside, ended before
+        one it would end inside (or, when `is_cut`, one the read limit may have cut)."""
+        start = safe_tail_start(text, offset, self.secrets)
+        wanted = start + self.page_chars
+        end = safe_head_end(text, wanted, self.secrets, stream_stopped=is_cut)
+        if end > start:
+            return start, end
+        open_match = self.secrets.open_match_start(text) if is_cut else None
+        if open_match is not None and open_match <= start:
+            return len(text), len(text)  # all that is left may be a key cut by the limit
+        # Something longer than a page: taken whole (a secret is redacted afterwards).
+        end = max(safe_tail_start(text, wanted, self.secrets), min(wanted, len(text)))
+        return start, end
 
 
 def search_page_matches(page_chars: int) -> int:

@@ -31,6 +31,8 @@ from typing import Any
 
 from agent_cli.errors import ToolError, TranscriptCorrupt
 from agent_cli.recall_render import render_blocks
+from agent_cli.safe_cuts import pointer_around, secret_end_across, secret_start_across
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.ripgrep_records import RecordSearch, find_in_records
 
 MAX_QUERY_CHARS = 500
@@ -105,12 +107,14 @@ def search_records(
     per_page: int = SEARCH_PAGE_MATCHES,
     timeout: float = SEARCH_TIMEOUT_SECONDS,
     read_artifact: ArtifactReader | None = None,
+    secrets: SecretForms = NO_SECRETS,
 ) -> SearchPage:
     """One page of the records that match `query` (see the module contract); with
     `read_artifact`, the artifacts the messages name are searched too, each once, right
-    after the first message that names it."""
+    after the first message that names it. Excerpts split none of `secrets` and show
+    them redacted."""
     page = SearchPage(query, offset)
-    searchable = _SearchableMessages(records, read_artifact)
+    searchable = _SearchableMessages(records, read_artifact, secrets)
     if query.is_regex:
         matches = _regex_matches(query.text, searchable, page, timeout)
     else:
@@ -136,9 +140,13 @@ class _SearchableMessages:
     remembered when its message goes by, so its result (always later) is hidden."""
 
     def __init__(
-        self, records: Iterable[dict[str, Any]], read_artifact: ArtifactReader | None
+        self,
+        records: Iterable[dict[str, Any]],
+        read_artifact: ArtifactReader | None,
+        secrets: SecretForms = NO_SECRETS,
     ) -> None:
         self._records = records
+        self._secrets = secrets
         self._read_artifact = read_artifact
         self._seen_artifacts: set[str] = set()
         self.pointers: list[str] = []
@@ -153,7 +161,7 @@ class _SearchableMessages:
         kind = self.kinds.get(pointer, "?")
         line_start = text.rfind("\n", 0, start) + 1  # a page read from there shows the line
         at = line_start if kind == "artifact" else line_start + len(f"{kind} message:\n")
-        return SearchHit(pointer, kind, build_excerpt(text, start, end), at)
+        return SearchHit(pointer, kind, build_excerpt(text, start, end, self._secrets), at)
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
         try:
@@ -244,13 +252,33 @@ def _regex_matches(
         page.timed_out = run.timed_out
 
 
-def build_excerpt(text: str, start: int, end: int) -> str:
+def build_excerpt(text: str, start: int, end: int, secrets: SecretForms = NO_SECRETS) -> str:
     """One line: up to `EXCERPT_CONTEXT_CHARS` either side of the match (itself cut to
-    `EXCERPT_MATCH_CHARS`), line breaks shown as ⏎, an ellipsis where text was left out."""
+    `EXCERPT_MATCH_CHARS`), line breaks shown as ⏎, an ellipsis where text was left out.
+    An edge that would split a secret of `secrets` or a pointer widens to take it whole,
+    and the secrets are redacted before line breaks are folded (a key wrapped over lines
+    would no longer be recognised after)."""
     end = min(max(end, start), start + EXCERPT_MATCH_CHARS)
-    left, right = max(0, start - EXCERPT_CONTEXT_CHARS), end + EXCERPT_CONTEXT_CHARS
-    shown = " ".join(text[left:right].replace("\n", " ⏎ ").split())
+    left = _widen_left(text, max(0, start - EXCERPT_CONTEXT_CHARS), secrets)
+    right = _widen_right(text, min(len(text), end + EXCERPT_CONTEXT_CHARS), secrets)
+    shown = " ".join(secrets.redact(text[left:right]).replace("\n", " ⏎ ").split())
     return f"{'…' if left > 0 else ''}{shown}{'…' if right < len(text) else ''}"
+
+
+def _widen_left(text: str, left: int, secrets: SecretForms) -> int:
+    """`left`, moved back to the start of a secret or a pointer it falls inside."""
+    secret_start = secret_start_across(text, left, secrets)
+    left = left if secret_start is None else secret_start
+    pointer = pointer_around(text, left)
+    return left if pointer is None else pointer[0]
+
+
+def _widen_right(text: str, right: int, secrets: SecretForms) -> int:
+    """`right`, moved on to the end of a secret or a pointer it falls inside."""
+    secret_end = secret_end_across(text, right, secrets)
+    right = right if secret_end is None else secret_end
+    pointer = pointer_around(text, right)
+    return right if pointer is None else pointer[1]
 
 
 def render_hit(hit: SearchHit) -> str:

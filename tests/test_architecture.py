@@ -29,6 +29,8 @@ CORE_PATTERNS = (
     "durable/*.py",
     "sources/pointers.py",
     "sources/resolution.py",
+    "secret_forms.py",
+    "safe_cuts.py",
     "models.py",
     "usage_cost.py",
 )

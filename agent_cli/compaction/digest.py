@@ -60,6 +60,7 @@ from agent_cli.compaction.digest_render import (
 from agent_cli.compaction.lines import count_line as _count_line
 from agent_cli.compaction.markers import DIGEST_LATER_PART
 from agent_cli.compaction.removed import RemovedInteraction, RemovedRequest
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 __all__ = [  # entries and stored form: `digest_model`; text: `digest_render`; refit: `digest_fit`
@@ -97,30 +98,36 @@ def merge_digest(
     budget_tokens: int,
     counter: TokenCounter,
     rendered_tokens: int | None = None,
+    secrets: SecretForms = NO_SECRETS,
 ) -> Digest:
     """`digest` with the newly removed items added (module doc): as one more part when
     that fits the budget with every new request whole, else all of it fitted again.
     `rendered_tokens`: the digest's tokens as the budget counts them, when the caller
-    has them (`count_rendered_message` of the message it came from)."""
+    has them (`count_rendered_message` of the message it came from). A line or request
+    that is shortened is cut where none of `secrets` and no pointer is split."""
     if not (requests or interactions):
         return digest
-    appended = _append_part(digest, requests, interactions, budget_tokens, counter, rendered_tokens)
+    appended = _append_part(
+        digest, requests, interactions, (budget_tokens, rendered_tokens), counter, secrets
+    )
     if appended is not None:
         return appended
-    return refit_digest(digest, requests, interactions, budget_tokens, counter)
+    return refit_digest(digest, requests, interactions, budget_tokens, counter, secrets)
 
 
 def _append_part(
     digest: Digest,
     requests: Sequence[RemovedRequest],
     interactions: Sequence[RemovedInteraction],
-    budget_tokens: int,
+    budget: tuple[int, int | None],
     counter: TokenCounter,
-    rendered_tokens: int | None = None,
+    secrets: SecretForms,
 ) -> Digest | None:
     """`digest` with one more part holding the new items whole, or None when that would
     pass the budget (or there is no digest yet). The parts already written stay as they
-    were, so the cached prefix that ends with them is read again, not written."""
+    were, so the cached prefix that ends with them is read again, not written.
+    `budget`: the digest's budget and its tokens now, when known."""
+    budget_tokens, rendered_tokens = budget
     least = (len(requests) + len(interactions)) * MIN_LINE_TOKENS  # the new lines cost more
     if digest.is_empty() or least > budget_tokens:
         return None  # refused before anything is counted: a long removal, often
@@ -139,7 +146,7 @@ def _append_part(
     for removed in interactions:  # newest first: the lines stop as soon as room runs out
         if room < 0:
             return None
-        line = InteractionEntry(removed.describe(), removed.pointer)
+        line = InteractionEntry(removed.describe(secrets), removed.pointer)
         room -= line_cost(removed, line.line, counter)
         lines.append(line)
     if room < 0:

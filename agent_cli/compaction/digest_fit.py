@@ -29,6 +29,8 @@ from agent_cli.compaction.digest_render import older_line, request_line, with_po
 from agent_cli.compaction.lines import RemovedInteraction, RemovedRequest
 from agent_cli.compaction.lines import count_line as _count_line
 from agent_cli.compaction.markers import DIGEST_HEADER
+from agent_cli.safe_cuts import safe_head_end
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 SHORT_REQUEST_CHARS = 200
@@ -52,6 +54,7 @@ def refit_digest(
     interactions: Sequence[RemovedInteraction],
     budget_tokens: int,
     counter: TokenCounter,
+    secrets: SecretForms = NO_SECRETS,
 ) -> Digest:
     """All entries fitted again into one part: requests whole while they fit, then
     shortened; interaction lines up to `budget_tokens - REFIT_HEADROOM` of the budget, the
@@ -60,12 +63,11 @@ def refit_digest(
     all_requests, _ = _newest_first([*new_requests, *digest.requests])
     budget = budget_tokens - _count_frame(counter)
     all_lines, is_sorted = _newest_first([*interactions, *digest.interactions])
-    fitted, used = _fit_requests(
-        all_requests, budget - _older_line_reserve(digest, all_lines, is_sorted, counter), counter
-    )
+    reserve = _older_line_reserve(digest, all_lines, is_sorted, counter)
+    fitted, used = _fit_requests(all_requests, budget - reserve, counter, secrets)
     fill = budget - int(budget_tokens * REFIT_HEADROOM)
     line_budget = max(fill - used, 0)  # requests first: lines that do not fit fold
-    kept, folded, used = _fit_lines(all_lines, line_budget, counter)
+    kept, folded, used = _fit_lines(all_lines, line_budget, counter, secrets)
     older = _fold(digest.older, folded, is_sorted)
     if older.count:
         older = _make_room_for_older(kept, older, line_budget - used, counter)
@@ -102,18 +104,20 @@ def _newest_first(entries: list[Any]) -> tuple[list[Any], bool]:
 
 
 def _fit_requests(
-    entries: list[RequestEntry], budget: int, counter: TokenCounter
+    entries: list[RequestEntry], budget: int, counter: TokenCounter, secrets: SecretForms
 ) -> tuple[list[RequestEntry], int]:
     """Newest first: whole while they fit, then heads of `SHORT_REQUEST_CHARS`, and past
     twice the budget heads of `SHORTEST_REQUEST_CHARS`, so a very long session's requests
-    cost a few tokens each while every one of them keeps its words' start and pointer."""
+    cost a few tokens each while every one of them keeps its words' start and pointer.
+    A head ends where no pointer and none of `secrets` is split (`safe_cuts`)."""
     used, fitted = 0, []
     for entry in entries:
         cost = _count_line(request_line(entry), counter)
         for limit, allowed in ((SHORT_REQUEST_CHARS, budget), (SHORTEST_REQUEST_CHARS, 2 * budget)):
             if used + cost > allowed and len(entry.text) > limit:
                 original = entry.shortened_from or len(entry.text)
-                entry = replace(entry, text=entry.text[:limit], shortened_from=original)
+                head = entry.text[: safe_head_end(entry.text, limit, secrets)]
+                entry = replace(entry, text=head, shortened_from=original)
                 cost = _count_line(request_line(entry), counter)
         used += cost
         fitted.append(entry)
@@ -121,7 +125,10 @@ def _fit_requests(
 
 
 def _fit_lines(
-    entries: list[InteractionEntry | RemovedInteraction], budget: int, counter: TokenCounter
+    entries: list[InteractionEntry | RemovedInteraction],
+    budget: int,
+    counter: TokenCounter,
+    secrets: SecretForms,
 ) -> tuple[list[InteractionEntry], list[InteractionEntry | RemovedInteraction], int]:
     """The newest lines that fit, the rest (to fold) and the tokens of those that fit. A
     removed interaction's line is written only when it is kept, so a long removal costs
@@ -131,7 +138,7 @@ def _fit_lines(
     for index, entry in enumerate(entries):
         line = entry.line  # None only for a removed call whose line is not written yet
         if line is None:
-            line = entry.describe()  # type: ignore[union-attr]
+            line = entry.describe(secrets)  # type: ignore[union-attr]
         cost = line_cost(entry, line, counter)
         if used + cost > budget:
             return kept, entries[index:], used

@@ -95,9 +95,9 @@ def record_facts(
     `interactions` are the calls answered among them) and record them, with the reads
     keyed as L2 compares them under the policy the check runs under (the default one
     when it names none; `read_keys`), and L2's running outcome (`running_reads`)."""
-    facts = [build_message_facts(message, counter) for message in messages]
-    note_calls(facts, messages, start, interactions, counter)
     policy = DEFAULT_POLICY if policy is None else policy
+    facts = [build_message_facts(message, counter) for message in messages]
+    note_calls(facts, messages, start, interactions, counter, policy.secret_forms)
     rule = read_rule(policy)
     for index, found in enumerate(facts):
         if found.uses:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
+from agent_cli.safe_cuts import safe_head_end
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import TokenCounter
 
 # The input keys that say what a call was about, most telling first.
@@ -40,8 +42,10 @@ class RemovedInteraction(NamedTuple):
     # when counted already: the digest takes the figure for that very counter only
     counted: tuple[Any, int] | None = None
 
-    def describe(self) -> str:
-        return self.line if self.line is not None else describe_interaction(self.use, self.result)
+    def describe(self, secrets: SecretForms = NO_SECRETS) -> str:
+        if self.line is not None:
+            return self.line
+        return describe_interaction(self.use, self.result, secrets)
 
     def line_tokens(self, counter: TokenCounter) -> int | None:
         """The tokens of this entry's line as `counter` counts it, when already known."""
@@ -49,10 +53,12 @@ class RemovedInteraction(NamedTuple):
         return counted[1] if counted is not None and counted[0] is counter else None
 
 
-def describe_interaction(use: dict[str, Any], result: dict[str, Any] | None) -> str:
+def describe_interaction(
+    use: dict[str, Any], result: dict[str, Any] | None, secrets: SecretForms = NO_SECRETS
+) -> str:
     """`read_file path=src/a.py -> 1,234 chars, ok`: tool, key input, result size, outcome."""
     name = str(use.get("name") or "tool")
-    key_input = describe_key_input(use.get("input"))
+    key_input = describe_key_input(use.get("input"), secrets)
     head = f"{name} {key_input}" if key_input else name
     if result is None:
         return f"{head} -> no result"
@@ -60,16 +66,20 @@ def describe_interaction(use: dict[str, Any], result: dict[str, Any] | None) -> 
     return f"{head} -> {result_size(result):,} chars, {outcome}"
 
 
-def describe_key_input(tool_input: Any) -> str:
-    """The one input that says what the call was about, `key=value`, on one short line."""
+def describe_key_input(tool_input: Any, secrets: SecretForms = NO_SECRETS) -> str:
+    """The one input that says what the call was about, `key=value`, on one short line:
+    `secrets` redacted first (joining its lines would hide a wrapped one from the
+    redactor), then cut at `MAX_KEY_INPUT_CHARS`, but never inside a pointer: a
+    `read_artifact` line keeps the pointer it read, whole (`safe_cuts`)."""
     if not isinstance(tool_input, dict) or not tool_input:
         return ""
     key = _pick_key_input(tool_input)
     if key is None:
         return ""
-    value = " ".join(str(tool_input[key]).split())
+    value = " ".join(secrets.redact(str(tool_input[key])).split())
     if len(value) > MAX_KEY_INPUT_CHARS:
-        value = value[: MAX_KEY_INPUT_CHARS - 1] + "…"
+        end = safe_head_end(value, MAX_KEY_INPUT_CHARS - 1, secrets)
+        value = value if end == len(value) else value[:end] + "…"
     return f"{key}={value}"
 
 

@@ -21,6 +21,7 @@ from agent_cli.compaction.lines import (
 )
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
 from agent_cli.compaction.read_keys import ReadRule
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import TokenCounter
 
 Message = dict[str, Any]
@@ -88,6 +89,7 @@ def note_calls(
     start: int,
     interactions: Mapping[str, tuple[int, int]],
     counter: TokenCounter,
+    secrets: SecretForms = NO_SECRETS,
 ) -> None:
     """Write the digest entry of each call in `interactions` (id -> indices of its
     tool_use and tool_result messages; `facts[i]` is message `start + i`) into its
@@ -102,7 +104,7 @@ def note_calls(
         use = next(block for block in use_facts.uses if block.get("id") == tool_id)
         result = next(b for b in result_facts.results if b.get("tool_use_id") == tool_id)
         pointer = result_facts.pointer or use_facts.pointer
-        line = describe_interaction(use, result)
+        line = describe_interaction(use, result, secrets)
         tokens = count_line(with_pointer(line, pointer), counter)
         if use_facts.calls is None or use_facts.call_tokens is None:
             use_facts = facts[use_index - start] = use_facts._replace(calls={}, call_tokens={})

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_cli.errors import PolicyError
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 
 DEFAULT_LOW_WATER_DIVISOR = 2
 _POSITIVE_FIELDS = (
@@ -49,6 +50,9 @@ class CompactionPolicy:
       threshold, fixed when the policy is made (a policy derived with `replace` keeps it).
     - `max_message_tokens`: a user message larger than this is stored as an artifact and
       stands in the view as a preview; 0 means a quarter of the soft threshold.
+    - `secret_forms`: the secrets the session's tools redact (`Toolbox.secret_forms`);
+      every layer that shortens text cuts where none of them is split (`safe_cuts`).
+      Not compared and not shown: it is the session's, not a setting.
     """
 
     soft_threshold: int = 80_000
@@ -61,6 +65,7 @@ class CompactionPolicy:
     low_water: int | None = None
     digest_tokens: int = 0
     max_message_tokens: int = 0
+    secret_forms: SecretForms = field(default=NO_SECRETS, compare=False, repr=False)
 
     @property
     def low_water_mark(self) -> int:

@@ -62,7 +62,13 @@ def apply_traced_step(
     if requests or interactions:
         earlier, rendered = _earlier_digest(digest_message, facts, counter)
         digest = merge_digest(
-            earlier, requests, interactions, policy.digest_tokens, counter, rendered
+            earlier,
+            requests,
+            interactions,
+            policy.digest_tokens,
+            counter,
+            rendered,
+            secrets=policy.secret_forms,
         )
         digest_message = build_digest_message(digest)
         if facts is not None:  # the next step of this run need not parse it again

@@ -22,6 +22,8 @@ from agent_cli.compaction.oversized import find_oversized_results
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
 from agent_cli.compaction.standalone import run_layer_alone
+from agent_cli.safe_cuts import safe_head_end, safe_tail_start
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import TokenCounter
 
 MARKER_ALLOWANCE_TOKENS = 40
@@ -36,15 +38,20 @@ def render_truncation_marker(omitted_chars: int, original_tokens: int, original_
     )
 
 
-def _snap_to_lines(text: str, head: int, tail: int) -> tuple[int, int]:
-    """Move the cuts to line ends when one is near, so kept lines stay whole."""
+def _snap_to_lines(text: str, head: int, tail: int, secrets: SecretForms) -> tuple[int, int]:
+    """Move the cuts to line ends when one is near, so kept lines stay whole; then to
+    where they split no secret and no pointer (`safe_cuts`)."""
     newline = text.rfind("\n", 0, head)
     if newline >= head * 3 // 4:
         head = newline + 1
+    head = safe_head_end(text, head, secrets)
     tail_start = len(text) - tail
     newline = text.find("\n", tail_start, tail_start + tail // 4)
     if tail and newline != -1:
-        tail = len(text) - newline - 1
+        tail_start = newline + 1
+    if tail:
+        tail_start = max(safe_tail_start(text, tail_start, secrets), head)
+        tail = len(text) - tail_start
     return head, tail
 
 
@@ -60,8 +67,14 @@ def note_cut_count(
     return counter.count_text(cut)
 
 
-def _cut(text: str, head: int, tail: int, original_tokens: int, counter: TokenCounter) -> str:
-    head, tail = _snap_to_lines(text, head, tail)
+def _cut(
+    text: str,
+    cuts: tuple[int, int],
+    original_tokens: int,
+    counter: TokenCounter,
+    secrets: SecretForms,
+) -> str:
+    head, tail = _snap_to_lines(text, *cuts, secrets)
     omitted = len(text) - head - tail
     marker = render_truncation_marker(omitted, original_tokens, len(text))
     cut = text[:head] + marker + (text[len(text) - tail :] if tail else "")
@@ -69,8 +82,11 @@ def _cut(text: str, head: int, tail: int, original_tokens: int, counter: TokenCo
     return cut
 
 
-def build_truncated_text(text: str, budget: int, counter: TokenCounter) -> str | None:
-    """`text` cut to about `budget` tokens, or None when it fits or cutting would not help."""
+def build_truncated_text(
+    text: str, budget: int, counter: TokenCounter, secrets: SecretForms = NO_SECRETS
+) -> str | None:
+    """`text` cut to about `budget` tokens, or None when it fits or cutting would not help;
+    no cut splits one of `secrets` or a pointer."""
     original = counter.count_text(text)
     if original <= budget:
         return None
@@ -81,7 +97,7 @@ def build_truncated_text(text: str, budget: int, counter: TokenCounter) -> str |
         head = int(keep * 2 / 3 * chars_per_token)
         tail = int(keep / 3 * chars_per_token)
         if head + tail < len(text):
-            candidate = _cut(text, head, tail, original, counter)
+            candidate = _cut(text, (head, tail), original, counter, secrets)
             size = counter.count_text(candidate)
             if size <= budget:
                 break
@@ -102,11 +118,13 @@ def _count_whole(sizes: Sequence[int], budget: float) -> tuple[int, float]:
     return taken, budget
 
 
-def _edge_parts(text: str, size: int, head_tokens: float, tail_tokens: float) -> tuple[str, str]:
+def _edge_parts(
+    text: str, size: int, head_tokens: float, tail_tokens: float, secrets: SecretForms
+) -> tuple[str, str]:
     """About `head_tokens` from the start and `tail_tokens` from the end of `text`."""
     chars_per_token = len(text) / max(size, 1)
     head, tail = _snap_to_lines(
-        text, int(head_tokens * chars_per_token), int(tail_tokens * chars_per_token)
+        text, int(head_tokens * chars_per_token), int(tail_tokens * chars_per_token), secrets
     )
     return text[:head], (text[len(text) - tail :] if tail else "")
 
@@ -129,6 +147,7 @@ def _cut_stream(
     keep: float,
     original: tuple[int, int],
     counter: TokenCounter,
+    secrets: SecretForms,
 ) -> list[Any] | None:
     """`blocks` with their text read as one stream cut to about `keep` tokens.
 
@@ -144,10 +163,11 @@ def _cut_stream(
     first, last = middle[0], middle[-1]
     first_size = sizes[head_count]
     head, tail = _edge_parts(
-        blocks[first]["text"], first_size, head_left, tail_left if first == last else 0
+        blocks[first]["text"], first_size, head_left, tail_left if first == last else 0, secrets
     )
     if last != first:
-        _, tail = _edge_parts(blocks[last]["text"], sizes[-tail_count - 1], 0, tail_left)
+        last_size = sizes[-tail_count - 1]
+        _, tail = _edge_parts(blocks[last]["text"], last_size, 0, tail_left, secrets)
     omitted = sum(len(blocks[index]["text"]) for index in middle) - len(head) - len(tail)
     if omitted <= 0:
         return None
@@ -167,7 +187,7 @@ def _cut_stream(
 
 
 def build_truncated_blocks(
-    blocks: list[Any], budget: int, counter: TokenCounter
+    blocks: list[Any], budget: int, counter: TokenCounter, secrets: SecretForms = NO_SECRETS
 ) -> list[Any] | None:
     """A list result cut to about `budget` tokens, or None when nothing shrank.
 
@@ -190,7 +210,7 @@ def build_truncated_blocks(
     keep = max(budget - (original - sum(sizes)) - MARKER_ALLOWANCE_TOKENS, 0) * 0.9
     candidate, size = None, original
     for _ in range(_SHRINK_ATTEMPTS):
-        cut = _cut_stream(blocks, texts, sizes, keep, stats, counter)
+        cut = _cut_stream(blocks, texts, sizes, keep, stats, counter, secrets)
         if cut is not None:
             candidate, size = cut, counter.count_content(cut)
             if size <= budget:
@@ -202,28 +222,28 @@ def build_truncated_blocks(
 
 
 def _truncate_result(
-    block: dict[str, Any], budget: int, counter: TokenCounter
+    block: dict[str, Any], budget: int, counter: TokenCounter, secrets: SecretForms
 ) -> dict[str, Any] | None:
     content = block.get("content")
     cut: str | list[Any] | None
     if isinstance(content, str):
-        cut = build_truncated_text(content, budget, counter)
+        cut = build_truncated_text(content, budget, counter, secrets)
     elif isinstance(content, list) and counter.count_content(content) > budget:
-        cut = build_truncated_blocks(content, budget, counter)
+        cut = build_truncated_blocks(content, budget, counter, secrets)
     else:
         cut = None
     return None if cut is None else {**block, "content": cut}
 
 
 def _truncate_message(
-    message: dict[str, Any], budget: int, counter: TokenCounter
+    message: dict[str, Any], budget: int, counter: TokenCounter, secrets: SecretForms
 ) -> tuple[dict[str, Any], int] | None:
     """A smaller copy of a user message and how many results it cut, or None."""
     content = message["content"]
     blocks, cut_count = list(content), 0
     for index, block in enumerate(content):
         if isinstance(block, dict) and block.get("type") == "tool_result":
-            cut = _truncate_result(block, budget, counter)
+            cut = _truncate_result(block, budget, counter, secrets)
             if cut is not None:
                 blocks[index], cut_count = cut, cut_count + 1
     if cut_count == 0:
@@ -250,7 +270,7 @@ def build_truncation_outcome(
     view, saved, truncated = list(messages), 0, 0
     for index in find_oversized_results(messages, budget, counter, facts):
         message = messages[index]
-        change = _truncate_message(message, budget, counter)
+        change = _truncate_message(message, budget, counter, policy.secret_forms)
         if change is not None:
             view[index] = change[0]
             saved += counter.count_message(message) - counter.count_message(change[0])

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.compaction.markers import is_summary_message, summary_body
+from agent_cli.safe_cuts import cut_head, safe_head_end
 
 DEFAULT_MAX_INPUT_CHARS = 48_000
 MIN_INPUT_CHARS = 4_000
@@ -96,12 +97,10 @@ def render_result_head(content: Any) -> str:
             if isinstance(b, dict) and b.get("type") == "text"
         )
     text = str(content or "").strip()
-    if len(text) <= RESULT_HEAD_CHARS:
+    end = safe_head_end(text, RESULT_HEAD_CHARS)  # a pointer in the head stays whole
+    if end == len(text):
         return text or "(empty)"
-    return (
-        f"{text[:RESULT_HEAD_CHARS]}\n[... {len(text) - RESULT_HEAD_CHARS:,} more characters "
-        "not shown]"
-    )
+    return f"{text[:end]}\n[... {len(text) - end:,} more characters not shown]"
 
 
 def bound_entries(entries: Sequence[str], budget: int) -> list[str]:
@@ -130,4 +129,5 @@ def bound_entries(entries: Sequence[str], budget: int) -> list[str]:
 
 
 def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: max(0, limit - 15)] + " [... cut ...]"
+    """`text` whole, or its head (never half a pointer) and a mark."""
+    return cut_head(text, max(0, limit - 15), mark=" [... cut ...]") if len(text) > limit else text

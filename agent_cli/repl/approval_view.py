@@ -38,6 +38,8 @@ from agent_cli.repl.approval_lines import (
     numbered_from_start,
 )
 from agent_cli.repl.safe_text import clip_line, reveal_controls
+from agent_cli.safe_cuts import safe_head_end, safe_tail_start
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.approval import Approval, ApprovalKind
 from agent_cli.tools.output import format_size
 
@@ -81,7 +83,9 @@ def build_approval_view(request: Any, width: int, height: int, full: bool = Fals
     budget = max(MIN_BODY_ROWS, height - header_rows(header, width) - RESERVED_ROWS)
     ends = _collect_ends(raw_lines, approval.kind, budget)
     gutter = max((len(line.label) for line in (*ends.head, *ends.tail)), default=1)
-    fitted, is_shortened = fit_lines(ends, _Layout(gutter, width), budget, lists_every_line)
+    secrets = getattr(request, "secrets", NO_SECRETS)
+    layout = _Layout(gutter, width, secrets)
+    fitted, is_shortened = fit_lines(ends, layout, budget, lists_every_line)
     rows = [_with_gutter(line, gutter) for line in fitted]
     return ApprovalView(header, rows, is_shortened, lists_every_line)
 
@@ -185,6 +189,7 @@ class _Layout:
 
     gutter: int
     width: int
+    secrets: SecretForms = NO_SECRETS  # a shortened line splits none of them
 
     def rows(self, line: NumberedLine) -> int:
         return _rows(_with_gutter(line, self.gutter), self.width)
@@ -252,12 +257,14 @@ def _shorten_line(line: NumberedLine, layout: _Layout) -> NumberedLine:
     """A line over `MAX_LINE_ROWS` rows keeps its start and end, the middle counted."""
     if layout.rows(line) <= MAX_LINE_ROWS:
         return line
-    keep_start, keep_end = layout.content_width * 2, layout.content_width - 10
-    length = len(line.text.plain)
-    hidden = length - keep_start - keep_end
-    shown = line.text[:keep_start]
-    shown.append(f" ⟨{hidden:,} characters not shown⟩ ", style=NOTE_STYLE)
-    shown.append_text(line.text[length - keep_end :])
+    plain, secrets = line.text.plain, layout.secrets
+    head_end = safe_head_end(plain, layout.content_width * 2, secrets)
+    tail_start = max(
+        safe_tail_start(plain, len(plain) - layout.content_width + 10, secrets), head_end
+    )
+    shown = line.text[:head_end]
+    shown.append(f" ⟨{tail_start - head_end:,} characters not shown⟩ ", style=NOTE_STYLE)
+    shown.append_text(line.text[tail_start:])
     return NumberedLine(line.first, line.last, "", line.kind, shown)
 
 

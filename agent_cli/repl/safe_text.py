@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import re
 
+from agent_cli.safe_cuts import safe_head_end
+
 COMPACT_TAG = "[compact]"
 FAKE_COMPACT_MARK = "› "  # visible, and no longer a line that starts with the tag
 ELLIPSIS = "…"
@@ -64,13 +66,18 @@ def sanitize_block(text: str) -> str:
 def clip_line(text: str, limit: int = 120) -> str:
     """One safe line of at most `limit` characters: line breaks and tabs become spaces.
     A cut falls between words when a space is near the end (in its last quarter), so
-    a clipped message does not end in half a word."""
+    a clipped message does not end in half a word; it never ends in half a pointer
+    (`safe_cuts`: the pointer is kept whole, so `/sources`, `/last` and the tool lines
+    show pointers that can be copied and used)."""
     flat = " ".join(sanitize_text(text).split())
     if len(flat) <= limit:
         return flat
-    cut = flat[: max(limit - 1, 0)]
+    end = safe_head_end(flat, max(limit - 1, 0))
+    if end == len(flat):
+        return flat
+    cut = flat[:end]
     space = cut.rfind(" ")
-    if space >= len(cut) - len(cut) // 4 and space > 0:
+    if end == limit - 1 and space >= len(cut) - len(cut) // 4 and space > 0:
         cut = cut[:space]
     return cut + ELLIPSIS
 

@@ -10,6 +10,7 @@ turn, after the cached prefix; it is never stored in the view or the transcript)
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from collections.abc import Callable, Generator, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -21,6 +22,7 @@ from agent_cli.durable import DurableContextState, PendingStatus
 from agent_cli.errors import HeldResultsLost, ProviderRequestFailed, StoreError
 from agent_cli.events import ModelRequest, Notice, SessionEvent, Usage
 from agent_cli.frozen import freeze
+from agent_cli.secret_forms import SecretForms
 from agent_cli.session import compacting, describe, durable_ops, request_context, stats
 from agent_cli.session.budget import LoopGuard, calibration_ratio
 from agent_cli.session.figures import ContextPreview, Gauge
@@ -65,7 +67,7 @@ class Session:
         self.resolver = resolver
         self.memory = memory
         self.workspace = workspace
-        self.policy = policy
+        self.policy = with_secret_forms(policy, toolbox)
         self.counter = counter
         self.system_prompt = system_prompt
         self.clock = clock
@@ -293,3 +295,11 @@ class Session:
             reason = getattr(error, "errno_name", None) or type(error).__name__
             raise HeldResultsLost(self.session_id, count, reason) from error
         self.log.close()
+
+
+def with_secret_forms(policy: CompactionPolicy, toolbox: Any) -> CompactionPolicy:
+    """`policy` holding the secrets `toolbox` redacts, so compaction cuts none of them."""
+    forms = getattr(toolbox, "secret_forms", None)
+    if not isinstance(forms, SecretForms) or not forms:
+        return policy
+    return dataclasses.replace(policy, secret_forms=forms)

@@ -105,12 +105,14 @@ def open_session(
             session_id, paths.transcripts, paths.artifacts_root, recall_page_chars(policy)
         )
         make_toolbox = toolbox_factory or partial(_default_toolbox, environment=environment)
+        toolbox = make_toolbox(
+            workspace, artifacts, session_id, ask_permission, auto_approve, recall
+        )
+        recall.secrets = getattr(toolbox, "secret_forms", recall.secrets)
         session = Session(
             log=log,
             provider=provider,
-            toolbox=make_toolbox(
-                workspace, artifacts, session_id, ask_permission, auto_approve, recall
-            ),
+            toolbox=toolbox,
             resolver=SourcePointerResolver(
                 transcript_root=paths.transcripts, artifact_root=paths.artifacts_root
             ),

@@ -16,6 +16,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction.markers import is_digest_message, is_summary_message
+from agent_cli.safe_cuts import safe_head_end, safe_tail_start
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 
 if TYPE_CHECKING:
     from agent_cli.session.core import Session
@@ -59,14 +61,20 @@ def _shrink_text(session: Session, text: str) -> str:
     if len(text) <= limit // 4 or session.counter.count_text(text) <= limit:
         return text
     ref = session.artifacts.put(session.session_id, text.encode("utf-8"), suffix=".txt")
-    return build_preview(text, ref.pointer, limit // 2, session.counter.count_text)
+    secrets = session.policy.secret_forms
+    return build_preview(text, ref.pointer, limit // 2, session.counter.count_text, secrets)
 
 
-def build_preview(text: str, pointer: str, budget_tokens: int, count: Any) -> str:
-    """Header, head and tail of `text` within `budget_tokens` (head twice the tail)."""
+def build_preview(
+    text: str, pointer: str, budget_tokens: int, count: Any, secrets: SecretForms = NO_SECRETS
+) -> str:
+    """Header, head and tail of `text` within `budget_tokens` (head twice the tail), cut
+    where no secret and no pointer is split (`safe_cuts`)."""
     chars = max(MIN_PREVIEW_CHARS, budget_tokens)
     while True:
-        head, tail = text[: chars * 2 // 3], text[len(text) - chars // 3 :]
+        head_end = safe_head_end(text, chars * 2 // 3, secrets)
+        tail_start = max(safe_tail_start(text, len(text) - chars // 3, secrets), head_end)
+        head, tail = text[:head_end], text[tail_start:]
         preview = (
             f"[Large message: {len(text):,} characters, stored whole as {pointer}. Its "
             "beginning and end follow; read any part with read_artifact or recall.]\n"

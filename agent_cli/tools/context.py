@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.approval import Approval
 from agent_cli.tools.approval_scope import ApprovalTarget
 from agent_cli.tools.output import ArtifactSink, ToolResult
@@ -53,6 +54,8 @@ class ToolContext:
     """What a tool may reach: the workspace, the artifact store, its caps, the id of the
     session it works for (`read_artifact` reads only that session's artifacts) and the
     session's reader of its own past (`recall`; None where the session offers none).
+    `secrets` are the forms of the secrets the result will be redacted of: a tool that
+    shortens text cuts where none of them is split (`safe_cuts`).
     `watch_output` sees a running command's output as it arrives, so the REPL can show it
     live; it is called on the tool's own thread and must return quickly."""
 
@@ -62,6 +65,7 @@ class ToolContext:
     session_id: str = ""
     watch_output: OutputWatcher = ignore_output
     recall: RecallReader | None = None
+    secrets: SecretForms = NO_SECRETS
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from agent_cli.safe_cuts import safe_head_end, safe_tail_start
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
+
 
 class ArtifactRefLike(Protocol):
     pointer: str
@@ -88,14 +91,16 @@ def build_outcome(
     session_id: str,
     threshold_bytes: int,
     may_spill: bool = True,
+    secrets: SecretForms = NO_SECRETS,
 ) -> ToolOutcome:
-    """Wrap `result` as an outcome, storing the full text as an artifact when it is big."""
+    """Wrap `result` as an outcome, storing the full text as an artifact when it is big.
+    The preview's cuts split no occurrence of `secrets` and no pointer (`safe_cuts`)."""
     full = result.text.encode("utf-8")
     summary = result.summary or format_size(len(full))
     if not may_spill or len(full) <= threshold_bytes:
         return ToolOutcome(result.text, result.is_error, len(full), None, summary)
     body_offset = len(result.header.encode("utf-8")) + 1
-    preview = render_preview(result.body.encode("utf-8"), max(1, threshold_bytes // 4), body_offset)
+    preview = render_preview(result.body, max(1, threshold_bytes // 4), body_offset, secrets)
     try:
         pointer = str(artifacts.put(session_id, full, suffix=".txt").pointer)
     except Exception as error:  # any store failure: say so; never lose the call's result
@@ -116,26 +121,35 @@ def build_outcome(
     )
 
 
-def render_preview(data: bytes, side_bytes: int, base_offset: int = 0) -> str:
-    """The first and last `side_bytes` of `data` (cut at line ends where possible).
+def render_preview(
+    text: str, side_bytes: int, base_offset: int = 0, secrets: SecretForms = NO_SECRETS
+) -> str:
+    """About the first and last `side_bytes` of `text`'s UTF-8 (cut at line ends where
+    possible, never inside a secret's occurrence or a pointer: `safe_cuts`).
 
     The omitted middle is marked with its size, line count and start offset (plus
-    `base_offset`, where `data` starts in the stored artifact) so the model knows what to
+    `base_offset`, where `text` starts in the stored artifact) so the model knows what to
     ask `read_artifact` for.
     """
+    data = text.encode("utf-8")
     if len(data) <= 2 * side_bytes:
-        return data.decode("utf-8", errors="replace")
-    head = _cut_head_at_line_end(data[:side_bytes])
-    tail = _cut_tail_at_line_start(data[len(data) - side_bytes :])
-    omitted = data[len(head) : len(data) - len(tail)]
-    omitted_lines = omitted.count(b"\n")
+        return text
+    head_bytes = _cut_head_at_line_end(data[:side_bytes])
+    tail_bytes = _cut_tail_at_line_start(data[len(data) - side_bytes :])
+    # Decoding drops a character cut in half, so each stays a prefix / suffix of `text`.
+    head_end = safe_head_end(text, len(head_bytes.decode("utf-8", errors="ignore")), secrets)
+    tail_chars = len(tail_bytes.decode("utf-8", errors="ignore"))
+    tail_start = max(safe_tail_start(text, len(text) - tail_chars, secrets), head_end)
+    head, tail = text[:head_end], text[tail_start:]
+    omitted = text[head_end:tail_start]
+    omitted_lines = omitted.count("\n")
     marker = (
-        f"[... {len(omitted):,} bytes ({omitted_lines:,} lines) omitted; "
-        f"they start at byte offset {base_offset + len(head):,} of the artifact ...]"
+        f"[... {len(omitted.encode('utf-8')):,} bytes ({omitted_lines:,} lines) omitted; "
+        f"they start at byte offset {base_offset + len(head.encode('utf-8')):,} of the "
+        "artifact ...]"
     )
-    head_text = head.decode("utf-8", errors="ignore").rstrip("\n")
-    tail_text = tail.decode("utf-8", errors="ignore")
-    return f"{head_text}\n{marker}\n{tail_text}"
+    head_text = head.rstrip("\n")
+    return f"{head_text}\n{marker}\n{tail}"
 
 
 def _cut_head_at_line_end(head: bytes) -> bytes:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
 
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.approval import Approval
 from agent_cli.tools.approval_scope import (
     AlwaysScope,
@@ -41,6 +42,8 @@ class PermissionRequest:
     description: str
     approval: Approval | None = field(default=None, compare=False)
     target: ApprovalTarget | None = field(default=None, compare=False)
+    # The secrets the toolbox redacts: a view that shortens a line cuts none of them.
+    secrets: SecretForms = field(default=NO_SECRETS, compare=False, repr=False)
 
     def always_scopes(self) -> tuple[AlwaysScope, ...]:
         """What "always" may cover here, narrowest first (see `approval_scope`)."""

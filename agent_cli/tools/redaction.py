@@ -15,26 +15,27 @@ shorter than `MIN_SECRET_CHARS` are left alone: they would match ordinary text.
 
 `StreamRedactor` does the same for output shown while a command runs.
 
-Forms covered: the value as it is; its base64 (standard and URL-safe alphabets, at any of
-the three byte alignments, so inside a longer encoded stream too); its hex (lower and
-upper case); each of these also when broken across lines (`base64` wraps at 76 columns,
-`xxd -p` at 60). A command that rewrites the value another way (cut into pieces,
-reversed, encrypted) is not caught: no filter can catch every transformation.
+Forms covered (`agent_cli.secret_forms`, pure, so compaction knows them too): the value
+as it is; its base64 (standard and URL-safe alphabets, at any of the three byte
+alignments, so inside a longer encoded stream too); its hex (lower and upper case); each
+of these also when broken across lines (`base64` wraps at 76 columns, `xxd -p` at 60). A
+command that rewrites the value another way (cut into pieces, reversed, encrypted) is
+not caught: no filter can catch every transformation. Redaction finds only whole forms,
+so every place that shortens text before it is redacted cuts where no form is split
+(`agent_cli.safe_cuts`); `forms` is what this redactor finds, handed to them.
 """
 
 from __future__ import annotations
 
-import base64
 import codecs
 import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
+from agent_cli.secret_forms import MIN_SECRET_CHARS, REDACTED_MARK, SecretForms
 from agent_cli.tools.output import ToolResult
 
-REDACTED_MARK = "[REDACTED]"
-MIN_SECRET_CHARS = 8
 SECRET_NAMES_VARIABLE = "AGENT_CLI_SECRET_NAMES"
 ALWAYS_SECRET_NAMES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
 CREDENTIAL_NAME = re.compile(
@@ -42,10 +43,6 @@ CREDENTIAL_NAME = re.compile(
     r"PRIVATE_?KEY|CREDENTIALS?)(?:$|_)",
     re.IGNORECASE,
 )
-# Longer values are matched only as they are: a line break allowed between every
-# character would make the pattern very large for, say, a PEM key.
-_MAX_WRAPPED_CHARS = 512
-_LINE_BREAK = r"(?:\r?\n)?"
 
 
 @dataclass(frozen=True)
@@ -68,14 +65,9 @@ class SecretRedactor:
     """Finds known secret values (and their encodings) in text; built once per toolbox."""
 
     def __init__(self, secrets: Iterable[str]) -> None:
-        forms: set[str] = set()
-        for secret in secrets:
-            if len(secret) >= MIN_SECRET_CHARS:
-                forms |= _encoded_forms(secret)
-        patterns = [_pattern_for(form) for form in sorted(forms, key=len, reverse=True)]
-        self._pattern = re.compile("|".join(patterns)) if patterns else None
-        # The longest text one match can cover (a `\r\n` allowed between characters).
-        self.longest_match = 3 * max((len(form) for form in forms), default=0)
+        self.forms = SecretForms.from_values(secrets)
+        self._pattern = self.forms.pattern
+        self.longest_match = self.forms.longest_match
 
     @classmethod
     def from_environment(cls, environment: Mapping[str, str] | None = None) -> SecretRedactor:
@@ -154,27 +146,3 @@ def describe_redaction(count: int) -> str:
         f" [{count} secret {noun} held by agent-cli (an API key or token) redacted from "
         f"this output as {REDACTED_MARK}]"
     )
-
-
-def _encoded_forms(secret: str) -> set[str]:
-    data = secret.encode("utf-8")
-    forms = {secret, data.hex(), data.hex().upper()}
-    for alignment in range(3):
-        for encode in (base64.b64encode, base64.urlsafe_b64encode):
-            forms.add(_aligned_base64(data, alignment, encode))
-    return {form for form in forms if len(form) >= MIN_SECRET_CHARS}
-
-
-def _aligned_base64(data: bytes, alignment: int, encode: Callable[[bytes], bytes]) -> str:
-    """The base64 characters that encode only `data`'s bits when it starts `alignment`
-    bytes into a 3-byte group: the same characters wherever the value sits in a stream."""
-    encoded = encode(b"\0" * alignment + data).decode("ascii").rstrip("=")
-    first = (alignment * 8 + 5) // 6  # characters that mix in the bytes before
-    last = (alignment + len(data)) * 8 // 6  # characters made only of known bits
-    return encoded[first:last]
-
-
-def _pattern_for(form: str) -> str:
-    if len(form) > _MAX_WRAPPED_CHARS:
-        return re.escape(form)
-    return _LINE_BREAK.join(re.escape(character) for character in form)

@@ -19,6 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.errors import ToolError
+from agent_cli.safe_cuts import cut_head
+from agent_cli.secret_forms import SecretForms
 from agent_cli.tools.context import PreparedCall, ToolContext, ToolLimits
 from agent_cli.tools.grep_confirm import Match, confirm_matches
 from agent_cli.tools.listing import prepare_list_dir, refuse_inside_git
@@ -99,7 +101,7 @@ def search_workspace(
         tally.matches, open_inside, limits.max_read_file_bytes
     )
     note = _timeout_note(limits) if run.timed_out else ""
-    return _render_grep(pattern, shown, tally, note, limits)
+    return _render_grep(pattern, shown, tally, note, context)
 
 
 def _take_line(line: bytes, limits: ToolLimits, tally: GrepTally) -> None:
@@ -140,7 +142,7 @@ def _timeout_note(limits: ToolLimits) -> str:
 
 
 def _render_grep(
-    pattern: str, shown: str, tally: GrepTally, note: str, limits: ToolLimits
+    pattern: str, shown: str, tally: GrepTally, note: str, context: ToolContext
 ) -> ToolResult:
     count = len(tally.matches)
     files = len({match.path for match in tally.matches})
@@ -160,17 +162,18 @@ def _render_grep(
         )
     else:
         header = f"{_count_matches(count, files)} for {where}"
-    body = [_format_match(match, limits) for match in tally.matches]
+    limit, secrets = context.limits.grep_max_line_chars, context.secrets
+    body = [_format_match(match, limit, secrets) for match in tally.matches]
     if tally.files_skipped:
         body.append(f"[{tally.files_skipped} binary, oversized or unreadable files skipped]")
     summary = _count_matches(count, files, capped=tally.is_capped)
     return ToolResult(header, "\n".join(body + notes), summary=summary)
 
 
-def _format_match(match: Match, limits: ToolLimits) -> str:
-    text = match.text.decode("utf-8", "replace").rstrip("\r")
-    if len(text) > limits.grep_max_line_chars:
-        text = text[: limits.grep_max_line_chars] + " [...]"
+def _format_match(match: Match, limit: int, secrets: SecretForms) -> str:
+    """`path:number: text`, a long line cut where no secret and no pointer is split (the
+    result is redacted afterwards; half a key would no longer be recognised then)."""
+    text = cut_head(match.text.decode("utf-8", "replace").rstrip("\r"), limit, secrets, " [...]")
     shown_path = match.path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     return f"{shown_path}:{match.number}: {text}"
 

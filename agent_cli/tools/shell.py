@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.errors import ToolError
+from agent_cli.safe_cuts import safe_head_end
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.termination import termination_held
 from agent_cli.tools.approval import build_command_approval
 from agent_cli.tools.approval_scope import command_target
@@ -67,7 +69,7 @@ def prepare_bash(context: ToolContext, arguments: dict[str, Any]) -> PreparedCal
             limits.max_output_bytes,
             on_output=context.watch_output,
         )
-        return render_command_run(run, timeout, limits.max_output_bytes)
+        return render_command_run(run, timeout, limits.max_output_bytes, context.secrets)
 
     return PreparedCall(command, execute, build_command_approval(command), command_target(command))
 
@@ -223,10 +225,20 @@ def _signal_group(group: int, signal_number: int) -> None:
 
 
 def render_command_run(
-    run: CommandRun, timeout_seconds: float, max_output_bytes: int
+    run: CommandRun,
+    timeout_seconds: float,
+    max_output_bytes: int,
+    secrets: SecretForms = NO_SECRETS,
 ) -> ToolResult:
-    """Header with the exit status (or why it was stopped), then the combined output."""
+    """Header with the exit status (or why it was stopped), then the combined output.
+
+    Output cut short by the cap or the timeout ends where the command was stopped, and
+    what came next is unknown: an ending that could be the start of a secret (the command
+    chooses where the cap falls) is left out, since redaction cannot recognise half a key.
+    """
     text = run.output.decode("utf-8", errors="replace")
+    if run.stop_reason != "exited":
+        text = text[: safe_head_end(text, len(text), secrets, stream_stopped=True)]
     body = text if text else "(no output)"
     size = format_size(len(run.output))
     if run.stop_reason == "timeout":

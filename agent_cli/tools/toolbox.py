@@ -19,6 +19,7 @@ from typing import Any
 
 from agent_cli.errors import ToolError
 from agent_cli.frozen import FrozenList
+from agent_cli.secret_forms import SecretForms
 from agent_cli.tools.artifact_tool import prepare_read_artifact
 from agent_cli.tools.context import (
     OutputWatcher,
@@ -100,6 +101,7 @@ class Toolbox:
             artifact_read_bytes=max(1, artifact_threshold_bytes),
         )
         self.output_watcher: OutputWatcher | None = None
+        self._redactor = SecretRedactor.from_environment(secret_environment)
         self._context = ToolContext(
             Workspace(workspace),
             artifacts,
@@ -107,14 +109,20 @@ class Toolbox:
             session_id,
             watch_output=self._pass_output_on,
             recall=recall,
+            secrets=self._redactor.forms,
         )
         self._session_id = session_id
         self._gate = PermissionGate(ask_permission, auto_approve)
         self._threshold = artifact_threshold_bytes
         self._specs = _build_specs(recall is not None)
-        self._redactor = SecretRedactor.from_environment(secret_environment)
         self._live_output = StreamRedactor(self._redactor)
         self._schemas = FrozenList(spec.schema for spec in self._specs.values())
+
+    @property
+    def secret_forms(self) -> SecretForms:
+        """The forms of the secrets this toolbox redacts: every other place that shortens
+        text (compaction, the REPL) cuts where none of them is split."""
+        return self._redactor.forms
 
     @property
     def workspace_root(self) -> Path:
@@ -181,6 +189,7 @@ class Toolbox:
             session_id=self._session_id,
             threshold_bytes=self._threshold,
             may_spill=spec.may_spill,
+            secrets=self._redactor.forms,
         )
 
     def _error_outcome(self, message: str, summary: str) -> ToolOutcome:
@@ -196,8 +205,13 @@ class Toolbox:
         arguments = validate_input(spec.schema, tool_input)
         call = spec.prepare(self._context, arguments)
         if spec.needs_permission:
-            name = spec.schema["name"]
-            request = PermissionRequest(name, call.description, call.approval, call.target)
+            request = PermissionRequest(
+                spec.schema["name"],
+                call.description,
+                call.approval,
+                call.target,
+                secrets=self._redactor.forms,
+            )
             if not self._gate.is_allowed(request):
                 return None
         self._live_output = StreamRedactor(self._redactor)

@@ -1,0 +1,118 @@
+"""Where a text may be cut: never inside a secret, never inside a source pointer. Pure.
+
+Every path that shortens text (grep lines, the bash cap, previews, L1's head and tail,
+digest lines, the approval view, the REPL's clipped lines) asks here where to cut.
+
+Contract:
+- `safe_head_end(text, cut, secrets)`: where to end a kept head of `text` that should end
+  at `cut`. A pointer (`transcript:`/`artifact:`, DESIGN.md section 4) the cut would
+  split is kept whole: the head grows to its end (a pointer is at most
+  `MAX_POINTER_CHARS` long), since half a pointer leads nowhere. An occurrence of a
+  secret form the cut would split moves the cut back to where it starts, so no piece of
+  it is kept (the whole of it, if kept, is redacted like any other). With
+  `stream_stopped=True` the text is all that is known of a longer stream that stopped at
+  its end, so an ending that could be the start of a secret counts as one too.
+- `safe_tail_start(text, start, secrets)`: where to begin a kept tail that should begin
+  at `start`: after a secret the cut would split, before a pointer it would split.
+- `cut_head(text, limit, secrets, mark)`: `text` up to the safe end, `mark` appended when
+  anything was left out.
+The result is always within `0..len(text)`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
+from agent_cli.sources.pointers import MAX_POINTER_CHARS
+
+# A pointer's scheme and everything after it that the grammar allows, not preceded by a
+# character that would make the scheme part of another word.
+POINTER_SPAN = re.compile(
+    rf"(?<![A-Za-z0-9._:-])(?:transcript|artifact):[A-Za-z0-9._:-]{{1,{MAX_POINTER_CHARS}}}"
+)
+_LONGEST_POINTER = len("transcript:") + MAX_POINTER_CHARS
+
+
+def pointer_around(text: str, position: int) -> tuple[int, int] | None:
+    """The pointer span that `position` falls strictly inside, if any."""
+    low = max(0, position - _LONGEST_POINTER)
+    for found in POINTER_SPAN.finditer(text, low, min(len(text), position + _LONGEST_POINTER)):
+        if found.start() < position < found.end():
+            return found.start(), found.end()
+        if found.start() >= position:
+            break
+    return None
+
+
+def secret_start_across(text: str, position: int, secrets: SecretForms) -> int | None:
+    """The earliest start of a secret occurrence that `position` falls strictly inside."""
+    low = position - secrets.longest_match
+    for start, end in secrets.occurrences(text, low, position):
+        if end > position:
+            return start
+    return None
+
+
+def secret_end_across(text: str, position: int, secrets: SecretForms) -> int | None:
+    """The latest end of a secret occurrence that `position` falls strictly inside."""
+    ends = [
+        end
+        for start, end in secrets.occurrences(text, position - secrets.longest_match, position)
+        if end > position
+    ]
+    return max(ends, default=None)
+
+
+def safe_head_end(
+    text: str,
+    cut: int,
+    secrets: SecretForms = NO_SECRETS,
+    *,
+    stream_stopped: bool = False,
+) -> int:
+    """Where a head of `text` meant to end at `cut` may end (module contract)."""
+    cut = min(max(cut, 0), len(text))
+    if cut == len(text) and not stream_stopped:
+        return cut
+    pointer = pointer_around(text, cut)
+    if pointer is not None:
+        cut = pointer[1]
+    if stream_stopped:
+        open_start = secrets.open_match_start(text)
+        if open_start is not None:
+            cut = min(cut, open_start)
+    while True:
+        moved = secret_start_across(text, cut, secrets)
+        if moved is None:
+            pointer = pointer_around(text, cut)
+            if pointer is None:
+                return cut
+            moved = pointer[0]  # a secret's start inside a pointer: leave the pointer out
+        cut = moved
+
+
+def safe_tail_start(text: str, start: int, secrets: SecretForms = NO_SECRETS) -> int:
+    """Where a tail of `text` meant to begin at `start` may begin (module contract)."""
+    start = min(max(start, 0), len(text))
+    if start == 0:
+        return start
+    pointer = pointer_around(text, start)
+    if pointer is not None:
+        start = pointer[0]
+    while True:
+        moved = secret_end_across(text, start, secrets)
+        if moved is None:
+            pointer = pointer_around(text, start)
+            if pointer is None:
+                return start
+            moved = pointer[1]
+        start = moved
+
+
+def cut_head(text: str, limit: int, secrets: SecretForms = NO_SECRETS, mark: str = "…") -> str:
+    """`text` whole when it fits `limit` characters, else its safe head and `mark`."""
+    if len(text) <= limit:
+        return text
+    end = safe_head_end(text, limit, secrets)
+    return text if end == len(text) else text[:end] + mark

@@ -1,0 +1,127 @@
+"""The forms a known secret can take in text, and where they occur. Pure: no I/O.
+
+Contract: `SecretForms.from_values(values)` holds, for every value of at least
+`MIN_SECRET_CHARS` characters, the value as it is; its base64 (standard and URL-safe
+alphabets, at each of the three byte alignments, so inside a longer encoded stream too);
+and its hex (lower and upper case). Each form up to `MAX_WRAPPED_CHARS` characters also
+matches when broken across lines (`base64` wraps at 76 columns, `xxd -p` at 60).
+
+- `pattern` finds whole forms; `redact(text)` replaces each with `REDACTED_MARK`;
+- `occurrences(text, start, end)` gives every occurrence, overlapping ones too, that
+  starts in `[start, end)`: a cut must not split any of them;
+- `open_match_start(text)` is where a form may have begun at the very end of `text`: the
+  earliest position whose rest is the start of some form. When a stream stopped there
+  (a cap, a timeout), what follows is unknown, so that rest must be taken as a secret.
+
+The values themselves never appear in `repr`: a value that holds these is printed in
+logs and tracebacks, and the secret must not be.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+REDACTED_MARK = "[REDACTED]"
+MIN_SECRET_CHARS = 8
+# Longer forms are matched only as they are: a line break allowed between every
+# character would make the pattern very large for, say, a PEM key.
+MAX_WRAPPED_CHARS = 512
+_LINE_BREAK = r"(?:\r?\n)?"
+_LINE_BREAK_CHARS = str.maketrans("", "", "\r\n")
+
+
+@dataclass(frozen=True, repr=False)
+class SecretForms:
+    """Every form of some secret values (module contract); empty when there are none."""
+
+    forms: tuple[str, ...] = ()
+    pattern: re.Pattern[str] | None = field(init=False, compare=False, default=None)
+    # The longest text one occurrence can cover (a `\r\n` allowed between characters).
+    longest_match: int = field(init=False, compare=False, default=0)
+    _starts: re.Pattern[str] | None = field(init=False, compare=False, default=None)
+    _flat_forms: tuple[str, ...] = field(init=False, compare=False, default=())
+
+    def __post_init__(self) -> None:
+        forms = tuple(sorted(set(self.forms), key=lambda form: (-len(form), form)))
+        alternation = "|".join(_pattern_for(form) for form in forms)
+        set_field = object.__setattr__  # frozen: derived fields are set once, here
+        set_field(self, "forms", forms)
+        set_field(self, "pattern", re.compile(alternation) if forms else None)
+        set_field(self, "_starts", re.compile(f"(?=({alternation}))") if forms else None)
+        set_field(self, "longest_match", 3 * max(map(len, forms), default=0))
+        set_field(self, "_flat_forms", tuple(form.translate(_LINE_BREAK_CHARS) for form in forms))
+
+    def __repr__(self) -> str:
+        return f"SecretForms(<{len(self.forms)} forms>)"
+
+    @classmethod
+    def from_values(cls, values: Iterable[str]) -> SecretForms:
+        forms: set[str] = set()
+        for value in values:
+            if len(value) >= MIN_SECRET_CHARS:
+                forms |= encoded_forms(value)
+        return cls(tuple(forms))
+
+    def __bool__(self) -> bool:
+        return bool(self.forms)
+
+    def redact(self, text: str) -> str:
+        """`text` with every occurrence of a form replaced by `REDACTED_MARK`."""
+        return self.pattern.sub(REDACTED_MARK, text) if self.pattern is not None else text
+
+    def occurrences(self, text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
+        """(start, end) of every occurrence that begins in `[start, end)`, overlapping
+        ones included: at each position, the longest form that matches there."""
+        if self._starts is None:
+            return
+        # One occurrence covers at most `longest_match` characters: the search need not
+        # look further than that past `end` (a whole 2 MB result would cost each cut).
+        limit = min(len(text), max(end, 0) + self.longest_match)
+        for found in self._starts.finditer(text, max(start, 0), limit):
+            if found.start() >= end:
+                return
+            yield found.start(1), found.end(1)
+
+    def open_match_start(self, text: str) -> int | None:
+        """The earliest position whose rest of `text` is a (proper or whole) start of a
+        form, line breaks ignored; None when the end of `text` cannot be inside a form."""
+        if not self._flat_forms:
+            return None
+        for position in range(max(0, len(text) - self.longest_match), len(text)):
+            if text[position] in "\r\n":
+                continue
+            rest = text[position:].translate(_LINE_BREAK_CHARS)
+            if any(form.startswith(rest) for form in self._flat_forms):
+                return position
+        return None
+
+
+NO_SECRETS = SecretForms()
+
+
+def encoded_forms(secret: str) -> set[str]:
+    """`secret`, its hex in both cases and its base64 at every alignment and alphabet."""
+    data = secret.encode("utf-8")
+    forms = {secret, data.hex(), data.hex().upper()}
+    for alignment in range(3):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            forms.add(_aligned_base64(data, alignment, encode))
+    return {form for form in forms if len(form) >= MIN_SECRET_CHARS}
+
+
+def _aligned_base64(data: bytes, alignment: int, encode: Callable[[bytes], bytes]) -> str:
+    """The base64 characters that encode only `data`'s bits when it starts `alignment`
+    bytes into a 3-byte group: the same characters wherever the value sits in a stream."""
+    encoded = encode(b"\0" * alignment + data).decode("ascii").rstrip("=")
+    first = (alignment * 8 + 5) // 6  # characters that mix in the bytes before
+    last = (alignment + len(data)) * 8 // 6  # characters made only of known bits
+    return encoded[first:last]
+
+
+def _pattern_for(form: str) -> str:
+    if len(form) > MAX_WRAPPED_CHARS:
+        return re.escape(form)
+    return _LINE_BREAK.join(re.escape(character) for character in form)

@@ -1,0 +1,69 @@
+"""Shared tools for the tests of cutting text: random secrets in every form the redactor
+knows, and a check that finds a piece of a secret left in a shortened text.
+
+A piece counts as leaked when at least `LEAK_CHARS` consecutive characters of one of the
+secret's forms (line breaks ignored) appear in the output and not in the same path's
+output for the same text with the secret's characters replaced (`baseline`): so a path's
+own words and figures never pass for a leak, and any piece longer than a coincidence
+does.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from agent_cli.secret_forms import MAX_WRAPPED_CHARS, encoded_forms
+
+LEAK_CHARS = 6
+SECRET_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+# Padding never holds a character of any form (base64, hex, the value): `·` and spaces.
+PADDING = st.text(st.sampled_from(" ·\n"), max_size=400)
+STAND_IN = "¤"
+
+# Token-like values most of the time, any printable text (not spaces or the padding's
+# characters) otherwise: a password may hold punctuation or letters of any script.
+secret_values = st.one_of(
+    st.text(st.sampled_from(SECRET_ALPHABET), min_size=8, max_size=48),
+    st.text(
+        st.characters(
+            codec="utf-8",
+            exclude_categories=["Cs", "Cc", "Cf", "Zs", "Zl", "Zp"],
+            exclude_characters="·¤",
+        ),
+        min_size=8,
+        max_size=48,
+    ),
+)
+
+
+@st.composite
+def secret_occurrences(draw: st.DrawFn) -> tuple[str, str]:
+    """(the secret value, one of its forms as it may appear in output: plain, hex in
+    either case or base64 at any alignment and alphabet, maybe wrapped into lines)."""
+    secret = draw(secret_values)
+    form = draw(st.sampled_from(sorted(encoded_forms(secret))))
+    wrap = draw(st.one_of(st.none(), st.integers(4, 76)))
+    if wrap and len(form) <= MAX_WRAPPED_CHARS:
+        form = "\n".join(form[i : i + wrap] for i in range(0, len(form), wrap))
+    return secret, form
+
+
+def flat(text: str) -> str:
+    return text.replace("\r", "").replace("\n", "")
+
+
+def leaked_piece(output: str, secret: str, baseline: str = "") -> str | None:
+    """A piece of `LEAK_CHARS` characters of a form of `secret` found in `output` (line
+    breaks ignored) and not in `baseline`; None when there is none."""
+    shown, known = flat(output), flat(baseline)
+    for form in encoded_forms(secret):
+        for start in range(len(form) - LEAK_CHARS + 1):
+            piece = form[start : start + LEAK_CHARS]
+            if piece in shown and piece not in known:
+                return piece
+    return None
+
+
+def stand_in(form: str) -> str:
+    """`form` with every character replaced, line breaks kept: the baseline text."""
+    return "".join(ch if ch == "\n" else STAND_IN for ch in form)

@@ -1,0 +1,101 @@
+"""What the REPL shortens splits no secret and no pointer (issue 21, items 2 and 11).
+
+The approval view shows a very long line as its start and its end; a key the model put
+in a command must not be shown in half there. `clip_line` shortens every one-line thing
+the REPL prints (`/sources`, `/last`, the tool lines): a pointer cut in half there can
+no longer be copied and used.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cuts_support import PADDING, leaked_piece, secret_occurrences, stand_in
+from hostile_support import fuzz_settings
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent_cli.repl.approval_view import build_approval_view
+from agent_cli.repl.safe_text import clip_line
+from agent_cli.repl.tool_lines import select_telling_arguments
+from agent_cli.repl.views import build_sources_view
+from agent_cli.secret_forms import SecretForms
+from agent_cli.sources.resolution import SourceResolution, SourceResolutionStatus
+from agent_cli.tools import Toolbox
+from agent_cli.tools.approval import build_command_approval
+from agent_cli.tools.permissions import PermissionDecision, PermissionRequest
+
+KEY = "sk-ant-FAKE-Zq9w8e7r6t5y4u3i2o1pLmNb"
+# A well-formed pointer can be 500 characters long; this one is about 235.
+POINTER = "artifact:s-20261203-101500-abcdef:" + "ab" * 60 + "-bash-output.txt:" + "0f" * 32
+
+
+def shown_text(view) -> str:
+    return "\n".join(line.plain for line in [view.header, *view.lines])
+
+
+def test_the_approval_view_shortens_a_long_command_between_keys(tmp_path: Path):
+    """The request comes from the real toolbox, which knows the secrets it redacts."""
+    asked: list[PermissionRequest] = []
+
+    def ask(request: PermissionRequest) -> PermissionDecision:
+        asked.append(request)
+        return PermissionDecision.DENY
+
+    box = Toolbox(
+        tmp_path,
+        artifacts=None,  # type: ignore[arg-type]  # a denied command stores nothing
+        session_id="s1",
+        ask_permission=ask,
+        secret_environment={"ANTHROPIC_API_KEY": KEY},
+    )
+    command = "echo " + " ".join([KEY] * 60)
+    assert box.run("bash", {"command": command}).is_error
+    view = build_approval_view(asked[0], 80, 40)
+    assert view.is_shortened
+    shown = shown_text(view)
+    assert "characters not shown" in shown
+    assert leaked_piece(SecretForms.from_values([KEY]).redact(shown), KEY) is None, shown
+
+
+@fuzz_settings(0.1)
+@given(
+    occurrence=secret_occurrences(),
+    before=PADDING,
+    after=PADDING,
+    width=st.integers(30, 140),
+    repeats=st.integers(1, 12),
+)
+def test_an_approval_view_cut_anywhere_leaves_no_piece_of_a_secret(
+    occurrence, before, after, width, repeats
+):
+    secret, form = occurrence
+    secrets = SecretForms.from_values([secret])
+    one_line = (before + form.replace("\n", "")) * repeats + after  # one long line
+    one_line = one_line.replace("\n", " ")
+
+    def shown(command: str) -> str:
+        request = PermissionRequest(
+            "bash", command, build_command_approval(command), secrets=secrets
+        )
+        return secrets.redact(shown_text(build_approval_view(request, width, 30)))
+
+    flat_form = form.replace("\n", "")
+    baseline = shown(one_line.replace(flat_form, stand_in(flat_form)))
+    assert leaked_piece(shown(one_line), secret, baseline) is None
+
+
+def test_clip_line_keeps_a_pointer_whole():
+    assert clip_line(f"see {POINTER} now", 60) == f"see {POINTER}…"
+    assert clip_line(POINTER, 120) == POINTER
+    assert clip_line("plain words " * 30, 40).endswith("…")
+    assert len(clip_line("plain words " * 30, 40)) <= 40
+
+
+def test_sources_and_tool_lines_show_long_pointers_whole():
+    resolution = SourceResolution(POINTER, SourceResolutionStatus.MISSING, "no_such_artifact")
+    table = build_sources_view([resolution])
+    cells = [str(cell) for cell in table.columns[0].cells]
+    assert any(POINTER in cell for cell in cells), cells
+    arguments = select_telling_arguments({"pointer": POINTER, "offset": 0})
+    assert ("pointer", POINTER) in arguments
