@@ -75,7 +75,8 @@ class FrozenDict(dict):  # type: ignore[type-arg]
         return dict(self)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> dict[Any, Any]:
-        return thaw(self)
+        thawed: dict[Any, Any] = thaw(self)
+        return thawed
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (FrozenDict, (dict(self),))
@@ -134,7 +135,8 @@ class FrozenList(list):  # type: ignore[type-arg]
         return list(self)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
-        return thaw(self)
+        thawed: list[Any] = thaw(self)
+        return thawed
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (FrozenList, (list(self),))

@@ -47,7 +47,7 @@ def recall_page_chars(policy: Any) -> int:
     """A page that fits the tool-result limit L1 would hold it to, so a recalled page is
     not cut again at the next compaction: 1.6 characters a token (numbered lines of code
     run near 2) leaves room for the header."""
-    per_result = min(policy.max_tool_result_tokens, policy.soft_threshold // 4)
+    per_result: int = min(policy.max_tool_result_tokens, policy.soft_threshold // 4)
     return max(400, min(RECALL_PAGE_CHARS, per_result * 8 // 5))
 
 

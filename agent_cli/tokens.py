@@ -118,7 +118,7 @@ class TokenCounter:
         """Tokens of a piece of text (special-token strings are counted as plain text)."""
         if not text:
             return 0
-        count = self._text_memo.get(text)
+        count: int | None = self._text_memo.get(text)
         if count is None:
             count = self._encode_count(text)
             self._text_memo.put(text, count, len(text))
@@ -186,7 +186,8 @@ class TokenCounter:
             and entry[0] is message
             and (entry[1] is message or entry[1] == message)
         ):
-            return entry[2]
+            cached: int = entry[2]
+            return cached
         count = MESSAGE_OVERHEAD_TOKENS + self.count_content(message.get("content"))
         self._message_memo.put(key, (message, build_snapshot(message), count), count)
         return count

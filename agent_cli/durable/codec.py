@@ -75,7 +75,7 @@ def _build(kind: type, field: str, raw: object, required: frozenset[str]) -> Any
     return kind(**data)
 
 
-def _list_of(field: str, raw: object, build_one: Callable[[object], Any]) -> tuple:
+def _list_of(field: str, raw: object, build_one: Callable[[object], Any]) -> tuple[Any, ...]:
     if not isinstance(raw, list | tuple):
         raise DurableStateError(field, "not_a_list")
     return tuple(build_one(item) for item in raw)
@@ -105,7 +105,10 @@ def _pending_from_dict(raw: object) -> PendingItem:
         history,
         lambda step: _build(PendingTransition, "history", step, _TRANSITION_KEYS),
     )
-    return _build(PendingItem, "pending_items", {**data, "history": steps}, _PENDING_KEYS)
+    item: PendingItem = _build(
+        PendingItem, "pending_items", {**data, "history": steps}, _PENDING_KEYS
+    )
+    return item
 
 
 def state_from_dict(data: object) -> DurableContextState:

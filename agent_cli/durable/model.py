@@ -52,7 +52,7 @@ def _set(instance: object, name: str, value: object) -> None:
     object.__setattr__(instance, name, value)
 
 
-def _require_tuple(field: str, value: object, kind: type) -> tuple:
+def _require_tuple(field: str, value: object, kind: type) -> tuple[Any, ...]:
     """Lists are accepted for convenience and frozen into tuples; elements are type-checked."""
     if isinstance(value, str | bytes) or not isinstance(value, Iterable):
         raise DurableStateError(field, "not_a_sequence")

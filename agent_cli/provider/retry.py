@@ -60,7 +60,7 @@ def backoff_delay(
     if retry_after is not None and retry_after >= 0:
         return min(retry_after, RETRY_AFTER_CAP_SECONDS)
     exponential = min(cap, base * 2 ** max(0, attempt - 1))
-    return exponential * (1.0 - 0.25 * min(max(jitter(), 0.0), 1.0))
+    return float(exponential * (1.0 - 0.25 * min(max(jitter(), 0.0), 1.0)))
 
 
 def parse_retry_after(headers: Mapping[str, str]) -> float | None:

@@ -199,7 +199,7 @@ def run_request_with_timeout(
     if error is not None:
         raise SummarizerFailed("provider_error") from error
     response = outcome.get("response")
-    if response is None:
+    if not isinstance(response, ModelResponse):
         raise SummarizerFailed("no_response")
     return response
 

@@ -54,7 +54,7 @@ class ArgumentsExit(Exception):
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser that writes to given streams and raises instead of exiting."""
 
-    def __init__(self, *, stdout: TextIO, stderr: TextIO, **kwargs) -> None:
+    def __init__(self, *, stdout: TextIO, stderr: TextIO, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self._stdout = stdout
         self._stderr = stderr

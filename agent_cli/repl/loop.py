@@ -146,10 +146,10 @@ class Repl:
         screen; the session is touched again only after the measurement ended.
         """
         if not getattr(self._reader, "shows_gauge", False):
-            return self._reader.read_line()
+            return str(self._reader.read_line())
         measure = BackgroundMeasure(self.session.gauge, on_done=self._reader.refresh)
         try:
-            return self._reader.read_line(lambda: measure.value)
+            return str(self._reader.read_line(lambda: measure.value))
         finally:
             _wait_through_interrupts(measure)
 

@@ -204,7 +204,8 @@ def _run_interactive(
     repl, said = opening.result()
     for renderable in said:
         repl.console.print(renderable)
-    return repl.run()
+    exit_code: int = repl.run()
+    return exit_code
 
 
 def _build_input(

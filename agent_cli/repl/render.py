@@ -10,6 +10,7 @@ model cannot fake them or colour the screen. `close()` ends a half-streamed answ
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from rich.console import Console
 from rich.text import Text
@@ -85,7 +86,7 @@ class EventRenderer:
         self._running_tools: set[str] = set()
         self._running_name = ""
         self.last_tool_result: ToolFinished | None = None  # for `/last`
-        self._handlers: dict[type, Callable] = {
+        self._handlers: dict[type, Callable[[Any], None]] = {
             AssistantText: lambda event: self._answer.add(event.text),
             AssistantDone: lambda event: self._answer.finish(event.text),
             StreamRestarted: self._render_restart,

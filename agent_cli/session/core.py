@@ -214,9 +214,10 @@ class Session:
         """The record or artifact behind a pointer, re-verified, with a readable excerpt:
         the same path as the model's `recall` tool, with the user's authority (any session
         of this state folder, where the tool reads only this session's records)."""
-        if self.recall is None:
-            return self.resolver.resolve(pointer)
-        return self.recall.resolve(pointer, own_session_only=False)
+        reader = self.resolver if self.recall is None else self.recall
+        kwargs = {} if self.recall is None else {"own_session_only": False}
+        resolution: SourceResolution = reader.resolve(pointer, **kwargs)
+        return resolution
 
     def last_summary(self) -> str | None:
         """The text of the last compaction summary in the view, in full; None if none yet.

@@ -104,7 +104,7 @@ def _adopt(
     which also brings in what other sessions saved meanwhile. The `durable_change` record
     after it is bookkeeping (the `user_command` record before holds the words and is the
     source): the change is made, so a full disk there must not report it as failed."""
-    state = session.memory.update(session.workspace, change)
+    state: DurableContextState = session.memory.update(session.workspace, change)
     session.durable_state = state
     session.render_durable()  # the toolbar's figure includes the block: keep it current
     with contextlib.suppress(StoreError):

@@ -36,7 +36,8 @@ from typing import Any
 
 from agent_cli import nofollow_open
 from agent_cli.errors import ConfigError, PathStepRefused, StoreError, WorkspaceEscape
-from agent_cli.tools.redaction import REDACTED_MARK, SecretRedactor
+from agent_cli.secret_forms import REDACTED_MARK
+from agent_cli.tools.redaction import SecretRedactor
 from agent_cli.tools.text_source import BINARY_SNIFF_BYTES
 from agent_cli.tools.workspace import Workspace
 

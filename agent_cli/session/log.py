@@ -99,7 +99,7 @@ class SessionLog:
 
     @property
     def session_id(self) -> str:
-        return self.writer.session_id
+        return str(self.writer.session_id)
 
     @property
     def path(self) -> str:
@@ -107,7 +107,8 @@ class SessionLog:
 
     def append(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         """Append one record; raises the store's typed error if it did not land whole."""
-        return self.writer.append(kind, payload, self.clock())
+        record: dict[str, Any] = self.writer.append(kind, payload, self.clock())
+        return record
 
     def append_message(self, message: dict[str, Any]) -> dict[str, Any]:
         record = self.append(MESSAGE, {"message": message})

@@ -26,4 +26,5 @@ def render_durable(
 
 def reserved_tokens(counter: Any, texts: Iterable[str], tool_schemas: Any) -> int:
     """Tokens of `texts` (system prompt, instructions, durable block) and the tools."""
-    return sum(counter.count_text(text) for text in texts) + counter.count_json(tool_schemas)
+    schema_tokens: int = counter.count_json(tool_schemas)
+    return sum(int(counter.count_text(text)) for text in texts) + schema_tokens

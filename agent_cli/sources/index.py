@@ -35,8 +35,8 @@ class _FileIndex:
     mtime_ns: int = 0
     scanned_size: int = 0  # just past the last complete line seen
     line_count: int = 0
-    block_offsets: array = field(default_factory=lambda: array("Q"))
-    lines_before: array = field(default_factory=lambda: array("Q"))
+    block_offsets: array[int] = field(default_factory=lambda: array("Q"))
+    lines_before: array[int] = field(default_factory=lambda: array("Q"))
 
 
 def _scan(entry: _FileIndex, fd: int, size: int, read_at: ReadAt) -> None:

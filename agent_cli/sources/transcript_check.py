@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 from dataclasses import dataclass
+from typing import Any
 
 from agent_cli.durable.text import parse_timestamp
 from agent_cli.errors import DurableStateError, SourceUnavailable
@@ -49,7 +50,7 @@ def _read_line(fd: int, start: int, end: int, read_at: ReadAt) -> bytes:
     return raw[1:-1] if start > 0 else raw[:-1]
 
 
-def _decode_record(line: bytes) -> tuple[dict, str]:
+def _decode_record(line: bytes) -> tuple[dict[str, Any], str]:
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -67,7 +68,7 @@ def _is_positive_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
-def check_envelope(record: dict, pointer: ParsedSourcePointer) -> None:
+def check_envelope(record: dict[str, Any], pointer: ParsedSourcePointer) -> None:
     """The record must be the one the pointer names, with a well-formed envelope."""
     if record.get("sequence") != pointer.sequence or not _is_positive_int(record.get("sequence")):
         raise corrupt("sequence_mismatch")

@@ -14,6 +14,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from agent_cli.errors import (
     ArtifactUnavailable,
@@ -183,7 +184,7 @@ _OPEN_REASONS = {
 }
 
 
-def _hash_collecting(handle, offset: int, limit: int) -> tuple[str, bytes]:
+def _hash_collecting(handle: BinaryIO, offset: int, limit: int) -> tuple[str, bytes]:
     """Hash the whole stream; keep the bytes in [offset, offset + limit)."""
     hasher = hashlib.sha256()
     window = bytearray()

@@ -53,7 +53,7 @@ class TranscriptScanner:
         if unparsable is not None:
             self.torn_tail = True
 
-    def _accept(self, record: Any, line_number: int, size: int) -> dict[str, Any]:
+    def _accept(self, record: dict[str, Any], line_number: int, size: int) -> dict[str, Any]:
         reason = check_record(record, self._session_id, self.last_sequence + 1)
         if reason is not None:
             raise TranscriptCorrupt(self._session_id, line_number, reason)
