@@ -13,7 +13,8 @@ Ctrl-D on an empty line raises `EOFError`. A long paste shows as one placeholder
 History lives in the state folder's history file. Only imported when stdin is a
 terminal: prompt_toolkit does not read piped input properly, and it costs start-up time.
 The prompt runs inside `patch_stdout(raw=True)` so output written while it is shown
-lands above it, escape codes intact.
+lands above it, escape codes intact. A termination signal (SIGTERM, SIGHUP) ends any of
+these prompts with `TerminationRequested` (`prompt_ending`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from prompt_toolkit.utils import is_dumb_terminal
 from agent_cli.repl.background import DeferredWork
 from agent_cli.repl.early_prompt import PendingInput, replay, show_until_done
 from agent_cli.repl.paste import PastedText
+from agent_cli.repl.prompt_ending import prompt_once
 from agent_cli.repl.safe_text import clip_line
 
 PROMPT_TEXT = "› "
@@ -169,10 +171,13 @@ class PromptReader:
         app = self._session.app
         with patch_stdout(raw=True):
             if pending is None:
-                return self._pastes.expand(self._session.prompt(PROMPT_TEXT))
+                return self._pastes.expand(prompt_once(self._session, PROMPT_TEXT))
             return self._pastes.expand(
-                self._session.prompt(
-                    PROMPT_TEXT, default=pending.document, pre_run=replay(pending, app)
+                prompt_once(
+                    self._session,
+                    PROMPT_TEXT,
+                    default=pending.document,
+                    pre_run=replay(pending, app),
                 )
             )
 
@@ -196,4 +201,4 @@ class PromptReader:
         """One answer to a question (permissions), without history or completion."""
         answer_session: PromptSession[str] = PromptSession(**self._terminal)
         with patch_stdout(raw=True):
-            return answer_session.prompt(question)
+            return str(prompt_once(answer_session, question))
