@@ -484,3 +484,16 @@ class CommandUsageError(AgentCliError, ValueError):
         self.command = command
         self.reason = reason
         super().__init__(f"{command}: {reason}")
+
+
+# --- ending the process ------------------------------------------------------------------
+
+
+class PermissionQuestionTerminated(TerminationRequested):
+    """SIGTERM or SIGHUP while the user was being asked whether `tool` may run: it never
+    started. A TerminationRequested on purpose: the process ends the same way; only the
+    words recorded for the call differ from a tool stopped while it ran."""
+
+    def __init__(self, signal_number: int, tool: str) -> None:
+        self.tool = tool
+        super().__init__(signal_number)
