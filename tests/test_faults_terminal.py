@@ -254,7 +254,7 @@ class Round:
         pause_until(time.monotonic() + rng.uniform(0.0, 3.0))
 
     def _turn(self, rng: random.Random) -> None:
-        command = f"echo $$ > {self.command_pid_file.name}; sleep 5; echo slept"
+        command = f"echo $$ > {self.command_pid_file.name}; sleep 60; echo slept"
         self.server.enqueue(
             Reply(
                 [
@@ -334,8 +334,12 @@ def test_closing_the_terminal_at_random_moments_under_load_always_ends_agent_cli
             closed_at = time.monotonic()
             wait_for_process_to_end(pid, f"agent-cli, {where}", GONE_WITHIN_SECONDS)
         if this.command_pid_file.exists() and this.command_pid_file.read_text().strip():
-            command_pid = int(this.command_pid_file.read_text())
-            wait_for_process_to_end(command_pid, f"the command, {where}", 10)
+            command_pid = int(this.command_pid_file.read_text())  # its shell; it sleeps 60 s
+            try:
+                wait_for_process_to_end(command_pid, f"the command, {where}", 10)
+            finally:
+                if is_process_running(command_pid):
+                    os.killpg(os.getpgid(command_pid), signal.SIGKILL)
         assert not this.approved_file.exists(), f"a command nobody approved ran, {where}"
         assert_every_transcript_resumes_valid(isolated_home, workspace)
         done.append(f"{phase}: {time.monotonic() - closed_at:.1f}s")
