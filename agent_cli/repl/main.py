@@ -3,7 +3,10 @@
 Contract: `main(argv)` returns the exit code and never raises for a typed error: 0 ok,
 1 a failure (a `-p` turn that failed, a store that could not be used), 2 bad usage or
 configuration, 3 a `-p` request blocked by the hard limit, 4 a `-p` turn that needed a
-permission nobody could give (run it with --yes), 130 cancelled with Ctrl-C.
+permission nobody could give (run it with --yes), 130 cancelled with Ctrl-C, 128 + the
+signal's number after SIGTERM (143) or SIGHUP (129): the running command is ended and
+recorded as stopped, the session closes, and whatever that waits on, the process is gone
+`SHUTDOWN_DEADLINE_SECONDS` after the signal (`termination`).
 
 Start-up speed: at import this module loads only the standard library and the argument
 parser, so `--help` and `--version` answer at once; rich, prompt_toolkit, the session,
@@ -30,6 +33,8 @@ from agent_cli.repl.args import ArgumentsExit, parse_args
 
 INTERRUPTED_EXIT = 130
 PERMISSION_NEEDED_EXIT = 4
+# After SIGTERM/SIGHUP the process ends within this, whatever it waits on (`termination`).
+SHUTDOWN_DEADLINE_SECONDS = 5.0
 
 
 def main(
@@ -47,9 +52,13 @@ def main(
     except ArgumentsExit as exit_request:
         return exit_request.code
     env = os.environ if env is None else env
-    from agent_cli.termination import exit_code_for_signal, install_termination_handlers
+    from agent_cli.termination import (
+        exit_code_for_signal,
+        install_termination_handlers,
+        termination_received,
+    )
 
-    install_termination_handlers()
+    install_termination_handlers(exit_deadline_seconds=SHUTDOWN_DEADLINE_SECONDS)
     try:
         return _run(
             args,
@@ -71,6 +80,13 @@ def main(
         return INTERRUPTED_EXIT
     except TerminationRequested as stop:
         return exit_code_for_signal(stop)
+    except OSError:
+        # A closed terminal (SIGHUP) fails the last writes of the unwinding (the goodbye)
+        # with EIO after the session closed: that is the signal's doing, not a crash.
+        received = termination_received()
+        if received is None:
+            raise
+        return 128 + received
 
 
 def _print_fatal(stderr: TextIO | None, message: str) -> None:

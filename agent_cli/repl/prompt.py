@@ -14,7 +14,8 @@ History lives in the state folder's history file (kept in memory only when that 
 regular file: a FIFO there must not hang the prompt). Only imported when stdin is a
 terminal: prompt_toolkit does not read piped input properly, and it costs start-up time.
 The prompt runs inside `patch_stdout(raw=True)` so output written while it is shown
-lands above it, escape codes intact.
+lands above it, escape codes intact. A termination signal (SIGTERM, SIGHUP) ends any of
+these prompts with `TerminationRequested` (`prompt_ending`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from agent_cli.repl.background import DeferredWork
 from agent_cli.repl.early_prompt import PendingInput, replay, show_until_done
 from agent_cli.repl.history_file import RegularFileHistory
 from agent_cli.repl.paste import PastedText
+from agent_cli.repl.prompt_ending import prompt_once
 from agent_cli.repl.safe_text import clip_line
 
 PROMPT_TEXT = "› "
@@ -170,10 +172,13 @@ class PromptReader:
         app = self._session.app
         with patch_stdout(raw=True):
             if pending is None:
-                return self._pastes.expand(self._session.prompt(PROMPT_TEXT))
+                return self._pastes.expand(prompt_once(self._session, PROMPT_TEXT))
             return self._pastes.expand(
-                self._session.prompt(
-                    PROMPT_TEXT, default=pending.document, pre_run=replay(pending, app)
+                prompt_once(
+                    self._session,
+                    PROMPT_TEXT,
+                    default=pending.document,
+                    pre_run=replay(pending, app),
                 )
             )
 
@@ -197,4 +202,4 @@ class PromptReader:
         """One answer to a question (permissions), without history or completion."""
         answer_session: PromptSession[str] = PromptSession(**self._terminal)
         with patch_stdout(raw=True):
-            return answer_session.prompt(question)
+            return str(prompt_once(answer_session, question))

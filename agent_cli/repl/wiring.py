@@ -113,7 +113,9 @@ def _decisions() -> Any:
 
 def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Callable[[Any], Any]:
     """Ask at the prompt. Ctrl-C propagates as `PermissionQuestionInterrupted` (the session
-    cancels the turn, saying the tool never ran); Ctrl-D denies.
+    cancels the turn, saying the tool never ran), SIGTERM/SIGHUP as
+    `PermissionQuestionTerminated` (recorded as never run, then the process ends); Ctrl-D
+    denies.
 
     What is approved is shown in full before the question (`approval_view`); when it is
     too tall for the screen, `v` prints every line (a text over `FULL_VIEW_MAX_LINES`: its
@@ -123,7 +125,11 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Call
     """
     from rich.text import Text
 
-    from agent_cli.errors import PermissionQuestionInterrupted
+    from agent_cli.errors import (
+        PermissionQuestionInterrupted,
+        PermissionQuestionTerminated,
+        TerminationRequested,
+    )
     from agent_cli.repl import approval_question as question
 
     def ask_permission(request: Any) -> Any:
@@ -138,6 +144,8 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Call
                 answer = "n"
             except KeyboardInterrupt:
                 raise PermissionQuestionInterrupted(str(request.tool)) from None
+            except TerminationRequested as stop:
+                raise PermissionQuestionTerminated(stop.signal_number, str(request.tool)) from None
             if is_shortened and answer.strip().lower() in ("v", "view"):
                 _show_approval(console, request, full=True)
                 _show_header_again(console, request)
