@@ -25,8 +25,8 @@ CORE_PATTERNS = (
     "protocol.py",
     "protocol_validation.py",
     "protocol_removal.py",
-    "compaction/*.py",
-    "durable/*.py",
+    "compaction/**/*.py",
+    "durable/**/*.py",
     "sources/pointers.py",
     "sources/resolution.py",
     "secret_forms.py",
@@ -111,10 +111,20 @@ def test_the_core_files_exist_where_the_rules_expect_them():
         "agent_cli/token_estimation.py",
         "agent_cli/token_memo.py",
         "agent_cli/compaction/pipeline.py",
+        "agent_cli/compaction/layers/truncate.py",
+        "agent_cli/compaction/digest/merge.py",
+        "agent_cli/compaction/memo/view_memo.py",
         "agent_cli/durable/model.py",
         "agent_cli/durable/codec.py",
         "agent_cli/sources/pointers.py",
     } <= names
+
+
+@pytest.mark.parametrize("package", ["compaction", "durable"])
+def test_every_module_of_a_core_package_is_checked_at_any_depth(package):
+    modules = set((PACKAGE / package).rglob("*.py"))
+    assert len(modules) > 1
+    assert modules <= set(CORE_FILES)
 
 
 def test_durable_state_and_sources_live_in_their_packages_not_loose_at_the_top():
