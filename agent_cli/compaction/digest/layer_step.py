@@ -2,15 +2,15 @@
 
 Contract: `apply_step_with_digest(step, view, view_tokens, policy, counter)` takes the
 digest message out of `view`, runs the layer on the rest (layers never see, count or
-remove the digest), adds what the layer removed to the digest (`what_left`, `merge`) and puts it
-back. The outcome's view and saving include the digest, so every figure counts it. A
-step that changed nothing gives back `view` itself; a step that removed nothing keeps
-the digest message as it was (the same object, so the cached prefix is not disturbed
-by a re-rendered digest). A removal whose trace would cost more tokens than it frees is
-not made (`no_change`): automatic compaction never grows the view to remove something;
-`keep_if_larger` (the summary `/compact` asked for) keeps it all the same. A layer says
-what it removed (`messages_removed`, `removed_tool_use_ids`); a step that removed
-neither is not compared with the view it came from.
+remove the digest), adds what the layer removed to the digest (`what_left`, `merge`) and
+puts it back. The outcome's view and saving include the digest, so every figure counts
+it. A step that changed nothing gives back `view` itself; a step that removed nothing
+keeps the digest message as it was (the same object, so the cached prefix is not
+disturbed by a re-rendered digest). A removal whose trace would cost more tokens than it
+frees is not made (`no_change`): automatic compaction never grows the view to remove
+something; `keep_if_larger` (the summary `/compact` asked for) keeps it all the same. A
+layer says what it removed (`messages_removed`, `removed_tool_use_ids`); a step that
+removed neither is not compared with the view it came from.
 """
 
 from __future__ import annotations
