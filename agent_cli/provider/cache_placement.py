@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from agent_cli.compaction.digest import digest_from_message, render_digest_parts
+from agent_cli.compaction.digest.entries import digest_from_message
+from agent_cli.compaction.digest.render import render_digest_parts
 from agent_cli.compaction.markers import is_digest_message
 from agent_cli.events import CACHE_ALL_BUT_LAST, CACHE_NOTHING
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from agent_cli.compaction import count_view
 from agent_cli.compaction.markers import is_digest_message, is_summary_message
-from agent_cli.compaction.view_memo import count_view
 from agent_cli.events import SessionStats
 from agent_cli.models import lookup_model
 from agent_cli.protocol import validate_tool_protocol
