@@ -9,9 +9,10 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from repl_fakes import FakeBackend, FakeSession, make_console
+from repl_fakes import CONFIRMED_AT, FakeBackend, FakeSession, make_console
 from rich.console import Console
 
+from agent_cli.durable import DurableContextState, DurableFact, PendingItem, PendingStatus
 from agent_cli.errors import CommandUsageError, PendingTransitionError, UnknownCommand
 from agent_cli.events import CompactionFired, LayerLine, TurnEnded
 from agent_cli.repl.commands import (
@@ -23,6 +24,7 @@ from agent_cli.repl.commands import (
 from agent_cli.repl.loop import Repl
 from agent_cli.repl.render import EventRenderer
 from agent_cli.repl.turns import drive_events
+from agent_cli.sources import SourceResolution
 
 
 @dataclass
@@ -223,8 +225,10 @@ def test_block_needs_an_id_and_a_reason():
     assert caught.value.reason == "missing_reason"
 
 
-def resolution(pointer: str, status: str, reason: str = "ok", excerpt: str | None = None):
-    return SimpleNamespace(
+def resolution(
+    pointer: str, status: str, reason: str = "ok", excerpt: str | None = None
+) -> SourceResolution:
+    return SourceResolution(
         pointer=pointer,
         status=status,
         reason=reason,
@@ -235,18 +239,18 @@ def resolution(pointer: str, status: str, reason: str = "ok", excerpt: str | Non
 
 
 def test_facts_shows_facts_and_pending_items_with_their_source_status():
-    state = SimpleNamespace(
-        facts=(SimpleNamespace(fact_id="F1", content="uses WAL", source_pointer="transcript:s:3"),),
+    state = DurableContextState(
+        facts=(DurableFact("F1", "uses WAL", "transcript:s:3", CONFIRMED_AT),),
         pending_items=(
-            SimpleNamespace(
-                item_id="P1",
-                description="migrate",
-                source_pointer="transcript:s:9",
-                status=SimpleNamespace(value="blocked"),
+            PendingItem(
+                "P1",
+                "migrate",
+                "transcript:s:9",
+                CONFIRMED_AT,
+                status=PendingStatus.BLOCKED,
                 blocked_reason="needs review",
             ),
         ),
-        retrieval_evidence=(),
     )
     session = FakeSession(
         durable_state=state,

@@ -24,6 +24,9 @@ from agent_cli.repl.safe_text import clip_line
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from agent_cli.repl.port import SessionPort
+    from agent_cli.session.catalog import SessionDeletion, SessionSummary
+
 API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 
 
@@ -31,11 +34,11 @@ API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 class SessionBackend:
     """How the REPL reaches sessions; `open_session(None)` starts a new one."""
 
-    open_session: Callable[[str | None], Any]
-    list_sessions: Callable[[bool], list[Any]]  # True: only this workspace's
+    open_session: Callable[[str | None], SessionPort]
+    list_sessions: Callable[[bool], list[SessionSummary]]  # True: only this workspace's
     latest_session_id: Callable[[], str | None]  # the one --continue opens here
     # deletes sessions (transcript and artifacts), returns one SessionDeletion per id
-    delete_sessions: Callable[[list[str]], list[Any]] | None = None
+    delete_sessions: Callable[[list[str]], list[SessionDeletion]] | None = None
 
 
 BackendFactory = Callable[[Settings, Callable[[Any], Any]], SessionBackend]
@@ -75,7 +78,8 @@ def build_backend(
     policy = build_policy(settings)
     provider = create_provider(choose_provider_name(settings, env), settings.model, env)
 
-    def open_session(resume: str | None) -> Any:
+    def open_session(resume: str | None) -> SessionPort:
+        # typed as the port: mypy checks here that a real Session fits it
         return sessions.open_session(
             paths=paths,
             provider=provider,
@@ -87,12 +91,12 @@ def build_backend(
             environment=env,
         )
 
-    def list_sessions(this_workspace_only: bool = False) -> list[Any]:
+    def list_sessions(this_workspace_only: bool = False) -> list[SessionSummary]:
         from agent_cli.session.catalog import summarize_sessions
 
         return summarize_sessions(paths, workspace if this_workspace_only else None)
 
-    def delete_sessions(session_ids: list[str]) -> list[Any]:
+    def delete_sessions(session_ids: list[str]) -> list[SessionDeletion]:
         from agent_cli.session.catalog import delete_sessions as delete
 
         return delete(paths, session_ids)
