@@ -98,13 +98,16 @@ class ModelResponse:
 
 # --- session -> REPL ---------------------------------------------------------------------
 
+# The codes events and transcript records give compaction layers 1..4, in layer order; the
+# REPL alone has their plain names (`repl.compact_lines.LAYER_NAMES`).
+LAYER_CODES = ("L1", "L2", "L3", "L4")
+
 
 @dataclass(frozen=True)
 class LayerLine:
     """One compaction layer that fired, ready for a `[compact]` line."""
 
-    layer: str  # "L1", "L2", "L3", "L4"
-    name: str  # "truncate tool results", ...
+    layer: str  # one of LAYER_CODES
     tokens_before: int
     tokens_after: int
     results_truncated: int = 0

@@ -125,7 +125,7 @@ def test_stats_with_an_unknown_option_is_a_usage_error():
 
 
 def test_compact_passes_the_focus_and_renders_what_the_session_yields():
-    layer = LayerLine("L4", "summarize", 9_000, 2_000, messages_removed=12)
+    layer = LayerLine("L4", 9_000, 2_000, messages_removed=12)
     session = FakeSession(
         compact_script=[
             CompactionFired((layer,), 9_000, 2_000, 8_000, 12_000, forced=True),
@@ -141,7 +141,7 @@ def test_compact_passes_the_focus_and_renders_what_the_session_yields():
 
 
 def test_compact_with_a_focus_says_what_the_summary_focused_on():
-    layer = LayerLine("L4", "summarize", 9_000, 2_000, messages_removed=12)
+    layer = LayerLine("L4", 9_000, 2_000, messages_removed=12)
     event = CompactionFired((layer,), 9_000, 2_000, 8_000, 12_000, forced=True, focus="db work")
     context = FakeContext(session=FakeSession(compact_script=[event]))
     run(context, "/compact db work")

@@ -193,7 +193,7 @@ def scripted_backend(events):
     return FakeBackend(new_session=lambda n: FakeSession(session_id="p", script=lambda t: events))
 
 
-L1 = LayerLine("L1", "truncate tool results", 91_204, 78_530, results_truncated=3)
+L1 = LayerLine("L1", 91_204, 78_530, results_truncated=3)
 
 
 def test_print_mode_puts_only_the_final_answer_on_stdout(tmp_path):

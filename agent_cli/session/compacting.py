@@ -24,6 +24,7 @@ from agent_cli.compaction.policy import with_thresholds
 from agent_cli.compaction.results import APPLIED
 from agent_cli.errors import MessageViewLimitExceeded
 from agent_cli.events import (
+    LAYER_CODES,
     CompactionFired,
     CompactionRecord,
     CompactionSkipped,
@@ -133,7 +134,7 @@ def _adopt(
 ) -> Iterator[SessionEvent]:
     entry = CompactionRecord(
         at=session.clock().isoformat(),
-        layers=tuple(f"L{r.layer}" for r in fired),
+        layers=tuple(LAYER_CODES[r.layer - 1] for r in fired),
         tokens_before=_shown(session, result.tokens_before),
         tokens_after=_shown(session, result.tokens_after),
         forced=forced,
@@ -159,10 +160,8 @@ def _adopt(
 
 
 def _layer_line(session: Session, report: Any) -> LayerLine:
-    code = f"L{report.layer}"
     return LayerLine(
-        layer=code,
-        name=describe.layer_name(code),
+        layer=LAYER_CODES[report.layer - 1],
         tokens_before=_shown(session, report.tokens_before),
         tokens_after=_shown(session, report.tokens_after),
         results_truncated=report.results_truncated,

@@ -19,15 +19,8 @@ from agent_cli.errors import (
     TranscriptChangedUnderneath,
     TranscriptWriteFailed,
 )
-from agent_cli.events import Notice, RequestBlocked
+from agent_cli.events import LAYER_CODES, Notice, RequestBlocked
 from agent_cli.session.budget import to_request_tokens
-
-LAYER_NAMES = {
-    "L1": "truncate tool results",
-    "L2": "drop repeated file reads",
-    "L3": "prune old messages",
-    "L4": "summarize",
-}
 
 LAYER_FAILURES = {
     "summary_failed": "L4: the summarizer failed; the view was left as it was.",
@@ -56,10 +49,6 @@ def failed_layer_notices(reports: Iterable[Any]) -> Iterator[Notice]:
     for report in reports:
         if report.outcome in LAYER_FAILURES:
             yield Notice("warning", report.outcome, LAYER_FAILURES[report.outcome])
-
-
-def layer_name(code: str) -> str:
-    return LAYER_NAMES.get(code, code)
 
 
 MODEL_CHOICES = (
@@ -119,6 +108,6 @@ def blocked_event(session: Any, error: MessageViewLimitExceeded) -> RequestBlock
         to_request_tokens(error.tokens_before, ratio),
         to_request_tokens(error.tokens_after, ratio),
         session.policy.hard_limit,
-        tuple(f"L{layer}" for layer in tried),
+        tuple(LAYER_CODES[layer - 1] for layer in tried),
         to_request_tokens(largest, ratio),
     )
