@@ -14,6 +14,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from agent_cli.repl.error_text import describe_instructions_problem, describe_instructions_redaction
 from agent_cli.repl.safe_text import clip_line
 
 PROBLEM_WORDS = {
@@ -93,12 +94,14 @@ def build_instructions_reloaded(found: Any) -> Text:
     if found.source is None:
         return Text("no AGENTS.md or CLAUDE.md in the workspace root: requests carry none")
     if found.problem is not None:
-        return Text(found.describe_problem(), style="yellow")
+        return Text(describe_instructions_problem(found.source, found.problem), style="yellow")
     cut = ", cut to its first part" if found.truncated else ""
     reloaded = Text(
         f"reloaded {found.source} ({found.size_bytes:,} bytes{cut}); the next request carries it",
         style="green",
     )
-    if getattr(found, "redacted", 0):
-        reloaded.append("\n" + found.describe_redaction(), style="yellow")
+    if found.redacted:
+        reloaded.append(
+            "\n" + describe_instructions_redaction(found.source, found.redacted), style="yellow"
+        )
     return reloaded

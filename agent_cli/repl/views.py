@@ -16,7 +16,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from agent_cli.repl.plain_words import explain_resolution
+from agent_cli.repl.error_text import explain_resolution
 from agent_cli.repl.safe_text import clip_line, sanitize_block
 from agent_cli.repl.session_views import build_sessions_view
 

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 from agent_cli.compaction import CompactionPolicy, count_view
 from agent_cli.compaction.markers import find_last_summary
 from agent_cli.durable import DurableContextState, DurableFact, PendingItem, PendingStatus
-from agent_cli.errors import HeldResultsLost, ProviderRequestFailed, StoreError
+from agent_cli.errors import HeldResultsLost, StoreError
 from agent_cli.events import ModelRequest, Notice, SessionEvent, SessionStats, Usage
 from agent_cli.frozen import freeze
 from agent_cli.models import ModelInfo
 from agent_cli.secret_forms import SecretForms
-from agent_cli.session import compacting, describe, durable_ops, request_context, stats
+from agent_cli.session import compacting, durable_ops, request_context, stats
 from agent_cli.session.budget import LoopGuard, calibration_ratio
 from agent_cli.session.figures import ContextPreview, Gauge
 from agent_cli.session.input_limit import check_input_size
@@ -280,16 +280,6 @@ class Session:
 
     def context_preview(self) -> ContextPreview:
         return stats.build_preview(self)
-
-    # --- words for errors (the REPL shows them) -----------------------------------------
-
-    def describe_provider_error(self, error: Exception) -> str:
-        if isinstance(error, ProviderRequestFailed):
-            return describe.provider_error(error)
-        return f"{type(error).__name__}: {error}. The conversation is unchanged."
-
-    def describe_store_error(self, error: StoreError) -> str:
-        return describe.store_error(error)
 
     def close(self) -> None:
         """Record held tool results if the disk allows it now, then release the transcript.
