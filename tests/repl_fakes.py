@@ -10,8 +10,8 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 from rich.console import Console
@@ -36,7 +36,7 @@ from agent_cli.events import (
     Usage,
 )
 from agent_cli.models import MODEL_TABLE, ModelInfo, lookup_model
-from agent_cli.session.catalog import Exchange
+from agent_cli.session.catalog import Exchange, SessionSummary
 from agent_cli.session.figures import ContextPreview, Gauge
 from agent_cli.session.instructions import ProjectInstructions
 from agent_cli.session.model_choice import ListedModel, ModelListing
@@ -270,6 +270,21 @@ class FakeSession:
         self.closed = True
 
 
+def listed_session(
+    session_id: str, modified_at: str = "2026-12-02T15:00:00+00:00"
+) -> SessionSummary:
+    """How a saved session shows in `/sessions`: no request typed yet."""
+    return SessionSummary(
+        session_id=session_id,
+        modified_at=datetime.fromisoformat(modified_at),
+        workspace="/work/project",
+        first_request=None,
+        turns=0,
+        answered_turns=0,
+        tokens=0,
+    )
+
+
 @dataclass
 class FakeBackend:
     """Opens `FakeSession`s; known ids can be resumed, others raise SessionNotFound."""
@@ -290,12 +305,7 @@ class FakeBackend:
         return SessionBackend(
             open_session=self.open_session,
             list_sessions=lambda this_workspace_only=False: [
-                SimpleNamespace(
-                    session_id=sid,
-                    modified_at="2026-12-02 15:00",
-                    workspace="/work/project",
-                )
-                for sid in self.known
+                listed_session(sid) for sid in self.known
             ],
             latest_session_id=lambda: self.latest,
         )

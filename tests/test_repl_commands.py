@@ -5,11 +5,10 @@ from __future__ import annotations
 import io
 import json
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from repl_fakes import CONFIRMED_AT, FakeBackend, FakeSession, make_console
+from repl_fakes import CONFIRMED_AT, FakeBackend, FakeSession, listed_session, make_console
 from rich.console import Console
 
 from agent_cli.durable import DurableContextState, DurableFact, PendingItem, PendingStatus
@@ -48,8 +47,8 @@ class FakeContext:
 
     def list_sessions(self) -> list[Any]:
         return [
-            SimpleNamespace(session_id="s-1", modified_at="today", workspace="/w"),
-            SimpleNamespace(session_id="s-0", modified_at="yesterday", workspace="/w"),
+            listed_session("s-1", "2026-12-03T09:00:00+00:00"),
+            listed_session("s-0", "2026-12-02T09:00:00+00:00"),
         ]
 
     def request_quit(self) -> None:

@@ -315,6 +315,24 @@ def describe_damaged_memory(error: BaseException | None) -> str:
     )
 
 
+MODELS_API_PROBLEMS = {
+    "not_offered": "this provider has no Models API",
+    "not_found": "the endpoint does not offer the Models API",
+    "timeout": "the Models API did not answer in time",
+    "connection": "the Models API could not be reached",
+    "auth": "the API key was refused",
+    "malformed_answer": "the Models API's answer was not a list of models",
+    "no_models": "the Models API listed no models",
+    "too_large": "the Models API's answer was too large to read",
+    "failed": "the Models API's answer could not be read",
+}
+
+
+def explain_models_api_problem(problem: str | None) -> str:
+    """Why `/model` lists the built-in table instead of the Models API's answer."""
+    return MODELS_API_PROBLEMS.get(str(problem), f"the Models API failed ({problem})")
+
+
 # --- project instructions -----------------------------------------------------------------
 
 INSTRUCTIONS_PROBLEMS = {

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent_cli.repl.config import Settings, build_policy
 from agent_cli.repl.safe_text import clip_line
@@ -24,8 +24,12 @@ from agent_cli.repl.safe_text import clip_line
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from agent_cli.repl.approval_view import ApprovalView
     from agent_cli.repl.port import SessionPort
     from agent_cli.session.catalog import SessionDeletion, SessionSummary
+    from agent_cli.store.paths import StatePaths
+    from agent_cli.tools.approval_scope import AlwaysScope
+    from agent_cli.tools.permissions import PermissionAsker, PermissionDecision, PermissionRequest
 
 API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 
@@ -41,10 +45,10 @@ class SessionBackend:
     delete_sessions: Callable[[list[str]], list[SessionDeletion]] | None = None
 
 
-BackendFactory = Callable[[Settings, Callable[[Any], Any]], SessionBackend]
+BackendFactory = Callable[[Settings, "PermissionAsker"], SessionBackend]
 
 
-def resolve_paths(env: Mapping[str, str]) -> Any:
+def resolve_paths(env: Mapping[str, str]) -> StatePaths:
     """The state locations (created 0700); raises `StateDirUnavailable` when unusable."""
     from agent_cli.store.paths import resolve_state_paths
 
@@ -65,9 +69,9 @@ def is_offline_fallback(settings: Settings, env: Mapping[str, str]) -> bool:
 
 def build_backend(
     settings: Settings,
-    ask_permission: Callable[[Any], Any],
+    ask_permission: PermissionAsker,
     *,
-    paths: Any,
+    paths: StatePaths,
     env: Mapping[str, str],
     workspace: Path,
 ) -> SessionBackend:
@@ -109,13 +113,13 @@ def build_backend(
     )
 
 
-def _decisions() -> Any:
+def _decisions() -> type[PermissionDecision]:
     from agent_cli.tools.permissions import PermissionDecision
 
     return PermissionDecision
 
 
-def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Callable[[Any], Any]:
+def build_interactive_asker(ask: Callable[[str], str], console: Console) -> PermissionAsker:
     """Ask at the prompt. Ctrl-C propagates as `PermissionQuestionInterrupted` (the session
     cancels the turn, saying the tool never ran); Ctrl-D denies.
 
@@ -130,7 +134,7 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Call
     from agent_cli.errors import PermissionQuestionInterrupted
     from agent_cli.repl import approval_question as question
 
-    def ask_permission(request: Any) -> Any:
+    def ask_permission(request: PermissionRequest) -> PermissionDecision:
         view = _show_approval(console, request, full=False)
         is_shortened = view.is_shortened
         offer = question.VIEW_EVERY_LINE if view.lists_every_line else question.VIEW_TWO_ENDS
@@ -160,16 +164,18 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Call
     return ask_permission
 
 
-def _remembered_scope(request: Any, decision: Any) -> Any:
+def _remembered_scope(
+    request: PermissionRequest, decision: PermissionDecision
+) -> AlwaysScope | None:
     """The scope an "always" decision remembers for `request` (the gate's own rule)."""
     from agent_cli.tools.permissions import chosen_scope
 
-    if getattr(request, "target", None) is None:
+    if request.target is None:
         return None
     return chosen_scope(request, decision)
 
 
-def _show_approval(console: Console, request: Any, *, full: bool) -> Any:
+def _show_approval(console: Console, request: PermissionRequest, *, full: bool) -> ApprovalView:
     """Print the header and what is approved; the `ApprovalView` printed (its
     `is_shortened` says whether something had to be left out)."""
     from agent_cli.repl.approval_view import build_approval_view
@@ -181,7 +187,7 @@ def _show_approval(console: Console, request: Any, *, full: bool) -> Any:
     return view
 
 
-def _show_header_again(console: Console, request: Any) -> None:
+def _show_header_again(console: Console, request: PermissionRequest) -> None:
     """After the full listing: the header once more, right above the question."""
     from agent_cli.repl.approval_view import build_approval_header
 
@@ -197,7 +203,7 @@ class RefusingAsker:
         self._why = why
         self.refused: list[str] = []
 
-    def __call__(self, request: Any) -> Any:
+    def __call__(self, request: PermissionRequest) -> PermissionDecision:
         from rich.text import Text
 
         self.refused.append(request.tool)
