@@ -208,7 +208,7 @@ class Notice:
 
     level: str
     code: str
-    fields: Mapping[str, Any] = field(default_factory=dict)
+    fields: Mapping[str, object] = field(default_factory=dict)
     error: BaseException | None = None
 
 

@@ -16,7 +16,7 @@ screen; notice lines are flattened where they are rendered (`render.build_notice
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import errors as e
@@ -355,7 +355,7 @@ def describe_instructions_problem(source: object, problem: object) -> str:
     )
 
 
-def describe_instructions_redaction(source: object, redacted: int) -> str:
+def describe_instructions_redaction(source: object, redacted: object) -> str:
     """One line when secrets were taken out of the text requests carry."""
     noun = "value" if redacted == 1 else "values"
     return (
@@ -391,7 +391,7 @@ _FIXED_NOTICES = {
 }
 
 
-def _cut_answer(fields: dict[str, Any]) -> str:
+def _cut_answer(fields: Mapping[str, object]) -> str:
     if fields.get("kept"):
         return (
             "The answer hit the output limit and was cut; what arrived is kept. "
@@ -403,7 +403,7 @@ def _cut_answer(fields: dict[str, Any]) -> str:
     )
 
 
-def _unreachable_low_water(fields: dict[str, Any]) -> str:
+def _unreachable_low_water(fields: Mapping[str, object]) -> str:
     low, fixed, aim = fields["low"], fields["fixed"], fields["aim"]
     return (
         f"The low-water mark ({low:,} tokens) is not above what every request carries "
@@ -414,7 +414,7 @@ def _unreachable_low_water(fields: dict[str, Any]) -> str:
     )
 
 
-def _repeated_tool_id(fields: dict[str, Any]) -> str:
+def _repeated_tool_id(fields: Mapping[str, object]) -> str:
     if fields.get("retry"):
         return (
             "The model's answer repeated a tool call id; it was not recorded and nothing ran. "
@@ -426,7 +426,7 @@ def _repeated_tool_id(fields: dict[str, Any]) -> str:
     )
 
 
-def _malformed_tool_call(fields: dict[str, Any]) -> str:
+def _malformed_tool_call(fields: Mapping[str, object]) -> str:
     if fields.get("retry"):
         return (
             "The model's answer held a tool call the API would not take back (an empty or "
@@ -438,7 +438,7 @@ def _malformed_tool_call(fields: dict[str, Any]) -> str:
     )
 
 
-_NOTICE_FIELDS_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
+_NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
     "cancelled": lambda f: _CANCELLED.get(str(f.get("during")), "Cancelled."),
     "permission_cancelled": lambda f: (
         f"Cancelled at the permission question: {f['tool']} was not run."
@@ -472,7 +472,7 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[dict[str, Any]], str]] = {
         f["source"], f["problem"]
     ),
     "project_instructions_redacted": lambda f: describe_instructions_redaction(
-        f["source"], int(f["redacted"])
+        f["source"], f["redacted"]
     ),
 }
 _NOTICE_ERROR_WORDS: dict[str, Callable[[BaseException | None], str]] = {
@@ -491,7 +491,7 @@ def notice_text(notice: Notice) -> str:
     if notice.code in _FIXED_NOTICES:
         return _FIXED_NOTICES[notice.code]
     words = _NOTICE_FIELDS_WORDS.get(notice.code)
-    return words(dict(notice.fields)) if words is not None else notice.code
+    return words(notice.fields) if words is not None else notice.code
 
 
 # --- pointers and pending items -----------------------------------------------------------
