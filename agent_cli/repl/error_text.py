@@ -3,7 +3,9 @@ notice codes and reason codes become sentences.
 
 Contract: `describe_error(exc)` returns one short line that says what went wrong and
 what to do; `exit_code_for(exc)` the process exit code (2 for bad usage or
-configuration, 1 otherwise); `notice_text(notice)` words a session `Notice` from its code
+configuration, 1 otherwise); `describe_startup_error(exc)` and `startup_exit_code(exc)`
+the same for a process about to exit while it opens its session (None: the general
+ones fit); `notice_text(notice)` words a session `Notice` from its code
 and fields (and the typed error it carries); `explain_resolution(status, reason)` says
 what a pointer's status means and `explain_pending_reason(reason, item_id)` why a change
 to a pending item was refused, without the code (codes stay in `--json` output, the
@@ -235,6 +237,55 @@ def exit_code_for(exc: BaseException) -> int:
     """2 for what the user can fix on the command line or in the config; 1 otherwise."""
     usage_errors = (e.ConfigError, e.MissingApiKey, e.SessionNotFound, e.CommandUsageError)
     return USAGE_EXIT if isinstance(exc, usage_errors) else FAILURE_EXIT
+
+
+# --- errors that end the process while it opens its session ---------------------------
+# The advice names command-line flags, never REPL commands such as `/new`, and never the
+# flag that just failed; what went wrong with a session is worded once, by
+# `describe_session_fact`, and only the advice is the start-up's own.
+
+NEW_SESSION_ON_START = "run agent-cli without --continue or --resume to start a new session"
+
+
+def _bad_input(exc: e.InvalidStoreInput) -> str | None:
+    if exc.field != "session_id":
+        return None
+    return (
+        f"--resume: that is not a session id ({describe_session_id_rule(exc.reason)}); "
+        "`agent-cli --resume` without an id lists this folder's sessions"
+    )
+
+
+_STARTUP_DESCRIBERS: dict[type, Callable[[Any], str | None]] = {
+    e.TranscriptLocked: lambda exc: f"{describe_session_fact(exc)}, or {NEW_SESSION_ON_START}",
+    e.TranscriptCorrupt: lambda exc: (
+        f"{describe_session_fact(exc)}. {NEW_SESSION_ON_START}, or `agent-cli --resume` to pick another"
+    ),
+    e.SessionUnresumable: lambda exc: f"{describe_session_fact(exc)}. {NEW_SESSION_ON_START}",
+    e.TranscriptChangedUnderneath: lambda exc: (
+        f"{describe_session_fact(exc)}; try again, or {NEW_SESSION_ON_START}"
+    ),
+    e.InvalidStoreInput: _bad_input,
+}
+
+
+def describe_startup_error(exc: BaseException) -> str | None:
+    """The start-up wording for `exc`, or None to use the general one."""
+    for kind in type(exc).__mro__:
+        describer = _STARTUP_DESCRIBERS.get(kind)
+        if describer is not None:
+            return describer(exc)
+    return None
+
+
+def startup_exit_code(exc: BaseException) -> int | None:
+    """2 for a session id that is not one or an input over the cap (usage errors); None:
+    the general code."""
+    if isinstance(exc, e.InvalidStoreInput) and exc.field == "session_id":
+        return 2
+    if isinstance(exc, e.InputTooLarge):
+        return 2
+    return None
 
 
 # --- the session's failures, as notices say them ------------------------------------------

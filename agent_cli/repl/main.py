@@ -74,8 +74,12 @@ def main(
             env=env,
         )
     except AgentCliError as exc:
-        from agent_cli.repl.error_text import describe_error, exit_code_for
-        from agent_cli.repl.startup_errors import describe_startup_error, startup_exit_code
+        from agent_cli.repl.error_text import (
+            describe_error,
+            describe_startup_error,
+            exit_code_for,
+            startup_exit_code,
+        )
 
         _print_fatal(stderr, describe_startup_error(exc) or describe_error(exc))
         code = startup_exit_code(exc)
