@@ -17,7 +17,8 @@ worker thread meanwhile, and the banner comes above the prompt once it is done; 
 the user typed or sent in between is kept (`early_prompt`).
 
 Tests drive `main` through its keyword parameters instead of patching: `stdin`, `stdout`,
-`stderr`, `env`, `paths` (anything with `config_file` and `history_file`), and
+`stderr`, `env`, `paths` (`StatePaths`; with a test backend only `config_file` and
+`history_file` are read), and
 `backend_factory(settings, ask_permission) -> SessionBackend` to replace real sessions.
 """
 
@@ -25,11 +26,23 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TextIO
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, TextIO
 
 from agent_cli.errors import AgentCliError, TerminationRequested
 from agent_cli.repl.args import ArgumentsExit, parse_args
+
+if TYPE_CHECKING:
+    import argparse
+
+    from rich.console import Console, RenderableType
+
+    from agent_cli.repl.config import Settings
+    from agent_cli.repl.loop import LineReader, Repl
+    from agent_cli.repl.prompt import PromptReader
+    from agent_cli.repl.wiring import BackendFactory
+    from agent_cli.store.paths import StatePaths
+    from agent_cli.tools.permissions import PermissionAsker
 
 INTERRUPTED_EXIT = 130
 PERMISSION_NEEDED_EXIT = 4
@@ -40,8 +53,8 @@ SHUTDOWN_DEADLINE_SECONDS = 5.0
 def main(
     argv: Sequence[str] | None = None,
     *,
-    backend_factory: Callable[..., Any] | None = None,
-    paths: Any = None,
+    backend_factory: BackendFactory | None = None,
+    paths: StatePaths | None = None,
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
@@ -70,8 +83,12 @@ def main(
             env=env,
         )
     except AgentCliError as exc:
-        from agent_cli.repl.error_text import describe_error, exit_code_for
-        from agent_cli.repl.startup_errors import describe_startup_error, startup_exit_code
+        from agent_cli.repl.error_text import (
+            describe_error,
+            describe_startup_error,
+            exit_code_for,
+            startup_exit_code,
+        )
 
         _print_fatal(stderr, describe_startup_error(exc) or describe_error(exc))
         code = startup_exit_code(exc)
@@ -97,10 +114,10 @@ def _print_fatal(stderr: TextIO | None, message: str) -> None:
 
 
 def _run(
-    args: Any,
+    args: argparse.Namespace,
     *,
-    backend_factory: Callable[..., Any] | None,
-    paths: Any,
+    backend_factory: BackendFactory | None,
+    paths: StatePaths | None,
     stdin: TextIO,
     stdout: TextIO | None,
     stderr: TextIO | None,
@@ -134,9 +151,9 @@ def _run(
 
 
 def _run_print_mode(
-    args: Any,
-    settings: Any,
-    factory: Callable[..., Any],
+    args: argparse.Namespace,
+    settings: Settings,
+    factory: BackendFactory,
     *,
     stdin: TextIO,
     stdout: TextIO | None,
@@ -165,11 +182,11 @@ def _run_print_mode(
 
 
 def _run_interactive(
-    args: Any,
-    settings: Any,
-    factory: Callable[..., Any],
+    args: argparse.Namespace,
+    settings: Settings,
+    factory: BackendFactory,
     *,
-    paths: Any,
+    paths: StatePaths,
     stdin: TextIO,
     stdout: TextIO | None,
     offline_fallback: bool,
@@ -191,13 +208,13 @@ def _run_interactive(
 
         prompt_reader = PromptReader(paths.history_file, _command_summaries)
 
-    def open_repl() -> tuple[Any, list[Any]]:
+    def open_repl() -> tuple[Repl, list[RenderableType]]:
         from agent_cli.repl.config import uses_demo_thresholds
         from agent_cli.repl.loop import Repl
 
         console = startup.make_console(stdout)
         reader, asker = _build_input(console, stdin, prompt_reader)
-        said: list[Any] = []
+        said: list[RenderableType] = []
         backend = factory(settings, asker)
         session, resumed = startup.open_first_session(
             args, backend, said.append, list_when_resuming=True
@@ -225,8 +242,8 @@ def _run_interactive(
 
 
 def _build_input(
-    console: Any, stdin: TextIO, prompt_reader: Any
-) -> tuple[Any, Callable[[Any], Any]]:
+    console: Console, stdin: TextIO, prompt_reader: PromptReader | None
+) -> tuple[LineReader, PermissionAsker]:
     """The line reader and the permission asker that fit where input comes from."""
     from agent_cli.repl import wiring
 

@@ -15,30 +15,42 @@ at or under the reserved tokens is replaced by the default one
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction import CompactionPolicy, compact_context, count_view
 from agent_cli.compaction.firing import find_first_change
 from agent_cli.compaction.policy import with_thresholds
-from agent_cli.compaction.results import APPLIED
+from agent_cli.compaction.results import (
+    APPLIED,
+    SKIPPED_NO_SUMMARIZER,
+    SUMMARY_BLANK,
+    SUMMARY_FAILED,
+    SUMMARY_NOT_SMALLER,
+)
 from agent_cli.errors import MessageViewLimitExceeded
 from agent_cli.events import (
+    LAYER_CODES,
     CompactionFired,
     CompactionRecord,
     CompactionSkipped,
     LayerLine,
     Notice,
+    RequestBlocked,
     SessionEvent,
 )
 from agent_cli.provider.summary_reuse import CachedPrefix
-from agent_cli.session import describe
 from agent_cli.session.budget import calibrated_policy, to_request_tokens
 
 if TYPE_CHECKING:
     from agent_cli.session.core import Session
 
 MIN_FORCED_SOFT = 256
+# Outcomes of a layer that tried and failed (the view was left as it was); each is a
+# notice code the REPL words.
+FAILED_LAYER_OUTCOMES = frozenset(
+    {SUMMARY_FAILED, SUMMARY_BLANK, SUMMARY_NOT_SMALLER, SKIPPED_NO_SUMMARIZER}
+)
 
 
 def compact_view(
@@ -69,17 +81,17 @@ def compact_view(
             force_summary=forced,
         )
     except MessageViewLimitExceeded as blocked:  # say first why the layers could not help
-        yield from describe.failed_layer_notices(blocked.reports)
+        yield from _failed_layer_notices(blocked.reports)
         raise
     finally:  # a summary request was paid for even if the view still cannot fit
         session.log.append_summary_usage(getattr(summarizer, "reported_usage", ()))
-    yield from describe.failed_layer_notices(result.reports)
+    yield from _failed_layer_notices(result.reports)
     fired = [r for r in result.reports if r.outcome == APPLIED]
     if fired:
         yield from _adopt(session, result, fired, policy, forced, focus)
     elif forced:
         yield CompactionSkipped("nothing_to_compact", _shown(session, tokens))
-    elif describe.has_failed_layer(result.reports) and session.guard.note_compaction(
+    elif _has_failed_layer(result.reports) and session.guard.note_compaction(
         tokens, tokens, policy.soft_threshold
     ):  # else each request pays a futile L4
         yield CompactionSkipped("loop_guard", _shown(session, tokens))
@@ -108,14 +120,34 @@ def _unreachable_low_water_notice(
     session.low_water_noticed = True
     low, fixed = _shown(session, policy.low_water or 0), _shown(session, reserved)
     aim = _shown(session, policy.low_water_mark_over(reserved))
-    yield Notice(
-        "warning",
-        "low_water_under_reserve",
-        f"The low-water mark ({low:,} tokens) is not above what every request carries "
-        f"besides the conversation ({fixed:,} tokens: system prompt, tool schemas, durable "
-        f"block), so compaction could never get under it. Compacting down to {aim:,} "
-        f"instead, halfway to the soft threshold; set --low-water (config low_water) "
-        f"above {fixed:,} to choose the mark.",
+    yield Notice("warning", "low_water_under_reserve", {"low": low, "fixed": fixed, "aim": aim})
+
+
+def _has_failed_layer(reports: Iterable[Any]) -> bool:
+    return any(report.outcome in FAILED_LAYER_OUTCOMES for report in reports)
+
+
+def _failed_layer_notices(reports: Iterable[Any]) -> Iterator[Notice]:
+    """One warning per layer that tried and failed; the view was left as it was."""
+    for report in reports:
+        if report.outcome in FAILED_LAYER_OUTCOMES:
+            yield Notice("warning", report.outcome)
+
+
+def blocked_event(session: Session, error: MessageViewLimitExceeded) -> RequestBlocked:
+    """The hard-limit refusal in the terms of every other `[compact]` figure: the codes
+    (in layer order) of every layer that was tried, changed the view or not, tokens
+    calibrated to the API's count, and the hard limit the user set rather than its
+    estimator-scaled form."""
+    reports: tuple[Any, ...] = error.reports
+    tried = sorted({r.layer for r in reports if r.outcome != SKIPPED_NO_SUMMARIZER})
+    largest = error.largest_message_tokens  # of the view as the layers left it
+    return RequestBlocked(
+        _shown(session, error.tokens_before),
+        _shown(session, error.tokens_after),
+        session.policy.hard_limit,
+        tuple(LAYER_CODES[layer - 1] for layer in tried),
+        _shown(session, largest),
     )
 
 
@@ -133,7 +165,7 @@ def _adopt(
 ) -> Iterator[SessionEvent]:
     entry = CompactionRecord(
         at=session.clock().isoformat(),
-        layers=tuple(f"L{r.layer}" for r in fired),
+        layers=tuple(LAYER_CODES[r.layer - 1] for r in fired),
         tokens_before=_shown(session, result.tokens_before),
         tokens_after=_shown(session, result.tokens_after),
         forced=forced,
@@ -159,10 +191,8 @@ def _adopt(
 
 
 def _layer_line(session: Session, report: Any) -> LayerLine:
-    code = f"L{report.layer}"
     return LayerLine(
-        layer=code,
-        name=describe.layer_name(code),
+        layer=LAYER_CODES[report.layer - 1],
         tokens_before=_shown(session, report.tokens_before),
         tokens_after=_shown(session, report.tokens_after),
         results_truncated=report.results_truncated,

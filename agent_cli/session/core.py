@@ -14,16 +14,17 @@ import dataclasses
 from collections.abc import Callable, Generator, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction import CompactionPolicy, count_view
 from agent_cli.compaction.markers import find_last_summary
-from agent_cli.durable import DurableContextState, PendingStatus
-from agent_cli.errors import HeldResultsLost, ProviderRequestFailed, StoreError
-from agent_cli.events import ModelRequest, Notice, SessionEvent, Usage
+from agent_cli.durable import DurableContextState, DurableFact, PendingItem, PendingStatus
+from agent_cli.errors import HeldResultsLost, StoreError
+from agent_cli.events import ModelRequest, Notice, SessionEvent, SessionStats, Usage
 from agent_cli.frozen import freeze
+from agent_cli.models import ModelInfo
 from agent_cli.secret_forms import SecretForms
-from agent_cli.session import compacting, describe, durable_ops, request_context, stats
+from agent_cli.session import compacting, durable_ops, request_context, stats
 from agent_cli.session.budget import LoopGuard, calibration_ratio
 from agent_cli.session.figures import ContextPreview, Gauge
 from agent_cli.session.input_limit import check_input_size
@@ -34,6 +35,10 @@ from agent_cli.session.instructions import (
 )
 from agent_cli.session.log import SessionLog, with_source
 from agent_cli.session.turn import run_forced_compaction, run_turn_steps
+
+if TYPE_CHECKING:
+    from agent_cli.session.catalog import Exchange
+    from agent_cli.session.model_choice import ModelListing
 
 __all__ = ["ContextPreview", "Gauge", "Session"]  # the figures live in `session.figures`
 from agent_cli.sources import SourceResolution
@@ -98,6 +103,11 @@ class Session:
         return self.log.path
 
     @property
+    def tool_names(self) -> frozenset[str]:
+        """The tools the model may call in this session (their schemas' names)."""
+        return frozenset(str(schema.get("name")) for schema in self.toolbox.schemas())
+
+    @property
     def view(self) -> list[dict[str, Any]]:
         """The prompt view. Messages the session adds are frozen (`agent_cli.frozen`), so
         the per-turn count costs what was appended, not the history."""
@@ -143,7 +153,7 @@ class Session:
             project_instructions=self.project_instructions.text,
         )
 
-    def recent_exchanges(self, limit: int = 3) -> list[Any]:
+    def recent_exchanges(self, limit: int = 3) -> list[Exchange]:
         """The last few requests in the view with what came back (for `/resume`)."""
         from agent_cli.session.catalog import recent_exchanges
 
@@ -230,13 +240,13 @@ class Session:
         adopt_project_instructions(self, found)
         return self.project_instructions
 
-    def switch_model(self, model_id: str) -> Any:
+    def switch_model(self, model_id: str) -> ModelInfo:
         """`/model <id>`: later requests use it; recorded, so resume keeps it."""
         from agent_cli.session.model_choice import switch_model
 
         return switch_model(self, model_id)
 
-    def list_models(self) -> Any:
+    def list_models(self) -> ModelListing:
         """`/model`: the models to choose from (Models API, else the model table)."""
         from agent_cli.session.model_choice import list_models
 
@@ -244,10 +254,10 @@ class Session:
 
     # --- durable state commands ---------------------------------------------------------
 
-    def remember(self, text: str) -> Any:
+    def remember(self, text: str) -> DurableFact:
         return durable_ops.remember(self, text)
 
-    def add_pending(self, text: str) -> Any:
+    def add_pending(self, text: str) -> PendingItem:
         return durable_ops.add_todo(self, text)
 
     def mark_done(self, item_id: str) -> Any:
@@ -262,7 +272,7 @@ class Session:
 
     # --- figures ------------------------------------------------------------------------
 
-    def stats(self) -> Any:
+    def stats(self) -> SessionStats:
         return stats.build_stats(self)
 
     def gauge(self) -> Gauge:
@@ -270,16 +280,6 @@ class Session:
 
     def context_preview(self) -> ContextPreview:
         return stats.build_preview(self)
-
-    # --- words for errors (the REPL shows them) -----------------------------------------
-
-    def describe_provider_error(self, error: Exception) -> str:
-        if isinstance(error, ProviderRequestFailed):
-            return describe.provider_error(error)
-        return f"{type(error).__name__}: {error}. The conversation is unchanged."
-
-    def describe_store_error(self, error: StoreError) -> str:
-        return describe.store_error(error)
 
     def close(self) -> None:
         """Record held tool results if the disk allows it now, then release the transcript.

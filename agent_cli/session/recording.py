@@ -31,12 +31,7 @@ def record_results(session: Session, results: list[dict[str, Any]]) -> Steps[boo
     if (yield from record(session, message)):
         return True
     session.hold_unrecorded_results(message)
-    yield Notice(
-        "warning",
-        "results_held",
-        "The tool results are kept in memory and will be recorded before your next "
-        "message, once the transcript can be written again.",
-    )
+    yield Notice("warning", "results_held")
     return False
 
 
@@ -44,11 +39,9 @@ def record_held_results(session: Session) -> Steps[bool]:
     """Write tool results a failed append left in memory, before anything else."""
     try:
         if session.record_held_results():
-            yield Notice(
-                "info", "results_recorded", "The tool results held in memory are now recorded."
-            )
+            yield Notice("info", "results_recorded")
     except StoreError as error:
-        yield Notice("error", "transcript_write_failed", session.describe_store_error(error))
+        yield Notice("error", "transcript_write_failed", error=error)
         return False
     return True
 
@@ -59,15 +52,10 @@ def record_user_text(session: Session, text: str) -> Steps[bool]:
     try:
         message = shrink_user_message(session, {"role": "user", "content": text})
     except StoreError as error:
-        yield Notice("error", "transcript_write_failed", session.describe_store_error(error))
+        yield Notice("error", "transcript_write_failed", error=error)
         return False
     if message["content"] is not text:
-        yield Notice(
-            "info",
-            "message_stored",
-            f"Your message ({len(text):,} characters) is large: it was stored whole as an "
-            "artifact and the conversation carries its beginning, its end and its pointer.",
-        )
+        yield Notice("info", "message_stored", {"characters": len(text)})
     return (yield from record(session, message))
 
 
@@ -76,7 +64,7 @@ def record(session: Session, message: dict[str, Any]) -> Steps[bool]:
     try:
         session.append_message(message)
     except StoreError as error:
-        yield Notice("error", "transcript_write_failed", session.describe_store_error(error))
+        yield Notice("error", "transcript_write_failed", error=error)
         return False
     return True
 

@@ -80,12 +80,8 @@ def run_tools(session: Session, tool_uses: list[dict[str, Any]]) -> Steps[Outcom
 def _cancel_notice(interrupt: KeyboardInterrupt) -> Notice:
     """Nothing ran when Ctrl-C came at the permission question: say that, not 'interrupted'."""
     if isinstance(interrupt, PermissionQuestionInterrupted):
-        return Notice(
-            "warning",
-            PERMISSION_CANCELLED,
-            f"Cancelled at the permission question: {interrupt.tool} was not run.",
-        )
-    return Notice("warning", "cancelled", "Cancelled: the running tool was interrupted.")
+        return Notice("warning", PERMISSION_CANCELLED, {"tool": interrupt.tool})
+    return Notice("warning", "cancelled", {"during": "tool"})
 
 
 def record_stopped(

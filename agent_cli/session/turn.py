@@ -44,7 +44,7 @@ from agent_cli.events import (
     TurnEnded,
 )
 from agent_cli.protocol import answer_dangling_tool_uses
-from agent_cli.session import describe
+from agent_cli.session.compacting import blocked_event
 from agent_cli.session.recording import (
     Steps,
     mark_in_transcript,
@@ -82,13 +82,6 @@ __all__ = [  # the tool step's texts and `signal_name` stay importable from here
 
 MAX_STEPS_PER_TURN = 40
 INTERRUPTED_MARK = "[answer interrupted by the user]"
-CUT_NOTICE_TEXT = (
-    "The answer hit the output limit and was cut; what arrived is kept. Ask the agent to continue."
-)
-CUT_EMPTY_NOTICE_TEXT = (
-    "The answer hit the output limit before any part of it was whole; "
-    "nothing was kept. Ask again, perhaps for less at once."
-)
 
 
 def run_turn_steps(session: Session, text: str) -> Iterator[SessionEvent]:
@@ -106,9 +99,7 @@ def run_turn_steps(session: Session, text: str) -> Iterator[SessionEvent]:
         if outcome is not None:
             yield TurnEnded(outcome[0], stop_reason=outcome[1], steps=step)
             return
-    yield Notice(
-        "warning", "step_limit", f"Stopped after {MAX_STEPS_PER_TURN} model requests in one turn."
-    )
+    yield Notice("warning", "step_limit", {"steps": MAX_STEPS_PER_TURN})
     yield TurnEnded("ok", stop_reason="step_limit", steps=MAX_STEPS_PER_TURN)
 
 
@@ -119,7 +110,7 @@ def _settle_after_interrupt(session: Session) -> Steps[Outcome]:
     _, answers = answer_dangling_tool_uses(session.view, NOT_RUN_TOOL_TEXT)
     if answers is not None:
         yield from record_results(session, answers["content"])
-    yield Notice("warning", "cancelled", "Cancelled: the turn was interrupted.")
+    yield Notice("warning", "cancelled", {"during": "turn"})
     return ("cancelled", None)
 
 
@@ -131,11 +122,11 @@ def run_forced_compaction(session: Session, focus: str | None) -> Iterator[Sessi
     try:
         yield from session.compact_forced(focus)
     except MessageViewLimitExceeded as error:
-        yield describe.blocked_event(session, error)
+        yield blocked_event(session, error)
     except StoreError as error:
-        yield Notice("error", "transcript_write_failed", session.describe_store_error(error))
+        yield Notice("error", "transcript_write_failed", error=error)
     except KeyboardInterrupt:
-        yield Notice("warning", "cancelled", "Cancelled: compaction was interrupted.")
+        yield Notice("warning", "cancelled", {"during": "compaction"})
 
 
 def _one_step(session: Session) -> Steps[Outcome]:
@@ -143,13 +134,13 @@ def _one_step(session: Session) -> Steps[Outcome]:
     try:
         request = yield from session.prepare_request()
     except MessageViewLimitExceeded as error:
-        yield describe.blocked_event(session, error)
+        yield blocked_event(session, error)
         return ("blocked", None)
     except (ToolProtocolError, WireFormatError) as error:
-        yield Notice("error", "invalid_view", f"The view cannot be sent: {error}.")
+        yield Notice("error", "invalid_view", error=error)
         return ("failed", None)
     except StoreError as error:  # a compaction that could not be recorded: send nothing
-        yield Notice("error", "transcript_write_failed", session.describe_store_error(error))
+        yield Notice("error", "transcript_write_failed", error=error)
         return ("failed", None)
     response = yield from stream_with_unique_ids(session, request, _stream)
     if response is None:
@@ -176,14 +167,14 @@ def _stream(session: Session, request: Any) -> Steps[ModelResponse | str | None]
         yield from _keep_partial_answer(session, "".join(parts))
         return "cancelled"
     except ProviderError as error:
-        yield Notice("error", "provider_failed", session.describe_provider_error(error))
+        yield Notice("error", "provider_failed", error=error)
         return None
-    yield Notice("error", "provider_failed", "The provider ended the stream without an answer.")
+    yield Notice("error", "provider_failed")  # the stream ended without an answer
     return None
 
 
 def _keep_partial_answer(session: Session, text: str) -> Iterator[SessionEvent]:
-    yield Notice("warning", "cancelled", "Cancelled: the answer was interrupted.")
+    yield Notice("warning", "cancelled", {"during": "answer"})
     if text.strip():
         message = {
             "role": "assistant",
@@ -198,9 +189,9 @@ def _after_response(session: Session, response: ModelResponse) -> Steps[Outcome]
     if not message.get("content"):
         if response.stop_reason == "max_tokens":
             mark_in_transcript(session, "max_tokens")
-            yield Notice("warning", "max_tokens", CUT_EMPTY_NOTICE_TEXT)
+            yield Notice("warning", "max_tokens", {"kept": False})
         else:
-            yield Notice("warning", "empty_answer", "The model returned an empty answer.")
+            yield Notice("warning", "empty_answer")
         return ("ok", response.stop_reason)
     if not (yield from record(session, message)):
         return ("failed", response.stop_reason)
@@ -220,9 +211,9 @@ def _after_response(session: Session, response: ModelResponse) -> Steps[Outcome]
 def _stop_notices(session: Session, reason: str) -> Iterator[SessionEvent]:
     if reason == "max_tokens":
         mark_in_transcript(session, "max_tokens")
-        yield Notice("warning", "max_tokens", CUT_NOTICE_TEXT)
+        yield Notice("warning", "max_tokens", {"kept": True})
     elif reason == "refusal":
-        yield Notice("warning", "refusal", "The model declined to answer this request.")
+        yield Notice("warning", "refusal")
 
 
 def _text_of(message: dict[str, Any]) -> str:
