@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from agent_cli.compaction.digest import digest_from_message, render_digest_parts
 from agent_cli.compaction.markers import is_digest_message
 from agent_cli.events import CACHE_ALL_BUT_LAST, CACHE_NOTHING
 
@@ -57,20 +56,6 @@ def _mark_last_block_from(turns: Sequence[TurnLike], wanted: Callable[[int], boo
             if wanted(turn.origins[at]):
                 turn.blocks[at] = _with_breakpoint(turn.blocks[at])
                 return
-
-
-def split_digest_blocks(message: dict[str, Any]) -> list[dict[str, Any]] | None:
-    """The running digest as one text block per part (`compaction.digest`), or None for
-    any other message, or a digest whose text is not its parts joined (then it goes as
-    one block). A part reads the same until the digest is refitted, so with the
-    breakpoint on the last part (`mark_digest_breakpoint`) the next compaction reads the
-    earlier parts from the cache and writes only the part it adds."""
-    if not is_digest_message(message):
-        return None
-    parts = render_digest_parts(digest_from_message(message))
-    if "\n".join(parts) != message.get("content"):
-        return None
-    return [{"type": "text", "text": part} for part in parts]
 
 
 def mark_digest_breakpoint(turns: Sequence[TurnLike], messages: Sequence[Any], mode: str) -> None:

@@ -58,7 +58,7 @@ from agent_cli.provider.cache_placement import (
     mark_conversation_breakpoint,
     mark_digest_breakpoint,
 )
-from agent_cli.provider.wire_message import build_wire_message
+from agent_cli.provider.wire_message import WireMessage, build_wire_message
 from agent_cli.provider.wire_shape import (
     NOTHING_PAIRED,
     PairingState,
@@ -114,9 +114,10 @@ class WireBuilder:
     the builder keeps the closed turns of the last request (`SentPrefix`) and, when the
     next request's messages begin with the same ones, builds only the turns after them
     and checks their pairing from the state the prefix left. It returns what
-    `build_wire_request` returns (equal values), and raises what it raises: where the newer turns do not follow on cleanly (a pairing fault, roles that
-    would merge across the boundary), it builds the whole request again. A request that
-    caches nothing is built whole and leaves the kept turns as they were.
+    `build_wire_request` returns (equal values) and raises what it raises: where the
+    newer turns do not follow on cleanly (a pairing fault, roles that would merge across
+    the boundary), it builds the whole request again. A request that caches nothing is
+    built whole and leaves the kept turns as they were.
 
     What it returns is for reading only (the provider hands it to the SDK, which copies
     it): its earlier messages are the builder's own and go out again in the next request."""
@@ -230,5 +231,17 @@ def _clean_turns(messages: Sequence[Any], start: int) -> list[WireTurn]:
     for index in range(start, len(messages)):
         cleaned = build_wire_message(messages[index], index)
         if cleaned.blocks:
-            turns.append(WireTurn.of_message(cleaned, index))
+            turns.append(_turn_of(cleaned, index))
     return turns
+
+
+def _turn_of(message: WireMessage, index: int) -> WireTurn:
+    """A turn holding the `index`-th message alone (its blocks in a fresh list)."""
+    return WireTurn(
+        message.role,
+        list(message.blocks),
+        [index] * len(message.blocks),
+        list(message.tool_use_ids),
+        list(message.tool_result_ids),
+        message.results_lead,
+    )

@@ -4,7 +4,8 @@ Contract: `build_wire_message(message, index)` returns a `WireMessage` (role, cl
 blocks, the ids of its tool_use and tool_result blocks, whether its results come first)
 or raises `WireFormatError` naming `index`. Cleaning keeps only the keys the API accepts
 per block type (private `_` keys and stale `cache_control` go), drops empty text, gives an
-error result left without content a short text (the API refuses it empty), and refuses
+error result left without content a short text (the API refuses it empty), sends the
+running digest as one text block per part (`split_digest_blocks`), and refuses
 unknown roles, unknown block types, malformed blocks and tool ids outside the API's
 grammar (`protocol.is_valid_tool_use_id`).
 
@@ -23,10 +24,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from agent_cli.compaction.digest import digest_from_message, render_digest_parts
+from agent_cli.compaction.markers import is_digest_message
 from agent_cli.errors import WireFormatError
 from agent_cli.frozen import FrozenDict, freeze
 from agent_cli.protocol import is_valid_tool_use_id
-from agent_cli.provider.cache_placement import split_digest_blocks
 
 # The keys we send per block type; everything else (private `_` keys, stale
 # cache_control, bookkeeping) is dropped. Kept small on purpose.
@@ -137,6 +139,20 @@ def _as_blocks(message: dict[str, Any], index: int) -> list[Any]:
     if isinstance(content, list):
         return content
     raise WireFormatError("malformed_content", message_index=index)
+
+
+def split_digest_blocks(message: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The running digest as one text block per part (`compaction.digest`), or None for
+    any other message, or a digest whose text is not its parts joined (then it goes as
+    one block). A part reads the same until the digest is refitted, so with the
+    breakpoint on the last part (`cache_placement.mark_digest_breakpoint`) the next compaction reads the
+    earlier parts from the cache and writes only the part it adds."""
+    if not is_digest_message(message):
+        return None
+    parts = render_digest_parts(digest_from_message(message))
+    if "\n".join(parts) != message.get("content"):
+        return None
+    return [{"type": "text", "text": part} for part in parts]
 
 
 def _clean_block(block: Any, role: str, index: int, copy_value: CopyValue) -> dict[str, Any] | None:

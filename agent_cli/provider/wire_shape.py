@@ -7,7 +7,7 @@ right-trims a paused answer sent back; `check_tool_pairing` wants each turn's
 tool_results to answer exactly the previous turn's tool_uses, first. Every refusal is a
 `WireFormatError` naming the index of the offending message in the request.
 
-A turn carries its messages' tool ids (`wire_message.WireMessage`, held by a frozen
+A turn carries its messages' tool ids (from `wire_message.WireMessage`, held by a frozen
 message), so the pairing of a valid view is checked turn by turn on those ids; only a view
 that fails is walked block by block, to name the first offending message.
 """
@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_cli.errors import WireFormatError
-from agent_cli.provider.wire_message import WireMessage
 
 
 @dataclass
@@ -34,18 +33,6 @@ class WireTurn:
     tool_use_ids: list[str] = field(default_factory=list)
     tool_result_ids: list[str] = field(default_factory=list)
     results_lead: bool = True
-
-    @classmethod
-    def of_message(cls, message: WireMessage, index: int) -> WireTurn:
-        """A turn holding the `index`-th message alone (its blocks in a fresh list)."""
-        return cls(
-            message.role,
-            list(message.blocks),
-            [index] * len(message.blocks),
-            list(message.tool_use_ids),
-            list(message.tool_result_ids),
-            message.results_lead,
-        )
 
     def absorb(self, later: WireTurn) -> None:
         """Append a later turn of the same role, keeping block order."""
