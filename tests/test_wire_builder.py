@@ -157,3 +157,17 @@ def test_an_answer_to_a_kept_call_that_was_already_answered_is_refused_as_from_n
     request = request_of([*view, freeze(assistant(text("and?"))), late])
     assert outcome(builder.build, request) == outcome(build_wire_request, request)
     assert outcome(builder.build, request)[0] == "refused"
+
+
+def test_a_frozen_message_is_sent_as_the_same_json_as_a_plain_one_key_order_included():
+    """The prompt cache reads the request byte for byte: a frozen message's wire form may
+    reuse its own blocks only where cleaning would send the very same JSON."""
+    result = {"type": "tool_result", "tool_use_id": "t1", "content": "body", "is_error": False}
+    view = [user(text("go")), assistant(tool_use("t1")), user(result, text("next"))]
+    plain = json.dumps(build_wire_request(request_of(view), "m"))
+    assert json.dumps(build_wire_request(request_of([freeze(m) for m in view]), "m")) == plain
+    builder = WireBuilder()
+    builder.build(request_of([freeze(m) for m in view]), "m")
+    longer = [*view, assistant(text("done"))]
+    frozen = json.dumps(builder.build(request_of([freeze(m) for m in longer]), "m"))
+    assert frozen == json.dumps(build_wire_request(request_of(longer), "m"))

@@ -86,9 +86,12 @@ def _clean_frozen_message(message: FrozenDict) -> WireMessage | str:
 
 
 def _frozen_block(cleaned: dict[str, Any], source: Any) -> dict[str, Any]:
-    """The message's own frozen block where cleaning left it as it was (most blocks: no
-    private keys, nothing empty), so the wire form holds no second copy of it."""
-    kept: dict[str, Any] = source if cleaned == source else freeze(cleaned)
+    """The message's own frozen block where cleaning left it as it was, keys in the same
+    order (most blocks: no private keys, nothing empty), so the wire form holds no second
+    copy of it. The order matters: it is the order of the JSON sent, which the prompt
+    cache reads byte for byte."""
+    unchanged = cleaned == source and list(cleaned) == list(source)
+    kept: dict[str, Any] = source if unchanged else freeze(cleaned)
     return kept
 
 
