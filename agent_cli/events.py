@@ -138,7 +138,7 @@ class CompactionFired:
 class CompactionSkipped:
     """The loop guard held compaction back, or a forced compaction freed nothing."""
 
-    reason: str  # "loop_guard", "nothing_to_compact"
+    reason: str  # "loop_guard", "nothing_to_compact", "summary_not_smaller"
     tokens: int
 
 
