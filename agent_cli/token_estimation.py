@@ -16,7 +16,6 @@ import base64
 import hashlib
 import math
 import re
-from importlib import resources
 from typing import Protocol
 
 from agent_cli.errors import EncodingDataMismatch
@@ -53,6 +52,8 @@ def load_offline_encoding() -> Encoding:
 
     Nothing is written anywhere (no download cache); see `build_cl100k_encoding`.
     """
+    from importlib import resources  # deferred: only the first count needs it
+
     # tiktoken_ext is a namespace package: its resource path joins one part at a time
     folder = resources.files(_CL100K_PACKAGE).joinpath(_CL100K_FOLDER)
     return build_cl100k_encoding(folder.joinpath(_CL100K_FILE).read_bytes())
