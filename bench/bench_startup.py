@@ -92,7 +92,12 @@ class TmuxClock:
         return times
 
     def close(self) -> None:
+        """End the server and remove its socket file, which tmux's kill-server leaves."""
+        where = [*self._base, "display-message", "-p", "#{socket_path}"]
+        socket = subprocess.run(where, env=self._env, capture_output=True, text=True)
         subprocess.run([*self._base, "kill-server"], env=self._env, capture_output=True)
+        if socket.returncode == 0 and socket.stdout.strip():
+            Path(socket.stdout.strip()).unlink(missing_ok=True)
 
     def _poll(self, check: Callable[[str], bool], start: float) -> float | None:
         while time.perf_counter() - start < GIVE_UP_SECONDS:

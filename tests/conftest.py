@@ -30,13 +30,26 @@ def isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     return home
 
 
+@pytest.fixture(scope="session", autouse=True)
+def no_tmux_socket_left_behind():
+    """Once every test has run, no tmux socket a test terminal made is left in the
+    user's tmux folder (they piled up by the hundred before issue 23)."""
+    yield
+    from e2e_support import sockets_left_behind
+
+    left = sockets_left_behind()
+    assert not left, f"tmux sockets left behind: {[str(path) for path in left]}"
+
+
 @pytest.fixture()
 def terminals(tmp_path: Path):
     from e2e_support import TerminalPool, require_tmux
 
     pool = TerminalPool(require_tmux(), tmp_path)
-    yield pool
-    pool.kill_all()
+    try:
+        yield pool
+    finally:
+        pool.kill_all()  # also after a failed test: the servers and their sockets go
 
 
 @pytest.fixture()

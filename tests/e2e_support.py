@@ -9,8 +9,10 @@ Contract:
 - `TmuxTerminal` owns one private tmux server (`tmux -L <unique socket>`, started from a
   config file of its own so no user config leaks in). `start(argv, cwd)` runs one program
   in a 120x40 pane that stays on screen after the program exits (`remain-on-exit`), so
-  the goodbye text can still be read. `kill()` ends the server; tests call it from a
-  fixture finalizer.
+  the goodbye text can still be read. `kill()` ends the server and removes its socket file
+  (tmux leaves it behind); tests call it from a fixture finalizer, so it runs when a test
+  fails too. `sockets_left_behind()` names every socket this process's terminals made that
+  still exists: conftest checks it is empty once the session ends.
 - Every wait is bounded and polls the screen every `POLL_SECONDS`: `wait_for(check)`
   returns the screen once `check(screen)` is true and fails the test with the screen
   otherwise. Nothing here sleeps for a fixed time to let something happen.
@@ -20,6 +22,7 @@ Contract:
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
@@ -119,6 +122,27 @@ def session_id_on(screen: str) -> str:
     return match.group(1)
 
 
+_SOCKETS_MADE: list[Path] = []  # every socket path a terminal of this process used
+
+
+def tmux_socket_path(label: str, env: Mapping[str, str]) -> Path:
+    """Where `tmux -L <label>` keeps its socket: <$TMUX_TMPDIR or /tmp>/tmux-<uid>/<label>."""
+    return Path(env.get("TMUX_TMPDIR") or "/tmp") / f"tmux-{os.getuid()}" / label
+
+
+def sockets_left_behind() -> list[Path]:
+    """The sockets this process's terminals made that still exist (none, once every
+    terminal was killed)."""
+    return [path for path in _SOCKETS_MADE if path.exists() or path.is_symlink()]
+
+
+def _is_tmux_process(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().startswith("tmux")
+    except OSError:
+        return False
+
+
 class TmuxTerminal:
     """One private tmux server with one pane; see the module contract."""
 
@@ -126,6 +150,9 @@ class TmuxTerminal:
         self._tmux = tmux
         self._socket = f"agent-cli-e2e-{uuid.uuid4().hex[:12]}"
         self._env = dict(env)
+        self.socket_path = tmux_socket_path(self._socket, self._env)
+        self._server_pid: int | None = None
+        _SOCKETS_MADE.append(self.socket_path)
         self._config = workdir / "tmux.conf"
         self._config.write_text(TMUX_CONFIG, encoding="utf-8")
 
@@ -144,20 +171,39 @@ class TmuxTerminal:
             str(cwd),
             shlex.join(argv),
         )
+        self._server_pid = self.server_pid()
+
+    def server_pid(self) -> int:
+        """The pid of the tmux server itself."""
+        return int(self._run("display-message", "-p", "#{pid}").strip())
 
     def program_pid(self) -> int:
         """The pid of the program in the pane (tmux execs it, so it is the pane's process)."""
         return int(self._run("display-message", "-p", "-t", PANE, "#{pane_pid}").strip())
 
     def kill(self) -> None:
-        """End the server and everything running in it (safe to call twice)."""
-        subprocess.run(
-            [self._tmux, "-L", self._socket, "kill-server"],
-            env=self._env,
-            capture_output=True,
-            check=False,
-            timeout=10,
-        )
+        """End the server and everything running in it, and remove its socket file (safe to
+        call twice). When tmux does not answer, the server's process is killed instead, so
+        no server outlives its removed socket."""
+        answered = False
+        try:
+            answered = self._run_quietly("kill-server").returncode == 0
+        finally:
+            if not answered:
+                self._kill_server_process()
+            self._server_pid = None
+            self.socket_path.unlink(missing_ok=True)
+
+    def _kill_server_process(self) -> None:
+        pid = self._server_pid
+        if pid is None or not _is_tmux_process(pid):  # gone already, or the pid reused
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
+    def _run_quietly(self, *args: str) -> subprocess.CompletedProcess[bytes]:
+        command = [self._tmux, "-L", self._socket, *args]
+        return subprocess.run(command, env=self._env, capture_output=True, check=False, timeout=10)
 
     # --- input --------------------------------------------------------------------------
 
@@ -227,7 +273,7 @@ class TmuxTerminal:
         #311). Sending our own server a SIGCHLD on each poll makes it reap and record the
         status; the signal is harmless when there is nothing to reap.
         """
-        server_pid = int(self._run("display-message", "-p", "#{pid}").strip())
+        server_pid = self.server_pid()
         deadline = time.monotonic() + timeout
         while (status := self.exit_status()) is None:
             if time.monotonic() >= deadline:
@@ -262,8 +308,16 @@ class TerminalPool:
         return terminal
 
     def kill_all(self) -> None:
+        """Kill every terminal, even when killing one of them fails (that error is raised
+        once all were tried)."""
+        failures: list[Exception] = []
         for terminal in self._terminals:
-            terminal.kill()
+            try:
+                terminal.kill()
+            except Exception as failure:  # the rest must still be killed
+                failures.append(failure)
+        if failures:
+            raise failures[0]
 
 
 class ReplDriver:

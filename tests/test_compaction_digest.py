@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from compaction_support import (
     assistant,
     build_long_history,
@@ -344,7 +345,7 @@ def test_a_user_message_that_only_looks_like_a_digest_is_kept_as_the_users():
     assert sum(1 for m in view if is_digest_message(m)) == 1 and view[1] is not history[0]
 
 
-def test_compact_keeps_a_same_size_summary_the_automatic_run_would_refuse():
+def test_compact_refuses_a_same_size_summary_as_the_automatic_run_does():
     from agent_cli.compaction.layers.summary import ACKNOWLEDGEMENT
     from agent_cli.compaction.markers import SUMMARY_HEADER, mark_summary
 
@@ -360,8 +361,58 @@ def test_compact_keeps_a_same_size_summary_the_automatic_run_would_refuse():
     forced = compact_context(
         history, policy=policy, summarizer=lambda old: body, counter=counter, force_summary=True
     )
-    assert forced.reports[0].outcome == "applied" and forced.reports[0].tokens_saved == 0
-    assert find_last_summary(forced.messages) == body
+    assert (forced.reports[0].layer, forced.reports[0].outcome) == (4, "summary_not_smaller")
+    assert forced.reports[0].tokens_saved == 0
+    assert forced.tokens_after <= forced.tokens_before
+
+
+def _short_requests_with_long_answers() -> list[dict[str, Any]]:
+    old: list[dict[str, Any]] = []
+    for number in range(6):
+        old += [user(f"do thing {number}"), assistant(f"did {number} " + "ok " * 12)]
+    return with_sources([*old, user("r"), assistant("b")])
+
+
+@pytest.mark.parametrize("words", [1, 20, 40, 60, 100, 400])
+def test_compact_never_adopts_a_summary_whose_view_with_its_digest_is_not_smaller(words):
+    history = _short_requests_with_long_answers()
+    counter, _ = make_counter()
+    policy = CompactionPolicy(soft_threshold=20, hard_limit=90_000, summary_keep_recent=2)
+    body = "x " * words
+    forced = compact_context(
+        history, policy=policy, summarizer=lambda old: body, counter=counter, force_summary=True
+    )
+    summary = forced.reports[0]
+    assert summary.layer == 4
+    if summary.outcome == "applied":
+        assert summary.tokens_after < summary.tokens_before
+        assert find_last_summary(forced.messages) == body.strip()
+    else:
+        assert summary.outcome == "summary_not_smaller" and summary.tokens_saved == 0
+        assert find_last_summary(forced.messages) is None
+    assert forced.tokens_after <= forced.tokens_before
+
+
+def test_a_summary_smaller_than_its_messages_is_refused_when_its_digest_lines_eat_the_gain():
+    from agent_cli.compaction.layers.summary import build_summary_outcome
+
+    history = _short_requests_with_long_answers()
+    counter, _ = make_counter()
+    policy = CompactionPolicy(soft_threshold=20, hard_limit=90_000, summary_keep_recent=2)
+    body = "x " * 60
+    alone = build_summary_outcome(history, lambda old: body, policy, counter)
+    assert alone.outcome == "applied" and alone.tokens_saved > 0  # the messages alone shrink
+    for forced in (False, True):
+        result = compact_context(
+            history,
+            policy=policy,
+            summarizer=lambda old: body,
+            counter=counter,
+            force_summary=forced,
+        )
+        summary = next(r for r in result.reports if r.layer == 4)
+        assert summary.outcome == "summary_not_smaller" and summary.tokens_saved == 0
+        assert find_last_summary(result.messages) is None
 
 
 def test_past_twice_the_budget_requests_keep_only_a_short_head_and_their_pointer():

@@ -25,6 +25,7 @@ pytestmark = pytest.mark.e2e
 API_KEY = "sk-ant-e2e-approvals-0123456789"
 QUESTION = "allow?"
 HIDDEN_COMMAND = "touch DANGER_RAN" + "\n" * 80 + "echo 'list files (read-only)'"
+HUGE_WAIT_SECONDS = 180  # a bound for a loaded 2-core machine, not a pause: waits end early
 SGR = re.compile(r"\x1b\[([0-9;]*)m")
 
 
@@ -53,8 +54,11 @@ def scene(tmp_path: Path, terminals) -> Iterator[Scene]:
         yield Scene(driver, fake, folder)
 
 
-def ask_for_tool(scene: Scene, name: str, tool_input: dict) -> str:
-    """The model asks for one tool call; returns the visible screen at the question."""
+def ask_for_tool(scene: Scene, name: str, tool_input: dict, *, timeout: float = 30) -> str:
+    """The model asks for one tool call; returns the visible screen at the question.
+
+    `timeout` bounds the wait; a big tool input streams in thousands of small deltas, which
+    a loaded machine takes a while to parse, so such a test gives it a generous one."""
     repl = scene.repl
     scene.server.enqueue(
         Reply([tool_use_block("toolu_a1", name, tool_input)], stop_reason="tool_use"),
@@ -62,17 +66,20 @@ def ask_for_tool(scene: Scene, name: str, tool_input: dict) -> str:
     )
     repl.send("please tidy up")
     return repl.terminal.wait_for(
-        lambda screen: QUESTION in screen, "the permission question", source=repl.terminal.visible
+        lambda screen: QUESTION in screen,
+        "the permission question",
+        source=repl.terminal.visible,
+        timeout=timeout,
     )
 
 
-def answer(repl: ReplDriver, reply: str) -> str:
+def answer(repl: ReplDriver, reply: str, *, timeout: float = 30) -> str:
     before = count_prompts(repl.terminal.screen())
     repl.send(reply)
     return repl.terminal.wait_for(
         lambda screen: count_prompts(screen) > before and "All done here." in screen,
         "the end of the turn",
-        timeout=30,
+        timeout=timeout,
     )
 
 
@@ -156,7 +163,8 @@ def test_a_tall_file_keeps_header_and_question_together_and_can_be_seen_whole(sc
 def test_a_huge_write_shows_its_ends_lists_only_its_ends_and_is_written_whole(scene):
     count = 20_000
     content = "".join(f"row {number}\n" for number in range(1, count + 1))
-    screen = ask_for_tool(scene, "write_file", {"path": "huge.txt", "content": content})
+    huge = {"path": "huge.txt", "content": content}  # about 29,000 deltas of 7 characters
+    screen = ask_for_tool(scene, "write_file", huge, timeout=HUGE_WAIT_SECONDS)
     assert f"permission needed for write_file: create huge.txt with {count} lines" in screen
     assert re.search(rf"{count} │ row {count}", screen), screen
     assert re.search(
@@ -172,11 +180,11 @@ def test_a_huge_write_shows_its_ends_lists_only_its_ends_and_is_written_whole(sc
         ),
         "the question again after the listing of both ends",
         source=repl.terminal.visible,
-        timeout=60,
+        timeout=HUGE_WAIT_SECONDS,
     )
     listing = repl.terminal.screen()
     assert re.search(r"\b500 │ row 500\n", listing) and re.search(r"\b19501 │ row 19501\n", listing)
     assert not re.search(r"│ row (501|19500)\n", listing)
     assert "⋮ lines 501-19,500 (19,000 lines) not listed" in listing.replace("\n", " ")
-    answer(repl, "y")
+    answer(repl, "y", timeout=HUGE_WAIT_SECONDS)
     assert (scene.workspace / "huge.txt").read_text() == content

@@ -116,6 +116,12 @@ def test_loop_guard_and_nothing_to_compact_each_get_one_line():
     )
 
 
+def test_a_refused_summary_says_it_was_not_used_and_the_size_that_stays():
+    line = format_skipped(CompactionSkipped("summary_not_smaller", 2_254))
+    assert line.startswith("[compact] not compacted: the summary was not smaller")
+    assert "not used" in line and line.endswith("view stays 2,254 tokens")
+
+
 def test_retry_line_names_the_kind_and_the_delay():
     assert format_retry(StreamRestarted(2, 2.0, "overloaded")) == "retrying (overloaded) in 2.0 s…"
 

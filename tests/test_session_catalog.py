@@ -10,7 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-from fake_anthropic import HttpError, start_fake_server
+from fake_anthropic import HttpError, Reply, start_fake_server, text_block
+from fake_anthropic_stream import count_output_tokens
 from session_support import drain, make_session
 
 from agent_cli.errors import InvalidStoreInput, SessionFolderKept, TranscriptLocked
@@ -59,6 +60,20 @@ def test_sessions_show_their_first_request_turns_and_tokens(server, workspace) -
     assert summary.first_request == "fix the parser bug"
     assert (summary.answered_turns, summary.turns) == (2, 2)
     assert summary.tokens > 0
+
+
+def test_the_token_column_adds_what_the_api_reported_and_never_the_estimate(
+    server, workspace
+) -> None:
+    reported = {"input_tokens": 1_500, "cache_creation_input_tokens": 300}
+    reported |= {"cache_read_input_tokens": 4_000}
+    server.usage_for = lambda body: dict(reported)  # every request reports these figures
+    replies = [Reply([text_block("first answer, a little longer")]), Reply([text_block("ok")])]
+    server.enqueue(*replies)
+    run_session(workspace, server, "fix the parser bug", "and add a test")
+    (summary,) = summarize_sessions(resolve_state_paths(), workspace)
+    output = sum(count_output_tokens(reply) for reply in replies)
+    assert summary.tokens == 2 * (1_500 + 300 + 4_000) + output
 
 
 def test_continue_prefers_a_session_with_an_answered_turn_over_a_newer_failed_one(

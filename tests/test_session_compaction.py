@@ -105,16 +105,36 @@ def test_forced_compaction_uses_the_focus_and_summarizes(workspace: Path) -> Non
         seen.append(len(messages))
         return "The user is exploring files."
 
-    provider = ScriptedProvider(summarizer=summarize)
+    answers = [[{"type": "text", "text": f"answer {n} " + "talk " * 100}] for n in range(10)]
+    provider = ScriptedProvider(answers, summarizer=summarize)
     session = make_session(workspace, provider, keep_recent=2)
     for index in range(10):
-        drain(session.run_turn(f"turn {index} " + "talk " * 100))
+        drain(session.run_turn(f"turn {index}"))  # the answers fill the view
     events = drain(session.compact_now("keep file names"))
     fired = _fired(events)
     assert fired and fired[0].forced
     assert "keep file names" in provider.summary_focus
     assert seen, "the summarizer was not called"
     assert session.view[1]["content"].startswith("[Conversation summary")  # after the digest
+
+
+@pytest.mark.parametrize("summary_words", [400, 5_000])
+def test_compact_never_adopts_a_summary_that_is_not_smaller_and_says_so(
+    workspace: Path, summary_words: int
+) -> None:
+    provider = ScriptedProvider(summarizer=lambda messages: "word " * summary_words)
+    session = make_session(workspace, provider, keep_recent=20)  # L3 keeps every message
+    for index in range(5):
+        drain(session.run_turn(f"turn {index} " + "talk " * 40))
+    view, records = list(session.view), len(transcript_records(session))
+    events = drain(session.compact_now("keep file names"))
+    assert [type(e) for e in events] == [CompactionSkipped]
+    (skipped,) = events
+    assert skipped.reason == "summary_not_smaller"
+    assert skipped.tokens == session.gauge().tokens  # the figure the toolbar shows
+    assert session.view == view
+    assert not any(is_summary_message(m) or is_digest_message(m) for m in session.view)
+    assert not [r for r in transcript_records(session)[records:] if r["kind"] == "compaction"]
 
 
 def test_forced_compaction_of_a_tiny_view_says_there_is_nothing_to_do(workspace: Path) -> None:

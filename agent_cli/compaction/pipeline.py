@@ -12,7 +12,9 @@ Contract:
   The summary (when there is a summarizer) sees the older part before L3 prunes it, and
   L3 is the fallback when it fails. Without a summarizer a `skipped_no_summarizer` report
   says L4 could not help. `force_summary` (`/compact`) runs L4 first, whatever the size,
-  then the others as needed.
+  then the others as needed. No layer is adopted that does not shrink the view, the digest
+  lines it adds included: a summary that is not smaller is reported `summary_not_smaller`
+  (also for `/compact`, which must never make the context bigger).
 - Whatever L2, L3 or L4 removes is named in one running digest message in the view, with
   pointers back to the transcript (`digest.layer_step`, `digest.merge`); its size counts
   in every figure.
@@ -50,7 +52,9 @@ from agent_cli.compaction.memo.view_memo import measure_view_facts
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import (
     APPLIED,
+    NO_CHANGE,
     SKIPPED_NO_SUMMARIZER,
+    SUMMARY_NOT_SMALLER,
     CompactionResult,
     LayerOutcome,
     LayerReport,
@@ -75,7 +79,6 @@ def _build_step(
     policy: CompactionPolicy,
     counter: TokenCounter,
     summarizer: Summarizer | None,
-    force_summary: bool = False,
     facts: FactsIndex | None = None,
 ) -> LayerStep | None:
     """The step of one layer; None where L4 cannot run (no summarizer)."""
@@ -87,9 +90,7 @@ def _build_step(
         return lambda view, tokens: build_prune_outcome(view, policy, counter, tokens, facts)
     if summarizer is None:
         return None
-    return lambda view, tokens: build_summary_outcome(
-        view, summarizer, policy, counter, tokens, accept_any_size=force_summary
-    )
+    return lambda view, tokens: build_summary_outcome(view, summarizer, policy, counter, tokens)
 
 
 def _build_report(layer: int, outcome: LayerOutcome, tokens_before: int) -> LayerReport:
@@ -128,12 +129,13 @@ def _run_layers(
     original = CachedPrefix(view, counter)
     order = SUMMARY_FIRST_ORDER if force_summary else AUTOMATIC_ORDER
     for layer in order:
-        step = _build_step(layer, policy, counter, summarizer, force_summary, facts)
+        step = _build_step(layer, policy, counter, summarizer, facts)
         if step is None:
             continue
-        asked_for = force_summary and layer == 4  # kept even if it frees nothing
+        # a summary whose digest lines eat what it frees is a summary that is not smaller
+        larger = SUMMARY_NOT_SMALLER if layer == 4 else NO_CHANGE
         outcome = apply_step_with_digest(
-            step, view, tokens - reserved, policy, counter, keep_if_larger=asked_for, facts=facts
+            step, view, tokens - reserved, policy, counter, larger_outcome=larger, facts=facts
         )
         reports.append(_build_report(layer, outcome, tokens))
         view, tokens = outcome.messages, reports[-1].tokens_after

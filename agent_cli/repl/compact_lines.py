@@ -145,6 +145,11 @@ def format_skipped(event: CompactionSkipped) -> str:
         )
     if event.reason == "nothing_to_compact":
         return f"{COMPACT_TAG} nothing to compact: view is {event.tokens:,} tokens"
+    if event.reason == "summary_not_smaller":
+        return (
+            f"{COMPACT_TAG} not compacted: the summary was not smaller than the messages it "
+            f"would replace, so it was not used; view stays {event.tokens:,} tokens"
+        )
     return f"{COMPACT_TAG} skipped ({clip_line(event.reason, 40)}): view is {event.tokens:,} tokens"
 
 

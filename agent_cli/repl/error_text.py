@@ -427,7 +427,8 @@ _CANCELLED = {
 LAYER_FAILURES = {
     "summary_failed": "L4: the summarizer failed; the view was left as it was.",
     "summary_blank": "L4: the summarizer returned nothing; the view was left as it was.",
-    "summary_not_smaller": "L4: the summary was not smaller; the view was left as it was.",
+    "summary_not_smaller": "L4: the summary was not smaller than the messages it would "
+    "replace, so it was not used.",
     "skipped_no_summarizer": "L4 was needed but no summarizer is available.",
 }
 _FIXED_NOTICES = {

@@ -2,7 +2,8 @@
 
 Contract: `summarize_sessions(paths, workspace=None)` lists sessions newest first as
 `SessionSummary` values: the first request typed (the session's title), how many turns
-were asked and answered, and the tokens the API reported. A transcript that cannot be
+were asked and answered, and the tokens the API reported (input, cache writes, cache reads
+and output of every request, summaries included; our own estimates are not counted). A transcript that cannot be
 read is still listed, marked unreadable, never dropped. `pick_session_to_continue`
 prefers the newest session of the workspace with at least one answered turn (a failed
 `-p` run is not what `--continue` means), else the newest. `delete_sessions` removes each
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.errors import InvalidStoreInput, SessionNotFound, StoreError
-from agent_cli.session.log import MESSAGE, USAGE
+from agent_cli.session.log import MESSAGE, USAGE, usage_from_payload
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class SessionSummary:
     first_request: str | None  # the first thing the user asked: the session's title
     turns: int  # requests the user typed
     answered_turns: int  # of those, how many the model answered
-    tokens: int  # every token the API reported for the session (in, cache, out)
+    tokens: int  # API-reported: input + cache writes + cache reads + output, never estimates
     readable: bool = True
 
 
@@ -51,9 +52,7 @@ class _Tally:
     def note(self, record: dict[str, Any]) -> None:
         payload = record.get("payload") or {}
         if record.get("kind") == USAGE:
-            self.tokens += sum(
-                value for value in payload.values() if isinstance(value, int) and value > 0
-            )
+            self.tokens += usage_from_payload(payload).total_tokens
         elif record.get("kind") == MESSAGE and isinstance(payload.get("message"), dict):
             self._note_message(payload["message"])
 

@@ -6,7 +6,9 @@ instructions, then a soft threshold low enough that something goes; while the lo
 holds: only the hard limit), records the compaction before adopting its view (write-ahead: a store error
 propagates and the uncompacted view is never sent), and yields what the REPL shows:
 notices for failed layers, one `CompactionFired` with a line per layer that fired, or a
-`CompactionSkipped` saying why nothing was done. `MessageViewLimitExceeded` propagates,
+`CompactionSkipped` saying why nothing was done (`/compact` whose summary was not smaller
+than what it would replace, the digest lines it adds included: `summary_not_smaller`, and
+the view is left as it was; no compaction ever makes the context bigger). `MessageViewLimitExceeded` propagates,
 after the notices of the layers that failed (a summary that failed says so).
 Every token figure it yields is in request tokens (calibrated). An explicit low-water mark
 at or under the reserved tokens is replaced by the default one
@@ -85,10 +87,14 @@ def compact_view(
         raise
     finally:  # a summary request was paid for even if the view still cannot fit
         session.log.append_summary_usage(getattr(summarizer, "reported_usage", ()))
-    yield from _failed_layer_notices(result.reports)
     fired = [r for r in result.reports if r.outcome == APPLIED]
+    # `/compact` whose summary was refused says so in its one line, not in two
+    refused = forced and not fired and _has_outcome(result.reports, SUMMARY_NOT_SMALLER)
+    yield from _failed_layer_notices(r for r in result.reports if not refused or r.layer != 4)
     if fired:
         yield from _adopt(session, result, fired, policy, forced, focus)
+    elif refused:
+        yield CompactionSkipped(SUMMARY_NOT_SMALLER, _shown(session, tokens))
     elif forced:
         yield CompactionSkipped("nothing_to_compact", _shown(session, tokens))
     elif _has_failed_layer(result.reports) and session.guard.note_compaction(
@@ -121,6 +127,10 @@ def _unreachable_low_water_notice(
     low, fixed = _shown(session, policy.low_water or 0), _shown(session, reserved)
     aim = _shown(session, policy.low_water_mark_over(reserved))
     yield Notice("warning", "low_water_under_reserve", {"low": low, "fixed": fixed, "aim": aim})
+
+
+def _has_outcome(reports: Iterable[Any], outcome: str) -> bool:
+    return any(report.outcome == outcome for report in reports)
 
 
 def _has_failed_layer(reports: Iterable[Any]) -> bool:

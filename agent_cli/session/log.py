@@ -186,7 +186,9 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
             rebuilt.origins = [record["sequence"]] * len(rebuilt.view)
             rebuilt.totals.compactions.append(entry)
         elif kind == USAGE:
-            rebuilt.totals.note_usage(_usage_from(payload), _text(payload.get("model")) or model)
+            rebuilt.totals.note_usage(
+                usage_from_payload(payload), _text(payload.get("model")) or model
+            )
         elif kind == SESSION_STARTED:
             workspace = payload.get("workspace")
             rebuilt.workspace = workspace if isinstance(workspace, str) else None
@@ -243,7 +245,9 @@ def _compaction_entry(record: dict[str, Any], payload: dict[str, Any]) -> Compac
     )
 
 
-def _usage_from(payload: dict[str, Any]) -> Usage:
+def usage_from_payload(payload: dict[str, Any]) -> Usage:
+    """The API-reported figures of a usage record (garbage reads as zero); the record's
+    other integers, such as our own estimate of the request, are not usage."""
     return Usage(
         *(
             _whole_number(payload.get(key))

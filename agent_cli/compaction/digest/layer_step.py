@@ -7,8 +7,8 @@ puts it back. The outcome's view and saving include the digest, so every figure 
 it. A step that changed nothing gives back `view` itself; a step that removed nothing
 keeps the digest message as it was (the same object, so the cached prefix is not
 disturbed by a re-rendered digest). A removal whose trace would cost more tokens than it
-frees is not made (`no_change`): automatic compaction never grows the view to remove
-something; `keep_if_larger` (the summary `/compact` asked for) keeps it all the same. A
+frees is not made (its outcome is `larger_outcome`, `no_change` unless the caller names
+another, as the summary does): compaction never grows the view to remove something. A
 layer says what it removed (`messages_removed`, `removed_tool_use_ids`); a step that
 removed neither is not compared with the view it came from.
 """
@@ -45,7 +45,7 @@ def apply_step_with_digest(
     policy: CompactionPolicy,
     counter: TokenCounter,
     *,
-    keep_if_larger: bool = False,
+    larger_outcome: str = NO_CHANGE,
     facts: FactsIndex | None = None,
 ) -> LayerOutcome:
     """Run `step` on `view` minus its digest and merge what it removed (module doc);
@@ -73,8 +73,8 @@ def apply_step_with_digest(
             facts.note_digest(digest_message, digest)
         saved += digest_tokens - count_digest(digest_message, counter)
     after = insert_digest(outcome.messages, digest_message)
-    if saved <= 0 and (requests or interactions) and not keep_if_larger:  # costs > frees
-        return LayerOutcome(view, 0, outcome=NO_CHANGE)
+    if saved <= 0 and (requests or interactions):  # its trace costs more than it frees
+        return LayerOutcome(view, 0, outcome=larger_outcome)
     return dataclasses.replace(outcome, messages=after, tokens_saved=saved)
 
 

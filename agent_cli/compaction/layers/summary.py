@@ -81,13 +81,11 @@ def build_summary_outcome(
     policy: CompactionPolicy,
     counter: TokenCounter,
     view_tokens: int | None = None,
-    *,
-    accept_any_size: bool = False,
 ) -> LayerOutcome:
     """Apply L4 to a valid view and say what it did (`view_tokens`: its count, if known).
 
-    `accept_any_size` (`/compact`: the user asked for a summary, perhaps with a new focus)
-    keeps a summary that frees nothing; a failed or empty one still changes nothing."""
+    A summary that frees nothing is refused (`summary_not_smaller`) whoever asked for it:
+    `/compact` must not make the context bigger either."""
     start = find_summary_boundary(messages, policy.summary_keep_recent)
     if start == 0:
         return _unchanged(messages, NOTHING_TO_SUMMARIZE)
@@ -99,7 +97,7 @@ def build_summary_outcome(
         return _unchanged(messages, SUMMARY_BLANK)
     view = build_summary_messages(summary, recent) + recent
     saved = measure_savings(messages, view, counter, view_tokens)
-    if saved <= 0 and not accept_any_size:
+    if saved <= 0:
         return _unchanged(messages, SUMMARY_NOT_SMALLER)
     return LayerOutcome(
         view,
