@@ -235,7 +235,9 @@ def test_a_summarizer_is_offered_the_prefix_the_last_request_left_in_the_cache(
     assert prefix.system == session.system_prompt
     assert prefix.tools == tuple(session.toolbox.schemas())
     assert prefix.messages[: len(sent)] == sent and prefix.cached_messages == len(sent)
-    session.view = [{"role": "user", "content": "a different start"}, *session.view[1:]]
+    session.conversation.restore(
+        [{"role": "user", "content": "a different start"}, *session.view[1:]]
+    )
     offer_cached_prefix(session, recorder)
     assert recorder.offered[-1].cached_messages == 0  # the cache no longer holds its start
 

@@ -140,8 +140,7 @@ def _adopt(
     )
     removed = [i for r in fired for i in r.removed_tool_use_ids]
     # write-ahead; a StoreError propagates: the uncompacted view must not be sent
-    session.log.append_compaction(entry, removed, list(result.messages))
-    session.view = list(result.messages)
+    session.conversation.adopt_compaction(entry, removed, result.messages)
     held = not forced and session.guard.note_compaction(
         result.tokens_before, result.tokens_after, policy.soft_threshold
     )

@@ -21,10 +21,10 @@ from agent_cli.compaction.markers import find_last_summary
 from agent_cli.durable import DurableContextState, PendingStatus
 from agent_cli.errors import HeldResultsLost, ProviderRequestFailed, StoreError
 from agent_cli.events import ModelRequest, Notice, SessionEvent, Usage
-from agent_cli.frozen import freeze
 from agent_cli.secret_forms import SecretForms
 from agent_cli.session import compacting, describe, durable_ops, request_context, stats
 from agent_cli.session.budget import LoopGuard, calibration_ratio
+from agent_cli.session.conversation import Conversation
 from agent_cli.session.figures import ContextPreview, Gauge
 from agent_cli.session.input_limit import check_input_size
 from agent_cli.session.instructions import (
@@ -32,7 +32,7 @@ from agent_cli.session.instructions import (
     adopt_project_instructions,
     load_project_instructions,
 )
-from agent_cli.session.log import SessionLog, with_source
+from agent_cli.session.log import SessionLog
 from agent_cli.session.turn import run_forced_compaction, run_turn_steps
 
 __all__ = ["ContextPreview", "Gauge", "Session"]  # the figures live in `session.figures`
@@ -71,7 +71,7 @@ class Session:
         self.counter = counter
         self.system_prompt = system_prompt
         self.clock = clock
-        self.view = list(view or [])
+        self.conversation = Conversation(log, view or ())
         self.durable_state = durable_state or DurableContextState()
         self.max_tokens = max_tokens
         self.artifacts = artifacts  # where oversized user messages are stored whole
@@ -82,10 +82,8 @@ class Session:
         self.last_resolutions: tuple[SourceResolution, ...] = ()
         self.last_durable_text = ""  # as rendered into the last request or view
         self.startup_notices: list[Notice] = []
-        self.held_results: tuple[dict[str, Any], dict[str, Any]] | None = None
         self.project_instructions = ProjectInstructions()
         self._last_estimate = 0
-        self.sent_view: tuple[dict[str, Any], ...] = ()  # the messages of the last request
 
     # --- identity -----------------------------------------------------------------------
 
@@ -99,13 +97,18 @@ class Session:
 
     @property
     def view(self) -> list[dict[str, Any]]:
-        """The prompt view. Messages the session adds are frozen (`agent_cli.frozen`), so
-        the per-turn count costs what was appended, not the history."""
-        return self._view
+        """The prompt view, read-only (`Conversation.view`): only the conversation writes
+        it, after the transcript holds the change."""
+        return self.conversation.view
 
-    @view.setter
-    def view(self, messages: list[dict[str, Any]]) -> None:
-        self._view = [freeze(message) for message in messages]
+    @property
+    def held_results(self) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        return self.conversation.held_results
+
+    @property
+    def sent_view(self) -> tuple[dict[str, Any], ...]:
+        """The messages of the last request."""
+        return self.conversation.sent
 
     # --- turns --------------------------------------------------------------------------
 
@@ -133,11 +136,10 @@ class Session:
         reserved = self.reserved_tokens(durable_text)
         yield from compacting.compact_view(self, reserved, forced=False, focus=None)
         self._last_estimate = reserved + count_view(self.view, self.counter, self.policy)
-        self.sent_view = tuple(self.view)
         return ModelRequest(
             system=self.system_prompt,
             durable_context=durable_text,
-            messages=self.sent_view,
+            messages=self.conversation.note_sent(),
             tools=tuple(self.toolbox.schemas()),
             max_tokens=self.max_tokens,
             project_instructions=self.project_instructions.text,
@@ -156,29 +158,14 @@ class Session:
             self.toolbox.output_watcher = watcher
 
     def append_message(self, message: dict[str, Any]) -> None:
-        """Write-ahead append: the transcript first, then the view (with its record's
-        pointer under the private `SOURCE_KEY`, so compaction can point back at it)."""
-        record = self.log.append_message(message)
-        self.view.append(freeze(with_source(message, record)))
+        """Write-ahead append (`Conversation.append`)."""
+        self.conversation.append(message)
 
     def hold_unrecorded_results(self, results: dict[str, Any]) -> None:
-        """The results of the trailing tool call could not be recorded (a full disk): take
-        the call out of the view, which must stay valid, and keep both aside. The transcript
-        holds the call, so nothing may be recorded before its results: see below."""
-        if self.view and self.view[-1].get("role") == "assistant":
-            self.held_results = (self.view.pop(), results)
+        self.conversation.hold_unrecorded_results(results)
 
     def record_held_results(self) -> bool:
-        """Record held tool results and put the call and its results back in the view, so
-        view and transcript agree again; True if there were any. Raises the store's error
-        (and keeps holding them) if the disk still refuses."""
-        if self.held_results is None:
-            return False
-        call, results = self.held_results
-        record = self.log.append_message(results)
-        self.view.extend([call, freeze(with_source(results, record))])
-        self.held_results = None
-        return True
+        return self.conversation.record_held_results()
 
     def note_usage(self, usage: Usage) -> None:
         """Record the API's usage and recalibrate the estimate against it."""
@@ -289,7 +276,7 @@ class Session:
         that the call's result was not recorded), so the loss is never silent."""
         held = self.held_results
         try:
-            self.record_held_results()
+            self.conversation.record_held_results()
         except StoreError as error:
             self.log.close()
             count = len(held[1].get("content") or []) if held else 0

@@ -247,7 +247,7 @@ def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[in
     view, renames = rename_malformed_tool_ids(view)
     repaired, answers = answer_dangling_tool_uses(view, RESUMED_TOOL_TEXT)
     check_sendable_view(session.session_id, repaired, origins)
-    session.view = shrink_oversized_view(session, view)
+    session.conversation.restore(shrink_oversized_view(session, view))
     if renames:
         session.startup_notices.append(
             Notice("warning", "tool_ids_renamed", RENAMED_IDS_TEXT.format(count=len(renames)))
