@@ -18,13 +18,14 @@ from typing import Any
 
 from agent_cli.compaction import CompactionPolicy, count_view
 from agent_cli.compaction.markers import find_last_summary
-from agent_cli.durable import DurableContextState, PendingStatus
+from agent_cli.durable import DurableContextState, DurableFact, PendingItem, PendingStatus
 from agent_cli.errors import HeldResultsLost, ProviderRequestFailed, StoreError
 from agent_cli.events import ModelRequest, Notice, SessionEvent, Usage
 from agent_cli.secret_forms import SecretForms
-from agent_cli.session import compacting, describe, durable_ops, request_context, stats
+from agent_cli.session import compacting, describe, request_context, stats
 from agent_cli.session.budget import LoopGuard, calibration_ratio
 from agent_cli.session.conversation import Conversation
+from agent_cli.session.durable_context import DurableContext
 from agent_cli.session.figures import ContextPreview, Gauge
 from agent_cli.session.input_limit import check_input_size
 from agent_cli.session.instructions import (
@@ -64,23 +65,26 @@ class Session:
         self.log = log
         self.provider = provider
         self.toolbox = toolbox
-        self.resolver = resolver
-        self.memory = memory
         self.workspace = workspace
         self.policy = with_secret_forms(policy, toolbox)
         self.counter = counter
         self.system_prompt = system_prompt
         self.clock = clock
         self.conversation = Conversation(log, view or ())
-        self.durable_state = durable_state or DurableContextState()
+        self.durable = DurableContext(
+            log=log,
+            memory=memory,
+            resolver=resolver,
+            workspace=workspace,
+            clock=clock,
+            state=durable_state,
+        )
         self.max_tokens = max_tokens
         self.artifacts = artifacts  # where oversized user messages are stored whole
         self.recall = recall  # `agent_cli.recall.Recall`: the pointer reader of /expand
         self.guard = LoopGuard()
         self.low_water_noticed = False  # an unreachable --low-water is said once
         self.calibration: float | None = None
-        self.last_resolutions: tuple[SourceResolution, ...] = ()
-        self.last_durable_text = ""  # as rendered into the last request or view
         self.startup_notices: list[Notice] = []
         self.project_instructions = ProjectInstructions()
         self._last_estimate = 0
@@ -100,6 +104,19 @@ class Session:
         """The prompt view, read-only (`Conversation.view`): only the conversation writes
         it, after the transcript holds the change."""
         return self.conversation.view
+
+    @property
+    def durable_state(self) -> DurableContextState:
+        return self.durable.state
+
+    @property
+    def last_resolutions(self) -> tuple[SourceResolution, ...]:
+        return self.durable.resolutions
+
+    @property
+    def last_durable_text(self) -> str:
+        """The durable block as last rendered into a request or a figure."""
+        return self.durable.text
 
     @property
     def held_results(self) -> tuple[dict[str, Any], dict[str, Any]] | None:
@@ -188,20 +205,18 @@ class Session:
 
     def render_durable(self) -> str:
         """Resolve every source pointer now and render the durable block."""
-        rendered = request_context.render_durable(self.durable_state, self.resolver)
-        self.last_resolutions, self.last_durable_text = rendered
-        return self.last_durable_text
+        return self.durable.render()
 
     def resolve_sources(self) -> tuple[SourceResolution, ...]:
         """Resolve every durable source pointer now (the REPL's /sources and /facts)."""
-        self.render_durable()
-        return self.last_resolutions
+        self.durable.render()
+        return self.durable.resolutions
 
     def expand(self, pointer: str) -> SourceResolution:
         """The record or artifact behind a pointer, re-verified, with a readable excerpt:
         the same path as the model's `recall` tool, with the user's authority (any session
         of this state folder, where the tool reads only this session's records)."""
-        reader = self.resolver if self.recall is None else self.recall
+        reader = self.durable.resolver if self.recall is None else self.recall
         kwargs = {} if self.recall is None else {"own_session_only": False}
         resolution: SourceResolution = reader.resolve(pointer, **kwargs)
         return resolution
@@ -231,21 +246,21 @@ class Session:
 
     # --- durable state commands ---------------------------------------------------------
 
-    def remember(self, text: str) -> Any:
-        return durable_ops.remember(self, text)
+    def remember(self, text: str) -> DurableFact:
+        return self.durable.remember(text)
 
-    def add_pending(self, text: str) -> Any:
-        return durable_ops.add_todo(self, text)
+    def add_pending(self, text: str) -> PendingItem:
+        return self.durable.add_pending(text)
 
-    def mark_done(self, item_id: str) -> Any:
-        return durable_ops.move_pending(self, item_id, PendingStatus.DONE)
+    def mark_done(self, item_id: str) -> PendingItem:
+        return self.durable.move_pending(item_id, PendingStatus.DONE)
 
-    def mark_blocked(self, item_id: str, reason: str) -> Any:
-        return durable_ops.move_pending(self, item_id, PendingStatus.BLOCKED, reason)
+    def mark_blocked(self, item_id: str, reason: str) -> PendingItem:
+        return self.durable.move_pending(item_id, PendingStatus.BLOCKED, reason)
 
     def forget(self, item_id: str) -> None:
         """Drop a fact or pending item from the durable state (and the memory file)."""
-        durable_ops.forget(self, item_id)
+        self.durable.forget(item_id)
 
     # --- figures ------------------------------------------------------------------------
 

@@ -184,7 +184,7 @@ def _workspace_for_resume(current: Path, recorded: str | None) -> tuple[Path, No
 
 def _load_memory(session: Session) -> None:
     try:
-        session.durable_state = session.memory.load(session.workspace)
+        session.durable.load()
     except MemoryFileDamaged as error:
         session.startup_notices.append(Notice("error", "memory_damaged", _memory_notice(error)))
 
