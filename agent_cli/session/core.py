@@ -10,20 +10,18 @@ turn, after the cached prefix; it is never stored in the view or the transcript)
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 from collections.abc import Callable, Generator, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from agent_cli.compaction import CompactionPolicy, count_view
+from agent_cli.compaction import CompactionPolicy
 from agent_cli.compaction.markers import find_last_summary
 from agent_cli.durable import DurableContextState, DurableFact, PendingItem, PendingStatus
 from agent_cli.errors import HeldResultsLost, ProviderRequestFailed, StoreError
 from agent_cli.events import ModelRequest, Notice, SessionEvent, Usage
-from agent_cli.secret_forms import SecretForms
-from agent_cli.session import compacting, describe, request_context, stats
-from agent_cli.session.budget import LoopGuard, calibration_ratio
+from agent_cli.session import describe, stats
+from agent_cli.session.compactor import Compactor
 from agent_cli.session.conversation import Conversation
 from agent_cli.session.durable_context import DurableContext
 from agent_cli.session.figures import ContextPreview, Gauge
@@ -34,6 +32,7 @@ from agent_cli.session.instructions import (
     load_project_instructions,
 )
 from agent_cli.session.log import SessionLog
+from agent_cli.session.request_context import RequestFrame
 from agent_cli.session.turn import run_forced_compaction, run_turn_steps
 
 __all__ = ["ContextPreview", "Gauge", "Session"]  # the figures live in `session.figures`
@@ -66,7 +65,6 @@ class Session:
         self.provider = provider
         self.toolbox = toolbox
         self.workspace = workspace
-        self.policy = with_secret_forms(policy, toolbox)
         self.counter = counter
         self.system_prompt = system_prompt
         self.clock = clock
@@ -79,12 +77,17 @@ class Session:
             clock=clock,
             state=durable_state,
         )
+        self.compactor = Compactor(
+            conversation=self.conversation,
+            provider=provider,
+            counter=counter,
+            policy=policy,
+            clock=clock,
+            secret_forms=getattr(toolbox, "secret_forms", None),
+        )
         self.max_tokens = max_tokens
         self.artifacts = artifacts  # where oversized user messages are stored whole
         self.recall = recall  # `agent_cli.recall.Recall`: the pointer reader of /expand
-        self.guard = LoopGuard()
-        self.low_water_noticed = False  # an unreachable --low-water is said once
-        self.calibration: float | None = None
         self.startup_notices: list[Notice] = []
         self.project_instructions = ProjectInstructions()
         self._last_estimate = 0
@@ -104,6 +107,14 @@ class Session:
         """The prompt view, read-only (`Conversation.view`): only the conversation writes
         it, after the transcript holds the change."""
         return self.conversation.view
+
+    @property
+    def policy(self) -> CompactionPolicy:
+        return self.compactor.policy
+
+    @property
+    def calibration(self) -> float | None:
+        return self.compactor.calibration
 
     @property
     def durable_state(self) -> DurableContextState:
@@ -143,23 +154,31 @@ class Session:
 
     def compact_forced(self, focus: str | None) -> Iterator[SessionEvent]:
         """The forced compaction itself; raises `MessageViewLimitExceeded` (see above)."""
-        durable_text = self.render_durable()
-        reserved = self.reserved_tokens(durable_text)
-        yield from compacting.compact_view(self, reserved, forced=True, focus=focus)
+        frame = self.request_frame(self.render_durable())
+        yield from self.compactor.compact(frame, self.durable_state, forced=True, focus=focus)
 
     def prepare_request(self) -> Generator[SessionEvent, None, ModelRequest]:
         """Compact if needed, render the durable block, and build the next request."""
-        durable_text = self.render_durable()
-        reserved = self.reserved_tokens(durable_text)
-        yield from compacting.compact_view(self, reserved, forced=False, focus=None)
-        self._last_estimate = reserved + count_view(self.view, self.counter, self.policy)
+        frame = self.request_frame(self.render_durable())
+        yield from self.compactor.compact(frame, self.durable_state, forced=False)
+        reserved = frame.reserved_tokens(self.counter)
+        self._last_estimate = reserved + self.compactor.view_tokens()
         return ModelRequest(
-            system=self.system_prompt,
-            durable_context=durable_text,
+            system=frame.system,
+            durable_context=frame.durable_text,
             messages=self.conversation.note_sent(),
-            tools=tuple(self.toolbox.schemas()),
+            tools=frame.tools,
             max_tokens=self.max_tokens,
+            project_instructions=frame.project_instructions,
+        )
+
+    def request_frame(self, durable_text: str) -> RequestFrame:
+        """The parts the next request carries around its messages."""
+        return RequestFrame(
+            system=self.system_prompt,
             project_instructions=self.project_instructions.text,
+            durable_text=durable_text,
+            tools=tuple(self.toolbox.schemas()),
         )
 
     def recent_exchanges(self, limit: int = 3) -> list[Any]:
@@ -189,17 +208,14 @@ class Session:
         # usage is bookkeeping; the message records are what must not be lost
         with contextlib.suppress(StoreError):
             self.log.append_usage(usage, self._last_estimate)
-        ratio = calibration_ratio(usage.prompt_tokens, self._last_estimate)
-        if ratio is not None and self.provider.name != "offline":
-            self.calibration = ratio
+        self.compactor.calibrate(usage.prompt_tokens, self._last_estimate)
 
     # --- compaction ---------------------------------------------------------------------
 
     def reserved_tokens(self, durable_text: str) -> int:
         """Tokens a request carries outside the view: system prompt, project instructions,
         durable block, tools."""
-        parts = (self.system_prompt, self.project_instructions.text, durable_text)
-        return request_context.reserved_tokens(self.counter, parts, self.toolbox.schemas())
+        return self.request_frame(durable_text).reserved_tokens(self.counter)
 
     # --- durable context ----------------------------------------------------------------
 
@@ -298,11 +314,3 @@ class Session:
             reason = getattr(error, "errno_name", None) or type(error).__name__
             raise HeldResultsLost(self.session_id, count, reason) from error
         self.log.close()
-
-
-def with_secret_forms(policy: CompactionPolicy, toolbox: Any) -> CompactionPolicy:
-    """`policy` holding the secrets `toolbox` redacts, so compaction cuts none of them."""
-    forms = getattr(toolbox, "secret_forms", None)
-    if not isinstance(forms, SecretForms) or not forms:
-        return policy
-    return dataclasses.replace(policy, secret_forms=forms)
