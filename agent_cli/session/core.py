@@ -1,15 +1,20 @@
-"""The session: owner of the prompt view, the record, the durable state and the provider.
+"""The session: a thin facade over the parts of one conversation.
 
-Contract: `run_turn` and `compact_now` yield `SessionEvent`s and never print. The view is
-only ever changed after the transcript holds the change (see `session.log`). Before each
-request the view is compacted against the effective budget, durable sources are resolved
-and the durable block is rendered for the request (the wire puts it in the newest user
-turn, after the cached prefix; it is never stored in the view or the transcript).
+Contract: a `Session` is built from four parts, each the one owner of its state:
+`Conversation` (the view, the transcript log, held results; the only writer of the
+view, which changes only after the transcript holds the change), `DurableContext` (the
+durable state, its memory store and resolver, the rendered block), `Compactor` (policy,
+calibration, loop guard; one `compact` method for `/compact` and for every request) and
+`TurnRunner` (the turn loop, with the provider and the toolbox). The facade keeps the
+operations and read-only figures the REPL and outside code use; `run_turn` and
+`compact_now` yield `SessionEvent`s and never print. Before each request the view is
+compacted against the effective budget, durable sources are resolved and the durable
+block is rendered for the request (the wire puts it in the newest user turn, after the
+cached prefix; it is never stored in the view or the transcript).
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Generator, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -18,25 +23,23 @@ from typing import Any
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.compaction.markers import find_last_summary
 from agent_cli.durable import DurableContextState, DurableFact, PendingItem, PendingStatus
-from agent_cli.errors import HeldResultsLost, ProviderRequestFailed, StoreError
-from agent_cli.events import ModelRequest, Notice, SessionEvent, Usage
-from agent_cli.session import describe, stats
+from agent_cli.errors import HeldResultsLost, StoreError
+from agent_cli.events import ModelRequest, Notice, SessionEvent, SessionStats
+from agent_cli.models import ModelInfo
+from agent_cli.session import stats
 from agent_cli.session.compactor import Compactor
 from agent_cli.session.conversation import Conversation
 from agent_cli.session.durable_context import DurableContext
 from agent_cli.session.figures import ContextPreview, Gauge
 from agent_cli.session.input_limit import check_input_size
-from agent_cli.session.instructions import (
-    ProjectInstructions,
-    adopt_project_instructions,
-    load_project_instructions,
-)
+from agent_cli.session.instructions import ProjectInstructions, load_project_instructions
 from agent_cli.session.log import SessionLog
+from agent_cli.session.model_choice import ModelListing, list_models, switch_model
 from agent_cli.session.request_context import RequestFrame
-from agent_cli.session.turn import run_forced_compaction, run_turn_steps
-
-__all__ = ["ContextPreview", "Gauge", "Session"]  # the figures live in `session.figures`
+from agent_cli.session.turn import TurnRunner
 from agent_cli.sources import SourceResolution
+
+__all__ = ["Session"]
 
 
 class Session:
@@ -61,13 +64,6 @@ class Session:
         artifacts: Any = None,
         recall: Any = None,
     ) -> None:
-        self.log = log
-        self.provider = provider
-        self.toolbox = toolbox
-        self.workspace = workspace
-        self.counter = counter
-        self.system_prompt = system_prompt
-        self.clock = clock
         self.conversation = Conversation(log, view or ())
         self.durable = DurableContext(
             log=log,
@@ -85,28 +81,62 @@ class Session:
             clock=clock,
             secret_forms=getattr(toolbox, "secret_forms", None),
         )
-        self.max_tokens = max_tokens
-        self.artifacts = artifacts  # where oversized user messages are stored whole
-        self.recall = recall  # `agent_cli.recall.Recall`: the pointer reader of /expand
-        self.startup_notices: list[Notice] = []
-        self.project_instructions = ProjectInstructions()
-        self._last_estimate = 0
+        self.runner = TurnRunner(
+            conversation=self.conversation,
+            compactor=self.compactor,
+            durable=self.durable,
+            provider=provider,
+            toolbox=toolbox,
+            counter=counter,
+            system_prompt=system_prompt,
+            max_tokens=max_tokens,
+            artifacts=artifacts,
+        )
+        self._recall = recall  # `agent_cli.recall.Recall`: the pointer reader of /expand
+        self._startup_notices: list[Notice] = []
 
-    # --- identity -----------------------------------------------------------------------
+    # --- identity and parts, read-only --------------------------------------------------
 
     @property
     def session_id(self) -> str:
-        return self.log.session_id
+        return self.conversation.session_id
 
     @property
     def transcript_path(self) -> str:
-        return self.log.path
+        return self.conversation.log.path
 
     @property
-    def view(self) -> list[dict[str, Any]]:
-        """The prompt view, read-only (`Conversation.view`): only the conversation writes
-        it, after the transcript holds the change."""
-        return self.conversation.view
+    def log(self) -> SessionLog:
+        return self.conversation.log
+
+    @property
+    def workspace(self) -> Path:
+        return self.durable.workspace
+
+    @property
+    def provider(self) -> Any:
+        return self.runner.provider
+
+    @property
+    def toolbox(self) -> Any:
+        return self.runner.toolbox
+
+    @property
+    def counter(self) -> Any:
+        return self.runner.counter
+
+    @property
+    def system_prompt(self) -> str:
+        return self.runner.system_prompt
+
+    @property
+    def artifacts(self) -> Any:
+        """The artifact store, where oversized user messages are stored whole."""
+        return self.runner.artifacts
+
+    @property
+    def recall(self) -> Any:
+        return self._recall
 
     @property
     def policy(self) -> CompactionPolicy:
@@ -115,6 +145,25 @@ class Session:
     @property
     def calibration(self) -> float | None:
         return self.compactor.calibration
+
+    @property
+    def project_instructions(self) -> ProjectInstructions:
+        return self.runner.project_instructions
+
+    @property
+    def view(self) -> list[dict[str, Any]]:
+        """The prompt view, read-only (`Conversation.view`): only the conversation writes
+        it, after the transcript holds the change."""
+        return self.conversation.view
+
+    @property
+    def held_results(self) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        return self.conversation.held_results
+
+    @property
+    def sent_view(self) -> tuple[dict[str, Any], ...]:
+        """The messages of the last request."""
+        return self.conversation.sent
 
     @property
     def durable_state(self) -> DurableContextState:
@@ -130,13 +179,13 @@ class Session:
         return self.durable.text
 
     @property
-    def held_results(self) -> tuple[dict[str, Any], dict[str, Any]] | None:
-        return self.conversation.held_results
+    def startup_notices(self) -> list[Notice]:
+        """What opening the session found worth saying (shown after the banner); a copy."""
+        return list(self._startup_notices)
 
-    @property
-    def sent_view(self) -> tuple[dict[str, Any], ...]:
-        """The messages of the last request."""
-        return self.conversation.sent
+    def announce(self, notice: Notice) -> None:
+        """Add a notice to say once the session is shown (`startup_notices`)."""
+        self._startup_notices.append(notice)
 
     # --- turns --------------------------------------------------------------------------
 
@@ -146,40 +195,24 @@ class Session:
         Raises `InputTooLarge` at once, before anything is recorded, for a message over
         the input cap (`session.input_limit`)."""
         check_input_size(text, "message")
-        return run_turn_steps(self, text)
+        return self.runner.run_turn(text)
 
     def compact_now(self, focus: str | None = None) -> Iterator[SessionEvent]:
         """Compact the view now, whatever its size; `focus` steers the summary."""
-        return run_forced_compaction(self, focus)
-
-    def compact_forced(self, focus: str | None) -> Iterator[SessionEvent]:
-        """The forced compaction itself; raises `MessageViewLimitExceeded` (see above)."""
-        frame = self.request_frame(self.render_durable())
-        yield from self.compactor.compact(frame, self.durable_state, forced=True, focus=focus)
+        return self.runner.compact_now(focus)
 
     def prepare_request(self) -> Generator[SessionEvent, None, ModelRequest]:
         """Compact if needed, render the durable block, and build the next request."""
-        frame = self.request_frame(self.render_durable())
-        yield from self.compactor.compact(frame, self.durable_state, forced=False)
-        reserved = frame.reserved_tokens(self.counter)
-        self._last_estimate = reserved + self.compactor.view_tokens()
-        return ModelRequest(
-            system=frame.system,
-            durable_context=frame.durable_text,
-            messages=self.conversation.note_sent(),
-            tools=frame.tools,
-            max_tokens=self.max_tokens,
-            project_instructions=frame.project_instructions,
-        )
+        return self.runner.prepare_request()
 
     def request_frame(self, durable_text: str) -> RequestFrame:
         """The parts the next request carries around its messages."""
-        return RequestFrame(
-            system=self.system_prompt,
-            project_instructions=self.project_instructions.text,
-            durable_text=durable_text,
-            tools=tuple(self.toolbox.schemas()),
-        )
+        return self.runner.request_frame(durable_text)
+
+    def reserved_tokens(self, durable_text: str) -> int:
+        """Tokens a request carries outside the view: system prompt, project instructions,
+        durable block, tools."""
+        return self.runner.reserved_tokens(durable_text)
 
     def recent_exchanges(self, limit: int = 3) -> list[Any]:
         """The last few requests in the view with what came back (for `/resume`)."""
@@ -192,30 +225,6 @@ class Session:
         A toolbox that cannot stream (a test's fake) is left as it is."""
         if hasattr(self.toolbox, "output_watcher"):
             self.toolbox.output_watcher = watcher
-
-    def append_message(self, message: dict[str, Any]) -> None:
-        """Write-ahead append (`Conversation.append`)."""
-        self.conversation.append(message)
-
-    def hold_unrecorded_results(self, results: dict[str, Any]) -> None:
-        self.conversation.hold_unrecorded_results(results)
-
-    def record_held_results(self) -> bool:
-        return self.conversation.record_held_results()
-
-    def note_usage(self, usage: Usage) -> None:
-        """Record the API's usage and recalibrate the estimate against it."""
-        # usage is bookkeeping; the message records are what must not be lost
-        with contextlib.suppress(StoreError):
-            self.log.append_usage(usage, self._last_estimate)
-        self.compactor.calibrate(usage.prompt_tokens, self._last_estimate)
-
-    # --- compaction ---------------------------------------------------------------------
-
-    def reserved_tokens(self, durable_text: str) -> int:
-        """Tokens a request carries outside the view: system prompt, project instructions,
-        durable block, tools."""
-        return self.request_frame(durable_text).reserved_tokens(self.counter)
 
     # --- durable context ----------------------------------------------------------------
 
@@ -232,8 +241,8 @@ class Session:
         """The record or artifact behind a pointer, re-verified, with a readable excerpt:
         the same path as the model's `recall` tool, with the user's authority (any session
         of this state folder, where the tool reads only this session's records)."""
-        reader = self.durable.resolver if self.recall is None else self.recall
-        kwargs = {} if self.recall is None else {"own_session_only": False}
+        reader = self.durable.resolver if self._recall is None else self._recall
+        kwargs = {} if self._recall is None else {"own_session_only": False}
         resolution: SourceResolution = reader.resolve(pointer, **kwargs)
         return resolution
 
@@ -244,23 +253,17 @@ class Session:
 
     def reload_project_instructions(self) -> ProjectInstructions:
         """Read AGENTS.md (or CLAUDE.md) again (`/reload`); the next request carries it."""
-        found = load_project_instructions(self.workspace, self.toolbox.redactor)
-        adopt_project_instructions(self, found)
-        return self.project_instructions
+        found = load_project_instructions(self.workspace, getattr(self.toolbox, "redactor", None))
+        self.runner.use_project_instructions(found)
+        return found
 
-    def switch_model(self, model_id: str) -> Any:
+    def switch_model(self, model_id: str) -> ModelInfo:
         """`/model <id>`: later requests use it; recorded, so resume keeps it."""
-        from agent_cli.session.model_choice import switch_model
+        return switch_model(self.provider, self.log, model_id)
 
-        return switch_model(self, model_id)
-
-    def list_models(self) -> Any:
+    def list_models(self) -> ModelListing:
         """`/model`: the models to choose from (Models API, else the model table)."""
-        from agent_cli.session.model_choice import list_models
-
-        return list_models(self)
-
-    # --- durable state commands ---------------------------------------------------------
+        return list_models(self.provider)
 
     def remember(self, text: str) -> DurableFact:
         return self.durable.remember(text)
@@ -280,24 +283,14 @@ class Session:
 
     # --- figures ------------------------------------------------------------------------
 
-    def stats(self) -> Any:
-        return stats.build_stats(self)
+    def stats(self) -> SessionStats:
+        return stats.build_stats(self.runner)
 
     def gauge(self) -> Gauge:
-        return stats.build_gauge(self)
+        return stats.build_gauge(self.runner)
 
     def context_preview(self) -> ContextPreview:
-        return stats.build_preview(self)
-
-    # --- words for errors (the REPL shows them) -----------------------------------------
-
-    def describe_provider_error(self, error: Exception) -> str:
-        if isinstance(error, ProviderRequestFailed):
-            return describe.provider_error(error)
-        return f"{type(error).__name__}: {error}. The conversation is unchanged."
-
-    def describe_store_error(self, error: StoreError) -> str:
-        return describe.store_error(error)
+        return stats.build_preview(self.runner)
 
     def close(self) -> None:
         """Record held tool results if the disk allows it now, then release the transcript.
@@ -305,7 +298,7 @@ class Session:
         If they still cannot be recorded, the transcript is released all the same and
         `HeldResultsLost` says how many results are lost (a resume then tells the model
         that the call's result was not recorded), so the loss is never silent."""
-        held = self.held_results
+        held = self.conversation.held_results
         try:
             self.conversation.record_held_results()
         except StoreError as error:

@@ -29,7 +29,6 @@ from agent_cli.events import Notice
 from agent_cli.protocol import answer_dangling_tool_uses, rename_malformed_tool_ids
 from agent_cli.session.core import Session
 from agent_cli.session.log import SESSION_STARTED, SessionLog, rebuild_from_records
-from agent_cli.session.oversized import shrink_oversized_view
 from agent_cli.session.resume_check import check_message_shapes, check_sendable_view
 
 # The transcript cannot tell a crash while the tool ran from a result that a full disk
@@ -126,7 +125,7 @@ def open_session(
             recall=recall,
         )
         if workspace_notice is not None:
-            session.startup_notices.append(workspace_notice)
+            session.announce(workspace_notice)
         _load_memory(session)
         _load_project_instructions(session)
         session.render_durable()  # so the first gauge already counts the durable block
@@ -186,7 +185,7 @@ def _load_memory(session: Session) -> None:
     try:
         session.durable.load()
     except MemoryFileDamaged as error:
-        session.startup_notices.append(Notice("error", "memory_damaged", _memory_notice(error)))
+        session.announce(Notice("error", "memory_damaged", _memory_notice(error)))
 
 
 def _memory_notice(error: MemoryFileDamaged) -> str:
@@ -206,19 +205,13 @@ def _memory_notice(error: MemoryFileDamaged) -> str:
 def _load_project_instructions(session: Session) -> None:
     """AGENTS.md (or CLAUDE.md) into every request; a file that cannot be used is said
     once, here, and the session goes on without it."""
-    from agent_cli.session.instructions import (
-        adopt_project_instructions,
-        load_project_instructions,
-    )
-
-    found = load_project_instructions(session.workspace, session.toolbox.redactor)
-    adopt_project_instructions(session, found)
+    found = session.reload_project_instructions()
     if found.problem is not None:
-        session.startup_notices.append(
+        session.announce(
             Notice("warning", "project_instructions_unusable", found.describe_problem())
         )
     if found.redacted:
-        session.startup_notices.append(
+        session.announce(
             Notice("warning", "project_instructions_redacted", found.describe_redaction())
         )
 
@@ -229,7 +222,7 @@ def _restore_model(session: Session, chosen: str | None) -> None:
     if not chosen or provider.name == "offline" or chosen == provider.model:
         return
     provider.model = chosen
-    session.startup_notices.append(
+    session.announce(
         Notice(
             "info", "model_restored", f"Model {chosen[:200]} (chosen with /model in this session)."
         )
@@ -247,14 +240,14 @@ def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[in
     view, renames = rename_malformed_tool_ids(view)
     repaired, answers = answer_dangling_tool_uses(view, RESUMED_TOOL_TEXT)
     check_sendable_view(session.session_id, repaired, origins)
-    session.conversation.restore(shrink_oversized_view(session, view))
+    session.conversation.restore(session.runner.shrinker().shrink_view(view))
     if renames:
-        session.startup_notices.append(
+        session.announce(
             Notice("warning", "tool_ids_renamed", RENAMED_IDS_TEXT.format(count=len(renames)))
         )
     if answers is not None:
-        session.append_message(answers)
-        session.startup_notices.append(
+        session.conversation.append(answers)
+        session.announce(
             Notice(
                 "warning",
                 "resumed_mid_tool",
