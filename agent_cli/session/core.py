@@ -64,8 +64,8 @@ class Session:
         artifacts: Any = None,
         recall: Any = None,
     ) -> None:
-        self.conversation = Conversation(log, view or ())
-        self.durable = DurableContext(
+        self._conversation = Conversation(log, view or ())
+        self._durable = DurableContext(
             log=log,
             memory=memory,
             resolver=resolver,
@@ -73,18 +73,18 @@ class Session:
             clock=clock,
             state=durable_state,
         )
-        self.compactor = Compactor(
-            conversation=self.conversation,
+        self._compactor = Compactor(
+            conversation=self._conversation,
             provider=provider,
             counter=counter,
             policy=policy,
             clock=clock,
             secret_forms=getattr(toolbox, "secret_forms", None),
         )
-        self.runner = TurnRunner(
-            conversation=self.conversation,
-            compactor=self.compactor,
-            durable=self.durable,
+        self._runner = TurnRunner(
+            conversation=self._conversation,
+            compactor=self._compactor,
+            durable=self._durable,
             provider=provider,
             toolbox=toolbox,
             counter=counter,
@@ -98,41 +98,61 @@ class Session:
     # --- identity and parts, read-only --------------------------------------------------
 
     @property
+    def conversation(self) -> Conversation:
+        """The view, its transcript and held results (the one writer of the view)."""
+        return self._conversation
+
+    @property
+    def durable(self) -> DurableContext:
+        """The durable state, its memory store and resolver, and the rendered block."""
+        return self._durable
+
+    @property
+    def compactor(self) -> Compactor:
+        """Policy, calibration and loop guard; the one way the view is compacted."""
+        return self._compactor
+
+    @property
+    def runner(self) -> TurnRunner:
+        """The turn loop, with the provider and the toolbox."""
+        return self._runner
+
+    @property
     def session_id(self) -> str:
-        return self.conversation.session_id
+        return self._conversation.session_id
 
     @property
     def transcript_path(self) -> str:
-        return self.conversation.log.path
+        return self._conversation.log.path
 
     @property
     def log(self) -> SessionLog:
-        return self.conversation.log
+        return self._conversation.log
 
     @property
     def workspace(self) -> Path:
-        return self.durable.workspace
+        return self._durable.workspace
 
     @property
     def provider(self) -> Any:
-        return self.runner.provider
+        return self._runner.provider
 
     @property
     def toolbox(self) -> Any:
-        return self.runner.toolbox
+        return self._runner.toolbox
 
     @property
     def counter(self) -> Any:
-        return self.runner.counter
+        return self._runner.counter
 
     @property
     def system_prompt(self) -> str:
-        return self.runner.system_prompt
+        return self._runner.system_prompt
 
     @property
     def artifacts(self) -> Any:
         """The artifact store, where oversized user messages are stored whole."""
-        return self.runner.artifacts
+        return self._runner.artifacts
 
     @property
     def recall(self) -> Any:
@@ -140,43 +160,43 @@ class Session:
 
     @property
     def policy(self) -> CompactionPolicy:
-        return self.compactor.policy
+        return self._compactor.policy
 
     @property
     def calibration(self) -> float | None:
-        return self.compactor.calibration
+        return self._compactor.calibration
 
     @property
     def project_instructions(self) -> ProjectInstructions:
-        return self.runner.project_instructions
+        return self._runner.project_instructions
 
     @property
     def view(self) -> list[dict[str, Any]]:
         """The prompt view, read-only (`Conversation.view`): only the conversation writes
         it, after the transcript holds the change."""
-        return self.conversation.view
+        return self._conversation.view
 
     @property
     def held_results(self) -> tuple[dict[str, Any], dict[str, Any]] | None:
-        return self.conversation.held_results
+        return self._conversation.held_results
 
     @property
     def sent_view(self) -> tuple[dict[str, Any], ...]:
         """The messages of the last request."""
-        return self.conversation.sent
+        return self._conversation.sent
 
     @property
     def durable_state(self) -> DurableContextState:
-        return self.durable.state
+        return self._durable.state
 
     @property
     def last_resolutions(self) -> tuple[SourceResolution, ...]:
-        return self.durable.resolutions
+        return self._durable.resolutions
 
     @property
     def last_durable_text(self) -> str:
         """The durable block as last rendered into a request or a figure."""
-        return self.durable.text
+        return self._durable.text
 
     @property
     def startup_notices(self) -> list[Notice]:
@@ -195,24 +215,24 @@ class Session:
         Raises `InputTooLarge` at once, before anything is recorded, for a message over
         the input cap (`session.input_limit`)."""
         check_input_size(text, "message")
-        return self.runner.run_turn(text)
+        return self._runner.run_turn(text)
 
     def compact_now(self, focus: str | None = None) -> Iterator[SessionEvent]:
         """Compact the view now, whatever its size; `focus` steers the summary."""
-        return self.runner.compact_now(focus)
+        return self._runner.compact_now(focus)
 
     def prepare_request(self) -> Generator[SessionEvent, None, ModelRequest]:
         """Compact if needed, render the durable block, and build the next request."""
-        return self.runner.prepare_request()
+        return self._runner.prepare_request()
 
     def request_frame(self, durable_text: str) -> RequestFrame:
         """The parts the next request carries around its messages."""
-        return self.runner.request_frame(durable_text)
+        return self._runner.request_frame(durable_text)
 
     def reserved_tokens(self, durable_text: str) -> int:
         """Tokens a request carries outside the view: system prompt, project instructions,
         durable block, tools."""
-        return self.runner.reserved_tokens(durable_text)
+        return self._runner.reserved_tokens(durable_text)
 
     def recent_exchanges(self, limit: int = 3) -> list[Any]:
         """The last few requests in the view with what came back (for `/resume`)."""
@@ -230,18 +250,18 @@ class Session:
 
     def render_durable(self) -> str:
         """Resolve every source pointer now and render the durable block."""
-        return self.durable.render()
+        return self._durable.render()
 
     def resolve_sources(self) -> tuple[SourceResolution, ...]:
         """Resolve every durable source pointer now (the REPL's /sources and /facts)."""
-        self.durable.render()
-        return self.durable.resolutions
+        self._durable.render()
+        return self._durable.resolutions
 
     def expand(self, pointer: str) -> SourceResolution:
         """The record or artifact behind a pointer, re-verified, with a readable excerpt:
         the same path as the model's `recall` tool, with the user's authority (any session
         of this state folder, where the tool reads only this session's records)."""
-        reader = self.durable.resolver if self._recall is None else self._recall
+        reader = self._durable.resolver if self._recall is None else self._recall
         kwargs = {} if self._recall is None else {"own_session_only": False}
         resolution: SourceResolution = reader.resolve(pointer, **kwargs)
         return resolution
@@ -254,7 +274,7 @@ class Session:
     def reload_project_instructions(self) -> ProjectInstructions:
         """Read AGENTS.md (or CLAUDE.md) again (`/reload`); the next request carries it."""
         found = load_project_instructions(self.workspace, getattr(self.toolbox, "redactor", None))
-        self.runner.use_project_instructions(found)
+        self._runner.use_project_instructions(found)
         return found
 
     def switch_model(self, model_id: str) -> ModelInfo:
@@ -266,31 +286,31 @@ class Session:
         return list_models(self.provider)
 
     def remember(self, text: str) -> DurableFact:
-        return self.durable.remember(text)
+        return self._durable.remember(text)
 
     def add_pending(self, text: str) -> PendingItem:
-        return self.durable.add_pending(text)
+        return self._durable.add_pending(text)
 
     def mark_done(self, item_id: str) -> PendingItem:
-        return self.durable.move_pending(item_id, PendingStatus.DONE)
+        return self._durable.move_pending(item_id, PendingStatus.DONE)
 
     def mark_blocked(self, item_id: str, reason: str) -> PendingItem:
-        return self.durable.move_pending(item_id, PendingStatus.BLOCKED, reason)
+        return self._durable.move_pending(item_id, PendingStatus.BLOCKED, reason)
 
     def forget(self, item_id: str) -> None:
         """Drop a fact or pending item from the durable state (and the memory file)."""
-        self.durable.forget(item_id)
+        self._durable.forget(item_id)
 
     # --- figures ------------------------------------------------------------------------
 
     def stats(self) -> SessionStats:
-        return stats.build_stats(self.runner)
+        return stats.build_stats(self._runner)
 
     def gauge(self) -> Gauge:
-        return stats.build_gauge(self.runner)
+        return stats.build_gauge(self._runner)
 
     def context_preview(self) -> ContextPreview:
-        return stats.build_preview(self.runner)
+        return stats.build_preview(self._runner)
 
     def close(self) -> None:
         """Record held tool results if the disk allows it now, then release the transcript.
@@ -298,9 +318,9 @@ class Session:
         If they still cannot be recorded, the transcript is released all the same and
         `HeldResultsLost` says how many results are lost (a resume then tells the model
         that the call's result was not recorded), so the loss is never silent."""
-        held = self.conversation.held_results
+        held = self._conversation.held_results
         try:
-            self.conversation.record_held_results()
+            self._conversation.record_held_results()
         except StoreError as error:
             self.log.close()
             count = len(held[1].get("content") or []) if held else 0
