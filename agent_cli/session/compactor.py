@@ -115,7 +115,7 @@ class Compactor:
         focus: str | None = None,
     ) -> Iterator[SessionEvent]:
         """Compact the view if needed (or `forced`); see the module contract."""
-        reserved = frame.reserved_tokens(self.counter)
+        reserved = frame.reserved_tokens
         policy = calibrated_policy(self._policy, self._calibration)
         tokens = reserved + self.view_tokens()
         yield from self._unreachable_low_water_notice(policy, reserved)

@@ -1,8 +1,8 @@
 """What a request carries outside the view, and the tokens that reserves.
 
 Contract: a `RequestFrame` holds the fixed parts of the next request (system prompt,
-project instructions, the rendered durable block, tool schemas); `reserved_tokens`
-counts them with the session's counter, so compaction gives the view what is left.
+project instructions, the rendered durable block, tool schemas) and the tokens they
+reserve, counted once with the session's counter when the frame is built, so compaction gives the view what is left.
 Plain values: building a frame reads no file (the durable block is rendered before).
 """
 
@@ -15,17 +15,27 @@ from typing import Any
 
 @dataclass(frozen=True)
 class RequestFrame:
-    """The parts of a request around its messages."""
+    """The parts of a request around its messages, and the tokens they take from every
+    request's budget (counted once, when the frame is built: `build_frame`)."""
 
     system: str
     project_instructions: str
     durable_text: str
     tools: tuple[dict[str, Any], ...]
+    reserved_tokens: int
 
-    def reserved_tokens(self, counter: Any) -> int:
-        """Tokens the frame takes from every request's budget."""
-        texts = (self.system, self.project_instructions, self.durable_text)
-        return reserved_tokens(counter, texts, list(self.tools))
+
+def build_frame(
+    counter: Any,
+    system: str,
+    project_instructions: str,
+    durable_text: str,
+    tools: tuple[dict[str, Any], ...],
+) -> RequestFrame:
+    """A frame with its reserved tokens counted by `counter`."""
+    texts = (system, project_instructions, durable_text)
+    reserved = reserved_tokens(counter, texts, list(tools))
+    return RequestFrame(system, project_instructions, durable_text, tools, reserved)
 
 
 def reserved_tokens(counter: Any, texts: Iterable[str], tool_schemas: Any) -> int:

@@ -70,7 +70,7 @@ from agent_cli.session.recording import (
     record_user_text,
     write_failed,
 )
-from agent_cli.session.request_context import RequestFrame
+from agent_cli.session.request_context import RequestFrame, build_frame
 from agent_cli.session.tool_step import (
     CUT_TOOL_TEXT,
     NOT_RUN_TOOL_TEXT,
@@ -140,7 +140,8 @@ class TurnRunner:
 
     def request_frame(self, durable_text: str) -> RequestFrame:
         """The parts the next request carries around its messages."""
-        return RequestFrame(
+        return build_frame(
+            self.counter,
             system=self.system_prompt,
             project_instructions=self._instructions.text,
             durable_text=durable_text,
@@ -149,13 +150,13 @@ class TurnRunner:
 
     def reserved_tokens(self, durable_text: str) -> int:
         """Tokens a request carries outside the view (`RequestFrame.reserved_tokens`)."""
-        return self.request_frame(durable_text).reserved_tokens(self.counter)
+        return self.request_frame(durable_text).reserved_tokens
 
     def prepare_request(self) -> Generator[SessionEvent, None, ModelRequest]:
         """Compact if needed, render the durable block, and build the next request."""
         frame = self.request_frame(self.durable.render())
         yield from self.compactor.compact(frame, self.durable.state, forced=False)
-        self._last_estimate = frame.reserved_tokens(self.counter) + self.compactor.view_tokens()
+        self._last_estimate = frame.reserved_tokens + self.compactor.view_tokens()
         return ModelRequest(
             system=frame.system,
             durable_context=frame.durable_text,
