@@ -527,3 +527,16 @@ class StoreFileNotRegular(StoreError):
         self.path = path
         self.kind = kind
         super().__init__(f"{path}: {kind}")
+
+
+# --- ending the process ------------------------------------------------------------------
+
+
+class PermissionQuestionTerminated(TerminationRequested):
+    """SIGTERM or SIGHUP while the user was being asked whether `tool` may run: it never
+    started. A TerminationRequested on purpose: the process ends the same way; only the
+    words recorded for the call differ from a tool stopped while it ran."""
+
+    def __init__(self, signal_number: int, tool: str) -> None:
+        self.tool = tool
+        super().__init__(signal_number)

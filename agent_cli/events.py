@@ -6,6 +6,7 @@ Contract: these are plain frozen values with no behaviour and no I/O. The sessio
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -98,13 +99,16 @@ class ModelResponse:
 
 # --- session -> REPL ---------------------------------------------------------------------
 
+# The codes events and transcript records give compaction layers 1..4, in layer order; the
+# REPL alone has their plain names (`repl.compact_lines.LAYER_NAMES`).
+LAYER_CODES = ("L1", "L2", "L3", "L4")
+
 
 @dataclass(frozen=True)
 class LayerLine:
     """One compaction layer that fired, ready for a `[compact]` line."""
 
-    layer: str  # "L1", "L2", "L3", "L4"
-    name: str  # "truncate tool results", ...
+    layer: str  # one of LAYER_CODES
     tokens_before: int
     tokens_after: int
     results_truncated: int = 0
@@ -197,11 +201,15 @@ class UsageReported:
 
 @dataclass(frozen=True)
 class Notice:
-    """Something the user should know; `level` is "info", "warning" or "error"."""
+    """Something the user should know, as a code with fields: the REPL alone words it
+    (`repl.error_text.notice_text`). `level` is "info", "warning" or "error"; `fields`
+    hold counts, sizes, ids, paths and reason codes, never sentences; `error` is the typed
+    error an error notice reports (a provider or store failure), worded like any other."""
 
     level: str
     code: str
-    text: str
+    fields: Mapping[str, object] = field(default_factory=dict)
+    error: BaseException | None = None
 
 
 @dataclass(frozen=True)

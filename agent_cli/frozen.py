@@ -14,6 +14,10 @@ Contract:
 - A `FrozenDict` or `FrozenList` is frozen all the way down: constructing one freezes
   what it is given. Every mutating method raises `ReadOnlyValueError`; going around the
   type (`dict.__setitem__(frozen, ...)`) is not defended against.
+- `FrozenDict.derived(compute)` is `compute(frozen)`, computed once per `compute` and held
+  by the value itself: since the value never changes, neither does what a pure function
+  makes of it, so this is no cache that must be kept in step. What it returns is shared by
+  every caller and must be immutable (frozen, a tuple, a frozen dataclass).
 - They are real `dict` and `list` instances: `isinstance`, `==` with plain values,
   `json.dumps`, iteration and indexing behave as for plain ones. Copies are plain and
   mutable: `copy.copy` and `.copy()` give a plain outer container (its children stay
@@ -22,11 +26,13 @@ Contract:
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from collections.abc import Callable
+from typing import Any, NoReturn, TypeVar
 
 from agent_cli.errors import ReadOnlyValueError, UnfreezableValueError
 
 _IMMUTABLE_LEAVES = (str, int, float, type(None))  # bool is an int
+Derived = TypeVar("Derived")
 
 
 def _refuse(value: Any, operation: str) -> NoReturn:
@@ -36,13 +42,27 @@ def _refuse(value: Any, operation: str) -> NoReturn:
 class FrozenDict(dict):  # type: ignore[type-arg]
     """A dict that refuses every change; its values are frozen too."""
 
-    __slots__ = ()
+    __slots__ = ("_derived",)
+    _derived: dict[Callable[[Any], Any], Any] | None
 
     def __new__(cls, *args: Any, **kwargs: Any) -> FrozenDict:
         self = super().__new__(cls)
         items = dict(*args, **kwargs)
         dict.update(self, {key: freeze(value) for key, value in items.items()})
+        self._derived = None
         return self
+
+    def derived(self, compute: Callable[[FrozenDict], Derived]) -> Derived:
+        """`compute(self)`, computed on the first call for that `compute` and held by this
+        value from then on (module doc). `compute` must be pure and return an immutable
+        value. Two threads may both compute it once; either result is the same."""
+        held = self._derived
+        if held is None:
+            held = self._derived = {}
+        if compute not in held:
+            held[compute] = compute(self)
+        value: Derived = held[compute]
+        return value
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         """Filled by `__new__`; calling it again changes nothing."""

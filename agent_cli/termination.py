@@ -1,59 +1,106 @@
-"""SIGTERM and SIGHUP end agent-cli the way Ctrl-C ends a turn: cleanly.
+"""SIGTERM and SIGHUP end agent-cli the way Ctrl-C ends a turn: cleanly, and for sure.
 
 Why: a command runs in its own session (so Ctrl-C at the terminal reaches only us), and
 therefore a closed terminal (SIGHUP) or `kill` (SIGTERM) of agent-cli used to leave it
 running. `install_termination_handlers()` (called by `repl.main`) makes the first such
 signal raise `TerminationRequested` in the main thread: the running command's process
 group is ended (`tools.shell`), the turn records a tool result saying the command was
-stopped, the session closes, and `main` exits with 128 + the signal number. Later
-signals are ignored while that unwinding runs, so it cannot be cut short.
+stopped, the session closes, and `main` exits with 128 + the signal number.
 
-`termination_held()` covers the moment a command starts: a signal that lands while the
-child is being created (inside `subprocess.Popen`, before the caller holds its pid) is
-noted and raised only when the caller calls `release()`, where it can end the group.
+`termination_held()` covers moments where raising would do harm. It notes a signal that
+lands inside the block and raises it only at `release()` (or the block's end): when a
+command starts (inside `subprocess.Popen`, before the caller holds the pid to end its
+group), and while a prompt runs (prompt_toolkit runs it in an asyncio loop, which would
+catch the exception in one of its callbacks and wait for Enter on a terminal that may be
+gone); there `wake(signal_number)` asks the prompt to end (`repl.prompt_ending`).
+
+Bounded: with `exit_deadline_seconds` (main's), the first signal also arms an
+`ExitDeadline`, so the process ends by then whatever the unwinding waits on. Later
+signals are ignored for `LATER_SIGNAL_GRACE_SECONDS` (a terminal that goes away can hang
+up twice), so they cannot cut the recording short; after that, one ends the process at
+once, with 128 + its number. Without a deadline (tests) later signals are ignored.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
 from agent_cli.errors import TerminationRequested
+from agent_cli.exit_deadline import ExitDeadline
 
 HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+LATER_SIGNAL_GRACE_SECONDS = 1.0
+
+Wake = Callable[[int], None]
 
 
-class _Hold:
-    depth = 0
-    pending: int | None = None
+class _State:
+    depth = 0  # termination_held blocks the main thread is inside
+    pending: int | None = None  # a signal noted inside them, not raised yet
+    wakers: list[Wake] = []
+    received: int | None = None  # the first signal of this run
+    received_at = 0.0
+    deadline: ExitDeadline | None = None
 
 
-def install_termination_handlers() -> None:
-    """Install the handlers (main thread only; elsewhere a no-op)."""
+def install_termination_handlers(exit_deadline_seconds: float | None = None) -> None:
+    """Install the handlers for a new run (main thread only; elsewhere a no-op)."""
     if threading.current_thread() is not threading.main_thread():
         return
+    _State.received = _State.pending = None
+    if exit_deadline_seconds is None:
+        _State.deadline = None
+    elif _State.deadline is None or _State.deadline.seconds != exit_deadline_seconds:
+        _State.deadline = ExitDeadline(exit_deadline_seconds)
     for number in HANDLED_SIGNALS:
         signal.signal(number, _on_signal)
 
 
+def termination_received() -> int | None:
+    """The first termination signal of this run, once one came (raised or not)."""
+    return _State.received
+
+
+def pending_termination() -> int | None:
+    """The signal noted inside a `termination_held` block and not raised yet, if any."""
+    return _State.pending
+
+
 def _on_signal(signal_number: int, frame: FrameType | None) -> None:
-    for number in HANDLED_SIGNALS:
-        signal.signal(number, signal.SIG_IGN)
-    if _Hold.depth:
-        _Hold.pending = signal_number
+    if _State.received is not None:
+        _on_later_signal(signal_number)
         return
-    raise TerminationRequested(signal_number)
+    _State.received, _State.received_at = signal_number, time.monotonic()
+    if _State.deadline is not None:
+        _State.deadline.arm(128 + signal_number)
+    if not _State.depth:
+        raise TerminationRequested(signal_number)
+    _State.pending = signal_number
+    for wake in list(_State.wakers):
+        with contextlib.suppress(Exception):  # nothing may escape into the code we interrupted
+            wake(signal_number)
+
+
+def _on_later_signal(signal_number: int) -> None:
+    waited = time.monotonic() - _State.received_at
+    if _State.deadline is not None and waited >= LATER_SIGNAL_GRACE_SECONDS:
+        os._exit(128 + signal_number)
 
 
 @contextmanager
-def termination_held() -> Iterator[Callable[[], None]]:
-    """Note, do not raise, a termination signal inside the block; the yielded `release()`
-    (or the end of the block) raises it then, if one came. Main thread only."""
+def termination_held(wake: Wake | None = None) -> Iterator[Callable[[], None]]:
+    """Note, do not raise, a termination signal inside the block, and call `wake` with it;
+    the yielded `release()` (or the end of the block) raises it then, if one came.
+    Main thread only (elsewhere the block simply runs: signals go to the main thread)."""
     if threading.current_thread() is not threading.main_thread():
-        yield lambda: None  # signals are only ever handled in the main thread
+        yield lambda: None
         return
     released = False
 
@@ -61,19 +108,26 @@ def termination_held() -> Iterator[Callable[[], None]]:
         nonlocal released
         if not released:
             released = True
-            _Hold.depth -= 1
+            _State.depth -= 1
+            if wake is not None:
+                _State.wakers.remove(wake)
             _raise_pending()
 
-    _Hold.depth += 1
+    _State.depth += 1
+    if wake is not None:
+        _State.wakers.append(wake)
     try:
         yield release
+    except TerminationRequested:
+        _State.pending = None  # the noted signal is already on its way out
+        raise
     finally:
         release()
 
 
 def _raise_pending() -> None:
-    if _Hold.depth == 0 and _Hold.pending is not None:
-        number, _Hold.pending = _Hold.pending, None
+    if _State.depth == 0 and _State.pending is not None:
+        number, _State.pending = _State.pending, None
         raise TerminationRequested(number)
 
 

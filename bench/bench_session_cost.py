@@ -51,10 +51,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from agent_cli.compaction.digest import split_digest
+from agent_cli.compaction.digest.render import split_digest
 from agent_cli.compaction.firing import CACHE_READ_PRICE, CACHE_WRITE_PRICE
+from agent_cli.compaction.layers.summary import find_summary_boundary
 from agent_cli.compaction.markers import is_summary_message
-from agent_cli.compaction.summary import find_summary_boundary
 from agent_cli.events import ModelRequest
 from agent_cli.models import DEFAULT_MODEL, ModelPrices, lookup_model
 from agent_cli.provider.summarizers import build_summary_request, render_summary_system_prompt

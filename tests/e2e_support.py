@@ -145,6 +145,10 @@ class TmuxTerminal:
             shlex.join(argv),
         )
 
+    def program_pid(self) -> int:
+        """The pid of the program in the pane (tmux execs it, so it is the pane's process)."""
+        return int(self._run("display-message", "-p", "-t", PANE, "#{pane_pid}").strip())
+
     def kill(self) -> None:
         """End the server and everything running in it (safe to call twice)."""
         subprocess.run(

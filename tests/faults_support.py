@@ -175,6 +175,9 @@ class HangingProvider:
         self.release = threading.Event()
         self.requests = 0
 
+    def prepare(self) -> None:
+        """Nothing to build: the hang is in `stream`."""
+
     def stream(self, request: Any) -> Iterator[Any]:
         self.requests += 1
         self.release.wait(30)

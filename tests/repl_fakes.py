@@ -1,7 +1,8 @@
 """Small hand-made stand-ins for the session API, for the REPL's tests.
 
-They follow the documented Session API (docs/architecture.md, "Session API") and record
-what the REPL asked of them, so tests can check the REPL's side of the seam alone.
+`FakeSession` implements the REPL's port (`agent_cli.repl.port.SessionPort`, checked by
+tests/test_repl_port.py) with small real behaviour instead of a model, and records what
+the REPL asked of it, so tests can check the REPL's side of the seam alone.
 """
 
 from __future__ import annotations
@@ -9,21 +10,43 @@ from __future__ import annotations
 import io
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 from rich.console import Console
 
-from agent_cli.errors import PendingTransitionError, SessionNotFound
+from agent_cli.compaction import CompactionPolicy
+from agent_cli.durable import DurableContextState, DurableFact, PendingItem
+from agent_cli.errors import (
+    DurableItemNotFound,
+    ModelSwitchRefused,
+    PendingTransitionError,
+    SessionNotFound,
+)
 from agent_cli.events import (
     AssistantDone,
     AssistantText,
     CompactionRecord,
+    Notice,
+    SessionEvent,
     SessionStats,
+    ToolStarted,
     TurnEnded,
     Usage,
 )
+from agent_cli.models import MODEL_TABLE, ModelInfo, lookup_model
+from agent_cli.session.catalog import Exchange, SessionSummary
+from agent_cli.session.figures import ContextPreview, Gauge
+from agent_cli.session.instructions import ProjectInstructions
+from agent_cli.session.model_choice import ListedModel, ModelListing
+from agent_cli.sources import SourceResolution
+
+# The tools a real session offers the model (every request form the offline model knows).
+TOOL_NAMES = frozenset(
+    {"read_file", "list_dir", "grep", "bash", "write_file", "edit_file", "read_artifact", "recall"}
+)
+CONFIRMED_AT = "2026-12-02T15:00:00+00:00"
 
 
 def make_console(width: int = 100) -> Console:
@@ -110,68 +133,92 @@ def answer(text: str, outcome: str = "ok") -> list[Any]:
 
 
 @dataclass
+class FakeProvider:
+    """Which provider and model a fake session names; counts the `prepare` calls."""
+
+    name: str = "offline"
+    model: str = "offline-demo"
+    prepared: int = 0
+
+    def prepare(self) -> None:
+        self.prepared += 1
+
+
+@dataclass
 class FakeSession:
     """A session whose turns replay scripted events; it records every call."""
 
     session_id: str = "s-1"
-    provider: Any = field(
-        default_factory=lambda: SimpleNamespace(name="offline", model="offline-demo")
-    )
+    provider: Any = field(default_factory=FakeProvider)
     workspace: Path = Path("/work/project")
     script: Callable[[str], list[Any]] = lambda text: answer(f"echo: {text}")
     compact_script: list[Any] = field(default_factory=list)
     stats_value: SessionStats = field(default_factory=make_stats)
     calls: list[tuple[Any, ...]] = field(default_factory=list)
     closed: bool = False
-    durable_state: Any = field(
-        default_factory=lambda: SimpleNamespace(facts=(), pending_items=(), retrieval_evidence=())
-    )
+    durable_state: Any = field(default_factory=DurableContextState)
     resolutions: tuple[Any, ...] = ()
     expansions: dict[str, Any] = field(default_factory=dict)
     summary_text: str | None = None
+    policy: CompactionPolicy = field(default_factory=CompactionPolicy)
+    project_instructions: ProjectInstructions = field(default_factory=ProjectInstructions)
+    tool_names: frozenset[str] = TOOL_NAMES
+    startup_notices: list[Notice] = field(default_factory=list)
+    tool_output_watcher: Callable[[bytes], None] | None = None
+    exchanges: list[Exchange] = field(default_factory=list)  # what its turns asked and got
 
     @property
-    def transcript_path(self) -> Path:
-        return Path(f"/state/transcripts/{self.session_id}.jsonl")
+    def transcript_path(self) -> str:
+        return f"/state/transcripts/{self.session_id}.jsonl"
 
-    def run_turn(self, text: str) -> Iterator[Any]:
+    def run_turn(self, text: str) -> Iterator[SessionEvent]:
         self.calls.append(("run_turn", text))
-        yield from self.script(text)
+        answers: list[str] = []
+        tools: list[str] = []
+        for event in self.script(text):
+            if isinstance(event, AssistantDone):
+                answers.append(event.text)
+            elif isinstance(event, ToolStarted):
+                tools.append(event.name)
+            yield event
+        self.exchanges.append(Exchange(text, "".join(answers), tuple(tools)))
 
-    def compact_now(self, focus: str | None = None) -> Iterator[Any]:
+    def compact_now(self, focus: str | None = None) -> Iterator[SessionEvent]:
         self.calls.append(("compact_now", focus))
         yield from self.compact_script
+
+    def watch_tool_output(self, watcher: Callable[[bytes], None] | None) -> None:
+        self.tool_output_watcher = watcher
+
+    def recent_exchanges(self, limit: int = 3) -> list[Exchange]:
+        return self.exchanges[-limit:] if limit > 0 else []
 
     def stats(self) -> SessionStats:
         return self.stats_value
 
-    def gauge(self) -> Any:
+    def gauge(self) -> Gauge:
         self.calls.append(("gauge",))
-        return SimpleNamespace(
+        return Gauge(
             tokens=12_345,
             soft_threshold=80_000,
             hard_limit=120_000,
             estimator="tiktoken cl100k_base (offline)",
         )
 
-    def context_preview(self) -> Any:
-        return SimpleNamespace(
+    def context_preview(self) -> ContextPreview:
+        return ContextPreview(
             system_prompt="You are agent-cli.\nMore rules.",
             durable_context="facts:\n- F1 uses SQLite WAL",
             message_lines=("user: hello", "assistant: hi there"),
         )
 
-    def remember(self, text: str) -> Any:
+    def remember(self, text: str) -> DurableFact:
         self.calls.append(("remember", text))
-        return SimpleNamespace(
-            fact_id="F1", content=text, source_pointer=f"transcript:{self.session_id}:3"
-        )
+        return DurableFact("F1", text, f"transcript:{self.session_id}:3", CONFIRMED_AT)
 
-    def add_pending(self, text: str) -> Any:
+    def add_pending(self, text: str) -> PendingItem:
         self.calls.append(("add_pending", text))
-        return SimpleNamespace(
-            item_id="P1", description=text, source_pointer=f"transcript:{self.session_id}:4"
-        )
+        return PendingItem("P1", text, f"transcript:{self.session_id}:4", CONFIRMED_AT)
 
     def mark_done(self, item_id: str) -> None:
         self.calls.append(("mark_done", item_id))
@@ -181,7 +228,12 @@ class FakeSession:
     def mark_blocked(self, item_id: str, reason: str) -> None:
         self.calls.append(("mark_blocked", item_id, reason))
 
-    def resolve_sources(self) -> tuple[Any, ...]:
+    def forget(self, item_id: str) -> None:
+        self.calls.append(("forget", item_id))
+        if item_id not in ("F1", "P1", "T1"):
+            raise DurableItemNotFound(item_id)
+
+    def resolve_sources(self) -> tuple[SourceResolution, ...]:
         self.calls.append(("resolve_sources",))
         return self.resolutions
 
@@ -189,12 +241,48 @@ class FakeSession:
         self.calls.append(("last_summary",))
         return self.summary_text
 
-    def expand(self, pointer: str) -> Any:
+    def expand(self, pointer: str) -> SourceResolution:
         self.calls.append(("expand", pointer))
-        return self.expansions[pointer]
+        resolution: SourceResolution = self.expansions[pointer]
+        return resolution
+
+    def switch_model(self, model_id: str) -> ModelInfo:
+        """Like the real session: the offline model cannot switch, others can."""
+        self.calls.append(("switch_model", model_id))
+        if self.provider.name == "offline":
+            raise ModelSwitchRefused("offline")
+        self.provider.model = model_id
+        return lookup_model(model_id)
+
+    def list_models(self) -> ModelListing:
+        """The model table, as a real session lists it when the Models API is not used."""
+        listed = tuple(
+            ListedModel(info.model_id, info.display_name, None, info.prices is not None)
+            for info in MODEL_TABLE
+        )
+        return ModelListing(listed, "table")
+
+    def reload_project_instructions(self) -> ProjectInstructions:
+        self.calls.append(("reload_project_instructions",))
+        return self.project_instructions
 
     def close(self) -> None:
         self.closed = True
+
+
+def listed_session(
+    session_id: str, modified_at: str = "2026-12-02T15:00:00+00:00"
+) -> SessionSummary:
+    """How a saved session shows in `/sessions`: no request typed yet."""
+    return SessionSummary(
+        session_id=session_id,
+        modified_at=datetime.fromisoformat(modified_at),
+        workspace="/work/project",
+        first_request=None,
+        turns=0,
+        answered_turns=0,
+        tokens=0,
+    )
 
 
 @dataclass
@@ -217,12 +305,7 @@ class FakeBackend:
         return SessionBackend(
             open_session=self.open_session,
             list_sessions=lambda this_workspace_only=False: [
-                SimpleNamespace(
-                    session_id=sid,
-                    modified_at="2026-12-02 15:00",
-                    workspace="/work/project",
-                )
-                for sid in self.known
+                listed_session(sid) for sid in self.known
             ],
             latest_session_id=lambda: self.latest,
         )

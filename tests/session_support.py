@@ -44,6 +44,11 @@ class ScriptedProvider:
         self.requests: list[ModelRequest] = []
         self.summarizer = summarizer
         self.summary_focus: list[str | None] = []
+        self.prepared = 0
+
+    def prepare(self) -> None:
+        """Counts the calls: a scripted provider has no client to build."""
+        self.prepared += 1
 
     def stream(self, request: ModelRequest) -> Iterator[Any]:
         self.requests.append(request)

@@ -25,8 +25,8 @@ CORE_PATTERNS = (
     "protocol.py",
     "protocol_validation.py",
     "protocol_removal.py",
-    "compaction/*.py",
-    "durable/*.py",
+    "compaction/**/*.py",
+    "durable/**/*.py",
     "sources/pointers.py",
     "sources/resolution.py",
     "secret_forms.py",
@@ -101,6 +101,37 @@ def _relative(path: Path) -> str:
     return str(path.relative_to(PACKAGE.parent))
 
 
+MAX_COMPACTION_IMPORT_CHAIN = 7  # modules, issue 22 (it was 13 in a flat package)
+
+
+def _longest_import_chain(package: str) -> list[str]:
+    """The longest chain of modules inside `package` each importing the next (any import,
+    lazy and TYPE_CHECKING ones included), the package's own __init__ left out."""
+    files = {
+        _module_name(path): path
+        for path in (PACKAGE.parent / package.replace(".", "/")).rglob("*.py")
+    }
+    imports = {
+        name: {module for module in _imported_modules(path) if module in files and module != name}
+        for name, path in files.items()
+    }
+    longest: dict[str, list[str]] = {}
+
+    def chain_from(name: str, seen: frozenset[str]) -> list[str]:
+        if name not in longest:
+            below = [chain_from(n, seen | {name}) for n in imports[name] if n not in seen]
+            longest[name] = [name, *max(below, key=len, default=[])]
+        return longest[name]
+
+    return max((chain_from(name, frozenset()) for name in files if name != package), key=len)
+
+
+def test_no_import_chain_inside_compaction_is_longer_than_the_limit():
+    chain = _longest_import_chain("agent_cli.compaction")
+    assert len(chain) > 3  # the walk follows imports at all
+    assert len(chain) <= MAX_COMPACTION_IMPORT_CHAIN, " -> ".join(chain)
+
+
 def test_the_core_files_exist_where_the_rules_expect_them():
     names = {_relative(path) for path in CORE_FILES}
     assert {
@@ -111,10 +142,20 @@ def test_the_core_files_exist_where_the_rules_expect_them():
         "agent_cli/token_estimation.py",
         "agent_cli/token_memo.py",
         "agent_cli/compaction/pipeline.py",
+        "agent_cli/compaction/layers/truncate.py",
+        "agent_cli/compaction/digest/merge.py",
+        "agent_cli/compaction/memo/view_memo.py",
         "agent_cli/durable/model.py",
         "agent_cli/durable/codec.py",
         "agent_cli/sources/pointers.py",
     } <= names
+
+
+@pytest.mark.parametrize("package", ["compaction", "durable"])
+def test_every_module_of_a_core_package_is_checked_at_any_depth(package):
+    modules = set((PACKAGE / package).rglob("*.py"))
+    assert len(modules) > 1
+    assert modules <= set(CORE_FILES)
 
 
 def test_durable_state_and_sources_live_in_their_packages_not_loose_at_the_top():

@@ -26,15 +26,11 @@ from agent_cli.compaction import (
     compact_context,
     validate_tool_protocol,
 )
-from agent_cli.compaction.digest import (
-    REFIT_HEADROOM,
-    Digest,
-    build_digest_message,
-    count_rendered_message,
-    merge_digest,
-    sequence_of,
-    split_digest,
-)
+from agent_cli.compaction.digest.entries import Digest, sequence_of
+from agent_cli.compaction.digest.fit import REFIT_HEADROOM
+from agent_cli.compaction.digest.merge import count_rendered_message, merge_digest
+from agent_cli.compaction.digest.removed_items import RemovedInteraction, RemovedRequest
+from agent_cli.compaction.digest.render import build_digest_message, split_digest
 from agent_cli.compaction.markers import (
     DIGEST_HEADER,
     DIGEST_LATER_PART,
@@ -43,7 +39,7 @@ from agent_cli.compaction.markers import (
     is_digest_message,
     is_summary_message,
 )
-from agent_cli.compaction.removed import RemovedInteraction, RemovedRequest, user_texts
+from agent_cli.compaction.memo.message_facts import user_texts
 from agent_cli.errors import WireFormatError
 from agent_cli.events import ModelRequest
 from agent_cli.provider.wire import build_wire_request
@@ -349,8 +345,8 @@ def test_a_user_message_that_only_looks_like_a_digest_is_kept_as_the_users():
 
 
 def test_compact_keeps_a_same_size_summary_the_automatic_run_would_refuse():
+    from agent_cli.compaction.layers.summary import ACKNOWLEDGEMENT
     from agent_cli.compaction.markers import SUMMARY_HEADER, mark_summary
-    from agent_cli.compaction.summary import ACKNOWLEDGEMENT
 
     body = "Goal: count functions."
     history = [mark_summary(user(f"{SUMMARY_HEADER}\n{body}")), assistant(ACKNOWLEDGEMENT)]
@@ -399,7 +395,8 @@ _json = st.recursive(
     )
 )
 def test_a_damaged_digest_from_disk_reads_as_what_it_can_and_never_raises(data):
-    from agent_cli.compaction.digest import digest_from_message, render_digest
+    from agent_cli.compaction.digest.entries import digest_from_message
+    from agent_cli.compaction.digest.render import render_digest
 
     digest = digest_from_message({"role": "user", "content": "x", "_digest": data})
     assert render_digest(digest).startswith(DIGEST_HEADER)
@@ -421,7 +418,8 @@ def _two_compactions(digest_tokens: int) -> tuple[list[dict[str, Any]], list[dic
 
 
 def _parts(view: list[dict[str, Any]]) -> list[str]:
-    from agent_cli.compaction.digest import digest_from_message, render_digest_parts
+    from agent_cli.compaction.digest.entries import digest_from_message
+    from agent_cli.compaction.digest.render import render_digest_parts
 
     return render_digest_parts(digest_from_message(next(m for m in view if is_digest_message(m))))
 
@@ -472,8 +470,9 @@ def test_the_wire_sends_each_part_as_a_block_and_the_next_compaction_reads_the_f
 
 
 def _merged(requests: list[str], budget: int, start: int = 1) -> Any:
-    from agent_cli.compaction.digest import Digest, merge_digest
-    from agent_cli.compaction.removed import RemovedRequest
+    from agent_cli.compaction.digest.entries import Digest
+    from agent_cli.compaction.digest.merge import merge_digest
+    from agent_cli.compaction.digest.removed_items import RemovedRequest
 
     found = [RemovedRequest(t, f"transcript:s1:{start + n}") for n, t in enumerate(requests)]
     return lambda digest=Digest(): merge_digest(  # noqa: B008 - an empty digest, frozen
@@ -485,7 +484,8 @@ def test_an_appended_request_of_many_lines_is_counted_as_the_digest_counts_it():
     """A pasted request with blank and indented lines counts higher line by line (how
     `count_digest` counts the message) than as one text: the part is refused when the
     line-by-line count would pass the budget."""
-    from agent_cli.compaction.digest import build_digest_message, count_digest
+    from agent_cli.compaction.digest.merge import count_digest
+    from agent_cli.compaction.digest.render import build_digest_message
 
     first = _merged(["Please tidy the repository."], 2_000)()
     paste = "fix this:\n" + "\n\n".join("        return y" for _ in range(400))
@@ -497,13 +497,10 @@ def test_an_appended_request_of_many_lines_is_counted_as_the_digest_counts_it():
 def test_a_refit_whose_requests_fit_stays_within_the_budget():
     """Interaction lines get what the requests leave, never a fixed share on top: the
     rest fold into the "older" line (and a refitted digest leaves room for parts)."""
-    from agent_cli.compaction.digest import (
-        Digest,
-        build_digest_message,
-        count_digest,
-        merge_digest,
-    )
-    from agent_cli.compaction.removed import RemovedRequest
+    from agent_cli.compaction.digest.entries import Digest
+    from agent_cli.compaction.digest.merge import count_digest, merge_digest
+    from agent_cli.compaction.digest.removed_items import RemovedRequest
+    from agent_cli.compaction.digest.render import build_digest_message
 
     requests = [
         RemovedRequest(f"request {n}: " + "words " * 55, f"transcript:s1:{n}") for n in range(5)
@@ -516,7 +513,7 @@ def test_a_refit_whose_requests_fit_stays_within_the_budget():
 
 
 def _sixty_calls() -> list[Any]:
-    from agent_cli.compaction.removed import RemovedInteraction
+    from agent_cli.compaction.digest.removed_items import RemovedInteraction
 
     return [
         RemovedInteraction(
@@ -534,8 +531,10 @@ def test_the_fold_line_always_has_its_room_however_much_the_requests_take():
     fitted less what that line costs with every interaction folded, so a digest whose
     requests are kept whole never goes over its budget by the fold line (requests of every
     size around the edge; past it they are shortened, a case of its own)."""
-    from agent_cli.compaction.digest import Digest, build_digest_message, count_digest, merge_digest
-    from agent_cli.compaction.removed import RemovedRequest
+    from agent_cli.compaction.digest.entries import Digest
+    from agent_cli.compaction.digest.merge import count_digest, merge_digest
+    from agent_cli.compaction.digest.removed_items import RemovedRequest
+    from agent_cli.compaction.digest.render import build_digest_message
 
     counter = TokenCounter()
     for words in range(40, 80):
@@ -552,7 +551,7 @@ def test_the_fold_line_always_has_its_room_however_much_the_requests_take():
 
 
 def render(digest: Any) -> str:
-    from agent_cli.compaction.digest import render_digest
+    from agent_cli.compaction.digest.render import render_digest
 
     return render_digest(digest)
 

@@ -34,12 +34,13 @@ from agent_cli.compaction import (
     count_view,
     measure_view,
 )
-from agent_cli.compaction.dedup import build_dedup_outcome, find_superseded_reads
+from agent_cli.compaction.digest.what_left import collect_removed
+from agent_cli.compaction.layers.dedup import build_dedup_outcome, find_superseded_reads
+from agent_cli.compaction.layers.prune import build_prune_outcome
+from agent_cli.compaction.layers.truncate import build_truncation_outcome
 from agent_cli.compaction.markers import SOURCE_KEY
-from agent_cli.compaction.prune import build_prune_outcome
-from agent_cli.compaction.removed import collect_removed, user_texts
-from agent_cli.compaction.truncate import build_truncation_outcome
-from agent_cli.compaction.view_memo import measure_view_facts
+from agent_cli.compaction.memo.message_facts import user_texts
+from agent_cli.compaction.memo.view_memo import measure_view_facts
 from agent_cli.frozen import freeze
 
 SETTINGS = settings(
@@ -65,7 +66,7 @@ def _reference_removed(
     not in `after` (by identity) lost their texts not matched in the messages new in
     `after` (newest first) and their calls whose tool_use is not in `after` (newest
     first), with their result, pointer (result's message, else the call's) and line."""
-    from agent_cli.compaction.lines import describe_interaction
+    from agent_cli.compaction.digest.removed_items import describe_interaction
 
     def pointer(message: dict[str, Any]) -> str | None:
         found = message.get(SOURCE_KEY)
@@ -264,7 +265,7 @@ def _reads_history(turns: int = 40) -> list[dict[str, Any]]:
 def test_an_interrupted_check_never_leaves_a_count_that_misses_the_new_messages(monkeypatch):
     """Ctrl-C while the per-turn check records a new message's facts: the memo it was
     extending is lost, not left claiming the new view with the old total."""
-    import agent_cli.compaction.view_memo as view_memo
+    import agent_cli.compaction.memo.view_memo as view_memo
 
     view = _reads_history(4)
     big = [
@@ -286,7 +287,7 @@ def test_an_interrupted_check_never_leaves_a_count_that_misses_the_new_messages(
 
 
 def test_reads_with_keys_of_mixed_types_are_keyed_without_an_error():
-    from agent_cli.compaction.read_keys import build_read_key
+    from agent_cli.compaction.layers.read_keys import build_read_key
 
     block = {
         "type": "tool_use",
@@ -300,7 +301,7 @@ def test_reads_with_keys_of_mixed_types_are_keyed_without_an_error():
 def test_the_check_with_the_sessions_policy_records_the_reads_l2_compares(monkeypatch):
     """The session's per-turn check passes its policy (`count_view(view, counter,
     policy)`), so a compaction keys no read again."""
-    import agent_cli.compaction.dedup as dedup
+    import agent_cli.compaction.layers.dedup as dedup
 
     keyed: list[int] = []
     original = dedup.find_reads

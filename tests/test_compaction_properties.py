@@ -87,8 +87,17 @@ def test_compaction_output_is_valid_and_the_input_untouched(
     assert result.tokens_after == counter.count_messages(result.messages) + reserved
     assert result.tokens_after < policy.hard_limit
     if result.tokens_after >= policy.soft_threshold:
-        assert len(result.reports) == 4  # every layer was tried; the last one says why
-        assert result.reports[-1].outcome != "applied" or result.reports[-1].tokens_saved > 0
+        # Every layer was tried; the last one says why. Where the view would otherwise be
+        # blocked, L1 runs once more with the results sharing the room left: a fifth report,
+        # L1's again, that freed something.
+        layers = result.reports[:4]
+        assert len(layers) == 4
+        assert layers[-1].outcome != "applied" or layers[-1].tokens_saved > 0
+        assert len(result.reports) <= 5
+        if len(result.reports) == 5:
+            shared = result.reports[4]
+            assert shared.name == layers[0].name and shared.outcome == "applied"
+            assert shared.tokens_saved > 0
     if result.messages:
         assert result.messages[0]["role"] == "user"
 

@@ -19,7 +19,10 @@ from agent_cli.compaction import (
     compact_context,
     validate_tool_protocol,
 )
-from agent_cli.compaction.result_share import MIN_SHARED_RESULT_TOKENS, shared_result_budget
+from agent_cli.compaction.layers.shared_truncation import (
+    MIN_SHARED_RESULT_TOKENS,
+    shared_result_budget,
+)
 
 # Room for a wide step: results are cut over 2,000 tokens each, the limit is 30,000.
 WIDE = CompactionPolicy(

@@ -21,8 +21,8 @@ from agent_cli.compaction import (
     generate_summary,
     validate_tool_protocol,
 )
+from agent_cli.compaction.layers.summary import build_summary_messages
 from agent_cli.compaction.markers import SUMMARY_HEADER, is_summary_message, summary_body
-from agent_cli.compaction.summary import build_summary_messages
 
 
 def _keep(count):

@@ -21,12 +21,12 @@ from hypothesis import strategies as st
 from session_support import ScriptedProvider, drain, make_session
 
 from agent_cli.compaction import CompactionPolicy, compact_context, truncate_tool_results
-from agent_cli.compaction.digest_fit import _fit_requests
-from agent_cli.compaction.digest_model import RequestEntry
-from agent_cli.compaction.digest_render import request_line
-from agent_cli.compaction.lines import describe_key_input
+from agent_cli.compaction.digest.entries import RequestEntry
+from agent_cli.compaction.digest.fit import _fit_requests
+from agent_cli.compaction.digest.removed_items import describe_key_input
+from agent_cli.compaction.digest.render import request_line
+from agent_cli.compaction.layers.truncate import build_truncated_blocks, build_truncated_text
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message
-from agent_cli.compaction.truncate import build_truncated_blocks, build_truncated_text
 from agent_cli.events import ModelResponse, Usage
 from agent_cli.provider.summary_input import render_summary_input
 from agent_cli.secret_forms import SecretForms

@@ -17,6 +17,7 @@ from session_support import ScriptedProvider, drain, make_session, tool_use
 from agent_cli.errors import SessionNotFound, StateDirUnavailable
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.provider.offline import OfflineProvider
+from agent_cli.repl.error_text import notice_text
 from agent_cli.store.paths import resolve_state_paths
 
 ANSWER = [{"type": "text", "text": "done"}]
@@ -111,8 +112,8 @@ def test_a_transcript_changed_underneath_stops_every_append_and_says_to_start_an
         events = drain(session.run_turn(attempt))
         assert turn_end(events).outcome == "failed"
         [notice] = notices(events, "transcript_write_failed")
-        assert f"changed under this session ({reason})" in notice.text
-        assert "/new" in notice.text
+        assert f"changed under this session ({reason})" in notice_text(notice)
+        assert "/new" in notice_text(notice)
         assert session.view == view_before
         assert (path.read_bytes() if path.exists() else None) == on_disk
     assert len(provider.requests) == 2  # only the first turn's two requests were sent

@@ -25,6 +25,7 @@ from agent_cli.errors import TranscriptWriteFailed
 from agent_cli.events import ToolFinished
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.provider.offline import OfflineProvider
+from agent_cli.repl.error_text import notice_text
 from agent_cli.store.artifacts import RESULTS_FOLDER
 
 BIG_OUTPUT_COMMAND = "seq 1 20000"  # about 108 KB: far over the artifact threshold
@@ -57,8 +58,10 @@ def test_a_full_disk_at_the_user_message_ends_the_turn_with_nothing_half_written
 
     assert turn_end(events).outcome == "failed"
     [notice] = notices(events, "transcript_write_failed")
-    assert "nothing was half-written" in notice.text and "Free disk space" in notice.text
-    assert ("ENOSPC" if room == 0 else "short_write") in notice.text
+    assert "nothing was half-written" in notice_text(notice) and "Free disk space" in notice_text(
+        notice
+    )
+    assert ("ENOSPC" if room == 0 else "short_write") in notice_text(notice)
     assert take_snapshot(session) == before
     assert len(provider.requests) == 1  # nothing was sent for the failed turn
     disk.free()

@@ -33,6 +33,7 @@ from session_support import drain, make_session, plain
 
 from agent_cli.events import AssistantDone, StreamRestarted, ToolFinished
 from agent_cli.provider.anthropic_provider import AnthropicProvider
+from agent_cli.repl.error_text import notice_text
 
 API_KEY = "sk-ant-test-FAULTS-0123456789"
 MAX_RETRIES = 2
@@ -143,7 +144,7 @@ def test_a_provider_fault_leaves_view_and_transcript_as_before_and_the_next_turn
     assert turn_end(events).outcome == "failed"
     [notice] = notices(events, "provider_failed")
     assert notice.level == "error"
-    assert fault.words in notice.text and "unchanged" in notice.text
+    assert fault.words in notice_text(notice) and "unchanged" in notice_text(notice)
     assert len([e for e in events if isinstance(e, StreamRestarted)]) == fault.attempts - 1
     assert not [e for e in events if isinstance(e, AssistantDone)]
     assert sleeps == fault.sleeps
@@ -183,7 +184,7 @@ def test_an_answer_cut_inside_a_tool_call_keeps_the_whole_part_and_drops_the_cut
 
     assert turn_end(events).outcome == "ok"
     assert turn_end(events).stop_reason == "max_tokens"
-    assert "output limit" in notices(events, "max_tokens")[0].text
+    assert "output limit" in notice_text(notices(events, "max_tokens")[0])
     assert not [e for e in events if isinstance(e, ToolFinished)]  # nothing was run
     assert not (workspace / "one.txt").exists() and not (workspace / "two.txt").exists()
     answer, results = session.view[-2], session.view[-1]

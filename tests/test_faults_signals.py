@@ -1,5 +1,6 @@
 """SIGTERM or SIGHUP to agent-cli ends the running command's whole process group and
-records that the command was stopped, before the process exits.
+records that the command was stopped, before the process exits; SIGKILL, which agent-cli
+cannot catch, still takes the command's whole group down with it (its supervisor does).
 
 Real processes: `agent-cli -p --yes` on the real SDK against the strict fake API runs a
 bash command that starts a background `sleep` and waits; the test signals agent-cli and
@@ -17,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from fake_anthropic import Reply, start_fake_server, tool_use_block
+from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 
 from agent_cli.tools.shell import is_group_alive
 
@@ -51,6 +52,10 @@ def wait_for_the_command(workspace: Path) -> tuple[int, int]:
 
     wait_for(has_started, "the command to start")
     return int((workspace / "shell.pid").read_text()), int((workspace / "bg.pid").read_text())
+
+
+def process_group_of(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[2])
 
 
 def kill_leftovers(*pids: int) -> None:
@@ -95,6 +100,7 @@ def test_a_signal_to_agent_cli_ends_the_command_group_and_records_it(
         )
         try:
             shell_pid, background_pid = wait_for_the_command(workspace)
+            group = process_group_of(shell_pid)
             assert is_running(shell_pid) and is_running(background_pid)
             agent.send_signal(signal_number)
             returncode = agent.wait(timeout=60)
@@ -104,7 +110,7 @@ def test_a_signal_to_agent_cli_ends_the_command_group_and_records_it(
             agent.communicate()
     try:
         assert returncode == 128 + signal_number
-        assert not is_group_alive(shell_pid)
+        assert not is_group_alive(group)
         assert not is_running(shell_pid) and not is_running(background_pid)
     finally:
         kill_leftovers(shell_pid, background_pid)
@@ -112,6 +118,61 @@ def test_a_signal_to_agent_cli_ends_the_command_group_and_records_it(
     assert result["tool_use_id"] == "toolu_sleep" and result["is_error"] is True
     name = signal.Signals(signal_number).name
     assert f"Stopped: agent-cli was ended by {name} while this tool ran" in result["content"]
+
+
+def test_sigkill_of_agent_cli_kills_the_running_command_group_and_resume_answers_the_call(
+    tmp_path: Path,
+) -> None:
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    command = "sleep 1000 & echo $! > bg.pid; echo $$ > shell.pid; sleep 30; touch after"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(
+            Reply([tool_use_block("toolu_killed", "bash", {"command": command})], "tool_use")
+        )
+        env.update(
+            ANTHROPIC_API_KEY=API_KEY, ANTHROPIC_BASE_URL=server.base_url, AGENT_CLI_HOME=str(home)
+        )
+        argv = [sys.executable, "-m", "agent_cli", "--yes", "-p"]
+        agent = subprocess.Popen(
+            [*argv, "run the long job"],
+            cwd=workspace,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            shell_pid, background_pid = wait_for_the_command(workspace)
+            group = process_group_of(shell_pid)
+            agent.kill()
+            assert agent.wait(timeout=60) == -signal.SIGKILL
+            wait_for(lambda: not is_group_alive(group), "the command's group to end", 20)
+            assert not is_running(shell_pid) and not is_running(background_pid)
+        finally:
+            if agent.poll() is None:
+                agent.kill()
+                agent.wait()
+            kill_leftovers(shell_pid, background_pid)
+        assert not (workspace / "after").exists()  # and never can be: its shell is gone
+
+        server.enqueue(Reply([text_block("picked up where we were")]))
+        resumed = subprocess.run(
+            [*argv, "carry on", "--continue"],
+            cwd=workspace,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert resumed.returncode == 0, resumed.stderr
+    assert "picked up where we were" in resumed.stdout
+    [result] = tool_results(home)  # the dangling call, answered once by the resume
+    assert result["tool_use_id"] == "toolu_killed" and result["is_error"] is True
+    assert "The result was not recorded" in result["content"]
 
 
 @pytest.mark.e2e

@@ -164,3 +164,19 @@ def test_a_frozen_message_is_its_own_snapshot_and_a_plain_one_is_copied() -> Non
     snapshot = build_snapshot(plain)
     assert snapshot == plain and snapshot is not plain
     assert snapshot["content"] is not plain["content"]
+
+
+def test_a_derived_value_is_computed_once_and_held_by_the_frozen_value():
+    calls = []
+
+    def count_keys(value):
+        calls.append(value)
+        return len(value)
+
+    message = freeze({"role": "user", "content": [{"type": "text", "text": "hi"}]})
+    assert message.derived(count_keys) == 2
+    assert message.derived(count_keys) == 2
+    assert calls == [message]
+    assert freeze(message).derived(count_keys) == 2 and len(calls) == 1  # the same value
+    assert freeze(thaw(message)).derived(count_keys) == 2 and len(calls) == 2  # a new one
+    assert copy.deepcopy(message) == message and pickle.loads(pickle.dumps(message)) == message

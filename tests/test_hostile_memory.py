@@ -28,6 +28,7 @@ from agent_cli.durable import (
     state_from_dict,
 )
 from agent_cli.errors import MemoryFileDamaged
+from agent_cli.repl.error_text import notice_text
 from agent_cli.store.memory import MemoryStore
 from agent_cli.store.paths import resolve_state_paths
 
@@ -173,7 +174,7 @@ def test_a_session_over_a_damaged_memory_file_says_so_and_keeps_the_copy(saved):
         [notice] = [n for n in session.startup_notices if n.code == "memory_damaged"]
         assert session.durable_state.is_empty
         kept = sorted(store.root.glob("*.damaged-*"))
-        assert kept and str(kept[0]) in notice.text
+        assert kept and str(kept[0]) in notice_text(notice)
         assert kept[0].read_bytes() == raw[: len(raw) // 2]
         session.remember("a new fact after the damage")
         assert kept[0].read_bytes() == raw[: len(raw) // 2]

@@ -19,6 +19,7 @@ from fake_anthropic import Reply, start_fake_server, text_block
 from session_support import ScriptedProvider, drain, make_session
 
 from agent_cli.provider.anthropic_provider import AnthropicProvider
+from agent_cli.repl.error_text import notice_text
 from agent_cli.session.instructions import MAX_INSTRUCTION_CHARS, load_project_instructions
 from agent_cli.tools.redaction import REDACTED_MARK, SecretRedactor
 
@@ -72,7 +73,7 @@ def test_a_link_to_a_hidden_file_is_refused_once_and_its_text_reaches_no_request
         sent = _all_bodies(server)
     assert session.project_instructions.problem == "hidden_target"
     assert notice.code == "project_instructions_unusable"
-    assert "hidden file or folder" in notice.text and "/reload" in notice.text
+    assert "hidden file or folder" in notice_text(notice) and "/reload" in notice_text(notice)
     assert session.project_instructions.text == ""
     for leaked in (SECRET, "visible-only-in-dotenv", "visible-only-in-git-config"):
         assert leaked not in sent
@@ -108,7 +109,9 @@ def test_a_secret_written_in_agents_md_is_redacted_in_every_request_summary_incl
     assert all(f"DEPLOY_TOKEN={REDACTED_MARK}" in json.dumps(b) for b in server.accepted)
     [notice] = session.startup_notices
     assert notice.code == "project_instructions_redacted"
-    assert "AGENTS.md holds 1 secret value" in notice.text and SECRET not in notice.text
+    assert "AGENTS.md holds 1 secret value" in notice_text(notice) and SECRET not in notice_text(
+        notice
+    )
 
 
 def test_a_secret_in_a_linked_ordinary_file_is_redacted_too(tmp_path: Path) -> None:
@@ -143,7 +146,7 @@ def test_a_binary_agents_md_is_refused_as_read_file_refuses_it(tmp_path: Path) -
     session = make_session(tmp_path, provider)
     [notice] = session.startup_notices
     assert session.project_instructions.problem == "binary"
-    assert "binary" in notice.text
+    assert "binary" in notice_text(notice)
     drain(session.run_turn("hi"))
     assert provider.requests[-1].project_instructions == ""
 

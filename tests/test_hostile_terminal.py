@@ -130,7 +130,8 @@ def test_tool_panels_and_notices_never_obey_their_text(
     renderer = EventRenderer(console, live=True)
     renderer.render(ToolStarted("toolu_1", name, arguments))
     renderer.render(ToolFinished("toolu_1", name, True, summary, 12_345, pointer))
-    renderer.render(Notice(level, "code", notice))
+    # outside text reaches a notice only in its fields (a path, a model id), never as words
+    renderer.render(Notice(level, "workspace_switched", {"recorded": notice, "current": notice}))
     shown = check_terminal(console, raw, live=True)
     assert len(shown.splitlines()) == 3  # one line each, however long or broken the text
 

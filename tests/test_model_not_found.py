@@ -16,6 +16,7 @@ from faults_support import notices, turn_end
 from session_support import drain, make_session
 
 from agent_cli.provider.anthropic_provider import AnthropicProvider
+from agent_cli.repl.error_text import notice_text
 
 API_KEY = "sk-ant-test-MODELS-404"
 GONE = "claude-gone-4-0"
@@ -34,9 +35,9 @@ def test_a_404_for_the_model_names_it_and_every_way_to_choose_another(tmp_path: 
         session.close()
     assert turn_end(events).outcome == "failed"
     [notice] = notices(events, "provider_failed")
-    assert f"'{GONE}'" in notice.text and "404" in notice.text
-    assert all(choice in notice.text for choice in CHOICES)
-    assert "continue" not in notice.text
+    assert f"'{GONE}'" in notice_text(notice) and "404" in notice_text(notice)
+    assert all(choice in notice_text(notice) for choice in CHOICES)
+    assert "continue" not in notice_text(notice)
     assert len(server.requests) == 1  # not retried: it would only fail again
 
 
@@ -47,7 +48,7 @@ def test_a_404_for_a_wrong_path_is_not_called_a_missing_model(tmp_path: Path):
         events = drain(session.run_turn("hello"))
         session.close()
     [notice] = notices(events, "provider_failed")
-    assert "has no model" not in notice.text and "HTTP 404" in notice.text
+    assert "has no model" not in notice_text(notice) and "HTTP 404" in notice_text(notice)
 
 
 def test_print_mode_exits_non_zero_and_says_which_model_was_not_found(tmp_path: Path):

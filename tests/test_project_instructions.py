@@ -11,6 +11,7 @@ from fake_anthropic import Reply, start_fake_server, text_block
 from session_support import ScriptedProvider, drain, make_session, transcript_records
 
 from agent_cli.provider.anthropic_provider import AnthropicProvider
+from agent_cli.repl.error_text import notice_text
 from agent_cli.session.instructions import MAX_INSTRUCTION_CHARS, load_project_instructions
 
 API_KEY = "sk-ant-test-INSTRUCTIONS"
@@ -94,8 +95,8 @@ def test_a_file_that_cannot_be_used_is_reported_once_and_the_session_goes_on(
     provider = ScriptedProvider()
     session = make_session(tmp_path, provider)
     [notice] = session.startup_notices
-    assert notice.code == "project_instructions_unusable" and "AGENTS.md" in notice.text
-    assert "/reload" in notice.text
+    assert notice.code == "project_instructions_unusable" and "AGENTS.md" in notice_text(notice)
+    assert "/reload" in notice_text(notice)
     drain(session.run_turn("hi"))
     assert provider.requests[-1].project_instructions == ""
     assert session.project_instructions.problem == problem

@@ -5,13 +5,13 @@ from __future__ import annotations
 import io
 import json
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from repl_fakes import FakeBackend, FakeSession, make_console
+from repl_fakes import CONFIRMED_AT, FakeBackend, FakeSession, listed_session, make_console
 from rich.console import Console
 
+from agent_cli.durable import DurableContextState, DurableFact, PendingItem, PendingStatus
 from agent_cli.errors import CommandUsageError, PendingTransitionError, UnknownCommand
 from agent_cli.events import CompactionFired, LayerLine, TurnEnded
 from agent_cli.repl.commands import (
@@ -23,6 +23,7 @@ from agent_cli.repl.commands import (
 from agent_cli.repl.loop import Repl
 from agent_cli.repl.render import EventRenderer
 from agent_cli.repl.turns import drive_events
+from agent_cli.sources import SourceResolution
 
 
 @dataclass
@@ -46,8 +47,8 @@ class FakeContext:
 
     def list_sessions(self) -> list[Any]:
         return [
-            SimpleNamespace(session_id="s-1", modified_at="today", workspace="/w"),
-            SimpleNamespace(session_id="s-0", modified_at="yesterday", workspace="/w"),
+            listed_session("s-1", "2026-12-03T09:00:00+00:00"),
+            listed_session("s-0", "2026-12-02T09:00:00+00:00"),
         ]
 
     def request_quit(self) -> None:
@@ -123,7 +124,7 @@ def test_stats_with_an_unknown_option_is_a_usage_error():
 
 
 def test_compact_passes_the_focus_and_renders_what_the_session_yields():
-    layer = LayerLine("L4", "summarize", 9_000, 2_000, messages_removed=12)
+    layer = LayerLine("L4", 9_000, 2_000, messages_removed=12)
     session = FakeSession(
         compact_script=[
             CompactionFired((layer,), 9_000, 2_000, 8_000, 12_000, forced=True),
@@ -139,7 +140,7 @@ def test_compact_passes_the_focus_and_renders_what_the_session_yields():
 
 
 def test_compact_with_a_focus_says_what_the_summary_focused_on():
-    layer = LayerLine("L4", "summarize", 9_000, 2_000, messages_removed=12)
+    layer = LayerLine("L4", 9_000, 2_000, messages_removed=12)
     event = CompactionFired((layer,), 9_000, 2_000, 8_000, 12_000, forced=True, focus="db work")
     context = FakeContext(session=FakeSession(compact_script=[event]))
     run(context, "/compact db work")
@@ -223,8 +224,10 @@ def test_block_needs_an_id_and_a_reason():
     assert caught.value.reason == "missing_reason"
 
 
-def resolution(pointer: str, status: str, reason: str = "ok", excerpt: str | None = None):
-    return SimpleNamespace(
+def resolution(
+    pointer: str, status: str, reason: str = "ok", excerpt: str | None = None
+) -> SourceResolution:
+    return SourceResolution(
         pointer=pointer,
         status=status,
         reason=reason,
@@ -235,18 +238,18 @@ def resolution(pointer: str, status: str, reason: str = "ok", excerpt: str | Non
 
 
 def test_facts_shows_facts_and_pending_items_with_their_source_status():
-    state = SimpleNamespace(
-        facts=(SimpleNamespace(fact_id="F1", content="uses WAL", source_pointer="transcript:s:3"),),
+    state = DurableContextState(
+        facts=(DurableFact("F1", "uses WAL", "transcript:s:3", CONFIRMED_AT),),
         pending_items=(
-            SimpleNamespace(
-                item_id="P1",
-                description="migrate",
-                source_pointer="transcript:s:9",
-                status=SimpleNamespace(value="blocked"),
+            PendingItem(
+                "P1",
+                "migrate",
+                "transcript:s:9",
+                CONFIRMED_AT,
+                status=PendingStatus.BLOCKED,
                 blocked_reason="needs review",
             ),
         ),
-        retrieval_evidence=(),
     )
     session = FakeSession(
         durable_state=state,

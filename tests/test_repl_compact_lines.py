@@ -25,12 +25,10 @@ from agent_cli.repl.compact_lines import (
 )
 from agent_cli.repl.render import EventRenderer
 
-L1 = LayerLine("L1", "truncate tool results", 91_204, 78_530, results_truncated=3)
-L2 = LayerLine("L2", "drop repeated reads", 78_530, 70_000, interactions_removed=2)
-L3 = LayerLine(
-    "L3", "prune old messages", 70_000, 52_000, messages_removed=8, interactions_removed=3
-)
-L4 = LayerLine("L4", "summarize", 52_000, 41_000, messages_removed=20)
+L1 = LayerLine("L1", 91_204, 78_530, results_truncated=3)
+L2 = LayerLine("L2", 78_530, 70_000, interactions_removed=2)
+L3 = LayerLine("L3", 70_000, 52_000, messages_removed=8, interactions_removed=3)
+L4 = LayerLine("L4", 52_000, 41_000, messages_removed=20)
 
 
 def test_layer_one_line_says_how_many_results_were_cut():
@@ -40,7 +38,7 @@ def test_layer_one_line_says_how_many_results_were_cut():
 
 
 def test_a_step_that_grew_the_view_shows_a_plus_not_a_double_minus():
-    grown = LayerLine("L4", "summarize", 2_424, 2_437, messages_removed=2)
+    grown = LayerLine("L4", 2_424, 2_437, messages_removed=2)
     assert format_layer_line(grown) == (
         "[compact] L4 summarize: 2,424 -> 2,437 tokens (+13; summarized 2 messages)"
     )
@@ -50,7 +48,7 @@ def test_a_step_that_grew_the_view_shows_a_plus_not_a_double_minus():
 
 def test_layer_two_line_counts_repeated_reads_dropped():
     assert format_layer_line(L2) == (
-        "[compact] L2 drop repeated reads: 78,530 -> 70,000 tokens (-8,530; "
+        "[compact] L2 drop repeated file reads: 78,530 -> 70,000 tokens (-8,530; "
         "2 repeated reads dropped)"
     )
 
@@ -69,7 +67,7 @@ def test_layer_four_line_counts_messages_summarized():
 
 
 def test_a_count_of_one_is_singular():
-    one = LayerLine("L1", "truncate tool results", 10, 5, results_truncated=1)
+    one = LayerLine("L1", 10, 5, results_truncated=1)
     assert format_layer_line(one).endswith("(-5; 1 result cut)")
 
 
@@ -156,5 +154,5 @@ def test_renderer_shows_blocked_with_what_to_do():
 
 
 def test_l3_without_whole_interactions_does_not_count_zero_of_them():
-    line = LayerLine("L3", "prune old messages", 3_016, 2_985, messages_removed=2)
+    line = LayerLine("L3", 3_016, 2_985, messages_removed=2)
     assert format_layer_line(line).endswith("(-31; 2 messages pruned)")

@@ -7,8 +7,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli import errors as e
-from agent_cli.repl.error_text import describe_error, describe_session_fact
-from agent_cli.repl.startup_errors import describe_startup_error
+from agent_cli.repl.error_text import describe_error, describe_session_fact, describe_startup_error
 
 SESSION = "20261203-091436-68f9c2"
 SESSION_ERRORS = [

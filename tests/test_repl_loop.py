@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import threading
-from types import SimpleNamespace
 
 from repl_fakes import FakeBackend, FakeSession, make_console
 
 from agent_cli.repl.loop import Repl
+from agent_cli.session.figures import Gauge
 
 
 class SlowGaugeSession(FakeSession):
@@ -21,7 +21,7 @@ class SlowGaugeSession(FakeSession):
         self.calls.append(("gauge started",))
         self.release.wait(timeout=30)
         self.calls.append(("gauge ended",))
-        return SimpleNamespace(tokens=1, soft_threshold=2, hard_limit=3, estimator="e")
+        return Gauge(tokens=1, soft_threshold=2, hard_limit=3, estimator="e")
 
 
 class TerminalLikeReader:

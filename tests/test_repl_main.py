@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 from repl_fakes import FakeBackend, FakeSession, answer
 
-from agent_cli.errors import MissingApiKey, ProviderRequestFailed
+from agent_cli.errors import MemoryFileDamaged, MissingApiKey, ProviderRequestFailed
 from agent_cli.events import (
     AssistantDone,
     AssistantText,
@@ -88,9 +88,10 @@ def test_leaving_says_where_the_transcript_is(tmp_path):
 
 def test_startup_notices_of_the_session_are_shown_after_the_banner(tmp_path):
     session = FakeSession(session_id="new-1")
-    session.startup_notices = [Notice("error", "memory_damaged", "memory file unreadable")]
+    damaged = MemoryFileDamaged("/state/memory/w.json", "bad_json", kept_at="/state/kept.json")
+    session.startup_notices = [Notice("error", "memory_damaged", error=damaged)]
     run = Run(tmp_path, [], backend=FakeBackend(new_session=lambda n: session))
-    assert "error: memory file unreadable" in run.out
+    assert "error: The durable memory file could not be read (bad_json)" in run.out
 
 
 def test_new_opens_a_session_and_closes_the_old_one(tmp_path):
@@ -193,7 +194,7 @@ def scripted_backend(events):
     return FakeBackend(new_session=lambda n: FakeSession(session_id="p", script=lambda t: events))
 
 
-L1 = LayerLine("L1", "truncate tool results", 91_204, 78_530, results_truncated=3)
+L1 = LayerLine("L1", 91_204, 78_530, results_truncated=3)
 
 
 def test_print_mode_puts_only_the_final_answer_on_stdout(tmp_path):

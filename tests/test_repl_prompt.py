@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-from types import SimpleNamespace
 
 import pytest
 from prompt_toolkit.completion import CompleteEvent
@@ -16,10 +15,11 @@ from agent_cli.repl.prompt import (
     format_gauge,
     gauge_level,
 )
+from agent_cli.session.figures import Gauge
 
 
-def gauge(tokens: int, soft: int = 80_000, hard: int = 120_000):
-    return SimpleNamespace(
+def gauge(tokens: int, soft: int = 80_000, hard: int = 120_000) -> Gauge:
+    return Gauge(
         tokens=tokens,
         soft_threshold=soft,
         hard_limit=hard,
@@ -49,7 +49,7 @@ def test_toolbar_carries_the_gauge_styled_by_its_level():
 
 
 def test_a_hostile_estimator_name_is_flattened_in_the_toolbar():
-    hostile = SimpleNamespace(tokens=1, soft_threshold=2, hard_limit=3, estimator="x\x1b[2J\ny")
+    hostile = Gauge(tokens=1, soft_threshold=2, hard_limit=3, estimator="x\x1b[2J\ny")
     assert "\x1b" not in format_gauge(hostile) and "\n" not in format_gauge(hostile)
 
 

@@ -126,7 +126,11 @@ def test_tool_and_notice_text_cannot_draw_on_the_screen():
     renderer = EventRenderer(console, live=False)
     renderer.render(ToolStarted("t1", "bash", {"command": "echo \x1b[2Jhi\r[compact] x"}))
     renderer.render(ToolFinished("t1", "bash", True, "exit 1\x1b]0;title\x07", 10))
-    renderer.render(Notice("warning", "w", "[red]careful[/red]\x07"))
+    renderer.render(
+        Notice(
+            "warning", "workspace_missing", {"recorded": "[red]careful[/red]\x07", "current": "/w"}
+        )
+    )
     shown = console.export_text()
     assert "\x1b" not in shown and "\x07" not in shown and "\r" not in shown
     assert "[red]careful[/red]" in shown

@@ -40,7 +40,7 @@ def well_behaved_turn(log: list[str]):
         yield TurnEnded("ok")
     except KeyboardInterrupt:
         log.append("cleaned up")
-        yield Notice("warning", "cancelled", "Cancelled: the answer was interrupted.")
+        yield Notice("warning", "cancelled", {"during": "answer"})
         yield TurnEnded("cancelled")
 
 
@@ -91,7 +91,7 @@ def test_a_second_ctrl_c_during_cleanup_gives_up_and_closes_the_session_generato
             yield AssistantText("a")
         except KeyboardInterrupt:
             try:
-                yield Notice("warning", "cancelled", "cleaning up")
+                yield Notice("warning", "cancelled", {"during": "turn"})
                 yield TurnEnded("cancelled")
             finally:
                 closed.append(True)
@@ -110,7 +110,7 @@ def test_a_tool_cut_off_by_the_turn_end_gets_its_panel_closed():
     renderer = EventRenderer(console, live=False)
     for event in [
         ToolStarted("t1", "bash", {"command": "sleep 20"}),
-        Notice("warning", "cancelled", "Cancelled: the running tool was interrupted."),
+        Notice("warning", "cancelled", {"during": "tool"}),
         TurnEnded("cancelled"),
     ]:
         renderer.render(event)

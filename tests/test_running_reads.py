@@ -14,18 +14,14 @@ from typing import Any
 import pytest
 from compaction_support import assistant, make_counter, read_use, text, tool_result, user
 
-import agent_cli.compaction.dedup as dedup
+import agent_cli.compaction.layers.dedup as dedup
 from agent_cli.compaction import CompactionPolicy, compact_context, count_view
-from agent_cli.compaction.digest import (
-    Digest,
-    RequestEntry,
-    build_digest_message,
-    digest_from_message,
-)
-from agent_cli.compaction.facts import FactsIndex
+from agent_cli.compaction.digest.entries import Digest, RequestEntry, digest_from_message
+from agent_cli.compaction.digest.render import build_digest_message
+from agent_cli.compaction.layers.read_keys import read_rule
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message
-from agent_cli.compaction.read_keys import read_rule
-from agent_cli.compaction.view_memo import measure_view_facts
+from agent_cli.compaction.memo.facts import FactsIndex
+from agent_cli.compaction.memo.view_memo import measure_view_facts
 from agent_cli.frozen import freeze
 
 POLICY = CompactionPolicy(

@@ -27,6 +27,7 @@ from agent_cli.events import (
 )
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.provider.anthropic_provider import AnthropicProvider
+from agent_cli.repl.error_text import notice_text
 from agent_cli.repl.stats_panel import build_stats_rows, render_stats_json
 
 API_KEY = "sk-ant-test-FAKEKEY-0123456789"
@@ -368,7 +369,7 @@ def test_an_id_from_an_earlier_turn_twice_fails_the_turn_and_runs_nothing(
     assert not (workspace / "again.txt").exists()
     notices = [n for n in events if isinstance(n, Notice)]
     assert [n.code for n in notices] == ["duplicate_tool_id", "duplicate_tool_id"]
-    assert "session stays resumable" in notices[-1].text
+    assert "session stays resumable" in notice_text(notices[-1])
     after = resume_and_ask(server, workspace, session.session_id)
     assert after[-1].outcome == "ok"
     assert all(r.rejection is None for r in server.requests)

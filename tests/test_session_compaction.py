@@ -19,6 +19,7 @@ from agent_cli.events import (
 )
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.provider.offline import OfflineProvider
+from agent_cli.repl.error_text import notice_text
 from agent_cli.sources import SourceResolutionStatus
 
 
@@ -255,8 +256,10 @@ def test_a_low_water_mark_under_the_reserved_tokens_is_said_once_and_replaced(
     said = [e for e in events if isinstance(e, Notice) and e.code == "low_water_under_reserve"]
     assert len(said) == 1, said
     aim = reserved + (3_000 - reserved) // 2
-    assert f"({1_000:,} tokens)" in said[0].text and f"({reserved:,} tokens:" in said[0].text
-    assert f"down to {aim:,} instead" in said[0].text
+    assert f"({1_000:,} tokens)" in notice_text(
+        said[0]
+    ) and f"({reserved:,} tokens:" in notice_text(said[0])
+    assert f"down to {aim:,} instead" in notice_text(said[0])
     assert _fired(events), "compaction never fired"
 
 

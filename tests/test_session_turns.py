@@ -27,6 +27,7 @@ from agent_cli.events import (
 )
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.provider.offline import OfflineProvider
+from agent_cli.repl.error_text import notice_text
 from agent_cli.session import open_session
 
 
@@ -206,4 +207,4 @@ def test_a_failed_request_says_the_message_is_kept_rather_than_asking_to_send_it
     assert plain(session.view) == plain(
         [{"role": "user", "content": "hello"}]
     )  # kept, so not to be resent
-    assert "kept" in notice.text and "again to retry" not in notice.text
+    assert "kept" in notice_text(notice) and "again to retry" not in notice_text(notice)

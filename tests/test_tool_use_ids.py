@@ -22,6 +22,7 @@ from agent_cli.protocol import (
     validate_tool_protocol,
 )
 from agent_cli.provider.anthropic_provider import AnthropicProvider
+from agent_cli.repl.error_text import notice_text
 
 API_KEY = "sk-ant-test-TOOL-IDS"
 BAD_IDS = {
@@ -129,7 +130,7 @@ def test_two_bad_answers_fail_the_turn_record_nothing_and_leave_it_resumable(ser
         ("warning", "bad_tool_id"),
         ("error", "bad_tool_id"),
     ]
-    assert "session stays resumable" in notices[-1].text
+    assert "session stays resumable" in notice_text(notices[-1])
     added = transcript_records(session)[records_before:]
     messages = [r["payload"]["message"] for r in added if r["kind"] == "message"]
     assert [m["role"] for m in messages] == ["user"]  # the user's words only
@@ -187,7 +188,7 @@ def test_a_transcript_holding_a_bad_id_resumes_with_the_id_renamed(server, works
     resumed = make_session(workspace, _provider(server), resume=session_id)
     try:
         assert [n.code for n in resumed.startup_notices] == ["tool_ids_renamed"]
-        assert "1 tool call id" in resumed.startup_notices[0].text
+        assert "1 tool call id" in notice_text(resumed.startup_notices[0])
         assert drain(resumed.run_turn("still there?"))[-1].outcome == "ok"
     finally:
         resumed.close()

@@ -144,3 +144,18 @@ def test_ctrl_c_during_bash_ends_the_process_group_then_propagates(workspace: Pa
         interrupter.join()
     for pid in read_pids(workspace, "leader.pid", "child.pid"):
         assert not is_process_running(pid)
+
+
+def test_the_command_sees_no_trace_of_its_supervisor(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Default SIGPIPE (Python ignores it), no LC_CTYPE added by Python's locale coercion,
+    and no extra descriptor (the supervisor's lifeline) in the command's shell."""
+    for name in ("LC_ALL", "LC_CTYPE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "C")
+    command = (
+        "yes | head -1 > /dev/null; echo ${PIPESTATUS[0]} ${LC_CTYPE-unset}; ls /proc/$$/fd; :"
+    )
+    outcome = make_toolbox(workspace).run("bash", {"command": command})
+    assert outcome.content == "Exit code: 0\n141 unset\n0\n1\n2\n"

@@ -97,6 +97,9 @@ def rule_broken(messages: list[dict[str, Any]]) -> str | None:
     every_call: list[str] = []
     calls: list[str] = []
     for role, blocks in turns:
+        foreign = "tool_result" if role == "assistant" else "tool_use"
+        if any(block["type"] == foreign for block in blocks):
+            return f"a {foreign} block in a {role} turn"
         if role == "assistant":
             calls = [block["id"] for block in blocks if block["type"] == "tool_use"]
             every_call += calls

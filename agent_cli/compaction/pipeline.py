@@ -14,11 +14,13 @@ Contract:
   says L4 could not help. `force_summary` (`/compact`) runs L4 first, whatever the size,
   then the others as needed.
 - Whatever L2, L3 or L4 removes is named in one running digest message in the view, with
-  pointers back to the transcript (`traced`, `digest`); its size counts in every figure.
+  pointers back to the transcript (`digest.layer_step`, `digest.merge`); its size counts
+  in every figure.
 - `applied_layers` names only the layers that changed the view; `reports` keep the rest.
 - At or over the hard limit after the last layer, L1 runs once more with the tool results
-  sharing the room left (`result_share`: many results each under the per-result budget
-  can together be over the limit, and L3 keeps the interaction the model is in). Still
+  sharing the room left (`layers.shared_truncation`: many results each under the
+  per-result budget can together be over the limit, and L3 keeps the interaction the
+  model is in). Still
   at or over it, `MessageViewLimitExceeded` is raised (token figures, layer names and the
   largest message left) and the caller must not send the request.
 
@@ -36,12 +38,16 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from agent_cli.compaction.dedup import build_dedup_outcome
-from agent_cli.compaction.facts import FactsIndex
+from agent_cli.compaction.digest.layer_step import LayerStep, apply_step_with_digest
 from agent_cli.compaction.firing import CachedPrefix, is_run_finished
+from agent_cli.compaction.layers.dedup import build_dedup_outcome
+from agent_cli.compaction.layers.prune import build_prune_outcome
+from agent_cli.compaction.layers.shared_truncation import build_shared_truncation
+from agent_cli.compaction.layers.summary import Summarizer, build_summary_outcome
+from agent_cli.compaction.layers.truncate import build_truncation_outcome
+from agent_cli.compaction.memo.facts import FactsIndex
+from agent_cli.compaction.memo.view_memo import measure_view_facts
 from agent_cli.compaction.policy import CompactionPolicy
-from agent_cli.compaction.prune import build_prune_outcome
-from agent_cli.compaction.result_share import build_shared_truncation
 from agent_cli.compaction.results import (
     APPLIED,
     SKIPPED_NO_SUMMARIZER,
@@ -49,10 +55,6 @@ from agent_cli.compaction.results import (
     LayerOutcome,
     LayerReport,
 )
-from agent_cli.compaction.summary import Summarizer, build_summary_outcome
-from agent_cli.compaction.traced import LayerStep, apply_traced_step
-from agent_cli.compaction.truncate import build_truncation_outcome
-from agent_cli.compaction.view_memo import measure_view_facts
 from agent_cli.errors import MessageViewLimitExceeded, PolicyError
 from agent_cli.tokens import TokenCounter, default_counter
 
@@ -130,7 +132,7 @@ def _run_layers(
         if step is None:
             continue
         asked_for = force_summary and layer == 4  # kept even if it frees nothing
-        outcome = apply_traced_step(
+        outcome = apply_step_with_digest(
             step, view, tokens - reserved, policy, counter, keep_if_larger=asked_for, facts=facts
         )
         reports.append(_build_report(layer, outcome, tokens))
@@ -197,9 +199,10 @@ def _share_the_room(
     counter: TokenCounter,
     reports: list[LayerReport],
 ) -> tuple[Messages, int]:
-    """Before blocking: L1 again with the tool results sharing the room (`result_share`),
-    aiming at the run's low-water mark, else just under the hard limit. Appends its L1
-    report when it brings the view under the hard limit; else the view is kept."""
+    """Before blocking: L1 again with the tool results sharing the room
+    (`layers.shared_truncation`), aiming at the run's low-water mark, else just under the
+    hard limit. Appends its L1 report when it brings the view under the hard limit; else
+    the view is kept."""
     for target in (policy.low_water_mark_over(reserved), policy.hard_limit - 1):
         outcome = build_shared_truncation(view, policy, counter, tokens, target)
         if outcome.outcome != APPLIED:

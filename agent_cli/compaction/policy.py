@@ -25,6 +25,9 @@ _POSITIVE_FIELDS = (
     "summary_keep_recent",
 )
 _DERIVED_FIELDS = ("digest_tokens", "max_message_tokens")
+# (read_tool_names, read_path_key): the part of a policy that L2's read keys depend on, so
+# reads keyed under one policy serve another with the same rule (`read_keys.read_rule`).
+ReadRule = tuple[frozenset[str], str]
 
 
 @dataclass(frozen=True)

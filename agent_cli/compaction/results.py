@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from agent_cli.compaction.removed import RemovedInteraction, RemovedRequest
+from agent_cli.compaction.digest.removed_items import RemovedInteraction, RemovedRequest
 
 # Layer outcome codes, so the REPL and the session can say what happened and why.
 APPLIED = "applied"  # the layer changed the view
@@ -33,8 +33,8 @@ class LayerOutcome:
     messages_removed: int = 0
     results_truncated: int = 0
     outcome: str = APPLIED
-    # What left the view, when the layer knows it exactly (`removed.collect_removed`'s
-    # answer for this step); None: the traced step finds it by comparing the views.
+    # What left the view, when the layer knows it exactly (`what_left.collect_removed`'s
+    # answer for this step); None: `layer_step` finds it by comparing the views.
     removed: tuple[list[RemovedRequest], list[RemovedInteraction]] | None = None
 
 

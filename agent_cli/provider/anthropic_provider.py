@@ -1,7 +1,8 @@
 """The Anthropic provider: the official SDK, streaming, with our own bounded retries.
 
 Contract (see `agent_cli.provider.base`): `stream(request)` builds the wire request
-(`build_wire_request`, which may raise `WireFormatError` before anything is sent),
+(a `WireBuilder`: what `build_wire_request` builds, at the cost of the turns added since
+the last request; it may raise `WireFormatError` before anything is sent),
 streams it with `client.messages.stream`, yields `TextDelta`s as text arrives and ends
 with one `ModelResponse`. Busy or broken attempts (429, 529, 5xx, a mid-stream
 `overloaded_error`/`api_error`, dropped connections, timeouts, a malformed stream) are
@@ -58,7 +59,7 @@ from agent_cli.provider.base import ProviderEvent, Summarizer
 from agent_cli.provider.models_page import read_models_page
 from agent_cli.provider.retry import backoff_delay, retry_limit
 from agent_cli.provider.stream_assembly import StreamTracker, build_model_response
-from agent_cli.provider.wire import build_wire_request
+from agent_cli.provider.wire import WireBuilder
 
 __all__ = [
     "DEFAULT_MAX_RETRIES",
@@ -121,6 +122,7 @@ class AnthropicProvider:
         self._client: Any = None
         self._client_lock = threading.Lock()
         self._warmed_up = False
+        self._wire = WireBuilder()  # builds each request from the closed turns of the last
 
     @property
     def context_window(self) -> int:
@@ -141,7 +143,7 @@ class AnthropicProvider:
 
     def stream(self, request: ModelRequest) -> Iterator[ProviderEvent]:
         """Stream one request, retrying busy or broken attempts; see the module contract."""
-        wire = build_wire_request(request, self.model)
+        wire = self._wire.build(request, self.model)
         attempt = 0
         while True:
             attempt += 1

@@ -29,6 +29,12 @@ class Provider(Protocol):
         """Tokens the current model accepts (see `agent_cli.models`)."""
         ...
 
+    def prepare(self) -> None:
+        """Build what the first request needs (a client, the SDK) now, on any thread and
+        more than once; the REPL calls it while the user types. A failure is left for the
+        first request to meet and report."""
+        ...
+
     def stream(self, request: ModelRequest) -> Iterator[ProviderEvent]:
         """Stream one request; see the module contract."""
         ...

@@ -3,8 +3,9 @@
 Contract: `mark_cache_breakpoint` marks the last of some blocks with `CACHE_CONTROL`;
 `build_system_blocks` makes the system prompt and the project instructions cached blocks;
 `attach_durable_context` puts the durable block after the conversation's breakpoint (see
-`wire`'s module doc for why). All three change only what they are given, which `wire`
-builds fresh.
+`wire`'s module doc for why). All three change only the lists they are given, which
+`wire` builds fresh; a block that gets a breakpoint is replaced by a marked copy, since a
+frozen message's blocks are shared by every request that sends it (`wire_message`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
-from agent_cli.compaction.digest import digest_from_message, render_digest_parts
 from agent_cli.compaction.markers import is_digest_message
 from agent_cli.events import CACHE_ALL_BUT_LAST, CACHE_NOTHING
 
@@ -30,7 +30,11 @@ class TurnLike(Protocol):
 def mark_cache_breakpoint(blocks: list[dict[str, Any]]) -> None:
     """Mark the last block (if any) as the end of a prefix to cache."""
     if blocks:
-        blocks[-1]["cache_control"] = dict(CACHE_CONTROL)
+        blocks[-1] = _with_breakpoint(blocks[-1])
+
+
+def _with_breakpoint(block: dict[str, Any]) -> dict[str, Any]:
+    return {**block, "cache_control": dict(CACHE_CONTROL)}
 
 
 def mark_conversation_breakpoint(turns: Sequence[TurnLike], mode: str, last_index: int) -> None:
@@ -48,24 +52,10 @@ def mark_conversation_breakpoint(turns: Sequence[TurnLike], mode: str, last_inde
 def _mark_last_block_from(turns: Sequence[TurnLike], wanted: Callable[[int], bool]) -> None:
     """Mark the last block whose source message index is `wanted`, if any."""
     for turn in reversed(turns):
-        for block, origin in zip(reversed(turn.blocks), reversed(turn.origins), strict=True):
-            if wanted(origin):
-                block["cache_control"] = dict(CACHE_CONTROL)
+        for at in range(len(turn.origins) - 1, -1, -1):
+            if wanted(turn.origins[at]):
+                turn.blocks[at] = _with_breakpoint(turn.blocks[at])
                 return
-
-
-def split_digest_blocks(message: dict[str, Any]) -> list[dict[str, Any]] | None:
-    """The running digest as one text block per part (`compaction.digest`), or None for
-    any other message, or a digest whose text is not its parts joined (then it goes as
-    one block). A part reads the same until the digest is refitted, so with the
-    breakpoint on the last part (`mark_digest_breakpoint`) the next compaction reads the
-    earlier parts from the cache and writes only the part it adds."""
-    if not is_digest_message(message):
-        return None
-    parts = render_digest_parts(digest_from_message(message))
-    if "\n".join(parts) != message.get("content"):
-        return None
-    return [{"type": "text", "text": part} for part in parts]
 
 
 def mark_digest_breakpoint(turns: Sequence[TurnLike], messages: Sequence[Any], mode: str) -> None:
@@ -82,12 +72,14 @@ def mark_digest_breakpoint(turns: Sequence[TurnLike], messages: Sequence[Any], m
 
 
 def drop_cache_breakpoints(wire: dict[str, Any]) -> None:
-    """Remove every breakpoint from a built request (tools, system, messages)."""
-    blocks = [*wire.get("tools", ()), *wire.get("system", ())]
-    for message in wire.get("messages", ()):
-        blocks += message["content"]
-    for block in blocks:
-        block.pop("cache_control", None)
+    """Remove every breakpoint from a built request (tools, system, messages); a marked
+    block is replaced by a copy without its mark."""
+    lists = [wire.get("tools", []), wire.get("system", [])]
+    lists += [message["content"] for message in wire.get("messages", ())]
+    for blocks in lists:
+        for at, block in enumerate(blocks):
+            if "cache_control" in block:
+                blocks[at] = {key: value for key, value in block.items() if key != "cache_control"}
 
 
 def build_system_blocks(system: str, project_instructions: str = "") -> list[dict[str, Any]]:

@@ -74,6 +74,9 @@ class OfflineProvider:
     model = OFFLINE_MODEL
     context_window = OFFLINE_CONTEXT_WINDOW
 
+    def prepare(self) -> None:
+        """Nothing to build ahead: the offline model has no client and no SDK to load."""
+
     def stream(self, request: ModelRequest) -> Iterator[ProviderEvent]:
         """Yield the reply text in word chunks, then the whole message with its usage."""
         content, stop_reason = build_offline_reply(request)

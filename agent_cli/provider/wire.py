@@ -15,6 +15,14 @@ else raises `WireFormatError` with a reason code and the index of the offending 
 in `request.messages`: a request the API would reject is never sent, and pairing is
 never silently repaired here (that belongs to `agent_cli.protocol`).
 
+Cost: a request costs the messages added since the last one, not the history. Each frozen
+message is cleaned once (`wire_message`: its wire blocks and tool ids are derived from it
+and held by it); the pairing of a valid view is checked on those ids (`wire_shape`); and
+a `WireBuilder`, which the Anthropic provider keeps, starts each request from the closed
+turns of the last one it built when the new view begins with the same messages, so it
+cleans, checks and assembles only the turns after them (`make bench`,
+`bench_request_path`). Its answers are exactly `build_wire_request`'s.
+
 Cache breakpoints: the last tool, the system prompt and the last block of the
 conversation tail carry `{"type": "ephemeral"}`, so the prefix up to the tail is reused on
 the next request until compaction rewrites it. The fourth goes on the running digest,
@@ -35,12 +43,13 @@ at 0.1x.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from agent_cli.errors import WireFormatError
 from agent_cli.events import CACHE_MODES, CACHE_NOTHING, ModelRequest
-from agent_cli.protocol import is_valid_tool_use_id
+from agent_cli.frozen import FrozenDict, thaw
 from agent_cli.provider.cache_placement import (
     attach_durable_context,
     build_system_blocks,
@@ -48,54 +57,119 @@ from agent_cli.provider.cache_placement import (
     mark_cache_breakpoint,
     mark_conversation_breakpoint,
     mark_digest_breakpoint,
-    split_digest_blocks,
 )
+from agent_cli.provider.wire_message import WireMessage, build_wire_message
 from agent_cli.provider.wire_shape import (
+    NOTHING_PAIRED,
+    PairingState,
     WireTurn,
     check_conversation_shape,
     check_tool_pairing,
+    is_pairing_valid,
     merge_turns,
     trim_final_assistant_text,
 )
 
-# The keys we send per block type; everything else (private `_` keys, stale
-# cache_control, bookkeeping) is dropped. Kept small on purpose.
-ALLOWED_BLOCK_KEYS: dict[str, frozenset[str]] = {
-    "text": frozenset({"type", "text"}),
-    "image": frozenset({"type", "source"}),
-    "tool_use": frozenset({"type", "id", "name", "input"}),
-    "tool_result": frozenset({"type", "tool_use_id", "content", "is_error"}),
-}
 ALLOWED_TOOL_KEYS = frozenset({"name", "description", "input_schema"})
-# Blocks allowed inside a tool_result's list content.
-TOOL_RESULT_CONTENT_TYPES = frozenset({"text", "image"})
-# What an error result with no content says on the wire: the API answers 400 ("content
-# cannot be empty if `is_error` is true") to an error result without content, and a stored
-# or resumed view may hold one (a tool that failed silently, an older transcript).
-EMPTY_ERROR_RESULT_TEXT = "(the tool failed without saying why)"
-ROLE_BLOCK_TYPES: dict[str, frozenset[str]] = {
-    "user": frozenset({"text", "image", "tool_result"}),
-    "assistant": frozenset({"text", "tool_use"}),
-}
 
 
 def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
     """Return the wire dict for `request` on `model`, or raise `WireFormatError`."""
+    wire, _ = _build_whole(request, model)
+    return wire
+
+
+@dataclass(frozen=True)
+class SentPrefix:
+    """The closed turns of a request already built: all but its last two turns, which
+    are the only ones a later request changes (the conversation's breakpoint, a trimmed
+    final text and the durable block all go there). `messages` are the frozen messages
+    they came from, `wire_messages` the turns as sent (the digest's breakpoint already
+    on), `pairing` the pairing rule's state after them.
+
+    `wire_messages` are plain dicts and lists, made once as a turn closes (the strings
+    are shared, not copied) and put in every later request as they are: the SDK copies a
+    request before sending it, and walks plain containers about three times faster than
+    frozen ones (`make bench`, `bench_request_path`)."""
+
+    messages: tuple[Any, ...] = ()
+    wire_messages: tuple[dict[str, Any], ...] = ()
+    last_role: str | None = None
+    pairing: PairingState = NOTHING_PAIRED
+
+    def starts(self, messages: Sequence[Any]) -> bool:
+        """True when `messages` begin with this prefix's messages and go on after them.
+        The comparison runs in C and stops at identity for the very same messages."""
+        count = len(self.messages)
+        return 0 < count < len(messages) and tuple(messages[:count]) == self.messages
+
+
+NOTHING_SENT = SentPrefix()
+
+
+class WireBuilder:
+    """`build_wire_request`, at the cost of what changed since the last request it built.
+
+    A session's requests share all but their newest turns, and their messages are frozen:
+    the builder keeps the closed turns of the last request (`SentPrefix`) and, when the
+    next request's messages begin with the same ones, builds only the turns after them
+    and checks their pairing from the state the prefix left. It returns what
+    `build_wire_request` returns (equal values) and raises what it raises: where the
+    newer turns do not follow on cleanly (a pairing fault, roles that would merge across
+    the boundary), it builds the whole request again. A request that caches nothing is
+    built whole and leaves the kept turns as they were.
+
+    What it returns is for reading only (the provider hands it to the SDK, which copies
+    it): its earlier messages are the builder's own and go out again in the next request."""
+
+    def __init__(self) -> None:
+        self._sent = NOTHING_SENT
+
+    def build(self, request: ModelRequest, model: str) -> dict[str, Any]:
+        sent = self._sent
+        built = None
+        if request.cache != CACHE_NOTHING and sent.starts(request.messages):
+            built = _build(request, model, sent)
+        wire, following = built or _build_whole(request, model)
+        if request.cache != CACHE_NOTHING:
+            self._sent = following
+        return wire
+
+
+def _build_whole(request: ModelRequest, model: str) -> tuple[dict[str, Any], SentPrefix]:
+    built = _build(request, model, NOTHING_SENT)
+    assert built is not None, "only a build from kept turns can decline"
+    return built
+
+
+def _build(
+    request: ModelRequest, model: str, sent: SentPrefix
+) -> tuple[dict[str, Any], SentPrefix] | None:
+    """The wire dict and the prefix it leaves, building the turns after `sent`; None when
+    they do not follow on from it cleanly (then the caller builds from nothing, which
+    always answers)."""
     if not isinstance(request.max_tokens, int) or request.max_tokens <= 0:
         raise WireFormatError("bad_max_tokens")
     if request.cache not in CACHE_MODES:
         raise WireFormatError("bad_cache_mode")
     try:
-        turns = merge_turns(_clean_turns(request.messages))
+        turns = merge_turns(_clean_turns(request.messages, len(sent.messages)))
     except RecursionError:  # nesting too deep to copy; the API would refuse it as well
         raise WireFormatError("too_deeply_nested") from None
-    check_conversation_shape(turns)
+    if sent.messages and (len(turns) < 2 or turns[0].role == sent.last_role):
+        return None
+    if not sent.messages:
+        check_conversation_shape(turns)
     trim_final_assistant_text(turns)
-    check_tool_pairing(turns)
+    if not is_pairing_valid(turns, sent.pairing):
+        if sent.messages:
+            return None
+        check_tool_pairing(turns)  # raises, naming the first offending message
     mark_conversation_breakpoint(turns, request.cache, len(request.messages) - 1)
     mark_digest_breakpoint(turns, request.messages, request.cache)
+    following = _following_prefix(request.messages, sent, turns)
     attach_durable_context(turns, request.durable_context)
-    messages = [{"role": turn.role, "content": turn.blocks} for turn in turns]
+    messages = [*sent.wire_messages, *({"role": t.role, "content": t.blocks} for t in turns)]
     wire: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens}
     system = build_system_blocks(request.system, request.project_instructions)
     if system:
@@ -106,7 +180,29 @@ def build_wire_request(request: ModelRequest, model: str) -> dict[str, Any]:
         wire["tools"] = tools
     if request.cache == CACHE_NOTHING:
         drop_cache_breakpoints(wire)
-    return wire
+    return wire, following
+
+
+def _following_prefix(
+    messages: Sequence[Any], sent: SentPrefix, turns: list[WireTurn]
+) -> SentPrefix:
+    """`sent` grown by the turns that are now closed (all but the last two), if they came
+    from frozen messages only; else `sent` as it was. Call it before the durable block is
+    attached, which is no part of a closed turn."""
+    closed = turns[:-2]
+    if not closed:
+        return sent
+    end = turns[-2].origins[0]
+    added = messages[len(sent.messages) : end]
+    if not all(type(message) is FrozenDict for message in added):
+        return sent
+    return SentPrefix(
+        messages=sent.messages + tuple(added),
+        wire_messages=sent.wire_messages
+        + tuple({"role": turn.role, "content": thaw(turn.blocks)} for turn in closed),
+        last_role=closed[-1].role,
+        pairing=sent.pairing.after(closed),
+    )
 
 
 def build_tool_list(tools: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -129,104 +225,23 @@ def build_tool_list(tools: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return cleaned
 
 
-# --- cleaning -----------------------------------------------------------------------------
-
-
-def _clean_turns(messages: Iterable[dict[str, Any]]) -> list[WireTurn]:
-    """One `WireTurn` per message with its blocks cleaned; messages left empty are dropped."""
+def _clean_turns(messages: Sequence[Any], start: int) -> list[WireTurn]:
+    """One `WireTurn` per message from `start` on that sends something (`wire_message`)."""
     turns: list[WireTurn] = []
-    for index, message in enumerate(messages):
-        if not isinstance(message, dict):
-            raise WireFormatError("malformed_message", message_index=index)
-        role = message.get("role")
-        if not isinstance(role, str) or role not in ROLE_BLOCK_TYPES:
-            raise WireFormatError("unknown_role", message_index=index)
-        blocks = [_clean_block(block, role, index) for block in _as_blocks(message, index)]
-        kept = [block for block in blocks if block is not None]
-        if kept:
-            turns.append(WireTurn(role, kept, [index] * len(kept)))
+    for index in range(start, len(messages)):
+        cleaned = build_wire_message(messages[index], index)
+        if cleaned.blocks:
+            turns.append(_turn_of(cleaned, index))
     return turns
 
 
-def _as_blocks(message: dict[str, Any], index: int) -> list[Any]:
-    content = message.get("content")
-    if isinstance(content, str):
-        return split_digest_blocks(message) or [{"type": "text", "text": content}]
-    if isinstance(content, list):
-        return content
-    raise WireFormatError("malformed_content", message_index=index)
-
-
-def _clean_block(block: Any, role: str, index: int) -> dict[str, Any] | None:
-    """The block with only its allowed keys, or None for empty text; raises on bad shapes."""
-    if not isinstance(block, dict) or not _is_one_of(block.get("type"), ROLE_BLOCK_TYPES[role]):
-        raise WireFormatError("unsupported_block", message_index=index)
-    kind = block["type"]
-    if kind == "text":
-        return _clean_text(block, index)
-    if kind == "tool_result":
-        return _clean_tool_result(block, index)
-    cleaned = _keep_allowed_keys(block)
-    if kind == "tool_use" and not (
-        is_valid_tool_use_id(cleaned.get("id"))
-        and _is_nonempty_str(cleaned.get("name"))
-        and isinstance(cleaned.get("input"), dict)
-    ):
-        raise WireFormatError("malformed_tool_use", message_index=index)
-    if kind == "image" and not isinstance(cleaned.get("source"), dict):
-        raise WireFormatError("malformed_image", message_index=index)
-    return cleaned
-
-
-def _clean_text(block: dict[str, Any], index: int) -> dict[str, Any] | None:
-    text = block.get("text")
-    if not isinstance(text, str):
-        raise WireFormatError("malformed_text", message_index=index)
-    # The API rejects empty and whitespace-only text blocks.
-    return {"type": "text", "text": text} if text.strip() else None
-
-
-def _clean_tool_result(block: dict[str, Any], index: int) -> dict[str, Any]:
-    cleaned = _keep_allowed_keys(block)
-    if not is_valid_tool_use_id(cleaned.get("tool_use_id")):
-        raise WireFormatError("malformed_tool_result", message_index=index)
-    if "is_error" in cleaned and not isinstance(cleaned["is_error"], bool):
-        raise WireFormatError("malformed_tool_result", message_index=index)
-    content = cleaned.pop("content", None)
-    if isinstance(content, list):
-        content = [_clean_result_part(part, index) for part in content]
-        content = [part for part in content if part is not None]
-    elif content is not None and not isinstance(content, str):
-        raise WireFormatError("malformed_tool_result", message_index=index)
-    # `content` is optional for the API; an empty one is left out rather than sent empty,
-    # except on an error result, which the API refuses without content.
-    if content and (not isinstance(content, str) or content.strip()):
-        cleaned["content"] = content
-    elif cleaned.get("is_error") is True:
-        cleaned["content"] = EMPTY_ERROR_RESULT_TEXT
-    return cleaned
-
-
-def _clean_result_part(part: Any, index: int) -> dict[str, Any] | None:
-    if not isinstance(part, dict) or not _is_one_of(part.get("type"), TOOL_RESULT_CONTENT_TYPES):
-        raise WireFormatError("unsupported_tool_result_content", message_index=index)
-    if part["type"] == "text":
-        return _clean_text(part, index)
-    cleaned = _keep_allowed_keys(part)
-    if not isinstance(cleaned.get("source"), dict):
-        raise WireFormatError("malformed_image", message_index=index)
-    return cleaned
-
-
-def _keep_allowed_keys(block: dict[str, Any]) -> dict[str, Any]:
-    allowed = ALLOWED_BLOCK_KEYS[block["type"]]
-    return {key: copy.deepcopy(value) for key, value in block.items() if key in allowed}
-
-
-def _is_one_of(kind: Any, kinds: frozenset[str]) -> bool:
-    """Membership that cannot raise: a hostile `type` may be a list or a dict (unhashable)."""
-    return isinstance(kind, str) and kind in kinds
-
-
-def _is_nonempty_str(value: Any) -> bool:
-    return isinstance(value, str) and bool(value)
+def _turn_of(message: WireMessage, index: int) -> WireTurn:
+    """A turn holding the `index`-th message alone (its blocks in a fresh list)."""
+    return WireTurn(
+        message.role,
+        list(message.blocks),
+        [index] * len(message.blocks),
+        list(message.tool_use_ids),
+        list(message.tool_result_ids),
+        message.results_lead,
+    )

@@ -6,6 +6,10 @@ Contract: `merge_turns` joins consecutive same-role turns so roles alternate;
 right-trims a paused answer sent back; `check_tool_pairing` wants each turn's
 tool_results to answer exactly the previous turn's tool_uses, first. Every refusal is a
 `WireFormatError` naming the index of the offending message in the request.
+
+A turn carries its messages' tool ids (from `wire_message.WireMessage`, held by a frozen
+message), so the pairing of a valid view is checked turn by turn on those ids; only a view
+that fails is walked block by block, to name the first offending message.
 """
 
 from __future__ import annotations
@@ -18,11 +22,28 @@ from agent_cli.errors import WireFormatError
 
 @dataclass
 class WireTurn:
-    """One merged message under construction; `origins` maps each block to its source index."""
+    """One merged message under construction; `origins` maps each block to its source index.
+
+    `tool_use_ids` and `tool_result_ids` are its blocks' ids in order; `results_lead` is
+    true when no tool_result follows a block of another type."""
 
     role: str
     blocks: list[dict[str, Any]] = field(default_factory=list)
     origins: list[int] = field(default_factory=list)
+    tool_use_ids: list[str] = field(default_factory=list)
+    tool_result_ids: list[str] = field(default_factory=list)
+    results_lead: bool = True
+
+    def absorb(self, later: WireTurn) -> None:
+        """Append a later turn of the same role, keeping block order."""
+        all_results = len(self.tool_result_ids) == len(self.blocks)
+        self.results_lead = self.results_lead and (
+            not later.tool_result_ids or (all_results and later.results_lead)
+        )
+        self.blocks.extend(later.blocks)
+        self.origins.extend(later.origins)
+        self.tool_use_ids.extend(later.tool_use_ids)
+        self.tool_result_ids.extend(later.tool_result_ids)
 
 
 def merge_turns(turns: list[WireTurn]) -> list[WireTurn]:
@@ -30,8 +51,7 @@ def merge_turns(turns: list[WireTurn]) -> list[WireTurn]:
     merged: list[WireTurn] = []
     for turn in turns:
         if merged and merged[-1].role == turn.role:
-            merged[-1].blocks.extend(turn.blocks)
-            merged[-1].origins.extend(turn.origins)
+            merged[-1].absorb(turn)
         else:
             merged.append(turn)
     return merged
@@ -52,12 +72,67 @@ def trim_final_assistant_text(turns: list[WireTurn]) -> None:
     """
     last = turns[-1]
     if last.role == "assistant" and last.blocks[-1]["type"] == "text":
-        last.blocks[-1]["text"] = last.blocks[-1]["text"].rstrip()
+        final = last.blocks[-1]  # may be a frozen block shared with its message: replace it
+        last.blocks[-1] = {**final, "text": final["text"].rstrip()}
+
+
+@dataclass(frozen=True)
+class PairingState:
+    """Where the pairing rule stands after some turns: every call id met so far, and the
+    calls of the last turn if it was an assistant turn (still to be answered)."""
+
+    seen_ids: frozenset[str] = frozenset()
+    asked: tuple[str, ...] = ()
+
+    def after(self, turns: list[WireTurn]) -> PairingState:
+        """The state after `turns`, which follow this state and were found valid."""
+        if not turns:
+            return self
+        new_ids = [tool_id for turn in turns for tool_id in turn.tool_use_ids]
+        last = turns[-1]
+        asked = tuple(last.tool_use_ids) if last.role == "assistant" else ()
+        return PairingState(self.seen_ids.union(new_ids), asked)
+
+
+NOTHING_PAIRED = PairingState()
 
 
 def check_tool_pairing(turns: list[WireTurn]) -> None:
     """Each turn's tool_results must answer exactly the previous turn's tool_uses, first;
     a call in a trailing assistant turn has no answer at all."""
+    if not is_pairing_valid(turns, NOTHING_PAIRED):
+        _refuse_pairing(turns)
+
+
+def is_pairing_valid(turns: list[WireTurn], before: PairingState) -> bool:
+    """The pairing rule on the turns' ids alone, for turns that follow `before`: exactly
+    what `_refuse_pairing` enforces on a whole view.
+
+    A user turn must answer the previous turn's calls (each once, all first, and no
+    other), no call id may repeat anywhere in the view, and the last turn leaves no call
+    unanswered."""
+    seen_ids: set[str] = set()
+    asked: list[str] | tuple[str, ...] = before.asked
+    for turn in turns:
+        if turn.role == "assistant":
+            asked = turn.tool_use_ids
+            if asked:
+                count = len(seen_ids)
+                seen_ids.update(asked)
+                if len(seen_ids) != count + len(asked) or not before.seen_ids.isdisjoint(asked):
+                    return False
+        elif asked or turn.tool_result_ids:
+            results = turn.tool_result_ids
+            if not turn.results_lead or len(results) != len(asked):
+                return False
+            if set(results) != set(asked):
+                return False
+            asked = []
+    return not asked
+
+
+def _refuse_pairing(turns: list[WireTurn]) -> None:
+    """Walk the blocks and raise for the first one that breaks the pairing rule."""
     seen_ids: set[str] = set()
     asked: dict[str, int] = {}
     for turn in turns:

@@ -13,12 +13,15 @@ for the rest of the session, and what is still asked.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 
 from agent_cli.repl.safe_text import clip_line, reveal_controls
 from agent_cli.tools.approval_scope import AlwaysScope, ScopeKind
+
+if TYPE_CHECKING:
+    from agent_cli.tools.permissions import PermissionRequest
 
 VIEW_EVERY_LINE = "[v] view every line"
 VIEW_TWO_ENDS = "[v] view its two ends"
@@ -38,13 +41,12 @@ _LETTER = {"allow_always": "a", "allow_prefix": "p"}
 NOT_PLAIN_WORDS = "; & | ` $( ${ $[ < > ( ) \\ or a line break"
 
 
-def offered_scopes(request: Any) -> tuple[AlwaysScope, ...]:
+def offered_scopes(request: PermissionRequest) -> tuple[AlwaysScope, ...]:
     """The request's "always" scopes; () for a request that offers none."""
-    always_scopes = getattr(request, "always_scopes", None)
-    return tuple(always_scopes()) if callable(always_scopes) else ()
+    return tuple(request.always_scopes())
 
 
-def build_question(request: Any, view_offer: str | None = None) -> str:
+def build_question(request: PermissionRequest, view_offer: str | None = None) -> str:
     """`allow? [y] once · [a] always … · [n] no: `, with `view_offer` before the colon."""
     choices = ["[y] once", *(_choice(scope) for scope in offered_scopes(request)), "[n] no"]
     if view_offer:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import io
 from dataclasses import dataclass
 from itertools import islice, takewhile
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.text import Text
@@ -42,6 +42,9 @@ from agent_cli.safe_cuts import safe_head_end, safe_tail_start
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.approval import Approval, ApprovalKind
 from agent_cli.tools.output import format_size
+
+if TYPE_CHECKING:
+    from agent_cli.tools.permissions import PermissionRequest
 
 MAX_LINE_ROWS = 4
 # Rows kept free under the body: the question, a possible "answer y, a or n", a spare.
@@ -70,7 +73,9 @@ class _Ends:
     line_count: int
 
 
-def build_approval_view(request: Any, width: int, height: int, full: bool = False) -> ApprovalView:
+def build_approval_view(
+    request: PermissionRequest, width: int, height: int, full: bool = False
+) -> ApprovalView:
     """The header and body lines to print before the question; see the module contract."""
     approval = approval_of(request)
     raw_lines = split_lines(approval)
@@ -83,7 +88,7 @@ def build_approval_view(request: Any, width: int, height: int, full: bool = Fals
     budget = max(MIN_BODY_ROWS, height - header_rows(header, width) - RESERVED_ROWS)
     ends = _collect_ends(raw_lines, approval.kind, budget)
     gutter = max((len(line.label) for line in (*ends.head, *ends.tail)), default=1)
-    secrets = getattr(request, "secrets", NO_SECRETS)
+    secrets = request.secrets
     layout = _Layout(gutter, width, secrets)
     fitted, is_shortened = fit_lines(ends, layout, budget, lists_every_line)
     rows = [_with_gutter(line, gutter) for line in fitted]
@@ -128,7 +133,7 @@ def _full_listing(approval: Approval, raw_lines: list[str]) -> list[NumberedLine
     return [*head, NumberedLine(-1, -1, "", ApprovalKind.CONTENT, note), *reversed(tail)]
 
 
-def build_approval_header(request: Any, width: int) -> Text:
+def build_approval_header(request: PermissionRequest, width: int) -> Text:
     """The header alone (to repeat it above the question after a full listing)."""
     approval = approval_of(request)
     return build_header(request, approval, split_lines(approval), width)
@@ -144,15 +149,16 @@ def split_lines(approval: Approval) -> list[str]:
     return text.split("\n")
 
 
-def approval_of(request: Any) -> Approval:
+def approval_of(request: PermissionRequest) -> Approval:
     """The request's approval text; a request without one shows its description."""
-    approval = getattr(request, "approval", None)
-    if isinstance(approval, Approval):
-        return approval
+    if request.approval is not None:
+        return request.approval
     return Approval(ApprovalKind.COMMAND, str(request.description))
 
 
-def build_header(request: Any, approval: Approval, raw_lines: list[str], width: int) -> Text:
+def build_header(
+    request: PermissionRequest, approval: Approval, raw_lines: list[str], width: int
+) -> Text:
     """One line: the tool, what it will do, and how many lines follow."""
     count = len(raw_lines)
     blank = sum(1 for line in raw_lines if not line.strip())

@@ -8,13 +8,17 @@ thresholds, unless the user set others).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Group
 from rich.text import Text
 
 from agent_cli import __version__
+from agent_cli.repl.port import SessionPort
 from agent_cli.repl.safe_text import clip_line
+
+if TYPE_CHECKING:
+    from agent_cli.compaction import CompactionPolicy
 
 CLAUDE_HOW_TO = (
     "To use Claude: set ANTHROPIC_API_KEY (optionally ANTHROPIC_BASE_URL, and "
@@ -31,7 +35,7 @@ def describe_offline(offline_fallback: bool) -> str:
     return "This is the offline demo model (chosen with --provider or the config file)."
 
 
-def describe_thresholds(policy: Any, *, demo: bool) -> str:
+def describe_thresholds(policy: CompactionPolicy, *, demo: bool) -> str:
     """When compaction fires; on the demo thresholds, why they are small and how to change them."""
     text = (
         f"Compaction starts at {policy.soft_threshold:,} tokens (hard limit {policy.hard_limit:,})"
@@ -45,7 +49,11 @@ def describe_thresholds(policy: Any, *, demo: bool) -> str:
 
 
 def build_banner(
-    session: Any, *, offline_fallback: bool, resumed: bool, demo_thresholds: bool = False
+    session: SessionPort,
+    *,
+    offline_fallback: bool,
+    resumed: bool,
+    demo_thresholds: bool = False,
 ) -> Group:
     provider = session.provider
     lines = [
@@ -60,12 +68,10 @@ def build_banner(
     if provider.name == "offline":
         lines.append(Text(describe_offline(offline_fallback), style="yellow"))
         lines.append(Text(CLAUDE_HOW_TO, style="yellow"))
-        policy = getattr(session, "policy", None)
-        if policy is not None:
-            lines.append(Text(describe_thresholds(policy, demo=demo_thresholds), style="cyan"))
+        lines.append(Text(describe_thresholds(session.policy, demo=demo_thresholds), style="cyan"))
     lines.append(Text(f"workspace {clip_line(str(session.workspace), 300)}"))
-    found = getattr(session, "project_instructions", None)
-    if found is not None and found.text:
+    found = session.project_instructions
+    if found.text:
         lines.append(Text(f"project instructions from {clip_line(str(found.source), 40)}"))
     lines.append(
         Text(
@@ -78,7 +84,7 @@ def build_banner(
     return Group(*lines)
 
 
-def build_goodbye(session: Any) -> Group:
+def build_goodbye(session: SessionPort) -> Group:
     """Where the transcript is and how to come back to it."""
     session_id = clip_line(str(session.session_id), 80)
     return Group(

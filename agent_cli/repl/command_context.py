@@ -8,26 +8,31 @@ show with the usage; `say` prints one wrapped line. No handler logic lives here.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from rich.console import Console
 from rich.text import Text
 
 from agent_cli.errors import CommandUsageError
+from agent_cli.events import SessionEvent, ToolFinished
+from agent_cli.repl.port import SessionPort
+
+if TYPE_CHECKING:
+    from agent_cli.session.catalog import SessionDeletion, SessionSummary
 
 
 class CommandContext(Protocol):
     """What a handler may use: the current session and a few REPL actions."""
 
-    session: Any
+    session: SessionPort
     console: Console
 
-    def render_events(self, events: Iterator[Any]) -> None: ...
+    def render_events(self, events: Iterator[SessionEvent]) -> None: ...
     def write_plain(self, text: str) -> None: ...
     def switch_session(self, resume: str | None) -> None: ...
-    def list_sessions(self) -> list[Any]: ...
-    def delete_sessions(self, session_ids: list[str]) -> list[Any]: ...  # SessionDeletion
-    def last_tool_result(self) -> Any: ...
+    def list_sessions(self) -> list[SessionSummary]: ...
+    def delete_sessions(self, session_ids: list[str]) -> list[SessionDeletion]: ...
+    def last_tool_result(self) -> ToolFinished | None: ...
     def request_quit(self) -> None: ...
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from agent_cli.errors import CommandUsageError, UnknownCommand
 from agent_cli.repl import durable_commands, model_views, views
@@ -26,6 +25,7 @@ from agent_cli.repl.command_context import (
     require_one_id,
     say,
 )
+from agent_cli.repl.port import SessionPort
 from agent_cli.repl.session_commands import run_sessions_command
 from agent_cli.repl.stats_panel import build_stats_panel, render_stats_json
 
@@ -110,15 +110,14 @@ def _help(context: CommandContext, args: str) -> None:
     )
 
 
-def _offline_request_forms(session: Any) -> list[str]:
-    """On the offline demo model, the requests it understands (it knows only a few)."""
-    if getattr(session.provider, "name", None) != "offline":
+def _offline_request_forms(session: SessionPort) -> list[str]:
+    """On the offline demo model, the requests it understands with this session's tools
+    (it knows only a few)."""
+    if session.provider.name != "offline":
         return []
     from agent_cli.provider.offline import describe_request_forms
 
-    toolbox = getattr(session, "toolbox", None)
-    tools = {str(schema.get("name")) for schema in toolbox.schemas()} if toolbox else None
-    return describe_request_forms(tools)
+    return describe_request_forms(set(session.tool_names))
 
 
 def _stats(context: CommandContext, args: str) -> None:

@@ -10,6 +10,7 @@ Numbers come from the events; nothing is computed here but differences and plura
 from __future__ import annotations
 
 from agent_cli.events import (
+    LAYER_CODES,
     CompactionFired,
     CompactionSkipped,
     LayerLine,
@@ -18,7 +19,19 @@ from agent_cli.events import (
 )
 from agent_cli.repl.safe_text import COMPACT_TAG, clip_line
 
-LAYER_ORDER = ("L1", "L2", "L3", "L4")
+# The one table of the layers' plain names, by the codes events carry.
+LAYER_NAMES = dict(
+    zip(
+        LAYER_CODES,
+        ("truncate tool results", "drop repeated file reads", "prune old messages", "summarize"),
+        strict=True,
+    )
+)
+
+
+def layer_name(code: str) -> str:
+    """`L1` -> `truncate tool results`; an unknown code stands for itself."""
+    return LAYER_NAMES.get(code, code)
 
 
 def plural(count: int, singular: str, plural_form: str | None = None) -> str:
@@ -61,7 +74,7 @@ def signed_change(before: int, after: int) -> str:
 
 def format_layer_line(line: LayerLine) -> str:
     return (
-        f"{COMPACT_TAG} {clip_line(line.layer, 8)} {clip_line(line.name, 60)}: "
+        f"{COMPACT_TAG} {clip_line(line.layer, 8)} {clip_line(layer_name(line.layer), 60)}: "
         f"{line.tokens_before:,} -> {line.tokens_after:,} tokens "
         f"({signed_change(line.tokens_before, line.tokens_after)}; "
         f"{describe_layer_effect(line)})"
@@ -96,10 +109,10 @@ def describe_layer_span(layers: tuple[str, ...]) -> str:
 
 
 def _is_consecutive(layers: tuple[str, ...]) -> bool:
-    if not all(layer in LAYER_ORDER for layer in layers):
+    if not all(layer in LAYER_CODES for layer in layers):
         return False
-    start = LAYER_ORDER.index(layers[0])
-    return tuple(layers) == LAYER_ORDER[start : start + len(layers)]
+    start = LAYER_CODES.index(layers[0])
+    return tuple(layers) == LAYER_CODES[start : start + len(layers)]
 
 
 def format_blocked(event: RequestBlocked) -> list[str]:

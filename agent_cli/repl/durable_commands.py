@@ -17,8 +17,17 @@ from agent_cli.repl.command_context import (
     require_text,
     say,
 )
-from agent_cli.repl.plain_words import normalize_item_id
 from agent_cli.repl.safe_text import clip_line
+
+
+def normalize_item_id(raw: str) -> str:
+    """`3` means `T3`: the number alone is what people type after seeing "T3"; `t3`
+    means `T3` and `f2` means `F2` (ids are upper case)."""
+    if raw.isdigit():
+        return f"T{raw}"
+    if len(raw) > 1 and raw[0] in "tf" and raw[1:].isdigit():
+        return raw.upper()
+    return raw
 
 
 def remember_command(context: CommandContext, args: str) -> None:

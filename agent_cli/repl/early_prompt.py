@@ -37,6 +37,7 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.renderer import Renderer
 
 from agent_cli.repl.background import DeferredWork
+from agent_cli.repl.prompt_ending import prompt_once
 
 _WORK_DONE = object()  # the result the prompt exits with when the work ended first
 
@@ -75,7 +76,7 @@ def show_until_done(
     app.renderer.erase = functools.partial(_erase_row_by_row, app.renderer)  # type: ignore[method-assign]
     app.after_render.add_handler(start_work)
     try:
-        result = session.prompt(message, pre_run=end_when_work_ends)
+        result = prompt_once(session, message, pre_run=end_when_work_ends)
     except (EOFError, KeyboardInterrupt) as exc:
         return _ended(app, exception=type(exc))
     finally:

@@ -1,19 +1,32 @@
-"""Words and exit codes for typed errors: the only place errors become sentences.
+"""Words and exit codes for what the session reports: the only place its typed errors,
+notice codes and reason codes become sentences.
 
 Contract: `describe_error(exc)` returns one short line that says what went wrong and
 what to do; `exit_code_for(exc)` the process exit code (2 for bad usage or
-configuration, 1 otherwise). Field values that could carry outside text (ids, reasons,
-paths) are flattened with `clip_line`, so an error line can never rewrite the screen.
+configuration, 1 otherwise); `describe_startup_error(exc)` and `startup_exit_code(exc)`
+the same for a process about to exit while it opens its session (None: the general
+ones fit); `notice_text(notice)` words a session `Notice` from its code
+and fields (and the typed error it carries); `explain_resolution(status, reason)` says
+what a pointer's status means and `explain_pending_reason(reason, item_id)` why a change
+to a pending item was refused, without the code (codes stay in `--json` output, the
+transcript and the logs); `describe_instructions_problem` and
+`describe_instructions_redaction` say what is wrong with AGENTS.md. The session emits
+codes and fields only. Field values that could carry outside text (ids, reasons, paths)
+are flattened with `clip_line` in error lines, so an error line can never rewrite the
+screen; notice lines are flattened where they are rendered (`render.build_notice_text`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from agent_cli import errors as e
-from agent_cli.repl.plain_words import explain_pending_reason
 from agent_cli.repl.safe_text import clip_line
+from agent_cli.secret_forms import REDACTED_MARK
+
+if TYPE_CHECKING:
+    from agent_cli.events import Notice
 
 USAGE_EXIT = 2
 FAILURE_EXIT = 1
@@ -41,8 +54,6 @@ def _config(exc: e.ConfigError) -> str:
 
 def _provider_failed(exc: e.ProviderRequestFailed) -> str:
     if exc.kind == "model_not_found":
-        from agent_cli.session.describe import model_not_found
-
         return model_not_found(exc.model)
     status = f", HTTP {exc.status}" if exc.status else ""
     attempts = f", {exc.attempts} attempts" if exc.attempts > 1 else ""
@@ -194,9 +205,7 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         f"bad pointer ({_c(exc.reason)}): expected transcript:<session>:<sequence> or "
         "artifact:<session>:<file>:<sha256 prefix>"
     ),
-    e.PendingTransitionError: lambda exc: explain_pending_reason(
-        exc.reason, getattr(exc, "item_id", None)
-    ),
+    e.PendingTransitionError: lambda exc: explain_pending_reason(exc.reason, exc.item_id),
     e.DurableItemNotFound: lambda exc: (
         f"there is no fact or pending item {_c(exc.item_id, 40)}; /facts lists them "
         "(F1, F2, ... and T1, T2, ...)"
@@ -206,7 +215,7 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     ),
     e.UnknownCommand: lambda exc: (
         f"unknown command {_c(exc.name, 40)}: "
-        + (f"did you mean {_c(exc.suggestion, 40)}? " if getattr(exc, "suggestion", None) else "")
+        + (f"did you mean {_c(exc.suggestion, 40)}? " if exc.suggestion else "")
         + "/help lists the commands"
     ),
     e.CommandUsageError: lambda exc: (
@@ -228,3 +237,379 @@ def exit_code_for(exc: BaseException) -> int:
     """2 for what the user can fix on the command line or in the config; 1 otherwise."""
     usage_errors = (e.ConfigError, e.MissingApiKey, e.SessionNotFound, e.CommandUsageError)
     return USAGE_EXIT if isinstance(exc, usage_errors) else FAILURE_EXIT
+
+
+# --- errors that end the process while it opens its session ---------------------------
+# The advice names command-line flags, never REPL commands such as `/new`, and never the
+# flag that just failed; what went wrong with a session is worded once, by
+# `describe_session_fact`, and only the advice is the start-up's own.
+
+NEW_SESSION_ON_START = "run agent-cli without --continue or --resume to start a new session"
+
+
+def _bad_input(exc: e.InvalidStoreInput) -> str | None:
+    if exc.field != "session_id":
+        return None
+    return (
+        f"--resume: that is not a session id ({describe_session_id_rule(exc.reason)}); "
+        "`agent-cli --resume` without an id lists this folder's sessions"
+    )
+
+
+_STARTUP_DESCRIBERS: dict[type, Callable[[Any], str | None]] = {
+    e.TranscriptLocked: lambda exc: f"{describe_session_fact(exc)}, or {NEW_SESSION_ON_START}",
+    e.TranscriptCorrupt: lambda exc: (
+        f"{describe_session_fact(exc)}. {NEW_SESSION_ON_START}, or `agent-cli --resume` to pick another"
+    ),
+    e.SessionUnresumable: lambda exc: f"{describe_session_fact(exc)}. {NEW_SESSION_ON_START}",
+    e.TranscriptChangedUnderneath: lambda exc: (
+        f"{describe_session_fact(exc)}; try again, or {NEW_SESSION_ON_START}"
+    ),
+    e.InvalidStoreInput: _bad_input,
+}
+
+
+def describe_startup_error(exc: BaseException) -> str | None:
+    """The start-up wording for `exc`, or None to use the general one."""
+    for kind in type(exc).__mro__:
+        describer = _STARTUP_DESCRIBERS.get(kind)
+        if describer is not None:
+            return describer(exc)
+    return None
+
+
+def startup_exit_code(exc: BaseException) -> int | None:
+    """2 for a session id that is not one or an input over the cap (usage errors); None:
+    the general code."""
+    if isinstance(exc, e.InvalidStoreInput) and exc.field == "session_id":
+        return 2
+    if isinstance(exc, e.InputTooLarge):
+        return 2
+    return None
+
+
+# --- the session's failures, as notices say them ------------------------------------------
+
+MODEL_CHOICES = (
+    "choose another with --model, the config key `model`, ANTHROPIC_MODEL, or /model "
+    "at the prompt (/model alone lists the models)"
+)
+
+_PROVIDER_ADVICE = {
+    "overloaded": "the API is overloaded; try again in a moment",
+    "rate_limited": "rate limited; wait a little and try again",
+    "connection": "could not reach the API; check the network or ANTHROPIC_BASE_URL",
+    "timeout": "the API did not answer in time; try again",
+    "auth": "the API key was refused; check ANTHROPIC_API_KEY",
+    "bad_request": "the API rejected the request",
+}
+
+
+def model_not_found(model: str | None) -> str:
+    """Which model the API does not know, and every way to pick another."""
+    printable = "".join(ch for ch in model or "" if ch.isprintable())[:80]
+    name = f"'{printable}'" if printable else "the requested model"
+    return (
+        f"The API has no model {name} (HTTP 404 not_found_error): {MODEL_CHOICES}. "
+        "The conversation is unchanged but for your message, which is kept."
+    )
+
+
+def describe_failed_request(error: BaseException | None) -> str:
+    """A model request that ended a turn: what failed and how to go on."""
+    if error is None:
+        return "The provider ended the stream without an answer."
+    if not isinstance(error, e.ProviderRequestFailed):
+        return f"{type(error).__name__}: {error}. The conversation is unchanged."
+    if error.kind == "model_not_found":
+        return model_not_found(error.model)
+    advice = _PROVIDER_ADVICE.get(error.kind, "the request failed")
+    status = f" (HTTP {error.status})" if error.status else ""
+    tries = f" after {error.attempts} attempts" if error.attempts > 1 else ""
+    detail = f": {error.detail}" if error.detail and error.kind == "bad_request" else ""
+    return (
+        f"Model request failed{status}{tries}: {advice}{detail}. "
+        "The conversation is unchanged but for your message, which is kept: "
+        "send 'continue' to retry (sending it again would repeat it)."
+    )
+
+
+def describe_failed_write(error: BaseException | None) -> str:
+    """A transcript write that failed during a turn; nothing was half-written."""
+    if isinstance(error, e.TranscriptWriteFailed):
+        return (
+            f"Could not write the transcript ({error.errno_name}); nothing was half-written. "
+            "Free disk space or fix the state folder, then try again."
+        )
+    if isinstance(error, e.TranscriptChangedUnderneath):
+        return (
+            f"The transcript file changed under this session ({error.reason}). "
+            "Start a new session with /new; the old record is left as it is."
+        )
+    return f"Storage error: {type(error).__name__}. Check the state folder (AGENT_CLI_HOME)."
+
+
+def describe_damaged_memory(error: BaseException | None) -> str:
+    """The memory file could not be loaded at start-up; the session starts without it."""
+    if not isinstance(error, e.MemoryFileDamaged):
+        return "The durable memory file could not be read. Starting with no durable facts."
+    if error.reason in ("not_a_file", "symlink"):  # left where it is, not opened for real
+        what = "a symbolic link" if error.reason == "symlink" else "not a regular file"
+        return (
+            f"The durable memory file {error.path} is {what}; agent-cli left it alone. "
+            "Starting with no durable facts; move it out of the way to save new ones."
+        )
+    kept = f" A copy was kept at {error.kept_at}." if error.kept_at else ""
+    return (
+        f"The durable memory file could not be read ({error.reason}).{kept} "
+        "Starting with no durable facts; /remember saves a new file."
+    )
+
+
+MODELS_API_PROBLEMS = {
+    "not_offered": "this provider has no Models API",
+    "not_found": "the endpoint does not offer the Models API",
+    "timeout": "the Models API did not answer in time",
+    "connection": "the Models API could not be reached",
+    "auth": "the API key was refused",
+    "malformed_answer": "the Models API's answer was not a list of models",
+    "no_models": "the Models API listed no models",
+    "too_large": "the Models API's answer was too large to read",
+    "failed": "the Models API's answer could not be read",
+}
+
+
+def explain_models_api_problem(problem: str | None) -> str:
+    """Why `/model` lists the built-in table instead of the Models API's answer."""
+    return MODELS_API_PROBLEMS.get(str(problem), f"the Models API failed ({problem})")
+
+
+# --- project instructions -----------------------------------------------------------------
+
+INSTRUCTIONS_PROBLEMS = {
+    "unreadable": "could not be read",
+    "not_utf8": "is not UTF-8 text",
+    "not_a_file": "is not a regular file",
+    "binary": "looks like a binary file",
+    "outside_workspace": "is a link that leads outside the workspace",
+    "hidden_target": "is a link to a hidden file or folder (such as .env or .git/), "
+    "which is never sent as instructions",
+}
+
+
+def describe_instructions_problem(source: object, problem: object) -> str:
+    """One line: which file, what is wrong, what happens now."""
+    words = INSTRUCTIONS_PROBLEMS.get(str(problem or ""), "could not be used")
+    return (
+        f"Project instructions: {source} {words}, so requests go without it. "
+        "Fix the file and run /reload."
+    )
+
+
+def describe_instructions_redaction(source: object, redacted: object) -> str:
+    """One line when secrets were taken out of the text requests carry."""
+    noun = "value" if redacted == 1 else "values"
+    return (
+        f"Project instructions: {source} holds {redacted} secret {noun} that "
+        f"agent-cli holds (an API key or token); requests carry {REDACTED_MARK} instead. "
+        "Take it out of the file and run /reload."
+    )
+
+
+# --- notices ------------------------------------------------------------------------------
+
+_CANCELLED = {
+    "turn": "Cancelled: the turn was interrupted.",
+    "compaction": "Cancelled: compaction was interrupted.",
+    "answer": "Cancelled: the answer was interrupted.",
+    "tool": "Cancelled: the running tool was interrupted.",
+}
+LAYER_FAILURES = {
+    "summary_failed": "L4: the summarizer failed; the view was left as it was.",
+    "summary_blank": "L4: the summarizer returned nothing; the view was left as it was.",
+    "summary_not_smaller": "L4: the summary was not smaller; the view was left as it was.",
+    "skipped_no_summarizer": "L4 was needed but no summarizer is available.",
+}
+_FIXED_NOTICES = {
+    **LAYER_FAILURES,
+    "empty_answer": "The model returned an empty answer.",
+    "refusal": "The model declined to answer this request.",
+    "results_held": "The tool results are kept in memory and will be recorded before your "
+    "next message, once the transcript can be written again.",
+    "results_recorded": "The tool results held in memory are now recorded.",
+    "resumed_mid_tool": "The session had stopped while a tool ran; that call was answered "
+    "with an error.",
+}
+
+
+def _cut_answer(fields: Mapping[str, object]) -> str:
+    if fields.get("kept"):
+        return (
+            "The answer hit the output limit and was cut; what arrived is kept. "
+            "Ask the agent to continue."
+        )
+    return (
+        "The answer hit the output limit before any part of it was whole; "
+        "nothing was kept. Ask again, perhaps for less at once."
+    )
+
+
+def _unreachable_low_water(fields: Mapping[str, object]) -> str:
+    low, fixed, aim = fields["low"], fields["fixed"], fields["aim"]
+    return (
+        f"The low-water mark ({low:,} tokens) is not above what every request carries "
+        f"besides the conversation ({fixed:,} tokens: system prompt, tool schemas, durable "
+        f"block), so compaction could never get under it. Compacting down to {aim:,} "
+        f"instead, halfway to the soft threshold; set --low-water (config low_water) "
+        f"above {fixed:,} to choose the mark."
+    )
+
+
+def _repeated_tool_id(fields: Mapping[str, object]) -> str:
+    if fields.get("retry"):
+        return (
+            "The model's answer repeated a tool call id; it was not recorded and nothing ran. "
+            "Asking once more."
+        )
+    return (
+        "The model's answer repeated a tool call id again; nothing ran and nothing was "
+        "recorded, so the session stays resumable. Send your message again."
+    )
+
+
+def _malformed_tool_call(fields: Mapping[str, object]) -> str:
+    if fields.get("retry"):
+        return (
+            "The model's answer held a tool call the API would not take back (an empty or "
+            "malformed id or tool name); it was not recorded and nothing ran. Asking once more."
+        )
+    return (
+        "The model's answer held a malformed tool call again; nothing ran and nothing was "
+        "recorded, so the session stays resumable. Send your message again."
+    )
+
+
+_NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
+    "cancelled": lambda f: _CANCELLED.get(str(f.get("during")), "Cancelled."),
+    "permission_cancelled": lambda f: (
+        f"Cancelled at the permission question: {f['tool']} was not run."
+    ),
+    "step_limit": lambda f: f"Stopped after {f['steps']} model requests in one turn.",
+    "max_tokens": _cut_answer,
+    "low_water_under_reserve": _unreachable_low_water,
+    "duplicate_tool_id": _repeated_tool_id,
+    "bad_tool_id": _malformed_tool_call,
+    "message_stored": lambda f: (
+        f"Your message ({f['characters']:,} characters) is large: it was stored whole as an "
+        "artifact and the conversation carries its beginning, its end and its pointer."
+    ),
+    "workspace_switched": lambda f: (
+        f"This session worked in {f['recorded']}; its tools run there, not in {f['current']} "
+        "where agent-cli was started."
+    ),
+    "workspace_missing": lambda f: (
+        f"This session worked in {f['recorded']}, which no longer exists; its tools now run "
+        f"in {f['current']}."
+    ),
+    "model_restored": lambda f: (
+        f"Model {str(f['model'])[:200]} (chosen with /model in this session)."
+    ),
+    "tool_ids_renamed": lambda f: (
+        f"{f['count']} tool call id(s) in this transcript, recorded by an earlier agent-cli, "
+        "are not ones the API accepts; the requests carry them renamed (toolu_renamed_...). "
+        "The transcript keeps them as recorded."
+    ),
+    "project_instructions_unusable": lambda f: describe_instructions_problem(
+        f["source"], f["problem"]
+    ),
+    "project_instructions_redacted": lambda f: describe_instructions_redaction(
+        f["source"], f["redacted"]
+    ),
+}
+_NOTICE_ERROR_WORDS: dict[str, Callable[[BaseException | None], str]] = {
+    "provider_failed": describe_failed_request,
+    "transcript_write_failed": describe_failed_write,
+    "memory_damaged": describe_damaged_memory,
+    "invalid_view": lambda error: f"The view cannot be sent: {error}.",
+}
+
+
+def notice_text(notice: Notice) -> str:
+    """The sentence for a session notice, from its code, fields and error; a code this
+    table does not know is shown as it is (a newer session, a test's own code)."""
+    if notice.code in _NOTICE_ERROR_WORDS:
+        return _NOTICE_ERROR_WORDS[notice.code](notice.error)
+    if notice.code in _FIXED_NOTICES:
+        return _FIXED_NOTICES[notice.code]
+    words = _NOTICE_FIELDS_WORDS.get(notice.code)
+    return words(notice.fields) if words is not None else notice.code
+
+
+# --- pointers and pending items -----------------------------------------------------------
+
+POINTER_FORMS = (
+    "transcript:<session>:<sequence> or artifact:<session>:<file>:<sha256 prefix> "
+    "(tool panels, /facts and /sources show them)"
+)
+# Reasons the pointer parser gives: the text is not a pointer at all.
+_SYNTAX_REASONS = frozenset(
+    {
+        "backslash",
+        "bad_character",
+        "bad_first_character",
+        "component_too_long",
+        "control_character",
+        "digest_length",
+        "digest_not_hex",
+        "dot_component",
+        "empty",
+        "empty_part",
+        "missing_scheme",
+        "non_ascii",
+        "not_text",
+        "sequence_not_digits",
+        "slash",
+        "too_long",
+        "whitespace",
+        "wrong_part_count",
+    }
+)
+_MISSING = {
+    "sequence_not_found": "that session has no record with that number",
+    "not_found": "nothing is stored there: no such session or file",
+    "root_not_found": "the folder that would hold it does not exist",
+    "vanished": "it was deleted while being read",
+}
+_STATUS_WORDS = {
+    "missing": "what it points at is gone or was never saved",
+    "denied": "it leads to something agent-cli will not read (a link or a special file)",
+    "corrupt": "what is stored there no longer matches the pointer (changed or damaged)",
+    "unsupported": "agent-cli cannot expand this kind of pointer; use a transcript: or "
+    "artifact: pointer",
+}
+_PENDING = {
+    "unknown_item": "there is no pending item {item}; /facts lists them (T1, T2, ...)",
+    "illegal_transition": "{item} cannot change that way from where it stands (a done "
+    "item stays done); /facts shows each item's status",
+    "required_when_blocked": "blocking {item} needs a reason: /block {item} <reason>",
+    "not_later": "{item} was changed a moment ago; try again",
+}
+
+
+def explain_resolution(status: str, reason: str) -> str:
+    """What a pointer's status means, for a person (see the module contract). Unknown
+    codes get a general sentence for their status, never the code."""
+    if status == "available":
+        return "found and verified"
+    if status == "corrupt" and reason in _SYNTAX_REASONS:
+        return f"that is not a pointer: a pointer looks like {POINTER_FORMS}"
+    if status == "missing" and reason in _MISSING:
+        return _MISSING[reason]
+    return _STATUS_WORDS.get(status, "it cannot be shown")
+
+
+def explain_pending_reason(reason: str, item_id: str | None) -> str:
+    """Why a change to a pending item was refused, naming the item when known."""
+    item = clip_line(item_id, 40) if item_id else "that item"
+    template = _PENDING.get(reason, "that change to {item} is not possible; /facts shows it")
+    return template.format(item=item)

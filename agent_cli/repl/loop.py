@@ -11,23 +11,44 @@ comes back. `Repl` holds the current session and swaps it on `/new` and `/resume
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Protocol
 
 from rich.console import Console
 from rich.text import Text
 
 from agent_cli.errors import AgentCliError, CommandUsageError
+from agent_cli.events import SessionEvent, ToolFinished
 from agent_cli.repl.answer_stream import warm_up_answer_rendering
 from agent_cli.repl.background import BackgroundMeasure, DeferredWork
 from agent_cli.repl.banner import build_banner, build_goodbye
 from agent_cli.repl.commands import message_text, run_command, split_command, usage_of
 from agent_cli.repl.error_text import describe_error
+from agent_cli.repl.port import SessionPort
 from agent_cli.repl.render import EventRenderer, build_error_text
 from agent_cli.repl.safe_text import clip_line
 from agent_cli.repl.session_views import build_exchanges_view
 from agent_cli.repl.turns import drive_events
 from agent_cli.repl.wiring import SessionBackend
+
+if TYPE_CHECKING:
+    from agent_cli.session.catalog import SessionDeletion, SessionSummary
+    from agent_cli.session.figures import Gauge
+
+
+class LineReader(Protocol):
+    """Where lines come from: the prompt at a terminal, or plain lines from a pipe."""
+
+    @property
+    def shows_gauge(self) -> bool:
+        """True when the reader shows the gauge (so it is worth measuring)."""
+        ...
+
+    def read_line(self, gauge_source: Callable[[], Gauge | None] | None = None) -> str: ...
+
+    def refresh(self) -> None:
+        """Redraw what is on screen (the gauge arrived); safe from any thread."""
+        ...
 
 
 class Repl:
@@ -36,9 +57,9 @@ class Repl:
     def __init__(
         self,
         *,
-        session: Any,
+        session: SessionPort,
         backend: SessionBackend,
-        reader: Any,
+        reader: LineReader,
         console: Console,
         live: bool,
         offline_fallback: bool,
@@ -94,7 +115,7 @@ class Repl:
 
     # --- what commands may use (commands.CommandContext) ---------------------------------
 
-    def render_events(self, events: Iterator[Any]) -> None:
+    def render_events(self, events: Iterator[SessionEvent]) -> None:
         try:
             drive_events(events, self._renderer.render)
         finally:
@@ -114,17 +135,17 @@ class Repl:
         self._close(old_session)
         self._print_banner(resumed=resume is not None)
 
-    def list_sessions(self) -> list[Any]:
+    def list_sessions(self) -> list[SessionSummary]:
         return self._backend.list_sessions(False)
 
-    def delete_sessions(self, session_ids: list[str]) -> list[Any]:
+    def delete_sessions(self, session_ids: list[str]) -> list[SessionDeletion]:
         """One `SessionDeletion` per id (see `session.catalog.delete_sessions`)."""
         delete = self._backend.delete_sessions
         if delete is None:
             return []
         return delete(session_ids)
 
-    def last_tool_result(self) -> Any:
+    def last_tool_result(self) -> ToolFinished | None:
         """The newest finished tool call shown (a `ToolFinished`), or None."""
         return self._renderer.last_tool_result
 
@@ -145,7 +166,7 @@ class Repl:
         The first measurement loads the tokenizer, which must not keep the prompt off the
         screen; the session is touched again only after the measurement ended.
         """
-        if not getattr(self._reader, "shows_gauge", False):
+        if not self._reader.shows_gauge:
             return str(self._reader.read_line())
         measure = BackgroundMeasure(self.session.gauge, on_done=self._reader.refresh)
         try:
@@ -157,21 +178,18 @@ class Repl:
         """Build the provider's client (the SDK import takes a second or more) on a worker
         thread while the user types, so the first turn is as quick as the second. A
         failure there is left for the first request to meet and report."""
-        prepare = getattr(self.session.provider, "prepare", None)
+        provider = self.session.provider
 
         def prepare_first_turn() -> None:
             warm_up_answer_rendering()
-            if prepare is not None:
-                prepare()
+            provider.prepare()
 
         self.provider_preparation = DeferredWork(prepare_first_turn, name="agent-cli-provider")
         self.provider_preparation.start()
 
-    def _watch_tools(self, session: Any) -> None:
-        """Let the renderer show a running command's output live (sessions that can)."""
-        watch = getattr(session, "watch_tool_output", None)
-        if watch is not None:
-            watch(self._renderer.watch_tool_output)
+    def _watch_tools(self, session: SessionPort) -> None:
+        """Let the renderer show a running command's output live."""
+        session.watch_tool_output(self._renderer.watch_tool_output)
 
     def _print_banner(self, *, resumed: bool) -> None:
         """The greeting, then what the session found while opening (e.g. damaged memory)."""
@@ -184,17 +202,18 @@ class Repl:
             ),
             soft_wrap=True,  # paths stay whole, for copy and paste
         )
-        for notice in getattr(self.session, "startup_notices", ()):
+        for notice in self.session.startup_notices:
             self._renderer.render(notice)
-        recent = getattr(self.session, "recent_exchanges", None)
-        if resumed and recent is not None:
-            self.console.print(build_exchanges_view(recent()), soft_wrap=True)
+        if resumed:
+            self.console.print(
+                build_exchanges_view(self.session.recent_exchanges()), soft_wrap=True
+            )
 
     def _close_current(self) -> None:
         if self._close(self.session):
             self.console.print(build_goodbye(self.session), soft_wrap=True)
 
-    def _close(self, session: Any) -> bool:
+    def _close(self, session: SessionPort) -> bool:
         try:
             session.close()
         except AgentCliError as exc:

@@ -3,7 +3,10 @@
 Contract: `main(argv)` returns the exit code and never raises for a typed error: 0 ok,
 1 a failure (a `-p` turn that failed, a store that could not be used), 2 bad usage or
 configuration, 3 a `-p` request blocked by the hard limit, 4 a `-p` turn that needed a
-permission nobody could give (run it with --yes), 130 cancelled with Ctrl-C.
+permission nobody could give (run it with --yes), 130 cancelled with Ctrl-C, 128 + the
+signal's number after SIGTERM (143) or SIGHUP (129): the running command is ended and
+recorded as stopped, the session closes, and whatever that waits on, the process is gone
+`SHUTDOWN_DEADLINE_SECONDS` after the signal (`termination`).
 
 Start-up speed: at import this module loads only the standard library and the argument
 parser, so `--help` and `--version` answer at once; rich, prompt_toolkit, the session,
@@ -14,7 +17,8 @@ worker thread meanwhile, and the banner comes above the prompt once it is done; 
 the user typed or sent in between is kept (`early_prompt`).
 
 Tests drive `main` through its keyword parameters instead of patching: `stdin`, `stdout`,
-`stderr`, `env`, `paths` (anything with `config_file` and `history_file`), and
+`stderr`, `env`, `paths` (`StatePaths`; with a test backend only `config_file` and
+`history_file` are read), and
 `backend_factory(settings, ask_permission) -> SessionBackend` to replace real sessions.
 """
 
@@ -22,21 +26,35 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TextIO
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, TextIO
 
 from agent_cli.errors import AgentCliError, TerminationRequested
 from agent_cli.repl.args import ArgumentsExit, parse_args
 
+if TYPE_CHECKING:
+    import argparse
+
+    from rich.console import Console, RenderableType
+
+    from agent_cli.repl.config import Settings
+    from agent_cli.repl.loop import LineReader, Repl
+    from agent_cli.repl.prompt import PromptReader
+    from agent_cli.repl.wiring import BackendFactory
+    from agent_cli.store.paths import StatePaths
+    from agent_cli.tools.permissions import PermissionAsker
+
 INTERRUPTED_EXIT = 130
 PERMISSION_NEEDED_EXIT = 4
+# After SIGTERM/SIGHUP the process ends within this, whatever it waits on (`termination`).
+SHUTDOWN_DEADLINE_SECONDS = 5.0
 
 
 def main(
     argv: Sequence[str] | None = None,
     *,
-    backend_factory: Callable[..., Any] | None = None,
-    paths: Any = None,
+    backend_factory: BackendFactory | None = None,
+    paths: StatePaths | None = None,
     stdin: TextIO | None = None,
     stdout: TextIO | None = None,
     stderr: TextIO | None = None,
@@ -47,9 +65,13 @@ def main(
     except ArgumentsExit as exit_request:
         return exit_request.code
     env = os.environ if env is None else env
-    from agent_cli.termination import exit_code_for_signal, install_termination_handlers
+    from agent_cli.termination import (
+        exit_code_for_signal,
+        install_termination_handlers,
+        termination_received,
+    )
 
-    install_termination_handlers()
+    install_termination_handlers(exit_deadline_seconds=SHUTDOWN_DEADLINE_SECONDS)
     try:
         return _run(
             args,
@@ -61,8 +83,12 @@ def main(
             env=env,
         )
     except AgentCliError as exc:
-        from agent_cli.repl.error_text import describe_error, exit_code_for
-        from agent_cli.repl.startup_errors import describe_startup_error, startup_exit_code
+        from agent_cli.repl.error_text import (
+            describe_error,
+            describe_startup_error,
+            exit_code_for,
+            startup_exit_code,
+        )
 
         _print_fatal(stderr, describe_startup_error(exc) or describe_error(exc))
         code = startup_exit_code(exc)
@@ -71,6 +97,13 @@ def main(
         return INTERRUPTED_EXIT
     except TerminationRequested as stop:
         return exit_code_for_signal(stop)
+    except OSError:
+        # A closed terminal (SIGHUP) fails the last writes of the unwinding (the goodbye)
+        # with EIO after the session closed: that is the signal's doing, not a crash.
+        received = termination_received()
+        if received is None:
+            raise
+        return 128 + received
 
 
 def _print_fatal(stderr: TextIO | None, message: str) -> None:
@@ -81,10 +114,10 @@ def _print_fatal(stderr: TextIO | None, message: str) -> None:
 
 
 def _run(
-    args: Any,
+    args: argparse.Namespace,
     *,
-    backend_factory: Callable[..., Any] | None,
-    paths: Any,
+    backend_factory: BackendFactory | None,
+    paths: StatePaths | None,
     stdin: TextIO,
     stdout: TextIO | None,
     stderr: TextIO | None,
@@ -118,9 +151,9 @@ def _run(
 
 
 def _run_print_mode(
-    args: Any,
-    settings: Any,
-    factory: Callable[..., Any],
+    args: argparse.Namespace,
+    settings: Settings,
+    factory: BackendFactory,
     *,
     stdin: TextIO,
     stdout: TextIO | None,
@@ -149,11 +182,11 @@ def _run_print_mode(
 
 
 def _run_interactive(
-    args: Any,
-    settings: Any,
-    factory: Callable[..., Any],
+    args: argparse.Namespace,
+    settings: Settings,
+    factory: BackendFactory,
     *,
-    paths: Any,
+    paths: StatePaths,
     stdin: TextIO,
     stdout: TextIO | None,
     offline_fallback: bool,
@@ -175,13 +208,13 @@ def _run_interactive(
 
         prompt_reader = PromptReader(paths.history_file, _command_summaries)
 
-    def open_repl() -> tuple[Any, list[Any]]:
+    def open_repl() -> tuple[Repl, list[RenderableType]]:
         from agent_cli.repl.config import uses_demo_thresholds
         from agent_cli.repl.loop import Repl
 
         console = startup.make_console(stdout)
         reader, asker = _build_input(console, stdin, prompt_reader)
-        said: list[Any] = []
+        said: list[RenderableType] = []
         backend = factory(settings, asker)
         session, resumed = startup.open_first_session(
             args, backend, said.append, list_when_resuming=True
@@ -209,8 +242,8 @@ def _run_interactive(
 
 
 def _build_input(
-    console: Any, stdin: TextIO, prompt_reader: Any
-) -> tuple[Any, Callable[[Any], Any]]:
+    console: Console, stdin: TextIO, prompt_reader: PromptReader | None
+) -> tuple[LineReader, PermissionAsker]:
     """The line reader and the permission asker that fit where input comes from."""
     from agent_cli.repl import wiring
 

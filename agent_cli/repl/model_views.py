@@ -8,28 +8,26 @@ clipped and shown as `Text`, never as markup.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from agent_cli.repl.error_text import (
+    describe_instructions_problem,
+    describe_instructions_redaction,
+    explain_models_api_problem,
+)
 from agent_cli.repl.safe_text import clip_line
 
-PROBLEM_WORDS = {
-    "not_offered": "this provider has no Models API",
-    "not_found": "the endpoint does not offer the Models API",
-    "timeout": "the Models API did not answer in time",
-    "connection": "the Models API could not be reached",
-    "auth": "the API key was refused",
-    "malformed_answer": "the Models API's answer was not a list of models",
-    "no_models": "the Models API listed no models",
-    "too_large": "the Models API's answer was too large to read",
-    "failed": "the Models API's answer could not be read",
-}
+if TYPE_CHECKING:
+    from agent_cli.models import ModelInfo
+    from agent_cli.session.instructions import ProjectInstructions
+    from agent_cli.session.model_choice import ModelListing
 
 
-def describe_model(info: Any) -> str:
+def describe_model(info: ModelInfo) -> str:
     """`claude-x (Claude X) · context window 1,000,000 · $2.00 in / $10.00 out per MTok`."""
     name = clip_line(str(info.model_id), 80)
     if not info.known:
@@ -37,16 +35,20 @@ def describe_model(info: Any) -> str:
             f"{name} · not in agent-cli's model table: context window assumed "
             f"{info.context_window:,}, cost shown in tokens only"
         )
-    prices = info.prices
-    price = f" · ${prices.input:,.2f} in / ${prices.output:,.2f} out per million tokens"
+    prices = info.prices  # every model of the table has them; a row without shows none
+    price = (
+        f" · ${prices.input:,.2f} in / ${prices.output:,.2f} out per million tokens"
+        if prices is not None
+        else ""
+    )
     return f"{name} ({info.display_name}) · context window {info.context_window:,}{price}"
 
 
-def build_model_switched(info: Any) -> Text:
+def build_model_switched(info: ModelInfo) -> Text:
     return Text(f"model is now {describe_model(info)}, for the rest of this session", "green")
 
 
-def build_model_list(current: Any, listing: Any) -> Group:
+def build_model_list(current: ModelInfo, listing: ModelListing) -> Group:
     """The current model, then the models to choose from, marked where it matters."""
     parts: list[RenderableType] = [
         Text.assemble(("model ", "bold"), describe_model(current)),
@@ -73,10 +75,10 @@ def build_model_list(current: Any, listing: Any) -> Group:
     return Group(*parts)
 
 
-def _describe_source(listing: Any) -> str:
+def _describe_source(listing: ModelListing) -> str:
     if listing.source == "api":
         return "models (from the Models API):"
-    why = PROBLEM_WORDS.get(str(listing.problem), f"the Models API failed ({listing.problem})")
+    why = explain_models_api_problem(listing.problem)
     return f"models (from agent-cli's model table; {clip_line(why, 80)}):"
 
 
@@ -88,17 +90,19 @@ def build_offline_model(model: str) -> Text:
     )
 
 
-def build_instructions_reloaded(found: Any) -> Text:
+def build_instructions_reloaded(found: ProjectInstructions) -> Text:
     """The outcome of `/reload` in one line."""
     if found.source is None:
         return Text("no AGENTS.md or CLAUDE.md in the workspace root: requests carry none")
     if found.problem is not None:
-        return Text(found.describe_problem(), style="yellow")
+        return Text(describe_instructions_problem(found.source, found.problem), style="yellow")
     cut = ", cut to its first part" if found.truncated else ""
     reloaded = Text(
         f"reloaded {found.source} ({found.size_bytes:,} bytes{cut}); the next request carries it",
         style="green",
     )
-    if getattr(found, "redacted", 0):
-        reloaded.append("\n" + found.describe_redaction(), style="yellow")
+    if found.redacted:
+        reloaded.append(
+            "\n" + describe_instructions_redaction(found.source, found.redacted), style="yellow"
+        )
     return reloaded

@@ -12,9 +12,12 @@ what was asked.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from agent_cli.session.input_limit import read_bounded
+
+if TYPE_CHECKING:
+    from agent_cli.session.figures import Gauge
 
 ECHO_MARK = "> "
 
@@ -28,7 +31,7 @@ class PlainLineReader:
         self._stream = stream
         self._echo = echo
 
-    def read_line(self, gauge_source: Any = None) -> str:
+    def read_line(self, gauge_source: Callable[[], Gauge | None] | None = None) -> str:
         line = read_bounded(self._stream, "stdin line", line=True)
         if line == "":
             raise EOFError
@@ -36,6 +39,9 @@ class PlainLineReader:
         if self._echo is not None and line.strip():
             self._echo(line)
         return line
+
+    def refresh(self) -> None:
+        """Nothing on screen to redraw: piped input shows no gauge."""
 
     def ask(self, question: str) -> str:
         return ""

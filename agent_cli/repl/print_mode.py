@@ -8,13 +8,14 @@ stderr. `exit_code_for_outcome` maps how the turn ended to the exit code: 0 ok, 
 
 from __future__ import annotations
 
-from typing import Any, TextIO
+from typing import TextIO
 
 from rich.text import Text
 
 from agent_cli.errors import AgentCliError
-from agent_cli.events import AssistantDone, AssistantText, TurnEnded
+from agent_cli.events import AssistantDone, AssistantText, SessionEvent, TurnEnded
 from agent_cli.repl.error_text import describe_error
+from agent_cli.repl.port import SessionPort
 from agent_cli.repl.render import EventRenderer
 from agent_cli.repl.safe_text import sanitize_block, sanitize_text
 from agent_cli.repl.turns import drive_events
@@ -38,7 +39,7 @@ class PrintModeRenderer:
         self._final_answer: str | None = None
         self._paused_text = ""  # an answer the API paused goes on in the next request
 
-    def render(self, event: Any) -> None:
+    def render(self, event: SessionEvent) -> None:
         if isinstance(event, AssistantText):
             return  # nothing streams in -p mode: the answer is printed once, whole
         if isinstance(event, AssistantDone):
@@ -69,11 +70,11 @@ class PrintModeRenderer:
 
 
 def run_print_turn(
-    session: Any, prompt_text: str, answer_out: TextIO, diagnostics: EventRenderer
+    session: SessionPort, prompt_text: str, answer_out: TextIO, diagnostics: EventRenderer
 ) -> int:
     """Run one turn on `session`, print as the contract says; return the exit code."""
     renderer = PrintModeRenderer(answer_out, diagnostics)
-    for notice in getattr(session, "startup_notices", ()):
+    for notice in session.startup_notices:
         diagnostics.render(notice)
     try:
         ended = drive_events(session.run_turn(prompt_text), renderer.render)

@@ -14,14 +14,15 @@ History lives in the state folder's history file (kept in memory only when that 
 regular file: a FIFO there must not hang the prompt). Only imported when stdin is a
 terminal: prompt_toolkit does not read piped input properly, and it costs start-up time.
 The prompt runs inside `patch_stdout(raw=True)` so output written while it is shown
-lands above it, escape codes intact.
+lands above it, escape codes intact. A termination signal (SIGTERM, SIGHUP) ends any of
+these prompts with `TerminationRequested` (`prompt_ending`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
@@ -37,7 +38,11 @@ from agent_cli.repl.background import DeferredWork
 from agent_cli.repl.early_prompt import PendingInput, replay, show_until_done
 from agent_cli.repl.history_file import RegularFileHistory
 from agent_cli.repl.paste import PastedText
+from agent_cli.repl.prompt_ending import prompt_once
 from agent_cli.repl.safe_text import clip_line
+
+if TYPE_CHECKING:
+    from agent_cli.session.figures import Gauge
 
 PROMPT_TEXT = "› "
 KEY_HINT = "  │ Alt+Enter: new line"
@@ -53,20 +58,20 @@ TOOLBAR_STYLE = Style.from_dict(
 )
 
 
-def format_gauge(gauge: Any) -> str:
+def format_gauge(gauge: Gauge | None) -> str:
     """`ctx 12,345 / 80,000 soft / 120,000 hard (15%) · $0.0123 · estimator: ...` (percent
     of soft; the dollars only once a request was priced, `≥` when some could not be)."""
     if gauge is None:
         return "ctx … (measuring)"
     share = f"{100 * gauge.tokens / gauge.soft_threshold:.0f}%" if gauge.soft_threshold else "-"
-    cost = getattr(gauge, "cost_usd", None)
+    cost = gauge.cost_usd
     money = ""
     if cost is not None:
         # here, not at the top: this module is on the path to the first prompt frame
         from agent_cli.usage_cost import format_usd
 
         # some requests could not be priced (a model not in the table): a floor, said so
-        floor = "≥" if getattr(gauge, "cost_is_partial", False) else ""
+        floor = "≥" if gauge.cost_is_partial else ""
         money = f" · {floor}{format_usd(cost)}"
     return (
         f"ctx {gauge.tokens:,} / {gauge.soft_threshold:,} soft / {gauge.hard_limit:,} hard "
@@ -74,14 +79,14 @@ def format_gauge(gauge: Any) -> str:
     )
 
 
-def gauge_level(gauge: Any) -> str:
+def gauge_level(gauge: Gauge | None) -> str:
     """ok, over-soft (compaction will run) or over-hard (a request would be blocked)."""
     if gauge is None or gauge.tokens < gauge.soft_threshold:
         return "ok"
     return "over-hard" if gauge.tokens >= gauge.hard_limit else "over-soft"
 
 
-def build_toolbar(gauge: Any) -> FormattedText:
+def build_toolbar(gauge: Gauge | None) -> FormattedText:
     return FormattedText(
         [(f"class:gauge.{gauge_level(gauge)}", format_gauge(gauge)), ("class:hint", KEY_HINT)]
     )
@@ -150,7 +155,7 @@ class PromptReader:
         terminal_output: Any = None,
     ) -> None:
         """`terminal_input`/`terminal_output` replace the real terminal (tests use a pipe)."""
-        self._gauge_source: Callable[[], Any] = lambda: None
+        self._gauge_source: Callable[[], Gauge | None] = lambda: None
         self._pending: PendingInput | None = None
         self._terminal = {"input": terminal_input, "output": terminal_output}
         self._pastes = PastedText()
@@ -164,16 +169,19 @@ class PromptReader:
             style=TOOLBAR_STYLE,
         )
 
-    def read_line(self, gauge_source: Callable[[], Any] | None = None) -> str:
+    def read_line(self, gauge_source: Callable[[], Gauge | None] | None = None) -> str:
         self._gauge_source = gauge_source or (lambda: None)
         pending, self._pending = self._pending, None
         app = self._session.app
         with patch_stdout(raw=True):
             if pending is None:
-                return self._pastes.expand(self._session.prompt(PROMPT_TEXT))
+                return self._pastes.expand(prompt_once(self._session, PROMPT_TEXT))
             return self._pastes.expand(
-                self._session.prompt(
-                    PROMPT_TEXT, default=pending.document, pre_run=replay(pending, app)
+                prompt_once(
+                    self._session,
+                    PROMPT_TEXT,
+                    default=pending.document,
+                    pre_run=replay(pending, app),
                 )
             )
 
@@ -197,4 +205,4 @@ class PromptReader:
         """One answer to a question (permissions), without history or completion."""
         answer_session: PromptSession[str] = PromptSession(**self._terminal)
         with patch_stdout(raw=True):
-            return answer_session.prompt(question)
+            return str(prompt_once(answer_session, question))

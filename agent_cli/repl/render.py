@@ -35,6 +35,7 @@ from agent_cli.repl.compact_lines import (
     format_retry,
     format_skipped,
 )
+from agent_cli.repl.error_text import notice_text
 from agent_cli.repl.safe_text import COMPACT_TAG, clip_line, defuse_fake_compact_lines
 from agent_cli.repl.tool_activity import RunningToolView
 from agent_cli.repl.tool_lines import (
@@ -68,7 +69,8 @@ def build_notice_text(event: Notice) -> Text:
     """One line; a notice may quote outside text, so it can never pose as a `[compact]` line."""
     style = NOTICE_STYLES.get(event.level, "")
     label = "" if event.level == "info" else f"{clip_line(event.level, 10)}: "
-    return Text(defuse_fake_compact_lines(label + clip_line(event.text, 400)), style=style)
+    text = notice_text(event)
+    return Text(defuse_fake_compact_lines(label + clip_line(text, 400)), style=style)
 
 
 def build_error_text(message: str) -> Text:

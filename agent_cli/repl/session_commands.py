@@ -7,9 +7,8 @@ to show with the usage. The open session is never deleted.
 
 from __future__ import annotations
 
-from typing import Any
-
 from agent_cli.errors import CommandUsageError
+from agent_cli.repl.command_context import CommandContext
 from agent_cli.repl.session_views import (
     build_deletion_report,
     build_sessions_view,
@@ -17,7 +16,7 @@ from agent_cli.repl.session_views import (
 )
 
 
-def run_sessions_command(context: Any, args: str) -> None:
+def run_sessions_command(context: CommandContext, args: str) -> None:
     """`/sessions`: list; `/sessions delete <id>...` or `delete --older-than <days>`."""
     words = args.split()
     if words and words[0] == "delete":
@@ -28,7 +27,7 @@ def run_sessions_command(context: Any, args: str) -> None:
     context.console.print(build_sessions_view(context.list_sessions(), context.session.session_id))
 
 
-def _delete_sessions(context: Any, words: list[str]) -> None:
+def _delete_sessions(context: CommandContext, words: list[str]) -> None:
     """`delete <id>...` or `delete --older-than <days>` (never the open session)."""
     if not words:
         raise CommandUsageError("/sessions", "missing_argument")

@@ -2,15 +2,14 @@
 
 Contract: like `views`, each function turns values into a renderable or a line and does
 nothing else; outside text (requests, answers, ids, paths) is clipped or sanitized and
-shown only as `Text`. Session summaries come from `session.catalog`; fields a fake or an
-older listing lacks are shown as "?".
+shown only as `Text`. Session summaries come from `session.catalog`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -18,8 +17,11 @@ from rich.text import Text
 
 from agent_cli.repl.safe_text import clip_line, sanitize_block
 
+if TYPE_CHECKING:
+    from agent_cli.session.catalog import Exchange, SessionDeletion, SessionSummary
 
-def build_sessions_view(sessions: Sequence[Any], current: str | None) -> Table | Text:
+
+def build_sessions_view(sessions: Sequence[SessionSummary], current: str | None) -> Table | Text:
     """Sessions on disk, newest first as given; the open one is marked with `*`. Each
     shows its first request (its title), turns answered / asked and the tokens used."""
     if not sessions:
@@ -48,29 +50,25 @@ def build_sessions_view(sessions: Sequence[Any], current: str | None) -> Table |
     return table
 
 
-def _describe_turns(info: Any) -> str:
-    turns = getattr(info, "turns", None)
-    if turns is None:
-        return "?"
-    return f"{info.answered_turns}/{turns}"
+def _describe_turns(info: SessionSummary) -> str:
+    return f"{info.answered_turns}/{info.turns}"
 
 
-def _describe_tokens(info: Any) -> str:
-    tokens = getattr(info, "tokens", None)
-    return "?" if tokens is None else f"{tokens:,}"
+def _describe_tokens(info: SessionSummary) -> str:
+    return f"{info.tokens:,}"
 
 
-def _describe_title(info: Any) -> Text:
-    if not getattr(info, "readable", True):
+def _describe_title(info: SessionSummary) -> Text:
+    if not info.readable:
         return Text("(transcript unreadable)", style="red")
-    title = getattr(info, "first_request", None)
+    title = info.first_request
     return Text(clip_line(title, 60)) if title else Text("(no request)", style="dim")
 
 
 REPLAY_ANSWER_LINES = 6
 
 
-def build_exchanges_view(exchanges: Sequence[Any]) -> Group | Text:
+def build_exchanges_view(exchanges: Sequence[Exchange]) -> Group | Text:
     """The last few exchanges of a resumed session: each request as it was typed, the
     tools used and the start of the answer."""
     if not exchanges:
@@ -90,7 +88,9 @@ def build_exchanges_view(exchanges: Sequence[Any]) -> Group | Text:
     return Group(*parts)
 
 
-def select_sessions_older_than(sessions: Sequence[Any], days: int, current: str) -> list[str]:
+def select_sessions_older_than(
+    sessions: Sequence[SessionSummary], days: int, current: str
+) -> list[str]:
     """Ids of the listed sessions last changed more than `days` days ago (never `current`)."""
     from datetime import UTC, timedelta
 
@@ -110,7 +110,7 @@ def describe_deleted_sessions(deleted: Sequence[str]) -> str:
     return f"deleted {len(deleted)} {word} (transcript and artifacts): {_some_ids(deleted)}"
 
 
-def build_deletion_report(outcomes: Sequence[Any]) -> Text:
+def build_deletion_report(outcomes: Sequence[SessionDeletion]) -> Text:
     """What `/sessions delete` did with every id it was given (`SessionDeletion` values):
     one green line for those deleted, one for those not found, and one line per id that
     failed or was half deleted, with the reason, so nothing half-done goes unsaid."""
@@ -169,7 +169,5 @@ def _reason(problem: BaseException | None) -> str:
     return describe_session_fact(problem) or describe_error(problem)
 
 
-def _format_when(moment: Any) -> str:
-    if isinstance(moment, datetime):
-        return moment.strftime("%Y-%m-%d %H:%M")
-    return clip_line(str(moment), 30)
+def _format_when(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M")

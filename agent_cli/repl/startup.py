@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from agent_cli.errors import ConfigError
 from agent_cli.repl.args import flag_settings
@@ -22,7 +22,9 @@ from agent_cli.repl.config import Settings, load_config_file, resolve_settings
 from agent_cli.repl.wiring import SessionBackend
 
 if TYPE_CHECKING:
-    from rich.console import Console
+    from rich.console import Console, RenderableType
+
+    from agent_cli.repl.port import SessionPort
 
 # The variables by which rich's `Console.is_terminal` overrides what `isatty()` says.
 RICH_TERMINAL_OVERRIDES = ("FORCE_COLOR", "TTY_COMPATIBLE")
@@ -85,10 +87,10 @@ def read_print_prompt(raw: str, stdin: TextIO) -> str:
 def open_first_session(
     args: argparse.Namespace,
     backend: SessionBackend,
-    show: Callable[[Any], None],
+    show: Callable[[RenderableType], None],
     *,
     list_when_resuming: bool,
-) -> tuple[Any, bool]:
+) -> tuple[SessionPort, bool]:
     """Open the session the flags ask for; returns it and whether it was resumed.
 
     `--resume ID` resumes that session; `--continue`, or `--resume` without an id (which

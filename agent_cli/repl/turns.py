@@ -14,14 +14,15 @@ the turn is reported as cancelled here and the generator is closed.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator
-from typing import Any
 
-from agent_cli.events import TurnEnded
+from agent_cli.events import SessionEvent, TurnEnded
 
 CANCELLED = TurnEnded(outcome="cancelled")
 
 
-def drive_events(events: Iterator[Any], render: Callable[[Any], None]) -> TurnEnded | None:
+def drive_events(
+    events: Iterator[SessionEvent], render: Callable[[SessionEvent], None]
+) -> TurnEnded | None:
     """Render every event of `events`; return the `TurnEnded` it ended with, if any."""
     ended: TurnEnded | None = None
     try:
@@ -34,7 +35,9 @@ def drive_events(events: Iterator[Any], render: Callable[[Any], None]) -> TurnEn
     return ended
 
 
-def _finish_after_interrupt(events: Iterator[Any], render: Callable[[Any], None]) -> TurnEnded:
+def _finish_after_interrupt(
+    events: Iterator[SessionEvent], render: Callable[[SessionEvent], None]
+) -> TurnEnded:
     if not isinstance(events, Generator):
         return CANCELLED
     ended: TurnEnded | None = None

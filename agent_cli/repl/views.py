@@ -9,16 +9,22 @@ the model, files or tools is sanitized or clipped before it is shown, and always
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from agent_cli.repl.plain_words import explain_resolution
+from agent_cli.repl.error_text import explain_resolution
 from agent_cli.repl.safe_text import clip_line, sanitize_block
 from agent_cli.repl.session_views import build_sessions_view
+
+if TYPE_CHECKING:
+    from agent_cli.durable import DurableContextState, PendingItem
+    from agent_cli.events import ToolFinished
+    from agent_cli.session.figures import ContextPreview
+    from agent_cli.sources import SourceResolution, SourceResolutionStatus
 
 __all__ = ["build_sessions_view"]  # kept here too: its first home
 
@@ -36,8 +42,8 @@ KEY_HELP = (
 )
 
 
-def _status_text(status: Any) -> Text:
-    name = str(getattr(status, "value", status))
+def _status_text(status: SourceResolutionStatus) -> Text:
+    name = str(status)  # a StrEnum: its value
     return Text(clip_line(name, 20), style=STATUS_STYLES.get(name, ""))
 
 
@@ -62,10 +68,10 @@ def build_help_view(
     return Group(*parts)
 
 
-def build_context_view(preview: Any, summary: str | None = None) -> Group:
+def build_context_view(preview: ContextPreview, summary: str | None = None) -> Group:
     """What the next request would carry: system prompt, durable block, one line a message,
     and the last compaction summary whole (its message line alone is clipped)."""
-    system = str(preview.system_prompt)
+    system = preview.system_prompt
     first_line = system.strip().splitlines()[0] if system.strip() else ""
     parts: list[RenderableType] = [
         Text.assemble(
@@ -76,7 +82,7 @@ def build_context_view(preview: Any, summary: str | None = None) -> Group:
     ]
     parts.append(build_project_instructions_line(preview))
     parts.append(build_window_line(preview))
-    durable = sanitize_block(str(preview.durable_context or "")).strip()
+    durable = sanitize_block(preview.durable_context).strip()
     parts.append(
         Panel(
             Text(durable) if durable else Text("(empty)", style="dim"),
@@ -87,24 +93,24 @@ def build_context_view(preview: Any, summary: str | None = None) -> Group:
     )
     lines = list(preview.message_lines)
     parts.append(Text(f"view: {len(lines):,} messages", style="bold"))
-    parts.extend(Text("  " + clip_line(str(line), 200)) for line in lines)
+    parts.extend(Text("  " + clip_line(line, 200)) for line in lines)
     if summary:
         parts.append(build_summary_view(summary))
     return Group(*parts)
 
 
-def build_project_instructions_line(preview: Any) -> Text:
+def build_project_instructions_line(preview: ContextPreview) -> Text:
     """Which file the requests carry as project instructions, and how big it is."""
-    text = str(getattr(preview, "project_instructions", "") or "")
-    source = clip_line(str(getattr(preview, "project_source", "") or "none"), 120)
+    text = preview.project_instructions
+    source = clip_line(preview.project_source or "none", 120)
     size = f" · {len(text):,} characters in each request" if text else ""
     return Text.assemble(("project instructions ", "bold"), source, (size, "dim"))
 
 
-def build_window_line(preview: Any) -> Text:
+def build_window_line(preview: ContextPreview) -> Text:
     """The model's context window, what the next request takes of it, and what is free."""
-    window = int(getattr(preview, "context_window", 0) or 0)
-    used = int(getattr(preview, "request_tokens", 0) or 0)
+    window = preview.context_window
+    used = preview.request_tokens
     if window <= 0:
         return Text("context window unknown", style="dim")
     free = max(0, window - used)
@@ -115,24 +121,26 @@ def build_window_line(preview: Any) -> Text:
     )
 
 
-def _resolution_index(resolutions: Sequence[Any]) -> dict[str, Any]:
+def _resolution_index(
+    resolutions: Sequence[SourceResolution],
+) -> dict[str, SourceResolution]:
     return {resolution.pointer: resolution for resolution in resolutions}
 
 
-def _source_suffix(pointer: str, index: Mapping[str, Any]) -> Text:
+def _source_suffix(pointer: str, index: Mapping[str, SourceResolution]) -> Text:
     resolution = index.get(pointer)
     status = _status_text(resolution.status) if resolution else Text("unresolved", style="dim")
     return Text.assemble(("  · ", "dim"), (clip_line(pointer, 120), "dim"), " ", status)
 
 
-def describe_pending_status(item: Any) -> Text:
-    status = str(getattr(item.status, "value", item.status))
+def describe_pending_status(item: PendingItem) -> Text:
+    status = str(item.status)  # a StrEnum: its value
     if status == "blocked":
         return Text(f"[blocked: {clip_line(item.blocked_reason or '', 80)}]", style="yellow")
     return Text(f"[{clip_line(status, 12)}]", style="green" if status == "done" else "cyan")
 
 
-def build_facts_view(state: Any, resolutions: Sequence[Any]) -> Group:
+def build_facts_view(state: DurableContextState, resolutions: Sequence[SourceResolution]) -> Group:
     """Facts, pending items and retrieval evidence, each with its source's status now."""
     index = _resolution_index(resolutions)
     parts: list[RenderableType] = [Text("facts", style="bold")]
@@ -155,7 +163,7 @@ def build_facts_view(state: Any, resolutions: Sequence[Any]) -> Group:
         )
         for item in state.pending_items
     ] or [Text("  none", style="dim")]
-    evidence = list(getattr(state, "retrieval_evidence", ()))
+    evidence = state.retrieval_evidence
     if evidence:
         parts.append(Text("retrieval evidence", style="bold"))
         parts += [
@@ -169,7 +177,7 @@ def build_facts_view(state: Any, resolutions: Sequence[Any]) -> Group:
     return Group(*parts)
 
 
-def build_sources_view(resolutions: Sequence[Any]) -> Table | Text:
+def build_sources_view(resolutions: Sequence[SourceResolution]) -> Table | Text:
     """Every pointer of the durable state with its status and the reason code."""
     if not resolutions:
         return Text("the durable state has no source pointers yet", style="dim")
@@ -177,7 +185,7 @@ def build_sources_view(resolutions: Sequence[Any]) -> Table | Text:
     for column in ("pointer", "status", "meaning"):
         table.add_column(column, overflow="fold")
     for resolution in resolutions:
-        status = str(getattr(resolution.status, "value", resolution.status))
+        status = str(resolution.status)
         table.add_row(
             Text(clip_line(resolution.pointer, 160)),
             _status_text(resolution.status),
@@ -193,21 +201,19 @@ def build_summary_view(text: str) -> Panel:
     )
 
 
-def build_expansion_view(resolution: Any) -> Group:
+def build_expansion_view(resolution: SourceResolution) -> Group:
     """What a pointer leads to: its status, reason, digest and (when available) excerpt."""
-    status = str(getattr(resolution.status, "value", resolution.status))
+    status = str(resolution.status)
     header = Text.assemble(clip_line(resolution.pointer, 160), " ", _status_text(resolution.status))
     parts: list[RenderableType] = [header]
     if status != "available":
         parts.append(Text(explain_resolution(status, str(resolution.reason)), style="yellow"))
-    digest = getattr(resolution, "evidence_sha256", None)
+    digest = resolution.evidence_sha256
     if digest:
         parts.append(Text(f"sha256 {clip_line(digest, 64)}", style="dim"))
-    excerpt = getattr(resolution, "excerpt", None)
+    excerpt = resolution.excerpt
     if excerpt:
-        truncated = (
-            " (excerpt truncated)" if getattr(resolution, "excerpt_truncated", False) else ""
-        )
+        truncated = " (excerpt truncated)" if resolution.excerpt_truncated else ""
         parts.append(
             Panel(
                 Text(sanitize_block(excerpt)),
@@ -221,7 +227,7 @@ def build_expansion_view(resolution: Any) -> Group:
     return Group(*parts)
 
 
-def build_last_result_view(result: Any) -> Group | Text:
+def build_last_result_view(result: ToolFinished | None) -> Group | Text:
     """The whole of what the last tool call returned (a `ToolFinished`), as the model got
     it; a result stored as an artifact names the pointer that holds all of it."""
     if result is None:

@@ -16,13 +16,20 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent_cli.repl.config import Settings, build_policy
 from agent_cli.repl.safe_text import clip_line
 
 if TYPE_CHECKING:
     from rich.console import Console
+
+    from agent_cli.repl.approval_view import ApprovalView
+    from agent_cli.repl.port import SessionPort
+    from agent_cli.session.catalog import SessionDeletion, SessionSummary
+    from agent_cli.store.paths import StatePaths
+    from agent_cli.tools.approval_scope import AlwaysScope
+    from agent_cli.tools.permissions import PermissionAsker, PermissionDecision, PermissionRequest
 
 API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 
@@ -31,17 +38,17 @@ API_KEY_VARIABLE = "ANTHROPIC_API_KEY"
 class SessionBackend:
     """How the REPL reaches sessions; `open_session(None)` starts a new one."""
 
-    open_session: Callable[[str | None], Any]
-    list_sessions: Callable[[bool], list[Any]]  # True: only this workspace's
+    open_session: Callable[[str | None], SessionPort]
+    list_sessions: Callable[[bool], list[SessionSummary]]  # True: only this workspace's
     latest_session_id: Callable[[], str | None]  # the one --continue opens here
     # deletes sessions (transcript and artifacts), returns one SessionDeletion per id
-    delete_sessions: Callable[[list[str]], list[Any]] | None = None
+    delete_sessions: Callable[[list[str]], list[SessionDeletion]] | None = None
 
 
-BackendFactory = Callable[[Settings, Callable[[Any], Any]], SessionBackend]
+BackendFactory = Callable[[Settings, "PermissionAsker"], SessionBackend]
 
 
-def resolve_paths(env: Mapping[str, str]) -> Any:
+def resolve_paths(env: Mapping[str, str]) -> StatePaths:
     """The state locations (created 0700); raises `StateDirUnavailable` when unusable."""
     from agent_cli.store.paths import resolve_state_paths
 
@@ -62,9 +69,9 @@ def is_offline_fallback(settings: Settings, env: Mapping[str, str]) -> bool:
 
 def build_backend(
     settings: Settings,
-    ask_permission: Callable[[Any], Any],
+    ask_permission: PermissionAsker,
     *,
-    paths: Any,
+    paths: StatePaths,
     env: Mapping[str, str],
     workspace: Path,
 ) -> SessionBackend:
@@ -75,7 +82,8 @@ def build_backend(
     policy = build_policy(settings)
     provider = create_provider(choose_provider_name(settings, env), settings.model, env)
 
-    def open_session(resume: str | None) -> Any:
+    def open_session(resume: str | None) -> SessionPort:
+        # typed as the port: mypy checks here that a real Session fits it
         return sessions.open_session(
             paths=paths,
             provider=provider,
@@ -87,12 +95,12 @@ def build_backend(
             environment=env,
         )
 
-    def list_sessions(this_workspace_only: bool = False) -> list[Any]:
+    def list_sessions(this_workspace_only: bool = False) -> list[SessionSummary]:
         from agent_cli.session.catalog import summarize_sessions
 
         return summarize_sessions(paths, workspace if this_workspace_only else None)
 
-    def delete_sessions(session_ids: list[str]) -> list[Any]:
+    def delete_sessions(session_ids: list[str]) -> list[SessionDeletion]:
         from agent_cli.session.catalog import delete_sessions as delete
 
         return delete(paths, session_ids)
@@ -105,15 +113,17 @@ def build_backend(
     )
 
 
-def _decisions() -> Any:
+def _decisions() -> type[PermissionDecision]:
     from agent_cli.tools.permissions import PermissionDecision
 
     return PermissionDecision
 
 
-def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Callable[[Any], Any]:
+def build_interactive_asker(ask: Callable[[str], str], console: Console) -> PermissionAsker:
     """Ask at the prompt. Ctrl-C propagates as `PermissionQuestionInterrupted` (the session
-    cancels the turn, saying the tool never ran); Ctrl-D denies.
+    cancels the turn, saying the tool never ran), SIGTERM/SIGHUP as
+    `PermissionQuestionTerminated` (recorded as never run, then the process ends); Ctrl-D
+    denies.
 
     What is approved is shown in full before the question (`approval_view`); when it is
     too tall for the screen, `v` prints every line (a text over `FULL_VIEW_MAX_LINES`: its
@@ -123,10 +133,14 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Call
     """
     from rich.text import Text
 
-    from agent_cli.errors import PermissionQuestionInterrupted
+    from agent_cli.errors import (
+        PermissionQuestionInterrupted,
+        PermissionQuestionTerminated,
+        TerminationRequested,
+    )
     from agent_cli.repl import approval_question as question
 
-    def ask_permission(request: Any) -> Any:
+    def ask_permission(request: PermissionRequest) -> PermissionDecision:
         view = _show_approval(console, request, full=False)
         is_shortened = view.is_shortened
         offer = question.VIEW_EVERY_LINE if view.lists_every_line else question.VIEW_TWO_ENDS
@@ -138,6 +152,8 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Call
                 answer = "n"
             except KeyboardInterrupt:
                 raise PermissionQuestionInterrupted(str(request.tool)) from None
+            except TerminationRequested as stop:
+                raise PermissionQuestionTerminated(stop.signal_number, str(request.tool)) from None
             if is_shortened and answer.strip().lower() in ("v", "view"):
                 _show_approval(console, request, full=True)
                 _show_header_again(console, request)
@@ -156,16 +172,18 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Call
     return ask_permission
 
 
-def _remembered_scope(request: Any, decision: Any) -> Any:
+def _remembered_scope(
+    request: PermissionRequest, decision: PermissionDecision
+) -> AlwaysScope | None:
     """The scope an "always" decision remembers for `request` (the gate's own rule)."""
     from agent_cli.tools.permissions import chosen_scope
 
-    if getattr(request, "target", None) is None:
+    if request.target is None:
         return None
     return chosen_scope(request, decision)
 
 
-def _show_approval(console: Console, request: Any, *, full: bool) -> Any:
+def _show_approval(console: Console, request: PermissionRequest, *, full: bool) -> ApprovalView:
     """Print the header and what is approved; the `ApprovalView` printed (its
     `is_shortened` says whether something had to be left out)."""
     from agent_cli.repl.approval_view import build_approval_view
@@ -177,7 +195,7 @@ def _show_approval(console: Console, request: Any, *, full: bool) -> Any:
     return view
 
 
-def _show_header_again(console: Console, request: Any) -> None:
+def _show_header_again(console: Console, request: PermissionRequest) -> None:
     """After the full listing: the header once more, right above the question."""
     from agent_cli.repl.approval_view import build_approval_header
 
@@ -193,7 +211,7 @@ class RefusingAsker:
         self._why = why
         self.refused: list[str] = []
 
-    def __call__(self, request: Any) -> Any:
+    def __call__(self, request: PermissionRequest) -> PermissionDecision:
         from rich.text import Text
 
         self.refused.append(request.tool)

@@ -21,27 +21,34 @@ no layer cuts one in two; `use_policy` keeps them when the policy changes.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
 from agent_cli.compaction import CompactionPolicy, compact_context, count_view
 from agent_cli.compaction.firing import find_first_change
 from agent_cli.compaction.policy import with_thresholds
-from agent_cli.compaction.results import APPLIED
+from agent_cli.compaction.results import (
+    APPLIED,
+    SKIPPED_NO_SUMMARIZER,
+    SUMMARY_BLANK,
+    SUMMARY_FAILED,
+    SUMMARY_NOT_SMALLER,
+)
 from agent_cli.durable import DurableContextState
 from agent_cli.errors import MessageViewLimitExceeded
 from agent_cli.events import (
+    LAYER_CODES,
     CompactionFired,
     CompactionRecord,
     CompactionSkipped,
     LayerLine,
     Notice,
+    RequestBlocked,
     SessionEvent,
 )
 from agent_cli.provider.summary_reuse import CachedPrefix
 from agent_cli.secret_forms import SecretForms
-from agent_cli.session import describe
 from agent_cli.session.budget import (
     LoopGuard,
     calibrated_policy,
@@ -52,6 +59,11 @@ from agent_cli.session.conversation import Conversation
 from agent_cli.session.request_context import RequestFrame
 
 MIN_FORCED_SOFT = 256
+# Outcomes of a layer that tried and failed (the view was left as it was); each is a
+# notice code the REPL words.
+FAILED_LAYER_OUTCOMES = frozenset(
+    {SUMMARY_FAILED, SUMMARY_BLANK, SUMMARY_NOT_SMALLER, SKIPPED_NO_SUMMARIZER}
+)
 
 
 class Compactor:
@@ -140,17 +152,17 @@ class Compactor:
                 force_summary=forced,
             )
         except MessageViewLimitExceeded as blocked:  # say first why the layers could not help
-            yield from describe.failed_layer_notices(blocked.reports)
+            yield from _failed_layer_notices(blocked.reports)
             raise
         finally:  # a summary request was paid for even if the view still cannot fit
             self.conversation.log.append_summary_usage(getattr(summarizer, "reported_usage", ()))
-        yield from describe.failed_layer_notices(result.reports)
+        yield from _failed_layer_notices(result.reports)
         fired = [r for r in result.reports if r.outcome == APPLIED]
         if fired:
             yield from self._adopt(result, fired, policy, forced, focus)
         elif forced:
             yield CompactionSkipped("nothing_to_compact", self.to_request_tokens(tokens))
-        elif describe.has_failed_layer(result.reports) and self._guard.note_compaction(
+        elif _has_failed_layer(result.reports) and self._guard.note_compaction(
             tokens, tokens, policy.soft_threshold
         ):  # else each request pays a futile L4
             yield CompactionSkipped("loop_guard", self.to_request_tokens(tokens))
@@ -177,14 +189,23 @@ class Compactor:
         shown = self.to_request_tokens
         low, fixed = shown(policy.low_water or 0), shown(reserved)
         aim = shown(policy.low_water_mark_over(reserved))
-        yield Notice(
-            "warning",
-            "low_water_under_reserve",
-            f"The low-water mark ({low:,} tokens) is not above what every request carries "
-            f"besides the conversation ({fixed:,} tokens: system prompt, tool schemas, "
-            f"durable block), so compaction could never get under it. Compacting down to "
-            f"{aim:,} instead, halfway to the soft threshold; set --low-water (config "
-            f"low_water) above {fixed:,} to choose the mark.",
+        yield Notice("warning", "low_water_under_reserve", {"low": low, "fixed": fixed, "aim": aim})
+
+    def blocked_event(self, error: MessageViewLimitExceeded) -> RequestBlocked:
+        """The hard-limit refusal in the terms of every other `[compact]` figure: the codes
+        (in layer order) of every layer that was tried, changed the view or not, tokens
+        calibrated to the API's count, and the hard limit the user set rather than its
+        estimator-scaled form."""
+        reports: tuple[Any, ...] = error.reports
+        tried = sorted({r.layer for r in reports if r.outcome != SKIPPED_NO_SUMMARIZER})
+        largest = error.largest_message_tokens  # of the view as the layers left it
+        shown = self.to_request_tokens
+        return RequestBlocked(
+            shown(error.tokens_before),
+            shown(error.tokens_after),
+            self._policy.hard_limit,
+            tuple(LAYER_CODES[layer - 1] for layer in tried),
+            shown(largest),
         )
 
     def _adopt(
@@ -197,7 +218,7 @@ class Compactor:
     ) -> Iterator[SessionEvent]:
         entry = CompactionRecord(
             at=self.clock().isoformat(),
-            layers=tuple(f"L{r.layer}" for r in fired),
+            layers=tuple(LAYER_CODES[r.layer - 1] for r in fired),
             tokens_before=self.to_request_tokens(result.tokens_before),
             tokens_after=self.to_request_tokens(result.tokens_after),
             forced=forced,
@@ -221,16 +242,25 @@ class Compactor:
             yield CompactionSkipped("loop_guard", entry.tokens_after)
 
     def _layer_line(self, report: Any) -> LayerLine:
-        code = f"L{report.layer}"
         return LayerLine(
-            layer=code,
-            name=describe.layer_name(code),
+            layer=LAYER_CODES[report.layer - 1],
             tokens_before=self.to_request_tokens(report.tokens_before),
             tokens_after=self.to_request_tokens(report.tokens_after),
             results_truncated=report.results_truncated,
             interactions_removed=report.interactions_removed,
             messages_removed=report.messages_removed,
         )
+
+
+def _has_failed_layer(reports: Iterable[Any]) -> bool:
+    return any(report.outcome in FAILED_LAYER_OUTCOMES for report in reports)
+
+
+def _failed_layer_notices(reports: Iterable[Any]) -> Iterator[Notice]:
+    """One warning per layer that tried and failed; the view was left as it was."""
+    for report in reports:
+        if report.outcome in FAILED_LAYER_OUTCOMES:
+            yield Notice("warning", report.outcome)
 
 
 def _with_secret_forms(policy: CompactionPolicy, forms: SecretForms | None) -> CompactionPolicy:

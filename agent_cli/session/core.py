@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.compaction.markers import find_last_summary
@@ -38,6 +38,9 @@ from agent_cli.session.model_choice import ModelListing, list_models, switch_mod
 from agent_cli.session.request_context import RequestFrame
 from agent_cli.session.turn import TurnRunner
 from agent_cli.sources import SourceResolution
+
+if TYPE_CHECKING:
+    from agent_cli.session.catalog import Exchange
 
 __all__ = ["Session"]
 
@@ -171,6 +174,11 @@ class Session:
         return self._runner.project_instructions
 
     @property
+    def tool_names(self) -> frozenset[str]:
+        """The tools the model may call in this session (their schemas' names)."""
+        return frozenset(str(schema.get("name")) for schema in self.toolbox.schemas())
+
+    @property
     def view(self) -> list[dict[str, Any]]:
         """The prompt view, read-only (`Conversation.view`): only the conversation writes
         it, after the transcript holds the change."""
@@ -234,7 +242,7 @@ class Session:
         durable block, tools."""
         return self._runner.reserved_tokens(durable_text)
 
-    def recent_exchanges(self, limit: int = 3) -> list[Any]:
+    def recent_exchanges(self, limit: int = 3) -> list[Exchange]:
         """The last few requests in the view with what came back (for `/resume`)."""
         from agent_cli.session.catalog import recent_exchanges
 

@@ -43,15 +43,6 @@ from agent_cli.tools.workspace import Workspace
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")  # the first that exists is used
 RECORD_KIND = "project_instructions"  # transcript record: which file, its digest, its size
 MAX_INSTRUCTION_CHARS = 40_000
-PROBLEM_WORDS = {
-    "unreadable": "could not be read",
-    "not_utf8": "is not UTF-8 text",
-    "not_a_file": "is not a regular file",
-    "binary": "looks like a binary file",
-    "outside_workspace": "is a link that leads outside the workspace",
-    "hidden_target": "is a link to a hidden file or folder (such as .env or .git/), "
-    "which is never sent as instructions",
-}
 _REFUSED_STEPS = {"is_a_directory": "not_a_file", "not_a_regular_file": "not_a_file"}
 
 
@@ -64,25 +55,9 @@ class ProjectInstructions:
     size_bytes: int = 0  # of the file on disk
     truncated: bool = False
     sha256: str = ""  # of the file's bytes as read
-    problem: str | None = None  # a PROBLEM_WORDS code when the file could not be used
+    problem: str | None = None  # why the file could not be used: unreadable, not_utf8,
+    # not_a_file, binary, outside_workspace or hidden_target (the REPL words them)
     redacted: int = 0  # secret values replaced by `[REDACTED]` in `text`
-
-    def describe_problem(self) -> str:
-        """One line for the user: which file, what is wrong, what happens now."""
-        words = PROBLEM_WORDS.get(self.problem or "", "could not be used")
-        return (
-            f"Project instructions: {self.source} {words}, so requests go without it. "
-            "Fix the file and run /reload."
-        )
-
-    def describe_redaction(self) -> str:
-        """One line for the user when secrets were taken out of the text requests carry."""
-        noun = "value" if self.redacted == 1 else "values"
-        return (
-            f"Project instructions: {self.source} holds {self.redacted} secret {noun} that "
-            f"agent-cli holds (an API key or token); requests carry {REDACTED_MARK} instead. "
-            "Take it out of the file and run /reload."
-        )
 
 
 def load_project_instructions(

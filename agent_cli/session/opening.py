@@ -38,11 +38,6 @@ RESUMED_TOOL_TEXT = (
     "tool's result was written. The tool may have run, in full or in part; check its "
     "effects before running it again."
 )
-RENAMED_IDS_TEXT = (
-    "{count} tool call id(s) in this transcript, recorded by an earlier agent-cli, are not "
-    "ones the API accepts; the requests carry them renamed (toolu_renamed_...). The "
-    "transcript keeps them as recorded."
-)
 
 
 def utc_now() -> datetime:
@@ -167,39 +162,17 @@ def _workspace_for_resume(current: Path, recorded: str | None) -> tuple[Path, No
     if recorded is None or Path(recorded) == current:
         return current, None
     if Path(recorded).is_dir():
-        return Path(recorded), Notice(
-            "warning",
-            "workspace_switched",
-            f"This session worked in {recorded}; its tools run there, not in {current} "
-            "where agent-cli was started.",
-        )
-    return current, Notice(
-        "warning",
-        "workspace_missing",
-        f"This session worked in {recorded}, which no longer exists; its tools now run "
-        f"in {current}.",
-    )
+        where = {"recorded": recorded, "current": str(current)}
+        return Path(recorded), Notice("warning", "workspace_switched", where)
+    where = {"recorded": recorded, "current": str(current)}
+    return current, Notice("warning", "workspace_missing", where)
 
 
 def _load_memory(session: Session) -> None:
     try:
         session.durable.load()
     except MemoryFileDamaged as error:
-        session.announce(Notice("error", "memory_damaged", _memory_notice(error)))
-
-
-def _memory_notice(error: MemoryFileDamaged) -> str:
-    if error.reason in ("not_a_file", "symlink"):  # left where it is, not opened for real
-        what = "a symbolic link" if error.reason == "symlink" else "not a regular file"
-        return (
-            f"The durable memory file {error.path} is {what}; agent-cli left it alone. "
-            "Starting with no durable facts; move it out of the way to save new ones."
-        )
-    kept = f" A copy was kept at {error.kept_at}." if error.kept_at else ""
-    return (
-        f"The durable memory file could not be read ({error.reason}).{kept} "
-        "Starting with no durable facts; /remember saves a new file."
-    )
+        session.announce(Notice("error", "memory_damaged", error=error))
 
 
 def _load_project_instructions(session: Session) -> None:
@@ -207,13 +180,11 @@ def _load_project_instructions(session: Session) -> None:
     once, here, and the session goes on without it."""
     found = session.reload_project_instructions()
     if found.problem is not None:
-        session.announce(
-            Notice("warning", "project_instructions_unusable", found.describe_problem())
-        )
+        problem = {"source": found.source, "problem": found.problem}
+        session.announce(Notice("warning", "project_instructions_unusable", problem))
     if found.redacted:
-        session.announce(
-            Notice("warning", "project_instructions_redacted", found.describe_redaction())
-        )
+        redacted = {"source": found.source, "redacted": found.redacted}
+        session.announce(Notice("warning", "project_instructions_redacted", redacted))
 
 
 def _restore_model(session: Session, chosen: str | None) -> None:
@@ -222,11 +193,7 @@ def _restore_model(session: Session, chosen: str | None) -> None:
     if not chosen or provider.name == "offline" or chosen == provider.model:
         return
     provider.model = chosen
-    session.announce(
-        Notice(
-            "info", "model_restored", f"Model {chosen[:200]} (chosen with /model in this session)."
-        )
-    )
+    session.announce(Notice("info", "model_restored", {"model": chosen}))
 
 
 def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[int]) -> None:
@@ -242,18 +209,10 @@ def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[in
     check_sendable_view(session.session_id, repaired, origins)
     session.conversation.restore(session.runner.shrinker().shrink_view(view))
     if renames:
-        session.announce(
-            Notice("warning", "tool_ids_renamed", RENAMED_IDS_TEXT.format(count=len(renames)))
-        )
+        session.announce(Notice("warning", "tool_ids_renamed", {"count": len(renames)}))
     if answers is not None:
         session.conversation.append(answers)
-        session.announce(
-            Notice(
-                "warning",
-                "resumed_mid_tool",
-                "The session had stopped while a tool ran; that call was answered with an error.",
-            )
-        )
+        session.announce(Notice("warning", "resumed_mid_tool"))
 
 
 def list_sessions(paths: Any, workspace: Path | None = None) -> list[Any]:

@@ -16,7 +16,6 @@ from typing import Any, TypeVar
 
 from agent_cli.errors import StoreError
 from agent_cli.events import Notice, SessionEvent
-from agent_cli.session import describe
 from agent_cli.session.conversation import Conversation
 from agent_cli.session.log import NOTICE
 
@@ -27,7 +26,7 @@ Message = dict[str, Any]
 
 def write_failed(error: StoreError) -> Notice:
     """The notice of a record the store refused."""
-    return Notice("error", "transcript_write_failed", describe.store_error(error))
+    return Notice("error", "transcript_write_failed", error=error)
 
 
 def record_results(conversation: Conversation, results: list[dict[str, Any]]) -> Steps[bool]:
@@ -36,12 +35,7 @@ def record_results(conversation: Conversation, results: list[dict[str, Any]]) ->
     if (yield from record(conversation, message)):
         return True
     conversation.hold_unrecorded_results(message)
-    yield Notice(
-        "warning",
-        "results_held",
-        "The tool results are kept in memory and will be recorded before your next "
-        "message, once the transcript can be written again.",
-    )
+    yield Notice("warning", "results_held")
     return False
 
 
@@ -49,9 +43,7 @@ def record_held_results(conversation: Conversation) -> Steps[bool]:
     """Write tool results a failed append left in memory, before anything else."""
     try:
         if conversation.record_held_results():
-            yield Notice(
-                "info", "results_recorded", "The tool results held in memory are now recorded."
-            )
+            yield Notice("info", "results_recorded")
     except StoreError as error:
         yield write_failed(error)
         return False
@@ -70,12 +62,7 @@ def record_user_text(
         yield write_failed(error)
         return False
     if message["content"] is not text:
-        yield Notice(
-            "info",
-            "message_stored",
-            f"Your message ({len(text):,} characters) is large: it was stored whole as an "
-            "artifact and the conversation carries its beginning, its end and its pointer.",
-        )
+        yield Notice("info", "message_stored", {"characters": len(text)})
     return (yield from record(conversation, message))
 
 

@@ -13,7 +13,11 @@ import signal
 from collections.abc import Iterator
 from typing import Any
 
-from agent_cli.errors import PermissionQuestionInterrupted, TerminationRequested
+from agent_cli.errors import (
+    PermissionQuestionInterrupted,
+    PermissionQuestionTerminated,
+    TerminationRequested,
+)
 from agent_cli.events import Notice, SessionEvent, ToolFinished, ToolStarted
 from agent_cli.session.conversation import Conversation
 from agent_cli.session.recording import Steps, record, record_results
@@ -27,6 +31,10 @@ ASKING_INTERRUPTED_TEXT = (
 TERMINATED_TOOL_TEXT = (
     "Stopped: agent-cli was ended by {signal} while this tool ran; a running command "
     "and its whole process group were killed."
+)
+TERMINATED_ASKING_TEXT = (
+    "Not run: agent-cli was ended by {signal} while asking the user for permission to run "
+    "this tool."
 )
 CUT_TOOL_TEXT = "Not run: the answer was cut at max_tokens before the turn could go on."
 
@@ -60,7 +68,9 @@ def run_tools(
         yield _cancel_notice(interrupt)
         return ("cancelled", "tool_use")
     except TerminationRequested as stop:  # recorded, then the process goes on ending
-        text = TERMINATED_TOOL_TEXT.format(signal=signal_name(stop.signal_number))
+        asking = isinstance(stop, PermissionQuestionTerminated)
+        template = TERMINATED_ASKING_TEXT if asking else TERMINATED_TOOL_TEXT
+        text = template.format(signal=signal_name(stop.signal_number))
         yield from record_stopped(conversation, tool_uses, results, text)
         raise
     if not (yield from record_results(conversation, results)):
@@ -71,12 +81,8 @@ def run_tools(
 def _cancel_notice(interrupt: KeyboardInterrupt) -> Notice:
     """Nothing ran when Ctrl-C came at the permission question: say that, not 'interrupted'."""
     if isinstance(interrupt, PermissionQuestionInterrupted):
-        return Notice(
-            "warning",
-            PERMISSION_CANCELLED,
-            f"Cancelled at the permission question: {interrupt.tool} was not run.",
-        )
-    return Notice("warning", "cancelled", "Cancelled: the running tool was interrupted.")
+        return Notice("warning", PERMISSION_CANCELLED, {"tool": interrupt.tool})
+    return Notice("warning", "cancelled", {"during": "tool"})
 
 
 def record_stopped(

@@ -32,7 +32,6 @@ from typing import Any
 from agent_cli.errors import (
     MessageViewLimitExceeded,
     ProviderError,
-    ProviderRequestFailed,
     StoreError,
     ToolProtocolError,
     WireFormatError,
@@ -51,7 +50,6 @@ from agent_cli.events import (
     Usage,
 )
 from agent_cli.protocol import answer_dangling_tool_uses
-from agent_cli.session import describe
 from agent_cli.session.compactor import Compactor
 from agent_cli.session.conversation import Conversation
 from agent_cli.session.durable_context import DurableContext
@@ -82,13 +80,6 @@ from agent_cli.session.unique_ids import stream_with_unique_ids
 
 MAX_STEPS_PER_TURN = 40
 INTERRUPTED_MARK = "[answer interrupted by the user]"
-CUT_NOTICE_TEXT = (
-    "The answer hit the output limit and was cut; what arrived is kept. Ask the agent to continue."
-)
-CUT_EMPTY_NOTICE_TEXT = (
-    "The answer hit the output limit before any part of it was whole; "
-    "nothing was kept. Ask again, perhaps for less at once."
-)
 
 
 class TurnRunner:
@@ -189,11 +180,7 @@ class TurnRunner:
             if outcome is not None:
                 yield TurnEnded(outcome[0], stop_reason=outcome[1], steps=step)
                 return
-        yield Notice(
-            "warning",
-            "step_limit",
-            f"Stopped after {MAX_STEPS_PER_TURN} model requests in one turn.",
-        )
+        yield Notice("warning", "step_limit", {"steps": MAX_STEPS_PER_TURN})
         yield TurnEnded("ok", stop_reason="step_limit", steps=MAX_STEPS_PER_TURN)
 
     def compact_now(self, focus: str | None) -> Iterator[SessionEvent]:
@@ -205,11 +192,11 @@ class TurnRunner:
             frame = self.request_frame(self.durable.render())
             yield from self.compactor.compact(frame, self.durable.state, forced=True, focus=focus)
         except MessageViewLimitExceeded as error:
-            yield describe.blocked_event(self.compactor, error)
+            yield self.compactor.blocked_event(error)
         except StoreError as error:
             yield write_failed(error)
         except KeyboardInterrupt:
-            yield Notice("warning", "cancelled", "Cancelled: compaction was interrupted.")
+            yield Notice("warning", "cancelled", {"during": "compaction"})
 
     def _settle_after_interrupt(self) -> Steps[Outcome]:
         """Ctrl-C landed where no finer handler took it: while compacting (nothing was
@@ -219,7 +206,7 @@ class TurnRunner:
         _, answers = answer_dangling_tool_uses(self.conversation.view, NOT_RUN_TOOL_TEXT)
         if answers is not None:
             yield from record_results(self.conversation, answers["content"])
-        yield Notice("warning", "cancelled", "Cancelled: the turn was interrupted.")
+        yield Notice("warning", "cancelled", {"during": "turn"})
         return ("cancelled", None)
 
     def _one_step(self) -> Steps[Outcome]:
@@ -227,10 +214,10 @@ class TurnRunner:
         try:
             request = yield from self.prepare_request()
         except MessageViewLimitExceeded as error:
-            yield describe.blocked_event(self.compactor, error)
+            yield self.compactor.blocked_event(error)
             return ("blocked", None)
         except (ToolProtocolError, WireFormatError) as error:
-            yield Notice("error", "invalid_view", f"The view cannot be sent: {error}.")
+            yield Notice("error", "invalid_view", error=error)
             return ("failed", None)
         except StoreError as error:  # a compaction that could not be recorded: send nothing
             yield write_failed(error)
@@ -261,13 +248,13 @@ class TurnRunner:
             yield from self._keep_partial_answer("".join(parts))
             return "cancelled"
         except ProviderError as error:
-            yield Notice("error", "provider_failed", provider_error_text(error))
+            yield Notice("error", "provider_failed", error=error)
             return None
-        yield Notice("error", "provider_failed", "The provider ended the stream without an answer.")
+        yield Notice("error", "provider_failed")  # the stream ended without an answer
         return None
 
     def _keep_partial_answer(self, text: str) -> Iterator[SessionEvent]:
-        yield Notice("warning", "cancelled", "Cancelled: the answer was interrupted.")
+        yield Notice("warning", "cancelled", {"during": "answer"})
         if text.strip():
             message = {
                 "role": "assistant",
@@ -281,9 +268,9 @@ class TurnRunner:
         if not message.get("content"):
             if reason == "max_tokens":
                 mark_in_transcript(self.conversation, "max_tokens")
-                yield Notice("warning", "max_tokens", CUT_EMPTY_NOTICE_TEXT)
+                yield Notice("warning", "max_tokens", {"kept": False})
             else:
-                yield Notice("warning", "empty_answer", "The model returned an empty answer.")
+                yield Notice("warning", "empty_answer")
             return ("ok", reason)
         if not (yield from record(self.conversation, message)):
             return ("failed", reason)
@@ -301,16 +288,9 @@ class TurnRunner:
     def _stop_notices(self, reason: str) -> Iterator[SessionEvent]:
         if reason == "max_tokens":
             mark_in_transcript(self.conversation, "max_tokens")
-            yield Notice("warning", "max_tokens", CUT_NOTICE_TEXT)
+            yield Notice("warning", "max_tokens", {"kept": True})
         elif reason == "refusal":
-            yield Notice("warning", "refusal", "The model declined to answer this request.")
-
-
-def provider_error_text(error: Exception) -> str:
-    """The words of a failed request (`describe.provider_error` for a typed failure)."""
-    if isinstance(error, ProviderRequestFailed):
-        return describe.provider_error(error)
-    return f"{type(error).__name__}: {error}. The conversation is unchanged."
+            yield Notice("warning", "refusal")
 
 
 def _text_of(message: dict[str, Any]) -> str:

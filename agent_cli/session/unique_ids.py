@@ -18,23 +18,6 @@ from typing import Any
 from agent_cli.events import ModelResponse, Notice, SessionEvent, Usage
 from agent_cli.protocol import DUPLICATE_ID, find_answer_id_problem
 
-REUSED_ID_RETRY_TEXT = (
-    "The model's answer repeated a tool call id; it was not recorded and nothing ran. "
-    "Asking once more."
-)
-REUSED_ID_FAILED_TEXT = (
-    "The model's answer repeated a tool call id again; nothing ran and nothing was "
-    "recorded, so the session stays resumable. Send your message again."
-)
-BAD_ID_RETRY_TEXT = (
-    "The model's answer held a tool call the API would not take back (an empty or "
-    "malformed id or tool name); it was not recorded and nothing ran. Asking once more."
-)
-BAD_ID_FAILED_TEXT = (
-    "The model's answer held a malformed tool call again; nothing ran and nothing was "
-    "recorded, so the session stays resumable. Send your message again."
-)
-
 Streamed = ModelResponse | str | None
 StreamSteps = Generator[SessionEvent, None, Streamed]
 
@@ -66,8 +49,5 @@ def stream_with_unique_ids(
 
 
 def _notice(level: str, problem: str | None, *, retry: bool) -> Notice:
-    if problem == DUPLICATE_ID:
-        return Notice(
-            level, "duplicate_tool_id", REUSED_ID_RETRY_TEXT if retry else REUSED_ID_FAILED_TEXT
-        )
-    return Notice(level, "bad_tool_id", BAD_ID_RETRY_TEXT if retry else BAD_ID_FAILED_TEXT)
+    code = "duplicate_tool_id" if problem == DUPLICATE_ID else "bad_tool_id"
+    return Notice(level, code, {"retry": retry})

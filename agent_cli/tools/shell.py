@@ -1,7 +1,9 @@
 """bash: run one command in the workspace, in its own process group, bounded in time and size.
 
 Contract: the command runs as `bash -c` in a new session (so it has its own process group
-and no controlling terminal), with stdin closed and stdout+stderr combined. It is stopped,
+and no controlling terminal), with stdin closed and stdout+stderr combined. The group's
+leader is a small supervisor (`command_supervisor`) that starts the command and, should
+agent-cli die while it runs (even by SIGKILL), kills the whole group. It is stopped,
 together with every process in its group (SIGTERM, then SIGKILL after a short grace), when
 the timeout passes, when its output reaches the cap, or when a KeyboardInterrupt arrives;
 the KeyboardInterrupt is re-raised only after the group is ended. Background processes
@@ -18,8 +20,9 @@ import selectors
 import shutil
 import signal
 import subprocess
+import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,6 +45,7 @@ _READ_CHUNK_BYTES = 65_536
 _QUIET_SECONDS = 0.2
 _TERMINATE_GRACE_SECONDS = 1.0
 _KILL_WAIT_SECONDS = 5.0
+SUPERVISOR_SCRIPT = Path(__file__).with_name("command_supervisor.py")
 
 
 @dataclass(frozen=True)
@@ -102,21 +106,43 @@ def run_command(
         return CommandRun(bytes(output), process.wait(), stop_reason)
 
 
+@contextlib.contextmanager
 def _start(
     shell: str, command: str, cwd: Path, environment: Mapping[str, str]
-) -> subprocess.Popen[bytes]:
+) -> Iterator[subprocess.Popen[bytes]]:
+    """Start the command under its supervisor (`command_supervisor`), which leads the new
+    session and group; the lifeline's write end stays open here until the block ends."""
+    lifeline, lifeline_end = os.pipe()  # neither end is inherited unless passed
     try:
-        return subprocess.Popen(
-            [shell, "-c", command],
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-I",  # no user site, no PYTHON* variables: the supervisor is stdlib only
+                "-S",
+                str(SUPERVISOR_SCRIPT),
+                str(lifeline),
+                shell,
+                command,
+                "1" if "LC_CTYPE" in environment else "0",
+            ],
             cwd=cwd,
             env=environment,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            pass_fds=(lifeline,),
         )
     except OSError as error:
+        os.close(lifeline_end)
         raise ToolError(f"The command could not be started: {error.strerror or error}.") from error
+    finally:
+        os.close(lifeline)
+    try:
+        with process:
+            yield process
+    finally:
+        os.close(lifeline_end)  # the command has ended: the supervisor is gone by now
 
 
 def build_command_environment(environment: Mapping[str, str]) -> dict[str, str]:

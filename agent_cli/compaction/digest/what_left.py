@@ -19,29 +19,13 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from agent_cli.compaction.facts import FactsIndex, MessageFacts, user_texts
-from agent_cli.compaction.lines import (
-    KEY_INPUTS,
+from agent_cli.compaction.digest.removed_items import (
     RemovedInteraction,
     RemovedRequest,
-    describe_interaction,
-    describe_key_input,
-    result_size,
 )
+from agent_cli.compaction.memo.facts import FactsIndex
+from agent_cli.compaction.memo.message_facts import MessageFacts
 from agent_cli.protocol import Interaction
-
-__all__ = [  # the entries and line writers live in `lines`; their names stay importable
-    "KEY_INPUTS",
-    "RemovedInteraction",
-    "RemovedRequest",
-    "collect_changed",
-    "collect_removed",
-    "collect_removed_calls",
-    "describe_interaction",
-    "describe_key_input",
-    "result_size",
-    "user_texts",
-]
 
 
 def collect_removed(

@@ -13,14 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from agent_cli.compaction.digest_render import with_pointer
-from agent_cli.compaction.lines import (
+from agent_cli.compaction.digest.removed_items import (
     RemovedInteraction,
     count_line,
     describe_interaction,
+    with_pointer,
 )
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
-from agent_cli.compaction.read_keys import ReadRule
+from agent_cli.compaction.policy import ReadRule
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import TokenCounter
 
@@ -41,7 +41,7 @@ class MessageFacts(NamedTuple):
     read_rule: ReadRule | None = None  # None: `reads` not found (messages with calls)
     # every call's entry, newest first, when all of them were answered (`calls`), and
     # the messages that hold their results: a removal that takes both takes these as
-    # they are (`removed.collect_changed`)
+    # they are (`what_left.collect_changed`)
     in_order: tuple[RemovedInteraction, ...] = ()
     answered_in: tuple[Message, ...] = ()
 

@@ -3,9 +3,10 @@
 Contract: `RemovedRequest` and `RemovedInteraction` are the entries a removal gives the
 digest. `describe_interaction(use, result)` writes the line from the two blocks alone
 (`read_file path=src/a.py -> 1,234 chars, ok`), so the same interaction always reads the
-same, and `count_line` counts a rendered entry as the digest does (memoized by the
-counter's text memo, which is what lets the per-turn check count a line once, when its
-interaction completes, and compaction find it counted). Pure.
+same; `with_pointer` makes it the digest's list item, and `count_line` counts a rendered
+entry as the digest does (memoized by the counter's text memo, which is what lets the
+per-turn check count a line once, when its interaction completes, and compaction find it
+counted). Pure.
 """
 
 from __future__ import annotations
@@ -109,8 +110,14 @@ def result_size(result: dict[str, Any]) -> int:
     )
 
 
+def with_pointer(line: str, pointer: str | None) -> str:
+    """An interaction's line as the digest renders it: a list item, with its pointer
+    when it has one."""
+    return f"- {line} ({pointer})" if pointer else f"- {line}"
+
+
 def count_line(line: str, counter: TokenCounter) -> int:
-    """Tokens of one rendered digest entry with its newline, as `digest.count_digest`
+    """Tokens of one rendered digest entry with its newline, as `merge.count_digest`
     counts it: line by line (an entry may hold line breaks: a request's own), each
     memoized by the counter's text memo."""
     if "\n" not in line:

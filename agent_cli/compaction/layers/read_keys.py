@@ -14,9 +14,7 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from agent_cli.compaction.policy import CompactionPolicy
-
-ReadRule = tuple[frozenset[str], str]
+from agent_cli.compaction.policy import CompactionPolicy, ReadRule
 
 
 def read_rule(policy: CompactionPolicy) -> ReadRule:

@@ -1,4 +1,4 @@
-"""How the running digest reads and where it sits in the view (merging: `digest`).
+"""How the running digest reads and where it sits in the view (merging: `merge`).
 
 Contract: `render_digest_parts(digest)` gives the text of each part, oldest first; a
 part's text depends on its own entries only, so it reads the same in every request until
@@ -15,12 +15,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agent_cli.compaction.digest_model import (
+from agent_cli.compaction.digest.entries import (
     Digest,
     OlderRange,
     RequestEntry,
     digest_to_data,
 )
+from agent_cli.compaction.digest.removed_items import with_pointer
 from agent_cli.compaction.markers import (
     DIGEST_HEADER,
     DIGEST_KEY,
@@ -81,10 +82,6 @@ def request_line(entry: RequestEntry) -> str:
     notes = [entry.pointer] if entry.pointer else []
     notes.append(f"shortened from {entry.shortened_from:,} chars")
     return f"- ({'; '.join(notes)}) {entry.text}…"
-
-
-def with_pointer(line: str, pointer: str | None) -> str:
-    return f"- {line} ({pointer})" if pointer else f"- {line}"
 
 
 def build_digest_message(digest: Digest) -> dict[str, Any]:

@@ -1,16 +1,16 @@
 """Running one layer step so that what it removes leaves a trace in the running digest.
 
-Contract: `apply_traced_step(step, view, view_tokens, policy, counter)` takes the digest
-message out of `view`, runs the layer on the rest (layers never see, count or remove the
-digest), adds what the layer removed to the digest (`removed`, `digest`) and puts it
-back. The outcome's view and saving include the digest, so every figure counts it. A
-step that changed nothing gives back `view` itself; a step that removed nothing keeps
-the digest message as it was (the same object, so the cached prefix is not disturbed
-by a re-rendered digest). A removal whose trace would cost more tokens than it frees is
-not made (`no_change`): automatic compaction never grows the view to remove something;
-`keep_if_larger` (the summary `/compact` asked for) keeps it all the same. A layer says
-what it removed (`messages_removed`, `removed_tool_use_ids`); a step that removed
-neither is not compared with the view it came from.
+Contract: `apply_step_with_digest(step, view, view_tokens, policy, counter)` takes the
+digest message out of `view`, runs the layer on the rest (layers never see, count or
+remove the digest), adds what the layer removed to the digest (`what_left`, `merge`) and
+puts it back. The outcome's view and saving include the digest, so every figure counts
+it. A step that changed nothing gives back `view` itself; a step that removed nothing
+keeps the digest message as it was (the same object, so the cached prefix is not
+disturbed by a re-rendered digest). A removal whose trace would cost more tokens than it
+frees is not made (`no_change`): automatic compaction never grows the view to remove
+something; `keep_if_larger` (the summary `/compact` asked for) keeps it all the same. A
+layer says what it removed (`messages_removed`, `removed_tool_use_ids`); a step that
+removed neither is not compared with the view it came from.
 """
 
 from __future__ import annotations
@@ -19,20 +19,18 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from agent_cli.compaction.digest import (
-    Digest,
-    build_digest_message,
+from agent_cli.compaction.digest.entries import Digest, digest_from_message
+from agent_cli.compaction.digest.merge import (
     count_digest,
     count_rendered_message,
-    digest_from_message,
     digest_message_tokens,
-    insert_digest,
     merge_digest,
-    split_digest,
 )
-from agent_cli.compaction.facts import FactsIndex
+from agent_cli.compaction.digest.removed_items import RemovedInteraction, RemovedRequest
+from agent_cli.compaction.digest.render import build_digest_message, insert_digest, split_digest
+from agent_cli.compaction.digest.what_left import collect_removed
+from agent_cli.compaction.memo.facts import FactsIndex
 from agent_cli.compaction.policy import CompactionPolicy
-from agent_cli.compaction.removed import RemovedInteraction, RemovedRequest, collect_removed
 from agent_cli.compaction.results import APPLIED, NO_CHANGE, LayerOutcome
 from agent_cli.tokens import TokenCounter
 
@@ -40,7 +38,7 @@ Messages = list[dict[str, Any]]
 LayerStep = Callable[[Messages, int], LayerOutcome]  # (view, its own tokens) -> outcome
 
 
-def apply_traced_step(
+def apply_step_with_digest(
     step: LayerStep,
     view: Messages,
     view_tokens: int,

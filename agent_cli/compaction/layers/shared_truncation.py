@@ -21,9 +21,9 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
+from agent_cli.compaction.layers.truncate import MARKER_ALLOWANCE_TOKENS, build_truncation_outcome
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
-from agent_cli.compaction.truncate import MARKER_ALLOWANCE_TOKENS, build_truncation_outcome
 from agent_cli.tokens import TokenCounter
 
 # A cut result keeps a head, the marker and a tail: less than this is no longer useful.

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent_cli.compaction.facts import FactsIndex, RecordedFacts, record_facts
+from agent_cli.compaction.memo.facts import FactsIndex, RecordedFacts, record_facts
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.errors import ToolProtocolError
 from agent_cli.protocol import ProtocolScan

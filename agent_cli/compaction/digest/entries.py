@@ -7,7 +7,7 @@ another (`parts`: per part, oldest part first, how many requests and lines it ho
 part once written is never re-rendered until the budget makes the digest fit again, so
 the prompt cache keeps it). `digest_to_data` / `digest_from_message` turn it into JSON-safe
 data and back; anything malformed reads as absent, never a crash, because a resumed
-view comes from disk. Merging, budgets and rendering live in `digest`. Pure.
+view comes from disk. Merging, budgets and rendering live in `merge`, `render` and `fit`. Pure.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Fitting every entry of the running digest again into one part (`digest` refits).
+"""Fitting every entry of the running digest again into one part (`merge` refits).
 
 Contract: `refit_digest(digest, requests, interactions, budget_tokens, counter)` gives
 one part holding the user's requests, newest first, whole while they fit the budget
@@ -8,7 +8,7 @@ leave of the budget less `REFIT_HEADROOM` (a quarter, room for the parts later
 compactions add); the rest fold into the "older" range (count and end pointers), whose
 line is made room for (the requests are fitted less what it would cost with every line
 folded). Entries are ordered by record number when every one has one.
-`line_cost` is what one interaction line costs, as the digest counts it; `digest`'s
+`line_cost` is what one interaction line costs, as the digest counts it; `merge`'s
 append uses it too. Pure.
 """
 
@@ -18,16 +18,20 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from agent_cli.compaction.digest_model import (
+from agent_cli.compaction.digest.entries import (
     Digest,
     InteractionEntry,
     OlderRange,
     RequestEntry,
     sequence_of,
 )
-from agent_cli.compaction.digest_render import older_line, request_line, with_pointer
-from agent_cli.compaction.lines import RemovedInteraction, RemovedRequest
-from agent_cli.compaction.lines import count_line as _count_line
+from agent_cli.compaction.digest.removed_items import (
+    RemovedInteraction,
+    RemovedRequest,
+    with_pointer,
+)
+from agent_cli.compaction.digest.removed_items import count_line as _count_line
+from agent_cli.compaction.digest.render import older_line, request_line
 from agent_cli.compaction.markers import DIGEST_HEADER
 from agent_cli.safe_cuts import safe_head_end
 from agent_cli.secret_forms import NO_SECRETS, SecretForms

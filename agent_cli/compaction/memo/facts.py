@@ -30,7 +30,7 @@ Contract:
   keeps the digest it built (`note_digest`, `digest_of`) for the next step of the run.
 - `RecordedFacts.reads` is L2's outcome kept up to date as messages are recorded
   (`running_reads`); `FactsIndex.running_reads(view, rule)` gives it to L2 when `view`
-  is the one followed (`reads_alignment`).
+  is the one followed (`running_reads.align_plan`).
 - Memory: recorded facts live in `view_memo`'s few memos per counter, beside the
   snapshots they mirror, and go with them; an index lives for one run.
 Pure: no I/O.
@@ -42,32 +42,21 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_cli.compaction.digest_model import Digest
-from agent_cli.compaction.message_facts import (
+from agent_cli.compaction.digest.entries import Digest
+from agent_cli.compaction.layers.read_keys import find_reads, read_rule
+from agent_cli.compaction.memo.message_facts import (
     MessageFacts,
     build_message_facts,
     note_calls,
-    user_texts,
 )
-from agent_cli.compaction.policy import CompactionPolicy
-from agent_cli.compaction.read_keys import ReadRule, find_reads, read_rule
-from agent_cli.compaction.reads_alignment import align_plan
-from agent_cli.compaction.running_reads import ReadsPlan, RunningReads
+from agent_cli.compaction.memo.running_reads import ReadsPlan, RunningReads, align_plan
+from agent_cli.compaction.policy import CompactionPolicy, ReadRule
 from agent_cli.frozen import is_frozen
 from agent_cli.tokens import TokenCounter
 
 Message = dict[str, Any]
 KnownFacts = dict[int, tuple[Message, MessageFacts]]  # id -> (the message, its facts)
 DEFAULT_POLICY = CompactionPolicy()
-
-__all__ = [  # the facts of one message live in `message_facts`; these names stay here
-    "FactsIndex",
-    "MessageFacts",
-    "RecordedFacts",
-    "build_message_facts",
-    "record_facts",
-    "user_texts",
-]
 
 
 @dataclass
@@ -134,7 +123,7 @@ class FactsIndex:
         self._digests: dict[int, tuple[Message, Digest]] = {}
 
     def note_digest(self, message: Message, digest: Digest) -> None:
-        """Keep the digest a step of this run built `message` from (`traced`)."""
+        """Keep the digest a step of this run built `message` from (`layer_step`)."""
         self._digests[id(message)] = (message, digest)
 
     def digest_of(self, message: Message) -> Digest | None:

@@ -14,7 +14,7 @@ On a valid view the work is proportional to what is kept plus the tool_use block
 what is dropped: an interaction crosses the cut exactly when only one of its halves is
 among the kept messages. In a valid view a kept call always has its result after it,
 in the kept tail, so the calls that leave are those of the dropped middle and of the
-leading non-user messages, oldest first: exactly the calls `removed.collect_removed`
+leading non-user messages, oldest first: exactly the calls `what_left.collect_removed`
 finds gone, newest first, which is how they are named when the run's facts are given.
 """
 
@@ -23,16 +23,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agent_cli.compaction.facts import FactsIndex
+from agent_cli.compaction.digest.removed_items import RemovedInteraction, RemovedRequest
+from agent_cli.compaction.digest.what_left import collect_changed
+from agent_cli.compaction.layers.entry_point import run_layer_alone
+from agent_cli.compaction.memo.facts import FactsIndex
+from agent_cli.compaction.memo.savings import measure_savings
 from agent_cli.compaction.policy import CompactionPolicy
-from agent_cli.compaction.removed import (
-    RemovedInteraction,
-    RemovedRequest,
-    collect_changed,
-)
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
-from agent_cli.compaction.savings import measure_savings
-from agent_cli.compaction.standalone import run_layer_alone
 from agent_cli.protocol import collect_tool_ids, remove_tool_interactions
 from agent_cli.tokens import TokenCounter
 

@@ -19,7 +19,9 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from agent_cli.compaction.layers.entry_point import run_layer_alone
 from agent_cli.compaction.markers import SUMMARY_HEADER, mark_summary
+from agent_cli.compaction.memo.savings import measure_savings
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import (
     NOTHING_TO_SUMMARIZE,
@@ -28,8 +30,6 @@ from agent_cli.compaction.results import (
     SUMMARY_NOT_SMALLER,
     LayerOutcome,
 )
-from agent_cli.compaction.savings import measure_savings
-from agent_cli.compaction.standalone import run_layer_alone
 from agent_cli.protocol import collect_tool_ids
 from agent_cli.tokens import TokenCounter
 

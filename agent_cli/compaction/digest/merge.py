@@ -18,14 +18,14 @@ Contract:
   Without the parts, each compaction would rewrite the whole digest at 1.25x the input
   price: in the 60-turn bench that is about 0.011 to 0.014 of the uncompacted session.
 - How it reads and where it sits (before a summary, after a kept first request):
-  `digest_render`; how all entries are fitted again into one part: `digest_fit`.
+  `render`; how all entries are fitted again into one part: `fit`.
 The budget is in the caller's counter's tokens and covers the whole message (header,
 titles, the "older" line), so a digest whose requests fit stays within
-`policy.digest_tokens` as every figure counts it. Each rendered line is counted once, with its newline, through
-the counter's text memo, and the message's count is the sum of its lines' (`count_digest`):
-cl100k never joins a line break with the text after it, so that sum is the whole text's
-count (a little more where a request holds blank or indented lines), without tokenizing
-a long digest again at every step. Pure.
+`policy.digest_tokens` as every figure counts it. Each rendered line is counted once,
+with its newline, through the counter's text memo, and the message's count is the sum of
+its lines' (`count_digest`): cl100k never joins a line break with the text after it, so
+that sum is the whole text's count (a little more where a request holds blank or
+indented lines), without tokenizing a long digest again at every step. Pure.
 """
 
 from __future__ import annotations
@@ -33,57 +33,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agent_cli.compaction.digest_fit import (
-    REFIT_HEADROOM,
-    SHORT_REQUEST_CHARS,
-    SHORTEST_REQUEST_CHARS,
+from agent_cli.compaction.digest.entries import (
+    Digest,
+    InteractionEntry,
+    RequestEntry,
+)
+from agent_cli.compaction.digest.fit import (
     line_cost,
     refit_digest,
 )
-from agent_cli.compaction.digest_model import (
-    Digest,
-    InteractionEntry,
-    OlderRange,
-    RequestEntry,
-    digest_from_message,
-    digest_to_data,
-    sequence_of,
-)
-from agent_cli.compaction.digest_render import (
-    build_digest_message,
-    insert_digest,
+from agent_cli.compaction.digest.removed_items import RemovedInteraction, RemovedRequest
+from agent_cli.compaction.digest.removed_items import count_line as _count_line
+from agent_cli.compaction.digest.render import (
     render_digest,
-    render_digest_parts,
     request_line,
-    split_digest,
 )
-from agent_cli.compaction.lines import count_line as _count_line
 from agent_cli.compaction.markers import DIGEST_LATER_PART
-from agent_cli.compaction.removed import RemovedInteraction, RemovedRequest
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
-
-__all__ = [  # entries and stored form: `digest_model`; text: `digest_render`; refit: `digest_fit`
-    "REFIT_HEADROOM",
-    "SHORTEST_REQUEST_CHARS",
-    "SHORT_REQUEST_CHARS",
-    "Digest",
-    "InteractionEntry",
-    "OlderRange",
-    "RequestEntry",
-    "build_digest_message",
-    "count_digest",
-    "count_rendered_message",
-    "digest_message_tokens",
-    "digest_from_message",
-    "digest_to_data",
-    "insert_digest",
-    "merge_digest",
-    "render_digest",
-    "render_digest_parts",
-    "sequence_of",
-    "split_digest",
-]
 
 MIN_LINE_TOKENS = 1  # no entry's line costs less: it holds at least its newline
 

@@ -15,26 +15,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-__all__ = [  # the read keys live in `read_keys`; their names stay importable from here
-    "build_dedup_outcome",
-    "build_read_key",
-    "dedup_file_reads",
-    "find_superseded_reads",
-    "normalize_read_path",
-]
-
-from agent_cli.compaction.facts import FactsIndex
-from agent_cli.compaction.policy import CompactionPolicy
-from agent_cli.compaction.read_keys import (
-    build_read_key,
+from agent_cli.compaction.digest.what_left import collect_removed_calls
+from agent_cli.compaction.layers.entry_point import run_layer_alone
+from agent_cli.compaction.layers.read_keys import (
     find_reads,
-    normalize_read_path,
     read_rule,
 )
-from agent_cli.compaction.removed import collect_removed_calls
+from agent_cli.compaction.memo.facts import FactsIndex
+from agent_cli.compaction.memo.savings import measure_removal_savings
+from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
-from agent_cli.compaction.savings import measure_removal_savings
-from agent_cli.compaction.standalone import run_layer_alone
 from agent_cli.protocol import apply_changes, locate_interactions, strip_interactions
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 

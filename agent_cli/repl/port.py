@@ -1,0 +1,142 @@
+"""What the REPL needs of a session: the typed port between the shell and the turn loop.
+
+Contract: `SessionPort` lists every operation and read-only figure the REPL uses, and
+nothing else; `agent_cli.session.Session` satisfies it (`wiring.build_backend` returns a
+real session where a port is expected, so mypy checks the fit), and so does the REPL
+tests' `FakeSession`. The REPL reaches a session only through this port: no attribute
+probes, no `Any`. Adding something the REPL uses means adding it here, to `Session` and
+to the fake.
+
+It lives in repl/ because it is the REPL's need, stated by the REPL: the session does not
+know it exists, so the session's parts can be rearranged behind it freely. The types it
+names are imported for annotations only, so importing the port loads no session module
+(the prompt comes up before the session opens).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from agent_cli.compaction import CompactionPolicy
+    from agent_cli.durable import DurableContextState, DurableFact, PendingItem
+    from agent_cli.events import Notice, SessionEvent, SessionStats
+    from agent_cli.models import ModelInfo
+    from agent_cli.session.catalog import Exchange
+    from agent_cli.session.figures import ContextPreview, Gauge
+    from agent_cli.session.instructions import ProjectInstructions
+    from agent_cli.session.model_choice import ModelListing
+    from agent_cli.sources import SourceResolution
+
+
+class ProviderIdentity(Protocol):
+    """Which provider and model answer, and a way to get the provider ready early."""
+
+    @property
+    def name(self) -> str:
+        """ "anthropic" or "offline"."""
+        ...
+
+    @property
+    def model(self) -> str: ...
+
+    def prepare(self) -> None:
+        """Build what the first request needs (the SDK client) ahead of it; any thread."""
+        ...
+
+
+class SessionPort(Protocol):
+    """One open session as the REPL sees it; see the module contract."""
+
+    # --- identity and settings ----------------------------------------------------------
+
+    @property
+    def session_id(self) -> str: ...
+
+    @property
+    def transcript_path(self) -> str: ...
+
+    @property
+    def workspace(self) -> Path: ...
+
+    @property
+    def provider(self) -> ProviderIdentity: ...
+
+    @property
+    def policy(self) -> CompactionPolicy:
+        """The thresholds compaction runs by (the banner says them on the demo model)."""
+        ...
+
+    @property
+    def project_instructions(self) -> ProjectInstructions:
+        """The AGENTS.md / CLAUDE.md block requests carry (empty text when none)."""
+        ...
+
+    @property
+    def tool_names(self) -> frozenset[str]:
+        """The tools the model may call in this session."""
+        ...
+
+    @property
+    def startup_notices(self) -> Sequence[Notice]:
+        """What opening the session found (damaged memory, renamed ids, ...)."""
+        ...
+
+    # --- turns --------------------------------------------------------------------------
+
+    def run_turn(self, text: str) -> Iterator[SessionEvent]:
+        """One user turn; a generator that takes Ctrl-C itself (see `repl.turns`)."""
+        ...
+
+    def compact_now(self, focus: str | None = None) -> Iterator[SessionEvent]: ...
+
+    def watch_tool_output(self, watcher: Callable[[bytes], None] | None) -> None:
+        """Hand a running command's output to `watcher` as it arrives; None stops."""
+        ...
+
+    def recent_exchanges(self, limit: int = 3) -> list[Exchange]: ...
+
+    # --- figures ------------------------------------------------------------------------
+
+    def stats(self) -> SessionStats: ...
+
+    def gauge(self) -> Gauge: ...
+
+    def context_preview(self) -> ContextPreview: ...
+
+    def last_summary(self) -> str | None: ...
+
+    # --- durable state ------------------------------------------------------------------
+
+    @property
+    def durable_state(self) -> DurableContextState: ...
+
+    def remember(self, text: str) -> DurableFact: ...
+
+    def add_pending(self, text: str) -> PendingItem: ...
+
+    def mark_done(self, item_id: str) -> object: ...
+
+    def mark_blocked(self, item_id: str, reason: str) -> object: ...
+
+    def forget(self, item_id: str) -> None: ...
+
+    def resolve_sources(self) -> tuple[SourceResolution, ...]: ...
+
+    def expand(self, pointer: str) -> SourceResolution: ...
+
+    # --- model and instructions ---------------------------------------------------------
+
+    def switch_model(self, model_id: str) -> ModelInfo: ...
+
+    def list_models(self) -> ModelListing: ...
+
+    def reload_project_instructions(self) -> ProjectInstructions: ...
+
+    # --- end ----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Release the transcript; raises a typed error if held results are lost."""
+        ...

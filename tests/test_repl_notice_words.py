@@ -1,0 +1,104 @@
+"""Every notice code the session emits has words in the REPL, and only there.
+
+The session yields codes with fields (`events.Notice`); `repl.error_text.notice_text` is
+the one place they become sentences. A code the table did not know would reach the
+screen as a bare code, so every code written in session/ is checked here.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from agent_cli.compaction.results import SKIPPED_NO_SUMMARIZER
+from agent_cli.errors import ProviderRequestFailed, TranscriptWriteFailed
+from agent_cli.events import Notice
+from agent_cli.repl.error_text import notice_text
+from agent_cli.session.compactor import FAILED_LAYER_OUTCOMES
+from agent_cli.session.tool_step import PERMISSION_CANCELLED
+
+SESSION_DIR = Path(__file__).resolve().parents[1] / "agent_cli" / "session"
+
+# A code and the fields the session gives it, as each call site builds them.
+EMITTED = {
+    "step_limit": {"steps": 40},
+    "cancelled": {"during": "tool"},
+    PERMISSION_CANCELLED: {"tool": "bash"},
+    "max_tokens": {"kept": True},
+    "empty_answer": {},
+    "refusal": {},
+    "invalid_view": {},
+    "provider_failed": {},
+    "transcript_write_failed": {},
+    "low_water_under_reserve": {"low": 1_000, "fixed": 2_400, "aim": 2_700},
+    "results_held": {},
+    "results_recorded": {},
+    "message_stored": {"characters": 2_000_000},
+    "workspace_switched": {"recorded": "/a", "current": "/b"},
+    "workspace_missing": {"recorded": "/a", "current": "/b"},
+    "memory_damaged": {},
+    "project_instructions_unusable": {"source": "AGENTS.md", "problem": "binary"},
+    "project_instructions_redacted": {"source": "AGENTS.md", "redacted": 2},
+    "model_restored": {"model": "claude-x"},
+    "tool_ids_renamed": {"count": 3},
+    "resumed_mid_tool": {},
+    "duplicate_tool_id": {"retry": True},
+    "bad_tool_id": {"retry": False},
+    **{outcome: {} for outcome in FAILED_LAYER_OUTCOMES},
+}
+
+
+def codes_written_in_session() -> set[str]:
+    """The string codes of every `Notice(level, "code", ...)` in session/."""
+    codes = set()
+    for path in SESSION_DIR.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Notice":
+                code = node.args[1] if len(node.args) > 1 else None
+                if isinstance(code, ast.Constant) and isinstance(code.value, str):
+                    codes.add(code.value)
+    return codes
+
+
+def test_every_code_written_in_the_session_is_one_the_words_cover():
+    written = codes_written_in_session()
+    assert len(written) > 15  # the scan finds the call sites
+    assert written <= set(EMITTED)
+
+
+def test_no_notice_in_the_session_carries_a_sentence():
+    for path in SESSION_DIR.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Notice":
+                third = node.args[2] if len(node.args) > 2 else None
+                assert not isinstance(third, ast.Constant | ast.JoinedStr), (
+                    f"{path.name}:{node.lineno}"
+                )
+
+
+@pytest.mark.parametrize("code", sorted(EMITTED))
+def test_each_code_becomes_a_sentence_not_the_code(code):
+    text = notice_text(Notice("warning", code, EMITTED[code]))
+    assert text != code and text.endswith(".") and "{" not in text
+
+
+def test_failures_are_worded_from_the_typed_error_they_carry():
+    full = notice_text(
+        Notice("error", "transcript_write_failed", error=TranscriptWriteFailed("s", "ENOSPC"))
+    )
+    assert full.startswith("Could not write the transcript (ENOSPC)")
+    busy = ProviderRequestFailed("overloaded", status=529, attempts=3)
+    assert "(HTTP 529) after 3 attempts: the API is overloaded" in notice_text(
+        Notice("error", "provider_failed", error=busy)
+    )
+    assert notice_text(Notice("error", "provider_failed")) == (
+        "The provider ended the stream without an answer."
+    )
+
+
+def test_a_summary_that_no_summarizer_could_write_is_said_as_such():
+    assert notice_text(Notice("warning", SKIPPED_NO_SUMMARIZER)) == (
+        "L4 was needed but no summarizer is available."
+    )
