@@ -119,10 +119,13 @@ def measure_turns(turns: int, client: Any) -> dict[str, float]:
             paths=paths, provider=OfflineProvider(), workspace=Path(home), policy=NO_COMPACTION
         )
         try:
-            session.view = build_history(turns)
+            # the view only changes through its conversation: the bench adopts its history
+            # as a resume would (nothing written), and each turn likewise
+            session.conversation.restore(build_history(turns))
             time_one_request(session, builder, client)  # the view was sent the turn before
             for number in range(SAMPLES):
-                session.view.extend(freeze(m) for m in build_turn(turns + number))
+                turn = [freeze(m) for m in build_turn(turns + number)]
+                session.conversation.restore([*session.view, *turn])
                 for name, seconds in zip(
                     samples, time_one_request(session, builder, client), strict=True
                 ):

@@ -87,7 +87,9 @@ def time_session_check(turns: int) -> float:
             paths=paths, provider=OfflineProvider(), workspace=Path(home), policy=NO_COMPACTION
         )
         try:
-            session.view = build_history(turns)
+            # the view only changes through its conversation: the bench adopts its history
+            # as a resume would (nothing written), and each turn likewise
+            session.conversation.restore(build_history(turns))
 
             def prepare(_: list[Message]) -> None:
                 for _event in session.prepare_request():
@@ -97,7 +99,7 @@ def time_session_check(turns: int) -> float:
                 session.view,
                 _prepared_turns(turns, CHECK_TURNS, frozen=True),
                 prepare,
-                lambda turn: session.view.extend(turn),
+                lambda turn: session.conversation.restore([*session.view, *turn]),
             )
         finally:
             session.close()

@@ -226,3 +226,69 @@ def test_the_rules_catch_a_violation(tmp_path):
     )
     assert _roots(_imported_modules(sample)) >= {"os", "rich", "anthropic"}
     assert _forbidden_calls(sample) == ["open() at line 5", ".now() at line 5"]
+
+
+SESSION_PACKAGE = "agent_cli.session"
+
+
+def _session_imports(path: Path, modules: set[str]) -> set[str]:
+    """The session modules `path` imports, at any depth, those under `if TYPE_CHECKING:`
+    included. `from agent_cli.session import describe` names the module `describe`, not
+    the package (whose `__init__` is the public face, imported by no session module)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            submodules = {f"{node.module}.{alias.name}" for alias in node.names}
+            named = submodules & modules
+            found.update(named or {node.module})
+    return found & modules
+
+
+def _session_import_graph(root: Path, package: str) -> dict[str, set[str]]:
+    files = {f"{package}.{path.stem}": path for path in root.glob("*.py")}
+    files[package] = files.pop(f"{package}.__init__")
+    modules = set(files)
+    return {name: _session_imports(path, modules) - {name} for name, path in files.items()}
+
+
+def _find_import_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of the graph as the modules along it (first repeated at the end)."""
+    done: set[str] = set()
+
+    def visit(module: str, path: list[str]) -> list[str] | None:
+        if module in path:
+            return path[path.index(module) :] + [module]
+        if module in done:
+            return None
+        for imported in sorted(graph.get(module, ())):
+            cycle = visit(imported, [*path, module])
+            if cycle:
+                return cycle
+        done.add(module)
+        return None
+
+    for module in sorted(graph):
+        cycle = visit(module, [])
+        if cycle:
+            return cycle
+    return None
+
+
+def test_the_session_package_has_no_import_cycle_not_even_for_type_checking():
+    graph = _session_import_graph(PACKAGE / "session", SESSION_PACKAGE)
+    assert f"{SESSION_PACKAGE}.turn" in graph[f"{SESSION_PACKAGE}.core"]  # the graph is real
+    assert _find_import_cycle(graph) is None, " -> ".join(_find_import_cycle(graph) or ())
+
+
+def test_the_cycle_check_catches_one_hidden_under_type_checking(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("from pkg.first import First\n")
+    (package / "first.py").write_text("from pkg import second\n")
+    (package / "second.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.first import First\n"
+    )
+    graph = _session_import_graph(package, "pkg")
+    assert _find_import_cycle(graph) == ["pkg.first", "pkg.second", "pkg.first"]

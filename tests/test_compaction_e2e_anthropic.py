@@ -26,7 +26,6 @@ from agent_cli.models import ModelPrices, lookup_model
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.provider.anthropic_provider import AnthropicProvider
 from agent_cli.provider.summary_reuse import INSTRUCTIONS_HEADER
-from agent_cli.session.stats import session_cost_usd
 
 API_KEY = "sk-ant-compaction-e2e-FAKE"
 FILES = 30
@@ -136,7 +135,7 @@ def test_sixty_turns_of_the_issues_size_cost_at_most_0_28_of_the_uncompacted_ses
     uncompacted, never, _ = run_sixty_turns(files, 10**9, 2 * 10**9, PRICED_AS_THE_ISSUE)
     assert fired >= 5 and never == 0
     assert_every_request_and_file_is_named(requests[-1])
-    ours, baseline = session_cost_usd(compacted), session_cost_usd(uncompacted)
+    ours, baseline = compacted.gauge().cost_usd, uncompacted.gauge().cost_usd
     assert ours is not None and baseline is not None
     assert ours <= 0.28 * baseline, ours / baseline
 

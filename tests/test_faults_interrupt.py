@@ -179,8 +179,8 @@ def test_ctrl_c_while_bash_runs_ends_the_command_and_answers_every_call(workspac
 
 def test_ctrl_c_inside_a_tool_records_an_error_result_for_it(workspace: Path) -> None:
     provider = ScriptedProvider([[tool_use("t1", "read_file", path="notes.txt")]])
-    session = make_session(workspace, provider)
-    session.toolbox = InterruptingToolbox()
+    toolbox = InterruptingToolbox()
+    session = make_session(workspace, provider, toolbox_factory=lambda *parts: toolbox)
 
     events = drain_or_fail(session.run_turn("read"))
 

@@ -48,11 +48,13 @@ def start_session_due_for_compaction(workspace: Path) -> Any:
     session = make_session(workspace, provider, keep_recent=2)
     for index in range(3):
         drain(session.run_turn(f"setup {index} " + "words " * 300))
-    session.policy = CompactionPolicy(
-        soft_threshold=session.gauge().tokens,
-        hard_limit=60_000,
-        keep_recent_messages=2,
-        summary_keep_recent=2,
+    session.compactor.use_policy(
+        CompactionPolicy(
+            soft_threshold=session.gauge().tokens,
+            hard_limit=60_000,
+            keep_recent_messages=2,
+            summary_keep_recent=2,
+        )
     )
     provider.steps = [
         streamed([text_block("Let me look."), tool_use("t1", "list_dir", path=".")], "tool_use"),

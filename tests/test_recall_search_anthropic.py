@@ -81,7 +81,7 @@ def test_a_fact_inside_the_folded_range_is_found_by_search_and_read_by_pointer(
         server.responder = scripted_model
         provider = AnthropicProvider(API_KEY, "claude-test", base_url=server.base_url)
         session = make_session(workspace, provider, soft=6_000, hard=60_000, keep_recent=4)
-        session.policy = dataclasses.replace(session.policy, digest_tokens=220)
+        session.compactor.use_policy(dataclasses.replace(session.policy, digest_tokens=220))
         try:
             for number in range(FILES):
                 events = drain(session.run_turn(f"Turn {number}: read m{number:02d}.py"))

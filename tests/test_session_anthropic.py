@@ -289,11 +289,11 @@ def test_stats_add_up_the_reported_cache_figures_and_show_the_read_share(server,
 
 def test_a_stored_error_result_without_content_is_sent_with_text_and_accepted(server, workspace):
     first = make_session(workspace, _provider(server))
-    first.append_message({"role": "user", "content": [{"type": "text", "text": "read a.py"}]})
-    first.append_message(
+    first.conversation.append({"role": "user", "content": [{"type": "text", "text": "read a.py"}]})
+    first.conversation.append(
         {"role": "assistant", "content": [tool_use_block("toolu_x", "read_file", {"path": "a"})]}
     )
-    first.append_message(
+    first.conversation.append(
         {
             "role": "user",
             "content": [{"type": "tool_result", "tool_use_id": "toolu_x", "is_error": True}],

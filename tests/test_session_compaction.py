@@ -20,7 +20,6 @@ from agent_cli.events import (
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.provider.offline import OfflineProvider
 from agent_cli.repl.error_text import notice_text
-from agent_cli.session.compacting import offer_cached_prefix
 from agent_cli.sources import SourceResolutionStatus
 
 
@@ -256,8 +255,11 @@ def test_a_summarizer_is_offered_the_prefix_the_last_request_left_in_the_cache(
     assert prefix.system == session.system_prompt
     assert prefix.tools == tuple(session.toolbox.schemas())
     assert prefix.messages[: len(sent)] == sent and prefix.cached_messages == len(sent)
-    session.view = [{"role": "user", "content": "a different start"}, *session.view[1:]]
-    offer_cached_prefix(session, recorder)
+    session.conversation.restore(
+        [{"role": "user", "content": "a different start"}, *session.view[1:]]
+    )
+    frame = session.request_frame(session.render_durable())
+    session.compactor.offer_cached_prefix(recorder, frame)
     assert recorder.offered[-1].cached_messages == 0  # the cache no longer holds its start
 
 
@@ -267,7 +269,7 @@ def test_a_low_water_mark_under_the_reserved_tokens_is_said_once_and_replaced(
     session = make_session(workspace, OfflineProvider(), soft=3_000, hard=40_000, keep_recent=4)
     reserved = session.reserved_tokens(session.render_durable())
     assert 1_000 < reserved < 3_000  # system prompt and tool schemas
-    session.policy = dataclasses.replace(session.policy, low_water=1_000)
+    session.compactor.use_policy(dataclasses.replace(session.policy, low_water=1_000))
     events: list = []
     for _ in range(3):
         events += drain(session.run_turn("read big.txt"))
@@ -284,7 +286,7 @@ def test_a_low_water_mark_under_the_reserved_tokens_is_said_once_and_replaced(
 def test_a_reachable_low_water_mark_is_not_remarked_on(workspace: Path) -> None:
     session = make_session(workspace, OfflineProvider(), soft=3_000, hard=40_000, keep_recent=4)
     reserved = session.reserved_tokens(session.render_durable())
-    session.policy = dataclasses.replace(session.policy, low_water=reserved + 1)
+    session.compactor.use_policy(dataclasses.replace(session.policy, low_water=reserved + 1))
     events = drain(session.run_turn("read big.txt")) + drain(session.run_turn("read notes.md"))
     assert _fired(events)
     assert not [e for e in events if isinstance(e, Notice) and e.code.startswith("low_water")]

@@ -147,7 +147,7 @@ def test_the_stats_panel_shows_dollars_per_category_and_what_was_not_priced():
 
 def test_the_toolbar_shows_the_session_cost_only_when_it_could_be_priced():
     from agent_cli.repl.prompt import format_gauge
-    from agent_cli.session.core import Gauge
+    from agent_cli.session import Gauge
 
     priced = Gauge(12_345, 80_000, 120_000, "est", context_window=1_000_000, cost_usd=0.0123)
     unpriced = Gauge(12_345, 80_000, 120_000, "est", context_window=200_000, cost_usd=None)

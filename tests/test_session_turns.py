@@ -105,7 +105,6 @@ def test_ctrl_c_while_a_tool_runs_records_error_results_for_every_call(workspace
             [tool_use("t1", "bash", command="sleep 1"), tool_use("t2", "bash", command="echo")],
         ]
     )
-    session = make_session(workspace, provider)
 
     class InterruptingToolbox:
         def schemas(self):
@@ -114,7 +113,8 @@ def test_ctrl_c_while_a_tool_runs_records_error_results_for_every_call(workspace
         def run(self, name, tool_input):
             raise KeyboardInterrupt
 
-    session.toolbox = InterruptingToolbox()
+    toolbox = InterruptingToolbox()
+    session = make_session(workspace, provider, toolbox_factory=lambda *parts: toolbox)
     events = drain(session.run_turn("run things"))
     assert events[-1].outcome == "cancelled"
     results = session.view[-1]["content"]
@@ -157,7 +157,6 @@ def test_tool_calls_cut_at_max_tokens_are_answered_not_run(workspace: Path) -> N
 
 def test_resume_rebuilds_the_view_and_answers_a_dangling_tool_call(workspace: Path) -> None:
     provider = ScriptedProvider([[tool_use("t1", "read_file", path="README.md")]])
-    session = make_session(workspace, provider)
 
     class CrashingToolbox:
         def schemas(self):
@@ -166,7 +165,8 @@ def test_resume_rebuilds_the_view_and_answers_a_dangling_tool_call(workspace: Pa
         def run(self, name, tool_input):
             raise SystemExit("process died mid-tool")
 
-    session.toolbox = CrashingToolbox()
+    toolbox = CrashingToolbox()
+    session = make_session(workspace, provider, toolbox_factory=lambda *parts: toolbox)
     with pytest.raises(SystemExit):
         drain(session.run_turn("read it"))
     session_id = session.session_id

@@ -54,10 +54,10 @@ def test_a_compacted_view_and_a_resumed_view_are_frozen(workspace: Path) -> None
     assert resumed.view == view and all(is_frozen(m) for m in resumed.view)
 
 
-def test_assigning_a_view_freezes_it_and_leaves_the_given_messages_alone(workspace: Path) -> None:
+def test_a_restored_view_is_frozen_and_leaves_the_given_messages_alone(workspace: Path) -> None:
     session = make_session(workspace, OfflineProvider())
     given = [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
-    session.view = given
+    session.conversation.restore(given)  # what a resume does with the replayed view
     assert session.view == given and is_frozen(session.view[0])
     assert not is_frozen(given[0])
     given[0]["content"].append({"type": "text", "text": "more"})  # still the caller's to change
@@ -69,14 +69,15 @@ def _gauge_by_hand(session) -> int:
     return to_request_tokens(reserved + session.counter.count_messages(session.view), None)
 
 
-def test_the_gauge_is_exact_also_for_a_plain_message_edited_in_place(workspace: Path) -> None:
+def test_outside_code_cannot_change_the_view_and_the_gauge_stays_exact(workspace: Path) -> None:
     session = make_session(workspace, OfflineProvider())
     drain(session.run_turn("read README.md"))
     assert session.gauge().tokens == _gauge_by_hand(session)
     plain = {"role": "user", "content": [{"type": "text", "text": "short"}]}
-    session.view.append(plain)  # outside code may put a plain dict in; it is still exact
+    with pytest.raises(ReadOnlyValueError):
+        session.view.append(plain)  # only the conversation writes the view
     before = session.gauge().tokens
-    plain["content"][0]["text"] = "a much longer text than before " * 40
+    drain(session.run_turn("a much longer text than before " * 40))
     assert session.gauge().tokens == _gauge_by_hand(session) > before
 
 
@@ -84,5 +85,5 @@ def test_the_gauge_counts_a_view_whose_tool_call_is_still_running(workspace: Pat
     session = make_session(workspace, OfflineProvider())
     drain(session.run_turn("read README.md"))
     call = {"role": "assistant", "content": [dict(session.view[1]["content"][0], id="toolu_x")]}
-    session.view.append(call)  # as between recording a tool call and its results
+    session.conversation.restore([*session.view, call])  # as between a call and its results
     assert session.gauge().tokens == _gauge_by_hand(session)

@@ -1,47 +1,48 @@
-"""The session: owner of the prompt view, the record, the durable state and the provider.
+"""The session: a thin facade over the parts of one conversation.
 
-Contract: `run_turn` and `compact_now` yield `SessionEvent`s and never print. The view is
-only ever changed after the transcript holds the change (see `session.log`). Before each
-request the view is compacted against the effective budget, durable sources are resolved
-and the durable block is rendered for the request (the wire puts it in the newest user
-turn, after the cached prefix; it is never stored in the view or the transcript).
+Contract: a `Session` is built from four parts, each the one owner of its state:
+`Conversation` (the view, the transcript log, held results; the only writer of the
+view, which changes only after the transcript holds the change), `DurableContext` (the
+durable state, its memory store and resolver, the rendered block), `Compactor` (policy,
+calibration, loop guard; one `compact` method for `/compact` and for every request) and
+`TurnRunner` (the turn loop, with the provider and the toolbox). The facade keeps the
+operations and read-only figures the REPL and outside code use; `run_turn` and
+`compact_now` yield `SessionEvent`s and never print. Before each request the view is
+compacted against the effective budget, durable sources are resolved and the durable
+block is rendered for the request (the wire puts it in the newest user turn, after the
+cached prefix; it is never stored in the view or the transcript).
 """
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
 from collections.abc import Callable, Generator, Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_cli.compaction import CompactionPolicy, count_view
+from agent_cli.compaction import CompactionPolicy
 from agent_cli.compaction.markers import find_last_summary
 from agent_cli.durable import DurableContextState, DurableFact, PendingItem, PendingStatus
 from agent_cli.errors import HeldResultsLost, StoreError
-from agent_cli.events import ModelRequest, Notice, SessionEvent, SessionStats, Usage
-from agent_cli.frozen import freeze
+from agent_cli.events import ModelRequest, Notice, SessionEvent, SessionStats
 from agent_cli.models import ModelInfo
-from agent_cli.secret_forms import SecretForms
-from agent_cli.session import compacting, durable_ops, request_context, stats
-from agent_cli.session.budget import LoopGuard, calibration_ratio
+from agent_cli.session import stats
+from agent_cli.session.compactor import Compactor
+from agent_cli.session.conversation import Conversation
+from agent_cli.session.durable_context import DurableContext
 from agent_cli.session.figures import ContextPreview, Gauge
 from agent_cli.session.input_limit import check_input_size
-from agent_cli.session.instructions import (
-    ProjectInstructions,
-    adopt_project_instructions,
-    load_project_instructions,
-)
-from agent_cli.session.log import SessionLog, with_source
-from agent_cli.session.turn import run_forced_compaction, run_turn_steps
+from agent_cli.session.instructions import ProjectInstructions, load_project_instructions
+from agent_cli.session.log import SessionLog
+from agent_cli.session.model_choice import ModelListing, list_models, switch_model
+from agent_cli.session.request_context import RequestFrame
+from agent_cli.session.turn import TurnRunner
+from agent_cli.sources import SourceResolution
 
 if TYPE_CHECKING:
     from agent_cli.session.catalog import Exchange
-    from agent_cli.session.model_choice import ModelListing
 
-__all__ = ["ContextPreview", "Gauge", "Session"]  # the figures live in `session.figures`
-from agent_cli.sources import SourceResolution
+__all__ = ["Session"]
 
 
 class Session:
@@ -66,41 +67,111 @@ class Session:
         artifacts: Any = None,
         recall: Any = None,
     ) -> None:
-        self.log = log
-        self.provider = provider
-        self.toolbox = toolbox
-        self.resolver = resolver
-        self.memory = memory
-        self.workspace = workspace
-        self.policy = with_secret_forms(policy, toolbox)
-        self.counter = counter
-        self.system_prompt = system_prompt
-        self.clock = clock
-        self.view = list(view or [])
-        self.durable_state = durable_state or DurableContextState()
-        self.max_tokens = max_tokens
-        self.artifacts = artifacts  # where oversized user messages are stored whole
-        self.recall = recall  # `agent_cli.recall.Recall`: the pointer reader of /expand
-        self.guard = LoopGuard()
-        self.low_water_noticed = False  # an unreachable --low-water is said once
-        self.calibration: float | None = None
-        self.last_resolutions: tuple[SourceResolution, ...] = ()
-        self.last_durable_text = ""  # as rendered into the last request or view
-        self.startup_notices: list[Notice] = []
-        self.held_results: tuple[dict[str, Any], dict[str, Any]] | None = None
-        self.project_instructions = ProjectInstructions()
-        self._last_estimate = 0
-        self.sent_view: tuple[dict[str, Any], ...] = ()  # the messages of the last request
+        self._conversation = Conversation(log, view or ())
+        self._durable = DurableContext(
+            log=log,
+            memory=memory,
+            resolver=resolver,
+            workspace=workspace,
+            clock=clock,
+            state=durable_state,
+        )
+        self._compactor = Compactor(
+            conversation=self._conversation,
+            provider=provider,
+            counter=counter,
+            policy=policy,
+            clock=clock,
+            secret_forms=getattr(toolbox, "secret_forms", None),
+        )
+        self._runner = TurnRunner(
+            conversation=self._conversation,
+            compactor=self._compactor,
+            durable=self._durable,
+            provider=provider,
+            toolbox=toolbox,
+            counter=counter,
+            system_prompt=system_prompt,
+            max_tokens=max_tokens,
+            artifacts=artifacts,
+        )
+        self._recall = recall  # `agent_cli.recall.Recall`: the pointer reader of /expand
+        self._startup_notices: list[Notice] = []
 
-    # --- identity -----------------------------------------------------------------------
+    # --- identity and parts, read-only --------------------------------------------------
+
+    @property
+    def conversation(self) -> Conversation:
+        """The view, its transcript and held results (the one writer of the view)."""
+        return self._conversation
+
+    @property
+    def durable(self) -> DurableContext:
+        """The durable state, its memory store and resolver, and the rendered block."""
+        return self._durable
+
+    @property
+    def compactor(self) -> Compactor:
+        """Policy, calibration and loop guard; the one way the view is compacted."""
+        return self._compactor
+
+    @property
+    def runner(self) -> TurnRunner:
+        """The turn loop, with the provider and the toolbox."""
+        return self._runner
 
     @property
     def session_id(self) -> str:
-        return self.log.session_id
+        return self._conversation.session_id
 
     @property
     def transcript_path(self) -> str:
-        return self.log.path
+        return self._conversation.log.path
+
+    @property
+    def log(self) -> SessionLog:
+        return self._conversation.log
+
+    @property
+    def workspace(self) -> Path:
+        return self._durable.workspace
+
+    @property
+    def provider(self) -> Any:
+        return self._runner.provider
+
+    @property
+    def toolbox(self) -> Any:
+        return self._runner.toolbox
+
+    @property
+    def counter(self) -> Any:
+        return self._runner.counter
+
+    @property
+    def system_prompt(self) -> str:
+        return self._runner.system_prompt
+
+    @property
+    def artifacts(self) -> Any:
+        """The artifact store, where oversized user messages are stored whole."""
+        return self._runner.artifacts
+
+    @property
+    def recall(self) -> Any:
+        return self._recall
+
+    @property
+    def policy(self) -> CompactionPolicy:
+        return self._compactor.policy
+
+    @property
+    def calibration(self) -> float | None:
+        return self._compactor.calibration
+
+    @property
+    def project_instructions(self) -> ProjectInstructions:
+        return self._runner.project_instructions
 
     @property
     def tool_names(self) -> frozenset[str]:
@@ -109,13 +180,40 @@ class Session:
 
     @property
     def view(self) -> list[dict[str, Any]]:
-        """The prompt view. Messages the session adds are frozen (`agent_cli.frozen`), so
-        the per-turn count costs what was appended, not the history."""
-        return self._view
+        """The prompt view, read-only (`Conversation.view`): only the conversation writes
+        it, after the transcript holds the change."""
+        return self._conversation.view
 
-    @view.setter
-    def view(self, messages: list[dict[str, Any]]) -> None:
-        self._view = [freeze(message) for message in messages]
+    @property
+    def held_results(self) -> tuple[dict[str, Any], dict[str, Any]] | None:
+        return self._conversation.held_results
+
+    @property
+    def sent_view(self) -> tuple[dict[str, Any], ...]:
+        """The messages of the last request."""
+        return self._conversation.sent
+
+    @property
+    def durable_state(self) -> DurableContextState:
+        return self._durable.state
+
+    @property
+    def last_resolutions(self) -> tuple[SourceResolution, ...]:
+        return self._durable.resolutions
+
+    @property
+    def last_durable_text(self) -> str:
+        """The durable block as last rendered into a request or a figure."""
+        return self._durable.text
+
+    @property
+    def startup_notices(self) -> list[Notice]:
+        """What opening the session found worth saying (shown after the banner); a copy."""
+        return list(self._startup_notices)
+
+    def announce(self, notice: Notice) -> None:
+        """Add a notice to say once the session is shown (`startup_notices`)."""
+        self._startup_notices.append(notice)
 
     # --- turns --------------------------------------------------------------------------
 
@@ -125,33 +223,24 @@ class Session:
         Raises `InputTooLarge` at once, before anything is recorded, for a message over
         the input cap (`session.input_limit`)."""
         check_input_size(text, "message")
-        return run_turn_steps(self, text)
+        return self._runner.run_turn(text)
 
     def compact_now(self, focus: str | None = None) -> Iterator[SessionEvent]:
         """Compact the view now, whatever its size; `focus` steers the summary."""
-        return run_forced_compaction(self, focus)
-
-    def compact_forced(self, focus: str | None) -> Iterator[SessionEvent]:
-        """The forced compaction itself; raises `MessageViewLimitExceeded` (see above)."""
-        durable_text = self.render_durable()
-        reserved = self.reserved_tokens(durable_text)
-        yield from compacting.compact_view(self, reserved, forced=True, focus=focus)
+        return self._runner.compact_now(focus)
 
     def prepare_request(self) -> Generator[SessionEvent, None, ModelRequest]:
         """Compact if needed, render the durable block, and build the next request."""
-        durable_text = self.render_durable()
-        reserved = self.reserved_tokens(durable_text)
-        yield from compacting.compact_view(self, reserved, forced=False, focus=None)
-        self._last_estimate = reserved + count_view(self.view, self.counter, self.policy)
-        self.sent_view = tuple(self.view)
-        return ModelRequest(
-            system=self.system_prompt,
-            durable_context=durable_text,
-            messages=self.sent_view,
-            tools=tuple(self.toolbox.schemas()),
-            max_tokens=self.max_tokens,
-            project_instructions=self.project_instructions.text,
-        )
+        return self._runner.prepare_request()
+
+    def request_frame(self, durable_text: str) -> RequestFrame:
+        """The parts the next request carries around its messages."""
+        return self._runner.request_frame(durable_text)
+
+    def reserved_tokens(self, durable_text: str) -> int:
+        """Tokens a request carries outside the view: system prompt, project instructions,
+        durable block, tools."""
+        return self._runner.reserved_tokens(durable_text)
 
     def recent_exchanges(self, limit: int = 3) -> list[Exchange]:
         """The last few requests in the view with what came back (for `/resume`)."""
@@ -165,67 +254,23 @@ class Session:
         if hasattr(self.toolbox, "output_watcher"):
             self.toolbox.output_watcher = watcher
 
-    def append_message(self, message: dict[str, Any]) -> None:
-        """Write-ahead append: the transcript first, then the view (with its record's
-        pointer under the private `SOURCE_KEY`, so compaction can point back at it)."""
-        record = self.log.append_message(message)
-        self.view.append(freeze(with_source(message, record)))
-
-    def hold_unrecorded_results(self, results: dict[str, Any]) -> None:
-        """The results of the trailing tool call could not be recorded (a full disk): take
-        the call out of the view, which must stay valid, and keep both aside. The transcript
-        holds the call, so nothing may be recorded before its results: see below."""
-        if self.view and self.view[-1].get("role") == "assistant":
-            self.held_results = (self.view.pop(), results)
-
-    def record_held_results(self) -> bool:
-        """Record held tool results and put the call and its results back in the view, so
-        view and transcript agree again; True if there were any. Raises the store's error
-        (and keeps holding them) if the disk still refuses."""
-        if self.held_results is None:
-            return False
-        call, results = self.held_results
-        record = self.log.append_message(results)
-        self.view.extend([call, freeze(with_source(results, record))])
-        self.held_results = None
-        return True
-
-    def note_usage(self, usage: Usage) -> None:
-        """Record the API's usage and recalibrate the estimate against it."""
-        # usage is bookkeeping; the message records are what must not be lost
-        with contextlib.suppress(StoreError):
-            self.log.append_usage(usage, self._last_estimate)
-        ratio = calibration_ratio(usage.prompt_tokens, self._last_estimate)
-        if ratio is not None and self.provider.name != "offline":
-            self.calibration = ratio
-
-    # --- compaction ---------------------------------------------------------------------
-
-    def reserved_tokens(self, durable_text: str) -> int:
-        """Tokens a request carries outside the view: system prompt, project instructions,
-        durable block, tools."""
-        parts = (self.system_prompt, self.project_instructions.text, durable_text)
-        return request_context.reserved_tokens(self.counter, parts, self.toolbox.schemas())
-
     # --- durable context ----------------------------------------------------------------
 
     def render_durable(self) -> str:
         """Resolve every source pointer now and render the durable block."""
-        rendered = request_context.render_durable(self.durable_state, self.resolver)
-        self.last_resolutions, self.last_durable_text = rendered
-        return self.last_durable_text
+        return self._durable.render()
 
     def resolve_sources(self) -> tuple[SourceResolution, ...]:
         """Resolve every durable source pointer now (the REPL's /sources and /facts)."""
-        self.render_durable()
-        return self.last_resolutions
+        self._durable.render()
+        return self._durable.resolutions
 
     def expand(self, pointer: str) -> SourceResolution:
         """The record or artifact behind a pointer, re-verified, with a readable excerpt:
         the same path as the model's `recall` tool, with the user's authority (any session
         of this state folder, where the tool reads only this session's records)."""
-        reader = self.resolver if self.recall is None else self.recall
-        kwargs = {} if self.recall is None else {"own_session_only": False}
+        reader = self._durable.resolver if self._recall is None else self._recall
+        kwargs = {} if self._recall is None else {"own_session_only": False}
         resolution: SourceResolution = reader.resolve(pointer, **kwargs)
         return resolution
 
@@ -236,50 +281,44 @@ class Session:
 
     def reload_project_instructions(self) -> ProjectInstructions:
         """Read AGENTS.md (or CLAUDE.md) again (`/reload`); the next request carries it."""
-        found = load_project_instructions(self.workspace, self.toolbox.redactor)
-        adopt_project_instructions(self, found)
-        return self.project_instructions
+        found = load_project_instructions(self.workspace, getattr(self.toolbox, "redactor", None))
+        self._runner.use_project_instructions(found)
+        return found
 
     def switch_model(self, model_id: str) -> ModelInfo:
         """`/model <id>`: later requests use it; recorded, so resume keeps it."""
-        from agent_cli.session.model_choice import switch_model
-
-        return switch_model(self, model_id)
+        return switch_model(self.provider, self.log, model_id)
 
     def list_models(self) -> ModelListing:
         """`/model`: the models to choose from (Models API, else the model table)."""
-        from agent_cli.session.model_choice import list_models
-
-        return list_models(self)
-
-    # --- durable state commands ---------------------------------------------------------
+        return list_models(self.provider)
 
     def remember(self, text: str) -> DurableFact:
-        return durable_ops.remember(self, text)
+        return self._durable.remember(text)
 
     def add_pending(self, text: str) -> PendingItem:
-        return durable_ops.add_todo(self, text)
+        return self._durable.add_pending(text)
 
-    def mark_done(self, item_id: str) -> Any:
-        return durable_ops.move_pending(self, item_id, PendingStatus.DONE)
+    def mark_done(self, item_id: str) -> PendingItem:
+        return self._durable.move_pending(item_id, PendingStatus.DONE)
 
-    def mark_blocked(self, item_id: str, reason: str) -> Any:
-        return durable_ops.move_pending(self, item_id, PendingStatus.BLOCKED, reason)
+    def mark_blocked(self, item_id: str, reason: str) -> PendingItem:
+        return self._durable.move_pending(item_id, PendingStatus.BLOCKED, reason)
 
     def forget(self, item_id: str) -> None:
         """Drop a fact or pending item from the durable state (and the memory file)."""
-        durable_ops.forget(self, item_id)
+        self._durable.forget(item_id)
 
     # --- figures ------------------------------------------------------------------------
 
     def stats(self) -> SessionStats:
-        return stats.build_stats(self)
+        return stats.build_stats(self._runner)
 
     def gauge(self) -> Gauge:
-        return stats.build_gauge(self)
+        return stats.build_gauge(self._runner)
 
     def context_preview(self) -> ContextPreview:
-        return stats.build_preview(self)
+        return stats.build_preview(self._runner)
 
     def close(self) -> None:
         """Record held tool results if the disk allows it now, then release the transcript.
@@ -287,20 +326,12 @@ class Session:
         If they still cannot be recorded, the transcript is released all the same and
         `HeldResultsLost` says how many results are lost (a resume then tells the model
         that the call's result was not recorded), so the loss is never silent."""
-        held = self.held_results
+        held = self._conversation.held_results
         try:
-            self.record_held_results()
+            self._conversation.record_held_results()
         except StoreError as error:
             self.log.close()
             count = len(held[1].get("content") or []) if held else 0
             reason = getattr(error, "errno_name", None) or type(error).__name__
             raise HeldResultsLost(self.session_id, count, reason) from error
         self.log.close()
-
-
-def with_secret_forms(policy: CompactionPolicy, toolbox: Any) -> CompactionPolicy:
-    """`policy` holding the secrets `toolbox` redacts, so compaction cuts none of them."""
-    forms = getattr(toolbox, "secret_forms", None)
-    if not isinstance(forms, SecretForms) or not forms:
-        return policy
-    return dataclasses.replace(policy, secret_forms=forms)

@@ -1,7 +1,6 @@
 """The figures a session reports: the context gauge and the preview of the next request.
 
 Contract: plain frozen values, built by `session.stats` and shown by the REPL; no I/O.
-`Gauge` and `ContextPreview` stay importable from `agent_cli.session.core`.
 """
 
 from __future__ import annotations

@@ -27,7 +27,6 @@ that file to the API as "instructions" with every request.
 from __future__ import annotations
 
 import codecs
-import contextlib
 import hashlib
 import os
 from dataclasses import dataclass
@@ -35,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli import nofollow_open
-from agent_cli.errors import ConfigError, PathStepRefused, StoreError, WorkspaceEscape
+from agent_cli.errors import ConfigError, PathStepRefused, WorkspaceEscape
 from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.tools.redaction import SecretRedactor
 from agent_cli.tools.text_source import BINARY_SNIFF_BYTES
@@ -151,21 +150,15 @@ def _build(
     )
 
 
-def adopt_project_instructions(session: Any, found: ProjectInstructions) -> None:
-    """Carry `found` in the session's requests from now on, and note in the transcript
-    which file (by digest and size) the requests carry. The note is bookkeeping: a disk
-    that refuses it does not stop the session."""
-    session.project_instructions = found
+def instructions_record(found: ProjectInstructions) -> dict[str, Any] | None:
+    """The payload of the transcript record noting which file (by digest and size) the
+    requests carry; None when there is no file."""
     if found.source is None:
-        return
-    with contextlib.suppress(StoreError):
-        session.log.append(
-            RECORD_KIND,
-            {
-                "source": found.source,
-                "sha256": found.sha256,
-                "size_bytes": found.size_bytes,
-                "truncated": found.truncated,
-                "problem": found.problem,
-            },
-        )
+        return None
+    return {
+        "source": found.source,
+        "sha256": found.sha256,
+        "size_bytes": found.size_bytes,
+        "truncated": found.truncated,
+        "problem": found.problem,
+    }

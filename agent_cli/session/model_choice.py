@@ -1,6 +1,6 @@
 """Choosing the model mid-session (`/model`), and listing the models one can choose.
 
-Contract: `switch_model(session, model_id)` records a `model_changed` record first
+Contract: `switch_model(provider, log, model_id)` records a `model_changed` record first
 (write-ahead: a refused write leaves the model as it was and raises the store's error),
 then points the provider at the new model; every request after it, summaries included,
 names that model, and `--resume` goes on with it. The offline demo model cannot switch
@@ -9,7 +9,7 @@ anything is recorded (`ModelSwitchRefused("bad_model_id")`). An id the model tab
 not know is accepted: the API is the judge of what exists, and a 404 says how to choose
 again; the table only decides the window and the prices.
 
-`list_models(session)` asks the provider's Models API when it has one (a short timeout)
+`list_models(provider)` asks the provider's Models API when it has one (a short timeout)
 and falls back to the model table, saying why.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 
 from agent_cli.errors import ModelSwitchRefused, ProviderError
 from agent_cli.models import MODEL_ID, MODEL_TABLE, ModelInfo, lookup_model
-from agent_cli.session.log import MODEL_CHANGED
+from agent_cli.session.log import MODEL_CHANGED, SessionLog
 
 LIST_TIMEOUT_SECONDS = 5.0
 
@@ -40,22 +40,21 @@ class ModelListing:
     problem: str | None = None  # why the Models API was not used, as a failure kind
 
 
-def switch_model(session: Any, model_id: str) -> ModelInfo:
-    """Switch the session's model; see the module contract."""
-    provider = session.provider
+def switch_model(provider: Any, log: SessionLog, model_id: str) -> ModelInfo:
+    """Point `provider` at `model_id`, recorded in `log` first; see the module contract."""
     if provider.name == "offline":
         raise ModelSwitchRefused("offline")
     model_id = model_id.strip()
     if not MODEL_ID.fullmatch(model_id):
         raise ModelSwitchRefused("bad_model_id")
-    session.log.append(MODEL_CHANGED, {"model": model_id, "previous": provider.model})
+    log.append(MODEL_CHANGED, {"model": model_id, "previous": provider.model})
     provider.model = model_id
     return lookup_model(model_id)
 
 
-def list_models(session: Any, timeout_seconds: float = LIST_TIMEOUT_SECONDS) -> ModelListing:
+def list_models(provider: Any, timeout_seconds: float = LIST_TIMEOUT_SECONDS) -> ModelListing:
     """The models to choose from: the Models API's list, else the model table."""
-    lister = getattr(session.provider, "list_models", None)
+    lister = getattr(provider, "list_models", None)
     problem = "not_offered"
     if lister is not None:
         try:

@@ -29,7 +29,6 @@ from agent_cli.events import Notice
 from agent_cli.protocol import answer_dangling_tool_uses, rename_malformed_tool_ids
 from agent_cli.session.core import Session
 from agent_cli.session.log import SESSION_STARTED, SessionLog, rebuild_from_records
-from agent_cli.session.oversized import shrink_oversized_view
 from agent_cli.session.resume_check import check_message_shapes, check_sendable_view
 
 # The transcript cannot tell a crash while the tool ran from a result that a full disk
@@ -121,7 +120,7 @@ def open_session(
             recall=recall,
         )
         if workspace_notice is not None:
-            session.startup_notices.append(workspace_notice)
+            session.announce(workspace_notice)
         _load_memory(session)
         _load_project_instructions(session)
         session.render_durable()  # so the first gauge already counts the durable block
@@ -171,27 +170,21 @@ def _workspace_for_resume(current: Path, recorded: str | None) -> tuple[Path, No
 
 def _load_memory(session: Session) -> None:
     try:
-        session.durable_state = session.memory.load(session.workspace)
+        session.durable.load()
     except MemoryFileDamaged as error:
-        session.startup_notices.append(Notice("error", "memory_damaged", error=error))
+        session.announce(Notice("error", "memory_damaged", error=error))
 
 
 def _load_project_instructions(session: Session) -> None:
     """AGENTS.md (or CLAUDE.md) into every request; a file that cannot be used is said
     once, here, and the session goes on without it."""
-    from agent_cli.session.instructions import (
-        adopt_project_instructions,
-        load_project_instructions,
-    )
-
-    found = load_project_instructions(session.workspace, session.toolbox.redactor)
-    adopt_project_instructions(session, found)
+    found = session.reload_project_instructions()
     if found.problem is not None:
         problem = {"source": found.source, "problem": found.problem}
-        session.startup_notices.append(Notice("warning", "project_instructions_unusable", problem))
+        session.announce(Notice("warning", "project_instructions_unusable", problem))
     if found.redacted:
         redacted = {"source": found.source, "redacted": found.redacted}
-        session.startup_notices.append(Notice("warning", "project_instructions_redacted", redacted))
+        session.announce(Notice("warning", "project_instructions_redacted", redacted))
 
 
 def _restore_model(session: Session, chosen: str | None) -> None:
@@ -200,7 +193,7 @@ def _restore_model(session: Session, chosen: str | None) -> None:
     if not chosen or provider.name == "offline" or chosen == provider.model:
         return
     provider.model = chosen
-    session.startup_notices.append(Notice("info", "model_restored", {"model": chosen}))
+    session.announce(Notice("info", "model_restored", {"model": chosen}))
 
 
 def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[int]) -> None:
@@ -214,14 +207,12 @@ def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[in
     view, renames = rename_malformed_tool_ids(view)
     repaired, answers = answer_dangling_tool_uses(view, RESUMED_TOOL_TEXT)
     check_sendable_view(session.session_id, repaired, origins)
-    session.view = shrink_oversized_view(session, view)
+    session.conversation.restore(session.runner.shrinker().shrink_view(view))
     if renames:
-        session.startup_notices.append(
-            Notice("warning", "tool_ids_renamed", {"count": len(renames)})
-        )
+        session.announce(Notice("warning", "tool_ids_renamed", {"count": len(renames)}))
     if answers is not None:
-        session.append_message(answers)
-        session.startup_notices.append(Notice("warning", "resumed_mid_tool"))
+        session.conversation.append(answers)
+        session.announce(Notice("warning", "resumed_mid_tool"))
 
 
 def list_sessions(paths: Any, workspace: Path | None = None) -> list[Any]:

@@ -13,56 +13,67 @@ next resume gives the same pointer. Storing failures raise the store's typed err
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
+from agent_cli.compaction import CompactionPolicy
 from agent_cli.compaction.markers import is_digest_message, is_summary_message
 from agent_cli.safe_cuts import safe_head_end, safe_tail_start
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 
-if TYPE_CHECKING:
-    from agent_cli.session.core import Session
-
 MIN_PREVIEW_CHARS = 64
 
 
-def shrink_user_message(session: Session, message: dict[str, Any]) -> dict[str, Any]:
-    """`message` itself, or a copy whose oversized texts are stored and previewed."""
-    if message.get("role") != "user" or is_summary_message(message) or is_digest_message(message):
-        return message  # compaction's own messages are bounded by their own budgets
-    content = message.get("content")
-    if isinstance(content, str):
-        shrunk = _shrink_text(session, content)
-        return message if shrunk is content else {**message, "content": shrunk}
-    if not isinstance(content, list):
-        return message
-    blocks = [_shrink_block(session, block) for block in content]
-    if all(new is old for new, old in zip(blocks, content, strict=True)):
-        return message
-    return {**message, "content": blocks}
+@dataclass(frozen=True)
+class MessageShrinker:
+    """Stores oversized user texts of one session in `artifacts` and previews them, by
+    the limit and secret forms of `policy`, counted with `counter`."""
 
+    artifacts: Any
+    session_id: str
+    counter: Any
+    policy: CompactionPolicy
 
-def shrink_oversized_view(session: Session, view: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The view with every oversized user text previewed (see the module contract)."""
-    return [shrink_user_message(session, message) for message in view]
+    def shrink(self, message: dict[str, Any]) -> dict[str, Any]:
+        """`message` itself, or a copy whose oversized texts are stored and previewed."""
+        if (
+            message.get("role") != "user"
+            or is_summary_message(message)
+            or is_digest_message(message)
+        ):
+            return message  # compaction's own messages are bounded by their own budgets
+        content = message.get("content")
+        if isinstance(content, str):
+            shrunk = self._shrink_text(content)
+            return message if shrunk is content else {**message, "content": shrunk}
+        if not isinstance(content, list):
+            return message
+        blocks = [self._shrink_block(block) for block in content]
+        if all(new is old for new, old in zip(blocks, content, strict=True)):
+            return message
+        return {**message, "content": blocks}
 
+    def shrink_view(self, view: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The view with every oversized user text previewed (see the module contract)."""
+        return [self.shrink(message) for message in view]
 
-def _shrink_block(session: Session, block: Any) -> Any:
-    if not isinstance(block, dict) or block.get("type") != "text":
-        return block
-    text = block.get("text")
-    if not isinstance(text, str):
-        return block
-    shrunk = _shrink_text(session, text)
-    return block if shrunk is text else {**block, "text": shrunk}
+    def _shrink_block(self, block: Any) -> Any:
+        if not isinstance(block, dict) or block.get("type") != "text":
+            return block
+        text = block.get("text")
+        if not isinstance(text, str):
+            return block
+        shrunk = self._shrink_text(text)
+        return block if shrunk is text else {**block, "text": shrunk}
 
-
-def _shrink_text(session: Session, text: str) -> str:
-    limit = session.policy.max_message_tokens
-    if len(text) <= limit // 4 or session.counter.count_text(text) <= limit:
-        return text
-    ref = session.artifacts.put(session.session_id, text.encode("utf-8"), suffix=".txt")
-    secrets = session.policy.secret_forms
-    return build_preview(text, ref.pointer, limit // 2, session.counter.count_text, secrets)
+    def _shrink_text(self, text: str) -> str:
+        limit = self.policy.max_message_tokens
+        if len(text) <= limit // 4 or self.counter.count_text(text) <= limit:
+            return text
+        ref = self.artifacts.put(self.session_id, text.encode("utf-8"), suffix=".txt")
+        secrets = self.policy.secret_forms
+        return build_preview(text, ref.pointer, limit // 2, self.counter.count_text, secrets)
 
 
 def build_preview(

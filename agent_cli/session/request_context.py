@@ -1,27 +1,41 @@
-"""What a request carries outside the view: the durable block and the reserved tokens.
+"""What a request carries outside the view, and the tokens that reserves.
 
-Contract: `render_durable` resolves every durable source pointer now (reading files
-through the resolver) and renders the block the wire puts in the newest user turn; it
-changes nothing. `reserved_tokens` counts the fixed parts of a request (system prompt,
-project instructions, durable block, tool schemas) with the session's counter. Both
-take only what they need, not the `Session`.
+Contract: a `RequestFrame` holds the fixed parts of the next request (system prompt,
+project instructions, the rendered durable block, tool schemas) and the tokens they
+reserve, counted once with the session's counter when the frame is built, so compaction gives the view what is left.
+Plain values: building a frame reads no file (the durable block is rendered before).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
-from agent_cli.durable import DurableContextState, render_durable_context
-from agent_cli.sources import SourceResolution, resolve_durable_sources
+
+@dataclass(frozen=True)
+class RequestFrame:
+    """The parts of a request around its messages, and the tokens they take from every
+    request's budget (counted once, when the frame is built: `build_frame`)."""
+
+    system: str
+    project_instructions: str
+    durable_text: str
+    tools: tuple[dict[str, Any], ...]
+    reserved_tokens: int
 
 
-def render_durable(
-    state: DurableContextState, resolver: Any
-) -> tuple[tuple[SourceResolution, ...], str]:
-    """(the resolutions now, the durable block rendered with them)."""
-    resolutions = tuple(resolve_durable_sources(state, resolver))
-    return resolutions, render_durable_context(state, source_resolutions=resolutions)
+def build_frame(
+    counter: Any,
+    system: str,
+    project_instructions: str,
+    durable_text: str,
+    tools: tuple[dict[str, Any], ...],
+) -> RequestFrame:
+    """A frame with its reserved tokens counted by `counter`."""
+    texts = (system, project_instructions, durable_text)
+    reserved = reserved_tokens(counter, texts, list(tools))
+    return RequestFrame(system, project_instructions, durable_text, tools, reserved)
 
 
 def reserved_tokens(counter: Any, texts: Iterable[str], tool_schemas: Any) -> int:

@@ -1,7 +1,8 @@
 """Where every token goes: the figures behind `stats`, the toolbar gauge and `/context`.
 
-Pure over the session's values: counts come from the session's counter (memoized, so this
-is cheap), usage and compactions from the transcript totals.
+Pure over the session's values, read through its `TurnRunner` and the parts it holds:
+counts come from the session's counter (memoized, so this is cheap), usage and
+compactions from the transcript totals.
 """
 
 from __future__ import annotations
@@ -9,16 +10,14 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from agent_cli.compaction import count_view
 from agent_cli.compaction.markers import is_digest_message, is_summary_message
 from agent_cli.events import SessionStats
 from agent_cli.models import lookup_model
 from agent_cli.protocol import validate_tool_protocol
-from agent_cli.session.budget import to_request_tokens
+from agent_cli.session.figures import ContextPreview, Gauge
 
 if TYPE_CHECKING:
-    from agent_cli.session.core import Session
-    from agent_cli.session.figures import ContextPreview, Gauge
+    from agent_cli.session.turn import TurnRunner
 
 STATUSES = ("available", "missing", "denied", "corrupt", "unsupported")
 CATEGORIES = (
@@ -79,57 +78,60 @@ def _text_category(message: dict[str, Any]) -> str:
     return "user_text" if message.get("role") == "user" else "assistant_text"
 
 
-def next_request_tokens(session: Session, durable_text: str) -> int:
+def next_request_tokens(runner: TurnRunner, durable_text: str) -> int:
     """THE "how full is the context" figure, shown alike by the toolbar, `stats` and
     `/context`: what the next request would carry (system prompt, durable block, tool
     schemas and the view, counted by the estimator) in API tokens (times the calibration
     measured on the last request; offline, the estimate as is)."""
-    reserved = session.reserved_tokens(durable_text)
-    return to_request_tokens(
-        reserved + count_view(session.view, session.counter, session.policy), session.calibration
+    compactor = runner.compactor
+    return compactor.to_request_tokens(
+        runner.reserved_tokens(durable_text) + compactor.view_tokens()
     )
 
 
-def build_stats(session: Session) -> SessionStats:
-    durable_text = session.render_durable()
+def build_stats(runner: TurnRunner) -> SessionStats:
+    durable_text = runner.durable.render()
+    counter, view, log = runner.counter, runner.conversation.view, runner.conversation.log
     by_category = {
-        "system_prompt": session.counter.count_text(session.system_prompt),
-        "project_instructions": session.counter.count_text(session.project_instructions.text),
-        "durable_context": session.counter.count_text(durable_text),
-        "tool_schemas": session.counter.count_json(session.toolbox.schemas()),
-        **count_view_by_category(session.counter, session.view),
+        "system_prompt": counter.count_text(runner.system_prompt),
+        "project_instructions": counter.count_text(runner.project_instructions.text),
+        "durable_context": counter.count_text(durable_text),
+        "tool_schemas": counter.count_json(runner.toolbox.schemas()),
+        **count_view_by_category(counter, view),
     }
-    totals = session.log.totals
+    totals = log.totals
     total_tokens = sum(by_category.values())
-    window = session.provider.context_window
-    context_tokens = next_request_tokens(session, durable_text)  # the gauge's figure too
-    statuses = Counter(str(getattr(r.status, "value", r.status)) for r in session.last_resolutions)
+    provider, policy = runner.provider, runner.compactor.policy
+    window = provider.context_window
+    context_tokens = next_request_tokens(runner, durable_text)  # the gauge's figure too
+    resolutions = runner.durable.resolutions
+    statuses = Counter(str(getattr(r.status, "value", r.status)) for r in resolutions)
     return SessionStats(
-        provider=session.provider.name,
-        model=session.provider.model,
+        provider=provider.name,
+        model=provider.model,
         context_window=window,
-        soft_threshold=session.policy.soft_threshold,
-        hard_limit=session.policy.hard_limit,
+        soft_threshold=policy.soft_threshold,
+        hard_limit=policy.hard_limit,
         tokens_by_category=by_category,
         total_tokens=total_tokens,
-        messages_in_view=len(session.view),
+        messages_in_view=len(view),
         messages_in_transcript=totals.messages,
-        interactions_in_view=len(validate_tool_protocol(session.view)),
+        interactions_in_view=len(validate_tool_protocol(view)),
         interactions_in_transcript=totals.interactions,
-        estimator=session.counter.estimator,
-        calibration=session.calibration,
+        estimator=counter.estimator,
+        calibration=runner.compactor.calibration,
         last_usage=totals.last_usage,
         total_usage=totals.usage,
         requests=totals.requests,
         compactions=tuple(totals.compactions),
         source_statuses={name: statuses.get(name, 0) for name in STATUSES},
-        session_id=session.session_id,
-        transcript_path=session.transcript_path,
-        extra={"workspace": str(session.workspace)},
+        session_id=log.session_id,
+        transcript_path=log.path,
+        extra={"workspace": str(runner.durable.workspace)},
         context_tokens=context_tokens,
-        project_instructions=describe_project_instructions(session.project_instructions),
+        project_instructions=describe_project_instructions(runner.project_instructions),
         **cost_fields(totals.cost),
-        model_in_table=lookup_model(session.provider.model).known,
+        model_in_table=lookup_model(provider.model).known,
         context_free=max(0, window - context_tokens),
     )
 
@@ -150,10 +152,10 @@ def cost_fields(cost: Any) -> dict[str, Any]:
     }
 
 
-def session_cost_usd(session: Session) -> float | None:
+def session_cost_usd(runner: TurnRunner) -> float | None:
     """The toolbar's dollar figure: None on the offline model or before anything is priced."""
-    cost = session.log.totals.cost
-    if session.provider.name == "offline" or not cost.priced_requests:
+    cost = runner.conversation.log.totals.cost
+    if runner.provider.name == "offline" or not cost.priced_requests:
         return None
     return cost.priced.total_usd
 
@@ -168,35 +170,34 @@ def describe_project_instructions(found: Any) -> str:
     return f"{found.source}, {found.size_bytes:,} bytes{cut}"
 
 
-def build_gauge(session: Session) -> Gauge:
-    from agent_cli.session.figures import Gauge
-
+def build_gauge(runner: TurnRunner) -> Gauge:
+    policy = runner.compactor.policy
     return Gauge(
         # the durable block as last rendered (kept current by every durable change):
         # no source I/O per redraw
-        tokens=next_request_tokens(session, session.last_durable_text),
-        soft_threshold=session.policy.soft_threshold,
-        hard_limit=session.policy.hard_limit,
-        estimator=session.counter.estimator,
-        context_window=session.provider.context_window,
-        cost_usd=session_cost_usd(session),
-        cost_is_partial=not session.log.totals.cost.is_complete,
+        tokens=next_request_tokens(runner, runner.durable.text),
+        soft_threshold=policy.soft_threshold,
+        hard_limit=policy.hard_limit,
+        estimator=runner.counter.estimator,
+        context_window=runner.provider.context_window,
+        cost_usd=session_cost_usd(runner),
+        cost_is_partial=not runner.conversation.log.totals.cost.is_complete,
     )
 
 
-def build_preview(session: Session) -> ContextPreview:
-    from agent_cli.session.figures import ContextPreview
-
-    lines = tuple(describe_message(i, m, session.counter) for i, m in enumerate(session.view))
-    durable_text = session.render_durable()
+def build_preview(runner: TurnRunner) -> ContextPreview:
+    counter = runner.counter
+    view = runner.conversation.view
+    lines = tuple(describe_message(i, m, counter) for i, m in enumerate(view))
+    durable_text = runner.durable.render()
     return ContextPreview(
-        session.system_prompt,
+        runner.system_prompt,
         durable_text,
         lines,
-        project_instructions=session.project_instructions.text,
-        project_source=describe_project_instructions(session.project_instructions),
-        context_window=session.provider.context_window,
-        request_tokens=build_gauge(session).tokens,
+        project_instructions=runner.project_instructions.text,
+        project_source=describe_project_instructions(runner.project_instructions),
+        context_window=runner.provider.context_window,
+        request_tokens=build_gauge(runner).tokens,
     )
 
 

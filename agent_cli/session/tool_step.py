@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_cli.errors import (
     PermissionQuestionInterrupted,
@@ -19,10 +19,8 @@ from agent_cli.errors import (
     TerminationRequested,
 )
 from agent_cli.events import Notice, SessionEvent, ToolFinished, ToolStarted
+from agent_cli.session.conversation import Conversation
 from agent_cli.session.recording import Steps, record, record_results
-
-if TYPE_CHECKING:
-    from agent_cli.session.core import Session
 
 INTERRUPTED_TOOL_TEXT = "Interrupted by the user (Ctrl-C): the tool did not finish."
 NOT_RUN_TOOL_TEXT = "Not run: the turn was interrupted before this tool started."
@@ -43,12 +41,15 @@ CUT_TOOL_TEXT = "Not run: the answer was cut at max_tokens before the turn could
 Outcome = tuple[str, str | None] | None  # (turn outcome, stop reason) to end; None to go on
 
 
-def run_tools(session: Session, tool_uses: list[dict[str, Any]]) -> Steps[Outcome]:
+def run_tools(
+    toolbox: Any, conversation: Conversation, tool_uses: list[dict[str, Any]]
+) -> Steps[Outcome]:
+    """Run `tool_uses` with `toolbox` and record their results (module contract)."""
     results: list[dict[str, Any]] = []
     try:
         for block in tool_uses:
             yield ToolStarted(block["id"], block["name"], dict(block.get("input") or {}))
-            outcome = session.toolbox.run(block["name"], dict(block.get("input") or {}))
+            outcome = toolbox.run(block["name"], dict(block.get("input") or {}))
             results.append(result_block(block["id"], outcome.content, outcome.is_error))
             yield ToolFinished(
                 block["id"],
@@ -63,16 +64,16 @@ def run_tools(session: Session, tool_uses: list[dict[str, Any]]) -> Steps[Outcom
         text = INTERRUPTED_TOOL_TEXT
         if isinstance(interrupt, PermissionQuestionInterrupted):
             text = ASKING_INTERRUPTED_TEXT
-        yield from record_stopped(session, tool_uses, results, text)
+        yield from record_stopped(conversation, tool_uses, results, text)
         yield _cancel_notice(interrupt)
         return ("cancelled", "tool_use")
     except TerminationRequested as stop:  # recorded, then the process goes on ending
         asking = isinstance(stop, PermissionQuestionTerminated)
         template = TERMINATED_ASKING_TEXT if asking else TERMINATED_TOOL_TEXT
         text = template.format(signal=signal_name(stop.signal_number))
-        yield from record_stopped(session, tool_uses, results, text)
+        yield from record_stopped(conversation, tool_uses, results, text)
         raise
-    if not (yield from record_results(session, results)):
+    if not (yield from record_results(conversation, results)):
         return ("failed", "tool_use")
     return None
 
@@ -85,21 +86,24 @@ def _cancel_notice(interrupt: KeyboardInterrupt) -> Notice:
 
 
 def record_stopped(
-    session: Session, tool_uses: list[dict[str, Any]], results: list[dict[str, Any]], text: str
+    conversation: Conversation,
+    tool_uses: list[dict[str, Any]],
+    results: list[dict[str, Any]],
+    text: str,
 ) -> Steps[bool]:
     """Answer the call that was running with `text` and the ones after it as not run."""
     stopped_at = len(results)
     for index in range(stopped_at, len(tool_uses)):
         said = text if index == stopped_at else NOT_RUN_TOOL_TEXT
         results.append(result_block(tool_uses[index]["id"], said, True))
-    return (yield from record_results(session, results))
+    return (yield from record_results(conversation, results))
 
 
 def answer_without_running(
-    session: Session, tool_uses: list[dict[str, Any]], text: str
+    conversation: Conversation, tool_uses: list[dict[str, Any]], text: str
 ) -> Iterator[SessionEvent]:
     results = [result_block(b["id"], text, True) for b in tool_uses]
-    yield from record(session, {"role": "user", "content": results})
+    yield from record(conversation, {"role": "user", "content": results})
 
 
 def result_block(tool_use_id: str, content: str, is_error: bool) -> dict[str, Any]:

@@ -12,36 +12,36 @@ history stays valid either way.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Generator, Sequence
+from typing import Any
 
-from agent_cli.events import ModelResponse, Notice, SessionEvent
+from agent_cli.events import ModelResponse, Notice, SessionEvent, Usage
 from agent_cli.protocol import DUPLICATE_ID, find_answer_id_problem
-
-if TYPE_CHECKING:
-    from agent_cli.session.core import Session
 
 Streamed = ModelResponse | str | None
 StreamSteps = Generator[SessionEvent, None, Streamed]
 
 
 def stream_with_unique_ids(
-    session: Session, request: Any, stream: Callable[[Session, Any], StreamSteps]
+    stream: Callable[[], StreamSteps],
+    view: Sequence[dict[str, Any]],
+    note_usage: Callable[[Usage], None],
 ) -> StreamSteps:
-    """`stream(session, request)`, retried once when its response has a tool call the
-    history could not keep (above).
+    """`stream()` (one request), retried once when its response has a tool call the
+    history `view` could not keep (above); a dropped response's usage still goes to
+    `note_usage`, since it was paid for.
 
     Returns what `stream` returns (a response, "cancelled" or None), or None after a
     second bad response."""
     problem = None
     for attempt in (1, 2):
-        response = yield from stream(session, request)
+        response = yield from stream()
         if not isinstance(response, ModelResponse):
             return response
-        problem = find_answer_id_problem(response.message, session.view)
+        problem = find_answer_id_problem(response.message, view)
         if problem is None:
             return response
-        session.note_usage(response.usage)  # it was paid for all the same
+        note_usage(response.usage)  # it was paid for all the same
         if attempt == 1:
             yield _notice("warning", problem, retry=True)
     yield _notice("error", problem, retry=False)

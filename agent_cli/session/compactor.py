@@ -1,0 +1,290 @@
+"""The session's compactor: policy, calibration, loop guard and the notices they give.
+
+Contract: `Compactor.compact` is the one way the view is compacted, run before every
+request and by `/compact`. It compacts the conversation's view against the calibrated
+policy (forced, i.e. `/compact [focus]`: the summary runs first, whatever the size, with
+the focus in its instructions, then a soft threshold low enough that something goes;
+while the loop guard holds: only the hard limit), has the conversation record the
+compaction before adopting its view (write-ahead: a store error propagates and the
+uncompacted view is never sent), and yields what the REPL shows: notices for failed
+layers, one `CompactionFired` with a line per layer that fired, or a `CompactionSkipped`
+saying why nothing was done (`/compact` whose summary was not smaller than what it would
+replace, the digest lines it adds included: `summary_not_smaller`, and the view is left as
+it was; no compaction ever makes the context bigger). `MessageViewLimitExceeded` propagates, after the notices of
+the layers that failed (a summary that failed says so). Every token figure it yields is
+in request tokens (calibrated). An explicit low-water mark at or under the reserved
+tokens is replaced by the default one (`CompactionPolicy.low_water_mark_over`); a notice
+says so once per session.
+
+The policy carries the secrets the toolbox redacts (`CompactionPolicy.secret_forms`), so
+no layer cuts one in two; `use_policy` keeps them when the policy changes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime
+from typing import Any
+
+from agent_cli.compaction import CompactionPolicy, compact_context, count_view
+from agent_cli.compaction.firing import find_first_change
+from agent_cli.compaction.policy import with_thresholds
+from agent_cli.compaction.results import (
+    APPLIED,
+    SKIPPED_NO_SUMMARIZER,
+    SUMMARY_BLANK,
+    SUMMARY_FAILED,
+    SUMMARY_NOT_SMALLER,
+)
+from agent_cli.durable import DurableContextState
+from agent_cli.errors import MessageViewLimitExceeded
+from agent_cli.events import (
+    LAYER_CODES,
+    CompactionFired,
+    CompactionRecord,
+    CompactionSkipped,
+    LayerLine,
+    Notice,
+    RequestBlocked,
+    SessionEvent,
+)
+from agent_cli.provider.summary_reuse import CachedPrefix
+from agent_cli.secret_forms import SecretForms
+from agent_cli.session.budget import (
+    LoopGuard,
+    calibrated_policy,
+    calibration_ratio,
+    to_request_tokens,
+)
+from agent_cli.session.conversation import Conversation
+from agent_cli.session.request_context import RequestFrame
+
+MIN_FORCED_SOFT = 256
+# Outcomes of a layer that tried and failed (the view was left as it was); each is a
+# notice code the REPL words.
+FAILED_LAYER_OUTCOMES = frozenset(
+    {SUMMARY_FAILED, SUMMARY_BLANK, SUMMARY_NOT_SMALLER, SKIPPED_NO_SUMMARIZER}
+)
+
+
+class Compactor:
+    """Keeps one session's view within its budget; see the module contract."""
+
+    def __init__(
+        self,
+        *,
+        conversation: Conversation,
+        provider: Any,
+        counter: Any,
+        policy: CompactionPolicy,
+        clock: Callable[[], datetime],
+        secret_forms: SecretForms | None = None,
+    ) -> None:
+        self.conversation = conversation
+        self.provider = provider
+        self.counter = counter
+        self.clock = clock
+        self._secret_forms = secret_forms
+        self._policy = _with_secret_forms(policy, secret_forms)
+        self._calibration: float | None = None
+        self._guard = LoopGuard()
+        self._low_water_noticed = False  # an unreachable --low-water is said once
+
+    @property
+    def policy(self) -> CompactionPolicy:
+        """The policy as the user set it (uncalibrated), with the toolbox's secrets."""
+        return self._policy
+
+    @property
+    def calibration(self) -> float | None:
+        """API tokens per estimated token, measured on the last request; None before."""
+        return self._calibration
+
+    def use_policy(self, policy: CompactionPolicy) -> None:
+        """Compact by `policy` from now on, keeping the secrets no cut may split."""
+        self._policy = _with_secret_forms(policy, self._secret_forms)
+
+    def calibrate(self, api_prompt_tokens: int, estimated_prompt_tokens: int) -> None:
+        """Measure the estimate against the API's count of the same request (the offline
+        model's figures are its own estimate, so they calibrate nothing)."""
+        ratio = calibration_ratio(api_prompt_tokens, estimated_prompt_tokens)
+        if ratio is not None and self.provider.name != "offline":
+            self._calibration = ratio
+
+    def view_tokens(self) -> int:
+        """The conversation's view counted by the estimator under the policy's read rule."""
+        return count_view(self.conversation.view, self.counter, self._policy)
+
+    def to_request_tokens(self, tokens: int) -> int:
+        """An estimate shown in calibrated (API) tokens."""
+        return to_request_tokens(tokens, self._calibration)
+
+    def compact(
+        self,
+        frame: RequestFrame,
+        durable_state: DurableContextState,
+        *,
+        forced: bool,
+        focus: str | None = None,
+    ) -> Iterator[SessionEvent]:
+        """Compact the view if needed (or `forced`); see the module contract."""
+        reserved = frame.reserved_tokens
+        policy = calibrated_policy(self._policy, self._calibration)
+        tokens = reserved + self.view_tokens()
+        yield from self._unreachable_low_water_notice(policy, reserved)
+        if forced:
+            policy = _forced_policy(policy, tokens)
+        elif tokens >= policy.soft_threshold and self._guard.is_holding(
+            tokens, policy.soft_threshold, policy.hard_limit
+        ):
+            policy = _guarded_policy(policy)  # said once, when the guard began to hold
+        summarizer = None
+        if forced or tokens >= policy.soft_threshold:  # below it no layer runs: no set-up
+            summarizer = self.provider.build_summarizer(focus)
+            self.offer_cached_prefix(summarizer, frame)
+        try:
+            result = compact_context(
+                self.conversation.view,
+                durable_state,
+                policy=policy,
+                summarizer=summarizer,
+                counter=self.counter,
+                reserved_tokens=reserved,
+                force_summary=forced,
+            )
+        except MessageViewLimitExceeded as blocked:  # say first why the layers could not help
+            yield from _failed_layer_notices(blocked.reports)
+            raise
+        finally:  # a summary request was paid for even if the view still cannot fit
+            self.conversation.log.append_summary_usage(getattr(summarizer, "reported_usage", ()))
+        fired = [r for r in result.reports if r.outcome == APPLIED]
+        # `/compact` whose summary was refused says so in its one line, not in two
+        refused = forced and not fired and _has_outcome(result.reports, SUMMARY_NOT_SMALLER)
+        yield from _failed_layer_notices(r for r in result.reports if not refused or r.layer != 4)
+        if fired:
+            yield from self._adopt(result, fired, policy, forced, focus)
+        elif refused:
+            yield CompactionSkipped(SUMMARY_NOT_SMALLER, self.to_request_tokens(tokens))
+        elif forced:
+            yield CompactionSkipped("nothing_to_compact", self.to_request_tokens(tokens))
+        elif _has_failed_layer(result.reports) and self._guard.note_compaction(
+            tokens, tokens, policy.soft_threshold
+        ):  # else each request pays a futile L4
+            yield CompactionSkipped("loop_guard", self.to_request_tokens(tokens))
+
+    def offer_cached_prefix(self, summarizer: Any, frame: RequestFrame) -> None:
+        """Let a model summarizer reuse what the last request wrote to the prompt cache,
+        when the view still starts with that request's messages (`provider.summary_reuse`)."""
+        offer = getattr(summarizer, "use_cached_prefix", None)
+        if offer is None:
+            return
+        sent, view = self.conversation.sent, self.conversation.view
+        cached = len(sent) if sent and find_first_change(sent, view) == len(sent) else 0
+        instructions = frame.project_instructions
+        offer(CachedPrefix(frame.system, frame.tools, tuple(view), cached, instructions))
+
+    def _unreachable_low_water_notice(
+        self, policy: CompactionPolicy, reserved: int
+    ) -> Iterator[SessionEvent]:
+        """Say once per session that an explicit low-water mark at or under the reserved
+        tokens is replaced by the default mark (`CompactionPolicy.low_water_mark_over`)."""
+        if self._low_water_noticed or not policy.is_low_water_unreachable(reserved):
+            return
+        self._low_water_noticed = True
+        shown = self.to_request_tokens
+        low, fixed = shown(policy.low_water or 0), shown(reserved)
+        aim = shown(policy.low_water_mark_over(reserved))
+        yield Notice("warning", "low_water_under_reserve", {"low": low, "fixed": fixed, "aim": aim})
+
+    def blocked_event(self, error: MessageViewLimitExceeded) -> RequestBlocked:
+        """The hard-limit refusal in the terms of every other `[compact]` figure: the codes
+        (in layer order) of every layer that was tried, changed the view or not, tokens
+        calibrated to the API's count, and the hard limit the user set rather than its
+        estimator-scaled form."""
+        reports: tuple[Any, ...] = error.reports
+        tried = sorted({r.layer for r in reports if r.outcome != SKIPPED_NO_SUMMARIZER})
+        largest = error.largest_message_tokens  # of the view as the layers left it
+        shown = self.to_request_tokens
+        return RequestBlocked(
+            shown(error.tokens_before),
+            shown(error.tokens_after),
+            self._policy.hard_limit,
+            tuple(LAYER_CODES[layer - 1] for layer in tried),
+            shown(largest),
+        )
+
+    def _adopt(
+        self,
+        result: Any,
+        fired: list[Any],
+        policy: CompactionPolicy,
+        forced: bool,
+        focus: str | None,
+    ) -> Iterator[SessionEvent]:
+        entry = CompactionRecord(
+            at=self.clock().isoformat(),
+            layers=tuple(LAYER_CODES[r.layer - 1] for r in fired),
+            tokens_before=self.to_request_tokens(result.tokens_before),
+            tokens_after=self.to_request_tokens(result.tokens_after),
+            forced=forced,
+        )
+        removed = [i for r in fired for i in r.removed_tool_use_ids]
+        # write-ahead; a StoreError propagates: the uncompacted view must not be sent
+        self.conversation.adopt_compaction(entry, removed, result.messages)
+        held = not forced and self._guard.note_compaction(
+            result.tokens_before, result.tokens_after, policy.soft_threshold
+        )
+        yield CompactionFired(
+            tuple(self._layer_line(r) for r in fired),
+            entry.tokens_before,
+            entry.tokens_after,
+            self._policy.soft_threshold,
+            self._policy.hard_limit,
+            forced=forced,
+            focus=" ".join((focus or "").split()) or None,
+        )
+        if held:
+            yield CompactionSkipped("loop_guard", entry.tokens_after)
+
+    def _layer_line(self, report: Any) -> LayerLine:
+        return LayerLine(
+            layer=LAYER_CODES[report.layer - 1],
+            tokens_before=self.to_request_tokens(report.tokens_before),
+            tokens_after=self.to_request_tokens(report.tokens_after),
+            results_truncated=report.results_truncated,
+            interactions_removed=report.interactions_removed,
+            messages_removed=report.messages_removed,
+        )
+
+
+def _has_outcome(reports: Iterable[Any], outcome: str) -> bool:
+    return any(report.outcome == outcome for report in reports)
+
+
+def _has_failed_layer(reports: Iterable[Any]) -> bool:
+    return any(report.outcome in FAILED_LAYER_OUTCOMES for report in reports)
+
+
+def _failed_layer_notices(reports: Iterable[Any]) -> Iterator[Notice]:
+    """One warning per layer that tried and failed; the view was left as it was."""
+    for report in reports:
+        if report.outcome in FAILED_LAYER_OUTCOMES:
+            yield Notice("warning", report.outcome)
+
+
+def _with_secret_forms(policy: CompactionPolicy, forms: SecretForms | None) -> CompactionPolicy:
+    """`policy` holding the secrets the toolbox redacts, so compaction cuts none of them."""
+    if not isinstance(forms, SecretForms) or not forms:
+        return policy
+    return dataclasses.replace(policy, secret_forms=forms)
+
+
+def _forced_policy(policy: CompactionPolicy, view_tokens: int) -> CompactionPolicy:
+    soft = max(MIN_FORCED_SOFT, min(policy.soft_threshold, view_tokens // 4))
+    return with_thresholds(policy, min(soft, policy.hard_limit - 1))
+
+
+def _guarded_policy(policy: CompactionPolicy) -> CompactionPolicy:
+    """While the guard holds, only the hard limit matters: soft moves just under it."""
+    return with_thresholds(policy, policy.hard_limit - 1)

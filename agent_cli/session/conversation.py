@@ -1,0 +1,111 @@
+"""The conversation: the prompt view, the transcript that records it, and held results.
+
+Contract: `Conversation` is the only writer of the view, and the view changes only after
+the transcript holds the change (write-ahead): `append` records a message and then
+shows it; `adopt_compaction` records the compacted view and then adopts it; `restore`
+adopts a view replayed from the transcript (a resume), which already holds it. A
+message the disk refuses leaves the view as it was and raises the store's error. The
+view is read-only from outside (`FrozenList` of frozen messages: every mutator raises
+`ReadOnlyValueError`), so the per-turn count follows what was appended by identity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from agent_cli.events import CompactionRecord
+from agent_cli.frozen import FrozenList, freeze
+from agent_cli.session.log import SessionLog, with_source
+
+Message = dict[str, Any]
+
+
+class Conversation:
+    """The view of one session and its lossless record; see the module contract."""
+
+    def __init__(self, log: SessionLog, view: Iterable[Message] = ()) -> None:
+        self.log = log
+        self._view: FrozenList = FrozenList(view)
+        self._held: tuple[Message, Message] | None = None
+        self._sent: tuple[Message, ...] = ()
+
+    @property
+    def session_id(self) -> str:
+        return self.log.session_id
+
+    @property
+    def view(self) -> FrozenList:
+        """The prompt view: read-only, every message frozen."""
+        return self._view
+
+    @property
+    def sent(self) -> tuple[Message, ...]:
+        """The messages the last request carried (what the prompt cache may hold)."""
+        return self._sent
+
+    @property
+    def held_results(self) -> tuple[Message, Message] | None:
+        """The trailing call and the results the disk refused, until they are recorded."""
+        return self._held
+
+    def note_sent(self) -> tuple[Message, ...]:
+        """Remember the view as the request about to be sent carries it; return it."""
+        self._sent = tuple(self._view)
+        return self._sent
+
+    def append(self, message: Message) -> dict[str, Any]:
+        """Record `message`, then show it in the view with its record's pointer (under the
+        private `SOURCE_KEY`, so compaction can point back at it); return the record."""
+        record = self.log.append_message(message)
+        self._extend([with_source(message, record)])
+        return record
+
+    def adopt_compaction(
+        self, entry: CompactionRecord, removed_ids: Iterable[str], messages: Sequence[Message]
+    ) -> None:
+        """Record a compaction with the view it leaves, then adopt that view. A store error
+        propagates and leaves the view uncompacted (it must then not be sent)."""
+        self.log.append_compaction(entry, removed_ids, list(messages))
+        self._replace(messages)
+
+    def restore(self, messages: Sequence[Message]) -> None:
+        """Adopt a view rebuilt from the transcript (a resume): the record already holds
+        it, so nothing is written."""
+        self._replace(messages)
+
+    def hold_unrecorded_results(self, results: Message) -> None:
+        """The results of the trailing tool call could not be recorded (a full disk): take
+        the call out of the view, which must stay valid, and keep both aside. The transcript
+        holds the call, so nothing may be recorded before its results."""
+        if self._view and self._view[-1].get("role") == "assistant":
+            call = self._view[-1]
+            self._view = _joined(FrozenList(), self._view[:-1])
+            self._held = (call, results)
+
+    def record_held_results(self) -> bool:
+        """Record held tool results and put the call and its results back in the view, so
+        view and transcript agree again; True if there were any. Raises the store's error
+        (and keeps holding them) if the disk still refuses."""
+        if self._held is None:
+            return False
+        call, results = self._held
+        record = self.log.append_message(results)
+        self._extend([call, with_source(results, record)])
+        self._held = None
+        return True
+
+    def _extend(self, messages: Iterable[Message]) -> None:
+        self._view = _joined(self._view, [freeze(message) for message in messages])
+
+    def _replace(self, messages: Iterable[Message]) -> None:
+        self._view = FrozenList(messages)
+
+
+def _joined(frozen: FrozenList, more: list[Any]) -> FrozenList:
+    """A new read-only view of `frozen` then `more` (frozen already): a C-level copy of
+    the references, so an append costs no walk over the history's messages."""
+    joined = FrozenList()
+    list.extend(joined, frozen)
+    list.extend(joined, more)
+    return joined

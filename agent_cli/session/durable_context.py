@@ -1,0 +1,182 @@
+"""The durable context of a session: its durable state, where it is kept, and its block.
+
+Contract: `DurableContext` owns the durable state (facts, pending items) of one
+workspace. It is loaded from the memory store when the session opens and changed only
+through `remember`, `add_pending`, `move_pending` and `forget` (the REPL's `/remember`,
+`/todo`, `/done`, `/block`, `/forget`). Each change is first recorded in the transcript
+as a `user_command` record; a new fact or pending item points at that record
+(`transcript:<session>:<sequence>`), so its source can be re-verified later. The new
+state is saved to the memory store before it is adopted: a change that cannot be saved
+is not made. `render` resolves every source pointer now (reading files through the
+resolver) and renders the block the wire puts in the newest user turn; the last
+rendering and its resolutions are kept for the figures that must not read files.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from agent_cli.durable import (
+    DurableContextState,
+    DurableFact,
+    PendingItem,
+    PendingStatus,
+    add_fact,
+    add_pending,
+    forget_item,
+    render_durable_context,
+    transition_pending,
+)
+from agent_cli.errors import StoreError
+from agent_cli.session.log import DURABLE_CHANGE, USER_COMMAND, SessionLog
+from agent_cli.sources import SourceResolution, resolve_durable_sources
+
+Change = Callable[[DurableContextState], DurableContextState]
+
+
+class DurableContext:
+    """The durable state of a session and its rendering; see the module contract."""
+
+    def __init__(
+        self,
+        *,
+        log: SessionLog,
+        memory: Any,
+        resolver: Any,
+        workspace: Path,
+        clock: Callable[[], datetime],
+        state: DurableContextState | None = None,
+    ) -> None:
+        self.log = log
+        self.memory = memory
+        self.resolver = resolver
+        self.workspace = workspace
+        self.clock = clock
+        self._state = state or DurableContextState()
+        self._resolutions: tuple[SourceResolution, ...] = ()
+        self._text = ""
+
+    @property
+    def state(self) -> DurableContextState:
+        return self._state
+
+    @property
+    def resolutions(self) -> tuple[SourceResolution, ...]:
+        """The source resolutions of the last rendering."""
+        return self._resolutions
+
+    @property
+    def text(self) -> str:
+        """The block as last rendered (kept current by every change): no source I/O."""
+        return self._text
+
+    def load(self) -> None:
+        """Adopt the state the memory store holds for the workspace; a damaged file
+        raises `MemoryFileDamaged` and leaves the state as it was."""
+        self._state = self.memory.load(self.workspace)
+
+    def render(self) -> str:
+        """Resolve every source pointer now and render the durable block."""
+        self._resolutions = tuple(resolve_durable_sources(self._state, self.resolver))
+        self._text = render_durable_context(self._state, source_resolutions=self._resolutions)
+        return self._text
+
+    def remember(self, text: str) -> DurableFact:
+        """Add a confirmed fact in the user's words."""
+        record = self.log.append(USER_COMMAND, {"command": "remember", "text": text})
+        added: list[DurableFact] = []
+
+        def change(state: DurableContextState) -> DurableContextState:
+            fact = DurableFact(
+                fact_id=_next_id("F", [f.fact_id for f in state.facts]),
+                content=text,
+                source_pointer=record["event_id"],
+                last_confirmed_at=self._now(None),
+            )
+            added.append(fact)
+            return add_fact(state, fact)
+
+        self._adopt(change, "add_fact", lambda: added[-1].fact_id)
+        return added[-1]
+
+    def add_pending(self, text: str) -> PendingItem:
+        """Add an open pending item."""
+        record = self.log.append(USER_COMMAND, {"command": "todo", "text": text})
+        added: list[PendingItem] = []
+
+        def change(state: DurableContextState) -> DurableContextState:
+            item = PendingItem(
+                item_id=_next_id("T", [i.item_id for i in state.pending_items]),
+                description=text,
+                source_pointer=record["event_id"],
+                last_confirmed_at=self._now(None),
+            )
+            added.append(item)
+            return add_pending(state, item)
+
+        self._adopt(change, "add_pending", lambda: added[-1].item_id)
+        return added[-1]
+
+    def move_pending(
+        self, item_id: str, to: PendingStatus, reason: str | None = None
+    ) -> PendingItem:
+        """Mark a pending item done or blocked (or open again); illegal moves raise."""
+        record = self.log.append(
+            USER_COMMAND, {"command": to.value, "item_id": item_id, "reason": reason}
+        )
+
+        def change(state: DurableContextState) -> DurableContextState:
+            current = _find(state, item_id)
+            moment = self._now(current.last_confirmed_at if current else None)
+            return transition_pending(state, item_id, to, moment, record["event_id"], reason=reason)
+
+        state = self._adopt(change, f"pending_{to.value}", lambda: item_id)
+        return _find(state, item_id) or state.pending_items[-1]
+
+    def forget(self, item_id: str) -> None:
+        """Remove a fact or pending item for good (from the state and the memory file); the
+        transcript keeps the record that added it and a `user_command` record of this."""
+        forget_item(self._state, item_id)  # an unknown id raises before any record
+        self.log.append(USER_COMMAND, {"command": "forget", "item_id": item_id})
+        self._adopt(lambda state: forget_item(state, item_id), "forget", lambda: item_id)
+
+    def _adopt(
+        self, change: Change, action: str, item_id: Callable[[], str]
+    ) -> DurableContextState:
+        """Apply `change` to the memory file as it is on disk now (locked, so another session
+        in this workspace cannot lose it or take the same id), then adopt the saved state,
+        which also brings in what other sessions saved meanwhile. The `durable_change` record
+        after it is bookkeeping (the `user_command` record before holds the words and is the
+        source): the change is made, so a full disk there must not report it as failed."""
+        state: DurableContextState = self.memory.update(self.workspace, change)
+        self._state = state
+        self.render()  # the toolbar's figure includes the block: keep it current
+        with contextlib.suppress(StoreError):
+            self.log.append(DURABLE_CHANGE, {"action": action, "item_id": item_id()})
+        return state
+
+    def _now(self, not_before: Any) -> str:
+        """The clock's time, nudged past `not_before` so every change is strictly later."""
+        moment = self.clock()
+        if not_before:
+            previous = datetime.fromisoformat(str(not_before))
+            if moment <= previous:
+                moment = previous + timedelta(microseconds=1)
+        return moment.isoformat()
+
+
+def _find(state: DurableContextState, item_id: str) -> PendingItem | None:
+    return next((i for i in state.pending_items if i.item_id == item_id), None)
+
+
+def _next_id(prefix: str, existing: list[str]) -> str:
+    numbers = [
+        int(x[len(prefix) :])
+        for x in existing
+        if x.startswith(prefix) and x[len(prefix) :].isdigit()
+    ]
+    return f"{prefix}{max(numbers, default=0) + 1}"
