@@ -136,7 +136,7 @@ def test_a_failed_append_leaves_no_half_record(
     assert sequences(store) == [1, 2]
 
 
-def test_a_writer_that_cannot_roll_back_refuses_more_appends(
+def test_a_writer_that_cannot_roll_back_repairs_itself_on_the_next_append(
     store: TranscriptStore, ops: FailingOps
 ) -> None:
     with store.open_writer(SID) as writer:
@@ -145,12 +145,60 @@ def test_a_writer_that_cannot_roll_back_refuses_more_appends(
         ops.fail_ftruncate = errno.EIO
         with pytest.raises(TranscriptWriteFailed):
             writer.append("message", {"text": "partial"}, T0)
+        # the fault is gone (no restart): the next append cuts the half line and writes
+        assert writer.append("notice", {"code": "after"}, T0)["sequence"] == 2
+    assert sequences(store) == [1, 2]
+    torn = list(store.root.glob(f"{SID}.jsonl.torn-*"))
+    assert len(torn) == 1  # the half line is kept aside, not in the transcript
+    assert torn[0].read_bytes() and not torn[0].read_bytes().endswith(b"\n")
+
+
+def test_a_whole_line_whose_fsync_and_roll_back_failed_is_not_duplicated(
+    store: TranscriptStore, ops: FailingOps
+) -> None:
+    with store.open_writer(SID) as writer:
+        writer.append("notice", {}, T0)
+        ops.fail_fsync = errno.EIO
+        ops.fail_ftruncate = errno.EIO
+        with pytest.raises(TranscriptWriteFailed):
+            writer.append("message", {"text": "retried"}, T0)
+        assert writer.append("message", {"text": "retried"}, T0)["sequence"] == 2
+    assert sequences(store) == [1, 2]
+
+
+def test_a_writer_whose_disk_still_refuses_keeps_failing_and_loses_nothing(
+    store: TranscriptStore, ops: FailingOps
+) -> None:
+    with store.open_writer(SID) as writer:
+        writer.append("notice", {}, T0)
+        ops.short_write = True
+        ops.fail_ftruncate = errno.EIO
+        with pytest.raises(TranscriptWriteFailed):
+            writer.append("message", {"text": "partial"}, T0)
+        ops.fail_ftruncate = errno.EIO  # the repair's cut fails too
         with pytest.raises(TranscriptWriteFailed) as caught:
             writer.append("notice", {}, T0)
-        assert caught.value.errno_name == "short_write"
-    with store.open_writer(SID) as reopened:  # the half line is set aside on reopen
-        assert reopened.next_sequence == 2
-    assert len(list(store.root.glob(f"{SID}.jsonl.torn-*"))) == 1
+        assert caught.value.errno_name == "EIO"
+        assert writer.append("notice", {"code": "later"}, T0)["sequence"] == 2
+    assert sequences(store) == [1, 2]
+
+
+def test_bytes_added_by_someone_else_after_a_failed_roll_back_are_not_cut(
+    store: TranscriptStore, ops: FailingOps
+) -> None:
+    with store.open_writer(SID) as writer:
+        writer.append("notice", {}, T0)
+        ops.short_write = True
+        ops.fail_ftruncate = errno.EIO
+        with pytest.raises(TranscriptWriteFailed):
+            writer.append("message", {"text": "partial"}, T0)
+        with store.path_for(SID).open("ab") as other:
+            other.write(b"not ours\n")
+        size = store.path_for(SID).stat().st_size
+        with pytest.raises(TranscriptChangedUnderneath) as caught:
+            writer.append("notice", {}, T0)
+        assert caught.value.reason == "grown"
+        assert store.path_for(SID).stat().st_size == size
 
 
 def test_a_deleted_transcript_is_noticed_before_the_next_append(store: TranscriptStore) -> None:

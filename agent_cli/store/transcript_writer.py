@@ -11,6 +11,13 @@ Guarantees:
 - `append` writes the whole line with one write on an O_APPEND descriptor, then fsyncs.
   If the write fails or is short, or the fsync fails, the file is cut back to its size
   before the append and `TranscriptWriteFailed` is raised: no half record stays behind.
+- If even that cut fails, the writer is broken until repaired: the next append first checks
+  that the path is still the file it holds locked and that the bytes past the last good
+  record are exactly (a prefix of) the line that failed, sets them aside to
+  `<session_id>.jsonl.torn-<n>` and cuts them off; only then does it write. A fault that is
+  fixed (space freed, folder repaired) needs no restart; one that persists keeps raising
+  `TranscriptWriteFailed`, and a file someone else changed raises
+  `TranscriptChangedUnderneath`. The lock is kept throughout (no reopen window).
 - Before each append the file is checked to still be the one opened, at the size last
   written; otherwise `TranscriptChangedUnderneath` (deleted, replaced, truncated, grown).
 """
@@ -61,6 +68,7 @@ class TranscriptWriter:
         st = os.fstat(self._fd)
         self._identity = (st.st_dev, st.st_ino)
         self._broken: str | None = None
+        self._failed_line = b""
 
     @property
     def next_sequence(self) -> int:
@@ -139,21 +147,57 @@ class TranscriptWriter:
         if self._fd is None:
             raise TranscriptWriteFailed(self.session_id, "EBADF")
         if self._broken is not None:
-            raise TranscriptWriteFailed(self.session_id, self._broken)
+            self._repair(self._fd)
         return self._fd
 
+    def _repair(self, fd: int) -> None:
+        """Remove what a failed append left past the last good record, after checking that
+        it is ours; raise `TranscriptWriteFailed` (still broken) if the disk still refuses."""
+        self._check_same_file()
+        size = os.fstat(fd).st_size
+        if size < self._size:
+            raise TranscriptChangedUnderneath(self.session_id, "truncated")
+        leftover = os.pread(fd, size - self._size, self._size)
+        if leftover != self._failed_line[: len(leftover)]:
+            raise TranscriptChangedUnderneath(self.session_id, "grown")
+        if leftover:
+            self._set_leftover_aside(leftover)
+        try:
+            self._fs.ftruncate(fd, self._size)
+            self._fs.fsync(fd)
+        except OSError as exc:
+            raise TranscriptWriteFailed(self.session_id, errno_name(exc)) from exc
+        self._broken = None
+        self._failed_line = b""
+
+    def _set_leftover_aside(self, leftover: bytes) -> None:
+        side = next_free_suffix_path(self.path, "torn")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        try:
+            side_fd = self._fs.open(side, flags, PRIVATE_FILE_MODE)
+            try:
+                write_all(self._fs, side_fd, leftover)
+                self._fs.fsync(side_fd)
+            finally:
+                os.close(side_fd)
+        except OSError as exc:
+            raise TranscriptWriteFailed(self.session_id, errno_name(exc)) from exc
+
     def _check_unchanged(self, fd: int) -> None:
+        self._check_same_file()
+        size = os.fstat(fd).st_size
+        if size < self._size:
+            raise TranscriptChangedUnderneath(self.session_id, "truncated")
+        if size > self._size:
+            raise TranscriptChangedUnderneath(self.session_id, "grown")
+
+    def _check_same_file(self) -> None:
         try:
             on_disk = os.lstat(self.path)
         except FileNotFoundError:
             raise TranscriptChangedUnderneath(self.session_id, "deleted") from None
         if (on_disk.st_dev, on_disk.st_ino) != self._identity:
             raise TranscriptChangedUnderneath(self.session_id, "replaced")
-        size = os.fstat(fd).st_size
-        if size < self._size:
-            raise TranscriptChangedUnderneath(self.session_id, "truncated")
-        if size > self._size:
-            raise TranscriptChangedUnderneath(self.session_id, "grown")
 
     def _write_line(self, fd: int, line: bytes) -> None:
         try:
@@ -164,17 +208,18 @@ class TranscriptWriter:
             failure = "short_write"
         except OSError as exc:
             failure = errno_name(exc)
-        self._roll_back(fd, failure)
+        self._roll_back(fd, line, failure)
         raise TranscriptWriteFailed(self.session_id, failure)
 
-    def _roll_back(self, fd: int, failure: str) -> None:
+    def _roll_back(self, fd: int, line: bytes, failure: str) -> None:
         """Cut the file back to its size before the failed append; if even that fails, the
-        writer refuses further appends (a reopen will set the partial bytes aside)."""
+        writer is broken and the next append repairs it first (see `_repair`)."""
         try:
             self._fs.ftruncate(fd, self._size)
             self._fs.fsync(fd)
         except OSError:
             self._broken = failure
+            self._failed_line = line
 
 
 def _open_locked(session_id: str, path: Path) -> int:
