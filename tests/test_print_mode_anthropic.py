@@ -101,3 +101,40 @@ def test_a_step_with_forty_large_results_goes_on_cut_instead_of_exiting_blocked(
         results = server.accepted[-1]["messages"][-1]["content"]
         assert [r["tool_use_id"] for r in results] == [f"toolu_{n}" for n in range(40)]
         assert all("cut by context compaction" in str(r["content"]) for r in results)
+
+
+def test_print_mode_without_yes_tells_the_model_and_the_user_that_nobody_was_asked(
+    tmp_path,
+) -> None:
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(
+            Reply(
+                [tool_use_block("toolu_b", "bash", {"command": "touch made-by-bash"})], "tool_use"
+            ),
+            Reply([text_block("I could not run it.")]),
+        )
+        done = _run_agent(tmp_path, server.base_url, "make a file")
+        sent = server.accepted[-1]["messages"][-1]["content"][0]
+    assert done.returncode == 4, done.stderr
+    assert not (tmp_path / "made-by-bash").exists()
+    to_model = str(sent["content"])
+    assert sent["tool_use_id"] == "toolu_b" and sent.get("is_error") is True
+    assert "denied by the user" not in to_model
+    assert "nobody could be asked" in to_model and "--yes" in to_model
+    stderr = " ".join(done.stderr.split())
+    assert "bash was not run: -p cannot ask for permission." in stderr
+    assert "--yes" in stderr and "denied by the user" not in stderr
+
+
+def test_a_failed_request_in_print_mode_says_to_run_again_not_to_send_continue(
+    tmp_path,
+) -> None:
+    from fake_anthropic import HttpError
+
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(HttpError(400, "invalid_request_error", "model not allowed"))
+        done = _run_agent(tmp_path, server.base_url, "hello")
+    stderr = " ".join(done.stderr.split())
+    assert done.returncode == 1
+    assert "send 'continue'" not in stderr
+    assert "run the command again with --continue" in stderr

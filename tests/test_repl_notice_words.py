@@ -102,3 +102,22 @@ def test_a_summary_that_no_summarizer_could_write_is_said_as_such():
     assert notice_text(Notice("warning", SKIPPED_NO_SUMMARIZER)) == (
         "L4 was needed but no summarizer is available."
     )
+
+
+@pytest.mark.parametrize("code", ["overloaded", "rate_limited", "bad_request", "timeout"])
+def test_a_failed_request_in_one_shot_mode_says_run_again_not_send_continue(code: str) -> None:
+    notice = Notice("error", "provider_failed", error=ProviderRequestFailed(code, status=529))
+    interactive = notice_text(notice)
+    one_shot = notice_text(notice, one_shot=True)
+    assert "send 'continue'" in interactive  # the REPL's wording is unchanged
+    assert "send 'continue'" not in one_shot
+    assert "run the command again with --continue" in one_shot
+    assert one_shot.split(":")[0] == interactive.split(":")[0]  # the same failure is named
+
+
+@pytest.mark.parametrize("kept", [True, False])
+def test_a_cut_answer_in_one_shot_mode_says_run_again(kept: bool) -> None:
+    one_shot = notice_text(Notice("warning", "max_tokens", {"kept": kept}), one_shot=True)
+    assert "Run the command again" in one_shot or "run the command again" in one_shot
+    assert ("Ask the agent to continue" in one_shot) is False
+    assert ("what arrived is kept" in one_shot) is kept

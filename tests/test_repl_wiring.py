@@ -77,7 +77,7 @@ def test_ctrl_c_at_the_permission_question_reaches_the_session():
 def test_the_refusing_asker_denies_and_says_why():
     console = make_console()
     asker = build_refusing_asker(console, "no terminal")
-    assert asker(REQUEST) is PermissionDecision.DENY
+    assert asker(REQUEST) is PermissionDecision.DENY_UNASKED  # nobody was asked
     assert "bash was not run: no terminal. Run again with --yes" in console.export_text()
     assert asker.refused == ["bash"]
 

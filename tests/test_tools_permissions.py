@@ -20,13 +20,27 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
-def test_without_an_asker_and_without_auto_approve_bash_is_denied(workspace: Path):
+def test_without_an_asker_and_without_auto_approve_bash_is_not_run_and_says_nobody_asked(
+    workspace: Path,
+):
     toolbox = make_toolbox(workspace, auto_approve=False)
     outcome = toolbox.run("bash", TOUCH)
     assert outcome.is_error
-    assert outcome.content == "Permission denied by the user: bash was not run."
-    assert outcome.summary == "denied"
+    assert outcome.content.startswith("bash was not run: it needs permission and nobody")
+    assert "--yes" in outcome.content and "denied by the user" not in outcome.content
+    assert outcome.summary == "not run: nobody could be asked"
     assert not (workspace / "created.txt").exists()
+
+
+def test_an_asker_that_could_ask_nobody_is_not_reported_as_the_users_denial(workspace: Path):
+    asker = RecordingAsker(PermissionDecision.DENY_UNASKED)
+    toolbox = make_toolbox(workspace, auto_approve=False, ask_permission=asker)
+    outcome = toolbox.run("bash", TOUCH)
+    assert "nobody could be asked" in outcome.content and "--yes" in outcome.content
+    assert not (workspace / "created.txt").exists()
+    # a real "no" afterwards is worded as the user's own again
+    asker.decision = PermissionDecision.DENY
+    assert toolbox.run("bash", TOUCH).content == "Permission denied by the user: bash was not run."
 
 
 def test_a_denied_command_is_never_run(workspace: Path):

@@ -535,15 +535,51 @@ _NOTICE_ERROR_WORDS: dict[str, Callable[[BaseException | None], str]] = {
 }
 
 
-def notice_text(notice: Notice) -> str:
+def notice_text(notice: Notice, *, one_shot: bool = False) -> str:
     """The sentence for a session notice, from its code, fields and error; a code this
-    table does not know is shown as it is (a newer session, a test's own code)."""
+    table does not know is shown as it is (a newer session, a test's own code).
+    `one_shot` (`-p`): nobody can send a next message, so advice that needs one says to
+    run the command again instead."""
+    if one_shot and notice.code in _ONE_SHOT_NOTICES:
+        return _ONE_SHOT_NOTICES[notice.code](notice)
     if notice.code in _NOTICE_ERROR_WORDS:
         return _NOTICE_ERROR_WORDS[notice.code](notice.error)
     if notice.code in _FIXED_NOTICES:
         return _FIXED_NOTICES[notice.code]
     words = _NOTICE_FIELDS_WORDS.get(notice.code)
     return words(notice.fields) if words is not None else notice.code
+
+
+RUN_AGAIN_WITH_CONTINUE = (
+    "run the command again with --continue to go on from this session "
+    "(without it, a new session starts)"
+)
+
+
+def _one_shot_failed_request(notice: Notice) -> str:
+    said = describe_failed_request(notice.error)
+    interactive_tail = "send 'continue' to retry (sending it again would repeat it)."
+    if said.endswith(interactive_tail):
+        said = said[: -len(interactive_tail)] + RUN_AGAIN_WITH_CONTINUE + "."
+    return said
+
+
+def _one_shot_cut_answer(notice: Notice) -> str:
+    if notice.fields.get("kept"):
+        return (
+            "The answer hit the output limit and was cut; what arrived is kept. To get the "
+            f"rest, {RUN_AGAIN_WITH_CONTINUE}, asking the agent to continue."
+        )
+    return (
+        "The answer hit the output limit before any part of it was whole; nothing was "
+        "kept. Run the command again, perhaps asking for less at once."
+    )
+
+
+_ONE_SHOT_NOTICES: dict[str, Callable[[Notice], str]] = {
+    "provider_failed": _one_shot_failed_request,
+    "max_tokens": _one_shot_cut_answer,
+}
 
 
 # --- pointers and pending items -----------------------------------------------------------

@@ -172,7 +172,10 @@ def _run_print_mode(
     )
     try:
         code = run_print_turn(
-            session, prompt_text, stdout or sys.stdout, EventRenderer(diagnostics, live=False)
+            session,
+            prompt_text,
+            stdout or sys.stdout,
+            EventRenderer(diagnostics, live=False, one_shot=True),
         )
     finally:
         session.close()

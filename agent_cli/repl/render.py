@@ -65,11 +65,11 @@ def build_compact_text(line: str, body_style: str = "cyan") -> Text:
     return text
 
 
-def build_notice_text(event: Notice) -> Text:
+def build_notice_text(event: Notice, *, one_shot: bool = False) -> Text:
     """One line; a notice may quote outside text, so it can never pose as a `[compact]` line."""
     style = NOTICE_STYLES.get(event.level, "")
     label = "" if event.level == "info" else f"{clip_line(event.level, 10)}: "
-    text = notice_text(event)
+    text = notice_text(event, one_shot=one_shot)
     return Text(defuse_fake_compact_lines(label + clip_line(text, 400)), style=style)
 
 
@@ -81,7 +81,8 @@ def build_error_text(message: str) -> Text:
 class EventRenderer:
     """Shows session events on one console; see the module contract."""
 
-    def __init__(self, console: Console, *, live: bool) -> None:
+    def __init__(self, console: Console, *, live: bool, one_shot: bool = False) -> None:
+        """`one_shot`: `-p` mode, where notices advise running the command again."""
         self.console = console
         self._answer = AnswerStream(console, live=live)
         self._activity = RunningToolView(console, live=live)
@@ -97,7 +98,7 @@ class EventRenderer:
             RequestBlocked: self._render_blocked,
             ToolStarted: self._render_tool_start,
             ToolFinished: self._render_tool_end,
-            Notice: lambda event: self._print(build_notice_text(event)),
+            Notice: lambda event: self._print(build_notice_text(event, one_shot=one_shot)),
             TurnEnded: self._render_turn_end,
             UsageReported: lambda event: None,  # shown by the toolbar and `stats`
         }

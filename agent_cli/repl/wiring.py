@@ -218,12 +218,13 @@ class RefusingAsker:
         self._console.print(
             Text(
                 f"{clip_line(request.tool, 40)} was not run: {self._why}. Run again with --yes "
-                "to allow tools that write files or run commands.",
+                "to allow tools that write files or run commands, or run agent-cli "
+                "interactively.",
                 style="yellow",
             ),
             soft_wrap=True,
         )
-        return _decisions().DENY
+        return _decisions().DENY_UNASKED
 
 
 def build_refusing_asker(console: Console, why: str) -> RefusingAsker:

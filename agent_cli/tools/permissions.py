@@ -55,6 +55,7 @@ class PermissionDecision(Enum):
     ALLOW_ALWAYS = "allow_always"  # the narrowest scope offered: that command, that file
     ALLOW_PREFIX = "allow_prefix"  # the command prefix offered
     DENY = "deny"
+    DENY_UNASKED = "deny_unasked"  # nobody could be asked (-p, input not a terminal)
 
 
 _ALLOWING = frozenset(
@@ -75,14 +76,19 @@ class PermissionGate:
         self._ask = ask
         self._auto_approve = auto_approve
         self._always_allowed: list[AlwaysScope] = []
+        self.last_refusal_unasked = False
 
     def is_allowed(self, request: PermissionRequest) -> bool:
-        """True when the tool may run now. KeyboardInterrupt from the asker propagates."""
+        """True when the tool may run now. KeyboardInterrupt from the asker propagates.
+        After a refusal, `last_refusal_unasked` says whether nobody was asked (no asker, or
+        one that answered `DENY_UNASKED`) rather than a person saying no."""
         if self._auto_approve or self.is_covered(request):
             return True
         if self._ask is None:
+            self.last_refusal_unasked = True
             return False
         decision = self._ask(request)
+        self.last_refusal_unasked = decision is PermissionDecision.DENY_UNASKED
         scope = chosen_scope(request, decision)
         if scope is not None:
             self._always_allowed.append(scope)

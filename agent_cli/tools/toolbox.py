@@ -180,9 +180,7 @@ class Toolbox:
             message = f"{name} failed unexpectedly ({type(error).__name__}: {error})."
             return self._error_outcome(message, f"error: {type(error).__name__}")
         if result is None:
-            return self._error_outcome(
-                f"Permission denied by the user: {name} was not run.", "denied"
-            )
+            return self._refusal_outcome(name)
         return build_outcome(
             redact_result(result, self._redactor),
             artifacts=self._context.artifacts,
@@ -191,6 +189,17 @@ class Toolbox:
             may_spill=spec.may_spill,
             secrets=self._redactor.forms,
         )
+
+    def _refusal_outcome(self, name: str) -> ToolOutcome:
+        """The tool was not run: a person said no, or nobody could be asked at all."""
+        if self._gate.last_refusal_unasked:
+            return self._error_outcome(
+                f"{name} was not run: it needs permission and nobody could be asked (agent-cli "
+                "runs with -p or without a terminal). The user can run it again with --yes to "
+                "allow tools that write files or run commands, or run agent-cli interactively.",
+                "not run: nobody could be asked",
+            )
+        return self._error_outcome(f"Permission denied by the user: {name} was not run.", "denied")
 
     def _error_outcome(self, message: str, summary: str) -> ToolOutcome:
         """An error result, secrets removed: a message may quote what a tool saw."""
