@@ -373,3 +373,30 @@ def test_an_id_from_an_earlier_turn_twice_fails_the_turn_and_runs_nothing(
     after = resume_and_ask(server, workspace, session.session_id)
     assert after[-1].outcome == "ok"
     assert all(r.rejection is None for r in server.requests)
+
+
+def test_a_resumed_session_keeps_its_calibration_and_shows_the_same_context_figure(
+    server, workspace
+) -> None:
+    answer = server.usage_for
+
+    def inflated(body: dict) -> dict[str, int]:  # an API that counts 1.7x our estimate
+        usage = dict(answer(body))
+        usage["input_tokens"] = int(usage["input_tokens"] * 1.7)
+        return usage
+
+    server.usage_for = inflated
+    server.enqueue(Reply([text_block("Hello there.")]))
+    session = make_session(workspace, _provider(server))
+    drain(session.run_turn("hi"))
+    calibration, session_id = session.calibration, session.session_id
+    assert calibration is not None and calibration != 1.0
+    before = (session.gauge().tokens, session.stats().context_tokens)
+    session.close()
+
+    resumed = make_session(workspace, _provider(server), resume=session_id)
+    try:
+        assert resumed.calibration == calibration
+        assert (resumed.gauge().tokens, resumed.stats().context_tokens) == before
+    finally:
+        resumed.close()

@@ -158,6 +158,8 @@ class RebuiltSession:
     workspace: str | None
     origins: list[int] = field(default_factory=list)
     chosen_model: str | None = None  # the last `/model` choice, if there was one
+    # (API prompt tokens, our estimate) of the last main request: its calibration
+    calibration_sample: tuple[int, int] | None = None
 
 
 def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
@@ -186,9 +188,11 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
             rebuilt.origins = [record["sequence"]] * len(rebuilt.view)
             rebuilt.totals.compactions.append(entry)
         elif kind == USAGE:
-            rebuilt.totals.note_usage(
-                usage_from_payload(payload), _text(payload.get("model")) or model
-            )
+            usage = usage_from_payload(payload)
+            rebuilt.totals.note_usage(usage, _text(payload.get("model")) or model)
+            estimated = _whole_number(payload.get("estimated_prompt_tokens"))
+            if estimated and usage.prompt_tokens:  # a summary's usage has no estimate
+                rebuilt.calibration_sample = (usage.prompt_tokens, estimated)
         elif kind == SESSION_STARTED:
             workspace = payload.get("workspace")
             rebuilt.workspace = workspace if isinstance(workspace, str) else None

@@ -127,6 +127,7 @@ def open_session(
         if rebuilt is not None:
             _restore_view(session, rebuilt.view, rebuilt.origins)
             _restore_model(session, rebuilt.chosen_model)
+            _restore_calibration(session, rebuilt.calibration_sample)
         return session
     except BaseException:
         if resume is None:  # a new session that could not start leaves no empty file
@@ -194,6 +195,13 @@ def _restore_model(session: Session, chosen: str | None) -> None:
         return
     provider.model = chosen
     session.announce(Notice("info", "model_restored", {"model": chosen}))
+
+
+def _restore_calibration(session: Session, sample: tuple[int, int] | None) -> None:
+    """Measure the estimate as the last recorded request did, so the resumed gauge and
+    thresholds read as they did before quitting (not uncalibrated until the next reply)."""
+    if sample is not None:
+        session.compactor.calibrate(*sample)
 
 
 def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[int]) -> None:
