@@ -8,7 +8,9 @@ does not; and once the disk has room again the session goes on, losing nothing.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -256,3 +258,37 @@ def test_a_compaction_that_cannot_be_recorded_sends_nothing_and_changes_nothing(
     disk.free()
     assert turn_end(drain(session.run_turn("go on"))).outcome == "ok"
     assert_history_is_valid(session)
+
+
+class DiskThatCannotCutEither(FillableDisk):
+    """A full disk on which the roll-back's cut fails too (EIO), until space is freed."""
+
+    def ftruncate(self, fd: int, size: int) -> None:
+        if self.is_full:
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        super().ftruncate(fd, size)
+
+
+def test_a_failed_roll_back_needs_no_restart_once_the_disk_is_fixed(workspace: Path) -> None:
+    disk = DiskThatCannotCutEither()
+    session = make_session(workspace, ScriptedProvider(), transcript_fs=disk)
+    drain(session.run_turn("first"))
+    disk.fill(when=b'"role":"assistant"', room=25)  # a half line stays: the cut fails
+    assert turn_end(drain(session.run_turn("second"))).outcome == "failed"
+    still_full = drain(session.run_turn("third"))  # nothing fixed yet: still refused
+    assert turn_end(still_full).outcome == "failed"
+    assert notices(still_full, "transcript_write_failed")
+
+    disk.free()  # the user fixes the disk; the same session goes on
+    assert turn_end(drain(session.run_turn("fourth"))).outcome == "ok"
+    assert_history_is_valid(session)
+    transcript = session_transcript(session)
+    assert all(json.loads(line) for line in transcript.read_bytes().splitlines())
+    (torn,) = transcript.parent.glob(f"{transcript.name}.torn-*")
+    assert len(torn.read_bytes()) == 25  # the half line, kept aside, not in the transcript
+
+
+def session_transcript(session) -> Path:
+    from agent_cli.store.paths import resolve_state_paths
+
+    return resolve_state_paths().transcripts / f"{session.session_id}.jsonl"

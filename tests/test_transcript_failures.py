@@ -179,8 +179,12 @@ def test_a_writer_whose_disk_still_refuses_keeps_failing_and_loses_nothing(
         with pytest.raises(TranscriptWriteFailed) as caught:
             writer.append("notice", {}, T0)
         assert caught.value.errno_name == "EIO"
+        ops.fail_ftruncate = errno.EIO  # and once more
+        with pytest.raises(TranscriptWriteFailed):
+            writer.append("notice", {}, T0)
         assert writer.append("notice", {"code": "later"}, T0)["sequence"] == 2
     assert sequences(store) == [1, 2]
+    assert len(list(store.root.glob(f"{SID}.jsonl.torn-*"))) == 1  # kept aside once
 
 
 def test_bytes_added_by_someone_else_after_a_failed_roll_back_are_not_cut(

@@ -69,6 +69,7 @@ class TranscriptWriter:
         self._identity = (st.st_dev, st.st_ino)
         self._broken: str | None = None
         self._failed_line = b""
+        self._leftover_kept = False  # the broken tail is already in a torn-<n> file
 
     @property
     def next_sequence(self) -> int:
@@ -160,8 +161,9 @@ class TranscriptWriter:
         leftover = os.pread(fd, size - self._size, self._size)
         if leftover != self._failed_line[: len(leftover)]:
             raise TranscriptChangedUnderneath(self.session_id, "grown")
-        if leftover:
+        if leftover and not self._leftover_kept:  # kept once, however many retries
             self._set_leftover_aside(leftover)
+            self._leftover_kept = True
         try:
             self._fs.ftruncate(fd, self._size)
             self._fs.fsync(fd)
@@ -169,6 +171,7 @@ class TranscriptWriter:
             raise TranscriptWriteFailed(self.session_id, errno_name(exc)) from exc
         self._broken = None
         self._failed_line = b""
+        self._leftover_kept = False
 
     def _set_leftover_aside(self, leftover: bytes) -> None:
         side = next_free_suffix_path(self.path, "torn")
