@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agent_cli.compaction import CompactionPolicy, compact_context
+from agent_cli.compaction import CompactionPolicy, ViewIndex, compact_context
 from agent_cli.frozen import freeze
 from agent_cli.tokens import TokenCounter
 
@@ -189,31 +189,31 @@ def time_once(action: Callable[[], Any]) -> float:
 
 
 def median_run(
-    view: list[Message], prepare: Callable[[TokenCounter], Any], runs: int = RUNS
+    view: list[Message], prepare: Callable[[ViewIndex], Any], runs: int = RUNS
 ) -> tuple[float, Any]:
-    """Median seconds of compact_context on `view` over `runs` runs, each on a counter
-    prepared by `prepare` (which is not timed); also the last result."""
+    """Median seconds of compact_context on `view` over `runs` runs, each with an index
+    (on a fresh counter) prepared by `prepare` (which is not timed); also the last result."""
     durations, result = [], None
     for _ in range(runs):
-        counter = TokenCounter()
-        prepare(counter)
+        index = ViewIndex(TokenCounter())
+        prepare(index)
         started = time.perf_counter()
-        result = compact_context(view, policy=DEFAULT, counter=counter)
+        result = compact_context(view, policy=DEFAULT, index=index)
         durations.append(time.perf_counter() - started)
     return statistics.median(durations), result
 
 
-def _primed(view: list[Message]) -> Callable[[TokenCounter], Any]:
-    """The state a session is in: the view minus its last turn was checked last turn."""
-    return lambda counter: compact_context(view[:-2], policy=NO_COMPACTION, counter=counter)
+def _primed(view: list[Message]) -> Callable[[ViewIndex], Any]:
+    """The state a session is in: its index followed the view minus its last turn."""
+    return lambda index: index.measure(view[:-2], DEFAULT)
 
 
 def report_full_compaction(label: str, view: list[Message]) -> None:
     primed, result = median_run(view, _primed(view))
     frozen_view = [freeze(message) for message in view]
     frozen, _ = median_run(frozen_view, _primed(frozen_view))
-    counted, _ = median_run(view, lambda counter: counter.count_messages(view))
-    cold, _ = median_run(view, lambda counter: counter.count_text("load the encoding"), runs=1)
+    counted, _ = median_run(view, lambda index: index.counter.count_messages(view))
+    cold, _ = median_run(view, lambda index: index.counter.count_text("load encoding"), runs=1)
     seed = statistics.median(time_once(lambda: compact_like_the_seed(view)) for _ in range(RUNS))
     print(
         f"{label}: {len(view):,} messages, {' -> '.join(result.applied_layers)}, "

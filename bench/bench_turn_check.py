@@ -7,7 +7,8 @@ the history's length. Each sample appends one prepared turn (an assistant tool c
 its 2 KB result) to a history that was checked the turn before, then checks it.
 
 Three callers are measured:
-- plain dicts, as outside callers pass them: `compact_context` proves the history
+- plain dicts, as outside callers pass them: `compact_context` with the caller's
+  `ViewIndex` proves the history
   unchanged by comparing it with structural snapshots (exact, in C, but it walks every
   message);
 - frozen messages (`agent_cli.frozen`), as the session keeps its view: a read-only
@@ -26,7 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agent_cli.compaction import compact_context
+from agent_cli.compaction import ViewIndex, compact_context
 from agent_cli.frozen import freeze
 from agent_cli.tokens import TokenCounter
 from bench.bench_compaction import NO_COMPACTION, build_history, build_turn, check_like_the_seed
@@ -60,11 +61,11 @@ def _prepared_turns(first: int, count: int, frozen: bool) -> list[list[Message]]
 def time_core_check(turns: int, frozen: bool) -> float:
     history = build_history(turns)
     history = [freeze(m) for m in history] if frozen else history
-    counter = TokenCounter()  # fresh, so no turn is already in its text memo
+    index = ViewIndex(TokenCounter())  # fresh, so no turn is already in its text memo
     return median_turn_check(
         history,
         _prepared_turns(turns, CHECK_TURNS, frozen),
-        lambda view: compact_context(view, policy=NO_COMPACTION, counter=counter),
+        lambda view: compact_context(view, policy=NO_COMPACTION, index=index),
         history.extend,
     )
 

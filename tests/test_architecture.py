@@ -144,7 +144,7 @@ def test_the_core_files_exist_where_the_rules_expect_them():
         "agent_cli/compaction/pipeline.py",
         "agent_cli/compaction/layers/truncate.py",
         "agent_cli/compaction/digest/merge.py",
-        "agent_cli/compaction/memo/view_memo.py",
+        "agent_cli/compaction/view_index.py",
         "agent_cli/durable/model.py",
         "agent_cli/durable/codec.py",
         "agent_cli/sources/pointers.py",
@@ -292,3 +292,31 @@ def test_the_cycle_check_catches_one_hidden_under_type_checking(tmp_path):
     )
     graph = _session_import_graph(package, "pkg")
     assert _find_import_cycle(graph) == ["pkg.first", "pkg.second", "pkg.first"]
+
+
+_MUTABLE_MAKERS = {"dict", "list", "set", "WeakKeyDictionary", "WeakValueDictionary", "defaultdict"}
+
+
+def _module_level_mutables(path: Path) -> list[str]:
+    """Names a module binds at its top level to a mutable container (a memo kept beside
+    the data): `{}`, `[]`, `set()`, `dict()`, weak dictionaries. Constants are tuples,
+    frozensets or read-only mappings."""
+    found = []
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if value is None or [getattr(target, "id", None) for target in targets] == ["__all__"]:
+            continue
+        maker = value.func if isinstance(value, ast.Call) else None
+        name = getattr(maker, "id", getattr(maker, "attr", None))
+        if isinstance(value, ast.Dict | ast.List | ast.Set) or name in _MUTABLE_MAKERS:
+            found.append(f"{_relative(path)}:{node.lineno}")
+    return found
+
+
+def test_compaction_keeps_no_state_at_module_level():
+    """What compaction knows of a view lives in the view's index (`ViewIndex`), owned by
+    whoever owns the view: no module keeps a memo of its own."""
+    modules = sorted((PACKAGE / "compaction").rglob("*.py"))
+    assert len(modules) > 10
+    assert [where for path in modules for where in _module_level_mutables(path)] == []

@@ -30,9 +30,8 @@ from hypothesis import strategies as st
 from agent_cli.compaction import (
     CompactionPolicy,
     MessageViewLimitExceeded,
+    ViewIndex,
     compact_context,
-    count_view,
-    measure_view,
 )
 from agent_cli.compaction.digest.what_left import collect_removed
 from agent_cli.compaction.layers.dedup import build_dedup_outcome, find_superseded_reads
@@ -40,7 +39,6 @@ from agent_cli.compaction.layers.prune import build_prune_outcome
 from agent_cli.compaction.layers.truncate import build_truncation_outcome
 from agent_cli.compaction.markers import SOURCE_KEY
 from agent_cli.compaction.memo.message_facts import user_texts
-from agent_cli.compaction.memo.view_memo import measure_view_facts
 from agent_cli.frozen import freeze
 
 SETTINGS = settings(
@@ -142,8 +140,9 @@ def test_the_layers_read_from_facts_exactly_what_a_rescan_finds(history, setting
     counter, _ = make_counter()
     half = len(view) // 2
     half -= 1 if half % 2 == 0 else 0  # an earlier turn's check ends after a user message
-    measure_view(view[: max(half, 1)], counter)
-    tokens, facts = measure_view_facts(view, counter, policy)  # reads under its rule
+    index = ViewIndex(counter)
+    index.measure(view[: max(half, 1)], policy)
+    tokens, facts = index.measure(view, policy), index.facts()  # reads under its rule
     for build in (build_truncation_outcome, build_dedup_outcome):
         with_facts = build(view, policy, counter, facts)
         without = build(view, policy, counter)
@@ -174,17 +173,17 @@ def test_a_session_checked_turn_by_turn_compacts_as_a_fresh_counter_does(history
     recorded."""
     policy = CompactionPolicy(**settings_)
     view = [freeze(m) for m in _with_some_sources(history, every)]
-    checked, _ = make_counter()
+    checked = ViewIndex(make_counter()[0])
     for end in range(1, len(view) + 1):
         try:
-            compact_context(view[:end], policy=NO_COMPACTION, counter=checked)
+            compact_context(view[:end], policy=NO_COMPACTION, index=checked)
         except ValueError:  # a turn whose results are not in yet
             continue
-    fresh, _ = make_counter()
+    fresh = ViewIndex(make_counter()[0])
     outcomes = []
-    for messages, counter in ((view, checked), ([dict(m) for m in view], fresh)):
+    for messages, index in ((view, checked), ([dict(m) for m in view], fresh)):
         try:
-            result = compact_context(messages, policy=policy, counter=counter)
+            result = compact_context(messages, policy=policy, index=index)
             outcomes.append(
                 (result.messages, result.tokens_before, result.tokens_after, result.reports)
             )
@@ -198,15 +197,15 @@ def test_a_plain_message_changed_in_place_is_read_afresh():
     its own place: one edited to equal its neighbour's snapshot is still read afresh."""
     first, second = user("words one"), user("words two")
     view = [first, {"role": "assistant", "content": "ok"}, second]
-    counter, _ = make_counter()
-    measure_view(view, counter)
+    index = ViewIndex(make_counter()[0])
+    index.measure(view)
     first["content"] = "words two"  # now equal to what `second` was measured as
     moved = [user("words one"), {"role": "assistant", "content": "ok"}, first]
-    _, facts = measure_view_facts(moved, counter)  # the measured prefix matches, by equality
-    assert facts.of(first).texts == ("words two",)
+    index.measure(moved)  # the measured prefix matches, by equality
+    assert index.facts().of(first).texts == ("words two",)
     second["content"] = "words three"
-    _, facts = measure_view_facts(view, counter)
-    assert facts.of(second).texts == ("words three",)
+    index.measure(view)
+    assert index.facts().of(second).texts == ("words three",)
 
 
 def test_the_per_turn_check_counts_each_digest_line_once_so_compaction_does_not():
@@ -214,11 +213,12 @@ def test_the_per_turn_check_counts_each_digest_line_once_so_compaction_does_not(
     frame and what is new to it), not one line per removed interaction."""
     history = [freeze(m) for m in _with_some_sources(build_long_history(300, 200), 0)]
     counter, encoding = make_counter()
+    index = ViewIndex(counter)
     for end in range(1, len(history) + 1, 2):
-        compact_context(history[:end], policy=NO_COMPACTION, counter=counter)
+        compact_context(history[:end], policy=NO_COMPACTION, index=index)
     before = encoding.calls
     policy = CompactionPolicy(soft_threshold=2_000, hard_limit=40_000, keep_recent_messages=4)
-    result = compact_context(history, policy=policy, counter=counter)
+    result = compact_context(history, policy=policy, index=index)
     removed = sum(report.interactions_removed for report in result.reports)
     assert removed >= 290
     assert encoding.calls - before < 20
@@ -229,8 +229,9 @@ def test_a_line_is_not_taken_from_facts_for_another_tool_use_block():
     view whose call has the same id but a different block gets its own line."""
     use = tool_use("toolu_1", "bash", {"command": "make test"})
     view = [user("go"), {"role": "assistant", "content": [use]}, user([tool_result("toolu_1")])]
-    counter, _ = make_counter()
-    _, facts = measure_view_facts(view, counter)
+    index = ViewIndex(make_counter()[0])
+    index.measure(view)
+    facts = index.facts()
     other = {"role": "assistant", "content": [tool_use("toolu_1", "bash", {"command": "rm x"})]}
     changed = [view[0], other, view[2]]
     _, calls = collect_removed(changed, changed[:1], facts)
@@ -245,8 +246,9 @@ def test_reads_recorded_under_one_read_rule_are_not_taken_under_another():
     for number in (1, 2):
         use = tool_use(f"toolu_{number}", "cat", cat)
         view += [{"role": "assistant", "content": [use]}, user([tool_result(use["id"])])]
-    counter, _ = make_counter()
-    _, facts = measure_view_facts(view, counter, CompactionPolicy())  # reads: read_file
+    index = ViewIndex(make_counter()[0])
+    index.measure(view, CompactionPolicy())  # reads: read_file
+    facts = index.facts()
     assert find_superseded_reads(view, CompactionPolicy(), facts) == {}
     cat_reads = CompactionPolicy(read_tool_names={"cat"})
     assert find_superseded_reads(view, cat_reads, facts) == {"toolu_1": 1}
@@ -263,27 +265,28 @@ def _reads_history(turns: int = 40) -> list[dict[str, Any]]:
 
 
 def test_an_interrupted_check_never_leaves_a_count_that_misses_the_new_messages(monkeypatch):
-    """Ctrl-C while the per-turn check records a new message's facts: the memo it was
-    extending is lost, not left claiming the new view with the old total."""
-    import agent_cli.compaction.memo.view_memo as view_memo
+    """Ctrl-C while the per-turn check records a new message's facts: the index it was
+    extending is emptied, not left claiming the new view with the old total."""
+    import agent_cli.compaction.view_index as view_index
 
     view = _reads_history(4)
     big = [
         freeze(assistant([read_use("big", "big.py")])),
         freeze(user([tool_result("big", "y " * 5_000)])),
     ]
-    counter, _ = make_counter()
-    count_view(view, counter)
+    index = ViewIndex(make_counter()[0])
+    index.count(view)
 
     def interrupted(*args: Any, **kwargs: Any) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(view_memo, "record_facts", interrupted)
+    monkeypatch.setattr(view_index, "record_facts", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        count_view([*view, *big], counter)
+        index.count([*view, *big])
     monkeypatch.undo()
-    fresh, _ = make_counter()
-    assert count_view([*view, *big], counter) == count_view([*view, *big], fresh)
+    assert index.length == 0
+    fresh = ViewIndex(make_counter()[0])
+    assert index.count([*view, *big]) == fresh.count([*view, *big])
 
 
 def test_reads_with_keys_of_mixed_types_are_keyed_without_an_error():
@@ -299,8 +302,8 @@ def test_reads_with_keys_of_mixed_types_are_keyed_without_an_error():
 
 
 def test_the_check_with_the_sessions_policy_records_the_reads_l2_compares(monkeypatch):
-    """The session's per-turn check passes its policy (`count_view(view, counter,
-    policy)`), so a compaction keys no read again."""
+    """The session's per-turn check passes its policy (`ViewIndex.count(view, policy)`),
+    so a compaction keys no read again."""
     import agent_cli.compaction.layers.dedup as dedup
 
     keyed: list[int] = []
@@ -308,9 +311,10 @@ def test_the_check_with_the_sessions_policy_records_the_reads_l2_compares(monkey
     monkeypatch.setattr(dedup, "find_reads", lambda *a, **k: keyed.append(1) or original(*a, **k))
     view, (counter, _) = _reads_history(), make_counter()
     policy = CompactionPolicy(soft_threshold=500, hard_limit=10**6, keep_recent_messages=400)
+    index = ViewIndex(counter)
     for end in range(1, len(view) + 1, 2):
-        count_view(view[:end], counter, policy)
-    compact_context(view, policy=policy, counter=counter)
+        index.count(view[:end], policy)
+    compact_context(view, policy=policy, index=index)
     assert keyed == []
 
 
@@ -326,7 +330,9 @@ def test_a_call_whose_result_was_cut_is_named_with_the_result_that_left():
     view = [freeze(m) for m in [*view, assistant("done"), user("next")]]
     counter, _ = make_counter()
     policy = CompactionPolicy(soft_threshold=2_000, hard_limit=40_000, keep_recent_messages=2)
-    tokens, facts = measure_view_facts(view, counter, policy)
+    index = ViewIndex(counter)
+    index.measure(view, policy)
+    facts = index.facts()
     cut = build_truncation_outcome(view, policy, counter, facts).messages
     assert cut[4] is not view[4]  # the long result was cut: its message is a new one
     pruned = build_prune_outcome(cut, policy, counter, None, facts)
@@ -347,8 +353,9 @@ def test_a_result_far_after_its_call_is_still_matched_when_both_leave():
         view += [user(f"meanwhile {number}"), assistant(f"noted {number}")]
     view += [user([tool_result("toolu_late", "done at last")]), assistant("ok"), user("next")]
     view = [freeze(m) for m in view]
-    counter, _ = make_counter()
-    _, facts = measure_view_facts(view, counter)
+    index = ViewIndex(make_counter()[0])
+    index.measure(view)
+    facts = index.facts()
     cut = {**view[-3], "content": [tool_result("toolu_late", "cut")]}
     before = [*view[:-3], cut, *view[-2:]]
     kept = [view[0], *view[-2:]]

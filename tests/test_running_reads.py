@@ -15,13 +15,12 @@ import pytest
 from compaction_support import assistant, make_counter, read_use, text, tool_result, user
 
 import agent_cli.compaction.layers.dedup as dedup
-from agent_cli.compaction import CompactionPolicy, compact_context, count_view
+from agent_cli.compaction import CompactionPolicy, ViewIndex, compact_context
 from agent_cli.compaction.digest.entries import Digest, RequestEntry, digest_from_message
 from agent_cli.compaction.digest.render import build_digest_message
 from agent_cli.compaction.layers.read_keys import read_rule
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message
 from agent_cli.compaction.memo.facts import FactsIndex
-from agent_cli.compaction.memo.view_memo import measure_view_facts
 from agent_cli.frozen import freeze
 
 POLICY = CompactionPolicy(
@@ -47,13 +46,13 @@ def _turns(first: int, count: int, files: int = 4) -> list[dict[str, Any]]:
     return messages
 
 
-def _check_turn_by_turn(view: list[dict[str, Any]], counter: Any) -> None:
+def _check_turn_by_turn(view: list[dict[str, Any]], index: ViewIndex) -> None:
     for end in range(1, len(view) + 1, 2):
-        count_view(view[:end], counter, POLICY)
+        index.count(view[:end], POLICY)
 
 
-def _outcome(view: list[dict[str, Any]], counter: Any) -> tuple[Any, ...]:
-    result = compact_context(view, policy=POLICY, counter=counter)
+def _outcome(view: list[dict[str, Any]], index: ViewIndex) -> tuple[Any, ...]:
+    result = compact_context(view, policy=POLICY, index=index)
     return result.messages, result.tokens_before, result.tokens_after, result.reports
 
 
@@ -68,18 +67,18 @@ def _session(frozen: bool, scan: bool, monkeypatch: pytest.MonkeyPatch) -> list[
     """Two compactions of a session checked turn by turn, the second with the first's
     digest in its view; with `scan`, L2 is made to scan (the kept outcome withheld),
     else scanning fails the test."""
-    counter, _ = make_counter()
+    index = ViewIndex(make_counter()[0])
     view = [user("Please tidy src/."), *_turns(0, 30)]
     outcomes = []
     for more in (30, 30):
         view = [freeze(m) for m in view] if frozen else view
-        _check_turn_by_turn(view, counter)
+        _check_turn_by_turn(view, index)
         with monkeypatch.context() as patched:
             if scan:
                 patched.setattr(FactsIndex, "running_reads", lambda *args: None)
             else:
                 _refuse_scanning(patched)
-            outcomes.append(_outcome(view, counter))
+            outcomes.append(_outcome(view, index))
         view = [*outcomes[-1][0], *_turns(100, more)]
     return outcomes
 
@@ -101,9 +100,9 @@ def _followed() -> tuple[list[dict[str, Any]], Any]:
     """A view with an earlier compaction's digest at 1, and the index the check built."""
     digest = build_digest_message(Digest(requests=(RequestEntry("earlier", "transcript:s1:0"),)))
     view = [freeze(m) for m in [user("go"), digest, *_turns(0, 10)]]
-    counter, _ = make_counter()
-    _, facts = measure_view_facts(view, counter, POLICY)
-    return view, facts
+    index = ViewIndex(make_counter()[0])
+    index.measure(view, POLICY)
+    return view, index.facts()
 
 
 def test_the_kept_outcome_is_not_taken_for_a_view_the_checks_did_not_follow():
@@ -171,10 +170,10 @@ def test_an_equal_copy_of_a_plain_view_is_rebuilt_from_its_own_blocks():
     taken before the edit is compacted: L2 rebuilds the copy's messages, never V's."""
     followed = _two_reads()
     copy = deepcopy(followed)
-    counter, _ = make_counter()
-    count_view(followed, counter, SMALL)
+    index = ViewIndex(make_counter()[0])
+    index.count(followed, SMALL)
     followed[1]["content"][0]["text"] = "edited in place"
-    result = compact_context(copy, policy=SMALL, counter=counter)
+    result = compact_context(copy, policy=SMALL, index=index)
     texts = [
         m["content"][0].get("text")
         for m in result.messages
@@ -187,12 +186,12 @@ def test_each_compaction_gives_its_own_rebuilt_messages():
     """A caller may edit the view a compaction gave it; the next compaction of the same
     followed view is not changed by that."""
     view = _two_reads()
-    counter, _ = make_counter()
-    count_view(view, counter, SMALL)
-    first = compact_context(view, policy=SMALL, counter=counter).messages
+    index = ViewIndex(make_counter()[0])
+    index.count(view, SMALL)
+    first = compact_context(view, policy=SMALL, index=index).messages
     rebuilt = next(m for m in first if m["role"] == "assistant" and m is not view[5])
     rebuilt["content"][0] = text("the caller's own edit")
-    second = compact_context(view, policy=SMALL, counter=counter).messages
+    second = compact_context(view, policy=SMALL, index=index).messages
     assert [m for m in second if m["role"] == "assistant"][0]["content"][0]["text"] == "reading a"
 
 
@@ -219,12 +218,12 @@ def test_a_session_with_its_own_read_tools_keeps_l2_up_to_date_after_a_compactio
         keep_recent_messages=12,
         read_tool_names={"read_file", "cat"},
     )
-    counter, _ = make_counter()
+    index = ViewIndex(make_counter()[0])
     view = [user("go"), *_turns(0, 30)]
     for end in range(1, len(view) + 1, 2):
-        count_view(view[:end], counter, policy)
-    later = [*compact_context(view, policy=policy, counter=counter).messages, *_turns(100, 10)]
+        index.count(view[:end], policy)
+    later = [*compact_context(view, policy=policy, index=index).messages, *_turns(100, 10)]
     for end in range(len(later) - 20, len(later) + 1, 2):
-        count_view(later[:end], counter, policy)
-    _, facts = measure_view_facts(later, counter, policy)
-    assert facts.running_reads(later, read_rule(policy)) is not None
+        index.count(later[:end], policy)
+    index.measure(later, policy)
+    assert index.facts().running_reads(later, read_rule(policy)) is not None

@@ -10,10 +10,10 @@ from agent_cli.compaction.layers.dedup import dedup_file_reads
 from agent_cli.compaction.layers.prune import prune_old_messages
 from agent_cli.compaction.layers.summary import Summarizer, generate_summary
 from agent_cli.compaction.layers.truncate import truncate_tool_results
-from agent_cli.compaction.memo.view_memo import count_view, measure_view
 from agent_cli.compaction.pipeline import compact_context, compact_if_needed
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import CompactionResult, LayerReport
+from agent_cli.compaction.view_index import ViewIndex, count_view, measure_view
 from agent_cli.errors import MessageViewLimitExceeded, ToolProtocolError
 from agent_cli.protocol import Interaction, remove_tool_interactions, validate_tool_protocol
 from agent_cli.tokens import estimate_tokens
@@ -26,6 +26,7 @@ __all__ = [
     "MessageViewLimitExceeded",
     "Summarizer",
     "ToolProtocolError",
+    "ViewIndex",
     "compact_context",
     "compact_if_needed",
     "count_view",

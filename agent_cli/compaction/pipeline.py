@@ -5,7 +5,7 @@ Contract:
   (not the list, the dicts or the nested blocks): layers build new dicts for what they
   change and share the rest, which is safe because no part of the core mutates a message.
 - Below the soft threshold the check returns at once with a shallow copy of the list: no
-  deep copy, no re-tokenizing (see `view_memo`).
+  deep copy, no re-tokenizing of what the caller's `ViewIndex` followed (`view_index`).
 - Otherwise L1 -> L2 -> L4 -> L3 run in that order until the budget is under the policy's
   low-water mark, so a firing buys room for many turns (`firing`: it may stop earlier,
   under the soft threshold, where the layers so far rewrote little of the prompt cache).
@@ -48,7 +48,6 @@ from agent_cli.compaction.layers.shared_truncation import build_shared_truncatio
 from agent_cli.compaction.layers.summary import Summarizer, build_summary_outcome
 from agent_cli.compaction.layers.truncate import build_truncation_outcome
 from agent_cli.compaction.memo.facts import FactsIndex
-from agent_cli.compaction.memo.view_memo import measure_view_facts
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import (
     APPLIED,
@@ -59,7 +58,9 @@ from agent_cli.compaction.results import (
     LayerOutcome,
     LayerReport,
 )
+from agent_cli.compaction.view_index import ViewIndex
 from agent_cli.errors import MessageViewLimitExceeded, PolicyError
+from agent_cli.protocol import validate_tool_protocol
 from agent_cli.tokens import TokenCounter, default_counter
 
 Messages = list[dict[str, Any]]
@@ -156,14 +157,19 @@ def compact_context(
     counter: TokenCounter | None = None,
     reserved_tokens: int = 0,
     force_summary: bool = False,
+    index: ViewIndex | None = None,
 ) -> CompactionResult:
-    """Validate the view and shrink it under the soft threshold if needed (module doc)."""
+    """Validate the view and shrink it under the soft threshold if needed (module doc).
+    `index`: the caller's index of this view (`view_index`), which then follows it; else
+    the view is indexed for this call alone. Its counter is the run's."""
     policy = CompactionPolicy() if policy is None else policy
-    counter = default_counter() if counter is None else counter
+    if index is None:
+        index = ViewIndex(default_counter() if counter is None else counter)
+    counter = index.counter
     if type(reserved_tokens) is not int or reserved_tokens < 0:
         raise PolicyError("reserved_tokens", "must be a non-negative integer")
-    tokens_before, facts = measure_view_facts(messages, counter, policy)
-    tokens_before += reserved_tokens
+    tokens_before = index.measure(messages, policy) + reserved_tokens
+    facts = index.facts()
     if tokens_before < policy.soft_threshold:
         return CompactionResult(
             list(messages), durable_state, tokens_before, tokens_before, (), (), reserved_tokens
@@ -172,8 +178,7 @@ def compact_context(
     view, reports = _run_layers(
         view, tokens_before, reserved_tokens, policy, counter, summarizer, force_summary, facts
     )
-    # with the run's policy: the per-turn check that extends this view keys reads alike
-    tokens_after = measure_view_facts(view, counter, policy)[0] + reserved_tokens
+    tokens_after = measure_output(view, counter) + reserved_tokens
     if tokens_after >= policy.hard_limit:
         view, tokens_after = _share_the_room(
             view, tokens_after, reserved_tokens, policy, counter, reports
@@ -209,12 +214,19 @@ def _share_the_room(
         outcome = build_shared_truncation(view, policy, counter, tokens, target)
         if outcome.outcome != APPLIED:
             continue
-        after = measure_view_facts(outcome.messages, counter, policy)[0] + reserved
+        after = measure_output(outcome.messages, counter) + reserved
         if after < policy.hard_limit:
             shared = dataclasses.replace(outcome, tokens_saved=tokens - after)
             reports.append(_build_report(1, shared, tokens))
             return outcome.messages, after
     return view, tokens
+
+
+def measure_output(view: Sequence[dict[str, Any]], counter: TokenCounter) -> int:
+    """Validate a view the layers made and return its tokens. Not indexed: the owner of
+    the view indexes what it adopts."""
+    validate_tool_protocol(view)
+    return counter.count_messages(view)
 
 
 def compact_if_needed(

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
-from agent_cli.compaction import CompactionPolicy, compact_context, count_view
+from agent_cli.compaction import CompactionPolicy, compact_context
 from agent_cli.compaction.firing import find_first_change
 from agent_cli.compaction.policy import with_thresholds
 from agent_cli.compaction.results import (
@@ -114,7 +114,7 @@ class Compactor:
 
     def view_tokens(self) -> int:
         """The conversation's view counted by the estimator under the policy's read rule."""
-        return count_view(self.conversation.view, self.counter, self._policy)
+        return self.conversation.measure_view(self._policy)
 
     def to_request_tokens(self, tokens: int) -> int:
         """An estimate shown in calibrated (API) tokens."""
@@ -149,7 +149,7 @@ class Compactor:
                 durable_state,
                 policy=policy,
                 summarizer=summarizer,
-                counter=self.counter,
+                index=self.conversation.index,
                 reserved_tokens=reserved,
                 force_summary=forced,
             )

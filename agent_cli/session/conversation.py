@@ -6,7 +6,12 @@ shows it; `adopt_compaction` records the compacted view and then adopts it; `res
 adopts a view replayed from the transcript (a resume), which already holds it. A
 message the disk refuses leaves the view as it was and raises the store's error. The
 view is read-only from outside (`FrozenList` of frozen messages: every mutator raises
-`ReadOnlyValueError`), so the per-turn count follows what was appended by identity.
+`ReadOnlyValueError`).
+
+The conversation also owns the view's index (`compaction.ViewIndex`): `measure_view`
+brings it up to date, which costs what was appended since the last measure (identity
+checks on frozen messages); after a compaction or a restore the index meets a view that
+does not extend the one it holds and rebuilds itself from it.
 """
 
 from __future__ import annotations
@@ -14,9 +19,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from agent_cli.compaction import CompactionPolicy, ViewIndex
 from agent_cli.events import CompactionRecord
 from agent_cli.frozen import FrozenList, freeze
 from agent_cli.session.log import SessionLog, with_source
+from agent_cli.tokens import TokenCounter
 
 Message = dict[str, Any]
 
@@ -24,8 +31,11 @@ Message = dict[str, Any]
 class Conversation:
     """The view of one session and its lossless record; see the module contract."""
 
-    def __init__(self, log: SessionLog, view: Iterable[Message] = ()) -> None:
+    def __init__(
+        self, log: SessionLog, counter: TokenCounter, view: Iterable[Message] = ()
+    ) -> None:
         self.log = log
+        self._index = ViewIndex(counter)
         self._view: FrozenList = FrozenList(view)
         self._held: tuple[Message, Message] | None = None
         self._sent: tuple[Message, ...] = ()
@@ -38,6 +48,16 @@ class Conversation:
     def view(self) -> FrozenList:
         """The prompt view: read-only, every message frozen."""
         return self._view
+
+    @property
+    def index(self) -> ViewIndex:
+        """The view's index, as the last `measure_view` left it (a compaction run takes it)."""
+        return self._index
+
+    def measure_view(self, policy: CompactionPolicy) -> int:
+        """Tokens of the view, keys read under `policy`; also for a view whose last tool
+        call is still running (counted, not indexed)."""
+        return self._index.count(self._view, policy)
 
     @property
     def sent(self) -> tuple[Message, ...]:

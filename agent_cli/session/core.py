@@ -67,7 +67,7 @@ class Session:
         artifacts: Any = None,
         recall: Any = None,
     ) -> None:
-        self._conversation = Conversation(log, view or ())
+        self._conversation = Conversation(log, counter, view or ())
         self._durable = DurableContext(
             log=log,
             memory=memory,

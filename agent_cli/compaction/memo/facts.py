@@ -2,7 +2,7 @@
 
 Why: a full compaction of a long view visits every message several times (L1 looks for
 large results, L2 for reads, L3 and the digest for the calls and user texts it drops).
-Scanning blocks each time cost most of a run. The per-turn check (`view_memo`) already
+Scanning blocks each time cost most of a run. The view's index (`view_index`) already
 visits each new message once; it records the message's facts there, so a compaction
 reads them instead of rescanning.
 
@@ -21,9 +21,9 @@ Contract:
 - `FactsIndex.of(message)` gives the facts by identity: an entry recorded for that very
   object (each entry keeps the object, so its id cannot be reused while the entry lives)
   or, for any other message, facts built on the spot and kept for the index's lifetime
-  (one compaction run). Recorded entries come from `view_memo`, for messages it has
+  (one compaction run). Recorded entries come from the `ViewIndex`, for messages it has
   validated: a frozen message (`agent_cli.frozen`) cannot change, so its facts hold for
-  good; a plain dict's are used only at the position where `view_memo` has just found
+  good; a plain dict's are used only at the position where the index has just found
   it equal to its snapshot, so a dict changed in place is never read from a stale entry.
   `FactsIndex.largest_result` is the largest tool_result of the view it was built for.
   A layer that rebuilds a message may tell the index its facts (`note`); a digest step
@@ -31,8 +31,8 @@ Contract:
 - `RecordedFacts.reads` is L2's outcome kept up to date as messages are recorded
   (`running_reads`); `FactsIndex.running_reads(view, rule)` gives it to L2 when `view`
   is the one followed (`running_reads.align_plan`).
-- Memory: recorded facts live in `view_memo`'s few memos per counter, beside the
-  snapshots they mirror, and go with them; an index lives for one run.
+- Memory: recorded facts live in the view's `ViewIndex`, beside the snapshots
+  they mirror, and go with them; an index lives for one run.
 Pure: no I/O.
 """
 

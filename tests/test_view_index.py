@@ -1,4 +1,4 @@
-"""The per-turn check's memo: exact for plain dicts, and for frozen messages too."""
+"""The view index: follows a growing view exactly, for plain dicts and frozen messages."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from compaction_support import (
     user,
 )
 
-from agent_cli.compaction import count_view, measure_view
+from agent_cli.compaction import ViewIndex, count_view, measure_view
 from agent_cli.errors import ToolProtocolError
 from agent_cli.frozen import freeze
 from agent_cli.tokens import TokenCounter
@@ -40,13 +40,15 @@ def _frozen(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 @pytest.mark.parametrize("prepare", [list, _frozen], ids=["plain", "frozen"])
 def test_an_extended_view_counts_only_what_was_appended(prepare) -> None:
     counter = SpyingCounter()
+    index = ViewIndex(counter)
     view = prepare(build_long_history(30))
-    measure_view(view, counter)
+    index.measure(view)
     counter.counted.clear()
     added = prepare(call_pair("toolu_new", "fresh output"))
     view.extend(added)
-    assert measure_view(view, counter) == TokenCounter(QuarterEncoding).count_messages(view)
+    assert index.measure(view) == TokenCounter(QuarterEncoding).count_messages(view)
     assert counter.counted == [id(message) for message in added]
+    assert index.length == len(view)
 
 
 def test_frozen_and_plain_views_measure_the_same() -> None:
@@ -57,30 +59,33 @@ def test_frozen_and_plain_views_measure_the_same() -> None:
 
 
 def test_a_plain_message_edited_in_place_behind_a_frozen_prefix_is_measured_again() -> None:
-    counter = TokenCounter(QuarterEncoding)
+    index = ViewIndex(TokenCounter(QuarterEncoding))
     view = _frozen(build_long_history(10))
     edited = assistant([text("short")])
     view += [edited, user("ok")]
-    before = measure_view(view, counter)
+    before = index.measure(view)
     edited["content"][0]["text"] = "a much longer text " * 50
-    assert measure_view(view, counter) == TokenCounter(QuarterEncoding).count_messages(view)
-    assert measure_view(view, counter) > before
+    assert index.measure(view) == TokenCounter(QuarterEncoding).count_messages(view)
+    assert index.measure(view) > before
 
 
 def test_replacing_a_frozen_message_with_another_is_measured_again() -> None:
-    counter = TokenCounter(QuarterEncoding)
+    index = ViewIndex(TokenCounter(QuarterEncoding))
     view = _frozen(build_long_history(10))
-    before = measure_view(view, counter)
+    before = index.measure(view)
     view[2] = freeze(user([{**view[2]["content"][0], "content": "y" * 4_000}]))
-    assert measure_view(view, counter) > before
-    assert measure_view(view, counter) == TokenCounter(QuarterEncoding).count_messages(view)
+    assert index.measure(view) > before
+    assert index.measure(view) == TokenCounter(QuarterEncoding).count_messages(view)
 
 
 def test_count_view_counts_a_view_whose_tool_call_is_still_running() -> None:
     counter = TokenCounter(QuarterEncoding)
+    index = ViewIndex(counter)
     running = [*_frozen(build_long_history(5)), freeze(assistant([tool_use("toolu_running")]))]
     with pytest.raises(ToolProtocolError):
-        measure_view(running, counter)
+        index.measure(running)
+    assert index.length == 0  # a view that is not valid is not indexed
+    assert index.count(running) == counter.count_messages(running)
     assert count_view(running, counter) == counter.count_messages(running)
 
 
@@ -89,3 +94,41 @@ def test_count_view_of_a_valid_view_is_its_measure() -> None:
     assert count_view(view, TokenCounter(QuarterEncoding)) == measure_view(
         view, TokenCounter(QuarterEncoding)
     )
+
+
+def test_a_shorter_view_is_indexed_again_from_the_start() -> None:
+    """A view that is not an extension (a compaction's output, a restore) rebuilds the
+    index: its count is the new view's, not the old total's."""
+    counter = SpyingCounter()
+    index = ViewIndex(counter)
+    view = _frozen(build_long_history(20))
+    index.measure(view)
+    shorter = [view[0], *view[-4:]]
+    counter.counted.clear()
+    assert index.measure(shorter) == TokenCounter(QuarterEncoding).count_messages(shorter)
+    assert counter.counted == [id(message) for message in shorter]
+    assert index.length == len(shorter)
+
+
+def test_a_policy_with_another_read_rule_rebuilds_the_index() -> None:
+    from agent_cli.compaction import CompactionPolicy
+
+    counter = SpyingCounter()
+    index = ViewIndex(counter)
+    view = _frozen(build_long_history(6))
+    index.measure(view)
+    counter.counted.clear()
+    index.measure(view, CompactionPolicy(read_tool_names={"cat"}))
+    assert counter.counted == [id(message) for message in view]
+
+
+def test_two_indexes_on_one_counter_do_not_share_what_they_hold() -> None:
+    """No state outside the index: a second index on the same counter starts empty."""
+    counter = SpyingCounter()
+    view = _frozen(build_long_history(6))
+    ViewIndex(counter).measure(view)
+    counter.counted.clear()
+    other = ViewIndex(counter)
+    assert other.length == 0
+    other.measure(view)
+    assert counter.counted == [id(message) for message in view]
