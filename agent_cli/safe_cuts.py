@@ -36,8 +36,10 @@ _LONGEST_POINTER = len("transcript:") + MAX_POINTER_CHARS
 
 def pointer_around(text: str, position: int) -> tuple[int, int] | None:
     """The pointer span that `position` falls strictly inside, if any."""
-    low = max(0, position - _LONGEST_POINTER)
-    for found in POINTER_SPAN.finditer(text, low, min(len(text), position + _LONGEST_POINTER)):
+    low, high = max(0, position - _LONGEST_POINTER), min(len(text), position + _LONGEST_POINTER)
+    if text.find("transcript:", low, high) < 0 and text.find("artifact:", low, high) < 0:
+        return None  # every match holds its scheme, and a substring search runs in C
+    for found in POINTER_SPAN.finditer(text, low, high):
         if found.start() < position < found.end():
             return found.start(), found.end()
         if found.start() >= position:
