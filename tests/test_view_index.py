@@ -89,6 +89,21 @@ def test_count_view_counts_a_view_whose_tool_call_is_still_running() -> None:
     assert count_view(running, counter) == counter.count_messages(running)
 
 
+def test_a_call_still_running_keeps_what_the_index_holds() -> None:
+    """The gauge measures while a tool runs: the history indexed before stays indexed, so
+    the next measure counts only the call and its results."""
+    counter = SpyingCounter()
+    index = ViewIndex(counter)
+    view = _frozen(build_long_history(8))
+    index.measure(view)
+    call, results = _frozen(call_pair("toolu_next", "output"))
+    index.count([*view, call])
+    assert index.length == len(view)
+    counter.counted.clear()
+    index.measure([*view, call, results])
+    assert counter.counted == [id(call), id(results)]
+
+
 def test_count_view_of_a_valid_view_is_its_measure() -> None:
     view = _frozen(build_long_history(8))
     assert count_view(view, TokenCounter(QuarterEncoding)) == measure_view(

@@ -7,8 +7,9 @@ Contract:
   a prefix of `messages` (every message of it still equal to what was indexed), only the
   messages after it are validated, counted and given facts: a conversation that appends
   a turn pays for the turn. Any other view is indexed again from the start: the index is
-  rebuilt, never patched. ToolProtocolError for an invalid view, after which the index
-  is empty (the next measure rebuilds it).
+  rebuilt, never patched. ToolProtocolError for an invalid view, which leaves the index
+  as it was (a call whose results are still running is not a reason to forget the
+  history); any failure while the index is being extended empties it instead.
 - "Still equal" is exact: each indexed message is kept with a structural snapshot
   (`token_memo.build_snapshot`; a frozen message, `agent_cli.frozen`, is its own
   snapshot), so a plain dict edited in place after it was indexed no longer matches and
@@ -74,10 +75,10 @@ class ViewIndex:
             self._clear(terms)
         start = len(self._snapshots)
         added = messages[start:]
+        scan = ProtocolScan(known=self._tool_ids)
+        scan.feed(added, start)
+        answered = scan.finish()  # an invalid view raises here and leaves the index as it was
         try:
-            scan = ProtocolScan(known=self._tool_ids)
-            scan.feed(added, start)
-            answered = scan.finish()
             tokens = self.counter.count_messages(added)
             record_facts(self._facts, added, start, answered, self.counter, policy)
         except BaseException:  # a bad view or Ctrl-C: never leave a half-extended index

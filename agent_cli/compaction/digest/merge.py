@@ -22,10 +22,10 @@ Contract:
 The budget is in the caller's counter's tokens and covers the whole message (header,
 titles, the "older" line), so a digest whose requests fit stays within
 `policy.digest_tokens` as every figure counts it. Each rendered line is counted once,
-with its newline, through the counter's text memo, and the message's count is the sum of
-its lines' (`count_digest`): cl100k never joins a line break with the text after it, so
-that sum is the whole text's count (a little more where a request holds blank or
-indented lines), without tokenizing a long digest again at every step. Pure.
+with its newline, through the counter's text memo, and the budget weighs the sum of its
+lines' counts: cl100k never joins a line break with the text after it, so the message's
+own count (`count_digest`, the whole text counted once per new digest) is that sum or a
+little less (blank or indented lines). Pure.
 """
 
 from __future__ import annotations
@@ -148,14 +148,9 @@ def _count_rendered_text(text: str, counter: TokenCounter) -> int:
 
 
 def count_digest(message: dict[str, Any], counter: TokenCounter) -> int:
-    """Tokens of a digest message from its lines' memoized counts (module doc); the total
-    is given to the counter for the text, so counting the message tokenizes nothing new.
-    The figure is `counter.count_message(message)`'s (`digest_message_tokens`)."""
-    text = message.get("content")
-    if isinstance(text, str) and text:
-        *lines, last = text.split("\n")
-        total = sum(_count_line(line, counter) for line in lines) + counter.count_text(last)
-        counter.note_text_count(text, total)
+    """Tokens of a digest message as every figure counts it (`digest_message_tokens`):
+    its text counted whole, so the same message counts the same on any counter, whatever
+    that counter has seen (module doc: how it relates to the budget's sum of lines)."""
     return digest_message_tokens(message, counter)
 
 

@@ -1,0 +1,201 @@
+"""The view index kept by a session equals an index built afresh from the same view.
+
+A session's index follows its view turn by turn and meets each compaction's output (a
+digest message, perhaps a summary, results cut by L1, reads and messages gone). Whatever
+sequence of appends and compactions came before, what the kept index says of the view
+(its count, the facts of every message, L2's kept outcome) is what a fresh index on a
+fresh counter finds: the index is never stale and never depends on what was cached.
+
+L1's cut results are the exception, for now: their counts are estimates the cut leaves in
+the counter's text memo, so the property runs with L1 cutting nothing and a strict xfail
+below shows the difference (issue 22: counts move into the index and the transcript).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from compaction_support import assistant, make_counter, policies, valid_histories
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from agent_cli.compaction import CompactionPolicy, ViewIndex, compact_context
+from agent_cli.compaction.layers.read_keys import read_rule
+from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
+from agent_cli.errors import MessageViewLimitExceeded
+from agent_cli.frozen import freeze
+from agent_cli.tokens import TokenCounter
+
+SETTINGS = settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+Message = dict[str, Any]
+NO_CUTS = 10**6  # L1 cuts nothing, nor does sharing the room under the hard limit (module doc)
+
+
+def _with_prefix(value: Any, prefix: str) -> Any:
+    """`value` with every tool id prefixed, so chunks drawn apart never share an id."""
+    if isinstance(value, list):
+        return [_with_prefix(item, prefix) for item in value]
+    if not isinstance(value, dict):
+        return value
+    renamed = {key: _with_prefix(item, prefix) for key, item in value.items()}
+    for key in ("id", "tool_use_id"):
+        if isinstance(renamed.get(key), str):
+            renamed[key] = prefix + renamed[key]
+    return renamed
+
+
+def _summarize(old: list[Message]) -> str:
+    return f"Summary of {len(old)} earlier messages: the user asked for work on src/."
+
+
+def _chunk(history: list[Message], number: int, first_sequence: int) -> list[Message]:
+    """A drawn history as the next turns of a session: ids unique, each message with the
+    pointer the session gives it, frozen as the session keeps it."""
+    turns = [assistant("noted"), *_with_prefix(history, f"c{number}_")]
+    return [
+        freeze({**message, SOURCE_KEY: f"transcript:s1:{first_sequence + offset}"})
+        for offset, message in enumerate(turns)
+    ]
+
+
+def _comparable_facts(index: ViewIndex, view: list[Message]) -> list[Any]:
+    """Every message's facts with the counter each digest line was counted by left out
+    (the two indexes have counters of their own)."""
+    found = []
+    for facts in index.facts().of_all(view):
+        calls = None
+        if facts.calls is not None:
+            calls = {key: entry._replace(counted=None) for key, entry in facts.calls.items()}
+        in_order = tuple(entry._replace(counted=None) for entry in facts.in_order)
+        found.append(facts._replace(calls=calls, in_order=in_order))
+    return found
+
+
+def _kept_outcome(index: ViewIndex, view: list[Message], policy: CompactionPolicy) -> Any:
+    plan = index.facts().running_reads(view, read_rule(policy))
+    if plan is None:
+        return None
+    removed = [entry._replace(counted=None) for entry in plan.removed]
+    return plan.changes, removed, plan.superseded, plan.tokens_saved
+
+
+def _assert_equals_a_fresh_index(
+    index: ViewIndex, view: list[Message], policy: Any, fresh_counter: Any = None
+) -> None:
+    tokens = index.measure(view, policy)
+    fresh = ViewIndex(make_counter()[0] if fresh_counter is None else fresh_counter)
+    assert tokens == fresh.measure(view, policy)
+    assert index.length == fresh.length == len(view)
+    assert _comparable_facts(index, view) == _comparable_facts(fresh, view)
+    assert _kept_outcome(index, view, policy) == _kept_outcome(fresh, view, policy)
+
+
+@SETTINGS
+@given(
+    first=valid_histories(),
+    later=st.lists(st.tuples(valid_histories(), policies(), st.booleans()), min_size=2, max_size=4),
+)
+def test_the_kept_index_equals_a_fresh_one_after_appends_and_compactions(first, later):
+    """Appends turn by turn, then a compaction (with or without a summarizer), several
+    times in a row: after every step the kept index equals a fresh one."""
+    index = ViewIndex(make_counter()[0])
+    view = _chunk(first, 0, 1)[1:]
+    sequence = len(view) + 1
+    for number, (history, settings_, summarizing) in enumerate(later, 1):
+        policy = CompactionPolicy(
+            **{**settings_, "max_tool_result_tokens": NO_CUTS, "hard_limit": NO_CUTS}
+        )
+        for message in _chunk(history, number, sequence):
+            view.append(message)
+            sequence += 1
+            index.count(view, policy)  # the per-turn check, also mid-call
+        _assert_equals_a_fresh_index(index, view, policy)
+        try:
+            result = compact_context(
+                view, policy=policy, summarizer=_summarize if summarizing else None, index=index
+            )
+        except MessageViewLimitExceeded:
+            continue
+        view = [freeze(message) for message in result.messages]
+        _assert_equals_a_fresh_index(index, view, policy)
+
+
+def test_the_generated_sessions_reach_a_digest_a_summary_and_repeated_compactions():
+    """The property above is only as good as its histories: a fixed session of the same
+    shape goes through several compactions and leaves both a digest and a summary."""
+    big = [
+        {"role": "user", "content": "tidy src/"},
+        *[
+            message
+            for number in range(30)
+            for message in (
+                assistant([_read(f"r{number}", f"src/{number % 3}.py")]),
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": f"r{number}", "content": "x" * 800}
+                    ],
+                },
+            )
+        ],
+    ]
+    index = ViewIndex(make_counter()[0])
+    policy = CompactionPolicy(
+        soft_threshold=1_500, hard_limit=30_000, keep_recent_messages=4, summary_keep_recent=4
+    )
+    view = _chunk(big, 1, 1)[1:]
+    kinds = set()
+    for number, summarizing in enumerate((False, True, False), 10):
+        talk = [
+            message
+            for turn in range(3)
+            for message in (
+                {"role": "user", "content": f"step {number}.{turn}: " + "please go on " * 60},
+                assistant(f"done {number}.{turn} " * 80),
+            )
+        ]
+        view = [*view, *_chunk(talk, number, 100 * number)[1:]]
+        result = compact_context(
+            view, policy=policy, summarizer=_summarize if summarizing else None, index=index
+        )
+        view = [freeze(message) for message in result.messages]
+        kinds |= {"digest"} if any(map(is_digest_message, view)) else set()
+        kinds |= {"summary"} if any(map(is_summary_message, view)) else set()
+        _assert_equals_a_fresh_index(index, view, policy)
+    assert kinds == {"digest", "summary"}
+
+
+def _read(tool_id: str, path: str) -> Message:
+    return {"type": "tool_use", "id": tool_id, "name": "read_file", "input": {"path": path}}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="issue 22: a cut result's count is an estimate kept in the counter's text memo",
+)
+def test_a_view_with_a_cut_result_counts_the_same_on_a_fresh_counter():
+    """L1 notes an estimate for each text it cuts (the kept characters at the density of
+    the result they came from); a fresh counter tokenizes the cut text. Until counts are
+    data of the index and the record, the two figures differ (cl100k, mixed density)."""
+    policy = CompactionPolicy(soft_threshold=300, hard_limit=10_000, max_tool_result_tokens=120)
+    body = "def f(x):\n    return x + 1\n" * 40 + "上下文压缩 " * 200
+    view = [
+        {"role": "user", "content": "go"},
+        assistant([_read("r1", "src/a.py")]),
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "r1", "content": body}],
+        },
+        assistant("done"),
+        {"role": "user", "content": "ok"},
+    ]
+    index = ViewIndex(TokenCounter())
+    result = compact_context(view, policy=policy, index=index)
+    assert result.reports[0].results_truncated == 1
+    compacted = [freeze(m) for m in result.messages]
+    _assert_equals_a_fresh_index(index, compacted, policy, TokenCounter())
