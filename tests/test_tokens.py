@@ -13,6 +13,7 @@ from compaction_support import assistant, make_counter, text, tool_result, tool_
 
 from agent_cli.tokens import (
     BLOCK_OVERHEAD_TOKENS,
+    COUNT_KEY,
     HEURISTIC_ESTIMATOR,
     IMAGE_TOKENS,
     MESSAGE_OVERHEAD_TOKENS,
@@ -250,3 +251,45 @@ def test_a_bundled_data_file_that_does_not_hash_right_is_refused():
     counter = TokenCounter(load_encoding=lambda: build_cl100k_encoding(tampered))
     assert counter.count_text("hello world") == estimate_text_tokens_heuristically("hello world")
     assert counter.load_failure == "EncodingDataMismatch"
+
+
+def test_a_block_carrying_its_count_is_counted_by_it_on_any_counter():
+    """A cut text's block carries its estimated count; every counter of the same estimator
+    takes it, so the figure does not depend on which counter cut it."""
+    cutter, _ = make_counter()
+    body = "kept head\n[... 900 characters cut ...]\nkept tail"
+    block = cutter.carry_count(tool_result("toolu_1", body), body, 3)
+    fresh, encoding = make_counter()
+    assert fresh.count_result_content(block) == 3
+    assert fresh.count_block(block) == fresh.count_block(tool_result("toolu_1", "")) + 3
+    assert encoding.calls == 1  # the id alone was tokenized, not the body
+    text_block = cutter.carry_count(text(body), body, 4)
+    assert fresh.count_block(text_block) == fresh.count_block(text("")) + 4
+
+
+@pytest.mark.parametrize(
+    "carried",
+    [
+        ["heuristic", 3, None],  # another estimator
+        ["tiktoken", 3, 7],  # counted for a text of another length (a rebuilt block)
+        ["tiktoken", 0, None],  # implausibly few for the characters
+        ["tiktoken", 10**6, None],  # more than the text's bytes
+        ["tiktoken", "3", None],
+        "3",
+        ["tiktoken", 3],
+    ],
+)
+def test_a_carried_count_that_cannot_be_right_is_not_taken(carried):
+    """A count read back from a transcript may be forged or stale: it is taken only when
+    it is this counter's estimator's, for a text of that very length, and plausible."""
+    counter, _ = make_counter()
+    body = "x" * 400
+    honest = counter.count_result_content(tool_result("toolu_1", body))
+    if isinstance(carried, list) and len(carried) == 3:
+        carried = [
+            counter.estimator if carried[0] == "tiktoken" else carried[0],
+            carried[1],
+            len(body) if carried[2] is None else carried[2],
+        ]
+    block = {**tool_result("toolu_1", body), COUNT_KEY: carried}
+    assert counter.count_result_content(block) == honest

@@ -46,7 +46,7 @@ def shared_result_budget(sizes: Sequence[int], room: int) -> int | None:
 def result_sizes(messages: Sequence[dict[str, Any]], counter: TokenCounter) -> list[int]:
     """The token count of every tool_result's content in the user messages of the view."""
     return [
-        counter.count_content(block.get("content"))
+        counter.count_result_content(block)
         for message in messages
         if message.get("role") == "user" and isinstance(message.get("content"), list)
         for block in message["content"]

@@ -60,16 +60,14 @@ def _snap_to_lines(text: str, head: int, tail: int, secrets: SecretForms) -> tup
     return head, tail
 
 
-def note_cut_count(
-    counter: TokenCounter, cut: str, kept_chars: int, source: str, source_tokens: int, marker: str
+def estimate_cut_count(
+    counter: TokenCounter, kept_chars: int, source: str, source_tokens: int, marker: str
 ) -> int:
-    """Count a cut text from its parts and give the count to `counter`: the kept
-    characters at the density of the text they came from, plus the marker. Tokenizing
-    every cut result again cost most of a full compaction (a 40 KB result is ~2 ms)."""
+    """The tokens of a cut text, from its parts: the kept characters at the density of the
+    text they came from, plus the marker. The cut block carries it (`tokens.COUNT_KEY`),
+    so the cut is never tokenized (docs/performance.md)."""
     kept = math.ceil(source_tokens * kept_chars / max(len(source), 1))
-    count = kept + counter.count_text(marker)
-    counter.note_text_count(cut, count)
-    return counter.count_text(cut)
+    return kept + counter.count_text(marker)
 
 
 def _cut(
@@ -78,21 +76,25 @@ def _cut(
     original_tokens: int,
     counter: TokenCounter,
     secrets: SecretForms,
-) -> str:
+) -> tuple[str, int]:
     head, tail = _snap_to_lines(text, *cuts, secrets)
     omitted = len(text) - head - tail
     marker = render_truncation_marker(omitted, original_tokens, len(text))
     cut = text[:head] + marker + (text[len(text) - tail :] if tail else "")
-    note_cut_count(counter, cut, head + tail, text, original_tokens, marker)
-    return cut
+    return cut, estimate_cut_count(counter, head + tail, text, original_tokens, marker)
 
 
 def build_truncated_text(
-    text: str, budget: int, counter: TokenCounter, secrets: SecretForms = NO_SECRETS
-) -> str | None:
-    """`text` cut to about `budget` tokens, or None when it fits or cutting would not help;
-    no cut splits one of `secrets` or a pointer."""
-    original = counter.count_text(text)
+    text: str,
+    budget: int,
+    counter: TokenCounter,
+    secrets: SecretForms = NO_SECRETS,
+    original: int | None = None,
+) -> tuple[str, int] | None:
+    """`text` cut to about `budget` tokens and the cut's estimated count, or None when it
+    fits or cutting would not help; no cut splits one of `secrets` or a pointer.
+    `original`: the count of `text` when the caller has it (a count its block carries)."""
+    original = counter.count_text(text) if original is None else original
     if original <= budget:
         return None
     chars_per_token = len(text) / original
@@ -102,14 +104,13 @@ def build_truncated_text(
         head = int(keep * 2 / 3 * chars_per_token)
         tail = int(keep / 3 * chars_per_token)
         if head + tail < len(text):
-            candidate = _cut(text, (head, tail), original, counter, secrets)
-            size = counter.count_text(candidate)
+            candidate, size = _cut(text, (head, tail), original, counter, secrets)
             if size <= budget:
                 break
             keep *= min(0.9, budget / size * 0.95)
         else:
             keep *= 0.5
-    return candidate if candidate is not None and size < original else None
+    return (candidate, size) if candidate is not None and size < original else None
 
 
 def _count_whole(sizes: Sequence[int], budget: float) -> tuple[int, float]:
@@ -141,8 +142,8 @@ def _build_head_block(
     counted from those parts."""
     shown_marker = marker if head else marker.lstrip("\n")
     text = head + shown_marker + tail
-    note_cut_count(counter, text, len(head) + len(tail), block["text"], size, shown_marker)
-    return {**block, "text": text}
+    tokens = estimate_cut_count(counter, len(head) + len(tail), block["text"], size, shown_marker)
+    return counter.carry_count({**block, "text": text}, text, tokens)
 
 
 def _cut_stream(
@@ -183,12 +184,18 @@ def _cut_stream(
     dropped = set(middle[1:-1])
     if last != first:
         if tail:
-            result[last] = {**blocks[last], "text": tail}
             last_text = blocks[last]["text"]
-            note_cut_count(counter, tail, len(tail), last_text, sizes[-tail_count - 1], "")
+            tokens = estimate_cut_count(counter, len(tail), last_text, sizes[-tail_count - 1], "")
+            result[last] = counter.carry_count({**blocks[last], "text": tail}, tail, tokens)
         else:
             dropped.add(last)
     return [block for index, block in enumerate(result) if index not in dropped]
+
+
+def _text_tokens(block: dict[str, Any], counter: TokenCounter) -> int:
+    """Tokens of a text block's text: the count it carries, else counted."""
+    carried = counter.carried_count(block, block["text"])
+    return counter.count_text(block["text"]) if carried is None else carried
 
 
 def build_truncated_blocks(
@@ -207,7 +214,7 @@ def build_truncated_blocks(
         and block.get("type") == "text"
         and isinstance(block.get("text"), str)
     ]
-    sizes = [counter.count_text(blocks[index]["text"]) for index in texts]
+    sizes = [_text_tokens(blocks[index], counter) for index in texts]
     if sum(sizes) == 0:
         return None
     original = counter.count_content(blocks)
@@ -230,14 +237,16 @@ def _truncate_result(
     block: dict[str, Any], budget: int, counter: TokenCounter, secrets: SecretForms
 ) -> dict[str, Any] | None:
     content = block.get("content")
-    cut: str | list[Any] | None
     if isinstance(content, str):
-        cut = build_truncated_text(content, budget, counter, secrets)
-    elif isinstance(content, list) and counter.count_content(content) > budget:
+        original = counter.count_result_content(block)
+        cut_text = build_truncated_text(content, budget, counter, secrets, original)
+        if cut_text is None:
+            return None
+        return counter.carry_count({**block, "content": cut_text[0]}, *cut_text)
+    if isinstance(content, list) and counter.count_content(content) > budget:
         cut = build_truncated_blocks(content, budget, counter, secrets)
-    else:
-        cut = None
-    return None if cut is None else {**block, "content": cut}
+        return None if cut is None else {**block, "content": cut}
+    return None
 
 
 def _truncate_message(
@@ -299,7 +308,7 @@ def has_result_over(content: list[Any], budget: int, counter: TokenCounter) -> b
         result = block.get("content")
         if type(result) is str and len(result) <= budget and result.isascii():
             continue
-        if counter.count_content(result) > budget:
+        if counter.count_result_content(block) > budget:
             return True
     return False
 

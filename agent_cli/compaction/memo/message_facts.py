@@ -79,7 +79,7 @@ def build_message_facts(message: Message, counter: TokenCounter | None) -> Messa
             results.append(block)
     largest = None if counter is None else 0
     if counter is not None and results:
-        largest = max(counter.count_content(block.get("content")) for block in results)
+        largest = max(map(counter.count_result_content, results))
     return MessageFacts(texts, tuple(uses), tuple(results), pointer, largest)
 
 
