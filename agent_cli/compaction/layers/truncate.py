@@ -251,8 +251,9 @@ def _truncate_result(
 
 def _truncate_message(
     message: dict[str, Any], budget: int, counter: TokenCounter, secrets: SecretForms
-) -> tuple[dict[str, Any], int] | None:
-    """A smaller copy of a user message and how many results it cut, or None."""
+) -> tuple[dict[str, Any], int, int] | None:
+    """A smaller copy of a user message, how many results it cut and the tokens it saves,
+    or None."""
     content = message["content"]
     blocks, cut_count = list(content), 0
     for index, block in enumerate(content):
@@ -263,9 +264,8 @@ def _truncate_message(
     if cut_count == 0:
         return None
     smaller = {**message, "content": blocks}
-    if counter.count_message(smaller) >= counter.count_message(message):
-        return None
-    return smaller, cut_count
+    saved = counter.count_message(message) - counter.count_message(smaller)
+    return None if saved <= 0 else (smaller, cut_count, saved)
 
 
 def find_oversized_results(
@@ -332,8 +332,8 @@ def build_truncation_outcome(
         change = _truncate_message(message, budget, counter, policy.secret_forms)
         if change is not None:
             view[index] = change[0]
-            saved += counter.count_message(message) - counter.count_message(change[0])
             truncated += change[1]
+            saved += change[2]
     if truncated == 0:
         return LayerOutcome(view, 0, outcome=NO_CHANGE)
     return LayerOutcome(view, saved, results_truncated=truncated)
