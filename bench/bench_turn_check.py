@@ -23,6 +23,7 @@ from __future__ import annotations
 import statistics
 import tempfile
 import time
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -133,6 +134,24 @@ def report_tokenizing_alone() -> None:
     print(f"of which tokenizing the new turn alone (its 2 KB result): {only_new * 1e3:.3f} ms")
 
 
+def report_index_memory(turns: int = HISTORY_TURNS[-1]) -> None:
+    """What an index that followed a long view holds, its counter's memos included (the
+    history itself is built before tracing starts)."""
+    history = [freeze(message) for message in build_history(turns)]
+    counter = TokenCounter()
+    counter.count_text("load the encoding")
+    tracemalloc.start()
+    index = ViewIndex(counter)
+    index.measure(history[: len(history) // 2 | 1])  # ends after a turn's results
+    index.measure(history)
+    held, _ = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    print(
+        f"index of {turns:,} turns ({len(history):,} msgs) with its counter's memos: "
+        f"{held / 1e6:.1f} MB (target: no more than the memos before it, about 11 MB)"
+    )
+
+
 def main() -> None:
     print(f"estimator: {TokenCounter().estimator}")
     seed = {turns: time_seed_check(turns) for turns in HISTORY_TURNS}
@@ -142,6 +161,7 @@ def main() -> None:
     )
     _report_row("session prepare_request", {t: time_session_check(t) for t in HISTORY_TURNS}, seed)
     report_tokenizing_alone()
+    report_index_memory()
 
 
 if __name__ == "__main__":
