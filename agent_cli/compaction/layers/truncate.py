@@ -300,7 +300,7 @@ def has_result_over(content: list[Any], budget: int, counter: TokenCounter) -> b
 
     ASCII text no longer than `budget` characters is passed over without a lookup: no
     tokenizer gives more tokens than bytes (BPE merges bytes; the fallback heuristic
-    stays under one a character). A plain loop: this runs over every message of the view.
+    stays under one a character).
     """
     for block in content:
         if not isinstance(block, dict) or block.get("type") != "tool_result":

@@ -1,10 +1,7 @@
 """Per-message facts: what the layers and the digest read of each message, found once.
 
-Why: a full compaction of a long view visits every message several times (L1 looks for
-large results, L2 for reads, L3 and the digest for the calls and user texts it drops).
-Scanning blocks each time cost most of a run. The view's index (`view_index`) already
-visits each new message once; it records the message's facts there, so a compaction
-reads them instead of rescanning.
+The view's index (`view_index`) visits each new message once and records its facts
+here, so a compaction reads them instead of rescanning blocks (why: docs/performance.md).
 
 Contract:
 - `MessageFacts` of a message: its user texts (`user_texts`), its tool_use and tool_result

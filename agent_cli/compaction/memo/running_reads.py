@@ -1,11 +1,8 @@
 """L2 kept up to date turn by turn: which reads a later read made redundant, and what
 removing them changes, for the view the per-turn check is following.
 
-Why: in a long session L2 removes a thousand older reads. Finding them, stripping both
-halves, naming them for the digest and counting the saving visited each of them four
-times at compaction, when every one of those facts was known the turn the newer read
-came in. The per-turn check (`facts.record_facts`) now keeps them as it goes; L2 takes
-them in one step when its view is the one the check followed.
+The view's index (`facts.record_facts`) keeps them as messages come in; L2 takes them
+in one step when its view is the one the index followed (why: docs/performance.md).
 
 Contract:
 - `RunningReads.add(...)` takes the messages the check just recorded (positions
