@@ -14,21 +14,27 @@ from e2e_support import LAYER_LINE, TerminalPool, start_repl
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parent.parent
-DEMO_BANNER = "Compaction starts at 3,000 tokens (hard limit 60,000): demo thresholds"
+DEMO_BANNER = "Compaction starts at 3,200 tokens (hard limit 60,000): demo thresholds"
 
 
-def test_reading_a_few_files_fires_every_layer_on_the_demo_thresholds(
+def test_the_readme_sequence_fires_every_layer_on_the_demo_thresholds(
     terminals: TerminalPool, home: Path, workspace: Path
 ) -> None:
+    """The README's own four reads: L1 cuts each, and the last one goes on through L2
+    (the first README read is still there to drop), L4 and L3, in the automatic order."""
+    (workspace / "docs").mkdir()
     for name in ("architecture.md", "reliability.md"):
-        (workspace / name).write_text((REPO / "docs" / name).read_text(encoding="utf-8"))
+        (workspace / "docs" / name).write_text((REPO / "docs" / name).read_text("utf-8"))
     (workspace / "README.md").write_text((REPO / "README.md").read_text(encoding="utf-8"))
     repl = start_repl(terminals, home, workspace)
     assert DEMO_BANNER in repl.terminal.screen()
-    printed = ""
-    for name in ("README.md", "README.md", "architecture.md", "reliability.md", "README.md"):
-        printed += repl.submit(f"read {name}")
-    assert set(LAYER_LINE.findall(printed)) == {"L1", "L2", "L3", "L4"}, printed
+    printed = [
+        repl.submit(f"read {path}")
+        for path in ("README.md", "docs/architecture.md", "docs/reliability.md", "README.md")
+    ]
+    for turn in printed[:3]:
+        assert LAYER_LINE.findall(turn) == ["L1"], turn
+    assert LAYER_LINE.findall(printed[3]) == ["L1", "L2", "L4", "L3"], printed[3]
 
 
 def test_a_threshold_flag_wins_over_the_demo_default(

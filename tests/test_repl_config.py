@@ -222,10 +222,11 @@ def test_the_offline_demo_fills_only_the_thresholds_left_unset():
     demo = with_demo_thresholds(Settings())
     policy = build_policy(demo)
     assert (policy.soft_threshold, policy.hard_limit, policy.keep_recent_messages) == (
-        3_000,
+        3_200,
         60_000,
         4,
     )
+    assert (policy.max_tool_result_tokens, policy.summary_keep_recent) == (300, 6)
     assert uses_demo_thresholds(demo)
 
     flags = resolve_settings({"soft_threshold": 9_000}, {"keep_recent": 7}, "/c.toml")
@@ -234,6 +235,11 @@ def test_the_offline_demo_fills_only_the_thresholds_left_unset():
         9_000,
         60_000,
         7,
+    )
+    built_in = CompactionPolicy()  # tuned to the demo's soft threshold, not to the user's
+    assert (mixed.max_tool_result_tokens, mixed.summary_keep_recent) == (
+        built_in.max_tool_result_tokens,
+        built_in.summary_keep_recent,
     )
     # a soft threshold above the demo hard limit keeps the built-in hard limit
     high = build_policy(with_demo_thresholds(resolve_settings({"soft_threshold": 90_000}, {}, "")))

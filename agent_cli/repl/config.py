@@ -42,13 +42,22 @@ POLICY_FIELDS = {
     "summary_keep_recent": "summary_keep_recent",
 }
 BUILT_IN = "built-in default"
-# On the offline demo model, thresholds small enough that reading a few files shows every
-# layer fire (the built-in 80k would never be reached in a demo). Flags and the config
-# file still win, key by key.
-# The summary runs before pruning, so L3 shows only where there is nothing old enough to
-# summarize yet: keeping the last 4 messages (one file read and its answer) lets the
-# second read of a file go on to L3, and later reads fire L4.
-DEMO_THRESHOLDS = {"soft_threshold": 3_000, "hard_limit": 60_000, "keep_recent": 4}
+# On the offline demo model, settings small enough that the README's sequence (read
+# README.md, docs/architecture.md, docs/reliability.md, README.md again) shows every layer
+# fire (the built-in 80k would never be reached in a demo). Flags and the config file
+# still win, key by key. How: each read is cut by L1 to 300 tokens, and with the ~1,800
+# tokens every request carries, three cut reads stay under the soft threshold, so the
+# first three compactions stop after L1 (the cut result is the newest: no cache lost).
+# The fourth read goes over it even once cut, so the run goes on: L2 drops the first
+# README read, L4 summarizes all but the last 6 messages, and L3 keeps the last 4.
+DEMO_THRESHOLDS = {
+    "soft_threshold": 3_200,
+    "hard_limit": 60_000,
+    "keep_recent": 4,
+    "max_tool_result_tokens": 300,
+    "summary_keep_recent": 6,
+}
+DEMO_TUNED_TO_SOFT = ("max_tool_result_tokens", "summary_keep_recent")
 DEMO_ORIGIN = "offline demo default"
 
 
@@ -174,7 +183,9 @@ def resolve_settings(
 def with_demo_thresholds(settings: Settings) -> Settings:
     """`settings` with `DEMO_THRESHOLDS` for every threshold the user left unset (only
     for the offline model; the caller decides that). A user's soft threshold above the
-    demo hard limit takes the built-in hard limit instead, so the pair stays valid."""
+    demo hard limit takes the built-in hard limit instead, so the pair stays valid; with
+    a soft threshold of the user's, the cut and summary settings tuned to the demo's
+    (`DEMO_TUNED_TO_SOFT`) are not applied either."""
     import dataclasses
 
     values: dict[str, Any] = {
@@ -182,6 +193,9 @@ def with_demo_thresholds(settings: Settings) -> Settings:
     }
     if "hard_limit" in values and (settings.soft_threshold or 0) >= values["hard_limit"]:
         del values["hard_limit"]
+    if settings.soft_threshold is not None:  # the cut and the summary's window are tuned
+        for key in DEMO_TUNED_TO_SOFT:  # to the demo's soft threshold, not the user's
+            values.pop(key, None)
     origins = {**settings.origins, **dict.fromkeys(values, DEMO_ORIGIN)}
     return dataclasses.replace(settings, **values, origins=origins)
 
