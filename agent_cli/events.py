@@ -136,10 +136,20 @@ class CompactionFired:
 
 @dataclass(frozen=True)
 class CompactionSkipped:
-    """The loop guard held compaction back, or a forced compaction freed nothing."""
+    """The loop guard held compaction back, or a forced compaction freed nothing.
+
+    For "loop_guard": `held` says why (`budget.OVER_SOFT`, `budget.FREED_LITTLE`, or
+    "nothing_freed" when no layer could remove anything), `freed` what the compaction
+    saved, `retry_at` the context size from which compaction runs again (it also runs
+    at the hard limit), all in the figures the toolbar shows."""
 
     reason: str  # "loop_guard", "nothing_to_compact", "summary_not_smaller"
     tokens: int
+    held: str | None = None
+    freed: int = 0
+    retry_at: int = 0
+    soft_threshold: int = 0
+    hard_limit: int = 0
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from repl_fakes import make_console
 from rich.console import Console
 
@@ -108,9 +109,40 @@ def test_layer_spans_read_as_ranges_only_when_consecutive():
     assert describe_layer_span(()) == "no layer"
 
 
+def _held(why: str, tokens: int = 95_000, freed: int = 0) -> CompactionSkipped:
+    return CompactionSkipped(
+        "loop_guard",
+        tokens,
+        held=why,
+        freed=freed,
+        retry_at=99_000,
+        soft_threshold=80_000,
+        hard_limit=120_000,
+    )
+
+
+@pytest.mark.parametrize(
+    ("why", "says"),
+    [
+        ("over_soft", "still over the soft threshold after compacting (95,000 of 80,000 tokens)"),
+        ("freed_little", "that compaction freed only 300 tokens"),
+        ("nothing_freed", "nothing could be compacted"),
+    ],
+)
+def test_a_paused_compaction_says_why_what_it_waits_for_and_what_to_do(why, says):
+    """Plain words, true for the case: no "loop guard", no "freed too little" after a
+    compaction that freed thousands but stayed over the threshold."""
+    line = format_skipped(_held(why, freed=300))
+    assert line.startswith("[compact] ") and says in line
+    assert "waits until the context passes 99,000 tokens" in line
+    assert "hard limit, 120,000" in line and "/compact" in line and "/new" in line
+    assert "loop guard" not in line and "skipped" not in line
+    if why == "over_soft":
+        assert "freed" not in line
+
+
 def test_loop_guard_and_nothing_to_compact_each_get_one_line():
-    assert format_skipped(CompactionSkipped("loop_guard", 95_000)).startswith("[compact] skipped: ")
-    assert "loop guard" in format_skipped(CompactionSkipped("loop_guard", 95_000))
+    assert "\n" not in format_skipped(_held("over_soft"))
     assert format_skipped(CompactionSkipped("nothing_to_compact", 12_000)) == (
         "[compact] nothing to compact: view is 12,000 tokens"
     )

@@ -19,6 +19,7 @@ from agent_cli.events import (
 )
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.provider.offline import OfflineProvider
+from agent_cli.repl.compact_lines import format_skipped
 from agent_cli.repl.error_text import notice_text
 from agent_cli.sources import SourceResolutionStatus
 
@@ -352,3 +353,26 @@ def test_a_user_who_types_the_summary_header_is_still_the_user_and_keeps_their_w
         assert [m for m in resumed.view if is_summary_message(m)] == [summary]
     finally:
         resumed.close()
+
+
+def test_a_compaction_that_frees_much_but_stays_over_the_threshold_says_so_once(
+    workspace: Path,
+) -> None:
+    """The first request is kept whole and the newest messages are kept: a compaction
+    frees the middle but the view stays over the soft threshold. The notice says that
+    (not "freed too little"), with the size it waits for, and is not repeated while the
+    context has not grown."""
+    provider = ScriptedProvider(summarizer=lambda old: "short summary of the middle turns")
+    session = make_session(workspace, provider, soft=2_000, hard=60_000, keep_recent=2)
+    events = drain(session.run_turn("first " * 1_900))
+    for index in range(4):
+        events += drain(session.run_turn(f"middle {index} " + "word " * 150))
+    held = [e for e in events if isinstance(e, CompactionSkipped) and e.reason == "loop_guard"]
+    fired = _fired(events)
+    assert fired and held, events
+    assert held[0].held == "over_soft" and held[0].freed > 100
+    assert held[0].tokens >= held[0].soft_threshold == 2_000
+    assert held[0].tokens < held[0].retry_at <= held[0].hard_limit
+    assert "still over the soft threshold" in format_skipped(held[0])
+    more = drain(session.run_turn("short"))
+    assert not [e for e in more if isinstance(e, CompactionSkipped)]

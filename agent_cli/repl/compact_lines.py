@@ -139,10 +139,7 @@ def format_blocked(event: RequestBlocked) -> list[str]:
 
 def format_skipped(event: CompactionSkipped) -> str:
     if event.reason == "loop_guard":
-        return (
-            f"{COMPACT_TAG} skipped: the last compaction freed too little to try again "
-            f"yet (loop guard); view is {event.tokens:,} tokens"
-        )
+        return _format_held(event)
     if event.reason == "nothing_to_compact":
         return f"{COMPACT_TAG} nothing to compact: view is {event.tokens:,} tokens"
     if event.reason == "summary_not_smaller":
@@ -151,6 +148,28 @@ def format_skipped(event: CompactionSkipped) -> str:
             f"would replace, so it was not used; view stays {event.tokens:,} tokens"
         )
     return f"{COMPACT_TAG} skipped ({clip_line(event.reason, 40)}): view is {event.tokens:,} tokens"
+
+
+_MAKE_ROOM = "To make room now: /compact (a summary, with a focus if you give one) or /new."
+
+
+def _format_held(event: CompactionSkipped) -> str:
+    """Why compaction pauses, what it waits for, and what the user can do (the loop
+    guard), in the words that are true for this case."""
+    if event.held == "over_soft":
+        what = (
+            f"still over the soft threshold after compacting ({event.tokens:,} of "
+            f"{event.soft_threshold:,} tokens): what is left is recent or kept on purpose."
+        )
+    elif event.held == "freed_little":
+        what = f"that compaction freed only {event.freed:,} tokens."
+    else:
+        what = "nothing could be compacted: no layer found anything to remove."
+    waits = (
+        f"Compaction waits until the context passes {event.retry_at:,} tokens "
+        f"(at the hard limit, {event.hard_limit:,}, it always runs)."
+    )
+    return f"{COMPACT_TAG} {what} {waits} {_MAKE_ROOM}"
 
 
 def format_retry(event: StreamRestarted) -> str:

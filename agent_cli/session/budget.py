@@ -56,6 +56,11 @@ def to_request_tokens(estimated_tokens: int, ratio: float | None) -> int:
     return round(estimated_tokens * (ratio or 1.0))
 
 
+OVER_SOFT = "over_soft"  # why the loop guard holds: still over the soft threshold
+FREED_LITTLE = "freed_little"  # or the compaction saved too little to try again at once
+NOTHING_FREED = "nothing_freed"  # or no layer could remove anything at all
+
+
 @dataclass
 class LoopGuard:
     """Holds compaction back after one that freed too little, until new content arrives.
@@ -70,12 +75,20 @@ class LoopGuard:
     regrow_fraction: float = 0.05
     held_at: int | None = None
 
-    def note_compaction(self, before: int, after: int, soft_threshold: int) -> bool:
-        """Record a compaction; True when it freed too little (the guard now holds)."""
-        too_little = (before - after) < self.min_fraction * soft_threshold
-        too_little = too_little or after >= soft_threshold
-        self.held_at = after if too_little else None
-        return too_little
+    def note_compaction(self, before: int, after: int, soft_threshold: int) -> str | None:
+        """Record a compaction; why the guard now holds (`OVER_SOFT`: it could not get
+        under the soft threshold; `FREED_LITTLE`: it saved too little), or None."""
+        why = None
+        if after >= soft_threshold:
+            why = OVER_SOFT
+        elif (before - after) < self.min_fraction * soft_threshold:
+            why = FREED_LITTLE
+        self.held_at = after if why else None
+        return why
+
+    def retry_at(self, soft_threshold: int) -> int:
+        """The view size from which compaction is tried again while the guard holds."""
+        return int((self.held_at or 0) + self.regrow_fraction * soft_threshold)
 
     def is_holding(self, tokens_now: int, soft_threshold: int, hard_limit: int) -> bool:
         """True when compaction should be skipped for a view of `tokens_now` tokens."""

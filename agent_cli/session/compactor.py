@@ -52,6 +52,7 @@ from agent_cli.events import (
 from agent_cli.provider.summary_reuse import CachedPrefix
 from agent_cli.secret_forms import SecretForms
 from agent_cli.session.budget import (
+    NOTHING_FREED,
     LoopGuard,
     calibrated_policy,
     calibration_ratio,
@@ -171,7 +172,7 @@ class Compactor:
         elif _has_failed_layer(result.reports) and self._guard.note_compaction(
             tokens, tokens, policy.soft_threshold
         ):  # else each request pays a futile L4
-            yield CompactionSkipped("loop_guard", self.to_request_tokens(tokens))
+            yield self._held(NOTHING_FREED, tokens, 0, policy)
 
     def offer_cached_prefix(self, summarizer: Any, frame: RequestFrame) -> None:
         """Let a model summarizer reuse what the last request wrote to the prompt cache,
@@ -232,9 +233,11 @@ class Compactor:
         removed = [i for r in fired for i in r.removed_tool_use_ids]
         # write-ahead; a StoreError propagates: the uncompacted view must not be sent
         self.conversation.adopt_compaction(entry, removed, result.messages)
-        held = not forced and self._guard.note_compaction(
-            result.tokens_before, result.tokens_after, policy.soft_threshold
-        )
+        held = None
+        if not forced:
+            held = self._guard.note_compaction(
+                result.tokens_before, result.tokens_after, policy.soft_threshold
+            )
         yield CompactionFired(
             tuple(self._layer_line(r) for r in fired),
             entry.tokens_before,
@@ -245,7 +248,25 @@ class Compactor:
             focus=" ".join((focus or "").split()) or None,
         )
         if held:
-            yield CompactionSkipped("loop_guard", entry.tokens_after)
+            freed = result.tokens_before - result.tokens_after
+            yield self._held(held, result.tokens_after, freed, policy)
+
+    def _held(
+        self, why: str, tokens: int, freed: int, run_policy: CompactionPolicy
+    ) -> CompactionSkipped:
+        """The notice that the loop guard now holds (estimates under the run's policy),
+        in the figures the toolbar shows."""
+        hard = self._policy.hard_limit
+        retry_at = self.to_request_tokens(self._guard.retry_at(run_policy.soft_threshold))
+        return CompactionSkipped(
+            "loop_guard",
+            self.to_request_tokens(tokens),
+            held=why,
+            freed=self.to_request_tokens(freed),
+            retry_at=min(retry_at, hard),
+            soft_threshold=self._policy.soft_threshold,
+            hard_limit=hard,
+        )
 
     def _layer_line(self, report: Any) -> LayerLine:
         return LayerLine(
