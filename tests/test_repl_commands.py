@@ -171,6 +171,7 @@ def test_context_shows_the_durable_block_and_one_line_per_message():
     assert "user: hello" in context.shown and "assistant: hi there" in context.shown
     assert "view: 2 messages" in context.shown
     assert "last summary" not in context.shown  # nothing summarized yet
+    assert context.shown.index("context map") < context.shown.index("view: 2 messages")
 
 
 def test_context_shows_the_last_summary_whole_not_cut_to_one_line():

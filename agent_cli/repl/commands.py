@@ -25,6 +25,7 @@ from agent_cli.repl.command_context import (
     require_one_id,
     say,
 )
+from agent_cli.repl.context_map import build_context_map
 from agent_cli.repl.port import SessionPort
 from agent_cli.repl.session_commands import run_sessions_command
 from agent_cli.repl.stats_panel import build_stats_panel, render_stats_json
@@ -147,6 +148,8 @@ def _context(context: CommandContext, args: str) -> None:
     require_no_args("/context", args)
     preview = context.session.context_preview()
     summary = context.session.last_summary()
+    stats = context.session.stats()
+    context.console.print(build_context_map(stats, context.console.width))
     context.console.print(views.build_context_view(preview, summary))
 
 
@@ -211,7 +214,7 @@ COMMANDS: dict[str, Command] = {
         Command(
             "/context",
             "/context",
-            "what the next request would carry, one line a message",
+            "the context map (the window by kind of content), then the next request, one line a message",
             _context,
         ),
         Command(

@@ -1,0 +1,88 @@
+"""The context map: the window as cells by kind of content, fitting 60 columns."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from repl_fakes import make_stats
+from rich.console import Console
+
+from agent_cli.repl.context_map import (
+    FREE_CELL,
+    HARD_CELL,
+    MAP_CELLS,
+    SOFT_CELL,
+    USED_CELL,
+    allot_cells,
+    build_context_map,
+    map_figures,
+)
+
+
+def _render(stats, width: int) -> list[str]:
+    console = Console(file=io.StringIO(), width=width, color_system=None)
+    console.print(build_context_map(stats, width))
+    return console.file.getvalue().splitlines()
+
+
+def _cells(lines: list[str]) -> str:
+    return "".join(
+        line for line in lines if line and set(line) <= {USED_CELL, FREE_CELL, SOFT_CELL, HARD_CELL}
+    )
+
+
+@pytest.mark.parametrize("width", [60, 80, 120, 45])
+def test_the_map_and_its_legend_fit_the_width_and_draw_every_cell(width):
+    lines = _render(make_stats(), width)
+    assert max(map(len, lines)) <= width
+    cells = _cells(lines)
+    assert len(cells) == MAP_CELLS
+
+
+def test_every_part_the_request_carries_has_a_cell_and_the_legend_adds_up():
+    stats = make_stats(
+        tokens_by_category={
+            "system_prompt": 1_200,
+            "project_instructions": 12,  # far under one cell: still drawn
+            "tool_schemas": 2_500,
+            "durable_context": 300,
+            "compaction_digest": 400,
+            "compaction_summary": 900,
+            "user_text": 4_000,
+            "tool_results": 1_000,
+        },
+        total_tokens=10_312,
+        context_tokens=10_312,
+    )
+    figures = map_figures(stats)
+    assert all(tokens > 0 for _, tokens in figures)
+    cells = allot_cells([tokens for _, tokens in figures], stats.context_window)
+    assert all(count >= 1 for count in cells)
+    text = "\n".join(_render(stats, 60))
+    for name in ("system prompt", "project instructions", "tool schemas", "durable block"):
+        assert name in text
+    assert "compaction digest" in text and "compaction summary" in text and "messages" in text
+    assert "10,312 of 200,000 tokens" in text
+    free_line = next(line for line in text.splitlines() if line.startswith(f"{FREE_CELL} free"))
+    assert free_line.split()[2] == "189,688"  # the window less what is used
+
+
+def test_figures_are_in_the_toolbars_units():
+    """The estimate times the calibration: the map adds up to the gauge's figure."""
+    stats = make_stats()  # total 12,345 estimated, 13,950 in the toolbar's units
+    assert abs(sum(tokens for _, tokens in map_figures(stats)) - 13_950) <= len(map_figures(stats))
+
+
+def test_cells_are_in_proportion_and_a_full_window_fills_the_map():
+    assert allot_cells([50_000, 50_000], 200_000) == [50, 50]
+    assert allot_cells([1, 199_999], 200_000) == [1, 199]
+    assert sum(allot_cells([300_000, 10], 200_000)) == MAP_CELLS  # over the window
+    assert allot_cells([0, 1_000], 200_000) == [0, 1]
+
+
+def test_the_thresholds_are_marked_where_they_fall():
+    stats = make_stats(soft_threshold=80_000, hard_limit=120_000)
+    cells = _cells(_render(stats, 60))
+    assert cells.index(SOFT_CELL) == 80_000 // 1_000 - 1
+    assert cells.index(HARD_CELL) == 120_000 // 1_000 - 1
