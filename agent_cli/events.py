@@ -298,6 +298,9 @@ class SessionStats:
     # and the requests that could not be priced, with the models that served them.
     cost_by_category: dict[str, float] = field(default_factory=dict)
     unpriced_requests: int = 0
+    # the session in order, at most its last `stats.MAX_TIMELINE` entries: each main
+    # request's prompt tokens as the API reported them, and each compaction where it fired
+    timeline: tuple[int | CompactionRecord, ...] = ()
     unpriced_models: tuple[str, ...] = ()
     model_in_table: bool = True  # False: window assumed, cost shown in tokens only
     context_free: int = 0  # tokens of the context window the next request leaves free

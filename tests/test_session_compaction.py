@@ -376,3 +376,32 @@ def test_a_compaction_that_frees_much_but_stays_over_the_threshold_says_so_once(
     assert "still over the soft threshold" in format_skipped(held[0])
     more = drain(session.run_turn("short"))
     assert not [e for e in more if isinstance(e, CompactionSkipped)]
+
+
+def test_the_timeline_holds_each_request_and_each_compaction_in_order_and_resumes(
+    workspace: Path,
+) -> None:
+    """`stats().timeline`: each main request's prompt tokens and each compaction where it
+    fired; the transcript rebuilds the same timeline (summary requests are not on it)."""
+    from agent_cli.events import CompactionRecord
+    from agent_cli.session.log import rebuild_from_records
+
+    session = make_session(workspace, OfflineProvider(), soft=6_000, hard=40_000, keep_recent=4)
+    for _ in range(4):
+        drain(session.run_turn("read big.txt"))
+    timeline = session.stats().timeline
+    kinds = ["compaction" if isinstance(e, CompactionRecord) else "request" for e in timeline]
+    assert kinds.count("request") == session.stats().requests
+    assert "compaction" in kinds and kinds[0] == "request"
+    after = kinds.index("compaction")
+    assert kinds[after + 1] == "request"  # a compaction comes before the request it made room for
+    assert all(e > 0 for e in timeline if isinstance(e, int))
+    rebuilt = rebuild_from_records(transcript_records(session)).totals.timeline
+
+    def figures(entries: Any) -> list[Any]:  # the record's time is the record's own
+        return [
+            e if isinstance(e, int) else (e.layers, e.tokens_before, e.tokens_after)
+            for e in entries
+        ]
+
+    assert figures(rebuilt) == figures(timeline)

@@ -29,6 +29,7 @@ from agent_cli.repl.context_map import build_context_map
 from agent_cli.repl.port import SessionPort
 from agent_cli.repl.session_commands import run_sessions_command
 from agent_cli.repl.stats_panel import build_stats_panel, render_stats_json
+from agent_cli.repl.timeline import build_timeline
 
 __all__ = [
     "ALIASES",
@@ -153,6 +154,11 @@ def _context(context: CommandContext, args: str) -> None:
     context.console.print(views.build_context_view(preview, summary))
 
 
+def _timeline(context: CommandContext, args: str) -> None:
+    require_no_args("/timeline", args)
+    context.console.print(build_timeline(context.session.stats(), context.console.width))
+
+
 def _last(context: CommandContext, args: str) -> None:
     require_no_args("/last", args)
     context.console.print(views.build_last_result_view(context.last_tool_result()))
@@ -216,6 +222,12 @@ COMMANDS: dict[str, Command] = {
             "/context",
             "the context map (the window by kind of content), then the next request, one line a message",
             _context,
+        ),
+        Command(
+            "/timeline",
+            "/timeline",
+            "the context size at each request, the thresholds, and where compaction fired",
+            _timeline,
         ),
         Command(
             "/remember",

@@ -60,17 +60,27 @@ class TranscriptTotals:
     last_usage: Usage | None = None
     compactions: list[CompactionRecord] = field(default_factory=list)
     cost: SessionCost = field(default_factory=SessionCost)
+    # the session in order: each main request's prompt tokens (as the API reported them)
+    # and each compaction, where it fired between them (`/timeline`)
+    timeline: list[int | CompactionRecord] = field(default_factory=list)
 
     def note_message(self, message: dict[str, Any]) -> None:
         self.messages += 1
         self.interactions += count_tool_uses(message)
 
-    def note_usage(self, usage: Usage, model: str = "") -> None:
-        """One request's usage, priced with the model that served it."""
+    def note_usage(self, usage: Usage, model: str = "", main_request: bool = True) -> None:
+        """One request's usage, priced with the model that served it; a main request's
+        (not a summary's) also goes on the timeline."""
         self.requests += 1
         self.usage = self.usage.plus(usage)
         self.last_usage = usage
         self.cost = self.cost.add(usage, lookup_model(model))
+        if main_request and usage.prompt_tokens:
+            self.timeline.append(usage.prompt_tokens)
+
+    def note_compaction(self, entry: CompactionRecord) -> None:
+        self.compactions.append(entry)
+        self.timeline.append(entry)
 
 
 class SessionLog:
@@ -118,7 +128,7 @@ class SessionLog:
     def append_usage(self, usage: Usage, estimated: int) -> None:
         payload = {**usage.__dict__, "estimated_prompt_tokens": estimated, "model": self.model}
         self.append(USAGE, payload)
-        self.totals.note_usage(usage, self.model)
+        self.totals.note_usage(usage, self.model, main_request=estimated > 0)
 
     def append_summary_usage(self, usages: Iterable[Usage]) -> None:
         """Usage of summary requests: into the record and the totals (they cost tokens
@@ -142,7 +152,7 @@ class SessionLog:
                 "view": view,
             },
         )
-        self.totals.compactions.append(entry)
+        self.totals.note_compaction(entry)
 
     def close(self) -> None:
         self.writer.close()
@@ -186,11 +196,12 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
             summarized = summarized or not SUMMARY_LAYER_NAMES.isdisjoint(entry.layers)
             rebuilt.view = adopt_unmarked_summary(_require_view(record, payload), summarized)
             rebuilt.origins = [record["sequence"]] * len(rebuilt.view)
-            rebuilt.totals.compactions.append(entry)
+            rebuilt.totals.note_compaction(entry)
         elif kind == USAGE:
             usage = usage_from_payload(payload)
-            rebuilt.totals.note_usage(usage, _text(payload.get("model")) or model)
             estimated = _whole_number(payload.get("estimated_prompt_tokens"))
+            main = estimated > 0  # a summary's usage has no estimate
+            rebuilt.totals.note_usage(usage, _text(payload.get("model")) or model, main)
             if estimated and usage.prompt_tokens:  # a summary's usage has no estimate
                 rebuilt.calibration_sample = (usage.prompt_tokens, estimated)
         elif kind == SESSION_STARTED:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from agent_cli.session.turn import TurnRunner
 
 STATUSES = ("available", "missing", "denied", "corrupt", "unsupported")
+MAX_TIMELINE = 2_000  # entries of the timeline `stats` hands on (the newest)
 CATEGORIES = (
     "system_prompt",
     "project_instructions",
@@ -124,6 +125,7 @@ def build_stats(runner: TurnRunner) -> SessionStats:
         total_usage=totals.usage,
         requests=totals.requests,
         compactions=tuple(totals.compactions),
+        timeline=tuple(totals.timeline[-MAX_TIMELINE:]),
         source_statuses={name: statuses.get(name, 0) for name in STATUSES},
         session_id=log.session_id,
         transcript_path=log.path,
