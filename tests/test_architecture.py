@@ -23,8 +23,6 @@ CORE_PATTERNS = (
     "token_memo.py",
     "frozen.py",
     "protocol.py",
-    "protocol_validation.py",
-    "protocol_removal.py",
     "compaction/**/*.py",
     "durable/**/*.py",
     "sources/pointers.py",
@@ -137,8 +135,6 @@ def test_the_core_files_exist_where_the_rules_expect_them():
     assert {
         "agent_cli/tokens.py",
         "agent_cli/protocol.py",
-        "agent_cli/protocol_validation.py",
-        "agent_cli/protocol_removal.py",
         "agent_cli/token_estimation.py",
         "agent_cli/token_memo.py",
         "agent_cli/compaction/pipeline.py",
