@@ -28,7 +28,7 @@ from agent_cli.events import ToolFinished
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.provider.offline import OfflineProvider
 from agent_cli.repl.error_text import notice_text
-from agent_cli.store.artifacts import RESULTS_FOLDER
+from agent_cli.store.artifact_removal import RESULTS_FOLDER
 
 BIG_OUTPUT_COMMAND = "seq 1 20000"  # about 108 KB: far over the artifact threshold
 ANSWER = [{"type": "text", "text": "done"}]

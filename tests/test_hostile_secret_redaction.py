@@ -29,13 +29,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tools_support import FakeArtifactStore
 
+from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.tools import Toolbox
-from agent_cli.tools.redaction import (
-    REDACTED_MARK,
-    SecretRedactor,
-    StreamRedactor,
-    collect_secret_values,
-)
+from agent_cli.tools.redaction import SecretRedactor, StreamRedactor, collect_secret_values
 
 KEY = "sk-ant-FAKE-redaction-0123456789abcdef"
 GITHUB_TOKEN = "ghp_FAKEtoken0123456789ABCDEFabcdef"

@@ -92,7 +92,7 @@ class OfflineProvider:
 
     def build_summarizer(self, focus: str | None = None) -> Summarizer:
         """The extractive summarizer: no model, deterministic, bounded."""
-        from agent_cli.provider.summarizers import build_extractive_summarizer
+        from agent_cli.provider.extractive_summary import build_extractive_summarizer
 
         return build_extractive_summarizer(focus)
 

@@ -29,6 +29,7 @@ from agent_cli.tools.context import (
     ToolLimits,
 )
 from agent_cli.tools.file_tools import prepare_edit_file, prepare_read_file, prepare_write_file
+from agent_cli.tools.listing import prepare_list_dir
 from agent_cli.tools.output import (
     ArtifactSink,
     ToolOutcome,
@@ -45,7 +46,7 @@ from agent_cli.tools.redaction import (
     redact_result,
 )
 from agent_cli.tools.schemas import RECALL_SCHEMA, TOOL_SCHEMAS, validate_input
-from agent_cli.tools.search_tools import prepare_grep, prepare_list_dir
+from agent_cli.tools.search_tools import prepare_grep
 from agent_cli.tools.shell import prepare_bash
 from agent_cli.tools.workspace import Workspace
 
