@@ -34,6 +34,7 @@ from agent_cli.events import (
     ToolStarted,
 )
 from agent_cli.provider.anthropic_provider import AnthropicProvider
+from agent_cli.provider.base import PlainSummarizer
 from agent_cli.provider.summarizers import build_model_summarizer
 
 API_KEY = "sk-ant-test-INTERRUPT-0123456789"
@@ -266,5 +267,5 @@ def test_a_real_ctrl_c_while_the_model_summary_is_awaited_cancels_the_turn(works
     assert plain(session.view) == plain(
         [*before.view, {"role": "user", "content": "second " * 100}]
     )
-    session.provider.summarizer = lambda messages: "Earlier: long messages."
+    session.provider.summarizer = PlainSummarizer(lambda messages: "Earlier: long messages.")
     assert_cancelled_and_sound(session, events)

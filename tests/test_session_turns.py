@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from session_support import (
+    FakeToolbox,
     ScriptedProvider,
     drain,
     make_session,
@@ -106,10 +107,7 @@ def test_ctrl_c_while_a_tool_runs_records_error_results_for_every_call(workspace
         ]
     )
 
-    class InterruptingToolbox:
-        def schemas(self):
-            return []
-
+    class InterruptingToolbox(FakeToolbox):
         def run(self, name, tool_input):
             raise KeyboardInterrupt
 
@@ -158,10 +156,7 @@ def test_tool_calls_cut_at_max_tokens_are_answered_not_run(workspace: Path) -> N
 def test_resume_rebuilds_the_view_and_answers_a_dangling_tool_call(workspace: Path) -> None:
     provider = ScriptedProvider([[tool_use("t1", "read_file", path="README.md")]])
 
-    class CrashingToolbox:
-        def schemas(self):
-            return []
-
+    class CrashingToolbox(FakeToolbox):
         def run(self, name, tool_input):
             raise SystemExit("process died mid-tool")
 

@@ -49,7 +49,7 @@ from agent_cli.provider.anthropic_stream import (
     read_events,
     warm_up_stream_parsing,
 )
-from agent_cli.provider.base import ProviderEvent, Summarizer
+from agent_cli.provider.base import ProviderEvent, ProviderSummarizer
 from agent_cli.provider.models_page import read_models_page
 from agent_cli.provider.retry import backoff_delay, retry_limit
 from agent_cli.provider.stream_assembly import StreamTracker, build_model_response
@@ -109,7 +109,7 @@ class AnthropicProvider:
     def __repr__(self) -> str:
         return f"AnthropicProvider(model={self.model!r}, base_url={self.base_url!r})"
 
-    def build_summarizer(self, focus: str | None = None) -> Summarizer:
+    def build_summarizer(self, focus: str | None = None) -> ProviderSummarizer:
         """The model summarizer of `agent_cli.provider.summarizers`, running on this provider."""
         from agent_cli.provider.summarizers import build_model_summarizer
 

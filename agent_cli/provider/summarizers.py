@@ -34,7 +34,7 @@ from agent_cli.errors import SummarizerFailed
 from agent_cli.events import CACHE_NOTHING, ModelRequest, ModelResponse, Usage
 from agent_cli.models import lookup_model
 from agent_cli.prompts import load_prompt
-from agent_cli.provider.base import Provider, ProviderEvent, Summarizer
+from agent_cli.provider.base import Provider, ProviderEvent
 from agent_cli.provider.summary_input import DEFAULT_MAX_INPUT_CHARS, render_summary_input
 from agent_cli.provider.summary_reuse import CachedPrefix, choose_summary_request
 
@@ -63,7 +63,7 @@ def build_model_summarizer(
     timeout_seconds: float = 60.0,
     max_input_chars: int = DEFAULT_MAX_INPUT_CHARS,
     max_tokens: int = DEFAULT_SUMMARY_MAX_TOKENS,
-) -> Summarizer:
+) -> ModelSummarizer:
     """A summarizer that asks `provider` for a handoff summary; see the module contract."""
     system = render_summary_system_prompt(focus)
     return ModelSummarizer(provider, system, timeout_seconds, max_input_chars, max_tokens)

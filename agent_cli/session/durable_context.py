@@ -18,7 +18,7 @@ import contextlib
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.durable import (
     DurableContextState,
@@ -35,6 +35,10 @@ from agent_cli.errors import StoreError
 from agent_cli.session.log import DURABLE_CHANGE, USER_COMMAND, SessionLog
 from agent_cli.sources import SourceResolution, resolve_durable_sources
 
+if TYPE_CHECKING:
+    from agent_cli.sources import SourcePointerResolver
+    from agent_cli.store.memory import MemoryStore
+
 Change = Callable[[DurableContextState], DurableContextState]
 
 
@@ -45,8 +49,8 @@ class DurableContext:
         self,
         *,
         log: SessionLog,
-        memory: Any,
-        resolver: Any,
+        memory: MemoryStore,
+        resolver: SourcePointerResolver,
         workspace: Path,
         clock: Callable[[], datetime],
         state: DurableContextState | None = None,
