@@ -10,6 +10,8 @@ does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hypothesis import strategies as st
 
 from agent_cli.secret_forms import MAX_WRAPPED_CHARS, encoded_forms
@@ -67,3 +69,14 @@ def leaked_piece(output: str, secret: str, baseline: str = "") -> str | None:
 def stand_in(form: str) -> str:
     """`form` with every character replaced, line breaks kept: the baseline text."""
     return "".join(ch if ch == "\n" else STAND_IN for ch in form)
+
+
+def assert_no_piece_leaks(
+    shown: Callable[[str], str], secret: str, form: str, around: Callable[[str], str]
+) -> None:
+    """What the path `shown` (a cut, then redaction) makes of `around(form)` holds no piece
+    of `secret` that it does not show of `around(stand_in(form))` too (`leaked_piece`).
+
+    `around` places the form in its text: padding, repeats, whatever the path needs."""
+    baseline = shown(around(stand_in(form)))
+    assert leaked_piece(shown(around(form)), secret, baseline) is None

@@ -4,7 +4,7 @@ ready-made session on disk. The fakes implement the session's protocols
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -101,6 +101,15 @@ class FakeToolbox:
 
     def run(self, name: str, tool_input: dict[str, Any]) -> Any:
         raise AssertionError(f"{name} was not expected to run")
+
+
+def workspace_with(tmp_path: Path, files: Mapping[str, str] | None = None) -> Path:
+    """A fresh workspace folder, `tmp_path/ws`, holding `files` (name -> text)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    for name, text in (files or {}).items():
+        (root / name).write_text(text)
+    return root
 
 
 def tool_use(tool_id: str, name: str, **tool_input: Any) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from faults_support import (
     take_snapshot,
     turn_end,
 )
-from session_support import ScriptedProvider, drain, make_session, plain, tool_use
+from session_support import ScriptedProvider, drain, make_session, plain, tool_use, workspace_with
 
 from agent_cli.events import (
     AssistantText,
@@ -43,10 +43,7 @@ ANSWER = [{"type": "text", "text": "done"}]
 
 @pytest.fixture()
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "notes.txt").write_text("the build uses make\n")
-    return root
+    return workspace_with(tmp_path, {"notes.txt": "the build uses make\n"})
 
 
 def answer_then_interrupt(*texts: str):

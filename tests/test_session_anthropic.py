@@ -15,7 +15,7 @@ from fake_anthropic import (
     text_block,
     tool_use_block,
 )
-from session_support import drain, make_session, plain, transcript_records
+from session_support import drain, make_session, plain, transcript_records, workspace_with
 
 from agent_cli.events import (
     CompactionFired,
@@ -41,11 +41,7 @@ def server():
 
 @pytest.fixture()
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "README.md").write_text("# Project title\n\nBody.\n")
-    (root / "a.txt").write_text("alpha\n")
-    return root
+    return workspace_with(tmp_path, {"README.md": "# Project title\n\nBody.\n", "a.txt": "alpha\n"})
 
 
 def _provider(server, sleeps: list[float] | None = None) -> AnthropicProvider:

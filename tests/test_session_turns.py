@@ -13,6 +13,7 @@ from session_support import (
     plain,
     tool_use,
     transcript_records,
+    workspace_with,
 )
 
 from agent_cli.compaction import CompactionPolicy
@@ -34,10 +35,7 @@ from agent_cli.session import open_session
 
 @pytest.fixture()
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "README.md").write_text("# Hello agent\n\nSome text.\n")
-    return root
+    return workspace_with(tmp_path, {"README.md": "# Hello agent\n\nSome text.\n"})
 
 
 def test_offline_turn_reads_a_file_and_answers_from_it(workspace: Path) -> None:

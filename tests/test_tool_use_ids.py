@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
-from session_support import drain, make_session, transcript_records
+from session_support import drain, make_session, transcript_records, workspace_with
 from test_hostile_transcripts import transcript_path
 
 from agent_cli.events import Notice, ToolStarted
@@ -44,9 +44,7 @@ def server():
 
 @pytest.fixture()
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
+    return workspace_with(tmp_path)
 
 
 def _provider(server) -> AnthropicProvider:

@@ -18,7 +18,7 @@ import contextlib
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent_cli.durable import (
     DurableContextState,
@@ -40,6 +40,9 @@ if TYPE_CHECKING:
     from agent_cli.store.memory import MemoryStore
 
 Change = Callable[[DurableContextState], DurableContextState]
+T = TypeVar("T")
+# What adding an item gives: the new state, the item, and its id.
+Added = tuple[DurableContextState, T, str]
 
 
 class DurableContext:
@@ -91,39 +94,42 @@ class DurableContext:
 
     def remember(self, text: str) -> DurableFact:
         """Add a confirmed fact in the user's words."""
-        record = self.log.append(USER_COMMAND, {"command": "remember", "text": text})
-        added: list[DurableFact] = []
 
-        def change(state: DurableContextState) -> DurableContextState:
-            fact = DurableFact(
-                fact_id=_next_id("F", [f.fact_id for f in state.facts]),
-                content=text,
-                source_pointer=record["event_id"],
-                last_confirmed_at=self._now(None),
-            )
-            added.append(fact)
-            return add_fact(state, fact)
+        def add(state: DurableContextState, source: str, moment: str) -> Added[DurableFact]:
+            fact_id = _next_id("F", [fact.fact_id for fact in state.facts])
+            fact = DurableFact(fact_id, text, source, last_confirmed_at=moment)
+            return add_fact(state, fact), fact, fact_id
 
-        self._adopt(change, "add_fact", lambda: added[-1].fact_id)
-        return added[-1]
+        return self._add_item("remember", text, "add_fact", add)
 
     def add_pending(self, text: str) -> PendingItem:
         """Add an open pending item."""
-        record = self.log.append(USER_COMMAND, {"command": "todo", "text": text})
-        added: list[PendingItem] = []
+
+        def add(state: DurableContextState, source: str, moment: str) -> Added[PendingItem]:
+            item_id = _next_id("T", [item.item_id for item in state.pending_items])
+            item = PendingItem(item_id, text, source, last_confirmed_at=moment)
+            return add_pending(state, item), item, item_id
+
+        return self._add_item("todo", text, "add_pending", add)
+
+    def _add_item(
+        self,
+        command: str,
+        text: str,
+        action: str,
+        add: Callable[[DurableContextState, str, str], Added[T]],
+    ) -> T:
+        """Record the user's `command` with `text`, then `add` the new item, sourced to
+        that record, to the state as saved (`_adopt`); returns the item."""
+        record = self.log.append(USER_COMMAND, {"command": command, "text": text})
+        added: list[Added[T]] = []
 
         def change(state: DurableContextState) -> DurableContextState:
-            item = PendingItem(
-                item_id=_next_id("T", [i.item_id for i in state.pending_items]),
-                description=text,
-                source_pointer=record["event_id"],
-                last_confirmed_at=self._now(None),
-            )
-            added.append(item)
-            return add_pending(state, item)
+            added.append(add(state, record["event_id"], self._now(None)))
+            return added[-1][0]
 
-        self._adopt(change, "add_pending", lambda: added[-1].item_id)
-        return added[-1]
+        self._adopt(change, action, lambda: added[-1][2])
+        return added[-1][1]
 
     def move_pending(
         self, item_id: str, to: PendingStatus, reason: str | None = None
