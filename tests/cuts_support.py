@@ -11,6 +11,7 @@ does.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 from hypothesis import strategies as st
 
@@ -50,6 +51,22 @@ def secret_occurrences(draw: st.DrawFn) -> tuple[str, str]:
     return secret, form
 
 
+class PaddedSecret(NamedTuple):
+    """A secret, one of its forms as output may hold it, and the padding either side."""
+
+    secret: str
+    form: str
+    before: str
+    after: str
+
+
+@st.composite
+def padded_secrets(draw: st.DrawFn) -> PaddedSecret:
+    """A `secret_occurrences()` draw with `PADDING` drawn before and after it."""
+    secret, form = draw(secret_occurrences())
+    return PaddedSecret(secret, form, draw(PADDING), draw(PADDING))
+
+
 def flat(text: str) -> str:
     return text.replace("\r", "").replace("\n", "")
 
@@ -80,3 +97,14 @@ def assert_no_piece_leaks(
     `around` places the form in its text: padding, repeats, whatever the path needs."""
     baseline = shown(around(stand_in(form)))
     assert leaked_piece(shown(around(form)), secret, baseline) is None
+
+
+def strings_in(value: object) -> str:
+    """Every string inside a JSON value, one per line (as a reader would see them)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return "\n".join(strings_in(item) for item in value.values())
+    if isinstance(value, list):
+        return "\n".join(strings_in(item) for item in value)
+    return ""

@@ -14,7 +14,13 @@ import re
 from typing import Any
 
 from compaction_support import assistant, call_pair, make_counter, tool_result, tool_use, user
-from cuts_support import PADDING, assert_no_piece_leaks, leaked_piece, secret_occurrences
+from cuts_support import (
+    PADDING,
+    assert_no_piece_leaks,
+    leaked_piece,
+    padded_secrets,
+    secret_occurrences,
+)
 from hostile_support import fuzz_settings
 from hypothesis import given
 from hypothesis import strategies as st
@@ -79,17 +85,13 @@ def test_l1_cuts_a_list_result_full_of_keys_only_between_them():
 
 @fuzz_settings(0.1)
 @given(
-    occurrence=secret_occurrences(),
-    before=PADDING,
-    after=PADDING,
+    case=padded_secrets(),
     budget=st.integers(45, 200),
     as_blocks=st.booleans(),
     repeats=st.integers(1, 40),
 )
-def test_l1_cut_anywhere_leaves_no_piece_of_a_secret(
-    occurrence, before, after, budget, as_blocks, repeats
-):
-    secret, form = occurrence
+def test_l1_cut_anywhere_leaves_no_piece_of_a_secret(case, budget, as_blocks, repeats):
+    secret, form, before, after = case
     secrets = SecretForms.from_values([secret])
     counter, _ = make_counter()
 
@@ -106,9 +108,9 @@ def test_l1_cut_anywhere_leaves_no_piece_of_a_secret(
 
 
 @fuzz_settings(0.1)
-@given(occurrence=secret_occurrences(), before=PADDING, after=PADDING)
-def test_a_digest_line_holds_no_piece_of_a_secret_in_a_long_input(occurrence, before, after):
-    secret, form = occurrence
+@given(case=padded_secrets())
+def test_a_digest_line_holds_no_piece_of_a_secret_in_a_long_input(case):
+    secret, form, before, after = case
     secrets = SecretForms.from_values([secret])
 
     def shown(command: str) -> str:
@@ -223,16 +225,14 @@ def test_recall_pages_split_no_key_wherever_the_model_starts_them(tmp_path):
 
 @fuzz_settings(0.1)
 @given(
-    occurrence=secret_occurrences(),
-    before=PADDING,
-    after=PADDING,
+    case=padded_secrets(),
     budget=st.integers(1, 400),
     repeats=st.integers(1, 30),
 )
 def test_an_oversized_message_preview_cut_anywhere_leaves_no_piece_of_a_secret(
-    occurrence, before, after, budget, repeats
+    case, budget, repeats
 ):
-    secret, form = occurrence
+    secret, form, before, after = case
     secrets = SecretForms.from_values([secret])
     pointer = artifact_pointer(1)
 

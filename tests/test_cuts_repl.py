@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cuts_support import PADDING, assert_no_piece_leaks, leaked_piece, secret_occurrences
+from cuts_support import assert_no_piece_leaks, leaked_piece, padded_secrets
 from hostile_support import fuzz_settings
 from hypothesis import given
 from hypothesis import strategies as st
@@ -60,16 +60,12 @@ def test_the_approval_view_shortens_a_long_command_between_keys(tmp_path: Path):
 
 @fuzz_settings(0.1)
 @given(
-    occurrence=secret_occurrences(),
-    before=PADDING,
-    after=PADDING,
+    case=padded_secrets(),
     width=st.integers(30, 140),
     repeats=st.integers(1, 12),
 )
-def test_an_approval_view_cut_anywhere_leaves_no_piece_of_a_secret(
-    occurrence, before, after, width, repeats
-):
-    secret, form = occurrence
+def test_an_approval_view_cut_anywhere_leaves_no_piece_of_a_secret(case, width, repeats):
+    secret, form, before, after = case
     secrets = SecretForms.from_values([secret])
 
     def shown(command: str) -> str:

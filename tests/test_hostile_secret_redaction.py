@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cuts_support import strings_in
 from e2e_support import build_env, run_piped
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 from hostile_support import fuzz_settings
@@ -130,17 +131,6 @@ def tool_results(body: dict) -> list[str]:
                 content = block["content"]
                 texts.append(content if isinstance(content, str) else content[0]["text"])
     return texts
-
-
-def strings_in(value: object) -> str:
-    """Every string inside a JSON value, one per line (as a reader would see them)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        return "\n".join(strings_in(item) for item in value.values())
-    if isinstance(value, list):
-        return "\n".join(strings_in(item) for item in value)
-    return ""
 
 
 def strings_in_json_lines(text: str) -> str:

@@ -23,7 +23,12 @@ from typing import TYPE_CHECKING, Any
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.compaction.markers import find_last_summary
 from agent_cli.durable import DurableContextState, DurableFact, PendingItem, PendingStatus
-from agent_cli.errors import HeldResultsLost, StoreError
+from agent_cli.errors import (
+    ArtifactWriteFailed,
+    HeldResultsLost,
+    StoreError,
+    TranscriptWriteFailed,
+)
 from agent_cli.events import ModelRequest, Notice, SessionEvent, SessionStats
 from agent_cli.models import ModelInfo
 from agent_cli.session import stats
@@ -336,6 +341,12 @@ class Session:
         except StoreError as error:
             self.log.close()
             count = len(held[1].get("content") or []) if held else 0
-            reason = getattr(error, "errno_name", None) or type(error).__name__
-            raise HeldResultsLost(self.session_id, count, reason) from error
+            raise HeldResultsLost(self.session_id, count, _failure_reason(error)) from error
         self.log.close()
+
+
+def _failure_reason(error: StoreError) -> str:
+    """The errno name of a write the disk refused, else the error's class name."""
+    if isinstance(error, TranscriptWriteFailed | ArtifactWriteFailed) and error.errno_name:
+        return error.errno_name
+    return type(error).__name__
