@@ -24,7 +24,6 @@ from fake_anthropic import (
     Reply,
     Stall,
     StreamError,
-    start_fake_server,
     text_block,
     tool_use_block,
 )
@@ -82,12 +81,6 @@ FAULTS = {
         "rejected the request: messages.1: the fake refuses this",
     ),
 }
-
-
-@pytest.fixture()
-def server():
-    with start_fake_server(api_key=API_KEY) as fake:
-        yield fake
 
 
 @pytest.fixture()

@@ -11,7 +11,6 @@ from fake_anthropic import (
     HttpError,
     Reply,
     StreamError,
-    start_fake_server,
     text_block,
     tool_use_block,
 )
@@ -31,12 +30,6 @@ from agent_cli.repl.error_text import notice_text
 from agent_cli.repl.stats_panel import build_stats_rows, render_stats_json
 
 API_KEY = "sk-ant-test-FAKEKEY-0123456789"
-
-
-@pytest.fixture()
-def server():
-    with start_fake_server(api_key=API_KEY) as fake:
-        yield fake
 
 
 @pytest.fixture()

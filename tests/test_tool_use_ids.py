@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
-from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
+from fake_anthropic import Reply, text_block, tool_use_block
 from session_support import drain, make_session, transcript_records, workspace_with
 from test_hostile_transcripts import transcript_path
 
@@ -34,12 +34,6 @@ BAD_IDS = {
     "a non-ASCII letter": "toolu_\u00e9",
     "a dot and a colon": "toolu.1:2",
 }
-
-
-@pytest.fixture()
-def server():
-    with start_fake_server(api_key=API_KEY) as fake:
-        yield fake
 
 
 @pytest.fixture()

@@ -43,6 +43,8 @@ Change = Callable[[DurableContextState], DurableContextState]
 T = TypeVar("T")
 # What adding an item gives: the new state, the item, and its id.
 Added = tuple[DurableContextState, T, str]
+# (state, the user's text, the source pointer, the moment) -> what adding it gives
+AddItem = Callable[[DurableContextState, str, str, str], Added[T]]
 
 
 class DurableContext:
@@ -94,38 +96,20 @@ class DurableContext:
 
     def remember(self, text: str) -> DurableFact:
         """Add a confirmed fact in the user's words."""
-
-        def add(state: DurableContextState, source: str, moment: str) -> Added[DurableFact]:
-            fact_id = _next_id("F", [fact.fact_id for fact in state.facts])
-            fact = DurableFact(fact_id, text, source, last_confirmed_at=moment)
-            return add_fact(state, fact), fact, fact_id
-
-        return self._add_item("remember", text, "add_fact", add)
+        return self._add_item("remember", text, "add_fact", _with_new_fact)
 
     def add_pending(self, text: str) -> PendingItem:
         """Add an open pending item."""
+        return self._add_item("todo", text, "add_pending", _with_new_pending_item)
 
-        def add(state: DurableContextState, source: str, moment: str) -> Added[PendingItem]:
-            item_id = _next_id("T", [item.item_id for item in state.pending_items])
-            item = PendingItem(item_id, text, source, last_confirmed_at=moment)
-            return add_pending(state, item), item, item_id
-
-        return self._add_item("todo", text, "add_pending", add)
-
-    def _add_item(
-        self,
-        command: str,
-        text: str,
-        action: str,
-        add: Callable[[DurableContextState, str, str], Added[T]],
-    ) -> T:
+    def _add_item(self, command: str, text: str, action: str, add: AddItem[T]) -> T:
         """Record the user's `command` with `text`, then `add` the new item, sourced to
         that record, to the state as saved (`_adopt`); returns the item."""
         record = self.log.append(USER_COMMAND, {"command": command, "text": text})
         added: list[Added[T]] = []
 
         def change(state: DurableContextState) -> DurableContextState:
-            added.append(add(state, record["event_id"], self._now(None)))
+            added.append(add(state, text, record["event_id"], self._now(None)))
             return added[-1][0]
 
         self._adopt(change, action, lambda: added[-1][2])
@@ -177,6 +161,22 @@ class DurableContext:
             if moment <= previous:
                 moment = previous + timedelta(microseconds=1)
         return moment.isoformat()
+
+
+def _with_new_fact(
+    state: DurableContextState, text: str, source: str, moment: str
+) -> Added[DurableFact]:
+    fact = DurableFact(_next_id("F", [f.fact_id for f in state.facts]), text, source, moment)
+    return add_fact(state, fact), fact, fact.fact_id
+
+
+def _with_new_pending_item(
+    state: DurableContextState, text: str, source: str, moment: str
+) -> Added[PendingItem]:
+    item = PendingItem(
+        _next_id("T", [i.item_id for i in state.pending_items]), text, source, moment
+    )
+    return add_pending(state, item), item, item.item_id
 
 
 def _find(state: DurableContextState, item_id: str) -> PendingItem | None:
