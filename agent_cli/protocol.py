@@ -17,74 +17,248 @@ message text is ever kept. Removal is atomic: both halves of an interaction go t
 other blocks of the same messages stay, and a message left with no content is dropped.
 Nothing here mutates its input; unchanged messages are shared, changed ones are new dicts.
 
-Validation lives in `agent_cli.protocol_validation`, removal in `agent_cli.protocol_removal`;
-this module keeps the small queries and the repair of a dangling call, and every public
-name of the three stays importable from here.
+The module reads top to bottom: the reason codes and the id grammar; validation
+(`ProtocolScan` for messages fed in order, `validate_tool_protocol` for a whole history);
+atomic removal (`remove_tool_interactions`, and `strip_interactions` / `apply_changes` for
+a caller that plans changes before making them); queries over tool blocks; and the repairs
+a resumed history may need (a dangling call answered, malformed ids renamed).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
-from typing import Any
+import re
+from collections.abc import Collection, Container, Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
 
-from agent_cli.protocol_removal import (
-    apply_changes,
-    locate_interactions,
-    remove_tool_interactions,
-    strip_interactions,
-)
-from agent_cli.protocol_validation import (
-    DUPLICATE_ID,
-    DUPLICATE_RESULT,
-    EMPTY_ID,
-    MALFORMED_ID,
-    MALFORMED_MESSAGE,
-    MAX_TOOL_USE_ID_CHARS,
-    MISSING_RESULT,
-    RESULT_BEFORE_USE,
-    RESULT_OUTSIDE_USER,
-    UNKNOWN_ID,
-    USE_OUTSIDE_ASSISTANT,
-    Interaction,
-    ProtocolScan,
-    is_valid_tool_use_id,
-    validate_tool_protocol,
-)
+from agent_cli.errors import ToolProtocolError
 
-__all__ = [
-    "DUPLICATE_ID",
-    "DUPLICATE_RESULT",
-    "EMPTY_ID",
-    "EMPTY_NAME",
-    "MALFORMED_ID",
-    "MALFORMED_MESSAGE",
-    "MAX_TOOL_USE_ID_CHARS",
-    "MISSING_RESULT",
-    "RESULT_BEFORE_USE",
-    "RESULT_OUTSIDE_USER",
-    "UNKNOWN_ID",
-    "USE_OUTSIDE_ASSISTANT",
-    "Interaction",
-    "ProtocolScan",
-    "answer_dangling_tool_uses",
-    "apply_changes",
-    "collect_tool_ids",
-    "find_answer_id_problem",
-    "find_reused_tool_use_id",
-    "is_valid_tool_use_id",
-    "iter_tool_blocks",
-    "locate_interactions",
-    "remove_tool_interactions",
-    "rename_malformed_tool_ids",
-    "renamed_tool_use_id",
-    "strip_interactions",
-    "validate_tool_protocol",
-]
-
+# Reason codes carried by ToolProtocolError.
+MALFORMED_MESSAGE = "malformed_message"
+EMPTY_ID = "empty_id"
+MALFORMED_ID = "malformed_id"
+DUPLICATE_ID = "duplicate_id"
+DUPLICATE_RESULT = "duplicate_result"
+USE_OUTSIDE_ASSISTANT = "tool_use_outside_assistant"
+RESULT_OUTSIDE_USER = "tool_result_outside_user"
+RESULT_BEFORE_USE = "result_before_use"
+UNKNOWN_ID = "unknown_id"
+MISSING_RESULT = "missing_result"
 EMPTY_NAME = "empty_name"  # a tool_use whose `name` is not a non-empty string
-RENAMED_ID_PREFIX = "toolu_renamed_"
-_ID_KEYS = {"tool_use": "id", "tool_result": "tool_use_id"}
+
+
+# The API's grammar for tool_use ids. It states no length; its own ids are about 30
+# characters, and 256 leaves room for any compatible endpoint's while keeping a hostile
+# 100,000-character id out of the history (and out of every later request).
+MAX_TOOL_USE_ID_CHARS = 256
+_TOOL_USE_ID = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def is_valid_tool_use_id(value: object) -> bool:
+    """True for an id the Messages API accepts: `^[a-zA-Z0-9_-]+$`, at most 256 chars."""
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= MAX_TOOL_USE_ID_CHARS
+        and _TOOL_USE_ID.fullmatch(value) is not None
+    )
+
+
+def _check_id(tool_id: object, index: int) -> str:
+    """`tool_id` if the API would take it; EMPTY_ID or MALFORMED_ID (without the id,
+    which may be huge) otherwise."""
+    if not isinstance(tool_id, str) or not tool_id:
+        raise ToolProtocolError(EMPTY_ID, message_index=index)
+    if not is_valid_tool_use_id(tool_id):
+        raise ToolProtocolError(MALFORMED_ID, message_index=index)
+    return tool_id
+
+
+class Interaction(NamedTuple):
+    """Where one tool call lives: the index of its tool_use and of its tool_result message."""
+
+    tool_use_message: int
+    tool_result_message: int
+
+
+class ProtocolScan:
+    """An incremental validator: feed messages in order, then `finish()`.
+
+    It lets a caller that validated a prefix check only what was appended since:
+    `ProtocolScan(known=ids)` continues after a prefix that ended with every call
+    answered, `ids` being the tool_use ids of that prefix (only tested with `in`).
+    `interactions` holds the calls answered in what was fed, in answer order.
+    """
+
+    def __init__(self, known: Container[str] | None = None) -> None:
+        self._known: Container[str] = known if known is not None else frozenset()
+        self.interactions: dict[str, Interaction] = {}
+        self._open_uses: dict[str, int] = {}  # id -> index of its tool_use message
+        self._early_results: dict[str, int] = {}  # id -> index of a result with no use yet
+
+    def _is_seen(self, tool_id: str) -> bool:
+        return tool_id in self._known or tool_id in self.interactions
+
+    def feed(self, messages: Sequence[Any], start_index: int = 0) -> None:
+        """Check `messages`, the first of which sits at `start_index` of the history."""
+        for index, message in enumerate(messages, start_index):
+            role = message.get("role") if isinstance(message, dict) else None
+            if role != "user" and role != "assistant":
+                raise ToolProtocolError(MALFORMED_MESSAGE, message_index=index)
+            content = message.get("content")
+            if not isinstance(content, list):
+                continue
+            for block in content:
+                kind = block.get("type") if isinstance(block, dict) else None
+                if kind == "tool_use":
+                    self._feed_use(block, role, index)
+                elif kind == "tool_result":
+                    self._feed_result(block, role, index)
+
+    def _feed_use(self, block: dict[str, Any], role: str, index: int) -> None:
+        tool_id = _check_id(block.get("id"), index)
+        if role != "assistant":
+            raise ToolProtocolError(USE_OUTSIDE_ASSISTANT, tool_use_id=tool_id, message_index=index)
+        if tool_id in self._early_results:
+            raise ToolProtocolError(
+                RESULT_BEFORE_USE, tool_use_id=tool_id, message_index=self._early_results[tool_id]
+            )
+        if self._is_seen(tool_id) or tool_id in self._open_uses:
+            raise ToolProtocolError(DUPLICATE_ID, tool_use_id=tool_id, message_index=index)
+        self._open_uses[tool_id] = index
+
+    def _feed_result(self, block: dict[str, Any], role: str, index: int) -> None:
+        tool_id = _check_id(block.get("tool_use_id"), index)
+        if role != "user":
+            raise ToolProtocolError(RESULT_OUTSIDE_USER, tool_use_id=tool_id, message_index=index)
+        if self._is_seen(tool_id) or tool_id in self._early_results:
+            raise ToolProtocolError(DUPLICATE_RESULT, tool_use_id=tool_id, message_index=index)
+        use_index = self._open_uses.pop(tool_id, None)
+        if use_index is None:
+            self._early_results[tool_id] = index  # unknown, unless its use comes later
+        else:
+            self.interactions[tool_id] = Interaction(use_index, index)
+
+    def finish(self) -> dict[str, Interaction]:
+        """Raise for calls left unanswered or results never matched; return the map."""
+        if self._open_uses:
+            tool_id, index = next(iter(self._open_uses.items()))
+            raise ToolProtocolError(MISSING_RESULT, tool_use_id=tool_id, message_index=index)
+        if self._early_results:
+            tool_id, index = next(iter(self._early_results.items()))
+            raise ToolProtocolError(UNKNOWN_ID, tool_use_id=tool_id, message_index=index)
+        return self.interactions
+
+
+def validate_tool_protocol(messages: Sequence[Any]) -> dict[str, Interaction]:
+    """Check the pairing of the whole history; return tool_use id -> Interaction.
+
+    Raises ToolProtocolError (a ValueError) for missing, unknown, duplicate, empty,
+    malformed (`is_valid_tool_use_id`) or out-of-order ids and for tool blocks under the
+    wrong role.
+    """
+    scan = ProtocolScan()
+    scan.feed(messages)
+    return scan.finish()
+
+
+def _without_blocks(message: dict[str, Any], ids: Collection[str]) -> dict[str, Any] | None:
+    """`message` minus the tool blocks of `ids`: itself if untouched, None if left empty."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return message
+    kept = []  # the test written out inline: removal from a long view runs this per message
+    for block in content:
+        if isinstance(block, dict):
+            kind = block.get("type")
+            if (kind == "tool_use" and block.get("id") in ids) or (
+                kind == "tool_result" and block.get("tool_use_id") in ids
+            ):
+                continue
+        kept.append(block)
+    if len(kept) == len(content):
+        return message
+    if not kept:
+        return None
+    return {**message, "content": kept}
+
+
+def locate_interactions(
+    messages: Sequence[dict[str, Any]], use_indices: Mapping[str, int]
+) -> dict[str, Interaction]:
+    """Interactions of a valid view, given where each tool_use is: its result is searched
+    forward from there (it is usually in the very next message)."""
+    located = {}
+    for tool_id, use_index in use_indices.items():
+        for index in range(use_index + 1, len(messages)):
+            if _holds_result_of(messages[index], tool_id):
+                located[tool_id] = Interaction(use_index, index)
+                break
+    return located
+
+
+def _holds_result_of(message: Any, tool_id: str) -> bool:
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return False
+    for block in content:
+        if (
+            isinstance(block, dict)
+            and block.get("tool_use_id") == tool_id
+            and block.get("type") == "tool_result"
+        ):
+            return True
+    return False
+
+
+def remove_tool_interactions(
+    messages: Sequence[dict[str, Any]],
+    ids: Iterable[str],
+    *,
+    interactions: Mapping[str, Interaction] | None = None,
+) -> list[dict[str, Any]]:
+    """A new list without the tool_use and tool_result blocks of `ids`, both halves at once.
+
+    Other blocks stay in place; a message left with no content is dropped; untouched
+    messages are the same objects, touched ones are new dicts. The input is not mutated.
+    With `interactions` (where each id's halves are, indices into `messages`), only those
+    messages are visited, which keeps removal from a long view cheap.
+    """
+    doomed = frozenset(ids)
+    if not doomed:
+        return list(messages)
+    return apply_changes(messages, strip_interactions(messages, doomed, interactions))
+
+
+def apply_changes(
+    messages: Sequence[dict[str, Any]], changes: Mapping[int, dict[str, Any] | None]
+) -> list[dict[str, Any]]:
+    """`messages` with the `changes` of `strip_interactions` made, as a new list."""
+    result: list[dict[str, Any] | None] = list(messages)
+    for index, replacement in changes.items():
+        result[index] = replacement
+    return [message for message in result if message is not None]
+
+
+def strip_interactions(
+    messages: Sequence[dict[str, Any]],
+    ids: Collection[str],
+    interactions: Mapping[str, Interaction] | None = None,
+) -> dict[int, dict[str, Any] | None]:
+    """What removing the interactions `ids` changes: index -> the message without their
+    blocks, or None where nothing is left of it. Untouched messages are not listed. With
+    `interactions` only the messages they name are visited (see above)."""
+    if interactions is None:
+        touched: Iterable[int] = range(len(messages))
+    else:
+        touched = {
+            index for tool_id in ids if tool_id in interactions for index in interactions[tool_id]
+        }
+    changes: dict[int, dict[str, Any] | None] = {}
+    for index in touched:
+        replacement = _without_blocks(messages[index], ids)
+        if replacement is not messages[index]:
+            changes[index] = replacement
+    return changes
 
 
 def iter_tool_blocks(message: Any) -> Iterable[dict[str, Any]]:
@@ -182,6 +356,10 @@ def answer_dangling_tool_uses(
         ],
     }
     return [*history, answers], answers
+
+
+RENAMED_ID_PREFIX = "toolu_renamed_"
+_ID_KEYS = {"tool_use": "id", "tool_result": "tool_use_id"}
 
 
 def rename_malformed_tool_ids(

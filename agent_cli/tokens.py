@@ -1,7 +1,7 @@
 """Token counting for prompt views: tiktoken's cl100k (offline) with an honest fallback.
 
-The estimators live in `agent_cli.token_estimation`, the snapshots and the bounded memo in
-`agent_cli.token_memo`; their public names stay importable from here.
+The estimators (offline cl100k, the heuristic) live in `agent_cli.token_estimation`, the
+snapshots and the bounded memo in `agent_cli.token_memo`; import their names from there.
 
 Contract:
 - `TokenCounter` counts what a request really carries: text blocks, tool_use name, id and
@@ -43,7 +43,6 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from agent_cli.token_estimation import (
-    ENCODING_NAME,
     HEURISTIC_ESTIMATOR,
     TIKTOKEN_ESTIMATOR,
     Encoding,
@@ -51,24 +50,6 @@ from agent_cli.token_estimation import (
     load_offline_encoding,
 )
 from agent_cli.token_memo import BoundedMemo, build_snapshot
-
-__all__ = [
-    "BLOCK_OVERHEAD_TOKENS",
-    "DEFAULT_CACHE_SIZE",
-    "DEFAULT_MAX_CACHED_TOKENS",
-    "ENCODING_NAME",
-    "HEURISTIC_ESTIMATOR",
-    "IMAGE_TOKENS",
-    "MESSAGE_OVERHEAD_TOKENS",
-    "TIKTOKEN_ESTIMATOR",
-    "Encoding",
-    "TokenCounter",
-    "build_snapshot",
-    "default_counter",
-    "estimate_text_tokens_heuristically",
-    "estimate_tokens",
-    "load_offline_encoding",
-]
 
 MESSAGE_OVERHEAD_TOKENS = 4
 BLOCK_OVERHEAD_TOKENS = 2

@@ -3,7 +3,8 @@
 Also the fixtures several modules share (a module may define its own of the same name,
 which then wins): for end-to-end tests `terminals` (a tmux pool), `home` (a state folder
 path, not created) and `workspace` (the demo workspace); for prompt tests `pipe_reader`
-(a `PromptReader` on a pipe, with a dummy output).
+(a `PromptReader` on a pipe, with a dummy output); for tests of the real SDK `server`
+(the fake Messages API, accepting the key the test module names as `API_KEY`).
 """
 
 from __future__ import annotations
@@ -62,6 +63,14 @@ def workspace(tmp_path: Path) -> Path:
     from e2e_support import write_demo_workspace
 
     return write_demo_workspace(tmp_path / "ws")
+
+
+@pytest.fixture()
+def server(request: pytest.FixtureRequest):
+    from fake_anthropic import start_fake_server
+
+    with start_fake_server(api_key=request.module.API_KEY) as fake:
+        yield fake
 
 
 @pytest.fixture()

@@ -10,6 +10,9 @@ does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 from hypothesis import strategies as st
 
 from agent_cli.secret_forms import MAX_WRAPPED_CHARS, encoded_forms
@@ -48,6 +51,22 @@ def secret_occurrences(draw: st.DrawFn) -> tuple[str, str]:
     return secret, form
 
 
+class PaddedSecret(NamedTuple):
+    """A secret, one of its forms as output may hold it, and the padding either side."""
+
+    secret: str
+    form: str
+    before: str
+    after: str
+
+
+@st.composite
+def padded_secrets(draw: st.DrawFn) -> PaddedSecret:
+    """A `secret_occurrences()` draw with `PADDING` drawn before and after it."""
+    secret, form = draw(secret_occurrences())
+    return PaddedSecret(secret, form, draw(PADDING), draw(PADDING))
+
+
 def flat(text: str) -> str:
     return text.replace("\r", "").replace("\n", "")
 
@@ -67,3 +86,25 @@ def leaked_piece(output: str, secret: str, baseline: str = "") -> str | None:
 def stand_in(form: str) -> str:
     """`form` with every character replaced, line breaks kept: the baseline text."""
     return "".join(ch if ch == "\n" else STAND_IN for ch in form)
+
+
+def assert_no_piece_leaks(
+    shown: Callable[[str], str], secret: str, form: str, around: Callable[[str], str]
+) -> None:
+    """What the path `shown` (a cut, then redaction) makes of `around(form)` holds no piece
+    of `secret` that it does not show of `around(stand_in(form))` too (`leaked_piece`).
+
+    `around` places the form in its text: padding, repeats, whatever the path needs."""
+    baseline = shown(around(stand_in(form)))
+    assert leaked_piece(shown(around(form)), secret, baseline) is None
+
+
+def strings_in(value: object) -> str:
+    """Every string inside a JSON value, one per line (as a reader would see them)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict):
+        return "\n".join(strings_in(item) for item in value.values())
+    if isinstance(value, list):
+        return "\n".join(strings_in(item) for item in value)
+    return ""

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from session_support import FakeToolbox
 
 from agent_cli.events import ModelResponse, Notice, TurnEnded, Usage
 from agent_cli.protocol import validate_tool_protocol
@@ -151,15 +152,12 @@ def drive_with_interrupt(turn: Iterator[Any], at_index: int) -> InterruptedRun:
     return InterruptedRun(events, target, escaped=False)
 
 
-class InterruptingToolbox:
+class InterruptingToolbox(FakeToolbox):
     """A toolbox whose tools are interrupted by Ctrl-C the moment they start."""
 
     def __init__(self, schemas: list[dict[str, Any]] | None = None) -> None:
-        self._schemas = schemas or []
+        super().__init__(schemas)
         self.calls: list[str] = []
-
-    def schemas(self) -> list[dict[str, Any]]:
-        return list(self._schemas)
 
     def run(self, name: str, tool_input: dict[str, Any]) -> Any:
         self.calls.append(name)
@@ -177,6 +175,13 @@ class HangingProvider:
 
     def prepare(self) -> None:
         """Nothing to build: the hang is in `stream`."""
+
+    def build_summarizer(self, focus: str | None = None) -> None:
+        """None: a request never answers, so no summary is asked for."""
+        return None
+
+    def list_models(self, timeout_seconds: float) -> None:
+        return None
 
     def stream(self, request: Any) -> Iterator[Any]:
         self.requests += 1

@@ -1,14 +1,18 @@
-"""Helpers for session tests: a scripted provider and a ready-made session on disk."""
+"""Helpers for session tests: a scripted provider, a toolbox to build fakes on, and a
+ready-made session on disk. The fakes implement the session's protocols
+(`provider.base.Provider`, `tools.toolbox.ToolRunner`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.events import ModelRequest, ModelResponse, TextDelta, Usage
+from agent_cli.provider.base import PlainSummarizer, ProviderSummarizer, Summarizer
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.session import Session, open_session
 from agent_cli.store.paths import resolve_state_paths
 
@@ -29,6 +33,8 @@ class ScriptedProvider:
 
     A reply is a list of content blocks (stop reason `tool_use` when it has a tool_use,
     `end_turn` otherwise). A callable step gets the request and may raise or yield.
+    Its summarizer is `summarizer` (a plain function) or, for a test that watches usage
+    or the cached prefix, `provider_summarizer`; with neither it offers none.
     """
 
     name = "scripted"
@@ -38,11 +44,15 @@ class ScriptedProvider:
     def __init__(
         self,
         steps: list[Any] | None = None,
-        summarizer: Callable[[list[dict[str, Any]]], str] | None = None,
+        summarizer: Summarizer | None = None,
+        *,
+        provider_summarizer: ProviderSummarizer | None = None,
     ) -> None:
         self.steps = list(steps or [])
         self.requests: list[ModelRequest] = []
-        self.summarizer = summarizer
+        if provider_summarizer is None and summarizer is not None:
+            provider_summarizer = PlainSummarizer(summarizer)
+        self.summarizer = provider_summarizer
         self.summary_focus: list[str | None] = []
         self.prepared = 0
 
@@ -62,9 +72,44 @@ class ScriptedProvider:
         stop = "tool_use" if any(b["type"] == "tool_use" for b in step) else "end_turn"
         yield ModelResponse({"role": "assistant", "content": step}, stop, Usage(0, 0))
 
-    def build_summarizer(self, focus: str | None = None) -> Any:
+    def build_summarizer(self, focus: str | None = None) -> ProviderSummarizer | None:
         self.summary_focus.append(focus)
         return self.summarizer
+
+    def list_models(self, timeout_seconds: float) -> None:
+        """None: no Models API (`/model` lists the model table)."""
+        return None
+
+
+class FakeToolbox:
+    """A toolbox offering `schemas` and redacting nothing; a test's fake overrides `run`."""
+
+    def __init__(self, schemas: list[dict[str, Any]] | None = None) -> None:
+        self._schemas = schemas or []
+        self.output_watcher: Callable[[bytes], None] | None = None
+
+    @property
+    def secret_forms(self) -> SecretForms:
+        return NO_SECRETS
+
+    @property
+    def redactor(self) -> None:
+        return None
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return list(self._schemas)
+
+    def run(self, name: str, tool_input: dict[str, Any]) -> Any:
+        raise AssertionError(f"{name} was not expected to run")
+
+
+def workspace_with(tmp_path: Path, files: Mapping[str, str] | None = None) -> Path:
+    """A fresh workspace folder, `tmp_path/ws`, holding `files` (name -> text)."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    for name, text in (files or {}).items():
+        (root / name).write_text(text)
+    return root
 
 
 def tool_use(tool_id: str, name: str, **tool_input: Any) -> dict[str, Any]:

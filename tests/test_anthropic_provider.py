@@ -445,7 +445,7 @@ def test_prepare_builds_one_client_from_any_number_of_threads_and_requests_use_i
 
 def test_the_warm_up_stream_still_parses_with_this_sdk():
     """The warm-up swallows errors (it is only a warm-up): prove it really runs."""
-    from agent_cli.provider.anthropic_provider import accumulate_warm_up_stream
+    from agent_cli.provider.anthropic_stream import accumulate_warm_up_stream
 
     snapshot = accumulate_warm_up_stream()
     assert snapshot.stop_reason == "tool_use"

@@ -23,8 +23,6 @@ CORE_PATTERNS = (
     "token_memo.py",
     "frozen.py",
     "protocol.py",
-    "protocol_validation.py",
-    "protocol_removal.py",
     "compaction/**/*.py",
     "durable/**/*.py",
     "sources/pointers.py",
@@ -137,8 +135,6 @@ def test_the_core_files_exist_where_the_rules_expect_them():
     assert {
         "agent_cli/tokens.py",
         "agent_cli/protocol.py",
-        "agent_cli/protocol_validation.py",
-        "agent_cli/protocol_removal.py",
         "agent_cli/token_estimation.py",
         "agent_cli/token_memo.py",
         "agent_cli/compaction/pipeline.py",
@@ -320,3 +316,63 @@ def test_compaction_keeps_no_state_at_module_level():
     modules = sorted((PACKAGE / "compaction").rglob("*.py"))
     assert len(modules) > 10
     assert [where for path in modules for where in _module_level_mutables(path)] == []
+
+
+# Re-exports that wait for their last caller to move, each with that caller. Issue 22
+# withdrew shims: a name is imported from the module that defines it, and only a
+# package's `__init__` (its public face) offers names defined elsewhere.
+PENDING_RE_EXPORTS: set[tuple[str, str]] = set()
+PLAIN_MODULES = {_module_name(path): path for path in ALL_FILES if path.name != "__init__.py"}
+
+
+class _TopLevelNames:
+    """What a module defines, imports for its own use, passes on (`from m import x as x`,
+    Python's spelling of an export) and lists in `__all__`."""
+
+    def __init__(self, path: Path) -> None:
+        self.defined: set[str] = set()
+        self.imported: set[str] = set()
+        self.passed_on: set[str] = set()
+        self.public: set[str] = set()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.defined.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                self._note_assignment(node)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for alias in node.names:
+                    if alias.asname == alias.name:
+                        self.passed_on.add(alias.name)
+                    else:
+                        self.imported.add(alias.asname or alias.name.split(".")[0])
+
+    def _note_assignment(self, node: ast.Assign | ast.AnnAssign) -> None:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        names = {target.id for target in targets if isinstance(target, ast.Name)}
+        self.defined |= names
+        if "__all__" in names and isinstance(node.value, (ast.List, ast.Tuple)):
+            self.public = {elt.value for elt in node.value.elts if isinstance(elt, ast.Constant)}
+
+
+def test_a_plain_module_offers_only_names_it_defines():
+    offered_from_elsewhere = set()
+    for module, path in PLAIN_MODULES.items():
+        names = _TopLevelNames(path)
+        offered = (names.public - names.defined) | names.passed_on
+        offered_from_elsewhere |= {(module, name) for name in offered}
+    assert offered_from_elsewhere == PENDING_RE_EXPORTS
+
+
+def test_every_name_is_imported_from_the_module_that_defines_it():
+    root = PACKAGE.parent
+    callers = [*ALL_FILES, *(root / "tests").rglob("*.py"), *(root / "bench").rglob("*.py")]
+    names_of = {module: _TopLevelNames(path) for module, path in PLAIN_MODULES.items()}
+    taken_second_hand = {
+        (_relative(path), node.module, alias.name)
+        for path in callers
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.ImportFrom) and node.module in names_of
+        for alias in node.names
+        if alias.name in names_of[node.module].imported - names_of[node.module].defined
+    }
+    assert not taken_second_hand

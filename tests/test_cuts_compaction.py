@@ -14,7 +14,13 @@ import re
 from typing import Any
 
 from compaction_support import assistant, call_pair, make_counter, tool_result, tool_use, user
-from cuts_support import PADDING, leaked_piece, secret_occurrences, stand_in
+from cuts_support import (
+    PADDING,
+    assert_no_piece_leaks,
+    leaked_piece,
+    padded_secrets,
+    secret_occurrences,
+)
 from hostile_support import fuzz_settings
 from hypothesis import given
 from hypothesis import strategies as st
@@ -79,17 +85,13 @@ def test_l1_cuts_a_list_result_full_of_keys_only_between_them():
 
 @fuzz_settings(0.1)
 @given(
-    occurrence=secret_occurrences(),
-    before=PADDING,
-    after=PADDING,
+    case=padded_secrets(),
     budget=st.integers(45, 200),
     as_blocks=st.booleans(),
     repeats=st.integers(1, 40),
 )
-def test_l1_cut_anywhere_leaves_no_piece_of_a_secret(
-    occurrence, before, after, budget, as_blocks, repeats
-):
-    secret, form = occurrence
+def test_l1_cut_anywhere_leaves_no_piece_of_a_secret(case, budget, as_blocks, repeats):
+    secret, form, before, after = case
     secrets = SecretForms.from_values([secret])
     counter, _ = make_counter()
 
@@ -101,19 +103,20 @@ def test_l1_cut_anywhere_leaves_no_piece_of_a_secret(
             out = (build_truncated_text(text, budget, counter, secrets) or (text, 0))[0]
         return secrets.redact(out)
 
-    text = (before + form) * repeats + after  # repeated, so that a cut is likely inside
-    baseline = shown((before + stand_in(form)) * repeats + after)
-    assert leaked_piece(shown(text), secret, baseline) is None
+    # repeated, so that a cut is likely inside
+    assert_no_piece_leaks(shown, secret, form, lambda f: (before + f) * repeats + after)
 
 
 @fuzz_settings(0.1)
-@given(occurrence=secret_occurrences(), before=PADDING, after=PADDING)
-def test_a_digest_line_holds_no_piece_of_a_secret_in_a_long_input(occurrence, before, after):
-    secret, form = occurrence
+@given(case=padded_secrets())
+def test_a_digest_line_holds_no_piece_of_a_secret_in_a_long_input(case):
+    secret, form, before, after = case
     secrets = SecretForms.from_values([secret])
-    line = describe_key_input({"command": before + form + after}, secrets)
-    baseline = describe_key_input({"command": before + stand_in(form) + after}, secrets)
-    assert leaked_piece(line, secret, baseline) is None
+
+    def shown(command: str) -> str:
+        return describe_key_input({"command": command}, secrets)
+
+    assert_no_piece_leaks(shown, secret, form, lambda f: before + f + after)
 
 
 def test_a_digest_line_keeps_a_long_pointer_whole():
@@ -222,24 +225,21 @@ def test_recall_pages_split_no_key_wherever_the_model_starts_them(tmp_path):
 
 @fuzz_settings(0.1)
 @given(
-    occurrence=secret_occurrences(),
-    before=PADDING,
-    after=PADDING,
+    case=padded_secrets(),
     budget=st.integers(1, 400),
     repeats=st.integers(1, 30),
 )
 def test_an_oversized_message_preview_cut_anywhere_leaves_no_piece_of_a_secret(
-    occurrence, before, after, budget, repeats
+    case, budget, repeats
 ):
-    secret, form = occurrence
+    secret, form, before, after = case
     secrets = SecretForms.from_values([secret])
     pointer = artifact_pointer(1)
 
     def shown(text: str) -> str:
         return secrets.redact(build_preview(text, pointer, budget, len, secrets))
 
-    baseline = shown((before + stand_in(form)) * repeats + after)
-    assert leaked_piece(shown((before + form) * repeats + after), secret, baseline) is None
+    assert_no_piece_leaks(shown, secret, form, lambda f: (before + f) * repeats + after)
 
 
 @fuzz_settings(0.1)
@@ -260,9 +260,8 @@ def test_a_shortened_request_leaves_no_piece_of_a_secret(occurrence, lead, after
         fitted, _ = _fit_requests([RequestEntry(text, None)] * 3, budget, counter, secrets)
         return secrets.redact("\n".join(request_line(entry) for entry in fitted))
 
-    text = before + form + after + "z" * 300  # long enough to be shortened
-    baseline = shown(before + stand_in(form) + after + "z" * 300)
-    assert leaked_piece(shown(text), secret, baseline) is None
+    # "z" * 300: long enough to be shortened
+    assert_no_piece_leaks(shown, secret, form, lambda f: before + f + after + "z" * 300)
 
 
 def test_the_summary_input_keeps_pointers_whole_at_its_cuts():

@@ -10,23 +10,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from cuts_support import LEAK_CHARS, leaked_piece
+from cuts_support import LEAK_CHARS, leaked_piece, strings_in
 from e2e_support import build_env, run_piped
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 
 KEY = "sk-ant-FAKE-Zq9w8e7r6t5y4u3i2o1pLmNb"
 CAP = 1_048_576
 BEFORE_CAP = 9  # characters of the key that would fit under the cap
-
-
-def strings_in(value: object) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        return "\n".join(strings_in(item) for item in value.values())
-    if isinstance(value, list):
-        return "\n".join(strings_in(item) for item in value)
-    return ""
 
 
 @pytest.mark.e2e

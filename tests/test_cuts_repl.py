@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cuts_support import PADDING, leaked_piece, secret_occurrences, stand_in
+from cuts_support import assert_no_piece_leaks, leaked_piece, padded_secrets
 from hostile_support import fuzz_settings
 from hypothesis import given
 from hypothesis import strategies as st
@@ -60,19 +60,13 @@ def test_the_approval_view_shortens_a_long_command_between_keys(tmp_path: Path):
 
 @fuzz_settings(0.1)
 @given(
-    occurrence=secret_occurrences(),
-    before=PADDING,
-    after=PADDING,
+    case=padded_secrets(),
     width=st.integers(30, 140),
     repeats=st.integers(1, 12),
 )
-def test_an_approval_view_cut_anywhere_leaves_no_piece_of_a_secret(
-    occurrence, before, after, width, repeats
-):
-    secret, form = occurrence
+def test_an_approval_view_cut_anywhere_leaves_no_piece_of_a_secret(case, width, repeats):
+    secret, form, before, after = case
     secrets = SecretForms.from_values([secret])
-    one_line = (before + form.replace("\n", "")) * repeats + after  # one long line
-    one_line = one_line.replace("\n", " ")
 
     def shown(command: str) -> str:
         request = PermissionRequest(
@@ -80,9 +74,10 @@ def test_an_approval_view_cut_anywhere_leaves_no_piece_of_a_secret(
         )
         return secrets.redact(shown_text(build_approval_view(request, width, 30)))
 
-    flat_form = form.replace("\n", "")
-    baseline = shown(one_line.replace(flat_form, stand_in(flat_form)))
-    assert leaked_piece(shown(one_line), secret, baseline) is None
+    def one_long_line(flat_form: str) -> str:
+        return ((before + flat_form) * repeats + after).replace("\n", " ")
+
+    assert_no_piece_leaks(shown, secret, form.replace("\n", ""), one_long_line)
 
 
 def test_clip_line_keeps_a_pointer_whole():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import typing
 
 from agent_cli.models import DEFAULT_MODEL, lookup_model
-from agent_cli.provider.anthropic_provider import load_provider_settings
+from agent_cli.provider.anthropic_settings import load_provider_settings
 
 
 def _sdk_model_ids() -> set[str]:

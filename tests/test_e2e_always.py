@@ -8,13 +8,12 @@ question must say what each "always" covers.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
-from e2e_support import ReplDriver, agent_cli_argv, build_env, count_prompts
-from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
+from e2e_support import ReplDriver, count_prompts
+from fake_anthropic import Reply, text_block, tool_use_block
+from scene_support import Scene, open_scene
 
 pytestmark = pytest.mark.e2e
 
@@ -22,27 +21,10 @@ API_KEY = "sk-ant-e2e-always-0123456789"
 QUESTION = "allow? [y] once"
 
 
-@dataclass(frozen=True)
-class Scene:
-    repl: ReplDriver
-    server: Any
-    workspace: Path
-
-
 @pytest.fixture()
 def scene(tmp_path: Path, terminals) -> Iterator[Scene]:
-    folder = tmp_path / "ws"
-    folder.mkdir()
-    (folder / "tall.txt").write_text("keep me\n")
-    with start_fake_server(api_key=API_KEY) as fake:
-        env = build_env(
-            tmp_path / "home", {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": fake.base_url}
-        )
-        terminal = terminals.open(env)
-        terminal.start(agent_cli_argv(), cwd=folder, height=40)
-        driver = ReplDriver(terminal)
-        driver.wait_for_prompt(timeout=60)
-        yield Scene(driver, fake, folder)
+    with open_scene(tmp_path, terminals, API_KEY, {"tall.txt": "keep me\n"}) as opened:
+        yield opened
 
 
 def turn_with_command(scene: Scene, call_id: str, command: str, done: str) -> None:

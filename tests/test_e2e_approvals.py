@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
-from e2e_support import PROMPT_MARK, ReplDriver, agent_cli_argv, build_env, count_prompts
-from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
+from e2e_support import PROMPT_MARK, ReplDriver, count_prompts
+from fake_anthropic import Reply, text_block, tool_use_block
+from scene_support import Scene, open_scene
 
 pytestmark = pytest.mark.e2e
 
@@ -29,29 +28,11 @@ HUGE_WAIT_SECONDS = 180  # a bound for a loaded 2-core machine, not a pause: wai
 SGR = re.compile(r"\x1b\[([0-9;]*)m")
 
 
-@dataclass(frozen=True)
-class Scene:
-    """The REPL on a 40-row terminal, the fake API playing the model, the workspace."""
-
-    repl: ReplDriver
-    server: Any
-    workspace: Path
-
-
 @pytest.fixture()
 def scene(tmp_path: Path, terminals) -> Iterator[Scene]:
-    folder = tmp_path / "ws"
-    folder.mkdir()
-    (folder / "evil.txt").write_text("first line\nkeep me\nlast line\n")
-    with start_fake_server(api_key=API_KEY) as fake:
-        env = build_env(
-            tmp_path / "home", {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": fake.base_url}
-        )
-        terminal = terminals.open(env)
-        terminal.start(agent_cli_argv(), cwd=folder, height=40)
-        driver = ReplDriver(terminal)
-        driver.wait_for_prompt(timeout=60)
-        yield Scene(driver, fake, folder)
+    files = {"evil.txt": "first line\nkeep me\nlast line\n"}
+    with open_scene(tmp_path, terminals, API_KEY, files) as opened:
+        yield opened
 
 
 def ask_for_tool(scene: Scene, name: str, tool_input: dict, *, timeout: float = 30) -> str:

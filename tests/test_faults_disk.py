@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from faults_support import assert_history_is_valid, notices, turn_end
-from session_support import ScriptedProvider, drain, make_session, tool_use
+from session_support import ScriptedProvider, drain, make_session, tool_use, workspace_with
 
 from agent_cli.errors import SessionNotFound, StateDirUnavailable
 from agent_cli.protocol import validate_tool_protocol
@@ -25,10 +25,7 @@ ANSWER = [{"type": "text", "text": "done"}]
 
 @pytest.fixture()
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "notes.txt").write_text("the build uses make\n")
-    return root
+    return workspace_with(tmp_path, {"notes.txt": "the build uses make\n"})
 
 
 def run_main(argv: list[str], env: dict[str, str]) -> tuple[int, str]:

@@ -21,14 +21,14 @@ from faults_support import (
     take_snapshot,
     turn_end,
 )
-from session_support import ScriptedProvider, drain, make_session, plain, tool_use
+from session_support import ScriptedProvider, drain, make_session, plain, tool_use, workspace_with
 
 from agent_cli.errors import TranscriptWriteFailed
 from agent_cli.events import ToolFinished
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.provider.offline import OfflineProvider
 from agent_cli.repl.error_text import notice_text
-from agent_cli.store.artifacts import RESULTS_FOLDER
+from agent_cli.store.artifact_removal import RESULTS_FOLDER
 
 BIG_OUTPUT_COMMAND = "seq 1 20000"  # about 108 KB: far over the artifact threshold
 ANSWER = [{"type": "text", "text": "done"}]
@@ -36,10 +36,7 @@ ANSWER = [{"type": "text", "text": "done"}]
 
 @pytest.fixture()
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "notes.txt").write_text("the build uses make\n")
-    return root
+    return workspace_with(tmp_path, {"notes.txt": "the build uses make\n"})
 
 
 # --- a full disk while appending a transcript record --------------------------------------

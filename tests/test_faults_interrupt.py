@@ -25,7 +25,7 @@ from faults_support import (
     take_snapshot,
     turn_end,
 )
-from session_support import ScriptedProvider, drain, make_session, plain, tool_use
+from session_support import ScriptedProvider, drain, make_session, plain, tool_use, workspace_with
 
 from agent_cli.events import (
     AssistantText,
@@ -34,6 +34,7 @@ from agent_cli.events import (
     ToolStarted,
 )
 from agent_cli.provider.anthropic_provider import AnthropicProvider
+from agent_cli.provider.base import PlainSummarizer
 from agent_cli.provider.summarizers import build_model_summarizer
 
 API_KEY = "sk-ant-test-INTERRUPT-0123456789"
@@ -42,10 +43,7 @@ ANSWER = [{"type": "text", "text": "done"}]
 
 @pytest.fixture()
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "notes.txt").write_text("the build uses make\n")
-    return root
+    return workspace_with(tmp_path, {"notes.txt": "the build uses make\n"})
 
 
 def answer_then_interrupt(*texts: str):
@@ -266,5 +264,5 @@ def test_a_real_ctrl_c_while_the_model_summary_is_awaited_cancels_the_turn(works
     assert plain(session.view) == plain(
         [*before.view, {"role": "user", "content": "second " * 100}]
     )
-    session.provider.summarizer = lambda messages: "Earlier: long messages."
+    session.provider.summarizer = PlainSummarizer(lambda messages: "Earlier: long messages.")
     assert_cancelled_and_sound(session, events)

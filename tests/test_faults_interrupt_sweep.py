@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from fake_anthropic import text_block
 from faults_support import assert_history_is_valid, drive_with_interrupt, turn_end
-from session_support import ScriptedProvider, drain, make_session, tool_use
+from session_support import ScriptedProvider, drain, make_session, tool_use, workspace_with
 
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.events import ModelResponse, TextDelta, TurnEnded, Usage
@@ -22,10 +22,7 @@ from agent_cli.events import ModelResponse, TextDelta, TurnEnded, Usage
 
 @pytest.fixture()
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "notes.txt").write_text("the build uses make\n")
-    return root
+    return workspace_with(tmp_path, {"notes.txt": "the build uses make\n"})
 
 
 # --- at any event: Ctrl-C while the REPL shows it -----------------------------------------

@@ -24,12 +24,11 @@ from fake_anthropic import (
     Reply,
     Stall,
     StreamError,
-    start_fake_server,
     text_block,
     tool_use_block,
 )
 from faults_support import assert_history_is_valid, notices, take_snapshot, turn_end
-from session_support import drain, make_session, plain
+from session_support import drain, make_session, plain, workspace_with
 
 from agent_cli.events import AssistantDone, StreamRestarted, ToolFinished
 from agent_cli.provider.anthropic_provider import AnthropicProvider
@@ -85,17 +84,8 @@ FAULTS = {
 
 
 @pytest.fixture()
-def server():
-    with start_fake_server(api_key=API_KEY) as fake:
-        yield fake
-
-
-@pytest.fixture()
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "notes.txt").write_text("the build uses make\n")
-    return root
+    return workspace_with(tmp_path, {"notes.txt": "the build uses make\n"})
 
 
 def build_provider(server, sleeps: list[float]) -> AnthropicProvider:

@@ -15,7 +15,11 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
@@ -24,6 +28,47 @@ from agent_cli.tools.shell import is_group_alive
 
 API_KEY = "sk-ant-signals-FAKE-7"
 COMMAND = "sleep 1000 & echo $! > bg.pid; echo $$ > shell.pid; wait"
+PRINT_MODE = [sys.executable, "-m", "agent_cli", "--yes", "-p"]
+
+
+@dataclass(frozen=True)
+class PrintRun:
+    """`agent-cli -p --yes` running in `workspace`, its state in `home`, against `server`."""
+
+    agent: subprocess.Popen[bytes]
+    server: Any
+    workspace: Path
+    home: Path
+    env: dict[str, str]
+
+
+@contextmanager
+def running_a_command(tmp_path: Path, call_id: str, command: str) -> Iterator[PrintRun]:
+    """agent-cli asked to "run the long job", whose model (the fake API) answers with one
+    bash call `call_id` running `command`. The fake API serves until the block ends; the
+    agent is killed then if it still runs."""
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(Reply([tool_use_block(call_id, "bash", {"command": command})], "tool_use"))
+        env.update(
+            ANTHROPIC_API_KEY=API_KEY, ANTHROPIC_BASE_URL=server.base_url, AGENT_CLI_HOME=str(home)
+        )
+        agent = subprocess.Popen(
+            [*PRINT_MODE, "run the long job"],
+            cwd=workspace,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            yield PrintRun(agent, server, workspace, home, env)
+        finally:
+            if agent.poll() is None:
+                agent.kill()
+            agent.wait()
 
 
 def wait_for(check, what: str, seconds: float = 60.0) -> None:
@@ -80,41 +125,19 @@ def tool_results(home: Path) -> list[dict]:
 def test_a_signal_to_agent_cli_ends_the_command_group_and_records_it(
     tmp_path: Path, signal_number: int
 ) -> None:
-    workspace, home = tmp_path / "ws", tmp_path / "home"
-    workspace.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    with start_fake_server(api_key=API_KEY) as server:
-        server.enqueue(
-            Reply([tool_use_block("toolu_sleep", "bash", {"command": COMMAND})], "tool_use")
-        )
-        env.update(
-            ANTHROPIC_API_KEY=API_KEY, ANTHROPIC_BASE_URL=server.base_url, AGENT_CLI_HOME=str(home)
-        )
-        agent = subprocess.Popen(
-            [sys.executable, "-m", "agent_cli", "--yes", "-p", "run the long job"],
-            cwd=workspace,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        try:
-            shell_pid, background_pid = wait_for_the_command(workspace)
-            group = process_group_of(shell_pid)
-            assert is_running(shell_pid) and is_running(background_pid)
-            agent.send_signal(signal_number)
-            returncode = agent.wait(timeout=60)
-        finally:
-            if agent.poll() is None:
-                agent.kill()
-            agent.communicate()
+    with running_a_command(tmp_path, "toolu_sleep", COMMAND) as run:
+        shell_pid, background_pid = wait_for_the_command(run.workspace)
+        group = process_group_of(shell_pid)
+        assert is_running(shell_pid) and is_running(background_pid)
+        run.agent.send_signal(signal_number)
+        returncode = run.agent.wait(timeout=60)
     try:
         assert returncode == 128 + signal_number
         assert not is_group_alive(group)
         assert not is_running(shell_pid) and not is_running(background_pid)
     finally:
         kill_leftovers(shell_pid, background_pid)
-    [result] = tool_results(home)
+    [result] = tool_results(run.home)
     assert result["tool_use_id"] == "toolu_sleep" and result["is_error"] is True
     name = signal.Signals(signal_number).name
     assert f"Stopped: agent-cli was ended by {name} while this tool ran" in result["content"]
@@ -123,45 +146,24 @@ def test_a_signal_to_agent_cli_ends_the_command_group_and_records_it(
 def test_sigkill_of_agent_cli_kills_the_running_command_group_and_resume_answers_the_call(
     tmp_path: Path,
 ) -> None:
-    workspace, home = tmp_path / "ws", tmp_path / "home"
-    workspace.mkdir()
     command = "sleep 1000 & echo $! > bg.pid; echo $$ > shell.pid; sleep 30; touch after"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    with start_fake_server(api_key=API_KEY) as server:
-        server.enqueue(
-            Reply([tool_use_block("toolu_killed", "bash", {"command": command})], "tool_use")
-        )
-        env.update(
-            ANTHROPIC_API_KEY=API_KEY, ANTHROPIC_BASE_URL=server.base_url, AGENT_CLI_HOME=str(home)
-        )
-        argv = [sys.executable, "-m", "agent_cli", "--yes", "-p"]
-        agent = subprocess.Popen(
-            [*argv, "run the long job"],
-            cwd=workspace,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+    with running_a_command(tmp_path, "toolu_killed", command) as run:
         try:
-            shell_pid, background_pid = wait_for_the_command(workspace)
+            shell_pid, background_pid = wait_for_the_command(run.workspace)
             group = process_group_of(shell_pid)
-            agent.kill()
-            assert agent.wait(timeout=60) == -signal.SIGKILL
+            run.agent.kill()
+            assert run.agent.wait(timeout=60) == -signal.SIGKILL
             wait_for(lambda: not is_group_alive(group), "the command's group to end", 20)
             assert not is_running(shell_pid) and not is_running(background_pid)
         finally:
-            if agent.poll() is None:
-                agent.kill()
-                agent.wait()
             kill_leftovers(shell_pid, background_pid)
-        assert not (workspace / "after").exists()  # and never can be: its shell is gone
+        assert not (run.workspace / "after").exists()  # and never can be: its shell is gone
 
-        server.enqueue(Reply([text_block("picked up where we were")]))
+        run.server.enqueue(Reply([text_block("picked up where we were")]))
         resumed = subprocess.run(
-            [*argv, "carry on", "--continue"],
-            cwd=workspace,
-            env=env,
+            [*PRINT_MODE, "carry on", "--continue"],
+            cwd=run.workspace,
+            env=run.env,
             stdin=subprocess.DEVNULL,
             capture_output=True,
             text=True,
@@ -170,7 +172,7 @@ def test_sigkill_of_agent_cli_kills_the_running_command_group_and_resume_answers
         )
     assert resumed.returncode == 0, resumed.stderr
     assert "picked up where we were" in resumed.stdout
-    [result] = tool_results(home)  # the dangling call, answered once by the resume
+    [result] = tool_results(run.home)  # the dangling call, answered once by the resume
     assert result["tool_use_id"] == "toolu_killed" and result["is_error"] is True
     assert "The result was not recorded" in result["content"]
 

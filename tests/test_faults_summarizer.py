@@ -21,7 +21,7 @@ from faults_support import (
     take_snapshot,
     turn_end,
 )
-from session_support import ScriptedProvider, drain, make_session, plain
+from session_support import ScriptedProvider, drain, make_session, plain, workspace_with
 
 from agent_cli.compaction.markers import SUMMARY_HEADER
 from agent_cli.events import CompactionFired, RequestBlocked
@@ -54,9 +54,7 @@ FAILURES = {
 
 @pytest.fixture()
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
+    return workspace_with(tmp_path)
 
 
 @pytest.fixture()

@@ -12,7 +12,7 @@ import pytest
 
 from agent_cli.errors import ReadOnlyValueError, UnfreezableValueError
 from agent_cli.frozen import FrozenDict, FrozenList, freeze, is_frozen, thaw
-from agent_cli.tokens import build_snapshot
+from agent_cli.token_memo import build_snapshot
 
 
 def _message() -> dict[str, Any]:

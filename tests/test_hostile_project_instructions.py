@@ -20,8 +20,9 @@ from session_support import ScriptedProvider, drain, make_session
 
 from agent_cli.provider.anthropic_provider import AnthropicProvider
 from agent_cli.repl.error_text import notice_text
+from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.session.instructions import MAX_INSTRUCTION_CHARS, load_project_instructions
-from agent_cli.tools.redaction import REDACTED_MARK, SecretRedactor
+from agent_cli.tools.redaction import SecretRedactor
 
 API_KEY = "sk-ant-test-hostile-instructions"
 SECRET = "tok-live-4f9a1c7e2b8d6053a1e9"

@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cuts_support import strings_in
 from e2e_support import build_env, run_piped
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 from hostile_support import fuzz_settings
@@ -29,13 +30,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tools_support import FakeArtifactStore
 
+from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.tools import Toolbox
-from agent_cli.tools.redaction import (
-    REDACTED_MARK,
-    SecretRedactor,
-    StreamRedactor,
-    collect_secret_values,
-)
+from agent_cli.tools.redaction import SecretRedactor, StreamRedactor, collect_secret_values
 
 KEY = "sk-ant-FAKE-redaction-0123456789abcdef"
 GITHUB_TOKEN = "ghp_FAKEtoken0123456789ABCDEFabcdef"
@@ -134,17 +131,6 @@ def tool_results(body: dict) -> list[str]:
                 content = block["content"]
                 texts.append(content if isinstance(content, str) else content[0]["text"])
     return texts
-
-
-def strings_in(value: object) -> str:
-    """Every string inside a JSON value, one per line (as a reader would see them)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        return "\n".join(strings_in(item) for item in value.values())
-    if isinstance(value, list):
-        return "\n".join(strings_in(item) for item in value)
-    return ""
 
 
 def strings_in_json_lines(text: str) -> str:

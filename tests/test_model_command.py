@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_anthropic import RawAnswer, Reply, start_fake_server, text_block
+from fake_anthropic import RawAnswer, Reply, text_block
 from repl_fakes import make_console
 from rich.console import Console
 from session_support import ScriptedProvider, drain, make_session, transcript_records
@@ -36,12 +36,6 @@ class Context:
     def run(self, line: str) -> str:
         run_command(self, *split_command(line))
         return " ".join(self.console.export_text(clear=True).split())
-
-
-@pytest.fixture()
-def server():
-    with start_fake_server(api_key=API_KEY) as fake:
-        yield fake
 
 
 def _provider(server) -> AnthropicProvider:

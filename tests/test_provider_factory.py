@@ -5,11 +5,9 @@ from __future__ import annotations
 import pytest
 
 from agent_cli.errors import ConfigError, MissingApiKey
-from agent_cli.provider.anthropic_provider import (
-    DEFAULT_MODEL,
-    AnthropicProvider,
-    load_provider_settings,
-)
+from agent_cli.models import DEFAULT_MODEL
+from agent_cli.provider.anthropic_provider import AnthropicProvider
+from agent_cli.provider.anthropic_settings import load_provider_settings
 from agent_cli.provider.factory import create_provider, resolve_provider_name
 
 KEY_ENV = {"ANTHROPIC_API_KEY": "sk-ant-test"}

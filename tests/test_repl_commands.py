@@ -28,7 +28,7 @@ from agent_cli.sources import SourceResolution
 
 @dataclass
 class FakeContext:
-    """The REPL side a command sees (commands.CommandContext), recording what it did."""
+    """The REPL side a command sees (command_context.CommandContext), recording what it did."""
 
     session: FakeSession = field(default_factory=FakeSession)
     console: Console = field(default_factory=make_console)

@@ -11,11 +11,10 @@ from fake_anthropic import (
     HttpError,
     Reply,
     StreamError,
-    start_fake_server,
     text_block,
     tool_use_block,
 )
-from session_support import drain, make_session, plain, transcript_records
+from session_support import drain, make_session, plain, transcript_records, workspace_with
 
 from agent_cli.events import (
     CompactionFired,
@@ -34,18 +33,8 @@ API_KEY = "sk-ant-test-FAKEKEY-0123456789"
 
 
 @pytest.fixture()
-def server():
-    with start_fake_server(api_key=API_KEY) as fake:
-        yield fake
-
-
-@pytest.fixture()
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "README.md").write_text("# Project title\n\nBody.\n")
-    (root / "a.txt").write_text("alpha\n")
-    return root
+    return workspace_with(tmp_path, {"README.md": "# Project title\n\nBody.\n", "a.txt": "alpha\n"})
 
 
 def _provider(server, sleeps: list[float] | None = None) -> AnthropicProvider:

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from fake_anthropic import HttpError, Reply, start_fake_server, text_block
+from fake_anthropic import HttpError, Reply, text_block
 from fake_anthropic_stream import count_output_tokens
 from session_support import drain, make_session
 
@@ -31,12 +31,6 @@ from agent_cli.store.artifacts import ArtifactStore
 from agent_cli.store.paths import resolve_state_paths
 
 API_KEY = "sk-ant-catalog-FAKEKEY-0123"
-
-
-@pytest.fixture()
-def server():
-    with start_fake_server(api_key=API_KEY) as fake:
-        yield fake
 
 
 def provider(server) -> AnthropicProvider:

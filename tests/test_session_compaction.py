@@ -210,7 +210,7 @@ def test_summary_requests_count_in_the_session_usage_totals(workspace: Path) -> 
         yield ModelResponse(answer, "end_turn", Usage(input_tokens=700, output_tokens=30))
 
     summary_side = ScriptedProvider([summary_answer] * 5)
-    provider = ScriptedProvider(summarizer=build_model_summarizer(summary_side))
+    provider = ScriptedProvider(provider_summarizer=build_model_summarizer(summary_side))
     session = make_session(workspace, provider, keep_recent=2)
     for index in range(10):
         drain(session.run_turn(f"turn {index} " + "talk " * 100))
@@ -233,6 +233,8 @@ def test_summary_requests_count_in_the_session_usage_totals(workspace: Path) -> 
 class PrefixRecorder:
     """A summarizer that keeps the cached prefix the session offers it."""
 
+    reported_usage = ()  # it sends no request
+
     def __init__(self) -> None:
         self.offered: list[Any] = []
 
@@ -247,7 +249,7 @@ def test_a_summarizer_is_offered_the_prefix_the_last_request_left_in_the_cache(
     workspace: Path,
 ) -> None:
     recorder = PrefixRecorder()
-    session = make_session(workspace, ScriptedProvider(summarizer=recorder))
+    session = make_session(workspace, ScriptedProvider(provider_summarizer=recorder))
     drain(session.run_turn("first"))
     sent = session.sent_view
     assert sent == tuple(session.view[:1])  # the request carried the first message

@@ -6,12 +6,14 @@ from pathlib import Path
 
 import pytest
 from session_support import (
+    FakeToolbox,
     ScriptedProvider,
     drain,
     make_session,
     plain,
     tool_use,
     transcript_records,
+    workspace_with,
 )
 
 from agent_cli.compaction import CompactionPolicy
@@ -33,10 +35,7 @@ from agent_cli.session import open_session
 
 @pytest.fixture()
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "README.md").write_text("# Hello agent\n\nSome text.\n")
-    return root
+    return workspace_with(tmp_path, {"README.md": "# Hello agent\n\nSome text.\n"})
 
 
 def test_offline_turn_reads_a_file_and_answers_from_it(workspace: Path) -> None:
@@ -106,10 +105,7 @@ def test_ctrl_c_while_a_tool_runs_records_error_results_for_every_call(workspace
         ]
     )
 
-    class InterruptingToolbox:
-        def schemas(self):
-            return []
-
+    class InterruptingToolbox(FakeToolbox):
         def run(self, name, tool_input):
             raise KeyboardInterrupt
 
@@ -158,10 +154,7 @@ def test_tool_calls_cut_at_max_tokens_are_answered_not_run(workspace: Path) -> N
 def test_resume_rebuilds_the_view_and_answers_a_dangling_tool_call(workspace: Path) -> None:
     provider = ScriptedProvider([[tool_use("t1", "read_file", path="README.md")]])
 
-    class CrashingToolbox:
-        def schemas(self):
-            return []
-
+    class CrashingToolbox(FakeToolbox):
         def run(self, name, tool_input):
             raise SystemExit("process died mid-tool")
 

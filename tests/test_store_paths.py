@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from agent_cli.errors import StateDirUnavailable
-from agent_cli.store.fsutil import FileOps
-from agent_cli.store.paths import StatePaths, ensure_private_dir, resolve_state_paths
+from agent_cli.store.fsutil import FileOps, ensure_private_dir
+from agent_cli.store.paths import StatePaths, resolve_state_paths
 
 
 def mode_of(path: Path) -> int:

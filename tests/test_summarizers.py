@@ -19,11 +19,8 @@ from agent_cli.errors import PromptNotFound, ProviderRequestFailed, SummarizerFa
 from agent_cli.events import ModelRequest, ModelResponse, TextDelta, Usage
 from agent_cli.models import ModelPrices
 from agent_cli.prompts import load_prompt
-from agent_cli.provider.summarizers import (
-    build_extractive_summarizer,
-    build_model_summarizer,
-    build_summary_request,
-)
+from agent_cli.provider.extractive_summary import build_extractive_summarizer
+from agent_cli.provider.summarizers import build_model_summarizer, build_summary_request
 from agent_cli.provider.summary_reuse import (
     INSTRUCTIONS_HEADER,
     CachedPrefix,

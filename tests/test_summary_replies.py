@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
-from session_support import drain, make_session
+from session_support import drain, make_session, workspace_with
 
 from agent_cli.events import Notice
 from agent_cli.provider.anthropic_provider import AnthropicProvider
@@ -73,9 +73,7 @@ def server(script):
 
 @pytest.fixture()
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
+    return workspace_with(tmp_path)
 
 
 def talk(session, turns: int, start: int = 0) -> None:

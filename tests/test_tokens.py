@@ -11,16 +11,18 @@ import sys
 import pytest
 from compaction_support import assistant, make_counter, text, tool_result, tool_use, user
 
+from agent_cli.token_estimation import (
+    HEURISTIC_ESTIMATOR,
+    TIKTOKEN_ESTIMATOR,
+    estimate_text_tokens_heuristically,
+)
 from agent_cli.tokens import (
     BLOCK_OVERHEAD_TOKENS,
     COUNT_KEY,
-    HEURISTIC_ESTIMATOR,
     IMAGE_TOKENS,
     MESSAGE_OVERHEAD_TOKENS,
-    TIKTOKEN_ESTIMATOR,
     TokenCounter,
     default_counter,
-    estimate_text_tokens_heuristically,
     estimate_tokens,
 )
 

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
-from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
-from session_support import drain, make_session, transcript_records
+from fake_anthropic import Reply, text_block, tool_use_block
+from session_support import drain, make_session, transcript_records, workspace_with
 from test_hostile_transcripts import transcript_path
 
 from agent_cli.events import Notice, ToolStarted
@@ -37,16 +37,8 @@ BAD_IDS = {
 
 
 @pytest.fixture()
-def server():
-    with start_fake_server(api_key=API_KEY) as fake:
-        yield fake
-
-
-@pytest.fixture()
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
+    return workspace_with(tmp_path)
 
 
 def _provider(server) -> AnthropicProvider:

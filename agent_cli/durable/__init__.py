@@ -2,14 +2,59 @@
 
 The whole package is pure (no I/O, no clock; timestamps are passed in):
 - `model`: the frozen value types; `text`: the value checks they share;
-- `state`: the transitions (add, close, bind), the public face re-exported here;
+- `state`: the transitions (add, close, bind);
 - `codec`: to and from JSON-safe dicts; `render`: the delimited block sent with a request.
-`from agent_cli.durable import ...` is the supported way in.
+This `__init__` is the package's public face: `from agent_cli.durable import ...` is the
+supported way in, and each name below is imported from the module that defines it.
 """
 
 from __future__ import annotations
 
-from agent_cli.durable.state import *  # noqa: F403 - the public face, named by its __all__
-from agent_cli.durable.state import __all__ as _public_names
+from agent_cli.durable.codec import state_from_dict, state_to_dict
+from agent_cli.durable.model import (
+    ALLOWED_TRANSITIONS,
+    DurableContextState,
+    DurableFact,
+    PendingItem,
+    PendingStatus,
+    PendingTransition,
+    RetrievalEvidence,
+    distinct_source_pointers,
+)
+from agent_cli.durable.render import (
+    BEGIN_MARKER,
+    END_MARKER,
+    bind_resolutions,
+    render_durable_context,
+)
+from agent_cli.durable.state import (
+    add_fact,
+    add_pending,
+    capture_retrieval_evidence,
+    forget_item,
+    transition_pending,
+)
+from agent_cli.durable.text import normalize_text
 
-__all__ = list(_public_names)
+__all__ = [
+    "ALLOWED_TRANSITIONS",
+    "BEGIN_MARKER",
+    "END_MARKER",
+    "DurableContextState",
+    "DurableFact",
+    "PendingItem",
+    "PendingStatus",
+    "PendingTransition",
+    "RetrievalEvidence",
+    "add_fact",
+    "add_pending",
+    "bind_resolutions",
+    "capture_retrieval_evidence",
+    "distinct_source_pointers",
+    "forget_item",
+    "normalize_text",
+    "render_durable_context",
+    "state_from_dict",
+    "state_to_dict",
+    "transition_pending",
+]

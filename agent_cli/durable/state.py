@@ -8,7 +8,7 @@ that says "done" can never close a pending item by itself. Pure: no I/O, no cloc
 timestamps are passed in.
 
 The value types live in `model`, the JSON codec in `codec` and the renderer in
-`render`; this module re-exports them, and the package re-exports this module.
+`render`; the package's `__init__` is the one public face of all four.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar
 
-from agent_cli.durable.codec import state_from_dict, state_to_dict
 from agent_cli.durable.model import (
     ALLOWED_TRANSITIONS,
     DurableContextState,
@@ -27,42 +26,12 @@ from agent_cli.durable.model import (
     PendingStatus,
     PendingTransition,
     RetrievalEvidence,
-    distinct_source_pointers,
     require_status,
 )
-from agent_cli.durable.render import (
-    BEGIN_MARKER,
-    END_MARKER,
-    bind_resolutions,
-    render_durable_context,
-)
-from agent_cli.durable.text import normalize_text, parse_timestamp, require_timestamp
+from agent_cli.durable.text import parse_timestamp, require_timestamp
 from agent_cli.errors import DurableItemNotFound, DurableStateError, PendingTransitionError
 
 T = TypeVar("T")
-
-__all__ = [
-    "ALLOWED_TRANSITIONS",
-    "BEGIN_MARKER",
-    "END_MARKER",
-    "DurableContextState",
-    "DurableFact",
-    "PendingItem",
-    "PendingStatus",
-    "PendingTransition",
-    "RetrievalEvidence",
-    "add_fact",
-    "add_pending",
-    "bind_resolutions",
-    "capture_retrieval_evidence",
-    "distinct_source_pointers",
-    "normalize_text",
-    "render_durable_context",
-    "state_from_dict",
-    "state_to_dict",
-    "transition_pending",
-    "forget_item",
-]
 
 
 def add_fact(state: DurableContextState, fact: DurableFact) -> DurableContextState:

@@ -20,8 +20,8 @@ The API key is kept private and redacted from every error detail.
 
 Error translation lives in `anthropic_errors`, reading the environment in
 `anthropic_settings`, stream reading and warm-up in `anthropic_stream`, the bounded
-Models API fetch in `anthropic_models` (all in `agent_cli.provider`); their public names
-stay importable from here.
+Models API fetch in `anthropic_models` (all in `agent_cli.provider`); import their names
+from there.
 """
 
 from __future__ import annotations
@@ -36,9 +36,6 @@ from agent_cli.errors import MissingApiKey, ModelsPageUnusable, ProviderRequestF
 from agent_cli.events import ModelRequest, ModelResponse, RetryNotice, TextDelta
 from agent_cli.models import DEFAULT_MODEL, lookup_model
 from agent_cli.provider.anthropic_errors import (
-    ERROR_TYPE_KINDS,
-    MAX_DETAIL_CHARS,
-    STATUS_KINDS,
     Failure,
     classify_failure,
     is_model_not_found,
@@ -47,37 +44,16 @@ from agent_cli.provider.anthropic_errors import (
 from agent_cli.provider.anthropic_models import fetch_models_page
 from agent_cli.provider.anthropic_settings import (
     MISSING_KEY_HINT,
-    check_base_url,
-    load_provider_settings,
 )
 from agent_cli.provider.anthropic_stream import (
-    accumulate_warm_up_stream,
     read_events,
     warm_up_stream_parsing,
 )
-from agent_cli.provider.base import ProviderEvent, Summarizer
+from agent_cli.provider.base import ProviderEvent, ProviderSummarizer
 from agent_cli.provider.models_page import read_models_page
 from agent_cli.provider.retry import backoff_delay, retry_limit
 from agent_cli.provider.stream_assembly import StreamTracker, build_model_response
 from agent_cli.provider.wire import WireBuilder
-
-__all__ = [
-    "DEFAULT_MAX_RETRIES",
-    "ERROR_TYPE_KINDS",
-    "MAX_DETAIL_CHARS",
-    "MISSING_KEY_HINT",
-    "STATUS_KINDS",
-    "AnthropicProvider",
-    "Failure",
-    "accumulate_warm_up_stream",
-    "check_base_url",
-    "classify_failure",
-    "is_model_not_found",
-    "load_provider_settings",
-    "read_events",
-    "redact_secret",
-    "warm_up_stream_parsing",
-]
 
 DEFAULT_MAX_RETRIES = 4
 
@@ -133,7 +109,7 @@ class AnthropicProvider:
     def __repr__(self) -> str:
         return f"AnthropicProvider(model={self.model!r}, base_url={self.base_url!r})"
 
-    def build_summarizer(self, focus: str | None = None) -> Summarizer:
+    def build_summarizer(self, focus: str | None = None) -> ProviderSummarizer:
         """The model summarizer of `agent_cli.provider.summarizers`, running on this provider."""
         from agent_cli.provider.summarizers import build_model_summarizer
 

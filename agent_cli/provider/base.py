@@ -9,15 +9,53 @@ propagates unchanged. Providers never print.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Any, Protocol
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_cli.events import ModelRequest, ModelResponse, RetryNotice, TextDelta
+from agent_cli.events import ModelRequest, ModelResponse, RetryNotice, TextDelta, Usage
+
+if TYPE_CHECKING:
+    from agent_cli.provider.summary_reuse import CachedPrefix
 
 ProviderEvent = TextDelta | RetryNotice | ModelResponse
 
 # Old conversation (prompt-view messages) -> summary text. Injected into L4.
 Summarizer = Callable[[list[dict[str, Any]]], str]
+
+
+class ProviderSummarizer(Protocol):
+    """What `Provider.build_summarizer` gives the session: a `Summarizer` that also
+    reports what its requests cost and may reuse the session's cached prefix."""
+
+    @property
+    def reported_usage(self) -> Sequence[Usage]:
+        """The usage the API reported for each summary request so far (none offline)."""
+        ...
+
+    def use_cached_prefix(self, prefix: CachedPrefix | None) -> None:
+        """Offer what the last request wrote to the prompt cache (`summary_reuse`); a
+        summarizer that sends no request ignores it."""
+        ...
+
+    def __call__(self, messages: list[dict[str, Any]]) -> str: ...
+
+
+class PlainSummarizer:
+    """A plain `Summarizer` function as a `ProviderSummarizer`: it sends no request, so
+    it reports no usage and has no use for a cached prefix (the offline model's)."""
+
+    def __init__(self, summarize: Summarizer) -> None:
+        self._summarize = summarize
+
+    @property
+    def reported_usage(self) -> Sequence[Usage]:
+        return ()
+
+    def use_cached_prefix(self, prefix: CachedPrefix | None) -> None:
+        """Nothing to reuse: no request is sent."""
+
+    def __call__(self, messages: list[dict[str, Any]]) -> str:
+        return self._summarize(messages)
 
 
 class Provider(Protocol):
@@ -39,6 +77,13 @@ class Provider(Protocol):
         """Stream one request; see the module contract."""
         ...
 
-    def build_summarizer(self, focus: str | None = None) -> Summarizer:
-        """A summarizer for L4 on this provider; `focus` steers what it keeps."""
+    def build_summarizer(self, focus: str | None = None) -> ProviderSummarizer | None:
+        """A summarizer for L4 on this provider; `focus` steers what it keeps. None: this
+        provider offers none, and L4 is skipped (`skipped_no_summarizer`)."""
+        ...
+
+    def list_models(self, timeout_seconds: float) -> list[dict[str, Any]] | None:
+        """The models this provider's Models API lists (`{"id", "display_name",
+        "lifecycle"}` each), or None when it has no such API. A failure raises
+        `ProviderRequestFailed` with its kind."""
         ...

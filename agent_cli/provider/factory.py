@@ -12,7 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from agent_cli.errors import ConfigError
-from agent_cli.provider.anthropic_provider import AnthropicProvider, load_provider_settings
+from agent_cli.provider.anthropic_provider import AnthropicProvider
+from agent_cli.provider.anthropic_settings import load_provider_settings
 from agent_cli.provider.base import Provider
 
 PROVIDER_NAMES = ("anthropic", "offline")

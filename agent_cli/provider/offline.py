@@ -22,7 +22,7 @@ from typing import Any
 
 from agent_cli.compaction.markers import is_digest_message, is_summary_message
 from agent_cli.events import ModelRequest, ModelResponse, TextDelta, Usage
-from agent_cli.provider.base import ProviderEvent, Summarizer
+from agent_cli.provider.base import PlainSummarizer, ProviderEvent, ProviderSummarizer
 from agent_cli.provider.offline_answers import (
     ToolResultView,
     quote_code,
@@ -90,11 +90,15 @@ class OfflineProvider:
         )
         yield ModelResponse(message=message, stop_reason=stop_reason, usage=usage)
 
-    def build_summarizer(self, focus: str | None = None) -> Summarizer:
+    def build_summarizer(self, focus: str | None = None) -> ProviderSummarizer:
         """The extractive summarizer: no model, deterministic, bounded."""
-        from agent_cli.provider.summarizers import build_extractive_summarizer
+        from agent_cli.provider.extractive_summary import build_extractive_summarizer
 
-        return build_extractive_summarizer(focus)
+        return PlainSummarizer(build_extractive_summarizer(focus))
+
+    def list_models(self, timeout_seconds: float = 5.0) -> None:
+        """None: the offline model has no Models API (`/model` shows the model table)."""
+        return None
 
 
 def build_offline_reply(request: ModelRequest) -> tuple[list[dict[str, Any]], str]:

@@ -1,7 +1,7 @@
-"""Summarizers for L4: one that asks a model, one that extracts without a model.
+"""The L4 summarizer that asks a model (the one that needs none is `extractive_summary`).
 
-Contract: both builders return `Summarizer` functions (old prompt-view messages -> text).
-Neither can see the durable state: their only input is the messages L4 hands them.
+Contract: the builder returns a `Summarizer` function (old prompt-view messages -> text).
+It cannot see the durable state: its only input is the messages L4 hands it.
 
 `build_model_summarizer(provider, focus)` sends one request: the system prompt is the
 shipped `summary` prompt (plus the focus, when given); the single user message holds the
@@ -34,21 +34,14 @@ from agent_cli.errors import SummarizerFailed
 from agent_cli.events import CACHE_NOTHING, ModelRequest, ModelResponse, Usage
 from agent_cli.models import lookup_model
 from agent_cli.prompts import load_prompt
-from agent_cli.provider.base import Provider, ProviderEvent, Summarizer
-from agent_cli.provider.extractive_summary import (
-    DEFAULT_MAX_SUMMARY_CHARS,
-    build_extractive_summarizer,
-)
+from agent_cli.provider.base import Provider, ProviderEvent
 from agent_cli.provider.summary_input import DEFAULT_MAX_INPUT_CHARS, render_summary_input
 from agent_cli.provider.summary_reuse import CachedPrefix, choose_summary_request
 
 __all__ = [
-    "DEFAULT_MAX_INPUT_CHARS",
-    "DEFAULT_MAX_SUMMARY_CHARS",
     "DEFAULT_SUMMARY_MAX_TOKENS",
     "MIN_SUMMARY_LETTERS",
     "ModelSummarizer",
-    "build_extractive_summarizer",
     "build_model_summarizer",
     "build_summary_request",
     "read_summary_text",
@@ -70,7 +63,7 @@ def build_model_summarizer(
     timeout_seconds: float = 60.0,
     max_input_chars: int = DEFAULT_MAX_INPUT_CHARS,
     max_tokens: int = DEFAULT_SUMMARY_MAX_TOKENS,
-) -> Summarizer:
+) -> ModelSummarizer:
     """A summarizer that asks `provider` for a handoff summary; see the module contract."""
     system = render_summary_system_prompt(focus)
     return ModelSummarizer(provider, system, timeout_seconds, max_input_chars, max_tokens)

@@ -8,8 +8,7 @@ the session (e.g. `DurableStateError`) propagate the same way. Handlers only cal
 session and print what `views`/`stats_panel` build; they hold no logic of their own.
 
 The handlers of the durable state are `repl.durable_commands`; what a handler may use
-(`CommandContext`, still importable from here) and the argument checks are
-`repl.command_context`.
+(`CommandContext`) and the argument checks are `repl.command_context`.
 """
 
 from __future__ import annotations
@@ -36,7 +35,6 @@ __all__ = [
     "BARE_COMMAND_LINES",
     "COMMANDS",
     "Command",
-    "CommandContext",
     "command_summaries",
     "message_text",
     "run_command",

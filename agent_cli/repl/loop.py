@@ -113,7 +113,7 @@ class Repl:
         except AgentCliError as exc:
             self.show_error(exc)
 
-    # --- what commands may use (commands.CommandContext) ---------------------------------
+    # --- what commands may use (command_context.CommandContext) ---------------------------------
 
     def render_events(self, events: Iterator[SessionEvent]) -> None:
         try:

@@ -104,7 +104,7 @@ def open_first_session(
     target: str | None = args.resume or None
     if args.resume == "" or args.continue_latest:
         if args.resume == "" and list_when_resuming:
-            from agent_cli.repl.views import build_sessions_view
+            from agent_cli.repl.session_views import build_sessions_view
 
             show(build_sessions_view(backend.list_sessions(True), None))
         target = backend.latest_session_id()

@@ -18,15 +18,12 @@ from rich.text import Text
 
 from agent_cli.repl.error_text import explain_resolution
 from agent_cli.repl.safe_text import clip_line, sanitize_block
-from agent_cli.repl.session_views import build_sessions_view
 
 if TYPE_CHECKING:
     from agent_cli.durable import DurableContextState, PendingItem
     from agent_cli.events import ToolFinished
     from agent_cli.session.figures import ContextPreview
     from agent_cli.sources import SourceResolution, SourceResolutionStatus
-
-__all__ = ["build_sessions_view"]  # kept here too: its first home
 
 STATUS_STYLES = {
     "available": "green",

@@ -21,10 +21,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.errors import InvalidStoreInput, SessionNotFound, StoreError
 from agent_cli.session.log import MESSAGE, USAGE, usage_from_payload
+
+if TYPE_CHECKING:
+    from agent_cli.store.paths import StatePaths
+    from agent_cli.store.transcript import SessionInfo, TranscriptStore
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,7 @@ def typed_text(message: dict[str, Any]) -> str | None:
     return joined or None
 
 
-def summarize(store: Any, info: Any) -> SessionSummary:
+def summarize(store: TranscriptStore, info: SessionInfo) -> SessionSummary:
     """One session's summary from its transcript; unreadable ones are marked, not dropped."""
     tally = _Tally()
     readable = True
@@ -100,7 +104,7 @@ def summarize(store: Any, info: Any) -> SessionSummary:
     )
 
 
-def summarize_sessions(paths: Any, workspace: Path | None = None) -> list[SessionSummary]:
+def summarize_sessions(paths: StatePaths, workspace: Path | None = None) -> list[SessionSummary]:
     """Every session (of `workspace` when given), newest first."""
     from agent_cli.store.transcript import TranscriptStore
 
@@ -108,7 +112,7 @@ def summarize_sessions(paths: Any, workspace: Path | None = None) -> list[Sessio
     return [summarize(store, info) for info in _infos(store, workspace)]
 
 
-def pick_session_to_continue(paths: Any, workspace: Path) -> str | None:
+def pick_session_to_continue(paths: StatePaths, workspace: Path) -> str | None:
     """The newest session here with an answered turn, else the newest here, else None."""
     from agent_cli.store.transcript import TranscriptStore
 
@@ -138,7 +142,7 @@ class SessionDeletion:
     problem: Exception | None = None
 
 
-def delete_sessions(paths: Any, session_ids: Iterable[str]) -> list[SessionDeletion]:
+def delete_sessions(paths: StatePaths, session_ids: Iterable[str]) -> list[SessionDeletion]:
     """Delete each session's transcript, then its artifacts; one outcome per id, in order.
     A failure (a session open elsewhere, a file the OS refuses) is that id's outcome and
     the next id is still tried, so the caller can say exactly what is gone and what is not."""

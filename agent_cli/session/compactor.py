@@ -25,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction import CompactionPolicy, compact_context
 from agent_cli.compaction.firing import find_first_change
@@ -61,6 +61,10 @@ from agent_cli.session.budget import (
 from agent_cli.session.conversation import Conversation
 from agent_cli.session.request_context import RequestFrame
 
+if TYPE_CHECKING:
+    from agent_cli.provider.base import Provider, ProviderSummarizer
+    from agent_cli.tokens import TokenCounter
+
 MIN_FORCED_SOFT = 256
 # Outcomes of a layer that tried and failed (the view was left as it was); each is a
 # notice code the REPL words.
@@ -76,8 +80,8 @@ class Compactor:
         self,
         *,
         conversation: Conversation,
-        provider: Any,
-        counter: Any,
+        provider: Provider,
+        counter: TokenCounter,
         policy: CompactionPolicy,
         clock: Callable[[], datetime],
         secret_forms: SecretForms | None = None,
@@ -140,10 +144,11 @@ class Compactor:
             tokens, policy.soft_threshold, policy.hard_limit
         ):
             policy = _guarded_policy(policy)  # said once, when the guard began to hold
-        summarizer = None
+        summarizer: ProviderSummarizer | None = None
         if forced or tokens >= policy.soft_threshold:  # below it no layer runs: no set-up
             summarizer = self.provider.build_summarizer(focus)
-            self.offer_cached_prefix(summarizer, frame)
+            if summarizer is not None:
+                self.offer_cached_prefix(summarizer, frame)
         try:
             result = compact_context(
                 self.conversation.view,
@@ -158,7 +163,8 @@ class Compactor:
             yield from _failed_layer_notices(blocked.reports)
             raise
         finally:  # a summary request was paid for even if the view still cannot fit
-            self.conversation.log.append_summary_usage(getattr(summarizer, "reported_usage", ()))
+            if summarizer is not None:
+                self.conversation.log.append_summary_usage(summarizer.reported_usage)
         fired = [r for r in result.reports if r.outcome == APPLIED]
         # `/compact` whose summary was refused says so in its one line, not in two
         refused = forced and not fired and _has_outcome(result.reports, SUMMARY_NOT_SMALLER)
@@ -174,16 +180,15 @@ class Compactor:
         ):  # else each request pays a futile L4
             yield self._held(NOTHING_FREED, tokens, 0, policy)
 
-    def offer_cached_prefix(self, summarizer: Any, frame: RequestFrame) -> None:
+    def offer_cached_prefix(self, summarizer: ProviderSummarizer, frame: RequestFrame) -> None:
         """Let a model summarizer reuse what the last request wrote to the prompt cache,
         when the view still starts with that request's messages (`provider.summary_reuse`)."""
-        offer = getattr(summarizer, "use_cached_prefix", None)
-        if offer is None:
-            return
         sent, view = self.conversation.sent, self.conversation.view
         cached = len(sent) if sent and find_first_change(sent, view) == len(sent) else 0
         instructions = frame.project_instructions
-        offer(CachedPrefix(frame.system, frame.tools, tuple(view), cached, instructions))
+        summarizer.use_cached_prefix(
+            CachedPrefix(frame.system, frame.tools, tuple(view), cached, instructions)
+        )
 
     def _unreachable_low_water_notice(
         self, policy: CompactionPolicy, reserved: int

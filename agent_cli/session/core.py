@@ -23,7 +23,12 @@ from typing import TYPE_CHECKING, Any
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.compaction.markers import find_last_summary
 from agent_cli.durable import DurableContextState, DurableFact, PendingItem, PendingStatus
-from agent_cli.errors import HeldResultsLost, StoreError
+from agent_cli.errors import (
+    ArtifactWriteFailed,
+    HeldResultsLost,
+    StoreError,
+    TranscriptWriteFailed,
+)
 from agent_cli.events import ModelRequest, Notice, SessionEvent, SessionStats
 from agent_cli.models import ModelInfo
 from agent_cli.session import stats
@@ -40,7 +45,14 @@ from agent_cli.session.turn import TurnRunner
 from agent_cli.sources import SourceResolution
 
 if TYPE_CHECKING:
+    from agent_cli.provider.base import Provider
+    from agent_cli.recall import Recall
     from agent_cli.session.catalog import Exchange
+    from agent_cli.sources import SourcePointerResolver
+    from agent_cli.store.artifacts import ArtifactStore
+    from agent_cli.store.memory import MemoryStore
+    from agent_cli.tokens import TokenCounter
+    from agent_cli.tools.toolbox import ToolRunner
 
 __all__ = ["Session"]
 
@@ -52,20 +64,20 @@ class Session:
         self,
         *,
         log: SessionLog,
-        provider: Any,
-        toolbox: Any,
-        resolver: Any,
-        memory: Any,
+        provider: Provider,
+        toolbox: ToolRunner,
+        resolver: SourcePointerResolver,
+        memory: MemoryStore,
         workspace: Path,
         policy: CompactionPolicy,
-        counter: Any,
+        counter: TokenCounter,
         system_prompt: str,
         clock: Callable[[], datetime],
         view: list[dict[str, Any]] | None = None,
         durable_state: DurableContextState | None = None,
+        artifacts: ArtifactStore,
+        recall: Recall | None,
         max_tokens: int = 8192,
-        artifacts: Any = None,
-        recall: Any = None,
     ) -> None:
         self._conversation = Conversation(log, counter, view or ())
         self._durable = DurableContext(
@@ -82,7 +94,7 @@ class Session:
             counter=counter,
             policy=policy,
             clock=clock,
-            secret_forms=getattr(toolbox, "secret_forms", None),
+            secret_forms=toolbox.secret_forms,
         )
         self._runner = TurnRunner(
             conversation=self._conversation,
@@ -95,7 +107,7 @@ class Session:
             max_tokens=max_tokens,
             artifacts=artifacts,
         )
-        self._recall = recall  # `agent_cli.recall.Recall`: the pointer reader of /expand
+        self._recall = recall  # the pointer reader of /expand
         self._startup_notices: list[Notice] = []
 
     # --- identity and parts, read-only --------------------------------------------------
@@ -137,15 +149,15 @@ class Session:
         return self._durable.workspace
 
     @property
-    def provider(self) -> Any:
+    def provider(self) -> Provider:
         return self._runner.provider
 
     @property
-    def toolbox(self) -> Any:
+    def toolbox(self) -> ToolRunner:
         return self._runner.toolbox
 
     @property
-    def counter(self) -> Any:
+    def counter(self) -> TokenCounter:
         return self._runner.counter
 
     @property
@@ -153,12 +165,12 @@ class Session:
         return self._runner.system_prompt
 
     @property
-    def artifacts(self) -> Any:
+    def artifacts(self) -> ArtifactStore:
         """The artifact store, where oversized user messages are stored whole."""
         return self._runner.artifacts
 
     @property
-    def recall(self) -> Any:
+    def recall(self) -> Recall | None:
         return self._recall
 
     @property
@@ -249,10 +261,8 @@ class Session:
         return recent_exchanges(self.view, limit)
 
     def watch_tool_output(self, watcher: Callable[[bytes], None] | None) -> None:
-        """Show a running command's output as it arrives (the REPL's live view); None stops.
-        A toolbox that cannot stream (a test's fake) is left as it is."""
-        if hasattr(self.toolbox, "output_watcher"):
-            self.toolbox.output_watcher = watcher
+        """Show a running command's output as it arrives (the REPL's live view); None stops."""
+        self.toolbox.output_watcher = watcher
 
     # --- durable context ----------------------------------------------------------------
 
@@ -269,10 +279,9 @@ class Session:
         """The record or artifact behind a pointer, re-verified, with a readable excerpt:
         the same path as the model's `recall` tool, with the user's authority (any session
         of this state folder, where the tool reads only this session's records)."""
-        reader = self._durable.resolver if self._recall is None else self._recall
-        kwargs = {} if self._recall is None else {"own_session_only": False}
-        resolution: SourceResolution = reader.resolve(pointer, **kwargs)
-        return resolution
+        if self._recall is None:
+            return self._durable.resolver.resolve(pointer)
+        return self._recall.resolve(pointer, own_session_only=False)
 
     def last_summary(self) -> str | None:
         """The text of the last compaction summary in the view, in full; None if none yet.
@@ -281,7 +290,7 @@ class Session:
 
     def reload_project_instructions(self) -> ProjectInstructions:
         """Read AGENTS.md (or CLAUDE.md) again (`/reload`); the next request carries it."""
-        found = load_project_instructions(self.workspace, getattr(self.toolbox, "redactor", None))
+        found = load_project_instructions(self.workspace, self.toolbox.redactor)
         self._runner.use_project_instructions(found)
         return found
 
@@ -332,6 +341,12 @@ class Session:
         except StoreError as error:
             self.log.close()
             count = len(held[1].get("content") or []) if held else 0
-            reason = getattr(error, "errno_name", None) or type(error).__name__
-            raise HeldResultsLost(self.session_id, count, reason) from error
+            raise HeldResultsLost(self.session_id, count, _failure_reason(error)) from error
         self.log.close()
+
+
+def _failure_reason(error: StoreError) -> str:
+    """The errno name of a write the disk refused, else the error's class name."""
+    if isinstance(error, TranscriptWriteFailed | ArtifactWriteFailed) and error.errno_name:
+        return error.errno_name
+    return type(error).__name__

@@ -18,7 +18,7 @@ import contextlib
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent_cli.durable import (
     DurableContextState,
@@ -35,7 +35,16 @@ from agent_cli.errors import StoreError
 from agent_cli.session.log import DURABLE_CHANGE, USER_COMMAND, SessionLog
 from agent_cli.sources import SourceResolution, resolve_durable_sources
 
+if TYPE_CHECKING:
+    from agent_cli.sources import SourcePointerResolver
+    from agent_cli.store.memory import MemoryStore
+
 Change = Callable[[DurableContextState], DurableContextState]
+T = TypeVar("T")
+# What adding an item gives: the new state, the item, and its id.
+Added = tuple[DurableContextState, T, str]
+# (state, the user's text, the source pointer, the moment) -> what adding it gives
+AddItem = Callable[[DurableContextState, str, str, str], Added[T]]
 
 
 class DurableContext:
@@ -45,8 +54,8 @@ class DurableContext:
         self,
         *,
         log: SessionLog,
-        memory: Any,
-        resolver: Any,
+        memory: MemoryStore,
+        resolver: SourcePointerResolver,
         workspace: Path,
         clock: Callable[[], datetime],
         state: DurableContextState | None = None,
@@ -87,39 +96,24 @@ class DurableContext:
 
     def remember(self, text: str) -> DurableFact:
         """Add a confirmed fact in the user's words."""
-        record = self.log.append(USER_COMMAND, {"command": "remember", "text": text})
-        added: list[DurableFact] = []
-
-        def change(state: DurableContextState) -> DurableContextState:
-            fact = DurableFact(
-                fact_id=_next_id("F", [f.fact_id for f in state.facts]),
-                content=text,
-                source_pointer=record["event_id"],
-                last_confirmed_at=self._now(None),
-            )
-            added.append(fact)
-            return add_fact(state, fact)
-
-        self._adopt(change, "add_fact", lambda: added[-1].fact_id)
-        return added[-1]
+        return self._add_item("remember", text, "add_fact", _with_new_fact)
 
     def add_pending(self, text: str) -> PendingItem:
         """Add an open pending item."""
-        record = self.log.append(USER_COMMAND, {"command": "todo", "text": text})
-        added: list[PendingItem] = []
+        return self._add_item("todo", text, "add_pending", _with_new_pending_item)
+
+    def _add_item(self, command: str, text: str, action: str, add: AddItem[T]) -> T:
+        """Record the user's `command` with `text`, then `add` the new item, sourced to
+        that record, to the state as saved (`_adopt`); returns the item."""
+        record = self.log.append(USER_COMMAND, {"command": command, "text": text})
+        added: list[Added[T]] = []
 
         def change(state: DurableContextState) -> DurableContextState:
-            item = PendingItem(
-                item_id=_next_id("T", [i.item_id for i in state.pending_items]),
-                description=text,
-                source_pointer=record["event_id"],
-                last_confirmed_at=self._now(None),
-            )
-            added.append(item)
-            return add_pending(state, item)
+            added.append(add(state, text, record["event_id"], self._now(None)))
+            return added[-1][0]
 
-        self._adopt(change, "add_pending", lambda: added[-1].item_id)
-        return added[-1]
+        self._adopt(change, action, lambda: added[-1][2])
+        return added[-1][1]
 
     def move_pending(
         self, item_id: str, to: PendingStatus, reason: str | None = None
@@ -167,6 +161,22 @@ class DurableContext:
             if moment <= previous:
                 moment = previous + timedelta(microseconds=1)
         return moment.isoformat()
+
+
+def _with_new_fact(
+    state: DurableContextState, text: str, source: str, moment: str
+) -> Added[DurableFact]:
+    fact = DurableFact(_next_id("F", [f.fact_id for f in state.facts]), text, source, moment)
+    return add_fact(state, fact), fact, fact.fact_id
+
+
+def _with_new_pending_item(
+    state: DurableContextState, text: str, source: str, moment: str
+) -> Added[PendingItem]:
+    item = PendingItem(
+        _next_id("T", [i.item_id for i in state.pending_items]), text, source, moment
+    )
+    return add_pending(state, item), item, item.item_id
 
 
 def _find(state: DurableContextState, item_id: str) -> PendingItem | None:

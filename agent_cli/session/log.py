@@ -12,13 +12,16 @@ import contextlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction.markers import SOURCE_KEY, SUMMARY_LAYER_NAMES, adopt_unmarked_summary
 from agent_cli.errors import SessionUnresumable, StoreError
 from agent_cli.events import CompactionRecord, Usage
 from agent_cli.models import lookup_model
 from agent_cli.usage_cost import SessionCost
+
+if TYPE_CHECKING:
+    from agent_cli.store.transcript_writer import TranscriptWriter
 
 MESSAGE = "message"
 COMPACTION = "compaction"
@@ -93,7 +96,7 @@ class SessionLog:
 
     def __init__(
         self,
-        writer: Any,
+        writer: TranscriptWriter,
         clock: Callable[[], datetime],
         totals: TranscriptTotals | None = None,
         model_of: Callable[[], str] = lambda: "",

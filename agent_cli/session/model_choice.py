@@ -16,11 +16,14 @@ and falls back to the model table, saying why.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent_cli.errors import ModelSwitchRefused, ProviderError
+from agent_cli.errors import ModelSwitchRefused, ProviderError, ProviderRequestFailed
 from agent_cli.models import MODEL_ID, MODEL_TABLE, ModelInfo, lookup_model
 from agent_cli.session.log import MODEL_CHANGED, SessionLog
+
+if TYPE_CHECKING:
+    from agent_cli.provider.base import Provider
 
 LIST_TIMEOUT_SECONDS = 5.0
 
@@ -40,7 +43,7 @@ class ModelListing:
     problem: str | None = None  # why the Models API was not used, as a failure kind
 
 
-def switch_model(provider: Any, log: SessionLog, model_id: str) -> ModelInfo:
+def switch_model(provider: Provider, log: SessionLog, model_id: str) -> ModelInfo:
     """Point `provider` at `model_id`, recorded in `log` first; see the module contract."""
     if provider.name == "offline":
         raise ModelSwitchRefused("offline")
@@ -52,15 +55,18 @@ def switch_model(provider: Any, log: SessionLog, model_id: str) -> ModelInfo:
     return lookup_model(model_id)
 
 
-def list_models(provider: Any, timeout_seconds: float = LIST_TIMEOUT_SECONDS) -> ModelListing:
+def list_models(provider: Provider, timeout_seconds: float = LIST_TIMEOUT_SECONDS) -> ModelListing:
     """The models to choose from: the Models API's list, else the model table."""
-    lister = getattr(provider, "list_models", None)
-    problem = "not_offered"
-    if lister is not None:
-        try:
-            return ModelListing(tuple(_from_api(lister(timeout_seconds))), "api")
-        except ProviderError as error:
-            problem = str(getattr(error, "kind", "failed"))
+    try:
+        entries = provider.list_models(timeout_seconds)
+    except ProviderRequestFailed as failed:
+        problem = failed.kind
+    except ProviderError:
+        problem = "failed"
+    else:
+        if entries is not None:
+            return ModelListing(tuple(_from_api(entries)), "api")
+        problem = "not_offered"
     table = tuple(ListedModel(info.model_id, info.display_name, None, True) for info in MODEL_TABLE)
     return ModelListing(table, "table", problem)
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.errors import MemoryFileDamaged, SessionNotFound
@@ -30,6 +30,23 @@ from agent_cli.protocol import answer_dangling_tool_uses, rename_malformed_tool_
 from agent_cli.session.core import Session
 from agent_cli.session.log import SESSION_STARTED, SessionLog, rebuild_from_records
 from agent_cli.session.resume_check import check_message_shapes, check_sendable_view
+
+if TYPE_CHECKING:
+    from agent_cli.provider.base import Provider
+    from agent_cli.recall import Recall
+    from agent_cli.store.artifacts import ArtifactStore
+    from agent_cli.store.fsutil import FileOps
+    from agent_cli.store.paths import StatePaths
+    from agent_cli.store.transcript import SessionInfo
+    from agent_cli.tokens import TokenCounter
+    from agent_cli.tools import Toolbox
+    from agent_cli.tools.permissions import PermissionAsker
+    from agent_cli.tools.toolbox import ToolRunner
+
+    # (workspace, artifacts, session_id, ask_permission, auto_approve, recall) -> tools
+    ToolboxFactory = Callable[
+        [Path, ArtifactStore, str, PermissionAsker | None, bool, Recall], ToolRunner
+    ]
 
 # The transcript cannot tell a crash while the tool ran from a result that a full disk
 # kept from being recorded, so the words fit both and do not claim the tool never ended.
@@ -46,18 +63,18 @@ def utc_now() -> datetime:
 
 def open_session(
     *,
-    paths: Any,
-    provider: Any,
+    paths: StatePaths,
+    provider: Provider,
     workspace: Path,
     policy: CompactionPolicy,
-    ask_permission: Any = None,
+    ask_permission: PermissionAsker | None = None,
     auto_approve: bool = False,
     resume: str | None = None,
     clock: Callable[[], datetime] = utc_now,
-    counter: Any = None,
-    toolbox_factory: Any = None,
-    transcript_fs: Any = None,
-    artifact_fs: Any = None,
+    counter: TokenCounter | None = None,
+    toolbox_factory: ToolboxFactory | None = None,
+    transcript_fs: FileOps | None = None,
+    artifact_fs: FileOps | None = None,
     environment: Mapping[str, str] | None = None,
 ) -> Session:
     """Build a ready session (see module contract); typed store errors propagate.
@@ -102,7 +119,7 @@ def open_session(
         toolbox = make_toolbox(
             workspace, artifacts, session_id, ask_permission, auto_approve, recall
         )
-        recall.secrets = getattr(toolbox, "secret_forms", recall.secrets)
+        recall.secrets = toolbox.secret_forms
         session = Session(
             log=log,
             provider=provider,
@@ -138,13 +155,13 @@ def open_session(
 
 def _default_toolbox(
     workspace: Path,
-    artifacts: Any,
+    artifacts: ArtifactStore,
     session_id: str,
-    ask_permission: Any,
+    ask_permission: PermissionAsker | None,
     auto_approve: bool,
-    recall: Any = None,
+    recall: Recall | None = None,
     environment: Mapping[str, str] | None = None,
-) -> Any:
+) -> Toolbox:
     from agent_cli.tools import Toolbox
 
     return Toolbox(
@@ -223,7 +240,7 @@ def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[in
         session.announce(Notice("warning", "resumed_mid_tool"))
 
 
-def list_sessions(paths: Any, workspace: Path | None = None) -> list[Any]:
+def list_sessions(paths: StatePaths, workspace: Path | None = None) -> list[SessionInfo]:
     """Sessions on disk, newest first; only those of `workspace` when given."""
     from agent_cli.store.transcript import TranscriptStore
 
@@ -234,7 +251,7 @@ def list_sessions(paths: Any, workspace: Path | None = None) -> list[Any]:
     return [s for s in sessions if s.workspace == wanted]
 
 
-def latest_session_id(paths: Any, workspace: Path) -> str | None:
+def latest_session_id(paths: StatePaths, workspace: Path) -> str | None:
     """The session `--continue` opens: the newest of this workspace with an answered turn,
     else the newest of this workspace, else None (`catalog.pick_session_to_continue`)."""
     from agent_cli.session.catalog import pick_session_to_continue

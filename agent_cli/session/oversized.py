@@ -13,14 +13,18 @@ next resume gives the same pointer. Storing failures raise the store's typed err
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.compaction.markers import is_digest_message, is_summary_message
 from agent_cli.safe_cuts import safe_head_end, safe_tail_start
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
+
+if TYPE_CHECKING:
+    from agent_cli.store.artifacts import ArtifactStore
+    from agent_cli.tokens import TokenCounter
 
 MIN_PREVIEW_CHARS = 64
 
@@ -30,9 +34,9 @@ class MessageShrinker:
     """Stores oversized user texts of one session in `artifacts` and previews them, by
     the limit and secret forms of `policy`, counted with `counter`."""
 
-    artifacts: Any
+    artifacts: ArtifactStore
     session_id: str
-    counter: Any
+    counter: TokenCounter
     policy: CompactionPolicy
 
     def shrink(self, message: dict[str, Any]) -> dict[str, Any]:
@@ -77,7 +81,11 @@ class MessageShrinker:
 
 
 def build_preview(
-    text: str, pointer: str, budget_tokens: int, count: Any, secrets: SecretForms = NO_SECRETS
+    text: str,
+    pointer: str,
+    budget_tokens: int,
+    count: Callable[[str], int],
+    secrets: SecretForms = NO_SECRETS,
 ) -> str:
     """Header, head and tail of `text` within `budget_tokens` (head twice the tail), cut
     where no secret and no pointer is split (`safe_cuts`)."""

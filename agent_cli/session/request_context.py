@@ -10,7 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent_cli.tokens import TokenCounter
 
 
 @dataclass(frozen=True)
@@ -26,7 +29,7 @@ class RequestFrame:
 
 
 def build_frame(
-    counter: Any,
+    counter: TokenCounter,
     system: str,
     project_instructions: str,
     durable_text: str,
@@ -38,7 +41,8 @@ def build_frame(
     return RequestFrame(system, project_instructions, durable_text, tools, reserved)
 
 
-def reserved_tokens(counter: Any, texts: Iterable[str], tool_schemas: Any) -> int:
+def reserved_tokens(
+    counter: TokenCounter, texts: Iterable[str], tool_schemas: list[dict[str, Any]]
+) -> int:
     """Tokens of `texts` (system prompt, instructions, durable block) and the tools."""
-    schema_tokens: int = counter.count_json(tool_schemas)
-    return sum(int(counter.count_text(text)) for text in texts) + schema_tokens
+    return sum(counter.count_text(text) for text in texts) + counter.count_json(tool_schemas)

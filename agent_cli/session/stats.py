@@ -106,7 +106,7 @@ def build_stats(runner: TurnRunner) -> SessionStats:
     window = provider.context_window
     context_tokens = next_request_tokens(runner, durable_text)  # the gauge's figure too
     resolutions = runner.durable.resolutions
-    statuses = Counter(str(getattr(r.status, "value", r.status)) for r in resolutions)
+    statuses = Counter(r.status.value for r in resolutions)
     return SessionStats(
         provider=provider.name,
         model=provider.model,

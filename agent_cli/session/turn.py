@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Generator, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.errors import (
     MessageViewLimitExceeded,
@@ -78,6 +78,12 @@ from agent_cli.session.tool_step import (
 )
 from agent_cli.session.unique_ids import stream_with_unique_ids
 
+if TYPE_CHECKING:
+    from agent_cli.provider.base import Provider
+    from agent_cli.store.artifacts import ArtifactStore
+    from agent_cli.tokens import TokenCounter
+    from agent_cli.tools.toolbox import ToolRunner
+
 MAX_STEPS_PER_TURN = 40
 INTERRUPTED_MARK = "[answer interrupted by the user]"
 
@@ -91,12 +97,12 @@ class TurnRunner:
         conversation: Conversation,
         compactor: Compactor,
         durable: DurableContext,
-        provider: Any,
-        toolbox: Any,
-        counter: Any,
+        provider: Provider,
+        toolbox: ToolRunner,
+        counter: TokenCounter,
         system_prompt: str,
+        artifacts: ArtifactStore,
         max_tokens: int = 8192,
-        artifacts: Any = None,
     ) -> None:
         self.conversation = conversation
         self.compactor = compactor

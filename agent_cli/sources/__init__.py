@@ -1,8 +1,7 @@
 """Source pointers: parse them (pure), and re-verify them against the stores (I/O).
 
 Pure: `pointers` (the grammar, parsing and formatting) and `resolution` (the five
-statuses of a re-verified pointer). I/O: `resolver` (`SourcePointerResolver`, the public
-face re-exported here), `files` (opening beneath a trusted root without following
+statuses of a re-verified pointer). I/O: `resolver` (`SourcePointerResolver`), `files` (opening beneath a trusted root without following
 links), `index` (transcript offsets), `transcript_check` and `artifact_check` (verifying
 one record or artifact). `from agent_cli.sources import ...` is the supported way in.
 
@@ -22,8 +21,46 @@ from typing import TYPE_CHECKING
 # complete before any submodule here starts, either side can be imported first.
 import agent_cli.durable  # noqa: F401
 
-if TYPE_CHECKING:  # what type checkers see of the lazy names in _HOME_OF
-    from agent_cli.sources.resolver import *  # noqa: F403
+if TYPE_CHECKING:  # what type checkers see of the lazy names in _HOME_OF (`X as X`: exported)
+    from agent_cli.errors import (
+        SourcePointerError as SourcePointerError,
+    )
+    from agent_cli.errors import (
+        UnknownSourceSchemeError as UnknownSourceSchemeError,
+    )
+    from agent_cli.sources.pointers import (
+        ARTIFACT_SCHEME as ARTIFACT_SCHEME,
+    )
+    from agent_cli.sources.pointers import (
+        TRANSCRIPT_SCHEME as TRANSCRIPT_SCHEME,
+    )
+    from agent_cli.sources.pointers import (
+        ParsedSourcePointer as ParsedSourcePointer,
+    )
+    from agent_cli.sources.pointers import (
+        format_artifact_pointer as format_artifact_pointer,
+    )
+    from agent_cli.sources.pointers import (
+        format_transcript_pointer as format_transcript_pointer,
+    )
+    from agent_cli.sources.pointers import (
+        parse_source_pointer as parse_source_pointer,
+    )
+    from agent_cli.sources.resolution import (
+        SourceResolution as SourceResolution,
+    )
+    from agent_cli.sources.resolution import (
+        SourceResolutionStatus as SourceResolutionStatus,
+    )
+    from agent_cli.sources.resolver import (
+        SourcePointerResolver as SourcePointerResolver,
+    )
+    from agent_cli.sources.resolver import (
+        resolve_durable_sources as resolve_durable_sources,
+    )
+    from agent_cli.sources.transcript_check import (
+        MAX_RECORD_BYTES as MAX_RECORD_BYTES,
+    )
 
 _HOME_OF: dict[str, str] = {
     "ARTIFACT_SCHEME": "agent_cli.sources.pointers",

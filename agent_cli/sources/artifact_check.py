@@ -13,15 +13,14 @@ import codecs
 import hashlib
 import os
 
+from agent_cli.nofollow_open import OpenAt, os_open_at
 from agent_cli.sources.files import (
     CHUNK_BYTES,
-    OpenAt,
     ReadAt,
     check_still_linked,
     corrupt,
     missing,
     open_beneath,
-    os_open_at,
 )
 from agent_cli.sources.pointers import ParsedSourcePointer
 from agent_cli.sources.transcript_check import VerifiedEvidence

@@ -19,14 +19,12 @@ from agent_cli.nofollow_open import OpenAt, open_file_beneath, os_open_at
 
 __all__ = [
     "CHUNK_BYTES",
-    "OpenAt",
     "ReadAt",
     "check_still_linked",
     "corrupt",
     "denied",
     "missing",
     "open_beneath",
-    "os_open_at",
     "read_span",
 ]
 

@@ -8,8 +8,8 @@ digest). The outcome is one of five statuses (`SourceResolutionStatus`); only
 
 Parsing lives in `agent_cli.sources.pointers`, the resolution value in
 `agent_cli.sources.resolution`, the file checks in `files`, `index`, `transcript_check`
-and `artifact_check` (all in `agent_cli.sources`); this module wires them and is the
-public face.
+and `artifact_check` (all in `agent_cli.sources`); this module wires them. The package's
+`__init__` is the public face.
 """
 
 from __future__ import annotations
@@ -25,15 +25,12 @@ from agent_cli.errors import (
     SourceUnavailable,
     UnknownSourceSchemeError,
 )
+from agent_cli.nofollow_open import OpenAt, os_open_at
 from agent_cli.sources.artifact_check import verify_artifact
-from agent_cli.sources.files import OpenAt, ReadAt, os_open_at
+from agent_cli.sources.files import ReadAt
 from agent_cli.sources.index import TranscriptOffsetIndex
 from agent_cli.sources.pointers import (
-    ARTIFACT_SCHEME,
-    TRANSCRIPT_SCHEME,
     ParsedSourcePointer,
-    format_artifact_pointer,
-    format_transcript_pointer,
     parse_source_pointer,
 )
 from agent_cli.sources.resolution import SourceResolution, SourceResolutionStatus
@@ -44,18 +41,7 @@ from agent_cli.sources.transcript_check import (
 )
 
 __all__ = [
-    "ARTIFACT_SCHEME",
-    "MAX_RECORD_BYTES",
-    "TRANSCRIPT_SCHEME",
-    "ParsedSourcePointer",
-    "SourcePointerError",
     "SourcePointerResolver",
-    "SourceResolution",
-    "SourceResolutionStatus",
-    "UnknownSourceSchemeError",
-    "format_artifact_pointer",
-    "format_transcript_pointer",
-    "parse_source_pointer",
     "resolve_durable_sources",
 ]
 

@@ -17,14 +17,13 @@ from typing import Any
 
 from agent_cli.durable.text import parse_timestamp
 from agent_cli.errors import DurableStateError, SourceUnavailable
+from agent_cli.nofollow_open import OpenAt, os_open_at
 from agent_cli.sources.files import (
-    OpenAt,
     ReadAt,
     check_still_linked,
     corrupt,
     missing,
     open_beneath,
-    os_open_at,
     read_span,
 )
 from agent_cli.sources.index import TranscriptOffsetIndex

@@ -27,7 +27,7 @@ from agent_cli.store.home_layout import (
 APP_NAME = "agent-cli"
 HOME_VARIABLE = "AGENT_CLI_HOME"
 
-__all__ = ["StatePaths", "resolve_state_paths", "ensure_private_dir", "prepare_state_dirs"]
+__all__ = ["StatePaths", "resolve_state_paths", "prepare_state_dirs"]
 
 
 @dataclass(frozen=True)

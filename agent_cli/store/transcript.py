@@ -35,7 +35,7 @@ from agent_cli.store.records import (
 from agent_cli.store.transcript_scan import TranscriptScanner
 from agent_cli.store.transcript_writer import TranscriptWriter
 
-__all__ = ["SessionInfo", "TranscriptStore", "TranscriptWriter"]
+__all__ = ["SessionInfo", "TranscriptStore"]
 
 TRANSCRIPT_SUFFIX = ".jsonl"
 _FIRST_LINE_LIMIT = 1 << 20

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.errors import ToolError
+from agent_cli.nofollow_open import DIRECTORY_FLAGS
 from agent_cli.tools.context import PreparedCall, ToolContext
 from agent_cli.tools.output import ToolResult, format_size
 from agent_cli.tools.ripgrep import RgRun, run_rg
-from agent_cli.tools.safe_open import DIRECTORY_FLAGS
 from agent_cli.tools.workspace import SKIPPED_DIRECTORY_NAMES, Workspace
 
 VCS_DIRECTORY = ".git"

@@ -17,12 +17,8 @@ from collections.abc import Sequence
 
 from agent_cli import nofollow_open
 from agent_cli.errors import PathStepRefused, ToolError, WorkspaceEscape
-from agent_cli.nofollow_open import DIRECTORY_FLAGS, FILE_FLAGS, NEW_DIRECTORY_MODE
 
 __all__ = [
-    "DIRECTORY_FLAGS",
-    "FILE_FLAGS",
-    "NEW_DIRECTORY_MODE",
     "open_directory_beneath",
     "open_file_beneath",
 ]

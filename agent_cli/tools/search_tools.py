@@ -7,8 +7,6 @@ version-control, environment and cache folders, binary files (counting those tha
 matched) and files over the read limit; it walks in a stable (sorted) order, stops at a
 match cap saying so and how to narrow the search, and gives up after a bounded time
 with what it found. A pattern rg cannot parse is refused in plain words.
-
-`prepare_list_dir` lives in `listing` and is re-exported here for the toolbox.
 """
 
 from __future__ import annotations
@@ -23,11 +21,11 @@ from agent_cli.safe_cuts import cut_head
 from agent_cli.secret_forms import SecretForms
 from agent_cli.tools.context import PreparedCall, ToolContext, ToolLimits
 from agent_cli.tools.grep_confirm import Match, confirm_matches
-from agent_cli.tools.listing import prepare_list_dir, refuse_inside_git
+from agent_cli.tools.listing import refuse_inside_git
 from agent_cli.tools.output import ToolResult
 from agent_cli.tools.ripgrep import RgRun, run_rg
 
-__all__ = ["prepare_grep", "prepare_list_dir", "search_workspace"]
+__all__ = ["prepare_grep", "search_workspace"]
 
 _BINARY_MATCH = re.compile(rb": binary file matches \(found .* byte around offset \d+\)$")
 _FILES_SEARCHED = re.compile(rb"^(\d+) files searched$")

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from agent_cli.errors import ToolError
 from agent_cli.frozen import FrozenList
@@ -29,6 +29,7 @@ from agent_cli.tools.context import (
     ToolLimits,
 )
 from agent_cli.tools.file_tools import prepare_edit_file, prepare_read_file, prepare_write_file
+from agent_cli.tools.listing import prepare_list_dir
 from agent_cli.tools.output import (
     ArtifactSink,
     ToolOutcome,
@@ -45,7 +46,7 @@ from agent_cli.tools.redaction import (
     redact_result,
 )
 from agent_cli.tools.schemas import RECALL_SCHEMA, TOOL_SCHEMAS, validate_input
-from agent_cli.tools.search_tools import prepare_grep, prepare_list_dir
+from agent_cli.tools.search_tools import prepare_grep
 from agent_cli.tools.shell import prepare_bash
 from agent_cli.tools.workspace import Workspace
 
@@ -74,6 +75,29 @@ def _build_specs(with_recall: bool) -> dict[str, ToolSpec]:
     if with_recall:
         specs.append(ToolSpec(RECALL_SCHEMA, prepare_recall, may_spill=False))
     return {spec.schema["name"]: spec for spec in specs}
+
+
+class ToolRunner(Protocol):
+    """What a session needs of its tools (a `Toolbox`, or a test's fake): the schemas to
+    offer the model, one call run to a `ToolOutcome` (see the module contract), the
+    secrets they redact, and a watcher for a running command's output."""
+
+    output_watcher: OutputWatcher | None
+
+    @property
+    def secret_forms(self) -> SecretForms:
+        """Every form of the secrets results are redacted of (empty: none)."""
+        ...
+
+    @property
+    def redactor(self) -> SecretRedactor | None:
+        """What the project instructions pass through too; None: the process
+        environment's secrets (`load_project_instructions`' default)."""
+        ...
+
+    def schemas(self) -> list[dict[str, Any]]: ...
+
+    def run(self, name: str, tool_input: dict[str, Any]) -> ToolOutcome: ...
 
 
 class Toolbox:

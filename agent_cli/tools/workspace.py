@@ -18,11 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from agent_cli.errors import ConfigError, ToolError, WorkspaceEscape
-from agent_cli.tools.safe_open import (
-    DIRECTORY_FLAGS,
-    open_directory_beneath,
-    open_file_beneath,
-)
+from agent_cli.nofollow_open import DIRECTORY_FLAGS
+from agent_cli.tools.safe_open import open_directory_beneath, open_file_beneath
 
 # Directories no search descends into: version control, environments, caches.
 SKIPPED_DIRECTORY_NAMES = frozenset(
