@@ -4,9 +4,11 @@ Contract: `build_tool_started_line` draws the top of the panel when a tool start
 long command is visible while it runs) and `build_tool_finished_line` closes it with the
 outcome summary, the size and the artifact pointer. `build_tool_preview_lines` shows the
 first few lines of what the tool returned between the two, with "+N lines" and how to
-see all of it (`/last`). Only the arguments that say what
-the call does are shown (path, pattern, command, ...), flattened and clipped; every
-value passes through `clip_line`, so tool input cannot draw on the screen.
+see all of it (`/last`); those lines are shown as they are (indentation and inner
+spaces kept, tabs expanded: `clip_output_line`). Only the arguments that say what the
+call does are shown (path, pattern, command, ...), flattened and clipped; every value
+passes through `clip_line` or `clip_output_line`, so tool input cannot draw on the
+screen.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 from rich.text import Text
 
 from agent_cli.events import ToolFinished, ToolStarted
-from agent_cli.repl.safe_text import clip_line, sanitize_text
+from agent_cli.repl.safe_text import clip_line, clip_output_line, sanitize_text
 from agent_cli.tools.output import format_size
 
 # Arguments that tell what a call does, in the order they are shown.
@@ -105,7 +107,10 @@ def select_preview_lines(event: ToolFinished) -> list[str]:
 def build_tool_preview_lines(event: ToolFinished, limit: int = PREVIEW_LINES) -> list[Text]:
     """Up to `limit` lines of the result, then "+N lines" and how to see them all."""
     lines = select_preview_lines(event)
-    shown = [Text.assemble((SIDE, "dim"), clip_line(line, PREVIEW_WIDTH)) for line in lines[:limit]]
+    shown = [
+        Text.assemble((SIDE, "dim"), clip_output_line(line, PREVIEW_WIDTH))
+        for line in lines[:limit]
+    ]
     hidden = len(lines) - limit
     if hidden > 0:
         more = f"… +{hidden:,} {'line' if hidden == 1 else 'lines'} ({SHOW_ALL_HINT})"
