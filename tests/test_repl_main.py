@@ -154,7 +154,7 @@ def test_config_values_reach_the_backend_and_flags_win(tmp_path):
 def test_piped_input_denies_permission_and_says_how_to_allow(tmp_path):
     run = Run(tmp_path, [])
     decision = run.backend.permission_asker(SimpleNamespace(tool="bash", description="rm -rf x"))
-    assert decision.value == "deny"
+    assert decision.value == "deny_unasked"  # nobody was asked (issue 23 item 15)
     assert "bash was not run" in run.out and "--yes" in run.out
 
 
@@ -253,4 +253,4 @@ def test_print_mode_answer_is_sanitized(tmp_path):
 def test_print_mode_denies_permission_without_yes(tmp_path):
     run = Run(tmp_path, ["-p", "x"])
     decision = run.backend.permission_asker(SimpleNamespace(tool="write_file", description="w"))
-    assert decision.value == "deny" and "write_file was not run: -p cannot ask" in run.err
+    assert decision.value == "deny_unasked" and "write_file was not run: -p cannot ask" in run.err
