@@ -3,6 +3,12 @@ names, and counts agree in number (issue 23 item 14)."""
 
 from __future__ import annotations
 
+import io
+
+from repl_fakes import make_console, make_stats
+from rich.console import Console
+from tools_support import make_toolbox
+
 from agent_cli.errors import StateDirUnavailable
 from agent_cli.repl.error_text import (
     describe_error,
@@ -10,6 +16,10 @@ from agent_cli.repl.error_text import (
     exit_code_for,
     startup_exit_code,
 )
+from agent_cli.repl.stats_panel import build_stats_panel
+from agent_cli.repl.views import build_expansion_view
+from agent_cli.sources import SourceResolution
+from agent_cli.tools.output import count_noun
 
 
 def test_an_unusable_state_folder_is_worded_without_codes_and_is_a_configuration_error():
@@ -25,3 +35,32 @@ def test_an_unusable_state_folder_is_worded_without_codes_and_is_a_configuration
 def test_an_errno_without_words_of_its_own_is_said_as_the_system_says_it():
     assert describe_folder_problem("EIO") == "the system refused it (input/output error)"
     assert describe_folder_problem("whatever") == "the system refused it"
+
+
+def test_expand_of_text_that_is_no_pointer_says_what_to_type_without_a_status():
+    console = Console(file=io.StringIO(), width=200, record=True, color_system=None)
+    resolution = SourceResolution(pointer="foo", status="corrupt", reason="missing_scheme")
+    console.print(build_expansion_view(resolution))
+    shown = " ".join(console.export_text().split())
+    assert "corrupt" not in shown and not shown.startswith("foo")
+    assert shown.startswith("that is not a pointer: a pointer looks like transcript:")
+    assert "Type /expand and a pointer copied from one of them" in shown
+
+
+def test_counts_agree_in_number(workspace):
+    (workspace / "only").mkdir()
+    (workspace / "only" / "one.txt").write_text("x\n", encoding="utf-8")
+    (workspace / "only" / "sub").mkdir()
+    outcome = make_toolbox(workspace).run("list_dir", {"path": "only"})
+    assert outcome.content.splitlines()[0] == "Directory: only (1 directory, 1 file)"
+    assert outcome.summary == "2 entries"
+    assert count_noun(1, "request") == "1 request" and count_noun(1_200, "entry", "entries") == (
+        "1,200 entries"
+    )
+
+
+def test_stats_counts_one_request_as_one_request():
+    console = make_console(width=100)
+    console.print(build_stats_panel(make_stats(requests=1)))
+    total = next(line for line in console.export_text().splitlines() if "session total" in line)
+    assert "· 1 request " in total

@@ -666,12 +666,25 @@ _PENDING = {
 }
 
 
+def is_not_a_pointer(status: str, reason: str) -> bool:
+    """True when what the user gave could not be read as a pointer at all."""
+    return status == "corrupt" and reason in _SYNTAX_REASONS
+
+
+def describe_not_a_pointer() -> str:
+    """`/expand` of text that is no pointer: what is wrong and what to type instead."""
+    return (
+        f"that is not a pointer: a pointer looks like {POINTER_FORMS}. "
+        "Type /expand and a pointer copied from one of them"
+    )
+
+
 def explain_resolution(status: str, reason: str) -> str:
     """What a pointer's status means, for a person (see the module contract). Unknown
     codes get a general sentence for their status, never the code."""
     if status == "available":
         return "found and verified"
-    if status == "corrupt" and reason in _SYNTAX_REASONS:
+    if is_not_a_pointer(status, reason):
         return f"that is not a pointer: a pointer looks like {POINTER_FORMS}"
     if status == "missing" and reason in _MISSING:
         return _MISSING[reason]

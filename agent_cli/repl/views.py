@@ -16,9 +16,14 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from agent_cli.repl.error_text import explain_resolution
+from agent_cli.repl.error_text import (
+    describe_not_a_pointer,
+    explain_resolution,
+    is_not_a_pointer,
+)
 from agent_cli.repl.safe_text import clip_line, sanitize_block
 from agent_cli.repl.session_views import build_sessions_view
+from agent_cli.tools.output import count_noun
 
 if TYPE_CHECKING:
     from agent_cli.durable import DurableContextState, PendingItem
@@ -92,7 +97,7 @@ def build_context_view(preview: ContextPreview, summary: str | None = None) -> G
         )
     )
     lines = list(preview.message_lines)
-    parts.append(Text(f"view: {len(lines):,} messages", style="bold"))
+    parts.append(Text(f"view: {count_noun(len(lines), 'message')}", style="bold"))
     parts.extend(Text("  " + clip_line(line, 200)) for line in lines)
     if summary:
         parts.append(build_summary_view(summary))
@@ -202,8 +207,11 @@ def build_summary_view(text: str) -> Panel:
 
 
 def build_expansion_view(resolution: SourceResolution) -> Group:
-    """What a pointer leads to: its status, reason, digest and (when available) excerpt."""
+    """What a pointer leads to: its status, reason, digest and (when available) excerpt;
+    for text that is no pointer at all, one line that says so and what to type."""
     status = str(resolution.status)
+    if is_not_a_pointer(status, str(resolution.reason)):
+        return Group(Text(describe_not_a_pointer(), style="yellow"))
     header = Text.assemble(clip_line(resolution.pointer, 160), " ", _status_text(resolution.status))
     parts: list[RenderableType] = [header]
     if status != "available":
