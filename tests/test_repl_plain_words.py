@@ -10,15 +10,18 @@ from rich.console import Console
 from tools_support import make_toolbox
 
 from agent_cli.errors import StateDirUnavailable
+from agent_cli.events import ToolFinished, ToolStarted
 from agent_cli.repl.error_text import (
     describe_error,
     describe_folder_problem,
     exit_code_for,
     startup_exit_code,
 )
+from agent_cli.repl.render import EventRenderer
 from agent_cli.repl.stats_panel import build_stats_panel
 from agent_cli.repl.views import build_expansion_view
 from agent_cli.sources import SourceResolution
+from agent_cli.store.artifacts import ArtifactStore
 from agent_cli.tools.output import count_noun
 
 
@@ -64,3 +67,16 @@ def test_stats_counts_one_request_as_one_request():
     console.print(build_stats_panel(make_stats(requests=1)))
     total = next(line for line in console.export_text().splitlines() if "session total" in line)
     assert "· 1 request " in total
+
+
+def test_a_tool_line_shows_an_artifact_pointer_without_saying_its_hash_twice(tmp_path):
+    ref = ArtifactStore(tmp_path).put("s1", b"line\n" * 5_000)
+    console = make_console(width=200)
+    renderer = EventRenderer(console, live=False)
+    renderer.render(ToolStarted("t1", "bash", {"command": "seq"}))
+    renderer.render(ToolFinished("t1", "bash", False, "exit 0", 25_000, str(ref.pointer)))
+    closing = console.export_text().splitlines()[-1]
+    shown = closing.split("full output: ")[1]
+    assert shown == f"artifact:s1:{ref.sha256[:32]}.txt:{ref.sha256[:12]}"
+    assert ref.sha256[12:32] not in shown.rsplit(":", 1)[1]
+    assert ArtifactStore(tmp_path).read_range(shown) == b"line\n" * 5_000  # still usable

@@ -47,6 +47,22 @@ _BOOKKEEPING_PREFIXES = ("[Output was ", "[Full output: ")
 _SIZE_IN_SUMMARY = re.compile(r"\b\d+(?:\.\d+)? (?:B|KB|MB)\b")
 
 
+_FULL_DIGEST = re.compile(r"[0-9a-f]{64}")
+SHORT_DIGEST_LENGTH = 12  # the shortest sha256 prefix a pointer may carry
+
+
+def shorten_artifact_pointer(pointer: str) -> str:
+    """`pointer` as the screen shows it: an artifact pointer with the shortest digest the
+    pointer format accepts (its file is named by the same hash, so the full digest
+    would say it twice); it still resolves to the same verified file. Other text is
+    returned unchanged."""
+    scheme, _, rest = pointer.partition(":")
+    head, _, digest = rest.rpartition(":")
+    if scheme != "artifact" or not head or not _FULL_DIGEST.fullmatch(digest):
+        return pointer
+    return f"artifact:{head}:{digest[:SHORT_DIGEST_LENGTH]}"
+
+
 def select_telling_arguments(arguments: dict[str, Any]) -> list[tuple[str, str]]:
     """(name, clipped value) of the arguments worth showing; the first few if none tell."""
     names = [name for name in TELLING_ARGUMENTS if name in arguments]
@@ -83,7 +99,7 @@ def build_tool_finished_line(event: ToolFinished) -> Text:
         text.append(f" · {format_size(event.size_bytes)} of output", style="dim")
     if event.artifact_pointer:
         text.append(" · full output: ", style="dim")
-        text.append(clip_line(event.artifact_pointer, 200), style="cyan")
+        text.append(clip_line(shorten_artifact_pointer(event.artifact_pointer), 200), style="cyan")
     return text
 
 

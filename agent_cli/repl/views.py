@@ -23,6 +23,7 @@ from agent_cli.repl.error_text import (
 )
 from agent_cli.repl.safe_text import clip_line, sanitize_block
 from agent_cli.repl.session_views import build_sessions_view
+from agent_cli.repl.tool_lines import shorten_artifact_pointer
 from agent_cli.tools.output import count_noun
 
 if TYPE_CHECKING:
@@ -253,7 +254,7 @@ def build_last_result_view(result: ToolFinished | None) -> Group | Text:
         parts.append(
             Text(
                 f"the output above is a head/tail preview; all of it: "
-                f"/expand {clip_line(result.artifact_pointer, 200)}",
+                f"/expand {clip_line(shorten_artifact_pointer(result.artifact_pointer), 200)}",
                 style="dim",
             )
         )
