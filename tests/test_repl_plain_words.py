@@ -19,7 +19,7 @@ from agent_cli.repl.error_text import (
 )
 from agent_cli.repl.render import EventRenderer
 from agent_cli.repl.stats_panel import build_stats_panel
-from agent_cli.repl.views import build_expansion_view
+from agent_cli.repl.views import build_expansion_view, build_sources_view
 from agent_cli.sources import SourceResolution
 from agent_cli.store.artifacts import ArtifactStore
 from agent_cli.tools.output import count_noun
@@ -80,3 +80,24 @@ def test_a_tool_line_shows_an_artifact_pointer_without_saying_its_hash_twice(tmp
     assert shown == f"artifact:s1:{ref.sha256[:32]}.txt:{ref.sha256[:12]}"
     assert ref.sha256[12:32] not in shown.rsplit(":", 1)[1]
     assert ArtifactStore(tmp_path).read_range(shown) == b"line\n" * 5_000  # still usable
+
+
+def test_sources_lists_pointers_in_reading_order():
+    pointers = [
+        "artifact:s1:b.txt:abcdef012345",
+        "transcript:s1:10",
+        "transcript:s0:7",
+        "transcript:s1:2",
+        "artifact:s1:a.txt:abcdef012345",
+    ]
+    resolutions = [SourceResolution(p, "missing", "not_found") for p in pointers]
+    console = make_console(width=200)
+    console.print(build_sources_view(resolutions))
+    shown = [line.split()[0] for line in console.export_text().splitlines()[1:]]
+    assert shown == [
+        "transcript:s0:7",
+        "transcript:s1:2",
+        "transcript:s1:10",
+        "artifact:s1:a.txt:abcdef012345",
+        "artifact:s1:b.txt:abcdef012345",
+    ]

@@ -183,14 +183,26 @@ def build_facts_view(state: DurableContextState, resolutions: Sequence[SourceRes
     return Group(*parts)
 
 
+def pointer_order(pointer: str) -> tuple[int, str, int, str]:
+    """Sort key that lists pointers as a person reads them: transcript pointers first, by
+    session and then by sequence as a number (2 before 10), then artifacts, then the rest."""
+    parts = pointer.split(":")
+    if len(parts) == 3 and parts[0] == "transcript" and parts[2].isascii() and parts[2].isdigit():
+        return (0, parts[1], int(parts[2]), "")
+    if len(parts) == 4 and parts[0] == "artifact":
+        return (1, parts[1], 0, parts[2])
+    return (2, pointer, 0, "")
+
+
 def build_sources_view(resolutions: Sequence[SourceResolution]) -> Table | Text:
-    """Every pointer of the durable state with its status and the reason code."""
+    """Every pointer of the durable state with its status and what that means, in
+    `pointer_order`."""
     if not resolutions:
         return Text("the durable state has no source pointers yet", style="dim")
     table = Table(box=None, padding=(0, 2), show_edge=False)
     for column in ("pointer", "status", "meaning"):
         table.add_column(column, overflow="fold")
-    for resolution in resolutions:
+    for resolution in sorted(resolutions, key=lambda found: pointer_order(found.pointer)):
         status = str(resolution.status)
         table.add_row(
             Text(clip_line(resolution.pointer, 160)),
