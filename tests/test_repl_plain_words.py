@@ -10,14 +10,14 @@ from rich.console import Console
 from tools_support import make_toolbox
 
 from agent_cli.errors import StateDirUnavailable
-from agent_cli.events import ToolFinished, ToolStarted
+from agent_cli.events import Notice, ToolFinished, ToolStarted, TurnEnded
 from agent_cli.repl.error_text import (
     describe_error,
     describe_folder_problem,
     exit_code_for,
     startup_exit_code,
 )
-from agent_cli.repl.render import EventRenderer
+from agent_cli.repl.render import TURN_CANCELLED, EventRenderer
 from agent_cli.repl.stats_panel import build_stats_panel
 from agent_cli.repl.views import build_expansion_view, build_sources_view
 from agent_cli.sources import SourceResolution
@@ -101,3 +101,22 @@ def test_sources_lists_pointers_in_reading_order():
         "artifact:s1:a.txt:abcdef012345",
         "artifact:s1:b.txt:abcdef012345",
     ]
+
+
+def test_one_ctrl_c_at_a_permission_question_prints_one_line():
+    console = make_console(width=200)
+    renderer = EventRenderer(console, live=False)
+    for event in [
+        ToolStarted("t1", "bash", {"command": "rm -rf build"}),
+        Notice("warning", "permission_cancelled", {"tool": "bash"}),
+        TurnEnded("cancelled"),
+    ]:
+        renderer.render(event)
+    lines = console.export_text().splitlines()
+    assert lines == [
+        "╭─ bash  command: rm -rf build",
+        "╰─ ✗ not run: cancelled at the permission question; the turn ended, the "
+        "conversation so far is kept",
+    ]
+    renderer.render(TurnEnded("cancelled"))  # a later cancelled turn says so again
+    assert console.export_text().splitlines()[-1] == TURN_CANCELLED

@@ -48,10 +48,12 @@ from agent_cli.repl.tool_lines import (
 COMPACT_TAG_STYLE = "bold cyan"
 NOTICE_STYLES = {"info": "cyan", "warning": "yellow", "error": "bold red"}
 ERROR_STYLE = "bold red"
+TURN_CANCELLED = "turn cancelled; the conversation so far is kept"
 
 
 def _is_permission_cancel(event: object) -> bool:
-    """Ctrl-C at a permission question: the open tool panel closes as "not run"."""
+    """Ctrl-C at a permission question: the open tool panel closes as "not run", and
+    that one line says all (`EventRenderer._close_at_the_question`)."""
     return isinstance(event, Notice) and event.code == "permission_cancelled"
 
 
@@ -88,6 +90,7 @@ class EventRenderer:
         self._activity = RunningToolView(console, live=live)
         self._running_tools: set[str] = set()
         self._running_name = ""
+        self._turn_end_said = False  # the closing line of a panel already said it ended
         self.last_tool_result: ToolFinished | None = None  # for `/last`
         self._handlers: dict[type, Callable[[Any], None]] = {
             AssistantText: lambda event: self._answer.add(event.text),
@@ -111,7 +114,10 @@ class EventRenderer:
             self._answer.abandon()
         if not isinstance(event, ToolStarted | ToolFinished):
             self._activity.stop()
-            self._close_unfinished_tools(never_ran=_is_permission_cancel(event))
+            if _is_permission_cancel(event) and self._running_tools:
+                self._close_at_the_question()
+                return
+            self._close_unfinished_tools()
         handler(event)
 
     def close(self) -> None:
@@ -159,11 +165,20 @@ class EventRenderer:
             self._print(line)
         self._print(build_tool_finished_line(event))
 
-    def _close_unfinished_tools(self, *, never_ran: bool = False) -> None:
+    def _close_unfinished_tools(self) -> None:
         if self._running_tools:
             self._running_tools.clear()
-            self._print(build_tool_unfinished_line(never_ran=never_ran))
+            self._print(build_tool_unfinished_line())
+
+    def _close_at_the_question(self) -> None:
+        """One Ctrl-C at a permission question is said once: the open panel closes with
+        a line that says the tool did not run and the turn ended, and neither the notice
+        nor the turn's end adds a line of its own."""
+        self._running_tools.clear()
+        self._print(build_tool_unfinished_line(never_ran=True))
+        self._turn_end_said = True
 
     def _render_turn_end(self, event: TurnEnded) -> None:
-        if event.outcome == "cancelled":
-            self._print(Text("turn cancelled; the conversation so far is kept", style="yellow"))
+        if event.outcome == "cancelled" and not self._turn_end_said:
+            self._print(Text(TURN_CANCELLED, style="yellow"))
+        self._turn_end_said = False

@@ -136,10 +136,15 @@ def build_tool_preview_lines(event: ToolFinished, limit: int = PREVIEW_LINES) ->
 
 def build_tool_unfinished_line(*, never_ran: bool = False) -> Text:
     """Closes the panel of a tool whose turn ended before it reported (e.g. Ctrl-C);
-    `never_ran` when that was at its permission question."""
+    `never_ran` when that was at its permission question, which also ended the turn
+    (the line says so: it is the only line that Ctrl-C prints)."""
     text = Text(BOTTOM, style="dim")
     if never_ran:
-        text.append("✗ not run: cancelled at the permission question", style="yellow")
+        text.append(
+            "✗ not run: cancelled at the permission question; the turn ended, the "
+            "conversation so far is kept",
+            style="yellow",
+        )
     else:
         text.append("✗ interrupted: no result was shown", style="red")
     return text
