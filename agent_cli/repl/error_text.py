@@ -439,6 +439,13 @@ def describe_instructions_problem(source: object, problem: object) -> str:
     )
 
 
+def describe_unused_instructions(source: object, problem: object) -> str:
+    """The `stats` and `/context` words for a project instructions file that is there but
+    not used: the file and why, without the code."""
+    words = INSTRUCTIONS_PROBLEMS.get(str(problem or ""), "could not be used")
+    return f"{clip_line(str(source), 40)} {words}, so it is not used"
+
+
 def describe_instructions_redaction(source: object, redacted: object) -> str:
     """One line when secrets were taken out of the text requests carry."""
     noun = "value" if redacted == 1 else "values"
