@@ -6,7 +6,8 @@ outcome summary, the size and the artifact pointer. `build_tool_preview_lines` s
 first few lines of what the tool returned between the two, with "+N lines" and how to
 see all of it (`/last`); those lines are shown as they are (indentation and inner
 spaces kept, tabs expanded: `clip_output_line`). Only the arguments that say what the
-call does are shown (path, pattern, command, ...), flattened and clipped; every value
+call does are shown (path, pattern, command, ...), flattened and clipped, except that a
+multi-line command goes on with one gutter row per line (`select_further_lines`); every value
 passes through `clip_line` or `clip_output_line`, so tool input cannot draw on the
 screen.
 """
@@ -36,6 +37,8 @@ TELLING_ARGUMENTS = (
     "limit",
 )
 MAX_SHOWN_ARGUMENTS = 3
+FURTHER_LINES = 6  # rows a multi-line command shows under the panel's top
+MULTI_LINE_ARGUMENTS = ("command",)  # shown line by line; every other value on one line
 ARGUMENT_WIDTH = 80
 TOP, BOTTOM, SIDE = "╭─ ", "╰─ ", "│ "
 PREVIEW_LINES = 4
@@ -64,26 +67,64 @@ def shorten_artifact_pointer(pointer: str) -> str:
 
 
 def select_telling_arguments(arguments: dict[str, Any]) -> list[tuple[str, str]]:
-    """(name, clipped value) of the arguments worth showing; the first few if none tell."""
-    names = [name for name in TELLING_ARGUMENTS if name in arguments]
-    if not names:
-        names = [name for name in arguments if not isinstance(arguments[name], dict | list)]
+    """(name, clipped value) of the arguments worth showing; the first few if none tell.
+    A value of several lines is shown by its first line here (`select_further_lines`
+    gives the rest)."""
     return [
-        (clip_line(name, 24), clip_line(_as_text(arguments[name]), ARGUMENT_WIDTH))
-        for name in names[:MAX_SHOWN_ARGUMENTS]
+        (clip_line(name, 24), clip_line(_shown_value(name, arguments[name]), ARGUMENT_WIDTH))
+        for name in _telling_names(arguments)
     ]
 
 
-def _as_text(value: Any) -> str:
+def _shown_value(name: str, value: Any) -> str:
+    if name in MULTI_LINE_ARGUMENTS:
+        return _argument_lines(value)[0]
     return value if isinstance(value, str) else repr(value)
 
 
+def select_further_lines(arguments: dict[str, Any]) -> list[str]:
+    """The lines after the first of a multi-line command, at most `FURTHER_LINES` of them
+    and then how many more, each as it is (indentation kept). Other arguments (a path
+    with a line break in it) stay on the panel's top line, flattened."""
+    for name in MULTI_LINE_ARGUMENTS:
+        lines = _argument_lines(arguments.get(name, ""))
+        if len(lines) > 1:
+            further = [clip_output_line(line, ARGUMENT_WIDTH) for line in lines[1:]]
+            if len(further) > FURTHER_LINES:
+                hidden = len(further) - FURTHER_LINES + 1
+                further = [*further[: FURTHER_LINES - 1], f"… +{hidden:,} more lines"]
+            return further
+    return []
+
+
+def _telling_names(arguments: dict[str, Any]) -> list[str]:
+    names = [name for name in TELLING_ARGUMENTS if name in arguments]
+    if not names:
+        names = [name for name in arguments if not isinstance(arguments[name], dict | list)]
+    return names[:MAX_SHOWN_ARGUMENTS]
+
+
+def _argument_lines(value: Any) -> list[str]:
+    """A string value's lines (blank lines at its ends dropped); anything else as its
+    repr, on one line."""
+    if not isinstance(value, str):
+        return [repr(value)]
+    if not value:
+        return [""]
+    return sanitize_text(value).strip("\n").split("\n")
+
+
 def build_tool_started_line(event: ToolStarted) -> Text:
+    """The panel's top: the tool and what it is asked; a multi-line command goes on with
+    one row per line under it, so its lines read as lines."""
     text = Text(TOP, style="dim")
     text.append(clip_line(event.name, 40), style="bold magenta")
     for name, value in select_telling_arguments(event.arguments):
         text.append(f"  {name}: ", style="dim")
         text.append(value)
+    for line in select_further_lines(event.arguments):
+        text.append("\n" + SIDE + "  ", style="dim")
+        text.append(line)
     return text
 
 
