@@ -95,6 +95,18 @@ def test_version_and_help_write_to_stdout_and_exit_zero():
     assert "--soft-threshold" in stdout.getvalue() and "--resume" in stdout.getvalue()
 
 
+def test_help_readme_and_policy_agree_on_the_low_water_default():
+    stdout = io.StringIO()
+    with pytest.raises(ArgumentsExit):
+        parse_args(["--help"], stdout=stdout, stderr=io.StringIO())
+    said = "halfway between what every request carries besides the conversation"
+    assert said in " ".join(stdout.getvalue().split())
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert f"mark sits {said}" in " ".join(readme.split())
+    # and that is what the policy does: a 1,000-token fixed part, a 3,000 soft threshold
+    assert CompactionPolicy(soft_threshold=3_000).low_water_mark_over(1_000) == 2_000
+
+
 # --- config file ---------------------------------------------------------------------------
 
 
