@@ -109,8 +109,9 @@ def main(
 def _print_fatal(stderr: TextIO | None, message: str) -> None:
     from agent_cli.repl.render import build_error_text
     from agent_cli.repl.startup import make_console
+    from agent_cli.repl.word_wrap import print_at_words
 
-    make_console(stderr, stderr=True).print(build_error_text(message), soft_wrap=True)
+    print_at_words(make_console(stderr, stderr=True), build_error_text(message))
 
 
 def _run(

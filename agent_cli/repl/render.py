@@ -44,6 +44,7 @@ from agent_cli.repl.tool_lines import (
     build_tool_started_line,
     build_tool_unfinished_line,
 )
+from agent_cli.repl.word_wrap import print_at_words
 
 COMPACT_TAG_STYLE = "bold cyan"
 NOTICE_STYLES = {"info": "cyan", "warning": "yellow", "error": "bold red"}
@@ -97,7 +98,9 @@ class EventRenderer:
             AssistantDone: lambda event: self._answer.finish(event.text),
             StreamRestarted: self._render_restart,
             CompactionFired: self._render_compaction,
-            CompactionSkipped: lambda event: self._print(build_compact_text(format_skipped(event))),
+            CompactionSkipped: lambda event: self._print_own(
+                build_compact_text(format_skipped(event))
+            ),
             RequestBlocked: self._render_blocked,
             ToolStarted: self._render_tool_start,
             ToolFinished: self._render_tool_end,
@@ -133,8 +136,9 @@ class EventRenderer:
         self._activity.feed(chunk)
 
     def print_error(self, message: str) -> None:
+        """An error line, wrapped at words on a terminal (one line elsewhere)."""
         self._answer.abandon()
-        self._print(build_error_text(message))
+        self._print_own(build_error_text(message))
 
     def _print(self, text: Text) -> None:
         self.console.print(text, soft_wrap=True)
@@ -143,27 +147,38 @@ class EventRenderer:
         self._answer.restart()
         self._print(Text(format_retry(event), style="dim"))
 
+    def _print_own(self, text: Text) -> None:
+        """A line the REPL words itself (numbers and layer names): wrapped at words; a
+        `[compact]` line keeps its tag on its first row."""
+        print_at_words(self.console, text, is_own_log_line=text.plain.startswith(COMPACT_TAG))
+
     def _render_compaction(self, event: CompactionFired) -> None:
         for line in format_compaction(event):
-            self._print(build_compact_text(line))
+            self._print_own(build_compact_text(line))
 
     def _render_blocked(self, event: RequestBlocked) -> None:
         first, advice = format_blocked(event)
-        self._print(build_compact_text(first, body_style="bold red"))
-        self._print(Text(advice, style="red"))
+        self._print_own(build_compact_text(first, body_style="bold red"))
+        self._print_own(Text(advice, style="red"))
 
     def _render_tool_start(self, event: ToolStarted) -> None:
         self._running_tools.add(event.tool_use_id)
         self._running_name = event.name
-        self._print(build_tool_started_line(event))
+        self._print(build_tool_started_line(event, self._frame_width()))
 
     def _render_tool_end(self, event: ToolFinished) -> None:
         self._activity.stop()
         self._running_tools.discard(event.tool_use_id)
         self.last_tool_result = event
-        for line in build_tool_preview_lines(event):
+        width = self._frame_width()
+        for line in build_tool_preview_lines(event, width=width):
             self._print(line)
-        self._print(build_tool_finished_line(event))
+        self._print(build_tool_finished_line(event, width))
+
+    def _frame_width(self) -> int | None:
+        """The width tool panels fit into: the terminal's; None on a pipe or in a log,
+        where lines are not clipped to any screen."""
+        return self.console.width if self.console.is_terminal else None
 
     def _close_unfinished_tools(self) -> None:
         if self._running_tools:

@@ -45,6 +45,7 @@ PREVIEW_LINES = 4
 PREVIEW_WIDTH = 160
 ERROR_WIDTH = 400
 SHOW_ALL_HINT = "/last shows all"
+POINTER_AT_LAST = " · full output: /last"  # where a pointer too wide for the screen stood
 # Lines the tool layer adds for the model, not output the user needs to see twice.
 _BOOKKEEPING_PREFIXES = ("[Output was ", "[Full output: ")
 _SIZE_IN_SUMMARY = re.compile(r"\b\d+(?:\.\d+)? (?:B|KB|MB)\b")
@@ -66,12 +67,14 @@ def shorten_artifact_pointer(pointer: str) -> str:
     return f"artifact:{head}:{digest[:SHORT_DIGEST_LENGTH]}"
 
 
-def select_telling_arguments(arguments: dict[str, Any]) -> list[tuple[str, str]]:
-    """(name, clipped value) of the arguments worth showing; the first few if none tell.
-    A value of several lines is shown by its first line here (`select_further_lines`
-    gives the rest)."""
+def select_telling_arguments(
+    arguments: dict[str, Any], value_width: int = ARGUMENT_WIDTH
+) -> list[tuple[str, str]]:
+    """(name, value clipped to `value_width`) of the arguments worth showing; the first
+    few if none tell. A value of several lines is shown by its first line here
+    (`select_further_lines` gives the rest)."""
     return [
-        (clip_line(name, 24), clip_line(_shown_value(name, arguments[name]), ARGUMENT_WIDTH))
+        (clip_line(name, 24), clip_line(_shown_value(name, arguments[name]), value_width))
         for name in _telling_names(arguments)
     ]
 
@@ -114,33 +117,66 @@ def _argument_lines(value: Any) -> list[str]:
     return sanitize_text(value).strip("\n").split("\n")
 
 
-def build_tool_started_line(event: ToolStarted) -> Text:
+def build_tool_started_line(event: ToolStarted, width: int | None = None) -> Text:
     """The panel's top: the tool and what it is asked; a multi-line command goes on with
-    one row per line under it, so its lines read as lines."""
+    one row per line under it, so its lines read as lines. With `width`, values are
+    clipped so that each row fits (a pointer stays whole even so: it must stay usable)."""
+    name = clip_line(event.name, 40)
+    value_width = _value_room(event.arguments, width, len(TOP) + len(name))
     text = Text(TOP, style="dim")
-    text.append(clip_line(event.name, 40), style="bold magenta")
-    for name, value in select_telling_arguments(event.arguments):
-        text.append(f"  {name}: ", style="dim")
+    text.append(name, style="bold magenta")
+    for argument, value in select_telling_arguments(event.arguments, value_width):
+        text.append(f"  {argument}: ", style="dim")
         text.append(value)
+    further_width = ARGUMENT_WIDTH if width is None else max(width - len(SIDE) - 2, 10)
     for line in select_further_lines(event.arguments):
         text.append("\n" + SIDE + "  ", style="dim")
-        text.append(line)
+        text.append(clip_output_line(line, further_width))
     return text
 
 
-def build_tool_finished_line(event: ToolFinished) -> Text:
-    outcome_style = "red" if event.is_error else "green"
-    text = Text(BOTTOM, style="dim")
-    text.append("✗ " if event.is_error else "✓ ", style=outcome_style)
-    text.append(
-        _outcome_words(event) or ("failed" if event.is_error else "done"),
-        style="red" if event.is_error else "",
-    )
+def _value_room(arguments: dict[str, Any], width: int | None, taken: int) -> int:
+    """How wide each shown value may be so the top row fits `width` (at least 10)."""
+    if width is None:
+        return ARGUMENT_WIDTH
+    names = _telling_names(arguments)
+    if not names:
+        return ARGUMENT_WIDTH
+    labels = sum(len(f"  {clip_line(name, 24)}: ") for name in names)
+    return max(10, min(ARGUMENT_WIDTH, (width - taken - labels) // len(names)))
+
+
+def build_tool_finished_line(event: ToolFinished, width: int | None = None) -> Text:
+    """The panel's bottom: outcome, size and where the whole output is. With `width`, a
+    line that would not fit gives the pointer's place to `/last` (which shows it), then
+    leaves out the size, then clips its words, so it stays one row inside the frame."""
+    words = _outcome_words(event) or ("failed" if event.is_error else "done")
+    size = ""
     if not event.is_error and not _SIZE_IN_SUMMARY.search(event.summary):
-        text.append(f" · {format_size(event.size_bytes)} of output", style="dim")
+        size = f" · {format_size(event.size_bytes)} of output"
+    pointer = ""
     if event.artifact_pointer:
+        pointer = clip_line(shorten_artifact_pointer(event.artifact_pointer), 200)
+    line = _assemble_finished(event.is_error, words, size, pointer)
+    if width is None or line.cell_len <= width:
+        return line
+    pointer = "/last" if pointer else ""
+    for shown_size in (size, ""):
+        line = _assemble_finished(event.is_error, words, shown_size, pointer)
+        if line.cell_len <= width:
+            return line
+    room = width - len(BOTTOM) - 2 - (len(POINTER_AT_LAST) if pointer else 0)
+    return _assemble_finished(event.is_error, clip_line(words, max(room, 10)), "", pointer)
+
+
+def _assemble_finished(is_error: bool, words: str, size: str, pointer: str) -> Text:
+    text = Text(BOTTOM, style="dim")
+    text.append("✗ " if is_error else "✓ ", style="red" if is_error else "green")
+    text.append(words, style="red" if is_error else "")
+    text.append(size, style="dim")
+    if pointer:
         text.append(" · full output: ", style="dim")
-        text.append(clip_line(shorten_artifact_pointer(event.artifact_pointer), 200), style="cyan")
+        text.append(pointer, style="cyan")
     return text
 
 
@@ -161,11 +197,15 @@ def select_preview_lines(event: ToolFinished) -> list[str]:
     return [line for line in lines if not line.startswith(_BOOKKEEPING_PREFIXES)]
 
 
-def build_tool_preview_lines(event: ToolFinished, limit: int = PREVIEW_LINES) -> list[Text]:
-    """Up to `limit` lines of the result, then "+N lines" and how to see them all."""
+def build_tool_preview_lines(
+    event: ToolFinished, limit: int = PREVIEW_LINES, width: int | None = None
+) -> list[Text]:
+    """Up to `limit` lines of the result, then "+N lines" and how to see them all; with
+    `width`, each line is clipped to fit inside the frame."""
     lines = select_preview_lines(event)
+    line_width = PREVIEW_WIDTH if width is None else min(PREVIEW_WIDTH, width - len(SIDE))
     shown = [
-        Text.assemble((SIDE, "dim"), clip_output_line(line, PREVIEW_WIDTH))
+        Text.assemble((SIDE, "dim"), clip_output_line(line, max(line_width, 10)))
         for line in lines[:limit]
     ]
     hidden = len(lines) - limit
