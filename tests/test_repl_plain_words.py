@@ -120,3 +120,9 @@ def test_one_ctrl_c_at_a_permission_question_prints_one_line():
     ]
     renderer.render(TurnEnded("cancelled"))  # a later cancelled turn says so again
     assert console.export_text().splitlines()[-1] == TURN_CANCELLED
+
+
+def test_a_read_past_the_end_of_a_one_line_file_says_one_line(workspace):
+    (workspace / "one.txt").write_text("only\n", encoding="utf-8")
+    outcome = make_toolbox(workspace).run("read_file", {"path": "one.txt", "start_line": 5})
+    assert "which has 1 line." in outcome.content

@@ -150,7 +150,8 @@ def render_preview(
     omitted = text[head_end:tail_start]
     omitted_lines = omitted.count("\n")
     marker = (
-        f"[... {len(omitted.encode('utf-8')):,} bytes ({omitted_lines:,} lines) omitted; "
+        f"[... {len(omitted.encode('utf-8')):,} bytes ({count_noun(omitted_lines, 'line')}) "
+        "omitted; "
         f"they start at byte offset {base_offset + len(head.encode('utf-8')):,} of the "
         "artifact ...]"
     )
