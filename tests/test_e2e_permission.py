@@ -27,11 +27,16 @@ def test_ctrl_c_at_the_permission_question_says_the_tool_never_ran(
     before = count_prompts(repl.terminal.screen())
     repl.terminal.press("C-c")
     screen = repl.terminal.wait_for(
-        lambda text: count_prompts(text) > before and "turn cancelled" in text,
+        lambda text: count_prompts(text) > before and "the turn ended" in text,
         "the prompt back after Ctrl-C at the question",
     )
-    assert "Cancelled at the permission question: bash was not run." in screen
-    assert "not run: cancelled at the permission question" in screen
+    after_question = screen.split("allow? [y] once", 1)[1].split("\n")[1:]
+    said = " ".join(" ".join(after_question).split("› ")[0].split())
+    # one Ctrl-C, one line (issue 23 item 14): the panel's close says all of it
+    assert said == (
+        "╰─ ✗ not run: cancelled at the permission question; the turn ended, the "
+        "conversation so far is kept"
+    ), screen
     assert "interrupted" not in screen.split("allow? [y] once", 1)[1]
     assert not (workspace / "made-by-bash.txt").exists()
     # the model is told the same: not run, rather than stopped half way

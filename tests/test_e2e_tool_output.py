@@ -57,3 +57,11 @@ def test_a_running_command_shows_its_output_live_with_the_elapsed_time(
     assert "running bash" not in repl.terminal.wait_for(
         lambda text: "exit 0" in text, "the finished line", source=repl.terminal.visible
     )
+
+
+def test_a_preview_keeps_the_indentation_of_the_file(repl: ReplDriver, workspace: Path) -> None:
+    (workspace / "app.py").write_text(
+        'def greet(name):\n    return "Helo, " + name\n', encoding="utf-8"
+    )
+    printed = repl.submit("read app.py")
+    assert '│      2      return "Helo, " + name' in printed.splitlines(), printed

@@ -141,3 +141,23 @@ def test_toolbar_stats_and_context_show_the_same_context_figure(
     assert f"context {figure} tokens in the next request" in stats
     context = flat(repl.submit("/context"))
     assert f"the next request about {figure} · free" in context
+
+
+@pytest.mark.parametrize("width", [120, 60])
+def test_lines_break_between_words_and_fit_the_screen(
+    terminals: TerminalPool, home: Path, workspace: Path, width: int
+) -> None:
+    repl = start(terminals, home, workspace, width=width)
+    banner = repl.terminal.visible()
+    words = banner.split()
+    assert "again." in words and "agent-cli" in words, banner  # not "ag" / "ain."
+    printed = repl.submit("read big.txt")
+    frame = [row for row in printed.splitlines() if row.startswith(("╭─", "│", "╰─"))]
+    closing = next(row for row in frame if row.startswith("╰─"))
+    # the pointer (about 80 characters) does not fit beside the words: /last shows it
+    assert closing.startswith("╰─ ✓ read 400 lines, saved to artifact · "), printed
+    assert closing.endswith(" · full output: /last"), printed
+    assert all(len(row) <= width for row in frame), printed
+    toolbar = repl.toolbar()
+    assert re.fullmatch(r"ctx [\d,]+ / 3,000 soft / 60,000 hard \(\d+%\).*", toolbar), toolbar
+    assert toolbar.endswith(("Alt+Enter: new line", "%)")), toolbar

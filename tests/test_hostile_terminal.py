@@ -24,6 +24,7 @@ from rich.console import Console
 from agent_cli.events import AssistantDone, AssistantText, Notice, ToolFinished, ToolStarted
 from agent_cli.repl.render import EventRenderer
 from agent_cli.repl.safe_text import COMPACT_TAG, sanitize_block
+from agent_cli.repl.tool_lines import select_further_lines
 
 # Sequences the renderer itself never sends, so finding one means the input got through.
 FORBIDDEN_RAW = (
@@ -133,7 +134,12 @@ def test_tool_panels_and_notices_never_obey_their_text(
     # outside text reaches a notice only in its fields (a path, a model id), never as words
     renderer.render(Notice(level, "workspace_switched", {"recorded": notice, "current": notice}))
     shown = check_terminal(console, raw, live=True)
-    assert len(shown.splitlines()) == 3  # one line each, however long or broken the text
+    # one line each, however long or broken the text; a multi-line command adds one
+    # gutter row per further line (issue 23 item 17), and nothing else can add a line
+    further = len(select_further_lines(arguments))
+    rows = shown.splitlines()
+    assert len(rows) == 3 + further
+    assert all(row.startswith("│ ") for row in rows[1 : 1 + further])
 
 
 MARKDOWN_FAKES = [

@@ -527,3 +527,11 @@ def test_a_recall_search_request_becomes_a_recall_search_call():
     assert call is not None and call.tool == "recall"
     assert call.arguments == {"search": "the deploy token"}
     assert parse_request("recall search heron").arguments == {"search": "heron"}
+
+
+def test_listing_the_workspace_or_the_folder_above_is_said_in_words_not_dots():
+    assert reply_text(ask_text("list ..")).startswith(
+        "Listing the folder above the workspace (..)."
+    )
+    assert reply_text(ask_text("list .")).startswith("Listing the workspace folder (.).")
+    assert reply_text(ask_text("list src")).startswith("Listing `src`.")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from dataclasses import dataclass, field
@@ -23,6 +24,7 @@ from agent_cli.repl.commands import (
 from agent_cli.repl.loop import Repl
 from agent_cli.repl.render import EventRenderer
 from agent_cli.repl.turns import drive_events
+from agent_cli.session.instructions import ProjectInstructions
 from agent_cli.sources import SourceResolution
 
 
@@ -391,3 +393,20 @@ def test_expand_of_text_that_is_no_pointer_says_so_in_plain_words():
         " ".join(context.shown.split())
     )
     assert "missing_scheme" not in context.shown
+
+
+def test_stats_and_context_say_in_words_why_an_instructions_file_is_not_used():
+    session = FakeSession(
+        project_instructions=ProjectInstructions(source="AGENTS.md", problem="hidden_target")
+    )
+    session.stats_value = dataclasses.replace(
+        session.stats_value, project_instructions="AGENTS.md: not used (hidden_target)"
+    )
+    context = FakeContext(session=session)
+    run(context, "/stats")
+    run(context, "/context")
+    shown = " ".join(context.shown.replace("│", " ").split())
+    assert "hidden_target" not in shown
+    assert shown.count("AGENTS.md is a link to a hidden file or folder") == 2, shown
+    run(context, "/stats --json")
+    assert "hidden_target" in context.plain.getvalue()  # scripts keep the code

@@ -95,6 +95,18 @@ def test_version_and_help_write_to_stdout_and_exit_zero():
     assert "--soft-threshold" in stdout.getvalue() and "--resume" in stdout.getvalue()
 
 
+def test_help_readme_and_policy_agree_on_the_low_water_default():
+    stdout = io.StringIO()
+    with pytest.raises(ArgumentsExit):
+        parse_args(["--help"], stdout=stdout, stderr=io.StringIO())
+    said = "halfway between what every request carries besides the conversation"
+    assert said in " ".join(stdout.getvalue().split())
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert f"mark sits {said}" in " ".join(readme.split())
+    # and that is what the policy does: a 1,000-token fixed part, a 3,000 soft threshold
+    assert CompactionPolicy(soft_threshold=3_000).low_water_mark_over(1_000) == 2_000
+
+
 # --- config file ---------------------------------------------------------------------------
 
 
@@ -256,4 +268,34 @@ def test_a_hard_limit_under_the_soft_threshold_names_both_values_and_their_origi
         "config error: hard_limit (from --hard-limit): the hard limit 10 must be above the "
         "soft threshold 80,000 (built-in default); raise --hard-limit above 80,000 or lower "
         "--soft-threshold"
+    )
+
+
+def test_an_unknown_key_close_to_a_known_one_gets_a_did_you_mean(tmp_path):
+    path = write_config(tmp_path, "soft_treshold = 1000\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config_file(path)
+    assert "unknown key; did you mean soft_threshold? (known keys: " in describe_error(caught.value)
+    path = write_config(tmp_path, "colour = 1\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config_file(path)
+    assert "did you mean" not in describe_error(caught.value)
+
+
+def test_thresholds_out_of_order_in_the_config_file_name_the_keys_not_the_flags(tmp_path):
+    path = write_config(tmp_path, "soft_threshold = 5000\nhard_limit = 4000\n")
+    settings = resolve_settings({}, load_config_file(path), path)
+    with pytest.raises(ConfigError) as raised:
+        build_policy(settings)
+    said = describe_error(raised.value)
+    assert said == (
+        f"config error: hard_limit (from {path}): the hard limit 4,000 must be above the "
+        f"soft threshold 5,000 ({path}); raise hard_limit above 5,000 or lower soft_threshold"
+    )
+    assert "--" not in said
+    path = write_config(tmp_path, "soft_threshold = 500000\n")
+    with pytest.raises(ConfigError) as raised:
+        build_policy(resolve_settings({}, load_config_file(path), path))
+    assert describe_error(raised.value).endswith(
+        "lower soft_threshold below 120,000 or raise hard_limit"
     )

@@ -48,6 +48,21 @@ def test_toolbar_carries_the_gauge_styled_by_its_level():
     assert fragments[0] == ("class:gauge.over-soft", format_gauge(gauge(100_000)))
 
 
+def toolbar_text(width: int | None) -> str:
+    return "".join(text for _, text in build_toolbar(gauge(2_137, 3_000, 60_000), width))
+
+
+def test_a_narrow_toolbar_drops_whole_parts_least_important_first():
+    assert toolbar_text(None) == toolbar_text(200)
+    assert toolbar_text(200).endswith("(offline)  │ Alt+Enter: new line")
+    assert toolbar_text(90) == "ctx 2,137 / 3,000 soft / 60,000 hard (71%)  │ Alt+Enter: new line"
+    assert toolbar_text(60) == "ctx 2,137 / 3,000 soft / 60,000 hard (71%)"
+    assert toolbar_text(40) == "ctx 2,137 / 3,000 soft (71%)"
+    assert toolbar_text(10) == "ctx 2,137 / 3,000 soft"  # never cut inside a word
+    for width in range(24, 130):
+        assert len(toolbar_text(width)) <= width
+
+
 def test_a_hostile_estimator_name_is_flattened_in_the_toolbar():
     hostile = Gauge(tokens=1, soft_threshold=2, hard_limit=3, estimator="x\x1b[2J\ny")
     assert "\x1b" not in format_gauge(hostile) and "\n" not in format_gauge(hostile)

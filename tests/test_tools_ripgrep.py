@@ -57,7 +57,7 @@ def test_list_dir_uses_the_same_ignore_rules_and_counts_what_it_left_out(workspa
     (workspace / "empty").mkdir()
     outcome = make_toolbox(workspace).run("list_dir", {})
     assert outcome.content.splitlines() == [
-        "Directory: . (2 directories, 1 files)",
+        "Directory: . (2 directories, 1 file)",
         "agent_cli/",
         "empty/",
         ".gitignore  (26 B)",

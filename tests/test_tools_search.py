@@ -29,7 +29,7 @@ def test_list_dir_shows_directories_first_then_files_with_sizes(workspace: Path)
     outcome = make_toolbox(workspace).run("list_dir", {})
     assert not outcome.is_error
     assert outcome.content.splitlines() == [
-        "Directory: . (1 directories, 1 files)",
+        "Directory: . (1 directory, 1 file)",
         "pkg/",
         "README.md  (25 B)",
     ]

@@ -142,6 +142,14 @@ def answer_from_results(
     return render_results_answer(views, _latest_questions(messages))
 
 
+# Folder names that read as punctuation in a sentence ("Listing ..."), said in words.
+_FOLDERS_IN_WORDS = {".": "the workspace folder (.)", "..": "the folder above the workspace (..)"}
+
+
+def _name_target(target: str) -> str:
+    return _FOLDERS_IN_WORDS.get(target.rstrip("/") or target) or quote_code(target, 80)
+
+
 def build_tool_calls(plan: RequestPlan, messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """A short lead sentence, then one tool_use block per planned call."""
     taken = {
@@ -156,7 +164,7 @@ def build_tool_calls(plan: RequestPlan, messages: Sequence[dict[str, Any]]) -> l
     for index, call in enumerate(plan.calls):
         verb, key = _ACTIONS.get(call.tool, ("Calling " + call.tool, ""))
         target = str(call.arguments.get(key, ""))
-        lead.append(f"{verb} {quote_code(target, 80)}." if target else f"{verb}.")
+        lead.append(f"{verb} {_name_target(target)}." if target else f"{verb}.")
         tool_use_id = build_tool_use_id(seed, index, taken)
         taken.add(tool_use_id)
         blocks.append(

@@ -41,7 +41,7 @@ from agent_cli.repl.safe_text import clip_line, reveal_controls
 from agent_cli.safe_cuts import safe_head_end, safe_tail_start
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.approval import Approval, ApprovalKind
-from agent_cli.tools.output import format_size
+from agent_cli.tools.output import count_noun, format_size
 
 if TYPE_CHECKING:
     from agent_cli.tools.permissions import PermissionRequest
@@ -126,7 +126,8 @@ def _full_listing(approval: Approval, raw_lines: list[str]) -> list[NumberedLine
         return [*head, *(line for line in reversed(tail) if line.first >= first)]
     size = format_size(len(approval.text.encode("utf-8", "surrogatepass")))
     note = Text(
-        f"⋮ lines {first + 1:,}-{last + 1:,} ({last - first + 1:,} lines) not listed: only the "
+        f"⋮ lines {first + 1:,}-{last + 1:,} ({count_noun(last - first + 1, 'line')}) not "
+        "listed: only the "
         f"first and last {side:,} are. Approving approves all {total:,} lines ({size})."
     )
     note.stylize(NOTE_STYLE)

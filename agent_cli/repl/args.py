@@ -156,8 +156,9 @@ def _add_compaction_arguments(parser: argparse.ArgumentParser) -> None:
         ("--hard-limit", "never send a request over N tokens"),
         (
             "--low-water",
-            "when compaction fires, compact down to under N tokens "
-            "(default: half the soft threshold)",
+            "when compaction fires, compact down to under N tokens (default: halfway "
+            "between what every request carries besides the conversation and the soft "
+            "threshold)",
         ),
         ("--keep-recent", "messages that pruning and summaries always keep verbatim"),
     ]

@@ -1,7 +1,7 @@
 """The greeting: which model answers, where the session lives, and how to get help.
 
 Contract: `build_banner(session, offline_fallback=..., resumed=...)` returns the lines
-shown when a session opens. On the offline model it says plainly that this is the
+shown when a session opens (the caller prints them wrapped at words). On the offline model it says plainly that this is the
 offline demo model, how to switch to Claude, and when compaction fires (the small demo
 thresholds, unless the user set others).
 """
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.console import Group
 from rich.text import Text
 
 from agent_cli import __version__
@@ -54,7 +53,7 @@ def build_banner(
     offline_fallback: bool,
     resumed: bool,
     demo_thresholds: bool = False,
-) -> Group:
+) -> list[Text]:
     provider = session.provider
     lines = [
         Text.assemble(
@@ -81,13 +80,13 @@ def build_banner(
         )
     )
     lines.append(Text("/help for commands · stats for token usage · Ctrl-D to exit", style="dim"))
-    return Group(*lines)
+    return lines
 
 
-def build_goodbye(session: SessionPort) -> Group:
+def build_goodbye(session: SessionPort) -> list[Text]:
     """Where the transcript is and how to come back to it."""
     session_id = clip_line(str(session.session_id), 80)
-    return Group(
+    return [
         Text(f"transcript: {clip_line(str(session.transcript_path), 300)}"),
         Text(f"resume with: agent-cli --resume {session_id}", style="dim"),
-    )
+    ]

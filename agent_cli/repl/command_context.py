@@ -16,6 +16,7 @@ from rich.text import Text
 from agent_cli.errors import CommandUsageError
 from agent_cli.events import SessionEvent, ToolFinished
 from agent_cli.repl.port import SessionPort
+from agent_cli.repl.word_wrap import print_at_words
 
 if TYPE_CHECKING:
     from agent_cli.session.catalog import SessionDeletion, SessionSummary
@@ -57,4 +58,5 @@ def require_one_id(name: str, args: str) -> str:
 
 
 def say(context: CommandContext, text: str, style: str = "green") -> None:
-    context.console.print(Text(text, style=style), soft_wrap=True)
+    """A command's own line, wrapped at words on a terminal (one line elsewhere)."""
+    print_at_words(context.console, Text(text, style=style))

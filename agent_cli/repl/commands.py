@@ -13,6 +13,7 @@ The handlers of the durable state are `repl.durable_commands`; what a handler ma
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -25,6 +26,7 @@ from agent_cli.repl.command_context import (
     say,
 )
 from agent_cli.repl.context_map import build_context_map
+from agent_cli.repl.error_text import describe_unused_instructions
 from agent_cli.repl.port import SessionPort
 from agent_cli.repl.session_commands import run_sessions_command
 from agent_cli.repl.stats_panel import build_stats_panel, render_stats_json
@@ -125,9 +127,20 @@ def _stats(context: CommandContext, args: str) -> None:
         raise CommandUsageError("/stats", "bad_option")
     stats = context.session.stats()
     if args == "--json":
-        context.write_plain(render_stats_json(stats) + "\n")
-    else:
-        context.console.print(build_stats_panel(stats))
+        context.write_plain(render_stats_json(stats) + "\n")  # codes stay for scripts
+        return
+    unused = _unused_instructions_words(context)
+    if unused is not None:
+        stats = dataclasses.replace(stats, project_instructions=unused)
+    context.console.print(build_stats_panel(stats))
+
+
+def _unused_instructions_words(context: CommandContext) -> str | None:
+    """Plain words for an instructions file that is there but not used; None otherwise."""
+    found = context.session.project_instructions
+    if found.source is None or found.problem is None:
+        return None
+    return describe_unused_instructions(found.source, found.problem)
 
 
 def _compact(context: CommandContext, args: str) -> None:
@@ -146,6 +159,9 @@ def _summary(context: CommandContext, args: str) -> None:
 def _context(context: CommandContext, args: str) -> None:
     require_no_args("/context", args)
     preview = context.session.context_preview()
+    unused = _unused_instructions_words(context)
+    if unused is not None:
+        preview = dataclasses.replace(preview, project_source=unused)
     summary = context.session.last_summary()
     stats = context.session.stats()
     context.console.print(build_context_map(stats, context.console.width))

@@ -127,12 +127,21 @@ def check_config_values(values: Mapping[str, Any], *, source: str) -> dict[str, 
     for key, value in values.items():
         expected = CONFIG_KEYS.get(key)
         if expected is None:
-            known = ", ".join(CONFIG_KEYS)
-            raise ConfigError(key, f"unknown key (known keys: {known})", source=source)
+            raise ConfigError(key, _unknown_key_reason(key), source=source)
         reason = _value_problem(key, value, expected)
         if reason:
             raise ConfigError(key, reason, source=source)
     return dict(values)
+
+
+def _unknown_key_reason(key: str) -> str:
+    """Names the closest known key when one is close (a typo), and every known key."""
+    import difflib
+
+    known = ", ".join(CONFIG_KEYS)
+    closest = difflib.get_close_matches(str(key), CONFIG_KEYS, n=1)
+    guess = f"; did you mean {closest[0]}?" if closest else ""
+    return f"unknown key{guess} (known keys: {known})"
 
 
 def _value_problem(key: str, value: Any, expected: type) -> str | None:
@@ -227,16 +236,26 @@ def _thresholds_out_of_order(settings: Settings, policy_type: Any) -> ConfigErro
     soft_origin = settings.origins.get("soft_threshold", BUILT_IN)
     hard_origin = settings.origins.get("hard_limit", BUILT_IN)
     if hard_origin in (BUILT_IN, DEMO_ORIGIN):
+        soft_name, hard_name = _setting_names(soft_origin, "soft_threshold", "hard_limit")
         reason = (
             f"the soft threshold {soft:,} must be below the hard limit {hard:,} "
-            f"({hard_origin}); lower --soft-threshold below {hard:,} or raise --hard-limit"
+            f"({hard_origin}); lower {soft_name} below {hard:,} or raise {hard_name}"
         )
         return ConfigError("soft_threshold", reason, source=soft_origin)
+    hard_name, soft_name = _setting_names(hard_origin, "hard_limit", "soft_threshold")
     reason = (
         f"the hard limit {hard:,} must be above the soft threshold {soft:,} "
-        f"({soft_origin}); raise --hard-limit above {soft:,} or lower --soft-threshold"
+        f"({soft_origin}); raise {hard_name} above {soft:,} or lower {soft_name}"
     )
     return ConfigError("hard_limit", reason, source=hard_origin)
+
+
+def _setting_names(origin: str, *keys: str) -> list[str]:
+    """How the user changes `keys`, in the language of `origin` (where the value being
+    complained about came from): config keys for a value from the config file, flags
+    for one from a flag or a default."""
+    from_flag_or_default = origin in (BUILT_IN, DEMO_ORIGIN) or origin.startswith("--")
+    return [SETTING_FLAGS.get(key, key) if from_flag_or_default else key for key in keys]
 
 
 def _config_key_for_policy_field(policy_field: str) -> str:

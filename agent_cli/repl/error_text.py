@@ -18,6 +18,8 @@ screen; notice lines are flattened where they are rendered (`render.build_notice
 
 from __future__ import annotations
 
+import errno
+import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +47,34 @@ _USAGE_REASONS = {
 
 def _c(value: object, limit: int = 160) -> str:
     return clip_line(str(value), limit)
+
+
+# Why a folder cannot be used, for the reason codes and errno names the stores raise.
+_FOLDER_PROBLEMS = {
+    "not_a_directory": "it is a file, not a folder",
+    "not_writable": "you have no permission to write there",
+    "ENOTDIR": "a part of its path is a file, not a folder",
+    "ENAMETOOLONG": "its name is too long for the file system",
+    "EACCES": "you have no permission to create or open it",
+    "EPERM": "the system does not allow creating or opening it",
+    "EROFS": "it is on a read-only file system",
+    "ENOSPC": "the disk is full",
+    "EDQUOT": "your disk quota is used up",
+    "ELOOP": "its path has a loop of symbolic links",
+    "ENOENT": "a part of its path does not exist",
+    "EEXIST": "something else is already at that path",
+}
+
+
+def describe_folder_problem(reason: str) -> str:
+    """Why a folder cannot be used, in plain words (no errno names or reason codes)."""
+    known = _FOLDER_PROBLEMS.get(reason)
+    if known is not None:
+        return known
+    number = getattr(errno, reason, None) if reason.isupper() else None
+    if isinstance(number, int):
+        return f"the system refused it ({os.strerror(number).lower()})"
+    return "the system refused it"
 
 
 def _config(exc: e.ConfigError) -> str:
@@ -180,8 +210,9 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.MessageViewLimitExceeded: _blocked,
     e.TranscriptLocked: lambda exc: f"{_locked_fact(exc)}, or /new for a new session here",
     e.StateDirUnavailable: lambda exc: (
-        f"cannot use the state folder {_c(exc.path, 300)} ({_c(exc.reason)}): set "
-        "AGENT_CLI_HOME to a writable folder"
+        f"cannot use the state folder {_c(exc.path, 200)}: "
+        f"{describe_folder_problem(str(exc.reason))}. Set AGENT_CLI_HOME to a folder "
+        "you can write to"
     ),
     e.SessionNotFound: lambda exc: (
         f"no session {_c(exc.session_id)}: /sessions (or --resume without an id) lists them"
@@ -279,12 +310,14 @@ def describe_startup_error(exc: BaseException) -> str | None:
 
 
 def startup_exit_code(exc: BaseException) -> int | None:
-    """2 for a session id that is not one or an input over the cap (usage errors); None:
-    the general code."""
+    """2 for a session id that is not one, an input over the cap (usage errors) or a
+    state folder that cannot be used (configuration); None: the general code."""
     if isinstance(exc, e.InvalidStoreInput) and exc.field == "session_id":
         return 2
     if isinstance(exc, e.InputTooLarge):
         return 2
+    if isinstance(exc, e.StateDirUnavailable):
+        return USAGE_EXIT  # AGENT_CLI_HOME (or the platform folder) is configuration
     return None
 
 
@@ -404,6 +437,13 @@ def describe_instructions_problem(source: object, problem: object) -> str:
         f"Project instructions: {source} {words}, so requests go without it. "
         "Fix the file and run /reload."
     )
+
+
+def describe_unused_instructions(source: object, problem: object) -> str:
+    """The `stats` and `/context` words for a project instructions file that is there but
+    not used: the file and why, without the code."""
+    words = INSTRUCTIONS_PROBLEMS.get(str(problem or ""), "could not be used")
+    return f"{clip_line(str(source), 40)} {words}, so it is not used"
 
 
 def describe_instructions_redaction(source: object, redacted: object) -> str:
@@ -633,12 +673,25 @@ _PENDING = {
 }
 
 
+def is_not_a_pointer(status: str, reason: str) -> bool:
+    """True when what the user gave could not be read as a pointer at all."""
+    return status == "corrupt" and reason in _SYNTAX_REASONS
+
+
+def describe_not_a_pointer() -> str:
+    """`/expand` of text that is no pointer: what is wrong and what to type instead."""
+    return (
+        f"that is not a pointer: a pointer looks like {POINTER_FORMS}. "
+        "Type /expand and a pointer copied from one of them"
+    )
+
+
 def explain_resolution(status: str, reason: str) -> str:
     """What a pointer's status means, for a person (see the module contract). Unknown
     codes get a general sentence for their status, never the code."""
     if status == "available":
         return "found and verified"
-    if status == "corrupt" and reason in _SYNTAX_REASONS:
+    if is_not_a_pointer(status, reason):
         return f"that is not a pointer: a pointer looks like {POINTER_FORMS}"
     if status == "missing" and reason in _MISSING:
         return _MISSING[reason]

@@ -30,6 +30,7 @@ from agent_cli.repl.safe_text import clip_line
 from agent_cli.repl.session_views import build_exchanges_view
 from agent_cli.repl.turns import drive_events
 from agent_cli.repl.wiring import SessionBackend
+from agent_cli.repl.word_wrap import print_at_words
 
 if TYPE_CHECKING:
     from agent_cli.session.catalog import SessionDeletion, SessionSummary
@@ -193,15 +194,13 @@ class Repl:
 
     def _print_banner(self, *, resumed: bool) -> None:
         """The greeting, then what the session found while opening (e.g. damaged memory)."""
-        self.console.print(
-            build_banner(
-                self.session,
-                offline_fallback=self._offline_fallback,
-                resumed=resumed,
-                demo_thresholds=self._demo_thresholds,
-            ),
-            soft_wrap=True,  # paths stay whole, for copy and paste
+        banner = build_banner(
+            self.session,
+            offline_fallback=self._offline_fallback,
+            resumed=resumed,
+            demo_thresholds=self._demo_thresholds,
         )
+        print_at_words(self.console, *banner)  # paths stay whole, for copy and paste
         for notice in self.session.startup_notices:
             self._renderer.render(notice)
         if resumed:
@@ -211,7 +210,7 @@ class Repl:
 
     def _close_current(self) -> None:
         if self._close(self.session):
-            self.console.print(build_goodbye(self.session), soft_wrap=True)
+            print_at_words(self.console, *build_goodbye(self.session))
 
     def _close(self, session: SessionPort) -> bool:
         try:

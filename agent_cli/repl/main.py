@@ -1,8 +1,8 @@
 """`agent-cli`: the entry point.
 
 Contract: `main(argv)` returns the exit code and never raises for a typed error: 0 ok,
-1 a failure (a `-p` turn that failed, a store that could not be used), 2 bad usage or
-configuration, 3 a `-p` request blocked by the hard limit, 4 a `-p` turn that needed a
+1 a failure (a `-p` turn that failed, a store that failed while in use), 2 bad usage or
+configuration (a state folder that cannot be used included), 3 a `-p` request blocked by the hard limit, 4 a `-p` turn that needed a
 permission nobody could give (run it with --yes), 130 cancelled with Ctrl-C, 128 + the
 signal's number after SIGTERM (143) or SIGHUP (129): the running command is ended and
 recorded as stopped, the session closes, and whatever that waits on, the process is gone
@@ -109,8 +109,9 @@ def main(
 def _print_fatal(stderr: TextIO | None, message: str) -> None:
     from agent_cli.repl.render import build_error_text
     from agent_cli.repl.startup import make_console
+    from agent_cli.repl.word_wrap import print_at_words
 
-    make_console(stderr, stderr=True).print(build_error_text(message), soft_wrap=True)
+    print_at_words(make_console(stderr, stderr=True), build_error_text(message))
 
 
 def _run(

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prompt_toolkit import PromptSession
+from prompt_toolkit.application.current import get_app
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import FormattedText
@@ -32,7 +33,7 @@ from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.styles import Style
-from prompt_toolkit.utils import is_dumb_terminal
+from prompt_toolkit.utils import get_cwidth, is_dumb_terminal
 
 from agent_cli.repl.background import DeferredWork
 from agent_cli.repl.early_prompt import PendingInput, replay, show_until_done
@@ -61,8 +62,17 @@ TOOLBAR_STYLE = Style.from_dict(
 def format_gauge(gauge: Gauge | None) -> str:
     """`ctx 12,345 / 80,000 soft / 120,000 hard (15%) · $0.0123 · estimator: ...` (percent
     of soft; the dollars only once a request was priced, `≥` when some could not be)."""
+    return "".join(text for _, text in build_gauge_parts(gauge))
+
+
+# The toolbar's parts in the order a narrow screen drops them: least important first.
+TOOLBAR_PARTS_DROPPED_FIRST = ("estimator", "hint", "hard", "cost", "share")
+
+
+def build_gauge_parts(gauge: Gauge | None) -> list[tuple[str, str]]:
+    """(name, text) of each part of the gauge, in display order; joined, `format_gauge`."""
     if gauge is None:
-        return "ctx … (measuring)"
+        return [("tokens", "ctx … (measuring)")]
     share = f"{100 * gauge.tokens / gauge.soft_threshold:.0f}%" if gauge.soft_threshold else "-"
     cost = gauge.cost_usd
     money = ""
@@ -73,10 +83,13 @@ def format_gauge(gauge: Gauge | None) -> str:
         # some requests could not be priced (a model not in the table): a floor, said so
         floor = "≥" if gauge.cost_is_partial else ""
         money = f" · {floor}{format_usd(cost)}"
-    return (
-        f"ctx {gauge.tokens:,} / {gauge.soft_threshold:,} soft / {gauge.hard_limit:,} hard "
-        f"({share}){money} · estimator: {clip_line(str(gauge.estimator), 60)}"
-    )
+    return [
+        ("tokens", f"ctx {gauge.tokens:,} / {gauge.soft_threshold:,} soft"),
+        ("hard", f" / {gauge.hard_limit:,} hard"),
+        ("share", f" ({share})"),
+        ("cost", money),
+        ("estimator", f" · estimator: {clip_line(str(gauge.estimator), 60)}"),
+    ]
 
 
 def gauge_level(gauge: Gauge | None) -> str:
@@ -86,10 +99,28 @@ def gauge_level(gauge: Gauge | None) -> str:
     return "over-hard" if gauge.tokens >= gauge.hard_limit else "over-soft"
 
 
-def build_toolbar(gauge: Gauge | None) -> FormattedText:
-    return FormattedText(
-        [(f"class:gauge.{gauge_level(gauge)}", format_gauge(gauge)), ("class:hint", KEY_HINT)]
-    )
+def build_toolbar(gauge: Gauge | None, width: int | None = None) -> FormattedText:
+    """The gauge, then the key hint. When `width` columns cannot hold all of it, whole
+    parts are left out, least important first (`TOOLBAR_PARTS_DROPPED_FIRST`), so no word
+    is ever cut; the token count and the soft threshold always stay."""
+    parts = [*build_gauge_parts(gauge), ("hint", KEY_HINT)]
+    for name in TOOLBAR_PARTS_DROPPED_FIRST:
+        if width is None or sum(get_cwidth(text) for _, text in parts) <= width:
+            break
+        parts = [part for part in parts if part[0] != name]
+    shown = "".join(text for name, text in parts if name != "hint")
+    fragments = [(f"class:gauge.{gauge_level(gauge)}", shown)]
+    if any(name == "hint" for name, _ in parts):
+        fragments.append(("class:hint", KEY_HINT))
+    return FormattedText(fragments)
+
+
+def _screen_columns() -> int | None:
+    """The width of the terminal the prompt runs on (None when it cannot be told)."""
+    try:
+        return int(get_app().output.get_size().columns)
+    except Exception:  # no running application or no size: show everything
+        return None
 
 
 def build_key_bindings(pastes: PastedText | None = None) -> KeyBindings:
@@ -165,7 +196,7 @@ class PromptReader:
             key_bindings=build_key_bindings(self._pastes),
             completer=SlashCommandCompleter(commands),
             complete_while_typing=True,
-            bottom_toolbar=lambda: build_toolbar(self._gauge_source()),
+            bottom_toolbar=lambda: build_toolbar(self._gauge_source(), _screen_columns()),
             style=TOOLBAR_STYLE,
         )
 

@@ -44,14 +44,17 @@ from agent_cli.repl.tool_lines import (
     build_tool_started_line,
     build_tool_unfinished_line,
 )
+from agent_cli.repl.word_wrap import print_at_words
 
 COMPACT_TAG_STYLE = "bold cyan"
 NOTICE_STYLES = {"info": "cyan", "warning": "yellow", "error": "bold red"}
 ERROR_STYLE = "bold red"
+TURN_CANCELLED = "turn cancelled; the conversation so far is kept"
 
 
 def _is_permission_cancel(event: object) -> bool:
-    """Ctrl-C at a permission question: the open tool panel closes as "not run"."""
+    """Ctrl-C at a permission question: the open tool panel closes as "not run", and
+    that one line says all (`EventRenderer._close_at_the_question`)."""
     return isinstance(event, Notice) and event.code == "permission_cancelled"
 
 
@@ -88,13 +91,16 @@ class EventRenderer:
         self._activity = RunningToolView(console, live=live)
         self._running_tools: set[str] = set()
         self._running_name = ""
+        self._turn_end_said = False  # the closing line of a panel already said it ended
         self.last_tool_result: ToolFinished | None = None  # for `/last`
         self._handlers: dict[type, Callable[[Any], None]] = {
             AssistantText: lambda event: self._answer.add(event.text),
             AssistantDone: lambda event: self._answer.finish(event.text),
             StreamRestarted: self._render_restart,
             CompactionFired: self._render_compaction,
-            CompactionSkipped: lambda event: self._print(build_compact_text(format_skipped(event))),
+            CompactionSkipped: lambda event: self._print_own(
+                build_compact_text(format_skipped(event))
+            ),
             RequestBlocked: self._render_blocked,
             ToolStarted: self._render_tool_start,
             ToolFinished: self._render_tool_end,
@@ -111,7 +117,10 @@ class EventRenderer:
             self._answer.abandon()
         if not isinstance(event, ToolStarted | ToolFinished):
             self._activity.stop()
-            self._close_unfinished_tools(never_ran=_is_permission_cancel(event))
+            if _is_permission_cancel(event) and self._running_tools:
+                self._close_at_the_question()
+                return
+            self._close_unfinished_tools()
         handler(event)
 
     def close(self) -> None:
@@ -127,8 +136,9 @@ class EventRenderer:
         self._activity.feed(chunk)
 
     def print_error(self, message: str) -> None:
+        """An error line, wrapped at words on a terminal (one line elsewhere)."""
         self._answer.abandon()
-        self._print(build_error_text(message))
+        self._print_own(build_error_text(message))
 
     def _print(self, text: Text) -> None:
         self.console.print(text, soft_wrap=True)
@@ -137,33 +147,53 @@ class EventRenderer:
         self._answer.restart()
         self._print(Text(format_retry(event), style="dim"))
 
+    def _print_own(self, text: Text) -> None:
+        """A line the REPL words itself (numbers and layer names): wrapped at words; a
+        `[compact]` line keeps its tag on its first row."""
+        print_at_words(self.console, text, is_own_log_line=text.plain.startswith(COMPACT_TAG))
+
     def _render_compaction(self, event: CompactionFired) -> None:
         for line in format_compaction(event):
-            self._print(build_compact_text(line))
+            self._print_own(build_compact_text(line))
 
     def _render_blocked(self, event: RequestBlocked) -> None:
         first, advice = format_blocked(event)
-        self._print(build_compact_text(first, body_style="bold red"))
-        self._print(Text(advice, style="red"))
+        self._print_own(build_compact_text(first, body_style="bold red"))
+        self._print_own(Text(advice, style="red"))
 
     def _render_tool_start(self, event: ToolStarted) -> None:
         self._running_tools.add(event.tool_use_id)
         self._running_name = event.name
-        self._print(build_tool_started_line(event))
+        self._print(build_tool_started_line(event, self._frame_width()))
 
     def _render_tool_end(self, event: ToolFinished) -> None:
         self._activity.stop()
         self._running_tools.discard(event.tool_use_id)
         self.last_tool_result = event
-        for line in build_tool_preview_lines(event):
+        width = self._frame_width()
+        for line in build_tool_preview_lines(event, width=width):
             self._print(line)
-        self._print(build_tool_finished_line(event))
+        self._print(build_tool_finished_line(event, width))
 
-    def _close_unfinished_tools(self, *, never_ran: bool = False) -> None:
+    def _frame_width(self) -> int | None:
+        """The width tool panels fit into: the terminal's; None on a pipe or in a log,
+        where lines are not clipped to any screen."""
+        return self.console.width if self.console.is_terminal else None
+
+    def _close_unfinished_tools(self) -> None:
         if self._running_tools:
             self._running_tools.clear()
-            self._print(build_tool_unfinished_line(never_ran=never_ran))
+            self._print(build_tool_unfinished_line())
+
+    def _close_at_the_question(self) -> None:
+        """One Ctrl-C at a permission question is said once: the open panel closes with
+        a line that says the tool did not run and the turn ended, and neither the notice
+        nor the turn's end adds a line of its own."""
+        self._running_tools.clear()
+        self._print(build_tool_unfinished_line(never_ran=True))
+        self._turn_end_said = True
 
     def _render_turn_end(self, event: TurnEnded) -> None:
-        if event.outcome == "cancelled":
-            self._print(Text("turn cancelled; the conversation so far is kept", style="yellow"))
+        if event.outcome == "cancelled" and not self._turn_end_said:
+            self._print(Text(TURN_CANCELLED, style="yellow"))
+        self._turn_end_said = False

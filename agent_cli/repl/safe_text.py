@@ -19,6 +19,7 @@ from agent_cli.safe_cuts import safe_head_end
 COMPACT_TAG = "[compact]"
 FAKE_COMPACT_MARK = "› "  # visible, and no longer a line that starts with the tag
 ELLIPSIS = "…"
+TAB_SIZE = 8  # the columns a tab expands to: rich's own default, so every view agrees
 
 _ESCAPE_SEQUENCE = re.compile(
     r"""
@@ -80,6 +81,19 @@ def clip_line(text: str, limit: int = 120) -> str:
     if end == limit - 1 and space >= len(cut) - len(cut) // 4 and space > 0:
         cut = cut[:space]
     return cut + ELLIPSIS
+
+
+def clip_output_line(text: str, limit: int = 120) -> str:
+    """One line of outside output as it is: sanitized, tabs expanded to `TAB_SIZE`
+    columns, leading indentation and inner runs of spaces kept (so code stays indented
+    and the columns of `ls -la` stay aligned), trailing spaces dropped. A longer line is
+    cut to `limit` characters ending in an ellipsis, never inside a pointer. Callers pass
+    one line; a line break in it becomes a space."""
+    line = sanitize_text(text).replace("\n", " ").expandtabs(TAB_SIZE).rstrip()
+    if len(line) <= limit:
+        return line
+    end = safe_head_end(line, max(limit - 1, 0))
+    return line if end == len(line) else line[:end] + ELLIPSIS
 
 
 def escape_markup(text: str) -> str:

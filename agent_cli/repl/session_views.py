@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agent_cli.repl.safe_text import clip_line, sanitize_block
+from agent_cli.tools.output import count_noun
 
 if TYPE_CHECKING:
     from agent_cli.session.catalog import Exchange, SessionDeletion, SessionSummary
@@ -82,7 +83,7 @@ def build_exchanges_view(exchanges: Sequence[Exchange]) -> Group | Text:
         lines = sanitize_block(exchange.answer).strip().splitlines() or ["(no answer)"]
         shown = lines[:REPLAY_ANSWER_LINES]
         if len(lines) > REPLAY_ANSWER_LINES:
-            shown.append(f"… +{len(lines) - REPLAY_ANSWER_LINES} lines")
+            shown.append(f"… +{count_noun(len(lines) - REPLAY_ANSWER_LINES, 'line')}")
         parts.extend(Text("  " + clip_line(line, 300)) for line in shown)
     parts.append(Text("──", style="dim"))
     return Group(*parts)

@@ -19,6 +19,7 @@ from rich.text import Text
 
 from agent_cli.events import CompactionRecord, SessionStats, Usage
 from agent_cli.repl.safe_text import clip_line, sanitize_text
+from agent_cli.tools.output import count_noun
 from agent_cli.usage_cost import format_usd
 
 CATEGORY_LABELS = {
@@ -84,7 +85,7 @@ def build_stats_rows(stats: SessionStats) -> list[tuple[str, RenderableType]]:
         ("last request", Text(describe_usage(stats.last_usage, reported=True))),
         (
             "session total",
-            Text(f"{describe_usage(stats.total_usage)} · {stats.requests:,} requests"),
+            Text(f"{describe_usage(stats.total_usage)} · {count_noun(stats.requests, 'request')}"),
         ),
         ("cache reads", Text(describe_cache_read_share(stats.cache_read_share))),
         ("compactions", build_compaction_list(stats.compactions)),
@@ -150,7 +151,8 @@ def describe_cost(stats: SessionStats) -> str:
     if stats.unpriced_requests:
         models = ", ".join(clip_line(m, 60) for m in stats.unpriced_models) or "unknown"
         parts.append(
-            f"{stats.unpriced_requests:,} requests not priced ({models}: not in the model "
+            f"{count_noun(stats.unpriced_requests, 'request')} not priced ({models}: not in "
+            "the model "
             "table; their tokens are in the session total)"
         )
     return " · ".join(parts) or "$0 (no request yet)"

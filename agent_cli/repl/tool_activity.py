@@ -20,7 +20,7 @@ from rich.live import Live
 from rich.spinner import Spinner
 from rich.text import Text
 
-from agent_cli.repl.safe_text import clip_line, sanitize_text
+from agent_cli.repl.safe_text import clip_line, clip_output_line, sanitize_text
 
 LIVE_TAIL_LINES = 6
 REFRESHES_PER_SECOND = 8
@@ -48,7 +48,7 @@ class _ActivityView:
         width = max(options.max_width - 4, 10)
         for line in self.output.rstrip("\n").split("\n")[-LIVE_TAIL_LINES:]:
             if line.strip():
-                yield Text.assemble(("│ ", "dim"), clip_line(line, width))
+                yield Text.assemble(("│ ", "dim"), clip_output_line(line, width))
 
 
 class RunningToolView:

@@ -4,9 +4,12 @@ Contract: `build_tool_started_line` draws the top of the panel when a tool start
 long command is visible while it runs) and `build_tool_finished_line` closes it with the
 outcome summary, the size and the artifact pointer. `build_tool_preview_lines` shows the
 first few lines of what the tool returned between the two, with "+N lines" and how to
-see all of it (`/last`). Only the arguments that say what
-the call does are shown (path, pattern, command, ...), flattened and clipped; every
-value passes through `clip_line`, so tool input cannot draw on the screen.
+see all of it (`/last`); those lines are shown as they are (indentation and inner
+spaces kept, tabs expanded: `clip_output_line`). Only the arguments that say what the
+call does are shown (path, pattern, command, ...), flattened and clipped, except that a
+multi-line command goes on with one gutter row per line (`select_further_lines`); every value
+passes through `clip_line` or `clip_output_line`, so tool input cannot draw on the
+screen.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from typing import Any
 from rich.text import Text
 
 from agent_cli.events import ToolFinished, ToolStarted
-from agent_cli.repl.safe_text import clip_line, sanitize_text
+from agent_cli.repl.safe_text import clip_line, clip_output_line, sanitize_text
 from agent_cli.tools.output import format_size
 
 # Arguments that tell what a call does, in the order they are shown.
@@ -34,54 +37,146 @@ TELLING_ARGUMENTS = (
     "limit",
 )
 MAX_SHOWN_ARGUMENTS = 3
+FURTHER_LINES = 6  # rows a multi-line command shows under the panel's top
+MULTI_LINE_ARGUMENTS = ("command",)  # shown line by line; every other value on one line
 ARGUMENT_WIDTH = 80
 TOP, BOTTOM, SIDE = "╭─ ", "╰─ ", "│ "
 PREVIEW_LINES = 4
 PREVIEW_WIDTH = 160
 ERROR_WIDTH = 400
 SHOW_ALL_HINT = "/last shows all"
+POINTER_AT_LAST = " · full output: /last"  # where a pointer too wide for the screen stood
 # Lines the tool layer adds for the model, not output the user needs to see twice.
 _BOOKKEEPING_PREFIXES = ("[Output was ", "[Full output: ")
 _SIZE_IN_SUMMARY = re.compile(r"\b\d+(?:\.\d+)? (?:B|KB|MB)\b")
 
 
-def select_telling_arguments(arguments: dict[str, Any]) -> list[tuple[str, str]]:
-    """(name, clipped value) of the arguments worth showing; the first few if none tell."""
-    names = [name for name in TELLING_ARGUMENTS if name in arguments]
-    if not names:
-        names = [name for name in arguments if not isinstance(arguments[name], dict | list)]
+_FULL_DIGEST = re.compile(r"[0-9a-f]{64}")
+SHORT_DIGEST_LENGTH = 12  # the shortest sha256 prefix a pointer may carry
+
+
+def shorten_artifact_pointer(pointer: str) -> str:
+    """`pointer` as the screen shows it: an artifact pointer with the shortest digest the
+    pointer format accepts (its file is named by the same hash, so the full digest
+    would say it twice); it still resolves to the same verified file. Other text is
+    returned unchanged."""
+    scheme, _, rest = pointer.partition(":")
+    head, _, digest = rest.rpartition(":")
+    if scheme != "artifact" or not head or not _FULL_DIGEST.fullmatch(digest):
+        return pointer
+    return f"artifact:{head}:{digest[:SHORT_DIGEST_LENGTH]}"
+
+
+def select_telling_arguments(
+    arguments: dict[str, Any], value_width: int = ARGUMENT_WIDTH
+) -> list[tuple[str, str]]:
+    """(name, value clipped to `value_width`) of the arguments worth showing; the first
+    few if none tell. A value of several lines is shown by its first line here
+    (`select_further_lines` gives the rest)."""
     return [
-        (clip_line(name, 24), clip_line(_as_text(arguments[name]), ARGUMENT_WIDTH))
-        for name in names[:MAX_SHOWN_ARGUMENTS]
+        (clip_line(name, 24), clip_line(_shown_value(name, arguments[name]), value_width))
+        for name in _telling_names(arguments)
     ]
 
 
-def _as_text(value: Any) -> str:
+def _shown_value(name: str, value: Any) -> str:
+    if name in MULTI_LINE_ARGUMENTS:
+        return _argument_lines(value)[0]
     return value if isinstance(value, str) else repr(value)
 
 
-def build_tool_started_line(event: ToolStarted) -> Text:
+def select_further_lines(arguments: dict[str, Any]) -> list[str]:
+    """The lines after the first of a multi-line command, at most `FURTHER_LINES` of them
+    and then how many more, each as it is (indentation kept). Other arguments (a path
+    with a line break in it) stay on the panel's top line, flattened."""
+    for name in MULTI_LINE_ARGUMENTS:
+        lines = _argument_lines(arguments.get(name, ""))
+        if len(lines) > 1:
+            further = [clip_output_line(line, ARGUMENT_WIDTH) for line in lines[1:]]
+            if len(further) > FURTHER_LINES:
+                hidden = len(further) - FURTHER_LINES + 1
+                further = [*further[: FURTHER_LINES - 1], f"… +{hidden:,} more lines"]
+            return further
+    return []
+
+
+def _telling_names(arguments: dict[str, Any]) -> list[str]:
+    names = [name for name in TELLING_ARGUMENTS if name in arguments]
+    if not names:
+        names = [name for name in arguments if not isinstance(arguments[name], dict | list)]
+    return names[:MAX_SHOWN_ARGUMENTS]
+
+
+def _argument_lines(value: Any) -> list[str]:
+    """A string value's lines (blank lines at its ends dropped); anything else as its
+    repr, on one line."""
+    if not isinstance(value, str):
+        return [repr(value)]
+    if not value:
+        return [""]
+    return sanitize_text(value).strip("\n").split("\n")
+
+
+def build_tool_started_line(event: ToolStarted, width: int | None = None) -> Text:
+    """The panel's top: the tool and what it is asked; a multi-line command goes on with
+    one row per line under it, so its lines read as lines. With `width`, values are
+    clipped so that each row fits (a pointer stays whole even so: it must stay usable)."""
+    name = clip_line(event.name, 40)
+    value_width = _value_room(event.arguments, width, len(TOP) + len(name))
     text = Text(TOP, style="dim")
-    text.append(clip_line(event.name, 40), style="bold magenta")
-    for name, value in select_telling_arguments(event.arguments):
-        text.append(f"  {name}: ", style="dim")
+    text.append(name, style="bold magenta")
+    for argument, value in select_telling_arguments(event.arguments, value_width):
+        text.append(f"  {argument}: ", style="dim")
         text.append(value)
+    further_width = ARGUMENT_WIDTH if width is None else max(width - len(SIDE) - 2, 10)
+    for line in select_further_lines(event.arguments):
+        text.append("\n" + SIDE + "  ", style="dim")
+        text.append(clip_output_line(line, further_width))
     return text
 
 
-def build_tool_finished_line(event: ToolFinished) -> Text:
-    outcome_style = "red" if event.is_error else "green"
-    text = Text(BOTTOM, style="dim")
-    text.append("✗ " if event.is_error else "✓ ", style=outcome_style)
-    text.append(
-        _outcome_words(event) or ("failed" if event.is_error else "done"),
-        style="red" if event.is_error else "",
-    )
+def _value_room(arguments: dict[str, Any], width: int | None, taken: int) -> int:
+    """How wide each shown value may be so the top row fits `width` (at least 10)."""
+    if width is None:
+        return ARGUMENT_WIDTH
+    names = _telling_names(arguments)
+    if not names:
+        return ARGUMENT_WIDTH
+    labels = sum(len(f"  {clip_line(name, 24)}: ") for name in names)
+    return max(10, min(ARGUMENT_WIDTH, (width - taken - labels) // len(names)))
+
+
+def build_tool_finished_line(event: ToolFinished, width: int | None = None) -> Text:
+    """The panel's bottom: outcome, size and where the whole output is. With `width`, a
+    line that would not fit gives the pointer's place to `/last` (which shows it), then
+    leaves out the size, then clips its words, so it stays one row inside the frame."""
+    words = _outcome_words(event) or ("failed" if event.is_error else "done")
+    size = ""
     if not event.is_error and not _SIZE_IN_SUMMARY.search(event.summary):
-        text.append(f" · {format_size(event.size_bytes)} of output", style="dim")
+        size = f" · {format_size(event.size_bytes)} of output"
+    pointer = ""
     if event.artifact_pointer:
+        pointer = clip_line(shorten_artifact_pointer(event.artifact_pointer), 200)
+    line = _assemble_finished(event.is_error, words, size, pointer)
+    if width is None or line.cell_len <= width:
+        return line
+    pointer = "/last" if pointer else ""
+    for shown_size in (size, ""):
+        line = _assemble_finished(event.is_error, words, shown_size, pointer)
+        if line.cell_len <= width:
+            return line
+    room = width - len(BOTTOM) - 2 - (len(POINTER_AT_LAST) if pointer else 0)
+    return _assemble_finished(event.is_error, clip_line(words, max(room, 10)), "", pointer)
+
+
+def _assemble_finished(is_error: bool, words: str, size: str, pointer: str) -> Text:
+    text = Text(BOTTOM, style="dim")
+    text.append("✗ " if is_error else "✓ ", style="red" if is_error else "green")
+    text.append(words, style="red" if is_error else "")
+    text.append(size, style="dim")
+    if pointer:
         text.append(" · full output: ", style="dim")
-        text.append(clip_line(event.artifact_pointer, 200), style="cyan")
+        text.append(pointer, style="cyan")
     return text
 
 
@@ -102,10 +197,17 @@ def select_preview_lines(event: ToolFinished) -> list[str]:
     return [line for line in lines if not line.startswith(_BOOKKEEPING_PREFIXES)]
 
 
-def build_tool_preview_lines(event: ToolFinished, limit: int = PREVIEW_LINES) -> list[Text]:
-    """Up to `limit` lines of the result, then "+N lines" and how to see them all."""
+def build_tool_preview_lines(
+    event: ToolFinished, limit: int = PREVIEW_LINES, width: int | None = None
+) -> list[Text]:
+    """Up to `limit` lines of the result, then "+N lines" and how to see them all; with
+    `width`, each line is clipped to fit inside the frame."""
     lines = select_preview_lines(event)
-    shown = [Text.assemble((SIDE, "dim"), clip_line(line, PREVIEW_WIDTH)) for line in lines[:limit]]
+    line_width = PREVIEW_WIDTH if width is None else min(PREVIEW_WIDTH, width - len(SIDE))
+    shown = [
+        Text.assemble((SIDE, "dim"), clip_output_line(line, max(line_width, 10)))
+        for line in lines[:limit]
+    ]
     hidden = len(lines) - limit
     if hidden > 0:
         more = f"… +{hidden:,} {'line' if hidden == 1 else 'lines'} ({SHOW_ALL_HINT})"
@@ -115,10 +217,15 @@ def build_tool_preview_lines(event: ToolFinished, limit: int = PREVIEW_LINES) ->
 
 def build_tool_unfinished_line(*, never_ran: bool = False) -> Text:
     """Closes the panel of a tool whose turn ended before it reported (e.g. Ctrl-C);
-    `never_ran` when that was at its permission question."""
+    `never_ran` when that was at its permission question, which also ended the turn
+    (the line says so: it is the only line that Ctrl-C prints)."""
     text = Text(BOTTOM, style="dim")
     if never_ran:
-        text.append("✗ not run: cancelled at the permission question", style="yellow")
+        text.append(
+            "✗ not run: cancelled at the permission question; the turn ended, the "
+            "conversation so far is kept",
+            style="yellow",
+        )
     else:
         text.append("✗ interrupted: no result was shown", style="red")
     return text

@@ -16,8 +16,14 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from agent_cli.repl.error_text import explain_resolution
+from agent_cli.repl.error_text import (
+    describe_not_a_pointer,
+    explain_resolution,
+    is_not_a_pointer,
+)
 from agent_cli.repl.safe_text import clip_line, sanitize_block
+from agent_cli.repl.tool_lines import shorten_artifact_pointer
+from agent_cli.tools.output import count_noun
 
 if TYPE_CHECKING:
     from agent_cli.durable import DurableContextState, PendingItem
@@ -89,7 +95,7 @@ def build_context_view(preview: ContextPreview, summary: str | None = None) -> G
         )
     )
     lines = list(preview.message_lines)
-    parts.append(Text(f"view: {len(lines):,} messages", style="bold"))
+    parts.append(Text(f"view: {count_noun(len(lines), 'message')}", style="bold"))
     parts.extend(Text("  " + clip_line(line, 200)) for line in lines)
     if summary:
         parts.append(build_summary_view(summary))
@@ -174,14 +180,26 @@ def build_facts_view(state: DurableContextState, resolutions: Sequence[SourceRes
     return Group(*parts)
 
 
+def pointer_order(pointer: str) -> tuple[int, str, int, str]:
+    """Sort key that lists pointers as a person reads them: transcript pointers first, by
+    session and then by sequence as a number (2 before 10), then artifacts, then the rest."""
+    parts = pointer.split(":")
+    if len(parts) == 3 and parts[0] == "transcript" and parts[2].isascii() and parts[2].isdigit():
+        return (0, parts[1], int(parts[2]), "")
+    if len(parts) == 4 and parts[0] == "artifact":
+        return (1, parts[1], 0, parts[2])
+    return (2, pointer, 0, "")
+
+
 def build_sources_view(resolutions: Sequence[SourceResolution]) -> Table | Text:
-    """Every pointer of the durable state with its status and the reason code."""
+    """Every pointer of the durable state with its status and what that means, in
+    `pointer_order`."""
     if not resolutions:
         return Text("the durable state has no source pointers yet", style="dim")
     table = Table(box=None, padding=(0, 2), show_edge=False)
     for column in ("pointer", "status", "meaning"):
         table.add_column(column, overflow="fold")
-    for resolution in resolutions:
+    for resolution in sorted(resolutions, key=lambda found: pointer_order(found.pointer)):
         status = str(resolution.status)
         table.add_row(
             Text(clip_line(resolution.pointer, 160)),
@@ -199,8 +217,11 @@ def build_summary_view(text: str) -> Panel:
 
 
 def build_expansion_view(resolution: SourceResolution) -> Group:
-    """What a pointer leads to: its status, reason, digest and (when available) excerpt."""
+    """What a pointer leads to: its status, reason, digest and (when available) excerpt;
+    for text that is no pointer at all, one line that says so and what to type."""
     status = str(resolution.status)
+    if is_not_a_pointer(status, str(resolution.reason)):
+        return Group(Text(describe_not_a_pointer(), style="yellow"))
     header = Text.assemble(clip_line(resolution.pointer, 160), " ", _status_text(resolution.status))
     parts: list[RenderableType] = [header]
     if status != "available":
@@ -242,7 +263,7 @@ def build_last_result_view(result: ToolFinished | None) -> Group | Text:
         parts.append(
             Text(
                 f"the output above is a head/tail preview; all of it: "
-                f"/expand {clip_line(result.artifact_pointer, 200)}",
+                f"/expand {clip_line(shorten_artifact_pointer(result.artifact_pointer), 200)}",
                 style="dim",
             )
         )

@@ -55,7 +55,9 @@ def read_file_lines(
     if total == 0:
         return ToolResult(f"File: {shown} (empty file, 0 lines)", summary="read 0 lines")
     if start > total:
-        raise ToolError(f"start_line {start} is past the end of {shown}, which has {total} lines.")
+        raise ToolError(
+            f"start_line {start} is past the end of {shown}, which has {count_lines_noun(total)}."
+        )
     shown_last = start + len(lines) - 1
     body = "\n".join(f"{number:>6}\t{text}" for number, text in enumerate(lines, start))
     if shown_last < total:

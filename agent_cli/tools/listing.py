@@ -17,7 +17,7 @@ from typing import Any
 from agent_cli.errors import ToolError
 from agent_cli.nofollow_open import DIRECTORY_FLAGS
 from agent_cli.tools.context import PreparedCall, ToolContext
-from agent_cli.tools.output import ToolResult, format_size
+from agent_cli.tools.output import ToolResult, count_noun, format_size
 from agent_cli.tools.ripgrep import RgRun, run_rg
 from agent_cli.tools.workspace import SKIPPED_DIRECTORY_NAMES, Workspace
 
@@ -75,17 +75,25 @@ def _render_listing(
     note: str,
 ) -> ToolResult:
     if len(entries) > cap:
-        lines.append(f"[{len(entries) - cap} more entries not shown]")
+        more = count_noun(len(entries) - cap, "more entry", "more entries")
+        lines.append(f"[{more} not shown]")
     if len(every) > len(entries):
         lines.append(
-            f"[{len(every) - len(entries)} ignored entries not shown (.gitignore, .git, "
+            f"[{count_noun(len(every) - len(entries), 'ignored entry', 'ignored entries')} "
+            "not shown (.gitignore, .git, "
             "environment and cache folders)]"
         )
     if note:
         lines.append(note)
     directories = sum(1 for entry in entries if _is_real_dir(entry))
-    header = f"Directory: {shown} ({directories} directories, {len(entries) - directories} files)"
-    return ToolResult(header, "\n".join(lines), summary=f"{len(entries)} entries")
+    kinds = (
+        f"{count_noun(directories, 'directory', 'directories')}, "
+        f"{count_noun(len(entries) - directories, 'file')}"
+    )
+    header = f"Directory: {shown} ({kinds})"
+    return ToolResult(
+        header, "\n".join(lines), summary=count_noun(len(entries), "entry", "entries")
+    )
 
 
 def _is_real_dir(entry: os.DirEntry[str]) -> bool:

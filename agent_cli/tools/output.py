@@ -61,6 +61,12 @@ class ToolResult:
         return f"{self.header}\n{self.body}" if self.body else self.header
 
 
+def count_noun(count: int, singular: str, plural: str | None = None) -> str:
+    """A count with its noun in the right number: "1 file", "3 files", "2 entries"."""
+    word = singular if count == 1 else (plural or singular + "s")
+    return f"{count:,} {word}"
+
+
 def format_size(size_bytes: int) -> str:
     """A short human size: "512 B", "3.2 KB", "1.5 MB"."""
     if size_bytes < 1024:
@@ -144,7 +150,8 @@ def render_preview(
     omitted = text[head_end:tail_start]
     omitted_lines = omitted.count("\n")
     marker = (
-        f"[... {len(omitted.encode('utf-8')):,} bytes ({omitted_lines:,} lines) omitted; "
+        f"[... {len(omitted.encode('utf-8')):,} bytes ({count_noun(omitted_lines, 'line')}) "
+        "omitted; "
         f"they start at byte offset {base_offset + len(head.encode('utf-8')):,} of the "
         "artifact ...]"
     )

@@ -22,7 +22,7 @@ from agent_cli.secret_forms import SecretForms
 from agent_cli.tools.context import PreparedCall, ToolContext, ToolLimits
 from agent_cli.tools.grep_confirm import Match, confirm_matches
 from agent_cli.tools.listing import refuse_inside_git
-from agent_cli.tools.output import ToolResult
+from agent_cli.tools.output import ToolResult, count_noun
 from agent_cli.tools.ripgrep import RgRun, run_rg
 
 __all__ = ["prepare_grep", "search_workspace"]
@@ -148,10 +148,13 @@ def _render_grep(
     notes = [note] if note else []
     if tally.dropped:
         notes.insert(
-            0, f"[{tally.dropped} matches left out: the file changed while it was searched]"
+            0,
+            f"[{count_noun(tally.dropped, 'match', 'matches')} left out: the file changed "
+            "while it was searched]",
         )
     if count == 0:
-        header = f"No matches for {where} ({max(tally.files_searched, 0)} files searched)."
+        searched = count_noun(max(tally.files_searched, 0), "file")
+        header = f"No matches for {where} ({searched} searched)."
         return ToolResult(header, "\n".join(notes), summary="no matches")
     if tally.is_capped:
         header = (

@@ -1,0 +1,88 @@
+"""Text fits the screen: the REPL's own lines wrap at word boundaries, tool panels stay
+inside their frame at 60 columns, and a pipe still gets one line per message (issue 23
+item 16)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from rich.console import Console
+from rich.text import Text
+
+from agent_cli.events import ToolFinished, ToolStarted
+from agent_cli.repl.banner import CLAUDE_HOW_TO
+from agent_cli.repl.render import EventRenderer
+from agent_cli.repl.safe_text import FAKE_COMPACT_MARK
+from agent_cli.repl.word_wrap import print_at_words, wrap_at_words
+
+POINTER = "artifact:20261204-001401-4c8fc5:" + "4e6b28ac" * 4 + ".txt:" + "4e6b28ac" * 8
+
+
+def terminal(width: int) -> Console:
+    return Console(
+        file=io.StringIO(), width=width, record=True, force_terminal=True, color_system=None
+    )
+
+
+@pytest.mark.parametrize("width", [120, 60])
+def test_the_banner_and_errors_wrap_between_words(width: int) -> None:
+    console = terminal(width)
+    message = "to use Claude " * 12 + "start agent-cli again"
+    print_at_words(console, Text(CLAUDE_HOW_TO))
+    EventRenderer(console, live=False).print_error(message)
+    rows = console.export_text().splitlines()
+    assert all(len(row) <= width for row in rows)
+    said = " ".join(rows).split()
+    assert said == (CLAUDE_HOW_TO + " " + message).split()  # no word was cut in two
+
+
+def test_a_word_wider_than_the_screen_stays_whole_on_its_own_row() -> None:
+    rows = [row.plain for row in wrap_at_words(Text(f"transcript {POINTER} kept"), 40)]
+    assert rows == ["transcript", POINTER, "kept"]
+
+
+def test_a_break_cannot_make_outside_text_look_like_a_compact_line() -> None:
+    rows = [row.plain for row in wrap_at_words(Text("no such path: x [compact] total"), 16)]
+    assert rows[1] == FAKE_COMPACT_MARK + "[compact] total"
+
+
+def test_a_pipe_gets_each_message_on_one_line() -> None:
+    console = Console(file=io.StringIO(), width=60, record=True, color_system=None)
+    print_at_words(console, Text("word " * 40))
+    assert len(console.export_text().splitlines()) == 1
+
+
+def test_tool_panels_stay_inside_their_frame_at_60_columns() -> None:
+    console = terminal(60)
+    renderer = EventRenderer(console, live=False)
+    command = "python3 -m http.server --bind 127.0.0.1 8000 --directory " + "x/" * 40
+    renderer.render(ToolStarted("t1", "bash", {"command": command + "\necho " + "y" * 90}))
+    output = "Exit code: 0\n" + "\n".join("col  " * 30 for _ in range(3))
+    summary = "exit 0, read 400 lines and saved them to an artifact for later"
+    renderer.render(ToolFinished("t1", "bash", False, summary, 30_000, POINTER, output))
+    rows = console.export_text().splitlines()
+    assert len(rows) == 2 + 3 + 1  # top, further command line, preview, bottom
+    assert all(len(row) <= 60 for row in rows), rows
+    assert rows[-1].startswith("╰─ ✓ ") and rows[-1].endswith("full output: /last")
+
+
+def test_a_wide_terminal_keeps_the_whole_pointer_on_the_closing_line() -> None:
+    console = terminal(200)
+    renderer = EventRenderer(console, live=False)
+    renderer.render(ToolStarted("t1", "bash", {"command": "cat big.txt"}))
+    renderer.render(ToolFinished("t1", "bash", False, "exit 0", 30_000, POINTER, "x"))
+    assert console.export_text().splitlines()[-1].endswith(POINTER[: -64 + 12])
+
+
+def test_compact_lines_wrap_between_words_and_keep_their_tag() -> None:
+    from agent_cli.events import CompactionFired, LayerLine
+
+    console = terminal(40)
+    layer = LayerLine("L1", 4_321, 2_565, results_truncated=1)
+    EventRenderer(console, live=False).render(
+        CompactionFired((layer,), 4_321, 2_565, 3_000, 60_000)
+    )
+    rows = console.export_text().splitlines()
+    assert rows[0].startswith("[compact] L1") and all(len(row) <= 40 for row in rows)
+    assert "(-1,756;" in " ".join(rows).split()  # the number is not cut in two

@@ -1,0 +1,47 @@
+"""The top of a tool panel: a multi-line command reads as lines, not as one run-together
+line (`python3 app.py echo second line`, issue 23 item 17)."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from agent_cli.events import ToolStarted
+from agent_cli.repl.tool_lines import FURTHER_LINES, build_tool_started_line
+
+
+def shown(arguments: dict[str, object], name: str = "bash") -> list[str]:
+    console = Console(file=io.StringIO(), width=120, record=True, color_system=None)
+    console.print(build_tool_started_line(ToolStarted("t1", name, arguments)), soft_wrap=True)
+    return console.export_text().splitlines()
+
+
+def test_a_multi_line_command_shows_one_row_per_line():
+    rows = shown({"command": "python3 app.py\necho second line\n  echo indented\n"})
+    assert rows == [
+        "╭─ bash  command: python3 app.py",
+        "│   echo second line",
+        "│     echo indented",
+    ]
+
+
+def test_a_long_command_shows_its_first_lines_and_how_many_more():
+    rows = shown({"command": "\n".join(f"echo {n}" for n in range(20))})
+    assert len(rows) == 1 + FURTHER_LINES
+    assert rows[-1] == f"│   … +{20 - FURTHER_LINES:,} more lines"
+
+
+def test_a_one_line_call_keeps_its_single_header_line():
+    assert shown({"path": "src/app.py", "offset": 3}, "read_file") == [
+        "╭─ read_file  path: src/app.py  offset: 3"
+    ]
+
+
+def test_a_carriage_return_in_a_command_cannot_hide_its_first_line():
+    rows = shown({"command": "rm -rf /\rls"})
+    assert rows == ["╭─ bash  command: rm -rf /", "│   ls"]
+
+
+def test_a_line_break_in_a_path_stays_on_the_top_line():
+    assert shown({"path": "a\nb.txt"}, "read_file") == ["╭─ read_file  path: a b.txt"]
