@@ -158,6 +158,7 @@ class FakeSession:
     closed: bool = False
     durable_state: Any = field(default_factory=DurableContextState)
     resolutions: tuple[Any, ...] = ()
+    mcp_views: tuple[Any, ...] = ()
     expansions: dict[str, Any] = field(default_factory=dict)
     summary_text: str | None = None
     policy: CompactionPolicy = field(default_factory=CompactionPolicy)
@@ -240,6 +241,16 @@ class FakeSession:
     def last_summary(self) -> str | None:
         self.calls.append(("last_summary",))
         return self.summary_text
+
+    def start_mcp(self) -> None:
+        self.calls.append(("start_mcp",))
+
+    def mcp_servers(self) -> tuple[Any, ...]:
+        return self.mcp_views
+
+    def restart_mcp(self, name: str) -> bool:
+        self.calls.append(("restart_mcp", name))
+        return any(view.name == name for view in self.mcp_views)
 
     def expand(self, pointer: str) -> SourceResolution:
         self.calls.append(("expand", pointer))

@@ -59,6 +59,8 @@ def _choice(scope: AlwaysScope) -> str:
         return "[a] always this exact command"
     if scope.kind is ScopeKind.COMMAND_PREFIX:
         return f'[p] always "{scope.shown} …"'
+    if scope.kind is ScopeKind.MCP_TOOL:
+        return f"[a] always this tool ({scope.shown})"
     return f"[a] always for {_file_name(scope)}"
 
 
@@ -89,6 +91,8 @@ def describe_always(scope: AlwaysScope) -> Text:
             f'commands that start with "{scope.shown}" followed only by plain arguments; '
             f"one with {NOT_PLAIN_WORDS} is still asked about"
         )
+    elif scope.kind is ScopeKind.MCP_TOOL:
+        covered = f"calls of {scope.shown}, any arguments; other tools are still asked about"
     else:
         covered = f"writes and edits of {_file_name(scope)}; other files are still asked about"
     return Text(f"allowed without asking for the rest of this session: {covered}", style="green")

@@ -27,6 +27,7 @@ from agent_cli.repl.command_context import (
 )
 from agent_cli.repl.context_map import build_context_map
 from agent_cli.repl.error_text import describe_unused_instructions
+from agent_cli.repl.mcp_view import build_mcp_view
 from agent_cli.repl.port import SessionPort
 from agent_cli.repl.session_commands import run_sessions_command
 from agent_cli.repl.stats_panel import build_stats_panel, render_stats_json
@@ -168,6 +169,19 @@ def _context(context: CommandContext, args: str) -> None:
     context.console.print(views.build_context_view(preview, summary))
 
 
+def _mcp(context: CommandContext, args: str) -> None:
+    words = args.split()
+    if words and words[0] == "restart":
+        name = require_one_id("/mcp restart", " ".join(words[1:]))
+        if not context.session.restart_mcp(name):
+            say(context, f"No MCP server is named {name!r}; /mcp lists them.", "yellow")
+            return
+        say(context, f"Restarted MCP server {name}.")
+    elif words:
+        raise CommandUsageError("/mcp", "unexpected_argument")
+    context.console.print(build_mcp_view(context.session.mcp_servers()))
+
+
 def _timeline(context: CommandContext, args: str) -> None:
     require_no_args("/timeline", args)
     context.console.print(build_timeline(context.session.stats(), context.console.width))
@@ -236,6 +250,12 @@ COMMANDS: dict[str, Command] = {
             "/context",
             "the context map (the window by kind of content), then the next request, one line a message",
             _context,
+        ),
+        Command(
+            "/mcp",
+            "/mcp [restart <server>]",
+            "the MCP servers: state, tools, what their schemas cost; restart one",
+            _mcp,
         ),
         Command(
             "/timeline",

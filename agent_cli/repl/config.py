@@ -31,6 +31,7 @@ CONFIG_KEYS: dict[str, type] = {
     "max_tool_result_tokens": int,
     "summary_keep_recent": int,
     "yes": bool,
+    "mcp_servers": dict,  # [mcp_servers.<name>] tables: `mcp_servers.settings`
 }
 # Config key -> CompactionPolicy field, for the keys that tune compaction.
 POLICY_FIELDS = {
@@ -78,6 +79,7 @@ class Settings:
     max_tool_result_tokens: int | None = None
     summary_keep_recent: int | None = None
     yes: bool = False
+    mcp_servers: tuple[Any, ...] = ()  # `McpServerSettings`, from config.toml only
     origins: Mapping[str, str] = field(default_factory=dict)
 
     def policy_overrides(self) -> dict[str, Any]:
@@ -123,15 +125,22 @@ def _read_config_bytes(path: Path) -> bytes | None:
 
 
 def check_config_values(values: Mapping[str, Any], *, source: str) -> dict[str, Any]:
-    """`values` if every key is known and every value has the right type and range."""
+    """`values` if every key is known and every value has the right type and range; the
+    `mcp_servers` tables come back parsed (`McpServerSettings`, sorted by name)."""
+    checked = dict(values)
     for key, value in values.items():
         expected = CONFIG_KEYS.get(key)
         if expected is None:
             raise ConfigError(key, _unknown_key_reason(key), source=source)
+        if key == "mcp_servers":
+            from agent_cli.mcp_servers.settings import parse_mcp_servers
+
+            checked[key] = parse_mcp_servers(value, source)
+            continue
         reason = _value_problem(key, value, expected)
         if reason:
             raise ConfigError(key, reason, source=source)
-    return dict(values)
+    return checked
 
 
 def _unknown_key_reason(key: str) -> str:

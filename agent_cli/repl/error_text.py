@@ -531,6 +531,17 @@ def _malformed_tool_call(fields: Mapping[str, object]) -> str:
 
 
 _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
+    "mcp_waiting": lambda f: (
+        f"Waiting for MCP servers to start: {f['servers']} (at most {f['limit']:g} s)."
+    ),
+    "mcp_still_starting": lambda f: (
+        f"MCP servers still starting, left out of this request: {f['servers']}. "
+        "/mcp shows how they stand."
+    ),
+    "mcp_failed": lambda f: (
+        f"MCP server {f['server']} is not available: {f['reason']}. The session goes on "
+        f"without it; /mcp restart {f['server']} tries again."
+    ),
     "cancelled": lambda f: _CANCELLED.get(str(f.get("during")), "Cancelled."),
     "permission_cancelled": lambda f: (
         f"Cancelled at the permission question: {f['tool']} was not run."

@@ -203,6 +203,7 @@ class Repl:
         print_at_words(self.console, *banner)  # paths stay whole, for copy and paste
         for notice in self.session.startup_notices:
             self._renderer.render(notice)
+        self.session.start_mcp()  # in the background: the prompt comes up at once
         if resumed:
             self.console.print(
                 build_exchanges_view(self.session.recent_exchanges()), soft_wrap=True

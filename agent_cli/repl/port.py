@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from agent_cli.session.catalog import Exchange
     from agent_cli.session.figures import ContextPreview, Gauge
     from agent_cli.session.instructions import ProjectInstructions
+    from agent_cli.session.mcp_part import McpServerView
     from agent_cli.session.model_choice import ModelListing
     from agent_cli.sources import SourceResolution
 
@@ -107,6 +108,16 @@ class SessionPort(Protocol):
     def context_preview(self) -> ContextPreview: ...
 
     def last_summary(self) -> str | None: ...
+
+    # --- MCP servers --------------------------------------------------------------------
+
+    def start_mcp(self) -> None:
+        """Start the configured MCP servers in the background (once the prompt is up)."""
+        ...
+
+    def mcp_servers(self) -> tuple[McpServerView, ...]: ...
+
+    def restart_mcp(self, name: str) -> bool: ...
 
     # --- durable state ------------------------------------------------------------------
 

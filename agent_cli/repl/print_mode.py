@@ -76,6 +76,7 @@ def run_print_turn(
     renderer = PrintModeRenderer(answer_out, diagnostics)
     for notice in session.startup_notices:
         diagnostics.render(notice)
+    session.start_mcp()
     try:
         ended = drive_events(session.run_turn(prompt_text), renderer.render)
     except AgentCliError as exc:

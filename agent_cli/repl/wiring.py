@@ -93,6 +93,7 @@ def build_backend(
             auto_approve=settings.yes,
             resume=resume,
             environment=env,
+            mcp_servers=settings.mcp_servers,
         )
 
     def list_sessions(this_workspace_only: bool = False) -> list[SessionSummary]:

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from agent_cli.provider.base import Provider
     from agent_cli.recall import Recall
     from agent_cli.session.catalog import Exchange
+    from agent_cli.session.mcp_part import McpPart, McpServerView
     from agent_cli.sources import SourcePointerResolver
     from agent_cli.store.artifacts import ArtifactStore
     from agent_cli.store.memory import MemoryStore
@@ -107,6 +108,7 @@ class Session:
             max_tokens=max_tokens,
             artifacts=artifacts,
         )
+        self._mcp: McpPart | None = None
         self._recall = recall  # the pointer reader of /expand
         self._startup_notices: list[Notice] = []
 
@@ -235,7 +237,32 @@ class Session:
         Raises `InputTooLarge` at once, before anything is recorded, for a message over
         the input cap (`session.input_limit`)."""
         check_input_size(text, "message")
-        return self._runner.run_turn(text)
+        if self._mcp is None:
+            return self._runner.run_turn(text)
+        return self._run_turn_after_mcp(self._mcp, text)
+
+    def _run_turn_after_mcp(self, mcp: McpPart, text: str) -> Iterator[SessionEvent]:
+        yield from mcp.before_request()
+        yield from self._runner.run_turn(text)
+
+    # --- MCP servers --------------------------------------------------------------------
+
+    def use_mcp(self, mcp: McpPart) -> None:
+        """Own `mcp` (the session's servers): started by `start_mcp`, closed with it."""
+        self._mcp = mcp
+
+    def start_mcp(self) -> None:
+        """Start the MCP servers in the background (the REPL calls it once its prompt is
+        up); nothing without servers."""
+        if self._mcp is not None:
+            self._mcp.start()
+
+    def mcp_servers(self) -> tuple[McpServerView, ...]:
+        return () if self._mcp is None else self._mcp.servers()
+
+    def restart_mcp(self, name: str) -> bool:
+        """Restart MCP server `name`; False when there is none by that name."""
+        return self._mcp is not None and self._mcp.restart(name)
 
     def compact_now(self, focus: str | None = None) -> Iterator[SessionEvent]:
         """Compact the view now, whatever its size; `focus` steers the summary."""
@@ -336,6 +363,8 @@ class Session:
         `HeldResultsLost` says how many results are lost (a resume then tells the model
         that the call's result was not recorded), so the loss is never silent."""
         held = self._conversation.held_results
+        if self._mcp is not None:
+            self._mcp.close()
         try:
             self._conversation.record_held_results()
         except StoreError as error:

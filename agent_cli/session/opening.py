@@ -17,7 +17,7 @@ run in the current one and that is announced instead.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -32,6 +32,7 @@ from agent_cli.session.log import SESSION_STARTED, SessionLog, rebuild_from_reco
 from agent_cli.session.resume_check import check_message_shapes, check_sendable_view
 
 if TYPE_CHECKING:
+    from agent_cli.mcp_servers.settings import McpServerSettings
     from agent_cli.provider.base import Provider
     from agent_cli.recall import Recall
     from agent_cli.store.artifacts import ArtifactStore
@@ -76,6 +77,7 @@ def open_session(
     transcript_fs: FileOps | None = None,
     artifact_fs: FileOps | None = None,
     environment: Mapping[str, str] | None = None,
+    mcp_servers: Sequence[McpServerSettings] = (),
 ) -> Session:
     """Build a ready session (see module contract); typed store errors propagate.
 
@@ -84,6 +86,9 @@ def open_session(
 
     `transcript_fs` and `artifact_fs` are the stores' `FileOps` (default: the real disk);
     fault tests pass ones that fail on purpose, e.g. with ENOSPC.
+
+    `mcp_servers`: the MCP servers config.toml names; their tools join the toolbox once
+    `Session.start_mcp` has started them (nothing of the MCP SDK is loaded without any).
     """
     from agent_cli.prompts import load_prompt
     from agent_cli.recall import Recall, recall_page_chars
@@ -136,6 +141,8 @@ def open_session(
             artifacts=artifacts,
             recall=recall,
         )
+        if mcp_servers:
+            _attach_mcp(session, toolbox, mcp_servers, workspace, session.counter)
         if workspace_notice is not None:
             session.announce(workspace_notice)
         _load_memory(session)
@@ -151,6 +158,24 @@ def open_session(
             transcripts.discard_if_empty(session_id)
         writer.close()
         raise
+
+
+def _attach_mcp(
+    session: Session,
+    toolbox: ToolRunner,
+    servers: Sequence[McpServerSettings],
+    workspace: Path,
+    counter: TokenCounter,
+) -> None:
+    """Give the session its MCP servers and the toolbox their tools (not started yet)."""
+    from agent_cli.mcp_servers.hub import McpHub
+    from agent_cli.session.mcp_part import McpPart
+    from agent_cli.tools import Toolbox
+
+    hub = McpHub(servers, workspace)
+    if isinstance(toolbox, Toolbox):
+        toolbox.attach_mcp(hub)
+    session.use_mcp(McpPart(hub, counter))
 
 
 def _default_toolbox(

@@ -12,6 +12,8 @@ call falls under one:
   that runs its arguments as a command (`sudo`, `env`, `bash`, `xargs`, ...) gets none,
   since its prefix would cover anything.
 - `FILE`: any later write or edit of the same file (the same resolved path).
+- `MCP_TOOL`: any later call of the same MCP server tool (`mcp__<server>__<tool>`), with
+  any arguments; no other tool of that server.
 
 A plain command is one line of words separated by spaces or tabs with no shell syntax
 that could start another command or touch another file: no `;`, `&`, `|`, backtick,
@@ -36,12 +38,14 @@ from pathlib import Path
 class TargetKind(Enum):
     COMMAND = "command"
     FILE = "file"
+    MCP_TOOL = "mcp_tool"
 
 
 class ScopeKind(Enum):
     EXACT_COMMAND = "exact_command"
     COMMAND_PREFIX = "command_prefix"
     FILE = "file"
+    MCP_TOOL = "mcp_tool"
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,11 @@ def file_target(resolved: Path, shown: str) -> ApprovalTarget:
     return ApprovalTarget(TargetKind.FILE, str(resolved), shown)
 
 
+def mcp_tool_target(offered_name: str, shown: str) -> ApprovalTarget:
+    """One MCP server tool (`offered_name`), shown as `shown` (server and tool)."""
+    return ApprovalTarget(TargetKind.MCP_TOOL, offered_name, shown)
+
+
 @dataclass(frozen=True)
 class AlwaysScope:
     """What one "always" covers; `value` is the command, the prefix words joined by one
@@ -74,6 +83,8 @@ class AlwaysScope:
     def covers(self, target: ApprovalTarget) -> bool:
         if self.kind is ScopeKind.FILE:
             return target.kind is TargetKind.FILE and target.value == self.value
+        if self.kind is ScopeKind.MCP_TOOL:
+            return target.kind is TargetKind.MCP_TOOL and target.value == self.value
         if target.kind is not TargetKind.COMMAND:
             return False
         if self.kind is ScopeKind.EXACT_COMMAND:
@@ -132,6 +143,8 @@ def offered_scopes(target: ApprovalTarget | None) -> tuple[AlwaysScope, ...]:
         return ()
     if target.kind is TargetKind.FILE:
         return (AlwaysScope(ScopeKind.FILE, target.value, target.shown),)
+    if target.kind is TargetKind.MCP_TOOL:
+        return (AlwaysScope(ScopeKind.MCP_TOOL, target.value, target.shown),)
     exact = AlwaysScope(ScopeKind.EXACT_COMMAND, target.value, target.shown)
     prefix = command_prefix(target.value)
     if prefix is None:

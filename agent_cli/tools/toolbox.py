@@ -12,10 +12,11 @@ is stored, recorded or sent), then spill big output to the artifact store.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_cli.errors import ToolError
 from agent_cli.frozen import FrozenList
@@ -49,6 +50,9 @@ from agent_cli.tools.schemas import RECALL_SCHEMA, TOOL_SCHEMAS, validate_input
 from agent_cli.tools.search_tools import prepare_grep
 from agent_cli.tools.shell import prepare_bash
 from agent_cli.tools.workspace import Workspace
+
+if TYPE_CHECKING:
+    from agent_cli.mcp_servers.hub import McpHub
 
 Preparer = Callable[[ToolContext, dict[str, Any]], PreparedCall]
 
@@ -141,6 +145,13 @@ class Toolbox:
         self._specs = _build_specs(recall is not None)
         self._live_output = StreamRedactor(self._redactor)
         self._schemas = FrozenList(spec.schema for spec in self._specs.values())
+        self._mcp: McpHub | None = None
+        self._mcp_version = -1
+
+    def attach_mcp(self, hub: McpHub) -> None:
+        """Offer the tools of `hub`'s ready servers after the built-in ones, and run them
+        like the others: asked about first, redacted, bounded, spilled when big."""
+        self._mcp = hub
 
     @property
     def secret_forms(self) -> SecretForms:
@@ -177,14 +188,24 @@ class Toolbox:
             self.output_watcher(rest.encode("utf-8"))
 
     def schemas(self) -> list[dict[str, Any]]:
-        """Anthropic tool definitions, always in the same order. Read-only (`frozen`):
-        every request carries them, so they are built once instead of copied each time;
-        a change raises `ReadOnlyValueError`."""
+        """Anthropic tool definitions, always in the same order: the built-in tools, then
+        the MCP servers' sorted by name (rebuilt only when a server's tools change).
+        Read-only (`frozen`): every request carries them, so they are built once instead
+        of copied each time; a change raises `ReadOnlyValueError`."""
+        hub = self._mcp
+        if hub is not None and hub.version != self._mcp_version:
+            self._mcp_version = hub.version
+            offered = [dict(tool.definition) for tool in hub.offered_tools()]
+            self._schemas = FrozenList([*(spec.schema for spec in self._specs.values()), *offered])
         return self._schemas
 
     def run(self, name: str, tool_input: dict[str, Any]) -> ToolOutcome:
         """Run tool `name` with `tool_input`; see the module contract."""
         spec = self._specs.get(name) if isinstance(name, str) else None
+        if spec is None and self._mcp is not None and isinstance(name, str):
+            offered = {tool.name: tool for tool in self._mcp.offered_tools()}.get(name)
+            if offered is not None:
+                return self._run_mcp(offered.server, offered.tool, name, tool_input)
         if spec is None:
             known = ", ".join(self._specs)
             return self._error_outcome(
@@ -213,6 +234,48 @@ class Toolbox:
             may_spill=spec.may_spill,
             secrets=self._redactor.forms,
         )
+
+    def _run_mcp(self, server: str, tool: str, name: str, tool_input: Any) -> ToolOutcome:
+        """One MCP call (see `attach_mcp`): the arguments must be an object; the user sees
+        server, tool and every argument before it runs; "always" covers this tool."""
+        from agent_cli.mcp_servers.call_results import render_call_result
+        from agent_cli.tools.approval import build_content_approval
+        from agent_cli.tools.approval_scope import mcp_tool_target
+
+        assert self._mcp is not None
+        if not isinstance(tool_input, dict):
+            return self._error_outcome(f"{name} takes an object of arguments.", "bad input")
+        shown = f"{server} {tool}"
+        arguments = json.dumps(tool_input, ensure_ascii=False, indent=2, default=str)
+        request = PermissionRequest(
+            name,
+            f"MCP {shown}",
+            build_content_approval(f"MCP server {server}, tool {tool}, arguments:\n{arguments}"),
+            mcp_tool_target(name, shown),
+            secrets=self._redactor.forms,
+        )
+        if not self._gate.is_allowed(request):
+            return self._refusal_outcome(name)
+        outcome = self._mcp.call(server, tool, tool_input)
+        if outcome.failure is not None:
+            return self._error_outcome(
+                f"{name} failed: {outcome.failure}.", "error: " + _first_words(outcome.failure)
+            )
+        result = render_call_result(server, tool, outcome.items, outcome.is_error, self._save_blob)
+        return build_outcome(
+            redact_result(result, self._redactor),
+            artifacts=self._context.artifacts,
+            session_id=self._session_id,
+            threshold_bytes=self._threshold,
+            secrets=self._redactor.forms,
+        )
+
+    def _save_blob(self, data: bytes, suffix: str) -> str:
+        """Store binary content a tool returned; its pointer, or why it is not stored."""
+        try:
+            return str(self._context.artifacts.put(self._session_id, data, suffix=suffix).pointer)
+        except Exception as error:  # a store failure: say so in the result, lose no call
+            return f"(not stored: {type(error).__name__})"
 
     def _refusal_outcome(self, name: str) -> ToolOutcome:
         """The tool was not run: a person said no, or nobody could be asked at all."""

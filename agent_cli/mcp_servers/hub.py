@@ -1,0 +1,452 @@
+"""The connections to a session's MCP servers, run on one background event loop.
+
+Contract:
+- `McpHub(servers, cwd)` holds one `ServerState` per configured server: `disabled`
+  (enabled = false), else `starting` until `start()` has connected it and listed its
+  tools (`ready`, with the tools it offers and those it skips), or `failed` with a reason
+  a person can act on: the command was not found, it exited (with the last lines of its
+  stderr), it did not answer in time, or its connection broke.
+- `start()` returns at once: the `mcp` SDK is imported and servers are started on the
+  hub's own thread (its own asyncio loop), so a session with servers configured shows
+  its prompt as fast as one without. `wait_for_start(limit)` blocks until no server is
+  starting or `limit` seconds have passed, and returns the names still starting.
+- `call(server, tool, arguments)` runs one tool call and always returns a
+  `CallOutcome`: the content items and the server's own error flag, or `failure` (the
+  server is not ready, the call outlived the server's `timeout`, its connection broke);
+  a call that times out or whose server dies also marks the server failed and stops it.
+  Only KeyboardInterrupt propagates (the call is cancelled first).
+- `restart(name)` stops a server and starts it again; `close()` stops every server,
+  ending each process with its whole process group (the SDK starts each in a new session
+  and kills the group on the way out), waiting at most `CLOSE_SECONDS`.
+- `version` grows whenever the set of offered tools changes, so a toolbox knows when to
+  rebuild its tool list. Thread-safe: states are read and written under one lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import os
+import signal
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import IO, Any, TextIO, cast
+
+from agent_cli.mcp_servers.launcher import NOT_STARTED_MARK
+from agent_cli.mcp_servers.offered_tools import ListedTool, OfferedTool, Skipped, offer_tools
+from agent_cli.mcp_servers.settings import McpServerSettings
+
+STARTING, READY, FAILED, DISABLED = "starting", "ready", "failed", "disabled"
+DEFAULT_STARTUP_LIMIT = 10.0
+STOP_SECONDS = 3.5  # the SDK asks a server's group to end, then kills it after 2 s
+CLOSE_SECONDS = STOP_SECONDS + 1.5
+STDERR_TAIL_LINES = 3
+MAX_LISTED_TOOLS = 500
+LAUNCHER = Path(__file__).with_name("launcher.py")
+
+
+@dataclass(frozen=True)
+class ServerState:
+    """Where one server stands (module contract)."""
+
+    name: str
+    status: str
+    reason: str = ""
+    tools: tuple[OfferedTool, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
+
+
+@dataclass(frozen=True)
+class CallOutcome:
+    """What one call gave: content items (dicts) and the server's error flag, or a
+    `failure` saying why there is no answer."""
+
+    items: tuple[dict[str, Any], ...] = ()
+    is_error: bool = False
+    failure: str | None = None
+
+
+@dataclass
+class _Running:
+    """A connected server's live parts, on the hub's loop; `group` is its process group
+    (a stdio server's, once its launcher wrote it down)."""
+
+    session: Any = None
+    stop: asyncio.Event | None = None
+    task: asyncio.Task[None] | None = None
+    group: int | None = None
+
+
+class McpHub:
+    """The MCP servers of one session (module contract)."""
+
+    def __init__(
+        self,
+        servers: Sequence[McpServerSettings],
+        cwd: Path,
+        startup_limit: float = DEFAULT_STARTUP_LIMIT,
+    ) -> None:
+        self._settings = {server.name: server for server in servers}
+        self._cwd = cwd
+        self._startup_limit = startup_limit
+        self._lock = threading.Condition()
+        self._states = {
+            server.name: ServerState(server.name, STARTING if server.enabled else DISABLED)
+            for server in servers
+        }
+        self._running: dict[str, _Running] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        self.version = 0
+
+    # --- reading the states ------------------------------------------------------------
+
+    def states(self) -> list[ServerState]:
+        with self._lock:
+            return [self._states[name] for name in sorted(self._states)]
+
+    def offered_tools(self) -> list[OfferedTool]:
+        """Every ready server's offered tools, sorted by their offered names."""
+        with self._lock:
+            tools = [tool for state in self._states.values() for tool in state.tools]
+        return sorted(tools, key=lambda tool: tool.name)
+
+    def wait_for_start(self, limit: float) -> list[str]:
+        """Block until no server is starting or `limit` seconds passed; the names still
+        starting."""
+        deadline = time.monotonic() + limit
+        with self._lock:
+            while True:
+                starting = sorted(n for n, s in self._states.items() if s.status == STARTING)
+                left = deadline - time.monotonic()
+                if not starting or left <= 0 or self._thread is None:
+                    return starting
+                self._lock.wait(left)
+
+    # --- life cycle ----------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start every enabled server in the background (module contract)."""
+        if self._thread is not None or self._closed:
+            return
+        if not any(state.status == STARTING for state in self._states.values()):
+            return
+        ready = threading.Event()
+        self._thread = threading.Thread(
+            target=self._run_loop, args=(ready,), name="mcp-servers", daemon=True
+        )
+        self._thread.start()
+        ready.wait()
+
+    def restart(self, name: str) -> None:
+        """Stop server `name` (if running) and start it again."""
+        if name not in self._settings or self._closed:
+            return
+        if self._thread is None:
+            self._set_state(name, ServerState(name, STARTING))
+            self.start()
+            return
+        self._submit(self._restart(name)).result(CLOSE_SECONDS + self._startup_limit)
+
+    def close(self) -> None:
+        """Stop every server and its processes (module contract); idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        loop = self._loop
+        if loop is None or self._thread is None:
+            return
+        groups = [running.group for running in list(self._running.values())]
+        with contextlib.suppress(Exception):
+            asyncio.run_coroutine_threadsafe(self._stop_all(), loop).result(CLOSE_SECONDS)
+        for group in groups:  # whatever a stuck loop left running
+            end_group(group)
+        loop.call_soon_threadsafe(loop.stop)
+        self._thread.join(CLOSE_SECONDS)
+
+    # --- calls ---------------------------------------------------------------------------
+
+    def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+        """Run one tool call (module contract)."""
+        settings = self._settings.get(server)
+        state = self._state(server)
+        if settings is None or state is None or state.status != READY:
+            status = state.status if state is not None else "not configured"
+            reason = state.reason if state is not None else ""
+            return CallOutcome(failure=f"the MCP server {server} is {status}{_because(reason)}")
+        future = self._submit(self._call(server, tool, arguments, settings.timeout))
+        try:
+            outcome: CallOutcome = future.result(settings.timeout + 2 * CLOSE_SECONDS)
+            return outcome
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            return CallOutcome(failure=f"{tool} got no answer from {server} in time")
+        except KeyboardInterrupt:
+            future.cancel()
+            raise
+
+    # --- on the hub's loop ---------------------------------------------------------------
+
+    def _run_loop(self, ready: threading.Event) -> None:
+        loop = asyncio.new_event_loop()
+        loop.set_exception_handler(_ignore_loop_noise)
+        self._loop = loop
+        asyncio.set_event_loop(loop)
+        for name, state in self._states.items():
+            if state.status == STARTING:
+                self._launch(name)
+        ready.set()
+        try:
+            loop.run_forever()
+        finally:
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    def _launch(self, name: str) -> None:
+        running = _Running(stop=asyncio.Event())
+        self._running[name] = running
+        running.task = asyncio.get_event_loop().create_task(self._serve(name, running))
+
+    async def _serve(self, name: str, running: _Running) -> None:
+        settings = self._settings[name]
+        with (
+            tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog,
+            tempfile.NamedTemporaryFile("r", encoding="ascii", suffix=".pid") as pid_file,
+        ):
+            try:
+                await self._connect_and_wait(settings, running, errlog, pid_file.name)
+            except asyncio.CancelledError:
+                raise
+            except BaseException as error:  # noqa: BLE001  the SDK raises groups and more
+                if self._state_status(name) != FAILED:
+                    self._fail(name, describe_start_failure(error, settings, _tail(errlog)))
+            finally:
+                running.session = None
+                end_group(running.group or _read_group(pid_file.name))
+
+    async def _connect_and_wait(
+        self, settings: McpServerSettings, running: _Running, errlog: IO[str], pid_file: str
+    ) -> None:
+        import anyio
+        from mcp.client.session import ClientSession
+
+        async with (
+            _open_transport(settings, self._cwd, errlog, pid_file) as streams,
+            ClientSession(streams[0], streams[1]) as session,
+        ):
+            with anyio.fail_after(self._startup_limit):
+                await session.initialize()
+                listed = await _list_tools(session)
+            offered, skipped = offer_tools(settings.name, listed)
+            running.session, running.group = session, _read_group(pid_file)
+            self._set_state(
+                settings.name,
+                ServerState(settings.name, READY, "", tuple(offered), tuple(skipped)),
+            )
+            assert running.stop is not None
+            await running.stop.wait()
+
+    async def _call(
+        self, server: str, tool: str, arguments: dict[str, Any], timeout: float
+    ) -> CallOutcome:
+        import anyio
+
+        running = self._running.get(server)
+        session = running.session if running is not None else None
+        if session is None:
+            return CallOutcome(failure=f"the MCP server {server} is not running")
+        try:
+            with anyio.fail_after(timeout):
+                result = await session.call_tool(tool, arguments)
+        except TimeoutError:
+            reason = f"a call of {tool} got no answer in {timeout:g} s"
+            await self._stop_failed(server, reason)
+            return CallOutcome(failure=f"{reason}; the server was stopped")
+        except Exception as error:  # the connection broke, or the answer was malformed
+            if _is_broken_connection(error) or running is None or running.session is None:
+                reason = f"its connection broke during a call of {tool} ({_short(error)})"
+                await self._stop_failed(server, reason)
+                return CallOutcome(failure=f"the MCP server {server} stopped: {reason}")
+            return CallOutcome(failure=f"{server} answered {tool} with something unreadable")
+        content = getattr(result, "content", None)
+        if not isinstance(content, list):
+            return CallOutcome(failure=f"{server} answered {tool} without content")
+        items = tuple(_dump(item) for item in content)
+        return CallOutcome(items, bool(getattr(result, "is_error", False)))
+
+    async def _stop_failed(self, name: str, reason: str) -> None:
+        self._fail(name, reason)
+        await self._stop(name)
+
+    async def _stop(self, name: str) -> None:
+        running = self._running.pop(name, None)
+        if running is None or running.task is None:
+            return
+        assert running.stop is not None
+        running.stop.set()  # the transport's own exit ends the process group, politely
+        with contextlib.suppress(Exception, asyncio.CancelledError):  # first, then by force
+            await asyncio.wait_for(asyncio.shield(running.task), STOP_SECONDS)
+        if not running.task.done():
+            running.task.cancel()
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(running.task, 1.0)
+
+    async def _stop_all(self) -> None:
+        await asyncio.gather(*(self._stop(name) for name in list(self._running)))
+
+    async def _restart(self, name: str) -> None:
+        await self._stop(name)
+        if self._settings[name].enabled:
+            self._set_state(name, ServerState(name, STARTING))
+            self._launch(name)
+
+    # --- state ---------------------------------------------------------------------------
+
+    def _submit(self, coroutine: Any) -> concurrent.futures.Future[Any]:
+        assert self._loop is not None
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop)
+
+    def _state(self, name: str) -> ServerState | None:
+        with self._lock:
+            return self._states.get(name)
+
+    def _state_status(self, name: str) -> str:
+        state = self._state(name)
+        return state.status if state is not None else ""
+
+    def _set_state(self, name: str, state: ServerState) -> None:
+        with self._lock:
+            before = self._states.get(name)
+            self._states[name] = state
+            if before is None or before.tools != state.tools:
+                self.version += 1
+            self._lock.notify_all()
+
+    def _fail(self, name: str, reason: str) -> None:
+        state = self._state(name) or ServerState(name, FAILED)
+        self._set_state(name, replace(state, status=FAILED, reason=reason, tools=()))
+
+
+def _open_transport(settings: McpServerSettings, cwd: Path, errlog: IO[str], pid_file: str) -> Any:
+    """The SDK's transport for `settings`: a stdio process (started through `launcher`,
+    which writes its process group to `pid_file`), or streamable HTTP."""
+    if settings.command is not None:
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-I", "-S", str(LAUNCHER), pid_file, settings.command, *settings.args],
+            env=dict(settings.env) or None,
+            cwd=settings.cwd or str(cwd),
+            encoding_error_handler="replace",
+        )
+        return stdio_client(params, errlog=cast(TextIO, errlog))
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    assert settings.url is not None
+    client = httpx2.AsyncClient(headers=dict(settings.headers)) if settings.headers else None
+    return streamable_http_client(settings.url, http_client=client)
+
+
+async def _list_tools(session: Any) -> list[ListedTool]:
+    """Every tool the server lists, page by page (at most `MAX_LISTED_TOOLS`)."""
+    listed: list[ListedTool] = []
+    cursor = None
+    while len(listed) < MAX_LISTED_TOOLS:
+        if cursor is None:
+            page = await session.list_tools()
+        else:
+            from mcp.types import PaginatedRequestParams
+
+            page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor))
+        for tool in page.tools:
+            listed.append(ListedTool(tool.name, tool.description or "", tool.input_schema))
+        cursor = getattr(page, "next_cursor", None)
+        if not cursor:
+            break
+    return listed[:MAX_LISTED_TOOLS]
+
+
+def end_group(group: int | None) -> None:
+    """Kill process group `group` (a stopped server's children, left behind), if any."""
+    if group is None or group <= 1 or group == os.getpgrp():
+        return
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(group, signal.SIGKILL)
+
+
+def _read_group(pid_file: str) -> int | None:
+    with contextlib.suppress(OSError, ValueError):
+        return int(Path(pid_file).read_text(encoding="ascii").strip())
+    return None
+
+
+def describe_start_failure(error: BaseException, settings: McpServerSettings, stderr: str) -> str:
+    """Why a server did not start, in words a person can act on."""
+    leaf = _leaf(error)
+    if NOT_STARTED_MARK in stderr:
+        why = stderr.split(NOT_STARTED_MARK, 1)[1].split(" | ")[0]
+        if why.startswith("not found: "):
+            return f"the command {settings.command!r} was not found (check command in config.toml)"
+        return f"the command {settings.command!r} cannot be started ({why})"
+    tail = f"; its last stderr lines: {stderr}" if stderr else ""
+    if isinstance(leaf, TimeoutError):
+        return "it did not answer the MCP handshake in time" + tail
+    return f"it stopped before it was ready ({_short(leaf)}){tail}"
+
+
+def _leaf(error: BaseException) -> BaseException:
+    """The first plain exception inside exception groups."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
+
+
+def _is_broken_connection(error: BaseException) -> bool:
+    leaf = _leaf(error)
+    name = type(leaf).__name__
+    return isinstance(leaf, OSError | EOFError) or name in {
+        "ClosedResourceError",
+        "BrokenResourceError",
+        "EndOfStream",
+        "MCPError",
+        "McpError",
+    }
+
+
+def _short(error: BaseException) -> str:
+    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+    text = text if len(text) <= 120 else text[:117] + "..."
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def _tail(errlog: IO[str]) -> str:
+    with contextlib.suppress(Exception):
+        errlog.seek(0)
+        lines = [line.strip() for line in errlog.read()[-4_000:].splitlines() if line.strip()]
+        return " | ".join(line[:200] for line in lines[-STDERR_TAIL_LINES:])
+    return ""
+
+
+def _ignore_loop_noise(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """What the loop would print about a server's transport it could not close politely
+    (a crashed server's): the state already says what happened, the terminal is the
+    user's."""
+
+
+def _because(reason: str) -> str:
+    return f": {reason}" if reason else ""
+
+
+def _dump(item: Any) -> dict[str, Any]:
+    dumped = item.model_dump(by_alias=True, mode="json") if hasattr(item, "model_dump") else item
+    return dumped if isinstance(dumped, dict) else {"type": "unknown"}

@@ -1,0 +1,119 @@
+"""Which of a server's tools can be offered to the model, and as what.
+
+Contract: `offer_tools(server, tools)` takes what a server listed (name, description,
+input schema) and returns the tools the Messages API accepts, as Anthropic tool
+definitions named `mcp__<server>__<tool>`, sorted by that name (the request's tool list
+stays the same from request to request, so the prompt cache holds), and a `Skipped` for
+each tool that cannot be offered, with the reason: a name outside the tool-name grammar
+or too long once prefixed, a name listed twice, an input schema that is not a JSON
+object schema. A description is kept up to `MAX_DESCRIPTION_CHARS` (a 100 KB description
+would ride in every request), cut at a word and marked. Pure.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # the Messages API's grammar
+PREFIX = "mcp__"
+MAX_DESCRIPTION_CHARS = 2_000
+MAX_SCHEMA_BYTES = 64_000
+
+
+@dataclass(frozen=True)
+class ListedTool:
+    """A tool as a server listed it."""
+
+    name: str
+    description: str
+    input_schema: Any
+
+
+@dataclass(frozen=True)
+class OfferedTool:
+    """A tool offered to the model: its definition, and the server's own name for it."""
+
+    definition: Mapping[str, Any]
+    server: str
+    tool: str
+
+    @property
+    def name(self) -> str:
+        return str(self.definition["name"])
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A listed tool that is not offered, and why (`problem`, a short phrase)."""
+
+    server: str
+    tool: str
+    problem: str
+
+
+def offered_name(server: str, tool: str) -> str:
+    return f"{PREFIX}{server}__{tool}"
+
+
+def split_offered_name(name: str) -> tuple[str, str] | None:
+    """(server, tool) of an offered name, None for any other name."""
+    if not name.startswith(PREFIX) or "__" not in name[len(PREFIX) :]:
+        return None
+    server, tool = name[len(PREFIX) :].split("__", 1)
+    return (server, tool) if server and tool else None
+
+
+def offer_tools(
+    server: str, tools: Iterable[ListedTool]
+) -> tuple[list[OfferedTool], list[Skipped]]:
+    """The offerable tools of `server`, sorted, and the skipped ones (module contract)."""
+    offered: dict[str, OfferedTool] = {}
+    skipped: list[Skipped] = []
+    seen: set[str] = set()
+    for tool in tools:
+        problem = _problem(server, tool, seen)
+        seen.add(tool.name)
+        if problem is not None:
+            skipped.append(Skipped(server, tool.name, problem))
+            continue
+        name = offered_name(server, tool.name)
+        definition = {
+            "name": name,
+            "description": _short_description(tool.description, server),
+            "input_schema": tool.input_schema,
+        }
+        offered[name] = OfferedTool(definition, server, tool.name)
+    return [offered[name] for name in sorted(offered)], skipped
+
+
+def _problem(server: str, tool: ListedTool, seen: set[str]) -> str | None:
+    if not isinstance(tool.name, str) or not TOOL_NAME.match(tool.name):
+        return "its name is not letters, digits, '_' and '-' (at most 64)"
+    if not TOOL_NAME.match(offered_name(server, tool.name)):
+        return "its name is too long once prefixed with the server's (64 at most)"
+    if tool.name in seen:
+        return "the server lists this name twice"
+    schema = tool.input_schema
+    if not isinstance(schema, Mapping) or schema.get("type") != "object":
+        return "its input schema is not a JSON object schema"
+    try:
+        size = len(json.dumps(schema, ensure_ascii=False))
+    except (TypeError, ValueError):
+        return "its input schema is not JSON"
+    if size > MAX_SCHEMA_BYTES:
+        return f"its input schema is {size:,} bytes (at most {MAX_SCHEMA_BYTES:,})"
+    return None
+
+
+def _short_description(description: Any, server: str) -> str:
+    text = description if isinstance(description, str) else ""
+    text = text.strip() or f"A tool of the MCP server {server}."
+    if len(text) <= MAX_DESCRIPTION_CHARS:
+        return text
+    cut = text.rfind(" ", 0, MAX_DESCRIPTION_CHARS - 40)
+    cut = cut if cut > MAX_DESCRIPTION_CHARS // 2 else MAX_DESCRIPTION_CHARS - 40
+    return text[:cut] + f" [... description cut: {len(text):,} characters]"

@@ -1,0 +1,51 @@
+"""`/mcp`: the MCP servers, how each stands, its tools and what their schemas cost."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from agent_cli.repl.safe_text import clip_line
+from agent_cli.tools.output import count_noun
+
+if TYPE_CHECKING:
+    from agent_cli.session.mcp_part import McpServerView
+
+NO_SERVERS = (
+    "No MCP servers are configured. Add one to config.toml as a table, e.g. "
+    '[mcp_servers.files] with command = "npx" and args = [...]; the README shows how.'
+)
+STATUS_STYLE = {"ready": "green", "starting": "yellow", "failed": "red", "disabled": "dim"}
+
+
+def build_mcp_view(servers: Sequence[McpServerView]) -> RenderableType:
+    """One block per server (state, tools, schema tokens per request), then what was not
+    offered and why."""
+    if not servers:
+        return Text(NO_SERVERS)
+    lines: list[Text] = [Text("MCP servers", style="bold")]
+    for server in servers:
+        lines.append(_state_line(server))
+        if server.tools:
+            lines.append(Text("    " + clip_line(", ".join(server.tools), 400), style="dim"))
+        for tool, why in server.skipped:
+            lines.append(Text(f"    not offered: {clip_line(tool, 60)!r}: {why}", style="yellow"))
+    total = sum(server.schema_tokens for server in servers)
+    lines.append(Text(f"tool schemas of MCP servers: {total:,} tokens in every request"))
+    return Group(*lines)
+
+
+def _state_line(server: McpServerView) -> Text:
+    style = STATUS_STYLE.get(server.status, "")
+    line = Text.assemble(("  " + server.name, "bold"), " ", (server.status, style))
+    if server.status == "ready":
+        line.append(
+            f" · {count_noun(len(server.tools), 'tool')} · schemas "
+            f"{server.schema_tokens:,} tokens a request"
+        )
+    elif server.reason:
+        line.append(f": {clip_line(server.reason, 400)}")
+    return line
