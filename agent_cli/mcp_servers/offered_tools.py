@@ -114,6 +114,7 @@ def _short_description(description: Any, server: str) -> str:
     text = text.strip() or f"A tool of the MCP server {server}."
     if len(text) <= MAX_DESCRIPTION_CHARS:
         return text
-    cut = text.rfind(" ", 0, MAX_DESCRIPTION_CHARS - 40)
-    cut = cut if cut > MAX_DESCRIPTION_CHARS // 2 else MAX_DESCRIPTION_CHARS - 40
-    return text[:cut] + f" [... description cut: {len(text):,} characters]"
+    mark = f" [... description cut: {len(text):,} characters]"
+    room = MAX_DESCRIPTION_CHARS - len(mark)
+    cut = text.rfind(" ", 0, room)
+    return text[: cut if cut > room // 2 else room] + mark

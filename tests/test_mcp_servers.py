@@ -1,0 +1,184 @@
+"""MCP servers written with the SDK, run for real over stdio, good and hostile, and one
+end to end through the real session, the SDK and the strict fake Messages API."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fake_anthropic import Reply, text_block, tool_use_block
+from session_support import drain, make_session, transcript_records, workspace_with
+
+from agent_cli.events import Notice, ToolFinished
+from agent_cli.mcp_servers.hub import McpHub
+from agent_cli.mcp_servers.settings import McpServerSettings
+from agent_cli.protocol import validate_tool_protocol
+from agent_cli.provider.anthropic_provider import AnthropicProvider
+
+API_KEY = "sk-ant-test-mcp"
+DEMO = Path(__file__).parent / "mcp_fixtures" / "demo_server.py"
+
+
+def demo(name: str = "demo", mode: str = "normal", **extra) -> McpServerSettings:
+    return McpServerSettings(name, command=sys.executable, args=(str(DEMO), mode), **extra)
+
+
+@pytest.fixture(scope="module")
+def hub(tmp_path_factory) -> Iterator[McpHub]:
+    running = McpHub([demo(timeout=60)], tmp_path_factory.mktemp("mcp"), startup_limit=30)
+    running.start()
+    assert running.wait_for_start(40) == []
+    yield running
+    running.close()
+
+
+def _state(hub: McpHub, name: str):
+    return next(state for state in hub.states() if state.name == name)
+
+
+def test_a_ready_server_offers_its_tools_sorted_and_skips_a_bad_name(hub):
+    state = _state(hub, "demo")
+    assert state.status == "ready"
+    names = [tool.name for tool in state.tools]
+    assert names == sorted(names) and "mcp__demo__echo" in names
+    assert [skipped.tool for skipped in state.skipped] == ["../../x"]
+    wordy = next(t for t in state.tools if t.tool == "wordy").definition["description"]
+    assert len(wordy) <= 2_000
+
+
+def test_calls_return_text_error_results_and_big_output(hub):
+    assert hub.call("demo", "echo", {"text": "hi"}).items[0]["text"] == "echo: hi"
+    failed = hub.call("demo", "fail", {})
+    assert failed.is_error and failed.failure is None
+    big = hub.call("demo", "big", {})
+    assert big.failure is None and len(big.items[0]["text"]) > 5_000_000
+
+
+def test_servers_that_cannot_start_say_why_and_the_others_go_on(tmp_path):
+    hub = McpHub(
+        [
+            demo("ok"),
+            McpServerSettings("missing", command="no-such-mcp-server-anywhere"),
+            demo("exits", "exit"),
+            demo("garbage", "garbage"),
+            demo("silent", "noinit"),
+            demo("off", enabled=False),
+        ],
+        tmp_path,
+        startup_limit=15,
+    )
+    hub.start()
+    try:
+        assert hub.wait_for_start(60) == []
+        states = {state.name: state for state in hub.states()}
+        assert states["ok"].status == "ready"
+        assert states["missing"].status == "failed"
+        assert "'no-such-mcp-server-anywhere' was not found" in states["missing"].reason
+        assert "cannot open its database" in states["exits"].reason
+        assert states["silent"].status == "failed" and "in time" in states["silent"].reason
+        assert states["garbage"].status in ("ready", "failed")  # said, never hung
+        assert states["off"].status == "disabled"
+        assert hub.call("missing", "echo", {}).failure.startswith(
+            "the MCP server missing is failed"
+        )
+    finally:
+        hub.close()
+
+
+def test_a_hanging_call_and_a_crash_are_error_results_and_mark_the_server_failed(tmp_path):
+    hub = McpHub([demo(timeout=2)], tmp_path, startup_limit=30)
+    hub.start()
+    try:
+        assert hub.wait_for_start(40) == []
+        hung = hub.call("demo", "hang", {})
+        assert "no answer in 2 s" in hung.failure and _state(hub, "demo").status == "failed"
+        hub.restart("demo")
+        assert hub.wait_for_start(40) == [] and _state(hub, "demo").status == "ready"
+        crashed = hub.call("demo", "crash", {})
+        assert "connection broke" in crashed.failure and _state(hub, "demo").status == "failed"
+    finally:
+        hub.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    state = Path(f"/proc/{pid}/stat").read_text().split()[2]
+    return state != "Z"  # a zombie has ended; only its exit status waits to be read
+
+
+def test_closing_ends_every_server_process_and_its_children(tmp_path):
+    pid_file = tmp_path / "child.pid"
+    hub = McpHub(
+        [demo("kid", "child", env={"DEMO_CHILD_PID_FILE": str(pid_file)})],
+        tmp_path,
+        startup_limit=30,
+    )
+    hub.start()
+    assert hub.wait_for_start(40) == []
+    child = int(pid_file.read_text())
+    assert _alive(child)
+    hub.close()
+    deadline = time.monotonic() + 5
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(child)
+
+
+def test_a_session_offers_mcp_tools_asks_first_and_keeps_big_results_out_of_the_prompt(
+    server, tmp_path
+):
+    workspace = workspace_with(tmp_path, {"README.md": "# Title\n"})
+    server.enqueue(
+        Reply([tool_use_block("toolu_1", "mcp__demo__echo", {"text": "hello"})], "tool_use"),
+        Reply([tool_use_block("toolu_2", "mcp__demo__big", {})], "tool_use"),
+        Reply([tool_use_block("toolu_3", "mcp__demo__crash", {})], "tool_use"),
+        Reply([text_block("done")]),
+    )
+    provider = AnthropicProvider(
+        API_KEY, "claude-test", base_url=server.base_url, timeout_seconds=10
+    )
+    asked: list[str] = []
+
+    def ask(request):
+        from agent_cli.tools.permissions import PermissionDecision
+
+        asked.append(request.approval.text)
+        return PermissionDecision.ALLOW_ONCE
+
+    session = make_session(
+        workspace, provider, auto_approve=False, ask_permission=ask, mcp_servers=(demo(timeout=60),)
+    )
+    try:
+        session.start_mcp()
+        events = drain(session.run_turn("use the demo tools"))
+        assert events[-1].outcome == "ok", events
+        notices = [e.code for e in events if isinstance(e, Notice)]
+        assert "mcp_waiting" in notices
+        first = server.accepted[0]
+        names = [tool["name"] for tool in first["tools"]]
+        mcp_names = [name for name in names if name.startswith("mcp__")]
+        assert mcp_names == sorted(mcp_names) and "mcp__demo__echo" in mcp_names
+        assert (
+            asked[0].startswith("MCP server demo, tool echo, arguments:") and '"hello"' in asked[0]
+        )
+        finished = [e for e in events if isinstance(e, ToolFinished)]
+        assert [f.is_error for f in finished] == [False, False, True]
+        big_result = server.accepted[2]["messages"][-1]["content"][0]["content"]
+        text = big_result if isinstance(big_result, str) else big_result[0]["text"]
+        assert len(text) < 40_000 and "artifact:" in text  # spilled, with its pointer
+        crash = server.accepted[3]["messages"][-1]["content"][0]
+        assert crash["is_error"] and "connection broke" in str(crash["content"])
+        assert all(r.rejection is None for r in server.requests)
+        validate_tool_protocol(session.view)
+        kinds = [r["kind"] for r in transcript_records(session)]
+        assert kinds.count("message") >= 8
+        assert [s.status for s in session.mcp_servers()] == ["failed"]
+    finally:
+        session.close()

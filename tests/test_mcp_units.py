@@ -1,0 +1,122 @@
+"""MCP pieces that need no server: config tables, which tools are offered, results."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from agent_cli.errors import ConfigError
+from agent_cli.mcp_servers.call_results import render_call_result
+from agent_cli.mcp_servers.offered_tools import (
+    MAX_DESCRIPTION_CHARS,
+    ListedTool,
+    offer_tools,
+    split_offered_name,
+)
+from agent_cli.mcp_servers.settings import parse_mcp_servers
+from agent_cli.repl.config import check_config_values
+
+OBJECT = {"type": "object", "properties": {"text": {"type": "string"}}}
+
+
+def test_servers_are_parsed_sorted_with_their_own_env():
+    servers = parse_mcp_servers(
+        {
+            "web": {"url": "https://host/mcp", "headers": {"Authorization": "Bearer t"}},
+            "github": {
+                "command": "npx",
+                "args": ["-y", "srv"],
+                "env": {"TOKEN": "x"},
+                "timeout": 5,
+            },
+        },
+        "config.toml",
+    )
+    assert [s.name for s in servers] == ["github", "web"]
+    assert servers[0].env == {"TOKEN": "x"} and servers[0].timeout == 5.0
+    assert servers[1].transport == "http" and servers[1].enabled
+
+
+@pytest.mark.parametrize(
+    ("table", "key", "says"),
+    [
+        ({"gh": {"args": []}}, "mcp_servers.gh", "exactly one of command"),
+        ({"gh": {"command": "x", "url": "http://h"}}, "mcp_servers.gh", "exactly one of"),
+        ({"gh": {"command": ""}}, "mcp_servers.gh.command", "non-empty string"),
+        ({"gh": {"command": "x", "args": "-y"}}, "mcp_servers.gh.args", "list of strings"),
+        ({"gh": {"command": "x", "env": {"A": 1}}}, "mcp_servers.gh.env", "table of strings"),
+        ({"gh": {"command": "x", "timeout": 0}}, "mcp_servers.gh.timeout", "more than 0"),
+        ({"gh": {"command": "x", "enabled": "yes"}}, "mcp_servers.gh.enabled", "true or false"),
+        ({"gh": {"command": "x", "headers": {}}}, "mcp_servers.gh.headers", "does not apply"),
+        ({"gh": {"url": "ftp://h"}}, "mcp_servers.gh.url", "http:// or https://"),
+        ({"gh": {"command": "x", "colour": 1}}, "mcp_servers.gh.colour", "unknown key"),
+        ({"../x": {"command": "x"}}, "mcp_servers.../x", "rename the table"),
+        ({"gh": "npx"}, "mcp_servers.gh", "must be a table"),
+    ],
+)
+def test_a_bad_server_table_names_the_key_and_says_what_to_do(table, key, says):
+    with pytest.raises(ConfigError) as raised:
+        check_config_values({"mcp_servers": table}, source="/home/u/.config/agent-cli/config.toml")
+    assert raised.value.key == key and says in raised.value.reason
+    assert raised.value.source == "/home/u/.config/agent-cli/config.toml"
+
+
+def test_tools_are_offered_sorted_and_those_the_api_refuses_are_skipped_with_a_reason():
+    listed = [
+        ListedTool("zeta", "last", OBJECT),
+        ListedTool("alpha", "first", OBJECT),
+        ListedTool("../../x", "bad name", OBJECT),
+        ListedTool("n" * 60, "too long once prefixed", OBJECT),
+        ListedTool("alpha", "twice", OBJECT),
+        ListedTool("arr", "schema not an object", {"type": "array"}),
+        ListedTool("wordy", "x" * 100_000, OBJECT),
+    ]
+    offered, skipped = offer_tools("files", listed)
+    assert [t.name for t in offered] == [
+        "mcp__files__alpha",
+        "mcp__files__wordy",
+        "mcp__files__zeta",
+    ]
+    assert {s.tool: s.problem.split()[0] for s in skipped} == {
+        "../../x": "its",
+        "n" * 60: "its",
+        "alpha": "the",
+        "arr": "its",
+    }
+    wordy = offered[1].definition["description"]
+    assert len(wordy) <= MAX_DESCRIPTION_CHARS and "100,000 characters" in wordy
+    assert split_offered_name("mcp__files__read__all") == ("files", "read__all")
+    assert split_offered_name("read_file") is None
+
+
+def test_results_keep_text_in_order_and_store_binary_content_as_artifacts():
+    saved: list[tuple[bytes, str]] = []
+
+    def save(data: bytes, suffix: str) -> str:
+        saved.append((data, suffix))
+        return f"artifact:s1:{len(saved)}"
+
+    png = base64.b64encode(b"\x89PNG fake").decode()
+    result = render_call_result(
+        "files",
+        "look",
+        [
+            {"type": "text", "text": "first"},
+            {"type": "image", "data": png, "mimeType": "image/png"},
+            {"type": "image", "data": "not base64!", "mimeType": "image/png"},
+            {"type": "resource", "resource": {"uri": "file:///a.txt", "text": "inside"}},
+            {"type": "resource_link", "name": "spec", "uri": "file:///spec.md"},
+            {"type": "video", "data": "x"},
+        ],
+        False,
+        save,
+    )
+    lines = result.body.splitlines()
+    assert result.header == "MCP files look: ok" and not result.is_error
+    assert lines[0] == "first"
+    assert "saved as artifact:s1:1" in lines[1] and saved == [(b"\x89PNG fake", ".png")]
+    assert "not valid base64; dropped" in lines[2]
+    assert lines[3:5] == ["[resource file:///a.txt]", "inside"]
+    assert "spec file:///spec.md" in lines[5] and "not supported; dropped" in lines[6]
+    assert render_call_result("f", "t", [], True, save).is_error
