@@ -113,15 +113,33 @@ class TmuxClock:
         return done.stdout
 
 
-def measure_prompt(tmux: str, scratch: Path) -> dict[str, list[float]]:
-    """Each milestone's samples, over `REPEATS` runs (a milestone never seen is left out)."""
+MCP_DEMO_SERVER = Path(__file__).resolve().parent.parent / "tests/mcp_fixtures/demo_server.py"
+
+
+def write_two_mcp_servers(home: Path) -> None:
+    """A config.toml naming two MCP servers (the tests' demo server, twice)."""
+    home.mkdir(parents=True, exist_ok=True)
+    table = "".join(
+        f'[mcp_servers.{name}]\ncommand = "{sys.executable}"\nargs = ["{MCP_DEMO_SERVER}"]\n'
+        for name in ("first", "second")
+    )
+    (home / "config.toml").write_text(table, encoding="utf-8")
+
+
+def measure_prompt(
+    tmux: str, scratch: Path, prepare_home: Callable[[Path], None] | None = None, label: str = ""
+) -> dict[str, list[float]]:
+    """Each milestone's samples, over `REPEATS` runs (a milestone never seen is left out);
+    `prepare_home` fills each run's fresh AGENT_CLI_HOME first (e.g. a config.toml)."""
     samples: dict[str, list[float]] = {name: [] for name in MILESTONES}
-    workspace = scratch / "ws"
+    workspace = scratch / f"ws{label}"
     workspace.mkdir()
     clock = TmuxClock(tmux, clean_env(scratch / "unused"))
     try:
         for n in range(REPEATS):
-            home = scratch / f"home-{n}"
+            home = scratch / f"home{label}-{n}"
+            if prepare_home is not None:
+                prepare_home(home)
             for name, seconds in clock.time_to_prompt(agent_cli_argv(), workspace, home).items():
                 if seconds is not None:
                     samples[name].append(seconds)
@@ -163,6 +181,10 @@ def main() -> None:
                 report("banner above it too", samples["banner"], target=None)
             if samples["gauge"]:
                 report("gauge measured in toolbar", samples["gauge"], target=None)
+            with_mcp = measure_prompt(tmux, scratch, write_two_mcp_servers, "-mcp")
+            report("prompt on screen, two MCP servers configured", with_mcp["prompt"])
+            later = statistics.median(with_mcp["prompt"]) - statistics.median(samples["prompt"])
+            print(f"  {later * 1e3:+.0f} ms against none (goal: at most +20 ms)")
         report(
             "agent-cli --version",
             [time_command([*agent_cli_argv(), "--version"], env) for _ in range(REPEATS)],

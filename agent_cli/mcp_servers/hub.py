@@ -292,8 +292,9 @@ class McpHub:
             return
         assert running.stop is not None
         running.stop.set()  # the transport's own exit ends the process group, politely
+        polite = STOP_SECONDS if running.session is not None else 0.0  # still starting: now
         with contextlib.suppress(Exception, asyncio.CancelledError):  # first, then by force
-            await asyncio.wait_for(asyncio.shield(running.task), STOP_SECONDS)
+            await asyncio.wait_for(asyncio.shield(running.task), polite)
         if not running.task.done():
             running.task.cancel()
             with contextlib.suppress(Exception, asyncio.CancelledError):
