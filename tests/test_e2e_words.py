@@ -159,5 +159,5 @@ def test_lines_break_between_words_and_fit_the_screen(
     assert closing.endswith(" · full output: /last"), printed
     assert all(len(row) <= width for row in frame), printed
     toolbar = repl.toolbar()
-    assert re.fullmatch(r"ctx [\d,]+ / 3,000 soft / 60,000 hard \(\d+%\).*", toolbar), toolbar
+    assert re.fullmatch(r"ctx [\d,]+ / 3,200 soft / 60,000 hard \(\d+%\).*", toolbar), toolbar
     assert toolbar.endswith(("Alt+Enter: new line", "%)")), toolbar
