@@ -182,3 +182,39 @@ def test_a_session_offers_mcp_tools_asks_first_and_keeps_big_results_out_of_the_
         assert [s.status for s in session.mcp_servers()] == ["failed"]
     finally:
         session.close()
+
+
+def test_a_streamable_http_server_on_loopback_is_reached_with_its_headers(tmp_path):
+    import subprocess
+
+    port_file = tmp_path / "port"
+    web = subprocess.Popen(
+        [sys.executable, str(DEMO.with_name("http_server.py")), str(port_file)],
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not port_file.exists() or not port_file.read_text():
+            assert time.monotonic() < deadline and web.poll() is None
+            time.sleep(0.1)
+        url = f"http://127.0.0.1:{port_file.read_text()}/mcp"
+        hub = McpHub(
+            [
+                McpServerSettings("web", url=url, headers={"Authorization": "Bearer test-token"}),
+                McpServerSettings("nokey", url=url),
+            ],
+            tmp_path,
+            startup_limit=20,
+        )
+        hub.start()
+        try:
+            assert hub.wait_for_start(30) == []
+            states = {state.name: state for state in hub.states()}
+            assert states["web"].status == "ready", states["web"].reason
+            assert states["nokey"].status == "failed"
+            assert hub.call("web", "echo", {"text": "hi"}).items[0]["text"] == "http echo: hi"
+        finally:
+            hub.close()
+    finally:
+        web.kill()
+        web.wait()
