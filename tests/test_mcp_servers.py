@@ -180,6 +180,10 @@ def test_a_session_offers_mcp_tools_asks_first_and_keeps_big_results_out_of_the_
         kinds = [r["kind"] for r in transcript_records(session)]
         assert kinds.count("message") >= 8
         assert [s.status for s in session.mcp_servers()] == ["failed"]
+        server.enqueue(Reply([text_block("still here")]))
+        after = drain(session.run_turn("go on"))  # the crash was said once, by its call
+        assert after[-1].outcome == "ok"
+        assert not [e for e in after if isinstance(e, Notice) and e.code == "mcp_failed"]
     finally:
         session.close()
 

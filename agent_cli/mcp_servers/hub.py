@@ -60,6 +60,7 @@ class ServerState:
     reason: str = ""
     tools: tuple[OfferedTool, ...] = ()
     skipped: tuple[Skipped, ...] = ()
+    failed_in_call: bool = False  # the call's error result already said why
 
 
 @dataclass(frozen=True)
@@ -283,7 +284,7 @@ class McpHub:
         return CallOutcome(items, bool(getattr(result, "is_error", False)))
 
     async def _stop_failed(self, name: str, reason: str) -> None:
-        self._fail(name, reason)
+        self._fail(name, reason, in_call=True)
         await self._stop(name)
 
     async def _stop(self, name: str) -> None:
@@ -331,9 +332,10 @@ class McpHub:
                 self.version += 1
             self._lock.notify_all()
 
-    def _fail(self, name: str, reason: str) -> None:
+    def _fail(self, name: str, reason: str, in_call: bool = False) -> None:
         state = self._state(name) or ServerState(name, FAILED)
-        self._set_state(name, replace(state, status=FAILED, reason=reason, tools=()))
+        failed = replace(state, status=FAILED, reason=reason, tools=(), failed_in_call=in_call)
+        self._set_state(name, failed)
 
 
 def _open_transport(settings: McpServerSettings, cwd: Path, errlog: IO[str], pid_file: str) -> Any:

@@ -5,7 +5,9 @@ Contract: `McpPart(hub, counter)` wraps the session's `McpHub`. `start()` starts
 servers in the background. `before_request(limit)` yields, before a turn's request: a
 `mcp_waiting` notice naming the servers still starting (then waits for them, at most
 `limit` seconds), and one `mcp_failed` notice per server that failed since the last
-call (each failure is reported once; a restart that fails again is reported again).
+call (each failure is reported once; a restart that fails again is reported again; a
+server that failed during a tool call is not: that call's error result said why, so a
+crash costs one error line).
 `servers()` lists every server with its state, its offered tools and the tokens their
 schemas add to every request (`McpServerView`). `restart(name)` restarts one; False when
 no server has that name. `close()` stops them all.
@@ -56,6 +58,8 @@ class McpPart:
         for state in self._hub.states():
             if state.status == FAILED and self._reported.get(state.name) != state.reason:
                 self._reported[state.name] = state.reason
+                if state.failed_in_call:
+                    continue
                 yield Notice(
                     "warning", "mcp_failed", {"server": state.name, "reason": state.reason}
                 )
