@@ -301,6 +301,9 @@ class SessionStats:
     # the session in order, at most its last `stats.MAX_TIMELINE` entries: each main
     # request's prompt tokens as the API reported them, and each compaction where it fired
     timeline: tuple[int | CompactionRecord, ...] = ()
+    # the tool schemas' tokens by where the tools come from ("built-in", "MCP <server>"),
+    # when MCP servers add any (empty otherwise)
+    tool_schemas_by_source: dict[str, int] = field(default_factory=dict)
     unpriced_models: tuple[str, ...] = ()
     model_in_table: bool = True  # False: window assumed, cost shown in tokens only
     context_free: int = 0  # tokens of the context window the next request leaves free

@@ -165,6 +165,8 @@ def test_a_session_offers_mcp_tools_asks_first_and_keeps_big_results_out_of_the_
         names = [tool["name"] for tool in first["tools"]]
         mcp_names = [name for name in names if name.startswith("mcp__")]
         assert mcp_names == sorted(mcp_names) and "mcp__demo__echo" in mcp_names
+        by_source = session.stats().tool_schemas_by_source
+        assert by_source["built-in"] > 0 and by_source["MCP demo"] > 0
         assert (
             asked[0].startswith("MCP server demo, tool echo, arguments:") and '"hello"' in asked[0]
         )

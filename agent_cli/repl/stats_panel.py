@@ -79,6 +79,7 @@ def build_stats_rows(stats: SessionStats) -> list[tuple[str, RenderableType]]:
         ("cost", Text(describe_cost(stats))),
         ("messages", Text(describe_message_counts(stats))),
         ("tokens", CategoryTable(stats)),
+        *_schema_sources_row(stats),
         ("instructions", _safe(stats.project_instructions or "none")),
         ("estimator", _safe(stats.estimator)),
         ("calibration", Text(describe_calibration(stats.calibration))),
@@ -289,3 +290,11 @@ def _format_time(at: str) -> str:
 
 def _safe(text: str) -> Text:
     return Text(sanitize_text(text).replace("\n", " "))
+
+
+def _schema_sources_row(stats: SessionStats) -> list[tuple[str, RenderableType]]:
+    """Where the tool schemas' tokens come from, when MCP servers add some."""
+    if not stats.tool_schemas_by_source:
+        return []
+    parts = [f"{source} {tokens:,}" for source, tokens in stats.tool_schemas_by_source.items()]
+    return [("tool schemas", _safe(" · ".join(parts)))]

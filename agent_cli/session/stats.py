@@ -90,6 +90,19 @@ def next_request_tokens(runner: TurnRunner, durable_text: str) -> int:
     )
 
 
+def count_schemas_by_source(counter: Any, schemas: Any) -> dict[str, int]:
+    """The tokens of the tool schemas each request carries: "built-in", then one entry per
+    MCP server (`mcp_servers.offered_tools` names), only when there is any."""
+    from agent_cli.mcp_servers.offered_tools import split_offered_name
+
+    by_source: dict[str, int] = {}
+    for schema in schemas:
+        offered = split_offered_name(str(schema.get("name", "")))
+        source = "built-in" if offered is None else f"MCP {offered[0]}"
+        by_source[source] = by_source.get(source, 0) + counter.count_json(schema)
+    return by_source if len(by_source) > 1 else {}
+
+
 def build_stats(runner: TurnRunner) -> SessionStats:
     durable_text = runner.durable.render()
     counter, view, log = runner.counter, runner.conversation.view, runner.conversation.log
@@ -126,6 +139,7 @@ def build_stats(runner: TurnRunner) -> SessionStats:
         requests=totals.requests,
         compactions=tuple(totals.compactions),
         timeline=tuple(totals.timeline[-MAX_TIMELINE:]),
+        tool_schemas_by_source=count_schemas_by_source(counter, runner.toolbox.schemas()),
         source_statuses={name: statuses.get(name, 0) for name in STATUSES},
         session_id=log.session_id,
         transcript_path=log.path,
