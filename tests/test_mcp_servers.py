@@ -165,8 +165,6 @@ def test_a_session_offers_mcp_tools_asks_first_and_keeps_big_results_out_of_the_
         names = [tool["name"] for tool in first["tools"]]
         mcp_names = [name for name in names if name.startswith("mcp__")]
         assert mcp_names == sorted(mcp_names) and "mcp__demo__echo" in mcp_names
-        by_source = session.stats().tool_schemas_by_source
-        assert by_source["built-in"] > 0 and by_source["MCP demo"] > 0
         assert (
             asked[0].startswith("MCP server demo, tool echo, arguments:") and '"hello"' in asked[0]
         )
@@ -186,6 +184,13 @@ def test_a_session_offers_mcp_tools_asks_first_and_keeps_big_results_out_of_the_
         after = drain(session.run_turn("go on"))  # the crash was said once, by its call
         assert after[-1].outcome == "ok"
         assert not [e for e in after if isinstance(e, Notice) and e.code == "mcp_failed"]
+        assert session.stats().tool_schemas_by_source == {}  # its tools left with it
+        assert session.restart_mcp("demo") and not session.restart_mcp("nope")
+        deadline = time.monotonic() + 40
+        while "MCP demo" not in session.stats().tool_schemas_by_source:
+            assert time.monotonic() < deadline, session.mcp_servers()
+            time.sleep(0.2)
+        assert session.stats().tool_schemas_by_source["built-in"] > 0
     finally:
         session.close()
 
