@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from agent_cli.tools.output import count_noun
+
 _QUOTE_LIMIT = 100
 _NOTICE = re.compile(r"^\[.*\]$")
 _LINE_NUMBER = re.compile(r"^\s*\d+(?:\t|: |\| |│ ?|→)")
@@ -93,13 +95,13 @@ def describe_read(path: str, text: str, asks_heading: bool = False) -> str:
     total = len(body) if total is None else total
     name = path or "The file"
     if total == 0 or not any(ln.strip() for ln in body):
-        return f"{name} is empty." if total == 0 else f"{name} has {_plural(total, 'line')}."
+        return f"{name} is empty." if total == 0 else f"{name} has {count_noun(total, 'line')}."
     heading = None if _uses_hash_comments(path) else find_first_heading(body)
     if heading is not None:
-        return f"{name} has {_plural(total, 'line')}. Its first heading is {_quote(heading)}."
+        return f"{name} has {count_noun(total, 'line')}. Its first heading is {_quote(heading)}."
     first = next(ln for ln in body if ln.strip())
     lead = "It has no Markdown heading; its first line is" if asks_heading else "Its first line is"
-    return _sentence(f"{name} has {_plural(total, 'line')}. {lead} {_quote(first)}")
+    return _sentence(f"{name} has {count_noun(total, 'line')}. {lead} {_quote(first)}")
 
 
 def describe_listing(path: str, text: str) -> str:
@@ -115,7 +117,7 @@ def describe_listing(path: str, text: str) -> str:
         return f"{name} is empty."
     shown = ", ".join(_quote(entry) for entry in entries[:5])
     more = f" and {total - min(5, len(entries))} more" if total > min(5, len(entries)) else ""
-    return f"{name} has {_plural(total, 'entry', 'entries')}: {shown}{more}."
+    return f"{name} has {count_noun(total, 'entry', 'entries')}: {shown}{more}."
 
 
 def describe_search(pattern: str, text: str) -> str:
@@ -128,13 +130,13 @@ def describe_search(pattern: str, text: str) -> str:
         if not lines or total == 0 or any("no match" in ln.lower() for ln in lines):
             return f"No matches for {_quote(pattern)}."
         return _sentence(
-            f"The search for {_quote(pattern)} returned {_plural(len(lines), 'line')}; "
+            f"The search for {_quote(pattern)} returned {count_noun(len(lines), 'line')}; "
             f"the first is {_quote(lines[0])}"
         )
     total = len(matches) if total is None else total
     first = matches[0]
     return _sentence(
-        f"{_quote(pattern)} matched {_plural(total, 'line')}; the first is in "
+        f"{_quote(pattern)} matched {count_noun(total, 'line')}; the first is in "
         f"{first.group(1)}:{first.group(2)}: {_quote(first.group(3).strip())}"
     )
 
@@ -216,7 +218,7 @@ def describe_other(tool: str, text: str) -> str:
     if not lines:
         return f"{tool or 'The tool'} returned nothing."
     return _sentence(
-        f"{tool or 'The tool'} returned {_plural(len(lines), 'line')}; the first is "
+        f"{tool or 'The tool'} returned {count_noun(len(lines), 'line')}; the first is "
         f"{_quote(lines[0])}"
     )
 
@@ -269,10 +271,6 @@ def _count_in(line: str | None, *patterns: re.Pattern[str]) -> int | None:
 
 def _first_line(text: str) -> str:
     return next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-
-
-def _plural(count: int, singular: str, plural: str | None = None) -> str:
-    return f"{count} {singular if count == 1 else (plural or singular + 's')}"
 
 
 def _sentence(text: str) -> str:

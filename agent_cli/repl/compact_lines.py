@@ -18,6 +18,7 @@ from agent_cli.events import (
     StreamRestarted,
 )
 from agent_cli.repl.safe_text import COMPACT_TAG, clip_line
+from agent_cli.tools.output import count_noun
 
 # The one table of the layers' plain names, by the codes events carry.
 LAYER_NAMES = dict(
@@ -34,33 +35,27 @@ def layer_name(code: str) -> str:
     return LAYER_NAMES.get(code, code)
 
 
-def plural(count: int, singular: str, plural_form: str | None = None) -> str:
-    """`1 result`, `3 results`."""
-    word = singular if count == 1 else (plural_form or singular + "s")
-    return f"{count:,} {word}"
-
-
 def describe_layer_effect(line: LayerLine) -> str:
     """What the layer removed, in the words of that layer."""
     if line.layer == "L1":
-        return plural(line.results_truncated, "result") + " cut"
+        return count_noun(line.results_truncated, "result") + " cut"
     if line.layer == "L2":
-        return plural(line.interactions_removed, "repeated read") + " dropped"
+        return count_noun(line.interactions_removed, "repeated read") + " dropped"
     if line.layer == "L3":
         if not line.interactions_removed:
-            return f"{plural(line.messages_removed, 'message')} pruned"
+            return f"{count_noun(line.messages_removed, 'message')} pruned"
         return (
-            f"{plural(line.messages_removed, 'message')}, "
-            f"{plural(line.interactions_removed, 'interaction')} pruned"
+            f"{count_noun(line.messages_removed, 'message')}, "
+            f"{count_noun(line.interactions_removed, 'interaction')} pruned"
         )
     if line.layer == "L4":
-        return f"summarized {plural(line.messages_removed, 'message')}"
+        return f"summarized {count_noun(line.messages_removed, 'message')}"
     counts = [
         (line.results_truncated, "result", "cut"),
         (line.interactions_removed, "interaction", "removed"),
         (line.messages_removed, "message", "removed"),
     ]
-    parts = [f"{plural(n, word)} {verb}" for n, word, verb in counts if n]
+    parts = [f"{count_noun(n, word)} {verb}" for n, word, verb in counts if n]
     return ", ".join(parts) or "nothing removed"
 
 
@@ -86,7 +81,7 @@ def format_total_line(event: CompactionFired) -> str:
     return (
         f"{COMPACT_TAG} total: {event.tokens_before:,} -> {event.tokens_after:,} tokens "
         f"({signed_change(event.tokens_before, event.tokens_after)}) in "
-        f"{plural(len(event.layers), 'layer')}{requested}"
+        f"{count_noun(len(event.layers), 'layer')}{requested}"
     )
 
 
