@@ -39,38 +39,23 @@ from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
 from agent_cli.mcp_servers.launcher import NOT_STARTED_MARK
-from agent_cli.mcp_servers.offered_tools import ListedTool, OfferedTool, Skipped, offer_tools
+from agent_cli.mcp_servers.offered_tools import ListedTool, OfferedTool, offer_tools
 from agent_cli.mcp_servers.settings import McpServerSettings
+from agent_cli.mcp_servers.states import (
+    DISABLED,
+    FAILED,
+    READY,
+    STARTING,
+    CallOutcome,
+    ServerState,
+)
 
-STARTING, READY, FAILED, DISABLED = "starting", "ready", "failed", "disabled"
 DEFAULT_STARTUP_LIMIT = 10.0
 STOP_SECONDS = 3.5  # the SDK asks a server's group to end, then kills it after 2 s
 CLOSE_SECONDS = STOP_SECONDS + 1.5
 STDERR_TAIL_LINES = 3
 MAX_LISTED_TOOLS = 500
 LAUNCHER = Path(__file__).with_name("launcher.py")
-
-
-@dataclass(frozen=True)
-class ServerState:
-    """Where one server stands (module contract)."""
-
-    name: str
-    status: str
-    reason: str = ""
-    tools: tuple[OfferedTool, ...] = ()
-    skipped: tuple[Skipped, ...] = ()
-    failed_in_call: bool = False  # the call's error result already said why
-
-
-@dataclass(frozen=True)
-class CallOutcome:
-    """What one call gave: content items (dicts) and the server's error flag, or a
-    `failure` saying why there is no answer."""
-
-    items: tuple[dict[str, Any], ...] = ()
-    is_error: bool = False
-    failure: str | None = None
 
 
 @dataclass

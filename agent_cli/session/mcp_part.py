@@ -1,13 +1,16 @@
 """The session's MCP servers: started when the REPL is ready, waited for before a
 request, reported once when they fail, listed with what their tool schemas cost.
 
-Contract: `McpPart(hub, counter)` wraps the session's `McpHub`. `start()` starts the
-servers in the background. `before_request(limit)` yields, before a turn's request: a
-`mcp_waiting` notice naming the servers still starting (then waits for them, at most
-`limit` seconds), and one `mcp_failed` notice per server that failed since the last
-call (each failure is reported once; a restart that fails again is reported again; a
-server that failed during a tool call is not: that call's error result said why, so a
-crash costs one error line).
+Contract: `McpPart(servers, cwd, counter)` holds the session's servers; nothing of the
+hub (asyncio) or the SDK is imported until `start()` creates and starts the hub, so a
+session opens as fast with servers configured as without. Until then every enabled
+server reads as starting and no tool is offered. It is the toolbox's `McpTools`:
+`version`, `offered_tools()`, `call()`. `before_request(limit)` yields, before a turn's
+request: a `mcp_waiting` notice naming the servers still starting (then waits for them,
+at most `limit` seconds), a `mcp_still_starting` notice for those that did not make it,
+and one `mcp_failed` notice per server that failed since the last call (each failure is
+reported once; a restart that fails again is reported again; a server that failed during
+a tool call is not: that call's error result said why, so a crash costs one error line).
 `servers()` lists every server with its state, its offered tools and the tokens their
 schemas add to every request (`McpServerView`). `restart(name)` restarts one; False when
 no server has that name. `close()` stops them all.
@@ -15,12 +18,25 @@ no server has that name. `close()` stops them all.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.events import Notice
-from agent_cli.mcp_servers.hub import FAILED, McpHub
+from agent_cli.mcp_servers.offered_tools import OfferedTool
+from agent_cli.mcp_servers.settings import McpServerSettings
+from agent_cli.mcp_servers.states import (
+    DISABLED,
+    FAILED,
+    STARTING,
+    CallOutcome,
+    ServerState,
+)
 from agent_cli.tokens import TokenCounter
+
+if TYPE_CHECKING:
+    from agent_cli.mcp_servers.hub import McpHub
 
 DEFAULT_STARTUP_WAIT = 10.0
 
@@ -40,16 +56,42 @@ class McpServerView:
 class McpPart:
     """The session's MCP servers (module contract)."""
 
-    def __init__(self, hub: McpHub, counter: TokenCounter) -> None:
-        self._hub = hub
+    def __init__(
+        self, servers: Sequence[McpServerSettings], cwd: Path, counter: TokenCounter
+    ) -> None:
+        self._settings = tuple(servers)
+        self._cwd = cwd
         self._counter = counter
+        self._hub: McpHub | None = None
         self._reported: dict[str, str] = {}  # server -> the failure reason reported
 
     def start(self) -> None:
+        if self._hub is None:
+            from agent_cli.mcp_servers.hub import McpHub
+
+            self._hub = McpHub(self._settings, self._cwd)
         self._hub.start()
 
+    # --- McpTools, for the toolbox ---------------------------------------------------------
+
+    @property
+    def version(self) -> int:
+        return 0 if self._hub is None else self._hub.version
+
+    def offered_tools(self) -> list[OfferedTool]:
+        return [] if self._hub is None else self._hub.offered_tools()
+
+    def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+        if self._hub is None:
+            return CallOutcome(failure=f"the MCP server {server} has not been started")
+        return self._hub.call(server, tool, arguments)
+
+    # --- the session's ------------------------------------------------------------------
+
     def before_request(self, limit: float = DEFAULT_STARTUP_WAIT) -> Iterator[Notice]:
-        starting = [s.name for s in self._hub.states() if s.status == "starting"]
+        if self._hub is None:
+            return
+        starting = [s.name for s in self._hub.states() if s.status == STARTING]
         if starting:
             yield Notice("info", "mcp_waiting", {"servers": ", ".join(starting), "limit": limit})
             still = self._hub.wait_for_start(limit)
@@ -76,14 +118,26 @@ class McpPart:
                 tuple((skipped.tool, skipped.problem) for skipped in state.skipped),
                 sum(self._counter.count_json(dict(tool.definition)) for tool in state.tools),
             )
-            for state in self._hub.states()
+            for state in self._states()
         )
 
     def restart(self, name: str) -> bool:
-        if name not in {state.name for state in self._hub.states()}:
+        if name not in {server.name for server in self._settings}:
             return False
-        self._hub.restart(name)
+        if self._hub is None:
+            self.start()
+        else:
+            self._hub.restart(name)
         return True
 
     def close(self) -> None:
-        self._hub.close()
+        if self._hub is not None:
+            self._hub.close()
+
+    def _states(self) -> list[ServerState]:
+        if self._hub is not None:
+            return self._hub.states()
+        return [
+            ServerState(server.name, STARTING if server.enabled else DISABLED)
+            for server in sorted(self._settings, key=lambda server: server.name)
+        ]

@@ -168,14 +168,13 @@ def _attach_mcp(
     counter: TokenCounter,
 ) -> None:
     """Give the session its MCP servers and the toolbox their tools (not started yet)."""
-    from agent_cli.mcp_servers.hub import McpHub
     from agent_cli.session.mcp_part import McpPart
     from agent_cli.tools import Toolbox
 
-    hub = McpHub(servers, workspace)
+    mcp = McpPart(servers, workspace, counter)
     if isinstance(toolbox, Toolbox):
-        toolbox.attach_mcp(hub)
-    session.use_mcp(McpPart(hub, counter))
+        toolbox.attach_mcp(mcp)
+    session.use_mcp(mcp)
 
 
 def _default_toolbox(

@@ -52,7 +52,7 @@ from agent_cli.tools.shell import prepare_bash
 from agent_cli.tools.workspace import Workspace
 
 if TYPE_CHECKING:
-    from agent_cli.mcp_servers.hub import McpHub
+    from agent_cli.mcp_servers.states import McpTools
 
 Preparer = Callable[[ToolContext, dict[str, Any]], PreparedCall]
 
@@ -145,13 +145,13 @@ class Toolbox:
         self._specs = _build_specs(recall is not None)
         self._live_output = StreamRedactor(self._redactor)
         self._schemas = FrozenList(spec.schema for spec in self._specs.values())
-        self._mcp: McpHub | None = None
+        self._mcp: McpTools | None = None
         self._mcp_version = -1
 
-    def attach_mcp(self, hub: McpHub) -> None:
-        """Offer the tools of `hub`'s ready servers after the built-in ones, and run them
-        like the others: asked about first, redacted, bounded, spilled when big."""
-        self._mcp = hub
+    def attach_mcp(self, servers: McpTools) -> None:
+        """Offer the tools of the ready MCP `servers` after the built-in ones, and run
+        them like the others: asked about first, redacted, bounded, spilled when big."""
+        self._mcp = servers
 
     @property
     def secret_forms(self) -> SecretForms:
