@@ -138,6 +138,7 @@ def test_a_session_offers_mcp_tools_asks_first_and_keeps_big_results_out_of_the_
     server.enqueue(
         Reply([tool_use_block("toolu_1", "mcp__demo__echo", {"text": "hello"})], "tool_use"),
         Reply([tool_use_block("toolu_2", "mcp__demo__big", {})], "tool_use"),
+        Reply([tool_use_block("toolu_p", "mcp__demo__picture", {})], "tool_use"),
         Reply([tool_use_block("toolu_3", "mcp__demo__crash", {})], "tool_use"),
         Reply([text_block("done")]),
     )
@@ -169,11 +170,14 @@ def test_a_session_offers_mcp_tools_asks_first_and_keeps_big_results_out_of_the_
             asked[0].startswith("MCP server demo, tool echo, arguments:") and '"hello"' in asked[0]
         )
         finished = [e for e in events if isinstance(e, ToolFinished)]
-        assert [f.is_error for f in finished] == [False, False, True]
+        assert [f.is_error for f in finished] == [False, False, False, True]
+        picture = server.accepted[3]["messages"][-1]["content"][0]["content"]
+        assert [block["type"] for block in picture] == ["text", "image"]  # the model sees it
+        assert picture[1]["source"]["media_type"] == "image/png"
         big_result = server.accepted[2]["messages"][-1]["content"][0]["content"]
         text = big_result if isinstance(big_result, str) else big_result[0]["text"]
         assert len(text) < 40_000 and "artifact:" in text  # spilled, with its pointer
-        crash = server.accepted[3]["messages"][-1]["content"][0]
+        crash = server.accepted[4]["messages"][-1]["content"][0]
         assert crash["is_error"] and "connection broke" in str(crash["content"])
         assert all(r.rejection is None for r in server.requests)
         validate_tool_protocol(session.view)

@@ -98,7 +98,7 @@ def test_results_keep_text_in_order_and_store_binary_content_as_artifacts():
         return f"artifact:s1:{len(saved)}"
 
     png = base64.b64encode(b"\x89PNG fake").decode()
-    result = render_call_result(
+    result, images = render_call_result(
         "files",
         "look",
         [
@@ -119,4 +119,8 @@ def test_results_keep_text_in_order_and_store_binary_content_as_artifacts():
     assert "not valid base64; dropped" in lines[2]
     assert lines[3:5] == ["[resource file:///a.txt]", "inside"]
     assert "spec file:///spec.md" in lines[5] and "not supported; dropped" in lines[6]
-    assert render_call_result("f", "t", [], True, save).is_error
+    assert render_call_result("f", "t", [], True, save)[0].is_error
+    # the valid PNG also goes to the model as an image block; the broken one does not
+    assert images == (
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}},
+    )

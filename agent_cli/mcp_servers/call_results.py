@@ -3,10 +3,12 @@
 Contract: `render_call_result(server, tool, items, is_error, save_blob)` turns the
 content items of a call (plain dicts as the SDK dumps them: `type` text, image, audio,
 resource or resource_link) into a `ToolResult` whose header names the server and tool
-and whose body holds the text in order. Binary content (images, audio, blob resources)
-is handed to `save_blob(data, suffix)`, which stores it and returns a pointer, and is
-named in the text with its type and size; data that is not valid base64 is named as
-dropped. Anything else is named as unsupported, never silently lost. The result then
+and whose body holds the text in order, and the image blocks to send with it. Binary
+content (images, audio, blob resources) is handed to `save_blob(data, suffix)`, which
+stores it and returns a pointer, and is named in the text with its type and size; an
+image the Messages API takes in a tool_result (PNG, JPEG, GIF or WebP, at most
+`MAX_IMAGE_BYTES`, at most `MAX_IMAGES` a call) is also sent as an image block, so the
+model sees it. Data that is not valid base64 is named as dropped. Anything else is named as unsupported, never silently lost. The result then
 goes the way of every tool result (redacted, bounded, spilled with a pointer when big).
 Pure but for `save_blob`.
 """
@@ -21,6 +23,9 @@ from typing import Any
 from agent_cli.tools.output import ToolResult, format_size
 
 BlobSaver = Callable[[bytes, str], str]
+API_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
+MAX_IMAGE_BYTES = 3_750_000  # 5 MB once base64-encoded, the API's limit for one image
+MAX_IMAGES = 8
 SUFFIXES = {
     "image/png": ".png",
     "image/jpeg": ".jpg",
@@ -37,17 +42,37 @@ def render_call_result(
     items: Iterable[Mapping[str, Any]],
     is_error: bool,
     save_blob: BlobSaver,
-) -> ToolResult:
-    """The call's result (module contract)."""
+) -> tuple[ToolResult, tuple[dict[str, Any], ...]]:
+    """The call's result and the image blocks to send with it (module contract)."""
+    items = list(items)
     parts = [_render_item(item, save_blob) for item in items]
     body = "\n".join(part for part in parts if part)
     state = "error" if is_error else "ok"
-    return ToolResult(
+    result = ToolResult(
         header=f"MCP {server} {tool}: {state}",
         body=body or "(no content)",
         is_error=is_error,
         summary=f"{state}, {format_size(len(body.encode('utf-8')))}",
     )
+    return result, tuple(_api_images(items))
+
+
+def _api_images(items: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Image blocks for the images the Messages API takes (module contract)."""
+    images: list[dict[str, Any]] = []
+    for item in items:
+        mime, data = _text(item.get("mimeType")), item.get("data")
+        if item.get("type") != "image" or mime not in API_IMAGE_TYPES or not isinstance(data, str):
+            continue
+        try:
+            size = len(base64.b64decode(data, validate=True))
+        except (binascii.Error, ValueError):
+            continue
+        if 0 < size <= MAX_IMAGE_BYTES and len(images) < MAX_IMAGES:
+            images.append(
+                {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
+            )
+    return images
 
 
 def _render_item(item: Mapping[str, Any], save_blob: BlobSaver) -> str:

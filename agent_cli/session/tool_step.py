@@ -10,7 +10,7 @@ are held (see `session.recording`). It returns None to go on, or (outcome, stop 
 from __future__ import annotations
 
 import signal
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from agent_cli.errors import (
@@ -50,7 +50,9 @@ def run_tools(
         for block in tool_uses:
             yield ToolStarted(block["id"], block["name"], dict(block.get("input") or {}))
             outcome = toolbox.run(block["name"], dict(block.get("input") or {}))
-            results.append(result_block(block["id"], outcome.content, outcome.is_error))
+            results.append(
+                result_block(block["id"], outcome.content, outcome.is_error, outcome.images)
+            )
             yield ToolFinished(
                 block["id"],
                 block["name"],
@@ -106,11 +108,15 @@ def answer_without_running(
     yield from record(conversation, {"role": "user", "content": results})
 
 
-def result_block(tool_use_id: str, content: str, is_error: bool) -> dict[str, Any]:
+def result_block(
+    tool_use_id: str, content: str, is_error: bool, images: Sequence[dict[str, Any]] = ()
+) -> dict[str, Any]:
+    """One tool_result: the text, and after it the images a tool returned (if any)."""
+    text = content or "(no output)"
     block: dict[str, Any] = {
         "type": "tool_result",
         "tool_use_id": tool_use_id,
-        "content": content or "(no output)",
+        "content": [{"type": "text", "text": text}, *images] if images else text,
     }
     if is_error:
         block["is_error"] = True

@@ -41,6 +41,7 @@ class ToolOutcome:
     size_bytes: int
     artifact_pointer: str | None
     summary: str
+    images: tuple[dict[str, Any], ...] = ()  # image blocks sent after the text (MCP tools)
 
 
 @dataclass(frozen=True)

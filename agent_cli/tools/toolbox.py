@@ -12,6 +12,7 @@ is stored, recorded or sent), then spill big output to the artifact store.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -261,14 +262,17 @@ class Toolbox:
             return self._error_outcome(
                 f"{name} failed: {outcome.failure}.", "error: " + _first_words(outcome.failure)
             )
-        result = render_call_result(server, tool, outcome.items, outcome.is_error, self._save_blob)
-        return build_outcome(
+        result, images = render_call_result(
+            server, tool, outcome.items, outcome.is_error, self._save_blob
+        )
+        built = build_outcome(
             redact_result(result, self._redactor),
             artifacts=self._context.artifacts,
             session_id=self._session_id,
             threshold_bytes=self._threshold,
             secrets=self._redactor.forms,
         )
+        return dataclasses.replace(built, images=images) if images else built
 
     def _save_blob(self, data: bytes, suffix: str) -> str:
         """Store binary content a tool returned; its pointer, or why it is not stored."""
