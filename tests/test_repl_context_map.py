@@ -86,3 +86,12 @@ def test_the_thresholds_are_marked_where_they_fall():
     cells = _cells(_render(stats, 60))
     assert cells.index(SOFT_CELL) == 80_000 // 1_000 - 1
     assert cells.index(HARD_CELL) == 120_000 // 1_000 - 1
+
+
+def test_tool_schemas_are_split_by_mcp_server_in_the_same_total():
+    stats = make_stats(tool_schemas_by_source={"built-in": 1_900, "MCP github": 600})
+    figures = {part.name: tokens for part, tokens in map_figures(stats)}
+    plain = {part.name: tokens for part, tokens in map_figures(make_stats())}
+    assert figures["schemas: MCP github"] > 0
+    assert figures["tool schemas"] + figures["schemas: MCP github"] == plain["tool schemas"]
+    assert "schemas: MCP github" in "\n".join(_render(stats, 60))

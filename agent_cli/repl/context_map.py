@@ -58,8 +58,24 @@ def map_figures(stats: SessionStats) -> list[tuple[MapPart, int]]:
         tokens = sum(stats.tokens_by_category.get(key, 0) for key in part.keys)
         if part.name == "messages":
             tokens += sum(v for k, v in stats.tokens_by_category.items() if k not in named)
+        if part.name == "tool schemas" and stats.tool_schemas_by_source:
+            figures += _schema_parts(stats.tool_schemas_by_source, tokens, scale)
+            continue
         figures.append((part, round(tokens * scale)))
     return figures
+
+
+def _schema_parts(
+    by_source: dict[str, int], tokens: int, scale: float
+) -> list[tuple[MapPart, int]]:
+    """The tool schemas split by where the tools come from (built-in, each MCP server),
+    in the same total: what is not attributed stays with the built-in tools."""
+    servers = [(source, count) for source, count in by_source.items() if source != "built-in"]
+    built_in = tokens - sum(count for _, count in servers)
+    parts = [(MapPart("tool schemas", "blue", ("tool_schemas",)), round(built_in * scale))]
+    for source, count in servers:
+        parts.append((MapPart(f"schemas: {source}"[:21], "bright_blue", ()), round(count * scale)))
+    return parts
 
 
 def allot_cells(tokens: list[int], window: int, cells: int = MAP_CELLS) -> list[int]:
