@@ -23,6 +23,9 @@ SESSION_DIR = Path(__file__).resolve().parents[1] / "agent_cli" / "session"
 
 # A code and the fields the session gives it, as each call site builds them.
 EMITTED = {
+    "mcp_waiting": {"servers": "github, files", "limit": 10.0},
+    "mcp_still_starting": {"servers": "github"},
+    "mcp_failed": {"server": "github", "reason": "the command 'npx' was not found"},
     "step_limit": {"steps": 40},
     "cancelled": {"during": "tool"},
     PERMISSION_CANCELLED: {"tool": "bash"},
