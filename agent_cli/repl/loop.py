@@ -24,6 +24,7 @@ from agent_cli.repl.background import BackgroundMeasure, DeferredWork
 from agent_cli.repl.banner import build_banner, build_goodbye
 from agent_cli.repl.commands import message_text, run_command, split_command, usage_of
 from agent_cli.repl.error_text import describe_error
+from agent_cli.repl.pointer_handles import PointerHandles
 from agent_cli.repl.port import SessionPort
 from agent_cli.repl.render import EventRenderer, build_error_text
 from agent_cli.repl.safe_text import clip_line
@@ -71,7 +72,8 @@ class Repl:
         self.console = console
         self._backend = backend
         self._reader = reader
-        self._renderer = EventRenderer(console, live=live)
+        self.pointer_handles = PointerHandles()  # kept across /new and /resume
+        self._renderer = EventRenderer(console, live=live, pointer_handles=self.pointer_handles)
         self._offline_fallback = offline_fallback
         self._demo_thresholds = demo_thresholds
         self._resumed = resumed
