@@ -32,6 +32,7 @@ from agent_cli.repl.context_map import build_context_map
 from agent_cli.repl.error_text import describe_error, describe_unused_instructions
 from agent_cli.repl.pager import show_long
 from agent_cli.repl.port import SessionPort
+from agent_cli.repl.session_choice import choose_session
 from agent_cli.repl.session_commands import run_sessions_command
 from agent_cli.repl.stats_panel import build_stats_panel, render_stats_json
 from agent_cli.repl.timeline import build_timeline
@@ -199,7 +200,8 @@ def _build_last_view(context: CommandContext, result: ToolFinished | None) -> Re
 
 
 def _resume(context: CommandContext, args: str) -> None:
-    session_id = require_one_id("/resume", args)
+    """`/resume <id>`, a unique start of an id, or a session's number in `/sessions`."""
+    session_id = choose_session(require_one_id("/resume", args), context.list_sessions())
     if session_id == context.session.session_id:
         raise CommandUsageError("/resume", "already_current")
     context.switch_session(session_id)
@@ -325,7 +327,12 @@ COMMANDS: dict[str, Command] = {
             "list saved sessions (first request, turns, tokens), or delete some",
             run_sessions_command,
         ),
-        Command("/resume", "/resume <id>", "switch to a saved session", _resume),
+        Command(
+            "/resume",
+            "/resume <id | start of an id | number>",
+            "switch to a saved session (its number in /sessions will do)",
+            _resume,
+        ),
         Command("/new", "/new", "start a fresh session (this one stays on disk)", _new),
         Command("/quit", "/quit", "leave (Ctrl-D does the same)", _quit),
     )

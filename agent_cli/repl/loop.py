@@ -20,6 +20,11 @@ from rich.text import Text
 from agent_cli.errors import AgentCliError, CommandUsageError
 from agent_cli.events import SessionEvent, ToolFinished
 from agent_cli.repl.answer_stream import warm_up_answer_rendering
+from agent_cli.repl.argument_choices import (
+    ArgumentChoice,
+    build_pointer_choices,
+    build_session_choices,
+)
 from agent_cli.repl.background import BackgroundMeasure, DeferredWork
 from agent_cli.repl.banner import build_banner, build_goodbye
 from agent_cli.repl.commands import message_text, run_command, split_command, usage_of
@@ -151,6 +156,15 @@ class Repl:
     def last_tool_result(self) -> ToolFinished | None:
         """The newest finished tool call shown (a `ToolFinished`), or None."""
         return self._renderer.last_tool_result
+
+    def argument_choices(self, command: str) -> list[ArgumentChoice]:
+        """What Tab offers after `command` (`argument_choices.COMPLETED_ARGUMENTS`): the
+        numbered pointers after `/expand`, the other saved sessions after `/resume`."""
+        if command == "/expand":
+            return build_pointer_choices(self.pointer_handles)
+        if command == "/resume":
+            return build_session_choices(self.list_sessions(), self.session.session_id)
+        return []
 
     def request_quit(self) -> None:
         self._quit_requested = True
