@@ -90,7 +90,22 @@ def test_sessions_numbers_its_rows_from_the_newest():
     console = make_console(width=200)
     console.print(build_sessions_view(LISTED, NEWER))
     rows = [row.split() for row in console.export_text().splitlines()[1:]]
-    assert [row[:2] for row in rows] == [["1", "*"], ["2", MIDDLE], ["3", OLDER]]
+    assert [row[: 3 if row[0] == "*" else 2] for row in rows] == [
+        ["*", NEWER, "1"],
+        [MIDDLE, "2"],
+        [OLDER, "3"],
+    ]
+
+
+def test_on_a_narrow_screen_the_numbers_and_ids_of_sessions_stay_whole():
+    console = make_console(width=60)
+    console.print(build_sessions_view(LISTED, NEWER))
+    rows = [row.split() for row in console.export_text().splitlines()[1:]]
+    assert [row[: 3 if row[0] == "*" else 2] for row in rows] == [
+        ["*", NEWER, "1"],
+        [MIDDLE, "2"],
+        [OLDER, "3"],
+    ]
 
 
 # --- Tab ------------------------------------------------------------------------------------
