@@ -42,6 +42,14 @@ def test_a_start_several_ids_share_names_them_all():
     assert caught.value.candidates == (MIDDLE, OLDER)
 
 
+def test_a_start_of_an_id_never_means_the_open_session():
+    with pytest.raises(SessionChoiceAmbiguous) as caught:
+        choose_session("2026", LISTED, NEWER)
+    assert caught.value.candidates == (MIDDLE, OLDER)  # the open one is not a candidate
+    assert choose_session("20261204", LISTED, NEWER) == "20261204"  # no other: not found
+    assert choose_session("1", LISTED, NEWER) == NEWER  # its number still names it
+
+
 def test_what_matches_nothing_is_tried_as_it_was_typed():
     assert choose_session("nope", LISTED) == "nope"
     assert choose_session("4", LISTED) == "4"  # past the list: no number, no id

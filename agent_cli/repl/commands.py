@@ -201,8 +201,10 @@ def _build_last_view(context: CommandContext, result: ToolFinished | None) -> Re
 
 def _resume(context: CommandContext, args: str) -> None:
     """`/resume <id>`, a unique start of an id, or a session's number in `/sessions`."""
-    session_id = choose_session(require_one_id("/resume", args), context.list_sessions())
-    if session_id == context.session.session_id:
+    typed = require_one_id("/resume", args)
+    current = context.session.session_id
+    session_id = choose_session(typed, context.list_sessions(), current)
+    if session_id == current:
         raise CommandUsageError("/resume", "already_current")
     context.switch_session(session_id)
 
