@@ -492,6 +492,26 @@ class CommandUsageError(AgentCliError, ValueError):
         super().__init__(f"{command}: {reason}")
 
 
+class PointerHandleUnknown(AgentCliError, ValueError):
+    """`/expand <number>` with a number no pointer on screen has; `number` is what was
+    typed, `numbered` the (number, pointer) pairs there are, newest first (maybe none)."""
+
+    def __init__(self, number: int, numbered: tuple[tuple[int, str], ...]) -> None:
+        self.number = number
+        self.numbered = numbered
+        super().__init__(f"no pointer number {number}")
+
+
+class SessionChoiceAmbiguous(AgentCliError, ValueError):
+    """`/resume <prefix>` where several session ids start with the prefix; `candidates`
+    are those ids, newest first."""
+
+    def __init__(self, prefix: str, candidates: tuple[str, ...]) -> None:
+        self.prefix = prefix
+        self.candidates = candidates
+        super().__init__(f"{prefix}: {len(candidates)} sessions")
+
+
 class ModelsPageUnusable(AgentCliError, ValueError):
     """A Models API page that cannot be used as a list of models. `reason`:
     "malformed_answer" (no JSON object with a `data` list, or no entry with a model id),

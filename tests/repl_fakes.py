@@ -19,6 +19,7 @@ from rich.console import Console
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.durable import DurableContextState, DurableFact, PendingItem
 from agent_cli.errors import (
+    ArtifactUnavailable,
     DurableItemNotFound,
     ModelSwitchRefused,
     PendingTransitionError,
@@ -160,6 +161,7 @@ class FakeSession:
     resolutions: tuple[Any, ...] = ()
     mcp_views: tuple[Any, ...] = ()
     expansions: dict[str, Any] = field(default_factory=dict)
+    stored_outputs: dict[str, str] = field(default_factory=dict)  # artifact pointer -> text
     summary_text: str | None = None
     policy: CompactionPolicy = field(default_factory=CompactionPolicy)
     project_instructions: ProjectInstructions = field(default_factory=ProjectInstructions)
@@ -256,6 +258,12 @@ class FakeSession:
         self.calls.append(("expand", pointer))
         resolution: SourceResolution = self.expansions[pointer]
         return resolution
+
+    def read_tool_output(self, pointer: str) -> str:
+        self.calls.append(("read_tool_output", pointer))
+        if pointer not in self.stored_outputs:
+            raise ArtifactUnavailable("missing")
+        return self.stored_outputs[pointer]
 
     def switch_model(self, model_id: str) -> ModelInfo:
         """Like the real session: the offline model cannot switch, others can."""

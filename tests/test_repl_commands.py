@@ -22,6 +22,7 @@ from agent_cli.repl.commands import (
     split_command,
 )
 from agent_cli.repl.loop import Repl
+from agent_cli.repl.pointer_handles import PointerHandles
 from agent_cli.repl.render import EventRenderer
 from agent_cli.repl.turns import drive_events
 from agent_cli.session.instructions import ProjectInstructions
@@ -37,6 +38,7 @@ class FakeContext:
     plain: io.StringIO = field(default_factory=io.StringIO)
     switched_to: list[str | None] = field(default_factory=list)
     quit_requested: bool = False
+    pointer_handles: PointerHandles = field(default_factory=PointerHandles)
 
     def render_events(self, events: Any) -> None:
         drive_events(events, EventRenderer(self.console, live=False).render)
@@ -271,7 +273,7 @@ def test_facts_shows_facts_and_pending_items_with_their_source_status():
 def test_sources_lists_every_pointer_with_status_and_reason():
     session = FakeSession(resolutions=(resolution("artifact:s:out.txt:abcdef012345", "corrupt",
                                                   "digest_mismatch"),))  # fmt: skip
-    context = FakeContext(session=session)
+    context = FakeContext(session=session, console=make_console(width=120))  # with the # column
     run(context, "/sources")
     row = next(ln for ln in context.shown.splitlines() if "artifact:s:out.txt" in ln)
     assert "corrupt" in row and "no longer matches the pointer" in row

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from agent_cli.errors import CommandUsageError
 from agent_cli.events import SessionEvent, ToolFinished
+from agent_cli.repl.pointer_handles import PointerHandles
 from agent_cli.repl.port import SessionPort
 from agent_cli.repl.word_wrap import print_at_words
 
@@ -27,6 +28,7 @@ class CommandContext(Protocol):
 
     session: SessionPort
     console: Console
+    pointer_handles: PointerHandles  # the numbers shown after pointers (`/expand 3`)
 
     def render_events(self, events: Iterator[SessionEvent]) -> None: ...
     def write_plain(self, text: str) -> None: ...

@@ -17,7 +17,10 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agent_cli.errors import CommandUsageError, UnknownCommand
+from rich.console import RenderableType
+
+from agent_cli.errors import AgentCliError, CommandUsageError, UnknownCommand
+from agent_cli.events import ToolFinished
 from agent_cli.repl import durable_commands, model_views, views
 from agent_cli.repl.command_context import (
     CommandContext,
@@ -26,9 +29,11 @@ from agent_cli.repl.command_context import (
     say,
 )
 from agent_cli.repl.context_map import build_context_map
-from agent_cli.repl.error_text import describe_unused_instructions
+from agent_cli.repl.error_text import describe_error, describe_unused_instructions
 from agent_cli.repl.mcp_view import build_mcp_view
+from agent_cli.repl.pager import show_long
 from agent_cli.repl.port import SessionPort
+from agent_cli.repl.session_choice import choose_session
 from agent_cli.repl.session_commands import run_sessions_command
 from agent_cli.repl.stats_panel import build_stats_panel, render_stats_json
 from agent_cli.repl.timeline import build_timeline
@@ -188,13 +193,32 @@ def _timeline(context: CommandContext, args: str) -> None:
 
 
 def _last(context: CommandContext, args: str) -> None:
+    """The last result whole: its artifact read back when it was stored as one, through
+    the pager when it is taller than the screen (`pager.show_long`)."""
     require_no_args("/last", args)
-    context.console.print(views.build_last_result_view(context.last_tool_result()))
+    show_long(context.console, _build_last_view(context, context.last_tool_result()))
+
+
+def _build_last_view(context: CommandContext, result: ToolFinished | None) -> RenderableType:
+    if result is None or result.artifact_pointer is None:
+        return views.build_last_result_view(result)
+    pointer = result.artifact_pointer
+    handle = context.pointer_handles.number_for(pointer)
+    try:
+        whole = context.session.read_tool_output(pointer)
+    except AgentCliError as problem:  # the preview is still there to show
+        return views.build_last_result_view(
+            result, read_problem=describe_error(problem), handle=handle
+        )
+    return views.build_last_result_view(result, whole, handle=handle)
 
 
 def _resume(context: CommandContext, args: str) -> None:
-    session_id = require_one_id("/resume", args)
-    if session_id == context.session.session_id:
+    """`/resume <id>`, a unique start of an id, or a session's number in `/sessions`."""
+    typed = require_one_id("/resume", args)
+    current = context.session.session_id
+    session_id = choose_session(typed, context.list_sessions(), current)
+    if session_id == current:
         raise CommandUsageError("/resume", "already_current")
     context.switch_session(session_id)
 
@@ -302,8 +326,8 @@ COMMANDS: dict[str, Command] = {
         ),
         Command(
             "/expand",
-            "/expand <pointer>",
-            "show the record or artifact behind a pointer",
+            "/expand <number | pointer>",
+            "show the record or artifact behind a pointer (the number shown after it)",
             durable_commands.expand_command,
         ),
         Command("/last", "/last", "the last tool call's whole output", _last),
@@ -325,7 +349,12 @@ COMMANDS: dict[str, Command] = {
             "list saved sessions (first request, turns, tokens), or delete some",
             run_sessions_command,
         ),
-        Command("/resume", "/resume <id>", "switch to a saved session", _resume),
+        Command(
+            "/resume",
+            "/resume <id | start of an id | number>",
+            "switch to a saved session (its number in /sessions will do)",
+            _resume,
+        ),
         Command("/new", "/new", "start a fresh session (this one stays on disk)", _new),
         Command("/quit", "/quit", "leave (Ctrl-D does the same)", _quit),
     )

@@ -8,7 +8,7 @@ and the session's errors (e.g. `DurableStateError`) propagate for the REPL to sh
 
 from __future__ import annotations
 
-from agent_cli.errors import CommandUsageError
+from agent_cli.errors import CommandUsageError, PointerHandleUnknown
 from agent_cli.repl import views
 from agent_cli.repl.command_context import (
     CommandContext,
@@ -17,6 +17,7 @@ from agent_cli.repl.command_context import (
     require_text,
     say,
 )
+from agent_cli.repl.pointer_handles import parse_handle
 from agent_cli.repl.safe_text import clip_line
 
 
@@ -75,14 +76,30 @@ def block_command(context: CommandContext, args: str) -> None:
 def facts_command(context: CommandContext, args: str) -> None:
     require_no_args("/facts", args)
     session = context.session
-    context.console.print(views.build_facts_view(session.durable_state, session.resolve_sources()))
+    context.console.print(
+        views.build_facts_view(
+            session.durable_state, session.resolve_sources(), context.pointer_handles
+        )
+    )
 
 
 def sources_command(context: CommandContext, args: str) -> None:
     require_no_args("/sources", args)
-    context.console.print(views.build_sources_view(context.session.resolve_sources()))
+    resolutions = context.session.resolve_sources()
+    context.console.print(views.build_sources_view(resolutions, context.pointer_handles))
 
 
 def expand_command(context: CommandContext, args: str) -> None:
-    pointer = require_one_id("/expand", args)
+    """`/expand <pointer>`, or `/expand 3`: the pointer shown with `(/expand 3)`."""
+    typed = require_one_id("/expand", args)
+    number = parse_handle(typed)
+    pointer = typed if number is None else _numbered_pointer(context, number)
     context.console.print(views.build_expansion_view(context.session.expand(pointer)))
+
+
+def _numbered_pointer(context: CommandContext, number: int) -> str:
+    handles = context.pointer_handles
+    pointer = handles.pointer_for(number)
+    if pointer is None:
+        raise PointerHandleUnknown(number, tuple(handles.recent()))
+    return pointer

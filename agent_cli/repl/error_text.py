@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from agent_cli import errors as e
 from agent_cli.repl.safe_text import clip_line
 from agent_cli.secret_forms import REDACTED_MARK
+from agent_cli.tools.output import count_noun
 
 if TYPE_CHECKING:
     from agent_cli.events import Notice
@@ -252,6 +253,9 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.CommandUsageError: lambda exc: (
         f"{_c(exc.command, 40)}: {_USAGE_REASONS.get(exc.reason, _c(exc.reason))}"
     ),
+    e.ArtifactUnavailable: lambda exc: describe_artifact_problem(exc.reason),
+    e.PointerHandleUnknown: lambda exc: describe_unknown_handle(exc.number, exc.numbered),
+    e.SessionChoiceAmbiguous: lambda exc: describe_ambiguous_session(exc.prefix, exc.candidates),
 }
 
 
@@ -693,7 +697,8 @@ def describe_not_a_pointer() -> str:
     """`/expand` of text that is no pointer: what is wrong and what to type instead."""
     return (
         f"that is not a pointer: a pointer looks like {POINTER_FORMS}. "
-        "Type /expand and a pointer copied from one of them"
+        "Type /expand and a pointer copied from one of them, or the number shown after "
+        "it: /expand 1"
     )
 
 
@@ -714,3 +719,70 @@ def explain_pending_reason(reason: str, item_id: str | None) -> str:
     item = clip_line(item_id, 40) if item_id else "that item"
     template = _PENDING.get(reason, "that change to {item} is not possible; /facts shows it")
     return template.format(item=item)
+
+
+# --- /last, /expand <number>, /resume <prefix> -------------------------------------------
+
+_ARTIFACT_PROBLEMS = {
+    "missing": "its file is gone",
+    "symlink": "a link stands where its file was, and agent-cli does not follow it",
+    "not_a_file": "something other than a file stands where it was",
+    "digest_mismatch": "the stored file no longer matches it (changed or damaged)",
+    "malformed_pointer": "that is not an artifact pointer",
+    "wrong_scheme": "that is not an artifact pointer",
+}
+
+
+def describe_artifact_problem(reason: str) -> str:
+    """Why a stored tool output could not be read back, in plain words."""
+    if reason.startswith("unreadable:"):
+        return f"its file could not be read ({describe_folder_problem(reason.split(':', 1)[1])})"
+    return _ARTIFACT_PROBLEMS.get(reason, "its file could not be read")
+
+
+def describe_pager_missing(wanted: str) -> str:
+    """The line above a long text printed without a pager: why there was none."""
+    return (
+        f"no pager could be started ({_c(wanted, 60)} was not found), so all of it follows "
+        "here; set PAGER to a pager you have, such as less"
+    )
+
+
+SHOWN_HANDLES = 3
+
+
+def describe_unknown_handle(number: int, numbered: tuple[tuple[int, str], ...]) -> str:
+    """`/expand 9` when no pointer has the number 9: which numbers there are."""
+    if not numbered:
+        return (
+            f"/expand {number}: no pointer has a number yet. Numbers appear after the "
+            "pointers in tool lines, /last, /sources and /facts, as (/expand 1)"
+        )
+    if len(numbered) == 1:
+        only, pointer = numbered[0]
+        return (
+            f"/expand {number}: no pointer has that number. The only number is {only}, "
+            f"for {_c(pointer, 100)}"
+        )
+    numbers = sorted(found for found, _ in numbered)
+    newest = "; ".join(
+        f"{found} is {_c(pointer, 100)}" for found, pointer in numbered[:SHOWN_HANDLES]
+    )
+    return (
+        f"/expand {number}: no pointer has that number. The numbers are {numbers[0]} to "
+        f"{numbers[-1]} ({newest})"
+    )
+
+
+SHOWN_CANDIDATES = 5
+
+
+def describe_ambiguous_session(prefix: str, candidates: tuple[str, ...]) -> str:
+    """`/resume 2026` when several session ids start so: which, and what to type."""
+    named = ", ".join(_c(session_id, 80) for session_id in candidates[:SHOWN_CANDIDATES])
+    more = len(candidates) - SHOWN_CANDIDATES
+    rest = f" and {more:,} more" if more > 0 else ""
+    return (
+        f"/resume {_c(prefix, 40)}: {count_noun(len(candidates), 'session')} start with that: "
+        f"{named}{rest}. Type more of the id, or its number in /sessions"
+    )

@@ -20,10 +20,16 @@ from rich.text import Text
 from agent_cli.errors import AgentCliError, CommandUsageError
 from agent_cli.events import SessionEvent, ToolFinished
 from agent_cli.repl.answer_stream import warm_up_answer_rendering
+from agent_cli.repl.argument_choices import (
+    ArgumentChoice,
+    build_pointer_choices,
+    build_session_choices,
+)
 from agent_cli.repl.background import BackgroundMeasure, DeferredWork
 from agent_cli.repl.banner import build_banner, build_goodbye
 from agent_cli.repl.commands import message_text, run_command, split_command, usage_of
 from agent_cli.repl.error_text import describe_error
+from agent_cli.repl.pointer_handles import PointerHandles
 from agent_cli.repl.port import SessionPort
 from agent_cli.repl.render import EventRenderer, build_error_text
 from agent_cli.repl.safe_text import clip_line
@@ -71,7 +77,8 @@ class Repl:
         self.console = console
         self._backend = backend
         self._reader = reader
-        self._renderer = EventRenderer(console, live=live)
+        self.pointer_handles = PointerHandles()  # kept across /new and /resume
+        self._renderer = EventRenderer(console, live=live, pointer_handles=self.pointer_handles)
         self._offline_fallback = offline_fallback
         self._demo_thresholds = demo_thresholds
         self._resumed = resumed
@@ -149,6 +156,15 @@ class Repl:
     def last_tool_result(self) -> ToolFinished | None:
         """The newest finished tool call shown (a `ToolFinished`), or None."""
         return self._renderer.last_tool_result
+
+    def argument_choices(self, command: str) -> list[ArgumentChoice]:
+        """What Tab offers after `command` (`argument_choices.COMPLETED_ARGUMENTS`): the
+        numbered pointers after `/expand`, the other saved sessions after `/resume`."""
+        if command == "/expand":
+            return build_pointer_choices(self.pointer_handles)
+        if command == "/resume":
+            return build_session_choices(self.list_sessions(), self.session.session_id)
+        return []
 
     def request_quit(self) -> None:
         self._quit_requested = True

@@ -239,6 +239,8 @@ def _run_interactive(
     if prompt_reader is not None:
         prompt_reader.show_while(opening)
     repl, said = opening.result()
+    if prompt_reader is not None:
+        prompt_reader.complete_arguments_with(repl.argument_choices)
     for renderable in said:
         repl.console.print(renderable)
     exit_code: int = repl.run()

@@ -138,6 +138,11 @@ class SessionPort(Protocol):
 
     def expand(self, pointer: str) -> SourceResolution: ...
 
+    def read_tool_output(self, pointer: str) -> str:
+        """The whole tool output stored as the artifact `pointer`, verified (`/last`);
+        raises `ArtifactUnavailable` when it cannot be read back."""
+        ...
+
     # --- model and instructions ---------------------------------------------------------
 
     def switch_model(self, model_id: str) -> ModelInfo: ...

@@ -20,7 +20,7 @@ these prompts with `TerminationRequested` (`prompt_ending`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +35,7 @@ from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth, is_dumb_terminal
 
+from agent_cli.repl.argument_choices import COMPLETED_ARGUMENTS
 from agent_cli.repl.background import DeferredWork
 from agent_cli.repl.early_prompt import PendingInput, replay, show_until_done
 from agent_cli.repl.history_file import RegularFileHistory
@@ -43,6 +44,7 @@ from agent_cli.repl.prompt_ending import prompt_once
 from agent_cli.repl.safe_text import clip_line
 
 if TYPE_CHECKING:
+    from agent_cli.repl.argument_choices import ArgumentChoice
     from agent_cli.session.figures import Gauge
 
 PROMPT_TEXT = "› "
@@ -141,22 +143,46 @@ def build_key_bindings(pastes: PastedText | None = None) -> KeyBindings:
     return bindings
 
 
-class SlashCommandCompleter(Completer):
-    """Completes `/commands` while typing, and the bare `stats` on Tab.
+ArgumentSource = Callable[[str], Sequence["ArgumentChoice"]]
 
-    Only the first word of a line is completed: the rest is a message for the model.
-    `commands()` (name -> summary) is asked once, at the first completion, so the command
-    table need not be loaded before the prompt is drawn.
+
+class SlashCommandCompleter(Completer):
+    """Completes `/commands` while typing, the bare `stats` on Tab, and the argument of
+    the commands in `COMPLETED_ARGUMENTS` (pointers after `/expand `, session ids after
+    `/resume `).
+
+    Otherwise only the first word of a line is completed: the rest is a message for the
+    model. `commands()` (name -> summary) is asked once, at the first completion, so the
+    command table need not be loaded before the prompt is drawn. An argument's choices
+    come from `arguments(command)` (the REPL's, once it runs: `use_arguments`); they are
+    asked on Tab only (listing sessions reads their transcripts), and kept to narrow down
+    while typing after it until `forget_arguments`.
     """
 
-    def __init__(self, commands: Callable[[], Mapping[str, str]]) -> None:
+    def __init__(
+        self, commands: Callable[[], Mapping[str, str]], arguments: ArgumentSource | None = None
+    ) -> None:
         self._load_commands = commands
         self._commands: dict[str, str] | None = None
+        self._arguments = arguments
+        self._asked: dict[str, Sequence[ArgumentChoice]] = {}
+
+    def use_arguments(self, arguments: ArgumentSource) -> None:
+        self._arguments = arguments
+        self._asked.clear()
+
+    def forget_arguments(self) -> None:
+        """Ask again at the next Tab (a new line: new pointers, new sessions)."""
+        self._asked.clear()
 
     def get_completions(
         self, document: Document, complete_event: CompleteEvent
     ) -> Iterable[Completion]:
         typed = document.text_before_cursor
+        name, space, argument = typed.partition(" ")
+        if space:
+            yield from self._complete_argument(name.lower(), argument, complete_event)
+            return
         if not typed or any(ch.isspace() for ch in typed):
             return
         if typed.startswith("/"):
@@ -170,6 +196,21 @@ class SlashCommandCompleter(Completer):
         for name, summary in candidates.items():
             if name.startswith(typed) and name != typed:
                 yield Completion(name, start_position=-len(typed), display_meta=summary)
+
+    def _complete_argument(
+        self, command: str, argument: str, complete_event: CompleteEvent
+    ) -> Iterable[Completion]:
+        if command not in COMPLETED_ARGUMENTS or any(ch.isspace() for ch in argument):
+            return
+        if complete_event.completion_requested and self._arguments is not None:
+            self._asked[command] = self._arguments(command)
+        for choice in self._asked.get(command, ()):
+            if choice.is_meant_by(argument) and choice.value != argument:
+                yield Completion(
+                    choice.value,
+                    start_position=-len(argument),
+                    display_meta=choice.label,
+                )
 
 
 class PromptReader:
@@ -190,18 +231,25 @@ class PromptReader:
         self._pending: PendingInput | None = None
         self._terminal = {"input": terminal_input, "output": terminal_output}
         self._pastes = PastedText()
+        self._completer = SlashCommandCompleter(commands)
         self._session: PromptSession[str] = PromptSession(
             **self._terminal,
             history=RegularFileHistory(history_file),
             key_bindings=build_key_bindings(self._pastes),
-            completer=SlashCommandCompleter(commands),
+            completer=self._completer,
             complete_while_typing=True,
             bottom_toolbar=lambda: build_toolbar(self._gauge_source(), _screen_columns()),
             style=TOOLBAR_STYLE,
         )
 
+    def complete_arguments_with(self, arguments: ArgumentSource) -> None:
+        """Tab after `/expand ` or `/resume ` offers what `arguments(command)` gives (the
+        REPL's pointers and sessions, once it runs)."""
+        self._completer.use_arguments(arguments)
+
     def read_line(self, gauge_source: Callable[[], Gauge | None] | None = None) -> str:
         self._gauge_source = gauge_source or (lambda: None)
+        self._completer.forget_arguments()
         pending, self._pending = self._pending, None
         app = self._session.app
         with patch_stdout(raw=True):

@@ -36,6 +36,7 @@ from agent_cli.repl.compact_lines import (
     format_skipped,
 )
 from agent_cli.repl.error_text import notice_text
+from agent_cli.repl.pointer_handles import PointerHandles, handle_label
 from agent_cli.repl.safe_text import COMPACT_TAG, clip_line, defuse_fake_compact_lines
 from agent_cli.repl.tool_activity import RunningToolView
 from agent_cli.repl.tool_lines import (
@@ -84,9 +85,19 @@ def build_error_text(message: str) -> Text:
 class EventRenderer:
     """Shows session events on one console; see the module contract."""
 
-    def __init__(self, console: Console, *, live: bool, one_shot: bool = False) -> None:
-        """`one_shot`: `-p` mode, where notices advise running the command again."""
+    def __init__(
+        self,
+        console: Console,
+        *,
+        live: bool,
+        one_shot: bool = False,
+        pointer_handles: PointerHandles | None = None,
+    ) -> None:
+        """`one_shot`: `-p` mode, where notices advise running the command again.
+        `pointer_handles`: the REPL's numbering, shown after each artifact pointer (none
+        in `-p` mode, where nothing can be expanded afterwards)."""
         self.console = console
+        self._pointer_handles = pointer_handles
         self._answer = AnswerStream(console, live=live)
         self._activity = RunningToolView(console, live=live)
         self._running_tools: set[str] = set()
@@ -173,7 +184,13 @@ class EventRenderer:
         width = self._frame_width()
         for line in build_tool_preview_lines(event, width=width):
             self._print(line)
-        self._print(build_tool_finished_line(event, width))
+        self._print(build_tool_finished_line(event, width, self._handle_label(event)))
+
+    def _handle_label(self, event: ToolFinished) -> str:
+        """`(/expand N)` for the result's artifact pointer, when the REPL numbers them."""
+        if self._pointer_handles is None or not event.artifact_pointer:
+            return ""
+        return handle_label(self._pointer_handles.number_for(event.artifact_pointer))
 
     def _frame_width(self) -> int | None:
         """The width tool panels fit into: the terminal's; None on a pipe or in a log,

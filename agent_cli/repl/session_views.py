@@ -23,25 +23,33 @@ if TYPE_CHECKING:
 
 
 def build_sessions_view(sessions: Sequence[SessionSummary], current: str | None) -> Table | Text:
-    """Sessions on disk, newest first as given; the open one is marked with `*`. Each
-    shows its first request (its title), turns answered / asked and the tokens used."""
+    """Sessions on disk, newest first as given, numbered from 1 (`/resume 2` takes the
+    number, shown after the id); the open one is marked with `*`. Each shows its first request (its title),
+    turns answered / asked and the tokens used."""
     if not sessions:
         return Text("no sessions yet", style="dim")
     table = Table(box=None, padding=(0, 2), show_edge=False)
     # ids, times and counts stay whole on one line (an id is copied into /resume);
     # the request and the workspace take what width is left
-    for column in ("", "session", "last change", "turns", "tokens"):
+    # the open session's mark, the id and its number keep their width on a narrow
+    # screen: /resume takes the id or the number
+    table.add_column("", no_wrap=True, min_width=1)
+    widest_id = max(len(clip_line(info.session_id, 80)) for info in sessions)
+    table.add_column("session", no_wrap=True, min_width=widest_id)
+    table.add_column("#", no_wrap=True, min_width=len(str(len(sessions))), justify="right")
+    for column in ("last change", "turns", "tokens"):
         table.add_column(column, no_wrap=True)
     table.add_column("first request", overflow="fold", max_width=40)
     # the workspace only when the list spans several (it is long, and often the same)
     several = len({info.workspace for info in sessions}) > 1
     if several:
         table.add_column("workspace", overflow="fold")
-    for info in sessions:
+    for number, info in enumerate(sessions, start=1):
         workspace = [Text(clip_line(str(info.workspace or "?"), 100), style="dim")]
         table.add_row(
             Text("*" if info.session_id == current else ""),
             Text(clip_line(info.session_id, 80)),
+            Text(str(number), style="dim"),
             Text(_format_when(info.modified_at)),
             Text(_describe_turns(info)),
             Text(_describe_tokens(info)),

@@ -146,10 +146,14 @@ def _value_room(arguments: dict[str, Any], width: int | None, taken: int) -> int
     return max(10, min(ARGUMENT_WIDTH, (width - taken - labels) // len(names)))
 
 
-def build_tool_finished_line(event: ToolFinished, width: int | None = None) -> Text:
-    """The panel's bottom: outcome, size and where the whole output is. With `width`, a
-    line that would not fit gives the pointer's place to `/last` (which shows it), then
-    leaves out the size, then clips its words, so it stays one row inside the frame."""
+def build_tool_finished_line(
+    event: ToolFinished, width: int | None = None, handle_label: str = ""
+) -> Text:
+    """The panel's bottom: outcome, size and where the whole output is (the pointer,
+    followed by `handle_label`, the short way to expand it, when the REPL numbers it).
+    With `width`, a line that would not fit gives the pointer's place to `/last` (which
+    shows it), then leaves out the size, then clips its words, so it stays one row inside
+    the frame."""
     words = _outcome_words(event) or ("failed" if event.is_error else "done")
     size = ""
     if not event.is_error and not _SIZE_IN_SUMMARY.search(event.summary):
@@ -157,7 +161,7 @@ def build_tool_finished_line(event: ToolFinished, width: int | None = None) -> T
     pointer = ""
     if event.artifact_pointer:
         pointer = clip_line(shorten_artifact_pointer(event.artifact_pointer), 200)
-    line = _assemble_finished(event.is_error, words, size, pointer)
+    line = _assemble_finished(event.is_error, words, size, pointer, handle_label)
     if width is None or line.cell_len <= width:
         return line
     pointer = "/last" if pointer else ""
@@ -169,7 +173,9 @@ def build_tool_finished_line(event: ToolFinished, width: int | None = None) -> T
     return _assemble_finished(event.is_error, clip_line(words, max(room, 10)), "", pointer)
 
 
-def _assemble_finished(is_error: bool, words: str, size: str, pointer: str) -> Text:
+def _assemble_finished(
+    is_error: bool, words: str, size: str, pointer: str, handle_label: str = ""
+) -> Text:
     text = Text(BOTTOM, style="dim")
     text.append("✗ " if is_error else "✓ ", style="red" if is_error else "green")
     text.append(words, style="red" if is_error else "")
@@ -177,6 +183,8 @@ def _assemble_finished(is_error: bool, words: str, size: str, pointer: str) -> T
     if pointer:
         text.append(" · full output: ", style="dim")
         text.append(pointer, style="cyan")
+    if pointer and handle_label:
+        text.append(f" {handle_label}", style="dim")
     return text
 
 

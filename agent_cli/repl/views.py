@@ -1,7 +1,8 @@
 """What the informational commands show: help, context, durable state, sources, sessions.
 
 Contract: each `build_*` function turns values from the session into a rich renderable
-and does nothing else (no session calls, no printing). Every string from the session,
+and does nothing else (no session calls, no printing; a view given the REPL's
+`PointerHandles` numbers the pointers it shows, as showing them is what numbers them). Every string from the session,
 the model, files or tools is sanitized or clipped before it is shown, and always as
 `Text`, never as markup (a plain string in a table cell would be read as markup).
 """
@@ -21,6 +22,7 @@ from agent_cli.repl.error_text import (
     explain_resolution,
     is_not_a_pointer,
 )
+from agent_cli.repl.pointer_handles import PointerHandles, handle_label
 from agent_cli.repl.safe_text import clip_line, sanitize_block
 from agent_cli.repl.tool_lines import shorten_artifact_pointer
 from agent_cli.tools.output import count_noun
@@ -38,6 +40,7 @@ STATUS_STYLES = {
     "corrupt": "red",
     "unsupported": "yellow",
 }
+EXPAND_BY_NUMBER = "/expand <#> shows what a pointer holds, e.g. /expand 1"
 KEY_HELP = (
     "Enter sends · Alt+Enter (or Esc Enter) inserts a new line · Ctrl-C cancels a "
     "running turn or clears the line · Ctrl-D exits · start a message with // to "
@@ -130,10 +133,15 @@ def _resolution_index(
     return {resolution.pointer: resolution for resolution in resolutions}
 
 
-def _source_suffix(pointer: str, index: Mapping[str, SourceResolution]) -> Text:
+def _source_suffix(
+    pointer: str, index: Mapping[str, SourceResolution], handles: PointerHandles | None
+) -> Text:
     resolution = index.get(pointer)
     status = _status_text(resolution.status) if resolution else Text("unresolved", style="dim")
-    return Text.assemble(("  · ", "dim"), (clip_line(pointer, 120), "dim"), " ", status)
+    label = f" {handle_label(handles.number_for(pointer))}" if handles is not None else ""
+    return Text.assemble(
+        ("  · ", "dim"), (clip_line(pointer, 120), "dim"), (label, "dim"), " ", status
+    )
 
 
 def describe_pending_status(item: PendingItem) -> Text:
@@ -143,15 +151,20 @@ def describe_pending_status(item: PendingItem) -> Text:
     return Text(f"[{clip_line(status, 12)}]", style="green" if status == "done" else "cyan")
 
 
-def build_facts_view(state: DurableContextState, resolutions: Sequence[SourceResolution]) -> Group:
-    """Facts, pending items and retrieval evidence, each with its source's status now."""
+def build_facts_view(
+    state: DurableContextState,
+    resolutions: Sequence[SourceResolution],
+    handles: PointerHandles | None = None,
+) -> Group:
+    """Facts, pending items and retrieval evidence, each with its source's status now
+    (and the number `/expand` takes for it, when `handles` numbers the pointers)."""
     index = _resolution_index(resolutions)
     parts: list[RenderableType] = [Text("facts", style="bold")]
     parts += [
         Text.assemble(
             f"  {clip_line(fact.fact_id, 40)}  ",
             clip_line(fact.content, 200),
-            _source_suffix(fact.source_pointer, index),
+            _source_suffix(fact.source_pointer, index, handles),
         )
         for fact in state.facts
     ] or [Text("  none", style="dim")]
@@ -162,7 +175,7 @@ def build_facts_view(state: DurableContextState, resolutions: Sequence[SourceRes
             describe_pending_status(item),
             " ",
             clip_line(item.description, 200),
-            _source_suffix(item.source_pointer, index),
+            _source_suffix(item.source_pointer, index, handles),
         )
         for item in state.pending_items
     ] or [Text("  none", style="dim")]
@@ -191,22 +204,31 @@ def pointer_order(pointer: str) -> tuple[int, str, int, str]:
     return (2, pointer, 0, "")
 
 
-def build_sources_view(resolutions: Sequence[SourceResolution]) -> Table | Text:
+def build_sources_view(
+    resolutions: Sequence[SourceResolution], handles: PointerHandles | None = None
+) -> Group | Table | Text:
     """Every pointer of the durable state with its status and what that means, in
-    `pointer_order`."""
+    `pointer_order`; with `handles`, each with the number `/expand` takes for it in a
+    first column, and a line saying so under the table."""
     if not resolutions:
         return Text("the durable state has no source pointers yet", style="dim")
     table = Table(box=None, padding=(0, 2), show_edge=False)
+    if handles is not None:
+        table.add_column("#", no_wrap=True, style="dim")
     for column in ("pointer", "status", "meaning"):
         table.add_column(column, overflow="fold")
     for resolution in sorted(resolutions, key=lambda found: pointer_order(found.pointer)):
         status = str(resolution.status)
+        number = [Text(str(handles.number_for(resolution.pointer)))] if handles else []
         table.add_row(
+            *number,
             Text(clip_line(resolution.pointer, 160)),
             _status_text(resolution.status),
             Text(explain_resolution(status, str(resolution.reason))),
         )
-    return table
+    if handles is None:
+        return table
+    return Group(table, Text(EXPAND_BY_NUMBER, style="dim"))
 
 
 def build_summary_view(text: str) -> Panel:
@@ -245,26 +267,41 @@ def build_expansion_view(resolution: SourceResolution) -> Group:
     return Group(*parts)
 
 
-def build_last_result_view(result: ToolFinished | None) -> Group | Text:
-    """The whole of what the last tool call returned (a `ToolFinished`), as the model got
-    it; a result stored as an artifact names the pointer that holds all of it."""
+def build_last_result_view(
+    result: ToolFinished | None,
+    whole_output: str | None = None,
+    read_problem: str | None = None,
+    handle: int | None = None,
+) -> Group | Text:
+    """The whole of what the last tool call returned (a `ToolFinished`). For a result
+    stored as an artifact, `whole_output` is the artifact read back (the model got a
+    head/tail preview of it); when it could not be read, `read_problem` says why and the
+    preview is shown, marked as such. `handle` is the number of its pointer, if any."""
     if result is None:
         return Text("no tool has run in this session yet", style="dim")
     outcome = "failed" if result.is_error else "done"
+    output = result.output if whole_output is None else whole_output
     parts: list[RenderableType] = [
         Text.assemble(
             (clip_line(result.name, 40), "bold magenta"),
             f" {outcome}: ",
             clip_line(result.summary, 160),
         ),
-        Text(sanitize_block(result.output) or "(no output)"),
+        Text(sanitize_block(output) or "(no output)"),
     ]
     if result.artifact_pointer:
-        parts.append(
-            Text(
-                f"the output above is a head/tail preview; all of it: "
-                f"/expand {clip_line(shorten_artifact_pointer(result.artifact_pointer), 200)}",
-                style="dim",
-            )
-        )
+        parts.append(_stored_output_line(result.artifact_pointer, read_problem, handle))
     return Group(*parts)
+
+
+def _stored_output_line(pointer: str, read_problem: str | None, handle: int | None) -> Text:
+    """Where the whole output above came from, or why only its preview is shown."""
+    shown = clip_line(shorten_artifact_pointer(pointer), 200)
+    label = f" {handle_label(handle)}" if handle is not None else ""
+    if read_problem is None:
+        return Text(f"the whole output, read back from {shown}{label}", style="dim")
+    return Text(
+        f"this is the head/tail preview the model got: the whole output ({shown}{label}) "
+        f"could not be read back: {read_problem}",
+        style="yellow",
+    )

@@ -44,6 +44,9 @@ from agent_cli.session.request_context import RequestFrame
 from agent_cli.session.turn import TurnRunner
 from agent_cli.sources import SourceResolution
 
+# Reads the whole artifact: a tool's output is capped (`ToolLimits.max_output_bytes`).
+WHOLE_ARTIFACT = 1 << 40
+
 if TYPE_CHECKING:
     from agent_cli.provider.base import Provider
     from agent_cli.recall import Recall
@@ -309,6 +312,14 @@ class Session:
         if self._recall is None:
             return self._durable.resolver.resolve(pointer)
         return self._recall.resolve(pointer, own_session_only=False)
+
+    def read_tool_output(self, pointer: str) -> str:
+        """The whole text a tool's output was stored as (the artifact `pointer` names, of
+        any session in this state folder), read back and verified against its digest
+        (`/last`); raises `ArtifactUnavailable` when it cannot be. The artifact holds what
+        the toolbox kept after redacting secrets, so nothing here needs redacting again."""
+        whole = self.artifacts.read_range(pointer, 0, WHOLE_ARTIFACT)
+        return whole.decode("utf-8", errors="replace")
 
     def last_summary(self) -> str | None:
         """The text of the last compaction summary in the view, in full; None if none yet.

@@ -1,0 +1,37 @@
+"""Which saved session `/resume <what was typed>` means.
+
+Contract: `choose_session(typed, listed)` takes the sessions as `/sessions` lists them
+(newest first) and answers a session id: the session at that number of the list (`2`),
+the session of exactly that id, or the only other session whose id starts with what was
+typed.
+When several ids start with it, `SessionChoiceAmbiguous` names them; when none does, what
+was typed comes back unchanged, so opening it says there is no such session (and an id
+the list could not show is still tried).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from agent_cli.errors import SessionChoiceAmbiguous
+
+if TYPE_CHECKING:
+    from agent_cli.session.catalog import SessionSummary
+
+
+def choose_session(typed: str, listed: Sequence[SessionSummary], current: str = "") -> str:
+    """The session id `typed` stands for; see the module contract. The open session
+    (`current`) is meant only by its number or whole id: a start of an id never picks
+    it, and never makes another choice ambiguous."""
+    ids = [info.session_id for info in listed]
+    if typed.isascii() and typed.isdigit() and 1 <= int(typed) <= len(ids):
+        return ids[int(typed) - 1]
+    if typed in ids:
+        return typed
+    starting = tuple(
+        session_id for session_id in ids if session_id.startswith(typed) and session_id != current
+    )
+    if len(starting) > 1:
+        raise SessionChoiceAmbiguous(typed, starting)
+    return starting[0] if starting else typed

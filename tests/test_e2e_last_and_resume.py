@@ -1,0 +1,89 @@
+"""End to end in tmux: `/last` pages a long output through less, and Tab completes
+`/res` to `/resume` and then the id of a saved session (issue 23 items 7 and 11)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from e2e_support import (
+    BANNER_END,
+    ReplDriver,
+    TerminalPool,
+    agent_cli_argv,
+    build_env,
+    run_piped,
+    session_id_on,
+)
+
+pytestmark = pytest.mark.e2e
+TAB_ATTEMPTS = 3
+
+
+def start(terminals: TerminalPool, home: Path, workspace: Path, pager: str) -> ReplDriver:
+    terminal = terminals.open(build_env(home, {"PAGER": pager}))
+    terminal.start(agent_cli_argv(), cwd=workspace, width=120)
+    driver = ReplDriver(terminal)
+    driver.wait_for_prompt()
+    return driver
+
+
+def press_tab_until(repl: ReplDriver, check: Callable[[str], bool], what: str) -> str:
+    """Press Tab until `check` holds on screen. A Tab that arrives while prompt_toolkit
+    still completes what was just typed is dropped (one completion runs at a time), so
+    one more is pressed then; a person's Tab comes later than a test's."""
+    for attempt in range(1, TAB_ATTEMPTS + 1):
+        repl.terminal.press("Tab")
+        try:
+            return repl.terminal.wait_for(check, what, timeout=3, source=repl.terminal.visible)
+        except AssertionError:
+            if attempt == TAB_ATTEMPTS:
+                raise
+    raise AssertionError(what)
+
+
+@pytest.mark.skipif(shutil.which("less") is None, reason="less is not installed")
+def test_last_shows_a_long_output_whole_in_less_and_the_prompt_comes_back(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    repl = start(terminals, home, workspace, "less -R")
+    assert "saved to artifact" in repl.submit("read big.txt")
+    repl.send("/last")
+    first_page = repl.terminal.wait_for(
+        lambda text: "line 000" in text and text.rstrip().endswith(":"),
+        "less showing the first page",
+        source=repl.terminal.visible,
+    )
+    assert "\x1b" not in first_page and BANNER_END not in first_page
+    repl.terminal.press("G")
+    end = repl.terminal.wait_for(
+        lambda text: "(END)" in text, "less at the end", source=repl.terminal.visible
+    )
+    assert "line 399" in end and "the whole output, read back from artifact:" in end
+    assert "omitted" not in end
+    repl.terminal.press("q")
+    repl.terminal.wait_for(
+        lambda text: "(END)" not in text and "ctx " in text,
+        "the prompt again",
+        source=repl.terminal.visible,
+    )
+    assert "Demo Project" in repl.submit("read README.md and tell me its first heading")
+
+
+def test_tab_completes_the_resume_command_and_a_session_id(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    done = run_piped([], cwd=workspace, env=build_env(home), stdin_text="list .\n")
+    assert done.returncode == 0, done.stderr
+    earlier = session_id_on(done.stdout)
+    repl = start(terminals, home, workspace, "cat")
+    repl.terminal.type_text("/res")
+    press_tab_until(repl, lambda text: "› /resume" in text, "/res completed")
+    repl.terminal.type_text(" ")
+    press_tab_until(
+        repl, lambda text: f"› /resume {earlier}" in text, "the other session's id completed"
+    )
+    repl.terminal.press("Enter")
+    repl.terminal.wait_for_text(f"session {earlier} (resumed)")
