@@ -6,9 +6,9 @@ leader is a small supervisor (`command_supervisor`) that starts the command and,
 agent-cli die while it runs (even by SIGKILL), kills the whole group. It is stopped,
 together with every process in its group (SIGTERM, then SIGKILL after a short grace), when
 the timeout passes, when its output reaches the cap, or when a KeyboardInterrupt arrives.
-Ctrl-C keeps what the command printed: the tool raises `ToolInterrupted` (a
-KeyboardInterrupt) carrying the output read so far, only after the group is ended. Background processes
-that keep the output pipe open after the command itself exits are not waited for.
+Ctrl-C keeps what the command printed: once the group is ended, the tool raises
+`ToolInterrupted` (a KeyboardInterrupt) carrying the output read so far. Background
+processes that keep the output pipe open after the command itself exits are not waited for.
 Anthropic credentials are removed from the command's environment, so a command cannot
 print them into the conversation.
 """
