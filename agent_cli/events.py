@@ -206,6 +206,7 @@ class ToolFinished:
     size_bytes: int
     artifact_pointer: str | None = None
     output: str = ""  # what the model got back (a preview of it when spilled)
+    interrupted: bool = False  # Ctrl-C stopped it; `output` is what it produced until then
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,8 @@ answered by the next queued script (`Reply` or a fault: `HttpError`, `StreamErro
 `DropConnection`, `Stall`, `MalformedEvent`, `EndStreamEarly`) or, when the queue is empty, by
 `server.responder(body)` (default: echo the last user text). GET /v1/models lists
 `server.models`, or answers `server.models_answer` as it is when a test sets one.
-Streams are SSE with `event:` and `data:` lines over chunked HTTP/1.1, like the real API. Usage counts system +
+Streams are SSE with `event:` and `data:` lines over chunked HTTP/1.1, like the real API
+(a `Reply` with `first_token_delay` waits that long before its first content block). Usage counts system +
 tools + messages and splits them into plain input, cache writes and cache reads with a
 model of the API's prefix cache (`bench.prompt_cache`, the one the benches price with;
 pass `prompt_cache=` to change its minimum or clock). `server.usage_for(body)` is the hook that answers usage.
@@ -251,7 +252,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("request-id", "req_fake")
         self.end_headers()
         cut = len(events) if isinstance(script, Reply) else min(script.after_events, len(events))
+        thinking = script.first_token_delay if isinstance(script, Reply) else 0.0
         for name, data in events[:cut]:
+            if name == "content_block_start" and thinking:
+                self.fake.stopping.wait(thinking)  # the model takes its time to begin
+                thinking = 0.0
             self._send_chunk(f"event: {name}\ndata: {json.dumps(data)}\n\n")
         if isinstance(script, StreamError):
             error = {

@@ -27,11 +27,14 @@ def tool_use_block(
 
 @dataclass
 class Reply:
-    """A complete answer: `blocks` are text or tool_use blocks, streamed in small deltas."""
+    """A complete answer: `blocks` are text or tool_use blocks, streamed in small deltas.
+    `first_token_delay` is how long the model seems to think: the seconds between the
+    stream's `message_start` and its first content block."""
 
     blocks: list[dict[str, Any]]
     stop_reason: str = "end_turn"
     chunk_size: int = 7
+    first_token_delay: float = 0.0
 
 
 def _partial_reply() -> Reply:

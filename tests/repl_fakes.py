@@ -168,6 +168,7 @@ class FakeSession:
     tool_names: frozenset[str] = TOOL_NAMES
     startup_notices: list[Notice] = field(default_factory=list)
     tool_output_watcher: Callable[[bytes], None] | None = None
+    request_watcher: Callable[[], None] | None = None
     exchanges: list[Exchange] = field(default_factory=list)  # what its turns asked and got
 
     @property
@@ -192,6 +193,9 @@ class FakeSession:
 
     def watch_tool_output(self, watcher: Callable[[bytes], None] | None) -> None:
         self.tool_output_watcher = watcher
+
+    def watch_model_requests(self, watcher: Callable[[], None] | None) -> None:
+        self.request_watcher = watcher
 
     def recent_exchanges(self, limit: int = 3) -> list[Exchange]:
         return self.exchanges[-limit:] if limit > 0 else []

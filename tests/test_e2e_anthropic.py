@@ -21,6 +21,7 @@ from e2e_support import (
     TerminalPool,
     agent_cli_argv,
     build_env,
+    output_after,
     require_tmux,
     write_demo_workspace,
 )
@@ -90,6 +91,25 @@ def test_a_tool_using_turn_on_claude_renders_the_tool_and_the_answer(repl, serve
     assert "Demo Project" in printed
     assert len(server.requests) == 2
     assert all(request.rejection is None for request in server.requests)
+
+
+WAITING = re.compile(r"waiting for the model · (\d+)s · Ctrl-C cancels")
+
+
+def test_a_spinner_counts_the_wait_for_the_first_token_and_the_answer_replaces_it(
+    repl, server
+) -> None:
+    server.enqueue(Reply([text_block("A considered answer.")], first_token_delay=4.0))
+    repl.send("think before you answer")
+    waited = repl.terminal.wait_for(
+        lambda text: any(int(n) >= 1 for n in WAITING.findall(text)),
+        "the spinner counting the seconds since the request was sent",
+        source=repl.terminal.visible,
+    )
+    assert "A considered answer." not in waited
+    answered = repl.terminal.wait_for_text("A considered answer.")
+    assert "waiting for the model" not in output_after(answered, "think before you answer")
+    assert "waiting for the model" not in repl.terminal.visible()
 
 
 def is_summary_request(body: dict) -> bool:

@@ -2,7 +2,8 @@
 
 A finished tool shows the first lines of its output under its header, "+N lines" and
 `/last` for all of it; a running command shows its output live with a spinner and the
-elapsed time.
+elapsed time; Ctrl-C stops it and keeps what it printed, on screen, in the transcript and
+for `/last`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,17 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from e2e_support import ReplDriver, TerminalPool, output_after, start_repl
+from e2e_support import (
+    ReplDriver,
+    TerminalPool,
+    count_prompts,
+    output_after,
+    session_id_on,
+    start_repl,
+)
+
+from agent_cli.protocol import validate_tool_protocol
+from agent_cli.store.transcript import TranscriptStore
 
 pytestmark = pytest.mark.e2e
 
@@ -65,3 +76,36 @@ def test_a_preview_keeps_the_indentation_of_the_file(repl: ReplDriver, workspace
     )
     printed = repl.submit("read app.py")
     assert '│      2      return "Helo, " + name' in printed.splitlines(), printed
+
+
+TICKER = "run for n in 1 2 3 4 5 6 7 8 9; do echo tick $n; sleep 0.3; done; sleep 30"
+
+
+def test_ctrl_c_keeps_the_output_of_a_running_command(repl: ReplDriver, home: Path) -> None:
+    session_id = session_id_on(repl.terminal.screen())
+    repl.send(TICKER)
+    repl.terminal.wait_for(
+        lambda text: "│ tick 9" in text and "running bash" in text,
+        "the last tick while the command runs",
+        source=repl.terminal.visible,
+    )
+    before = count_prompts(repl.terminal.screen())
+    repl.terminal.press("C-c")
+    screen = repl.terminal.wait_for(
+        lambda text: count_prompts(text) > before, "the prompt back after Ctrl-C", timeout=10
+    )
+    shown = output_after(screen, TICKER).splitlines()
+    assert "│ … 3 earlier lines (/last shows all)" in shown, shown
+    assert [f"│ tick {n}" for n in range(4, 10)] == [r for r in shown if r.startswith("│ tick")]
+    assert "╰─ ✗ interrupted by Ctrl-C; the output so far is kept" in shown, shown
+    assert "no result was shown" not in screen
+
+    whole = repl.submit("/last").splitlines()
+    assert [f"tick {n}" for n in range(1, 10)] == [r for r in whole if r.startswith("tick")]
+
+    records = list(TranscriptStore(home / "transcripts").replay(session_id))
+    messages = [r["payload"]["message"] for r in records if r["kind"] == "message"]
+    (result,) = messages[-1]["content"]
+    assert result["is_error"] and result["content"].startswith("Interrupted by the user (Ctrl-C)")
+    assert result["content"].endswith("tick 8\ntick 9\n")
+    assert len(validate_tool_protocol(messages)) == 1

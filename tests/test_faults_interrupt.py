@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +27,13 @@ from faults_support import (
     turn_end,
 )
 from session_support import ScriptedProvider, drain, make_session, plain, tool_use, workspace_with
+from tools_support import is_process_running
 
 from agent_cli.events import (
     AssistantText,
     CompactionFired,
     TextDelta,
+    ToolFinished,
     ToolStarted,
 )
 from agent_cli.provider.anthropic_provider import AnthropicProvider
@@ -172,6 +175,51 @@ def test_ctrl_c_while_bash_runs_ends_the_command_and_answers_every_call(workspac
     pid = int((workspace / "sleeper.pid").read_text())
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)  # the sleeping command is gone, not left behind
+    assert_cancelled_and_sound(session, events)
+
+
+def press_ctrl_c_once_written(path: Path) -> threading.Thread:
+    """A real SIGINT, as a terminal sends on Ctrl-C, once the command has written `path`."""
+
+    def press() -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and not (path.exists() and path.read_text().strip()):
+            time.sleep(0.02)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    presser = threading.Thread(target=press)
+    presser.start()
+    return presser
+
+
+def test_ctrl_c_while_bash_prints_records_its_output_so_far_and_then_shows_it(
+    workspace: Path,
+) -> None:
+    command = "echo tick 1; echo tick 2; echo $$ > ticker.pid; sleep 30"
+    provider = ScriptedProvider(
+        [[tool_use("t1", "bash", command=command), tool_use("t2", "list_dir", path=".")]]
+    )
+    session = make_session(workspace, provider)
+    presser = press_ctrl_c_once_written(workspace / "ticker.pid")
+    events: list[Any] = []
+    recorded_when_shown = False
+    try:
+        for event in session.run_turn("tick, then list"):
+            events.append(event)
+            if isinstance(event, ToolFinished):
+                recorded_when_shown = b"tick 2" in b"".join(take_snapshot(session).transcript_lines)
+    finally:
+        presser.join()
+
+    (finished,) = [e for e in events if isinstance(e, ToolFinished)]
+    assert finished.tool_use_id == "t1" and finished.interrupted and finished.is_error
+    assert finished.output.endswith("Output so far follows.\ntick 1\ntick 2\n")
+    assert recorded_when_shown  # the panel closes only once its result is on disk
+    results = session.view[-1]["content"]
+    assert [b["tool_use_id"] for b in results] == ["t1", "t2"]
+    assert results[0]["content"] == finished.output and results[0]["is_error"]
+    assert "Not run" in results[1]["content"]
+    assert not is_process_running(int((workspace / "ticker.pid").read_text()))
     assert_cancelled_and_sound(session, events)
 
 

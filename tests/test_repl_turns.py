@@ -120,6 +120,29 @@ def test_a_tool_cut_off_by_the_turn_end_gets_its_panel_closed():
     assert "turn cancelled" in lines[-1]
 
 
+def test_a_command_stopped_by_ctrl_c_keeps_its_last_lines_on_screen_and_for_last():
+    console = make_console()
+    renderer = EventRenderer(console, live=False)
+    ticks = "".join(f"tick {n}\n" for n in range(1, 10))
+    output = f"Interrupted by the user (Ctrl-C) while it ran. Output so far follows.\n{ticks}"
+    stopped = ToolFinished("t1", "bash", True, "interrupted, 63 B", 63, None, output, True)
+    for event in [
+        ToolStarted("t1", "bash", {"command": "tick"}),
+        stopped,
+        Notice("warning", "cancelled", {"during": "tool"}),
+        TurnEnded("cancelled"),
+    ]:
+        renderer.render(event)
+
+    lines = console.export_text().splitlines()
+    assert lines[1] == "│ … 3 earlier lines (/last shows all)"
+    assert lines[2:8] == [f"│ tick {n}" for n in range(4, 10)]
+    assert lines[8] == "╰─ ✗ interrupted by Ctrl-C; the output so far is kept"
+    assert "no result was shown" not in console.export_text()
+    assert "turn cancelled" in lines[-1]
+    assert renderer.last_tool_result == stopped
+
+
 def test_a_half_streamed_answer_stays_on_screen_after_an_interrupt():
     console = make_console()
     renderer = EventRenderer(console, live=False)

@@ -201,3 +201,26 @@ def test_a_failed_request_says_the_message_is_kept_rather_than_asking_to_send_it
         [{"role": "user", "content": "hello"}]
     )  # kept, so not to be resent
     assert "kept" in notice_text(notice) and "again to retry" not in notice_text(notice)
+
+
+def test_the_request_watcher_hears_of_each_request_just_before_it_is_sent(
+    workspace: Path,
+) -> None:
+    provider = ScriptedProvider(
+        [[tool_use("t1", "read_file", path="README.md")], [{"type": "text", "text": "done"}]]
+    )
+    session = make_session(workspace, provider)
+    events: list[object] = []
+    heard: list[tuple[int, str | None]] = []
+
+    def note_request() -> None:  # (requests the provider had, the event shown last)
+        heard.append((len(provider.requests), type(events[-1]).__name__ if events else None))
+
+    session.watch_model_requests(note_request)
+    for event in session.run_turn("read the readme"):
+        events.append(event)
+    assert heard == [(0, None), (1, "ToolFinished")]
+
+    session.watch_model_requests(None)
+    drain(session.run_turn("again"))
+    assert len(heard) == 2 and len(provider.requests) == 3

@@ -9,7 +9,9 @@ import time
 from pathlib import Path
 
 import pytest
-from tools_support import is_process_running, make_toolbox
+from tools_support import FakeArtifactStore, is_process_running, make_toolbox
+
+from agent_cli.tools.output import ToolInterrupted
 
 
 @pytest.fixture
@@ -144,6 +146,64 @@ def test_ctrl_c_during_bash_ends_the_process_group_then_propagates(workspace: Pa
         interrupter.join()
     for pid in read_pids(workspace, "leader.pid", "child.pid"):
         assert not is_process_running(pid)
+
+
+def interrupt_when_written(path: Path) -> threading.Thread:
+    """Press Ctrl-C (a real SIGINT) once the command has written `path`."""
+
+    def interrupt() -> None:
+        if wait_for_file(path):
+            os.kill(os.getpid(), signal.SIGINT)
+
+    interrupter = threading.Thread(target=interrupt)
+    interrupter.start()
+    return interrupter
+
+
+def run_until_ctrl_c(toolbox, command: str, pid_file: Path) -> ToolInterrupted:
+    interrupter = interrupt_when_written(pid_file)
+    try:
+        with pytest.raises(ToolInterrupted) as caught:
+            toolbox.run("bash", {"command": command, "timeout_seconds": 60})
+    finally:
+        interrupter.join()
+    return caught.value
+
+
+def test_ctrl_c_during_bash_keeps_what_the_command_printed_as_an_interrupted_result(
+    workspace: Path,
+):
+    command = "echo first; echo '  second'; echo $$ > leader.pid; sleep 30"
+    interrupt = run_until_ctrl_c(make_toolbox(workspace), command, workspace / "leader.pid")
+
+    outcome = interrupt.outcome
+    assert outcome is not None and outcome.is_error
+    assert outcome.content == (
+        "Interrupted by the user (Ctrl-C) while it ran; the command and its whole process "
+        "group were ended. Output so far follows.\nfirst\n  second\n"
+    )
+    assert outcome.summary == "interrupted, 15 B"
+    (leader,) = read_pids(workspace, "leader.pid")
+    assert not is_process_running(leader)
+
+
+def test_the_output_kept_at_ctrl_c_is_redacted_and_spilled_like_any_result(workspace: Path):
+    secret = "sk-ant-interrupted-0123456789abcdef"
+    artifacts = FakeArtifactStore()
+    toolbox = make_toolbox(
+        workspace,
+        artifacts=artifacts,
+        artifact_threshold_bytes=400,
+        secret_environment={"ANTHROPIC_API_KEY": secret},
+    )
+    command = f"echo {secret}; seq 1 300; echo $$ > leader.pid; sleep 30"
+    outcome = run_until_ctrl_c(toolbox, command, workspace / "leader.pid").outcome
+
+    assert outcome is not None and outcome.artifact_pointer is not None
+    assert secret not in outcome.content
+    stored = artifacts.saved[outcome.artifact_pointer].decode()
+    assert secret not in stored and stored.startswith("Interrupted by the user (Ctrl-C)")
+    assert stored.endswith("\n299\n300\n")
 
 
 def test_the_command_sees_no_trace_of_its_supervisor(

@@ -460,6 +460,15 @@ def describe_instructions_redaction(source: object, redacted: object) -> str:
     )
 
 
+# --- waiting -------------------------------------------------------------------------------
+
+
+def describe_model_wait(seconds: float) -> str:
+    """The spinner's words while a request waits for its first token: how long since it
+    was sent, and how to stop waiting."""
+    return f"waiting for the model · {seconds:.0f}s · Ctrl-C cancels"
+
+
 # --- notices ------------------------------------------------------------------------------
 
 _CANCELLED = {

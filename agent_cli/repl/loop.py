@@ -84,7 +84,7 @@ class Repl:
         self._resumed = resumed
         self._quit_requested = False
         self.provider_preparation: DeferredWork[None] | None = None
-        self._watch_tools(session)
+        self._watch_live_activity(session)
 
     def run(self) -> int:
         try:
@@ -139,7 +139,7 @@ class Repl:
         """Open the other session first; the current one closes only once that worked."""
         new_session = self._backend.open_session(resume)
         old_session, self.session = self.session, new_session
-        self._watch_tools(new_session)
+        self._watch_live_activity(new_session)
         self._close(old_session)
         self._print_banner(resumed=resume is not None)
 
@@ -204,9 +204,11 @@ class Repl:
         self.provider_preparation = DeferredWork(prepare_first_turn, name="agent-cli-provider")
         self.provider_preparation.start()
 
-    def _watch_tools(self, session: SessionPort) -> None:
-        """Let the renderer show a running command's output live."""
+    def _watch_live_activity(self, session: SessionPort) -> None:
+        """Let the renderer show a running command's output live, and a spinner while a
+        request waits for the model."""
         session.watch_tool_output(self._renderer.watch_tool_output)
+        session.watch_model_requests(self._renderer.watch_model_request)
 
     def _print_banner(self, *, resumed: bool) -> None:
         """The greeting, then what the session found while opening (e.g. damaged memory)."""

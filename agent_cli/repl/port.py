@@ -97,6 +97,10 @@ class SessionPort(Protocol):
         """Hand a running command's output to `watcher` as it arrives; None stops."""
         ...
 
+    def watch_model_requests(self, watcher: Callable[[], None] | None) -> None:
+        """Call `watcher` as each model request is sent, before its answer; None stops."""
+        ...
+
     def recent_exchanges(self, limit: int = 3) -> list[Exchange]: ...
 
     # --- figures ------------------------------------------------------------------------

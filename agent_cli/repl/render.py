@@ -2,7 +2,9 @@
 
 Contract: `EventRenderer.render(event)` shows one `SessionEvent` and adds no logic: the
 words for compaction come from `compact_lines`, tool panels from `tool_lines`, the
-answer from `AnswerStream`. The REPL's own `[compact]` lines carry a style of their own
+answer from `AnswerStream`; from a request's sending (`watch_model_request`) to the first
+event after it a waiting spinner turns (`ModelWaitView`), and every event replaces it.
+The REPL's own `[compact]` lines carry a style of their own
 (bold cyan tag), and everything from outside is shown through sanitized `Text`, so a
 model cannot fake them or colour the screen. `close()` ends a half-streamed answer.
 """
@@ -36,6 +38,7 @@ from agent_cli.repl.compact_lines import (
     format_skipped,
 )
 from agent_cli.repl.error_text import notice_text
+from agent_cli.repl.model_wait import ModelWaitView
 from agent_cli.repl.pointer_handles import PointerHandles, handle_label
 from agent_cli.repl.safe_text import COMPACT_TAG, clip_line, defuse_fake_compact_lines
 from agent_cli.repl.tool_activity import RunningToolView
@@ -100,6 +103,7 @@ class EventRenderer:
         self._pointer_handles = pointer_handles
         self._answer = AnswerStream(console, live=live)
         self._activity = RunningToolView(console, live=live)
+        self._waiting = ModelWaitView(console, live=live)
         self._running_tools: set[str] = set()
         self._running_name = ""
         self._turn_end_said = False  # the closing line of a panel already said it ended
@@ -124,6 +128,7 @@ class EventRenderer:
         handler = self._handlers.get(type(event))
         if handler is None:
             return
+        self._waiting.stop()
         if not isinstance(event, AssistantText | AssistantDone | StreamRestarted):
             self._answer.abandon()
         if not isinstance(event, ToolStarted | ToolFinished):
@@ -136,9 +141,19 @@ class EventRenderer:
 
     def close(self) -> None:
         """End whatever is still streaming or running (after an interrupt), keeping it shown."""
+        self._waiting.stop()
         self._answer.abandon()
         self._activity.stop()
         self._close_unfinished_tools()
+
+    @property
+    def is_waiting_for_model(self) -> bool:
+        """True while the waiting spinner is on screen."""
+        return self._waiting.is_waiting
+
+    def watch_model_request(self) -> None:
+        """A request was sent to the model: the spinner turns until the next event."""
+        self._waiting.start()
 
     def watch_tool_output(self, chunk: bytes) -> None:
         """A running tool's output (the first, empty chunk says it started): shown live."""
@@ -157,6 +172,7 @@ class EventRenderer:
     def _render_restart(self, event: StreamRestarted) -> None:
         self._answer.restart()
         self._print(Text(format_retry(event), style="dim"))
+        self._waiting.start()  # the request goes again: waiting again
 
     def _print_own(self, text: Text) -> None:
         """A line the REPL words itself (numbers and layer names): wrapped at words; a

@@ -4,7 +4,8 @@ Contract: `build_tool_started_line` draws the top of the panel when a tool start
 long command is visible while it runs) and `build_tool_finished_line` closes it with the
 outcome summary, the size and the artifact pointer. `build_tool_preview_lines` shows the
 first few lines of what the tool returned between the two, with "+N lines" and how to
-see all of it (`/last`); those lines are shown as they are (indentation and inner
+see all of it (`/last`); for a command Ctrl-C stopped, its last lines instead (those the
+running view showed stay on screen) after how many came before. Lines are shown as they are (indentation and inner
 spaces kept, tabs expanded: `clip_output_line`). Only the arguments that say what the
 call does are shown (path, pattern, command, ...), flattened and clipped, except that a
 multi-line command goes on with one gutter row per line (`select_further_lines`); every value
@@ -21,7 +22,8 @@ from rich.text import Text
 
 from agent_cli.events import ToolFinished, ToolStarted
 from agent_cli.repl.safe_text import clip_line, clip_output_line, sanitize_text
-from agent_cli.tools.output import format_size
+from agent_cli.repl.tool_activity import LIVE_TAIL_LINES
+from agent_cli.tools.output import count_noun, format_size
 
 # Arguments that tell what a call does, in the order they are shown.
 TELLING_ARGUMENTS = (
@@ -45,6 +47,7 @@ PREVIEW_LINES = 4
 PREVIEW_WIDTH = 160
 ERROR_WIDTH = 400
 SHOW_ALL_HINT = "/last shows all"
+INTERRUPTED_WORDS = "interrupted by Ctrl-C; the output so far is kept"
 POINTER_AT_LAST = " · full output: /last"  # where a pointer too wide for the screen stood
 # Lines the tool layer adds for the model, not output the user needs to see twice.
 _BOOKKEEPING_PREFIXES = ("[Output was ", "[Full output: ")
@@ -155,6 +158,8 @@ def build_tool_finished_line(
     shows it), then leaves out the size, then clips its words, so it stays one row inside
     the frame."""
     words = _outcome_words(event) or ("failed" if event.is_error else "done")
+    if event.interrupted:
+        words = INTERRUPTED_WORDS
     size = ""
     if not event.is_error and not _SIZE_IN_SUMMARY.search(event.summary):
         size = f" · {format_size(event.size_bytes)} of output"
@@ -206,21 +211,42 @@ def select_preview_lines(event: ToolFinished) -> list[str]:
 
 
 def build_tool_preview_lines(
-    event: ToolFinished, limit: int = PREVIEW_LINES, width: int | None = None
+    event: ToolFinished, limit: int | None = None, width: int | None = None
 ) -> list[Text]:
-    """Up to `limit` lines of the result, then "+N lines" and how to see them all; with
-    `width`, each line is clipped to fit inside the frame."""
+    """Up to `limit` lines of the result (`PREVIEW_LINES` unless given), then "+N lines"
+    and how to see them all; for an interrupted command, how many lines came first, then
+    its last `limit` lines (`LIVE_TAIL_LINES` unless given: the ones its running view
+    showed). With `width`, each line is clipped to fit inside the frame."""
     lines = select_preview_lines(event)
+    if event.interrupted:
+        rows = _tail_rows(lines, LIVE_TAIL_LINES if limit is None else limit)
+    else:
+        rows = _head_rows(lines, PREVIEW_LINES if limit is None else limit)
     line_width = PREVIEW_WIDTH if width is None else min(PREVIEW_WIDTH, width - len(SIDE))
-    shown = [
-        Text.assemble((SIDE, "dim"), clip_output_line(line, max(line_width, 10)))
-        for line in lines[:limit]
+    return [
+        Text.assemble((SIDE, "dim"), clip_output_line(row, max(line_width, 10)))
+        if isinstance(row, str)
+        else Text.assemble((SIDE, "dim"), row)
+        for row in rows
     ]
+
+
+def _head_rows(lines: list[str], limit: int) -> list[str | Text]:
+    """The first `limit` lines, then how many more there are."""
+    rows: list[str | Text] = [*lines[:limit]]
     hidden = len(lines) - limit
     if hidden > 0:
-        more = f"… +{hidden:,} {'line' if hidden == 1 else 'lines'} ({SHOW_ALL_HINT})"
-        shown.append(Text.assemble((SIDE, "dim"), (more, "dim italic")))
-    return shown
+        rows.append(Text(f"… +{count_noun(hidden, 'line')} ({SHOW_ALL_HINT})", "dim italic"))
+    return rows
+
+
+def _tail_rows(lines: list[str], limit: int) -> list[str | Text]:
+    """How many lines came before, then the last `limit` lines."""
+    hidden = len(lines) - limit
+    if hidden <= 0:
+        return [*lines]
+    earlier = Text(f"… {count_noun(hidden, 'earlier line')} ({SHOW_ALL_HINT})", "dim italic")
+    return [earlier, *lines[hidden:]]
 
 
 def build_tool_unfinished_line(*, never_ran: bool = False) -> Text:

@@ -294,6 +294,11 @@ class Session:
         """Show a running command's output as it arrives (the REPL's live view); None stops."""
         self.toolbox.output_watcher = watcher
 
+    def watch_model_requests(self, watcher: Callable[[], None] | None) -> None:
+        """Call `watcher` as each request of a turn is sent to the model, before anything
+        comes back (the REPL's waiting spinner); None stops."""
+        self._runner.request_watcher = watcher
+
     # --- durable context ----------------------------------------------------------------
 
     def render_durable(self) -> str:

@@ -24,6 +24,17 @@ Steps = Generator[SessionEvent, None, Value]  # a step's events, then what it re
 Message = dict[str, Any]
 
 
+def collect_steps(steps: Steps[Value]) -> tuple[list[SessionEvent], Value]:
+    """Run `steps` to its end now and return its events, to be yielded after an event
+    that must come first on screen, with what it returned."""
+    events: list[SessionEvent] = []
+    while True:
+        try:
+            events.append(next(steps))
+        except StopIteration as done:
+            return events, done.value
+
+
 def write_failed(error: StoreError) -> Notice:
     """The notice of a record the store refused."""
     return Notice("error", "transcript_write_failed", error=error)

@@ -2,7 +2,9 @@
 
 Contract of `run_tools`: exactly one tool_result answers every tool_use, in order, even
 when a tool fails, is denied, or the user presses Ctrl-C (the interrupted call and the
-unrun ones after it get error results, recorded before the turn ends "cancelled"). A
+unrun ones after it get error results, recorded before the turn ends "cancelled"; a
+command stopped by Ctrl-C is answered with its output so far, marked interrupted, and
+its `ToolFinished(interrupted=True)` follows once that is recorded). A
 termination signal records the same way and is then re-raised. Results the disk refuses
 are held (see `session.recording`). It returns None to go on, or (outcome, stop reason).
 """
@@ -20,7 +22,8 @@ from agent_cli.errors import (
 )
 from agent_cli.events import Notice, SessionEvent, ToolFinished, ToolStarted
 from agent_cli.session.conversation import Conversation
-from agent_cli.session.recording import Steps, record, record_results
+from agent_cli.session.recording import Steps, collect_steps, record, record_results
+from agent_cli.tools.output import ToolInterrupted, ToolOutcome
 
 INTERRUPTED_TOOL_TEXT = "Interrupted by the user (Ctrl-C): the tool did not finish."
 NOT_RUN_TOOL_TEXT = "Not run: the turn was interrupted before this tool started."
@@ -53,20 +56,9 @@ def run_tools(
             results.append(
                 result_block(block["id"], outcome.content, outcome.is_error, outcome.images)
             )
-            yield ToolFinished(
-                block["id"],
-                block["name"],
-                outcome.is_error,
-                outcome.summary,
-                outcome.size_bytes,
-                outcome.artifact_pointer,
-                outcome.content,
-            )
+            yield build_finished_event(block, outcome)
     except KeyboardInterrupt as interrupt:
-        text = INTERRUPTED_TOOL_TEXT
-        if isinstance(interrupt, PermissionQuestionInterrupted):
-            text = ASKING_INTERRUPTED_TEXT
-        yield from record_stopped(conversation, tool_uses, results, text)
+        yield from record_interrupted(conversation, tool_uses, results, interrupt)
         yield _cancel_notice(interrupt)
         return ("cancelled", "tool_use")
     except TerminationRequested as stop:  # recorded, then the process goes on ending
@@ -78,6 +70,46 @@ def run_tools(
     if not (yield from record_results(conversation, results)):
         return ("failed", "tool_use")
     return None
+
+
+def build_finished_event(
+    block: dict[str, Any], outcome: ToolOutcome, *, interrupted: bool = False
+) -> ToolFinished:
+    return ToolFinished(
+        block["id"],
+        block["name"],
+        outcome.is_error,
+        outcome.summary,
+        outcome.size_bytes,
+        outcome.artifact_pointer,
+        outcome.content,
+        interrupted=interrupted,
+    )
+
+
+def record_interrupted(
+    conversation: Conversation,
+    tool_uses: list[dict[str, Any]],
+    results: list[dict[str, Any]],
+    interrupt: KeyboardInterrupt,
+) -> Steps[bool]:
+    """Answer the calls Ctrl-C left without results. A tool that kept its output so far
+    (`ToolInterrupted` with an outcome) is answered with it, and its panel is closed
+    only once that is recorded: a second Ctrl-C while it is shown cannot lose it."""
+    kept = interrupt.outcome if isinstance(interrupt, ToolInterrupted) else None
+    if kept is None:
+        text = INTERRUPTED_TOOL_TEXT
+        if isinstance(interrupt, PermissionQuestionInterrupted):
+            text = ASKING_INTERRUPTED_TEXT
+        return (yield from record_stopped(conversation, tool_uses, results, text))
+    block = tool_uses[len(results)]
+    results.append(result_block(block["id"], kept.content, kept.is_error))
+    notices, recorded = collect_steps(
+        record_stopped(conversation, tool_uses, results, NOT_RUN_TOOL_TEXT)
+    )
+    yield build_finished_event(block, kept, interrupted=True)
+    yield from notices
+    return recorded
 
 
 def _cancel_notice(interrupt: KeyboardInterrupt) -> Notice:

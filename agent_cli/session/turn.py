@@ -19,6 +19,8 @@ Contract of `TurnRunner.run_turn`:
 - Ctrl-C while streaming keeps the text that arrived (marked), drops unfinished tool calls.
   Ctrl-C anywhere else (compacting, or thrown in while the REPL shows an event) ends the
   turn "cancelled" too: nothing half-adopted, a call left without results is answered.
+- `request_watcher` (if set) is called just before each model request is sent, so the
+  REPL can show that it waits; it sees no content and must return quickly.
 - An answer cut at max_tokens keeps its whole blocks (the provider drops a half tool call),
   answers its whole calls without running them, and a `notice` record marks the cut.
 """
@@ -26,7 +28,7 @@ Contract of `TurnRunner.run_turn`:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.errors import (
@@ -115,6 +117,7 @@ class TurnRunner:
         self.artifacts = artifacts  # where oversized user messages are stored whole
         self._instructions = ProjectInstructions()
         self._last_estimate = 0  # the request's tokens as estimated, for calibration
+        self.request_watcher: Callable[[], None] | None = None  # told as each request goes
 
     @property
     def project_instructions(self) -> ProjectInstructions:
@@ -241,6 +244,8 @@ class TurnRunner:
         """Stream one request; the response, None on failure, "cancelled" on Ctrl-C."""
         parts: list[str] = []
         try:
+            if self.request_watcher is not None:
+                self.request_watcher()
             for event in self.provider.stream(request):
                 if isinstance(event, TextDelta):
                     parts.append(event.text)

@@ -62,6 +62,22 @@ class ToolResult:
         return f"{self.header}\n{self.body}" if self.body else self.header
 
 
+class ToolInterrupted(KeyboardInterrupt):
+    """Ctrl-C stopped a tool while it ran, and what it had produced is kept.
+
+    A KeyboardInterrupt on purpose: every handler of Ctrl-C still ends the turn. The tool
+    raises it with `result` (its output so far, marked as interrupted, after it ended
+    whatever it started); the toolbox raises it again with `outcome` set, that result
+    redacted and spilled like any other, so the session records it as the call's
+    result and the REPL shows it. `outcome` is None until the toolbox has built it.
+    """
+
+    def __init__(self, result: ToolResult, outcome: ToolOutcome | None = None) -> None:
+        self.result = result
+        self.outcome = outcome
+        super().__init__(result.summary)
+
+
 def count_noun(count: int, singular: str, plural: str | None = None) -> str:
     """A count with its noun in the right number: "1 file", "3 files", "2 entries"."""
     word = singular if count == 1 else (plural or singular + "s")

@@ -5,9 +5,10 @@ and no controlling terminal), with stdin closed and stdout+stderr combined. The 
 leader is a small supervisor (`command_supervisor`) that starts the command and, should
 agent-cli die while it runs (even by SIGKILL), kills the whole group. It is stopped,
 together with every process in its group (SIGTERM, then SIGKILL after a short grace), when
-the timeout passes, when its output reaches the cap, or when a KeyboardInterrupt arrives;
-the KeyboardInterrupt is re-raised only after the group is ended. Background processes
-that keep the output pipe open after the command itself exits are not waited for.
+the timeout passes, when its output reaches the cap, or when a KeyboardInterrupt arrives.
+Ctrl-C keeps what the command printed: once the group is ended, the tool raises
+`ToolInterrupted` (a KeyboardInterrupt) carrying the output read so far. Background
+processes that keep the output pipe open after the command itself exits are not waited for.
 Anthropic credentials are removed from the command's environment, so a command cannot
 print them into the conversation.
 """
@@ -34,7 +35,7 @@ from agent_cli.termination import termination_held
 from agent_cli.tools.approval import build_command_approval
 from agent_cli.tools.approval_scope import command_target
 from agent_cli.tools.context import PreparedCall, ToolContext
-from agent_cli.tools.output import ToolResult, format_size
+from agent_cli.tools.output import ToolInterrupted, ToolResult, format_size
 from agent_cli.tools.redaction import ALWAYS_SECRET_NAMES
 
 # The secrets a child never inherits are the ones redaction always treats as secret.
@@ -52,7 +53,7 @@ SUPERVISOR_SCRIPT = Path(__file__).with_name("command_supervisor.py")
 class CommandRun:
     output: bytes
     exit_code: int | None  # None when we ended the command
-    stop_reason: str  # "exited", "timeout" or "output_cap"
+    stop_reason: str  # "exited", "timeout", "output_cap" or "interrupted" (Ctrl-C)
 
 
 def prepare_bash(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
@@ -73,7 +74,10 @@ def prepare_bash(context: ToolContext, arguments: dict[str, Any]) -> PreparedCal
             limits.max_output_bytes,
             on_output=context.watch_output,
         )
-        return render_command_run(run, timeout, limits.max_output_bytes, context.secrets)
+        result = render_command_run(run, timeout, limits.max_output_bytes, context.secrets)
+        if run.stop_reason == "interrupted":
+            raise ToolInterrupted(result)
+        return result
 
     return PreparedCall(command, execute, build_command_approval(command), command_target(command))
 
@@ -86,17 +90,24 @@ def run_command(
     environment: Mapping[str, str] | None = None,
     on_output: Callable[[bytes], None] | None = None,
 ) -> CommandRun:
-    """Run `command`; see the module contract for how and when it is stopped."""
+    """Run `command`; see the module contract for how and when it is stopped. A
+    KeyboardInterrupt while it runs ends the group and returns the output read until then
+    as a run stopped "interrupted"; any other BaseException ends the group and goes on."""
     shell = shutil.which("bash") or "/bin/sh"
     child_environment = build_command_environment(
         os.environ if environment is None else environment
     )
+    output = bytearray()  # outlives an interrupt: what was read is kept
     with termination_held() as release, _start(shell, command, cwd, child_environment) as process:
         try:
             release()  # a SIGTERM/SIGHUP that came while it started is raised here
-            output, stop_reason = _collect_output(
-                process, timeout_seconds, max_output_bytes, on_output
+            stop_reason = _collect_output(
+                process, output, timeout_seconds, max_output_bytes, on_output
             )
+        except KeyboardInterrupt:
+            end_process_group(process)
+            _read_what_is_left(process, output, max_output_bytes)
+            return CommandRun(bytes(output), None, "interrupted")
         except BaseException:
             end_process_group(process)
             raise
@@ -151,36 +162,54 @@ def build_command_environment(environment: Mapping[str, str]) -> dict[str, str]:
 
 def _collect_output(
     process: subprocess.Popen[bytes],
+    output: bytearray,
     timeout_seconds: float,
     max_output_bytes: int,
     on_output: Callable[[bytes], None] | None = None,
-) -> tuple[bytearray, str]:
-    """Read the pipe until EOF, timeout, output cap, or the command exits and goes quiet;
-    each chunk read is also handed to `on_output` (the REPL's live view)."""
+) -> str:
+    """Read the pipe into `output` until EOF, timeout, output cap, or the command exits and
+    goes quiet, and say which it was; each chunk read is also handed to `on_output` (the
+    REPL's live view). `output` is the caller's, so what was read survives an interrupt."""
     assert process.stdout is not None
     descriptor = process.stdout.fileno()
-    output = bytearray()
     deadline = time.monotonic() + timeout_seconds
     with selectors.DefaultSelector() as selector:
         selector.register(descriptor, selectors.EVENT_READ)
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                return output, "timeout"
+                return "timeout"
             has_exited = process.poll() is not None
             if not selector.select(min(remaining, _QUIET_SECONDS)):
                 if has_exited:
-                    return output, "exited"
+                    return "exited"
                 continue
             chunk = os.read(descriptor, _READ_CHUNK_BYTES)
             if not chunk:
-                return output, _wait_for_exit(process, deadline)
+                return _wait_for_exit(process, deadline)
             output += chunk
             if on_output is not None:
                 on_output(chunk)
             if len(output) >= max_output_bytes:
                 del output[max_output_bytes:]
-                return output, "output_cap"
+                return "output_cap"
+
+
+def _read_what_is_left(
+    process: subprocess.Popen[bytes], output: bytearray, max_output_bytes: int
+) -> None:
+    """Add to `output` what the ended command wrote that was not read yet (it was printed
+    before Ctrl-C), without waiting for more, up to the cap."""
+    assert process.stdout is not None
+    descriptor = process.stdout.fileno()
+    with selectors.DefaultSelector() as selector:
+        selector.register(descriptor, selectors.EVENT_READ)
+        while len(output) < max_output_bytes and selector.select(0):
+            chunk = os.read(descriptor, _READ_CHUNK_BYTES)
+            if not chunk:
+                return
+            output += chunk
+    del output[max_output_bytes:]
 
 
 def _wait_for_exit(process: subprocess.Popen[bytes], deadline: float) -> str:
@@ -277,6 +306,12 @@ def render_command_run(
             "shorter commands.]"
         )
         return ToolResult(header, body, is_error=True, summary=f"timed out, {size}")
+    if run.stop_reason == "interrupted":
+        header = (
+            "Interrupted by the user (Ctrl-C) while it ran; the command and its whole "
+            "process group were ended. Output so far follows."
+        )
+        return ToolResult(header, body, is_error=True, summary=f"interrupted, {size}")
     if run.stop_reason == "output_cap":
         header = (
             f"Output reached the {format_size(max_output_bytes)} cap; the command and "

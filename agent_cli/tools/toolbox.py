@@ -4,7 +4,9 @@ Contract: `run` never raises for a tool's failure. An unknown tool, bad input, a
 outside the workspace, a denial, a timeout or an exception inside a tool all come back as
 `is_error=True` with a short message saying what to do instead, so every tool_use gets
 exactly one tool_result. Only KeyboardInterrupt (and other BaseExceptions) propagate, and
-`bash` ends its process group before letting one through. Order of a call: check the
+`bash` ends its process group before letting one through; Ctrl-C while `bash` runs comes
+through as a `ToolInterrupted` whose `outcome` is the output so far, finished like any
+result (redacted, spilled), so it can be recorded and shown. Order of a call: check the
 input, prepare (paths, early errors), ask permission when the tool writes or executes,
 execute, remove known secrets (`redaction`: from the result, errors included, before it
 is stored, recorded or sent), then spill big output to the artifact store.
@@ -34,6 +36,7 @@ from agent_cli.tools.file_tools import prepare_edit_file, prepare_read_file, pre
 from agent_cli.tools.listing import prepare_list_dir
 from agent_cli.tools.output import (
     ArtifactSink,
+    ToolInterrupted,
     ToolOutcome,
     ToolResult,
     build_error_outcome,
@@ -214,6 +217,9 @@ class Toolbox:
             )
         try:
             result = self._prepare_and_execute(spec, tool_input)
+        except ToolInterrupted as interrupt:  # the output so far, kept as its result
+            outcome = self._finish(spec, interrupt.result)
+            raise ToolInterrupted(interrupt.result, outcome) from None
         except ToolError as error:
             return self._error_outcome(str(error), f"error: {_first_words(str(error))}")
         except OSError as error:
@@ -227,6 +233,10 @@ class Toolbox:
             return self._error_outcome(message, f"error: {type(error).__name__}")
         if result is None:
             return self._refusal_outcome(name)
+        return self._finish(spec, result)
+
+    def _finish(self, spec: ToolSpec, result: ToolResult) -> ToolOutcome:
+        """What a tool produced, secrets removed, big output spilled to an artifact."""
         return build_outcome(
             redact_result(result, self._redactor),
             artifacts=self._context.artifacts,
