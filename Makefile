@@ -14,8 +14,15 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# The suite runs on pytest-xdist workers, more than a 2-core box has cores: most tests wait
+# on a terminal, a subprocess or a fake server, not on the CPU. Tests marked `serial`
+# cannot share the machine (one loads the CPU on purpose): they run first, alone.
+# `make test TEST_WORKERS=0` runs everything in one process.
+TEST_WORKERS ?= 4
+
 test: compile
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -p no:xdist -m serial
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not serial"
 
 lint: install
 	$(BIN)/ruff check .

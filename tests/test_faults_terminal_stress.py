@@ -146,6 +146,7 @@ def assert_every_transcript_resumes_valid(home: Path, workspace: Path) -> None:
 
 
 @pytest.mark.e2e
+@pytest.mark.serial  # it loads the CPU on purpose: tests beside it would pass their bounds
 @pytest.mark.timeout(TIME_BUDGET_SECONDS + 180)
 def test_closing_the_terminal_at_random_moments_under_load_always_ends_agent_cli_soundly(
     terminals, isolated_home: Path, tmp_path: Path, cpu_load: None

@@ -241,6 +241,23 @@ def test_the_first_count_writes_no_file_in_the_temp_folder_or_the_cache(tmp_path
     assert sorted(tmp_path.rglob("*")) == [cache, temp]
 
 
+def test_every_counter_of_a_process_counts_with_the_one_encoding_built_first(monkeypatch):
+    """Building cl100k parses 100,000 ranks (about a second of CPU on a loaded 2-core
+    box): a process builds it once, not once per counter."""
+    import tiktoken
+
+    assert TokenCounter().count_text("warm up") > 0
+
+    def build_again(*args, **kwargs):
+        raise AssertionError("the encoding was built a second time")
+
+    monkeypatch.setattr(tiktoken, "Encoding", build_again)
+    later = TokenCounter()
+    assert later.count_text("hello world") == 2
+    assert later.estimator == TIKTOKEN_ESTIMATOR
+    assert later.load_failure is None
+
+
 def test_a_bundled_data_file_that_does_not_hash_right_is_refused():
     from agent_cli.errors import EncodingDataMismatch
     from agent_cli.token_estimation import CL100K_SHA256, build_cl100k_encoding
