@@ -233,3 +233,57 @@ def test_a_streamable_http_server_on_loopback_is_reached_with_its_headers(tmp_pa
     finally:
         web.kill()
         web.wait()
+
+
+@pytest.mark.parametrize(
+    ("mode", "says", "status"),
+    [
+        ("no_content", "answered odd with something unreadable", "ready"),
+        ("bad_item", "answered odd with something unreadable", "ready"),
+        ("not_json", "got no answer in 3 s", "failed"),
+    ],
+)
+def test_a_malformed_answer_is_an_error_result_and_nothing_reaches_the_terminal(
+    tmp_path, capfd, mode, says, status
+):
+    raw = DEMO.with_name("raw_server.py")
+    hub = McpHub(
+        [McpServerSettings("raw", command=sys.executable, args=(str(raw), mode), timeout=3)],
+        tmp_path,
+        startup_limit=20,
+    )
+    hub.start()
+    try:
+        assert hub.wait_for_start(30) == []
+        assert _state(hub, "raw").status == "ready", _state(hub, "raw").reason
+        outcome = hub.call("raw", "odd", {})
+        assert outcome.items == () and says in outcome.failure
+        assert _state(hub, "raw").status == status
+    finally:
+        hub.close()
+    printed = capfd.readouterr()
+    assert "Traceback" not in printed.err and "ValidationError" not in printed.err
+
+
+def test_a_garbage_line_from_a_server_leaves_no_traceback_on_the_terminal(tmp_path):
+    """Outside pytest (whose log capture would hide it) the SDK's log record of a line
+    that is not JSON-RPC must not reach stderr: the state says what happened."""
+    import subprocess
+
+    script = f"""
+import sys
+from pathlib import Path
+from agent_cli.mcp_servers.hub import McpHub
+from agent_cli.mcp_servers.settings import McpServerSettings
+settings = McpServerSettings("raw", command=sys.executable,
+    args=({str(DEMO.with_name("raw_server.py"))!r}, "not_json"), timeout=2)
+hub = McpHub([settings], Path({str(tmp_path)!r}), startup_limit=20)
+hub.start()
+assert hub.wait_for_start(30) == []
+print(hub.call("raw", "odd", {{}}).failure)
+hub.close()
+"""
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=90)
+    assert run.returncode == 0, run.stderr
+    assert "got no answer" in run.stdout
+    assert run.stderr == ""

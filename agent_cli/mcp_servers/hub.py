@@ -181,6 +181,7 @@ class McpHub:
     # --- on the hub's loop ---------------------------------------------------------------
 
     def _run_loop(self, ready: threading.Event) -> None:
+        _quiet_sdk_logs()
         loop = asyncio.new_event_loop()
         loop.set_exception_handler(_ignore_loop_noise)
         self._loop = loop
@@ -423,6 +424,17 @@ def _tail(errlog: IO[str]) -> str:
         lines = [line.strip() for line in errlog.read()[-4_000:].splitlines() if line.strip()]
         return " | ".join(line[:200] for line in lines[-STDERR_TAIL_LINES:])
     return ""
+
+
+def _quiet_sdk_logs() -> None:
+    """Keep the SDK's log records (a server's garbage line, with its traceback) off the
+    user's terminal: what they mean reaches the user as a state or an error result."""
+    import logging
+
+    for name in ("mcp", "httpx", "httpx2"):
+        logger = logging.getLogger(name)
+        logger.addHandler(logging.NullHandler())
+        logger.propagate = False
 
 
 def _ignore_loop_noise(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
