@@ -353,9 +353,19 @@ class ReplDriver:
         self.terminal.press("Enter")
 
     def toolbar(self) -> str:
-        """The bottom toolbar: the last non-empty row on screen."""
-        rows = [row for row in self.terminal.visible().splitlines() if row.strip()]
-        return rows[-1] if rows else ""
+        """The bottom toolbar: the last non-empty row on screen, once the toolbar is drawn
+        there (right after a turn the prompt row may be on screen before it)."""
+
+        def last_row(screen: str) -> str:
+            rows = [row for row in screen.splitlines() if row.strip()]
+            return rows[-1] if rows else ""
+
+        screen = self.terminal.wait_for(
+            lambda seen: last_row(seen).startswith("ctx "),
+            "the toolbar",
+            source=self.terminal.visible,
+        )
+        return last_row(screen)
 
 
 def start_repl(
