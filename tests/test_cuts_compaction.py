@@ -98,7 +98,7 @@ def test_l1_cut_anywhere_leaves_no_piece_of_a_secret(case, budget, as_blocks, re
     def shown(text: str) -> str:
         if as_blocks:
             cut = build_truncated_blocks([{"type": "text", "text": text}], budget, counter, secrets)
-            out = " ".join(block["text"] for block in cut) if cut else text
+            out = " ".join(block["text"] for block in cut[0]) if cut else text
         else:
             out = (build_truncated_text(text, budget, counter, secrets) or (text, 0))[0]
         return secrets.redact(out)

@@ -3,7 +3,7 @@
 A session's index follows its view turn by turn and meets each compaction's output (a
 digest message, perhaps a summary, results cut by L1, reads and messages gone). Whatever
 sequence of appends and compactions came before, what the kept index says of the view
-(its count, the facts of every message, L2's kept outcome) is what a fresh index on a
+(its count, the facts of every message, what L1 and L2 make of the view with them) is what a fresh index on a
 fresh counter finds: the index is never stale and never depends on what was cached.
 
 L1's cut results count the same on any counter because the cut block carries its count
@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_cli.compaction import CompactionPolicy, ViewIndex, compact_context
-from agent_cli.compaction.layers.read_keys import read_rule
+from agent_cli.compaction.layers.dedup import build_dedup_outcome
+from agent_cli.compaction.layers.truncate import build_truncation_outcome
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
 from agent_cli.errors import MessageViewLimitExceeded
 from agent_cli.frozen import freeze
@@ -74,11 +75,14 @@ def _comparable_facts(index: ViewIndex, view: list[Message]) -> list[Any]:
 
 
 def _kept_outcome(index: ViewIndex, view: list[Message], policy: CompactionPolicy) -> Any:
-    plan = index.facts().running_reads(view, read_rule(policy))
-    if plan is None:
-        return None
-    removed = [entry._replace(counted=None) for entry in plan.removed]
-    return plan.changes, removed, plan.superseded, plan.tokens_saved
+    """What L1 and L2 make of the view (minus its digest) with the index's facts: the
+    cuts it recorded, the reads and calls it keyed."""
+    facts = index.facts()
+    base = [message for message in view if not is_digest_message(message)]
+    cut = build_truncation_outcome(base, policy, index.counter, facts)
+    deduped = build_dedup_outcome(cut.messages, policy, index.counter, facts)
+    removed = [entry._replace(counted=None) for entry in (deduped.removed or ([], []))[1]]
+    return cut.messages, cut.tokens_saved, deduped.messages, deduped.tokens_saved, removed
 
 
 def _assert_equals_a_fresh_index(

@@ -32,7 +32,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.compaction.layers.read_keys import read_rule
-from agent_cli.compaction.memo.facts import FactsIndex, RecordedFacts, record_facts
+from agent_cli.compaction.layers.truncate import cut_message
+from agent_cli.compaction.memo.facts import Cutter, FactsIndex, RecordedFacts, record_facts
 from agent_cli.compaction.policy import CompactionPolicy, ReadRule
 from agent_cli.errors import ToolProtocolError
 from agent_cli.protocol import ProtocolScan
@@ -41,6 +42,7 @@ from agent_cli.token_memo import build_snapshot
 from agent_cli.tokens import TokenCounter
 
 Message = dict[str, Any]
+Terms = tuple[ReadRule, SecretForms, int]  # what recorded facts depend on of a policy
 DEFAULT_POLICY = CompactionPolicy()
 
 
@@ -54,7 +56,7 @@ class ViewIndex:
         self._tokens = 0
         self._tool_ids: set[str] = set()
         self._facts = RecordedFacts()
-        self._terms: tuple[ReadRule, SecretForms] | None = None
+        self._terms: Terms | None = None
 
     @property
     def tokens(self) -> int:
@@ -70,7 +72,7 @@ class ViewIndex:
         """Validate `messages` and return their tokens, extending or rebuilding the index
         (module doc). Raises ToolProtocolError for an invalid view."""
         policy = DEFAULT_POLICY if policy is None else policy
-        terms = (read_rule(policy), policy.secret_forms)
+        terms = (read_rule(policy), policy.secret_forms, policy.max_tool_result_tokens)
         if terms != self._terms or not self._is_prefix_of(messages):
             self._clear(terms)
         start = len(self._snapshots)
@@ -80,7 +82,9 @@ class ViewIndex:
         answered = scan.finish()  # an invalid view raises here and leaves the index as it was
         try:
             tokens = self.counter.count_messages(added)
-            record_facts(self._facts, added, start, answered, self.counter, policy)
+            record_facts(
+                self._facts, added, start, answered, self.counter, policy, self._cutter(policy)
+            )
         except BaseException:  # a bad view or Ctrl-C: never leave a half-extended index
             self._clear(None)
             raise
@@ -101,6 +105,11 @@ class ViewIndex:
         """The facts of the view measured last, for one compaction run."""
         return FactsIndex(self.counter, self._facts, self._messages)
 
+    def _cutter(self, policy: CompactionPolicy) -> Cutter:
+        """L1 on one message under `policy`, for the facts recorded under it."""
+        budget, counter, secrets = policy.max_tool_result_tokens, self.counter, policy.secret_forms
+        return lambda message, found: cut_message(message, found, budget, counter, secrets)
+
     def _is_prefix_of(self, messages: Sequence[Message]) -> bool:
         """True when `messages` starts with messages equal to the indexed snapshots.
 
@@ -117,7 +126,7 @@ class ViewIndex:
         prefix = messages[: len(known)]
         return (prefix if isinstance(prefix, list) else list(prefix)) == known
 
-    def _clear(self, terms: tuple[ReadRule, SecretForms] | None) -> None:
+    def _clear(self, terms: Terms | None) -> None:
         self._snapshots, self._messages, self._tokens = [], (), 0
         self._tool_ids, self._facts, self._terms = set(), RecordedFacts(), terms
 

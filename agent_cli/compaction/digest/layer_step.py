@@ -21,9 +21,9 @@ from typing import Any
 
 from agent_cli.compaction.digest.entries import Digest, digest_from_message
 from agent_cli.compaction.digest.merge import (
+    carry_line_count,
     count_digest,
     count_rendered_message,
-    digest_message_tokens,
     merge_digest,
 )
 from agent_cli.compaction.digest.removed_items import RemovedInteraction, RemovedRequest
@@ -51,7 +51,7 @@ def apply_step_with_digest(
     """Run `step` on `view` minus its digest and merge what it removed (module doc);
     `facts`, the run's index, spares rescanning what was removed."""
     base, digest_message = split_digest(view)
-    digest_tokens = digest_message_tokens(digest_message, counter) if digest_message else 0
+    digest_tokens = count_digest(digest_message, counter) if digest_message else 0
     outcome = step(base, view_tokens - digest_tokens)
     if outcome.outcome != APPLIED:
         return dataclasses.replace(outcome, messages=view, tokens_saved=0)
@@ -68,7 +68,7 @@ def apply_step_with_digest(
             rendered,
             secrets=policy.secret_forms,
         )
-        digest_message = build_digest_message(digest)
+        digest_message = carry_line_count(build_digest_message(digest), counter)
         if facts is not None:  # the next step of this run need not parse it again
             facts.note_digest(digest_message, digest)
         saved += digest_tokens - count_digest(digest_message, counter)

@@ -23,9 +23,10 @@ The budget is in the caller's counter's tokens and covers the whole message (hea
 titles, the "older" line), so a digest whose requests fit stays within
 `policy.digest_tokens` as every figure counts it. Each rendered line is counted once,
 with its newline, through the counter's text memo, and the budget weighs the sum of its
-lines' counts: cl100k never joins a line break with the text after it, so the message's
-own count (`count_digest`, the whole text counted once per new digest) is that sum or a
-little less (blank or indented lines). Pure.
+lines' counts: cl100k never joins a line break with the text after it, so the whole
+text's tokenization would be that sum or a little less (blank or indented lines). The
+digest message carries that sum as its count (`carry_line_count`), so every figure
+counts it the same way, on any counter. Pure.
 """
 
 from __future__ import annotations
@@ -148,13 +149,17 @@ def _count_rendered_text(text: str, counter: TokenCounter) -> int:
 
 
 def count_digest(message: dict[str, Any], counter: TokenCounter) -> int:
-    """Tokens of a digest message as every figure counts it (`digest_message_tokens`):
-    its text counted whole, so the same message counts the same on any counter, whatever
-    that counter has seen (module doc: how it relates to the budget's sum of lines)."""
-    return digest_message_tokens(message, counter)
+    """Tokens of a digest message as every figure counts it: `counter.count_message`'s
+    figure, from the count the message carries (`carry_line_count`) or its text counted
+    whole, without the message memo, which would snapshot the thousand entries it holds."""
+    return MESSAGE_OVERHEAD_TOKENS + counter.count_message_content(message)
 
 
-def digest_message_tokens(message: dict[str, Any], counter: TokenCounter) -> int:
-    """`counter.count_message(message)`'s figure for a digest message, from the text memo
-    alone: the message memo would snapshot the thousand entries the message carries."""
-    return MESSAGE_OVERHEAD_TOKENS + counter.count_content(message.get("content"))
+def carry_line_count(message: dict[str, Any], counter: TokenCounter) -> dict[str, Any]:
+    """A digest message marked with its lines' count (`count_rendered_message`, without
+    the overhead) as the count of its text (`tokens.COUNT_KEY`): each line was counted as
+    it was written, so the whole text is never tokenized again, and the message counts
+    the same on any counter."""
+    text = message.get("content")
+    lines = count_rendered_message(message, counter) - MESSAGE_OVERHEAD_TOKENS
+    return counter.carry_count(message, text, lines) if isinstance(text, str) else message

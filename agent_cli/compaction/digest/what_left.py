@@ -26,6 +26,7 @@ from agent_cli.compaction.digest.removed_items import (
 from agent_cli.compaction.memo.facts import FactsIndex
 from agent_cli.compaction.memo.message_facts import MessageFacts
 from agent_cli.protocol import Interaction
+from agent_cli.tokens import TokenCounter
 
 
 def collect_removed(
@@ -141,17 +142,19 @@ def _add_lost_texts(
 def collect_removed_calls(
     messages: Sequence[dict[str, Any]],
     located: Mapping[str, Interaction],
+    counter: TokenCounter,
     facts: FactsIndex | None = None,
-) -> tuple[list[RemovedInteraction], int | None]:
+) -> tuple[list[RemovedInteraction], int]:
     """`collect_removed` for a step that removed exactly the calls `located` (id -> the
     indices in `messages` of its tool_use and tool_result messages) and no user text
     (L2: it drops tool blocks, and only messages they leave empty): the same entries in
     the same order, newest call first, found from where they are instead of by comparing
-    the two views. Also the tokens of their blocks when the per-turn check recorded
-    every one of these calls as it is (`MessageFacts.call_tokens`), else None."""
+    the two views. Also the tokens of their blocks by `counter`: as the per-turn check
+    recorded them (`MessageFacts.call_tokens`) where an entry is the recorded one, else
+    counted (a result L1 cut carries its count)."""
     facts_of = (FactsIndex(None) if facts is None else facts).of
     removed: list[RemovedInteraction] = []
-    tokens: int | None = 0
+    tokens = 0
     for index in sorted({where.tool_use_message for where in located.values()}, reverse=True):
         use_facts = facts_of(messages[index])
         for use in reversed(use_facts.uses):
@@ -164,20 +167,22 @@ def collect_removed_calls(
                 if result.get("tool_use_id") == tool_id:
                     entry = _removed_call(use, tool_id, use_facts, (result, result_facts))
                     removed.append(entry)
-                    tokens = _add_call_tokens(tokens, entry, use_facts)
+                    tokens += _call_tokens(entry, use_facts, counter)
                     break
     return removed, tokens
 
 
-def _add_call_tokens(
-    tokens: int | None, entry: RemovedInteraction, facts: MessageFacts
-) -> int | None:
-    """`tokens` plus those of `entry`'s blocks when `facts` recorded this very entry."""
-    if tokens is None or facts.call_tokens is None or facts.calls is None:
-        return None
-    if facts.calls.get(entry.tool_use_id) is not entry:
-        return None
-    return tokens + facts.call_tokens[entry.tool_use_id]
+def _call_tokens(entry: RemovedInteraction, facts: MessageFacts, counter: TokenCounter) -> int:
+    """The tokens of `entry`'s two blocks, as `facts` recorded them where it names these
+    very blocks (a result L1 cut is counted: it carries its count)."""
+    recorded = facts.calls.get(entry.tool_use_id) if facts.calls is not None else None
+    if recorded is None or facts.call_tokens is None or recorded.use is not entry.use:
+        result = 0 if entry.result is None else counter.count_block(entry.result)
+        return counter.count_block(entry.use) + result
+    use_tokens, result_tokens = facts.call_tokens[entry.tool_use_id]
+    if recorded.result is not entry.result:
+        result_tokens = 0 if entry.result is None else counter.count_block(entry.result)
+    return use_tokens + result_tokens
 
 
 def _removed_call(

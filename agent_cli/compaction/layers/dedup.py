@@ -82,26 +82,14 @@ def build_dedup_outcome(
     facts: FactsIndex | None = None,
 ) -> LayerOutcome:
     """Apply L2 to a valid view and say what it did (`facts`: the run's index)."""
-    plan = None if facts is None else facts.running_reads(messages, read_rule(policy))
-    if plan is not None:  # the per-turn checks kept L2's outcome up to date
-        if not plan.superseded:
-            return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
-        view = apply_changes(messages, plan.changes)
-        return LayerOutcome(
-            view,
-            plan.tokens_saved,
-            removed_tool_use_ids=plan.superseded,
-            messages_removed=len(messages) - len(view),
-            removed=([], plan.removed),
-        )
     superseded = find_superseded_reads(messages, policy, facts)
     if not superseded:
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
     located = locate_interactions(messages, superseded)
     changes = strip_interactions(messages, superseded, located)
     view = apply_changes(messages, changes)
-    removed, blocks = collect_removed_calls(messages, located, facts)
-    if blocks is None or len(removed) != len(superseded):  # not all recorded: count them
+    removed, blocks = collect_removed_calls(messages, located, counter, facts)
+    if len(removed) != len(superseded):  # a call not found where located: count the change
         saved = measure_removal_savings(messages, changes, counter)
     else:  # a message counts its overhead and its blocks: these left, and emptied ones
         saved = blocks + MESSAGE_OVERHEAD_TOKENS * (len(messages) - len(view))

@@ -25,8 +25,10 @@ from typing import Any
 
 from agent_cli.compaction.layers.entry_point import run_layer_alone
 from agent_cli.compaction.memo.facts import FactsIndex
+from agent_cli.compaction.memo.message_facts import CutFacts, MessageFacts
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
+from agent_cli.frozen import freeze, is_frozen
 from agent_cli.safe_cuts import safe_head_end, safe_tail_start
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import TokenCounter
@@ -200,8 +202,9 @@ def _text_tokens(block: dict[str, Any], counter: TokenCounter) -> int:
 
 def build_truncated_blocks(
     blocks: list[Any], budget: int, counter: TokenCounter, secrets: SecretForms = NO_SECRETS
-) -> list[Any] | None:
-    """A list result cut to about `budget` tokens, or None when nothing shrank.
+) -> tuple[list[Any], int] | None:
+    """A list result cut to about `budget` tokens and the cut's count, or None when
+    nothing shrank.
 
     The text blocks are read as one stream with one head, one marker and one tail (see
     `_cut_stream`), so a result of many small blocks keeps its first and last ones
@@ -230,42 +233,63 @@ def build_truncated_blocks(
             keep *= min(0.9, budget / size * 0.95)
         else:
             keep *= 0.5
-    return candidate if candidate is not None and size < original else None
+    return (candidate, size) if candidate is not None and size < original else None
 
 
 def _truncate_result(
     block: dict[str, Any], budget: int, counter: TokenCounter, secrets: SecretForms
-) -> dict[str, Any] | None:
+) -> tuple[dict[str, Any], int] | None:
+    """The cut result and the tokens it saves (its content's count before minus after;
+    the rest of the block is unchanged), or None."""
     content = block.get("content")
     if isinstance(content, str):
         original = counter.count_result_content(block)
         cut_text = build_truncated_text(content, budget, counter, secrets, original)
         if cut_text is None:
             return None
-        return counter.carry_count({**block, "content": cut_text[0]}, *cut_text)
-    if isinstance(content, list) and counter.count_content(content) > budget:
+        return counter.carry_count({**block, "content": cut_text[0]}, *cut_text), (
+            original - cut_text[1]
+        )
+    if isinstance(content, list):
+        original = counter.count_content(content)
+        if original <= budget:
+            return None
         cut = build_truncated_blocks(content, budget, counter, secrets)
-        return None if cut is None else {**block, "content": cut}
+        return None if cut is None else ({**block, "content": cut[0]}, original - cut[1])
     return None
 
 
-def _truncate_message(
-    message: dict[str, Any], budget: int, counter: TokenCounter, secrets: SecretForms
-) -> tuple[dict[str, Any], int, int] | None:
-    """A smaller copy of a user message, how many results it cut and the tokens it saves,
-    or None."""
+def cut_message(
+    message: dict[str, Any],
+    found: MessageFacts,
+    budget: int,
+    counter: TokenCounter,
+    secrets: SecretForms,
+) -> CutFacts | None:
+    """L1's cut of a user message whose facts are `found`: a smaller copy with each
+    result over `budget` cut (frozen when `message` is), or None when nothing shrank.
+    A message's count is the sum of its blocks', so the saving is what the cut results
+    save; the smaller message's facts follow from `found` (same texts and pointer)."""
     content = message["content"]
-    blocks, cut_count = list(content), 0
+    blocks, results_cut, saved = list(content), 0, 0
     for index, block in enumerate(content):
         if isinstance(block, dict) and block.get("type") == "tool_result":
             cut = _truncate_result(block, budget, counter, secrets)
             if cut is not None:
-                blocks[index], cut_count = cut, cut_count + 1
-    if cut_count == 0:
+                blocks[index], results_cut, saved = cut[0], results_cut + 1, saved + cut[1]
+    if results_cut == 0 or saved <= 0:
         return None
     smaller = {**message, "content": blocks}
-    saved = counter.count_message(message) - counter.count_message(smaller)
-    return None if saved <= 0 else (smaller, cut_count, saved)
+    if is_frozen(message):
+        smaller = freeze(smaller)
+    results = tuple(
+        block
+        for block in smaller["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+    )
+    largest = max(map(counter.count_result_content, results), default=0)
+    facts = MessageFacts(found.texts, found.uses, results, found.pointer, largest)
+    return CutFacts(budget, smaller, results_cut, saved, facts)
 
 
 def find_oversized_results(
@@ -327,13 +351,19 @@ def build_truncation_outcome(
     if facts is not None and facts.largest_result is not None and facts.largest_result <= budget:
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
     view, saved, truncated = list(messages), 0, 0
+    facts_of = FactsIndex(counter).of if facts is None else facts.of
     for index in find_oversized_results(messages, budget, counter, facts):
         message = messages[index]
-        change = _truncate_message(message, budget, counter, policy.secret_forms)
-        if change is not None:
-            view[index] = change[0]
-            truncated += change[1]
-            saved += change[2]
+        found = facts_of(message)
+        cut = found.cut
+        if cut is None or cut.budget != budget:
+            cut = cut_message(message, found, budget, counter, policy.secret_forms)
+        if cut is not None:
+            view[index] = cut.message
+            truncated += cut.results_cut
+            saved += cut.saved
+            if facts is not None:
+                facts.note(cut.message, cut.facts)
     if truncated == 0:
         return LayerOutcome(view, 0, outcome=NO_CHANGE)
     return LayerOutcome(view, saved, results_truncated=truncated)

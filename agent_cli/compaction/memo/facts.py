@@ -25,9 +25,6 @@ Contract:
   `FactsIndex.largest_result` is the largest tool_result of the view it was built for.
   A layer that rebuilds a message may tell the index its facts (`note`); a digest step
   keeps the digest it built (`note_digest`, `digest_of`) for the next step of the run.
-- `RecordedFacts.reads` is L2's outcome kept up to date as messages are recorded
-  (`running_reads`); `FactsIndex.running_reads(view, rule)` gives it to L2 when `view`
-  is the one followed (`running_reads.align_plan`).
 - Memory: recorded facts live in the view's `ViewIndex`, beside the snapshots
   they mirror, and go with them; an index lives for one run.
 Pure: no I/O.
@@ -35,19 +32,19 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from agent_cli.compaction.digest.entries import Digest
 from agent_cli.compaction.layers.read_keys import find_reads, read_rule
 from agent_cli.compaction.memo.message_facts import (
+    CutFacts,
     MessageFacts,
     build_message_facts,
     note_calls,
 )
-from agent_cli.compaction.memo.running_reads import ReadsPlan, RunningReads, align_plan
-from agent_cli.compaction.policy import CompactionPolicy, ReadRule
+from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.frozen import is_frozen
 from agent_cli.tokens import TokenCounter
 
@@ -66,7 +63,9 @@ class RecordedFacts:
     frozen: KnownFacts = field(default_factory=dict)
     plain: list[tuple[int, Message, MessageFacts]] = field(default_factory=list)
     largest_result: int = 0
-    reads: RunningReads = field(default_factory=RunningReads)  # L2, kept up to date
+
+
+Cutter = Callable[[Message, MessageFacts], CutFacts | None]  # L1 on one message
 
 
 def record_facts(
@@ -76,19 +75,24 @@ def record_facts(
     interactions: Mapping[str, tuple[int, int]],
     counter: TokenCounter,
     policy: CompactionPolicy | None = None,
+    cut: Cutter | None = None,
 ) -> None:
     """Build the facts of `messages` (message `start` of a view onwards, just validated;
     `interactions` are the calls answered among them) and record them, with the reads
     keyed as L2 compares them under the policy the check runs under (the default one
-    when it names none; `read_keys`), and L2's running outcome (`running_reads`)."""
+    when it names none; `read_keys`) and, for a frozen message with a result over that
+    policy's per-result budget, what `cut` (L1 on one message) makes of it."""
     policy = DEFAULT_POLICY if policy is None else policy
     facts = [build_message_facts(message, counter) for message in messages]
     note_calls(facts, messages, start, interactions, counter, policy.secret_forms)
-    rule = read_rule(policy)
+    rule, budget = read_rule(policy), policy.max_tool_result_tokens
     for index, found in enumerate(facts):
         if found.uses:
             facts[index] = found._replace(reads=find_reads(found.uses, policy), read_rule=rule)
-    recorded.reads.add(messages, facts, start, interactions, rule)
+        elif cut is not None and (found.largest_result or 0) > budget:
+            message = messages[index]
+            if is_frozen(message) and message.get("role") == "user":
+                facts[index] = found._replace(cut=cut(message, found))
     for index, (message, message_facts) in enumerate(zip(messages, facts, strict=True), start):
         recorded.largest_result = max(recorded.largest_result, message_facts.largest_result or 0)
         if is_frozen(message):
@@ -116,7 +120,6 @@ class FactsIndex:
         self._known: KnownFacts = {} if recorded is None else recorded.frozen
         self._made: KnownFacts | None = None
         self._plain = (recorded.plain, view) if recorded and recorded.plain else None
-        self._recorded, self._view = recorded, view
         self._digests: dict[int, tuple[Message, Digest]] = {}
 
     def note_digest(self, message: Message, digest: Digest) -> None:
@@ -139,24 +142,9 @@ class FactsIndex:
                 entry = made[key] = (message, build_message_facts(message, self._counter))
         return entry[1]
 
-    def running_reads(self, messages: Sequence[Message], rule: ReadRule) -> ReadsPlan | None:
-        """L2's outcome on `messages` as the per-turn checks kept it (`running_reads`),
-        with positions in `messages`, when `messages` is the view they followed (perhaps
-        without its digest message, perhaps with results L1 cut); else None. The facts
-        of the messages it rebuilds are noted for the rest of the run."""
-        plan = None if self._recorded is None else self._recorded.reads.plan(rule, len(self._view))
-        if plan is None:
-            return None
-        if self._counter is None:
-            return None
-        plan = align_plan(plan, messages, self._view, self._counter.count_block)
-        for message, facts in plan.rebuilt if plan is not None else ():
-            self.note(message, facts)
-        return plan
-
     def note(self, message: Message, facts: MessageFacts) -> None:
-        """Take `facts` as those of `message` for the rest of the run: a layer that rebuilt
-        the message knows them from the one it replaced (`running_reads`)."""
+        """Take `facts` as those of `message` for the rest of the run: a layer that built
+        the message knows them from the one it replaced (L1's cut results)."""
         made = self._made if self._made is not None else self._start_made()
         made[id(message)] = (message, facts)
 

@@ -36,7 +36,8 @@ class MessageFacts(NamedTuple):
     pointer: str | None
     largest_result: int | None
     calls: dict[str, RemovedInteraction] | None = None
-    call_tokens: dict[str, int] | None = None  # both blocks of each of `calls`, counted
+    # the tool_use and the tool_result block of each of `calls`, counted
+    call_tokens: dict[str, tuple[int, int]] | None = None
     reads: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (id, read key), under `read_rule`
     read_rule: ReadRule | None = None  # None: `reads` not found (messages with calls)
     # every call's entry, newest first, when all of them were answered (`calls`), and
@@ -44,6 +45,21 @@ class MessageFacts(NamedTuple):
     # they are (`what_left.collect_changed`)
     in_order: tuple[RemovedInteraction, ...] = ()
     answered_in: tuple[Message, ...] = ()
+    # L1's cut of this message under the check's policy, when it has a result over the
+    # per-result budget and is frozen (`view_index`): found once, as a fact of it
+    cut: CutFacts | None = None
+
+
+class CutFacts(NamedTuple):
+    """What L1 makes of one message: the per-result budget it was cut to, the smaller
+    message (frozen, so every run may share it), how many results it cut, the tokens
+    that saves, and the smaller message's facts."""
+
+    budget: int
+    message: Message
+    results_cut: int
+    saved: int
+    facts: MessageFacts
 
 
 def user_texts(message: Message) -> Iterator[str]:
@@ -112,7 +128,7 @@ def note_calls(
         use_facts.calls[tool_id] = RemovedInteraction(
             tool_id, use, result, pointer, line, (counter, tokens)
         )
-        use_facts.call_tokens[tool_id] = counter.count_block(use) + counter.count_block(result)
+        use_facts.call_tokens[tool_id] = (counter.count_block(use), counter.count_block(result))
         answered.setdefault(use_index - start, []).append(messages[result_index - start])
     for position, result_messages in answered.items():
         _note_order(facts, position, result_messages)

@@ -1,9 +1,11 @@
-"""L2 kept up to date by the per-turn check (`compaction.running_reads`).
+"""What the per-turn check keeps of each message, taken by the layers.
 
-A session checks its view every turn; by the time it compacts, the check has already
-found which reads a later read made redundant. These tests hold that shortcut to what
-L2 finds by scanning: the same view, figures and digest, also after an earlier
-compaction left a digest in the view, and never taken for a view it did not follow.
+A session checks its view every turn, so by the time it compacts, its `ViewIndex`
+knows each message's facts: reads keyed for L2, answered calls with their digest
+entries and block counts, and L1's cut of a message whose result is over the budget.
+These tests hold a run that takes them to the run a fresh index gives (the same view,
+figures, reports and digest), also after an earlier compaction left a digest, and show
+that what was kept is taken and never outlives a change of what it depends on.
 """
 
 from __future__ import annotations
@@ -14,14 +16,13 @@ from typing import Any
 import pytest
 from compaction_support import assistant, make_counter, read_use, text, tool_result, user
 
-import agent_cli.compaction.layers.dedup as dedup
+import agent_cli.compaction.layers.truncate as truncate
 from agent_cli.compaction import CompactionPolicy, ViewIndex, compact_context
 from agent_cli.compaction.digest.entries import Digest, RequestEntry, digest_from_message
 from agent_cli.compaction.digest.render import build_digest_message
-from agent_cli.compaction.layers.read_keys import read_rule
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message
-from agent_cli.compaction.memo.facts import FactsIndex
-from agent_cli.frozen import freeze
+from agent_cli.frozen import freeze, is_frozen
+from agent_cli.tokens import COUNT_KEY
 
 POLICY = CompactionPolicy(
     soft_threshold=1_500, hard_limit=10**6, keep_recent_messages=12, max_tool_result_tokens=200
@@ -56,99 +57,92 @@ def _outcome(view: list[dict[str, Any]], index: ViewIndex) -> tuple[Any, ...]:
     return result.messages, result.tokens_before, result.tokens_after, result.reports
 
 
-def _refuse_scanning(monkeypatch: pytest.MonkeyPatch) -> None:
-    def scan(*args: Any, **kwargs: Any) -> None:
-        raise AssertionError("L2 scanned the view instead of taking what the checks kept")
-
-    monkeypatch.setattr(dedup, "find_superseded_reads", scan)
-
-
-def _session(frozen: bool, scan: bool, monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
-    """Two compactions of a session checked turn by turn, the second with the first's
-    digest in its view; with `scan`, L2 is made to scan (the kept outcome withheld),
-    else scanning fails the test."""
+def _session(frozen: bool, checked: bool) -> list[tuple[Any, ...]]:
+    """Two compactions of a session, the second with the first's digest in its view:
+    with `checked`, the index followed the view turn by turn; else each compaction
+    starts from a fresh index on a fresh counter."""
     index = ViewIndex(make_counter()[0])
     view = [user("Please tidy src/."), *_turns(0, 30)]
     outcomes = []
     for more in (30, 30):
         view = [freeze(m) for m in view] if frozen else view
-        _check_turn_by_turn(view, index)
-        with monkeypatch.context() as patched:
-            if scan:
-                patched.setattr(FactsIndex, "running_reads", lambda *args: None)
-            else:
-                _refuse_scanning(patched)
-            outcomes.append(_outcome(view, index))
+        if checked:
+            _check_turn_by_turn(view, index)
+        else:
+            index = ViewIndex(make_counter()[0])
+        outcomes.append(_outcome(view, index))
         view = [*outcomes[-1][0], *_turns(100, more)]
     return outcomes
 
 
 @pytest.mark.parametrize("frozen", [True, False])
-def test_l2_takes_what_the_checks_kept_and_it_is_what_a_scan_finds(monkeypatch, frozen):
-    """A session's view checked turn by turn compacts without L2 scanning it, to the very
-    outcome L2 finds by scanning: also the second time, when the view holds the digest
-    of the first compaction."""
-    kept = _session(frozen, False, monkeypatch)
-    assert kept == _session(frozen, True, monkeypatch)
+def test_a_run_on_what_the_checks_kept_is_the_run_a_fresh_index_gives(frozen):
+    """A session's view checked turn by turn compacts to the very outcome a fresh index
+    gives: also the second time, when the view holds the digest of the first."""
+    kept = _session(frozen, True)
+    assert kept == _session(frozen, False)
     assert any(is_digest_message(m) for m in kept[0][0][:2])
     for _, _, _, reports in kept:
         applied = {r.name for r in reports if r.outcome == "applied"}
         assert {"truncate_tool_results", "dedup_file_reads"} <= applied
 
 
-def _followed() -> tuple[list[dict[str, Any]], Any]:
-    """A view with an earlier compaction's digest at 1, and the index the check built."""
-    digest = build_digest_message(Digest(requests=(RequestEntry("earlier", "transcript:s1:0"),)))
-    view = [freeze(m) for m in [user("go"), digest, *_turns(0, 10)]]
+def test_l1_takes_the_cut_the_check_recorded(monkeypatch):
+    """The check cuts a frozen message's long result once, as it records the message;
+    the compaction takes that cut instead of cutting again, and the cut message is
+    frozen, so every run may share it."""
+    view = [freeze(m) for m in [user("go"), *_turns(0, 8)]]
     index = ViewIndex(make_counter()[0])
     index.measure(view, POLICY)
-    return view, index.facts()
+    calls: list[Any] = []
+    real = truncate.cut_message
+    monkeypatch.setattr(truncate, "cut_message", lambda *args: calls.append(args) or real(*args))
+    cut = truncate.build_truncation_outcome(view, POLICY, index.counter, index.facts())
+    compact_context(view, policy=POLICY, index=index)
+    assert calls == []
+    assert cut.results_truncated > 0
+    changed = [m for m, old in zip(cut.messages, view, strict=True) if m is not old]
+    assert len(changed) == cut.results_truncated and all(is_frozen(m) for m in changed)
 
 
-def test_the_kept_outcome_is_not_taken_for_a_view_the_checks_did_not_follow():
-    """The view followed, or it without its digest, takes the kept outcome; a view
-    missing another message, one whose tool calls differ, or another read rule does not."""
-    view, facts = _followed()
-    rule = read_rule(POLICY)
-    assert facts.running_reads(view, rule) is not None
-    assert facts.running_reads([view[0], *view[2:]], rule) is not None  # without its digest
-    assert facts.running_reads([*view[:3], *view[4:]], rule) is None  # a call missing
-    assert facts.running_reads(view[:-1], rule) is None
-    other_call = assistant([read_use("t9", "src/other.py")])
-    assert facts.running_reads([*view[:-2], other_call, view[-1]], rule) is None
-    assert facts.running_reads(view, read_rule(CompactionPolicy(read_tool_names={"cat"}))) is None
+def test_a_cut_recorded_under_another_budget_is_not_taken():
+    """The cut depends on the per-result budget: a run under another budget indexes the
+    view again and cuts to its own budget, as a fresh index does."""
+    view = [freeze(m) for m in [user("go"), *_turns(0, 8)]]
+    index = ViewIndex(make_counter()[0])
+    index.measure(view, POLICY)
+    smaller = CompactionPolicy(**{**_settings(POLICY), "max_tool_result_tokens": 120})
+    kept = compact_context(view, policy=smaller, index=index)
+    fresh = compact_context(view, policy=smaller, index=ViewIndex(make_counter()[0]))
+    assert kept.messages == fresh.messages and kept.tokens_after == fresh.tokens_after
 
 
-def test_a_message_without_calls_may_differ_where_l1_cut_a_result():
-    """L1 cuts results: a result message may be another object (no tool_use in either)
-    where the kept outcome leaves it alone, or drops it whole and it holds the same
-    results; then the removed call names the cut result. Not where its blocks differ."""
-    view, facts = _followed()
-    rule = read_rule(POLICY)
-    plan = facts.running_reads(view, rule)
-    assert plan is not None
-    untouched = next(at for at in range(3, len(view), 2) if at not in plan.changes)
-    single = [at for at in plan.changes if len(view[at]["content"]) == 1 and at % 2]
-    for at in (untouched, single[0]):
-        tool_id = view[at]["content"][0]["tool_use_id"]
-        cut = {**view[at], "content": [tool_result(tool_id, "cut")]}
-        found = facts.running_reads([*view[:at], cut, *view[at + 1 :]], rule)
-        assert found is not None
-        named = [entry.result for entry in found.removed if entry.tool_use_id == tool_id]
-        assert named in ([], [cut["content"][0]])
-    two = next(at for at in plan.changes if len(view[at]["content"]) == 2)
-    one_left = {**view[two], "content": view[two]["content"][:1]}
-    assert facts.running_reads([*view[:two], one_left, *view[two + 1 :]], rule) is None
+def _settings(policy: CompactionPolicy) -> dict[str, Any]:
+    return {
+        "soft_threshold": policy.soft_threshold,
+        "hard_limit": policy.hard_limit,
+        "keep_recent_messages": policy.keep_recent_messages,
+        "max_tool_result_tokens": policy.max_tool_result_tokens,
+    }
 
 
-def test_a_view_lacking_a_message_a_read_touched_is_scanned():
-    """Without the message L2 would rebuild, the kept outcome does not apply."""
-    view, facts = _followed()
-    plan = facts.running_reads(view, read_rule(POLICY))
-    assert plan is not None and plan.changes
-    touched = min(plan.changes)
-    lacking = [*view[:touched], *view[touched + 1 :]]
-    assert facts.running_reads(lacking, read_rule(POLICY)) is None
+def test_the_digest_carries_the_count_of_its_lines_and_counts_the_same_anywhere():
+    """The digest message carries its lines' count: a fresh counter counts it the same
+    as the counter that wrote it, and a digest whose text was changed is counted again."""
+    view = [freeze(m) for m in [user("go"), *_turns(0, 30)]]
+    counter = make_counter()[0]
+    result = compact_context(view, policy=POLICY, index=ViewIndex(counter))
+    digest = next(m for m in result.messages if is_digest_message(m))
+    assert COUNT_KEY in digest
+    fresh = make_counter()[0]
+    counted: list[str] = []
+    real_count_text = fresh.count_text
+    fresh.count_text = lambda text: counted.append(text) or real_count_text(text)  # type: ignore[method-assign]
+    assert fresh.count_message(digest) == counter.count_message(digest)
+    assert digest["content"] not in counted  # taken from the count it carries
+    edited = {**digest, "content": digest["content"] + " and one more line"}
+    fresh = make_counter()[0]
+    assert fresh.count_message(edited) == 4 + fresh.count_text(edited["content"])
 
 
 def _two_reads() -> list[dict[str, Any]]:
@@ -209,9 +203,9 @@ def test_a_digest_from_before_the_run_is_counted_from_its_entries():
     assert len(merged.parts) == 2  # the stored entries, then what this run removed
 
 
-def test_a_session_with_its_own_read_tools_keeps_l2_up_to_date_after_a_compaction():
+def test_a_session_with_its_own_read_tools_keeps_its_facts_after_a_compaction():
     """The compaction measures its new view under its own policy, so the checks that
-    extend it key reads by the same rule and L2 need not scan the next time either."""
+    extend it key reads by the same rule: the next compaction equals a fresh one."""
     policy = CompactionPolicy(
         soft_threshold=1_500,
         hard_limit=10**6,
@@ -225,5 +219,6 @@ def test_a_session_with_its_own_read_tools_keeps_l2_up_to_date_after_a_compactio
     later = [*compact_context(view, policy=policy, index=index).messages, *_turns(100, 10)]
     for end in range(len(later) - 20, len(later) + 1, 2):
         index.count(later[:end], policy)
-    index.measure(later, policy)
-    assert index.facts().running_reads(later, read_rule(policy)) is not None
+    kept = compact_context(later, policy=policy, index=index)
+    fresh = compact_context(later, policy=policy, index=ViewIndex(make_counter()[0]))
+    assert kept.messages == fresh.messages and kept.reports == fresh.reports
