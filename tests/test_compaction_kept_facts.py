@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from compaction_support import assistant, make_counter, read_use, text, tool_result, user
 
+import agent_cli.compaction.digest.removed_items as removed_items
 import agent_cli.compaction.layers.truncate as truncate
 from agent_cli.compaction import CompactionPolicy, ViewIndex, compact_context
 from agent_cli.compaction.digest.entries import Digest, RequestEntry, digest_from_message
@@ -222,3 +223,22 @@ def test_a_session_with_its_own_read_tools_keeps_its_facts_after_a_compaction():
     kept = compact_context(later, policy=policy, index=index)
     fresh = compact_context(later, policy=policy, index=ViewIndex(make_counter()[0]))
     assert kept.messages == fresh.messages and kept.reports == fresh.reports
+
+
+def test_a_call_whose_result_l1_cut_leaves_the_entry_the_check_wrote(monkeypatch):
+    """The check writes, beside L1's cut, each cut call's digest entry as it reads with
+    the cut result; a compaction that then removes those calls takes the entries as
+    they are: no line is written during the run, and the outcome is a fresh index's."""
+    view = [freeze(m) for m in [user("go"), *_turns(0, 30)]]
+    index = ViewIndex(make_counter()[0])
+    index.measure(view, POLICY)
+    written: list[Any] = []
+    real = removed_items.describe_interaction
+    monkeypatch.setattr(
+        removed_items, "describe_interaction", lambda *args: written.append(args) or real(*args)
+    )
+    result = compact_context(view, policy=POLICY, index=index)
+    assert written == []
+    assert any(r.results_truncated for r in result.reports)
+    fresh = compact_context(view, policy=POLICY, index=ViewIndex(make_counter()[0]))
+    assert fresh.messages == result.messages

@@ -63,14 +63,21 @@ def _chunk(history: list[Message], number: int, first_sequence: int) -> list[Mes
 
 def _comparable_facts(index: ViewIndex, view: list[Message]) -> list[Any]:
     """Every message's facts with the counter each digest line was counted by left out
-    (the two indexes have counters of their own)."""
+    (the two indexes have counters of their own), also in L1's recorded cuts."""
     found = []
     for facts in index.facts().of_all(view):
         calls = None
         if facts.calls is not None:
             calls = {key: entry._replace(counted=None) for key, entry in facts.calls.items()}
         in_order = tuple(entry._replace(counted=None) for entry in facts.in_order)
-        found.append(facts._replace(calls=calls, in_order=in_order))
+        cut = facts.cut
+        if cut is not None and cut.facts.answers is not None:
+            answers = {
+                key: (entry._replace(counted=None), tokens)
+                for key, (entry, tokens) in cut.facts.answers.items()
+            }
+            cut = cut._replace(facts=cut.facts._replace(answers=answers))
+        found.append(facts._replace(calls=calls, in_order=in_order, cut=cut))
     return found
 
 

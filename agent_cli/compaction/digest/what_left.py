@@ -167,21 +167,31 @@ def collect_removed_calls(
                 if result.get("tool_use_id") == tool_id:
                     entry = _removed_call(use, tool_id, use_facts, (result, result_facts))
                     removed.append(entry)
-                    tokens += _call_tokens(entry, use_facts, counter)
+                    tokens += _call_tokens(entry, use_facts, result_facts, counter)
                     break
     return removed, tokens
 
 
-def _call_tokens(entry: RemovedInteraction, facts: MessageFacts, counter: TokenCounter) -> int:
-    """The tokens of `entry`'s two blocks, as `facts` recorded them where it names these
-    very blocks (a result L1 cut is counted: it carries its count)."""
+def _call_tokens(
+    entry: RemovedInteraction,
+    facts: MessageFacts,
+    result_facts: MessageFacts,
+    counter: TokenCounter,
+) -> int:
+    """The tokens of `entry`'s two blocks, as the call's `facts` recorded them where they
+    name these very blocks, or its result's message's facts (`answers`: a result L1 cut);
+    else counted."""
     recorded = facts.calls.get(entry.tool_use_id) if facts.calls is not None else None
     if recorded is None or facts.call_tokens is None or recorded.use is not entry.use:
         result = 0 if entry.result is None else counter.count_block(entry.result)
         return counter.count_block(entry.use) + result
     use_tokens, result_tokens = facts.call_tokens[entry.tool_use_id]
     if recorded.result is not entry.result:
-        result_tokens = 0 if entry.result is None else counter.count_block(entry.result)
+        answer = (result_facts.answers or {}).get(entry.tool_use_id)
+        if answer is not None and answer[0].result is entry.result:
+            result_tokens = answer[1]
+        else:
+            result_tokens = 0 if entry.result is None else counter.count_block(entry.result)
     return use_tokens + result_tokens
 
 
@@ -193,12 +203,18 @@ def _removed_call(
 ) -> RemovedInteraction:
     """The entry of a removed call: its result and that result's message's facts (None
     when the result was not removed with it), the pointer of the result's message (else
-    of the call's). The entry the call's facts hold is taken when it names these very
-    blocks and pointer (its line then written and counted already)."""
+    of the call's). The entry the call's facts hold, or for a result L1 cut the one its
+    message's facts hold (`answers`), is taken when it names these very blocks and
+    pointer (its line then written and counted already)."""
     result, pointer = None, use_facts.pointer
     if found is not None:
         result, pointer = found[0], found[1].pointer or use_facts.pointer
     made = use_facts.calls.get(tool_id) if use_facts.calls else None
     if made is not None and made.use is use and made.result is result and made.pointer == pointer:
         return made
+    answer = (found[1].answers or {}).get(tool_id) if found is not None else None
+    if answer is not None:  # the call's entry written with the result L1 cut
+        made = answer[0]
+        if made.use is use and made.result is result and made.pointer == pointer:
+            return made
     return RemovedInteraction(tool_id, use, result, pointer)

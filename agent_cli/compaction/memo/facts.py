@@ -43,6 +43,7 @@ from agent_cli.compaction.memo.message_facts import (
     MessageFacts,
     build_message_facts,
     note_calls,
+    note_cut_answers,
 )
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.frozen import is_frozen
@@ -91,8 +92,12 @@ def record_facts(
             facts[index] = found._replace(reads=find_reads(found.uses, policy), read_rule=rule)
         elif cut is not None and (found.largest_result or 0) > budget:
             message = messages[index]
-            if is_frozen(message) and message.get("role") == "user":
-                facts[index] = found._replace(cut=cut(message, found))
+            made = cut(message, found) if is_frozen(message) else None
+            if made is not None:
+                made = note_cut_answers(
+                    made, facts, start, interactions, counter, policy.secret_forms
+                )
+                facts[index] = found._replace(cut=made)
     for index, (message, message_facts) in enumerate(zip(messages, facts, strict=True), start):
         recorded.largest_result = max(recorded.largest_result, message_facts.largest_result or 0)
         if is_frozen(message):

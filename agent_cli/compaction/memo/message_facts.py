@@ -48,6 +48,9 @@ class MessageFacts(NamedTuple):
     # L1's cut of this message under the check's policy, when it has a result over the
     # per-result budget and is frozen (`view_index`): found once, as a fact of it
     cut: CutFacts | None = None
+    # in the facts of such a cut message: the entry of each call it answers as the digest
+    # names it with the cut result (line counted), and the tokens of that result block
+    answers: dict[str, tuple[RemovedInteraction, int]] | None = None
 
 
 class CutFacts(NamedTuple):
@@ -132,6 +135,35 @@ def note_calls(
         answered.setdefault(use_index - start, []).append(messages[result_index - start])
     for position, result_messages in answered.items():
         _note_order(facts, position, result_messages)
+
+
+def note_cut_answers(
+    cut: CutFacts,
+    facts: Sequence[MessageFacts],
+    start: int,
+    interactions: Mapping[str, tuple[int, int]],
+    counter: TokenCounter,
+    secrets: SecretForms = NO_SECRETS,
+) -> CutFacts:
+    """`cut` whose message's facts hold `answers`: for each of its results whose call was
+    answered among a batch (`note_calls`' arguments), the call's entry written with the
+    cut result, its line counted, and the cut block's tokens. A compaction that removes
+    the call after L1 cut its result takes that entry, as it takes `calls` otherwise."""
+    answers: dict[str, tuple[RemovedInteraction, int]] = {}
+    for block in cut.facts.results:
+        tool_id = block.get("tool_use_id")
+        where = interactions.get(tool_id) if isinstance(tool_id, str) else None
+        calls = facts[where[0] - start].calls if where is not None else None
+        entry = calls.get(tool_id) if calls and isinstance(tool_id, str) else None
+        if entry is None or not isinstance(tool_id, str):
+            continue
+        line = describe_interaction(entry.use, block, secrets)
+        tokens = count_line(with_pointer(line, entry.pointer), counter)
+        answers[tool_id] = (
+            entry._replace(result=block, line=line, counted=(counter, tokens)),
+            counter.count_block(block),
+        )
+    return cut._replace(facts=cut.facts._replace(answers=answers or None))
 
 
 def _note_order(facts: list[MessageFacts], position: int, result_messages: list[Message]) -> None:
