@@ -109,11 +109,12 @@ def calls_into_agent_cli() -> Iterator[set[tuple[str, str]]]:
             code = frame.f_code
             seen.add((code.co_filename.removeprefix(prefix), code.co_qualname))
 
+    previous = sys.getprofile()
     sys.setprofile(profile)
     try:
         yield seen
     finally:
-        sys.setprofile(None)
+        sys.setprofile(previous)
 
 
 class OneLine:
