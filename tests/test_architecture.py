@@ -376,3 +376,45 @@ def test_every_name_is_imported_from_the_module_that_defines_it():
         if alias.name in names_of[node.module].imported - names_of[node.module].defined
     }
     assert not taken_second_hand
+
+
+def _callers(path: Path, called: str) -> set[str]:
+    """The functions of `path` (`function` or `Class.method`) whose own body calls something
+    spelt `called` or ending in `.called` (`self.compactor.compact` ends in `compactor.compact`)."""
+    found: set[str] = set()
+
+    def visit(node: ast.AST, owner: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                visit(child, f"{owner}{child.name}.")
+            elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                name = f"{owner}{child.name}"
+                for inner in ast.walk(child):
+                    if isinstance(inner, ast.Call):
+                        spelt = ast.unparse(inner.func)
+                        if spelt == called or spelt.endswith(f".{called}"):
+                            found.add(name)
+            else:
+                visit(child, owner)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")), "")
+    return found
+
+
+def test_compact_and_every_request_compact_through_the_one_compactor_method():
+    """Issue 22: `/compact` and the automatic path call the same method."""
+
+    def callers_everywhere(called: str, files: list[Path]) -> set[tuple[str, str]]:
+        return {(_relative(path), name) for path in files for name in _callers(path, called)}
+
+    outside_compaction = [path for path in ALL_FILES if "compaction" not in path.parts]
+    assert callers_everywhere("compact_context", outside_compaction) == {
+        ("agent_cli/session/compactor.py", "Compactor.compact")
+    }
+    assert callers_everywhere("compactor.compact", ALL_FILES) == {
+        ("agent_cli/session/turn.py", "TurnRunner.prepare_request"),  # before every request
+        ("agent_cli/session/turn.py", "TurnRunner.compact_now"),  # /compact
+    }
+    assert ("agent_cli/session/core.py", "Session.compact_now") in callers_everywhere(
+        "_runner.compact_now", ALL_FILES
+    )

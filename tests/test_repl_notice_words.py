@@ -17,7 +17,7 @@ from agent_cli.errors import ProviderRequestFailed, TranscriptWriteFailed
 from agent_cli.events import Notice
 from agent_cli.repl.error_text import notice_text
 from agent_cli.session.compactor import FAILED_LAYER_OUTCOMES
-from agent_cli.session.tool_step import PERMISSION_CANCELLED
+from agent_cli.session.turn import PERMISSION_CANCELLED
 
 SESSION_DIR = Path(__file__).resolve().parents[1] / "agent_cli" / "session"
 

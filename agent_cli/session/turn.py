@@ -1,10 +1,11 @@
-"""One turn: compact -> request -> tools -> record, repeated until the model stops.
+"""One turn: record -> compact -> request -> check -> record -> tools, until the model stops.
 
-`TurnRunner` is built from the session's parts (the `Conversation`, the `Compactor`, the
-`DurableContext`) with the provider and the toolbox, and owns what a request carries
-around its messages (system prompt, project instructions, tools, output limit). This
-module is the request/stream step and the loop; the tool step is `session.tool_step`
-and write-ahead recording is `session.recording`.
+This module is the turn, read top to bottom in the order it runs: `TurnRunner` (built
+from the session's parts, the `Conversation`, the `Compactor` and the `DurableContext`,
+with the provider and the toolbox; it owns what a request carries around its messages:
+system prompt, project instructions, tools, output limit) and then the steps of a turn it
+takes: write-ahead recording, the check of an answer's tool ids, and running one answer's
+tool calls.
 
 Contract of `TurnRunner.run_turn`:
 - Every message is appended to the transcript before it enters the view; a record that
@@ -23,18 +24,46 @@ Contract of `TurnRunner.run_turn`:
   REPL can show that it waits; it sees no content and must return quickly.
 - An answer cut at max_tokens keeps its whole blocks (the provider drops a half tool call),
   answers its whole calls without running them, and a `notice` record marks the cut.
+
+Contract of the recording steps (`record*`): each yields its notices and returns True
+when the message is recorded (transcript, then view: `Conversation.append`) and False
+when the store refused it; a refusal is never raised out of a turn. Tool results the
+disk refuses are held by the conversation (`Conversation.hold_unrecorded_results`) and
+`record_held_results` writes them first thing in the next turn. `mark_in_transcript` is
+bookkeeping and never fails a turn.
+
+Why an answer's tool ids are checked (`stream_with_unique_ids`) before it is recorded or
+run: the API rejects any history in which a tool_use id is empty, outside its grammar
+(`^[a-zA-Z0-9_-]+$`; we also bound the length, see `agent_cli.protocol`), or appears
+twice; it also needs every call to name its tool. A response that broke one of these
+rules would, once recorded, make every later request (and every `--resume`) fail for
+good. Such a response is dropped unrecorded, with no tool run, and the same request is
+sent once more; a second bad response fails the turn with a notice. The recorded
+history stays valid either way.
+
+Contract of `run_tools` (the tool step): exactly one tool_result answers every tool_use,
+in order, even when a tool fails, is denied, or the user presses Ctrl-C (the interrupted
+call and the unrun ones after it get error results, recorded before the turn ends
+"cancelled"; a command stopped by Ctrl-C is answered with its output so far, marked
+interrupted, and its `ToolFinished(interrupted=True)` follows once that is recorded). A
+termination signal records the same way and is then re-raised. Results the disk refuses
+are held (see the recording steps). It returns None to go on, or (outcome, stop reason).
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Generator, Iterator
-from typing import TYPE_CHECKING, Any
+import signal
+from collections.abc import Callable, Generator, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from agent_cli.errors import (
     MessageViewLimitExceeded,
+    PermissionQuestionInterrupted,
+    PermissionQuestionTerminated,
     ProviderError,
     StoreError,
+    TerminationRequested,
     ToolProtocolError,
     WireFormatError,
 )
@@ -48,10 +77,12 @@ from agent_cli.events import (
     SessionEvent,
     StreamRestarted,
     TextDelta,
+    ToolFinished,
+    ToolStarted,
     TurnEnded,
     Usage,
 )
-from agent_cli.protocol import answer_dangling_tool_uses
+from agent_cli.protocol import DUPLICATE_ID, answer_dangling_tool_uses, find_answer_id_problem
 from agent_cli.session.compactor import Compactor
 from agent_cli.session.conversation import Conversation
 from agent_cli.session.durable_context import DurableContext
@@ -60,25 +91,10 @@ from agent_cli.session.instructions import (
     ProjectInstructions,
     instructions_record,
 )
+from agent_cli.session.log import NOTICE
 from agent_cli.session.oversized import MessageShrinker
-from agent_cli.session.recording import (
-    Steps,
-    mark_in_transcript,
-    record,
-    record_held_results,
-    record_results,
-    record_user_text,
-    write_failed,
-)
 from agent_cli.session.request_context import RequestFrame, build_frame
-from agent_cli.session.tool_step import (
-    CUT_TOOL_TEXT,
-    NOT_RUN_TOOL_TEXT,
-    Outcome,
-    answer_without_running,
-    run_tools,
-)
-from agent_cli.session.unique_ids import stream_with_unique_ids
+from agent_cli.tools.output import ToolInterrupted, ToolOutcome
 
 if TYPE_CHECKING:
     from agent_cli.provider.base import Provider
@@ -88,6 +104,28 @@ if TYPE_CHECKING:
 
 MAX_STEPS_PER_TURN = 40
 INTERRUPTED_MARK = "[answer interrupted by the user]"
+INTERRUPTED_TOOL_TEXT = "Interrupted by the user (Ctrl-C): the tool did not finish."
+NOT_RUN_TOOL_TEXT = "Not run: the turn was interrupted before this tool started."
+PERMISSION_CANCELLED = "permission_cancelled"  # the notice code
+ASKING_INTERRUPTED_TEXT = (
+    "Not run: the user pressed Ctrl-C when asked for permission, which cancelled the turn."
+)
+TERMINATED_TOOL_TEXT = (
+    "Stopped: agent-cli was ended by {signal} while this tool ran; a running command "
+    "and its whole process group were killed."
+)
+TERMINATED_ASKING_TEXT = (
+    "Not run: agent-cli was ended by {signal} while asking the user for permission to run "
+    "this tool."
+)
+CUT_TOOL_TEXT = "Not run: the answer was cut at max_tokens before the turn could go on."
+
+Value = TypeVar("Value")
+Steps = Generator[SessionEvent, None, Value]  # a step's events, then what it returns
+Message = dict[str, Any]
+Outcome = tuple[str, str | None] | None  # (turn outcome, stop reason) to end; None to go on
+Streamed = ModelResponse | str | None
+StreamSteps = Generator[SessionEvent, None, Streamed]
 
 
 class TurnRunner:
@@ -302,6 +340,234 @@ class TurnRunner:
             yield Notice("warning", "max_tokens", {"kept": True})
         elif reason == "refusal":
             yield Notice("warning", "refusal")
+
+
+# --- recording: every message reaches the transcript before the view ---------------
+
+
+def collect_steps(steps: Steps[Value]) -> tuple[list[SessionEvent], Value]:
+    """Run `steps` to its end now and return its events, to be yielded after an event
+    that must come first on screen, with what it returned."""
+    events: list[SessionEvent] = []
+    while True:
+        try:
+            events.append(next(steps))
+        except StopIteration as done:
+            return events, done.value
+
+
+def write_failed(error: StoreError) -> Notice:
+    """The notice of a record the store refused."""
+    return Notice("error", "transcript_write_failed", error=error)
+
+
+def record_results(conversation: Conversation, results: list[dict[str, Any]]) -> Steps[bool]:
+    """Record one tool-results message; if the disk refuses, hold it for the next turn."""
+    message = {"role": "user", "content": results}
+    if (yield from record(conversation, message)):
+        return True
+    conversation.hold_unrecorded_results(message)
+    yield Notice("warning", "results_held")
+    return False
+
+
+def record_held_results(conversation: Conversation) -> Steps[bool]:
+    """Write tool results a failed append left in memory, before anything else."""
+    try:
+        if conversation.record_held_results():
+            yield Notice("info", "results_recorded")
+    except StoreError as error:
+        yield write_failed(error)
+        return False
+    return True
+
+
+def record_user_text(
+    conversation: Conversation, text: str, shrink: Callable[[Message], Message]
+) -> Steps[bool]:
+    """Record the user's message; an oversized one is stored as an artifact first and
+    recorded as its preview (`shrink`, see `session.oversized`), so it can never block
+    the session."""
+    try:
+        message = shrink({"role": "user", "content": text})
+    except StoreError as error:
+        yield write_failed(error)
+        return False
+    if message["content"] is not text:
+        yield Notice("info", "message_stored", {"characters": len(text)})
+    return (yield from record(conversation, message))
+
+
+def record(conversation: Conversation, message: Message) -> Steps[bool]:
+    """Write-ahead: transcript first, then the view. False (and a notice) on failure."""
+    try:
+        conversation.append(message)
+    except StoreError as error:
+        yield write_failed(error)
+        return False
+    return True
+
+
+def mark_in_transcript(conversation: Conversation, code: str) -> None:
+    """A `notice` record, so the transcript tells a cut answer from a whole one. It is
+    bookkeeping: failing to write it does not fail a turn whose messages are recorded."""
+    with contextlib.suppress(StoreError):
+        conversation.log.append(NOTICE, {"code": code})
+
+
+# --- the answer's tool ids, checked before it is recorded or run --------------------
+
+
+def stream_with_unique_ids(
+    stream: Callable[[], StreamSteps],
+    view: Sequence[dict[str, Any]],
+    note_usage: Callable[[Usage], None],
+) -> StreamSteps:
+    """`stream()` (one request), retried once when its response has a tool call the
+    history `view` could not keep (above); a dropped response's usage still goes to
+    `note_usage`, since it was paid for.
+
+    Returns what `stream` returns (a response, "cancelled" or None), or None after a
+    second bad response."""
+    problem = None
+    for attempt in (1, 2):
+        response = yield from stream()
+        if not isinstance(response, ModelResponse):
+            return response
+        problem = find_answer_id_problem(response.message, view)
+        if problem is None:
+            return response
+        note_usage(response.usage)  # it was paid for all the same
+        if attempt == 1:
+            yield _tool_id_notice("warning", problem, retry=True)
+    yield _tool_id_notice("error", problem, retry=False)
+    return None
+
+
+def _tool_id_notice(level: str, problem: str | None, *, retry: bool) -> Notice:
+    code = "duplicate_tool_id" if problem == DUPLICATE_ID else "bad_tool_id"
+    return Notice(level, code, {"retry": retry})
+
+
+# --- running one answer's tool calls ------------------------------------------------
+
+
+def run_tools(
+    toolbox: Any, conversation: Conversation, tool_uses: list[dict[str, Any]]
+) -> Steps[Outcome]:
+    """Run `tool_uses` with `toolbox` and record their results (module contract)."""
+    results: list[dict[str, Any]] = []
+    try:
+        for block in tool_uses:
+            yield ToolStarted(block["id"], block["name"], dict(block.get("input") or {}))
+            outcome = toolbox.run(block["name"], dict(block.get("input") or {}))
+            results.append(
+                result_block(block["id"], outcome.content, outcome.is_error, outcome.images)
+            )
+            yield build_finished_event(block, outcome)
+    except KeyboardInterrupt as interrupt:
+        yield from record_interrupted(conversation, tool_uses, results, interrupt)
+        yield _cancel_notice(interrupt)
+        return ("cancelled", "tool_use")
+    except TerminationRequested as stop:  # recorded, then the process goes on ending
+        asking = isinstance(stop, PermissionQuestionTerminated)
+        template = TERMINATED_ASKING_TEXT if asking else TERMINATED_TOOL_TEXT
+        text = template.format(signal=signal_name(stop.signal_number))
+        yield from record_stopped(conversation, tool_uses, results, text)
+        raise
+    if not (yield from record_results(conversation, results)):
+        return ("failed", "tool_use")
+    return None
+
+
+def build_finished_event(
+    block: dict[str, Any], outcome: ToolOutcome, *, interrupted: bool = False
+) -> ToolFinished:
+    return ToolFinished(
+        block["id"],
+        block["name"],
+        outcome.is_error,
+        outcome.summary,
+        outcome.size_bytes,
+        outcome.artifact_pointer,
+        outcome.content,
+        interrupted=interrupted,
+    )
+
+
+def record_interrupted(
+    conversation: Conversation,
+    tool_uses: list[dict[str, Any]],
+    results: list[dict[str, Any]],
+    interrupt: KeyboardInterrupt,
+) -> Steps[bool]:
+    """Answer the calls Ctrl-C left without results. A tool that kept its output so far
+    (`ToolInterrupted` with an outcome) is answered with it, and its panel is closed
+    only once that is recorded: a second Ctrl-C while it is shown cannot lose it."""
+    kept = interrupt.outcome if isinstance(interrupt, ToolInterrupted) else None
+    if kept is None:
+        text = INTERRUPTED_TOOL_TEXT
+        if isinstance(interrupt, PermissionQuestionInterrupted):
+            text = ASKING_INTERRUPTED_TEXT
+        return (yield from record_stopped(conversation, tool_uses, results, text))
+    block = tool_uses[len(results)]
+    results.append(result_block(block["id"], kept.content, kept.is_error))
+    notices, recorded = collect_steps(
+        record_stopped(conversation, tool_uses, results, NOT_RUN_TOOL_TEXT)
+    )
+    yield build_finished_event(block, kept, interrupted=True)
+    yield from notices
+    return recorded
+
+
+def _cancel_notice(interrupt: KeyboardInterrupt) -> Notice:
+    """Nothing ran when Ctrl-C came at the permission question: say that, not 'interrupted'."""
+    if isinstance(interrupt, PermissionQuestionInterrupted):
+        return Notice("warning", PERMISSION_CANCELLED, {"tool": interrupt.tool})
+    return Notice("warning", "cancelled", {"during": "tool"})
+
+
+def record_stopped(
+    conversation: Conversation,
+    tool_uses: list[dict[str, Any]],
+    results: list[dict[str, Any]],
+    text: str,
+) -> Steps[bool]:
+    """Answer the call that was running with `text` and the ones after it as not run."""
+    stopped_at = len(results)
+    for index in range(stopped_at, len(tool_uses)):
+        said = text if index == stopped_at else NOT_RUN_TOOL_TEXT
+        results.append(result_block(tool_uses[index]["id"], said, True))
+    return (yield from record_results(conversation, results))
+
+
+def answer_without_running(
+    conversation: Conversation, tool_uses: list[dict[str, Any]], text: str
+) -> Iterator[SessionEvent]:
+    results = [result_block(b["id"], text, True) for b in tool_uses]
+    yield from record(conversation, {"role": "user", "content": results})
+
+
+def result_block(
+    tool_use_id: str, content: str, is_error: bool, images: Sequence[dict[str, Any]] = ()
+) -> dict[str, Any]:
+    """One tool_result: the text, and after it the images a tool returned (if any)."""
+    text = content or "(no output)"
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": tool_use_id,
+        "content": [{"type": "text", "text": text}, *images] if images else text,
+    }
+    if is_error:
+        block["is_error"] = True
+    return block
+
+
+def signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def _text_of(message: dict[str, Any]) -> str:
