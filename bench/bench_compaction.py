@@ -8,8 +8,8 @@ shapes (L1 cuts nothing, a few huge results, every result); a view no check has 
 its view as frozen messages (`agent_cli.frozen`), whose index checks are identity checks,
 so that figure is printed as well as the one for plain dicts. "Previous turn checked"
 is the state a session is in: its `ViewIndex` has followed the view, recording each
-message's facts and keeping L2's outcome up to date (`memo.running_reads`), so the run
-takes those instead of scanning the view.
+message's facts (reads, call entries, block counts, L1's cut of a long result), so the
+run reads those instead of rescanning blocks.
 The per-turn check below the threshold is measured in `bench_turn_check`; this module
 also holds the history builder and the seed's algorithm that both use.
 

@@ -40,7 +40,7 @@ from agent_cli.compaction.markers import (
     is_digest_message,
     is_summary_message,
 )
-from agent_cli.compaction.memo.message_facts import user_texts
+from agent_cli.compaction.message_facts import user_texts
 from agent_cli.errors import WireFormatError
 from agent_cli.events import ModelRequest
 from agent_cli.provider.wire import build_wire_request

@@ -38,7 +38,7 @@ from agent_cli.compaction.layers.dedup import build_dedup_outcome, find_supersed
 from agent_cli.compaction.layers.prune import build_prune_outcome
 from agent_cli.compaction.layers.truncate import build_truncation_outcome
 from agent_cli.compaction.markers import SOURCE_KEY
-from agent_cli.compaction.memo.message_facts import user_texts
+from agent_cli.compaction.message_facts import user_texts
 from agent_cli.frozen import freeze
 
 SETTINGS = settings(

@@ -41,13 +41,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.compaction.digest.layer_step import LayerStep, apply_step_with_digest
+from agent_cli.compaction.facts_index import FactsIndex
 from agent_cli.compaction.firing import CachedPrefix, is_run_finished
 from agent_cli.compaction.layers.dedup import build_dedup_outcome
 from agent_cli.compaction.layers.prune import build_prune_outcome
 from agent_cli.compaction.layers.shared_truncation import build_shared_truncation
 from agent_cli.compaction.layers.summary import Summarizer, build_summary_outcome
 from agent_cli.compaction.layers.truncate import build_truncation_outcome
-from agent_cli.compaction.memo.facts import FactsIndex
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import (
     APPLIED,

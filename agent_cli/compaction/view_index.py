@@ -15,7 +15,7 @@ Contract:
   snapshot), so a plain dict edited in place after it was indexed no longer matches and
   the view is indexed again; no stale count survives.
 - `facts()` gives the message facts of the view measured last, for one compaction run
-  (`memo.facts.FactsIndex`): each message's user texts, tool blocks, pointer, largest
+  (`facts_index.FactsIndex`): each message's user texts, tool blocks, pointer, largest
   result, answered calls with their digest entries, and file reads keyed by the policy
   it was measured under. A policy whose read rule or secret forms differ from the ones
   the index was built under rebuilds it.
@@ -31,9 +31,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from agent_cli.compaction.facts_index import Cutter, FactsIndex, RecordedFacts, record_facts
 from agent_cli.compaction.layers.read_keys import read_rule
 from agent_cli.compaction.layers.truncate import cut_message
-from agent_cli.compaction.memo.facts import Cutter, FactsIndex, RecordedFacts, record_facts
 from agent_cli.compaction.policy import CompactionPolicy, ReadRule
 from agent_cli.errors import ToolProtocolError
 from agent_cli.protocol import ProtocolScan

@@ -29,7 +29,7 @@ from agent_cli.compaction.digest.merge import (
 from agent_cli.compaction.digest.removed_items import RemovedInteraction, RemovedRequest
 from agent_cli.compaction.digest.render import build_digest_message, insert_digest, split_digest
 from agent_cli.compaction.digest.what_left import collect_removed
-from agent_cli.compaction.memo.facts import FactsIndex
+from agent_cli.compaction.facts_index import FactsIndex
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import APPLIED, NO_CHANGE, LayerOutcome
 from agent_cli.tokens import TokenCounter

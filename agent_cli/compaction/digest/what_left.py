@@ -23,8 +23,8 @@ from agent_cli.compaction.digest.removed_items import (
     RemovedInteraction,
     RemovedRequest,
 )
-from agent_cli.compaction.memo.facts import FactsIndex
-from agent_cli.compaction.memo.message_facts import MessageFacts
+from agent_cli.compaction.facts_index import FactsIndex
+from agent_cli.compaction.message_facts import MessageFacts
 from agent_cli.protocol import Interaction
 from agent_cli.tokens import TokenCounter
 

@@ -16,13 +16,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.compaction.digest.what_left import collect_removed_calls
+from agent_cli.compaction.facts_index import FactsIndex
 from agent_cli.compaction.layers.entry_point import run_layer_alone
 from agent_cli.compaction.layers.read_keys import (
     find_reads,
     read_rule,
 )
-from agent_cli.compaction.memo.facts import FactsIndex
-from agent_cli.compaction.memo.savings import measure_removal_savings
+from agent_cli.compaction.layers.savings import measure_removal_savings
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
 from agent_cli.protocol import apply_changes, locate_interactions, strip_interactions

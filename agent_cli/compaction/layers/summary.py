@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from agent_cli.compaction.layers.entry_point import run_layer_alone
+from agent_cli.compaction.layers.savings import measure_savings
 from agent_cli.compaction.markers import SUMMARY_HEADER, mark_summary
-from agent_cli.compaction.memo.savings import measure_savings
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import (
     NOTHING_TO_SUMMARIZE,

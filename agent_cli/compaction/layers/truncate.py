@@ -23,9 +23,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from agent_cli.compaction.facts_index import FactsIndex
 from agent_cli.compaction.layers.entry_point import run_layer_alone
-from agent_cli.compaction.memo.facts import FactsIndex
-from agent_cli.compaction.memo.message_facts import CutFacts, MessageFacts
+from agent_cli.compaction.message_facts import CutFacts, MessageFacts
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
 from agent_cli.frozen import freeze, is_frozen

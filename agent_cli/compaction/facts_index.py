@@ -38,7 +38,7 @@ from typing import Any
 
 from agent_cli.compaction.digest.entries import Digest
 from agent_cli.compaction.layers.read_keys import find_reads, read_rule
-from agent_cli.compaction.memo.message_facts import (
+from agent_cli.compaction.message_facts import (
     CutFacts,
     MessageFacts,
     build_message_facts,
