@@ -18,6 +18,7 @@ from agent_cli.compaction.markers import SOURCE_KEY, SUMMARY_LAYER_NAMES, adopt_
 from agent_cli.errors import SessionUnresumable, StoreError
 from agent_cli.events import CompactionRecord, Usage
 from agent_cli.models import lookup_model
+from agent_cli.tokens import with_recorded_counts
 from agent_cli.usage_cost import SessionCost
 
 if TYPE_CHECKING:
@@ -123,8 +124,13 @@ class SessionLog:
         record: dict[str, Any] = self.writer.append(kind, payload, self.clock())
         return record
 
-    def append_message(self, message: dict[str, Any]) -> dict[str, Any]:
-        record = self.append(MESSAGE, {"message": message})
+    def append_message(
+        self, message: dict[str, Any], tokens: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Record `message`, with its token counts beside it when given
+        (`TokenCounter.record_counts`: a resume takes them instead of tokenizing it)."""
+        payload = {"message": message} if tokens is None else {"message": message, "tokens": tokens}
+        record = self.append(MESSAGE, payload)
         self.totals.note_message(message)
         return record
 
@@ -181,6 +187,9 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
     A `message` record without a message object, or a `compaction` record without a
     list of message objects as its view, raises `SessionUnresumable` naming its line:
     skipping it would resume a view that silently lost part of the conversation.
+    A message's recorded token counts are put back on it (`tokens.with_recorded_counts`),
+    so the resumed view is counted without tokenizing it again; a record without them
+    (an older transcript) gives the message as it was recorded.
     A summary recorded before summaries carried their private key is marked on the way
     (`markers.adopt_unmarked_summary`), so an older transcript resumes with its summary.
     """
@@ -191,7 +200,8 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
         kind, payload = record.get("kind"), record.get("payload") or {}
         if kind == MESSAGE:
             message = _require_message(record, payload)
-            rebuilt.view.append(with_source(message, record))
+            counted = with_recorded_counts(message, payload.get("tokens"))
+            rebuilt.view.append(with_source(counted, record))
             rebuilt.origins.append(record["sequence"])
             rebuilt.totals.note_message(message)
         elif kind == COMPACTION:
