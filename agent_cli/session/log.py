@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from agent_cli.compaction.markers import SOURCE_KEY, SUMMARY_LAYER_NAMES, adopt_unmarked_summary
+from agent_cli.compaction.markers import SOURCE_KEY, adopt_unmarked_summary
+from agent_cli.compaction_layers import SUMMARY, layer_code
 from agent_cli.errors import SessionUnresumable, StoreError
 from agent_cli.events import CompactionRecord, Usage
 from agent_cli.models import lookup_model
@@ -206,7 +207,7 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
             rebuilt.totals.note_message(message)
         elif kind == COMPACTION:
             entry = _compaction_entry(record, payload)
-            summarized = summarized or not SUMMARY_LAYER_NAMES.isdisjoint(entry.layers)
+            summarized = summarized or SUMMARY.code in entry.layers
             rebuilt.view = adopt_unmarked_summary(_require_view(record, payload), summarized)
             rebuilt.origins = [record["sequence"]] * len(rebuilt.view)
             rebuilt.totals.note_compaction(entry)
@@ -260,11 +261,13 @@ def _whole_number(value: Any) -> int:
 
 
 def _compaction_entry(record: dict[str, Any], payload: dict[str, Any]) -> CompactionRecord:
-    """Figures of a compaction, for `stats` only: garbage reads as zero, never as a crash."""
+    """Figures of a compaction, for `stats` and the summary check: garbage reads as zero,
+    never as a crash. Layers are read by code, also where an older record names them by
+    function."""
     layers = payload.get("layers")
     return CompactionRecord(
         at=str(record.get("recorded_at", "")),
-        layers=tuple(name for name in layers if isinstance(name, str))
+        layers=tuple(layer_code(name) for name in layers if isinstance(name, str))
         if isinstance(layers, list)
         else (),
         tokens_before=_whole_number(payload.get("tokens_before")),
