@@ -104,16 +104,12 @@ class ModelResponse:
 
 # --- session -> REPL ---------------------------------------------------------------------
 
-# The codes events and transcript records give compaction layers 1..4, in layer order; the
-# REPL alone has their plain names (`repl.compact_lines.LAYER_NAMES`).
-LAYER_CODES = ("L1", "L2", "L3", "L4")
-
 
 @dataclass(frozen=True)
 class LayerLine:
     """One compaction layer that fired, ready for a `[compact]` line."""
 
-    layer: str  # one of LAYER_CODES
+    layer: str  # a layer's code (`compaction_layers`); the REPL alone words it
     tokens_before: int
     tokens_after: int
     results_truncated: int = 0

@@ -18,9 +18,15 @@ Contract:
   as the sum of its lines (`compaction.digest.merge`).
   The carried count is taken when the estimator is this counter's, the character count
   matches the text (a block rebuilt around another text does not keep a stale count)
-  and it is plausible for that many characters; else the text is counted. So a count is
+  and it is plausible for that many characters (at least one token for any text); else
+  the text is counted. So a count is
   a function of the block, on any counter, never of what a counter happened to memoize.
-  The wire drops private keys.
+  The wire drops private keys. A tool_use block may carry the count of its input's JSON
+  the same way.
+- What a transcript record keeps beside its message (`record_counts`) is the message's
+  carried counts as this counter found them, under its estimator; `with_recorded_counts`
+  puts them back on the message's blocks, so a resumed view is counted without
+  tokenizing its history again, and each count is still checked where it is taken.
 - Counts of texts are memoized by the text itself (strings are immutable, so this can
   never go stale); a message rebuilt around the same strings is counted cheaply.
 - Counts are memoized per message in an LRU cache keyed by the message's identity.
@@ -126,7 +132,8 @@ class TokenCounter:
         estimator, tokens, characters = carried
         if type(tokens) is not int or characters != len(text) or estimator != self.estimator:
             return None
-        if not len(text) // MOST_CHARACTERS_PER_TOKEN <= tokens <= _utf8_size(text) + 1:
+        fewest = max(len(text) // MOST_CHARACTERS_PER_TOKEN, 1 if text else 0)
+        if not fewest <= tokens <= _utf8_size(text) + 1:
             return None
         return tokens
 
@@ -148,7 +155,7 @@ class TokenCounter:
 
     def count_json(self, value: Any) -> int:
         """Tokens of a value serialized as compact JSON, as it travels in a request."""
-        return self.count_text(json.dumps(value, ensure_ascii=False, default=str))
+        return self.count_text(_as_json(value))
 
     def count_content(self, content: Any) -> int:
         """Tokens of message or tool_result content: a string or a list of blocks."""
@@ -173,7 +180,7 @@ class TokenCounter:
             body = (
                 self.count_text(str(block.get("name", "")))
                 + self.count_text(str(block.get("id", "")))
-                + self.count_json(block.get("input", {}))
+                + self.count_tool_input(block)
             )
         elif kind == "tool_result":
             body = self.count_text(str(block.get("tool_use_id", ""))) + self.count_result_content(
@@ -184,6 +191,39 @@ class TokenCounter:
         else:  # thinking, documents, server tools...: what is sent is the block itself
             body = self.count_json(block)
         return BLOCK_OVERHEAD_TOKENS + body
+
+    def count_tool_input(self, block: dict[str, Any]) -> int:
+        """Tokens of a tool_use block's input as JSON (its carried count when it has one)."""
+        dumped = _as_json(block.get("input", {}))
+        carried = self.carried_count(block, dumped)
+        return self.count_text(dumped) if carried is None else carried
+
+    def record_counts(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """The counts a transcript record keeps beside `message` (module doc):
+        `{"estimator", "content": [tokens, characters]}` for string content, or
+        `{"estimator", "blocks": [[tokens, characters] or None, ...]}` for a list of blocks
+        (None where a block has nothing to carry); None for any other content."""
+        content = message.get("content")
+        if isinstance(content, str):
+            return {
+                "estimator": self.estimator,
+                "content": [self.count_text(content), len(content)],
+            }
+        if not isinstance(content, list):
+            return None
+        return {"estimator": self.estimator, "blocks": [self._block_counts(b) for b in content]}
+
+    def _block_counts(self, block: Any) -> list[int] | None:
+        """[tokens, characters] of what `block` can carry a count for, else None."""
+        text = _carried_text(block)
+        if text is None:
+            return None
+        if block.get("type") == "tool_use":
+            return [self.count_tool_input(block), len(text)]
+        if block.get("type") == "text":
+            carried = self.carried_count(block, text)
+            return [self.count_text(text) if carried is None else carried, len(text)]
+        return [self.count_result_content(block), len(text)]
 
     def count_message(self, message: dict[str, Any]) -> int:
         """Tokens of one message, memoized until the message changes."""
@@ -241,3 +281,63 @@ def estimate_tokens(messages: Iterable[dict[str, Any]]) -> int:
 def _utf8_size(text: str) -> int:
     """Bytes of `text` in UTF-8 (a lone surrogate counted as the three bytes it takes)."""
     return len(text.encode("utf-8", "surrogatepass"))
+
+
+def with_recorded_counts(message: dict[str, Any], recorded: Any) -> dict[str, Any]:
+    """`message` with the counts its record kept (`TokenCounter.record_counts`) carried
+    under `COUNT_KEY`: on the message for string content, on each block that has a count.
+    Whatever does not have that shape is left out, so a record without counts, or with
+    garbage, gives `message` itself; a count that is there is checked where it is taken
+    (`TokenCounter.carried_count`), so a forged or stale one is recounted, never trusted."""
+    if not isinstance(recorded, dict) or not isinstance(recorded.get("estimator"), str):
+        return message
+    estimator, content = recorded["estimator"], message.get("content")
+    if isinstance(content, str):
+        pair = _count_pair(recorded.get("content"))
+        return message if pair is None else {**message, COUNT_KEY: [estimator, *pair]}
+    counts = recorded.get("blocks")
+    if not isinstance(content, list) or not isinstance(counts, list):
+        return message
+    # a list of counts of another length than the blocks (a hand edit) counts what it pairs
+    pairs = zip(content, counts, strict=False)
+    blocks = [_with_count(block, estimator, _count_pair(count)) for block, count in pairs]
+    if all(new is old for new, old in zip(blocks, content, strict=False)):
+        return message
+    return {**message, "content": [*blocks, *content[len(blocks) :]]}
+
+
+def _with_count(block: Any, estimator: str, pair: tuple[int, int] | None) -> Any:
+    if pair is None or _carried_text(block) is None:
+        return block
+    return {**block, COUNT_KEY: [estimator, *pair]}
+
+
+def _count_pair(value: Any) -> tuple[int, int] | None:
+    """(tokens, characters) read back from a record: two plain ints, else None."""
+    if not isinstance(value, list) or len(value) != 2:
+        return None
+    if not all(type(number) is int for number in value):
+        return None
+    return value[0], value[1]
+
+
+def _carried_text(block: Any) -> str | None:
+    """The text a block's carried count is of: a text block's text, a tool_result's
+    string content, a tool_use's input as JSON; None for a block that carries none."""
+    if not isinstance(block, dict):
+        return None
+    kind = block.get("type")
+    if kind == "text":
+        text = block.get("text")
+    elif kind == "tool_result":
+        text = block.get("content")
+    elif kind == "tool_use":
+        return _as_json(block.get("input", {}))
+    else:
+        return None
+    return text if isinstance(text, str) else None
+
+
+def _as_json(value: Any) -> str:
+    """`value` as compact JSON, the way a request carries it."""
+    return json.dumps(value, ensure_ascii=False, default=str)

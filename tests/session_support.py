@@ -161,6 +161,19 @@ def transcript_records(session: Session) -> list[dict[str, Any]]:
 
 
 def plain(messages: Any) -> list[dict[str, Any]]:
-    """Messages without their private bookkeeping keys (`_source`, `_digest`): what the
-    transcript records and what the wire builder keeps."""
-    return [{k: v for k, v in dict(m).items() if not k.startswith("_")} for m in messages]
+    """Messages without their private bookkeeping keys (`_source`, `_digest`, and the
+    token counts a message or block carries, `_tokens`): what the transcript records
+    and what the wire builder keeps."""
+    return [_public(m) for m in messages]
+
+
+def _public(message: Any) -> dict[str, Any]:
+    kept = {k: v for k, v in dict(message).items() if not k.startswith("_")}
+    if isinstance(kept.get("content"), list):
+        kept["content"] = [
+            {k: v for k, v in dict(b).items() if not k.startswith("_")}
+            if isinstance(b, dict)
+            else b
+            for b in kept["content"]
+        ]
+    return kept

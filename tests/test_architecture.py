@@ -24,6 +24,7 @@ CORE_PATTERNS = (
     "frozen.py",
     "protocol.py",
     "compaction/**/*.py",
+    "compaction_layers.py",
     "durable/**/*.py",
     "sources/pointers.py",
     "sources/resolution.py",

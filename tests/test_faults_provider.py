@@ -177,7 +177,7 @@ def test_an_answer_cut_inside_a_tool_call_keeps_the_whole_part_and_drops_the_cut
     assert "output limit" in notice_text(notices(events, "max_tokens")[0])
     assert not [e for e in events if isinstance(e, ToolFinished)]  # nothing was run
     assert not (workspace / "one.txt").exists() and not (workspace / "two.txt").exists()
-    answer, results = session.view[-2], session.view[-1]
+    answer, results = plain(session.view[-2:])
     assert answer["content"] == [
         {"type": "text", "text": "Writing both files."},
         {

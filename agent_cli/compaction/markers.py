@@ -55,7 +55,6 @@ DIGEST_LATER_PART = "[Compaction digest, continued: taken out by a later compact
 SOURCE_KEY = "_source"  # the `transcript:<session>:<sequence>` record a message came from
 DIGEST_KEY = "_digest"  # the structured entries behind a digest message's text
 SUMMARY_KEY = "_summary"  # True on the summary message L4 made
-SUMMARY_LAYER_NAMES = frozenset({"generate_summary", "L4"})  # L4 as compaction records name it
 
 
 def is_digest_message(message: dict[str, Any]) -> bool:
@@ -88,7 +87,7 @@ def adopt_unmarked_summary(
     marked as one; `view` as it is otherwise.
 
     `summarized_before` says whether this compaction, or an earlier one of the same
-    transcript, ran L4 (`SUMMARY_LAYER_NAMES` in its layers): without that no summary can
+    transcript, ran L4 (`compaction_layers.SUMMARY` in its layers): without that no summary can
     be in the view. Only the first two places are looked at (L4 puts its summary first,
     and only the digest goes before it), and only a user message that does not carry the
     pointer of a transcript record (`SOURCE_KEY`): every message the user typed is

@@ -59,18 +59,13 @@ from agent_cli.compaction.results import (
     LayerReport,
 )
 from agent_cli.compaction.view_index import ViewIndex
+from agent_cli.compaction_layers import layer_numbered
 from agent_cli.errors import MessageViewLimitExceeded, PolicyError
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.tokens import TokenCounter, default_counter
 
 Messages = list[dict[str, Any]]
 
-LAYER_NAMES = (
-    "truncate_tool_results",
-    "dedup_file_reads",
-    "prune_old_messages",
-    "generate_summary",
-)
 AUTOMATIC_ORDER = (1, 2, 4, 3)  # the summary sees the older part before L3 prunes it
 SUMMARY_FIRST_ORDER = (4, 1, 2, 3)  # `force_summary`: summarize whatever the size
 
@@ -96,7 +91,7 @@ def _build_step(
 
 def _build_report(layer: int, outcome: LayerOutcome, tokens_before: int) -> LayerReport:
     return LayerReport(
-        name=LAYER_NAMES[layer - 1],
+        name=layer_numbered(layer).function,
         layer=layer,
         tokens_before=tokens_before,
         tokens_after=tokens_before - outcome.tokens_saved,

@@ -9,8 +9,8 @@ Numbers come from the events; nothing is computed here but differences and plura
 
 from __future__ import annotations
 
+from agent_cli.compaction_layers import DEDUP, LAYER_CODES, PRUNE, SUMMARY, TRUNCATE
 from agent_cli.events import (
-    LAYER_CODES,
     CompactionFired,
     CompactionSkipped,
     LayerLine,
@@ -20,14 +20,14 @@ from agent_cli.events import (
 from agent_cli.repl.safe_text import COMPACT_TAG, clip_line
 from agent_cli.tools.output import count_noun
 
-# The one table of the layers' plain names, by the codes events carry.
-LAYER_NAMES = dict(
-    zip(
-        LAYER_CODES,
-        ("truncate tool results", "drop repeated file reads", "prune old messages", "summarize"),
-        strict=True,
-    )
-)
+# The layers' plain names, the REPL's words for the codes of the one table of layers
+# (`agent_cli.compaction_layers`).
+LAYER_NAMES = {
+    TRUNCATE.code: "truncate tool results",
+    DEDUP.code: "drop repeated file reads",
+    PRUNE.code: "prune old messages",
+    SUMMARY.code: "summarize",
+}
 
 
 def layer_name(code: str) -> str:
@@ -37,18 +37,18 @@ def layer_name(code: str) -> str:
 
 def describe_layer_effect(line: LayerLine) -> str:
     """What the layer removed, in the words of that layer."""
-    if line.layer == "L1":
+    if line.layer == TRUNCATE.code:
         return count_noun(line.results_truncated, "result") + " cut"
-    if line.layer == "L2":
+    if line.layer == DEDUP.code:
         return count_noun(line.interactions_removed, "repeated read") + " dropped"
-    if line.layer == "L3":
+    if line.layer == PRUNE.code:
         if not line.interactions_removed:
             return f"{count_noun(line.messages_removed, 'message')} pruned"
         return (
             f"{count_noun(line.messages_removed, 'message')}, "
             f"{count_noun(line.interactions_removed, 'interaction')} pruned"
         )
-    if line.layer == "L4":
+    if line.layer == SUMMARY.code:
         return f"summarized {count_noun(line.messages_removed, 'message')}"
     counts = [
         (line.results_truncated, "result", "cut"),
@@ -89,7 +89,7 @@ def format_compaction(event: CompactionFired) -> list[str]:
     """Every line of one compaction: the layers in the order they ran, then the total;
     a focused summary says what it focused on."""
     lines = [format_layer_line(line) for line in event.layers]
-    if event.focus and any(line.layer == "L4" for line in event.layers):
+    if event.focus and any(line.layer == SUMMARY.code for line in event.layers):
         lines.append(f"{COMPACT_TAG} summary focus: {clip_line(event.focus, 120)}")
     return [*lines, format_total_line(event)]
 

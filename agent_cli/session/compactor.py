@@ -37,10 +37,10 @@ from agent_cli.compaction.results import (
     SUMMARY_FAILED,
     SUMMARY_NOT_SMALLER,
 )
+from agent_cli.compaction_layers import layer_numbered
 from agent_cli.durable import DurableContextState
 from agent_cli.errors import MessageViewLimitExceeded
 from agent_cli.events import (
-    LAYER_CODES,
     CompactionFired,
     CompactionRecord,
     CompactionSkipped,
@@ -216,7 +216,7 @@ class Compactor:
             shown(error.tokens_before),
             shown(error.tokens_after),
             self._policy.hard_limit,
-            tuple(LAYER_CODES[layer - 1] for layer in tried),
+            tuple(layer_numbered(layer).code for layer in tried),
             shown(largest),
         )
 
@@ -230,7 +230,7 @@ class Compactor:
     ) -> Iterator[SessionEvent]:
         entry = CompactionRecord(
             at=self.clock().isoformat(),
-            layers=tuple(LAYER_CODES[r.layer - 1] for r in fired),
+            layers=tuple(layer_numbered(r.layer).code for r in fired),
             tokens_before=self.to_request_tokens(result.tokens_before),
             tokens_after=self.to_request_tokens(result.tokens_after),
             forced=forced,
@@ -275,7 +275,7 @@ class Compactor:
 
     def _layer_line(self, report: Any) -> LayerLine:
         return LayerLine(
-            layer=LAYER_CODES[report.layer - 1],
+            layer=layer_numbered(report.layer).code,
             tokens_before=self.to_request_tokens(report.tokens_before),
             tokens_after=self.to_request_tokens(report.tokens_after),
             results_truncated=report.results_truncated,

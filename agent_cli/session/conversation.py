@@ -8,6 +8,10 @@ message the disk refuses leaves the view as it was and raises the store's error.
 view is read-only from outside (`FrozenList` of frozen messages: every mutator raises
 `ReadOnlyValueError`).
 
+Each message is recorded with its token counts (`TokenCounter.record_counts`) and shown
+carrying them, as a resume shows it (`session.log.rebuild_from_records`), so a resumed
+view is counted without tokenizing its history again.
+
 The conversation also owns the view's index (`compaction.ViewIndex`): `measure_view`
 brings it up to date, which costs what was appended since the last measure (identity
 checks on frozen messages); after a compaction or a restore the index meets a view that
@@ -23,7 +27,7 @@ from agent_cli.compaction import CompactionPolicy, ViewIndex
 from agent_cli.events import CompactionRecord
 from agent_cli.frozen import FrozenList, freeze
 from agent_cli.session.log import SessionLog, with_source
-from agent_cli.tokens import TokenCounter
+from agent_cli.tokens import TokenCounter, with_recorded_counts
 
 Message = dict[str, Any]
 
@@ -35,6 +39,7 @@ class Conversation:
         self, log: SessionLog, counter: TokenCounter, view: Iterable[Message] = ()
     ) -> None:
         self.log = log
+        self._counter = counter
         self._index = ViewIndex(counter)
         self._view: FrozenList = FrozenList(view)
         self._held: tuple[Message, Message] | None = None
@@ -75,11 +80,10 @@ class Conversation:
         return self._sent
 
     def append(self, message: Message) -> dict[str, Any]:
-        """Record `message`, then show it in the view with its record's pointer (under the
-        private `SOURCE_KEY`, so compaction can point back at it); return the record."""
-        record = self.log.append_message(message)
-        self._extend([with_source(message, record)])
-        return record
+        """Record `message` with its token counts, then show it in the view with its
+        record's pointer (under the private `SOURCE_KEY`, so compaction can point back at
+        it) and those counts carried (as a resume shows it); return the record."""
+        return self._record(message, ())
 
     def adopt_compaction(
         self, entry: CompactionRecord, removed_ids: Iterable[str], messages: Sequence[Message]
@@ -110,10 +114,16 @@ class Conversation:
         if self._held is None:
             return False
         call, results = self._held
-        record = self.log.append_message(results)
-        self._extend([call, with_source(results, record)])
+        self._record(results, (call,))
         self._held = None
         return True
+
+    def _record(self, message: Message, before: tuple[Message, ...]) -> dict[str, Any]:
+        """Write `message` with its counts, then show `before` and it in the view."""
+        counts = self._counter.record_counts(message)
+        record = self.log.append_message(message, counts)
+        self._extend([*before, with_source(with_recorded_counts(message, counts), record)])
+        return record
 
     def _extend(self, messages: Iterable[Message]) -> None:
         self._view = _joined(self._view, [freeze(message) for message in messages])

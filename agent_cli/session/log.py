@@ -14,10 +14,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from agent_cli.compaction.markers import SOURCE_KEY, SUMMARY_LAYER_NAMES, adopt_unmarked_summary
+from agent_cli.compaction.markers import SOURCE_KEY, adopt_unmarked_summary
+from agent_cli.compaction_layers import SUMMARY, layer_code
 from agent_cli.errors import SessionUnresumable, StoreError
 from agent_cli.events import CompactionRecord, Usage
 from agent_cli.models import lookup_model
+from agent_cli.tokens import with_recorded_counts
 from agent_cli.usage_cost import SessionCost
 
 if TYPE_CHECKING:
@@ -123,8 +125,13 @@ class SessionLog:
         record: dict[str, Any] = self.writer.append(kind, payload, self.clock())
         return record
 
-    def append_message(self, message: dict[str, Any]) -> dict[str, Any]:
-        record = self.append(MESSAGE, {"message": message})
+    def append_message(
+        self, message: dict[str, Any], tokens: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """Record `message`, with its token counts beside it when given
+        (`TokenCounter.record_counts`: a resume takes them instead of tokenizing it)."""
+        payload = {"message": message} if tokens is None else {"message": message, "tokens": tokens}
+        record = self.append(MESSAGE, payload)
         self.totals.note_message(message)
         return record
 
@@ -181,6 +188,9 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
     A `message` record without a message object, or a `compaction` record without a
     list of message objects as its view, raises `SessionUnresumable` naming its line:
     skipping it would resume a view that silently lost part of the conversation.
+    A message's recorded token counts are put back on it (`tokens.with_recorded_counts`),
+    so the resumed view is counted without tokenizing it again; a record without them
+    (an older transcript) gives the message as it was recorded.
     A summary recorded before summaries carried their private key is marked on the way
     (`markers.adopt_unmarked_summary`), so an older transcript resumes with its summary.
     """
@@ -191,12 +201,13 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
         kind, payload = record.get("kind"), record.get("payload") or {}
         if kind == MESSAGE:
             message = _require_message(record, payload)
-            rebuilt.view.append(with_source(message, record))
+            counted = with_recorded_counts(message, payload.get("tokens"))
+            rebuilt.view.append(with_source(counted, record))
             rebuilt.origins.append(record["sequence"])
             rebuilt.totals.note_message(message)
         elif kind == COMPACTION:
             entry = _compaction_entry(record, payload)
-            summarized = summarized or not SUMMARY_LAYER_NAMES.isdisjoint(entry.layers)
+            summarized = summarized or SUMMARY.code in entry.layers
             rebuilt.view = adopt_unmarked_summary(_require_view(record, payload), summarized)
             rebuilt.origins = [record["sequence"]] * len(rebuilt.view)
             rebuilt.totals.note_compaction(entry)
@@ -250,11 +261,13 @@ def _whole_number(value: Any) -> int:
 
 
 def _compaction_entry(record: dict[str, Any], payload: dict[str, Any]) -> CompactionRecord:
-    """Figures of a compaction, for `stats` only: garbage reads as zero, never as a crash."""
+    """Figures of a compaction, for `stats` and the summary check: garbage reads as zero,
+    never as a crash. Layers are read by code, also where an older record names them by
+    function."""
     layers = payload.get("layers")
     return CompactionRecord(
         at=str(record.get("recorded_at", "")),
-        layers=tuple(name for name in layers if isinstance(name, str))
+        layers=tuple(layer_code(name) for name in layers if isinstance(name, str))
         if isinstance(layers, list)
         else (),
         tokens_before=_whole_number(payload.get("tokens_before")),
