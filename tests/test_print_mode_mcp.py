@@ -22,7 +22,8 @@ def _run_agent(
     home = Path(os.environ["AGENT_CLI_HOME"])
     home.mkdir(parents=True, exist_ok=True)
     (home / "config.toml").write_text(
-        f'[mcp_servers.demo]\ncommand = "{sys.executable}"\nargs = ["{DEMO}"]\n',
+        f'[mcp_servers.demo]\ncommand = "{sys.executable}"\nargs = ["{DEMO}"]\n'
+        "startup_timeout = 60\n",  # the first request waits as long: the box may be busy
         encoding="utf-8",
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}

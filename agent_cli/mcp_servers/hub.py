@@ -53,7 +53,6 @@ from agent_cli.mcp_servers.states import (
     ServerState,
 )
 
-DEFAULT_STARTUP_LIMIT = 10.0
 STOP_SECONDS = 3.5  # the SDK asks a server's group to end, then kills it after 2 s
 CLOSE_SECONDS = STOP_SECONDS + 1.5
 STDERR_TAIL_LINES = 3
@@ -79,11 +78,9 @@ class McpHub:
         self,
         servers: Sequence[McpServerSettings],
         cwd: Path,
-        startup_limit: float = DEFAULT_STARTUP_LIMIT,
     ) -> None:
         self._settings = {server.name: server for server in servers}
         self._cwd = cwd
-        self._startup_limit = startup_limit
         self._lock = threading.Condition()
         self._states = {
             server.name: ServerState(server.name, STARTING if server.enabled else DISABLED)
@@ -144,7 +141,8 @@ class McpHub:
             self._set_state(name, ServerState(name, STARTING))
             self.start()
             return
-        self._submit(self._restart(name)).result(CLOSE_SECONDS + self._startup_limit)
+        limit = CLOSE_SECONDS + self._settings[name].startup_timeout
+        self._submit(self._restart(name)).result(limit)
 
     def close(self) -> None:
         """Stop every server and its processes (module contract); idempotent."""
@@ -236,7 +234,7 @@ class McpHub:
             self._open_transport(settings, errlog, pid_file) as streams,
             ClientSession(streams[0], streams[1]) as session,
         ):
-            with anyio.fail_after(self._startup_limit):
+            with anyio.fail_after(settings.startup_timeout):
                 await session.initialize()
                 listed = await _list_tools(session)
             offered, skipped = offer_tools(settings.name, listed)
@@ -400,6 +398,11 @@ def describe_start_failure(error: BaseException, settings: McpServerSettings, st
         why = stderr.split(NOT_STARTED_MARK, 1)[1].split(" | ")[0]
         if why.startswith("not found: "):
             return f"the command {settings.command!r} was not found (check command in config.toml)"
+        if why.startswith("not executable: "):
+            return (
+                f"the command {settings.command!r} is not an executable file (check command in "
+                "config.toml, or make the file executable)"
+            )
         return f"the command {settings.command!r} cannot be started ({why})"
     tail = f"; its last stderr lines: {stderr}" if stderr else ""
     if isinstance(leaf, TimeoutError):

@@ -56,7 +56,7 @@ def _start_problem(command: str) -> tuple[int, str] | None:
     if shutil.which(command) is not None:
         return None
     if os.sep in command and os.path.exists(command):
-        return 126, "not runnable"
+        return 126, "not executable"
     return 127, "not found"
 
 
