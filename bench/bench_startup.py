@@ -9,7 +9,9 @@ nothing. Each figure is the median of `REPEATS` runs:
   mark. Also reported: when the banner is on screen too (the session opens on a worker
   thread once the prompt is drawn, and the banner, which names the session, is printed
   above the prompt when it is open), and when the context gauge in the toolbar has been
-  measured (the tokenizer loads on a thread after that).
+  measured (the tokenizer loads on a thread after that). After each run the window is
+  closed and the next run waits until that run's processes (MCP servers too) have ended;
+  how long that took is reported for the runs with and without MCP servers.
 - `agent-cli --version` as a subprocess, wall time.
 - `python -c "import agent_cli.repl.main"`, against `python -c pass` as the floor.
 
@@ -86,7 +88,10 @@ class TmuxClock:
             name: self._poll(lambda screen, mark=mark: mark in screen, start)
             for name, mark in MILESTONES.items()
         }
+        pane = int(self._tmux("display-message", "-p", "-t", "bench:run", "#{pane_pid}"))
+        closed = time.perf_counter()
         self._tmux("kill-window", "-t", "bench:run")
+        times["ended"] = wait_for_tree_to_end(pane, closed)
         if times["prompt"] is None:
             raise RuntimeError("the prompt never appeared")
         return times
@@ -113,6 +118,40 @@ class TmuxClock:
         return done.stdout
 
 
+def wait_for_tree_to_end(root: int, since: float) -> float | None:
+    """Seconds from `since` until process `root` and every descendant seen meanwhile have
+    ended (None: not within `GIVE_UP_SECONDS`). A run still ending (an MCP server still
+    importing its SDK, say) takes CPU from the next run: without this wait the runs with
+    MCP servers measured each other's shutdown (+0.5 s under load), not their prompt."""
+    seen = {root}
+    while time.perf_counter() - since < GIVE_UP_SECONDS:
+        parents = process_parents()
+        grown = True
+        while grown:  # descendants of descendants, in one snapshot
+            children = {pid for pid, parent in parents.items() if parent in seen}
+            grown = not children <= seen
+            seen |= children
+        if not seen & parents.keys():
+            return time.perf_counter() - since
+        time.sleep(POLL_SECONDS)
+    return None
+
+
+def process_parents() -> dict[int, int]:
+    """Every live process id and its parent's id, read from /proc (Linux)."""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text(encoding="ascii", errors="replace")
+            except OSError:
+                continue  # ended while we looked
+            fields = stat.rsplit(")", 1)[1].split()
+            if fields[0] != "Z":  # a zombie has ended; it only waits to be reaped
+                parents[int(entry.name)] = int(fields[1])
+    return parents
+
+
 MCP_DEMO_SERVER = Path(__file__).resolve().parent.parent / "tests/mcp_fixtures/demo_server.py"
 
 
@@ -137,7 +176,7 @@ def measure_prompt(
 ) -> dict[str, list[float]]:
     """Each milestone's samples, over `REPEATS` runs (a milestone never seen is left out);
     `prepare_home` fills each run's fresh AGENT_CLI_HOME first (e.g. a config.toml)."""
-    samples: dict[str, list[float]] = {name: [] for name in MILESTONES}
+    samples: dict[str, list[float]] = {name: [] for name in [*MILESTONES, "ended"]}
     workspace = scratch / f"ws{label}"
     workspace.mkdir()
     clock = TmuxClock(tmux, clean_env(scratch / "unused"))
@@ -189,8 +228,10 @@ def main() -> None:
                 report("gauge measured in toolbar", samples["gauge"], target=None)
             plain = measure_prompt(tmux, scratch, write_config_without_servers, "-plain")
             report("prompt on screen, a config.toml without servers", plain["prompt"])
+            report("  all ended after the window closed", plain["ended"], target=None)
             with_mcp = measure_prompt(tmux, scratch, write_two_mcp_servers, "-mcp")
             report("prompt on screen, two MCP servers configured", with_mcp["prompt"])
+            report("  all ended after the window closed", with_mcp["ended"], target=None)
             later = statistics.median(with_mcp["prompt"]) - statistics.median(plain["prompt"])
             print(f"  {later * 1e3:+.0f} ms against the config.toml without servers (goal: +20 ms)")
         report(

@@ -369,10 +369,16 @@ class ReplDriver:
 
 
 def start_repl(
-    terminals: TerminalPool, home: Path, workspace: Path, *flags: str, width: int = 120
+    terminals: TerminalPool,
+    home: Path,
+    workspace: Path,
+    *flags: str,
+    width: int = 120,
+    extra_env: Mapping[str, str] | None = None,
 ) -> ReplDriver:
-    """`agent-cli *flags` in a fresh terminal of `terminals`, ready at its first prompt."""
-    terminal = terminals.open(build_env(home))
+    """`agent-cli *flags` in a fresh terminal of `terminals`, ready at its first prompt
+    (`extra_env` is added to its environment)."""
+    terminal = terminals.open(build_env(home, extra_env))
     terminal.start([*agent_cli_argv(), *flags], cwd=workspace, width=width)
     driver = ReplDriver(terminal)
     driver.wait_for_prompt()

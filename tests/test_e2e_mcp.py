@@ -1,5 +1,6 @@
 """End to end in tmux: MCP servers from config.toml in a real terminal, and nothing they
-started outlives agent-cli, whether it is ended by SIGTERM or by its terminal (SIGHUP)."""
+started outlives agent-cli, whether it is ended by SIGTERM, by its terminal (SIGHUP) or
+by SIGKILL (when it runs no code at all: the servers' supervisors end them)."""
 
 from __future__ import annotations
 
@@ -38,6 +39,10 @@ def _alive(pid: int) -> bool:
     return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
 
 
+def _parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
 def _wait_gone(pid: int, what: str) -> None:
     deadline = time.monotonic() + 20
     while _alive(pid):
@@ -45,13 +50,15 @@ def _wait_gone(pid: int, what: str) -> None:
         time.sleep(0.05)
 
 
-@pytest.mark.parametrize("ending", ["SIGTERM", "SIGHUP"])
+@pytest.mark.parametrize("ending", ["SIGTERM", "SIGHUP", "SIGKILL"])
 def test_mcp_servers_show_in_mcp_and_end_with_agent_cli(
     terminals: TerminalPool, home: Path, workspace: Path, tmp_path: Path, ending: str
 ) -> None:
     child_pid_file = tmp_path / "child.pid"
     _configure(home, child_pid_file)
-    repl = start_repl(terminals, home, workspace)
+    temp = tmp_path / "temp"  # where the servers' lifeline lives
+    temp.mkdir()
+    repl = start_repl(terminals, home, workspace, extra_env={"TMPDIR": str(temp)})
     deadline = time.monotonic() + 60
     shown = repl.submit("/mcp")
     while "demo ready" not in shown:
@@ -61,11 +68,15 @@ def test_mcp_servers_show_in_mcp_and_end_with_agent_cli(
     assert "mcp__" not in shown and "echo" in shown and "missing failed" in shown
     assert "was not found" in shown
     child = int(child_pid_file.read_text())
-    assert _alive(child)
+    server = _parent(child)
+    assert _alive(child) and _alive(server)
     agent_cli = repl.terminal.program_pid()
-    if ending == "SIGTERM":
-        os.kill(agent_cli, signal.SIGTERM)
+    if ending == "SIGHUP":
+        repl.terminal.kill()  # the terminal goes away
     else:
-        repl.terminal.kill()  # the terminal goes away: SIGHUP
+        os.kill(agent_cli, getattr(signal, ending))
     _wait_gone(agent_cli, "nothing")
+    _wait_gone(server, "the MCP server")
     _wait_gone(child, "a process the MCP server started")
+    if ending != "SIGKILL":  # a killed agent-cli cannot remove its lifeline's folder
+        assert not list(temp.iterdir())

@@ -24,12 +24,13 @@ DEMO = Path(__file__).parent / "mcp_fixtures" / "demo_server.py"
 
 
 def demo(name: str = "demo", mode: str = "normal", **extra) -> McpServerSettings:
+    extra.setdefault("startup_timeout", 30)  # the demo imports the SDK: slow on a busy box
     return McpServerSettings(name, command=sys.executable, args=(str(DEMO), mode), **extra)
 
 
 @pytest.fixture(scope="module")
 def hub(tmp_path_factory) -> Iterator[McpHub]:
-    running = McpHub([demo(timeout=60)], tmp_path_factory.mktemp("mcp"), startup_limit=30)
+    running = McpHub([demo(timeout=60)], tmp_path_factory.mktemp("mcp"))
     running.start()
     assert running.wait_for_start(40) == []
     yield running
@@ -59,17 +60,19 @@ def test_calls_return_text_error_results_and_big_output(hub):
 
 
 def test_servers_that_cannot_start_say_why_and_the_others_go_on(tmp_path):
+    plain_file = tmp_path / "server.sh"
+    plain_file.write_text("#!/bin/sh\n")  # not executable
     hub = McpHub(
         [
             demo("ok"),
             McpServerSettings("missing", command="no-such-mcp-server-anywhere"),
+            McpServerSettings("notexec", command=str(plain_file)),
             demo("exits", "exit"),
             demo("garbage", "garbage"),
-            demo("silent", "noinit"),
+            demo("silent", "noinit", startup_timeout=15),
             demo("off", enabled=False),
         ],
         tmp_path,
-        startup_limit=15,
     )
     hub.start()
     try:
@@ -78,6 +81,7 @@ def test_servers_that_cannot_start_say_why_and_the_others_go_on(tmp_path):
         assert states["ok"].status == "ready"
         assert states["missing"].status == "failed"
         assert "'no-such-mcp-server-anywhere' was not found" in states["missing"].reason
+        assert "is not an executable file" in states["notexec"].reason
         assert "cannot open its database" in states["exits"].reason
         assert states["silent"].status == "failed" and "in time" in states["silent"].reason
         assert states["garbage"].status in ("ready", "failed")  # said, never hung
@@ -90,7 +94,7 @@ def test_servers_that_cannot_start_say_why_and_the_others_go_on(tmp_path):
 
 
 def test_a_hanging_call_and_a_crash_are_error_results_and_mark_the_server_failed(tmp_path):
-    hub = McpHub([demo(timeout=2)], tmp_path, startup_limit=30)
+    hub = McpHub([demo(timeout=2)], tmp_path)
     hub.start()
     try:
         assert hub.wait_for_start(40) == []
@@ -118,7 +122,6 @@ def test_closing_ends_every_server_process_and_its_children(tmp_path):
     hub = McpHub(
         [demo("kid", "child", env={"DEMO_CHILD_PID_FILE": str(pid_file)})],
         tmp_path,
-        startup_limit=30,
     )
     hub.start()
     assert hub.wait_for_start(40) == []
@@ -160,8 +163,8 @@ def test_a_session_offers_mcp_tools_asks_first_and_keeps_big_results_out_of_the_
         session.start_mcp()
         events = drain(session.run_turn("use the demo tools"))
         assert events[-1].outcome == "ok", events
-        notices = [e.code for e in events if isinstance(e, Notice)]
-        assert "mcp_waiting" in notices
+        waiting = [e for e in events if isinstance(e, Notice) and e.code == "mcp_waiting"]
+        assert waiting[0].fields["limit"] == 30  # the server's own startup_timeout
         first = server.accepted[0]
         names = [tool["name"] for tool in first["tools"]]
         mcp_names = [name for name in names if name.startswith("mcp__")]
@@ -215,11 +218,15 @@ def test_a_streamable_http_server_on_loopback_is_reached_with_its_headers(tmp_pa
         url = f"http://127.0.0.1:{port_file.read_text()}/mcp"
         hub = McpHub(
             [
-                McpServerSettings("web", url=url, headers={"Authorization": "Bearer test-token"}),
-                McpServerSettings("nokey", url=url),
+                McpServerSettings(
+                    "web",
+                    url=url,
+                    headers={"Authorization": "Bearer test-token"},
+                    startup_timeout=20,
+                ),
+                McpServerSettings("nokey", url=url, startup_timeout=20),
             ],
             tmp_path,
-            startup_limit=20,
         )
         hub.start()
         try:
@@ -248,9 +255,12 @@ def test_a_malformed_answer_is_an_error_result_and_nothing_reaches_the_terminal(
 ):
     raw = DEMO.with_name("raw_server.py")
     hub = McpHub(
-        [McpServerSettings("raw", command=sys.executable, args=(str(raw), mode), timeout=3)],
+        [
+            McpServerSettings(
+                "raw", command=sys.executable, args=(str(raw), mode), timeout=3, startup_timeout=20
+            )
+        ],
         tmp_path,
-        startup_limit=20,
     )
     hub.start()
     try:
@@ -276,8 +286,8 @@ from pathlib import Path
 from agent_cli.mcp_servers.hub import McpHub
 from agent_cli.mcp_servers.settings import McpServerSettings
 settings = McpServerSettings("raw", command=sys.executable,
-    args=({str(DEMO.with_name("raw_server.py"))!r}, "not_json"), timeout=2)
-hub = McpHub([settings], Path({str(tmp_path)!r}), startup_limit=20)
+    args=({str(DEMO.with_name("raw_server.py"))!r}, "not_json"), timeout=2, startup_timeout=20)
+hub = McpHub([settings], Path({str(tmp_path)!r}))
 hub.start()
 assert hub.wait_for_start(30) == []
 print(hub.call("raw", "odd", {{}}).failure)

@@ -29,12 +29,14 @@ def test_servers_are_parsed_sorted_with_their_own_env():
                 "args": ["-y", "srv"],
                 "env": {"TOKEN": "x"},
                 "timeout": 5,
+                "startup_timeout": 45,
             },
         },
         "config.toml",
     )
     assert [s.name for s in servers] == ["github", "web"]
     assert servers[0].env == {"TOKEN": "x"} and servers[0].timeout == 5.0
+    assert servers[0].startup_timeout == 45.0 and servers[1].startup_timeout == 10.0
     assert servers[1].transport == "http" and servers[1].enabled
 
 
@@ -47,6 +49,11 @@ def test_servers_are_parsed_sorted_with_their_own_env():
         ({"gh": {"command": "x", "args": "-y"}}, "mcp_servers.gh.args", "list of strings"),
         ({"gh": {"command": "x", "env": {"A": 1}}}, "mcp_servers.gh.env", "table of strings"),
         ({"gh": {"command": "x", "timeout": 0}}, "mcp_servers.gh.timeout", "more than 0"),
+        (
+            {"gh": {"command": "x", "startup_timeout": "1m"}},
+            "mcp_servers.gh.startup_timeout",
+            "number of seconds",
+        ),
         ({"gh": {"command": "x", "enabled": "yes"}}, "mcp_servers.gh.enabled", "true or false"),
         ({"gh": {"command": "x", "headers": {}}}, "mcp_servers.gh.headers", "does not apply"),
         ({"gh": {"url": "ftp://h"}}, "mcp_servers.gh.url", "http:// or https://"),

@@ -17,7 +17,9 @@ Contract:
   Only KeyboardInterrupt propagates (the call is cancelled first).
 - `restart(name)` stops a server and starts it again; `close()` stops every server,
   ending each process with its whole process group (the SDK starts each in a new session
-  and kills the group on the way out), waiting at most `CLOSE_SECONDS`.
+  and kills the group on the way out), waiting at most `CLOSE_SECONDS`. Should agent-cli
+  die without closing (SIGKILL), each stdio server's supervisor sees the `lifeline` end
+  and kills its group: nothing a server started outlives agent-cli.
 - `version` grows whenever the set of offered tools changes, so a toolbox knows when to
   rebuild its tool list. Thread-safe: states are read and written under one lock.
 """
@@ -39,6 +41,7 @@ from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
 from agent_cli.mcp_servers.launcher import NOT_STARTED_MARK
+from agent_cli.mcp_servers.lifeline import Lifeline
 from agent_cli.mcp_servers.offered_tools import ListedTool, OfferedTool, offer_tools
 from agent_cli.mcp_servers.settings import McpServerSettings
 from agent_cli.mcp_servers.states import (
@@ -50,7 +53,6 @@ from agent_cli.mcp_servers.states import (
     ServerState,
 )
 
-DEFAULT_STARTUP_LIMIT = 10.0
 STOP_SECONDS = 3.5  # the SDK asks a server's group to end, then kills it after 2 s
 CLOSE_SECONDS = STOP_SECONDS + 1.5
 STDERR_TAIL_LINES = 3
@@ -76,11 +78,9 @@ class McpHub:
         self,
         servers: Sequence[McpServerSettings],
         cwd: Path,
-        startup_limit: float = DEFAULT_STARTUP_LIMIT,
     ) -> None:
         self._settings = {server.name: server for server in servers}
         self._cwd = cwd
-        self._startup_limit = startup_limit
         self._lock = threading.Condition()
         self._states = {
             server.name: ServerState(server.name, STARTING if server.enabled else DISABLED)
@@ -89,6 +89,7 @@ class McpHub:
         self._running: dict[str, _Running] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
+        self._lifeline: Lifeline | None = None
         self._closed = False
         self.version = 0
 
@@ -124,6 +125,7 @@ class McpHub:
             return
         if not any(state.status == STARTING for state in self._states.values()):
             return
+        self._lifeline = Lifeline.open()
         ready = threading.Event()
         self._thread = threading.Thread(
             target=self._run_loop, args=(ready,), name="mcp-servers", daemon=True
@@ -139,7 +141,8 @@ class McpHub:
             self._set_state(name, ServerState(name, STARTING))
             self.start()
             return
-        self._submit(self._restart(name)).result(CLOSE_SECONDS + self._startup_limit)
+        limit = CLOSE_SECONDS + self._settings[name].startup_timeout
+        self._submit(self._restart(name)).result(limit)
 
     def close(self) -> None:
         """Stop every server and its processes (module contract); idempotent."""
@@ -156,6 +159,8 @@ class McpHub:
             end_group(group)
         loop.call_soon_threadsafe(loop.stop)
         self._thread.join(CLOSE_SECONDS)
+        if self._lifeline is not None:
+            self._lifeline.close()
 
     # --- calls ---------------------------------------------------------------------------
 
@@ -209,7 +214,7 @@ class McpHub:
             tempfile.NamedTemporaryFile("r", encoding="ascii", suffix=".pid") as pid_file,
         ):
             try:
-                await self._connect_and_wait(settings, running, errlog, pid_file.name)
+                await self._connect_and_wait(settings, running, errlog, Path(pid_file.name))
             except asyncio.CancelledError:
                 raise
             except BaseException as error:  # noqa: BLE001  the SDK raises groups and more
@@ -217,19 +222,19 @@ class McpHub:
                     self._fail(name, describe_start_failure(error, settings, _tail(errlog)))
             finally:
                 running.session = None
-                end_group(running.group or _read_group(pid_file.name))
+                end_group(running.group or _read_group(Path(pid_file.name)))
 
     async def _connect_and_wait(
-        self, settings: McpServerSettings, running: _Running, errlog: IO[str], pid_file: str
+        self, settings: McpServerSettings, running: _Running, errlog: IO[str], pid_file: Path
     ) -> None:
         import anyio
         from mcp.client.session import ClientSession
 
         async with (
-            _open_transport(settings, self._cwd, errlog, pid_file) as streams,
+            self._open_transport(settings, errlog, pid_file) as streams,
             ClientSession(streams[0], streams[1]) as session,
         ):
-            with anyio.fail_after(self._startup_limit):
+            with anyio.fail_after(settings.startup_timeout):
                 await session.initialize()
                 listed = await _list_tools(session)
             offered, skipped = offer_tools(settings.name, listed)
@@ -296,6 +301,25 @@ class McpHub:
             self._set_state(name, ServerState(name, STARTING))
             self._launch(name)
 
+    def _open_transport(self, settings: McpServerSettings, errlog: IO[str], pid_file: Path) -> Any:
+        """The SDK's transport for `settings`: a stdio process (started through `launcher`,
+        under the lifeline), or streamable HTTP."""
+        if settings.command is None:
+            return _open_http_transport(settings)
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        assert self._lifeline is not None
+        passed = ["1" if "LC_CTYPE" in settings.env else "0", settings.command, *settings.args]
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-I", "-S", str(LAUNCHER), str(pid_file), str(self._lifeline.path)]
+            + [str(os.getpid()), *passed],
+            env=dict(settings.env) or None,
+            cwd=settings.cwd or str(self._cwd),
+            encoding_error_handler="replace",
+        )
+        return stdio_client(params, errlog=cast(TextIO, errlog))
+
     # --- state ---------------------------------------------------------------------------
 
     def _submit(self, coroutine: Any) -> concurrent.futures.Future[Any]:
@@ -324,20 +348,8 @@ class McpHub:
         self._set_state(name, failed)
 
 
-def _open_transport(settings: McpServerSettings, cwd: Path, errlog: IO[str], pid_file: str) -> Any:
-    """The SDK's transport for `settings`: a stdio process (started through `launcher`,
-    which writes its process group to `pid_file`), or streamable HTTP."""
-    if settings.command is not None:
-        from mcp.client.stdio import StdioServerParameters, stdio_client
-
-        params = StdioServerParameters(
-            command=sys.executable,
-            args=["-I", "-S", str(LAUNCHER), pid_file, settings.command, *settings.args],
-            env=dict(settings.env) or None,
-            cwd=settings.cwd or str(cwd),
-            encoding_error_handler="replace",
-        )
-        return stdio_client(params, errlog=cast(TextIO, errlog))
+def _open_http_transport(settings: McpServerSettings) -> Any:
+    """The SDK's streamable-HTTP transport for `settings`."""
     import httpx2
     from mcp.client.streamable_http import streamable_http_client
 
@@ -373,9 +385,9 @@ def end_group(group: int | None) -> None:
         os.killpg(group, signal.SIGKILL)
 
 
-def _read_group(pid_file: str) -> int | None:
+def _read_group(pid_file: Path) -> int | None:
     with contextlib.suppress(OSError, ValueError):
-        return int(Path(pid_file).read_text(encoding="ascii").strip())
+        return int(pid_file.read_text(encoding="ascii").strip())
     return None
 
 
@@ -386,6 +398,11 @@ def describe_start_failure(error: BaseException, settings: McpServerSettings, st
         why = stderr.split(NOT_STARTED_MARK, 1)[1].split(" | ")[0]
         if why.startswith("not found: "):
             return f"the command {settings.command!r} was not found (check command in config.toml)"
+        if why.startswith("not executable: "):
+            return (
+                f"the command {settings.command!r} is not an executable file (check command in "
+                "config.toml, or make the file executable)"
+            )
         return f"the command {settings.command!r} cannot be started ({why})"
     tail = f"; its last stderr lines: {stderr}" if stderr else ""
     if isinstance(leaf, TimeoutError):

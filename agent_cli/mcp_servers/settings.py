@@ -4,8 +4,9 @@ Contract: `parse_mcp_servers(table, source)` turns the `mcp_servers` value into
 `McpServerSettings`, sorted by name, or raises `ConfigError` naming the key
 (`mcp_servers.<name>.<field>`), the file and what to do. A server has either `command`
 (stdio: `args`, `env` passed to that server only, `cwd`) or `url` (streamable HTTP:
-`headers`), not both; `enabled` (default true) and `timeout` (seconds per call, default
-60) are optional. Server names are what tool names are built from, so they follow the
+`headers`), not both; `enabled` (default true), `timeout` (seconds per call, default
+60) and `startup_timeout` (seconds to connect and list its tools, default 10; the first
+request waits as long for it) are optional. Server names are what tool names are built from, so they follow the
 tool-name grammar (letters, digits, `_`, `-`) and are short enough to leave room for
 the tool's own name. Pure.
 """
@@ -21,10 +22,11 @@ from agent_cli.errors import ConfigError
 
 SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,24}$")
 DEFAULT_CALL_TIMEOUT = 60.0
+DEFAULT_STARTUP_TIMEOUT = 10.0
 MAX_CALL_TIMEOUT = 3_600.0
 STDIO_FIELDS = {"command", "args", "env", "cwd"}
 HTTP_FIELDS = {"url", "headers"}
-COMMON_FIELDS = {"enabled", "timeout"}
+COMMON_FIELDS = {"enabled", "timeout", "startup_timeout"}
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,7 @@ class McpServerSettings:
     headers: Mapping[str, str] = field(default_factory=dict)
     enabled: bool = True
     timeout: float = DEFAULT_CALL_TIMEOUT
+    startup_timeout: float = DEFAULT_STARTUP_TIMEOUT
 
     @property
     def transport(self) -> str:
@@ -97,6 +100,9 @@ def _parse_server(name: str, value: Any, source: str) -> McpServerSettings:
         headers=_text_table(value.get("headers", {}), f"{key}.headers", source),
         enabled=_flag(value.get("enabled", True), f"{key}.enabled", source),
         timeout=_timeout(value.get("timeout", DEFAULT_CALL_TIMEOUT), f"{key}.timeout", source),
+        startup_timeout=_timeout(
+            value.get("startup_timeout", DEFAULT_STARTUP_TIMEOUT), f"{key}.startup_timeout", source
+        ),
     )
 
 

@@ -135,7 +135,7 @@ def _add_session_arguments(parser: argparse.ArgumentParser) -> None:
         "--yes",
         action="store_true",
         default=None,
-        help="allow tools that write files or run commands without asking",
+        help="allow tools that write files, run commands or call MCP servers without asking",
     )
     parser.add_argument(
         "-p",

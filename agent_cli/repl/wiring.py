@@ -219,8 +219,8 @@ class RefusingAsker:
         self._console.print(
             Text(
                 f"{clip_line(request.tool, 40)} was not run: {self._why}. Run again with --yes "
-                "to allow tools that write files or run commands, or run agent-cli "
-                "interactively.",
+                "to allow tools that write files, run commands or call MCP servers, or run "
+                "agent-cli interactively.",
                 style="yellow",
             ),
             soft_wrap=True,

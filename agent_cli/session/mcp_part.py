@@ -5,9 +5,9 @@ Contract: `McpPart(servers, cwd, counter)` holds the session's servers; nothing 
 hub (asyncio) or the SDK is imported until `start()` creates and starts the hub, so a
 session opens as fast with servers configured as without. Until then every enabled
 server reads as starting and no tool is offered. It is the toolbox's `McpTools`:
-`version`, `offered_tools()`, `call()`. `before_request(limit)` yields, before a turn's
+`version`, `offered_tools()`, `call()`. `before_request()` yields, before a turn's
 request: a `mcp_waiting` notice naming the servers still starting (then waits for them,
-at most `limit` seconds), a `mcp_still_starting` notice for those that did not make it,
+at most the longest `startup_timeout` among them), a `mcp_still_starting` notice for those that did not make it,
 and one `mcp_failed` notice per server that failed since the last call (each failure is
 reported once; a restart that fails again is reported again; a server that failed during
 a tool call is not: that call's error result said why, so a crash costs one error line).
@@ -37,8 +37,6 @@ from agent_cli.tokens import TokenCounter
 
 if TYPE_CHECKING:
     from agent_cli.mcp_servers.hub import McpHub
-
-DEFAULT_STARTUP_WAIT = 10.0
 
 
 @dataclass(frozen=True)
@@ -88,11 +86,13 @@ class McpPart:
 
     # --- the session's ------------------------------------------------------------------
 
-    def before_request(self, limit: float = DEFAULT_STARTUP_WAIT) -> Iterator[Notice]:
+    def before_request(self) -> Iterator[Notice]:
         if self._hub is None:
             return
         starting = [s.name for s in self._hub.states() if s.status == STARTING]
         if starting:
+            limits = {server.name: server.startup_timeout for server in self._settings}
+            limit = max(limits[name] for name in starting)
             yield Notice("info", "mcp_waiting", {"servers": ", ".join(starting), "limit": limit})
             still = self._hub.wait_for_start(limit)
             if still:

@@ -297,7 +297,8 @@ class Toolbox:
             return self._error_outcome(
                 f"{name} was not run: it needs permission and nobody could be asked (agent-cli "
                 "runs with -p or without a terminal). The user can run it again with --yes to "
-                "allow tools that write files or run commands, or run agent-cli interactively.",
+                "allow tools that write files, run commands or call MCP servers, or run agent-cli "
+                "interactively.",
                 "not run: nobody could be asked",
             )
         return self._error_outcome(f"Permission denied by the user: {name} was not run.", "denied")
