@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -282,6 +283,7 @@ def test_a_garbage_line_from_a_server_leaves_no_traceback_on_the_terminal(tmp_pa
 
     script = f"""
 import sys
+import tempfile
 from pathlib import Path
 from agent_cli.mcp_servers.hub import McpHub
 from agent_cli.mcp_servers.settings import McpServerSettings
@@ -297,3 +299,25 @@ hub.close()
     assert run.returncode == 0, run.stderr
     assert "got no answer" in run.stdout
     assert run.stderr == ""
+
+
+def test_without_a_lifeline_stdio_servers_fail_with_what_to_do_and_nothing_raises(
+    tmp_path, monkeypatch
+):
+    """The temporary folder cannot hold the lifeline's FIFO: no stdio server is started
+    (nothing would end it if agent-cli were killed); each says why and what to do, and
+    starting and restarting raise nothing."""
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    monkeypatch.setattr(tempfile, "tempdir", str(not_a_folder))
+    hub = McpHub([demo("one"), demo("two")], tmp_path)
+    try:
+        hub.start()
+        hub.restart("one")
+        assert hub.wait_for_start(5) == []
+        for state in hub.states():
+            assert state.status == "failed"
+            assert "lifeline" in state.reason and "writable" in state.reason
+            assert str(not_a_folder) in state.reason
+    finally:
+        hub.close()

@@ -125,7 +125,10 @@ class McpHub:
             return
         if not any(state.status == STARTING for state in self._states.values()):
             return
-        self._lifeline = Lifeline.open()
+        if not self._open_lifeline() and not any(
+            state.status == STARTING for state in self._states.values()
+        ):
+            return
         ready = threading.Event()
         self._thread = threading.Thread(
             target=self._run_loop, args=(ready,), name="mcp-servers", daemon=True
@@ -141,8 +144,22 @@ class McpHub:
             self._set_state(name, ServerState(name, STARTING))
             self.start()
             return
+        if self._settings[name].command is not None and not self._open_lifeline():
+            return
         limit = CLOSE_SECONDS + self._settings[name].startup_timeout
         self._submit(self._restart(name)).result(limit)
+
+    def _open_lifeline(self) -> bool:
+        """Have the lifeline open; when it cannot be made, mark the stdio servers still
+        starting failed (`_fail_local_servers`) and say False."""
+        if self._lifeline is not None:
+            return True
+        try:
+            self._lifeline = Lifeline.open()
+        except OSError as error:  # no private FIFO: a stdio server could outlive agent-cli
+            self._fail_local_servers(error)
+            return False
+        return True
 
     def close(self) -> None:
         """Stop every server and its processes (module contract); idempotent."""
@@ -341,6 +358,20 @@ class McpHub:
             if before is None or before.tools != state.tools:
                 self.version += 1
             self._lock.notify_all()
+
+    def _fail_local_servers(self, error: OSError) -> None:
+        """Mark every stdio server still starting failed: without the lifeline nothing
+        would end it when agent-cli is killed, so it is not started (servers over HTTP
+        need none and go on)."""
+        reason = (
+            f"not started: agent-cli could not make the lifeline that ends its servers "
+            f"with it in {tempfile.gettempdir()} ({error.strerror or error}); make that "
+            f"folder writable (or set TMPDIR) and run /mcp restart"
+        )
+        for name, settings in self._settings.items():
+            state = self._state(name)
+            if settings.command is not None and state is not None and state.status == STARTING:
+                self._fail(name, reason)
 
     def _fail(self, name: str, reason: str, in_call: bool = False) -> None:
         state = self._state(name) or ServerState(name, FAILED)
