@@ -161,3 +161,41 @@ def test_lines_break_between_words_and_fit_the_screen(
     toolbar = repl.toolbar()
     assert re.fullmatch(r"ctx [\d,]+ / 3,200 soft / 60,000 hard \(\d+%\).*", toolbar), toolbar
     assert toolbar.endswith(("Alt+Enter: new line", "%)")), toolbar
+
+
+NOTICE_WORDS = (
+    "warning:",
+    "low-water",
+    "every",
+    "request",
+    "carries",
+    "besides",
+    "conversation",
+    "compaction",
+    "could",
+    "never",
+    "Compacting",
+    "instead,",
+    "halfway",
+    "threshold;",
+    "--low-water",
+    "low_water)",
+    "choose",
+)
+
+
+@pytest.mark.parametrize("width", [120, 60])
+def test_a_notice_breaks_between_words_and_is_said_once(
+    terminals: TerminalPool, home: Path, workspace: Path, width: int
+) -> None:
+    """A notice longer than the screen (an unreachable --low-water) wraps at words: each
+    of its words reads whole, every row fits, and it is said once (issue 23 item 16)."""
+    repl = start_repl(terminals, home, workspace, "--low-water", "5", width=width)
+    printed = repl.submit("hello")
+    notice = printed[printed.index("warning:") : printed.index("I am the offline")]
+    rows = notice.rstrip("\n").splitlines()
+    assert len(rows) > 1, notice
+    assert all(len(row) <= width for row in rows), notice
+    words = notice.split()
+    assert [word for word in NOTICE_WORDS if word not in words] == [], notice
+    assert printed.count("warning:") == 1, printed

@@ -223,9 +223,7 @@ class Repl:
             self._renderer.render(notice)
         self.session.start_mcp()  # in the background: the prompt comes up at once
         if resumed:
-            self.console.print(
-                build_exchanges_view(self.session.recent_exchanges()), soft_wrap=True
-            )
+            print_at_words(self.console, build_exchanges_view(self.session.recent_exchanges()))
 
     def _close_current(self) -> None:
         if self._close(self.session):

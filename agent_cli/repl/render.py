@@ -6,7 +6,8 @@ answer from `AnswerStream`; from a request's sending (`watch_model_request`) to 
 event after it a waiting spinner turns (`ModelWaitView`), and every event replaces it.
 The REPL's own `[compact]` lines carry a style of their own
 (bold cyan tag), and everything from outside is shown through sanitized `Text`, so a
-model cannot fake them or colour the screen. `close()` ends a half-streamed answer.
+model cannot fake them or colour the screen. Every line is printed through
+`print_at_words`: on a terminal a notice longer than the screen breaks between words. `close()` ends a half-streamed answer.
 """
 
 from __future__ import annotations
@@ -73,7 +74,8 @@ def build_compact_text(line: str, body_style: str = "cyan") -> Text:
 
 
 def build_notice_text(event: Notice, *, one_shot: bool = False) -> Text:
-    """One line; a notice may quote outside text, so it can never pose as a `[compact]` line."""
+    """One line (wrapped at words on a terminal); a notice may quote outside text, so it
+    can never pose as a `[compact]` line."""
     style = NOTICE_STYLES.get(event.level, "")
     label = "" if event.level == "info" else f"{clip_line(event.level, 10)}: "
     text = notice_text(event, one_shot=one_shot)
@@ -167,7 +169,9 @@ class EventRenderer:
         self._print_own(build_error_text(message))
 
     def _print(self, text: Text) -> None:
-        self.console.print(text, soft_wrap=True)
+        """Wrapped at words on a terminal (a tool panel's rows already fit it), one line
+        elsewhere; a row that outside text would start with `[compact]` is marked."""
+        print_at_words(self.console, text)
 
     def _render_restart(self, event: StreamRestarted) -> None:
         self._answer.restart()

@@ -131,6 +131,7 @@ def build_tool_started_line(event: ToolStarted, width: int | None = None) -> Tex
     for argument, value in select_telling_arguments(event.arguments, value_width):
         text.append(f"  {argument}: ", style="dim")
         text.append(value)
+    text = _fit_row(text, width)
     further_width = ARGUMENT_WIDTH if width is None else max(width - len(SIDE) - 2, 10)
     for line in select_further_lines(event.arguments):
         text.append("\n" + SIDE + "  ", style="dim")
@@ -175,7 +176,16 @@ def build_tool_finished_line(
         if line.cell_len <= width:
             return line
     room = width - len(BOTTOM) - 2 - (len(POINTER_AT_LAST) if pointer else 0)
-    return _assemble_finished(event.is_error, clip_line(words, max(room, 10)), "", pointer)
+    line = _assemble_finished(event.is_error, clip_line(words, max(room, 10)), "", pointer)
+    return _fit_row(line, width)
+
+
+def _fit_row(row: Text, width: int | None) -> Text:
+    """`row` cut to `width` cells with an ellipsis: the last guard for text whose
+    characters are wider than one cell (the clipping above counts characters)."""
+    if width is not None and row.cell_len > width:
+        row.truncate(max(width, 1), overflow="ellipsis")
+    return row
 
 
 def _assemble_finished(
@@ -224,9 +234,12 @@ def build_tool_preview_lines(
         rows = _head_rows(lines, PREVIEW_LINES if limit is None else limit)
     line_width = PREVIEW_WIDTH if width is None else min(PREVIEW_WIDTH, width - len(SIDE))
     return [
-        Text.assemble((SIDE, "dim"), clip_output_line(row, max(line_width, 10)))
-        if isinstance(row, str)
-        else Text.assemble((SIDE, "dim"), row)
+        _fit_row(
+            Text.assemble((SIDE, "dim"), clip_output_line(row, max(line_width, 10)))
+            if isinstance(row, str)
+            else Text.assemble((SIDE, "dim"), row),
+            width,
+        )
         for row in rows
     ]
 

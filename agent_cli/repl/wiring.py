@@ -140,6 +140,7 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Perm
         TerminationRequested,
     )
     from agent_cli.repl import approval_question as question
+    from agent_cli.repl.word_wrap import break_at_words, print_at_words
 
     def ask_permission(request: PermissionRequest) -> PermissionDecision:
         view = _show_approval(console, request, full=False)
@@ -148,7 +149,8 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Perm
         scopes = question.offered_scopes(request)
         while True:
             try:
-                answer = ask(question.build_question(request, offer if is_shortened else None))
+                asked = question.build_question(request, offer if is_shortened else None)
+                answer = ask(break_at_words(asked, console.width))
             except EOFError:
                 answer = "n"
             except KeyboardInterrupt:
@@ -162,12 +164,12 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Perm
                 continue
             choice = question.parse_answer(answer, scopes)
             if choice is None:
-                console.print(Text(question.describe_answers(scopes), style="yellow"))
+                print_at_words(console, Text(question.describe_answers(scopes), style="yellow"))
                 continue
             decision = _decisions()(choice)
             chosen = _remembered_scope(request, decision)
             if chosen is not None:
-                console.print(question.describe_always(chosen), soft_wrap=True)
+                print_at_words(console, question.describe_always(chosen))
             return decision
 
     return ask_permission
@@ -215,15 +217,17 @@ class RefusingAsker:
     def __call__(self, request: PermissionRequest) -> PermissionDecision:
         from rich.text import Text
 
+        from agent_cli.repl.word_wrap import print_at_words
+
         self.refused.append(request.tool)
-        self._console.print(
+        print_at_words(
+            self._console,
             Text(
                 f"{clip_line(request.tool, 40)} was not run: {self._why}. Run again with --yes "
                 "to allow tools that write files or run commands, or run agent-cli "
                 "interactively.",
                 style="yellow",
             ),
-            soft_wrap=True,
         )
         return _decisions().DENY_UNASKED
 
