@@ -69,7 +69,8 @@ def wrap_at_words(text: Text, width: int, *, is_own_log_line: bool = False) -> l
     for line in text.split("\n"):
         for start, end in find_row_spans(line.plain, width):
             row = line[start:end]
-            row.rstrip()
+            if end < len(line.plain):  # a break: the spaces before it go too
+                row.rstrip()
             is_own_tag = is_own_log_line and not rows
             if is_fake_compact_line(row.plain) and not is_own_tag:
                 row = Text.assemble(FAKE_COMPACT_MARK, row)
