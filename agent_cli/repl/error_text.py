@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import errors as e
+from agent_cli.repl.pointer_forms import show_pointer
 from agent_cli.repl.safe_text import clip_line
 from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.tools.output import count_noun
@@ -771,11 +772,12 @@ def describe_unknown_handle(number: int, numbered: tuple[tuple[int, str], ...]) 
         only, pointer = numbered[0]
         return (
             f"/expand {number}: no pointer has that number. The only number is {only}, "
-            f"for {_c(pointer, 100)}"
+            f"for {_c(show_pointer(pointer), 100)}"
         )
     numbers = sorted(found for found, _ in numbered)
     newest = "; ".join(
-        f"{found} is {_c(pointer, 100)}" for found, pointer in numbered[:SHOWN_HANDLES]
+        f"{found} is {_c(show_pointer(pointer), 100)}"
+        for found, pointer in numbered[:SHOWN_HANDLES]
     )
     return (
         f"/expand {number}: no pointer has that number. The numbers are {numbers[0]} to "

@@ -21,6 +21,7 @@ from typing import Any
 from rich.text import Text
 
 from agent_cli.events import ToolFinished, ToolStarted
+from agent_cli.repl.pointer_forms import shorten_artifact_pointer, show_pointer
 from agent_cli.repl.safe_text import clip_line, clip_output_line, sanitize_text
 from agent_cli.repl.tool_activity import LIVE_TAIL_LINES
 from agent_cli.tools.output import count_noun, format_size
@@ -52,22 +53,6 @@ POINTER_AT_LAST = " · full output: /last"  # where a pointer too wide for the s
 # Lines the tool layer adds for the model, not output the user needs to see twice.
 _BOOKKEEPING_PREFIXES = ("[Output was ", "[Full output: ")
 _SIZE_IN_SUMMARY = re.compile(r"\b\d+(?:\.\d+)? (?:B|KB|MB)\b")
-
-
-_FULL_DIGEST = re.compile(r"[0-9a-f]{64}")
-SHORT_DIGEST_LENGTH = 12  # the shortest sha256 prefix a pointer may carry
-
-
-def shorten_artifact_pointer(pointer: str) -> str:
-    """`pointer` as the screen shows it: an artifact pointer with the shortest digest the
-    pointer format accepts (its file is named by the same hash, so the full digest
-    would say it twice); it still resolves to the same verified file. Other text is
-    returned unchanged."""
-    scheme, _, rest = pointer.partition(":")
-    head, _, digest = rest.rpartition(":")
-    if scheme != "artifact" or not head or not _FULL_DIGEST.fullmatch(digest):
-        return pointer
-    return f"artifact:{head}:{digest[:SHORT_DIGEST_LENGTH]}"
 
 
 def select_telling_arguments(
@@ -153,8 +138,10 @@ def _value_room(arguments: dict[str, Any], width: int | None, taken: int) -> int
 def build_tool_finished_line(
     event: ToolFinished, width: int | None = None, handle_label: str = ""
 ) -> Text:
-    """The panel's bottom: outcome, size and where the whole output is (the pointer,
-    followed by `handle_label`, the short way to expand it, when the REPL numbers it).
+    """The panel's bottom: outcome, size and where the whole output is: where the REPL
+    numbers pointers, the pointer as a person reads it (`show_pointer`) followed by
+    `handle_label`, the short way to expand it; elsewhere (`-p`, a pipe) the shortest
+    pointer that still resolves.
     With `width`, a line that would not fit gives the pointer's place to `/last` (which
     shows it), then leaves out the size, then clips its words, so it stays one row inside
     the frame."""
@@ -165,7 +152,9 @@ def build_tool_finished_line(
     if not event.is_error and not _SIZE_IN_SUMMARY.search(event.summary):
         size = f" · {format_size(event.size_bytes)} of output"
     pointer = ""
-    if event.artifact_pointer:
+    if event.artifact_pointer and handle_label:
+        pointer = clip_line(show_pointer(event.artifact_pointer), 200)
+    elif event.artifact_pointer:
         pointer = clip_line(shorten_artifact_pointer(event.artifact_pointer), 200)
     line = _assemble_finished(event.is_error, words, size, pointer, handle_label)
     if width is None or line.cell_len <= width:
