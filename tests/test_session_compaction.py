@@ -407,3 +407,21 @@ def test_the_timeline_holds_each_request_and_each_compaction_in_order_and_resume
         ]
 
     assert figures(rebuilt) == figures(timeline)
+
+
+def test_a_summary_watcher_is_told_just_before_each_summary_is_asked_for(
+    workspace: Path,
+) -> None:
+    """The REPL's summarizing spinner starts from this call (issue 23, L4 and `/compact`)."""
+    told: list[str] = []
+    provider = ScriptedProvider(summarizer=lambda messages: told.append("summary") or "Goal.")
+    session = make_session(workspace, provider, keep_recent=2)
+    session.watch_summary_requests(lambda: told.append("watcher"))
+    for index in range(10):
+        drain(session.run_turn(f"turn {index} " + "talk " * 40))
+    assert told == []  # no compaction, no summary: nobody is told
+    drain(session.compact_now("keep file names"))
+    assert told == ["watcher", "summary"]
+    session.watch_summary_requests(None)
+    drain(session.compact_now())
+    assert told[2:] == ["summary"]  # nobody watches any more

@@ -470,6 +470,11 @@ def describe_model_wait(seconds: float) -> str:
     return f"waiting for the model · {seconds:.0f}s · Ctrl-C cancels"
 
 
+def describe_summary_wait(seconds: float) -> str:
+    """The spinner's words while compaction waits for a summary of the older messages."""
+    return f"summarizing the older messages to make room · {seconds:.0f}s · Ctrl-C cancels"
+
+
 # --- notices ------------------------------------------------------------------------------
 
 _CANCELLED = {

@@ -3,7 +3,8 @@
 Contract: `EventRenderer.render(event)` shows one `SessionEvent` and adds no logic: the
 words for compaction come from `compact_lines`, tool panels from `tool_lines`, the
 answer from `AnswerStream`; from a request's sending (`watch_model_request`) to the first
-event after it a waiting spinner turns (`ModelWaitView`), and every event replaces it.
+event after it a waiting spinner turns (`ModelWaitView`), and every event replaces it; the
+same while compaction waits for a summary (`watch_summary_request`), in words of its own.
 The REPL's own `[compact]` lines carry a style of their own
 (bold cyan tag), and everything from outside is shown through sanitized `Text`, so a
 model cannot fake them or colour the screen. Every line is printed through
@@ -38,7 +39,7 @@ from agent_cli.repl.compact_lines import (
     format_retry,
     format_skipped,
 )
-from agent_cli.repl.error_text import notice_text
+from agent_cli.repl.error_text import describe_summary_wait, notice_text
 from agent_cli.repl.model_wait import ModelWaitView
 from agent_cli.repl.pointer_handles import PointerHandles, handle_label
 from agent_cli.repl.safe_text import COMPACT_TAG, clip_line, defuse_fake_compact_lines
@@ -156,6 +157,11 @@ class EventRenderer:
     def watch_model_request(self) -> None:
         """A request was sent to the model: the spinner turns until the next event."""
         self._waiting.start()
+
+    def watch_summary_request(self) -> None:
+        """Compaction asks for a summary: the spinner turns, saying so, until the next
+        event (the `[compact]` lines, a notice, or the request that follows)."""
+        self._waiting.start(describe_summary_wait)
 
     def watch_tool_output(self, chunk: bytes) -> None:
         """A running tool's output (the first, empty chunk says it started): shown live."""

@@ -60,6 +60,7 @@ from agent_cli.session.budget import (
 )
 from agent_cli.session.conversation import Conversation
 from agent_cli.session.request_context import RequestFrame
+from agent_cli.session.summary_watch import WatchedSummarizer
 
 if TYPE_CHECKING:
     from agent_cli.provider.base import Provider, ProviderSummarizer
@@ -95,6 +96,7 @@ class Compactor:
         self._calibration: float | None = None
         self._guard = LoopGuard()
         self._low_water_noticed = False  # an unreachable --low-water is said once
+        self.summary_watcher: Callable[[], None] | None = None  # told before each summary
 
     @property
     def policy(self) -> CompactionPolicy:
@@ -146,9 +148,7 @@ class Compactor:
             policy = _guarded_policy(policy)  # said once, when the guard began to hold
         summarizer: ProviderSummarizer | None = None
         if forced or tokens >= policy.soft_threshold:  # below it no layer runs: no set-up
-            summarizer = self.provider.build_summarizer(focus)
-            if summarizer is not None:
-                self.offer_cached_prefix(summarizer, frame)
+            summarizer = self._build_summarizer(focus, frame)
         try:
             result = compact_context(
                 self.conversation.view,
@@ -179,6 +179,19 @@ class Compactor:
             tokens, tokens, policy.soft_threshold
         ):  # else each request pays a futile L4
             yield self._held(NOTHING_FREED, tokens, 0, policy)
+
+    def _build_summarizer(
+        self, focus: str | None, frame: RequestFrame
+    ) -> ProviderSummarizer | None:
+        """The provider's summarizer, offered the cached prefix and, when someone watches,
+        announcing each summary it asks for (`summary_watch`)."""
+        summarizer = self.provider.build_summarizer(focus)
+        if summarizer is None:
+            return None
+        self.offer_cached_prefix(summarizer, frame)
+        if self.summary_watcher is None:
+            return summarizer
+        return WatchedSummarizer(summarizer, self.summary_watcher)
 
     def offer_cached_prefix(self, summarizer: ProviderSummarizer, frame: RequestFrame) -> None:
         """Let a model summarizer reuse what the last request wrote to the prompt cache,

@@ -299,6 +299,11 @@ class Session:
         comes back (the REPL's waiting spinner); None stops."""
         self._runner.request_watcher = watcher
 
+    def watch_summary_requests(self, watcher: Callable[[], None] | None) -> None:
+        """Call `watcher` as compaction asks for a summary (L4, `/compact`), before it
+        comes back (the REPL's summarizing spinner); None stops."""
+        self._compactor.summary_watcher = watcher
+
     # --- durable context ----------------------------------------------------------------
 
     def render_durable(self) -> str:
