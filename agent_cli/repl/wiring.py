@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_cli.repl.config import Settings, build_policy
+from agent_cli.repl.config import Settings, build_policy, uses_demo_soft_threshold
 from agent_cli.repl.safe_text import clip_line
 
 if TYPE_CHECKING:
@@ -83,8 +83,7 @@ def build_backend(
     provider = create_provider(choose_provider_name(settings, env), settings.model, env)
 
     def open_session(resume: str | None) -> SessionPort:
-        # typed as the port: mypy checks here that a real Session fits it
-        return sessions.open_session(
+        session = sessions.open_session(
             paths=paths,
             provider=provider,
             workspace=workspace,
@@ -95,6 +94,10 @@ def build_backend(
             environment=env,
             mcp_servers=settings.mcp_servers,
         )
+        if uses_demo_soft_threshold(settings):  # tuned to the built-in tools alone
+            session.measure_thresholds_above_mcp_schemas()
+        opened: SessionPort = session  # mypy checks here that a real Session fits the port
+        return opened
 
     def list_sessions(this_workspace_only: bool = False) -> list[SessionSummary]:
         from agent_cli.session.catalog import summarize_sessions
