@@ -24,6 +24,7 @@ from agent_cli.events import ToolFinished, ToolStarted
 from agent_cli.repl.pointer_forms import shorten_artifact_pointer, show_pointer
 from agent_cli.repl.safe_text import clip_line, clip_output_line, sanitize_text
 from agent_cli.repl.tool_activity import LIVE_TAIL_LINES
+from agent_cli.safe_cuts import POINTER_SPAN
 from agent_cli.tools.output import count_noun, format_size
 
 # Arguments that tell what a call does, in the order they are shown.
@@ -171,8 +172,10 @@ def build_tool_finished_line(
 
 def _fit_row(row: Text, width: int | None) -> Text:
     """`row` cut to `width` cells with an ellipsis: the last guard for text whose
-    characters are wider than one cell (the clipping above counts characters)."""
-    if width is not None and row.cell_len > width:
+    characters are wider than one cell (the clipping above counts characters). A row
+    with a pointer in it is left whole (a pointer must stay usable): printed at words,
+    the pointer goes to a row of its own."""
+    if width is not None and row.cell_len > width and not POINTER_SPAN.search(row.plain):
         row.truncate(max(width, 1), overflow="ellipsis")
     return row
 
