@@ -100,3 +100,15 @@ def test_a_pointer_argument_stays_whole_and_wide_characters_stay_inside_the_fram
     assert rows[0].startswith("╭─ grep") and rows[0].endswith("…"), rows
     assert all(cell_len(row) <= 60 for row in rows[:1]), rows
     assert POINTER in rows, rows  # whole, on a row of its own
+
+
+def test_the_demo_banner_says_its_thresholds_leave_mcp_schemas_aside() -> None:
+    from agent_cli.compaction import CompactionPolicy
+    from agent_cli.repl.banner import describe_thresholds
+
+    policy = CompactionPolicy(soft_threshold=3_200, hard_limit=60_000)
+    plain = describe_thresholds(policy, demo=True)
+    assert "MCP" not in plain and plain.startswith("Compaction starts at 3,200 tokens")
+    with_mcp = describe_thresholds(policy, demo=True, with_mcp=True)
+    assert "measured above what the MCP servers' tool schemas add" in with_mcp
+    assert "MCP" not in describe_thresholds(policy, demo=False, with_mcp=True)
