@@ -197,6 +197,9 @@ class FakeSession:
     def watch_model_requests(self, watcher: Callable[[], None] | None) -> None:
         self.request_watcher = watcher
 
+    def watch_summary_requests(self, watcher: Callable[[], None] | None) -> None:
+        self.summary_watcher = watcher
+
     def recent_exchanges(self, limit: int = 3) -> list[Exchange]:
         return self.exchanges[-limit:] if limit > 0 else []
 

@@ -21,6 +21,7 @@ from e2e_support import (
     TerminalPool,
     agent_cli_argv,
     build_env,
+    count_prompts,
     output_after,
     require_tmux,
     write_demo_workspace,
@@ -110,6 +111,35 @@ def test_a_spinner_counts_the_wait_for_the_first_token_and_the_answer_replaces_i
     answered = repl.terminal.wait_for_text("A considered answer.")
     assert "waiting for the model" not in output_after(answered, "think before you answer")
     assert "waiting for the model" not in repl.terminal.visible()
+
+
+SUMMARIZING = re.compile(r"summarizing the older messages to make room · (\d+)s · Ctrl-C cancels")
+
+
+def test_a_spinner_counts_the_wait_for_a_summary_and_the_compact_lines_replace_it(
+    repl, server
+) -> None:
+    """`/compact` asks the model for a summary: the screen says so and counts the seconds
+    until the summary comes (issue 23 item 9, for L4), then only the result stays."""
+    for _ in range(3):
+        repl.submit("read big.txt")
+    repl.submit("read README.md")
+    server.enqueue(Reply([text_block(SUMMARY_TEXT)], first_token_delay=4.0))
+    prompts = count_prompts(repl.terminal.screen())
+    repl.send("/compact")
+    waited = repl.terminal.wait_for(
+        lambda text: any(int(n) >= 1 for n in SUMMARIZING.findall(text)),
+        "the spinner counting the seconds the summary takes",
+        source=repl.terminal.visible,
+    )
+    assert "(requested with /compact)" not in output_after(waited, "/compact")
+    screen = repl.terminal.wait_for(
+        lambda text: count_prompts(text) > prompts, "the prompt after /compact"
+    )
+    done = output_after(screen, "/compact")
+    assert "(requested with /compact)" in done, done
+    assert "summarizing the older messages" not in done
+    assert "summarizing the older messages" not in repl.terminal.visible()
 
 
 def is_summary_request(body: dict) -> bool:

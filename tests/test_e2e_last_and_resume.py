@@ -61,7 +61,7 @@ def test_last_shows_a_long_output_whole_in_less_and_the_prompt_comes_back(
     end = repl.terminal.wait_for(
         lambda text: "(END)" in text, "less at the end", source=repl.terminal.visible
     )
-    assert "line 399" in end and "the whole output, read back from artifact:" in end
+    assert "line 399" in end and "the whole output, read back from artifact " in end
     assert "omitted" not in end
     repl.terminal.press("q")
     repl.terminal.wait_for(

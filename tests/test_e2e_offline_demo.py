@@ -6,6 +6,8 @@ every layer fire. A flag still wins over the demo value.
 
 from __future__ import annotations
 
+import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -14,14 +16,23 @@ from e2e_support import LAYER_LINE, TerminalPool, start_repl
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parent.parent
+MCP_DEMO = Path(__file__).parent / "mcp_fixtures" / "demo_server.py"
 DEMO_BANNER = "Compaction starts at 3,200 tokens (hard limit 60,000): demo thresholds"
 
 
+@pytest.mark.parametrize("servers", ["no MCP server", "an MCP server"])
 def test_the_readme_sequence_fires_every_layer_on_the_demo_thresholds(
-    terminals: TerminalPool, home: Path, workspace: Path
+    terminals: TerminalPool, home: Path, workspace: Path, servers: str
 ) -> None:
     """The README's own four reads: L1 cuts each, and the last one goes on through L2
-    (the first README read is still there to drop), L4 and L3, in the automatic order."""
+    (the first README read is still there to drop), L4 and L3, in the automatic order;
+    the same with an MCP server, whose tool schemas the thresholds are measured above."""
+    if servers == "an MCP server":
+        home.mkdir(parents=True, exist_ok=True)
+        (home / "config.toml").write_text(
+            f'[mcp_servers.demo]\ncommand = "{sys.executable}"\nargs = ["{MCP_DEMO}"]\n',
+            encoding="utf-8",
+        )
     (workspace / "docs").mkdir()
     for name in ("architecture.md", "reliability.md"):
         (workspace / "docs" / name).write_text((REPO / "docs" / name).read_text("utf-8"))
@@ -35,6 +46,11 @@ def test_the_readme_sequence_fires_every_layer_on_the_demo_thresholds(
     for turn in printed[:3]:
         assert LAYER_LINE.findall(turn) == ["L1"], turn
     assert LAYER_LINE.findall(printed[3]) == ["L1", "L2", "L4", "L3"], printed[3]
+    if servers == "an MCP server":  # the server's tools were in every request
+        assert "demo ready" in repl.submit("/mcp")
+        assert (
+            re.search(r"/ 3,[2-9]\d\d soft", repl.toolbar()) and "3,200 soft" not in repl.toolbar()
+        )
 
 
 def test_a_threshold_flag_wins_over_the_demo_default(

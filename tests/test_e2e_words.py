@@ -154,10 +154,65 @@ def test_lines_break_between_words_and_fit_the_screen(
     printed = repl.submit("read big.txt")
     frame = [row for row in printed.splitlines() if row.startswith(("╭─", "│", "╰─"))]
     closing = next(row for row in frame if row.startswith("╰─"))
-    # the pointer (about 80 characters) does not fit beside the words: /last shows it
     assert closing.startswith("╰─ ✓ read 400 lines, saved to artifact · "), printed
-    assert closing.endswith(" · full output: /last"), printed
+    if width == 120:  # the pointer as a person reads it, and the number that expands it
+        assert re.search(r" · full output: artifact [0-9a-f]{8}… \(/expand 1\)$", closing), printed
+    else:  # even that does not fit beside the words: /last shows it
+        assert closing.endswith(" · full output: /last"), printed
+    assert not re.search("[0-9a-f]{12}", "\n".join(frame)), printed  # no digest to read
     assert all(len(row) <= width for row in frame), printed
     toolbar = repl.toolbar()
     assert re.fullmatch(r"ctx [\d,]+ / 3,200 soft / 60,000 hard \(\d+%\).*", toolbar), toolbar
     assert toolbar.endswith(("Alt+Enter: new line", "%)")), toolbar
+
+
+NOTICE_WORDS = (
+    "warning:",
+    "low-water",
+    "every",
+    "request",
+    "carries",
+    "besides",
+    "conversation",
+    "compaction",
+    "could",
+    "never",
+    "Compacting",
+    "instead,",
+    "halfway",
+    "threshold;",
+    "--low-water",
+    "low_water)",
+    "choose",
+)
+
+
+@pytest.mark.parametrize("width", [120, 60])
+def test_a_notice_breaks_between_words_and_is_said_once(
+    terminals: TerminalPool, home: Path, workspace: Path, width: int
+) -> None:
+    """A notice longer than the screen (an unreachable --low-water) wraps at words: each
+    of its words reads whole, every row fits, and it is said once (issue 23 item 16)."""
+    repl = start_repl(terminals, home, workspace, "--low-water", "5", width=width)
+    printed = repl.submit("hello")
+    notice = printed[printed.index("warning:") : printed.index("I am the offline")]
+    rows = notice.rstrip("\n").splitlines()
+    assert len(rows) > 1, notice
+    assert all(len(row) <= width for row in rows), notice
+    words = notice.split()
+    assert [word for word in NOTICE_WORDS if word not in words] == [], notice
+    assert printed.count("warning:") == 1, printed
+
+
+def test_the_pointers_remember_and_todo_print_are_numbered_for_expand(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    repl = start(terminals, home, workspace, width=60)
+    remembered = flat(repl.submit("/remember the colour is blue"))
+    found = re.search(r"source transcript:\S+ \(/expand (\d+)\)", remembered)
+    assert found is not None, remembered
+    added = flat(repl.submit("/todo paint the shed"))
+    second = re.search(r"source transcript:\S+ \(/expand (\d+)\)", added)
+    assert second is not None and second.group(1) != found.group(1), added
+    expanded = flat(repl.submit(f"/expand {found.group(1)}"))
+    assert "available" in expanded and "the colour is blue" in expanded, expanded

@@ -19,11 +19,17 @@ import pytest
 from hostile_support import fuzz_settings, hostile_text
 from hypothesis import event, given
 from hypothesis import strategies as st
+from rich.cells import cell_len
 from rich.console import Console
 
 from agent_cli.events import AssistantDone, AssistantText, Notice, ToolFinished, ToolStarted
-from agent_cli.repl.render import EventRenderer
-from agent_cli.repl.safe_text import COMPACT_TAG, sanitize_block
+from agent_cli.repl.render import EventRenderer, build_notice_text
+from agent_cli.repl.safe_text import (
+    COMPACT_TAG,
+    FAKE_COMPACT_MARK,
+    is_fake_compact_line,
+    sanitize_block,
+)
 from agent_cli.repl.tool_lines import select_further_lines
 
 # Sequences the renderer itself never sends, so finding one means the input got through.
@@ -132,14 +138,26 @@ def test_tool_panels_and_notices_never_obey_their_text(
     renderer.render(ToolStarted("toolu_1", name, arguments))
     renderer.render(ToolFinished("toolu_1", name, True, summary, 12_345, pointer))
     # outside text reaches a notice only in its fields (a path, a model id), never as words
-    renderer.render(Notice(level, "workspace_switched", {"recorded": notice, "current": notice}))
+    said = Notice(level, "workspace_switched", {"recorded": notice, "current": notice})
+    renderer.render(said)
     shown = check_terminal(console, raw, live=True)
-    # one line each, however long or broken the text; a multi-line command adds one
-    # gutter row per further line (issue 23 item 17), and nothing else can add a line
+    # the panel is one row each for its top and bottom, however long or broken the text;
+    # a multi-line command adds one gutter row per further line (issue 23 item 17)
     further = len(select_further_lines(arguments))
     rows = shown.splitlines()
-    assert len(rows) == 3 + further
     assert all(row.startswith("│ ") for row in rows[1 : 1 + further])
+    assert rows[1 + further].startswith("╰─ ")
+    # the rest is the one notice, wrapped at words to the screen (issue 23 item 16): its
+    # rows read as its text, and each fits unless it is one word wider than the screen
+    notice_rows = [_without_mark(row) for row in rows[2 + further :]]
+    assert same_words(" ".join(notice_rows)) == same_words(build_notice_text(said).plain)
+    for row in notice_rows:
+        assert cell_len(row) <= console.width or " " not in row.strip(), row
+
+
+def _without_mark(row: str) -> str:
+    """A wrapped row as it was before a `[compact]`-looking start got its mark."""
+    return row.removeprefix(FAKE_COMPACT_MARK) if is_fake_compact_line(row[2:]) else row
 
 
 MARKDOWN_FAKES = [

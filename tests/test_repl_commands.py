@@ -192,8 +192,10 @@ def test_remember_and_todo_record_text_and_show_the_pointer():
     run(context, "/todo write the migration")
     assert ("remember", "the db uses SQLite WAL") in context.session.calls
     assert ("add_pending", "write the migration") in context.session.calls
-    assert "remembered F1" in context.shown and "transcript:s-1:3" in context.shown
-    assert "added P1" in context.shown
+    shown = " ".join(context.shown.split())
+    assert "remembered F1: the db uses SQLite WAL · source transcript:s-1:3 (/expand 1)" in shown
+    assert "added P1: write the migration · source transcript:s-1:" in shown
+    assert context.pointer_handles.pointer_for(1) == "transcript:s-1:3"
 
 
 @pytest.mark.parametrize("line", ["/remember", "/todo   "])
@@ -275,7 +277,7 @@ def test_sources_lists_every_pointer_with_status_and_reason():
                                                   "digest_mismatch"),))  # fmt: skip
     context = FakeContext(session=session, console=make_console(width=120))  # with the # column
     run(context, "/sources")
-    row = next(ln for ln in context.shown.splitlines() if "artifact:s:out.txt" in ln)
+    row = next(ln for ln in context.shown.splitlines() if "artifact out " in ln)
     assert "corrupt" in row and "no longer matches the pointer" in row
     assert "digest_mismatch" not in context.shown  # codes stay in --json and the logs
 

@@ -27,6 +27,7 @@ from agent_cli.sources import SourceResolution, SourceResolutionStatus
 
 POINTER = "artifact:s-1:" + "ab12" * 8 + ".txt:" + "ab12" * 16
 OTHER_POINTER = "artifact:s-1:" + "cd34" * 8 + ".txt:" + "cd34" * 16
+SHOWN, OTHER_SHOWN = "artifact ab12ab12…", "artifact cd34cd34…"  # what a person reads
 WHOLE = "Exit code: 0\n" + "\n".join(f"row {n:03}" for n in range(1, 401)) + "\n"
 PREVIEW = (
     "Exit code: 0\n[Output was 3,213 bytes; this is a head/tail preview.]\nrow 001\n"
@@ -78,7 +79,7 @@ def test_last_shows_every_line_of_a_stored_output_not_its_preview():
     assert all(f"row {n:03}" in rows for n in range(1, 401)), printed
     assert "omitted" not in printed and "[Full output:" not in printed
     assert ("read_tool_output", POINTER) in session.calls
-    assert f"the whole output, read back from {POINTER[:-52]} (/expand 1)" in printed
+    assert f"the whole output, read back from {SHOWN} (/expand 1)" in printed
 
 
 def test_last_says_in_words_when_the_stored_output_cannot_be_read_back():
@@ -177,8 +178,9 @@ def test_each_pointer_on_a_tool_line_carries_the_number_expand_takes():
     run_tool(repl, "t2", OTHER_POINTER)
     run_tool(repl, "t3", POINTER)  # the same pointer again: the same number
     closing = [row for row in shown(repl).splitlines() if row.startswith("╰─")]
-    assert closing[0].endswith(f"{POINTER[:-52]} (/expand 1)"), closing
-    assert closing[1].endswith(f"{OTHER_POINTER[:-52]} (/expand 2)"), closing
+    assert closing[0].endswith(f"full output: {SHOWN} (/expand 1)"), closing
+    assert closing[1].endswith(f"full output: {OTHER_SHOWN} (/expand 2)"), closing
+    assert not any("ab12ab12ab12ab12ab12" in row for row in closing), closing  # no hash
     assert closing[2].endswith("(/expand 1)"), closing
 
 
@@ -206,13 +208,13 @@ def test_expand_with_a_number_nothing_has_says_which_numbers_there_are():
     shown(repl)
     repl.handle_line("/expand 9")
     said = " ".join(shown(repl).split())
-    assert f"no pointer has that number. The only number is 1, for {POINTER[:-52]}" in said
+    assert f"no pointer has that number. The only number is 1, for {SHOWN}" in said
     run_tool(repl, "t2", OTHER_POINTER)
     shown(repl)
     repl.handle_line("/expand 9")
     said = " ".join(shown(repl).split())
     assert "/expand 9: no pointer has that number. The numbers are 1 to 2" in said, said
-    assert f"2 is {OTHER_POINTER[:-52]}; 1 is {POINTER[:-52]}" in said
+    assert f"2 is {OTHER_SHOWN}; 1 is {SHOWN}" in said
 
 
 def test_sources_shows_the_number_after_each_pointer():
@@ -226,7 +228,7 @@ def test_sources_shows_the_number_after_each_pointer():
     console.print(build_sources_view(resolutions, handles))
     rows = [row.split() for row in console.export_text().splitlines()]
     assert rows[1][:3] == ["2", "transcript:s-1:4", "available"], rows
-    assert ["1", POINTER[:-52], "missing"] == rows[2][:3], rows
+    assert ["1", *SHOWN.split(), "missing"] == rows[2][:4], rows
     assert rows[-1][:3] == ["/expand", "<#>", "shows"]
 
 

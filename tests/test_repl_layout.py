@@ -7,6 +7,7 @@ from __future__ import annotations
 import io
 
 import pytest
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
@@ -86,3 +87,28 @@ def test_compact_lines_wrap_between_words_and_keep_their_tag() -> None:
     rows = console.export_text().splitlines()
     assert rows[0].startswith("[compact] L1") and all(len(row) <= 40 for row in rows)
     assert "(-1,756;" in " ".join(rows).split()  # the number is not cut in two
+
+
+def test_a_pointer_argument_stays_whole_and_wide_characters_stay_inside_the_frame() -> None:
+    """The top row is cut to the screen by cells (wide characters count two), except
+    that a pointer is never cut: it goes whole to a row of its own."""
+    console = terminal(60)
+    renderer = EventRenderer(console, live=False)
+    renderer.render(ToolStarted("t1", "grep", {"pattern": "漢字" * 40}))
+    renderer.render(ToolStarted("t2", "read_artifact", {"pointer": POINTER}))
+    rows = console.export_text().splitlines()
+    assert rows[0].startswith("╭─ grep") and rows[0].endswith("…"), rows
+    assert all(cell_len(row) <= 60 for row in rows[:1]), rows
+    assert POINTER in rows, rows  # whole, on a row of its own
+
+
+def test_the_demo_banner_says_its_thresholds_leave_mcp_schemas_aside() -> None:
+    from agent_cli.compaction import CompactionPolicy
+    from agent_cli.repl.banner import describe_thresholds
+
+    policy = CompactionPolicy(soft_threshold=3_200, hard_limit=60_000)
+    plain = describe_thresholds(policy, demo=True)
+    assert "MCP" not in plain and plain.startswith("Compaction starts at 3,200 tokens")
+    with_mcp = describe_thresholds(policy, demo=True, with_mcp=True)
+    assert "measured above what the MCP servers' tool schemas add" in with_mcp
+    assert "MCP" not in describe_thresholds(policy, demo=False, with_mcp=True)

@@ -74,3 +74,16 @@ def test_the_first_event_replaces_the_spinner_and_a_retry_brings_it_back() -> No
     renderer.watch_model_request()
     renderer.close()
     assert not renderer.is_waiting_for_model
+
+
+def test_a_summary_request_turns_the_spinner_in_words_of_its_own_until_the_next_event() -> None:
+    console = Console(file=io.StringIO(), width=100, force_terminal=True, color_system=None)
+    renderer = EventRenderer(console, live=True)
+    renderer.watch_summary_request()
+    assert renderer.is_waiting_for_model
+    renderer.render(Notice("warning", "cancelled", {"during": "compaction"}))
+    assert not renderer.is_waiting_for_model
+    renderer.close()
+    drawn = written(console)
+    assert "summarizing the older messages to make room · 0s · Ctrl-C cancels" in drawn
+    assert "waiting for the model" not in drawn

@@ -7,7 +7,9 @@ import json
 
 import pytest
 from repl_fakes import make_console
+from rich.console import Console
 
+from agent_cli.repl.approval_question import build_question
 from agent_cli.repl.config import Settings
 from agent_cli.repl.main import main
 from agent_cli.repl.wiring import (
@@ -105,3 +107,19 @@ def test_piped_input_drives_a_real_offline_session(isolated_home, tmp_path):
     assert stats["soft_threshold"] == 1400 and stats["compactions"]
     transcripts = list((isolated_home / "transcripts").glob("*.jsonl"))
     assert len(transcripts) == 1 and f"transcript: {transcripts[0]}" in shown
+
+
+def test_the_question_breaks_between_words_on_a_narrow_screen():
+    """At 40 columns `allow? [y] once · [a] always this exact command · [n] no:` takes
+    two rows, broken at a space, never inside a word (issue 23 item 16)."""
+    asked: list[str] = []
+
+    def ask(question: str) -> str:
+        asked.append(question)
+        return "y"
+
+    console = Console(file=io.StringIO(), width=40, force_terminal=True)
+    build_interactive_asker(ask, console)(REQUEST)
+    rows = asked[0].split("\n")
+    assert len(rows) > 1 and all(len(row) <= 40 for row in rows), rows
+    assert " ".join(rows).split() == build_question(REQUEST).split()

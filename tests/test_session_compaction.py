@@ -407,3 +407,53 @@ def test_the_timeline_holds_each_request_and_each_compaction_in_order_and_resume
         ]
 
     assert figures(rebuilt) == figures(timeline)
+
+
+def test_a_summary_watcher_is_told_just_before_each_summary_is_asked_for(
+    workspace: Path,
+) -> None:
+    """The REPL's summarizing spinner starts from this call (issue 23, L4 and `/compact`)."""
+    told: list[str] = []
+    provider = ScriptedProvider(summarizer=lambda messages: told.append("summary") or "Goal.")
+    session = make_session(workspace, provider, keep_recent=2)
+    session.watch_summary_requests(lambda: told.append("watcher"))
+    for index in range(10):
+        drain(session.run_turn(f"turn {index} " + "talk " * 40))
+    assert told == []  # no compaction, no summary: nobody is told
+    drain(session.compact_now("keep file names"))
+    assert told == ["watcher", "summary"]
+    session.watch_summary_requests(None)
+    drain(session.compact_now())
+    assert told[2:] == ["summary"]  # nobody watches any more
+
+
+def _schema(name: str, words: int) -> dict[str, Any]:
+    return {"name": name, "description": "word " * words, "input_schema": {"type": "object"}}
+
+
+def test_thresholds_measured_above_mcp_schemas_rise_by_what_the_schemas_add(
+    workspace: Path,
+) -> None:
+    """The offline demo's rule (issue 23): built-in schemas count against the thresholds
+    as always; what MCP servers' schemas add lifts soft, hard and the [compact] figures."""
+    from session_support import FakeToolbox
+
+    from agent_cli.session.request_context import count_offered_schema_tokens
+
+    built_in = [_schema("read_file", 20)]
+    offered = [*built_in, _schema("mcp__demo__echo", 200), _schema("mcp__demo__add", 100)]
+    toolbox = FakeToolbox(offered)
+    session = make_session(
+        workspace, ScriptedProvider(), soft=3_000, hard=9_000, toolbox_factory=lambda *_: toolbox
+    )
+    counter = session.counter
+    lift = count_offered_schema_tokens(counter, offered)
+    assert lift == counter.count_json(offered) - counter.count_json(built_in) > 300
+    assert count_offered_schema_tokens(counter, built_in) == 0
+    assert session.policy.soft_threshold == 3_000  # only when asked for
+    session.measure_thresholds_above_mcp_schemas()
+    assert (session.policy.soft_threshold, session.policy.hard_limit) == (
+        3_000 + lift,
+        9_000 + lift,
+    )
+    assert session.gauge().soft_threshold == 3_000 + lift

@@ -34,8 +34,9 @@ def describe_offline(offline_fallback: bool) -> str:
     return "This is the offline demo model (chosen with --provider or the config file)."
 
 
-def describe_thresholds(policy: CompactionPolicy, *, demo: bool) -> str:
-    """When compaction fires; on the demo thresholds, why they are small and how to change them."""
+def describe_thresholds(policy: CompactionPolicy, *, demo: bool, with_mcp: bool = False) -> str:
+    """When compaction fires; on the demo thresholds, why they are small and how to change
+    them, and (`with_mcp`: servers are configured) that they leave MCP schemas aside."""
     text = (
         f"Compaction starts at {policy.soft_threshold:,} tokens (hard limit {policy.hard_limit:,})"
     )
@@ -43,6 +44,11 @@ def describe_thresholds(policy: CompactionPolicy, *, demo: bool) -> str:
         text += (
             ": demo thresholds, so that reading a few files shows every layer fire "
             "(--soft-threshold, --hard-limit or config.toml set others)"
+        )
+    if demo and with_mcp:
+        text += (
+            ". They are measured above what the MCP servers' tool schemas add, so they rise "
+            "as the servers start (the toolbar shows them)"
         )
     return text + "."
 
@@ -67,7 +73,9 @@ def build_banner(
     if provider.name == "offline":
         lines.append(Text(describe_offline(offline_fallback), style="yellow"))
         lines.append(Text(CLAUDE_HOW_TO, style="yellow"))
-        lines.append(Text(describe_thresholds(session.policy, demo=demo_thresholds), style="cyan"))
+        with_mcp = bool(session.mcp_servers())
+        thresholds = describe_thresholds(session.policy, demo=demo_thresholds, with_mcp=with_mcp)
+        lines.append(Text(thresholds, style="cyan"))
     lines.append(Text(f"workspace {clip_line(str(session.workspace), 300)}"))
     found = session.project_instructions
     if found.text:

@@ -37,6 +37,7 @@ from agent_cli.repl.session_choice import choose_session
 from agent_cli.repl.session_commands import run_sessions_command
 from agent_cli.repl.stats_panel import build_stats_panel, render_stats_json
 from agent_cli.repl.timeline import build_timeline
+from agent_cli.repl.word_wrap import print_at_words
 
 __all__ = [
     "ALIASES",
@@ -244,7 +245,7 @@ def _model(context: CommandContext, args: str) -> None:
 def _reload(context: CommandContext, args: str) -> None:
     require_no_args("/reload", args)
     found = context.session.reload_project_instructions()
-    context.console.print(model_views.build_instructions_reloaded(found), soft_wrap=True)
+    print_at_words(context.console, model_views.build_instructions_reloaded(found))
 
 
 def _quit(context: CommandContext, args: str) -> None:

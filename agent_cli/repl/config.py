@@ -51,6 +51,8 @@ BUILT_IN = "built-in default"
 # first three compactions stop after L1 (the cut result is the newest: no cache lost).
 # The fourth read goes over it even once cut, so the run goes on: L2 drops the first
 # README read, L4 summarizes all but the last 6 messages, and L3 keeps the last 4.
+# MCP servers' tool schemas would eat into that room, so with the demo's soft threshold
+# the thresholds are measured above them (`Session.measure_thresholds_above_mcp_schemas`).
 DEMO_THRESHOLDS = {
     "soft_threshold": 3_200,
     "hard_limit": 60_000,
@@ -220,6 +222,12 @@ def with_demo_thresholds(settings: Settings) -> Settings:
 
 def uses_demo_thresholds(settings: Settings) -> bool:
     return DEMO_ORIGIN in settings.origins.values()
+
+
+def uses_demo_soft_threshold(settings: Settings) -> bool:
+    """True when the soft threshold is the demo's (not a flag's or the config file's):
+    then it is measured above what MCP tool schemas add (`DEMO_THRESHOLDS`)."""
+    return settings.origins.get("soft_threshold") == DEMO_ORIGIN
 
 
 def build_policy(settings: Settings) -> Any:

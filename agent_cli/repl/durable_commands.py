@@ -17,7 +17,8 @@ from agent_cli.repl.command_context import (
     require_text,
     say,
 )
-from agent_cli.repl.pointer_handles import parse_handle
+from agent_cli.repl.pointer_forms import show_pointer
+from agent_cli.repl.pointer_handles import handle_label, parse_handle
 from agent_cli.repl.safe_text import clip_line
 
 
@@ -31,12 +32,19 @@ def normalize_item_id(raw: str) -> str:
     return raw
 
 
+def describe_source(context: CommandContext, pointer: str) -> str:
+    """`source transcript:…:9 (/expand 4)`: the pointer with its number, like every
+    pointer on screen, so `/expand 4` shows it."""
+    label = handle_label(context.pointer_handles.number_for(pointer))
+    return f"source {clip_line(show_pointer(pointer), 120)} {label}"
+
+
 def remember_command(context: CommandContext, args: str) -> None:
     fact = context.session.remember(require_text("/remember", args))
     say(
         context,
-        f"remembered {clip_line(fact.fact_id, 40)}: {clip_line(fact.content, 160)} "
-        f"(source {clip_line(fact.source_pointer, 120)})",
+        f"remembered {clip_line(fact.fact_id, 40)}: {clip_line(fact.content, 160)} · "
+        f"{describe_source(context, fact.source_pointer)}",
     )
 
 
@@ -44,8 +52,8 @@ def todo_command(context: CommandContext, args: str) -> None:
     item = context.session.add_pending(require_text("/todo", args))
     say(
         context,
-        f"added {clip_line(item.item_id, 40)}: {clip_line(item.description, 160)} "
-        f"(source {clip_line(item.source_pointer, 120)})",
+        f"added {clip_line(item.item_id, 40)}: {clip_line(item.description, 160)} · "
+        f"{describe_source(context, item.source_pointer)}",
     )
 
 

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import errors as e
+from agent_cli.repl.pointer_forms import show_pointer
 from agent_cli.repl.safe_text import clip_line
 from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.tools.output import count_noun
@@ -469,6 +470,11 @@ def describe_model_wait(seconds: float) -> str:
     return f"waiting for the model · {seconds:.0f}s · Ctrl-C cancels"
 
 
+def describe_summary_wait(seconds: float) -> str:
+    """The spinner's words while compaction waits for a summary of the older messages."""
+    return f"summarizing the older messages to make room · {seconds:.0f}s · Ctrl-C cancels"
+
+
 # --- notices ------------------------------------------------------------------------------
 
 _CANCELLED = {
@@ -771,11 +777,12 @@ def describe_unknown_handle(number: int, numbered: tuple[tuple[int, str], ...]) 
         only, pointer = numbered[0]
         return (
             f"/expand {number}: no pointer has that number. The only number is {only}, "
-            f"for {_c(pointer, 100)}"
+            f"for {_c(show_pointer(pointer), 100)}"
         )
     numbers = sorted(found for found, _ in numbered)
     newest = "; ".join(
-        f"{found} is {_c(pointer, 100)}" for found, pointer in numbered[:SHOWN_HANDLES]
+        f"{found} is {_c(show_pointer(pointer), 100)}"
+        for found, pointer in numbered[:SHOWN_HANDLES]
     )
     return (
         f"/expand {number}: no pointer has that number. The numbers are {numbers[0]} to "

@@ -206,9 +206,10 @@ class Repl:
 
     def _watch_live_activity(self, session: SessionPort) -> None:
         """Let the renderer show a running command's output live, and a spinner while a
-        request waits for the model."""
+        request waits for the model or compaction waits for a summary."""
         session.watch_tool_output(self._renderer.watch_tool_output)
         session.watch_model_requests(self._renderer.watch_model_request)
+        session.watch_summary_requests(self._renderer.watch_summary_request)
 
     def _print_banner(self, *, resumed: bool) -> None:
         """The greeting, then what the session found while opening (e.g. damaged memory)."""
@@ -223,9 +224,7 @@ class Repl:
             self._renderer.render(notice)
         self.session.start_mcp()  # in the background: the prompt comes up at once
         if resumed:
-            self.console.print(
-                build_exchanges_view(self.session.recent_exchanges()), soft_wrap=True
-            )
+            print_at_words(self.console, build_exchanges_view(self.session.recent_exchanges()))
 
     def _close_current(self) -> None:
         if self._close(self.session):

@@ -24,6 +24,7 @@ from rich.pager import Pager
 from rich.text import Text
 
 from agent_cli.repl.error_text import describe_pager_missing
+from agent_cli.repl.word_wrap import print_at_words
 
 DEFAULT_PAGERS = (("less", "-R"), ("more",))
 
@@ -97,7 +98,7 @@ def show_long(
             console.print(renderable)
         if pager.started:
             return
-    console.print(Text(describe_pager_missing(wanted), style="dim"), soft_wrap=True)
+    print_at_words(console, Text(describe_pager_missing(wanted), style="dim"))
     console.print(renderable)
 
 

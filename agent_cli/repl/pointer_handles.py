@@ -12,7 +12,7 @@ a number as `handle_label(number)`, right after its pointer.
 
 from __future__ import annotations
 
-from agent_cli.repl.tool_lines import shorten_artifact_pointer
+from agent_cli.repl.pointer_forms import shorten_artifact_pointer
 
 
 def handle_label(number: int) -> str:

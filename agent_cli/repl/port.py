@@ -101,6 +101,10 @@ class SessionPort(Protocol):
         """Call `watcher` as each model request is sent, before its answer; None stops."""
         ...
 
+    def watch_summary_requests(self, watcher: Callable[[], None] | None) -> None:
+        """Call `watcher` as compaction asks for a summary, before it comes; None stops."""
+        ...
+
     def recent_exchanges(self, limit: int = 3) -> list[Exchange]: ...
 
     # --- figures ------------------------------------------------------------------------

@@ -19,6 +19,7 @@ from agent_cli.repl.port import SessionPort
 from agent_cli.repl.render import EventRenderer
 from agent_cli.repl.safe_text import sanitize_block, sanitize_text
 from agent_cli.repl.turns import drive_events
+from agent_cli.repl.word_wrap import print_at_words
 
 OUTCOME_EXIT_CODES = {"ok": 0, "failed": 1, "blocked": 3, "cancelled": 130}
 FAILED_EXIT = 1
@@ -55,9 +56,7 @@ class PrintModeRenderer:
         if event.stop_reason == "tool_use":
             # Text written before tool calls is progress, not the answer.
             if text.strip():
-                self._diagnostics.console.print(
-                    Text(sanitize_text(text), style="dim"), soft_wrap=True
-                )
+                print_at_words(self._diagnostics.console, Text(sanitize_text(text), style="dim"))
             return
         self._final_answer = text
 

@@ -3,10 +3,12 @@
 Contract: `EventRenderer.render(event)` shows one `SessionEvent` and adds no logic: the
 words for compaction come from `compact_lines`, tool panels from `tool_lines`, the
 answer from `AnswerStream`; from a request's sending (`watch_model_request`) to the first
-event after it a waiting spinner turns (`ModelWaitView`), and every event replaces it.
+event after it a waiting spinner turns (`ModelWaitView`), and every event replaces it; the
+same while compaction waits for a summary (`watch_summary_request`), in words of its own.
 The REPL's own `[compact]` lines carry a style of their own
 (bold cyan tag), and everything from outside is shown through sanitized `Text`, so a
-model cannot fake them or colour the screen. `close()` ends a half-streamed answer.
+model cannot fake them or colour the screen. Every line is printed through
+`print_at_words`: on a terminal a notice longer than the screen breaks between words. `close()` ends a half-streamed answer.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from agent_cli.repl.compact_lines import (
     format_retry,
     format_skipped,
 )
-from agent_cli.repl.error_text import notice_text
+from agent_cli.repl.error_text import describe_summary_wait, notice_text
 from agent_cli.repl.model_wait import ModelWaitView
 from agent_cli.repl.pointer_handles import PointerHandles, handle_label
 from agent_cli.repl.safe_text import COMPACT_TAG, clip_line, defuse_fake_compact_lines
@@ -73,7 +75,8 @@ def build_compact_text(line: str, body_style: str = "cyan") -> Text:
 
 
 def build_notice_text(event: Notice, *, one_shot: bool = False) -> Text:
-    """One line; a notice may quote outside text, so it can never pose as a `[compact]` line."""
+    """One line (wrapped at words on a terminal); a notice may quote outside text, so it
+    can never pose as a `[compact]` line."""
     style = NOTICE_STYLES.get(event.level, "")
     label = "" if event.level == "info" else f"{clip_line(event.level, 10)}: "
     text = notice_text(event, one_shot=one_shot)
@@ -155,6 +158,11 @@ class EventRenderer:
         """A request was sent to the model: the spinner turns until the next event."""
         self._waiting.start()
 
+    def watch_summary_request(self) -> None:
+        """Compaction asks for a summary: the spinner turns, saying so, until the next
+        event (the `[compact]` lines, a notice, or the request that follows)."""
+        self._waiting.start(describe_summary_wait)
+
     def watch_tool_output(self, chunk: bytes) -> None:
         """A running tool's output (the first, empty chunk says it started): shown live."""
         if self._running_tools and not self._activity.is_running:
@@ -167,7 +175,9 @@ class EventRenderer:
         self._print_own(build_error_text(message))
 
     def _print(self, text: Text) -> None:
-        self.console.print(text, soft_wrap=True)
+        """Wrapped at words on a terminal (a tool panel's rows already fit it), one line
+        elsewhere; a row that outside text would start with `[compact]` is marked."""
+        print_at_words(self.console, text)
 
     def _render_restart(self, event: StreamRestarted) -> None:
         self._answer.restart()

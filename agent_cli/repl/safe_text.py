@@ -3,9 +3,10 @@
 Contract: everything the REPL shows that it did not write itself passes through here
 first. `sanitize_text` removes what could move the cursor, recolour, retitle or clear the
 screen (ANSI/VT escape sequences, C0/C1 control characters, bidi overrides) and keeps
-only `\\n` and `\\t`; a carriage return becomes a line break, so "ok\\rFAKE" cannot hide
-"ok". `defuse_fake_compact_lines` marks lines that pose as the REPL's own `[compact]`
-log, so a model cannot fake a compaction report. Rich markup is never interpreted
+only `\\n` and `\\t`; a carriage return (or U+2028/U+2029, which many readers take for
+one) becomes a line break, so "ok\\rFAKE" cannot hide "ok". `defuse_fake_compact_lines`
+marks lines that pose as the REPL's own `[compact]` log, so a model cannot fake a
+compaction report. Rich markup is never interpreted
 because the REPL renders outside text only through `rich.text.Text` objects, never as
 markup strings; `escape_markup` exists for the rare place that builds markup.
 """
@@ -36,12 +37,14 @@ _ESCAPE_SEQUENCE = re.compile(
 _CONTROL_CHARACTER = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]"
 )
+# A carriage return and the Unicode line and paragraph separators: each starts a line.
+_LINE_BREAKS = str.maketrans({"\r": "\n", "\u2028": "\n", "\u2029": "\n"})
 _MARKUP_OPEN = re.compile(r"(\\*)(\[[a-zA-Z@/#])")
 
 
 def sanitize_text(text: str) -> str:
     """`text` with escape sequences and control characters removed; `\\n`, `\\t` kept."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = text.replace("\r\n", "\n").translate(_LINE_BREAKS)
     text = _ESCAPE_SEQUENCE.sub("", text)
     return _CONTROL_CHARACTER.sub("", text)
 

@@ -14,6 +14,7 @@ from agent_cli.repl.session_views import (
     build_sessions_view,
     select_sessions_older_than,
 )
+from agent_cli.repl.word_wrap import print_at_words
 
 
 def run_sessions_command(context: CommandContext, args: str) -> None:
@@ -42,4 +43,4 @@ def _delete_sessions(context: CommandContext, words: list[str]) -> None:
     if context.session.session_id in ids:
         raise CommandUsageError("/sessions", "current_session")
     outcomes = context.delete_sessions(ids) if ids else []
-    context.console.print(build_deletion_report(outcomes), soft_wrap=True)
+    print_at_words(context.console, build_deletion_report(outcomes))

@@ -21,8 +21,10 @@ from typing import Any
 from rich.text import Text
 
 from agent_cli.events import ToolFinished, ToolStarted
+from agent_cli.repl.pointer_forms import shorten_artifact_pointer, show_pointer
 from agent_cli.repl.safe_text import clip_line, clip_output_line, sanitize_text
 from agent_cli.repl.tool_activity import LIVE_TAIL_LINES
+from agent_cli.safe_cuts import POINTER_SPAN
 from agent_cli.tools.output import count_noun, format_size
 
 # Arguments that tell what a call does, in the order they are shown.
@@ -52,22 +54,6 @@ POINTER_AT_LAST = " · full output: /last"  # where a pointer too wide for the s
 # Lines the tool layer adds for the model, not output the user needs to see twice.
 _BOOKKEEPING_PREFIXES = ("[Output was ", "[Full output: ")
 _SIZE_IN_SUMMARY = re.compile(r"\b\d+(?:\.\d+)? (?:B|KB|MB)\b")
-
-
-_FULL_DIGEST = re.compile(r"[0-9a-f]{64}")
-SHORT_DIGEST_LENGTH = 12  # the shortest sha256 prefix a pointer may carry
-
-
-def shorten_artifact_pointer(pointer: str) -> str:
-    """`pointer` as the screen shows it: an artifact pointer with the shortest digest the
-    pointer format accepts (its file is named by the same hash, so the full digest
-    would say it twice); it still resolves to the same verified file. Other text is
-    returned unchanged."""
-    scheme, _, rest = pointer.partition(":")
-    head, _, digest = rest.rpartition(":")
-    if scheme != "artifact" or not head or not _FULL_DIGEST.fullmatch(digest):
-        return pointer
-    return f"artifact:{head}:{digest[:SHORT_DIGEST_LENGTH]}"
 
 
 def select_telling_arguments(
@@ -131,6 +117,7 @@ def build_tool_started_line(event: ToolStarted, width: int | None = None) -> Tex
     for argument, value in select_telling_arguments(event.arguments, value_width):
         text.append(f"  {argument}: ", style="dim")
         text.append(value)
+    text = _fit_row(text, width)
     further_width = ARGUMENT_WIDTH if width is None else max(width - len(SIDE) - 2, 10)
     for line in select_further_lines(event.arguments):
         text.append("\n" + SIDE + "  ", style="dim")
@@ -152,8 +139,10 @@ def _value_room(arguments: dict[str, Any], width: int | None, taken: int) -> int
 def build_tool_finished_line(
     event: ToolFinished, width: int | None = None, handle_label: str = ""
 ) -> Text:
-    """The panel's bottom: outcome, size and where the whole output is (the pointer,
-    followed by `handle_label`, the short way to expand it, when the REPL numbers it).
+    """The panel's bottom: outcome, size and where the whole output is: where the REPL
+    numbers pointers, the pointer as a person reads it (`show_pointer`) followed by
+    `handle_label`, the short way to expand it; elsewhere (`-p`, a pipe) the shortest
+    pointer that still resolves.
     With `width`, a line that would not fit gives the pointer's place to `/last` (which
     shows it), then leaves out the size, then clips its words, so it stays one row inside
     the frame."""
@@ -164,7 +153,9 @@ def build_tool_finished_line(
     if not event.is_error and not _SIZE_IN_SUMMARY.search(event.summary):
         size = f" · {format_size(event.size_bytes)} of output"
     pointer = ""
-    if event.artifact_pointer:
+    if event.artifact_pointer and handle_label:
+        pointer = clip_line(show_pointer(event.artifact_pointer), 200)
+    elif event.artifact_pointer:
         pointer = clip_line(shorten_artifact_pointer(event.artifact_pointer), 200)
     line = _assemble_finished(event.is_error, words, size, pointer, handle_label)
     if width is None or line.cell_len <= width:
@@ -175,7 +166,18 @@ def build_tool_finished_line(
         if line.cell_len <= width:
             return line
     room = width - len(BOTTOM) - 2 - (len(POINTER_AT_LAST) if pointer else 0)
-    return _assemble_finished(event.is_error, clip_line(words, max(room, 10)), "", pointer)
+    line = _assemble_finished(event.is_error, clip_line(words, max(room, 10)), "", pointer)
+    return _fit_row(line, width)
+
+
+def _fit_row(row: Text, width: int | None) -> Text:
+    """`row` cut to `width` cells with an ellipsis: the last guard for text whose
+    characters are wider than one cell (the clipping above counts characters). A row
+    with a pointer in it is left whole (a pointer must stay usable): printed at words,
+    the pointer goes to a row of its own."""
+    if width is not None and row.cell_len > width and not POINTER_SPAN.search(row.plain):
+        row.truncate(max(width, 1), overflow="ellipsis")
+    return row
 
 
 def _assemble_finished(
@@ -224,9 +226,12 @@ def build_tool_preview_lines(
         rows = _head_rows(lines, PREVIEW_LINES if limit is None else limit)
     line_width = PREVIEW_WIDTH if width is None else min(PREVIEW_WIDTH, width - len(SIDE))
     return [
-        Text.assemble((SIDE, "dim"), clip_output_line(row, max(line_width, 10)))
-        if isinstance(row, str)
-        else Text.assemble((SIDE, "dim"), row)
+        _fit_row(
+            Text.assemble((SIDE, "dim"), clip_output_line(row, max(line_width, 10)))
+            if isinstance(row, str)
+            else Text.assemble((SIDE, "dim"), row),
+            width,
+        )
         for row in rows
     ]
 

@@ -22,9 +22,9 @@ from agent_cli.repl.error_text import (
     explain_resolution,
     is_not_a_pointer,
 )
+from agent_cli.repl.pointer_forms import shorten_artifact_pointer, show_pointer
 from agent_cli.repl.pointer_handles import PointerHandles, handle_label
 from agent_cli.repl.safe_text import clip_line, sanitize_block
-from agent_cli.repl.tool_lines import shorten_artifact_pointer
 from agent_cli.tools.output import count_noun
 
 if TYPE_CHECKING:
@@ -139,8 +139,9 @@ def _source_suffix(
     resolution = index.get(pointer)
     status = _status_text(resolution.status) if resolution else Text("unresolved", style="dim")
     label = f" {handle_label(handles.number_for(pointer))}" if handles is not None else ""
+    shown = show_pointer(pointer) if handles is not None else pointer
     return Text.assemble(
-        ("  · ", "dim"), (clip_line(pointer, 120), "dim"), (label, "dim"), " ", status
+        ("  · ", "dim"), (clip_line(shown, 120), "dim"), (label, "dim"), " ", status
     )
 
 
@@ -220,9 +221,10 @@ def build_sources_view(
     for resolution in sorted(resolutions, key=lambda found: pointer_order(found.pointer)):
         status = str(resolution.status)
         number = [Text(str(handles.number_for(resolution.pointer)))] if handles else []
+        shown = show_pointer(resolution.pointer) if handles else resolution.pointer
         table.add_row(
             *number,
-            Text(clip_line(resolution.pointer, 160)),
+            Text(clip_line(shown, 160)),
             _status_text(resolution.status),
             Text(explain_resolution(status, str(resolution.reason))),
         )
@@ -244,7 +246,8 @@ def build_expansion_view(resolution: SourceResolution) -> Group:
     status = str(resolution.status)
     if is_not_a_pointer(status, str(resolution.reason)):
         return Group(Text(describe_not_a_pointer(), style="yellow"))
-    header = Text.assemble(clip_line(resolution.pointer, 160), " ", _status_text(resolution.status))
+    shown = clip_line(show_pointer(resolution.pointer), 160)
+    header = Text.assemble(shown, " ", _status_text(resolution.status))
     parts: list[RenderableType] = [header]
     if status != "available":
         parts.append(Text(explain_resolution(status, str(resolution.reason)), style="yellow"))
@@ -296,8 +299,9 @@ def build_last_result_view(
 
 def _stored_output_line(pointer: str, read_problem: str | None, handle: int | None) -> Text:
     """Where the whole output above came from, or why only its preview is shown."""
-    shown = clip_line(shorten_artifact_pointer(pointer), 200)
     label = f" {handle_label(handle)}" if handle is not None else ""
+    shown = show_pointer(pointer) if handle is not None else shorten_artifact_pointer(pointer)
+    shown = clip_line(shown, 200)
     if read_problem is None:
         return Text(f"the whole output, read back from {shown}{label}", style="dim")
     return Text(

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from agent_cli.repl.config import Settings, build_policy
+from agent_cli.repl.config import Settings, build_policy, uses_demo_soft_threshold
 from agent_cli.repl.safe_text import clip_line
 
 if TYPE_CHECKING:
@@ -83,8 +83,7 @@ def build_backend(
     provider = create_provider(choose_provider_name(settings, env), settings.model, env)
 
     def open_session(resume: str | None) -> SessionPort:
-        # typed as the port: mypy checks here that a real Session fits it
-        return sessions.open_session(
+        session = sessions.open_session(
             paths=paths,
             provider=provider,
             workspace=workspace,
@@ -95,6 +94,10 @@ def build_backend(
             environment=env,
             mcp_servers=settings.mcp_servers,
         )
+        if uses_demo_soft_threshold(settings):  # tuned to the built-in tools alone
+            session.measure_thresholds_above_mcp_schemas()
+        opened: SessionPort = session  # mypy checks here that a real Session fits the port
+        return opened
 
     def list_sessions(this_workspace_only: bool = False) -> list[SessionSummary]:
         from agent_cli.session.catalog import summarize_sessions
@@ -140,6 +143,7 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Perm
         TerminationRequested,
     )
     from agent_cli.repl import approval_question as question
+    from agent_cli.repl.word_wrap import break_at_words, print_at_words
 
     def ask_permission(request: PermissionRequest) -> PermissionDecision:
         view = _show_approval(console, request, full=False)
@@ -148,7 +152,8 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Perm
         scopes = question.offered_scopes(request)
         while True:
             try:
-                answer = ask(question.build_question(request, offer if is_shortened else None))
+                asked = question.build_question(request, offer if is_shortened else None)
+                answer = ask(break_at_words(asked, console.width))
             except EOFError:
                 answer = "n"
             except KeyboardInterrupt:
@@ -162,12 +167,12 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Perm
                 continue
             choice = question.parse_answer(answer, scopes)
             if choice is None:
-                console.print(Text(question.describe_answers(scopes), style="yellow"))
+                print_at_words(console, Text(question.describe_answers(scopes), style="yellow"))
                 continue
             decision = _decisions()(choice)
             chosen = _remembered_scope(request, decision)
             if chosen is not None:
-                console.print(question.describe_always(chosen), soft_wrap=True)
+                print_at_words(console, question.describe_always(chosen))
             return decision
 
     return ask_permission
@@ -215,15 +220,17 @@ class RefusingAsker:
     def __call__(self, request: PermissionRequest) -> PermissionDecision:
         from rich.text import Text
 
+        from agent_cli.repl.word_wrap import print_at_words
+
         self.refused.append(request.tool)
-        self._console.print(
+        print_at_words(
+            self._console,
             Text(
                 f"{clip_line(request.tool, 40)} was not run: {self._why}. Run again with --yes "
                 "to allow tools that write files, run commands or call MCP servers, or run "
                 "agent-cli interactively.",
                 style="yellow",
             ),
-            soft_wrap=True,
         )
         return _decisions().DENY_UNASKED
 

@@ -6,14 +6,14 @@ its indentation). A word wider than `width` (a long path or pointer) stays whole
 row of its own: the terminal folds it, and it still copies as one piece. A break can
 move outside text (a path, a message) to the start of a row, so every row that would
 read like the REPL's `[compact]` log is marked the way `safe_text` marks such lines.
-`print_at_words(console, *texts)` prints them so on a terminal; on a pipe or in a log
-each text stays one line, as scripts and logs expect.
+`print_at_words(console, *texts)` prints them so on a terminal (the texts of a `Group`
+one by one); on a pipe or in a log each text stays one line, as scripts and logs expect.
 """
 
 from __future__ import annotations
 
 from rich.cells import get_character_cell_size
-from rich.console import Console
+from rich.console import Console, Group
 from rich.text import Text
 
 from agent_cli.repl.safe_text import FAKE_COMPACT_MARK, is_fake_compact_line
@@ -55,6 +55,12 @@ def _fitting_end(plain: str, start: int, width: int) -> int:
     return len(plain)
 
 
+def break_at_words(plain: str, width: int) -> str:
+    """`plain` (one line of the REPL's own words, such as a question a prompt asks) with
+    line breaks where `find_row_spans` breaks it for `width` cells."""
+    return "\n".join(plain[start:end] for start, end in find_row_spans(plain, width))
+
+
 def wrap_at_words(text: Text, width: int, *, is_own_log_line: bool = False) -> list[Text]:
     """`text` as rows of at most `width` cells broken at spaces; see the module contract.
     `is_own_log_line`: `text` is the REPL's own `[compact]` line, whose first row keeps
@@ -63,7 +69,8 @@ def wrap_at_words(text: Text, width: int, *, is_own_log_line: bool = False) -> l
     for line in text.split("\n"):
         for start, end in find_row_spans(line.plain, width):
             row = line[start:end]
-            row.rstrip()
+            if end < len(line.plain):  # a break: the spaces before it go too
+                row.rstrip()
             is_own_tag = is_own_log_line and not rows
             if is_fake_compact_line(row.plain) and not is_own_tag:
                 row = Text.assemble(FAKE_COMPACT_MARK, row)
@@ -71,10 +78,18 @@ def wrap_at_words(text: Text, width: int, *, is_own_log_line: bool = False) -> l
     return rows
 
 
-def print_at_words(console: Console, *texts: Text, is_own_log_line: bool = False) -> None:
+def print_at_words(console: Console, *texts: Text | Group, is_own_log_line: bool = False) -> None:
     """Print each text wrapped at words on a terminal, or as one line elsewhere
-    (`is_own_log_line` as for `wrap_at_words`)."""
+    (`is_own_log_line` as for `wrap_at_words`); a `Group` is printed part by part, its
+    texts so and anything else as rich lays it out."""
     for text in texts:
+        if isinstance(text, Group):
+            for part in text.renderables:
+                if isinstance(part, Text):
+                    print_at_words(console, part, is_own_log_line=is_own_log_line)
+                else:
+                    console.print(part)
+            continue
         if not console.is_terminal:
             console.print(text, soft_wrap=True)
             continue

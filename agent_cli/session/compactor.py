@@ -17,7 +17,10 @@ tokens is replaced by the default one (`CompactionPolicy.low_water_mark_over`); 
 says so once per session.
 
 The policy carries the secrets the toolbox redacts (`CompactionPolicy.secret_forms`), so
-no layer cuts one in two; `use_policy` keeps them when the policy changes.
+no layer cuts one in two; `use_policy` keeps them when the policy changes. With a
+`threshold_lift` (the offline demo's: what MCP tool schemas add), the thresholds are
+measured above those tokens: `policy` and every figure the compactor yields carry the
+lifted thresholds, so the toolbar and the `[compact]` lines agree with when it fires.
 """
 
 from __future__ import annotations
@@ -60,6 +63,7 @@ from agent_cli.session.budget import (
 )
 from agent_cli.session.conversation import Conversation
 from agent_cli.session.request_context import RequestFrame
+from agent_cli.session.summary_watch import WatchedSummarizer
 
 if TYPE_CHECKING:
     from agent_cli.provider.base import Provider, ProviderSummarizer
@@ -95,11 +99,16 @@ class Compactor:
         self._calibration: float | None = None
         self._guard = LoopGuard()
         self._low_water_noticed = False  # an unreachable --low-water is said once
+        self.summary_watcher: Callable[[], None] | None = None  # told before each summary
+        # tokens the thresholds are measured above (the offline demo: MCP tool schemas)
+        self.threshold_lift: Callable[[], int] | None = None
 
     @property
     def policy(self) -> CompactionPolicy:
-        """The policy as the user set it (uncalibrated), with the toolbox's secrets."""
-        return self._policy
+        """The policy as the user set it (uncalibrated), with the toolbox's secrets, its
+        thresholds raised by `threshold_lift()` tokens when one is set."""
+        lift = 0 if self.threshold_lift is None else self.threshold_lift()
+        return _lifted(self._policy, lift)
 
     @property
     def calibration(self) -> float | None:
@@ -135,7 +144,7 @@ class Compactor:
     ) -> Iterator[SessionEvent]:
         """Compact the view if needed (or `forced`); see the module contract."""
         reserved = frame.reserved_tokens
-        policy = calibrated_policy(self._policy, self._calibration)
+        policy = calibrated_policy(self.policy, self._calibration)
         tokens = reserved + self.view_tokens()
         yield from self._unreachable_low_water_notice(policy, reserved)
         if forced:
@@ -146,9 +155,7 @@ class Compactor:
             policy = _guarded_policy(policy)  # said once, when the guard began to hold
         summarizer: ProviderSummarizer | None = None
         if forced or tokens >= policy.soft_threshold:  # below it no layer runs: no set-up
-            summarizer = self.provider.build_summarizer(focus)
-            if summarizer is not None:
-                self.offer_cached_prefix(summarizer, frame)
+            summarizer = self._build_summarizer(focus, frame)
         try:
             result = compact_context(
                 self.conversation.view,
@@ -179,6 +186,19 @@ class Compactor:
             tokens, tokens, policy.soft_threshold
         ):  # else each request pays a futile L4
             yield self._held(NOTHING_FREED, tokens, 0, policy)
+
+    def _build_summarizer(
+        self, focus: str | None, frame: RequestFrame
+    ) -> ProviderSummarizer | None:
+        """The provider's summarizer, offered the cached prefix and, when someone watches,
+        announcing each summary it asks for (`summary_watch`)."""
+        summarizer = self.provider.build_summarizer(focus)
+        if summarizer is None:
+            return None
+        self.offer_cached_prefix(summarizer, frame)
+        if self.summary_watcher is None:
+            return summarizer
+        return WatchedSummarizer(summarizer, self.summary_watcher)
 
     def offer_cached_prefix(self, summarizer: ProviderSummarizer, frame: RequestFrame) -> None:
         """Let a model summarizer reuse what the last request wrote to the prompt cache,
@@ -215,7 +235,7 @@ class Compactor:
         return RequestBlocked(
             shown(error.tokens_before),
             shown(error.tokens_after),
-            self._policy.hard_limit,
+            self.policy.hard_limit,
             tuple(layer_numbered(layer).code for layer in tried),
             shown(largest),
         )
@@ -247,8 +267,8 @@ class Compactor:
             tuple(self._layer_line(r) for r in fired),
             entry.tokens_before,
             entry.tokens_after,
-            self._policy.soft_threshold,
-            self._policy.hard_limit,
+            self.policy.soft_threshold,
+            self.policy.hard_limit,
             forced=forced,
             focus=" ".join((focus or "").split()) or None,
         )
@@ -261,7 +281,7 @@ class Compactor:
     ) -> CompactionSkipped:
         """The notice that the loop guard now holds (estimates under the run's policy),
         in the figures the toolbar shows."""
-        hard = self._policy.hard_limit
+        hard = self.policy.hard_limit
         retry_at = self.to_request_tokens(self._guard.retry_at(run_policy.soft_threshold))
         return CompactionSkipped(
             "loop_guard",
@@ -269,7 +289,7 @@ class Compactor:
             held=why,
             freed=self.to_request_tokens(freed),
             retry_at=min(retry_at, hard),
-            soft_threshold=self._policy.soft_threshold,
+            soft_threshold=self.policy.soft_threshold,
             hard_limit=hard,
         )
 
@@ -304,6 +324,20 @@ def _with_secret_forms(policy: CompactionPolicy, forms: SecretForms | None) -> C
     if not isinstance(forms, SecretForms) or not forms:
         return policy
     return dataclasses.replace(policy, secret_forms=forms)
+
+
+def _lifted(policy: CompactionPolicy, lift: int) -> CompactionPolicy:
+    """`policy` with its soft threshold, hard limit and an explicit low-water mark all
+    `lift` tokens higher: the room they leave the conversation stays what it was."""
+    if lift <= 0:
+        return policy
+    low_water = None if policy.low_water is None else policy.low_water + lift
+    return dataclasses.replace(
+        policy,
+        soft_threshold=policy.soft_threshold + lift,
+        hard_limit=policy.hard_limit + lift,
+        low_water=low_water,
+    )
 
 
 def _forced_policy(policy: CompactionPolicy, view_tokens: int) -> CompactionPolicy:

@@ -40,7 +40,7 @@ from agent_cli.session.input_limit import check_input_size
 from agent_cli.session.instructions import ProjectInstructions, load_project_instructions
 from agent_cli.session.log import SessionLog
 from agent_cli.session.model_choice import ModelListing, list_models, switch_model
-from agent_cli.session.request_context import RequestFrame
+from agent_cli.session.request_context import RequestFrame, count_offered_schema_tokens
 from agent_cli.session.turn import TurnRunner
 from agent_cli.sources import SourceResolution
 
@@ -298,6 +298,22 @@ class Session:
         """Call `watcher` as each request of a turn is sent to the model, before anything
         comes back (the REPL's waiting spinner); None stops."""
         self._runner.request_watcher = watcher
+
+    def measure_thresholds_above_mcp_schemas(self) -> None:
+        """From now on the soft threshold and hard limit are measured above what MCP
+        servers' tool schemas add to every request (they rise as servers start, and fall
+        back as they stop). For the offline demo, whose small thresholds are tuned to the
+        built-in tools: with servers, the conversation keeps the same room, so the README's
+        reads still show every layer."""
+        self._compactor.threshold_lift = self._offered_schema_tokens
+
+    def _offered_schema_tokens(self) -> int:
+        return count_offered_schema_tokens(self._runner.counter, self._runner.toolbox.schemas())
+
+    def watch_summary_requests(self, watcher: Callable[[], None] | None) -> None:
+        """Call `watcher` as compaction asks for a summary (L4, `/compact`), before it
+        comes back (the REPL's summarizing spinner); None stops."""
+        self._compactor.summary_watcher = watcher
 
     # --- durable context ----------------------------------------------------------------
 

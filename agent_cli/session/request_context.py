@@ -3,6 +3,7 @@
 Contract: a `RequestFrame` holds the fixed parts of the next request (system prompt,
 project instructions, the rendered durable block, tool schemas) and the tokens they
 reserve, counted once with the session's counter when the frame is built, so compaction gives the view what is left.
+`count_offered_schema_tokens` is the part of those tokens MCP servers' tool schemas add.
 Plain values: building a frame reads no file (the durable block is rendered before).
 """
 
@@ -46,3 +47,15 @@ def reserved_tokens(
 ) -> int:
     """Tokens of `texts` (system prompt, instructions, durable block) and the tools."""
     return sum(counter.count_text(text) for text in texts) + counter.count_json(tool_schemas)
+
+
+def count_offered_schema_tokens(counter: TokenCounter, schemas: list[dict[str, Any]]) -> int:
+    """What the tool schemas MCP servers offer add to `reserved_tokens`: every schema
+    counted as a request carries them, less the built-in ones counted alone (0 when no
+    server offers a tool)."""
+    from agent_cli.mcp_servers.offered_tools import split_offered_name
+
+    built_in = [s for s in schemas if split_offered_name(str(s.get("name", ""))) is None]
+    if len(built_in) == len(schemas):
+        return 0
+    return counter.count_json(schemas) - counter.count_json(built_in)
