@@ -112,3 +112,27 @@ def test_the_demo_banner_says_its_thresholds_leave_mcp_schemas_aside() -> None:
     with_mcp = describe_thresholds(policy, demo=True, with_mcp=True)
     assert "measured above what the MCP servers' tool schemas add" in with_mcp
     assert "MCP" not in describe_thresholds(policy, demo=False, with_mcp=True)
+
+
+def test_the_banner_says_mcp_schemas_are_left_aside_only_when_the_thresholds_are_lifted() -> None:
+    """A soft threshold the user set is never raised for MCP schemas: with servers
+    configured the banner then says nothing of them (it did, wrongly, before)."""
+    from repl_fakes import FakeSession
+
+    from agent_cli.repl.banner import build_banner
+
+    session = FakeSession()
+    session.mcp_views = ("a server",)  # what /mcp would list: servers are configured
+
+    def banner(lifted: bool) -> str:
+        lines = build_banner(
+            session,  # type: ignore[arg-type]
+            offline_fallback=True,
+            resumed=False,
+            demo_thresholds=True,
+            lifted_thresholds=lifted,
+        )
+        return " ".join(line.plain for line in lines)
+
+    assert "MCP servers' tool schemas" in banner(True)
+    assert "MCP" not in banner(False)

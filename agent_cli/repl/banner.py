@@ -59,6 +59,7 @@ def build_banner(
     offline_fallback: bool,
     resumed: bool,
     demo_thresholds: bool = False,
+    lifted_thresholds: bool = False,
 ) -> list[Text]:
     provider = session.provider
     lines = [
@@ -73,7 +74,7 @@ def build_banner(
     if provider.name == "offline":
         lines.append(Text(describe_offline(offline_fallback), style="yellow"))
         lines.append(Text(CLAUDE_HOW_TO, style="yellow"))
-        with_mcp = bool(session.mcp_servers())
+        with_mcp = lifted_thresholds and bool(session.mcp_servers())
         thresholds = describe_thresholds(session.policy, demo=demo_thresholds, with_mcp=with_mcp)
         lines.append(Text(thresholds, style="cyan"))
     lines.append(Text(f"workspace {clip_line(str(session.workspace), 300)}"))

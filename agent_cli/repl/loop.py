@@ -72,6 +72,7 @@ class Repl:
         offline_fallback: bool,
         resumed: bool = False,
         demo_thresholds: bool = False,
+        lifted_thresholds: bool = False,
     ) -> None:
         self.session = session
         self.console = console
@@ -81,6 +82,7 @@ class Repl:
         self._renderer = EventRenderer(console, live=live, pointer_handles=self.pointer_handles)
         self._offline_fallback = offline_fallback
         self._demo_thresholds = demo_thresholds
+        self._lifted_thresholds = lifted_thresholds  # measured above MCP tool schemas
         self._resumed = resumed
         self._quit_requested = False
         self.provider_preparation: DeferredWork[None] | None = None
@@ -218,6 +220,7 @@ class Repl:
             offline_fallback=self._offline_fallback,
             resumed=resumed,
             demo_thresholds=self._demo_thresholds,
+            lifted_thresholds=self._lifted_thresholds,
         )
         print_at_words(self.console, *banner)  # paths stay whole, for copy and paste
         for notice in self.session.startup_notices:

@@ -213,7 +213,7 @@ def _run_interactive(
         prompt_reader = PromptReader(paths.history_file, _command_summaries)
 
     def open_repl() -> tuple[Repl, list[RenderableType]]:
-        from agent_cli.repl.config import uses_demo_thresholds
+        from agent_cli.repl.config import uses_demo_soft_threshold, uses_demo_thresholds
         from agent_cli.repl.loop import Repl
 
         console = startup.make_console(stdout)
@@ -232,6 +232,7 @@ def _run_interactive(
             offline_fallback=offline_fallback,
             resumed=resumed,
             demo_thresholds=uses_demo_thresholds(settings),
+            lifted_thresholds=uses_demo_soft_threshold(settings),
         )
         return repl, said
 
