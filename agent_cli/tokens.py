@@ -132,10 +132,7 @@ class TokenCounter:
         estimator, tokens, characters = carried
         if type(tokens) is not int or characters != len(text) or estimator != self.estimator:
             return None
-        fewest = max(len(text) // MOST_CHARACTERS_PER_TOKEN, 1 if text else 0)
-        if not fewest <= tokens <= _utf8_size(text) + 1:
-            return None
-        return tokens
+        return tokens if is_plausible_count(text, tokens) else None
 
     def carry_count(self, block: dict[str, Any], text: str, tokens: int) -> dict[str, Any]:
         """`block` marked with `tokens` as the count of `text`, its text or content."""
@@ -276,6 +273,14 @@ def default_counter() -> TokenCounter:
 def estimate_tokens(messages: Iterable[dict[str, Any]]) -> int:
     """Tokens of `messages` by the default counter (the seed's name for this figure)."""
     return default_counter().count_messages(messages)
+
+
+def is_plausible_count(text: str, tokens: int) -> bool:
+    """True when `tokens` may be the count of `text` (module doc: a carried count that is
+    not is refused): at least one token for any text and one per `MOST_CHARACTERS_PER_
+    TOKEN` characters, at most one per UTF-8 byte (plus one)."""
+    fewest = max(len(text) // MOST_CHARACTERS_PER_TOKEN, 1 if text else 0)
+    return fewest <= tokens <= _utf8_size(text) + 1
 
 
 def _utf8_size(text: str) -> int:

@@ -17,13 +17,14 @@ import pytest
 from compaction_support import assistant, make_counter, read_use, text, tool_result, user
 
 import agent_cli.compaction.digest.removed_items as removed_items
+import agent_cli.compaction.facts_index as facts_index
 import agent_cli.compaction.layers.truncate as truncate
 from agent_cli.compaction import CompactionPolicy, ViewIndex, compact_context
 from agent_cli.compaction.digest.entries import Digest, RequestEntry, digest_from_message
 from agent_cli.compaction.digest.render import build_digest_message
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message
 from agent_cli.frozen import freeze, is_frozen
-from agent_cli.tokens import COUNT_KEY
+from agent_cli.tokens import COUNT_KEY, TokenCounter
 
 POLICY = CompactionPolicy(
     soft_threshold=1_500, hard_limit=10**6, keep_recent_messages=12, max_tool_result_tokens=200
@@ -242,3 +243,41 @@ def test_a_call_whose_result_l1_cut_leaves_the_entry_the_check_wrote(monkeypatch
     assert any(r.results_truncated for r in result.reports)
     fresh = compact_context(view, policy=POLICY, index=ViewIndex(make_counter()[0]))
     assert fresh.messages == result.messages
+
+
+def test_a_run_under_another_budget_does_not_index_the_view_again(monkeypatch):
+    """The session compacts under a calibrated policy whose per-result budget may differ
+    from the per-turn check's: the index is extended, not rebuilt (the recorded cuts
+    are not taken, L1 cuts to the run's budget), and the outcome is a fresh index's."""
+    view = [freeze(m) for m in [user("go"), *_turns(0, 30)]]
+    index = ViewIndex(make_counter()[0])
+    index.measure(view[:-2], POLICY)
+    built: list[Any] = []
+    real = facts_index.build_message_facts
+    monkeypatch.setattr(
+        facts_index, "build_message_facts", lambda *args: built.append(args) or real(*args)
+    )
+    calibrated = CompactionPolicy(**{**_settings(POLICY), "max_tool_result_tokens": 150})
+    kept = compact_context(view, policy=calibrated, index=index)
+    assert len(built) == 2  # the turn appended since the check, nothing before it
+    monkeypatch.undo()
+    fresh = compact_context(view, policy=calibrated, index=ViewIndex(make_counter()[0]))
+    assert kept.messages == fresh.messages and kept.reports == fresh.reports
+
+
+def test_l1_saves_what_the_view_loses_where_the_cut_estimate_would_be_refused():
+    """Output far sparser than one token in 32 characters (a padded table): the cut's
+    estimate from the result's density is one a counter refuses, so the cut is counted,
+    and L1's reported saving is what the view measures."""
+    padded = "".join(f"row {n}" + " " * 3_000 + "\n" for n in range(200))
+    view = [
+        user("go"),
+        assistant([read_use("t1", "table.txt")]),
+        user([tool_result("t1", padded)]),
+    ]
+    policy = CompactionPolicy(soft_threshold=100, hard_limit=10**6, max_tool_result_tokens=60)
+    outcome = truncate.build_truncation_outcome(view, policy, TokenCounter())  # cl100k
+    assert outcome.results_truncated == 1
+    fresh = TokenCounter()
+    measured = fresh.count_messages(view) - fresh.count_messages(outcome.messages)
+    assert outcome.tokens_saved == measured

@@ -63,21 +63,17 @@ def _chunk(history: list[Message], number: int, first_sequence: int) -> list[Mes
 
 def _comparable_facts(index: ViewIndex, view: list[Message]) -> list[Any]:
     """Every message's facts with the counter each digest line was counted by left out
-    (the two indexes have counters of their own), also in L1's recorded cuts."""
+    (the two indexes have counters of their own)."""
     found = []
     for facts in index.facts().of_all(view):
         calls = None
         if facts.calls is not None:
             calls = {key: entry._replace(counted=None) for key, entry in facts.calls.items()}
         in_order = tuple(entry._replace(counted=None) for entry in facts.in_order)
-        cut = facts.cut
-        if cut is not None and cut.facts.answers is not None:
-            answers = {
-                key: (entry._replace(counted=None), tokens)
-                for key, (entry, tokens) in cut.facts.answers.items()
-            }
-            cut = cut._replace(facts=cut.facts._replace(answers=answers))
-        found.append(facts._replace(calls=calls, in_order=in_order, cut=cut))
+        # L1's recorded cut is left out: it is made under the per-result budget of the
+        # check that recorded the message and taken only under that budget; what L1 and
+        # L2 make of the view with it is compared in `_kept_outcome`
+        found.append(facts._replace(calls=calls, in_order=in_order, cut=None))
     return found
 
 
@@ -88,7 +84,10 @@ def _kept_outcome(index: ViewIndex, view: list[Message], policy: CompactionPolic
     base = [message for message in view if not is_digest_message(message)]
     cut = build_truncation_outcome(base, policy, index.counter, facts)
     deduped = build_dedup_outcome(cut.messages, policy, index.counter, facts)
-    removed = [entry._replace(counted=None) for entry in (deduped.removed or ([], []))[1]]
+    removed = [  # each entry's line as the digest writes it, whether written already or not
+        entry._replace(counted=None, line=entry.describe(policy.secret_forms))
+        for entry in (deduped.removed or ([], []))[1]
+    ]
     return cut.messages, cut.tokens_saved, deduped.messages, deduped.tokens_saved, removed
 
 

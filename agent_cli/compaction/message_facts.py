@@ -54,11 +54,13 @@ class MessageFacts(NamedTuple):
 
 
 class CutFacts(NamedTuple):
-    """What L1 makes of one message: the per-result budget it was cut to, the smaller
-    message (frozen, so every run may share it), how many results it cut, the tokens
-    that saves, and the smaller message's facts."""
+    """What L1 makes of one message: the per-result budget it was cut to and the secret
+    forms its cuts keep whole (a run under others cuts again), the smaller message
+    (frozen, so every run may share it), how many results it cut, the tokens that saves,
+    and the smaller message's facts."""
 
     budget: int
+    secrets: SecretForms
     message: Message
     results_cut: int
     saved: int

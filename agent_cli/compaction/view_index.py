@@ -42,7 +42,7 @@ from agent_cli.token_memo import build_snapshot
 from agent_cli.tokens import TokenCounter
 
 Message = dict[str, Any]
-Terms = tuple[ReadRule, SecretForms, int]  # what recorded facts depend on of a policy
+Terms = tuple[ReadRule, SecretForms]  # what recorded facts depend on of a policy
 DEFAULT_POLICY = CompactionPolicy()
 
 
@@ -72,7 +72,7 @@ class ViewIndex:
         """Validate `messages` and return their tokens, extending or rebuilding the index
         (module doc). Raises ToolProtocolError for an invalid view."""
         policy = DEFAULT_POLICY if policy is None else policy
-        terms = (read_rule(policy), policy.secret_forms, policy.max_tool_result_tokens)
+        terms = (read_rule(policy), policy.secret_forms)
         if terms != self._terms or not self._is_prefix_of(messages):
             self._clear(terms)
         start = len(self._snapshots)

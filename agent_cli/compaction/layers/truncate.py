@@ -31,7 +31,7 @@ from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
 from agent_cli.frozen import freeze, is_frozen
 from agent_cli.safe_cuts import safe_head_end, safe_tail_start
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
-from agent_cli.tokens import TokenCounter
+from agent_cli.tokens import TokenCounter, is_plausible_count
 
 MARKER_ALLOWANCE_TOKENS = 40
 _SHRINK_ATTEMPTS = 4
@@ -72,6 +72,13 @@ def estimate_cut_count(
     return kept + counter.count_text(marker)
 
 
+def _count_of_cut(counter: TokenCounter, cut: str, estimate: int) -> int:
+    """`estimate` when a counter would take it as the cut's carried count, else the cut
+    counted: text far sparser than one token in 32 characters (long runs of spaces) has
+    an estimate the counter refuses, and every figure must be the one the view counts."""
+    return estimate if is_plausible_count(cut, estimate) else counter.count_text(cut)
+
+
 def _cut(
     text: str,
     cuts: tuple[int, int],
@@ -83,7 +90,8 @@ def _cut(
     omitted = len(text) - head - tail
     marker = render_truncation_marker(omitted, original_tokens, len(text))
     cut = text[:head] + marker + (text[len(text) - tail :] if tail else "")
-    return cut, estimate_cut_count(counter, head + tail, text, original_tokens, marker)
+    estimate = estimate_cut_count(counter, head + tail, text, original_tokens, marker)
+    return cut, _count_of_cut(counter, cut, estimate)
 
 
 def build_truncated_text(
@@ -145,7 +153,7 @@ def _build_head_block(
     shown_marker = marker if head else marker.lstrip("\n")
     text = head + shown_marker + tail
     tokens = estimate_cut_count(counter, len(head) + len(tail), block["text"], size, shown_marker)
-    return counter.carry_count({**block, "text": text}, text, tokens)
+    return counter.carry_count({**block, "text": text}, text, _count_of_cut(counter, text, tokens))
 
 
 def _cut_stream(
@@ -188,6 +196,7 @@ def _cut_stream(
         if tail:
             last_text = blocks[last]["text"]
             tokens = estimate_cut_count(counter, len(tail), last_text, sizes[-tail_count - 1], "")
+            tokens = _count_of_cut(counter, tail, tokens)
             result[last] = counter.carry_count({**blocks[last], "text": tail}, tail, tokens)
         else:
             dropped.add(last)
@@ -247,9 +256,8 @@ def _truncate_result(
         cut_text = build_truncated_text(content, budget, counter, secrets, original)
         if cut_text is None:
             return None
-        return counter.carry_count({**block, "content": cut_text[0]}, *cut_text), (
-            original - cut_text[1]
-        )
+        shorter = counter.carry_count({**block, "content": cut_text[0]}, *cut_text)
+        return shorter, original - counter.count_result_content(shorter)  # as counted
     if isinstance(content, list):
         original = counter.count_content(content)
         if original <= budget:
@@ -289,7 +297,7 @@ def cut_message(
     )
     largest = max(map(counter.count_result_content, results), default=0)
     facts = MessageFacts(found.texts, found.uses, results, found.pointer, largest)
-    return CutFacts(budget, smaller, results_cut, saved, facts)
+    return CutFacts(budget, secrets, smaller, results_cut, saved, facts)
 
 
 def find_oversized_results(
@@ -355,9 +363,9 @@ def build_truncation_outcome(
     for index in find_oversized_results(messages, budget, counter, facts):
         message = messages[index]
         found = facts_of(message)
-        cut = found.cut
-        if cut is None or cut.budget != budget:
-            cut = cut_message(message, found, budget, counter, policy.secret_forms)
+        cut, secrets = found.cut, policy.secret_forms
+        if cut is None or cut.budget != budget or not _same_forms(cut.secrets, secrets):
+            cut = cut_message(message, found, budget, counter, secrets)
         if cut is not None:
             view[index] = cut.message
             truncated += cut.results_cut
@@ -367,6 +375,10 @@ def build_truncation_outcome(
     if truncated == 0:
         return LayerOutcome(view, 0, outcome=NO_CHANGE)
     return LayerOutcome(view, saved, results_truncated=truncated)
+
+
+def _same_forms(recorded: SecretForms, secrets: SecretForms) -> bool:
+    return recorded is secrets or recorded == secrets
 
 
 def truncate_tool_results(
