@@ -108,15 +108,21 @@ def test_l1_takes_the_cut_the_check_recorded(monkeypatch):
 
 
 def test_a_cut_recorded_under_another_budget_is_not_taken():
-    """The cut depends on the per-result budget: a run under another budget indexes the
-    view again and cuts to its own budget, as a fresh index does."""
+    """The cut depends on the per-result budget: L1 under another budget than the check's
+    cuts to its own, as it does on a fresh index, and the whole run follows."""
     view = [freeze(m) for m in [user("go"), *_turns(0, 8)]]
     index = ViewIndex(make_counter()[0])
     index.measure(view, POLICY)
     smaller = CompactionPolicy(**{**_settings(POLICY), "max_tool_result_tokens": 120})
+    fresh = ViewIndex(make_counter()[0])
+    fresh.measure(view, smaller)
+    cut = truncate.build_truncation_outcome(view, smaller, index.counter, index.facts())
+    fresh_cut = truncate.build_truncation_outcome(view, smaller, fresh.counter, fresh.facts())
+    assert cut.results_truncated > 0
+    assert cut.messages == fresh_cut.messages and cut.tokens_saved == fresh_cut.tokens_saved
     kept = compact_context(view, policy=smaller, index=index)
-    fresh = compact_context(view, policy=smaller, index=ViewIndex(make_counter()[0]))
-    assert kept.messages == fresh.messages and kept.tokens_after == fresh.tokens_after
+    again = compact_context(view, policy=smaller, index=ViewIndex(make_counter()[0]))
+    assert kept.messages == again.messages and kept.tokens_after == again.tokens_after
 
 
 def _settings(policy: CompactionPolicy) -> dict[str, Any]:
