@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from e2e_support import build_env, run_piped
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 
 API_KEY = "sk-ant-print-mode-mcp-FAKE-7"
@@ -26,17 +27,8 @@ def _run_agent(
         "startup_timeout = 60\n",  # the first request waits as long: the box may be busy
         encoding="utf-8",
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update(ANTHROPIC_API_KEY=API_KEY, ANTHROPIC_BASE_URL=base_url)
-    return subprocess.run(
-        [sys.executable, "-m", "agent_cli", "-p", prompt, *flags],
-        cwd=workspace,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
+    env = build_env(home, {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": base_url})
+    return run_piped(["-p", prompt, *flags], cwd=workspace, env=env)
 
 
 def _echo_then_answer() -> tuple[Reply, Reply]:

@@ -125,14 +125,11 @@ def note_calls(
         use = next(block for block in use_facts.uses if block.get("id") == tool_id)
         result = next(b for b in result_facts.results if b.get("tool_use_id") == tool_id)
         pointer = result_facts.pointer or use_facts.pointer
-        line = describe_interaction(use, result, secrets)
-        tokens = count_line(with_pointer(line, pointer), counter)
         if use_facts.calls is None or use_facts.call_tokens is None:
             use_facts = facts[use_index - start] = use_facts._replace(calls={}, call_tokens={})
         assert use_facts.calls is not None and use_facts.call_tokens is not None  # for mypy
-        use_facts.calls[tool_id] = RemovedInteraction(
-            tool_id, use, result, pointer, line, (counter, tokens)
-        )
+        entry = RemovedInteraction(tool_id, use, result, pointer)
+        use_facts.calls[tool_id] = _with_counted_line(entry, counter, secrets)
         use_facts.call_tokens[tool_id] = (counter.count_block(use), counter.count_block(result))
         answered.setdefault(use_index - start, []).append(messages[result_index - start])
     for position, result_messages in answered.items():
@@ -159,13 +156,19 @@ def note_cut_answers(
         entry = calls.get(tool_id) if calls and isinstance(tool_id, str) else None
         if entry is None or not isinstance(tool_id, str):
             continue
-        line = describe_interaction(entry.use, block, secrets)
-        tokens = count_line(with_pointer(line, entry.pointer), counter)
-        answers[tool_id] = (
-            entry._replace(result=block, line=line, counted=(counter, tokens)),
-            counter.count_block(block),
-        )
+        answered = _with_counted_line(entry._replace(result=block), counter, secrets)
+        answers[tool_id] = (answered, counter.count_block(block))
     return cut._replace(facts=cut.facts._replace(answers=answers or None))
+
+
+def _with_counted_line(
+    entry: RemovedInteraction, counter: TokenCounter, secrets: SecretForms
+) -> RemovedInteraction:
+    """`entry` with its digest line written from its blocks and counted as the digest
+    counts it (with its pointer), so a removal takes both as they are."""
+    line = describe_interaction(entry.use, entry.result, secrets)
+    tokens = count_line(with_pointer(line, entry.pointer), counter)
+    return entry._replace(line=line, counted=(counter, tokens))
 
 
 def _note_order(facts: list[MessageFacts], position: int, result_messages: list[Message]) -> None:
