@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from e2e_support import TerminalPool, start_repl
+from tools_support import is_process_running
 
 pytestmark = pytest.mark.e2e
 
@@ -31,21 +32,13 @@ def _configure(home: Path, child_pid_file: Path) -> None:
     )
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
-
-
 def _parent(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
 def _wait_gone(pid: int, what: str) -> None:
     deadline = time.monotonic() + 20
-    while _alive(pid):
+    while is_process_running(pid):
         assert time.monotonic() < deadline, f"{what} outlived agent-cli"
         time.sleep(0.05)
 
@@ -69,7 +62,7 @@ def test_mcp_servers_show_in_mcp_and_end_with_agent_cli(
     assert "was not found" in shown
     child = int(child_pid_file.read_text())
     server = _parent(child)
-    assert _alive(child) and _alive(server)
+    assert is_process_running(child) and is_process_running(server)
     agent_cli = repl.terminal.program_pid()
     if ending == "SIGHUP":
         repl.terminal.kill()  # the terminal goes away

@@ -3,7 +3,6 @@ end to end through the real session, the SDK and the strict fake Messages API.""
 
 from __future__ import annotations
 
-import os
 import sys
 import tempfile
 import time
@@ -13,6 +12,7 @@ from pathlib import Path
 import pytest
 from fake_anthropic import Reply, text_block, tool_use_block
 from session_support import drain, make_session, transcript_records, workspace_with
+from tools_support import is_process_running
 
 from agent_cli.events import Notice, ToolFinished
 from agent_cli.mcp_servers.hub import McpHub
@@ -109,15 +109,6 @@ def test_a_hanging_call_and_a_crash_are_error_results_and_mark_the_server_failed
         hub.close()
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    state = Path(f"/proc/{pid}/stat").read_text().split()[2]
-    return state != "Z"  # a zombie has ended; only its exit status waits to be read
-
-
 def test_closing_ends_every_server_process_and_its_children(tmp_path):
     pid_file = tmp_path / "child.pid"
     hub = McpHub(
@@ -127,12 +118,12 @@ def test_closing_ends_every_server_process_and_its_children(tmp_path):
     hub.start()
     assert hub.wait_for_start(40) == []
     child = int(pid_file.read_text())
-    assert _alive(child)
+    assert is_process_running(child)
     hub.close()
     deadline = time.monotonic() + 5
-    while _alive(child) and time.monotonic() < deadline:
+    while is_process_running(child) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not _alive(child)
+    assert not is_process_running(child)
 
 
 def test_a_session_offers_mcp_tools_asks_first_and_keeps_big_results_out_of_the_prompt(
