@@ -10,7 +10,7 @@ and the messages holding their results. How the facts are recorded and read, and
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from agent_cli.compaction.digest.removed_items import (
@@ -102,6 +102,28 @@ def build_message_facts(message: Message, counter: TokenCounter | None) -> Messa
     if counter is not None and results:
         largest = max(map(counter.count_result_content, results))
     return MessageFacts(texts, tuple(uses), tuple(results), pointer, largest)
+
+
+def without_calls(found: MessageFacts, ids: Collection[str]) -> MessageFacts | None:
+    """The facts of a message with no tool_result among the calls `ids` once their
+    tool_use blocks are taken out (`protocol.strip_interactions`), from its facts `found`:
+    the same texts and pointer, the calls left. None for a message that holds a result
+    (its largest result would have to be counted again)."""
+    if found.results:
+        return None
+    uses = [use for use in found.uses if use.get("id") not in ids]
+    if not uses:
+        return MessageFacts(found.texts, (), (), found.pointer, found.largest_result)
+    kept = {use.get("id") for use in uses}
+    calls, tokens = found.calls, found.call_tokens
+    return found._replace(
+        uses=tuple(uses),
+        calls=None if calls is None else {k: v for k, v in calls.items() if k in kept},
+        call_tokens=None if tokens is None else {k: v for k, v in tokens.items() if k in kept},
+        reads=tuple(read for read in found.reads if read[0] in kept),
+        in_order=(),
+        answered_in=(),
+    )
 
 
 def note_calls(

@@ -9,14 +9,15 @@ which is matched against what came back. Pointers come from the private `SOURCE_
 the session attaches to each message it recorded (`transcript:<session>:<sequence>`);
 a message without one gives an entry without a pointer. Blocks are read from the run's
 message facts (`facts`) when given, so a long removal does not rescan them; a layer that
-knows what it changed says so (`collect_changed`, `collect_removed_calls`) and gets the
+knows what it changed says so (`collect_changed`; L2 names its calls with `removed_call`
+and `call_tokens`) and gets the
 same entries without the two views being compared. Pure: no I/O.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.compaction.digest.removed_items import (
@@ -25,7 +26,6 @@ from agent_cli.compaction.digest.removed_items import (
 )
 from agent_cli.compaction.facts_index import FactsIndex
 from agent_cli.compaction.message_facts import MessageFacts
-from agent_cli.protocol import Interaction
 from agent_cli.tokens import TokenCounter
 
 
@@ -122,9 +122,7 @@ def _add_calls(
     for use in reversed(found.uses):
         tool_id = use.get("id")
         if isinstance(tool_id, str) and tool_id not in kept:
-            interactions.append(
-                _removed_call(use, tool_id, found, results.after(position, tool_id))
-            )
+            interactions.append(removed_call(use, tool_id, found, results.after(position, tool_id)))
 
 
 def _add_lost_texts(
@@ -139,40 +137,7 @@ def _add_lost_texts(
             requests.append(RemovedRequest(text, found.pointer))
 
 
-def collect_removed_calls(
-    messages: Sequence[dict[str, Any]],
-    located: Mapping[str, Interaction],
-    counter: TokenCounter,
-    facts: FactsIndex | None = None,
-) -> tuple[list[RemovedInteraction], int]:
-    """`collect_removed` for a step that removed exactly the calls `located` (id -> the
-    indices in `messages` of its tool_use and tool_result messages) and no user text
-    (L2: it drops tool blocks, and only messages they leave empty): the same entries in
-    the same order, newest call first, found from where they are instead of by comparing
-    the two views. Also the tokens of their blocks by `counter`: as the per-turn check
-    recorded them (`MessageFacts.call_tokens`) where an entry is the recorded one, else
-    counted (a result L1 cut carries its count)."""
-    facts_of = (FactsIndex(None) if facts is None else facts).of
-    removed: list[RemovedInteraction] = []
-    tokens = 0
-    for index in sorted({where.tool_use_message for where in located.values()}, reverse=True):
-        use_facts = facts_of(messages[index])
-        for use in reversed(use_facts.uses):
-            tool_id = use.get("id")
-            where = located.get(tool_id)
-            if where is None or where.tool_use_message != index:
-                continue
-            result_facts = facts_of(messages[where.tool_result_message])
-            for result in result_facts.results:
-                if result.get("tool_use_id") == tool_id:
-                    entry = _removed_call(use, tool_id, use_facts, (result, result_facts))
-                    removed.append(entry)
-                    tokens += _call_tokens(entry, use_facts, result_facts, counter)
-                    break
-    return removed, tokens
-
-
-def _call_tokens(
+def call_tokens(
     entry: RemovedInteraction,
     facts: MessageFacts,
     result_facts: MessageFacts,
@@ -195,7 +160,7 @@ def _call_tokens(
     return use_tokens + result_tokens
 
 
-def _removed_call(
+def removed_call(
     use: dict[str, Any],
     tool_id: str,
     use_facts: MessageFacts,

@@ -12,20 +12,21 @@ what the API itself carries.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from agent_cli.compaction.digest.what_left import collect_removed_calls
+from agent_cli.compaction.digest.removed_items import RemovedInteraction
+from agent_cli.compaction.digest.what_left import call_tokens, removed_call
 from agent_cli.compaction.facts_index import FactsIndex
 from agent_cli.compaction.layers.entry_point import run_layer_alone
 from agent_cli.compaction.layers.read_keys import (
     find_reads,
     read_rule,
 )
-from agent_cli.compaction.layers.savings import measure_removal_savings
+from agent_cli.compaction.message_facts import MessageFacts, without_calls
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
-from agent_cli.protocol import apply_changes, locate_interactions, strip_interactions
+from agent_cli.protocol import Interaction, apply_changes, strip_interactions
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 
@@ -37,42 +38,24 @@ def find_superseded_reads(
     """Reads that a later read of the same thing made redundant: id -> tool_use index.
     With the run's `facts` the reads the per-turn check found under this policy's read
     rule are taken as they are (`MessageFacts.reads`)."""
+    return _superseded((FactsIndex(None) if facts is None else facts).of_all(messages), policy)
+
+
+def _superseded(found: Sequence[MessageFacts], policy: CompactionPolicy) -> dict[str, int]:
+    """`find_superseded_reads` from the facts of each message of the view."""
+    rule, paths = read_rule(policy), dict[str, str]()
     newest: dict[tuple[str, ...], tuple[str, int]] = {}
     superseded: dict[str, int] = {}
-    for index, reads in enumerate(_reads(messages, policy, facts)):
+    for position, facts in enumerate(found):
+        if not facts.uses:
+            continue
+        reads = facts.reads if facts.read_rule == rule else find_reads(facts.uses, policy, paths)
         for tool_id, key in reads:
-            if key in newest:
-                older_id, older_index = newest[key]
-                superseded[older_id] = older_index
-            newest[key] = (tool_id, index)
+            older = newest.get(key)
+            if older is not None:
+                superseded[older[0]] = older[1]
+            newest[key] = (tool_id, position)
     return superseded
-
-
-def _reads(
-    messages: Sequence[dict[str, Any]], policy: CompactionPolicy, facts: FactsIndex | None
-) -> list[tuple[tuple[str, tuple[str, ...]], ...]]:
-    """The reads of each message, (tool_use id, read key) in block order (none but for an
-    assistant message's): from the run's `facts` when given (in a valid view only
-    assistant messages hold calls), recorded or found now, else from the blocks."""
-    rule, paths = read_rule(policy), dict[str, str]()
-    if facts is not None:
-        return [
-            found.reads
-            if not found.uses or (found.read_rule == rule and found.reads is not None)
-            else find_reads(found.uses, policy, paths)
-            for found in facts.of_all(messages)
-        ]
-    return [
-        find_reads(
-            [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"],
-            policy,
-            paths,
-        )
-        if message.get("role") == "assistant"
-        and isinstance(content := message.get("content"), list)
-        else ()
-        for message in messages
-    ]
 
 
 def build_dedup_outcome(
@@ -82,24 +65,74 @@ def build_dedup_outcome(
     facts: FactsIndex | None = None,
 ) -> LayerOutcome:
     """Apply L2 to a valid view and say what it did (`facts`: the run's index)."""
-    superseded = find_superseded_reads(messages, policy, facts)
+    index = FactsIndex(counter) if facts is None else facts
+    found = index.of_all(messages)
+    superseded = _superseded(found, policy)
     if not superseded:
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
-    located = locate_interactions(messages, superseded)
+    removed, tokens, located = _name_calls(found, superseded, counter)
     changes = strip_interactions(messages, superseded, located)
     view = apply_changes(messages, changes)
-    removed, blocks = collect_removed_calls(messages, located, counter, facts)
-    if len(removed) != len(superseded):  # a call not found where located: count the change
-        saved = measure_removal_savings(messages, changes, counter)
-    else:  # a message counts its overhead and its blocks: these left, and emptied ones
-        saved = blocks + MESSAGE_OVERHEAD_TOKENS * (len(messages) - len(view))
-    return LayerOutcome(
+    _note_stripped(messages, changes, superseded, index)
+    return LayerOutcome(  # a message counts its overhead and its blocks
         view,
-        saved,
+        tokens + MESSAGE_OVERHEAD_TOKENS * (len(messages) - len(view)),
         removed_tool_use_ids=tuple(superseded),
         messages_removed=len(messages) - len(view),
         removed=([], removed),
     )
+
+
+def _name_calls(
+    found: Sequence[MessageFacts], superseded: Mapping[str, int], counter: TokenCounter
+) -> tuple[list[RemovedInteraction], int, dict[str, Interaction]]:
+    """The digest entry of each superseded call (`superseded`: id -> the index of its
+    tool_use message; `found`: the facts of each message of the view), newest call
+    first, as `what_left.collect_removed` names them; the tokens of their blocks; and
+    where each call's two halves are (its result is searched after its call)."""
+    removed: list[RemovedInteraction] = []
+    tokens, located = 0, dict[str, Interaction]()
+    for use_index in sorted(set(superseded.values()), reverse=True):
+        use_facts = found[use_index]
+        for use in reversed(use_facts.uses):
+            tool_id = use.get("id")
+            if not isinstance(tool_id, str) or superseded.get(tool_id) != use_index:
+                continue
+            answer = _result_of(found, use_index, tool_id)
+            if answer is None:  # (a valid view answers every call)
+                continue
+            located[tool_id] = Interaction(use_index, answer[0])
+            result = (answer[1], found[answer[0]])
+            entry = removed_call(use, tool_id, use_facts, result)
+            removed.append(entry)
+            tokens += call_tokens(entry, use_facts, result[1], counter)
+    return removed, tokens, located
+
+
+def _result_of(
+    found: Sequence[MessageFacts], use_index: int, tool_id: str
+) -> tuple[int, dict[str, Any]] | None:
+    """The index of the message holding `tool_id`'s result, after its call, and the block."""
+    for index in range(use_index + 1, len(found)):
+        for block in found[index].results:
+            if block.get("tool_use_id") == tool_id:
+                return index, block
+    return None
+
+
+def _note_stripped(
+    messages: Sequence[dict[str, Any]],
+    changes: Mapping[int, dict[str, Any] | None],
+    removed: Collection[str],
+    facts: FactsIndex,
+) -> None:
+    """Tell the run's `facts` what the calls' messages L2 rebuilt hold (`without_calls`),
+    so a later layer that drops them need not look at their blocks again."""
+    for index, rebuilt in changes.items():
+        if rebuilt is not None:
+            found = without_calls(facts.of(messages[index]), removed)
+            if found is not None:
+                facts.note(rebuilt, found)
 
 
 def dedup_file_reads(
