@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from agent_cli.compaction import CompactionPolicy, ViewIndex, compact_context
 from agent_cli.compaction.layers.dedup import build_dedup_outcome
+from agent_cli.compaction.layers.prune import build_prune_outcome
 from agent_cli.compaction.layers.truncate import build_truncation_outcome
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
 from agent_cli.errors import MessageViewLimitExceeded
@@ -70,25 +71,36 @@ def _comparable_facts(index: ViewIndex, view: list[Message]) -> list[Any]:
         if facts.calls is not None:
             calls = {key: entry._replace(counted=None) for key, entry in facts.calls.items()}
         in_order = tuple(entry._replace(counted=None) for entry in facts.in_order)
-        # L1's recorded cut is left out: it is made under the per-result budget of the
-        # check that recorded the message and taken only under that budget; what L1 and
-        # L2 make of the view with it is compared in `_kept_outcome`
-        found.append(facts._replace(calls=calls, in_order=in_order, cut=None))
+        # L1's recorded cut (and the caller's facts after it) is left out: it is made
+        # under the per-result budget of the check that recorded the message and taken
+        # only under that budget; what L1, L2 and L3 make of the view with it is compared
+        # in `_kept_outcome`
+        found.append(facts._replace(calls=calls, in_order=in_order, cut=None, after_cut=None))
     return found
 
 
 def _kept_outcome(index: ViewIndex, view: list[Message], policy: CompactionPolicy) -> Any:
-    """What L1 and L2 make of the view (minus its digest) with the index's facts: the
+    """What L1, L2 and L3 make of the view (minus its digest) with the index's facts: the
     cuts it recorded, the reads and calls it keyed."""
     facts = index.facts()
     base = [message for message in view if not is_digest_message(message)]
     cut = build_truncation_outcome(base, policy, index.counter, facts)
     deduped = build_dedup_outcome(cut.messages, policy, index.counter, facts)
+    pruned = build_prune_outcome(deduped.messages, policy, index.counter, None, facts)
     removed = [  # each entry's line as the digest writes it, whether written already or not
         entry._replace(counted=None, line=entry.describe(policy.secret_forms))
-        for entry in (deduped.removed or ([], []))[1]
+        for outcome in (deduped, pruned)
+        for entry in (outcome.removed or ([], []))[1]
     ]
-    return cut.messages, cut.tokens_saved, deduped.messages, deduped.tokens_saved, removed
+    return (
+        cut.messages,
+        cut.tokens_saved,
+        deduped.messages,
+        deduped.tokens_saved,
+        pruned.messages,
+        pruned.removed and pruned.removed[0],
+        removed,
+    )
 
 
 def _assert_equals_a_fresh_index(

@@ -43,7 +43,7 @@ from agent_cli.compaction.message_facts import (
     MessageFacts,
     build_message_facts,
     note_calls,
-    note_cut_answers,
+    with_caller_after_cut,
 )
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.frozen import is_frozen
@@ -94,16 +94,42 @@ def record_facts(
             message = messages[index]
             made = cut(message, found) if is_frozen(message) else None
             if made is not None:
-                made = note_cut_answers(
-                    made, facts, start, interactions, counter, policy.secret_forms
-                )
                 facts[index] = found._replace(cut=made)
+                recorded.frozen[id(made.message)] = (made.message, made.facts)
+                _note_caller(facts, index, message, made, (start, interactions), counter, policy)
     for index, (message, message_facts) in enumerate(zip(messages, facts, strict=True), start):
         recorded.largest_result = max(recorded.largest_result, message_facts.largest_result or 0)
         if is_frozen(message):
             recorded.frozen[id(message)] = (message, message_facts)
         else:
             recorded.plain.append((index, message, message_facts))
+
+
+def _note_caller(
+    facts: list[MessageFacts],
+    position: int,
+    message: Message,
+    cut: CutFacts,
+    batch: tuple[int, Mapping[str, tuple[int, int]]],
+    counter: TokenCounter,
+    policy: CompactionPolicy,
+) -> None:
+    """Give the message whose calls `message` (at `position` of `facts`, which L1 cuts to
+    `cut`) answers its facts after the cut (`with_caller_after_cut`), when that message is
+    among `facts` (`batch`: where it starts in the view, and the calls answered in it)."""
+    start, interactions = batch
+    callers = {
+        interactions[tool_id][0]
+        for block in facts[position].results
+        if isinstance(tool_id := block.get("tool_use_id"), str) and tool_id in interactions
+    }
+    if len(callers) != 1:
+        return
+    caller = callers.pop() - start
+    if 0 <= caller < position:
+        facts[caller] = with_caller_after_cut(
+            facts[caller], message, cut, counter, policy.secret_forms
+        )
 
 
 class FactsIndex:

@@ -48,9 +48,10 @@ class MessageFacts(NamedTuple):
     # L1's cut of this message under the check's policy, when it has a result over the
     # per-result budget and is frozen (`view_index`): found once, as a fact of it
     cut: CutFacts | None = None
-    # in the facts of such a cut message: the entry of each call it answers as the digest
-    # names it with the cut result (line counted), and the tokens of that result block
-    answers: dict[str, tuple[RemovedInteraction, int]] | None = None
+    # for a message whose calls are all answered in one message that L1's recorded cut
+    # replaces: these facts with its calls' entries written with the cut results (`calls`,
+    # `call_tokens`, `in_order`, and `answered_in` naming the cut message)
+    after_cut: MessageFacts | None = None
 
 
 class CutFacts(NamedTuple):
@@ -123,6 +124,7 @@ def without_calls(found: MessageFacts, ids: Collection[str]) -> MessageFacts | N
         reads=tuple(read for read in found.reads if read[0] in kept),
         in_order=(),
         answered_in=(),
+        after_cut=None,
     )
 
 
@@ -158,29 +160,33 @@ def note_calls(
         _note_order(facts, position, result_messages)
 
 
-def note_cut_answers(
+def with_caller_after_cut(
+    caller: MessageFacts,
+    answered_in: Message,
     cut: CutFacts,
-    facts: Sequence[MessageFacts],
-    start: int,
-    interactions: Mapping[str, tuple[int, int]],
     counter: TokenCounter,
     secrets: SecretForms = NO_SECRETS,
-) -> CutFacts:
-    """`cut` whose message's facts hold `answers`: for each of its results whose call was
-    answered among a batch (`note_calls`' arguments), the call's entry written with the
-    cut result, its line counted, and the cut block's tokens. A compaction that removes
-    the call after L1 cut its result takes that entry, as it takes `calls` otherwise."""
-    answers: dict[str, tuple[RemovedInteraction, int]] = {}
+) -> MessageFacts:
+    """`caller` (the facts of a message whose calls `note_calls` recorded) with `after_cut`
+    set when all its calls were answered in `answered_in` and `cut` is what L1 makes of
+    that message: each call's entry written with its result in the cut message (the line
+    counted) and that block's tokens, so a removal after L1 takes them as they are."""
+    if not caller.in_order or caller.answered_in != (answered_in,) or caller.calls is None:
+        return caller
+    tokens = caller.call_tokens or {}
+    calls, call_tokens = dict(caller.calls), dict(tokens)
     for block in cut.facts.results:
         tool_id = block.get("tool_use_id")
-        where = interactions.get(tool_id) if isinstance(tool_id, str) else None
-        calls = facts[where[0] - start].calls if where is not None else None
-        entry = calls.get(tool_id) if calls and isinstance(tool_id, str) else None
-        if entry is None or not isinstance(tool_id, str):
+        entry = calls.get(tool_id) if isinstance(tool_id, str) else None
+        if entry is None or entry.result is block or not isinstance(tool_id, str):
             continue
-        answered = _with_counted_line(entry._replace(result=block), counter, secrets)
-        answers[tool_id] = (answered, counter.count_block(block))
-    return cut._replace(facts=cut.facts._replace(answers=answers or None))
+        calls[tool_id] = _with_counted_line(entry._replace(result=block), counter, secrets)
+        call_tokens[tool_id] = (tokens[tool_id][0], counter.count_block(block))
+    in_order = tuple(calls[entry.tool_use_id] for entry in caller.in_order)
+    after = caller._replace(
+        calls=calls, call_tokens=call_tokens, in_order=in_order, answered_in=(cut.message,)
+    )
+    return caller._replace(after_cut=after)
 
 
 def _with_counted_line(

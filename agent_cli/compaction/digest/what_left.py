@@ -69,18 +69,31 @@ def collect_changed(
     for position in range(len(gone_facts) - 1, -1, -1):
         found = gone_facts[position]
         if found.uses:
-            in_order = found.in_order
-            if (
-                in_order
-                and gone_ids.issuperset(map(id, found.answered_in))
-                and (not kept or kept.isdisjoint(found.calls or ()))
-            ):
-                interactions.extend(in_order)
+            whole = _calls_taken_whole(found, gone_ids, kept)
+            if whole:
+                interactions.extend(whole)
             else:
                 _add_calls(interactions, found, position, kept, results)
         if found.texts:
             _add_lost_texts(requests, found, still_there)
     return requests, interactions
+
+
+def _calls_taken_whole(
+    found: MessageFacts, gone_ids: set[int], kept: set[Any]
+) -> tuple[RemovedInteraction, ...]:
+    """The entries of every call of a message that left (`found`: its facts), newest
+    first, as recorded in order (`in_order`, or `after_cut`'s where L1 cut the results),
+    when the messages holding their results left too and none of them is kept; else ()."""
+    for known in (found, found.after_cut):
+        if (
+            known is not None
+            and known.in_order
+            and gone_ids.issuperset(map(id, known.answered_in))
+            and (not kept or kept.isdisjoint(known.calls or ()))
+        ):
+            return known.in_order
+    return ()
 
 
 class _Results:
@@ -137,27 +150,16 @@ def _add_lost_texts(
             requests.append(RemovedRequest(text, found.pointer))
 
 
-def call_tokens(
-    entry: RemovedInteraction,
-    facts: MessageFacts,
-    result_facts: MessageFacts,
-    counter: TokenCounter,
-) -> int:
-    """The tokens of `entry`'s two blocks, as the call's `facts` recorded them where they
-    name these very blocks, or its result's message's facts (`answers`: a result L1 cut);
-    else counted."""
-    recorded = facts.calls.get(entry.tool_use_id) if facts.calls is not None else None
-    if recorded is None or facts.call_tokens is None or recorded.use is not entry.use:
-        result = 0 if entry.result is None else counter.count_block(entry.result)
-        return counter.count_block(entry.use) + result
-    use_tokens, result_tokens = facts.call_tokens[entry.tool_use_id]
-    if recorded.result is not entry.result:
-        answer = (result_facts.answers or {}).get(entry.tool_use_id)
-        if answer is not None and answer[0].result is entry.result:
-            result_tokens = answer[1]
-        else:
-            result_tokens = 0 if entry.result is None else counter.count_block(entry.result)
-    return use_tokens + result_tokens
+def call_tokens(entry: RemovedInteraction, facts: MessageFacts, counter: TokenCounter) -> int:
+    """The tokens of `entry`'s two blocks: as its call's `facts` recorded them (or their
+    `after_cut`) when `entry` is the entry they hold, else counted."""
+    for known in (facts, facts.after_cut):
+        if known is None or not known.calls or known.call_tokens is None:
+            continue
+        if known.calls.get(entry.tool_use_id) is entry:
+            return sum(known.call_tokens[entry.tool_use_id])
+    result = 0 if entry.result is None else counter.count_block(entry.result)
+    return counter.count_block(entry.use) + result
 
 
 def removed_call(
@@ -168,18 +170,19 @@ def removed_call(
 ) -> RemovedInteraction:
     """The entry of a removed call: its result and that result's message's facts (None
     when the result was not removed with it), the pointer of the result's message (else
-    of the call's). The entry the call's facts hold, or for a result L1 cut the one its
-    message's facts hold (`answers`), is taken when it names these very blocks and
-    pointer (its line then written and counted already)."""
+    of the call's). The entry the call's facts hold (or their `after_cut`: a result L1
+    cut) is taken when it names these very blocks and pointer (its line then written
+    and counted already)."""
     result, pointer = None, use_facts.pointer
     if found is not None:
         result, pointer = found[0], found[1].pointer or use_facts.pointer
-    made = use_facts.calls.get(tool_id) if use_facts.calls else None
-    if made is not None and made.use is use and made.result is result and made.pointer == pointer:
-        return made
-    answer = (found[1].answers or {}).get(tool_id) if found is not None else None
-    if answer is not None:  # the call's entry written with the result L1 cut
-        made = answer[0]
-        if made.use is use and made.result is result and made.pointer == pointer:
+    for known in (use_facts, use_facts.after_cut):
+        made = known.calls.get(tool_id) if known is not None and known.calls else None
+        if (
+            made is not None
+            and made.use is use
+            and made.result is result
+            and made.pointer == pointer
+        ):
             return made
     return RemovedInteraction(tool_id, use, result, pointer)

@@ -105,7 +105,7 @@ def _name_calls(
             result = (answer[1], found[answer[0]])
             entry = removed_call(use, tool_id, use_facts, result)
             removed.append(entry)
-            tokens += call_tokens(entry, use_facts, result[1], counter)
+            tokens += call_tokens(entry, use_facts, counter)
     return removed, tokens, located
 
 

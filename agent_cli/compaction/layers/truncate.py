@@ -366,12 +366,12 @@ def build_truncation_outcome(
         cut, secrets = found.cut, policy.secret_forms
         if cut is None or cut.budget != budget or not _same_forms(cut.secrets, secrets):
             cut = cut_message(message, found, budget, counter, secrets)
+            if cut is not None and facts is not None:  # a recorded cut's facts are known
+                facts.note(cut.message, cut.facts)
         if cut is not None:
             view[index] = cut.message
             truncated += cut.results_cut
             saved += cut.saved
-            if facts is not None:
-                facts.note(cut.message, cut.facts)
     if truncated == 0:
         return LayerOutcome(view, 0, outcome=NO_CHANGE)
     return LayerOutcome(view, saved, results_truncated=truncated)
