@@ -28,8 +28,7 @@ from agent_cli.compaction import (
     validate_tool_protocol,
 )
 from agent_cli.compaction.digest.entries import Digest, sequence_of
-from agent_cli.compaction.digest.fit import REFIT_HEADROOM
-from agent_cli.compaction.digest.merge import count_rendered_message, merge_digest
+from agent_cli.compaction.digest.merge import REFIT_HEADROOM, count_rendered_message, merge_digest
 from agent_cli.compaction.digest.removed_items import RemovedInteraction, RemovedRequest
 from agent_cli.compaction.digest.render import build_digest_message, split_digest
 from agent_cli.compaction.markers import (

@@ -2,12 +2,10 @@
 
 Contract: `Digest` holds the user's requests (newest first, each with its pointer and,
 when shortened, its original length), the interaction lines (newest first) and the
-folded "older" range, and how they are cut into the parts that are rendered one after
-another (`parts`: per part, oldest part first, how many requests and lines it holds; a
-part once written is never re-rendered until the budget makes the digest fit again, so
-the prompt cache keeps it). `digest_to_data` / `digest_from_message` turn it into JSON-safe
-data and back; anything malformed reads as absent, never a crash, because a resumed
-view comes from disk. Merging, budgets and rendering live in `merge`, `render` and `fit`. Pure.
+folded "older" range, and how they are cut into the parts rendered one after another
+(`parts`: per part, oldest part first, how many requests and lines it holds).
+`digest_to_data` / `digest_from_message` turn it into JSON-safe data and back; anything
+malformed reads as absent, never a crash, because a resumed view comes from disk. Pure.
 """
 
 from __future__ import annotations
@@ -28,7 +26,7 @@ class RequestEntry:
 
 
 class InteractionEntry(NamedTuple):
-    """One interaction's line and pointer (a tuple: a long removal keeps a thousand)."""
+    """One interaction's line and pointer."""
 
     line: str
     pointer: str | None = None
@@ -106,8 +104,7 @@ def digest_to_data(digest: Digest) -> dict[str, Any]:
 
 
 def digest_from_message(message: dict[str, Any] | None) -> Digest:
-    """The entries of a digest message; anything malformed reads as absent, never a crash
-    (a resumed view comes from disk)."""
+    """The entries of a digest message (module contract: malformed reads as absent)."""
     data = message.get(DIGEST_KEY) if isinstance(message, dict) else None
     if not isinstance(data, dict):
         return Digest()
