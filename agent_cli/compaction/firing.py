@@ -1,31 +1,21 @@
 """When a compaction run may stop: the low-water target and the prompt-cache rule.
 
-Prompt caching (DESIGN.md section 5) is a prefix cache: a request reads what an earlier
-request wrote up to its breakpoint, at 0.1x the plain input price, and writes what is new
-at 1.25x. A layer that changes the view from message p on therefore makes the next
-request write every token from p to the end again: 1.25x instead of 0.1x, an extra
-1.15x on each of those `invalidated` tokens, paid once per firing. What a firing buys
-is headroom: the tokens the view may grow by before the soft threshold is crossed again.
-The rewrite is paid again at every firing, so what matters is its cost per token of
-headroom bought (the growth per request cancels out when two plans are compared):
+Prompt caching (DESIGN.md section 5) reads a cached prefix at 0.1x the input price and
+writes what is new at 1.25x, so a layer that changes the view from message p on makes
+the next request rewrite every cached token from p on (`invalidated`): an extra 1.15x
+each, paid once per firing. A firing buys headroom, the tokens the view may grow by
+before the soft threshold is crossed again, so what matters is the rewrite's cost per
+token of headroom: a deep step (L3/L4) rewrites about the low-water mark `low` it keeps
+and buys `soft - low`; a stop under the soft threshold at `after` tokens rewrites
+`invalidated` and buys `soft - after`.
 
-- a deep step (L3/L4) rewrites about everything it keeps, the low-water mark `low`, and
-  buys `soft - low` of headroom: 1.15 * low / (soft - low) per token of headroom
-  (1.15 with the default `low = soft / 2`);
-- a shallow stop just under the soft threshold, at `after` tokens, rewrites the
-  `invalidated` tokens and buys `soft - after`: 1.15 * invalidated / (soft - after).
-
-Rule: a run stops once the view is under the low-water mark; it also stops earlier,
-under the soft threshold, when the layers so far cost no more per token of headroom than
-the deep step would: `invalidated * (soft - low) <= (soft - after) * low` (the 1.15
-cancels). So an L1 that truncates the result that just arrived (nothing cached behind
-it) ends the run, while an L2 that drops an early read to save a few hundred tokens
-under a 20,000-token cached prefix does not: the run goes on to a deeper step. Reading
-the smaller view is cheaper too (0.1x per token per request), which only favours the
-deeper step further, so the rule leans towards keeping detail when in doubt.
-
-The newest message is never counted as cached: a request always follows something
-appended since the previous one (the user's text or tool results), which was not sent.
+Rule: a run stops once the view is under the low-water mark, or earlier, under the soft
+threshold, when `invalidated * (soft - low) <= (soft - after) * low`: the layers so far
+cost no more per token of headroom than the deep step would. So an L1 that truncates the
+result that just arrived (nothing cached behind it) ends the run, while an L2 that drops
+an early read under a 20,000-token cached prefix does not. A smaller view is cheaper to
+read too, which only favours the deeper step, so the rule leans towards keeping detail.
+The newest message is never counted as cached: it was appended since the last request.
 """
 
 from __future__ import annotations

@@ -109,7 +109,11 @@ def digest_from_message(message: dict[str, Any] | None) -> Digest:
     if not isinstance(data, dict):
         return Digest()
     requests = tuple(
-        RequestEntry(item["text"], _text_or_none(item.get("pointer")), _int_or_none(item))
+        RequestEntry(
+            item["text"],
+            _text_or_none(item.get("pointer")),
+            _positive_int_or_none(item.get("shortened_from")),
+        )
         for item in _items(data.get("requests"))
         if isinstance(item.get("text"), str)
     )
@@ -120,17 +124,12 @@ def digest_from_message(message: dict[str, Any] | None) -> Digest:
     )
     found = data.get("older")
     older: dict[str, Any] = found if isinstance(found, dict) else {}
-    count = older.get("count")
-    return Digest(
-        requests,
-        interactions,
-        OlderRange(
-            count if type(count) is int and count > 0 else 0,
-            _text_or_none(older.get("first")),
-            _text_or_none(older.get("last")),
-        ),
-        _parts(data.get("parts")),
+    folded = OlderRange(
+        _positive_int_or_none(older.get("count")) or 0,
+        _text_or_none(older.get("first")),
+        _text_or_none(older.get("last")),
     )
+    return Digest(requests, interactions, folded, _parts(data.get("parts")))
 
 
 def _parts(value: Any) -> tuple[tuple[int, int], ...]:
@@ -139,9 +138,8 @@ def _parts(value: Any) -> tuple[tuple[int, int], ...]:
         return ()
     parts = []
     for part in value:
-        if not (isinstance(part, list) and len(part) == 2):
-            return ()
-        if not all(type(n) is int and n >= 0 for n in part):
+        is_pair = isinstance(part, list) and len(part) == 2
+        if not (is_pair and all(type(n) is int and n >= 0 for n in part)):
             return ()
         parts.append((part[0], part[1]))
     return tuple(parts)
@@ -155,6 +153,5 @@ def _text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _int_or_none(item: dict[str, Any]) -> int | None:
-    value = item.get("shortened_from")
+def _positive_int_or_none(value: Any) -> int | None:
     return value if type(value) is int and value > 0 else None

@@ -17,14 +17,13 @@ from typing import Any
 
 from agent_cli.compaction.digest.what_left import collect_removed_calls
 from agent_cli.compaction.facts_index import FactsIndex
-from agent_cli.compaction.layers.entry_point import run_layer_alone
 from agent_cli.compaction.layers.read_keys import (
     find_reads,
     read_rule,
 )
 from agent_cli.compaction.layers.savings import measure_removal_savings
 from agent_cli.compaction.policy import CompactionPolicy
-from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
+from agent_cli.compaction.results import NO_CHANGE, LayerOutcome, run_layer_alone
 from agent_cli.protocol import apply_changes, locate_interactions, strip_interactions
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
