@@ -1,13 +1,11 @@
 """L4: replace everything before a recent window with a summary written by the caller's model.
 
 Contract: the recent window is the last `summary_keep_recent` messages, widened backwards
-until no interaction crosses its start, so the window begins with a message that holds no
-orphaned tool_result. Everything before it goes to `summarizer` (a deep copy: the
-summarizer cannot touch the caller's messages, and it never sees the durable state) and
-comes back as ONE user message starting with `SUMMARY_HEADER` and marked by the private
-`SUMMARY_KEY` (`markers`). When the window starts
-with a user message, a short assistant acknowledgement goes between them so roles keep
-alternating; when it starts with an assistant message none is needed.
+until no interaction crosses its start. Everything before it goes to `summarizer` (a deep
+copy: the summarizer cannot touch the caller's messages, and it never sees the durable
+state) and comes back as ONE user message starting with `SUMMARY_HEADER` and marked by
+the private `SUMMARY_KEY` (`markers`). When the window starts with a user message, a short
+assistant acknowledgement goes between them so roles keep alternating.
 
 It fails safe: if the summarizer raises, returns no text, or the new view would not be
 smaller, the original view comes back unchanged with 0 saved (the outcome code says why).
