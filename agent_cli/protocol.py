@@ -182,34 +182,6 @@ def _without_blocks(message: dict[str, Any], ids: Collection[str]) -> dict[str, 
     return {**message, "content": kept}
 
 
-def locate_interactions(
-    messages: Sequence[dict[str, Any]], use_indices: Mapping[str, int]
-) -> dict[str, Interaction]:
-    """Interactions of a valid view, given where each tool_use is: its result is searched
-    forward from there (it is usually in the very next message)."""
-    located = {}
-    for tool_id, use_index in use_indices.items():
-        for index in range(use_index + 1, len(messages)):
-            if _holds_result_of(messages[index], tool_id):
-                located[tool_id] = Interaction(use_index, index)
-                break
-    return located
-
-
-def _holds_result_of(message: Any, tool_id: str) -> bool:
-    content = message.get("content") if isinstance(message, dict) else None
-    if not isinstance(content, list):
-        return False
-    for block in content:
-        if (
-            isinstance(block, dict)
-            and block.get("tool_use_id") == tool_id
-            and block.get("type") == "tool_result"
-        ):
-            return True
-    return False
-
-
 def remove_tool_interactions(
     messages: Sequence[dict[str, Any]],
     ids: Iterable[str],

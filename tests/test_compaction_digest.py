@@ -28,8 +28,7 @@ from agent_cli.compaction import (
     validate_tool_protocol,
 )
 from agent_cli.compaction.digest.entries import Digest, sequence_of
-from agent_cli.compaction.digest.fit import REFIT_HEADROOM
-from agent_cli.compaction.digest.merge import count_rendered_message, merge_digest
+from agent_cli.compaction.digest.merge import REFIT_HEADROOM, count_rendered_message, merge_digest
 from agent_cli.compaction.digest.removed_items import RemovedInteraction, RemovedRequest
 from agent_cli.compaction.digest.render import build_digest_message, split_digest
 from agent_cli.compaction.markers import (
@@ -453,6 +452,18 @@ def test_a_damaged_digest_from_disk_reads_as_what_it_can_and_never_raises(data):
     assert render_digest(digest).startswith(DIGEST_HEADER)
 
 
+def test_a_damaged_digest_reads_its_numbers_out_of_range_as_absent():
+    from agent_cli.compaction.digest.entries import OlderRange, RequestEntry, digest_from_message
+
+    request = {"text": "tidy up", "pointer": "transcript:s1:4", "shortened_from": -5}
+    older = {"count": -3, "first": "transcript:s1:1", "last": 7}
+    data = {"requests": [request], "older": older, "parts": [[1, -1]]}
+    digest = digest_from_message({"role": "user", "content": "x", "_digest": data})
+    assert digest.requests == (RequestEntry("tidy up", "transcript:s1:4"),)
+    assert digest.older == OlderRange(0, "transcript:s1:1", None)
+    assert digest.parts == ()
+
+
 def _two_compactions(digest_tokens: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """A history compacted once, then grown and compacted again, on one policy."""
     counter, _ = make_counter()
@@ -644,6 +655,21 @@ def test_a_digest_counted_from_its_message_merges_as_one_rendered_again():
         assert with_count == merge_digest(digest, [], more, 600, TokenCounter())
     assert len(merge_digest(digest, [], calls(10, 3), 600, counter, known).parts) == 2
     assert merge_digest(digest, [], calls(10, 80), 600, counter, known).older.count > 0
+
+
+def test_a_digest_message_carries_the_count_its_budget_weighs():
+    """Every figure counts a digest message (`count_digest`, from the count it carries)
+    as its budget weighs it (`count_rendered_message`: its lines, each with its newline,
+    and the message's overhead), on any counter."""
+    from agent_cli.compaction.digest.merge import carry_line_count, count_digest
+
+    counter = TokenCounter()
+    request = RemovedRequest("tidy up\n\n  please", "transcript:s1:0")
+    digest = merge_digest(Digest(), [request], _removed_calls(1, 5), 600, counter)
+    message = carry_line_count(build_digest_message(digest), counter)
+    weighed = count_rendered_message(message, counter)
+    assert count_digest(message, counter) == counter.count_message(message) == weighed
+    assert count_digest(message, TokenCounter()) == weighed
 
 
 def test_many_short_requests_are_appended_when_they_fit():

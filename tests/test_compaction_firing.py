@@ -8,12 +8,7 @@ import dataclasses
 from compaction_support import SMALL_POLICY, assistant, call_pair, make_counter, read_use, user
 
 from agent_cli.compaction import compact_context
-from agent_cli.compaction.firing import (
-    CachedPrefix,
-    count_invalidated,
-    find_first_change,
-    is_run_finished,
-)
+from agent_cli.compaction.firing import CachedPrefix, find_first_change, is_run_finished
 from agent_cli.tokens import TokenCounter
 
 POLICY = SMALL_POLICY
@@ -57,9 +52,10 @@ def test_invalidated_tokens_run_from_the_first_changed_message_and_skip_the_newe
     counter, _ = make_counter()
     history = _early_reread_history()
     changed = [history[0], user("changed"), *history[2:]]
+    prefix = CachedPrefix(history, counter)
     assert find_first_change(history, changed) == 1
-    assert count_invalidated(history, changed, counter) == counter.count_messages(history[1:-1])
-    assert count_invalidated(history, list(history), counter) == 0
+    assert prefix.count_invalidated(changed) == counter.count_messages(history[1:-1])
+    assert prefix.count_invalidated(list(history)) == 0
     assert find_first_change(history, history[:3]) == 3  # a shorter view changed at its end
 
 
@@ -67,13 +63,14 @@ def test_the_rule_compares_the_rewrite_per_token_of_headroom_with_a_deep_step():
     counter, _ = make_counter()
     history = _early_reread_history()
     changed = [*history[:-6], user("changed"), *history[-5:]]
-    invalidated = count_invalidated(history, changed, counter)
+    prefix = CachedPrefix(history, counter)
+    invalidated = prefix.count_invalidated(changed)
     assert 0 < invalidated < POLICY.soft_threshold - POLICY.low_water_mark
     # deep step: low / (soft - low) = 1 per token of headroom; shallow: invalidated / headroom
-    assert is_run_finished(POLICY, 1_000 - invalidated, history, changed, counter)
-    assert not is_run_finished(POLICY, 1_000 - invalidated + 1, history, changed, counter)
-    assert is_run_finished(POLICY, 499, history, changed, counter)  # under the mark
-    assert not is_run_finished(POLICY, 1_000, history, history, counter)  # still over soft
+    assert is_run_finished(POLICY, 1_000 - invalidated, prefix, changed)
+    assert not is_run_finished(POLICY, 1_000 - invalidated + 1, prefix, changed)
+    assert is_run_finished(POLICY, 499, prefix, changed)  # under the mark
+    assert not is_run_finished(POLICY, 1_000, prefix, history)  # still over soft
 
 
 class _CountingCounter(TokenCounter):
@@ -99,9 +96,10 @@ def test_a_run_counts_its_cached_prefix_once_however_many_layers_check_it():
         list(history),
     ]
     for view in views:
-        assert prefix.count_invalidated(view) == count_invalidated(history, view, counter)
+        changed_on = history[find_first_change(history, view) : -1]
+        assert prefix.count_invalidated(view) == counter.count_messages(changed_on)
     counter.message_counts = 0
     for view in views * 3:
         prefix.count_invalidated(view)
     assert counter.message_counts == 0  # the sums were built once, on the first check
-    assert is_run_finished(POLICY, 499, prefix, views[0], counter)
+    assert is_run_finished(POLICY, 499, prefix, views[0])

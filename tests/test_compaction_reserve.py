@@ -14,7 +14,6 @@ import dataclasses
 from compaction_support import SMALL_POLICY, assistant, call_pair, make_counter, read_use, user
 
 from agent_cli.compaction import CompactionPolicy, compact_context
-from agent_cli.compaction.firing import target_tokens
 from agent_cli.compaction.results import APPLIED
 
 POLICY = SMALL_POLICY
@@ -39,7 +38,7 @@ def test_a_reserve_over_half_the_soft_threshold_still_leaves_a_mark_the_run_can_
     assert result.applied_layers == ("dedup_file_reads",)  # under the mark: no L3 needed
     assert 700 < result.tokens_after < 850
     assert result.reports[-1].outcome == APPLIED  # no "L4 was needed" report
-    assert target_tokens(POLICY, 700) == 850
+    assert POLICY.low_water_mark_over(700) == 850
 
 
 def test_an_explicit_low_water_at_or_under_the_reserve_is_treated_as_unset():
@@ -51,10 +50,10 @@ def test_an_explicit_low_water_at_or_under_the_reserve_is_treated_as_unset():
         result = compact_context(history, policy=policy, counter=counter, reserved_tokens=700)
         assert result.reports == default.reports
         assert result.applied_layers == ("dedup_file_reads",)
-        assert target_tokens(policy, 700) == 850
+        assert policy.low_water_mark_over(700) == 850
     reachable = dataclasses.replace(POLICY, low_water=701)
-    assert target_tokens(reachable, 700) == 701
-    assert target_tokens(reachable) == reachable.low_water_mark == 701
+    assert reachable.low_water_mark_over(700) == 701
+    assert reachable.low_water_mark_over(0) == reachable.low_water_mark == 701
 
 
 def test_the_stop_rule_weighs_the_messages_alone_since_no_layer_rewrites_the_reserve():

@@ -15,7 +15,6 @@ from agent_cli.protocol import (
     apply_changes,
     collect_tool_ids,
     find_answer_id_problem,
-    locate_interactions,
     remove_tool_interactions,
     rename_malformed_tool_ids,
     renamed_tool_use_id,
@@ -210,14 +209,6 @@ def test_removing_no_ids_returns_a_new_list_of_the_same_messages():
     result = remove_tool_interactions(history, [])
     assert result == history and result is not history
     assert all(new is old for new, old in zip(result, history, strict=True))
-
-
-def test_located_interactions_point_at_each_result_after_its_use():
-    history = [user("go"), *call_pair("a"), assistant("thinking"), *call_pair("b")]
-    assert locate_interactions(history, {"a": 1, "b": 4}) == {
-        "a": Interaction(1, 2),
-        "b": Interaction(4, 5),
-    }
 
 
 def test_removal_at_known_places_equals_removal_by_scanning():

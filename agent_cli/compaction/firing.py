@@ -1,35 +1,21 @@
 """When a compaction run may stop: the low-water target and the prompt-cache rule.
 
-Prompt caching (DESIGN.md section 5) is a prefix cache: a request reads what an earlier
-request wrote up to its breakpoint, at 0.1x the plain input price, and writes what is new
-at 1.25x. A layer that changes the view from message p on therefore makes the next
-request write every token from p to the end again: 1.25x instead of 0.1x, an extra
-1.15x on each of those `invalidated` tokens, paid once per firing. What a firing buys
-is headroom: the tokens the view may grow by before the soft threshold is crossed again.
-The rewrite is paid again at every firing, so what matters is its cost per token of
-headroom bought (the growth per request cancels out when two plans are compared):
+Prompt caching (DESIGN.md section 5) reads a cached prefix at 0.1x the input price and
+writes what is new at 1.25x, so a layer that changes the view from message p on makes
+the next request rewrite every cached token from p on (`invalidated`): an extra 1.15x
+each, paid once per firing. A firing buys headroom, the tokens the view may grow by
+before the soft threshold is crossed again, so what matters is the rewrite's cost per
+token of headroom: a deep step (L3/L4) rewrites about the low-water mark `low` it keeps
+and buys `soft - low`; a stop under the soft threshold at `after` tokens rewrites
+`invalidated` and buys `soft - after`.
 
-- a deep step (L3/L4) rewrites about everything it keeps, the low-water mark `low`, and
-  buys `soft - low` of headroom: 1.15 * low / (soft - low) per token of headroom
-  (1.15 with the default `low = soft / 2`);
-- a shallow stop just under the soft threshold, at `after` tokens, rewrites the
-  `invalidated` tokens and buys `soft - after`: 1.15 * invalidated / (soft - after).
-
-Rule: a run stops once the view is under the low-water mark; it also stops earlier,
-under the soft threshold, when the layers so far cost no more per token of headroom than
-the deep step would: `invalidated * (soft - low) <= (soft - after) * low` (the 1.15
-cancels). So an L1 that truncates the result that just arrived (nothing cached behind
-it) ends the run, while an L2 that drops an early read to save a few hundred tokens
-under a 20,000-token cached prefix does not: the run goes on to a deeper step. Reading
-the smaller view is cheaper too (0.1x per token per request), which only favours the
-deeper step further, so the rule leans towards keeping detail when in doubt.
-
-The newest message is never counted as cached: a request always follows something
-appended since the previous one (the user's text or tool results), which was not sent.
-
-Within one run the view the run started from does not change, so `CachedPrefix` counts
-its messages once (prefix sums, built on the first check that needs them) and each
-layer's check costs finding the first changed message, not re-counting what follows it.
+Rule: a run stops once the view is under the low-water mark, or earlier, under the soft
+threshold, when `invalidated * (soft - low) <= (soft - after) * low`: the layers so far
+cost no more per token of headroom than the deep step would. So an L1 that truncates the
+result that just arrived (nothing cached behind it) ends the run, while an L2 that drops
+an early read under a 20,000-token cached prefix does not. A smaller view is cheaper to
+read too, which only favours the deeper step, so the rule leans towards keeping detail.
+The newest message is never counted as cached: it was appended since the last request.
 """
 
 from __future__ import annotations
@@ -45,13 +31,6 @@ CACHE_WRITE_PRICE = 1.25  # times the plain input price
 CACHE_READ_PRICE = 0.1
 
 
-def target_tokens(policy: CompactionPolicy, reserved_tokens: int = 0) -> int:
-    """The budget a firing compacts down to: the policy's low-water mark over the tokens
-    every request carries outside the view (`CompactionPolicy.low_water_mark_over`: a
-    mark under them could never be reached)."""
-    return policy.low_water_mark_over(reserved_tokens)
-
-
 def find_first_change(before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]]) -> int:
     """Index of the first message of `after` that is not the same object as in `before`
     (layers share what they leave alone, so identity tells what changed)."""
@@ -61,22 +40,8 @@ def find_first_change(before: Sequence[dict[str, Any]], after: Sequence[dict[str
     return min(len(before), len(after))
 
 
-def count_invalidated(
-    before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]], counter: TokenCounter
-) -> int:
-    """Cached tokens of `before` that the change to `after` makes the next request rewrite:
-    its messages from the first change on, the newest one excepted (never cached)."""
-    start = find_first_change(before, after)
-    return counter.count_messages(before[start : len(before) - 1])
-
-
 class CachedPrefix:
-    """The view a run started from, with its messages' counts summed once.
-
-    `count_invalidated(view)` equals the module function `count_invalidated(original,
-    view, counter)`; the prefix sums are built on its first call (one pass of memoized
-    counts), so later calls cost only `find_first_change`.
-    """
+    """The view a run started from, which stays the same for the whole run."""
 
     def __init__(self, original: Sequence[dict[str, Any]], counter: TokenCounter) -> None:
         self.original = original
@@ -84,8 +49,10 @@ class CachedPrefix:
         self._sums: list[int] | None = None
 
     def count_invalidated(self, view: Sequence[dict[str, Any]]) -> int:
+        """Cached tokens of the original view that changing it into `view` makes the next
+        request rewrite: its messages from the first change on, the newest one excepted."""
         start = find_first_change(self.original, view)
-        end = len(self.original) - 1  # the newest message was never cached
+        end = len(self.original) - 1
         if start >= end:
             return 0
         if self._sums is None:
@@ -97,21 +64,16 @@ class CachedPrefix:
 def is_run_finished(
     policy: CompactionPolicy,
     tokens_after: int,
-    original: Sequence[dict[str, Any]] | CachedPrefix,
+    original: CachedPrefix,
     view: Sequence[dict[str, Any]],
-    counter: TokenCounter,
 ) -> bool:
-    """True when the layers run so far may end the run (see the module rule).
-
-    A run passes its `CachedPrefix` as `original`, so no check re-counts the view."""
-    low = target_tokens(policy)
+    """True when the layers run so far, which made `view` of `original` at `tokens_after`
+    tokens, may end the run (the module's rule)."""
+    low = policy.low_water_mark
     if tokens_after < low:
         return True
     soft = policy.soft_threshold
     if tokens_after >= soft:
         return False
-    if isinstance(original, CachedPrefix):
-        invalidated = original.count_invalidated(view)
-    else:
-        invalidated = count_invalidated(original, view, counter)
+    invalidated = original.count_invalidated(view)
     return invalidated * (soft - low) <= (soft - tokens_after) * low

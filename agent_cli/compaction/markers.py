@@ -1,16 +1,11 @@
 """How compaction's own messages (the summary and the running digest) are recognised.
 
-Contract: a summary message is a user message that L4 made: it carries the private
-`SUMMARY_KEY` (never sent: the wire builder keeps only role and content) and its text
-starts with `SUMMARY_HEADER`, which tells the model what it is. The digest message is
-known the same way, by `DIGEST_KEY`. Neither is ever recognised by its text alone: a user
-who types either header is still the user, and their words are kept as theirs.
-Summarizers use `is_summary_message` to merge a previous summary incrementally instead of
-re-reading what it already covers.
-
-Transcripts written before the key existed hold summaries known only by their text;
-`adopt_unmarked_summary` marks such a summary when a recorded compaction view is
-replayed (see its contract for why that cannot take a user's message).
+Contract: each is a user message that carries a private key (never sent: the wire builder
+keeps only role and content): `SUMMARY_KEY` on the summary L4 made, whose text starts
+with `SUMMARY_HEADER`, and `DIGEST_KEY` on the digest. Neither is ever recognised by its
+text alone: a user who types either header is still the user, and their words are kept
+as theirs. The one exception is `adopt_unmarked_summary`, for transcripts written before
+`SUMMARY_KEY` existed.
 """
 
 from __future__ import annotations
@@ -19,11 +14,25 @@ from collections.abc import Sequence
 from typing import Any
 
 SUMMARY_HEADER = "[Conversation summary: written by context compaction, not the user's words]"
+DIGEST_HEADER = (
+    "[Compaction digest: what compaction took out of this view, newest first in each "
+    "part. Not the user's words. Recall any item with the recall tool and its pointer.]"
+)
+DIGEST_LATER_PART = "[Compaction digest, continued: taken out by a later compaction.]"
+# Private keys of view messages; the wire builder drops every key but role and content.
+SOURCE_KEY = "_source"  # the `transcript:<session>:<sequence>` record a message came from
+DIGEST_KEY = "_digest"  # the structured entries behind a digest message's text
+SUMMARY_KEY = "_summary"  # True on the summary message L4 made
 
 
 def is_summary_message(message: dict[str, Any]) -> bool:
-    """True when `message` is a summary message made by L4: known by its private key."""
+    """True when `message` is a summary message made by L4."""
     return message.get("role") == "user" and message.get(SUMMARY_KEY) is True
+
+
+def is_digest_message(message: dict[str, Any]) -> bool:
+    """True when `message` is the running digest made by compaction."""
+    return message.get("role") == "user" and isinstance(message.get(DIGEST_KEY), dict)
 
 
 def summary_body(message: dict[str, Any]) -> str:
@@ -46,29 +55,9 @@ def _leading_text(message: dict[str, Any]) -> str:
     return content if isinstance(content, str) else ""
 
 
-DIGEST_HEADER = (
-    "[Compaction digest: what compaction took out of this view, newest first in each "
-    "part. Not the user's words. Recall any item with the recall tool and its pointer.]"
-)
-DIGEST_LATER_PART = "[Compaction digest, continued: taken out by a later compaction.]"
-# Private keys of view messages; the wire builder drops every key but role and content.
-SOURCE_KEY = "_source"  # the `transcript:<session>:<sequence>` record a message came from
-DIGEST_KEY = "_digest"  # the structured entries behind a digest message's text
-SUMMARY_KEY = "_summary"  # True on the summary message L4 made
-
-
-def is_digest_message(message: dict[str, Any]) -> bool:
-    """True when `message` is the running digest made by compaction. Known by its private
-    key, never by its text alone: a user who types the header is still the user."""
-    return message.get("role") == "user" and isinstance(message.get(DIGEST_KEY), dict)
-
-
 def find_last_summary(messages: Sequence[dict[str, Any]]) -> str | None:
     """The body of the newest summary message in `messages`, or None when there is none.
-
-    The one place that answers "what is the last summary" (`/summary` and `/context`).
-    L4 keeps one summary, at the start of the view, so the first one found is the last.
-    """
+    L4 keeps one summary, at the start of the view, so the first one found is the last."""
     for message in messages:
         if is_summary_message(message):
             return summary_body(message)
@@ -87,14 +76,12 @@ def adopt_unmarked_summary(
     marked as one; `view` as it is otherwise.
 
     `summarized_before` says whether this compaction, or an earlier one of the same
-    transcript, ran L4 (`compaction_layers.SUMMARY` in its layers): without that no summary can
-    be in the view. Only the first two places are looked at (L4 puts its summary first,
-    and only the digest goes before it), and only a user message that does not carry the
-    pointer of a transcript record (`SOURCE_KEY`): every message the user typed is
-    appended with that pointer since the pointer seam exists, so a typed header is
-    never adopted. (Transcripts older than the pointer seam carry no pointers at all;
-    there the first rule and the places are the only guard, as they were the whole rule
-    when those transcripts were written.)
+    transcript, ran L4: without that no summary can be in the view. Only the first two
+    places are looked at (L4 puts its summary first, and only the digest goes before it),
+    and only a user message without a transcript pointer (`SOURCE_KEY`): every message
+    the user typed carries one since pointers exist, so a typed header is never adopted.
+    (Transcripts older than pointers carry none; there the first rule and the places are
+    the only guard, as they were the whole rule when those transcripts were written.)
     """
     adopted = list(view)
     if not summarized_before or any(is_summary_message(m) for m in adopted[:2]):

@@ -135,7 +135,7 @@ def _run_layers(
         )
         reports.append(_build_report(layer, outcome, tokens))
         view, tokens = outcome.messages, reports[-1].tokens_after
-        if is_run_finished(stop_policy, tokens - shift, original, view, counter):
+        if is_run_finished(stop_policy, tokens - shift, original, view):
             return view, reports
     if summarizer is None:
         skipped = LayerOutcome(view, 0, outcome=SKIPPED_NO_SUMMARIZER)

@@ -41,8 +41,7 @@ class CompactionPolicy:
       view: system prompt, tool schemas, durable block) to the soft threshold; an explicit
       mark at or under the reserve could never be reached (every firing would run every
       layer down to what they cannot remove), so it is treated as None and the session
-      says so once (`low_water_mark_over`). `soft_threshold - 1` gives the old behaviour
-      of stopping just under the soft threshold.
+      says so once (`low_water_mark_over`).
     - `hard_limit`: at or above it after every layer, no request may be sent.
     - `max_tool_result_tokens`: L1 truncates tool results larger than this.
     - `keep_recent_messages`: L3 keeps message 0 and this many last messages.
@@ -72,8 +71,7 @@ class CompactionPolicy:
 
     @property
     def low_water_mark(self) -> int:
-        """The mark with nothing reserved: `low_water`, or half the soft threshold.
-        A run's real target depends on its reserve: see `low_water_mark_over`."""
+        """The mark with nothing reserved: `low_water`, or half the soft threshold."""
         return self.low_water_mark_over(0)
 
     def low_water_mark_over(self, reserved_tokens: int) -> int:
@@ -94,15 +92,11 @@ class CompactionPolicy:
 
     def without_reserve(self, reserved_tokens: int) -> tuple[CompactionPolicy, int]:
         """(this policy for the messages alone, the tokens taken out): what the stop rule
-        of a run (`firing.is_run_finished`) weighs.
-
-        The reserve is the same before and after every layer and no layer rewrites it
-        (system prompt and tools come before the messages in the prompt cache; the durable
-        block is never cached), so a deep step rewrites `low - reserved` tokens, not `low`.
-        Soft threshold, hard limit and the mark (`low_water_mark_over`) all move down by
-        the reserve; at most to a soft threshold of 2, where the reserve alone fills it
-        (every request is over it then anyway). A soft threshold of 1 leaves no room for a
-        mark under it: the policy comes back as it is.
+        of a run (`firing.is_run_finished`) weighs, since no layer rewrites the reserve
+        (system prompt and tools precede the messages in the prompt cache; the durable
+        block is never cached). Soft threshold, hard limit and the mark all move down by
+        the reserve, at most to a soft threshold of 2; a soft threshold of 1 leaves no room
+        for a mark under it: the policy comes back as it is.
         """
         if self.soft_threshold < 2:
             return self, 0

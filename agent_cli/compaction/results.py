@@ -1,5 +1,8 @@
 """What compaction returns: one report per layer and the overall result.
 
+A layer run on its own (`run_layer_alone`, what every public layer function does) gets
+its history validated first (ToolProtocolError for an invalid one) and the default policy
+and counter where none is given, and returns the pair (new view, tokens saved).
 Token figures in reports and results are budget figures: the message view plus the
 `reserved_tokens` the caller declared (system prompt, tool schemas, durable context), so
 they compare directly with the policy's thresholds. With no reservation they are the
@@ -8,10 +11,14 @@ view's own tokens.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from agent_cli.compaction.digest.removed_items import RemovedInteraction, RemovedRequest
+from agent_cli.compaction.policy import CompactionPolicy
+from agent_cli.protocol import validate_tool_protocol
+from agent_cli.tokens import TokenCounter, default_counter
 
 # Layer outcome codes, so the REPL and the session can say what happened and why.
 APPLIED = "applied"  # the layer changed the view
@@ -81,3 +88,18 @@ class CompactionResult:
     @property
     def is_compacted(self) -> bool:
         return bool(self.applied_layers)
+
+
+LayerBuilder = Callable[[Sequence[dict[str, Any]], CompactionPolicy, TokenCounter], LayerOutcome]
+
+
+def run_layer_alone(
+    build: LayerBuilder,
+    messages: Sequence[dict[str, Any]],
+    policy: CompactionPolicy | None,
+    counter: TokenCounter | None,
+) -> tuple[list[dict[str, Any]], int]:
+    """Validate `messages`, apply `build` with defaults filled in, return (view, saved)."""
+    validate_tool_protocol(messages)
+    outcome = build(messages, policy or CompactionPolicy(), counter or default_counter())
+    return outcome.messages, outcome.tokens_saved

@@ -2,12 +2,10 @@
 
 Contract: `Digest` holds the user's requests (newest first, each with its pointer and,
 when shortened, its original length), the interaction lines (newest first) and the
-folded "older" range, and how they are cut into the parts that are rendered one after
-another (`parts`: per part, oldest part first, how many requests and lines it holds; a
-part once written is never re-rendered until the budget makes the digest fit again, so
-the prompt cache keeps it). `digest_to_data` / `digest_from_message` turn it into JSON-safe
-data and back; anything malformed reads as absent, never a crash, because a resumed
-view comes from disk. Merging, budgets and rendering live in `merge`, `render` and `fit`. Pure.
+folded "older" range, and how they are cut into the parts rendered one after another
+(`parts`: per part, oldest part first, how many requests and lines it holds).
+`digest_to_data` / `digest_from_message` turn it into JSON-safe data and back; anything
+malformed reads as absent, never a crash, because a resumed view comes from disk. Pure.
 """
 
 from __future__ import annotations
@@ -28,7 +26,7 @@ class RequestEntry:
 
 
 class InteractionEntry(NamedTuple):
-    """One interaction's line and pointer (a tuple: a long removal keeps a thousand)."""
+    """One interaction's line and pointer."""
 
     line: str
     pointer: str | None = None
@@ -106,13 +104,16 @@ def digest_to_data(digest: Digest) -> dict[str, Any]:
 
 
 def digest_from_message(message: dict[str, Any] | None) -> Digest:
-    """The entries of a digest message; anything malformed reads as absent, never a crash
-    (a resumed view comes from disk)."""
+    """The entries of a digest message (module contract: malformed reads as absent)."""
     data = message.get(DIGEST_KEY) if isinstance(message, dict) else None
     if not isinstance(data, dict):
         return Digest()
     requests = tuple(
-        RequestEntry(item["text"], _text_or_none(item.get("pointer")), _int_or_none(item))
+        RequestEntry(
+            item["text"],
+            _text_or_none(item.get("pointer")),
+            _positive_int_or_none(item.get("shortened_from")),
+        )
         for item in _items(data.get("requests"))
         if isinstance(item.get("text"), str)
     )
@@ -123,17 +124,12 @@ def digest_from_message(message: dict[str, Any] | None) -> Digest:
     )
     found = data.get("older")
     older: dict[str, Any] = found if isinstance(found, dict) else {}
-    count = older.get("count")
-    return Digest(
-        requests,
-        interactions,
-        OlderRange(
-            count if type(count) is int and count > 0 else 0,
-            _text_or_none(older.get("first")),
-            _text_or_none(older.get("last")),
-        ),
-        _parts(data.get("parts")),
+    folded = OlderRange(
+        _positive_int_or_none(older.get("count")) or 0,
+        _text_or_none(older.get("first")),
+        _text_or_none(older.get("last")),
     )
+    return Digest(requests, interactions, folded, _parts(data.get("parts")))
 
 
 def _parts(value: Any) -> tuple[tuple[int, int], ...]:
@@ -142,9 +138,8 @@ def _parts(value: Any) -> tuple[tuple[int, int], ...]:
         return ()
     parts = []
     for part in value:
-        if not (isinstance(part, list) and len(part) == 2):
-            return ()
-        if not all(type(n) is int and n >= 0 for n in part):
+        is_pair = isinstance(part, list) and len(part) == 2
+        if not (is_pair and all(type(n) is int and n >= 0 for n in part)):
             return ()
         parts.append((part[0], part[1]))
     return tuple(parts)
@@ -158,6 +153,5 @@ def _text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _int_or_none(item: dict[str, Any]) -> int | None:
-    value = item.get("shortened_from")
+def _positive_int_or_none(value: Any) -> int | None:
     return value if type(value) is int and value > 0 else None

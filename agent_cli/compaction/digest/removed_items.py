@@ -1,12 +1,8 @@
 """What left the view, as the digest takes it: user texts, and each interaction as one line.
 
 Contract: `RemovedRequest` and `RemovedInteraction` are the entries a removal gives the
-digest. `describe_interaction(use, result)` writes the line from the two blocks alone
-(`read_file path=src/a.py -> 1,234 chars, ok`), so the same interaction always reads the
-same; `with_pointer` makes it the digest's list item, and `count_line` counts a rendered
-entry as the digest does (memoized by the counter's text memo, which is what lets the
-per-turn check count a line once, when its interaction completes, and compaction find it
-counted). Pure.
+digest. An interaction's line is written from its two blocks alone, so the same
+interaction always reads the same. Pure.
 """
 
 from __future__ import annotations
@@ -31,8 +27,7 @@ class RemovedRequest(NamedTuple):
 
 class RemovedInteraction(NamedTuple):
     """One tool call (both halves) that left the view, with its pointer. Its line is
-    written only when asked (`describe`): most of a long removal folds into a range.
-    (Tuples, not dataclasses: a long removal makes thousands of them.)"""
+    written only when asked (`describe`): most of a long removal folds into a range."""
 
     tool_use_id: str
     use: dict[str, Any]
@@ -85,8 +80,7 @@ def describe_key_input(tool_input: Any, secrets: SecretForms = NO_SECRETS) -> st
 
 
 def _pick_key_input(tool_input: dict[Any, Any]) -> Any:
-    """The first of `KEY_INPUTS` holding a string, else the first input that does. Plain
-    loops: the digest writes a line for each of a long removal's newest calls."""
+    """The first of `KEY_INPUTS` holding a string, else the first input that does."""
     for key in KEY_INPUTS:
         if isinstance(tool_input.get(key), str):
             return key
@@ -117,9 +111,8 @@ def with_pointer(line: str, pointer: str | None) -> str:
 
 
 def count_line(line: str, counter: TokenCounter) -> int:
-    """Tokens of one rendered digest entry with its newline, as `merge.count_digest`
-    counts it: line by line (an entry may hold line breaks: a request's own), each
-    memoized by the counter's text memo."""
+    """Tokens of rendered digest text with its newline, as the digest's budget counts it:
+    line by line (an entry may hold line breaks: a request's own)."""
     if "\n" not in line:
         return counter.count_text(line + "\n")
     return sum(counter.count_text(piece + "\n") for piece in line.split("\n"))

@@ -1,26 +1,11 @@
-"""How the running digest reads and where it sits in the view (merging: `merge`).
-
-Contract: `render_digest_parts(digest)` gives the text of each part, oldest first; a
-part's text depends on its own entries only, so it reads the same in every request until
-the digest is refitted. `build_digest_message` makes the view message (its text is the
-parts joined by line breaks; its entries ride under the private `DIGEST_KEY`, which
-never reaches the wire). `insert_digest` places it first, or after a first user message
-that is not a summary (the kept first request), so the view still starts with a user
-message and the digest comes before a summary, which every compaction rewrites.
-`split_digest` takes it out again. Pure.
-"""
+"""How the running digest reads and where it sits in the view. Pure."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from agent_cli.compaction.digest.entries import (
-    Digest,
-    OlderRange,
-    RequestEntry,
-    digest_to_data,
-)
+from agent_cli.compaction.digest.entries import Digest, OlderRange, RequestEntry, digest_to_data
 from agent_cli.compaction.digest.removed_items import with_pointer
 from agent_cli.compaction.markers import (
     DIGEST_HEADER,
@@ -29,8 +14,6 @@ from agent_cli.compaction.markers import (
     is_digest_message,
     is_summary_message,
 )
-
-# --- the text --------------------------------------------------------------------------
 
 
 def render_digest(digest: Digest) -> str:
@@ -41,7 +24,8 @@ def render_digest(digest: Digest) -> str:
 def render_digest_parts(digest: Digest) -> list[str]:
     """The text of each part, oldest first: the first opens with the header and ends with
     the folded "older" line; each later one opens with `DIGEST_LATER_PART`. A part's text
-    depends on its own entries only, so it reads the same in every later request."""
+    depends on its own entries only, so it reads the same in every request until the
+    digest is refitted."""
     texts = []
     for index, (requests, interactions) in enumerate(digest.split_parts()):
         older = digest.older if index == 0 else OlderRange()
@@ -85,19 +69,15 @@ def request_line(entry: RequestEntry) -> str:
 
 
 def build_digest_message(digest: Digest) -> dict[str, Any]:
+    """The view message: the digest's text, its entries under the private `DIGEST_KEY`."""
     return {"role": "user", "content": render_digest(digest), DIGEST_KEY: digest_to_data(digest)}
-
-
-# --- where it sits ------------------------------------------------------------------------
 
 
 def split_digest(
     view: Sequence[dict[str, Any]],
 ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """The view without its digest message, and that message (None when there is none).
-
-    Compaction puts the digest first or second, so only those places are looked at.
-    """
+    Compaction puts the digest first or second, so only those places are looked at."""
     for index in range(min(2, len(view))):
         if is_digest_message(view[index]):
             return [*view[:index], *view[index + 1 :]], view[index]

@@ -18,14 +18,13 @@ from typing import Any
 from agent_cli.compaction.digest.removed_items import RemovedInteraction
 from agent_cli.compaction.digest.what_left import call_tokens, removed_call
 from agent_cli.compaction.facts_index import FactsIndex
-from agent_cli.compaction.layers.entry_point import run_layer_alone
 from agent_cli.compaction.layers.read_keys import (
     find_reads,
     read_rule,
 )
 from agent_cli.compaction.message_facts import MessageFacts, without_calls
 from agent_cli.compaction.policy import CompactionPolicy
-from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
+from agent_cli.compaction.results import NO_CHANGE, LayerOutcome, run_layer_alone
 from agent_cli.protocol import Interaction, apply_changes, strip_interactions
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 

@@ -26,10 +26,9 @@ from typing import Any
 from agent_cli.compaction.digest.removed_items import RemovedInteraction, RemovedRequest
 from agent_cli.compaction.digest.what_left import collect_changed
 from agent_cli.compaction.facts_index import FactsIndex
-from agent_cli.compaction.layers.entry_point import run_layer_alone
 from agent_cli.compaction.layers.savings import measure_savings
 from agent_cli.compaction.policy import CompactionPolicy
-from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
+from agent_cli.compaction.results import NO_CHANGE, LayerOutcome, run_layer_alone
 from agent_cli.protocol import collect_tool_ids, remove_tool_interactions
 from agent_cli.tokens import TokenCounter
 

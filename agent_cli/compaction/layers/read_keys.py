@@ -1,12 +1,4 @@
-"""What a file read reads: the key L2 compares reads by (see `dedup`).
-
-Contract: `build_read_key(block, policy)` is (tool, normalized path, other inputs as
-sorted JSON) for a tool_use the policy counts as a read (`read_tool_names`, a string
-path under `read_path_key`), else None. `find_reads(uses, policy)` gives the (id, key)
-of each read among tool_use blocks, in order; `read_rule(policy)` is what those keys
-depend on, so reads found under one policy serve another with the same rule (the
-per-turn check records them in each message's facts). Pure.
-"""
+"""What a file read reads: the key L2 compares reads by (see `dedup`). Pure."""
 
 from __future__ import annotations
 
@@ -18,7 +10,8 @@ from agent_cli.compaction.policy import CompactionPolicy, ReadRule
 
 
 def read_rule(policy: CompactionPolicy) -> ReadRule:
-    """The part of `policy` that read keys depend on."""
+    """The part of `policy` that read keys depend on: reads found under one policy serve
+    another with the same rule."""
     return (policy.read_tool_names, policy.read_path_key)
 
 
@@ -48,8 +41,9 @@ def normalize_read_path(path: str) -> str:
 def build_read_key(
     block: dict[str, Any], policy: CompactionPolicy, paths: dict[str, str] | None = None
 ) -> tuple[str, ...] | None:
-    """What a read tool_use reads (tool, path, other inputs), or None if it is no read.
-    `paths` memoizes normalized paths over one scan (a session reads the same files)."""
+    """(tool, normalized path, other inputs as sorted JSON) for a tool_use the policy
+    counts as a read (a name in `read_tool_names`, a string path under `read_path_key`),
+    else None. `paths` memoizes normalized paths over one scan."""
     name = block.get("name")
     if name not in policy.read_tool_names:
         return None
@@ -59,11 +53,11 @@ def build_read_key(
     path = tool_input.get(policy.read_path_key)
     if not isinstance(path, str) or not path.strip():
         return None
-    normalized = paths.get(path) if paths is not None else None
+    if paths is None:
+        paths = {}
+    normalized = paths.get(path)
     if normalized is None:
-        normalized = normalize_read_path(path)
-        if paths is not None:
-            paths[path] = normalized
+        normalized = paths[path] = normalize_read_path(path)
     if len(tool_input) == 1:
         return (name, normalized, "")
     others = {key: value for key, value in tool_input.items() if key != policy.read_path_key}

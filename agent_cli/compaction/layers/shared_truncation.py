@@ -1,18 +1,10 @@
 """The last step before a request would be blocked: tool results share the room left.
 
-Why: L1 cuts each result over `max_tool_result_tokens` on its own, and L3 never removes
-the interaction the model is still in. So one tool step whose many results are each under
-the per-result budget (40 reads of 4,000 tokens) can put the view over the hard limit
-with no layer able to help, although every one of those results could be cut. This step
-lowers the per-result budget just enough that the results, cut by L1's own truncation
-(head, marker, tail; the whole result stays in the transcript), fit the room under the
-target with everything else as it is.
-
-Contract: `shared_result_budget(sizes, room)` is the largest per-result cap `c` with
-`sum(min(size, c)) <= room` ("water filling": small results stay whole and the big ones
-share what is left), or None when even `MIN_SHARED_RESULT_TOKENS` each would not fit.
-`build_shared_truncation(view, policy, counter, target)` applies it to a validated view
-whose token count (reserve included) is `tokens`. Pure: no I/O.
+L1 cuts each result over `max_tool_result_tokens` on its own and L3 never removes the
+interaction the model is still in, so one tool step with many results each under the
+per-result budget (40 reads of 4,000 tokens) can pass the hard limit with no layer able
+to help. This step lowers the per-result budget just enough that the results, cut by
+L1's own truncation, fit the room under the target with everything else as it is. Pure.
 """
 
 from __future__ import annotations
@@ -31,7 +23,9 @@ MIN_SHARED_RESULT_TOKENS = 3 * MARKER_ALLOWANCE_TOKENS
 
 
 def shared_result_budget(sizes: Sequence[int], room: int) -> int | None:
-    """The per-result cap that fits `sizes` into `room` (see the module contract)."""
+    """The largest per-result cap `c` with `sum(min(size, c)) <= room` (small results stay
+    whole, the big ones share what is left), or None when even `MIN_SHARED_RESULT_TOKENS`
+    each would not fit, or when every result fits whole."""
     left = room
     ordered = sorted(sizes)
     for taken, size in enumerate(ordered):
@@ -40,7 +34,7 @@ def shared_result_budget(sizes: Sequence[int], room: int) -> int | None:
             cap = left // sharing
             return cap if cap >= MIN_SHARED_RESULT_TOKENS else None
         left -= size
-    return None  # every result fits whole: cutting them cannot be what is missing
+    return None
 
 
 def result_sizes(messages: Sequence[dict[str, Any]], counter: TokenCounter) -> list[int]:

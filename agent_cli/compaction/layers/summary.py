@@ -1,13 +1,11 @@
 """L4: replace everything before a recent window with a summary written by the caller's model.
 
 Contract: the recent window is the last `summary_keep_recent` messages, widened backwards
-until no interaction crosses its start, so the window begins with a message that holds no
-orphaned tool_result. Everything before it goes to `summarizer` (a deep copy: the
-summarizer cannot touch the caller's messages, and it never sees the durable state) and
-comes back as ONE user message starting with `SUMMARY_HEADER` and marked by the private
-`SUMMARY_KEY` (`markers`: the key, not the text, makes it a summary). When the window starts
-with a user message, a short assistant acknowledgement goes between them so roles keep
-alternating; when it starts with an assistant message none is needed.
+until no interaction crosses its start. Everything before it goes to `summarizer` (a deep
+copy: the summarizer cannot touch the caller's messages, and it never sees the durable
+state) and comes back as ONE user message starting with `SUMMARY_HEADER` and marked by
+the private `SUMMARY_KEY` (`markers`). When the window starts with a user message, a short
+assistant acknowledgement goes between them so roles keep alternating.
 
 It fails safe: if the summarizer raises, returns no text, or the new view would not be
 smaller, the original view comes back unchanged with 0 saved (the outcome code says why).
@@ -19,7 +17,6 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agent_cli.compaction.layers.entry_point import run_layer_alone
 from agent_cli.compaction.layers.savings import measure_savings
 from agent_cli.compaction.markers import SUMMARY_HEADER, mark_summary
 from agent_cli.compaction.policy import CompactionPolicy
@@ -29,6 +26,7 @@ from agent_cli.compaction.results import (
     SUMMARY_FAILED,
     SUMMARY_NOT_SMALLER,
     LayerOutcome,
+    run_layer_alone,
 )
 from agent_cli.protocol import collect_tool_ids
 from agent_cli.tokens import TokenCounter
@@ -117,10 +115,9 @@ def generate_summary(
 
     Raises ToolProtocolError for an invalid history; never raises for a failing summary.
     """
-
-    def build(
-        view: Sequence[dict[str, Any]], chosen: CompactionPolicy, tokens: TokenCounter
-    ) -> LayerOutcome:
-        return build_summary_outcome(view, summarizer, chosen, tokens)
-
-    return run_layer_alone(build, messages, policy, counter)
+    return run_layer_alone(
+        lambda view, chosen, tokens: build_summary_outcome(view, summarizer, chosen, tokens),
+        messages,
+        policy,
+        counter,
+    )

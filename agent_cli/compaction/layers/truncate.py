@@ -24,10 +24,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.compaction.facts_index import FactsIndex
-from agent_cli.compaction.layers.entry_point import run_layer_alone
 from agent_cli.compaction.message_facts import CutFacts, MessageFacts
 from agent_cli.compaction.policy import CompactionPolicy
-from agent_cli.compaction.results import NO_CHANGE, LayerOutcome
+from agent_cli.compaction.results import NO_CHANGE, LayerOutcome, run_layer_alone
 from agent_cli.frozen import freeze, is_frozen
 from agent_cli.safe_cuts import safe_head_end, safe_tail_start
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
