@@ -12,7 +12,7 @@ what the API itself carries.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_cli.compaction.digest.removed_items import RemovedInteraction
@@ -25,7 +25,6 @@ from agent_cli.compaction.layers.read_keys import (
 from agent_cli.compaction.message_facts import MessageFacts, without_calls
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome, run_layer_alone
-from agent_cli.protocol import Interaction, apply_changes, strip_interactions
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 
@@ -69,28 +68,32 @@ def build_dedup_outcome(
     superseded = _superseded(found, policy)
     if not superseded:
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
-    removed, tokens, located = _name_calls(found, superseded, counter)
-    changes = strip_interactions(messages, superseded, located)
-    view = apply_changes(messages, changes)
-    _note_stripped(messages, changes, superseded, index)
+    removed, tokens, blocks = _name_calls(found, superseded, counter)
+    view: list[dict[str, Any] | None] = list(messages)
+    for position, taken in blocks.items():
+        view[position] = rebuilt = _without(messages[position], taken)
+        left = None if rebuilt is None else without_calls(found[position], superseded)
+        if rebuilt is not None and left is not None:  # its facts, for a later layer
+            index.note(rebuilt, left)
+    kept = [message for message in view if message is not None]
     return LayerOutcome(  # a message counts its overhead and its blocks
-        view,
-        tokens + MESSAGE_OVERHEAD_TOKENS * (len(messages) - len(view)),
+        kept,
+        tokens + MESSAGE_OVERHEAD_TOKENS * (len(messages) - len(kept)),
         removed_tool_use_ids=tuple(superseded),
-        messages_removed=len(messages) - len(view),
+        messages_removed=len(messages) - len(kept),
         removed=([], removed),
     )
 
 
 def _name_calls(
     found: Sequence[MessageFacts], superseded: Mapping[str, int], counter: TokenCounter
-) -> tuple[list[RemovedInteraction], int, dict[str, Interaction]]:
+) -> tuple[list[RemovedInteraction], int, dict[int, list[dict[str, Any]]]]:
     """The digest entry of each superseded call (`superseded`: id -> the index of its
     tool_use message; `found`: the facts of each message of the view), newest call
     first, as `what_left.collect_removed` names them; the tokens of their blocks; and
-    where each call's two halves are (its result is searched after its call)."""
+    the blocks to take out of each message (a call's result is searched after it)."""
     removed: list[RemovedInteraction] = []
-    tokens, located = 0, dict[str, Interaction]()
+    tokens, blocks = 0, dict[int, list[dict[str, Any]]]()
     for use_index in sorted(set(superseded.values()), reverse=True):
         use_facts = found[use_index]
         for use in reversed(use_facts.uses):
@@ -100,12 +103,12 @@ def _name_calls(
             answer = _result_of(found, use_index, tool_id)
             if answer is None:  # (a valid view answers every call)
                 continue
-            located[tool_id] = Interaction(use_index, answer[0])
-            result = (answer[1], found[answer[0]])
-            entry = removed_call(use, tool_id, use_facts, result)
+            entry = removed_call(use, tool_id, use_facts, (answer[1], found[answer[0]]))
             removed.append(entry)
             tokens += call_tokens(entry, use_facts, counter)
-    return removed, tokens, located
+            blocks.setdefault(use_index, []).append(use)
+            blocks.setdefault(answer[0], []).append(answer[1])
+    return removed, tokens, blocks
 
 
 def _result_of(
@@ -119,19 +122,11 @@ def _result_of(
     return None
 
 
-def _note_stripped(
-    messages: Sequence[dict[str, Any]],
-    changes: Mapping[int, dict[str, Any] | None],
-    removed: Collection[str],
-    facts: FactsIndex,
-) -> None:
-    """Tell the run's `facts` what the calls' messages L2 rebuilt hold (`without_calls`),
-    so a later layer that drops them need not look at their blocks again."""
-    for index, rebuilt in changes.items():
-        if rebuilt is not None:
-            found = without_calls(facts.of(messages[index]), removed)
-            if found is not None:
-                facts.note(rebuilt, found)
+def _without(message: dict[str, Any], blocks: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """`message` without `blocks` (some of its own, by identity); None if nothing is left."""
+    taken = set(map(id, blocks))
+    kept = [block for block in message["content"] if id(block) not in taken]
+    return {**message, "content": kept} if kept else None
 
 
 def dedup_file_reads(
