@@ -54,6 +54,9 @@ class MessageFacts(NamedTuple):
     after_cut: MessageFacts | None = None
 
 
+NO_CALLS = tuple(MessageFacts._field_defaults.values())  # the fields after `largest_result`
+
+
 class CutFacts(NamedTuple):
     """What L1 makes of one message: the per-result budget it was cut to and the secret
     forms its cuts keep whole (a run under others cuts again), the smaller message
@@ -113,8 +116,10 @@ def without_calls(found: MessageFacts, ids: Collection[str]) -> MessageFacts | N
     if found.results:
         return None
     uses = [use for use in found.uses if use.get("id") not in ids]
-    if not uses:
-        return MessageFacts(found.texts, (), (), found.pointer, found.largest_result)
+    if not uses:  # (the usual case: all of them; a tuple made in C, a view has thousands)
+        return tuple.__new__(
+            MessageFacts, (found.texts, (), (), found.pointer, found.largest_result, *NO_CALLS)
+        )
     kept = {use.get("id") for use in uses}
     calls, tokens = found.calls, found.call_tokens
     return found._replace(

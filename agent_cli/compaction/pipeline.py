@@ -41,6 +41,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.compaction.digest.layer_step import LayerStep, apply_step_with_digest
+from agent_cli.compaction.digest.merge import count_digest
 from agent_cli.compaction.facts_index import FactsIndex
 from agent_cli.compaction.firing import CachedPrefix, is_run_finished
 from agent_cli.compaction.layers.dedup import build_dedup_outcome
@@ -48,6 +49,7 @@ from agent_cli.compaction.layers.prune import build_prune_outcome
 from agent_cli.compaction.layers.shared_truncation import build_shared_truncation
 from agent_cli.compaction.layers.summary import Summarizer, build_summary_outcome
 from agent_cli.compaction.layers.truncate import build_truncation_outcome
+from agent_cli.compaction.markers import is_digest_message
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import (
     APPLIED,
@@ -218,10 +220,16 @@ def _share_the_room(
 
 
 def measure_output(view: Sequence[dict[str, Any]], counter: TokenCounter) -> int:
-    """Validate a view the layers made and return its tokens. Not indexed: the owner of
-    the view indexes what it adopts."""
+    """Validate a view the layers made and return its tokens (the digest message by the
+    count it carries: `count_digest`). Not indexed: the owner of the view indexes what it
+    adopts."""
     validate_tool_protocol(view)
-    return counter.count_messages(view)
+    return sum(
+        count_digest(message, counter)
+        if is_digest_message(message)
+        else counter.count_message(message)
+        for message in view
+    )
 
 
 def compact_if_needed(

@@ -66,8 +66,10 @@ def collect_changed(
     gone_facts = index.of_all(gone)
     gone_ids = set(map(id, gone))
     results = _Results(gone_facts)
-    for position in range(len(gone_facts) - 1, -1, -1):
-        found = gone_facts[position]
+    named = [
+        (position, found) for position, found in enumerate(gone_facts) if found.uses or found.texts
+    ]
+    for position, found in reversed(named):
         if found.uses:
             whole = _calls_taken_whole(found, gone_ids, kept)
             if whole:

@@ -8,13 +8,9 @@ result is only replaced when the new message counts fewer tokens than the old on
 the layer never grows a result and its savings are real. Messages are never mutated: a
 changed message is a new dict.
 
-No interaction is removed, so the tool protocol is untouched.
-
-Which messages to look at: `find_oversized_results(messages, budget, counter, facts)`
-gives the indices of the user messages (list content) holding a tool_result whose
-content counts more than `budget` tokens by `counter`, in view order. With the run's
-message facts (`facts`, built by the same counter) each message's largest result is
-read; without them the results are looked at.
+No interaction is removed, so the tool protocol is untouched. The messages cut are the
+user messages (list content) whose largest tool_result, as the run's facts count it,
+is over the budget.
 """
 
 from __future__ import annotations
@@ -299,51 +295,6 @@ def cut_message(
     return CutFacts(budget, secrets, smaller, results_cut, saved, facts)
 
 
-def find_oversized_results(
-    messages: Sequence[dict[str, Any]],
-    budget: int,
-    counter: TokenCounter,
-    facts: FactsIndex | None,
-) -> list[int]:
-    """Indices of the user messages (list content) holding a tool_result over `budget`
-    tokens: from the run's `facts` (their largest result, counted by the same counter)
-    when given, else by looking at the results."""
-    if facts is not None:
-        return [
-            index
-            for index, found in enumerate(facts.of_all(messages))
-            if found.largest_result is not None
-            and found.largest_result > budget
-            and messages[index].get("role") == "user"
-            and isinstance(messages[index].get("content"), list)
-        ]
-    return [
-        index
-        for index, message in enumerate(messages)
-        if isinstance(message.get("content"), list)
-        and message.get("role") == "user"
-        and has_result_over(message["content"], budget, counter)
-    ]
-
-
-def has_result_over(content: list[Any], budget: int, counter: TokenCounter) -> bool:
-    """True when a tool_result block of `content` counts more than `budget` tokens.
-
-    ASCII text no longer than `budget` characters is passed over without a lookup: no
-    tokenizer gives more tokens than bytes (BPE merges bytes; the fallback heuristic
-    stays under one a character).
-    """
-    for block in content:
-        if not isinstance(block, dict) or block.get("type") != "tool_result":
-            continue
-        result = block.get("content")
-        if type(result) is str and len(result) <= budget and result.isascii():
-            continue
-        if counter.count_result_content(block) > budget:
-            return True
-    return False
-
-
 def build_truncation_outcome(
     messages: Sequence[dict[str, Any]],
     policy: CompactionPolicy,
@@ -354,21 +305,27 @@ def build_truncation_outcome(
     the same counter, for the view the run started from or one it derives this one from)
     a message's largest result is read, not counted again, and a run whose largest result
     fits the budget has nothing to cut."""
-    budget = policy.max_tool_result_tokens
-    if facts is not None and facts.largest_result is not None and facts.largest_result <= budget:
+    budget, secrets = policy.max_tool_result_tokens, policy.secret_forms
+    index = FactsIndex(counter) if facts is None else facts
+    if index.largest_result is not None and index.largest_result <= budget:
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
     view, saved, truncated = list(messages), 0, 0
-    facts_of = FactsIndex(counter).of if facts is None else facts.of
-    for index in find_oversized_results(messages, budget, counter, facts):
-        message = messages[index]
-        found = facts_of(message)
-        cut, secrets = found.cut, policy.secret_forms
+    oversized = [  # a message's largest result, counted by this counter
+        (position, found)
+        for position, found in enumerate(index.of_all(messages))
+        if found.largest_result is not None and found.largest_result > budget
+    ]
+    for position, found in oversized:
+        message = messages[position]
+        if message.get("role") != "user" or not isinstance(message.get("content"), list):
+            continue
+        cut = found.cut
         if cut is None or cut.budget != budget or not _same_forms(cut.secrets, secrets):
             cut = cut_message(message, found, budget, counter, secrets)
-            if cut is not None and facts is not None:  # a recorded cut's facts are known
-                facts.note(cut.message, cut.facts)
+            if cut is not None:  # (a recorded cut's facts are known to the index)
+                index.note(cut.message, cut.facts)
         if cut is not None:
-            view[index] = cut.message
+            view[position] = cut.message
             truncated += cut.results_cut
             saved += cut.saved
     if truncated == 0:
