@@ -10,6 +10,7 @@ that what was kept is taken and never outlives a change of what it depends on.
 
 from __future__ import annotations
 
+import dataclasses
 from copy import deepcopy
 from typing import Any
 
@@ -24,6 +25,7 @@ from agent_cli.compaction.digest.entries import Digest, RequestEntry, digest_fro
 from agent_cli.compaction.digest.render import build_digest_message
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message
 from agent_cli.frozen import freeze, is_frozen
+from agent_cli.secret_forms import SecretForms
 from agent_cli.tokens import COUNT_KEY, TokenCounter
 
 POLICY = CompactionPolicy(
@@ -123,6 +125,27 @@ def test_a_cut_recorded_under_another_budget_is_not_taken():
     kept = compact_context(view, policy=smaller, index=index)
     again = compact_context(view, policy=smaller, index=ViewIndex(make_counter()[0]))
     assert kept.messages == again.messages and kept.tokens_after == again.tokens_after
+
+
+def test_a_cut_recorded_under_other_secret_forms_is_not_taken(monkeypatch):
+    """A cut keeps the session's secrets whole where it ends, so it depends on the secret
+    forms too: L1 with forms the check did not know cuts again, as a fresh index does
+    (the index is rebuilt when a compaction's forms differ; L1 checks them itself)."""
+    view = [freeze(m) for m in [user("go"), *_turns(0, 8)]]
+    index = ViewIndex(make_counter()[0])
+    index.measure(view, POLICY)
+    forms = SecretForms.from_values(["file 3\nfile 3"])
+    guarded = dataclasses.replace(POLICY, secret_forms=forms)
+    calls: list[Any] = []
+    real = truncate.cut_message
+    monkeypatch.setattr(truncate, "cut_message", lambda *args: calls.append(args) or real(*args))
+    cut = truncate.build_truncation_outcome(view, guarded, index.counter, index.facts())
+    assert cut.results_truncated > 0 and len(calls) == cut.results_truncated
+    assert all(args[-1] is forms for args in calls)
+    fresh = ViewIndex(make_counter()[0])
+    fresh.measure(view, guarded)
+    again = truncate.build_truncation_outcome(view, guarded, fresh.counter, fresh.facts())
+    assert cut.messages == again.messages and cut.tokens_saved == again.tokens_saved
 
 
 def _settings(policy: CompactionPolicy) -> dict[str, Any]:
