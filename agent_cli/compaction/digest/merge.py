@@ -35,6 +35,7 @@ from agent_cli.compaction.digest.entries import (
     InteractionEntry,
     OlderRange,
     RequestEntry,
+    sequence_numbers,
     sequence_of,
 )
 from agent_cli.compaction.digest.removed_items import (
@@ -133,17 +134,14 @@ def _append_part(
     titles += ["Interactions:"] if interactions else []
     room -= sum(count_line(title, counter) for title in titles)
     new_requests = [RequestEntry(r.text, r.pointer) for r in requests]
-    lines: list[InteractionEntry] = []
     for entry in new_requests:
         room -= count_line(request_line(entry), counter)
-    for removed in interactions:  # newest first: the lines stop as soon as room runs out
-        if room < 0:
-            return None
-        line, cost = _line_with_cost(removed, counter, secrets)
-        room -= cost
-        lines.append(InteractionEntry(line, removed.pointer))
     if room < 0:
         return None
+    lines, used = _fit_lines(interactions, room, counter, secrets)  # stops where room ends
+    if len(lines) < len(interactions):
+        return None
+    room -= used
     part_sizes = tuple((len(r), len(i)) for r, i in digest.split_parts())
     merged = Digest(
         (*new_requests, *digest.requests),
@@ -197,7 +195,7 @@ def _newest_first(entries: list[Any]) -> tuple[list[Any], list[str | None], bool
     pointers = [entry.pointer for entry in entries]
     if None in pointers:
         return entries, pointers, False
-    numbers = list(map(sequence_of, pointers))
+    numbers = sequence_numbers(cast("list[str]", pointers))
     if None in numbers:
         return entries, pointers, False
     order = sorted(range(len(entries)), key=cast("list[int]", numbers).__getitem__, reverse=True)
@@ -224,7 +222,7 @@ def _fit_requests(
 
 
 def _fit_lines(
-    entries: list[Line], budget: int, counter: TokenCounter, secrets: SecretForms
+    entries: Sequence[Line], budget: int, counter: TokenCounter, secrets: SecretForms
 ) -> tuple[list[InteractionEntry], int]:
     """The newest lines that fit `budget` (those of the first entries; the rest fold)
     and their tokens. A removed interaction's line is written only when it is kept; one

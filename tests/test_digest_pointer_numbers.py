@@ -1,0 +1,32 @@
+"""Record numbers of many pointers at once read as each one alone would."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from agent_cli.compaction.digest.entries import sequence_numbers, sequence_of
+
+_tails = st.one_of(
+    st.integers(0, 10**6).map(str),
+    st.just("007"),
+    st.text(alphabet="0123456789²٣x", max_size=4).filter(lambda t: "²" not in t),
+)
+_pointers = st.one_of(
+    _tails.map(lambda tail: f"transcript:s1:{tail}"),
+    _tails.map(lambda tail: f"artifact:s1:{tail}"),
+    _tails.map(lambda tail: f"transcript{tail}"),
+    st.just("transcript:"),
+    st.just(""),
+)
+
+
+@given(st.lists(_pointers, max_size=12))
+def test_many_pointers_read_as_each_alone(pointers: list[str]) -> None:
+    assert sequence_numbers(pointers) == [sequence_of(pointer) for pointer in pointers]
+
+
+def test_the_session_s_pointers_are_read_in_one_pass() -> None:
+    pointers = [f"transcript:s1:{number}" for number in (12, 3, 0, 40_000)]
+    assert sequence_numbers(pointers) == [12, 3, 0, 40_000]
+    assert sequence_numbers([*pointers, "artifact:s1:7"]) == [12, 3, 0, 40_000, None]
