@@ -84,23 +84,22 @@ TRANSCRIPT_SCHEME = "transcript:"
 
 
 def sequence_of(pointer: str | None) -> int | None:
-    """The record number of a `transcript:` pointer, None for anything else."""
+    """The record number of a `transcript:` pointer, None for anything else (a tail
+    `int` would refuse, such as a superscript digit in a damaged stored digest, too)."""
     if not pointer or not pointer.startswith(TRANSCRIPT_SCHEME):
         return None
     tail = pointer.rsplit(":", 1)[-1]
-    return int(tail) if tail.isdigit() else None
+    return int(tail) if tail.isdecimal() else None
 
 
 def sequence_numbers(pointers: Sequence[str]) -> list[int | None]:
     """`sequence_of` of each pointer. When every one is a `transcript:` pointer ending in
-    ASCII digits (a digest's entries, thousands of them, as the session points them),
-    they are read in a few passes of string methods rather than one call each."""
+    digits (a digest's entries, thousands of them, as the session points them), they are
+    read in a few passes of string methods rather than one call each."""
     tails = [pointer.rpartition(":")[2] for pointer in pointers]
-    digits = "".join(tails)
     if (
         all(tails)
-        and digits.isascii()
-        and digits.isdigit()
+        and "".join(tails).isdecimal()
         and all(map(str.startswith, pointers, repeat(TRANSCRIPT_SCHEME)))
     ):
         return list(map(int, tails))
