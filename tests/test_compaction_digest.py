@@ -661,12 +661,12 @@ def test_a_digest_message_carries_the_count_its_budget_weighs():
     """Every figure counts a digest message (`count_digest`, from the count it carries)
     as its budget weighs it (`count_rendered_message`: its lines, each with its newline,
     and the message's overhead), on any counter."""
-    from agent_cli.compaction.digest.merge import carry_line_count, count_digest
+    from agent_cli.compaction.digest.merge import build_counted_message, count_digest, fit_digest
 
     counter = TokenCounter()
     request = RemovedRequest("tidy up\n\n  please", "transcript:s1:0")
-    digest = merge_digest(Digest(), [request], _removed_calls(1, 5), 600, counter)
-    message = carry_line_count(build_digest_message(digest), counter)
+    fitted = fit_digest(Digest(), [request], _removed_calls(1, 5), 600, counter)
+    message = build_counted_message(fitted, counter)
     weighed = count_rendered_message(message, counter)
     assert count_digest(message, counter) == counter.count_message(message) == weighed
     assert count_digest(message, TokenCounter()) == weighed

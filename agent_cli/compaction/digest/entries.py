@@ -10,7 +10,9 @@ malformed reads as absent, never a crash, because a resumed view comes from disk
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, NamedTuple
 
 from agent_cli.compaction.markers import DIGEST_KEY
@@ -78,12 +80,30 @@ class Digest:
         return found
 
 
+TRANSCRIPT_SCHEME = "transcript:"
+
+
 def sequence_of(pointer: str | None) -> int | None:
-    """The record number of a `transcript:` pointer, None for anything else."""
-    if not pointer or not pointer.startswith("transcript:"):
+    """The record number of a `transcript:` pointer, None for anything else (a tail
+    `int` would refuse, such as a superscript digit in a damaged stored digest, too)."""
+    if not pointer or not pointer.startswith(TRANSCRIPT_SCHEME):
         return None
     tail = pointer.rsplit(":", 1)[-1]
-    return int(tail) if tail.isdigit() else None
+    return int(tail) if tail.isdecimal() else None
+
+
+def sequence_numbers(pointers: Sequence[str]) -> list[int | None]:
+    """`sequence_of` of each pointer. When every one is a `transcript:` pointer ending in
+    digits (a digest's entries, thousands of them, as the session points them), they are
+    read in a few passes of string methods rather than one call each."""
+    tails = [pointer.rpartition(":")[2] for pointer in pointers]
+    if (
+        all(tails)
+        and "".join(tails).isdecimal()
+        and all(map(str.startswith, pointers, repeat(TRANSCRIPT_SCHEME)))
+    ):
+        return list(map(int, tails))
+    return list(map(sequence_of, pointers))
 
 
 def digest_to_data(digest: Digest) -> dict[str, Any]:

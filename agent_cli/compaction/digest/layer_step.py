@@ -21,18 +21,18 @@ from typing import Any
 
 from agent_cli.compaction.digest.entries import Digest, digest_from_message
 from agent_cli.compaction.digest.merge import (
-    carry_line_count,
+    build_counted_message,
     count_digest,
     count_rendered_message,
-    merge_digest,
+    fit_digest,
 )
 from agent_cli.compaction.digest.removed_items import RemovedInteraction, RemovedRequest
-from agent_cli.compaction.digest.render import build_digest_message, insert_digest, split_digest
+from agent_cli.compaction.digest.render import insert_digest, split_digest
 from agent_cli.compaction.digest.what_left import collect_removed
 from agent_cli.compaction.facts_index import FactsIndex
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import APPLIED, NO_CHANGE, LayerOutcome
-from agent_cli.tokens import TokenCounter
+from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 Messages = list[dict[str, Any]]
 LayerStep = Callable[[Messages, int], LayerOutcome]  # (view, its own tokens) -> outcome
@@ -59,7 +59,7 @@ def apply_step_with_digest(
     saved = outcome.tokens_saved  # a view's count is the sum of its messages' counts
     if requests or interactions:
         earlier, rendered = _earlier_digest(digest_message, facts, counter)
-        digest = merge_digest(
+        fitted = fit_digest(
             earlier,
             requests,
             interactions,
@@ -68,9 +68,9 @@ def apply_step_with_digest(
             rendered,
             secrets=policy.secret_forms,
         )
-        digest_message = carry_line_count(build_digest_message(digest), counter)
+        digest_message = build_counted_message(fitted, counter)
         if facts is not None:  # the next step of this run need not parse it again
-            facts.note_digest(digest_message, digest)
+            facts.note_digest(digest_message, fitted.digest)
         saved += digest_tokens - count_digest(digest_message, counter)
     after = insert_digest(outcome.messages, digest_message)
     if saved <= 0 and (requests or interactions):  # its trace costs more than it frees
@@ -82,14 +82,17 @@ def _earlier_digest(
     message: dict[str, Any] | None, facts: FactsIndex | None, counter: TokenCounter
 ) -> tuple[Digest, int | None]:
     """The digest `message` holds, and its tokens as the budget counts them when known.
-    One built by an earlier step of this run is taken as built and counted off its text
-    (then the rendering of its entries); one from before the run is parsed, and
-    `merge_digest` renders its entries to count them (its text may have been written
-    otherwise: a resumed view)."""
+    One built by an earlier step of this run is taken as built, with the count its
+    message carries (its lines', `build_counted_message`; counted off its text when that
+    count is refused); one from before the run is parsed, and the merge renders its
+    entries to count them (its text may have been written otherwise: a resumed view)."""
     known = None if facts is None or message is None else facts.digest_of(message)
     if known is None or message is None:
         return digest_from_message(message), None
-    return known, count_rendered_message(message, counter)
+    carried = counter.carried_count(message, message.get("content"))
+    if carried is None:
+        return known, count_rendered_message(message, counter)
+    return known, MESSAGE_OVERHEAD_TOKENS + carried
 
 
 def _removed_by(

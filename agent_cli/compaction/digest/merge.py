@@ -17,8 +17,10 @@ Contract:
   pointer and none of `secrets` is split (`safe_cuts`).
 - The budget (in the caller's counter's tokens) covers the whole message: header,
   titles, the "older" line. It weighs the sum of the rendered lines' counts, each with its
-  newline (`removed_items.count_line`); the digest message carries that sum as its text's
-  count (`carry_line_count`), so every figure counts it the same way, on any counter.
+  newline (`removed_items.count_line`). A merge returns that sum with the digest
+  (`FittedDigest`, added up as the entries are fitted, never by counting the rendered
+  text again); the digest message carries it as its text's count
+  (`build_counted_message`), so every figure counts it the same way, on any counter.
 Pure.
 """
 
@@ -26,13 +28,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, NamedTuple, cast
 
 from agent_cli.compaction.digest.entries import (
     Digest,
     InteractionEntry,
     OlderRange,
     RequestEntry,
+    sequence_numbers,
     sequence_of,
 )
 from agent_cli.compaction.digest.removed_items import (
@@ -41,7 +44,12 @@ from agent_cli.compaction.digest.removed_items import (
     count_line,
     with_pointer,
 )
-from agent_cli.compaction.digest.render import older_line, render_digest, request_line
+from agent_cli.compaction.digest.render import (
+    build_digest_message,
+    older_line,
+    render_digest,
+    request_line,
+)
 from agent_cli.compaction.markers import DIGEST_HEADER, DIGEST_LATER_PART
 from agent_cli.safe_cuts import safe_head_end
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
@@ -54,6 +62,14 @@ MIN_LINE_TOKENS = 1  # no entry's line costs less: it holds at least its newline
 Line = InteractionEntry | RemovedInteraction
 
 
+class FittedDigest(NamedTuple):
+    """A merged digest and its text's count as the budget weighs it: its rendered lines,
+    each with its newline (`count_line` of `render_digest(digest)`)."""
+
+    digest: Digest
+    line_tokens: int
+
+
 def merge_digest(
     digest: Digest,
     requests: Sequence[RemovedRequest],
@@ -63,11 +79,29 @@ def merge_digest(
     rendered_tokens: int | None = None,
     secrets: SecretForms = NO_SECRETS,
 ) -> Digest:
-    """`digest` with the newly removed items added (module contract). `rendered_tokens`:
-    the digest's tokens as the budget counts them, when the caller has them
-    (`count_rendered_message` of the message it came from)."""
+    """`digest` with the newly removed items added (module contract); `fit_digest` for
+    its entries alone."""
     if not (requests or interactions):
         return digest
+    return fit_digest(
+        digest, requests, interactions, budget_tokens, counter, rendered_tokens, secrets
+    ).digest
+
+
+def fit_digest(
+    digest: Digest,
+    requests: Sequence[RemovedRequest],
+    interactions: Sequence[RemovedInteraction],
+    budget_tokens: int,
+    counter: TokenCounter,
+    rendered_tokens: int | None = None,
+    secrets: SecretForms = NO_SECRETS,
+) -> FittedDigest:
+    """`digest` with the newly removed items added (module contract), and its text's
+    count. `rendered_tokens`: the digest's tokens as the budget counts them (its
+    message's), when the caller has them; they must be those of `render_digest(digest)`."""
+    if not (requests or interactions):
+        return FittedDigest(digest, count_line(render_digest(digest), counter))
     appended = _append_part(
         digest, requests, interactions, budget_tokens, rendered_tokens, counter, secrets
     )
@@ -84,9 +118,10 @@ def _append_part(
     rendered_tokens: int | None,
     counter: TokenCounter,
     secrets: SecretForms,
-) -> Digest | None:
+) -> FittedDigest | None:
     """`digest` with one more part holding the new items whole, or None when that would
-    pass the budget (or there is no digest yet)."""
+    pass the budget (or there is no digest yet). The new part's text follows the others
+    after a line break, so the text's count is theirs plus the new part's lines'."""
     least = (len(requests) + len(interactions)) * MIN_LINE_TOKENS
     if digest.is_empty() or least > budget_tokens:
         return None
@@ -99,24 +134,22 @@ def _append_part(
     titles += ["Interactions:"] if interactions else []
     room -= sum(count_line(title, counter) for title in titles)
     new_requests = [RequestEntry(r.text, r.pointer) for r in requests]
-    lines: list[InteractionEntry] = []
     for entry in new_requests:
         room -= count_line(request_line(entry), counter)
-    for removed in interactions:  # newest first: the lines stop as soon as room runs out
-        if room < 0:
-            return None
-        line = InteractionEntry(removed.describe(secrets), removed.pointer)
-        room -= _line_cost(removed, line.line, counter)
-        lines.append(line)
     if room < 0:
         return None
+    lines, used = _fit_lines(interactions, room, counter, secrets)  # stops where room ends
+    if len(lines) < len(interactions):
+        return None
+    room -= used
     part_sizes = tuple((len(r), len(i)) for r, i in digest.split_parts())
-    return Digest(
+    merged = Digest(
         (*new_requests, *digest.requests),
         (*lines, *digest.interactions),
         digest.older,
         (*part_sizes, (len(new_requests), len(lines))),
     )
+    return FittedDigest(merged, budget_tokens - room - MESSAGE_OVERHEAD_TOKENS)
 
 
 def refit_digest(
@@ -126,37 +159,47 @@ def refit_digest(
     budget_tokens: int,
     counter: TokenCounter,
     secrets: SecretForms = NO_SECRETS,
-) -> Digest:
-    """All entries fitted again into one part (module contract)."""
+) -> FittedDigest:
+    """All entries fitted again into one part (module contract), and its text's count:
+    the header, each title shown, the requests, the kept lines and the "older" line."""
     new_requests = [RequestEntry(r.text, r.pointer) for r in requests]
-    all_requests, _ = _newest_first([*new_requests, *digest.requests])
-    titles = (DIGEST_HEADER, "User requests:", "Interactions:")
-    budget = budget_tokens - MESSAGE_OVERHEAD_TOKENS - sum(count_line(t, counter) for t in titles)
-    all_lines, is_sorted = _newest_first([*interactions, *digest.interactions])
+    all_requests, _, _ = _newest_first([*new_requests, *digest.requests])
+    header, requests_title, lines_title = (
+        count_line(title, counter) for title in (DIGEST_HEADER, "User requests:", "Interactions:")
+    )
+    budget = budget_tokens - MESSAGE_OVERHEAD_TOKENS - header - requests_title - lines_title
+    all_lines, pointers, is_sorted = _newest_first([*interactions, *digest.interactions])
     reserve = 0  # what the "older" line costs if every interaction line folded
     if all_lines or digest.older.count:
-        reserve = count_line(older_line(_fold(digest.older, all_lines, is_sorted)), counter)
-    fitted, used = _fit_requests(all_requests, budget - reserve, counter, secrets)
+        reserve = count_line(older_line(_fold(digest.older, pointers, is_sorted)), counter)
+    fitted, requests_used = _fit_requests(all_requests, budget - reserve, counter, secrets)
     fill = budget - int(budget_tokens * REFIT_HEADROOM)
-    line_budget = max(fill - used, 0)  # requests first: lines that do not fit fold
-    kept, folded, used = _fit_lines(all_lines, line_budget, counter, secrets)
-    older = _fold(digest.older, folded, is_sorted)
+    line_budget = max(fill - requests_used, 0)  # requests first: lines that do not fit fold
+    kept, used = _fit_lines(all_lines, line_budget, counter, secrets)
+    older = _fold(digest.older, pointers[len(kept) :], is_sorted)
     if older.count:
-        older = _make_room_for_older(kept, older, line_budget - used, counter)
-    return Digest(tuple(fitted), tuple(kept), older)
+        older, room = _make_room_for_older(kept, older, line_budget - used, counter)
+        used = line_budget - room
+    tokens = header + (requests_title + requests_used if fitted else 0)
+    if kept or older.count:
+        tokens += lines_title + used
+    if older.count:
+        tokens += count_line(older_line(older), counter)
+    return FittedDigest(Digest(tuple(fitted), tuple(kept), older), tokens)
 
 
-def _newest_first(entries: list[Any]) -> tuple[list[Any], bool]:
+def _newest_first(entries: list[Any]) -> tuple[list[Any], list[str | None], bool]:
     """By record number, newest first, when every entry has one (and True); else as
-    given (and False)."""
+    given (and False); with the entries' pointers in that order. Each pointer is parsed
+    once."""
     pointers = [entry.pointer for entry in entries]
     if None in pointers:
-        return entries, False
-    numbers = list(map(sequence_of, pointers))
+        return entries, pointers, False
+    numbers = sequence_numbers(cast("list[str]", pointers))
     if None in numbers:
-        return entries, False
-    order = sorted(range(len(entries)), key=lambda i: numbers[i] or 0, reverse=True)
-    return [entries[i] for i in order], True
+        return entries, pointers, False
+    order = sorted(range(len(entries)), key=cast("list[int]", numbers).__getitem__, reverse=True)
+    return [entries[i] for i in order], [pointers[i] for i in order], True
 
 
 def _fit_requests(
@@ -179,52 +222,63 @@ def _fit_requests(
 
 
 def _fit_lines(
-    entries: list[Line], budget: int, counter: TokenCounter, secrets: SecretForms
-) -> tuple[list[InteractionEntry], list[Line], int]:
-    """The newest lines that fit `budget`, the rest (to fold) and the tokens of those
-    that fit. A removed interaction's line is written only when it is kept."""
+    entries: Sequence[Line], budget: int, counter: TokenCounter, secrets: SecretForms
+) -> tuple[list[InteractionEntry], int]:
+    """The newest lines that fit `budget` (those of the first entries; the rest fold)
+    and their tokens. A removed interaction's line is written only when it is kept; one
+    already written and counted for `counter` is taken as it is (the common case, read
+    thousands of times a run: inline rather than through `_line_with_cost`)."""
     used, kept = 0, list[InteractionEntry]()
     add, new = kept.append, tuple.__new__
-    for index, entry in enumerate(entries):
-        line = entry.line  # None only for a removed call whose line is not written yet
-        if line is None:
-            line = entry.describe(secrets)  # type: ignore[union-attr]
-        cost = _line_cost(entry, line, counter)
+    for entry in entries:
+        counted = entry.counted if type(entry) is RemovedInteraction else None
+        line = entry.line
+        if counted is not None and counted[0] is counter and line is not None:
+            cost = counted[1]
+        else:
+            line, cost = _line_with_cost(entry, counter, secrets)
         if used + cost > budget:
-            return kept, entries[index:], used
+            break
         used += cost
         add(new(InteractionEntry, (line, entry.pointer)))
-    return kept, [], used
+    return kept, used
 
 
-def _line_cost(entry: Line, line: str, counter: TokenCounter) -> int:
-    """Tokens of `entry`'s `line` with its pointer: the figure a removed call carries
-    for this very counter, else counted."""
-    known = entry.line_tokens(counter) if isinstance(entry, RemovedInteraction) else None
-    return count_line(with_pointer(line, entry.pointer), counter) if known is None else known
+def _line_with_cost(entry: Line, counter: TokenCounter, secrets: SecretForms) -> tuple[str, int]:
+    """`entry`'s line and the tokens of that line with its pointer: the figure a removed
+    call carries for this very counter, else counted. A removed call's line is written
+    here when it was not yet (`RemovedInteraction.describe`)."""
+    if isinstance(entry, InteractionEntry):
+        return entry.line, count_line(with_pointer(entry.line, entry.pointer), counter)
+    line = entry.describe(secrets)  # the line written already, else written now
+    counted = entry.counted
+    if counted is not None and counted[0] is counter:
+        return line, counted[1]
+    return line, count_line(with_pointer(line, entry.pointer), counter)
 
 
 def _make_room_for_older(
     kept: list[InteractionEntry], older: OlderRange, room: int, counter: TokenCounter
-) -> OlderRange:
+) -> tuple[OlderRange, int]:
     """Fold the oldest kept lines (from the end of `kept`, in place) until the "older"
-    line fits in the `room` the kept lines left, or what they give back."""
+    line fits in the `room` the kept lines left, or what they give back; and the room
+    left then."""
     while kept and count_line(older_line(older), counter) > room:
         entry = kept.pop()
         room += count_line(with_pointer(entry.line, entry.pointer), counter)
-        older = _fold(older, [entry])
-    return older
+        older = _fold(older, [entry.pointer])
+    return older, room
 
 
-def _fold(older: OlderRange, entries: list[Line], is_sorted: bool = False) -> OlderRange:
-    """`older` with `entries` folded in: the count, and the pointers at both ends (of
-    entries sorted newest first by record number, only the list's ends are read)."""
-    if not entries:
+def _fold(older: OlderRange, pointers: Sequence[str | None], is_sorted: bool = False) -> OlderRange:
+    """`older` with the entries of `pointers` folded in: the count, and the pointers at
+    both ends (of pointers sorted newest first by record number, only the list's ends
+    are read; else each distinct one, in order)."""
+    if not pointers:
         return older
     first, last = older.first, older.last
     low, high = sequence_of(first), sequence_of(last)
-    for entry in (entries[-1], entries[0]) if is_sorted else entries:
-        pointer = entry.pointer
+    for pointer in dict.fromkeys((pointers[-1], pointers[0]) if is_sorted else pointers):
         number = None if pointer is None else sequence_of(pointer)
         if number is None:
             continue
@@ -232,7 +286,7 @@ def _fold(older: OlderRange, entries: list[Line], is_sorted: bool = False) -> Ol
             low, first = number, pointer
         if high is None or number > high:
             high, last = number, pointer
-    return OlderRange(older.count + len(entries), first, last)
+    return OlderRange(older.count + len(pointers), first, last)
 
 
 def _count_text(text: str, counter: TokenCounter) -> int:
@@ -249,16 +303,13 @@ def count_rendered_message(message: dict[str, Any], counter: TokenCounter) -> in
 
 def count_digest(message: dict[str, Any], counter: TokenCounter) -> int:
     """Tokens of a digest message as every figure counts it (`counter.count_message`'s
-    figure): from the count it carries (`carry_line_count`), else its text counted whole."""
+    figure): from the count it carries (`build_counted_message`), else its text counted whole."""
     return MESSAGE_OVERHEAD_TOKENS + counter.count_message_content(message)
 
 
-def carry_line_count(message: dict[str, Any], counter: TokenCounter) -> dict[str, Any]:
-    """A digest message marked with its lines' count as the count of its text
-    (`tokens.COUNT_KEY`), so the message counts the same on any counter."""
-    text = message.get("content")
-    return (
-        counter.carry_count(message, text, count_line(text, counter))
-        if isinstance(text, str)
-        else message
-    )
+def build_counted_message(fitted: FittedDigest, counter: TokenCounter) -> dict[str, Any]:
+    """The digest's view message (`render.build_digest_message`) carrying its lines'
+    count as the count of its text (`tokens.COUNT_KEY`), so the message counts the same
+    on any counter."""
+    message = build_digest_message(fitted.digest)
+    return counter.carry_count(message, message["content"], fitted.line_tokens)
