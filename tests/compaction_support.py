@@ -13,6 +13,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 from agent_cli.compaction import CompactionPolicy
+from agent_cli.compaction.digest.entries import Digest
+from agent_cli.compaction.digest.merge import fit_digest
 from agent_cli.tokens import TokenCounter
 
 # A small policy for hand-built histories: soft 1,000 / hard 2,000, results cut over 200.
@@ -155,3 +157,8 @@ def policies(draw: st.DrawFn) -> dict[str, int]:
         "keep_recent_messages": draw(st.integers(1, 8)),
         "summary_keep_recent": draw(st.integers(1, 6)),
     }
+
+
+def merge_digest(*args: Any, **kwargs: Any) -> Digest:
+    """The merged digest alone (`fit_digest`'s), which most digest tests compare."""
+    return fit_digest(*args, **kwargs).digest

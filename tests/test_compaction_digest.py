@@ -10,6 +10,7 @@ from compaction_support import (
     build_long_history,
     call_pair,
     make_counter,
+    merge_digest,
     policies,
     read_use,
     text,
@@ -28,7 +29,7 @@ from agent_cli.compaction import (
     validate_tool_protocol,
 )
 from agent_cli.compaction.digest.entries import Digest, sequence_of
-from agent_cli.compaction.digest.merge import REFIT_HEADROOM, count_rendered_message, merge_digest
+from agent_cli.compaction.digest.merge import REFIT_HEADROOM, count_rendered_message
 from agent_cli.compaction.digest.removed_items import RemovedInteraction, RemovedRequest
 from agent_cli.compaction.digest.render import build_digest_message, split_digest
 from agent_cli.compaction.markers import (
@@ -532,8 +533,9 @@ def test_the_wire_sends_each_part_as_a_block_and_the_next_compaction_reads_the_f
 
 
 def _merged(requests: list[str], budget: int, start: int = 1) -> Any:
+    from compaction_support import merge_digest
+
     from agent_cli.compaction.digest.entries import Digest
-    from agent_cli.compaction.digest.merge import merge_digest
     from agent_cli.compaction.digest.removed_items import RemovedRequest
 
     found = [RemovedRequest(t, f"transcript:s1:{start + n}") for n, t in enumerate(requests)]
@@ -559,8 +561,10 @@ def test_an_appended_request_of_many_lines_is_counted_as_the_digest_counts_it():
 def test_a_refit_whose_requests_fit_stays_within_the_budget():
     """Interaction lines get what the requests leave, never a fixed share on top: the
     rest fold into the "older" line (and a refitted digest leaves room for parts)."""
+    from compaction_support import merge_digest
+
     from agent_cli.compaction.digest.entries import Digest
-    from agent_cli.compaction.digest.merge import count_digest, merge_digest
+    from agent_cli.compaction.digest.merge import count_digest
     from agent_cli.compaction.digest.removed_items import RemovedRequest
     from agent_cli.compaction.digest.render import build_digest_message
 
@@ -593,8 +597,10 @@ def test_the_fold_line_always_has_its_room_however_much_the_requests_take():
     fitted less what that line costs with every interaction folded, so a digest whose
     requests are kept whole never goes over its budget by the fold line (requests of every
     size around the edge; past it they are shortened, a case of its own)."""
+    from compaction_support import merge_digest
+
     from agent_cli.compaction.digest.entries import Digest
-    from agent_cli.compaction.digest.merge import count_digest, merge_digest
+    from agent_cli.compaction.digest.merge import count_digest
     from agent_cli.compaction.digest.removed_items import RemovedRequest
     from agent_cli.compaction.digest.render import build_digest_message
 

@@ -36,8 +36,9 @@ def test_a_tail_int_would_refuse_reads_as_no_number() -> None:
     """A damaged stored digest may hold a pointer ending in a superscript digit (a digit
     to `str.isdigit`, not to `int`): it has no record number, and a refit of such a digest
     folds it rather than failing."""
+    from compaction_support import merge_digest
+
     from agent_cli.compaction.digest.entries import Digest, InteractionEntry
-    from agent_cli.compaction.digest.merge import merge_digest
     from agent_cli.compaction.digest.removed_items import RemovedInteraction
     from agent_cli.tokens import TokenCounter
 

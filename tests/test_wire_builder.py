@@ -13,12 +13,12 @@ import json
 from typing import Any
 
 import pytest
+from compaction_support import merge_digest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from test_wire_properties import READ_TOOL, assistant, text, tool_use, user
 
 from agent_cli.compaction.digest.entries import Digest
-from agent_cli.compaction.digest.merge import merge_digest
 from agent_cli.compaction.digest.removed_items import RemovedRequest
 from agent_cli.compaction.digest.render import build_digest_message
 from agent_cli.errors import WireFormatError

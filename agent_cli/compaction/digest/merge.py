@@ -70,24 +70,6 @@ class FittedDigest(NamedTuple):
     line_tokens: int
 
 
-def merge_digest(
-    digest: Digest,
-    requests: Sequence[RemovedRequest],
-    interactions: Sequence[RemovedInteraction],
-    budget_tokens: int,
-    counter: TokenCounter,
-    rendered_tokens: int | None = None,
-    secrets: SecretForms = NO_SECRETS,
-) -> Digest:
-    """`digest` with the newly removed items added (module contract); `fit_digest` for
-    its entries alone."""
-    if not (requests or interactions):
-        return digest
-    return fit_digest(
-        digest, requests, interactions, budget_tokens, counter, rendered_tokens, secrets
-    ).digest
-
-
 def fit_digest(
     digest: Digest,
     requests: Sequence[RemovedRequest],
