@@ -34,7 +34,7 @@ from agent_cli.compaction import (
     compact_context,
 )
 from agent_cli.compaction.digest.what_left import collect_removed
-from agent_cli.compaction.layers.dedup import build_dedup_outcome, find_superseded_reads
+from agent_cli.compaction.layers.dedup import build_dedup_outcome
 from agent_cli.compaction.layers.prune import build_prune_outcome
 from agent_cli.compaction.layers.truncate import build_truncation_outcome
 from agent_cli.compaction.markers import SOURCE_KEY
@@ -248,10 +248,11 @@ def test_reads_recorded_under_one_read_rule_are_not_taken_under_another():
         view += [{"role": "assistant", "content": [use]}, user([tool_result(use["id"])])]
     index = ViewIndex(make_counter()[0])
     index.measure(view, CompactionPolicy())  # reads: read_file
-    facts = index.facts()
-    assert find_superseded_reads(view, CompactionPolicy(), facts) == {}
+    counter, facts = index.counter, index.facts()
+    plain_reads = build_dedup_outcome(view, CompactionPolicy(), counter, facts)
+    assert plain_reads.removed_tool_use_ids == ()
     cat_reads = CompactionPolicy(read_tool_names={"cat"})
-    assert find_superseded_reads(view, cat_reads, facts) == {"toolu_1": 1}
+    assert build_dedup_outcome(view, cat_reads, counter, facts).removed_tool_use_ids == ("toolu_1",)
 
 
 def _reads_history(turns: int = 40) -> list[dict[str, Any]]:

@@ -57,9 +57,10 @@ DEFAULT_POLICY = CompactionPolicy()
 @dataclass
 class RecordedFacts:
     """Facts recorded by the per-turn check for the messages of one view: frozen ones by
-    identity (they cannot change), plain ones by position (index, message, facts), since
-    a plain dict is known unchanged only where it was just compared with its snapshot;
-    and the largest tool_result of the view (tokens), kept as messages are recorded."""
+    identity (they cannot change; the smaller messages of their recorded cuts too), plain
+    ones by position (index, message, facts), since a plain dict is known unchanged only
+    where it was just compared with its snapshot; and the largest tool_result of the view
+    (tokens), kept as messages are recorded."""
 
     frozen: KnownFacts = field(default_factory=dict)
     plain: list[tuple[int, Message, MessageFacts]] = field(default_factory=list)

@@ -28,19 +28,10 @@ from agent_cli.compaction.results import NO_CHANGE, LayerOutcome, run_layer_alon
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 
-def find_superseded_reads(
-    messages: Sequence[dict[str, Any]],
-    policy: CompactionPolicy,
-    facts: FactsIndex | None = None,
-) -> dict[str, int]:
-    """Reads that a later read of the same thing made redundant: id -> tool_use index.
-    With the run's `facts` the reads the per-turn check found under this policy's read
-    rule are taken as they are (`MessageFacts.reads`)."""
-    return _superseded((FactsIndex(None) if facts is None else facts).of_all(messages), policy)
-
-
 def _superseded(found: Sequence[MessageFacts], policy: CompactionPolicy) -> dict[str, int]:
-    """`find_superseded_reads` from the facts of each message of the view."""
+    """Reads that a later read of the same thing made redundant: id -> tool_use index
+    (`found`: the facts of each message of the view). The reads the per-turn check keyed
+    under this policy's read rule are taken as they are (`MessageFacts.reads`)."""
     rule, paths = read_rule(policy), dict[str, str]()
     newest: dict[tuple[str, ...], tuple[str, int]] = {}
     superseded: dict[str, int] = {}
