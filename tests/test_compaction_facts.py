@@ -38,7 +38,7 @@ from agent_cli.compaction.layers.dedup import build_dedup_outcome
 from agent_cli.compaction.layers.prune import build_prune_outcome
 from agent_cli.compaction.layers.truncate import build_truncation_outcome
 from agent_cli.compaction.markers import SOURCE_KEY
-from agent_cli.compaction.message_facts import user_texts
+from agent_cli.compaction.message_facts import build_message_facts, user_texts
 from agent_cli.frozen import freeze
 
 SETTINGS = settings(
@@ -202,10 +202,10 @@ def test_a_plain_message_changed_in_place_is_read_afresh():
     first["content"] = "words two"  # now equal to what `second` was measured as
     moved = [user("words one"), {"role": "assistant", "content": "ok"}, first]
     index.measure(moved)  # the measured prefix matches, by equality
-    assert index.facts().of(first).texts == ("words two",)
+    assert index.facts()[2].texts == ("words two",)
     second["content"] = "words three"
     index.measure(view)
-    assert index.facts().of(second).texts == ("words three",)
+    assert index.facts()[2].texts == ("words three",)
 
 
 def test_the_per_turn_check_counts_each_digest_line_once_so_compaction_does_not():
@@ -231,10 +231,10 @@ def test_a_line_is_not_taken_from_facts_for_another_tool_use_block():
     view = [user("go"), {"role": "assistant", "content": [use]}, user([tool_result("toolu_1")])]
     index = ViewIndex(make_counter()[0])
     index.measure(view)
-    facts = index.facts()
     other = {"role": "assistant", "content": [tool_use("toolu_1", "bash", {"command": "rm x"})]}
     changed = [view[0], other, view[2]]
-    _, calls = collect_removed(changed, changed[:1], facts)
+    index.measure(changed)
+    _, calls = collect_removed(changed, changed[:1], index.facts())
     assert [call.describe() for call in calls] == ["bash command=rm x -> 2 chars, ok"]
 
 
@@ -333,8 +333,8 @@ def test_a_call_whose_result_was_cut_is_named_with_the_result_that_left():
     policy = CompactionPolicy(soft_threshold=2_000, hard_limit=40_000, keep_recent_messages=2)
     index = ViewIndex(counter)
     index.measure(view, policy)
-    facts = index.facts()
-    cut = build_truncation_outcome(view, policy, counter, facts).messages
+    truncated = build_truncation_outcome(view, policy, counter, index.facts())
+    cut, facts = truncated.messages, truncated.facts
     assert cut[4] is not view[4]  # the long result was cut: its message is a new one
     pruned = build_prune_outcome(cut, policy, counter, None, facts)
     found = collect_removed(cut, pruned.messages, facts)
@@ -356,9 +356,10 @@ def test_a_result_far_after_its_call_is_still_matched_when_both_leave():
     view = [freeze(m) for m in view]
     index = ViewIndex(make_counter()[0])
     index.measure(view)
-    facts = index.facts()
     cut = {**view[-3], "content": [tool_result("toolu_late", "cut")]}
     before = [*view[:-3], cut, *view[-2:]]
+    recorded = index.facts()  # a layer that rebuilt a message gives it facts of its own
+    facts = [*recorded[:-3], build_message_facts(cut, None), *recorded[-2:]]
     kept = [view[0], *view[-2:]]
     with_facts = collect_removed(before, kept, facts)
     assert _as_reference(with_facts) == _reference_removed(before, kept)

@@ -18,8 +18,8 @@ import pytest
 from compaction_support import assistant, make_counter, read_use, text, tool_result, user
 
 import agent_cli.compaction.digest.removed_items as removed_items
-import agent_cli.compaction.facts_index as facts_index
 import agent_cli.compaction.layers.truncate as truncate
+import agent_cli.compaction.view_index as view_index
 from agent_cli.compaction import CompactionPolicy, ViewIndex, compact_context
 from agent_cli.compaction.digest.entries import Digest, RequestEntry, digest_from_message
 from agent_cli.compaction.digest.render import build_digest_message
@@ -282,9 +282,9 @@ def test_a_run_under_another_budget_does_not_index_the_view_again(monkeypatch):
     index = ViewIndex(make_counter()[0])
     index.measure(view[:-2], POLICY)
     built: list[Any] = []
-    real = facts_index.build_message_facts
+    real = view_index.build_message_facts
     monkeypatch.setattr(
-        facts_index, "build_message_facts", lambda *args: built.append(args) or real(*args)
+        view_index, "build_message_facts", lambda *args: built.append(args) or real(*args)
     )
     calibrated = CompactionPolicy(**{**_settings(POLICY), "max_tool_result_tokens": 150})
     kept = compact_context(view, policy=calibrated, index=index)

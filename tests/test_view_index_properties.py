@@ -66,7 +66,7 @@ def _comparable_facts(index: ViewIndex, view: list[Message]) -> list[Any]:
     """Every message's facts with the counter each digest line was counted by left out
     (the two indexes have counters of their own)."""
     found = []
-    for facts in index.facts().of_all(view):
+    for facts in index.facts():
         calls = None
         if facts.calls is not None:
             calls = {key: entry._replace(counted=None) for key, entry in facts.calls.items()}
@@ -82,11 +82,13 @@ def _comparable_facts(index: ViewIndex, view: list[Message]) -> list[Any]:
 def _kept_outcome(index: ViewIndex, view: list[Message], policy: CompactionPolicy) -> Any:
     """What L1, L2 and L3 make of the view (minus its digest) with the index's facts: the
     cuts it recorded, the reads and calls it keyed."""
-    facts = index.facts()
-    base = [message for message in view if not is_digest_message(message)]
+    pairs = [
+        pair for pair in zip(view, index.facts(), strict=True) if not is_digest_message(pair[0])
+    ]
+    base, facts = [message for message, _ in pairs], [found for _, found in pairs]
     cut = build_truncation_outcome(base, policy, index.counter, facts)
-    deduped = build_dedup_outcome(cut.messages, policy, index.counter, facts)
-    pruned = build_prune_outcome(deduped.messages, policy, index.counter, None, facts)
+    deduped = build_dedup_outcome(cut.messages, policy, index.counter, cut.facts)
+    pruned = build_prune_outcome(deduped.messages, policy, index.counter, None, deduped.facts)
     removed = [  # each entry's line as the digest writes it, whether written already or not
         entry._replace(counted=None, line=entry.describe(policy.secret_forms))
         for outcome in (deduped, pruned)

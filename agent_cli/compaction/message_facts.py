@@ -4,8 +4,9 @@ Contract: `build_message_facts(message, counter)` gives a message's `MessageFact
 user texts, tool blocks, pointer and largest result); `note_calls` adds, for the calls
 answered among a batch of messages, the digest entry each would leave and the tokens of
 its blocks, and for a message whose calls were all answered, those entries in order
-and the messages holding their results. How the facts are recorded and read, and why:
-`facts`. Pure: no I/O.
+and the messages holding their results. The view's index records them
+(`view_index`) and a compaction run carries them beside the view, one per message
+(`LayerOutcome.facts`). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from agent_cli.compaction.digest.entries import Digest
 from agent_cli.compaction.digest.removed_items import (
     RemovedInteraction,
     count_line,
@@ -52,6 +54,9 @@ class MessageFacts(NamedTuple):
     # replaces: these facts with its calls' entries written with the cut results (`calls`,
     # `call_tokens`, `in_order`, and `answered_in` naming the cut message)
     after_cut: MessageFacts | None = None
+    # of a digest message a step of this compaction run built: the digest it holds
+    # (`layer_step`), so the next step need not parse it again
+    digest: Digest | None = None
 
 
 NO_CALLS = tuple(MessageFacts._field_defaults.values())  # the fields after `largest_result`
@@ -106,6 +111,13 @@ def build_message_facts(message: Message, counter: TokenCounter | None) -> Messa
     if counter is not None and results:
         largest = max(map(counter.count_result_content, results))
     return MessageFacts(texts, tuple(uses), tuple(results), pointer, largest)
+
+
+def build_view_facts(
+    messages: Sequence[Message], counter: TokenCounter | None
+) -> list[MessageFacts]:
+    """The facts of each message of a view no index followed (no recorded call entries)."""
+    return [build_message_facts(message, counter) for message in messages]
 
 
 def without_calls(found: MessageFacts, ids: Collection[str]) -> MessageFacts | None:

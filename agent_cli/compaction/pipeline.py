@@ -42,7 +42,6 @@ from typing import Any
 
 from agent_cli.compaction.digest.layer_step import LayerStep, apply_step_with_digest
 from agent_cli.compaction.digest.merge import count_digest
-from agent_cli.compaction.facts_index import FactsIndex
 from agent_cli.compaction.firing import CachedPrefix, is_run_finished
 from agent_cli.compaction.layers.dedup import build_dedup_outcome
 from agent_cli.compaction.layers.prune import build_prune_outcome
@@ -77,18 +76,21 @@ def _build_step(
     policy: CompactionPolicy,
     counter: TokenCounter,
     summarizer: Summarizer | None,
-    facts: FactsIndex | None = None,
+    largest_result: int | None = None,
 ) -> LayerStep | None:
-    """The step of one layer; None where L4 cannot run (no summarizer)."""
+    """The step of one layer; None where L4 cannot run (no summarizer). `largest_result`
+    bounds every tool_result of the run: no layer adds one or makes one larger."""
     if layer == 1:
-        return lambda view, _: build_truncation_outcome(view, policy, counter, facts)
+        return lambda view, facts, _: build_truncation_outcome(
+            view, policy, counter, facts, largest_result
+        )
     if layer == 2:
-        return lambda view, _: build_dedup_outcome(view, policy, counter, facts)
+        return lambda view, facts, _: build_dedup_outcome(view, policy, counter, facts)
     if layer == 3:
-        return lambda view, tokens: build_prune_outcome(view, policy, counter, tokens, facts)
+        return lambda view, facts, tokens: build_prune_outcome(view, policy, counter, tokens, facts)
     if summarizer is None:
         return None
-    return lambda view, tokens: build_summary_outcome(view, summarizer, policy, counter, tokens)
+    return lambda view, _, tokens: build_summary_outcome(view, summarizer, policy, counter, tokens)
 
 
 def _build_report(layer: int, outcome: LayerOutcome, tokens_before: int) -> LayerReport:
@@ -113,30 +115,32 @@ def _run_layers(
     counter: TokenCounter,
     summarizer: Summarizer | None,
     force_summary: bool,
-    facts: FactsIndex,
+    index: ViewIndex,
 ) -> tuple[Messages, list[LayerReport]]:
     """Run the layers in order from a budget of `tokens` (view plus `reserved`).
 
     Automatic order L1, L2, L4, L3: without a summarizer (or when it fails) L3 prunes and
     the digest keeps the trace; a missing summarizer is reported once, at the end, when
     the view is still over the target. With `force_summary` L4 runs first, always.
-    `facts` is the run's index of message facts (`facts`), shared by every step.
+    `index` has just measured `view`: its facts travel with the view from step to step.
     """
     stop_policy, shift = policy.without_reserve(reserved)  # the stop rule weighs messages
     reports: list[LayerReport] = []
     original = CachedPrefix(view, counter)
     order = SUMMARY_FIRST_ORDER if force_summary else AUTOMATIC_ORDER
+    facts = index.facts()
     for layer in order:
-        step = _build_step(layer, policy, counter, summarizer, facts)
+        step = _build_step(layer, policy, counter, summarizer, index.largest_result)
         if step is None:
             continue
         # a summary whose digest lines eat what it frees is a summary that is not smaller
         larger = SUMMARY_NOT_SMALLER if layer == 4 else NO_CHANGE
         outcome = apply_step_with_digest(
-            step, view, tokens - reserved, policy, counter, larger_outcome=larger, facts=facts
+            step, view, facts, tokens - reserved, policy, counter, larger_outcome=larger
         )
         reports.append(_build_report(layer, outcome, tokens))
         view, tokens = outcome.messages, reports[-1].tokens_after
+        facts = outcome.facts if outcome.facts is not None else facts
         if is_run_finished(stop_policy, tokens - shift, original, view):
             return view, reports
     if summarizer is None:
@@ -166,14 +170,13 @@ def compact_context(
     if type(reserved_tokens) is not int or reserved_tokens < 0:
         raise PolicyError("reserved_tokens", "must be a non-negative integer")
     tokens_before = index.measure(messages, policy) + reserved_tokens
-    facts = index.facts()
     if tokens_before < policy.soft_threshold:
         return CompactionResult(
             list(messages), durable_state, tokens_before, tokens_before, (), (), reserved_tokens
         )
     view = list(messages)
     view, reports = _run_layers(
-        view, tokens_before, reserved_tokens, policy, counter, summarizer, force_summary, facts
+        view, tokens_before, reserved_tokens, policy, counter, summarizer, force_summary, index
     )
     tokens_after = measure_output(view, counter) + reserved_tokens
     if tokens_after >= policy.hard_limit:

@@ -14,11 +14,16 @@ Contract:
   (`token_memo.build_snapshot`; a frozen message, `agent_cli.frozen`, is its own
   snapshot), so a plain dict edited in place after it was indexed no longer matches and
   the view is indexed again; no stale count survives.
-- `facts()` gives the message facts of the view measured last, for one compaction run
-  (`facts_index.FactsIndex`): each message's user texts, tool blocks, pointer, largest
-  result, answered calls with their digest entries, and file reads keyed by the policy
-  it was measured under. A policy whose read rule or secret forms differ from the ones
-  the index was built under rebuilds it.
+- `facts()` gives the message facts of the view measured last (`message_facts`), one per
+  message, in order, for one compaction run: each message's user texts, tool blocks,
+  pointer, largest result, answered calls with their digest entries, file reads keyed by
+  the policy it was measured under and, for a frozen message with a result over that
+  policy's per-result budget, L1's cut of it. A policy whose read rule or secret forms
+  differ from the ones the index was built under rebuilds it. Recorded facts are given
+  for a message only where the view holds the very object they were recorded for (a
+  frozen message cannot change; a plain dict was just found equal to its snapshot
+  there); any other message's facts are built afresh. `largest_result`: the tokens of
+  the view's largest tool_result.
 - `count(messages, policy)`: `measure`, also for a view that is not valid yet (a call
   whose results are still running), which is counted message by message and not indexed.
 - The index holds one view: it is the owner's (`session.conversation.Conversation`
@@ -28,14 +33,22 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import operator
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agent_cli.compaction.facts_index import Cutter, FactsIndex, RecordedFacts, record_facts
-from agent_cli.compaction.layers.read_keys import read_rule
+from agent_cli.compaction.layers.read_keys import find_reads, read_rule
 from agent_cli.compaction.layers.truncate import cut_message
+from agent_cli.compaction.message_facts import (
+    CutFacts,
+    MessageFacts,
+    build_message_facts,
+    note_calls,
+    with_caller_after_cut,
+)
 from agent_cli.compaction.policy import CompactionPolicy, ReadRule
 from agent_cli.errors import ToolProtocolError
+from agent_cli.frozen import is_frozen
 from agent_cli.protocol import ProtocolScan
 from agent_cli.secret_forms import SecretForms
 from agent_cli.token_memo import build_snapshot
@@ -44,6 +57,7 @@ from agent_cli.tokens import TokenCounter
 Message = dict[str, Any]
 Terms = tuple[ReadRule, SecretForms]  # what recorded facts depend on of a policy
 DEFAULT_POLICY = CompactionPolicy()
+Cutter = Callable[[Message, MessageFacts], CutFacts | None]  # L1 on one message
 
 
 class ViewIndex:
@@ -55,13 +69,20 @@ class ViewIndex:
         self._messages: Sequence[Message] = ()
         self._tokens = 0
         self._tool_ids: set[str] = set()
-        self._facts = RecordedFacts()
+        self._recorded: list[Message] = []  # the objects `_facts` were recorded for
+        self._facts: list[MessageFacts] = []
+        self._largest_result = 0
         self._terms: Terms | None = None
 
     @property
     def tokens(self) -> int:
         """Tokens of the view measured last (0 before any)."""
         return self._tokens
+
+    @property
+    def largest_result(self) -> int:
+        """Tokens of the largest tool_result of the view measured last (0 without one)."""
+        return self._largest_result
 
     @property
     def length(self) -> int:
@@ -82,12 +103,14 @@ class ViewIndex:
         answered = scan.finish()  # an invalid view raises here and leaves the index as it was
         try:
             tokens = self.counter.count_messages(added)
-            record_facts(
-                self._facts, added, start, answered, self.counter, policy, self._cutter(policy)
-            )
+            facts = record_facts(added, start, answered, self.counter, policy, self._cutter(policy))
         except BaseException:  # a bad view or Ctrl-C: never leave a half-extended index
             self._clear(None)
             raise
+        self._recorded.extend(added)
+        self._facts.extend(facts)
+        largest = max((found.largest_result or 0 for found in facts), default=0)
+        self._largest_result = max(self._largest_result, largest)
         self._tool_ids.update(answered)
         self._snapshots.extend(build_snapshot(message) for message in added)
         self._tokens += tokens
@@ -101,9 +124,16 @@ class ViewIndex:
         except ToolProtocolError:
             return self.counter.count_messages(messages)
 
-    def facts(self) -> FactsIndex:
-        """The facts of the view measured last, for one compaction run."""
-        return FactsIndex(self.counter, self._facts, self._messages)
+    def facts(self) -> list[MessageFacts]:
+        """The facts of the view measured last, one per message (module doc)."""
+        view, recorded = self._messages, self._recorded
+        if all(map(operator.is_, view, recorded)):
+            return list(self._facts)
+        build, counter = build_message_facts, self.counter
+        return [
+            facts if message is known else build(message, counter)
+            for message, known, facts in zip(view, recorded, self._facts, strict=True)
+        ]
 
     def _cutter(self, policy: CompactionPolicy) -> Cutter:
         """L1 on one message under `policy`, for the facts recorded under it."""
@@ -128,7 +158,61 @@ class ViewIndex:
 
     def _clear(self, terms: Terms | None) -> None:
         self._snapshots, self._messages, self._tokens = [], (), 0
-        self._tool_ids, self._facts, self._terms = set(), RecordedFacts(), terms
+        self._recorded, self._facts, self._largest_result = [], [], 0
+        self._tool_ids, self._terms = set(), terms
+
+
+def record_facts(
+    messages: Sequence[Message],
+    start: int,
+    interactions: Mapping[str, tuple[int, int]],
+    counter: TokenCounter,
+    policy: CompactionPolicy,
+    cut: Cutter,
+) -> list[MessageFacts]:
+    """The facts of `messages` (message `start` of a view onwards, just validated;
+    `interactions` are the calls answered among them): with the reads keyed as L2
+    compares them under `policy` (`read_keys`) and, for a frozen message with a result
+    over that policy's per-result budget, what `cut` (L1 on one message) makes of it."""
+    facts = [build_message_facts(message, counter) for message in messages]
+    note_calls(facts, messages, start, interactions, counter, policy.secret_forms)
+    rule, budget = read_rule(policy), policy.max_tool_result_tokens
+    for index, found in enumerate(facts):
+        if found.uses:
+            facts[index] = found._replace(reads=find_reads(found.uses, policy), read_rule=rule)
+        elif (found.largest_result or 0) > budget and is_frozen(message := messages[index]):
+            made = cut(message, found)
+            if made is not None:
+                facts[index] = found._replace(cut=made)
+                _note_caller(facts, index, message, made, (start, interactions), counter, policy)
+    return facts
+
+
+def _note_caller(
+    facts: list[MessageFacts],
+    position: int,
+    message: Message,
+    cut: CutFacts,
+    batch: tuple[int, Mapping[str, tuple[int, int]]],
+    counter: TokenCounter,
+    policy: CompactionPolicy,
+) -> None:
+    """Give the message whose calls `message` (at `position` of `facts`, which L1 cuts to
+    `cut`) answers its facts after the cut (`with_caller_after_cut`), when that message is
+    among `facts` (`batch`: where it starts in the view, and the calls answered in it)."""
+    start, interactions = batch
+    callers = {
+        interactions[tool_id][0]
+        for block in facts[position].results
+        if isinstance(tool_id := block.get("tool_use_id"), str) and tool_id in interactions
+    }
+    if len(callers) != 1:
+        return
+    caller = callers.pop() - start
+    if 0 <= caller < position:
+        facts[caller] = with_caller_after_cut(
+            facts[caller], message, cut, counter, policy.secret_forms
+        )
 
 
 def measure_view(messages: Sequence[Message], counter: TokenCounter) -> int:

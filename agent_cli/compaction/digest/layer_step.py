@@ -1,6 +1,6 @@
 """Running one layer step so that what it removes leaves a trace in the running digest.
 
-Contract: `apply_step_with_digest(step, view, view_tokens, policy, counter)` takes the
+Contract: `apply_step_with_digest(step, view, facts, view_tokens, policy, counter)` takes the
 digest message out of `view`, runs the layer on the rest (layers never see, count or
 remove the digest), adds what the layer removed to the digest (`what_left`, `merge`) and
 puts it back. The outcome's view and saving include the digest, so every figure counts
@@ -29,36 +29,42 @@ from agent_cli.compaction.digest.merge import (
 from agent_cli.compaction.digest.removed_items import RemovedInteraction, RemovedRequest
 from agent_cli.compaction.digest.render import insert_digest, split_digest
 from agent_cli.compaction.digest.what_left import collect_removed
-from agent_cli.compaction.facts_index import FactsIndex
+from agent_cli.compaction.message_facts import MessageFacts, build_message_facts, build_view_facts
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import APPLIED, NO_CHANGE, LayerOutcome
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 Messages = list[dict[str, Any]]
-LayerStep = Callable[[Messages, int], LayerOutcome]  # (view, its own tokens) -> outcome
+Facts = list[MessageFacts]
+# (view, its messages' facts, its own tokens) -> outcome
+LayerStep = Callable[[Messages, Facts, int], LayerOutcome]
 
 
 def apply_step_with_digest(
     step: LayerStep,
     view: Messages,
+    facts: Facts,
     view_tokens: int,
     policy: CompactionPolicy,
     counter: TokenCounter,
     *,
     larger_outcome: str = NO_CHANGE,
-    facts: FactsIndex | None = None,
 ) -> LayerOutcome:
-    """Run `step` on `view` minus its digest and merge what it removed (module doc);
-    `facts`, the run's index, spares rescanning what was removed."""
+    """Run `step` on `view` minus its digest and merge what it removed (module doc).
+    `facts` are those of each message of `view`; the outcome carries those of its view."""
     base, digest_message = split_digest(view)
+    base_facts, digest_facts = facts, None
+    if digest_message is not None:
+        at = 0 if view[0] is digest_message else 1
+        base_facts, digest_facts = [*facts[:at], *facts[at + 1 :]], facts[at]
     digest_tokens = count_digest(digest_message, counter) if digest_message else 0
-    outcome = step(base, view_tokens - digest_tokens)
+    outcome = step(base, base_facts, view_tokens - digest_tokens)
     if outcome.outcome != APPLIED:
-        return dataclasses.replace(outcome, messages=view, tokens_saved=0)
-    requests, interactions = _removed_by(outcome, base, facts)
+        return dataclasses.replace(outcome, messages=view, facts=facts, tokens_saved=0)
+    requests, interactions = _removed_by(outcome, base, base_facts)
     saved = outcome.tokens_saved  # a view's count is the sum of its messages' counts
     if requests or interactions:
-        earlier, rendered = _earlier_digest(digest_message, facts, counter)
+        earlier, rendered = _earlier_digest(digest_message, digest_facts, counter)
         fitted = fit_digest(
             earlier,
             requests,
@@ -69,24 +75,31 @@ def apply_step_with_digest(
             secrets=policy.secret_forms,
         )
         digest_message = build_counted_message(fitted, counter)
-        if facts is not None:  # the next step of this run need not parse it again
-            facts.note_digest(digest_message, fitted.digest)
+        # the next step of this run takes the digest as built, not parsed again
+        digest_facts = build_message_facts(digest_message, counter)._replace(digest=fitted.digest)
         saved += digest_tokens - count_digest(digest_message, counter)
-    after = insert_digest(outcome.messages, digest_message)
     if saved <= 0 and (requests or interactions):  # its trace costs more than it frees
-        return LayerOutcome(view, 0, outcome=larger_outcome)
-    return dataclasses.replace(outcome, messages=after, tokens_saved=saved)
+        return LayerOutcome(view, 0, outcome=larger_outcome, facts=facts)
+    after = insert_digest(outcome.messages, digest_message)
+    after_facts = outcome.facts
+    if after_facts is None:  # (L4's new view: its few messages' facts are built here)
+        after_facts = build_view_facts(outcome.messages, counter)
+    if digest_message is not None and digest_facts is not None:
+        at = 0 if after[0] is digest_message else 1
+        after_facts = [*after_facts[:at], digest_facts, *after_facts[at:]]
+    return dataclasses.replace(outcome, messages=after, tokens_saved=saved, facts=after_facts)
 
 
 def _earlier_digest(
-    message: dict[str, Any] | None, facts: FactsIndex | None, counter: TokenCounter
+    message: dict[str, Any] | None, facts: MessageFacts | None, counter: TokenCounter
 ) -> tuple[Digest, int | None]:
     """The digest `message` holds, and its tokens as the budget counts them when known.
-    One built by an earlier step of this run is taken as built, with the count its
-    message carries (its lines', `build_counted_message`; counted off its text when that
-    count is refused); one from before the run is parsed, and the merge renders its
-    entries to count them (its text may have been written otherwise: a resumed view)."""
-    known = None if facts is None or message is None else facts.digest_of(message)
+    One built by an earlier step of this run (its `facts` carry it) is taken as built,
+    with the count its message carries (its lines', `build_counted_message`; counted off
+    its text when that count is refused); one from before the run is parsed, and the
+    merge renders its entries to count them (its text may have been written otherwise:
+    a resumed view)."""
+    known = None if facts is None else facts.digest
     if known is None or message is None:
         return digest_from_message(message), None
     carried = counter.carried_count(message, message.get("content"))
@@ -96,10 +109,10 @@ def _earlier_digest(
 
 
 def _removed_by(
-    outcome: LayerOutcome, base: Messages, facts: FactsIndex | None
+    outcome: LayerOutcome, base: Messages, facts: Facts
 ) -> tuple[list[RemovedRequest], list[RemovedInteraction]]:
-    """What the step took out of `base`: as the layer reports it, else found by comparing
-    the views (when it may have removed anything at all)."""
+    """What the step took out of `base` (whose messages' facts are `facts`): as the layer
+    reports it, else found by comparing the views (when it may have removed anything)."""
     if outcome.removed is not None:
         return outcome.removed
     if _may_have_removed(outcome):

@@ -8,7 +8,7 @@ layers share every message they keep, so a message of `before` that is still in 
 which is matched against what came back. Pointers come from the private `SOURCE_KEY`
 the session attaches to each message it recorded (`transcript:<session>:<sequence>`);
 a message without one gives an entry without a pointer. Blocks are read from the run's
-message facts (`facts`) when given, so a long removal does not rescan them; a layer that
+message facts (`message_facts`) when given, so a long removal does not rescan them; a layer that
 knows what it changed says so (`collect_changed`; L2 names its calls with `removed_call`
 and `call_tokens`) and gets the
 same entries without the two views being compared. Pure: no I/O.
@@ -24,46 +24,48 @@ from agent_cli.compaction.digest.removed_items import (
     RemovedInteraction,
     RemovedRequest,
 )
-from agent_cli.compaction.facts_index import FactsIndex
-from agent_cli.compaction.message_facts import MessageFacts
+from agent_cli.compaction.message_facts import MessageFacts, build_view_facts
 from agent_cli.tokens import TokenCounter
 
 
 def collect_removed(
     before: Sequence[dict[str, Any]],
     after: Sequence[dict[str, Any]],
-    facts: FactsIndex | None = None,
+    facts: Sequence[MessageFacts] | None = None,
 ) -> tuple[list[RemovedRequest], list[RemovedInteraction]]:
     """The user texts and interactions of `before` missing from `after`, newest first.
-    `facts` (the run's index) spares rescanning the blocks of messages it knows."""
+    `facts`, those of each message of `before`, spare rescanning its blocks."""
     after_ids = set(map(id, after))
-    gone = [message for message in before if id(message) not in after_ids]
+    gone = [position for position, message in enumerate(before) if id(message) not in after_ids]
     if not gone:
         return [], []
     before_ids = set(map(id, before))
     came = [message for message in after if id(message) not in before_ids]
-    return collect_changed(gone, came, facts)
+    gone_facts = (
+        build_view_facts([before[i] for i in gone], None)
+        if facts is None
+        else [facts[i] for i in gone]
+    )
+    return collect_changed([before[i] for i in gone], gone_facts, build_view_facts(came, None))
 
 
 def collect_changed(
     gone: Sequence[dict[str, Any]],
-    came: Sequence[dict[str, Any]],
-    facts: FactsIndex | None = None,
+    gone_facts: Sequence[MessageFacts],
+    came_facts: Sequence[MessageFacts],
 ) -> tuple[list[RemovedRequest], list[RemovedInteraction]]:
     """`collect_removed` for a layer that knows what changed: `gone` are the messages of
-    its view that are not in the new one (in view order), `came` the new ones (rebuilt
-    messages, in view order). Both views are valid, so a call's result never stands
-    before it: walking from the newest message back names the calls newest first.
-    A message whose calls the per-turn check recorded in order (`MessageFacts.in_order`)
-    and whose results' messages all left with it gives those entries as they are; any
-    other call is matched with its result here. L3 runs this over every message it drops."""
-    index = FactsIndex(None) if facts is None else facts
-    new_facts = index.of_all(came)
-    still_there = Counter(text for found in new_facts for text in found.texts)
-    kept = {use.get("id") for found in new_facts for use in found.uses}
+    its view that are not in the new one (in view order) and `gone_facts` theirs,
+    `came_facts` those of the new ones (rebuilt messages, in view order). Both views are
+    valid, so a call's result never stands before it: walking from the newest message
+    back names the calls newest first. A message whose calls the per-turn check recorded
+    in order (`MessageFacts.in_order`) and whose results' messages all left with it gives
+    those entries as they are; any other call is matched with its result here. L3 runs
+    this over every message it drops."""
+    still_there = Counter(text for found in came_facts for text in found.texts)
+    kept = {use.get("id") for found in came_facts for use in found.uses}
     requests: list[RemovedRequest] = []
     interactions: list[RemovedInteraction] = []
-    gone_facts = index.of_all(gone)
     gone_ids = set(map(id, gone))
     results = _Results(gone_facts)
     named = [

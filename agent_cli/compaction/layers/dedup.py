@@ -17,12 +17,16 @@ from typing import Any
 
 from agent_cli.compaction.digest.removed_items import RemovedInteraction
 from agent_cli.compaction.digest.what_left import call_tokens, removed_call
-from agent_cli.compaction.facts_index import FactsIndex
 from agent_cli.compaction.layers.read_keys import (
     find_reads,
     read_rule,
 )
-from agent_cli.compaction.message_facts import MessageFacts, without_calls
+from agent_cli.compaction.message_facts import (
+    MessageFacts,
+    build_message_facts,
+    build_view_facts,
+    without_calls,
+)
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome, run_layer_alone
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
@@ -51,21 +55,23 @@ def build_dedup_outcome(
     messages: Sequence[dict[str, Any]],
     policy: CompactionPolicy,
     counter: TokenCounter,
-    facts: FactsIndex | None = None,
+    facts: Sequence[MessageFacts] | None = None,
 ) -> LayerOutcome:
-    """Apply L2 to a valid view and say what it did (`facts`: the run's index)."""
-    index = FactsIndex(counter) if facts is None else facts
-    found = index.of_all(messages)
+    """Apply L2 to a valid view and say what it did (`facts`: those of each message)."""
+    found = build_view_facts(messages, counter) if facts is None else facts
     superseded = _superseded(found, policy)
     if not superseded:
-        return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
+        return LayerOutcome(list(messages), 0, outcome=NO_CHANGE, facts=list(found))
     removed, tokens, blocks = _name_calls(found, superseded, counter)
     view: list[dict[str, Any] | None] = list(messages)
+    new_facts: list[MessageFacts | None] = list(found)
     for position, taken in blocks.items():
         view[position] = rebuilt = _without(messages[position], taken)
-        left = None if rebuilt is None else without_calls(found[position], superseded)
-        if rebuilt is not None and left is not None:  # its facts, for a later layer
-            index.note(rebuilt, left)
+        if rebuilt is None:
+            new_facts[position] = None
+        else:  # its facts follow from the message's, else are built
+            left = without_calls(found[position], superseded)
+            new_facts[position] = build_message_facts(rebuilt, counter) if left is None else left
     kept = [message for message in view if message is not None]
     return LayerOutcome(  # a message counts its overhead and its blocks
         kept,
@@ -73,6 +79,7 @@ def build_dedup_outcome(
         removed_tool_use_ids=tuple(superseded),
         messages_removed=len(messages) - len(kept),
         removed=([], removed),
+        facts=[known for known in new_facts if known is not None],
     )
 
 

@@ -25,22 +25,20 @@ from typing import Any
 
 from agent_cli.compaction.digest.removed_items import RemovedInteraction, RemovedRequest
 from agent_cli.compaction.digest.what_left import collect_changed
-from agent_cli.compaction.facts_index import FactsIndex
 from agent_cli.compaction.layers.savings import measure_savings
+from agent_cli.compaction.message_facts import MessageFacts, build_message_facts, build_view_facts
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome, run_layer_alone
 from agent_cli.protocol import collect_tool_ids, remove_tool_interactions
 from agent_cli.tokens import TokenCounter
 
 
-def _drop_leading_non_user(view: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+def _drop_leading_non_user(view: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Drop messages until the view starts with a user one, with their interactions."""
-    removed: list[str] = []
     while view and view[0].get("role") != "user":
         ids = collect_tool_ids(view[:1], "tool_use") + collect_tool_ids(view[:1], "tool_result")
-        removed += ids
         view = remove_tool_interactions(view[1:], ids)
-    return view, removed
+    return view
 
 
 def _last_user_index(messages: Sequence[dict[str, Any]], at_most: int) -> int:
@@ -53,18 +51,36 @@ def _last_user_index(messages: Sequence[dict[str, Any]], at_most: int) -> int:
 
 def _collect_dropped(
     messages: Sequence[dict[str, Any]],
+    facts: Sequence[MessageFacts],
     view: Sequence[dict[str, Any]],
-    tail_start: int,
-    facts: FactsIndex,
+    view_facts: Sequence[MessageFacts],
+    ends: tuple[int, int],
 ) -> tuple[list[RemovedRequest], list[RemovedInteraction]]:
-    """`collect_removed(messages, view, facts)`, knowing that only the first message and
-    those from `tail_start` on may still be in `view`: the new messages are found among
-    those few, so a long prune builds no set of the thousands of messages it drops."""
+    """`collect_removed(messages, view, facts)`, knowing that only the first `ends[0]`
+    messages and those from `ends[1]` on may still be in `view`: everything between left,
+    and what else left or came is found among those few."""
+    head, tail_start = ends
     in_view = set(map(id, view))
-    gone = [message for message in messages if id(message) not in in_view]
-    at_ends = set(map(id, messages[:1])) | set(map(id, messages[tail_start:]))
-    came = [message for message in view if id(message) not in at_ends]
-    return collect_changed(gone, came, facts) if gone else ([], [])
+    at_ends = [*range(head), *range(tail_start, len(messages))]
+    head_gone = [i for i in at_ends[:head] if id(messages[i]) not in in_view]
+    tail_gone = [i for i in at_ends[head:] if id(messages[i]) not in in_view]
+    gone = [
+        *(messages[i] for i in head_gone),
+        *messages[head:tail_start],
+        *(messages[i] for i in tail_gone),
+    ]
+    gone_facts = [
+        *(facts[i] for i in head_gone),
+        *facts[head:tail_start],
+        *(facts[i] for i in tail_gone),
+    ]
+    kept_ids = {id(messages[i]) for i in at_ends}
+    came_facts = [
+        found
+        for message, found in zip(view, view_facts, strict=True)
+        if id(message) not in kept_ids
+    ]
+    return collect_changed(gone, gone_facts, came_facts) if gone else ([], [])
 
 
 def build_prune_outcome(
@@ -72,41 +88,38 @@ def build_prune_outcome(
     policy: CompactionPolicy,
     counter: TokenCounter,
     view_tokens: int | None = None,
-    facts: FactsIndex | None = None,
+    facts: Sequence[MessageFacts] | None = None,
 ) -> LayerOutcome:
-    """Apply L3 to a valid view and say what it did (`view_tokens`: its count, if known).
-    With the run's `facts` it also says what left the view for the digest, and names the
-    removed calls from that (one pass over what is dropped instead of two)."""
+    """Apply L3 to a valid view and say what it did (`view_tokens`: its count, if known;
+    `facts`: those of each message), with what left the view for the digest; the removed
+    calls are named from that (module doc)."""
     count = len(messages)
     tail_start = max(count - policy.keep_recent_messages, 1)
     starts_with_user = count > 0 and messages[0].get("role") == "user"
+    found = build_view_facts(messages, counter) if facts is None else facts
     if count == 0 or (tail_start == 1 and starts_with_user):
-        return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
+        return LayerOutcome(list(messages), 0, outcome=NO_CHANGE, facts=list(found))
     if not starts_with_user:  # no user intent at 0: reach back to a user message instead
         tail_start = _last_user_index(messages, tail_start)
-    head = messages[:1] if starts_with_user else []
-    kept = [*head, *messages[tail_start:]]
+    head = 1 if starts_with_user else 0
+    kept = [*messages[:head], *messages[tail_start:]]
     uses, results = collect_tool_ids(kept, "tool_use"), collect_tool_ids(kept, "tool_result")
     crossing = set(uses).symmetric_difference(results)
-    view, leading = _drop_leading_non_user(remove_tool_interactions(kept, crossing))
+    view = _drop_leading_non_user(remove_tool_interactions(kept, crossing))
     if not view:  # nothing would start with a user message: emptying the view helps no one
-        return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
-    removed = None if facts is None else _collect_dropped(messages, view, tail_start, facts)
-    if removed is None:
-        dropped_uses = collect_tool_ids(messages[len(head) : tail_start], "tool_use")
-        removed_ids = (
-            dropped_uses
-            + [tool_id for tool_id in uses if tool_id in crossing]
-            + [tool_id for tool_id in leading if tool_id not in crossing]
-        )
-    else:  # the calls that left, oldest first: the same ids in a valid view (module doc)
-        removed_ids = [call.tool_use_id for call in reversed(removed[1])]
+        return LayerOutcome(list(messages), 0, outcome=NO_CHANGE, facts=list(found))
+    kept_facts = [*found[:head], *found[tail_start:]]
+    known = {id(message): facts for message, facts in zip(kept, kept_facts, strict=True)}
+    view_facts = [known.get(id(m)) or build_message_facts(m, counter) for m in view]
+    removed = _collect_dropped(messages, found, view, view_facts, (head, tail_start))
+    removed_ids = [call.tool_use_id for call in reversed(removed[1])]  # oldest first
     return LayerOutcome(
         view,
         measure_savings(messages, view, counter, view_tokens),
         removed_tool_use_ids=tuple(dict.fromkeys(removed_ids)),
         messages_removed=count - len(view),
         removed=removed,
+        facts=view_facts,
     )
 
 

@@ -19,8 +19,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from agent_cli.compaction.facts_index import FactsIndex
-from agent_cli.compaction.message_facts import CutFacts, MessageFacts
+from agent_cli.compaction.message_facts import CutFacts, MessageFacts, build_view_facts
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome, run_layer_alone
 from agent_cli.frozen import freeze, is_frozen
@@ -299,38 +298,37 @@ def build_truncation_outcome(
     messages: Sequence[dict[str, Any]],
     policy: CompactionPolicy,
     counter: TokenCounter,
-    facts: FactsIndex | None = None,
+    facts: Sequence[MessageFacts] | None = None,
+    largest_result: int | None = None,
 ) -> LayerOutcome:
-    """Apply L1 to a validated view and say what it did. With the run's `facts` (built by
-    the same counter, for the view the run started from or one it derives this one from)
-    a message's largest result is read, not counted again, and a run whose largest result
-    fits the budget has nothing to cut."""
+    """Apply L1 to a validated view and say what it did. `facts`: the facts of each
+    message of `messages`, built by the same counter (a message's largest result is read,
+    not counted again); `largest_result`: a bound on every result of the view (a run
+    whose largest result fits the budget has nothing to cut)."""
     budget, secrets = policy.max_tool_result_tokens, policy.secret_forms
-    index = FactsIndex(counter) if facts is None else facts
-    if index.largest_result is not None and index.largest_result <= budget:
-        return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
-    view, saved, truncated = list(messages), 0, 0
+    found = build_view_facts(messages, counter) if facts is None else facts
+    if largest_result is not None and largest_result <= budget:
+        return LayerOutcome(list(messages), 0, outcome=NO_CHANGE, facts=list(found))
+    view, new_facts, saved, truncated = list(messages), list(found), 0, 0
     oversized = [  # a message's largest result, counted by this counter
-        (position, found)
-        for position, found in enumerate(index.of_all(messages))
-        if found.largest_result is not None and found.largest_result > budget
+        (position, known)
+        for position, known in enumerate(found)
+        if known.largest_result is not None and known.largest_result > budget
     ]
-    for position, found in oversized:
+    for position, known in oversized:
         message = messages[position]
         if message.get("role") != "user" or not isinstance(message.get("content"), list):
             continue
-        cut = found.cut
+        cut = known.cut
         if cut is None or cut.budget != budget or not _same_forms(cut.secrets, secrets):
-            cut = cut_message(message, found, budget, counter, secrets)
-            if cut is not None:  # (a recorded cut's facts are known to the index)
-                index.note(cut.message, cut.facts)
+            cut = cut_message(message, known, budget, counter, secrets)
         if cut is not None:
-            view[position] = cut.message
+            view[position], new_facts[position] = cut.message, cut.facts
             truncated += cut.results_cut
             saved += cut.saved
     if truncated == 0:
-        return LayerOutcome(view, 0, outcome=NO_CHANGE)
-    return LayerOutcome(view, saved, results_truncated=truncated)
+        return LayerOutcome(view, 0, outcome=NO_CHANGE, facts=new_facts)
+    return LayerOutcome(view, saved, results_truncated=truncated, facts=new_facts)
 
 
 def _same_forms(recorded: SecretForms, secrets: SecretForms) -> bool:
