@@ -9,6 +9,7 @@ read from a stale entry.
 from __future__ import annotations
 
 from collections import Counter
+from copy import deepcopy
 from typing import Any
 
 import pytest
@@ -263,6 +264,25 @@ def _reads_history(turns: int = 40) -> list[dict[str, Any]]:
             user([tool_result(f"t{number}", "x" * 80)]),
         ]
     return [freeze(m) for m in [*view, assistant("done"), user("next")]]
+
+
+def test_an_equal_copy_of_the_view_gets_facts_that_name_its_own_blocks():
+    """A copy of the measured view (equal, other objects) passes the index's prefix test,
+    so nothing is recorded again; the facts a run is given still name the copy's own
+    blocks, which L2 takes out by identity: the outcome is a fresh index's."""
+    view = _reads_history(6)
+    policy = CompactionPolicy()
+    index = ViewIndex(make_counter()[0])
+    index.measure(view, policy)
+    copy = [freeze(deepcopy(dict(message))) for message in view]
+    index.measure(copy, policy)
+    facts = index.facts()
+    for message, found in zip(copy, facts, strict=True):
+        blocks = message["content"] if isinstance(message["content"], list) else []
+        assert all(any(block is own for own in blocks) for block in (*found.uses, *found.results))
+    kept = build_dedup_outcome(copy, policy, index.counter, facts)
+    fresh = build_dedup_outcome(copy, policy, index.counter)
+    assert kept.messages == fresh.messages and len(kept.messages) < len(copy)
 
 
 def test_an_interrupted_check_never_leaves_a_count_that_misses_the_new_messages(monkeypatch):
