@@ -62,16 +62,19 @@ def build_dedup_outcome(
     superseded = _superseded(found, policy)
     if not superseded:
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE, facts=list(found))
-    removed, tokens, blocks = _name_calls(found, superseded, counter)
+    removed, tokens, blocks = _name_calls(messages, found, superseded, counter)
     view: list[dict[str, Any] | None] = list(messages)
     new_facts: list[MessageFacts | None] = list(found)
     for position, taken in blocks.items():
-        view[position] = rebuilt = _without(messages[position], taken)
-        if rebuilt is None:
-            new_facts[position] = None
-        else:  # its facts follow from the message's, else are built
-            left = without_calls(found[position], superseded)
-            new_facts[position] = build_message_facts(rebuilt, counter) if left is None else left
+        content = messages[position]["content"]
+        if len(taken) == len(content):  # all of it leaves (a valid view holds a block once)
+            view[position] = new_facts[position] = None
+            continue
+        taken_ids = set(map(id, taken))
+        kept_blocks = [block for block in content if id(block) not in taken_ids]
+        view[position] = rebuilt = {**messages[position], "content": kept_blocks}
+        left = without_calls(found[position], superseded)  # its facts follow, else are built
+        new_facts[position] = build_message_facts(rebuilt, counter) if left is None else left
     kept = [message for message in view if message is not None]
     return LayerOutcome(  # a message counts its overhead and its blocks
         kept,
@@ -84,29 +87,57 @@ def build_dedup_outcome(
 
 
 def _name_calls(
-    found: Sequence[MessageFacts], superseded: Mapping[str, int], counter: TokenCounter
+    messages: Sequence[dict[str, Any]],
+    found: Sequence[MessageFacts],
+    superseded: Mapping[str, int],
+    counter: TokenCounter,
 ) -> tuple[list[RemovedInteraction], int, dict[int, list[dict[str, Any]]]]:
     """The digest entry of each superseded call (`superseded`: id -> the index of its
     tool_use message; `found`: the facts of each message of the view), newest call
     first, as `what_left.collect_removed` names them; the tokens of their blocks; and
-    the blocks to take out of each message (a call's result is searched after it)."""
+    the blocks to take out of each message. A call whose message's facts recorded it as
+    answered in the very message that follows (`_answered_next`) is taken as recorded;
+    any other call's result is searched after it."""
     removed: list[RemovedInteraction] = []
     tokens, blocks = 0, dict[int, list[dict[str, Any]]]()
     for use_index in sorted(set(superseded.values()), reverse=True):
         use_facts = found[use_index]
+        recorded = _answered_next(messages, use_facts, use_index)
         for use in reversed(use_facts.uses):
             tool_id = use.get("id")
             if not isinstance(tool_id, str) or superseded.get(tool_id) != use_index:
                 continue
-            answer = _result_of(found, use_index, tool_id)
-            if answer is None:  # (a valid view answers every call)
-                continue
-            entry = removed_call(use, tool_id, use_facts, (answer[1], found[answer[0]]))
+            made = recorded.calls.get(tool_id) if recorded and recorded.calls else None
+            if made is not None and made.result is not None and recorded and recorded.call_tokens:
+                entry, result_index, result = made, use_index + 1, made.result
+                tokens += sum(recorded.call_tokens[tool_id])
+            else:
+                answer = _result_of(found, use_index, tool_id)
+                if answer is None:  # (a valid view answers every call)
+                    continue
+                result_index, result = answer
+                entry = removed_call(use, tool_id, use_facts, (result, found[result_index]))
+                tokens += call_tokens(entry, use_facts, counter)
             removed.append(entry)
-            tokens += call_tokens(entry, use_facts, counter)
             blocks.setdefault(use_index, []).append(use)
-            blocks.setdefault(answer[0], []).append(answer[1])
+            blocks.setdefault(result_index, []).append(result)
     return removed, tokens, blocks
+
+
+def _answered_next(
+    messages: Sequence[dict[str, Any]], use_facts: MessageFacts, use_index: int
+) -> MessageFacts | None:
+    """The facts (`use_facts`, or their `after_cut` where L1 cut the results) that
+    recorded every call of message `use_index` as answered in the message that now
+    follows it (`MessageFacts.answered_in`): their entries name the blocks of these very
+    messages, their pointers and block tokens. Else None."""
+    if use_index + 1 >= len(messages):
+        return None
+    follows = messages[use_index + 1]
+    for known in (use_facts, use_facts.after_cut):
+        if known is not None and len(known.answered_in) == 1 and known.answered_in[0] is follows:
+            return known
+    return None
 
 
 def _result_of(
@@ -118,13 +149,6 @@ def _result_of(
             if block.get("tool_use_id") == tool_id:
                 return index, block
     return None
-
-
-def _without(message: dict[str, Any], blocks: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """`message` without `blocks` (some of its own, by identity); None if nothing is left."""
-    taken = set(map(id, blocks))
-    kept = [block for block in message["content"] if id(block) not in taken]
-    return {**message, "content": kept} if kept else None
 
 
 def dedup_file_reads(
