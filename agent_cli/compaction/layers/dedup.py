@@ -103,6 +103,7 @@ def _name_calls(
     for use_index in sorted(set(superseded.values()), reverse=True):
         use_facts = found[use_index]
         recorded = _answered_next(messages, use_facts, use_index)
+        uses: list[dict[str, Any]] = []
         for use in reversed(use_facts.uses):
             tool_id = use.get("id")
             if not isinstance(tool_id, str) or superseded.get(tool_id) != use_index:
@@ -119,8 +120,14 @@ def _name_calls(
                 entry = removed_call(use, tool_id, use_facts, (result, found[result_index]))
                 tokens += call_tokens(entry, use_facts, counter)
             removed.append(entry)
-            blocks.setdefault(use_index, []).append(use)
-            blocks.setdefault(result_index, []).append(result)
+            uses.append(use)
+            results = blocks.get(result_index)
+            if results is None:
+                blocks[result_index] = [result]
+            else:
+                results.append(result)
+        if uses:
+            blocks.setdefault(use_index, []).extend(uses)
     return removed, tokens, blocks
 
 
