@@ -68,10 +68,8 @@ def collect_changed(
     interactions: list[RemovedInteraction] = []
     gone_ids = set(map(id, gone))
     results = _Results(gone_facts)
-    named = [
-        (position, found) for position, found in enumerate(gone_facts) if found.uses or found.texts
-    ]
-    for position, found in reversed(named):
+    for position in range(len(gone_facts) - 1, -1, -1):
+        found = gone_facts[position]
         if found.uses:
             whole = _calls_taken_whole(found, gone_ids, kept)
             if whole:
