@@ -12,15 +12,13 @@ what the API itself carries.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_cli.compaction.digest.removed_items import RemovedInteraction
 from agent_cli.compaction.digest.what_left import call_tokens, removed_call
-from agent_cli.compaction.layers.read_keys import (
-    find_reads,
-    read_rule,
-)
+from agent_cli.compaction.layers.read_keys import find_reads, read_rule
 from agent_cli.compaction.message_facts import (
     MessageFacts,
     build_message_facts,
@@ -95,40 +93,47 @@ def _name_calls(
     """The digest entry of each superseded call (`superseded`: id -> the index of its
     tool_use message; `found`: the facts of each message of the view), newest call
     first, as `what_left.collect_removed` names them; the tokens of their blocks; and
-    the blocks to take out of each message. A call whose message's facts recorded it as
-    answered in the very message that follows (`_answered_next`) is taken as recorded;
-    any other call's result is searched after it."""
+    the blocks to take out of each message."""
     removed: list[RemovedInteraction] = []
-    tokens, blocks = 0, dict[int, list[dict[str, Any]]]()
+    tokens, blocks = 0, defaultdict[int, list[dict[str, Any]]](list)
     for use_index in sorted(set(superseded.values()), reverse=True):
         use_facts = found[use_index]
         recorded = _answered_next(messages, use_facts, use_index)
-        uses: list[dict[str, Any]] = []
         for use in reversed(use_facts.uses):
             tool_id = use.get("id")
             if not isinstance(tool_id, str) or superseded.get(tool_id) != use_index:
                 continue
-            made = recorded.calls.get(tool_id) if recorded and recorded.calls else None
-            if made is not None and made.result is not None and recorded and recorded.call_tokens:
-                entry, result_index, result = made, use_index + 1, made.result
-                tokens += sum(recorded.call_tokens[tool_id])
-            else:
-                answer = _result_of(found, use_index, tool_id)
-                if answer is None:  # (a valid view answers every call)
-                    continue
-                result_index, result = answer
-                entry = removed_call(use, tool_id, use_facts, (result, found[result_index]))
-                tokens += call_tokens(entry, use_facts, counter)
+            named = _name_call(use, tool_id, use_index, found, recorded, counter)
+            if named is None:  # (a valid view answers every call)
+                continue
+            entry, (result_index, result), pair_tokens = named
             removed.append(entry)
-            uses.append(use)
-            results = blocks.get(result_index)
-            if results is None:
-                blocks[result_index] = [result]
-            else:
-                results.append(result)
-        if uses:
-            blocks.setdefault(use_index, []).extend(uses)
+            tokens += pair_tokens
+            blocks[use_index].append(use)
+            blocks[result_index].append(result)
     return removed, tokens, blocks
+
+
+def _name_call(
+    use: dict[str, Any],
+    tool_id: str,
+    use_index: int,
+    found: Sequence[MessageFacts],
+    recorded: MessageFacts | None,
+    counter: TokenCounter,
+) -> tuple[RemovedInteraction, tuple[int, dict[str, Any]], int] | None:
+    """The entry of one superseded call, where its result is (the index of its message,
+    the block) and the tokens of its two blocks: as `recorded` (`_answered_next`) holds them, else with its
+    result searched after it."""
+    made = recorded.calls.get(tool_id) if recorded and recorded.calls else None
+    if made is not None and made.result is not None and recorded and recorded.call_tokens:
+        return made, (use_index + 1, made.result), sum(recorded.call_tokens[tool_id])
+    answer = _result_of(found, use_index, tool_id)
+    if answer is None:
+        return None
+    result_index, result = answer
+    entry = removed_call(use, tool_id, found[use_index], (result, found[result_index]))
+    return entry, answer, call_tokens(entry, found[use_index], counter)
 
 
 def _answered_next(
