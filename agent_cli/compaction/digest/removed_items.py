@@ -43,11 +43,6 @@ class RemovedInteraction(NamedTuple):
             return self.line
         return describe_interaction(self.use, self.result, secrets)
 
-    def line_tokens(self, counter: TokenCounter) -> int | None:
-        """The tokens of this entry's line as `counter` counts it, when already known."""
-        counted = self.counted
-        return counted[1] if counted is not None and counted[0] is counter else None
-
 
 def describe_interaction(
     use: dict[str, Any], result: dict[str, Any] | None, secrets: SecretForms = NO_SECRETS
