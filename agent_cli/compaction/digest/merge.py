@@ -103,9 +103,8 @@ def _append_part(
     counter: TokenCounter,
     secrets: SecretForms,
 ) -> FittedDigest | None:
-    """`digest` with one more part holding the new items whole, or None when that would
-    pass the budget (or there is no digest yet). The new part's text follows the others
-    after a line break, so the text's count is theirs plus the new part's lines'."""
+    """`digest` with one more part (module contract), or None. The part's text follows
+    the others after a line break: the text's count is theirs plus the part's lines'."""
     if digest.is_empty():
         return None
     if rendered_tokens is None:
@@ -247,7 +246,7 @@ def _fold(older: OlderRange, pointers: Sequence[str | None], is_sorted: bool = F
     first, last = older.first, older.last
     low, high = sequence_of(first), sequence_of(last)
     for pointer in dict.fromkeys((pointers[-1], pointers[0]) if is_sorted else pointers):
-        number = None if pointer is None else sequence_of(pointer)
+        number = sequence_of(pointer)
         if number is None:
             continue
         if low is None or number < low:

@@ -62,7 +62,7 @@ def describe_key_input(tool_input: Any, secrets: SecretForms = NO_SECRETS) -> st
     `secrets` redacted first (joining its lines would hide a wrapped one from the
     redactor), then cut at `MAX_KEY_INPUT_CHARS`, but never inside a pointer: a
     `read_artifact` line keeps the pointer it read, whole (`safe_cuts`)."""
-    if not isinstance(tool_input, dict) or not tool_input:
+    if not isinstance(tool_input, dict):
         return ""
     key = _pick_key_input(tool_input)
     if key is None:

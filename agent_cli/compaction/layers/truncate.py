@@ -205,12 +205,8 @@ def build_truncated_blocks(
     blocks: list[Any], budget: int, counter: TokenCounter, secrets: SecretForms = NO_SECRETS
 ) -> tuple[list[Any], int] | None:
     """A list result cut to about `budget` tokens and the cut's count, or None when
-    nothing shrank.
-
-    The text blocks are read as one stream with one head, one marker and one tail (see
-    `_cut_stream`), so a result of many small blocks keeps its first and last ones
-    rather than becoming a marker per block, and stays a list of blocks.
-    """
+    nothing shrank. Its text is one stream (`_cut_stream`): a result of many small blocks
+    keeps its first and last ones rather than becoming a marker per block."""
     texts = [
         index
         for index, block in enumerate(blocks)
