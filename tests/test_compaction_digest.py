@@ -465,6 +465,18 @@ def test_a_damaged_digest_reads_its_numbers_out_of_range_as_absent():
     assert digest.parts == ()
 
 
+def test_stored_parts_that_do_not_add_up_to_the_entries_read_as_one_part():
+    from agent_cli.compaction.digest.entries import digest_from_message
+    from agent_cli.compaction.digest.render import render_digest_parts
+
+    requests = [{"text": "second"}, {"text": "first"}]
+    lines = [{"line": f"read_file path=f{n}.py -> 9 chars, ok"} for n in range(3)]
+    data = {"requests": requests, "interactions": lines, "parts": [[1, 1], [1, 1]]}
+    parts = render_digest_parts(digest_from_message({"role": "user", "_digest": data}))
+    assert len(parts) == 1  # one line would otherwise be in no part at all
+    assert all(f"f{n}.py" in parts[0] for n in range(3)) and "- first" in parts[0]
+
+
 def _two_compactions(digest_tokens: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """A history compacted once, then grown and compacted again, on one policy."""
     counter, _ = make_counter()

@@ -36,12 +36,9 @@ class CompactionPolicy:
 
     - `soft_threshold`: at or above it (view plus reserved tokens) the layers run.
     - `low_water`: once they run, the layers compact down to under this mark, so that
-      compaction fires rarely and the prompt cache it rewrites is rewritten rarely. None
-      means halfway from the reserved tokens (what every request carries outside the
-      view: system prompt, tool schemas, durable block) to the soft threshold; an explicit
-      mark at or under the reserve could never be reached (every firing would run every
-      layer down to what they cannot remove), so it is treated as None and the session
-      says so once (`low_water_mark_over`).
+      compaction fires rarely and the prompt cache it rewrites is rewritten rarely. None,
+      or a mark at or under the reserve no view can get under, means the default
+      (`low_water_mark_over`); the session says so once (`is_low_water_unreachable`).
     - `hard_limit`: at or above it after every layer, no request may be sent.
     - `max_tool_result_tokens`: L1 truncates tool results larger than this.
     - `keep_recent_messages`: L3 keeps message 0 and this many last messages.
@@ -76,13 +73,15 @@ class CompactionPolicy:
 
     def low_water_mark_over(self, reserved_tokens: int) -> int:
         """The budget a firing compacts down to when every request also carries
-        `reserved_tokens` outside the view (the budget counts them too).
+        `reserved_tokens` outside the view (system prompt, tool schemas, durable block;
+        the budget counts them too).
 
         An explicit `low_water` above the reserve is used as it is. Unset, or at or under
-        the reserve (no view could get under it), the mark is halfway between the reserve
-        and the soft threshold, so a firing always buys room for the next turns. It stays
-        within 1 .. soft - 1 even when the reserve alone fills the soft threshold (then
-        every request is over it whatever the mark, and the loop guard takes over).
+        the reserve (every firing would run every layer down to what they cannot remove),
+        the mark is halfway between the reserve and the soft threshold, so a firing always
+        buys room for the next turns. It stays within 1 .. soft - 1 even when the reserve
+        alone fills the soft threshold (then every request is over it whatever the mark,
+        and the loop guard takes over).
         """
         if self.low_water is not None and not self.is_low_water_unreachable(reserved_tokens):
             return self.low_water

@@ -59,15 +59,10 @@ class Digest:
     ) -> list[tuple[tuple[RequestEntry, ...], tuple[InteractionEntry, ...]]]:
         """The entries of each part, oldest part first, each newest first. Parts that do
         not add up to the entries (damaged data) read as one part."""
-        counts = self.parts
-        requests_in_parts = sum(count for count, _ in counts)
-        lines_in_parts = sum(count for _, count in counts)
-        if not counts or (requests_in_parts, lines_in_parts) != (
-            len(self.requests),
-            len(self.interactions),
-        ):
-            counts = ((len(self.requests), len(self.interactions)),)
-        found, requests_end, lines_end = [], len(self.requests), len(self.interactions)
+        whole = (len(self.requests), len(self.interactions))
+        added_up = tuple(map(sum, zip(*self.parts, strict=True))) == whole
+        counts = self.parts if self.parts and added_up else (whole,)
+        found, (requests_end, lines_end) = [], whole
         for request_count, line_count in counts:  # the oldest part is at the lists' ends
             found.append(
                 (

@@ -45,6 +45,8 @@ from agent_cli.compaction.digest.removed_items import (
     with_pointer,
 )
 from agent_cli.compaction.digest.render import (
+    LINES_TITLE,
+    REQUESTS_TITLE,
     build_digest_message,
     older_line,
     render_digest,
@@ -58,7 +60,6 @@ from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 SHORT_REQUEST_CHARS = 200
 SHORTEST_REQUEST_CHARS = 60
 REFIT_HEADROOM = 0.25  # share of the budget a refitted digest leaves for later parts
-MIN_LINE_TOKENS = 1  # no entry's line costs less: it holds at least its newline
 Line = InteractionEntry | RemovedInteraction
 
 
@@ -84,59 +85,54 @@ def fit_digest(
     message's), when the caller has them; they must be those of `render_digest(digest)`."""
     if not (requests or interactions):
         return FittedDigest(digest, count_line(render_digest(digest), counter))
+    new_requests = [RequestEntry(r.text, r.pointer) for r in requests]
     appended = _append_part(
-        digest, requests, interactions, budget_tokens, rendered_tokens, counter, secrets
+        digest, new_requests, interactions, budget_tokens, rendered_tokens, counter, secrets
     )
     if appended is not None:
         return appended
-    return refit_digest(digest, requests, interactions, budget_tokens, counter, secrets)
+    return refit_digest(digest, new_requests, interactions, budget_tokens, counter, secrets)
 
 
 def _append_part(
     digest: Digest,
-    requests: Sequence[RemovedRequest],
+    requests: Sequence[RequestEntry],
     interactions: Sequence[RemovedInteraction],
     budget_tokens: int,
     rendered_tokens: int | None,
     counter: TokenCounter,
     secrets: SecretForms,
 ) -> FittedDigest | None:
-    """`digest` with one more part holding the new items whole, or None when that would
-    pass the budget (or there is no digest yet). The new part's text follows the others
-    after a line break, so the text's count is theirs plus the new part's lines'."""
-    least = (len(requests) + len(interactions)) * MIN_LINE_TOKENS
-    if digest.is_empty() or least > budget_tokens:
+    """`digest` with one more part (module contract), or None. The part's text follows
+    the others after a line break: the text's count is theirs plus the part's lines'."""
+    if digest.is_empty():
         return None
     if rendered_tokens is None:
-        rendered_tokens = _count_text(render_digest(digest), counter)
+        rendered_tokens = MESSAGE_OVERHEAD_TOKENS + count_line(render_digest(digest), counter)
     room = budget_tokens - rendered_tokens
-    if least > room:
+    if len(requests) + len(interactions) > room:  # no line costs less than its newline
         return None
-    titles = [DIGEST_LATER_PART, *(["User requests:"] if requests else [])]
-    titles += ["Interactions:"] if interactions else []
-    room -= sum(count_line(title, counter) for title in titles)
-    new_requests = [RequestEntry(r.text, r.pointer) for r in requests]
-    for entry in new_requests:
-        room -= count_line(request_line(entry), counter)
+    shown = [DIGEST_LATER_PART, *([REQUESTS_TITLE] if requests else [])]
+    shown += [*map(request_line, requests), *([LINES_TITLE] if interactions else [])]
+    room -= sum(count_line(line, counter) for line in shown)
     if room < 0:
         return None
     lines, used = _fit_lines(interactions, room, counter, secrets)  # stops where room ends
     if len(lines) < len(interactions):
         return None
-    room -= used
     part_sizes = tuple((len(r), len(i)) for r, i in digest.split_parts())
     merged = Digest(
-        (*new_requests, *digest.requests),
+        (*requests, *digest.requests),
         (*lines, *digest.interactions),
         digest.older,
-        (*part_sizes, (len(new_requests), len(lines))),
+        (*part_sizes, (len(requests), len(lines))),
     )
-    return FittedDigest(merged, budget_tokens - room - MESSAGE_OVERHEAD_TOKENS)
+    return FittedDigest(merged, budget_tokens - (room - used) - MESSAGE_OVERHEAD_TOKENS)
 
 
 def refit_digest(
     digest: Digest,
-    requests: Sequence[RemovedRequest],
+    requests: Sequence[RequestEntry],
     interactions: Sequence[RemovedInteraction],
     budget_tokens: int,
     counter: TokenCounter,
@@ -144,10 +140,9 @@ def refit_digest(
 ) -> FittedDigest:
     """All entries fitted again into one part (module contract), and its text's count:
     the header, each title shown, the requests, the kept lines and the "older" line."""
-    new_requests = [RequestEntry(r.text, r.pointer) for r in requests]
-    all_requests, _, _ = _newest_first([*new_requests, *digest.requests])
+    all_requests, _, _ = _newest_first([*requests, *digest.requests])
     header, requests_title, lines_title = (
-        count_line(title, counter) for title in (DIGEST_HEADER, "User requests:", "Interactions:")
+        count_line(title, counter) for title in (DIGEST_HEADER, REQUESTS_TITLE, LINES_TITLE)
     )
     budget = budget_tokens - MESSAGE_OVERHEAD_TOKENS - header - requests_title - lines_title
     all_lines, pointers, is_sorted = _newest_first([*interactions, *digest.interactions])
@@ -160,8 +155,8 @@ def refit_digest(
     kept, used = _fit_lines(all_lines, line_budget, counter, secrets)
     older = _fold(digest.older, pointers[len(kept) :], is_sorted)
     if older.count:
-        older, room = _make_room_for_older(kept, older, line_budget - used, counter)
-        used = line_budget - room
+        older, freed = _make_room_for_older(kept, older, line_budget - used, counter)
+        used -= freed
     tokens = header + (requests_title + requests_used if fitted else 0)
     if kept or older.count:
         tokens += lines_title + used
@@ -207,18 +202,20 @@ def _fit_lines(
     entries: Sequence[Line], budget: int, counter: TokenCounter, secrets: SecretForms
 ) -> tuple[list[InteractionEntry], int]:
     """The newest lines that fit `budget` (those of the first entries; the rest fold)
-    and their tokens. A removed interaction's line is written only when it is kept; one
-    already written and counted for `counter` is taken as it is (the common case, read
-    thousands of times a run: inline rather than through `_line_with_cost`)."""
+    and their tokens. A removed call's line is written when it was not yet
+    (`RemovedInteraction.describe`); the tokens it carries for this very counter (the
+    line with its pointer, as the digest counts it) are taken, else the line is counted."""
     used, kept = 0, list[InteractionEntry]()
     add, new = kept.append, tuple.__new__
     for entry in entries:
-        counted = entry.counted if type(entry) is RemovedInteraction else None
-        line = entry.line
-        if counted is not None and counted[0] is counter and line is not None:
+        if isinstance(entry, InteractionEntry):
+            line, counted = entry.line, None
+        else:
+            line, counted = entry.describe(secrets), entry.counted
+        if counted is not None and counted[0] is counter:
             cost = counted[1]
         else:
-            line, cost = _line_with_cost(entry, counter, secrets)
+            cost = count_line(with_pointer(line, entry.pointer), counter)
         if used + cost > budget:
             break
         used += cost
@@ -226,30 +223,18 @@ def _fit_lines(
     return kept, used
 
 
-def _line_with_cost(entry: Line, counter: TokenCounter, secrets: SecretForms) -> tuple[str, int]:
-    """`entry`'s line and the tokens of that line with its pointer: the figure a removed
-    call carries for this very counter, else counted. A removed call's line is written
-    here when it was not yet (`RemovedInteraction.describe`)."""
-    if isinstance(entry, InteractionEntry):
-        return entry.line, count_line(with_pointer(entry.line, entry.pointer), counter)
-    line = entry.describe(secrets)  # the line written already, else written now
-    counted = entry.counted
-    if counted is not None and counted[0] is counter:
-        return line, counted[1]
-    return line, count_line(with_pointer(line, entry.pointer), counter)
-
-
 def _make_room_for_older(
     kept: list[InteractionEntry], older: OlderRange, room: int, counter: TokenCounter
 ) -> tuple[OlderRange, int]:
     """Fold the oldest kept lines (from the end of `kept`, in place) until the "older"
-    line fits in the `room` the kept lines left, or what they give back; and the room
-    left then."""
-    while kept and count_line(older_line(older), counter) > room:
+    line fits in the `room` the kept lines left, or what they give back; and the tokens
+    the folded lines gave back."""
+    freed = 0
+    while kept and count_line(older_line(older), counter) > room + freed:
         entry = kept.pop()
-        room += count_line(with_pointer(entry.line, entry.pointer), counter)
+        freed += count_line(with_pointer(entry.line, entry.pointer), counter)
         older = _fold(older, [entry.pointer])
-    return older, room
+    return older, freed
 
 
 def _fold(older: OlderRange, pointers: Sequence[str | None], is_sorted: bool = False) -> OlderRange:
@@ -261,7 +246,7 @@ def _fold(older: OlderRange, pointers: Sequence[str | None], is_sorted: bool = F
     first, last = older.first, older.last
     low, high = sequence_of(first), sequence_of(last)
     for pointer in dict.fromkeys((pointers[-1], pointers[0]) if is_sorted else pointers):
-        number = None if pointer is None else sequence_of(pointer)
+        number = sequence_of(pointer)
         if number is None:
             continue
         if low is None or number < low:
@@ -271,16 +256,11 @@ def _fold(older: OlderRange, pointers: Sequence[str | None], is_sorted: bool = F
     return OlderRange(older.count + len(pointers), first, last)
 
 
-def _count_text(text: str, counter: TokenCounter) -> int:
-    """Tokens of a digest message with `text` as the budget counts them."""
-    return MESSAGE_OVERHEAD_TOKENS + count_line(text, counter)
-
-
 def count_rendered_message(message: dict[str, Any], counter: TokenCounter) -> int:
     """Tokens of a digest message as the budget counts them, from its text: at least
     what `count_digest` finds."""
     text = message.get("content")
-    return _count_text(text if isinstance(text, str) else "", counter)
+    return MESSAGE_OVERHEAD_TOKENS + count_line(text if isinstance(text, str) else "", counter)
 
 
 def count_digest(message: dict[str, Any], counter: TokenCounter) -> int:

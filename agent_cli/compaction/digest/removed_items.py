@@ -43,11 +43,6 @@ class RemovedInteraction(NamedTuple):
             return self.line
         return describe_interaction(self.use, self.result, secrets)
 
-    def line_tokens(self, counter: TokenCounter) -> int | None:
-        """The tokens of this entry's line as `counter` counts it, when already known."""
-        counted = self.counted
-        return counted[1] if counted is not None and counted[0] is counter else None
-
 
 def describe_interaction(
     use: dict[str, Any], result: dict[str, Any] | None, secrets: SecretForms = NO_SECRETS
@@ -67,7 +62,7 @@ def describe_key_input(tool_input: Any, secrets: SecretForms = NO_SECRETS) -> st
     `secrets` redacted first (joining its lines would hide a wrapped one from the
     redactor), then cut at `MAX_KEY_INPUT_CHARS`, but never inside a pointer: a
     `read_artifact` line keeps the pointer it read, whole (`safe_cuts`)."""
-    if not isinstance(tool_input, dict) or not tool_input:
+    if not isinstance(tool_input, dict):
         return ""
     key = _pick_key_input(tool_input)
     if key is None:

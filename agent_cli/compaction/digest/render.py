@@ -15,6 +15,9 @@ from agent_cli.compaction.markers import (
     is_summary_message,
 )
 
+REQUESTS_TITLE = "User requests:"
+LINES_TITLE = "Interactions:"
+
 
 def render_digest(digest: Digest) -> str:
     """The digest's text, as the model reads it: its parts, joined by line breaks."""
@@ -31,10 +34,10 @@ def render_digest_parts(digest: Digest) -> list[str]:
         older = digest.older if index == 0 else OlderRange()
         lines = [DIGEST_HEADER if index == 0 else DIGEST_LATER_PART]
         if requests:
-            lines.append("User requests:")
+            lines.append(REQUESTS_TITLE)
             lines += [request_line(entry) for entry in requests]
         if interactions or older.count:
-            lines.append("Interactions:")
+            lines.append(LINES_TITLE)
             lines += [with_pointer(e.line, e.pointer) for e in interactions]
         if older.count:
             lines.append(older_line(older))

@@ -8,7 +8,8 @@ the private `SUMMARY_KEY` (`markers`). When the window starts with a user messag
 assistant acknowledgement goes between them so roles keep alternating.
 
 It fails safe: if the summarizer raises, returns no text, or the new view would not be
-smaller, the original view comes back unchanged with 0 saved (the outcome code says why).
+smaller (whoever asked: `/compact` must not make the context bigger either), the
+original view comes back unchanged with 0 saved (the outcome code says why).
 """
 
 from __future__ import annotations
@@ -37,11 +38,8 @@ ACKNOWLEDGEMENT = "Understood. I will continue from that summary and the message
 
 
 def find_summary_boundary(messages: Sequence[dict[str, Any]], keep_recent: int) -> int:
-    """Index where the recent window starts, moved back until no interaction is split.
-
-    Walking back one message at a time, a result in the window whose tool_use is not yet
-    in it keeps the window open; on a valid view this ends at the earliest such use.
-    """
+    """Index where the recent window starts (module contract): walking back one message
+    at a time, a result in the window whose tool_use is not yet in it keeps it open."""
     start = max(len(messages) - keep_recent, 0)
     unanswered = set(collect_tool_ids(messages[start:], "tool_result"))
     unanswered.difference_update(collect_tool_ids(messages[start:], "tool_use"))
@@ -80,10 +78,7 @@ def build_summary_outcome(
     counter: TokenCounter,
     view_tokens: int | None = None,
 ) -> LayerOutcome:
-    """Apply L4 to a valid view and say what it did (`view_tokens`: its count, if known).
-
-    A summary that frees nothing is refused (`summary_not_smaller`) whoever asked for it:
-    `/compact` must not make the context bigger either."""
+    """Apply L4 to a valid view and say what it did (`view_tokens`: its count, if known)."""
     start = find_summary_boundary(messages, policy.summary_keep_recent)
     if start == 0:
         return _unchanged(messages, NOTHING_TO_SUMMARIZE)

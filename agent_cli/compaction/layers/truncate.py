@@ -16,8 +16,8 @@ is over the budget.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from agent_cli.compaction.message_facts import CutFacts, MessageFacts, build_view_facts
 from agent_cli.compaction.policy import CompactionPolicy
@@ -29,6 +29,7 @@ from agent_cli.tokens import TokenCounter, is_plausible_count
 
 MARKER_ALLOWANCE_TOKENS = 40
 _SHRINK_ATTEMPTS = 4
+Cut = TypeVar("Cut")
 
 
 def render_truncation_marker(omitted_chars: int, original_tokens: int, original_chars: int) -> str:
@@ -56,36 +57,38 @@ def _snap_to_lines(text: str, head: int, tail: int, secrets: SecretForms) -> tup
     return head, tail
 
 
-def estimate_cut_count(
-    counter: TokenCounter, kept_chars: int, source: str, source_tokens: int, marker: str
+def _count_cut(
+    counter: TokenCounter, cut: str, marker: str, source: str, source_tokens: int
 ) -> int:
-    """The tokens of a cut text, from its parts: the kept characters at the density of the
-    text they came from, plus the marker. The cut block carries it (`tokens.COUNT_KEY`),
-    so the cut is never tokenized (docs/performance.md)."""
-    kept = math.ceil(source_tokens * kept_chars / max(len(source), 1))
-    return kept + counter.count_text(marker)
-
-
-def _count_of_cut(counter: TokenCounter, cut: str, estimate: int) -> int:
-    """`estimate` when a counter would take it as the cut's carried count, else the cut
-    counted: text far sparser than one token in 32 characters (long runs of spaces) has
-    an estimate the counter refuses, and every figure must be the one the view counts."""
+    """The tokens of `cut`, made of `marker` and characters kept of `source` (counted
+    `source_tokens`): those characters at the density of their source plus the marker,
+    so the cut is never tokenized (docs/performance.md); its block carries the figure
+    (`tokens.COUNT_KEY`). Text far sparser than one token in 32 characters (long runs of
+    spaces) has an estimate a counter refuses to take: it is counted, since every figure
+    must be the one the view counts."""
+    kept_chars = len(cut) - len(marker)
+    estimate = math.ceil(source_tokens * kept_chars / max(len(source), 1))
+    estimate += counter.count_text(marker)
     return estimate if is_plausible_count(cut, estimate) else counter.count_text(cut)
 
 
-def _cut(
-    text: str,
-    cuts: tuple[int, int],
-    original_tokens: int,
-    counter: TokenCounter,
-    secrets: SecretForms,
-) -> tuple[str, int]:
-    head, tail = _snap_to_lines(text, *cuts, secrets)
-    omitted = len(text) - head - tail
-    marker = render_truncation_marker(omitted, original_tokens, len(text))
-    cut = text[:head] + marker + (text[len(text) - tail :] if tail else "")
-    estimate = estimate_cut_count(counter, head + tail, text, original_tokens, marker)
-    return cut, _count_of_cut(counter, cut, estimate)
+def _shrink(
+    cut_to: Callable[[float], tuple[Cut, int] | None], keep: float, budget: int, original: int
+) -> tuple[Cut, int] | None:
+    """The first cut (`cut_to(keep)`: a cut keeping about `keep` tokens and its count, or
+    None when it cannot be made) that fits `budget`, each attempt keeping less; after
+    `_SHRINK_ATTEMPTS`, the last one made. None when it is not smaller than `original`."""
+    made: tuple[Cut, int] | None = None
+    for _ in range(_SHRINK_ATTEMPTS):
+        cut = cut_to(keep)
+        if cut is None:
+            keep *= 0.5
+            continue
+        made = cut
+        if cut[1] <= budget:
+            break
+        keep *= min(0.9, budget / cut[1] * 0.95)
+    return made if made is not None and made[1] < original else None
 
 
 def build_truncated_text(
@@ -98,23 +101,23 @@ def build_truncated_text(
     """`text` cut to about `budget` tokens and the cut's estimated count, or None when it
     fits or cutting would not help; no cut splits one of `secrets` or a pointer.
     `original`: the count of `text` when the caller has it (a count its block carries)."""
-    original = counter.count_text(text) if original is None else original
-    if original <= budget:
+    size = counter.count_text(text) if original is None else original
+    if size <= budget:
         return None
-    chars_per_token = len(text) / original
-    keep = max(budget - MARKER_ALLOWANCE_TOKENS, 0) * 0.9  # head and tail may be denser
-    candidate, size = None, original
-    for _ in range(_SHRINK_ATTEMPTS):
+    chars_per_token = len(text) / size
+
+    def cut_to(keep: float) -> tuple[str, int] | None:
         head = int(keep * 2 / 3 * chars_per_token)
         tail = int(keep / 3 * chars_per_token)
-        if head + tail < len(text):
-            candidate, size = _cut(text, (head, tail), original, counter, secrets)
-            if size <= budget:
-                break
-            keep *= min(0.9, budget / size * 0.95)
-        else:
-            keep *= 0.5
-    return (candidate, size) if candidate is not None and size < original else None
+        if head + tail >= len(text):
+            return None
+        head, tail = _snap_to_lines(text, head, tail, secrets)
+        marker = render_truncation_marker(len(text) - head - tail, size, len(text))
+        cut = text[:head] + marker + (text[len(text) - tail :] if tail else "")
+        return cut, _count_cut(counter, cut, marker, text, size)
+
+    keep = max(budget - MARKER_ALLOWANCE_TOKENS, 0) * 0.9  # head and tail may be denser
+    return _shrink(cut_to, keep, budget, size)
 
 
 def _count_whole(sizes: Sequence[int], budget: float) -> tuple[int, float]:
@@ -139,15 +142,13 @@ def _edge_parts(
     return text[:head], (text[len(text) - tail :] if tail else "")
 
 
-def _build_head_block(
-    block: dict[str, Any], head: str, marker: str, tail: str, size: int, counter: TokenCounter
+def _cut_block(
+    block: dict[str, Any], text: str, marker: str, size: int, counter: TokenCounter
 ) -> dict[str, Any]:
-    """The first cut block: its head, the marker and (when it is also the last) its tail,
-    counted from those parts."""
-    shown_marker = marker if head else marker.lstrip("\n")
-    text = head + shown_marker + tail
-    tokens = estimate_cut_count(counter, len(head) + len(tail), block["text"], size, shown_marker)
-    return counter.carry_count({**block, "text": text}, text, _count_of_cut(counter, text, tokens))
+    """`block` (its text `size` tokens) holding `text`, made of `marker` and characters
+    kept of its text, and carrying the count of `text`."""
+    tokens = _count_cut(counter, text, marker, block["text"], size)
+    return counter.carry_count({**block, "text": text}, text, tokens)
 
 
 def _cut_stream(
@@ -171,29 +172,25 @@ def _cut_stream(
     if not middle:
         return None
     first, last = middle[0], middle[-1]
-    first_size = sizes[head_count]
+    first_size, last_size = sizes[head_count], sizes[-tail_count - 1]
     head, tail = _edge_parts(
         blocks[first]["text"], first_size, head_left, tail_left if first == last else 0, secrets
     )
     if last != first:
-        last_size = sizes[-tail_count - 1]
         _, tail = _edge_parts(blocks[last]["text"], last_size, 0, tail_left, secrets)
     omitted = sum(len(blocks[index]["text"]) for index in middle) - len(head) - len(tail)
     if omitted <= 0:
         return None
     marker = render_truncation_marker(omitted, *original)
+    marker = marker if head else marker.lstrip("\n")
+    text = head + marker + (tail if first == last else "")
     result = list(blocks)
-    first_tail = tail if first == last else ""
-    result[first] = _build_head_block(blocks[first], head, marker, first_tail, first_size, counter)
+    result[first] = _cut_block(blocks[first], text, marker, first_size, counter)
     dropped = set(middle[1:-1])
-    if last != first:
-        if tail:
-            last_text = blocks[last]["text"]
-            tokens = estimate_cut_count(counter, len(tail), last_text, sizes[-tail_count - 1], "")
-            tokens = _count_of_cut(counter, tail, tokens)
-            result[last] = counter.carry_count({**blocks[last], "text": tail}, tail, tokens)
-        else:
-            dropped.add(last)
+    if last != first and tail:
+        result[last] = _cut_block(blocks[last], tail, "", last_size, counter)
+    elif last != first:
+        dropped.add(last)
     return [block for index, block in enumerate(result) if index not in dropped]
 
 
@@ -207,12 +204,8 @@ def build_truncated_blocks(
     blocks: list[Any], budget: int, counter: TokenCounter, secrets: SecretForms = NO_SECRETS
 ) -> tuple[list[Any], int] | None:
     """A list result cut to about `budget` tokens and the cut's count, or None when
-    nothing shrank.
-
-    The text blocks are read as one stream with one head, one marker and one tail (see
-    `_cut_stream`), so a result of many small blocks keeps its first and last ones
-    rather than becoming a marker per block, and stays a list of blocks.
-    """
+    nothing shrank. Its text is one stream (`_cut_stream`): a result of many small blocks
+    keeps its first and last ones rather than becoming a marker per block."""
     texts = [
         index
         for index, block in enumerate(blocks)
@@ -225,18 +218,13 @@ def build_truncated_blocks(
         return None
     original = counter.count_content(blocks)
     stats = (original, sum(len(blocks[index]["text"]) for index in texts))
-    keep = max(budget - (original - sum(sizes)) - MARKER_ALLOWANCE_TOKENS, 0) * 0.9
-    candidate, size = None, original
-    for _ in range(_SHRINK_ATTEMPTS):
+
+    def cut_to(keep: float) -> tuple[list[Any], int] | None:
         cut = _cut_stream(blocks, texts, sizes, keep, stats, counter, secrets)
-        if cut is not None:
-            candidate, size = cut, counter.count_content(cut)
-            if size <= budget:
-                break
-            keep *= min(0.9, budget / size * 0.95)
-        else:
-            keep *= 0.5
-    return (candidate, size) if candidate is not None and size < original else None
+        return None if cut is None else (cut, counter.count_content(cut))
+
+    keep = max(budget - (original - sum(sizes)) - MARKER_ALLOWANCE_TOKENS, 0) * 0.9
+    return _shrink(cut_to, keep, budget, original)
 
 
 def _truncate_result(
