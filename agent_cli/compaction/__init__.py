@@ -15,12 +15,13 @@ from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import CompactionResult, LayerReport
 from agent_cli.compaction.view_index import ViewIndex, count_view, measure_view
 from agent_cli.errors import MessageViewLimitExceeded, ToolProtocolError
-from agent_cli.protocol import validate_tool_protocol
+from agent_cli.protocol import Interaction, remove_tool_interactions, validate_tool_protocol
 from agent_cli.tokens import estimate_tokens
 
 __all__ = [
     "CompactionPolicy",
     "CompactionResult",
+    "Interaction",
     "LayerReport",
     "MessageViewLimitExceeded",
     "Summarizer",
@@ -34,6 +35,7 @@ __all__ = [
     "generate_summary",
     "measure_view",
     "prune_old_messages",
+    "remove_tool_interactions",
     "truncate_tool_results",
     "validate_tool_protocol",
 ]
