@@ -19,9 +19,11 @@ from compaction_support import (
 from agent_cli.compaction import (
     CompactionPolicy,
     ToolProtocolError,
+    compact_context,
     prune_old_messages,
     validate_tool_protocol,
 )
+from agent_cli.compaction.markers import is_digest_message
 
 
 def _keep(count):
@@ -120,3 +122,16 @@ def test_a_view_with_no_user_message_to_start_from_is_not_emptied():
     history = [assistant("only the assistant spoke")]
     view, saved = prune_old_messages(history, _keep(1))
     assert (view, saved) == (history, 0)
+
+
+def test_a_request_kept_at_message_zero_is_not_named_gone_when_the_same_dict_stood_between():
+    """A view may hold one dict twice: message 0 and again in the dropped middle. The
+    text is still in the view, so the digest names no lost request and the run is what
+    pruning alone gives."""
+    first = user("Please tidy the repository.")
+    view = [first, assistant("x" * 400), first, assistant("y" * 400), user("next")]
+    policy = CompactionPolicy(soft_threshold=100, hard_limit=1_000, keep_recent_messages=1)
+    counter, _ = make_counter()
+    result = compact_context(view, policy=policy, counter=counter)
+    assert result.messages == [first, view[-1]]
+    assert not any(is_digest_message(message) for message in result.messages)

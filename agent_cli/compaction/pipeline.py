@@ -49,6 +49,7 @@ from agent_cli.compaction.layers.shared_truncation import build_shared_truncatio
 from agent_cli.compaction.layers.summary import Summarizer, build_summary_outcome
 from agent_cli.compaction.layers.truncate import build_truncation_outcome
 from agent_cli.compaction.markers import is_digest_message
+from agent_cli.compaction.message_facts import build_view_facts
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import (
     APPLIED,
@@ -140,7 +141,7 @@ def _run_layers(
         )
         reports.append(_build_report(layer, outcome, tokens))
         view, tokens = outcome.messages, reports[-1].tokens_after
-        facts = outcome.facts if outcome.facts is not None else facts
+        facts = build_view_facts(view, counter) if outcome.facts is None else outcome.facts
         if is_run_finished(stop_policy, tokens - shift, original, view):
             return view, reports
     if summarizer is None:

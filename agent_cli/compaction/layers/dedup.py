@@ -123,11 +123,12 @@ def _name_call(
     counter: TokenCounter,
 ) -> tuple[RemovedInteraction, tuple[int, dict[str, Any]], int] | None:
     """The entry of one superseded call, where its result is (the index of its message,
-    the block) and the tokens of its two blocks: as `recorded` (`_answered_next`) holds them, else with its
-    result searched after it."""
-    made = recorded.calls.get(tool_id) if recorded and recorded.calls else None
-    if made is not None and made.result is not None and recorded and recorded.call_tokens:
-        return made, (use_index + 1, made.result), sum(recorded.call_tokens[tool_id])
+    the block) and the tokens of its two blocks: as `recorded` (`_answered_next`) holds
+    them, else with its result searched after it."""
+    if recorded is not None and recorded.calls and recorded.call_tokens:
+        made = recorded.calls.get(tool_id)
+        if made is not None and made.result is not None:
+            return made, (use_index + 1, made.result), sum(recorded.call_tokens[tool_id])
     answer = _result_of(found, use_index, tool_id)
     if answer is None:
         return None

@@ -6,16 +6,15 @@ leaves as a whole (both halves), text in a mixed message stays, and a message le
 is dropped. The result starts with a user message: leading non-user messages go too,
 with their interactions. A view whose message 0 is not the user's has no request to keep
 there, so the tail reaches back to the nearest user message instead; a view with no user
-message to start from is left as it is rather than emptied. Two user messages may end up next to each other; the Messages
-API accepts that (it joins consecutive same-role turns), and merging them here would
-rewrite the messages the policy promises to keep.
+message to start from is left as it is rather than emptied. Two user messages may end up
+next to each other; the Messages API accepts that (it joins consecutive same-role
+turns), and merging them here would rewrite the messages the policy promises to keep.
 
-On a valid view the work is proportional to what is kept plus the tool_use blocks of
-what is dropped: an interaction crosses the cut exactly when only one of its halves is
-among the kept messages. In a valid view a kept call always has its result after it,
-in the kept tail, so the calls that leave are those of the dropped middle and of the
-leading non-user messages, oldest first: exactly the calls `what_left.collect_removed`
-finds gone, newest first, which is how they are named when the run's facts are given.
+An interaction crosses the cut exactly when only one of its halves is among the kept
+messages. In a valid view a kept call always has its result after it, in the kept tail,
+so the calls that leave are those of the dropped middle and of the leading non-user
+messages: exactly the calls `what_left.collect_removed` finds gone, newest first, and
+L3 names them (oldest first) from that.
 """
 
 from __future__ import annotations
@@ -57,23 +56,20 @@ def _collect_dropped(
     ends: tuple[int, int],
 ) -> tuple[list[RemovedRequest], list[RemovedInteraction]]:
     """`collect_removed(messages, view, facts)`, knowing that only the first `ends[0]`
-    messages and those from `ends[1]` on may still be in `view`: everything between left,
-    and what else left or came is found among those few."""
+    messages and those from `ends[1]` on were kept: every message between them left
+    (unless that very object was also kept: a view may hold one dict twice), and what
+    else left or came is found among the few at the ends."""
     head, tail_start = ends
     in_view = set(map(id, view))
+    gone, gone_facts = list(messages[head:tail_start]), list(facts[head:tail_start])
+    if not in_view.isdisjoint(map(id, gone)):
+        pairs = [pair for pair in zip(gone, gone_facts, strict=True) if id(pair[0]) not in in_view]
+        gone, gone_facts = [message for message, _ in pairs], [found for _, found in pairs]
     at_ends = [*range(head), *range(tail_start, len(messages))]
     head_gone = [i for i in at_ends[:head] if id(messages[i]) not in in_view]
     tail_gone = [i for i in at_ends[head:] if id(messages[i]) not in in_view]
-    gone = [
-        *(messages[i] for i in head_gone),
-        *messages[head:tail_start],
-        *(messages[i] for i in tail_gone),
-    ]
-    gone_facts = [
-        *(facts[i] for i in head_gone),
-        *facts[head:tail_start],
-        *(facts[i] for i in tail_gone),
-    ]
+    gone = [*(messages[i] for i in head_gone), *gone, *(messages[i] for i in tail_gone)]
+    gone_facts = [*(facts[i] for i in head_gone), *gone_facts, *(facts[i] for i in tail_gone)]
     kept_ids = {id(messages[i]) for i in at_ends}
     came_facts = [
         found
@@ -109,8 +105,11 @@ def build_prune_outcome(
     if not view:  # nothing would start with a user message: emptying the view helps no one
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE, facts=list(found))
     kept_facts = [*found[:head], *found[tail_start:]]
-    known = {id(message): facts for message, facts in zip(kept, kept_facts, strict=True)}
-    view_facts = [known.get(id(m)) or build_message_facts(m, counter) for m in view]
+    known = dict(zip(map(id, kept), kept_facts, strict=True))
+    view_facts = [
+        known[id(message)] if id(message) in known else build_message_facts(message, counter)
+        for message in view
+    ]
     removed = _collect_dropped(messages, found, view, view_facts, (head, tail_start))
     removed_ids = [call.tool_use_id for call in reversed(removed[1])]  # oldest first
     return LayerOutcome(

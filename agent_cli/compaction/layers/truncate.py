@@ -308,7 +308,7 @@ def build_truncation_outcome(
         if message.get("role") != "user" or not isinstance(message.get("content"), list):
             continue
         cut = known.cut
-        if cut is None or cut.budget != budget or cut.secrets not in (secrets,):  # is, else ==
+        if cut is None or cut.budget != budget or not _same_forms(cut.secrets, secrets):
             cut = cut_message(message, known, budget, counter, secrets)
         if cut is not None:
             view[position], new_facts[position] = cut.message, cut.facts
@@ -317,6 +317,10 @@ def build_truncation_outcome(
     if truncated == 0:
         return LayerOutcome(view, 0, outcome=NO_CHANGE, facts=new_facts)
     return LayerOutcome(view, saved, results_truncated=truncated, facts=new_facts)
+
+
+def _same_forms(recorded: SecretForms, secrets: SecretForms) -> bool:
+    return recorded is secrets or recorded == secrets
 
 
 def truncate_tool_results(
