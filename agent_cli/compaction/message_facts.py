@@ -50,6 +50,10 @@ class MessageFacts(NamedTuple):
     # L1's cut of this message under the check's policy, when it has a result over the
     # per-result budget and is frozen (`view_index`): found once, as a fact of it
     cut: CutFacts | None = None
+    # for a frozen message whose calls are all file reads under the check's policy (a
+    # later read may supersede every one): the message with its tool_use blocks taken
+    # out (frozen) and its facts, found once (`view_index`), for L2 to take as it is
+    without_uses: tuple[Message, MessageFacts] | None = None
     # for a message whose calls are all answered in one message that L1's recorded cut
     # replaces: these facts with its calls' entries written with the cut results (`calls`,
     # `call_tokens`, `in_order`, and `answered_in` naming the cut message)
@@ -142,6 +146,7 @@ def without_calls(found: MessageFacts, ids: Collection[str]) -> MessageFacts | N
         in_order=(),
         answered_in=(),
         after_cut=None,
+        without_uses=None,
     )
 
 

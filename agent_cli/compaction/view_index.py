@@ -45,10 +45,11 @@ from agent_cli.compaction.message_facts import (
     build_message_facts,
     note_calls,
     with_caller_after_cut,
+    without_calls,
 )
 from agent_cli.compaction.policy import CompactionPolicy, ReadRule
 from agent_cli.errors import ToolProtocolError
-from agent_cli.frozen import is_frozen
+from agent_cli.frozen import freeze, is_frozen
 from agent_cli.protocol import ProtocolScan
 from agent_cli.secret_forms import SecretForms
 from agent_cli.token_memo import build_snapshot
@@ -179,13 +180,29 @@ def record_facts(
     rule, budget = read_rule(policy), policy.max_tool_result_tokens
     for index, found in enumerate(facts):
         if found.uses:
-            facts[index] = found._replace(reads=find_reads(found.uses, policy), read_rule=rule)
+            found = facts[index] = found._replace(
+                reads=find_reads(found.uses, policy), read_rule=rule
+            )
+            if len(found.reads) == len(found.uses) and is_frozen(messages[index]):
+                facts[index] = found._replace(without_uses=_without_uses(messages[index], found))
         elif (found.largest_result or 0) > budget and is_frozen(message := messages[index]):
             made = cut(message, found)
             if made is not None:
                 facts[index] = found._replace(cut=made)
                 _note_caller(facts, index, message, made, (start, interactions), counter, policy)
     return facts
+
+
+def _without_uses(message: Message, found: MessageFacts) -> tuple[Message, MessageFacts] | None:
+    """`message` (frozen, its calls all reads: `found.reads`) with its tool_use blocks
+    taken out, frozen, and its facts; None when nothing would be left, or for a message
+    that also holds a result."""
+    taken = set(map(id, found.uses))
+    kept = [block for block in message["content"] if id(block) not in taken]
+    left = without_calls(found, {tool_id for tool_id, _ in found.reads})  # (every call)
+    if not kept or left is None:
+        return None
+    return freeze({**message, "content": kept}), left
 
 
 def _note_caller(

@@ -68,6 +68,10 @@ def build_dedup_outcome(
         if len(taken) == len(content):  # all of it leaves (a valid view holds a block once)
             view[position] = new_facts[position] = None
             continue
+        known = found[position]
+        if known.without_uses is not None and len(taken) == len(known.uses):
+            view[position], new_facts[position] = known.without_uses  # (recorded once)
+            continue
         taken_ids = set(map(id, taken))
         kept_blocks = [block for block in content if id(block) not in taken_ids]
         view[position] = rebuilt = {**messages[position], "content": kept_blocks}
