@@ -37,6 +37,7 @@ import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from agent_cli.compaction.layers.dedup import without_blocks
 from agent_cli.compaction.layers.read_keys import find_reads, read_rule
 from agent_cli.compaction.layers.truncate import cut_message
 from agent_cli.compaction.message_facts import (
@@ -45,7 +46,6 @@ from agent_cli.compaction.message_facts import (
     build_message_facts,
     note_calls,
     with_caller_after_cut,
-    without_calls,
 )
 from agent_cli.compaction.policy import CompactionPolicy, ReadRule
 from agent_cli.errors import ToolProtocolError
@@ -173,8 +173,9 @@ def record_facts(
 ) -> list[MessageFacts]:
     """The facts of `messages` (message `start` of a view onwards, just validated;
     `interactions` are the calls answered among them): with the reads keyed as L2
-    compares them under `policy` (`read_keys`) and, for a frozen message with a result
-    over that policy's per-result budget, what `cut` (L1 on one message) makes of it."""
+    compares them under `policy` (`read_keys`); for a frozen message with a result over
+    that policy's per-result budget, what `cut` (L1 on one message) makes of it; and for a
+    frozen message whose calls are all reads, what L2 makes of it when every one goes."""
     facts = [build_message_facts(message, counter) for message in messages]
     note_calls(facts, messages, start, interactions, counter, policy.secret_forms)
     rule, budget = read_rule(policy), policy.max_tool_result_tokens
@@ -184,7 +185,9 @@ def record_facts(
                 reads=find_reads(found.uses, policy), read_rule=rule
             )
             if len(found.reads) == len(found.uses) and is_frozen(messages[index]):
-                facts[index] = found._replace(without_uses=_without_uses(messages[index], found))
+                facts[index] = found._replace(
+                    without_uses=_without_uses(messages[index], found, counter)
+                )
         elif (found.largest_result or 0) > budget and is_frozen(message := messages[index]):
             made = cut(message, found)
             if made is not None:
@@ -193,16 +196,17 @@ def record_facts(
     return facts
 
 
-def _without_uses(message: Message, found: MessageFacts) -> tuple[Message, MessageFacts] | None:
-    """`message` (frozen, its calls all reads: `found.reads`) with its tool_use blocks
-    taken out, frozen, and its facts; None when nothing would be left, or for a message
-    that also holds a result."""
-    taken = set(map(id, found.uses))
-    kept = [block for block in message["content"] if id(block) not in taken]
-    left = without_calls(found, {tool_id for tool_id, _ in found.reads})  # (every call)
-    if not kept or left is None:
+def _without_uses(
+    message: Message, found: MessageFacts, counter: TokenCounter
+) -> tuple[Message, MessageFacts] | None:
+    """What L2 makes of `message` (frozen, its calls all reads: `found.reads`) when a later
+    read supersedes every one (`dedup.without_blocks`), frozen; None when nothing would be
+    left, or for a message that also holds a result."""
+    if found.results or len(found.uses) == len(message["content"]):
         return None
-    return freeze({**message, "content": kept}), left
+    ids = {tool_id for tool_id, _ in found.reads}
+    smaller, facts = without_blocks(message, found, found.uses, ids, counter)
+    return freeze(smaller), facts
 
 
 def _note_caller(

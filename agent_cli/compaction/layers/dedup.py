@@ -13,7 +13,7 @@ what the API itself carries.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from agent_cli.compaction.digest.removed_items import RemovedInteraction
@@ -71,12 +71,9 @@ def build_dedup_outcome(
         known = found[position]
         if known.without_uses is not None and len(taken) == len(known.uses):
             view[position], new_facts[position] = known.without_uses  # (recorded once)
-            continue
-        taken_ids = set(map(id, taken))
-        kept_blocks = [block for block in content if id(block) not in taken_ids]
-        view[position] = rebuilt = {**messages[position], "content": kept_blocks}
-        left = without_calls(found[position], superseded)  # its facts follow, else are built
-        new_facts[position] = build_message_facts(rebuilt, counter) if left is None else left
+        else:
+            made = without_blocks(messages[position], known, taken, superseded, counter)
+            view[position], new_facts[position] = made
     kept = [message for message in view if message is not None]
     return LayerOutcome(  # a message counts its overhead and its blocks
         kept,
@@ -86,6 +83,22 @@ def build_dedup_outcome(
         removed=([], removed),
         facts=[known for known in new_facts if known is not None],
     )
+
+
+def without_blocks(
+    message: dict[str, Any],
+    found: MessageFacts,
+    taken: Collection[dict[str, Any]],
+    ids: Collection[str],
+    counter: TokenCounter,
+) -> tuple[dict[str, Any], MessageFacts]:
+    """`message` (its facts `found`) without `taken`, some of its own tool blocks (by
+    identity) whose calls are among `ids`, and the smaller message's facts: following
+    from `found` where they can (`without_calls`), else built. Some block must stay."""
+    taken_ids = set(map(id, taken))
+    smaller = {**message, "content": [b for b in message["content"] if id(b) not in taken_ids]}
+    left = without_calls(found, ids)
+    return smaller, build_message_facts(smaller, counter) if left is None else left
 
 
 def _name_calls(
