@@ -285,6 +285,50 @@ def test_an_equal_copy_of_the_view_gets_facts_that_name_its_own_blocks():
     assert kept.messages == fresh.messages and len(kept.messages) < len(copy)
 
 
+def test_a_recorded_cut_gives_its_callers_facts_only_where_the_view_holds_that_caller():
+    """L1 puts a recorded cut's caller facts (`CutFacts.caller`) in place only where the
+    view holds the very message they were recorded for: an equal copy of the caller gets
+    facts that name its own blocks, and L2 and L3 then make of the view what a fresh
+    index makes of it."""
+    policy = CompactionPolicy(max_tool_result_tokens=50, keep_recent_messages=2)
+    view = [freeze(user("start"))]
+    for number in range(4):
+        call = f"big{number}"
+        view += [
+            freeze(assistant([text(f"reading {number}"), read_use(call, "same.py")])),
+            freeze(user([tool_result(call, f"line {number}\n" * 400)])),
+        ]
+    index = ViewIndex(make_counter()[0])
+    index.measure(view, policy)
+    assert all(found.cut is not None for found in index.facts()[2::2])
+    copied = [*view[:3], freeze(deepcopy(dict(view[3]))), *view[4:]]
+    index.measure(copied, policy)
+    cut = build_truncation_outcome(copied, policy, index.counter, index.facts())
+    assert cut.facts is not None and cut.results_truncated == 4
+    for message, found in zip(cut.messages, cut.facts, strict=True):
+        blocks = message["content"] if isinstance(message["content"], list) else []
+        entries = (found.calls or {}).values()
+        named = [*found.uses, *(entry.use for entry in entries)]
+        assert all(any(block is own for own in blocks) for block in named)
+    runs = [_l2_l3(cut.messages, policy, index.counter, cut.facts)]
+    runs.append(_l2_l3(cut.messages, policy, index.counter, None))  # facts built afresh
+    assert runs[0] == runs[1] and len(runs[0][2]) == 3  # the three older reads
+
+
+def _l2_l3(
+    view: list[dict[str, Any]], policy: CompactionPolicy, counter: Any, facts: Any
+) -> tuple[Any, ...]:
+    """What L2 then L3 make of `view` and name as removed (lines written, counts left out)."""
+    deduped = build_dedup_outcome(view, policy, counter, facts)
+    pruned = build_prune_outcome(deduped.messages, policy, counter, None, deduped.facts)
+    named = [
+        entry._replace(counted=None, line=entry.describe())
+        for outcome in (deduped, pruned)
+        for entry in (outcome.removed or ([], []))[1]
+    ]
+    return deduped.messages, deduped.tokens_saved, named, pruned.messages, pruned.tokens_saved
+
+
 def test_an_interrupted_check_never_leaves_a_count_that_misses_the_new_messages(monkeypatch):
     """Ctrl-C while the per-turn check records a new message's facts: the index it was
     extending is emptied, not left claiming the new view with the old total."""

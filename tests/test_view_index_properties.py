@@ -71,11 +71,11 @@ def _comparable_facts(index: ViewIndex, view: list[Message]) -> list[Any]:
         if facts.calls is not None:
             calls = {key: entry._replace(counted=None) for key, entry in facts.calls.items()}
         in_order = tuple(entry._replace(counted=None) for entry in facts.in_order)
-        # L1's recorded cut (and the caller's facts after it) is left out: it is made
+        # L1's recorded cut (with its caller's facts after it) is left out: it is made
         # under the per-result budget of the check that recorded the message and taken
         # only under that budget; what L1, L2 and L3 make of the view with it is compared
         # in `_kept_outcome`
-        found.append(facts._replace(calls=calls, in_order=in_order, cut=None, after_cut=None))
+        found.append(facts._replace(calls=calls, in_order=in_order, cut=None))
     return found
 
 

@@ -54,10 +54,6 @@ class MessageFacts(NamedTuple):
     # later read may supersede every one): the message with its tool_use blocks taken
     # out (frozen) and its facts, found once (`view_index`), for L2 to take as it is
     without_uses: tuple[Message, MessageFacts] | None = None
-    # for a message whose calls are all answered in one message that L1's recorded cut
-    # replaces: these facts with its calls' entries written with the cut results (`calls`,
-    # `call_tokens`, `in_order`, and `answered_in` naming the cut message)
-    after_cut: MessageFacts | None = None
     # of a digest message a step of this compaction run built: the digest it holds
     # (`layer_step`), so the next step need not parse it again
     digest: Digest | None = None
@@ -70,7 +66,9 @@ class CutFacts(NamedTuple):
     """What L1 makes of one message: the per-result budget it was cut to and the secret
     forms its cuts keep whole (a run under others cuts again), the smaller message
     (frozen, so every run may share it), how many results it cut, the tokens that saves,
-    and the smaller message's facts."""
+    and the smaller message's facts. `caller`, when every call of one earlier message is
+    answered in this one: how many messages back it stands, its facts, and its facts
+    after the cut (`with_caller_after_cut`), which L1 puts in their place."""
 
     budget: int
     secrets: SecretForms
@@ -78,6 +76,7 @@ class CutFacts(NamedTuple):
     results_cut: int
     saved: int
     facts: MessageFacts
+    caller: tuple[int, MessageFacts, MessageFacts] | None = None
 
 
 def user_texts(message: Message) -> Iterator[str]:
@@ -145,7 +144,6 @@ def without_calls(found: MessageFacts, ids: Collection[str]) -> MessageFacts | N
         reads=tuple(read for read in found.reads if read[0] in kept),
         in_order=(),
         answered_in=(),
-        after_cut=None,
         without_uses=None,
     )
 
@@ -188,13 +186,14 @@ def with_caller_after_cut(
     cut: CutFacts,
     counter: TokenCounter,
     secrets: SecretForms = NO_SECRETS,
-) -> MessageFacts:
-    """`caller` (the facts of a message whose calls `note_calls` recorded) with `after_cut`
-    set when all its calls were answered in `answered_in` and `cut` is what L1 makes of
-    that message: each call's entry written with its result in the cut message (the line
-    counted) and that block's tokens, so a removal after L1 takes them as they are."""
+) -> MessageFacts | None:
+    """The facts of a message whose calls `note_calls` recorded (`caller`) after L1 cut
+    `answered_in`, the message answering all of them, to `cut`: each call's entry written
+    with its result in the cut message (the line counted), that block's tokens, and
+    `answered_in` naming the cut message, so a removal after L1 takes them as they are.
+    None when its calls are not all answered in `answered_in`."""
     if not caller.in_order or caller.answered_in != (answered_in,) or caller.calls is None:
-        return caller
+        return None
     tokens = caller.call_tokens or {}
     calls, call_tokens = dict(caller.calls), dict(tokens)
     for block in cut.facts.results:
@@ -205,10 +204,9 @@ def with_caller_after_cut(
         calls[tool_id] = _with_counted_line(entry._replace(result=block), counter, secrets)
         call_tokens[tool_id] = (tokens[tool_id][0], counter.count_block(block))
     in_order = tuple(calls[entry.tool_use_id] for entry in caller.in_order)
-    after = caller._replace(
+    return caller._replace(
         calls=calls, call_tokens=call_tokens, in_order=in_order, answered_in=(cut.message,)
     )
-    return caller._replace(after_cut=after)
 
 
 def _with_counted_line(

@@ -191,8 +191,9 @@ def record_facts(
         elif (found.largest_result or 0) > budget and is_frozen(message := messages[index]):
             made = cut(message, found)
             if made is not None:
+                batch = (start, interactions)
+                made = _note_caller(facts, index, message, made, batch, counter, policy)
                 facts[index] = found._replace(cut=made)
-                _note_caller(facts, index, message, made, (start, interactions), counter, policy)
     return facts
 
 
@@ -217,10 +218,11 @@ def _note_caller(
     batch: tuple[int, Mapping[str, tuple[int, int]]],
     counter: TokenCounter,
     policy: CompactionPolicy,
-) -> None:
-    """Give the message whose calls `message` (at `position` of `facts`, which L1 cuts to
-    `cut`) answers its facts after the cut (`with_caller_after_cut`), when that message is
-    among `facts` (`batch`: where it starts in the view, and the calls answered in it)."""
+) -> CutFacts:
+    """`cut` (what L1 makes of `message`, at `position` of `facts`) with its `caller`: the
+    message whose calls it answers, when that message is among `facts` (`batch`: where
+    it starts in the view, and the calls answered in it) and all its calls are answered
+    in `message` (`with_caller_after_cut`)."""
     start, interactions = batch
     callers = {
         interactions[tool_id][0]
@@ -228,12 +230,13 @@ def _note_caller(
         if isinstance(tool_id := block.get("tool_use_id"), str) and tool_id in interactions
     }
     if len(callers) != 1:
-        return
+        return cut
     caller = callers.pop() - start
-    if 0 <= caller < position:
-        facts[caller] = with_caller_after_cut(
-            facts[caller], message, cut, counter, policy.secret_forms
-        )
+    if not 0 <= caller < position:
+        return cut
+    before = facts[caller]
+    after = with_caller_after_cut(before, message, cut, counter, policy.secret_forms)
+    return cut if after is None else cut._replace(caller=(position - caller, before, after))
 
 
 def measure_view(messages: Sequence[Message], counter: TokenCounter) -> int:

@@ -85,16 +85,14 @@ def _calls_taken_whole(
     found: MessageFacts, gone_ids: set[int], kept: set[Any]
 ) -> tuple[RemovedInteraction, ...]:
     """The entries of every call of a message that left (`found`: its facts), newest
-    first, as recorded in order (`in_order`, or `after_cut`'s where L1 cut the results),
-    when the messages holding their results left too and none of them is kept; else ()."""
-    for known in (found, found.after_cut):
-        if (
-            known is not None
-            and known.in_order
-            and gone_ids.issuperset(map(id, known.answered_in))
-            and (not kept or kept.isdisjoint(known.calls or ()))
-        ):
-            return known.in_order
+    first, as recorded in order (`in_order`), when the messages holding their results
+    left too and none of them is kept; else ()."""
+    if (
+        found.in_order
+        and gone_ids.issuperset(map(id, found.answered_in))
+        and (not kept or kept.isdisjoint(found.calls or ()))
+    ):
+        return found.in_order
     return ()
 
 
@@ -153,13 +151,11 @@ def _add_lost_texts(
 
 
 def call_tokens(entry: RemovedInteraction, facts: MessageFacts, counter: TokenCounter) -> int:
-    """The tokens of `entry`'s two blocks: as its call's `facts` recorded them (or their
-    `after_cut`) when `entry` is the entry they hold, else counted."""
-    for known in (facts, facts.after_cut):
-        if known is None or not known.calls or known.call_tokens is None:
-            continue
-        if known.calls.get(entry.tool_use_id) is entry:
-            return sum(known.call_tokens[entry.tool_use_id])
+    """The tokens of `entry`'s two blocks: as its call's `facts` recorded them when
+    `entry` is the entry they hold, else counted."""
+    tokens = facts.call_tokens
+    if facts.calls and tokens is not None and facts.calls.get(entry.tool_use_id) is entry:
+        return sum(tokens[entry.tool_use_id])
     result = 0 if entry.result is None else counter.count_block(entry.result)
     return counter.count_block(entry.use) + result
 
@@ -172,19 +168,12 @@ def removed_call(
 ) -> RemovedInteraction:
     """The entry of a removed call: its result and that result's message's facts (None
     when the result was not removed with it), the pointer of the result's message (else
-    of the call's). The entry the call's facts hold (or their `after_cut`: a result L1
-    cut) is taken when it names these very blocks and pointer (its line then written
-    and counted already)."""
+    of the call's). The entry the call's facts hold is taken when it names these very
+    blocks and pointer (its line then written and counted already)."""
     result, pointer = None, use_facts.pointer
     if found is not None:
         result, pointer = found[0], found[1].pointer or use_facts.pointer
-    for known in (use_facts, use_facts.after_cut):
-        made = known.calls.get(tool_id) if known is not None and known.calls else None
-        if (
-            made is not None
-            and made.use is use
-            and made.result is result
-            and made.pointer == pointer
-        ):
-            return made
+    made = use_facts.calls.get(tool_id) if use_facts.calls else None
+    if made is not None and made.use is use and made.result is result and made.pointer == pointer:
+        return made
     return RemovedInteraction(tool_id, use, result, pointer)

@@ -157,17 +157,13 @@ def _name_call(
 def _answered_next(
     messages: Sequence[dict[str, Any]], use_facts: MessageFacts, use_index: int
 ) -> MessageFacts | None:
-    """The facts (`use_facts`, or their `after_cut` where L1 cut the results) that
-    recorded every call of message `use_index` as answered in the message that now
-    follows it (`MessageFacts.answered_in`): their entries name the blocks of these very
-    messages, their pointers and block tokens. Else None."""
-    if use_index + 1 >= len(messages):
+    """`use_facts` when they recorded every call of message `use_index` as answered in the
+    message that now follows it (`MessageFacts.answered_in`; L1 gives the facts after its
+    cut, `CutFacts.caller`): their entries name the blocks of these very messages, their
+    pointers and block tokens. Else None."""
+    if use_index + 1 >= len(messages) or len(use_facts.answered_in) != 1:
         return None
-    follows = messages[use_index + 1]
-    for known in (use_facts, use_facts.after_cut):
-        if known is not None and len(known.answered_in) == 1 and known.answered_in[0] is follows:
-            return known
-    return None
+    return use_facts if use_facts.answered_in[0] is messages[use_index + 1] else None
 
 
 def _result_of(

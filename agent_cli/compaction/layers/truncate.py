@@ -292,7 +292,8 @@ def build_truncation_outcome(
     """Apply L1 to a validated view and say what it did. `facts`: the facts of each
     message of `messages`, built by the same counter (a message's largest result is read,
     not counted again); `largest_result`: a bound on every result of the view (a run
-    whose largest result fits the budget has nothing to cut)."""
+    whose largest result fits the budget has nothing to cut). A recorded cut also gives
+    its caller's facts after the cut (`CutFacts.caller`): the outcome's facts hold them."""
     budget, secrets = policy.max_tool_result_tokens, policy.secret_forms
     found = build_view_facts(messages, counter) if facts is None else facts
     if largest_result is not None and largest_result <= budget:
@@ -314,9 +315,22 @@ def build_truncation_outcome(
             view[position], new_facts[position] = cut.message, cut.facts
             truncated += cut.results_cut
             saved += cut.saved
+            if cut.caller is not None:
+                _place_caller(new_facts, position, cut.caller)
     if truncated == 0:
         return LayerOutcome(view, 0, outcome=NO_CHANGE, facts=new_facts)
     return LayerOutcome(view, saved, results_truncated=truncated, facts=new_facts)
+
+
+def _place_caller(
+    facts: list[MessageFacts], position: int, caller: tuple[int, MessageFacts, MessageFacts]
+) -> None:
+    """Put the recorded facts after the cut (`CutFacts.caller`) of the message whose calls
+    the message at `position` answers, where `facts` holds the very facts they were
+    recorded from (so the view holds that message there)."""
+    back, before, after = caller
+    if back <= position and facts[position - back] is before:
+        facts[position - back] = after
 
 
 def _same_forms(recorded: SecretForms, secrets: SecretForms) -> bool:
