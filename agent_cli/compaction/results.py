@@ -1,8 +1,5 @@
 """What compaction returns: one report per layer and the overall result.
 
-A layer run on its own (`run_layer_alone`, what every public layer function does) gets
-its history validated first (ToolProtocolError for an invalid one) and the default policy
-and counter where none is given, and returns the pair (new view, tokens saved).
 Token figures in reports and results are budget figures: the message view plus the
 `reserved_tokens` the caller declared (system prompt, tool schemas, durable context), so
 they compare directly with the policy's thresholds. With no reservation they are the
@@ -94,16 +91,15 @@ class CompactionResult:
         return bool(self.applied_layers)
 
 
-LayerBuilder = Callable[[Sequence[dict[str, Any]], CompactionPolicy, TokenCounter], LayerOutcome]
-
-
 def run_layer_alone(
-    build: LayerBuilder,
+    build: Callable[[Sequence[dict[str, Any]], CompactionPolicy, TokenCounter], LayerOutcome],
     messages: Sequence[dict[str, Any]],
     policy: CompactionPolicy | None,
     counter: TokenCounter | None,
 ) -> tuple[list[dict[str, Any]], int]:
-    """Validate `messages`, apply `build` with defaults filled in, return (view, saved)."""
+    """What every public layer function does: validate `messages` (ToolProtocolError),
+    apply `build` with the default policy and counter where none is given, and return
+    (new view, tokens saved)."""
     validate_tool_protocol(messages)
     outcome = build(messages, policy or CompactionPolicy(), counter or default_counter())
     return outcome.messages, outcome.tokens_saved
