@@ -88,9 +88,8 @@ def sequence_of(pointer: str | None) -> int | None:
 
 
 def sequence_numbers(pointers: Sequence[str]) -> list[int | None]:
-    """`sequence_of` of each pointer. When every one is a `transcript:` pointer ending in
-    digits (a digest's entries, thousands of them, as the session points them), they are
-    read in a few passes of string methods rather than one call each."""
+    """`sequence_of` of each pointer (a list of `transcript:` pointers ending in digits,
+    the common case, read in a few passes: docs/performance.md)."""
     tails = [pointer.rpartition(":")[2] for pointer in pointers]
     if (
         all(tails)

@@ -107,13 +107,11 @@ def build_truncated_text(
     chars_per_token = len(text) / size
 
     def cut_to(keep: float) -> tuple[str, int] | None:
-        head = int(keep * 2 / 3 * chars_per_token)
-        tail = int(keep / 3 * chars_per_token)
-        if head + tail >= len(text):
+        if int(keep * 2 / 3 * chars_per_token) + int(keep / 3 * chars_per_token) >= len(text):
             return None
-        head, tail = _snap_to_lines(text, head, tail, secrets)
-        marker = render_truncation_marker(len(text) - head - tail, size, len(text))
-        cut = text[:head] + marker + (text[len(text) - tail :] if tail else "")
+        head, tail = _edge_parts(text, size, keep * 2 / 3, keep / 3, secrets)
+        marker = render_truncation_marker(len(text) - len(head) - len(tail), size, len(text))
+        cut = head + marker + tail
         return cut, _count_cut(counter, cut, marker, text, size)
 
     keep = max(budget - MARKER_ALLOWANCE_TOKENS, 0) * 0.9  # head and tail may be denser
