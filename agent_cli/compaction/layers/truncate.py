@@ -15,6 +15,7 @@ is over the budget.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -28,6 +29,8 @@ from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import TokenCounter, is_plausible_count
 
 MARKER_ALLOWANCE_TOKENS = 40
+# A cut result keeps a head, the marker and a tail: less than this is no longer useful.
+MIN_SHARED_RESULT_TOKENS = 3 * MARKER_ALLOWANCE_TOKENS
 _SHRINK_ATTEMPTS = 4
 Cut = TypeVar("Cut")
 
@@ -245,6 +248,46 @@ def _truncate_result(
         cut = build_truncated_blocks(content, budget, counter, secrets)
         return None if cut is None else ({**block, "content": cut[0]}, original - cut[1])
     return None
+
+
+def shared_result_budget(sizes: Sequence[int], room: int) -> int | None:
+    """The largest per-result cap `c` with `sum(min(size, c)) <= room` (small results stay
+    whole, the big ones share what is left), or None when even `MIN_SHARED_RESULT_TOKENS`
+    each would not fit, or when every result fits whole."""
+    left = room
+    ordered = sorted(sizes)
+    for taken, size in enumerate(ordered):
+        sharing = len(ordered) - taken
+        if size * sharing > left:
+            cap = left // sharing
+            return cap if cap >= MIN_SHARED_RESULT_TOKENS else None
+        left -= size
+    return None
+
+
+def build_shared_truncation(
+    messages: Sequence[dict[str, Any]],
+    policy: CompactionPolicy,
+    counter: TokenCounter,
+    tokens: int,
+    target: int,
+) -> LayerOutcome:
+    """The last step before a request would be blocked: L1 with the per-result budget
+    lowered so that the view (`tokens` now, reserve included) gets under `target`, or
+    NO_CHANGE when no such budget exists. One tool step with many results each under the
+    budget can pass the hard limit, and L3 never removes the interaction the model is in."""
+    sizes = [
+        counter.count_result_content(block)
+        for message in messages
+        if message.get("role") == "user" and isinstance(message.get("content"), list)
+        for block in message["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+    ]
+    cap = shared_result_budget(sizes, target - (tokens - sum(sizes)))
+    if cap is None or cap >= policy.max_tool_result_tokens:
+        return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
+    shared = dataclasses.replace(policy, max_tool_result_tokens=cap)
+    return build_truncation_outcome(messages, shared, counter)
 
 
 def cut_message(
