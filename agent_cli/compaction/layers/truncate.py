@@ -107,11 +107,8 @@ def build_truncated_text(
     size = counter.count_text(text) if original is None else original
     if size <= budget:
         return None
-    chars_per_token = len(text) / size
 
-    def cut_to(keep: float) -> tuple[str, int] | None:
-        if int(keep * 2 / 3 * chars_per_token) + int(keep / 3 * chars_per_token) >= len(text):
-            return None
+    def cut_to(keep: float) -> tuple[str, int]:  # keep < size: head and tail never meet
         head, tail = _edge_parts(text, size, keep * 2 / 3, keep / 3, secrets)
         marker = render_truncation_marker(len(text) - len(head) - len(tail), size, len(text))
         cut = head + marker + tail
@@ -215,8 +212,6 @@ def build_truncated_blocks(
         and isinstance(block.get("text"), str)
     ]
     sizes = [_text_tokens(blocks[index], counter) for index in texts]
-    if sum(sizes) == 0:
-        return None
     original = counter.count_content(blocks)
     stats = (original, sum(len(blocks[index]["text"]) for index in texts))
 
