@@ -114,7 +114,11 @@ class CompactionPolicy:
                 raise PolicyError(name, "must be a positive integer")
         if self.soft_threshold >= self.hard_limit:
             raise PolicyError("soft_threshold", "must be below hard_limit")
-        _check_low_water(self.low_water, self.soft_threshold)
+        if self.low_water is not None:
+            if type(self.low_water) is not int or self.low_water <= 0:
+                raise PolicyError("low_water", "must be a positive integer")
+            if self.low_water >= self.soft_threshold:
+                raise PolicyError("low_water", "must be below soft_threshold")
         for name in ("digest_tokens", "max_message_tokens"):
             value = getattr(self, name)
             if type(value) is not int or value < 0:
@@ -124,15 +128,6 @@ class CompactionPolicy:
         object.__setattr__(self, "read_tool_names", _as_name_set(self.read_tool_names))
         if not isinstance(self.read_path_key, str) or not self.read_path_key:
             raise PolicyError("read_path_key", "must be a non-empty string")
-
-
-def _check_low_water(low_water: object, soft_threshold: int) -> None:
-    if low_water is None:
-        return
-    if type(low_water) is not int or low_water <= 0:
-        raise PolicyError("low_water", "must be a positive integer")
-    if low_water >= soft_threshold:
-        raise PolicyError("low_water", "must be below soft_threshold")
 
 
 def _as_name_set(names: Iterable[str]) -> frozenset[str]:
