@@ -64,11 +64,9 @@ def _count_cut(
     counter: TokenCounter, cut: str, marker: str, source: str, source_tokens: int
 ) -> int:
     """The tokens of `cut`, made of `marker` and characters kept of `source` (counted
-    `source_tokens`): those characters at the density of their source plus the marker,
-    so the cut is never tokenized (docs/performance.md); its block carries the figure
-    (`tokens.COUNT_KEY`). Text far sparser than one token in 32 characters (long runs of
-    spaces) has an estimate a counter refuses to take: it is counted, since every figure
-    must be the one the view counts."""
+    `source_tokens`): those characters at the density of their source plus the marker
+    (docs/performance.md), or the cut counted when a counter would refuse that estimate
+    as implausible (`tokens.is_plausible_count`): every figure is the one the view counts."""
     kept_chars = len(cut) - len(marker)
     estimate = math.ceil(source_tokens * kept_chars / max(len(source), 1))
     estimate += counter.count_text(marker)
@@ -201,9 +199,8 @@ def _text_tokens(block: dict[str, Any], counter: TokenCounter) -> int:
 def build_truncated_blocks(
     blocks: list[Any], budget: int, counter: TokenCounter, secrets: SecretForms = NO_SECRETS
 ) -> tuple[list[Any], int] | None:
-    """A list result cut to about `budget` tokens and the cut's count, or None when
-    nothing shrank. Its text is one stream (`_cut_stream`): a result of many small blocks
-    keeps its first and last ones rather than becoming a marker per block."""
+    """A list result cut to about `budget` tokens (its text as one stream, `_cut_stream`)
+    and the cut's count, or None when nothing shrank."""
     texts = [
         index
         for index, block in enumerate(blocks)
