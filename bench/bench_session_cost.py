@@ -52,7 +52,6 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.compaction.digest.render import split_digest
-from agent_cli.compaction.firing import CACHE_READ_PRICE, CACHE_WRITE_PRICE
 from agent_cli.compaction.layers.summary import find_summary_boundary
 from agent_cli.compaction.markers import is_summary_message
 from agent_cli.events import ModelRequest
@@ -66,7 +65,7 @@ from agent_cli.provider.summary_reuse import (
 )
 from agent_cli.provider.wire import build_wire_request
 from agent_cli.tokens import TokenCounter
-from bench.prompt_cache import PromptCost, prompt_tokens
+from bench.prompt_cache import CACHE_READ_PRICE, CACHE_WRITE_PRICE, PromptCost, prompt_tokens
 from bench.session_scenario import (
     FACT_EVERY,
     FILE_SIZES,

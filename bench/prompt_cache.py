@@ -41,10 +41,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_cli.compaction.firing import CACHE_READ_PRICE, CACHE_WRITE_PRICE
 from agent_cli.events import Usage
 from agent_cli.tokens import TokenCounter
 
+CACHE_WRITE_PRICE = 1.25  # times the plain input price
+CACHE_READ_PRICE = 0.1
 MIN_CACHEABLE_TOKENS = 1_024
 LOOKBACK_BLOCKS = 20
 TTL_SECONDS = {"5m": 300.0, "1h": 3_600.0}

@@ -19,7 +19,7 @@ from agent_cli.compaction import (
     compact_context,
     validate_tool_protocol,
 )
-from agent_cli.compaction.layers.shared_truncation import (
+from agent_cli.compaction.layers.truncate import (
     MIN_SHARED_RESULT_TOKENS,
     shared_result_budget,
 )

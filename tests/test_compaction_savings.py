@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from compaction_support import assistant, make_counter, user
 
-from agent_cli.compaction.layers.savings import measure_savings
+from agent_cli.compaction.results import measure_savings
 
 
 def test_savings_count_what_left_minus_what_came():

@@ -32,6 +32,19 @@ def test_a_large_string_result_keeps_its_head_and_tail_around_a_marker():
     assert saved == counter.count_text(body) - counter.count_text(cut)
 
 
+def test_the_marker_counts_the_characters_cut_and_the_head_keeps_about_twice_the_tail():
+    counter, _ = make_counter()
+    body = _numbered_lines(2_000)
+    view, _ = truncate_tool_results(
+        _history(body), CompactionPolicy(max_tool_result_tokens=300), counter
+    )
+    head, rest = view[2]["content"][0]["content"].split("\n[... ", 1)
+    omitted = int(rest.split(" characters cut", 1)[0].replace(",", ""))
+    tail = rest.split(" ...]\n", 1)[1]
+    assert len(head) + omitted + len(tail) == len(body)
+    assert 1.5 * len(tail) < len(head) < 2.5 * len(tail)
+
+
 def test_a_result_within_the_budget_is_left_as_the_same_object():
     counter, _ = make_counter()
     history = _history("small result")

@@ -27,9 +27,6 @@ from typing import Any
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.tokens import TokenCounter
 
-CACHE_WRITE_PRICE = 1.25  # times the plain input price
-CACHE_READ_PRICE = 0.1
-
 
 def find_first_change(before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]]) -> int:
     """Index of the first message of `after` that is not the same object as in `before`

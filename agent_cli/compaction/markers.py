@@ -72,20 +72,16 @@ def mark_summary(message: dict[str, Any]) -> dict[str, Any]:
 def adopt_unmarked_summary(
     view: Sequence[dict[str, Any]], summarized_before: bool
 ) -> list[dict[str, Any]]:
-    """A recorded compaction view with a summary written before `SUMMARY_KEY` existed
-    marked as one; `view` as it is otherwise.
+    """A recorded compaction view with an unmarked summary marked; `view` as it is otherwise.
 
-    `summarized_before` says whether this compaction, or an earlier one of the same
-    transcript, ran L4: without that no summary can be in the view. Only the first two
-    places are looked at (L4 puts its summary first, and only the digest goes before it),
-    and only a user message without a transcript pointer (`SOURCE_KEY`): every message
-    the user typed carries one since pointers exist, so a typed header is never adopted.
-    (Transcripts older than pointers carry none; there the first rule and the places are
-    the only guard, as they were the whole rule when those transcripts were written.)
+    `summarized_before`: this compaction, or an earlier one of the same transcript, ran
+    L4 (without that no summary can be in the view). Only the first two places are looked
+    at (L4 puts its summary first, only the digest goes before it), and only a user
+    message without a transcript pointer (`SOURCE_KEY`), which every typed message carries.
     """
     adopted = list(view)
     if not summarized_before or any(is_summary_message(m) for m in adopted[:2]):
-        return adopted  # never summarized, or its summary is marked: one summary a view
+        return adopted
     for index, message in enumerate(adopted[:2]):
         if _is_unmarked_summary(message):
             adopted[index] = mark_summary(message)

@@ -20,7 +20,7 @@ Contract:
   in every figure.
 - `applied_layers` names only the layers that changed the view; `reports` keep the rest.
 - At or over the hard limit after the last layer, L1 runs once more with the tool results
-  sharing the room left (`layers.shared_truncation`: many results each under the
+  sharing the room left (`layers.truncate`: many results each under the
   per-result budget can together be over the limit, and L3 keeps the interaction the
   model is in). Still
   at or over it, `MessageViewLimitExceeded` is raised (token figures, layer names and the
@@ -45,9 +45,8 @@ from agent_cli.compaction.digest.merge import count_digest
 from agent_cli.compaction.firing import CachedPrefix, is_run_finished
 from agent_cli.compaction.layers.dedup import build_dedup_outcome
 from agent_cli.compaction.layers.prune import build_prune_outcome
-from agent_cli.compaction.layers.shared_truncation import build_shared_truncation
 from agent_cli.compaction.layers.summary import Summarizer, build_summary_outcome
-from agent_cli.compaction.layers.truncate import build_truncation_outcome
+from agent_cli.compaction.layers.truncate import build_shared_truncation, build_truncation_outcome
 from agent_cli.compaction.markers import is_digest_message
 from agent_cli.compaction.message_facts import build_view_facts
 from agent_cli.compaction.policy import CompactionPolicy
@@ -208,7 +207,7 @@ def _share_the_room(
     reports: list[LayerReport],
 ) -> tuple[Messages, int]:
     """Before blocking: L1 again with the tool results sharing the room
-    (`layers.shared_truncation`), aiming at the run's low-water mark, else just under the
+    (`build_shared_truncation`), aiming at the run's low-water mark, else just under the
     hard limit. Appends its L1 report when it brings the view under the hard limit; else
     the view is kept."""
     for target in (policy.low_water_mark_over(reserved), policy.hard_limit - 1):

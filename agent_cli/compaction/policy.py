@@ -16,7 +16,6 @@ from typing import Any
 from agent_cli.errors import PolicyError
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 
-DEFAULT_LOW_WATER_DIVISOR = 2
 _POSITIVE_FIELDS = (
     "soft_threshold",
     "hard_limit",
@@ -24,7 +23,6 @@ _POSITIVE_FIELDS = (
     "keep_recent_messages",
     "summary_keep_recent",
 )
-_DERIVED_FIELDS = ("digest_tokens", "max_message_tokens")
 # (read_tool_names, read_path_key): the part of a policy that L2's read keys depend on, so
 # reads keyed under one policy serve another with the same rule (`read_keys.read_rule`).
 ReadRule = tuple[frozenset[str], str]
@@ -73,29 +71,24 @@ class CompactionPolicy:
 
     def low_water_mark_over(self, reserved_tokens: int) -> int:
         """The budget a firing compacts down to when every request also carries
-        `reserved_tokens` outside the view (system prompt, tool schemas, durable block;
-        the budget counts them too).
+        `reserved_tokens` outside the view (system prompt, tool schemas, durable block).
 
-        An explicit `low_water` above the reserve is used as it is. Unset, or at or under
-        the reserve (every firing would run every layer down to what they cannot remove),
-        the mark is halfway between the reserve and the soft threshold, so a firing always
-        buys room for the next turns. It stays within 1 .. soft - 1 even when the reserve
-        alone fills the soft threshold (then every request is over it whatever the mark,
-        and the loop guard takes over).
+        An explicit `low_water` above the reserve is used as it is; otherwise the mark is
+        halfway between the reserve and the soft threshold, so a firing always buys room
+        for the next turns, and within 1 .. soft - 1 even when the reserve alone fills the
+        soft threshold (then the loop guard takes over).
         """
         if self.low_water is not None and not self.is_low_water_unreachable(reserved_tokens):
             return self.low_water
         room = max(0, self.soft_threshold - reserved_tokens)
-        mark = reserved_tokens + room // DEFAULT_LOW_WATER_DIVISOR
+        mark = reserved_tokens + room // 2
         return max(1, min(mark, self.soft_threshold - 1))
 
     def without_reserve(self, reserved_tokens: int) -> tuple[CompactionPolicy, int]:
         """(this policy for the messages alone, the tokens taken out): what the stop rule
-        of a run (`firing.is_run_finished`) weighs, since no layer rewrites the reserve
-        (system prompt and tools precede the messages in the prompt cache; the durable
-        block is never cached). Soft threshold, hard limit and the mark all move down by
-        the reserve, at most to a soft threshold of 2; a soft threshold of 1 leaves no room
-        for a mark under it: the policy comes back as it is.
+        of a run (`firing.is_run_finished`) weighs, since no layer rewrites the reserve.
+        Soft threshold, hard limit and the mark all move down by the reserve, at most to a
+        soft threshold of 2; a soft threshold of 1 comes back as it is.
         """
         if self.soft_threshold < 2:
             return self, 0
@@ -121,8 +114,12 @@ class CompactionPolicy:
                 raise PolicyError(name, "must be a positive integer")
         if self.soft_threshold >= self.hard_limit:
             raise PolicyError("soft_threshold", "must be below hard_limit")
-        _check_low_water(self.low_water, self.soft_threshold)
-        for name in _DERIVED_FIELDS:
+        if self.low_water is not None:
+            if type(self.low_water) is not int or self.low_water <= 0:
+                raise PolicyError("low_water", "must be a positive integer")
+            if self.low_water >= self.soft_threshold:
+                raise PolicyError("low_water", "must be below soft_threshold")
+        for name in ("digest_tokens", "max_message_tokens"):
             value = getattr(self, name)
             if type(value) is not int or value < 0:
                 raise PolicyError(name, "must be a non-negative integer (0: a quarter of soft)")
@@ -131,15 +128,6 @@ class CompactionPolicy:
         object.__setattr__(self, "read_tool_names", _as_name_set(self.read_tool_names))
         if not isinstance(self.read_path_key, str) or not self.read_path_key:
             raise PolicyError("read_path_key", "must be a non-empty string")
-
-
-def _check_low_water(low_water: object, soft_threshold: int) -> None:
-    if low_water is None:
-        return
-    if type(low_water) is not int or low_water <= 0:
-        raise PolicyError("low_water", "must be a positive integer")
-    if low_water >= soft_threshold:
-        raise PolicyError("low_water", "must be below soft_threshold")
 
 
 def _as_name_set(names: Iterable[str]) -> frozenset[str]:

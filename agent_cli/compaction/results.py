@@ -1,16 +1,19 @@
 """What compaction returns: one report per layer and the overall result.
 
-A layer run on its own (`run_layer_alone`, what every public layer function does) gets
-its history validated first (ToolProtocolError for an invalid one) and the default policy
-and counter where none is given, and returns the pair (new view, tokens saved).
 Token figures in reports and results are budget figures: the message view plus the
 `reserved_tokens` the caller declared (system prompt, tool schemas, durable context), so
 they compare directly with the policy's thresholds. With no reservation they are the
 view's own tokens.
+
+A layer's saving (`measure_savings`) is counted from the messages that changed only: a
+view's count is the sum of its messages' counts and layers share every message they do
+not change, so it is what the messages that left cost minus what the messages that came
+cost, found by identity (as a multiset: a dict may appear twice).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -94,16 +97,43 @@ class CompactionResult:
         return bool(self.applied_layers)
 
 
-LayerBuilder = Callable[[Sequence[dict[str, Any]], CompactionPolicy, TokenCounter], LayerOutcome]
-
-
 def run_layer_alone(
-    build: LayerBuilder,
+    build: Callable[[Sequence[dict[str, Any]], CompactionPolicy, TokenCounter], LayerOutcome],
     messages: Sequence[dict[str, Any]],
     policy: CompactionPolicy | None,
     counter: TokenCounter | None,
 ) -> tuple[list[dict[str, Any]], int]:
-    """Validate `messages`, apply `build` with defaults filled in, return (view, saved)."""
+    """What every public layer function does: validate `messages` (ToolProtocolError),
+    apply `build` with the default policy and counter where none is given, and return
+    (new view, tokens saved)."""
     validate_tool_protocol(messages)
     outcome = build(messages, policy or CompactionPolicy(), counter or default_counter())
     return outcome.messages, outcome.tokens_saved
+
+
+def measure_savings(
+    before: Sequence[dict[str, Any]],
+    after: Sequence[dict[str, Any]],
+    counter: TokenCounter,
+    before_tokens: int | None = None,
+) -> int:
+    """Tokens of `before` minus tokens of `after`, by the same counter (`before_tokens`:
+    the count of `before`, when the caller knows it)."""
+    if before_tokens is not None and len(after) * 4 < len(before):
+        return before_tokens - counter.count_messages(after)
+    before_ids, after_ids = set(map(id, before)), set(map(id, after))
+    if len(before_ids) < len(before) or len(after_ids) < len(after):
+        return _measure_with_repeats(before, after, counter)
+    gone = [message for message in before if id(message) not in after_ids]
+    came = [message for message in after if id(message) not in before_ids]
+    return counter.count_messages(gone) - counter.count_messages(came)
+
+
+def _measure_with_repeats(
+    before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]], counter: TokenCounter
+) -> int:
+    """The same, for lists that hold one dict more than once (counted as many times)."""
+    balance = Counter(map(id, before))
+    balance.subtract(Counter(map(id, after)))
+    by_id = {id(message): message for message in (*before, *after)}
+    return sum(counter.count_message(by_id[key]) * times for key, times in balance.items() if times)

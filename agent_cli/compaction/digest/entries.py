@@ -75,27 +75,26 @@ class Digest:
         return found
 
 
-TRANSCRIPT_SCHEME = "transcript:"
+TRANSCRIPT_PREFIX = "transcript:"
 
 
 def sequence_of(pointer: str | None) -> int | None:
     """The record number of a `transcript:` pointer, None for anything else (a tail
     `int` would refuse, such as a superscript digit in a damaged stored digest, too)."""
-    if not pointer or not pointer.startswith(TRANSCRIPT_SCHEME):
+    if not pointer or not pointer.startswith(TRANSCRIPT_PREFIX):
         return None
     tail = pointer.rsplit(":", 1)[-1]
     return int(tail) if tail.isdecimal() else None
 
 
 def sequence_numbers(pointers: Sequence[str]) -> list[int | None]:
-    """`sequence_of` of each pointer. When every one is a `transcript:` pointer ending in
-    digits (a digest's entries, thousands of them, as the session points them), they are
-    read in a few passes of string methods rather than one call each."""
+    """`sequence_of` of each pointer (a list of `transcript:` pointers ending in digits,
+    the common case, read in a few passes: docs/performance.md)."""
     tails = [pointer.rpartition(":")[2] for pointer in pointers]
     if (
         all(tails)
         and "".join(tails).isdecimal()
-        and all(map(str.startswith, pointers, repeat(TRANSCRIPT_SCHEME)))
+        and all(map(str.startswith, pointers, repeat(TRANSCRIPT_PREFIX)))
     ):
         return list(map(int, tails))
     return list(map(sequence_of, pointers))

@@ -24,10 +24,9 @@ from typing import Any
 
 from agent_cli.compaction.digest.removed_items import RemovedInteraction, RemovedRequest
 from agent_cli.compaction.digest.what_left import collect_changed
-from agent_cli.compaction.layers.savings import measure_savings
 from agent_cli.compaction.message_facts import MessageFacts, build_message_facts, build_view_facts
 from agent_cli.compaction.policy import CompactionPolicy
-from agent_cli.compaction.results import NO_CHANGE, LayerOutcome, run_layer_alone
+from agent_cli.compaction.results import NO_CHANGE, LayerOutcome, measure_savings, run_layer_alone
 from agent_cli.protocol import collect_tool_ids, remove_tool_interactions
 from agent_cli.tokens import TokenCounter
 

@@ -19,14 +19,8 @@ def find_reads(
     uses: Iterable[dict[str, Any]], policy: CompactionPolicy, paths: dict[str, str] | None = None
 ) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(tool_use id, read key) of each read among `uses`, in order (`paths`: as below)."""
-    names, found = policy.read_tool_names, []
-    for block in uses:
-        if block.get("name") not in names:  # most calls are no reads
-            continue
-        key = build_read_key(block, policy, paths)
-        if key is not None:
-            found.append((block["id"], key))
-    return tuple(found)
+    keyed = ((block, build_read_key(block, policy, paths)) for block in uses)
+    return tuple((block["id"], key) for block, key in keyed if key is not None)
 
 
 def normalize_read_path(path: str) -> str:

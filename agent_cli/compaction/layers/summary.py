@@ -18,7 +18,6 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agent_cli.compaction.layers.savings import measure_savings
 from agent_cli.compaction.markers import SUMMARY_HEADER, mark_summary
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import (
@@ -27,6 +26,7 @@ from agent_cli.compaction.results import (
     SUMMARY_FAILED,
     SUMMARY_NOT_SMALLER,
     LayerOutcome,
+    measure_savings,
     run_layer_alone,
 )
 from agent_cli.protocol import collect_tool_ids

@@ -15,6 +15,7 @@ is over the budget.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
@@ -28,6 +29,8 @@ from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import TokenCounter, is_plausible_count
 
 MARKER_ALLOWANCE_TOKENS = 40
+# A cut result keeps a head, the marker and a tail: less than this is no longer useful.
+MIN_SHARED_RESULT_TOKENS = 3 * MARKER_ALLOWANCE_TOKENS
 _SHRINK_ATTEMPTS = 4
 Cut = TypeVar("Cut")
 
@@ -61,11 +64,9 @@ def _count_cut(
     counter: TokenCounter, cut: str, marker: str, source: str, source_tokens: int
 ) -> int:
     """The tokens of `cut`, made of `marker` and characters kept of `source` (counted
-    `source_tokens`): those characters at the density of their source plus the marker,
-    so the cut is never tokenized (docs/performance.md); its block carries the figure
-    (`tokens.COUNT_KEY`). Text far sparser than one token in 32 characters (long runs of
-    spaces) has an estimate a counter refuses to take: it is counted, since every figure
-    must be the one the view counts."""
+    `source_tokens`): those characters at the density of their source plus the marker
+    (docs/performance.md), or the cut counted when a counter would refuse that estimate
+    as implausible (`tokens.is_plausible_count`): every figure is the one the view counts."""
     kept_chars = len(cut) - len(marker)
     estimate = math.ceil(source_tokens * kept_chars / max(len(source), 1))
     estimate += counter.count_text(marker)
@@ -104,16 +105,11 @@ def build_truncated_text(
     size = counter.count_text(text) if original is None else original
     if size <= budget:
         return None
-    chars_per_token = len(text) / size
 
-    def cut_to(keep: float) -> tuple[str, int] | None:
-        head = int(keep * 2 / 3 * chars_per_token)
-        tail = int(keep / 3 * chars_per_token)
-        if head + tail >= len(text):
-            return None
-        head, tail = _snap_to_lines(text, head, tail, secrets)
-        marker = render_truncation_marker(len(text) - head - tail, size, len(text))
-        cut = text[:head] + marker + (text[len(text) - tail :] if tail else "")
+    def cut_to(keep: float) -> tuple[str, int]:  # keep < size: head and tail never meet
+        head, tail = _edge_parts(text, size, keep * 2 / 3, keep / 3, secrets)
+        marker = render_truncation_marker(len(text) - len(head) - len(tail), size, len(text))
+        cut = head + marker + tail
         return cut, _count_cut(counter, cut, marker, text, size)
 
     keep = max(budget - MARKER_ALLOWANCE_TOKENS, 0) * 0.9  # head and tail may be denser
@@ -203,9 +199,8 @@ def _text_tokens(block: dict[str, Any], counter: TokenCounter) -> int:
 def build_truncated_blocks(
     blocks: list[Any], budget: int, counter: TokenCounter, secrets: SecretForms = NO_SECRETS
 ) -> tuple[list[Any], int] | None:
-    """A list result cut to about `budget` tokens and the cut's count, or None when
-    nothing shrank. Its text is one stream (`_cut_stream`): a result of many small blocks
-    keeps its first and last ones rather than becoming a marker per block."""
+    """A list result cut to about `budget` tokens (its text as one stream, `_cut_stream`)
+    and the cut's count, or None when nothing shrank."""
     texts = [
         index
         for index, block in enumerate(blocks)
@@ -214,8 +209,6 @@ def build_truncated_blocks(
         and isinstance(block.get("text"), str)
     ]
     sizes = [_text_tokens(blocks[index], counter) for index in texts]
-    if sum(sizes) == 0:
-        return None
     original = counter.count_content(blocks)
     stats = (original, sum(len(blocks[index]["text"]) for index in texts))
 
@@ -247,6 +240,46 @@ def _truncate_result(
         cut = build_truncated_blocks(content, budget, counter, secrets)
         return None if cut is None else ({**block, "content": cut[0]}, original - cut[1])
     return None
+
+
+def shared_result_budget(sizes: Sequence[int], room: int) -> int | None:
+    """The largest per-result cap `c` with `sum(min(size, c)) <= room` (small results stay
+    whole, the big ones share what is left), or None when even `MIN_SHARED_RESULT_TOKENS`
+    each would not fit, or when every result fits whole."""
+    left = room
+    ordered = sorted(sizes)
+    for taken, size in enumerate(ordered):
+        sharing = len(ordered) - taken
+        if size * sharing > left:
+            cap = left // sharing
+            return cap if cap >= MIN_SHARED_RESULT_TOKENS else None
+        left -= size
+    return None
+
+
+def build_shared_truncation(
+    messages: Sequence[dict[str, Any]],
+    policy: CompactionPolicy,
+    counter: TokenCounter,
+    tokens: int,
+    target: int,
+) -> LayerOutcome:
+    """The last step before a request would be blocked: L1 with the per-result budget
+    lowered so that the view (`tokens` now, reserve included) gets under `target`, or
+    NO_CHANGE when no such budget exists. One tool step with many results each under the
+    budget can pass the hard limit, and L3 never removes the interaction the model is in."""
+    sizes = [
+        counter.count_result_content(block)
+        for message in messages
+        if message.get("role") == "user" and isinstance(message.get("content"), list)
+        for block in message["content"]
+        if isinstance(block, dict) and block.get("type") == "tool_result"
+    ]
+    cap = shared_result_budget(sizes, target - (tokens - sum(sizes)))
+    if cap is None or cap >= policy.max_tool_result_tokens:
+        return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
+    shared = dataclasses.replace(policy, max_tool_result_tokens=cap)
+    return build_truncation_outcome(messages, shared, counter)
 
 
 def cut_message(
