@@ -332,18 +332,13 @@ def build_truncation_outcome(
     if largest_result is not None and largest_result <= budget:
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE, facts=list(found))
     view, new_facts, saved, truncated = list(messages), list(found), 0, 0
-    oversized = [  # a message's largest result, counted by this counter
-        (position, known)
-        for position, known in enumerate(found)
-        if known.largest_result is not None and known.largest_result > budget
-    ]
-    for position, known in oversized:
-        message = messages[position]
-        if message.get("role") != "user" or not isinstance(message.get("content"), list):
+    for position, known in enumerate(found):
+        largest = known.largest_result  # counted by this counter; only a user message has one
+        if largest is None or largest <= budget:
             continue
         cut = known.cut
         if cut is None or cut.budget != budget or not _same_forms(cut.secrets, secrets):
-            cut = cut_message(message, known, budget, counter, secrets)
+            cut = cut_message(messages[position], known, budget, counter, secrets)
         if cut is not None:
             view[position], new_facts[position] = cut.message, cut.facts
             truncated += cut.results_cut
