@@ -123,7 +123,7 @@ def _append_part(
     part_sizes = tuple((len(r), len(i)) for r, i in digest.split_parts())
     merged = Digest(
         (*requests, *digest.requests),
-        (*lines, *digest.interactions),
+        (*_as_entries(lines, interactions), *digest.interactions),
         digest.older,
         (*part_sizes, (len(requests), len(lines))),
     )
@@ -152,7 +152,8 @@ def refit_digest(
     fitted, requests_used = _fit_requests(all_requests, budget - reserve, counter, secrets)
     fill = budget - int(budget_tokens * REFIT_HEADROOM)
     line_budget = max(fill - requests_used, 0)  # requests first: lines that do not fit fold
-    kept, used = _fit_lines(all_lines, line_budget, counter, secrets)
+    lines, used = _fit_lines(all_lines, line_budget, counter, secrets)
+    kept = _as_entries(lines, all_lines)
     older = _fold(digest.older, pointers[len(kept) :], is_sorted)
     if older.count:
         older, freed = _make_room_for_older(kept, older, line_budget - used, counter)
@@ -200,13 +201,12 @@ def _fit_requests(
 
 def _fit_lines(
     entries: Sequence[Line], budget: int, counter: TokenCounter, secrets: SecretForms
-) -> tuple[list[InteractionEntry], int]:
-    """The newest lines that fit `budget` (those of the first entries; the rest fold)
-    and their tokens. A removed call's line is written when it was not yet
+) -> tuple[list[str], int]:
+    """The lines of the newest entries that fit `budget` (those of the first entries; the
+    rest fold) and their tokens. A removed call's line is written when it was not yet
     (`RemovedInteraction.describe`); the tokens it carries for this very counter (the
     line with its pointer, as the digest counts it) are taken, else the line is counted."""
-    used, kept = 0, list[InteractionEntry]()
-    add, new = kept.append, tuple.__new__
+    used, lines = 0, list[str]()
     for entry in entries:
         if isinstance(entry, InteractionEntry):
             line, counted = entry.line, None
@@ -219,8 +219,17 @@ def _fit_lines(
         if used + cost > budget:
             break
         used += cost
-        add(new(InteractionEntry, (line, entry.pointer)))
-    return kept, used
+        lines.append(line)
+    return lines, used
+
+
+def _as_entries(lines: list[str], entries: Sequence[Line]) -> list[InteractionEntry]:
+    """The digest's entries of the first `len(lines)` of `entries`, fitted as `lines`."""
+    new = tuple.__new__
+    return [
+        new(InteractionEntry, (line, entry.pointer))
+        for line, entry in zip(lines, entries[: len(lines)], strict=True)
+    ]
 
 
 def _make_room_for_older(

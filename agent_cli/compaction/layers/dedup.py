@@ -12,7 +12,6 @@ what the API itself carries.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -60,19 +59,21 @@ def build_dedup_outcome(
     superseded = _superseded(found, policy)
     if not superseded:
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE, facts=list(found))
-    removed, tokens, blocks = _name_calls(messages, found, superseded, counter)
+    removed, tokens, taken = _name_calls(messages, found, superseded, counter)
+    named = {entry.tool_use_id for entry in removed}
     view: list[dict[str, Any] | None] = list(messages)
     new_facts: list[MessageFacts | None] = list(found)
-    for position, taken in blocks.items():
+    for position, leaving in taken.items():
         content = messages[position]["content"]
-        if len(taken) == len(content):  # all of it leaves (a valid view holds a block once)
+        if leaving == len(content):  # all of it leaves (a valid view holds a block once)
             view[position] = new_facts[position] = None
             continue
         known = found[position]
-        if known.without_uses is not None and len(taken) == len(known.uses):
+        if known.without_uses is not None and leaving == len(known.uses):
             view[position], new_facts[position] = known.without_uses  # (recorded once)
         else:
-            made = without_blocks(messages[position], known, taken, superseded, counter)
+            blocks = _blocks_of(known, named)
+            made = without_blocks(messages[position], known, blocks, named, counter)
             view[position], new_facts[position] = made
     kept = [message for message in view if message is not None]
     return LayerOutcome(  # a message counts its overhead and its blocks
@@ -106,13 +107,13 @@ def _name_calls(
     found: Sequence[MessageFacts],
     superseded: Mapping[str, int],
     counter: TokenCounter,
-) -> tuple[list[RemovedInteraction], int, dict[int, list[dict[str, Any]]]]:
+) -> tuple[list[RemovedInteraction], int, dict[int, int]]:
     """The digest entry of each superseded call (`superseded`: id -> the index of its
     tool_use message; `found`: the facts of each message of the view), newest call
     first, as `what_left.collect_removed` names them; the tokens of their blocks; and
-    the blocks to take out of each message."""
+    how many blocks leave each message."""
     removed: list[RemovedInteraction] = []
-    tokens, blocks = 0, defaultdict[int, list[dict[str, Any]]](list)
+    tokens, taken = 0, dict[int, int]()
     for use_index in sorted(set(superseded.values()), reverse=True):
         use_facts = found[use_index]
         recorded = _answered_next(messages, use_facts, use_index)
@@ -123,12 +124,12 @@ def _name_calls(
             named = _name_call(use, tool_id, use_index, found, recorded, counter)
             if named is None:  # (a valid view answers every call)
                 continue
-            entry, (result_index, result), pair_tokens = named
+            entry, result_index, pair_tokens = named
             removed.append(entry)
             tokens += pair_tokens
-            blocks[use_index].append(use)
-            blocks[result_index].append(result)
-    return removed, tokens, blocks
+            taken[use_index] = taken.get(use_index, 0) + 1
+            taken[result_index] = taken.get(result_index, 0) + 1
+    return removed, tokens, taken
 
 
 def _name_call(
@@ -138,20 +139,27 @@ def _name_call(
     found: Sequence[MessageFacts],
     recorded: MessageFacts | None,
     counter: TokenCounter,
-) -> tuple[RemovedInteraction, tuple[int, dict[str, Any]], int] | None:
-    """The entry of one superseded call, where its result is (the index of its message,
-    the block) and the tokens of its two blocks: as `recorded` (`_answered_next`) holds
-    them, else with its result searched after it."""
+) -> tuple[RemovedInteraction, int, int] | None:
+    """The entry of one superseded call (its `result` the block that answers it), the
+    index of that block's message and the tokens of the call's two blocks: as `recorded`
+    (`_answered_next`) holds them, else with its result searched after it."""
     if recorded is not None and recorded.calls and recorded.call_tokens:
         made = recorded.calls.get(tool_id)
         if made is not None and made.result is not None:
-            return made, (use_index + 1, made.result), sum(recorded.call_tokens[tool_id])
+            return made, use_index + 1, sum(recorded.call_tokens[tool_id])
     answer = _result_of(found, use_index, tool_id)
     if answer is None:
         return None
     result_index, result = answer
     entry = removed_call(use, tool_id, found[use_index], (result, found[result_index]))
-    return entry, answer, call_tokens(entry, found[use_index], counter)
+    return entry, result_index, call_tokens(entry, found[use_index], counter)
+
+
+def _blocks_of(found: MessageFacts, ids: Collection[str]) -> list[dict[str, Any]]:
+    """The tool_use and tool_result blocks of a message (its facts `found`) whose calls
+    are among `ids`."""
+    uses = [use for use in found.uses if use.get("id") in ids]
+    return uses + [result for result in found.results if result.get("tool_use_id") in ids]
 
 
 def _answered_next(
