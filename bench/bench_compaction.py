@@ -18,7 +18,9 @@ has followed it; "a view no check followed" starts from a fresh counter and inde
 includes tokenizing it all, set against counting the same view's tokens alone.
 Every timed run, ours and the seed's alike, starts right after a garbage collection, so
 that a collection owed to the untimed set-up (building and indexing an 8,001-message
-view) is not charged to whichever run happens to trigger it; the run's own are.
+view) is not charged to whichever run happens to trigger it; the run's own are. The runs
+a ratio compares take turns (`interleaved_medians`), so that a slower spell of a shared
+host weighs on both sides of it alike.
 The seed's approach is written out here as it is printed: deep-copy the view and estimate
 len(json.dumps(block)) // 4 for every block, on every call.
 """
@@ -40,6 +42,7 @@ from agent_cli.tokens import TokenCounter
 
 Message = dict[str, Any]
 RUNS = 5
+COLD_RUNS = 3  # a cold run tokenizes the whole view: seconds each
 DEFAULT = CompactionPolicy()
 NO_COMPACTION = CompactionPolicy(soft_threshold=500_000_000, hard_limit=600_000_000)
 FILES = [f"src/module_{number}.py" for number in range(40)]
@@ -199,23 +202,17 @@ def time_once(action: Callable[[], Any]) -> float:
     return time.perf_counter() - started
 
 
-def median_run(
-    view: list[Message],
-    prepare: Callable[[ViewIndex], Any],
-    runs: int = RUNS,
-    policy: CompactionPolicy = DEFAULT,
+def timed_run(
+    view: list[Message], prepare: Callable[[ViewIndex], Any], policy: CompactionPolicy = DEFAULT
 ) -> tuple[float, Any]:
-    """Median seconds of compact_context on `view` over `runs` runs, each with an index
-    (on a fresh counter) prepared by `prepare` (which is not timed); also the last result."""
-    durations, result = [], None
-    for _ in range(runs):
-        index = ViewIndex(TokenCounter())
-        prepare(index)
-        gc.collect()  # as in `time_once`
-        started = time.perf_counter()
-        result = compact_context(view, policy=policy, index=index)
-        durations.append(time.perf_counter() - started)
-    return statistics.median(durations), result
+    """Seconds of one compact_context on `view` with an index (on a fresh counter)
+    prepared by `prepare` (not timed), and its result."""
+    index = ViewIndex(TokenCounter())
+    prepare(index)
+    gc.collect()  # as in `time_once`
+    started = time.perf_counter()
+    result = compact_context(view, policy=policy, index=index)
+    return time.perf_counter() - started, result
 
 
 def _primed(view: list[Message], policy: CompactionPolicy) -> Callable[[ViewIndex], Any]:
@@ -223,16 +220,40 @@ def _primed(view: list[Message], policy: CompactionPolicy) -> Callable[[ViewInde
     return lambda index: index.measure(view[:-2], policy)
 
 
+def interleaved_medians(actions: dict[str, Callable[[], float]], runs: int) -> dict[str, float]:
+    """Median seconds of each action over `runs` rounds, the actions taking turns within
+    each round, so that a slower or faster spell of the host weighs on every figure of a
+    ratio alike."""
+    seconds: dict[str, list[float]] = {name: [] for name in actions}
+    for _ in range(runs):
+        for name, action in actions.items():
+            seconds[name].append(action())
+    return {name: statistics.median(found) for name, found in seconds.items()}
+
+
 def report_full_compaction(
     label: str, view: list[Message], policy: CompactionPolicy = DEFAULT
 ) -> None:
-    primed, result = median_run(view, _primed(view, policy), policy=policy)
     frozen_view = [freeze(message) for message in view]
-    frozen, _ = median_run(frozen_view, _primed(frozen_view, policy), policy=policy)
-    counted, _ = median_run(view, lambda index: index.counter.count_messages(view), policy=policy)
-    cold, _ = median_run(view, lambda index: index.counter.count_text("load"), 1, policy)
-    counting = time_once(lambda: _fresh_counter().count_messages(view))
-    seed = statistics.median(time_once(lambda: compact_like_the_seed(view)) for _ in range(RUNS))
+    _, result = timed_run(view, _primed(view, policy), policy)
+    figures = interleaved_medians(
+        {
+            "primed": lambda: timed_run(view, _primed(view, policy), policy)[0],
+            "frozen": lambda: timed_run(frozen_view, _primed(frozen_view, policy), policy)[0],
+            "counted": lambda: timed_run(view, lambda i: i.counter.count_messages(view), policy)[0],
+            "seed": lambda: time_once(lambda: compact_like_the_seed(view)),
+        },
+        RUNS,
+    )
+    cold_figures = interleaved_medians(
+        {
+            "cold": lambda: timed_run(view, lambda i: i.counter.count_text("load"), policy)[0],
+            "counting": lambda: time_once(lambda: _fresh_counter().count_messages(view)),
+        },
+        COLD_RUNS,
+    )
+    primed, frozen, seed = figures["primed"], figures["frozen"], figures["seed"]
+    cold, counting = cold_figures["cold"], cold_figures["counting"]
     print(
         f"{label}: {len(view):,} messages, {' -> '.join(result.applied_layers)}, "
         f"{result.tokens_before:,} -> {result.tokens_after:,} tokens, "
@@ -246,7 +267,7 @@ def report_full_compaction(
         )
     print(
         f"  ours {primed * 1e3:.0f} ms median (previous turn checked); "
-        f"{counted * 1e3:.0f} ms (messages counted, nothing indexed yet)"
+        f"{figures['counted'] * 1e3:.0f} ms (messages counted, nothing indexed yet)"
     )
     print(
         f"  ours on the view as the session keeps it (frozen messages): {frozen * 1e3:.0f} ms "
@@ -259,7 +280,7 @@ def report_full_compaction(
     print(
         f"  a view no check followed (plain dicts, fresh counter): {cold * 1e3:.0f} ms; "
         f"counting its tokens alone {counting * 1e3:.0f} ms; ratio {cold / counting:.2f} "
-        f"(target <= 1.5)"
+        f"(target <= 1.5; medians of {COLD_RUNS})"
     )
 
 
