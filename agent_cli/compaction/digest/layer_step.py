@@ -112,16 +112,10 @@ def _removed_by(
     outcome: LayerOutcome, base: Messages, facts: Facts
 ) -> tuple[list[RemovedRequest], list[RemovedInteraction]]:
     """What the step took out of `base` (whose messages' facts are `facts`): as the layer
-    reports it, else found by comparing the views (when it may have removed anything)."""
+    reports it, else found by comparing the views. A step that dropped no message and no
+    interaction (L1 cuts results and keeps every other block) removed nothing."""
     if outcome.removed is not None:
         return outcome.removed
-    if _may_have_removed(outcome):
+    if outcome.messages_removed or outcome.removed_tool_use_ids:
         return collect_removed(base, outcome.messages, facts)
     return [], []
-
-
-def _may_have_removed(outcome: LayerOutcome) -> bool:
-    """False for a step that dropped no message and no interaction: it only rebuilt
-    messages around the same texts (L1 cuts results and keeps every other block), so no
-    user text or call left the view and comparing thousands of messages would find none."""
-    return bool(outcome.messages_removed or outcome.removed_tool_use_ids)

@@ -337,7 +337,7 @@ def build_truncation_outcome(
         if largest is None or largest <= budget:
             continue
         cut = known.cut
-        if cut is None or cut.budget != budget or not _same_forms(cut.secrets, secrets):
+        if cut is None or cut.budget != budget or cut.secrets != secrets:
             cut = cut_message(messages[position], known, budget, counter, secrets)
         if cut is not None:
             view[position], new_facts[position] = cut.message, cut.facts
@@ -359,10 +359,6 @@ def _place_caller(
     back, before, after = caller
     if back <= position and facts[position - back] is before:
         facts[position - back] = after
-
-
-def _same_forms(recorded: SecretForms, secrets: SecretForms) -> bool:
-    return recorded is secrets or recorded == secrets
 
 
 def truncate_tool_results(
