@@ -34,7 +34,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from agent_cli.compaction.layers.dedup import without_blocks
@@ -58,7 +58,6 @@ from agent_cli.tokens import TokenCounter
 Message = dict[str, Any]
 Terms = tuple[ReadRule, SecretForms]  # what recorded facts depend on of a policy
 DEFAULT_POLICY = CompactionPolicy()
-Cutter = Callable[[Message, MessageFacts], CutFacts | None]  # L1 on one message
 
 
 class ViewIndex:
@@ -74,11 +73,6 @@ class ViewIndex:
         self._facts: list[MessageFacts] = []
         self._largest_result = 0
         self._terms: Terms | None = None
-
-    @property
-    def tokens(self) -> int:
-        """Tokens of the view measured last (0 before any)."""
-        return self._tokens
 
     @property
     def largest_result(self) -> int:
@@ -104,7 +98,7 @@ class ViewIndex:
         answered = scan.finish()  # an invalid view raises here and leaves the index as it was
         try:
             tokens = self.counter.count_messages(added)
-            facts = record_facts(added, start, answered, self.counter, policy, self._cutter(policy))
+            facts = record_facts(added, start, answered, self.counter, policy)
         except BaseException:  # a bad view or Ctrl-C: never leave a half-extended index
             self._clear(None)
             raise
@@ -136,11 +130,6 @@ class ViewIndex:
             for message, known, facts in zip(view, recorded, self._facts, strict=True)
         ]
 
-    def _cutter(self, policy: CompactionPolicy) -> Cutter:
-        """L1 on one message under `policy`, for the facts recorded under it."""
-        budget, counter, secrets = policy.max_tool_result_tokens, self.counter, policy.secret_forms
-        return lambda message, found: cut_message(message, found, budget, counter, secrets)
-
     def _is_prefix_of(self, messages: Sequence[Message]) -> bool:
         """True when `messages` starts with messages equal to the indexed snapshots.
 
@@ -169,12 +158,11 @@ def record_facts(
     interactions: Mapping[str, tuple[int, int]],
     counter: TokenCounter,
     policy: CompactionPolicy,
-    cut: Cutter,
 ) -> list[MessageFacts]:
     """The facts of `messages` (message `start` of a view onwards, just validated;
     `interactions` are the calls answered among them): with the reads keyed as L2
     compares them under `policy` (`read_keys`); for a frozen message with a result over
-    that policy's per-result budget, what `cut` (L1 on one message) makes of it; and for a
+    that policy's per-result budget, what L1 makes of it (`cut_message`); and for a
     frozen message whose calls are all reads, what L2 makes of it when every one goes."""
     facts = [build_message_facts(message, counter) for message in messages]
     note_calls(facts, messages, start, interactions, counter, policy.secret_forms)
@@ -189,7 +177,7 @@ def record_facts(
                     without_uses=_without_uses(messages[index], found, counter)
                 )
         elif (found.largest_result or 0) > budget and is_frozen(message := messages[index]):
-            made = cut(message, found)
+            made = cut_message(message, found, budget, counter, policy.secret_forms)
             if made is not None:
                 batch = (start, interactions)
                 made = _note_caller(facts, index, message, made, batch, counter, policy)
