@@ -161,23 +161,26 @@ def note_calls(
     call's message's facts: both blocks, the pointer (the result's message's, else the
     call's) and the line, counted as the digest shows it; and the tokens of its two
     blocks. A compaction that later removes the call takes the entry as it is, the line
-    already counted, and what removing it saves without counting again. A message whose
-    calls were all answered also gets them in order (`in_order`, `answered_in`)."""
+    already counted, and what removing it saves without counting again. Each call's
+    message also gets its entries in order (`in_order`) and `answered_in`."""
+    calls: dict[int, dict[str, RemovedInteraction]] = {}
+    tokens: dict[int, dict[str, tuple[int, int]]] = {}
     answered: dict[int, list[Message]] = {}
     for tool_id, (use_index, result_index) in interactions.items():
-        use_facts, result_facts = facts[use_index - start], facts[result_index - start]
-        use = next(block for block in use_facts.uses if block.get("id") == tool_id)
+        at, result_facts = use_index - start, facts[result_index - start]
+        use = next(block for block in facts[at].uses if block.get("id") == tool_id)
         result = next(b for b in result_facts.results if b.get("tool_use_id") == tool_id)
-        pointer = result_facts.pointer or use_facts.pointer
-        if use_facts.calls is None or use_facts.call_tokens is None:
-            use_facts = facts[use_index - start] = use_facts._replace(calls={}, call_tokens={})
-        assert use_facts.calls is not None and use_facts.call_tokens is not None  # for mypy
-        entry = RemovedInteraction(tool_id, use, result, pointer)
-        use_facts.calls[tool_id] = _with_counted_line(entry, counter, secrets)
-        use_facts.call_tokens[tool_id] = (counter.count_block(use), counter.count_block(result))
-        answered.setdefault(use_index - start, []).append(messages[result_index - start])
-    for position, result_messages in answered.items():
-        _note_order(facts, position, result_messages)
+        entry = RemovedInteraction(tool_id, use, result, result_facts.pointer or facts[at].pointer)
+        calls.setdefault(at, {})[tool_id] = _with_counted_line(entry, counter, secrets)
+        tokens.setdefault(at, {})[tool_id] = (counter.count_block(use), counter.count_block(result))
+        answered.setdefault(at, []).append(messages[result_index - start])
+    for at, its_calls in calls.items():  # a valid view answers every call of a message
+        found = facts[at]
+        in_order = tuple(its_calls[use["id"]] for use in reversed(found.uses))
+        unique = tuple({id(message): message for message in answered[at]}.values())
+        facts[at] = found._replace(
+            calls=its_calls, call_tokens=tokens[at], in_order=in_order, answered_in=unique
+        )
 
 
 def with_caller_after_cut(
@@ -217,16 +220,3 @@ def _with_counted_line(
     line = describe_interaction(entry.use, entry.result, secrets)
     tokens = count_line(with_pointer(line, entry.pointer), counter)
     return entry._replace(line=line, counted=(counter, tokens))
-
-
-def _note_order(facts: list[MessageFacts], position: int, result_messages: list[Message]) -> None:
-    """Set `in_order` and `answered_in` of `facts[position]` when every call is answered."""
-    found = facts[position]
-    calls = found.calls or {}
-    if len(calls) != len(found.uses):
-        return
-    in_order = tuple(calls.get(use.get("id")) for use in reversed(found.uses))
-    if None in in_order:
-        return
-    unique = tuple({id(message): message for message in result_messages}.values())
-    facts[position] = found._replace(in_order=in_order, answered_in=unique)  # type: ignore[arg-type]
