@@ -121,10 +121,9 @@ def _name_calls(
             tool_id = use.get("id")
             if not isinstance(tool_id, str) or superseded.get(tool_id) != use_index:
                 continue
-            named = _name_call(use, tool_id, use_index, found, recorded, counter)
-            if named is None:  # (a valid view answers every call)
-                continue
-            entry, result_index, pair_tokens = named
+            entry, result_index, pair_tokens = _name_call(
+                use, tool_id, use_index, found, recorded, counter
+            )
             removed.append(entry)
             tokens += pair_tokens
             taken[use_index] = taken.get(use_index, 0) + 1
@@ -139,18 +138,19 @@ def _name_call(
     found: Sequence[MessageFacts],
     recorded: MessageFacts | None,
     counter: TokenCounter,
-) -> tuple[RemovedInteraction, int, int] | None:
+) -> tuple[RemovedInteraction, int, int]:
     """The entry of one superseded call (its `result` the block that answers it), the
     index of that block's message and the tokens of the call's two blocks: as `recorded`
-    (`_answered_next`) holds them, else with its result searched after it."""
+    (`_answered_next`: it holds every call of its message) holds them, else with its
+    result searched after it (a valid view answers every call)."""
     if recorded is not None and recorded.calls and recorded.call_tokens:
-        made = recorded.calls.get(tool_id)
-        if made is not None and made.result is not None:
-            return made, use_index + 1, sum(recorded.call_tokens[tool_id])
-    answer = _result_of(found, use_index, tool_id)
-    if answer is None:
-        return None
-    result_index, result = answer
+        return recorded.calls[tool_id], use_index + 1, sum(recorded.call_tokens[tool_id])
+    result_index, result = next(
+        (index, block)
+        for index in range(use_index + 1, len(found))
+        for block in found[index].results
+        if block.get("tool_use_id") == tool_id
+    )
     entry = removed_call(use, tool_id, found[use_index], (result, found[result_index]))
     return entry, result_index, call_tokens(entry, found[use_index], counter)
 
@@ -172,17 +172,6 @@ def _answered_next(
     if use_index + 1 >= len(messages) or len(use_facts.answered_in) != 1:
         return None
     return use_facts if use_facts.answered_in[0] is messages[use_index + 1] else None
-
-
-def _result_of(
-    found: Sequence[MessageFacts], use_index: int, tool_id: str
-) -> tuple[int, dict[str, Any]] | None:
-    """The index of the message holding `tool_id`'s result, after its call, and the block."""
-    for index in range(use_index + 1, len(found)):
-        for block in found[index].results:
-            if block.get("tool_use_id") == tool_id:
-                return index, block
-    return None
 
 
 def dedup_file_reads(
