@@ -20,11 +20,10 @@ Contract:
   in every figure.
 - `applied_layers` names only the layers that changed the view; `reports` keep the rest.
 - At or over the hard limit after the last layer, L1 runs once more with the tool results
-  sharing the room left (`layers.truncate`: many results each under the
-  per-result budget can together be over the limit, and L3 keeps the interaction the
-  model is in). Still
-  at or over it, `MessageViewLimitExceeded` is raised (token figures, layer names and the
-  largest message left) and the caller must not send the request.
+  sharing the room left (many results each under the per-result budget can together be
+  over the limit, and L3 keeps the interaction the model is in). Still at or over it,
+  `MessageViewLimitExceeded` is raised (token figures, layer names and the largest
+  message left) and the caller must not send the request.
 
 `reserved_tokens` are tokens outside the message view that the request will also carry
 (system prompt, tool schemas, rendered durable state): they count against both thresholds
@@ -115,13 +114,9 @@ def _run_layers(
     force_summary: bool,
     index: ViewIndex,
 ) -> tuple[Messages, list[LayerReport]]:
-    """Run the layers in order from a budget of `tokens` (view plus `reserved`).
-
-    Automatic order L1, L2, L4, L3: without a summarizer (or when it fails) L3 prunes and
-    the digest keeps the trace; a missing summarizer is reported once, at the end, when
-    the view is still over the target. With `force_summary` L4 runs first, always.
-    `index` has just measured `view`: its facts travel with the view from step to step.
-    """
+    """Run the layers in order (module doc) from a budget of `tokens` (view plus
+    `reserved`). `index` has just measured `view`: its facts travel with the view from
+    step to step."""
     stop_policy, shift = policy.without_reserve(reserved)  # the stop rule weighs messages
     reports: list[LayerReport] = []
     original = CachedPrefix(view, counter)

@@ -1,34 +1,27 @@
 """The index of one prompt view: its token count, tool ids and message facts, kept by
-whoever owns the view.
+whoever owns the view (`session.conversation.Conversation` keeps the session's); not
+shared state, not thread-safe. Pure: no I/O.
 
 Contract:
-- `ViewIndex(counter)` indexes one view at a time. `measure(messages, policy)` validates
-  the tool protocol of `messages` and returns their tokens. When the view indexed last is
-  a prefix of `messages` (every message of it still equal to what was indexed), only the
-  messages after it are validated, counted and given facts: a conversation that appends
-  a turn pays for the turn. Any other view is indexed again from the start: the index is
-  rebuilt, never patched. ToolProtocolError for an invalid view, which leaves the index
-  as it was (a call whose results are still running is not a reason to forget the
-  history); any failure while the index is being extended empties it instead.
+- `measure(messages, policy)` validates the tool protocol of `messages` and returns their
+  tokens. When the view indexed last is a prefix of `messages` (every message of it still
+  equal to what was indexed), only the messages after it are validated, counted and given
+  facts: a conversation that appends a turn pays for the turn. Any other view is indexed
+  again from the start: rebuilt, never patched. ToolProtocolError for an invalid view
+  leaves the index as it was (a call whose results are still running is not a reason to
+  forget the history); any other failure while the index is being extended empties it.
 - "Still equal" is exact: each indexed message is kept with a structural snapshot
-  (`token_memo.build_snapshot`; a frozen message, `agent_cli.frozen`, is its own
-  snapshot), so a plain dict edited in place after it was indexed no longer matches and
-  the view is indexed again; no stale count survives.
-- `facts()` gives the message facts of the view measured last (`message_facts`), one per
-  message, in order, for one compaction run: each message's user texts, tool blocks,
-  pointer, largest result, answered calls with their digest entries, file reads keyed by
-  the policy it was measured under and, for a frozen message with a result over that
-  policy's per-result budget, L1's cut of it. A policy whose read rule or secret forms
-  differ from the ones the index was built under rebuilds it. Recorded facts are given
-  for a message only where the view holds the very object they were recorded for (a
-  frozen message cannot change; a plain dict was just found equal to its snapshot
-  there); any other message's facts are built afresh. `largest_result`: the tokens of
-  the view's largest tool_result.
+  (`token_memo.build_snapshot`; a frozen message, `agent_cli.frozen`, is its own), so a
+  plain dict edited in place after it was indexed no longer matches; no stale count
+  survives.
+- `facts()` gives one `MessageFacts` per message of the view measured last, in order, for
+  one compaction run, with what `record_facts` adds: answered calls with their digest
+  entries, file reads keyed under the policy it was measured under, L1's cut and L2's
+  removal of a frozen message. A policy whose read rule or secret forms differ from the
+  ones the index was built under rebuilds it. Recorded facts are given only where the
+  view holds the very object they were recorded for; any other message's are built afresh.
 - `count(messages, policy)`: `measure`, also for a view that is not valid yet (a call
   whose results are still running), which is counted message by message and not indexed.
-- The index holds one view: it is the owner's (`session.conversation.Conversation`
-  keeps the session's), not shared state. Not thread-safe.
-Pure: no I/O.
 """
 
 from __future__ import annotations
