@@ -7,11 +7,8 @@ layers share every message they keep, so a message of `before` that is still in 
 (same object) lost nothing, and a message a layer rebuilt (fewer blocks) keeps its text,
 which is matched against what came back. Pointers come from the private `SOURCE_KEY`
 the session attaches to each message it recorded (`transcript:<session>:<sequence>`);
-a message without one gives an entry without a pointer. Blocks are read from the run's
-message facts (`message_facts`) when given, so a long removal does not rescan them; a layer that
-knows what it changed says so (`collect_changed`; L2 names its calls with `removed_call`
-and `call_tokens`) and gets the
-same entries without the two views being compared. Pure: no I/O.
+a message without one gives an entry without a pointer. A layer that knows what it
+changed calls `collect_changed` (L3) or names its calls with `removed_call` (L2). Pure.
 """
 
 from __future__ import annotations
@@ -115,8 +112,6 @@ class _Results:
             for result in facts[later].results:
                 if result.get("tool_use_id") == tool_id:
                     return result, facts[later]
-        if position + 1 + self.NEAR >= len(facts):
-            return None
         if self._all is None:
             self._all = {r.get("tool_use_id"): (r, found) for found in facts for r in found.results}
         return self._all.get(tool_id)
