@@ -60,7 +60,6 @@ def build_dedup_outcome(
     if not superseded:
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE, facts=list(found))
     removed, tokens, taken = _name_calls(messages, found, superseded, counter)
-    named = {entry.tool_use_id for entry in removed}
     view: list[dict[str, Any] | None] = list(messages)
     new_facts: list[MessageFacts | None] = list(found)
     for position, leaving in taken.items():
@@ -72,8 +71,9 @@ def build_dedup_outcome(
         if known.without_uses is not None and leaving == len(known.uses):
             view[position], new_facts[position] = known.without_uses  # (recorded once)
         else:
-            blocks = _blocks_of(known, named)
-            made = without_blocks(messages[position], known, blocks, named, counter)
+            blocks = [use for use in known.uses if use.get("id") in superseded]
+            blocks += [block for block in known.results if block.get("tool_use_id") in superseded]
+            made = without_blocks(messages[position], known, blocks, superseded, counter)
             view[position], new_facts[position] = made
     kept = [message for message in view if message is not None]
     return LayerOutcome(  # a message counts its overhead and its blocks
@@ -153,13 +153,6 @@ def _name_call(
     )
     entry = removed_call(use, tool_id, found[use_index], (result, found[result_index]))
     return entry, result_index, call_tokens(entry, found[use_index], counter)
-
-
-def _blocks_of(found: MessageFacts, ids: Collection[str]) -> list[dict[str, Any]]:
-    """The tool_use and tool_result blocks of a message (its facts `found`) whose calls
-    are among `ids`."""
-    uses = [use for use in found.uses if use.get("id") in ids]
-    return uses + [result for result in found.results if result.get("tool_use_id") in ids]
 
 
 def _answered_next(
