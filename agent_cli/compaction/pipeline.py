@@ -40,11 +40,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.compaction.digest.layer_step import LayerStep, apply_step_with_digest
+from agent_cli.compaction.digest.merge import count_digest
 from agent_cli.compaction.firing import CachedPrefix, is_run_finished
 from agent_cli.compaction.layers.dedup import build_dedup_outcome
 from agent_cli.compaction.layers.prune import build_prune_outcome
 from agent_cli.compaction.layers.summary import Summarizer, build_summary_outcome
 from agent_cli.compaction.layers.truncate import build_shared_truncation, build_truncation_outcome
+from agent_cli.compaction.markers import is_digest_message
 from agent_cli.compaction.message_facts import build_view_facts
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import (
@@ -217,9 +219,15 @@ def _share_the_room(
 
 def measure_output(view: Sequence[dict[str, Any]], counter: TokenCounter) -> int:
     """Validate a view the layers made and return its tokens (the digest message by the
-    count it carries). Not indexed: the owner of the view indexes what it adopts."""
+    count it carries: `count_digest`, which keeps it out of the counter's memo). Not
+    indexed: the owner of the view indexes what it adopts."""
     validate_tool_protocol(view)
-    return counter.count_messages(view)
+    return sum(
+        count_digest(message, counter)
+        if is_digest_message(message)
+        else counter.count_message(message)
+        for message in view
+    )
 
 
 def compact_if_needed(
