@@ -112,6 +112,8 @@ class _Results:
             for result in facts[later].results:
                 if result.get("tool_use_id") == tool_id:
                     return result, facts[later]
+        if position + 1 + self.NEAR >= len(facts):  # every later one was searched
+            return None
         if self._all is None:
             self._all = {r.get("tool_use_id"): (r, found) for found in facts for r in found.results}
         return self._all.get(tool_id)

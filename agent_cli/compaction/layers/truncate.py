@@ -337,7 +337,11 @@ def build_truncation_outcome(
         if largest is None or largest <= budget:
             continue
         cut = known.cut
-        if cut is None or cut.budget != budget or cut.secrets != secrets:
+        if (
+            cut is None
+            or cut.budget != budget
+            or not (cut.secrets is secrets or cut.secrets == secrets)
+        ):
             cut = cut_message(messages[position], known, budget, counter, secrets)
         if cut is not None:
             view[position], new_facts[position] = cut.message, cut.facts
