@@ -42,21 +42,15 @@ class MessageFacts(NamedTuple):
     call_tokens: dict[str, tuple[int, int]] | None = None
     reads: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (id, read key), under `read_rule`
     read_rule: ReadRule | None = None  # None: `reads` not found (messages with calls)
-    # every call's entry, newest first, when all of them were answered (`calls`), and
-    # the messages that hold their results: a removal that takes both takes these as
-    # they are (`what_left.collect_changed`)
+    # every call's entry, newest first, and the messages that hold their results: a
+    # removal that takes both takes these as they are (`what_left.collect_changed`)
     in_order: tuple[RemovedInteraction, ...] = ()
     answered_in: tuple[Message, ...] = ()
-    # L1's cut of this message under the check's policy, when it has a result over the
-    # per-result budget and is frozen (`view_index`): found once, as a fact of it
-    cut: CutFacts | None = None
-    # for a frozen message whose calls are all file reads under the check's policy (a
-    # later read may supersede every one): the message with its tool_use blocks taken
-    # out (frozen) and its facts, found once (`view_index`), for L2 to take as it is
+    cut: CutFacts | None = None  # L1's cut of a frozen message (`view_index.record_facts`)
+    # L2's removal of every tool_use of a frozen message whose calls are all file reads:
+    # the smaller message (frozen) and its facts (`view_index.record_facts`)
     without_uses: tuple[Message, MessageFacts] | None = None
-    # of a digest message a step of this compaction run built: the digest it holds
-    # (`layer_step`), so the next step need not parse it again
-    digest: Digest | None = None
+    digest: Digest | None = None  # of a digest message built in this run (`layer_step`)
 
 
 NO_CALLS = tuple(MessageFacts._field_defaults.values())  # the fields after `largest_result`

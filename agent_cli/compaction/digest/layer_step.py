@@ -112,8 +112,7 @@ def _removed_by(
     outcome: LayerOutcome, base: Messages, facts: Facts
 ) -> tuple[list[RemovedRequest], list[RemovedInteraction]]:
     """What the step took out of `base` (whose messages' facts are `facts`): as the layer
-    reports it, else found by comparing the views. A step that dropped no message and no
-    interaction (L1 cuts results and keeps every other block) removed nothing."""
+    reports it, else found by comparing the views when it removed any (module doc)."""
     if outcome.removed is not None:
         return outcome.removed
     if outcome.messages_removed or outcome.removed_tool_use_ids:
