@@ -124,10 +124,8 @@ class ViewIndex:
         ]
 
     def _is_prefix_of(self, messages: Sequence[Message]) -> bool:
-        """True when `messages` starts with messages equal to the indexed snapshots.
-
-        The last indexed message is compared first, so a view that diverged is refused
-        cheaply; then the whole prefix in one C-level list comparison (identity first)."""
+        """True when `messages` starts with messages equal to the indexed snapshots (the
+        last one compared first)."""
         known = self._snapshots
         if len(known) > len(messages):
             return False
@@ -201,20 +199,14 @@ def _note_caller(
     policy: CompactionPolicy,
 ) -> CutFacts:
     """`cut` (what L1 makes of `message`, at `position` of `facts`) with its `caller`: the
-    message whose calls it answers, when that message is among `facts` (`batch`: where
-    it starts in the view, and the calls answered in it) and all its calls are answered
-    in `message` (`with_caller_after_cut`)."""
+    one message whose calls it answers, when all of them are answered in `message`
+    (`with_caller_after_cut`). `batch`: where `facts` start in the view, and the calls
+    answered among them (a validated batch answers its own calls, each after it)."""
     start, interactions = batch
-    callers = {
-        interactions[tool_id][0]
-        for block in facts[position].results
-        if isinstance(tool_id := block.get("tool_use_id"), str) and tool_id in interactions
-    }
+    callers = {interactions[block["tool_use_id"]][0] for block in facts[position].results}
     if len(callers) != 1:
         return cut
     caller = callers.pop() - start
-    if not 0 <= caller < position:
-        return cut
     before = facts[caller]
     after = with_caller_after_cut(before, message, cut, counter, policy.secret_forms)
     return cut if after is None else cut._replace(caller=(position - caller, before, after))
