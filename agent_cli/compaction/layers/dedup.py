@@ -119,7 +119,7 @@ def _name_calls(
         recorded = _answered_next(messages, use_facts, use_index)
         for use in reversed(use_facts.uses):
             tool_id = use.get("id")
-            if not isinstance(tool_id, str) or superseded.get(tool_id) != use_index:
+            if superseded.get(tool_id) != use_index:
                 continue
             entry, result_index, pair_tokens = _name_call(
                 use, tool_id, use_index, found, recorded, counter
