@@ -78,8 +78,8 @@ def apply_step_with_digest(
         # the next step of this run takes the digest as built, not parsed again
         digest_facts = build_message_facts(digest_message, counter)._replace(digest=fitted.digest)
         saved += digest_tokens - count_digest(digest_message, counter)
-    if saved <= 0 and (requests or interactions):  # its trace costs more than it frees
-        return LayerOutcome(view, 0, outcome=larger_outcome, facts=facts)
+        if saved <= 0:  # its trace costs more than it frees
+            return LayerOutcome(view, 0, outcome=larger_outcome, facts=facts)
     after = insert_digest(outcome.messages, digest_message)
     after_facts = outcome.facts
     if after_facts is None:  # (L4's new view: its few messages' facts are built here)
