@@ -147,3 +147,14 @@ def test_two_indexes_on_one_counter_do_not_share_what_they_hold() -> None:
     assert other.length == 0
     other.measure(view)
     assert counter.counted == [id(message) for message in view]
+
+
+def test_the_index_reports_the_tokens_of_the_view_it_measured_last():
+    """`ViewIndex.tokens` is what `measure` returned for the view it holds (0 before any)."""
+    index = ViewIndex(TokenCounter())
+    assert index.tokens == 0
+    view = [user("first request"), assistant("an answer"), user("second request")]
+    first = index.measure(view[:2])
+    assert first == index.tokens > 0
+    whole = index.measure(view)
+    assert whole == index.tokens > first

@@ -68,6 +68,11 @@ class ViewIndex:
         self._terms: Terms | None = None
 
     @property
+    def tokens(self) -> int:
+        """Tokens of the view measured last (0 before any)."""
+        return self._tokens
+
+    @property
     def largest_result(self) -> int:
         """Tokens of the largest tool_result of the view measured last (0 without one)."""
         return self._largest_result
