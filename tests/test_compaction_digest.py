@@ -715,3 +715,32 @@ def test_a_line_counted_by_another_counter_is_counted_again():
     plain = merge_digest(Digest(), [], calls(None), 400, counter)
     assert merge_digest(Digest(), [], calls((TokenCounter(), 1)), 400, counter) == plain
     assert merge_digest(Digest(), [], calls((counter, 1)), 400, counter) != plain  # taken
+
+
+def test_a_view_holding_its_digest_twice_traces_what_every_step_removes():
+    """A caller's view may hold the digest message twice (the same dict, at its head). The
+    run keeps one running digest from its first step to its last, so what L2 removes is
+    still named when L4 then summarizes the older messages: it is never merged into a copy
+    that a later step takes for an ordinary message and summarizes away."""
+    earlier = []
+    for number in range(6):
+        use = tool_use(f"t{number}", "bash", {"command": f"make step{number}"})
+        earlier += call_pair(f"t{number}", chr(97 + number) * 800, use)
+    later = []
+    for number in range(6, 12):  # the same file read again and again: L2 removes reads
+        later += call_pair(f"t{number}", chr(97 + number) * 800, read_use(f"t{number}", "a.py"))
+    history = with_sources(
+        [assistant("Picking up where the last session stopped."), *earlier, *later]
+    )
+    policy = CompactionPolicy(
+        soft_threshold=300, hard_limit=20_000, keep_recent_messages=2, summary_keep_recent=2
+    )
+    first = compact_context(history[:13], policy=policy, summarizer=_summary_of_nothing)
+    assert is_digest_message(first.messages[0])  # first: before the summary
+    view = [first.messages[0], *first.messages, *history[13:]]  # the same dict twice
+    result = compact_context(view, policy=policy, summarizer=_summary_of_nothing)
+    assert "dedup_file_reads" in result.applied_layers
+    traced = "\n".join(m["content"] for m in result.messages if is_digest_message(m))
+    remaining = set(validate_tool_protocol(result.messages))
+    for tool_id in set(validate_tool_protocol(history)) - remaining:
+        assert_removed_call_is_traced(tool_id, history, traced)

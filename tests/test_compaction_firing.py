@@ -67,10 +67,10 @@ def test_the_rule_compares_the_rewrite_per_token_of_headroom_with_a_deep_step():
     invalidated = prefix.count_invalidated(changed)
     assert 0 < invalidated < POLICY.soft_threshold - POLICY.low_water_mark
     # deep step: low / (soft - low) = 1 per token of headroom; shallow: invalidated / headroom
-    assert is_run_finished(POLICY, 1_000 - invalidated, prefix, changed)
-    assert not is_run_finished(POLICY, 1_000 - invalidated + 1, prefix, changed)
-    assert is_run_finished(POLICY, 499, prefix, changed)  # under the mark
-    assert not is_run_finished(POLICY, 1_000, prefix, history)  # still over soft
+    assert is_run_finished(POLICY, 1_000 - invalidated, prefix, lambda: changed)
+    assert not is_run_finished(POLICY, 1_000 - invalidated + 1, prefix, lambda: changed)
+    assert is_run_finished(POLICY, 499, prefix, lambda: changed)  # under the mark
+    assert not is_run_finished(POLICY, 1_000, prefix, lambda: history)  # still over soft
 
 
 class _CountingCounter(TokenCounter):
@@ -102,4 +102,4 @@ def test_a_run_counts_its_cached_prefix_once_however_many_layers_check_it():
     for view in views * 3:
         prefix.count_invalidated(view)
     assert counter.message_counts == 0  # the sums were built once, on the first check
-    assert is_run_finished(POLICY, 499, prefix, views[0])
+    assert is_run_finished(POLICY, 499, prefix, lambda: views[0])

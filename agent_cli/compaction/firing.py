@@ -20,7 +20,7 @@ The newest message is never counted as cached: it was appended since the last re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import accumulate
 from typing import Any
 
@@ -62,15 +62,16 @@ def is_run_finished(
     policy: CompactionPolicy,
     tokens_after: int,
     original: CachedPrefix,
-    view: Sequence[dict[str, Any]],
+    view: Callable[[], Sequence[dict[str, Any]]],
 ) -> bool:
-    """True when the layers run so far, which made `view` of `original` at `tokens_after`
-    tokens, may end the run (the module's rule)."""
+    """True when the layers run so far, which made the view `view()` builds of `original`
+    at `tokens_after` tokens, may end the run (the module's rule). The view is built only
+    where the rule needs to know what changed."""
     low = policy.low_water_mark
     if tokens_after < low:
         return True
     soft = policy.soft_threshold
     if tokens_after >= soft:
         return False
-    invalidated = original.count_invalidated(view)
+    invalidated = original.count_invalidated(view())
     return invalidated * (soft - low) <= (soft - tokens_after) * low

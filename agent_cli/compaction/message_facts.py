@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
-from agent_cli.compaction.digest.entries import Digest
 from agent_cli.compaction.digest.removed_items import (
     RemovedInteraction,
     count_line,
@@ -50,7 +49,6 @@ class MessageFacts(NamedTuple):
     # L2's removal of every tool_use of a frozen message whose calls are all file reads:
     # the smaller message (frozen) and its facts (`view_index.record_facts`)
     without_uses: tuple[Message, MessageFacts] | None = None
-    digest: Digest | None = None  # of a digest message built in this run (`layer_step`)
 
 
 NO_CALLS = tuple(MessageFacts._field_defaults.values())  # the fields after `largest_result`

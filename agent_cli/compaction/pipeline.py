@@ -36,18 +36,23 @@ moves the thresholds and that mark down by the reserve): no layer rewrites the r
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from agent_cli.compaction.digest.layer_step import LayerStep, apply_step_with_digest
+from agent_cli.compaction.digest.layer_step import (
+    LayerStep,
+    RunningDigest,
+    apply_step_with_digest,
+)
 from agent_cli.compaction.digest.merge import count_digest
+from agent_cli.compaction.digest.render import insert_digest, split_digest
 from agent_cli.compaction.firing import CachedPrefix, is_run_finished
 from agent_cli.compaction.layers.dedup import build_dedup_outcome
 from agent_cli.compaction.layers.prune import build_prune_outcome
 from agent_cli.compaction.layers.summary import Summarizer, build_summary_outcome
 from agent_cli.compaction.layers.truncate import build_shared_truncation, build_truncation_outcome
 from agent_cli.compaction.markers import is_digest_message
-from agent_cli.compaction.message_facts import build_view_facts
+from agent_cli.compaction.message_facts import MessageFacts, build_view_facts
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import (
     APPLIED,
@@ -123,25 +128,51 @@ def _run_layers(
     reports: list[LayerReport] = []
     original = CachedPrefix(view, counter)
     order = SUMMARY_FIRST_ORDER if force_summary else AUTOMATIC_ORDER
-    facts = index.facts()
+    base, facts, digest = _split_digest(view, index.facts())
+    changed = False
     for layer in order:
         step = _build_step(layer, policy, counter, summarizer, index.largest_result)
         if step is None:
             continue
         # a summary whose digest lines eat what it frees is a summary that is not smaller
         larger = SUMMARY_NOT_SMALLER if layer == 4 else NO_CHANGE
-        outcome = apply_step_with_digest(
-            step, view, facts, tokens - reserved, policy, counter, larger_outcome=larger
+        outcome, digest = apply_step_with_digest(
+            step, base, facts, digest, tokens - reserved, policy, counter, larger_outcome=larger
         )
         reports.append(_build_report(layer, outcome, tokens))
-        view, tokens = outcome.messages, reports[-1].tokens_after
-        facts = build_view_facts(view, counter) if outcome.facts is None else outcome.facts
-        if is_run_finished(stop_policy, tokens - shift, original, view):
-            return view, reports
+        tokens = reports[-1].tokens_after
+        if outcome.outcome == APPLIED:
+            base, changed = outcome.messages, True
+            facts = build_view_facts(base, counter) if outcome.facts is None else outcome.facts
+        assembled = _assembler(view, base, digest, changed, counter)
+        if is_run_finished(stop_policy, tokens - shift, original, assembled):
+            return assembled(), reports
     if summarizer is None:
-        skipped = LayerOutcome(view, 0, outcome=SKIPPED_NO_SUMMARIZER)
+        skipped = LayerOutcome(base, 0, outcome=SKIPPED_NO_SUMMARIZER)
         reports.append(_build_report(4, skipped, tokens))
-    return view, reports
+    return _assembler(view, base, digest, changed, counter)(), reports
+
+
+def _split_digest(
+    view: Messages, facts: list[MessageFacts]
+) -> tuple[Messages, list[MessageFacts], RunningDigest]:
+    """`view` without its digest message, the facts of what is left, and the running
+    digest that starts from that message (`layer_step`)."""
+    base, given = split_digest(view)
+    if given is not None:
+        at = 0 if view[0] is given else 1
+        facts = [*facts[:at], *facts[at + 1 :]]
+    return base, facts, RunningDigest(given)
+
+
+def _assembler(
+    view: Messages, base: Messages, digest: RunningDigest, changed: bool, counter: TokenCounter
+) -> Callable[[], Messages]:
+    """What builds the run's view so far: `view` itself while no step changed it, else
+    `base` with the digest message put back (`render.insert_digest`)."""
+    if not changed:
+        return lambda: view
+    return lambda: insert_digest(base, digest.message(counter))
 
 
 def compact_context(
