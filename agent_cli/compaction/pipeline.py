@@ -36,6 +36,7 @@ moves the thresholds and that mark down by the reserve): no layer rewrites the r
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -168,11 +169,12 @@ def _split_digest(
 def _assembler(
     view: Messages, base: Messages, digest: RunningDigest, changed: bool, counter: TokenCounter
 ) -> Callable[[], Messages]:
-    """What builds the run's view so far: `view` itself while no step changed it, else
-    `base` with the digest message put back (`render.insert_digest`)."""
+    """What builds the run's view so far, once however often it is called: `view` itself
+    while no step changed it, else `base` with the digest message put back
+    (`render.insert_digest`)."""
     if not changed:
         return lambda: view
-    return lambda: insert_digest(base, digest.message(counter))
+    return functools.cache(lambda: insert_digest(base, digest.message(counter)))
 
 
 def compact_context(

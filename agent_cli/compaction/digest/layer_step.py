@@ -71,9 +71,9 @@ class RunningDigest(NamedTuple):
 
     def message(self, counter: TokenCounter) -> dict[str, Any] | None:
         """The digest message the run's view holds (None when there is none)."""
-        if self.fitted is None:
+        if self.fitted is None or self.weighed is None:
             return self.given
-        return build_counted_message(self.fitted, counter)
+        return build_counted_message(self.fitted, counter, self.weighed["content"])
 
     def earlier(self, counter: TokenCounter) -> tuple[Digest, int | None]:
         """The digest to merge into, and its tokens as the budget counts them when known:

@@ -278,9 +278,11 @@ def count_digest(message: dict[str, Any], counter: TokenCounter) -> int:
     return MESSAGE_OVERHEAD_TOKENS + counter.count_message_content(message)
 
 
-def build_counted_message(fitted: FittedDigest, counter: TokenCounter) -> dict[str, Any]:
-    """The digest's view message (`render.build_digest_message`) carrying its lines'
-    count as the count of its text (`tokens.COUNT_KEY`), so the message counts the same
-    on any counter."""
-    message = build_digest_message(fitted.digest)
+def build_counted_message(
+    fitted: FittedDigest, counter: TokenCounter, text: str | None = None
+) -> dict[str, Any]:
+    """The digest's view message (`render.build_digest_message`, `text` its text when
+    rendered already) carrying its lines' count as the count of its text
+    (`tokens.COUNT_KEY`), so the message counts the same on any counter."""
+    message = build_digest_message(fitted.digest, text)
     return counter.carry_count(message, message["content"], fitted.line_tokens)

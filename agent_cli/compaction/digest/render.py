@@ -71,9 +71,11 @@ def request_line(entry: RequestEntry) -> str:
     return f"- ({'; '.join(notes)}) {entry.text}…"
 
 
-def build_digest_message(digest: Digest) -> dict[str, Any]:
-    """The view message: the digest's text, its entries under the private `DIGEST_KEY`."""
-    return {"role": "user", "content": render_digest(digest), DIGEST_KEY: digest_to_data(digest)}
+def build_digest_message(digest: Digest, text: str | None = None) -> dict[str, Any]:
+    """The view message: the digest's text (`text` when the caller rendered it already:
+    `render_digest(digest)`), its entries under the private `DIGEST_KEY`."""
+    content = render_digest(digest) if text is None else text
+    return {"role": "user", "content": content, DIGEST_KEY: digest_to_data(digest)}
 
 
 def split_digest(
