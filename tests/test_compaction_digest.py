@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
@@ -25,7 +26,9 @@ from hypothesis import strategies as st
 from agent_cli.compaction import (
     CompactionPolicy,
     MessageViewLimitExceeded,
+    ViewIndex,
     compact_context,
+    dedup_file_reads,
     validate_tool_protocol,
 )
 from agent_cli.compaction.digest.entries import Digest, sequence_of
@@ -43,6 +46,7 @@ from agent_cli.compaction.markers import (
 from agent_cli.compaction.message_facts import user_texts
 from agent_cli.errors import WireFormatError
 from agent_cli.events import ModelRequest
+from agent_cli.frozen import freeze
 from agent_cli.provider.wire import build_wire_request
 from agent_cli.tokens import TokenCounter
 
@@ -220,6 +224,29 @@ def test_digests_merge_across_compactions_into_one_running_digest():
     assert "(transcript:s1:3)" in digest  # from the first compaction
     assert "\n- second request" in digest  # from the second
     assert "Thanks. What next?" in digest
+
+
+def test_reads_superseded_behind_a_digest_leave_as_l2_finds_them_walking_the_view():
+    """The kept index hands L2 the superseded reads by their position in the view it
+    measured; the run splits the digest message off first, and those positions move
+    with it: the reads that leave are those L2 finds walking the view without its digest."""
+    counter, _ = make_counter()
+    first = CompactionPolicy(soft_threshold=600, hard_limit=20_000, keep_recent_messages=4)
+    once = compact_context(with_sources(build_long_history(8)), policy=first, counter=counter)
+    assert is_digest_message(once.messages[1])  # after the user's first request
+    reads = [assistant("ok"), user("read it again")]
+    for number in range(6):
+        reads += call_pair(f"r{number}", "body " * 100, read_use(f"r{number}", "src/a.py"))
+    more = [{**m, SOURCE_KEY: f"transcript:s1:{100 + i}"} for i, m in enumerate(reads)]
+    view = [freeze(message) for message in [*once.messages, *more]]
+    policy = dataclasses.replace(first, soft_threshold=1_000, keep_recent_messages=len(view))
+    index = ViewIndex(counter)
+    index.measure(view[:-2], policy)  # the per-turn check, a turn before
+    result = compact_context(view, policy=policy, index=index)
+    walked, _ = dedup_file_reads([m for m in view if not is_digest_message(m)], policy, counter)
+    assert result.applied_layers == ("dedup_file_reads",)
+    assert [m for m in result.messages if not is_digest_message(m)] == walked
+    assert set(validate_tool_protocol(walked)).isdisjoint({f"r{n}" for n in range(5)})
 
 
 def test_a_refitted_digest_fills_its_budget_less_the_headroom_as_the_counter_counts_it():

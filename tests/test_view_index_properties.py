@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_cli.compaction import CompactionPolicy, ViewIndex, compact_context
-from agent_cli.compaction.layers.dedup import build_dedup_outcome
+from agent_cli.compaction.layers.dedup import build_dedup_outcome, note_superseded
 from agent_cli.compaction.layers.prune import build_prune_outcome
 from agent_cli.compaction.layers.truncate import build_truncation_outcome
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
@@ -105,6 +105,13 @@ def _kept_outcome(index: ViewIndex, view: list[Message], policy: CompactionPolic
     )
 
 
+def _walked_reads(index: ViewIndex, policy: CompactionPolicy) -> dict[str, int]:
+    """The superseded reads L2 finds walking the whole view measured last."""
+    superseded: dict[str, int] = {}
+    note_superseded(index.facts(), 0, policy, {}, superseded)
+    return superseded
+
+
 def _assert_equals_a_fresh_index(
     index: ViewIndex, view: list[Message], policy: Any, fresh_counter: Any = None
 ) -> None:
@@ -113,6 +120,7 @@ def _assert_equals_a_fresh_index(
     assert tokens == fresh.measure(view, policy)
     assert index.length == fresh.length == len(view)
     assert _comparable_facts(index, view) == _comparable_facts(fresh, view)
+    assert index.superseded_reads == fresh.superseded_reads == _walked_reads(index, policy)
     assert _kept_outcome(index, view, policy) == _kept_outcome(fresh, view, policy)
 
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agent_cli.compaction.digest.layer_step import (
@@ -82,15 +82,18 @@ def _build_step(
     counter: TokenCounter,
     summarizer: Summarizer | None,
     largest_result: int,
+    superseded: Mapping[str, int] | None,
 ) -> LayerStep | None:
     """The step of one layer; None where L4 cannot run (no summarizer). `largest_result`
-    bounds every tool_result of the run: no layer adds one or makes one larger."""
+    bounds every tool_result of the run: no layer adds one or makes one larger;
+    `superseded`: the reads a later read supersedes in the view the step is given, when
+    known (`ViewIndex.superseded_reads`)."""
     if layer == 1:
         return lambda view, facts, _: build_truncation_outcome(
             view, policy, counter, facts, largest_result
         )
     if layer == 2:
-        return lambda view, facts, _: build_dedup_outcome(view, policy, counter, facts)
+        return lambda view, facts, _: build_dedup_outcome(view, policy, counter, facts, superseded)
     if layer == 3:
         return lambda view, facts, tokens: build_prune_outcome(view, policy, counter, tokens, facts)
     if summarizer is None:
@@ -129,10 +132,11 @@ def _run_layers(
     reports: list[LayerReport] = []
     original = CachedPrefix(view, counter)
     order = SUMMARY_FIRST_ORDER if force_summary else AUTOMATIC_ORDER
-    base, facts, digest = _split_digest(view, index.facts())
+    base, facts, known_reads, digest = _split_digest(view, index)
+    superseded: Mapping[str, int] | None = known_reads
     changed = False
     for layer in order:
-        step = _build_step(layer, policy, counter, summarizer, index.largest_result)
+        step = _build_step(layer, policy, counter, summarizer, index.largest_result, superseded)
         if step is None:
             continue
         # a summary whose digest lines eat what it frees is a summary that is not smaller
@@ -144,6 +148,8 @@ def _run_layers(
         tokens = reports[-1].tokens_after
         if outcome.outcome == APPLIED:
             base, changed = outcome.messages, True
+            if layer != 1:  # L1 keeps every message where it was; the others do not
+                superseded = None
             facts = build_view_facts(base, counter) if outcome.facts is None else outcome.facts
         assembled = _assembler(view, base, digest, changed, counter)
         if is_run_finished(stop_policy, tokens - shift, original, assembled):
@@ -155,15 +161,18 @@ def _run_layers(
 
 
 def _split_digest(
-    view: Messages, facts: list[MessageFacts]
-) -> tuple[Messages, list[MessageFacts], RunningDigest]:
-    """`view` without its digest message, the facts of what is left, and the running
-    digest that starts from that message (`layer_step`)."""
+    view: Messages, index: ViewIndex
+) -> tuple[Messages, list[MessageFacts], Mapping[str, int], RunningDigest]:
+    """`view` (which `index` measured last) without its digest message; the facts of what
+    is left and its superseded reads (by position, `ViewIndex.superseded_reads`); and the
+    running digest that starts from that message (`layer_step`)."""
     base, given = split_digest(view)
-    if given is not None:
+    facts, superseded = index.facts(), index.superseded_reads
+    if given is not None:  # (the digest holds no call)
         at = 0 if view[0] is given else 1
         facts = [*facts[:at], *facts[at + 1 :]]
-    return base, facts, RunningDigest(given)
+        superseded = {tool_id: where - (where > at) for tool_id, where in superseded.items()}
+    return base, facts, superseded, RunningDigest(given)
 
 
 def _assembler(

@@ -14,6 +14,8 @@ Contract:
   (`token_memo.build_snapshot`; a frozen message, `agent_cli.frozen`, is its own), so a
   plain dict edited in place after it was indexed no longer matches; no stale count
   survives.
+- `superseded_reads` are the reads of that view a later read supersedes, found as
+  messages are appended, so L2 need not walk the view for them.
 - `facts()` gives one `MessageFacts` per message of the view measured last, in order, for
   one compaction run, with what `record_facts` adds: answered calls with their digest
   entries, file reads keyed under the policy it was measured under, L1's cut and L2's
@@ -28,9 +30,10 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
-from agent_cli.compaction.layers.dedup import without_blocks
+from agent_cli.compaction.layers.dedup import note_superseded, without_blocks
 from agent_cli.compaction.layers.read_keys import find_reads, read_rule
 from agent_cli.compaction.layers.truncate import cut_message
 from agent_cli.compaction.message_facts import (
@@ -66,6 +69,8 @@ class ViewIndex:
         self._facts: list[MessageFacts] = []
         self._largest_result = 0
         self._terms: Terms | None = None
+        self._newest_reads: dict[tuple[str, ...], tuple[str, int]] = {}
+        self._superseded: dict[str, int] = {}
 
     @property
     def tokens(self) -> int:
@@ -76,6 +81,13 @@ class ViewIndex:
     def largest_result(self) -> int:
         """Tokens of the largest tool_result of the view measured last (0 without one)."""
         return self._largest_result
+
+    @property
+    def superseded_reads(self) -> Mapping[str, int]:
+        """The file reads of the view measured last that a later read of the same thing
+        supersedes, as L2 finds them (`dedup.note_superseded`): tool_use id -> the
+        position of its message."""
+        return MappingProxyType(self._superseded)
 
     @property
     def length(self) -> int:
@@ -97,6 +109,7 @@ class ViewIndex:
         try:
             tokens = self.counter.count_messages(added)
             facts = record_facts(added, start, answered, self.counter, policy)
+            note_superseded(facts, start, policy, self._newest_reads, self._superseded)
         except BaseException:  # a bad view or Ctrl-C: never leave a half-extended index
             self._clear(None)
             raise
@@ -146,6 +159,7 @@ class ViewIndex:
         self._snapshots, self._messages, self._tokens = [], (), 0
         self._recorded, self._facts, self._largest_result = [], [], 0
         self._tool_ids, self._terms = set(), terms
+        self._newest_reads, self._superseded = {}, {}
 
 
 def record_facts(

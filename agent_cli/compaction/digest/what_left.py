@@ -13,8 +13,9 @@ changed calls `collect_changed` (L3) or names its calls with `removed_call` (L2)
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agent_cli.compaction.digest.removed_items import (
@@ -63,12 +64,12 @@ def collect_changed(
     kept = {use.get("id") for found in came_facts for use in found.uses}
     requests: list[RemovedRequest] = []
     interactions: list[RemovedInteraction] = []
-    gone_ids = set(map(id, gone))
+    gone_ids = functools.cache(lambda: set(map(id, gone)))
     results = _Results(gone_facts)
     for position in range(len(gone_facts) - 1, -1, -1):
         found = gone_facts[position]
         if found.uses:
-            whole = _calls_taken_whole(found, gone_ids, kept)
+            whole = _calls_taken_whole(found, gone, position, gone_ids, kept)
             if whole:
                 interactions.extend(whole)
             else:
@@ -79,18 +80,22 @@ def collect_changed(
 
 
 def _calls_taken_whole(
-    found: MessageFacts, gone_ids: set[int], kept: set[Any]
+    found: MessageFacts,
+    gone: Sequence[dict[str, Any]],
+    position: int,
+    gone_ids: Callable[[], set[int]],
+    kept: set[Any],
 ) -> tuple[RemovedInteraction, ...]:
-    """The entries of every call of a message that left (`found`: its facts), newest
-    first, as recorded in order (`in_order`), when the messages holding their results
-    left too and none of them is kept; else ()."""
-    if (
-        found.in_order
-        and gone_ids.issuperset(map(id, found.answered_in))
-        and (not kept or kept.isdisjoint(found.calls or ()))
-    ):
+    """The entries of every call of `gone[position]` (`found`: its facts), newest first,
+    as recorded in order (`in_order`), when the messages holding their results left too
+    (`gone_ids`: the ids of all of `gone`; the next one, where a session puts them, is
+    looked at first) and none of the calls is kept; else ()."""
+    answered = found.answered_in
+    if not found.in_order or (kept and not kept.isdisjoint(found.calls or ())):
+        return ()
+    if len(answered) == 1 and position + 1 < len(gone) and answered[0] is gone[position + 1]:
         return found.in_order
-    return ()
+    return found.in_order if gone_ids().issuperset(map(id, answered)) else ()
 
 
 class _Results:

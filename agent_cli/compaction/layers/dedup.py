@@ -29,14 +29,21 @@ from agent_cli.compaction.results import NO_CHANGE, LayerOutcome, run_layer_alon
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 
-def _superseded(found: Sequence[MessageFacts], policy: CompactionPolicy) -> dict[str, int]:
-    """Reads that a later read of the same thing made redundant: id -> tool_use index
-    (`found`: the facts of each message of the view). The reads the per-turn check keyed
-    under this policy's read rule are taken as they are (`MessageFacts.reads`)."""
+def note_superseded(
+    found: Sequence[MessageFacts],
+    start: int,
+    policy: CompactionPolicy,
+    newest: dict[tuple[str, ...], tuple[str, int]],
+    superseded: dict[str, int],
+) -> None:
+    """Walk the facts of the messages from position `start` of a view on, whose earlier
+    reads are in `newest` (read key -> id and position of the newest read of it): each
+    read makes the newest earlier read of the same thing superseded (into `superseded`:
+    id -> the position of its tool_use message) and becomes the newest. The reads the
+    per-turn check keyed under this policy's read rule are taken as they are
+    (`MessageFacts.reads`)."""
     rule, paths = read_rule(policy), dict[str, str]()
-    newest: dict[tuple[str, ...], tuple[str, int]] = {}
-    superseded: dict[str, int] = {}
-    for position, facts in enumerate(found):
+    for position, facts in enumerate(found, start):
         if not facts.uses:
             continue
         reads = facts.reads if facts.read_rule == rule else find_reads(facts.uses, policy, paths)
@@ -45,7 +52,6 @@ def _superseded(found: Sequence[MessageFacts], policy: CompactionPolicy) -> dict
             if older is not None:
                 superseded[older[0]] = older[1]
             newest[key] = (tool_id, position)
-    return superseded
 
 
 def build_dedup_outcome(
@@ -53,10 +59,15 @@ def build_dedup_outcome(
     policy: CompactionPolicy,
     counter: TokenCounter,
     facts: Sequence[MessageFacts] | None = None,
+    superseded: Mapping[str, int] | None = None,
 ) -> LayerOutcome:
-    """Apply L2 to a valid view and say what it did (`facts`: those of each message)."""
+    """Apply L2 to a valid view and say what it did (`facts`: those of each message;
+    `superseded`: the view's superseded reads as `note_superseded` finds them, when the
+    caller's index holds them)."""
     found = build_view_facts(messages, counter) if facts is None else facts
-    superseded = _superseded(found, policy)
+    if superseded is None:
+        superseded = {}
+        note_superseded(found, 0, policy, {}, superseded)
     if not superseded:
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE, facts=list(found))
     removed, tokens, taken = _name_calls(messages, found, superseded, counter)
