@@ -13,6 +13,7 @@ what the API itself carries.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from itertools import compress
 from typing import Any
 
 from agent_cli.compaction.digest.removed_items import RemovedInteraction
@@ -71,12 +72,12 @@ def build_dedup_outcome(
     if not superseded:
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE, facts=list(found))
     removed, tokens, taken = _name_calls(messages, found, superseded, counter)
-    view: list[dict[str, Any] | None] = list(messages)
-    new_facts: list[MessageFacts | None] = list(found)
+    view, new_facts = list(messages), list(found)
+    stays = bytearray(b"\x01") * len(messages)  # 0 where the whole message leaves
     for position, leaving in taken.items():
         content = messages[position]["content"]
         if leaving == len(content):  # all of it leaves (a valid view holds a block once)
-            view[position] = new_facts[position] = None
+            stays[position] = 0
             continue
         known = found[position]
         if known.without_uses is not None and leaving == len(known.uses):
@@ -86,14 +87,14 @@ def build_dedup_outcome(
             blocks += [block for block in known.results if block.get("tool_use_id") in superseded]
             made = without_blocks(messages[position], known, blocks, superseded, counter)
             view[position], new_facts[position] = made
-    kept = [message for message in view if message is not None]
+    kept = list(compress(view, stays))
     return LayerOutcome(  # a message counts its overhead and its blocks
         kept,
         tokens + MESSAGE_OVERHEAD_TOKENS * (len(messages) - len(kept)),
         removed_tool_use_ids=tuple(superseded),
         messages_removed=len(messages) - len(kept),
         removed=([], removed),
-        facts=[known for known in new_facts if known is not None],
+        facts=list(compress(new_facts, stays)),
     )
 
 
@@ -122,21 +123,36 @@ def _name_calls(
     """The digest entry of each superseded call (`superseded`: id -> the index of its
     tool_use message; `found`: the facts of each message of the view), newest call
     first, as `what_left.collect_removed` names them; the tokens of their blocks; and
-    how many blocks leave each message."""
+    how many blocks leave each message. A message's recorded entries and block tokens
+    are taken when they recorded every call as answered in the message that now follows
+    it (`MessageFacts.answered_in`; L1 gives the facts after its cut, `CutFacts.caller`):
+    they name the blocks of these very messages."""
     removed: list[RemovedInteraction] = []
-    tokens, taken = 0, dict[int, int]()
+    tokens, taken, last = 0, dict[int, int](), len(messages) - 1
     for use_index in sorted(set(superseded.values()), reverse=True):
         use_facts = found[use_index]
-        recorded = _answered_next(messages, use_facts, use_index)
+        answered = use_facts.answered_in
+        calls, call_tokens = use_facts.calls or {}, use_facts.call_tokens or {}
+        recorded = (
+            use_index < last
+            and len(answered) == 1
+            and answered[0] is messages[use_index + 1]
+            and calls
+            and call_tokens
+        )
         for use in reversed(use_facts.uses):
             tool_id = use.get("id")
             if superseded.get(tool_id) != use_index:
                 continue
-            entry, result_index, pair_tokens = _name_call(
-                use, tool_id, use_index, found, recorded, counter
-            )
+            if recorded:
+                entry, result_index = calls[tool_id], use_index + 1
+                tokens += sum(call_tokens[tool_id])
+            else:
+                entry, result_index, pair_tokens = _name_call(
+                    use, tool_id, use_index, found, counter
+                )
+                tokens += pair_tokens
             removed.append(entry)
-            tokens += pair_tokens
             taken[use_index] = taken.get(use_index, 0) + 1
             taken[result_index] = taken.get(result_index, 0) + 1
     return removed, tokens, taken
@@ -147,15 +163,11 @@ def _name_call(
     tool_id: str,
     use_index: int,
     found: Sequence[MessageFacts],
-    recorded: MessageFacts | None,
     counter: TokenCounter,
 ) -> tuple[RemovedInteraction, int, int]:
-    """The entry of one superseded call (its `result` the block that answers it), the
-    index of that block's message and the tokens of the call's two blocks: as `recorded`
-    (`_answered_next`: it holds every call of its message) holds them, else with its
-    result searched after it (a valid view answers every call)."""
-    if recorded is not None and recorded.calls and recorded.call_tokens:
-        return recorded.calls[tool_id], use_index + 1, sum(recorded.call_tokens[tool_id])
+    """The entry of one superseded call, with its result searched after it (a valid view
+    answers every call), the index of that result's message and the tokens of the call's
+    two blocks."""
     result_index, result = next(
         (index, block)
         for index in range(use_index + 1, len(found))
@@ -164,18 +176,6 @@ def _name_call(
     )
     entry = removed_call(use, tool_id, found[use_index], (result, found[result_index]))
     return entry, result_index, call_tokens(entry, found[use_index], counter)
-
-
-def _answered_next(
-    messages: Sequence[dict[str, Any]], use_facts: MessageFacts, use_index: int
-) -> MessageFacts | None:
-    """`use_facts` when they recorded every call of message `use_index` as answered in the
-    message that now follows it (`MessageFacts.answered_in`; L1 gives the facts after its
-    cut, `CutFacts.caller`): their entries name the blocks of these very messages, their
-    pointers and block tokens. Else None."""
-    if use_index + 1 >= len(messages) or len(use_facts.answered_in) != 1:
-        return None
-    return use_facts if use_facts.answered_in[0] is messages[use_index + 1] else None
 
 
 def dedup_file_reads(

@@ -343,26 +343,18 @@ def build_truncation_outcome(
             or not (cut.secrets is secrets or cut.secrets == secrets)
         ):
             cut = cut_message(messages[position], known, budget, counter, secrets)
-        if cut is not None:
-            view[position], new_facts[position] = cut.message, cut.facts
-            truncated += cut.results_cut
-            saved += cut.saved
-            if cut.caller is not None:
-                _place_caller(new_facts, position, cut.caller)
+            if cut is None:
+                continue
+        view[position], new_facts[position] = cut.message, cut.facts
+        truncated += cut.results_cut
+        saved += cut.saved
+        if cut.caller is not None:  # where the view holds the caller it was recorded from
+            back, before, after = cut.caller
+            if back <= position and new_facts[position - back] is before:
+                new_facts[position - back] = after
     if truncated == 0:
         return LayerOutcome(view, 0, outcome=NO_CHANGE, facts=new_facts)
     return LayerOutcome(view, saved, results_truncated=truncated, facts=new_facts)
-
-
-def _place_caller(
-    facts: list[MessageFacts], position: int, caller: tuple[int, MessageFacts, MessageFacts]
-) -> None:
-    """Put the recorded facts after the cut (`CutFacts.caller`) of the message whose calls
-    the message at `position` answers, where `facts` holds the very facts they were
-    recorded from (so the view holds that message there)."""
-    back, before, after = caller
-    if back <= position and facts[position - back] is before:
-        facts[position - back] = after
 
 
 def truncate_tool_results(
