@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.compaction.digest.removed_items import (
@@ -57,8 +57,9 @@ def collect_changed(
     `came_facts` those of the new ones (rebuilt messages, in view order). Both views are
     valid, so a call's result never stands before it: walking from the newest message
     back names the calls newest first. A message whose calls the per-turn check recorded
-    in order (`MessageFacts.in_order`) and whose results' messages all left with it gives
-    those entries as they are; any other call is matched with its result here. L3 runs
+    in order (`MessageFacts.in_order`) and whose results' messages all left with it (the
+    next one, where a session puts them, is looked at first) gives those entries as
+    they are; any other call is matched with its result here. L3 runs
     this over every message it drops."""
     still_there = Counter(text for found in came_facts for text in found.texts)
     kept = {use.get("id") for found in came_facts for use in found.uses}
@@ -66,36 +67,22 @@ def collect_changed(
     interactions: list[RemovedInteraction] = []
     gone_ids = functools.cache(lambda: set(map(id, gone)))
     results = _Results(gone_facts)
-    for position in range(len(gone_facts) - 1, -1, -1):
+    last = len(gone) - 1
+    for position in range(last, -1, -1):
         found = gone_facts[position]
         if found.uses:
-            whole = _calls_taken_whole(found, gone, position, gone_ids, kept)
-            if whole:
-                interactions.extend(whole)
+            answered = found.answered_in  # the messages holding its calls' results
+            recorded = found.in_order and (not kept or kept.isdisjoint(found.calls or ()))
+            if recorded and (
+                (len(answered) == 1 and position < last and answered[0] is gone[position + 1])
+                or gone_ids().issuperset(map(id, answered))
+            ):
+                interactions.extend(found.in_order)  # every call left whole, as recorded
             else:
                 _add_calls(interactions, found, position, kept, results)
         if found.texts:
             _add_lost_texts(requests, found, still_there)
     return requests, interactions
-
-
-def _calls_taken_whole(
-    found: MessageFacts,
-    gone: Sequence[dict[str, Any]],
-    position: int,
-    gone_ids: Callable[[], set[int]],
-    kept: set[Any],
-) -> tuple[RemovedInteraction, ...]:
-    """The entries of every call of `gone[position]` (`found`: its facts), newest first,
-    as recorded in order (`in_order`), when the messages holding their results left too
-    (`gone_ids`: the ids of all of `gone`; the next one, where a session puts them, is
-    looked at first) and none of the calls is kept; else ()."""
-    answered = found.answered_in
-    if not found.in_order or (kept and not kept.isdisjoint(found.calls or ())):
-        return ()
-    if len(answered) == 1 and position + 1 < len(gone) and answered[0] is gone[position + 1]:
-        return found.in_order
-    return found.in_order if gone_ids().issuperset(map(id, answered)) else ()
 
 
 class _Results:

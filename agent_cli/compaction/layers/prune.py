@@ -20,6 +20,7 @@ L3 names them (oldest first) from that.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 from typing import Any
 
 from agent_cli.compaction.digest.removed_items import RemovedInteraction, RemovedRequest
@@ -110,7 +111,7 @@ def build_prune_outcome(
         for message in view
     ]
     removed = _collect_dropped(messages, found, view, view_facts, (head, tail_start))
-    removed_ids = [call.tool_use_id for call in reversed(removed[1])]  # oldest first
+    removed_ids = map(attrgetter("tool_use_id"), reversed(removed[1]))  # oldest first
     return LayerOutcome(
         view,
         measure_savings(messages, view, counter, view_tokens),
