@@ -140,13 +140,19 @@ def _add_lost_texts(
 
 
 def call_tokens(entry: RemovedInteraction, facts: MessageFacts, counter: TokenCounter) -> int:
-    """The tokens of `entry`'s two blocks: as its call's `facts` recorded them when
-    `entry` is the entry they hold, else counted."""
-    tokens = facts.call_tokens
-    if facts.calls and tokens is not None and facts.calls.get(entry.tool_use_id) is entry:
-        return sum(tokens[entry.tool_use_id])
-    result = 0 if entry.result is None else counter.count_block(entry.result)
-    return counter.count_block(entry.use) + result
+    """The tokens of `entry`'s two blocks: each as its call's `facts` recorded it where the
+    entry holds that very block (a result L1 cut since is not), else counted."""
+    tool_id = entry.tool_use_id
+    recorded = facts.calls.get(tool_id) if facts.calls else None
+    known = facts.call_tokens.get(tool_id) if facts.call_tokens else None
+    use_known = result_known = None
+    if recorded is not None and known is not None:
+        use_known = known[0] if recorded.use is entry.use else None
+        result_known = known[1] if recorded.result is entry.result else None
+    use = counter.count_block(entry.use) if use_known is None else use_known
+    if entry.result is None:
+        return use
+    return use + (counter.count_block(entry.result) if result_known is None else result_known)
 
 
 def removed_call(
