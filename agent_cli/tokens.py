@@ -237,6 +237,12 @@ class TokenCounter:
         self._message_memo.put(key, (message, build_snapshot(message), count), count)
         return count
 
+    def snapshot_of(self, message: dict[str, Any]) -> Any:
+        """A structural snapshot of `message` (`token_memo.build_snapshot`) for a caller
+        that has just counted it: the one its memo entry keeps, else a new one."""
+        entry = self._message_memo.get(id(message))
+        return entry[1] if entry is not None and entry[0] is message else build_snapshot(message)
+
     def count_message_content(self, message: dict[str, Any]) -> int:
         """Tokens of a message's content: the count it carries for string content when
         it may be taken (module doc), else counted."""

@@ -161,6 +161,22 @@ def test_a_number_changing_type_in_place_is_counted_again():
     assert encoding.calls > calls
 
 
+def test_a_counted_message_lends_its_snapshot_and_any_other_gets_its_own():
+    """`snapshot_of` gives the snapshot the memo keeps for a message just counted (the
+    view's index shares it rather than copying the message a second time) and a new one
+    for any other: either stops comparing equal once the message is edited in place."""
+    counter, _ = make_counter()
+    counted, other = user([text("counted")]), user([text("never counted")])
+    counter.count_message(counted)
+    lent, made = counter.snapshot_of(counted), counter.snapshot_of(other)
+    assert lent is counter.snapshot_of(counted)  # the memo's own, not a copy each time
+    assert made is not counter.snapshot_of(other)
+    assert (lent, made) == (counted, other) and lent is not counted and made is not other
+    counted["content"][0]["text"] = "edited"
+    other["content"].append(text("more"))
+    assert lent != counted and made != other
+
+
 def test_the_memo_is_bounded_by_entries():
     small, _ = make_counter(cache_size=2)
     for number in range(5):

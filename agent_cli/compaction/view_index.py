@@ -48,7 +48,6 @@ from agent_cli.errors import ToolProtocolError
 from agent_cli.frozen import freeze, is_frozen
 from agent_cli.protocol import ProtocolScan
 from agent_cli.secret_forms import SecretForms
-from agent_cli.token_memo import build_snapshot
 from agent_cli.tokens import TokenCounter
 
 Message = dict[str, Any]
@@ -118,7 +117,7 @@ class ViewIndex:
         largest = max((found.largest_result or 0 for found in facts), default=0)
         self._largest_result = max(self._largest_result, largest)
         self._tool_ids.update(answered)
-        self._snapshots.extend(build_snapshot(message) for message in added)
+        self._snapshots.extend(map(self.counter.snapshot_of, added))  # counted just now
         self._tokens += tokens
         self._messages = messages
         return self._tokens
