@@ -210,6 +210,8 @@ def _fit_lines(
     for entry in entries:
         if isinstance(entry, InteractionEntry):
             line, counted = entry.line, None
+        elif entry.line is not None:  # written already (its message's facts)
+            line, counted = entry.line, entry.counted
         else:
             line, counted = entry.describe(secrets), entry.counted
         if counted is not None and counted[0] is counter:
