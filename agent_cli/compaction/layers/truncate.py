@@ -345,11 +345,12 @@ def build_truncation_outcome(
             cut = cut_message(messages[position], known, budget, counter, secrets)
             if cut is None:
                 continue
-        view[position], new_facts[position] = cut.message, cut.facts
-        truncated += cut.results_cut
-        saved += cut.saved
-        if cut.caller is not None:  # where the view holds the caller it was recorded from
-            back, before, after = cut.caller
+        _, _, smaller, results_cut, cut_saved, smaller_facts, caller = cut  # (`CutFacts`)
+        view[position], new_facts[position] = smaller, smaller_facts
+        truncated += results_cut
+        saved += cut_saved
+        if caller is not None:  # where the view holds the caller it was recorded from
+            back, before, after = caller
             if back <= position and new_facts[position - back] is before:
                 new_facts[position - back] = after
     if truncated == 0:
