@@ -131,30 +131,31 @@ def _name_calls(
     tokens, taken, last = 0, dict[int, int](), len(messages) - 1
     for use_index in sorted(set(superseded.values()), reverse=True):
         use_facts = found[use_index]
-        answered = use_facts.answered_in
-        calls, call_tokens = use_facts.calls or {}, use_facts.call_tokens or {}
-        recorded = (
+        answered, call_tokens = use_facts.answered_in, use_facts.call_tokens
+        if (
             use_index < last
             and len(answered) == 1
             and answered[0] is messages[use_index + 1]
-            and calls
+            and use_facts.in_order
             and call_tokens
-        )
+        ):
+            for entry in use_facts.in_order:  # every call's entry, newest first
+                if superseded.get(entry.tool_use_id) == use_index:
+                    removed.append(entry)
+                    tokens += sum(call_tokens[entry.tool_use_id])
+                    taken[use_index] = taken.get(use_index, 0) + 1
+                    taken[use_index + 1] = taken.get(use_index + 1, 0) + 1
+            continue
         for use in reversed(use_facts.uses):
             tool_id = use.get("id")
-            if superseded.get(tool_id) != use_index:
-                continue
-            if recorded:
-                entry, result_index = calls[tool_id], use_index + 1
-                tokens += sum(call_tokens[tool_id])
-            else:
+            if superseded.get(tool_id) == use_index:
                 entry, result_index, pair_tokens = _name_call(
                     use, tool_id, use_index, found, counter
                 )
+                removed.append(entry)
                 tokens += pair_tokens
-            removed.append(entry)
-            taken[use_index] = taken.get(use_index, 0) + 1
-            taken[result_index] = taken.get(result_index, 0) + 1
+                taken[use_index] = taken.get(use_index, 0) + 1
+                taken[result_index] = taken.get(result_index, 0) + 1
     return removed, tokens, taken
 
 
