@@ -75,13 +75,11 @@ def build_dedup_outcome(
     view, new_facts = list(messages), list(found)
     stays = bytearray(b"\x01") * len(messages)  # 0 where the whole message leaves
     for position, leaving in taken.items():
-        content = messages[position]["content"]
-        if leaving == len(content):  # all of it leaves (a valid view holds a block once)
-            stays[position] = 0
-            continue
         known = found[position]
         if known.without_uses is not None and leaving == len(known.uses):
             view[position], new_facts[position] = known.without_uses  # (recorded once)
+        elif leaving == len(messages[position]["content"]):  # (a valid view holds a block once)
+            stays[position] = 0  # all of it leaves
         else:
             blocks = [use for use in known.uses if use.get("id") in superseded]
             blocks += [block for block in known.results if block.get("tool_use_id") in superseded]
