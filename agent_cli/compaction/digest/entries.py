@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Any, NamedTuple
 
+from agent_cli.compaction.digest.removed_items import RemovedInteraction
 from agent_cli.compaction.markers import DIGEST_KEY
 
 DIGEST_FORMAT = 1
@@ -34,6 +35,11 @@ class InteractionEntry(NamedTuple):
     pointer: str | None = None
 
 
+# One line of a digest: an entry (as stored), or the entry of a removed call whose line
+# was written with its message's facts, which serves as it is (both have `line`, `pointer`)
+DigestLine = InteractionEntry | RemovedInteraction
+
+
 @dataclass(frozen=True)
 class OlderRange:
     """Interactions folded into one line: how many, and the pointers at both ends."""
@@ -46,7 +52,7 @@ class OlderRange:
 @dataclass(frozen=True)
 class Digest:
     requests: tuple[RequestEntry, ...] = ()  # newest first
-    interactions: tuple[InteractionEntry, ...] = ()  # newest first
+    interactions: tuple[DigestLine, ...] = ()  # newest first
     older: OlderRange = OlderRange()
     # (requests, interactions) per rendered part, oldest part first; () is one part
     parts: tuple[tuple[int, int], ...] = ()
@@ -56,7 +62,7 @@ class Digest:
 
     def split_parts(
         self,
-    ) -> list[tuple[tuple[RequestEntry, ...], tuple[InteractionEntry, ...]]]:
+    ) -> list[tuple[tuple[RequestEntry, ...], tuple[DigestLine, ...]]]:
         """The entries of each part, oldest part first, each newest first. Parts that do
         not add up to the entries (damaged data) read as one part."""
         whole = (len(self.requests), len(self.interactions))

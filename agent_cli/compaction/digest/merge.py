@@ -32,6 +32,7 @@ from typing import Any, NamedTuple, cast
 
 from agent_cli.compaction.digest.entries import (
     Digest,
+    DigestLine,
     InteractionEntry,
     OlderRange,
     RequestEntry,
@@ -60,7 +61,6 @@ from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 SHORT_REQUEST_CHARS = 200
 SHORTEST_REQUEST_CHARS = 60
 REFIT_HEADROOM = 0.25  # share of the budget a refitted digest leaves for later parts
-Line = InteractionEntry | RemovedInteraction
 
 
 class FittedDigest(NamedTuple):
@@ -200,7 +200,7 @@ def _fit_requests(
 
 
 def _fit_lines(
-    entries: Sequence[Line], budget: int, counter: TokenCounter, secrets: SecretForms
+    entries: Sequence[DigestLine], budget: int, counter: TokenCounter, secrets: SecretForms
 ) -> tuple[list[str], int]:
     """The lines of the newest entries that fit `budget` (those of the first entries; the
     rest fold) and their tokens. A removed call's line is written when it was not yet
@@ -210,7 +210,7 @@ def _fit_lines(
     for entry in entries:
         if isinstance(entry, InteractionEntry):
             line, counted = entry.line, None
-        elif entry.line is not None:  # written already (its message's facts)
+        elif entry.line:  # written already (its message's facts)
             line, counted = entry.line, entry.counted
         else:
             line, counted = entry.describe(secrets), entry.counted
@@ -225,17 +225,19 @@ def _fit_lines(
     return lines, used
 
 
-def _as_entries(lines: list[str], entries: Sequence[Line]) -> list[InteractionEntry]:
-    """The digest's entries of the first `len(lines)` of `entries`, fitted as `lines`."""
+def _as_entries(lines: list[str], entries: Sequence[DigestLine]) -> list[DigestLine]:
+    """The digest's lines of the first `len(lines)` of `entries`, fitted as `lines`: an
+    entry that holds its line already serves as it is (`entries.DigestLine`), any other
+    gets an `InteractionEntry`."""
     new = tuple.__new__
     return [
-        new(InteractionEntry, (line, entry.pointer))
+        entry if entry.line is line else new(InteractionEntry, (line, entry.pointer))
         for line, entry in zip(lines, entries[: len(lines)], strict=True)
     ]
 
 
 def _make_room_for_older(
-    kept: list[InteractionEntry], older: OlderRange, room: int, counter: TokenCounter
+    kept: list[DigestLine], older: OlderRange, room: int, counter: TokenCounter
 ) -> tuple[OlderRange, int]:
     """Fold the oldest kept lines (from the end of `kept`, in place) until the "older"
     line fits in the `room` the kept lines left, or what they give back; and the tokens

@@ -33,13 +33,15 @@ class RemovedInteraction(NamedTuple):
     use: dict[str, Any]
     result: dict[str, Any] | None
     pointer: str | None
-    line: str | None = None  # written already (`facts`), else written by `describe`
+    # written already (`message_facts`), else "" and written by `describe`; an entry whose
+    # line is written serves in a digest as its own line (`entries.DigestLine`)
+    line: str = ""
     # (the counter, the tokens of the line with its pointer as the digest counts it),
     # when counted already: the digest takes the figure for that very counter only
     counted: tuple[Any, int] | None = None
 
     def describe(self, secrets: SecretForms = NO_SECRETS) -> str:
-        if self.line is not None:
+        if self.line:
             return self.line
         return describe_interaction(self.use, self.result, secrets)
 
