@@ -333,7 +333,7 @@ def build_truncation_outcome(
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE, facts=list(found))
     view, new_facts, saved, truncated = list(messages), list(found), 0, 0
     for position, known in enumerate(found):
-        largest = known.largest_result  # counted by this counter; only a user message has one
+        largest = known.largest_result  # by this counter (None: facts built without one)
         if largest is None or largest <= budget:
             continue
         cut = known.cut
