@@ -6,7 +6,9 @@ most 100 ms median and at most a fifteenth of the seed-style algorithm's time, o
 shapes (L1 cuts nothing, a few huge results, every result); a view no check has followed
 (plain dicts, a fresh counter) at most 1.5 times what counting its tokens costs. The session keeps
 its view as frozen messages (`agent_cli.frozen`), whose index checks are identity checks,
-so that figure is printed as well as the one for plain dicts. "Previous turn checked"
+each carrying the pointer to the transcript record it came from (`with_pointers`: the
+digest's lines then carry pointers too, and are ordered by them), so that figure is
+printed as well as the one for plain dicts. "Previous turn checked"
 is the state a session is in: its `ViewIndex` has followed the view, recording each
 message's facts (reads, call entries, block counts, L1's cut of a long result), so the
 run reads those instead of rescanning blocks.
@@ -37,6 +39,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_cli.compaction import CompactionPolicy, ViewIndex, compact_context
+from agent_cli.compaction.markers import SOURCE_KEY
 from agent_cli.frozen import freeze
 from agent_cli.tokens import TokenCounter
 
@@ -105,6 +108,14 @@ def build_history(turns: int, huge_every: int = 0) -> list[Message]:
         is_huge = huge_every and number % huge_every == huge_every // 2
         history += build_turn(number, 40_000 if is_huge else 2_000)
     return history
+
+
+def with_pointers(view: list[Message], session: str = "20261204-101500-bench") -> list[Message]:
+    """`view` as a session keeps it: each message with the pointer to its transcript record."""
+    return [
+        {**message, SOURCE_KEY: f"transcript:{session}:{number}"}
+        for number, message in enumerate(view, 1)
+    ]
 
 
 # --- the seed's approach, written out for comparison ---------------------------------------
@@ -234,7 +245,7 @@ def interleaved_medians(actions: dict[str, Callable[[], float]], runs: int) -> d
 def report_full_compaction(
     label: str, view: list[Message], policy: CompactionPolicy = DEFAULT
 ) -> None:
-    frozen_view = [freeze(message) for message in view]
+    frozen_view = [freeze(message) for message in with_pointers(view)]
     _, result = timed_run(view, _primed(view, policy), policy)
     figures = interleaved_medians(
         {
