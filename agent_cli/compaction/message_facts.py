@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from agent_cli.compaction.digest.entries import sequence_of
 from agent_cli.compaction.digest.removed_items import (
     RemovedInteraction,
     count_line,
@@ -162,7 +163,8 @@ def note_calls(
         at, result_facts = use_index - start, facts[result_index - start]
         use = next(block for block in facts[at].uses if block.get("id") == tool_id)
         result = next(b for b in result_facts.results if b.get("tool_use_id") == tool_id)
-        entry = RemovedInteraction(tool_id, use, result, result_facts.pointer or facts[at].pointer)
+        pointer = result_facts.pointer or facts[at].pointer
+        entry = RemovedInteraction(tool_id, use, result, pointer, number=sequence_of(pointer))
         calls.setdefault(at, {})[tool_id] = _with_counted_line(entry, counter, secrets)
         tokens.setdefault(at, {})[tool_id] = (counter.count_block(use), counter.count_block(result))
         answered.setdefault(at, []).append(messages[result_index - start])

@@ -29,10 +29,12 @@ class RequestEntry:
 
 
 class InteractionEntry(NamedTuple):
-    """One interaction's line and pointer."""
+    """One interaction's line and pointer, and the pointer's record number as read when
+    the entry was made (None when not read: the digest then reads it off the pointer)."""
 
     line: str
     pointer: str | None = None
+    number: int | None = None
 
 
 # One line of a digest: an entry (as stored), or the entry of a removed call whose line
@@ -138,9 +140,10 @@ def digest_from_message(message: dict[str, Any] | None) -> Digest:
         if isinstance(item.get("text"), str)
     )
     interactions = tuple(
-        InteractionEntry(item["line"], _text_or_none(item.get("pointer")))
+        InteractionEntry(item["line"], pointer, sequence_of(pointer))
         for item in _items(data.get("interactions"))
         if isinstance(item.get("line"), str)
+        for pointer in (_text_or_none(item.get("pointer")),)
     )
     found = data.get("older")
     older: dict[str, Any] = found if isinstance(found, dict) else {}

@@ -140,21 +140,22 @@ def refit_digest(
 ) -> FittedDigest:
     """All entries fitted again into one part (module contract), and its text's count:
     the header, each title shown, the requests, the kept lines and the "older" line."""
-    all_requests, _, _ = _newest_first([*requests, *digest.requests])
+    all_requests, _ = _newest_first([*requests, *digest.requests])
     header, requests_title, lines_title = (
         count_line(title, counter) for title in (DIGEST_HEADER, REQUESTS_TITLE, LINES_TITLE)
     )
     budget = budget_tokens - MESSAGE_OVERHEAD_TOKENS - header - requests_title - lines_title
-    all_lines, pointers, is_sorted = _newest_first([*interactions, *digest.interactions])
+    given_lines = [*interactions, *digest.interactions]
+    all_lines, is_sorted = _newest_first(given_lines, [line.number for line in given_lines])
     reserve = 0  # what the "older" line costs if every interaction line folded
     if all_lines or digest.older.count:
-        reserve = count_line(older_line(_fold(digest.older, pointers, is_sorted)), counter)
+        reserve = count_line(older_line(_fold(digest.older, all_lines, is_sorted)), counter)
     fitted, requests_used = _fit_requests(all_requests, budget - reserve, counter, secrets)
     fill = budget - int(budget_tokens * REFIT_HEADROOM)
     line_budget = max(fill - requests_used, 0)  # requests first: lines that do not fit fold
     lines, used = _fit_lines(all_lines, line_budget, counter, secrets)
     kept = _as_entries(lines, all_lines)
-    older = _fold(digest.older, pointers[len(kept) :], is_sorted)
+    older = _fold(digest.older, all_lines[len(kept) :], is_sorted)
     if older.count:
         older, freed = _make_room_for_older(kept, older, line_budget - used, counter)
         used -= freed
@@ -166,18 +167,22 @@ def refit_digest(
     return FittedDigest(Digest(tuple(fitted), tuple(kept), older), tokens)
 
 
-def _newest_first(entries: list[Any]) -> tuple[list[Any], list[str | None], bool]:
+def _newest_first(
+    entries: list[Any], recorded: list[int | None] | None = None
+) -> tuple[list[Any], bool]:
     """By record number, newest first, when every entry has one (and True); else as
-    given (and False); with the entries' pointers in that order. Each pointer is parsed
-    once."""
-    pointers = [entry.pointer for entry in entries]
-    if None in pointers:
-        return entries, pointers, False
-    numbers = sequence_numbers(cast("list[str]", pointers))
-    if None in numbers:
-        return entries, pointers, False
+    given (and False). `recorded`: the entries' numbers as read when they were made
+    (`InteractionEntry.number`); unless every one was, they are read off the pointers."""
+    numbers = recorded
+    if numbers is None or None in numbers:
+        pointers = [entry.pointer for entry in entries]
+        if None in pointers:
+            return entries, False
+        numbers = sequence_numbers(cast("list[str]", pointers))
+        if None in numbers:
+            return entries, False
     order = sorted(range(len(entries)), key=cast("list[int]", numbers).__getitem__, reverse=True)
-    return [entries[i] for i in order], [pointers[i] for i in order], True
+    return [entries[i] for i in order], True
 
 
 def _fit_requests(
@@ -231,7 +236,7 @@ def _as_entries(lines: list[str], entries: Sequence[DigestLine]) -> list[DigestL
     gets an `InteractionEntry`."""
     new = tuple.__new__
     return [
-        entry if entry.line is line else new(InteractionEntry, (line, entry.pointer))
+        entry if entry.line is line else new(InteractionEntry, (line, entry.pointer, entry.number))
         for line, entry in zip(lines, entries[: len(lines)], strict=True)
     ]
 
@@ -246,19 +251,20 @@ def _make_room_for_older(
     while kept and count_line(older_line(older), counter) > room + freed:
         entry = kept.pop()
         freed += count_line(with_pointer(entry.line, entry.pointer), counter)
-        older = _fold(older, [entry.pointer])
+        older = _fold(older, [entry])
     return older, freed
 
 
-def _fold(older: OlderRange, pointers: Sequence[str | None], is_sorted: bool = False) -> OlderRange:
-    """`older` with the entries of `pointers` folded in: the count, and the pointers at
-    both ends (of pointers sorted newest first by record number, only the list's ends
-    are read; else each distinct one, in order)."""
-    if not pointers:
+def _fold(older: OlderRange, entries: Sequence[DigestLine], is_sorted: bool = False) -> OlderRange:
+    """`older` with `entries` folded in: the count, and the pointers at both ends (of
+    entries sorted newest first by record number, only the list's ends are read; else
+    each distinct pointer, in order)."""
+    if not entries:
         return older
     first, last = older.first, older.last
     low, high = sequence_of(first), sequence_of(last)
-    for pointer in dict.fromkeys((pointers[-1], pointers[0]) if is_sorted else pointers):
+    ends = (entries[-1], entries[0]) if is_sorted else entries
+    for pointer in dict.fromkeys(entry.pointer for entry in ends):
         number = sequence_of(pointer)
         if number is None:
             continue
@@ -266,7 +272,7 @@ def _fold(older: OlderRange, pointers: Sequence[str | None], is_sorted: bool = F
             low, first = number, pointer
         if high is None or number > high:
             high, last = number, pointer
-    return OlderRange(older.count + len(pointers), first, last)
+    return OlderRange(older.count + len(entries), first, last)
 
 
 def count_rendered_message(message: dict[str, Any], counter: TokenCounter) -> int:

@@ -39,6 +39,9 @@ class RemovedInteraction(NamedTuple):
     # (the counter, the tokens of the line with its pointer as the digest counts it),
     # when counted already: the digest takes the figure for that very counter only
     counted: tuple[Any, int] | None = None
+    # its pointer's record number, read as the entry was made (`entries.sequence_of`);
+    # None when it was not read (the digest then reads it off the pointer) or has none
+    number: int | None = None
 
     def describe(self, secrets: SecretForms = NO_SECRETS) -> str:
         if self.line:

@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from agent_cli.compaction.digest.entries import sequence_of
 from agent_cli.compaction.digest.removed_items import (
     RemovedInteraction,
     RemovedRequest,
@@ -171,4 +172,4 @@ def removed_call(
     made = use_facts.calls.get(tool_id) if use_facts.calls else None
     if made is not None and made.use is use and made.result is result and made.pointer == pointer:
         return made
-    return RemovedInteraction(tool_id, use, result, pointer)
+    return RemovedInteraction(tool_id, use, result, pointer, number=sequence_of(pointer))
