@@ -177,3 +177,15 @@ def test_a_frozen_history_compacts_exactly_as_the_same_plain_one(
         except MessageViewLimitExceeded as error:
             outcomes.append(("blocked", error.tokens_before, error.tokens_after))
     assert outcomes[0] == outcomes[1]
+
+
+@given(history=valid_histories(), settings_=policies())
+def test_pruning_names_each_call_that_left_once_oldest_first(history, settings_):
+    """L3 reports exactly the calls its view no longer holds, each once, in view order."""
+    from agent_cli.compaction.layers.prune import build_prune_outcome
+    from agent_cli.protocol import collect_tool_ids
+
+    outcome = build_prune_outcome(history, CompactionPolicy(**settings_), make_counter()[0])
+    still_there = set(collect_tool_ids(outcome.messages, "tool_use"))
+    left = [i for i in collect_tool_ids(history, "tool_use") if i not in still_there]
+    assert list(outcome.removed_tool_use_ids) == left

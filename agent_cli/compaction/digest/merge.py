@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from operator import attrgetter
 from typing import Any, NamedTuple, cast
 
 from agent_cli.compaction.digest.entries import (
@@ -145,8 +146,7 @@ def refit_digest(
         count_line(title, counter) for title in (DIGEST_HEADER, REQUESTS_TITLE, LINES_TITLE)
     )
     budget = budget_tokens - MESSAGE_OVERHEAD_TOKENS - header - requests_title - lines_title
-    given_lines = [*interactions, *digest.interactions]
-    all_lines, is_sorted = _newest_first(given_lines, [line.number for line in given_lines])
+    all_lines, is_sorted = _lines_newest_first([*interactions, *digest.interactions])
     reserve = 0  # what the "older" line costs if every interaction line folded
     if all_lines or digest.older.count:
         reserve = count_line(older_line(_fold(digest.older, all_lines, is_sorted)), counter)
@@ -167,22 +167,28 @@ def refit_digest(
     return FittedDigest(Digest(tuple(fitted), tuple(kept), older), tokens)
 
 
-def _newest_first(
-    entries: list[Any], recorded: list[int | None] | None = None
-) -> tuple[list[Any], bool]:
+def _newest_first(entries: list[Any]) -> tuple[list[Any], bool]:
     """By record number, newest first, when every entry has one (and True); else as
-    given (and False). `recorded`: the entries' numbers as read when they were made
-    (`InteractionEntry.number`); unless every one was, they are read off the pointers."""
-    numbers = recorded
-    if numbers is None or None in numbers:
-        pointers = [entry.pointer for entry in entries]
-        if None in pointers:
-            return entries, False
-        numbers = sequence_numbers(cast("list[str]", pointers))
-        if None in numbers:
-            return entries, False
+    given (and False). Each pointer is parsed once."""
+    pointers = [entry.pointer for entry in entries]
+    if None in pointers:
+        return entries, False
+    numbers = sequence_numbers(cast("list[str]", pointers))
+    if None in numbers:
+        return entries, False
     order = sorted(range(len(entries)), key=cast("list[int]", numbers).__getitem__, reverse=True)
     return [entries[i] for i in order], True
+
+
+_NUMBER = attrgetter("number")
+
+
+def _lines_newest_first(lines: list[DigestLine]) -> tuple[list[DigestLine], bool]:
+    """`_newest_first` for interaction lines: by the numbers they read as they were made
+    (`InteractionEntry.number`) when every one did, else by their pointers."""
+    if None in map(_NUMBER, lines):
+        return _newest_first(lines)
+    return sorted(lines, key=_NUMBER, reverse=True), True
 
 
 def _fit_requests(

@@ -111,11 +111,12 @@ def build_prune_outcome(
         for message in view
     ]
     removed = _collect_dropped(messages, found, view, view_facts, (head, tail_start))
-    removed_ids = map(attrgetter("tool_use_id"), reversed(removed[1]))  # oldest first
+    # oldest first; each once, as a valid view holds each call once
+    removed_ids = map(attrgetter("tool_use_id"), reversed(removed[1]))
     return LayerOutcome(
         view,
         measure_savings(messages, view, counter, view_tokens),
-        removed_tool_use_ids=tuple(dict.fromkeys(removed_ids)),
+        removed_tool_use_ids=tuple(removed_ids),
         messages_removed=count - len(view),
         removed=removed,
         facts=view_facts,
