@@ -318,11 +318,12 @@ def test_a_recorded_cut_gives_its_callers_facts_only_where_the_view_holds_that_c
 def _l2_l3(
     view: list[dict[str, Any]], policy: CompactionPolicy, counter: Any, facts: Any
 ) -> tuple[Any, ...]:
-    """What L2 then L3 make of `view` and name as removed (lines written, counts left out)."""
+    """What L2 then L3 make of `view` and name as removed (lines written, counts of the
+    line and of the blocks left out)."""
     deduped = build_dedup_outcome(view, policy, counter, facts)
     pruned = build_prune_outcome(deduped.messages, policy, counter, None, deduped.facts)
     named = [
-        entry._replace(counted=None, line=entry.describe())
+        entry._replace(counted=None, block_tokens=None, line=entry.describe())
         for outcome in (deduped, pruned)
         for entry in (outcome.removed or ([], []))[1]
     ]

@@ -38,8 +38,6 @@ class MessageFacts(NamedTuple):
     pointer: str | None
     largest_result: int | None
     calls: dict[str, RemovedInteraction] | None = None
-    # the tool_use and the tool_result block of each of `calls`, counted
-    call_tokens: dict[str, tuple[int, int]] | None = None
     reads: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (id, read key), under `read_rule`
     read_rule: ReadRule | None = None  # None: `reads` not found (messages with calls)
     # every call's entry, newest first, and the messages that hold their results: a
@@ -129,11 +127,10 @@ def without_calls(found: MessageFacts, ids: Collection[str]) -> MessageFacts | N
             MessageFacts, (found.texts, (), (), found.pointer, found.largest_result, *NO_CALLS)
         )
     kept = {use.get("id") for use in uses}
-    calls, tokens = found.calls, found.call_tokens
+    calls = found.calls
     return found._replace(
         uses=tuple(uses),
         calls=None if calls is None else {k: v for k, v in calls.items() if k in kept},
-        call_tokens=None if tokens is None else {k: v for k, v in tokens.items() if k in kept},
         reads=tuple(read for read in found.reads if read[0] in kept),
         in_order=(),
         answered_in=(),
@@ -152,29 +149,28 @@ def note_calls(
     """Write the digest entry of each call in `interactions` (id -> indices of its
     tool_use and tool_result messages; `facts[i]` is message `start + i`) into its
     call's message's facts: both blocks, the pointer (the result's message's, else the
-    call's) and the line, counted as the digest shows it; and the tokens of its two
+    call's) and the line, counted as the digest shows it, and the tokens of its two
     blocks. A compaction that later removes the call takes the entry as it is, the line
     already counted, and what removing it saves without counting again. Each call's
     message also gets its entries in order (`in_order`) and `answered_in`."""
     calls: dict[int, dict[str, RemovedInteraction]] = {}
-    tokens: dict[int, dict[str, tuple[int, int]]] = {}
     answered: dict[int, list[Message]] = {}
     for tool_id, (use_index, result_index) in interactions.items():
         at, result_facts = use_index - start, facts[result_index - start]
         use = next(block for block in facts[at].uses if block.get("id") == tool_id)
         result = next(b for b in result_facts.results if b.get("tool_use_id") == tool_id)
         pointer = result_facts.pointer or facts[at].pointer
-        entry = RemovedInteraction(tool_id, use, result, pointer, number=sequence_of(pointer))
+        blocks = counter.count_block(use) + counter.count_block(result)
+        entry = RemovedInteraction(
+            tool_id, use, result, pointer, number=sequence_of(pointer), block_tokens=blocks
+        )
         calls.setdefault(at, {})[tool_id] = _with_counted_line(entry, counter, secrets)
-        tokens.setdefault(at, {})[tool_id] = (counter.count_block(use), counter.count_block(result))
         answered.setdefault(at, []).append(messages[result_index - start])
     for at, its_calls in calls.items():  # a valid view answers every call of a message
         found = facts[at]
         in_order = tuple(its_calls[use["id"]] for use in reversed(found.uses))
         unique = tuple({id(message): message for message in answered[at]}.values())
-        facts[at] = found._replace(
-            calls=its_calls, call_tokens=tokens[at], in_order=in_order, answered_in=unique
-        )
+        facts[at] = found._replace(calls=its_calls, in_order=in_order, answered_in=unique)
 
 
 def with_caller_after_cut(
@@ -186,24 +182,22 @@ def with_caller_after_cut(
 ) -> MessageFacts | None:
     """The facts of a message whose calls `note_calls` recorded (`caller`) after L1 cut
     `answered_in`, the message answering all of them, to `cut`: each call's entry written
-    with its result in the cut message (the line counted), that block's tokens, and
+    with its result in the cut message (the line and both blocks counted), and
     `answered_in` naming the cut message, so a removal after L1 takes them as they are.
     None when its calls are not all answered in `answered_in`."""
     if not caller.in_order or caller.answered_in != (answered_in,) or caller.calls is None:
         return None
-    tokens = caller.call_tokens or {}
-    calls, call_tokens = dict(caller.calls), dict(tokens)
+    calls = dict(caller.calls)
     for block in cut.facts.results:
         tool_id = block.get("tool_use_id")
         entry = calls.get(tool_id) if isinstance(tool_id, str) else None
         if entry is None or entry.result is block or not isinstance(tool_id, str):
             continue
-        calls[tool_id] = _with_counted_line(entry._replace(result=block), counter, secrets)
-        call_tokens[tool_id] = (tokens[tool_id][0], counter.count_block(block))
+        blocks = counter.count_block(entry.use) + counter.count_block(block)
+        cut_entry = entry._replace(result=block, block_tokens=blocks)
+        calls[tool_id] = _with_counted_line(cut_entry, counter, secrets)
     in_order = tuple(calls[entry.tool_use_id] for entry in caller.in_order)
-    return caller._replace(
-        calls=calls, call_tokens=call_tokens, in_order=in_order, answered_in=(cut.message,)
-    )
+    return caller._replace(calls=calls, in_order=in_order, answered_in=(cut.message,))
 
 
 def _with_counted_line(

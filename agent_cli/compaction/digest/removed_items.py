@@ -42,6 +42,9 @@ class RemovedInteraction(NamedTuple):
     # its pointer's record number, read as the entry was made (`entries.sequence_of`);
     # None when it was not read (the digest then reads it off the pointer) or has none
     number: int | None = None
+    # the tokens of its two blocks, counted as the per-turn check made the entry (by the
+    # index's counter, which every run of that index counts with); None: not counted
+    block_tokens: int | None = None
 
     def describe(self, secrets: SecretForms = NO_SECRETS) -> str:
         if self.line:

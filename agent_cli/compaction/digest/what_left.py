@@ -140,20 +140,13 @@ def _add_lost_texts(
             requests.append(RemovedRequest(text, found.pointer))
 
 
-def call_tokens(entry: RemovedInteraction, facts: MessageFacts, counter: TokenCounter) -> int:
-    """The tokens of `entry`'s two blocks: each as its call's `facts` recorded it where the
-    entry holds that very block (a result L1 cut since is not), else counted."""
-    tool_id = entry.tool_use_id
-    recorded = facts.calls.get(tool_id) if facts.calls else None
-    known = facts.call_tokens.get(tool_id) if facts.call_tokens else None
-    use_known = result_known = None
-    if recorded is not None and known is not None:
-        use_known = known[0] if recorded.use is entry.use else None
-        result_known = known[1] if recorded.result is entry.result else None
-    use = counter.count_block(entry.use) if use_known is None else use_known
-    if entry.result is None:
-        return use
-    return use + (counter.count_block(entry.result) if result_known is None else result_known)
+def call_tokens(entry: RemovedInteraction, counter: TokenCounter) -> int:
+    """The tokens of `entry`'s two blocks: as the entry carries them when it was made
+    with its blocks counted (`RemovedInteraction.block_tokens`), else counted."""
+    if entry.block_tokens is not None:
+        return entry.block_tokens
+    use = counter.count_block(entry.use)
+    return use if entry.result is None else use + counter.count_block(entry.result)
 
 
 def removed_call(

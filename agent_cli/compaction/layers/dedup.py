@@ -129,18 +129,17 @@ def _name_calls(
     tokens, taken, last = 0, dict[int, int](), len(messages) - 1
     for use_index in sorted(set(superseded.values()), reverse=True):
         use_facts = found[use_index]
-        answered, call_tokens = use_facts.answered_in, use_facts.call_tokens
+        answered = use_facts.answered_in
         if (
             use_index < last
             and len(answered) == 1
             and answered[0] is messages[use_index + 1]
             and use_facts.in_order
-            and call_tokens
         ):
             for entry in use_facts.in_order:  # every call's entry, newest first
                 if superseded.get(entry.tool_use_id) == use_index:
                     removed.append(entry)
-                    tokens += sum(call_tokens[entry.tool_use_id])
+                    tokens += call_tokens(entry, counter)
                     taken[use_index] = taken.get(use_index, 0) + 1
                     taken[use_index + 1] = taken.get(use_index + 1, 0) + 1
             continue
@@ -174,7 +173,7 @@ def _name_call(
         if block.get("tool_use_id") == tool_id
     )
     entry = removed_call(use, tool_id, found[use_index], (result, found[result_index]))
-    return entry, result_index, call_tokens(entry, found[use_index], counter)
+    return entry, result_index, call_tokens(entry, counter)
 
 
 def dedup_file_reads(
