@@ -286,7 +286,7 @@ def test_an_equal_copy_of_the_view_gets_facts_that_name_its_own_blocks():
 
 
 def test_a_recorded_cut_gives_its_callers_facts_only_where_the_view_holds_that_caller():
-    """L1 puts a recorded cut's caller facts (`CutFacts.caller`) in place only where the
+    """L1 puts a recorded cut's caller facts (`CutFacts.caller_after`) in place only where the
     view holds the very message they were recorded for: an equal copy of the caller gets
     facts that name its own blocks, and L2 and L3 then make of the view what a fresh
     index makes of it."""

@@ -57,9 +57,10 @@ class CutFacts(NamedTuple):
     """What L1 makes of one message: the per-result budget it was cut to and the secret
     forms its cuts keep whole (a run under others cuts again), the smaller message
     (frozen, so every run may share it), how many results it cut, the tokens that saves,
-    and the smaller message's facts. `caller`, when every call of one earlier message is
-    answered in this one: how many messages back it stands, its facts, and its facts
-    after the cut (`with_caller_after_cut`), which L1 puts in their place."""
+    and the smaller message's facts. When every call of one earlier message (its caller)
+    is answered in this one: how many messages back the caller stands (`caller_back`, 0
+    without one), its facts, and its facts after the cut (`with_caller_after_cut`), which
+    L1 puts in their place."""
 
     budget: int
     secrets: SecretForms
@@ -67,7 +68,9 @@ class CutFacts(NamedTuple):
     results_cut: int
     saved: int
     facts: MessageFacts
-    caller: tuple[int, MessageFacts, MessageFacts] | None = None
+    caller_back: int = 0
+    caller_before: MessageFacts | None = None
+    caller_after: MessageFacts | None = None
 
 
 def user_texts(message: Message) -> Iterator[str]:

@@ -227,7 +227,9 @@ def _note_caller(
     caller = callers.pop() - start
     before = facts[caller]
     after = with_caller_after_cut(before, message, cut, counter, policy.secret_forms)
-    return cut if after is None else cut._replace(caller=(position - caller, before, after))
+    if after is None:
+        return cut
+    return cut._replace(caller_back=position - caller, caller_before=before, caller_after=after)
 
 
 def measure_view(messages: Sequence[Message], counter: TokenCounter) -> int:

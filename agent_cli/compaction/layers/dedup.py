@@ -123,7 +123,7 @@ def _name_calls(
     first, as `what_left.collect_removed` names them; the tokens of their blocks; and
     how many blocks leave each message. A message's recorded entries and block tokens
     are taken when they recorded every call as answered in the message that now follows
-    it (`MessageFacts.answered_in`; L1 gives the facts after its cut, `CutFacts.caller`):
+    it (`MessageFacts.answered_in`; L1 gives the facts after its cut, `CutFacts.caller_after`):
     they name the blocks of these very messages."""
     removed: list[RemovedInteraction] = []
     tokens, taken, last = 0, dict[int, int](), len(messages) - 1

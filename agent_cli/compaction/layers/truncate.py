@@ -326,7 +326,7 @@ def build_truncation_outcome(
     message of `messages`, built by the same counter (a message's largest result is read,
     not counted again); `largest_result`: a bound on every result of the view (a run
     whose largest result fits the budget has nothing to cut). A recorded cut also gives
-    its caller's facts after the cut (`CutFacts.caller`): the outcome's facts hold them."""
+    its caller's facts after the cut (`CutFacts.caller_after`): the outcome's facts hold them."""
     budget, secrets = policy.max_tool_result_tokens, policy.secret_forms
     found = build_view_facts(messages, counter) if facts is None else facts
     if largest_result is not None and largest_result <= budget:
@@ -345,14 +345,13 @@ def build_truncation_outcome(
             cut = cut_message(messages[position], known, budget, counter, secrets)
             if cut is None:
                 continue
-        _, _, smaller, results_cut, cut_saved, smaller_facts, caller = cut  # (`CutFacts`)
-        view[position], new_facts[position] = smaller, smaller_facts
+        _, _, smaller, results_cut, cut_saved, smaller_facts, back, before, after = cut
+        view[position], new_facts[position] = smaller, smaller_facts  # (`CutFacts` above)
         truncated += results_cut
         saved += cut_saved
-        if caller is not None:  # where the view holds the caller it was recorded from
-            back, before, after = caller
-            if back <= position and new_facts[position - back] is before:
-                new_facts[position - back] = after
+        # the caller's facts after the cut, where the view holds the caller they came from
+        if after is not None and back <= position and new_facts[position - back] is before:
+            new_facts[position - back] = after
     if truncated == 0:
         return LayerOutcome(view, 0, outcome=NO_CHANGE, facts=new_facts)
     return LayerOutcome(view, saved, results_truncated=truncated, facts=new_facts)
