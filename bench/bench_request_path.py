@@ -56,8 +56,9 @@ _EVICTION_SOURCE = bytes(EVICTION_BYTES)
 
 
 def evict_caches() -> None:
-    """Leave the CPU caches holding none of the session (module doc): read and write more
-    memory than they hold."""
+    """Leave the CPU caches holding none of the session (module doc): write more memory
+    than they hold, a copy of `_EVICTION_SOURCE` (its zero pages cost little to read; a
+    fresh `bytearray(n)` would not touch its pages at all)."""
     bytearray(_EVICTION_SOURCE)
 
 
