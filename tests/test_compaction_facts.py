@@ -429,3 +429,47 @@ def test_a_result_far_after_its_call_is_still_matched_when_both_leave():
     with_facts = collect_removed(before, kept, facts)
     assert _as_reference(with_facts) == _reference_removed(before, kept)
     assert [call.result for call in with_facts[1]] == [cut["content"][0]]
+
+
+def _parallel_reads_history(turns: int) -> list[dict[str, Any]]:
+    """Each turn reads one of three files beside a search, both answered in the next
+    message: L2 takes the older reads out of messages whose other call stays."""
+    view = [user("go")]
+    for number in range(turns):
+        read, search = f"r{number}", f"s{number}"
+        view += [
+            assistant(
+                [text(f"step {number}"), read_use(read, f"src/{number % 3}.py"), tool_use(search)]
+            ),
+            user([tool_result(read, f"{number} " * 30), tool_result(search, "found")]),
+        ]
+    return [freeze(m) for m in [*view, assistant("done"), user("next")]]
+
+
+def test_a_message_l2_rebuilt_keeps_its_other_calls_entries_for_l3():
+    """Where L2 takes a read out of a message whose other call stays, the facts it hands
+    on keep that call's recorded entry and name the rebuilt message that now holds its
+    result, so L3 takes the entry as recorded; L2 then L3 make of the view what they make
+    of it with facts built afresh."""
+    view = _parallel_reads_history(9)
+    policy = CompactionPolicy(keep_recent_messages=4)
+    index = ViewIndex(make_counter()[0])
+    index.measure(view, policy)
+    deduped = build_dedup_outcome(view, policy, index.counter, index.facts())
+    assert deduped.facts is not None and len(deduped.removed_tool_use_ids) == 6
+    rebuilt = [
+        (position, found)
+        for position, (message, found) in enumerate(
+            zip(deduped.messages, deduped.facts, strict=True)
+        )
+        if message["role"] == "assistant" and message not in view and found.uses
+    ]
+    assert len(rebuilt) == 6
+    for position, found in rebuilt:
+        (search,) = found.uses
+        assert [entry.tool_use_id for entry in found.in_order] == [search["id"]]
+        assert found.answered_in == (deduped.messages[position + 1],)
+        assert found.in_order[0].result is deduped.messages[position + 1]["content"][0]
+    runs = [_l2_l3(view, policy, index.counter, index.facts())]
+    runs.append(_l2_l3(view, policy, index.counter, None))
+    assert runs[0] == runs[1]

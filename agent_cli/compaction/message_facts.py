@@ -36,6 +36,8 @@ class MessageFacts(NamedTuple):
     uses: tuple[dict[str, Any], ...]
     results: tuple[dict[str, Any], ...]
     pointer: str | None
+    # tokens of its largest tool_result (None: built without a counter); once a removal
+    # took some results out (`without_calls`), a bound on those left
     largest_result: int | None
     calls: dict[str, RemovedInteraction] | None = None
     reads: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (id, read key), under `read_rule`
@@ -117,27 +119,43 @@ def build_view_facts(
     return [build_message_facts(message, counter) for message in messages]
 
 
-def without_calls(found: MessageFacts, ids: Collection[str]) -> MessageFacts | None:
-    """The facts of a message with no tool_result among the calls `ids` once their
-    tool_use blocks are taken out (`protocol.strip_interactions`), from its facts `found`:
-    the same texts and pointer, the calls left. None for a message that holds a result
-    (its largest result would have to be counted again)."""
-    if found.results:
-        return None
-    uses = [use for use in found.uses if use.get("id") not in ids]
+def without_calls(
+    found: MessageFacts, ids: Collection[str], moved: Mapping[int, Message] | None = None
+) -> MessageFacts:
+    """The facts of a message once the tool_use and tool_result blocks of the calls `ids`
+    are taken out (`dedup.without_blocks`), from its facts `found`: the same texts and
+    pointer; the calls, reads, entries and results left; `largest_result` as it was (a
+    bound on the results left, which is all L1 asks of it). The calls left keep their
+    recorded entries in order, and the messages holding their results (`answered_in`)
+    are named through `moved` (id of a message -> what replaced it in the view), so a
+    later removal still takes those entries as they are."""
+    results = found.results
+    if results:
+        results = tuple(block for block in results if block.get("tool_use_id") not in ids)
+    uses = found.uses and tuple(use for use in found.uses if use.get("id") not in ids)
     if not uses:  # (the usual case: all of them; a tuple made in C, a view has thousands)
         return tuple.__new__(
-            MessageFacts, (found.texts, (), (), found.pointer, found.largest_result, *NO_CALLS)
+            MessageFacts, (found.texts, (), results, found.pointer, found.largest_result, *NO_CALLS)
         )
-    kept = {use.get("id") for use in uses}
-    calls = found.calls
-    return found._replace(
-        uses=tuple(uses),
-        calls=None if calls is None else {k: v for k, v in calls.items() if k in kept},
-        reads=tuple(read for read in found.reads if read[0] in kept),
-        in_order=(),
-        answered_in=(),
-        without_uses=None,
+    calls, answered_in = found.calls, found.answered_in
+    if moved:
+        answered_in = tuple(moved.get(id(message), message) for message in answered_in)
+    return tuple.__new__(
+        MessageFacts,
+        (
+            found.texts,
+            uses,
+            results,
+            found.pointer,
+            found.largest_result,
+            None if calls is None else {k: v for k, v in calls.items() if k not in ids},
+            tuple(read for read in found.reads if read[0] not in ids),
+            found.read_rule,
+            tuple(entry for entry in found.in_order if entry.tool_use_id not in ids),
+            answered_in,
+            None,
+            None,
+        ),
     )
 
 

@@ -42,6 +42,7 @@ from agent_cli.compaction.message_facts import (
     build_message_facts,
     note_calls,
     with_caller_after_cut,
+    without_calls,
 )
 from agent_cli.compaction.policy import CompactionPolicy, ReadRule
 from agent_cli.errors import ToolProtocolError
@@ -203,8 +204,7 @@ def _without_uses(
     if found.results or len(found.uses) == len(message["content"]):
         return None
     ids = {tool_id for tool_id, _ in found.reads}
-    smaller, facts = without_blocks(message, found, found.uses, ids, counter)
-    return freeze(smaller), facts
+    return freeze(without_blocks(message, found, ids)), without_calls(found, ids)
 
 
 def _note_caller(

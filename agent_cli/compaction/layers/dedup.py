@@ -19,12 +19,7 @@ from typing import Any
 from agent_cli.compaction.digest.removed_items import RemovedInteraction
 from agent_cli.compaction.digest.what_left import call_tokens, removed_call
 from agent_cli.compaction.layers.read_keys import find_reads, read_rule
-from agent_cli.compaction.message_facts import (
-    MessageFacts,
-    build_message_facts,
-    build_view_facts,
-    without_calls,
-)
+from agent_cli.compaction.message_facts import MessageFacts, build_view_facts, without_calls
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome, run_layer_alone
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
@@ -74,6 +69,7 @@ def build_dedup_outcome(
     removed, tokens, taken = _name_calls(messages, found, superseded, counter)
     view, new_facts = list(messages), list(found)
     stays = bytearray(b"\x01") * len(messages)  # 0 where the whole message leaves
+    rebuilt = []
     for position, leaving in taken.items():
         known = found[position]
         if known.without_uses is not None and leaving == len(known.uses):
@@ -81,10 +77,11 @@ def build_dedup_outcome(
         elif leaving == len(messages[position]["content"]):  # (a valid view holds a block once)
             stays[position] = 0  # all of it leaves
         else:
-            blocks = [use for use in known.uses if use.get("id") in superseded]
-            blocks += [block for block in known.results if block.get("tool_use_id") in superseded]
-            made = without_blocks(messages[position], known, blocks, superseded, counter)
-            view[position], new_facts[position] = made
+            view[position] = without_blocks(messages[position], known, superseded)
+            rebuilt.append(position)
+    moved = {id(messages[position]): view[position] for position in rebuilt}
+    for position in rebuilt:  # the calls left name the messages that replaced theirs
+        new_facts[position] = without_calls(found[position], superseded, moved)
     kept = list(compress(view, stays))
     return LayerOutcome(  # a message counts its overhead and its blocks
         kept,
@@ -97,19 +94,14 @@ def build_dedup_outcome(
 
 
 def without_blocks(
-    message: dict[str, Any],
-    found: MessageFacts,
-    taken: Collection[dict[str, Any]],
-    ids: Collection[str],
-    counter: TokenCounter,
-) -> tuple[dict[str, Any], MessageFacts]:
-    """`message` (its facts `found`) without `taken`, some of its own tool blocks (by
-    identity) whose calls are among `ids`, and the smaller message's facts: following
-    from `found` where they can (`without_calls`), else built. Some block must stay."""
-    taken_ids = set(map(id, taken))
-    smaller = {**message, "content": [b for b in message["content"] if id(b) not in taken_ids]}
-    left = without_calls(found, ids)
-    return smaller, build_message_facts(smaller, counter) if left is None else left
+    message: dict[str, Any], found: MessageFacts, ids: Collection[str]
+) -> dict[str, Any]:
+    """`message` (its facts `found`) without the tool_use and tool_result blocks of the
+    calls `ids` (its own blocks, by identity); some block must stay. Its facts follow
+    from `found` (`message_facts.without_calls`)."""
+    taken = {id(use) for use in found.uses if use.get("id") in ids}
+    taken.update(id(result) for result in found.results if result.get("tool_use_id") in ids)
+    return {**message, "content": [b for b in message["content"] if id(b) not in taken]}
 
 
 def _name_calls(
