@@ -16,6 +16,7 @@ import pytest
 from compaction_support import (
     assistant,
     build_long_history,
+    call_pair,
     make_counter,
     policies,
     read_use,
@@ -223,6 +224,37 @@ def test_the_per_turn_check_counts_each_digest_line_once_so_compaction_does_not(
     removed = sum(report.interactions_removed for report in result.reports)
     assert removed >= 290
     assert encoding.calls - before < 20
+
+
+def _requests_history(turns: int) -> list[dict[str, Any]]:
+    """A user request every turn (one in two multi-line), each answered by a call."""
+    history = [user("Please tidy the repository.")]
+    for number in range(turns):
+        words = f"Request {number}: look at module {number % 7}" + "\nand line two" * (number % 2)
+        history += [user(words), assistant("Looking."), *call_pair(f"t{number}", "x" * 300)]
+    return [*history, assistant("Done."), user("Thanks. What next?")]
+
+
+def test_the_per_turn_check_counts_each_request_line_once_so_compaction_does_not():
+    """A compaction that takes out a hundred user requests after turn-by-turn checks
+    takes each request's line as the check counted it (it asks the counter for none, so
+    no memo's size matters); its digest and figures are those of a compaction whose
+    index counted nothing before."""
+    history = [freeze(m) for m in _with_some_sources(_requests_history(100), 0)]
+    counter, encoding = make_counter()
+    index = ViewIndex(counter)
+    for end in range(1, len(history) + 1):  # each turn's check ends after a user message
+        if history[end - 1]["role"] == "user":
+            compact_context(history[:end], policy=NO_COMPACTION, index=index)
+    before, asked, count_text = encoding.calls, list[str](), counter.count_text
+    counter.count_text = lambda text: asked.append(text) or count_text(text)
+    policy = CompactionPolicy(soft_threshold=2_000, hard_limit=200_000, keep_recent_messages=4)
+    result = compact_context(history, policy=policy, index=index)
+    assert encoding.calls - before < 20
+    assert not [text for text in asked if text.startswith("- Request")]  # not even the memo
+    fresh = compact_context(history, policy=policy, counter=make_counter()[0])
+    assert (result.messages, result.reports) == (fresh.messages, fresh.reports)
+    assert sum(f"Request {n}:" in result.messages[1]["content"] for n in range(100)) >= 99
 
 
 def test_a_line_is_not_taken_from_facts_for_another_tool_use_block():

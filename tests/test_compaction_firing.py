@@ -7,9 +7,8 @@ import dataclasses
 
 from compaction_support import SMALL_POLICY, assistant, call_pair, make_counter, read_use, user
 
-from agent_cli.compaction import compact_context
+from agent_cli.compaction import ViewIndex, compact_context
 from agent_cli.compaction.firing import CachedPrefix, find_first_change, is_run_finished
-from agent_cli.tokens import TokenCounter
 
 POLICY = SMALL_POLICY
 STOP_UNDER_SOFT = dataclasses.replace(POLICY, low_water=999)  # the old policy
@@ -52,7 +51,7 @@ def test_invalidated_tokens_run_from_the_first_changed_message_and_skip_the_newe
     counter, _ = make_counter()
     history = _early_reread_history()
     changed = [history[0], user("changed"), *history[2:]]
-    prefix = CachedPrefix(history, counter)
+    prefix = CachedPrefix(history, list(map(counter.count_message, history)))
     assert find_first_change(history, changed) == 1
     assert prefix.count_invalidated(changed) == counter.count_messages(history[1:-1])
     assert prefix.count_invalidated(list(history)) == 0
@@ -63,7 +62,7 @@ def test_the_rule_compares_the_rewrite_per_token_of_headroom_with_a_deep_step():
     counter, _ = make_counter()
     history = _early_reread_history()
     changed = [*history[:-6], user("changed"), *history[-5:]]
-    prefix = CachedPrefix(history, counter)
+    prefix = CachedPrefix(history, list(map(counter.count_message, history)))
     invalidated = prefix.count_invalidated(changed)
     assert 0 < invalidated < POLICY.soft_threshold - POLICY.low_water_mark
     # deep step: low / (soft - low) = 1 per token of headroom; shallow: invalidated / headroom
@@ -73,22 +72,15 @@ def test_the_rule_compares_the_rewrite_per_token_of_headroom_with_a_deep_step():
     assert not is_run_finished(POLICY, 1_000, prefix, lambda: history)  # still over soft
 
 
-class _CountingCounter(TokenCounter):
-    """Counts how often a message count is asked for (memo hits included)."""
-
-    def __init__(self) -> None:
-        super().__init__(load_encoding=lambda: make_counter()[1])
-        self.message_counts = 0
-
-    def count_message(self, message):
-        self.message_counts += 1
-        return super().count_message(message)
-
-
-def test_a_run_counts_its_cached_prefix_once_however_many_layers_check_it():
-    counter = _CountingCounter()
+def test_the_invalidated_prefix_is_weighed_by_the_counts_it_was_given():
+    """A run weighs the prefix it would rewrite by its index's counts of the view
+    (`ViewIndex.message_counts`), never by counting the messages again."""
+    counter, _ = make_counter()
     history = _early_reread_history()
-    prefix = CachedPrefix(history, counter)
+    index = ViewIndex(counter)
+    index.measure(history)
+    assert index.message_counts() == [counter.count_message(m) for m in history]
+    prefix = CachedPrefix(history, [10**6 + n for n in range(len(history))])
     views = [
         [history[0], user("changed"), *history[2:]],
         [*history[:-6], user("changed"), *history[-5:]],
@@ -96,10 +88,7 @@ def test_a_run_counts_its_cached_prefix_once_however_many_layers_check_it():
         list(history),
     ]
     for view in views:
-        changed_on = history[find_first_change(history, view) : -1]
-        assert prefix.count_invalidated(view) == counter.count_messages(changed_on)
-    counter.message_counts = 0
-    for view in views * 3:
-        prefix.count_invalidated(view)
-    assert counter.message_counts == 0  # the sums were built once, on the first check
+        start = find_first_change(history, view)
+        given = sum(10**6 + n for n in range(start, len(history) - 1))
+        assert prefix.count_invalidated(view) == given
     assert is_run_finished(POLICY, 499, prefix, lambda: views[0])

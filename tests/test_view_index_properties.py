@@ -64,7 +64,7 @@ def _chunk(history: list[Message], number: int, first_sequence: int) -> list[Mes
 
 def _comparable_facts(index: ViewIndex, view: list[Message]) -> list[Any]:
     """Every message's facts with the counter each digest line was counted by left out
-    (the two indexes have counters of their own)."""
+    (the two indexes have counters of their own; a request line's count is kept)."""
     found = []
     for facts in index.facts():
         calls = None
@@ -75,7 +75,11 @@ def _comparable_facts(index: ViewIndex, view: list[Message]) -> list[Any]:
         # under the per-result budget of the check that recorded the message and taken
         # only under that budget; what L1, L2 and L3 make of the view with it is compared
         # in `_kept_outcome`
-        found.append(facts._replace(calls=calls, in_order=in_order, cut=None))
+        requests = tuple(  # each request line's count kept, its counter left out
+            request._replace(counted=request.counted and (None, request.counted[1]))
+            for request in facts.requests
+        )
+        found.append(facts._replace(calls=calls, in_order=in_order, cut=None, requests=requests))
     return found
 
 
@@ -100,7 +104,10 @@ def _kept_outcome(index: ViewIndex, view: list[Message], policy: CompactionPolic
         deduped.messages,
         deduped.tokens_saved,
         pruned.messages,
-        pruned.removed and pruned.removed[0],
+        [  # each request line's count kept, its counter left out
+            request._replace(counted=request.counted and (None, request.counted[1]))
+            for request in (pruned.removed or ([], []))[0]
+        ],
         removed,
     )
 

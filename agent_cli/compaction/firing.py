@@ -25,7 +25,6 @@ from itertools import accumulate
 from typing import Any
 
 from agent_cli.compaction.policy import CompactionPolicy
-from agent_cli.tokens import TokenCounter
 
 
 def find_first_change(before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]]) -> int:
@@ -38,11 +37,12 @@ def find_first_change(before: Sequence[dict[str, Any]], after: Sequence[dict[str
 
 
 class CachedPrefix:
-    """The view a run started from, which stays the same for the whole run."""
+    """The view a run started from, which stays the same for the whole run, and the
+    tokens of each of its messages (`ViewIndex.message_counts`)."""
 
-    def __init__(self, original: Sequence[dict[str, Any]], counter: TokenCounter) -> None:
+    def __init__(self, original: Sequence[dict[str, Any]], counts: Sequence[int]) -> None:
         self.original = original
-        self._counter = counter
+        self._counts = counts
         self._sums: list[int] | None = None
 
     def count_invalidated(self, view: Sequence[dict[str, Any]]) -> int:
@@ -53,8 +53,7 @@ class CachedPrefix:
         if start >= end:
             return 0
         if self._sums is None:
-            counts = map(self._counter.count_message, self.original[:end])
-            self._sums = list(accumulate(counts, initial=0))
+            self._sums = list(accumulate(self._counts[:end], initial=0))
         return self._sums[end] - self._sums[start]
 
 

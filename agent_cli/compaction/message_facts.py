@@ -17,8 +17,10 @@ from typing import Any, NamedTuple
 from agent_cli.compaction.digest.entries import sequence_of
 from agent_cli.compaction.digest.removed_items import (
     RemovedInteraction,
+    RemovedRequest,
     count_line,
     describe_interaction,
+    whole_request_line,
     with_pointer,
 )
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
@@ -50,6 +52,9 @@ class MessageFacts(NamedTuple):
     # L2's removal of every tool_use of a frozen message whose calls are all file reads:
     # the smaller message (frozen) and its facts (`view_index.record_facts`)
     without_uses: tuple[Message, MessageFacts] | None = None
+    # its texts as the digest takes them when they leave, each line counted
+    # (`note_requests`; () when not recorded)
+    requests: tuple[RemovedRequest, ...] = ()
 
 
 NO_CALLS = tuple(MessageFacts._field_defaults.values())  # the fields after `largest_result`
@@ -135,7 +140,16 @@ def without_calls(
     uses = found.uses and tuple(use for use in found.uses if use.get("id") not in ids)
     if not uses:  # (the usual case: all of them; a tuple made in C, a view has thousands)
         return tuple.__new__(
-            MessageFacts, (found.texts, (), results, found.pointer, found.largest_result, *NO_CALLS)
+            MessageFacts,
+            (
+                found.texts,
+                (),
+                results,
+                found.pointer,
+                found.largest_result,
+                *NO_CALLS[:-1],
+                found.requests,
+            ),
         )
     calls, answered_in = found.calls, found.answered_in
     if moved:
@@ -155,6 +169,7 @@ def without_calls(
             answered_in,
             None,
             None,
+            found.requests,
         ),
     )
 
@@ -192,6 +207,19 @@ def note_calls(
         in_order = tuple(its_calls[use["id"]] for use in reversed(found.uses))
         unique = tuple({id(message): message for message in answered[at]}.values())
         facts[at] = found._replace(calls=its_calls, in_order=in_order, answered_in=unique)
+
+
+def note_requests(found: MessageFacts, counter: TokenCounter) -> MessageFacts:
+    """`found` with its texts as the digest's entries when they leave (`requests`), each
+    line counted as the digest counts it shown whole, so a removal takes them as they are."""
+    return found._replace(
+        requests=tuple(
+            RemovedRequest(
+                text, found.pointer, (counter, count_line(whole_request_line(text), counter))
+            )
+            for text in found.texts
+        )
+    )
 
 
 def with_caller_after_cut(

@@ -130,7 +130,7 @@ def _run_layers(
     step to step."""
     stop_policy, shift = policy.without_reserve(reserved)  # the stop rule weighs messages
     reports: list[LayerReport] = []
-    original = CachedPrefix(view, counter)
+    original = CachedPrefix(view, index.message_counts())
     order = SUMMARY_FIRST_ORDER if force_summary else AUTOMATIC_ORDER
     base, facts, known_reads, digest = _split_digest(view, index)
     superseded: Mapping[str, int] | None = known_reads

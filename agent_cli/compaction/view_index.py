@@ -1,4 +1,4 @@
-"""The index of one prompt view: its token count, tool ids and message facts, kept by
+"""The index of one prompt view: its tokens and each message's, tool ids and message facts, kept by
 whoever owns the view (`session.conversation.Conversation` keeps the session's); not
 shared state, not thread-safe. Pure: no I/O.
 
@@ -14,6 +14,8 @@ Contract:
   (`token_memo.build_snapshot`; a frozen message, `agent_cli.frozen`, is its own), so a
   plain dict edited in place after it was indexed no longer matches; no stale count
   survives.
+- `message_counts()` gives the tokens of each message of the view measured last, as
+  `measure` counted them (a run weighs the cached prefix it would rewrite from them).
 - `superseded_reads` are the reads of that view a later read supersedes, found as
   messages are appended, so L2 need not walk the view for them.
 - `facts()` gives one `MessageFacts` per message of the view measured last, in order, for
@@ -41,6 +43,7 @@ from agent_cli.compaction.message_facts import (
     MessageFacts,
     build_message_facts,
     note_calls,
+    note_requests,
     with_caller_after_cut,
     without_calls,
 )
@@ -64,6 +67,7 @@ class ViewIndex:
         self._snapshots: list[Any] = []
         self._messages: Sequence[Message] = ()
         self._tokens = 0
+        self._counts: list[int] = []
         self._tool_ids: set[str] = set()
         self._recorded: list[Message] = []  # the objects `_facts` were recorded for
         self._facts: list[MessageFacts] = []
@@ -107,7 +111,7 @@ class ViewIndex:
         scan.feed(added, start)
         answered = scan.finish()  # an invalid view raises here and leaves the index as it was
         try:
-            tokens = self.counter.count_messages(added)
+            counts = list(map(self.counter.count_message, added))
             facts = record_facts(added, start, answered, self.counter, policy)
             note_superseded(facts, start, policy, self._newest_reads, self._superseded)
         except BaseException:  # a bad view or Ctrl-C: never leave a half-extended index
@@ -119,7 +123,8 @@ class ViewIndex:
         self._largest_result = max(self._largest_result, largest)
         self._tool_ids.update(answered)
         self._snapshots.extend(map(self.counter.snapshot_of, added))  # counted just now
-        self._tokens += tokens
+        self._counts.extend(counts)
+        self._tokens += sum(counts)
         self._messages = messages
         return self._tokens
 
@@ -129,6 +134,10 @@ class ViewIndex:
             return self.measure(messages, policy)
         except ToolProtocolError:
             return self.counter.count_messages(messages)
+
+    def message_counts(self) -> list[int]:
+        """The tokens of each message of the view measured last, in order."""
+        return list(self._counts)
 
     def facts(self) -> list[MessageFacts]:
         """The facts of the view measured last, one per message (module doc)."""
@@ -156,7 +165,7 @@ class ViewIndex:
         return (prefix if isinstance(prefix, list) else list(prefix)) == known
 
     def _clear(self, terms: Terms | None) -> None:
-        self._snapshots, self._messages, self._tokens = [], (), 0
+        self._snapshots, self._messages, self._tokens, self._counts = [], (), 0, []
         self._recorded, self._facts, self._largest_result = [], [], 0
         self._tool_ids, self._terms = set(), terms
         self._newest_reads, self._superseded = {}, {}
@@ -178,6 +187,8 @@ def record_facts(
     note_calls(facts, messages, start, interactions, counter, policy.secret_forms)
     rule, budget = read_rule(policy), policy.max_tool_result_tokens
     for index, found in enumerate(facts):
+        if found.texts:
+            found = facts[index] = note_requests(found, counter)
         if found.uses:
             found = facts[index] = found._replace(
                 reads=find_reads(found.uses, policy), read_rule=rule

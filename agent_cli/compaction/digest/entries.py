@@ -11,7 +11,7 @@ malformed reads as absent, never a crash, because a resumed view comes from disk
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import repeat
 from typing import Any, NamedTuple
 
@@ -26,6 +26,9 @@ class RequestEntry:
     text: str
     pointer: str | None = None
     shortened_from: int | None = None  # the original length, when `text` is its head
+    # (the counter, the tokens of its whole line) as the removal that made it counted them
+    # (`RemovedRequest.counted`); not part of what the entry is
+    counted: tuple[Any, int] | None = field(default=None, compare=False, repr=False)
 
 
 class InteractionEntry(NamedTuple):

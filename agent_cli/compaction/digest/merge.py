@@ -86,7 +86,7 @@ def fit_digest(
     message's), when the caller has them; they must be those of `render_digest(digest)`."""
     if not (requests or interactions):
         return FittedDigest(digest, count_line(render_digest(digest), counter))
-    new_requests = [RequestEntry(r.text, r.pointer) for r in requests]
+    new_requests = [RequestEntry(r.text, r.pointer, counted=r.counted) for r in requests]
     appended = _append_part(
         digest, new_requests, interactions, budget_tokens, rendered_tokens, counter, secrets
     )
@@ -113,9 +113,10 @@ def _append_part(
     room = budget_tokens - rendered_tokens
     if len(requests) + len(interactions) > room:  # no line costs less than its newline
         return None
-    shown = [DIGEST_LATER_PART, *([REQUESTS_TITLE] if requests else [])]
-    shown += [*map(request_line, requests), *([LINES_TITLE] if interactions else [])]
-    room -= sum(count_line(line, counter) for line in shown)
+    titles = [DIGEST_LATER_PART, *([REQUESTS_TITLE] if requests else [])]
+    titles += [LINES_TITLE] if interactions else []
+    room -= sum(count_line(title, counter) for title in titles)
+    room -= sum(_request_tokens(entry, counter) for entry in requests)
     if room < 0:
         return None
     lines, used = _fit_lines(interactions, room, counter, secrets)  # stops where room ends
@@ -198,16 +199,25 @@ def _fit_requests(
     and the tokens they cost."""
     used, fitted = 0, []
     for entry in entries:
-        cost = count_line(request_line(entry), counter)
+        cost = _request_tokens(entry, counter)
         for limit, allowed in ((SHORT_REQUEST_CHARS, budget), (SHORTEST_REQUEST_CHARS, 2 * budget)):
             if used + cost > allowed and len(entry.text) > limit:
                 original = entry.shortened_from or len(entry.text)
                 head = entry.text[: safe_head_end(entry.text, limit, secrets)]
-                entry = replace(entry, text=head, shortened_from=original)
+                entry = replace(entry, text=head, shortened_from=original, counted=None)
                 cost = count_line(request_line(entry), counter)
         used += cost
         fitted.append(entry)
     return fitted, used
+
+
+def _request_tokens(entry: RequestEntry, counter: TokenCounter) -> int:
+    """Tokens of a request's line: as its removal counted them (shown whole, by this very
+    counter: `RequestEntry.counted`), else counted."""
+    counted = entry.counted
+    if counted is not None and counted[0] is counter and not entry.shortened_from:
+        return counted[1]
+    return count_line(request_line(entry), counter)
 
 
 def _fit_lines(

@@ -23,6 +23,9 @@ class RemovedRequest(NamedTuple):
 
     text: str
     pointer: str | None
+    # (the counter, the tokens of its line shown whole: `whole_request_line`, as the
+    # digest counts it) when counted already: the digest takes it for that counter only
+    counted: tuple[Any, int] | None = None
 
 
 class RemovedInteraction(NamedTuple):
@@ -105,6 +108,11 @@ def result_size(result: dict[str, Any]) -> int:
         for part in content
         if isinstance(part, dict) and isinstance(part.get("text"), str)
     )
+
+
+def whole_request_line(text: str) -> str:
+    """A request's digest line when it is shown whole: just its words (`render.request_line`)."""
+    return f"- {text}"
 
 
 def with_pointer(line: str, pointer: str | None) -> str:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.compaction.digest.entries import Digest, OlderRange, RequestEntry, digest_to_data
-from agent_cli.compaction.digest.removed_items import with_pointer
+from agent_cli.compaction.digest.removed_items import whole_request_line, with_pointer
 from agent_cli.compaction.markers import (
     DIGEST_HEADER,
     DIGEST_KEY,
@@ -65,7 +65,7 @@ def request_line(entry: RequestEntry) -> str:
     twenty tokens a line, read again on every request. A shortened one keeps its pointer and
     full length, the way back to the words it lost."""
     if not entry.shortened_from:
-        return f"- {entry.text}"
+        return whole_request_line(entry.text)
     notes = [entry.pointer] if entry.pointer else []
     notes.append(f"shortened from {entry.shortened_from:,} chars")
     return f"- ({'; '.join(notes)}) {entry.text}…"

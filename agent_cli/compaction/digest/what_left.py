@@ -133,11 +133,14 @@ def _add_lost_texts(
 ) -> None:
     """Add the user texts of a message that left (newest first) to `requests`, except
     those a rebuilt message still holds (`still_there`, used up as they match)."""
-    for text in reversed(found.texts):
-        if still_there[text] > 0:
-            still_there[text] -= 1
+    texts, recorded = found.texts, found.requests  # (the same texts, counted: `note_requests`)
+    for index in range(len(texts) - 1, -1, -1):
+        if still_there[texts[index]] > 0:
+            still_there[texts[index]] -= 1
         else:
-            requests.append(RemovedRequest(text, found.pointer))
+            requests.append(
+                recorded[index] if recorded else RemovedRequest(texts[index], found.pointer)
+            )
 
 
 def call_tokens(entry: RemovedInteraction, counter: TokenCounter) -> int:

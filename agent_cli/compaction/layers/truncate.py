@@ -311,7 +311,9 @@ def cut_message(
         if isinstance(block, dict) and block.get("type") == "tool_result"
     )
     largest = max(map(counter.count_result_content, results), default=0)
-    facts = MessageFacts(found.texts, found.uses, results, found.pointer, largest)
+    facts = MessageFacts(
+        found.texts, found.uses, results, found.pointer, largest, requests=found.requests
+    )
     return CutFacts(budget, secrets, smaller, results_cut, saved, facts)
 
 
