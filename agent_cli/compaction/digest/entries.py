@@ -11,7 +11,7 @@ malformed reads as absent, never a crash, because a resumed view comes from disk
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import repeat
 from typing import Any, NamedTuple
 
@@ -21,14 +21,15 @@ from agent_cli.compaction.markers import DIGEST_KEY
 DIGEST_FORMAT = 1
 
 
-@dataclass(frozen=True)
-class RequestEntry:
+class RequestEntry(NamedTuple):
+    """One user request as the digest holds it (a tuple: a digest may hold thousands)."""
+
     text: str
     pointer: str | None = None
     shortened_from: int | None = None  # the original length, when `text` is its head
-    # (the counter, the tokens of its whole line) as the removal that made it counted them
-    # (`RemovedRequest.counted`); not part of what the entry is
-    counted: tuple[Any, int] | None = field(default=None, compare=False, repr=False)
+    # (the counter, the tokens of its line shown whole) as the removal that made it
+    # counted them (`RemovedRequest.counted`); None once shortened, or read from storage
+    counted: tuple[Any, int] | None = None
 
 
 class InteractionEntry(NamedTuple):

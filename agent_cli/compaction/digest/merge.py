@@ -27,7 +27,6 @@ Pure.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from operator import attrgetter
 from typing import Any, NamedTuple, cast
 
@@ -204,7 +203,7 @@ def _fit_requests(
             if used + cost > allowed and len(entry.text) > limit:
                 original = entry.shortened_from or len(entry.text)
                 head = entry.text[: safe_head_end(entry.text, limit, secrets)]
-                entry = replace(entry, text=head, shortened_from=original, counted=None)
+                entry = entry._replace(text=head, shortened_from=original, counted=None)
                 cost = count_line(request_line(entry), counter)
         used += cost
         fitted.append(entry)
