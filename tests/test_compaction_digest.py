@@ -459,6 +459,26 @@ def test_past_twice_the_budget_requests_keep_only_a_short_head_and_their_pointer
     assert all(f"request {n}:" in digest for n in range(1, 30))
 
 
+def test_past_twice_the_budget_a_request_under_200_characters_is_shortened_too():
+    """Past twice the budget every request keeps a short head, also one that was never
+    longer than the first limit (200 characters)."""
+    requests = [f"request {n}: " + "check the logs " * 9 for n in range(60)]
+    assert all(60 < len(request) <= 200 for request in requests)
+    history: list[dict[str, Any]] = []
+    for number, request in enumerate(requests):
+        history += [user(request), *call_pair(f"t{number}", "z" * 40)]
+    history = with_sources([*history, assistant("done"), user("last")])
+    counter, _ = make_counter()
+    policy = CompactionPolicy(
+        soft_threshold=2_000, hard_limit=90_000, keep_recent_messages=2, digest_tokens=400
+    )
+    digest = digest_text(compact_context(history, policy=policy, counter=counter).messages)
+    assert requests[59] in digest  # the newest, whole
+    oldest = f"(transcript:s1:4; shortened from {len(requests[1])} chars) " + requests[1][:60]
+    assert oldest + "…" in digest and requests[1][:61] not in digest
+    assert all(f"request {n}:" in digest for n in range(1, 60))
+
+
 _json = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=8),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner),

@@ -199,15 +199,30 @@ def _fit_requests(
     used, fitted = 0, []
     for entry in entries:
         cost = _request_tokens(entry, counter)
-        for limit, allowed in ((SHORT_REQUEST_CHARS, budget), (SHORTEST_REQUEST_CHARS, 2 * budget)):
-            if used + cost > allowed and len(entry.text) > limit:
-                original = entry.shortened_from or len(entry.text)
-                head = entry.text[: safe_head_end(entry.text, limit, secrets)]
-                entry = entry._replace(text=head, shortened_from=original, counted=None)
-                cost = count_line(request_line(entry), counter)
+        if used + cost > budget and len(entry.text) > SHORTEST_REQUEST_CHARS:
+            entry, cost = _shorten_request(entry, cost, used, budget, counter, secrets)
         used += cost
         fitted.append(entry)
     return fitted, used
+
+
+def _shorten_request(
+    entry: RequestEntry,
+    cost: int,
+    used: int,
+    budget: int,
+    counter: TokenCounter,
+    secrets: SecretForms,
+) -> tuple[RequestEntry, int]:
+    """`entry` (its line `cost` tokens, after requests costing `used`) cut to its head
+    where it passes `budget` (module contract), and its line's tokens."""
+    for limit, allowed in ((SHORT_REQUEST_CHARS, budget), (SHORTEST_REQUEST_CHARS, 2 * budget)):
+        if used + cost > allowed and len(entry.text) > limit:
+            original = entry.shortened_from or len(entry.text)
+            head = entry.text[: safe_head_end(entry.text, limit, secrets)]
+            entry = entry._replace(text=head, shortened_from=original, counted=None)
+            cost = count_line(request_line(entry), counter)
+    return entry, cost
 
 
 def _request_tokens(entry: RequestEntry, counter: TokenCounter) -> int:
