@@ -3,7 +3,9 @@
 Run with `python -m bench bench_compaction` (or `make bench`). Prints figures only and
 asserts nothing. Targets (issues 2, 10 and 22): L1-L3 on the 8,001-message view take at
 most 100 ms median and at most a fifteenth of the seed-style algorithm's time, on three
-shapes (L1 cuts nothing, a few huge results, every result); a view no check has followed
+shapes (L1 cuts nothing, a few huge results, every result); two more shapes show views
+unlike those (three parallel calls a turn, a user request every turn), where issue 22
+found the speed fragile; a view no check has followed
 (plain dicts, a fresh counter) at most 1.5 times what counting its tokens costs. The session keeps
 its view as frozen messages (`agent_cli.frozen`), whose index checks are identity checks,
 each carrying the pointer to the transcript record it came from (`with_pointers`: the
@@ -107,6 +109,49 @@ def build_history(turns: int, huge_every: int = 0) -> list[Message]:
     for number in range(turns):
         is_huge = huge_every and number % huge_every == huge_every // 2
         history += build_turn(number, 40_000 if is_huge else 2_000)
+    return history
+
+
+def build_parallel_history(turns: int) -> list[Message]:
+    """A first request and `turns` turns of three parallel calls each (the first a file
+    read every third turn, the others searches) answered together, 700 characters each:
+    L2 takes one call out of messages whose other calls stay."""
+    history: list[Message] = [{"role": "user", "content": "Please make the test suite pass."}]
+    for number in range(turns):
+        call, answer = build_turn(number)
+        uses, results = [call["content"][1]], [answer["content"][0]]
+        for extra in range(1, 3):
+            tool_id = f"toolu_{number:06d}_{extra}"
+            pattern = f"def handler_{number}_{extra}"
+            uses.append(
+                {"type": "tool_use", "id": tool_id, "name": "grep", "input": {"pattern": pattern}}
+            )
+            results.append(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": tool_id,
+                    "content": build_result(number * 3 + extra, 700),
+                }
+            )
+        results[0] = {**results[0], "content": build_result(number * 3, 700)}
+        history += [
+            {"role": "assistant", "content": [call["content"][0], *uses]},
+            {"role": "user", "content": results},
+        ]
+    return history
+
+
+def build_conversation_history(turns: int) -> list[Message]:
+    """A first request and `turns` turns of a user request, a short answer and a tool
+    call with its 2 KB result: L3 takes thousands of requests into the digest."""
+    history: list[Message] = [{"role": "user", "content": "Please make the test suite pass."}]
+    for number in range(turns):
+        request = f"Request {number}: look at {FILES[number % len(FILES)]} and fix what fails."
+        history += [
+            {"role": "user", "content": request},
+            {"role": "assistant", "content": [{"type": "text", "text": f"Looking at {number}."}]},
+            *build_turn(number),
+        ]
     return history
 
 
@@ -306,10 +351,19 @@ def main() -> None:
     report_full_compaction(
         "full compaction, 1 in 100 results 40 KB", build_history(4_000, huge_every=100)
     )
+    every_result = dataclasses.replace(DEFAULT, max_tool_result_tokens=200)
     report_full_compaction(
         "full compaction, L1 cuts every result (max result 200 tokens)",
         build_history(4_000),
-        dataclasses.replace(DEFAULT, max_tool_result_tokens=200),
+        every_result,
+    )
+    report_full_compaction(
+        "full compaction, three parallel calls a turn, L1 cuts every result",
+        build_parallel_history(4_000),
+        every_result,
+    )
+    report_full_compaction(
+        "full compaction, a user request every turn", build_conversation_history(2_000)
     )
 
 
