@@ -40,7 +40,11 @@ from agent_cli.compaction.layers.dedup import build_dedup_outcome
 from agent_cli.compaction.layers.prune import build_prune_outcome
 from agent_cli.compaction.layers.truncate import build_truncation_outcome
 from agent_cli.compaction.markers import SOURCE_KEY
-from agent_cli.compaction.message_facts import build_message_facts, user_texts
+from agent_cli.compaction.message_facts import (
+    COUNTED_REQUEST_CHARS,
+    build_message_facts,
+    user_texts,
+)
 from agent_cli.frozen import freeze
 
 SETTINGS = settings(
@@ -255,6 +259,20 @@ def test_the_per_turn_check_counts_each_request_line_once_so_compaction_does_not
     fresh = compact_context(history, policy=policy, counter=make_counter()[0])
     assert (result.messages, result.reports) == (fresh.messages, fresh.reports)
     assert sum(f"Request {n}:" in result.messages[1]["content"] for n in range(100)) >= 99
+
+
+def test_the_check_counts_a_typed_request_for_the_digest_but_not_a_long_paste():
+    """A typed request's digest line is counted with its turn; a paste longer than
+    `COUNTED_REQUEST_CHARS` is not counted a second time on its turn (the digest, which
+    shortens it, counts what it shows if it ever leaves)."""
+    counter, _ = make_counter()
+    asked, count_text = list[str](), counter.count_text
+    counter.count_text = lambda text: asked.append(text) or count_text(text)
+    paste = "log line\n" * (COUNTED_REQUEST_CHARS // 9 + 1)
+    view = [freeze(user("Please fix the tests.")), freeze(assistant("On it.")), freeze(user(paste))]
+    ViewIndex(counter).measure(view)
+    assert "- Please fix the tests.\n" in asked
+    assert not [text for text in asked if text.startswith("- log line")]
 
 
 def test_a_line_is_not_taken_from_facts_for_another_tool_use_block():

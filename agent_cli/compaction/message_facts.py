@@ -29,6 +29,7 @@ from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import TokenCounter
 
 Message = dict[str, Any]
+COUNTED_REQUEST_CHARS = 4_000  # the longest user text whose digest line is counted ahead
 
 
 class MessageFacts(NamedTuple):
@@ -211,11 +212,17 @@ def note_calls(
 
 def note_requests(found: MessageFacts, counter: TokenCounter) -> MessageFacts:
     """`found` with its texts as the digest's entries when they leave (`requests`), each
-    line counted as the digest counts it shown whole, so a removal takes them as they are."""
+    line counted as the digest counts it shown whole, so a removal takes them as they are;
+    a text over `COUNTED_REQUEST_CHARS` is left uncounted (a paste the digest will shorten
+    anyway: counting it twice on every such turn would cost more than it saves)."""
     return found._replace(
         requests=tuple(
             RemovedRequest(
-                text, found.pointer, (counter, count_line(whole_request_line(text), counter))
+                text,
+                found.pointer,
+                None
+                if len(text) > COUNTED_REQUEST_CHARS
+                else (counter, count_line(whole_request_line(text), counter)),
             )
             for text in found.texts
         )
