@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from hypothesis import strategies as st
 
-from agent_cli.secret_forms import MAX_WRAPPED_CHARS, encoded_forms
+from agent_cli.secret_forms import MAX_WRAPPED_CHARS, REDACTED_MARK, encoded_forms
 
 LEAK_CHARS = 6
 SECRET_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -73,8 +73,9 @@ def flat(text: str) -> str:
 
 def leaked_piece(output: str, secret: str, baseline: str = "") -> str | None:
     """A piece of `LEAK_CHARS` characters of a form of `secret` found in `output` (line
-    breaks ignored) and not in `baseline`; None when there is none."""
-    shown, known = flat(output), flat(baseline)
+    breaks ignored, and each `REDACTED_MARK` redaction put there: a secret such as
+    "00EDACTE" shares a piece with the mark) and not in `baseline`; None when there is none."""
+    shown, known = flat(output).replace(REDACTED_MARK, "\0"), flat(baseline)
     for form in encoded_forms(secret):
         for start in range(len(form) - LEAK_CHARS + 1):
             piece = form[start : start + LEAK_CHARS]

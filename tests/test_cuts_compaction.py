@@ -63,6 +63,13 @@ def content_text(message: dict[str, Any]) -> str:
     )
 
 
+def test_the_leak_check_does_not_take_the_redaction_mark_for_a_piece_of_the_secret():
+    """A secret that shares a piece with `[REDACTED]` ("00EDACTE") is not leaked by the
+    mark that replaced it; the same piece outside a mark is."""
+    assert leaked_piece("[REDACTED]", "00EDACTE") is None
+    assert leaked_piece("[REDACTED] EDACTE", "00EDACTE") == "EDACTE"
+
+
 def test_l1_cuts_a_result_full_of_keys_only_between_them():
     policy = CompactionPolicy(max_tool_result_tokens=300, secret_forms=SECRETS)
     history = [user("go"), *call_pair("t1", repeated_keys(400)), assistant("ok"), user("next")]
