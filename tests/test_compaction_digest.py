@@ -507,7 +507,7 @@ def test_a_damaged_digest_reads_its_numbers_out_of_range_as_absent():
     older = {"count": -3, "first": "transcript:s1:1", "last": 7}
     data = {"requests": [request], "older": older, "parts": [[1, -1]]}
     digest = digest_from_message({"role": "user", "content": "x", "_digest": data})
-    assert digest.requests == (RequestEntry("tidy up", "transcript:s1:4"),)
+    assert digest.requests == (RequestEntry("tidy up", "transcript:s1:4", number=4),)
     assert digest.older == OlderRange(0, "transcript:s1:1", None)
     assert digest.parts == ()
 

@@ -224,7 +224,7 @@ def test_a_digest_from_before_the_run_is_counted_from_its_entries():
     """A digest message read back from disk whose text is not the rendering of its
     entries (written otherwise, here far over the budget) is weighed by its entries:
     what a compaction removes is added as a part beside them, not refitted."""
-    digest = Digest(requests=(RequestEntry("first", "transcript:s1:1"),))
+    digest = Digest(requests=(RequestEntry("first", "transcript:s1:1", number=1),))
     stored = {**build_digest_message(digest), "content": "x " * 3_000}
     policy = CompactionPolicy(soft_threshold=1_000, hard_limit=10**6, keep_recent_messages=2)
     view = [user("go"), stored, *_turns(0, 3)]

@@ -214,7 +214,9 @@ def note_requests(found: MessageFacts, counter: TokenCounter) -> MessageFacts:
     """`found` with its texts as the digest's entries when they leave (`requests`), each
     line counted as the digest counts it shown whole, so a removal takes them as they are;
     a text over `COUNTED_REQUEST_CHARS` is left uncounted (a paste the digest will shorten
-    anyway: counting it twice on every such turn would cost more than it saves)."""
+    anyway: counting it twice on every such turn would cost more than it saves). Each
+    entry carries its pointer's record number."""
+    number = sequence_of(found.pointer)
     return found._replace(
         requests=tuple(
             RemovedRequest(
@@ -223,6 +225,7 @@ def note_requests(found: MessageFacts, counter: TokenCounter) -> MessageFacts:
                 None
                 if len(text) > COUNTED_REQUEST_CHARS
                 else (counter, count_line(whole_request_line(text), counter)),
+                number,
             )
             for text in found.texts
         )

@@ -30,6 +30,7 @@ class RequestEntry(NamedTuple):
     # (the counter, the tokens of its line shown whole) as the removal that made it
     # counted them (`RemovedRequest.counted`); None once shortened, or read from storage
     counted: tuple[Any, int] | None = None
+    number: int | None = None  # its pointer's record number, as `InteractionEntry.number`
 
 
 class InteractionEntry(NamedTuple):
@@ -137,11 +138,13 @@ def digest_from_message(message: dict[str, Any] | None) -> Digest:
     requests = tuple(
         RequestEntry(
             item["text"],
-            _text_or_none(item.get("pointer")),
+            pointer,
             _positive_int_or_none(item.get("shortened_from")),
+            number=sequence_of(pointer),
         )
         for item in _items(data.get("requests"))
         if isinstance(item.get("text"), str)
+        for pointer in (_text_or_none(item.get("pointer")),)
     )
     interactions = tuple(
         InteractionEntry(item["line"], pointer, sequence_of(pointer))

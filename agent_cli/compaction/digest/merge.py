@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from operator import attrgetter
-from typing import Any, NamedTuple, cast
+from typing import Any, NamedTuple, TypeVar, cast
 
 from agent_cli.compaction.digest.entries import (
     Digest,
@@ -85,7 +85,10 @@ def fit_digest(
     message's), when the caller has them; they must be those of `render_digest(digest)`."""
     if not (requests or interactions):
         return FittedDigest(digest, count_line(render_digest(digest), counter))
-    new_requests = [RequestEntry(r.text, r.pointer, counted=r.counted) for r in requests]
+    new = tuple.__new__  # (a tuple made in C: a removal may take thousands of requests)
+    new_requests = [
+        new(RequestEntry, (r.text, r.pointer, None, r.counted, r.number)) for r in requests
+    ]
     appended = _append_part(
         digest, new_requests, interactions, budget_tokens, rendered_tokens, counter, secrets
     )
@@ -141,12 +144,12 @@ def refit_digest(
 ) -> FittedDigest:
     """All entries fitted again into one part (module contract), and its text's count:
     the header, each title shown, the requests, the kept lines and the "older" line."""
-    all_requests, _ = _newest_first([*requests, *digest.requests])
+    all_requests, _ = _by_number_newest_first([*requests, *digest.requests])
     header, requests_title, lines_title = (
         count_line(title, counter) for title in (DIGEST_HEADER, REQUESTS_TITLE, LINES_TITLE)
     )
     budget = budget_tokens - MESSAGE_OVERHEAD_TOKENS - header - requests_title - lines_title
-    all_lines, is_sorted = _lines_newest_first([*interactions, *digest.interactions])
+    all_lines, is_sorted = _by_number_newest_first([*interactions, *digest.interactions])
     reserve = 0  # what the "older" line costs if every interaction line folded
     if all_lines or digest.older.count:
         reserve = count_line(older_line(_fold(digest.older, all_lines, is_sorted)), counter)
@@ -181,14 +184,16 @@ def _newest_first(entries: list[Any]) -> tuple[list[Any], bool]:
 
 
 _NUMBER = attrgetter("number")
+Entry = TypeVar("Entry", RequestEntry, DigestLine)
 
 
-def _lines_newest_first(lines: list[DigestLine]) -> tuple[list[DigestLine], bool]:
-    """`_newest_first` for interaction lines: by the numbers they read as they were made
-    (`InteractionEntry.number`) when every one did, else by their pointers."""
-    if None in map(_NUMBER, lines):
-        return _newest_first(lines)
-    return sorted(lines, key=_NUMBER, reverse=True), True
+def _by_number_newest_first(entries: list[Entry]) -> tuple[list[Entry], bool]:
+    """`_newest_first` by the record numbers the entries read as they were made
+    (`InteractionEntry.number`, `RequestEntry.number`) when every one did, else by
+    their pointers."""
+    if None in map(_NUMBER, entries):
+        return _newest_first(entries)
+    return sorted(entries, key=_NUMBER, reverse=True), True
 
 
 def _fit_requests(

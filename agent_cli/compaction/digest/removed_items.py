@@ -26,6 +26,8 @@ class RemovedRequest(NamedTuple):
     # (the counter, the tokens of its line shown whole: `whole_request_line`, as the
     # digest counts it) when counted already: the digest takes it for that counter only
     counted: tuple[Any, int] | None = None
+    # its pointer's record number, read as the entry was made (None: not read, or none)
+    number: int | None = None
 
 
 class RemovedInteraction(NamedTuple):

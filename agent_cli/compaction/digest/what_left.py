@@ -139,7 +139,9 @@ def _add_lost_texts(
             still_there[texts[index]] -= 1
         else:
             requests.append(
-                recorded[index] if recorded else RemovedRequest(texts[index], found.pointer)
+                recorded[index]
+                if recorded
+                else RemovedRequest(texts[index], found.pointer, None, sequence_of(found.pointer))
             )
 
 
