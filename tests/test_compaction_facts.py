@@ -481,9 +481,10 @@ def test_a_result_far_after_its_call_is_still_matched_when_both_leave():
     assert [call.result for call in with_facts[1]] == [cut["content"][0]]
 
 
-def _parallel_reads_history(turns: int) -> list[dict[str, Any]]:
-    """Each turn reads one of three files beside a search, both answered in the next
-    message: L2 takes the older reads out of messages whose other call stays."""
+def _parallel_reads_history(turns: int, found: str = "found") -> list[dict[str, Any]]:
+    """Each turn reads one of three files beside a search (that finds `found`), both
+    answered in the next message: L2 takes the older reads out of messages whose other
+    call stays."""
     view = [user("go")]
     for number in range(turns):
         read, search = f"r{number}", f"s{number}"
@@ -491,7 +492,7 @@ def _parallel_reads_history(turns: int) -> list[dict[str, Any]]:
             assistant(
                 [text(f"step {number}"), read_use(read, f"src/{number % 3}.py"), tool_use(search)]
             ),
-            user([tool_result(read, f"{number} " * 30), tool_result(search, "found")]),
+            user([tool_result(read, f"{number} " * 30), tool_result(search, found)]),
         ]
     return [freeze(m) for m in [*view, assistant("done"), user("next")]]
 
@@ -522,4 +523,35 @@ def test_a_message_l2_rebuilt_keeps_its_other_calls_entries_for_l3():
         assert found.in_order[0].result is deduped.messages[position + 1]["content"][0]
     runs = [_l2_l3(view, policy, index.counter, index.facts())]
     runs.append(_l2_l3(view, policy, index.counter, None))
+    assert runs[0] == runs[1]
+
+
+def test_after_l1_cut_their_results_l2_takes_reads_out_as_recorded_for_the_cut():
+    """The per-turn check records what L2 makes of a call message without its reads, and
+    again for its facts after L1 cuts the message answering it (`with_caller_after_cut`):
+    after L1, the facts L2 hands on name the cut results and the rebuilt cut message, and
+    L1, L2 then L3 make of the view what they make of it with facts built afresh."""
+    view = _parallel_reads_history(9, found="match\n" * 400)
+    policy = CompactionPolicy(keep_recent_messages=4, max_tool_result_tokens=100)
+    index = ViewIndex(make_counter()[0])
+    index.measure(view, policy)
+    assert all(found.without_reads is not None for found in index.facts()[1:-2:2])
+    cut = build_truncation_outcome(view, policy, index.counter, index.facts())
+    assert cut.facts is not None and cut.results_truncated == 9  # the searches
+    deduped = build_dedup_outcome(cut.messages, policy, index.counter, cut.facts)
+    assert deduped.facts is not None
+    changed = [
+        (position, found)
+        for position, (message, found) in enumerate(
+            zip(deduped.messages, deduped.facts, strict=True)
+        )
+        if message["role"] == "assistant" and found.uses and message not in cut.messages
+    ]
+    assert len(changed) == 6
+    for position, found in changed:  # its search's entry names the cut result L2 left
+        holder = deduped.messages[position + 1]
+        assert found.answered_in == (holder,)
+        assert [entry.result for entry in found.in_order] == holder["content"]
+    runs = [_l2_l3(cut.messages, policy, index.counter, cut.facts)]
+    runs.append(_l2_l3(cut.messages, policy, index.counter, None))
     assert runs[0] == runs[1]

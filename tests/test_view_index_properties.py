@@ -65,22 +65,30 @@ def _chunk(history: list[Message], number: int, first_sequence: int) -> list[Mes
 def _comparable_facts(index: ViewIndex, view: list[Message]) -> list[Any]:
     """Every message's facts with the counter each digest line was counted by left out
     (the two indexes have counters of their own; a request line's count is kept)."""
-    found = []
-    for facts in index.facts():
-        calls = None
-        if facts.calls is not None:
-            calls = {key: entry._replace(counted=None) for key, entry in facts.calls.items()}
-        in_order = tuple(entry._replace(counted=None) for entry in facts.in_order)
-        # L1's recorded cut (with its caller's facts after it) is left out: it is made
-        # under the per-result budget of the check that recorded the message and taken
-        # only under that budget; what L1, L2 and L3 make of the view with it is compared
-        # in `_kept_outcome`
-        requests = tuple(  # each request line's count kept, its counter left out
-            request._replace(counted=request.counted and (None, request.counted[1]))
-            for request in facts.requests
-        )
-        found.append(facts._replace(calls=calls, in_order=in_order, cut=None, requests=requests))
-    return found
+    return [_comparable(facts) for facts in index.facts()]
+
+
+def _comparable(facts: Any) -> Any:
+    """`facts` as `_comparable_facts` compares them, and so the facts L2's recorded
+    removal of its reads holds (`without_reads`)."""
+    calls = None
+    if facts.calls is not None:
+        calls = {key: entry._replace(counted=None) for key, entry in facts.calls.items()}
+    in_order = tuple(entry._replace(counted=None) for entry in facts.in_order)
+    # L1's recorded cut (with its caller's facts after it) is left out: it is made
+    # under the per-result budget of the check that recorded the message and taken
+    # only under that budget; what L1, L2 and L3 make of the view with it is compared
+    # in `_kept_outcome`
+    requests = tuple(  # each request line's count kept, its counter left out
+        request._replace(counted=request.counted and (None, request.counted[1]))
+        for request in facts.requests
+    )
+    without_reads = facts.without_reads
+    if without_reads is not None:
+        without_reads = (without_reads[0], _comparable(without_reads[1]))
+    return facts._replace(
+        calls=calls, in_order=in_order, cut=None, requests=requests, without_reads=without_reads
+    )
 
 
 def _kept_outcome(index: ViewIndex, view: list[Message], policy: CompactionPolicy) -> Any:

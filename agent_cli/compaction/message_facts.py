@@ -50,9 +50,9 @@ class MessageFacts(NamedTuple):
     in_order: tuple[RemovedInteraction, ...] = ()
     answered_in: tuple[Message, ...] = ()
     cut: CutFacts | None = None  # L1's cut of a frozen message (`view_index.record_facts`)
-    # L2's removal of every tool_use of a frozen message whose calls are all file reads:
-    # the smaller message (frozen) and its facts (`view_index.record_facts`)
-    without_uses: tuple[Message, MessageFacts] | None = None
+    # L2's removal of every file read of a frozen message that makes calls and holds no
+    # result: the smaller message (frozen) and its facts (`view_index.record_facts`)
+    without_reads: tuple[Message, MessageFacts] | None = None
     # its texts as the digest takes them when they leave, each line counted
     # (`note_requests`; () when not recorded)
     requests: tuple[RemovedRequest, ...] = ()
@@ -256,7 +256,19 @@ def with_caller_after_cut(
         cut_entry = entry._replace(result=block, block_tokens=blocks)
         calls[tool_id] = _with_counted_line(cut_entry, counter, secrets)
     in_order = tuple(calls[entry.tool_use_id] for entry in caller.in_order)
-    return caller._replace(calls=calls, in_order=in_order, answered_in=(cut.message,))
+    after = caller._replace(calls=calls, in_order=in_order, answered_in=(cut.message,))
+    if caller.without_reads is None:
+        return after
+    smaller = caller.without_reads[0]  # (L1 leaves a call's message as it is)
+    left = without_calls(after, {tool_id for tool_id, _ in after.reads})
+    return after._replace(without_reads=(smaller, left))
+
+
+def with_answered_in(found: MessageFacts, moved: Mapping[int, Message]) -> MessageFacts:
+    """`found` with the messages that hold its calls' results (`answered_in`) named
+    through `moved` (id of a message -> what replaced it in the view)."""
+    answered_in = tuple(moved.get(id(message), message) for message in found.answered_in)
+    return found._replace(answered_in=answered_in)
 
 
 def _with_counted_line(

@@ -182,7 +182,7 @@ def record_facts(
     `interactions` are the calls answered among them): with the reads keyed as L2
     compares them under `policy` (`read_keys`); for a frozen message with a result over
     that policy's per-result budget, what L1 makes of it (`cut_message`); and for a
-    frozen message whose calls are all reads, what L2 makes of it when every one goes."""
+    frozen message with calls that read files, what L2 makes of it when every read goes."""
     facts = [build_message_facts(message, counter) for message in messages]
     note_calls(facts, messages, start, interactions, counter, policy.secret_forms)
     rule, budget = read_rule(policy), policy.max_tool_result_tokens
@@ -193,10 +193,8 @@ def record_facts(
             found = facts[index] = found._replace(
                 reads=find_reads(found.uses, policy), read_rule=rule
             )
-            if len(found.reads) == len(found.uses) and is_frozen(messages[index]):
-                facts[index] = found._replace(
-                    without_uses=_without_uses(messages[index], found, counter)
-                )
+            if found.reads and is_frozen(messages[index]):
+                facts[index] = found._replace(without_reads=_without_reads(messages[index], found))
         elif (found.largest_result or 0) > budget and is_frozen(message := messages[index]):
             made = cut_message(message, found, budget, counter, policy.secret_forms)
             if made is not None:
@@ -206,13 +204,11 @@ def record_facts(
     return facts
 
 
-def _without_uses(
-    message: Message, found: MessageFacts, counter: TokenCounter
-) -> tuple[Message, MessageFacts] | None:
-    """What L2 makes of `message` (frozen, its calls all reads: `found.reads`) when a later
-    read supersedes every one (`dedup.without_blocks`), frozen; None when nothing would be
-    left, or for a message that also holds a result."""
-    if found.results or len(found.uses) == len(message["content"]):
+def _without_reads(message: Message, found: MessageFacts) -> tuple[Message, MessageFacts] | None:
+    """What L2 makes of `message` (frozen, with calls that read files: `found.reads`) when
+    a later read supersedes every one of them (`dedup.without_blocks`), frozen, and its
+    facts; None when nothing would be left, or for a message that also holds a result."""
+    if found.results or len(found.reads) == len(message["content"]):
         return None
     ids = {tool_id for tool_id, _ in found.reads}
     return freeze(without_blocks(message, found, ids)), without_calls(found, ids)

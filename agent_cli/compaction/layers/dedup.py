@@ -19,7 +19,12 @@ from typing import Any
 from agent_cli.compaction.digest.removed_items import RemovedInteraction
 from agent_cli.compaction.digest.what_left import call_tokens, removed_call
 from agent_cli.compaction.layers.read_keys import find_reads, read_rule
-from agent_cli.compaction.message_facts import MessageFacts, build_view_facts, without_calls
+from agent_cli.compaction.message_facts import (
+    MessageFacts,
+    build_view_facts,
+    with_answered_in,
+    without_calls,
+)
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome, run_layer_alone
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
@@ -69,19 +74,24 @@ def build_dedup_outcome(
     removed, tokens, taken = _name_calls(messages, found, superseded, counter)
     view, new_facts = list(messages), list(found)
     stays = bytearray(b"\x01") * len(messages)  # 0 where the whole message leaves
-    rebuilt = []
+    rebuilt, recorded = [], []
     for position, leaving in taken.items():
         known = found[position]
-        if known.without_uses is not None and leaving == len(known.uses):
-            view[position], new_facts[position] = known.without_uses  # (recorded once)
+        if known.without_reads is not None and leaving == len(known.reads):
+            view[position], new_facts[position] = known.without_reads  # (recorded once)
+            recorded.append(position)
         elif leaving == len(messages[position]["content"]):  # (a valid view holds a block once)
             stays[position] = 0  # all of it leaves
         else:
             view[position] = without_blocks(messages[position], known, superseded)
             rebuilt.append(position)
+    # the calls left name the messages that replaced those holding their results
     moved = {id(messages[position]): view[position] for position in rebuilt}
-    for position in rebuilt:  # the calls left name the messages that replaced theirs
+    for position in rebuilt:
         new_facts[position] = without_calls(found[position], superseded, moved)
+    for position in recorded if moved else ():
+        if new_facts[position].answered_in:
+            new_facts[position] = with_answered_in(new_facts[position], moved)
     kept = list(compress(view, stays))
     return LayerOutcome(  # a message counts its overhead and its blocks
         kept,
