@@ -59,6 +59,7 @@ class MessageFacts(NamedTuple):
 
 
 NO_CALLS = tuple(MessageFacts._field_defaults.values())  # the fields after `largest_result`
+_ANSWERED_IN = MessageFacts._fields.index("answered_in")
 
 
 class CutFacts(NamedTuple):
@@ -267,8 +268,9 @@ def with_caller_after_cut(
 def with_answered_in(found: MessageFacts, moved: Mapping[int, Message]) -> MessageFacts:
     """`found` with the messages that hold its calls' results (`answered_in`) named
     through `moved` (id of a message -> what replaced it in the view)."""
-    answered_in = tuple(moved.get(id(message), message) for message in found.answered_in)
-    return found._replace(answered_in=answered_in)
+    fields = list(found)  # (a tuple made in C: L2 may name thousands)
+    fields[_ANSWERED_IN] = tuple([moved.get(id(message), message) for message in found.answered_in])
+    return tuple.__new__(MessageFacts, fields)
 
 
 def _with_counted_line(
