@@ -521,6 +521,10 @@ def test_a_message_l2_rebuilt_keeps_its_other_calls_entries_for_l3():
         assert [entry.tool_use_id for entry in found.in_order] == [search["id"]]
         assert found.answered_in == (deduped.messages[position + 1],)
         assert found.in_order[0].result is deduped.messages[position + 1]["content"][0]
+        # both messages as the per-turn check recorded them without their reads
+        for at in (position, position + 1):
+            record = index.facts()[at].without_reads
+            assert record is not None and deduped.messages[at] is record[0]
     runs = [_l2_l3(view, policy, index.counter, index.facts())]
     runs.append(_l2_l3(view, policy, index.counter, None))
     assert runs[0] == runs[1]
@@ -552,6 +556,8 @@ def test_after_l1_cut_their_results_l2_takes_reads_out_as_recorded_for_the_cut()
         holder = deduped.messages[position + 1]
         assert found.answered_in == (holder,)
         assert [entry.result for entry in found.in_order] == holder["content"]
+        record = cut.facts[position + 1].without_reads  # the cut, as recorded without its read
+        assert record is not None and holder is record[0]
     runs = [_l2_l3(cut.messages, policy, index.counter, cut.facts)]
     runs.append(_l2_l3(cut.messages, policy, index.counter, None))
     assert runs[0] == runs[1]

@@ -31,7 +31,7 @@ Contract:
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -182,35 +182,52 @@ def record_facts(
     `interactions` are the calls answered among them): with the reads keyed as L2
     compares them under `policy` (`read_keys`); for a frozen message with a result over
     that policy's per-result budget, what L1 makes of it (`cut_message`); and for a
-    frozen message with calls that read files, what L2 makes of it when every read goes."""
+    frozen message with calls that read files or results of such calls, what L2 makes of
+    it when every read goes (also of L1's cut of it)."""
     facts = [build_message_facts(message, counter) for message in messages]
     note_calls(facts, messages, start, interactions, counter, policy.secret_forms)
     rule, budget = read_rule(policy), policy.max_tool_result_tokens
+    reads: set[str] = set()  # the reads of the batch so far (its results come after them)
     for index, found in enumerate(facts):
         if found.texts:
             found = facts[index] = note_requests(found, counter)
+        frozen = is_frozen(message := messages[index])
         if found.uses:
             found = facts[index] = found._replace(
                 reads=find_reads(found.uses, policy), read_rule=rule
             )
-            if found.reads and is_frozen(messages[index]):
-                facts[index] = found._replace(without_reads=_without_reads(messages[index], found))
-        elif (found.largest_result or 0) > budget and is_frozen(message := messages[index]):
+            reads.update(tool_id for tool_id, _ in found.reads)
+            if found.reads and frozen:
+                facts[index] = found._replace(without_reads=_without_reads(message, found, reads))
+            continue
+        if frozen and found.results:
+            found = facts[index] = found._replace(
+                without_reads=_without_reads(message, found, reads)
+            )
+        if (found.largest_result or 0) > budget and frozen:
             made = cut_message(message, found, budget, counter, policy.secret_forms)
             if made is not None:
                 batch = (start, interactions)
                 made = _note_caller(facts, index, message, made, batch, counter, policy)
+                smaller = _without_reads(made.message, made.facts, reads)
+                made = made._replace(facts=made.facts._replace(without_reads=smaller))
                 facts[index] = found._replace(cut=made)
     return facts
 
 
-def _without_reads(message: Message, found: MessageFacts) -> tuple[Message, MessageFacts] | None:
-    """What L2 makes of `message` (frozen, with calls that read files: `found.reads`) when
-    a later read supersedes every one of them (`dedup.without_blocks`), frozen, and its
-    facts; None when nothing would be left, or for a message that also holds a result."""
-    if found.results or len(found.reads) == len(message["content"]):
+def _without_reads(
+    message: Message, found: MessageFacts, reads: Collection[str]
+) -> tuple[Message, MessageFacts] | None:
+    """What L2 makes of `message` (frozen; its facts `found`) when a later read supersedes
+    every call among `reads` that it makes or answers (`dedup.without_blocks`), frozen,
+    and its facts; None when it holds none of them, when nothing would be left, or for a
+    message that both makes calls and holds results."""
+    if found.uses and found.results:
         return None
-    ids = {tool_id for tool_id, _ in found.reads}
+    own = [use.get("id") for use in found.uses] + [b.get("tool_use_id") for b in found.results]
+    ids = {tool_id for tool_id in own if isinstance(tool_id, str) and tool_id in reads}
+    if not ids or len(ids) == len(message["content"]):
+        return None
     return freeze(without_blocks(message, found, ids)), without_calls(found, ids)
 
 

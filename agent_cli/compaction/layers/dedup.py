@@ -76,9 +76,9 @@ def build_dedup_outcome(
     stays = bytearray(b"\x01") * len(messages)  # 0 where the whole message leaves
     rebuilt, recorded = [], []
     for position, leaving in taken.items():
-        known = found[position]
-        if known.without_reads is not None and leaving == len(known.reads):
-            view[position], new_facts[position] = known.without_reads  # (recorded once)
+        known, record = found[position], found[position].without_reads
+        if record is not None and leaving == _blocks_taken(known, record[1]):
+            view[position], new_facts[position] = record  # (recorded once)
             recorded.append(position)
         elif leaving == len(messages[position]["content"]):  # (a valid view holds a block once)
             stays[position] = 0  # all of it leaves
@@ -86,7 +86,7 @@ def build_dedup_outcome(
             view[position] = without_blocks(messages[position], known, superseded)
             rebuilt.append(position)
     # the calls left name the messages that replaced those holding their results
-    moved = {id(messages[position]): view[position] for position in rebuilt}
+    moved = {id(messages[position]): view[position] for position in (*rebuilt, *recorded)}
     for position in rebuilt:
         new_facts[position] = without_calls(found[position], superseded, moved)
     for position in recorded if moved else ():
@@ -101,6 +101,13 @@ def build_dedup_outcome(
         removed=([], removed),
         facts=list(compress(new_facts, stays)),
     )
+
+
+def _blocks_taken(found: MessageFacts, left: MessageFacts) -> int:
+    """How many tool blocks a message with facts `found` loses to become one with facts
+    `left`: for its recorded removal of its reads (`MessageFacts.without_reads`), taken
+    when that many leave, since only reads leave in L2."""
+    return len(found.uses) + len(found.results) - len(left.uses) - len(left.results)
 
 
 def without_blocks(
