@@ -272,18 +272,26 @@ def test_a_refitted_digest_fills_its_budget_less_the_headroom_as_the_counter_cou
     assert 0.9 * fill <= fresh <= fill
 
 
-def test_older_requests_are_shortened_when_the_budget_is_spent_newest_stay_whole():
-    requests = [f"request {n}: " + "words " * 200 for n in range(6)]
+def _digest_after_requests(requests: list[str], digest_tokens: int) -> str:
+    """The digest's text once a compaction has taken out `requests`, each answered by a
+    call, under a digest budget of `digest_tokens` (pointers `transcript:s1:N`)."""
     history: list[dict[str, Any]] = []
     for number, request in enumerate(requests):
         history += [user(request), *call_pair(f"t{number}", "z" * 40)]
-    history += [assistant("done"), user("last")]
-    history = with_sources(history)
-    counter, _ = make_counter()
+    history = with_sources([*history, assistant("done"), user("last")])
     policy = CompactionPolicy(
-        soft_threshold=2_000, hard_limit=90_000, keep_recent_messages=2, digest_tokens=1_000
+        soft_threshold=2_000,
+        hard_limit=90_000,
+        keep_recent_messages=2,
+        digest_tokens=digest_tokens,
     )
-    digest = digest_text(compact_context(history, policy=policy, counter=counter).messages)
+    result = compact_context(history, policy=policy, counter=make_counter()[0])
+    return digest_text(result.messages)
+
+
+def test_older_requests_are_shortened_when_the_budget_is_spent_newest_stay_whole():
+    requests = [f"request {n}: " + "words " * 200 for n in range(6)]
+    digest = _digest_after_requests(requests, digest_tokens=1_000)
     assert requests[5] in digest and requests[4] in digest  # newest, verbatim
     assert requests[1] not in digest
     assert "(transcript:s1:4; shortened from 1,211 chars) request 1: words" in digest
@@ -444,15 +452,7 @@ def test_a_summary_smaller_than_its_messages_is_refused_when_its_digest_lines_ea
 
 def test_past_twice_the_budget_requests_keep_only_a_short_head_and_their_pointer():
     requests = [f"request {n}: " + "words " * 100 for n in range(30)]
-    history: list[dict[str, Any]] = []
-    for number, request in enumerate(requests):
-        history += [user(request), *call_pair(f"t{number}", "z" * 40)]
-    history = with_sources([*history, assistant("done"), user("last")])
-    counter, _ = make_counter()
-    policy = CompactionPolicy(
-        soft_threshold=2_000, hard_limit=90_000, keep_recent_messages=2, digest_tokens=600
-    )
-    digest = digest_text(compact_context(history, policy=policy, counter=counter).messages)
+    digest = _digest_after_requests(requests, digest_tokens=600)
     assert requests[29] in digest  # the newest, whole
     oldest = "(transcript:s1:4; shortened from 611 chars) " + requests[1][:60] + "…"
     assert oldest in digest and requests[1][:61] not in digest  # (request 0 is message 0)
@@ -464,15 +464,7 @@ def test_past_twice_the_budget_a_request_under_200_characters_is_shortened_too()
     longer than the first limit (200 characters)."""
     requests = [f"request {n}: " + "check the logs " * 9 for n in range(60)]
     assert all(60 < len(request) <= 200 for request in requests)
-    history: list[dict[str, Any]] = []
-    for number, request in enumerate(requests):
-        history += [user(request), *call_pair(f"t{number}", "z" * 40)]
-    history = with_sources([*history, assistant("done"), user("last")])
-    counter, _ = make_counter()
-    policy = CompactionPolicy(
-        soft_threshold=2_000, hard_limit=90_000, keep_recent_messages=2, digest_tokens=400
-    )
-    digest = digest_text(compact_context(history, policy=policy, counter=counter).messages)
+    digest = _digest_after_requests(requests, digest_tokens=400)
     assert requests[59] in digest  # the newest, whole
     oldest = f"(transcript:s1:4; shortened from {len(requests[1])} chars) " + requests[1][:60]
     assert oldest + "…" in digest and requests[1][:61] not in digest

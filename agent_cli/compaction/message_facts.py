@@ -50,8 +50,9 @@ class MessageFacts(NamedTuple):
     in_order: tuple[RemovedInteraction, ...] = ()
     answered_in: tuple[Message, ...] = ()
     cut: CutFacts | None = None  # L1's cut of a frozen message (`view_index.record_facts`)
-    # L2's removal of every file read of a frozen message that makes calls and holds no
-    # result: the smaller message (frozen) and its facts (`view_index.record_facts`)
+    # L2's removal of every file read a frozen message makes (its read tool_uses) or
+    # answers (their results), not both: the smaller message (frozen) and its facts
+    # (`view_index.record_facts`)
     without_reads: tuple[Message, MessageFacts] | None = None
     # its texts as the digest takes them when they leave, each line counted
     # (`note_requests`; () when not recorded)

@@ -200,17 +200,17 @@ def record_facts(
             if found.reads and frozen:
                 facts[index] = found._replace(without_reads=_without_reads(message, found, reads))
             continue
-        if frozen and found.results:
-            found = facts[index] = found._replace(
-                without_reads=_without_reads(message, found, reads)
-            )
+        record = _without_reads(message, found, reads) if frozen and found.results else None
+        if record is not None:
+            found = facts[index] = found._replace(without_reads=record)
         if (found.largest_result or 0) > budget and frozen:
             made = cut_message(message, found, budget, counter, policy.secret_forms)
             if made is not None:
                 batch = (start, interactions)
                 made = _note_caller(facts, index, message, made, batch, counter, policy)
                 smaller = _without_reads(made.message, made.facts, reads)
-                made = made._replace(facts=made.facts._replace(without_reads=smaller))
+                if smaller is not None:
+                    made = made._replace(facts=made.facts._replace(without_reads=smaller))
                 facts[index] = found._replace(cut=made)
     return facts
 
