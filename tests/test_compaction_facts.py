@@ -275,6 +275,36 @@ def test_the_check_counts_a_typed_request_for_the_digest_but_not_a_long_paste():
     assert not [text for text in asked if text.startswith("- log line")]
 
 
+@pytest.mark.parametrize("frozen", [False, True])
+def test_the_check_counts_no_line_for_a_call_whose_result_l1_will_cut(frozen):
+    """A call whose result is over the per-result budget gets no line written or counted
+    for that result at the check (L1 cuts it first, so that line could never be taken);
+    a call with a small result does, and so does the cut of a frozen message, which the
+    check makes ahead. Compaction then gives what a fresh counter gives."""
+    small = tool_use("toolu_small", "bash", {"command": "make small"})
+    big = tool_use("toolu_big", "bash", {"command": "make big"})
+    output = "line of output\n" * 2_000
+    view = [user("go"), *call_pair("toolu_small", "ok", small)]
+    view += [*call_pair("toolu_big", output, big), assistant("done")]
+    view = [*view, user("next")]
+    view = [freeze(m) for m in view] if frozen else view
+    counter, _ = make_counter()
+    asked, count_text = list[str](), counter.count_text
+    counter.count_text = lambda text: asked.append(text) or count_text(text)
+    policy = CompactionPolicy(soft_threshold=600, hard_limit=40_000, keep_recent_messages=2)
+    index = ViewIndex(counter)
+    index.measure(view, policy)
+    lines = [text.split(", ok")[0] for text in asked if text.startswith("- bash")]
+    assert lines[0] == "- bash command=make small -> 2 chars"
+    assert f"- bash command=make big -> {len(output):,} chars" not in lines
+    assert len(lines) == (2 if frozen else 1)  # the cut's line, for the entry L1 leaves
+    assert index.facts()[3].calls["toolu_big"].counted is None
+    result = compact_context(view, policy=policy, index=index)
+    fresh = compact_context(view, policy=policy, counter=make_counter()[0])
+    assert (result.messages, result.reports) == (fresh.messages, fresh.reports)
+    assert "make big" in result.messages[1]["content"]  # the cut call is in the digest
+
+
 def test_a_line_is_not_taken_from_facts_for_another_tool_use_block():
     """The line a result's facts hold names the tool_use block it was written for; a
     view whose call has the same id but a different block gets its own line."""

@@ -62,19 +62,19 @@ def _chunk(history: list[Message], number: int, first_sequence: int) -> list[Mes
     ]
 
 
-def _comparable_facts(index: ViewIndex, view: list[Message]) -> list[Any]:
+def _comparable_facts(index: ViewIndex, policy: CompactionPolicy) -> list[Any]:
     """Every message's facts with the counter each digest line was counted by left out
     (the two indexes have counters of their own; a request line's count is kept)."""
-    return [_comparable(facts) for facts in index.facts()]
+    return [_comparable(facts, index.counter, policy) for facts in index.facts()]
 
 
-def _comparable(facts: Any) -> Any:
+def _comparable(facts: Any, counter: Any, policy: CompactionPolicy) -> Any:
     """`facts` as `_comparable_facts` compares them, and so the facts L2's recorded
     removal of its reads holds (`without_reads`)."""
     calls = None
     if facts.calls is not None:
-        calls = {key: entry._replace(counted=None) for key, entry in facts.calls.items()}
-    in_order = tuple(entry._replace(counted=None) for entry in facts.in_order)
+        calls = {key: _written(entry, counter, policy) for key, entry in facts.calls.items()}
+    in_order = tuple(_written(entry, counter, policy) for entry in facts.in_order)
     # L1's recorded cut (with its caller's facts after it) is left out: it is made
     # under the per-result budget of the check that recorded the message and taken
     # only under that budget; what L1, L2 and L3 make of the view with it is compared
@@ -85,10 +85,20 @@ def _comparable(facts: Any) -> Any:
     )
     without_reads = facts.without_reads
     if without_reads is not None:
-        without_reads = (without_reads[0], _comparable(without_reads[1]))
+        without_reads = (without_reads[0], _comparable(without_reads[1], counter, policy))
     return facts._replace(
         calls=calls, in_order=in_order, cut=None, requests=requests, without_reads=without_reads
     )
+
+
+def _written(entry: Any, counter: Any, policy: CompactionPolicy) -> Any:
+    """A call's entry with its line and block tokens as recorded, else as a removal
+    writes them (a call whose result was over the budget of the check that recorded it
+    is left unwritten, `note_calls`), its counter left out: a stale record differs."""
+    if entry.counted is not None:
+        return entry._replace(counted=None)
+    blocks = counter.count_block(entry.use) + counter.count_block(entry.result)
+    return entry._replace(line=entry.describe(policy.secret_forms), block_tokens=blocks)
 
 
 def _kept_outcome(index: ViewIndex, view: list[Message], policy: CompactionPolicy) -> Any:
@@ -134,7 +144,7 @@ def _assert_equals_a_fresh_index(
     fresh = ViewIndex(make_counter()[0] if fresh_counter is None else fresh_counter)
     assert tokens == fresh.measure(view, policy)
     assert index.length == fresh.length == len(view)
-    assert _comparable_facts(index, view) == _comparable_facts(fresh, view)
+    assert _comparable_facts(index, policy) == _comparable_facts(fresh, policy)
     assert index.superseded_reads == fresh.superseded_reads == _walked_reads(index, policy)
     assert _kept_outcome(index, view, policy) == _kept_outcome(fresh, view, policy)
 

@@ -2,9 +2,10 @@
 
 Contract: `build_message_facts(message, counter)` gives a message's `MessageFacts` (its
 user texts, tool blocks, pointer and largest result); `note_calls` adds, for the calls
-answered among a batch of messages, the digest entry each would leave and the tokens of
-its blocks, and for a message whose calls were all answered, those entries in order
-and the messages holding their results. The view's index records them
+answered among a batch of messages, the digest entry each would leave (its line and the
+tokens of its blocks counted ahead where L1 leaves its result whole), and for a message
+whose calls were all answered, those entries in order and the messages holding their
+results. The view's index records them
 (`view_index`) and a compaction run carries them beside the view, one per message
 (`LayerOutcome.facts`). Pure: no I/O.
 """
@@ -24,7 +25,7 @@ from agent_cli.compaction.digest.removed_items import (
     with_pointer,
 )
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
-from agent_cli.compaction.policy import ReadRule
+from agent_cli.compaction.policy import CompactionPolicy, ReadRule
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import TokenCounter
 
@@ -183,33 +184,42 @@ def note_calls(
     start: int,
     interactions: Mapping[str, tuple[int, int]],
     counter: TokenCounter,
-    secrets: SecretForms = NO_SECRETS,
+    policy: CompactionPolicy,
 ) -> None:
     """Write the digest entry of each call in `interactions` (id -> indices of its
     tool_use and tool_result messages; `facts[i]` is message `start + i`) into its
     call's message's facts: both blocks, the pointer (the result's message's, else the
     call's) and the line, counted as the digest shows it, and the tokens of its two
     blocks. A compaction that later removes the call takes the entry as it is, the line
-    already counted, and what removing it saves without counting again. Each call's
-    message also gets its entries in order (`in_order`) and `answered_in`."""
-    calls: dict[int, dict[str, RemovedInteraction]] = {}
-    answered: dict[int, list[Message]] = {}
-    for tool_id, (use_index, result_index) in interactions.items():
-        at, result_facts = use_index - start, facts[result_index - start]
-        use = next(block for block in facts[at].uses if block.get("id") == tool_id)
-        result = next(b for b in result_facts.results if b.get("tool_use_id") == tool_id)
-        pointer = result_facts.pointer or facts[at].pointer
-        blocks = counter.count_block(use) + counter.count_block(result)
-        entry = RemovedInteraction(
-            tool_id, use, result, pointer, number=sequence_of(pointer), block_tokens=blocks
-        )
-        calls.setdefault(at, {})[tool_id] = _with_counted_line(entry, counter, secrets)
-        answered.setdefault(at, []).append(messages[result_index - start])
-    for at, its_calls in calls.items():  # a valid view answers every call of a message
-        found = facts[at]
-        in_order = tuple(its_calls[use["id"]] for use in reversed(found.uses))
-        unique = tuple({id(message): message for message in answered[at]}.values())
-        facts[at] = found._replace(calls=its_calls, in_order=in_order, answered_in=unique)
+    already counted, and what removing it saves without counting again. A call whose
+    result is over `policy`'s per-result budget gets its entry uncounted: L1 cuts that
+    result first, so the entry a removal takes is the one written for the cut
+    (`with_caller_after_cut`), else described when it leaves. Each call's message also
+    gets its entries in order (`in_order`) and `answered_in`."""
+    budget, secrets = policy.max_tool_result_tokens, policy.secret_forms
+    results = {block.get("tool_use_id"): block for found in facts for block in found.results}
+    for at, found in enumerate(facts):
+        calls: dict[str, RemovedInteraction] = {}
+        answered: dict[int, Message] = {}
+        for use in found.uses:
+            tool_id = use.get("id")
+            if not isinstance(tool_id, str) or (where := interactions.get(tool_id)) is None:
+                continue
+            result, holder = results[tool_id], where[1] - start
+            pointer = facts[holder].pointer or found.pointer
+            entry = RemovedInteraction(
+                tool_id, use, result, pointer, "", None, sequence_of(pointer)
+            )
+            if counter.count_result_content(result) <= budget:
+                blocks = counter.count_block(use) + counter.count_block(result)
+                entry = _with_counted_line(entry._replace(block_tokens=blocks), counter, secrets)
+            calls[tool_id] = entry
+            answered[id(messages[holder])] = messages[holder]
+        if calls:  # a valid view answers every call of a message
+            in_order = tuple(calls[use["id"]] for use in reversed(found.uses))
+            facts[at] = found._replace(
+                calls=calls, in_order=in_order, answered_in=tuple(answered.values())
+            )
 
 
 def note_requests(found: MessageFacts, counter: TokenCounter) -> MessageFacts:

@@ -185,7 +185,7 @@ def record_facts(
     frozen message with calls that read files or results of such calls, what L2 makes of
     it when every read goes (also of L1's cut of it)."""
     facts = [build_message_facts(message, counter) for message in messages]
-    note_calls(facts, messages, start, interactions, counter, policy.secret_forms)
+    note_calls(facts, messages, start, interactions, counter, policy)
     rule, budget = read_rule(policy), policy.max_tool_result_tokens
     reads: set[str] = set()  # the reads of the batch so far (its results come after them)
     for index, found in enumerate(facts):
