@@ -78,6 +78,7 @@ def safe_head_end(
     if cut == len(text) and not stream_stopped:
         return cut
     pointer = pointer_around(text, cut)
+    clear = cut if pointer is None else None  # a position known to split no pointer
     if pointer is not None:
         cut = pointer[1]
     if stream_stopped:
@@ -85,9 +86,9 @@ def safe_head_end(
         if open_start is not None:
             cut = min(cut, open_start)
     while True:
-        moved = secret_start_across(text, cut, secrets)
+        moved = secret_start_across(text, cut, secrets) if secrets else None
         if moved is None:
-            pointer = pointer_around(text, cut)
+            pointer = None if cut == clear else pointer_around(text, cut)
             if pointer is None:
                 return cut
             moved = pointer[0]  # a secret's start inside a pointer: leave the pointer out
@@ -100,12 +101,13 @@ def safe_tail_start(text: str, start: int, secrets: SecretForms = NO_SECRETS) ->
     if start == 0:
         return start
     pointer = pointer_around(text, start)
+    clear = start if pointer is None else None  # a position known to split no pointer
     if pointer is not None:
         start = pointer[0]
     while True:
-        moved = secret_end_across(text, start, secrets)
+        moved = secret_end_across(text, start, secrets) if secrets else None
         if moved is None:
-            pointer = pointer_around(text, start)
+            pointer = None if start == clear else pointer_around(text, start)
             if pointer is None:
                 return start
             moved = pointer[1]

@@ -286,7 +286,8 @@ def is_plausible_count(text: str, tokens: int) -> bool:
     not is refused): at least one token for any text and one per `MOST_CHARACTERS_PER_
     TOKEN` characters, at most one per UTF-8 byte (plus one)."""
     fewest = max(len(text) // MOST_CHARACTERS_PER_TOKEN, 1 if text else 0)
-    return fewest <= tokens <= _utf8_size(text) + 1
+    # (a text has at least as many UTF-8 bytes as characters: most counts need no encoding)
+    return fewest <= tokens and (tokens <= len(text) + 1 or tokens <= _utf8_size(text) + 1)
 
 
 def _utf8_size(text: str) -> int:

@@ -24,6 +24,7 @@ from agent_cli.tokens import (
     TokenCounter,
     default_counter,
     estimate_tokens,
+    is_plausible_count,
 )
 
 
@@ -328,3 +329,13 @@ def test_a_carried_count_that_cannot_be_right_is_not_taken(carried):
         ]
     block = {**tool_result("toolu_1", body), COUNT_KEY: carried}
     assert counter.count_result_content(block) == honest
+
+
+@pytest.mark.parametrize("body", ["x" * 400, "é" * 400, "\U0001f600" * 100, "\ud800" * 10])
+def test_a_count_is_plausible_up_to_one_token_per_utf8_byte_and_one_more(body):
+    """The most tokens a text may count is its UTF-8 size plus one, for plain and
+    multi-byte characters alike (a lone surrogate takes three bytes)."""
+    size = len(body.encode("utf-8", "surrogatepass"))
+    assert is_plausible_count(body, size + 1)
+    assert not is_plausible_count(body, size + 2)
+    assert not is_plausible_count(body, len(body) // 32 - 1)
