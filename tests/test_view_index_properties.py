@@ -62,19 +62,21 @@ def _chunk(history: list[Message], number: int, first_sequence: int) -> list[Mes
     ]
 
 
-def _comparable_facts(index: ViewIndex, policy: CompactionPolicy) -> list[Any]:
+def _comparable_facts(index: ViewIndex, entries: bool = True) -> list[Any]:
     """Every message's facts with the counter each digest line was counted by left out
-    (the two indexes have counters of their own; a request line's count is kept)."""
-    return [_comparable(facts, index.counter, policy) for facts in index.facts()]
+    (the two indexes have counters of their own; a request line's count is kept), and
+    with its calls' entries only when `entries`."""
+    return [_comparable(facts, entries) for facts in index.facts()]
 
 
-def _comparable(facts: Any, counter: Any, policy: CompactionPolicy) -> Any:
+def _comparable(facts: Any, entries: bool) -> Any:
     """`facts` as `_comparable_facts` compares them, and so the facts L2's recorded
     removal of its reads holds (`without_reads`)."""
-    calls = None
-    if facts.calls is not None:
-        calls = {key: _written(entry, counter, policy) for key, entry in facts.calls.items()}
-    in_order = tuple(_written(entry, counter, policy) for entry in facts.in_order)
+    calls, in_order, answered_in = None, (), ()
+    if entries and facts.calls is not None:
+        calls = {key: entry._replace(counted=None) for key, entry in facts.calls.items()}
+        in_order = tuple(entry._replace(counted=None) for entry in facts.in_order)
+        answered_in = facts.answered_in
     # L1's recorded cut (with its caller's facts after it) is left out: it is made
     # under the per-result budget of the check that recorded the message and taken
     # only under that budget; what L1, L2 and L3 make of the view with it is compared
@@ -85,20 +87,25 @@ def _comparable(facts: Any, counter: Any, policy: CompactionPolicy) -> Any:
     )
     without_reads = facts.without_reads
     if without_reads is not None:
-        without_reads = (without_reads[0], _comparable(without_reads[1], counter, policy))
+        without_reads = (without_reads[0], _comparable(without_reads[1], entries))
     return facts._replace(
-        calls=calls, in_order=in_order, cut=None, requests=requests, without_reads=without_reads
+        calls=calls,
+        in_order=in_order,
+        answered_in=answered_in,
+        cut=None,
+        requests=requests,
+        without_reads=without_reads,
     )
 
 
-def _written(entry: Any, counter: Any, policy: CompactionPolicy) -> Any:
-    """A call's entry with its line and block tokens as recorded, else as a removal
-    writes them (a call whose result was over the budget of the check that recorded it
-    is left unwritten, `note_calls`), its counter left out: a stale record differs."""
-    if entry.counted is not None:
-        return entry._replace(counted=None)
-    blocks = counter.count_block(entry.use) + counter.count_block(entry.result)
-    return entry._replace(line=entry.describe(policy.secret_forms), block_tokens=blocks)
+def _assert_same_facts(index: ViewIndex, fresh: ViewIndex) -> None:
+    """The facts of both indexes are equal, and so are the calls' entries of each message
+    for which both wrote them: whether a message has them depends on the per-result
+    budget of the check that recorded it (`note_calls`), so one may lack them."""
+    assert _comparable_facts(index, entries=False) == _comparable_facts(fresh, entries=False)
+    for kept, made in zip(_comparable_facts(index), _comparable_facts(fresh), strict=True):
+        if kept.calls is not None and made.calls is not None:
+            assert kept == made
 
 
 def _kept_outcome(index: ViewIndex, view: list[Message], policy: CompactionPolicy) -> Any:
@@ -144,7 +151,7 @@ def _assert_equals_a_fresh_index(
     fresh = ViewIndex(make_counter()[0] if fresh_counter is None else fresh_counter)
     assert tokens == fresh.measure(view, policy)
     assert index.length == fresh.length == len(view)
-    assert _comparable_facts(index, policy) == _comparable_facts(fresh, policy)
+    _assert_same_facts(index, fresh)
     assert index.superseded_reads == fresh.superseded_reads == _walked_reads(index, policy)
     assert _kept_outcome(index, view, policy) == _kept_outcome(fresh, view, policy)
 

@@ -1,13 +1,13 @@
 """The facts of one message: what the layers and the digest read of it, found once.
 
 Contract: `build_message_facts(message, counter)` gives a message's `MessageFacts` (its
-user texts, tool blocks, pointer and largest result); `note_calls` adds, for the calls
-answered among a batch of messages, the digest entry each would leave (its line and the
-tokens of its blocks counted ahead where L1 leaves its result whole), and for a message
-whose calls were all answered, those entries in order and the messages holding their
-results. The view's index records them
-(`view_index`) and a compaction run carries them beside the view, one per message
-(`LayerOutcome.facts`). Pure: no I/O.
+user texts, tool blocks, pointer and largest result); `note_calls` adds, to a message
+whose calls are all answered within a batch of messages and whose results L1 leaves
+whole, the digest entry each call would leave (its line and the tokens of its blocks
+counted), in order, and the messages holding their results; `with_caller_after_cut`
+does the same for a message whose results L1's recorded cut holds. The view's index
+records them (`view_index`) and a compaction run carries them beside the view, one per
+message (`LayerOutcome.facts`). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ class MessageFacts(NamedTuple):
     # tokens of its largest tool_result (None: built without a counter); once a removal
     # took some results out (`without_calls`), a bound on those left
     largest_result: int | None
-    calls: dict[str, RemovedInteraction] | None = None
+    calls: dict[str, RemovedInteraction] | None = None  # each call's entry (`with_entries`)
     reads: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (id, read key), under `read_rule`
     read_rule: ReadRule | None = None  # None: `reads` not found (messages with calls)
     # every call's entry, newest first, and the messages that hold their results: a
@@ -186,40 +186,57 @@ def note_calls(
     counter: TokenCounter,
     policy: CompactionPolicy,
 ) -> None:
-    """Write the digest entry of each call in `interactions` (id -> indices of its
-    tool_use and tool_result messages; `facts[i]` is message `start + i`) into its
-    call's message's facts: both blocks, the pointer (the result's message's, else the
-    call's) and the line, counted as the digest shows it, and the tokens of its two
-    blocks. A compaction that later removes the call takes the entry as it is, the line
-    already counted, and what removing it saves without counting again. A call whose
-    result is over `policy`'s per-result budget gets its entry uncounted: L1 cuts that
-    result first, so the entry a removal takes is the one written for the cut
-    (`with_caller_after_cut`), else described when it leaves. Each call's message also
-    gets its entries in order (`in_order`) and `answered_in`."""
+    """Write the digest entries of the calls of each message among `messages` whose calls
+    are all answered in `interactions` (id -> indices of its tool_use and tool_result
+    messages; `facts[i]` is message `start + i`) with results within `policy`'s
+    per-result budget into its facts (`with_entries`). A message with a result over the
+    budget gets none: L1 cuts that result first, so the entries a removal could take are
+    those written for the cut (`with_caller_after_cut`), else written when they leave."""
     budget, secrets = policy.max_tool_result_tokens, policy.secret_forms
     results = {block.get("tool_use_id"): block for found in facts for block in found.results}
     for at, found in enumerate(facts):
-        calls: dict[str, RemovedInteraction] = {}
-        answered: dict[int, Message] = {}
+        answers: list[tuple[dict[str, Any], dict[str, Any], str | None]] = []
+        holders: dict[int, Message] = {}
         for use in found.uses:
             tool_id = use.get("id")
             if not isinstance(tool_id, str) or (where := interactions.get(tool_id)) is None:
-                continue
-            result, holder = results[tool_id], where[1] - start
-            pointer = facts[holder].pointer or found.pointer
-            entry = RemovedInteraction(
-                tool_id, use, result, pointer, "", None, sequence_of(pointer)
-            )
-            if counter.count_result_content(result) <= budget:
-                blocks = counter.count_block(use) + counter.count_block(result)
-                entry = _with_counted_line(entry._replace(block_tokens=blocks), counter, secrets)
-            calls[tool_id] = entry
-            answered[id(messages[holder])] = messages[holder]
-        if calls:  # a valid view answers every call of a message
-            in_order = tuple(calls[use["id"]] for use in reversed(found.uses))
-            facts[at] = found._replace(
-                calls=calls, in_order=in_order, answered_in=tuple(answered.values())
-            )
+                break
+            result = results[tool_id]
+            if counter.count_result_content(result) > budget:
+                break
+            holder = where[1] - start
+            answers.append((use, result, facts[holder].pointer))
+            holders[holder] = messages[holder]
+        else:
+            if answers:
+                answered_in = tuple(holders.values())
+                facts[at] = with_entries(found, answers, answered_in, counter, secrets)
+
+
+def with_entries(
+    found: MessageFacts,
+    answers: Sequence[tuple[dict[str, Any], dict[str, Any], str | None]],
+    answered_in: tuple[Message, ...],
+    counter: TokenCounter,
+    secrets: SecretForms,
+) -> MessageFacts:
+    """`found` (a message's facts) with the digest entry of each of its calls (`answers`:
+    each tool_use in the message's order, its tool_result and the pointer of the message
+    holding that), and the messages holding them (`answered_in`). Each entry names both
+    blocks and the pointer (the result's message's, else the call's), its line counted as
+    the digest shows it and the tokens of its two blocks: a compaction that later
+    removes the call takes it as it is, without counting again. `in_order` holds them
+    newest first."""
+    calls: dict[str, RemovedInteraction] = {}
+    for use, result, pointer in answers:
+        pointer = pointer or found.pointer
+        blocks = counter.count_block(use) + counter.count_block(result)
+        entry = RemovedInteraction(
+            use["id"], use, result, pointer, "", None, sequence_of(pointer), blocks
+        )
+        calls[use["id"]] = _with_counted_line(entry, counter, secrets)
+    in_order = tuple(reversed(calls.values()))
+    return found._replace(calls=calls, in_order=in_order, answered_in=answered_in)
 
 
 def note_requests(found: MessageFacts, counter: TokenCounter) -> MessageFacts:
@@ -245,30 +262,22 @@ def note_requests(found: MessageFacts, counter: TokenCounter) -> MessageFacts:
 
 
 def with_caller_after_cut(
-    caller: MessageFacts,
-    answered_in: Message,
-    cut: CutFacts,
-    counter: TokenCounter,
-    secrets: SecretForms = NO_SECRETS,
+    caller: MessageFacts, cut: CutFacts, counter: TokenCounter, secrets: SecretForms = NO_SECRETS
 ) -> MessageFacts | None:
-    """The facts of a message whose calls `note_calls` recorded (`caller`) after L1 cut
-    `answered_in`, the message answering all of them, to `cut`: each call's entry written
-    with its result in the cut message (the line and both blocks counted), and
-    `answered_in` naming the cut message, so a removal after L1 takes them as they are.
-    None when its calls are not all answered in `answered_in`."""
-    if not caller.in_order or caller.answered_in != (answered_in,) or caller.calls is None:
+    """The facts of a message (`caller`) after L1 cut the message answering all its calls
+    to `cut`: each call's entry written with its result in the cut message
+    (`with_entries`), and `answered_in` naming the cut message, so a removal after L1
+    takes them as they are. None when its calls are not all answered in the cut message."""
+    by_id = {block.get("tool_use_id"): block for block in cut.facts.results}
+    answers = []
+    for use in caller.uses:
+        result = by_id.get(use.get("id"))
+        if result is None:
+            return None
+        answers.append((use, result, cut.facts.pointer))
+    if not answers:
         return None
-    calls = dict(caller.calls)
-    for block in cut.facts.results:
-        tool_id = block.get("tool_use_id")
-        entry = calls.get(tool_id) if isinstance(tool_id, str) else None
-        if entry is None or entry.result is block or not isinstance(tool_id, str):
-            continue
-        blocks = counter.count_block(entry.use) + counter.count_block(block)
-        cut_entry = entry._replace(result=block, block_tokens=blocks)
-        calls[tool_id] = _with_counted_line(cut_entry, counter, secrets)
-    in_order = tuple(calls[entry.tool_use_id] for entry in caller.in_order)
-    after = caller._replace(calls=calls, in_order=in_order, answered_in=(cut.message,))
+    after = with_entries(caller, answers, (cut.message,), counter, secrets)
     if caller.without_reads is None:
         return after
     smaller = caller.without_reads[0]  # (L1 leaves a call's message as it is)
