@@ -33,7 +33,7 @@ from agent_cli.compaction import (
 )
 from agent_cli.compaction.digest.entries import Digest, sequence_of
 from agent_cli.compaction.digest.merge import REFIT_HEADROOM, count_rendered_message
-from agent_cli.compaction.digest.removed_items import RemovedInteraction, RemovedRequest
+from agent_cli.compaction.digest.removed_items import RemovedInteraction, RequestEntry
 from agent_cli.compaction.digest.render import build_digest_message, split_digest
 from agent_cli.compaction.markers import (
     DIGEST_HEADER,
@@ -493,7 +493,8 @@ def test_a_damaged_digest_from_disk_reads_as_what_it_can_and_never_raises(data):
 
 
 def test_a_damaged_digest_reads_its_numbers_out_of_range_as_absent():
-    from agent_cli.compaction.digest.entries import OlderRange, RequestEntry, digest_from_message
+    from agent_cli.compaction.digest.entries import OlderRange, digest_from_message
+    from agent_cli.compaction.digest.removed_items import RequestEntry
 
     request = {"text": "tidy up", "pointer": "transcript:s1:4", "shortened_from": -5}
     older = {"count": -3, "first": "transcript:s1:1", "last": 7}
@@ -587,9 +588,9 @@ def _merged(requests: list[str], budget: int, start: int = 1) -> Any:
     from compaction_support import merge_digest
 
     from agent_cli.compaction.digest.entries import Digest
-    from agent_cli.compaction.digest.removed_items import RemovedRequest
+    from agent_cli.compaction.digest.removed_items import RequestEntry
 
-    found = [RemovedRequest(t, f"transcript:s1:{start + n}") for n, t in enumerate(requests)]
+    found = [RequestEntry(t, f"transcript:s1:{start + n}") for n, t in enumerate(requests)]
     return lambda digest=Digest(): merge_digest(  # noqa: B008 - an empty digest, frozen
         digest, found[::-1], [], budget, TokenCounter()
     )
@@ -616,11 +617,11 @@ def test_a_refit_whose_requests_fit_stays_within_the_budget():
 
     from agent_cli.compaction.digest.entries import Digest
     from agent_cli.compaction.digest.merge import count_digest
-    from agent_cli.compaction.digest.removed_items import RemovedRequest
+    from agent_cli.compaction.digest.removed_items import RequestEntry
     from agent_cli.compaction.digest.render import build_digest_message
 
     requests = [
-        RemovedRequest(f"request {n}: " + "words " * 55, f"transcript:s1:{n}") for n in range(5)
+        RequestEntry(f"request {n}: " + "words " * 55, f"transcript:s1:{n}") for n in range(5)
     ]
     counter = TokenCounter()
     digest = merge_digest(Digest(), requests[::-1], _sixty_calls()[::-1], 400, counter)
@@ -652,13 +653,13 @@ def test_the_fold_line_always_has_its_room_however_much_the_requests_take():
 
     from agent_cli.compaction.digest.entries import Digest
     from agent_cli.compaction.digest.merge import count_digest
-    from agent_cli.compaction.digest.removed_items import RemovedRequest
+    from agent_cli.compaction.digest.removed_items import RequestEntry
     from agent_cli.compaction.digest.render import build_digest_message
 
     counter = TokenCounter()
     for words in range(40, 80):
         requests = [
-            RemovedRequest(f"request {n}: " + "words " * words, f"transcript:s1:{n}")
+            RequestEntry(f"request {n}: " + "words " * words, f"transcript:s1:{n}")
             for n in range(5)
         ]
         digest = merge_digest(Digest(), requests[::-1], _sixty_calls()[::-1], 400, counter)
@@ -700,7 +701,7 @@ def test_a_digest_counted_from_its_message_merges_as_one_rendered_again():
     counter = TokenCounter()
     digest = merge_digest(
         Digest(),
-        [RemovedRequest("tidy up\n\n  please", "transcript:s1:0")],
+        [RequestEntry("tidy up\n\n  please", "transcript:s1:0")],
         calls(1, 5),
         600,
         counter,
@@ -721,7 +722,7 @@ def test_a_digest_message_carries_the_count_its_budget_weighs():
     from agent_cli.compaction.digest.merge import build_counted_message, count_digest, fit_digest
 
     counter = TokenCounter()
-    request = RemovedRequest("tidy up\n\n  please", "transcript:s1:0")
+    request = RequestEntry("tidy up\n\n  please", "transcript:s1:0")
     fitted = fit_digest(Digest(), [request], _removed_calls(1, 5), 600, counter)
     message = build_counted_message(fitted, counter)
     weighed = count_rendered_message(message, counter)
@@ -733,10 +734,8 @@ def test_many_short_requests_are_appended_when_they_fit():
     """A part is refused before counting only when even the cheapest lines (a token
     each: its newline) could not fit; sixty one-word replies that fit are appended."""
     counter = TokenCounter()
-    first = merge_digest(
-        Digest(), [RemovedRequest("start", "transcript:s1:0")], [], 10_000, counter
-    )
-    replies = [RemovedRequest("a", f"transcript:s1:{n}") for n in range(60, 0, -1)]
+    first = merge_digest(Digest(), [RequestEntry("start", "transcript:s1:0")], [], 10_000, counter)
+    replies = [RequestEntry("a", f"transcript:s1:{n}") for n in range(60, 0, -1)]
     roomy = merge_digest(first, replies, [], 10_000, counter)
     assert len(roomy.parts) == 2
     needed = count_rendered_message(build_digest_message(roomy), counter)

@@ -21,7 +21,8 @@ import agent_cli.compaction.digest.removed_items as removed_items
 import agent_cli.compaction.layers.truncate as truncate
 import agent_cli.compaction.view_index as view_index
 from agent_cli.compaction import CompactionPolicy, ViewIndex, compact_context
-from agent_cli.compaction.digest.entries import Digest, RequestEntry, digest_from_message
+from agent_cli.compaction.digest.entries import Digest, digest_from_message
+from agent_cli.compaction.digest.removed_items import RequestEntry
 from agent_cli.compaction.digest.render import build_digest_message
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message
 from agent_cli.frozen import freeze, is_frozen

@@ -27,9 +27,8 @@ from hypothesis import strategies as st
 from session_support import ScriptedProvider, drain, make_session
 
 from agent_cli.compaction import CompactionPolicy, compact_context, truncate_tool_results
-from agent_cli.compaction.digest.entries import RequestEntry
 from agent_cli.compaction.digest.merge import _fit_requests
-from agent_cli.compaction.digest.removed_items import describe_key_input
+from agent_cli.compaction.digest.removed_items import RequestEntry, describe_key_input
 from agent_cli.compaction.digest.render import request_line
 from agent_cli.compaction.layers.truncate import build_truncated_blocks, build_truncated_text
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message

@@ -25,7 +25,7 @@ from agent_cli.compaction.digest.merge import (
 )
 from agent_cli.compaction.digest.removed_items import (
     RemovedInteraction,
-    RemovedRequest,
+    RequestEntry,
     count_line,
     describe_interaction,
     with_pointer,
@@ -53,10 +53,10 @@ def _lines_count(digest: Digest, counter: TokenCounter) -> int:
 
 
 @st.composite
-def _requests(draw: st.DrawFn) -> list[RemovedRequest]:
+def _requests(draw: st.DrawFn) -> list[RequestEntry]:
     texts = draw(st.lists(_words.map(lambda w: w * 3), max_size=4))
     long_texts = draw(st.lists(_words.map(lambda w: w * 40), max_size=2))
-    return [RemovedRequest(t, draw(_pointers)) for t in [*texts, *long_texts]]
+    return [RequestEntry(t, draw(_pointers)) for t in [*texts, *long_texts]]
 
 
 @st.composite
@@ -103,7 +103,7 @@ def test_an_appended_part_and_a_refit_each_count_as_rendered() -> None:
     """Both ways a merge goes, on a real encoder: a part appended after the first, then a
     refit that folds lines into the "older" line."""
     counter = TokenCounter()
-    request = RemovedRequest("tidy up\n\n  please", "transcript:s1:1")
+    request = RequestEntry("tidy up\n\n  please", "transcript:s1:1")
     calls = [
         RemovedInteraction(f"t{n}", tool_use(f"t{n}", "bash", {"command": f"make {n}"}), None, None)
         for n in range(120, 0, -1)

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from test_wire_properties import READ_TOOL, assistant, text, tool_use, user
 
 from agent_cli.compaction.digest.entries import Digest
-from agent_cli.compaction.digest.removed_items import RemovedRequest
+from agent_cli.compaction.digest.removed_items import RequestEntry
 from agent_cli.compaction.digest.render import build_digest_message
 from agent_cli.errors import WireFormatError
 from agent_cli.events import CACHE_ALL_BUT_LAST, CACHE_CONVERSATION, CACHE_NOTHING, ModelRequest
@@ -37,7 +37,7 @@ def tool_turn(number: int, calls: int = 1) -> list[Message]:
 
 
 def digest_message(label: str) -> Message:
-    removed = [RemovedRequest(f"{label}: fix the build", "transcript:s1:1")]
+    removed = [RequestEntry(f"{label}: fix the build", "transcript:s1:1")]
     return build_digest_message(merge_digest(Digest(), removed, [], 400, TokenCounter()))
 
 

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from agent_cli.compaction.digest.entries import sequence_of
 from agent_cli.compaction.digest.removed_items import (
     RemovedInteraction,
-    RemovedRequest,
+    RequestEntry,
     count_line,
     describe_interaction,
     whole_request_line,
@@ -57,7 +57,7 @@ class MessageFacts(NamedTuple):
     without_reads: tuple[Message, MessageFacts] | None = None
     # its texts as the digest takes them when they leave, each line counted
     # (`note_requests`; () when not recorded)
-    requests: tuple[RemovedRequest, ...] = ()
+    requests: tuple[RequestEntry, ...] = ()
 
 
 NO_CALLS = tuple(MessageFacts._field_defaults.values())  # the fields after `largest_result`
@@ -248,9 +248,10 @@ def note_requests(found: MessageFacts, counter: TokenCounter) -> MessageFacts:
     number = sequence_of(found.pointer)
     return found._replace(
         requests=tuple(
-            RemovedRequest(
+            RequestEntry(
                 text,
                 found.pointer,
+                None,
                 None
                 if len(text) > COUNTED_REQUEST_CHARS
                 else (counter, count_line(whole_request_line(text), counter)),

@@ -15,22 +15,10 @@ from dataclasses import dataclass
 from itertools import repeat
 from typing import Any, NamedTuple
 
-from agent_cli.compaction.digest.removed_items import RemovedInteraction
+from agent_cli.compaction.digest.removed_items import RemovedInteraction, RequestEntry
 from agent_cli.compaction.markers import DIGEST_KEY
 
 DIGEST_FORMAT = 1
-
-
-class RequestEntry(NamedTuple):
-    """One user request as the digest holds it (a tuple: a digest may hold thousands)."""
-
-    text: str
-    pointer: str | None = None
-    shortened_from: int | None = None  # the original length, when `text` is its head
-    # (the counter, the tokens of its line shown whole) as the removal that made it
-    # counted them (`RemovedRequest.counted`); None once shortened, or read from storage
-    counted: tuple[Any, int] | None = None
-    number: int | None = None  # its pointer's record number, as `InteractionEntry.number`
 
 
 class InteractionEntry(NamedTuple):

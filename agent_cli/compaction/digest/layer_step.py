@@ -31,7 +31,7 @@ from agent_cli.compaction.digest.merge import (
     count_rendered_message,
     fit_digest,
 )
-from agent_cli.compaction.digest.removed_items import RemovedInteraction, RemovedRequest
+from agent_cli.compaction.digest.removed_items import RemovedInteraction, RequestEntry
 from agent_cli.compaction.digest.render import render_digest
 from agent_cli.compaction.digest.what_left import collect_removed
 from agent_cli.compaction.message_facts import MessageFacts, build_view_facts
@@ -132,7 +132,7 @@ def apply_step_with_digest(
 
 def _removed_by(
     outcome: LayerOutcome, base: Messages, facts: Facts
-) -> tuple[list[RemovedRequest], list[RemovedInteraction]]:
+) -> tuple[list[RequestEntry], list[RemovedInteraction]]:
     """What the step took out of `base` (whose messages' facts are `facts`): as the layer
     reports it, else found by comparing the views when it removed any (module doc)."""
     if outcome.removed is not None:

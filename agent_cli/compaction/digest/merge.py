@@ -35,13 +35,12 @@ from agent_cli.compaction.digest.entries import (
     DigestLine,
     InteractionEntry,
     OlderRange,
-    RequestEntry,
     sequence_numbers,
     sequence_of,
 )
 from agent_cli.compaction.digest.removed_items import (
     RemovedInteraction,
-    RemovedRequest,
+    RequestEntry,
     count_line,
     with_pointer,
 )
@@ -73,7 +72,7 @@ class FittedDigest(NamedTuple):
 
 def fit_digest(
     digest: Digest,
-    requests: Sequence[RemovedRequest],
+    requests: Sequence[RequestEntry],
     interactions: Sequence[RemovedInteraction],
     budget_tokens: int,
     counter: TokenCounter,
@@ -85,16 +84,12 @@ def fit_digest(
     message's), when the caller has them; they must be those of `render_digest(digest)`."""
     if not (requests or interactions):
         return FittedDigest(digest, count_line(render_digest(digest), counter))
-    new = tuple.__new__  # (a tuple made in C: a removal may take thousands of requests)
-    new_requests = [
-        new(RequestEntry, (r.text, r.pointer, None, r.counted, r.number)) for r in requests
-    ]
     appended = _append_part(
-        digest, new_requests, interactions, budget_tokens, rendered_tokens, counter, secrets
+        digest, requests, interactions, budget_tokens, rendered_tokens, counter, secrets
     )
     if appended is not None:
         return appended
-    return refit_digest(digest, new_requests, interactions, budget_tokens, counter, secrets)
+    return refit_digest(digest, requests, interactions, budget_tokens, counter, secrets)
 
 
 def _append_part(

@@ -1,6 +1,6 @@
 """What left the view, as the digest takes it: user texts, and each interaction as one line.
 
-Contract: `RemovedRequest` and `RemovedInteraction` are the entries a removal gives the
+Contract: `RequestEntry` and `RemovedInteraction` are the entries a removal gives the
 digest. An interaction's line is written from its two blocks alone, so the same
 interaction always reads the same. Pure.
 """
@@ -18,13 +18,16 @@ KEY_INPUTS = ("path", "command", "pattern", "pointer", "query", "url", "file_pat
 MAX_KEY_INPUT_CHARS = 120
 
 
-class RemovedRequest(NamedTuple):
-    """A user text that left the view, with the record it came from."""
+class RequestEntry(NamedTuple):
+    """A user text that left the view, with the record it came from, as the digest holds
+    it (a tuple: a digest may hold thousands)."""
 
     text: str
-    pointer: str | None
+    pointer: str | None = None
+    shortened_from: int | None = None  # the original length, when `text` is its head
     # (the counter, the tokens of its line shown whole: `whole_request_line`, as the
-    # digest counts it) when counted already: the digest takes it for that counter only
+    # digest counts it) when counted already: the digest takes it for that counter
+    # only; None once shortened, or read from storage
     counted: tuple[Any, int] | None = None
     # its pointer's record number, read as the entry was made (None: not read, or none)
     number: int | None = None

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from agent_cli.compaction.digest.entries import Digest, OlderRange, RequestEntry, digest_to_data
-from agent_cli.compaction.digest.removed_items import whole_request_line, with_pointer
+from agent_cli.compaction.digest.entries import Digest, OlderRange, digest_to_data
+from agent_cli.compaction.digest.removed_items import RequestEntry, whole_request_line, with_pointer
 from agent_cli.compaction.markers import (
     DIGEST_HEADER,
     DIGEST_KEY,

@@ -21,7 +21,7 @@ from typing import Any
 from agent_cli.compaction.digest.entries import sequence_of
 from agent_cli.compaction.digest.removed_items import (
     RemovedInteraction,
-    RemovedRequest,
+    RequestEntry,
 )
 from agent_cli.compaction.message_facts import MessageFacts, build_view_facts
 from agent_cli.tokens import TokenCounter
@@ -31,7 +31,7 @@ def collect_removed(
     before: Sequence[dict[str, Any]],
     after: Sequence[dict[str, Any]],
     facts: Sequence[MessageFacts] | None = None,
-) -> tuple[list[RemovedRequest], list[RemovedInteraction]]:
+) -> tuple[list[RequestEntry], list[RemovedInteraction]]:
     """The user texts and interactions of `before` missing from `after`, newest first.
     `facts`, those of each message of `before`, spare rescanning its blocks."""
     after_ids = set(map(id, after))
@@ -52,7 +52,7 @@ def collect_changed(
     gone: Sequence[dict[str, Any]],
     gone_facts: Sequence[MessageFacts],
     came_facts: Sequence[MessageFacts],
-) -> tuple[list[RemovedRequest], list[RemovedInteraction]]:
+) -> tuple[list[RequestEntry], list[RemovedInteraction]]:
     """`collect_removed` for a layer that knows what changed: `gone` are the messages of
     its view that are not in the new one (in view order) and `gone_facts` theirs,
     `came_facts` those of the new ones (rebuilt messages, in view order). Both views are
@@ -64,7 +64,7 @@ def collect_changed(
     this over every message it drops."""
     still_there = Counter(text for found in came_facts for text in found.texts)
     kept = {use.get("id") for found in came_facts for use in found.uses}
-    requests: list[RemovedRequest] = []
+    requests: list[RequestEntry] = []
     interactions: list[RemovedInteraction] = []
     gone_ids = functools.cache(lambda: set(map(id, gone)))
     results = _Results(gone_facts)
@@ -129,7 +129,7 @@ def _add_calls(
 
 
 def _add_lost_texts(
-    requests: list[RemovedRequest], found: MessageFacts, still_there: Counter[str]
+    requests: list[RequestEntry], found: MessageFacts, still_there: Counter[str]
 ) -> None:
     """Add the user texts of a message that left (newest first) to `requests`, except
     those a rebuilt message still holds (`still_there`, used up as they match)."""
@@ -141,7 +141,9 @@ def _add_lost_texts(
             requests.append(
                 recorded[index]
                 if recorded
-                else RemovedRequest(texts[index], found.pointer, None, sequence_of(found.pointer))
+                else RequestEntry(
+                    texts[index], found.pointer, None, None, sequence_of(found.pointer)
+                )
             )
 
 

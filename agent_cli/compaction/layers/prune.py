@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from operator import attrgetter
 from typing import Any
 
-from agent_cli.compaction.digest.removed_items import RemovedInteraction, RemovedRequest
+from agent_cli.compaction.digest.removed_items import RemovedInteraction, RequestEntry
 from agent_cli.compaction.digest.what_left import collect_changed
 from agent_cli.compaction.message_facts import MessageFacts, build_message_facts, build_view_facts
 from agent_cli.compaction.policy import CompactionPolicy
@@ -54,7 +54,7 @@ def _collect_dropped(
     view: Sequence[dict[str, Any]],
     view_facts: Sequence[MessageFacts],
     ends: tuple[int, int],
-) -> tuple[list[RemovedRequest], list[RemovedInteraction]]:
+) -> tuple[list[RequestEntry], list[RemovedInteraction]]:
     """`collect_removed(messages, view, facts)`, knowing that only the first `ends[0]`
     messages and those from `ends[1]` on were kept: every message between them left
     (unless that very object was also kept: a view may hold one dict twice), and what
