@@ -134,6 +134,9 @@ def _add_lost_texts(
     """Add the user texts of a message that left (newest first) to `requests`, except
     those a rebuilt message still holds (`still_there`, used up as they match)."""
     texts, recorded = found.texts, found.requests  # (the same texts, counted: `note_requests`)
+    if recorded and not still_there:  # (the usual case: no rebuilt message holds a text)
+        requests.extend(reversed(recorded))
+        return
     for index in range(len(texts) - 1, -1, -1):
         if still_there[texts[index]] > 0:
             still_there[texts[index]] -= 1
