@@ -591,3 +591,20 @@ def test_after_l1_cut_their_results_l2_takes_reads_out_as_recorded_for_the_cut()
     runs = [_l2_l3(cut.messages, policy, index.counter, cut.facts)]
     runs.append(_l2_l3(cut.messages, policy, index.counter, None))
     assert runs[0] == runs[1]
+
+
+def test_a_dropped_message_with_two_texts_gives_them_newest_first_as_a_rescan_does():
+    """L3 takes a dropped message's recorded requests as they are: newest first, in the
+    order a rescan of the views finds them."""
+    view = [user("start"), user([text("first ask"), text("second ask")]), assistant("ok")]
+    view = [freeze(m) for m in _with_some_sources([*view, user("next"), assistant("done")], 0)]
+    counter, _ = make_counter()
+    index = ViewIndex(counter)
+    index.measure(view)
+    policy = CompactionPolicy(soft_threshold=10, hard_limit=40_000, keep_recent_messages=2)
+    pruned = build_prune_outcome(view, policy, counter, None, index.facts())
+    requests, _ = pruned.removed or ([], [])
+    assert [request.text for request in requests] == ["second ask", "first ask"]
+    rescanned, _ = collect_removed(view, pruned.messages)
+    assert [request.text for request in rescanned] == ["second ask", "first ask"]
+    assert all(request.counted is not None for request in requests)  # as recorded
