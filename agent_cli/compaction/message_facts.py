@@ -276,8 +276,6 @@ def with_caller_after_cut(
         if result is None:
             return None
         answers.append((use, result, cut.facts.pointer))
-    if not answers:
-        return None
     after = with_entries(caller, answers, (cut.message,), counter, secrets)
     if caller.without_reads is None:
         return after
