@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 from agent_cli.compaction import CompactionPolicy, ViewIndex, compact_context
 from agent_cli.compaction.digest.entries import Digest, digest_from_message
+from agent_cli.compaction.digest.layer_step import RunningDigest
 from agent_cli.compaction.digest.merge import (
     build_counted_message,
     count_digest,
@@ -137,3 +138,61 @@ def test_the_digest_a_compaction_leaves_carries_its_lines_count() -> None:
     lines = count_line(digest["content"], counter)
     assert digest[COUNT_KEY][1] == lines
     assert count_digest(digest, counter) == count_rendered_message(digest, counter)
+
+
+def _second_compaction(carried: bool) -> tuple[Any, int]:
+    """A view that holds an earlier compaction's digest, twenty turns later, compacted
+    again on a fresh counter: the result and how many texts that counter encoded. The
+    digest message keeps the count it carries unless `carried` is False."""
+    history = [user("Please tidy the repository.")]
+    for number in range(400):
+        history += call_pair(f"t{number}", f"output {number} " * 150)
+    view = [{**m, SOURCE_KEY: f"transcript:s1:{n + 1}"} for n, m in enumerate(history)]
+    policy = CompactionPolicy(soft_threshold=40_000, hard_limit=200_000, digest_tokens=4_000)
+    first = compact_context(view, policy=policy, counter=make_counter()[0]).messages
+    more = [call_pair(f"u{n}", f"later {n} " * 150) for n in range(300)]
+    later = [
+        {**m, SOURCE_KEY: f"transcript:s1:{len(view) + n + 1}"}
+        for n, m in enumerate(m for pair in more for m in pair)
+    ]
+    at = next(n for n, m in enumerate(first) if is_digest_message(m))
+    digest = dict(first[at])
+    if not carried:
+        digest.pop(COUNT_KEY)
+    second_view = [*first[:at], digest, *first[at + 1 :], *later]
+    counter, encoding = make_counter()
+    result = compact_context(second_view, policy=policy, counter=counter)
+    return result, encoding.calls
+
+
+def test_a_second_compaction_takes_the_earlier_digests_count_from_its_message() -> None:
+    """The digest a view holds from an earlier run carries its lines' count; a run that
+    merges into it takes that count (its text being its entries rendered) instead of
+    counting each of its lines again, and ends where counting them would."""
+    taken, taken_calls = _second_compaction(carried=True)
+    counted, counted_calls = _second_compaction(carried=False)
+    assert taken.messages == counted.messages  # (a message without its count weighs its
+    assert _what_happened(taken) == _what_happened(counted)  # text whole: figures differ)
+    assert counted_calls - taken_calls >= 50  # the earlier digest's lines, not counted again
+
+
+def test_an_earlier_digest_is_taken_at_its_count_only_when_its_text_is_its_entries() -> None:
+    """A run merging into the digest its view came with takes the count the message
+    carries when its text is its entries rendered; a text written otherwise (here of the
+    same length, so the carried count still matches it) is not taken at it."""
+    counter = TokenCounter()
+    fitted = fit_digest(Digest(), [RequestEntry("tidy up", "transcript:s1:1")], [], 600, counter)
+    message = build_counted_message(fitted, counter)
+    digest, rendered = RunningDigest(message).earlier(counter)
+    assert digest == digest_from_message(message)
+    assert rendered == count_rendered_message(message, counter)
+    edited = {**message, "content": message["content"].replace("tidy", "TIDY")}
+    assert counter.carried_count(edited, edited["content"]) is not None
+    assert RunningDigest(edited).earlier(counter) == (digest, None)
+
+
+def _what_happened(result: Any) -> list[tuple[Any, ...]]:
+    """Each layer's outcome and what it removed, its token figures left out."""
+    return [
+        (r.layer, r.outcome, r.removed_tool_use_ids, r.messages_removed) for r in result.reports
+    ]

@@ -79,10 +79,17 @@ class RunningDigest(NamedTuple):
         """The digest to merge into, and its tokens as the budget counts them when known:
         one merged by this run is taken as merged, with the count its text carries (its
         lines', counted off its text when that count is refused); one from before the run
-        is parsed, and the merge renders its entries to count them (its text may have
-        been written otherwise: a resumed view)."""
+        is parsed, with the count its text carries where that text is the parsed digest
+        rendered (a merge made it: `build_counted_message`), else None and the merge
+        renders its entries to count them (its text may have been written otherwise: a
+        resumed view)."""
         if self.fitted is None or self.weighed is None:
-            return digest_from_message(self.given), None
+            given, digest = self.given, digest_from_message(self.given)
+            text = None if given is None else given.get("content")
+            if given is None or not isinstance(text, str) or text != render_digest(digest):
+                return digest, None
+            carried = counter.carried_count(given, text)
+            return digest, None if carried is None else MESSAGE_OVERHEAD_TOKENS + carried
         carried = counter.carried_count(self.weighed, self.weighed["content"])
         if carried is None:
             return self.fitted.digest, count_rendered_message(self.weighed, counter)
