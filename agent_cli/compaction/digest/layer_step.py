@@ -77,23 +77,27 @@ class RunningDigest(NamedTuple):
 
     def earlier(self, counter: TokenCounter) -> tuple[Digest, int | None]:
         """The digest to merge into, and its tokens as the budget counts them when known:
-        one merged by this run is taken as merged, with the count its text carries (its
-        lines', counted off its text when that count is refused); one from before the run
-        is parsed, with the count its text carries where that text is the parsed digest
-        rendered (a merge made it: `build_counted_message`), else None and the merge
-        renders its entries to count them (its text may have been written otherwise: a
-        resumed view)."""
+        one merged by this run is taken as merged; one from before the run is parsed, and
+        counted the same way where its text is the parsed digest rendered (a merge wrote
+        it), else None and the merge renders its entries to count them (its text may have
+        been written otherwise: a resumed view)."""
         if self.fitted is None or self.weighed is None:
             given, digest = self.given, digest_from_message(self.given)
             text = None if given is None else given.get("content")
             if given is None or not isinstance(text, str) or text != render_digest(digest):
                 return digest, None
-            carried = counter.carried_count(given, text)
-            return digest, None if carried is None else MESSAGE_OVERHEAD_TOKENS + carried
-        carried = counter.carried_count(self.weighed, self.weighed["content"])
-        if carried is None:
-            return self.fitted.digest, count_rendered_message(self.weighed, counter)
-        return self.fitted.digest, MESSAGE_OVERHEAD_TOKENS + carried
+            return digest, _rendered_tokens(given, counter)
+        return self.fitted.digest, _rendered_tokens(self.weighed, counter)
+
+
+def _rendered_tokens(message: dict[str, Any], counter: TokenCounter) -> int:
+    """Tokens of a digest message whose text is its digest rendered, as the budget counts
+    them: its lines' count, which its text carries (`build_counted_message`), else counted
+    off its text."""
+    carried = counter.carried_count(message, message["content"])
+    if carried is None:
+        return count_rendered_message(message, counter)
+    return MESSAGE_OVERHEAD_TOKENS + carried
 
 
 def apply_step_with_digest(
