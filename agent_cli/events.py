@@ -1,4 +1,4 @@
-"""Values that cross the seams: what a provider streams, what a session yields.
+"""Values that cross the seams: what a provider streams, what a session yields and reports.
 
 Contract: these are plain frozen values with no behaviour and no I/O. The session yields
 `SessionEvent`s from `run_turn`; the REPL renders them and adds no logic of its own.
@@ -309,3 +309,33 @@ class SessionStats:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "cache_read_share", self.total_usage.cache_read_share)
+
+
+@dataclass(frozen=True)
+class Gauge:
+    """The context gauge: request tokens now against the thresholds."""
+
+    tokens: int
+    soft_threshold: int
+    hard_limit: int
+    estimator: str
+    context_window: int = 0
+    cost_usd: float | None = None  # the session so far, when it could be priced
+    cost_is_partial: bool = False  # some requests could not be priced: cost_usd is a floor
+
+    @property
+    def percent_of_soft(self) -> int:
+        return round(100 * self.tokens / self.soft_threshold) if self.soft_threshold else 0
+
+
+@dataclass(frozen=True)
+class ContextPreview:
+    """What the next request would carry."""
+
+    system_prompt: str
+    durable_context: str
+    message_lines: tuple[str, ...]
+    project_instructions: str = ""
+    project_source: str = ""
+    context_window: int = 0
+    request_tokens: int = 0  # the gauge's figure: what the next request would carry

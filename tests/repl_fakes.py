@@ -29,6 +29,8 @@ from agent_cli.events import (
     AssistantDone,
     AssistantText,
     CompactionRecord,
+    ContextPreview,
+    Gauge,
     Notice,
     SessionEvent,
     SessionStats,
@@ -38,7 +40,6 @@ from agent_cli.events import (
 )
 from agent_cli.models import MODEL_TABLE, ModelInfo, lookup_model
 from agent_cli.session.catalog import Exchange, SessionSummary
-from agent_cli.session.figures import ContextPreview, Gauge
 from agent_cli.session.instructions import ProjectInstructions
 from agent_cli.session.model_choice import ListedModel, ModelListing
 from agent_cli.sources import SourceResolution

@@ -6,8 +6,8 @@ import threading
 
 from repl_fakes import FakeBackend, FakeSession, make_console
 
+from agent_cli.events import Gauge
 from agent_cli.repl.loop import Repl
-from agent_cli.session.figures import Gauge
 
 
 class SlowGaugeSession(FakeSession):

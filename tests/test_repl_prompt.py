@@ -8,6 +8,7 @@ import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
 
+from agent_cli.events import Gauge
 from agent_cli.repl.commands import command_summaries
 from agent_cli.repl.prompt import (
     SlashCommandCompleter,
@@ -15,7 +16,6 @@ from agent_cli.repl.prompt import (
     format_gauge,
     gauge_level,
 )
-from agent_cli.session.figures import Gauge
 
 
 def gauge(tokens: int, soft: int = 80_000, hard: int = 120_000) -> Gauge:

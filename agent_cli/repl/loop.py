@@ -39,8 +39,8 @@ from agent_cli.repl.wiring import SessionBackend
 from agent_cli.repl.word_wrap import print_at_words
 
 if TYPE_CHECKING:
+    from agent_cli.events import Gauge
     from agent_cli.session.catalog import SessionDeletion, SessionSummary
-    from agent_cli.session.figures import Gauge
 
 
 class LineReader(Protocol):

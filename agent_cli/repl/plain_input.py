@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TextIO
 from agent_cli.session.input_limit import read_bounded
 
 if TYPE_CHECKING:
-    from agent_cli.session.figures import Gauge
+    from agent_cli.events import Gauge
 
 ECHO_MARK = "> "
 

@@ -22,10 +22,9 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from agent_cli.compaction import CompactionPolicy
     from agent_cli.durable import DurableContextState, DurableFact, PendingItem
-    from agent_cli.events import Notice, SessionEvent, SessionStats
+    from agent_cli.events import ContextPreview, Gauge, Notice, SessionEvent, SessionStats
     from agent_cli.models import ModelInfo
     from agent_cli.session.catalog import Exchange
-    from agent_cli.session.figures import ContextPreview, Gauge
     from agent_cli.session.instructions import ProjectInstructions
     from agent_cli.session.mcp_part import McpServerView
     from agent_cli.session.model_choice import ModelListing

@@ -44,8 +44,8 @@ from agent_cli.repl.prompt_ending import prompt_once
 from agent_cli.repl.safe_text import clip_line
 
 if TYPE_CHECKING:
+    from agent_cli.events import Gauge
     from agent_cli.repl.argument_choices import ArgumentChoice
-    from agent_cli.session.figures import Gauge
 
 PROMPT_TEXT = "› "
 KEY_HINT = "  │ Alt+Enter: new line"

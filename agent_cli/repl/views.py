@@ -29,8 +29,7 @@ from agent_cli.tools.output import count_noun
 
 if TYPE_CHECKING:
     from agent_cli.durable import DurableContextState, PendingItem
-    from agent_cli.events import ToolFinished
-    from agent_cli.session.figures import ContextPreview
+    from agent_cli.events import ContextPreview, ToolFinished
     from agent_cli.sources import SourceResolution, SourceResolutionStatus
 
 STATUS_STYLES = {

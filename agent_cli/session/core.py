@@ -29,13 +29,12 @@ from agent_cli.errors import (
     StoreError,
     TranscriptWriteFailed,
 )
-from agent_cli.events import ModelRequest, Notice, SessionEvent, SessionStats
+from agent_cli.events import ContextPreview, Gauge, ModelRequest, Notice, SessionEvent, SessionStats
 from agent_cli.models import ModelInfo
 from agent_cli.session import stats
 from agent_cli.session.compactor import Compactor
 from agent_cli.session.conversation import Conversation
 from agent_cli.session.durable_context import DurableContext
-from agent_cli.session.figures import ContextPreview, Gauge
 from agent_cli.session.input_limit import check_input_size
 from agent_cli.session.instructions import ProjectInstructions, load_project_instructions
 from agent_cli.session.log import SessionLog

@@ -11,10 +11,9 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction.markers import is_digest_message, is_summary_message
-from agent_cli.events import SessionStats
+from agent_cli.events import ContextPreview, Gauge, SessionStats
 from agent_cli.models import lookup_model
 from agent_cli.protocol import validate_tool_protocol
-from agent_cli.session.figures import ContextPreview, Gauge
 
 if TYPE_CHECKING:
     from agent_cli.session.turn import TurnRunner
