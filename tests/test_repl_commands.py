@@ -84,6 +84,13 @@ def test_bare_stats_is_a_command_but_a_sentence_starting_with_stats_is_a_message
     assert split_command("stats of this repo please") is None
 
 
+def test_exit_or_quit_typed_bare_quits_but_a_sentence_with_them_is_a_message():
+    assert split_command("exit") == ("/quit", "")
+    assert split_command("  quit ") == ("/quit", "")
+    assert split_command("exit the loop early in parse()") is None
+    assert split_command("quit.") is None
+
+
 def test_a_double_slash_sends_a_message_that_starts_with_a_slash():
     assert split_command("//etc/hosts is odd") is None
     assert message_text("//etc/hosts is odd") == "/etc/hosts is odd"

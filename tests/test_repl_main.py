@@ -86,6 +86,15 @@ def test_leaving_says_where_the_transcript_is(tmp_path):
     assert ("run_turn", "never sent") not in run.session.calls
 
 
+def test_exit_typed_bare_leaves_without_sending_it_to_the_model(tmp_path):
+    run = Run(tmp_path, ["--workspace", str(tmp_path)], "exit\nnever sent\n")
+    assert run.code == 0
+    assert "agent-cli --resume new-1" in run.out
+    assert ("run_turn", "exit") not in run.session.calls
+    assert ("run_turn", "never sent") not in run.session.calls
+    assert run.session.closed
+
+
 def test_startup_notices_of_the_session_are_shown_after_the_banner(tmp_path):
     session = FakeSession(session_id="new-1")
     damaged = MemoryFileDamaged("/state/memory/w.json", "bad_json", kept_at="/state/kept.json")

@@ -1,7 +1,7 @@
 """The command table: `/name args` -> handler(context, args), with one-line help each.
 
-Contract: `split_command(line)` tells a command from a message (`/name ...`, or `stats`
-typed bare; a line starting with `//` is a message that starts with `/`).
+Contract: `split_command(line)` tells a command from a message (`/name ...`, or `stats`,
+`exit` or `quit` typed bare; a line starting with `//` is a message that starts with `/`).
 `run_command(context, name, args)` runs it and raises `UnknownCommand` or
 `CommandUsageError` for the REPL to show as one red line with the usage; errors from
 the session (e.g. `DurableStateError`) propagate the same way. Handlers only call the
@@ -52,7 +52,14 @@ __all__ = [
     "usage_of",
 ]
 
-BARE_COMMAND_LINES = {"stats": ("/stats", ""), "stats --json": ("/stats", "--json")}
+# Lines that are commands typed without their slash: `stats` (the seed's), and `exit` and
+# `quit`, which a terminal user types by habit: sent to the model, they would cost a request.
+BARE_COMMAND_LINES = {
+    "stats": ("/stats", ""),
+    "stats --json": ("/stats", "--json"),
+    "exit": ("/quit", ""),
+    "quit": ("/quit", ""),
+}
 ALIASES = {"/exit": "/quit", "/?": "/help"}
 
 
@@ -357,7 +364,7 @@ COMMANDS: dict[str, Command] = {
             _resume,
         ),
         Command("/new", "/new", "start a fresh session (this one stays on disk)", _new),
-        Command("/quit", "/quit", "leave (Ctrl-D does the same)", _quit),
+        Command("/quit", "/quit", "leave (Ctrl-D, or exit typed bare, does the same)", _quit),
     )
 }
 
