@@ -108,8 +108,11 @@ def test_a_command_reading_the_agents_environment_gets_every_secret_redacted(tmp
     assert "Done looking." in done.stdout
     results = tool_results(fake.requests[-1].body)
     assert len(results) == len(ATTACKS) + 2
-    for text in results:  # every attack found something, and says it was redacted
+    *read_attacks, grep_result = results
+    for text in read_attacks:  # every attack found something, and says it was redacted
         assert REDACTED_MARK in text and "redacted from this output" in text, text[:300]
+    # grep shows no line that holds a secret: not even redacted (grep_secrets says why)
+    assert grep_result.startswith("No matches for /sk-ant/"), grep_result
     for where, body in enumerate(bodies):
         assert recoverable_secrets(json.dumps(body)) == set(), f"request {where}"
         assert recoverable_secrets(strings_in(body)) == set(), f"request {where}"
@@ -166,7 +169,6 @@ def toolbox(tmp_path: Path) -> tuple[Toolbox, FakeArtifactStore, Path]:
     ("tool", "tool_input"),
     [
         ("read_file", {"path": "leak.txt"}),
-        ("grep", {"pattern": "key is"}),
         ("bash", {"command": "cat leak.txt"}),
         ("bash", {"command": "base64 leak.txt"}),
         ("bash", {"command": "printf 'xy%s' \"$(cat leak.txt)\" | base64 -w 0"}),

@@ -75,7 +75,8 @@ TOOL_SCHEMAS: tuple[dict[str, Any], ...] = (
         "grep",
         "Search file contents in the workspace with a regular expression (ripgrep syntax). "
         "Prints path:line: text for each match, up to a cap. Skips what .gitignore ignores, "
-        ".git, .venv, node_modules and binary files. Narrow with path (file or directory) "
+        ".git, .venv, node_modules and binary files, and never shows a line that holds a "
+        "secret value (read_file shows it redacted). Narrow with path (file or directory) "
         "and glob (e.g. '*.py').",
         {
             "pattern": {

@@ -4,9 +4,11 @@ Contract: the search stays inside the workspace (the starting path is checked as
 tool checks its path, and rg follows no symbolic link). It uses ripgrep's linear-time
 regex engine, so no pattern can hang it; it skips what `.gitignore` and friends ignore,
 version-control, environment and cache folders, binary files (counting those that
-matched) and files over the read limit; it walks in a stable (sorted) order, stops at a
-match cap saying so and how to narrow the search, and gives up after a bounded time
-with what it found. A pattern rg cannot parse is refused in plain words.
+matched) and files over the read limit. A line that holds a secret is never shown nor
+counted, whatever the pattern (`grep_secrets`: a match is an answer too). It walks in a
+stable (sorted) order, stops at a match cap saying so and how to narrow the search, and
+gives up after a bounded time with what it found. A pattern rg cannot parse is refused
+in plain words.
 """
 
 from __future__ import annotations
@@ -21,13 +23,14 @@ from agent_cli.safe_cuts import cut_head
 from agent_cli.secret_forms import SecretForms
 from agent_cli.tools.context import PreparedCall, ToolContext, ToolLimits
 from agent_cli.tools.grep_confirm import Match, confirm_matches
+from agent_cli.tools.grep_secrets import SecretFiles
 from agent_cli.tools.listing import refuse_inside_git
 from agent_cli.tools.output import ToolResult, count_noun
 from agent_cli.tools.ripgrep import RgRun, run_rg
 
 __all__ = ["prepare_grep", "search_workspace"]
 
-_BINARY_MATCH = re.compile(rb": binary file matches \(found .* byte around offset \d+\)$")
+_BINARY_MATCH = re.compile(rb"^(.*): binary file matches \(found .* byte around offset \d+\)$")
 _FILES_SEARCHED = re.compile(rb"^(\d+) files searched$")
 REGEX_HELP = (
     "grep uses ripgrep's regex syntax (like Python's `re`, without look-around or "
@@ -86,9 +89,10 @@ def search_workspace(
     ]
     tally, run = GrepTally(), RgRun()
     open_inside = workspace.held_root_opener()  # the root is checked once per call
+    secret_files = SecretFiles(open_inside, limits.max_read_file_bytes, context.secrets)
     lines = run_rg(args, workspace, run, timeout=limits.search_timeout_seconds)
     for line in lines:
-        _take_line(line.rstrip(b"\n"), limits, tally)
+        _take_line(line.rstrip(b"\n"), limits, tally, secret_files)
         if tally.is_capped:
             break
     lines.close()
@@ -102,23 +106,32 @@ def search_workspace(
     return _render_grep(pattern, shown, tally, note, context)
 
 
-def _take_line(line: bytes, limits: ToolLimits, tally: GrepTally) -> None:
+def _take_line(line: bytes, limits: ToolLimits, tally: GrepTally, secrets: SecretFiles) -> None:
     """One line of rg's output: a match (`path NUL number:text`), a binary file that
-    matched, or a line of the closing statistics."""
+    matched, or a line of the closing statistics. A line holding a secret counts for
+    nothing, nor does a binary file holding one (`grep_secrets`)."""
     path, nul, rest = line.partition(b"\0")
     if nul:
         number, _, text = rest.partition(b":")
+        relative = _relative(path)
+        if number.isdigit() and secrets.holds(relative, int(number)):
+            return
         if len(tally.matches) >= limits.grep_max_matches or not number.isdigit():
             tally.is_capped = number.isdigit()
             return
-        relative = path.decode("utf-8", "surrogateescape").removeprefix("./")
         tally.matches.append(Match(relative, int(number), text))
-    elif _BINARY_MATCH.search(line):
+    elif binary := _BINARY_MATCH.search(line):
+        if secrets.holds(_relative(binary.group(1))):
+            return  # (counted or not, it would say whether the pattern matched)
         tally.files_skipped += 1
         tally.files_searched -= 1  # rg counts it as searched; we did not show it
     elif searched := _FILES_SEARCHED.match(line):
         tally.files_searched += int(searched.group(1))
         tally.has_stats = True
+
+
+def _relative(path: bytes) -> str:
+    return path.decode("utf-8", "surrogateescape").removeprefix("./")
 
 
 def _refuse_what_rg_refused(pattern: str, glob: str | None, stderr: str) -> None:

@@ -1,0 +1,143 @@
+"""grep is no oracle for a secret: what it says never depends on the secret's value.
+
+An outside attack had the model send 240 grep calls shaped `^GITHUB_TOKEN=.{i}[a-m]` at a
+`.env` holding the token: every line shown was redacted, but match or no match is one bit
+a call, and the next answer spelled the token out, with no approval asked. Each test here
+runs the same calls over two workspaces that differ only in the secret's value (the
+toolbox redacting that value, as a session redacts its environment's), and asserts the
+two answers are the same text: then no call can tell anything about the secret.
+"""
+
+from __future__ import annotations
+
+import string
+from pathlib import Path
+
+from hostile_support import fuzz_settings
+from hypothesis import given
+from hypothesis import strategies as st
+from tools_support import FakeArtifactStore
+
+from agent_cli.tools import Toolbox
+
+TOKEN_A = "ghp_AAAAbbbbCCCCdddd0000111122223333"
+TOKEN_B = "ghp_zzzzYYYYxxxxWWWW9999888877776666"
+PEM_LINES = 5
+
+
+def box_with(
+    tmp_path: Path,
+    name: str,
+    token: str,
+    files: dict[str, str | bytes],
+    variable: str = "GITHUB_TOKEN",
+) -> Toolbox:
+    """A toolbox over a fresh workspace holding `files` (`{TOKEN}` stands for `token`),
+    redacting `token` as the environment's `variable`."""
+    workspace = tmp_path / name
+    workspace.mkdir()
+    for relative, text in files.items():
+        path = workspace / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text.replace(b"{TOKEN}", token.encode()))
+        else:
+            path.write_text(text.replace("{TOKEN}", token))
+    environment = {variable: token, "PATH": "/usr/bin:/bin"}
+    return Toolbox(workspace, FakeArtifactStore(), "s1", secret_environment=environment)
+
+
+def answers(box: Toolbox, patterns: list[str], path: str = ".") -> list[str]:
+    return [box.run("grep", {"pattern": p, "path": path}).content for p in patterns]
+
+
+def probes(token: str) -> list[str]:
+    """Patterns that would each tell one bit of `token` if matches on its line counted."""
+    found = []
+    for at, char in enumerate(token):
+        found.append(f"^GITHUB_TOKEN=.{{{at}}}{char}")  # true for this token
+        found.append(f"^GITHUB_TOKEN=.{{{at}}}[a-m]")
+        found.append(f"REDACT|^GITHUB_TOKEN=.{{{at}}}[{string.ascii_uppercase}]")
+    return found
+
+
+ENV_FILE = "DEBUG=1\nGITHUB_TOKEN={TOKEN}\nREGION=eu-west-1\n"
+
+
+def test_probing_a_token_character_by_character_gets_the_same_answers_for_any_token(tmp_path):
+    files: dict[str, str | bytes] = {".env": ENV_FILE}
+    patterns = probes(TOKEN_A) + probes(TOKEN_B)
+    first = answers(box_with(tmp_path, "a", TOKEN_A, files), patterns, ".env")
+    second = answers(box_with(tmp_path, "b", TOKEN_B, files), patterns, ".env")
+    assert first == second
+    assert all(answer.startswith("No matches") for answer in first)
+
+
+def test_the_other_lines_of_a_file_holding_a_secret_are_still_found(tmp_path):
+    box = box_with(tmp_path, "a", TOKEN_A, {".env": ENV_FILE})
+    outcome = box.run("grep", {"pattern": "=", "path": ".env"})
+    assert ".env:1: DEBUG=1" in outcome.content and ".env:3: REGION=eu-west-1" in outcome.content
+    assert "GITHUB_TOKEN" not in outcome.content and "2 matches in 1 file" in outcome.content
+
+
+def test_a_secret_line_does_not_count_towards_the_match_cap(tmp_path):
+    """199 plain matches and the token's line: a probe that matched it would reach the
+    cap of 200 and say so; neither answer may differ."""
+    text = "".join(f"needle {n}\n" for n in range(199)) + "GITHUB_TOKEN={TOKEN}\n"
+    patterns = ["needle|^GITHUB_TOKEN=ghp_A", "needle|^GITHUB_TOKEN=ghp_z"]
+    first = answers(box_with(tmp_path, "a", TOKEN_A, {"notes.txt": text}), patterns)
+    second = answers(box_with(tmp_path, "b", TOKEN_B, {"notes.txt": text}), patterns)
+    assert first == second
+    assert all("199 matches in 1 file" in a and "cap" not in a for a in first)
+
+
+def test_a_key_spanning_lines_shows_none_of_its_lines(tmp_path):
+    """A PEM-like value over several lines (as a private key in the environment): a
+    probe of any of its lines gets nothing, the lines around it are found."""
+
+    def pem(token: str) -> str:
+        body = "\n".join(token[n : n + 8] for n in range(0, len(token), 8))
+        return f"-----BEGIN KEY-----\n{body}\n-----END KEY-----"
+
+    lines = [line for token in (TOKEN_A, TOKEN_B) for line in pem(token).split("\n")]
+    patterns = [f"^{line[:4]}" for line in lines] + ["^#|^end"]
+    files: dict[str, str | bytes] = {"deploy/key.pem": "# deploy key\n{TOKEN}\nend\n"}
+    results = [
+        answers(box_with(tmp_path, name, pem(token), files, "DEPLOY_PRIVATE_KEY"), patterns)
+        for name, token in (("a", TOKEN_A), ("b", TOKEN_B))
+    ]
+    assert results[0] == results[1]
+    assert all(answer.startswith("No matches") for answer in results[0][:-1])
+    assert "key.pem:1: # deploy key" in results[0][-1] and "key.pem:9: end" in results[0][-1]
+
+
+def test_a_binary_file_holding_a_secret_is_counted_the_same_whether_a_probe_matches(tmp_path):
+    files: dict[str, str | bytes] = {"blob.bin": b"\x00\x01GITHUB_TOKEN={TOKEN}\x00"}
+    patterns = ["GITHUB_TOKEN=ghp_A", "GITHUB_TOKEN=ghp_z"]
+    first = answers(box_with(tmp_path, "a", TOKEN_A, files), patterns)
+    second = answers(box_with(tmp_path, "b", TOKEN_B, files), patterns)
+    assert first == second
+
+
+SECRET_CHARS = string.ascii_letters + string.digits + "_-"
+
+
+@fuzz_settings(0.2)
+@given(
+    first=st.text(SECRET_CHARS, min_size=12, max_size=24),
+    second=st.text(SECRET_CHARS, min_size=12, max_size=24),
+    at=st.integers(0, 11),
+    chars=st.text(SECRET_CHARS, min_size=1, max_size=6),
+    before=st.lists(st.text(string.ascii_lowercase + " =", max_size=20), max_size=4),
+)
+def test_no_pattern_tells_two_secrets_of_one_length_apart(
+    tmp_path_factory, first, second, at, chars, before
+):
+    second = (second * 2)[: len(first)]  # the same length: only the value differs
+    text = "\n".join([*before, "GITHUB_TOKEN={TOKEN}", "tail = 1"]) + "\n"
+    klass = "".join(dict.fromkeys(c for c in chars if c not in "-")) or "a"
+    patterns = [f"^GITHUB_TOKEN=.{{{at}}}[{klass}]", f"tail|GITHUB_TOKEN=.{{{at}}}[{klass}]"]
+    tmp_path = tmp_path_factory.mktemp("oracle")
+    one = answers(box_with(tmp_path, "a", first, {".env": text}), patterns, ".env")
+    two = answers(box_with(tmp_path, "b", second, {".env": text}), patterns, ".env")
+    assert one == two
