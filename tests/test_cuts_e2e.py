@@ -1,7 +1,8 @@
 """The attack of issue 21 (item 2) end to end: the installed `agent-cli` against the
 fake Messages API with the real SDK. The model pads a command's output so that bash's
 1 MiB cap falls inside the key, and greps a file whose long line is cut at 300
-characters inside the key. No request body and no file under AGENT_CLI_HOME (the
+characters inside the key (since the fourth attack, grep shows no line that holds a
+key at all: `grep_secrets`). No request body and no file under AGENT_CLI_HOME (the
 transcript, the artifact) may hold any piece of the key.
 """
 
@@ -37,7 +38,7 @@ def test_cuts_chosen_by_the_model_leak_no_piece_of_the_key(tmp_path):
         bodies = [request.body for request in fake.requests]
     assert done.returncode == 0, done.stderr
     last = strings_in(bodies[-1])
-    assert "cap" in last and "long.txt:1: " in last  # both tools ran and were answered
+    assert "cap" in last and "No matches for /needle/" in last  # both tools ran and answered
     for where, body in enumerate(bodies):
         text = strings_in(body)
         assert leaked_piece(text, KEY) is None, f"request {where}"

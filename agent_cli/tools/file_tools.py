@@ -9,6 +9,14 @@ at the last moment is replaced, not written through, and a folder swapped for a 
 the way is refused instead of written into. `edit_file`
 checks its match when prepared (so the user is not asked about an edit that cannot
 apply) and again when executed (the file may have changed while the user decided).
+
+Secrets (`SecretForms`: the values the toolbox redacts, which `read_file` shows as
+`[REDACTED]`): `edit_file` looks for `old_string` only where it touches no secret, so
+"not found" or "found" tells nothing about a secret's value (else, asked without
+approval, it would spell a key out one character a call), and no edit can cut into one.
+`write_file` refuses to overwrite a file holding a secret with content holding the
+redaction mark: the model can only have copied that from `read_file`, and writing it
+back would destroy the user's secret.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from agent_cli.errors import ToolError
+from agent_cli.secret_forms import NO_SECRETS, REDACTED_MARK, SecretForms
 from agent_cli.tools.approval import (
     build_content_approval,
     build_diff_approval,
@@ -91,6 +100,8 @@ def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> Prepa
     data = arguments["content"].encode("utf-8")
     lines = count_lines_noun(_count_lines(arguments["content"]))
     is_new = not resolved.exists()
+    if not is_new and REDACTED_MARK in arguments["content"]:
+        _refuse_writing_over_a_secret(context, resolved, shown)
     if is_new:
         approval = build_content_approval(arguments["content"])
     else:
@@ -110,6 +121,19 @@ def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> Prepa
     return PreparedCall(f"{verb} {shown} with {lines}", execute, approval, target)
 
 
+def _refuse_writing_over_a_secret(context: ToolContext, path: Path, shown: str) -> None:
+    """Refuse content holding the redaction mark for a file that holds a secret (module
+    doc): it would put the mark where the user's secret is."""
+    text = read_text_source(context.workspace, path, shown, context.limits.max_read_file_bytes)
+    pattern = context.secrets.pattern
+    if pattern is not None and pattern.search(text):
+        raise ToolError(
+            f"{shown} holds a secret value, which read_file shows as {REDACTED_MARK}; this "
+            "content would write that mark in its place and the secret would be lost. Use "
+            "edit_file to change the other lines."
+        )
+
+
 def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
     resolved, shown = _resolve_file(context.workspace, arguments["path"])
     old, new = arguments["old_string"], arguments["new_string"]
@@ -121,13 +145,16 @@ def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
         raise ToolError("old_string and new_string are the same; there is nothing to change.")
     limit = context.limits.max_read_file_bytes
     before = read_text_source(context.workspace, resolved, shown, limit)
-    approval = build_diff_approval(before, apply_edit(before, shown, old, new)[0], shown)
+    after = apply_edit(before, shown, old, new, context.secrets)[0]
+    approval = build_diff_approval(before, after, shown)
     removed = count_lines_noun(_count_lines(old))
     added = count_lines_noun(_count_lines(new))
 
     def execute() -> ToolResult:
         _require_same_target(context.workspace, arguments["path"], resolved)
-        updated, line_number = plan_edit(context.workspace, resolved, shown, old, new, limit)
+        updated, line_number = plan_edit(
+            context.workspace, resolved, shown, (old, new), limit, context.secrets
+        )
         write_atomically(context.workspace, resolved, updated, shown)
         header = f"Edited {shown}: replaced {removed} with {added} at line {line_number}."
         return ToolResult(header, summary=f"edited {shown}")
@@ -137,29 +164,58 @@ def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
 
 
 def plan_edit(
-    workspace: Workspace, path: Path, shown: str, old: str, new: str, max_bytes: int
+    workspace: Workspace,
+    path: Path,
+    shown: str,
+    change: tuple[str, str],
+    max_bytes: int,
+    secret_forms: SecretForms = NO_SECRETS,
 ) -> tuple[bytes, int]:
-    """The file's new bytes and the line where the change starts, or a `ToolError`."""
+    """The file's new bytes with `change` (old, new) made, and the line where the change
+    starts, or a `ToolError`."""
     text = read_text_source(workspace, path, shown, max_bytes)
-    updated, line_number = apply_edit(text, shown, old, new)
+    updated, line_number = apply_edit(text, shown, *change, secret_forms)
     return updated.encode("utf-8"), line_number
 
 
-def apply_edit(text: str, shown: str, old: str, new: str) -> tuple[str, int]:
-    """`text` with its one occurrence of `old` replaced, and the line where it starts."""
-    matches = text.count(old)
-    if matches == 0:
+def apply_edit(
+    text: str, shown: str, old: str, new: str, secret_forms: SecretForms = NO_SECRETS
+) -> tuple[str, int]:
+    """`text` with its one occurrence of `old` that touches no secret replaced, and the
+    line where it starts (module doc)."""
+    places = _places_of(text, old, secret_forms)
+    if not places:
         raise ToolError(
-            f"old_string was not found in {shown}. Read the file and copy the "
-            "exact text, including whitespace and indentation."
+            f"old_string was not found in {shown}. Read the file and copy the exact text, "
+            f"including whitespace and indentation (a secret, shown as {REDACTED_MARK}, "
+            "cannot be part of it: edit around it)."
         )
-    if matches > 1:
+    if len(places) > 1:
         raise ToolError(
-            f"old_string matches {matches} places in {shown}; it must match "
+            f"old_string matches {len(places)} places in {shown}; it must match "
             "exactly one. Include more surrounding lines to make it unique."
         )
-    line_number = text[: text.index(old)].count("\n") + 1
-    return text.replace(old, new, 1), line_number
+    at = places[0]
+    return text[:at] + new + text[at + len(old) :], text.count("\n", 0, at) + 1
+
+
+def _places_of(text: str, old: str, secret_forms: SecretForms) -> list[int]:
+    """Where `old` starts in `text`, each occurrence after the one before it, leaving out
+    every one that touches an occurrence of a secret."""
+    spans = (
+        [found.span() for found in secret_forms.pattern.finditer(text)]
+        if (secret_forms.pattern is not None)
+        else []
+    )
+    places, at = [], text.find(old)
+    while at != -1:
+        end = at + len(old)
+        if any(start < end and at < stop for start, stop in spans):
+            at = text.find(old, at + 1)  # (so what follows is found as without the secret)
+            continue
+        places.append(at)
+        at = text.find(old, end)
+    return places
 
 
 def write_atomically(workspace: Workspace, path: Path, data: bytes, shown: str) -> None:

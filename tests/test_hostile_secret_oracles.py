@@ -1,4 +1,4 @@
-"""grep is no oracle for a secret: what it says never depends on the secret's value.
+"""No tool answer tells anything about a secret's value: grep and edit_file are no oracle.
 
 An outside attack had the model send 240 grep calls shaped `^GITHUB_TOKEN=.{i}[a-m]` at a
 `.env` holding the token: every line shown was redacted, but match or no match is one bit
@@ -6,6 +6,9 @@ a call, and the next answer spelled the token out, with no approval asked. Each 
 runs the same calls over two workspaces that differ only in the secret's value (the
 toolbox redacting that value, as a session redacts its environment's), and asserts the
 two answers are the same text: then no call can tell anything about the secret.
+edit_file was the same oracle ("old_string was not found" came back without asking, a
+found prefix asked for approval), and write_file could put `[REDACTED]`, copied from
+read_file, in place of the user's secret.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ def box_with(
     token: str,
     files: dict[str, str | bytes],
     variable: str = "GITHUB_TOKEN",
+    asked: list[object] | None = None,
 ) -> Toolbox:
     """A toolbox over a fresh workspace holding `files` (`{TOKEN}` stands for `token`),
     redacting `token` as the environment's `variable`."""
@@ -44,7 +48,15 @@ def box_with(
         else:
             path.write_text(text.replace("{TOKEN}", token))
     environment = {variable: token, "PATH": "/usr/bin:/bin"}
-    return Toolbox(workspace, FakeArtifactStore(), "s1", secret_environment=environment)
+
+    def refuse(request: object) -> bool:  # the user says no to everything, and it is noted
+        if asked is not None:
+            asked.append(request)
+        return False
+
+    return Toolbox(
+        workspace, FakeArtifactStore(), "s1", ask_permission=refuse, secret_environment=environment
+    )
 
 
 def answers(box: Toolbox, patterns: list[str], path: str = ".") -> list[str]:
@@ -141,3 +153,51 @@ def test_no_pattern_tells_two_secrets_of_one_length_apart(
     one = answers(box_with(tmp_path, "a", first, {".env": text}), patterns, ".env")
     two = answers(box_with(tmp_path, "b", second, {".env": text}), patterns, ".env")
     assert one == two
+
+
+def test_probing_a_token_with_edit_file_gets_the_same_answers_and_asks_no_one(tmp_path):
+    files: dict[str, str | bytes] = {".env": ENV_FILE}
+    olds = [f"GITHUB_TOKEN={t[:n]}" for t in (TOKEN_A, TOKEN_B) for n in range(4, len(t) + 1)]
+    olds += [t[n : n + 3] for t in (TOKEN_A, TOKEN_B) for n in range(len(t) - 2)]
+    results, asked = [], []
+    for name, token in (("a", TOKEN_A), ("b", TOKEN_B)):
+        box = box_with(tmp_path, name, token, files, asked=asked)
+        results.append(
+            [
+                box.run("edit_file", {"path": ".env", "old_string": old, "new_string": "x"}).content
+                for old in olds
+            ]
+        )
+    assert results[0] == results[1]
+    assert all("was not found" in answer for answer in results[0]) and asked == []
+    assert (tmp_path / "a" / ".env").read_text() == ENV_FILE.replace("{TOKEN}", TOKEN_A)
+
+
+def test_edit_file_changes_the_lines_around_a_secret_and_keeps_it(tmp_path):
+    box_with(tmp_path, "a", TOKEN_A, {".env": ENV_FILE})  # the workspace; this box says yes
+    box = Toolbox(
+        tmp_path / "a",
+        FakeArtifactStore(),
+        "s1",
+        auto_approve=True,
+        secret_environment={"GITHUB_TOKEN": TOKEN_A},
+    )
+    done = box.run("edit_file", {"path": ".env", "old_string": "DEBUG=1", "new_string": "DEBUG=0"})
+    assert not done.is_error, done.content
+    assert (tmp_path / "a" / ".env").read_text() == ENV_FILE.replace("{TOKEN}", TOKEN_A).replace(
+        "DEBUG=1", "DEBUG=0"
+    )
+
+
+def test_write_file_refuses_to_put_the_redaction_mark_over_a_secret(tmp_path):
+    asked: list[object] = []
+    box = box_with(tmp_path, "a", TOKEN_A, {".env": ENV_FILE}, asked=asked)
+    shown = box.run("read_file", {"path": ".env"}).content
+    assert "GITHUB_TOKEN=[REDACTED]" in shown
+    rewrite = "DEBUG=0\nGITHUB_TOKEN=[REDACTED]\nREGION=eu-west-1\n"
+    refused = box.run("write_file", {"path": ".env", "content": rewrite})
+    assert refused.is_error and "secret would be lost" in refused.content and asked == []
+    assert (tmp_path / "a" / ".env").read_text() == ENV_FILE.replace("{TOKEN}", TOKEN_A)
+    # content without the mark is a write like any other: the user is asked
+    box.run("write_file", {"path": ".env", "content": "DEBUG=0\n"})
+    assert len(asked) == 1
