@@ -574,3 +574,10 @@ class EncodingDataMismatch(AgentCliError, ValueError):
         self.expected_sha256 = expected_sha256
         self.actual_sha256 = actual_sha256
         super().__init__(f"expected {expected_sha256}, got {actual_sha256}")
+
+
+def failure_reason(error: StoreError) -> str:
+    """The errno name of a write the disk refused, else the error's class name."""
+    if isinstance(error, TranscriptWriteFailed | ArtifactWriteFailed) and error.errno_name:
+        return error.errno_name
+    return type(error).__name__

@@ -197,6 +197,33 @@ def test_a_full_disk_at_an_artifact_leaves_no_pointer_and_no_partial_bytes(
     assert_history_is_valid(session)
 
 
+def test_a_full_disk_at_a_large_message_says_it_was_neither_sent_nor_recorded(
+    workspace: Path,
+) -> None:
+    """A message over the per-message cap is stored whole as an artifact before it is
+    recorded; when that write fails, the user is told their words went nowhere."""
+    disk = FillableDisk()
+    provider = ScriptedProvider()
+    session = make_session(workspace, provider, artifact_fs=disk, message_limit=0)
+    assert turn_end(drain(session.run_turn("first"))).outcome == "ok"
+    before = take_snapshot(session)
+    big = "an important pasted line\n" * 5_000  # over a quarter of the soft threshold
+
+    disk.fill(room=0)
+    events = drain(session.run_turn(big))
+
+    assert turn_end(events).outcome == "failed"
+    [notice] = notices(events, "message_not_stored")
+    words = notice_text(notice)
+    assert f"({len(big):,} characters) was not sent" in words and "(ENOSPC)" in words
+    assert "Nothing was recorded" in words and "Free disk space" in words
+    assert take_snapshot(session) == before and len(provider.requests) == 1
+    disk.free()
+    events = drain(session.run_turn(big))
+    assert turn_end(events).outcome == "ok" and notices(events, "message_stored")
+    assert_history_is_valid(session)
+
+
 # --- a full disk under a durable-state command ----------------------------------------------
 
 

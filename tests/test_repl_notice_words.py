@@ -39,6 +39,7 @@ EMITTED = {
     "results_held": {},
     "results_recorded": {},
     "message_stored": {"characters": 2_000_000},
+    "message_not_stored": {"characters": 2_000_000, "reason": "ENOSPC"},
     "workspace_switched": {"recorded": "/a", "current": "/b"},
     "workspace_missing": {"recorded": "/a", "current": "/b"},
     "memory_damaged": {},

@@ -570,6 +570,12 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
     "low_water_under_reserve": _unreachable_low_water,
     "duplicate_tool_id": _repeated_tool_id,
     "bad_tool_id": _malformed_tool_call,
+    "message_not_stored": lambda f: (
+        f"Your message ({f['characters']:,} characters) was not sent: a message this large "
+        f"is stored whole as an artifact first, and that write failed ({f['reason']}). "
+        "Nothing was recorded or half-written. Free disk space, then send it again "
+        "(Up brings it back)."
+    ),
     "message_stored": lambda f: (
         f"Your message ({f['characters']:,} characters) is large: it was stored whole as an "
         "artifact and the conversation carries its beginning, its end and its pointer."

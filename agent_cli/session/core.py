@@ -23,12 +23,7 @@ from typing import TYPE_CHECKING, Any
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.compaction.markers import find_last_summary
 from agent_cli.durable import DurableContextState, DurableFact, PendingItem, PendingStatus
-from agent_cli.errors import (
-    ArtifactWriteFailed,
-    HeldResultsLost,
-    StoreError,
-    TranscriptWriteFailed,
-)
+from agent_cli.errors import HeldResultsLost, StoreError, failure_reason
 from agent_cli.events import ContextPreview, Gauge, ModelRequest, Notice, SessionEvent, SessionStats
 from agent_cli.models import ModelInfo
 from agent_cli.session import stats
@@ -401,12 +396,5 @@ class Session:
         except StoreError as error:
             self.log.close()
             count = len(held[1].get("content") or []) if held else 0
-            raise HeldResultsLost(self.session_id, count, _failure_reason(error)) from error
+            raise HeldResultsLost(self.session_id, count, failure_reason(error)) from error
         self.log.close()
-
-
-def _failure_reason(error: StoreError) -> str:
-    """The errno name of a write the disk refused, else the error's class name."""
-    if isinstance(error, TranscriptWriteFailed | ArtifactWriteFailed) and error.errno_name:
-        return error.errno_name
-    return type(error).__name__

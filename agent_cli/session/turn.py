@@ -66,6 +66,7 @@ from agent_cli.errors import (
     TerminationRequested,
     ToolProtocolError,
     WireFormatError,
+    failure_reason,
 )
 from agent_cli.events import (
     AssistantDone,
@@ -390,8 +391,9 @@ def record_user_text(
     the session."""
     try:
         message = shrink({"role": "user", "content": text})
-    except StoreError as error:
-        yield write_failed(error)
+    except StoreError as error:  # its artifact could not be written: nothing was recorded
+        fields = {"characters": len(text), "reason": failure_reason(error)}
+        yield Notice("error", "message_not_stored", fields, error=error)
         return False
     if message["content"] is not text:
         yield Notice("info", "message_stored", {"characters": len(text)})
