@@ -419,6 +419,15 @@ class InputTooLarge(AgentCliError, ValueError):
         super().__init__(f"{source}: {size_bytes} bytes over the {limit_bytes}-byte cap")
 
 
+class PasteNotKept(AgentCliError, ValueError):
+    """A line holds a paste's placeholder (`[pasted N characters]`) whose text this run
+    does not have: recalled from an earlier run's history, which keeps the placeholder."""
+
+    def __init__(self, placeholder: str) -> None:
+        self.placeholder = placeholder
+        super().__init__(f"{placeholder}: the pasted text is not kept")
+
+
 class ToolError(AgentCliError):
     """A tool could not do what was asked; the message is safe to show the model."""
 

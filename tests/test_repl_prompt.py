@@ -172,6 +172,37 @@ def test_a_long_bracketed_paste_shows_as_a_placeholder_and_is_sent_whole(pipe_re
     assert "line 999 of the log" not in history
 
 
+def test_a_paste_recalled_from_an_earlier_runs_history_is_refused_not_sent_as_its_placeholder(
+    pipe_reader, tmp_path
+):
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from agent_cli.errors import PasteNotKept
+    from agent_cli.repl.commands import command_summaries
+    from agent_cli.repl.error_text import describe_error
+    from agent_cli.repl.prompt import PromptReader
+
+    pipe, reader = pipe_reader
+    pasted = "\n".join(f"line {n} of the log" for n in range(1_000))
+    pipe.send_text("look: \x1b[200~" + pasted + "\x1b[201~\r")
+    assert reader.read_line(lambda: gauge(1)) == "look: " + pasted
+    pipe.send_text("\x1b[A\r")  # Up, Enter: this run still has the paste
+    assert reader.read_line(lambda: gauge(1)) == "look: " + pasted
+    with create_pipe_input() as later_pipe:  # the next run, over the same history file
+        later = PromptReader(
+            tmp_path / "history",
+            command_summaries,
+            terminal_input=later_pipe,
+            terminal_output=DummyOutput(),
+        )
+        later_pipe.send_text("\x1b[A\r")
+        with pytest.raises(PasteNotKept) as caught:
+            later.read_line(lambda: gauge(1))
+    assert caught.value.placeholder == f"[pasted {len(pasted):,} characters]"
+    assert "nothing was sent" in describe_error(caught.value)
+
+
 def test_a_short_paste_goes_in_as_it_is(pipe_reader):
     pipe, reader = pipe_reader
     pipe.send_text("\x1b[200~short text\x1b[201~\r")

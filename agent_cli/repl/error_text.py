@@ -176,6 +176,11 @@ NEW_SESSION_HERE = "start a new session with /new"
 
 _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.InputTooLarge: _too_large,
+    e.PasteNotKept: lambda exc: (
+        f"that line holds {_c(exc.placeholder, 60)}, recalled from an earlier run: the history "
+        "keeps a long paste's placeholder, not its text, so nothing was sent. Paste the text "
+        "again"
+    ),
     e.InvalidStoreInput: lambda exc: (
         f"that is not a session id ({describe_session_id_rule(exc.reason)}); /sessions lists them"
         if exc.field == "session_id"

@@ -5,13 +5,21 @@ placeholder such as `[pasted 20,000 characters]` to put in the prompt instead, a
 the text; `expand(line)` puts every kept text back in place of its placeholder (what is
 sent and recorded is always the whole paste). Placeholders stay valid for the life of
 the reader, so a line recalled from this run's history still expands. A second paste
-of the same size gets a number (`#2`), so no placeholder stands for two texts.
+of the same size gets a number (`#2`), so no placeholder stands for two texts. A line
+holding a placeholder this reader does not know (recalled from an earlier run's history,
+which keeps placeholders, not pastes) raises `PasteNotKept`: sent as it is, the model
+would get the placeholder instead of the text.
 """
 
 from __future__ import annotations
 
+import re
+
+from agent_cli.errors import PasteNotKept
+
 COLLAPSE_CHARACTERS = 800
 COLLAPSE_LINES = 10
+PLACEHOLDER = re.compile(r"\[pasted [0-9,]+ characters(?: #[0-9]+)?\]")
 
 
 def is_long_paste(data: str) -> bool:
@@ -41,6 +49,9 @@ class PastedText:
         return placeholder
 
     def expand(self, line: str) -> str:
+        for found in PLACEHOLDER.finditer(line):
+            if found[0] not in self._texts:
+                raise PasteNotKept(found[0])
         for placeholder, data in self._texts.items():
             if placeholder in line:
                 line = line.replace(placeholder, data)
