@@ -312,3 +312,33 @@ def test_without_a_lifeline_stdio_servers_fail_with_what_to_do_and_nothing_raise
             assert str(not_a_folder) in state.reason
     finally:
         hub.close()
+
+
+def test_ctrl_c_while_waiting_for_the_servers_keeps_the_message_and_sends_nothing(tmp_path):
+    """Found by an outside attack: Ctrl-C after "waiting for MCP servers" brought the
+    prompt back with no word, and the message was in no record (in piped mode the whole
+    REPL ended). Now the turn ends cancelled, saying so, with the message recorded."""
+    from faults_support import assert_history_is_valid, drive_with_interrupt
+    from session_support import ScriptedProvider
+
+    from agent_cli.repl.error_text import notice_text
+
+    workspace = workspace_with(tmp_path, {"README.md": "# Title\n"})
+    provider = ScriptedProvider([[{"type": "text", "text": "here I am"}]])
+    session = make_session(
+        workspace, provider, mcp_servers=(demo("slow", "noinit", startup_timeout=60),)
+    )
+    try:
+        session.start_mcp()
+        run = drive_with_interrupt(session.run_turn("please look at the repo"), at_index=0)
+        assert not run.escaped and run.interrupted_at.code == "mcp_waiting"
+        [cancelled] = [e for e in run.events if isinstance(e, Notice) and e.code == "cancelled"]
+        assert "recorded but was not sent" in notice_text(cancelled)
+        assert run.events[-1].outcome == "cancelled" and provider.requests == []
+        messages = [
+            r["payload"]["message"] for r in transcript_records(session) if r["kind"] == "message"
+        ]
+        assert messages == [{"role": "user", "content": "please look at the repo"}]
+        assert_history_is_valid(session)
+    finally:
+        session.close()

@@ -487,6 +487,8 @@ _CANCELLED = {
     "compaction": "Cancelled: compaction was interrupted.",
     "answer": "Cancelled: the answer was interrupted.",
     "tool": "Cancelled: the running tool was interrupted.",
+    "mcp_start": "Cancelled while waiting for the MCP servers to start: your message is "
+    "recorded but was not sent; send 'continue' when you want an answer.",
 }
 LAYER_FAILURES = {
     "summary_failed": "L4: the summarizer failed; the view was left as it was.",

@@ -239,7 +239,13 @@ class Session:
         return self._run_turn_after_mcp(self._mcp, text)
 
     def _run_turn_after_mcp(self, mcp: McpPart, text: str) -> Iterator[SessionEvent]:
-        yield from mcp.before_request()
+        """The turn once the MCP servers are ready (or given up on); Ctrl-C while waiting
+        for them still records the message (`TurnRunner.cancel_before_start`)."""
+        try:
+            yield from mcp.before_request()
+        except KeyboardInterrupt:
+            yield from self._runner.cancel_before_start(text, "mcp_start")
+            return
         yield from self._runner.run_turn(text)
 
     # --- MCP servers --------------------------------------------------------------------

@@ -231,6 +231,19 @@ class TurnRunner:
         yield Notice("warning", "step_limit", {"steps": MAX_STEPS_PER_TURN})
         yield TurnEnded("ok", stop_reason="step_limit", steps=MAX_STEPS_PER_TURN)
 
+    def cancel_before_start(self, text: str, during: str) -> Iterator[SessionEvent]:
+        """Ctrl-C before the turn loop began (`during` says where): the user's message is
+        recorded all the same, as a Ctrl-C during compaction leaves it, so nothing typed
+        is lost; nothing is sent."""
+        recorded = (yield from record_held_results(self.conversation)) and (
+            yield from record_user_text(self.conversation, text, self.shrinker().shrink)
+        )
+        if not recorded:
+            yield TurnEnded("failed")
+            return
+        yield Notice("warning", "cancelled", {"during": during})
+        yield TurnEnded("cancelled")
+
     def compact_now(self, focus: str | None) -> Iterator[SessionEvent]:
         """`/compact`: held results first, then compaction whatever the size. A view that
         cannot fit is reported, not raised; Ctrl-C ends it with a notice."""
