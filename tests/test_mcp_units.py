@@ -131,3 +131,43 @@ def test_results_keep_text_in_order_and_store_binary_content_as_artifacts():
     assert images == (
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}},
     )
+
+
+def test_binary_content_is_stored_redacted_and_an_image_holding_a_secret_is_withheld():
+    """Secrets in binary content (plain, hex or base64 inside the bytes, or in the item's
+    base64 itself) are redacted from the stored bytes; an image holding one is never sent
+    and the text says why; a clean image still is."""
+    from agent_cli.secret_forms import SecretForms
+
+    secret = "ghp_unitSECRET0123456789"
+    secrets = SecretForms.from_values([secret])
+    saved: list[bytes] = []
+
+    def save(data: bytes, suffix: str) -> str:
+        saved.append(data)
+        return f"artifact:s1:{len(saved)}"
+
+    def image(data: bytes) -> dict[str, str]:
+        return {"type": "image", "data": base64.b64encode(data).decode(), "mimeType": "image/png"}
+
+    clean = image(b"\x89PNG clean")
+    items = [
+        image(b"\x89PNG tEXt " + secret.encode()),
+        image(b"\x89PNG " + secret.encode().hex().encode()),
+        image(b"\x89PNG " + base64.b64encode(b"x" + secret.encode())),
+        clean,
+        {"type": "audio", "data": base64.b64encode(secret.encode()).decode()},
+        {"type": "resource", "resource": {"uri": "u", "blob": image(secret.encode())["data"]}},
+    ]
+    result, images = render_call_result("s", "t", items, False, save, secrets)
+    lines = result.body.splitlines()
+    assert all("withheld from the model" in line for line in lines[:3]), lines
+    assert "withheld" not in lines[3] and "redacted" not in lines[3]
+    assert all(
+        "1 secret value held by agent-cli redacted" in line for line in lines[:3] + lines[4:]
+    )
+    assert [block["source"]["data"] for block in images] == [clean["data"]]
+    assert saved[3] == b"\x89PNG clean"
+    for stored in saved:
+        assert secrets.redact_bytes(stored)[1] == 0
+        assert secret.encode() not in stored

@@ -273,7 +273,7 @@ class Toolbox:
                 f"{name} failed: {outcome.failure}.", "error: " + _first_words(outcome.failure)
             )
         result, images = render_call_result(
-            server, tool, outcome.items, outcome.is_error, self._save_blob
+            server, tool, outcome.items, outcome.is_error, self._save_blob, self._redactor.forms
         )
         built = build_outcome(
             redact_result(result, self._redactor),
@@ -285,7 +285,8 @@ class Toolbox:
         return dataclasses.replace(built, images=images) if images else built
 
     def _save_blob(self, data: bytes, suffix: str) -> str:
-        """Store binary content a tool returned; its pointer, or why it is not stored."""
+        """Store binary content a tool returned (its secrets already redacted by
+        `render_call_result`); its pointer, or why it is not stored."""
         try:
             return str(self._context.artifacts.put(self._session_id, data, suffix=suffix).pointer)
         except Exception as error:  # a store failure: say so in the result, lose no call
