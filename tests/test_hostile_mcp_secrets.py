@@ -213,3 +213,57 @@ def test_binary_content_of_an_mcp_tool_holds_no_secret_on_disk_on_the_wire_or_on
     assert again.code == 0 and "available" in again.shown, again.shown[-2_000:]
     again.assert_nothing_leaks([TOKEN, KEY])
 
+
+RAW = b"\x00\x01 saved before the fix: cfg=" + TOKEN.encode() + b"\n" + b"tail " * 40
+
+
+def test_an_artifact_that_already_holds_a_secret_gives_no_piece_of_it_back(tmp_path, monkeypatch):
+    """An artifact written before this fix, or before the secret was known, holds the
+    token whole. The model reads it by byte ranges of its choosing, cutting the token
+    anywhere; the user expands it (`/expand`) and reads it whole (`/last`'s path): none
+    of them gives the token or a piece of it."""
+    from session_support import ScriptedProvider, make_session
+
+    from agent_cli.store.artifacts import ArtifactStore
+
+    first = run_repl(tmp_path, "", "hello\n", [say("hi")], argv=())
+    assert first.code == 0
+    session = next(first.home.glob("transcripts/*.jsonl")).stem
+    stored = ArtifactStore(first.home).put(session, RAW, suffix=".bin")
+    pointer = str(stored.pointer)
+    at = RAW.index(TOKEN.encode())
+    ranges = [(offset, limit) for offset in range(at - 3, at + len(TOKEN), 4) for limit in (5, 13)]
+    ranges += [(at + 5, 1), (0, at + 7), (at + len(TOKEN) - 2, 50)]
+    scripts = [
+        call(f"toolu_{n}", "read_artifact", {"pointer": pointer, "offset": o, "limit": limit})
+        for n, (o, limit) in enumerate(ranges)
+    ]
+    again = run_repl(
+        tmp_path,
+        "",
+        f"read it\n/expand {pointer}\n",
+        [*scripts, say("read")],
+        argv=("--yes", "--resume", session),
+    )
+    assert again.code == 0 and "read" in again.shown
+    pages = [result_text(r) for r in tool_results(again.bodies[-1])][-len(ranges) :]
+    assert all("Artifact" in page for page in pages), pages[:2]
+    again.assert_nothing_leaks([TOKEN, KEY], skip=[stored.path])
+    assert any("[REDACTED]" in page for page in pages)
+    assert "saved before the fix" in again.shown  # /expand showed the artifact
+
+    monkeypatch.setenv("AGENT_CLI_HOME", str(first.home))
+    provider = ScriptedProvider()
+    opened = make_session(
+        tmp_path / "ws",
+        provider,
+        resume=session,
+        environment={"GITHUB_TOKEN": TOKEN, "PATH": "/usr/bin:/bin"},
+    )
+    try:
+        whole = opened.read_tool_output(pointer)
+        expanded = opened.expand(pointer).excerpt or ""
+    finally:
+        opened.close()
+    assert "saved before the fix" in whole and "[REDACTED]" in whole
+    assert leaks(whole, [TOKEN]) == set() and leaks(expanded, [TOKEN]) == set()
