@@ -267,3 +267,33 @@ def test_an_artifact_that_already_holds_a_secret_gives_no_piece_of_it_back(tmp_p
         opened.close()
     assert "saved before the fix" in whole and "[REDACTED]" in whole
     assert leaks(whole, [TOKEN]) == set() and leaks(expanded, [TOKEN]) == set()
+
+
+def test_what_mcp_servers_say_about_themselves_is_redacted_on_screen_and_in_every_request(
+    tmp_path,
+):
+    """A server's tool description and input schema (a property's description, an enum
+    value, a default) ride in every request's `tools`; a tool may even be named after the
+    token; a server that exits at start-up leaves its stderr in the start-up warning and
+    in `/mcp` (the 200-character cut of its last lines falling inside the token), and one
+    that refuses the handshake its error message. Each is redacted before anything shows
+    it or sends it: the tools are still offered, the one named after the token is not."""
+    config = (
+        server_table("described", "described")
+        + server_table("dies", "die")
+        + server_table("refuses", "refuse")
+    )
+    run = run_repl(tmp_path, config, "hi\n/mcp\n/stats --json\n", [say("hello")], argv=())
+    assert run.code == 0, run.shown[-2_000:]
+    tools = {tool["name"]: tool for tool in run.bodies[0]["tools"]}
+    assert "mcp__described__ping" in tools
+    deploy = tools["mcp__described__deploy"]
+    assert "[REDACTED]" in deploy["description"]
+    assert json.dumps(deploy["input_schema"]).count("[REDACTED]") == 3
+    assert not [name for name in tools if TOKEN[:PIECE] in name]
+    assert "not offered: '[REDACTED]'" in run.shown  # `/mcp` names the skipped tool
+    assert "MCP server dies is not available" in run.shown
+    assert "MCP server refuses is not available" in run.shown
+    assert "fatal: the token [REDACTED] was refused" in run.shown
+    assert "login with [REDACTED] failed" in run.shown
+    run.assert_nothing_leaks([TOKEN, KEY])

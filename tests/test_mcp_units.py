@@ -171,3 +171,53 @@ def test_binary_content_is_stored_redacted_and_an_image_holding_a_secret_is_with
     for stored in saved:
         assert secrets.redact_bytes(stored)[1] == 0
         assert secret.encode() not in stored
+
+
+def test_what_a_server_lists_is_offered_with_secrets_redacted_and_never_named_after_one():
+    """A description (even one cut for length right inside the secret), every string of
+    an input schema: redacted. A tool named after a secret, or whose schema names a
+    property after one: not offered, shown redacted."""
+    from agent_cli.secret_forms import SecretForms
+
+    secret = "ghp_unitSECRET0123456789"
+    secrets = SecretForms.from_values([secret])
+    long = "x " * (MAX_DESCRIPTION_CHARS // 2 - 20) + secret + " tail"
+    schema = {
+        "type": "object",
+        "properties": {
+            "mode": {"type": "string", "enum": ["a", secret], "description": f"uses {secret}"}
+        },
+    }
+    offered, skipped = offer_tools(
+        "srv",
+        [
+            ListedTool("ok", f"token {secret}", schema),
+            ListedTool("wordy", long, OBJECT),
+            ListedTool(secret, "named after it", OBJECT),
+            ListedTool("keyed", "a property named after it", {"type": "object", secret: {}}),
+        ],
+        secrets,
+    )
+    assert [tool.tool for tool in offered] == ["ok", "wordy"]
+    text = repr([dict(tool.definition) for tool in offered])
+    assert secret[:8] not in text and text.count("[REDACTED]") == 4
+    assert [(s.tool, "secret" in s.problem) for s in skipped] == [
+        ("[REDACTED]", True),
+        ("keyed", True),
+    ]
+
+
+def test_a_servers_stderr_is_redacted_before_its_last_lines_are_cut():
+    """The window of stderr read, and each line's 200 characters, may fall inside the
+    secret: no piece of it is left."""
+    import io
+
+    from agent_cli.mcp_servers.hub import _tail
+    from agent_cli.secret_forms import SecretForms
+
+    secret = "ghp_unitSECRET0123456789"
+    secrets = SecretForms.from_values([secret])
+    for before in range(3_762, 3_785, 2):  # the 4,000-character window begins inside it
+        written = "a" * (10_000 - before) + secret + "b" * before + "\n" + "." * 190 + secret
+        tail = _tail(io.StringIO(written), secrets)
+        assert not any(secret[i : i + 6] in tail for i in range(len(secret) - 5)), tail

@@ -167,11 +167,12 @@ def _attach_mcp(
     workspace: Path,
     counter: TokenCounter,
 ) -> None:
-    """Give the session its MCP servers and the toolbox their tools (not started yet)."""
+    """Give the session its MCP servers and the toolbox their tools (not started yet);
+    what the servers say is redacted of the toolbox's secrets."""
     from agent_cli.session.mcp_part import McpPart
     from agent_cli.tools import Toolbox
 
-    mcp = McpPart(servers, workspace, counter)
+    mcp = McpPart(servers, workspace, counter, toolbox.secret_forms)
     if isinstance(toolbox, Toolbox):
         toolbox.attach_mcp(mcp)
     session.use_mcp(mcp)
