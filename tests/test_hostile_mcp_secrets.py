@@ -297,3 +297,51 @@ def test_what_mcp_servers_say_about_themselves_is_redacted_on_screen_and_in_ever
     assert "fatal: the token [REDACTED] was refused" in run.shown
     assert "login with [REDACTED] failed" in run.shown
     run.assert_nothing_leaks([TOKEN, KEY])
+
+
+CONFIG_TOKEN = "cfgTOKEN-FAKE-0123456789abcdef"
+DB_PASSWORD = "DBpassw0rd-FAKE-77"
+BEARER = "bearerTOKEN-FAKE-0123456789"
+API_KEY_HEADER = "xapiKEY-FAKE-987654321"
+QUERY_KEY = "queryKEY-FAKE-0123456"
+CONFIGURED = (CONFIG_TOKEN, DB_PASSWORD, BEARER, API_KEY_HEADER, QUERY_KEY)
+
+
+def test_credentials_written_in_config_toml_for_mcp_servers_are_redacted_like_the_environments(
+    tmp_path, monkeypatch
+):
+    """The README tells users to write a server's token in config.toml (`env`,
+    `headers`). Those values are secrets like the environment's: a tool that echoes
+    them, a command that prints config.toml, give `[REDACTED]`; so does the token of
+    `Bearer ...`, a password in a URL and a key in its query. Values that carry no
+    credential (`LOG_LEVEL`, `Accept`) are left alone."""
+    config = (
+        server_table(
+            "svc",
+            "binary",
+            f'env = {{ SERVICE_TOKEN = "{CONFIG_TOKEN}", '
+            f'DB_URL = "postgres://app:{DB_PASSWORD}@db.local/app", LOG_LEVEL = "debugging" }}\n',
+        )
+        + "[mcp_servers.docs]\n"
+        + f'url = "http://127.0.0.1:9/mcp?api_key={QUERY_KEY}"\n'
+        + f'headers = {{ Authorization = "Bearer {BEARER}", X-Api-Key = "{API_KEY_HEADER}", '
+        + 'Accept = "application/json" }\n'
+        + "startup_timeout = 5\n"
+    )
+    scripts = [
+        call("toolu_1", "mcp__svc__env_value", {"name": "SERVICE_TOKEN"}),
+        call("toolu_2", "mcp__svc__env_value", {"name": "DB_URL"}),
+        call("toolu_3", "mcp__svc__env_value", {"name": "LOG_LEVEL"}),
+        call("toolu_4", "bash", {"command": 'cat "$AGENT_CLI_HOME/config.toml"'}),
+        say("seen"),
+    ]
+    run = run_repl(tmp_path, config, "who am i\n/mcp\n", scripts, monkeypatch=monkeypatch)
+    assert run.code == 0 and "seen" in run.shown, run.shown[-2_000:]
+    token, url, level, shown_config = (result_text(r) for r in tool_results(run.bodies[-1]))
+    assert "SERVICE_TOKEN=[REDACTED]" in token
+    assert "DB_URL=postgres://app:[REDACTED]@db.local/app" in url
+    assert "LOG_LEVEL=debugging" in level and "REDACTED" not in level
+    header, _, body = shown_config.partition("\n")
+    assert "5 secret values" in header and body.count("[REDACTED]") == 5
+    assert 'Accept = "application/json"' in body
+    run.assert_nothing_leaks([*CONFIGURED, TOKEN, KEY], skip=[run.home / "config.toml"])

@@ -221,3 +221,47 @@ def test_a_servers_stderr_is_redacted_before_its_last_lines_are_cut():
         written = "a" * (10_000 - before) + secret + "b" * before + "\n" + "." * 190 + secret
         tail = _tail(io.StringIO(written), secrets)
         assert not any(secret[i : i + 6] in tail for i in range(len(secret) - 5)), tail
+
+
+def test_the_credentials_config_toml_gives_mcp_servers_are_collected_as_secrets():
+    from agent_cli.tools.redaction import collect_mcp_secret_values
+
+    basic = base64.b64encode(b"alice:basic-pass-123").decode()
+    servers = parse_mcp_servers(
+        {
+            "gh": {
+                "command": "npx",
+                "env": {
+                    "GITHUB_TOKEN": "ghp_config0123456789",
+                    "MY_PAT": "named-by-the-user-1",
+                    "DB_URL": "postgres://app:db-pass-4567@host/db",
+                    "LOG_LEVEL": "debugging-verbose",
+                    "SHORT_TOKEN": "tiny",
+                },
+            },
+            "web": {
+                "url": "https://host/mcp?api_key=query-key-890&page=200000000",
+                "headers": {
+                    "Authorization": "Bearer bearer-tok-0001",
+                    "Proxy-Authorization": f"Basic {basic}",
+                    "X-Team": "team-identifier-9",
+                    "Accept": "application/json",
+                },
+            },
+        },
+        "config.toml",
+    )
+    found = set(collect_mcp_secret_values(servers, {"AGENT_CLI_SECRET_NAMES": "MY_PAT"}))
+    assert found == {
+        "ghp_config0123456789",
+        "named-by-the-user-1",
+        "db-pass-4567",
+        "query-key-890",
+        "Bearer bearer-tok-0001",
+        "bearer-tok-0001",
+        f"Basic {basic}",
+        basic,
+        "alice:basic-pass-123",
+        "basic-pass-123",
+        "team-identifier-9",
+    }
