@@ -1,7 +1,7 @@
 """The connections to a session's MCP servers, run on one background event loop.
 
 Contract:
-- `McpHub(servers, cwd)` holds one `ServerState` per configured server: `disabled`
+- `McpHub(servers, cwd, secrets)` holds one `ServerState` per configured server: `disabled`
   (enabled = false), else `starting` until `start()` has connected it and listed its
   tools (`ready`, with the tools it offers and those it skips), or `failed` with a reason
   a person can act on: the command was not found, it exited (with the last lines of its

@@ -1,7 +1,7 @@
 """The session's MCP servers: started when the REPL is ready, waited for before a
 request, reported once when they fail, listed with what their tool schemas cost.
 
-Contract: `McpPart(servers, cwd, counter)` holds the session's servers; nothing of the
+Contract: `McpPart(servers, cwd, counter, secrets)` holds the session's servers; nothing of the
 hub (asyncio) or the SDK is imported until `start()` creates and starts the hub, so a
 session opens as fast with servers configured as without. Until then every enabled
 server reads as starting and no tool is offered. It is the toolbox's `McpTools`:
