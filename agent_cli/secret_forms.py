@@ -12,6 +12,10 @@ matches when broken across lines (`base64` wraps at 76 columns, `xxd -p` at 60).
 - `open_match_start(text)` is where a form may have begun at the very end of `text`: the
   earliest position whose rest is the start of some form. When a stream stopped there
   (a cap, a timeout), what follows is unknown, so that rest must be taken as a secret.
+- The same for bytes (binary content, an artifact read by byte range), each form as its
+  UTF-8 bytes: `redact_bytes(data)` gives the redacted bytes and how many were replaced,
+  `byte_occurrences(data, start, end)` what `occurrences` gives for text, and
+  `longest_byte_match` the most bytes one occurrence can cover.
 
 The values themselves never appear in `repr`: a value that holds these is printed in
 logs and tracebacks, and the secret must not be.
@@ -41,8 +45,11 @@ class SecretForms:
     pattern: re.Pattern[str] | None = field(init=False, compare=False, default=None)
     # The longest text one occurrence can cover (a `\r\n` allowed between characters).
     longest_match: int = field(init=False, compare=False, default=0)
+    longest_byte_match: int = field(init=False, compare=False, default=0)
     _starts: re.Pattern[str] | None = field(init=False, compare=False, default=None)
     _flat_forms: tuple[str, ...] = field(init=False, compare=False, default=())
+    _byte_pattern: re.Pattern[bytes] | None = field(init=False, compare=False, default=None)
+    _byte_starts: re.Pattern[bytes] | None = field(init=False, compare=False, default=None)
 
     def __post_init__(self) -> None:
         forms = tuple(sorted(set(self.forms), key=lambda form: (-len(form), form)))
@@ -53,6 +60,8 @@ class SecretForms:
         set_field(self, "_starts", re.compile(f"(?=({alternation}))") if forms else None)
         set_field(self, "longest_match", 3 * max(map(len, forms), default=0))
         set_field(self, "_flat_forms", tuple(form.translate(_LINE_BREAK_CHARS) for form in forms))
+        longest = max((len(form.encode("utf-8")) + 2 * len(form) for form in forms), default=0)
+        set_field(self, "longest_byte_match", longest)
 
     def __repr__(self) -> str:
         return f"SecretForms(<{len(self.forms)} forms>)"
@@ -71,6 +80,35 @@ class SecretForms:
     def redact(self, text: str) -> str:
         """`text` with every occurrence of a form replaced by `REDACTED_MARK`."""
         return self.pattern.sub(REDACTED_MARK, text) if self.pattern is not None else text
+
+    def redact_bytes(self, data: bytes) -> tuple[bytes, int]:
+        """`data` with every occurrence of a form's UTF-8 bytes replaced by
+        `REDACTED_MARK`, and how many were replaced."""
+        pattern = self._byte_patterns()[0]
+        if pattern is None or not data:
+            return data, 0
+        return pattern.subn(REDACTED_MARK.encode("ascii"), data)
+
+    def byte_occurrences(self, data: bytes, start: int, end: int) -> Iterator[tuple[int, int]]:
+        """`occurrences` for bytes: (start, end) of every occurrence of a form's bytes
+        that begins in `[start, end)`, overlapping ones included."""
+        starts = self._byte_patterns()[1]
+        if starts is None:
+            return
+        limit = min(len(data), max(end, 0) + self.longest_byte_match)
+        for found in starts.finditer(data, max(start, 0), limit):
+            if found.start() >= end:
+                return
+            yield found.start(1), found.end(1)
+
+    def _byte_patterns(self) -> tuple[re.Pattern[bytes] | None, re.Pattern[bytes] | None]:
+        """The bytes patterns (whole forms; their starts), compiled on first use: most
+        sessions never meet binary content."""
+        if self._byte_pattern is None and self.forms:
+            alternation = b"|".join(_byte_pattern_for(form) for form in self.forms)
+            object.__setattr__(self, "_byte_pattern", re.compile(alternation))
+            object.__setattr__(self, "_byte_starts", re.compile(b"(?=(%s))" % alternation))
+        return self._byte_pattern, self._byte_starts
 
     def occurrences(self, text: str, start: int, end: int) -> Iterator[tuple[int, int]]:
         """(start, end) of every occurrence that begins in `[start, end)`, overlapping
@@ -125,3 +163,11 @@ def _pattern_for(form: str) -> str:
     if len(form) > MAX_WRAPPED_CHARS:
         return re.escape(form)
     return _LINE_BREAK.join(re.escape(character) for character in form)
+
+
+def _byte_pattern_for(form: str) -> bytes:
+    """`_pattern_for` over the form's UTF-8 bytes: a line break may come only between
+    two characters, never inside one."""
+    if len(form) > MAX_WRAPPED_CHARS:
+        return re.escape(form.encode("utf-8"))
+    return _LINE_BREAK.encode("ascii").join(re.escape(ch.encode("utf-8")) for ch in form)

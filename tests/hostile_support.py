@@ -17,10 +17,13 @@ planted links leading out, and canary files outside whose names are reachable by
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import hashlib
 import json
 import os
+import re
 import sys
 import threading
 from collections.abc import Iterator
@@ -34,6 +37,31 @@ from agent_cli.sources import SourcePointerResolver
 
 DEFAULT_FUZZ_EXAMPLES = 500
 FUZZ_EXAMPLES = int(os.environ.get("AGENT_CLI_FUZZ_EXAMPLES", DEFAULT_FUZZ_EXAMPLES))
+BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-=]{12,}")
+HEX_RUN = re.compile(r"[0-9a-fA-F]{16,}")
+
+
+def recoverable_secrets(text: str, secrets: tuple[str, ...]) -> set[str]:
+    """The secrets that can be read back from `text` as they are, or by decoding any run
+    of base64 (at every offset, both alphabets) or hex found in it, line breaks removed."""
+    flat = re.sub(r"\r?\n", "", text)
+    found = {secret for secret in secrets if secret in text or secret in flat}
+    for run in BASE64_RUN.findall(flat):
+        for offset in range(4):
+            piece = run[offset:].rstrip("=")
+            piece = piece[: len(piece) - len(piece) % 4]
+            for decode in (base64.b64decode, base64.urlsafe_b64decode):
+                try:
+                    data = decode(piece)
+                except (binascii.Error, ValueError):
+                    continue
+                found |= {s for s in secrets if s.encode() in data}
+    for run in HEX_RUN.findall(flat):
+        for offset in range(2):
+            piece = run[offset:]
+            data = bytes.fromhex(piece[: len(piece) - len(piece) % 2])
+            found |= {s for s in secrets if s.encode() in data}
+    return found
 
 
 def fuzz_settings(share: float = 1.0) -> settings:

@@ -8,6 +8,7 @@ store; properties over random secrets in every form, paddings and cut sizes.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -150,3 +151,37 @@ def test_a_preview_keeps_a_pointer_at_its_edge_whole():
     text = "a " * 45 + pointer + " b" * 200 + " " + pointer + " c" * 45
     preview = render_preview(text, 100, 0, SecretForms())
     assert preview.count(pointer) == 2
+
+
+@fuzz_settings(0.1)
+@given(
+    case=padded_secrets(),
+    offset=st.integers(0, 500),
+    limit=st.integers(1, 300),
+    binary=st.booleans(),
+)
+def test_an_artifact_range_read_anywhere_leaves_no_piece_of_a_secret(case, offset, limit, binary):
+    """An artifact may hold a secret whole (written before it was known, by an older
+    version); `read_artifact` takes the model's offset and limit, so the model would
+    choose where the secret is cut. A range never begins or ends inside it, and what it
+    keeps of it is redacted; the offset to continue at always moves on."""
+    from tools_support import FakeArtifactStore
+
+    from agent_cli.tools.artifact_tool import read_artifact_range
+
+    secret, form, before, after = case
+    secrets = SecretForms.from_values([secret])
+    store = FakeArtifactStore()
+    prefix = b"\x00\xff" if binary else b""
+
+    def shown(text: str) -> str:
+        pointer = str(store.put("s1", prefix + text.encode("utf-8")).pointer)
+        data = store.saved[pointer]
+        if offset >= len(data):
+            return ""
+        page = read_artifact_range(store, pointer, offset, limit, secrets)
+        following = re.search(r"continue with offset=(\d+)\]", page.body)
+        assert following is None or int(following.group(1)) > offset
+        return secrets.redact(page.text)
+
+    assert_no_piece_leaks(shown, secret, form, lambda f: before + f + after)

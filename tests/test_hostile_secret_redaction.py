@@ -15,9 +15,7 @@ messages and spilled artifacts included.
 from __future__ import annotations
 
 import base64
-import binascii
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -26,6 +24,7 @@ from cuts_support import strings_in
 from e2e_support import build_env, run_piped
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 from hostile_support import fuzz_settings
+from hostile_support import recoverable_secrets as read_back_secrets
 from hypothesis import given
 from hypothesis import strategies as st
 from tools_support import FakeArtifactStore
@@ -38,31 +37,11 @@ KEY = "sk-ant-FAKE-redaction-0123456789abcdef"
 GITHUB_TOKEN = "ghp_FAKEtoken0123456789ABCDEFabcdef"
 MARKED = "hunter2-marked-secret-value"
 SECRETS = (KEY, GITHUB_TOKEN, MARKED)
-BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-=]{12,}")
-HEX_RUN = re.compile(r"[0-9a-fA-F]{16,}")
 
 
 def recoverable_secrets(text: str, secrets: tuple[str, ...] = SECRETS) -> set[str]:
-    """The secrets that can be read back from `text` as they are, or by decoding any run
-    of base64 (at every offset, both alphabets) or hex found in it, line breaks removed."""
-    flat = re.sub(r"\r?\n", "", text)
-    found = {secret for secret in secrets if secret in text or secret in flat}
-    for run in BASE64_RUN.findall(flat):
-        for offset in range(4):
-            piece = run[offset:].rstrip("=")
-            piece = piece[: len(piece) - len(piece) % 4]
-            for decode in (base64.b64decode, base64.urlsafe_b64decode):
-                try:
-                    data = decode(piece)
-                except (binascii.Error, ValueError):
-                    continue
-                found |= {s for s in secrets if s.encode() in data}
-    for run in HEX_RUN.findall(flat):
-        for offset in range(2):
-            piece = run[offset:]
-            data = bytes.fromhex(piece[: len(piece) - len(piece) % 2])
-            found |= {s for s in secrets if s.encode() in data}
-    return found
+    """The secrets that can be read back from `text` (`hostile_support.recoverable_secrets`)."""
+    return read_back_secrets(text, secrets)
 
 
 def bash(tool_id: str, command: str) -> Reply:

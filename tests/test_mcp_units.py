@@ -131,3 +131,137 @@ def test_results_keep_text_in_order_and_store_binary_content_as_artifacts():
     assert images == (
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}},
     )
+
+
+def test_binary_content_is_stored_redacted_and_an_image_holding_a_secret_is_withheld():
+    """Secrets in binary content (plain, hex or base64 inside the bytes, or in the item's
+    base64 itself) are redacted from the stored bytes; an image holding one is never sent
+    and the text says why; a clean image still is."""
+    from agent_cli.secret_forms import SecretForms
+
+    secret = "ghp_unitSECRET0123456789"
+    secrets = SecretForms.from_values([secret])
+    saved: list[bytes] = []
+
+    def save(data: bytes, suffix: str) -> str:
+        saved.append(data)
+        return f"artifact:s1:{len(saved)}"
+
+    def image(data: bytes) -> dict[str, str]:
+        return {"type": "image", "data": base64.b64encode(data).decode(), "mimeType": "image/png"}
+
+    clean = image(b"\x89PNG clean")
+    items = [
+        image(b"\x89PNG tEXt " + secret.encode()),
+        image(b"\x89PNG " + secret.encode().hex().encode()),
+        image(b"\x89PNG " + base64.b64encode(b"x" + secret.encode())),
+        clean,
+        {"type": "audio", "data": base64.b64encode(secret.encode()).decode()},
+        {"type": "resource", "resource": {"uri": "u", "blob": image(secret.encode())["data"]}},
+    ]
+    result, images = render_call_result("s", "t", items, False, save, secrets)
+    lines = result.body.splitlines()
+    assert all("withheld from the model" in line for line in lines[:3]), lines
+    assert "withheld" not in lines[3] and "redacted" not in lines[3]
+    assert all(
+        "1 secret value held by agent-cli redacted" in line for line in lines[:3] + lines[4:]
+    )
+    assert [block["source"]["data"] for block in images] == [clean["data"]]
+    assert saved[3] == b"\x89PNG clean"
+    for stored in saved:
+        assert secrets.redact_bytes(stored)[1] == 0
+        assert secret.encode() not in stored
+
+
+def test_what_a_server_lists_is_offered_with_secrets_redacted_and_never_named_after_one():
+    """A description (even one cut for length right inside the secret), every string of
+    an input schema: redacted. A tool named after a secret, or whose schema names a
+    property after one: not offered, shown redacted."""
+    from agent_cli.secret_forms import SecretForms
+
+    secret = "ghp_unitSECRET0123456789"
+    secrets = SecretForms.from_values([secret])
+    long = "x " * (MAX_DESCRIPTION_CHARS // 2 - 20) + secret + " tail"
+    schema = {
+        "type": "object",
+        "properties": {
+            "mode": {"type": "string", "enum": ["a", secret], "description": f"uses {secret}"}
+        },
+    }
+    offered, skipped = offer_tools(
+        "srv",
+        [
+            ListedTool("ok", f"token {secret}", schema),
+            ListedTool("wordy", long, OBJECT),
+            ListedTool(secret, "named after it", OBJECT),
+            ListedTool("keyed", "a property named after it", {"type": "object", secret: {}}),
+        ],
+        secrets,
+    )
+    assert [tool.tool for tool in offered] == ["ok", "wordy"]
+    text = repr([dict(tool.definition) for tool in offered])
+    assert secret[:8] not in text and text.count("[REDACTED]") == 4
+    assert [(s.tool, "secret" in s.problem) for s in skipped] == [
+        ("[REDACTED]", True),
+        ("keyed", True),
+    ]
+
+
+def test_a_servers_stderr_is_redacted_before_its_last_lines_are_cut():
+    """The window of stderr read, and each line's 200 characters, may fall inside the
+    secret: no piece of it is left."""
+    import io
+
+    from agent_cli.mcp_servers.hub import _tail
+    from agent_cli.secret_forms import SecretForms
+
+    secret = "ghp_unitSECRET0123456789"
+    secrets = SecretForms.from_values([secret])
+    for before in range(3_762, 3_785, 2):  # the 4,000-character window begins inside it
+        written = "a" * (10_000 - before) + secret + "b" * before + "\n" + "." * 190 + secret
+        tail = _tail(io.StringIO(written), secrets)
+        assert not any(secret[i : i + 6] in tail for i in range(len(secret) - 5)), tail
+
+
+def test_the_credentials_config_toml_gives_mcp_servers_are_collected_as_secrets():
+    from agent_cli.tools.redaction import collect_mcp_secret_values
+
+    basic = base64.b64encode(b"alice:basic-pass-123").decode()
+    servers = parse_mcp_servers(
+        {
+            "gh": {
+                "command": "npx",
+                "env": {
+                    "GITHUB_TOKEN": "ghp_config0123456789",
+                    "MY_PAT": "named-by-the-user-1",
+                    "DB_URL": "postgres://app:db-pass-4567@host/db",
+                    "LOG_LEVEL": "debugging-verbose",
+                    "SHORT_TOKEN": "tiny",
+                },
+            },
+            "web": {
+                "url": "https://host/mcp?api_key=query-key-890&page=200000000",
+                "headers": {
+                    "Authorization": "Bearer bearer-tok-0001",
+                    "Proxy-Authorization": f"Basic {basic}",
+                    "X-Team": "team-identifier-9",
+                    "Accept": "application/json",
+                },
+            },
+        },
+        "config.toml",
+    )
+    found = set(collect_mcp_secret_values(servers, {"AGENT_CLI_SECRET_NAMES": "MY_PAT"}))
+    assert found == {
+        "ghp_config0123456789",
+        "named-by-the-user-1",
+        "db-pass-4567",
+        "query-key-890",
+        "Bearer bearer-tok-0001",
+        "bearer-tok-0001",
+        f"Basic {basic}",
+        basic,
+        "alice:basic-pass-123",
+        "basic-pass-123",
+        "team-identifier-9",
+    }

@@ -1,16 +1,24 @@
 """What an MCP tool call returned, as a tool result like any other.
 
-Contract: `render_call_result(server, tool, items, is_error, save_blob)` turns the
-content items of a call (plain dicts as the SDK dumps them: `type` text, image, audio,
-resource or resource_link) into a `ToolResult` whose header names the server and tool
-and whose body holds the text in order, and the image blocks to send with it. Binary
-content (images, audio, blob resources) is handed to `save_blob(data, suffix)`, which
-stores it and returns a pointer, and is named in the text with its type and size; an
-image the Messages API takes in a tool_result (PNG, JPEG, GIF or WebP, at most
+Contract: `render_call_result(server, tool, items, is_error, save_blob, secrets)` turns
+the content items of a call (plain dicts as the SDK dumps them: `type` text, image,
+audio, resource or resource_link) into a `ToolResult` whose header names the server and
+tool and whose body holds the text in order, and the image blocks to send with it.
+Binary content (images, audio, blob resources) is handed to `save_blob(data, suffix)`,
+which stores it and returns a pointer, and is named in the text with its type and size;
+an image the Messages API takes in a tool_result (PNG, JPEG, GIF or WebP, at most
 `MAX_IMAGE_BYTES`, at most `MAX_IMAGES` a call) is also sent as an image block, so the
-model sees it. Data that is not valid base64 is named as dropped. Anything else is named as unsupported, never silently lost. The result then
-goes the way of every tool result (redacted, bounded, spilled with a pointer when big).
-Pure but for `save_blob`.
+model sees it. Data that is not valid base64 is named as dropped. Anything else is named
+as unsupported, never silently lost. The result then goes the way of every tool result
+(redacted, bounded, spilled with a pointer when big).
+
+Secrets (`secrets`, the forms the toolbox redacts): binary content is stored with every
+form redacted in its bytes (`SecretForms.redact_bytes`; the stored copy of an image is
+then no valid image, and the text says how many values were redacted), and an image
+whose bytes or base64 hold a form is never sent: the text says it was withheld and why.
+Redacting the picture would not do (the base64 of changed bytes is another picture, or
+none), and the model must not get the secret back by reading it. Pure but for
+`save_blob`.
 """
 
 from __future__ import annotations
@@ -20,7 +28,8 @@ import binascii
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from agent_cli.tools.output import ToolResult, format_size
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
+from agent_cli.tools.output import ToolResult, count_noun, format_size
 
 BlobSaver = Callable[[bytes, str], str]
 API_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
@@ -42,10 +51,11 @@ def render_call_result(
     items: Iterable[Mapping[str, Any]],
     is_error: bool,
     save_blob: BlobSaver,
+    secrets: SecretForms = NO_SECRETS,
 ) -> tuple[ToolResult, tuple[dict[str, Any], ...]]:
     """The call's result and the image blocks to send with it (module contract)."""
-    items = list(items)
-    parts = [_render_item(item, save_blob) for item in items]
+    rendering = _Rendering(save_blob, secrets)
+    parts = [rendering.item(item) for item in items]
     body = "\n".join(part for part in parts if part)
     state = "error" if is_error else "ok"
     result = ToolResult(
@@ -54,62 +64,65 @@ def render_call_result(
         is_error=is_error,
         summary=f"{state}, {format_size(len(body.encode('utf-8')))}",
     )
-    return result, tuple(_api_images(items))
+    return result, tuple(rendering.images)
 
 
-def _api_images(items: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Image blocks for the images the Messages API takes (module contract)."""
-    images: list[dict[str, Any]] = []
-    for item in items:
-        mime, data = _text(item.get("mimeType")), item.get("data")
-        if item.get("type") != "image" or mime not in API_IMAGE_TYPES or not isinstance(data, str):
-            continue
+class _Rendering:
+    """One call's items rendered in order, and the image blocks gathered on the way."""
+
+    def __init__(self, save_blob: BlobSaver, secrets: SecretForms) -> None:
+        self._save_blob = save_blob
+        self._secrets = secrets
+        self.images: list[dict[str, Any]] = []
+
+    def item(self, item: Mapping[str, Any]) -> str:
+        kind = item.get("type")
+        if kind == "text":
+            text = item.get("text")
+            return text if isinstance(text, str) else "[a text item without text]"
+        if kind in ("image", "audio"):
+            return self._binary(str(kind), item.get("data"), _text(item.get("mimeType")))
+        if kind == "resource":
+            return self._resource(item.get("resource"))
+        if kind == "resource_link":
+            link = f"[resource link: {_text(item.get('name'))} {_text(item.get('uri'))}]"
+            return link.replace("  ", " ")
+        return f"[content of type {_text(kind)[:40] or 'unknown'} is not supported; dropped]"
+
+    def _resource(self, resource: Any) -> str:
+        if not isinstance(resource, Mapping):
+            return "[a resource item without a resource; dropped]"
+        uri = _text(resource.get("uri"))
+        if isinstance(resource.get("text"), str):
+            return f"[resource {uri}]\n{resource['text']}"
+        return self._binary("resource", resource.get("blob"), _text(resource.get("mimeType")), uri)
+
+    def _binary(self, kind: str, data: Any, mime: str, uri: str = "") -> str:
+        named = " ".join(part for part in (kind, uri, mime) if part)
         try:
-            size = len(base64.b64decode(data, validate=True))
+            raw = base64.b64decode(data if isinstance(data, str) else "", validate=True)
         except (binascii.Error, ValueError):
-            continue
-        if 0 < size <= MAX_IMAGE_BYTES and len(images) < MAX_IMAGES:
-            images.append(
-                {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
-            )
-    return images
-
-
-def _render_item(item: Mapping[str, Any], save_blob: BlobSaver) -> str:
-    kind = item.get("type")
-    if kind == "text":
-        text = item.get("text")
-        return text if isinstance(text, str) else "[a text item without text]"
-    if kind in ("image", "audio"):
-        return _binary(kind, item.get("data"), _text(item.get("mimeType")), save_blob)
-    if kind == "resource":
-        return _resource(item.get("resource"), save_blob)
-    if kind == "resource_link":
-        return f"[resource link: {_text(item.get('name'))} {_text(item.get('uri'))}]".replace(
-            "  ", " "
+            return f"[{named}: its data was not valid base64; dropped]"
+        stored, redacted = self._secrets.redact_bytes(raw)
+        holds_secret = bool(redacted) or (
+            self._secrets.pattern is not None and self._secrets.pattern.search(str(data))
         )
-    return f"[content of type {_text(kind)[:40] or 'unknown'} is not supported; dropped]"
-
-
-def _resource(resource: Any, save_blob: BlobSaver) -> str:
-    if not isinstance(resource, Mapping):
-        return "[a resource item without a resource; dropped]"
-    uri = _text(resource.get("uri"))
-    if isinstance(resource.get("text"), str):
-        return f"[resource {uri}]\n{resource['text']}"
-    return _binary(
-        "resource", resource.get("blob"), _text(resource.get("mimeType")), save_blob, uri
-    )
-
-
-def _binary(kind: str, data: Any, mime: str, save_blob: BlobSaver, uri: str = "") -> str:
-    named = " ".join(part for part in (kind, uri, mime) if part)
-    try:
-        raw = base64.b64decode(data if isinstance(data, str) else "", validate=True)
-    except (binascii.Error, ValueError):
-        return f"[{named}: its data was not valid base64; dropped]"
-    pointer = save_blob(raw, SUFFIXES.get(mime, ".bin"))
-    return f"[{named}, {format_size(len(raw))}, saved as {pointer}]"
+        pointer = self._save_blob(stored, SUFFIXES.get(mime, ".bin"))
+        described = f"[{named}, {format_size(len(raw))}, saved as {pointer}"
+        if redacted:
+            values = count_noun(redacted, "secret value")
+            described += f" with {values} held by agent-cli redacted from the stored copy"
+        if kind != "image" or mime not in API_IMAGE_TYPES:
+            return described + "]"
+        if holds_secret:
+            return described + (
+                "; withheld from the model: it holds a secret agent-cli keeps (an API key "
+                "or token), so it is not sent]"
+            )
+        if 0 < len(raw) <= MAX_IMAGE_BYTES and len(self.images) < MAX_IMAGES:
+            source = {"type": "base64", "media_type": mime, "data": data}
+            self.images.append({"type": "image", "source": source})
+        return described + "]"
 
 
 def _text(value: Any) -> str:

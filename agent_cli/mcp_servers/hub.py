@@ -1,7 +1,7 @@
 """The connections to a session's MCP servers, run on one background event loop.
 
 Contract:
-- `McpHub(servers, cwd)` holds one `ServerState` per configured server: `disabled`
+- `McpHub(servers, cwd, secrets)` holds one `ServerState` per configured server: `disabled`
   (enabled = false), else `starting` until `start()` has connected it and listed its
   tools (`ready`, with the tools it offers and those it skips), or `failed` with a reason
   a person can act on: the command was not found, it exited (with the last lines of its
@@ -22,6 +22,10 @@ Contract:
   and kills its group: nothing a server started outlives agent-cli.
 - `version` grows whenever the set of offered tools changes, so a toolbox knows when to
   rebuild its tool list. Thread-safe: states are read and written under one lock.
+- Nothing a server says reaches a state or a failure with a secret agent-cli keeps in
+  it (`secrets`, the toolbox's forms): its tools are offered redacted (`offer_tools`),
+  and its stderr, its error messages and every reason are redacted before they are cut
+  (a cut first could split a secret, which then would not be recognised).
 """
 
 from __future__ import annotations
@@ -52,6 +56,8 @@ from agent_cli.mcp_servers.states import (
     CallOutcome,
     ServerState,
 )
+from agent_cli.safe_cuts import safe_tail_start
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 
 STOP_SECONDS = 3.5  # the SDK asks a server's group to end, then kills it after 2 s
 CLOSE_SECONDS = STOP_SECONDS + 1.5
@@ -78,9 +84,11 @@ class McpHub:
         self,
         servers: Sequence[McpServerSettings],
         cwd: Path,
+        secrets: SecretForms = NO_SECRETS,
     ) -> None:
         self._settings = {server.name: server for server in servers}
         self._cwd = cwd
+        self._secrets = secrets
         self._lock = threading.Condition()
         self._states = {
             server.name: ServerState(server.name, STARTING if server.enabled else DISABLED)
@@ -236,7 +244,9 @@ class McpHub:
                 raise
             except BaseException as error:  # noqa: BLE001  the SDK raises groups and more
                 if self._state_status(name) != FAILED:
-                    self._fail(name, describe_start_failure(error, settings, _tail(errlog)))
+                    stderr = _tail(errlog, self._secrets)
+                    reason = describe_start_failure(error, settings, stderr, self._secrets)
+                    self._fail(name, reason)
             finally:
                 running.session = None
                 end_group(running.group or _read_group(Path(pid_file.name)))
@@ -254,7 +264,7 @@ class McpHub:
             with anyio.fail_after(settings.startup_timeout):
                 await session.initialize()
                 listed = await _list_tools(session)
-            offered, skipped = offer_tools(settings.name, listed)
+            offered, skipped = offer_tools(settings.name, listed, self._secrets)
             running.session, running.group = session, _read_group(pid_file)
             self._set_state(
                 settings.name,
@@ -281,7 +291,8 @@ class McpHub:
             return CallOutcome(failure=f"{reason}; the server was stopped")
         except Exception as error:  # the connection broke, or the answer was malformed
             if _is_broken_connection(error) or running is None or running.session is None:
-                reason = f"its connection broke during a call of {tool} ({_short(error)})"
+                why = _short(error, self._secrets)
+                reason = f"its connection broke during a call of {tool} ({why})"
                 await self._stop_failed(server, reason)
                 return CallOutcome(failure=f"the MCP server {server} stopped: {reason}")
             return CallOutcome(failure=f"{server} answered {tool} with something unreadable")
@@ -374,6 +385,7 @@ class McpHub:
                 self._fail(name, reason)
 
     def _fail(self, name: str, reason: str, in_call: bool = False) -> None:
+        reason = self._secrets.redact(reason)  # whatever a server's words it was built of
         state = self._state(name) or ServerState(name, FAILED)
         failed = replace(state, status=FAILED, reason=reason, tools=(), failed_in_call=in_call)
         self._set_state(name, failed)
@@ -422,8 +434,14 @@ def _read_group(pid_file: Path) -> int | None:
     return None
 
 
-def describe_start_failure(error: BaseException, settings: McpServerSettings, stderr: str) -> str:
-    """Why a server did not start, in words a person can act on."""
+def describe_start_failure(
+    error: BaseException,
+    settings: McpServerSettings,
+    stderr: str,
+    secrets: SecretForms = NO_SECRETS,
+) -> str:
+    """Why a server did not start, in words a person can act on; `stderr` (its last
+    lines) already redacted of `secrets`, the error's own words redacted here."""
     leaf = _leaf(error)
     if NOT_STARTED_MARK in stderr:
         why = stderr.split(NOT_STARTED_MARK, 1)[1].split(" | ")[0]
@@ -438,7 +456,7 @@ def describe_start_failure(error: BaseException, settings: McpServerSettings, st
     tail = f"; its last stderr lines: {stderr}" if stderr else ""
     if isinstance(leaf, TimeoutError):
         return "it did not answer the MCP handshake in time" + tail
-    return f"it stopped before it was ready ({_short(leaf)}){tail}"
+    return f"it stopped before it was ready ({_short(leaf, secrets)}){tail}"
 
 
 def _leaf(error: BaseException) -> BaseException:
@@ -460,16 +478,26 @@ def _is_broken_connection(error: BaseException) -> bool:
     }
 
 
-def _short(error: BaseException) -> str:
-    text = str(error).strip().splitlines()[0] if str(error).strip() else ""
+def _short(error: BaseException, secrets: SecretForms = NO_SECRETS) -> str:
+    """The error's type and first line (at most 120 characters), `secrets` redacted
+    before the cut."""
+    said = secrets.redact(str(error)).strip()
+    text = said.splitlines()[0] if said else ""
     text = text if len(text) <= 120 else text[:117] + "..."
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-def _tail(errlog: IO[str]) -> str:
+def _tail(errlog: IO[str], secrets: SecretForms = NO_SECRETS) -> str:
+    """The last `STDERR_TAIL_LINES` lines a server wrote to stderr, each at most 200
+    characters, `secrets` redacted first: the window read begins after any secret its
+    start would split, and the lines are cut only once nothing is left to redact."""
     with contextlib.suppress(Exception):
         errlog.seek(0)
-        lines = [line.strip() for line in errlog.read()[-4_000:].splitlines() if line.strip()]
+        written = errlog.read()
+        window = written[-(4_000 + secrets.longest_match) :]
+        window = window[safe_tail_start(window, max(0, len(window) - 4_000), secrets) :]
+        said = secrets.redact(window)
+        lines = [line.strip() for line in said.splitlines() if line.strip()]
         return " | ".join(line[:200] for line in lines[-STDERR_TAIL_LINES:])
     return ""
 

@@ -7,7 +7,14 @@ stays the same from request to request, so the prompt cache holds), and a `Skipp
 each tool that cannot be offered, with the reason: a name outside the tool-name grammar
 or too long once prefixed, a name listed twice, an input schema that is not a JSON
 object schema. A description is kept up to `MAX_DESCRIPTION_CHARS` (a 100 KB description
-would ride in every request), cut at a word and marked. Pure.
+would ride in every request), cut at a word and marked.
+
+Everything the server wrote rides in every request, so none of it may carry a secret
+agent-cli keeps (`secrets`, the toolbox's forms): the description and every string in
+the input schema (descriptions, titles, enum values, defaults) have them redacted, before
+any cut; a tool whose name, or a property name in whose schema, holds one is not offered
+(a name cannot be redacted: the model calls the tool by it), and its `Skipped` shows the
+name redacted. Pure.
 """
 
 from __future__ import annotations
@@ -17,6 +24,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # the Messages API's grammar
 PREFIX = "mcp__"
@@ -68,31 +77,35 @@ def split_offered_name(name: str) -> tuple[str, str] | None:
 
 
 def offer_tools(
-    server: str, tools: Iterable[ListedTool]
+    server: str, tools: Iterable[ListedTool], secrets: SecretForms = NO_SECRETS
 ) -> tuple[list[OfferedTool], list[Skipped]]:
     """The offerable tools of `server`, sorted, and the skipped ones (module contract)."""
     offered: dict[str, OfferedTool] = {}
     skipped: list[Skipped] = []
     seen: set[str] = set()
     for tool in tools:
-        problem = _problem(server, tool, seen)
+        problem = _problem(server, tool, seen, secrets)
         seen.add(tool.name)
         if problem is not None:
-            skipped.append(Skipped(server, tool.name, problem))
+            shown = secrets.redact(tool.name) if isinstance(tool.name, str) else tool.name
+            skipped.append(Skipped(server, shown, problem))
             continue
         name = offered_name(server, tool.name)
+        description = tool.description if isinstance(tool.description, str) else ""
         definition = {
             "name": name,
-            "description": _short_description(tool.description, server),
-            "input_schema": tool.input_schema,
+            "description": _short_description(secrets.redact(description), server),
+            "input_schema": _redacted_values(tool.input_schema, secrets),
         }
         offered[name] = OfferedTool(definition, server, tool.name)
     return [offered[name] for name in sorted(offered)], skipped
 
 
-def _problem(server: str, tool: ListedTool, seen: set[str]) -> str | None:
+def _problem(server: str, tool: ListedTool, seen: set[str], secrets: SecretForms) -> str | None:
     if not isinstance(tool.name, str) or not TOOL_NAME.match(tool.name):
         return "its name is not letters, digits, '_' and '-' (at most 64)"
+    if secrets.redact(tool.name) != tool.name:
+        return "its name holds a secret agent-cli keeps (an API key or token)"
     if not TOOL_NAME.match(offered_name(server, tool.name)):
         return "its name is too long once prefixed with the server's (64 at most)"
     if tool.name in seen:
@@ -106,7 +119,34 @@ def _problem(server: str, tool: ListedTool, seen: set[str]) -> str | None:
         return "its input schema is not JSON"
     if size > MAX_SCHEMA_BYTES:
         return f"its input schema is {size:,} bytes (at most {MAX_SCHEMA_BYTES:,})"
+    if _names_a_secret(schema, secrets):
+        return "its input schema names a property after a secret agent-cli keeps"
     return None
+
+
+def _names_a_secret(value: Any, secrets: SecretForms) -> bool:
+    """Whether a key of any object inside `value` holds a secret (module contract)."""
+    if isinstance(value, Mapping):
+        return any(
+            (isinstance(key, str) and secrets.redact(key) != key) or _names_a_secret(item, secrets)
+            for key, item in value.items()
+        )
+    if isinstance(value, list):
+        return any(_names_a_secret(item, secrets) for item in value)
+    return False
+
+
+def _redacted_values(value: Any, secrets: SecretForms) -> Any:
+    """`value` (JSON) with `secrets` redacted from every string in it but object keys."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        return secrets.redact(value)
+    if isinstance(value, Mapping):
+        return {key: _redacted_values(item, secrets) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redacted_values(item, secrets) for item in value]
+    return value
 
 
 def _short_description(description: Any, server: str) -> str:

@@ -15,6 +15,7 @@ cached prefix; it is never stored in the view or the transcript).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Generator, Iterator
 from datetime import datetime
 from pathlib import Path
@@ -329,18 +330,33 @@ class Session:
     def expand(self, pointer: str) -> SourceResolution:
         """The record or artifact behind a pointer, re-verified, with a readable excerpt:
         the same path as the model's `recall` tool, with the user's authority (any session
-        of this state folder, where the tool reads only this session's records)."""
+        of this state folder, where the tool reads only this session's records). The
+        excerpt is shown whole, so it is redacted here (the tool's pages are redacted as
+        its results): a record or artifact written before a secret was known, or by an
+        older version, may hold one. An excerpt cut at the read limit loses an ending
+        that may be a secret's start."""
         if self._recall is None:
-            return self._durable.resolver.resolve(pointer)
-        return self._recall.resolve(pointer, own_session_only=False)
+            found = self._durable.resolver.resolve(pointer)
+        else:
+            found = self._recall.resolve(pointer, own_session_only=False)
+        if not found.excerpt:
+            return found
+        secrets = self.toolbox.secret_forms
+        excerpt = found.excerpt
+        open_match = secrets.open_match_start(excerpt) if found.excerpt_truncated else None
+        return dataclasses.replace(found, excerpt=secrets.redact(excerpt[:open_match]))
 
     def read_tool_output(self, pointer: str) -> str:
         """The whole text a tool's output was stored as (the artifact `pointer` names, of
         any session in this state folder), read back and verified against its digest
-        (`/last`); raises `ArtifactUnavailable` when it cannot be. The artifact holds what
-        the toolbox kept after redacting secrets, so nothing here needs redacting again."""
-        whole = self.artifacts.read_range(pointer, 0, WHOLE_ARTIFACT)
-        return whole.decode("utf-8", errors="replace")
+        (`/last`); raises `ArtifactUnavailable` when it cannot be. The toolbox stores what
+        it kept after redacting secrets, but an artifact written before a secret was known
+        (or by an older version, or an MCP server's binary content) may hold one: it is
+        redacted again, as bytes and as text."""
+        whole, _ = self.toolbox.secret_forms.redact_bytes(
+            self.artifacts.read_range(pointer, 0, WHOLE_ARTIFACT)
+        )
+        return self.toolbox.secret_forms.redact(whole.decode("utf-8", errors="replace"))
 
     def last_summary(self) -> str | None:
         """The text of the last compaction summary in the view, in full; None if none yet.

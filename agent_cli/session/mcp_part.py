@@ -1,7 +1,7 @@
 """The session's MCP servers: started when the REPL is ready, waited for before a
 request, reported once when they fail, listed with what their tool schemas cost.
 
-Contract: `McpPart(servers, cwd, counter)` holds the session's servers; nothing of the
+Contract: `McpPart(servers, cwd, counter, secrets)` holds the session's servers; nothing of the
 hub (asyncio) or the SDK is imported until `start()` creates and starts the hub, so a
 session opens as fast with servers configured as without. Until then every enabled
 server reads as starting and no tool is offered. It is the toolbox's `McpTools`:
@@ -13,7 +13,8 @@ reported once; a restart that fails again is reported again; a server that faile
 a tool call is not: that call's error result said why, so a crash costs one error line).
 `servers()` lists every server with its state, its offered tools and the tokens their
 schemas add to every request (`McpServerView`). `restart(name)` restarts one; False when
-no server has that name. `close()` stops them all.
+no server has that name. `close()` stops them all. `secrets` (the toolbox's forms) go to
+the hub, which redacts them from everything a server says (`hub` module contract).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from agent_cli.mcp_servers.states import (
     CallOutcome,
     ServerState,
 )
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import TokenCounter
 
 if TYPE_CHECKING:
@@ -55,11 +57,16 @@ class McpPart:
     """The session's MCP servers (module contract)."""
 
     def __init__(
-        self, servers: Sequence[McpServerSettings], cwd: Path, counter: TokenCounter
+        self,
+        servers: Sequence[McpServerSettings],
+        cwd: Path,
+        counter: TokenCounter,
+        secrets: SecretForms = NO_SECRETS,
     ) -> None:
         self._settings = tuple(servers)
         self._cwd = cwd
         self._counter = counter
+        self._secrets = secrets
         self._hub: McpHub | None = None
         self._reported: dict[str, str] = {}  # server -> the failure reason reported
 
@@ -67,7 +74,7 @@ class McpPart:
         if self._hub is None:
             from agent_cli.mcp_servers.hub import McpHub
 
-            self._hub = McpHub(self._settings, self._cwd)
+            self._hub = McpHub(self._settings, self._cwd, self._secrets)
         self._hub.start()
 
     # --- McpTools, for the toolbox ---------------------------------------------------------

@@ -120,7 +120,11 @@ def open_session(
         recall = Recall(
             session_id, paths.transcripts, paths.artifacts_root, recall_page_chars(policy)
         )
-        make_toolbox = toolbox_factory or partial(_default_toolbox, environment=environment)
+        make_toolbox = toolbox_factory or partial(
+            _default_toolbox,
+            environment=environment,
+            extra_secrets=_mcp_secrets(mcp_servers, environment),
+        )
         toolbox = make_toolbox(
             workspace, artifacts, session_id, ask_permission, auto_approve, recall
         )
@@ -167,14 +171,29 @@ def _attach_mcp(
     workspace: Path,
     counter: TokenCounter,
 ) -> None:
-    """Give the session its MCP servers and the toolbox their tools (not started yet)."""
+    """Give the session its MCP servers and the toolbox their tools (not started yet);
+    what the servers say is redacted of the toolbox's secrets."""
     from agent_cli.session.mcp_part import McpPart
     from agent_cli.tools import Toolbox
 
-    mcp = McpPart(servers, workspace, counter)
+    mcp = McpPart(servers, workspace, counter, toolbox.secret_forms)
     if isinstance(toolbox, Toolbox):
         toolbox.attach_mcp(mcp)
     session.use_mcp(mcp)
+
+
+def _mcp_secrets(
+    servers: Sequence[McpServerSettings], environment: Mapping[str, str] | None
+) -> tuple[str, ...]:
+    """The credentials config.toml gives the MCP servers: secrets like the environment's
+    (`redaction.collect_mcp_secret_values`), for every server, a disabled one too."""
+    if not servers:
+        return ()
+    import os
+
+    from agent_cli.tools.redaction import collect_mcp_secret_values
+
+    return collect_mcp_secret_values(servers, os.environ if environment is None else environment)
 
 
 def _default_toolbox(
@@ -185,6 +204,7 @@ def _default_toolbox(
     auto_approve: bool,
     recall: Recall | None = None,
     environment: Mapping[str, str] | None = None,
+    extra_secrets: tuple[str, ...] = (),
 ) -> Toolbox:
     from agent_cli.tools import Toolbox
 
@@ -196,6 +216,7 @@ def _default_toolbox(
         auto_approve=auto_approve,
         recall=recall,
         secret_environment=environment,
+        extra_secrets=extra_secrets,
     )
 
 

@@ -5,6 +5,14 @@ another session is refused (the model of one session has no business with the to
 output of another), after the store's own checks and before any byte is shown. The range
 is at most `ToolLimits.artifact_read_bytes`, so its own result never needs spilling again. A range that would end inside a UTF-8 character ends before it, and
 the result says exactly which offset to continue at, so paging never garbles text.
+
+No range gives part of a secret (`ToolContext.secrets`, in any form the toolbox redacts),
+even from an artifact that holds one whole (written before the secret was known, or by
+an older version): a range that would begin inside an occurrence begins at its start, one
+that would end inside it ends before it (or after it, when the occurrence is all the
+range would hold), and the bytes read are redacted before they are decoded. The model
+chooses the offsets, so it would otherwise choose where the secret is cut, and two
+halves are each too short to be recognised.
 """
 
 from __future__ import annotations
@@ -12,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from agent_cli.errors import AgentCliError, SourcePointerError, ToolError
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.sources.pointers import parse_source_pointer
 from agent_cli.tools.context import PreparedCall, ToolContext
 from agent_cli.tools.output import ArtifactSink, ToolResult, format_size
@@ -38,7 +47,7 @@ def prepare_read_artifact(context: ToolContext, arguments: dict[str, Any]) -> Pr
     limit = min(arguments.get("limit", cap), cap)
 
     def execute() -> ToolResult:
-        result = read_artifact_range(context.artifacts, pointer, offset, limit)
+        result = read_artifact_range(context.artifacts, pointer, offset, limit, context.secrets)
         if is_foreign:  # after the store's own checks, before any byte is shown
             raise ToolError(FOREIGN_POINTER_MESSAGE)
         return result
@@ -56,27 +65,73 @@ def _session_of(pointer: str) -> str | None:
 
 
 def read_artifact_range(
-    artifacts: ArtifactSink, pointer: str, offset: int, limit: int
+    artifacts: ArtifactSink,
+    pointer: str,
+    offset: int,
+    limit: int,
+    secrets: SecretForms = NO_SECRETS,
 ) -> ToolResult:
-    """Bytes [offset, offset + limit) of the artifact, decoded, with where to continue."""
+    """Bytes [offset, offset + limit) of the artifact, decoded, with where to continue;
+    moved so that no secret is cut (module contract)."""
+    margin = secrets.longest_byte_match  # an occurrence across a bound lies within it
+    low = max(0, offset - margin)
     try:
-        data = artifacts.read_range(pointer, offset=offset, limit=limit + 1)
+        window = artifacts.read_range(pointer, offset=low, limit=offset - low + limit + 1 + margin)
     except AgentCliError as error:
         raise ToolError(
             f"Artifact {pointer} cannot be read ({type(error).__name__}: {error}). It may be "
             "missing or damaged; check the pointer against the tool result that gave it."
         ) from error
-    if not data:
+    start = offset - low
+    if start >= len(window):
         raise ToolError(
             f"offset {offset} is at or past the end of {pointer}; use a smaller offset."
         )
-    has_more = len(data) > limit
-    data = _trim_partial_character(data[:limit]) if has_more else data
-    end = offset + len(data)
-    header = f"Artifact {pointer} (bytes {offset}-{end - 1})"
+    end = start + limit
+    if len(window) > end:
+        end = start + len(_trim_partial_character(window[start:end]))
+    else:
+        end = len(window)
+    start, end = _bounds_around_secrets(window, start, end, secrets)
+    has_more = end < len(window)
+    data, _ = secrets.redact_bytes(window[start:end])
+    header = f"Artifact {pointer} (bytes {low + start}-{low + end - 1})"
     body = data.decode("utf-8", errors="replace")
-    body += f"\n[more follows; continue with offset={end}]" if has_more else "\n[end of artifact]"
-    return ToolResult(header, body, summary=f"read {format_size(len(data))} of artifact")
+    body += (
+        f"\n[more follows; continue with offset={low + end}]" if has_more else "\n[end of artifact]"
+    )
+    return ToolResult(header, body, summary=f"read {format_size(end - start)} of artifact")
+
+
+def _bounds_around_secrets(
+    data: bytes, start: int, end: int, secrets: SecretForms
+) -> tuple[int, int]:
+    """`start` moved back to the start of any occurrence it falls inside, `end` back
+    before any it falls inside (or past them, when nothing would be left)."""
+    start = _back_out_of(data, start, secrets)
+    moved = _back_out_of(data, end, secrets)
+    if moved > start:
+        return start, moved
+    while (after := _past(data, end, secrets)) > end:
+        end = after
+    return start, end
+
+
+def _back_out_of(data: bytes, position: int, secrets: SecretForms) -> int:
+    """`position`, moved back until no occurrence has it strictly inside."""
+    while True:
+        low = position - secrets.longest_byte_match
+        starts = [s for s, e in secrets.byte_occurrences(data, low, position) if e > position]
+        if not starts:
+            return position
+        position = min(starts)
+
+
+def _past(data: bytes, position: int, secrets: SecretForms) -> int:
+    """The end of the occurrences `position` falls strictly inside (`position` if none)."""
+    low = position - secrets.longest_byte_match
+    ends = [e for s, e in secrets.byte_occurrences(data, low, position) if e > position]
+    return max(ends, default=position)
 
 
 def _trim_partial_character(data: bytes) -> bytes:

@@ -13,6 +13,17 @@ What counts as secret (`collect_secret_values`): the values of `ANTHROPIC_API_KE
 variables the user names in `AGENT_CLI_SECRET_NAMES` (comma or space separated). Values
 shorter than `MIN_SECRET_CHARS` are left alone: they would match ordinary text.
 
+The credentials config.toml gives MCP servers count too (`collect_mcp_secret_values`):
+in a server's `env`, the values whose names look like a credential by the same rule (or
+are named in `AGENT_CLI_SECRET_NAMES`); in its `headers`, every value but those of
+headers that carry no credential (`Accept`, `Content-Type`, `User-Agent`, ... see
+`PLAIN_HEADERS`), and of an `<scheme> <credential>` value (`Bearer xyz`) the credential
+alone too (of `Basic`, also what it decodes to, and the password in it); the password of
+any URL with one (`postgres://user:password@host`, in `env` or `url`) and the value of a
+query parameter whose name looks like a credential (`?api_key=...`) in those URLs. Other
+env values (paths, levels, ids) are no secret: redacting them would blank ordinary words
+in every result.
+
 `StreamRedactor` does the same for output shown while a command runs.
 
 Forms covered (`agent_cli.secret_forms`, pure, so compaction knows them too): the value
@@ -27,11 +38,15 @@ so every place that shortens text before it is redacted cuts where no form is sp
 
 from __future__ import annotations
 
+import base64
+import binascii
 import codecs
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from typing import Protocol
+from urllib.parse import parse_qsl, urlsplit
 
 from agent_cli.secret_forms import MIN_SECRET_CHARS, REDACTED_MARK, SecretForms
 from agent_cli.tools.output import ToolResult
@@ -43,6 +58,44 @@ CREDENTIAL_NAME = re.compile(
     r"PRIVATE_?KEY|CREDENTIALS?)(?:$|_)",
     re.IGNORECASE,
 )
+
+
+# Headers that carry no credential; every other header value configured is taken as one.
+PLAIN_HEADERS = frozenset(
+    {
+        "accept",
+        "accept-charset",
+        "accept-encoding",
+        "accept-language",
+        "cache-control",
+        "connection",
+        "content-language",
+        "content-type",
+        "host",
+        "mcp-protocol-version",
+        "origin",
+        "pragma",
+        "referer",
+        "user-agent",
+    }
+)
+CREDENTIAL_PARAMETER = re.compile(
+    r"key|token|secret|passw|passphrase|auth|sig|credential|session", re.IGNORECASE
+)
+AUTH_SCHEME = re.compile(r"^\s*([A-Za-z][A-Za-z0-9._-]*)\s+(\S.*?)\s*$")
+
+
+class ConfiguredServer(Protocol):
+    """What `collect_mcp_secret_values` reads of an MCP server's settings."""
+
+    @property
+    def env(self) -> Mapping[str, str]: ...
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+
+    @property
+    def url(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -61,6 +114,61 @@ def collect_secret_values(environment: Mapping[str, str]) -> tuple[str, ...]:
     return tuple(sorted((v for v in values if len(v) >= MIN_SECRET_CHARS), key=len, reverse=True))
 
 
+def collect_mcp_secret_values(
+    servers: Iterable[ConfiguredServer], environment: Mapping[str, str]
+) -> tuple[str, ...]:
+    """The secret values config.toml gives MCP servers (see the module contract); the
+    names in `environment`'s `AGENT_CLI_SECRET_NAMES` count in their `env` too."""
+    named = {n for n in re.split(r"[\s,]+", environment.get(SECRET_NAMES_VARIABLE, "")) if n}
+    values: set[str] = set()
+    for server in servers:
+        for name, value in server.env.items():
+            if CREDENTIAL_NAME.search(name) or name in named:
+                values.add(value.strip())
+            values.update(_url_credentials(value))
+        for name, value in server.headers.items():
+            if name.strip().lower() not in PLAIN_HEADERS:
+                values.update(_header_credentials(value))
+        if server.url:
+            values.update(_url_credentials(server.url))
+    return tuple(sorted((v for v in values if len(v) >= MIN_SECRET_CHARS), key=len, reverse=True))
+
+
+def _header_credentials(value: str) -> Iterator[str]:
+    """A header value, and the credential after its scheme (`Bearer xyz`: `xyz`; of
+    `Basic`, also what it decodes to and the password in that)."""
+    yield value.strip()
+    scheme = AUTH_SCHEME.match(value)
+    if scheme is None:
+        return
+    credential = scheme.group(2)
+    yield credential
+    if scheme.group(1).lower() == "basic":
+        try:
+            decoded = base64.b64decode(credential, validate=True).decode("utf-8")
+        except (binascii.Error, ValueError):
+            return
+        yield decoded
+        yield decoded.partition(":")[2]
+
+
+def _url_credentials(value: str) -> Iterator[str]:
+    """The password of a URL in `value`, and its query parameters that look like
+    credentials; nothing when `value` is no URL."""
+    if "://" not in value:
+        return
+    try:
+        parts = urlsplit(value.strip())
+        password = parts.password
+    except ValueError:
+        return
+    if password:
+        yield password
+    for name, parameter in parse_qsl(parts.query):
+        if CREDENTIAL_PARAMETER.search(name):
+            yield parameter
+
+
 class SecretRedactor:
     """Finds known secret values (and their encodings) in text; built once per toolbox."""
 
@@ -70,8 +178,13 @@ class SecretRedactor:
         self.longest_match = self.forms.longest_match
 
     @classmethod
-    def from_environment(cls, environment: Mapping[str, str] | None = None) -> SecretRedactor:
-        return cls(collect_secret_values(os.environ if environment is None else environment))
+    def from_environment(
+        cls, environment: Mapping[str, str] | None = None, extra: Iterable[str] = ()
+    ) -> SecretRedactor:
+        """The secrets of `environment` (default: this process's), and `extra` values
+        (the credentials config.toml gives MCP servers)."""
+        found = collect_secret_values(os.environ if environment is None else environment)
+        return cls((*found, *extra))
 
     def redact(self, text: str) -> Redaction:
         """`text` with every secret form replaced by `REDACTED_MARK`, and how many."""

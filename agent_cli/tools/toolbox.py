@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -124,16 +124,19 @@ class Toolbox:
         max_output_bytes: int = 1_048_576,
         secret_environment: Mapping[str, str] | None = None,
         recall: RecallReader | None = None,
+        extra_secrets: Iterable[str] = (),
     ) -> None:
         """`secret_environment` is where the secrets to redact are found (default: this
-        process's environment; see `redaction.collect_secret_values`)."""
+        process's environment; see `redaction.collect_secret_values`); `extra_secrets`
+        are more values to redact (the credentials config.toml gives MCP servers,
+        `redaction.collect_mcp_secret_values`)."""
         limits = ToolLimits(
             max_output_bytes=max_output_bytes,
             bash_timeout_seconds=bash_timeout_seconds,
             artifact_read_bytes=max(1, artifact_threshold_bytes),
         )
         self.output_watcher: OutputWatcher | None = None
-        self._redactor = SecretRedactor.from_environment(secret_environment)
+        self._redactor = SecretRedactor.from_environment(secret_environment, extra_secrets)
         self._context = ToolContext(
             Workspace(workspace),
             artifacts,
@@ -273,7 +276,7 @@ class Toolbox:
                 f"{name} failed: {outcome.failure}.", "error: " + _first_words(outcome.failure)
             )
         result, images = render_call_result(
-            server, tool, outcome.items, outcome.is_error, self._save_blob
+            server, tool, outcome.items, outcome.is_error, self._save_blob, self._redactor.forms
         )
         built = build_outcome(
             redact_result(result, self._redactor),
@@ -285,7 +288,8 @@ class Toolbox:
         return dataclasses.replace(built, images=images) if images else built
 
     def _save_blob(self, data: bytes, suffix: str) -> str:
-        """Store binary content a tool returned; its pointer, or why it is not stored."""
+        """Store binary content a tool returned (its secrets already redacted by
+        `render_call_result`); its pointer, or why it is not stored."""
         try:
             return str(self._context.artifacts.put(self._session_id, data, suffix=suffix).pointer)
         except Exception as error:  # a store failure: say so in the result, lose no call
