@@ -22,7 +22,7 @@ from hostile_support import fuzz_settings
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_cli.secret_forms import SecretForms
+from agent_cli.secret_forms import REDACTED_MARK, SecretForms
 from agent_cli.store.artifacts import ArtifactStore
 from agent_cli.tools import Toolbox
 from agent_cli.tools.grep_confirm import Match
@@ -54,15 +54,23 @@ def stored_text(home: Path) -> str:
 
 
 @pytest.mark.parametrize("before_cut", [1, 6, 12, len(KEY) - 1])
-def test_grep_cuts_a_long_line_before_a_key_that_straddles_the_cut(tmp_path, before_cut):
+def test_grep_hides_a_key_that_straddles_the_cut_before_cutting_and_splits_no_mark(
+    tmp_path, before_cut
+):
+    """grep hides secrets in a line (read back with the lines around it, for keys that
+    span lines) before it cuts the line at 300 characters: the cut never meets the key,
+    and a cut that would fall inside the mark leaves the mark out whole."""
     box, workspace, _ = make_box(tmp_path)
     line = "·" * (300 - before_cut) + KEY + " needle"
     (workspace / "long.txt").write_text(f"{line}\n")
     outcome = box.run("grep", {"pattern": "needle"})
-    assert not outcome.is_error and "long.txt:1: " in outcome.content
-    assert outcome.content.endswith(" [...]")
+    body = outcome.content.split("\n", 1)[1]
+    assert not outcome.is_error and body.startswith("long.txt:1: ")
     assert leaked_piece(outcome.content, KEY) is None, outcome.content
-    assert KEY[:before_cut] not in outcome.content
+    assert KEY[:before_cut] not in body
+    assert body.endswith(f"{REDACTED_MARK} needle") == (300 - before_cut + 17 <= 300)
+    kept = body.removesuffix(" [...]")
+    assert not any(kept.endswith(REDACTED_MARK[:k]) for k in range(1, len(REDACTED_MARK)))
 
 
 @pytest.mark.parametrize("before_cap", [1, 9, len(KEY) - 1])

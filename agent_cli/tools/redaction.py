@@ -4,6 +4,11 @@ Contract: `SecretRedactor.redact(text)` replaces every occurrence of a known sec
 with `REDACTED_MARK` and counts them. `Toolbox.run` passes every result of every tool
 through `redact_result` (output, errors, and the full text stored as an artifact) before
 anything is recorded or sent, and the result's header then says how many were hidden.
+Tools that number a file's lines or show a window of them (`read_file`, `grep`) first
+hide secrets in the file's own lines (`agent_cli.secret_lines`, which keeps the line
+count): a secret that spans lines is never whole once a gutter or a window cuts it
+apart. They report how many they hid (`ToolResult.secrets_hidden`), and the result is
+still redacted here like any other.
 Hiding the key from a command's environment is not enough: a command can read it from
 the agent's own `/proc/<pid>/environ`, from a file, or from anywhere the user keeps it.
 
@@ -123,7 +128,7 @@ def redact_result(result: ToolResult, redactor: SecretRedactor) -> ToolResult:
     header, body, summary = (
         redactor.redact(part) for part in (result.header, result.body, result.summary)
     )
-    count = header.count + body.count + summary.count
+    count = header.count + body.count + summary.count + result.secrets_hidden
     if count == 0:
         return result
     return replace(
