@@ -4,7 +4,9 @@ Contract: `SecretForms.from_values(values)` holds, for every value of at least
 `MIN_SECRET_CHARS` characters, the value as it is; its base64 (standard and URL-safe
 alphabets, at each of the three byte alignments, so inside a longer encoded stream too);
 and its hex (lower and upper case). Each form up to `MAX_WRAPPED_CHARS` characters also
-matches when broken across lines (`base64` wraps at 76 columns, `xxd -p` at 60).
+matches when broken across lines (`base64` wraps at 76 columns, `xxd -p` at 60). A line
+break of a value that spans lines (a PEM key) matches a line feed or CRLF whatever the
+value holds: the same file checked out with Windows line endings holds the same secret.
 
 - `pattern` finds whole forms; `redact(text)` replaces each with `REDACTED_MARK`;
 - `occurrences(text, start, end)` gives every occurrence, overlapping ones too, that
@@ -33,13 +35,19 @@ _LINE_BREAK = r"(?:\r?\n)?"
 _LINE_BREAK_CHARS = str.maketrans("", "", "\r\n")
 
 
+def _longest_text(form: str) -> int:
+    """The most characters an occurrence of `form` can cover: each line break of its own
+    as CRLF, and (up to `MAX_WRAPPED_CHARS`) a CRLF between every two characters."""
+    return 3 * len(form) + form.count("\n")
+
+
 @dataclass(frozen=True, repr=False)
 class SecretForms:
     """Every form of some secret values (module contract); empty when there are none."""
 
     forms: tuple[str, ...] = ()
     pattern: re.Pattern[str] | None = field(init=False, compare=False, default=None)
-    # The longest text one occurrence can cover (a `\r\n` allowed between characters).
+    # The longest text one occurrence can cover (`_longest_text`).
     longest_match: int = field(init=False, compare=False, default=0)
     _starts: re.Pattern[str] | None = field(init=False, compare=False, default=None)
     _flat_forms: tuple[str, ...] = field(init=False, compare=False, default=())
@@ -51,7 +59,7 @@ class SecretForms:
         set_field(self, "forms", forms)
         set_field(self, "pattern", re.compile(alternation) if forms else None)
         set_field(self, "_starts", re.compile(f"(?=({alternation}))") if forms else None)
-        set_field(self, "longest_match", 3 * max(map(len, forms), default=0))
+        set_field(self, "longest_match", max(map(_longest_text, forms), default=0))
         set_field(self, "_flat_forms", tuple(form.translate(_LINE_BREAK_CHARS) for form in forms))
 
     def __repr__(self) -> str:
@@ -122,6 +130,8 @@ def _aligned_base64(data: bytes, alignment: int, encode: Callable[[bytes], bytes
 
 
 def _pattern_for(form: str) -> str:
-    if len(form) > MAX_WRAPPED_CHARS:
-        return re.escape(form)
-    return _LINE_BREAK.join(re.escape(character) for character in form)
+    characters = [
+        r"\r?\n" if character == "\n" else re.escape(character)
+        for character in form.replace("\r\n", "\n")
+    ]
+    return "".join(characters) if len(form) > MAX_WRAPPED_CHARS else _LINE_BREAK.join(characters)

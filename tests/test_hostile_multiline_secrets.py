@@ -32,7 +32,7 @@ from hypothesis import strategies as st
 from test_hostile_secret_redaction import strings_in_json_lines, tool_results
 from tools_support import FakeArtifactStore
 
-from agent_cli.secret_forms import REDACTED_MARK, SecretForms
+from agent_cli.secret_forms import MAX_WRAPPED_CHARS, REDACTED_MARK, SecretForms
 from agent_cli.secret_lines import context_chars, hide_in_lines
 from agent_cli.tools import Toolbox
 
@@ -168,15 +168,19 @@ def box_over(folder: Path, text: str, secret: str) -> Toolbox:
     return Toolbox(folder, FakeArtifactStore(), "s1", secret_environment=environment)
 
 
+NEWLINES = st.sampled_from(["\n", "\r\n"])  # the file's line endings, whatever the value's
+
+
 @pytest.mark.fuzz
 @fuzz_settings(0.1)
 @given(
     case=files_with_a_secret(),
     window=st.tuples(st.integers(1, 40), st.one_of(st.none(), st.integers(0, 40))),
     final_break=st.booleans(),
+    newline=NEWLINES,
 )
 def test_any_window_of_read_file_shows_each_line_of_a_secret_as_the_mark_alone(
-    case, window, final_break
+    case, window, final_break, newline
 ):
     secret, lines, expected = case
     first, length = window
@@ -185,8 +189,8 @@ def test_any_window_of_read_file_shows_each_line_of_a_secret_as_the_mark_alone(
     if length is not None:
         arguments["end_line"] = first + length
     with tempfile.TemporaryDirectory() as folder:
-        ending = "\n" if final_break or lines[-1] == "" else ""  # else "" would be no line
-        box = box_over(Path(folder), "\n".join(lines) + ending, secret)
+        ending = newline if final_break or lines[-1] == "" else ""  # else "" is no line
+        box = box_over(Path(folder), newline.join(lines) + ending, secret)
         outcome = box.run("read_file", arguments)
     assert not outcome.is_error, outcome.content
     last = min(len(lines), first + (length if length is not None else 2000))
@@ -202,15 +206,16 @@ def test_any_window_of_read_file_shows_each_line_of_a_secret_as_the_mark_alone(
     case=files_with_a_secret(),
     which=st.integers(0, 11),
     span=st.tuples(st.integers(0, 75), st.integers(1, 12)),
+    newline=NEWLINES,
 )
-def test_grep_shows_a_line_of_a_secret_as_the_mark_alone(case, which, span):
+def test_grep_shows_a_line_of_a_secret_as_the_mark_alone(case, which, span, newline):
     secret, lines, expected = case
     secret_lines = secret.split("\n")
     target = secret_lines[which % len(secret_lines)]
     start = span[0] % len(target)
     pattern = re.sub(r"[^A-Za-z0-9]", ".", target[start : start + span[1]])
     with tempfile.TemporaryDirectory() as folder:
-        outcome = box_over(Path(folder), "\n".join(lines) + "\n", secret).run(
+        outcome = box_over(Path(folder), newline.join(lines) + newline, secret).run(
             "grep", {"pattern": pattern}
         )
     assert not outcome.is_error, outcome.content
@@ -253,3 +258,32 @@ def test_a_window_with_its_context_hides_what_the_whole_text_hides(
     shown, _ = hide_in_lines(lines[low:high], start - low, stop - low, forms)
     assert shown == whole[start:stop]
     assert leaked_piece("\n".join(shown), secret) is None
+
+
+def test_a_long_key_with_windows_line_endings_is_hidden_by_every_tool(tmp_path):
+    """A 4096-bit RSA key is longer than `MAX_WRAPPED_CHARS`, so its form matches only
+    as it is, and a checkout with `\r\n` line endings held it differently."""
+    key = make_pem(7, size=2350)
+    assert len(key) > MAX_WRAPPED_CHARS
+    (tmp_path / "f.txt").write_bytes((key.replace("\n", "\r\n") + "\r\n").encode())
+    box = Toolbox(
+        tmp_path,
+        FakeArtifactStore(),
+        "s1",
+        auto_approve=True,
+        secret_environment={"DEPLOY_PRIVATE_KEY": key, "PATH": "/usr/bin:/bin"},
+    )
+    lines = key.split("\n")
+    outcomes = [
+        box.run("read_file", {"path": "f.txt"}),
+        box.run("read_file", {"path": "f.txt", "start_line": 5, "end_line": 9}),
+        box.run("grep", {"pattern": "END OPENSSH"}),
+        box.run("bash", {"command": "cat f.txt"}),
+    ]
+    for outcome in outcomes:
+        assert not outcome.is_error and "redacted from this output" in outcome.content
+        assert pieces_in(outcome.content, key) == [], outcome.content[:400]
+    assert outcomes[1].content.split("\n")[1:6] == [
+        f"{n:>6}\t{REDACTED_MARK}" for n in range(5, 10)
+    ]
+    assert len(outcomes[0].content.split("\n")) == 1 + len(lines)
