@@ -22,8 +22,9 @@ shorter than `MIN_SECRET_CHARS` are left alone: they would match ordinary text.
 
 Forms covered (`agent_cli.secret_forms`, pure, so compaction knows them too): the value
 as it is; its base64 (standard and URL-safe alphabets, at any of the three byte
-alignments, so inside a longer encoded stream too); its hex (lower and upper case); each
-of these also when broken across lines (`base64` wraps at 76 columns, `xxd -p` at 60). A
+alignments, so inside a longer encoded stream too); its hex (lower and upper case); the
+value as Python, JSON and shells print it inside quotes (`escaped_forms`); each of these
+also when broken across lines (`base64` wraps at 76 columns, `xxd -p` at 60). A
 command that rewrites the value another way (cut into pieces, reversed, encrypted) is
 not caught: no filter can catch every transformation. Redaction finds only whole forms,
 so every place that shortens text before it is redacted cuts where no form is split
