@@ -15,7 +15,8 @@ Contract:
 - `safe_tail_start(text, start, secrets)`: where to begin a kept tail that should begin
   at `start`: after a secret the cut would split, before a pointer it would split.
 - `cut_head(text, limit, secrets, mark)`: `text` up to the safe end, `mark` appended when
-  anything was left out.
+  anything was left out; a `REDACTED_MARK` the end would split is left out whole (a
+  tool may hide secrets before it cuts: grep's lines).
 The result is always within `0..len(text)`.
 """
 
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from agent_cli.secret_forms import NO_SECRETS, SecretForms
+from agent_cli.secret_forms import NO_SECRETS, REDACTED_MARK, SecretForms
 from agent_cli.sources.pointers import MAX_POINTER_CHARS
 
 # A pointer's scheme and everything after it that the grammar allows, not preceded by a
@@ -119,4 +120,8 @@ def cut_head(text: str, limit: int, secrets: SecretForms = NO_SECRETS, mark: str
     if len(text) <= limit:
         return text
     end = safe_head_end(text, limit, secrets)
+    reach = len(REDACTED_MARK) - 1
+    split = text.find(REDACTED_MARK, max(0, end - reach), end + reach)
+    if 0 <= split < end:
+        end = safe_head_end(text, split, secrets)
     return text if end == len(text) else text[:end] + mark

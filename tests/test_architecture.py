@@ -29,6 +29,7 @@ CORE_PATTERNS = (
     "sources/pointers.py",
     "sources/resolution.py",
     "secret_forms.py",
+    "secret_lines.py",
     "safe_cuts.py",
     "models.py",
     "usage_cost.py",

@@ -25,11 +25,13 @@ import contextlib
 import os
 import secrets
 import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
 from agent_cli.errors import ToolError
 from agent_cli.secret_forms import NO_SECRETS, REDACTED_MARK, SecretForms
+from agent_cli.secret_lines import context_chars, hide_in_lines
 from agent_cli.tools.approval import (
     build_content_approval,
     build_diff_approval,
@@ -57,17 +59,27 @@ def prepare_read_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
 def read_file_lines(
     context: ToolContext, path: Path, shown: str, start: int, last: int
 ) -> ToolResult:
-    """Lines `start`..`last` of a text file, numbered, under the output byte cap."""
+    """Lines `start`..`last` of a text file, numbered, under the output byte cap.
+
+    Secrets are hidden in the file's own lines before they are numbered (`secret_lines`),
+    with the lines around the window as context: numbered or cut into windows, a secret
+    that spans lines would never be whole for the toolbox's redaction to find."""
+    margin = context_chars(context.secrets)
     with os.fdopen(context.workspace.open_file(path, shown, os.O_RDONLY), "rb") as handle:
         check_readable_text(handle, shown, context.limits.max_read_file_bytes)
-        lines, total = _collect_lines(handle, start, last, context.limits.max_output_bytes)
+        window = _collect_lines(handle, start, last, context.limits.max_output_bytes, margin)
+    total = window.total
     if total == 0:
         return ToolResult(f"File: {shown} (empty file, 0 lines)", summary="read 0 lines")
     if start > total:
         raise ToolError(
             f"start_line {start} is past the end of {shown}, which has {count_lines_noun(total)}."
         )
+    lines, hidden = hide_in_lines(
+        window.lines, window.first, window.first + window.count, context.secrets
+    )
     shown_last = start + len(lines) - 1
+    lines = [line.rstrip("\r") for line in lines]
     body = "\n".join(f"{number:>6}\t{text}" for number, text in enumerate(lines, start))
     if shown_last < total:
         body += (
@@ -75,24 +87,61 @@ def read_file_lines(
             f"start_line={shown_last + 1}]"
         )
     header = f"File: {shown} (lines {start}-{shown_last} of {total})"
-    return ToolResult(header, body, summary=f"read {count_lines_noun(len(lines))}")
+    summary = f"read {count_lines_noun(len(lines))}"
+    return ToolResult(header, body, summary=summary, secrets_hidden=hidden)
 
 
-def _collect_lines(
-    handle: BinaryIO, start: int, last: int, max_bytes: int
-) -> tuple[list[str], int]:
-    """The decoded lines in [start, last] (stopping early at `max_bytes`) and the total."""
-    lines: list[str] = []
-    collected = 0
-    is_full = False
-    total = 0
-    for total, raw in enumerate(handle, 1):
-        if start <= total <= last and not is_full:
+@dataclass
+class _Window:
+    """What `_collect_lines` read: the wanted lines (`lines[first:first + count]`) with
+    `margin` characters of context either side as far as the file goes (the first line
+    of context may be cut), and the file's line count. Lines are decoded, without their
+    line feed (a carriage return before it stays)."""
+
+    lines: list[str] = field(default_factory=list)
+    first: int = 0
+    count: int = 0
+    total: int = 0
+
+
+def _collect_lines(handle: BinaryIO, start: int, last: int, max_bytes: int, margin: int) -> _Window:
+    """The lines in [start, last] (stopping early at `max_bytes`), at least `margin`
+    characters of the text either side, and the total."""
+    after_chars = collected = offset = 0
+    window, is_full = _Window(), False
+    for number, raw in enumerate(handle, 1):
+        window.total = number
+        if number < start:
+            offset += len(raw)
+            continue
+        if number <= last and not is_full:
             collected += len(raw)
-            is_full = collected > max_bytes and bool(lines)
+            is_full = collected > max_bytes and window.count > 0
             if not is_full:
-                lines.append(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
-    return lines, total
+                window.lines.append(_decode_line(raw))
+                window.count += 1
+                continue
+        if after_chars < margin:
+            window.lines.append(_decode_line(raw))
+            after_chars += len(window.lines[-1]) + 1
+    if margin and offset and window.count:
+        before = _text_before(handle.fileno(), offset, margin)
+        window.lines[:0] = before
+        window.first = len(before)
+    return window
+
+
+def _text_before(descriptor: int, offset: int, chars: int) -> list[str]:
+    """The lines that end at byte `offset` (the first one maybe cut), at least `chars`
+    characters of them: a character is at most 4 bytes, and one cut at the start is
+    decoded as replacement characters, so 3 bytes more keep `chars` exact ones."""
+    size = min(offset, 4 * chars + 3)
+    data = os.pread(descriptor, size, offset - size)
+    return data.decode("utf-8", errors="replace").removesuffix("\n").split("\n")
+
+
+def _decode_line(raw: bytes) -> str:
+    return raw.decode("utf-8", errors="replace").removesuffix("\n")
 
 
 def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:

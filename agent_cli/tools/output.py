@@ -49,13 +49,16 @@ class ToolResult:
     """What a tool returns before spilling: a header line, a body, and a summary.
 
     The header is the first line of the content and survives every preview (for
-    `read_file` it names the file, for `bash` it gives the exit code).
+    `read_file` it names the file, for `bash` it gives the exit code). `secrets_hidden`
+    counts the secrets a tool hid itself before shaping its text (`secret_lines`), so
+    that the result still says how many were redacted.
     """
 
     header: str
     body: str = ""
     is_error: bool = False
     summary: str = ""
+    secrets_hidden: int = 0
 
     @property
     def text(self) -> str:

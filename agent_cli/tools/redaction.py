@@ -4,6 +4,11 @@ Contract: `SecretRedactor.redact(text)` replaces every occurrence of a known sec
 with `REDACTED_MARK` and counts them. `Toolbox.run` passes every result of every tool
 through `redact_result` (output, errors, and the full text stored as an artifact) before
 anything is recorded or sent, and the result's header then says how many were hidden.
+Tools that number a file's lines or show a window of them (`read_file`, `grep`) first
+hide secrets in the file's own lines (`agent_cli.secret_lines`, which keeps the line
+count): a secret that spans lines is never whole once a gutter or a window cuts it
+apart. They report how many they hid (`ToolResult.secrets_hidden`), and the result is
+still redacted here like any other.
 Hiding the key from a command's environment is not enough: a command can read it from
 the agent's own `/proc/<pid>/environ`, from a file, or from anywhere the user keeps it.
 
@@ -28,8 +33,9 @@ in every result.
 
 Forms covered (`agent_cli.secret_forms`, pure, so compaction knows them too): the value
 as it is; its base64 (standard and URL-safe alphabets, at any of the three byte
-alignments, so inside a longer encoded stream too); its hex (lower and upper case); each
-of these also when broken across lines (`base64` wraps at 76 columns, `xxd -p` at 60). A
+alignments, so inside a longer encoded stream too); its hex (lower and upper case); the
+value as Python, JSON and shells print it inside quotes (`escaped_forms`); each of these
+also when broken across lines (`base64` wraps at 76 columns, `xxd -p` at 60). A
 command that rewrites the value another way (cut into pieces, reversed, encrypted) is
 not caught: no filter can catch every transformation. Redaction finds only whole forms,
 so every place that shortens text before it is redacted cuts where no form is split
@@ -236,7 +242,7 @@ def redact_result(result: ToolResult, redactor: SecretRedactor) -> ToolResult:
     header, body, summary = (
         redactor.redact(part) for part in (result.header, result.body, result.summary)
     )
-    count = header.count + body.count + summary.count
+    count = header.count + body.count + summary.count + result.secrets_hidden
     if count == 0:
         return result
     return replace(
