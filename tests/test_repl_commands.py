@@ -320,6 +320,20 @@ def test_sessions_lists_them_and_marks_the_current_one():
     assert "*" in current and "*" not in other
 
 
+@pytest.mark.parametrize("days", ["1000000", "²", "3.5", "-1", ""])
+def test_an_age_that_is_no_small_whole_number_of_days_is_a_usage_error_not_a_crash(days):
+    """Found by an outside attack: `--older-than 1000000` overflowed the date and `²`
+    passed `isdigit()` but not `int()`; both ended the REPL with a traceback."""
+    with pytest.raises(CommandUsageError) as caught:
+        run(FakeContext(), f"/sessions delete --older-than {days}".strip())
+    assert caught.value.reason == "bad_days"
+
+
+def test_the_largest_age_allowed_deletes_nothing_and_does_not_crash():
+    context = FakeContext()
+    run(context, "/sessions delete --older-than 99999")
+
+
 def test_resume_and_new_ask_the_repl_to_switch_sessions():
     context = FakeContext()
     run(context, "/resume s-0")

@@ -187,3 +187,11 @@ def test_other_arguments_and_messages_are_still_not_completed():
     assert completions(completer, "/compact fo") == []
     assert completions(completer, "please /resume ") == []
     assert completions(completer, "/resume a b") == []
+
+
+def test_a_number_int_cannot_read_is_typed_text_not_a_crash_when_tab_is_pressed():
+    """Found by an outside attack: Tab after `/resume ²` printed a traceback, since `²`
+    passes `isdigit()` and `int()` refuses it."""
+    choice = ArgumentChoice("20261205-031254-3b2101", 2, "2")
+    assert not choice.is_meant_by("²") and not choice.is_meant_by("٢")
+    assert choice.is_meant_by("2") and choice.is_meant_by("2026")

@@ -30,7 +30,8 @@ class ArgumentChoice:
 
     def is_meant_by(self, typed: str) -> bool:
         """True when what was typed so far starts the value, or is its number."""
-        return self.value.startswith(typed) or (typed.isdigit() and int(typed) == self.number)
+        is_number = typed.isascii() and typed.isdigit()  # (not `²`: int() refuses it)
+        return self.value.startswith(typed) or (is_number and int(typed) == self.number)
 
 
 def build_pointer_choices(handles: PointerHandles) -> list[ArgumentChoice]:

@@ -43,7 +43,7 @@ _USAGE_REASONS = {
     "bad_option": "unknown option",
     "already_current": "that session is already open here",
     "current_session": "the open session cannot be deleted; /new or /resume another first",
-    "bad_days": "give a whole number of days, e.g. delete --older-than 30",
+    "bad_days": "give a whole number of days (up to 99999), e.g. delete --older-than 30",
 }
 
 

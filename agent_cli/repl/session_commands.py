@@ -16,6 +16,8 @@ from agent_cli.repl.session_views import (
 )
 from agent_cli.repl.word_wrap import print_at_words
 
+MAX_DAYS_DIGITS = 5  # 99,999 days: further back than a date can go is no age at all
+
 
 def run_sessions_command(context: CommandContext, args: str) -> None:
     """`/sessions`: list; `/sessions delete <id>...` or `delete --older-than <days>`."""
@@ -33,10 +35,11 @@ def _delete_sessions(context: CommandContext, words: list[str]) -> None:
     if not words:
         raise CommandUsageError("/sessions", "missing_argument")
     if words[0] == "--older-than":
-        if len(words) != 2 or not words[1].isdigit():
+        days = words[1] if len(words) == 2 else ""
+        if not (days.isascii() and days.isdigit() and len(days) <= MAX_DAYS_DIGITS):
             raise CommandUsageError("/sessions", "bad_days")
         ids = select_sessions_older_than(
-            context.list_sessions(), int(words[1]), context.session.session_id
+            context.list_sessions(), int(days), context.session.session_id
         )
     else:
         ids = list(dict.fromkeys(words))
