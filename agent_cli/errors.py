@@ -50,7 +50,9 @@ class MessageViewLimitExceeded(AgentCliError):
     `reports` holds the `LayerReport` of every layer that ran (figures and outcome codes,
     no message text), so a caller can say why, e.g. that the summary failed.
     `largest_message_tokens` is the biggest message of the view that was refused (after
-    every layer): when it alone is at the limit, no compaction can help.
+    every layer): when it alone is at the limit, no compaction can help; nor can it when
+    `reserved_tokens`, what the request carries outside the view (system prompt, tool
+    schemas, durable block), reach the limit alone.
     """
 
     def __init__(
@@ -62,8 +64,10 @@ class MessageViewLimitExceeded(AgentCliError):
         applied_layers: tuple[str, ...],
         reports: tuple[object, ...] = (),
         largest_message_tokens: int = 0,
+        reserved_tokens: int = 0,
     ) -> None:
         self.largest_message_tokens = largest_message_tokens
+        self.reserved_tokens = reserved_tokens
         self.tokens_before = tokens_before
         self.tokens_after = tokens_after
         self.hard_limit = hard_limit

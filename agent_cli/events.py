@@ -153,13 +153,16 @@ class RequestBlocked:
     """The view is over the hard limit after every layer: nothing was sent.
 
     `largest_message_tokens` is the biggest single message of the view: when it alone
-    reaches the hard limit, no compaction can help (recent messages are kept verbatim)."""
+    reaches the hard limit, no compaction can help (recent messages are kept verbatim);
+    nor can it when `reserved_tokens` (what every request carries outside the view:
+    system prompt, project instructions, tool schemas, durable block) reach it alone."""
 
     tokens_before: int
     tokens_after: int
     hard_limit: int
     applied_layers: tuple[str, ...]
     largest_message_tokens: int = 0
+    reserved_tokens: int = 0
 
 
 @dataclass(frozen=True)

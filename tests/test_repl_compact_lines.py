@@ -102,6 +102,14 @@ def test_blocked_line_names_the_sizes_and_says_nothing_was_sent():
     assert "/compact" in advice and "--hard-limit" in advice and "/new" in advice
 
 
+def test_blocked_by_what_the_request_carries_besides_the_view_says_compacting_cannot_help():
+    event = RequestBlocked(253_753, 253_753, 60_000, ("L1",), 500, reserved_tokens=251_430)
+    _, advice = format_blocked(event)
+    assert "251,430 tokens alone" in advice and "MCP servers" in advice
+    assert "/context" in advice and "--hard-limit (now 60,000)" in advice
+    assert "/compact <focus>" not in advice
+
+
 def test_layer_spans_read_as_ranges_only_when_consecutive():
     assert describe_layer_span(("L1", "L2", "L3")) == "L1-L3"
     assert describe_layer_span(("L1", "L3")) == "L1+L3"

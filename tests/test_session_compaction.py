@@ -77,6 +77,23 @@ def test_a_view_that_cannot_fit_is_blocked_and_nothing_is_sent(workspace: Path) 
     assert provider.requests == []
 
 
+def test_a_frame_over_the_hard_limit_is_blocked_with_advice_that_can_help(
+    workspace: Path,
+) -> None:
+    """Found by an outside attack: MCP tool schemas alone over the hard limit blocked every
+    turn with "/compact ... or /new", neither of which can help."""
+    from agent_cli.repl.compact_lines import format_blocked
+
+    provider = ScriptedProvider()
+    session = make_session(workspace, provider, soft=300, hard=400)
+    events = drain(session.run_turn("hi"))
+    [blocked] = [e for e in events if isinstance(e, RequestBlocked)]
+    assert blocked.reserved_tokens >= blocked.hard_limit and provider.requests == []
+    _, advice = format_blocked(blocked)
+    assert "tool schemas" in advice and "neither compacting nor /new can help" in advice
+    assert "/compact <focus>" not in advice
+
+
 def test_a_failing_summary_leaves_the_view_and_says_so(workspace: Path) -> None:
     def broken(messages):
         raise RuntimeError("summarizer down")

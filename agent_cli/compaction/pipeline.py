@@ -229,6 +229,7 @@ def compact_context(
             applied_layers=applied,
             reports=tuple(reports),
             largest_message_tokens=max(map(counter.count_message, view), default=0),
+            reserved_tokens=reserved_tokens,
         )
     return CompactionResult(
         view, durable_state, tokens_before, tokens_after, applied, tuple(reports), reserved_tokens

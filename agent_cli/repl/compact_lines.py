@@ -112,12 +112,22 @@ def _is_consecutive(layers: tuple[str, ...]) -> bool:
 
 def format_blocked(event: RequestBlocked) -> list[str]:
     """The blocked line and what the user can do about it (never /compact when one
-    message alone is over the limit: compaction keeps it, so it cannot help)."""
+    message alone, or what the request carries besides the view, is over the limit:
+    compaction cannot help then)."""
     blocked = (
         f"{COMPACT_TAG} blocked: view is {event.tokens_after:,} tokens after "
         f"{describe_layer_span(event.applied_layers)}, hard limit {event.hard_limit:,}; "
         "nothing was sent"
     )
+    if event.reserved_tokens >= event.hard_limit:
+        return [
+            blocked,
+            f"  what every request carries besides the conversation (system prompt, project "
+            f"instructions, tool schemas, MCP servers' included, durable block) is "
+            f"{event.reserved_tokens:,} tokens alone, so neither compacting nor /new can help: "
+            "/context shows what takes the room; turn off MCP servers in config.toml, or "
+            f"raise --hard-limit (now {event.hard_limit:,})",
+        ]
     if event.largest_message_tokens >= event.hard_limit:
         return [
             blocked,

@@ -96,10 +96,16 @@ def _provider_failed(exc: e.ProviderRequestFailed) -> str:
 
 
 def _blocked(exc: e.MessageViewLimitExceeded) -> str:
+    if exc.reserved_tokens >= exc.hard_limit:
+        advice = (
+            f"What every request carries besides the conversation is {exc.reserved_tokens:,} "
+            "tokens alone (/context shows it): turn off MCP servers or raise --hard-limit"
+        )
+    else:
+        advice = "Try /compact <focus>, a higher --hard-limit, or /new"
     return (
         f"request blocked: the view is {exc.tokens_after:,} tokens, over the hard limit "
-        f"{exc.hard_limit:,}; nothing was sent. Try /compact <focus>, a higher "
-        "--hard-limit, or /new"
+        f"{exc.hard_limit:,}; nothing was sent. {advice}"
     )
 
 

@@ -238,6 +238,7 @@ class Compactor:
             self.policy.hard_limit,
             tuple(layer_numbered(layer).code for layer in tried),
             shown(largest),
+            shown(error.reserved_tokens),
         )
 
     def _adopt(
