@@ -11,7 +11,13 @@ from pathlib import Path
 
 import pytest
 from fake_anthropic import Reply, text_block, tool_use_block
-from session_support import drain, make_session, transcript_records, workspace_with
+from session_support import (
+    ScriptedProvider,
+    drain,
+    make_session,
+    transcript_records,
+    workspace_with,
+)
 from tools_support import is_process_running
 
 from agent_cli.events import Notice, ToolFinished
@@ -340,5 +346,24 @@ def test_ctrl_c_while_waiting_for_the_servers_keeps_the_message_and_sends_nothin
         ]
         assert messages == [{"role": "user", "content": "please look at the repo"}]
         assert_history_is_valid(session)
+    finally:
+        session.close()
+
+
+def test_a_server_turned_off_in_config_is_never_started_by_a_restart(tmp_path):
+    """Found by an outside attack: `/mcp restart h` of a server with `enabled = false`
+    said "Restarted" and left it off when another server ran, but started it when it was
+    the only one. A server the config turns off stays off for the run."""
+    workspace = workspace_with(tmp_path, {"README.md": "# Title\n"})
+    session = make_session(
+        workspace,
+        ScriptedProvider(),
+        mcp_servers=(demo(enabled=False),),
+    )
+    try:
+        session.start_mcp()
+        assert not session.restart_mcp("demo")
+        time.sleep(0.5)
+        assert [s.status for s in session.mcp_servers()] == ["disabled"]
     finally:
         session.close()

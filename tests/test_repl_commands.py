@@ -435,3 +435,13 @@ def test_stats_and_context_say_in_words_why_an_instructions_file_is_not_used():
     assert shown.count("AGENTS.md is a link to a hidden file or folder") == 2, shown
     run(context, "/stats --json")
     assert "hidden_target" in context.plain.getvalue()  # scripts keep the code
+
+
+def test_restarting_a_server_turned_off_in_config_says_so_and_restarts_nothing():
+    from agent_cli.session.mcp_part import McpServerView
+
+    context = FakeContext()
+    context.session.mcp_views = (McpServerView("h", "disabled", "", (), (), 0),)
+    run(context, "/mcp restart h")
+    assert "turned off in config.toml" in context.shown and "Restarted" not in context.shown
+    assert ("restart_mcp", "h") not in context.session.calls

@@ -186,6 +186,14 @@ def _mcp(context: CommandContext, args: str) -> None:
     words = args.split()
     if words and words[0] == "restart":
         name = require_one_id("/mcp restart", " ".join(words[1:]))
+        if any(s.name == name and s.status == "disabled" for s in context.session.mcp_servers()):
+            say(
+                context,
+                f"MCP server {name} is turned off in config.toml (enabled = false); set "
+                "enabled = true there and start agent-cli again to use it.",
+                "yellow",
+            )
+            return
         if not context.session.restart_mcp(name):
             say(context, f"No MCP server is named {name!r}; /mcp lists them.", "yellow")
             return

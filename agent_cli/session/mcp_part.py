@@ -129,7 +129,9 @@ class McpPart:
         )
 
     def restart(self, name: str) -> bool:
-        if name not in {server.name for server in self._settings}:
+        """Restart server `name`; False when no enabled server has that name (config.toml
+        turns a server off for the whole run)."""
+        if name not in {server.name for server in self._settings if server.enabled}:
             return False
         if self._hub is None:
             self.start()
