@@ -39,6 +39,7 @@ from agent_cli.events import (
 from agent_cli.provider.anthropic_provider import AnthropicProvider
 from agent_cli.provider.base import PlainSummarizer
 from agent_cli.provider.summarizers import build_model_summarizer
+from agent_cli.store.fsutil import FileOps
 
 API_KEY = "sk-ant-test-INTERRUPT-0123456789"
 ANSWER = [{"type": "text", "text": "done"}]
@@ -314,3 +315,48 @@ def test_a_real_ctrl_c_while_the_model_summary_is_awaited_cancels_the_turn(works
     )
     session.provider.summarizer = PlainSummarizer(lambda messages: "Earlier: long messages.")
     assert_cancelled_and_sound(session, events)
+
+
+class InterruptedDisk(FileOps):
+    """Real file operations, but one fsync (or one write) armed to raise Ctrl-C, as a
+    SIGINT landing in that syscall does."""
+
+    def __init__(self) -> None:
+        self.armed: str | None = None
+
+    def write(self, fd: int, data: bytes) -> int:
+        if self.armed == "write":
+            self.armed = None
+            raise KeyboardInterrupt
+        return os.write(fd, data)
+
+    def fsync(self, fd: int) -> None:
+        if self.armed == "fsync":
+            self.armed = None
+            raise KeyboardInterrupt
+        os.fsync(fd)
+
+
+@pytest.mark.parametrize("where", ["fsync", "write"])
+def test_ctrl_c_inside_a_transcript_append_leaves_view_and_transcript_agreeing(
+    workspace: Path, where: str
+) -> None:
+    """Found by an outside attack: a SIGINT landing in a transcript append (between the
+    write and the writer's bookkeeping) made the next append find the file "grown" by the
+    writer's own line, and the session said results were lost that were on disk."""
+    disk = InterruptedDisk()
+    provider = ScriptedProvider(
+        [[{"type": "text", "text": "one"}], [{"type": "text", "text": "two"}]]
+    )
+    session = make_session(workspace, provider, transcript_fs=disk)
+    assert turn_end(drain(session.run_turn("first"))).outcome == "ok"
+
+    disk.armed = where
+    with pytest.raises(KeyboardInterrupt):
+        drain(session.run_turn("second"))
+    in_view = [m["content"] for m in plain(session.view) if m["role"] == "user"]
+    assert in_view == (["first", "second"] if where == "fsync" else ["first"])
+    assert_history_is_valid(session)
+
+    assert turn_end(drain(session.run_turn("third"))).outcome == "ok"
+    assert_history_is_valid(session)

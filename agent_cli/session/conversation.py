@@ -121,7 +121,15 @@ class Conversation:
     def _record(self, message: Message, before: tuple[Message, ...]) -> dict[str, Any]:
         """Write `message` with its counts, then show `before` and it in the view."""
         counts = self._counter.record_counts(message)
-        record = self.log.append_message(message, counts)
+        try:
+            record = self.log.append_message(message, counts)
+        except BaseException:
+            # an interrupt after the record landed: the view shows it all the same, so
+            # view and transcript still agree (the writer says what landed)
+            landed = self.log.landed(message)
+            if landed is not None:
+                self._extend([*before, with_source(with_recorded_counts(message, counts), landed)])
+            raise
         self._extend([*before, with_source(with_recorded_counts(message, counts), record)])
         return record
 

@@ -131,9 +131,21 @@ class SessionLog:
         """Record `message`, with its token counts beside it when given
         (`TokenCounter.record_counts`: a resume takes them instead of tokenizing it)."""
         payload = {"message": message} if tokens is None else {"message": message, "tokens": tokens}
-        record = self.append(MESSAGE, payload)
+        try:
+            record = self.append(MESSAGE, payload)
+        except BaseException:
+            if self.landed(message) is not None:  # interrupted once the record was in
+                self.totals.note_message(message)
+            raise
         self.totals.note_message(message)
         return record
+
+    def landed(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """The record of `message` when its append was interrupted after the record was in
+        the file (`TranscriptWriter.landed`); None otherwise."""
+        record = self.writer.landed
+        payload = record.get("payload") if record is not None else None
+        return record if isinstance(payload, dict) and payload.get("message") is message else None
 
     def append_usage(self, usage: Usage, estimated: int) -> None:
         payload = {**usage.__dict__, "estimated_prompt_tokens": estimated, "model": self.model}

@@ -20,10 +20,17 @@ Guarantees:
   `TranscriptChangedUnderneath`. The lock is kept throughout (no reopen window).
 - Before each append the file is checked to still be the one opened, at the size last
   written; otherwise `TranscriptChangedUnderneath` (deleted, replaced, truncated, grown).
+- An interrupt (Ctrl-C, a signal's exception) that lands during an append leaves the
+  writer's accounting true to the file: a line that landed whole counts as written (and
+  is fsynced), one that landed in part is cut off, and the interrupt goes on. `landed`
+  says whether the last append's line is in the file, so a caller that was interrupted
+  can tell whether its record exists. Without this, the next append found the file
+  "grown" by the writer's own line.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 from collections.abc import Mapping
@@ -70,6 +77,7 @@ class TranscriptWriter:
         self._broken: str | None = None
         self._failed_line = b""
         self._leftover_kept = False  # the broken tail is already in a torn-<n> file
+        self.landed: dict[str, Any] | None = None  # the last append's record, once in the file
 
     @property
     def next_sequence(self) -> int:
@@ -83,10 +91,32 @@ class TranscriptWriter:
         fd = self._require_usable()
         record, line = build_record(self.session_id, self.next_sequence, kind, payload, recorded_at)
         self._check_unchanged(fd)
-        self._write_line(fd, line)
+        self.landed = None
+        try:
+            self._write_line(fd, line)
+        except (TranscriptWriteFailed, TranscriptChangedUnderneath):
+            raise
+        except BaseException:  # an interrupt: count what the file holds, then go on
+            self._settle_interrupted(fd, line, record)
+            raise
+        self._note_written(line, record)
+        return record
+
+    def _note_written(self, line: bytes, record: dict[str, Any]) -> None:
         self._last_sequence += 1
         self._size += len(line)
-        return record
+        self.landed = record
+
+    def _settle_interrupted(self, fd: int, line: bytes, record: dict[str, Any]) -> None:
+        """After an interrupt inside `_write_line`: a whole line is kept (fsynced again,
+        best effort), a partial one cut off (module notes)."""
+        size = os.fstat(fd).st_size
+        if size == self._size + len(line):
+            self._note_written(line, record)
+            with contextlib.suppress(OSError):
+                self._fs.fsync(fd)
+        elif size > self._size:
+            self._roll_back(fd, line, "interrupted")
 
     def close(self) -> None:
         """Release the lock and the descriptor; safe to call twice."""
