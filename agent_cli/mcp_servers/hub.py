@@ -12,8 +12,10 @@ Contract:
   starting or `limit` seconds have passed, and returns the names still starting.
 - `call(server, tool, arguments)` runs one tool call and always returns a
   `CallOutcome`: the content items and the server's own error flag, or `failure` (the
-  server is not ready, the call outlived the server's `timeout`, its connection broke);
-  a call that times out or whose server dies also marks the server failed and stops it.
+  server is not ready, it answered with a JSON-RPC error, the call outlived the server's
+  `timeout`, its connection broke); a call that times out or whose server dies also marks
+  the server failed and stops it; an error answer (any code, -32602 invalid params
+  included) leaves it ready.
   Only KeyboardInterrupt propagates (the call is cancelled first).
 - `restart(name)` stops a server and starts it again; `close()` stops every server,
   ending each process with its whole process group (the SDK starts each in a new session
@@ -26,6 +28,8 @@ Contract:
   it (`secrets`, the toolbox's forms): its tools are offered redacted (`offer_tools`),
   and its stderr, its error messages and every reason are redacted before they are cut
   (a cut first could split a secret, which then would not be recognised).
+- A stdio server's stderr goes to a pipe of which only the last `TAIL_BYTES` are kept
+  (`stderr_tail`): a server writing without end costs neither memory nor disk.
 """
 
 from __future__ import annotations
@@ -56,12 +60,14 @@ from agent_cli.mcp_servers.states import (
     CallOutcome,
     ServerState,
 )
+from agent_cli.mcp_servers.stderr_tail import StderrTail
 from agent_cli.safe_cuts import safe_tail_start
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 
 STOP_SECONDS = 3.5  # the SDK asks a server's group to end, then kills it after 2 s
 CLOSE_SECONDS = STOP_SECONDS + 1.5
 STDERR_TAIL_LINES = 3
+TAIL_WAIT_SECONDS = 1.0  # for a dead server's last stderr bytes still in the pipe
 MAX_LISTED_TOOLS = 500
 LAUNCHER = Path(__file__).with_name("launcher.py")
 
@@ -234,21 +240,21 @@ class McpHub:
 
     async def _serve(self, name: str, running: _Running) -> None:
         settings = self._settings[name]
-        with (
-            tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog,
-            tempfile.NamedTemporaryFile("r", encoding="ascii", suffix=".pid") as pid_file,
-        ):
+        errlog = StderrTail()  # a bounded tail, not a file: a server may write without end
+        with tempfile.NamedTemporaryFile("r", encoding="ascii", suffix=".pid") as pid_file:
             try:
-                await self._connect_and_wait(settings, running, errlog, Path(pid_file.name))
+                await self._connect_and_wait(settings, running, errlog.writer, Path(pid_file.name))
             except asyncio.CancelledError:
                 raise
             except BaseException as error:  # noqa: BLE001  the SDK raises groups and more
                 if self._state_status(name) != FAILED:
-                    stderr = _tail(errlog, self._secrets)
+                    written = await asyncio.to_thread(errlog.text, TAIL_WAIT_SECONDS)
+                    stderr = _tail(written, self._secrets)
                     reason = describe_start_failure(error, settings, stderr, self._secrets)
                     self._fail(name, reason)
             finally:
                 running.session = None
+                errlog.close()
                 end_group(running.group or _read_group(Path(pid_file.name)))
 
     async def _connect_and_wait(
@@ -289,7 +295,13 @@ class McpHub:
             reason = f"a call of {tool} got no answer in {timeout:g} s"
             await self._stop_failed(server, reason)
             return CallOutcome(failure=f"{reason}; the server was stopped")
-        except Exception as error:  # the connection broke, or the answer was malformed
+        except Exception as error:  # an error answer, a broken connection, a malformed one
+            answered = _error_answer(error)
+            if answered is not None and running is not None and running.session is not None:
+                said = _short_words(answered[1], self._secrets)
+                return CallOutcome(
+                    failure=f"{server} answered {tool} with error {answered[0]}: {said}"
+                )
             if _is_broken_connection(error) or running is None or running.session is None:
                 why = _short(error, self._secrets)
                 reason = f"its connection broke during a call of {tool} ({why})"
@@ -466,6 +478,23 @@ def _leaf(error: BaseException) -> BaseException:
     return error
 
 
+CONNECTION_CLOSED = (-32000, "Connection closed")  # what the SDK raises when it ends
+
+
+def _error_answer(error: BaseException) -> tuple[int, str] | None:
+    """(code, message) when `error` is a JSON-RPC error the server answered with (any
+    code, as the MCP spec allows: -32602 for invalid params, its own for the rest), None
+    for anything else, including the error the SDK raises itself when the connection
+    ends."""
+    leaf = _leaf(error)
+    if type(leaf).__name__ not in {"MCPError", "McpError"}:
+        return None
+    code, message = getattr(leaf, "code", None), getattr(leaf, "message", None)
+    if not isinstance(code, int) or not isinstance(message, str):
+        return None
+    return None if (code, message) == CONNECTION_CLOSED else (code, message)
+
+
 def _is_broken_connection(error: BaseException) -> bool:
     leaf = _leaf(error)
     name = type(leaf).__name__
@@ -473,9 +502,17 @@ def _is_broken_connection(error: BaseException) -> bool:
         "ClosedResourceError",
         "BrokenResourceError",
         "EndOfStream",
-        "MCPError",
+        "MCPError",  # only the SDK's own "Connection closed" gets here (`_error_answer`)
         "McpError",
     }
+
+
+def _short_words(said: str, secrets: SecretForms = NO_SECRETS) -> str:
+    """A server's message on one line: `secrets` redacted first, control characters and
+    runs of white space made one space, at most 300 characters."""
+    text = "".join(c if c.isprintable() else " " for c in secrets.redact(said).strip())
+    text = " ".join(text.split())
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 def _short(error: BaseException, secrets: SecretForms = NO_SECRETS) -> str:
@@ -487,13 +524,12 @@ def _short(error: BaseException, secrets: SecretForms = NO_SECRETS) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-def _tail(errlog: IO[str], secrets: SecretForms = NO_SECRETS) -> str:
-    """The last `STDERR_TAIL_LINES` lines a server wrote to stderr, each at most 200
-    characters, `secrets` redacted first: the window read begins after any secret its
-    start would split, and the lines are cut only once nothing is left to redact."""
+def _tail(written: str, secrets: SecretForms = NO_SECRETS) -> str:
+    """The last `STDERR_TAIL_LINES` lines of what a server wrote to stderr (`written`,
+    its kept tail), each at most 200 characters, `secrets` redacted first: the window
+    read begins after any secret its start would split, and the lines are cut only once
+    nothing is left to redact."""
     with contextlib.suppress(Exception):
-        errlog.seek(0)
-        written = errlog.read()
         window = written[-(4_000 + secrets.longest_match) :]
         window = window[safe_tail_start(window, max(0, len(window) - 4_000), secrets) :]
         said = secrets.redact(window)
