@@ -114,7 +114,6 @@ def test_a_server_flooding_stderr_fills_no_disk_and_no_memory(tmp_path):
         dying.close()
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed yet")
 def test_tool_names_colliding_across_servers_skip_the_later_one_with_a_reason(tmp_path):
     toolbox = _toolbox(tmp_path)
     hub = McpHub([hostile("a__b"), hostile("a", "collide")], tmp_path, toolbox.secret_forms)

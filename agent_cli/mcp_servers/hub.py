@@ -50,7 +50,7 @@ from typing import IO, Any, TextIO, cast
 
 from agent_cli.mcp_servers.launcher import NOT_STARTED_MARK
 from agent_cli.mcp_servers.lifeline import Lifeline
-from agent_cli.mcp_servers.offered_tools import ListedTool, OfferedTool, offer_tools
+from agent_cli.mcp_servers.offered_tools import ListedTool, OfferedTool, Skipped, offer_tools
 from agent_cli.mcp_servers.settings import McpServerSettings
 from agent_cli.mcp_servers.states import (
     DISABLED,
@@ -272,10 +272,7 @@ class McpHub:
                 listed = await _list_tools(session)
             offered, skipped = offer_tools(settings.name, listed, self._secrets)
             running.session, running.group = session, _read_group(pid_file)
-            self._set_state(
-                settings.name,
-                ServerState(settings.name, READY, "", tuple(offered), tuple(skipped)),
-            )
+            self._set_ready(settings.name, offered, skipped)
             assert running.stop is not None
             await running.stop.wait()
 
@@ -381,6 +378,32 @@ class McpHub:
             if before is None or before.tools != state.tools:
                 self.version += 1
             self._lock.notify_all()
+
+    def _set_ready(self, name: str, offered: list[OfferedTool], skipped: list[Skipped]) -> None:
+        """Mark `name` ready with its `offered` tools, but those whose offered names another
+        server already offers (`mcp__a__b__esc` is tool `b__esc` of `a` and tool `esc` of
+        `a__b`): two tools of one name make the API refuse every request, so the later
+        one is skipped, with the reason."""
+        with self._lock:
+            taken = {
+                tool.name: other
+                for other, state in self._states.items()
+                if other != name
+                for tool in state.tools
+            }
+            kept = [tool for tool in offered if tool.name not in taken]
+            clashes = [
+                Skipped(
+                    name,
+                    tool.tool,
+                    f"its offered name {tool.name} is already offered by the MCP server "
+                    f"{taken[tool.name]}",
+                )
+                for tool in offered
+                if tool.name in taken
+            ]
+            state = ServerState(name, READY, "", tuple(kept), (*skipped, *clashes))
+            self._set_state(name, state)
 
     def _fail_local_servers(self, error: OSError) -> None:
         """Mark every stdio server still starting failed: without the lifeline nothing

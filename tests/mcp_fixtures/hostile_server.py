@@ -10,7 +10,7 @@ misbehaviours the SDK's own servers would never produce, one per tool or start m
 - `die_after_ready`: as normal, but writes `bye` and its secret to stderr and exits 0.5 s
   after listing its tools.
 
-Tools: `echo` (text `ok`), `invalid_params` and `server_error` (a JSON-RPC error, codes
+Tools: `echo` and `esc` (text `ok`), `invalid_params` and `server_error` (a JSON-RPC error, codes
 -32602 and -32000, whose message holds the secret), `big` (`n` MB of text),
 `structured_only` (its data only in `structuredContent`), `bogus_image` (an `image/png`
 item whose bytes are no PNG)."""
@@ -26,7 +26,7 @@ import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "normal"
 SECRET = os.environ.get("HOSTILE_SECRET", "")
-TOOLS = ["echo", "invalid_params", "server_error", "big", "structured_only", "bogus_image"]
+TOOLS = ["echo", "esc", "invalid_params", "server_error", "big", "structured_only", "bogus_image"]
 lock = threading.Lock()
 
 
