@@ -131,7 +131,6 @@ def test_tool_names_colliding_across_servers_skip_the_later_one_with_a_reason(tm
         hub.close()
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed yet")
 def test_a_server_that_exits_once_ready_turns_failed_and_its_tools_go(tmp_path):
     from agent_cli.session.mcp_part import McpPart
 

@@ -5,7 +5,8 @@ Contract:
   (enabled = false), else `starting` until `start()` has connected it and listed its
   tools (`ready`, with the tools it offers and those it skips), or `failed` with a reason
   a person can act on: the command was not found, it exited (with the last lines of its
-  stderr), it did not answer in time, or its connection broke.
+  stderr), it did not answer in time, or its connection broke. A ready server whose
+  connection ends (its process exited) turns failed at once, its tools no longer offered.
 - `start()` returns at once: the `mcp` SDK is imported and servers are started on the
   hub's own thread (its own asyncio loop), so a session with servers configured shows
   its prompt as fast as one without. `wait_for_start(limit)` blocks until no server is
@@ -81,6 +82,51 @@ class _Running:
     stop: asyncio.Event | None = None
     task: asyncio.Task[None] | None = None
     group: int | None = None
+    ended: bool = False  # its stream ended once it was ready: it exited or hung up
+
+
+class _WatchedStream:
+    """A transport's read stream, as the SDK's session reads it, that notices its end
+    (the server's process exited, its stdout closed, the HTTP session ended): once the
+    server is ready, `running` is marked `ended` and its `stop` set, so a server that is
+    gone turns failed at once instead of when a call to it fails."""
+
+    def __init__(self, inner: Any, running: _Running) -> None:
+        self._inner = inner
+        self._running = running
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def __aenter__(self) -> _WatchedStream:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> Any:
+        return await self._inner.__aexit__(*exc)
+
+    def __aiter__(self) -> _WatchedStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def receive(self) -> Any:
+        import anyio
+
+        try:
+            return await self._inner.receive()
+        except anyio.EndOfStream:
+            if self._running.session is not None:  # it was ready (else: a start failure)
+                self._running.ended = True
+                if self._running.stop is not None:
+                    self._running.stop.set()
+            raise
 
 
 class McpHub:
@@ -250,7 +296,10 @@ class McpHub:
                 if self._state_status(name) != FAILED:
                     written = await asyncio.to_thread(errlog.text, TAIL_WAIT_SECONDS)
                     stderr = _tail(written, self._secrets)
-                    reason = describe_start_failure(error, settings, stderr, self._secrets)
+                    if running.ended:
+                        reason = _describe_end(settings, stderr)
+                    else:
+                        reason = describe_start_failure(error, settings, stderr, self._secrets)
                     self._fail(name, reason)
             finally:
                 running.session = None
@@ -265,7 +314,7 @@ class McpHub:
 
         async with (
             self._open_transport(settings, errlog, pid_file) as streams,
-            ClientSession(streams[0], streams[1]) as session,
+            ClientSession(_WatchedStream(streams[0], running), streams[1]) as session,
         ):
             with anyio.fail_after(settings.startup_timeout):
                 await session.initialize()
@@ -275,6 +324,8 @@ class McpHub:
             self._set_ready(settings.name, offered, skipped)
             assert running.stop is not None
             await running.stop.wait()
+            if running.ended:  # not stopped by agent-cli: the server is gone
+                raise _ServerEnded
 
     async def _call(
         self, server: str, tool: str, arguments: dict[str, Any], timeout: float
@@ -492,6 +543,18 @@ def describe_start_failure(
     if isinstance(leaf, TimeoutError):
         return "it did not answer the MCP handshake in time" + tail
     return f"it stopped before it was ready ({_short(leaf, secrets)}){tail}"
+
+
+class _ServerEnded(Exception):
+    """A ready server's connection ended without agent-cli stopping it."""
+
+
+def _describe_end(settings: McpServerSettings, stderr: str) -> str:
+    """Why a ready server is failed now: it exited (or hung up), with its last stderr
+    lines (`stderr`, already redacted)."""
+    what = "exited" if settings.command is not None else "closed its connection"
+    tail = f"; its last stderr lines: {stderr}" if stderr else ""
+    return f"it {what} after it was ready; run /mcp restart {settings.name} to start it again{tail}"
 
 
 def _leaf(error: BaseException) -> BaseException:
