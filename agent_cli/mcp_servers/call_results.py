@@ -10,7 +10,10 @@ an image the Messages API takes in a tool_result (PNG, JPEG, GIF or WebP, at mos
 `MAX_IMAGE_BYTES`, at most `MAX_IMAGES` a call) is also sent as an image block, so the
 model sees it. Data that is not valid base64 is named as dropped. Anything else is named
 as unsupported, never silently lost. The result then goes the way of every tool result
-(redacted, bounded, spilled with a pointer when big).
+(redacted, bounded, spilled with a pointer when big). With `max_text_bytes` (the
+toolbox's `ToolLimits.max_output_bytes`, the cap of a command's output) the text is cut
+to that many bytes, never inside a secret form, and a note says how much was dropped:
+nothing further (redaction, the artifact, `/last`) handles more than that.
 
 Secrets (`secrets`, the forms the toolbox redacts): binary content is stored with every
 form redacted in its bytes (`SecretForms.redact_bytes`; the stored copy of an image is
@@ -28,6 +31,7 @@ import binascii
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from agent_cli.safe_cuts import safe_head_end
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.output import ToolResult, count_noun, format_size
 
@@ -52,11 +56,14 @@ def render_call_result(
     is_error: bool,
     save_blob: BlobSaver,
     secrets: SecretForms = NO_SECRETS,
+    max_text_bytes: int | None = None,
 ) -> tuple[ToolResult, tuple[dict[str, Any], ...]]:
     """The call's result and the image blocks to send with it (module contract)."""
     rendering = _Rendering(save_blob, secrets)
     parts = [rendering.item(item) for item in items]
     body = "\n".join(part for part in parts if part)
+    if max_text_bytes is not None:
+        body = _capped(body, max_text_bytes, secrets)
     state = "error" if is_error else "ok"
     result = ToolResult(
         header=f"MCP {server} {tool}: {state}",
@@ -123,6 +130,24 @@ class _Rendering:
             source = {"type": "base64", "media_type": mime, "data": data}
             self.images.append({"type": "image", "source": source})
         return described + "]"
+
+
+def _capped(body: str, limit: int, secrets: SecretForms) -> str:
+    """`body` whole when its UTF-8 fits `limit` bytes, else its head up to `limit` bytes
+    (never ending inside a secret form) and a note of what was dropped."""
+    if len(body) <= limit // 4:  # at most 4 bytes a character: it fits
+        return body
+    size = len(body.encode("utf-8"))
+    if size <= limit:
+        return body
+    head = body.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
+    head = head[: safe_head_end(body, len(head), secrets)]
+    dropped = size - len(head.encode("utf-8"))
+    return head + (
+        f"\n[The result reached the {format_size(limit)} cap of a tool's output; the other "
+        f"{format_size(dropped)} were dropped. Ask the server for less, e.g. a page or a "
+        "filter, if the tool has one.]"
+    )
 
 
 def _text(value: Any) -> str:
