@@ -181,7 +181,6 @@ def test_a_huge_result_is_capped_like_command_output(tmp_path):
         hub.close()
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed yet")
 def test_structured_only_content_is_shown_to_the_model(started):
     _, toolbox = started
     outcome = toolbox.run("mcp__h__structured_only", {})

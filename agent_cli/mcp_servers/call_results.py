@@ -13,7 +13,9 @@ as unsupported, never silently lost. The result then goes the way of every tool 
 (redacted, bounded, spilled with a pointer when big). With `max_text_bytes` (the
 toolbox's `ToolLimits.max_output_bytes`, the cap of a command's output) the text is cut
 to that many bytes, never inside a secret form, and a note says how much was dropped:
-nothing further (redaction, the artifact, `/last`) handles more than that.
+nothing further (redaction, the artifact, `/last`) handles more than that. A result
+with no text item but `structured` content (`structuredContent`, MCP 2025-06-18) shows
+that as JSON text, so the model gets the data rather than "(no content)".
 
 Secrets (`secrets`, the forms the toolbox redacts): binary content is stored with every
 form redacted in its bytes (`SecretForms.redact_bytes`; the stored copy of an image is
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
@@ -57,10 +60,14 @@ def render_call_result(
     save_blob: BlobSaver,
     secrets: SecretForms = NO_SECRETS,
     max_text_bytes: int | None = None,
+    structured: Any = None,
 ) -> tuple[ToolResult, tuple[dict[str, Any], ...]]:
     """The call's result and the image blocks to send with it (module contract)."""
     rendering = _Rendering(save_blob, secrets)
+    items = list(items)
     parts = [rendering.item(item) for item in items]
+    if structured is not None and not any(item.get("type") == "text" for item in items):
+        parts.append(_structured(structured))
     body = "\n".join(part for part in parts if part)
     if max_text_bytes is not None:
         body = _capped(body, max_text_bytes, secrets)
@@ -130,6 +137,15 @@ class _Rendering:
             source = {"type": "base64", "media_type": mime, "data": data}
             self.images.append({"type": "image", "source": source})
         return described + "]"
+
+
+def _structured(value: Any) -> str:
+    """A result's `structuredContent` as JSON text, for a result with no text item."""
+    try:
+        shown = json.dumps(value, ensure_ascii=False, indent=2)
+    except (TypeError, ValueError, RecursionError):
+        return "[structured content that is not JSON agent-cli can show; dropped]"
+    return f"[structured content]\n{shown}"
 
 
 def _capped(body: str, limit: int, secrets: SecretForms) -> str:

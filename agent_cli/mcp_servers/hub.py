@@ -360,7 +360,8 @@ class McpHub:
         if not isinstance(content, list):
             return CallOutcome(failure=f"{server} answered {tool} without content")
         items = tuple(_dump(item) for item in content)
-        return CallOutcome(items, bool(getattr(result, "is_error", False)))
+        structured = getattr(result, "structured_content", None)
+        return CallOutcome(items, bool(getattr(result, "is_error", False)), None, structured)
 
     async def _stop_failed(self, name: str, reason: str) -> None:
         self._fail(name, reason, in_call=True)

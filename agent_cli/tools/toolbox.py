@@ -283,6 +283,7 @@ class Toolbox:
             self._save_blob,
             self._redactor.forms,
             max_text_bytes=self._context.limits.max_output_bytes,
+            structured=outcome.structured,
         )
         built = build_outcome(
             redact_result(result, self._redactor),
