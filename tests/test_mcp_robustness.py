@@ -188,7 +188,6 @@ def test_structured_only_content_is_shown_to_the_model(started):
     assert '"temperature": 22.5' in outcome.content and '"city": "Paris"' in outcome.content
 
 
-@pytest.mark.xfail(strict=True, reason="not fixed yet")
 def test_an_image_whose_bytes_are_no_image_is_never_sent(started):
     _, toolbox = started
     outcome = toolbox.run("mcp__h__bogus_image", {})

@@ -8,7 +8,9 @@ Binary content (images, audio, blob resources) is handed to `save_blob(data, suf
 which stores it and returns a pointer, and is named in the text with its type and size;
 an image the Messages API takes in a tool_result (PNG, JPEG, GIF or WebP, at most
 `MAX_IMAGE_BYTES`, at most `MAX_IMAGES` a call) is also sent as an image block, so the
-model sees it. Data that is not valid base64 is named as dropped. Anything else is named
+model sees it, if its bytes begin with the signature of that type (else the text says
+it was not sent: the API refuses an invalid image, and every later request with it).
+Data that is not valid base64 is named as dropped. Anything else is named
 as unsupported, never silently lost. The result then goes the way of every tool result
 (redacted, bounded, spilled with a pointer when big). With `max_text_bytes` (the
 toolbox's `ToolLimits.max_output_bytes`, the cap of a command's output) the text is cut
@@ -133,10 +135,31 @@ class _Rendering:
                 "; withheld from the model: it holds a secret agent-cli keeps (an API key "
                 "or token), so it is not sent]"
             )
+        if not _looks_like(raw, mime):
+            kind_name = mime.split("/")[1].upper()
+            return described + (
+                f"; not sent to the model: its bytes are not a {kind_name} image, and the API "
+                "refuses an invalid image]"
+            )
         if 0 < len(raw) <= MAX_IMAGE_BYTES and len(self.images) < MAX_IMAGES:
             source = {"type": "base64", "media_type": mime, "data": data}
             self.images.append({"type": "image", "source": source})
         return described + "]"
+
+
+def _looks_like(raw: bytes, mime: str) -> bool:
+    """Whether `raw` begins with the signature of the image type `mime` names (PNG,
+    JPEG, GIF, WebP): the API refuses an invalid image, and a refused image in the
+    history would make every later request fail."""
+    if mime == "image/png":
+        return raw.startswith(b"\x89PNG\r\n\x1a\n")
+    if mime == "image/jpeg":
+        return raw.startswith(b"\xff\xd8\xff")
+    if mime == "image/gif":
+        return raw.startswith((b"GIF87a", b"GIF89a"))
+    if mime == "image/webp":
+        return raw[:4] == b"RIFF" and raw[8:12] == b"WEBP"
+    return False
 
 
 def _structured(value: Any) -> str:
