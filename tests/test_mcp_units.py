@@ -104,7 +104,7 @@ def test_results_keep_text_in_order_and_store_binary_content_as_artifacts():
         saved.append((data, suffix))
         return f"artifact:s1:{len(saved)}"
 
-    png = base64.b64encode(b"\x89PNG fake").decode()
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n fake").decode()
     result, images = render_call_result(
         "files",
         "look",
@@ -122,7 +122,7 @@ def test_results_keep_text_in_order_and_store_binary_content_as_artifacts():
     lines = result.body.splitlines()
     assert result.header == "MCP files look: ok" and not result.is_error
     assert lines[0] == "first"
-    assert "saved as artifact:s1:1" in lines[1] and saved == [(b"\x89PNG fake", ".png")]
+    assert "saved as artifact:s1:1" in lines[1] and saved == [(b"\x89PNG\r\n\x1a\n fake", ".png")]
     assert "not valid base64; dropped" in lines[2]
     assert lines[3:5] == ["[resource file:///a.txt]", "inside"]
     assert "spec file:///spec.md" in lines[5] and "not supported; dropped" in lines[6]
@@ -150,7 +150,7 @@ def test_binary_content_is_stored_redacted_and_an_image_holding_a_secret_is_with
     def image(data: bytes) -> dict[str, str]:
         return {"type": "image", "data": base64.b64encode(data).decode(), "mimeType": "image/png"}
 
-    clean = image(b"\x89PNG clean")
+    clean = image(b"\x89PNG\r\n\x1a\n clean")
     items = [
         image(b"\x89PNG tEXt " + secret.encode()),
         image(b"\x89PNG " + secret.encode().hex().encode()),
@@ -167,7 +167,7 @@ def test_binary_content_is_stored_redacted_and_an_image_holding_a_secret_is_with
         "1 secret value held by agent-cli redacted" in line for line in lines[:3] + lines[4:]
     )
     assert [block["source"]["data"] for block in images] == [clean["data"]]
-    assert saved[3] == b"\x89PNG clean"
+    assert saved[3] == b"\x89PNG\r\n\x1a\n clean"
     for stored in saved:
         assert secrets.redact_bytes(stored)[1] == 0
         assert secret.encode() not in stored
@@ -210,7 +210,6 @@ def test_what_a_server_lists_is_offered_with_secrets_redacted_and_never_named_af
 def test_a_servers_stderr_is_redacted_before_its_last_lines_are_cut():
     """The window of stderr read, and each line's 200 characters, may fall inside the
     secret: no piece of it is left."""
-    import io
 
     from agent_cli.mcp_servers.hub import _tail
     from agent_cli.secret_forms import SecretForms
@@ -219,7 +218,7 @@ def test_a_servers_stderr_is_redacted_before_its_last_lines_are_cut():
     secrets = SecretForms.from_values([secret])
     for before in range(3_762, 3_785, 2):  # the 4,000-character window begins inside it
         written = "a" * (10_000 - before) + secret + "b" * before + "\n" + "." * 190 + secret
-        tail = _tail(io.StringIO(written), secrets)
+        tail = _tail(written, secrets)
         assert not any(secret[i : i + 6] in tail for i in range(len(secret) - 5)), tail
 
 

@@ -8,9 +8,16 @@ Binary content (images, audio, blob resources) is handed to `save_blob(data, suf
 which stores it and returns a pointer, and is named in the text with its type and size;
 an image the Messages API takes in a tool_result (PNG, JPEG, GIF or WebP, at most
 `MAX_IMAGE_BYTES`, at most `MAX_IMAGES` a call) is also sent as an image block, so the
-model sees it. Data that is not valid base64 is named as dropped. Anything else is named
+model sees it, if its bytes begin with the signature of that type (else the text says
+it was not sent: the API refuses an invalid image, and every later request with it).
+Data that is not valid base64 is named as dropped. Anything else is named
 as unsupported, never silently lost. The result then goes the way of every tool result
-(redacted, bounded, spilled with a pointer when big).
+(redacted, bounded, spilled with a pointer when big). With `max_text_bytes` (the
+toolbox's `ToolLimits.max_output_bytes`, the cap of a command's output) the text is cut
+to that many bytes, never inside a secret form, and a note says how much was dropped:
+nothing further (redaction, the artifact, `/last`) handles more than that. A result
+with no text item but `structured` content (`structuredContent`, MCP 2025-06-18) shows
+that as JSON text, so the model gets the data rather than "(no content)".
 
 Secrets (`secrets`, the forms the toolbox redacts): binary content is stored with every
 form redacted in its bytes (`SecretForms.redact_bytes`; the stored copy of an image is
@@ -25,9 +32,11 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from agent_cli.safe_cuts import safe_head_end
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.output import ToolResult, count_noun, format_size
 
@@ -52,11 +61,18 @@ def render_call_result(
     is_error: bool,
     save_blob: BlobSaver,
     secrets: SecretForms = NO_SECRETS,
+    max_text_bytes: int | None = None,
+    structured: Any = None,
 ) -> tuple[ToolResult, tuple[dict[str, Any], ...]]:
     """The call's result and the image blocks to send with it (module contract)."""
     rendering = _Rendering(save_blob, secrets)
+    items = list(items)
     parts = [rendering.item(item) for item in items]
+    if structured is not None and not any(item.get("type") == "text" for item in items):
+        parts.append(_structured(structured))
     body = "\n".join(part for part in parts if part)
+    if max_text_bytes is not None:
+        body = _capped(body, max_text_bytes, secrets)
     state = "error" if is_error else "ok"
     result = ToolResult(
         header=f"MCP {server} {tool}: {state}",
@@ -119,10 +135,58 @@ class _Rendering:
                 "; withheld from the model: it holds a secret agent-cli keeps (an API key "
                 "or token), so it is not sent]"
             )
+        if not _looks_like(raw, mime):
+            kind_name = mime.split("/")[1].upper()
+            return described + (
+                f"; not sent to the model: its bytes are not a {kind_name} image, and the API "
+                "refuses an invalid image]"
+            )
         if 0 < len(raw) <= MAX_IMAGE_BYTES and len(self.images) < MAX_IMAGES:
             source = {"type": "base64", "media_type": mime, "data": data}
             self.images.append({"type": "image", "source": source})
         return described + "]"
+
+
+def _looks_like(raw: bytes, mime: str) -> bool:
+    """Whether `raw` begins with the signature of the image type `mime` names (PNG,
+    JPEG, GIF, WebP): the API refuses an invalid image, and a refused image in the
+    history would make every later request fail."""
+    if mime == "image/png":
+        return raw.startswith(b"\x89PNG\r\n\x1a\n")
+    if mime == "image/jpeg":
+        return raw.startswith(b"\xff\xd8\xff")
+    if mime == "image/gif":
+        return raw.startswith((b"GIF87a", b"GIF89a"))
+    if mime == "image/webp":
+        return raw[:4] == b"RIFF" and raw[8:12] == b"WEBP"
+    return False
+
+
+def _structured(value: Any) -> str:
+    """A result's `structuredContent` as JSON text, for a result with no text item."""
+    try:
+        shown = json.dumps(value, ensure_ascii=False, indent=2)
+    except (TypeError, ValueError, RecursionError):
+        return "[structured content that is not JSON agent-cli can show; dropped]"
+    return f"[structured content]\n{shown}"
+
+
+def _capped(body: str, limit: int, secrets: SecretForms) -> str:
+    """`body` whole when its UTF-8 fits `limit` bytes, else its head up to `limit` bytes
+    (never ending inside a secret form) and a note of what was dropped."""
+    if len(body) <= limit // 4:  # at most 4 bytes a character: it fits
+        return body
+    size = len(body.encode("utf-8"))
+    if size <= limit:
+        return body
+    head = body.encode("utf-8")[:limit].decode("utf-8", errors="ignore")
+    head = head[: safe_head_end(body, len(head), secrets)]
+    dropped = size - len(head.encode("utf-8"))
+    return head + (
+        f"\n[The result reached the {format_size(limit)} cap of a tool's output; the other "
+        f"{format_size(dropped)} were dropped. Ask the server for less, e.g. a page or a "
+        "filter, if the tool has one.]"
+    )
 
 
 def _text(value: Any) -> str:

@@ -5,15 +5,18 @@ Contract:
   (enabled = false), else `starting` until `start()` has connected it and listed its
   tools (`ready`, with the tools it offers and those it skips), or `failed` with a reason
   a person can act on: the command was not found, it exited (with the last lines of its
-  stderr), it did not answer in time, or its connection broke.
+  stderr), it did not answer in time, or its connection broke. A ready server whose
+  connection ends (its process exited) turns failed at once, its tools no longer offered.
 - `start()` returns at once: the `mcp` SDK is imported and servers are started on the
   hub's own thread (its own asyncio loop), so a session with servers configured shows
   its prompt as fast as one without. `wait_for_start(limit)` blocks until no server is
   starting or `limit` seconds have passed, and returns the names still starting.
 - `call(server, tool, arguments)` runs one tool call and always returns a
   `CallOutcome`: the content items and the server's own error flag, or `failure` (the
-  server is not ready, the call outlived the server's `timeout`, its connection broke);
-  a call that times out or whose server dies also marks the server failed and stops it.
+  server is not ready, it answered with a JSON-RPC error, the call outlived the server's
+  `timeout`, its connection broke); a call that times out or whose server dies also marks
+  the server failed and stops it; an error answer (any code, -32602 invalid params
+  included) leaves it ready.
   Only KeyboardInterrupt propagates (the call is cancelled first).
 - `restart(name)` stops a server and starts it again; `close()` stops every server,
   ending each process with its whole process group (the SDK starts each in a new session
@@ -26,6 +29,8 @@ Contract:
   it (`secrets`, the toolbox's forms): its tools are offered redacted (`offer_tools`),
   and its stderr, its error messages and every reason are redacted before they are cut
   (a cut first could split a secret, which then would not be recognised).
+- A stdio server's stderr goes to a pipe of which only the last `TAIL_BYTES` are kept
+  (`stderr_tail`): a server writing without end costs neither memory nor disk.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ from typing import IO, Any, TextIO, cast
 
 from agent_cli.mcp_servers.launcher import NOT_STARTED_MARK
 from agent_cli.mcp_servers.lifeline import Lifeline
-from agent_cli.mcp_servers.offered_tools import ListedTool, OfferedTool, offer_tools
+from agent_cli.mcp_servers.offered_tools import ListedTool, OfferedTool, Skipped, offer_tools
 from agent_cli.mcp_servers.settings import McpServerSettings
 from agent_cli.mcp_servers.states import (
     DISABLED,
@@ -56,12 +61,14 @@ from agent_cli.mcp_servers.states import (
     CallOutcome,
     ServerState,
 )
+from agent_cli.mcp_servers.stderr_tail import StderrTail
 from agent_cli.safe_cuts import safe_tail_start
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 
 STOP_SECONDS = 3.5  # the SDK asks a server's group to end, then kills it after 2 s
 CLOSE_SECONDS = STOP_SECONDS + 1.5
 STDERR_TAIL_LINES = 3
+TAIL_WAIT_SECONDS = 1.0  # for a dead server's last stderr bytes still in the pipe
 MAX_LISTED_TOOLS = 500
 LAUNCHER = Path(__file__).with_name("launcher.py")
 
@@ -75,6 +82,51 @@ class _Running:
     stop: asyncio.Event | None = None
     task: asyncio.Task[None] | None = None
     group: int | None = None
+    ended: bool = False  # its stream ended once it was ready: it exited or hung up
+
+
+class _WatchedStream:
+    """A transport's read stream, as the SDK's session reads it, that notices its end
+    (the server's process exited, its stdout closed, the HTTP session ended): once the
+    server is ready, `running` is marked `ended` and its `stop` set, so a server that is
+    gone turns failed at once instead of when a call to it fails."""
+
+    def __init__(self, inner: Any, running: _Running) -> None:
+        self._inner = inner
+        self._running = running
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def __aenter__(self) -> _WatchedStream:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> Any:
+        return await self._inner.__aexit__(*exc)
+
+    def __aiter__(self) -> _WatchedStream:
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def receive(self) -> Any:
+        import anyio
+
+        try:
+            return await self._inner.receive()
+        except anyio.EndOfStream:
+            if self._running.session is not None:  # it was ready (else: a start failure)
+                self._running.ended = True
+                if self._running.stop is not None:
+                    self._running.stop.set()
+            raise
 
 
 class McpHub:
@@ -234,21 +286,24 @@ class McpHub:
 
     async def _serve(self, name: str, running: _Running) -> None:
         settings = self._settings[name]
-        with (
-            tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog,
-            tempfile.NamedTemporaryFile("r", encoding="ascii", suffix=".pid") as pid_file,
-        ):
+        errlog = StderrTail()  # a bounded tail, not a file: a server may write without end
+        with tempfile.NamedTemporaryFile("r", encoding="ascii", suffix=".pid") as pid_file:
             try:
-                await self._connect_and_wait(settings, running, errlog, Path(pid_file.name))
+                await self._connect_and_wait(settings, running, errlog.writer, Path(pid_file.name))
             except asyncio.CancelledError:
                 raise
             except BaseException as error:  # noqa: BLE001  the SDK raises groups and more
                 if self._state_status(name) != FAILED:
-                    stderr = _tail(errlog, self._secrets)
-                    reason = describe_start_failure(error, settings, stderr, self._secrets)
+                    written = await asyncio.to_thread(errlog.text, TAIL_WAIT_SECONDS)
+                    stderr = _tail(written, self._secrets)
+                    if running.ended:
+                        reason = _describe_end(settings, stderr)
+                    else:
+                        reason = describe_start_failure(error, settings, stderr, self._secrets)
                     self._fail(name, reason)
             finally:
                 running.session = None
+                errlog.close()
                 end_group(running.group or _read_group(Path(pid_file.name)))
 
     async def _connect_and_wait(
@@ -259,19 +314,18 @@ class McpHub:
 
         async with (
             self._open_transport(settings, errlog, pid_file) as streams,
-            ClientSession(streams[0], streams[1]) as session,
+            ClientSession(_WatchedStream(streams[0], running), streams[1]) as session,
         ):
             with anyio.fail_after(settings.startup_timeout):
                 await session.initialize()
                 listed = await _list_tools(session)
             offered, skipped = offer_tools(settings.name, listed, self._secrets)
             running.session, running.group = session, _read_group(pid_file)
-            self._set_state(
-                settings.name,
-                ServerState(settings.name, READY, "", tuple(offered), tuple(skipped)),
-            )
+            self._set_ready(settings.name, offered, skipped)
             assert running.stop is not None
             await running.stop.wait()
+            if running.ended:  # not stopped by agent-cli: the server is gone
+                raise _ServerEnded
 
     async def _call(
         self, server: str, tool: str, arguments: dict[str, Any], timeout: float
@@ -289,7 +343,13 @@ class McpHub:
             reason = f"a call of {tool} got no answer in {timeout:g} s"
             await self._stop_failed(server, reason)
             return CallOutcome(failure=f"{reason}; the server was stopped")
-        except Exception as error:  # the connection broke, or the answer was malformed
+        except Exception as error:  # an error answer, a broken connection, a malformed one
+            answered = _error_answer(error)
+            if answered is not None and running is not None and running.session is not None:
+                said = _short_words(answered[1], self._secrets)
+                return CallOutcome(
+                    failure=f"{server} answered {tool} with error {answered[0]}: {said}"
+                )
             if _is_broken_connection(error) or running is None or running.session is None:
                 why = _short(error, self._secrets)
                 reason = f"its connection broke during a call of {tool} ({why})"
@@ -300,7 +360,8 @@ class McpHub:
         if not isinstance(content, list):
             return CallOutcome(failure=f"{server} answered {tool} without content")
         items = tuple(_dump(item) for item in content)
-        return CallOutcome(items, bool(getattr(result, "is_error", False)))
+        structured = getattr(result, "structured_content", None)
+        return CallOutcome(items, bool(getattr(result, "is_error", False)), None, structured)
 
     async def _stop_failed(self, name: str, reason: str) -> None:
         self._fail(name, reason, in_call=True)
@@ -369,6 +430,32 @@ class McpHub:
             if before is None or before.tools != state.tools:
                 self.version += 1
             self._lock.notify_all()
+
+    def _set_ready(self, name: str, offered: list[OfferedTool], skipped: list[Skipped]) -> None:
+        """Mark `name` ready with its `offered` tools, but those whose offered names another
+        server already offers (`mcp__a__b__esc` is tool `b__esc` of `a` and tool `esc` of
+        `a__b`): two tools of one name make the API refuse every request, so the later
+        one is skipped, with the reason."""
+        with self._lock:
+            taken = {
+                tool.name: other
+                for other, state in self._states.items()
+                if other != name
+                for tool in state.tools
+            }
+            kept = [tool for tool in offered if tool.name not in taken]
+            clashes = [
+                Skipped(
+                    name,
+                    tool.tool,
+                    f"its offered name {tool.name} is already offered by the MCP server "
+                    f"{taken[tool.name]}",
+                )
+                for tool in offered
+                if tool.name in taken
+            ]
+            state = ServerState(name, READY, "", tuple(kept), (*skipped, *clashes))
+            self._set_state(name, state)
 
     def _fail_local_servers(self, error: OSError) -> None:
         """Mark every stdio server still starting failed: without the lifeline nothing
@@ -459,11 +546,40 @@ def describe_start_failure(
     return f"it stopped before it was ready ({_short(leaf, secrets)}){tail}"
 
 
+class _ServerEnded(Exception):
+    """A ready server's connection ended without agent-cli stopping it."""
+
+
+def _describe_end(settings: McpServerSettings, stderr: str) -> str:
+    """Why a ready server is failed now: it exited (or hung up), with its last stderr
+    lines (`stderr`, already redacted)."""
+    what = "exited" if settings.command is not None else "closed its connection"
+    tail = f"; its last stderr lines: {stderr}" if stderr else ""
+    return f"it {what} after it was ready; run /mcp restart {settings.name} to start it again{tail}"
+
+
 def _leaf(error: BaseException) -> BaseException:
     """The first plain exception inside exception groups."""
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
     return error
+
+
+CONNECTION_CLOSED = (-32000, "Connection closed")  # what the SDK raises when it ends
+
+
+def _error_answer(error: BaseException) -> tuple[int, str] | None:
+    """(code, message) when `error` is a JSON-RPC error the server answered with (any
+    code, as the MCP spec allows: -32602 for invalid params, its own for the rest), None
+    for anything else, including the error the SDK raises itself when the connection
+    ends."""
+    leaf = _leaf(error)
+    if type(leaf).__name__ not in {"MCPError", "McpError"}:
+        return None
+    code, message = getattr(leaf, "code", None), getattr(leaf, "message", None)
+    if not isinstance(code, int) or not isinstance(message, str):
+        return None
+    return None if (code, message) == CONNECTION_CLOSED else (code, message)
 
 
 def _is_broken_connection(error: BaseException) -> bool:
@@ -473,9 +589,17 @@ def _is_broken_connection(error: BaseException) -> bool:
         "ClosedResourceError",
         "BrokenResourceError",
         "EndOfStream",
-        "MCPError",
+        "MCPError",  # only the SDK's own "Connection closed" gets here (`_error_answer`)
         "McpError",
     }
+
+
+def _short_words(said: str, secrets: SecretForms = NO_SECRETS) -> str:
+    """A server's message on one line: `secrets` redacted first, control characters and
+    runs of white space made one space, at most 300 characters."""
+    text = "".join(c if c.isprintable() else " " for c in secrets.redact(said).strip())
+    text = " ".join(text.split())
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 def _short(error: BaseException, secrets: SecretForms = NO_SECRETS) -> str:
@@ -487,13 +611,12 @@ def _short(error: BaseException, secrets: SecretForms = NO_SECRETS) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-def _tail(errlog: IO[str], secrets: SecretForms = NO_SECRETS) -> str:
-    """The last `STDERR_TAIL_LINES` lines a server wrote to stderr, each at most 200
-    characters, `secrets` redacted first: the window read begins after any secret its
-    start would split, and the lines are cut only once nothing is left to redact."""
+def _tail(written: str, secrets: SecretForms = NO_SECRETS) -> str:
+    """The last `STDERR_TAIL_LINES` lines of what a server wrote to stderr (`written`,
+    its kept tail), each at most 200 characters, `secrets` redacted first: the window
+    read begins after any secret its start would split, and the lines are cut only once
+    nothing is left to redact."""
     with contextlib.suppress(Exception):
-        errlog.seek(0)
-        written = errlog.read()
         window = written[-(4_000 + secrets.longest_match) :]
         window = window[safe_tail_start(window, max(0, len(window) - 4_000), secrets) :]
         said = secrets.redact(window)

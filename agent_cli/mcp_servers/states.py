@@ -35,6 +35,7 @@ class CallOutcome:
     items: tuple[dict[str, Any], ...] = ()
     is_error: bool = False
     failure: str | None = None
+    structured: Any = None  # the result's `structuredContent` (MCP 2025-06-18), if any
 
 
 class McpTools(Protocol):

@@ -276,7 +276,14 @@ class Toolbox:
                 f"{name} failed: {outcome.failure}.", "error: " + _first_words(outcome.failure)
             )
         result, images = render_call_result(
-            server, tool, outcome.items, outcome.is_error, self._save_blob, self._redactor.forms
+            server,
+            tool,
+            outcome.items,
+            outcome.is_error,
+            self._save_blob,
+            self._redactor.forms,
+            max_text_bytes=self._context.limits.max_output_bytes,
+            structured=outcome.structured,
         )
         built = build_outcome(
             redact_result(result, self._redactor),

@@ -1,0 +1,113 @@
+"""A hand-written hostile MCP server over stdio (no SDK): legal but unusual answers and
+misbehaviours the SDK's own servers would never produce, one per tool or start mode.
+
+`python hostile_server.py MODE`, MODE one of:
+- `normal`: answers the handshake and lists `TOOLS`;
+- `stderr_flood`: as normal, while a thread writes to stderr without end;
+- `stderr_flood_exit`: writes `FLOOD_MB` MB to stderr, then `last words` and its
+  `HOSTILE_SECRET`, and exits 1 before the handshake;
+- `collide`: lists the one tool `b__esc` (as server `a`, it is offered as `mcp__a__b__esc`);
+- `die_after_ready`: as normal, but writes `bye` and its secret to stderr and exits 0.5 s
+  after listing its tools.
+
+Tools: `echo` and `esc` (text `ok`), `invalid_params` and `server_error` (a JSON-RPC error, codes
+-32602 and -32000, whose message holds the secret), `big` (`n` MB of text),
+`structured_only` (its data only in `structuredContent`), `bogus_image` (an `image/png`
+item whose bytes are no PNG)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import sys
+import threading
+import time
+
+MODE = sys.argv[1] if len(sys.argv) > 1 else "normal"
+SECRET = os.environ.get("HOSTILE_SECRET", "")
+TOOLS = ["echo", "esc", "invalid_params", "server_error", "big", "structured_only", "bogus_image"]
+lock = threading.Lock()
+
+
+def send(message: dict) -> None:
+    with lock:
+        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.flush()
+
+
+def result(ident: object, body: dict) -> None:
+    send({"jsonrpc": "2.0", "id": ident, "result": body})
+
+
+def flood() -> None:
+    line = "x" * 1000 + "\n"
+    while True:
+        sys.stderr.write(line)
+
+
+if MODE == "stderr_flood":
+    threading.Thread(target=flood, daemon=True).start()
+if MODE == "stderr_flood_exit":
+    line = "y" * 1023 + "\n"
+    for _ in range(int(os.environ.get("FLOOD_MB", "50")) * 1024):
+        sys.stderr.write(line)
+    sys.stderr.write(f"last words {SECRET}\n")
+    sys.stderr.flush()
+    sys.exit(1)
+
+
+def tool_list() -> list[dict]:
+    names = ["b__esc"] if MODE == "collide" else TOOLS
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+    return [
+        {"name": name, "description": f"hostile {name}", "inputSchema": schema} for name in names
+    ]
+
+
+def call(ident: object, name: str, arguments: dict) -> None:
+    if name == "invalid_params":
+        error = {"code": -32602, "message": f"invalid params: n is missing {SECRET}"}
+        send({"jsonrpc": "2.0", "id": ident, "error": error})
+    elif name == "server_error":
+        error = {"code": -32000, "message": f"boom \x1b[2J {SECRET}"}
+        send({"jsonrpc": "2.0", "id": ident, "error": error})
+    elif name == "big":
+        size = int(arguments.get("n", 1)) * 1024 * 1024
+        result(ident, {"content": [{"type": "text", "text": "A" * size}]})
+    elif name == "structured_only":
+        result(ident, {"content": [], "structuredContent": {"temperature": 22.5, "city": "Paris"}})
+    elif name == "bogus_image":
+        data = base64.b64encode(b"not a png at all").decode()
+        result(ident, {"content": [{"type": "image", "mimeType": "image/png", "data": data}]})
+    else:
+        result(ident, {"content": [{"type": "text", "text": "ok"}]})
+
+
+def die() -> None:
+    time.sleep(0.5)
+    sys.stderr.write(f"bye {SECRET}\n")
+    sys.stderr.flush()
+    os._exit(0)
+
+
+for raw_line in sys.stdin:
+    request = json.loads(raw_line)
+    method, ident = request.get("method"), request.get("id")
+    if ident is None:
+        continue  # a notification
+    if method == "initialize":
+        version = request["params"].get("protocolVersion", "2025-06-18")
+        info = {"name": "hostile", "version": "1"}
+        result(
+            ident, {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": info}
+        )
+    elif method == "tools/list":
+        result(ident, {"tools": tool_list()})
+        if MODE == "die_after_ready":
+            threading.Thread(target=die, daemon=True).start()
+    elif method == "tools/call":
+        params = request.get("params", {})
+        call(ident, params.get("name"), params.get("arguments") or {})
+    else:
+        result(ident, {})
