@@ -100,7 +100,7 @@ def search_workspace(
         _refuse_what_rg_refused(pattern, glob, run.stderr)
     tally.files_skipped += run.stderr.count("\nrg: ") + run.stderr.startswith("rg: ")
     tally.matches, tally.dropped = confirm_matches(
-        tally.matches, open_inside, limits.max_read_file_bytes, context.secrets
+        tally.matches, open_inside, limits.max_read_file_bytes
     )
     note = _timeout_note(limits) if run.timed_out else ""
     return _render_grep(pattern, shown, tally, note, context)
@@ -181,14 +181,12 @@ def _render_grep(
     if tally.files_skipped:
         body.append(f"[{tally.files_skipped} binary, oversized or unreadable files skipped]")
     summary = _count_matches(count, files, capped=tally.is_capped)
-    hidden = sum(match.secrets_hidden for match in tally.matches)
-    return ToolResult(header, "\n".join(body + notes), summary=summary, secrets_hidden=hidden)
+    return ToolResult(header, "\n".join(body + notes), summary=summary)
 
 
 def _format_match(match: Match, limit: int, secrets: SecretForms) -> str:
-    """`path:number: text`, the text with secrets already hidden (`grep_confirm`, with
-    the file's lines around it), a long line cut where no secret, pointer or redaction
-    mark is split (the result is redacted again afterwards)."""
+    """`path:number: text` (no line a secret touches gets here: `grep_secrets`), a long
+    line cut where no secret form or pointer is split (the result is redacted too)."""
     text = cut_head(match.text.decode("utf-8", "replace").rstrip("\r"), limit, secrets, " [...]")
     shown_path = match.path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     return f"{shown_path}:{match.number}: {text}"
