@@ -64,6 +64,15 @@ def test_a_copy_of_the_schemas_is_plain_and_leaves_the_toolbox_alone(workspace: 
     assert "path" in TOOL_SCHEMAS[0]["input_schema"]["properties"]
 
 
+def test_a_tool_of_an_mcp_server_no_longer_running_says_so(workspace: Path):
+    """Found by an outside attack: calling a tool of a failed server answered only
+    "Unknown tool", which told neither the model nor the user what happened."""
+    outcome = make_toolbox(workspace).run("mcp__h__esc", {})
+    assert outcome.is_error and outcome.content.startswith("Unknown tool 'mcp__h__esc'.")
+    assert "No MCP server that is running offers it now" in outcome.content
+    assert "/mcp restart" in outcome.content
+
+
 def test_an_unknown_tool_gets_an_error_naming_the_available_tools(workspace: Path):
     outcome = make_toolbox(workspace).run("delete_everything", {})
     assert outcome == ToolOutcome(

@@ -215,8 +215,14 @@ class Toolbox:
                 return self._run_mcp(offered.server, offered.tool, name, tool_input)
         if spec is None:
             known = ", ".join(self._specs)
+            gone = (
+                " No MCP server that is running offers it now: its server may have failed or "
+                "exited (the user can see why with /mcp, and restart it with /mcp restart)."
+                if isinstance(name, str) and name.startswith("mcp__")
+                else ""
+            )
             return self._error_outcome(
-                f"Unknown tool {name!r}. Available tools: {known}.", "unknown tool"
+                f"Unknown tool {name!r}.{gone} Available tools: {known}.", "unknown tool"
             )
         try:
             result = self._prepare_and_execute(spec, tool_input)
