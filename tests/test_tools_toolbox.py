@@ -160,3 +160,30 @@ def test_a_tool_name_that_is_not_even_a_string_gets_an_error_result(workspace: P
     outcome = make_toolbox(workspace).run(["read_file"], {"path": "a.txt"})
     assert outcome.is_error
     assert outcome.summary == "unknown tool"
+
+
+def test_a_running_mcp_call_is_announced_to_the_output_watcher(workspace: Path):
+    """Found by an outside attack: during a long MCP call the screen showed only the
+    tool's header, with no spinner, elapsed time or Ctrl-C hint; the REPL starts those on
+    the empty chunk a running tool sends, which MCP calls never sent."""
+    from agent_cli.mcp_servers.offered_tools import OfferedTool
+    from agent_cli.mcp_servers.states import CallOutcome
+
+    seen: list[bytes] = []
+
+    class OneTool:
+        version = 1
+
+        def offered_tools(self) -> list[OfferedTool]:
+            definition = {"name": "mcp__s__slow", "input_schema": {"type": "object"}}
+            return [OfferedTool(definition, "s", "slow")]
+
+        def call(self, server: str, tool: str, arguments: dict) -> CallOutcome:
+            assert seen == [b""], "the watcher heard of the call before it ran"
+            return CallOutcome(({"type": "text", "text": "done"},))
+
+    toolbox = make_toolbox(workspace)
+    toolbox.attach_mcp(OneTool())
+    toolbox.output_watcher = seen.append
+    outcome = toolbox.run("mcp__s__slow", {})
+    assert not outcome.is_error and "done" in outcome.content and seen == [b""]

@@ -276,6 +276,7 @@ class Toolbox:
         )
         if not self._gate.is_allowed(request):
             return self._refusal_outcome(name)
+        self._pass_output_on(b"")  # it runs now: the REPL shows the spinner and elapsed time
         outcome = self._mcp.call(server, tool, tool_input)
         if outcome.failure is not None:
             return self._error_outcome(
