@@ -211,14 +211,14 @@ def test_a_servers_stderr_is_redacted_before_its_last_lines_are_cut():
     """The window of stderr read, and each line's 200 characters, may fall inside the
     secret: no piece of it is left."""
 
-    from agent_cli.mcp_servers.hub import _tail
+    from agent_cli.mcp_servers.failures import stderr_lines
     from agent_cli.secret_forms import SecretForms
 
     secret = "ghp_unitSECRET0123456789"
     secrets = SecretForms.from_values([secret])
     for before in range(3_762, 3_785, 2):  # the 4,000-character window begins inside it
         written = "a" * (10_000 - before) + secret + "b" * before + "\n" + "." * 190 + secret
-        tail = _tail(written, secrets)
+        tail = stderr_lines(written, secrets)
         assert not any(secret[i : i + 6] in tail for i in range(len(secret) - 5)), tail
 
 

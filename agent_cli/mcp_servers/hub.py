@@ -28,7 +28,7 @@ Contract:
 - Nothing a server says reaches a state or a failure with a secret agent-cli keeps in
   it (`secrets`, the toolbox's forms): its tools are offered redacted (`offer_tools`),
   and its stderr, its error messages and every reason are redacted before they are cut
-  (a cut first could split a secret, which then would not be recognised).
+  (`failures`: a cut first could split a secret, which then would not be recognised).
 - A stdio server's stderr goes to a pipe of which only the last `TAIL_BYTES` are kept
   (`stderr_tail`): a server writing without end costs neither memory nor disk.
 """
@@ -49,7 +49,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
-from agent_cli.mcp_servers.launcher import NOT_STARTED_MARK
+from agent_cli.mcp_servers.failures import (
+    describe_end,
+    describe_exception,
+    describe_start_failure,
+    error_answer,
+    is_broken_connection,
+    one_line,
+    stderr_lines,
+)
 from agent_cli.mcp_servers.lifeline import Lifeline
 from agent_cli.mcp_servers.offered_tools import ListedTool, OfferedTool, Skipped, offer_tools
 from agent_cli.mcp_servers.settings import McpServerSettings
@@ -62,12 +70,10 @@ from agent_cli.mcp_servers.states import (
     ServerState,
 )
 from agent_cli.mcp_servers.stderr_tail import StderrTail
-from agent_cli.safe_cuts import safe_tail_start
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 
 STOP_SECONDS = 3.5  # the SDK asks a server's group to end, then kills it after 2 s
 CLOSE_SECONDS = STOP_SECONDS + 1.5
-STDERR_TAIL_LINES = 3
 TAIL_WAIT_SECONDS = 1.0  # for a dead server's last stderr bytes still in the pipe
 MAX_LISTED_TOOLS = 500
 LAUNCHER = Path(__file__).with_name("launcher.py")
@@ -295,9 +301,9 @@ class McpHub:
             except BaseException as error:  # noqa: BLE001  the SDK raises groups and more
                 if self._state_status(name) != FAILED:
                     written = await asyncio.to_thread(errlog.text, TAIL_WAIT_SECONDS)
-                    stderr = _tail(written, self._secrets)
+                    stderr = stderr_lines(written, self._secrets)
                     if running.ended:
-                        reason = _describe_end(settings, stderr)
+                        reason = describe_end(settings, stderr)
                     else:
                         reason = describe_start_failure(error, settings, stderr, self._secrets)
                     self._fail(name, reason)
@@ -344,14 +350,14 @@ class McpHub:
             await self._stop_failed(server, reason)
             return CallOutcome(failure=f"{reason}; the server was stopped")
         except Exception as error:  # an error answer, a broken connection, a malformed one
-            answered = _error_answer(error)
+            answered = error_answer(error)
             if answered is not None and running is not None and running.session is not None:
-                said = _short_words(answered[1], self._secrets)
+                said = one_line(answered[1], self._secrets)
                 return CallOutcome(
                     failure=f"{server} answered {tool} with error {answered[0]}: {said}"
                 )
-            if _is_broken_connection(error) or running is None or running.session is None:
-                why = _short(error, self._secrets)
+            if is_broken_connection(error) or running is None or running.session is None:
+                why = describe_exception(error, self._secrets)
                 reason = f"its connection broke during a call of {tool} ({why})"
                 await self._stop_failed(server, reason)
                 return CallOutcome(failure=f"the MCP server {server} stopped: {reason}")
@@ -521,108 +527,8 @@ def _read_group(pid_file: Path) -> int | None:
     return None
 
 
-def describe_start_failure(
-    error: BaseException,
-    settings: McpServerSettings,
-    stderr: str,
-    secrets: SecretForms = NO_SECRETS,
-) -> str:
-    """Why a server did not start, in words a person can act on; `stderr` (its last
-    lines) already redacted of `secrets`, the error's own words redacted here."""
-    leaf = _leaf(error)
-    if NOT_STARTED_MARK in stderr:
-        why = stderr.split(NOT_STARTED_MARK, 1)[1].split(" | ")[0]
-        if why.startswith("not found: "):
-            return f"the command {settings.command!r} was not found (check command in config.toml)"
-        if why.startswith("not executable: "):
-            return (
-                f"the command {settings.command!r} is not an executable file (check command in "
-                "config.toml, or make the file executable)"
-            )
-        return f"the command {settings.command!r} cannot be started ({why})"
-    tail = f"; its last stderr lines: {stderr}" if stderr else ""
-    if isinstance(leaf, TimeoutError):
-        return "it did not answer the MCP handshake in time" + tail
-    return f"it stopped before it was ready ({_short(leaf, secrets)}){tail}"
-
-
 class _ServerEnded(Exception):
     """A ready server's connection ended without agent-cli stopping it."""
-
-
-def _describe_end(settings: McpServerSettings, stderr: str) -> str:
-    """Why a ready server is failed now: it exited (or hung up), with its last stderr
-    lines (`stderr`, already redacted)."""
-    what = "exited" if settings.command is not None else "closed its connection"
-    tail = f"; its last stderr lines: {stderr}" if stderr else ""
-    return f"it {what} after it was ready; run /mcp restart {settings.name} to start it again{tail}"
-
-
-def _leaf(error: BaseException) -> BaseException:
-    """The first plain exception inside exception groups."""
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
-    return error
-
-
-CONNECTION_CLOSED = (-32000, "Connection closed")  # what the SDK raises when it ends
-
-
-def _error_answer(error: BaseException) -> tuple[int, str] | None:
-    """(code, message) when `error` is a JSON-RPC error the server answered with (any
-    code, as the MCP spec allows: -32602 for invalid params, its own for the rest), None
-    for anything else, including the error the SDK raises itself when the connection
-    ends."""
-    leaf = _leaf(error)
-    if type(leaf).__name__ not in {"MCPError", "McpError"}:
-        return None
-    code, message = getattr(leaf, "code", None), getattr(leaf, "message", None)
-    if not isinstance(code, int) or not isinstance(message, str):
-        return None
-    return None if (code, message) == CONNECTION_CLOSED else (code, message)
-
-
-def _is_broken_connection(error: BaseException) -> bool:
-    leaf = _leaf(error)
-    name = type(leaf).__name__
-    return isinstance(leaf, OSError | EOFError) or name in {
-        "ClosedResourceError",
-        "BrokenResourceError",
-        "EndOfStream",
-        "MCPError",  # only the SDK's own "Connection closed" gets here (`_error_answer`)
-        "McpError",
-    }
-
-
-def _short_words(said: str, secrets: SecretForms = NO_SECRETS) -> str:
-    """A server's message on one line: `secrets` redacted first, control characters and
-    runs of white space made one space, at most 300 characters."""
-    text = "".join(c if c.isprintable() else " " for c in secrets.redact(said).strip())
-    text = " ".join(text.split())
-    return text if len(text) <= 300 else text[:297] + "..."
-
-
-def _short(error: BaseException, secrets: SecretForms = NO_SECRETS) -> str:
-    """The error's type and first line (at most 120 characters), `secrets` redacted
-    before the cut."""
-    said = secrets.redact(str(error)).strip()
-    text = said.splitlines()[0] if said else ""
-    text = text if len(text) <= 120 else text[:117] + "..."
-    return f"{type(error).__name__}: {text}" if text else type(error).__name__
-
-
-def _tail(written: str, secrets: SecretForms = NO_SECRETS) -> str:
-    """The last `STDERR_TAIL_LINES` lines of what a server wrote to stderr (`written`,
-    its kept tail), each at most 200 characters, `secrets` redacted first: the window
-    read begins after any secret its start would split, and the lines are cut only once
-    nothing is left to redact."""
-    with contextlib.suppress(Exception):
-        window = written[-(4_000 + secrets.longest_match) :]
-        window = window[safe_tail_start(window, max(0, len(window) - 4_000), secrets) :]
-        said = secrets.redact(window)
-        lines = [line.strip() for line in said.splitlines() if line.strip()]
-        return " | ".join(line[:200] for line in lines[-STDERR_TAIL_LINES:])
-    return ""
 
 
 def _quiet_sdk_logs() -> None:

@@ -1,0 +1,124 @@
+"""What an MCP server's failures say: in words a person can act on, without a secret.
+
+Contract: every function here turns what a server or the SDK said (an exception, a
+JSON-RPC error, the tail of its stderr) into one short line for a state's reason or a
+call's failure, with `secrets` redacted before anything is cut (a cut first could split
+a secret, which then would not be recognised). `error_answer` tells an error the server
+answered with (the call failed, the server is fine) from the SDK's own "Connection
+closed" (`is_broken_connection`: the server is gone).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+from agent_cli.mcp_servers.launcher import NOT_STARTED_MARK
+from agent_cli.safe_cuts import safe_tail_start
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
+
+if TYPE_CHECKING:
+    from agent_cli.mcp_servers.settings import McpServerSettings
+
+STDERR_TAIL_LINES = 3
+
+
+def describe_start_failure(
+    error: BaseException,
+    settings: McpServerSettings,
+    stderr: str,
+    secrets: SecretForms = NO_SECRETS,
+) -> str:
+    """Why a server did not start, in words a person can act on; `stderr` (its last
+    lines) already redacted of `secrets`, the error's own words redacted here."""
+    leaf = innermost(error)
+    if NOT_STARTED_MARK in stderr:
+        why = stderr.split(NOT_STARTED_MARK, 1)[1].split(" | ")[0]
+        if why.startswith("not found: "):
+            return f"the command {settings.command!r} was not found (check command in config.toml)"
+        if why.startswith("not executable: "):
+            return (
+                f"the command {settings.command!r} is not an executable file (check command in "
+                "config.toml, or make the file executable)"
+            )
+        return f"the command {settings.command!r} cannot be started ({why})"
+    tail = f"; its last stderr lines: {stderr}" if stderr else ""
+    if isinstance(leaf, TimeoutError):
+        return "it did not answer the MCP handshake in time" + tail
+    return f"it stopped before it was ready ({describe_exception(leaf, secrets)}){tail}"
+
+
+def describe_end(settings: McpServerSettings, stderr: str) -> str:
+    """Why a ready server is failed now: it exited (or hung up), with its last stderr
+    lines (`stderr`, already redacted)."""
+    what = "exited" if settings.command is not None else "closed its connection"
+    tail = f"; its last stderr lines: {stderr}" if stderr else ""
+    return f"it {what} after it was ready; run /mcp restart {settings.name} to start it again{tail}"
+
+
+def innermost(error: BaseException) -> BaseException:
+    """The first plain exception inside exception groups."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error
+
+
+CONNECTION_CLOSED = (-32000, "Connection closed")  # what the SDK raises when it ends
+
+
+def error_answer(error: BaseException) -> tuple[int, str] | None:
+    """(code, message) when `error` is a JSON-RPC error the server answered with (any
+    code, as the MCP spec allows: -32602 for invalid params, its own for the rest), None
+    for anything else, including the error the SDK raises itself when the connection
+    ends."""
+    leaf = innermost(error)
+    if type(leaf).__name__ not in {"MCPError", "McpError"}:
+        return None
+    code, message = getattr(leaf, "code", None), getattr(leaf, "message", None)
+    if not isinstance(code, int) or not isinstance(message, str):
+        return None
+    return None if (code, message) == CONNECTION_CLOSED else (code, message)
+
+
+def is_broken_connection(error: BaseException) -> bool:
+    """True when `error` says the connection to the server is gone (the server is)."""
+    leaf = innermost(error)
+    name = type(leaf).__name__
+    return isinstance(leaf, OSError | EOFError) or name in {
+        "ClosedResourceError",
+        "BrokenResourceError",
+        "EndOfStream",
+        "MCPError",  # only the SDK's own "Connection closed" gets here (`error_answer`)
+        "McpError",
+    }
+
+
+def one_line(said: str, secrets: SecretForms = NO_SECRETS) -> str:
+    """A server's message on one line: `secrets` redacted first, control characters and
+    runs of white space made one space, at most 300 characters."""
+    text = "".join(c if c.isprintable() else " " for c in secrets.redact(said).strip())
+    text = " ".join(text.split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def describe_exception(error: BaseException, secrets: SecretForms = NO_SECRETS) -> str:
+    """The error's type and first line (at most 120 characters), `secrets` redacted
+    before the cut."""
+    said = secrets.redact(str(error)).strip()
+    text = said.splitlines()[0] if said else ""
+    text = text if len(text) <= 120 else text[:117] + "..."
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def stderr_lines(written: str, secrets: SecretForms = NO_SECRETS) -> str:
+    """The last `STDERR_TAIL_LINES` lines of what a server wrote to stderr (`written`,
+    its kept tail), each at most 200 characters, `secrets` redacted first: the window
+    read begins after any secret its start would split, and the lines are cut only once
+    nothing is left to redact."""
+    with contextlib.suppress(Exception):
+        window = written[-(4_000 + secrets.longest_match) :]
+        window = window[safe_tail_start(window, max(0, len(window) - 4_000), secrets) :]
+        said = secrets.redact(window)
+        lines = [line.strip() for line in said.splitlines() if line.strip()]
+        return " | ".join(line[:200] for line in lines[-STDERR_TAIL_LINES:])
+    return ""
