@@ -251,11 +251,8 @@ def apply_edit(
 def _places_of(text: str, old: str, secret_forms: SecretForms) -> list[int]:
     """Where `old` starts in `text`, each occurrence after the one before it, leaving out
     every one that touches an occurrence of a secret."""
-    spans = (
-        [found.span() for found in secret_forms.pattern.finditer(text)]
-        if (secret_forms.pattern is not None)
-        else []
-    )
+    holds = secret_forms.pattern is not None and secret_forms.pattern.search(text) is not None
+    spans = list(secret_forms.occurrences(text, 0, len(text))) if holds else []  # overlapping
     places, at = [], text.find(old)
     while at != -1:
         end = at + len(old)

@@ -54,10 +54,10 @@ class SecretFiles:
         with os.fdopen(descriptor, "rb") as handle:
             text = handle.read(self._max_bytes).decode("utf-8", "replace")
         pattern = self._secrets.pattern
-        if pattern is None:
+        if pattern is None or pattern.search(text) is None:  # (the usual case: one scan)
             return frozenset()
         lines: set[int] = set()
-        for found in pattern.finditer(text):
-            first = text.count("\n", 0, found.start()) + 1
-            lines.update(range(first, first + found[0].count("\n") + 1))
+        for start, end in self._secrets.occurrences(text, 0, len(text)):  # overlapping too
+            first = text.count("\n", 0, start) + 1
+            lines.update(range(first, first + text.count("\n", start, end) + 1))
         return frozenset(lines)
