@@ -112,11 +112,19 @@ class Redaction:
 
 def collect_secret_values(environment: Mapping[str, str]) -> tuple[str, ...]:
     """The secret values `environment` holds (see the module contract), longest first."""
-    named = re.split(r"[\s,]+", environment.get(SECRET_NAMES_VARIABLE, ""))
-    names = set(ALWAYS_SECRET_NAMES) | {name for name in named if name}
+    names = set(ALWAYS_SECRET_NAMES) | _named_secrets(environment)
     names |= {name for name in environment if CREDENTIAL_NAME.search(name)}
     names.discard(SECRET_NAMES_VARIABLE)  # it names secrets; it holds none
-    values = {environment.get(name, "").strip() for name in names}
+    return _long_enough({environment.get(name, "").strip() for name in names})
+
+
+def _named_secrets(environment: Mapping[str, str]) -> set[str]:
+    """The variable names the user lists in `AGENT_CLI_SECRET_NAMES`."""
+    return {n for n in re.split(r"[\s,]+", environment.get(SECRET_NAMES_VARIABLE, "")) if n}
+
+
+def _long_enough(values: Iterable[str]) -> tuple[str, ...]:
+    """The values long enough to be told from ordinary text, longest first."""
     return tuple(sorted((v for v in values if len(v) >= MIN_SECRET_CHARS), key=len, reverse=True))
 
 
@@ -125,7 +133,7 @@ def collect_mcp_secret_values(
 ) -> tuple[str, ...]:
     """The secret values config.toml gives MCP servers (see the module contract); the
     names in `environment`'s `AGENT_CLI_SECRET_NAMES` count in their `env` too."""
-    named = {n for n in re.split(r"[\s,]+", environment.get(SECRET_NAMES_VARIABLE, "")) if n}
+    named = _named_secrets(environment)
     values: set[str] = set()
     for server in servers:
         for name, value in server.env.items():
@@ -137,7 +145,7 @@ def collect_mcp_secret_values(
                 values.update(_header_credentials(value))
         if server.url:
             values.update(_url_credentials(server.url))
-    return tuple(sorted((v for v in values if len(v) >= MIN_SECRET_CHARS), key=len, reverse=True))
+    return _long_enough(values)
 
 
 def _header_credentials(value: str) -> Iterator[str]:
