@@ -96,11 +96,15 @@ def assert_sendable(view: list[dict[str, Any]]) -> None:
 
 
 def assert_removed_text_is_traced(text_: str, history: list[dict[str, Any]], view_text: str):
-    """Verbatim in the digest or summary, or (shortened) its head next to its pointer."""
+    """Verbatim in the digest or summary, or (shortened) its head next to its pointer, or
+    its pointer inside the folded range of older requests."""
     if text_ in view_text:
         return
     pointer = next(m[SOURCE_KEY] for m in history if text_ in list(user_texts(m)))
-    assert f"({pointer}; shortened from {len(text_):,} chars) {text_[:60]}" in view_text
+    if f"({pointer}; shortened from {len(text_):,} chars) {text_[:60]}" in view_text:
+        return
+    first, last = _folded_range(view_text, "older request")
+    assert first <= (sequence_of(pointer) or 0) <= last, text_
 
 
 def assert_removed_call_is_traced(tool_id: str, history: list[dict[str, Any]], digest: str):
@@ -124,8 +128,8 @@ def assert_removed_call_is_traced(tool_id: str, history: list[dict[str, Any]], d
     assert any(first <= (sequence_of(p) or 0) <= last for p in holders), tool_id
 
 
-def _folded_range(digest: str) -> tuple[int, int]:
-    line = next(line for line in digest.splitlines() if "older interaction" in line)
+def _folded_range(digest: str, what: str = "older interaction") -> tuple[int, int]:
+    line = next(line for line in digest.splitlines() if what in line)
     words = [w for w in line.split() if w.startswith("transcript:")]
     return sequence_of(words[0]) or 0, sequence_of(words[-1]) or 0
 
@@ -450,25 +454,41 @@ def test_a_summary_smaller_than_its_messages_is_refused_when_its_digest_lines_ea
         assert find_last_summary(result.messages) is None
 
 
-def test_past_twice_the_budget_requests_keep_only_a_short_head_and_their_pointer():
+def _request_lines(digest: str) -> list[str]:
+    lines = digest.splitlines()
+    return lines[lines.index("User requests:") + 1 : lines.index("Interactions:")]
+
+
+def test_past_one_and_a_half_budgets_requests_keep_a_short_head_then_the_oldest_fold():
+    """Whole, then a 200-character head, then a 60-character head with its pointer; past
+    twice the budget the oldest fold into one line whose pointers span them, and every
+    request is traced one way or the other."""
     requests = [f"request {n}: " + "words " * 100 for n in range(30)]
     digest = _digest_after_requests(requests, digest_tokens=600)
     assert requests[29] in digest  # the newest, whole
-    oldest = "(transcript:s1:4; shortened from 611 chars) " + requests[1][:60] + "…"
-    assert oldest in digest and requests[1][:61] not in digest  # (request 0 is message 0)
-    assert all(f"request {n}:" in digest for n in range(1, 30))
+    lines = _request_lines(digest)
+    heads = [line.split(" chars) ", 1)[-1] for line in lines if "; shortened from 612" in line]
+    assert all(head.endswith("…") for head in heads)
+    assert {len(head) for head in heads} == {201, 61}  # 200, then 60 characters, and "…"
+    folded = lines[-1]
+    assert folded.startswith("- ") and " older requests: recall by pointer from " in folded
+    assert "transcript:s1:4 to transcript:s1:" in folded  # request 1 is the oldest folded
+    shown = sum(f"request {n}:" in digest for n in range(1, 30))
+    count = int(folded.split()[1])
+    assert shown + count == 29  # (request 0 is message 0, kept in the view)
 
 
-def test_past_twice_the_budget_a_request_under_200_characters_is_shortened_too():
-    """Past twice the budget every request keeps a short head, also one that was never
-    longer than the first limit (200 characters)."""
-    requests = [f"request {n}: " + "check the logs " * 9 for n in range(60)]
-    assert all(60 < len(request) <= 200 for request in requests)
-    digest = _digest_after_requests(requests, digest_tokens=400)
-    assert requests[59] in digest  # the newest, whole
-    oldest = f"(transcript:s1:4; shortened from {len(requests[1])} chars) " + requests[1][:60]
-    assert oldest + "…" in digest and requests[1][:61] not in digest
-    assert all(f"request {n}:" in digest for n in range(1, 60))
+def test_the_digest_stays_bounded_however_many_requests_leave():
+    """A long session's requests cannot grow the digest past about twice its budget: the
+    digest message counts under 2.5 budgets with 60 or 600 requests taken out."""
+    counter = make_counter()[0]
+    sizes = []
+    for count in (60, 600):
+        requests = [f"request {n}: " + "check the logs " * 9 for n in range(count)]
+        digest = _digest_after_requests(requests, digest_tokens=400)
+        sizes.append(counter.count_text(digest))
+        assert requests[-1] in digest and "older requests: recall by pointer" in digest
+    assert all(size < 2.5 * 400 for size in sizes), sizes
 
 
 _json = st.recursive(

@@ -169,7 +169,7 @@ def test_a_shortened_request_in_the_digest_keeps_a_pointer_whole():
     request = "x" * 40 + f" {pointer} please " + "y" * 400  # a cut at 60 or 200 chars
     history = [user("first"), assistant("ok")]
     for number in range(40):
-        history += [user(request if number == 0 else f"request {number} " + "z" * 300)]
+        history += [user(request if number == 25 else f"request {number} " + "z" * 300)]
         history += [assistant("done " * 30)]
     history.append(user("last"))
     history = [{**m, SOURCE_KEY: f"transcript:{SESSION}:{i + 1}"} for i, m in enumerate(history)]
@@ -263,7 +263,7 @@ def test_a_shortened_request_leaves_no_piece_of_a_secret(occurrence, lead, after
     counter, _ = make_counter()
 
     def shown(text: str) -> str:
-        fitted, _ = _fit_requests([RequestEntry(text, None)] * 3, budget, counter, secrets)
+        fitted, _, _ = _fit_requests([RequestEntry(text, None)] * 3, budget, counter, secrets)
         return secrets.redact("\n".join(request_line(entry) for entry in fitted))
 
     # "z" * 300: long enough to be shortened

@@ -1,8 +1,8 @@
 """The running digest's entries and their stored form (under the private `DIGEST_KEY`).
 
 Contract: `Digest` holds the user's requests (newest first, each with its pointer and,
-when shortened, its original length), the interaction lines (newest first) and the
-folded "older" range, and how they are cut into the parts rendered one after another
+when shortened, its original length) and the folded range of older requests, the
+interaction lines (newest first) and the folded "older" range of interactions, and how they are cut into the parts rendered one after another
 (`parts`: per part, oldest part first, how many requests and lines it holds).
 `digest_to_data` / `digest_from_message` turn it into JSON-safe data and back; anything
 malformed reads as absent, never a crash, because a resumed view comes from disk. Pure.
@@ -37,7 +37,8 @@ DigestLine = InteractionEntry | RemovedInteraction
 
 @dataclass(frozen=True)
 class OlderRange:
-    """Interactions folded into one line: how many, and the pointers at both ends."""
+    """Entries (interactions, or requests) folded into one line: how many, and the
+    pointers at both ends."""
 
     count: int = 0
     first: str | None = None
@@ -51,9 +52,12 @@ class Digest:
     older: OlderRange = OlderRange()
     # (requests, interactions) per rendered part, oldest part first; () is one part
     parts: tuple[tuple[int, int], ...] = ()
+    older_requests: OlderRange = OlderRange()  # requests folded past the digest's room
 
     def is_empty(self) -> bool:
-        return not (self.requests or self.interactions or self.older.count)
+        return not (
+            self.requests or self.interactions or self.older.count or self.older_requests.count
+        )
 
     def split_parts(
         self,
@@ -102,20 +106,23 @@ def sequence_numbers(pointers: Sequence[str]) -> list[int | None]:
 
 
 def digest_to_data(digest: Digest) -> dict[str, Any]:
-    return {
+    data: dict[str, Any] = {
         "format": DIGEST_FORMAT,
         "requests": [
             {"text": e.text, "pointer": e.pointer, "shortened_from": e.shortened_from}
             for e in digest.requests
         ],
         "interactions": [{"line": e.line, "pointer": e.pointer} for e in digest.interactions],
-        "older": {
-            "count": digest.older.count,
-            "first": digest.older.first,
-            "last": digest.older.last,
-        },
+        "older": _range_to_data(digest.older),
         "parts": [list(part) for part in digest.parts],
     }
+    if digest.older_requests.count:  # (absent from digests that never folded a request)
+        data["older_requests"] = _range_to_data(digest.older_requests)
+    return data
+
+
+def _range_to_data(folded: OlderRange) -> dict[str, Any]:
+    return {"count": folded.count, "first": folded.first, "last": folded.last}
 
 
 def digest_from_message(message: dict[str, Any] | None) -> Digest:
@@ -140,14 +147,23 @@ def digest_from_message(message: dict[str, Any] | None) -> Digest:
         if isinstance(item.get("line"), str)
         for pointer in (_text_or_none(item.get("pointer")),)
     )
-    found = data.get("older")
-    older: dict[str, Any] = found if isinstance(found, dict) else {}
-    folded = OlderRange(
-        _positive_int_or_none(older.get("count")) or 0,
-        _text_or_none(older.get("first")),
-        _text_or_none(older.get("last")),
+    return Digest(
+        requests,
+        interactions,
+        _range_from_data(data.get("older")),
+        _parts(data.get("parts")),
+        _range_from_data(data.get("older_requests")),
     )
-    return Digest(requests, interactions, folded, _parts(data.get("parts")))
+
+
+def _range_from_data(found: Any) -> OlderRange:
+    """A folded range as stored; malformed fields read as absent."""
+    stored: dict[str, Any] = found if isinstance(found, dict) else {}
+    return OlderRange(
+        _positive_int_or_none(stored.get("count")) or 0,
+        _text_or_none(stored.get("first")),
+        _text_or_none(stored.get("last")),
+    )
 
 
 def _parts(value: Any) -> tuple[tuple[int, int], ...]:

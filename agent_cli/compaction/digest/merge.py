@@ -9,12 +9,14 @@ Contract:
   builder sends each part as a text block, the last one a cache breakpoint).
 - Otherwise every entry is fitted again into one part (`refit_digest`): the user's
   requests newest first, whole while they fit the budget, then shortened to their head
-  (`SHORT_REQUEST_CHARS`; `SHORTEST_REQUEST_CHARS` past twice the budget) with their
-  pointer and full length; then the newest interaction lines that fit what the requests
-  leave less `REFIT_HEADROOM` (room for the parts later compactions add). The rest fold
-  into the "older" line (count and end pointers), whose room is always kept. Entries are
-  ordered by record number when every one has one. A shortened text ends where no
-  pointer and none of `secrets` is split (`safe_cuts`).
+  (`SHORT_REQUEST_CHARS`; `SHORTEST_REQUEST_CHARS` past one and a half budgets) with
+  their pointer and full length; past `REQUESTS_FOLD_AFTER` budgets the older requests
+  fold into one line (count and end pointers; the newest request always stays), so the
+  digest stays bounded however long the session. Then the newest interaction lines that
+  fit what the requests leave less `REFIT_HEADROOM` (room for the parts later
+  compactions add). The rest fold into the "older" line (count and end pointers), whose
+  room is always kept. Entries are ordered by record number when every one has one. A
+  shortened text ends where no pointer and none of `secrets` is split (`safe_cuts`).
 - The budget (in the caller's counter's tokens) covers the whole message: header,
   titles, the "older" line. It weighs the sum of the rendered lines' counts, each with its
   newline (`removed_items.count_line`). A merge returns that sum with the digest
@@ -60,6 +62,7 @@ from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 SHORT_REQUEST_CHARS = 200
 SHORTEST_REQUEST_CHARS = 60
 REFIT_HEADROOM = 0.25  # share of the budget a refitted digest leaves for later parts
+REQUESTS_FOLD_AFTER = 2  # budgets the requests may take before the older ones fold
 
 
 class FittedDigest(NamedTuple):
@@ -125,6 +128,7 @@ def _append_part(
         (*_as_entries(lines, interactions), *digest.interactions),
         digest.older,
         (*part_sizes, (len(requests), len(lines))),
+        digest.older_requests,
     )
     return FittedDigest(merged, budget_tokens - (room - used) - MESSAGE_OVERHEAD_TOKENS)
 
@@ -139,7 +143,7 @@ def refit_digest(
 ) -> FittedDigest:
     """All entries fitted again into one part (module contract), and its text's count:
     the header, each title shown, the requests, the kept lines and the "older" line."""
-    all_requests, _ = _by_number_newest_first([*requests, *digest.requests])
+    all_requests, requests_sorted = _by_number_newest_first([*requests, *digest.requests])
     header, requests_title, lines_title = (
         count_line(title, counter) for title in (DIGEST_HEADER, REQUESTS_TITLE, LINES_TITLE)
     )
@@ -148,7 +152,10 @@ def refit_digest(
     reserve = 0  # what the "older" line costs if every interaction line folded
     if all_lines or digest.older.count:
         reserve = count_line(older_line(_fold(digest.older, all_lines, is_sorted)), counter)
-    fitted, requests_used = _fit_requests(all_requests, budget - reserve, counter, secrets)
+    fitted, requests_used, folded = _fit_requests(all_requests, budget - reserve, counter, secrets)
+    older_requests = _fold(digest.older_requests, folded, requests_sorted)
+    if older_requests.count:
+        requests_used += count_line(older_line(older_requests, "request"), counter)
     fill = budget - int(budget_tokens * REFIT_HEADROOM)
     line_budget = max(fill - requests_used, 0)  # requests first: lines that do not fit fold
     lines, used = _fit_lines(all_lines, line_budget, counter, secrets)
@@ -157,12 +164,12 @@ def refit_digest(
     if older.count:
         older, freed = _make_room_for_older(kept, older, line_budget - used, counter)
         used -= freed
-    tokens = header + (requests_title + requests_used if fitted else 0)
+    tokens = header + (requests_title + requests_used if fitted or older_requests.count else 0)
     if kept or older.count:
         tokens += lines_title + used
     if older.count:
         tokens += count_line(older_line(older), counter)
-    return FittedDigest(Digest(tuple(fitted), tuple(kept), older), tokens)
+    return FittedDigest(Digest(tuple(fitted), tuple(kept), older, (), older_requests), tokens)
 
 
 def _newest_first(entries: list[Any]) -> tuple[list[Any], bool]:
@@ -193,17 +200,20 @@ def _by_number_newest_first(entries: list[Entry]) -> tuple[list[Entry], bool]:
 
 def _fit_requests(
     entries: list[RequestEntry], budget: int, counter: TokenCounter, secrets: SecretForms
-) -> tuple[list[RequestEntry], int]:
+) -> tuple[list[RequestEntry], int, list[RequestEntry]]:
     """The requests, newest first, shortened where they pass `budget` (module contract),
-    and the tokens they cost."""
-    used, fitted = 0, []
-    for entry in entries:
+    the tokens they cost, and the older ones that fold (past `REQUESTS_FOLD_AFTER`
+    budgets; never the newest)."""
+    used, fitted = 0, list[RequestEntry]()
+    for position, entry in enumerate(entries):
         cost = _request_tokens(entry, counter)
         if used + cost > budget and len(entry.text) > SHORTEST_REQUEST_CHARS:
             entry, cost = _shorten_request(entry, cost, used, budget, counter, secrets)
+        if fitted and used + cost > REQUESTS_FOLD_AFTER * budget:
+            return fitted, used, entries[position:]
         used += cost
         fitted.append(entry)
-    return fitted, used
+    return fitted, used, []
 
 
 def _shorten_request(
@@ -216,7 +226,7 @@ def _shorten_request(
 ) -> tuple[RequestEntry, int]:
     """`entry` (its line `cost` tokens, after requests costing `used`) cut to its head
     where it passes `budget` (module contract), and its line's tokens."""
-    for limit, allowed in ((SHORT_REQUEST_CHARS, budget), (SHORTEST_REQUEST_CHARS, 2 * budget)):
+    for limit, allowed in ((SHORT_REQUEST_CHARS, budget), (SHORTEST_REQUEST_CHARS, budget * 1.5)):
         if used + cost > allowed and len(entry.text) > limit:
             original = entry.shortened_from or len(entry.text)
             head = entry.text[: safe_head_end(entry.text, limit, secrets)]
@@ -285,7 +295,11 @@ def _make_room_for_older(
     return older, freed
 
 
-def _fold(older: OlderRange, entries: Sequence[DigestLine], is_sorted: bool = False) -> OlderRange:
+def _fold(
+    older: OlderRange,
+    entries: Sequence[DigestLine] | Sequence[RequestEntry],
+    is_sorted: bool = False,
+) -> OlderRange:
     """`older` with `entries` folded in: the count, and the pointers at both ends (of
     entries sorted newest first by record number, only the list's ends are read; else
     each distinct pointer, in order)."""

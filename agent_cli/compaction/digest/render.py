@@ -25,17 +25,21 @@ def render_digest(digest: Digest) -> str:
 
 
 def render_digest_parts(digest: Digest) -> list[str]:
-    """The text of each part, oldest first: the first opens with the header and ends with
-    the folded "older" line; each later one opens with `DIGEST_LATER_PART`. A part's text
+    """The text of each part, oldest first: the first opens with the header, ends its
+    requests with the folded older requests' line and its lines with the folded "older"
+    interactions' line; each later one opens with `DIGEST_LATER_PART`. A part's text
     depends on its own entries only, so it reads the same in every request until the
     digest is refitted."""
     texts = []
     for index, (requests, interactions) in enumerate(digest.split_parts()):
         older = digest.older if index == 0 else OlderRange()
+        older_requests = digest.older_requests if index == 0 else OlderRange()
         lines = [DIGEST_HEADER if index == 0 else DIGEST_LATER_PART]
-        if requests:
+        if requests or older_requests.count:
             lines.append(REQUESTS_TITLE)
             lines += [request_line(entry) for entry in requests]
+        if older_requests.count:
+            lines.append(older_line(older_requests, "request"))
         if interactions or older.count:
             lines.append(LINES_TITLE)
             lines += [with_pointer(e.line, e.pointer) for e in interactions]
@@ -48,16 +52,16 @@ def render_digest_parts(digest: Digest) -> list[str]:
 FIND_FOLDED = "find one by its words with recall search"
 
 
-def older_line(older: OlderRange) -> str:
-    """The fold: how many interactions no longer have lines, their pointers' range, and
-    the way to find one inside it without guessing sequence numbers (recall's search)."""
+def older_line(older: OlderRange, noun: str = "interaction") -> str:
+    """The fold: how many interactions (or requests: `noun`) no longer have lines, their
+    pointers' range, and the way to find one inside it without guessing sequence numbers
+    (recall's search)."""
     span = (
         f"recall by pointer from {older.first} to {older.last} or {FIND_FOLDED}"
         if older.first and older.last
         else FIND_FOLDED
     )
-    noun = "interaction" if older.count == 1 else "interactions"
-    return f"- {older.count:,} older {noun}: {span}"
+    return f"- {older.count:,} older {noun}{'' if older.count == 1 else 's'}: {span}"
 
 
 def request_line(entry: RequestEntry) -> str:
