@@ -180,3 +180,31 @@ def test_a_typed_summary_header_is_not_a_summary_and_has_no_summary_body():
     [made] = build_summary_messages("the real one", [assistant("ok")])
     assert is_summary_message(made) and summary_body(made) == "the real one"
     assert made["content"].startswith(SUMMARY_HEADER)  # the model still reads what it is
+
+
+@pytest.mark.parametrize("forced", [False, True])
+def test_a_summary_that_leaves_the_view_over_the_hard_limit_gives_way_to_pruning(forced):
+    """A summary far smaller than what it replaces, but itself over the hard limit (L3
+    keeps it as message 0): the run is made again without it, L3 brings the view under
+    the limit, and L4's report says why its summary was not used."""
+    from agent_cli.compaction import compact_context
+
+    history = []
+    for turn in range(30):
+        history += [user(f"request {turn}: read file {turn}")]
+        history += call_pair(f"t{turn}", "lorem ipsum dolor " * 150)
+        history += [assistant(f"file {turn} has 40 functions")]
+    policy = CompactionPolicy(soft_threshold=4_000, hard_limit=6_000)
+    counter, _ = make_counter()
+    long_summary = RecordingSummarizer("The user read files; details: " + "summary " * 8_000)
+    result = compact_context(
+        history, policy=policy, summarizer=long_summary, counter=counter, force_summary=forced
+    )
+    assert long_summary.received  # it was asked, and its answer was weighed
+    assert result.tokens_after < policy.hard_limit
+    assert not any(is_summary_message(m) for m in result.messages)
+    assert "prune_old_messages" in result.applied_layers
+    assert "generate_summary" not in result.applied_layers
+    summary = [r for r in result.reports if r.layer == 4]
+    assert [r.outcome for r in summary] == ["summary_too_large"]
+    validate_tool_protocol(result.messages)

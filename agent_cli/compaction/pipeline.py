@@ -19,6 +19,9 @@ Contract:
   pointers back to the transcript (`digest.layer_step`, `digest.merge`); its size counts
   in every figure.
 - `applied_layers` names only the layers that changed the view; `reports` keep the rest.
+- A summary after which the view is still at or over the hard limit (a long summary
+  is message 0 of what L3 keeps) is not adopted: the run is made again without L4,
+  whose report says `summary_too_large`, so L3 can bring the view under the limit.
 - At or over the hard limit after the last layer, L1 runs once more with the tool results
   sharing the room left (many results each under the per-result budget can together be
   over the limit, and L3 keeps the interaction the model is in). Still at or over it,
@@ -60,6 +63,7 @@ from agent_cli.compaction.results import (
     NO_CHANGE,
     SKIPPED_NO_SUMMARIZER,
     SUMMARY_NOT_SMALLER,
+    SUMMARY_TOO_LARGE,
     CompactionResult,
     LayerOutcome,
     LayerReport,
@@ -211,15 +215,11 @@ def compact_context(
         return CompactionResult(
             list(messages), durable_state, tokens_before, tokens_before, (), (), reserved_tokens
         )
-    view = list(messages)
-    view, reports = _run_layers(
-        view, tokens_before, reserved_tokens, policy, counter, summarizer, force_summary, index
-    )
-    tokens_after = measure_output(view, counter) + reserved_tokens
-    if tokens_after >= policy.hard_limit:
-        view, tokens_after = _share_the_room(
-            view, tokens_after, reserved_tokens, policy, counter, reports
-        )
+    run = functools.partial(_run_to_the_end, list(messages), tokens_before, reserved_tokens)
+    view, reports, tokens_after = run(policy, counter, summarizer, force_summary, index)
+    if tokens_after >= policy.hard_limit and _has_applied(reports, 4):
+        view, reports, tokens_after = run(policy, counter, None, False, index)
+        _report_summary_too_large(reports, tokens_after)
     applied = tuple(report.name for report in reports if report.outcome == APPLIED)
     if tokens_after >= policy.hard_limit:
         raise MessageViewLimitExceeded(
@@ -234,6 +234,43 @@ def compact_context(
     return CompactionResult(
         view, durable_state, tokens_before, tokens_after, applied, tuple(reports), reserved_tokens
     )
+
+
+def _run_to_the_end(
+    view: Messages,
+    tokens: int,
+    reserved: int,
+    policy: CompactionPolicy,
+    counter: TokenCounter,
+    summarizer: Summarizer | None,
+    force_summary: bool,
+    index: ViewIndex,
+) -> tuple[Messages, list[LayerReport], int]:
+    """The layers (`_run_layers`), then, at or over the hard limit, the results sharing
+    the room left (`_share_the_room`): the view, the reports and its budget figure."""
+    view, reports = _run_layers(
+        view, tokens, reserved, policy, counter, summarizer, force_summary, index
+    )
+    after = measure_output(view, counter) + reserved
+    if after >= policy.hard_limit:
+        view, after = _share_the_room(view, after, reserved, policy, counter, reports)
+    return view, reports, after
+
+
+def _has_applied(reports: Sequence[LayerReport], layer: int) -> bool:
+    return any(r.layer == layer and r.outcome == APPLIED for r in reports)
+
+
+def _report_summary_too_large(reports: list[LayerReport], tokens: int) -> None:
+    """Say in the reports of a run made again without the summarizer why L4 did not run:
+    its summary left the view at or over the hard limit (module doc)."""
+    refused = LayerOutcome([], 0, outcome=SUMMARY_TOO_LARGE)
+    skipped = [i for i, r in enumerate(reports) if r.outcome == SKIPPED_NO_SUMMARIZER]
+    report = _build_report(4, refused, reports[skipped[0]].tokens_before if skipped else tokens)
+    if skipped:
+        reports[skipped[0]] = report
+    else:
+        reports.append(report)
 
 
 def _share_the_room(

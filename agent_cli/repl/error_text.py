@@ -501,6 +501,8 @@ LAYER_FAILURES = {
     "summary_blank": "L4: the summarizer returned nothing; the view was left as it was.",
     "summary_not_smaller": "L4: the summary was not smaller than the messages it would "
     "replace, so it was not used.",
+    "summary_too_large": "L4: the view would still have been over the hard limit with "
+    "the summary, so it was not used; older messages were pruned instead.",
     "skipped_no_summarizer": "L4 was needed but no summarizer is available.",
 }
 _FIXED_NOTICES = {

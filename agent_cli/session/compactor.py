@@ -39,6 +39,7 @@ from agent_cli.compaction.results import (
     SUMMARY_BLANK,
     SUMMARY_FAILED,
     SUMMARY_NOT_SMALLER,
+    SUMMARY_TOO_LARGE,
 )
 from agent_cli.compaction_layers import layer_numbered
 from agent_cli.durable import DurableContextState
@@ -73,7 +74,7 @@ MIN_FORCED_SOFT = 256
 # Outcomes of a layer that tried and failed (the view was left as it was); each is a
 # notice code the REPL words.
 FAILED_LAYER_OUTCOMES = frozenset(
-    {SUMMARY_FAILED, SUMMARY_BLANK, SUMMARY_NOT_SMALLER, SKIPPED_NO_SUMMARIZER}
+    {SUMMARY_FAILED, SUMMARY_BLANK, SUMMARY_NOT_SMALLER, SUMMARY_TOO_LARGE, SKIPPED_NO_SUMMARIZER}
 )
 
 
