@@ -45,11 +45,24 @@ def test_paths_that_differ_only_cosmetically_are_the_same_file():
     history = [
         user("go"),
         *_read("a", "./src/a.py"),
-        *_read("b", "src//a.py "),
+        *_read("b", "src//a.py"),
         *_read("c", "src/./a.py/"),
     ]
     view, _ = dedup_file_reads(history)
     assert _ids(view) == {"c"}
+
+
+def test_a_path_with_a_blank_at_either_end_names_another_file():
+    """`read_file` reads `data.txt ` as a file of its own: its read supersedes no read of
+    `data.txt`, whose only copy of the data must stay."""
+    history = [
+        user("go"),
+        *_read("a", "data.txt"),
+        *_read("b", "data.txt "),
+        *_read("c", " data.txt"),
+    ]
+    view, saved = dedup_file_reads(history)
+    assert (_ids(view), saved) == ({"a", "b", "c"}, 0)
 
 
 def test_reads_of_different_ranges_are_not_duplicates():

@@ -2,8 +2,8 @@
 
 Contract: a read is a tool_use whose name is one of the policy's `read_tool_names` and
 whose input holds a string path under `read_path_key`. Two reads are of the same thing
-when their paths match after light normalisation (surrounding blanks, `./` and `//`
-segments, a trailing `/`) AND every other input (offset, limit...) is equal: a read of a
+when their paths match after light normalisation (`./` and `//` segments, a trailing
+`/`; blanks are kept: `data.txt ` is another file, as `read_file` reads it) AND every other input (offset, limit...) is equal: a read of a
 different range is not made redundant by a later one. Older reads leave as whole
 interactions (tool_use and tool_result together); other blocks of those messages stay and
 a message left empty is dropped. Nothing private is needed: reads are recognised from

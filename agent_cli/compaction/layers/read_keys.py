@@ -24,8 +24,9 @@ def find_reads(
 
 
 def normalize_read_path(path: str) -> str:
-    """A path string with cosmetic differences removed; `..` is left alone on purpose."""
-    text = path.strip()
+    """A path string with cosmetic differences removed (`dedup`'s contract); `..` and
+    blanks are left alone on purpose: each names another file."""
+    text = path
     is_absolute = text.startswith("/")
     parts = [part for part in text.split("/") if part not in ("", ".")]
     joined = "/".join(parts)
