@@ -134,3 +134,35 @@ def test_a_cut_result_is_counted_from_its_parts_not_tokenized_again():
         assert encoding.calls - calls <= 2  # the markers; never the cut texts
         fresh, _ = make_counter()  # and the figure stays close to a real count
         assert abs(counter.count_messages(view) - fresh.count_messages(view)) <= 4
+
+
+def test_a_cut_result_names_the_record_that_holds_it_whole():
+    """The marker of a cut result in a message the session recorded carries that
+    record's pointer, so what was cut is one recall away; without one, it names none."""
+    from agent_cli.compaction.markers import SOURCE_KEY
+    from agent_cli.frozen import freeze
+
+    output = "".join(f"line {n}: a value that is only in this output\n" for n in range(400))
+    history = [user("go"), *call_pair("t1", output), user("ok")]
+    recorded = [{**m, SOURCE_KEY: f"transcript:s1:{i + 1}"} for i, m in enumerate(history)]
+    policy = CompactionPolicy(max_tool_result_tokens=300)
+    for view in (recorded, [freeze(m) for m in recorded]):
+        cut, saved = truncate_tool_results(view, policy)
+        assert saved > 0
+        assert "; recall transcript:s1:3 for all of it ...]" in cut[2]["content"][0]["content"]
+    plain, _ = truncate_tool_results(history, policy)
+    assert "characters cut by context compaction" in plain[2]["content"][0]["content"]
+    assert "recall" not in plain[2]["content"][0]["content"]
+
+
+def test_a_cut_spilled_output_keeps_its_artifact_pointer_and_names_no_second_way_back():
+    from agent_cli.compaction.markers import SOURCE_KEY
+
+    artifact = "artifact:s1:" + "a" * 32 + ".txt:" + "b" * 64
+    output = "".join(f"line {n}: preview\n" for n in range(400)) + f"[Full output: {artifact}]"
+    history = [user("go"), *call_pair("t1", output), user("ok")]
+    recorded = [{**m, SOURCE_KEY: f"transcript:s1:{i + 1}"} for i, m in enumerate(history)]
+    cut, _ = truncate_tool_results(recorded, CompactionPolicy(max_tool_result_tokens=300))
+    kept = cut[2]["content"][0]["content"]
+    assert artifact in kept and "characters cut by context compaction" in kept
+    assert "recall transcript:" not in kept

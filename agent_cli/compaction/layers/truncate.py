@@ -1,8 +1,10 @@
 """L1: truncate oversized tool results to a bounded head and tail.
 
 Contract: a tool_result over `max_tool_result_tokens` keeps its head (about two thirds of
-the budget) and its tail (about one third) around a marker that states the original size.
-A string result stays a string; a list result stays a list of blocks: its text blocks
+the budget) and its tail (about one third) around a marker that states the original size
+and, when its message carries a transcript pointer (`markers.SOURCE_KEY`) and what is
+kept names no artifact (a spilled output's pointer to all of it), names that record as
+the way back to what was cut. A string result stays a string; a list result stays a list of blocks: its text blocks
 are read as one stream with one head, one marker and one tail, images untouched. A
 result is only replaced when the new message counts fewer tokens than the old one, so
 the layer never grows a result and its savings are real. Messages are never mutated: a
@@ -32,14 +34,19 @@ MARKER_ALLOWANCE_TOKENS = 40
 # A cut result keeps a head, the marker and a tail: less than this is no longer useful.
 MIN_SHARED_RESULT_TOKENS = 3 * MARKER_ALLOWANCE_TOKENS
 _SHRINK_ATTEMPTS = 4
+ARTIFACT_PREFIX = "artifact:"
 Cut = TypeVar("Cut")
 
 
-def render_truncation_marker(omitted_chars: int, original_tokens: int, original_chars: int) -> str:
-    """The line that replaces the middle of a truncated result."""
+def render_truncation_marker(
+    omitted_chars: int, original_tokens: int, original_chars: int, pointer: str | None = None
+) -> str:
+    """The line that replaces the middle of a truncated result; with the `pointer` of the
+    transcript record that holds it whole, the way back to what was cut."""
+    way_back = f"; recall {pointer} for all of it" if pointer else ""
     return (
         f"\n[... {omitted_chars:,} characters cut by context compaction; the full result "
-        f"was about {original_tokens:,} tokens ({original_chars:,} characters) ...]\n"
+        f"was about {original_tokens:,} tokens ({original_chars:,} characters){way_back} ...]\n"
     )
 
 
@@ -98,22 +105,34 @@ def build_truncated_text(
     counter: TokenCounter,
     secrets: SecretForms = NO_SECRETS,
     original: int | None = None,
+    pointer: str | None = None,
 ) -> tuple[str, int] | None:
     """`text` cut to about `budget` tokens and the cut's estimated count, or None when it
     fits or cutting would not help; no cut splits one of `secrets` or a pointer.
-    `original`: the count of `text` when the caller has it (a count its block carries)."""
+    `original`: the count of `text` when the caller has it (a count its block carries);
+    `pointer`: where it is kept whole (`render_truncation_marker`)."""
     size = counter.count_text(text) if original is None else original
     if size <= budget:
         return None
 
     def cut_to(keep: float) -> tuple[str, int]:  # keep < size: head and tail never meet
         head, tail = _edge_parts(text, size, keep * 2 / 3, keep / 3, secrets)
-        marker = render_truncation_marker(len(text) - len(head) - len(tail), size, len(text))
+        omitted = len(text) - len(head) - len(tail)
+        way_back = _way_back(pointer, head, tail)
+        marker = render_truncation_marker(omitted, size, len(text), way_back)
         cut = head + marker + tail
         return cut, _count_cut(counter, cut, marker, text, size)
 
     keep = max(budget - MARKER_ALLOWANCE_TOKENS, 0) * 0.9  # head and tail may be denser
     return _shrink(cut_to, keep, budget, size)
+
+
+def _way_back(pointer: str | None, head: str, tail: str) -> str | None:
+    """The record a marker names (`render_truncation_marker`): `pointer`, unless what the
+    cut keeps already names an artifact (a spilled output's pointer to all of it)."""
+    if pointer is None or ARTIFACT_PREFIX in head or ARTIFACT_PREFIX in tail:
+        return None
+    return pointer
 
 
 def _count_whole(sizes: Sequence[int], budget: float) -> tuple[int, float]:
@@ -155,6 +174,7 @@ def _cut_stream(
     original: tuple[int, int],
     counter: TokenCounter,
     secrets: SecretForms,
+    pointer: str | None,
 ) -> list[Any] | None:
     """`blocks` with their text read as one stream cut to about `keep` tokens.
 
@@ -177,7 +197,7 @@ def _cut_stream(
     omitted = sum(len(blocks[index]["text"]) for index in middle) - len(head) - len(tail)
     if omitted <= 0:
         return None
-    marker = render_truncation_marker(omitted, *original)
+    marker = render_truncation_marker(omitted, *original, _way_back(pointer, head, tail))
     marker = marker if head else marker.lstrip("\n")
     text = head + marker + (tail if first == last else "")
     result = list(blocks)
@@ -197,10 +217,14 @@ def _text_tokens(block: dict[str, Any], counter: TokenCounter) -> int:
 
 
 def build_truncated_blocks(
-    blocks: list[Any], budget: int, counter: TokenCounter, secrets: SecretForms = NO_SECRETS
+    blocks: list[Any],
+    budget: int,
+    counter: TokenCounter,
+    secrets: SecretForms = NO_SECRETS,
+    pointer: str | None = None,
 ) -> tuple[list[Any], int] | None:
     """A list result cut to about `budget` tokens (its text as one stream, `_cut_stream`)
-    and the cut's count, or None when nothing shrank."""
+    and the cut's count, or None when nothing shrank; `pointer` as for text."""
     texts = [
         index
         for index, block in enumerate(blocks)
@@ -213,7 +237,7 @@ def build_truncated_blocks(
     stats = (original, sum(len(blocks[index]["text"]) for index in texts))
 
     def cut_to(keep: float) -> tuple[list[Any], int] | None:
-        cut = _cut_stream(blocks, texts, sizes, keep, stats, counter, secrets)
+        cut = _cut_stream(blocks, texts, sizes, keep, stats, counter, secrets, pointer)
         return None if cut is None else (cut, counter.count_content(cut))
 
     keep = max(budget - (original - sum(sizes)) - MARKER_ALLOWANCE_TOKENS, 0) * 0.9
@@ -221,14 +245,18 @@ def build_truncated_blocks(
 
 
 def _truncate_result(
-    block: dict[str, Any], budget: int, counter: TokenCounter, secrets: SecretForms
+    block: dict[str, Any],
+    budget: int,
+    counter: TokenCounter,
+    secrets: SecretForms,
+    pointer: str | None,
 ) -> tuple[dict[str, Any], int] | None:
     """The cut result and the tokens it saves (its content's count before minus after;
-    the rest of the block is unchanged), or None."""
+    the rest of the block is unchanged), or None. `pointer`: its message's record."""
     content = block.get("content")
     if isinstance(content, str):
         original = counter.count_result_content(block)
-        cut_text = build_truncated_text(content, budget, counter, secrets, original)
+        cut_text = build_truncated_text(content, budget, counter, secrets, original, pointer)
         if cut_text is None:
             return None
         shorter = counter.carry_count({**block, "content": cut_text[0]}, *cut_text)
@@ -237,7 +265,7 @@ def _truncate_result(
         original = counter.count_content(content)
         if original <= budget:
             return None
-        cut = build_truncated_blocks(content, budget, counter, secrets)
+        cut = build_truncated_blocks(content, budget, counter, secrets, pointer)
         return None if cut is None else ({**block, "content": cut[0]}, original - cut[1])
     return None
 
@@ -292,12 +320,13 @@ def cut_message(
     """L1's cut of a user message whose facts are `found`: a smaller copy with each
     result over `budget` cut (frozen when `message` is), or None when nothing shrank.
     A message's count is the sum of its blocks', so the saving is what the cut results
-    save; the smaller message's facts follow from `found` (same texts and pointer)."""
+    save; the smaller message's facts follow from `found` (same texts and pointer). Each
+    cut's marker names the message's record (`found.pointer`), which holds it whole."""
     content = message["content"]
     blocks, results_cut, saved = list(content), 0, 0
     for index, block in enumerate(content):
         if isinstance(block, dict) and block.get("type") == "tool_result":
-            cut = _truncate_result(block, budget, counter, secrets)
+            cut = _truncate_result(block, budget, counter, secrets, found.pointer)
             if cut is not None:
                 blocks[index], results_cut, saved = cut[0], results_cut + 1, saved + cut[1]
     if results_cut == 0 or saved <= 0:
