@@ -201,6 +201,37 @@ def test_a_utf16_env_holding_a_token_answers_no_probe(tmp_path):
     assert all(answer.startswith("No matches") and "left out" not in answer for answer in first)
 
 
+@fuzz_settings(0.2)
+@given(
+    first=st.text(SECRET_CHARS, min_size=12, max_size=24),
+    second=st.text(SECRET_CHARS, min_size=12, max_size=24),
+    known=st.integers(0, 11),
+    chars=st.text(SECRET_CHARS, min_size=1, max_size=6),
+)
+def test_no_glob_tells_two_secrets_in_file_names_apart(
+    tmp_path_factory, first, second, known, chars
+):
+    """A fifth outside attack: `glob: cache/ghp_Z[q]*.json` found a file named after the
+    token (one match or none), one character at a time. Such a file is absent to grep."""
+    second = (second * 2)[: len(first)]
+    files: dict[str, str | bytes] = {
+        "cache/{TOKEN}.json": '{"scopes": "repo"}\n',
+        "cache/settings.json": '{"theme": "dark"}\n',
+        "keys/{TOKEN}/notes.txt": "scopes\n",
+    }
+    klass = "".join(dict.fromkeys(c for c in chars if c not in "-]^\\")) or "a"
+    globs = (
+        [f"cache/{token[:known]}[{klass}]*.json" for token in (first, second)]
+        + [f"keys/{token[:known]}[{klass}]*/*" for token in (first, second)]
+        + ["*", "cache/*"]
+    )
+    tmp_path = tmp_path_factory.mktemp("names")
+    boxes = [box_with(tmp_path, n, token, files) for n, token in (("a", first), ("b", second))]
+    one, two = ([answers(box, ["scopes|theme"], glob=g)[0] for g in globs] for box in boxes)
+    assert one == two
+    assert "1 match in 1 file" in one[-1] and "settings.json" in one[-1]
+
+
 def test_probing_a_token_with_edit_file_gets_the_same_answers_and_asks_no_one(tmp_path):
     files: dict[str, str | bytes] = {".env": ENV_FILE}
     olds = [f"GITHUB_TOKEN={t[:n]}" for t in (TOKEN_A, TOKEN_B) for n in range(4, len(t) + 1)]

@@ -23,6 +23,7 @@ from agent_cli.safe_cuts import cut_head
 from agent_cli.secret_forms import SecretForms
 from agent_cli.tools.context import PreparedCall, ToolContext, ToolLimits
 from agent_cli.tools.grep_confirm import Match, confirm_matches
+from agent_cli.tools.grep_names import GrepNamesTimedOut, exclusion_globs
 from agent_cli.tools.grep_secrets import SecretFiles
 from agent_cli.tools.listing import refuse_inside_git
 from agent_cli.tools.output import ToolResult, count_noun
@@ -76,7 +77,8 @@ def search_workspace(
     rg runs at the workspace root (so the root's `.gitignore` applies to any path, and
     its paths and `glob` are relative to the root). Its matches are confirmed before
     they are shown (`grep_confirm`). rg matches the bytes as they are (`--encoding=none`:
-    no transcoding of a UTF-16 file), the bytes the secret check reads.
+    no transcoding of a UTF-16 file), the bytes the secret check reads; files whose name
+    holds a secret are left out as if absent (`grep_names`).
     """
     limits, workspace = context.limits, context.workspace
     relative = path.relative_to(workspace.root).as_posix()
@@ -85,6 +87,12 @@ def search_workspace(
         f"--max-filesize={limits.max_read_file_bytes}",
         *([f"--glob={glob}"] if glob else []),
     ]
+    try:  # (after the model's glob: the later glob wins)
+        filters += exclusion_globs(
+            [*filters, *where], workspace, context.secrets, timeout=limits.search_timeout_seconds
+        )
+    except GrepNamesTimedOut:
+        return _render_grep(pattern, shown, GrepTally(), _timeout_note(limits), context)
     args = [
         *("--null", "--line-number", "--no-heading", "--with-filename", "--binary"),
         *("--stats", "--sort=path", "--encoding=none", *filters),
