@@ -20,6 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from session_support import ScriptedProvider, drain, make_session
 
+from agent_cli.recall import RESOLVER_EXCERPT_CHARS
 from agent_cli.recall_search import SearchQuery, render_search_page, search_records
 from agent_cli.secret_forms import SecretForms
 
@@ -109,3 +110,27 @@ def test_a_pasted_log_in_an_artifact_answers_patterns_the_same_for_any_token(
         answers.append([normalized(result.content, session) for result in results])
     assert answers[0] == answers[1]
     assert all("no match" in answer for answer in answers[0])
+
+
+def test_an_excerpt_at_the_artifact_read_limit_shows_no_start_of_a_key(tmp_path: Path) -> None:
+    """The key straddles the 400,000th character, where recall stops reading an artifact:
+    a hit beside it ends before the key, however much of it the read kept."""
+    head = "why did the deploy fail?\n" + "INFO worker heartbeat ok\n" * 15_000
+    lead = "DEPLOY TOKEN GITHUB_TOKEN="
+    for kept in (1, 4, 12, len(TOKEN) - 1):
+        workspace = tmp_path / f"w{kept}"
+        workspace.mkdir()
+        body = head + "x" * (RESOLVER_EXCERPT_CHARS - len(head) - len(lead) - kept)
+        body += lead + TOKEN + "\n" + "INFO worker heartbeat ok\n" * 4_000
+        assert body.index(TOKEN) + kept == RESOLVER_EXCERPT_CHARS
+        session = make_session(
+            workspace,
+            ScriptedProvider([[{"type": "text", "text": "ok"}]]),
+            message_limit=0,
+            environment={"GITHUB_TOKEN": TOKEN},
+        )
+        drain(session.run_turn(body))
+        found = session.toolbox.run("recall", {"pattern": "DEPLOY TOKEN"})
+        assert not found.is_error and "DEPLOY TOKEN GITHUB_TOKEN=" in found.content
+        assert TOKEN[: max(kept, 2)] not in found.content, kept
+        assert "ghp_" not in found.content, kept
