@@ -135,11 +135,15 @@ class Recall:
     def _read_own_artifact(self, pointer: str) -> str | None:
         """An artifact's text for the search, checked as `recall` checks it (this
         session's only, its digest verified); None when it cannot be read. The first
-        `RESOLVER_EXCERPT_CHARS` of it, as recall shows."""
+        `RESOLVER_EXCERPT_CHARS` of it, as recall shows, less an ending that may be the
+        start of a secret the read limit cut (the search redacts, and could not see it)."""
         resolution = self._own.resolve(pointer)
-        if resolution.status is not SourceResolutionStatus.AVAILABLE:
+        if resolution.status is not SourceResolutionStatus.AVAILABLE or not resolution.excerpt:
             return None
-        return resolution.excerpt
+        text = resolution.excerpt
+        if not resolution.excerpt_truncated:
+            return text
+        return text[: safe_head_end(text, len(text), self.secrets, stream_stopped=True)]
 
     def _page_bounds(self, text: str, offset: int, is_cut: bool) -> tuple[int, int]:
         """The page from `offset`: moved past a secret it would begin inside, ended before

@@ -14,6 +14,13 @@ it, in any case; plain substring search, linear) or a regex from the model, run 
 ripgrep's linear-time engine (`tools.ripgrep_records`). Both stop after `timeout`
 seconds; the page then holds what was found and says the search stopped.
 
+What is searched is redacted first with the session's secret forms (`secrets`), so the
+answer (hits, excerpts, counts) is the same for any two secrets of one length: a pattern
+such as `TOKEN=ghp_Z[q]` matched the raw text and spelled a key out (a fifth outside
+attack). An artifact read only up to a limit must come from `read_artifact` already cut
+where no secret may have begun (`Recall` does: `safe_cuts.safe_head_end` with
+`stream_stopped`), since half a key is no longer recognised.
+
 Big tool outputs live in artifacts, the record holding only a preview and the pointer: the
 artifacts a message names are searched too (read through the caller's `read_artifact`,
 which authorizes only this session's), each once, and a hit in one answers its
@@ -183,9 +190,11 @@ class _SearchableMessages:
             yield from self._artifacts_named_in(text)
 
     def _searchable(self, pointer: str, kind: str, text: str) -> tuple[str, str]:
+        """`pointer` and its text redacted: a query is matched against what recall would
+        show, never the raw text (a hit or a miss would tell a secret's characters)."""
         self.pointers.append(pointer)
         self.kinds[pointer] = kind
-        return pointer, text
+        return pointer, self._secrets.redact(text)
 
     def _artifacts_named_in(self, text: str) -> Iterator[tuple[str, str]]:
         if self._read_artifact is None or "artifact:" not in text:

@@ -35,18 +35,20 @@ def box_with(
     files: dict[str, str | bytes],
     variable: str = "GITHUB_TOKEN",
     asked: list[object] | None = None,
+    encoding: str = "utf-8",
 ) -> Toolbox:
-    """A toolbox over a fresh workspace holding `files` (`{TOKEN}` stands for `token`),
-    redacting `token` as the environment's `variable`."""
+    """A toolbox over a fresh workspace holding `files` (`{TOKEN}` stands for `token`, in
+    a file's text and its name; text is written in `encoding`), redacting `token` as the
+    environment's `variable`."""
     workspace = tmp_path / name
     workspace.mkdir()
     for relative, text in files.items():
-        path = workspace / relative
+        path = workspace / relative.replace("{TOKEN}", token)
         path.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(text, bytes):
             path.write_bytes(text.replace(b"{TOKEN}", token.encode()))
         else:
-            path.write_text(text.replace("{TOKEN}", token))
+            path.write_bytes(text.replace("{TOKEN}", token).encode(encoding))
     environment = {variable: token, "PATH": "/usr/bin:/bin"}
 
     def refuse(request: object) -> bool:  # the user says no to everything, and it is noted
@@ -59,8 +61,11 @@ def box_with(
     )
 
 
-def answers(box: Toolbox, patterns: list[str], path: str = ".") -> list[str]:
-    return [box.run("grep", {"pattern": p, "path": path}).content for p in patterns]
+def answers(
+    box: Toolbox, patterns: list[str], path: str = ".", glob: str | None = None
+) -> list[str]:
+    extra = {"glob": glob} if glob is not None else {}
+    return [box.run("grep", {"pattern": p, "path": path, **extra}).content for p in patterns]
 
 
 def probes(token: str) -> list[str]:
@@ -153,6 +158,78 @@ def test_no_pattern_tells_two_secrets_of_one_length_apart(
     one = answers(box_with(tmp_path, "a", first, {".env": text}), patterns, ".env")
     two = answers(box_with(tmp_path, "b", second, {".env": text}), patterns, ".env")
     assert one == two
+
+
+ENCODINGS = ("utf-8", "utf-16", "utf-16-be", "utf-32", "latin-1")
+
+
+@fuzz_settings(0.2)
+@given(
+    first=st.text(SECRET_CHARS, min_size=12, max_size=24),
+    second=st.text(SECRET_CHARS, min_size=12, max_size=24),
+    at=st.integers(0, 11),
+    chars=st.text(SECRET_CHARS, min_size=1, max_size=6),
+    encoding=st.sampled_from(ENCODINGS),
+    line_end=st.sampled_from(["\n", "\r\n"]),
+)
+def test_no_pattern_tells_two_secrets_apart_in_any_encoding_or_file_name(
+    tmp_path_factory, first, second, at, chars, encoding, line_end
+):
+    """A fifth outside attack: rg read a UTF-16 (BOM) `.env` as text while the secret
+    check read its bytes as UTF-8 and found no secret, and grep's "[1 match left out]"
+    came back only when a probe matched the token; a file named with a line feed did the
+    same. The answers, notes included, are the same for any two secrets of one length."""
+    second = (second * 2)[: len(first)]
+    text = line_end.join(["REGION=eu", "GITHUB_TOKEN={TOKEN}", "tail = 1", ""])
+    klass = "".join(dict.fromkeys(c for c in chars if c not in "-")) or "a"
+    probe = f"GITHUB_TOKEN=.{{{at}}}[{klass}]"
+    patterns = [probe, f"^{probe}", f"tail|{probe}", f"^[{klass}]$", "tail"]
+    files: dict[str, str | bytes] = {".env": text, "deploy\nnotes.env": text}
+    tmp_path = tmp_path_factory.mktemp("encodings")
+    one = answers(box_with(tmp_path, "a", first, files, encoding=encoding), patterns)
+    two = answers(box_with(tmp_path, "b", second, files, encoding=encoding), patterns)
+    assert one == two
+    assert not any("left out" in answer for answer in one)
+
+
+def test_a_utf16_env_holding_a_token_answers_no_probe(tmp_path):
+    files: dict[str, str | bytes] = {".env": "REGION=eu\r\nGITHUB_TOKEN={TOKEN}\r\n"}
+    patterns = [f"GITHUB_TOKEN={t[:n]}" for t in (TOKEN_A, TOKEN_B) for n in range(4, 12)]
+    first = answers(box_with(tmp_path, "a", TOKEN_A, files, encoding="utf-16"), patterns, ".env")
+    second = answers(box_with(tmp_path, "b", TOKEN_B, files, encoding="utf-16"), patterns, ".env")
+    assert first == second
+    assert all(answer.startswith("No matches") and "left out" not in answer for answer in first)
+
+
+@fuzz_settings(0.2)
+@given(
+    first=st.text(SECRET_CHARS, min_size=12, max_size=24),
+    second=st.text(SECRET_CHARS, min_size=12, max_size=24),
+    known=st.integers(0, 11),
+    chars=st.text(SECRET_CHARS, min_size=1, max_size=6),
+)
+def test_no_glob_tells_two_secrets_in_file_names_apart(
+    tmp_path_factory, first, second, known, chars
+):
+    """A fifth outside attack: `glob: cache/ghp_Z[q]*.json` found a file named after the
+    token (one match or none), one character at a time. Such a file is absent to grep."""
+    second = (second * 2)[: len(first)]
+    files: dict[str, str | bytes] = {
+        "cache/{TOKEN}.json": '{"scopes": "repo"}\n',
+        "cache/settings.json": '{"theme": "dark"}\n',
+        "keys/{TOKEN}/notes.txt": "scopes\n",
+    }
+    klass = "".join(dict.fromkeys(c for c in chars if c not in "-]^\\")) or "a"
+    globs = (
+        [f"cache/{token[:known]}[{klass}]*.json" for token in (first, second)]
+        + [f"keys/{token[:known]}[{klass}]*/*" for token in (first, second)]
+        + ["*", "cache/*"]
+    )
+    tmp_path = tmp_path_factory.mktemp("names")
+    boxes = [box_with(tmp_path, n, token, files) for n, token in (("a", first), ("b", second))]
+    one, two = ([answers(box, ["scopes|theme"], glob=g)[0] for g in globs] for box in boxes)
+    assert one == two
+    assert "1 match in 1 file" in one[-1] and "settings.json" in one[-1]
 
 
 def test_probing_a_token_with_edit_file_gets_the_same_answers_and_asks_no_one(tmp_path):

@@ -172,10 +172,12 @@ def test_excerpts_are_redacted_like_every_tool_result(workspace: Path) -> None:
     secret = "sk-ant-FAKE-0123456789abcdef"
     session = make_session(workspace, OfflineProvider(), environment={"ANTHROPIC_API_KEY": secret})
     drain(session.run_turn(f"my key is {secret} and the heron likes it"))
-    for arguments in ({"search": "heron"}, {"pattern": "sk-ant-\\S+"}):
+    for arguments in ({"search": "heron"}, {"pattern": "key is \\S+ and"}):
         result = session.toolbox.run("recall", arguments)
         assert not result.is_error and hits(result), arguments
         assert secret not in result.content and "FAKE-0123" not in result.content
+    # the search matches the redacted text only: the key's own characters find nothing
+    assert hits(session.toolbox.run("recall", {"pattern": "sk-ant-\\S+"})) == []
 
 
 def test_a_fact_in_the_middle_of_a_big_output_is_found_in_its_artifact(workspace: Path) -> None:

@@ -23,6 +23,7 @@ from agent_cli.safe_cuts import cut_head
 from agent_cli.secret_forms import SecretForms
 from agent_cli.tools.context import PreparedCall, ToolContext, ToolLimits
 from agent_cli.tools.grep_confirm import Match, confirm_matches
+from agent_cli.tools.grep_names import GrepNamesTimedOut, exclusion_globs
 from agent_cli.tools.grep_secrets import SecretFiles
 from agent_cli.tools.listing import refuse_inside_git
 from agent_cli.tools.output import ToolResult, count_noun
@@ -75,17 +76,28 @@ def search_workspace(
 
     rg runs at the workspace root (so the root's `.gitignore` applies to any path, and
     its paths and `glob` are relative to the root). Its matches are confirmed before
-    they are shown (`grep_confirm`).
+    they are shown (`grep_confirm`). rg matches the bytes as they are (`--encoding=none`:
+    no transcoding of a UTF-16 file), the bytes the secret check reads; files whose name
+    holds a secret are left out as if absent (`grep_names`).
     """
     limits, workspace = context.limits, context.workspace
     relative = path.relative_to(workspace.root).as_posix()
+    where = ["--", "." if relative == "." else f"./{relative}"]
+    filters = [
+        f"--max-filesize={limits.max_read_file_bytes}",
+        *([f"--glob={glob}"] if glob else []),
+    ]
+    try:  # (after the model's glob: the later glob wins)
+        filters += exclusion_globs(
+            [*filters, *where], workspace, context.secrets, timeout=limits.search_timeout_seconds
+        )
+    except GrepNamesTimedOut:
+        return _render_grep(pattern, shown, GrepTally(), _timeout_note(limits), context)
     args = [
         *("--null", "--line-number", "--no-heading", "--with-filename", "--binary"),
-        *("--stats", "--sort=path", f"--max-filesize={limits.max_read_file_bytes}"),
-        *([f"--glob={glob}"] if glob else []),
+        *("--stats", "--sort=path", "--encoding=none", *filters),
         f"--regexp={pattern}",
-        "--",
-        "." if relative == "." else f"./{relative}",
+        *where,
     ]
     tally, run = GrepTally(), RgRun()
     open_inside = workspace.held_root_opener()  # the root is checked once per call
@@ -109,15 +121,17 @@ def search_workspace(
 def _take_line(line: bytes, limits: ToolLimits, tally: GrepTally, secrets: SecretFiles) -> None:
     """One line of rg's output: a match (`path NUL number:text`), a binary file that
     matched, or a line of the closing statistics. A line holding a secret counts for
-    nothing, nor does a binary file holding one (`grep_secrets`)."""
+    nothing, nor does a binary file holding one, nor a line that cannot be checked or
+    reads otherwise now (`grep_secrets`): only a line shown clean here may be "left out"
+    later, so that note says nothing about a secret either."""
     path, nul, rest = line.partition(b"\0")
     if nul:
         number, _, text = rest.partition(b":")
         relative = _relative(path)
-        if number.isdigit() and secrets.holds(relative, int(number)):
-            return
-        if len(tally.matches) >= limits.grep_max_matches or not number.isdigit():
-            tally.is_capped = number.isdigit()
+        if not number.isdigit() or secrets.shown_line(relative, int(number)) != text:
+            return  # a secret's line, one that cannot be checked, or one changed since
+        if len(tally.matches) >= limits.grep_max_matches:
+            tally.is_capped = True
             return
         tally.matches.append(Match(relative, int(number), text))
     elif binary := _BINARY_MATCH.search(line):

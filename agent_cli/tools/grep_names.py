@@ -1,0 +1,58 @@
+"""The files grep leaves out as if absent: those whose name holds a secret.
+
+Why (a fifth outside attack): grep's `glob` and rg's count of the files it searched are
+answers about file names. A file whose relative path holds a secret (`cache/<token>.json`,
+shown by list_dir as `[REDACTED].json`) let `glob: cache/ghp_Z[q]*.json` spell the token
+out, one match (or one file searched) at a time. Such a file is therefore never searched,
+listed or counted: rg is told to skip it by its exact path, after any glob of the model's,
+so no glob and no pattern can tell its name. A path holding a line feed is left out the
+same way: rg's output is read line by line, and such a name cannot be read back whole.
+
+Contract: `exclusion_globs(listing_args, workspace, secrets, timeout=...)` runs rg's own
+walk (`--files`, with the caller's filters and start path) and returns one `--glob=!...`
+option per file to leave out, to put after the caller's options. With no secrets it runs
+nothing and returns none. `GrepNamesTimedOut` when the walk outlasted `timeout`: the
+caller must not search then, since it cannot know which files to leave out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from agent_cli.errors import ToolError
+from agent_cli.secret_forms import SecretForms
+from agent_cli.tools.ripgrep import RgRun, run_rg
+from agent_cli.tools.workspace import Workspace
+
+_GLOB_SPECIAL = re.compile(r"([^A-Za-z0-9/])")  # escaped: each stands for itself
+
+
+class GrepNamesTimedOut(ToolError):
+    """rg's walk to find the files to leave out did not end in time."""
+
+
+def exclusion_globs(
+    listing_args: Sequence[str], workspace: Workspace, secrets: SecretForms, *, timeout: float
+) -> list[str]:
+    """`--glob=!/<path>` for each file of the walk whose path holds a secret or a line
+    feed (module contract)."""
+    if not secrets or secrets.pattern is None:
+        return []
+    run = RgRun()
+    output = b"".join(run_rg(["--files", "--null", *listing_args], workspace, run, timeout=timeout))
+    if run.timed_out:
+        raise GrepNamesTimedOut("the search took too long to list its files")
+    paths = (raw.decode("utf-8", "surrogateescape") for raw in output.split(b"\0") if raw)
+    relative = (path.removeprefix("./") for path in paths)
+    return [f"--glob=!/{_literal(path)}" for path in relative if _is_left_out(path, secrets)]
+
+
+def _is_left_out(path: str, secrets: SecretForms) -> bool:
+    shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return "\n" in path or secrets.pattern is not None and secrets.pattern.search(shown) is not None
+
+
+def _literal(path: str) -> str:
+    """`path` as a glob that matches only itself."""
+    return _GLOB_SPECIAL.sub(r"\\\1", path)
