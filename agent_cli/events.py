@@ -301,6 +301,8 @@ class SessionStats:
     # the session in order, at most its last `stats.MAX_TIMELINE` entries: each main
     # request's prompt tokens as the API reported them, and each compaction where it fired
     timeline: tuple[int | CompactionRecord, ...] = ()
+    # main requests older than the timeline's window (its first request is this + 1)
+    timeline_requests_before: int = 0
     # the tool schemas' tokens by where the tools come from ("built-in", "MCP <server>"),
     # when MCP servers add any (empty otherwise)
     tool_schemas_by_source: dict[str, int] = field(default_factory=dict)

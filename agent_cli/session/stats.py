@@ -138,6 +138,7 @@ def build_stats(runner: TurnRunner) -> SessionStats:
         requests=totals.requests,
         compactions=tuple(totals.compactions),
         timeline=tuple(totals.timeline[-MAX_TIMELINE:]),
+        timeline_requests_before=count_requests(totals.timeline[:-MAX_TIMELINE]),
         tool_schemas_by_source=count_schemas_by_source(counter, runner.toolbox.schemas()),
         source_statuses={name: statuses.get(name, 0) for name in STATUSES},
         session_id=log.session_id,
@@ -149,6 +150,12 @@ def build_stats(runner: TurnRunner) -> SessionStats:
         model_in_table=lookup_model(provider.model).known,
         context_free=max(0, window - context_tokens),
     )
+
+
+def count_requests(timeline: list[Any]) -> int:
+    """The requests (not the compactions) among `timeline` entries: what the window
+    `stats` hands on leaves out, so `/timeline` numbers requests as the session did."""
+    return sum(1 for entry in timeline if isinstance(entry, int))
 
 
 def cost_fields(cost: Any) -> dict[str, Any]:
