@@ -155,7 +155,8 @@ class RequestBlocked:
     `largest_message_tokens` is the biggest single message of the view: when it alone
     reaches the hard limit, no compaction can help (recent messages are kept verbatim);
     nor can it when `reserved_tokens` (what every request carries outside the view:
-    system prompt, project instructions, tool schemas, durable block) reach it alone."""
+    system prompt, project instructions, tool schemas, durable block) reach it alone;
+    `durable_tokens` is the durable block's part of those (facts and pending items)."""
 
     tokens_before: int
     tokens_after: int
@@ -163,6 +164,7 @@ class RequestBlocked:
     applied_layers: tuple[str, ...]
     largest_message_tokens: int = 0
     reserved_tokens: int = 0
+    durable_tokens: int = 0
 
 
 @dataclass(frozen=True)

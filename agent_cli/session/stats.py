@@ -89,6 +89,12 @@ def next_request_tokens(runner: TurnRunner, durable_text: str) -> int:
     )
 
 
+def durable_block_tokens(runner: TurnRunner) -> int:
+    """The durable block as last rendered, in API tokens: what every request carries for
+    the facts and pending items (no source I/O: the block is kept current by each change)."""
+    return runner.compactor.to_request_tokens(runner.counter.count_text(runner.durable.text))
+
+
 def count_schemas_by_source(counter: Any, schemas: Any) -> dict[str, int]:
     """The tokens of the tool schemas each request carries: "built-in", then one entry per
     MCP server (`mcp_servers.offered_tools` names), only when there is any."""
