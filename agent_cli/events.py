@@ -287,7 +287,7 @@ class SessionStats:
     total_usage: Usage
     requests: int
     compactions: tuple[CompactionRecord, ...]
-    source_statuses: dict[str, int]  # available/missing/denied/corrupt/unsupported
+    source_statuses: dict[str, int]  # available/changed/missing/denied/corrupt/unsupported
     session_id: str
     transcript_path: str
     extra: dict[str, Any] = field(default_factory=dict)

@@ -730,6 +730,16 @@ _PENDING = {
 }
 
 
+def describe_changed_source(expand_label: str) -> str:
+    """/facts beside an item whose source no longer holds what it held when the item was
+    made (`source_status=changed`); `expand_label` is `(/expand 3)` or ""."""
+    see = f"; {expand_label.strip('()')} shows what it says now" if expand_label else ""
+    return (
+        "changed: its source no longer says what it said when this was saved, so it is not "
+        f"verified{see}; /forget it, or /remember it again if it still holds"
+    )
+
+
 def is_not_a_pointer(status: str, reason: str) -> bool:
     """True when what the user gave could not be read as a pointer at all."""
     return status == "corrupt" and reason in _SYNTAX_REASONS

@@ -17,7 +17,9 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from agent_cli.durable.verification import CHANGED, item_source_status
 from agent_cli.repl.error_text import (
+    describe_changed_source,
     describe_not_a_pointer,
     explain_resolution,
     is_not_a_pointer,
@@ -38,6 +40,7 @@ STATUS_STYLES = {
     "denied": "red",
     "corrupt": "red",
     "unsupported": "yellow",
+    CHANGED: "red",
 }
 EXPAND_BY_NUMBER = "/expand <#> shows what a pointer holds, e.g. /expand 1"
 KEY_HELP = (
@@ -47,7 +50,7 @@ KEY_HELP = (
 )
 
 
-def _status_text(status: SourceResolutionStatus) -> Text:
+def _status_text(status: SourceResolutionStatus | str) -> Text:
     name = str(status)  # a StrEnum: its value
     return Text(clip_line(name, 20), style=STATUS_STYLES.get(name, ""))
 
@@ -133,15 +136,24 @@ def _resolution_index(
 
 
 def _source_suffix(
-    pointer: str, index: Mapping[str, SourceResolution], handles: PointerHandles | None
+    pointer: str,
+    recorded: str | None,
+    index: Mapping[str, SourceResolution],
+    handles: PointerHandles | None,
 ) -> Text:
+    """The item's source, its number and its status now; a source changed since the item
+    was made says so in words (`durable.verification`)."""
     resolution = index.get(pointer)
-    status = _status_text(resolution.status) if resolution else Text("unresolved", style="dim")
+    name = item_source_status(recorded, resolution) if resolution else None
+    status = _status_text(name) if name else Text("unresolved", style="dim")
     label = f" {handle_label(handles.number_for(pointer))}" if handles is not None else ""
     shown = show_pointer(pointer) if handles is not None else pointer
-    return Text.assemble(
+    suffix = Text.assemble(
         ("  · ", "dim"), (clip_line(shown, 120), "dim"), (label, "dim"), " ", status
     )
+    if name == CHANGED:
+        suffix.append(f" ({describe_changed_source(label.strip())})", style="red")
+    return suffix
 
 
 def describe_pending_status(item: PendingItem) -> Text:
@@ -164,7 +176,7 @@ def build_facts_view(
         Text.assemble(
             f"  {clip_line(fact.fact_id, 40)}  ",
             clip_line(fact.content, 200),
-            _source_suffix(fact.source_pointer, index, handles),
+            _source_suffix(fact.source_pointer, fact.evidence_sha256, index, handles),
         )
         for fact in state.facts
     ] or [Text("  none", style="dim")]
@@ -175,7 +187,7 @@ def build_facts_view(
             describe_pending_status(item),
             " ",
             clip_line(item.description, 200),
-            _source_suffix(item.source_pointer, index, handles),
+            _source_suffix(item.source_pointer, item.evidence_sha256, index, handles),
         )
         for item in state.pending_items
     ] or [Text("  none", style="dim")]

@@ -11,6 +11,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction.markers import is_digest_message, is_summary_message
+from agent_cli.durable.verification import source_statuses
 from agent_cli.events import ContextPreview, Gauge, SessionStats
 from agent_cli.models import lookup_model
 from agent_cli.protocol import validate_tool_protocol
@@ -18,7 +19,8 @@ from agent_cli.protocol import validate_tool_protocol
 if TYPE_CHECKING:
     from agent_cli.session.turn import TurnRunner
 
-STATUSES = ("available", "missing", "denied", "corrupt", "unsupported")
+# the five resolution statuses, and `changed` (available, but not what its item was made from)
+STATUSES = ("available", "changed", "missing", "denied", "corrupt", "unsupported")
 MAX_TIMELINE = 2_000  # entries of the timeline `stats` hands on (the newest)
 CATEGORIES = (
     "system_prompt",
@@ -123,8 +125,8 @@ def build_stats(runner: TurnRunner) -> SessionStats:
     provider, policy = runner.provider, runner.compactor.policy
     window = provider.context_window
     context_tokens = next_request_tokens(runner, durable_text)  # the gauge's figure too
-    resolutions = runner.durable.resolutions
-    statuses = Counter(r.status.value for r in resolutions)
+    resolutions = {r.pointer: r for r in runner.durable.resolutions}
+    statuses = Counter(source_statuses(runner.durable.state, resolutions).values())
     return SessionStats(
         provider=provider.name,
         model=provider.model,
