@@ -21,7 +21,7 @@ from session_support import drain, make_session
 
 from agent_cli.durable import DurableContextState, DurableFact, state_from_dict, state_to_dict
 from agent_cli.provider.anthropic_provider import AnthropicProvider
-from agent_cli.repl.views import build_facts_view
+from agent_cli.repl.facts_view import build_facts_view
 from agent_cli.store.memory import MemoryStore
 from agent_cli.store.paths import resolve_state_paths
 

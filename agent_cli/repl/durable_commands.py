@@ -17,6 +17,7 @@ from agent_cli.repl.command_context import (
     require_text,
     say,
 )
+from agent_cli.repl.facts_view import build_facts_view
 from agent_cli.repl.pointer_forms import show_pointer
 from agent_cli.repl.pointer_handles import handle_label, parse_handle
 from agent_cli.repl.safe_text import clip_line
@@ -108,9 +109,7 @@ def facts_command(context: CommandContext, args: str) -> None:
     require_no_args("/facts", args)
     session = context.session
     context.console.print(
-        views.build_facts_view(
-            session.durable_state, session.resolve_sources(), context.pointer_handles
-        )
+        build_facts_view(session.durable_state, session.resolve_sources(), context.pointer_handles)
     )
 
 
