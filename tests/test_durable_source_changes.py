@@ -73,7 +73,7 @@ def test_a_fact_whose_source_record_was_changed_is_sent_as_changed_not_available
     assert "source_status=changed" in line and "source_status=available" not in line
     assert f"confirmed_sha256={fact.evidence_sha256}" in line
     assert second.stats().source_statuses["changed"] == 1
-    assert "changed: its source no longer says what it said when this was saved" in (
+    assert "changed (its source no longer says what it said when this was saved" in (
         shown_facts(second)
     )
     second.close()

@@ -217,7 +217,7 @@ def test_remember_and_todo_warn_once_the_durable_block_passes_a_quarter_of_the_s
     run(large, "/todo write the migration")
     shown = " ".join(large.shown.split())
     assert shown.count("the durable block is now 2,001 tokens, over a quarter of the soft") == 2
-    assert "/forget facts and items no longer needed" in shown
+    assert "/forget what is no longer needed (/facts lists it)" in shown
 
 
 @pytest.mark.parametrize("line", ["/remember", "/todo   "])

@@ -114,10 +114,14 @@ def format_blocked(event: RequestBlocked) -> list[str]:
     """The blocked line and what the user can do about it (never /compact when one
     message alone, or what the request carries besides the view, is over the limit:
     compaction cannot help then)."""
+    done = (
+        f"after {describe_layer_span(event.applied_layers)}"
+        if event.applied_layers
+        else "(no layer run)"
+    )
     blocked = (
-        f"{COMPACT_TAG} blocked: view is {event.tokens_after:,} tokens after "
-        f"{describe_layer_span(event.applied_layers)}, hard limit {event.hard_limit:,}; "
-        "nothing was sent"
+        f"{COMPACT_TAG} blocked: view is {event.tokens_after:,} tokens {done}, hard limit "
+        f"{event.hard_limit:,}; nothing was sent"
     )
     if event.reserved_tokens >= event.hard_limit:
         return [blocked, "  " + describe_full_reserve(event)]

@@ -75,8 +75,8 @@ def warn_if_durable_block_large(context: CommandContext) -> None:
     say(
         context,
         f"the durable block is now {tokens:,} tokens, over a quarter of the soft threshold "
-        f"({soft:,}); every request carries it and compaction cannot shrink it: /forget "
-        "facts and items no longer needed (/facts lists them)",
+        f"({soft:,}), in every request and beyond compaction: /forget what is no longer "
+        "needed (/facts lists it)",
         "yellow",
     )
 

@@ -735,7 +735,7 @@ def describe_changed_source(expand_label: str) -> str:
     made (`source_status=changed`); `expand_label` is `(/expand 3)` or ""."""
     see = f"; {expand_label.strip('()')} shows what it says now" if expand_label else ""
     return (
-        "changed: its source no longer says what it said when this was saved, so it is not "
+        "its source no longer says what it said when this was saved, so it is not "
         f"verified{see}; /forget it, or /remember it again if it still holds"
     )
 
