@@ -52,7 +52,9 @@ class MessageViewLimitExceeded(AgentCliError):
     `largest_message_tokens` is the biggest message of the view that was refused (after
     every layer): when it alone is at the limit, no compaction can help; nor can it when
     `reserved_tokens`, what the request carries outside the view (system prompt, tool
-    schemas, durable block), reach the limit alone.
+    schemas, durable block), reach the limit alone; `durable_tokens` is the durable
+    block's part of them (0 when not measured), so the user can be told when forgetting
+    facts is what would make room.
     """
 
     def __init__(
@@ -65,9 +67,11 @@ class MessageViewLimitExceeded(AgentCliError):
         reports: tuple[object, ...] = (),
         largest_message_tokens: int = 0,
         reserved_tokens: int = 0,
+        durable_tokens: int = 0,
     ) -> None:
         self.largest_message_tokens = largest_message_tokens
         self.reserved_tokens = reserved_tokens
+        self.durable_tokens = durable_tokens
         self.tokens_before = tokens_before
         self.tokens_after = tokens_after
         self.hard_limit = hard_limit

@@ -155,7 +155,8 @@ class RequestBlocked:
     `largest_message_tokens` is the biggest single message of the view: when it alone
     reaches the hard limit, no compaction can help (recent messages are kept verbatim);
     nor can it when `reserved_tokens` (what every request carries outside the view:
-    system prompt, project instructions, tool schemas, durable block) reach it alone."""
+    system prompt, project instructions, tool schemas, durable block) reach it alone;
+    `durable_tokens` is the durable block's part of those (facts and pending items)."""
 
     tokens_before: int
     tokens_after: int
@@ -163,6 +164,7 @@ class RequestBlocked:
     applied_layers: tuple[str, ...]
     largest_message_tokens: int = 0
     reserved_tokens: int = 0
+    durable_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -285,7 +287,7 @@ class SessionStats:
     total_usage: Usage
     requests: int
     compactions: tuple[CompactionRecord, ...]
-    source_statuses: dict[str, int]  # available/missing/denied/corrupt/unsupported
+    source_statuses: dict[str, int]  # available/changed/missing/denied/corrupt/unsupported
     session_id: str
     transcript_path: str
     extra: dict[str, Any] = field(default_factory=dict)
@@ -301,6 +303,8 @@ class SessionStats:
     # the session in order, at most its last `stats.MAX_TIMELINE` entries: each main
     # request's prompt tokens as the API reported them, and each compaction where it fired
     timeline: tuple[int | CompactionRecord, ...] = ()
+    # main requests older than the timeline's window (its first request is this + 1)
+    timeline_requests_before: int = 0
     # the tool schemas' tokens by where the tools come from ("built-in", "MCP <server>"),
     # when MCP servers add any (empty otherwise)
     tool_schemas_by_source: dict[str, int] = field(default_factory=dict)

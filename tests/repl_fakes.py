@@ -164,6 +164,7 @@ class FakeSession:
     expansions: dict[str, Any] = field(default_factory=dict)
     stored_outputs: dict[str, str] = field(default_factory=dict)  # artifact pointer -> text
     summary_text: str | None = None
+    durable_tokens: int = 300  # what `durable_block_tokens` reports
     policy: CompactionPolicy = field(default_factory=CompactionPolicy)
     project_instructions: ProjectInstructions = field(default_factory=ProjectInstructions)
     tool_names: frozenset[str] = TOOL_NAMES
@@ -222,6 +223,9 @@ class FakeSession:
             durable_context="facts:\n- F1 uses SQLite WAL",
             message_lines=("user: hello", "assistant: hi there"),
         )
+
+    def durable_block_tokens(self) -> int:
+        return self.durable_tokens
 
     def remember(self, text: str) -> DurableFact:
         self.calls.append(("remember", text))

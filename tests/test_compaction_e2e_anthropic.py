@@ -236,3 +236,31 @@ def test_without_the_per_message_limit_the_same_message_blocks(workspace: Path) 
         )
         events = drain(session.run_turn("log line with some words\n" * 42_000))
     assert any(isinstance(e, RequestBlocked) for e in events)
+
+
+def test_a_durable_block_alone_over_the_hard_limit_blocks_without_paying_for_a_summary(
+    workspace: Path,
+) -> None:
+    """Found by an outside attack: with /remember facts filling the reserve past the hard
+    limit, every turn was blocked, yet each first sent a summary request (itself over the
+    limit). No layer can help then: nothing reaches the API, and the blocked line names
+    the durable block and /forget."""
+    from agent_cli.repl.compact_lines import format_blocked
+
+    with start_fake_server(api_key=API_KEY) as server:
+        server.responder = scripted_model
+        session = make_session(workspace, make_provider(server), soft=4_000, hard=9_000)
+        drain(session.run_turn(request_text(0)))
+        for number in range(80):
+            session.remember(f"fact {number}: component {number} uses port {8000 + number}")
+        sent = len(server.requests)
+        blocked = []
+        for turn in range(1, 4):
+            events = drain(session.run_turn(request_text(turn)))
+            blocked += [e for e in events if isinstance(e, RequestBlocked)]
+            assert events[-1].outcome == "blocked"
+        session.close()
+    assert len(server.requests) == sent  # not a summary, not a main request
+    assert len(blocked) == 3 and blocked[0].durable_tokens > 0
+    _, advice = format_blocked(blocked[0])
+    assert "durable block" in advice and "/forget" in advice

@@ -205,6 +205,21 @@ def test_remember_and_todo_record_text_and_show_the_pointer():
     assert context.pointer_handles.pointer_for(1) == "transcript:s-1:3"
 
 
+def test_remember_and_todo_warn_once_the_durable_block_passes_a_quarter_of_the_soft_threshold():
+    """Found by an outside attack: facts grew the block every request carries until it
+    alone filled the hard limit, with no word until every turn was blocked."""
+    policy = dataclasses.replace(FakeSession().policy, soft_threshold=8_000)
+    small = FakeContext(session=FakeSession(policy=policy, durable_tokens=2_000))
+    run(small, "/remember the db uses SQLite WAL")
+    assert "durable block" not in small.shown
+    large = FakeContext(session=FakeSession(policy=policy, durable_tokens=2_001))
+    run(large, "/remember the db uses SQLite WAL")
+    run(large, "/todo write the migration")
+    shown = " ".join(large.shown.split())
+    assert shown.count("the durable block is now 2,001 tokens, over a quarter of the soft") == 2
+    assert "/forget what is no longer needed (/facts lists it)" in shown
+
+
 @pytest.mark.parametrize("line", ["/remember", "/todo   "])
 def test_remember_and_todo_without_text_are_usage_errors(line):
     with pytest.raises(CommandUsageError) as caught:

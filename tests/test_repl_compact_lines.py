@@ -202,3 +202,37 @@ def test_renderer_shows_blocked_with_what_to_do():
 def test_l3_without_whole_interactions_does_not_count_zero_of_them():
     line = LayerLine("L3", 3_016, 2_985, messages_removed=2)
     assert format_layer_line(line).endswith("(-31; 2 messages pruned)")
+
+
+def test_a_reserve_filled_by_the_durable_block_names_it_and_forget():
+    """When forgetting facts would make room (the rest of the reserve fits), the blocked
+    line says the durable block is the cause and how to shrink it."""
+    event = RequestBlocked(9_500, 9_500, 9_000, (), reserved_tokens=9_500, durable_tokens=7_000)
+    _, advice = format_blocked(event)
+    assert "the durable block (your /remember facts and /todo items) is 7,000 of the 9,500" in (
+        advice
+    )
+    assert "/forget" in advice and "/compact" not in advice
+
+
+def test_a_reserve_full_without_the_durable_block_names_its_share_and_every_way_out():
+    event = RequestBlocked(9_500, 9_500, 9_000, (), reserved_tokens=9_500, durable_tokens=200)
+    _, advice = format_blocked(event)
+    assert "tool schemas" in advice and "the durable block 200 of them" in advice
+    assert "/mcp" in advice and "/forget" in advice and "--hard-limit (now 9,000)" in advice
+
+
+def test_the_error_text_of_a_reserve_filled_by_the_durable_block_names_it():
+    from agent_cli.errors import MessageViewLimitExceeded
+    from agent_cli.repl.error_text import describe_error
+
+    error = MessageViewLimitExceeded(
+        tokens_before=9_500,
+        tokens_after=9_500,
+        hard_limit=9_000,
+        applied_layers=(),
+        reserved_tokens=9_500,
+        durable_tokens=7_000,
+    )
+    text = describe_error(error)
+    assert "durable block" in text and "/forget" in text

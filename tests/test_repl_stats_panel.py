@@ -87,8 +87,9 @@ def test_stats_panel_lists_every_compaction_with_layers_and_sizes():
 
 def test_stats_panel_counts_every_source_status_including_zeros():
     shown = render(make_stats())
-    assert "available 3 · missing 1 · denied 0 · corrupt 2 · unsupported 0" in line_with(
-        shown, "sources"
+    assert (
+        "available 3 · changed 0 · missing 1 · denied 0 · corrupt 2 · unsupported 0"
+        in line_with(shown, "sources")
     )
 
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 from repl_fakes import make_stats
 from rich.console import Console
+from session_support import drain, make_session
 
-from agent_cli.events import CompactionRecord
+from agent_cli.events import CompactionRecord, Usage
+from agent_cli.provider.offline import OfflineProvider
 from agent_cli.repl.timeline import (
     AXIS_WIDTH,
     BAR,
@@ -20,6 +23,7 @@ from agent_cli.repl.timeline import (
     fold_columns,
     place_requests,
 )
+from agent_cli.session.stats import MAX_TIMELINE
 
 
 def _record(before: int, after: int, layers: tuple[str, ...] = ("L1",)) -> CompactionRecord:
@@ -78,3 +82,33 @@ def test_a_hard_limit_far_above_the_requests_is_named_not_drawn():
 
 def test_no_request_yet_says_so():
     assert "no request yet" in "\n".join(_render(make_stats(timeline=())))
+
+
+def test_a_windowed_timeline_numbers_requests_as_the_session_did_and_says_how_many():
+    """`stats` hands on only the newest entries: the header says the chart shows the last
+    of all the requests, and a compaction is named by the request's true number."""
+    stats = make_stats(
+        timeline=(2_000, _record(5_500, 2_500), 2_500, 3_500),
+        timeline_requests_before=2_297,
+    )
+    chart = "\n".join(_render(stats, 100))
+    assert "context size at each of the last 3 of 2,300 requests" in chart
+    assert "request 2,299: L1 5,500 -> 2,500 (-3,000)" in chart
+
+
+def test_the_timeline_of_a_session_past_the_window_counts_every_request(workspace: Path) -> None:
+    """A real session with more requests than the window `stats` hands on: the chart's
+    count and its last compaction's request number agree with the session's."""
+    session = make_session(workspace, OfflineProvider(), soft=6_000, hard=40_000)
+    drain(session.run_turn("hello"))
+    totals = session.log.totals
+    for _ in range(MAX_TIMELINE + 300):  # the usage a long session's requests reported
+        totals.note_usage(Usage(input_tokens=1_000))
+    totals.note_compaction(_record(5_500, 2_500))
+    totals.note_usage(Usage(input_tokens=2_000))
+    stats = session.stats()
+    made = sum(1 for entry in totals.timeline if isinstance(entry, int))
+    chart = "\n".join(_render(stats, 100))
+    assert f"of {made:,} requests" in chart
+    assert f"request {made:,}: L1 5,500 -> 2,500" in chart
+    session.close()

@@ -3,7 +3,8 @@
 The whole package is pure (no I/O, no clock; timestamps are passed in):
 - `model`: the frozen value types; `text`: the value checks they share;
 - `state`: the transitions (add, close, bind);
-- `codec`: to and from JSON-safe dicts; `render`: the delimited block sent with a request.
+- `codec`: to and from JSON-safe dicts; `render`: the delimited block sent with a request;
+- `verification`: whether an item's source still has the digest it had when it was made.
 This `__init__` is the package's public face: `from agent_cli.durable import ...` is the
 supported way in, and each name below is imported from the module that defines it.
 """

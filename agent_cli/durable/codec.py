@@ -4,6 +4,8 @@ Contract: `state_from_dict(state_to_dict(s)) == s` for every valid state, and th
 holds only dicts, lists, strings, numbers and `None`, so `json.dumps` takes it as is.
 Loading refuses unknown or missing keys with `DurableStateError` rather than guessing:
 the memory store reports a damaged file instead of silently dropping what it cannot read.
+An item's `evidence_sha256` is written only when it has one, so a state without hashes
+(every file saved before they were kept) reads and writes as it always did.
 Versioning of the file around this dict is the store's job. Pure: no I/O.
 """
 
@@ -33,8 +35,23 @@ def _transition_to_dict(step: PendingTransition) -> dict[str, Any]:
     }
 
 
+def _with_digest(data: dict[str, Any], digest: str | None) -> dict[str, Any]:
+    """`data` with `evidence_sha256` when there is one; absent (not null) otherwise."""
+    return data if digest is None else {**data, "evidence_sha256": digest}
+
+
+def _fact_to_dict(fact: DurableFact) -> dict[str, Any]:
+    data = {
+        "fact_id": fact.fact_id,
+        "content": fact.content,
+        "source_pointer": fact.source_pointer,
+        "last_confirmed_at": fact.last_confirmed_at,
+    }
+    return _with_digest(data, fact.evidence_sha256)
+
+
 def _pending_to_dict(item: PendingItem) -> dict[str, Any]:
-    return {
+    data = {
         "item_id": item.item_id,
         "description": item.description,
         "source_pointer": item.source_pointer,
@@ -43,16 +60,17 @@ def _pending_to_dict(item: PendingItem) -> dict[str, Any]:
         "blocked_reason": item.blocked_reason,
         "history": [_transition_to_dict(step) for step in item.history],
     }
+    return _with_digest(data, item.evidence_sha256)
 
 
-def _plain_to_dict(value: DurableFact | RetrievalEvidence) -> dict[str, Any]:
+def _plain_to_dict(value: RetrievalEvidence) -> dict[str, Any]:
     return {f.name: getattr(value, f.name) for f in fields(value)}
 
 
 def state_to_dict(state: DurableContextState) -> dict[str, Any]:
     """A JSON-safe dict of the whole state, in the state's own order."""
     return {
-        "facts": [_plain_to_dict(fact) for fact in state.facts],
+        "facts": [_fact_to_dict(fact) for fact in state.facts],
         "pending_items": [_pending_to_dict(item) for item in state.pending_items],
         "retrieval_evidence": [_plain_to_dict(ev) for ev in state.retrieval_evidence],
     }

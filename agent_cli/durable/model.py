@@ -15,6 +15,7 @@ from typing import Any
 
 from agent_cli.durable.text import (
     parse_timestamp,
+    require_optional_sha256,
     require_optional_text,
     require_rank,
     require_score,
@@ -64,12 +65,17 @@ def _require_tuple(field: str, value: object, kind: type) -> tuple[Any, ...]:
 
 @dataclass(frozen=True)
 class DurableFact:
-    """A confirmed fact, with the pointer to where it was confirmed and when."""
+    """A confirmed fact, with the pointer to where it was confirmed and when.
+
+    `evidence_sha256` is the sha256 of what the pointer resolved to when the fact was
+    made, so a later resolution can tell a source that still says it from one changed
+    since; `None` for facts saved before it was kept (they render as before)."""
 
     fact_id: str
     content: str
     source_pointer: str
     last_confirmed_at: str
+    evidence_sha256: str | None = None
 
     def __post_init__(self) -> None:
         _set(self, "fact_id", require_text("fact_id", self.fact_id))
@@ -79,6 +85,11 @@ class DurableFact:
             self,
             "last_confirmed_at",
             require_timestamp("last_confirmed_at", self.last_confirmed_at),
+        )
+        _set(
+            self,
+            "evidence_sha256",
+            require_optional_sha256("evidence_sha256", self.evidence_sha256),
         )
 
 
@@ -104,7 +115,10 @@ class PendingTransition:
 
 @dataclass(frozen=True)
 class PendingItem:
-    """Work that is not finished. Blocked items carry the reason; done items none."""
+    """Work that is not finished. Blocked items carry the reason; done items none.
+
+    `evidence_sha256`: what `source_pointer` (the latest change's record) resolved to then,
+    as for `DurableFact`; `None` when not recorded."""
 
     item_id: str
     description: str
@@ -113,6 +127,7 @@ class PendingItem:
     status: PendingStatus = PendingStatus.OPEN
     blocked_reason: str | None = None
     history: tuple[PendingTransition, ...] = ()
+    evidence_sha256: str | None = None
 
     def __post_init__(self) -> None:
         _set(self, "item_id", require_text("item_id", self.item_id))
@@ -131,6 +146,11 @@ class PendingItem:
             raise DurableStateError("blocked_reason", "only_when_blocked")
         _set(self, "history", _require_tuple("history", self.history, PendingTransition))
         _check_history(self)
+        _set(
+            self,
+            "evidence_sha256",
+            require_optional_sha256("evidence_sha256", self.evidence_sha256),
+        )
 
 
 def _check_history(item: PendingItem) -> None:

@@ -5,7 +5,9 @@ own line, says it is not a conversation summary, and gives exactly one line per 
 item. Values that are plain tokens are written bare (`source=transcript:s1:3`); anything
 else is a JSON string, so quotes and backslashes in stored text cannot fake a field, and
 runs of `<<<` or `>>>` are broken up so stored text can never open or close the block.
-Source statuses and evidence hashes are shown; excerpts and source text never are.
+Source statuses and evidence hashes are shown; excerpts and source text never are. A
+source that is available but no longer has the digest its item recorded when it was made
+shows `source_status=changed` with both digests (`verification`), never `available`.
 Pure: no I/O.
 """
 
@@ -24,6 +26,7 @@ from agent_cli.durable.model import (
     distinct_source_pointers,
 )
 from agent_cli.durable.text import parse_timestamp
+from agent_cli.durable.verification import CHANGED, is_source_changed
 from agent_cli.errors import SourceBindingError
 from agent_cli.sources.resolution import SourceResolution
 
@@ -92,11 +95,18 @@ def bind_resolutions(
     return bound
 
 
-def _source_fields(pointer: str, bound: dict[str, SourceResolution] | None) -> str:
+def _source_fields(
+    pointer: str, recorded: str | None, bound: dict[str, SourceResolution] | None
+) -> str:
     head = f"source={render_value(pointer)}"
     if bound is None:
         return f"{head} source_status=unverified"
     resolution = bound[pointer]
+    if is_source_changed(recorded, resolution):
+        return (
+            f"{head} source_status={CHANGED} source_reason=differs_from_when_confirmed "
+            f"confirmed_sha256={recorded} evidence_sha256={resolution.evidence_sha256}"
+        )
     if resolution.is_available:
         return f"{head} source_status=available evidence_sha256={resolution.evidence_sha256}"
     return (
@@ -109,7 +119,8 @@ def _fact_line(fact: DurableFact, bound: dict[str, SourceResolution] | None) -> 
     return (
         f"- fact id={render_value(fact.fact_id)} "
         f"confirmed_at={render_value(fact.last_confirmed_at)} "
-        f"{_source_fields(fact.source_pointer, bound)} text={render_value(fact.content)}"
+        f"{_source_fields(fact.source_pointer, fact.evidence_sha256, bound)} "
+        f"text={render_value(fact.content)}"
     )
 
 
@@ -122,7 +133,8 @@ def _pending_line(item: PendingItem, bound: dict[str, SourceResolution] | None) 
     return (
         f"- pending id={render_value(item.item_id)} status={item.status.value}{reason} "
         f"confirmed_at={render_value(item.last_confirmed_at)} "
-        f"{_source_fields(item.source_pointer, bound)} text={render_value(item.description)}"
+        f"{_source_fields(item.source_pointer, item.evidence_sha256, bound)} "
+        f"text={render_value(item.description)}"
     )
 
 

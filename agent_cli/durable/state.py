@@ -28,7 +28,7 @@ from agent_cli.durable.model import (
     RetrievalEvidence,
     require_status,
 )
-from agent_cli.durable.text import parse_timestamp, require_timestamp
+from agent_cli.durable.text import parse_timestamp, require_optional_sha256, require_timestamp
 from agent_cli.errors import DurableItemNotFound, DurableStateError, PendingTransitionError
 
 T = TypeVar("T")
@@ -101,13 +101,15 @@ def transition_pending(
     at: str | datetime,
     source_pointer: str,
     reason: str | None = None,
+    evidence_sha256: str | None = None,
 ) -> DurableContextState:
     """A new state where pending item `item_id` moved to status `to`.
 
     Legal moves: open -> blocked | done, blocked -> open | done; done is final. The
     change must be strictly later than the item's last confirmation and carry the
     pointer to its own evidence; moving to blocked needs a reason. The item keeps its
-    place and gains one `PendingTransition` in its history. Anything else raises
+    place and gains one `PendingTransition` in its history; its `evidence_sha256` becomes
+    the one given, the digest of the new source (`None`: not recorded). Anything else raises
     `PendingTransitionError` (a `DurableStateError`) and leaves `state` as it was.
     """
     index = _find_pending(state, item_id)
@@ -120,6 +122,9 @@ def transition_pending(
         source_pointer=step.source_pointer,
         blocked_reason=step.reason if step.to_status is PendingStatus.BLOCKED else None,
         history=(*item.history, step),
+        evidence_sha256=_checked(
+            lambda: require_optional_sha256("evidence_sha256", evidence_sha256)
+        ),
     )
     items = (*state.pending_items[:index], moved, *state.pending_items[index + 1 :])
     return replace(state, pending_items=items)

@@ -1,4 +1,5 @@
-"""Value checks shared by the durable-state types: text, ids, timestamps, scores, ranks.
+"""Value checks shared by the durable-state types: text, ids, timestamps, scores, ranks,
+evidence digests.
 
 Contract: every check either returns the normalised value or raises `DurableStateError`
 naming the field and a short reason code. Text is normalised once, at construction, so
@@ -24,6 +25,7 @@ _TIMESTAMP_SHAPE = re.compile(
     r"(Z|[+-][0-9]{2}(:?[0-9]{2}(:[0-9]{2}([.][0-9]{1,6})?)?)?)?"
 )
 _FOLDED_CATEGORIES = frozenset({"Cc", "Zl", "Zp", "Zs"})
+_SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 def _fold_char(ch: str) -> str:
@@ -59,6 +61,16 @@ def require_text(field: str, value: object) -> str:
 def require_optional_text(field: str, value: object) -> str | None:
     """Like `require_text`, but `None` means "absent" and is kept as `None`."""
     return None if value is None else require_text(field, value)
+
+
+def require_optional_sha256(field: str, value: object) -> str | None:
+    """A full sha256 in lower-case hex, or `None` ("not recorded": items saved before
+    hashes were kept, or whose source could not be read when they were made)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _SHA256_HEX.fullmatch(value):
+        raise DurableStateError(field, "not_a_sha256")
+    return value
 
 
 def parse_timestamp(field: str, value: object) -> datetime:

@@ -114,20 +114,17 @@ def format_blocked(event: RequestBlocked) -> list[str]:
     """The blocked line and what the user can do about it (never /compact when one
     message alone, or what the request carries besides the view, is over the limit:
     compaction cannot help then)."""
+    done = (
+        f"after {describe_layer_span(event.applied_layers)}"
+        if event.applied_layers
+        else "(no layer run)"
+    )
     blocked = (
-        f"{COMPACT_TAG} blocked: view is {event.tokens_after:,} tokens after "
-        f"{describe_layer_span(event.applied_layers)}, hard limit {event.hard_limit:,}; "
-        "nothing was sent"
+        f"{COMPACT_TAG} blocked: view is {event.tokens_after:,} tokens {done}, hard limit "
+        f"{event.hard_limit:,}; nothing was sent"
     )
     if event.reserved_tokens >= event.hard_limit:
-        return [
-            blocked,
-            f"  what every request carries besides the conversation (system prompt, project "
-            f"instructions, tool schemas, MCP servers' included, durable block) is "
-            f"{event.reserved_tokens:,} tokens alone, so neither compacting nor /new can help: "
-            "/context shows what takes the room; turn off MCP servers in config.toml, or "
-            f"raise --hard-limit (now {event.hard_limit:,})",
-        ]
+        return [blocked, "  " + describe_full_reserve(event)]
     if event.largest_message_tokens >= event.hard_limit:
         return [
             blocked,
@@ -140,6 +137,29 @@ def format_blocked(event: RequestBlocked) -> list[str]:
         "  to go on: /compact <focus> to summarize with a focus, raise --hard-limit "
         f"(now {event.hard_limit:,}), or /new to start a fresh session",
     ]
+
+
+def describe_full_reserve(event: RequestBlocked) -> str:
+    """What fills the reserve that is alone over the hard limit, and what makes room. The
+    durable block is named as the cause when forgetting facts and items would be enough
+    (the rest fits under the limit), and its share is named whenever it has one."""
+    reserved, durable, hard = event.reserved_tokens, event.durable_tokens, event.hard_limit
+    if durable and reserved - durable < hard:
+        return (
+            f"the durable block (your /remember facts and /todo items) is {durable:,} of the "
+            f"{reserved:,} tokens every request carries besides the conversation, so neither "
+            "compacting nor /new can help: /forget the facts and items no longer needed "
+            f"(/facts lists them), or raise --hard-limit (now {hard:,})"
+        )
+    share = f", the durable block {durable:,} of them" if durable else ""
+    return (
+        "what every request carries besides the conversation (system prompt, project "
+        "instructions, tool schemas, MCP servers' included, durable block) is "
+        f"{reserved:,} tokens alone{share}, so neither compacting nor /new can help: "
+        "/context shows what takes the room; turn off MCP servers in config.toml (/mcp "
+        "lists them), /forget facts no longer needed, or raise --hard-limit "
+        f"(now {hard:,})"
+    )
 
 
 def format_skipped(event: CompactionSkipped) -> str:

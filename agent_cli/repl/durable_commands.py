@@ -17,6 +17,7 @@ from agent_cli.repl.command_context import (
     require_text,
     say,
 )
+from agent_cli.repl.facts_view import build_facts_view
 from agent_cli.repl.pointer_forms import show_pointer
 from agent_cli.repl.pointer_handles import handle_label, parse_handle
 from agent_cli.repl.safe_text import clip_line
@@ -39,6 +40,11 @@ def describe_source(context: CommandContext, pointer: str) -> str:
     return f"source {clip_line(show_pointer(pointer), 120)} {label}"
 
 
+# The durable block's share of the soft threshold past which /remember and /todo warn:
+# every request carries the whole block, and no compaction layer can shrink it.
+DURABLE_SHARE_WARNED = 4  # a quarter
+
+
 def remember_command(context: CommandContext, args: str) -> None:
     fact = context.session.remember(require_text("/remember", args))
     say(
@@ -46,6 +52,7 @@ def remember_command(context: CommandContext, args: str) -> None:
         f"remembered {clip_line(fact.fact_id, 40)}: {clip_line(fact.content, 160)} · "
         f"{describe_source(context, fact.source_pointer)}",
     )
+    warn_if_durable_block_large(context)
 
 
 def todo_command(context: CommandContext, args: str) -> None:
@@ -54,6 +61,23 @@ def todo_command(context: CommandContext, args: str) -> None:
         context,
         f"added {clip_line(item.item_id, 40)}: {clip_line(item.description, 160)} · "
         f"{describe_source(context, item.source_pointer)}",
+    )
+    warn_if_durable_block_large(context)
+
+
+def warn_if_durable_block_large(context: CommandContext) -> None:
+    """One line when the durable block passes a quarter of the soft threshold: it is in
+    every request and compaction cannot shrink it, so it should not creep up unseen."""
+    tokens = context.session.durable_block_tokens()
+    soft = context.session.policy.soft_threshold
+    if tokens * DURABLE_SHARE_WARNED <= soft:
+        return
+    say(
+        context,
+        f"the durable block is now {tokens:,} tokens, over a quarter of the soft threshold "
+        f"({soft:,}), in every request and beyond compaction: /forget what is no longer "
+        "needed (/facts lists it)",
+        "yellow",
     )
 
 
@@ -85,9 +109,7 @@ def facts_command(context: CommandContext, args: str) -> None:
     require_no_args("/facts", args)
     session = context.session
     context.console.print(
-        views.build_facts_view(
-            session.durable_state, session.resolve_sources(), context.pointer_handles
-        )
+        build_facts_view(session.durable_state, session.resolve_sources(), context.pointer_handles)
     )
 
 

@@ -96,10 +96,18 @@ def _provider_failed(exc: e.ProviderRequestFailed) -> str:
 
 
 def _blocked(exc: e.MessageViewLimitExceeded) -> str:
-    if exc.reserved_tokens >= exc.hard_limit:
+    durable, reserved = exc.durable_tokens, exc.reserved_tokens
+    if reserved >= exc.hard_limit and durable and reserved - durable < exc.hard_limit:
+        advice = (
+            f"The durable block (/remember facts, /todo items) is {durable:,} of the "
+            f"{exc.reserved_tokens:,} tokens every request carries besides the conversation: "
+            "/forget those no longer needed (/facts lists them) or raise --hard-limit"
+        )
+    elif exc.reserved_tokens >= exc.hard_limit:
         advice = (
             f"What every request carries besides the conversation is {exc.reserved_tokens:,} "
-            "tokens alone (/context shows it): turn off MCP servers or raise --hard-limit"
+            "tokens alone (/context shows it): turn off MCP servers, /forget facts no longer "
+            "needed, or raise --hard-limit"
         )
     else:
         advice = "Try /compact <focus>, a higher --hard-limit, or /new"
@@ -722,6 +730,16 @@ _PENDING = {
     "required_when_blocked": "blocking {item} needs a reason: /block {item} <reason>",
     "not_later": "{item} was changed a moment ago; try again",
 }
+
+
+def describe_changed_source(expand_label: str) -> str:
+    """/facts beside an item whose source no longer holds what it held when the item was
+    made (`source_status=changed`); `expand_label` is `(/expand 3)` or ""."""
+    see = f"; {expand_label.strip('()')} shows what it says now" if expand_label else ""
+    return (
+        "its source no longer says what it said when this was saved, so it is not "
+        f"verified{see}; /forget it, or /remember it again if it still holds"
+    )
 
 
 def is_not_a_pointer(status: str, reason: str) -> bool:

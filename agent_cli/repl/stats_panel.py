@@ -34,7 +34,7 @@ CATEGORY_LABELS = {
     "compaction_summary": "compaction summary",
     "compaction_digest": "compaction digest",
 }
-SOURCE_STATUSES = ("available", "missing", "denied", "corrupt", "unsupported")
+SOURCE_STATUSES = ("available", "changed", "missing", "denied", "corrupt", "unsupported")
 BAR_WIDTH = 24
 MIN_BAR_WIDTH = 6
 

@@ -9,7 +9,9 @@ the chart, and the hard limit too when it is within the scale (else a note says 
 above). A request that a compaction preceded also shows, in `░`, the size the context
 had before it (what the compaction freed). Under the chart, `▲` marks those columns, and
 a list says for each which layers fired and what they freed (the newest `MAX_LISTED`).
-Everything fits `width` (60 columns or more).
+Requests are numbered as the session made them: when `stats` hands on only the newest
+entries (`SessionStats.timeline_requests_before` older requests left out), the header says
+it shows the last N of all of them. Everything fits `width` (60 columns or more).
 """
 
 from __future__ import annotations
@@ -61,10 +63,11 @@ def build_timeline(stats: SessionStats, width: int = 80) -> RenderableType:
     scale = top / CHART_ROWS
     hard_row = _row_of(stats.hard_limit, scale) if stats.hard_limit <= top else None
     soft_row = _row_of(stats.soft_threshold, scale)
+    first = stats.timeline_requests_before
     lines = [
         Text.assemble(
             ("timeline ", "bold"),
-            f"context size at each of {len(sizes):,} requests"
+            describe_request_span(first, len(sizes))
             + (f" ({per_column} a column)" if per_column > 1 else ""),
         )
     ]
@@ -77,8 +80,16 @@ def build_timeline(stats: SessionStats, width: int = 80) -> RenderableType:
     marks = _marks(fired, per_column, len(columns))
     lines.append(Text(" " * AXIS_WIDTH + marks, style="bold yellow"))
     lines.append(_lines_note(stats, hard_row))
-    lines.extend(_fired_list(fired))
+    lines.extend(_fired_list(fired, first))
     return Group(*lines)
+
+
+def describe_request_span(before: int, shown: int) -> str:
+    """The header's words: every request, or the last `shown` of all the session made
+    when the `before` older ones are left out of the chart."""
+    if before <= 0:
+        return f"context size at each of {shown:,} requests"
+    return f"context size at each of the last {shown:,} of {before + shown:,} requests"
 
 
 def _row_of(tokens: int, scale: float) -> int:
@@ -145,11 +156,13 @@ def _lines_note(stats: SessionStats, hard_row: int | None) -> Text:
     )
 
 
-def _fired_list(fired: list[tuple[int, CompactionRecord]]) -> list[Text]:
+def _fired_list(fired: list[tuple[int, CompactionRecord]], first: int) -> list[Text]:
+    """The newest compactions, each named by the number of the request it came before
+    (`first` requests precede the chart's first)."""
     shown = fired[-MAX_LISTED:]
     lines = [
         Text(
-            f"  {MARK} request {before + 1:,}: {'+'.join(entry.layers)} "
+            f"  {MARK} request {first + before + 1:,}: {'+'.join(entry.layers)} "
             f"{entry.tokens_before:,} -> {entry.tokens_after:,} "
             f"(-{entry.tokens_before - entry.tokens_after:,})"
             + (" /compact" if entry.forced else "")

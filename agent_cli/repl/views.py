@@ -1,4 +1,4 @@
-"""What the informational commands show: help, context, durable state, sources, sessions.
+"""What the informational commands show: help, context, sources, expansions, sessions.
 
 Contract: each `build_*` function turns values from the session into a rich renderable
 and does nothing else (no session calls, no printing; a view given the REPL's
@@ -9,7 +9,7 @@ the model, files or tools is sanitized or clipped before it is shown, and always
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
@@ -17,6 +17,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from agent_cli.durable.verification import CHANGED
 from agent_cli.repl.error_text import (
     describe_not_a_pointer,
     explain_resolution,
@@ -28,7 +29,6 @@ from agent_cli.repl.safe_text import clip_line, sanitize_block
 from agent_cli.tools.output import count_noun
 
 if TYPE_CHECKING:
-    from agent_cli.durable import DurableContextState, PendingItem
     from agent_cli.events import ContextPreview, ToolFinished
     from agent_cli.sources import SourceResolution, SourceResolutionStatus
 
@@ -38,6 +38,7 @@ STATUS_STYLES = {
     "denied": "red",
     "corrupt": "red",
     "unsupported": "yellow",
+    CHANGED: "red",
 }
 EXPAND_BY_NUMBER = "/expand <#> shows what a pointer holds, e.g. /expand 1"
 KEY_HELP = (
@@ -47,7 +48,8 @@ KEY_HELP = (
 )
 
 
-def _status_text(status: SourceResolutionStatus) -> Text:
+def status_text(status: SourceResolutionStatus | str) -> Text:
+    """A source status in its colour (`STATUS_STYLES`)."""
     name = str(status)  # a StrEnum: its value
     return Text(clip_line(name, 20), style=STATUS_STYLES.get(name, ""))
 
@@ -126,73 +128,6 @@ def build_window_line(preview: ContextPreview) -> Text:
     )
 
 
-def _resolution_index(
-    resolutions: Sequence[SourceResolution],
-) -> dict[str, SourceResolution]:
-    return {resolution.pointer: resolution for resolution in resolutions}
-
-
-def _source_suffix(
-    pointer: str, index: Mapping[str, SourceResolution], handles: PointerHandles | None
-) -> Text:
-    resolution = index.get(pointer)
-    status = _status_text(resolution.status) if resolution else Text("unresolved", style="dim")
-    label = f" {handle_label(handles.number_for(pointer))}" if handles is not None else ""
-    shown = show_pointer(pointer) if handles is not None else pointer
-    return Text.assemble(
-        ("  · ", "dim"), (clip_line(shown, 120), "dim"), (label, "dim"), " ", status
-    )
-
-
-def describe_pending_status(item: PendingItem) -> Text:
-    status = str(item.status)  # a StrEnum: its value
-    if status == "blocked":
-        return Text(f"[blocked: {clip_line(item.blocked_reason or '', 80)}]", style="yellow")
-    return Text(f"[{clip_line(status, 12)}]", style="green" if status == "done" else "cyan")
-
-
-def build_facts_view(
-    state: DurableContextState,
-    resolutions: Sequence[SourceResolution],
-    handles: PointerHandles | None = None,
-) -> Group:
-    """Facts, pending items and retrieval evidence, each with its source's status now
-    (and the number `/expand` takes for it, when `handles` numbers the pointers)."""
-    index = _resolution_index(resolutions)
-    parts: list[RenderableType] = [Text("facts", style="bold")]
-    parts += [
-        Text.assemble(
-            f"  {clip_line(fact.fact_id, 40)}  ",
-            clip_line(fact.content, 200),
-            _source_suffix(fact.source_pointer, index, handles),
-        )
-        for fact in state.facts
-    ] or [Text("  none", style="dim")]
-    parts.append(Text("pending", style="bold"))
-    parts += [
-        Text.assemble(
-            f"  {clip_line(item.item_id, 40)}  ",
-            describe_pending_status(item),
-            " ",
-            clip_line(item.description, 200),
-            _source_suffix(item.source_pointer, index, handles),
-        )
-        for item in state.pending_items
-    ] or [Text("  none", style="dim")]
-    evidence = state.retrieval_evidence
-    if evidence:
-        parts.append(Text("retrieval evidence", style="bold"))
-        parts += [
-            Text(
-                f"  {clip_line(ev.memory_id, 40)}  {clip_line(ev.source_title, 80)} "
-                f"(score {ev.score:.2f}, rank {ev.source_rank}"
-                + (f", conflict {clip_line(ev.conflict_key, 40)})" if ev.conflict_key else ")")
-            )
-            for ev in evidence
-        ]
-    return Group(*parts)
-
-
 def pointer_order(pointer: str) -> tuple[int, str, int, str]:
     """Sort key that lists pointers as a person reads them: transcript pointers first, by
     session and then by sequence as a number (2 before 10), then artifacts, then the rest."""
@@ -224,7 +159,7 @@ def build_sources_view(
         table.add_row(
             *number,
             Text(clip_line(shown, 160)),
-            _status_text(resolution.status),
+            status_text(resolution.status),
             Text(explain_resolution(status, str(resolution.reason))),
         )
     if handles is None:
@@ -246,7 +181,7 @@ def build_expansion_view(resolution: SourceResolution) -> Group:
     if is_not_a_pointer(status, str(resolution.reason)):
         return Group(Text(describe_not_a_pointer(), style="yellow"))
     shown = clip_line(show_pointer(resolution.pointer), 160)
-    header = Text.assemble(shown, " ", _status_text(resolution.status))
+    header = Text.assemble(shown, " ", status_text(resolution.status))
     parts: list[RenderableType] = [header]
     if status != "available":
         parts.append(Text(explain_resolution(status, str(resolution.reason)), style="yellow"))

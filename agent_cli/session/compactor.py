@@ -14,7 +14,9 @@ it was; no compaction ever makes the context bigger). `MessageViewLimitExceeded`
 the layers that failed (a summary that failed says so). Every token figure it yields is
 in request tokens (calibrated). An explicit low-water mark at or under the reserved
 tokens is replaced by the default one (`CompactionPolicy.low_water_mark_over`); a notice
-says so once per session.
+says so once per session. When the reserved tokens alone (system prompt, instructions,
+tool schemas, durable block) reach the hard limit, no layer can help: it raises
+`MessageViewLimitExceeded` at once, before any layer runs, so no summary is paid for.
 
 The policy carries the secrets the toolbox redacts (`CompactionPolicy.secret_forms`), so
 no layer cuts one in two; `use_policy` keeps them when the policy changes. With a
@@ -147,6 +149,7 @@ class Compactor:
         reserved = frame.reserved_tokens
         policy = calibrated_policy(self.policy, self._calibration)
         tokens = reserved + self.view_tokens()
+        _refuse_if_frame_fills_limit(frame, tokens, policy.hard_limit)
         yield from self._unreachable_low_water_notice(policy, reserved)
         if forced:
             policy = _forced_policy(policy, tokens)
@@ -240,6 +243,7 @@ class Compactor:
             tuple(layer_numbered(layer).code for layer in tried),
             shown(largest),
             shown(error.reserved_tokens),
+            shown(error.durable_tokens),
         )
 
     def _adopt(
@@ -304,6 +308,23 @@ class Compactor:
             interactions_removed=report.interactions_removed,
             messages_removed=report.messages_removed,
         )
+
+
+def _refuse_if_frame_fills_limit(frame: RequestFrame, tokens: int, hard_limit: int) -> None:
+    """Raise `MessageViewLimitExceeded` (no layer tried) when what the request carries
+    besides the view is alone at or over `hard_limit` (estimator units, like `frame`):
+    emptying the view would not fit it, so running a layer, a paid summary above all, is
+    waste. The error names the durable block's part so the user learns what to forget."""
+    if frame.reserved_tokens < hard_limit:
+        return
+    raise MessageViewLimitExceeded(
+        tokens_before=tokens,
+        tokens_after=tokens,
+        hard_limit=hard_limit,
+        applied_layers=(),
+        reserved_tokens=frame.reserved_tokens,
+        durable_tokens=frame.durable_tokens,
+    )
 
 
 def _has_outcome(reports: Iterable[Any], outcome: str) -> bool:

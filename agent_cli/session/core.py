@@ -401,6 +401,10 @@ class Session:
     def gauge(self) -> Gauge:
         return stats.build_gauge(self._runner)
 
+    def durable_block_tokens(self) -> int:
+        """What every request carries for the facts and pending items (API tokens)."""
+        return stats.durable_block_tokens(self._runner)
+
     def context_preview(self) -> ContextPreview:
         return stats.build_preview(self._runner)
 

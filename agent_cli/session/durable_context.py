@@ -5,7 +5,9 @@ workspace. It is loaded from the memory store when the session opens and changed
 through `remember`, `add_pending`, `move_pending` and `forget` (the REPL's `/remember`,
 `/todo`, `/done`, `/block`, `/forget`). Each change is first recorded in the transcript
 as a `user_command` record; a new fact or pending item points at that record
-(`transcript:<session>:<sequence>`), so its source can be re-verified later. The new
+(`transcript:<session>:<sequence>`) and keeps the sha256 that record resolves to now, so
+its source can be re-verified later, and a record changed since told from an intact
+one (`durable.verification`: `source_status=changed`). The new
 state is saved to the memory store before it is adopted: a change that cannot be saved
 is not made. `render` resolves every source pointer now (reading files through the
 resolver) and renders the block the wire puts in the newest user turn; the last
@@ -43,8 +45,9 @@ Change = Callable[[DurableContextState], DurableContextState]
 T = TypeVar("T")
 # What adding an item gives: the new state, the item, and its id.
 Added = tuple[DurableContextState, T, str]
-# (state, the user's text, the source pointer, the moment) -> what adding it gives
-AddItem = Callable[[DurableContextState, str, str, str], Added[T]]
+# (state, the user's text, the source pointer, its evidence's sha256, the moment) -> what
+# adding it gives
+AddItem = Callable[[DurableContextState, str, str, str | None, str], Added[T]]
 
 
 class DurableContext:
@@ -106,10 +109,12 @@ class DurableContext:
         """Record the user's `command` with `text`, then `add` the new item, sourced to
         that record, to the state as saved (`_adopt`); returns the item."""
         record = self.log.append(USER_COMMAND, {"command": command, "text": text})
+        source = record["event_id"]
+        digest = self._evidence_sha256(source)
         added: list[Added[T]] = []
 
         def change(state: DurableContextState) -> DurableContextState:
-            added.append(add(state, text, record["event_id"], self._now(None)))
+            added.append(add(state, text, source, digest, self._now(None)))
             return added[-1][0]
 
         self._adopt(change, action, lambda: added[-1][2])
@@ -122,11 +127,15 @@ class DurableContext:
         record = self.log.append(
             USER_COMMAND, {"command": to.value, "item_id": item_id, "reason": reason}
         )
+        source = record["event_id"]
+        digest = self._evidence_sha256(source)
 
         def change(state: DurableContextState) -> DurableContextState:
             current = _find(state, item_id)
             moment = self._now(current.last_confirmed_at if current else None)
-            return transition_pending(state, item_id, to, moment, record["event_id"], reason=reason)
+            return transition_pending(
+                state, item_id, to, moment, source, reason=reason, evidence_sha256=digest
+            )
 
         state = self._adopt(change, f"pending_{to.value}", lambda: item_id)
         return _find(state, item_id) or state.pending_items[-1]
@@ -153,6 +162,13 @@ class DurableContext:
             self.log.append(DURABLE_CHANGE, {"action": action, "item_id": item_id()})
         return state
 
+    def _evidence_sha256(self, pointer: str) -> str | None:
+        """The sha256 of what `pointer` resolves to now (the record just written), read
+        back through the resolver so it is the digest every later rendering compares;
+        `None` when it cannot be read (the item then renders as one without a digest)."""
+        resolution = self.resolver.resolve(pointer)
+        return resolution.evidence_sha256 if resolution.is_available else None
+
     def _now(self, not_before: Any) -> str:
         """The clock's time, nudged past `not_before` so every change is strictly later."""
         moment = self.clock()
@@ -164,18 +180,18 @@ class DurableContext:
 
 
 def _with_new_fact(
-    state: DurableContextState, text: str, source: str, moment: str
+    state: DurableContextState, text: str, source: str, digest: str | None, moment: str
 ) -> Added[DurableFact]:
-    fact = DurableFact(_next_id("F", [f.fact_id for f in state.facts]), text, source, moment)
+    fact_id = _next_id("F", [f.fact_id for f in state.facts])
+    fact = DurableFact(fact_id, text, source, moment, evidence_sha256=digest)
     return add_fact(state, fact), fact, fact.fact_id
 
 
 def _with_new_pending_item(
-    state: DurableContextState, text: str, source: str, moment: str
+    state: DurableContextState, text: str, source: str, digest: str | None, moment: str
 ) -> Added[PendingItem]:
-    item = PendingItem(
-        _next_id("T", [i.item_id for i in state.pending_items]), text, source, moment
-    )
+    item_id = _next_id("T", [i.item_id for i in state.pending_items])
+    item = PendingItem(item_id, text, source, moment, evidence_sha256=digest)
     return add_pending(state, item), item, item.item_id
 
 

@@ -27,6 +27,7 @@ class RequestFrame:
     durable_text: str
     tools: tuple[dict[str, Any], ...]
     reserved_tokens: int
+    durable_tokens: int = 0  # the durable block's part of `reserved_tokens`
 
 
 def build_frame(
@@ -39,7 +40,8 @@ def build_frame(
     """A frame with its reserved tokens counted by `counter`."""
     texts = (system, project_instructions, durable_text)
     reserved = reserved_tokens(counter, texts, list(tools))
-    return RequestFrame(system, project_instructions, durable_text, tools, reserved)
+    durable = counter.count_text(durable_text)
+    return RequestFrame(system, project_instructions, durable_text, tools, reserved, durable)
 
 
 def reserved_tokens(

@@ -11,6 +11,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction.markers import is_digest_message, is_summary_message
+from agent_cli.durable.verification import source_statuses
 from agent_cli.events import ContextPreview, Gauge, SessionStats
 from agent_cli.models import lookup_model
 from agent_cli.protocol import validate_tool_protocol
@@ -18,7 +19,8 @@ from agent_cli.protocol import validate_tool_protocol
 if TYPE_CHECKING:
     from agent_cli.session.turn import TurnRunner
 
-STATUSES = ("available", "missing", "denied", "corrupt", "unsupported")
+# the five resolution statuses, and `changed` (available, but not what its item was made from)
+STATUSES = ("available", "changed", "missing", "denied", "corrupt", "unsupported")
 MAX_TIMELINE = 2_000  # entries of the timeline `stats` hands on (the newest)
 CATEGORIES = (
     "system_prompt",
@@ -89,6 +91,12 @@ def next_request_tokens(runner: TurnRunner, durable_text: str) -> int:
     )
 
 
+def durable_block_tokens(runner: TurnRunner) -> int:
+    """The durable block as last rendered, in API tokens: what every request carries for
+    the facts and pending items (no source I/O: the block is kept current by each change)."""
+    return runner.compactor.to_request_tokens(runner.counter.count_text(runner.durable.text))
+
+
 def count_schemas_by_source(counter: Any, schemas: Any) -> dict[str, int]:
     """The tokens of the tool schemas each request carries: "built-in", then one entry per
     MCP server (`mcp_servers.offered_tools` names), only when there is any."""
@@ -117,8 +125,8 @@ def build_stats(runner: TurnRunner) -> SessionStats:
     provider, policy = runner.provider, runner.compactor.policy
     window = provider.context_window
     context_tokens = next_request_tokens(runner, durable_text)  # the gauge's figure too
-    resolutions = runner.durable.resolutions
-    statuses = Counter(r.status.value for r in resolutions)
+    resolutions = {r.pointer: r for r in runner.durable.resolutions}
+    statuses = Counter(source_statuses(runner.durable.state, resolutions).values())
     return SessionStats(
         provider=provider.name,
         model=provider.model,
@@ -138,6 +146,7 @@ def build_stats(runner: TurnRunner) -> SessionStats:
         requests=totals.requests,
         compactions=tuple(totals.compactions),
         timeline=tuple(totals.timeline[-MAX_TIMELINE:]),
+        timeline_requests_before=count_requests(totals.timeline[:-MAX_TIMELINE]),
         tool_schemas_by_source=count_schemas_by_source(counter, runner.toolbox.schemas()),
         source_statuses={name: statuses.get(name, 0) for name in STATUSES},
         session_id=log.session_id,
@@ -149,6 +158,12 @@ def build_stats(runner: TurnRunner) -> SessionStats:
         model_in_table=lookup_model(provider.model).known,
         context_free=max(0, window - context_tokens),
     )
+
+
+def count_requests(timeline: list[Any]) -> int:
+    """The requests (not the compactions) among `timeline` entries: what the window
+    `stats` hands on leaves out, so `/timeline` numbers requests as the session did."""
+    return sum(1 for entry in timeline if isinstance(entry, int))
 
 
 def cost_fields(cost: Any) -> dict[str, Any]:
