@@ -20,13 +20,14 @@ MCP_DEMO = Path(__file__).parent / "mcp_fixtures" / "demo_server.py"
 DEMO_BANNER = "Compaction starts at 3,200 tokens (hard limit 60,000): demo thresholds"
 
 
-@pytest.mark.parametrize("servers", ["no MCP server", "an MCP server"])
+@pytest.mark.parametrize("servers", ["no MCP server", "an MCP server", "facts and AGENTS.md"])
 def test_the_readme_sequence_fires_every_layer_on_the_demo_thresholds(
     terminals: TerminalPool, home: Path, workspace: Path, servers: str
 ) -> None:
     """The README's own four reads: L1 cuts each, and the last one goes on through L2
     (the first README read is still there to drop), L4 and L3, in the automatic order;
-    the same with an MCP server, whose tool schemas the thresholds are measured above."""
+    the same with an MCP server, or with project instructions and durable facts, which
+    the thresholds are measured above."""
     if servers == "an MCP server":
         home.mkdir(parents=True, exist_ok=True)
         (home / "config.toml").write_text(
@@ -37,8 +38,15 @@ def test_the_readme_sequence_fires_every_layer_on_the_demo_thresholds(
     for name in ("architecture.md", "reliability.md"):
         (workspace / "docs" / name).write_text((REPO / "docs" / name).read_text("utf-8"))
     (workspace / "README.md").write_text((REPO / "README.md").read_text(encoding="utf-8"))
+    if servers == "facts and AGENTS.md":
+        (workspace / "AGENTS.md").write_text("Answer briefly. Run the tests after edits.\n" * 3)
     repl = start_repl(terminals, home, workspace)
-    assert DEMO_BANNER in repl.terminal.screen()
+    if servers == "facts and AGENTS.md":  # the instructions lift the thresholds at once
+        assert re.search(r"Compaction starts at 3,[2-9]\d\d tokens", repl.terminal.screen())
+        repl.submit("/remember the build uses make and the tests run on four workers")
+        repl.submit("/todo check the README demo after each docs change")
+    else:
+        assert DEMO_BANNER in repl.terminal.screen()
     printed = [
         repl.submit(f"read {path}")
         for path in ("README.md", "docs/architecture.md", "docs/reliability.md", "README.md")

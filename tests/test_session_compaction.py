@@ -468,7 +468,7 @@ def test_thresholds_measured_above_mcp_schemas_rise_by_what_the_schemas_add(
     assert lift == counter.count_json(offered) - counter.count_json(built_in) > 300
     assert count_offered_schema_tokens(counter, built_in) == 0
     assert session.policy.soft_threshold == 3_000  # only when asked for
-    session.measure_thresholds_above_mcp_schemas()
+    session.measure_thresholds_above_added_context()
     assert (session.policy.soft_threshold, session.policy.hard_limit) == (
         3_000 + lift,
         9_000 + lift,

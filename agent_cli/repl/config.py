@@ -51,8 +51,9 @@ BUILT_IN = "built-in default"
 # first three compactions stop after L1 (the cut result is the newest: no cache lost).
 # The fourth read goes over it even once cut, so the run goes on: L2 drops the first
 # README read, L4 summarizes all but the last 6 messages, and L3 keeps the last 4.
-# MCP servers' tool schemas would eat into that room, so with the demo's soft threshold
-# the thresholds are measured above them (`Session.measure_thresholds_above_mcp_schemas`).
+# MCP servers' tool schemas, project instructions and durable facts would eat into that
+# room, so with the demo's soft threshold the thresholds are measured above them
+# (`Session.measure_thresholds_above_added_context`).
 DEMO_THRESHOLDS = {
     "soft_threshold": 3_200,
     "hard_limit": 60_000,

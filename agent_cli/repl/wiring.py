@@ -95,7 +95,7 @@ def build_backend(
             mcp_servers=settings.mcp_servers,
         )
         if uses_demo_soft_threshold(settings):  # tuned to the built-in tools alone
-            session.measure_thresholds_above_mcp_schemas()
+            session.measure_thresholds_above_added_context()
         opened: SessionPort = session  # mypy checks here that a real Session fits the port
         return opened
 

@@ -20,7 +20,8 @@ tool schemas, durable block) reach the hard limit, no layer can help: it raises
 
 The policy carries the secrets the toolbox redacts (`CompactionPolicy.secret_forms`), so
 no layer cuts one in two; `use_policy` keeps them when the policy changes. With a
-`threshold_lift` (the offline demo's: what MCP tool schemas add), the thresholds are
+`threshold_lift` (the offline demo's: what MCP tool schemas, project instructions and the
+durable block add), the thresholds are
 measured above those tokens: `policy` and every figure the compactor yields carry the
 lifted thresholds, so the toolbar and the `[compact]` lines agree with when it fires.
 """

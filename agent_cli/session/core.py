@@ -300,16 +300,20 @@ class Session:
         comes back (the REPL's waiting spinner); None stops."""
         self._runner.request_watcher = watcher
 
-    def measure_thresholds_above_mcp_schemas(self) -> None:
-        """From now on the soft threshold and hard limit are measured above what MCP
-        servers' tool schemas add to every request (they rise as servers start, and fall
-        back as they stop). For the offline demo, whose small thresholds are tuned to the
-        built-in tools: with servers, the conversation keeps the same room, so the README's
-        reads still show every layer."""
-        self._compactor.threshold_lift = self._offered_schema_tokens
+    def measure_thresholds_above_added_context(self) -> None:
+        """From now on the soft threshold and hard limit are measured above what this
+        workspace and configuration add to every request: MCP servers' tool schemas (they
+        rise as servers start, and fall back as they stop), the project instructions and
+        the durable block as last rendered. For the offline demo, whose small thresholds
+        are tuned to the system prompt and built-in tools alone: the conversation keeps
+        the same room, so the README's reads still show every layer."""
+        self._compactor.threshold_lift = self._added_context_tokens
 
-    def _offered_schema_tokens(self) -> int:
-        return count_offered_schema_tokens(self._runner.counter, self._runner.toolbox.schemas())
+    def _added_context_tokens(self) -> int:
+        counter = self._runner.counter
+        schemas = count_offered_schema_tokens(counter, self._runner.toolbox.schemas())
+        instructions = counter.count_text(self._runner.project_instructions.text)
+        return schemas + instructions + counter.count_text(self._durable.text)
 
     def watch_summary_requests(self, watcher: Callable[[], None] | None) -> None:
         """Call `watcher` as compaction asks for a summary (L4, `/compact`), before it
