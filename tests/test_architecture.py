@@ -29,6 +29,8 @@ CORE_PATTERNS = (
     "sources/pointers.py",
     "sources/resolution.py",
     "secret_forms.py",
+    "secret_encodings.py",
+    "literal_trie.py",
     "secret_lines.py",
     "safe_cuts.py",
     "models.py",
