@@ -2,7 +2,8 @@
 
 The attack: a password with a non-ASCII letter kept in a Latin-1 file (read back as UTF-8
 with one U+FFFD for the letter) or in NFD (macOS, some editors) while the environment
-holds NFC; a `DATABASE_URL` holding it percent-encoded; Python printing its bytes
+holds NFC; a `DATABASE_URL` holding it percent-encoded (and an MCP server's URL in config.toml
+holding it so, while a file holds it decoded); Python printing its bytes
 (`b'...\\xc3\\xa7...'`); a token in a UTF-16 file (what PowerShell's `>` writes) shown
 by `cat`, a NUL between its characters. Each reached the model whole but for one letter
 or the encoding. The tests write real files and run real programs through a `Toolbox`.
@@ -14,6 +15,7 @@ import os
 import shlex
 import unicodedata
 import urllib.parse
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,7 @@ from tools_support import FakeArtifactStore
 
 from agent_cli.secret_forms import REDACTED_MARK, SecretForms
 from agent_cli.tools import Toolbox
+from agent_cli.tools.redaction import collect_mcp_secret_values
 
 PASSWORD = "Tr0ub4dor&3-\u00e79xyz"
 ACCENTED = unicodedata.normalize("NFC", "Crème-brûlée-2024!")
@@ -97,3 +100,29 @@ def test_every_form_of_a_secret_is_found_whole_by_the_trie_pattern(secret):
     for form in forms.forms:
         found = forms.pattern.search(f"<{form}>")
         assert found is not None and found.group() == form, form
+
+
+@dataclass(frozen=True)
+class Server:
+    """An MCP server's settings as config.toml gives them (`ConfiguredServer`)."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    url: str | None = None
+
+
+def test_the_password_of_an_mcp_servers_url_is_redacted_decoded_too(tmp_path):
+    """config.toml holds `postgres://app:p%40ss%26w0rd%21x@db/app`; the project's
+    docker-compose.yml holds the password itself, which is what the server is given."""
+    servers = [Server(env={"DATABASE_URL": "postgres://app:p%40ss%26w0rd%21x@db/app"})]
+    (tmp_path / "compose.yml").write_text('POSTGRES_PASSWORD: "p@ss&w0rd!x"\n')
+    box = Toolbox(
+        tmp_path,
+        FakeArtifactStore(),
+        "s1",
+        auto_approve=True,
+        secret_environment={},
+        extra_secrets=collect_mcp_secret_values(servers, {}),
+    )
+    shown = box.run("read_file", {"path": "compose.yml"}).content
+    assert "p@ss&w0rd!x" not in shown and f'POSTGRES_PASSWORD: "{REDACTED_MARK}"' in shown

@@ -24,17 +24,20 @@ are named in `AGENT_CLI_SECRET_NAMES`); in its `headers`, every value but those 
 headers that carry no credential (`Accept`, `Content-Type`, `User-Agent`, ... see
 `PLAIN_HEADERS`), and of an `<scheme> <credential>` value (`Bearer xyz`) the credential
 alone too (of `Basic`, also what it decodes to, and the password in it); the password of
-any URL with one (`postgres://user:password@host`, in `env` or `url`) and the value of a
+any URL with one (`postgres://user:password@host`, in `env` or `url`, as written and
+percent-decoded) and the value of a
 query parameter whose name looks like a credential (`?api_key=...`) in those URLs. Other
 env values (paths, levels, ids) are no secret: redacting them would blank ordinary words
 in every result.
 
 `StreamRedactor` does the same for output shown while a command runs.
 
-Forms covered (`agent_cli.secret_forms`, pure, so compaction knows them too): the value
-as it is; its base64 (standard and URL-safe alphabets, at any of the three byte
-alignments, so inside a longer encoded stream too); its hex (lower and upper case); the
-value as Python, JSON and shells print it inside quotes (`escaped_forms`); each of these
+Forms covered (`agent_cli.secret_forms`, pure, so compaction knows them too), for the
+value in each Unicode normalisation: the value as it is; its base64 (standard and
+URL-safe alphabets, at any of the three byte alignments, so inside a longer encoded stream
+too); its hex (lower and upper case); the value as Python, JSON and shells print it inside
+quotes, as Python prints its bytes, and percent-encoded (`escaped_forms`); what a tool
+shows of it stored in UTF-16, Latin-1 or cp1252 (`misdecoded_forms`); each of these
 also when broken across lines (`base64` wraps at 76 columns, `xxd -p` at 60). A
 command that rewrites the value another way (cut into pieces, reversed, encrypted) is
 not caught: no filter can catch every transformation. Redaction finds only whole forms,
@@ -52,7 +55,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Protocol
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from agent_cli.secret_forms import MIN_SECRET_CHARS, REDACTED_MARK, SecretForms
 from agent_cli.tools.output import ToolResult
@@ -167,8 +170,8 @@ def _header_credentials(value: str) -> Iterator[str]:
 
 
 def _url_credentials(value: str) -> Iterator[str]:
-    """The password of a URL in `value`, and its query parameters that look like
-    credentials; nothing when `value` is no URL."""
+    """The password of a URL in `value` (as written and percent-decoded), and its query
+    parameters that look like credentials; nothing when `value` is no URL."""
     if "://" not in value:
         return
     try:
@@ -178,6 +181,7 @@ def _url_credentials(value: str) -> Iterator[str]:
         return
     if password:
         yield password
+        yield unquote(password)  # what the server is given; the URL holds it encoded
     for name, parameter in parse_qsl(parts.query):
         if CREDENTIAL_PARAMETER.search(name):
             yield parameter
