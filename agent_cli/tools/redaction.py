@@ -14,7 +14,8 @@ the agent's own `/proc/<pid>/environ`, from a file, or from anywhere the user ke
 
 What counts as secret (`collect_secret_values`): the values of `ANTHROPIC_API_KEY` and
 `ANTHROPIC_AUTH_TOKEN`, of every environment variable whose name looks like a credential
-(`*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, ... see `CREDENTIAL_NAME`), and of the
+(`*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `*PASSWORD`, `*_PWD`, `*_PASS`,
+`SSHPASS`, ... see `CREDENTIAL_NAME`; never `PWD`), and of the
 variables the user names in `AGENT_CLI_SECRET_NAMES` (comma or space separated). Values
 shorter than `MIN_SECRET_CHARS` are left alone: they would match ordinary text.
 
@@ -62,9 +63,12 @@ from agent_cli.tools.output import ToolResult
 
 SECRET_NAMES_VARIABLE = "AGENT_CLI_SECRET_NAMES"
 ALWAYS_SECRET_NAMES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+# A credential word as a part of the name; `PASSWORD`/`PASSWD` also glued to what comes
+# before (libpq's `PGPASSWORD`); `PWD`/`PASS` only as the last part after another
+# (`MYSQL_PWD`, `SMTP_PASS`), so `PWD` and `OLDPWD`, the shell's folders, are no secret.
 CREDENTIAL_NAME = re.compile(
-    r"(?:^|_)(?:API_?KEY|TOKEN|SECRET|SECRET_?KEY|PASSWORD|PASSWD|PASSPHRASE|"
-    r"PRIVATE_?KEY|CREDENTIALS?)(?:$|_)",
+    r"(?:^|_)(?:API_?KEY|TOKEN|SECRET|SECRET_?KEY|PASSPHRASE|PRIVATE_?KEY|CREDENTIALS?)(?:$|_)"
+    r"|PASSW(?:OR)?D(?:$|_)|_(?:PWD|PASS)$|^(?:SSHPASS|REDISCLI_AUTH)$",
     re.IGNORECASE,
 )
 
