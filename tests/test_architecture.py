@@ -31,6 +31,7 @@ CORE_PATTERNS = (
     "secret_forms.py",
     "secret_encodings.py",
     "literal_trie.py",
+    "terminal_escapes.py",
     "secret_lines.py",
     "safe_cuts.py",
     "models.py",

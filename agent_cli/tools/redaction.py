@@ -59,6 +59,7 @@ from typing import Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from agent_cli.secret_forms import MIN_SECRET_CHARS, REDACTED_MARK, SecretForms
+from agent_cli.terminal_escapes import unfinished_escape_start, without_escapes
 from agent_cli.tools.output import ToolResult
 
 SECRET_NAMES_VARIABLE = "AGENT_CLI_SECRET_NAMES"
@@ -231,20 +232,27 @@ class StreamRedactor:
     `feed` takes raw bytes and returns the text that is safe to show now: everything but
     a tail as long as the longest possible match (or less, when a match may start there),
     which is held back until more arrives or `finish` is called, so a secret cut across
-    two pieces is still caught.
+    two pieces is still caught. Terminal escape sequences are dropped first (an unfinished
+    one waits for its end), as the screen drops them: a token that colour escapes split
+    (`grep --color=always`) is whole again, and redacted (`agent_cli.terminal_escapes`).
     """
 
     def __init__(self, redactor: SecretRedactor) -> None:
         self._redactor = redactor
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._held = ""
+        self._unfinished = ""  # an escape sequence the last piece cut off
 
     def feed(self, chunk: bytes) -> str:
-        self._held += self._decoder.decode(chunk)
+        text = self._unfinished + self._decoder.decode(chunk)
+        start = unfinished_escape_start(text)
+        self._unfinished = text[start:] if start is not None else ""
+        self._held += without_escapes(text[:start])
         return self._release(len(self._held) - self._redactor.longest_match)
 
     def finish(self) -> str:
-        self._held += self._decoder.decode(b"", final=True)
+        self._held += without_escapes(self._unfinished + self._decoder.decode(b"", final=True))
+        self._unfinished = ""
         return self._release(len(self._held))
 
     def _release(self, cut: int) -> str:
