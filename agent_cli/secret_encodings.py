@@ -13,7 +13,8 @@ Contract:
   (as `quote` and `quote_plus` with `safe=""` write it).
 - `misdecoded_forms(spelling)`: the text a tool shows when the value was written in
   another encoding and read back as UTF-8 with errors replaced, as agent-cli reads every
-  file and output: UTF-16 (little and big endian, so a NUL between characters) and, for a
+  file and output: UTF-16 (little and big endian, a NUL between characters; only for a
+  value of characters below U+0100, whose form reads as the value) and, for a
   non-ASCII value, Latin-1 and cp1252 (each non-UTF-8 byte shown as U+FFFD). A Latin-1
   form that is more than half U+FFFD is left out: it would match any binary noise.
 - `aligned_base64(data, alignment, encode)`: the base64 characters that stand for `data`
@@ -34,6 +35,10 @@ from typing import Literal
 
 _NORMAL_FORMS: tuple[Literal["NFC", "NFD", "NFKC", "NFKD"], ...] = ("NFC", "NFD", "NFKC", "NFKD")
 _LEGACY_ENCODINGS = ("latin-1", "cp1252")
+# UTF-16 writes a character below this as its byte and a NUL: read as UTF-8, a value of
+# such characters is itself with a NUL between them. Above it, both bytes vary, and what
+# is read is noise (control characters, U+FFFD) that no reader takes for the value.
+_UTF16_NUL_BELOW = 0x100
 # What `urllib.parse.quote(value, safe="")` leaves as it is (RFC 3986's unreserved).
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
 _SHELL_DOUBLE_QUOTED = re.compile(r'[\\"$`]')
@@ -87,13 +92,15 @@ def escaped_forms(secret: str) -> set[str]:
 
 
 def misdecoded_forms(secret: str) -> set[str]:
-    """`secret` written as UTF-16 or (non-ASCII only) a legacy 8-bit encoding and read as
-    UTF-8 with errors replaced (module contract). The NUL that UTF-16 puts before the
-    first or after the last character of an ASCII value is left out of its form."""
-    forms = {
-        secret.encode(codec).decode("utf-8", errors="replace").strip("\x00")
-        for codec in ("utf-16-le", "utf-16-be")
-    }
+    """`secret` written as UTF-16 (characters below U+0100 only) or (non-ASCII only) a
+    legacy 8-bit encoding and read as UTF-8 with errors replaced (module contract). The
+    NUL that UTF-16 puts before the first or after the last character is left out."""
+    forms: set[str] = set()
+    if max(map(ord, secret), default=0) < _UTF16_NUL_BELOW:
+        forms |= {
+            secret.encode(codec).decode("utf-8", errors="replace").strip("\x00")
+            for codec in ("utf-16-le", "utf-16-be")
+        }
     if secret.isascii():
         return forms
     for codec in _LEGACY_ENCODINGS:
