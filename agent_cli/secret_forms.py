@@ -1,14 +1,17 @@
 """The forms a known secret can take in text, and where they occur. Pure: no I/O.
 
 Contract: `SecretForms.from_values(values)` holds, for every value of at least
-`MIN_SECRET_CHARS` characters, the value as it is; its base64 (standard and URL-safe
-alphabets, at each of the three byte alignments, so inside a longer encoded stream too);
-its hex (lower and upper case); and the value as programs print it inside quotes
-(`escaped_forms`: Python's `repr` and `ascii`, JSON with or without `\\uXXXX` for
-non-ASCII, a shell's double and single quotes, bash's `$'...'` under a UTF-8 or a C
-locale), so `print(os.environ)`, `json.dumps` or `declare -p` of a password holding a
-quote, a backslash, a non-ASCII letter or a line break (a PEM key in a JSON file) are
-caught too. Each form up to `MAX_WRAPPED_CHARS` characters also
+`MIN_SECRET_CHARS` characters and each of its Unicode `spellings`
+(`agent_cli.secret_encodings`, which spells every form out), the value as it is; its
+base64 (standard and URL-safe alphabets, at each of the three byte alignments, so inside
+a longer encoded stream too); its hex (lower and upper case); the value as programs print
+it inside quotes or in a URL (`escaped_forms`: Python's `repr` and `ascii`, and of its
+bytes, JSON with or without `\\uXXXX` for non-ASCII, a shell's double and single quotes,
+bash's `$'...'` under a UTF-8 or a C locale, percent-encoding); and what a tool shows of
+it written in UTF-16 or Latin-1 and read as UTF-8 (`misdecoded_forms`). So
+`print(os.environ)`, `json.dumps`, `declare -p` or `env` (a `DATABASE_URL`) of a password
+holding a quote, a backslash, a non-ASCII letter or a line break (a PEM key in a JSON
+file) are caught too, and so is a file saved in NFD, UTF-16 or Latin-1. Each form up to `MAX_WRAPPED_CHARS` characters also
 matches when broken across lines (`base64` wraps at 76 columns, `xxd -p` at 60). A line
 break of a value that spans lines (a PEM key) matches a line feed or CRLF whatever the
 value holds: the same file checked out with Windows line endings holds the same secret.
@@ -31,10 +34,12 @@ logs and tracebacks, and the secret must not be.
 from __future__ import annotations
 
 import base64
-import json
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+
+from agent_cli.literal_trie import trie_pattern
+from agent_cli.secret_encodings import aligned_base64, escaped_forms, misdecoded_forms, spellings
 
 REDACTED_MARK = "[REDACTED]"
 MIN_SECRET_CHARS = 8
@@ -43,21 +48,6 @@ MIN_SECRET_CHARS = 8
 MAX_WRAPPED_CHARS = 512
 _LINE_BREAK = r"(?:\r?\n)?"
 _LINE_BREAK_CHARS = str.maketrans("", "", "\r\n")
-_SHELL_DOUBLE_QUOTED = re.compile(r'[\\"$`]')
-_QUOTE_RUNS = re.compile("('+)")
-# How bash's `$'...'` writes these characters (`ansic_quote` in bash's strtrans.c).
-_ANSI_C_ESCAPES = {
-    "\x1b": "\\E",
-    "\a": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\v": "\\v",
-    "\\": "\\\\",
-    "'": "\\'",
-}
 
 
 def _longest_text(form: str) -> int:
@@ -82,7 +72,7 @@ class SecretForms:
 
     def __post_init__(self) -> None:
         forms = tuple(sorted(set(self.forms), key=lambda form: (-len(form), form)))
-        alternation = "|".join(_pattern_for(form) for form in forms)
+        alternation = trie_pattern(_fragments_for(form) for form in forms)
         set_field = object.__setattr__  # frozen: derived fields are set once, here
         set_field(self, "forms", forms)
         set_field(self, "pattern", re.compile(alternation) if forms else None)
@@ -170,84 +160,35 @@ NO_SECRETS = SecretForms()
 
 
 def encoded_forms(secret: str) -> set[str]:
-    """`secret`, its hex in both cases, its base64 at every alignment and alphabet, and
-    its `escaped_forms`."""
-    data = secret.encode("utf-8")
-    forms = {secret, data.hex(), data.hex().upper(), *escaped_forms(secret)}
-    for alignment in range(3):
-        for encode in (base64.b64encode, base64.urlsafe_b64encode):
-            forms.add(_aligned_base64(data, alignment, encode))
+    """Every form of `secret` of at least `MIN_SECRET_CHARS` characters: for each of its
+    `spellings`, the value, its hex in both cases, its base64 at every alignment and
+    alphabet and its `escaped_forms`; and its `misdecoded_forms`."""
+    forms: set[str] = set()
+    for spelling in spellings(secret):
+        data = spelling.encode("utf-8")
+        forms |= {spelling, data.hex(), data.hex().upper(), *escaped_forms(spelling)}
+        forms |= misdecoded_forms(spelling)
+        for alignment in range(3):
+            for encode in (base64.b64encode, base64.urlsafe_b64encode):
+                forms.add(aligned_base64(data, alignment, encode))
     return {form for form in forms if len(form) >= MIN_SECRET_CHARS}
 
 
-def escaped_forms(secret: str) -> set[str]:
-    """What stands between the quotes when a program prints `secret` as a quoted string:
-        Python's `repr` and `ascii`, JSON (`\\uXXXX` for non-ASCII or not), a shell's double
-        quotes (`declare -p`), its single quotes (bash's `set`: `'\\''`, `shlex.quote`: `'"'"'`,
-    dash's `export -p`: a run of quotes as `"''"`) and
-        bash's `$'...'` (`declare -p` and `set` of a value with a control character, or with a
-        non-ASCII letter under a C locale, which bash writes as octal bytes). For a token of
-        letters, digits, `-` and `_` every one is the value itself."""
-    return {
-        repr(secret)[1:-1],
-        ascii(secret)[1:-1],
-        json.dumps(secret)[1:-1],
-        json.dumps(secret, ensure_ascii=False)[1:-1],
-        _SHELL_DOUBLE_QUOTED.sub(r"\\\g<0>", secret),
-        secret.replace("'", "'\\''"),
-        secret.replace("'", "'\"'\"'"),
-        _ansi_c_quoted(secret, keep_non_ascii=True),
-        _ansi_c_quoted(secret, keep_non_ascii=False),
-        _dash_quoted(secret),
-    }
-
-
-def _ansi_c_quoted(secret: str, *, keep_non_ascii: bool) -> str:
-    """`secret` as bash writes it inside `$'...'` (`ansic_quote`): named escapes, `\\\\`
-    and `\\'`, every other unprintable byte as three octal digits."""
-    pieces = []
-    for character in secret:
-        if character in _ANSI_C_ESCAPES:
-            pieces.append(_ANSI_C_ESCAPES[character])
-        elif character.isprintable() and (keep_non_ascii or character.isascii()):
-            pieces.append(character)
-        else:
-            pieces.extend(f"\\{byte:03o}" for byte in character.encode("utf-8"))
-    return "".join(pieces)
-
-
-def _dash_quoted(secret: str) -> str:
-    """`secret` as dash (`/bin/sh` on Debian: `export -p`, `set`) single-quotes it: each
-    run of `'` in double quotes between single-quoted stretches (`single_quote` in dash's
-    output.c), less the quote that opens the whole and the one that closes it, if any."""
-    stretches = _QUOTE_RUNS.split(secret)  # text, quotes, text, quotes, ..., text
-    quoted = f"'{stretches[0]}'" + "".join(
-        f'"{run}"' + (f"'{text}'" if text else "")
-        for run, text in zip(stretches[1::2], stretches[2::2], strict=True)
-    )
-    return quoted[1:].removesuffix("'")
-
-
-def _aligned_base64(data: bytes, alignment: int, encode: Callable[[bytes], bytes]) -> str:
-    """The base64 characters that encode only `data`'s bits when it starts `alignment`
-    bytes into a 3-byte group: the same characters wherever the value sits in a stream."""
-    encoded = encode(b"\0" * alignment + data).decode("ascii").rstrip("=")
-    first = (alignment * 8 + 5) // 6  # characters that mix in the bytes before
-    last = (alignment + len(data)) * 8 // 6  # characters made only of known bits
-    return encoded[first:last]
-
-
-def _pattern_for(form: str) -> str:
+def _fragments_for(form: str) -> list[str]:
+    """`form` as regex fragments, one a character (`literal_trie`): a line feed matches
+    CRLF too, and up to `MAX_WRAPPED_CHARS` characters a line break may come before each."""
     characters = [
         r"\r?\n" if character == "\n" else re.escape(character)
         for character in form.replace("\r\n", "\n")
     ]
-    return "".join(characters) if len(form) > MAX_WRAPPED_CHARS else _LINE_BREAK.join(characters)
+    if len(form) > MAX_WRAPPED_CHARS:
+        return characters
+    return characters[:1] + [_LINE_BREAK + character for character in characters[1:]]
 
 
 def _byte_pattern_for(form: str) -> bytes:
-    """`_pattern_for` over the form's UTF-8 bytes: a line break may come only between
-    two characters, never inside one."""
+    """`_fragments_for` over the form's UTF-8 bytes, joined as one alternative: a line
+    break may come only between two characters, never inside one."""
     characters = [
         rb"\r?\n" if character == "\n" else re.escape(character.encode("utf-8"))
         for character in form.replace("\r\n", "\n")

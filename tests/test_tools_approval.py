@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from tools_support import RecordingAsker, make_toolbox
 
+from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.tools import PermissionDecision
 from agent_cli.tools.approval import ApprovalKind
 
@@ -70,3 +71,22 @@ def test_a_command_is_approved_whole(asked):
     command = "touch DANGER\n" + "\n" * 80 + "echo harmless"
     approval = approval_of(asked, "bash", {"command": command})
     assert approval.kind is ApprovalKind.COMMAND and approval.text == command
+
+
+def test_an_overwrite_shows_the_old_files_secrets_as_the_mark(tmp_path: Path):
+    """Fifth outside attack: `write_file` over .env showed the removed lines of the old
+    file, GITHUB_TOKEN=ghp_... whole, on screen before the user answered."""
+    token = "ghp_Zq7Rk2mXv9LpW4tYc8NbH3sJd6FgQ1"
+    key = "-----BEGIN KEY-----\nQUJDREVGR0hJSktMTU5PUA==\nUVJTVFVWV1hZWmFiY2RlZg==\n"
+    (tmp_path / ".env").write_text(f"DEBUG=0\nGITHUB_TOKEN={token}\nREGION=eu\n{key}END\n")
+    asker = RecordingAsker(PermissionDecision.DENY)
+    environment = {"GITHUB_TOKEN": token, "SIGNING_PRIVATE_KEY": key.strip()}
+    toolbox = make_toolbox(
+        tmp_path, auto_approve=False, ask_permission=asker, secret_environment=environment
+    )
+    toolbox.run("write_file", {"path": ".env", "content": "DEBUG=1\n"})
+    diff = asker.requests[0].approval.text
+    assert token not in diff and "QUJDREVG" not in diff and "UVJTVFVW" not in diff
+    assert f"-GITHUB_TOKEN={REDACTED_MARK}" in diff
+    assert diff.count(f"-{REDACTED_MARK}") == 3  # the key's three lines, one mark each
+    assert "-REGION=eu" in diff and "+DEBUG=1" in diff

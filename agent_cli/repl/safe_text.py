@@ -16,23 +16,13 @@ from __future__ import annotations
 import re
 
 from agent_cli.safe_cuts import safe_head_end
+from agent_cli.terminal_escapes import without_escapes
 
 COMPACT_TAG = "[compact]"
 FAKE_COMPACT_MARK = "› "  # visible, and no longer a line that starts with the tag
 ELLIPSIS = "…"
 TAB_SIZE = 8  # the columns a tab expands to: rich's own default, so every view agrees
 
-_ESCAPE_SEQUENCE = re.compile(
-    r"""
-      \x1b\[[0-?]*[ -/]*[@-~]?                 # CSI: colours, cursor moves, clears
-    | \x1b\][^\x07\x1b]{0,4096}(?:\x07|\x1b\\)  # OSC: titles, hyperlinks, clipboard
-    | \x1b[PX^_][^\x1b]{0,4096}\x1b\\          # DCS, SOS, PM, APC strings
-    | \x1b[ -/]*[0-~]                          # the other escape forms (and unterminated
-                                               # strings: only their introducer goes)
-    | \x9b[0-?]*[ -/]*[@-~]?                   # 8-bit CSI
-    """,
-    re.VERBOSE,
-)
 # C0 controls except \t and \n, DEL, C1 controls, and the bidi controls that reorder text.
 _CONTROL_CHARACTER = re.compile(
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]"
@@ -45,7 +35,7 @@ _MARKUP_OPEN = re.compile(r"(\\*)(\[[a-zA-Z@/#])")
 def sanitize_text(text: str) -> str:
     """`text` with escape sequences and control characters removed; `\\n`, `\\t` kept."""
     text = text.replace("\r\n", "\n").translate(_LINE_BREAKS)
-    text = _ESCAPE_SEQUENCE.sub("", text)
+    text = without_escapes(text)
     return _CONTROL_CHARACTER.sub("", text)
 
 

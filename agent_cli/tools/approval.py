@@ -16,6 +16,8 @@ from enum import Enum
 from pathlib import Path
 
 from agent_cli.errors import ToolError
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
+from agent_cli.secret_lines import hide_in_lines
 from agent_cli.tools.text_source import read_text_source
 from agent_cli.tools.workspace import Workspace
 
@@ -60,14 +62,24 @@ def build_diff_approval(old: str, new: str, shown: str) -> Approval:
 
 
 def build_overwrite_approval(
-    workspace: Workspace, resolved: Path, shown: str, new: str
+    workspace: Workspace, resolved: Path, shown: str, new: str, secrets: SecretForms = NO_SECRETS
 ) -> Approval:
     """The change an overwrite makes, as a diff; the new content when the old file
-    cannot be read as text (binary, too big, gone, or not a regular file)."""
+    cannot be read as text (binary, too big, gone, or not a regular file). The old
+    file's secrets are shown as `REDACTED_MARK`, line by line as read_file shows them
+    (`secret_lines`): the screen is no place for them either. The new content is the
+    model's own text, which holds none (its requests are redacted)."""
     old = read_text_for_diff(workspace, resolved, shown)
     if old is None:
         return build_content_approval(new)
-    return build_diff_approval(old, new, shown)
+    return build_diff_approval(_with_secrets_hidden(old, secrets), new, shown)
+
+
+def _with_secrets_hidden(text: str, secrets: SecretForms) -> str:
+    """`text` with each secret hidden in its own lines, the line count kept."""
+    lines = text.split("\n")
+    hidden, count = hide_in_lines(lines, 0, len(lines), secrets)
+    return "\n".join(hidden) if count else text
 
 
 def read_text_for_diff(workspace: Workspace, resolved: Path, shown: str) -> str | None:

@@ -155,7 +155,7 @@ def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> Prepa
         approval = build_content_approval(arguments["content"])
     else:
         approval = build_overwrite_approval(
-            context.workspace, resolved, shown, arguments["content"]
+            context.workspace, resolved, shown, arguments["content"], context.secrets
         )
 
     def execute() -> ToolResult:

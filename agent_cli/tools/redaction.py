@@ -14,7 +14,8 @@ the agent's own `/proc/<pid>/environ`, from a file, or from anywhere the user ke
 
 What counts as secret (`collect_secret_values`): the values of `ANTHROPIC_API_KEY` and
 `ANTHROPIC_AUTH_TOKEN`, of every environment variable whose name looks like a credential
-(`*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, ... see `CREDENTIAL_NAME`), and of the
+(`*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `*PASSWORD`, `*_PWD`, `*_PASS`,
+`SSHPASS`, ... see `CREDENTIAL_NAME`; never `PWD`), and of the
 variables the user names in `AGENT_CLI_SECRET_NAMES` (comma or space separated). Values
 shorter than `MIN_SECRET_CHARS` are left alone: they would match ordinary text.
 
@@ -24,17 +25,20 @@ are named in `AGENT_CLI_SECRET_NAMES`); in its `headers`, every value but those 
 headers that carry no credential (`Accept`, `Content-Type`, `User-Agent`, ... see
 `PLAIN_HEADERS`), and of an `<scheme> <credential>` value (`Bearer xyz`) the credential
 alone too (of `Basic`, also what it decodes to, and the password in it); the password of
-any URL with one (`postgres://user:password@host`, in `env` or `url`) and the value of a
+any URL with one (`postgres://user:password@host`, in `env` or `url`, as written and
+percent-decoded) and the value of a
 query parameter whose name looks like a credential (`?api_key=...`) in those URLs. Other
 env values (paths, levels, ids) are no secret: redacting them would blank ordinary words
 in every result.
 
 `StreamRedactor` does the same for output shown while a command runs.
 
-Forms covered (`agent_cli.secret_forms`, pure, so compaction knows them too): the value
-as it is; its base64 (standard and URL-safe alphabets, at any of the three byte
-alignments, so inside a longer encoded stream too); its hex (lower and upper case); the
-value as Python, JSON and shells print it inside quotes (`escaped_forms`); each of these
+Forms covered (`agent_cli.secret_forms`, pure, so compaction knows them too), for the
+value in each Unicode normalisation: the value as it is; its base64 (standard and
+URL-safe alphabets, at any of the three byte alignments, so inside a longer encoded stream
+too); its hex (lower and upper case); the value as Python, JSON and shells print it inside
+quotes, as Python prints its bytes, and percent-encoded (`escaped_forms`); what a tool
+shows of it stored in UTF-16, Latin-1 or cp1252 (`misdecoded_forms`); each of these
 also when broken across lines (`base64` wraps at 76 columns, `xxd -p` at 60). A
 command that rewrites the value another way (cut into pieces, reversed, encrypted) is
 not caught: no filter can catch every transformation. Redaction finds only whole forms,
@@ -52,16 +56,20 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Protocol
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 from agent_cli.secret_forms import MIN_SECRET_CHARS, REDACTED_MARK, SecretForms
+from agent_cli.terminal_escapes import unfinished_escape_start, without_escapes
 from agent_cli.tools.output import ToolResult
 
 SECRET_NAMES_VARIABLE = "AGENT_CLI_SECRET_NAMES"
 ALWAYS_SECRET_NAMES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+# A credential word as a part of the name; `PASSWORD`/`PASSWD` also glued to what comes
+# before (libpq's `PGPASSWORD`); `PWD`/`PASS` only as the last part after another
+# (`MYSQL_PWD`, `SMTP_PASS`), so `PWD` and `OLDPWD`, the shell's folders, are no secret.
 CREDENTIAL_NAME = re.compile(
-    r"(?:^|_)(?:API_?KEY|TOKEN|SECRET|SECRET_?KEY|PASSWORD|PASSWD|PASSPHRASE|"
-    r"PRIVATE_?KEY|CREDENTIALS?)(?:$|_)",
+    r"(?:^|_)(?:API_?KEY|TOKEN|SECRET|SECRET_?KEY|PASSPHRASE|PRIVATE_?KEY|CREDENTIALS?)(?:$|_)"
+    r"|PASSW(?:OR)?D(?:$|_)|_(?:PWD|PASS)$|^(?:SSHPASS|REDISCLI_AUTH)$",
     re.IGNORECASE,
 )
 
@@ -167,8 +175,8 @@ def _header_credentials(value: str) -> Iterator[str]:
 
 
 def _url_credentials(value: str) -> Iterator[str]:
-    """The password of a URL in `value`, and its query parameters that look like
-    credentials; nothing when `value` is no URL."""
+    """The password of a URL in `value` (as written and percent-decoded), and its query
+    parameters that look like credentials; nothing when `value` is no URL."""
     if "://" not in value:
         return
     try:
@@ -178,6 +186,7 @@ def _url_credentials(value: str) -> Iterator[str]:
         return
     if password:
         yield password
+        yield unquote(password)  # what the server is given; the URL holds it encoded
     for name, parameter in parse_qsl(parts.query):
         if CREDENTIAL_PARAMETER.search(name):
             yield parameter
@@ -223,20 +232,27 @@ class StreamRedactor:
     `feed` takes raw bytes and returns the text that is safe to show now: everything but
     a tail as long as the longest possible match (or less, when a match may start there),
     which is held back until more arrives or `finish` is called, so a secret cut across
-    two pieces is still caught.
+    two pieces is still caught. Terminal escape sequences are dropped first (an unfinished
+    one waits for its end), as the screen drops them: a token that colour escapes split
+    (`grep --color=always`) is whole again, and redacted (`agent_cli.terminal_escapes`).
     """
 
     def __init__(self, redactor: SecretRedactor) -> None:
         self._redactor = redactor
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._held = ""
+        self._unfinished = ""  # an escape sequence the last piece cut off
 
     def feed(self, chunk: bytes) -> str:
-        self._held += self._decoder.decode(chunk)
+        text = self._unfinished + self._decoder.decode(chunk)
+        start = unfinished_escape_start(text)
+        self._unfinished = text[start:] if start is not None else ""
+        self._held += without_escapes(text[:start])
         return self._release(len(self._held) - self._redactor.longest_match)
 
     def finish(self) -> str:
-        self._held += self._decoder.decode(b"", final=True)
+        self._held += without_escapes(self._unfinished + self._decoder.decode(b"", final=True))
+        self._unfinished = ""
         return self._release(len(self._held))
 
     def _release(self, cut: int) -> str:

@@ -31,6 +31,7 @@ from typing import Any
 from agent_cli.errors import ToolError
 from agent_cli.safe_cuts import safe_head_end
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
+from agent_cli.terminal_escapes import unsplit_secrets
 from agent_cli.termination import termination_held
 from agent_cli.tools.approval import build_command_approval
 from agent_cli.tools.approval_scope import command_target
@@ -290,8 +291,10 @@ def render_command_run(
     Output cut short by the cap or the timeout ends where the command was stopped, and
     what came next is unknown: an ending that could be the start of a secret (the command
     chooses where the cap falls) is left out, since redaction cannot recognise half a key.
+    When terminal escape sequences split a secret (`grep --color=always`), the output is
+    given without them (`terminal_escapes.unsplit_secrets`), before it is cut.
     """
-    text = run.output.decode("utf-8", errors="replace")
+    text = unsplit_secrets(run.output.decode("utf-8", errors="replace"), secrets)
     if run.stop_reason != "exited":
         text = text[: safe_head_end(text, len(text), secrets, stream_stopped=True)]
     body = text if text else "(no output)"

@@ -1,0 +1,158 @@
+"""The ways a program writes a secret value into text. Pure: no I/O.
+
+`agent_cli.secret_forms` finds a secret in every form listed here; this module only
+spells them out.
+
+Contract:
+- `spellings(secret)`: the value under each Unicode normalisation (NFC, NFD, NFKC,
+  NFKD): a password typed in NFC and stored by an editor in NFD is the same password to
+  any reader, so each is a secret. One spelling for an ASCII value.
+- `escaped_forms(spelling)`: what stands between the quotes when a program prints it as a
+  quoted string (Python, JSON, shells), what Python prints of its UTF-8 bytes
+  (`print(os.environb[...])`: `\\xc3\\xa7`), and its percent-encoding as a URL holds it
+  (as `quote` and `quote_plus` with `safe=""` write it).
+- `misdecoded_forms(spelling)`: the text a tool shows when the value was written in
+  another encoding and read back as UTF-8 with errors replaced, as agent-cli reads every
+  file and output: UTF-16 (little and big endian, a NUL between characters; only for a
+  value of characters below U+0100, whose form reads as the value) and, for a
+  non-ASCII value, Latin-1 and cp1252 (each non-UTF-8 byte shown as U+FFFD). A Latin-1
+  form that is more than half U+FFFD is left out: it would match any binary noise.
+- `aligned_base64(data, alignment, encode)`: the base64 characters that stand for `data`
+  alone inside a longer encoded stream.
+
+Matching is done on these forms rather than on a normalised copy of the text: a
+normalised copy has other offsets, and every cut, line and window is placed on the text
+as it is. A value mixing spellings inside itself (half NFC, half NFD) is not caught.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Callable
+from typing import Literal
+
+_NORMAL_FORMS: tuple[Literal["NFC", "NFD", "NFKC", "NFKD"], ...] = ("NFC", "NFD", "NFKC", "NFKD")
+_LEGACY_ENCODINGS = ("latin-1", "cp1252")
+# UTF-16 writes a character below this as its byte and a NUL: read as UTF-8, a value of
+# such characters is itself with a NUL between them. Above it, both bytes vary, and what
+# is read is noise (control characters, U+FFFD) that no reader takes for the value.
+_UTF16_NUL_BELOW = 0x100
+# What `urllib.parse.quote(value, safe="")` leaves as it is (RFC 3986's unreserved).
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
+_SHELL_DOUBLE_QUOTED = re.compile(r'[\\"$`]')
+_QUOTE_RUNS = re.compile("('+)")
+# How bash's `$'...'` writes these characters (`ansic_quote` in bash's strtrans.c).
+_ANSI_C_ESCAPES = {
+    "\x1b": "\\E",
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+    "\\": "\\\\",
+    "'": "\\'",
+}
+
+
+def spellings(secret: str) -> set[str]:
+    """`secret` and its four Unicode normalisations (one value when it is ASCII)."""
+    if secret.isascii():
+        return {secret}
+    return {secret, *(unicodedata.normalize(form, secret) for form in _NORMAL_FORMS)}
+
+
+def escaped_forms(secret: str) -> set[str]:
+    """What stands between the quotes when a program prints `secret` as a quoted string:
+    Python's `repr` and `ascii`, and of its UTF-8 bytes (`b'...'`), JSON (`\\uXXXX` for
+    non-ASCII or not), a shell's double quotes (`declare -p`), its single quotes (bash's
+    `set`: `'\\''`, `shlex.quote`: `'"'"'`, dash's `export -p`: a run of quotes as
+    `"''"`) and bash's `$'...'` (`declare -p` and `set` of a value with a control
+    character, or with a non-ASCII letter under a C locale, which bash writes as octal
+    bytes); and its percent-encoding (`%40`, and `+` for a space). For a token of
+    letters, digits, `-` and `_` every one is the value itself."""
+    return {
+        repr(secret)[1:-1],
+        ascii(secret)[1:-1],
+        repr(secret.encode("utf-8"))[2:-1],
+        json.dumps(secret)[1:-1],
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        _SHELL_DOUBLE_QUOTED.sub(r"\\\g<0>", secret),
+        secret.replace("'", "'\\''"),
+        secret.replace("'", "'\"'\"'"),
+        _ansi_c_quoted(secret, keep_non_ascii=True),
+        _ansi_c_quoted(secret, keep_non_ascii=False),
+        _dash_quoted(secret),
+        _percent_encoded(secret),
+        _percent_encoded(secret).replace("%20", "+"),
+    }
+
+
+def misdecoded_forms(secret: str) -> set[str]:
+    """`secret` written as UTF-16 (characters below U+0100 only) or (non-ASCII only) a
+    legacy 8-bit encoding and read as UTF-8 with errors replaced (module contract). The
+    NUL that UTF-16 puts before the first or after the last character is left out."""
+    forms: set[str] = set()
+    if max(map(ord, secret), default=0) < _UTF16_NUL_BELOW:
+        forms |= {
+            secret.encode(codec).decode("utf-8", errors="replace").strip("\x00")
+            for codec in ("utf-16-le", "utf-16-be")
+        }
+    if secret.isascii():
+        return forms
+    for codec in _LEGACY_ENCODINGS:
+        try:
+            shown = secret.encode(codec).decode("utf-8", errors="replace")
+        except UnicodeEncodeError:
+            continue
+        if 2 * shown.count("\ufffd") <= len(shown):
+            forms.add(shown)
+    return forms
+
+
+def _percent_encoded(secret: str) -> str:
+    """`secret` as `urllib.parse.quote(secret, safe="")` writes it (urllib is I/O here)."""
+    return "".join(
+        character
+        if character in _UNRESERVED
+        else "".join(f"%{byte:02X}" for byte in character.encode("utf-8"))
+        for character in secret
+    )
+
+
+def _ansi_c_quoted(secret: str, *, keep_non_ascii: bool) -> str:
+    """`secret` as bash writes it inside `$'...'` (`ansic_quote`): named escapes, `\\\\`
+    and `\\'`, every other unprintable byte as three octal digits."""
+    pieces = []
+    for character in secret:
+        if character in _ANSI_C_ESCAPES:
+            pieces.append(_ANSI_C_ESCAPES[character])
+        elif character.isprintable() and (keep_non_ascii or character.isascii()):
+            pieces.append(character)
+        else:
+            pieces.extend(f"\\{byte:03o}" for byte in character.encode("utf-8"))
+    return "".join(pieces)
+
+
+def _dash_quoted(secret: str) -> str:
+    """`secret` as dash (`/bin/sh` on Debian: `export -p`, `set`) single-quotes it: each
+    run of `'` in double quotes between single-quoted stretches (`single_quote` in dash's
+    output.c), less the quote that opens the whole and the one that closes it, if any."""
+    stretches = _QUOTE_RUNS.split(secret)  # text, quotes, text, quotes, ..., text
+    quoted = f"'{stretches[0]}'" + "".join(
+        f'"{run}"' + (f"'{text}'" if text else "")
+        for run, text in zip(stretches[1::2], stretches[2::2], strict=True)
+    )
+    return quoted[1:].removesuffix("'")
+
+
+def aligned_base64(data: bytes, alignment: int, encode: Callable[[bytes], bytes]) -> str:
+    """The base64 characters that encode only `data`'s bits when it starts `alignment`
+    bytes into a 3-byte group: the same characters wherever the value sits in a stream."""
+    encoded = encode(b"\0" * alignment + data).decode("ascii").rstrip("=")
+    first = (alignment * 8 + 5) // 6  # characters that mix in the bytes before
+    last = (alignment + len(data)) * 8 // 6  # characters made only of known bits
+    return encoded[first:last]
