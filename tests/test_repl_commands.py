@@ -39,6 +39,7 @@ class FakeContext:
     switched_to: list[str | None] = field(default_factory=list)
     quit_requested: bool = False
     pointer_handles: PointerHandles = field(default_factory=PointerHandles)
+    approvals_off_by: str | None = None
 
     def render_events(self, events: Any) -> None:
         drive_events(events, EventRenderer(self.console, live=False).render)

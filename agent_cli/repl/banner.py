@@ -3,7 +3,10 @@
 Contract: `build_banner(session, offline_fallback=..., resumed=...)` returns the lines
 shown when a session opens (the caller prints them wrapped at words). On the offline model it says plainly that this is the
 offline demo model, how to switch to Claude, and when compaction fires (the small demo
-thresholds, unless the user set others).
+thresholds, unless the user set others); when the offline model was chosen although
+ANTHROPIC_API_KEY is set (`api_key_set`), how to switch without asking for the key again.
+With approvals off (`approvals_off_by`: "--yes" or the config file's path) it says so
+first, and where that came from: writes, commands and MCP calls then run unasked.
 """
 
 from __future__ import annotations
@@ -23,6 +26,24 @@ CLAUDE_HOW_TO = (
     "To use Claude: set ANTHROPIC_API_KEY (optionally ANTHROPIC_BASE_URL, and "
     "--model to pick a model) and start agent-cli again."
 )
+CLAUDE_HOW_TO_WITH_KEY = (
+    "ANTHROPIC_API_KEY is set: to use Claude, start agent-cli with --provider anthropic "
+    "(a flag beats config.toml)."
+)
+
+
+def describe_approvals_off(origin: str) -> str:
+    """The warning shown while approvals are off; `origin` is "--yes" or the config
+    file's path (`Settings.origins["yes"]`)."""
+    where = "--yes" if origin.startswith("--") else f"yes = true in {clip_line(origin, 200)}"
+    return f"Approvals are OFF ({where}): writes, commands and MCP calls run without asking."
+
+
+def describe_approvals(approvals_off_by: str | None) -> str:
+    """The `stats` line for approvals: asked, or off and where that came from."""
+    if approvals_off_by is None:
+        return "on: writes, commands and MCP calls are asked for"
+    return describe_approvals_off(approvals_off_by)
 
 
 def describe_offline(offline_fallback: bool) -> str:
@@ -60,6 +81,8 @@ def build_banner(
     resumed: bool,
     demo_thresholds: bool = False,
     lifted_thresholds: bool = False,
+    approvals_off_by: str | None = None,
+    api_key_set: bool = False,
 ) -> list[Text]:
     provider = session.provider
     lines = [
@@ -71,9 +94,12 @@ def build_banner(
             (clip_line(str(provider.model), 80), "bold cyan"),
         )
     ]
+    if approvals_off_by is not None:
+        lines.append(Text(describe_approvals_off(approvals_off_by), style="bold red"))
     if provider.name == "offline":
         lines.append(Text(describe_offline(offline_fallback), style="yellow"))
-        lines.append(Text(CLAUDE_HOW_TO, style="yellow"))
+        how_to = CLAUDE_HOW_TO_WITH_KEY if api_key_set else CLAUDE_HOW_TO
+        lines.append(Text(how_to, style="yellow"))
         with_mcp = lifted_thresholds and bool(session.mcp_servers())
         thresholds = describe_thresholds(session.policy, demo=demo_thresholds, with_mcp=with_mcp)
         lines.append(Text(thresholds, style="cyan"))

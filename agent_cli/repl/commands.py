@@ -22,6 +22,7 @@ from rich.console import RenderableType
 from agent_cli.errors import AgentCliError, CommandUsageError, UnknownCommand
 from agent_cli.events import ToolFinished
 from agent_cli.repl import durable_commands, model_views, views
+from agent_cli.repl.banner import describe_approvals
 from agent_cli.repl.command_context import (
     CommandContext,
     require_no_args,
@@ -140,6 +141,8 @@ def _stats(context: CommandContext, args: str) -> None:
     if args not in ("", "--json"):
         raise CommandUsageError("/stats", "bad_option")
     stats = context.session.stats()
+    approvals = describe_approvals(context.approvals_off_by)
+    stats = dataclasses.replace(stats, extra={**stats.extra, "approvals": approvals})
     if args == "--json":
         context.write_plain(render_stats_json(stats) + "\n")  # codes stay for scripts
         return

@@ -1,0 +1,32 @@
+"""End to end in tmux, at 60 and 120 columns: rough edges a new user met (fifth outside
+attack): approvals turned off in config.toml are said on screen, `/help` and `/sessions`
+stay readable on a narrow terminal, a failed command does not look like a success."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from e2e_support import TerminalPool, start_repl
+
+pytestmark = pytest.mark.e2e
+
+WIDTHS = (60, 120)
+
+
+def words(screen: str) -> str:
+    """The screen's text with every run of blanks and line ends as one space."""
+    return " ".join(screen.split())
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_yes_in_config_toml_is_said_in_the_banner_and_in_stats(
+    terminals: TerminalPool, home: Path, workspace: Path, width: int
+) -> None:
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text("yes = true\n", encoding="utf-8")
+    repl = start_repl(terminals, home, workspace, width=width)
+    banner = words(repl.terminal.screen())
+    assert "Approvals are OFF (yes = true in" in banner, banner
+    assert "config.toml): writes, commands and MCP calls run without asking" in banner
+    assert "Approvals are OFF" in words(repl.submit("stats"))
