@@ -30,3 +30,13 @@ def test_yes_in_config_toml_is_said_in_the_banner_and_in_stats(
     assert "Approvals are OFF (yes = true in" in banner, banner
     assert "config.toml): writes, commands and MCP calls run without asking" in banner
     assert "Approvals are OFF" in words(repl.submit("stats"))
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_help_is_readable_on_a_narrow_and_a_wide_terminal(
+    terminals: TerminalPool, home: Path, workspace: Path, width: int
+) -> None:
+    repl = start_repl(terminals, home, workspace, width=width)
+    shown = repl.submit("/help")
+    assert "list the commands and keys" in shown, shown
+    assert "list saved sessions (first request, turns, tokens)" in words(shown), shown

@@ -31,6 +31,7 @@ from agent_cli.repl.command_context import (
 )
 from agent_cli.repl.context_map import build_context_map
 from agent_cli.repl.error_text import describe_error, describe_unused_instructions
+from agent_cli.repl.help_view import build_help_view
 from agent_cli.repl.mcp_view import build_mcp_view
 from agent_cli.repl.pager import show_long
 from agent_cli.repl.port import SessionPort
@@ -120,7 +121,7 @@ def usage_of(name: str) -> str | None:
 def _help(context: CommandContext, args: str) -> None:
     require_no_args("/help", args)
     context.console.print(
-        views.build_help_view(
+        build_help_view(
             ((command.usage, command.summary) for command in COMMANDS.values()),
             model_requests=_offline_request_forms(context.session),
         )
