@@ -335,6 +335,36 @@ def test_the_largest_age_allowed_deletes_nothing_and_does_not_crash():
     run(context, "/sessions delete --older-than 99999")
 
 
+@dataclass
+class DeletingContext(FakeContext):
+    """A context whose backend deletes every id it is given (records which)."""
+
+    deleted: list[str] = field(default_factory=list)
+
+    def delete_sessions(self, session_ids: list[str]) -> list[Any]:
+        from agent_cli.session.catalog import DELETED, SessionDeletion
+
+        self.deleted += session_ids
+        return [SessionDeletion(session_id, DELETED) for session_id in session_ids]
+
+
+def test_the_open_session_among_others_is_refused_alone_and_the_others_are_deleted():
+    """The README: one refused does not stop the rest (the whole list was refused)."""
+    context = DeletingContext()
+    run(context, "/sessions delete s-0 s-1 s-2")  # s-1 is open
+    assert context.deleted == ["s-0", "s-2"]
+    shown = " ".join(context.shown.split())
+    assert "deleted 2 sessions (transcript and artifacts): s-0, s-2" in shown
+    assert "not deleted: s-1: the open session cannot be deleted" in shown
+
+
+def test_the_open_session_named_alone_is_a_usage_error():
+    context = DeletingContext()
+    with pytest.raises(CommandUsageError) as caught:
+        run(context, "/sessions delete s-1")
+    assert caught.value.reason == "current_session" and context.deleted == []
+
+
 def test_resume_and_new_ask_the_repl_to_switch_sessions():
     context = FakeContext()
     run(context, "/resume s-0")

@@ -47,6 +47,11 @@ _USAGE_REASONS = {
 }
 
 
+def describe_usage_reason(reason: str) -> str:
+    """A `CommandUsageError` reason code in words, without the command's name."""
+    return _USAGE_REASONS.get(reason, _c(reason))
+
+
 def _c(value: object, limit: int = 160) -> str:
     return clip_line(str(value), limit)
 
@@ -262,9 +267,7 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         + (f"did you mean {_c(exc.suggestion, 40)}? " if exc.suggestion else "")
         + "/help lists the commands"
     ),
-    e.CommandUsageError: lambda exc: (
-        f"{_c(exc.command, 40)}: {_USAGE_REASONS.get(exc.reason, _c(exc.reason))}"
-    ),
+    e.CommandUsageError: lambda exc: f"{_c(exc.command, 40)}: {describe_usage_reason(exc.reason)}",
     e.ArtifactUnavailable: lambda exc: describe_artifact_problem(exc.reason),
     e.PointerHandleUnknown: lambda exc: describe_unknown_handle(exc.number, exc.numbered),
     e.SessionChoiceAmbiguous: lambda exc: describe_ambiguous_session(exc.prefix, exc.candidates),

@@ -171,10 +171,17 @@ def _reason(problem: BaseException | None) -> str:
     elsewhere, the fact without the advice to open a new one (nothing is being opened)."""
     if isinstance(problem, OSError) and problem.strerror:
         return clip_line(problem.strerror.lower(), 80)
-    from agent_cli.repl.error_text import describe_error, describe_session_fact
+    from agent_cli.errors import CommandUsageError
+    from agent_cli.repl.error_text import (
+        describe_error,
+        describe_session_fact,
+        describe_usage_reason,
+    )
 
     if problem is None:
         return "unknown reason"
+    if isinstance(problem, CommandUsageError):  # refused here, e.g. the open session
+        return describe_usage_reason(problem.reason)
     return describe_session_fact(problem) or describe_error(problem)
 
 
