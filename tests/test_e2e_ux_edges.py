@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from e2e_support import TerminalPool, start_repl
+from e2e_support import TerminalPool, count_prompts, start_repl
 
 pytestmark = pytest.mark.e2e
 
@@ -40,3 +40,20 @@ def test_help_is_readable_on_a_narrow_and_a_wide_terminal(
     shown = repl.submit("/help")
     assert "list the commands and keys" in shown, shown
     assert "list saved sessions (first request, turns, tokens)" in words(shown), shown
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_a_command_that_exits_non_zero_shows_no_green_tick(
+    terminals: TerminalPool, home: Path, workspace: Path, width: int
+) -> None:
+    repl = start_repl(terminals, home, workspace, width=width)
+    repl.send("run ls /no_such_dir_here")
+    repl.terminal.wait_for(lambda screen: "allow?" in screen, "the permission question")
+    before = count_prompts(repl.terminal.screen())
+    repl.send("y")
+    shown = repl.terminal.wait_for(
+        lambda screen: count_prompts(screen) > before, "the prompt after the command"
+    )
+    assert "╰─ ✗ exit 2" in shown and "✓ exit" not in shown, shown
+    row = next(r for r in repl.terminal.visible_with_colours().splitlines() if "exit 2" in r)
+    assert "\x1b[32m" not in row, row  # not green
