@@ -4,10 +4,11 @@ stay readable on a narrow terminal, a failed command does not look like a succes
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
-from e2e_support import TerminalPool, count_prompts, start_repl
+from e2e_support import TerminalPool, count_prompts, session_id_on, start_repl
 
 pytestmark = pytest.mark.e2e
 
@@ -57,3 +58,16 @@ def test_a_command_that_exits_non_zero_shows_no_green_tick(
     assert "╰─ ✗ exit 2" in shown and "✓ exit" not in shown, shown
     row = next(r for r in repl.terminal.visible_with_colours().splitlines() if "exit 2" in r)
     assert "\x1b[32m" not in row, row  # not green
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_sessions_show_the_first_request_and_tokens_on_a_narrow_and_a_wide_terminal(
+    terminals: TerminalPool, home: Path, workspace: Path, width: int
+) -> None:
+    repl = start_repl(terminals, home, workspace, width=width)
+    repl.submit("hello there agent")
+    shown = repl.submit("/sessions")
+    session_id = session_id_on(repl.terminal.screen())
+    assert session_id in shown and "hello there agent" in shown, shown
+    assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d", shown), shown
+    assert re.search(r"1/1( turns)?\s.*[\d,]+", shown), shown
