@@ -88,6 +88,8 @@ def test_bare_stats_is_a_command_but_a_sentence_starting_with_stats_is_a_message
 def test_exit_or_quit_typed_bare_quits_but_a_sentence_with_them_is_a_message():
     assert split_command("exit") == ("/quit", "")
     assert split_command("  quit ") == ("/quit", "")
+    assert split_command("Exit") == ("/quit", "") and split_command(" QUIT ") == ("/quit", "")
+    assert split_command("Exit now please") is None
     assert split_command("exit the loop early in parse()") is None
     assert split_command("quit.") is None
 

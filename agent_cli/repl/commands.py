@@ -56,6 +56,7 @@ __all__ = [
 
 # Lines that are commands typed without their slash: `stats` (the seed's), and `exit` and
 # `quit`, which a terminal user types by habit: sent to the model, they would cost a request.
+# Matched in any case (`Exit`, `QUIT`): typed alone, no case of them is a request.
 BARE_COMMAND_LINES = {
     "stats": ("/stats", ""),
     "stats --json": ("/stats", "--json"),
@@ -76,8 +77,8 @@ class Command:
 def split_command(line: str) -> tuple[str, str] | None:
     """(name, args) when `line` is a command, else None (it is a message)."""
     stripped = line.strip()
-    if stripped in BARE_COMMAND_LINES:
-        return BARE_COMMAND_LINES[stripped]
+    if stripped.lower() in BARE_COMMAND_LINES:
+        return BARE_COMMAND_LINES[stripped.lower()]
     if not stripped.startswith("/") or stripped.startswith("//"):
         return None
     name, *rest = stripped.split(None, 1)

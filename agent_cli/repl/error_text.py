@@ -89,6 +89,15 @@ def _config(exc: e.ConfigError) -> str:
     return f"config error: {_c(exc.key)}{where}: {_c(exc.reason, 240)}"
 
 
+def _print_prompt_refused(reason: str, command: str | None) -> str:
+    if reason == "empty":
+        return "-p needs a prompt, and it was empty: give the request after -p (or -p - to read it from stdin)"
+    return (
+        f"{_c(command, 40)} is a command of the interactive prompt, and -p runs none: start "
+        "agent-cli without -p to use it (a request that begins with / is sent as //…)"
+    )
+
+
 def _provider_failed(exc: e.ProviderRequestFailed) -> str:
     if exc.kind == "model_not_found":
         return model_not_found(exc.model)
@@ -212,6 +221,7 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         "result was not recorded. Free disk space before going on"
     ),
     e.ConfigError: _config,
+    e.PrintPromptRefused: lambda exc: _print_prompt_refused(exc.reason, exc.command),
     e.MissingApiKey: lambda exc: "No ANTHROPIC_API_KEY: set it, or run with --provider offline",
     e.ProviderRequestFailed: _provider_failed,
     e.ModelSwitchRefused: lambda exc: (
@@ -285,7 +295,13 @@ def describe_error(exc: BaseException) -> str:
 
 def exit_code_for(exc: BaseException) -> int:
     """2 for what the user can fix on the command line or in the config; 1 otherwise."""
-    usage_errors = (e.ConfigError, e.MissingApiKey, e.SessionNotFound, e.CommandUsageError)
+    usage_errors = (
+        e.ConfigError,
+        e.MissingApiKey,
+        e.SessionNotFound,
+        e.CommandUsageError,
+        e.PrintPromptRefused,
+    )
     return USAGE_EXIT if isinstance(exc, usage_errors) else FAILURE_EXIT
 
 
