@@ -478,3 +478,42 @@ def test_restarting_a_server_turned_off_in_config_says_so_and_restarts_nothing()
     run(context, "/mcp restart h")
     assert "turned off in config.toml" in context.shown and "Restarted" not in context.shown
     assert ("restart_mcp", "h") not in context.session.calls
+
+
+def test_restarting_a_server_says_restarting_then_how_it_went():
+    """`/mcp restart ghost` (command not found) said "Restarted MCP server ghost." and
+    then the server was failed."""
+    from agent_cli.session.mcp_part import McpServerView
+
+    context = FakeContext()
+    session = context.session
+    session.mcp_views = (McpServerView("ghost", "failed", "old reason", (), (), 0),)
+
+    def restart(name: str) -> bool:
+        reason = "the command 'ghost' was not found (check command in config.toml)"
+        session.mcp_views = (McpServerView(name, "failed", reason, (), (), 0),)
+        return True
+
+    session.restart_mcp = restart  # type: ignore[method-assign]
+    run(context, "/mcp restart ghost")
+    shown = " ".join(context.shown.split())
+    assert "Restarting MCP server ghost…" in shown and "Restarted" not in shown
+    assert "MCP server ghost did not start: the command 'ghost' was not found" in shown
+    assert shown.index("Restarting") < shown.index("did not start")
+
+
+def test_restarting_a_server_that_comes_up_says_it_is_ready_with_its_tools():
+    from agent_cli.session.mcp_part import McpServerView
+
+    context = FakeContext()
+    context.session.mcp_views = (McpServerView("demo", "ready", "", ("a", "b"), (), 0),)
+    run(context, "/mcp restart demo")
+    assert "MCP server demo is ready (2 tools)." in context.shown
+
+
+def test_mcp_restart_without_a_name_is_a_usage_error_with_the_mcp_usage():
+    from agent_cli.repl.commands import usage_of
+
+    with pytest.raises(CommandUsageError) as caught:
+        run(FakeContext(), "/mcp restart")
+    assert caught.value.command == "/mcp" and usage_of("/mcp") == "/mcp [restart <server>]"

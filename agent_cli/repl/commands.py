@@ -32,7 +32,7 @@ from agent_cli.repl.command_context import (
 from agent_cli.repl.context_map import build_context_map
 from agent_cli.repl.error_text import describe_error, describe_unused_instructions
 from agent_cli.repl.help_view import build_help_view
-from agent_cli.repl.mcp_view import build_mcp_view
+from agent_cli.repl.mcp_view import build_mcp_view, describe_restart_outcome
 from agent_cli.repl.pager import show_long
 from agent_cli.repl.port import SessionPort
 from agent_cli.repl.session_choice import choose_session
@@ -190,22 +190,34 @@ def _context(context: CommandContext, args: str) -> None:
 def _mcp(context: CommandContext, args: str) -> None:
     words = args.split()
     if words and words[0] == "restart":
-        name = require_one_id("/mcp restart", " ".join(words[1:]))
-        if any(s.name == name and s.status == "disabled" for s in context.session.mcp_servers()):
-            say(
-                context,
-                f"MCP server {name} is turned off in config.toml (enabled = false); set "
-                "enabled = true there and start agent-cli again to use it.",
-                "yellow",
-            )
-            return
-        if not context.session.restart_mcp(name):
-            say(context, f"No MCP server is named {name!r}; /mcp lists them.", "yellow")
-            return
-        say(context, f"Restarted MCP server {name}.")
+        _restart_mcp(context, require_one_id("/mcp", " ".join(words[1:])))
     elif words:
         raise CommandUsageError("/mcp", "unexpected_argument")
     context.console.print(build_mcp_view(context.session.mcp_servers()))
+
+
+def _restart_mcp(context: CommandContext, name: str) -> None:
+    """Say it is restarting, restart it (this waits for the outcome), then say how it
+    went: ready, failed and why, or still starting."""
+    servers = context.session.mcp_servers()
+    if any(s.name == name and s.status == "disabled" for s in servers):
+        say(
+            context,
+            f"MCP server {name} is turned off in config.toml (enabled = false); set "
+            "enabled = true there and start agent-cli again to use it.",
+            "yellow",
+        )
+        return
+    if not any(s.name == name for s in servers):
+        say(context, f"No MCP server is named {name!r}; /mcp lists them.", "yellow")
+        return
+    say(context, f"Restarting MCP server {name}…", "dim")
+    if not context.session.restart_mcp(name):
+        say(context, f"No MCP server is named {name!r}; /mcp lists them.", "yellow")
+        return
+    after = next((s for s in context.session.mcp_servers() if s.name == name), None)
+    words, style = describe_restart_outcome(name, after)
+    say(context, words, style)
 
 
 def _timeline(context: CommandContext, args: str) -> None:
