@@ -87,3 +87,11 @@ def test_print_mode_names_no_last_command_under_a_tool_call() -> None:
         renderer.render(finished("bash", "exit 0, 80 B", output))
         assert ("/last" in stream.getvalue()) is expected, stream.getvalue()
         assert "+6 lines" in stream.getvalue()
+
+
+def test_last_says_a_command_that_exited_non_zero_failed() -> None:
+    from agent_cli.repl.views import build_last_result_view
+
+    event = finished("bash", "exit 2, 64 B", "Exit code: 2\nls: cannot access")
+    shown = build_last_result_view(event).renderables[0].plain  # type: ignore[union-attr]
+    assert shown == "bash failed: exit 2, 64 B"

@@ -25,6 +25,7 @@ from agent_cli.repl.error_text import (
 from agent_cli.repl.pointer_forms import shorten_artifact_pointer, show_pointer
 from agent_cli.repl.pointer_handles import PointerHandles, handle_label
 from agent_cli.repl.safe_text import clip_line, sanitize_block
+from agent_cli.repl.tool_lines import classify_outcome
 from agent_cli.tools.output import count_noun
 
 if TYPE_CHECKING:
@@ -255,7 +256,7 @@ def build_last_result_view(
     preview is shown, marked as such. `handle` is the number of its pointer, if any."""
     if result is None:
         return Text("no tool has run in this session yet", style="dim")
-    outcome = "failed" if result.is_error else "done"
+    outcome = "done" if classify_outcome(result) == "ok" else "failed"  # exit 2 too
     output = result.output if whole_output is None else whole_output
     parts: list[RenderableType] = [
         Text.assemble(
