@@ -473,6 +473,17 @@ class ToolInputInvalid(ToolError, ValueError):
 # --- configuration ----------------------------------------------------------------------
 
 
+class PrintPromptRefused(AgentCliError, ValueError):
+    """The `-p` prompt cannot be sent: `reason` is "empty", or "command" when it is a
+    command of the interactive prompt (`command`: its name, such as "/stats"), which `-p`
+    would otherwise have sent to the model as a request."""
+
+    def __init__(self, reason: str, command: str | None = None) -> None:
+        self.reason = reason
+        self.command = command
+        super().__init__(reason)
+
+
 class ConfigError(AgentCliError, ValueError):
     """A bad setting in the config file or on the command line; `key` names it.
 

@@ -111,6 +111,27 @@ def test_a_hanging_call_and_a_crash_are_error_results_and_mark_the_server_failed
         assert hub.wait_for_start(40) == [] and _state(hub, "demo").status == "ready"
         crashed = hub.call("demo", "crash", {})
         assert "connection broke" in crashed.failure and _state(hub, "demo").status == "failed"
+        assert "/mcp restart demo" in crashed.failure  # how the user gets it back
+    finally:
+        hub.close()
+
+
+def test_an_unreachable_url_server_says_it_could_not_connect_not_that_it_stopped(tmp_path):
+    """It never started, so "it stopped before it was ready" was wrong."""
+    import socket
+
+    with socket.socket() as probe:  # a loopback port nobody listens on once it is closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/mcp"
+    hub = McpHub([McpServerSettings("web", url=url, startup_timeout=20)], tmp_path)
+    hub.start()
+    try:
+        hub.wait_for_start(30)
+        state = _state(hub, "web")
+        assert state.status == "failed"
+        assert state.reason.startswith(f"could not connect to {url} ("), state.reason
+        assert "stopped before it was ready" not in state.reason
     finally:
         hub.close()
 

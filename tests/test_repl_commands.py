@@ -39,6 +39,7 @@ class FakeContext:
     switched_to: list[str | None] = field(default_factory=list)
     quit_requested: bool = False
     pointer_handles: PointerHandles = field(default_factory=PointerHandles)
+    approvals_off_by: str | None = None
 
     def render_events(self, events: Any) -> None:
         drive_events(events, EventRenderer(self.console, live=False).render)
@@ -87,6 +88,8 @@ def test_bare_stats_is_a_command_but_a_sentence_starting_with_stats_is_a_message
 def test_exit_or_quit_typed_bare_quits_but_a_sentence_with_them_is_a_message():
     assert split_command("exit") == ("/quit", "")
     assert split_command("  quit ") == ("/quit", "")
+    assert split_command("Exit") == ("/quit", "") and split_command(" QUIT ") == ("/quit", "")
+    assert split_command("Exit now please") is None
     assert split_command("exit the loop early in parse()") is None
     assert split_command("quit.") is None
 
@@ -349,6 +352,36 @@ def test_the_largest_age_allowed_deletes_nothing_and_does_not_crash():
     run(context, "/sessions delete --older-than 99999")
 
 
+@dataclass
+class DeletingContext(FakeContext):
+    """A context whose backend deletes every id it is given (records which)."""
+
+    deleted: list[str] = field(default_factory=list)
+
+    def delete_sessions(self, session_ids: list[str]) -> list[Any]:
+        from agent_cli.session.catalog import DELETED, SessionDeletion
+
+        self.deleted += session_ids
+        return [SessionDeletion(session_id, DELETED) for session_id in session_ids]
+
+
+def test_the_open_session_among_others_is_refused_alone_and_the_others_are_deleted():
+    """The README: one refused does not stop the rest (the whole list was refused)."""
+    context = DeletingContext()
+    run(context, "/sessions delete s-0 s-1 s-2")  # s-1 is open
+    assert context.deleted == ["s-0", "s-2"]
+    shown = " ".join(context.shown.split())
+    assert "deleted 2 sessions (transcript and artifacts): s-0, s-2" in shown
+    assert "not deleted: s-1: the open session cannot be deleted" in shown
+
+
+def test_the_open_session_named_alone_is_a_usage_error():
+    context = DeletingContext()
+    with pytest.raises(CommandUsageError) as caught:
+        run(context, "/sessions delete s-1")
+    assert caught.value.reason == "current_session" and context.deleted == []
+
+
 def test_resume_and_new_ask_the_repl_to_switch_sessions():
     context = FakeContext()
     run(context, "/resume s-0")
@@ -460,3 +493,42 @@ def test_restarting_a_server_turned_off_in_config_says_so_and_restarts_nothing()
     run(context, "/mcp restart h")
     assert "turned off in config.toml" in context.shown and "Restarted" not in context.shown
     assert ("restart_mcp", "h") not in context.session.calls
+
+
+def test_restarting_a_server_says_restarting_then_how_it_went():
+    """`/mcp restart ghost` (command not found) said "Restarted MCP server ghost." and
+    then the server was failed."""
+    from agent_cli.session.mcp_part import McpServerView
+
+    context = FakeContext()
+    session = context.session
+    session.mcp_views = (McpServerView("ghost", "failed", "old reason", (), (), 0),)
+
+    def restart(name: str) -> bool:
+        reason = "the command 'ghost' was not found (check command in config.toml)"
+        session.mcp_views = (McpServerView(name, "failed", reason, (), (), 0),)
+        return True
+
+    session.restart_mcp = restart  # type: ignore[method-assign]
+    run(context, "/mcp restart ghost")
+    shown = " ".join(context.shown.split())
+    assert "Restarting MCP server ghost…" in shown and "Restarted" not in shown
+    assert "MCP server ghost did not start: the command 'ghost' was not found" in shown
+    assert shown.index("Restarting") < shown.index("did not start")
+
+
+def test_restarting_a_server_that_comes_up_says_it_is_ready_with_its_tools():
+    from agent_cli.session.mcp_part import McpServerView
+
+    context = FakeContext()
+    context.session.mcp_views = (McpServerView("demo", "ready", "", ("a", "b"), (), 0),)
+    run(context, "/mcp restart demo")
+    assert "MCP server demo is ready (2 tools)." in context.shown
+
+
+def test_mcp_restart_without_a_name_is_a_usage_error_with_the_mcp_usage():
+    from agent_cli.repl.commands import usage_of
+
+    with pytest.raises(CommandUsageError) as caught:
+        run(FakeContext(), "/mcp restart")
+    assert caught.value.command == "/mcp" and usage_of("/mcp") == "/mcp [restart <server>]"

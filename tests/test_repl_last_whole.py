@@ -252,3 +252,20 @@ def test_a_real_session_reads_a_stored_output_back_whole_and_verified(tmp_path):
         assert refused.value.reason == "digest_mismatch"
     finally:
         session.close()
+
+
+def test_expand_pages_what_is_taller_than_the_screen_like_last(tmp_path, monkeypatch):
+    """`/expand` of a big artifact printed thousands of lines into the scrollback."""
+    environment, paged = capturing_pager(tmp_path)
+    monkeypatch.setenv("PAGER", environment["PAGER"])
+    excerpt = "\n".join(f"row {n:03d}" for n in range(200))
+    found = SourceResolution(
+        POINTER[:-52], SourceResolutionStatus.AVAILABLE, "ok", "ab" * 32, excerpt=excerpt
+    )
+    console = terminal()
+    repl = make_repl(FakeSession(expansions={POINTER[:-52]: found}), console)
+    run_tool(repl, "t1", POINTER)
+    repl.handle_line("/expand 1")
+    text = paged.read_text(encoding="utf-8")
+    assert "row 000" in text and "row 199" in text
+    assert "row 150" not in console.file.getvalue()  # type: ignore[attr-defined]

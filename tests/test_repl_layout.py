@@ -109,9 +109,9 @@ def test_the_demo_banner_says_its_thresholds_leave_mcp_schemas_aside() -> None:
     policy = CompactionPolicy(soft_threshold=3_200, hard_limit=60_000)
     plain = describe_thresholds(policy, demo=True)
     assert "MCP" not in plain and plain.startswith("Compaction starts at 3,200 tokens")
-    with_mcp = describe_thresholds(policy, demo=True, with_mcp=True)
-    assert "measured above what the MCP servers' tool schemas add" in with_mcp
-    assert "MCP" not in describe_thresholds(policy, demo=False, with_mcp=True)
+    lifted = describe_thresholds(policy, demo=True, lifted=True)
+    assert "measured above what this workspace adds to every request (MCP tool schemas" in lifted
+    assert "MCP" not in describe_thresholds(policy, demo=False, lifted=True)
 
 
 def test_the_banner_says_mcp_schemas_are_left_aside_only_when_the_thresholds_are_lifted() -> None:
@@ -134,5 +134,7 @@ def test_the_banner_says_mcp_schemas_are_left_aside_only_when_the_thresholds_are
         )
         return " ".join(line.plain for line in lines)
 
-    assert "MCP servers' tool schemas" in banner(True)
+    assert "adds to every request (MCP tool schemas" in banner(True)
     assert "MCP" not in banner(False)
+    session.mcp_views = ()  # no server, no instructions, no facts: nothing to say
+    assert "MCP" not in banner(True)

@@ -249,7 +249,24 @@ def test_print_mode_reads_the_prompt_from_stdin_with_a_dash(tmp_path):
 
 
 def test_print_mode_with_an_empty_prompt_is_a_usage_error(tmp_path):
-    assert Run(tmp_path, ["-p", "  "]).code == 2
+    run = Run(tmp_path, ["-p", "  "])
+    assert run.code == 2 and not run.backend.opened
+    assert "-p needs a prompt, and it was empty" in " ".join(run.err.split())
+    assert "config error" not in run.err
+
+
+@pytest.mark.parametrize("prompt", ["/stats", "/stats --json", "exit", "QUIT", " stats "])
+def test_print_mode_refuses_a_command_instead_of_sending_it_to_the_model(tmp_path, prompt):
+    """`-p /stats` and `-p exit` went to the model as requests."""
+    run = Run(tmp_path, ["-p", prompt])
+    assert run.code == 2 and not run.backend.opened
+    err = " ".join(run.err.split())
+    assert "is a command of the interactive prompt, and -p runs none" in err, err
+
+
+def test_print_mode_sends_a_double_slash_prompt_with_one_slash(tmp_path):
+    run = Run(tmp_path, ["-p", "//etc/hosts is odd"])
+    assert ("run_turn", "/etc/hosts is odd") in run.session.calls
 
 
 def test_print_mode_answer_is_sanitized(tmp_path):

@@ -3,6 +3,8 @@ names, session ids after `/resume ` and pointers after `/expand ` (issue 23 item
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from prompt_toolkit.completion import CompleteEvent
 from prompt_toolkit.document import Document
@@ -105,15 +107,40 @@ def test_sessions_numbers_its_rows_from_the_newest():
     ]
 
 
-def test_on_a_narrow_screen_the_numbers_and_ids_of_sessions_stay_whole():
-    console = make_console(width=60)
+@pytest.mark.parametrize("width", [40, 60, 80])
+def test_on_a_narrow_screen_the_numbers_and_ids_of_sessions_stay_whole(width):
+    console = make_console(width=width)
     console.print(build_sessions_view(LISTED, NEWER))
-    rows = [row.split() for row in console.export_text().splitlines()[1:]]
+    rows = [row.split() for row in console.export_text().splitlines()]
+    rows = [row for row in rows if row and row[0] in ("*", NEWER, MIDDLE, OLDER)]
     assert [row[: 3 if row[0] == "*" else 2] for row in rows] == [
         ["*", NEWER, "1"],
         [MIDDLE, "2"],
         [OLDER, "3"],
     ]
+
+
+@pytest.mark.parametrize("width", [60, 80, 120])
+def test_sessions_keep_what_identifies_them_readable_at_any_width(width):
+    """At 60 columns the tokens and the first request were dropped and the time cut; at
+    80 (piped) the first request was one character wide, printed down the screen."""
+    listed = [
+        dataclasses.replace(
+            listed_session(session_id, "2026-12-05T06:38:00+00:00"),
+            first_request="read README.md and tell me its first heading",
+            turns=4,
+            answered_turns=3,
+            tokens=123_456,
+        )
+        for session_id in (NEWER, MIDDLE, OLDER)
+    ]
+    console = make_console(width=width)
+    console.print(build_sessions_view(listed, NEWER))
+    text = console.export_text()
+    assert text.count("2026-12-05 06:38") == 3, text
+    assert text.count("123,456") == 3, text
+    assert text.count("read README.md and") == 3, text
+    assert all(len(row.rstrip()) <= width for row in text.splitlines())
 
 
 # --- Tab ------------------------------------------------------------------------------------

@@ -45,7 +45,19 @@ def describe_start_failure(
     tail = f"; its last stderr lines: {stderr}" if stderr else ""
     if isinstance(leaf, TimeoutError):
         return "it did not answer the MCP handshake in time" + tail
+    if settings.url is not None and is_connect_failure(leaf):
+        url = one_line(settings.url, secrets)
+        return f"could not connect to {url} ({describe_exception(leaf, secrets)}){tail}"
     return f"it stopped before it was ready ({describe_exception(leaf, secrets)}){tail}"
+
+
+# What httpx raises when no connection could be made (refused, no such host, no route).
+CONNECT_FAILURES = {"ConnectError", "ConnectTimeout"}
+
+
+def is_connect_failure(error: BaseException) -> bool:
+    """True when `error` says the server was never reached (it never started for us)."""
+    return type(error).__name__ in CONNECT_FAILURES or isinstance(error, ConnectionRefusedError)
 
 
 def describe_end(settings: McpServerSettings, stderr: str) -> str:

@@ -360,7 +360,10 @@ class McpHub:
                 why = describe_exception(error, self._secrets)
                 reason = f"its connection broke during a call of {tool} ({why})"
                 await self._stop_failed(server, reason)
-                return CallOutcome(failure=f"the MCP server {server} stopped: {reason}")
+                return CallOutcome(
+                    failure=f"the MCP server {server} stopped: {reason}; the user can start "
+                    f"it again with /mcp restart {server}"
+                )
             return CallOutcome(failure=f"{server} answered {tool} with something unreadable")
         content = getattr(result, "content", None)
         if not isinstance(content, list):

@@ -3,7 +3,10 @@
 Contract: `build_banner(session, offline_fallback=..., resumed=...)` returns the lines
 shown when a session opens (the caller prints them wrapped at words). On the offline model it says plainly that this is the
 offline demo model, how to switch to Claude, and when compaction fires (the small demo
-thresholds, unless the user set others).
+thresholds, unless the user set others); when the offline model was chosen although
+ANTHROPIC_API_KEY is set (`api_key_set`), how to switch without asking for the key again.
+With approvals off (`approvals_off_by`: "--yes" or the config file's path) it says so
+first, and where that came from: writes, commands and MCP calls then run unasked.
 """
 
 from __future__ import annotations
@@ -23,6 +26,24 @@ CLAUDE_HOW_TO = (
     "To use Claude: set ANTHROPIC_API_KEY (optionally ANTHROPIC_BASE_URL, and "
     "--model to pick a model) and start agent-cli again."
 )
+CLAUDE_HOW_TO_WITH_KEY = (
+    "ANTHROPIC_API_KEY is set: to use Claude, start agent-cli with --provider anthropic "
+    "(a flag beats config.toml)."
+)
+
+
+def describe_approvals_off(origin: str) -> str:
+    """The warning shown while approvals are off; `origin` is "--yes" or the config
+    file's path (`Settings.origins["yes"]`)."""
+    where = "--yes" if origin.startswith("--") else f"yes = true in {clip_line(origin, 200)}"
+    return f"Approvals are OFF ({where}): writes, commands and MCP calls run without asking."
+
+
+def describe_approvals(approvals_off_by: str | None) -> str:
+    """The `stats` line for approvals: asked, or off and where that came from."""
+    if approvals_off_by is None:
+        return "on: writes, commands and MCP calls are asked for"
+    return describe_approvals_off(approvals_off_by)
 
 
 def describe_offline(offline_fallback: bool) -> str:
@@ -34,9 +55,10 @@ def describe_offline(offline_fallback: bool) -> str:
     return "This is the offline demo model (chosen with --provider or the config file)."
 
 
-def describe_thresholds(policy: CompactionPolicy, *, demo: bool, with_mcp: bool = False) -> str:
+def describe_thresholds(policy: CompactionPolicy, *, demo: bool, lifted: bool = False) -> str:
     """When compaction fires; on the demo thresholds, why they are small and how to change
-    them, and (`with_mcp`: servers are configured) that they leave MCP schemas aside."""
+    them, and (`lifted`: the workspace adds MCP servers, instructions or facts to every
+    request) that they are measured above what those add."""
     text = (
         f"Compaction starts at {policy.soft_threshold:,} tokens (hard limit {policy.hard_limit:,})"
     )
@@ -45,12 +67,21 @@ def describe_thresholds(policy: CompactionPolicy, *, demo: bool, with_mcp: bool 
             ": demo thresholds, so that reading a few files shows every layer fire "
             "(--soft-threshold, --hard-limit or config.toml set others)"
         )
-    if demo and with_mcp:
+    if demo and lifted:
         text += (
-            ". They are measured above what the MCP servers' tool schemas add, so they rise "
-            "as the servers start (the toolbar shows them)"
+            ". They are measured above what this workspace adds to every request (MCP tool "
+            "schemas, AGENTS.md, facts and pending items), so they rise as servers start or "
+            "facts are added (the toolbar shows them)"
         )
     return text + "."
+
+
+def _adds_to_every_request(session: SessionPort) -> bool:
+    """True when the workspace adds to every request what the demo thresholds leave aside:
+    MCP servers, project instructions, facts or pending items."""
+    state = session.durable_state
+    has_items = bool(state.facts or state.pending_items)
+    return bool(session.mcp_servers() or session.project_instructions.text or has_items)
 
 
 def build_banner(
@@ -60,6 +91,8 @@ def build_banner(
     resumed: bool,
     demo_thresholds: bool = False,
     lifted_thresholds: bool = False,
+    approvals_off_by: str | None = None,
+    api_key_set: bool = False,
 ) -> list[Text]:
     provider = session.provider
     lines = [
@@ -71,11 +104,14 @@ def build_banner(
             (clip_line(str(provider.model), 80), "bold cyan"),
         )
     ]
+    if approvals_off_by is not None:
+        lines.append(Text(describe_approvals_off(approvals_off_by), style="bold red"))
     if provider.name == "offline":
         lines.append(Text(describe_offline(offline_fallback), style="yellow"))
-        lines.append(Text(CLAUDE_HOW_TO, style="yellow"))
-        with_mcp = lifted_thresholds and bool(session.mcp_servers())
-        thresholds = describe_thresholds(session.policy, demo=demo_thresholds, with_mcp=with_mcp)
+        how_to = CLAUDE_HOW_TO_WITH_KEY if api_key_set else CLAUDE_HOW_TO
+        lines.append(Text(how_to, style="yellow"))
+        lifted = lifted_thresholds and _adds_to_every_request(session)
+        thresholds = describe_thresholds(session.policy, demo=demo_thresholds, lifted=lifted)
         lines.append(Text(thresholds, style="cyan"))
     lines.append(Text(f"workspace {clip_line(str(session.workspace), 300)}"))
     found = session.project_instructions

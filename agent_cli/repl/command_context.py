@@ -29,6 +29,7 @@ class CommandContext(Protocol):
     session: SessionPort
     console: Console
     pointer_handles: PointerHandles  # the numbers shown after pointers (`/expand 3`)
+    approvals_off_by: str | None  # "--yes" or config.toml's path when approvals are off
 
     def render_events(self, events: Iterator[SessionEvent]) -> None: ...
     def write_plain(self, text: str) -> None: ...

@@ -22,6 +22,7 @@ from rich.console import RenderableType
 from agent_cli.errors import AgentCliError, CommandUsageError, UnknownCommand
 from agent_cli.events import ToolFinished
 from agent_cli.repl import durable_commands, model_views, views
+from agent_cli.repl.banner import describe_approvals
 from agent_cli.repl.command_context import (
     CommandContext,
     require_no_args,
@@ -30,7 +31,8 @@ from agent_cli.repl.command_context import (
 )
 from agent_cli.repl.context_map import build_context_map
 from agent_cli.repl.error_text import describe_error, describe_unused_instructions
-from agent_cli.repl.mcp_view import build_mcp_view
+from agent_cli.repl.help_view import build_help_view
+from agent_cli.repl.mcp_view import build_mcp_view, describe_restart_outcome
 from agent_cli.repl.pager import show_long
 from agent_cli.repl.port import SessionPort
 from agent_cli.repl.session_choice import choose_session
@@ -54,6 +56,7 @@ __all__ = [
 
 # Lines that are commands typed without their slash: `stats` (the seed's), and `exit` and
 # `quit`, which a terminal user types by habit: sent to the model, they would cost a request.
+# Matched in any case (`Exit`, `QUIT`): typed alone, no case of them is a request.
 BARE_COMMAND_LINES = {
     "stats": ("/stats", ""),
     "stats --json": ("/stats", "--json"),
@@ -74,8 +77,8 @@ class Command:
 def split_command(line: str) -> tuple[str, str] | None:
     """(name, args) when `line` is a command, else None (it is a message)."""
     stripped = line.strip()
-    if stripped in BARE_COMMAND_LINES:
-        return BARE_COMMAND_LINES[stripped]
+    if stripped.lower() in BARE_COMMAND_LINES:
+        return BARE_COMMAND_LINES[stripped.lower()]
     if not stripped.startswith("/") or stripped.startswith("//"):
         return None
     name, *rest = stripped.split(None, 1)
@@ -119,7 +122,7 @@ def usage_of(name: str) -> str | None:
 def _help(context: CommandContext, args: str) -> None:
     require_no_args("/help", args)
     context.console.print(
-        views.build_help_view(
+        build_help_view(
             ((command.usage, command.summary) for command in COMMANDS.values()),
             model_requests=_offline_request_forms(context.session),
         )
@@ -140,6 +143,8 @@ def _stats(context: CommandContext, args: str) -> None:
     if args not in ("", "--json"):
         raise CommandUsageError("/stats", "bad_option")
     stats = context.session.stats()
+    approvals = describe_approvals(context.approvals_off_by)
+    stats = dataclasses.replace(stats, extra={**stats.extra, "approvals": approvals})
     if args == "--json":
         context.write_plain(render_stats_json(stats) + "\n")  # codes stay for scripts
         return
@@ -185,22 +190,34 @@ def _context(context: CommandContext, args: str) -> None:
 def _mcp(context: CommandContext, args: str) -> None:
     words = args.split()
     if words and words[0] == "restart":
-        name = require_one_id("/mcp restart", " ".join(words[1:]))
-        if any(s.name == name and s.status == "disabled" for s in context.session.mcp_servers()):
-            say(
-                context,
-                f"MCP server {name} is turned off in config.toml (enabled = false); set "
-                "enabled = true there and start agent-cli again to use it.",
-                "yellow",
-            )
-            return
-        if not context.session.restart_mcp(name):
-            say(context, f"No MCP server is named {name!r}; /mcp lists them.", "yellow")
-            return
-        say(context, f"Restarted MCP server {name}.")
+        _restart_mcp(context, require_one_id("/mcp", " ".join(words[1:])))
     elif words:
         raise CommandUsageError("/mcp", "unexpected_argument")
     context.console.print(build_mcp_view(context.session.mcp_servers()))
+
+
+def _restart_mcp(context: CommandContext, name: str) -> None:
+    """Say it is restarting, restart it (this waits for the outcome), then say how it
+    went: ready, failed and why, or still starting."""
+    servers = context.session.mcp_servers()
+    if any(s.name == name and s.status == "disabled" for s in servers):
+        say(
+            context,
+            f"MCP server {name} is turned off in config.toml (enabled = false); set "
+            "enabled = true there and start agent-cli again to use it.",
+            "yellow",
+        )
+        return
+    if not any(s.name == name for s in servers):
+        say(context, f"No MCP server is named {name!r}; /mcp lists them.", "yellow")
+        return
+    say(context, f"Restarting MCP server {name}…", "dim")
+    if not context.session.restart_mcp(name):
+        say(context, f"No MCP server is named {name!r}; /mcp lists them.", "yellow")
+        return
+    after = next((s for s in context.session.mcp_servers() if s.name == name), None)
+    words, style = describe_restart_outcome(name, after)
+    say(context, words, style)
 
 
 def _timeline(context: CommandContext, args: str) -> None:

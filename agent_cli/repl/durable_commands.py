@@ -18,6 +18,7 @@ from agent_cli.repl.command_context import (
     say,
 )
 from agent_cli.repl.facts_view import build_facts_view
+from agent_cli.repl.pager import show_long
 from agent_cli.repl.pointer_forms import show_pointer
 from agent_cli.repl.pointer_handles import handle_label, parse_handle
 from agent_cli.repl.safe_text import clip_line
@@ -120,11 +121,12 @@ def sources_command(context: CommandContext, args: str) -> None:
 
 
 def expand_command(context: CommandContext, args: str) -> None:
-    """`/expand <pointer>`, or `/expand 3`: the pointer shown with `(/expand 3)`."""
+    """`/expand <pointer>`, or `/expand 3`: the pointer shown with `(/expand 3)`; through
+    the pager when it is taller than the screen, like `/last` (`pager.show_long`)."""
     typed = require_one_id("/expand", args)
     number = parse_handle(typed)
     pointer = typed if number is None else _numbered_pointer(context, number)
-    context.console.print(views.build_expansion_view(context.session.expand(pointer)))
+    show_long(context.console, views.build_expansion_view(context.session.expand(pointer)))
 
 
 def _numbered_pointer(context: CommandContext, number: int) -> str:

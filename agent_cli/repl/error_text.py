@@ -47,6 +47,11 @@ _USAGE_REASONS = {
 }
 
 
+def describe_usage_reason(reason: str) -> str:
+    """A `CommandUsageError` reason code in words, without the command's name."""
+    return _USAGE_REASONS.get(reason, _c(reason))
+
+
 def _c(value: object, limit: int = 160) -> str:
     return clip_line(str(value), limit)
 
@@ -82,6 +87,15 @@ def describe_folder_problem(reason: str) -> str:
 def _config(exc: e.ConfigError) -> str:
     where = f" (from {_c(exc.source)})" if exc.source else ""
     return f"config error: {_c(exc.key)}{where}: {_c(exc.reason, 240)}"
+
+
+def _print_prompt_refused(reason: str, command: str | None) -> str:
+    if reason == "empty":
+        return "-p needs a prompt, and it was empty: give the request after -p (or -p - to read it from stdin)"
+    return (
+        f"{_c(command, 40)} is a command of the interactive prompt, and -p runs none: start "
+        "agent-cli without -p to use it (a request that begins with / is sent as //…)"
+    )
 
 
 def _provider_failed(exc: e.ProviderRequestFailed) -> str:
@@ -215,6 +229,7 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         "result was not recorded. Free disk space before going on"
     ),
     e.ConfigError: _config,
+    e.PrintPromptRefused: lambda exc: _print_prompt_refused(exc.reason, exc.command),
     e.MissingApiKey: lambda exc: "No ANTHROPIC_API_KEY: set it, or run with --provider offline",
     e.ProviderRequestFailed: _provider_failed,
     e.ModelSwitchRefused: lambda exc: (
@@ -270,9 +285,7 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         + (f"did you mean {_c(exc.suggestion, 40)}? " if exc.suggestion else "")
         + "/help lists the commands"
     ),
-    e.CommandUsageError: lambda exc: (
-        f"{_c(exc.command, 40)}: {_USAGE_REASONS.get(exc.reason, _c(exc.reason))}"
-    ),
+    e.CommandUsageError: lambda exc: f"{_c(exc.command, 40)}: {describe_usage_reason(exc.reason)}",
     e.ArtifactUnavailable: lambda exc: describe_artifact_problem(exc.reason),
     e.PointerHandleUnknown: lambda exc: describe_unknown_handle(exc.number, exc.numbered),
     e.SessionChoiceAmbiguous: lambda exc: describe_ambiguous_session(exc.prefix, exc.candidates),
@@ -290,7 +303,13 @@ def describe_error(exc: BaseException) -> str:
 
 def exit_code_for(exc: BaseException) -> int:
     """2 for what the user can fix on the command line or in the config; 1 otherwise."""
-    usage_errors = (e.ConfigError, e.MissingApiKey, e.SessionNotFound, e.CommandUsageError)
+    usage_errors = (
+        e.ConfigError,
+        e.MissingApiKey,
+        e.SessionNotFound,
+        e.CommandUsageError,
+        e.PrintPromptRefused,
+    )
     return USAGE_EXIT if isinstance(exc, usage_errors) else FAILURE_EXIT
 
 

@@ -73,6 +73,8 @@ class Repl:
         resumed: bool = False,
         demo_thresholds: bool = False,
         lifted_thresholds: bool = False,
+        approvals_off_by: str | None = None,
+        api_key_set: bool = False,
     ) -> None:
         self.session = session
         self.console = console
@@ -84,6 +86,8 @@ class Repl:
         self._demo_thresholds = demo_thresholds
         self._lifted_thresholds = lifted_thresholds  # measured above MCP tool schemas
         self._resumed = resumed
+        self.approvals_off_by = approvals_off_by  # "--yes" or config.toml's path, or None
+        self._api_key_set = api_key_set
         self._quit_requested = False
         self.provider_preparation: DeferredWork[None] | None = None
         self._watch_live_activity(session)
@@ -221,6 +225,8 @@ class Repl:
             resumed=resumed,
             demo_thresholds=self._demo_thresholds,
             lifted_thresholds=self._lifted_thresholds,
+            approvals_off_by=self.approvals_off_by,
+            api_key_set=self._api_key_set,
         )
         print_at_words(self.console, *banner)  # paths stay whole, for copy and paste
         for notice in self.session.startup_notices:

@@ -148,6 +148,7 @@ def _run(
         stdin=stdin,
         stdout=stdout,
         offline_fallback=offline_fallback,
+        api_key_set=bool(env.get(wiring.API_KEY_VARIABLE, "").strip()),
     )
 
 
@@ -194,6 +195,7 @@ def _run_interactive(
     stdin: TextIO,
     stdout: TextIO | None,
     offline_fallback: bool,
+    api_key_set: bool,
 ) -> int:
     """At a terminal the prompt is drawn first and the session opens behind it.
 
@@ -233,6 +235,8 @@ def _run_interactive(
             resumed=resumed,
             demo_thresholds=uses_demo_thresholds(settings),
             lifted_thresholds=uses_demo_soft_threshold(settings),
+            approvals_off_by=settings.origins.get("yes", "--yes") if settings.yes else None,
+            api_key_set=api_key_set,
         )
         return repl, said
 

@@ -49,3 +49,16 @@ def _state_line(server: McpServerView) -> Text:
     elif server.reason:
         line.append(f": {clip_line(server.reason, 400)}")
     return line
+
+
+def describe_restart_outcome(name: str, server: McpServerView | None) -> tuple[str, str]:
+    """(words, style) for how `/mcp restart <name>` ended, from the server's state after
+    it: ready with its tools, failed with the reason, or not yet ready."""
+    shown = clip_line(name, 60)
+    if server is None:
+        return f"MCP server {shown} is gone; /mcp lists the servers.", "yellow"
+    if server.status == "ready":
+        return f"MCP server {shown} is ready ({count_noun(len(server.tools), 'tool')}).", "green"
+    if server.status == "failed":
+        return f"MCP server {shown} did not start: {clip_line(server.reason, 400)}", "red"
+    return f"MCP server {shown} is still starting; /mcp shows when it is ready.", "yellow"

@@ -46,10 +46,10 @@ from agent_cli.repl.safe_text import COMPACT_TAG, clip_line, defuse_fake_compact
 from agent_cli.repl.tool_activity import RunningToolView
 from agent_cli.repl.tool_lines import (
     build_tool_finished_line,
-    build_tool_preview_lines,
     build_tool_started_line,
     build_tool_unfinished_line,
 )
+from agent_cli.repl.tool_preview import SHOW_ALL_HINT, build_tool_preview_lines
 from agent_cli.repl.word_wrap import print_at_words
 
 COMPACT_TAG_STYLE = "bold cyan"
@@ -103,6 +103,7 @@ class EventRenderer:
         `pointer_handles`: the REPL's numbering, shown after each artifact pointer (none
         in `-p` mode, where nothing can be expanded afterwards)."""
         self.console = console
+        self._one_shot = one_shot
         self._pointer_handles = pointer_handles
         self._answer = AnswerStream(console, live=live)
         self._activity = RunningToolView(console, live=live)
@@ -208,7 +209,8 @@ class EventRenderer:
         self._running_tools.discard(event.tool_use_id)
         self.last_tool_result = event
         width = self._frame_width()
-        for line in build_tool_preview_lines(event, width=width):
+        hint = "" if self._one_shot else SHOW_ALL_HINT  # -p has no /last to point at
+        for line in build_tool_preview_lines(event, width=width, hint=hint):
             self._print(line)
         self._print(build_tool_finished_line(event, width, self._handle_label(event)))
 

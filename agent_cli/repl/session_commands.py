@@ -2,10 +2,13 @@
 
 Contract: like every handler in `commands`, it only calls the context (the REPL) and
 prints what `session_views` builds; bad arguments raise `CommandUsageError` for the REPL
-to show with the usage. The open session is never deleted.
+to show with the usage. The open session is never deleted: named alone it is a usage
+error; named among others it is refused in the report and the others are still deleted.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from agent_cli.errors import CommandUsageError
 from agent_cli.repl.command_context import CommandContext
@@ -15,6 +18,9 @@ from agent_cli.repl.session_views import (
     select_sessions_older_than,
 )
 from agent_cli.repl.word_wrap import print_at_words
+
+if TYPE_CHECKING:
+    from agent_cli.session.catalog import SessionDeletion
 
 MAX_DAYS_DIGITS = 5  # 99,999 days: further back than a date can go is no age at all
 
@@ -43,7 +49,18 @@ def _delete_sessions(context: CommandContext, words: list[str]) -> None:
         )
     else:
         ids = list(dict.fromkeys(words))
-    if context.session.session_id in ids:
+    open_id = context.session.session_id
+    if ids == [open_id]:
         raise CommandUsageError("/sessions", "current_session")
-    outcomes = context.delete_sessions(ids) if ids else []
+    others = [session_id for session_id in ids if session_id != open_id]
+    outcomes = context.delete_sessions(others) if others else []
+    if len(others) < len(ids):
+        outcomes.append(_refused_open_session(open_id))
     print_at_words(context.console, build_deletion_report(outcomes))
+
+
+def _refused_open_session(open_id: str) -> SessionDeletion:
+    """The outcome reported for the open session when it is named among others."""
+    from agent_cli.session.catalog import FAILED, SessionDeletion
+
+    return SessionDeletion(open_id, FAILED, CommandUsageError("/sessions", "current_session"))

@@ -11,7 +11,8 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -22,41 +23,114 @@ if TYPE_CHECKING:
     from agent_cli.session.catalog import Exchange, SessionDeletion, SessionSummary
 
 
-def build_sessions_view(sessions: Sequence[SessionSummary], current: str | None) -> Table | Text:
+def build_sessions_view(
+    sessions: Sequence[SessionSummary], current: str | None
+) -> SessionList | Text:
     """Sessions on disk, newest first as given, numbered from 1 (`/resume 2` takes the
-    number, shown after the id); the open one is marked with `*`. Each shows its first request (its title),
-    turns answered / asked and the tokens used."""
+    number, shown after the id); the open one is marked with `*`. Each shows its first
+    request (its title), turns answered / asked and the tokens used: as a table where
+    the first request gets `MIN_TITLE_WIDTH` cells, else two lines a session (`SessionList`)."""
     if not sessions:
         return Text("no sessions yet", style="dim")
-    table = Table(box=None, padding=(0, 2), show_edge=False)
-    # ids, times and counts stay whole on one line (an id is copied into /resume);
-    # the request and the workspace take what width is left
-    # the open session's mark, the id and its number keep their width on a narrow
-    # screen: /resume takes the id or the number
-    table.add_column("", no_wrap=True, min_width=1)
-    widest_id = max(len(clip_line(info.session_id, 80)) for info in sessions)
-    table.add_column("session", no_wrap=True, min_width=widest_id)
-    table.add_column("#", no_wrap=True, min_width=len(str(len(sessions))), justify="right")
-    for column in ("last change", "turns", "tokens"):
-        table.add_column(column, no_wrap=True)
+    return SessionList(sessions, current)
+
+
+MIN_TITLE_WIDTH = 24  # narrower than this, the first request goes under its session
+MIN_WORKSPACE_WIDTH = 16
+COLUMN_GAP = 2
+DETAIL_INDENT = 4
+
+
+class SessionList:
+    """The listing fitted to the width it gets: every column of a session on one row
+    when the first request keeps `MIN_TITLE_WIDTH` cells; otherwise each session on two
+    lines, its id, number and time, then its turns, tokens and first request indented
+    under it. Ids and numbers are never cut (/resume takes them)."""
+
+    def __init__(self, sessions: Sequence[SessionSummary], current: str | None) -> None:
+        self.sessions = sessions
+        self.current = current
+        self.several_workspaces = len({info.workspace for info in sessions}) > 1
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if options.max_width >= self._table_width():
+            yield build_sessions_table(self.sessions, self.current, self.several_workspaces)
+        else:
+            yield build_sessions_stacked(self.sessions, self.current, self.several_workspaces)
+
+    def _table_width(self) -> int:
+        """The cells the table needs with the first request at its smallest readable."""
+        rows = [_fixed_cells(number, info, self.current) for number, info in self._numbered()]
+        widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
+        widths = [max(width, len(title)) for width, title in zip(widths, FIXED_TITLES, strict=True)]
+        title = MIN_TITLE_WIDTH + (
+            MIN_WORKSPACE_WIDTH + COLUMN_GAP if self.several_workspaces else 0
+        )
+        return sum(widths) + COLUMN_GAP * len(widths) + title  # a gap before the title
+
+    def _numbered(self) -> list[tuple[int, SessionSummary]]:
+        return list(enumerate(self.sessions, start=1))
+
+
+FIXED_TITLES = ("", "session", "#", "last change", "turns", "tokens")
+
+
+def _fixed_cells(number: int, info: SessionSummary, current: str | None) -> tuple[str, ...]:
+    """The cells of one row that are never wrapped, in `FIXED_TITLES` order."""
+    return (
+        "*" if info.session_id == current else "",
+        clip_line(info.session_id, 80),
+        str(number),
+        _format_when(info.modified_at),
+        _describe_turns(info),
+        _describe_tokens(info),
+    )
+
+
+def build_sessions_table(
+    sessions: Sequence[SessionSummary], current: str | None, several_workspaces: bool
+) -> Table:
+    """One row a session; the workspace only when the list spans several (it is long,
+    and often the same)."""
+    table = Table(box=None, padding=(0, COLUMN_GAP // 2), pad_edge=False, show_edge=False)
+    for title in FIXED_TITLES:  # ids, times and counts stay whole on one line
+        table.add_column(title, no_wrap=True, justify="right" if title == "#" else "left")
     table.add_column("first request", overflow="fold", max_width=40)
-    # the workspace only when the list spans several (it is long, and often the same)
-    several = len({info.workspace for info in sessions}) > 1
-    if several:
+    if several_workspaces:
         table.add_column("workspace", overflow="fold")
     for number, info in enumerate(sessions, start=1):
+        mark, session_id, shown_number, when, turns, tokens = _fixed_cells(number, info, current)
         workspace = [Text(clip_line(str(info.workspace or "?"), 100), style="dim")]
         table.add_row(
-            Text("*" if info.session_id == current else ""),
-            Text(clip_line(info.session_id, 80)),
-            Text(str(number), style="dim"),
-            Text(_format_when(info.modified_at)),
-            Text(_describe_turns(info)),
-            Text(_describe_tokens(info)),
+            Text(mark),
+            Text(session_id),
+            Text(shown_number, style="dim"),
+            Text(when),
+            Text(turns),
+            Text(tokens),
             _describe_title(info),
-            *(workspace if several else []),
+            *(workspace if several_workspaces else []),
         )
     return table
+
+
+def build_sessions_stacked(
+    sessions: Sequence[SessionSummary], current: str | None, several_workspaces: bool
+) -> Group:
+    """Two lines a session, for a narrow screen: `* <id>  <#>  <time>`, then indented
+    `<turns> turns · <tokens> tokens · <first request>` (and its workspace)."""
+    parts: list[RenderableType] = []
+    for number, info in enumerate(sessions, start=1):
+        mark, session_id, shown_number, when, turns, tokens = _fixed_cells(number, info, current)
+        parts.append(
+            Text.assemble(f"{mark or ' '} ", session_id, (f"  {shown_number}", "dim"), f"  {when}")
+        )
+        detail = Text(f"{turns} turns · {tokens} tokens · ")
+        detail.append_text(_describe_title(info))
+        if several_workspaces:
+            detail.append(f" · {clip_line(str(info.workspace or '?'), 100)}", style="dim")
+        parts.append(Padding(detail, (0, 0, 0, DETAIL_INDENT)))
+    return Group(*parts)
 
 
 def _describe_turns(info: SessionSummary) -> str:
@@ -171,10 +245,17 @@ def _reason(problem: BaseException | None) -> str:
     elsewhere, the fact without the advice to open a new one (nothing is being opened)."""
     if isinstance(problem, OSError) and problem.strerror:
         return clip_line(problem.strerror.lower(), 80)
-    from agent_cli.repl.error_text import describe_error, describe_session_fact
+    from agent_cli.errors import CommandUsageError
+    from agent_cli.repl.error_text import (
+        describe_error,
+        describe_session_fact,
+        describe_usage_reason,
+    )
 
     if problem is None:
         return "unknown reason"
+    if isinstance(problem, CommandUsageError):  # refused here, e.g. the open session
+        return describe_usage_reason(problem.reason)
     return describe_session_fact(problem) or describe_error(problem)
 
 

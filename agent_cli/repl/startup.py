@@ -73,15 +73,22 @@ def writes_to_terminal(stream: TextIO | None) -> bool:
 
 
 def read_print_prompt(raw: str, stdin: TextIO) -> str:
-    """The `-p` prompt; `-` means read it from stdin. An empty prompt is a usage error, one
-    over the input cap `InputTooLarge` (raised before any session is opened)."""
+    """The `-p` prompt; `-` means read it from stdin. Raised before any session is opened:
+    `InputTooLarge` over the input cap, `PrintPromptRefused` for an empty prompt or a
+    command of the interactive prompt (`/stats`, bare `exit`: -p runs no commands, and
+    would have sent it to the model). As at the prompt, `//x` sends `/x`."""
+    from agent_cli.errors import PrintPromptRefused
+    from agent_cli.repl.commands import split_command
     from agent_cli.session.input_limit import check_input_size, read_bounded
 
     text = read_bounded(stdin, "-p", line=False) if raw == "-" else raw
     check_input_size(text, "-p")
     if not text.strip():
-        raise ConfigError("print", "the prompt is empty", source="-p")
-    return text
+        raise PrintPromptRefused("empty")
+    command = split_command(text)
+    if command is not None:
+        raise PrintPromptRefused("command", text.split()[0])
+    return text.lstrip()[1:] if text.lstrip().startswith("//") else text
 
 
 def open_first_session(

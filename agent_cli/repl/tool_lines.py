@@ -2,11 +2,8 @@
 
 Contract: `build_tool_started_line` draws the top of the panel when a tool starts (so a
 long command is visible while it runs) and `build_tool_finished_line` closes it with the
-outcome summary, the size and the artifact pointer. `build_tool_preview_lines` shows the
-first few lines of what the tool returned between the two, with "+N lines" and how to
-see all of it (`/last`); for a command Ctrl-C stopped, its last lines instead (those the
-running view showed stay on screen) after how many came before. Lines are shown as they are (indentation and inner
-spaces kept, tabs expanded: `clip_output_line`). Only the arguments that say what the
+outcome summary (a command that exited non-zero is marked apart from a success), the
+size and the artifact pointer; `tool_preview` draws the lines between the two. Only the arguments that say what the
 call does are shown (path, pattern, command, ...), flattened and clipped, except that a
 multi-line command goes on with one gutter row per line (`select_further_lines`); every value
 passes through `clip_line` or `clip_output_line`, so tool input cannot draw on the
@@ -23,9 +20,8 @@ from rich.text import Text
 from agent_cli.events import ToolFinished, ToolStarted
 from agent_cli.repl.pointer_forms import shorten_artifact_pointer, show_pointer
 from agent_cli.repl.safe_text import clip_line, clip_output_line, sanitize_text
-from agent_cli.repl.tool_activity import LIVE_TAIL_LINES
 from agent_cli.safe_cuts import POINTER_SPAN
-from agent_cli.tools.output import count_noun, format_size
+from agent_cli.tools.output import format_size
 
 # Arguments that tell what a call does, in the order they are shown.
 TELLING_ARGUMENTS = (
@@ -45,15 +41,20 @@ FURTHER_LINES = 6  # rows a multi-line command shows under the panel's top
 MULTI_LINE_ARGUMENTS = ("command",)  # shown line by line; every other value on one line
 ARGUMENT_WIDTH = 80
 TOP, BOTTOM, SIDE = "╭─ ", "╰─ ", "│ "
-PREVIEW_LINES = 4
-PREVIEW_WIDTH = 160
 ERROR_WIDTH = 400
-SHOW_ALL_HINT = "/last shows all"
 INTERRUPTED_WORDS = "interrupted by Ctrl-C; the output so far is kept"
 POINTER_AT_LAST = " · full output: /last"  # where a pointer too wide for the screen stood
-# Lines the tool layer adds for the model, not output the user needs to see twice.
-_BOOKKEEPING_PREFIXES = ("[Output was ", "[Full output: ")
 _SIZE_IN_SUMMARY = re.compile(r"\b\d+(?:\.\d+)? (?:B|KB|MB)\b")
+# A command's summary when it ended with a non-zero exit code or a signal (`tools.shell`):
+# not an error for the model (it reads the code), but no success to show either.
+_NONZERO_EXIT = re.compile(r"^(?:exit -?[1-9]\d*|signal \d+),")
+COMMAND_TOOL = "bash"
+# How a call ended, as the closing line marks it: (mark, style).
+OUTCOME_MARKS = {
+    "ok": ("✓ ", "green"),
+    "failed": ("✗ ", "red"),
+    "nonzero": ("✗ ", "yellow"),
+}
 
 
 def select_telling_arguments(
@@ -117,7 +118,7 @@ def build_tool_started_line(event: ToolStarted, width: int | None = None) -> Tex
     for argument, value in select_telling_arguments(event.arguments, value_width):
         text.append(f"  {argument}: ", style="dim")
         text.append(value)
-    text = _fit_row(text, width)
+    text = fit_row(text, width)
     further_width = ARGUMENT_WIDTH if width is None else max(width - len(SIDE) - 2, 10)
     for line in select_further_lines(event.arguments):
         text.append("\n" + SIDE + "  ", style="dim")
@@ -157,20 +158,31 @@ def build_tool_finished_line(
         pointer = clip_line(show_pointer(event.artifact_pointer), 200)
     elif event.artifact_pointer:
         pointer = clip_line(shorten_artifact_pointer(event.artifact_pointer), 200)
-    line = _assemble_finished(event.is_error, words, size, pointer, handle_label)
+    outcome = classify_outcome(event)
+    line = _assemble_finished(outcome, words, size, pointer, handle_label)
     if width is None or line.cell_len <= width:
         return line
     pointer = "/last" if pointer else ""
     for shown_size in (size, ""):
-        line = _assemble_finished(event.is_error, words, shown_size, pointer)
+        line = _assemble_finished(outcome, words, shown_size, pointer)
         if line.cell_len <= width:
             return line
     room = width - len(BOTTOM) - 2 - (len(POINTER_AT_LAST) if pointer else 0)
-    line = _assemble_finished(event.is_error, clip_line(words, max(room, 10)), "", pointer)
-    return _fit_row(line, width)
+    line = _assemble_finished(outcome, clip_line(words, max(room, 10)), "", pointer)
+    return fit_row(line, width)
 
 
-def _fit_row(row: Text, width: int | None) -> Text:
+def classify_outcome(event: ToolFinished) -> str:
+    """A key of `OUTCOME_MARKS`: "failed" for an error result, "nonzero" for a command
+    that ran but exited non-zero or was killed by a signal, else "ok"."""
+    if event.is_error:
+        return "failed"
+    if event.name == COMMAND_TOOL and _NONZERO_EXIT.match(event.summary):
+        return "nonzero"
+    return "ok"
+
+
+def fit_row(row: Text, width: int | None) -> Text:
     """`row` cut to `width` cells with an ellipsis: the last guard for text whose
     characters are wider than one cell (the clipping above counts characters). A row
     with a pointer in it is left whole (a pointer must stay usable): printed at words,
@@ -181,11 +193,12 @@ def _fit_row(row: Text, width: int | None) -> Text:
 
 
 def _assemble_finished(
-    is_error: bool, words: str, size: str, pointer: str, handle_label: str = ""
+    outcome: str, words: str, size: str, pointer: str, handle_label: str = ""
 ) -> Text:
     text = Text(BOTTOM, style="dim")
-    text.append("✗ " if is_error else "✓ ", style="red" if is_error else "green")
-    text.append(words, style="red" if is_error else "")
+    mark, style = OUTCOME_MARKS[outcome]
+    text.append(mark, style=style)
+    text.append(words, style="" if outcome == "ok" else style)
     text.append(size, style="dim")
     if pointer:
         text.append(" · full output: ", style="dim")
@@ -201,57 +214,6 @@ def _outcome_words(event: ToolFinished) -> str:
     if event.is_error and event.output.strip():
         return clip_line(event.output.strip().split("\n", 1)[0], ERROR_WIDTH)
     return clip_line(event.summary, 160)
-
-
-def select_preview_lines(event: ToolFinished) -> list[str]:
-    """The lines of the result worth showing: without its first line (a result's header,
-    such as the exit code or file name, or a failure's message: the closing line says
-    it) and without the notes the tool layer writes for the model about artifacts."""
-    lines = sanitize_text(event.output).strip("\n").split("\n") if event.output else []
-    lines = lines[1:]  # the header, or a failure's first line: the closing line says it
-    return [line for line in lines if not line.startswith(_BOOKKEEPING_PREFIXES)]
-
-
-def build_tool_preview_lines(
-    event: ToolFinished, limit: int | None = None, width: int | None = None
-) -> list[Text]:
-    """Up to `limit` lines of the result (`PREVIEW_LINES` unless given), then "+N lines"
-    and how to see them all; for an interrupted command, how many lines came first, then
-    its last `limit` lines (`LIVE_TAIL_LINES` unless given: the ones its running view
-    showed). With `width`, each line is clipped to fit inside the frame."""
-    lines = select_preview_lines(event)
-    if event.interrupted:
-        rows = _tail_rows(lines, LIVE_TAIL_LINES if limit is None else limit)
-    else:
-        rows = _head_rows(lines, PREVIEW_LINES if limit is None else limit)
-    line_width = PREVIEW_WIDTH if width is None else min(PREVIEW_WIDTH, width - len(SIDE))
-    return [
-        _fit_row(
-            Text.assemble((SIDE, "dim"), clip_output_line(row, max(line_width, 10)))
-            if isinstance(row, str)
-            else Text.assemble((SIDE, "dim"), row),
-            width,
-        )
-        for row in rows
-    ]
-
-
-def _head_rows(lines: list[str], limit: int) -> list[str | Text]:
-    """The first `limit` lines, then how many more there are."""
-    rows: list[str | Text] = [*lines[:limit]]
-    hidden = len(lines) - limit
-    if hidden > 0:
-        rows.append(Text(f"… +{count_noun(hidden, 'line')} ({SHOW_ALL_HINT})", "dim italic"))
-    return rows
-
-
-def _tail_rows(lines: list[str], limit: int) -> list[str | Text]:
-    """How many lines came before, then the last `limit` lines."""
-    hidden = len(lines) - limit
-    if hidden <= 0:
-        return [*lines]
-    earlier = Text(f"… {count_noun(hidden, 'earlier line')} ({SHOW_ALL_HINT})", "dim italic")
-    return [earlier, *lines[hidden:]]
 
 
 def build_tool_unfinished_line(*, never_ran: bool = False) -> Text:

@@ -1,4 +1,4 @@
-"""What the informational commands show: help, context, sources, expansions, sessions.
+"""What the informational commands show: context, sources, expansions, sessions.
 
 Contract: each `build_*` function turns values from the session into a rich renderable
 and does nothing else (no session calls, no printing; a view given the REPL's
@@ -9,7 +9,7 @@ the model, files or tools is sanitized or clipped before it is shown, and always
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
@@ -26,6 +26,7 @@ from agent_cli.repl.error_text import (
 from agent_cli.repl.pointer_forms import shorten_artifact_pointer, show_pointer
 from agent_cli.repl.pointer_handles import PointerHandles, handle_label
 from agent_cli.repl.safe_text import clip_line, sanitize_block
+from agent_cli.repl.tool_lines import classify_outcome
 from agent_cli.tools.output import count_noun
 
 if TYPE_CHECKING:
@@ -41,38 +42,12 @@ STATUS_STYLES = {
     CHANGED: "red",
 }
 EXPAND_BY_NUMBER = "/expand <#> shows what a pointer holds, e.g. /expand 1"
-KEY_HELP = (
-    "Enter sends · Alt+Enter (or Esc Enter) inserts a new line · Ctrl-C cancels a "
-    "running turn or clears the line · Ctrl-D exits · start a message with // to "
-    "send a line that begins with /"
-)
 
 
 def status_text(status: SourceResolutionStatus | str) -> Text:
     """A source status in its colour (`STATUS_STYLES`)."""
     name = str(status)  # a StrEnum: its value
     return Text(clip_line(name, 20), style=STATUS_STYLES.get(name, ""))
-
-
-def build_help_view(
-    commands: Iterable[tuple[str, str]], model_requests: Sequence[str] = ()
-) -> Group:
-    """`commands` is (usage, one-line help) pairs in table order; `model_requests` the
-    request forms the offline demo model understands (empty for a real model)."""
-    table = Table.grid(padding=(0, 2))
-    table.add_column(style="bold cyan", no_wrap=True)
-    table.add_column()
-    for usage, summary in commands:
-        table.add_row(Text(usage), Text(summary))
-    table.add_row(Text("stats"), Text("the same as /stats (typed bare)"))
-    parts: list[RenderableType] = [table, Text(KEY_HELP, style="dim")]
-    if model_requests:
-        parts.append(Text("The offline demo model understands these requests:", style="bold"))
-        parts.extend(Text(f"  {clip_line(form, 120)}") for form in model_requests)
-        parts.append(
-            Text('  joined with "and", e.g. "read README.md and tell me its first heading"')
-        )
-    return Group(*parts)
 
 
 def build_context_view(preview: ContextPreview, summary: str | None = None) -> Group:
@@ -216,7 +191,7 @@ def build_last_result_view(
     preview is shown, marked as such. `handle` is the number of its pointer, if any."""
     if result is None:
         return Text("no tool has run in this session yet", style="dim")
-    outcome = "failed" if result.is_error else "done"
+    outcome = "done" if classify_outcome(result) == "ok" else "failed"  # exit 2 too
     output = result.output if whole_output is None else whole_output
     parts: list[RenderableType] = [
         Text.assemble(
