@@ -93,5 +93,7 @@ def test_tool_schemas_are_split_by_mcp_server_in_the_same_total():
     figures = {part.name: tokens for part, tokens in map_figures(stats)}
     plain = {part.name: tokens for part, tokens in map_figures(make_stats())}
     assert figures["schemas: MCP github"] > 0
-    assert figures["tool schemas"] + figures["schemas: MCP github"] == plain["tool schemas"]
-    assert "schemas: MCP github" in "\n".join(_render(stats, 60))
+    assert figures["schemas: built-in"] + figures["schemas: MCP github"] == plain["tool schemas"]
+    assert "tool schemas" not in figures  # no part named as if it were all of them
+    shown = "\n".join(_render(stats, 60))
+    assert "schemas: MCP github" in shown and "schemas: built-in" in shown

@@ -69,10 +69,12 @@ def _schema_parts(
     by_source: dict[str, int], tokens: int, scale: float
 ) -> list[tuple[MapPart, int]]:
     """The tool schemas split by where the tools come from (built-in, each MCP server),
-    in the same total: what is not attributed stays with the built-in tools."""
+    in the same total, each part named for its source (a built-in part named "tool
+    schemas" read as the whole, beside `stats`' larger total): what is not attributed
+    stays with the built-in tools."""
     servers = [(source, count) for source, count in by_source.items() if source != "built-in"]
     built_in = tokens - sum(count for _, count in servers)
-    parts = [(MapPart("tool schemas", "blue", ("tool_schemas",)), round(built_in * scale))]
+    parts = [(MapPart("schemas: built-in", "blue", ("tool_schemas",)), round(built_in * scale))]
     for source, count in servers:
         parts.append((MapPart(f"schemas: {source}"[:21], "bright_blue", ()), round(count * scale)))
     return parts
