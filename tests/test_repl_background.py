@@ -35,6 +35,41 @@ def test_an_error_while_measuring_is_kept_not_raised():
     assert done == [True]
 
 
+def test_wait_stops_the_repeats_while_servers_still_start():
+    """The prompt returned: the main thread needs the session back, whatever `again`
+    says; no measurement runs after `wait()`."""
+    calls: list[int] = []
+    watch = BackgroundMeasure(lambda: calls.append(1) or len(calls), again=lambda: True)
+    while not calls:
+        pass
+    assert watch.wait() == len(calls)
+    settled = len(calls)
+    threading.Event().wait(0.7)  # longer than the interval
+    assert len(calls) == settled
+
+
+def test_repeats_end_once_the_servers_are_up_and_the_last_figure_is_shown():
+    figures = iter([100, 200, 300])
+    starting = iter([True, True, False])
+    measured: list[int] = []
+    shown: list[int] = []
+    ended = threading.Event()
+
+    def measure():
+        measured.append(next(figures))
+        return measured[-1]
+
+    def on_done():  # (on the worker thread: what the toolbar would read now)
+        shown.append(measured[-1])
+        if measured[-1] == 300:
+            ended.set()
+
+    watch = BackgroundMeasure(measure, on_done=on_done, again=lambda: next(starting), interval=0)
+    assert ended.wait(10)
+    assert watch.wait() == 300
+    assert shown == [100, 200, 300]
+
+
 # --- DeferredWork: the session opening, started once the first prompt frame is drawn ------
 
 

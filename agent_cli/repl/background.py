@@ -9,10 +9,13 @@ figure once it is there.
 
 `BackgroundMeasure` contract: `value` is None until `measure()` returned; an error in
 `measure` is kept in `error` and never raised or printed (the gauge is informative, the
-REPL goes on without it). `on_done` runs on the worker thread when the measurement ends,
-so it must be thread-safe (prompt_toolkit's `invalidate` is). The measured object is not
-thread-safe: the main thread calls `wait()` before it touches it again. It is a
-`DeferredWork` started at once, whose errors are kept instead of raised.
+REPL goes on without it). With `again`, it measures once more every `interval` seconds
+while `again()` holds (MCP servers still starting: the figure rises as they do), until
+`wait()`. `on_done` runs on the worker thread after each measurement, so it must be
+thread-safe (prompt_toolkit's `invalidate` is). The measured object is not thread-safe:
+the main thread calls `wait()`, which stops the repeats and waits for the one running,
+before it touches it again. It is a `DeferredWork` started at once, whose errors are
+kept instead of raised.
 """
 
 from __future__ import annotations
@@ -93,16 +96,30 @@ class BackgroundMeasure:
     """One measurement on a worker thread, started at once; see the module contract."""
 
     def __init__(
-        self, measure: Callable[[], Any], on_done: Callable[[], None] | None = None
+        self,
+        measure: Callable[[], Any],
+        on_done: Callable[[], None] | None = None,
+        *,
+        again: Callable[[], bool] | None = None,
+        interval: float = 0.5,
     ) -> None:
         self.value: Any = None
         self.error: BaseException | None = None
+        self._stopped = threading.Event()
 
         def run() -> None:
-            try:
-                self.value = measure()
-            except Exception as exc:  # kept for whoever asks; a gauge must not kill the REPL
-                self.error = exc
+            while True:
+                try:
+                    self.value = measure()
+                except Exception as exc:  # kept for whoever asks; a gauge must not kill the REPL
+                    self.error = exc
+                    return
+                if again is None or self._stopped.is_set() or not again():
+                    return
+                if on_done is not None:  # (the last one runs when the work ends)
+                    on_done()
+                if self._stopped.wait(interval):
+                    return
 
         self._work = DeferredWork(run, name="agent-cli-gauge")
         if on_done is not None:
@@ -110,6 +127,8 @@ class BackgroundMeasure:
         self._work.start()
 
     def wait(self) -> Any:
-        """Block until the measurement ended; its value (None after an error)."""
+        """Stop measuring again and block until the measurement ended; its value (None
+        after an error)."""
+        self._stopped.set()
         self._work.result()
         return self.value

@@ -191,11 +191,17 @@ class Repl:
         """
         if not self._reader.shows_gauge:
             return str(self._reader.read_line())
-        measure = BackgroundMeasure(self.session.gauge, on_done=self._reader.refresh)
+        measure = BackgroundMeasure(
+            self.session.gauge, on_done=self._reader.refresh, again=self._servers_starting
+        )
         try:
             return str(self._reader.read_line(lambda: measure.value))
         finally:
             _wait_through_interrupts(measure)
+
+    def _servers_starting(self) -> bool:
+        """True while an MCP server is still starting: its tools will change the gauge."""
+        return any(server.status == "starting" for server in self.session.mcp_servers())
 
     def _prepare_provider(self) -> None:
         """Build the provider's client (the SDK import takes a second or more) on a worker
