@@ -95,3 +95,19 @@ def test_last_says_a_command_that_exited_non_zero_failed() -> None:
     event = finished("bash", "exit 2, 64 B", "Exit code: 2\nls: cannot access")
     shown = build_last_result_view(event).renderables[0].plain  # type: ignore[union-attr]
     assert shown == "bash failed: exit 2, 64 B"
+
+
+def test_a_failure_too_long_for_one_row_is_wrapped_whole_not_clipped() -> None:
+    """The advice at the end of a failure is what the user needs ("Include more
+    surrounding lines..."): at 120 and 60 columns every word is shown, each row fits."""
+    message = (
+        "old_string matches 16 places in README.md; it must match exactly one. Include "
+        "more surrounding lines to make it unique, or set replace_all to change every one."
+    )
+    event = finished("edit_file", "failed", message, is_error=True)
+    for width in (120, 60):
+        rows = build_tool_finished_line(event, width).plain.split("\n")
+        assert " ".join(row.strip() for row in rows).endswith(message[-60:])
+        assert "…" not in "".join(rows)
+        assert all(len(row) <= width for row in rows)
+        assert rows[0].startswith("╰─ ✗ old_string matches 16 places")

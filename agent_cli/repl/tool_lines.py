@@ -13,6 +13,7 @@ screen.
 from __future__ import annotations
 
 import re
+import textwrap
 from typing import Any
 
 from rich.text import Text
@@ -146,7 +147,7 @@ def build_tool_finished_line(
     pointer that still resolves.
     With `width`, a line that would not fit gives the pointer's place to `/last` (which
     shows it), then leaves out the size, then clips its words, so it stays one row inside
-    the frame."""
+    the frame; a failure's words are wrapped instead, onto as many rows as they need."""
     words = _outcome_words(event) or ("failed" if event.is_error else "done")
     if event.interrupted:
         words = INTERRUPTED_WORDS
@@ -167,9 +168,27 @@ def build_tool_finished_line(
         line = _assemble_finished(outcome, words, shown_size, pointer)
         if line.cell_len <= width:
             return line
+    if outcome == "failed":  # what went wrong and what to do: every word of it
+        return _wrapped_failure(words, pointer, width)
     room = width - len(BOTTOM) - 2 - (len(POINTER_AT_LAST) if pointer else 0)
     line = _assemble_finished(outcome, clip_line(words, max(room, 10)), "", pointer)
     return fit_row(line, width)
+
+
+def _wrapped_failure(words: str, pointer: str, width: int) -> Text:
+    """A failure's bottom line on as many rows as its words need, each inside `width`
+    and indented under the first (a clipped failure hid its advice: "Include more
+    surrounding lines to make it…")."""
+    indent = " " * (len(BOTTOM) + 2)
+    rows = textwrap.wrap(words, max(width - len(indent), 20)) or [""]
+    text = _assemble_finished("failed", rows[0], "", "")
+    for row in rows[1:]:
+        text.append(f"\n{indent}")
+        text.append(row, style=OUTCOME_MARKS["failed"][1])
+    if pointer:
+        text.append(f"\n{indent}full output: ", style="dim")
+        text.append(pointer, style="cyan")
+    return text
 
 
 def classify_outcome(event: ToolFinished) -> str:
