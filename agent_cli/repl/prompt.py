@@ -20,6 +20,7 @@ these prompts with `TerminationRequested` (`prompt_ending`).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,7 @@ from agent_cli.repl.history_file import RegularFileHistory
 from agent_cli.repl.paste import PastedText
 from agent_cli.repl.prompt_ending import prompt_once
 from agent_cli.repl.safe_text import clip_line
+from agent_cli.repl.type_ahead import TypeAhead, take_pending
 
 if TYPE_CHECKING:
     from agent_cli.events import Gauge
@@ -231,6 +233,7 @@ class PromptReader:
         self._pending: PendingInput | None = None
         self._terminal = {"input": terminal_input, "output": terminal_output}
         self._pastes = PastedText()
+        self._typed_ahead = TypeAhead()
         self._completer = SlashCommandCompleter(commands)
         self._session: PromptSession[str] = PromptSession(
             **self._terminal,
@@ -254,15 +257,31 @@ class PromptReader:
         app = self._session.app
         with patch_stdout(raw=True):
             if pending is None:
-                return self._pastes.expand(prompt_once(self._session, PROMPT_TEXT))
+                return self._pastes.expand(
+                    prompt_once(self._session, PROMPT_TEXT, pre_run=self._type_ahead_feeder())
+                )
             return self._pastes.expand(
                 prompt_once(
                     self._session,
                     PROMPT_TEXT,
                     default=pending.document,
-                    pre_run=replay(pending, app),
+                    pre_run=replay(pending, app) or self._type_ahead_feeder(),
                 )
             )
+
+    def _type_ahead_feeder(self) -> Callable[[], None] | None:
+        """The `pre_run` that types the line kept from before a question (`ask`), as if
+        typed now; None when nothing was kept."""
+        if not self._typed_ahead:
+            return None
+        keys = self._typed_ahead.take_line()
+        processor = self._session.app.key_processor
+
+        def feed() -> None:
+            processor.feed_multiple(keys)
+            processor.process_keys()
+
+        return feed
 
     def show_while(self, work: DeferredWork[Any]) -> None:
         """The prompt on screen while `work` runs, then off it; see the module contract.
@@ -281,7 +300,12 @@ class PromptReader:
         self._session.app.invalidate()
 
     def ask(self, question: str) -> str:
-        """One answer to a question (permissions), without history or completion."""
+        """One answer to a question (permissions), without history or completion.
+
+        Keys typed before the question was shown are no answer to it: they are taken
+        from the terminal first and kept for the next line prompt (`type_ahead`)."""
+        if self._terminal["input"] is None:
+            self._typed_ahead.add(take_pending(sys.stdin.fileno()))
         answer_session: PromptSession[str] = PromptSession(**self._terminal)
         with patch_stdout(raw=True):
             return str(prompt_once(answer_session, question))
