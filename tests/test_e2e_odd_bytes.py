@@ -1,0 +1,80 @@
+"""Bytes that are not UTF-8, in a real process against the fake API (fifth outside attack):
+file and link names from an old archive, typed or piped input, the workspace's own folder
+name, a Latin-1 terminal. None of them may end the session or be dropped in silence."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e_support import agent_cli_argv, build_env
+from fake_anthropic import Reply, text_block, tool_use_block
+
+pytestmark = pytest.mark.e2e
+
+API_KEY = "sk-ant-odd-bytes-FAKE-0123456789"
+
+
+def run_agent(
+    args: list[str],
+    *,
+    cwd: Path | bytes,
+    home: Path,
+    server: Any,
+    stdin: bytes = b"",
+    extra: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """`agent-cli args` on pipes, against `server`, with its state in `home`."""
+    env = build_env(home, {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url})
+    env.update(extra or {})
+    return subprocess.run(
+        [*agent_cli_argv(), *args],
+        cwd=cwd,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def said(run: subprocess.CompletedProcess[bytes]) -> str:
+    return (run.stdout + run.stderr).decode("utf-8", errors="replace")
+
+
+def tool_results(server: Any) -> list[dict[str, Any]]:
+    """Every tool_result block of the last request accepted."""
+    return [
+        block
+        for message in server.accepted[-1]["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+
+
+def test_list_dir_shows_names_that_are_not_utf8_with_escapes_and_the_session_goes_on(
+    home: Path, tmp_path: Path, server: Any
+) -> None:
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    Path(os.fsdecode(bytes(folder) + b"/caf\xe9.txt")).write_bytes(b"menu\n")
+    os.symlink(b"caf\xe9.txt", bytes(folder) + b"/link\xe9")
+    server.enqueue(
+        Reply([tool_use_block("toolu_l", "list_dir", {})], "tool_use"),
+        Reply([text_block("Two names.")]),
+        Reply([text_block("second answer")]),
+    )
+
+    run = run_agent(
+        [], cwd=folder, home=home, server=server, stdin=b"what is here?\nsecond question\n"
+    )
+
+    assert run.returncode == 0, said(run)
+    assert "Traceback" not in said(run)
+    listing = str(tool_results(server)[0]["content"])
+    assert "caf\\xe9.txt" in listing and "link\\xe9" in listing, listing
+    assert "second answer" in said(run)
