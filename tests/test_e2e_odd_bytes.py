@@ -78,3 +78,55 @@ def test_list_dir_shows_names_that_are_not_utf8_with_escapes_and_the_session_goe
     listing = str(tool_results(server)[0]["content"])
     assert "caf\\xe9.txt" in listing and "link\\xe9" in listing, listing
     assert "second answer" in said(run)
+
+
+def sent_texts(server: Any) -> list[str]:
+    """The text of every user message of the last request accepted."""
+    texts = []
+    for message in server.accepted[-1]["messages"]:
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if message["role"] == "user":
+            texts += [block["text"] for block in blocks if block.get("type") == "text"]
+    return texts
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin"),
+    [
+        ([], b"caf\xe9 au lait\n"),
+        (["-p", "-"], b"caf\xe9 au lait\n"),
+        (["-p", b"caf\xe9 au lait"], b""),
+    ],
+    ids=["piped-repl", "print-stdin", "print-argv"],
+)
+def test_a_message_with_a_byte_that_is_not_utf8_is_sent_with_a_replacement_and_said_so(
+    home: Path, workspace: Path, server: Any, args: list[Any], stdin: bytes
+) -> None:
+    server.enqueue(Reply([text_block("got it")]))
+
+    run = run_agent(args, cwd=workspace, home=home, server=server, stdin=stdin)
+
+    assert run.returncode == 0, said(run)
+    assert any("caf\ufffd au lait" in text for text in sent_texts(server)), sent_texts(server)
+    assert "1 byte in this message is not UTF-8 (0xE9)" in said(run), said(run)
+    assert "state folder" not in said(run)
+
+
+def test_a_tool_input_holding_nan_is_refused_unrun_and_asked_once_more(
+    home: Path, workspace: Path, server: Any
+) -> None:
+    raw = '{"path": "README.md", "start_line": NaN}'
+    server.enqueue(
+        Reply([tool_use_block("toolu_n", "read_file", {}, raw_json=raw)], "tool_use"),
+        Reply([text_block("answered without the tool")]),
+    )
+
+    run = run_agent(["-p", "go"], cwd=workspace, home=home, server=server)
+
+    assert run.returncode == 0, said(run)
+    assert run.stdout.decode().strip() == "answered without the tool"
+    assert "NaN, Infinity" in said(run) and "Asking once more" in said(run)
+    assert "state folder" not in said(run)
+    assert len(server.accepted) == 2
+    assert "NaN" not in str(server.accepted[-1]["messages"])

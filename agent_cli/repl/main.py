@@ -163,9 +163,13 @@ def _run_print_mode(
     from agent_cli.repl import startup, wiring
     from agent_cli.repl.print_mode import run_print_turn
     from agent_cli.repl.render import EventRenderer
+    from agent_cli.repl.undecodable_input import describe_replaced, replace_undecodable
 
     prompt_text = startup.read_print_prompt(args.print_prompt, stdin)
     diagnostics = startup.make_console(stderr, stderr=True)
+    prompt_text, replaced = replace_undecodable(prompt_text)
+    if replaced:
+        diagnostics.print(describe_replaced(replaced), style="yellow", markup=False)
     asker = wiring.build_refusing_asker(diagnostics, "-p cannot ask for permission")
     backend = factory(settings, asker)
     session, _ = startup.open_first_session(
