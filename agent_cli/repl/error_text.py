@@ -395,6 +395,11 @@ def describe_failed_write(error: BaseException | None) -> str:
             f"The transcript file changed under this session ({error.reason}). "
             "Start a new session with /new; the old record is left as it is."
         )
+    if isinstance(error, e.InvalidStoreInput):  # the value was refused, not the folder
+        return (
+            f"Not recorded: the {error.field} was refused before anything was written "
+            f"({error.reason}); the state folder is fine and the transcript is unchanged."
+        )
     return f"Storage error: {type(error).__name__}. Check the state folder (AGENT_CLI_HOME)."
 
 
@@ -554,7 +559,8 @@ def _malformed_tool_call(fields: Mapping[str, object]) -> str:
     if fields.get("retry"):
         return (
             "The model's answer held a tool call the API would not take back (an empty or "
-            "malformed id or tool name); it was not recorded and nothing ran. Asking once more."
+            "malformed id or tool name, or an input with NaN, Infinity or text that is not "
+            "UTF-8); it was not recorded and nothing ran. Asking once more."
         )
     return (
         "The model's answer held a malformed tool call again; nothing ran and nothing was "
