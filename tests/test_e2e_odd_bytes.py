@@ -130,3 +130,27 @@ def test_a_tool_input_holding_nan_is_refused_unrun_and_asked_once_more(
     assert "state folder" not in said(run)
     assert len(server.accepted) == 2
     assert "NaN" not in str(server.accepted[-1]["messages"])
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "ascii"])
+def test_an_output_encoding_that_is_not_utf8_shows_tool_panels_without_a_crash(
+    home: Path, workspace: Path, server: Any, encoding: str
+) -> None:
+    server.enqueue(
+        Reply([text_block("let me look"), tool_use_block("toolu_e", "list_dir", {})], "tool_use"),
+        Reply([text_block("first answer ☕")]),
+        Reply([text_block("second answer")]),
+    )
+
+    run = run_agent(
+        [],
+        cwd=workspace,
+        home=home,
+        server=server,
+        stdin=b"hello\nsecond question\n",
+        extra={"PYTHONIOENCODING": encoding},
+    )
+
+    assert run.returncode == 0, said(run)
+    assert "Traceback" not in said(run)
+    assert "first answer ?" in said(run) and "second answer" in said(run)

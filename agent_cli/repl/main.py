@@ -65,6 +65,7 @@ def main(
     except ArgumentsExit as exit_request:
         return exit_request.code
     env = os.environ if env is None else env
+    from agent_cli.repl.startup import replace_unencodable_output
     from agent_cli.termination import (
         exit_code_for_signal,
         install_termination_handlers,
@@ -72,6 +73,7 @@ def main(
     )
 
     install_termination_handlers(exit_deadline_seconds=SHUTDOWN_DEADLINE_SECONDS)
+    replace_unencodable_output()
     try:
         return _run(
             args,
