@@ -154,3 +154,23 @@ def test_an_output_encoding_that_is_not_utf8_shows_tool_panels_without_a_crash(
     assert run.returncode == 0, said(run)
     assert "Traceback" not in said(run)
     assert "first answer ?" in said(run) and "second answer" in said(run)
+
+
+def test_a_workspace_folder_whose_name_is_not_utf8_starts_remembers_and_resumes(
+    home: Path, tmp_path: Path, server: Any
+) -> None:
+    folder = bytes(tmp_path) + b"/proj\xe9"
+    os.mkdir(folder)
+    server.enqueue(Reply([text_block("hello back")]), Reply([text_block("resumed answer")]))
+
+    first = run_agent(
+        [], cwd=folder, home=home, server=server, stdin=b"hello\n/remember the tests use tox\n"
+    )
+    again = run_agent(["--continue", "-p", "and now?"], cwd=folder, home=home, server=server)
+
+    assert first.returncode == 0, said(first)
+    assert again.returncode == 0, said(again)
+    assert "Traceback" not in said(first) + said(again)
+    assert "hello back" in said(first) and "resumed answer" in said(again)
+    sent = str(server.accepted[-1]["messages"])
+    assert "hello" in sent and "the tests use tox" in sent, sent  # the same session, its fact
