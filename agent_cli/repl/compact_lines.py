@@ -125,7 +125,8 @@ def format_blocked(event: RequestBlocked) -> list[str]:
             f"  what every request carries besides the conversation (system prompt, project "
             f"instructions, tool schemas, MCP servers' included, durable block) is "
             f"{event.reserved_tokens:,} tokens alone, so neither compacting nor /new can help: "
-            "/context shows what takes the room; turn off MCP servers in config.toml, or "
+            "/context shows what takes the room; /facts lists the durable facts and pending "
+            "items and /forget removes one; turn off MCP servers in config.toml, or "
             f"raise --hard-limit (now {event.hard_limit:,})",
         ]
     if event.largest_message_tokens >= event.hard_limit:

@@ -254,6 +254,12 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         f"there is no fact or pending item {_c(exc.item_id, 40)}; /facts lists them "
         "(F1, F2, ... and T1, T2, ...)"
     ),
+    e.DurableTextTooLong: lambda exc: (
+        f"/{_c(exc.command)} takes at most {exc.limit:,} characters; this has "
+        f"{exc.characters:,}, and the durable state goes with every request. Nothing was "
+        "added. Put big content in a file and remember where it is "
+        "(/remember the API notes are in docs/api.md)"
+    ),
     e.DurableStateError: lambda exc: (
         f"durable state refused it ({_c(exc.field)}: {_c(exc.reason)})"
     ),
