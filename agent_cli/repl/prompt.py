@@ -8,7 +8,8 @@ opening) runs, then takes it off the screen; the next `read_line` carries on wit
 was typed meanwhile, and a line already sent is returned by it (see `early_prompt`).
 Enter sends; Alt+Enter (terminals send it as Esc Enter, so both work) inserts a new
 line. Ctrl-C raises `KeyboardInterrupt` (the loop clears the line and prompts again);
-Ctrl-D on an empty line raises `EOFError`. A long paste shows as one placeholder
+Ctrl-D on an empty line raises `EOFError`. Ctrl-Z suspends (under a shell with job
+control) or does nothing; it never inserts a raw ^Z. A long paste shows as one placeholder
 (`paste`) and is sent whole.
 History lives in the state folder's history file (kept in memory only when that is not a
 regular file: a FIFO there must not hang the prompt). Only imported when stdin is a
@@ -34,7 +35,7 @@ from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.styles import Style
-from prompt_toolkit.utils import get_cwidth, is_dumb_terminal
+from prompt_toolkit.utils import get_cwidth, is_dumb_terminal, suspend_to_background_supported
 
 from agent_cli.repl.argument_choices import COMPLETED_ARGUMENTS
 from agent_cli.repl.background import DeferredWork
@@ -127,8 +128,24 @@ def _screen_columns() -> int | None:
         return None
 
 
+def suspend_or_ignore(event: Any) -> None:
+    """Ctrl-Z suspends agent-cli as it suspends a shell's job (`fg` brings it back); where
+    it cannot (no job control), it does nothing. prompt_toolkit's own binding inserts a
+    raw ^Z, which was then sent to the model."""
+    if suspend_to_background_supported():
+        event.app.suspend_to_background()
+
+
+def build_suspend_binding() -> KeyBindings:
+    """Only Ctrl-Z (`suspend_or_ignore`): for the permission question."""
+    bindings = KeyBindings()
+    bindings.add("c-z")(suspend_or_ignore)
+    return bindings
+
+
 def build_key_bindings(pastes: PastedText | None = None) -> KeyBindings:
     bindings = KeyBindings()
+    bindings.add("c-z")(suspend_or_ignore)
 
     @bindings.add("escape", "enter")
     def _insert_newline(event: Any) -> None:
@@ -306,6 +323,8 @@ class PromptReader:
         from the terminal first and kept for the next line prompt (`type_ahead`)."""
         if self._terminal["input"] is None:
             self._typed_ahead.add(take_pending(sys.stdin.fileno()))
-        answer_session: PromptSession[str] = PromptSession(**self._terminal)
+        answer_session: PromptSession[str] = PromptSession(
+            **self._terminal, key_bindings=build_suspend_binding()
+        )
         with patch_stdout(raw=True):
             return str(prompt_once(answer_session, question))
