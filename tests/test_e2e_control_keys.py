@@ -1,6 +1,7 @@
 """Control keys typed by accident at the prompt are never sent to the model (fifth outside
 attack): Ctrl-Z suspends agent-cli under a shell with job control (`fg` brings it back,
-the line kept) and does nothing without one. A real terminal (tmux) against the fake API."""
+the line kept) and does nothing without one; Ctrl-space (Ctrl-@) neither inserts a NUL
+nor starts a selection that swallowed every key typed after it. A real terminal (tmux) against the fake API."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def test_control_keys_typed_at_the_prompt_put_nothing_into_the_message(scene):
     scene.server.enqueue(Reply([text_block("got it")]))
     terminal = scene.repl.terminal
     terminal.type_text("hel")
-    terminal.press("C-z")
+    terminal.press("C-z", "C-@")
     terminal.type_text("lo")
     terminal.press("Enter")
     terminal.wait_for_text("got it", timeout=60)

@@ -9,7 +9,7 @@ was typed meanwhile, and a line already sent is returned by it (see `early_promp
 Enter sends; Alt+Enter (terminals send it as Esc Enter, so both work) inserts a new
 line. Ctrl-C raises `KeyboardInterrupt` (the loop clears the line and prompts again);
 Ctrl-D on an empty line raises `EOFError`. Ctrl-Z suspends (under a shell with job
-control) or does nothing; it never inserts a raw ^Z. A long paste shows as one placeholder
+control) or does nothing; it never inserts a raw ^Z. Ctrl-space does nothing. A long paste shows as one placeholder
 (`paste`) and is sent whole.
 History lives in the state folder's history file (kept in memory only when that is not a
 regular file: a FIFO there must not hang the prompt). Only imported when stdin is a
@@ -146,6 +146,11 @@ def build_suspend_binding() -> KeyBindings:
 def build_key_bindings(pastes: PastedText | None = None) -> KeyBindings:
     bindings = KeyBindings()
     bindings.add("c-z")(suspend_or_ignore)
+
+    @bindings.add("c-@")  # Ctrl-space, often pressed by accident (input method switches)
+    def _ignore_mark(event: Any) -> None:
+        """Nothing: prompt_toolkit's emacs mark would start a selection, and every key
+        typed after it was then dropped unseen until Ctrl-G."""
 
     @bindings.add("escape", "enter")
     def _insert_newline(event: Any) -> None:
