@@ -134,6 +134,17 @@ class PendingTransitionError(DurableStateError):
         self.item_id = item_id
 
 
+class DurableTextTooLong(DurableStateError):
+    """A /remember or /todo text over `limit` characters (it has `characters`): every
+    request carries the durable state, so one huge item would block every turn."""
+
+    def __init__(self, command: str, characters: int, limit: int) -> None:
+        super().__init__("text", "too_long")
+        self.command = command
+        self.characters = characters
+        self.limit = limit
+
+
 class DurableItemNotFound(DurableStateError):
     """No fact or pending item has `item_id` (e.g. `/forget` of an id that is not there)."""
 

@@ -27,6 +27,7 @@ a resumed history may need (a dangling call answered, malformed ids renamed).
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Collection, Container, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
@@ -45,6 +46,8 @@ RESULT_BEFORE_USE = "result_before_use"
 UNKNOWN_ID = "unknown_id"
 MISSING_RESULT = "missing_result"
 EMPTY_NAME = "empty_name"  # a tool_use whose `name` is not a non-empty string
+# a tool_use whose `input` strict JSON cannot carry (NaN, Infinity, a lone surrogate)
+UNSENDABLE_INPUT = "unsendable_input"
 
 
 # The API's grammar for tool_use ids. It states no length; its own ids are about 30
@@ -281,8 +284,10 @@ def find_answer_id_problem(
 
     The reason is a `ToolProtocolError` code: EMPTY_ID or MALFORMED_ID (an id outside the
     API's grammar or over `MAX_TOOL_USE_ID_CHARS`), DUPLICATE_ID (an id repeated within
-    the answer or already in `history`), or EMPTY_NAME. Such an answer must be neither
-    run nor recorded: once in the history, every later request would be refused.
+    the answer or already in `history`), EMPTY_NAME, or UNSENDABLE_INPUT (an input that
+    strict JSON in UTF-8 cannot carry: NaN, Infinity, a lone surrogate). Such an answer
+    must be neither run nor recorded: once in the history, every later request would be
+    refused (or it could not be recorded at all).
     """
     uses = [block for block in iter_tool_blocks(response) if block.get("type") == "tool_use"]
     for block in uses:
@@ -294,9 +299,20 @@ def find_answer_id_problem(
         name = block.get("name")
         if not isinstance(name, str) or not name:
             return EMPTY_NAME
+        if not _is_strict_json(block.get("input")):
+            return UNSENDABLE_INPUT
     if find_reused_tool_use_id(response, history) is not None:
         return DUPLICATE_ID
     return None
+
+
+def _is_strict_json(value: Any) -> bool:
+    """Whether `value` is JSON without NaN or Infinity, whose text encodes as UTF-8."""
+    try:
+        json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8")
+    except (TypeError, ValueError, RecursionError):  # UnicodeEncodeError is a ValueError
+        return False
+    return True
 
 
 def answer_dangling_tool_uses(

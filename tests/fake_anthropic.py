@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -267,11 +268,22 @@ class _Handler(BaseHTTPRequestHandler):
         elif isinstance(script, MalformedEvent):
             self._send_chunk(f"event: {script.event_name}\ndata: {script.payload}\n\n")
         elif isinstance(script, Stall):
-            self.fake.stopping.wait(script.seconds)
+            self._stall(script)
         if isinstance(script, DropConnection | Stall):
             self.close_connection = True  # no final chunk: the client sees a broken body
             return
         self._send_chunk("")
+
+    def _stall(self, stall: Stall) -> None:
+        if stall.ping_every is None:
+            self.fake.stopping.wait(stall.seconds)
+            return
+        ends = time.monotonic() + stall.seconds
+        while time.monotonic() < ends and not self.fake.stopping.wait(stall.ping_every):
+            try:
+                self._send_chunk('event: ping\ndata: {"type": "ping"}\n\n')
+            except OSError:  # the client gave up and closed the connection
+                return
 
     def _send_chunk(self, text: str) -> None:
         data = text.encode()

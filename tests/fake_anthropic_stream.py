@@ -92,10 +92,13 @@ class DropConnection:
 
 @dataclass
 class Stall:
-    """Send `after_events` events, then go silent for `seconds` (longer than the timeout)."""
+    """Send `after_events` events, then go silent for `seconds` (longer than the timeout);
+    with `ping_every`, silent but for a `ping` event that often (a live proxy, a stuck
+    model)."""
 
     seconds: float = 5.0
     after_events: int = 0
+    ping_every: float | None = None
     reply: Reply = field(default_factory=_partial_reply)
 
 

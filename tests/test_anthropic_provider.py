@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 import sys
+import time
 import traceback
 
 import pytest
@@ -305,6 +306,19 @@ def test_a_stalled_stream_times_out_and_is_retried(server):
     server.enqueue(Stall(seconds=5, after_events=2), Reply([text_block("awake")]))
     provider, _ = make_provider(server, attempt_timeout=server.short_timeout_for_stalls(0.3))
     events = run(provider, ask())
+    assert [e.kind for e in events if isinstance(e, RetryNotice)] == ["timeout"]
+    assert final(events).message["content"] == [{"type": "text", "text": "awake"}]
+
+
+def test_a_stream_that_sends_only_pings_after_its_start_times_out_and_is_retried(server):
+    """Pings reset each read's timeout; the same bound holds on time without an event
+    (fifth outside attack: `-p` waited for ever on such a stream)."""
+    stuck = Stall(seconds=30, after_events=1, ping_every=0.05)  # message_start, then pings
+    server.enqueue(stuck, Reply([text_block("awake")]))
+    provider, _ = make_provider(server, attempt_timeout=server.short_timeout_for_stalls(0.5))
+    started = time.monotonic()
+    events = run(provider, ask())
+    assert time.monotonic() - started < 15
     assert [e.kind for e in events if isinstance(e, RetryNotice)] == ["timeout"]
     assert final(events).message["content"] == [{"type": "text", "text": "awake"}]
 

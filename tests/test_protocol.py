@@ -256,3 +256,24 @@ def test_malformed_ids_are_renamed_alike_on_both_halves_and_nothing_else_changes
     assert all(renamed[i] is history[i] for i in (0, 1, 2, 5))  # shared, not copied
     assert renamed[5]["content"][0]["id"] is None  # not a string: left for validation
     validate_tool_protocol(renamed[:5])
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), "caf\udce9"])
+def test_an_answer_whose_tool_input_strict_json_cannot_carry_is_refused(value) -> None:
+    from agent_cli.protocol import UNSENDABLE_INPUT, find_answer_id_problem
+
+    answer = {
+        "role": "assistant",
+        "content": [
+            {"type": "tool_use", "id": "toolu_x", "name": "read_file", "input": {"n": value}}
+        ],
+    }
+    assert find_answer_id_problem(answer, []) == UNSENDABLE_INPUT
+
+
+def test_a_refused_store_value_is_not_blamed_on_the_state_folder() -> None:
+    from agent_cli.errors import InvalidStoreInput
+    from agent_cli.repl.error_text import describe_failed_write
+
+    words = describe_failed_write(InvalidStoreInput("payload", "not_utf8"))
+    assert "state folder is fine" in words and "Check the state folder" not in words

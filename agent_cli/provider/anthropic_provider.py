@@ -61,7 +61,8 @@ DEFAULT_MAX_RETRIES = 4
 class AnthropicProvider:
     """Claude through the official SDK; see the module contract.
 
-    `timeout_seconds` bounds each wait for the server (connect, each read);
+    `timeout_seconds` bounds each wait for the server (connect, each read) and the time
+    an answer's stream may go without an event (pings do not count: `stream_watchdog`);
     `attempt_timeout`, when given, is asked before every attempt for that attempt's bound
     instead, so a test can give a short one only to the attempt that meets a stall.
     """
@@ -170,8 +171,10 @@ class AnthropicProvider:
         """One try: yield text deltas, return (not yield) the finished response."""
         tracker = StreamTracker()
         client = self._ensure_client()
-        with client.messages.stream(**wire, timeout=self._attempt_timeout()) as stream:
-            for event in read_events(stream):
+        timeout = self._attempt_timeout()
+        with client.messages.stream(**wire, timeout=timeout) as stream:
+            # pings reset each read's timeout: the same bound, on time without an event
+            for event in read_events(stream, idle_limit=timeout):
                 text = tracker.observe(event)
                 if text:
                     yield TextDelta(text)

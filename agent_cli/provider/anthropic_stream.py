@@ -1,7 +1,8 @@
 """Stream handling around the SDK: reading its events safely and warming up its parsing.
 
-Contract: `read_events(stream)` yields the SDK's events and turns anything it fails to
-parse into a `StreamFault("stream_malformed")`, which the provider retries.
+Contract: `read_events(stream, idle_limit)` yields the SDK's events and turns anything it
+fails to parse into a `StreamFault("stream_malformed")`, and a stream silent but for
+pings for `idle_limit` seconds into `StreamFault("timeout")`; the provider retries both.
 `warm_up_stream_parsing` feeds a canned stream (`WARM_UP_EVENTS`) to the SDK's own
 accumulator, offline, so the first answer does not pay for building the SDK's models;
 it never raises. `anthropic` is imported only inside `accumulate_warm_up_stream`.
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from agent_cli.provider.stream_assembly import StreamFault
+from agent_cli.provider.stream_watchdog import StreamWatchdog
 from agent_cli.provider.warm_up_stream import WARM_UP_EVENTS
 
 
@@ -42,8 +44,32 @@ def accumulate_warm_up_stream() -> Any:
     return snapshot
 
 
-def read_events(stream: Any) -> Iterator[Any]:
-    """The SDK's events; anything it fails to parse becomes a `stream_malformed` fault."""
+def read_events(stream: Any, idle_limit: float | None = None) -> Iterator[Any]:
+    """The SDK's events; anything it fails to parse becomes a `stream_malformed` fault.
+
+    With `idle_limit`, a stream that goes that many seconds without an event (only
+    pings, which the SDK swallows) is closed and raises `StreamFault("timeout")`
+    (`stream_watchdog`)."""
+    if idle_limit is None:
+        yield from _parsed_events(stream)
+        return
+    watchdog = StreamWatchdog(stream.close, idle_limit)
+    watchdog.start()
+    try:
+        for event in _parsed_events(stream):
+            watchdog.saw_event()
+            yield event
+    except Exception as err:
+        if watchdog.fired:
+            raise StreamFault("timeout") from err
+        raise
+    finally:
+        watchdog.stop()
+    if watchdog.fired:  # the close ended the body as if it were complete
+        raise StreamFault("timeout")
+
+
+def _parsed_events(stream: Any) -> Iterator[Any]:
     iterator = iter(stream)
     while True:
         try:

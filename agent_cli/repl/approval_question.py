@@ -6,7 +6,8 @@ view. Its "always" answers are the scopes the request offers
 what the gate remembers: `[a]` for the narrowest (this exact command; any write or edit
 of this one file), `[p]` for a command prefix, shown whole (`[p] always "npm test …"`),
 when one is offered; no `[a]` when the request offers no scope. `parse_answer` maps a
-reply to a decision name, None for a reply that is not one of the answers offered.
+reply to a decision name, None for a reply that is not one of the answers offered (a bare
+Enter among them: the question is asked again).
 `describe_always` is the line printed after an "always" answer: what now runs unasked
 for the rest of the session, and what is still asked.
 """
@@ -35,8 +36,7 @@ _ANSWERS = {
     "prefix": "allow_prefix",
     "n": "deny",
     "no": "deny",
-    "": "deny",
-}
+}  # no "": an Enter typed by accident (or ahead) must not answer a question unseen
 _LETTER = {"allow_always": "a", "allow_prefix": "p"}
 NOT_PLAIN_WORDS = "; & | ` $( ${ $[ < > ( ) \\ or a line break"
 
@@ -77,9 +77,9 @@ def parse_answer(answer: str, scopes: tuple[AlwaysScope, ...]) -> str | None:
 
 
 def describe_answers(scopes: tuple[AlwaysScope, ...]) -> str:
-    """`answer y, a or n`: the letters this question accepts."""
+    """`answer y, a or n (Enter alone is no answer)`: the letters this question accepts."""
     letters = ["y", *(_LETTER[_decision_of(scope)] for scope in scopes)]
-    return f"answer {', '.join(letters)} or n"
+    return f"answer {', '.join(letters)} or n (Enter alone is no answer)"
 
 
 def describe_always(scope: AlwaysScope) -> Text:

@@ -157,7 +157,8 @@ def describe_full_reserve(event: RequestBlocked) -> str:
         "instructions, tool schemas, MCP servers' included, durable block) is "
         f"{reserved:,} tokens alone{share}, so neither compacting nor /new can help: "
         "/context shows what takes the room; turn off MCP servers in config.toml (/mcp "
-        "lists them), /forget facts no longer needed, or raise --hard-limit "
+        "lists them), /forget facts no longer needed (/facts lists them), or raise "
+        "--hard-limit "
         f"(now {hard:,})"
     )
 

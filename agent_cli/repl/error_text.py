@@ -277,6 +277,12 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         f"there is no fact or pending item {_c(exc.item_id, 40)}; /facts lists them "
         "(F1, F2, ... and T1, T2, ...)"
     ),
+    e.DurableTextTooLong: lambda exc: (
+        f"/{_c(exc.command)} takes at most {exc.limit:,} characters; this has "
+        f"{exc.characters:,}, and the durable state goes with every request. Nothing was "
+        "added. Put big content in a file and remember where it is "
+        "(/remember the API notes are in docs/api.md)"
+    ),
     e.DurableStateError: lambda exc: (
         f"durable state refused it ({_c(exc.field)}: {_c(exc.reason)})"
     ),
@@ -421,6 +427,11 @@ def describe_failed_write(error: BaseException | None) -> str:
         return (
             f"The transcript file changed under this session ({error.reason}). "
             "Start a new session with /new; the old record is left as it is."
+        )
+    if isinstance(error, e.InvalidStoreInput):  # the value was refused, not the folder
+        return (
+            f"Not recorded: the {error.field} was refused before anything was written "
+            f"({error.reason}); the state folder is fine and the transcript is unchanged."
         )
     return f"Storage error: {type(error).__name__}. Check the state folder (AGENT_CLI_HOME)."
 
@@ -583,7 +594,8 @@ def _malformed_tool_call(fields: Mapping[str, object]) -> str:
     if fields.get("retry"):
         return (
             "The model's answer held a tool call the API would not take back (an empty or "
-            "malformed id or tool name); it was not recorded and nothing ran. Asking once more."
+            "malformed id or tool name, or an input with NaN, Infinity or text that is not "
+            "UTF-8); it was not recorded and nothing ran. Asking once more."
         )
     return (
         "The model's answer held a malformed tool call again; nothing ran and nothing was "

@@ -35,6 +35,7 @@ from agent_cli.repl.render import EventRenderer, build_error_text
 from agent_cli.repl.safe_text import clip_line
 from agent_cli.repl.session_views import build_exchanges_view
 from agent_cli.repl.turns import drive_events
+from agent_cli.repl.undecodable_input import describe_replaced, replace_undecodable
 from agent_cli.repl.wiring import SessionBackend
 from agent_cli.repl.word_wrap import print_at_words
 
@@ -115,6 +116,9 @@ class Repl:
         """Run one line of input; nothing it raises (but a bug) escapes."""
         if not line.strip():
             return
+        line, replaced = replace_undecodable(line)
+        if replaced:
+            self.console.print(Text(describe_replaced(replaced), style="yellow"))
         command = split_command(line)
         try:
             if command is not None:

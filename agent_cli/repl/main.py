@@ -65,6 +65,7 @@ def main(
     except ArgumentsExit as exit_request:
         return exit_request.code
     env = os.environ if env is None else env
+    from agent_cli.repl.startup import replace_unencodable_output
     from agent_cli.termination import (
         exit_code_for_signal,
         install_termination_handlers,
@@ -72,6 +73,7 @@ def main(
     )
 
     install_termination_handlers(exit_deadline_seconds=SHUTDOWN_DEADLINE_SECONDS)
+    replace_unencodable_output()
     try:
         return _run(
             args,
@@ -164,9 +166,13 @@ def _run_print_mode(
     from agent_cli.repl import startup, wiring
     from agent_cli.repl.print_mode import run_print_turn
     from agent_cli.repl.render import EventRenderer
+    from agent_cli.repl.undecodable_input import describe_replaced, replace_undecodable
 
     prompt_text = startup.read_print_prompt(args.print_prompt, stdin)
     diagnostics = startup.make_console(stderr, stderr=True)
+    prompt_text, replaced = replace_undecodable(prompt_text)
+    if replaced:
+        diagnostics.print(describe_replaced(replaced), style="yellow", markup=False)
     asker = wiring.build_refusing_asker(diagnostics, "-p cannot ask for permission")
     backend = factory(settings, asker)
     session, _ = startup.open_first_session(
@@ -207,6 +213,7 @@ def _run_interactive(
     """
     from agent_cli.repl import startup
     from agent_cli.repl.background import DeferredWork
+    from agent_cli.repl.type_ahead import keep_on_interrupt
 
     prompt_reader = None
     if _is_terminal(stdin) and startup.writes_to_terminal(stdout):
@@ -248,7 +255,12 @@ def _run_interactive(
         prompt_reader.complete_arguments_with(repl.argument_choices)
     for renderable in said:
         repl.console.print(renderable)
-    exit_code: int = repl.run()
+    # Ctrl-C during a turn must not flush what was typed meanwhile (`type_ahead`).
+    restore_flush = keep_on_interrupt(stdin.fileno()) if prompt_reader else (lambda: None)
+    try:
+        exit_code: int = repl.run()
+    finally:
+        restore_flush()
     return exit_code
 
 

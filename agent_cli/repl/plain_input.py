@@ -4,8 +4,7 @@ prompt_toolkit does not read piped or absent stdin properly, so here every line 
 stdin is one input, read with plain `readline`. Contract: `read_line()` returns the next
 line without its line ending, raises `EOFError` at the end of input and `InputTooLarge`
 for a line over the input cap (that line is skipped, the next read goes on after it); `ask()` never
-blocks on a question nobody can answer (it returns "" at once: the caller treats that as
-a refusal). Each line read is echoed after a `> ` marker, so a log of a piped run shows
+blocks on a question nobody can answer (it returns "n" at once: a refusal). Each line read is echoed after a `> ` marker, so a log of a piped run shows
 what was asked.
 """
 
@@ -44,4 +43,4 @@ class PlainLineReader:
         """Nothing on screen to redraw: piped input shows no gauge."""
 
     def ask(self, question: str) -> str:
-        return ""
+        return "n"

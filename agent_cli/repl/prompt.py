@@ -8,7 +8,8 @@ opening) runs, then takes it off the screen; the next `read_line` carries on wit
 was typed meanwhile, and a line already sent is returned by it (see `early_prompt`).
 Enter sends; Alt+Enter (terminals send it as Esc Enter, so both work) inserts a new
 line. Ctrl-C raises `KeyboardInterrupt` (the loop clears the line and prompts again);
-Ctrl-D on an empty line raises `EOFError`. A long paste shows as one placeholder
+Ctrl-D on an empty line raises `EOFError`. Ctrl-Z suspends (under a shell with job
+control) or does nothing; it never inserts a raw ^Z. Ctrl-space does nothing. A long paste shows as one placeholder
 (`paste`) and is sent whole.
 History lives in the state folder's history file (kept in memory only when that is not a
 regular file: a FIFO there must not hang the prompt). Only imported when stdin is a
@@ -20,6 +21,7 @@ these prompts with `TerminationRequested` (`prompt_ending`).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,7 +35,7 @@ from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.styles import Style
-from prompt_toolkit.utils import get_cwidth, is_dumb_terminal
+from prompt_toolkit.utils import get_cwidth, is_dumb_terminal, suspend_to_background_supported
 
 from agent_cli.repl.argument_choices import COMPLETED_ARGUMENTS
 from agent_cli.repl.background import DeferredWork
@@ -42,6 +44,7 @@ from agent_cli.repl.history_file import RegularFileHistory
 from agent_cli.repl.paste import PastedText
 from agent_cli.repl.prompt_ending import prompt_once
 from agent_cli.repl.safe_text import clip_line
+from agent_cli.repl.type_ahead import TypeAhead, take_pending
 
 if TYPE_CHECKING:
     from agent_cli.events import Gauge
@@ -125,8 +128,29 @@ def _screen_columns() -> int | None:
         return None
 
 
+def suspend_or_ignore(event: Any) -> None:
+    """Ctrl-Z suspends agent-cli as it suspends a shell's job (`fg` brings it back); where
+    it cannot (no job control), it does nothing. prompt_toolkit's own binding inserts a
+    raw ^Z, which was then sent to the model."""
+    if suspend_to_background_supported():
+        event.app.suspend_to_background()
+
+
+def build_suspend_binding() -> KeyBindings:
+    """Only Ctrl-Z (`suspend_or_ignore`): for the permission question."""
+    bindings = KeyBindings()
+    bindings.add("c-z")(suspend_or_ignore)
+    return bindings
+
+
 def build_key_bindings(pastes: PastedText | None = None) -> KeyBindings:
     bindings = KeyBindings()
+    bindings.add("c-z")(suspend_or_ignore)
+
+    @bindings.add("c-@")  # Ctrl-space, often pressed by accident (input method switches)
+    def _ignore_mark(event: Any) -> None:
+        """Nothing: prompt_toolkit's emacs mark would start a selection, and every key
+        typed after it was then dropped unseen until Ctrl-G."""
 
     @bindings.add("escape", "enter")
     def _insert_newline(event: Any) -> None:
@@ -231,6 +255,7 @@ class PromptReader:
         self._pending: PendingInput | None = None
         self._terminal = {"input": terminal_input, "output": terminal_output}
         self._pastes = PastedText()
+        self._typed_ahead = TypeAhead()
         self._completer = SlashCommandCompleter(commands)
         self._session: PromptSession[str] = PromptSession(
             **self._terminal,
@@ -254,15 +279,31 @@ class PromptReader:
         app = self._session.app
         with patch_stdout(raw=True):
             if pending is None:
-                return self._pastes.expand(prompt_once(self._session, PROMPT_TEXT))
+                return self._pastes.expand(
+                    prompt_once(self._session, PROMPT_TEXT, pre_run=self._type_ahead_feeder())
+                )
             return self._pastes.expand(
                 prompt_once(
                     self._session,
                     PROMPT_TEXT,
                     default=pending.document,
-                    pre_run=replay(pending, app),
+                    pre_run=replay(pending, app) or self._type_ahead_feeder(),
                 )
             )
+
+    def _type_ahead_feeder(self) -> Callable[[], None] | None:
+        """The `pre_run` that types the line kept from before a question (`ask`), as if
+        typed now; None when nothing was kept."""
+        if not self._typed_ahead:
+            return None
+        keys = self._typed_ahead.take_line()
+        processor = self._session.app.key_processor
+
+        def feed() -> None:
+            processor.feed_multiple(keys)
+            processor.process_keys()
+
+        return feed
 
     def show_while(self, work: DeferredWork[Any]) -> None:
         """The prompt on screen while `work` runs, then off it; see the module contract.
@@ -281,7 +322,14 @@ class PromptReader:
         self._session.app.invalidate()
 
     def ask(self, question: str) -> str:
-        """One answer to a question (permissions), without history or completion."""
-        answer_session: PromptSession[str] = PromptSession(**self._terminal)
+        """One answer to a question (permissions), without history or completion.
+
+        Keys typed before the question was shown are no answer to it: they are taken
+        from the terminal first and kept for the next line prompt (`type_ahead`)."""
+        if self._terminal["input"] is None:
+            self._typed_ahead.add(take_pending(sys.stdin.fileno()))
+        answer_session: PromptSession[str] = PromptSession(
+            **self._terminal, key_bindings=build_suspend_binding()
+        )
         with patch_stdout(raw=True):
             return str(prompt_once(answer_session, question))

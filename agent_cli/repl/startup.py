@@ -57,6 +57,17 @@ def make_console(stream: TextIO | None, *, stderr: bool = False) -> Console:
     return Console(file=stream)
 
 
+def replace_unencodable_output() -> None:
+    """Make the real stdout and stderr write `?` for what their encoding cannot carry.
+
+    Why: with a Latin-1 locale (or PYTHONIOENCODING=latin-1) the first box-drawing glyph
+    of a tool panel raised UnicodeEncodeError and ended the session; a lone surrogate
+    does the same on UTF-8. A stream that already has a lenient handler keeps it."""
+    for stream in (sys.stdout, sys.stderr):
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
+
+
 def writes_to_terminal(stream: TextIO | None) -> bool:
     """What `make_console(stream).is_terminal` says, without importing rich if it can.
 

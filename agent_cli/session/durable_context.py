@@ -33,7 +33,7 @@ from agent_cli.durable import (
     render_durable_context,
     transition_pending,
 )
-from agent_cli.errors import StoreError
+from agent_cli.errors import DurableTextTooLong, StoreError
 from agent_cli.session.log import DURABLE_CHANGE, USER_COMMAND, SessionLog
 from agent_cli.sources import SourceResolution, resolve_durable_sources
 
@@ -43,6 +43,8 @@ if TYPE_CHECKING:
 
 Change = Callable[[DurableContextState], DurableContextState]
 T = TypeVar("T")
+# A fact or pending item goes with every request: a paste of a file must not become one.
+MAX_ITEM_CHARS = 2_000
 # What adding an item gives: the new state, the item, and its id.
 Added = tuple[DurableContextState, T, str]
 # (state, the user's text, the source pointer, its evidence's sha256, the moment) -> what
@@ -107,7 +109,10 @@ class DurableContext:
 
     def _add_item(self, command: str, text: str, action: str, add: AddItem[T]) -> T:
         """Record the user's `command` with `text`, then `add` the new item, sourced to
-        that record, to the state as saved (`_adopt`); returns the item."""
+        that record, to the state as saved (`_adopt`); returns the item. A text over
+        `MAX_ITEM_CHARS` is refused first (`DurableTextTooLong`), nothing recorded."""
+        if len(text) > MAX_ITEM_CHARS:
+            raise DurableTextTooLong(command, len(text), MAX_ITEM_CHARS)
         record = self.log.append(USER_COMMAND, {"command": command, "text": text})
         source = record["event_id"]
         digest = self._evidence_sha256(source)

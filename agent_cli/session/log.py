@@ -19,6 +19,7 @@ from agent_cli.compaction_layers import SUMMARY, layer_code
 from agent_cli.errors import SessionUnresumable, StoreError
 from agent_cli.events import CompactionRecord, Usage
 from agent_cli.models import lookup_model
+from agent_cli.store.path_text import read_path
 from agent_cli.tokens import with_recorded_counts
 from agent_cli.usage_cost import SessionCost
 
@@ -231,8 +232,7 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
             if estimated and usage.prompt_tokens:  # a summary's usage has no estimate
                 rebuilt.calibration_sample = (usage.prompt_tokens, estimated)
         elif kind == SESSION_STARTED:
-            workspace = payload.get("workspace")
-            rebuilt.workspace = workspace if isinstance(workspace, str) else None
+            rebuilt.workspace = read_path(payload, "workspace")
             model = _text(payload.get("model"))
         elif kind == MODEL_CHANGED and _text(payload.get("model")):
             model = rebuilt.chosen_model = _text(payload.get("model"))

@@ -31,6 +31,7 @@ from agent_cli.session.core import Session
 from agent_cli.session.log import SESSION_STARTED, SessionLog, rebuild_from_records
 from agent_cli.session.resume_check import check_message_shapes, check_sendable_view
 from agent_cli.session.resumed_secrets import redact_tool_results
+from agent_cli.store.path_text import path_fields
 
 if TYPE_CHECKING:
     from agent_cli.mcp_servers.settings import McpServerSettings
@@ -115,7 +116,11 @@ def open_session(
         if rebuilt is None:
             log.append(
                 SESSION_STARTED,
-                {"workspace": str(workspace), "provider": provider.name, "model": provider.model},
+                {
+                    **path_fields("workspace", str(workspace)),
+                    "provider": provider.name,
+                    "model": provider.model,
+                },
             )
         artifacts = ArtifactStore(paths.artifacts_root, fs=artifact_fs)
         recall = Recall(

@@ -45,6 +45,7 @@ from agent_cli.store.fsutil import (
     write_all,
     write_file_atomic,
 )
+from agent_cli.store.path_text import path_key
 
 SCHEMA_VERSION = 1
 _DAMAGED_LABEL = "damaged"
@@ -188,7 +189,7 @@ class MemoryStore:
 
 
 def _workspace_key(workspace: Path) -> str:
-    return str(Path(workspace).resolve())
+    return path_key(str(Path(workspace).resolve()))
 
 
 def _holds_exactly(path: Path, raw: bytes) -> bool:

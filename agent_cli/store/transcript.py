@@ -25,6 +25,7 @@ from agent_cli.store.fsutil import (
     file_kind,
     open_regular_file,
 )
+from agent_cli.store.path_text import read_path
 from agent_cli.store.records import (
     LineUnparsable,
     build_session_id,
@@ -196,5 +197,4 @@ def _read_workspace(path: Path, session_id: str) -> str | None:
     payload = record.get("payload")
     if record.get("kind") != "session_started" or not isinstance(payload, dict):
         return None
-    workspace = payload.get("workspace")
-    return workspace if isinstance(workspace, str) else None
+    return read_path(payload, "workspace")

@@ -153,9 +153,24 @@ def _describe_entry(
     """One line for an entry of the folder open as `descriptor` (its stats go through it)."""
     if entry.is_symlink():
         target = os.readlink(entry.name, dir_fd=descriptor)
-        landing = (folder / target).resolve(strict=False)  # only to label it; never opened
-        is_outside = not workspace.is_inside(landing)
-        return f"{entry.name} -> {target}" + (" (outside the workspace)" if is_outside else "")
+        return f"{entry.name} -> {target}" + _link_label(workspace, folder / target)
     if _is_real_dir(entry):
         return f"{entry.name}/"
-    return f"{entry.name}  ({format_size(entry.stat(follow_symlinks=False).st_size)})"
+    try:
+        size = format_size(entry.stat(follow_symlinks=False).st_size)
+    except OSError:  # gone since the folder was read: still listed, one entry never fails all
+        size = "size unknown"
+    return f"{entry.name}  ({size})"
+
+
+def _link_label(workspace: Workspace, target: Path) -> str:
+    """Where a link lands, as a label: outside the workspace, a loop, or nothing to say.
+
+    The target is resolved only to label it, never opened. A loop (a -> b -> a) cannot be
+    resolved (RuntimeError, or OSError ELOOP on newer Pythons): it is said so, and the
+    rest of the folder is listed all the same."""
+    try:
+        landing = target.resolve(strict=False)
+    except (RuntimeError, OSError):
+        return " (a link loop: it cannot be resolved)"
+    return "" if workspace.is_inside(landing) else " (outside the workspace)"

@@ -8,11 +8,13 @@ result says so plainly: a preview marked as truncated and no pointer, never a si
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from agent_cli.safe_cuts import safe_head_end, safe_tail_start
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
+from agent_cli.tools.recordable_text import make_recordable
 
 
 class ArtifactRefLike(Protocol):
@@ -97,7 +99,9 @@ def format_size(size_bytes: int) -> str:
 
 
 def build_error_outcome(message: str, summary: str) -> ToolOutcome:
-    """An error result that the model reads and the REPL shows as one line."""
+    """An error result that the model reads and the REPL shows as one line (lone
+    surrogates made visible: `recordable_text`)."""
+    message, summary = make_recordable(message), make_recordable(summary)
     return ToolOutcome(message, True, len(message.encode("utf-8")), None, summary)
 
 
@@ -120,7 +124,10 @@ def build_outcome(
     secrets: SecretForms = NO_SECRETS,
 ) -> ToolOutcome:
     """Wrap `result` as an outcome, storing the full text as an artifact when it is big.
-    The preview's cuts split no occurrence of `secrets` and no pointer (`safe_cuts`)."""
+    The preview's cuts split no occurrence of `secrets` and no pointer (`safe_cuts`).
+    This is where every tool's text is made recordable (`recordable_text`): a file name
+    that is not UTF-8 must not end the session."""
+    result = _recordable_result(result)
     full = result.text.encode("utf-8")
     summary = result.summary or format_size(len(full))
     if not may_spill or len(full) <= threshold_bytes:
@@ -144,6 +151,15 @@ def build_outcome(
     content = f"{result.header}\n{notice}\n{preview}\n[Full output: {pointer}]"
     return ToolOutcome(
         content, result.is_error, len(full), pointer, f"{summary}, saved to artifact"
+    )
+
+
+def _recordable_result(result: ToolResult) -> ToolResult:
+    return dataclasses.replace(
+        result,
+        header=make_recordable(result.header),
+        body=make_recordable(result.body),
+        summary=make_recordable(result.summary),
     )
 
 

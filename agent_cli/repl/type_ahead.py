@@ -1,0 +1,113 @@
+"""Keys typed while no prompt was shown (the model thinking, a tool running).
+
+Why: between prompts the terminal is in its ordinary (cooked) mode and holds what is
+typed until something reads it. A permission question asked then would read it as its
+answer: a request typed ahead was lost, and a stray Enter answered a question never seen.
+And Ctrl-C in cooked mode flushes what the terminal holds, so text typed during a turn
+was lost when the turn was cancelled.
+
+Contract:
+- `take_pending(fd)` returns, without waiting, every byte the terminal `fd` holds unread,
+  a line not yet ended included (b"" when it holds none or is not a terminal).
+- `TypeAhead` keeps those keys for the line prompt: `add(data)` appends them,
+  `take_line()` returns the keys up to and including the first Enter (all of them when
+  none was pressed) and keeps the rest for the prompt after.
+- `keep_on_interrupt(fd)` sets the terminal's NOFLSH flag, so Ctrl-C (or Ctrl-\\) leaves
+  what was typed in place; it returns what undoes it (a no-op when `fd` is no terminal).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+from collections.abc import Callable
+
+from prompt_toolkit.input.vt100_parser import Vt100Parser
+from prompt_toolkit.key_binding import KeyPress
+from prompt_toolkit.keys import Keys
+
+_ENTER_KEYS = (Keys.ControlM, Keys.ControlJ)
+
+
+def take_pending(fd: int) -> bytes:
+    """What terminal `fd` holds unread; see the module contract.
+
+    In cooked mode a read sees only whole lines: the terminal is switched to
+    non-canonical reading (no echo, no wait) for the drain, then put back as it was."""
+    try:
+        import termios
+    except ImportError:  # no POSIX terminal here
+        return b""
+    try:
+        saved = termios.tcgetattr(fd)
+    except (termios.error, OSError):
+        return b""
+    drained = list(saved)
+    drained[3] &= ~(termios.ICANON | termios.ECHO)
+    drained[6] = list(saved[6])
+    drained[6][termios.VMIN] = 0
+    drained[6][termios.VTIME] = 0
+    data = b""
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, drained)
+        while select.select([fd], [], [], 0)[0]:
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            data += chunk
+    except (termios.error, OSError):
+        pass
+    finally:
+        with contextlib.suppress(termios.error, OSError):
+            termios.tcsetattr(fd, termios.TCSANOW, saved)
+    return data
+
+
+def keep_on_interrupt(fd: int) -> Callable[[], None]:
+    """Set NOFLSH on terminal `fd`; the returned callable puts the flag back."""
+    try:
+        import termios
+
+        saved = termios.tcgetattr(fd)
+    except Exception:  # no POSIX terminal here, or `fd` is none (termios.error)
+        return lambda: None
+    kept = list(saved)
+    kept[3] |= termios.NOFLSH
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, kept)
+    except (termios.error, OSError):
+        return lambda: None
+
+    def undo() -> None:
+        with contextlib.suppress(termios.error, OSError):
+            current = termios.tcgetattr(fd)
+            current[3] = (current[3] & ~termios.NOFLSH) | (saved[3] & termios.NOFLSH)
+            termios.tcsetattr(fd, termios.TCSANOW, current)
+
+    return undo
+
+
+class TypeAhead:
+    """Keys typed before the line prompt was shown, in order; see the module contract."""
+
+    def __init__(self) -> None:
+        self._keys: list[KeyPress] = []
+
+    def add(self, data: bytes) -> None:
+        # Cooked mode turned the Enter key's \r into \n; the prompt takes either as Enter.
+        text = data.decode("utf-8", errors="replace")
+        Vt100Parser(self._keys.append).feed_and_flush(text)
+
+    def __bool__(self) -> bool:
+        return bool(self._keys)
+
+    def take_line(self) -> list[KeyPress]:
+        """The keys up to and including the first Enter not part of Alt+Enter."""
+        for index, key in enumerate(self._keys):
+            after_escape = index > 0 and self._keys[index - 1].key == Keys.Escape
+            if key.key in _ENTER_KEYS and not after_escape:
+                line, self._keys = self._keys[: index + 1], self._keys[index + 1 :]
+                return line
+        line, self._keys = self._keys, []
+        return line

@@ -1,0 +1,70 @@
+"""Control keys typed by accident at the prompt are never sent to the model (fifth outside
+attack): Ctrl-Z suspends agent-cli under a shell with job control (`fg` brings it back,
+the line kept) and does nothing without one; Ctrl-space (Ctrl-@) neither inserts a NUL
+nor starts a selection that swallowed every key typed after it. A real terminal (tmux) against the fake API."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e_support import ReplDriver, agent_cli_argv, build_env
+from fake_anthropic import Reply, start_fake_server, text_block
+from scene_support import Scene, open_scene
+
+pytestmark = pytest.mark.e2e
+
+API_KEY = "sk-ant-control-keys-FAKE-0123456789"
+
+
+@pytest.fixture()
+def scene(tmp_path: Path, terminals) -> Iterator[Scene]:
+    with open_scene(tmp_path, terminals, API_KEY, {}) as opened:
+        yield opened
+
+
+def sent_text(server: Any) -> str:
+    return str(server.accepted[-1]["messages"][-1]["content"])
+
+
+def test_control_keys_typed_at_the_prompt_put_nothing_into_the_message(scene):
+    scene.server.enqueue(Reply([text_block("got it")]))
+    terminal = scene.repl.terminal
+    terminal.type_text("hel")
+    terminal.press("C-z", "C-@")
+    terminal.type_text("lo")
+    terminal.press("Enter")
+    terminal.wait_for_text("got it", timeout=60)
+    sent = sent_text(scene.server)
+    assert "hello" in sent, sent
+    assert not any(ord(ch) < 32 and ch not in "\n\t" for ch in sent), repr(sent)
+
+
+def test_ctrl_z_under_a_shell_suspends_and_fg_brings_the_line_back(tmp_path: Path, terminals):
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    with start_fake_server(api_key=API_KEY) as server:
+        env = build_env(
+            tmp_path / "home",
+            {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url},
+        )
+        terminal = terminals.open(env)
+        terminal.start(["bash", "--norc", "--noprofile", "-i"], cwd=folder, height=40)
+        terminal.wait_for(lambda s: "bash" in s or "$" in s, "the shell's prompt", timeout=30)
+        terminal.type_text(shlex.join(agent_cli_argv()))
+        terminal.press("Enter")
+        ReplDriver(terminal).wait_for_prompt(timeout=60)
+        server.enqueue(Reply([text_block("back and answered")]))
+        terminal.type_text("hello")
+        terminal.press("C-z")
+        terminal.wait_for_text("Stopped", timeout=30)
+        terminal.type_text("fg")
+        terminal.press("Enter")
+        terminal.wait_for(lambda s: s.rstrip().count("hello") >= 1 and "fg" in s, "the prompt")
+        terminal.press("Enter")
+        terminal.wait_for_text("back and answered", timeout=60)
+        assert sent_text(server).count("hello") == 1
+        assert "\x1a" not in sent_text(server)

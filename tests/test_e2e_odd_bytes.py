@@ -1,0 +1,176 @@
+"""Bytes that are not UTF-8, in a real process against the fake API (fifth outside attack):
+file and link names from an old archive, typed or piped input, the workspace's own folder
+name, a Latin-1 terminal. None of them may end the session or be dropped in silence."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from e2e_support import agent_cli_argv, build_env
+from fake_anthropic import Reply, text_block, tool_use_block
+
+pytestmark = pytest.mark.e2e
+
+API_KEY = "sk-ant-odd-bytes-FAKE-0123456789"
+
+
+def run_agent(
+    args: list[str],
+    *,
+    cwd: Path | bytes,
+    home: Path,
+    server: Any,
+    stdin: bytes = b"",
+    extra: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """`agent-cli args` on pipes, against `server`, with its state in `home`."""
+    env = build_env(home, {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url})
+    env.update(extra or {})
+    return subprocess.run(
+        [*agent_cli_argv(), *args],
+        cwd=cwd,
+        env=env,
+        input=stdin,
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
+
+
+def said(run: subprocess.CompletedProcess[bytes]) -> str:
+    return (run.stdout + run.stderr).decode("utf-8", errors="replace")
+
+
+def tool_results(server: Any) -> list[dict[str, Any]]:
+    """Every tool_result block of the last request accepted."""
+    return [
+        block
+        for message in server.accepted[-1]["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+
+
+def test_list_dir_shows_names_that_are_not_utf8_with_escapes_and_the_session_goes_on(
+    home: Path, tmp_path: Path, server: Any
+) -> None:
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    Path(os.fsdecode(bytes(folder) + b"/caf\xe9.txt")).write_bytes(b"menu\n")
+    os.symlink(b"caf\xe9.txt", bytes(folder) + b"/link\xe9")
+    server.enqueue(
+        Reply([tool_use_block("toolu_l", "list_dir", {})], "tool_use"),
+        Reply([text_block("Two names.")]),
+        Reply([text_block("second answer")]),
+    )
+
+    run = run_agent(
+        [], cwd=folder, home=home, server=server, stdin=b"what is here?\nsecond question\n"
+    )
+
+    assert run.returncode == 0, said(run)
+    assert "Traceback" not in said(run)
+    listing = str(tool_results(server)[0]["content"])
+    assert "caf\\xe9.txt" in listing and "link\\xe9" in listing, listing
+    assert "second answer" in said(run)
+
+
+def sent_texts(server: Any) -> list[str]:
+    """The text of every user message of the last request accepted."""
+    texts = []
+    for message in server.accepted[-1]["messages"]:
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if message["role"] == "user":
+            texts += [block["text"] for block in blocks if block.get("type") == "text"]
+    return texts
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin"),
+    [
+        ([], b"caf\xe9 au lait\n"),
+        (["-p", "-"], b"caf\xe9 au lait\n"),
+        (["-p", b"caf\xe9 au lait"], b""),
+    ],
+    ids=["piped-repl", "print-stdin", "print-argv"],
+)
+def test_a_message_with_a_byte_that_is_not_utf8_is_sent_with_a_replacement_and_said_so(
+    home: Path, workspace: Path, server: Any, args: list[Any], stdin: bytes
+) -> None:
+    server.enqueue(Reply([text_block("got it")]))
+
+    run = run_agent(args, cwd=workspace, home=home, server=server, stdin=stdin)
+
+    assert run.returncode == 0, said(run)
+    assert any("caf\ufffd au lait" in text for text in sent_texts(server)), sent_texts(server)
+    assert "1 byte in this message is not UTF-8 (0xE9)" in said(run), said(run)
+    assert "state folder" not in said(run)
+
+
+def test_a_tool_input_holding_nan_is_refused_unrun_and_asked_once_more(
+    home: Path, workspace: Path, server: Any
+) -> None:
+    raw = '{"path": "README.md", "start_line": NaN}'
+    server.enqueue(
+        Reply([tool_use_block("toolu_n", "read_file", {}, raw_json=raw)], "tool_use"),
+        Reply([text_block("answered without the tool")]),
+    )
+
+    run = run_agent(["-p", "go"], cwd=workspace, home=home, server=server)
+
+    assert run.returncode == 0, said(run)
+    assert run.stdout.decode().strip() == "answered without the tool"
+    assert "NaN, Infinity" in said(run) and "Asking once more" in said(run)
+    assert "state folder" not in said(run)
+    assert len(server.accepted) == 2
+    assert "NaN" not in str(server.accepted[-1]["messages"])
+
+
+@pytest.mark.parametrize("encoding", ["latin-1", "ascii"])
+def test_an_output_encoding_that_is_not_utf8_shows_tool_panels_without_a_crash(
+    home: Path, workspace: Path, server: Any, encoding: str
+) -> None:
+    server.enqueue(
+        Reply([text_block("let me look"), tool_use_block("toolu_e", "list_dir", {})], "tool_use"),
+        Reply([text_block("first answer ☕")]),
+        Reply([text_block("second answer")]),
+    )
+
+    run = run_agent(
+        [],
+        cwd=workspace,
+        home=home,
+        server=server,
+        stdin=b"hello\nsecond question\n",
+        extra={"PYTHONIOENCODING": encoding},
+    )
+
+    assert run.returncode == 0, said(run)
+    assert "Traceback" not in said(run)
+    assert "first answer ?" in said(run) and "second answer" in said(run)
+
+
+def test_a_workspace_folder_whose_name_is_not_utf8_starts_remembers_and_resumes(
+    home: Path, tmp_path: Path, server: Any
+) -> None:
+    folder = bytes(tmp_path) + b"/proj\xe9"
+    os.mkdir(folder)
+    server.enqueue(Reply([text_block("hello back")]), Reply([text_block("resumed answer")]))
+
+    first = run_agent(
+        [], cwd=folder, home=home, server=server, stdin=b"hello\n/remember the tests use tox\n"
+    )
+    again = run_agent(["--continue", "-p", "and now?"], cwd=folder, home=home, server=server)
+
+    assert first.returncode == 0, said(first)
+    assert again.returncode == 0, said(again)
+    assert "Traceback" not in said(first) + said(again)
+    assert "hello back" in said(first) and "resumed answer" in said(again)
+    sent = str(server.accepted[-1]["messages"])
+    assert "hello" in sent and "the tests use tox" in sent, sent  # the same session, its fact

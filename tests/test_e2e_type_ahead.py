@@ -1,0 +1,102 @@
+"""Text typed while the model thinks (type-ahead), on a real terminal (tmux), against the
+fake API: it is never the answer to a permission question shown later, it is kept for the
+prompt after the turn, and Ctrl-C cancelling the turn does not flush it (fifth outside
+attack). A bare Enter does not answer a permission question: it is asked again."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fake_anthropic import Reply, text_block, tool_use_block
+from scene_support import Scene, open_scene
+
+pytestmark = pytest.mark.e2e
+
+API_KEY = "sk-ant-e2e-type-ahead-0123456789"
+THINKING_SECONDS = 4.0  # long enough to type during it, even on a loaded machine
+WAITING = "waiting for the model"
+
+
+@pytest.fixture()
+def scene(tmp_path: Path, terminals) -> Iterator[Scene]:
+    with open_scene(tmp_path, terminals, API_KEY, {}) as opened:
+        yield opened
+
+
+def ask_after_thinking(scene: Scene) -> None:
+    """The model thinks a while, then asks to run `touch RAN`; then two text answers."""
+    scene.server.enqueue(
+        Reply(
+            [text_block("running"), tool_use_block("toolu_t1", "bash", {"command": "touch RAN"})],
+            "tool_use",
+            first_token_delay=THINKING_SECONDS,
+        ),
+        Reply([text_block("after the tool")]),
+        Reply([text_block("answer to the typed-ahead request")]),
+    )
+    scene.repl.send("run something")
+    scene.repl.terminal.wait_for_text(WAITING, timeout=60)
+
+
+def wait_for_question(scene: Scene) -> str:
+    terminal = scene.repl.terminal
+    return terminal.wait_for(lambda s: "allow?" in s, "the question", source=terminal.visible)
+
+
+def user_texts(scene: Scene) -> list[str]:
+    """The text blocks of the user messages of the last request sent."""
+    texts = []
+    for message in scene.server.requests[-1].body["messages"]:
+        content = message["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if message["role"] == "user":
+            texts += [block["text"] for block in blocks if block["type"] == "text"]
+    return texts
+
+
+def test_a_request_typed_while_the_model_thinks_is_sent_after_the_turn_not_taken_as_an_answer(
+    scene,
+):
+    ask_after_thinking(scene)
+    scene.repl.send("my next request")
+    screen = wait_for_question(scene)
+    assert "answer y" not in screen, screen  # nothing was taken as an answer
+    assert not (scene.workspace / "RAN").exists()
+    scene.repl.send("y")
+    scene.repl.terminal.wait_for_text("answer to the typed-ahead request", timeout=60)
+    assert (scene.workspace / "RAN").exists()
+    assert "my next request" in user_texts(scene)
+
+
+def test_a_bare_enter_is_no_answer_the_question_is_asked_again(scene):
+    ask_after_thinking(scene)
+    scene.repl.terminal.press("Enter")  # typed ahead: kept for the prompt, an empty line
+    wait_for_question(scene)
+    scene.repl.terminal.press("Enter")  # at the question: no answer
+    terminal = scene.repl.terminal
+    terminal.wait_for(
+        lambda s: "allow?" in s.partition("Enter alone is no answer")[2],
+        "the question again",
+        source=terminal.visible,
+    )
+    scene.repl.send("n")
+    scene.repl.terminal.wait_for_text("after the tool", timeout=60)
+    assert not (scene.workspace / "RAN").exists()
+
+
+def test_text_typed_during_a_turn_is_still_at_the_prompt_after_ctrl_c_cancels_it(scene):
+    scene.server.enqueue(Reply([text_block("too slow")], first_token_delay=60))
+    scene.repl.send("run something")
+    terminal = scene.repl.terminal
+    terminal.wait_for_text(WAITING, timeout=60)
+    terminal.type_text("half a thought")
+    terminal.press("C-c")
+    screen = terminal.wait_for(
+        lambda s: "› half a thought" in s.partition("turn cancelled")[2],
+        "the typed text at the prompt after the cancel",
+        source=terminal.visible,
+        timeout=60,
+    )
+    assert "too slow" not in screen
