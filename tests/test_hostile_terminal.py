@@ -141,18 +141,27 @@ def test_tool_panels_and_notices_never_obey_their_text(
     said = Notice(level, "workspace_switched", {"recorded": notice, "current": notice})
     renderer.render(said)
     shown = check_terminal(console, raw, live=True)
-    # the panel is one row each for its top and bottom, however long or broken the text;
-    # a multi-line command adds one gutter row per further line (issue 23 item 17)
+    # the panel is one row for its top, however long or broken the text; a multi-line
+    # command adds one gutter row per further line (issue 23 item 17); the bottom of a
+    # failure goes on over rows indented under its mark, each inside the screen (a
+    # clipped failure hid its advice)
     further = len(select_further_lines(arguments))
     rows = shown.splitlines()
     assert all(row.startswith("│ ") for row in rows[1 : 1 + further])
     assert rows[1 + further].startswith("╰─ ")
+    rest = rows[2 + further :]
+    while rest and rest[0].startswith(FAILURE_INDENT) and rest[0].strip():
+        assert cell_len(rest[0]) <= console.width, rest[0]
+        rest = rest[1:]
     # the rest is the one notice, wrapped at words to the screen (issue 23 item 16): its
     # rows read as its text, and each fits unless it is one word wider than the screen
-    notice_rows = [_without_mark(row) for row in rows[2 + further :]]
+    notice_rows = [_without_mark(row) for row in rest]
     assert same_words(" ".join(notice_rows)) == same_words(build_notice_text(said).plain)
     for row in notice_rows:
         assert cell_len(row) <= console.width or " " not in row.strip(), row
+
+
+FAILURE_INDENT = " " * 5  # under "╰─ ✗ ": where a failure's further rows start
 
 
 def _without_mark(row: str) -> str:
