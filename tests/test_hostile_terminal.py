@@ -150,7 +150,7 @@ def test_tool_panels_and_notices_never_obey_their_text(
     assert all(row.startswith("│ ") for row in rows[1 : 1 + further])
     assert rows[1 + further].startswith("╰─ ")
     rest = rows[2 + further :]
-    while rest and rest[0].startswith(FAILURE_INDENT) and rest[0].strip():
+    while rest and rest[0].startswith(FAILURE_INDENTS) and rest[0].strip():
         assert cell_len(rest[0]) <= console.width, rest[0]
         rest = rest[1:]
     # the rest is the one notice, wrapped at words to the screen (issue 23 item 16): its
@@ -161,7 +161,8 @@ def test_tool_panels_and_notices_never_obey_their_text(
         assert cell_len(row) <= console.width or " " not in row.strip(), row
 
 
-FAILURE_INDENT = " " * 5  # under "╰─ ✗ ": where a failure's further rows start
+# under "╰─ ✗ ": where a failure's further rows start (marked when one poses as a log line)
+FAILURE_INDENTS = (" " * 5, " " * 3 + FAKE_COMPACT_MARK)
 
 
 def _without_mark(row: str) -> str:

@@ -13,14 +13,21 @@ screen.
 from __future__ import annotations
 
 import re
-import textwrap
 from typing import Any
 
+from rich.cells import chop_cells
 from rich.text import Text
 
 from agent_cli.events import ToolFinished, ToolStarted
 from agent_cli.repl.pointer_forms import shorten_artifact_pointer, show_pointer
-from agent_cli.repl.safe_text import clip_line, clip_output_line, sanitize_text
+from agent_cli.repl.safe_text import (
+    FAKE_COMPACT_MARK,
+    clip_line,
+    clip_output_line,
+    is_fake_compact_line,
+    sanitize_text,
+)
+from agent_cli.repl.word_wrap import find_row_spans
 from agent_cli.safe_cuts import POINTER_SPAN
 from agent_cli.tools.output import format_size
 
@@ -177,13 +184,22 @@ def build_tool_finished_line(
 
 def _wrapped_failure(words: str, pointer: str, width: int) -> Text:
     """A failure's bottom line on as many rows as its words need, each inside `width`
-    and indented under the first (a clipped failure hid its advice: "Include more
-    surrounding lines to make it…")."""
+    cells and indented under the first, broken at spaces and a word wider than a row
+    chopped (a clipped failure hid its advice: "Include more surrounding lines to make
+    it…")."""
     indent = " " * (len(BOTTOM) + 2)
-    rows = textwrap.wrap(words, max(width - len(indent), 20)) or [""]
+    room = max(width - len(indent), 1)
+    rows = [
+        piece
+        for start, end in find_row_spans(words, room)
+        for piece in chop_cells(words[start:end].strip(), room) or [""]
+    ]
     text = _assemble_finished("failed", rows[0], "", "")
-    for row in rows[1:]:
-        text.append(f"\n{indent}")
+    for row in rows[1:]:  # (a row posing as a `[compact]` line is marked inside the indent)
+        fake = is_fake_compact_line(row)
+        text.append(
+            "\n" + (indent[: -len(FAKE_COMPACT_MARK)] + FAKE_COMPACT_MARK if fake else indent)
+        )
         text.append(row, style=OUTCOME_MARKS["failed"][1])
     if pointer:
         text.append(f"\n{indent}full output: ", style="dim")

@@ -16,7 +16,7 @@ plain scan of its results.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from agent_cli.secret_forms import REDACTED_MARK, SecretForms
@@ -42,15 +42,9 @@ def redact_tool_results(view: Sequence[Message], secrets: SecretForms) -> tuple[
 
 def _redact_blocks(blocks: list[Any], secrets: SecretForms) -> tuple[list[Any], int]:
     """The blocks with their tool results' texts redacted, and how many occurrences."""
-    out, total = [], 0
-    for block in blocks:
-        if isinstance(block, dict) and block.get("type") == "tool_result":
-            content, count = _redact_result_content(block.get("content"), secrets)
-            if count:
-                block = {**block, "content": content}
-                total += count
-        out.append(block)
-    return out, total
+    return _redact_where(
+        blocks, "tool_result", "content", lambda content: _redact_result_content(content, secrets)
+    )
 
 
 def _redact_result_content(content: Any, secrets: SecretForms) -> tuple[Any, int]:
@@ -59,12 +53,20 @@ def _redact_result_content(content: Any, secrets: SecretForms) -> tuple[Any, int
         return _redact_text(content, secrets)
     if not isinstance(content, list):
         return content, 0
+    return _redact_where(content, "text", "text", lambda text: _redact_text(text, secrets))
+
+
+def _redact_where(
+    blocks: list[Any], kind: str, key: str, redact: Callable[[Any], tuple[Any, int]]
+) -> tuple[list[Any], int]:
+    """`blocks` with `key` of each block of type `kind` redacted by `redact` (a new dict
+    only where something was), and how many occurrences in all."""
     out, total = [], 0
-    for block in content:
-        if isinstance(block, dict) and block.get("type") == "text":
-            text, count = _redact_text(block.get("text"), secrets)
+    for block in blocks:
+        if isinstance(block, dict) and block.get("type") == kind:
+            value, count = redact(block.get(key))
             if count:
-                block = {**block, "text": text}
+                block = {**block, key: value}
                 total += count
         out.append(block)
     return out, total
