@@ -45,7 +45,9 @@ def wait_until(check: Callable[[], bool], what: str, seconds: float) -> None:
 PHASES = ("start-up", "turn", "approval", "after a turn", "shutdown")
 ROUNDS_PER_PHASE = 4
 TIME_BUDGET_SECONDS = 240.0  # rounds stop starting after this; most take a few seconds
-BUSY_LOOP = "while True: pass"
+# busy until its parent is gone: a test run killed by a signal (no teardown) must not
+# leave two cores burning (two leaked loops burned for an hour after a `pkill pytest`)
+BUSY_LOOP = f"import os\nwhile os.getppid() == {os.getpid()}: pass"
 
 
 @pytest.fixture()
