@@ -7,11 +7,12 @@ as one more user message, reads all of that at the model's cache-read price (0.0
 instructions after its breakpoint at 1x (`CACHE_ALL_BUT_LAST`: no later request reads
 them). The bounded request of `summary_input` sends the summary prompt and a rendering of
 the older part at 1x, with no breakpoint (`CACHE_NOTHING`: it is never sent again). Which
-is cheaper depends on the sizes (`make bench`, `bench_session_cost`: at a 20,000-token
-request the bounded one costs about 4,100 input-price tokens and the reuse 6,000; at
-80,000 tokens the reuse costs 11,700 and the bounded one 15,400, priced at 0.1x), so
-`choose_summary_request` estimates both from their characters (about four a token) and
-sends the cheaper; it picks the cheaper one at both of those points.
+is cheaper depends on the sizes (`make bench`, `bench_session_cost`: at a 21,000-token
+request the bounded one costs about 3,300 input-price tokens and the reuse 5,900; at
+80,000 tokens the two are close, the reuse 11,600 and the bounded one 12,300, priced at
+0.1x), so `choose_summary_request` estimates both from their characters (about four a
+token) and sends the cheaper by that estimate: at 80,000 it sends the bounded one,
+about 6% dearer than the reuse, a difference within the estimate's error.
 
 The reused request must fit the model's window and is sent with the tools the model
 knows; the instructions tell it to answer with text only. A reply that calls a tool all
