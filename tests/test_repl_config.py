@@ -238,7 +238,7 @@ def test_the_offline_demo_fills_only_the_thresholds_left_unset():
         60_000,
         4,
     )
-    assert (policy.max_tool_result_tokens, policy.summary_keep_recent) == (300, 6)
+    assert (policy.max_tool_result_tokens, policy.summary_keep_recent) == (280, 6)
     assert uses_demo_thresholds(demo)
 
     flags = resolve_settings({"soft_threshold": 9_000}, {"keep_recent": 7}, "/c.toml")
