@@ -280,3 +280,13 @@ def test_print_mode_denies_permission_without_yes(tmp_path):
     run = Run(tmp_path, ["-p", "x"])
     decision = run.backend.permission_asker(SimpleNamespace(tool="write_file", description="w"))
     assert decision.value == "deny_unasked" and "write_file was not run: -p cannot ask" in run.err
+
+
+@pytest.mark.parametrize(("columns", "width"), [("99999999", 1_000), ("120", 120), ("60", 60)])
+def test_an_absurd_columns_is_clamped_and_an_ordinary_one_kept(monkeypatch, columns, width):
+    """`stats` piped with COLUMNS=99999999 laid its table out that wide for over 40 s."""
+    from agent_cli.repl.startup import make_console
+
+    monkeypatch.setenv("COLUMNS", columns)
+    assert make_console(io.StringIO()).width == width
+    assert make_console(None).width == width

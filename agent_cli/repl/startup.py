@@ -53,8 +53,19 @@ def make_console(stream: TextIO | None, *, stderr: bool = False) -> Console:
     from rich.console import Console
 
     if stream is None:
-        return Console(stderr=stderr)
-    return Console(file=stream)
+        return Console(stderr=stderr, width=_clamped_columns())
+    return Console(file=stream, width=_clamped_columns())
+
+
+MAX_COLUMNS = 1_000  # no terminal is wider; rich lays out every row to the width it is given
+
+
+def _clamped_columns() -> int | None:
+    """`MAX_COLUMNS` when `COLUMNS` asks for more (`stats` at COLUMNS=99999999 ran for
+    over 40 s laying out its table), else None: rich reads the width itself, as the
+    terminal is resized."""
+    raw = os.environ.get("COLUMNS", "")
+    return MAX_COLUMNS if raw.isdecimal() and int(raw[:12]) > MAX_COLUMNS else None
 
 
 def replace_unencodable_output() -> None:
