@@ -24,6 +24,7 @@ import hashlib
 import json
 import os
 import re
+import string
 import sys
 import threading
 from collections.abc import Iterator
@@ -36,6 +37,29 @@ from hypothesis import strategies as st
 from agent_cli.sources import SourcePointerResolver
 
 DEFAULT_FUZZ_EXAMPLES = 500
+
+SECRET_CHARS = string.ascii_letters + string.digits + "_-"
+# Two secrets and the characters a probe of one position tries (`first`, `second`, cut to
+# one length by `same_length`; `chars`, made a regex class by `probe_class`): what the
+# oracle properties draw (a tool's answer must not tell the two apart).
+SECRET_PAIR = {
+    "first": st.text(SECRET_CHARS, min_size=12, max_size=24),
+    "second": st.text(SECRET_CHARS, min_size=12, max_size=24),
+    "chars": st.text(SECRET_CHARS, min_size=1, max_size=6),
+}
+PROBE_AT = st.integers(0, 11)  # how many characters of the secret a probe skips
+
+
+def same_length(first: str, second: str) -> str:
+    """`second` made as long as `first`: only the value differs."""
+    return (second * 2)[: len(first)]
+
+
+def probe_class(chars: str) -> str:
+    """The regex class of the characters a probe tries (never empty)."""
+    return "".join(dict.fromkeys(c for c in chars if c not in "-")) or "a"
+
+
 FUZZ_EXAMPLES = int(os.environ.get("AGENT_CLI_FUZZ_EXAMPLES", DEFAULT_FUZZ_EXAMPLES))
 BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-=]{12,}")
 HEX_RUN = re.compile(r"[0-9a-fA-F]{16,}")

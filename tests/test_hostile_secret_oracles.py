@@ -16,7 +16,7 @@ from __future__ import annotations
 import string
 from pathlib import Path
 
-from hostile_support import fuzz_settings
+from hostile_support import PROBE_AT, SECRET_PAIR, fuzz_settings, probe_class, same_length
 from hypothesis import given
 from hypothesis import strategies as st
 from tools_support import FakeArtifactStore
@@ -136,23 +136,18 @@ def test_a_binary_file_holding_a_secret_is_counted_the_same_whether_a_probe_matc
     assert first == second
 
 
-SECRET_CHARS = string.ascii_letters + string.digits + "_-"
-
-
 @fuzz_settings(0.2)
 @given(
-    first=st.text(SECRET_CHARS, min_size=12, max_size=24),
-    second=st.text(SECRET_CHARS, min_size=12, max_size=24),
-    at=st.integers(0, 11),
-    chars=st.text(SECRET_CHARS, min_size=1, max_size=6),
+    **SECRET_PAIR,
+    at=PROBE_AT,
     before=st.lists(st.text(string.ascii_lowercase + " =", max_size=20), max_size=4),
 )
 def test_no_pattern_tells_two_secrets_of_one_length_apart(
     tmp_path_factory, first, second, at, chars, before
 ):
-    second = (second * 2)[: len(first)]  # the same length: only the value differs
+    second = same_length(first, second)
     text = "\n".join([*before, "GITHUB_TOKEN={TOKEN}", "tail = 1"]) + "\n"
-    klass = "".join(dict.fromkeys(c for c in chars if c not in "-")) or "a"
+    klass = probe_class(chars)
     patterns = [f"^GITHUB_TOKEN=.{{{at}}}[{klass}]", f"tail|GITHUB_TOKEN=.{{{at}}}[{klass}]"]
     tmp_path = tmp_path_factory.mktemp("oracle")
     one = answers(box_with(tmp_path, "a", first, {".env": text}), patterns, ".env")
@@ -165,10 +160,8 @@ ENCODINGS = ("utf-8", "utf-16", "utf-16-be", "utf-32", "latin-1")
 
 @fuzz_settings(0.2)
 @given(
-    first=st.text(SECRET_CHARS, min_size=12, max_size=24),
-    second=st.text(SECRET_CHARS, min_size=12, max_size=24),
-    at=st.integers(0, 11),
-    chars=st.text(SECRET_CHARS, min_size=1, max_size=6),
+    **SECRET_PAIR,
+    at=PROBE_AT,
     encoding=st.sampled_from(ENCODINGS),
     line_end=st.sampled_from(["\n", "\r\n"]),
 )
@@ -179,9 +172,9 @@ def test_no_pattern_tells_two_secrets_apart_in_any_encoding_or_file_name(
     check read its bytes as UTF-8 and found no secret, and grep's "[1 match left out]"
     came back only when a probe matched the token; a file named with a line feed did the
     same. The answers, notes included, are the same for any two secrets of one length."""
-    second = (second * 2)[: len(first)]
+    second = same_length(first, second)
     text = line_end.join(["REGION=eu", "GITHUB_TOKEN={TOKEN}", "tail = 1", ""])
-    klass = "".join(dict.fromkeys(c for c in chars if c not in "-")) or "a"
+    klass = probe_class(chars)
     probe = f"GITHUB_TOKEN=.{{{at}}}[{klass}]"
     patterns = [probe, f"^{probe}", f"tail|{probe}", f"^[{klass}]$", "tail"]
     files: dict[str, str | bytes] = {".env": text, "deploy\nnotes.env": text}
@@ -203,17 +196,15 @@ def test_a_utf16_env_holding_a_token_answers_no_probe(tmp_path):
 
 @fuzz_settings(0.2)
 @given(
-    first=st.text(SECRET_CHARS, min_size=12, max_size=24),
-    second=st.text(SECRET_CHARS, min_size=12, max_size=24),
-    known=st.integers(0, 11),
-    chars=st.text(SECRET_CHARS, min_size=1, max_size=6),
+    **SECRET_PAIR,
+    known=PROBE_AT,
 )
 def test_no_glob_tells_two_secrets_in_file_names_apart(
     tmp_path_factory, first, second, known, chars
 ):
     """A fifth outside attack: `glob: cache/ghp_Z[q]*.json` found a file named after the
     token (one match or none), one character at a time. Such a file is absent to grep."""
-    second = (second * 2)[: len(first)]
+    second = same_length(first, second)
     files: dict[str, str | bytes] = {
         "cache/{TOKEN}.json": '{"scopes": "repo"}\n',
         "cache/settings.json": '{"theme": "dark"}\n',

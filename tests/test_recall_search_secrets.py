@@ -11,20 +11,17 @@ artifact the limit cut ends before anything that may have been a secret's start.
 from __future__ import annotations
 
 import re
-import string
 from pathlib import Path
 from typing import Any
 
-from hostile_support import fuzz_settings
+from hostile_support import PROBE_AT, SECRET_PAIR, fuzz_settings, probe_class, same_length
 from hypothesis import given
-from hypothesis import strategies as st
 from session_support import ScriptedProvider, drain, make_session
 
 from agent_cli.recall import RESOLVER_EXCERPT_CHARS
 from agent_cli.recall_search import SearchQuery, render_search_page, search_records
 from agent_cli.secret_forms import SecretForms
 
-SECRET_CHARS = string.ascii_letters + string.digits + "_-"
 ARTIFACT = "artifact:s1:log.txt:0123456789ab"
 TOKEN = "ghp_Zq7Rk2mXv9LpW4tYc8NbH3sJd6FgQ1"
 OTHER = "ghp_AAAAbbbbCCCCdddd0000111122223333"
@@ -56,14 +53,12 @@ def search_page(token: str, query: SearchQuery) -> str:
 
 @fuzz_settings(0.2)
 @given(
-    first=st.text(SECRET_CHARS, min_size=12, max_size=24),
-    second=st.text(SECRET_CHARS, min_size=12, max_size=24),
-    at=st.integers(0, 11),
-    chars=st.text(SECRET_CHARS, min_size=1, max_size=6),
+    **SECRET_PAIR,
+    at=PROBE_AT,
 )
 def test_no_search_tells_two_secrets_of_one_length_apart(first, second, at, chars):
-    second = (second * 2)[: len(first)]
-    klass = "".join(dict.fromkeys(c for c in chars if c not in "-")) or "a"
+    second = same_length(first, second)
+    klass = probe_class(chars)
     queries = [
         SearchQuery(f"GITHUB_TOKEN=.{{{at}}}[{klass}]", is_regex=True),
         SearchQuery(f"(?s)export GITHUB_TOKEN=.{{{at}}}[{klass}]|step 299", is_regex=True),
