@@ -28,13 +28,14 @@ from agent_cli.compaction.results import NO_CHANGE, LayerOutcome, run_layer_alon
 from agent_cli.frozen import freeze, is_frozen
 from agent_cli.safe_cuts import safe_head_end, safe_tail_start
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
+from agent_cli.sources.pointers import ARTIFACT_SCHEME
 from agent_cli.tokens import TokenCounter, is_plausible_count
 
 MARKER_ALLOWANCE_TOKENS = 40
 # A cut result keeps a head, the marker and a tail: less than this is no longer useful.
 MIN_SHARED_RESULT_TOKENS = 3 * MARKER_ALLOWANCE_TOKENS
 _SHRINK_ATTEMPTS = 4
-ARTIFACT_PREFIX = "artifact:"
+ARTIFACT_PREFIX = f"{ARTIFACT_SCHEME}:"
 Cut = TypeVar("Cut")
 
 
