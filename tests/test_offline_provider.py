@@ -535,3 +535,18 @@ def test_listing_the_workspace_or_the_folder_above_is_said_in_words_not_dots():
     )
     assert reply_text(ask_text("list .")).startswith("Listing the workspace folder (.).")
     assert reply_text(ask_text("list src")).startswith("Listing `src`.")
+
+
+def test_the_help_renders_as_markdown_with_its_closing_lines_outside_the_list():
+    """The REPL renders answers as Markdown: a line right under the last bullet would be
+    read as part of that bullet (a lazy continuation) and shown glued to it."""
+    from markdown_it import MarkdownIt
+
+    tokens = MarkdownIt().parse(reply_text(ask_text("please refactor the parser")))
+    in_list, after_list = 0, []
+    for token in tokens:
+        in_list += {"bullet_list_open": 1, "bullet_list_close": -1}.get(token.type, 0)
+        if token.type == "inline" and not in_list:
+            after_list.append(token.content)
+    assert any(text.startswith("Join several") for text in after_list)
+    assert any(text.startswith("Set ANTHROPIC_API_KEY") for text in after_list)

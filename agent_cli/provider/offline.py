@@ -190,7 +190,8 @@ def build_tool_use_id(seed: str, index: int, taken: set[Any]) -> str:
 
 
 def render_help(tools: set[str], unavailable: Sequence[str] = ()) -> str:
-    """What the offline model is and the request forms it understands with these tools."""
+    """What the offline model is and the request forms it understands with these tools,
+    as Markdown paragraphs (the REPL renders answers as Markdown)."""
     forms = describe_request_forms(tools)
     lines = [
         "I am the offline demo model (offline-demo-1): a small deterministic stand-in "
@@ -200,15 +201,14 @@ def render_help(tools: set[str], unavailable: Sequence[str] = ()) -> str:
     if unavailable:
         lines.append("Not available in this session: " + ", ".join(unavailable) + ".")
     if forms:
-        lines.append("I understand:")
-        lines.extend(f"- {form}" for form in forms)
+        lines.append("I understand:\n" + "\n".join(f"- {form}" for form in forms))
         lines.append(
             'Join several with "and", e.g. "read README.md and tell me its first heading".'
         )
     else:
         lines.append("No tools are available in this session, so I can only show this help.")
     lines.append("Set ANTHROPIC_API_KEY to use Claude instead.")
-    return "\n".join(lines)
+    return "\n\n".join(lines)  # paragraphs: a line after the list is not read as its last item
 
 
 def split_into_stream_pieces(text: str) -> list[str]:
