@@ -97,3 +97,29 @@ def test_tool_schemas_are_split_by_mcp_server_in_the_same_total():
     assert "tool schemas" not in figures  # no part named as if it were all of them
     shown = "\n".join(_render(stats, 60))
     assert "schemas: MCP github" in shown and "schemas: built-in" in shown
+
+
+def test_small_parts_take_their_cell_from_the_largest_so_content_stays_under_the_soft_mark():
+    """On a small window each cell is a few dozen tokens: seven parts each given at least
+    one cell used to push the drawn content past the soft mark of a view under it."""
+    stats = make_stats(
+        context_window=4_800,
+        soft_threshold=3_200,
+        hard_limit=4_000,
+        tokens_by_category={
+            "system_prompt": 5,
+            "project_instructions": 3,
+            "tool_schemas": 7,
+            "durable_context": 4,
+            "compaction_digest": 6,
+            "compaction_summary": 9,
+            "user_text": 3_025,
+        },
+        total_tokens=3_059,
+        context_tokens=3_059,
+    )
+    cells = _cells(_render(stats, 60))
+    assert cells.rindex(USED_CELL) < cells.index(SOFT_CELL)
+    allotted = allot_cells([tokens for _, tokens in map_figures(stats)], 4_800)
+    assert all(count >= 1 for count in allotted)
+    assert sum(allotted) == round(3_059 * MAP_CELLS / 4_800)

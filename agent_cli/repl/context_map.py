@@ -5,7 +5,8 @@ model's context window (`SessionStats.context_window / MAP_CELLS` tokens), fille
 order a request carries its parts: system prompt, project instructions, tool schemas,
 durable block, compaction digest, compaction summary, messages; the rest is free. A part
 gets cells in proportion to its tokens (largest remainders), at least one when it has any
-tokens, so nothing the request carries is invisible. The soft threshold and the hard
+tokens, so nothing the request carries is invisible; the used cells are as many as the
+total is due, so the map never shows more used than there is. The soft threshold and the hard
 limit are marked on the cell where they fall. Figures are what the next request would
 carry in the toolbar's units (the estimate times the calibration), so the legend adds up
 to the gauge. Rows are 50, 40 or 20 cells, whichever fits `width` (60 columns hold the
@@ -82,8 +83,10 @@ def _schema_parts(
 
 def allot_cells(tokens: list[int], window: int, cells: int = MAP_CELLS) -> list[int]:
     """Cells for each amount of `tokens` out of a `window` drawn as `cells` cells: in
-    proportion, largest remainders first, at least one for any amount above zero, never
-    more than `cells` in all (the used part of an over-full window fills the map)."""
+    proportion, largest remainders first, at least one for any amount above zero (paid
+    by the largest amounts), in all the cells their sum is due and never more than `cells`
+    (the used part of an over-full window fills the map), so content never reaches past
+    the cell where its total ends."""
     if window <= 0:
         return [0] * len(tokens)
     exact = [amount * cells / window for amount in tokens]
@@ -91,8 +94,8 @@ def allot_cells(tokens: list[int], window: int, cells: int = MAP_CELLS) -> list[
         max(1, math.floor(share)) if amount > 0 else 0
         for amount, share in zip(tokens, exact, strict=True)
     ]
-    room = min(cells, max(round(sum(exact)), sum(1 for amount in tokens if amount > 0)))
-    room -= sum(given)
+    total = min(cells, max(round(sum(exact)), sum(1 for amount in tokens if amount > 0)))
+    room = total - sum(given)
     by_remainder = sorted(
         range(len(tokens)), key=lambda i: exact[i] - math.floor(exact[i]), reverse=True
     )
@@ -102,7 +105,7 @@ def allot_cells(tokens: list[int], window: int, cells: int = MAP_CELLS) -> list[
         if tokens[index] > 0 and exact[index] > given[index]:
             given[index] += 1
             room -= 1
-    while sum(given) > cells:  # minimums on a crowded map: take from the largest
+    while sum(given) > total:  # the minimums are paid by the largest parts
         given[given.index(max(given))] -= 1
     return given
 
