@@ -90,3 +90,22 @@ def test_an_overwrite_shows_the_old_files_secrets_as_the_mark(tmp_path: Path):
     assert f"-GITHUB_TOKEN={REDACTED_MARK}" in diff
     assert diff.count(f"-{REDACTED_MARK}") == 3  # the key's three lines, one mark each
     assert "-REGION=eu" in diff and "+DEBUG=1" in diff
+
+
+def test_an_edits_diff_shows_the_secrets_beside_the_change_as_the_mark(tmp_path: Path):
+    """Sixth attack, left then: an edit next to a key showed it whole, in the diff's
+    context lines and in a changed line that holds it beside the edited words."""
+    token = "ghp_Zq7Rk2mXv9LpW4tYc8NbH3sJd6FgQ1"
+    (tmp_path / ".env").write_text(f"DEBUG=0\nGITHUB_TOKEN={token}  # dev only\nREGION=eu\n")
+    asker = RecordingAsker(PermissionDecision.DENY)
+    toolbox = make_toolbox(
+        tmp_path, auto_approve=False, ask_permission=asker, secret_environment={"GITHUB_TOKEN": token}
+    )
+    toolbox.run("edit_file", {"path": ".env", "old_string": "DEBUG=0", "new_string": "DEBUG=1"})
+    toolbox.run("edit_file", {"path": ".env", "old_string": "dev only", "new_string": "prod"})
+    context, changed = (request.approval.text for request in asker.requests)
+    assert token not in context and token not in changed
+    assert f" GITHUB_TOKEN={REDACTED_MARK}  # dev only" in context
+    assert "-DEBUG=0" in context and "+DEBUG=1" in context
+    assert f"-GITHUB_TOKEN={REDACTED_MARK}  # dev only" in changed
+    assert f"+GITHUB_TOKEN={REDACTED_MARK}  # prod" in changed

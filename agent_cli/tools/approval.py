@@ -48,11 +48,16 @@ def build_command_approval(command: str) -> Approval:
     return Approval(ApprovalKind.COMMAND, command)
 
 
-def build_diff_approval(old: str, new: str, shown: str) -> Approval:
-    """A unified diff from `old` to `new`, labelled with the file's workspace path."""
+def build_diff_approval(
+    old: str, new: str, shown: str, secrets: SecretForms = NO_SECRETS
+) -> Approval:
+    """A unified diff from `old` to `new`, labelled with the file's workspace path. The
+    secrets of either text are shown as `REDACTED_MARK`, line by line as read_file shows
+    them (`secret_lines`): a context line or a changed line beside a key puts it on the
+    screen otherwise."""
     lines = difflib.unified_diff(
-        old.splitlines(),
-        new.splitlines(),
+        _with_secrets_hidden(old, secrets).splitlines(),
+        _with_secrets_hidden(new, secrets).splitlines(),
         fromfile=f"{shown} (now)",
         tofile=f"{shown} (after)",
         n=DIFF_CONTEXT_LINES,
@@ -65,14 +70,12 @@ def build_overwrite_approval(
     workspace: Workspace, resolved: Path, shown: str, new: str, secrets: SecretForms = NO_SECRETS
 ) -> Approval:
     """The change an overwrite makes, as a diff; the new content when the old file
-    cannot be read as text (binary, too big, gone, or not a regular file). The old
-    file's secrets are shown as `REDACTED_MARK`, line by line as read_file shows them
-    (`secret_lines`): the screen is no place for them either. The new content is the
-    model's own text, which holds none (its requests are redacted)."""
+    cannot be read as text (binary, too big, gone, or not a regular file); secrets hidden
+    as in every diff (`build_diff_approval`)."""
     old = read_text_for_diff(workspace, resolved, shown)
     if old is None:
         return build_content_approval(new)
-    return build_diff_approval(_with_secrets_hidden(old, secrets), new, shown)
+    return build_diff_approval(old, new, shown, secrets)
 
 
 def _with_secrets_hidden(text: str, secrets: SecretForms) -> str:

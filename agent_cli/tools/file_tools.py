@@ -195,7 +195,7 @@ def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
     limit = context.limits.max_read_file_bytes
     before = read_text_source(context.workspace, resolved, shown, limit)
     after = apply_edit(before, shown, old, new, context.secrets)[0]
-    approval = build_diff_approval(before, after, shown)
+    approval = build_diff_approval(before, after, shown, context.secrets)
     removed = count_lines_noun(_count_lines(old))
     added = count_lines_noun(_count_lines(new))
 
