@@ -30,7 +30,7 @@ from agent_cli.protocol import answer_dangling_tool_uses, rename_malformed_tool_
 from agent_cli.session.core import Session
 from agent_cli.session.log import SESSION_STARTED, SessionLog, rebuild_from_records
 from agent_cli.session.resume_check import check_message_shapes, check_sendable_view
-from agent_cli.session.resumed_secrets import redact_tool_results
+from agent_cli.session.resumed_secrets import redact_resumed_view
 from agent_cli.store.path_text import path_fields
 
 if TYPE_CHECKING:
@@ -277,13 +277,13 @@ def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[in
     oversized user message stored and previewed (`session.oversized`).
 
     The view is checked as a request would be (`resume_check`) before anything is
-    recorded, so a transcript that cannot be resumed is refused untouched. Its tool
-    results are redacted of the secrets known now (`resumed_secrets`): one named since
-    they were recorded is not sent again; the transcript keeps them as written.
+    recorded, so a transcript that cannot be resumed is refused untouched. What tools and
+    the model wrote is redacted of the secrets known now (`resumed_secrets`): one named
+    since it was recorded is not sent again; the transcript keeps it as written.
     """
     check_message_shapes(session.session_id, view, origins)
     view, renames = rename_malformed_tool_ids(view)
-    view, _ = redact_tool_results(view, session.toolbox.secret_forms)
+    view, _ = redact_resumed_view(view, session.toolbox.secret_forms)
     repaired, answers = answer_dangling_tool_uses(view, RESUMED_TOOL_TEXT)
     check_sendable_view(session.session_id, repaired, origins)
     session.conversation.restore(session.runner.shrinker().shrink_view(view))

@@ -1,17 +1,22 @@
-"""Secrets in a resumed view's tool results, redacted before any request.
+"""Secrets in a resumed view, redacted before any request.
 
 Why: a tool result is redacted of the secrets known when it ran. A value the user names
 a secret later (`AGENT_CLI_SECRET_NAMES=SIGNING_SEED agent-cli --continue`) was recorded
-whole in an earlier result, and every request of the resumed session would send it
-again. The transcript stays as written (append-only and lossless, DESIGN.md); what is
-sent comes from the view, which is disposable, so the view is redacted, as read-backs of
-artifacts are (`Session.read_tool_output`).
+whole in an earlier result, and from there in whatever was made of it: the model's
+answers that repeat it and its later tool inputs, the digest's lines and the summary.
+Every request of the resumed session would send it again. The transcript stays as
+written (append-only and lossless, DESIGN.md); what is sent comes from the view, which
+is disposable, so the view is redacted, as read-backs of artifacts are
+(`Session.read_tool_output`).
 
-Contract: `redact_tool_results(view, secrets)` returns the view with the text of every
-tool_result (string content, or its text blocks) redacted with `secrets`, and how many
-occurrences were replaced. A message whose results hold no secret is the same object;
-each text is searched once first, so resuming a long session without secrets costs one
-plain scan of its results.
+Contract: `redact_resumed_view(view, secrets)` returns the view with every string that
+came from a tool or the model redacted with `secrets`, and how many occurrences were
+replaced: tool_result blocks (their whole content), assistant messages (text and tool
+inputs; thinking blocks, which the API checks by signature, are left as they are), and
+the digest and summary messages compaction made (their text and the structured entries
+a digest is rendered from again). The user's own words are sent as typed, as in a live
+session. A message that holds no secret is the same object; each string is searched
+once first, so resuming a long session without secrets costs one plain scan.
 """
 
 from __future__ import annotations
@@ -19,61 +24,67 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from agent_cli.compaction.markers import is_digest_message, is_summary_message
 from agent_cli.secret_forms import REDACTED_MARK, SecretForms
 
 Message = dict[str, Any]
+SIGNED_BLOCKS = frozenset({"thinking", "redacted_thinking"})
 
 
-def redact_tool_results(view: Sequence[Message], secrets: SecretForms) -> tuple[list[Message], int]:
-    """`view` with secrets redacted from its tool results, and how many (module contract)."""
+def redact_resumed_view(view: Sequence[Message], secrets: SecretForms) -> tuple[list[Message], int]:
+    """`view` with secrets redacted where the module contract says, and how many."""
     if secrets.pattern is None:
         return list(view), 0
     redacted, total = [], 0
     for message in view:
-        content = message.get("content")
-        if message.get("role") != "user" or not isinstance(content, list):
-            redacted.append(message)
-            continue
-        blocks, count = _redact_blocks(content, secrets)
-        redacted.append(message if count == 0 else {**message, "content": blocks})
+        changed, count = _redact_message(message, secrets)
+        redacted.append(changed)
         total += count
     return redacted, total
 
 
-def _redact_blocks(blocks: list[Any], secrets: SecretForms) -> tuple[list[Any], int]:
-    """The blocks with their tool results' texts redacted, and how many occurrences."""
-    return _redact_where(
-        blocks, "tool_result", "content", lambda content: _redact_result_content(content, secrets)
-    )
-
-
-def _redact_result_content(content: Any, secrets: SecretForms) -> tuple[Any, int]:
-    """A tool_result's content (a string or a list of blocks), redacted."""
-    if isinstance(content, str):
-        return _redact_text(content, secrets)
+def _redact_message(message: Message, secrets: SecretForms) -> tuple[Message, int]:
+    """One message of the view, redacted (module contract), and how many occurrences."""
+    if is_digest_message(message) or is_summary_message(message):
+        return _redact_value(message, secrets)
+    content = message.get("content")
     if not isinstance(content, list):
-        return content, 0
-    return _redact_where(content, "text", "text", lambda text: _redact_text(text, secrets))
+        return message, 0
+    if message.get("role") == "assistant":
+        blocks, count = _redact_blocks(content, secrets, lambda kind: kind not in SIGNED_BLOCKS)
+    else:
+        blocks, count = _redact_blocks(content, secrets, lambda kind: kind == "tool_result")
+    return (message, 0) if count == 0 else ({**message, "content": blocks}, count)
 
 
-def _redact_where(
-    blocks: list[Any], kind: str, key: str, redact: Callable[[Any], tuple[Any, int]]
+def _redact_blocks(
+    blocks: list[Any], secrets: SecretForms, is_redacted: Callable[[Any], bool]
 ) -> tuple[list[Any], int]:
-    """`blocks` with `key` of each block of type `kind` redacted by `redact` (a new dict
-    only where something was), and how many occurrences in all."""
+    """`blocks` with each block whose type `is_redacted` approves redacted whole, and how
+    many occurrences in all."""
     out, total = [], 0
     for block in blocks:
-        if isinstance(block, dict) and block.get("type") == kind:
-            value, count = redact(block.get(key))
-            if count:
-                block = {**block, key: value}
-                total += count
+        if isinstance(block, dict) and is_redacted(block.get("type")):
+            block, count = _redact_value(block, secrets)
+            total += count
         out.append(block)
     return out, total
 
 
-def _redact_text(text: Any, secrets: SecretForms) -> tuple[Any, int]:
-    pattern = secrets.pattern
-    if not isinstance(text, str) or pattern is None or pattern.search(text) is None:
-        return text, 0
-    return pattern.subn(REDACTED_MARK, text)
+def _redact_value(value: Any, secrets: SecretForms) -> tuple[Any, int]:
+    """A JSON value with every string in it redacted (a new container only where
+    something was), and how many occurrences."""
+    if isinstance(value, str):
+        pattern = secrets.pattern
+        if pattern is None or pattern.search(value) is None:
+            return value, 0
+        return pattern.subn(REDACTED_MARK, value)
+    if isinstance(value, dict):
+        pairs = [(key, _redact_value(item, secrets)) for key, item in value.items()]
+        total = sum(count for _, (_, count) in pairs)
+        return (value, 0) if total == 0 else ({key: item for key, (item, _) in pairs}, total)
+    if isinstance(value, list | tuple):
+        items = [_redact_value(item, secrets) for item in value]
+        total = sum(count for _, count in items)
+        return (value, 0) if total == 0 else (type(value)(item for item, _ in items), total)
+    return value, 0
