@@ -55,3 +55,20 @@ def test_escapes_stay_when_they_split_no_secret():
     escape_inside = SecretForms.from_values(["ctrl\x1bseq-and-more"])
     assert unsplit_secrets("x ctrl\x1bseq-and-more\x1b[m", escape_inside).count("\x1b") == 2
     assert unsplit_secrets(COLOURED, forms) == f"GITHUB_TOKEN={TOKEN}\n"
+
+
+def test_a_coloured_log_read_back_gives_none_of_the_token_that_escapes_split(tmp_path):
+    """Sixth attack, left then: only bash output was made whole; a log written with colour
+    (`pytest --color=yes > run.log`) and read with read_file or grep sent the rest."""
+    (tmp_path / "run.log").write_text(f"start\n{COLOURED}end\n")
+    environment = {"GITHUB_TOKEN": TOKEN, "PATH": os.environ["PATH"]}
+    box = Toolbox(
+        tmp_path, FakeArtifactStore(), "s1", auto_approve=True, secret_environment=environment
+    )
+    for tool, arguments in (
+        ("read_file", {"path": "run.log"}),
+        ("grep", {"pattern": "GITHUB_TOKEN"}),
+    ):
+        outcome = box.run(tool, arguments)
+        assert REST not in outcome.content, tool
+        assert REDACTED_MARK in outcome.content, tool

@@ -59,7 +59,7 @@ from typing import Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from agent_cli.secret_forms import MIN_SECRET_CHARS, REDACTED_MARK, SecretForms
-from agent_cli.terminal_escapes import unfinished_escape_start, without_escapes
+from agent_cli.terminal_escapes import unfinished_escape_start, unsplit_secrets, without_escapes
 from agent_cli.tools.output import ToolResult
 
 SECRET_NAMES_VARIABLE = "AGENT_CLI_SECRET_NAMES"
@@ -210,10 +210,13 @@ class SecretRedactor:
         return cls((*found, *extra))
 
     def redact(self, text: str) -> Redaction:
-        """`text` with every secret form replaced by `REDACTED_MARK`, and how many."""
+        """`text` with every secret form replaced by `REDACTED_MARK`, and how many. Where
+        terminal escape sequences split a secret (a coloured log read back, an MCP
+        server's output), the text is taken without them first
+        (`terminal_escapes.unsplit_secrets`), as bash output is."""
         if self._pattern is None or not text:
             return Redaction(text, 0)
-        redacted, count = self._pattern.subn(REDACTED_MARK, text)
+        redacted, count = self._pattern.subn(REDACTED_MARK, unsplit_secrets(text, self.forms))
         return Redaction(redacted, count)
 
     def safe_cut(self, text: str, cut: int) -> int:
