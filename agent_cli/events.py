@@ -6,6 +6,7 @@ Contract: these are plain frozen values with no behaviour and no I/O. The sessio
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,6 +37,11 @@ class Usage:
         any input. The higher it is, the less the prompt costs (a read is priced 0.1x)."""
         total = self.prompt_tokens
         return self.cache_read_input_tokens / total if total > 0 else None
+
+    def with_output_at_least(self, output_tokens: int) -> Usage:
+        """This usage with the output raised to `output_tokens` when that is more: what an
+        answer abandoned part way reached (`UsageSoFar`), counted from what arrived."""
+        return dataclasses.replace(self, output_tokens=max(self.output_tokens, output_tokens))
 
     def plus(self, other: Usage) -> Usage:
         return Usage(
@@ -82,6 +88,15 @@ class TextDelta:
     """A piece of assistant text as it streams in."""
 
     text: str
+
+
+@dataclass(frozen=True)
+class UsageSoFar:
+    """The usage the API reported as it began to answer (`message_start`): the prompt's
+    input and cache tokens, and the output so far. A request abandoned after this (Ctrl-C,
+    a timeout) was billed all the same."""
+
+    usage: Usage
 
 
 @dataclass(frozen=True)

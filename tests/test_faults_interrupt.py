@@ -29,6 +29,7 @@ from faults_support import (
 from session_support import ScriptedProvider, drain, make_session, plain, tool_use, workspace_with
 from tools_support import is_process_running
 
+from agent_cli.errors import SummarizerFailed
 from agent_cli.events import (
     AssistantText,
     CompactionFired,
@@ -119,6 +120,43 @@ def test_ctrl_c_while_the_real_sdk_streams_keeps_the_partial_answer(workspace: P
         assert session.view[-1]["content"][0]["text"].startswith("".join(texts))
         assert_cancelled_and_sound(session, run.events)
         assert all(request.rejection is None for request in server.requests)
+
+
+def test_an_answer_cancelled_after_the_api_began_it_is_counted_and_priced(workspace: Path) -> None:
+    """Seventh attack: a cancelled answer was billed (message_start reported its input and
+    cache tokens; output ran until the cut) but `stats` said 0 requests and $0."""
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(Reply([text_block("word " * 400)], chunk_size=8))
+        provider = AnthropicProvider(
+            API_KEY,
+            "claude-sonnet-5-5",
+            base_url=server.base_url,
+            sleep=lambda seconds: None,
+            timeout_seconds=5,
+        )
+        session = make_session(workspace, provider)
+        run = drive_with_interrupt(session.run_turn("talk"), at_index=6)
+        streamed = "".join(e.text for e in run.events if isinstance(e, AssistantText))
+        stats = session.stats()
+    assert not run.escaped and turn_end(run.events).outcome == "cancelled"
+    assert stats.requests == 1
+    assert stats.total_usage.prompt_tokens > 0
+    assert stats.total_usage.output_tokens >= session.counter.count_text(streamed) > 0
+    assert sum(stats.cost_by_category.values()) > 0
+
+
+def test_a_summary_cancelled_after_the_api_began_it_is_counted(workspace: Path) -> None:
+    """The same for `/compact`'s summary request, asked on a thread the caller abandons."""
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(Reply([text_block("summary " * 200)], chunk_size=4, first_token_delay=0.3))
+        provider = AnthropicProvider(
+            API_KEY, "claude-sonnet-5-5", base_url=server.base_url, timeout_seconds=5
+        )
+        summarizer = build_model_summarizer(provider, timeout_seconds=0.15)
+        with pytest.raises(SummarizerFailed):
+            summarizer([{"role": "user", "content": "a long talk to summarize"}])
+    assert len(summarizer.reported_usage) == 1
+    assert summarizer.reported_usage[0].prompt_tokens > 0
 
 
 def test_ctrl_c_during_a_retry_wait_cancels_with_the_history_as_before(workspace: Path) -> None:

@@ -3,8 +3,8 @@
 Contract (see `agent_cli.provider.base`): `stream(request)` builds the wire request
 (a `WireBuilder`: what `build_wire_request` builds, at the cost of the turns added since
 the last request; it may raise `WireFormatError` before anything is sent),
-streams it with `client.messages.stream`, yields `TextDelta`s as text arrives and ends
-with one `ModelResponse`. Busy or broken attempts (429, 529, 5xx, a mid-stream
+streams it with `client.messages.stream`, yields the usage `message_start` reports
+(`UsageSoFar`) and `TextDelta`s as text arrives, and ends with one `ModelResponse`. Busy or broken attempts (429, 529, 5xx, a mid-stream
 `overloaded_error`/`api_error`, dropped connections, timeouts, a malformed stream) are
 retried with bounded backoff that honours retry-after; a `RetryNotice` precedes each
 retry and voids the text streamed so far. When retries run out, or at once for errors
@@ -33,7 +33,7 @@ from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 from agent_cli.errors import MissingApiKey, ModelsPageUnusable, ProviderRequestFailed
-from agent_cli.events import ModelRequest, ModelResponse, RetryNotice, TextDelta
+from agent_cli.events import ModelRequest, ModelResponse, RetryNotice, TextDelta, UsageSoFar
 from agent_cli.models import DEFAULT_MODEL, lookup_model
 from agent_cli.provider.anthropic_errors import (
     Failure,
@@ -52,7 +52,7 @@ from agent_cli.provider.anthropic_stream import (
 from agent_cli.provider.base import ProviderEvent, ProviderSummarizer
 from agent_cli.provider.models_page import read_models_page
 from agent_cli.provider.retry import backoff_delay, retry_limit
-from agent_cli.provider.stream_assembly import StreamTracker, build_model_response
+from agent_cli.provider.stream_assembly import StreamTracker, build_model_response, build_usage
 from agent_cli.provider.wire import WireBuilder
 
 DEFAULT_MAX_RETRIES = 4
@@ -167,8 +167,11 @@ class AnthropicProvider:
                 failure.kind, status=failure.status, detail=failure.detail
             ) from None
 
-    def _stream_attempt(self, wire: dict[str, Any]) -> Generator[TextDelta, None, ModelResponse]:
-        """One try: yield text deltas, return (not yield) the finished response."""
+    def _stream_attempt(
+        self, wire: dict[str, Any]
+    ) -> Generator[TextDelta | UsageSoFar, None, ModelResponse]:
+        """One try: yield the usage `message_start` reports and text deltas, return (not
+        yield) the finished response."""
         tracker = StreamTracker()
         client = self._ensure_client()
         timeout = self._attempt_timeout()
@@ -178,6 +181,8 @@ class AnthropicProvider:
                 text = tracker.observe(event)
                 if text:
                     yield TextDelta(text)
+                elif getattr(event, "type", None) == "message_start":
+                    yield UsageSoFar(build_usage(getattr(event.message, "usage", None)))
             final = stream.get_final_message()
         return build_model_response(final, tracker)
 

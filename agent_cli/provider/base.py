@@ -1,7 +1,8 @@
 """The seam between the session and any model provider.
 
 Contract: `stream(request)` yields `TextDelta` and `RetryNotice` values while the answer
-arrives and ends with exactly one `ModelResponse`. On failure it raises a
+arrives (and a provider that knows it, `UsageSoFar` once the API begins to answer) and
+ends with exactly one `ModelResponse`. On failure it raises a
 `ProviderError` subclass (after its own bounded retries) and has yielded no
 `ModelResponse`, so the caller can discard everything of that request. KeyboardInterrupt
 propagates unchanged. Providers never print.
@@ -12,12 +13,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_cli.events import ModelRequest, ModelResponse, RetryNotice, TextDelta, Usage
+from agent_cli.events import (
+    ModelRequest,
+    ModelResponse,
+    RetryNotice,
+    TextDelta,
+    Usage,
+    UsageSoFar,
+)
 
 if TYPE_CHECKING:
     from agent_cli.provider.summary_reuse import CachedPrefix
 
-ProviderEvent = TextDelta | RetryNotice | ModelResponse
+ProviderEvent = TextDelta | UsageSoFar | RetryNotice | ModelResponse
 
 # Old conversation (prompt-view messages) -> summary text. Injected into L4.
 Summarizer = Callable[[list[dict[str, Any]]], str]

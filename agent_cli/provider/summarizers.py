@@ -27,11 +27,19 @@ which offers no tools. Timeouts and provider errors are not retried that way.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from agent_cli.errors import SummarizerFailed
-from agent_cli.events import CACHE_NOTHING, ModelRequest, ModelResponse, Usage
+from agent_cli.events import (
+    CACHE_NOTHING,
+    ModelRequest,
+    ModelResponse,
+    RetryNotice,
+    TextDelta,
+    Usage,
+    UsageSoFar,
+)
 from agent_cli.models import lookup_model
 from agent_cli.prompts import load_prompt
 from agent_cli.provider.base import Provider, ProviderEvent
@@ -113,8 +121,20 @@ class ModelSummarizer:
         return self._ask(bounded)
 
     def _ask(self, request: ModelRequest) -> str:
-        """The summary the reply to `request` holds; `SummarizerFailed` otherwise."""
-        response = run_request_with_timeout(self._provider, request, self._timeout_seconds)
+        """The summary the reply to `request` holds; `SummarizerFailed` otherwise. A
+        reply abandoned after the API began it (a timeout, Ctrl-C) was billed: its usage
+        so far goes into `reported_usage` too."""
+        seen = StreamSeen()
+        try:
+            response = run_request_with_timeout(
+                self._provider, request, self._timeout_seconds, seen
+            )
+        except (SummarizerFailed, KeyboardInterrupt) as stopped:
+            billed = seen.billed_so_far()
+            abandoned = isinstance(stopped, KeyboardInterrupt) or stopped.reason == "timeout"
+            if abandoned and billed is not None:
+                self.reported_usage.append(billed)
+            raise
         self.reported_usage.append(response.usage)
         return read_summary_text(response)
 
@@ -165,19 +185,51 @@ def build_summary_request(
     )
 
 
+class StreamSeen:
+    """What a stream run on another thread has shown so far: the usage the API reported
+    as it began to answer (`UsageSoFar`), and the characters of text since."""
+
+    def __init__(self) -> None:
+        self.started: Usage | None = None
+        self.text_chars = 0
+
+    def watch(self, events: Iterable[ProviderEvent]) -> Iterator[ProviderEvent]:
+        """`events` as they are, noting what they show (a retry starts again)."""
+        for event in events:
+            if isinstance(event, UsageSoFar):
+                self.started, self.text_chars = event.usage, 0
+            elif isinstance(event, TextDelta):
+                self.text_chars += len(event.text)
+            elif isinstance(event, RetryNotice):
+                self.started, self.text_chars = None, 0
+            yield event
+
+    def billed_so_far(self) -> Usage | None:
+        """The usage reported as the answer began, its output at least what arrived (about
+        four characters a token); None before the API began to answer."""
+        if self.started is None:
+            return None
+        return self.started.with_output_at_least(-(-self.text_chars // 4))
+
+
 def run_request_with_timeout(
-    provider: Provider, request: ModelRequest, timeout_seconds: float
+    provider: Provider,
+    request: ModelRequest,
+    timeout_seconds: float,
+    seen: StreamSeen | None = None,
 ) -> ModelResponse:
-    """The final response of `provider.stream(request)`, or `SummarizerFailed`.
+    """The final response of `provider.stream(request)`, or `SummarizerFailed`; `seen`
+    watches the stream as it goes.
 
     The stream runs in a daemon thread; if it has not finished after `timeout_seconds`
     the thread is abandoned (it cannot be stopped from outside) and "timeout" is raised.
     """
     outcome: dict[str, Any] = {}
+    watching = seen if seen is not None else StreamSeen()
 
     def consume() -> None:
         try:
-            outcome["response"] = find_final_response(provider.stream(request))
+            outcome["response"] = find_final_response(watching.watch(provider.stream(request)))
         except Exception as error:  # carried to the caller's thread below
             outcome["error"] = error
 

@@ -82,6 +82,7 @@ from agent_cli.events import (
     ToolStarted,
     TurnEnded,
     Usage,
+    UsageSoFar,
 )
 from agent_cli.protocol import DUPLICATE_ID, answer_dangling_tool_uses, find_answer_id_problem
 from agent_cli.session.compactor import Compactor
@@ -293,8 +294,11 @@ class TurnRunner:
         return (yield from self._after_response(response))
 
     def _stream(self, request: ModelRequest) -> Steps[ModelResponse | str | None]:
-        """Stream one request; the response, None on failure, "cancelled" on Ctrl-C."""
+        """Stream one request; the response, None on failure, "cancelled" on Ctrl-C. An
+        answer cancelled after the API began it was billed: the usage it reported then,
+        with the output so far counted, is recorded and priced like any other."""
         parts: list[str] = []
+        started: Usage | None = None
         try:
             if self.request_watcher is not None:
                 self.request_watcher()
@@ -302,13 +306,19 @@ class TurnRunner:
                 if isinstance(event, TextDelta):
                     parts.append(event.text)
                     yield AssistantText(event.text)
+                elif isinstance(event, UsageSoFar):
+                    started = event.usage
                 elif isinstance(event, RetryNotice):
                     parts.clear()
+                    started = None
                     yield StreamRestarted(event.attempt, event.delay_seconds, event.kind)
                 elif isinstance(event, ModelResponse):
                     return event
         except KeyboardInterrupt:
-            yield from self._keep_partial_answer("".join(parts))
+            text = "".join(parts)
+            if started is not None:
+                self.note_usage(started.with_output_at_least(self.counter.count_text(text)))
+            yield from self._keep_partial_answer(text)
             return "cancelled"
         except ProviderError as error:
             yield Notice("error", "provider_failed", error=error)
