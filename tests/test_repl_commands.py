@@ -153,6 +153,17 @@ def test_compact_passes_the_focus_and_renders_what_the_session_yields():
     assert ("compact_now", None) in session.calls
 
 
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_help_flag_shows_a_commands_usage_and_runs_nothing(name, flag):
+    """Seventh attack: `/compact --help` compacted, with "--help" as the summary's focus."""
+    context = FakeContext()
+    run(context, f"{name} {flag}")
+    assert context.session.calls == [] and not context.quit_requested
+    assert not context.switched_to
+    assert f"usage: {COMMANDS[name].usage}" in " ".join(context.shown.split())
+
+
 def test_compact_with_a_focus_says_what_the_summary_focused_on():
     layer = LayerLine("L4", 9_000, 2_000, messages_removed=12)
     event = CompactionFired((layer,), 9_000, 2_000, 8_000, 12_000, forced=True, focus="db work")

@@ -91,10 +91,19 @@ def message_text(line: str) -> str:
     return stripped[1:] if stripped.startswith("//") else stripped
 
 
+HELP_FLAGS = frozenset({"--help", "-h"})
+
+
 def run_command(context: CommandContext, name: str, args: str) -> None:
+    """Run the command `name` with `args`; `--help` or `-h` alone shows its usage
+    instead, for every command (a command that takes free text, like `/compact`'s focus,
+    would otherwise act on the flag)."""
     command = COMMANDS.get(ALIASES.get(name, name))
     if command is None:
         raise UnknownCommand(name, suggest_command(name))
+    if args in HELP_FLAGS:
+        say(context, f"usage: {command.usage}  ({command.summary})", "")
+        return
     command.run(context, args)
 
 
