@@ -7,7 +7,12 @@ from pathlib import Path
 import pytest
 
 from agent_cli import errors as e
-from agent_cli.repl.error_text import describe_error, describe_session_fact, describe_startup_error
+from agent_cli.repl.error_text import (
+    describe_error,
+    describe_failed_request,
+    describe_session_fact,
+    describe_startup_error,
+)
 
 SESSION = "20261203-091436-68f9c2"
 SESSION_ERRORS = [
@@ -47,3 +52,17 @@ def test_each_session_error_sentence_is_written_in_one_module_only():
     for phrase in phrases:
         holders = [path.name for path in package.rglob("*.py") if phrase in path.read_text("utf-8")]
         assert holders == ["error_text.py"], (phrase, holders)
+
+
+@pytest.mark.parametrize("kind, status", [("auth", 401), ("permission", 403)])
+def test_a_refused_key_is_not_answered_with_continue_which_would_send_it_again(kind, status):
+    """Seventh attack: after a 401 the advice was "send 'continue' to retry", in a
+    process that keeps the refused key until it is started again."""
+    words = describe_failed_request(e.ProviderRequestFailed(kind, status=status))
+    assert f"HTTP {status}" in words and "agent-cli --continue" in words
+    assert "send 'continue'" not in words
+
+
+@pytest.mark.parametrize("kind", ["overloaded", "rate_limited", "connection", "timeout"])
+def test_a_passing_failure_is_answered_with_continue(kind):
+    assert "send 'continue' to retry" in describe_failed_request(e.ProviderRequestFailed(kind))

@@ -383,8 +383,11 @@ _PROVIDER_ADVICE = {
     "connection": "could not reach the API; check the network or ANTHROPIC_BASE_URL",
     "timeout": "the API did not answer in time; try again",
     "auth": "the API key was refused; check ANTHROPIC_API_KEY",
+    "permission": "the API key is not allowed to use this; check its access in the console",
     "bad_request": "the API rejected the request",
 }
+# Failures the same process cannot get past: its key is read once, at start.
+_RESTART_TO_RETRY = frozenset({"auth", "permission"})
 
 
 def model_not_found(model: str | None) -> str:
@@ -409,10 +412,15 @@ def describe_failed_request(error: BaseException | None) -> str:
     status = f" (HTTP {error.status})" if error.status else ""
     tries = f" after {error.attempts} attempts" if error.attempts > 1 else ""
     detail = f": {error.detail}" if error.detail and error.kind == "bad_request" else ""
+    go_on = (
+        "quit, fix the key and start again with `agent-cli --continue` (this session keeps "
+        "the key it started with)"
+        if error.kind in _RESTART_TO_RETRY
+        else "send 'continue' to retry (sending it again would repeat it)"
+    )
     return (
         f"Model request failed{status}{tries}: {advice}{detail}. "
-        "The conversation is unchanged but for your message, which is kept: "
-        "send 'continue' to retry (sending it again would repeat it)."
+        f"The conversation is unchanged but for your message, which is kept: {go_on}."
     )
 
 
