@@ -157,8 +157,8 @@ def test_lines_break_between_words_and_fit_the_screen(
     assert closing.startswith("╰─ ✓ read 400 lines, saved to artifact · "), printed
     if width == 120:  # the pointer as a person reads it, and the number that expands it
         assert re.search(r" · full output: artifact [0-9a-f]{8}… \(/expand 1\)$", closing), printed
-    else:  # even that does not fit beside the words: /last shows it
-        assert closing.endswith(" · full output: /last"), printed
+    else:  # even that does not fit beside the words: its number does, which stays right
+        assert closing.endswith(" · /expand 1"), printed
     assert not re.search("[0-9a-f]{12}", "\n".join(frame)), printed  # no digest to read
     assert all(len(row) <= width for row in frame), printed
     toolbar = repl.toolbar()

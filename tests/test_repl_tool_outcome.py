@@ -111,3 +111,23 @@ def test_a_failure_too_long_for_one_row_is_wrapped_whole_not_clipped() -> None:
         assert "…" not in "".join(rows)
         assert all(len(row) <= width for row in rows)
         assert rows[0].startswith("╰─ ✗ old_string matches 16 places")
+
+
+def test_a_line_too_narrow_for_the_pointer_names_its_number_not_last():
+    """Seventh attack: at 60 columns every saved output closed with "full output: /last",
+    which is wrong as soon as the next tool runs; its number stays right."""
+    event = ToolFinished(
+        "t1",
+        "read_file",
+        False,
+        "read 400 lines, saved to artifact",
+        30_000,
+        "artifact:20261205-084206-c8e7cf:4c23" + "0" * 60,
+        "x",
+    )
+    for width in (60, 66):
+        narrow = build_tool_finished_line(event, width, handle_label="(/expand 7)").plain
+        assert narrow.endswith(" /expand 7") and len(narrow) <= width, narrow
+        assert "saved to artifact" in narrow, narrow  # the words first, then the label
+    assert "full output: /expand 7" in narrow  # where it fits
+    assert build_tool_finished_line(event, 66).plain.endswith(" · full output: /last")

@@ -51,7 +51,7 @@ ARGUMENT_WIDTH = 80
 TOP, BOTTOM, SIDE = "╭─ ", "╰─ ", "│ "
 ERROR_WIDTH = 400
 INTERRUPTED_WORDS = "interrupted by Ctrl-C; the output so far is kept"
-POINTER_AT_LAST = " · full output: /last"  # where a pointer too wide for the screen stood
+FULL_OUTPUT_AT = " · full output: "
 _SIZE_IN_SUMMARY = re.compile(r"\b\d+(?:\.\d+)? (?:B|KB|MB)\b")
 # A command's summary when it ended with a non-zero exit code or a signal (`tools.shell`):
 # not an error for the model (it reads the code), but no success to show either.
@@ -152,8 +152,9 @@ def build_tool_finished_line(
     numbers pointers, the pointer as a person reads it (`show_pointer`) followed by
     `handle_label`, the short way to expand it; elsewhere (`-p`, a pipe) the shortest
     pointer that still resolves.
-    With `width`, a line that would not fit gives the pointer's place to `/last` (which
-    shows it), then leaves out the size, then clips its words, so it stays one row inside
+    With `width`, a line that would not fit gives the pointer's place to its short way
+    (`/expand N` from `handle_label`; `/last` where there is none, which shows the last
+    output only), then leaves out the size, then the words "full output:", then clips its words, so it stays one row inside
     the frame; a failure's words are wrapped instead, onto as many rows as they need."""
     words = _outcome_words(event) or ("failed" if event.is_error else "done")
     if event.interrupted:
@@ -170,14 +171,14 @@ def build_tool_finished_line(
     line = _assemble_finished(outcome, words, size, pointer, handle_label)
     if width is None or line.cell_len <= width:
         return line
-    pointer = "/last" if pointer else ""
-    for shown_size in (size, ""):
-        line = _assemble_finished(outcome, words, shown_size, pointer)
+    pointer = _short_way_to(handle_label) if pointer else ""
+    for shown_size, at in ((size, FULL_OUTPUT_AT), ("", FULL_OUTPUT_AT), ("", " · ")):
+        line = _assemble_finished(outcome, words, shown_size, pointer, at=at)
         if line.cell_len <= width:
             return line
     if outcome == "failed":  # what went wrong and what to do: every word of it
         return _wrapped_failure(words, pointer, width)
-    room = width - len(BOTTOM) - 2 - (len(POINTER_AT_LAST) if pointer else 0)
+    room = width - len(BOTTOM) - 2 - (len(FULL_OUTPUT_AT) + len(pointer) if pointer else 0)
     line = _assemble_finished(outcome, clip_line(words, max(room, 10)), "", pointer)
     return fit_row(line, width)
 
@@ -227,8 +228,21 @@ def fit_row(row: Text, width: int | None) -> Text:
     return row
 
 
+def _short_way_to(handle_label: str) -> str:
+    """What a line too narrow for the pointer shows in its place: the command of its
+    number (`(/expand 3)` -> `/expand 3`), which stays right after later tools ran, or
+    `/last` when it has none."""
+    command = handle_label.strip().removeprefix("(").removesuffix(")")
+    return command if command.startswith("/") else "/last"
+
+
 def _assemble_finished(
-    outcome: str, words: str, size: str, pointer: str, handle_label: str = ""
+    outcome: str,
+    words: str,
+    size: str,
+    pointer: str,
+    handle_label: str = "",
+    at: str = FULL_OUTPUT_AT,
 ) -> Text:
     text = Text(BOTTOM, style="dim")
     mark, style = OUTCOME_MARKS[outcome]
@@ -236,7 +250,7 @@ def _assemble_finished(
     text.append(words, style="" if outcome == "ok" else style)
     text.append(size, style="dim")
     if pointer:
-        text.append(" · full output: ", style="dim")
+        text.append(at, style="dim")
         text.append(pointer, style="cyan")
     if pointer and handle_label:
         text.append(f" {handle_label}", style="dim")
