@@ -19,9 +19,11 @@ from compaction_support import (
 from agent_cli.compaction import (
     CompactionPolicy,
     ToolProtocolError,
+    ViewIndex,
     dedup_file_reads,
     validate_tool_protocol,
 )
+from agent_cli.tokens import TokenCounter
 
 
 def _read(tool_id, path, body="file body " * 20, **extra):
@@ -63,6 +65,35 @@ def test_a_path_with_a_blank_at_either_end_names_another_file():
     ]
     view, saved = dedup_file_reads(history)
     assert (_ids(view), saved) == ({"a", "b", "c"}, 0)
+
+
+def test_a_failed_read_supersedes_nothing_and_a_later_good_read_does():
+    """Seventh attack: `read data.txt`, `mv data.txt data.old`, `read data.txt` ("no such
+    file") made L2 drop the only copy of the data and keep the error."""
+    failed = [
+        assistant([read_use("b", "data.txt")]),
+        user([{**tool_result("b", "data.txt: no such file"), "is_error": True}]),
+    ]
+    history = [user("go"), *_read("a", "data.txt"), *failed]
+    view, saved = dedup_file_reads(history)
+    assert (_ids(view), saved) == ({"a", "b"}, 0)
+    view, _ = dedup_file_reads([*history, *_read("c", "data.txt")])
+    assert _ids(view) == {"b", "c"}  # the newest good read supersedes the older good one
+
+
+@pytest.mark.parametrize("failed", [False, True])
+def test_the_index_extended_by_a_later_read_finds_what_a_fresh_walk_finds(failed):
+    """The per-turn index walks each turn's messages as they come: a later read's result,
+    good or failed, decides there as in a walk of the whole view."""
+    index, policy = ViewIndex(TokenCounter()), CompactionPolicy()
+    first = [user("go"), *_read("a", "data.txt")]
+    index.measure(first, policy)
+    later = [
+        assistant([read_use("b", "data.txt")]),
+        user([{**tool_result("b", "rows"), "is_error": failed}]),
+    ]
+    index.measure([*first, *later], policy)
+    assert dict(index.superseded_reads) == ({} if failed else {"a": 1})
 
 
 def test_reads_of_different_ranges_are_not_duplicates():

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_cli.compaction import CompactionPolicy, ViewIndex, compact_context
-from agent_cli.compaction.layers.dedup import build_dedup_outcome, note_superseded
+from agent_cli.compaction.layers.dedup import ReadHistory, build_dedup_outcome, note_superseded
 from agent_cli.compaction.layers.prune import build_prune_outcome
 from agent_cli.compaction.layers.truncate import build_truncation_outcome
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
@@ -139,9 +139,9 @@ def _kept_outcome(index: ViewIndex, view: list[Message], policy: CompactionPolic
 
 def _walked_reads(index: ViewIndex, policy: CompactionPolicy) -> dict[str, int]:
     """The superseded reads L2 finds walking the whole view measured last."""
-    superseded: dict[str, int] = {}
-    note_superseded(index.facts(), 0, policy, {}, superseded)
-    return superseded
+    history = ReadHistory()
+    note_superseded(index.facts(), 0, policy, history)
+    return history.superseded
 
 
 def _assert_equals_a_fresh_index(

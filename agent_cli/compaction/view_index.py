@@ -35,7 +35,7 @@ from collections.abc import Collection, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from agent_cli.compaction.layers.dedup import note_superseded, without_blocks
+from agent_cli.compaction.layers.dedup import ReadHistory, note_superseded, without_blocks
 from agent_cli.compaction.layers.read_keys import find_reads, read_rule
 from agent_cli.compaction.layers.truncate import cut_message
 from agent_cli.compaction.message_facts import (
@@ -73,8 +73,7 @@ class ViewIndex:
         self._facts: list[MessageFacts] = []
         self._largest_result = 0
         self._terms: Terms | None = None
-        self._newest_reads: dict[tuple[str, ...], tuple[str, int]] = {}
-        self._superseded: dict[str, int] = {}
+        self._reads = ReadHistory()
 
     @property
     def tokens(self) -> int:
@@ -91,7 +90,7 @@ class ViewIndex:
         """The file reads of the view measured last that a later read of the same thing
         supersedes, as L2 finds them (`dedup.note_superseded`): tool_use id -> the
         position of its message."""
-        return MappingProxyType(self._superseded)
+        return MappingProxyType(self._reads.superseded)
 
     @property
     def length(self) -> int:
@@ -113,7 +112,7 @@ class ViewIndex:
         try:
             counts = list(map(self.counter.count_message, added))
             facts = record_facts(added, start, answered, self.counter, policy)
-            note_superseded(facts, start, policy, self._newest_reads, self._superseded)
+            note_superseded(facts, start, policy, self._reads)
         except BaseException:  # a bad view or Ctrl-C: never leave a half-extended index
             self._clear(None)
             raise
@@ -168,7 +167,7 @@ class ViewIndex:
         self._snapshots, self._messages, self._tokens, self._counts = [], (), 0, []
         self._recorded, self._facts, self._largest_result = [], [], 0
         self._tool_ids, self._terms = set(), terms
-        self._newest_reads, self._superseded = {}, {}
+        self._reads = ReadHistory()
 
 
 def record_facts(

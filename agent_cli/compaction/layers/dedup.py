@@ -4,7 +4,9 @@ Contract: a read is a tool_use whose name is one of the policy's `read_tool_name
 whose input holds a string path under `read_path_key`. Two reads are of the same thing
 when their paths match after light normalisation (`./` and `//` segments, a trailing
 `/`; blanks are kept: `data.txt ` is another file, as `read_file` reads it) AND every other input (offset, limit...) is equal: a read of a
-different range is not made redundant by a later one. Older reads leave as whole
+different range is not made redundant by a later one. Only a read whose result is no
+error supersedes (a read that failed, say "no such file" after a move, holds none of the
+data the older read holds). Older reads leave as whole
 interactions (tool_use and tool_result together); other blocks of those messages stay and
 a message left empty is dropped. Nothing private is needed: reads are recognised from
 what the API itself carries.
@@ -13,6 +15,7 @@ what the API itself carries.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from itertools import compress
 from typing import Any
 
@@ -30,29 +33,48 @@ from agent_cli.compaction.results import NO_CHANGE, LayerOutcome, run_layer_alon
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 
+ReadKey = tuple[str, ...]
+
+
+@dataclass
+class ReadHistory:
+    """What a walk of a view in order knows of its reads: the newest read of each key
+    whose result held no error (key -> its id and the position of its message), the
+    reads a later one supersedes (id -> that position), and the reads whose result the
+    walk has not reached yet (id -> key and position)."""
+
+    newest: dict[ReadKey, tuple[str, int]] = field(default_factory=dict)
+    superseded: dict[str, int] = field(default_factory=dict)
+    unanswered: dict[str, tuple[ReadKey, int]] = field(default_factory=dict)
+
+
 def note_superseded(
-    found: Sequence[MessageFacts],
-    start: int,
-    policy: CompactionPolicy,
-    newest: dict[tuple[str, ...], tuple[str, int]],
-    superseded: dict[str, int],
+    found: Sequence[MessageFacts], start: int, policy: CompactionPolicy, history: ReadHistory
 ) -> None:
-    """Walk the facts of the messages from position `start` of a view on, whose earlier
-    reads are in `newest` (read key -> id and position of the newest read of it): each
-    read makes the newest earlier read of the same thing superseded (into `superseded`:
-    id -> the position of its tool_use message) and becomes the newest. The reads the
-    per-turn check keyed under this policy's read rule are taken as they are
-    (`MessageFacts.reads`)."""
+    """Walk the facts of the messages from position `start` of a view on, adding to
+    `history` (what the walk of the messages before knew): a read whose result is no
+    error makes the newest earlier read of the same thing superseded and becomes the
+    newest. The reads the per-turn check keyed under this policy's read rule are taken
+    as they are (`MessageFacts.reads`)."""
     rule, paths = read_rule(policy), dict[str, str]()
+    unanswered, newest = history.unanswered, history.newest
     for position, facts in enumerate(found, start):
+        for result in facts.results if unanswered else ():
+            tool_id = result.get("tool_use_id")
+            if not isinstance(tool_id, str) or (read := unanswered.pop(tool_id, None)) is None:
+                continue
+            if result.get("is_error"):  # a failed read supersedes nothing
+                continue
+            key, use_position = read
+            older = newest.get(key)
+            if older is not None:
+                history.superseded[older[0]] = older[1]
+            newest[key] = (tool_id, use_position)
         if not facts.uses:
             continue
         reads = facts.reads if facts.read_rule == rule else find_reads(facts.uses, policy, paths)
         for tool_id, key in reads:
-            older = newest.get(key)
-            if older is not None:
-                superseded[older[0]] = older[1]
-            newest[key] = (tool_id, position)
+            unanswered[tool_id] = (key, position)
 
 
 def build_dedup_outcome(
@@ -67,8 +89,9 @@ def build_dedup_outcome(
     caller's index holds them)."""
     found = build_view_facts(messages, counter) if facts is None else facts
     if superseded is None:
-        superseded = {}
-        note_superseded(found, 0, policy, {}, superseded)
+        history = ReadHistory()
+        note_superseded(found, 0, policy, history)
+        superseded = history.superseded
     if not superseded:
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE, facts=list(found))
     removed, tokens, taken = _name_calls(messages, found, superseded, counter)
