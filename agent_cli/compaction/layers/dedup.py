@@ -32,7 +32,6 @@ from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome, run_layer_alone
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
-
 ReadKey = tuple[str, ...]
 
 
