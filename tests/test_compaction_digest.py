@@ -29,11 +29,16 @@ from agent_cli.compaction import (
     ViewIndex,
     compact_context,
     dedup_file_reads,
+    truncate_tool_results,
     validate_tool_protocol,
 )
 from agent_cli.compaction.digest.entries import Digest, sequence_of
 from agent_cli.compaction.digest.merge import REFIT_HEADROOM, count_rendered_message
-from agent_cli.compaction.digest.removed_items import RemovedInteraction, RequestEntry
+from agent_cli.compaction.digest.removed_items import (
+    RemovedInteraction,
+    RequestEntry,
+    describe_interaction,
+)
 from agent_cli.compaction.digest.render import build_digest_message, split_digest
 from agent_cli.compaction.markers import (
     DIGEST_HEADER,
@@ -802,3 +807,39 @@ def test_a_view_holding_its_digest_twice_traces_what_every_step_removes():
     remaining = set(validate_tool_protocol(result.messages))
     for tool_id in set(validate_tool_protocol(history)) - remaining:
         assert_removed_call_is_traced(tool_id, history, traced)
+
+
+@pytest.mark.parametrize(
+    "content, is_error, outcome",
+    [
+        ("Exit code: 0\nall passed", False, "ok"),
+        ("Exit code: 1\nFAILED 3 tests", False, "exit 1"),
+        ([{"type": "text", "text": "Exit code: 2\nusage"}], False, "exit 2"),
+        ("Killed by signal 9.\n", False, "signal 9"),
+        ("data.txt: no such file", True, "error"),
+        ("the file says Exit code: 1 on line 3", False, "ok"),
+    ],
+)
+def test_a_digest_line_tells_a_failed_command_from_one_that_passed(content, is_error, outcome):
+    """Seventh attack: `bash ...; exit 1` read `-> 28 chars, ok` once removed, so the
+    model was told a failing test run had passed."""
+    use = tool_use("t1", "bash", {"command": "make test"})
+    result = {**tool_result("t1", content), "is_error": is_error}
+    assert describe_interaction(use, result).endswith(f" chars, {outcome}")
+
+
+def test_a_digest_line_gives_the_size_its_record_holds_not_l1s_cut():
+    """Seventh attack: a read cut by L1 and later removed said "2,546 chars" of a record
+    holding 8,735: the model underrated what a recall brings back."""
+    output = "a line of the file\n" * 500
+    view = [user("go"), *call_pair("t1", output, tool_use("t1", "read_file", {"path": "f"}))]
+    policy = CompactionPolicy(max_tool_result_tokens=200)
+    cut, _ = truncate_tool_results(view, policy)
+    block = cut[2]["content"][0]
+    assert len(block["content"]) < len(output)
+    line = describe_interaction(view[1]["content"][0], block)
+    assert f"-> {len(output):,} chars" in line
+    again, _ = truncate_tool_results(cut, dataclasses.replace(policy, max_tool_result_tokens=100))
+    assert f"-> {len(output):,} chars" in describe_interaction(
+        view[1]["content"][0], again[2]["content"][0]
+    )

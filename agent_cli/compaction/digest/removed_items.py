@@ -7,12 +7,16 @@ interaction always reads the same. Pure.
 
 from __future__ import annotations
 
+import re
 from typing import Any, NamedTuple
 
+from agent_cli.compaction.markers import CUT_FROM_KEY
 from agent_cli.safe_cuts import safe_head_end
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import TokenCounter
 
+# How a command's result begins (`tools.shell`): its exit code, or the signal that ended it.
+_COMMAND_ENDED = re.compile(r"Exit code: (-?\d+)|Killed by signal (\d+)")
 # The input keys that say what a call was about, most telling first.
 KEY_INPUTS = ("path", "command", "pattern", "pointer", "query", "url", "file_path")
 MAX_KEY_INPUT_CHARS = 120
@@ -69,8 +73,23 @@ def describe_interaction(
     head = f"{name} {key_input}" if key_input else name
     if result is None:
         return f"{head} -> no result"
-    outcome = "error" if result.get("is_error") is True else "ok"
-    return f"{head} -> {result_size(result):,} chars, {outcome}"
+    return f"{head} -> {result_size(result):,} chars, {describe_outcome(result)}"
+
+
+def describe_outcome(result: dict[str, Any]) -> str:
+    """`error` for a failed call, `exit N` for a command that exited non-zero or `signal
+    N` for one a signal ended (bash's results are no errors: its header says so), else
+    `ok`."""
+    if result.get("is_error") is True:
+        return "error"
+    content = result.get("content")
+    first = content if isinstance(content, str) else ""
+    if isinstance(content, list) and content and isinstance(content[0], dict):
+        first = str(content[0].get("text", ""))
+    ended = _COMMAND_ENDED.match(first)
+    if ended is None or ended.group(1) == "0":
+        return "ok"
+    return f"exit {ended.group(1)}" if ended.group(1) else f"signal {ended.group(2)}"
 
 
 def describe_key_input(tool_input: Any, secrets: SecretForms = NO_SECRETS) -> str:
@@ -102,7 +121,11 @@ def _pick_key_input(tool_input: dict[Any, Any]) -> Any:
 
 
 def result_size(result: dict[str, Any]) -> int:
-    """Characters of a tool_result's text (string content or text parts)."""
+    """Characters of a tool_result's text (string content or text parts), as its record
+    holds it: before L1 cut it (`markers.CUT_FROM_KEY`), when it did."""
+    cut_from = result.get(CUT_FROM_KEY)
+    if type(cut_from) is int and cut_from >= 0:
+        return cut_from
     content = result.get("content")
     if isinstance(content, str):
         return len(content)

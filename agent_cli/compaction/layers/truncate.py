@@ -22,6 +22,8 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from agent_cli.compaction.digest.removed_items import result_size
+from agent_cli.compaction.markers import CUT_FROM_KEY
 from agent_cli.compaction.message_facts import CutFacts, MessageFacts, build_view_facts
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome, run_layer_alone
@@ -253,21 +255,25 @@ def _truncate_result(
     pointer: str | None,
 ) -> tuple[dict[str, Any], int] | None:
     """The cut result and the tokens it saves (its content's count before minus after;
-    the rest of the block is unchanged), or None. `pointer`: its message's record."""
+    the rest of the block is unchanged but for `CUT_FROM_KEY`, the size of its text
+    before the first cut), or None. `pointer`: its message's record."""
     content = block.get("content")
+    cut_from = {CUT_FROM_KEY: block.get(CUT_FROM_KEY, result_size(block))}
     if isinstance(content, str):
         original = counter.count_result_content(block)
         cut_text = build_truncated_text(content, budget, counter, secrets, original, pointer)
         if cut_text is None:
             return None
-        shorter = counter.carry_count({**block, "content": cut_text[0]}, *cut_text)
+        shorter = counter.carry_count({**block, "content": cut_text[0], **cut_from}, *cut_text)
         return shorter, original - counter.count_result_content(shorter)  # as counted
     if isinstance(content, list):
         original = counter.count_content(content)
         if original <= budget:
             return None
         cut = build_truncated_blocks(content, budget, counter, secrets, pointer)
-        return None if cut is None else ({**block, "content": cut[0]}, original - cut[1])
+        if cut is None:
+            return None
+        return {**block, "content": cut[0], **cut_from}, original - cut[1]
     return None
 
 
