@@ -227,6 +227,37 @@ def test_a_one_megabyte_first_message_from_a_file_does_not_block_the_session(
     assert "stored whole as artifact:" in bodies[1] and "and now?" in bodies[1]
 
 
+@pytest.mark.parametrize("huge", ["tool input", "answer text"])
+def test_a_huge_answer_of_the_model_does_not_block_the_session(workspace: Path, huge: str) -> None:
+    """Seventh attack: one answer with a 675 KB `write_file` input (or a 1.4 MB text)
+    blocked the next turns ("one message alone ... start a fresh session"). The call runs
+    with its whole input; later requests carry a preview and the artifact's pointer."""
+    content = "".join(f"line {n} of the generated file\n" for n in range(20_000))
+    if huge == "tool input":
+        answer = Reply(
+            [tool_use_block("toolu_w", "write_file", {"path": "out.txt", "content": content})],
+            "tool_use",
+        )
+    else:
+        answer = Reply([text_block(content)])
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(answer, Reply([text_block("Written.")]), Reply([text_block("ok")]))
+        session = make_session(
+            workspace, make_provider(server), soft=20_000, hard=60_000, message_limit=0
+        )
+        first = drain(session.run_turn("write the file"))
+        second = drain(session.run_turn("and now?"))
+        bodies = [json.dumps(body) for body in server.accepted]
+        assert all(r.rejection is None for r in server.requests)
+    assert first[-1].outcome == "ok" and second[-1].outcome == "ok", second[-3:]
+    assert not any(isinstance(e, RequestBlocked) for e in [*first, *second])
+    if huge == "tool input":
+        assert (workspace / "out.txt").read_text() == content  # ran with all of it
+    pointer = re.search(r"stored whole as (artifact:\S+?)\. Its", bodies[-1])
+    assert pointer and len(bodies[-1]) < 100_000
+    assert session.read_tool_output(pointer.group(1)) == content  # nothing lost
+
+
 def test_without_the_per_message_limit_the_same_message_blocks(workspace: Path) -> None:
     """The guard for the test above: this is the failure it prevents."""
     with start_fake_server(api_key=API_KEY) as server:

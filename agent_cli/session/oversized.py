@@ -1,9 +1,12 @@
-"""No message blocks a session for good: an oversized user text becomes an artifact.
+"""No message blocks a session for good: an oversized text becomes an artifact.
 
-Contract: a user text over `policy.max_message_tokens` (a quarter of the soft threshold
-unless set) is stored whole in the artifact store, and the view (and the transcript
-record of a new message) holds a preview instead: a header with its size and
-`artifact:` pointer, its head and its tail. Nothing is lost (the artifact holds every
+Contract: a user text, or a model answer's text block or string in a tool call's input,
+over `policy.max_message_tokens` (a quarter of the soft threshold unless set) is stored
+whole in the artifact store, and the view (and the transcript record of a new message)
+holds a preview instead: a header with its size and `artifact:` pointer, its head and its
+tail. A tool call runs with its whole input (the answer as it arrived); only what later
+requests carry is the preview. Thinking blocks, which the API checks by signature, stay
+as they are. Nothing is lost (the artifact holds every
 byte, content-addressed, and `recall` or `read_artifact` read it back), and no later
 request can be blocked by it, message 0 included, since the preview fits the budget.
 A resumed view that already holds such a message (an older session) is shrunk the same
@@ -41,10 +44,8 @@ class MessageShrinker:
 
     def shrink(self, message: dict[str, Any]) -> dict[str, Any]:
         """`message` itself, or a copy whose oversized texts are stored and previewed."""
-        if (
-            message.get("role") != "user"
-            or is_summary_message(message)
-            or is_digest_message(message)
+        if message.get("role") not in ("user", "assistant") or (
+            is_summary_message(message) or is_digest_message(message)
         ):
             return message  # compaction's own messages are bounded by their own budgets
         content = message.get("content")
@@ -63,13 +64,27 @@ class MessageShrinker:
         return [self.shrink(message) for message in view]
 
     def _shrink_block(self, block: Any) -> Any:
-        if not isinstance(block, dict) or block.get("type") != "text":
+        """A text block's text, or every string of a tool call's input, previewed where
+        oversized (a user message holds no tool call; a tool result is L1's to cut)."""
+        kind = block.get("type") if isinstance(block, dict) else None
+        key = {"text": "text", "tool_use": "input"}.get(str(kind))
+        if key is None or key not in block:
             return block
-        text = block.get("text")
-        if not isinstance(text, str):
-            return block
-        shrunk = self._shrink_text(text)
-        return block if shrunk is text else {**block, "text": shrunk}
+        shrunk = self._shrink_value(block[key])
+        return block if shrunk is block[key] else {**block, key: shrunk}
+
+    def _shrink_value(self, value: Any) -> Any:
+        """`value` (a JSON value) with its oversized strings previewed; itself when none is."""
+        if isinstance(value, str):
+            return self._shrink_text(value)
+        if isinstance(value, dict):
+            items = {key: self._shrink_value(item) for key, item in value.items()}
+            same = all(items[key] is item for key, item in value.items())
+            return value if same else items
+        if isinstance(value, list):
+            shrunk = [self._shrink_value(item) for item in value]
+            return value if all(a is b for a, b in zip(shrunk, value, strict=True)) else shrunk
+        return value
 
     def _shrink_text(self, text: str) -> str:
         limit = self.policy.max_message_tokens

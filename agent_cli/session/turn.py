@@ -173,7 +173,8 @@ class TurnRunner:
                 self.conversation.log.append(RECORD_KIND, payload)
 
     def shrinker(self) -> MessageShrinker:
-        """What stores oversized user texts, under the policy in force now."""
+        """What stores oversized texts (the user's, the model's), under the policy in force
+        now."""
         return MessageShrinker(
             self.artifacts, self.conversation.session_id, self.counter, self.compactor.policy
         )
@@ -345,7 +346,7 @@ class TurnRunner:
             else:
                 yield Notice("warning", "empty_answer")
             return ("ok", reason)
-        if not (yield from record(self.conversation, message)):
+        if not (yield from record(self.conversation, self.shrinker().shrink(message))):
             return ("failed", reason)
         yield AssistantDone(_text_of(message), reason)
         tool_uses = [b for b in message["content"] if b.get("type") == "tool_use"]
