@@ -46,6 +46,17 @@ def test_a_tool_use_is_removed_together_with_its_result_across_the_cut():
     assert validate_tool_protocol(view) == {}
 
 
+@pytest.mark.parametrize("keep", [1, 2])
+def test_the_step_the_model_is_in_stays_whole_however_few_messages_are_kept(keep):
+    """Seventh attack: with `--keep-recent 1`, L3 kept only the results the model was
+    about to read; their calls crossed the cut and both left, so the model ran the command
+    again (a deploy ran twice)."""
+    history = [user("go"), *call_pair("a"), assistant("done"), user("deploy"), *call_pair("b")]
+    view, _ = prune_old_messages(history, _keep(keep))
+    assert view[-2:] == history[-2:]
+    assert set(validate_tool_protocol(view)) == {"b"}
+
+
 def test_text_in_a_mixed_message_at_the_cut_stays():
     history = [
         user("go"),

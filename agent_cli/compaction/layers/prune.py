@@ -1,7 +1,10 @@
 """L3: keep the user's first message and the recent tail, drop what lies between.
 
 Contract: message 0 (the user's original request, in their own words) and the last
-`keep_recent_messages` messages are kept. An interaction with a half outside what is kept
+`keep_recent_messages` messages are kept, and always the step the model is in: when the
+view ends with tool results, the message that made those calls too (with
+`keep_recent_messages=1` the results alone were kept, their calls crossed the cut, and
+both left: the model, seeing no result, ran the command again). An interaction with a half outside what is kept
 leaves as a whole (both halves), text in a mixed message stays, and a message left empty
 is dropped. The result starts with a user message: leading non-user messages go too,
 with their interactions. A view whose message 0 is not the user's has no request to keep
@@ -38,6 +41,16 @@ def _drop_leading_non_user(view: list[dict[str, Any]]) -> list[dict[str, Any]]:
         ids = collect_tool_ids(view[:1], "tool_use") + collect_tool_ids(view[:1], "tool_result")
         view = remove_tool_interactions(view[1:], ids)
     return view
+
+
+def _step_in_progress_start(messages: Sequence[dict[str, Any]], tail_start: int) -> int:
+    """`tail_start`, moved back to the message that made the calls the view's last
+    message answers (in a valid view, the one just before it), so the step the model is
+    in stays whole."""
+    count = len(messages)
+    if count >= 3 and collect_tool_ids(messages[-1:], "tool_result"):
+        return min(tail_start, count - 2)
+    return tail_start
 
 
 def _last_user_index(messages: Sequence[dict[str, Any]], at_most: int) -> int:
@@ -91,6 +104,7 @@ def build_prune_outcome(
     calls are named from that (module doc)."""
     count = len(messages)
     tail_start = max(count - policy.keep_recent_messages, 1)
+    tail_start = _step_in_progress_start(messages, tail_start)
     starts_with_user = count > 0 and messages[0].get("role") == "user"
     found = build_view_facts(messages, counter) if facts is None else facts
     if count == 0 or (tail_start == 1 and starts_with_user):
