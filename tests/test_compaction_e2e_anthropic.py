@@ -232,7 +232,7 @@ def test_a_huge_answer_of_the_model_does_not_block_the_session(workspace: Path, 
     """Seventh attack: one answer with a 675 KB `write_file` input (or a 1.4 MB text)
     blocked the next turns ("one message alone ... start a fresh session"). The call runs
     with its whole input; later requests carry a preview and the artifact's pointer."""
-    content = "".join(f"line {n} of the generated file\n" for n in range(20_000))
+    content = "".join(f"line {n} of the generated file\n" for n in range(3_000))
     if huge == "tool input":
         answer = Reply(
             [tool_use_block("toolu_w", "write_file", {"path": "out.txt", "content": content})],
