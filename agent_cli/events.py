@@ -325,6 +325,9 @@ class SessionStats:
     tool_schemas_by_source: dict[str, int] = field(default_factory=dict)
     unpriced_models: tuple[str, ...] = ()
     model_in_table: bool = True  # False: window assumed, cost shown in tokens only
+    # (soft, hard) as set, when they are lowered to fit the model's window (the figures
+    # above are those in force); None when they fit
+    thresholds_as_set: tuple[int, int] | None = None
     context_free: int = 0  # tokens of the context window the next request leaves free
     # Derived from `total_usage` (so it is in `/stats --json` too), never passed in.
     cache_read_share: float | None = field(init=False, default=None)

@@ -166,6 +166,7 @@ class FakeSession:
     summary_text: str | None = None
     durable_tokens: int = 300  # what `durable_block_tokens` reports
     policy: CompactionPolicy = field(default_factory=CompactionPolicy)
+    policy_as_set: CompactionPolicy = field(default_factory=CompactionPolicy)
     project_instructions: ProjectInstructions = field(default_factory=ProjectInstructions)
     tool_names: frozenset[str] = TOOL_NAMES
     startup_notices: list[Notice] = field(default_factory=list)

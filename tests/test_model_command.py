@@ -23,6 +23,7 @@ from agent_cli.models import DEFAULT_MODEL, MODEL_TABLE
 from agent_cli.provider.anthropic_provider import AnthropicProvider
 from agent_cli.provider.offline import OfflineProvider
 from agent_cli.repl.commands import run_command, split_command
+from agent_cli.tokens import TokenCounter
 
 API_KEY = "sk-ant-test-MODEL-COMMAND"
 
@@ -255,3 +256,39 @@ def test_entries_without_a_model_id_are_left_out_and_the_others_listed(server, t
         ("claude-opus-5-5", "Claude Opus 5.5", None),  # the table's name for a bad one
         ("claude-haiku-5-5", "Claude Haiku 5.5", "active"),
     ]
+
+
+def test_a_smaller_window_after_model_lowers_the_thresholds_says_so_and_fits_requests(
+    server, tmp_path
+):
+    """Seventh attack: thresholds set for a 1M-token model (soft 400,000 / hard 600,000)
+    stayed after `/model claude-haiku-4-5` (200,000): a 253,929-token request was sent."""
+    session = make_session(tmp_path, _provider(server), soft=400_000, hard=600_000)
+    assert session.policy.hard_limit == 600_000  # Sonnet 5.5's window holds them
+    shown = Context(session).run("/model claude-haiku-4-5")
+    room = session.policy.hard_limit  # the window less the answer's max_tokens
+    assert 150_000 < room <= 200_000 - 4_096 and session.policy.soft_threshold == room * 2 // 3
+    assert session.policy_as_set.hard_limit == 600_000
+    assert f"lowered to soft {room * 2 // 3:,} / hard {room:,}" in shown
+    assert "claude-haiku-4-5's 200,000-token window" in shown and "set: 400,000 / 600,000" in shown
+    assert session.stats().thresholds_as_set == (400_000, 600_000)
+    assert "lowered" not in Context(session).run("/model claude-opus-5-5")
+    assert session.policy.hard_limit == 600_000  # back to what was set, on a 1M window
+    session.close()
+
+
+def test_every_request_fits_a_window_smaller_than_the_thresholds_set(tmp_path):
+    """The thresholds fitted to the window are the ones compaction runs by."""
+
+    class SmallWindow(ScriptedProvider):
+        context_window = 20_000  # less the answer's 8,192: 11,808
+
+    provider = SmallWindow()
+    session = make_session(tmp_path, provider, soft=20_000, hard=30_000)
+    for turn in range(30):
+        events = drain(session.run_turn(f"turn {turn}: " + "notes about the design " * 100))
+        assert events[-1].outcome == "ok", events[-3:]
+    counter = TokenCounter()
+    sizes = [counter.count_messages(list(request.messages)) for request in provider.requests]
+    assert max(sizes) < 20_000 - 8_192 and len(sizes) == 30
+    session.close()

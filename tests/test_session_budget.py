@@ -7,6 +7,7 @@ from agent_cli.session.budget import (
     LoopGuard,
     calibrated_policy,
     calibration_ratio,
+    fit_to_window,
     to_request_tokens,
 )
 
@@ -35,6 +36,18 @@ def test_one_tool_result_may_keep_at_most_a_quarter_of_the_soft_threshold() -> N
 def test_the_calibrated_policy_always_keeps_soft_below_hard() -> None:
     policy = calibrated_policy(CompactionPolicy(soft_threshold=300, hard_limit=301), 3.0)
     assert 0 < policy.soft_threshold < policy.hard_limit
+
+
+def test_thresholds_past_the_window_are_lowered_to_fit_it_beside_the_answer() -> None:
+    """Seventh attack: thresholds set for a 1M-token window were kept on a 200k one."""
+    as_set = CompactionPolicy(soft_threshold=400_000, hard_limit=600_000, low_water=300_000)
+    fitted = fit_to_window(as_set, 200_000, 8_192)
+    assert fitted.hard_limit == 191_808 and fitted.soft_threshold == 127_872
+    assert fitted.low_water == round(300_000 * 127_872 / 400_000)  # its proportion to soft
+    assert fit_to_window(as_set, 1_000_000, 8_192) is as_set
+    assert fit_to_window(as_set, 0, 8_192) is as_set  # a window not known: as set
+    tiny = fit_to_window(CompactionPolicy(soft_threshold=3_000, hard_limit=5_000), 100, 8_192)
+    assert 0 < tiny.soft_threshold < tiny.hard_limit
 
 
 def test_the_loop_guard_holds_after_a_compaction_that_freed_too_little() -> None:

@@ -23,8 +23,6 @@ DIGEST_LATER_PART = "[Compaction digest, continued: taken out by a later compact
 SOURCE_KEY = "_source"  # the `transcript:<session>:<sequence>` record a message came from
 DIGEST_KEY = "_digest"  # the structured entries behind a digest message's text
 SUMMARY_KEY = "_summary"  # True on the summary message L4 made
-# On a tool_result L1 cut: the characters of its text before any cut (what its record holds)
-CUT_FROM_KEY = "_cut_from"
 
 
 def is_summary_message(message: dict[str, Any]) -> bool:

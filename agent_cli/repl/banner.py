@@ -76,6 +76,23 @@ def describe_thresholds(policy: CompactionPolicy, *, demo: bool, lifted: bool = 
     return text + "."
 
 
+def describe_window_fit(session: SessionPort, window: int | None = None) -> str | None:
+    """One line when the thresholds as set pass the model's window (`window`, when the
+    caller knows it) and are lowered to fit it beside the answer, so that no request the
+    API would refuse is sent; None when they fit."""
+    in_force, as_set = session.policy, session.policy_as_set
+    if in_force.hard_limit >= as_set.hard_limit:
+        return None
+    of_model = f"{clip_line(str(session.provider.model), 60)}'s"
+    size = f" {window:,}-token" if window else ""
+    return (
+        f"Compaction thresholds lowered to soft {in_force.soft_threshold:,} / hard "
+        f"{in_force.hard_limit:,} to fit {of_model}{size} window beside its answer (set: "
+        f"{as_set.soft_threshold:,} / {as_set.hard_limit:,}; --soft-threshold and "
+        "--hard-limit change them)."
+    )
+
+
 def _adds_to_every_request(session: SessionPort) -> bool:
     """True when the workspace adds to every request what the demo thresholds leave aside:
     MCP servers, project instructions, facts or pending items."""
@@ -113,6 +130,9 @@ def build_banner(
         lifted = lifted_thresholds and _adds_to_every_request(session)
         thresholds = describe_thresholds(session.policy, demo=demo_thresholds, lifted=lifted)
         lines.append(Text(thresholds, style="cyan"))
+    fitted = describe_window_fit(session)
+    if fitted is not None:
+        lines.append(Text(fitted, style="yellow"))
     lines.append(Text(f"workspace {clip_line(str(session.workspace), 300)}"))
     found = session.project_instructions
     if found.text:

@@ -22,7 +22,7 @@ from rich.console import RenderableType
 from agent_cli.errors import AgentCliError, CommandUsageError, UnknownCommand
 from agent_cli.events import ToolFinished
 from agent_cli.repl import durable_commands, model_views, views
-from agent_cli.repl.banner import describe_approvals
+from agent_cli.repl.banner import describe_approvals, describe_window_fit
 from agent_cli.repl.command_context import (
     CommandContext,
     require_no_args,
@@ -273,7 +273,9 @@ def _new(context: CommandContext, args: str) -> None:
 def _model(context: CommandContext, args: str) -> None:
     session = context.session
     if args:
-        context.console.print(model_views.build_model_switched(session.switch_model(args)))
+        switched = session.switch_model(args)
+        window_fit = describe_window_fit(session, switched.context_window)
+        context.console.print(model_views.build_model_switched(switched, window_fit))
     elif session.provider.name == "offline":
         context.console.print(model_views.build_offline_model(session.provider.model))
     else:

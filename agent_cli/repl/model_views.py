@@ -44,8 +44,11 @@ def describe_model(info: ModelInfo) -> str:
     return f"{name} ({info.display_name}) · context window {info.context_window:,}{price}"
 
 
-def build_model_switched(info: ModelInfo) -> Text:
-    return Text(f"model is now {describe_model(info)}, for the rest of this session", "green")
+def build_model_switched(info: ModelInfo, window_fit: str | None = None) -> RenderableType:
+    """The switch, and `window_fit` (`banner.describe_window_fit`) when the new model's
+    window lowers the thresholds."""
+    switched = Text(f"model is now {describe_model(info)}, for the rest of this session", "green")
+    return switched if window_fit is None else Group(switched, Text(window_fit, "yellow"))
 
 
 def build_model_list(current: ModelInfo, listing: ModelListing) -> Group:

@@ -70,6 +70,11 @@ class SessionPort(Protocol):
         ...
 
     @property
+    def policy_as_set(self) -> CompactionPolicy:
+        """The thresholds as set, before `policy` lowers them to fit the model's window."""
+        ...
+
+    @property
     def project_instructions(self) -> ProjectInstructions:
         """The AGENTS.md / CLAUDE.md block requests carry (empty text when none)."""
         ...

@@ -101,9 +101,13 @@ def build_stats_rows(stats: SessionStats) -> list[tuple[str, RenderableType]]:
 
 
 def describe_limits(stats: SessionStats) -> str:
+    lowered = ""
+    if stats.thresholds_as_set is not None:
+        soft, hard = stats.thresholds_as_set
+        lowered = f" (lowered to fit the window; set: {soft:,} / {hard:,})"
     return (
         f"context window {stats.context_window:,} · soft threshold {stats.soft_threshold:,} · "
-        f"hard limit {stats.hard_limit:,}"
+        f"hard limit {stats.hard_limit:,}{lowered}"
     )
 
 

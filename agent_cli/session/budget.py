@@ -51,6 +51,21 @@ def calibrated_policy(policy: CompactionPolicy, ratio: float | None) -> Compacti
     return with_thresholds(policy, soft, hard_limit=hard, max_tool_result_tokens=per_result)
 
 
+def fit_to_window(policy: CompactionPolicy, window: int, answer_tokens: int) -> CompactionPolicy:
+    """`policy` with its hard limit at most what the model's context `window` leaves
+    beside the answer's room (`answer_tokens`, the request's `max_tokens`), its soft
+    threshold lowered in the proportion it had to the hard limit (a low-water mark keeps
+    its own to the soft threshold): thresholds set for a 1M-token model, met by a
+    200k-token one after `/model`, would send requests the API refuses. `policy` itself
+    when it fits (or the window is unknown)."""
+    room = window - answer_tokens
+    if window <= 0 or policy.hard_limit <= room:
+        return policy
+    hard = max(MIN_VIEW_BUDGET + 1, room)
+    soft = policy.soft_threshold * hard // policy.hard_limit
+    return with_thresholds(policy, max(MIN_VIEW_BUDGET, min(soft, hard - 1)), hard_limit=hard)
+
+
 def to_request_tokens(estimated_tokens: int, ratio: float | None) -> int:
     """An estimate shown in calibrated (API) tokens."""
     return round(estimated_tokens * (ratio or 1.0))

@@ -63,6 +63,7 @@ from agent_cli.session.budget import (
     LoopGuard,
     calibrated_policy,
     calibration_ratio,
+    fit_to_window,
     to_request_tokens,
 )
 from agent_cli.session.conversation import Conversation
@@ -93,8 +94,10 @@ class Compactor:
         policy: CompactionPolicy,
         clock: Callable[[], datetime],
         secret_forms: SecretForms | None = None,
+        answer_tokens: int = 0,
     ) -> None:
         self.conversation = conversation
+        self.answer_tokens = answer_tokens  # each request's `max_tokens`: room the window keeps
         self.provider = provider
         self.counter = counter
         self.clock = clock
@@ -110,7 +113,14 @@ class Compactor:
     @property
     def policy(self) -> CompactionPolicy:
         """The policy as the user set it (uncalibrated), with the toolbox's secrets, its
-        thresholds raised by `threshold_lift()` tokens when one is set."""
+        thresholds raised by `threshold_lift()` tokens when one is set, and lowered to fit
+        the model's window beside the answer when they would pass it (`fit_to_window`)."""
+        window = self.provider.context_window
+        return fit_to_window(self.policy_as_set, window, self.answer_tokens)
+
+    @property
+    def policy_as_set(self) -> CompactionPolicy:
+        """`policy` before it is fitted to the model's window."""
         lift = 0 if self.threshold_lift is None else self.threshold_lift()
         return _lifted(self._policy, lift)
 

@@ -94,6 +94,7 @@ class Session:
             policy=policy,
             clock=clock,
             secret_forms=toolbox.secret_forms,
+            answer_tokens=max_tokens,
         )
         self._runner = TurnRunner(
             conversation=self._conversation,
@@ -176,6 +177,10 @@ class Session:
     @property
     def policy(self) -> CompactionPolicy:
         return self._compactor.policy
+
+    @property
+    def policy_as_set(self) -> CompactionPolicy:
+        return self._compactor.policy_as_set
 
     @property
     def calibration(self) -> float | None:

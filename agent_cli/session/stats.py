@@ -156,6 +156,7 @@ def build_stats(runner: TurnRunner) -> SessionStats:
         project_instructions=describe_project_instructions(runner.project_instructions),
         **cost_fields(totals.cost),
         model_in_table=lookup_model(provider.model).known,
+        thresholds_as_set=_thresholds_as_set(runner),
         context_free=max(0, window - context_tokens),
     )
 
@@ -257,3 +258,11 @@ def _describe_block(block: dict[str, Any]) -> str:
 def _clip(text: str, limit: int = 70) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _thresholds_as_set(runner: TurnRunner) -> tuple[int, int] | None:
+    """The thresholds as set, when the model's window lowered them (`Compactor.policy`)."""
+    as_set, in_force = runner.compactor.policy_as_set, runner.compactor.policy
+    if in_force.hard_limit >= as_set.hard_limit:
+        return None
+    return as_set.soft_threshold, as_set.hard_limit

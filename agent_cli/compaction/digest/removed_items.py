@@ -10,11 +10,13 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from agent_cli.compaction.markers import CUT_FROM_KEY
 from agent_cli.safe_cuts import safe_head_end
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import TokenCounter
 
+# A private key (the wire builder drops it) on a tool_result L1 cut: the characters of its
+# text before any cut, which its transcript record holds.
+CUT_FROM_KEY = "_cut_from"
 # How a command's result begins (`tools.shell`): its exit code, or the signal that ended it.
 _COMMAND_ENDED = re.compile(r"Exit code: (-?\d+)|Killed by signal (\d+)")
 # The input keys that say what a call was about, most telling first.
@@ -122,7 +124,7 @@ def _pick_key_input(tool_input: dict[Any, Any]) -> Any:
 
 def result_size(result: dict[str, Any]) -> int:
     """Characters of a tool_result's text (string content or text parts), as its record
-    holds it: before L1 cut it (`markers.CUT_FROM_KEY`), when it did."""
+    holds it: before L1 cut it (`CUT_FROM_KEY`), when it did."""
     cut_from = result.get(CUT_FROM_KEY)
     if type(cut_from) is int and cut_from >= 0:
         return cut_from

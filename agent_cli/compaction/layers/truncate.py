@@ -22,8 +22,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from agent_cli.compaction.digest.removed_items import result_size
-from agent_cli.compaction.markers import CUT_FROM_KEY
+from agent_cli.compaction.digest.removed_items import CUT_FROM_KEY, result_size
 from agent_cli.compaction.message_facts import CutFacts, MessageFacts, build_view_facts
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome, run_layer_alone
