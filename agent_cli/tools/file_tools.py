@@ -10,6 +10,11 @@ the way is refused instead of written into. `edit_file`
 checks its match when prepared (so the user is not asked about an edit that cannot
 apply) and again when executed (the file may have changed while the user decided).
 
+Names: a file is named by its resolved path (`Workspace.display`), the file actually
+read or written, in the description the user approves, the diff's labels, the "always"
+answer and the result; a path that reaches it through a symbolic link is named too
+(`overwrite .git/config with 3 lines (via link notes.md)`).
+
 Secrets (`SecretForms`: the values the toolbox redacts, which `read_file` shows as
 `[REDACTED]`): `edit_file` looks for `old_string` only where it touches no secret, so
 "not found" or "found" tells nothing about a secret's value (else, asked without
@@ -146,6 +151,7 @@ def _decode_line(raw: bytes) -> str:
 
 def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
     resolved, shown = _resolve_file(context.workspace, arguments["path"])
+    route = _link_note(context.workspace, arguments["path"], resolved)
     data = arguments["content"].encode("utf-8")
     lines = count_lines_noun(_count_lines(arguments["content"]))
     is_new = not resolved.exists()
@@ -162,12 +168,12 @@ def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> Prepa
         _require_same_target(context.workspace, arguments["path"], resolved)
         write_atomically(context.workspace, resolved, data, shown)
         state = "new file" if is_new else "replaced the old content"
-        header = f"Wrote {lines} ({format_size(len(data))}) to {shown} ({state})."
+        header = f"Wrote {lines} ({format_size(len(data))}) to {shown} ({state}){route}."
         return ToolResult(header, summary=f"wrote {lines}")
 
     verb = "create" if is_new else "overwrite"
     target = file_target(resolved, shown)
-    return PreparedCall(f"{verb} {shown} with {lines}", execute, approval, target)
+    return PreparedCall(f"{verb} {shown} with {lines}{route}", execute, approval, target)
 
 
 def _refuse_writing_over_a_secret(context: ToolContext, path: Path, shown: str) -> None:
@@ -198,6 +204,7 @@ def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
     approval = build_diff_approval(before, after, shown, context.secrets)
     removed = count_lines_noun(_count_lines(old))
     added = count_lines_noun(_count_lines(new))
+    route = _link_note(context.workspace, arguments["path"], resolved)
 
     def execute() -> ToolResult:
         _require_same_target(context.workspace, arguments["path"], resolved)
@@ -205,10 +212,10 @@ def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
             context.workspace, resolved, shown, (old, new), limit, context.secrets
         )
         write_atomically(context.workspace, resolved, updated, shown)
-        header = f"Edited {shown}: replaced {removed} with {added} at line {line_number}."
+        header = f"Edited {shown}{route}: replaced {removed} with {added} at line {line_number}."
         return ToolResult(header, summary=f"edited {shown}")
 
-    description = f"edit {shown}: replace {removed} with {added}"
+    description = f"edit {shown}: replace {removed} with {added}{route}"
     return PreparedCall(description, execute, approval, file_target(resolved, shown))
 
 
@@ -308,6 +315,13 @@ def _resolve_file(workspace: Workspace, raw_path: str) -> tuple[Path, str]:
     if resolved == workspace.root:
         raise ToolError("The path names the workspace directory itself; give a file path.")
     return resolved, workspace.display(raw_path, resolved)
+
+
+def _link_note(workspace: Workspace, raw_path: str, resolved: Path) -> str:
+    """` (via link notes.md)` when the path given reaches the file through
+    a symbolic link (`Workspace.link_route`), else nothing."""
+    route = workspace.link_route(raw_path, resolved)
+    return f" (via link {route})" if route else ""
 
 
 def count_lines_noun(count: int) -> str:
