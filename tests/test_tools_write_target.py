@@ -7,6 +7,7 @@ editor would). The same cases on a real terminal: `test_e2e_approval_target.py`.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 from tools_support import make_toolbox
 
 from agent_cli.tools import PermissionDecision, PermissionRequest
+from agent_cli.tools.approval import MAX_DIFF_SOURCE_BYTES, ApprovalKind
 
 GITCONFIG = "[core]\n\tbare = false\n"
 EVIL = '[core]\n\tfsmonitor = "touch PWNED"\n'
@@ -127,3 +129,107 @@ def test_a_folder_named_tilde_in_the_workspace_never_reads_as_the_home_folder(wo
     # a name that only contains a tilde further on is left as it is
     toolbox.run("write_file", {"path": "a~/b~.txt", "content": "k\n"})
     assert asker.requests[-1].description.startswith("create a~/b~.txt ")
+
+
+# --- A4: what the approval showed is what is written over ------------------------------------
+
+
+def test_a_file_that_appears_while_create_is_asked_is_kept(workspace: Path):
+    target = workspace / "notes.txt"
+    toolbox, asker = asking(workspace, meanwhile=lambda: target.write_text("the user's notes\n"))
+    outcome = toolbox.run("write_file", {"path": "notes.txt", "content": "model notes\n"})
+    assert asker.requests[0].description == "create notes.txt with 1 line"
+    assert outcome.is_error
+    assert "notes.txt did not exist when writing it was approved" in outcome.content
+    assert "Read it with read_file" in outcome.content and "(new file)" not in outcome.content
+    assert target.read_text() == "the user's notes\n"
+
+
+def test_a_line_added_while_an_overwrite_is_asked_is_not_destroyed(workspace: Path):
+    target = workspace / "todo.txt"
+    target.write_text("buy milk\n")
+    toolbox, _ = asking(
+        workspace, meanwhile=lambda: target.write_text("buy milk\ncall the bank before 5pm\n")
+    )
+    outcome = toolbox.run("write_file", {"path": "todo.txt", "content": "buy milk\nbuy eggs\n"})
+    assert outcome.is_error and "todo.txt changed after writing it was approved" in outcome.content
+    assert target.read_text() == "buy milk\ncall the bank before 5pm\n"
+
+
+def test_a_file_deleted_while_its_overwrite_is_asked_is_not_made_again(workspace: Path):
+    target = workspace / "todo.txt"
+    target.write_text("buy milk\n")
+    toolbox, _ = asking(workspace, meanwhile=target.unlink)
+    outcome = toolbox.run("write_file", {"path": "todo.txt", "content": "buy eggs\n"})
+    assert outcome.is_error and "was deleted after writing it was approved" in outcome.content
+    assert not target.exists()
+
+
+def test_the_same_bytes_written_again_or_a_touch_meanwhile_do_not_stop_the_write(workspace: Path):
+    target = workspace / "todo.txt"
+    target.write_text("buy milk\n")
+
+    def rewrite_and_touch() -> None:
+        target.write_text("buy milk\n")
+        os.utime(target, (1, 1))
+
+    toolbox, _ = asking(workspace, meanwhile=rewrite_and_touch)
+    outcome = toolbox.run("write_file", {"path": "todo.txt", "content": "buy eggs\n"})
+    assert not outcome.is_error, outcome.content
+    assert target.read_text() == "buy eggs\n"
+
+
+def test_a_big_file_changed_while_its_overwrite_is_asked_is_kept(workspace: Path):
+    from agent_cli.tools import file_state
+
+    target = workspace / "big.log"
+    target.write_bytes(b"x" * 100)
+    appended = b"x" * 100 + b"the user's line\n"
+
+    def grow() -> None:
+        with target.open("ab") as handle:
+            handle.write(b"the user's line\n")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(file_state, "DIGEST_MAX_BYTES", 50)  # fingerprinted by inode and times
+        toolbox, _ = asking(workspace, meanwhile=grow)
+        outcome = toolbox.run("write_file", {"path": "big.log", "content": "short\n"})
+    assert outcome.is_error and "big.log changed after" in outcome.content
+    assert target.read_bytes() == appended
+
+
+def test_a_directory_is_refused_before_anyone_is_asked(workspace: Path):
+    (workspace / "folder").mkdir()
+    toolbox, asker = asking(workspace)
+    outcome = toolbox.run("write_file", {"path": "folder", "content": "x\n"})
+    assert outcome.is_error and "folder is a directory" in outcome.content
+    assert asker.requests == []
+
+
+# --- A11: an overwrite without a diff says what it replaces ---------------------------------
+
+
+def test_an_overwrite_too_big_to_diff_says_so_and_how_big_the_old_file_is(workspace: Path):
+    (workspace / "data.csv").write_bytes(b"id,name\n" + b"1,customer\n" * 250_000)
+    toolbox, asker = asking(workspace, PermissionDecision.DENY)
+    toolbox.run("write_file", {"path": "data.csv", "content": "id,name\n"})
+    request = asker.requests[0]
+    assert (workspace / "data.csv").stat().st_size > MAX_DIFF_SOURCE_BYTES
+    assert request.approval.kind is ApprovalKind.CONTENT
+    assert request.description == "overwrite data.csv (2.6 MB now, too big to diff) with 1 line"
+
+
+def test_an_overwrite_of_a_binary_file_says_it_replaces_binary_data(workspace: Path):
+    (workspace / "app.db").write_bytes(b"SQLite format 3\x00" + b"\x01" * 5000)
+    toolbox, asker = asking(workspace, PermissionDecision.DENY)
+    toolbox.run("write_file", {"path": "app.db", "content": "id,name\n"})
+    assert asker.requests[0].description == (
+        "overwrite app.db (binary, 4.9 KB now; not shown) with 1 line"
+    )
+
+
+def test_an_overwrite_shown_as_a_diff_carries_no_such_note(workspace: Path):
+    (workspace / "notes.txt").write_text("one\n")
+    toolbox, asker = asking(workspace, PermissionDecision.DENY)
+    toolbox.run("write_file", {"path": "notes.txt", "content": "two\n"})
+    assert asker.requests[0].description == "overwrite notes.txt with 1 line"
