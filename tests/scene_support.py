@@ -27,11 +27,13 @@ class Scene:
 def open_scene(
     tmp_path: Path, terminals: Any, api_key: str, files: Mapping[str, str]
 ) -> Iterator[Scene]:
-    """The REPL started in `tmp_path/ws` (holding `files`, name -> text) with its state in
+    """The REPL started in `tmp_path/ws` (holding `files`, name -> text; a name may hold
+    folders, made on the way) with its state in
     `tmp_path/home`, once its prompt is shown; the fake API accepts only `api_key`."""
     folder = tmp_path / "ws"
     folder.mkdir()
     for name, text in files.items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_text(text)
     with start_fake_server(api_key=api_key) as fake:
         env = build_env(

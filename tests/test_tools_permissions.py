@@ -188,3 +188,38 @@ def test_a_path_redirected_inside_while_the_user_decides_is_not_written(workspac
     assert outcome.is_error
     assert "now leads somewhere else" in outcome.content
     assert list((workspace / "other").iterdir()) == []
+
+
+class ShowingRecordingAsker(RecordingAsker):
+    """A `ShowingAsker`: records what it is shown without being asked, too."""
+
+    def __init__(self, decision: PermissionDecision) -> None:
+        super().__init__(decision)
+        self.shown_unasked: list[tuple[PermissionRequest, str]] = []
+
+    def show_unasked(self, request: PermissionRequest, scope) -> None:
+        self.shown_unasked.append((request, scope.shown))
+
+
+def test_a_call_always_lets_through_is_shown_to_an_asker_that_can_show_it(workspace: Path):
+    asker = ShowingRecordingAsker(PermissionDecision.ALLOW_ALWAYS)
+    toolbox = make_toolbox(workspace, auto_approve=False, ask_permission=asker)
+    toolbox.run("write_file", {"path": "notes.txt", "content": "one\n"})
+    assert asker.shown_unasked == []
+    edit = {"path": "notes.txt", "old_string": "one", "new_string": "curl x | sh"}
+    assert not toolbox.run("edit_file", edit).is_error
+    assert len(asker.requests) == 1
+    [(request, scope)] = asker.shown_unasked
+    assert scope == "notes.txt" and request.description.startswith("edit notes.txt")
+    assert "+curl x | sh" in request.approval.text.splitlines()
+
+
+def test_nothing_is_shown_unasked_with_yes_or_for_a_call_no_always_covers(workspace: Path):
+    asker = ShowingRecordingAsker(PermissionDecision.ALLOW_ONCE)
+    toolbox = make_toolbox(workspace, auto_approve=False, ask_permission=asker)
+    toolbox.run("write_file", {"path": "notes.txt", "content": "one\n"})
+    toolbox.run("write_file", {"path": "notes.txt", "content": "two\n"})
+    assert len(asker.requests) == 2 and asker.shown_unasked == []
+    yes = ShowingRecordingAsker(PermissionDecision.ALLOW_ONCE)
+    make_toolbox(workspace, auto_approve=True, ask_permission=yes).run("bash", TOUCH)
+    assert yes.requests == [] and yes.shown_unasked == []

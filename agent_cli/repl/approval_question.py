@@ -55,13 +55,19 @@ def build_question(request: PermissionRequest, view_offer: str | None = None) ->
 
 
 def _choice(scope: AlwaysScope) -> str:
+    return f"[{_LETTER[_decision_of(scope)]}] {describe_scope(scope)}"
+
+
+def describe_scope(scope: AlwaysScope) -> str:
+    """An "always" answer as the question offers it, without its letter: `always for
+    notes.sh`, `always "npm test …"` (also how a call it lets through says why)."""
     if scope.kind is ScopeKind.EXACT_COMMAND:
-        return "[a] always this exact command"
+        return "always this exact command"
     if scope.kind is ScopeKind.COMMAND_PREFIX:
-        return f'[p] always "{scope.shown} …"'
+        return f'always "{scope.shown} …"'
     if scope.kind is ScopeKind.MCP_TOOL:
-        return f"[a] always this tool ({scope.shown})"
-    return f"[a] always for {_file_name(scope)}"
+        return f"always this tool ({scope.shown})"
+    return f"always for {_file_name(scope)}"
 
 
 def parse_answer(answer: str, scopes: tuple[AlwaysScope, ...]) -> str | None:

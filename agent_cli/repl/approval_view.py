@@ -18,6 +18,9 @@ whole (`view.lists_every_line` is then False). Printing all 200,000 lines of a h
 took minutes and helped nobody read it.
 Only the lines that can be shown are numbered and styled (`approval_lines`), so a huge
 text costs about as much as a short one; the header still counts every line.
+With `unasked_by` (the "always" answer that lets the call through), the same view shows
+what a call does without asking: the header says which answer allowed it, and no note
+offers `v` (there is no question to answer).
 """
 
 from __future__ import annotations
@@ -74,12 +77,17 @@ class _Ends:
 
 
 def build_approval_view(
-    request: PermissionRequest, width: int, height: int, full: bool = False
+    request: PermissionRequest,
+    width: int,
+    height: int,
+    full: bool = False,
+    unasked_by: str | None = None,
 ) -> ApprovalView:
-    """The header and body lines to print before the question; see the module contract."""
+    """The header and body lines to print before the question (or, with `unasked_by`,
+    instead of it); see the module contract."""
     approval = approval_of(request)
     raw_lines = split_lines(approval)
-    header = build_header(request, approval, raw_lines, width)
+    header = build_header(request, approval, raw_lines, width, unasked_by)
     lists_every_line = len(raw_lines) <= FULL_VIEW_MAX_LINES
     if full:
         lines = _full_listing(approval, raw_lines)
@@ -90,7 +98,7 @@ def build_approval_view(
     gutter = max((len(line.label) for line in (*ends.head, *ends.tail)), default=1)
     secrets = request.secrets
     layout = _Layout(gutter, width, secrets)
-    fitted, is_shortened = fit_lines(ends, layout, budget, lists_every_line)
+    fitted, is_shortened = fit_lines(ends, layout, budget, lists_every_line, unasked_by is None)
     rows = [_with_gutter(line, gutter) for line in fitted]
     return ApprovalView(header, rows, is_shortened, lists_every_line)
 
@@ -158,9 +166,14 @@ def approval_of(request: PermissionRequest) -> Approval:
 
 
 def build_header(
-    request: PermissionRequest, approval: Approval, raw_lines: list[str], width: int
+    request: PermissionRequest,
+    approval: Approval,
+    raw_lines: list[str],
+    width: int,
+    unasked_by: str | None = None,
 ) -> Text:
-    """One line: the tool, what it will do, and how many lines follow."""
+    """One line: the tool, what it will do, and how many lines follow; with `unasked_by`
+    (`always for notes.sh`) it says that answer allows it without a question."""
     count = len(raw_lines)
     blank = sum(1 for line in raw_lines if not line.strip())
     lines = f"{count} line" if count == 1 else f"{count} lines"
@@ -173,9 +186,12 @@ def build_header(
         what = f"{description} (diff of {lines})"
     else:  # a write's description already counts its lines
         what = description + (f" ({blank} of them blank)" if blank else "")
+    tool = (clip_line(request.tool, 40), "bold")
+    if unasked_by is not None:
+        return Text.assemble(tool, (f" not asked ({_revealed(unasked_by)}): {what}", "bold green"))
     return Text.assemble(
         ("permission needed for ", "bold yellow"),
-        (clip_line(request.tool, 40), "bold"),
+        tool,
         (": " + what, "bold yellow"),
     )
 
@@ -207,27 +223,34 @@ class _Layout:
 
 
 def fit_lines(
-    ends: _Ends, layout: _Layout, budget: int, lists_every_line: bool = True
+    ends: _Ends,
+    layout: _Layout,
+    budget: int,
+    lists_every_line: bool = True,
+    offers_view: bool = True,
 ) -> tuple[list[NumberedLine], bool]:
-    """Lines that fill at most `budget` rows: head, a counted gap, tail."""
+    """Lines that fill at most `budget` rows: head, a counted gap (offering `v` when
+    `offers_view`), tail."""
     if not ends.tail and _fits(ends.head, layout, budget):
         shortened = [_shorten_line(line, layout) for line in ends.head]
         changed = any(new is not old for new, old in zip(shortened, ends.head, strict=True))
         return shortened, changed
     widest = str(ends.line_count)
-    note_rows = layout.rows(_gap_note(widest, widest, lists_every_line))
+    note_rows = layout.rows(_gap_note(widest, widest, lists_every_line, offers_view))
     head = _take_lines(ends.head, layout, (budget - note_rows) // 2)
     head_rows = sum(layout.rows(line) for line in head)
     tail_candidates = ends.tail or ends.head[len(head) :][::-1]
     tail = _take_lines(tail_candidates, layout, budget - note_rows - head_rows)[::-1]
     first = head[-1].last + 2 if head else 1
     last = tail[0].first if tail else ends.line_count
-    return [*head, _gap_note(str(first), str(last), lists_every_line), *tail], True
+    gap = _gap_note(str(first), str(last), lists_every_line, offers_view)
+    return [*head, gap, *tail], True
 
 
-def _gap_note(first: str, last: str, lists_every_line: bool) -> NumberedLine:
+def _gap_note(first: str, last: str, lists_every_line: bool, offers_view: bool) -> NumberedLine:
     more = "every line" if lists_every_line else f"its first and last {FULL_VIEW_SIDE_LINES}"
-    text = Text(f"⋮ lines {first}-{last} not shown here; answer v to see {more}")
+    offer = f"; answer v to see {more}" if offers_view else ""
+    text = Text(f"⋮ lines {first}-{last} not shown here{offer}")
     text.stylize(NOTE_STYLE)
     return NumberedLine(-1, -1, "", ApprovalKind.CONTENT, text)
 

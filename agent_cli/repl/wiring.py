@@ -175,7 +175,33 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Perm
                 print_at_words(console, question.describe_always(chosen))
             return decision
 
-    return ask_permission
+    return AskerShowingUnasked(ask_permission, console)
+
+
+class AskerShowingUnasked:
+    """An asker (`ask`) that also shows the calls an "always" answer lets through without
+    a question (`permissions.ShowingAsker`): the view the question would have shown (the
+    diff of an edit, a new file's content, the command), headed by the answer that
+    allowed it, so a file written unasked is still seen being written."""
+
+    def __init__(self, ask: PermissionAsker, console: Console) -> None:
+        self._ask = ask
+        self._console = console
+
+    def __call__(self, request: PermissionRequest) -> PermissionDecision:
+        return self._ask(request)
+
+    def show_unasked(self, request: PermissionRequest, scope: AlwaysScope) -> None:
+        from agent_cli.repl.approval_question import describe_scope
+        from agent_cli.repl.approval_view import build_approval_view
+
+        console = self._console
+        view = build_approval_view(
+            request, console.width, console.height, unasked_by=describe_scope(scope)
+        )
+        console.print(view.header)
+        for line in view.lines:
+            console.print(line, overflow="fold")
 
 
 def _remembered_scope(

@@ -8,7 +8,17 @@ target within that descriptor), so a crash never leaves half a file, a symlink s
 at the last moment is replaced, not written through, and a folder swapped for a link on
 the way is refused instead of written into. `edit_file`
 checks its match when prepared (so the user is not asked about an edit that cannot
-apply) and again when executed (the file may have changed while the user decided).
+apply) and again when executed (the file may have changed while the user decided): the
+approved replacement is made in the file as it is then, whatever else changed in it.
+`write_file` replaces the whole file, so it writes only over what its approval showed
+(`file_state`): a file that appeared after "create" was approved, or whose content
+changed after its diff was shown, is left alone and the model is told to read it again.
+An overwrite shown without a diff (too big, binary) says what it replaces.
+
+Names: a file is named by its resolved path (`Workspace.display`), the file actually
+read or written, in the description the user approves, the diff's labels, the "always"
+answer and the result; a path that reaches it through a symbolic link is named too
+(`overwrite .git/config with 3 lines (via link notes.md)`).
 
 Secrets (`SecretForms`: the values the toolbox redacts, which `read_file` shows as
 `[REDACTED]`): `edit_file` looks for `old_string` only where it touches no secret, so
@@ -33,12 +43,19 @@ from agent_cli.errors import ToolError
 from agent_cli.secret_forms import NO_SECRETS, REDACTED_MARK, SecretForms
 from agent_cli.secret_lines import context_chars, hide_in_lines
 from agent_cli.tools.approval import (
+    ApprovalKind,
     build_content_approval,
     build_diff_approval,
     build_overwrite_approval,
 )
 from agent_cli.tools.approval_scope import file_target
 from agent_cli.tools.context import PreparedCall, ToolContext
+from agent_cli.tools.file_state import (
+    StateKind,
+    read_file_state,
+    require_unchanged,
+    undiffable_note,
+)
 from agent_cli.tools.output import ToolResult, format_size
 from agent_cli.tools.text_source import check_readable_text, read_text_source
 from agent_cli.tools.workspace import Workspace
@@ -146,9 +163,13 @@ def _decode_line(raw: bytes) -> str:
 
 def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
     resolved, shown = _resolve_file(context.workspace, arguments["path"])
+    route = _link_note(context.workspace, arguments["path"], resolved)
     data = arguments["content"].encode("utf-8")
     lines = count_lines_noun(_count_lines(arguments["content"]))
-    is_new = not resolved.exists()
+    before = read_file_state(context.workspace, resolved, shown)  # before the diff is read
+    if before.kind is StateKind.DIRECTORY:
+        raise ToolError(f"{shown} is a directory; give a file path.")
+    is_new = before.kind is StateKind.ABSENT
     if not is_new and REDACTED_MARK in arguments["content"]:
         _refuse_writing_over_a_secret(context, resolved, shown)
     if is_new:
@@ -157,17 +178,20 @@ def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> Prepa
         approval = build_overwrite_approval(
             context.workspace, resolved, shown, arguments["content"], context.secrets
         )
+    replaced = "" if is_new or approval.kind is ApprovalKind.DIFF else undiffable_note(before)
 
     def execute() -> ToolResult:
         _require_same_target(context.workspace, arguments["path"], resolved)
+        require_unchanged(context.workspace, resolved, shown, before)
         write_atomically(context.workspace, resolved, data, shown)
         state = "new file" if is_new else "replaced the old content"
-        header = f"Wrote {lines} ({format_size(len(data))}) to {shown} ({state})."
+        header = f"Wrote {lines} ({format_size(len(data))}) to {shown} ({state}){route}."
         return ToolResult(header, summary=f"wrote {lines}")
 
     verb = "create" if is_new else "overwrite"
     target = file_target(resolved, shown)
-    return PreparedCall(f"{verb} {shown} with {lines}", execute, approval, target)
+    old = f" ({replaced})" if replaced else ""
+    return PreparedCall(f"{verb} {shown}{old} with {lines}{route}", execute, approval, target)
 
 
 def _refuse_writing_over_a_secret(context: ToolContext, path: Path, shown: str) -> None:
@@ -198,6 +222,7 @@ def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
     approval = build_diff_approval(before, after, shown, context.secrets)
     removed = count_lines_noun(_count_lines(old))
     added = count_lines_noun(_count_lines(new))
+    route = _link_note(context.workspace, arguments["path"], resolved)
 
     def execute() -> ToolResult:
         _require_same_target(context.workspace, arguments["path"], resolved)
@@ -205,10 +230,10 @@ def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
             context.workspace, resolved, shown, (old, new), limit, context.secrets
         )
         write_atomically(context.workspace, resolved, updated, shown)
-        header = f"Edited {shown}: replaced {removed} with {added} at line {line_number}."
+        header = f"Edited {shown}{route}: replaced {removed} with {added} at line {line_number}."
         return ToolResult(header, summary=f"edited {shown}")
 
-    description = f"edit {shown}: replace {removed} with {added}"
+    description = f"edit {shown}: replace {removed} with {added}{route}"
     return PreparedCall(description, execute, approval, file_target(resolved, shown))
 
 
@@ -308,6 +333,13 @@ def _resolve_file(workspace: Workspace, raw_path: str) -> tuple[Path, str]:
     if resolved == workspace.root:
         raise ToolError("The path names the workspace directory itself; give a file path.")
     return resolved, workspace.display(raw_path, resolved)
+
+
+def _link_note(workspace: Workspace, raw_path: str, resolved: Path) -> str:
+    """` (via link notes.md)` when the path given reaches the file through
+    a symbolic link (`Workspace.link_route`), else nothing."""
+    route = workspace.link_route(raw_path, resolved)
+    return f" (via link {route})" if route else ""
 
 
 def count_lines_noun(count: int) -> str:

@@ -7,7 +7,9 @@ the life of the gate (one session's toolbox) as the `AlwaysScope` the question o
 (`approval_scope`): `ALLOW_ALWAYS` the narrowest (that exact command, or that file),
 `ALLOW_PREFIX` the command prefix. A later call is allowed unasked only when a remembered
 scope covers its target; a request without a target (or an answer naming a scope that was
-not offered) is allowed once and remembers nothing.
+not offered) is allowed once and remembers nothing. Unasked is not unseen: an asker that
+can show things (`ShowingAsker`, the REPL's) is handed each call an "always" lets through,
+with the scope that covers it, to show what it does as the question would have.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Protocol, runtime_checkable
 
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.approval import Approval
@@ -69,6 +72,16 @@ _ALLOWING = frozenset(
 PermissionAsker = Callable[[PermissionRequest], PermissionDecision]
 
 
+@runtime_checkable
+class ShowingAsker(Protocol):
+    """A `PermissionAsker` that also shows the calls it is not asked about: `show_unasked`
+    gets each request an earlier "always" answer (`scope`) allows, before it runs."""
+
+    def __call__(self, request: PermissionRequest) -> PermissionDecision: ...
+
+    def show_unasked(self, request: PermissionRequest, scope: AlwaysScope) -> None: ...
+
+
 class PermissionGate:
     """Holds the approval policy and the scopes the user has already allowed for good."""
 
@@ -82,7 +95,12 @@ class PermissionGate:
         """True when the tool may run now. KeyboardInterrupt from the asker propagates.
         After a refusal, `last_refusal_unasked` says whether nobody was asked (no asker, or
         one that answered `DENY_UNASKED`) rather than a person saying no."""
-        if self._auto_approve or self.is_covered(request):
+        if self._auto_approve:
+            return True
+        covering = self.covering_scope(request)
+        if covering is not None:
+            if isinstance(self._ask, ShowingAsker):
+                self._ask.show_unasked(request, covering)
             return True
         if self._ask is None:
             self.last_refusal_unasked = True
@@ -96,8 +114,14 @@ class PermissionGate:
 
     def is_covered(self, request: PermissionRequest) -> bool:
         """True when an earlier "always" covers what `request` acts on."""
+        return self.covering_scope(request) is not None
+
+    def covering_scope(self, request: PermissionRequest) -> AlwaysScope | None:
+        """The earlier "always" scope that covers what `request` acts on, if any."""
         target = request.target
-        return target is not None and any(s.covers(target) for s in self._always_allowed)
+        if target is None:
+            return None
+        return next((s for s in self._always_allowed if s.covers(target)), None)
 
 
 def chosen_scope(request: PermissionRequest, decision: PermissionDecision) -> AlwaysScope | None:

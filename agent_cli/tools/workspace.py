@@ -8,6 +8,14 @@ tools then open the resolved path through `open_file` / `open_directory`, which 
 from a descriptor of the root held since construction without following a link at any
 component (`safe_open`), so a folder swapped for a link afterwards is refused, not
 followed.
+
+Names: `display` names what a tool acts on by its resolved path (relative to the root),
+never by the path as given: a link keeps its own name there (`notes.md` for a link to
+`.git/config`), and `docs/../README.md` with `docs` a link to `a/b` reads as
+`README.md` where the OS opens `a/README.md`. A name whose first component starts with
+`~` is shown as `./~/...`, so a folder named `~` in the workspace never reads as the home
+folder. `link_route` gives the path as given when a link leads from it to another name,
+so the user is told both.
 """
 
 from __future__ import annotations
@@ -73,11 +81,22 @@ class Workspace:
         return path == self.root or path.is_relative_to(self.root)
 
     def display(self, raw_path: str, resolved: Path) -> str:
-        """The path as the user would name it: relative to the root, "." for the root."""
+        """The name of the file or folder `resolved` (from `resolve_inside(raw_path)`), as
+        the user reads it: relative to the root, "." for the root, `./` before a first
+        component starting with `~` (module doc). The resolved path, not `raw_path`: that
+        is the file the tool opens or writes."""
+        return unambiguous(resolved.relative_to(self.root).as_posix())
+
+    def link_route(self, raw_path: str, resolved: Path) -> str | None:
+        """`raw_path` as the user reads it when a symbolic link leads from it to
+        `resolved` (its lexical form names something else); None when it names `resolved`
+        directly."""
         lexical = Path(os.path.normpath(self.root / raw_path))
-        shown = lexical if self.is_inside(lexical) else resolved
-        relative = shown.relative_to(self.root).as_posix()
-        return relative or "."
+        if lexical == resolved:
+            return None
+        if self.is_inside(lexical) and ".." not in Path(raw_path).parts:
+            return unambiguous(lexical.relative_to(self.root).as_posix())
+        return raw_path if Path(raw_path).is_absolute() else unambiguous(raw_path)
 
     def relative_parts(self, resolved: Path) -> tuple[str, ...]:
         """The components of a path from `resolve_inside`, below the root."""
@@ -124,3 +143,11 @@ class Workspace:
                 f"The workspace folder {self.root} was moved, deleted or replaced while this "
                 "session ran; nothing was done. Start agent-cli again in that folder."
             )
+
+
+def unambiguous(relative: str) -> str:
+    """A workspace-relative path that cannot be read as another place: "." for the root,
+    `./` before a first component starting with `~` (else read as a home folder)."""
+    if relative in ("", "."):
+        return "."
+    return f"./{relative}" if relative.startswith("~") else relative

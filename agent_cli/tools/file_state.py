@@ -1,0 +1,179 @@
+"""What a write's question showed of the file it replaces, and the check that it still is.
+
+Contract: `read_file_state(workspace, resolved, shown)` notes what is at `resolved` now,
+before the approval is built from it: nothing (`ABSENT`), a directory, something that
+is not a regular file (`OTHER`: a FIFO, a socket, a device), or a regular `FILE` with its
+size, whether it holds a NUL (binary), and a fingerprint of its content: a SHA-256 of
+every byte, or for a file over `DIGEST_MAX_BYTES` (or one that cannot be read) its
+inode, size and modification and change times. Nothing is followed: the walk goes
+through the workspace's held root without following a link (`Workspace.open_directory`).
+
+`require_unchanged(workspace, resolved, shown, state)` runs when the write executes,
+after the user answered: it raises `TargetChanged` (a `ToolError` telling the model what
+happened and to read the file again) when what is there now differs from `state`: a file
+appeared where "create" was approved, the content the diff was made from changed (a line
+the user added meanwhile would be destroyed unseen), or the file was removed or replaced
+by something else. Rewriting the same bytes, or touching the file, is no change.
+
+`undiffable_note(state)` says, for an overwrite whose old content is not shown as a diff
+(too big, binary, unreadable, not a regular file), what it replaces, so the question
+never reads like that of a small text file.
+
+Why: write_file decided "create" and built its diff when asking, then wrote over
+whatever was there when the user answered, and told the model "(new file)".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+
+from agent_cli.errors import ToolError
+from agent_cli.nofollow_open import FILE_FLAGS
+from agent_cli.tools.approval import MAX_DIFF_SOURCE_BYTES
+from agent_cli.tools.output import format_size
+from agent_cli.tools.workspace import Workspace
+
+# A file up to this size is fingerprinted by its bytes; a bigger one by its inode and times.
+DIGEST_MAX_BYTES = 32 * 1024 * 1024
+_CHUNK_BYTES = 1024 * 1024
+
+
+class StateKind(Enum):
+    ABSENT = "absent"
+    FILE = "file"
+    DIRECTORY = "directory"
+    OTHER = "other"
+
+
+@dataclass(frozen=True)
+class FileState:
+    """What was at a path when it was looked at (module contract). `fingerprint` tells
+    two states apart; `size`, `is_binary` and `is_readable` describe a `FILE`."""
+
+    kind: StateKind
+    fingerprint: tuple[object, ...] = ()
+    size: int = 0
+    is_binary: bool = False
+    is_readable: bool = True
+
+
+ABSENT = FileState(StateKind.ABSENT, ("absent",))
+
+
+class TargetChanged(ToolError):
+    """The file a write was approved for is no longer what the approval showed."""
+
+
+def read_file_state(workspace: Workspace, resolved: Path, shown: str) -> FileState:
+    """What is at `resolved` now (module contract); a refused walk raises its `ToolError`."""
+    try:
+        parent = workspace.open_directory(resolved.parent, shown)
+    except ToolError:
+        if not os.path.lexists(resolved.parent):  # a folder on the way is missing: a
+            return ABSENT  # write makes it
+        raise
+    try:
+        return _state_in(parent, resolved.name)
+    finally:
+        os.close(parent)
+
+
+def _state_in(parent: int, name: str) -> FileState:
+    try:
+        info = os.stat(name, dir_fd=parent, follow_symlinks=False)
+    except FileNotFoundError:
+        return ABSENT
+    if stat.S_ISDIR(info.st_mode):
+        return FileState(StateKind.DIRECTORY, ("directory", info.st_dev, info.st_ino))
+    if not stat.S_ISREG(info.st_mode):
+        kind = stat.S_IFMT(info.st_mode)
+        return FileState(StateKind.OTHER, ("other", kind, info.st_dev, info.st_ino))
+    if info.st_size > DIGEST_MAX_BYTES:
+        return FileState(
+            StateKind.FILE, _identity(info), info.st_size, _sniffs_binary(parent, name)
+        )
+    try:
+        descriptor = os.open(name, os.O_RDONLY | FILE_FLAGS, dir_fd=parent)
+    except OSError:
+        return FileState(StateKind.FILE, _identity(info), info.st_size, is_readable=False)
+    try:
+        opened = os.fstat(descriptor)
+        if not stat.S_ISREG(opened.st_mode):  # swapped meanwhile (a FIFO opens at once)
+            kind = stat.S_IFMT(opened.st_mode)
+            return FileState(StateKind.OTHER, ("other", kind, opened.st_dev, opened.st_ino))
+        return _digested(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _digested(descriptor: int) -> FileState:
+    """A regular file's state by its bytes (read to the end, however it grew)."""
+    digest, size, holds_nul = hashlib.sha256(), 0, False
+    while chunk := os.read(descriptor, _CHUNK_BYTES):
+        digest.update(chunk)
+        size += len(chunk)
+        holds_nul = holds_nul or b"\x00" in chunk
+        if size > DIGEST_MAX_BYTES:  # grew past the cap while read: its identity instead
+            return FileState(StateKind.FILE, _identity(os.fstat(descriptor)), size, holds_nul)
+    return FileState(StateKind.FILE, ("sha256", digest.hexdigest()), size, holds_nul)
+
+
+def _identity(info: os.stat_result) -> tuple[object, ...]:
+    return ("stat", info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns)
+
+
+def _sniffs_binary(parent: int, name: str) -> bool:
+    """A NUL in the first 8 KB (read_file's own test), for a file too big to read whole."""
+    try:
+        descriptor = os.open(name, os.O_RDONLY | FILE_FLAGS, dir_fd=parent)
+    except OSError:
+        return False
+    try:
+        return b"\x00" in os.read(descriptor, 8192)
+    finally:
+        os.close(descriptor)
+
+
+def require_unchanged(workspace: Workspace, resolved: Path, shown: str, before: FileState) -> None:
+    """Raise `TargetChanged` when `resolved` is no longer in the state `before` (module
+    contract); nothing has been written then."""
+    now = read_file_state(workspace, resolved, shown)
+    if now.fingerprint == before.fingerprint:
+        return
+    if before.kind is StateKind.ABSENT:
+        raise TargetChanged(
+            f"{shown} did not exist when writing it was approved (as a new file), but it "
+            f"does now (made meanwhile, {format_size(now.size)}); nothing was written, so it "
+            "is kept. Read it with read_file, then write again if it should still change: "
+            "the user then sees the change as a diff."
+        )
+    if now.kind is StateKind.ABSENT:
+        raise TargetChanged(
+            f"{shown} was deleted after writing it was approved; nothing was written. "
+            "Write it again if it is still wanted: the user will be asked to create it."
+        )
+    raise TargetChanged(
+        f"{shown} changed after writing it was approved, so this write would no longer "
+        "make the change that was shown (what changed meanwhile would be lost); nothing "
+        "was written. Read it again with read_file, then redo the change."
+    )
+
+
+def undiffable_note(state: FileState) -> str:
+    """What an overwrite shown without a diff replaces (module contract): `2.6 MB now,
+    too big to diff`, `binary, 4.9 KB now; not shown`."""
+    if state.kind is StateKind.OTHER:
+        return "not a regular file now (a FIFO, socket or device); it is replaced by one"
+    size = format_size(state.size)
+    if state.is_binary:
+        return f"binary, {size} now; not shown"
+    if state.size > MAX_DIFF_SOURCE_BYTES:
+        return f"{size} now, too big to diff"
+    if not state.is_readable:
+        return f"{size} now, unreadable; not shown"
+    return f"{size} now; its content is not shown"
