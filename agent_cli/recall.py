@@ -13,11 +13,23 @@ and none of `secrets` (the ones the session's tools redact) is split (`safe_cuts
 page is redacted afterwards, and half a key would no longer be recognised; the model
 chooses the offset, so it would choose where the key is cut.
 
+A record this run wrote (from `written_from` on) is shown as it was recorded
+(`RecallPage.as_recorded`): all of it was given to the model as it is, tool results
+redacted when they were made, with the same secrets, and the model's own words as it
+wrote them. Redacting them again would be an oracle: a model that wrote 3,360 guesses of
+a password, then recalled its message, would find `[REDACTED]` at the right one (a
+seventh outside attack; `tools.echo`). Only the user's typed words in it are redacted
+(`recall_render`), before the page is cut, so its bounds need no secret (a record longer
+than the read limit cannot be parsed: it is shown raw, as it was sent). A record of an
+earlier run (`--continue`) may hold a value named a secret since: it is cut as above and
+redacted whole by the toolbox, as artifacts are. No answer repeats the pointer or the
+offset the model gave unless the pointer was read (`tools.echo`).
+
 `search` finds what the pointers do not say: it reads this session's transcript only (by
 its own session id, never a pointer or path from the model), and the artifacts its
 messages name through the same authorization as the tool, and answers the pointers of
 the matching messages and artifacts with short excerpts, a bounded page at a time
-(`recall_search`).
+(`recall_search`, which redacts what it shows itself, by the same rule).
 """
 
 from __future__ import annotations
@@ -26,7 +38,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-from agent_cli.errors import SessionNotFound, ToolError
+from agent_cli.errors import SessionNotFound, SourcePointerError, ToolError
 from agent_cli.recall_render import render_evidence
 from agent_cli.recall_search import (
     SEARCH_PAGE_MATCHES,
@@ -38,6 +50,8 @@ from agent_cli.recall_search import (
 from agent_cli.safe_cuts import safe_head_end, safe_tail_start
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.sources import SourcePointerResolver, SourceResolution, SourceResolutionStatus
+from agent_cli.sources.pointers import parse_source_pointer
+from agent_cli.tools.context import RecallPage
 
 RECALL_PAGE_CHARS = 8_000
 RESOLVER_EXCERPT_CHARS = 400_000  # what is read to render a record; a page is cut from it
@@ -66,6 +80,9 @@ class Recall:
         self.page_chars = page_chars
         self.search_timeout = search_timeout
         self.secrets: SecretForms = NO_SECRETS  # the session sets its toolbox's
+        # the first record this run writes (the session sets it); None: no record is
+        # taken as this run's, every one is redacted
+        self.written_from: int | None = None
         self._transcript_root = Path(transcript_root)
         self._own = SourcePointerResolver(
             transcript_root,
@@ -87,16 +104,19 @@ class Recall:
             resolution, excerpt=render_evidence(resolution.pointer, resolution.excerpt)
         )
 
-    def answer(self, pointer: str, offset: int = 0) -> str:
-        """The tool's text: one page of what `pointer` names; `ToolError` when it cannot
-        be shown, with the status and what to do."""
-        resolution = self.resolve(pointer)
+    def answer(self, pointer: str, offset: int = 0) -> RecallPage:
+        """The tool's page of what `pointer` names (as recorded, or to be redacted: module
+        contract); `ToolError` when it cannot be shown, with the status and what to do."""
+        resolution = self._own.resolve(pointer.strip() if isinstance(pointer, str) else pointer)
         if resolution.status is not SourceResolutionStatus.AVAILABLE:
             raise ToolError(_refusal(resolution))
-        text = resolution.excerpt or ""
+        as_recorded = self.is_this_runs(resolution.pointer)
+        typed_text = self.secrets.redact if as_recorded else None
+        text = render_evidence(resolution.pointer, resolution.excerpt or "", typed_text)
         if offset >= len(text) and text:
-            raise ToolError(f"offset {offset} is past the end ({len(text):,} characters).")
-        start, end = self._page_bounds(text, offset, resolution.excerpt_truncated)
+            raise ToolError(f"offset is past the end ({len(text):,} characters).")
+        secrets = NO_SECRETS if as_recorded else self.secrets
+        start, end = self._page_bounds(text, offset, resolution.excerpt_truncated, secrets)
         page = text[start:end]
         if end < len(text):
             tail = f"\n[more follows: call recall again with offset={end}]"
@@ -104,8 +124,21 @@ class Recall:
             tail = "\n[the record goes on; read an artifact's rest with read_artifact]"
         else:
             tail = "\n[end]"
+        header = f"{resolution.pointer} (available, sha256 {resolution.evidence_sha256})"
+        return RecallPage(f"{header}\n{page}{tail}", as_recorded)
+
+    def is_this_runs(self, pointer: str) -> bool:
+        """True when `pointer` names a record of this session that this run wrote."""
+        try:
+            parsed = parse_source_pointer(pointer)
+        except SourcePointerError:
+            return False
         return (
-            f"{resolution.pointer} (available, sha256 {resolution.evidence_sha256})\n{page}{tail}"
+            parsed.is_transcript
+            and parsed.session_id == self.session_id
+            and self.written_from is not None
+            and parsed.sequence is not None
+            and parsed.sequence >= self.written_from
         )
 
     def search(self, query: str, *, regex: bool = False, offset: int = 0) -> str:
@@ -127,6 +160,7 @@ class Recall:
                 timeout=self.search_timeout,
                 read_artifact=self._read_own_artifact,
                 secrets=self.secrets,
+                as_recorded_from=self.written_from,
             )
         finally:
             getattr(records, "close", lambda: None)()  # a page found early leaves the file
@@ -145,19 +179,22 @@ class Recall:
             return text
         return text[: safe_head_end(text, len(text), self.secrets, stream_stopped=True)]
 
-    def _page_bounds(self, text: str, offset: int, is_cut: bool) -> tuple[int, int]:
-        """The page from `offset`: moved past a secret it would begin inside, ended before
-        one it would end inside (or, when `is_cut`, one the read limit may have cut)."""
-        start = safe_tail_start(text, offset, self.secrets)
+    def _page_bounds(
+        self, text: str, offset: int, is_cut: bool, secrets: SecretForms
+    ) -> tuple[int, int]:
+        """The page from `offset`: moved past a secret of `secrets` it would begin inside,
+        ended before one it would end inside (or, when `is_cut`, one the read limit may
+        have cut)."""
+        start = safe_tail_start(text, offset, secrets)
         wanted = start + self.page_chars
-        end = safe_head_end(text, wanted, self.secrets, stream_stopped=is_cut)
+        end = safe_head_end(text, wanted, secrets, stream_stopped=is_cut)
         if end > start:
             return start, end
-        open_match = self.secrets.open_match_start(text) if is_cut else None
+        open_match = secrets.open_match_start(text) if is_cut else None
         if open_match is not None and open_match <= start:
             return len(text), len(text)  # all that is left may be a key cut by the limit
         # Something longer than a page: taken whole (a secret is redacted afterwards).
-        end = max(safe_tail_start(text, wanted, self.secrets), min(wanted, len(text)))
+        end = max(safe_tail_start(text, wanted, secrets), min(wanted, len(text)))
         return start, end
 
 
@@ -177,4 +214,5 @@ def _refusal(resolution: SourceResolution) -> str:
         "pointer exactly.",
         "unsupported": "only transcript: and artifact: pointers can be recalled.",
     }.get(status, "it cannot be read.")
-    return f"Cannot recall {resolution.pointer or 'that pointer'}: {status} ({resolution.reason}); {advice}"
+    # the pointer is not repeated (`tools.echo`); the reason is a short code
+    return f"Cannot recall that pointer: {status} ({resolution.reason}); {advice}"

@@ -5,18 +5,28 @@ readable text: a `message` record as its role and blocks (`render_message`), any
 record as its kind and payload; an artifact's text, or a record cut too short to parse,
 comes back as it is. `render_blocks(message, hidden_ids)` is a message's content alone,
 less the tool calls named in `hidden_ids` and their results: what a search looks through
-(it leaves out its own calls that way). Pure.
+(it leaves out its own calls that way).
+
+`typed_text`, where given, is applied to what the user typed (the text of a user message
+that is not compaction's digest or summary, in a message record or in the view a
+compaction record holds) and to nothing else: `recall` shows a record this run wrote as
+recorded but for the user's words, which it redacts (`agent_cli.recall`). Pure.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Any
 
+from agent_cli.compaction.markers import is_digest_message, is_summary_message
 
-def render_evidence(pointer: str, text: str) -> str:
-    """A transcript record as readable text; anything else (an artifact) as it is."""
+TextFilter = Callable[[str], str]
+
+
+def render_evidence(pointer: str, text: str, typed_text: TextFilter | None = None) -> str:
+    """A transcript record as readable text (the user's typed text through `typed_text`,
+    where given: module contract); anything else (an artifact) as it is."""
     if not pointer.startswith("transcript:"):
         return text
     try:
@@ -28,8 +38,42 @@ def render_evidence(pointer: str, text: str) -> str:
     payload = record.get("payload")
     message = payload.get("message") if isinstance(payload, dict) else None
     if record.get("kind") == "message" and isinstance(message, dict):
-        return render_message(message)
+        return render_message(with_typed_text(message, typed_text))
+    if typed_text is not None and isinstance(payload, dict):
+        payload = _with_typed_view(payload, typed_text)
     return f"{record.get('kind')} record:\n{json.dumps(payload, ensure_ascii=False, indent=1)}"
+
+
+def with_typed_text(message: dict[str, Any], typed_text: TextFilter | None) -> dict[str, Any]:
+    """`message` with what the user typed passed through `typed_text` (module contract);
+    `message` itself when there is no filter or it is not the user's."""
+    if typed_text is None or message.get("role") != "user":
+        return message
+    if is_digest_message(message) or is_summary_message(message):
+        return message
+    content = message.get("content")
+    if isinstance(content, str):
+        return {**message, "content": typed_text(content)}
+    if not isinstance(content, list):
+        return message
+    blocks = [
+        {**block, "text": typed_text(block["text"])}
+        if isinstance(block, dict)
+        and block.get("type") == "text"
+        and isinstance(block.get("text"), str)
+        else block
+        for block in content
+    ]
+    return {**message, "content": blocks}
+
+
+def _with_typed_view(payload: dict[str, Any], typed_text: TextFilter) -> dict[str, Any]:
+    """A record's payload whose `view` (a compaction's) has the user's words filtered."""
+    view = payload.get("view")
+    if not isinstance(view, list):
+        return payload
+    messages = [with_typed_text(m, typed_text) if isinstance(m, dict) else m for m in view]
+    return {**payload, "view": messages}
 
 
 def render_message(message: dict[str, Any], hidden_ids: Collection[str] = ()) -> str:

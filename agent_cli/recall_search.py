@@ -17,7 +17,12 @@ seconds; the page then holds what was found and says the search stopped.
 What is searched is redacted first with the session's secret forms (`secrets`), so the
 answer (hits, excerpts, counts) is the same for any two secrets of one length: a pattern
 such as `TOKEN=ghp_Z[q]` matched the raw text and spelled a key out (a fifth outside
-attack). An artifact read only up to a limit must come from `read_artifact` already cut
+attack). A message this run recorded (`as_recorded_from` on) is searched and shown as
+`recall` shows it (`agent_cli.recall`): as recorded, but for the user's typed words,
+redacted; all of it was given to the model as it is, and its own words redacted would
+tell it which of them is a secret (a seventh outside attack). The answer never repeats
+the query (`tools.echo`): redacted with the excerpts, it would be that oracle too. An
+artifact read only up to a limit must come from `read_artifact` already cut
 where no secret may have begun (`Recall` does: `safe_cuts.safe_head_end` with
 `stream_stopped`), since half a key is no longer recognised.
 
@@ -37,7 +42,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_cli.errors import ToolError, TranscriptCorrupt
-from agent_cli.recall_render import render_blocks
+from agent_cli.recall_render import render_blocks, with_typed_text
 from agent_cli.safe_cuts import pointer_around, secret_end_across, secret_start_across
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.ripgrep_records import RecordSearch, find_in_records
@@ -65,8 +70,8 @@ class SearchQuery:
         return tuple(dict.fromkeys(self.text.casefold().split()))
 
     def describe(self) -> str:
-        kind = "regex" if self.is_regex else "words"
-        return f"{kind} {self.text!r}"
+        """What kind of search it is; not the query itself (module contract)."""
+        return "a regex" if self.is_regex else "words"
 
 
 @dataclass(frozen=True)
@@ -115,13 +120,15 @@ def search_records(
     timeout: float = SEARCH_TIMEOUT_SECONDS,
     read_artifact: ArtifactReader | None = None,
     secrets: SecretForms = NO_SECRETS,
+    as_recorded_from: int | None = None,
 ) -> SearchPage:
     """One page of the records that match `query` (see the module contract); with
     `read_artifact`, the artifacts the messages name are searched too, each once, right
     after the first message that names it. Excerpts split none of `secrets` and show
-    them redacted."""
+    them redacted, but those of messages from sequence `as_recorded_from` on, which are
+    shown as recorded with the user's typed words redacted."""
     page = SearchPage(query, offset)
-    searchable = _SearchableMessages(records, read_artifact, secrets)
+    searchable = _SearchableMessages(records, read_artifact, secrets, as_recorded_from)
     if query.is_regex:
         matches = _regex_matches(query.text, searchable, page, timeout)
     else:
@@ -151,9 +158,12 @@ class _SearchableMessages:
         records: Iterable[dict[str, Any]],
         read_artifact: ArtifactReader | None,
         secrets: SecretForms = NO_SECRETS,
+        as_recorded_from: int | None = None,
     ) -> None:
         self._records = records
         self._secrets = secrets
+        self._as_recorded_from = as_recorded_from
+        self._as_recorded: set[str] = set()  # pointers of the messages shown as recorded
         self._read_artifact = read_artifact
         self._seen_artifacts: set[str] = set()
         self.pointers: list[str] = []
@@ -168,7 +178,8 @@ class _SearchableMessages:
         kind = self.kinds.get(pointer, "?")
         line_start = text.rfind("\n", 0, start) + 1  # a page read from there shows the line
         at = line_start if kind == "artifact" else line_start + len(f"{kind} message:\n")
-        return SearchHit(pointer, kind, build_excerpt(text, start, end, self._secrets), at)
+        secrets = NO_SECRETS if pointer in self._as_recorded else self._secrets
+        return SearchHit(pointer, kind, build_excerpt(text, start, end, secrets), at)
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
         try:
@@ -184,17 +195,35 @@ class _SearchableMessages:
             if record.get("kind") != "message" or not isinstance(message, dict):
                 continue
             hidden.update(_recall_call_ids(message))
-            text = render_blocks(message, hidden)
+            pointer, role = str(record.get("event_id")), str(message.get("role"))
             self.count += 1
-            yield self._searchable(str(record.get("event_id")), str(message.get("role")), text)
+            if self._is_this_runs(record):
+                text = render_blocks(with_typed_text(message, self._secrets.redact), hidden)
+                self._as_recorded.add(pointer)
+                yield self._as_shown(pointer, role, text)
+            else:
+                text = render_blocks(message, hidden)
+                yield self._searchable(pointer, role, text)
             yield from self._artifacts_named_in(text)
+
+    def _is_this_runs(self, record: dict[str, Any]) -> bool:
+        sequence = record.get("sequence")
+        return (
+            self._as_recorded_from is not None
+            and type(sequence) is int
+            and sequence >= self._as_recorded_from
+        )
 
     def _searchable(self, pointer: str, kind: str, text: str) -> tuple[str, str]:
         """`pointer` and its text redacted: a query is matched against what recall would
         show, never the raw text (a hit or a miss would tell a secret's characters)."""
+        return self._as_shown(pointer, kind, self._secrets.redact(text))
+
+    def _as_shown(self, pointer: str, kind: str, text: str) -> tuple[str, str]:
+        """`pointer` and `text`, searched as they are (redacted already, where needed)."""
         self.pointers.append(pointer)
         self.kinds[pointer] = kind
-        return pointer, self._secrets.redact(text)
+        return pointer, text
 
     def _artifacts_named_in(self, text: str) -> Iterator[tuple[str, str]]:
         if self._read_artifact is None or "artifact:" not in text:

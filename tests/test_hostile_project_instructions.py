@@ -82,6 +82,90 @@ def test_a_link_to_a_hidden_file_is_refused_once_and_its_text_reaches_no_request
     assert "hello" in sent  # the request itself did go
 
 
+MASTER_KEY = "9f2c4e71b0d83a56c1e7f04b92d6a8e3"  # as Rails writes config/master.key
+NOT_MARKDOWN_LINKS = [
+    # a gitignored key file with no dot-part in its path (a seventh outside attack)
+    pytest.param({"AGENTS.md": "config/master.key"}, id="rails-master-key"),
+    pytest.param({"CLAUDE.md": "deploy/id_deploy"}, id="claude-to-ssh-key"),
+    pytest.param({"AGENTS.md": "terraform.tfstate"}, id="terraform-state"),
+    pytest.param({"AGENTS.md": "config/credentials.json"}, id="credentials-json"),
+    # a chain: a Markdown-named link on the way, a key file at the end
+    pytest.param(
+        {"AGENTS.md": "docs/guide.md", "docs/guide.md": "../config/master.key"}, id="chain"
+    ),
+    # a folder link: the name on the way looks like docs, the file is the key
+    pytest.param({"AGENTS.md": "keys/master.key", "keys": "config"}, id="folder-link"),
+]
+
+
+def _plant_key_files(root: Path) -> None:
+    """Credential files a project holds where no part of the path starts with a dot."""
+    (root / ".gitignore").write_text("config/master.key\ndeploy/\n*.tfstate\n")
+    for relative in (
+        "config/master.key",
+        "deploy/id_deploy",
+        "terraform.tfstate",
+        "config/credentials.json",
+    ):
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(f"{MASTER_KEY}\n")
+    (root / "docs").mkdir(exist_ok=True)
+
+
+@pytest.mark.parametrize("links", NOT_MARKDOWN_LINKS)
+def test_a_link_to_a_file_that_is_not_markdown_is_refused_once_and_reaches_no_request(
+    tmp_path: Path, links: dict[str, str]
+) -> None:
+    """`AGENTS.md -> config/master.key`: only a dot-part in the target was refused, so a
+    key file Rails makes (gitignored, no dot in its path) went out with every request."""
+    _plant_key_files(tmp_path)
+    for name, target in links.items():
+        os.symlink(target, tmp_path / name)
+    with start_fake_server(api_key=API_KEY) as server:
+        server.responder = lambda body: Reply([text_block("ok")])
+        provider = AnthropicProvider(API_KEY, "claude-sonnet-5-5", base_url=server.base_url)
+        session = make_session(tmp_path, provider, environment=ENVIRONMENT)
+        drain(session.run_turn("hello"))
+        session.close()
+        sent = _all_bodies(server)
+    assert MASTER_KEY not in sent and "hello" in sent
+    assert session.project_instructions.problem == "not_markdown_target"
+    assert session.project_instructions.text == ""
+    [notice] = session.startup_notices
+    said = notice_text(notice)
+    assert notice.code == "project_instructions_unusable"
+    assert "not Markdown" in said and "never sent" in said
+    assert "Point the link at a Markdown file" in said and "/reload" in said
+
+
+LEGITIMATE_LINKS = [
+    pytest.param({"AGENTS.md": "CLAUDE.md", "CLAUDE.md": None}, id="agents-to-claude"),
+    pytest.param({"CLAUDE.md": "AGENTS.md", "AGENTS.md": None}, id="claude-to-agents"),
+    pytest.param({"AGENTS.md": "docs/AGENTS.md", "docs/AGENTS.md": None}, id="into-docs"),
+    pytest.param({"AGENTS.md": "docs/Guide.MARKDOWN", "docs/Guide.MARKDOWN": None}, id="case"),
+    pytest.param(
+        {"AGENTS.md": "docs/guide.md", "docs/guide.md": "rules.mdx", "docs/rules.mdx": None},
+        id="chain-of-markdown",
+    ),
+]
+
+
+@pytest.mark.parametrize("links", LEGITIMATE_LINKS)
+def test_a_link_to_markdown_instructions_in_the_workspace_is_followed(
+    tmp_path: Path, links: dict[str, str | None]
+) -> None:
+    """What people set up: one file for both names, or the instructions kept in docs/."""
+    _plant_key_files(tmp_path)
+    for name, target in links.items():
+        if target is None:
+            (tmp_path / name).write_text(f"{RULE}\n")
+    for name, target in links.items():
+        if target is not None:
+            os.symlink(target, tmp_path / name)
+    found = load_project_instructions(tmp_path, SecretRedactor([SECRET]))
+    assert found.problem is None and RULE in found.text
+
+
 def test_a_link_to_an_ordinary_file_in_the_workspace_still_works(tmp_path: Path) -> None:
     _plant_secrets(tmp_path)
     os.symlink("docs/rules.md", tmp_path / "AGENTS.md")

@@ -91,7 +91,7 @@ def test_a_command_reading_the_agents_environment_gets_every_secret_redacted(tmp
     for text in read_attacks:  # every attack found something, and says it was redacted
         assert REDACTED_MARK in text and "redacted from this output" in text, text[:300]
     # grep shows no line that holds a secret: not even redacted (grep_secrets says why)
-    assert grep_result.startswith("No matches for /sk-ant/"), grep_result
+    assert grep_result.startswith("No matches under ."), grep_result
     for where, body in enumerate(bodies):
         assert recoverable_secrets(json.dumps(body)) == set(), f"request {where}"
         assert recoverable_secrets(strings_in(body)) == set(), f"request {where}"
@@ -177,11 +177,14 @@ def test_a_spilled_output_is_redacted_in_the_artifact_and_in_the_preview(toolbox
     assert recoverable_secrets(read_back.content) == set() and REDACTED_MARK in read_back.content
 
 
-def test_an_error_message_that_quotes_the_key_is_redacted(toolbox):
+def test_an_unknown_tool_named_as_the_key_is_answered_as_any_unknown_name(toolbox):
+    """The error does not repeat the name: repeated and redacted, it told the model its
+    guess was the key (a seventh outside attack; `tools.echo`)."""
     box, _, _ = toolbox
     outcome = box.run(KEY, {})
+    other = box.run("sk-ant-api03-" + "x" * (len(KEY) - 13), {})
     assert outcome.is_error and KEY not in outcome.content
-    assert REDACTED_MARK in outcome.content and "redacted" in outcome.summary
+    assert outcome.content == other.content and REDACTED_MARK not in outcome.content
 
 
 def test_a_result_without_secrets_is_left_exactly_as_it_was(toolbox):

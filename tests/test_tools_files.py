@@ -66,20 +66,20 @@ def test_read_file_rejects_an_end_line_before_the_start_line(workspace: Path):
         "read_file", {"path": "a.txt", "start_line": 2, "end_line": 1}
     )
     assert outcome.is_error
-    assert "end_line (1) is before start_line (2)" in outcome.content
+    assert "end_line is before start_line; swap them" in outcome.content
 
 
 def test_read_file_past_the_end_says_how_many_lines_exist(workspace: Path):
     (workspace / "a.txt").write_text("a\nb\n")
     outcome = make_toolbox(workspace).run("read_file", {"path": "a.txt", "start_line": 9})
     assert outcome.is_error
-    assert "start_line 9 is past the end of a.txt, which has 2 lines" in outcome.content
+    assert "start_line is past the end of a.txt, which has 2 lines" in outcome.content
 
 
 def test_read_file_of_a_missing_file_suggests_list_dir(workspace: Path):
     outcome = make_toolbox(workspace).run("read_file", {"path": "nope.txt"})
     assert outcome.is_error
-    assert "nope.txt: no such file" in outcome.content
+    assert "No such file" in outcome.content and "nope.txt" not in outcome.content
     assert "list_dir" in outcome.content
 
 
@@ -231,5 +231,5 @@ def test_edit_file_of_a_missing_file_is_an_error(workspace: Path):
         "edit_file", {"path": "ghost.py", "old_string": "a", "new_string": "b"}
     )
     assert outcome.is_error
-    assert "ghost.py: no such file" in outcome.content
+    assert "No such file" in outcome.content and "ghost.py" not in outcome.content
     assert not (workspace / "ghost.py").exists()

@@ -35,13 +35,13 @@ def test_a_catastrophic_regex_returns_instead_of_hanging(workspace: Path):
     (workspace / "input.txt").write_text("a" * 32 + "!\n")
     outcome = make_toolbox(workspace).run("grep", {"pattern": "(a+)+$"})
     assert not outcome.is_error, outcome.content
-    assert outcome.content.startswith("No matches for /(a+)+$/ under .")
+    assert outcome.content.startswith("No matches under .")
 
 
 def test_grep_leaves_out_what_gitignore_ignores_and_the_git_folder(workspace: Path):
     outcome = make_toolbox(workspace).run("grep", {"pattern": "compact"})
     assert outcome.content.splitlines() == [
-        "1 match in 1 file for /compact/ under .",
+        "1 match in 1 file under .",
         "agent_cli/core.py:1: def compact():",
     ]
 
@@ -89,8 +89,9 @@ def test_nothing_inside_the_git_folder_is_listed_or_searched(workspace: Path, to
 def test_a_pattern_rg_cannot_parse_is_refused_in_plain_words(workspace, pattern, words):
     outcome = make_toolbox(workspace).run("grep", {"pattern": pattern})
     assert outcome.is_error
-    assert outcome.content.startswith(f"Invalid regular expression {pattern!r}: ")
+    assert outcome.content.startswith("The pattern is not a valid regular expression (")
     assert words in outcome.content and "backslash" in outcome.content
+    assert pattern not in outcome.content  # never repeated: `tools.echo`
     assert "Traceback" not in outcome.content and "rg:" not in outcome.content
 
 

@@ -52,7 +52,7 @@ def test_list_dir_shows_where_a_symlink_points(workspace: Path, tmp_path: Path):
 def test_list_dir_of_a_missing_directory_is_an_error(workspace: Path):
     outcome = make_toolbox(workspace).run("list_dir", {"path": "nowhere"})
     assert outcome.is_error
-    assert "nowhere: no such directory" in outcome.content
+    assert "No such directory" in outcome.content and "nowhere" not in outcome.content
 
 
 def test_list_dir_of_a_file_points_to_read_file(workspace: Path):
@@ -79,7 +79,7 @@ def test_grep_lists_every_match_with_path_and_line_number(workspace: Path):
     outcome = make_toolbox(workspace).run("grep", {"pattern": "TODO"})
     assert not outcome.is_error
     assert outcome.content.splitlines() == [
-        "3 matches in 3 files for /TODO/ under .",
+        "3 matches in 3 files under .",
         "README.md:2: TODO: write docs",
         "pkg/core.py:2:     # TODO: tidy",
         "pkg/util.py:1: TODO = 'not a comment'",
@@ -95,7 +95,7 @@ def test_grep_uses_regular_expressions(workspace: Path):
 def test_grep_filters_files_by_glob(workspace: Path):
     outcome = make_toolbox(workspace).run("grep", {"pattern": "TODO", "glob": "*.py"})
     assert "README.md" not in outcome.content
-    assert outcome.content.splitlines()[0] == "2 matches in 2 files for /TODO/ under ."
+    assert outcome.content.splitlines()[0] == "2 matches in 2 files under ."
 
 
 def test_grep_can_search_a_single_file(workspace: Path):
@@ -108,7 +108,7 @@ def test_grep_skips_vcs_environment_and_dependency_directories(workspace: Path):
         (workspace / skipped).mkdir()
         (workspace / skipped / "hidden.txt").write_text("TODO in a skipped place\n")
     outcome = make_toolbox(workspace).run("grep", {"pattern": "skipped place"})
-    assert outcome.content.startswith("No matches for /skipped place/ under .")
+    assert outcome.content.startswith("No matches under .")
 
 
 def test_grep_skips_binary_files_and_says_so(workspace: Path):
@@ -132,7 +132,8 @@ def test_grep_stops_at_the_match_cap_and_says_how_to_narrow(workspace: Path):
 def test_grep_with_an_invalid_regex_explains_the_syntax_error(workspace: Path):
     outcome = make_toolbox(workspace).run("grep", {"pattern": "foo("})
     assert outcome.is_error
-    assert "Invalid regular expression 'foo('" in outcome.content
+    assert "The pattern is not a valid regular expression" in outcome.content
+    assert "foo(" not in outcome.content
     assert "unclosed group" in outcome.content
     assert "backslash" in outcome.content
 
@@ -140,13 +141,14 @@ def test_grep_with_an_invalid_regex_explains_the_syntax_error(workspace: Path):
 def test_grep_without_matches_says_how_many_files_it_searched(workspace: Path):
     outcome = make_toolbox(workspace).run("grep", {"pattern": "zzz"})
     assert not outcome.is_error
-    assert outcome.content == "No matches for /zzz/ under . (3 files searched)."
+    assert outcome.content == "No matches under . (3 files searched)."
 
 
 def test_grep_in_a_missing_path_is_an_error(workspace: Path):
     outcome = make_toolbox(workspace).run("grep", {"pattern": "x", "path": "gone"})
     assert outcome.is_error
-    assert "gone: no such file or directory" in outcome.content
+    assert "No file or directory has that path" in outcome.content
+    assert "gone" not in outcome.content  # the path is not repeated: `tools.echo`
 
 
 def test_grep_shortens_very_long_matching_lines(workspace: Path):
@@ -161,7 +163,7 @@ def test_grep_counts_agree_in_number(tmp_path):
     (tmp_path / "one.txt").write_text("needle\nhay\n", encoding="utf-8")
     outcome = make_toolbox(tmp_path).run("grep", {"pattern": "needle"})
     assert outcome.summary == "1 match in 1 file"
-    assert outcome.content.splitlines()[0].startswith("1 match in 1 file for /needle/")
+    assert outcome.content.splitlines()[0] == "1 match in 1 file under ."
 
 
 class RootCheckCountingWorkspace(Workspace):

@@ -42,7 +42,7 @@ def test_both_modes_read_plain_text_and_refuse_what_is_too_big_or_binary(workspa
             read(workspace, "head_nul.bin", **mode)
         with pytest.raises(WorkspaceEscape):
             read(workspace, "link.txt", **mode)
-        with pytest.raises(ToolError, match="no such file"):
+        with pytest.raises(ToolError, match="No such file"):
             read(workspace, "missing.txt", **mode)
 
 

@@ -119,7 +119,7 @@ def _kept_outcome(index: ViewIndex, view: list[Message], policy: CompactionPolic
     deduped = build_dedup_outcome(cut.messages, policy, index.counter, cut.facts)
     pruned = build_prune_outcome(deduped.messages, policy, index.counter, None, deduped.facts)
     removed = [  # each entry's line as the digest writes it, whether written already or not
-        entry._replace(counted=None, block_tokens=None, line=entry.describe(policy.secret_forms))
+        entry._replace(counted=None, block_tokens=None, line=entry.describe())
         for outcome in (deduped, pruned)
         for entry in (outcome.removed or ([], []))[1]
     ]

@@ -26,7 +26,7 @@ from agent_cli.compaction.digest.removed_items import (
 )
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
 from agent_cli.compaction.policy import CompactionPolicy, ReadRule
-from agent_cli.secret_forms import NO_SECRETS, SecretForms
+from agent_cli.secret_forms import SecretForms
 from agent_cli.tokens import TokenCounter
 
 Message = dict[str, Any]
@@ -192,7 +192,7 @@ def note_calls(
     per-result budget into its facts (`with_entries`). A message with a result over the
     budget gets none: L1 cuts that result first, so the entries a removal could take are
     those written for the cut (`with_caller_after_cut`), else written when they leave."""
-    budget, secrets = policy.max_tool_result_tokens, policy.secret_forms
+    budget = policy.max_tool_result_tokens
     results = {block.get("tool_use_id"): block for found in facts for block in found.results}
     for at, found in enumerate(facts):
         answers: list[tuple[dict[str, Any], dict[str, Any], str | None]] = []
@@ -210,7 +210,7 @@ def note_calls(
         else:
             if answers:
                 answered_in = tuple(holders.values())
-                facts[at] = with_entries(found, answers, answered_in, counter, secrets)
+                facts[at] = with_entries(found, answers, answered_in, counter)
 
 
 def with_entries(
@@ -218,7 +218,6 @@ def with_entries(
     answers: Sequence[tuple[dict[str, Any], dict[str, Any], str | None]],
     answered_in: tuple[Message, ...],
     counter: TokenCounter,
-    secrets: SecretForms,
 ) -> MessageFacts:
     """`found` (a message's facts) with the digest entry of each of its calls (`answers`:
     each tool_use in the message's order, its tool_result and the pointer of the message
@@ -234,7 +233,7 @@ def with_entries(
         entry = RemovedInteraction(
             use["id"], use, result, pointer, "", None, sequence_of(pointer), blocks
         )
-        calls[use["id"]] = _with_counted_line(entry, counter, secrets)
+        calls[use["id"]] = _with_counted_line(entry, counter)
     in_order = tuple(reversed(calls.values()))
     return found._replace(calls=calls, in_order=in_order, answered_in=answered_in)
 
@@ -263,7 +262,7 @@ def note_requests(found: MessageFacts, counter: TokenCounter) -> MessageFacts:
 
 
 def with_caller_after_cut(
-    caller: MessageFacts, cut: CutFacts, counter: TokenCounter, secrets: SecretForms = NO_SECRETS
+    caller: MessageFacts, cut: CutFacts, counter: TokenCounter
 ) -> MessageFacts | None:
     """The facts of a message (`caller`) after L1 cut the message answering all its calls
     to `cut`: each call's entry written with its result in the cut message
@@ -276,7 +275,7 @@ def with_caller_after_cut(
         if result is None:
             return None
         answers.append((use, result, cut.facts.pointer))
-    after = with_entries(caller, answers, (cut.message,), counter, secrets)
+    after = with_entries(caller, answers, (cut.message,), counter)
     if caller.without_reads is None:
         return after
     smaller = caller.without_reads[0]  # (L1 leaves a call's message as it is)
@@ -292,11 +291,9 @@ def with_answered_in(found: MessageFacts, moved: Mapping[int, Message]) -> Messa
     return tuple.__new__(MessageFacts, fields)
 
 
-def _with_counted_line(
-    entry: RemovedInteraction, counter: TokenCounter, secrets: SecretForms
-) -> RemovedInteraction:
+def _with_counted_line(entry: RemovedInteraction, counter: TokenCounter) -> RemovedInteraction:
     """`entry` with its digest line written from its blocks and counted as the digest
     counts it (with its pointer), so a removal takes both as they are."""
-    line = describe_interaction(entry.use, entry.result, secrets)
+    line = describe_interaction(entry.use, entry.result)
     tokens = count_line(with_pointer(line, entry.pointer), counter)
     return entry._replace(line=line, counted=(counter, tokens))

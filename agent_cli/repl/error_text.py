@@ -489,16 +489,23 @@ INSTRUCTIONS_PROBLEMS = {
     "outside_workspace": "is a link that leads outside the workspace",
     "hidden_target": "is a link to a hidden file or folder (such as .env or .git/), "
     "which is never sent as instructions",
+    "not_markdown_target": "is a link to a file that is not Markdown (such as a key or "
+    "settings file), which is never sent as instructions",
 }
+# Problems of a link, which the user fixes where the link points, not in the file.
+LINK_PROBLEMS = frozenset({"outside_workspace", "hidden_target", "not_markdown_target"})
 
 
 def describe_instructions_problem(source: object, problem: object) -> str:
-    """One line: which file, what is wrong, what happens now."""
+    """One line: which file, what is wrong, what happens now, what to do."""
     words = INSTRUCTIONS_PROBLEMS.get(str(problem or ""), "could not be used")
-    return (
-        f"Project instructions: {source} {words}, so requests go without it. "
-        "Fix the file and run /reload."
+    advice = (
+        f"Point the link at a Markdown file in the workspace, or make {source} a plain "
+        "file, then run /reload."
+        if problem in LINK_PROBLEMS
+        else "Fix the file and run /reload."
     )
+    return f"Project instructions: {source} {words}, so requests go without it. {advice}"
 
 
 def describe_unused_instructions(source: object, problem: object) -> str:

@@ -4,8 +4,11 @@ Contract: `load_project_instructions(workspace, redactor)` reads the first of
 `INSTRUCTION_FILES` that exists there and returns `ProjectInstructions`; it never raises
 for the file. A file that cannot be used gives instructions with no text and a `problem`
 code, which the session reports once: unreadable, not UTF-8, not a regular file, binary
-(a NUL in its head), a link that leads out of the workspace, or a link to a hidden name
-(`.env`, anything under `.git/` or another dot-folder). A file over
+(a NUL in its head), a link that leads out of the workspace, a link to a hidden name
+(`.env`, anything under `.git/` or another dot-folder), or a link to a file that is not
+Markdown (`MARKDOWN_SUFFIXES`: `config/master.key`, `terraform.tfstate`, `deploy/id_rsa`).
+A link to Markdown is an ordinary set-up (`AGENTS.md -> CLAUDE.md`, `-> docs/AGENTS.md`)
+and is followed, inside the workspace only. A file over
 `MAX_INSTRUCTION_CHARS` keeps its head and says, in the text the model sees, that the
 rest was left out and why.
 
@@ -20,8 +23,11 @@ prompt and inside the cached prefix: it changes rarely, so it should cost cache 
 not fresh input. It is not part of the prompt view, so no compaction layer and no durable
 state ever touches it; it changes only when the session starts or `/reload` re-reads it.
 Why links are checked: git stores links, so a cloned repository can ship
-`AGENTS.md -> .env` or `AGENTS.md -> ../../.aws/credentials`, and the agent must not send
-that file to the API as "instructions" with every request.
+`AGENTS.md -> .env`, `AGENTS.md -> ../../.aws/credentials` or `AGENTS.md ->
+config/master.key` (a key Rails makes, and git ignores, once the user sets the project
+up), and the agent must not send that file to the API as "instructions" with every
+request. Instructions are Markdown; a key, a state or settings file never is, whatever its
+name, so the rule goes by what the link finally names (every link on the way followed).
 """
 
 from __future__ import annotations
@@ -41,6 +47,8 @@ from agent_cli.tools.text_source import BINARY_SNIFF_BYTES
 from agent_cli.tools.workspace import Workspace
 
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")  # the first that exists is used
+# What a link may finally name: a Markdown file (the name's ending, in any case).
+MARKDOWN_SUFFIXES = (".md", ".markdown", ".mdx")
 RECORD_KIND = "project_instructions"  # transcript record: which file, its digest, its size
 MAX_INSTRUCTION_CHARS = 40_000
 _REFUSED_STEPS = {"is_a_directory": "not_a_file", "not_a_regular_file": "not_a_file"}
@@ -56,7 +64,8 @@ class ProjectInstructions:
     truncated: bool = False
     sha256: str = ""  # of the file's bytes as read
     problem: str | None = None  # why the file could not be used: unreadable, not_utf8,
-    # not_a_file, binary, outside_workspace or hidden_target (the REPL words them)
+    # not_a_file, binary, outside_workspace, hidden_target or not_markdown_target (the
+    # REPL words them)
     redacted: int = 0  # secret values replaced by `[REDACTED]` in `text`
 
 
@@ -88,6 +97,8 @@ def _read_instructions(workspace: Path, name: str, redactor: SecretRedactor) -> 
         return ProjectInstructions(name, problem="unreadable")
     if parts != (name,) and _is_hidden(parts):
         return ProjectInstructions(name, problem="hidden_target")
+    if parts != (name,) and not _is_markdown(parts[-1]):
+        return ProjectInstructions(name, problem="not_markdown_target")
     # Enough for the cap in any UTF-8 text, plus room for a secret that starts before
     # the cap to be read whole, so that it is recognised and redacted, not cut in two.
     limit = (MAX_INSTRUCTION_CHARS + redactor.longest_match + 1) * 4
@@ -115,6 +126,11 @@ def _is_hidden(parts: tuple[str, ...]) -> bool:
     """True when a component of a workspace-relative path is hidden (starts with a dot):
     `.env`, `.git/config`, `.aws/credentials`."""
     return any(part.startswith(".") for part in parts)
+
+
+def _is_markdown(file_name: str) -> bool:
+    """True when `file_name` is a Markdown file's (`MARKDOWN_SUFFIXES`, any case)."""
+    return file_name.lower().endswith(MARKDOWN_SUFFIXES)
 
 
 def _build(

@@ -126,6 +126,7 @@ def open_session(
         recall = Recall(
             session_id, paths.transcripts, paths.artifacts_root, recall_page_chars(policy)
         )
+        recall.written_from = writer.next_sequence  # what this run writes (`recall` contract)
         make_toolbox = toolbox_factory or partial(
             _default_toolbox,
             environment=environment,

@@ -13,6 +13,9 @@ that would end inside it ends before it (or after it, when the occurrence is all
 range would hold), and the bytes read are redacted before they are decoded. The model
 chooses the offsets, so it would otherwise choose where the secret is cut, and two
 halves are each too short to be recognised.
+
+A pointer that cannot be read, or an offset past the end, is not repeated in the error
+(`tools.echo`); a range read names its artifact, which exists.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from agent_cli.errors import AgentCliError, SourcePointerError, ToolError
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.sources.pointers import parse_source_pointer
 from agent_cli.tools.context import PreparedCall, ToolContext
+from agent_cli.tools.echo import free_of_input
 from agent_cli.tools.output import ArtifactSink, ToolResult, format_size
 
 FOREIGN_POINTER_MESSAGE = (
@@ -78,14 +82,16 @@ def read_artifact_range(
     try:
         window = artifacts.read_range(pointer, offset=low, limit=offset - low + limit + 1 + margin)
     except AgentCliError as error:
+        said = free_of_input(str(error), (pointer,), "no reason given")
         raise ToolError(
-            f"Artifact {pointer} cannot be read ({type(error).__name__}: {error}). It may be "
+            f"That artifact cannot be read ({type(error).__name__}: {said}). It may be "
             "missing or damaged; check the pointer against the tool result that gave it."
         ) from error
     start = offset - low
     if start >= len(window):
         raise ToolError(
-            f"offset {offset} is at or past the end of {pointer}; use a smaller offset."
+            f"offset is at or past the end of the artifact ({low + len(window):,} bytes); use "
+            "a smaller offset."
         )
     end = start + limit
     if len(window) > end:

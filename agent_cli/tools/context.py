@@ -24,11 +24,22 @@ def ignore_output(chunk: bytes) -> None:
     """The default watcher: nobody looks at output while it is produced."""
 
 
+@dataclass(frozen=True)
+class RecallPage:
+    """One page `recall` read by pointer. `as_recorded`: a record this run wrote, shown as
+    the model was given it (the user's typed words already redacted), which the toolbox
+    must not redact again; else the toolbox redacts the whole page (`agent_cli.recall`)."""
+
+    text: str
+    as_recorded: bool = False
+
+
 class RecallReader(Protocol):
     """The session's reader of its own past (`agent_cli.recall.Recall`): a pointer's page,
-    or a page of search matches; both raise `ToolError` with what to do instead."""
+    or a page of search matches, whose excerpts the search redacted itself; both raise
+    `ToolError` with what to do instead."""
 
-    def answer(self, pointer: str, offset: int = 0) -> str: ...
+    def answer(self, pointer: str, offset: int = 0) -> RecallPage: ...
 
     def search(self, query: str, *, regex: bool = False, offset: int = 0) -> str: ...
 

@@ -27,6 +27,9 @@ approval, it would spell a key out one character a call), and no edit can cut in
 `write_file` refuses to overwrite a file holding a secret with content holding the
 redaction mark: the model can only have copied that from `read_file`, and writing it
 back would destroy the user's secret.
+
+No error repeats the path or a number the model gave (`tools.echo`); a path is named
+once the file it names exists.
 """
 
 from __future__ import annotations
@@ -66,7 +69,7 @@ def prepare_read_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
     start = arguments.get("start_line", 1)
     end = arguments.get("end_line")
     if end is not None and end < start:
-        raise ToolError(f"end_line ({end}) is before start_line ({start}); swap them.")
+        raise ToolError("end_line is before start_line; swap them.")
     last = end if end is not None else start + context.limits.read_window_lines - 1
     return PreparedCall(
         f"read {shown}", lambda: read_file_lines(context, resolved, shown, start, last)
@@ -90,7 +93,7 @@ def read_file_lines(
         return ToolResult(f"File: {shown} (empty file, 0 lines)", summary="read 0 lines")
     if start > total:
         raise ToolError(
-            f"start_line {start} is past the end of {shown}, which has {count_lines_noun(total)}."
+            f"start_line is past the end of {shown}, which has {count_lines_noun(total)}."
         )
     lines, hidden = hide_in_lines(
         window.lines, window.first, window.first + window.count, context.secrets
@@ -350,7 +353,7 @@ def _require_same_target(workspace: Workspace, raw_path: str, prepared: Path) ->
     """Refuse when the path now resolves elsewhere (a link changed while the user decided)."""
     if workspace.resolve_inside(raw_path) != prepared:
         raise ToolError(
-            f"{raw_path!r} now leads somewhere else than when permission was asked; "
+            "The path now leads somewhere else than when permission was asked; "
             "nothing was written. Check the path and try again."
         )
 

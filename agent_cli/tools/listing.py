@@ -5,7 +5,8 @@ and the version-control, environment and cache folders no search enters) are lef
 and counted, so a listing shows what the project holds, not `.hypothesis/` noise. A
 directory is shown when ripgrep finds a file under it, or when it is empty. Symbolic
 links are always shown with their target (marked when it leads out) and never followed.
-Nothing inside `.git/` is ever listed.
+Nothing inside `.git/` is ever listed. An error names no path that is not there
+(`tools.echo`).
 """
 
 from __future__ import annotations
@@ -28,15 +29,16 @@ def prepare_list_dir(context: ToolContext, arguments: dict[str, Any]) -> Prepare
     raw = arguments.get("path", ".")
     resolved = context.workspace.resolve_inside(raw)
     shown = context.workspace.display(raw, resolved)
-    refuse_inside_git(context.workspace, resolved, shown)
+    refuse_inside_git(context.workspace, resolved)
     return PreparedCall(f"list {shown}", lambda: list_directory(context, resolved, shown))
 
 
-def refuse_inside_git(workspace: Workspace, resolved: Path, shown: str) -> None:
-    """Version-control internals are not the project: neither grep nor list goes there."""
+def refuse_inside_git(workspace: Workspace, resolved: Path) -> None:
+    """Version-control internals are not the project: neither grep nor list goes there.
+    (The path is not repeated: it need not exist, and the answer is redacted.)"""
     if VCS_DIRECTORY in resolved.relative_to(workspace.root).parts:
         raise ToolError(
-            f"{shown} is inside {VCS_DIRECTORY}/ (version-control internals); it is not "
+            f"That path is inside {VCS_DIRECTORY}/ (version-control internals); it is not "
             "listed or searched. Use bash with git commands to look at the history."
         )
 
@@ -48,7 +50,7 @@ def list_directory(context: ToolContext, path: Path, shown: str) -> ToolResult:
     (`Workspace.open_directory`) and its entries are read and described through that
     descriptor, so a folder swapped for a link meanwhile is refused, never listed."""
     if not path.exists():
-        raise ToolError(f"{shown}: no such directory. List its parent to see what exists.")
+        raise ToolError("No such directory. List its parent to see what exists.")
     if not path.is_dir():
         raise ToolError(f"{shown} is a file, not a directory; use read_file.")
     visible, note = _names_with_unignored_files(context, path)

@@ -53,7 +53,10 @@ class ToolResult:
     The header is the first line of the content and survives every preview (for
     `read_file` it names the file, for `bash` it gives the exit code). `secrets_hidden`
     counts the secrets a tool hid itself before shaping its text (`secret_lines`), so
-    that the result still says how many were redacted.
+    that the result still says how many were redacted. `already_redacted` says the tool
+    redacted what needed it and the rest is what the model was given as it is (`recall`'s
+    pages of this run's own records): redacting the model's own words again would tell it
+    which of them is a secret (`tools.echo`), so the toolbox leaves it as it is.
     """
 
     header: str
@@ -61,6 +64,7 @@ class ToolResult:
     is_error: bool = False
     summary: str = ""
     secrets_hidden: int = 0
+    already_redacted: bool = False
 
     @property
     def text(self) -> str:

@@ -5,7 +5,9 @@ Contract: the tool takes exactly one of `pointer` (read that record or artifact)
 same path `/expand` takes for a pointer), which authorizes only this session's records and
 answers one bounded page. What cannot be shown, and a call with none or several of the
 three, comes back as an error result saying what to do. The page is already bounded, so
-it is never spilled again.
+it is never spilled again. A search page, whose excerpts the search redacted itself, and a
+page of a record this run wrote (`RecallPage.as_recorded`) are marked `already_redacted`:
+redacting the model's own words in them would tell it which is a secret (`tools.echo`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_cli.errors import ToolError
-from agent_cli.tools.context import PreparedCall, RecallReader, ToolContext
+from agent_cli.tools.context import PreparedCall, RecallPage, RecallReader, ToolContext
 from agent_cli.tools.output import ToolResult
 
 _WAYS = ("pointer", "search", "pattern")
@@ -36,17 +38,19 @@ def prepare_recall(context: ToolContext, arguments: dict[str, Any]) -> PreparedC
     read = _reader(recall, way, value, offset)
 
     def execute() -> ToolResult:
-        text = read()
-        header, _, body = text.partition("\n")
+        page = read()
+        header, _, body = page.text.partition("\n")
         if way == "pointer":
-            return ToolResult(header, body, summary=f"recalled {len(body):,} chars")
+            summary = f"recalled {len(body):,} chars"
+            return ToolResult(header, body, summary=summary, already_redacted=page.as_recorded)
         shown = sum(1 for line in body.splitlines() if line.startswith("- "))
-        return ToolResult(header, body, summary=f"{shown} {'match' if shown == 1 else 'matches'}")
+        summary = f"{shown} {'match' if shown == 1 else 'matches'}"
+        return ToolResult(header, body, summary=summary, already_redacted=True)
 
     return PreparedCall(f"recall {way} {value}" if way != "pointer" else f"recall {value}", execute)
 
 
-def _reader(recall: RecallReader, way: str, value: str, offset: int) -> Callable[[], str]:
+def _reader(recall: RecallReader, way: str, value: str, offset: int) -> Callable[[], RecallPage]:
     if way == "pointer":
         return lambda: recall.answer(value, offset)
-    return lambda: recall.search(value, regex=way == "pattern", offset=offset)
+    return lambda: RecallPage(recall.search(value, regex=way == "pattern", offset=offset), True)

@@ -265,7 +265,10 @@ class StreamRedactor:
 
 
 def redact_result(result: ToolResult, redactor: SecretRedactor) -> ToolResult:
-    """`result` without secrets; its header says how many were hidden, if any."""
+    """`result` without secrets; its header says how many were hidden, if any. A result
+    the tool redacted itself (`ToolResult.already_redacted`) is left as it is."""
+    if result.already_redacted:
+        return result
     header, body, summary = (
         redactor.redact(part) for part in (result.header, result.body, result.summary)
     )

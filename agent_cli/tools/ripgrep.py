@@ -11,6 +11,8 @@ list), PATH only as a last resort. `run_rg(args, cwd, ...)` starts rg with our f
 options first, yields its stdout line by line, stops it when the caller stops reading
 or when `timeout` seconds pass, and leaves what it said on stderr and whether it timed out
 in the returned `RgRun`. Nothing here decides what a result says: that is search_tools.
+`rg_refusal_reason(stderr, given)` is what rg said was wrong with a search it refused, in
+its own fixed words, without the pattern or glob it quotes (`tools.echo`).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import IO
 
 from agent_cli.errors import ToolError
+from agent_cli.tools.echo import free_of_input
 from agent_cli.tools.workspace import SKIPPED_DIRECTORY_NAMES, Workspace
 
 # Options every run gets: no user config file, dotfiles searched (but see the globs),
@@ -57,6 +60,23 @@ def find_rg() -> str:
         "Search needs the `rg` program from the `ripgrep` package, and it is not installed; "
         "reinstall agent-cli (`make install` or `pip install ripgrep`)."
     )
+
+
+def rg_refusal_reason(stderr: str, given: Sequence[str]) -> str:
+    """What rg said was wrong, in its words for the kind of error: the `error:` line of a
+    regex it cannot parse (the lines above it quote the pattern), what follows the quoted
+    glob of `error parsing glob '...': <kind>`, else its first `rg:` line (or its last);
+    never words that repeat any of `given` (the model's input: `tools.echo`)."""
+    said = [line.strip() for line in stderr.splitlines() if line.strip()]
+    kinds = [line.removeprefix("error:").strip() for line in said if line.startswith("error:")]
+    first = next((line.removeprefix("rg:").strip() for line in said if line.startswith("rg:")), "")
+    if kinds:
+        reason = kinds[-1]
+    elif first.startswith("error parsing glob '"):
+        reason = first.rsplit("': ", 1)[-1]
+    else:
+        reason = first or (said[-1] if said else "no reason given")
+    return free_of_input(reason, given, "ripgrep's message repeats the input, so it is not shown")
 
 
 def _rg_files_of_the_wheel(name: str) -> list[Path]:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from agent_cli.errors import ToolError
-from agent_cli.tools.ripgrep import find_rg
+from agent_cli.tools.ripgrep import find_rg, rg_refusal_reason
 
 _OPTIONS = ("--no-config", "--null-data", "--json", "--color=never")
 _SEPARATOR = b"\x00"
@@ -73,7 +73,7 @@ def find_in_records(
     finally:
         timer.cancel()
         _end(process, feeder, drain)
-    _refuse_a_bad_pattern(process.returncode, b"".join(said), run)
+    _refuse_a_bad_pattern(process.returncode, b"".join(said), run, pattern)
 
 
 def _feed(stdin: IO[bytes] | None, texts: Iterable[str], run: RecordSearch) -> None:
@@ -145,11 +145,14 @@ def _end(
         process.stderr.close()
 
 
-def _refuse_a_bad_pattern(returncode: int | None, stderr: bytes, run: RecordSearch) -> None:
-    """rg exits 2 for a pattern it cannot parse (before reading anything)."""
+def _refuse_a_bad_pattern(
+    returncode: int | None, stderr: bytes, run: RecordSearch, pattern: str
+) -> None:
+    """rg exits 2 for a pattern it cannot parse (before reading anything); what it said
+    is passed on without the pattern it quotes (`tools.echo`)."""
     said = stderr.decode("utf-8", errors="replace").strip()
     if returncode == 2 and not run.timed_out and "regex" in said:
-        detail = " ".join(said.split())[:300]
+        detail = rg_refusal_reason(said, (pattern,))[:300]
         raise ToolError(
             f"The regex cannot be used ({detail}). It uses ripgrep's syntax (like Python's "
             "`re` without look-around or back-references); escape ( ) [ ] { } . * + ? | "

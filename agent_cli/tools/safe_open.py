@@ -4,7 +4,10 @@ The walk itself is `agent_cli.nofollow_open` (shared with the source resolver): 
 workspace root's descriptor, one component at a time with `openat` and `O_NOFOLLOW`, so a
 folder swapped for a link while a tool runs is refused, never followed. This module only
 turns its refusals into what the model reads: `WorkspaceEscape` for a link or a name that
-is not plain, `ToolError` with a next step for the rest.
+is not plain, `ToolError` with a next step for the rest. A refusal names no part of the
+path the model gave but one that exists (the link, or the file, met on the way): the
+answer is redacted, and the model's own words redacted would say which is a secret
+(`tools.echo`).
 
 A search that lets another program (ripgrep) walk the tree by name must treat what it
 reports as candidates and show only what it reads again through these functions.
@@ -57,25 +60,28 @@ def open_file_beneath(
 
 
 def _in_words(refusal: PathStepRefused, shown: str) -> ToolError:
-    """The message the model reads for a refused step: what happened and what to do."""
+    """The message the model reads for a refused step: what happened and what to do.
+    `shown` (the path as given, normalised) is named only where the step refused is the
+    last, one that exists (a directory, a device); a link or a file met on the way is
+    named by itself (module contract)."""
     name = refusal.component
     reason = refusal.reason
     if reason == "not_a_plain_name":
-        return WorkspaceEscape(f"{shown}: only plain folder and file names are walked; refused.")
+        return WorkspaceEscape("Only plain folder and file names are walked; refused.")
     if reason == "symlink":
         return WorkspaceEscape(
-            f"{shown}: {name!r} on the way is a symbolic link (it may have been swapped in "
-            "while the tool ran); links are not followed here, so this was refused."
+            f"{name!r} on the way is a symbolic link (it may have been swapped in while the "
+            "tool ran); links are not followed here, so this was refused."
         )
     if reason == "not_found":
         what = "file" if refusal.last else "file or directory"
-        return ToolError(f"{shown}: no such {what}. Check the path with list_dir.")
+        return ToolError(f"No such {what}. Check the path with list_dir.")
     if reason == "is_a_directory":
         return ToolError(f"{shown} is a directory, not a file; use list_dir.")
     if reason == "not_a_regular_file":
         return ToolError(f"{shown} is not a regular file (device, socket or pipe); refused.")
     if reason == "not_a_directory":
-        return ToolError(f"{shown}: {name!r} on the way is not a directory.")
+        return ToolError(f"{name!r} on the way is not a directory.")
     if reason == "permission":
-        return ToolError(f"{shown}: permission denied by the file system.")
-    return ToolError(f"{shown}: {os.strerror(refusal.errno) if refusal.errno else reason}")
+        return ToolError("Permission denied by the file system.")
+    return ToolError(f"Refused: {os.strerror(refusal.errno) if refusal.errno else reason}.")

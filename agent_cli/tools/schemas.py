@@ -4,7 +4,8 @@ Contract: `TOOL_SCHEMAS` is in a fixed order (a stable prefix keeps the prompt c
 `validate_input` accepts exactly what a schema declares: required keys present, known keys
 only, strings as strings, integers as integers (not booleans), minimums respected. `null`
 for an optional key means "not given". Failures raise `ToolInputInvalid` whose message
-tells the model what was expected.
+tells the model what was expected, without repeating what it sent (a key or a value:
+`tools.echo`).
 """
 
 from __future__ import annotations
@@ -137,7 +138,7 @@ def validate_input(schema: dict[str, Any], tool_input: Any) -> dict[str, Any]:
     for key in arguments:
         if key not in properties:
             raise ToolInputInvalid(
-                f"Invalid input for {name}: unknown key {key!r}. Allowed keys: "
+                f"Invalid input for {name}: a key it does not take. Allowed keys: "
                 f"{_describe_keys(spec)}.",
                 tool=name,
                 field=str(key),
@@ -168,7 +169,7 @@ def _check_value(tool: str, key: str, prop: dict[str, Any], value: Any) -> None:
     minimum = prop.get("minimum")
     if minimum is not None and value < minimum:
         raise ToolInputInvalid(
-            f"Invalid input for {tool}: {key} must be at least {minimum}, got {value}.",
+            f"Invalid input for {tool}: {key} must be at least {minimum}.",
             tool=tool,
             field=key,
         )

@@ -8,7 +8,9 @@ matched) and files over the read limit. A line that holds a secret is never show
 counted, whatever the pattern (`grep_secrets`: a match is an answer too). It walks in a
 stable (sorted) order, stops at a match cap saying so and how to narrow the search, and
 gives up after a bounded time with what it found. A pattern rg cannot parse is refused
-in plain words.
+in plain words. No answer repeats the pattern, the glob or a path that is not there
+(`tools.echo`): the result is redacted, and the model's own words redacted would say
+which of them is a secret.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from agent_cli.tools.grep_names import GrepNamesTimedOut, exclusion_globs
 from agent_cli.tools.grep_secrets import SecretFiles
 from agent_cli.tools.listing import refuse_inside_git
 from agent_cli.tools.output import ToolResult, count_noun
-from agent_cli.tools.ripgrep import RgRun, run_rg
+from agent_cli.tools.ripgrep import RgRun, rg_refusal_reason, run_rg
 
 __all__ = ["prepare_grep", "search_workspace"]
 
@@ -58,10 +60,10 @@ def prepare_grep(context: ToolContext, arguments: dict[str, Any]) -> PreparedCal
     resolved = context.workspace.resolve_inside(raw)
     shown = context.workspace.display(raw, resolved)
     if not resolved.exists():
-        raise ToolError(f"{shown}: no such file or directory. Use list_dir to look around.")
+        raise ToolError("No file or directory has that path. Use list_dir to look around.")
     if not (resolved.is_dir() or resolved.is_file()):  # a FIFO would block the search
         raise ToolError(f"{shown} is not a regular file or a directory; refused.")
-    refuse_inside_git(context.workspace, resolved, shown)
+    refuse_inside_git(context.workspace, resolved)
     glob = arguments.get("glob")
     return PreparedCall(
         f"grep {pattern!r} in {shown}",
@@ -92,7 +94,7 @@ def search_workspace(
             [*filters, *where], workspace, context.secrets, timeout=limits.search_timeout_seconds
         )
     except GrepNamesTimedOut:
-        return _render_grep(pattern, shown, GrepTally(), _timeout_note(limits), context)
+        return _render_grep(shown, GrepTally(), _timeout_note(limits), context)
     args = [
         *("--null", "--line-number", "--no-heading", "--with-filename", "--binary"),
         *("--stats", "--sort=path", "--encoding=none", *filters),
@@ -109,13 +111,13 @@ def search_workspace(
             break
     lines.close()
     if not tally.has_stats and not tally.is_capped and not run.timed_out:
-        _refuse_what_rg_refused(pattern, glob, run.stderr)
+        _refuse_what_rg_refused(glob, run.stderr, (pattern, glob or "", relative))
     tally.files_skipped += run.stderr.count("\nrg: ") + run.stderr.startswith("rg: ")
     tally.matches, tally.dropped = confirm_matches(
         tally.matches, open_inside, limits.max_read_file_bytes
     )
     note = _timeout_note(limits) if run.timed_out else ""
-    return _render_grep(pattern, shown, tally, note, context)
+    return _render_grep(shown, tally, note, context)
 
 
 def _take_line(line: bytes, limits: ToolLimits, tally: GrepTally, secrets: SecretFiles) -> None:
@@ -148,17 +150,15 @@ def _relative(path: bytes) -> str:
     return path.decode("utf-8", "surrogateescape").removeprefix("./")
 
 
-def _refuse_what_rg_refused(pattern: str, glob: str | None, stderr: str) -> None:
-    """rg printed no statistics: it did not search. Say why in plain words."""
-    said = [line.strip() for line in stderr.splitlines() if line.strip()]
-    reason = next((line[6:].strip() for line in said if line.startswith("error:")), None)
+def _refuse_what_rg_refused(glob: str | None, stderr: str, given: tuple[str, ...]) -> None:
+    """rg printed no statistics: it did not search. Say why in plain words, in rg's own
+    words for what is wrong, never in those that repeat what was `given` (`tools.echo`)."""
+    reason = rg_refusal_reason(stderr, given)
     if "regex" in stderr:
-        raise ToolError(
-            f"Invalid regular expression {pattern!r}: {reason or said[-1]}. {REGEX_HELP}"
-        )
+        raise ToolError(f"The pattern is not a valid regular expression ({reason}). {REGEX_HELP}")
     if glob and "glob" in stderr:
-        raise ToolError(f"Invalid glob {glob!r}: {reason or said[-1]}. Use a pattern like '*.py'.")
-    raise ToolError(f"The search could not run: {said[-1] if said else 'no reason given'}.")
+        raise ToolError(f"The glob is not valid ({reason}). Use a pattern like '*.py'.")
+    raise ToolError(f"The search could not run ({reason}).")
 
 
 def _timeout_note(limits: ToolLimits) -> str:
@@ -166,12 +166,12 @@ def _timeout_note(limits: ToolLimits) -> str:
     return f"[search stopped after {seconds:g} s; narrow the path, glob or pattern]"
 
 
-def _render_grep(
-    pattern: str, shown: str, tally: GrepTally, note: str, context: ToolContext
-) -> ToolResult:
+def _render_grep(shown: str, tally: GrepTally, note: str, context: ToolContext) -> ToolResult:
+    """The answer: the matches (or none) under `shown`, a folder or file that exists; the
+    pattern is not repeated (module contract)."""
     count = len(tally.matches)
     files = len({match.path for match in tally.matches})
-    where = f"/{pattern}/ under {shown}"
+    where = f"under {shown}"
     notes = [note] if note else []
     if tally.dropped:
         notes.insert(
@@ -181,15 +181,15 @@ def _render_grep(
         )
     if count == 0:
         searched = count_noun(max(tally.files_searched, 0), "file")
-        header = f"No matches for {where} ({searched} searched)."
+        header = f"No matches {where} ({searched} searched)."
         return ToolResult(header, "\n".join(notes), summary="no matches")
     if tally.is_capped:
         header = (
-            f"First {count} matches for {where} (stopped at the cap of {count}; "
+            f"First {count} matches {where} (stopped at the cap of {count}; "
             "narrow the pattern, path or glob to see the rest)"
         )
     else:
-        header = f"{_count_matches(count, files)} for {where}"
+        header = f"{_count_matches(count, files)} {where}"
     limit, secrets = context.limits.grep_max_line_chars, context.secrets
     body = [_format_match(match, limit, secrets) for match in tally.matches]
     if tally.files_skipped:

@@ -10,6 +10,12 @@ result (redacted, spilled), so it can be recorded and shown. Order of a call: ch
 input, prepare (paths, early errors), ask permission when the tool writes or executes,
 execute, remove known secrets (`redaction`: from the result, errors included, before it
 is stored, recorded or sent), then spill big output to the artifact store.
+
+No answer repeats the call's input, errors included (`tools.echo`): the redaction would
+mark a secret in it, and so tell the model which of its guesses is one. A tool's own
+messages name only what exists; an exception's text is passed on only when it repeats
+none of the input. A result a tool marks `already_redacted` (`recall`'s pages of this
+run's own records, which hold what the model was given as it is) is not redacted again.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ from agent_cli.tools.context import (
     ToolContext,
     ToolLimits,
 )
+from agent_cli.tools.echo import free_of_input, input_strings
 from agent_cli.tools.file_tools import prepare_edit_file, prepare_read_file, prepare_write_file
 from agent_cli.tools.listing import prepare_list_dir
 from agent_cli.tools.output import (
@@ -221,8 +228,8 @@ class Toolbox:
                 if isinstance(name, str) and name.startswith("mcp__")
                 else ""
             )
-            return self._error_outcome(
-                f"Unknown tool {name!r}.{gone} Available tools: {known}.", "unknown tool"
+            return self._error_outcome(  # the name is not repeated: `tools.echo`
+                f"There is no tool by that name.{gone} Available tools: {known}.", "unknown tool"
             )
         try:
             result = self._prepare_and_execute(spec, tool_input)
@@ -238,7 +245,10 @@ class Toolbox:
             )
             return self._error_outcome(message, "error: " + _first_words(message))
         except Exception as error:
-            message = f"{name} failed unexpectedly ({type(error).__name__}: {error})."
+            said = free_of_input(
+                str(error), input_strings(tool_input), "its text repeats the input"
+            )
+            message = f"{name} failed unexpectedly ({type(error).__name__}: {said})."
             return self._error_outcome(message, f"error: {type(error).__name__}")
         if result is None:
             return self._refusal_outcome(name)

@@ -72,8 +72,8 @@ class Workspace:
             return resolved
         lexical = Path(os.path.normpath(joined))
         how = "through a symbolic link" if self.is_inside(lexical) else "by its location"
-        raise WorkspaceEscape(
-            f"Path {raw_path!r} leads outside the workspace {how}; refused. File tools only "
+        raise WorkspaceEscape(  # the path is not repeated: `tools.echo`
+            f"That path leads outside the workspace {how}; refused. File tools only "
             f"work inside {self.root}; use a path relative to it."
         )
 

@@ -87,9 +87,7 @@ def fit_digest(
     message's), when the caller has them; they must be those of `render_digest(digest)`."""
     if not (requests or interactions):
         return FittedDigest(digest, count_line(render_digest(digest), counter))
-    appended = _append_part(
-        digest, requests, interactions, budget_tokens, rendered_tokens, counter, secrets
-    )
+    appended = _append_part(digest, requests, interactions, budget_tokens, rendered_tokens, counter)
     if appended is not None:
         return appended
     return refit_digest(digest, requests, interactions, budget_tokens, counter, secrets)
@@ -102,7 +100,6 @@ def _append_part(
     budget_tokens: int,
     rendered_tokens: int | None,
     counter: TokenCounter,
-    secrets: SecretForms,
 ) -> FittedDigest | None:
     """`digest` with one more part (module contract), or None. The part's text follows
     the others after a line break: the text's count is theirs plus the part's lines'."""
@@ -119,7 +116,7 @@ def _append_part(
     room -= sum(_request_tokens(entry, counter) for entry in requests)
     if room < 0:
         return None
-    lines, used = _fit_lines(interactions, room, counter, secrets)  # stops where room ends
+    lines, used = _fit_lines(interactions, room, counter)  # stops where room ends
     if len(lines) < len(interactions):
         return None
     part_sizes = tuple((len(r), len(i)) for r, i in digest.split_parts())
@@ -158,7 +155,7 @@ def refit_digest(
         requests_used += count_line(older_line(older_requests, "request"), counter)
     fill = budget - int(budget_tokens * REFIT_HEADROOM)
     line_budget = max(fill - requests_used, 0)  # requests first: lines that do not fit fold
-    lines, used = _fit_lines(all_lines, line_budget, counter, secrets)
+    lines, used = _fit_lines(all_lines, line_budget, counter)
     kept = _as_entries(lines, all_lines)
     older = _fold(digest.older, all_lines[len(kept) :], is_sorted)
     if older.count:
@@ -245,7 +242,7 @@ def _request_tokens(entry: RequestEntry, counter: TokenCounter) -> int:
 
 
 def _fit_lines(
-    entries: Sequence[DigestLine], budget: int, counter: TokenCounter, secrets: SecretForms
+    entries: Sequence[DigestLine], budget: int, counter: TokenCounter
 ) -> tuple[list[str], int]:
     """The lines of the newest entries that fit `budget` (those of the first entries; the
     rest fold) and their tokens. A removed call's line is written when it was not yet
@@ -258,7 +255,7 @@ def _fit_lines(
         elif entry.line:  # written already (its message's facts)
             line, counted = entry.line, entry.counted
         else:
-            line, counted = entry.describe(secrets), entry.counted
+            line, counted = entry.describe(), entry.counted
         if counted is not None and counted[0] is counter:
             cost = counted[1]
         else:

@@ -3,6 +3,13 @@
 Contract: `RequestEntry` and `RemovedInteraction` are the entries a removal gives the
 digest. An interaction's line is written from its two blocks alone, so the same
 interaction always reads the same. Pure.
+
+A line shows the call's key input as the model wrote it, never redacted and cut where no
+pointer is split but wherever a secret may be: the input is the model's own, sent as it
+is with the call, and a line that redacted it, or cut it shorter around a secret, would
+tell the model which of its words is a secret (a seventh outside attack; `tools.echo`).
+A value named a secret later is redacted from the digest on `--continue`
+(`session.resumed_secrets`).
 """
 
 from __future__ import annotations
@@ -11,7 +18,7 @@ import re
 from typing import Any, NamedTuple
 
 from agent_cli.safe_cuts import safe_head_end
-from agent_cli.secret_forms import NO_SECRETS, SecretForms
+from agent_cli.secret_forms import NO_SECRETS
 from agent_cli.tokens import TokenCounter
 
 # A private key (the wire builder drops it) on a tool_result L1 cut: the characters of its
@@ -60,18 +67,16 @@ class RemovedInteraction(NamedTuple):
     # index's counter, which every run of that index counts with); None: not counted
     block_tokens: int | None = None
 
-    def describe(self, secrets: SecretForms = NO_SECRETS) -> str:
+    def describe(self) -> str:
         if self.line:
             return self.line
-        return describe_interaction(self.use, self.result, secrets)
+        return describe_interaction(self.use, self.result)
 
 
-def describe_interaction(
-    use: dict[str, Any], result: dict[str, Any] | None, secrets: SecretForms = NO_SECRETS
-) -> str:
+def describe_interaction(use: dict[str, Any], result: dict[str, Any] | None) -> str:
     """`read_file path=src/a.py -> 1,234 chars, ok`: tool, key input, result size, outcome."""
     name = str(use.get("name") or "tool")
-    key_input = describe_key_input(use.get("input"), secrets)
+    key_input = describe_key_input(use.get("input"))
     head = f"{name} {key_input}" if key_input else name
     if result is None:
         return f"{head} -> no result"
@@ -94,19 +99,19 @@ def describe_outcome(result: dict[str, Any]) -> str:
     return f"exit {ended.group(1)}" if ended.group(1) else f"signal {ended.group(2)}"
 
 
-def describe_key_input(tool_input: Any, secrets: SecretForms = NO_SECRETS) -> str:
-    """The one input that says what the call was about, `key=value`, on one short line:
-    `secrets` redacted first (joining its lines would hide a wrapped one from the
-    redactor), then cut at `MAX_KEY_INPUT_CHARS`, but never inside a pointer: a
-    `read_artifact` line keeps the pointer it read, whole (`safe_cuts`)."""
+def describe_key_input(tool_input: Any) -> str:
+    """The one input that says what the call was about, `key=value`, on one short line,
+    as the model wrote it (module contract), cut at `MAX_KEY_INPUT_CHARS`, but never
+    inside a pointer: a `read_artifact` line keeps the pointer it read, whole
+    (`safe_cuts`, with no secret: where the cut falls must not depend on one)."""
     if not isinstance(tool_input, dict):
         return ""
     key = _pick_key_input(tool_input)
     if key is None:
         return ""
-    value = " ".join(secrets.redact(str(tool_input[key])).split())
+    value = " ".join(str(tool_input[key]).split())
     if len(value) > MAX_KEY_INPUT_CHARS:
-        end = safe_head_end(value, MAX_KEY_INPUT_CHARS - 1, secrets)
+        end = safe_head_end(value, MAX_KEY_INPUT_CHARS - 1, NO_SECRETS)
         value = value if end == len(value) else value[:end] + "…"
     return f"{key}={value}"
 
