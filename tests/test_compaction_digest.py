@@ -33,7 +33,11 @@ from agent_cli.compaction import (
     validate_tool_protocol,
 )
 from agent_cli.compaction.digest.entries import Digest, sequence_of
-from agent_cli.compaction.digest.merge import REFIT_HEADROOM, count_rendered_message
+from agent_cli.compaction.digest.merge import (
+    REFIT_HEADROOM,
+    REQUESTS_FOLD_AFTER,
+    count_rendered_message,
+)
 from agent_cli.compaction.digest.removed_items import (
     RemovedInteraction,
     RequestEntry,
@@ -843,3 +847,26 @@ def test_a_digest_line_gives_the_size_its_record_holds_not_l1s_cut():
     assert f"-> {len(output):,} chars" in describe_interaction(
         view[1]["content"][0], again[2]["content"][0]
     )
+
+
+def test_the_digest_keeps_to_the_room_a_large_reserve_leaves():
+    """Seventh attack: beside an AGENTS.md of 2,600 tokens (soft 6,000 / hard 6,500), the
+    digest was sized by the soft threshold alone (1,500 tokens, requests folding only past
+    twice that) and from turn 24 every turn was blocked for good."""
+    counter, _ = make_counter()
+    policy = CompactionPolicy(soft_threshold=6_000, hard_limit=6_500)
+    reserved = 4_466
+    view: list[dict[str, Any]] = [user("Please help me plan the release of the new parser.")]
+    index = ViewIndex(counter)
+    for turn in range(80):
+        words = " ".join(f"point{turn}x{k} about the rollout" for k in range(10))
+        view += [assistant(f"Answer {turn}: noted."), user(f"Request {turn}: {words}")]
+        if index.measure(view, policy) + reserved >= policy.soft_threshold:
+            view = compact_context(
+                view, policy=policy, counter=counter, index=index, reserved_tokens=reserved
+            ).messages
+    digest = next(message for message in view if is_digest_message(message))
+    budget = policy.digest_budget_over(reserved)  # requests fold past twice it
+    assert counter.count_message(digest) <= REQUESTS_FOLD_AFTER * budget + 64
+    assert policy.digest_budget_over(reserved) == (6_500 - 4_466) // 4
+    assert policy.digest_budget_over(0) == policy.digest_tokens == 1_500

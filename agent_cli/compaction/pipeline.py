@@ -133,6 +133,7 @@ def _run_layers(
     `reserved`). `index` has just measured `view`: its facts travel with the view from
     step to step."""
     stop_policy, shift = policy.without_reserve(reserved)  # the stop rule weighs messages
+    digest_policy = dataclasses.replace(policy, digest_tokens=policy.digest_budget_over(reserved))
     reports: list[LayerReport] = []
     original = CachedPrefix(view, index.message_counts())
     order = SUMMARY_FIRST_ORDER if force_summary else AUTOMATIC_ORDER
@@ -146,7 +147,14 @@ def _run_layers(
         # a summary whose digest lines eat what it frees is a summary that is not smaller
         larger = SUMMARY_NOT_SMALLER if layer == 4 else NO_CHANGE
         outcome, digest = apply_step_with_digest(
-            step, base, facts, digest, tokens - reserved, policy, counter, larger_outcome=larger
+            step,
+            base,
+            facts,
+            digest,
+            tokens - reserved,
+            digest_policy,
+            counter,
+            larger_outcome=larger,
         )
         reports.append(_build_report(layer, outcome, tokens))
         tokens = reports[-1].tokens_after

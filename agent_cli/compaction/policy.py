@@ -28,6 +28,9 @@ _POSITIVE_FIELDS = (
 ReadRule = tuple[frozenset[str], str]
 
 
+MIN_DIGEST_TOKENS = 64  # the header, a title, the newest request and the folded ranges
+
+
 @dataclass(frozen=True)
 class CompactionPolicy:
     """When to compact and how much each layer keeps.
@@ -44,7 +47,9 @@ class CompactionPolicy:
     - `read_tool_names` / `read_path_key`: how L2 recognises a file read from its tool_use.
     - `digest_tokens`: what the running digest may hold of the user's requests verbatim
       (older ones are shortened) and of interaction lines; 0 means a quarter of the soft
-      threshold, fixed when the policy is made (a policy derived with `replace` keeps it).
+      threshold, fixed when the policy is made (a policy derived with `replace` keeps it);
+      a run gives the digest at most a quarter of what its reserve leaves under the hard
+      limit (`digest_budget_over`).
     - `max_message_tokens`: a user message larger than this is stored as an artifact and
       stands in the view as a preview; 0 means a quarter of the soft threshold.
     - `secret_forms`: the secrets the session's tools redact (`Toolbox.secret_forms`);
@@ -101,6 +106,16 @@ class CompactionPolicy:
             low_water=low - shift,
         )
         return moved, shift
+
+    def digest_budget_over(self, reserved_tokens: int) -> int:
+        """What the digest may hold when every request also carries `reserved_tokens`:
+        `digest_tokens`, at most a quarter of the room the reserve leaves under the hard
+        limit (at least `MIN_DIGEST_TOKENS`; the hard limit, since `/compact` lowers the
+        soft threshold to force a run). Sized by the soft threshold alone, a digest beside
+        a large AGENTS.md or many MCP schemas filled the room the layers make, so
+        compaction fired every turn, and past the hard limit blocked for good."""
+        room = self.hard_limit - reserved_tokens
+        return min(self.digest_tokens, max(MIN_DIGEST_TOKENS, room // 4))
 
     def is_low_water_unreachable(self, reserved_tokens: int) -> bool:
         """True when an explicit `low_water` is at or under `reserved_tokens`: a view that
