@@ -84,6 +84,20 @@ def describe_folder_problem(reason: str) -> str:
     return "the system refused it"
 
 
+def describe_unsaved_history(error: OSError) -> str:
+    """The prompt history file refused a line (a full disk); the line itself was sent."""
+    name = errno.errorcode.get(error.errno or 0)
+    reason = _FOLDER_PROBLEMS.get(name or "") or (
+        os.strerror(error.errno).lower() if error.errno else type(error).__name__
+    )
+    code = f" ({name})" if name else ""
+    return (
+        f"Could not add that line to the prompt history file: {reason}{code}. The line is "
+        "sent all the same and Up still recalls it in this run; later lines are kept the "
+        "same way, without saying so again, until the file can be written."
+    )
+
+
 def _config(exc: e.ConfigError) -> str:
     where = f" (from {_c(exc.source)})" if exc.source else ""
     return f"config error: {_c(exc.key)}{where}: {_c(exc.reason, 240)}"
