@@ -687,13 +687,13 @@ _NOTICE_ERROR_WORDS: dict[str, Callable[[BaseException | None], str]] = {
 }
 
 
-def notice_text(notice: Notice, *, one_shot: bool = False) -> str:
+def notice_text(notice: Notice, *, one_shot: bool = False, session_id: str | None = None) -> str:
     """The sentence for a session notice, from its code, fields and error; a code this
     table does not know is shown as it is (a newer session, a test's own code).
     `one_shot` (`-p`): nobody can send a next message, so advice that needs one says to
-    run the command again instead."""
+    run the command again instead, naming the session (`session_id`) it goes on from."""
     if one_shot and notice.code in _ONE_SHOT_NOTICES:
-        return _ONE_SHOT_NOTICES[notice.code](notice)
+        return _ONE_SHOT_NOTICES[notice.code](notice, session_id)
     if notice.code in _NOTICE_ERROR_WORDS:
         return _NOTICE_ERROR_WORDS[notice.code](notice.error)
     if notice.code in _FIXED_NOTICES:
@@ -702,25 +702,30 @@ def notice_text(notice: Notice, *, one_shot: bool = False) -> str:
     return words(notice.fields) if words is not None else notice.code
 
 
-RUN_AGAIN_WITH_CONTINUE = (
-    "run the command again with --continue to go on from this session "
-    "(without it, a new session starts)"
-)
+def run_again_with_continue(session_id: str | None) -> str:
+    """How a `-p` user goes on from the session that just ran: `--continue` picks the
+    newest session here holding a request, which this one is; `--resume <id>` names it
+    whatever runs in between."""
+    named = f" (or --resume {_c(session_id, 80)})" if session_id else ""
+    return (
+        f"run the command again with --continue{named} to go on from this session "
+        "(without either, a new session starts)"
+    )
 
 
-def _one_shot_failed_request(notice: Notice) -> str:
+def _one_shot_failed_request(notice: Notice, session_id: str | None) -> str:
     said = describe_failed_request(notice.error)
     interactive_tail = "send 'continue' to retry (sending it again would repeat it)."
     if said.endswith(interactive_tail):
-        said = said[: -len(interactive_tail)] + RUN_AGAIN_WITH_CONTINUE + "."
+        said = said[: -len(interactive_tail)] + run_again_with_continue(session_id) + "."
     return said
 
 
-def _one_shot_cut_answer(notice: Notice) -> str:
+def _one_shot_cut_answer(notice: Notice, session_id: str | None) -> str:
     if notice.fields.get("kept"):
         return (
             "The answer hit the output limit and was cut; what arrived is kept. To get the "
-            f"rest, {RUN_AGAIN_WITH_CONTINUE}, asking the agent to continue."
+            f"rest, {run_again_with_continue(session_id)}, asking the agent to continue."
         )
     return (
         "The answer hit the output limit before any part of it was whole; nothing was "
@@ -728,7 +733,7 @@ def _one_shot_cut_answer(notice: Notice) -> str:
     )
 
 
-_ONE_SHOT_NOTICES: dict[str, Callable[[Notice], str]] = {
+_ONE_SHOT_NOTICES: dict[str, Callable[[Notice, str | None], str]] = {
     "provider_failed": _one_shot_failed_request,
     "max_tokens": _one_shot_cut_answer,
 }

@@ -306,8 +306,9 @@ def list_sessions(paths: StatePaths, workspace: Path | None = None) -> list[Sess
 
 
 def latest_session_id(paths: StatePaths, workspace: Path) -> str | None:
-    """The session `--continue` opens: the newest of this workspace with an answered turn,
-    else the newest of this workspace, else None (`catalog.pick_session_to_continue`)."""
+    """The session `--continue` opens: the newest of this workspace holding a request of
+    the user's (answered or not), else the newest of this workspace, else None
+    (`catalog.pick_session_to_continue`)."""
     from agent_cli.session.catalog import pick_session_to_continue
 
     return pick_session_to_continue(paths, workspace)
