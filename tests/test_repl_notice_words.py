@@ -46,6 +46,7 @@ EMITTED = {
     "project_instructions_unusable": {"source": "AGENTS.md", "problem": "binary"},
     "project_instructions_redacted": {"source": "AGENTS.md", "redacted": 2},
     "model_restored": {"model": "claude-x"},
+    "model_flag_over_choice": {"model": "claude-x", "chosen": "claude-y"},
     "tool_ids_renamed": {"count": 3},
     "resumed_mid_tool": {},
     "duplicate_tool_id": {"retry": True},

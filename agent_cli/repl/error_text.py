@@ -665,7 +665,12 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
         f"in {f['current']}."
     ),
     "model_restored": lambda f: (
-        f"Model {str(f['model'])[:200]} (chosen with /model in this session)."
+        f"Model {str(f['model'])[:200]} (chosen with /model in this session; --model at "
+        "start or /model changes it)."
+    ),
+    "model_flag_over_choice": lambda f: (
+        f"Model {str(f['model'])[:200]} (--model), instead of {str(f['chosen'])[:200]} chosen "
+        "with /model in this session; the session goes on with it."
     ),
     "tool_ids_renamed": lambda f: (
         f"{f['count']} tool call id(s) in this transcript, recorded by an earlier agent-cli, "
