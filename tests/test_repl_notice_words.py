@@ -51,6 +51,7 @@ EMITTED = {
     "resumed_mid_tool": {},
     "duplicate_tool_id": {"retry": True},
     "bad_tool_id": {"retry": False},
+    "unsendable_answer": {"retry": True},
     **{outcome: {} for outcome in FAILED_LAYER_OUTCOMES},
 }
 

@@ -625,6 +625,21 @@ def _malformed_tool_call(fields: Mapping[str, object]) -> str:
     )
 
 
+def _unsendable_answer(fields: Mapping[str, object]) -> str:
+    if fields.get("retry"):
+        return (
+            "The model's answer held text that is not valid Unicode (a lone surrogate, which "
+            "a broken endpoint can send) or a value JSON cannot carry, so it could not be "
+            "recorded; it was dropped and nothing ran. Asking once more."
+        )
+    return (
+        "The model's answer again held text that is not valid Unicode (or a value JSON "
+        "cannot carry); nothing ran and "
+        "nothing was recorded, so the session stays resumable. Send your message again "
+        "(if it keeps happening, check ANTHROPIC_BASE_URL's endpoint)."
+    )
+
+
 _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
     "mcp_waiting": lambda f: (
         f"Waiting for MCP servers to start: {f['servers']} (at most {f['limit']:g} s)."
@@ -646,6 +661,7 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
     "low_water_under_reserve": _unreachable_low_water,
     "duplicate_tool_id": _repeated_tool_id,
     "bad_tool_id": _malformed_tool_call,
+    "unsendable_answer": _unsendable_answer,
     "message_not_stored": lambda f: (
         f"Your message ({f['characters']:,} characters) was not sent: a message this large "
         f"is stored whole as an artifact first, and that write failed ({f['reason']}). "

@@ -17,7 +17,8 @@ Contract of `TurnRunner.run_turn`:
   as they were before it; the turn ends "failed" and the next turn works.
 - Exactly one tool_result answers every tool_use, even when a tool fails, is denied, or
   the user presses Ctrl-C (the interrupted and the unrun tools get error results).
-- Ctrl-C while streaming keeps the text that arrived (marked), drops unfinished tool calls.
+- Ctrl-C while streaming keeps the text that arrived (marked; a lone surrogate in it is
+  kept as U+FFFD), drops unfinished tool calls.
   Ctrl-C anywhere else (compacting, or thrown in while the REPL shows an event) ends the
   turn "cancelled" too: nothing half-adopted, a call left without results is answered.
 - `request_watcher` (if set) is called just before each model request is sent, so the
@@ -37,9 +38,11 @@ run: the API rejects any history in which a tool_use id is empty, outside its gr
 (`^[a-zA-Z0-9_-]+$`; we also bound the length, see `agent_cli.protocol`), or appears
 twice; it also needs every call to name its tool. A response that broke one of these
 rules would, once recorded, make every later request (and every `--resume`) fail for
-good. Such a response is dropped unrecorded, with no tool run, and the same request is
-sent once more; a second bad response fails the turn with a notice. The recorded
-history stays valid either way.
+good. An answer holding text that UTF-8 cannot carry (a lone surrogate, which a broken
+endpoint can send, in its text or a tool's name) could not be recorded at all, and is
+treated the same. Such a response is dropped unrecorded, with no tool run, and the same
+request is sent once more; a second bad response fails the turn with a notice. The
+recorded history stays valid either way.
 
 Contract of `run_tools` (the tool step): exactly one tool_result answers every tool_use,
 in order, even when a tool fails, is denied, or the user presses Ctrl-C (the interrupted
@@ -53,6 +56,7 @@ are held (see the recording steps). It returns None to go on, or (outcome, stop 
 from __future__ import annotations
 
 import contextlib
+import re
 import signal
 from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -84,7 +88,12 @@ from agent_cli.events import (
     Usage,
     UsageSoFar,
 )
-from agent_cli.protocol import DUPLICATE_ID, answer_dangling_tool_uses, find_answer_id_problem
+from agent_cli.protocol import (
+    DUPLICATE_ID,
+    UNSENDABLE_TEXT,
+    answer_dangling_tool_uses,
+    find_answer_id_problem,
+)
 from agent_cli.session.compactor import Compactor
 from agent_cli.session.conversation import Conversation
 from agent_cli.session.durable_context import DurableContext
@@ -105,6 +114,7 @@ if TYPE_CHECKING:
     from agent_cli.tools.toolbox import ToolRunner
 
 MAX_STEPS_PER_TURN = 40
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # text UTF-8 cannot carry
 INTERRUPTED_MARK = "[answer interrupted by the user]"
 INTERRUPTED_TOOL_TEXT = "Interrupted by the user (Ctrl-C): the tool did not finish."
 NOT_RUN_TOOL_TEXT = "Not run: the turn was interrupted before this tool started."
@@ -329,9 +339,10 @@ class TurnRunner:
     def _keep_partial_answer(self, text: str) -> Iterator[SessionEvent]:
         yield Notice("warning", "cancelled", {"during": "answer"})
         if text.strip():
+            kept = LONE_SURROGATE.sub("\ufffd", text)  # else it could not be recorded
             message = {
                 "role": "assistant",
-                "content": [{"type": "text", "text": f"{text}\n{INTERRUPTED_MARK}"}],
+                "content": [{"type": "text", "text": f"{kept}\n{INTERRUPTED_MARK}"}],
             }
             yield from record(self.conversation, message)
 
@@ -469,8 +480,11 @@ def stream_with_unique_ids(
     return None
 
 
+_ANSWER_PROBLEM_NOTICES = {DUPLICATE_ID: "duplicate_tool_id", UNSENDABLE_TEXT: "unsendable_answer"}
+
+
 def _tool_id_notice(level: str, problem: str | None, *, retry: bool) -> Notice:
-    code = "duplicate_tool_id" if problem == DUPLICATE_ID else "bad_tool_id"
+    code = _ANSWER_PROBLEM_NOTICES.get(problem or "", "bad_tool_id")
     return Notice(level, code, {"retry": retry})
 
 
