@@ -164,3 +164,34 @@ def test_after_a_failed_request_continue_goes_on_from_that_session_which_the_adv
         sent = [m["content"] for m in server.accepted[-1]["messages"] if m["role"] == "user"]
     assert "the kept request" in str(sent) and "go on" in str(sent)
     assert "an older, answered request" not in str(sent)
+
+
+def test_an_endpoint_that_always_pauses_gets_three_requests_then_the_turn_says_so(
+    tmp_path,
+) -> None:
+    """LOSS-10: one prompt sent 40 paid requests, each with the growing history."""
+    with start_fake_server(api_key=API_KEY) as server:
+        server.responder = lambda body: Reply([text_block("still working")], "pause_turn")
+        done = _run_agent(tmp_path, server.base_url, "go")
+        requests = len(server.requests)
+        assert all(r.rejection is None for r in server.requests)
+    assert requests == 3
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "still working" * 3  # what arrived is kept
+    stderr = " ".join(done.stderr.split())
+    assert "paused its answer 3 times in this turn" in stderr
+    assert "run the command again with --continue (or --resume " in stderr
+
+
+def test_an_answer_paused_twice_still_goes_on_to_its_end(tmp_path) -> None:
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(
+            Reply([text_block("One,")], "pause_turn"),
+            Reply([text_block(" two,")], "pause_turn"),
+            Reply([text_block(" three.")]),
+        )
+        done = _run_agent(tmp_path, server.base_url, "count")
+        assert len(server.requests) == 3
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "One, two, three."
+    assert "paused" not in done.stderr

@@ -27,6 +27,7 @@ EMITTED = {
     "mcp_still_starting": {"servers": "github"},
     "mcp_failed": {"server": "github", "reason": "the command 'npx' was not found"},
     "step_limit": {"steps": 40},
+    "pause_limit": {"pauses": 3},
     "cancelled": {"during": "tool"},
     PERMISSION_CANCELLED: {"tool": "bash"},
     "max_tokens": {"kept": True},

@@ -625,6 +625,14 @@ def _malformed_tool_call(fields: Mapping[str, object]) -> str:
     )
 
 
+def _paused_answers(fields: Mapping[str, object]) -> str:
+    return (
+        f"The API paused its answer {fields['pauses']} times in this turn (stop reason "
+        "pause_turn), though agent-cli asks for no server tools it could be waiting on; the "
+        "turn stops here instead of sending more paid requests"
+    )
+
+
 def _unsendable_answer(fields: Mapping[str, object]) -> str:
     if fields.get("retry"):
         return (
@@ -657,6 +665,9 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
         f"Cancelled at the permission question: {f['tool']} was not run."
     ),
     "step_limit": lambda f: f"Stopped after {f['steps']} model requests in one turn.",
+    "pause_limit": lambda f: (
+        f"{_paused_answers(f)}: what arrived is kept. Send 'continue' to go on."
+    ),
     "max_tokens": _cut_answer,
     "low_water_under_reserve": _unreachable_low_water,
     "duplicate_tool_id": _repeated_tool_id,
@@ -754,9 +765,17 @@ def _one_shot_cut_answer(notice: Notice, session_id: str | None) -> str:
     )
 
 
+def _one_shot_paused_answers(notice: Notice, session_id: str | None) -> str:
+    return (
+        f"{_paused_answers(notice.fields)}: what arrived is kept. To go on, "
+        f"{run_again_with_continue(session_id)}, asking the agent to continue."
+    )
+
+
 _ONE_SHOT_NOTICES: dict[str, Callable[[Notice, str | None], str]] = {
     "provider_failed": _one_shot_failed_request,
     "max_tokens": _one_shot_cut_answer,
+    "pause_limit": _one_shot_paused_answers,
 }
 
 

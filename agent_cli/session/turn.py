@@ -25,6 +25,10 @@ Contract of `TurnRunner.run_turn`:
   REPL can show that it waits; it sees no content and must return quickly.
 - An answer cut at max_tokens keeps its whole blocks (the provider drops a half tool call),
   answers its whole calls without running them, and a `notice` record marks the cut.
+- A paused answer (`pause_turn`) is recorded and the turn goes on from it, at most
+  `MAX_PAUSES_PER_TURN` times: the next pause ends the turn "ok" with a `pause_limit`
+  notice (agent-cli offers no server tools, so an endpoint that always pauses must not
+  make one prompt send a paid request per step).
 
 Contract of the recording steps (`record*`): each yields its notices and returns True
 when the message is recorded (transcript, then view: `Conversation.append`) and False
@@ -114,6 +118,9 @@ if TYPE_CHECKING:
     from agent_cli.tools.toolbox import ToolRunner
 
 MAX_STEPS_PER_TURN = 40
+# agent-cli offers no server tools, so the API has nothing to pause for: an endpoint that
+# keeps answering `pause_turn` would otherwise be sent a paid request per step.
+MAX_PAUSES_PER_TURN = 2  # paused answers a turn goes on from; the next one ends it
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # text UTF-8 cannot carry
 INTERRUPTED_MARK = "[answer interrupted by the user]"
 INTERRUPTED_TOOL_TEXT = "Interrupted by the user (Ctrl-C): the tool did not finish."
@@ -167,6 +174,7 @@ class TurnRunner:
         self.artifacts = artifacts  # where oversized user messages are stored whole
         self._instructions = ProjectInstructions()
         self._last_estimate = 0  # the request's tokens as estimated, for calibration
+        self._pauses = 0  # paused answers in the running turn (`MAX_PAUSES_PER_TURN`)
         self.request_watcher: Callable[[], None] | None = None  # told as each request goes
 
     @property
@@ -226,6 +234,7 @@ class TurnRunner:
     def run_turn(self, text: str) -> Iterator[SessionEvent]:
         """The turn loop (see module contract)."""
         conversation = self.conversation
+        self._pauses = 0
         if not (yield from record_held_results(conversation)) or not (
             yield from record_user_text(conversation, text, self.shrinker().shrink)
         ):
@@ -366,8 +375,17 @@ class TurnRunner:
             yield from answer_without_running(self.conversation, tool_uses, CUT_TOOL_TEXT)
         yield from self._stop_notices(reason)
         if reason == "pause_turn":
-            return None
+            return (yield from self._after_pause())
         return ("ok", reason)
+
+    def _after_pause(self) -> Steps[Outcome]:
+        """Go on from a paused answer (sent back as it is), at most `MAX_PAUSES_PER_TURN`
+        times a turn; the one after that ends the turn with what arrived, said so."""
+        self._pauses += 1
+        if self._pauses <= MAX_PAUSES_PER_TURN:
+            return None
+        yield Notice("warning", "pause_limit", {"pauses": self._pauses})
+        return ("ok", "pause_turn")
 
     def _stop_notices(self, reason: str) -> Iterator[SessionEvent]:
         if reason == "max_tokens":
