@@ -48,6 +48,9 @@ MISSING_RESULT = "missing_result"
 EMPTY_NAME = "empty_name"  # a tool_use whose `name` is not a non-empty string
 # a tool_use whose `input` strict JSON cannot carry (NaN, Infinity, a lone surrogate)
 UNSENDABLE_INPUT = "unsendable_input"
+# an answer holding other text UTF-8 cannot carry (a lone surrogate in its text, a tool's
+# name, a thinking block): it could be neither recorded nor sent back
+UNSENDABLE_TEXT = "unsendable_text"
 
 
 # The API's grammar for tool_use ids. It states no length; its own ids are about 30
@@ -284,10 +287,12 @@ def find_answer_id_problem(
 
     The reason is a `ToolProtocolError` code: EMPTY_ID or MALFORMED_ID (an id outside the
     API's grammar or over `MAX_TOOL_USE_ID_CHARS`), DUPLICATE_ID (an id repeated within
-    the answer or already in `history`), EMPTY_NAME, or UNSENDABLE_INPUT (an input that
-    strict JSON in UTF-8 cannot carry: NaN, Infinity, a lone surrogate). Such an answer
-    must be neither run nor recorded: once in the history, every later request would be
-    refused (or it could not be recorded at all).
+    the answer or already in `history`), EMPTY_NAME, UNSENDABLE_INPUT (an input that
+    strict JSON in UTF-8 cannot carry: NaN, Infinity, a lone surrogate), or
+    UNSENDABLE_TEXT (any other string of the answer, its text or a tool's name included,
+    that UTF-8 cannot carry: a lone surrogate). Such an answer must be neither run nor
+    recorded: once in the history, every later request would be refused (or it could
+    not be recorded at all).
     """
     uses = [block for block in iter_tool_blocks(response) if block.get("type") == "tool_use"]
     for block in uses:
@@ -303,6 +308,8 @@ def find_answer_id_problem(
             return UNSENDABLE_INPUT
     if find_reused_tool_use_id(response, history) is not None:
         return DUPLICATE_ID
+    if not _is_strict_json(response.get("content")):
+        return UNSENDABLE_TEXT
     return None
 
 

@@ -132,6 +132,33 @@ def test_a_tool_input_holding_nan_is_refused_unrun_and_asked_once_more(
     assert "NaN" not in str(server.accepted[-1]["messages"])
 
 
+@pytest.mark.parametrize(
+    "blocks",
+    [
+        [text_block("caf\ud800e ok")],
+        [tool_use_block("toolu_s1", "read\udc00file", {"path": "README.md"})],
+    ],
+    ids=["text", "tool name"],
+)
+def test_an_answer_holding_a_lone_surrogate_is_dropped_and_asked_once_more(
+    home: Path, workspace: Path, server: Any, blocks: list[dict[str, Any]]
+) -> None:
+    """LOSS-6: it failed the turn with "Not recorded ... (not_utf8); the state folder is
+    fine", a storage error with no next step, and was not asked again."""
+    reason = "tool_use" if blocks[0]["type"] == "tool_use" else "end_turn"
+    server.enqueue(Reply(blocks, reason), Reply([text_block("a clean answer")]))
+
+    run = run_agent(["-p", "go"], cwd=workspace, home=home, server=server)
+
+    assert run.returncode == 0, said(run)
+    assert run.stdout.decode().strip() == "a clean answer"
+    flat = " ".join(said(run).split())
+    assert "not valid Unicode (a lone surrogate" in flat and "Asking once more" in flat
+    assert "not_utf8" not in flat and "state folder" not in flat
+    assert len(server.accepted) == 2
+    assert all(r.rejection is None for r in server.requests)
+
+
 @pytest.mark.parametrize("encoding", ["latin-1", "ascii"])
 def test_an_output_encoding_that_is_not_utf8_shows_tool_panels_without_a_crash(
     home: Path, workspace: Path, server: Any, encoding: str

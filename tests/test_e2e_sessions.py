@@ -24,14 +24,14 @@ def quit_repl(repl: ReplDriver) -> None:
     repl.terminal.wait_for_exit()
 
 
-def test_continue_skips_a_failed_one_shot_run_and_sessions_can_be_told_apart_and_deleted(
+def test_continue_goes_on_from_a_newer_blocked_run_and_sessions_can_be_told_apart_and_deleted(
     terminals: TerminalPool, home: Path, workspace: Path
 ) -> None:
     first = start_repl(terminals, home, workspace)
     interactive = session_id_on(first.terminal.screen())
     first.submit("read README.md and tell me its first heading")
     quit_repl(first)
-    # a one-shot run the hard limit blocks: a newer session with no answered turn
+    # a one-shot run the hard limit blocks: a newer session whose request was kept unanswered
     blocked = run_piped(
         ["--soft-threshold", "1340", "--hard-limit", "1350", "-p", "word " * 300],
         cwd=workspace,
@@ -41,22 +41,23 @@ def test_continue_skips_a_failed_one_shot_run_and_sessions_can_be_told_apart_and
 
     again = start_repl(terminals, home, workspace, "--continue")
     screen = again.terminal.screen()
-    assert session_id_on(screen) == interactive, screen
+    kept = session_id_on(screen)  # the newest session holding a request: the blocked run's
+    assert kept != interactive, screen
     listing = again.submit("/sessions")
     rows = {match.group(1): line for line in listing.splitlines()
             if (match := SESSION_ROW.match(line))}  # fmt: skip
+    assert set(rows) == {interactive, kept}, listing
     assert "read README.md and tell me" in rows[interactive], listing
-    assert rows[interactive].lstrip().startswith("*"), listing
     assert " 1/1 " in rows[interactive], listing
-    (other,) = [session_id for session_id in rows if session_id != interactive]
-    assert " 0/1 " in rows[other] and "word word" in rows[other], listing
+    assert rows[kept].lstrip().startswith("*"), listing
+    assert " 0/1 " in rows[kept] and "word word" in rows[kept], listing
 
-    refused = again.submit(f"/sessions delete {interactive}")
+    refused = again.submit(f"/sessions delete {kept}")
     assert "the open session cannot be deleted" in refused
-    deleted = again.submit(f"/sessions delete {other}")
-    assert f"deleted 1 session (transcript and artifacts): {other}" in deleted
-    assert not (home / "transcripts" / f"{other}.jsonl").exists()
-    assert other not in again.submit("/sessions")
+    deleted = again.submit(f"/sessions delete {interactive}")
+    assert f"deleted 1 session (transcript and artifacts): {interactive}" in deleted
+    assert not (home / "transcripts" / f"{interactive}.jsonl").exists()
+    assert interactive not in again.submit("/sessions")
 
 
 def test_deleting_several_sessions_reports_each_one_even_when_one_is_open_elsewhere(

@@ -79,8 +79,9 @@ def assert_cancelled_and_sound(session: Any, events: list[Any]) -> None:
         (("The answer ", "begins"), "The answer begins"),
         ((), None),
         (("   ",), None),
+        (("caf\ud800e ",), "caf\ufffde "),  # a lone surrogate could not be recorded
     ],
-    ids=["after some text", "before any text", "after only blanks"],
+    ids=["after some text", "before any text", "after only blanks", "a lone surrogate"],
 )
 def test_ctrl_c_while_streaming_keeps_what_arrived_marked_and_nothing_else(
     workspace: Path, texts: tuple[str, ...], kept: str | None

@@ -158,3 +158,53 @@ def test_a_command_the_model_asks_for_without_yes_is_denied_and_never_runs(place
     said = stdout.getvalue()
     assert "bash was not run" in said and "write_file was not run" in said and "--yes" in said
     assert len(results) == 2 and all(result.get("is_error") for result in results)
+
+
+# The smallest valid input of each built-in tool, into which each string is then given a NUL.
+NUL_PROBE_INPUTS = {
+    "read_file": {"path": "inside.txt"},
+    "write_file": {"path": "new.txt", "content": "x"},
+    "edit_file": {"path": "inside.txt", "old_string": "inside", "new_string": "outside"},
+    "list_dir": {"path": "sub"},
+    "grep": {"pattern": "words", "path": ".", "glob": "*.txt"},
+    "bash": {"command": "true"},
+    "read_artifact": {"pointer": "artifact:x"},
+    "recall": {"search": "words"},
+}
+# Text that is data, not an argument to the OS: a NUL there is written or compared as is.
+NUL_IS_DATA = {("write_file", "content"), ("edit_file", "old_string"), ("edit_file", "new_string")}
+NUL_CHECKED_ELSEWHERE = {("bash", "command")}  # refused by the shell tool's own check
+
+
+def test_a_nul_in_any_string_input_of_a_tool_is_refused_in_plain_words(
+    places: dict[str, Path],
+) -> None:
+    """LOSS-9: a NUL in grep's glob reached subprocess and came back as "grep failed
+    unexpectedly (ValueError: embedded null byte)", an internal error for the model."""
+    from session_support import ScriptedProvider, make_session
+
+    session = make_session(places["workspace"], ScriptedProvider([]))
+    try:
+        schemas = {schema["name"]: schema for schema in session.toolbox.schemas()}
+        assert set(schemas) == set(NUL_PROBE_INPUTS)  # a new tool is probed too
+        probed = []
+        for name, schema in schemas.items():
+            properties = schema["input_schema"]["properties"]
+            for key in (k for k, prop in properties.items() if prop["type"] == "string"):
+                if (name, key) in NUL_IS_DATA | NUL_CHECKED_ELSEWHERE:
+                    continue
+                arguments = {**NUL_PROBE_INPUTS[name], key: "a\x00b"}
+                if name == "recall":  # exactly one of pointer, search, pattern
+                    arguments = {key: "a\x00b"}
+                outcome = session.toolbox.run(name, arguments)
+                probed.append((name, key))
+                assert outcome.is_error, (name, key)
+                assert "unexpectedly" not in str(outcome.content), (name, key, outcome.content)
+                assert "NUL" in str(outcome.content) or "pointer" in str(outcome.content), (
+                    name,
+                    key,
+                    outcome.content,
+                )
+        assert ("grep", "glob") in probed and len(probed) >= 9
+    finally:
+        session.close()

@@ -73,3 +73,39 @@ def test_print_mode_exits_non_zero_and_says_which_model_was_not_found(tmp_path: 
     flat = " ".join(done.stderr.split())
     assert f"'{GONE}'" in flat and all(choice in flat for choice in CHOICES)
     assert "continue" not in flat
+
+
+def test_continue_with_model_goes_on_with_it_after_a_model_chosen_with_slash_model_is_gone(
+    tmp_path: Path,
+):
+    """LOSS-11: the recorded `/model` choice beat `--model`, so the 404 advice could not
+    be followed in -p: every `--continue --model <good>` sent the missing model again."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+
+    def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "agent_cli", *args],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            input=stdin,
+        )
+
+    with start_fake_server(api_key=API_KEY) as server:
+        env.update(ANTHROPIC_API_KEY=API_KEY, ANTHROPIC_BASE_URL=server.base_url)
+        server.enqueue(HttpError(404, "not_found_error", f"model: {GONE}"))
+        run(stdin=f"/model {GONE}\nmy important request\n")
+        assert server.requests[-1].body["model"] == GONE
+        went_on = run("--continue", "--model", "claude-sonnet-5-5", "-p", "go on")
+        flagged = server.requests[-1].body
+        again = run("--continue", "-p", "and then")  # the flag's model was recorded
+        later = server.requests[-1].body
+    assert went_on.returncode == 0, went_on.stderr
+    assert flagged["model"] == "claude-sonnet-5-5"
+    assert "my important request" in str(flagged["messages"])
+    flat = " ".join(went_on.stderr.split())
+    assert f"claude-sonnet-5-5 (--model), instead of {GONE} chosen with /model" in flat
+    assert again.returncode == 0, again.stderr
+    assert later["model"] == "claude-sonnet-5-5"

@@ -12,11 +12,13 @@ from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 API_KEY = "sk-ant-print-mode-FAKE-42"
 
 
-def _run_agent(workspace: Path, base_url: str, prompt: str) -> subprocess.CompletedProcess:
+def _run_agent(
+    workspace: Path, base_url: str, prompt: str, *flags: str
+) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(ANTHROPIC_API_KEY=API_KEY, ANTHROPIC_BASE_URL=base_url)
     return subprocess.run(
-        [sys.executable, "-m", "agent_cli", "-p", prompt],
+        [sys.executable, "-m", "agent_cli", *flags, "-p", prompt],
         cwd=workspace,
         env=env,
         capture_output=True,
@@ -138,3 +140,58 @@ def test_a_failed_request_in_print_mode_says_to_run_again_not_to_send_continue(
     assert done.returncode == 1
     assert "send 'continue'" not in stderr
     assert "run the command again with --continue" in stderr
+
+
+def test_after_a_failed_request_continue_goes_on_from_that_session_which_the_advice_names(
+    tmp_path,
+) -> None:
+    """LOSS-4: --continue went on from an older answered session, never reaching the
+    message the failed run said it kept; the advice named no session."""
+    from fake_anthropic import HttpError
+
+    with start_fake_server(api_key=API_KEY) as server:
+        assert _run_agent(tmp_path, server.base_url, "an older, answered request").returncode == 0
+        server.enqueue(HttpError(400, "invalid_request_error", "not today"))
+        failed = _run_agent(tmp_path, server.base_url, "the kept request")
+        transcripts = Path(os.environ["AGENT_CLI_HOME"]) / "transcripts"
+        newest = max(transcripts.glob("*.jsonl"), key=lambda path: path.stat().st_mtime)
+        stderr = " ".join(failed.stderr.split())
+        assert failed.returncode == 1
+        assert f"run the command again with --continue (or --resume {newest.stem})" in stderr
+        server.enqueue(Reply([text_block("Going on.")]))
+        went_on = _run_agent(tmp_path, server.base_url, "go on", "--continue")
+        assert went_on.returncode == 0, went_on.stderr
+        sent = [m["content"] for m in server.accepted[-1]["messages"] if m["role"] == "user"]
+    assert "the kept request" in str(sent) and "go on" in str(sent)
+    assert "an older, answered request" not in str(sent)
+
+
+def test_an_endpoint_that_always_pauses_gets_three_requests_then_the_turn_says_so(
+    tmp_path,
+) -> None:
+    """LOSS-10: one prompt sent 40 paid requests, each with the growing history."""
+    with start_fake_server(api_key=API_KEY) as server:
+        server.responder = lambda body: Reply([text_block("still working")], "pause_turn")
+        done = _run_agent(tmp_path, server.base_url, "go")
+        requests = len(server.requests)
+        assert all(r.rejection is None for r in server.requests)
+    assert requests == 3
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "still working" * 3  # what arrived is kept
+    stderr = " ".join(done.stderr.split())
+    assert "paused its answer 3 times in this turn" in stderr
+    assert "run the command again with --continue (or --resume " in stderr
+
+
+def test_an_answer_paused_twice_still_goes_on_to_its_end(tmp_path) -> None:
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(
+            Reply([text_block("One,")], "pause_turn"),
+            Reply([text_block(" two,")], "pause_turn"),
+            Reply([text_block(" three.")]),
+        )
+        done = _run_agent(tmp_path, server.base_url, "count")
+        assert len(server.requests) == 3
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "One, two, three."
+    assert "paused" not in done.stderr

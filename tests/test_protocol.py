@@ -271,6 +271,26 @@ def test_an_answer_whose_tool_input_strict_json_cannot_carry_is_refused(value) -
     assert find_answer_id_problem(answer, []) == UNSENDABLE_INPUT
 
 
+@pytest.mark.parametrize(
+    "block",
+    [
+        {"type": "text", "text": "caf\ud800e"},
+        {"type": "tool_use", "id": "toolu_x", "name": "read\udc00file", "input": {}},
+        {"type": "thinking", "thinking": "\udfff", "signature": "sig"},
+    ],
+    ids=["text", "tool name", "thinking"],
+)
+def test_an_answer_holding_text_utf8_cannot_carry_is_refused(block) -> None:
+    """LOSS-6: only a tool input was checked; a lone surrogate in the text or a tool's
+    name failed the turn at the store instead."""
+    from agent_cli.protocol import UNSENDABLE_TEXT, find_answer_id_problem
+
+    answer = {"role": "assistant", "content": [block]}
+    assert find_answer_id_problem(answer, []) == UNSENDABLE_TEXT
+    fine = {"role": "assistant", "content": [{"type": "text", "text": "caf\u00e9 \U0001f600"}]}
+    assert find_answer_id_problem(fine, []) is None
+
+
 def test_a_refused_store_value_is_not_blamed_on_the_state_folder() -> None:
     from agent_cli.errors import InvalidStoreInput
     from agent_cli.repl.error_text import describe_failed_write

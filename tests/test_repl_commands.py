@@ -97,7 +97,14 @@ def test_exit_or_quit_typed_bare_quits_but_a_sentence_with_them_is_a_message():
 def test_a_double_slash_sends_a_message_that_starts_with_a_slash():
     assert split_command("//etc/hosts is odd") is None
     assert message_text("//etc/hosts is odd") == "/etc/hosts is odd"
-    assert message_text("  hello  ") == "hello"
+    assert message_text("  //x") == "/x"
+
+
+def test_a_message_is_sent_exactly_as_typed_or_pasted():
+    """LOSS-3: stripping it took a pasted snippet's first indent and its blank lines."""
+    snippet = "\n    if retries > 3:\n        raise TooMany()\n\n"
+    assert message_text(snippet) == snippet
+    assert message_text("  hello  ") == "  hello  "
 
 
 def test_an_unknown_command_raises_with_its_name():

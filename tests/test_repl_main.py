@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -290,3 +291,55 @@ def test_an_absurd_columns_is_clamped_and_an_ordinary_one_kept(monkeypatch, colu
     monkeypatch.setenv("COLUMNS", columns)
     assert make_console(io.StringIO()).width == width
     assert make_console(None).width == width
+
+
+# What the `agent-cli` script does (pip writes it from the package's entry point), with
+# SIGINT sent while `TARGET` is being imported: the moment a Ctrl-C pressed right after
+# launch lands in, made exact instead of timed.
+CTRL_C_DURING_IMPORT = """
+import importlib.metadata, os, signal, sys
+
+TARGET = %r
+
+
+class CtrlCWhileImporting:
+    def find_spec(self, name, path=None, target=None):
+        if name == TARGET:
+            sys.meta_path.remove(self)
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+
+(entry,) = importlib.metadata.entry_points(group="console_scripts", name="agent-cli")
+sys.argv = ["agent-cli", "-p", "hello"]
+sys.meta_path.insert(0, CtrlCWhileImporting())
+start = entry.load()  # the script's `from <module> import <function>`
+sys.exit(start())
+"""
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "agent_cli.repl.main",
+        "agent_cli.repl.args",
+        "agent_cli.repl.startup",
+        "agent_cli.termination",
+    ],
+)
+def test_ctrl_c_while_agent_cli_still_loads_exits_130_without_a_traceback(tmp_path, module):
+    """LOSS-8: a Ctrl-C in the first tenth of a second printed a KeyboardInterrupt
+    traceback from inside the imports that run before `main` can catch it."""
+    env = {**os.environ, "AGENT_CLI_HOME": str(tmp_path / "home")}
+    env.pop("ANTHROPIC_API_KEY", None)
+    done = subprocess.run(
+        [sys.executable, "-c", CTRL_C_DURING_IMPORT % module],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        check=False,
+        timeout=60,
+    )
+    assert "Traceback" not in done.stderr and "KeyboardInterrupt" not in done.stderr, done.stderr
+    assert done.returncode == 130, done.stderr

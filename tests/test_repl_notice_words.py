@@ -27,6 +27,7 @@ EMITTED = {
     "mcp_still_starting": {"servers": "github"},
     "mcp_failed": {"server": "github", "reason": "the command 'npx' was not found"},
     "step_limit": {"steps": 40},
+    "pause_limit": {"pauses": 3},
     "cancelled": {"during": "tool"},
     PERMISSION_CANCELLED: {"tool": "bash"},
     "max_tokens": {"kept": True},
@@ -46,10 +47,12 @@ EMITTED = {
     "project_instructions_unusable": {"source": "AGENTS.md", "problem": "binary"},
     "project_instructions_redacted": {"source": "AGENTS.md", "redacted": 2},
     "model_restored": {"model": "claude-x"},
+    "model_flag_over_choice": {"model": "claude-x", "chosen": "claude-y"},
     "tool_ids_renamed": {"count": 3},
     "resumed_mid_tool": {},
     "duplicate_tool_id": {"retry": True},
     "bad_tool_id": {"retry": False},
+    "unsendable_answer": {"retry": True},
     **{outcome: {} for outcome in FAILED_LAYER_OUTCOMES},
 }
 

@@ -207,3 +207,49 @@ def test_a_short_paste_goes_in_as_it_is(pipe_reader):
     pipe, reader = pipe_reader
     pipe.send_text("\x1b[200~short text\x1b[201~\r")
     assert reader.read_line(lambda: gauge(1)) == "short text"
+
+
+def test_typed_text_that_looks_like_an_unknown_placeholder_is_sent_as_typed(pipe_reader):
+    """LOSS-7: only a line recalled from the history can hold a lost paste."""
+    pipe, reader = pipe_reader
+    typed = "why does it show [pasted 1,200 characters] and [pasted 9 characters #2]?"
+    pipe.send_text(typed + "\r")
+    assert reader.read_line(lambda: gauge(1)) == typed
+
+
+def test_a_recalled_line_edited_before_sending_still_refuses_a_lost_paste(pipe_reader, tmp_path):
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from agent_cli.errors import PasteNotKept
+    from agent_cli.repl.commands import command_summaries
+    from agent_cli.repl.prompt import PromptReader
+
+    pipe, reader = pipe_reader
+    pasted = "\n".join(f"line {n} of the log" for n in range(1_000))
+    pipe.send_text("look: \x1b[200~" + pasted + "\x1b[201~\r")
+    reader.read_line(lambda: gauge(1))
+    with create_pipe_input() as later_pipe:  # the next run, over the same history file
+        later = PromptReader(
+            tmp_path / "history",
+            command_summaries,
+            terminal_input=later_pipe,
+            terminal_output=DummyOutput(),
+        )
+        later_pipe.send_text("\x1b[A and more\r")  # Up, then typing at its end
+        with pytest.raises(PasteNotKept):
+            later.read_line(lambda: gauge(1))
+
+
+def test_a_paste_whose_text_holds_a_placeholder_is_sent_exactly_as_pasted(pipe_reader):
+    """Placeholders are put back in one pass: a pasted excerpt of the screen that shows
+    another paste's placeholder is not expanded a second time."""
+    pipe, reader = pipe_reader
+    excerpt = "the screen said [pasted 900 characters]\n" + "y" * 900
+    pipe.send_text("\x1b[200~" + excerpt + "\x1b[201~\r")
+    assert reader.read_line(lambda: gauge(1)) == excerpt
+    other = "x" * 900  # its placeholder is the one the excerpt shows
+    pipe.send_text("\x1b[200~" + other + "\x1b[201~\r")
+    assert reader.read_line(lambda: gauge(1)) == other
+    pipe.send_text("\x1b[A\x1b[A\r")  # Up, Up: the excerpt's line again
+    assert reader.read_line(lambda: gauge(1)) == excerpt

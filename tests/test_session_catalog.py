@@ -70,15 +70,23 @@ def test_the_token_column_adds_what_the_api_reported_and_never_the_estimate(
     assert summary.tokens == 2 * (1_500 + 300 + 4_000) + output
 
 
-def test_continue_prefers_a_session_with_an_answered_turn_over_a_newer_failed_one(
-    server, workspace
-) -> None:
-    answered = run_session(workspace, server, "hello")
+def test_continue_goes_on_from_a_newer_session_whose_request_failed(server, workspace) -> None:
+    """LOSS-4: the failed run keeps the request and says to go on with --continue, so
+    that is the session --continue means, not an older answered one."""
+    run_session(workspace, server, "hello")
     server.enqueue(HttpError(400, "invalid_request_error"))
     failed = run_session(workspace, server, "a one-shot that failed")
     summaries = {s.session_id: s for s in summarize_sessions(resolve_state_paths(), workspace)}
     assert summaries[failed].answered_turns == 0 and summaries[failed].turns == 1
-    assert latest_session_id(resolve_state_paths(), workspace) == answered
+    assert latest_session_id(resolve_state_paths(), workspace) == failed
+
+
+def test_continue_skips_a_newer_session_where_nothing_was_asked(server, workspace) -> None:
+    asked = run_session(workspace, server, "hello")
+    empty = run_session(workspace, server)
+    newest_first = [s.session_id for s in summarize_sessions(resolve_state_paths(), workspace)]
+    assert newest_first == [empty, asked]
+    assert latest_session_id(resolve_state_paths(), workspace) == asked
 
 
 def test_deleting_a_session_removes_its_transcript_and_artifacts_but_not_an_open_one(

@@ -1,7 +1,8 @@
 """The command table: `/name args` -> handler(context, args), with one-line help each.
 
 Contract: `split_command(line)` tells a command from a message (`/name ...`, or `stats`,
-`exit` or `quit` typed bare; a line starting with `//` is a message that starts with `/`).
+`exit` or `quit` typed bare; a line starting with `//` is a message that starts with `/`);
+`message_text(line)` is the message it sends, exactly as typed or pasted.
 `run_command(context, name, args)` runs it and raises `UnknownCommand` or
 `CommandUsageError` for the REPL to show as one red line with the usage; errors from
 the session (e.g. `DurableStateError`) propagate the same way. Handlers only call the
@@ -86,9 +87,11 @@ def split_command(line: str) -> tuple[str, str] | None:
 
 
 def message_text(line: str) -> str:
-    """The message to send for a non-command line (`//x` sends `/x`)."""
-    stripped = line.strip()
-    return stripped[1:] if stripped.startswith("//") else stripped
+    """The message to send for a non-command line: the line exactly as typed or pasted
+    (indentation, blank lines and line breaks included: a pasted snippet must reach the
+    model as it was), except that `//x` sends `/x`."""
+    unindented = line.lstrip()
+    return unindented[1:] if unindented.startswith("//") else line
 
 
 HELP_FLAGS = frozenset({"--help", "-h"})

@@ -12,7 +12,9 @@ Contract:
   once the first frame is on screen, and erases the prompt as soon as `work` ended or
   the user ended the line (Enter, Ctrl-C, Ctrl-D), whichever comes first. It returns a
   `PendingInput`: what was typed (text and cursor) and how the line ended, if it did.
-  It never waits for `work`: the caller does (`work.result()`).
+  It never waits for `work`: the caller does (`work.result()`). The `PendingInput` also
+  says whether the text was recalled from the history (`recalled`), which the next
+  prompt's buffer, started afresh from that text, can no longer tell.
 - `replay(pending, app)` is the `pre_run` for the prompt shown next, called with
   `default=pending.document`: a line that had ended ends the same way again at once
   (same result or exception, same style), so it shows on screen below the banner,
@@ -37,6 +39,7 @@ from prompt_toolkit.document import Document
 from prompt_toolkit.renderer import Renderer
 
 from agent_cli.repl.background import DeferredWork
+from agent_cli.repl.history_file import is_recalled
 from agent_cli.repl.prompt_ending import prompt_once
 
 _WORK_DONE = object()  # the result the prompt exits with when the work ended first
@@ -51,6 +54,7 @@ class PendingInput:
     result: str | None = None
     exception: type[BaseException] | None = None  # EOFError (Ctrl-D) or KeyboardInterrupt
     style: str = ""
+    recalled: bool = False  # the text came from the history (`history_file.is_recalled`)
 
 
 def show_until_done(
@@ -86,7 +90,7 @@ def show_until_done(
         del app.renderer.erase  # back to the class's own
         app.erase_when_done = False
     if result is _WORK_DONE:
-        return PendingInput(app.current_buffer.document)
+        return PendingInput(app.current_buffer.document, recalled=is_recalled(app.current_buffer))
     return _ended(app, result=result)
 
 
@@ -147,4 +151,5 @@ def _ended(
         result=result,
         exception=exception,
         style=app.exit_style,
+        recalled=is_recalled(app.current_buffer),
     )

@@ -84,6 +84,20 @@ def describe_folder_problem(reason: str) -> str:
     return "the system refused it"
 
 
+def describe_unsaved_history(error: OSError) -> str:
+    """The prompt history file refused a line (a full disk); the line itself was sent."""
+    name = errno.errorcode.get(error.errno or 0)
+    reason = _FOLDER_PROBLEMS.get(name or "") or (
+        os.strerror(error.errno).lower() if error.errno else type(error).__name__
+    )
+    code = f" ({name})" if name else ""
+    return (
+        f"Could not add that line to the prompt history file: {reason}{code}. The line is "
+        "sent all the same and Up still recalls it in this run; later lines are kept the "
+        "same way, without saying so again, until the file can be written."
+    )
+
+
 def _config(exc: e.ConfigError) -> str:
     where = f" (from {_c(exc.source)})" if exc.source else ""
     return f"config error: {_c(exc.key)}{where}: {_c(exc.reason, 240)}"
@@ -618,6 +632,29 @@ def _malformed_tool_call(fields: Mapping[str, object]) -> str:
     )
 
 
+def _paused_answers(fields: Mapping[str, object]) -> str:
+    return (
+        f"The API paused its answer {fields['pauses']} times in this turn (stop reason "
+        "pause_turn), though agent-cli asks for no server tools it could be waiting on; the "
+        "turn stops here instead of sending more paid requests"
+    )
+
+
+def _unsendable_answer(fields: Mapping[str, object]) -> str:
+    if fields.get("retry"):
+        return (
+            "The model's answer held text that is not valid Unicode (a lone surrogate, which "
+            "a broken endpoint can send) or a value JSON cannot carry, so it could not be "
+            "recorded; it was dropped and nothing ran. Asking once more."
+        )
+    return (
+        "The model's answer again held text that is not valid Unicode (or a value JSON "
+        "cannot carry); nothing ran and "
+        "nothing was recorded, so the session stays resumable. Send your message again "
+        "(if it keeps happening, check ANTHROPIC_BASE_URL's endpoint)."
+    )
+
+
 _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
     "mcp_waiting": lambda f: (
         f"Waiting for MCP servers to start: {f['servers']} (at most {f['limit']:g} s)."
@@ -635,10 +672,14 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
         f"Cancelled at the permission question: {f['tool']} was not run."
     ),
     "step_limit": lambda f: f"Stopped after {f['steps']} model requests in one turn.",
+    "pause_limit": lambda f: (
+        f"{_paused_answers(f)}: what arrived is kept. Send 'continue' to go on."
+    ),
     "max_tokens": _cut_answer,
     "low_water_under_reserve": _unreachable_low_water,
     "duplicate_tool_id": _repeated_tool_id,
     "bad_tool_id": _malformed_tool_call,
+    "unsendable_answer": _unsendable_answer,
     "message_not_stored": lambda f: (
         f"Your message ({f['characters']:,} characters) was not sent: a message this large "
         f"is stored whole as an artifact first, and that write failed ({f['reason']}). "
@@ -658,7 +699,12 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
         f"in {f['current']}."
     ),
     "model_restored": lambda f: (
-        f"Model {str(f['model'])[:200]} (chosen with /model in this session)."
+        f"Model {str(f['model'])[:200]} (chosen with /model in this session; --model at "
+        "start or /model changes it)."
+    ),
+    "model_flag_over_choice": lambda f: (
+        f"Model {str(f['model'])[:200]} (--model), instead of {str(f['chosen'])[:200]} chosen "
+        "with /model in this session; the session goes on with it."
     ),
     "tool_ids_renamed": lambda f: (
         f"{f['count']} tool call id(s) in this transcript, recorded by an earlier agent-cli, "
@@ -680,13 +726,13 @@ _NOTICE_ERROR_WORDS: dict[str, Callable[[BaseException | None], str]] = {
 }
 
 
-def notice_text(notice: Notice, *, one_shot: bool = False) -> str:
+def notice_text(notice: Notice, *, one_shot: bool = False, session_id: str | None = None) -> str:
     """The sentence for a session notice, from its code, fields and error; a code this
     table does not know is shown as it is (a newer session, a test's own code).
     `one_shot` (`-p`): nobody can send a next message, so advice that needs one says to
-    run the command again instead."""
+    run the command again instead, naming the session (`session_id`) it goes on from."""
     if one_shot and notice.code in _ONE_SHOT_NOTICES:
-        return _ONE_SHOT_NOTICES[notice.code](notice)
+        return _ONE_SHOT_NOTICES[notice.code](notice, session_id)
     if notice.code in _NOTICE_ERROR_WORDS:
         return _NOTICE_ERROR_WORDS[notice.code](notice.error)
     if notice.code in _FIXED_NOTICES:
@@ -695,25 +741,30 @@ def notice_text(notice: Notice, *, one_shot: bool = False) -> str:
     return words(notice.fields) if words is not None else notice.code
 
 
-RUN_AGAIN_WITH_CONTINUE = (
-    "run the command again with --continue to go on from this session "
-    "(without it, a new session starts)"
-)
+def run_again_with_continue(session_id: str | None) -> str:
+    """How a `-p` user goes on from the session that just ran: `--continue` picks the
+    newest session here holding a request, which this one is; `--resume <id>` names it
+    whatever runs in between."""
+    named = f" (or --resume {_c(session_id, 80)})" if session_id else ""
+    return (
+        f"run the command again with --continue{named} to go on from this session "
+        "(without either, a new session starts)"
+    )
 
 
-def _one_shot_failed_request(notice: Notice) -> str:
+def _one_shot_failed_request(notice: Notice, session_id: str | None) -> str:
     said = describe_failed_request(notice.error)
     interactive_tail = "send 'continue' to retry (sending it again would repeat it)."
     if said.endswith(interactive_tail):
-        said = said[: -len(interactive_tail)] + RUN_AGAIN_WITH_CONTINUE + "."
+        said = said[: -len(interactive_tail)] + run_again_with_continue(session_id) + "."
     return said
 
 
-def _one_shot_cut_answer(notice: Notice) -> str:
+def _one_shot_cut_answer(notice: Notice, session_id: str | None) -> str:
     if notice.fields.get("kept"):
         return (
             "The answer hit the output limit and was cut; what arrived is kept. To get the "
-            f"rest, {RUN_AGAIN_WITH_CONTINUE}, asking the agent to continue."
+            f"rest, {run_again_with_continue(session_id)}, asking the agent to continue."
         )
     return (
         "The answer hit the output limit before any part of it was whole; nothing was "
@@ -721,9 +772,17 @@ def _one_shot_cut_answer(notice: Notice) -> str:
     )
 
 
-_ONE_SHOT_NOTICES: dict[str, Callable[[Notice], str]] = {
+def _one_shot_paused_answers(notice: Notice, session_id: str | None) -> str:
+    return (
+        f"{_paused_answers(notice.fields)}: what arrived is kept. To go on, "
+        f"{run_again_with_continue(session_id)}, asking the agent to continue."
+    )
+
+
+_ONE_SHOT_NOTICES: dict[str, Callable[[Notice, str | None], str]] = {
     "provider_failed": _one_shot_failed_request,
     "max_tokens": _one_shot_cut_answer,
+    "pause_limit": _one_shot_paused_answers,
 }
 
 

@@ -183,7 +183,7 @@ def _run_print_mode(
             session,
             prompt_text,
             stdout or sys.stdout,
-            EventRenderer(diagnostics, live=False, one_shot=True),
+            EventRenderer(diagnostics, live=False, one_shot=True, session_id=session.session_id),
         )
     finally:
         session.close()

@@ -2,13 +2,16 @@
 
 Contract: `PastedText.collapse(data)` returns `data` itself when it is short, else a
 placeholder such as `[pasted 20,000 characters]` to put in the prompt instead, and keeps
-the text; `expand(line)` puts every kept text back in place of its placeholder (what is
-sent and recorded is always the whole paste). Placeholders stay valid for the life of
-the reader, so a line recalled from this run's history still expands. A second paste
-of the same size gets a number (`#2`), so no placeholder stands for two texts. A line
-holding a placeholder this reader does not know (recalled from an earlier run's history,
-which keeps placeholders, not pastes) raises `PasteNotKept`: sent as it is, the model
-would get the placeholder instead of the text.
+the text; `expand(line, recalled=)` puts every kept text back in place of its
+placeholder, in one pass (what is sent and recorded is always the whole paste, exactly:
+a paste whose own text looks like a placeholder stays as it was pasted). Placeholders
+stay valid for the life of the reader, so a line recalled from this run's history still
+expands. A second paste of the same size gets a number (`#2`), so no placeholder stands
+for two texts. Text that only looks like a placeholder this reader does not know is what
+the user typed (a question about the screen, an excerpt pasted short) and is sent as it
+is, unless the line was recalled from the history (`recalled`): an earlier run's history
+keeps placeholders, not pastes, so such a line raises `PasteNotKept`, since sent as it
+is the model would get the placeholder instead of the text.
 """
 
 from __future__ import annotations
@@ -48,11 +51,11 @@ class PastedText:
         self._texts[placeholder] = data
         return placeholder
 
-    def expand(self, line: str) -> str:
-        for found in PLACEHOLDER.finditer(line):
-            if found[0] not in self._texts:
-                raise PasteNotKept(found[0])
-        for placeholder, data in self._texts.items():
-            if placeholder in line:
-                line = line.replace(placeholder, data)
-        return line
+    def expand(self, line: str, *, recalled: bool = False) -> str:
+        """`line` with each kept paste in place of its placeholder; see the module
+        contract for `recalled` and `PasteNotKept`."""
+        if recalled:
+            for found in PLACEHOLDER.finditer(line):
+                if found[0] not in self._texts:
+                    raise PasteNotKept(found[0])
+        return PLACEHOLDER.sub(lambda found: self._texts.get(found[0], found[0]), line)

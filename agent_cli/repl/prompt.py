@@ -12,7 +12,10 @@ Ctrl-D on an empty line raises `EOFError`. Ctrl-Z suspends (under a shell with j
 control) or does nothing; it never inserts a raw ^Z. Ctrl-space does nothing. A long paste shows as one placeholder
 (`paste`) and is sent whole.
 History lives in the state folder's history file (kept in memory only when that is not a
-regular file: a FIFO there must not hang the prompt). Only imported when stdin is a
+regular file: a FIFO there must not hang the prompt); a line the disk refuses to add to
+it (full) is still sent, and one yellow line says so once, not a traceback per line. A
+placeholder-like text the user typed is sent as typed; only in a line recalled from the
+history does an unknown placeholder mean a lost paste (`paste`). Only imported when stdin is a
 terminal: prompt_toolkit does not read piped input properly, and it costs start-up time.
 The prompt runs inside `patch_stdout(raw=True)` so output written while it is shown
 lands above it, escape codes intact. A termination signal (SIGTERM, SIGHUP) ends any of
@@ -26,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from prompt_toolkit import PromptSession
+from prompt_toolkit import PromptSession, print_formatted_text
 from prompt_toolkit.application.current import get_app
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
@@ -40,7 +43,7 @@ from prompt_toolkit.utils import get_cwidth, is_dumb_terminal, suspend_to_backgr
 from agent_cli.repl.argument_choices import COMPLETED_ARGUMENTS
 from agent_cli.repl.background import DeferredWork
 from agent_cli.repl.early_prompt import PendingInput, replay, show_until_done
-from agent_cli.repl.history_file import RegularFileHistory
+from agent_cli.repl.history_file import RegularFileHistory, is_recalled
 from agent_cli.repl.paste import PastedText
 from agent_cli.repl.prompt_ending import prompt_once
 from agent_cli.repl.safe_text import clip_line
@@ -257,9 +260,10 @@ class PromptReader:
         self._pastes = PastedText()
         self._typed_ahead = TypeAhead()
         self._completer = SlashCommandCompleter(commands)
+        self._history = RegularFileHistory(history_file)
         self._session: PromptSession[str] = PromptSession(
             **self._terminal,
-            history=RegularFileHistory(history_file),
+            history=self._history,
             key_bindings=build_key_bindings(self._pastes),
             completer=self._completer,
             complete_while_typing=True,
@@ -279,17 +283,30 @@ class PromptReader:
         app = self._session.app
         with patch_stdout(raw=True):
             if pending is None:
-                return self._pastes.expand(
-                    prompt_once(self._session, PROMPT_TEXT, pre_run=self._type_ahead_feeder())
-                )
-            return self._pastes.expand(
-                prompt_once(
+                line = prompt_once(self._session, PROMPT_TEXT, pre_run=self._type_ahead_feeder())
+            else:
+                line = prompt_once(
                     self._session,
                     PROMPT_TEXT,
                     default=pending.document,
                     pre_run=replay(pending, app) or self._type_ahead_feeder(),
                 )
-            )
+            self._say_unsaved_history()
+        recalled = is_recalled(self._session.default_buffer)
+        return self._pastes.expand(line, recalled=recalled or bool(pending and pending.recalled))
+
+    def _say_unsaved_history(self) -> None:
+        """One line when the history file refused the line just sent (a full disk): the
+        line is sent all the same (`history_file`)."""
+        problem = self._history.take_write_problem()
+        if problem is None:
+            return
+        from agent_cli.repl.error_text import describe_unsaved_history
+
+        print_formatted_text(
+            FormattedText([("ansiyellow", describe_unsaved_history(problem))]),
+            output=self._session.output,
+        )
 
     def _type_ahead_feeder(self) -> Callable[[], None] | None:
         """The `pre_run` that types the line kept from before a question (`ask`), as if

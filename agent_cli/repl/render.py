@@ -74,12 +74,14 @@ def build_compact_text(line: str, body_style: str = "cyan") -> Text:
     return text
 
 
-def build_notice_text(event: Notice, *, one_shot: bool = False) -> Text:
+def build_notice_text(
+    event: Notice, *, one_shot: bool = False, session_id: str | None = None
+) -> Text:
     """One line (wrapped at words on a terminal); a notice may quote outside text, so it
     can never pose as a `[compact]` line."""
     style = NOTICE_STYLES.get(event.level, "")
     label = "" if event.level == "info" else f"{clip_line(event.level, 10)}: "
-    text = notice_text(event, one_shot=one_shot)
+    text = notice_text(event, one_shot=one_shot, session_id=session_id)
     return Text(defuse_fake_compact_lines(label + clip_line(text, 400)), style=style)
 
 
@@ -97,9 +99,11 @@ class EventRenderer:
         *,
         live: bool,
         one_shot: bool = False,
+        session_id: str | None = None,
         pointer_handles: PointerHandles | None = None,
     ) -> None:
-        """`one_shot`: `-p` mode, where notices advise running the command again.
+        """`one_shot`: `-p` mode, where notices advise running the command again, on
+        the session `session_id` names.
         `pointer_handles`: the REPL's numbering, shown after each artifact pointer (none
         in `-p` mode, where nothing can be expanded afterwards)."""
         self.console = console
@@ -123,7 +127,9 @@ class EventRenderer:
             RequestBlocked: self._render_blocked,
             ToolStarted: self._render_tool_start,
             ToolFinished: self._render_tool_end,
-            Notice: lambda event: self._print(build_notice_text(event, one_shot=one_shot)),
+            Notice: lambda event: self._print(
+                build_notice_text(event, one_shot=one_shot, session_id=session_id)
+            ),
             TurnEnded: self._render_turn_end,
             UsageReported: lambda event: None,  # shown by the toolbar and `stats`
         }

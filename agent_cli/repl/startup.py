@@ -100,7 +100,7 @@ def read_print_prompt(raw: str, stdin: TextIO) -> str:
     command of the interactive prompt (`/stats`, bare `exit`: -p runs no commands, and
     would have sent it to the model). As at the prompt, `//x` sends `/x`."""
     from agent_cli.errors import PrintPromptRefused
-    from agent_cli.repl.commands import split_command
+    from agent_cli.repl.commands import message_text, split_command
     from agent_cli.session.input_limit import check_input_size, read_bounded
 
     text = read_bounded(stdin, "-p", line=False) if raw == "-" else raw
@@ -110,7 +110,7 @@ def read_print_prompt(raw: str, stdin: TextIO) -> str:
     command = split_command(text)
     if command is not None:
         raise PrintPromptRefused("command", text.split()[0])
-    return text.lstrip()[1:] if text.lstrip().startswith("//") else text
+    return message_text(text)
 
 
 def open_first_session(

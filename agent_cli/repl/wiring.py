@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_cli.repl.args import SETTING_FLAGS
 from agent_cli.repl.config import Settings, build_policy, uses_demo_soft_threshold
 from agent_cli.repl.safe_text import clip_line
 
@@ -81,8 +82,14 @@ def build_backend(
 
     policy = build_policy(settings)
     provider = create_provider(choose_provider_name(settings, env), settings.model, env)
+    # `--model` is said for the session this run opens first (`--continue`, `--resume`):
+    # there it wins over a `/model` choice recorded in the session. A later `/resume`
+    # goes on with its own choice, as `/model` may have been used since.
+    model_flag = settings.model if settings.origins.get("model") == SETTING_FLAGS["model"] else None
 
     def open_session(resume: str | None) -> SessionPort:
+        nonlocal model_flag
+        command_line_model, model_flag = model_flag, None
         session = sessions.open_session(
             paths=paths,
             provider=provider,
@@ -93,6 +100,7 @@ def build_backend(
             resume=resume,
             environment=env,
             mcp_servers=settings.mcp_servers,
+            command_line_model=command_line_model,
         )
         if uses_demo_soft_threshold(settings):  # tuned to the built-in tools alone
             session.measure_thresholds_above_added_context()

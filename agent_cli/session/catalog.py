@@ -5,8 +5,9 @@ Contract: `summarize_sessions(paths, workspace=None)` lists sessions newest firs
 were asked and answered, and the tokens the API reported (input, cache writes, cache reads
 and output of every request, summaries included; our own estimates are not counted). A transcript that cannot be
 read is still listed, marked unreadable, never dropped. `pick_session_to_continue`
-prefers the newest session of the workspace with at least one answered turn (a failed
-`-p` run is not what `--continue` means), else the newest. `delete_sessions` removes each
+is the newest session of the workspace that holds a request of the user's, answered or
+not (a `-p` run whose request failed keeps it and says to go on with `--continue`: that
+is the session meant), else the newest (one where nothing was asked yet). `delete_sessions` removes each
 session's transcript and its artifacts and reports every id's outcome (`SessionDeletion`):
 one that fails does not stop the rest, and none is reported deleted that is not gone. An
 open session (its writer lock held, here or in another agent-cli) is refused and left
@@ -113,13 +114,14 @@ def summarize_sessions(paths: StatePaths, workspace: Path | None = None) -> list
 
 
 def pick_session_to_continue(paths: StatePaths, workspace: Path) -> str | None:
-    """The newest session here with an answered turn, else the newest here, else None."""
+    """The newest session here holding a request of the user's (answered or not), else
+    the newest here, else None."""
     from agent_cli.store.transcript import TranscriptStore
 
     store = TranscriptStore(paths.transcripts)
     infos = _infos(store, workspace)
     for info in infos:
-        if summarize(store, info).answered_turns:
+        if summarize(store, info).turns:
             return str(info.session_id)
     return str(infos[0].session_id) if infos else None
 

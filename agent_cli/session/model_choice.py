@@ -3,7 +3,8 @@
 Contract: `switch_model(provider, log, model_id)` records a `model_changed` record first
 (write-ahead: a refused write leaves the model as it was and raises the store's error),
 then points the provider at the new model; every request after it, summaries included,
-names that model, and `--resume` goes on with it. The offline demo model cannot switch
+names that model, and `--resume` goes on with it (unless `--model` names another at
+start: `opening.open_session`). The offline demo model cannot switch
 (`ModelSwitchRefused("offline")`); an id that cannot be a model id is refused before
 anything is recorded (`ModelSwitchRefused("bad_model_id")`). An id the model table does
 not know is accepted: the API is the judge of what exists, and a 404 says how to choose

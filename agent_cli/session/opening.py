@@ -17,6 +17,7 @@ run in the current one and that is announced instead.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import partial
@@ -24,11 +25,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction import CompactionPolicy
-from agent_cli.errors import MemoryFileDamaged, SessionNotFound
+from agent_cli.errors import MemoryFileDamaged, ModelSwitchRefused, SessionNotFound, StoreError
 from agent_cli.events import Notice
 from agent_cli.protocol import answer_dangling_tool_uses, rename_malformed_tool_ids
 from agent_cli.session.core import Session
 from agent_cli.session.log import SESSION_STARTED, SessionLog, rebuild_from_records
+from agent_cli.session.model_choice import switch_model
 from agent_cli.session.resume_check import check_message_shapes, check_sendable_view
 from agent_cli.session.resumed_secrets import redact_resumed_view
 from agent_cli.store.path_text import path_fields
@@ -80,8 +82,15 @@ def open_session(
     artifact_fs: FileOps | None = None,
     environment: Mapping[str, str] | None = None,
     mcp_servers: Sequence[McpServerSettings] = (),
+    command_line_model: str | None = None,
 ) -> Session:
     """Build a ready session (see module contract); typed store errors propagate.
+
+    `command_line_model`: the model `--model` named for this run (None without the
+    flag). A resumed session goes on with the model chosen with `/model` in it, unless
+    the flag names another: the flag wins and is recorded as the session's new choice
+    (the 404 advice for a model that does not exist names `--model`, and in `-p` it is
+    the only way to choose).
 
     `environment` is where the toolbox finds the secrets it keeps out of tool results
     (default: this process's environment).
@@ -161,7 +170,7 @@ def open_session(
         session.render_durable()  # so the first gauge already counts the durable block
         if rebuilt is not None:
             _restore_view(session, rebuilt.view, rebuilt.origins)
-            _restore_model(session, rebuilt.chosen_model)
+            _restore_model(session, rebuilt.chosen_model, command_line_model)
             _restore_calibration(session, rebuilt.calibration_sample)
         return session
     except BaseException:
@@ -257,13 +266,21 @@ def _load_project_instructions(session: Session) -> None:
         session.announce(Notice("warning", "project_instructions_redacted", redacted))
 
 
-def _restore_model(session: Session, chosen: str | None) -> None:
-    """Go on with the model chosen with `/model` in this session, and say so."""
+def _restore_model(session: Session, chosen: str | None, command_line_model: str | None) -> None:
+    """Go on with the model chosen with `/model` in this session, and say so; a model
+    `--model` names wins over it, recorded as the new choice (see `open_session`)."""
     provider = session.provider
     if not chosen or provider.name == "offline" or chosen == provider.model:
         return
     provider.model = chosen
-    session.announce(Notice("info", "model_restored", {"model": chosen}))
+    if command_line_model is None:
+        session.announce(Notice("info", "model_restored", {"model": chosen}))
+        return
+    with contextlib.suppress(StoreError, ModelSwitchRefused):  # it runs on, unrecorded
+        switch_model(provider, session.log, command_line_model)
+    provider.model = command_line_model
+    fields = {"model": command_line_model, "chosen": chosen}
+    session.announce(Notice("info", "model_flag_over_choice", fields))
 
 
 def _restore_calibration(session: Session, sample: tuple[int, int] | None) -> None:
@@ -307,8 +324,9 @@ def list_sessions(paths: StatePaths, workspace: Path | None = None) -> list[Sess
 
 
 def latest_session_id(paths: StatePaths, workspace: Path) -> str | None:
-    """The session `--continue` opens: the newest of this workspace with an answered turn,
-    else the newest of this workspace, else None (`catalog.pick_session_to_continue`)."""
+    """The session `--continue` opens: the newest of this workspace holding a request of
+    the user's (answered or not), else the newest of this workspace, else None
+    (`catalog.pick_session_to_continue`)."""
     from agent_cli.session.catalog import pick_session_to_continue
 
     return pick_session_to_continue(paths, workspace)

@@ -17,13 +17,18 @@ Contract of `TurnRunner.run_turn`:
   as they were before it; the turn ends "failed" and the next turn works.
 - Exactly one tool_result answers every tool_use, even when a tool fails, is denied, or
   the user presses Ctrl-C (the interrupted and the unrun tools get error results).
-- Ctrl-C while streaming keeps the text that arrived (marked), drops unfinished tool calls.
+- Ctrl-C while streaming keeps the text that arrived (marked; a lone surrogate in it is
+  kept as U+FFFD), drops unfinished tool calls.
   Ctrl-C anywhere else (compacting, or thrown in while the REPL shows an event) ends the
   turn "cancelled" too: nothing half-adopted, a call left without results is answered.
 - `request_watcher` (if set) is called just before each model request is sent, so the
   REPL can show that it waits; it sees no content and must return quickly.
 - An answer cut at max_tokens keeps its whole blocks (the provider drops a half tool call),
   answers its whole calls without running them, and a `notice` record marks the cut.
+- A paused answer (`pause_turn`) is recorded and the turn goes on from it, at most
+  `MAX_PAUSES_PER_TURN` times: the next pause ends the turn "ok" with a `pause_limit`
+  notice (agent-cli offers no server tools, so an endpoint that always pauses must not
+  make one prompt send a paid request per step).
 
 Contract of the recording steps (`record*`): each yields its notices and returns True
 when the message is recorded (transcript, then view: `Conversation.append`) and False
@@ -37,9 +42,11 @@ run: the API rejects any history in which a tool_use id is empty, outside its gr
 (`^[a-zA-Z0-9_-]+$`; we also bound the length, see `agent_cli.protocol`), or appears
 twice; it also needs every call to name its tool. A response that broke one of these
 rules would, once recorded, make every later request (and every `--resume`) fail for
-good. Such a response is dropped unrecorded, with no tool run, and the same request is
-sent once more; a second bad response fails the turn with a notice. The recorded
-history stays valid either way.
+good. An answer holding text that UTF-8 cannot carry (a lone surrogate, which a broken
+endpoint can send, in its text or a tool's name) could not be recorded at all, and is
+treated the same. Such a response is dropped unrecorded, with no tool run, and the same
+request is sent once more; a second bad response fails the turn with a notice. The
+recorded history stays valid either way.
 
 Contract of `run_tools` (the tool step): exactly one tool_result answers every tool_use,
 in order, even when a tool fails, is denied, or the user presses Ctrl-C (the interrupted
@@ -53,6 +60,7 @@ are held (see the recording steps). It returns None to go on, or (outcome, stop 
 from __future__ import annotations
 
 import contextlib
+import re
 import signal
 from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -84,7 +92,12 @@ from agent_cli.events import (
     Usage,
     UsageSoFar,
 )
-from agent_cli.protocol import DUPLICATE_ID, answer_dangling_tool_uses, find_answer_id_problem
+from agent_cli.protocol import (
+    DUPLICATE_ID,
+    UNSENDABLE_TEXT,
+    answer_dangling_tool_uses,
+    find_answer_id_problem,
+)
 from agent_cli.session.compactor import Compactor
 from agent_cli.session.conversation import Conversation
 from agent_cli.session.durable_context import DurableContext
@@ -105,6 +118,10 @@ if TYPE_CHECKING:
     from agent_cli.tools.toolbox import ToolRunner
 
 MAX_STEPS_PER_TURN = 40
+# agent-cli offers no server tools, so the API has nothing to pause for: an endpoint that
+# keeps answering `pause_turn` would otherwise be sent a paid request per step.
+MAX_PAUSES_PER_TURN = 2  # paused answers a turn goes on from; the next one ends it
+LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # text UTF-8 cannot carry
 INTERRUPTED_MARK = "[answer interrupted by the user]"
 INTERRUPTED_TOOL_TEXT = "Interrupted by the user (Ctrl-C): the tool did not finish."
 NOT_RUN_TOOL_TEXT = "Not run: the turn was interrupted before this tool started."
@@ -157,6 +174,7 @@ class TurnRunner:
         self.artifacts = artifacts  # where oversized user messages are stored whole
         self._instructions = ProjectInstructions()
         self._last_estimate = 0  # the request's tokens as estimated, for calibration
+        self._pauses = 0  # paused answers in the running turn (`MAX_PAUSES_PER_TURN`)
         self.request_watcher: Callable[[], None] | None = None  # told as each request goes
 
     @property
@@ -217,6 +235,7 @@ class TurnRunner:
     def run_turn(self, text: str) -> Iterator[SessionEvent]:
         """The turn loop (see module contract)."""
         conversation = self.conversation
+        self._pauses = 0
         if not (yield from record_held_results(conversation)) or not (
             yield from record_user_text(conversation, text, self.shrinker().shrink)
         ):
@@ -330,9 +349,10 @@ class TurnRunner:
     def _keep_partial_answer(self, text: str) -> Iterator[SessionEvent]:
         yield Notice("warning", "cancelled", {"during": "answer"})
         if text.strip():
+            kept = LONE_SURROGATE.sub("\ufffd", text)  # else it could not be recorded
             message = {
                 "role": "assistant",
-                "content": [{"type": "text", "text": f"{text}\n{INTERRUPTED_MARK}"}],
+                "content": [{"type": "text", "text": f"{kept}\n{INTERRUPTED_MARK}"}],
             }
             yield from record(self.conversation, message)
 
@@ -356,8 +376,17 @@ class TurnRunner:
             yield from answer_without_running(self.conversation, tool_uses, CUT_TOOL_TEXT)
         yield from self._stop_notices(reason)
         if reason == "pause_turn":
-            return None
+            return (yield from self._after_pause())
         return ("ok", reason)
+
+    def _after_pause(self) -> Steps[Outcome]:
+        """Go on from a paused answer (sent back as it is), at most `MAX_PAUSES_PER_TURN`
+        times a turn; the one after that ends the turn with what arrived, said so."""
+        self._pauses += 1
+        if self._pauses <= MAX_PAUSES_PER_TURN:
+            return None
+        yield Notice("warning", "pause_limit", {"pauses": self._pauses})
+        return ("ok", "pause_turn")
 
     def _stop_notices(self, reason: str) -> Iterator[SessionEvent]:
         if reason == "max_tokens":
@@ -470,8 +499,11 @@ def stream_with_unique_ids(
     return None
 
 
+_ANSWER_PROBLEM_NOTICES = {DUPLICATE_ID: "duplicate_tool_id", UNSENDABLE_TEXT: "unsendable_answer"}
+
+
 def _tool_id_notice(level: str, problem: str | None, *, retry: bool) -> Notice:
-    code = "duplicate_tool_id" if problem == DUPLICATE_ID else "bad_tool_id"
+    code = _ANSWER_PROBLEM_NOTICES.get(problem or "", "bad_tool_id")
     return Notice(level, code, {"retry": retry})
 
 

@@ -7,10 +7,11 @@ version-control, environment and cache folders, binary files (counting those tha
 matched) and files over the read limit. A line that holds a secret is never shown nor
 counted, whatever the pattern (`grep_secrets`: a match is an answer too). It walks in a
 stable (sorted) order, stops at a match cap saying so and how to narrow the search, and
-gives up after a bounded time with what it found. A pattern rg cannot parse is refused
-in plain words. No answer repeats the pattern, the glob or a path that is not there
-(`tools.echo`): the result is redacted, and the model's own words redacted would say
-which of them is a secret.
+gives up after a bounded time with what it found. A pattern rg cannot parse, and a
+pattern or glob holding a NUL (which no argument of a program can carry), are refused
+in plain words before anything runs. No answer repeats the pattern, the glob or a path
+that is not there (`tools.echo`): the result is redacted, and the model's own words
+redacted would say which of them is a secret.
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ def prepare_grep(context: ToolContext, arguments: dict[str, Any]) -> PreparedCal
         raise ToolError(f"{shown} is not a regular file or a directory; refused.")
     refuse_inside_git(context.workspace, resolved)
     glob = arguments.get("glob")
+    if glob is not None and "\x00" in glob:  # the OS takes no NUL in an argument
+        raise ToolError("The glob must be text without NUL characters, e.g. '*.py'.")
     return PreparedCall(
         f"grep {pattern!r} in {shown}",
         lambda: search_workspace(context, pattern, resolved, shown, glob),
