@@ -33,6 +33,7 @@ CORE_PATTERNS = (
     "literal_trie.py",
     "terminal_escapes.py",
     "secret_lines.py",
+    "secret_pieces.py",
     "safe_cuts.py",
     "models.py",
     "usage_cost.py",
