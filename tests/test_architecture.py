@@ -35,6 +35,7 @@ CORE_PATTERNS = (
     "secret_lines.py",
     "secret_pieces.py",
     "safe_cuts.py",
+    "cut_pieces.py",
     "models.py",
     "usage_cost.py",
 )
