@@ -8,21 +8,24 @@ does not look like a credential, so it was not redacted). The user notices, name
 session sent the value again from the earlier tool result. Real `agent-cli -p` processes
 against the fake API; the transcript keeps what was recorded (append-only).
 
-The seventh attack resumed two more ways: a PEM key read with `read_file` (each line
+The seventh attack resumed three more ways: a PEM key read with `read_file` (each line
 behind its line-number gutter, so no whole form) was sent line by line and handed back
 by `recall`; a token whose head a spill preview's cut had left in the view was sent in
-part (19 of 44 characters).
+part (19 of 44 characters); an MCP image holding the token was sent again.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from e2e_support import build_env, run_piped
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
+from hostile_support import recoverable_secrets
 from test_hostile_multiline_secrets import make_pem, pieces_in
 
 from agent_cli.compaction.markers import DIGEST_KEY, SUMMARY_KEY
@@ -132,10 +135,11 @@ def test_the_model_s_words_and_inputs_and_compaction_s_products_are_redacted_not
     assert view[2] == {**summary, "content": f"summary: the seed is {REDACTED_MARK}"}
 
 
-# --- seventh attack: a key behind a gutter, pieces at old cuts ---------------------
+# --- seventh attack: a key behind a gutter, pieces at old cuts, images ---------------------
 
 PEM = make_pem(77)
 TOKEN = "sgn_J9kcdZlU0pFxSMxq7Rk2mXv9LpW4tYc8NbH3aQ5s"
+LEAKY = Path(__file__).parent / "mcp_fixtures" / "leaky_server.py"
 
 
 def call(tool_id: str, name: str, tool_input: dict[str, Any]) -> Reply:
@@ -255,3 +259,66 @@ def test_a_piece_of_a_token_an_old_cut_left_is_in_no_resumed_request(tmp_path):
     recalled, searched = (result_of(bodies[-1], tool_id) for tool_id in ("toolu_9", "toolu_10"))
     assert "omitted" in recalled and REDACTED_MARK in recalled
     assert ": no match " in searched, searched  # no piece left to be found
+
+
+@pytest.mark.e2e
+def test_an_mcp_image_holding_a_token_named_later_is_withheld_on_resume(tmp_path):
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    home.mkdir()
+    workspace.mkdir()
+    (workspace / "secret.txt").write_text(TOKEN)
+    (home / "config.toml").write_text(
+        f'[mcp_servers.leaky]\ncommand = "{sys.executable}"\n'
+        f'args = ["{LEAKY}", "binary"]\nstartup_timeout = 40\n'
+    )
+    first = [call("toolu_1", "mcp__leaky__image", {}), Reply([text_block("saw it")])]
+    bodies, _, _ = run_two_sessions(
+        tmp_path, first, lambda _: [Reply([text_block("ok")])], {"LEAKY_TOKEN": TOKEN}, ["--yes"]
+    )
+    (result,) = [
+        block
+        for message in bodies[0]["messages"]
+        if isinstance(message["content"], list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+    kinds = [item["type"] for item in result["content"]]
+    assert kinds == ["text", "text"], kinds  # the image block's place: a note
+    assert "withheld from the model" in result["content"][1]["text"]
+    assert recoverable_secrets(json.dumps(bodies[0]), (TOKEN,)) == set()
+
+
+def png_holding(text: str) -> str:
+    """A base64 PNG-like image whose bytes hold `text` (only its data matters here)."""
+    return base64.b64encode(b"\x89PNG\r\n\x1a\n" + text.encode() + b"\x00" * 7).decode()
+
+
+def test_a_resumed_image_holding_a_secret_becomes_a_note_and_a_clean_one_stays():
+    secrets = SecretForms.from_values([TOKEN])
+    clean = {
+        "type": "image",
+        "source": {
+            "type": "base64",
+            "media_type": "image/png",
+            "data": png_holding("nothing here"),
+        },
+    }
+    held = {"type": "image", "source": {**clean["source"], "data": png_holding(TOKEN)}}
+    message = {
+        "role": "user",
+        "content": [
+            {
+                "type": "tool_result",
+                "tool_use_id": "t",
+                "content": [{"type": "text", "text": "MCP x image: ok"}, held, clean],
+            }
+        ],
+    }
+    view, count = redact_resumed_view([message], secrets)
+    content = view[0]["content"][0]["content"]
+    assert count == 1 and content[2] is clean
+    assert content[1] == {
+        "type": "text",
+        "text": "[image image/png: withheld from the model: it holds a secret agent-cli keeps "
+        "(an API key or token), so it is not sent]",
+    }

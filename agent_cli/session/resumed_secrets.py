@@ -20,7 +20,10 @@ session. A message that holds no secret is the same object.
 What an earlier session cut holds no whole form where the cut fell inside the value: in
 a tool result's text and in the digest's (its text, its requests and interaction lines),
 the pieces at cut edges are hidden too (`cut_pieces.hide_cut_pieces`: a preview's head
-ending inside a token, a window in the middle of a key).
+ending inside a token, a window in the middle of a key). An image in a tool result that
+holds a secret (an MCP tool's) is replaced by a text block saying it was withheld, by the
+live path's own test (`call_results.image_holds_secret`): redacting its base64 would
+send an image the API refuses.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from typing import Any
 
 from agent_cli.compaction.markers import DIGEST_KEY, is_digest_message, is_summary_message
 from agent_cli.cut_pieces import hide_cut_pieces
+from agent_cli.mcp_servers.call_results import IMAGE_WITHHELD, image_holds_secret
 from agent_cli.secret_forms import REDACTED_MARK, SecretForms
 
 Message = dict[str, Any]
@@ -65,8 +69,8 @@ def _redact_message(message: Message, secrets: SecretForms) -> tuple[Message, in
 
 
 def _redact_tool_results(blocks: list[Any], secrets: SecretForms) -> tuple[list[Any], int]:
-    """A user message's blocks with each tool_result's content redacted and pieces at its
-    cuts hidden; the user's own blocks as they are."""
+    """A user message's blocks with each tool_result's content redacted, pieces at its
+    cuts hidden and images that hold a secret withheld; the user's own blocks as they are."""
     out, total = [], 0
     for block in blocks:
         if isinstance(block, dict) and block.get("type") == "tool_result":
@@ -90,6 +94,8 @@ def _redact_result_content(content: Any, secrets: SecretForms) -> tuple[Any, int
         if kind == "text" and isinstance(item.get("text"), str):
             text, count = _redact_cut_text(item["text"], secrets)
             changed = {**item, "text": text} if count else item
+        elif kind == "image":
+            changed, count = _withheld_if_secret(item, secrets)
         else:
             changed, count = _redact_value(item, secrets)
         items.append(changed)
@@ -102,6 +108,17 @@ def _redact_cut_text(text: str, secrets: SecretForms) -> tuple[str, int]:
     redacted, count = _redact_value(text, secrets)
     hidden, pieces = hide_cut_pieces(redacted, secrets)
     return hidden, count + pieces
+
+
+def _withheld_if_secret(image: dict[str, Any], secrets: SecretForms) -> tuple[Any, int]:
+    """An image block, or a text block in its place when its base64 data holds a secret."""
+    source = image.get("source")
+    data = source.get("data") if isinstance(source, dict) else None
+    if not isinstance(data, str) or not image_holds_secret(data, secrets):
+        return image, 0
+    kind = source.get("media_type") if isinstance(source, dict) else None
+    named = f"image {kind}" if isinstance(kind, str) else "image"
+    return {"type": "text", "text": f"[{named}: {IMAGE_WITHHELD}]"}, 1
 
 
 def _redact_digest(message: Message, secrets: SecretForms) -> tuple[Message, int]:
