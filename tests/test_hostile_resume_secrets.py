@@ -26,6 +26,7 @@ import pytest
 from e2e_support import build_env, run_piped
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 from hostile_support import recoverable_secrets
+from session_support import ScriptedProvider, drain, make_session
 from test_hostile_multiline_secrets import make_pem, pieces_in
 
 from agent_cli.compaction.markers import DIGEST_KEY, SUMMARY_KEY
@@ -321,4 +322,46 @@ def test_a_resumed_image_holding_a_secret_becomes_a_note_and_a_clean_one_stays()
         "type": "text",
         "text": "[image image/png: withheld from the model: it holds a secret agent-cli keeps "
         "(an API key or token), so it is not sent]",
+    }
+
+
+def token_pieces(text: str) -> list[str]:
+    return [TOKEN[i : i + 6] for i in range(len(TOKEN) - 5) if TOKEN[i : i + 6] in text]
+
+
+def test_expand_of_an_earlier_runs_record_shows_no_piece_its_cut_left(tmp_path, monkeypatch):
+    """`/expand` (the user's, any run) reads the record as the resumed view does."""
+    monkeypatch.setenv("AGENT_CLI_HOME", str(tmp_path / "home"))
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "bundle.txt").write_text("x" * 4_060 + TOKEN + "y" * 40_000)
+    step = [{"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "bundle.txt"}}]
+    first = make_session(workspace, ScriptedProvider([step, [{"type": "text", "text": "ok"}]]))
+    drain(first.run_turn("read it"))
+    record = result_record(tmp_path / "home" / "transcripts" / f"{first.session_id}.jsonl", "t1")
+    first.close()
+    shown = first.expand(record).excerpt or ""
+    assert "omitted" in shown and token_pieces(shown)  # the cut left a piece
+    environment = {"SIGNING_TOKEN": TOKEN, "PATH": "/usr/bin:/bin"}
+    later = make_session(
+        workspace, ScriptedProvider([]), resume=first.session_id, environment=environment
+    )
+    expanded = later.expand(record).excerpt or ""
+    assert "omitted" in expanded and REDACTED_MARK in expanded
+    assert token_pieces(expanded) == []
+
+
+def test_a_digest_line_cut_inside_a_value_named_later_shows_no_piece_of_it():
+    secrets = SecretForms.from_values([TOKEN])
+    line = f"- bash command=echo {TOKEN[:24]}… -> 3 chars, ok"
+    digest = {
+        "role": "user",
+        "content": f"[Compaction digest]\n{line} (transcript:s:3)",
+        DIGEST_KEY: {"interactions": [{"line": line, "pointer": "transcript:s:3"}]},
+    }
+    view, count = redact_resumed_view([digest], secrets)
+    assert count == 2 and token_pieces(json.dumps(view)) == []
+    assert view[0][DIGEST_KEY]["interactions"][0] == {
+        "line": f"- bash command=echo {REDACTED_MARK}… -> 3 chars, ok",
+        "pointer": "transcript:s:3",
     }
