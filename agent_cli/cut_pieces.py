@@ -25,9 +25,12 @@ that may be the end of one; and text between two edges that may lie wholly insid
 a key's lines behind `read_file`'s gutter are one piece. So that an edge that was no cut
 keeps its ordinary text (a word's last letters, a hex digest, a row of dashes before a
 note), a piece at an edge must hold at least `MIN_PIECE_CHARS` of a form's characters
-(fewer are what a coincidence gives, and tell little of a secret of at least
-`MIN_SECRET_CHARS`); a middle piece, a run of `secret_pieces.MIDDLE_RUN_CHARS` on one
-line. A whole occurrence is the redactor's: redact first, then hide pieces.
+(a middle piece, a run of that many on one line): fewer are what a coincidence gives,
+and tell little of a secret of at least `MIN_SECRET_CHARS`. Pieces are looked for in
+the text as recorded, before it is redacted (redacting first could split one: a whole
+occurrence of another form inside it becomes the mark, and what is left is no longer at
+the cut), and a piece and every whole occurrence it touches become one mark; the other
+whole occurrences are the redactor's, after.
 """
 
 from __future__ import annotations
@@ -45,12 +48,14 @@ _MARKS = re.compile(r"\[(?:\.\.\.\]|(?<![^\n]\[)(?!REDACTED\]\r?$)[^\n]*\]\r?$)|
 
 @dataclass(frozen=True)
 class _Stretch:
-    """Text between two edges: [start, end), and whether a cut is on either side."""
+    """Text between two marks (or the text's start or end): [start, end); `cut_from` is
+    where a cut text may begin in it (its start after a mark; after a result's header
+    line in the first stretch; None: nowhere). Every stretch ends at a cut: a mark or
+    the text's end."""
 
     start: int
     end: int
-    cut_before: bool
-    cut_after: bool
+    cut_from: int | None
 
 
 def hide_cut_pieces(text: str, secrets: SecretForms) -> tuple[str, int]:
@@ -59,7 +64,12 @@ def hide_cut_pieces(text: str, secrets: SecretForms) -> tuple[str, int]:
         return text, 0
     hidden: list[tuple[int, int]] = []
     for stretch in _stretches(text):
-        hidden.extend(_pieces_in(text, stretch, secrets))
+        for span in _pieces_in(text, stretch, secrets):
+            start, end = _with_what_it_touches(text, span, secrets)
+            while hidden and start <= hidden[-1][1]:  # merged with what it reaches back to
+                previous_start, previous_end = hidden.pop()
+                start, end = min(start, previous_start), max(end, previous_end)
+            hidden.append((start, end))
     if not hidden:
         return text, 0
     pieces: list[str] = []
@@ -72,17 +82,20 @@ def hide_cut_pieces(text: str, secrets: SecretForms) -> tuple[str, int]:
 
 
 def _stretches(text: str) -> list[_Stretch]:
-    """The text between consecutive edges (module contract), in order."""
+    """The text between consecutive marks (module contract), in order."""
+    marks = sorted(
+        _with_its_space(text, found.start(), found.end()) for found in _MARKS.finditer(text)
+    )
+    stretches, position, cut_from = [], 0, None
     header_end = text.find("\n")
-    edges: list[tuple[int, int]] = [] if header_end < 0 else [(header_end, header_end + 1)]
-    edges += [_with_its_space(text, found.start(), found.end()) for found in _MARKS.finditer(text)]
-    edges.sort()
-    stretches, position, cut_before = [], 0, False
-    for start, end in edges:
+    if header_end >= 0 and (not marks or header_end < marks[0][0]):
+        cut_from = header_end + 1  # a page, a range or a window begins after the header
+    for start, end in marks:
         if start >= position:
-            stretches.append(_Stretch(position, start, cut_before, True))
-        position, cut_before = max(position, end), True
-    stretches.append(_Stretch(position, len(text), cut_before, True))
+            stretches.append(_Stretch(position, start, cut_from))
+        position = max(position, end)
+        cut_from = position
+    stretches.append(_Stretch(position, len(text), cut_from))
     return [stretch for stretch in stretches if stretch.end > stretch.start]
 
 
@@ -93,24 +106,42 @@ def _with_its_space(text: str, start: int, end: int) -> tuple[int, int]:
         return start, end
     if end - start == len("[...]") and text[start:end] == "[...]":
         return (start - 1 if text.endswith(" ", 0, start) else start), end
-    before = start - len("\r\n" if text.endswith("\r\n", 0, start) else "\n"[:start])
-    return before, end + (1 if text.startswith("\n", end) else 0)
+    if text.endswith("\r\n", 0, start):
+        start -= 2
+    elif text.endswith("\n", 0, start):
+        start -= 1
+    return start, end + (1 if text.startswith("\n", end) else 0)
+
+
+def _with_what_it_touches(
+    text: str, span: tuple[int, int], secrets: SecretForms
+) -> tuple[int, int]:
+    """`span` widened over every whole occurrence that overlaps it: a piece may begin or
+    end inside one, whose other part would be left whole-less."""
+    start, end = span
+    while True:
+        low = start - secrets.longest_match
+        touching = [(a, b) for a, b in secrets.occurrences(text, low, end) if b > start]
+        wider = (min([start, *(a for a, _ in touching)]), max([end, *(b for _, b in touching)]))
+        if wider == (start, end):
+            return wider
+        start, end = wider
 
 
 def _pieces_in(text: str, stretch: _Stretch, secrets: SecretForms) -> list[tuple[int, int]]:
-    """The spans of `stretch` to hide: all of it when it may lie inside one occurrence,
-    else a piece at either cut."""
-    part = text[stretch.start : stretch.end]
-    if stretch.cut_before and stretch.cut_after and secrets.is_middle_piece(part):
-        return [(stretch.start, stretch.end)]
+    """The spans of `stretch` to hide: a piece at its end (an ending that may start an
+    occurrence), all of it from where a cut text begins when that may lie inside one,
+    else a piece at that beginning (a beginning that may end one)."""
+    begin, end = stretch.cut_from, stretch.end
+    opened = secrets.open_match_start(text[stretch.start : end], MIN_PIECE_CHARS)
+    open_from = None if opened is None else stretch.start + opened
+    if begin is not None and secrets.is_middle_piece(text[begin:end], MIN_PIECE_CHARS):
+        return [(begin if open_from is None else min(begin, open_from), end)]
     spans: list[tuple[int, int]] = []
-    if stretch.cut_before:
-        end = secrets.closed_match_end(part, MIN_PIECE_CHARS)
-        if end is not None:
-            spans.append((stretch.start, stretch.start + end))
-    if stretch.cut_after:
-        start = secrets.open_match_start(part, MIN_PIECE_CHARS)
-        if start is not None:
-            start = max(stretch.start + start, spans[-1][1] if spans else 0)
-            spans.append((start, stretch.end))
-    return [(start, end) for start, end in spans if end > start]
+    if begin is not None:
+        closed = secrets.closed_match_end(text[begin:end], MIN_PIECE_CHARS)
+        if closed is not None:
+            spans.append((begin, begin + closed))
+    if open_from is not None:
+        spans.append((max(open_from, spans[-1][1] if spans else 0), end))
+    return [(start, stop) for start, stop in spans if stop > start]

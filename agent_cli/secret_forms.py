@@ -30,7 +30,7 @@ first character to its last, prefixes between included.
   least `min_chars` of the form's characters). When a stream stopped there (a cap, a
   timeout), what follows is unknown, so that rest must be taken as a secret.
   `closed_match_end(text, min_chars)` is the same at the very beginning of a text that
-  was cut before it, and `is_middle_piece(text)` whether all of a text cut on both sides
+  was cut before it, and `is_middle_piece(text, min_chars)` whether all of a text cut on both sides
   may lie inside one occurrence (`agent_cli.secret_pieces`).
 - The same for bytes (binary content, an artifact read by byte range), each form as its
   UTF-8 bytes: `redact_bytes(data)` gives the redacted bytes and how many were replaced,
@@ -50,7 +50,13 @@ from dataclasses import dataclass, field
 
 from agent_cli.literal_trie import trie_pattern
 from agent_cli.secret_encodings import aligned_base64, escaped_forms, misdecoded_forms, spellings
-from agent_cli.secret_pieces import LINE_GAP, LINE_PREFIX_CHARS, LINE_SUFFIX_CHARS, FormPieces
+from agent_cli.secret_pieces import (
+    LINE_GAP,
+    LINE_PREFIX_CHARS,
+    LINE_SUFFIX_CHARS,
+    FormPieces,
+    may_wrap_before,
+)
 
 REDACTED_MARK = "[REDACTED]"
 MIN_SECRET_CHARS = 8
@@ -174,11 +180,11 @@ class SecretForms:
         beginning of `text` cannot be inside one."""
         return self._pieces.closed_end(text, min_chars) if self._pieces else None
 
-    def is_middle_piece(self, text: str) -> bool:
+    def is_middle_piece(self, text: str, min_chars: int) -> bool:
         """Whether all of `text` may lie inside one occurrence of a form (it begins and
-        ends anywhere in it), with a run of `secret_pieces.MIDDLE_RUN_CHARS` of the
-        form's characters on one line."""
-        return self._pieces.is_middle(text) if self._pieces else False
+        ends anywhere in it), with a run of `min_chars` of the form's characters on one
+        line."""
+        return self._pieces.is_middle(text, min_chars) if self._pieces else False
 
 
 NO_SECRETS = SecretForms()
@@ -202,23 +208,23 @@ def encoded_forms(secret: str) -> set[str]:
 def _fragments_for(form: str) -> list[str]:
     """`form` as regex fragments, one a character (`literal_trie`): a line feed matches
     CRLF too, with its gap (`LINE_GAP`), and up to `MAX_WRAPPED_CHARS` characters a line
-    break may come before each."""
-    characters = [
-        LINE_GAP if character == "\n" else re.escape(character)
-        for character in form.replace("\r\n", "\n")
+    break may come before each other character (`secret_pieces.may_wrap_before`)."""
+    units = form.replace("\r\n", "\n")
+    wraps = len(form) <= MAX_WRAPPED_CHARS
+    return [
+        (_LINE_BREAK if wraps and may_wrap_before(units, index) else "")
+        + (LINE_GAP if unit == "\n" else re.escape(unit))
+        for index, unit in enumerate(units)
     ]
-    if len(form) > MAX_WRAPPED_CHARS:
-        return characters
-    return characters[:1] + [_LINE_BREAK + character for character in characters[1:]]
 
 
 def _byte_pattern_for(form: str) -> bytes:
     """`_fragments_for` over the form's UTF-8 bytes, joined as one alternative: a line
     break may come only between two characters, never inside one."""
-    characters = [
-        LINE_GAP.encode("ascii") if character == "\n" else re.escape(character.encode("utf-8"))
-        for character in form.replace("\r\n", "\n")
-    ]
-    if len(form) > MAX_WRAPPED_CHARS:
-        return b"".join(characters)
-    return _LINE_BREAK.encode("ascii").join(characters)
+    units = form.replace("\r\n", "\n")
+    wraps = len(form) <= MAX_WRAPPED_CHARS
+    return b"".join(
+        (_LINE_BREAK.encode("ascii") if wraps and may_wrap_before(units, index) else b"")
+        + (LINE_GAP.encode("ascii") if unit == "\n" else re.escape(unit.encode("utf-8")))
+        for index, unit in enumerate(units)
+    )

@@ -6,8 +6,9 @@ one: a cut must know whether the text just before it may be the start of an occu
 the text just after it the end of one, or the text between two cuts a middle piece.
 
 An occurrence of a form is its characters in order, where (as `secret_forms` matches it)
-a line break may stand between any two characters (a wrapped form), and each line break
-of the form's own (a PEM key's) may carry a short gap: up to `LINE_SUFFIX_CHARS`
+a line break may stand between any two characters (a wrapped form: `may_wrap_before`),
+and each line break of the form's own (a PEM key's), which takes no wrap on either side,
+may carry a short gap: up to `LINE_SUFFIX_CHARS`
 characters after the line and up to `LINE_PREFIX_CHARS` before the next one, so a key
 printed behind a prefix on every line (`git diff`'s `+`, `cat -n`'s number and tab,
 `grep -n`, `diff`'s `> `, an indentation, a log line's stamp) still matches. `LINE_GAP`
@@ -21,9 +22,11 @@ Contract: `FormPieces(forms, longest_match)` answers, for those forms:
   so does one whose last character is U+FFFD (a cut through a character's bytes).
 - `closed_end(text, min_chars)`: the same at the other end: the latest position within
   the first `longest_match` characters whose text before it is an end of an occurrence.
-- `is_middle(text)`: whether all of `text` may lie inside one occurrence, beginning and
-  ending anywhere in it, holding on one line a run of at least `MIDDLE_RUN_CHARS` of the
-  form's characters (a shorter run tells nothing a coincidence would not).
+- `is_middle(text, min_chars)`: whether all of `text` (less a U+FFFD at either end)
+  may lie inside one occurrence, beginning and ending anywhere in it, holding on one
+  line a run of at least
+  `min_chars` of the form's characters (found first among the runs of that size the
+  forms hold, an index built once for each size asked).
 Each is exact for the occurrence grammar above (an automaton walks the form), after a
 regex finds the few positions where a form's first characters stand.
 """
@@ -40,12 +43,19 @@ LINE_SUFFIX_CHARS = 8  # `cat -A`'s `$`, trailing blanks, a JSON array's `",`
 LINE_PREFIX_CHARS = 80  # `+`, `     12\t`, `path:12:`, `> `, an indentation, a log stamp
 LINE_GAP = rf"[^\r\n]{{0,{LINE_SUFFIX_CHARS}}}\r?\n[^\r\n]{{0,{LINE_PREFIX_CHARS}}}"
 _REVERSED_GAP = rf"[^\r\n]{{0,{LINE_PREFIX_CHARS}}}\n\r?[^\r\n]{{0,{LINE_SUFFIX_CHARS}}}"
-MIDDLE_RUN_CHARS = 8
 _HEAD_UNITS = 3  # the characters of a form the position search needs before checking
 _WRAP = r"(?:\r?\n)?"
 _REVERSED_WRAP = r"(?:\n\r?)?"
 # The most characters `_HEAD_UNITS` units of an occurrence can take (a gap or a wrap each).
 _HEAD_REACH = _HEAD_UNITS * (4 + LINE_SUFFIX_CHARS + LINE_PREFIX_CHARS)
+
+
+def may_wrap_before(units: str, index: int) -> bool:
+    """Whether a wrapped form may break its line before `units[index]` (the form with a
+    line feed for each of its own line breaks): between two of its characters, never
+    beside a line break of its own, whose gap is all that may stand there."""
+    return 0 < index < len(units) and units[index] != "\n" and units[index - 1] != "\n"
+
 
 # Where the automaton may be in a form: before the unit at an index, in one of these.
 _READY = 0  # the previous unit matched (or none yet): a wrapped break may come
@@ -97,7 +107,7 @@ class _Automaton:
                 self._gap_step(index, gap if phase == _SUFFIX else 0, matched, char, reach)
             elif char == unit:
                 reach((index + 1, _READY, 0), matched + 1)
-            if phase in (_READY, _AFTER_GAP) and char == "\n":
+            if phase == _READY and char == "\n" and may_wrap_before(self.units, index):
                 reach((index, _WRAPPED, 0), matched)
             if phase == _AFTER_GAP and gap < self.prefix and char not in "\r\n":
                 reach((index, _AFTER_GAP, gap + 1), matched)
@@ -137,8 +147,10 @@ def _head_fragments(form: str, *, backwards: bool) -> list[str]:
     units = form.replace("\r\n", "\n")
     units = units[::-1] if backwards else units
     gap, wrap = (_REVERSED_GAP, _REVERSED_WRAP) if backwards else (LINE_GAP, _WRAP)
-    fragments = [gap if unit == "\n" else re.escape(unit) for unit in units[:_HEAD_UNITS]]
-    return fragments[:1] + [wrap + fragment for fragment in fragments[1:]]
+    return [
+        (wrap if may_wrap_before(units, index) else "") + (gap if unit == "\n" else re.escape(unit))
+        for index, unit in enumerate(units[:_HEAD_UNITS])
+    ]
 
 
 class _Direction:
@@ -187,7 +199,7 @@ class FormPieces:
         self._longest = longest_match
         self._forwards: _Direction | None = None
         self._backwards: _Direction | None = None
-        self._runs: frozenset[str] | None = None
+        self._runs: dict[int, frozenset[str]] = {}  # by run size
 
     def open_start(self, text: str, min_chars: int = 1) -> int | None:
         if not self._forms or not text:
@@ -204,25 +216,37 @@ class FormPieces:
         start = backwards.earliest_start(head[::-1], 0, min_chars)
         return None if start is None else len(head) - start
 
-    def is_middle(self, text: str) -> bool:
+    def is_middle(self, text: str, min_chars: int) -> bool:
         text = text.strip("\r\n")
-        if not self._forms or not text or len(text) > self._longest or not self._has_run(text):
+        text = text.lstrip("\ufffd")  # the bytes left of a character the cut split
+        if not self._forms or len(text) < min_chars or len(text) > self._longest:
+            return False
+        if not self._has_run(text, max(1, min_chars)):
             return False
         forwards = self._forwards = self._forwards or _Direction(self._forms, backwards=False)
         rest = _one_line_feed(text[1:], backwards=False)
         for automaton in forwards.automata:
             states = automaton.run(automaton.middle_states(text[0]), rest)
-            if states and max(states.values()) >= MIDDLE_RUN_CHARS:
+            if states and max(states.values()) >= min_chars:
                 return True
         return False
 
-    def _has_run(self, text: str) -> bool:
-        """Whether a line of `text` ends (before a gap's suffix) with `MIDDLE_RUN_CHARS`
-        characters that stand together in a form: every line of a middle piece that is
-        long enough does, so a line that does not rules it out."""
-        if self._runs is None:
-            self._runs = frozenset(_runs_of(self._forms))
-        runs, size = self._runs, MIDDLE_RUN_CHARS
+    def _has_run(self, text: str, size: int) -> bool:
+        """Whether `text` holds `size` characters that stand together in a form (its
+        line breaks left out) where a middle piece must: at the end or the start of the
+        text without its line breaks (a wrapped form's pieces, the gap's characters
+        around them), or at the end of a line (before a gap's suffix). Every line of a
+        middle piece that is long enough does, so a line that does not rules it out."""
+        runs = self._runs.get(size)
+        if runs is None:
+            runs = self._runs[size] = frozenset(_runs_of(self._forms, size))
+        joined = text.replace("\r\n", "\n").replace("\n", "")
+        reach = min(LINE_SUFFIX_CHARS + LINE_PREFIX_CHARS, len(joined) - size)
+        for skip in range(reach + 1):
+            if joined[len(joined) - skip - size : len(joined) - skip] in runs:
+                return True
+            if joined[skip : skip + size] in runs:
+                return True
         for line in text.replace("\r\n", "\n").split("\n"):
             if len(line) < size:
                 continue
@@ -239,15 +263,15 @@ class FormPieces:
 
 def _one_line_feed(text: str, *, backwards: bool) -> str:
     """`text` (reversed when read `backwards`) with each CRLF one line feed; at its far
-    end (where the cut fell) a CR the cut left of a CRLF, or a U+FFFD that stands for a
-    character whose bytes it split, dropped."""
+    end (where the cut fell) a CR the cut left of a CRLF, or the U+FFFD that stand for a
+    character whose bytes it split, dropped (a shorter rest is still a start)."""
     text = text.replace("\n\r" if backwards else "\r\n", "\n")
-    return text[:-1] if text.endswith(("\r", "\ufffd")) else text
+    return text.rstrip("\ufffd").removesuffix("\r").rstrip("\ufffd")
 
 
-def _runs_of(forms: Iterable[str]) -> Iterator[str]:
-    """Every `MIDDLE_RUN_CHARS` characters that stand together on a line of a form."""
+def _runs_of(forms: Iterable[str], size: int) -> Iterator[str]:
+    """Every `size` characters that stand together in a form, its line breaks left out."""
     for form in forms:
-        for line in form.replace("\r\n", "\n").split("\n"):
-            for start in range(len(line) - MIDDLE_RUN_CHARS + 1):
-                yield line[start : start + MIDDLE_RUN_CHARS]
+        joined = form.replace("\r\n", "\n").replace("\n", "")
+        for start in range(len(joined) - size + 1):
+            yield joined[start : start + size]

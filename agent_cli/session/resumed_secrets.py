@@ -104,10 +104,10 @@ def _redact_result_content(content: Any, secrets: SecretForms) -> tuple[Any, int
 
 
 def _redact_cut_text(text: str, secrets: SecretForms) -> tuple[str, int]:
-    """`text` redacted, then the pieces at its cut edges hidden; how many of both."""
-    redacted, count = _redact_value(text, secrets)
-    hidden, pieces = hide_cut_pieces(redacted, secrets)
-    return hidden, count + pieces
+    """`text` with the pieces at its cut edges hidden, then redacted; how many of both."""
+    hidden, pieces = hide_cut_pieces(text, secrets)
+    redacted, count = _redact_value(hidden, secrets)
+    return redacted, count + pieces
 
 
 def _withheld_if_secret(image: dict[str, Any], secrets: SecretForms) -> tuple[Any, int]:
@@ -122,24 +122,22 @@ def _withheld_if_secret(image: dict[str, Any], secrets: SecretForms) -> tuple[An
 
 
 def _redact_digest(message: Message, secrets: SecretForms) -> tuple[Message, int]:
-    """The digest message redacted whole, then the pieces at cuts hidden in its text and
-    in the request texts and interaction lines it is rendered from (never in its
-    pointers, which are no cut text)."""
-    redacted, total = _redact_value(message, secrets)
-    content = redacted.get("content")
+    """The digest message with the pieces at cuts hidden in its text and in the request
+    texts and interaction lines it is rendered from (never in its pointers, which are no
+    cut text), then redacted whole."""
+    content, total = message.get("content"), 0
     if isinstance(content, str):
-        content, count = hide_cut_pieces(content, secrets)
-        total += count
-    data = redacted.get(DIGEST_KEY)
+        content, total = hide_cut_pieces(content, secrets)
+    data = message.get(DIGEST_KEY)
     entries: dict[str, Any] = dict(data) if isinstance(data, dict) else {}
     for key, field in (("requests", "text"), ("interactions", "line")):
         items = entries.get(key)
         if isinstance(items, list):
             entries[key], count = _hide_in_entries(items, field, secrets)
             total += count
-    if total == 0:
-        return message, 0
-    return {**redacted, "content": content, DIGEST_KEY: entries}, total
+    hidden = {**message, "content": content, DIGEST_KEY: entries} if total else message
+    redacted, count = _redact_value(hidden, secrets)
+    return (message, 0) if total + count == 0 else (redacted, total + count)
 
 
 def _hide_in_entries(items: list[Any], field: str, secrets: SecretForms) -> tuple[list[Any], int]:
