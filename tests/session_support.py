@@ -102,6 +102,12 @@ class FakeToolbox:
     def run(self, name: str, tool_input: dict[str, Any]) -> Any:
         raise AssertionError(f"{name} was not expected to run")
 
+    def always_allowed(self) -> tuple[Any, ...]:
+        return ()
+
+    def revoke_always(self, scope: Any = None) -> int:
+        return 0
+
 
 def workspace_with(tmp_path: Path, files: Mapping[str, str] | None = None) -> Path:
     """A fresh workspace folder, `tmp_path/ws`, holding `files` (name -> text)."""

@@ -44,6 +44,8 @@ _USAGE_REASONS = {
     "already_current": "that session is already open here",
     "current_session": "the open session cannot be deleted; /new or /resume another first",
     "bad_days": "give a whole number of days (up to 99999), e.g. delete --older-than 30",
+    "unknown_argument": "unknown argument",
+    "no_such_answer": "give the number /permissions shows before the answer to take back",
 }
 
 

@@ -7,7 +7,9 @@ the life of the gate (one session's toolbox) as the `AlwaysScope` the question o
 (`approval_scope`): `ALLOW_ALWAYS` the narrowest (that exact command, or that file),
 `ALLOW_PREFIX` the command prefix. A later call is allowed unasked only when a remembered
 scope covers its target; a request without a target (or an answer naming a scope that was
-not offered) is allowed once and remembers nothing.
+not offered) is allowed once and remembers nothing. `always_allowed` lists the scopes in
+force, oldest first (what `stats` and `/permissions` show); `revoke` takes one back, or
+all of them: the calls they covered are asked about again.
 """
 
 from __future__ import annotations
@@ -90,9 +92,22 @@ class PermissionGate:
         decision = self._ask(request)
         self.last_refusal_unasked = decision is PermissionDecision.DENY_UNASKED
         scope = chosen_scope(request, decision)
-        if scope is not None:
+        if scope is not None and scope not in self._always_allowed:
             self._always_allowed.append(scope)
         return decision in _ALLOWING
+
+    @property
+    def always_allowed(self) -> tuple[AlwaysScope, ...]:
+        """The "always" answers in force, oldest first."""
+        return tuple(self._always_allowed)
+
+    def revoke(self, scope: AlwaysScope | None = None) -> int:
+        """Take back the "always" answer `scope` (None: every one); how many were taken
+        back (0 when `scope` is not in force)."""
+        kept = [s for s in self._always_allowed if scope is not None and s != scope]
+        taken = len(self._always_allowed) - len(kept)
+        self._always_allowed = kept
+        return taken
 
     def is_covered(self, request: PermissionRequest) -> bool:
         """True when an earlier "always" covers what `request` acts on."""

@@ -57,6 +57,7 @@ from agent_cli.tools.workspace import Workspace
 
 if TYPE_CHECKING:
     from agent_cli.mcp_servers.states import McpTools
+    from agent_cli.tools.approval_scope import AlwaysScope
 
 Preparer = Callable[[ToolContext, dict[str, Any]], PreparedCall]
 
@@ -106,6 +107,14 @@ class ToolRunner(Protocol):
     def schemas(self) -> list[dict[str, Any]]: ...
 
     def run(self, name: str, tool_input: dict[str, Any]) -> ToolOutcome: ...
+
+    def always_allowed(self) -> tuple[AlwaysScope, ...]:
+        """The "always" answers in force (`PermissionGate.always_allowed`)."""
+        ...
+
+    def revoke_always(self, scope: AlwaysScope | None = None) -> int:
+        """Take back one "always" answer, or all (`PermissionGate.revoke`)."""
+        ...
 
 
 class Toolbox:
@@ -205,6 +214,14 @@ class Toolbox:
             offered = [dict(tool.definition) for tool in hub.offered_tools()]
             self._schemas = FrozenList([*(spec.schema for spec in self._specs.values()), *offered])
         return self._schemas
+
+    def always_allowed(self) -> tuple[AlwaysScope, ...]:
+        """The "always" answers in force, oldest first."""
+        return self._gate.always_allowed
+
+    def revoke_always(self, scope: AlwaysScope | None = None) -> int:
+        """Take back the "always" answer `scope` (None: all); how many were taken back."""
+        return self._gate.revoke(scope)
 
     def run(self, name: str, tool_input: dict[str, Any]) -> ToolOutcome:
         """Run tool `name` with `tool_input`; see the module contract."""
