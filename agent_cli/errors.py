@@ -459,6 +459,12 @@ class ToolPermissionDenied(ToolError):
     """The user (or the policy) denied a tool that writes or executes."""
 
 
+class CallStartUnrecorded(ToolError):
+    """The user allowed a call, but the transcript refused the record that says so
+    (`session.question_marks`): the call is not run, since a resume would otherwise say
+    that it never started."""
+
+
 class PermissionQuestionInterrupted(KeyboardInterrupt):
     """Ctrl-C while the user was being asked whether `tool` may run: it never started.
 

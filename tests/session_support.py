@@ -87,6 +87,7 @@ class FakeToolbox:
     def __init__(self, schemas: list[dict[str, Any]] | None = None) -> None:
         self._schemas = schemas or []
         self.output_watcher: Callable[[bytes], None] | None = None
+        self.question_watcher: Any = None
 
     @property
     def secret_forms(self) -> SecretForms:

@@ -48,6 +48,7 @@ EMITTED = {
     "model_restored": {"model": "claude-x"},
     "tool_ids_renamed": {"count": 3},
     "resumed_mid_tool": {},
+    "resumed_at_question": {"tool": "bash"},
     "duplicate_tool_id": {"retry": True},
     "bad_tool_id": {"retry": False},
     **{outcome: {} for outcome in FAILED_LAYER_OUTCOMES},

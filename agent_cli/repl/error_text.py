@@ -629,6 +629,10 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
     "permission_cancelled": lambda f: (
         f"Cancelled at the permission question: {f['tool']} was not run."
     ),
+    "resumed_at_question": lambda f: (
+        f"The session had stopped while asking for permission to run {_c(f['tool'], 60)}: it "
+        "was not run, and the model is told so."
+    ),
     "step_limit": lambda f: f"Stopped after {f['steps']} model requests in one turn.",
     "max_tokens": _cut_answer,
     "low_water_under_reserve": _unreachable_low_water,

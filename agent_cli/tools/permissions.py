@@ -10,6 +10,12 @@ scope covers its target; a request without a target (or an answer naming a scope
 not offered) is allowed once and remembers nothing. `always_allowed` lists the scopes in
 force, oldest first (what `stats` and `/permissions` show); `revoke` takes one back, or
 all of them: the calls they covered are asked about again.
+
+`question_watcher` (if set) is told when a question is put (`asking`, before the asker
+runs) and what came of it (`answered(allowed)`, before the call may start), so the
+session's transcript can tell a call that was never approved from one that may have
+run. `answered` may raise a `ToolError` (`CallStartUnrecorded`): the call then does not
+run. Nothing is told for a call allowed without asking (`--yes`, an "always" answer).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Protocol
 
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.approval import Approval
@@ -71,6 +78,16 @@ _ALLOWING = frozenset(
 PermissionAsker = Callable[[PermissionRequest], PermissionDecision]
 
 
+class QuestionWatcher(Protocol):
+    """Told about the permission question of one call (see the module contract)."""
+
+    def asking(self) -> None:
+        """The question is about to be put; must not raise."""
+
+    def answered(self, allowed: bool) -> None:
+        """The user answered; raises a `ToolError` when the call must not start."""
+
+
 class PermissionGate:
     """Holds the approval policy and the scopes the user has already allowed for good."""
 
@@ -79,18 +96,26 @@ class PermissionGate:
         self._auto_approve = auto_approve
         self._always_allowed: list[AlwaysScope] = []
         self.last_refusal_unasked = False
+        self.question_watcher: QuestionWatcher | None = None
 
     def is_allowed(self, request: PermissionRequest) -> bool:
-        """True when the tool may run now. KeyboardInterrupt from the asker propagates.
-        After a refusal, `last_refusal_unasked` says whether nobody was asked (no asker, or
-        one that answered `DENY_UNASKED`) rather than a person saying no."""
+        """True when the tool may run now. KeyboardInterrupt from the asker propagates, and
+        so does a `ToolError` from the `question_watcher` (the call must not run; an
+        "always" answer is then not remembered). After a refusal, `last_refusal_unasked`
+        says whether nobody was asked (no asker, or one that answered `DENY_UNASKED`)
+        rather than a person saying no."""
         if self._auto_approve or self.is_covered(request):
             return True
         if self._ask is None:
             self.last_refusal_unasked = True
             return False
+        watcher = self.question_watcher
+        if watcher is not None:
+            watcher.asking()
         decision = self._ask(request)
         self.last_refusal_unasked = decision is PermissionDecision.DENY_UNASKED
+        if watcher is not None:
+            watcher.answered(decision in _ALLOWING)
         scope = chosen_scope(request, decision)
         if scope is not None and scope not in self._always_allowed:
             self._always_allowed.append(scope)

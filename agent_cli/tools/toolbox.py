@@ -42,7 +42,12 @@ from agent_cli.tools.output import (
     build_error_outcome,
     build_outcome,
 )
-from agent_cli.tools.permissions import PermissionAsker, PermissionGate, PermissionRequest
+from agent_cli.tools.permissions import (
+    PermissionAsker,
+    PermissionGate,
+    PermissionRequest,
+    QuestionWatcher,
+)
 from agent_cli.tools.recall_tool import prepare_recall
 from agent_cli.tools.redaction import (
     SecretRedactor,
@@ -92,6 +97,8 @@ class ToolRunner(Protocol):
     secrets they redact, and a watcher for a running command's output."""
 
     output_watcher: OutputWatcher | None
+    # told of each permission question and its answer (`permissions.QuestionWatcher`)
+    question_watcher: QuestionWatcher | None
 
     @property
     def secret_forms(self) -> SecretForms:
@@ -174,6 +181,15 @@ class Toolbox:
         """The forms of the secrets this toolbox redacts: every other place that shortens
         text (compaction, the REPL) cuts where none of them is split."""
         return self._redactor.forms
+
+    @property
+    def question_watcher(self) -> QuestionWatcher | None:
+        """Told of each permission question and its answer (the gate's watcher)."""
+        return self._gate.question_watcher
+
+    @question_watcher.setter
+    def question_watcher(self, watcher: QuestionWatcher | None) -> None:
+        self._gate.question_watcher = watcher
 
     @property
     def workspace_root(self) -> Path:
@@ -291,7 +307,11 @@ class Toolbox:
             mcp_tool_target(name, shown),
             secrets=self._redactor.forms,
         )
-        if not self._gate.is_allowed(request):
+        try:
+            allowed = self._gate.is_allowed(request)
+        except ToolError as error:  # allowed, but it must not start (`CallStartUnrecorded`)
+            return self._error_outcome(str(error), f"error: {_first_words(str(error))}")
+        if not allowed:
             return self._refusal_outcome(name)
         self._pass_output_on(b"")  # it runs now: the REPL shows the spinner and elapsed time
         outcome = self._mcp.call(server, tool, tool_input)
