@@ -227,9 +227,7 @@ def test_ctrl_backslash_while_a_command_runs_ends_it_and_records_it(terminals, t
 
 
 @pytest.mark.e2e
-def test_ctrl_backslash_while_the_model_answers_ends_agent_cli_cleanly(
-    terminals, tmp_path
-) -> None:
+def test_ctrl_backslash_while_the_model_answers_ends_agent_cli_cleanly(terminals, tmp_path) -> None:
     """The same key while the request waits for the model: a clean exit 131 and a
     session that resumes (the user's message is kept)."""
     from scene_support import open_scene

@@ -84,7 +84,10 @@ def test_p_allows_the_prefix_and_says_what_it_covers():
     decision, _, shown = ask_with_answers(command_request("npm test -- --watch"), ["p"])
     assert decision is PermissionDecision.ALLOW_PREFIX
     said = " ".join(shown.split())
-    assert 'this command, and commands that start with "npm test" followed only by plain words;' in said
+    assert (
+        'this command, and commands that start with "npm test" followed only by plain words;'
+        in said
+    )
     assert "an option (-x, --x), a path outside the workspace or into .git" in said
     assert "; & | ` $( ${ $[ < > ( ) \\ or a line break is still asked about" in said
 

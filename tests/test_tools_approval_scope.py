@@ -125,7 +125,12 @@ def test_a_prefix_rule_covers_the_prefix_with_plain_operands_and_the_approved_co
     asker = ScriptedAsker(PREFIX)
     toolbox = make_toolbox(workspace, auto_approve=False, ask_permission=asker)
     assert not run(toolbox, "printf hello -- x").is_error
-    for command in ("printf hello", "printf hello world", "  printf\thello   -- x", "printf hello a/b.c"):
+    for command in (
+        "printf hello",
+        "printf hello world",
+        "  printf\thello   -- x",
+        "printf hello a/b.c",
+    ):
         assert not run(toolbox, command).is_error, command
     assert asker.asked == ["printf hello -- x"]
 
@@ -279,7 +284,9 @@ def test_the_prefix_offered_is_a_known_program_and_its_subcommand_words(command,
 
 
 def prefix_scope(approved: str) -> AlwaysScope:
-    scopes = [s for s in offered_scopes(command_target(approved)) if s.kind is ScopeKind.COMMAND_PREFIX]
+    scopes = [
+        s for s in offered_scopes(command_target(approved)) if s.kind is ScopeKind.COMMAND_PREFIX
+    ]
     assert scopes, approved
     return scopes[0]
 

@@ -45,9 +45,7 @@ def _shown(text: str) -> str:
     return f"{flat} ({count_noun(len(text), 'character')})"
 
 
-def describe_approvals_in_force(
-    approvals_off_by: str | None, scopes: Sequence[AlwaysScope]
-) -> str:
+def describe_approvals_in_force(approvals_off_by: str | None, scopes: Sequence[AlwaysScope]) -> str:
     """The `stats` line for approvals, naming every "always" answer in force."""
     if approvals_off_by is not None or not scopes:
         return describe_approvals(approvals_off_by)
@@ -70,8 +68,7 @@ def build_permissions_view(scopes: Sequence[AlwaysScope], approvals_off: bool) -
         )
     if not scopes:
         return Text(
-            'No "always" answers in this session: every write, command and MCP call is '
-            "asked for.",
+            'No "always" answers in this session: every write, command and MCP call is asked for.',
             style="dim",
         )
     text = Text('Allowed without asking for the rest of this session ("always" answers):\n')
