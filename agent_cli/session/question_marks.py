@@ -23,12 +23,9 @@ here (it may have run: `opening.RESUMED_TOOL_TEXT`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from agent_cli.errors import CallStartUnrecorded, StoreError
-
-if TYPE_CHECKING:
-    from agent_cli.session.log import SessionLog
 
 PERMISSION_ASKED = "permission_asked"
 PERMISSION_ANSWERED = "permission_answered"
@@ -53,10 +50,17 @@ UNRECORDED_TEXT = (
 )
 
 
+class RecordAppender(Protocol):
+    """Where the records go: the session's log (`SessionLog.append`), which raises a
+    `StoreError` for a record that did not land whole."""
+
+    def append(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]: ...
+
+
 class QuestionMarks:
     """Records the permission question of the call `tool_use_id` (module contract)."""
 
-    def __init__(self, log: SessionLog, tool_use_id: str) -> None:
+    def __init__(self, log: RecordAppender, tool_use_id: str) -> None:
         self._log = log
         self._tool_use_id = tool_use_id
         self._asked_recorded = False
