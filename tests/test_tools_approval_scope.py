@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from tools_support import make_toolbox
 
@@ -419,14 +419,32 @@ def test_p_for_find_rm_and_git_diff_lets_no_exec_delete_or_outside_write_run(
     assert (precious / "thesis.tex").exists()
 
 
-_WORD_CHARACTERS = "ab./-_~$*?[]{},=:+@%^'\"#!"
+_PLAIN_CHARACTERS = "ab./-_~,+@%^"
+_SPECIAL_CHARACTERS = "$*?[]{}=:'\"#!\\"
+_PLAIN_TEXT = st.text(alphabet=_PLAIN_CHARACTERS, max_size=5)
 _WORDS = st.one_of(
-    st.text(alphabet="ab./-_~,+@%^", min_size=1, max_size=6),  # mostly plain: often covered
-    st.text(alphabet=_WORD_CHARACTERS, min_size=1, max_size=6),
+    st.text(alphabet=_PLAIN_CHARACTERS, min_size=1, max_size=6),  # often covered
+    # nearly plain: one character the shell may expand or read as syntax
+    st.builds(
+        lambda head, special, tail: head + special + tail,
+        _PLAIN_TEXT,
+        st.sampled_from(_SPECIAL_CHARACTERS),
+        _PLAIN_TEXT,
+    ),
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=300, deadline=None)
+@example(approved="cat notes", extra=["a*"])  # each expands in the folder, or reads as syntax
+@example(approved="cat notes", extra=["a?"])
+@example(approved="cat notes", extra=["[a]b"])
+@example(approved="cat notes", extra=["a{b,}"])
+@example(approved="cat notes", extra=["a$b"])
+@example(approved="cat notes", extra=["b=~"])
+@example(approved="cat notes", extra=["a:~"])
+@example(approved="cat notes", extra=["a", "#b"])
+@example(approved="rm out", extra=["a/b"])
+@example(approved="git diff --stat", extra=["a/../.."])
 @given(
     approved=st.sampled_from(["rm out", "find src -name '*.py'", "git diff --stat", "cat notes"]),
     extra=st.lists(_WORDS, min_size=1, max_size=3),
