@@ -84,8 +84,19 @@ def test_p_allows_the_prefix_and_says_what_it_covers():
     decision, _, shown = ask_with_answers(command_request("npm test -- --watch"), ["p"])
     assert decision is PermissionDecision.ALLOW_PREFIX
     said = " ".join(shown.split())
-    assert 'commands that start with "npm test" followed only by plain arguments' in said
+    assert (
+        'this command, and commands that start with "npm test" followed only by plain words;'
+        in said
+    )
+    assert "an option (-x, --x), a path outside the workspace or into .git" in said
     assert "; & | ` $( ${ $[ < > ( ) \\ or a line break is still asked about" in said
+
+
+def test_p_for_rm_says_it_covers_only_names_in_this_folder():
+    decision, _, shown = ask_with_answers(command_request("rm out"), ["p"])
+    assert decision is PermissionDecision.ALLOW_PREFIX
+    said = " ".join(shown.split())
+    assert '"rm out" followed only by plain words (names in this folder); an option' in said
 
 
 def test_a_says_what_it_covers_for_a_file():

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 
 from agent_cli.repl.safe_text import clip_line, reveal_controls
-from agent_cli.tools.approval_scope import AlwaysScope, ScopeKind
+from agent_cli.tools.approval_scope import REMOVING_PROGRAMS, AlwaysScope, ScopeKind
 
 if TYPE_CHECKING:
     from agent_cli.tools.permissions import PermissionRequest
@@ -93,15 +93,23 @@ def describe_always(scope: AlwaysScope) -> Text:
     if scope.kind is ScopeKind.EXACT_COMMAND:
         covered = "this exact command; any other command is still asked about"
     elif scope.kind is ScopeKind.COMMAND_PREFIX:
-        covered = (
-            f'commands that start with "{scope.shown}" followed only by plain arguments; '
-            f"one with {NOT_PLAIN_WORDS} is still asked about"
-        )
+        covered = _prefix_covers(scope)
     elif scope.kind is ScopeKind.MCP_TOOL:
         covered = f"calls of {scope.shown}, any arguments; other tools are still asked about"
     else:
         covered = f"writes and edits of {_file_name(scope)}; other files are still asked about"
     return Text(f"allowed without asking for the rest of this session: {covered}", style="green")
+
+
+def _prefix_covers(scope: AlwaysScope) -> str:
+    """What a prefix scope covers, in the words of `approval_scope`'s contract."""
+    where = "names in this folder" if scope.value.split(" ")[0] in REMOVING_PROGRAMS else ""
+    plain = f"plain words ({where})" if where else "plain words"
+    return (
+        f'this command, and commands that start with "{scope.shown}" followed only by '
+        f"{plain}; an option (-x, --x), a path outside the workspace or into .git, a quote, "
+        f"glob or $, or {NOT_PLAIN_WORDS} is still asked about"
+    )
 
 
 def _decision_of(scope: AlwaysScope) -> str:

@@ -135,7 +135,8 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Perm
     """Ask at the prompt. Ctrl-C propagates as `PermissionQuestionInterrupted` (the session
     cancels the turn, saying the tool never ran), SIGTERM/SIGHUP as
     `PermissionQuestionTerminated` (recorded as never run, then the process ends); Ctrl-D
-    denies.
+    denies. Both hold from the first line of the view to the answer: while the view, or
+    the full listing `v` asks for, is printing, the tool has not started either.
 
     What is approved is shown in full before the question (`approval_view`); when it is
     too tall for the screen, `v` prints every line (a text over `FULL_VIEW_MAX_LINES`: its
@@ -183,7 +184,20 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Perm
                 print_at_words(console, question.describe_always(chosen))
             return decision
 
-    return AskerShowingUnasked(ask_permission, console)
+    def ask_before_it_starts(request: PermissionRequest) -> PermissionDecision:
+        """`ask_permission`, whose views (the `v` listing too) are part of the question:
+        Ctrl-C or a termination signal while one prints is one at the question, since
+        the tool has not started."""
+        try:
+            return ask_permission(request)
+        except PermissionQuestionTerminated:
+            raise
+        except KeyboardInterrupt:
+            raise PermissionQuestionInterrupted(str(request.tool)) from None
+        except TerminationRequested as stop:
+            raise PermissionQuestionTerminated(stop.signal_number, str(request.tool)) from None
+
+    return AskerShowingUnasked(ask_before_it_starts, console)
 
 
 class AskerShowingUnasked:
