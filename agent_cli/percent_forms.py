@@ -39,7 +39,7 @@ Contract:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 _LINE_BREAK = r"(?:\r?\n)?"
 _LINE_BREAK_CHARS = str.maketrans("", "", "\r\n")
@@ -55,6 +55,20 @@ class PercentForm:
 
     # For each character of the value: the texts that stand for it, the character first.
     choices: tuple[tuple[str, ...], ...]
+    # `choices` with line breaks removed, and the characters a text of the form can begin
+    # with so (None: any, its first character being a line break): what `matches_start`
+    # reads, at each of thousands of positions.
+    _flat: tuple[tuple[str, ...], ...] = field(init=False, compare=False, default=())
+    _first: frozenset[str] | None = field(init=False, compare=False, default=None)
+
+    def __post_init__(self) -> None:
+        flat = tuple(
+            tuple(text.translate(_LINE_BREAK_CHARS) for text in texts) for texts in self.choices
+        )
+        starts = flat[0] if flat else ()
+        first = None if "" in starts else frozenset(text[0] for text in starts)
+        object.__setattr__(self, "_flat", flat)
+        object.__setattr__(self, "_first", first)
 
     def __repr__(self) -> str:
         return f"PercentForm(<{len(self.choices)} characters>)"
@@ -97,11 +111,11 @@ class PercentForm:
 
     def matches_start(self, rest: str) -> bool:
         """Whether `rest`, with line breaks removed, starts a text the form matches."""
-        flat = tuple(
-            tuple(text.translate(_LINE_BREAK_CHARS) for text in texts) for texts in self.choices
-        )
+        flat = self._flat
         if not flat:
             return not rest
+        if rest and self._first is not None and rest[0] not in self._first:
+            return False
         states = _past_whole_texts(flat, [(0, choice, 0) for choice in range(len(flat[0]))])
         for character in rest:
             moved = [
