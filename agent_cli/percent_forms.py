@@ -104,7 +104,11 @@ class PercentForm:
     def byte_pattern(self, *, wrapped: bool) -> bytes:
         """`fragments` as one bytes pattern over the UTF-8 bytes of a text."""
         pieces = [
-            b"(?:%s)" % b"|".join(_text_byte_pattern(text, wrapped=wrapped) for text in texts)
+            b"(?:%s)"
+            % b"|".join(
+                _text_byte_pattern(text, wrapped=wrapped)
+                for text in sorted(texts, key=len, reverse=True)  # as `_choice_pattern`
+            )
             for texts in self.choices
         ]
         return (_LINE_BREAK.encode("ascii") if wrapped else b"").join(pieces)
@@ -147,9 +151,12 @@ def _is_encoded(text: str) -> bool:
 
 
 def _choice_pattern(texts: tuple[str, ...], *, wrapped: bool) -> str:
+    """The texts of one character as one group, the longest tried first: `%` before
+    `%25` would end a value's last `%` there and leave `25` behind."""
     if len(texts) == 1:
         return _text_pattern(texts[0], wrapped=wrapped)
-    return "(?:{})".format("|".join(_text_pattern(text, wrapped=wrapped) for text in texts))
+    longest_first = sorted(texts, key=len, reverse=True)
+    return "(?:{})".format("|".join(_text_pattern(text, wrapped=wrapped) for text in longest_first))
 
 
 def _text_pattern(text: str, *, wrapped: bool) -> str:
