@@ -55,8 +55,8 @@ class Usage:
 # --- provider -> session -----------------------------------------------------------------
 
 
-CACHE_CONVERSATION, CACHE_ALL_BUT_LAST, CACHE_NOTHING = "conversation", "all_but_last", "nothing"
-CACHE_MODES = (CACHE_CONVERSATION, CACHE_ALL_BUT_LAST, CACHE_NOTHING)
+CACHE_CONVERSATION, CACHE_READ_PREFIX, CACHE_NOTHING = "conversation", "read_prefix", "nothing"
+CACHE_MODES = (CACHE_CONVERSATION, CACHE_READ_PREFIX, CACHE_NOTHING)
 
 
 @dataclass(frozen=True)
@@ -69,9 +69,11 @@ class ModelRequest:
     `messages`: the provider places it after the cached prefix (in the newest user turn)
     and decides where the cache breakpoints go. `cache` says what the request leaves in
     the prompt cache: `CACHE_CONVERSATION` (the conversation, for the next request to
-    read), `CACHE_ALL_BUT_LAST` (a one-off last message after a prefix worth reading: the
-    breakpoint ends before it, so it is sent at the plain price, not written at 1.25x) or
-    `CACHE_NOTHING` (a one-off request: no breakpoints, nothing written).
+    read), `CACHE_READ_PREFIX` (a one-off request that reads what an earlier request
+    wrote: the breakpoint ends with its first `cached_messages` messages, so it writes
+    nothing, and what follows them is sent at the plain price, not written at 1.25x for
+    no later request to read) or `CACHE_NOTHING` (a one-off request: no breakpoints,
+    nothing written).
     """
 
     system: str
@@ -81,6 +83,7 @@ class ModelRequest:
     max_tokens: int = 4096
     project_instructions: str = ""  # AGENTS.md / CLAUDE.md, as its own cached system block
     cache: str = "conversation"  # one of CACHE_MODES (see the class doc)
+    cached_messages: int = 0  # with CACHE_READ_PREFIX: the leading messages already cached
 
 
 @dataclass(frozen=True)

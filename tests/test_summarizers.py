@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import json
 import threading
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -27,6 +28,7 @@ from agent_cli.provider.summary_reuse import (
     build_reusing_request,
     choose_summary_request,
     count_recent,
+    is_still_cached,
 )
 from agent_cli.provider.wire import build_wire_request
 from bench.prompt_cache import PromptCacheModel
@@ -556,3 +558,11 @@ def test_a_reusing_request_that_errs_or_hangs_is_not_sent_again_as_the_bounded_o
     with pytest.raises(SummarizerFailed) as failure:
         summarize(old)
     assert failure.value.reason == "provider_error" and len(provider.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("seconds", "cached"),
+    [(0, True), (269, True), (271, False), (300, False), (3_600, False), (-5, False)],
+)
+def test_a_prefix_counts_as_cached_only_well_within_the_five_minute_lifetime(seconds, cached):
+    assert is_still_cached(timedelta(seconds=seconds)) is cached

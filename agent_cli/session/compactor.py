@@ -56,7 +56,7 @@ from agent_cli.events import (
     RequestBlocked,
     SessionEvent,
 )
-from agent_cli.provider.summary_reuse import CachedPrefix
+from agent_cli.provider.summary_reuse import CachedPrefix, is_still_cached
 from agent_cli.secret_forms import SecretForms
 from agent_cli.session.budget import (
     NOTHING_FREED,
@@ -206,10 +206,14 @@ class Compactor:
         return WatchedSummarizer(summarizer, self.summary_watcher)
 
     def offer_cached_prefix(self, summarizer: ProviderSummarizer, frame: RequestFrame) -> None:
-        """Let a model summarizer reuse what the last request wrote to the prompt cache,
-        when the view still starts with that request's messages (`provider.summary_reuse`)."""
-        sent, view = self.conversation.sent, self.conversation.view
-        cached = len(sent) if sent and find_first_change(sent, view) == len(sent) else 0
+        """Let a model summarizer reuse what the last request the API processed left in the
+        prompt cache, when the view still starts with that request's messages and the
+        cache still keeps them (`provider.summary_reuse`: `is_still_cached`)."""
+        written, view = self.conversation.cache_write, self.conversation.view
+        cached = 0
+        if written is not None and is_still_cached(self.clock() - written.at):
+            sent = written.messages
+            cached = len(sent) if sent and find_first_change(sent, view) == len(sent) else 0
         instructions = frame.project_instructions
         summarizer.use_cached_prefix(
             CachedPrefix(frame.system, frame.tools, tuple(view), cached, instructions)

@@ -1,0 +1,136 @@
+"""What a summary request costs and when one is sent, end to end: the real `anthropic` SDK
+against the strict fake Messages API on loopback, its usage from the fake's prompt-cache
+model, one clock shared by the session and the fake's cache.
+
+- The request that reuses the cached prefix reads it and writes nothing: what follows the
+  last request's messages (its instructions, the newest turn) no later request reads.
+- After a pause longer than the cache lifetime the prefix is gone: the bounded request is
+  sent, not a reuse that would write the whole view again at 1.25x.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_anthropic import Reply, start_fake_server, text_block
+from session_support import drain, make_session
+
+from agent_cli.events import CompactionFired
+from agent_cli.provider.anthropic_provider import AnthropicProvider
+from agent_cli.provider.summary_reuse import INSTRUCTIONS_HEADER
+from bench.prompt_cache import PromptCacheModel
+
+API_KEY = "sk-ant-summary-requests-FAKE"
+NOTES = "Design notes about queues and tenants. " * 300  # about 3,000 tokens a turn
+
+
+class SharedClock:
+    """Seconds for the fake's prompt cache and a datetime for the session, from one count:
+    each call moves it a millisecond, `wait` moves it as a pause would."""
+
+    def __init__(self) -> None:
+        self.seconds = 1_000.0
+
+    def wait(self, seconds: float) -> None:
+        self.seconds += seconds
+
+    def cache_clock(self) -> float:
+        return self.seconds
+
+    def __call__(self) -> datetime:
+        self.seconds += 0.001
+        return datetime(2026, 12, 2, tzinfo=UTC) + timedelta(seconds=self.seconds)
+
+
+def is_bounded(body: dict[str, Any]) -> bool:
+    return "handoff summar" in json.dumps(body.get("system", "")).lower()
+
+
+def is_summary(body: dict[str, Any]) -> bool:
+    return is_bounded(body) or INSTRUCTIONS_HEADER in json.dumps(body["messages"][-1])
+
+
+def model(body: dict[str, Any]) -> Reply:
+    if is_summary(body):
+        return Reply([text_block("Goal: the user writes design notes about queues.")])
+    return Reply([text_block("Noted.")])
+
+
+@pytest.fixture()
+def clock() -> SharedClock:
+    return SharedClock()
+
+
+@pytest.fixture()
+def served(clock: SharedClock) -> Iterator[tuple[Any, list[tuple[dict[str, Any], dict[str, int]]]]]:
+    """The fake, with every accepted request and the usage it reported."""
+    cache = PromptCacheModel(clock=clock.cache_clock)
+    with start_fake_server(api_key=API_KEY, responder=model, prompt_cache=cache) as server:
+        reported: list[tuple[dict[str, Any], dict[str, int]]] = []
+        answer = server.usage_for
+        server.usage_for = lambda body: reported.append((body, answer(body))) or reported[-1][1]
+        yield server, reported
+
+
+def notes_session(workspace: Path, server: Any, clock: SharedClock) -> Any:
+    provider = AnthropicProvider(
+        API_KEY, "claude-sonnet-5-5", base_url=server.base_url, timeout_seconds=30
+    )
+    return make_session(workspace, provider, soft=40_000, hard=60_000, clock=clock)
+
+
+def run_until_fired(session: Any, clock: SharedClock, pause: float) -> None:
+    """A turn every 20 s; before the turn that will compact, a pause of `pause` seconds."""
+    for turn in range(30):
+        clock.wait(20)
+        if session.gauge().tokens + 3_500 >= 40_000:
+            clock.wait(pause)
+        events = drain(session.run_turn(f"Turn {turn}: {NOTES}"))
+        if any(isinstance(event, CompactionFired) for event in events):
+            return
+    raise AssertionError("compaction never fired")
+
+
+def summary_usage(reported: list[tuple[dict[str, Any], dict[str, int]]]) -> tuple[Any, ...]:
+    ((body, usage),) = [(b, u) for b, u in reported if is_summary(b)]
+    later = [u for b, u in reported[[b for b, _ in reported].index(body) + 1 :]]
+    return body, usage, later
+
+
+def test_a_summary_reusing_the_cached_prefix_reads_it_and_writes_nothing(
+    workspace: Path, served: Any, clock: SharedClock
+) -> None:
+    server, reported = served
+    run_until_fired(notes_session(workspace, server, clock), clock, pause=0)
+    body, usage, later = summary_usage(reported)
+    assert not is_bounded(body)  # the warm prefix was reused ...
+    assert usage["cache_read_input_tokens"] > 30_000
+    assert usage["cache_creation_input_tokens"] == 0  # ... and nothing was written for nobody
+    assert usage["input_tokens"] > 2_000  # the newest turn and the instructions, at 1x
+    assert all(u["cache_read_input_tokens"] < 5_000 for u in later)  # none could read more
+
+
+@pytest.mark.parametrize("pause", [6 * 60, 60 * 60])
+def test_after_a_pause_longer_than_the_cache_lifetime_the_bounded_request_is_sent(
+    workspace: Path, served: Any, clock: SharedClock, pause: float
+) -> None:
+    server, reported = served
+    run_until_fired(notes_session(workspace, server, clock), clock, pause=pause)
+    body, usage, _ = summary_usage(reported)
+    assert is_bounded(body)
+    assert usage["cache_creation_input_tokens"] == usage["cache_read_input_tokens"] == 0
+    assert usage["input_tokens"] < 30_000  # not the whole view, written again at 1.25x
+
+
+def test_a_pause_within_the_cache_lifetime_still_reuses_the_prefix(
+    workspace: Path, served: Any, clock: SharedClock
+) -> None:
+    server, reported = served
+    run_until_fired(notes_session(workspace, server, clock), clock, pause=3 * 60)
+    body, usage, _ = summary_usage(reported)
+    assert not is_bounded(body) and usage["cache_read_input_tokens"] > 30_000
