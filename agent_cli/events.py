@@ -155,7 +155,10 @@ class CompactionSkipped:
     For "loop_guard": `held` says why (`budget.OVER_SOFT`, `budget.FREED_LITTLE`, or
     "nothing_freed" when no layer could remove anything), `freed` what the compaction
     saved, `retry_at` the context size from which compaction runs again (it also runs
-    at the hard limit), all in the figures the toolbar shows."""
+    at the hard limit), all in the figures the toolbar shows. For "nothing_to_compact":
+    `held` is "nothing_new_to_summarize" when nothing is new since the last compaction
+    (the view is what it left, or only the last summary and the recent messages it kept):
+    no summary was asked for."""
 
     reason: str  # "loop_guard", "nothing_to_compact", "summary_not_smaller"
     tokens: int

@@ -6,6 +6,7 @@ model, one clock shared by the session and the fake's cache.
   last request's messages (its instructions, the newest turn) no later request reads.
 - After a pause longer than the cache lifetime the prefix is gone: the bounded request is
   sent, not a reuse that would write the whole view again at 1.25x.
+- A `/compact` with nothing new since the last summary asks for no summary at all.
 """
 
 from __future__ import annotations
@@ -20,9 +21,11 @@ import pytest
 from fake_anthropic import Reply, start_fake_server, text_block
 from session_support import drain, make_session
 
-from agent_cli.events import CompactionFired
+from agent_cli.compaction.results import NOTHING_NEW_TO_SUMMARIZE
+from agent_cli.events import CompactionFired, CompactionSkipped
 from agent_cli.provider.anthropic_provider import AnthropicProvider
 from agent_cli.provider.summary_reuse import INSTRUCTIONS_HEADER
+from agent_cli.repl.compact_lines import format_skipped
 from bench.prompt_cache import PromptCacheModel
 
 API_KEY = "sk-ant-summary-requests-FAKE"
@@ -134,3 +137,66 @@ def test_a_pause_within_the_cache_lifetime_still_reuses_the_prefix(
     run_until_fired(notes_session(workspace, server, clock), clock, pause=3 * 60)
     body, usage, _ = summary_usage(reported)
     assert not is_bounded(body) and usage["cache_read_input_tokens"] > 30_000
+
+
+def compact_requests(session: Any, server: Any, focus: str | None = None) -> tuple[int, list]:
+    before = len(server.requests)
+    events = drain(session.compact_now(focus))
+    return len(server.requests) - before, events
+
+
+@pytest.mark.parametrize(
+    ("notes", "first"),
+    [
+        (NOTES, "adopted"),  # the summary replaced the older turns
+        (NOTES[:2_000], "not smaller"),  # the digest lines ate what it freed: L3 pruned
+    ],
+)
+def test_a_repeated_compact_with_nothing_new_sends_no_summary_request(
+    workspace: Path, served: Any, clock: SharedClock, notes: str, first: str
+) -> None:
+    server, _ = served
+    session = notes_session(workspace, server, clock)
+    for turn in range(8):
+        drain(session.run_turn(f"Turn {turn}: {notes}"))
+    sent, events = compact_requests(session, server)
+    assert sent == 1 and any(isinstance(e, CompactionFired) for e in events)
+    fired = [line.layer for e in events if isinstance(e, CompactionFired) for line in e.layers]
+    assert ("L4" in fired) == (first == "adopted")
+    view = list(session.view)
+    for focus in (None, None, "the tenants"):  # a new focus cannot add what is gone
+        sent, events = compact_requests(session, server, focus)
+        assert sent == 0, events
+        (skipped,) = [e for e in events if isinstance(e, CompactionSkipped)]
+        assert (skipped.reason, skipped.held) == ("nothing_to_compact", NOTHING_NEW_TO_SUMMARIZE)
+        assert "nothing new to compact" in format_skipped(skipped)
+        assert list(session.view) == view
+    drain(session.run_turn(f"Turn 9: {notes}"))  # something new: a summary is asked for again
+    sent, _ = compact_requests(session, server)
+    assert sent == 1
+
+
+def test_after_a_resume_a_compact_with_nothing_new_sends_no_summary_request(
+    workspace: Path, served: Any, clock: SharedClock
+) -> None:
+    """The resumed session does not remember its last compaction: L4 sees that all it
+    would summarize is the last summary."""
+    server, _ = served
+    session = notes_session(workspace, server, clock)
+    for turn in range(8):
+        drain(session.run_turn(f"Turn {turn}: {NOTES}"))
+    drain(session.compact_now())
+    session_id = session.session_id
+    session.close()
+    provider = AnthropicProvider(
+        API_KEY, "claude-sonnet-5-5", base_url=server.base_url, timeout_seconds=30
+    )
+    resumed = make_session(
+        workspace, provider, soft=40_000, hard=60_000, clock=clock, resume=session_id
+    )
+    sent, events = compact_requests(resumed, server, "the queues")
+    (skipped,) = [e for e in events if isinstance(e, CompactionSkipped)]
+    assert sent == 0 and (skipped.reason, skipped.held) == (
+        "nothing_to_compact",
+        NOTHING_NEW_TO_SUMMARIZE,
+    )
