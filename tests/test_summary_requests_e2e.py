@@ -7,18 +7,21 @@ model, one clock shared by the session and the fake's cache.
 - After a pause longer than the cache lifetime the prefix is gone: the bounded request is
   sent, not a reuse that would write the whole view again at 1.25x.
 - A `/compact` with nothing new since the last summary asks for no summary at all.
+- At the default thresholds, the findings the model wrote in the turns a summary replaces
+  all reach the summary request (none is left out of its input without a trace).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_anthropic import Reply, start_fake_server, text_block
+from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 from session_support import drain, make_session
 
 from agent_cli.compaction.results import NOTHING_NEW_TO_SUMMARIZE
@@ -200,3 +203,52 @@ def test_after_a_resume_a_compact_with_nothing_new_sends_no_summary_request(
         "nothing_to_compact",
         NOTHING_NEW_TO_SUMMARIZE,
     )
+
+
+def reading_model(body: dict[str, Any]) -> Reply:
+    """Each turn reads the file the user names; the answer after it is a finding."""
+    if is_summary(body):
+        return Reply([text_block("Goal: find the bug in each file.")])
+    last = body["messages"][-1]["content"]
+    if isinstance(last, list) and last[0].get("type") == "tool_result":
+        n = len(body["messages"])
+        finding = f"FINDING-{n}: the bug for this file is on line {n * 7}. "
+        return Reply([text_block(finding + "Each helper scales values. " * 120)])
+    name = re.findall(r"read (f\d\d\.txt)", json.dumps(last))[-1]
+    call = tool_use_block(f"toolu_{len(body['messages'])}", "read_file", {"path": name})
+    return Reply([call], "tool_use")
+
+
+def test_at_the_default_thresholds_every_finding_replaced_reaches_the_summary(
+    workspace: Path, served: Any, clock: SharedClock
+) -> None:
+    """Each file read is over the per-result limit, so L1 cuts the newest in the run that
+    summarizes and the bounded request is sent: its input held the oldest 30% and the
+    newest of 48,000 characters and left the middle out, findings included, no trace."""
+    server, _ = served
+    server.responder = reading_model
+    for number in range(40):
+        lines = "".join(
+            f"file {number} line {j}: alpha beta gamma delta {j * number}\n" for j in range(300)
+        )
+        (workspace / f"f{number:02d}.txt").write_text(lines)
+    provider = AnthropicProvider(
+        API_KEY, "claude-sonnet-5-5", base_url=server.base_url, timeout_seconds=30
+    )
+    session = make_session(workspace, provider, soft=80_000, hard=120_000, clock=clock)
+    for turn in range(40):
+        before = [b for b in server.accepted if not is_summary(b)][-1:]
+        clock.wait(20)
+        events = drain(session.run_turn(f"Turn {turn}: read f{turn:02d}.txt, find the bug"))
+        if any(isinstance(event, CompactionFired) for event in events):
+            break
+    else:
+        raise AssertionError("compaction never fired")
+    (summary,) = [b for b in server.accepted if is_summary(b)]
+    after = [b for b in server.accepted if not is_summary(b)][-1]
+
+    def findings(body: dict[str, Any]) -> set[str]:
+        return set(re.findall(r"FINDING-\d+", json.dumps(body)))
+
+    assert is_bounded(summary) and len(findings(before[0])) > 10
+    assert findings(before[0]) <= findings(summary) | findings(after)
