@@ -99,7 +99,10 @@ def test_an_edits_diff_shows_the_secrets_beside_the_change_as_the_mark(tmp_path:
     (tmp_path / ".env").write_text(f"DEBUG=0\nGITHUB_TOKEN={token}  # dev only\nREGION=eu\n")
     asker = RecordingAsker(PermissionDecision.DENY)
     toolbox = make_toolbox(
-        tmp_path, auto_approve=False, ask_permission=asker, secret_environment={"GITHUB_TOKEN": token}
+        tmp_path,
+        auto_approve=False,
+        ask_permission=asker,
+        secret_environment={"GITHUB_TOKEN": token},
     )
     toolbox.run("edit_file", {"path": ".env", "old_string": "DEBUG=0", "new_string": "DEBUG=1"})
     toolbox.run("edit_file", {"path": ".env", "old_string": "dev only", "new_string": "prod"})
