@@ -229,7 +229,9 @@ class TurnRunner:
         )
 
     def note_usage(self, usage: Usage) -> None:
-        """Record the API's usage and recalibrate the estimate against it."""
+        """Record the API's usage and recalibrate the estimate against it. Usage means the
+        API processed the request's prompt: the prompt cache holds it now."""
+        self.conversation.note_processed()
         # usage is bookkeeping; the message records are what must not be lost
         with contextlib.suppress(StoreError):
             self.conversation.log.append_usage(usage, self._last_estimate)
