@@ -5,9 +5,11 @@ view. Its "always" answers are the scopes the request offers
 (`PermissionRequest.always_scopes`, see `tools.approval_scope`), so what the user reads is
 what the gate remembers: `[a]` for the narrowest (this exact command; any write or edit
 of this one file), `[p]` for a command prefix, shown whole (`[p] always "npm test …"`),
-when one is offered; no `[a]` when the request offers no scope. `parse_answer` maps a
-reply to a decision name, None for a reply that is not one of the answers offered (a bare
-Enter among them: the question is asked again).
+when one is offered; no `[a]` when the request offers no scope. A file is named by
+`safe_text.show_path` (controls written out, quoted when it holds a space, cut in the
+middle so its file name stays). `parse_answer` maps a reply to a decision name, None for
+a reply that is not one of the answers offered (a bare Enter among them: the question is
+asked again, after `describe_answers`, which names `v` too when it is offered).
 `describe_always` is the line printed after an "always" answer: what now runs unasked
 for the rest of the session, and what is still asked.
 """
@@ -18,14 +20,12 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from agent_cli.repl.safe_text import clip_line, reveal_controls
+from agent_cli.repl.safe_text import show_path
 from agent_cli.tools.approval_scope import AlwaysScope, ScopeKind
 
 if TYPE_CHECKING:
     from agent_cli.tools.permissions import PermissionRequest
 
-VIEW_EVERY_LINE = "[v] view every line"
-VIEW_TWO_ENDS = "[v] view its two ends"
 MAX_FILE_CHARS = 60
 _ANSWERS = {
     "y": "allow_once",
@@ -76,10 +76,13 @@ def parse_answer(answer: str, scopes: tuple[AlwaysScope, ...]) -> str | None:
     return choice
 
 
-def describe_answers(scopes: tuple[AlwaysScope, ...]) -> str:
-    """`answer y, a or n (Enter alone is no answer)`: the letters this question accepts."""
-    letters = ["y", *(_LETTER[_decision_of(scope)] for scope in scopes)]
-    return f"answer {', '.join(letters)} or n (Enter alone is no answer)"
+def describe_answers(scopes: tuple[AlwaysScope, ...], view_offered: bool = False) -> str:
+    """`answer y, a, n or v (Enter alone is no answer)`: the letters this question
+    accepts, `v` among them when the question offers it."""
+    letters = ["y", *(_LETTER[_decision_of(scope)] for scope in scopes), "n"]
+    if view_offered:
+        letters.append("v")
+    return f"answer {', '.join(letters[:-1])} or {letters[-1]} (Enter alone is no answer)"
 
 
 def describe_always(scope: AlwaysScope) -> Text:
@@ -103,7 +106,7 @@ def _decision_of(scope: AlwaysScope) -> str:
 
 
 def _file_name(scope: AlwaysScope) -> str:
-    """The file as the user names it, controls written out (a bidi override must not
-    make it read as another name), clipped to fit the question."""
-    revealed = "".join(part for part, _ in reveal_controls(scope.shown))
-    return clip_line(revealed, MAX_FILE_CHARS)
+    """The file as the user names it (`show_path`: controls written out, so a bidi
+    override or a line feed cannot make it read as another name; quoted when it holds
+    a space), cut in the middle to fit the question, so its file name stays."""
+    return show_path(scope.shown, MAX_FILE_CHARS)
