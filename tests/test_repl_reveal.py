@@ -130,4 +130,4 @@ def test_a_path_is_named_so_that_no_two_paths_read_alike(path: str, named: str):
     )
     header = printed_rows(build_approval_view(request, 120, 40), 120)[0]
     assert header == f"permission needed for write_file: create {named} with 1 line"
-    assert f"[a] always for {named} ·" in build_question(request)
+    assert f"[a] always for {named} ·" in build_question(request).replace("\u00a0", " ")

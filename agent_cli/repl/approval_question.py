@@ -1,13 +1,14 @@
 """The permission question, in words that say what each "always" answer covers.
 
-Contract: `build_question(request, view_offer)` is the one line asked under an approval
-view. Its "always" answers are the scopes the request offers
+Contract: `build_question(request, view_offer, width)` is the one line asked under an
+approval view. Its "always" answers are the scopes the request offers
 (`PermissionRequest.always_scopes`, see `tools.approval_scope`), so what the user reads is
 what the gate remembers: `[a]` for the narrowest (this exact command; any write or edit
 of this one file), `[p]` for a command prefix, shown whole (`[p] always "npm test …"`),
 when one is offered; no `[a]` when the request offers no scope. A file is named by
-`safe_text.show_path` (controls written out, quoted when it holds a space, cut in the
-middle so its file name stays). `parse_answer` maps a reply to a decision name, None for
+`safe_text.show_path` (controls written out, quoted when it holds a space), cut in the
+middle to fit one row of `width` so its file name stays, its spaces no-break ones: broken
+at words, the question never starts a row with a piece of the name. `parse_answer` maps a reply to a decision name, None for
 a reply that is not one of the answers offered (a bare Enter among them: the question is
 asked again, after `describe_answers`, which names `v` too when it is offered).
 `describe_always` is the line printed after an "always" answer: what now runs unasked
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from agent_cli.tools.permissions import PermissionRequest
 
 MAX_FILE_CHARS = 60
+NO_BREAK_SPACE = "\u00a0"
 _ANSWERS = {
     "y": "allow_once",
     "yes": "allow_once",
@@ -46,22 +48,30 @@ def offered_scopes(request: PermissionRequest) -> tuple[AlwaysScope, ...]:
     return tuple(request.always_scopes())
 
 
-def build_question(request: PermissionRequest, view_offer: str | None = None) -> str:
-    """`allow? [y] once · [a] always … · [n] no: `, with `view_offer` before the colon."""
-    choices = ["[y] once", *(_choice(scope) for scope in offered_scopes(request)), "[n] no"]
+def build_question(
+    request: PermissionRequest, view_offer: str | None = None, width: int | None = None
+) -> str:
+    """`allow? [y] once · [a] always … · [n] no: `, with `view_offer` before the colon.
+    With `width`, a file's name is cut to fit one row of it (see `_file_name`)."""
+    room = MAX_FILE_CHARS if width is None else max(min(MAX_FILE_CHARS, width - 4), 12)
+    choices = [
+        "[y] once",
+        *(_choice(scope, room) for scope in offered_scopes(request)),
+        "[n] no",
+    ]
     if view_offer:
         choices.append(view_offer)
     return "allow? " + " · ".join(choices) + ": "
 
 
-def _choice(scope: AlwaysScope) -> str:
+def _choice(scope: AlwaysScope, file_room: int) -> str:
     if scope.kind is ScopeKind.EXACT_COMMAND:
         return "[a] always this exact command"
     if scope.kind is ScopeKind.COMMAND_PREFIX:
         return f'[p] always "{scope.shown} …"'
     if scope.kind is ScopeKind.MCP_TOOL:
         return f"[a] always this tool ({scope.shown})"
-    return f"[a] always for {_file_name(scope)}"
+    return f"[a] always for {_file_name(scope, file_room)}"
 
 
 def parse_answer(answer: str, scopes: tuple[AlwaysScope, ...]) -> str | None:
@@ -105,8 +115,10 @@ def _decision_of(scope: AlwaysScope) -> str:
     return "allow_prefix" if scope.kind is ScopeKind.COMMAND_PREFIX else "allow_always"
 
 
-def _file_name(scope: AlwaysScope) -> str:
+def _file_name(scope: AlwaysScope, limit: int = MAX_FILE_CHARS) -> str:
     """The file as the user names it (`show_path`: controls written out, so a bidi
     override or a line feed cannot make it read as another name; quoted when it holds
-    a space), cut in the middle to fit the question, so its file name stays."""
-    return show_path(scope.shown, MAX_FILE_CHARS)
+    a space), cut in the middle to `limit` characters, so its file name stays. Its
+    spaces are no-break ones: a question broken at words never breaks inside it, so no
+    part of a name can start a row and pose as a numbered line (`2 │ …`)."""
+    return show_path(scope.shown, limit).replace(" ", NO_BREAK_SPACE)

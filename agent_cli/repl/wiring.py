@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_cli.repl.config import Settings, build_policy, uses_demo_soft_threshold
-from agent_cli.repl.safe_text import clip_line
+from agent_cli.repl.safe_text import clip_line, defuse_fake_compact_lines
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -145,12 +145,13 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Perm
     def ask_permission(request: PermissionRequest) -> PermissionDecision:
         scopes = question.offered_scopes(request)
         first_offer = view_offer(request)
-        below = [question.build_question(request, first_offer)]
+        below = [question.build_question(request, first_offer, console.width)]
         view = _show_approval(console, request, reserved_rows=_rows_below(below, console))
         paging = _Paging(first_offer if view.is_shortened else None)
         while True:
-            asked = question.build_question(request, paging.offer)
-            answer = _answer(ask, break_at_words(asked, console.width), request)
+            asked = question.build_question(request, paging.offer, console.width)
+            rows = defuse_fake_compact_lines(break_at_words(asked, console.width))
+            answer = _answer(ask, rows, request)
             if paging.offer is not None and answer.strip().lower() in ("v", "view"):
                 _list_next_page(console, request, paging)
                 continue
@@ -221,7 +222,7 @@ def _show_again_with_hint(
     scopes = question.offered_scopes(request)
     below = [
         question.describe_answers(scopes, view_offered=True),
-        question.build_question(request, paging.offer or first_offer),
+        question.build_question(request, paging.offer or first_offer, console.width),
     ]
     view = _show_approval(console, request, reserved_rows=_rows_below(below, console))
     if view.is_shortened and paging.offer is None:
