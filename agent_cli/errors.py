@@ -13,7 +13,7 @@ class AgentCliError(Exception):
 
 
 class TerminationRequested(BaseException):
-    """The process got SIGTERM or SIGHUP (`signal_number`) and is ending.
+    """The process got SIGTERM, SIGHUP or SIGQUIT (`signal_number`) and is ending.
 
     A BaseException, like KeyboardInterrupt, so that no `except Exception` swallows it:
     it must unwind through the running tool (which ends the command's process group), the
@@ -459,6 +459,12 @@ class ToolPermissionDenied(ToolError):
     """The user (or the policy) denied a tool that writes or executes."""
 
 
+class CallStartUnrecorded(ToolError):
+    """The user allowed a call, but the transcript refused the record that says so
+    (`session.question_marks`): the call is not run, since a resume would otherwise say
+    that it never started."""
+
+
 class PermissionQuestionInterrupted(KeyboardInterrupt):
     """Ctrl-C while the user was being asked whether `tool` may run: it never started.
 
@@ -592,7 +598,7 @@ class StoreFileNotRegular(StoreError):
 
 
 class PermissionQuestionTerminated(TerminationRequested):
-    """SIGTERM or SIGHUP while the user was being asked whether `tool` may run: it never
+    """A termination signal while the user was being asked whether `tool` may run: it never
     started. A TerminationRequested on purpose: the process ends the same way; only the
     words recorded for the call differ from a tool stopped while it ran."""
 

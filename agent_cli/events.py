@@ -55,8 +55,8 @@ class Usage:
 # --- provider -> session -----------------------------------------------------------------
 
 
-CACHE_CONVERSATION, CACHE_ALL_BUT_LAST, CACHE_NOTHING = "conversation", "all_but_last", "nothing"
-CACHE_MODES = (CACHE_CONVERSATION, CACHE_ALL_BUT_LAST, CACHE_NOTHING)
+CACHE_CONVERSATION, CACHE_READ_PREFIX, CACHE_NOTHING = "conversation", "read_prefix", "nothing"
+CACHE_MODES = (CACHE_CONVERSATION, CACHE_READ_PREFIX, CACHE_NOTHING)
 
 
 @dataclass(frozen=True)
@@ -69,9 +69,11 @@ class ModelRequest:
     `messages`: the provider places it after the cached prefix (in the newest user turn)
     and decides where the cache breakpoints go. `cache` says what the request leaves in
     the prompt cache: `CACHE_CONVERSATION` (the conversation, for the next request to
-    read), `CACHE_ALL_BUT_LAST` (a one-off last message after a prefix worth reading: the
-    breakpoint ends before it, so it is sent at the plain price, not written at 1.25x) or
-    `CACHE_NOTHING` (a one-off request: no breakpoints, nothing written).
+    read), `CACHE_READ_PREFIX` (a one-off request that reads what an earlier request
+    wrote: the breakpoint ends with its first `cached_messages` messages, so it writes
+    nothing, and what follows them is sent at the plain price, not written at 1.25x for
+    no later request to read) or `CACHE_NOTHING` (a one-off request: no breakpoints,
+    nothing written).
     """
 
     system: str
@@ -81,6 +83,7 @@ class ModelRequest:
     max_tokens: int = 4096
     project_instructions: str = ""  # AGENTS.md / CLAUDE.md, as its own cached system block
     cache: str = "conversation"  # one of CACHE_MODES (see the class doc)
+    cached_messages: int = 0  # with CACHE_READ_PREFIX: the leading messages already cached
 
 
 @dataclass(frozen=True)
@@ -152,7 +155,10 @@ class CompactionSkipped:
     For "loop_guard": `held` says why (`budget.OVER_SOFT`, `budget.FREED_LITTLE`, or
     "nothing_freed" when no layer could remove anything), `freed` what the compaction
     saved, `retry_at` the context size from which compaction runs again (it also runs
-    at the hard limit), all in the figures the toolbar shows."""
+    at the hard limit), all in the figures the toolbar shows. For "nothing_to_compact":
+    `held` is "nothing_new_to_summarize" when nothing is new since the last compaction
+    (the view is what it left, or only the last summary and the recent messages it kept):
+    no summary was asked for."""
 
     reason: str  # "loop_guard", "nothing_to_compact", "summary_not_smaller"
     tokens: int

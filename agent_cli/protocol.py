@@ -323,14 +323,15 @@ def _is_strict_json(value: Any) -> bool:
 
 
 def answer_dangling_tool_uses(
-    messages: Sequence[dict[str, Any]], text: str
+    messages: Sequence[dict[str, Any]], text: str, texts: Mapping[str, str] | None = None
 ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """Repair a history that ends inside a tool call (a crash while the tool ran).
 
     When the last message is an assistant message whose tool_use blocks have no results,
     returns the history plus a new user message answering each of them with an error
-    result carrying `text`, and that message (so the caller can record it). Any other
-    history comes back unchanged with None. Never mutates its input.
+    result carrying `text` (or `texts[id]` for a call it names: one known not to have
+    started), and that message (so the caller can record it). Any other history comes
+    back unchanged with None. Never mutates its input.
     """
     history = list(messages)
     if not history or history[-1].get("role") != "assistant":
@@ -344,7 +345,7 @@ def answer_dangling_tool_uses(
             {
                 "type": "tool_result",
                 "tool_use_id": block.get("id"),
-                "content": text,
+                "content": (texts or {}).get(str(block.get("id")), text),
                 "is_error": True,
             }
             for block in uses

@@ -8,9 +8,9 @@ Contract:
   NFKD): a password typed in NFC and stored by an editor in NFD is the same password to
   any reader, so each is a secret. One spelling for an ASCII value.
 - `escaped_forms(spelling)`: what stands between the quotes when a program prints it as a
-  quoted string (Python, JSON, shells), what Python prints of its UTF-8 bytes
-  (`print(os.environb[...])`: `\\xc3\\xa7`), and its percent-encoding as a URL holds it
-  (as `quote` and `quote_plus` with `safe=""` write it).
+  quoted string (Python, JSON, shells) and what Python prints of its UTF-8 bytes
+  (`print(os.environb[...])`: `\\xc3\\xa7`). Percent-encoding, which has too many
+  spellings to list, is one matcher of its own (`agent_cli.percent_forms`).
 - `misdecoded_forms(spelling)`: the text a tool shows when the value was written in
   another encoding and read back as UTF-8 with errors replaced, as agent-cli reads every
   file and output: UTF-16 (little and big endian, a NUL between characters; only for a
@@ -39,8 +39,6 @@ _LEGACY_ENCODINGS = ("latin-1", "cp1252")
 # such characters is itself with a NUL between them. Above it, both bytes vary, and what
 # is read is noise (control characters, U+FFFD) that no reader takes for the value.
 _UTF16_NUL_BELOW = 0x100
-# What `urllib.parse.quote(value, safe="")` leaves as it is (RFC 3986's unreserved).
-_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-~")
 _SHELL_DOUBLE_QUOTED = re.compile(r'[\\"$`]')
 _QUOTE_RUNS = re.compile("('+)")
 # How bash's `$'...'` writes these characters (`ansic_quote` in bash's strtrans.c).
@@ -72,8 +70,7 @@ def escaped_forms(secret: str) -> set[str]:
     `set`: `'\\''`, `shlex.quote`: `'"'"'`, dash's `export -p`: a run of quotes as
     `"''"`) and bash's `$'...'` (`declare -p` and `set` of a value with a control
     character, or with a non-ASCII letter under a C locale, which bash writes as octal
-    bytes); and its percent-encoding (`%40`, and `+` for a space). For a token of
-    letters, digits, `-` and `_` every one is the value itself."""
+    bytes). For a token of letters, digits, `-` and `_` every one is the value itself."""
     return {
         repr(secret)[1:-1],
         ascii(secret)[1:-1],
@@ -86,8 +83,6 @@ def escaped_forms(secret: str) -> set[str]:
         _ansi_c_quoted(secret, keep_non_ascii=True),
         _ansi_c_quoted(secret, keep_non_ascii=False),
         _dash_quoted(secret),
-        _percent_encoded(secret),
-        _percent_encoded(secret).replace("%20", "+"),
     }
 
 
@@ -111,16 +106,6 @@ def misdecoded_forms(secret: str) -> set[str]:
         if 2 * shown.count("\ufffd") <= len(shown):
             forms.add(shown)
     return forms
-
-
-def _percent_encoded(secret: str) -> str:
-    """`secret` as `urllib.parse.quote(secret, safe="")` writes it (urllib is I/O here)."""
-    return "".join(
-        character
-        if character in _UNRESERVED
-        else "".join(f"%{byte:02X}" for byte in character.encode("utf-8"))
-        for character in secret
-    )
 
 
 def _ansi_c_quoted(secret: str, *, keep_non_ascii: bool) -> str:

@@ -5,17 +5,21 @@ Contract: `SecretForms.from_values(values)` holds, for every value of at least
 (`agent_cli.secret_encodings`, which spells every form out), the value as it is; its
 base64 (standard and URL-safe alphabets, at each of the three byte alignments, so inside
 a longer encoded stream too); its hex (lower and upper case); the value as programs print
-it inside quotes or in a URL (`escaped_forms`: Python's `repr` and `ascii`, and of its
+it inside quotes (`escaped_forms`: Python's `repr` and `ascii`, and of its
 bytes, JSON with or without `\\uXXXX` for non-ASCII, a shell's double and single quotes,
-bash's `$'...'` under a UTF-8 or a C locale, percent-encoding); and what a tool shows of
-it written in UTF-16 or Latin-1 and read as UTF-8 (`misdecoded_forms`). So
+bash's `$'...'` under a UTF-8 or a C locale); what a tool shows of it written in UTF-16
+or Latin-1 and read as UTF-8 (`misdecoded_forms`); and, as one matcher each rather than
+a text (`percent_forms`, made by `url_forms`), the value as a URL holds it, any of its
+characters percent-encoded in either case of hex (`agent_cli.percent_forms`). So
 `print(os.environ)`, `json.dumps`, `declare -p` or `env` (a `DATABASE_URL`) of a password
 holding a quote, a backslash, a non-ASCII letter or a line break (a PEM key in a JSON
-file) are caught too, and so is a file saved in NFD, UTF-16 or Latin-1. Each form up to `MAX_WRAPPED_CHARS` characters also
-matches when broken across lines (`base64` wraps at 76 columns, `xxd -p` at 60). A line
-break of a value that spans lines (a PEM key) matches a line feed or CRLF whatever the
-value holds: the same file checked out with Windows line endings holds the same secret.
-And it may carry a short gap (`secret_pieces.LINE_GAP`: up to `LINE_SUFFIX_CHARS`
+file) are caught too, and so is a file saved in NFD, UTF-16 or Latin-1, and a
+`DATABASE_URL` however its password was encoded. Each form up to `MAX_WRAPPED_CHARS`
+characters also matches when broken across lines (`base64` wraps at 76 columns, `xxd -p`
+at 60; a percent form when its longest spelling is that short). A line break of a value
+that spans lines (a PEM key) matches a line feed or CRLF whatever the value holds: the
+same file checked out with Windows line endings holds the same secret. In a literal form
+it may also carry a short gap (`secret_pieces.LINE_GAP`: up to `LINE_SUFFIX_CHARS`
 characters after the line, up to `LINE_PREFIX_CHARS` before the next): a key printed
 with a prefix on each line (`git diff`'s `+`, `cat -n`, `nl`, `grep -n`, `diff`'s `> `, an
 indentation, `read_file`'s own gutter in a recorded result) is one occurrence, from its
@@ -49,6 +53,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from agent_cli.literal_trie import trie_pattern
+from agent_cli.percent_forms import PercentForm
 from agent_cli.secret_encodings import aligned_base64, escaped_forms, misdecoded_forms, spellings
 from agent_cli.secret_pieces import (
     LINE_GAP,
@@ -64,6 +69,7 @@ MIN_SECRET_CHARS = 8
 # character would make the pattern very large for, say, a PEM key.
 MAX_WRAPPED_CHARS = 512
 _LINE_BREAK = r"(?:\r?\n)?"
+_LINE_BREAK_CHARS = str.maketrans("", "", "\r\n")
 # What a line break of a form's own may take besides itself: a CR, and its gap.
 _GAP_EXTRA = 1 + LINE_SUFFIX_CHARS + LINE_PREFIX_CHARS
 
@@ -87,6 +93,8 @@ class SecretForms:
     """Every form of some secret values (module contract); empty when there are none."""
 
     forms: tuple[str, ...] = ()
+    # Each value as a URL holds it, encoded in any way (`agent_cli.percent_forms`).
+    percent_forms: tuple[PercentForm, ...] = ()
     pattern: re.Pattern[str] | None = field(init=False, compare=False, default=None)
     # The longest text one occurrence can cover (`_longest_text`).
     longest_match: int = field(init=False, compare=False, default=0)
@@ -98,28 +106,37 @@ class SecretForms:
 
     def __post_init__(self) -> None:
         forms = tuple(sorted(set(self.forms), key=lambda form: (-len(form), form)))
-        alternation = trie_pattern(_fragments_for(form) for form in forms)
+        percent_forms = tuple(dict.fromkeys(self.percent_forms))
+        alternation = trie_pattern(_all_fragments(forms, percent_forms))
+        anything = bool(forms or percent_forms)
+        longest_percent = max(
+            (form.longest_text(wrapped=_wrapped(form)) for form in percent_forms), default=0
+        )
+        longest_bytes = map(_longest_bytes, forms)
         set_field = object.__setattr__  # frozen: derived fields are set once, here
         set_field(self, "forms", forms)
-        set_field(self, "pattern", re.compile(alternation) if forms else None)
-        set_field(self, "_starts", re.compile(f"(?=({alternation}))") if forms else None)
-        set_field(self, "longest_match", max(map(_longest_text, forms), default=0))
-        set_field(self, "longest_byte_match", max(map(_longest_bytes, forms), default=0))
+        set_field(self, "percent_forms", percent_forms)
+        set_field(self, "pattern", re.compile(alternation) if anything else None)
+        set_field(self, "_starts", re.compile(f"(?=({alternation}))") if anything else None)
+        set_field(self, "longest_match", max(*map(_longest_text, forms), longest_percent, 0))
+        set_field(self, "longest_byte_match", max(*longest_bytes, longest_percent, 0))
         set_field(self, "_pieces", FormPieces(forms, self.longest_match))
 
     def __repr__(self) -> str:
-        return f"SecretForms(<{len(self.forms)} forms>)"
+        return f"SecretForms(<{len(self.forms) + len(self.percent_forms)} forms>)"
 
     @classmethod
     def from_values(cls, values: Iterable[str]) -> SecretForms:
         forms: set[str] = set()
+        percent_forms: set[PercentForm] = set()
         for value in values:
             if len(value) >= MIN_SECRET_CHARS:
                 forms |= encoded_forms(value)
-        return cls(tuple(forms))
+                percent_forms |= url_forms(value)
+        return cls(tuple(forms), tuple(sorted(percent_forms, key=lambda form: form.choices)))
 
     def __bool__(self) -> bool:
-        return bool(self.forms)
+        return bool(self.forms or self.percent_forms)
 
     def redact(self, text: str) -> str:
         """`text` with every occurrence of a form replaced by `REDACTED_MARK`."""
@@ -148,8 +165,13 @@ class SecretForms:
     def _byte_patterns(self) -> tuple[re.Pattern[bytes] | None, re.Pattern[bytes] | None]:
         """The bytes patterns (whole forms; their starts), compiled on first use: most
         sessions never meet binary content."""
-        if self._byte_pattern is None and self.forms:
-            alternation = b"|".join(_byte_pattern_for(form) for form in self.forms)
+        if self._byte_pattern is None and self:
+            alternation = b"|".join(
+                [
+                    *(_byte_pattern_for(form) for form in self.forms),
+                    *(form.byte_pattern(wrapped=_wrapped(form)) for form in self.percent_forms),
+                ]
+            )
             object.__setattr__(self, "_byte_pattern", re.compile(alternation))
             object.__setattr__(self, "_byte_starts", re.compile(b"(?=(%s))" % alternation))
         return self._byte_pattern, self._byte_starts
@@ -169,25 +191,61 @@ class SecretForms:
 
     def open_match_start(self, text: str, min_chars: int = 1) -> int | None:
         """The earliest position whose rest of `text` is a (proper or whole) start of an
-        occurrence of a form holding at least `min_chars` of its characters; None when
-        the end of `text` cannot be inside one. A line break may stand between any two
-        characters, as in a wrapped form."""
-        return self._pieces.open_start(text, min_chars) if self._pieces else None
+        occurrence of a form holding at least `min_chars` of its characters (of a percent
+        form: of the text's characters, line breaks left out); None when the end of `text`
+        cannot be inside one. A line break may stand between any two characters, as in a
+        wrapped form."""
+        if not self:
+            return None
+        literal = self._pieces.open_start(text, min_chars) if self._pieces else None
+        encoded = self._percent_start(text, min_chars, before=literal)
+        return literal if encoded is None else encoded
+
+    def _percent_start(self, text: str, min_chars: int, *, before: int | None) -> int | None:
+        """`open_match_start` for the percent forms alone, looked for before `before`."""
+        if not self.percent_forms:
+            return None
+        stop = len(text) if before is None else before
+        for position in range(max(0, len(text) - self.longest_match), stop):
+            if text[position] in "\r\n":
+                continue
+            rest = text[position:].translate(_LINE_BREAK_CHARS).rstrip("\ufffd")
+            if len(rest) >= min_chars and any(
+                form.matches_start(rest) for form in self.percent_forms
+            ):
+                return position
+        return None
 
     def closed_match_end(self, text: str, min_chars: int = 1) -> int | None:
-        """The latest position whose text before it is a (proper or whole) end of an
-        occurrence holding at least `min_chars` of a form's characters; None when the
-        beginning of `text` cannot be inside one."""
-        return self._pieces.closed_end(text, min_chars) if self._pieces else None
+        """The latest position within the first `longest_match` characters whose text
+        before it is a (proper or whole) end of an occurrence holding at least `min_chars`
+        of a form's characters (of a percent form: of the text's, line breaks left out);
+        None when the beginning of `text` cannot be inside one."""
+        literal = self._pieces.closed_end(text, min_chars) if self._pieces else None
+        ends = [literal] if literal is not None else []
+        head = text[: self.longest_match]
+        skipped = len(head) - len(head.lstrip("\ufffd"))  # bytes of a character cut
+        for form in self.percent_forms:
+            for end in form.end_positions(head[skipped:]):
+                if _flat_length(head[skipped : skipped + end]) >= min_chars:
+                    ends.append(skipped + end)
+        return max(ends, default=None)
 
     def is_middle_piece(self, text: str, min_chars: int) -> bool:
         """Whether all of `text` may lie inside one occurrence of a form (it begins and
-        ends anywhere in it), with a run of `min_chars` of the form's characters on one
-        line."""
-        return self._pieces.is_middle(text, min_chars) if self._pieces else False
+        ends anywhere in it): of a literal form with a run of `min_chars` of its
+        characters on one line, of a percent form with `min_chars` characters."""
+        if self._pieces is not None and self._pieces.is_middle(text, min_chars):
+            return True
+        inner = text.strip("\r\n").strip("\ufffd")
+        if not inner or len(inner) > self.longest_match or _flat_length(inner) < min_chars:
+            return False
+        return any(form.holds_inside(inner) for form in self.percent_forms)
 
 
-NO_SECRETS = SecretForms()
+def _flat_length(text: str) -> int:
+    """The characters of `text` that are no line break."""
+    return len(text) - text.count("\n") - text.count("\r")
 
 
 def encoded_forms(secret: str) -> set[str]:
@@ -203,6 +261,29 @@ def encoded_forms(secret: str) -> set[str]:
             for encode in (base64.b64encode, base64.urlsafe_b64encode):
                 forms.add(aligned_base64(data, alignment, encode))
     return {form for form in forms if len(form) >= MIN_SECRET_CHARS}
+
+
+def _all_fragments(
+    forms: tuple[str, ...], percent_forms: tuple[PercentForm, ...]
+) -> list[list[str]]:
+    """Every form as `literal_trie` fragments: the literal ones, then the percent forms."""
+    fragments = [_fragments_for(form) for form in forms]
+    for form in percent_forms:
+        fragments.extend(form.fragments(wrapped=_wrapped(form)))
+    return fragments
+
+
+def url_forms(secret: str) -> set[PercentForm]:
+    """`secret` as a URL may hold it: a `PercentForm` for each of its `spellings` that has
+    a character an encoder would encode (else the form is the spelling itself)."""
+    forms = {PercentForm.of(spelling) for spelling in spellings(secret)}
+    return {form for form in forms if form.encodes_anything}
+
+
+def _wrapped(form: PercentForm) -> bool:
+    """Whether `form` is matched broken across lines too: as a literal form is, when its
+    longest spelling is at most `MAX_WRAPPED_CHARS` long."""
+    return form.spelled_length <= MAX_WRAPPED_CHARS
 
 
 def _fragments_for(form: str) -> list[str]:
@@ -228,3 +309,6 @@ def _byte_pattern_for(form: str) -> bytes:
         + (LINE_GAP.encode("ascii") if unit == "\n" else re.escape(unit.encode("utf-8")))
         for index, unit in enumerate(units)
     )
+
+
+NO_SECRETS = SecretForms()

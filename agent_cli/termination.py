@@ -1,8 +1,12 @@
-"""SIGTERM and SIGHUP end agent-cli the way Ctrl-C ends a turn: cleanly, and for sure.
+"""SIGTERM, SIGHUP and SIGQUIT end agent-cli the way Ctrl-C ends a turn: cleanly, and for sure.
 
 Why: a command runs in its own session (so Ctrl-C at the terminal reaches only us), and
 therefore a closed terminal (SIGHUP) or `kill` (SIGTERM) of agent-cli used to leave it
-running. `install_termination_handlers()` (called by `repl.main`) makes the first such
+running. Ctrl-\\ (SIGQUIT, the terminal's other quit key) while a command ran or the
+model answered ended agent-cli by the signal itself, with no record that the call was
+stopped: it is a request to quit, taken as one (at the prompt and the permission
+question the terminal is in raw mode and the key sends no signal).
+`install_termination_handlers()` (called by `repl.main`) makes the first such
 signal raise `TerminationRequested` in the main thread: the running command's process
 group is ended (`tools.shell`), the turn records a tool result saying the command was
 stopped, the session closes, and `main` exits with 128 + the signal number.
@@ -35,7 +39,7 @@ from types import FrameType
 from agent_cli.errors import TerminationRequested
 from agent_cli.exit_deadline import ExitDeadline
 
-HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+HANDLED_SIGNALS = (signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 LATER_SIGNAL_GRACE_SECONDS = 1.0
 
 Wake = Callable[[int], None]

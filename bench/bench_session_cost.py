@@ -62,6 +62,7 @@ from agent_cli.compaction.markers import is_summary_message
 from agent_cli.events import ModelRequest
 from agent_cli.models import DEFAULT_MODEL, ModelPrices, lookup_model
 from agent_cli.provider.summarizers import build_summary_request, render_summary_system_prompt
+from agent_cli.provider.summary_input import summary_input_chars
 from agent_cli.provider.summary_reuse import (
     CachedPrefix,
     build_reusing_request,
@@ -86,6 +87,7 @@ from bench.session_scenario import (
 )
 
 GOAL = 0.28  # issue 10: at most this share of the uncompacted session's price
+WINDOW = 200_000  # the model's context window the summary requests are sized for
 
 
 def run_policy(label: str, folder: Path, **scenario: Any) -> SessionRun:
@@ -141,12 +143,13 @@ def price_model_summaries(run: SessionRun, counter: TokenCounter) -> float:
             before = run.requests[index - 1].messages
             layers_see, _ = split_digest(before)  # L4 is given the view without its digest
             old = layers_see[: find_summary_boundary(layers_see, 4)]
-            bounded = build_summary_request(old, render_summary_system_prompt())
+            system = render_summary_system_prompt()
+            bounded = build_summary_request(old, system, summary_input_chars(WINDOW))
             prefix = CachedPrefix(request.system, request.tools, before, len(before))
             trial = cost.trial()
             trial.price_request(
                 build_wire_request(
-                    choose_summary_request(bounded, prefix, old, 200_000), "bench-model"
+                    choose_summary_request(bounded, prefix, old, WINDOW), "bench-model"
                 )
             )
             summary = next((m for m in request.messages[:2] if is_summary_message(m)), None)
@@ -176,7 +179,7 @@ def price_summary_requests(
     instructions = render_summary_system_prompt()
     layers_see, _ = split_digest(request.messages)
     old = layers_see[: find_summary_boundary(layers_see, 4)]
-    bounded = build_summary_request(old, instructions)
+    bounded = build_summary_request(old, instructions, summary_input_chars(WINDOW))
     prefix = CachedPrefix(request.system, request.tools, request.messages, len(previous.messages))
     reusing = build_reusing_request(
         prefix, count_recent(prefix, old) or 0, instructions, bounded.max_tokens
@@ -186,7 +189,7 @@ def price_summary_requests(
         trial = cost.trial()
         trial.price_request(build_wire_request(variant, "bench-model"))
         prices.append(trial.price)
-    chosen = choose_summary_request(bounded, prefix, old, 200_000)
+    chosen = choose_summary_request(bounded, prefix, old, WINDOW)
     return prices[0], prices[1], size, chosen is not bounded
 
 

@@ -173,6 +173,7 @@ class FakeSession:
     tool_output_watcher: Callable[[bytes], None] | None = None
     request_watcher: Callable[[], None] | None = None
     exchanges: list[Exchange] = field(default_factory=list)  # what its turns asked and got
+    always_scopes: list[Any] = field(default_factory=list)  # the "always" answers in force
 
     @property
     def transcript_path(self) -> str:
@@ -266,6 +267,16 @@ class FakeSession:
     def restart_mcp(self, name: str) -> bool:
         self.calls.append(("restart_mcp", name))
         return any(view.name == name for view in self.mcp_views)
+
+    def always_allowed(self) -> tuple[Any, ...]:
+        return tuple(self.always_scopes)
+
+    def revoke_always(self, scope: Any = None) -> int:
+        self.calls.append(("revoke_always", scope))
+        kept = [s for s in self.always_scopes if scope is not None and s != scope]
+        taken = len(self.always_scopes) - len(kept)
+        self.always_scopes[:] = kept
+        return taken
 
     def expand(self, pointer: str) -> SourceResolution:
         self.calls.append(("expand", pointer))

@@ -1,6 +1,6 @@
 """The scene of the e2e tests where the fake Messages API plays the model: agent-cli's REPL
-on a real 40-row terminal (tmux), talking to the fake API through the real SDK, in a
-workspace holding the files a test names."""
+on a real terminal (tmux, 120x40 unless a test asks for another size), talking to the
+fake API through the real SDK, in a workspace holding the files a test names."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from fake_anthropic import start_fake_server
 
 @dataclass(frozen=True)
 class Scene:
-    """The REPL on a 40-row terminal, the fake API playing the model, the workspace."""
+    """The REPL on a real terminal, the fake API playing the model, the workspace."""
 
     repl: ReplDriver
     server: Any
@@ -25,11 +25,17 @@ class Scene:
 
 @contextmanager
 def open_scene(
-    tmp_path: Path, terminals: Any, api_key: str, files: Mapping[str, str]
+    tmp_path: Path,
+    terminals: Any,
+    api_key: str,
+    files: Mapping[str, str],
+    *,
+    width: int = 120,
+    height: int = 40,
 ) -> Iterator[Scene]:
     """The REPL started in `tmp_path/ws` (holding `files`, name -> text; a name may hold
-    folders, made on the way) with its state in
-    `tmp_path/home`, once its prompt is shown; the fake API accepts only `api_key`."""
+    folders, made on the way) with its state in `tmp_path/home` on a `width` x `height`
+    terminal, once its prompt is shown; the fake API accepts only `api_key`."""
     folder = tmp_path / "ws"
     folder.mkdir()
     for name, text in files.items():
@@ -40,7 +46,7 @@ def open_scene(
             tmp_path / "home", {"ANTHROPIC_API_KEY": api_key, "ANTHROPIC_BASE_URL": fake.base_url}
         )
         terminal = terminals.open(env)
-        terminal.start(agent_cli_argv(), cwd=folder, height=40)
+        terminal.start(agent_cli_argv(), cwd=folder, width=width, height=height)
         driver = ReplDriver(terminal)
         driver.wait_for_prompt(timeout=60)
         yield Scene(driver, fake, folder)

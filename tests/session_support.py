@@ -87,6 +87,7 @@ class FakeToolbox:
     def __init__(self, schemas: list[dict[str, Any]] | None = None) -> None:
         self._schemas = schemas or []
         self.output_watcher: Callable[[bytes], None] | None = None
+        self.question_watcher: Any = None
 
     @property
     def secret_forms(self) -> SecretForms:
@@ -101,6 +102,12 @@ class FakeToolbox:
 
     def run(self, name: str, tool_input: dict[str, Any]) -> Any:
         raise AssertionError(f"{name} was not expected to run")
+
+    def always_allowed(self) -> tuple[Any, ...]:
+        return ()
+
+    def revoke_always(self, scope: Any = None) -> int:
+        return 0
 
 
 def workspace_with(tmp_path: Path, files: Mapping[str, str] | None = None) -> Path:

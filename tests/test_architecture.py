@@ -30,6 +30,7 @@ CORE_PATTERNS = (
     "sources/resolution.py",
     "secret_forms.py",
     "secret_encodings.py",
+    "percent_forms.py",
     "literal_trie.py",
     "terminal_escapes.py",
     "secret_lines.py",

@@ -399,15 +399,18 @@ def test_compact_refuses_a_same_size_summary_as_the_automatic_run_does():
 
     body = "Goal: count functions."
     history = [mark_summary(user(f"{SUMMARY_HEADER}\n{body}")), assistant(ACKNOWLEDGEMENT)]
-    history = with_sources([*history, user("q " * 300), assistant("a"), user("r"), assistant("b")])
+    new = [user("ok"), assistant("ok")]  # something new: a summary is asked for
+    tail = [user("q " * 300), assistant("a"), user("r"), assistant("b")]
+    history = with_sources([*history, *new, *tail])
     counter, _ = make_counter()
     policy = CompactionPolicy(soft_threshold=20, hard_limit=90_000, summary_keep_recent=4)
+    longer = f"{body} The user said ok, twice."
     automatic = compact_context(
-        history, policy=policy, summarizer=lambda old: body, counter=counter
+        history, policy=policy, summarizer=lambda old: longer, counter=counter
     )
     assert [(r.layer, r.outcome) for r in automatic.reports][2] == (4, "summary_not_smaller")
     forced = compact_context(
-        history, policy=policy, summarizer=lambda old: body, counter=counter, force_summary=True
+        history, policy=policy, summarizer=lambda old: longer, counter=counter, force_summary=True
     )
     assert (forced.reports[0].layer, forced.reports[0].outcome) == (4, "summary_not_smaller")
     assert forced.reports[0].tokens_saved == 0

@@ -21,8 +21,9 @@ from agent_cli.compaction import (
     generate_summary,
     validate_tool_protocol,
 )
-from agent_cli.compaction.layers.summary import build_summary_messages
+from agent_cli.compaction.layers.summary import build_summary_messages, build_summary_outcome
 from agent_cli.compaction.markers import SUMMARY_HEADER, is_summary_message, summary_body
+from agent_cli.compaction.results import NOTHING_NEW_TO_SUMMARIZE
 
 
 def _keep(count):
@@ -208,3 +209,18 @@ def test_a_summary_that_leaves_the_view_over_the_hard_limit_gives_way_to_pruning
     summary = [r for r in result.reports if r.layer == 4]
     assert [r.outcome for r in summary] == ["summary_too_large"]
     validate_tool_protocol(result.messages)
+
+
+@pytest.mark.parametrize("keep", [2, 3])  # the window starts with a user / an assistant
+def test_a_view_holding_only_the_last_summary_before_its_window_asks_for_no_summary(keep):
+    """Summarizing it again (with a focus or not) could only lose detail: no request."""
+    counter, _ = make_counter()
+    history = build_long_history(10)
+    once, _ = generate_summary(history, RecordingSummarizer(), _keep(keep), counter)
+    again = RecordingSummarizer("A summary of the summary.")
+    outcome = build_summary_outcome(once, again, _keep(keep), counter)
+    assert again.received == [] and outcome.outcome == NOTHING_NEW_TO_SUMMARIZE
+    assert outcome.messages == once and outcome.tokens_saved == 0
+    newer = [*once, assistant("Done."), user("One more thing: rename the module.")]
+    generate_summary(newer, again, _keep(keep), counter)
+    assert len(again.received) == 1  # something new: summarized with the summary

@@ -80,12 +80,12 @@ def assert_resume_leaves_no_piece(
     assert hide_cut_pieces(baseline, forms) == (baseline, 0)
     recorded = record(around(form))
     if len(flat(cut_piece)) >= LEAK_CHARS and "\n" not in form:
-        assert leaked_piece(recorded, secret, baseline) is not None, "no piece was cut"
+        assert leaked_piece(recorded, secret, baseline, form) is not None, "no piece was cut"
     shown = resumed(recorded, forms)
     # An artifact pointer holds a digest of the content: hex that may share six
     # characters with a hex form by chance, and differs from the baseline's.
     shown, baseline = (ARTIFACT_POINTER.sub("artifact:…", text) for text in (shown, baseline))
-    assert leaked_piece(shown, secret, baseline) is None, shown
+    assert leaked_piece(shown, secret, baseline, form) is None, shown
 
 
 def run_tool(files: dict[str, str], tool: str, arguments: dict[str, object], **limits: int) -> str:
@@ -210,12 +210,14 @@ def test_an_l1_cut_inside_a_value_named_later_shows_no_piece(case, budget, repea
 
 @fuzz_settings(0.1)
 @given(
-    case=padded_secrets().filter(lambda case: "\n" not in case.form),
+    case=padded_secrets().filter(lambda case: " ".join(case.form.split()) == case.form),
     shift=st.integers(-120, 120),
 )
 def test_a_search_excerpt_cut_inside_a_value_named_later_shows_no_piece(case, shift):
-    """(An excerpt folds line breaks into ` ⏎ `: a form wrapped over lines is then no
-    form, cut or not; that fold is not a cut.)"""
+    """(An excerpt folds line breaks into ` ⏎ ` and runs of blanks into one, and drops
+    the blanks at its ends: a form wrapped over lines, or one with a blank at an end (the
+    NFKD spelling of `¯` begins with a space) is then no form, cut or not; that fold is
+    not a cut, and such forms are left out here.)"""
     secret, form, before, after = case
 
     def record(text: str) -> str:

@@ -8,6 +8,7 @@ no longer be copied and used.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from cuts_support import assert_no_piece_leaks, leaked_piece, padded_secrets
@@ -15,7 +16,7 @@ from hostile_support import fuzz_settings
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_cli.repl.approval_view import build_approval_view
+from agent_cli.repl.approval_view import build_approval_view, forms_as_shown
 from agent_cli.repl.safe_text import clip_line
 from agent_cli.repl.tool_lines import select_telling_arguments
 from agent_cli.repl.views import build_sources_view
@@ -31,7 +32,9 @@ POINTER = "artifact:s-20261203-101500-abcdef:" + "ab" * 60 + "-bash-output.txt:"
 
 
 def shown_text(view) -> str:
-    return "\n".join(line.plain for line in [view.header, *view.lines])
+    """What the view shows, each line's rows joined again (a row that goes on from the
+    one above starts with a blank gutter and `┆`)."""
+    return "\n".join(re.sub(r"\n *┆ ", "", line.plain) for line in [view.header, *view.lines])
 
 
 def test_the_approval_view_shortens_a_long_command_between_keys(tmp_path: Path):
@@ -72,7 +75,8 @@ def test_an_approval_view_cut_anywhere_leaves_no_piece_of_a_secret(case, width, 
         request = PermissionRequest(
             "bash", command, build_command_approval(command), secrets=secrets
         )
-        return secrets.redact(shown_text(build_approval_view(request, width, 30)))
+        view = build_approval_view(request, width, 30)
+        return forms_as_shown(secrets).redact(shown_text(view))  # `<U+…>` written out too
 
     def one_long_line(flat_form: str) -> str:
         return ((before + flat_form) * repeats + after).replace("\n", " ")

@@ -134,7 +134,7 @@ def test_a_command_stopped_anywhere_in_a_secret_leaves_no_piece_of_it(
     # secret such as "direct00" shares a piece with "Redirect" there, which is no leak
     plain = (before + stand_in(piece)).encode()
     baseline = render_command_run(CommandRun(plain, None, reason), 1, len(plain), NO_SECRETS)
-    assert leaked_piece(shown, secret, baseline.text) is None
+    assert leaked_piece(shown, secret, baseline.text, form) is None
 
 
 @fuzz_settings(0.1)

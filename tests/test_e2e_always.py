@@ -85,3 +85,29 @@ def test_always_for_echo_one_still_asks_about_echo_two_and_rm(scene):
         lambda screen: "Third done." in screen, "the third turn to end", timeout=30
     )
     assert repl.terminal.screen().count(QUESTION) == before
+
+
+def test_stats_names_a_prefix_answer_and_permissions_takes_it_back(scene):
+    """After `p` for `echo one`, `stats` names it (it said everything was asked for),
+    `/permissions revoke 1` takes it back, and the next `echo one two` is asked again."""
+    repl = scene.repl
+    turn_with_command(scene, "toolu_one", "echo one", "First done.")
+    wait_for_question(repl, "echo one")
+    answer_and_wait(repl, "p", "First done.")
+    turn_with_command(scene, "toolu_two", "echo one two", "Second done.")
+    repl.terminal.wait_for(lambda screen: "Second done." in screen, "the covered call", timeout=30)
+    repl.send("stats")
+    stats = repl.terminal.wait_for(
+        lambda screen: "/permissions takes them back" in " ".join(screen.split()),
+        "the approvals line of stats",
+    )
+    assert 'commands "echo one …" with plain words after it' in " ".join(
+        stats.replace("│", " ").split()
+    )
+    repl.send("/permissions revoke 1")
+    repl.terminal.wait_for(
+        lambda screen: "asked about again" in " ".join(screen.split()), "the answer taken back"
+    )
+    turn_with_command(scene, "toolu_three", "echo one two", "Third done.")
+    wait_for_question(repl, "echo one two")
+    answer_and_wait(repl, "n", "Third done.")

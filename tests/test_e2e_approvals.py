@@ -141,7 +141,7 @@ def test_a_tall_file_keeps_header_and_question_together_and_can_be_seen_whole(sc
     assert PROMPT_MARK in repl.terminal.visible()
 
 
-def test_a_huge_write_shows_its_ends_lists_only_its_ends_and_is_written_whole(scene):
+def test_a_huge_write_shows_its_ends_lists_it_a_page_at_a_time_and_is_written_whole(scene):
     count = 20_000
     content = "".join(f"row {number}\n" for number in range(1, count + 1))
     huge = {"path": "huge.txt", "content": content}  # about 29,000 deltas of 7 characters
@@ -149,23 +149,24 @@ def test_a_huge_write_shows_its_ends_lists_only_its_ends_and_is_written_whole(sc
     assert f"permission needed for write_file: create huge.txt with {count} lines" in screen
     assert re.search(rf"{count} │ row {count}", screen), screen
     assert re.search(
-        r"⋮ lines \d+-\d+ not shown here; answer v to see its first and last 500", screen
+        r"⋮ lines \d+-\d+ not shown here; answer v to see every line, 1,000 at a time", screen
     )
-    assert "[v] view its two ends" in screen.rstrip().splitlines()[-1]
+    assert "[v] view lines 1-1,000" in screen.replace("\n", " ")
     repl = scene.repl
-    repl.send("v")
-    repl.terminal.wait_for(
-        lambda text: (
-            text.rstrip().splitlines()[-1].startswith(QUESTION)
-            and "[v]" not in text.rstrip().splitlines()[-1]
-        ),
-        "the question again after the listing of both ends",
-        source=repl.terminal.visible,
-        timeout=HUGE_WAIT_SECONDS,
-    )
+    for page_end in (1_000, 2_000):
+        repl.send("v")
+        next_offer = f"[v] view lines {page_end + 1:,}-{page_end + 1_000:,}:"
+        asked = repl.terminal.wait_for(
+            lambda text, offer=next_offer: offer in text.replace("\n", " "),
+            "the question again after a page of the listing",
+            source=repl.terminal.visible,
+            timeout=HUGE_WAIT_SECONDS,
+        )
+        assert "permission needed for write_file" in asked.split(QUESTION)[-2], asked
     listing = repl.terminal.screen()
-    assert re.search(r"\b500 │ row 500\n", listing) and re.search(r"\b19501 │ row 19501\n", listing)
-    assert not re.search(r"│ row (501|19500)\n", listing)
-    assert "⋮ lines 501-19,500 (19,000 lines) not listed" in listing.replace("\n", " ")
+    for number in (1, 750, 1_000, 1_001, 1_500, 2_000):
+        assert re.search(rf"\b{number} │ row {number}\n", listing), number
+    assert not re.search(r"│ row 2001\n", listing)
+    assert "⋮ lines 2,001-20,000 (18,000 lines) not listed yet" in listing.replace("\n", " ")
     answer(repl, "y", timeout=HUGE_WAIT_SECONDS)
     assert (scene.workspace / "huge.txt").read_text() == content

@@ -75,3 +75,30 @@ def recorded_tool_results(home: Path) -> list[str]:
         for block in record["payload"]["message"]["content"]
         if isinstance(block, dict) and block.get("type") == "tool_result"
     ]
+
+
+def test_killed_at_the_permission_question_resumes_saying_the_tool_never_ran(
+    terminals: TerminalPool, repl: ReplDriver, home: Path, workspace: Path
+) -> None:
+    """SIGKILL leaves no time to record anything more: the record written before the
+    question tells the resume that the call never started (it said "may have run")."""
+    import os
+    import signal
+
+    repl.send("run touch made-by-bash.txt")
+    repl.terminal.wait_for_text("allow? [y] once")
+    pid = repl.terminal.program_pid()
+    os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while is_process_running(pid):
+        assert time.monotonic() < deadline, "agent-cli outlived SIGKILL"
+        time.sleep(0.05)
+    resumed = start_repl(terminals, home, workspace, "--continue")
+    screen = resumed.terminal.wait_for(
+        lambda text: "where you left off" in text, "the resumed session's greeting"
+    )
+    said = " ".join(screen.split())
+    assert "stopped while asking for permission to run bash: it was not run" in said
+    assert "while a tool ran" not in said
+    assert recorded_tool_results(home)[-1].startswith("Not run: the session ended while the user")
+    assert not (workspace / "made-by-bash.txt").exists()

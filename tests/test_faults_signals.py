@@ -121,7 +121,7 @@ def tool_results(home: Path) -> list[dict]:
     return found
 
 
-@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("signal_number", [signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT])
 def test_a_signal_to_agent_cli_ends_the_command_group_and_records_it(
     tmp_path: Path, signal_number: int
 ) -> None:
@@ -200,11 +200,59 @@ def test_closing_the_terminal_ends_the_running_command_and_records_it(terminals,
     assert "Stopped: agent-cli was ended by SIGHUP while this tool ran" in result["content"]
 
 
+@pytest.mark.e2e
+def test_ctrl_backslash_while_a_command_runs_ends_it_and_records_it(terminals, tmp_path) -> None:
+    """Ctrl-\\ is the terminal's other quit key (SIGQUIT): it killed agent-cli outright
+    ("Quit", no record, its pane dead by signal 3). Now it quits like SIGTERM: the command
+    and its group ended, the call recorded as stopped, exit 131."""
+    from e2e_support import ReplDriver, agent_cli_argv, build_env
+
+    workspace, home = tmp_path / "ws", tmp_path / "home"
+    workspace.mkdir()
+    terminal = terminals.open(build_env(home))
+    terminal.start([*agent_cli_argv(), "--yes"], cwd=workspace)
+    repl = ReplDriver(terminal)
+    repl.wait_for_prompt()
+    repl.send(f"run {COMMAND}")
+    shell_pid, background_pid = wait_for_the_command(workspace)
+    terminal.press("C-\\")
+    try:
+        assert terminal.wait_for_exit() == 128 + signal.SIGQUIT
+        wait_for(lambda: not is_running(background_pid), "the background sleep to end", 30)
+        assert not is_running(shell_pid)
+    finally:
+        kill_leftovers(shell_pid, background_pid)
+    [result] = tool_results(home)
+    assert "Stopped: agent-cli was ended by SIGQUIT while this tool ran" in result["content"]
+
+
+@pytest.mark.e2e
+def test_ctrl_backslash_while_the_model_answers_ends_agent_cli_cleanly(terminals, tmp_path) -> None:
+    """The same key while the request waits for the model: a clean exit 131 and a
+    session that resumes (the user's message is kept)."""
+    from scene_support import open_scene
+
+    with open_scene(tmp_path, terminals, API_KEY, {}) as scene:
+        scene.server.enqueue(Reply([text_block("too late")], first_token_delay=60))
+        scene.repl.send("a question that takes long")
+        wait_for(lambda: len(scene.server.requests) == 1, "the request to reach the model")
+        scene.repl.terminal.press("C-\\")
+        assert scene.repl.terminal.wait_for_exit() == 128 + signal.SIGQUIT
+        screen = scene.repl.terminal.screen()
+    assert "resume with: agent-cli --resume" in screen
+    transcript = next((tmp_path / "home" / "transcripts").glob("*.jsonl")).read_text()
+    assert "a question that takes long" in transcript
+
+
 def test_a_signal_while_a_command_starts_is_raised_once_the_caller_can_end_it() -> None:
     from agent_cli.errors import TerminationRequested
-    from agent_cli.termination import install_termination_handlers, termination_held
+    from agent_cli.termination import (
+        HANDLED_SIGNALS,
+        install_termination_handlers,
+        termination_held,
+    )
 
-    saved = {number: signal.getsignal(number) for number in (signal.SIGTERM, signal.SIGHUP)}
+    saved = {number: signal.getsignal(number) for number in HANDLED_SIGNALS}
     install_termination_handlers()
     try:
         with pytest.raises(TerminationRequested) as raised, termination_held() as release:

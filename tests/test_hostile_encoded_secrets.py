@@ -109,6 +109,7 @@ class Server:
     env: dict[str, str] = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
     url: str | None = None
+    args: tuple[str, ...] = ()
 
 
 def test_the_password_of_an_mcp_servers_url_is_redacted_decoded_too(tmp_path):

@@ -345,3 +345,60 @@ def test_credentials_written_in_config_toml_for_mcp_servers_are_redacted_like_th
     assert "5 secret values" in header and body.count("[REDACTED]") == 5
     assert 'Accept = "application/json"' in body
     run.assert_nothing_leaks([*CONFIGURED, TOKEN, KEY], skip=[run.home / "config.toml"])
+
+
+PG_PASSWORD = "pgpw-FAKE-0123456789"
+ACCESS_TOKEN = "sbp_FAKE0123456789abcdef0123456789abcdef"
+STRIPE_KEY = "sk_live_FAKE0123456789abcdef"
+NOTION_TOKEN = "ntn_FAKE0123456789abcdef01234567"
+DOCKER_TOKEN = "ghp_FAKEdocker0123456789abcdefABCD"
+IN_ARGS = (PG_PASSWORD, ACCESS_TOKEN, STRIPE_KEY, NOTION_TOKEN, DOCKER_TOKEN)
+
+
+def test_credentials_given_to_an_mcp_server_in_args_or_a_json_env_value_are_redacted(
+    tmp_path, monkeypatch
+):
+    """Seventh attack, S6: the official servers take their credentials where only
+    credential-named `env` values were looked at: a postgres URL in `args`
+    (server-postgres), `--access-token X` (Supabase), `--api-key=X` (Stripe), `-e
+    NAME=X` (a server run by docker) and a JSON headers object in `env` (Notion's
+    `OPENAPI_MCP_HEADERS`). A server that names its command line or its environment
+    (a failed connection does) gives `[REDACTED]` for each; the arguments and header
+    values that carry no credential stay as they are."""
+    headers = json.dumps(
+        {"Authorization": f"Bearer {NOTION_TOKEN}", "Notion-Version": "2022-06-28"}
+    )
+    args = [
+        str(LEAKY),
+        "binary",
+        f"postgresql://app:{PG_PASSWORD}@db.internal/prod",
+        "--access-token",
+        ACCESS_TOKEN,
+        f"--api-key={STRIPE_KEY}",
+        "-e",
+        f"GITHUB_TOKEN={DOCKER_TOKEN}",
+        "--project-ref=abcdefghijklmnop",
+        "--read-only",
+    ]
+    config = (
+        "[mcp_servers.db]\n"
+        f'command = "{sys.executable}"\n'
+        f"args = {json.dumps(args)}\n"
+        "startup_timeout = 40\n"
+        f"env = {{ OPENAPI_MCP_HEADERS = {json.dumps(headers)} }}\n"
+    )
+    scripts = [
+        call("toolu_1", "mcp__db__arguments"),
+        call("toolu_2", "mcp__db__env_value", {"name": "OPENAPI_MCP_HEADERS"}),
+        say("seen"),
+    ]
+    run = run_repl(tmp_path, config, "what went wrong\n", scripts, monkeypatch=monkeypatch)
+    assert run.code == 0 and "seen" in run.shown, run.shown[-2_000:]
+    arguments, environment = (result_text(r) for r in tool_results(run.bodies[-1]))
+    assert (
+        "could not connect with postgresql://app:[REDACTED]@db.internal/prod "
+        "--access-token [REDACTED] --api-key=[REDACTED] -e GITHUB_TOKEN=[REDACTED] "
+        "--project-ref=abcdefghijklmnop --read-only"
+    ) in arguments
+    assert '{"Authorization": "[REDACTED]", "Notion-Version": "2022-06-28"}' in environment
+    run.assert_nothing_leaks([*IN_ARGS, TOKEN, KEY], skip=[run.home / "config.toml"])

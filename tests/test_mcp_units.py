@@ -264,3 +264,60 @@ def test_the_credentials_config_toml_gives_mcp_servers_are_collected_as_secrets(
         "basic-pass-123",
         "team-identifier-9",
     }
+
+
+def test_the_credentials_in_an_mcp_servers_args_and_json_env_values_are_collected():
+    """Seventh attack, S6: flags in both spellings, `NAME=value`, header flags, URLs
+    and JSON `env` values; flags that name a file or take no value give nothing."""
+    from agent_cli.tools.redaction import collect_mcp_secret_values
+
+    servers = parse_mcp_servers(
+        {
+            "tools": {
+                "command": "npx",
+                "args": [
+                    "-y",
+                    "some-mcp-server",
+                    "mysql://root:mysql-pass-123@localhost/app",
+                    "--token=flag-token-0001",
+                    "--password",
+                    "flag-pass-0002",
+                    "--client-secret",
+                    "flag-secret-03",
+                    "--header",
+                    "Authorization: Bearer header-tok-04",
+                    "-H",
+                    "X-Api-Key: header-key-0005",
+                    "--header=Accept: application/json-seq",
+                    "-e",
+                    "SERVICE_TOKEN=env-token-0006",
+                    "--api-key",
+                    "--verbose",
+                    "--token-file",
+                    "/run/secrets/token-file",
+                    "--log-level",
+                    "debugging-verbose",
+                ],
+                "env": {
+                    "HEADERS": '{"Authorization": "Basic aGVhZGVyLXBhc3M=", "X-Trace": "trace-12345"}',
+                    "CONFIG": '{"db": {"host": "db.internal", "password": "json-pass-07"}}',
+                },
+            },
+        },
+        "config.toml",
+    )
+    found = set(collect_mcp_secret_values(servers, {}))
+    assert found == {
+        "mysql-pass-123",
+        "flag-token-0001",
+        "flag-pass-0002",
+        "flag-secret-03",
+        "Bearer header-tok-04",
+        "header-tok-04",
+        "header-key-0005",
+        "env-token-0006",
+        "Basic aGVhZGVyLXBhc3M=",
+        "aGVhZGVyLXBhc3M=",
+        "header-pass",
+        "json-pass-07",
+    }

@@ -4,6 +4,7 @@ answers it offers; after an "always" a line says what now runs without asking.""
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 from rich.console import Console
@@ -84,8 +85,19 @@ def test_p_allows_the_prefix_and_says_what_it_covers():
     decision, _, shown = ask_with_answers(command_request("npm test -- --watch"), ["p"])
     assert decision is PermissionDecision.ALLOW_PREFIX
     said = " ".join(shown.split())
-    assert 'commands that start with "npm test" followed only by plain arguments' in said
+    assert (
+        'this command, and commands that start with "npm test" followed only by plain words;'
+        in said
+    )
+    assert "an option (-x, --x), a path outside the workspace or into .git" in said
     assert "; & | ` $( ${ $[ < > ( ) \\ or a line break is still asked about" in said
+
+
+def test_p_for_rm_says_it_covers_only_names_in_this_folder():
+    decision, _, shown = ask_with_answers(command_request("rm out"), ["p"])
+    assert decision is PermissionDecision.ALLOW_PREFIX
+    said = " ".join(shown.split())
+    assert '"rm out" followed only by plain words (names in this folder); an option' in said
 
 
 def test_a_says_what_it_covers_for_a_file():
@@ -99,3 +111,22 @@ def test_wrong_answers_name_the_letters_offered():
     assert decision is PermissionDecision.ALLOW_ONCE
     assert "answer y, a, p or n" in shown
     assert "allowed without asking" not in shown
+
+
+def test_a_long_path_keeps_its_file_name_in_the_question():
+    shown = "docs/the-quick-brown-fox-jumps-over-the-lazy-dog/and-then-some-more-words/hook.sh"
+    named = re.search(r"\[a\] always for (\S+) ·", build_question(write_request(shown)))
+    assert named is not None and len(named.group(1)) <= 60
+    assert named.group(1).startswith("docs/the-quick-") and named.group(1).endswith("/hook.sh")
+    assert "…" in named.group(1)
+
+
+def test_wrong_answers_name_v_when_the_question_offers_it():
+    content = "".join(f"row {n}\n" for n in range(200))
+    request = PermissionRequest(
+        "write_file", "create f with 200 lines", build_content_approval(content)
+    )
+    decision, questions, shown = ask_with_answers(request, ["", "n"])
+    assert decision is PermissionDecision.DENY
+    assert "answer y or n" not in shown and "answer y, n or v (Enter alone is no answer)" in shown
+    assert all("[v] view every line" in question for question in questions)

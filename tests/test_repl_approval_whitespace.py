@@ -1,5 +1,6 @@
-"""What the approval view does with whitespace: only lines with nothing but spaces are
-blank, and only runs of 32 or more spaces or tabs are counted instead of drawn.
+"""What the approval view does with whitespace: only lines with nothing but spaces and
+tabs are blank, a tab is drawn (`→` up to its stop), and only runs of spaces and tabs 32
+columns wide or more are counted instead of drawn.
 
 An indented line is text: a write whose body is indented code must show every line, not
 "⋮ 3 blank lines" (a blank test that looked only at the first character would hide it).
@@ -38,9 +39,12 @@ def shown_body(request: PermissionRequest) -> list[str]:
 def test_indented_lines_of_a_new_file_are_shown_not_counted_as_blank():
     request = PermissionRequest("write_file", "create run.py", build_content_approval(INDENTED))
     body = shown_body(request)
-    lines = INDENTED.rstrip("\n").split("\n")
-    assert [row.strip() for row in body] == [line.strip() for line in lines]  # tabs expand
-    assert body[1] == "    import shutil" and body[3] == "    return 0"
+    assert body == [
+        "def main():",
+        "    import shutil",
+        "→       shutil.rmtree('/home')",  # a tab is seen, and takes its room
+        "    return 0",
+    ]
     assert not any("blank" in row for row in body)
     header = build_approval_view(request, 100, 40).header.plain
     assert "blank" not in header
@@ -71,13 +75,23 @@ def test_lines_of_only_spaces_or_tabs_are_blank_and_counted(blank: str):
     assert body == ["top", f"⋮ {BLANK_RUN_MIN} blank lines", "bottom"]
 
 
-def test_a_run_of_31_spaces_is_drawn_and_a_run_of_32_is_counted():
+def test_a_run_of_31_columns_is_drawn_and_a_run_of_32_is_counted():
     assert style_line("a" + " " * 31 + "b", ApprovalKind.COMMAND).plain == "a" + " " * 31 + "b"
     assert style_line("a" + " " * 32 + "b", ApprovalKind.COMMAND).plain == "a⟨32 spaces⟩b"
-    assert style_line("a" + "\t" * 32 + "b", ApprovalKind.COMMAND).plain == "a⟨32 spaces⟩b"
-    mixed = " \t" * 16
-    assert style_line(f"a{mixed}b", ApprovalKind.CONTENT).plain == "a⟨32 spaces⟩b"
-    assert style_line(f"a{mixed[:-1]}b", ApprovalKind.CONTENT).plain == f"a{mixed[:-1]}b"
+    # after "a", four tabs reach column 32 (31 columns), five reach column 40
+    four = style_line("a" + "\t" * 4 + "b", ApprovalKind.COMMAND).plain
+    assert four == "a→" + " " * 6 + ("→" + " " * 7) * 3 + "b"
+    assert style_line("a" + "\t" * 5 + "b", ApprovalKind.COMMAND).plain == "a⟨5 tabs⟩b"
+    mixed = " \t" * 4  # each pair reaches the next stop: 31 columns after "a"
+    assert style_line(f"a{mixed}b", ApprovalKind.CONTENT).plain.count("→") == 4
+    assert style_line(f"a{mixed} b", ApprovalKind.CONTENT).plain == "a⟨4 tabs and 5 spaces⟩b"
+
+
+def test_a_tab_is_drawn_to_its_stop_wherever_the_line_has_it():
+    assert style_line("\tx", ApprovalKind.CONTENT).plain == "→       x"
+    assert style_line("abcdefg\tx", ApprovalKind.CONTENT).plain == "abcdefg→x"
+    assert style_line("+\tx", ApprovalKind.DIFF).plain == "+→      x"
+    assert style_line("<\x1b>\tx", ApprovalKind.CONTENT).plain == "<^[>→   x"  # as shown
 
 
 def test_the_space_run_threshold_holds_in_the_printed_view():

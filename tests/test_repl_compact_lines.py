@@ -154,6 +154,10 @@ def test_loop_guard_and_nothing_to_compact_each_get_one_line():
     assert format_skipped(CompactionSkipped("nothing_to_compact", 12_000)) == (
         "[compact] nothing to compact: view is 12,000 tokens"
     )
+    nothing_new = CompactionSkipped("nothing_to_compact", 12_000, "nothing_new_to_summarize")
+    assert format_skipped(nothing_new).startswith(
+        "[compact] nothing new to compact since the last compaction: view is 12,000 tokens"
+    )
 
 
 def test_a_refused_summary_says_it_was_not_used_and_the_size_that_stays():

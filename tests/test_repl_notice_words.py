@@ -50,6 +50,7 @@ EMITTED = {
     "model_flag_over_choice": {"model": "claude-x", "chosen": "claude-y"},
     "tool_ids_renamed": {"count": 3},
     "resumed_mid_tool": {},
+    "resumed_at_question": {"tool": "bash"},
     "duplicate_tool_id": {"retry": True},
     "bad_tool_id": {"retry": False},
     "unsendable_answer": {"retry": True},

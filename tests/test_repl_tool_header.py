@@ -45,3 +45,14 @@ def test_a_carriage_return_in_a_command_cannot_hide_its_first_line():
 
 def test_a_line_break_in_a_path_stays_on_the_top_line():
     assert shown({"path": "a\nb.txt"}, "read_file") == ["╭─ read_file  path: a b.txt"]
+
+
+def test_a_long_path_keeps_its_file_name_on_the_top_line():
+    path = "docs/the-quick-brown-fox-jumps-over-the-lazy-dog/and-then-some-more-words/hook.sh"
+    for width in (60, 120):
+        console = Console(file=io.StringIO(), width=width, record=True, color_system=None)
+        line = build_tool_started_line(ToolStarted("t1", "write_file", {"path": path}), width)
+        console.print(line, soft_wrap=True)
+        (row,) = console.export_text().splitlines()
+        assert row.endswith("/hook.sh") and row.startswith("╭─ write_file  path: docs/the-")
+        assert "…" in row and len(row) <= width

@@ -123,3 +123,98 @@ def test_the_question_breaks_between_words_on_a_narrow_screen():
     rows = asked[0].split("\n")
     assert len(rows) > 1 and all(len(row) <= 40 for row in rows), rows
     assert " ".join(rows).split() == build_question(REQUEST).split()
+
+
+TALL_COMMAND = "touch SHOULD_NOT_RUN\n" + "\n".join(f"echo line {n}" for n in range(300))
+TALL_REQUEST = PermissionRequest(
+    "bash", TALL_COMMAND, build_command_approval(TALL_COMMAND), command_target(TALL_COMMAND)
+)
+
+
+class StoppedWhilePrinting(Console):
+    """A console whose `print` raises `stop` once it has printed `after` more lines past
+    the moment `arm()` was called (None: from the start): a key or signal that lands
+    while a view is printing."""
+
+    def __init__(self, stop: BaseException, armed: bool = False) -> None:
+        super().__init__(file=io.StringIO(), width=100, height=30, record=True)
+        self.stop, self.armed, self.printed = stop, armed, 0
+
+    def arm(self) -> None:
+        self.armed = True
+
+    def print(self, *objects, **options) -> None:  # type: ignore[override]
+        if self.armed:
+            self.printed += 1
+            if self.printed > 20:
+                self.armed = False
+                raise self.stop
+        super().print(*objects, **options)
+
+
+def view_then(console: StoppedWhilePrinting):
+    """The answer `v`, after which the listing prints (and is stopped part way)."""
+
+    def ask(question: str) -> str:
+        console.arm()
+        return "v"
+
+    return ask
+
+
+def test_ctrl_c_while_the_full_listing_prints_is_ctrl_c_at_the_question():
+    """The command never started: the session must say "not run", not "interrupted"."""
+    from agent_cli.errors import PermissionQuestionInterrupted
+
+    console = StoppedWhilePrinting(KeyboardInterrupt())
+    asker = build_interactive_asker(view_then(console), console)
+    with pytest.raises(KeyboardInterrupt) as raised:  # a plain one would end pytest itself
+        asker(TALL_REQUEST)
+    assert isinstance(raised.value, PermissionQuestionInterrupted)
+    assert raised.value.tool == "bash"
+    assert "echo line 40" not in console.export_text()  # stopped inside the listing
+
+
+def test_ctrl_c_while_the_first_view_prints_is_ctrl_c_at_the_question():
+    from agent_cli.errors import PermissionQuestionInterrupted
+
+    console = StoppedWhilePrinting(KeyboardInterrupt(), armed=True)
+    asker = build_interactive_asker(scripted_ask("y"), console)
+    with pytest.raises(KeyboardInterrupt) as raised:
+        asker(TALL_REQUEST)
+    assert isinstance(raised.value, PermissionQuestionInterrupted)
+
+
+def test_a_termination_signal_while_the_listing_prints_is_one_at_the_question():
+    from agent_cli.errors import PermissionQuestionTerminated, TerminationRequested
+
+    console = StoppedWhilePrinting(TerminationRequested(15))
+    asker = build_interactive_asker(view_then(console), console)
+    with pytest.raises(TerminationRequested) as raised:
+        asker(TALL_REQUEST)
+    assert isinstance(raised.value, PermissionQuestionTerminated)
+    assert raised.value.signal_number == 15 and raised.value.tool == "bash"
+
+
+def test_ctrl_c_during_the_listing_is_recorded_as_not_run_by_a_real_session(tmp_path):
+    """The whole path: the real session and toolbox record the call as not run, and
+    the command did not run."""
+    from session_support import ScriptedProvider, drain, make_session, tool_use
+
+    from agent_cli.session.turn import ASKING_INTERRUPTED_TEXT
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    console = StoppedWhilePrinting(KeyboardInterrupt())
+    provider = ScriptedProvider([[tool_use("toolu_1", "bash", command=TALL_COMMAND)]])
+    session = make_session(
+        workspace,
+        provider,
+        auto_approve=False,
+        ask_permission=build_interactive_asker(view_then(console), console),
+    )
+    events = drain(session.run_turn("go"))
+    assert [e.code for e in events if getattr(e, "code", None)] == ["permission_cancelled"]
+    result = session.view[-1]["content"][0]
+    assert result["content"] == ASKING_INTERRUPTED_TEXT
+    assert not (workspace / "SHOULD_NOT_RUN").exists()

@@ -440,6 +440,7 @@ def test_a_summary_watcher_is_told_just_before_each_summary_is_asked_for(
     drain(session.compact_now("keep file names"))
     assert told == ["watcher", "summary"]
     session.watch_summary_requests(None)
+    drain(session.run_turn("one more turn " + "talk " * 40))  # something new to summarize
     drain(session.compact_now())
     assert told[2:] == ["summary"]  # nobody watches any more
 

@@ -9,24 +9,33 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 import threading
+from datetime import timedelta
 from typing import Any
 
 import pytest
 
-from agent_cli.compaction.markers import SUMMARY_HEADER, is_summary_message, mark_summary
+from agent_cli.compaction.markers import (
+    SOURCE_KEY,
+    SUMMARY_HEADER,
+    is_summary_message,
+    mark_summary,
+)
 from agent_cli.errors import PromptNotFound, ProviderRequestFailed, SummarizerFailed
 from agent_cli.events import ModelRequest, ModelResponse, TextDelta, Usage
 from agent_cli.models import ModelPrices
 from agent_cli.prompts import load_prompt
 from agent_cli.provider.extractive_summary import build_extractive_summarizer
 from agent_cli.provider.summarizers import build_model_summarizer, build_summary_request
+from agent_cli.provider.summary_input import LEFT_OUT_HEAD
 from agent_cli.provider.summary_reuse import (
     INSTRUCTIONS_HEADER,
     CachedPrefix,
     build_reusing_request,
     choose_summary_request,
     count_recent,
+    is_still_cached,
 )
 from agent_cli.provider.wire import build_wire_request
 from bench.prompt_cache import PromptCacheModel
@@ -257,6 +266,8 @@ def test_the_previous_summary_is_sent_and_what_it_covers_is_not_sent_again():
 
 
 def test_huge_tool_results_reach_the_summarizer_only_as_a_bounded_head():
+    """Forty 2 MB results in a 20,000-character input: each keeps a shorter head rather
+    than any of them being left out (their records hold them whole)."""
     messages = [user("analyse the logs")]
     for n in range(40):
         messages += tool_step(f"t{n}", "read_file", {"path": f"log{n}.txt"}, "L" * 2_000_000)
@@ -268,7 +279,69 @@ def test_huge_tool_results_reach_the_summarizer_only_as_a_bounded_head():
     assert "more characters not shown" in text
     assert text.startswith("Transcript:\nUser: analyse the logs")
     assert text.endswith("Assistant: Latest: the logs show a timeout.")
-    assert "transcript entries left out to bound this input" in text
+    assert all(f"log{n}.txt" in text for n in range(40))
+    assert "left out" not in text
+
+
+def findings_session(steps: int) -> list[dict[str, Any]]:
+    """`steps` file reads, each followed by the assistant's finding on it; every message
+    carries its transcript pointer, as the session's view does."""
+    messages = [user("find the bug in every file")]
+    for n in range(steps):
+        read = tool_step(f"t{n}", "read_file", {"path": f"f{n}.py"}, "x = 1\n" * 400)
+        finding = assistant(f"FINDING-{n}: the bug in f{n}.py is on line {n + 7}. " + "ok " * 300)
+        messages += [*read, finding]
+    return [{**m, SOURCE_KEY: f"transcript:s1:{i + 1}"} for i, m in enumerate(messages)]
+
+
+def test_the_assistants_findings_reach_the_summary_whole_within_the_models_window():
+    """The default input bound is a quarter of the window (100,000 tokens here): sixty
+    turns of findings, over 60,000 characters even with no result shown, all go to the
+    summarizer, where the old 48,000-character bound kept the oldest 30% and the newest
+    and dropped the middle."""
+    messages = findings_session(60)
+    provider = ScriptedProvider()
+    summary = build_model_summarizer(provider)(messages)
+    text = sent_text(provider)
+    assert all(f"FINDING-{n}:" in text for n in range(60))
+    assert "left out" not in text and "left out" not in summary
+
+
+def test_a_long_answer_keeps_its_end_where_its_conclusion_is():
+    answer = "Looking at the parser. " + "step " * 5_000 + "CONCLUSION: the lexer drops tabs."
+    provider = ScriptedProvider()
+    build_model_summarizer(provider, max_input_chars=6_000)(
+        [user("why do tabs vanish?"), assistant(answer), user("ok")]
+    )
+    text = sent_text(provider)
+    assert "Looking at the parser." in text and "CONCLUSION: the lexer drops tabs." in text
+    assert "characters left out" in text
+
+
+def test_what_the_bounded_input_leaves_out_is_named_by_pointer_in_the_summary():
+    """Even at the least detail the transcript is over the bound: the middle is left out,
+    the input says so, and the summary ends with a note naming those messages' range, so
+    `recall` reaches the findings in them; the next summary carries the note on."""
+    messages = findings_session(300)
+    provider = ScriptedProvider()
+    summary = build_model_summarizer(provider, max_input_chars=20_000)(messages)
+    text = sent_text(provider)
+    assert len(text) <= 20_000 and "FINDING-0:" in text and "FINDING-299:" in text
+    missing = [n for n in range(300) if f"FINDING-{n}:" not in text]
+    marker = re.search(r"\[\.\.\. \d+ transcript entries left out[^\]]*\]", text)
+    assert missing and marker
+    first, last = re.findall(r"transcript:s1:(\d+)", marker.group(0))
+    finding_records = [3 + 3 * n + 1 for n in missing]  # call, result, finding per step
+    assert int(first) <= min(finding_records) and max(finding_records) <= int(last)
+    assert summary.startswith("Goal: semicolons.")
+    (note,) = [line for line in summary.splitlines() if line.startswith(LEFT_OUT_HEAD)]
+    assert f"from transcript:s1:{first} to transcript:s1:{last}" in note
+    later = [summary_message(summary), user("and now?"), assistant("Still on it.")]
+    again = ScriptedProvider(answer=f"Goal: bugs.\n{note}")  # a model that copied it
+    merged = build_model_summarizer(again)(later)
+    assert merged.splitlines().count(note) == 1 and merged.startswith("Goal: bugs.")
+    third = build_model_summarizer(ScriptedProvider(answer="Goal: bugs, briefly."))(later)
+    assert note in third.splitlines()  # dropped by the model, carried all the same
 
 
 def test_a_provider_that_hangs_times_out_on_a_daemon_thread():
@@ -556,3 +629,11 @@ def test_a_reusing_request_that_errs_or_hangs_is_not_sent_again_as_the_bounded_o
     with pytest.raises(SummarizerFailed) as failure:
         summarize(old)
     assert failure.value.reason == "provider_error" and len(provider.requests) == 1
+
+
+@pytest.mark.parametrize(
+    ("seconds", "cached"),
+    [(0, True), (269, True), (271, False), (300, False), (3_600, False), (-5, False)],
+)
+def test_a_prefix_counts_as_cached_only_well_within_the_five_minute_lifetime(seconds, cached):
+    assert is_still_cached(timedelta(seconds=seconds)) is cached

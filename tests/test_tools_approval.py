@@ -112,3 +112,37 @@ def test_an_edits_diff_shows_the_secrets_beside_the_change_as_the_mark(tmp_path:
     assert "-DEBUG=0" in context and "+DEBUG=1" in context
     assert f"-GITHUB_TOKEN={REDACTED_MARK}  # dev only" in changed
     assert f"+GITHUB_TOKEN={REDACTED_MARK}  # prod" in changed
+
+
+# Every character `str.splitlines` splits at besides the line feed (seventh attack: a
+# change made of one of them showed as an empty diff, and was applied).
+OTHER_LINE_SEPARATORS = ["\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+
+
+@pytest.mark.parametrize("separator", OTHER_LINE_SEPARATORS)
+def test_a_change_of_another_line_separator_into_a_line_feed_is_in_the_diff(
+    tmp_path: Path, separator: str
+):
+    (tmp_path / "b.sh").write_text(f'#!/bin/sh\n# cleanup{separator}rm -rf "$HOME/x"\n')
+    asker = RecordingAsker(PermissionDecision.DENY)
+    toolbox = make_toolbox(tmp_path, auto_approve=False, ask_permission=asker)
+    edit = {"old_string": f"cleanup{separator}", "new_string": "cleanup\n"}
+    toolbox.run("edit_file", {"path": "b.sh", **edit})
+    toolbox.run("write_file", {"path": "b.sh", "content": f"one{separator}two\n"})
+    edited, overwritten = (request.approval.text.split("\n") for request in asker.requests)
+    assert f'-# cleanup{separator}rm -rf "$HOME/x"' in edited
+    assert "+# cleanup" in edited and '+rm -rf "$HOME/x"' in edited
+    assert f"+one{separator}two" in overwritten
+    assert "-# cleanup" not in overwritten  # the old second line goes whole: one line
+    assert f'-# cleanup{separator}rm -rf "$HOME/x"' in overwritten
+
+
+def test_a_change_of_the_final_newline_is_in_the_diff_and_no_change_is_none(tmp_path: Path):
+    (tmp_path / "a.txt").write_text("one\ntwo")
+    asker = RecordingAsker(PermissionDecision.DENY)
+    toolbox = make_toolbox(tmp_path, auto_approve=False, ask_permission=asker)
+    toolbox.run("write_file", {"path": "a.txt", "content": "one\ntwo\n"})
+    toolbox.run("write_file", {"path": "a.txt", "content": "one\ntwo"})
+    adds_newline, same = (request.approval.text for request in asker.requests)
+    assert adds_newline.split("\n")[-3:] == ["-two", "\\ No newline at end of file", "+two"]
+    assert same == ""

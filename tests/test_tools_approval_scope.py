@@ -8,13 +8,18 @@ not itself approved.
 
 from __future__ import annotations
 
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from tools_support import make_toolbox
 
 from agent_cli.tools import PermissionDecision, PermissionRequest
 from agent_cli.tools.approval_scope import (
+    AlwaysScope,
     ScopeKind,
     command_prefix,
     command_target,
@@ -114,13 +119,20 @@ def test_a_prefix_rule_never_covers_a_second_command_a_redirect_or_a_substitutio
     assert (workspace / "tall.txt").read_text() == "keep me\n"
 
 
-def test_a_prefix_rule_covers_the_prefix_with_plain_arguments(workspace: Path):
+def test_a_prefix_rule_covers_the_prefix_with_plain_operands_and_the_approved_command(
+    workspace: Path,
+):
     asker = ScriptedAsker(PREFIX)
     toolbox = make_toolbox(workspace, auto_approve=False, ask_permission=asker)
-    assert not run(toolbox, "printf hello").is_error
-    for command in ("printf hello", "printf hello ' %s!' world", "  printf\thello   -- x"):
+    assert not run(toolbox, "printf hello -- x").is_error
+    for command in (
+        "printf hello",
+        "printf hello world",
+        "  printf\thello   -- x",
+        "printf hello a/b.c",
+    ):
         assert not run(toolbox, command).is_error, command
-    assert asker.asked == ["printf hello"]
+    assert asker.asked == ["printf hello -- x"]
 
 
 def test_always_for_a_file_covers_writes_and_edits_of_that_file_only(workspace: Path):
@@ -187,9 +199,11 @@ def test_the_requests_offer_what_always_would_cover(workspace: Path):
         ("npm test", "npm test"),
         ("npm test -- --watch", "npm test"),
         ("git status --short", "git status"),
-        ("./run.sh check --fast", "./run.sh check"),
         ("npm run test:unit --bail", "npm run test:unit"),
-        ("docker compose up -d web", "docker compose up"),
+        ("git diff --stat", "git diff"),
+        ("find src -name '*.py'", "find src"),
+        ("rm out", "rm out"),
+        ("cargo test parser", "cargo test parser"),
         ("echo one", "echo one"),
         ("ls -la", None),  # an option is no subcommand
         ("pytest tests/test_x.py", None),  # nor is a path
@@ -204,12 +218,262 @@ def test_the_requests_offer_what_always_would_cover(workspace: Path):
         ("eval echo", None),
         ("timeout kill", None),
         ("coproc rm", None),
-        ("tool " + "s" * 60, None),  # too long to show whole in the question
+        ("cat " + "s" * 60, None),  # too long to show whole in the question
+        # a program agent-cli does not know: what a further word does cannot be foreseen
+        ("./run.sh check --fast", None),
+        ("docker compose up -d web", None),
+        ("./git diff", None),  # a program of the workspace's own under a known name
+        ("/usr/bin/git diff", None),
+        # installs, fetches, pushes, runs or configures: a further operand is new code
+        ("npm install", None),
+        ("npm install left-pad", None),
+        ("npm ci", None),
+        ("npm exec cowsay", None),
+        ("npm run", None),  # which script is part of the prefix
+        ("pnpm add react", None),
+        ("yarn add react", None),
+        ("pip install -r requirements.txt", None),
+        ("pip3 install requests", None),
+        ("python -m pip install x", None),
+        ("uv run python -m pytest", None),
+        ("uv pip install x", None),
+        ("poetry run pytest", None),
+        ("cargo install ripgrep", None),
+        ("cargo run", None),
+        ("go run main", None),
+        ("go generate", None),
+        ("go get example", None),
+        ("git fetch origin", None),
+        ("git pull origin main", None),
+        ("git push origin main", None),
+        ("git clone repo", None),
+        ("git config user.name me", None),
+        ("git checkout main", None),
+        ("git reset HEAD", None),
+        ("git clean -n", None),
+        ("git stash list", None),
+        ("git branch feature", None),
+        ("git remote add x", None),
+        ("git submodule update", None),
+        ("git bisect run make", None),
+        ("git difftool main", None),
+        ("cp a b", None),
+        ("mv a b", None),
+        ("touch notes", None),
+        ("mkdir build", None),
+        ("chmod u+x run", None),
+        ("tee out", None),
+        ("curl example", None),
+        ("wget example", None),
+        ("rsync a b", None),
+        ("tar xf a", None),
+        ("sed e x", None),
+        ("awk stuff", None),
+        ("node server", None),
+        ("python manage", None),
+        ("npx cowsay", None),
+        ("docker run ubuntu", None),
     ],
 )
-def test_the_prefix_offered_is_a_program_and_its_subcommand_words(command, prefix):
+def test_the_prefix_offered_is_a_known_program_and_its_subcommand_words(command, prefix):
     assert command_prefix(command) == prefix
     scopes = offered_scopes(command_target(command))
     assert [s.shown for s in scopes if s.kind is ScopeKind.COMMAND_PREFIX] == (
         [prefix] if prefix else []
     )
+
+
+def prefix_scope(approved: str) -> AlwaysScope:
+    scopes = [
+        s for s in offered_scopes(command_target(approved)) if s.kind is ScopeKind.COMMAND_PREFIX
+    ]
+    assert scopes, approved
+    return scopes[0]
+
+
+# (approved with [p], a later command that must be asked about): options that execute,
+# delete or write elsewhere, paths out of the workspace or into .git, shell expansions.
+NOT_COVERED_AFTER_PREFIX = [
+    ("find src -name '*.py'", "find src -exec touch PWNED {} +"),
+    ("find src -name '*.py'", "find src -execdir sh x {} +"),
+    ("find src -name '*.py'", "find src -ok rm {} ;"),
+    ("find src -name '*.py'", "find src -delete"),
+    ("find src -name '*.py'", "find src -fprint /tmp/x"),
+    ("find src -name '*.py'", "find src -name x -fls out"),
+    ("find src -name '*.py'", "find src -name '*.sh'"),  # another option value
+    ("find src -name '*.py'", "find src /"),
+    ("find src -name '*.py'", "find src ~"),
+    ("find src -name '*.py'", "find src .."),
+    ("git diff --stat", "git diff --output=/tmp/victim"),
+    ("git diff --stat", "git diff --ext-diff"),
+    ("git diff --stat", "git diff --no-index /etc/passwd x"),
+    ("git diff --stat", "git diff --stat --output=x"),
+    ("git diff --stat", "git diff -- .git/config"),
+    ("git log", "git log --output=x"),
+    ("git log", "git log -p HEAD"),
+    ("git grep TODO", "git grep -O TODO"),
+    ("git grep TODO", "git grep --open-files-in-pager=sh TODO"),
+    ("git show HEAD", "git show HEAD:secret"),
+    ("rm out", "rm out -rf /precious"),
+    ("rm out", "rm out -r src"),
+    ("rm out", "rm out /precious"),
+    ("rm out", "rm out ~"),
+    ("rm out", "rm out ~root"),
+    ("rm out", "rm out $HOME"),
+    ("rm out", 'rm out "$HOME"'),
+    ("rm out", "rm out ../sibling"),
+    ("rm out", "rm out src/../../x"),
+    ("rm out", "rm out docs/x"),  # a linked folder could lead elsewhere
+    ("rm out", "rm out .git"),
+    ("rm out", "rm out {/,}precious"),
+    ("rm out", "rm out *"),
+    ("rm out", "rm out ?"),
+    ("rm out", "rm out [a-z]*"),
+    ("rm out", "rm out 'x y'"),
+    ("rm out", "rm out x=y"),
+    ("rm out", "rm out host:x"),
+    ("rm out", "rm out --no-preserve-root /"),
+    ("rmdir build", "rmdir build /tmp/x"),
+    ("rg TODO src", "rg TODO src --pre bash"),
+    ("rg TODO src", "rg TODO src --pre=bash"),
+    ("rg TODO src", "rg TODO src -z"),
+    ("grep TODO", "grep TODO -r /"),
+    ("grep TODO", "grep TODO /etc/shadow"),
+    ("cat notes", "cat notes ~/.ssh/id_rsa"),
+    ("cat notes", "cat notes .git/config"),
+    ("cat notes", "cat notes .GIT/config"),
+    ("npm test", "npm test -- --config=evil.js"),
+    ("npm test", "npm test --ignore-scripts=false"),
+    ("npm run build", "npm run build -- --exec x"),
+    ("npm run build", "npm run deploy"),
+    ("cargo test", "cargo test --config x"),
+    ("cargo test", "cargo test +nightly"),
+    ("go test ./...", "go test -exec evil ./..."),
+    ("go test ./...", "go test -toolexec=x ./..."),
+    ("echo one", "echo one > x"),
+    ("echo one", "echo one $(id)"),
+    ("echo one", "echo one `id`"),
+    ("echo one", "echo one ${x}"),
+    ("echo one", "echo one $x"),
+    ("echo one", "echo one\nrm x"),
+    ("echo one", "FOO=1 echo one"),
+    ("echo one", "echo two"),
+]
+
+
+@pytest.mark.parametrize(("approved", "later"), NOT_COVERED_AFTER_PREFIX)
+def test_a_prefix_never_covers_an_option_a_path_elsewhere_or_an_expansion(approved, later):
+    scope = prefix_scope(approved)
+    assert scope.covers(command_target(approved))
+    assert not scope.covers(command_target(later))
+
+
+@pytest.mark.parametrize(
+    ("approved", "later"),
+    [
+        ("find src -name '*.py'", "find src -name '*.py'"),  # the approved one, options and all
+        ("find src -name '*.py'", "find  src\t-name '*.py' "),
+        ("find src -name '*.py'", "find src tests"),
+        ("git diff --stat", "git diff HEAD~1 src/app.py"),
+        ("git log --oneline", "git log main"),
+        ("rm out", "rm out build tmp.txt"),
+        ("npm test", "npm test parser"),
+        ("npm run test:unit", "npm run test:unit src/parser.test.ts"),
+        ("rg TODO src", "rg TODO src tests"),
+    ],
+)
+def test_a_prefix_covers_the_approved_command_and_plain_operands(approved, later):
+    assert prefix_scope(approved).covers(command_target(later))
+
+
+def test_p_for_find_rm_and_git_diff_lets_no_exec_delete_or_outside_write_run(
+    workspace: Path, tmp_path: Path
+):
+    """The attack's cases, run for real: asked (and denied), so nothing happens."""
+    (workspace / "src").mkdir()
+    (workspace / "src" / "app.py").write_text("print('hi')\n")
+    (workspace / "out").mkdir()
+    victim = tmp_path / "outside-victim.txt"
+    victim.write_text("precious\n")
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.tex").write_text("years of work\n")
+    subprocess.run(["git", "init", "-q", str(workspace)], check=True)
+    asker = ScriptedAsker(PREFIX, PREFIX, PREFIX)
+    toolbox = make_toolbox(workspace, auto_approve=False, ask_permission=asker)
+    for approved in ("find src -name '*.py'", "git diff --stat", "rmdir out"):
+        assert not run(toolbox, approved).is_error, approved
+    hostile = [
+        "find src -exec touch PWNED {} +",
+        "find src -delete",
+        f"git diff --output={victim}",
+        f"rmdir out -p {precious}",
+        f"rmdir out {precious}/../precious",
+    ]
+    for command in hostile:
+        assert run(toolbox, command).is_error, command  # asked, and denied
+    assert asker.asked[3:] == hostile
+    assert not (workspace / "PWNED").exists()
+    assert (workspace / "src" / "app.py").exists()
+    assert victim.read_text() == "precious\n"
+    assert (precious / "thesis.tex").exists()
+
+
+_PLAIN_CHARACTERS = "ab./-_~,+@%^"
+_SPECIAL_CHARACTERS = "$*?[]{}=:'\"#!\\"
+_PLAIN_TEXT = st.text(alphabet=_PLAIN_CHARACTERS, max_size=5)
+_WORDS = st.one_of(
+    st.text(alphabet=_PLAIN_CHARACTERS, min_size=1, max_size=6),  # often covered
+    # nearly plain: one character the shell may expand or read as syntax
+    st.builds(
+        lambda head, special, tail: head + special + tail,
+        _PLAIN_TEXT,
+        st.sampled_from(_SPECIAL_CHARACTERS),
+        _PLAIN_TEXT,
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@example(approved="cat notes", extra=["a*"])  # each expands in the folder, or reads as syntax
+@example(approved="cat notes", extra=["a?"])
+@example(approved="cat notes", extra=["[a]b"])
+@example(approved="cat notes", extra=["a{b,}"])
+@example(approved="cat notes", extra=["a$b"])
+@example(approved="cat notes", extra=["b=~"])
+@example(approved="cat notes", extra=["a:~"])
+@example(approved="cat notes", extra=["a", "#b"])
+@example(approved="rm out", extra=["a/b"])
+@example(approved="git diff --stat", extra=["a/../.."])
+@given(
+    approved=st.sampled_from(["rm out", "find src -name '*.py'", "git diff --stat", "cat notes"]),
+    extra=st.lists(_WORDS, min_size=1, max_size=3),
+)
+def test_whatever_a_prefix_covers_bash_reads_as_the_same_plain_words_inside_the_workspace(
+    approved: str, extra: list[str], tmp_path_factory: pytest.TempPathFactory
+):
+    """Property, with the real bash: a covered command's further words reach the program
+    exactly as written (no expansion), none is an option, and each names a place inside
+    the workspace and outside .git (for `rm`: in its top folder)."""
+    scope = prefix_scope(approved)
+    command = " ".join([scope.value, *extra])
+    if command == approved or not scope.covers(command_target(command)):
+        return
+    root = tmp_path_factory.mktemp("ws")
+    for name in ("a", "b.", "ab", ".a"):
+        (root / name).write_text("x")
+    seen = subprocess.run(
+        ["bash", "-c", "printf '%s\\0' " + " ".join(extra)],
+        cwd=root,
+        capture_output=True,
+        env={"HOME": "/home/someone", "PATH": os.environ["PATH"]},
+        check=True,
+    ).stdout.decode()
+    assert seen.split("\0")[:-1] == extra
+    for word in extra:
+        assert not word.startswith(("-", "+"))
+        place = Path(os.path.normpath(root / word))
+        assert place == root or root in place.parents
+        assert ".git" not in place.relative_to(root).parts
+        if scope.value.startswith("rm "):
+            assert "/" not in word

@@ -9,8 +9,9 @@ import time
 from pathlib import Path
 
 import pytest
-from tools_support import FakeArtifactStore, is_process_running, make_toolbox
+from tools_support import FakeArtifactStore, RecordingAsker, is_process_running, make_toolbox
 
+from agent_cli.tools import PermissionDecision
 from agent_cli.tools.output import ToolInterrupted
 
 
@@ -219,3 +220,21 @@ def test_the_command_sees_no_trace_of_its_supervisor(
     )
     outcome = make_toolbox(workspace).run("bash", {"command": command})
     assert outcome.content == "Exit code: 0\n141 unset\n0\n1\n2\n"
+
+
+@pytest.mark.parametrize(
+    ("command", "words"),
+    [("echo a\x00b", "contains a NUL character"), ("echo \ud800", "contains U+D800")],
+)
+def test_a_command_no_shell_can_be_given_is_refused_before_anyone_is_asked(
+    workspace: Path, command: str, words: str
+):
+    """Seventh attack: `echo a^@b` was put to the user, then failed as "ValueError:
+    embedded null byte"."""
+    asker = RecordingAsker(PermissionDecision.ALLOW_ONCE)
+    outcome = make_toolbox(workspace, auto_approve=False, ask_permission=asker).run(
+        "bash", {"command": command}
+    )
+    assert outcome.is_error and words in outcome.content and "nothing was run" in outcome.content
+    assert "Error" not in outcome.content  # no Python error's name
+    assert asker.requests == []

@@ -10,7 +10,7 @@ import pytest
 from fake_anthropic_rules import validate_request
 
 from agent_cli.errors import WireFormatError
-from agent_cli.events import CACHE_ALL_BUT_LAST, CACHE_NOTHING, ModelRequest
+from agent_cli.events import CACHE_NOTHING, CACHE_READ_PREFIX, ModelRequest
 from agent_cli.provider.wire import build_wire_request
 
 READ_TOOL = {
@@ -434,7 +434,7 @@ def test_an_unanswered_tool_use_at_the_end_of_the_view_is_refused():
 
 
 def test_a_one_off_last_message_ends_the_breakpoint_before_it_even_when_merged():
-    """CACHE_ALL_BUT_LAST (a summary request reusing the cached prefix): the instructions,
+    """CACHE_READ_PREFIX (a summary request reusing the cached prefix): the instructions,
     merged into the turn of the result before them, come after the breakpoint."""
     request = dataclasses.replace(
         make_request(
@@ -443,13 +443,40 @@ def test_a_one_off_last_message_ends_the_breakpoint_before_it_even_when_merged()
             user(tool_result("t1")),
             {"role": "user", "content": "Summarize the above."},
         ),
-        cache=CACHE_ALL_BUT_LAST,
+        cache=CACHE_READ_PREFIX,
+        cached_messages=3,
     )
     wire = build_wire_request(request, "m")
     last_turn = wire["messages"][-1]["content"]
     assert [block["type"] for block in last_turn] == ["tool_result", "text"]
     assert "cache_control" in last_turn[0] and "cache_control" not in last_turn[1]
     assert count_breakpoints(wire) == 3  # tools, system, and the end of the reused prefix
+
+
+def test_a_request_reading_a_cached_prefix_ends_its_breakpoint_where_the_prefix_ends():
+    """The messages after what the last request wrote (here a new question and its answer)
+    are sent plain with the instructions: written, no later request would read them."""
+    request = dataclasses.replace(
+        make_request(
+            user(text("q")),
+            assistant(text("a")),
+            user(text("next question")),
+            assistant(text("next answer")),
+            {"role": "user", "content": "Summarize the above."},
+        ),
+        cache=CACHE_READ_PREFIX,
+        cached_messages=2,
+    )
+    wire = build_wire_request(request, "m")
+    marked = [
+        (at, block["text"])
+        for at, message in enumerate(wire["messages"])
+        for block in message["content"]
+        if "cache_control" in block
+    ]
+    assert marked == [(1, "a")]
+    nothing_cached = dataclasses.replace(request, cached_messages=0)
+    assert count_breakpoints(build_wire_request(nothing_cached, "m")) == 2  # tools, system
 
 
 def test_a_one_off_request_carries_no_breakpoint_at_all():

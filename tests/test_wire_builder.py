@@ -22,7 +22,7 @@ from agent_cli.compaction.digest.entries import Digest
 from agent_cli.compaction.digest.removed_items import RequestEntry
 from agent_cli.compaction.digest.render import build_digest_message
 from agent_cli.errors import WireFormatError
-from agent_cli.events import CACHE_ALL_BUT_LAST, CACHE_CONVERSATION, CACHE_NOTHING, ModelRequest
+from agent_cli.events import CACHE_CONVERSATION, CACHE_NOTHING, CACHE_READ_PREFIX, ModelRequest
 from agent_cli.frozen import freeze
 from agent_cli.provider.wire import WireBuilder, build_wire_request
 from agent_cli.tokens import TokenCounter
@@ -41,13 +41,16 @@ def digest_message(label: str) -> Message:
     return build_digest_message(merge_digest(Digest(), removed, [], 400, TokenCounter()))
 
 
-def request_of(view: list[Message], cache: str = CACHE_CONVERSATION, durable: str = "") -> Any:
+def request_of(
+    view: list[Message], cache: str = CACHE_CONVERSATION, durable: str = "", cached: int = 0
+) -> Any:
     return ModelRequest(
         system="You are agent-cli.",
         durable_context=durable,
         messages=tuple(view),
         tools=(READ_TOOL,),
         cache=cache,
+        cached_messages=cached,
     )
 
 
@@ -118,7 +121,9 @@ def test_every_request_equals_a_build_from_nothing_through_a_sessions_life(data)
         step = data.draw(STEPS)
         if step == "one-off":  # a summary request reusing the cached prefix
             extra = freeze(user(text("summarize the above")))
-            assert_same_as_from_nothing(builder, request_of([*view, extra], CACHE_ALL_BUT_LAST))
+            cached = data.draw(st.integers(0, len(view)))  # what the last request wrote
+            reusing = request_of([*view, extra], CACHE_READ_PREFIX, cached=cached)
+            assert_same_as_from_nothing(builder, reusing)
             continue
         if step == "bounded":  # a summary request that caches nothing
             assert_same_as_from_nothing(builder, request_of(view, CACHE_NOTHING))

@@ -29,6 +29,8 @@ APPLIED = "applied"  # the layer changed the view
 NO_CHANGE = "no_change"  # nothing for this layer to do
 SKIPPED_NO_SUMMARIZER = "skipped_no_summarizer"  # L4 was needed but no summarizer was given
 NOTHING_TO_SUMMARIZE = "nothing_to_summarize"  # the recent window covers the whole view
+# before the recent window: only the previous summary (and its acknowledgement)
+NOTHING_NEW_TO_SUMMARIZE = "nothing_new_to_summarize"
 SUMMARY_FAILED = "summary_failed"  # the summarizer raised
 SUMMARY_BLANK = "summary_blank"  # the summarizer returned no text
 SUMMARY_NOT_SMALLER = "summary_not_smaller"  # the summarized view would not be smaller

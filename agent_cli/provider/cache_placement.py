@@ -1,6 +1,7 @@
 """Where a request's cacheable parts go: breakpoints, the system prompt, the durable block.
 
-Contract: `mark_cache_breakpoint` marks the last of some blocks with `CACHE_CONTROL`;
+Contract: `mark_cache_breakpoint` marks the last of some blocks with `CACHE_CONTROL`, whose
+entries the API keeps `CACHE_LIFETIME` after the last request that wrote or read them;
 `build_system_blocks` makes the system prompt and the project instructions cached blocks;
 `attach_durable_context` puts the durable block after the conversation's breakpoint (see
 `wire`'s module doc for why). All three change only the lists they are given, which
@@ -11,12 +12,16 @@ frozen message's blocks are shared by every request that sends it (`wire_message
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 from typing import Any, Protocol
 
 from agent_cli.compaction.markers import is_digest_message
-from agent_cli.events import CACHE_ALL_BUT_LAST, CACHE_NOTHING
+from agent_cli.events import CACHE_NOTHING, CACHE_READ_PREFIX
 
 CACHE_CONTROL: dict[str, str] = {"type": "ephemeral"}
+# How long the API keeps an entry after the last request that wrote or read it: 5 minutes,
+# or 1 hour for a breakpoint with `"ttl": "1h"` (none of ours has one).
+CACHE_LIFETIME = timedelta(minutes=60 if CACHE_CONTROL.get("ttl") == "1h" else 5)
 
 
 class TurnLike(Protocol):
@@ -37,16 +42,17 @@ def _with_breakpoint(block: dict[str, Any]) -> dict[str, Any]:
     return {**block, "cache_control": dict(CACHE_CONTROL)}
 
 
-def mark_conversation_breakpoint(turns: Sequence[TurnLike], mode: str, last_index: int) -> None:
-    """The conversation's breakpoint: on its last block, or with `CACHE_ALL_BUT_LAST` on the
-    last block that came from a message before `last_index` (the one-off message may have
-    been merged into the turn before it). With `CACHE_NOTHING`, none."""
+def mark_conversation_breakpoint(turns: Sequence[TurnLike], mode: str, cached: int) -> None:
+    """The conversation's breakpoint: on its last block, or with `CACHE_READ_PREFIX` on the
+    last block that came from one of the first `cached` messages (those an earlier request
+    wrote; the messages after them may have been merged into the same turn), none when
+    `cached` is 0. With `CACHE_NOTHING`, none."""
     if mode == CACHE_NOTHING or not turns:
         return
-    if mode != CACHE_ALL_BUT_LAST:
+    if mode != CACHE_READ_PREFIX:
         mark_cache_breakpoint(turns[-1].blocks)
         return
-    _mark_last_block_from(turns, lambda origin: origin < last_index)
+    _mark_last_block_from(turns, lambda origin: origin < cached)
 
 
 def _mark_last_block_from(turns: Sequence[TurnLike], wanted: Callable[[int], bool]) -> None:

@@ -6,7 +6,10 @@ It cannot see the durable state: its only input is the messages L4 hands it.
 `build_model_summarizer(provider, focus)` sends one request: the system prompt is the
 shipped `summary` prompt (plus the focus, when given); the single user message holds the
 previous summary, if the first message is one, and a bounded rendering of the messages
-since (`summary_input`). It waits at most `timeout_seconds` for the answer, in a daemon
+since (`summary_input`, within a quarter of the provider's window unless
+`max_input_chars` is given). Where that rendering had to leave messages out, the summary
+ends with a note naming them by pointer, and a previous summary's notes are carried
+into the new one whichever request wrote it (`summary_input.with_left_out_notes`). It waits at most `timeout_seconds` for the answer, in a daemon
 worker thread so a hung provider can never hold up the session or the process exit.
 It raises `SummarizerFailed` ("timeout", "provider_error", "no_response"); L4 treats
 that as failure and leaves the view unchanged.
@@ -43,7 +46,13 @@ from agent_cli.events import (
 from agent_cli.models import lookup_model
 from agent_cli.prompts import load_prompt
 from agent_cli.provider.base import Provider, ProviderEvent
-from agent_cli.provider.summary_input import DEFAULT_MAX_INPUT_CHARS, render_summary_input
+from agent_cli.provider.summary_input import (
+    DEFAULT_MAX_INPUT_CHARS,
+    build_summary_input,
+    left_out_note,
+    summary_input_chars,
+    with_left_out_notes,
+)
 from agent_cli.provider.summary_reuse import CachedPrefix, choose_summary_request
 
 __all__ = [
@@ -54,6 +63,7 @@ __all__ = [
     "build_summary_request",
     "read_summary_text",
     "render_summary_system_prompt",
+    "summary_request",
 ]
 
 DEFAULT_SUMMARY_MAX_TOKENS = 2_048
@@ -69,10 +79,12 @@ def build_model_summarizer(
     provider: Provider,
     focus: str | None = None,
     timeout_seconds: float = 60.0,
-    max_input_chars: int = DEFAULT_MAX_INPUT_CHARS,
+    max_input_chars: int | None = None,
     max_tokens: int = DEFAULT_SUMMARY_MAX_TOKENS,
 ) -> ModelSummarizer:
-    """A summarizer that asks `provider` for a handoff summary; see the module contract."""
+    """A summarizer that asks `provider` for a handoff summary; see the module contract.
+    `max_input_chars` None: `summary_input_chars` of the provider's window at each call
+    (`/model` may change it)."""
     system = render_summary_system_prompt(focus)
     return ModelSummarizer(provider, system, timeout_seconds, max_input_chars, max_tokens)
 
@@ -87,7 +99,7 @@ class ModelSummarizer:
         provider: Provider,
         system: str,
         timeout_seconds: float,
-        max_input_chars: int,
+        max_input_chars: int | None,
         max_tokens: int,
     ) -> None:
         self._provider = provider
@@ -104,21 +116,21 @@ class ModelSummarizer:
         self._cached_prefix = prefix
 
     def __call__(self, messages: list[dict[str, Any]]) -> str:
-        bounded = build_summary_request(
-            messages, self._system, self._max_input_chars, self._max_tokens
-        )
+        window = self._provider.context_window
+        given = build_summary_input(messages, self._max_input_chars or summary_input_chars(window))
+        bounded = summary_request(given.text, self._system, self._max_tokens)
         prices = lookup_model(self._provider.model).prices  # the model now in use (`/model`)
-        request = choose_summary_request(
-            bounded, self._cached_prefix, messages, self._provider.context_window, prices
-        )
-        if request is bounded:
-            return self._ask(bounded)
-        try:
-            return self._ask(request)
-        except SummarizerFailed as failure:
-            if failure.reason not in NOT_A_SUMMARY:
-                raise
-        return self._ask(bounded)
+        request = choose_summary_request(bounded, self._cached_prefix, messages, window, prices)
+        if request is not bounded:  # the whole view: nothing left out
+            try:
+                return with_left_out_notes(self._ask(request), given.previous_notes)
+            except SummarizerFailed as failure:
+                if failure.reason not in NOT_A_SUMMARY:
+                    raise
+        notes = given.previous_notes
+        if given.left_out is not None:
+            notes = (*notes, left_out_note(given.left_out))
+        return with_left_out_notes(self._ask(bounded), notes)
 
     def _ask(self, request: ModelRequest) -> str:
         """The summary the reply to `request` holds; `SummarizerFailed` otherwise. A
@@ -174,7 +186,13 @@ def build_summary_request(
     max_tokens: int = DEFAULT_SUMMARY_MAX_TOKENS,
 ) -> ModelRequest:
     """One request with no tools and no durable context: only the old messages, bounded."""
-    text = render_summary_input(messages, max_input_chars)
+    text = build_summary_input(messages, max_input_chars).text
+    return summary_request(text, system, max_tokens)
+
+
+def summary_request(text: str, system: str, max_tokens: int) -> ModelRequest:
+    """The bounded summary request: `text` as its one user message, the summary prompt
+    `system`, no tools, no durable context, nothing cached."""
     return ModelRequest(
         system=system,
         durable_context="",

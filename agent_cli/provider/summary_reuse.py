@@ -1,18 +1,23 @@
 """A summary request that reuses the session's cached prefix, when that is the cheaper one.
 
-The cache holds what the last request sent: tools, system blocks and its messages. A
-summary request with the same tools, system blocks and messages, the summary instructions
-as one more user message, reads all of that at the model's cache-read price (0.05x to
-0.1x the input price), writes only what was appended since at 1.25x, and sends the
-instructions after its breakpoint at 1x (`CACHE_ALL_BUT_LAST`: no later request reads
-them). The bounded request of `summary_input` sends the summary prompt and a rendering of
-the older part at 1x, with no breakpoint (`CACHE_NOTHING`: it is never sent again). Which
-is cheaper depends on the sizes (`make bench`, `bench_session_cost`: at a 21,000-token
-request the bounded one costs about 3,300 input-price tokens and the reuse 5,900; at
-80,000 tokens the two are close, the reuse 11,600 and the bounded one 12,300, priced at
-0.1x), so `choose_summary_request` estimates both from their characters (about four a
-token) and sends the cheaper by that estimate: at 80,000 it sends the bounded one,
-about 6% dearer than the reuse, a difference within the estimate's error.
+The cache holds what the last request the API processed sent: tools, system blocks and
+its messages, for `CACHE_LIFETIME` (5 minutes) after that request. A summary request with
+the same tools, system blocks and messages, the summary instructions as one more user
+message, reads all of that at the model's cache-read price (0.05x to 0.1x the input
+price) and sends what was appended since, and the instructions, at 1x: its breakpoint ends
+with the messages the last request carried (`CACHE_READ_PREFIX`), so it writes nothing,
+since no later request reads it (the compacted view starts with the digest and the
+summary). The bounded request of `summary_input` sends the summary prompt and a rendering
+of the older part at 1x, with no breakpoint (`CACHE_NOTHING`: it is never sent again).
+Which is cheaper depends on the sizes (`make bench`, `bench_session_cost`: at a
+21,000-token request the bounded one costs about 3,400 input-price tokens and the reuse
+5,300; at 80,000 tokens the reuse 11,000 and the bounded one 12,400, priced at 0.1x), so
+`choose_summary_request` estimates both from their characters (about four a token) and
+sends the cheaper by that estimate.
+
+A prefix is cached only while the last request is younger than the cache lifetime, less
+a margin (`is_still_cached`); the session offers none otherwise (`cached_messages` 0), and
+the bounded request is sent: the reuse would write the whole view again at 1.25x.
 
 The reused request must fit the model's window and is sent with the tools the model
 knows; the instructions tell it to answer with text only. A reply that calls a tool all
@@ -25,14 +30,20 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import timedelta
 from typing import Any
 
 from agent_cli.compaction.markers import is_digest_message
-from agent_cli.events import CACHE_ALL_BUT_LAST, ModelRequest
+from agent_cli.events import CACHE_READ_PREFIX, ModelRequest
 from agent_cli.models import ModelPrices
+from agent_cli.provider.cache_placement import CACHE_LIFETIME
 
 CHARS_PER_TOKEN = 4
-READ_PRICE, WRITE_PRICE = 0.1, 1.25  # times the input price, when the model's are not known
+READ_PRICE = 0.1  # times the input price, when the model's is not known
+# A prefix this close to the end of its lifetime is taken as gone: the request may reach
+# the API some seconds later, and a reuse of an expired prefix costs far more (everything
+# written at 1.25x) than the bounded request it replaced would have.
+EXPIRY_MARGIN = timedelta(seconds=30)
 INSTRUCTIONS_HEADER = (
     "[Summary request from context compaction, not the user's words. Do not call tools; "
     "answer with the summary text only.]"
@@ -42,7 +53,8 @@ INSTRUCTIONS_HEADER = (
 @dataclass(frozen=True)
 class CachedPrefix:
     """What the session would send now (`messages`: the whole view), and how many of its
-    leading messages the last request carried (and so the cache holds)."""
+    leading messages the prompt cache still holds (those the last request carried, while
+    it `is_still_cached`; else 0)."""
 
     system: str
     tools: tuple[dict[str, Any], ...]
@@ -69,8 +81,15 @@ def build_reusing_request(
         tools=prefix.tools,
         max_tokens=max_tokens,
         project_instructions=prefix.project_instructions,
-        cache=CACHE_ALL_BUT_LAST,  # the instructions are a one-off: sent plain, not written
+        cache=CACHE_READ_PREFIX,  # read what is cached; what follows is a one-off: plain
+        cached_messages=prefix.cached_messages,
     )
+
+
+def is_still_cached(age: timedelta) -> bool:
+    """True when a prefix the API last wrote or read `age` ago is still in the cache, with
+    `EXPIRY_MARGIN` to spare; a negative age (the clock was set back) is not trusted."""
+    return timedelta(0) <= age < CACHE_LIFETIME - EXPIRY_MARGIN
 
 
 def count_recent(prefix: CachedPrefix, old: Sequence[dict[str, Any]]) -> int | None:
@@ -95,30 +114,18 @@ def choose_summary_request(
 ) -> ModelRequest:
     """`bounded`, or the request reusing `prefix` when it holds `old` (the messages to
     summarize) as they are, fits the window and its estimated price is lower (module
-    doc). `prices`: the model's, whose cache-read and cache-write prices over its input
-    price weigh the reuse (some models read the cache at 0.05x, not 0.1x); None uses
-    0.1x and 1.25x."""
+    doc). `prices`: the model's, whose cache-read price over its input price weighs the
+    reuse (some models read the cache at 0.05x, not 0.1x); None uses 0.1x."""
     recent = count_recent(prefix, old) if prefix is not None else None
     if prefix is None or prefix.cached_messages == 0 or recent is None:
         return bounded
     reusing = build_reusing_request(prefix, recent, bounded.system, bounded.max_tokens)
     cached = _chars(replace(reusing, messages=reusing.messages[: prefix.cached_messages]))
-    fresh = _chars(reusing) - cached
-    if (cached + fresh) // CHARS_PER_TOKEN + reusing.max_tokens >= context_window:
+    plain = _chars(reusing) - cached  # the messages since the last request, the instructions
+    if (cached + plain) // CHARS_PER_TOKEN + reusing.max_tokens >= context_window:
         return bounded
-    read, write = (
-        (prices.cache_read / prices.input, prices.cache_write / prices.input)
-        if prices is not None and prices.input > 0
-        else (READ_PRICE, WRITE_PRICE)
-    )
-    # what the last request did not carry is written; the instructions after it are plain
-    instructions = _chars(
-        replace(
-            reusing, messages=reusing.messages[-1:], tools=(), system="", project_instructions=""
-        )
-    )
-    reuse_price = read * cached + write * max(fresh - instructions, 0) + instructions
-    return reusing if reuse_price < _chars(bounded) else bounded
+    read = prices.cache_read / prices.input if prices and prices.input > 0 else READ_PRICE
+    return reusing if read * cached + plain < _chars(bounded) else bounded
 
 
 def _chars(request: ModelRequest) -> int:

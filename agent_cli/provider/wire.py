@@ -29,8 +29,9 @@ the next request until compaction rewrites it. The fourth goes on the running di
 sent as one text block per part: the next compaction adds a part and reads the earlier
 ones from the cache instead of writing them again. A
 one-off request says so (`ModelRequest.cache`): a summary request that reuses the cached
-prefix ends its breakpoint before its own last message, and a bounded summary request
-carries none, so neither writes at 1.25x what no later request will read.
+prefix ends its breakpoint with the messages the last request wrote (the ones since, and
+its instructions, are sent plain), and a bounded summary request carries none, so neither
+writes at 1.25x what no later request will read.
 
 The durable context (`request.durable_context`) rides after that breakpoint, as the last
 text block of the newest user turn: it is re-rendered for every request and never stored,
@@ -48,7 +49,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from agent_cli.errors import WireFormatError
-from agent_cli.events import CACHE_MODES, CACHE_NOTHING, ModelRequest
+from agent_cli.events import (
+    CACHE_CONVERSATION,
+    CACHE_MODES,
+    CACHE_NOTHING,
+    CACHE_READ_PREFIX,
+    ModelRequest,
+)
 from agent_cli.frozen import FrozenDict, thaw
 from agent_cli.provider.cache_placement import (
     attach_durable_context,
@@ -117,7 +124,8 @@ class WireBuilder:
     `build_wire_request` returns (equal values) and raises what it raises: where the
     newer turns do not follow on cleanly (a pairing fault, roles that would merge across
     the boundary), it builds the whole request again. A request that caches nothing is
-    built whole and leaves the kept turns as they were.
+    built whole; it and a request reading a cached prefix (a summary's, whose breakpoint
+    may lie in a turn that would be kept) leave the kept turns as they were.
 
     What it returns is for reading only (the provider hands it to the SDK, which copies
     it): its earlier messages are the builder's own and go out again in the next request."""
@@ -128,12 +136,21 @@ class WireBuilder:
     def build(self, request: ModelRequest, model: str) -> dict[str, Any]:
         sent = self._sent
         built = None
-        if request.cache != CACHE_NOTHING and sent.starts(request.messages):
+        if _follows_on(sent, request):
             built = _build(request, model, sent)
         wire, following = built or _build_whole(request, model)
-        if request.cache != CACHE_NOTHING:
+        if request.cache == CACHE_CONVERSATION:  # a one-off's turns are no later request's
             self._sent = following
         return wire
+
+
+def _follows_on(sent: SentPrefix, request: ModelRequest) -> bool:
+    """True when `request` may be built from the kept turns of `sent`: it caches something,
+    begins with their messages and, reading a cached prefix, puts its breakpoint after them
+    (the kept turns are closed: no breakpoint is placed in them)."""
+    if request.cache == CACHE_NOTHING or not sent.starts(request.messages):
+        return False
+    return request.cache != CACHE_READ_PREFIX or request.cached_messages > len(sent.messages)
 
 
 def _build_whole(request: ModelRequest, model: str) -> tuple[dict[str, Any], SentPrefix]:
@@ -165,7 +182,7 @@ def _build(
         if sent.messages:
             return None
         check_tool_pairing(turns)  # raises, naming the first offending message
-    mark_conversation_breakpoint(turns, request.cache, len(request.messages) - 1)
+    mark_conversation_breakpoint(turns, request.cache, request.cached_messages)
     mark_digest_breakpoint(turns, request.messages, request.cache)
     following = _following_prefix(request.messages, sent, turns)
     attach_durable_context(turns, request.durable_context)

@@ -17,16 +17,20 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
+from rich.cells import cell_len
 from rich.text import Text
 
-from agent_cli.repl.safe_text import reveal_controls
+from agent_cli.repl.safe_text import TAB_SIZE, reveal_controls
 from agent_cli.tools.approval import ApprovalKind
+from agent_cli.tools.output import count_noun
 
 BLANK_RUN_MIN = 3
 NOTE_STYLE = "bold magenta"
 CONTROL_STYLE = "reverse magenta"
 DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
-_SPACE_RUN = re.compile(r"[ \t]{32,}")
+SPACE_RUN_MIN_COLUMNS = 32
+TAB_STYLE = "dim"
+_BLANK_RUN = re.compile(r"[ \t]+")
 _NOT_BLANK = None
 
 
@@ -54,8 +58,12 @@ class NumberedLine:
         return self.note if self.note is not None else style_line(self.raw, self.kind)
 
 
-def numbered_from_start(raw_lines: list[str], kind: ApprovalKind) -> Iterator[NumberedLine]:
-    index = 0
+def numbered_from_start(
+    raw_lines: list[str], kind: ApprovalKind, start: int = 0
+) -> Iterator[NumberedLine]:
+    """From line `start` on, which must be the first line of a shown line (0, or one past
+    the `last` of a line this yielded): a page goes on where the one before it ended."""
+    index = start
     while index < len(raw_lines):
         end = _run_end(raw_lines, index, kind, step=1)
         yield _numbered(raw_lines, index, end - 1, kind)
@@ -100,27 +108,78 @@ def _blank_kind(line: str, kind: ApprovalKind) -> str | None:
     """The marker a blank line keeps ("" outside a diff), or None for a line with text.
     In a diff an empty line (no marker at all) is never blank: it is not diff output."""
     if kind is not ApprovalKind.DIFF:
-        return "" if not line.strip() else _NOT_BLANK
-    if not line or line[1:].strip():
+        return "" if is_blank_line(line) else _NOT_BLANK
+    if not line or not is_blank_line(line[1:]):
         return _NOT_BLANK
     return line[:1]
 
 
 def style_line(line: str, kind: ApprovalKind) -> Text:
-    """One line with controls made visible and long space runs counted, diff-coloured."""
+    """One line with controls made visible and tabs drawn, diff-coloured; see
+    `_append_blanks` for runs of spaces and tabs."""
     style = ""
     if kind is ApprovalKind.DIFF:
         style = "bold" if line.startswith(("+++", "---")) else DIFF_STYLES.get(line[:1], "")
     text = Text(style=style)
-    position = 0
-    for run in _SPACE_RUN.finditer(line):
-        _append_revealed(text, line[position : run.start()])
-        text.append(f"⟨{len(run.group())} spaces⟩", style=NOTE_STYLE)
+    column = position = 0
+    for run in _BLANK_RUN.finditer(line):
+        column = _append_revealed(text, line[position : run.start()], column)
+        column = _append_blanks(text, run.group(), column)
         position = run.end()
-    _append_revealed(text, line[position:])
+    _append_revealed(text, line[position:], column)
     return text
 
 
-def _append_revealed(text: Text, piece: str) -> None:
+def is_blank_line(line: str) -> bool:
+    """True for a line of nothing but spaces and tabs (any other character, a
+    no-break space or a control, is shown)."""
+    return not line.strip(" \t")
+
+
+def _append_blanks(text: Text, blanks: str, column: int) -> int:
+    """Append a run of spaces and tabs starting at `column`; the column after it. A tab
+    is drawn as `→` and the spaces up to the next stop of `TAB_SIZE` columns, so it is
+    seen and takes the room it takes in an editor; a run that would take
+    `SPACE_RUN_MIN_COLUMNS` or more columns is counted instead (`⟨28 tabs⟩`), so no run
+    pushes text off the screen or onto a row of its own."""
+    width = _blank_columns(blanks, column)
+    if width >= SPACE_RUN_MIN_COLUMNS:
+        note = f"⟨{_count_blanks(blanks)}⟩"
+        text.append(note, style=NOTE_STYLE)
+        return column + cell_len(note)
+    for character in blanks:
+        if character == " ":
+            text.append(" ")
+            column += 1
+        else:
+            stop = _next_tab_stop(column)
+            text.append("→" + " " * (stop - column - 1), style=TAB_STYLE)
+            column = stop
+    return column
+
+
+def _blank_columns(blanks: str, column: int) -> int:
+    end = column
+    for character in blanks:
+        end = end + 1 if character == " " else _next_tab_stop(end)
+    return end - column
+
+
+def _next_tab_stop(column: int) -> int:
+    return (column // TAB_SIZE + 1) * TAB_SIZE
+
+
+def _count_blanks(blanks: str) -> str:
+    tabs, spaces = blanks.count("\t"), blanks.count(" ")
+    counted = [
+        count_noun(tabs, "tab") if tabs else "",
+        count_noun(spaces, "space") if spaces else "",
+    ]
+    return " and ".join(part for part in counted if part)
+
+
+def _append_revealed(text: Text, piece: str, column: int) -> int:
     for part, is_control in reveal_controls(piece):
         text.append(part, style=CONTROL_STYLE if is_control else None)
+        column += cell_len(part)
+    return column

@@ -1,13 +1,16 @@
 """The permission question, in words that say what each "always" answer covers.
 
-Contract: `build_question(request, view_offer)` is the one line asked under an approval
-view. Its "always" answers are the scopes the request offers
+Contract: `build_question(request, view_offer, width)` is the one line asked under an
+approval view. Its "always" answers are the scopes the request offers
 (`PermissionRequest.always_scopes`, see `tools.approval_scope`), so what the user reads is
 what the gate remembers: `[a]` for the narrowest (this exact command; any write or edit
 of this one file), `[p]` for a command prefix, shown whole (`[p] always "npm test …"`),
-when one is offered; no `[a]` when the request offers no scope. `parse_answer` maps a
-reply to a decision name, None for a reply that is not one of the answers offered (a bare
-Enter among them: the question is asked again).
+when one is offered; no `[a]` when the request offers no scope. A file is named by
+`safe_text.show_path` (controls written out, quoted when it holds a space), cut in the
+middle to fit one row of `width` so its file name stays, its spaces no-break ones: broken
+at words, the question never starts a row with a piece of the name. `parse_answer` maps a reply to a decision name, None for
+a reply that is not one of the answers offered (a bare Enter among them: the question is
+asked again, after `describe_answers`, which names `v` too when it is offered).
 `describe_always` is the line printed after an "always" answer: what now runs unasked
 for the rest of the session, and what is still asked.
 """
@@ -18,15 +21,14 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from agent_cli.repl.safe_text import clip_line, reveal_controls
-from agent_cli.tools.approval_scope import AlwaysScope, ScopeKind
+from agent_cli.repl.safe_text import show_path
+from agent_cli.tools.approval_scope import REMOVING_PROGRAMS, AlwaysScope, ScopeKind
 
 if TYPE_CHECKING:
     from agent_cli.tools.permissions import PermissionRequest
 
-VIEW_EVERY_LINE = "[v] view every line"
-VIEW_TWO_ENDS = "[v] view its two ends"
 MAX_FILE_CHARS = 60
+NO_BREAK_SPACE = "\u00a0"
 _ANSWERS = {
     "y": "allow_once",
     "yes": "allow_once",
@@ -46,28 +48,37 @@ def offered_scopes(request: PermissionRequest) -> tuple[AlwaysScope, ...]:
     return tuple(request.always_scopes())
 
 
-def build_question(request: PermissionRequest, view_offer: str | None = None) -> str:
-    """`allow? [y] once · [a] always … · [n] no: `, with `view_offer` before the colon."""
-    choices = ["[y] once", *(_choice(scope) for scope in offered_scopes(request)), "[n] no"]
+def build_question(
+    request: PermissionRequest, view_offer: str | None = None, width: int | None = None
+) -> str:
+    """`allow? [y] once · [a] always … · [n] no: `, with `view_offer` before the colon.
+    With `width`, a file's name is cut to fit one row of it (see `_file_name`)."""
+    room = MAX_FILE_CHARS if width is None else max(min(MAX_FILE_CHARS, width - 4), 12)
+    choices = [
+        "[y] once",
+        *(_choice(scope, room) for scope in offered_scopes(request)),
+        "[n] no",
+    ]
     if view_offer:
         choices.append(view_offer)
     return "allow? " + " · ".join(choices) + ": "
 
 
-def _choice(scope: AlwaysScope) -> str:
-    return f"[{_LETTER[_decision_of(scope)]}] {describe_scope(scope)}"
+def _choice(scope: AlwaysScope, file_room: int = MAX_FILE_CHARS) -> str:
+    return f"[{_LETTER[_decision_of(scope)]}] {describe_scope(scope, file_room)}"
 
 
-def describe_scope(scope: AlwaysScope) -> str:
+def describe_scope(scope: AlwaysScope, file_room: int = MAX_FILE_CHARS) -> str:
     """An "always" answer as the question offers it, without its letter: `always for
-    notes.sh`, `always "npm test …"` (also how a call it lets through says why)."""
+    notes.sh`, `always "npm test …"` (also how a call it lets through says why); a file's
+    name cut to `file_room` characters (`_file_name`)."""
     if scope.kind is ScopeKind.EXACT_COMMAND:
         return "always this exact command"
     if scope.kind is ScopeKind.COMMAND_PREFIX:
         return f'always "{scope.shown} …"'
     if scope.kind is ScopeKind.MCP_TOOL:
         return f"always this tool ({scope.shown})"
-    return f"always for {_file_name(scope)}"
+    return f"always for {_file_name(scope, file_room)}"
 
 
 def parse_answer(answer: str, scopes: tuple[AlwaysScope, ...]) -> str | None:
@@ -82,10 +93,13 @@ def parse_answer(answer: str, scopes: tuple[AlwaysScope, ...]) -> str | None:
     return choice
 
 
-def describe_answers(scopes: tuple[AlwaysScope, ...]) -> str:
-    """`answer y, a or n (Enter alone is no answer)`: the letters this question accepts."""
-    letters = ["y", *(_LETTER[_decision_of(scope)] for scope in scopes)]
-    return f"answer {', '.join(letters)} or n (Enter alone is no answer)"
+def describe_answers(scopes: tuple[AlwaysScope, ...], view_offered: bool = False) -> str:
+    """`answer y, a, n or v (Enter alone is no answer)`: the letters this question
+    accepts, `v` among them when the question offers it."""
+    letters = ["y", *(_LETTER[_decision_of(scope)] for scope in scopes), "n"]
+    if view_offered:
+        letters.append("v")
+    return f"answer {', '.join(letters[:-1])} or {letters[-1]} (Enter alone is no answer)"
 
 
 def describe_always(scope: AlwaysScope) -> Text:
@@ -93,10 +107,7 @@ def describe_always(scope: AlwaysScope) -> Text:
     if scope.kind is ScopeKind.EXACT_COMMAND:
         covered = "this exact command; any other command is still asked about"
     elif scope.kind is ScopeKind.COMMAND_PREFIX:
-        covered = (
-            f'commands that start with "{scope.shown}" followed only by plain arguments; '
-            f"one with {NOT_PLAIN_WORDS} is still asked about"
-        )
+        covered = _prefix_covers(scope)
     elif scope.kind is ScopeKind.MCP_TOOL:
         covered = f"calls of {scope.shown}, any arguments; other tools are still asked about"
     else:
@@ -104,12 +115,25 @@ def describe_always(scope: AlwaysScope) -> Text:
     return Text(f"allowed without asking for the rest of this session: {covered}", style="green")
 
 
+def _prefix_covers(scope: AlwaysScope) -> str:
+    """What a prefix scope covers, in the words of `approval_scope`'s contract."""
+    where = "names in this folder" if scope.value.split(" ")[0] in REMOVING_PROGRAMS else ""
+    plain = f"plain words ({where})" if where else "plain words"
+    return (
+        f'this command, and commands that start with "{scope.shown}" followed only by '
+        f"{plain}; an option (-x, --x), a path outside the workspace or into .git, a quote, "
+        f"glob or $, or {NOT_PLAIN_WORDS} is still asked about"
+    )
+
+
 def _decision_of(scope: AlwaysScope) -> str:
     return "allow_prefix" if scope.kind is ScopeKind.COMMAND_PREFIX else "allow_always"
 
 
-def _file_name(scope: AlwaysScope) -> str:
-    """The file as the user names it, controls written out (a bidi override must not
-    make it read as another name), clipped to fit the question."""
-    revealed = "".join(part for part, _ in reveal_controls(scope.shown))
-    return clip_line(revealed, MAX_FILE_CHARS)
+def _file_name(scope: AlwaysScope, limit: int = MAX_FILE_CHARS) -> str:
+    """The file as the user names it (`show_path`: controls written out, so a bidi
+    override or a line feed cannot make it read as another name; quoted when it holds
+    a space), cut in the middle to `limit` characters, so its file name stays. Its
+    spaces are no-break ones: a question broken at words never breaks inside it, so no
+    part of a name can start a row and pose as a numbered line (`2 │ …`)."""
+    return show_path(scope.shown, limit).replace(" ", NO_BREAK_SPACE)

@@ -5,17 +5,28 @@ Contract: `build_approval_view(request, width, height)` lays out what the user a
 - every line is numbered, and runs of 3 or more blank lines become one counted line
   (a command of `touch DANGER_RAN`, 80 newlines and a harmless `echo` once showed only
   the echo on a 40-row screen);
-- control characters and escapes are shown as letters (`^[`, `^M`, `<U+202E>`), never
-  obeyed or silently dropped; runs of 32 or more spaces or tabs are counted, not drawn;
+- control, format and other invisible characters are shown as letters (`^[`, `^M`,
+  `<U+202E>`, `<U+FE0F>`; `safe_text.reveal_controls`), never obeyed or silently
+  dropped; a tab is drawn as `→` up to its stop, and a run of spaces and tabs 32
+  columns wide or more is counted (`⟨28 tabs⟩`), not drawn;
+- a line wider than the screen goes on in rows under a blank gutter (`   ┆ `), and the
+  header's further rows start with `  ↳ `: no row that content fills starts where a
+  line number or a `[compact]` line would, so a command cannot draw a line of its own;
+- the header names the file by its whole path, or when that would take more than
+  `MAX_HEADER_ROWS` rows, by its start and its end (the file name); a path holding a
+  space is quoted, its line feeds and other controls written out (`safe_text.show_path`);
 - the header (which says how many lines there are) and the question fit on one screen
-  together: a body too tall shows its head and its tail with a counted line for what is
-  left out, and a line longer than `MAX_LINE_ROWS` rows shows its start and its end.
+  together, with `reserved_rows` left for the question (the asker measures it): a body
+  too tall shows its head and its tail with a counted line for what is left out, and a
+  line longer than `MAX_LINE_ROWS` rows shows its start and its end.
   `view.is_shortened` is then True and the question offers `v` to see more.
-With `full=True` nothing is left out (blank runs and space runs stay counted), up to
-`FULL_VIEW_MAX_LINES` lines; a longer text lists its first and last `FULL_VIEW_SIDE_LINES`
-with a counted line for the rest, saying how many lines and bytes are approved as a
-whole (`view.lists_every_line` is then False). Printing all 200,000 lines of a huge write
-took minutes and helped nobody read it.
+With `full=True` nothing is left out (blank runs and space runs stay counted): the lines
+from `from_line` on, `FULL_VIEW_PAGE_LINES` at most; when more follow, a counted line
+says so and how many lines and bytes are approved as a whole, and `view.next_line` is
+where the next page starts (`v` again). Every line of any write can so be read before
+answering, a page at a time (printing all 200,000 lines of a huge write at once took
+minutes). An edit or overwrite that changes nothing says so instead of showing an
+empty diff.
 Only the lines that can be shown are numbered and styled (`approval_lines`), so a huge
 text costs about as much as a short one; the header still counts every line.
 With `unasked_by` (the "always" answer that lets the call through), the same view shows
@@ -27,34 +38,45 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
-from itertools import islice, takewhile
+from itertools import islice
 from typing import TYPE_CHECKING
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
 from agent_cli.repl.approval_lines import (
     NOTE_STYLE,
     NumberedLine,
-    number_lines,
+    is_blank_line,
     numbered_from_end,
     numbered_from_start,
 )
-from agent_cli.repl.safe_text import clip_line, reveal_controls
+from agent_cli.repl.safe_text import (
+    clip_line,
+    clip_middle,
+    reveal_all,
+    reveal_controls,
+    show_path,
+)
 from agent_cli.safe_cuts import safe_head_end, safe_tail_start
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.approval import Approval, ApprovalKind
+from agent_cli.tools.approval_scope import TargetKind
 from agent_cli.tools.output import count_noun, format_size
 
 if TYPE_CHECKING:
     from agent_cli.tools.permissions import PermissionRequest
 
 MAX_LINE_ROWS = 4
-# Rows kept free under the body: the question, a possible "answer y, a or n", a spare.
+# Rows kept free under the body when the caller does not measure its question: the
+# question, a possible "answer y, a or n", a spare.
 RESERVED_ROWS = 3
 MIN_BODY_ROWS = 6
-FULL_VIEW_SIDE_LINES = 500
-FULL_VIEW_MAX_LINES = 2 * FULL_VIEW_SIDE_LINES
+MAX_HEADER_ROWS = 3
+FULL_VIEW_PAGE_LINES = 1000
+LINE_MARK, CONTINUED_MARK = " │ ", " ┆ "  # after a line's number; after a blank gutter
+HEADER_CONTINUED_MARK = "  ↳ "
 _MEASURING_CONSOLE = Console(file=io.StringIO(), width=80, color_system=None)
 
 
@@ -63,7 +85,9 @@ class ApprovalView:
     header: Text
     lines: list[Text]
     is_shortened: bool
-    lists_every_line: bool = True  # False: even the full listing shows only the two ends
+    # A full listing that stopped at a page's end: the line (0-based) the next page
+    # starts at; None when it reached the end (and for a view that is not a listing).
+    next_line: int | None = None
 
 
 @dataclass(frozen=True)
@@ -82,25 +106,63 @@ def build_approval_view(
     height: int,
     full: bool = False,
     unasked_by: str | None = None,
+    *,
+    reserved_rows: int = RESERVED_ROWS,
+    from_line: int = 0,
 ) -> ApprovalView:
     """The header and body lines to print before the question (or, with `unasked_by`,
     instead of it); see the module contract."""
     approval = approval_of(request)
     raw_lines = split_lines(approval)
     header = build_header(request, approval, raw_lines, width, unasked_by)
-    lists_every_line = len(raw_lines) <= FULL_VIEW_MAX_LINES
+    if not raw_lines:
+        return ApprovalView(header, [_framed(_empty_note(approval), 1, width)], False)
     if full:
-        lines = _full_listing(approval, raw_lines)
+        lines, next_line = _listing_page(approval, raw_lines, from_line)
         gutter = max((len(line.label) for line in lines), default=1)
-        return ApprovalView(header, [_with_gutter(line, gutter) for line in lines], False)
-    budget = max(MIN_BODY_ROWS, height - header_rows(header, width) - RESERVED_ROWS)
+        return ApprovalView(
+            header, [_framed(line, gutter, width) for line in lines], False, next_line
+        )
+    budget = max(MIN_BODY_ROWS, height - header_rows(header, width) - reserved_rows)
     ends = _collect_ends(raw_lines, approval.kind, budget)
     gutter = max((len(line.label) for line in (*ends.head, *ends.tail)), default=1)
-    secrets = request.secrets
-    layout = _Layout(gutter, width, secrets)
-    fitted, is_shortened = fit_lines(ends, layout, budget, lists_every_line, unasked_by is None)
-    rows = [_with_gutter(line, gutter) for line in fitted]
-    return ApprovalView(header, rows, is_shortened, lists_every_line)
+    layout = _Layout(gutter, width, forms_as_shown(request.secrets))
+    one_page = _is_last_page(raw_lines, approval.kind, 0)
+    fitted, is_shortened = fit_lines(ends, layout, budget, one_page, unasked_by is None)
+    rows = [_framed(line, gutter, width) for line in fitted]
+    return ApprovalView(header, rows, is_shortened)
+
+
+def view_offer(request: PermissionRequest, from_line: int = 0) -> str:
+    """The `v` answer the question offers for a listing from `from_line`: `[v] view every
+    line`, or for a text longer than a page the lines its page holds."""
+    approval = approval_of(request)
+    raw_lines = split_lines(approval)
+    page = _page(raw_lines, approval.kind, from_line)
+    last = page[-1].last + 1 if page else len(raw_lines)
+    if from_line == 0 and last >= len(raw_lines):
+        return "[v] view every line"
+    return f"[v] view lines {from_line + 1:,}-{last:,}"
+
+
+def _page(raw_lines: list[str], kind: ApprovalKind, from_line: int) -> list[NumberedLine]:
+    """The shown lines of the page from `from_line`: `FULL_VIEW_PAGE_LINES` at most, a
+    counted blank run being one."""
+    return list(islice(numbered_from_start(raw_lines, kind, from_line), FULL_VIEW_PAGE_LINES))
+
+
+def _is_last_page(raw_lines: list[str], kind: ApprovalKind, from_line: int) -> bool:
+    page = _page(raw_lines, kind, from_line)
+    return not page or page[-1].last + 1 >= len(raw_lines)
+
+
+def _empty_note(approval: Approval) -> NumberedLine:
+    words = (
+        "⋮ no change: the new text is the same as the file's"
+        if approval.kind is ApprovalKind.DIFF
+        else "⋮ nothing: the text is empty"
+    )
+    return NumberedLine(-1, -1, "", ApprovalKind.CONTENT, Text(words, style=NOTE_STYLE))
 
 
 def _collect_ends(raw_lines: list[str], kind: ApprovalKind, count: int) -> _Ends:
@@ -116,30 +178,29 @@ def _collect_ends(raw_lines: list[str], kind: ApprovalKind, count: int) -> _Ends
     return _Ends(head, tail, len(raw_lines))
 
 
-def _full_listing(approval: Approval, raw_lines: list[str]) -> list[NumberedLine]:
-    """Every line, or for a text over `FULL_VIEW_MAX_LINES` its two ends and a count."""
-    if len(raw_lines) <= FULL_VIEW_MAX_LINES:
-        return number_lines(raw_lines, approval.kind)
-    side, total = FULL_VIEW_SIDE_LINES, len(raw_lines)
-    head = list(
-        takewhile(lambda line: line.first < side, numbered_from_start(raw_lines, approval.kind))
-    )
-    tail = list(
-        takewhile(
-            lambda line: line.last >= total - side, numbered_from_end(raw_lines, approval.kind)
-        )
-    )
-    first, last = head[-1].last + 1, tail[-1].first - 1
-    if first > last:  # a blank run spans the middle: the two ends meet
-        return [*head, *(line for line in reversed(tail) if line.first >= first)]
+def _listing_page(
+    approval: Approval, raw_lines: list[str], from_line: int
+) -> tuple[list[NumberedLine], int | None]:
+    """The page that starts at `from_line`: `FULL_VIEW_PAGE_LINES` shown lines at most (a
+    counted blank run is one), and where the next page starts (None: this one is the
+    last). A page that is not the last ends with a line that counts the lines to come."""
+    page = _page(raw_lines, approval.kind, from_line)
+    next_line = page[-1].last + 1 if page else len(raw_lines)
+    if next_line >= len(raw_lines):
+        return page, None
+    total, left = len(raw_lines), len(raw_lines) - next_line
     size = format_size(len(approval.text.encode("utf-8", "surrogatepass")))
+    which = (
+        "them"
+        if _is_last_page(raw_lines, approval.kind, next_line)
+        else f"the next {FULL_VIEW_PAGE_LINES:,}"
+    )
     note = Text(
-        f"⋮ lines {first + 1:,}-{last + 1:,} ({count_noun(last - first + 1, 'line')}) not "
-        "listed: only the "
-        f"first and last {side:,} are. Approving approves all {total:,} lines ({size})."
+        f"⋮ lines {next_line + 1:,}-{total:,} ({count_noun(left, 'line')}) not listed yet: "
+        f"answer v to list {which}. Approving approves all {total:,} lines ({size})."
     )
     note.stylize(NOTE_STYLE)
-    return [*head, NumberedLine(-1, -1, "", ApprovalKind.CONTENT, note), *reversed(tail)]
+    return [*page, NumberedLine(-1, -1, "", ApprovalKind.CONTENT, note)], next_line
 
 
 def build_approval_header(request: PermissionRequest, width: int) -> Text:
@@ -149,10 +210,12 @@ def build_approval_header(request: PermissionRequest, width: int) -> Text:
 
 
 def split_lines(approval: Approval) -> list[str]:
-    """The lines of the approved text; a file's or command's final newline ends its last
-    line rather than starting an empty one. Only `\n` splits: other separators are
-    controls, shown as such."""
+    """The lines of the approved text, none for an empty one; a file's or command's final
+    newline ends its last line rather than starting an empty one. Only `\n` splits:
+    other separators are controls, shown as such."""
     text = approval.text
+    if not text:
+        return []
     if approval.kind is not ApprovalKind.DIFF and text.endswith("\n"):
         text = text[:-1]
     return text.split("\n")
@@ -172,34 +235,85 @@ def build_header(
     width: int,
     unasked_by: str | None = None,
 ) -> Text:
-    """One line: the tool, what it will do, and how many lines follow; with `unasked_by`
-    (`always for notes.sh`) it says that answer allows it without a question."""
+    """The tool, what it will do, and how many lines follow: one line, or rows after the
+    first that start with `HEADER_CONTINUED_MARK`; with `unasked_by` (`always for
+    notes.sh`) it says that answer allows it without a question."""
     count = len(raw_lines)
-    blank = sum(1 for line in raw_lines if not line.strip())
+    blank = sum(1 for line in raw_lines if is_blank_line(line))
     lines = f"{count} line" if count == 1 else f"{count} lines"
     if blank:
         lines += f", {blank} blank"
-    description = clip_line(_revealed(request.description), max(20, width // 2))
+    tool = clip_line(request.tool, 40)
+    opening = f"permission needed for {tool}: "
     if approval.kind is ApprovalKind.COMMAND:
         what = f"run this command ({lines})"
-    elif approval.kind is ApprovalKind.DIFF:
-        what = f"{description} (diff of {lines})"
-    else:  # a write's description already counts its lines
-        what = description + (f" ({blank} of them blank)" if blank else "")
-    tool = (clip_line(request.tool, 40), "bold")
+    else:
+        if approval.kind is ApprovalKind.DIFF:  # a write's description counts its lines
+            ending = f" (diff of {lines})" if count else " (no change)"
+        else:
+            ending = f" ({blank} of them blank)" if blank else ""
+        room = MAX_HEADER_ROWS * (width - len(HEADER_CONTINUED_MARK)) - len(opening) - len(ending)
+        what = describe_request(request, max(room - 8, 20)) + ending
     if unasked_by is not None:
-        return Text.assemble(tool, (f" not asked ({_revealed(unasked_by)}): {what}", "bold green"))
-    return Text.assemble(
-        ("permission needed for ", "bold yellow"),
-        tool,
-        (": " + what, "bold yellow"),
+        header = Text.assemble(
+            (tool, "bold"), (f" not asked ({reveal_all(unasked_by)}): {what}", "bold green")
+        )
+        return _hang(header, width)
+    header = Text.assemble(
+        ("permission needed for ", "bold yellow"), (tool, "bold"), (": " + what, "bold yellow")
     )
+    return _hang(header, width)
 
 
-def _revealed(text: str) -> str:
-    """`text` with its controls written out (`^[`, `<U+202E>`): a file name holding a
-    bidi override must not read as another name in the header."""
-    return "".join(part for part, _ in reveal_controls(text))
+def describe_request(request: PermissionRequest, limit: int) -> str:
+    """The request's description in at most about `limit` characters, controls written
+    out; the file it names shown by `show_path`, so its end (the file name) stays."""
+    description, target = request.description, request.target
+    if target is not None and target.kind is TargetKind.FILE:
+        verb, _, rest = description.partition(" ")
+        if rest.startswith(target.shown):
+            after = reveal_all(rest[len(target.shown) :])
+            path = show_path(target.shown, max(limit - len(verb) - 1 - len(after), 20))
+            return f"{verb} {path}{after}"
+    return clip_middle(list(reveal_all(description)), limit)
+
+
+def _hang(text: Text, width: int) -> Text:
+    """`text` in rows of `width` cells, the rows after the first behind
+    `HEADER_CONTINUED_MARK`; broken at spaces, and a word too long for a row (a path)
+    after a `/` where it has one, so the folder names and the file name stay whole."""
+    plain, start, hung = text.plain, 0, Text()
+    while start < len(plain):
+        room = max(width - (len(HEADER_CONTINUED_MARK) if start else 0), 10)
+        end = _row_end(plain, start, room)
+        if start:
+            hung.append("\n")
+            hung.append(HEADER_CONTINUED_MARK, style="dim")
+        row = text[start:end]
+        row.rstrip()
+        hung.append_text(row)
+        start = end
+        while start < len(plain) and plain[start] == " ":
+            start += 1
+    return hung
+
+
+def _row_end(plain: str, start: int, room: int) -> int:
+    """Where a row from `start` ends: all of it when it fits in `room` cells, else at its
+    last space, else after its last `/`, else where the cells run out."""
+    cells, end = 0, start
+    while end < len(plain):
+        cells += cell_len(plain[end])
+        if cells > room:
+            break
+        end += 1
+    if end == len(plain) or plain[end] == " ":
+        return max(end, start + 1)
+    for breaker in (" ", "/"):
+        found = plain.rfind(breaker, start, end)
+        if found > start:
+            return found + (breaker == "/")
+    return max(end, start + 1)
 
 
 def header_rows(header: Text, width: int) -> int:
@@ -215,11 +329,25 @@ class _Layout:
     secrets: SecretForms = NO_SECRETS  # a shortened line splits none of them
 
     def rows(self, line: NumberedLine) -> int:
-        return _rows(_with_gutter(line, self.gutter), self.width)
+        return _rows(line.text, self.content_width)
 
     @property
     def content_width(self) -> int:
-        return max(10, self.width - self.gutter - 3)
+        return content_width(self.gutter, self.width)
+
+
+def content_width(gutter: int, width: int) -> int:
+    """The cells a line's text has on each row, right of the gutter and its mark."""
+    return max(10, width - gutter - len(LINE_MARK))
+
+
+def forms_as_shown(secrets: SecretForms) -> SecretForms:
+    """`secrets` with each form also as the view shows it, its invisible characters
+    written out (`<U+1A000>`): a line is shortened where it is shown, and there the
+    form as stored no longer occurs, so a cut could split the secret."""
+    shown = {"".join(part for part, _ in reveal_controls(form)) for form in secrets.forms}
+    added = shown - set(secrets.forms)
+    return SecretForms((*secrets.forms, *added), secrets.percent_forms) if added else secrets
 
 
 def fit_lines(
@@ -248,7 +376,7 @@ def fit_lines(
 
 
 def _gap_note(first: str, last: str, lists_every_line: bool, offers_view: bool) -> NumberedLine:
-    more = "every line" if lists_every_line else f"its first and last {FULL_VIEW_SIDE_LINES}"
+    more = "every line" if lists_every_line else f"every line, {FULL_VIEW_PAGE_LINES:,} at a time"
     offer = f"; answer v to see {more}" if offers_view else ""
     text = Text(f"⋮ lines {first}-{last} not shown here{offer}")
     text.stylize(NOTE_STYLE)
@@ -298,7 +426,16 @@ def _shorten_line(line: NumberedLine, layout: _Layout) -> NumberedLine:
     return NumberedLine(line.first, line.last, "", line.kind, shown)
 
 
-def _with_gutter(line: NumberedLine, gutter: int) -> Text:
-    row = Text(line.label.rjust(gutter) + " │ ", style="dim")
-    row.append_text(line.text)
-    return row
+def _framed(line: NumberedLine, gutter: int, width: int) -> Text:
+    """`line` behind its number, on rows of `width` cells: the rows after the first
+    behind a blank gutter and `CONTINUED_MARK`, so no row that wraps starts where a
+    number does."""
+    rows = line.text.wrap(_MEASURING_CONSOLE, content_width(gutter, width), overflow="fold")
+    framed = Text()
+    for index, row in enumerate(rows):
+        if index:
+            framed.append("\n")
+        mark = line.label.rjust(gutter) + LINE_MARK if index == 0 else " " * gutter + CONTINUED_MARK
+        framed.append(mark, style="dim")
+        framed.append_text(row)
+    return framed

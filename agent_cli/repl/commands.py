@@ -23,7 +23,7 @@ from rich.console import RenderableType
 from agent_cli.errors import AgentCliError, CommandUsageError, UnknownCommand
 from agent_cli.events import ToolFinished
 from agent_cli.repl import durable_commands, model_views, views
-from agent_cli.repl.banner import describe_approvals, describe_window_fit
+from agent_cli.repl.banner import describe_window_fit
 from agent_cli.repl.command_context import (
     CommandContext,
     require_no_args,
@@ -35,6 +35,12 @@ from agent_cli.repl.error_text import describe_error, describe_unused_instructio
 from agent_cli.repl.help_view import build_help_view
 from agent_cli.repl.mcp_view import build_mcp_view, describe_restart_outcome
 from agent_cli.repl.pager import show_long
+from agent_cli.repl.permissions_view import (
+    build_permissions_view,
+    describe_approvals_in_force,
+    describe_revoked,
+    describe_scope,
+)
 from agent_cli.repl.port import SessionPort
 from agent_cli.repl.session_choice import choose_session
 from agent_cli.repl.session_commands import run_sessions_command
@@ -155,9 +161,12 @@ def _stats(context: CommandContext, args: str) -> None:
     if args not in ("", "--json"):
         raise CommandUsageError("/stats", "bad_option")
     stats = context.session.stats()
-    approvals = describe_approvals(context.approvals_off_by)
+    scopes = context.session.always_allowed()
+    approvals = describe_approvals_in_force(context.approvals_off_by, scopes)
     stats = dataclasses.replace(stats, extra={**stats.extra, "approvals": approvals})
     if args == "--json":
+        always = [{"kind": s.kind.value, "covers": describe_scope(s)} for s in scopes]
+        stats = dataclasses.replace(stats, extra={**stats.extra, "always_allowed": always})
         context.write_plain(render_stats_json(stats) + "\n")  # codes stay for scripts
         return
     unused = _unused_instructions_words(context)
@@ -230,6 +239,30 @@ def _restart_mcp(context: CommandContext, name: str) -> None:
     after = next((s for s in context.session.mcp_servers() if s.name == name), None)
     words, style = describe_restart_outcome(name, after)
     say(context, words, style)
+
+
+def _permissions(context: CommandContext, args: str) -> None:
+    """`/permissions`: the "always" answers in force; `revoke <number>` takes one back,
+    `reset` all of them."""
+    words = args.split()
+    scopes = context.session.always_allowed()
+    if not words:
+        off = context.approvals_off_by is not None
+        print_at_words(context.console, build_permissions_view(scopes, off))
+        return
+    if words == ["reset"]:
+        context.session.revoke_always(None)
+        print_at_words(context.console, describe_revoked(scopes))
+        return
+    if words[0] != "revoke" or len(words) != 2:
+        raise CommandUsageError("/permissions", "unknown_argument")
+    number = words[1]
+    is_number = number.isascii() and number.isdigit() and len(number) <= 6
+    if not (is_number and 1 <= int(number) <= len(scopes)):
+        raise CommandUsageError("/permissions", "no_such_answer")
+    scope = scopes[int(number) - 1]
+    context.session.revoke_always(scope)
+    print_at_words(context.console, describe_revoked([scope]))
 
 
 def _timeline(context: CommandContext, args: str) -> None:
@@ -327,6 +360,12 @@ COMMANDS: dict[str, Command] = {
             "/mcp [restart <server>]",
             "the MCP servers: state, tools, what their schemas cost; restart one",
             _mcp,
+        ),
+        Command(
+            "/permissions",
+            "/permissions [revoke <number> | reset]",
+            'the "always" answers in force; take one back, or all of them',
+            _permissions,
         ),
         Command(
             "/timeline",

@@ -9,6 +9,7 @@ Numbers come from the events; nothing is computed here but differences and plura
 
 from __future__ import annotations
 
+from agent_cli.compaction.results import NOTHING_NEW_TO_SUMMARIZE
 from agent_cli.compaction_layers import DEDUP, LAYER_CODES, PRUNE, SUMMARY, TRUNCATE
 from agent_cli.events import (
     CompactionFired,
@@ -166,6 +167,12 @@ def describe_full_reserve(event: RequestBlocked) -> str:
 def format_skipped(event: CompactionSkipped) -> str:
     if event.reason == "loop_guard":
         return _format_held(event)
+    if event.reason == "nothing_to_compact" and event.held == NOTHING_NEW_TO_SUMMARIZE:
+        return (
+            f"{COMPACT_TAG} nothing new to compact since the last compaction: view is "
+            f"{event.tokens:,} tokens (summarizing it again, with a focus or not, could "
+            "only lose detail; no summary was asked for)"
+        )
     if event.reason == "nothing_to_compact":
         return f"{COMPACT_TAG} nothing to compact: view is {event.tokens:,} tokens"
     if event.reason == "summary_not_smaller":

@@ -44,6 +44,8 @@ _USAGE_REASONS = {
     "already_current": "that session is already open here",
     "current_session": "the open session cannot be deleted; /new or /resume another first",
     "bad_days": "give a whole number of days (up to 99999), e.g. delete --older-than 30",
+    "unknown_argument": "unknown argument",
+    "no_such_answer": "give the number /permissions shows before the answer to take back",
 }
 
 
@@ -670,6 +672,10 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
     "cancelled": lambda f: _CANCELLED.get(str(f.get("during")), "Cancelled."),
     "permission_cancelled": lambda f: (
         f"Cancelled at the permission question: {f['tool']} was not run."
+    ),
+    "resumed_at_question": lambda f: (
+        f"The session had stopped while asking for permission to run {_c(f['tool'], 60)}: it "
+        "was not run, and the model is told so."
     ),
     "step_limit": lambda f: f"Stopped after {f['steps']} model requests in one turn.",
     "pause_limit": lambda f: (

@@ -4,7 +4,8 @@ Contract: `main(argv)` returns the exit code and never raises for a typed error:
 1 a failure (a `-p` turn that failed, a store that failed while in use), 2 bad usage or
 configuration (a state folder that cannot be used included), 3 a `-p` request blocked by the hard limit, 4 a `-p` turn that needed a
 permission nobody could give (run it with --yes), 130 cancelled with Ctrl-C, 128 + the
-signal's number after SIGTERM (143) or SIGHUP (129): the running command is ended and
+signal's number after SIGTERM (143), SIGHUP (129) or SIGQUIT (131, Ctrl-\\ while a command
+runs or the model answers): the running command is ended and
 recorded as stopped, the session closes, and whatever that waits on, the process is gone
 `SHUTDOWN_DEADLINE_SECONDS` after the signal (`termination`).
 
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
 
 INTERRUPTED_EXIT = 130
 PERMISSION_NEEDED_EXIT = 4
-# After SIGTERM/SIGHUP the process ends within this, whatever it waits on (`termination`).
+# After SIGTERM/SIGHUP/SIGQUIT the process ends within this, whatever it waits on (`termination`).
 SHUTDOWN_DEADLINE_SECONDS = 5.0
 
 

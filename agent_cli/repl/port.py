@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from agent_cli.session.mcp_part import McpServerView
     from agent_cli.session.model_choice import ModelListing
     from agent_cli.sources import SourceResolution
+    from agent_cli.tools.approval_scope import AlwaysScope
 
 
 class ProviderIdentity(Protocol):
@@ -155,6 +156,16 @@ class SessionPort(Protocol):
     def read_tool_output(self, pointer: str) -> str:
         """The whole tool output stored as the artifact `pointer`, verified (`/last`);
         raises `ArtifactUnavailable` when it cannot be read back."""
+        ...
+
+    # --- permissions ----------------------------------------------------------------------
+
+    def always_allowed(self) -> tuple[AlwaysScope, ...]:
+        """The "always" answers in force, oldest first (`stats`, `/permissions`)."""
+        ...
+
+    def revoke_always(self, scope: AlwaysScope | None = None) -> int:
+        """Take back one "always" answer (None: all); how many were taken back."""
         ...
 
     # --- model and instructions ---------------------------------------------------------

@@ -6,14 +6,21 @@ screen (ANSI/VT escape sequences, C0/C1 control characters, bidi overrides) and 
 only `\\n` and `\\t`; a carriage return (or U+2028/U+2029, which many readers take for
 one) becomes a line break, so "ok\\rFAKE" cannot hide "ok". `defuse_fake_compact_lines`
 marks lines that pose as the REPL's own `[compact]` log, so a model cannot fake a
-compaction report. Rich markup is never interpreted
+compaction report. Where the user approves what is there (`approval_view`), nothing is
+removed: `reveal_controls` writes out every character a terminal would obey, hide or
+draw as a blank (`^M`, `<U+202E>`, `<U+FE0F>`, decided by Unicode category, see
+`is_revealed_character`), and `show_path` names a file so that no two paths read alike.
+`clip_line_keeping_end` shortens a path in its middle, keeping the file name.
+Rich markup is never interpreted
 because the REPL renders outside text only through `rich.text.Text` objects, never as
 markup strings; `escape_markup` exists for the rare place that builds markup.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+import unicodedata
 
 from agent_cli.safe_cuts import safe_head_end
 from agent_cli.terminal_escapes import without_escapes
@@ -74,6 +81,39 @@ def clip_line(text: str, limit: int = 120) -> str:
     if end == limit - 1 and space >= len(cut) - len(cut) // 4 and space > 0:
         cut = cut[:space]
     return cut + ELLIPSIS
+
+
+def clip_line_keeping_end(text: str, limit: int = 120) -> str:
+    """`clip_line` for a path: one safe line of at most `limit` characters, cut in the
+    middle when it is longer, so its end (the file name) stays on the screen."""
+    flat = " ".join(sanitize_text(text).split())
+    if len(flat) <= limit:
+        return flat
+    return clip_middle(list(flat), limit)
+
+
+def clip_middle(pieces: list[str], limit: int) -> str:
+    """The pieces (characters, or written-out codes) joined; when longer than `limit`
+    characters, a third of that from the start and the rest from the end with an
+    ellipsis between, no piece cut."""
+    if sum(map(len, pieces)) <= limit:
+        return "".join(pieces)
+    head_room = max(limit - 1, 0) // 3
+    tail_room = max(limit - 1 - head_room, 0)
+    head = _take_pieces(pieces, head_room)
+    tail = _take_pieces(pieces[len(head) :][::-1], tail_room)[::-1]
+    return "".join(head) + ELLIPSIS + "".join(tail)
+
+
+def _take_pieces(pieces: list[str], room: int) -> list[str]:
+    taken: list[str] = []
+    used = 0
+    for piece in pieces:
+        used += len(piece)
+        if used > room:
+            break
+        taken.append(piece)
+    return taken
 
 
 def clip_output_line(text: str, limit: int = 120) -> str:
@@ -147,13 +187,39 @@ class StreamSanitizer:
         return candidate
 
 
-# Characters that a terminal obeys or hides rather than shows: C0 (except tab and line
-# feed), DEL, C1, and the invisible format characters (bidi controls, zero widths, line
-# and paragraph separators, the BOM, language tags).
-_INVISIBLE_CHARACTER = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e"
-    "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
+# Characters a terminal obeys, hides or draws as a blank, decided by Unicode category:
+# controls (Cc, except tab and line feed), format characters (Cf: bidi controls, zero
+# widths, the BOM, soft hyphen, language tags...), line and paragraph separators (Zl,
+# Zp), spaces other than U+0020 (Zs: a no-break or em space reads as a word break that
+# is none), surrogates, private-use and unassigned code points (Cs, Co, Cn: nothing
+# says how they are drawn).
+_REVEALED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"})
+# Unicode's Default_Ignorable_Code_Point characters outside those categories (combining
+# grapheme joiner, Hangul fillers, Khmer inherent vowels, variation selectors, which can
+# carry a whole hidden text one byte each), and the braille blank, drawn as a space.
+_DRAWN_INVISIBLE = (
+    (0x034F, 0x034F),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x2800, 0x2800),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFFA0, 0xFFA0),
+    (0xE0100, 0xE01EF),
 )
+
+
+@functools.lru_cache(maxsize=4096)
+def is_revealed_character(character: str) -> bool:
+    """True for a character an approval view writes out as a code (see `reveal_controls`);
+    tab and line feed are the caller's."""
+    if character in "\t\n ":
+        return False
+    code = ord(character)
+    if unicodedata.category(character) in _REVEALED_CATEGORIES:
+        return True
+    return any(low <= code <= high for low, high in _DRAWN_INVISIBLE)
 
 
 def reveal_controls(text: str) -> list[tuple[str, bool]]:
@@ -162,11 +228,18 @@ def reveal_controls(text: str) -> list[tuple[str, bool]]:
     For places where the user must see exactly what is there (a command or file they
     approve): instead of removing an escape or a carriage return, which could change
     what the text seems to say, each becomes visible: `^[` for ESC, `^M` for a carriage
-    return, `^?` for DEL, `<U+202E>` for the others. Line feeds are the caller's.
+    return, `^@` for NUL, `^?` for DEL, `<U+202E>` for the others: every character
+    `is_revealed_character` names (controls, format characters, separators, spaces other
+    than U+0020, variation selectors, fillers drawn blank...). Line feeds and tabs are
+    the caller's.
     """
+    revealed = sorted(character for character in set(text) if is_revealed_character(character))
+    if not revealed:
+        return [(text, False)] if text else []
+    pattern = re.compile("[" + "".join(f"\\U{ord(c):08x}" for c in revealed) + "]")
     parts: list[tuple[str, bool]] = []
     position = 0
-    for match in _INVISIBLE_CHARACTER.finditer(text):
+    for match in pattern.finditer(text):
         if match.start() > position:
             parts.append((text[position : match.start()], False))
         parts.append((_control_name(match.group()), True))
@@ -183,3 +256,34 @@ def _control_name(character: str) -> str:
     if code == 0x7F:
         return "^?"
     return f"<U+{code:04X}>"
+
+
+def reveal_all(text: str) -> str:
+    """`text` on one line with every control written out (`reveal_controls`), line
+    feeds (`^J`) and tabs (`^I`) too."""
+    return "".join(_revealed_pieces(text))
+
+
+def show_path(path: str, limit: int | None = None) -> str:
+    """A path as an approval names it: every control written out (`^J` for a line
+    feed), and in double quotes (`\\` and `\"` inside) when it holds a space, a quote or
+    a backslash, so `notes.txt `, `my  notes.txt` and `notes.txt` never read alike.
+    Past `limit` characters it is cut in the middle, never inside a written-out code,
+    keeping its end: the file name."""
+    quoted = any(character in path for character in ' "\\')
+    pieces = _revealed_pieces(path)
+    if quoted:
+        pieces = [piece.replace("\\", "\\\\").replace('"', '\\"') for piece in pieces]
+    room = None if limit is None else max(limit - (2 if quoted else 0), 2)
+    shown = "".join(pieces) if room is None else clip_middle(pieces, room)
+    return f'"{shown}"' if quoted else shown
+
+
+def _revealed_pieces(text: str) -> list[str]:
+    """One piece per character of `text`: the character, or its written-out code."""
+    return [
+        _control_name(character)
+        if character in "\t\n" or is_revealed_character(character)
+        else character
+        for character in text
+    ]

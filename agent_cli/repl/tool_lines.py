@@ -4,7 +4,8 @@ Contract: `build_tool_started_line` draws the top of the panel when a tool start
 long command is visible while it runs) and `build_tool_finished_line` closes it with the
 outcome summary (a command that exited non-zero is marked apart from a success), the
 size and the artifact pointer; `tool_preview` draws the lines between the two. Only the arguments that say what the
-call does are shown (path, pattern, command, ...), flattened and clipped, except that a
+call does are shown (path, pattern, command, ...), flattened and clipped (a path in its
+middle, so its file name stays), except that a
 multi-line command goes on with one gutter row per line (`select_further_lines`); every value
 passes through `clip_line` or `clip_output_line`, so tool input cannot draw on the
 screen.
@@ -23,6 +24,7 @@ from agent_cli.repl.pointer_forms import shorten_artifact_pointer, show_pointer
 from agent_cli.repl.safe_text import (
     FAKE_COMPACT_MARK,
     clip_line,
+    clip_line_keeping_end,
     clip_output_line,
     is_fake_compact_line,
     sanitize_text,
@@ -44,6 +46,7 @@ TELLING_ARGUMENTS = (
     "offset",
     "limit",
 )
+PATH_ARGUMENTS = ("path", "file_path", "directory")
 MAX_SHOWN_ARGUMENTS = 3
 FURTHER_LINES = 6  # rows a multi-line command shows under the panel's top
 MULTI_LINE_ARGUMENTS = ("command",)  # shown line by line; every other value on one line
@@ -72,9 +75,16 @@ def select_telling_arguments(
     few if none tell. A value of several lines is shown by its first line here
     (`select_further_lines` gives the rest)."""
     return [
-        (clip_line(name, 24), clip_line(_shown_value(name, arguments[name]), value_width))
+        (clip_line(name, 24), _clip_value(name, _shown_value(name, arguments[name]), value_width))
         for name in _telling_names(arguments)
     ]
+
+
+def _clip_value(name: str, value: str, width: int) -> str:
+    """A path keeps its end (the file name) when it is cut; any other value its start."""
+    if name in PATH_ARGUMENTS:
+        return clip_line_keeping_end(value, width)
+    return clip_line(value, width)
 
 
 def _shown_value(name: str, value: Any) -> str:

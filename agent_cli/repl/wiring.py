@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from agent_cli.repl.args import SETTING_FLAGS
 from agent_cli.repl.config import Settings, build_policy, uses_demo_soft_threshold
-from agent_cli.repl.safe_text import clip_line
+from agent_cli.repl.safe_text import clip_line, defuse_fake_compact_lines
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -135,47 +135,43 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Perm
     """Ask at the prompt. Ctrl-C propagates as `PermissionQuestionInterrupted` (the session
     cancels the turn, saying the tool never ran), SIGTERM/SIGHUP as
     `PermissionQuestionTerminated` (recorded as never run, then the process ends); Ctrl-D
-    denies.
+    denies. Both hold from the first line of the view to the answer: while the view, or
+    the full listing `v` asks for, is printing, the tool has not started either.
 
-    What is approved is shown in full before the question (`approval_view`); when it is
-    too tall for the screen, `v` prints every line (a text over `FULL_VIEW_MAX_LINES`: its
-    two ends and a count), then the header and question again. The question names what
-    each "always" answer covers (`approval_question`), and after one a line says again
-    what now runs without asking.
+    What is approved is shown in full before the question (`approval_view`), laid out to
+    leave room for the question as it wraps on this screen; when it is too tall for the
+    screen, `v` prints every line (a text over `FULL_VIEW_PAGE_LINES`: one page, and `v`
+    again the next), then the header and question again. An answer not offered (a bare
+    Enter) prints the view again, then what the answers are and the question, so the
+    header and both ends stay on the screen however often it happens. The question names
+    what each "always" answer covers (`approval_question`), and after one a line says
+    again what now runs without asking.
     """
-    from rich.text import Text
-
     from agent_cli.errors import (
         PermissionQuestionInterrupted,
         PermissionQuestionTerminated,
         TerminationRequested,
     )
     from agent_cli.repl import approval_question as question
+    from agent_cli.repl.approval_view import view_offer
     from agent_cli.repl.word_wrap import break_at_words, print_at_words
 
     def ask_permission(request: PermissionRequest) -> PermissionDecision:
-        view = _show_approval(console, request, full=False)
-        is_shortened = view.is_shortened
-        offer = question.VIEW_EVERY_LINE if view.lists_every_line else question.VIEW_TWO_ENDS
         scopes = question.offered_scopes(request)
+        first_offer = view_offer(request)
+        below = [question.build_question(request, first_offer, console.width)]
+        view = _show_approval(console, request, reserved_rows=_rows_below(below, console))
+        paging = _Paging(first_offer if view.is_shortened else None)
         while True:
-            try:
-                asked = question.build_question(request, offer if is_shortened else None)
-                answer = ask(break_at_words(asked, console.width))
-            except EOFError:
-                answer = "n"
-            except KeyboardInterrupt:
-                raise PermissionQuestionInterrupted(str(request.tool)) from None
-            except TerminationRequested as stop:
-                raise PermissionQuestionTerminated(stop.signal_number, str(request.tool)) from None
-            if is_shortened and answer.strip().lower() in ("v", "view"):
-                _show_approval(console, request, full=True)
-                _show_header_again(console, request)
-                is_shortened = False  # everything is on screen now
+            asked = question.build_question(request, paging.offer, console.width)
+            rows = defuse_fake_compact_lines(break_at_words(asked, console.width))
+            answer = _answer(ask, rows, request)
+            if paging.offer is not None and answer.strip().lower() in ("v", "view"):
+                _list_next_page(console, request, paging)
                 continue
             choice = question.parse_answer(answer, scopes)
             if choice is None:
-                print_at_words(console, Text(question.describe_answers(scopes), style="yellow"))
+                _show_again_with_hint(console, request, paging, first_offer)
                 continue
             decision = _decisions()(choice)
             chosen = _remembered_scope(request, decision)
@@ -183,7 +179,20 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Perm
                 print_at_words(console, question.describe_always(chosen))
             return decision
 
-    return AskerShowingUnasked(ask_permission, console)
+    def ask_before_it_starts(request: PermissionRequest) -> PermissionDecision:
+        """`ask_permission`, whose views (the `v` listing too) are part of the question:
+        Ctrl-C or a termination signal while one prints is one at the question, since
+        the tool has not started."""
+        try:
+            return ask_permission(request)
+        except PermissionQuestionTerminated:
+            raise
+        except KeyboardInterrupt:
+            raise PermissionQuestionInterrupted(str(request.tool)) from None
+        except TerminationRequested as stop:
+            raise PermissionQuestionTerminated(stop.signal_number, str(request.tool)) from None
+
+    return AskerShowingUnasked(ask_before_it_starts, console)
 
 
 class AskerShowingUnasked:
@@ -212,6 +221,85 @@ class AskerShowingUnasked:
             console.print(line, overflow="fold")
 
 
+@dataclass
+class _Paging:
+    """What `v` offers now (None: nothing) and the line its listing starts at."""
+
+    offer: str | None
+    next_line: int = 0
+
+
+def _answer(ask: Callable[[str], str], asked: str, request: PermissionRequest) -> str:
+    """The reply to `asked`: "n" at Ctrl-D; Ctrl-C and SIGTERM/SIGHUP as the errors that
+    say the tool never ran."""
+    from agent_cli.errors import (
+        PermissionQuestionInterrupted,
+        PermissionQuestionTerminated,
+        TerminationRequested,
+    )
+
+    try:
+        return ask(asked)
+    except EOFError:
+        return "n"
+    except KeyboardInterrupt:
+        raise PermissionQuestionInterrupted(str(request.tool)) from None
+    except TerminationRequested as stop:
+        raise PermissionQuestionTerminated(stop.signal_number, str(request.tool)) from None
+
+
+def _list_next_page(console: Console, request: PermissionRequest, paging: _Paging) -> None:
+    """Print the page of the full listing `paging` offers, then the header again; the
+    offer becomes the next page, or nothing once the listing reached the end."""
+    from agent_cli.repl.approval_view import view_offer
+
+    listed = _show_approval(console, request, full=True, from_line=paging.next_line)
+    _show_header_again(console, request)
+    if listed.next_line is None:  # everything is on screen now
+        paging.offer, paging.next_line = None, 0
+    else:
+        paging.offer, paging.next_line = view_offer(request, listed.next_line), listed.next_line
+
+
+def _show_again_with_hint(
+    console: Console, request: PermissionRequest, paging: _Paging, first_offer: str
+) -> None:
+    """After an answer not offered: the view again, fitted above the hint and the
+    question (so its header and both ends stay on screen however often it happens),
+    then the hint that names the answers, `v` among them when offered."""
+    from rich.text import Text
+
+    from agent_cli.repl import approval_question as question
+    from agent_cli.repl.word_wrap import print_at_words
+
+    scopes = question.offered_scopes(request)
+    below = [
+        question.describe_answers(scopes, view_offered=True),
+        question.build_question(request, paging.offer or first_offer, console.width),
+    ]
+    view = _show_approval(console, request, reserved_rows=_rows_below(below, console))
+    if view.is_shortened and paging.offer is None:
+        paging.offer, paging.next_line = first_offer, 0
+    hint = question.describe_answers(scopes, view_offered=paging.offer is not None)
+    print_at_words(console, Text(hint, style="yellow"))
+
+
+def _rows_below(texts: list[str], console: Console) -> int:
+    """The rows to keep free under a view for `texts` and the answer typed after them."""
+    return sum(_rows_of(text, console.width) for text in texts) + 1
+
+
+def _rows_of(plain: str, width: int) -> int:
+    """The rows `plain` takes when broken at words for `width` cells (a word wider than
+    a row is folded by the terminal onto more)."""
+    from rich.cells import cell_len
+
+    from agent_cli.repl.word_wrap import break_at_words
+
+    rows = break_at_words(plain, width).split("\n")
+    return sum(max(1, -(-cell_len(row) // max(width, 1))) for row in rows)
+
+
 def _remembered_scope(
     request: PermissionRequest, decision: PermissionDecision
 ) -> AlwaysScope | None:
@@ -223,12 +311,27 @@ def _remembered_scope(
     return chosen_scope(request, decision)
 
 
-def _show_approval(console: Console, request: PermissionRequest, *, full: bool) -> ApprovalView:
+def _show_approval(
+    console: Console,
+    request: PermissionRequest,
+    *,
+    full: bool = False,
+    reserved_rows: int = 0,
+    from_line: int = 0,
+) -> ApprovalView:
     """Print the header and what is approved; the `ApprovalView` printed (its
-    `is_shortened` says whether something had to be left out)."""
+    `is_shortened` says whether something had to be left out, its `next_line` where a
+    listing's next page starts)."""
     from agent_cli.repl.approval_view import build_approval_view
 
-    view = build_approval_view(request, console.width, console.height, full=full)
+    view = build_approval_view(
+        request,
+        console.width,
+        console.height,
+        full=full,
+        reserved_rows=reserved_rows,
+        from_line=from_line,
+    )
     console.print(view.header)
     for line in view.lines:
         console.print(line, overflow="fold")

@@ -10,7 +10,13 @@ uncompacted view is never sent), and yields what the REPL shows: notices for fai
 layers, one `CompactionFired` with a line per layer that fired, or a `CompactionSkipped`
 saying why nothing was done (`/compact` whose summary was not smaller than what it would
 replace, the digest lines it adds included: `summary_not_smaller`, and the view is left as
-it was; no compaction ever makes the context bigger). `MessageViewLimitExceeded` propagates, after the notices of
+it was; no compaction ever makes the context bigger; `nothing_to_compact` when no layer
+changed anything).
+A `/compact` whose view is exactly what the last compaction left, after a summary that
+was adopted or found not smaller (so nothing is new since; also after `--resume`, when
+the view is the summary and the tail it kept: L4's rule), runs no layer and asks for no
+summary, whatever the focus: `nothing_to_compact` with `held` "nothing_new_to_summarize".
+`MessageViewLimitExceeded` propagates, after the notices of
 the layers that failed (a summary that failed says so). Every token figure it yields is
 in request tokens (calibrated). An explicit low-water mark at or under the reserved
 tokens is replaced by the default one (`CompactionPolicy.low_water_mark_over`); a notice
@@ -38,6 +44,8 @@ from agent_cli.compaction.firing import find_first_change
 from agent_cli.compaction.policy import with_thresholds
 from agent_cli.compaction.results import (
     APPLIED,
+    NOTHING_NEW_TO_SUMMARIZE,
+    NOTHING_TO_SUMMARIZE,
     SKIPPED_NO_SUMMARIZER,
     SUMMARY_BLANK,
     SUMMARY_FAILED,
@@ -56,7 +64,7 @@ from agent_cli.events import (
     RequestBlocked,
     SessionEvent,
 )
-from agent_cli.provider.summary_reuse import CachedPrefix
+from agent_cli.provider.summary_reuse import CachedPrefix, is_still_cached
 from agent_cli.secret_forms import SecretForms
 from agent_cli.session.budget import (
     NOTHING_FREED,
@@ -75,6 +83,10 @@ if TYPE_CHECKING:
     from agent_cli.tokens import TokenCounter
 
 MIN_FORCED_SOFT = 256
+# What L4 may say of a view that leaves nothing for a summary asked for again to do.
+SETTLED_SUMMARY_OUTCOMES = frozenset(
+    {APPLIED, SUMMARY_NOT_SMALLER, NOTHING_TO_SUMMARIZE, NOTHING_NEW_TO_SUMMARIZE}
+)
 # Outcomes of a layer that tried and failed (the view was left as it was); each is a
 # notice code the REPL words.
 FAILED_LAYER_OUTCOMES = frozenset(
@@ -106,6 +118,7 @@ class Compactor:
         self._calibration: float | None = None
         self._guard = LoopGuard()
         self._low_water_noticed = False  # an unreachable --low-water is said once
+        self._settled_view: tuple[Any, ...] | None = None  # left by the last summary's run
         self.summary_watcher: Callable[[], None] | None = None  # told before each summary
         # tokens the thresholds are measured above (the offline demo: MCP tool schemas)
         self.threshold_lift: Callable[[], int] | None = None
@@ -162,6 +175,10 @@ class Compactor:
         tokens = reserved + self.view_tokens()
         _refuse_if_frame_fills_limit(frame, tokens, policy.hard_limit)
         yield from self._unreachable_low_water_notice(policy, reserved)
+        if forced and self._is_settled():
+            shown = self.to_request_tokens(tokens)
+            yield CompactionSkipped("nothing_to_compact", shown, NOTHING_NEW_TO_SUMMARIZE)
+            return
         if forced:
             policy = _forced_policy(policy, tokens)
         elif tokens >= policy.soft_threshold and self._guard.is_holding(
@@ -196,11 +213,27 @@ class Compactor:
         elif refused:
             yield CompactionSkipped(SUMMARY_NOT_SMALLER, self.to_request_tokens(tokens))
         elif forced:
-            yield CompactionSkipped("nothing_to_compact", self.to_request_tokens(tokens))
+            nothing_new = _has_outcome(result.reports, NOTHING_NEW_TO_SUMMARIZE)
+            why = NOTHING_NEW_TO_SUMMARIZE if nothing_new else None
+            yield CompactionSkipped("nothing_to_compact", self.to_request_tokens(tokens), why)
         elif _has_failed_layer(result.reports) and self._guard.note_compaction(
             tokens, tokens, policy.soft_threshold
         ):  # else each request pays a futile L4
             yield self._held(NOTHING_FREED, tokens, 0, policy)
+        settled = any(
+            r.layer == 4 and r.outcome in SETTLED_SUMMARY_OUTCOMES for r in result.reports
+        )
+        self._settled_view = tuple(self.conversation.view) if settled else None
+
+    def _is_settled(self) -> bool:
+        """True when the view is, message for message, what the last run that summarized
+        (or found a summary not worth it) left: nothing new since."""
+        settled, view = self._settled_view, self.conversation.view
+        return (
+            settled is not None
+            and len(settled) == len(view)
+            and all(a is b for a, b in zip(settled, view, strict=True))
+        )
 
     def _build_summarizer(
         self, focus: str | None, frame: RequestFrame
@@ -216,10 +249,14 @@ class Compactor:
         return WatchedSummarizer(summarizer, self.summary_watcher)
 
     def offer_cached_prefix(self, summarizer: ProviderSummarizer, frame: RequestFrame) -> None:
-        """Let a model summarizer reuse what the last request wrote to the prompt cache,
-        when the view still starts with that request's messages (`provider.summary_reuse`)."""
-        sent, view = self.conversation.sent, self.conversation.view
-        cached = len(sent) if sent and find_first_change(sent, view) == len(sent) else 0
+        """Let a model summarizer reuse what the last request the API processed left in the
+        prompt cache, when the view still starts with that request's messages and the
+        cache still keeps them (`provider.summary_reuse`: `is_still_cached`)."""
+        written, view = self.conversation.cache_write, self.conversation.view
+        cached = 0
+        if written is not None and is_still_cached(self.clock() - written.at):
+            sent = written.messages
+            cached = len(sent) if sent and find_first_change(sent, view) == len(sent) else 0
         instructions = frame.project_instructions
         summarizer.use_cached_prefix(
             CachedPrefix(frame.system, frame.tools, tuple(view), cached, instructions)

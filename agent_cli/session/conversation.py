@@ -12,6 +12,11 @@ Each message is recorded with its token counts (`TokenCounter.record_counts`) an
 carrying them, as a resume shows it (`session.log.rebuild_from_records`), so a resumed
 view is counted without tokenizing its history again.
 
+It also knows what the prompt cache holds of the view (`cache_write`): the messages of
+the last request the API processed (it reported usage for it, `note_processed`) and when
+that request was sent (`note_sent`, by the log's clock), so a summary may reuse them only
+while the cache keeps them.
+
 The conversation also owns the view's index (`compaction.ViewIndex`): `measure_view`
 brings it up to date, which costs what was appended since the last measure (identity
 checks on frozen messages); after a compaction or a restore the index meets a view that
@@ -21,6 +26,8 @@ does not extend the one it holds and rebuilds itself from it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from agent_cli.compaction import CompactionPolicy, ViewIndex
@@ -30,6 +37,15 @@ from agent_cli.session.log import SessionLog, with_source
 from agent_cli.tokens import TokenCounter, with_recorded_counts
 
 Message = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class CacheWrite:
+    """The messages of the last request the API processed, and when it was sent: the
+    prompt cache holds them, renewed no earlier than `at`."""
+
+    messages: tuple[Message, ...]
+    at: datetime
 
 
 class Conversation:
@@ -44,6 +60,8 @@ class Conversation:
         self._view: FrozenList = FrozenList(view)
         self._held: tuple[Message, Message] | None = None
         self._sent: tuple[Message, ...] = ()
+        self._sent_at: datetime | None = None
+        self._cache_write: CacheWrite | None = None
 
     @property
     def session_id(self) -> str:
@@ -74,10 +92,21 @@ class Conversation:
         """The trailing call and the results the disk refused, until they are recorded."""
         return self._held
 
+    @property
+    def cache_write(self) -> CacheWrite | None:
+        """What the last request the API processed left in the prompt cache; None before."""
+        return self._cache_write
+
     def note_sent(self) -> tuple[Message, ...]:
-        """Remember the view as the request about to be sent carries it; return it."""
-        self._sent = tuple(self._view)
+        """Remember the view as the request about to be sent carries it, and when; return it."""
+        self._sent, self._sent_at = tuple(self._view), self.log.clock()
         return self._sent
+
+    def note_processed(self) -> None:
+        """The API reported usage for the request last noted sent: it read or wrote its
+        messages in the prompt cache (`cache_write`)."""
+        if self._sent_at is not None:
+            self._cache_write = CacheWrite(self._sent, self._sent_at)
 
     def append(self, message: Message) -> dict[str, Any]:
         """Record `message` with its token counts, then show it in the view with its

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from agent_cli.store.artifacts import ArtifactStore
     from agent_cli.store.memory import MemoryStore
     from agent_cli.tokens import TokenCounter
+    from agent_cli.tools.approval_scope import AlwaysScope
     from agent_cli.tools.toolbox import ToolRunner
 
 __all__ = ["Session"]
@@ -295,6 +296,15 @@ class Session:
         from agent_cli.session.catalog import recent_exchanges
 
         return recent_exchanges(self.view, limit)
+
+    def always_allowed(self) -> tuple[AlwaysScope, ...]:
+        """The "always" answers in force in this session, oldest first."""
+        return self.toolbox.always_allowed()
+
+    def revoke_always(self, scope: AlwaysScope | None = None) -> int:
+        """Take back the "always" answer `scope` (None: all); how many were taken back.
+        What it covered is asked about again."""
+        return self.toolbox.revoke_always(scope)
 
     def watch_tool_output(self, watcher: Callable[[bytes], None] | None) -> None:
         """Show a running command's output as it arrives (the REPL's live view); None stops."""

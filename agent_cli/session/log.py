@@ -19,6 +19,7 @@ from agent_cli.compaction_layers import SUMMARY, layer_code
 from agent_cli.errors import SessionUnresumable, StoreError
 from agent_cli.events import CompactionRecord, Usage
 from agent_cli.models import lookup_model
+from agent_cli.session.question_marks import read_question
 from agent_cli.store.path_text import read_path
 from agent_cli.tokens import with_recorded_counts
 from agent_cli.usage_cost import SessionCost
@@ -193,6 +194,8 @@ class RebuiltSession:
     chosen_model: str | None = None  # the last `/model` choice, if there was one
     # (API prompt tokens, our estimate) of the last main request: its calibration
     calibration_sample: tuple[int, int] | None = None
+    # tool_use_id -> what became of its permission question (`question_marks`)
+    questions: dict[str, str] = field(default_factory=dict)
 
 
 def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
@@ -206,6 +209,7 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
     (an older transcript) gives the message as it was recorded.
     A summary recorded before summaries carried their private key is marked on the way
     (`markers.adopt_unmarked_summary`), so an older transcript resumes with its summary.
+    The permission questions recorded (`question_marks`) give each call's question state.
     """
     rebuilt = RebuiltSession(view=[], totals=TranscriptTotals(), workspace=None)
     model = ""  # the model of the requests recorded so far, to price their usage
@@ -236,6 +240,8 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
             model = _text(payload.get("model"))
         elif kind == MODEL_CHANGED and _text(payload.get("model")):
             model = rebuilt.chosen_model = _text(payload.get("model"))
+        elif (question := read_question(str(kind), payload)) is not None:
+            rebuilt.questions[question[0]] = question[1]
     return rebuilt
 
 

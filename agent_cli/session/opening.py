@@ -4,7 +4,8 @@
 view is the last compaction's view plus every message after it. A transcript that ends
 inside a tool call (a crash while the tool ran) is repaired by answering the dangling
 calls with error results, recorded like any other message, so the resumed view is one
-the API accepts. Tool ids an earlier version recorded outside the API's grammar (empty,
+the API accepts; a call the transcript shows was still at its permission question
+(`question_marks`) is answered as never run, the others as ones that may have run. Tool ids an earlier version recorded outside the API's grammar (empty,
 odd characters, too long) are renamed in the view (`rename_malformed_tool_ids`, said in
 a notice); the transcript keeps them. A transcript that cannot be made valid is refused,
 never half-loaded.
@@ -31,6 +32,7 @@ from agent_cli.protocol import answer_dangling_tool_uses, rename_malformed_tool_
 from agent_cli.session.core import Session
 from agent_cli.session.log import SESSION_STARTED, SessionLog, rebuild_from_records
 from agent_cli.session.model_choice import switch_model
+from agent_cli.session.question_marks import AT_QUESTION_TEXT, resumed_texts
 from agent_cli.session.resume_check import check_message_shapes, check_sendable_view
 from agent_cli.session.resumed_secrets import redact_resumed_view
 from agent_cli.store.path_text import path_fields
@@ -169,7 +171,7 @@ def open_session(
         _load_project_instructions(session)
         session.render_durable()  # so the first gauge already counts the durable block
         if rebuilt is not None:
-            _restore_view(session, rebuilt.view, rebuilt.origins)
+            _restore_view(session, rebuilt.view, rebuilt.origins, rebuilt.questions)
             _restore_model(session, rebuilt.chosen_model, command_line_model)
             _restore_calibration(session, rebuilt.calibration_sample)
         return session
@@ -290,9 +292,16 @@ def _restore_calibration(session: Session, sample: tuple[int, int] | None) -> No
         session.compactor.calibrate(*sample)
 
 
-def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[int]) -> None:
+def _restore_view(
+    session: Session,
+    view: list[dict[str, Any]],
+    origins: list[int],
+    questions: Mapping[str, str] | None = None,
+) -> None:
     """Adopt a replayed view, answering dangling tool calls first (recorded), with any
-    oversized user message stored and previewed (`session.oversized`).
+    oversized user message stored and previewed (`session.oversized`). A dangling call
+    whose permission question was never answered (`questions`, `question_marks`) is
+    answered as not run, and so are the calls after it; the others may have run.
 
     The view is checked as a request would be (`resume_check`) before anything is
     recorded, so a transcript that cannot be resumed is refused untouched. What tools and
@@ -302,14 +311,41 @@ def _restore_view(session: Session, view: list[dict[str, Any]], origins: list[in
     check_message_shapes(session.session_id, view, origins)
     view, renames = rename_malformed_tool_ids(view)
     view, _ = redact_resumed_view(view, session.toolbox.secret_forms)
-    repaired, answers = answer_dangling_tool_uses(view, RESUMED_TOOL_TEXT)
+    not_run = resumed_texts(_last_tool_uses(view), questions or {})
+    repaired, answers = answer_dangling_tool_uses(view, RESUMED_TOOL_TEXT, not_run)
     check_sendable_view(session.session_id, repaired, origins)
     session.conversation.restore(session.runner.shrinker().shrink_view(view))
     if renames:
         session.announce(Notice("warning", "tool_ids_renamed", {"count": len(renames)}))
     if answers is not None:
         session.conversation.append(answers)
+        _announce_answered_calls(session, _last_tool_uses(view), answers, not_run)
+
+
+def _last_tool_uses(view: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tool_use blocks of the view's last message, when it is the model's."""
+    last = view[-1] if view else {}
+    content = last.get("content") if last.get("role") == "assistant" else None
+    if not isinstance(content, list):
+        return []
+    return [b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"]
+
+
+def _announce_answered_calls(
+    session: Session,
+    tool_uses: Sequence[dict[str, Any]],
+    answers: dict[str, Any],
+    not_run: Mapping[str, str],
+) -> None:
+    """Say how the calls the resume answered were left: at the permission question
+    (never run), or while a tool may have run."""
+    answered = [r.get("tool_use_id") for r in answers["content"]]
+    if any(tool_use_id not in not_run for tool_use_id in answered):
         session.announce(Notice("warning", "resumed_mid_tool"))
+    asked = [b for b in tool_uses if not_run.get(str(b.get("id"))) == AT_QUESTION_TEXT]
+    if asked:
+        tool = str(asked[0].get("name"))
+        session.announce(Notice("warning", "resumed_at_question", {"tool": tool}))
 
 
 def list_sessions(paths: StatePaths, workspace: Path | None = None) -> list[SessionInfo]:

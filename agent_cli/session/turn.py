@@ -48,7 +48,9 @@ treated the same. Such a response is dropped unrecorded, with no tool run, and t
 request is sent once more; a second bad response fails the turn with a notice. The
 recorded history stays valid either way.
 
-Contract of `run_tools` (the tool step): exactly one tool_result answers every tool_use,
+Contract of `run_tools` (the tool step): each call's permission question, when it asks
+one, is recorded before it is put and once answered (`question_marks`: a session killed
+at the question resumes saying the call never ran). Exactly one tool_result answers every tool_use,
 in order, even when a tool fails, is denied, or the user presses Ctrl-C (the interrupted
 call and the unrun ones after it get error results, recorded before the turn ends
 "cancelled"; a command stopped by Ctrl-C is answered with its output so far, marked
@@ -108,6 +110,7 @@ from agent_cli.session.instructions import (
 )
 from agent_cli.session.log import NOTICE
 from agent_cli.session.oversized import MessageShrinker
+from agent_cli.session.question_marks import QuestionMarks
 from agent_cli.session.request_context import RequestFrame, build_frame
 from agent_cli.tools.output import ToolInterrupted, ToolOutcome
 
@@ -226,7 +229,9 @@ class TurnRunner:
         )
 
     def note_usage(self, usage: Usage) -> None:
-        """Record the API's usage and recalibrate the estimate against it."""
+        """Record the API's usage and recalibrate the estimate against it. Usage means the
+        API processed the request's prompt: the prompt cache holds it now."""
+        self.conversation.note_processed()
         # usage is bookkeeping; the message records are what must not be lost
         with contextlib.suppress(StoreError):
             self.conversation.log.append_usage(usage, self._last_estimate)
@@ -518,7 +523,7 @@ def run_tools(
     try:
         for block in tool_uses:
             yield ToolStarted(block["id"], block["name"], dict(block.get("input") or {}))
-            outcome = toolbox.run(block["name"], dict(block.get("input") or {}))
+            outcome = run_one(toolbox, conversation, block)
             results.append(
                 result_block(block["id"], outcome.content, outcome.is_error, outcome.images)
             )
@@ -536,6 +541,17 @@ def run_tools(
     if not (yield from record_results(conversation, results)):
         return ("failed", "tool_use")
     return None
+
+
+def run_one(toolbox: Any, conversation: Conversation, block: dict[str, Any]) -> ToolOutcome:
+    """One call, its permission question (if it asks one) recorded in the transcript
+    (`question_marks`), so a resume can tell a call never approved from one that ran."""
+    toolbox.question_watcher = QuestionMarks(conversation.log, block["id"])
+    try:
+        outcome: ToolOutcome = toolbox.run(block["name"], dict(block.get("input") or {}))
+    finally:
+        toolbox.question_watcher = None
+    return outcome
 
 
 def build_finished_event(

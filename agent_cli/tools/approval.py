@@ -6,11 +6,17 @@ it). `kind` says how to read it: `CONTENT` for a new file's text, `DIFF` for a u
 diff (stdlib `difflib`) of a file's old and new text, `COMMAND` for a shell command. A
 prompt that said only "create setup.sh with 2 lines" let a hostile model slip
 `curl ... | sh` past a user who approved what the screen showed.
+A diff splits lines at `\\n` alone and marks a last line without one (`\\ No newline at
+end of file`, as `diff -u` does), so a change of a CR, VT, NEL or U+2028 (which the view
+writes out) or of the final newline is a change in the diff: split at every separator
+`str.splitlines` knows, a CR turned into a line feed showed as an empty diff. A diff of
+identical texts is empty.
 """
 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -24,6 +30,7 @@ from agent_cli.tools.workspace import Workspace
 # An old file bigger than this is not diffed: its new content is shown instead.
 MAX_DIFF_SOURCE_BYTES = 2 * 1024 * 1024
 DIFF_CONTEXT_LINES = 3
+NO_NEWLINE_MARK = "\\ No newline at end of file"
 
 
 class ApprovalKind(Enum):
@@ -55,15 +62,35 @@ def build_diff_approval(
     secrets of either text are shown as `REDACTED_MARK`, line by line as read_file shows
     them (`secret_lines`): a context line or a changed line beside a key puts it on the
     screen otherwise."""
+    label = shown.replace("\n", "^J")  # the view writes out every other control
     lines = difflib.unified_diff(
-        _with_secrets_hidden(old, secrets).splitlines(),
-        _with_secrets_hidden(new, secrets).splitlines(),
-        fromfile=f"{shown} (now)",
-        tofile=f"{shown} (after)",
+        _lines_with_ends(_with_secrets_hidden(old, secrets)),
+        _lines_with_ends(_with_secrets_hidden(new, secrets)),
+        fromfile=f"{label} (now)",
+        tofile=f"{label} (after)",
         n=DIFF_CONTEXT_LINES,
-        lineterm="",
     )
-    return Approval(ApprovalKind.DIFF, "\n".join(lines))
+    return Approval(ApprovalKind.DIFF, "\n".join(_ended(lines)))
+
+
+def _lines_with_ends(text: str) -> list[str]:
+    """The lines of `text` split at `\n` only, each keeping it (the last one may have
+    none): `str.splitlines` also splits at CR, VT, FF, NEL, U+2028..., so a change that
+    was one of them showed as an empty diff, and a change of the final newline as none."""
+    lines = text.split("\n")
+    with_ends = [line + "\n" for line in lines[:-1]]
+    return [*with_ends, lines[-1]] if lines[-1] else with_ends
+
+
+def _ended(diff_lines: Iterable[str]) -> Iterator[str]:
+    """The diff's lines without their `\n`; a line that had none (the end of a text
+    without a final newline) followed by `NO_NEWLINE_MARK`, as `diff -u` writes it."""
+    for line in diff_lines:
+        if line.endswith("\n"):
+            yield line[:-1]
+        else:
+            yield line
+            yield NO_NEWLINE_MARK
 
 
 def build_overwrite_approval(

@@ -5,15 +5,37 @@ runs, or the resolved file it writes. `offered_scopes(target)` lists what an "al
 answer may cover, narrowest first, and `AlwaysScope.covers(target)` says whether a later
 call falls under one:
 - `EXACT_COMMAND`: that command, character for character; nothing else.
-- `COMMAND_PREFIX` (offered only for a plain command, see below): any plain command whose
-  first words are the prefix words, `npm test` covering `npm test --watch`. The prefix is
-  the program and the one or two subcommand words after it (`git status`, `npm test`,
-  `npm run test:unit`), stopping at the first option, path or other argument; a program
-  that runs its arguments as a command (`sudo`, `env`, `bash`, `xargs`, ...) gets none,
-  since its prefix would cover anything.
+- `COMMAND_PREFIX`: the command approved (word for word), and any plain command made of
+  the prefix words followed only by plain operands (below): `git diff` covering
+  `git diff HEAD~1 src/app.py`. The prefix is the program and the one or two words after
+  it (`git diff`, `npm test`, `npm run test:unit`, `rm out`), stopping at the first
+  option, path or other argument.
 - `FILE`: any later write or edit of the same file (the same resolved path).
 - `MCP_TOOL`: any later call of the same MCP server tool (`mcp__<server>__<tool>`), with
   any arguments; no other tool of that server.
+
+What a careful user foresees from a prefix is more of the same act: more files read or
+compared, other tests run, other files of the workspace removed. So a prefix never
+covers a word that could change what the command does in kind:
+- A prefix is offered only for a program agent-cli knows (`PREFIX_PROGRAMS`), named bare
+  (not `./git`), whose plain operands only name what it reads, tests or removes in the
+  workspace: `cat`, `ls`, `grep`, `rg`, `find`, `diff`, `echo`, ..., `rm`, `rmdir`; `git`
+  only with a read-only subcommand (`status`, `diff`, `log`, `show`, ...);
+  `npm`/`pnpm`/`yarn`/`bun` only `test` or `run <script>`; `cargo`
+  `test`/`check`/`build`/`clippy`; `go` `test`/`vet`. Never one that runs its arguments
+  (`sudo`, `env`, `bash`, `xargs`, interpreters), installs, fetches or pushes code
+  (`npm install`, `pip install`, `git fetch`, `git push`, `uv run`), or whose operands can
+  write elsewhere, configure or hook (`cp`, `mv`, `tee`, `touch`, `git config`).
+- A plain operand (`is_plain_operand`) is one word of ASCII letters, digits and
+  `_ . , / @ % ^ ~ + -` that starts with a letter, digit, `_` or `.`: never an option
+  (`-x`, `--output=f`, `-exec`, `-delete`, `--pre`), a `+refspec`, an assignment (`=`),
+  `host:path`, a glob, a brace, `$` or a quote; and, as a path, never absolute, never
+  from home (`~`), never climbing (`..`) and never into `.git`. For a program that
+  removes (`REMOVING_PROGRAMS`: `rm`, `rmdir`) only a name in the folder commands start
+  in (no `/`): a linked folder inside the workspace cannot lead elsewhere.
+  So after `p` for `find src -name '*.py'`, `find src -exec ...` and `find src -delete`
+  are asked about; after `p` for `rm out`, `rm out -rf x`, `rm out /elsewhere` and
+  `rm out docs/x` are.
 
 A plain command is one line of words separated by spaces or tabs with no shell syntax
 that could start another command or touch another file: no `;`, `&`, `|`, backtick,
@@ -23,12 +45,14 @@ about even after `npm test` was allowed by prefix. Quoting is not interpreted: a
 `;` also disqualifies (asking once more is the safe side).
 
 Why: "always" once remembered the tool name, so approving `echo one` let
-`echo two; rm -f tall.txt` run unasked.
+`echo two; rm -f tall.txt` run unasked; then a prefix counted options as plain
+arguments, so `p` for `find src -name '*.py'` let `find src -exec <anything> {} +` run.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from itertools import takewhile
@@ -74,11 +98,14 @@ def mcp_tool_target(offered_name: str, shown: str) -> ApprovalTarget:
 @dataclass(frozen=True)
 class AlwaysScope:
     """What one "always" covers; `value` is the command, the prefix words joined by one
-    space, or the resolved path; `shown` is how the question names it."""
+    space, or the resolved path; `shown` is how the question names it. A prefix scope
+    keeps the command it was approved for (`approved`): that command stays covered
+    whole, options and all."""
 
     kind: ScopeKind
     value: str
     shown: str
+    approved: str = ""
 
     def covers(self, target: ApprovalTarget) -> bool:
         if self.kind is ScopeKind.FILE:
@@ -90,24 +117,49 @@ class AlwaysScope:
         if self.kind is ScopeKind.EXACT_COMMAND:
             return target.value == self.value
         words = plain_command_words(target.value)
+        if words is None:
+            return False
+        if words == plain_command_words(self.approved):
+            return True
         prefix = self.value.split(" ")
-        return words is not None and words[: len(prefix)] == prefix
+        operands = words[len(prefix) :]
+        covered = operand_rule(prefix[0])
+        return words[: len(prefix)] == prefix and all(map(covered, operands))
 
 
-# A program that runs (part of) its arguments as a command: a prefix of it covers anything.
-COMMAND_RUNNERS = frozenset(
-    {
-        *("sudo", "doas", "su", "env", "eval", "exec", "command", "builtin", "source", "."),
-        *("coproc", "trap", "let"),
-        *("xargs", "parallel", "nohup", "nice", "ionice", "time", "timeout", "watch"),
-        *("setsid", "stdbuf", "chroot", "unshare", "strace", "script", "ssh", "busybox"),
-        *("sh", "bash", "zsh", "dash", "ksh", "fish", "csh", "tcsh"),
-    }
-)
-MAX_SUBCOMMAND_WORDS = 2  # `npm run test:unit`, `docker compose up`
+_READ_TESTS = frozenset({"test", "t"})
+_RUN_SCRIPT = frozenset({"run", "run-script"})  # the script's name is part of the prefix
+# Program -> the subcommands a prefix may start with; an empty set: the program takes no
+# subcommand, every word after it is an operand (see the module contract).
+PREFIX_PROGRAMS: dict[str, frozenset[str]] = {
+    **dict.fromkeys(
+        (
+            *("cat", "ls", "head", "tail", "wc", "grep", "egrep", "fgrep", "rg", "find"),
+            *("tree", "du", "stat", "file", "diff", "cmp", "echo", "printf", "pwd"),
+            *("which", "basename", "dirname", "realpath", "readlink", "nl", "cut", "sort"),
+            *("md5sum", "sha1sum", "sha256sum", "sha512sum"),
+            *("rm", "rmdir"),
+        ),
+        frozenset(),
+    ),
+    "git": frozenset(
+        {
+            *("status", "diff", "log", "show", "blame", "shortlog", "describe"),
+            *("ls-files", "ls-tree", "grep", "whatchanged"),
+        }
+    ),
+    **dict.fromkeys(("npm", "pnpm", "yarn", "bun"), _READ_TESTS | _RUN_SCRIPT),
+    "cargo": frozenset({"test", "check", "build", "clippy"}),
+    "go": frozenset({"test", "vet"}),
+}
+# Programs that remove what their operands name: only names in the folder commands start
+# in (the workspace's top), so no linked folder inside it can lead to another place.
+REMOVING_PROGRAMS = frozenset({"rm", "rmdir"})
+MAX_SUBCOMMAND_WORDS = 2  # `npm run test:unit`, `git diff HEAD`
 MAX_PREFIX_CHARS = 40  # a longer prefix is not offered: the question must show it whole
-_PROGRAM = re.compile(r"[A-Za-z0-9_./+][A-Za-z0-9_./+-]*")
 _SUBCOMMAND = re.compile(r"[A-Za-z][A-Za-z0-9_:+-]*")
+_OPERAND = re.compile(r"[A-Za-z0-9_.][A-Za-z0-9_.,/@%^~+-]*")
+_PLACES_NOT_COVERED = frozenset({"..", ".git"})  # climbing out; git's config and hooks
 # Shell syntax that could start another command, redirect, or substitute one.
 _NOT_PLAIN = re.compile(r"[;&|`<>()\\\x00-\x08\x0a-\x1f\x7f-\x9f]|\$[({\[]")
 _BLANKS = re.compile(r"[ \t]+")
@@ -121,20 +173,48 @@ def plain_command_words(command: str) -> list[str] | None:
     return words if words != [""] else None
 
 
+def is_plain_operand(word: str) -> bool:
+    """True for a word a prefix may cover after its prefix words (the module contract):
+    no option, no shell expansion, no path outside the workspace or into `.git`."""
+    if not _OPERAND.fullmatch(word):
+        return False
+    return not any(part.lower() in _PLACES_NOT_COVERED for part in word.split("/"))
+
+
+def is_plain_name(word: str) -> bool:
+    """A plain operand that names something in the folder itself: no `/` at all."""
+    return "/" not in word and is_plain_operand(word)
+
+
+def operand_rule(program: str) -> Callable[[str], bool]:
+    """Which operands a prefix of `program` covers after its prefix words."""
+    return is_plain_name if program in REMOVING_PROGRAMS else is_plain_operand
+
+
 def command_prefix(command: str) -> str | None:
     """The prefix a prefix rule for `command` would cover (`npm test`), or None when no
     prefix is offered for it."""
     words = plain_command_words(command)
-    if words is None or not _PROGRAM.fullmatch(words[0]):
+    if words is None or words[0] not in PREFIX_PROGRAMS:
         return None
-    program = words[0]
-    if program in COMMAND_RUNNERS or Path(program).name in COMMAND_RUNNERS:
-        return None
-    subcommands = list(takewhile(_SUBCOMMAND.fullmatch, words[1 : 1 + MAX_SUBCOMMAND_WORDS]))
-    if not subcommands:
+    program, rest = words[0], words[1:]
+    subcommands = list(takewhile(_SUBCOMMAND.fullmatch, rest[:MAX_SUBCOMMAND_WORDS]))
+    if not subcommands or not _offers_prefix(program, subcommands):
         return None
     prefix = " ".join([program, *subcommands])
     return prefix if len(prefix) <= MAX_PREFIX_CHARS else None
+
+
+def _offers_prefix(program: str, subcommands: list[str]) -> bool:
+    """Whether a prefix of `program` may go on with `subcommands`: operands it covers
+    (a program without subcommands), or a known subcommand, naming its script when it
+    runs one."""
+    known = PREFIX_PROGRAMS[program]
+    if not known:
+        return all(map(operand_rule(program), subcommands))
+    if subcommands[0] not in known:
+        return False
+    return subcommands[0] not in _RUN_SCRIPT or len(subcommands) > 1
 
 
 def offered_scopes(target: ApprovalTarget | None) -> tuple[AlwaysScope, ...]:
@@ -149,4 +229,4 @@ def offered_scopes(target: ApprovalTarget | None) -> tuple[AlwaysScope, ...]:
     prefix = command_prefix(target.value)
     if prefix is None:
         return (exact,)
-    return (exact, AlwaysScope(ScopeKind.COMMAND_PREFIX, prefix, prefix))
+    return (exact, AlwaysScope(ScopeKind.COMMAND_PREFIX, prefix, prefix, target.value))

@@ -10,6 +10,15 @@ scope covers its target; a request without a target (or an answer naming a scope
 not offered) is allowed once and remembers nothing. Unasked is not unseen: an asker that
 can show things (`ShowingAsker`, the REPL's) is handed each call an "always" lets through,
 with the scope that covers it, to show what it does as the question would have.
+`always_allowed` lists the scopes in force, oldest first (what `stats` and `/permissions`
+show); `revoke` takes one back, or all of them: the calls they covered are asked about
+again.
+
+`question_watcher` (if set) is told when a question is put (`asking`, before the asker
+runs) and what came of it (`answered(allowed)`, before the call may start), so the
+session's transcript can tell a call that was never approved from one that may have
+run. `answered` may raise a `ToolError` (`CallStartUnrecorded`): the call then does not
+run. Nothing is told for a call allowed without asking (`--yes`, an "always" answer).
 """
 
 from __future__ import annotations
@@ -82,6 +91,16 @@ class ShowingAsker(Protocol):
     def show_unasked(self, request: PermissionRequest, scope: AlwaysScope) -> None: ...
 
 
+class QuestionWatcher(Protocol):
+    """Told about the permission question of one call (see the module contract)."""
+
+    def asking(self) -> None:
+        """The question is about to be put; must not raise."""
+
+    def answered(self, allowed: bool) -> None:
+        """The user answered; raises a `ToolError` when the call must not start."""
+
+
 class PermissionGate:
     """Holds the approval policy and the scopes the user has already allowed for good."""
 
@@ -90,11 +109,14 @@ class PermissionGate:
         self._auto_approve = auto_approve
         self._always_allowed: list[AlwaysScope] = []
         self.last_refusal_unasked = False
+        self.question_watcher: QuestionWatcher | None = None
 
     def is_allowed(self, request: PermissionRequest) -> bool:
-        """True when the tool may run now. KeyboardInterrupt from the asker propagates.
-        After a refusal, `last_refusal_unasked` says whether nobody was asked (no asker, or
-        one that answered `DENY_UNASKED`) rather than a person saying no."""
+        """True when the tool may run now. KeyboardInterrupt from the asker propagates, and
+        so does a `ToolError` from the `question_watcher` (the call must not run; an
+        "always" answer is then not remembered). After a refusal, `last_refusal_unasked`
+        says whether nobody was asked (no asker, or one that answered `DENY_UNASKED`)
+        rather than a person saying no."""
         if self._auto_approve:
             return True
         covering = self.covering_scope(request)
@@ -105,12 +127,30 @@ class PermissionGate:
         if self._ask is None:
             self.last_refusal_unasked = True
             return False
+        watcher = self.question_watcher
+        if watcher is not None:
+            watcher.asking()
         decision = self._ask(request)
         self.last_refusal_unasked = decision is PermissionDecision.DENY_UNASKED
+        if watcher is not None:
+            watcher.answered(decision in _ALLOWING)
         scope = chosen_scope(request, decision)
-        if scope is not None:
+        if scope is not None and scope not in self._always_allowed:
             self._always_allowed.append(scope)
         return decision in _ALLOWING
+
+    @property
+    def always_allowed(self) -> tuple[AlwaysScope, ...]:
+        """The "always" answers in force, oldest first."""
+        return tuple(self._always_allowed)
+
+    def revoke(self, scope: AlwaysScope | None = None) -> int:
+        """Take back the "always" answer `scope` (None: every one); how many were taken
+        back (0 when `scope` is not in force)."""
+        kept = [s for s in self._always_allowed if scope is not None and s != scope]
+        taken = len(self._always_allowed) - len(kept)
+        self._always_allowed = kept
+        return taken
 
     def is_covered(self, request: PermissionRequest) -> bool:
         """True when an earlier "always" covers what `request` acts on."""

@@ -13,23 +13,30 @@ Hiding the key from a command's environment is not enough: a command can read it
 the agent's own `/proc/<pid>/environ`, from a file, or from anywhere the user keeps it.
 
 What counts as secret (`collect_secret_values`): the values of `ANTHROPIC_API_KEY` and
-`ANTHROPIC_AUTH_TOKEN`, of every environment variable whose name looks like a credential
-(`*_API_KEY`, `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `*PASSWORD`, `*_PWD`, `*_PASS`,
-`SSHPASS`, ... see `CREDENTIAL_NAME`; never `PWD`), and of the
-variables the user names in `AGENT_CLI_SECRET_NAMES` (comma or space separated). Values
-shorter than `MIN_SECRET_CHARS` are left alone: they would match ordinary text.
+`ANTHROPIC_AUTH_TOKEN`, of the variables the user names in `AGENT_CLI_SECRET_NAMES`
+(comma or space separated), and of every environment variable whose name looks like a
+credential (`agent_cli.tools.credentials.is_credential_name`: `*_KEY`, `*_API_KEY`,
+`*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `*PASSWORD`, `*_PWD`, `*_PASS`, `*_PAT`, `*_AUTH`,
+`*_DSN`, `*_WEBHOOK_URL`, `*_CONNECTION_STRING`, `SSHPASS`, ...; never `PWD`, nor a name
+that says where a credential is, `*_KEY_FILE`, `*_TOKEN_PATH`, `GPG_KEY_ID`, or a public
+key) unless the value is a setting word (`true`, `disabled`); and, in every variable
+whatever its name, the credentials inside its value (`credentials_inside`): the password
+of a URL (`DATABASE_URL`, `REDIS_URL`, a proxy), its credential-named query parameters,
+the credential-named fields of a JSON value (the `private_key` of a service-account key)
+and of a `key=value;` connection string. Values shorter than `MIN_SECRET_CHARS` are left
+alone: they would match ordinary text.
 
 The credentials config.toml gives MCP servers count too (`collect_mcp_secret_values`):
 in a server's `env`, the values whose names look like a credential by the same rule (or
-are named in `AGENT_CLI_SECRET_NAMES`); in its `headers`, every value but those of
-headers that carry no credential (`Accept`, `Content-Type`, `User-Agent`, ... see
-`PLAIN_HEADERS`), and of an `<scheme> <credential>` value (`Bearer xyz`) the credential
-alone too (of `Basic`, also what it decodes to, and the password in it); the password of
-any URL with one (`postgres://user:password@host`, in `env` or `url`, as written and
-percent-decoded) and the value of a
-query parameter whose name looks like a credential (`?api_key=...`) in those URLs. Other
-env values (paths, levels, ids) are no secret: redacting them would blank ordinary words
-in every result.
+are named in `AGENT_CLI_SECRET_NAMES`) and the credentials inside every value, as above;
+in its `headers`, every value but those of headers that carry no credential (`Accept`,
+`Content-Type`, `User-Agent`, ... see `PLAIN_HEADERS`), and of an `<scheme>
+<credential>` value (`Bearer xyz`) the credential alone too (of `Basic`, also what it
+decodes to, and the password in it); the credentials inside its `url`; and in its
+`args` (`argument_credentials`), those inside each argument (a `postgresql://` URL), the
+value of a credential-named flag (`--access-token X`, `--api-key=X`), of a credential-named
+`NAME=value` and of a `--header` that carries a credential. Other values (paths, levels,
+ids) are no secret: redacting them would blank ordinary words in every result.
 
 `StreamRedactor` does the same for output shown while a command runs.
 
@@ -37,11 +44,12 @@ Forms covered (`agent_cli.secret_forms`, pure, so compaction knows them too), fo
 value in each Unicode normalisation: the value as it is; its base64 (standard and
 URL-safe alphabets, at any of the three byte alignments, so inside a longer encoded stream
 too); its hex (lower and upper case); the value as Python, JSON and shells print it inside
-quotes, as Python prints its bytes, and percent-encoded (`escaped_forms`); what a tool
-shows of it stored in UTF-16, Latin-1 or cp1252 (`misdecoded_forms`); each of these
-also when broken across lines (`base64` wraps at 76 columns, `xxd -p` at 60), and a
-value that spans lines (a PEM key) also with a short prefix before each line (`git
-diff`, `cat -n`, `grep -n`, an indentation: `secret_pieces.LINE_GAP`). A
+quotes and as Python prints its bytes (`escaped_forms`); percent-encoded in any spelling
+(`agent_cli.percent_forms`); what a tool shows of it stored in UTF-16, Latin-1 or cp1252
+(`misdecoded_forms`); each of these also when broken across lines (`base64` wraps at 76
+columns, `xxd -p` at 60), and a value that spans lines (a PEM key) also with a short
+prefix before each line (`git diff`, `cat -n`, `grep -n`, an indentation:
+`secret_pieces.LINE_GAP`). A
 command that rewrites the value another way (cut into pieces, reversed, encrypted) is
 not caught: no filter can catch every transformation. Redaction finds only whole forms,
 so every place that shortens text before it is redacted cuts where no form is split
@@ -50,55 +58,27 @@ so every place that shortens text before it is redacted cuts where no form is sp
 
 from __future__ import annotations
 
-import base64
-import binascii
 import codecs
 import os
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
-from urllib.parse import parse_qsl, unquote, urlsplit
 
 from agent_cli.secret_forms import MIN_SECRET_CHARS, REDACTED_MARK, SecretForms
 from agent_cli.terminal_escapes import unfinished_escape_start, unsplit_secrets, without_escapes
+from agent_cli.tools.credentials import (
+    PLAIN_HEADERS,
+    argument_credentials,
+    credentials_inside,
+    header_credentials,
+    is_credential_name,
+    is_setting_word,
+)
 from agent_cli.tools.output import ToolResult
 
 SECRET_NAMES_VARIABLE = "AGENT_CLI_SECRET_NAMES"
 ALWAYS_SECRET_NAMES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
-# A credential word as a part of the name; `PASSWORD`/`PASSWD` also glued to what comes
-# before (libpq's `PGPASSWORD`); `PWD`/`PASS` only as the last part after another
-# (`MYSQL_PWD`, `SMTP_PASS`), so `PWD` and `OLDPWD`, the shell's folders, are no secret.
-CREDENTIAL_NAME = re.compile(
-    r"(?:^|_)(?:API_?KEY|TOKEN|SECRET|SECRET_?KEY|PASSPHRASE|PRIVATE_?KEY|CREDENTIALS?)(?:$|_)"
-    r"|PASSW(?:OR)?D(?:$|_)|_(?:PWD|PASS)$|^(?:SSHPASS|REDISCLI_AUTH)$",
-    re.IGNORECASE,
-)
-
-
-# Headers that carry no credential; every other header value configured is taken as one.
-PLAIN_HEADERS = frozenset(
-    {
-        "accept",
-        "accept-charset",
-        "accept-encoding",
-        "accept-language",
-        "cache-control",
-        "connection",
-        "content-language",
-        "content-type",
-        "host",
-        "mcp-protocol-version",
-        "origin",
-        "pragma",
-        "referer",
-        "user-agent",
-    }
-)
-CREDENTIAL_PARAMETER = re.compile(
-    r"key|token|secret|passw|passphrase|auth|sig|credential|session", re.IGNORECASE
-)
-AUTH_SCHEME = re.compile(r"^\s*([A-Za-z][A-Za-z0-9._-]*)\s+(\S.*?)\s*$")
 
 
 class ConfiguredServer(Protocol):
@@ -113,6 +93,9 @@ class ConfiguredServer(Protocol):
     @property
     def url(self) -> str | None: ...
 
+    @property
+    def args(self) -> Sequence[str]: ...
+
 
 @dataclass(frozen=True)
 class Redaction:
@@ -122,10 +105,15 @@ class Redaction:
 
 def collect_secret_values(environment: Mapping[str, str]) -> tuple[str, ...]:
     """The secret values `environment` holds (see the module contract), longest first."""
-    names = set(ALWAYS_SECRET_NAMES) | _named_secrets(environment)
-    names |= {name for name in environment if CREDENTIAL_NAME.search(name)}
-    names.discard(SECRET_NAMES_VARIABLE)  # it names secrets; it holds none
-    return _long_enough({environment.get(name, "").strip() for name in names})
+    named = set(ALWAYS_SECRET_NAMES) | _named_secrets(environment)
+    values = {environment[name].strip() for name in named if name in environment}
+    for name, value in environment.items():
+        if name == SECRET_NAMES_VARIABLE:
+            continue  # it names secrets; it holds none
+        if is_credential_name(name) and not is_setting_word(value):
+            values.add(value.strip())
+        values.update(credentials_inside(value))
+    return _long_enough(values)
 
 
 def _named_secrets(environment: Mapping[str, str]) -> set[str]:
@@ -147,51 +135,16 @@ def collect_mcp_secret_values(
     values: set[str] = set()
     for server in servers:
         for name, value in server.env.items():
-            if CREDENTIAL_NAME.search(name) or name in named:
+            if name in named or (is_credential_name(name) and not is_setting_word(value)):
                 values.add(value.strip())
-            values.update(_url_credentials(value))
+            values.update(credentials_inside(value))
         for name, value in server.headers.items():
             if name.strip().lower() not in PLAIN_HEADERS:
-                values.update(_header_credentials(value))
+                values.update(header_credentials(value))
         if server.url:
-            values.update(_url_credentials(server.url))
+            values.update(credentials_inside(server.url))
+        values.update(argument_credentials(server.args))
     return _long_enough(values)
-
-
-def _header_credentials(value: str) -> Iterator[str]:
-    """A header value, and the credential after its scheme (`Bearer xyz`: `xyz`; of
-    `Basic`, also what it decodes to and the password in that)."""
-    yield value.strip()
-    scheme = AUTH_SCHEME.match(value)
-    if scheme is None:
-        return
-    credential = scheme.group(2)
-    yield credential
-    if scheme.group(1).lower() == "basic":
-        try:
-            decoded = base64.b64decode(credential, validate=True).decode("utf-8")
-        except (binascii.Error, ValueError):
-            return
-        yield decoded
-        yield decoded.partition(":")[2]
-
-
-def _url_credentials(value: str) -> Iterator[str]:
-    """The password of a URL in `value` (as written and percent-decoded), and its query
-    parameters that look like credentials; nothing when `value` is no URL."""
-    if "://" not in value:
-        return
-    try:
-        parts = urlsplit(value.strip())
-        password = parts.password
-    except ValueError:
-        return
-    if password:
-        yield password
-        yield unquote(password)  # what the server is given; the URL holds it encoded
-    for name, parameter in parse_qsl(parts.query):
-        if CREDENTIAL_PARAMETER.search(name):
-            yield parameter
 
 
 class SecretRedactor:

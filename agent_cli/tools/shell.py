@@ -10,7 +10,8 @@ Ctrl-C keeps what the command printed: once the group is ended, the tool raises
 `ToolInterrupted` (a KeyboardInterrupt) carrying the output read so far. Background
 processes that keep the output pipe open after the command itself exits are not waited for.
 Anthropic credentials are removed from the command's environment, so a command cannot
-print them into the conversation.
+print them into the conversation. A command no shell can be given (a NUL, a lone
+surrogate) is refused before permission is asked (`refuse_unpassable_command`).
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ def prepare_bash(context: ToolContext, arguments: dict[str, Any]) -> PreparedCal
     command = arguments["command"]
     if not command.strip():
         raise ToolError("command is empty; give a shell command line to run.")
+    refuse_unpassable_command(command)
     limits = context.limits
     timeout = min(
         arguments.get("timeout_seconds", limits.bash_timeout_seconds),
@@ -81,6 +83,26 @@ def prepare_bash(context: ToolContext, arguments: dict[str, Any]) -> PreparedCal
         return result
 
     return PreparedCall(command, execute, build_command_approval(command), command_target(command))
+
+
+def refuse_unpassable_command(command: str) -> None:
+    """Refuse, before anyone is asked, a command no shell can be given: one holding a NUL
+    (a program's arguments end at it) or a character that has no bytes in the file
+    system's encoding (a lone surrogate). Asked about and approved, it failed as
+    "ValueError: embedded null byte"."""
+    if "\x00" in command:
+        raise ToolError(
+            "The command contains a NUL character, which no shell command can hold; "
+            "nothing was run. Write it without one (printf '\\0' writes a NUL byte)."
+        )
+    try:
+        os.fsencode(command)
+    except UnicodeEncodeError as error:
+        code = ord(command[error.start])
+        raise ToolError(
+            f"The command contains U+{code:04X}, which cannot be passed to a shell; "
+            "nothing was run. Write it without that character."
+        ) from None
 
 
 def run_command(

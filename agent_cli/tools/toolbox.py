@@ -49,7 +49,12 @@ from agent_cli.tools.output import (
     build_error_outcome,
     build_outcome,
 )
-from agent_cli.tools.permissions import PermissionAsker, PermissionGate, PermissionRequest
+from agent_cli.tools.permissions import (
+    PermissionAsker,
+    PermissionGate,
+    PermissionRequest,
+    QuestionWatcher,
+)
 from agent_cli.tools.recall_tool import prepare_recall
 from agent_cli.tools.redaction import (
     SecretRedactor,
@@ -64,6 +69,7 @@ from agent_cli.tools.workspace import Workspace
 
 if TYPE_CHECKING:
     from agent_cli.mcp_servers.states import McpTools
+    from agent_cli.tools.approval_scope import AlwaysScope
 
 Preparer = Callable[[ToolContext, dict[str, Any]], PreparedCall]
 
@@ -98,6 +104,8 @@ class ToolRunner(Protocol):
     secrets they redact, and a watcher for a running command's output."""
 
     output_watcher: OutputWatcher | None
+    # told of each permission question and its answer (`permissions.QuestionWatcher`)
+    question_watcher: QuestionWatcher | None
 
     @property
     def secret_forms(self) -> SecretForms:
@@ -113,6 +121,14 @@ class ToolRunner(Protocol):
     def schemas(self) -> list[dict[str, Any]]: ...
 
     def run(self, name: str, tool_input: dict[str, Any]) -> ToolOutcome: ...
+
+    def always_allowed(self) -> tuple[AlwaysScope, ...]:
+        """The "always" answers in force (`PermissionGate.always_allowed`)."""
+        ...
+
+    def revoke_always(self, scope: AlwaysScope | None = None) -> int:
+        """Take back one "always" answer, or all (`PermissionGate.revoke`)."""
+        ...
 
 
 class Toolbox:
@@ -174,6 +190,15 @@ class Toolbox:
         return self._redactor.forms
 
     @property
+    def question_watcher(self) -> QuestionWatcher | None:
+        """Told of each permission question and its answer (the gate's watcher)."""
+        return self._gate.question_watcher
+
+    @question_watcher.setter
+    def question_watcher(self, watcher: QuestionWatcher | None) -> None:
+        self._gate.question_watcher = watcher
+
+    @property
     def workspace_root(self) -> Path:
         return self._context.workspace.root
 
@@ -212,6 +237,14 @@ class Toolbox:
             offered = [dict(tool.definition) for tool in hub.offered_tools()]
             self._schemas = FrozenList([*(spec.schema for spec in self._specs.values()), *offered])
         return self._schemas
+
+    def always_allowed(self) -> tuple[AlwaysScope, ...]:
+        """The "always" answers in force, oldest first."""
+        return self._gate.always_allowed
+
+    def revoke_always(self, scope: AlwaysScope | None = None) -> int:
+        """Take back the "always" answer `scope` (None: all); how many were taken back."""
+        return self._gate.revoke(scope)
 
     def run(self, name: str, tool_input: dict[str, Any]) -> ToolOutcome:
         """Run tool `name` with `tool_input`; see the module contract."""
@@ -284,7 +317,11 @@ class Toolbox:
             mcp_tool_target(name, shown),
             secrets=self._redactor.forms,
         )
-        if not self._gate.is_allowed(request):
+        try:
+            allowed = self._gate.is_allowed(request)
+        except ToolError as error:  # allowed, but it must not start (`CallStartUnrecorded`)
+            return self._error_outcome(str(error), f"error: {_first_words(str(error))}")
+        if not allowed:
             return self._refusal_outcome(name)
         self._pass_output_on(b"")  # it runs now: the REPL shows the spinner and elapsed time
         outcome = self._mcp.call(server, tool, tool_input)

@@ -5,8 +5,9 @@ tries every way an MCP server has to hand it on.
 `python leaky_server.py [mode]`:
 - `binary` offers `image` (a PNG whose text chunk holds the secret), `image_hex` (a PNG
   holding its hex), `plain_image` (a clean one-pixel PNG), `blob` (a blob resource whose
-  bytes hold it), `audio` (a WAV holding it) and `env_value` (the value of one of the
-  server's own environment variables, as text);
+  bytes hold it), `audio` (a WAV holding it), `env_value` (the value of one of the
+  server's own environment variables, as text) and `arguments` (the arguments it was
+  started with after the mode, as a server whose connection failed names them);
 - `described` lists tools whose description, input schema (a property's description,
   an enum value, a default) and even name hold the secret;
 - `die` writes the secret to stderr and exits before the handshake: once plainly, and
@@ -106,6 +107,10 @@ if MODE == "binary":
     @server.tool(description="One of the server's environment variables.")
     def env_value(name: str) -> str:
         return f"{name}={os.environ.get(name, '')}"
+
+    @server.tool(description="The arguments the server was started with.")
+    def arguments() -> str:
+        return "could not connect with " + " ".join(sys.argv[2:])
 
 
 if MODE == "described":

@@ -7,6 +7,11 @@ state) and comes back as ONE user message starting with `SUMMARY_HEADER` and mar
 the private `SUMMARY_KEY` (`markers`). When the window starts with a user message, a short
 assistant acknowledgement goes between them so roles keep alternating.
 
+When everything before the window is the previous summary (and its acknowledgement),
+there is nothing new to summarize: L4 reports `NOTHING_NEW_TO_SUMMARIZE` without calling
+the summarizer, whatever the focus (a summary of a summary, focused or not, could only
+lose detail, and a repeated `/compact` must not pay for it).
+
 It fails safe: if the summarizer raises, returns no text, or the new view would not be
 smaller (whoever asked: `/compact` must not make the context bigger either), the
 original view comes back unchanged with 0 saved (the outcome code says why).
@@ -18,9 +23,10 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agent_cli.compaction.markers import SUMMARY_HEADER, mark_summary
+from agent_cli.compaction.markers import SUMMARY_HEADER, is_summary_message, mark_summary
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import (
+    NOTHING_NEW_TO_SUMMARIZE,
     NOTHING_TO_SUMMARIZE,
     SUMMARY_BLANK,
     SUMMARY_FAILED,
@@ -58,6 +64,18 @@ def build_summary_messages(summary: str, recent: Sequence[dict[str, Any]]) -> li
     return head
 
 
+def holds_only_previous_summary(old: Sequence[dict[str, Any]]) -> bool:
+    """True when `old` is a summary L4 made, alone or with the acknowledgement it added."""
+    if not old or not is_summary_message(old[0]):
+        return False
+    rest = old[1:]
+    return not rest or (
+        len(rest) == 1
+        and rest[0].get("role") == "assistant"
+        and rest[0].get("content") == ACKNOWLEDGEMENT
+    )
+
+
 def _unchanged(messages: Sequence[dict[str, Any]], outcome: str) -> LayerOutcome:
     return LayerOutcome(list(messages), 0, outcome=outcome)
 
@@ -83,6 +101,8 @@ def build_summary_outcome(
     if start == 0:
         return _unchanged(messages, NOTHING_TO_SUMMARIZE)
     old, recent = messages[:start], list(messages[start:])
+    if holds_only_previous_summary(old):
+        return _unchanged(messages, NOTHING_NEW_TO_SUMMARIZE)
     summary = _call_summarizer(summarizer, old)
     if summary is None:
         return _unchanged(messages, SUMMARY_FAILED)

@@ -1,0 +1,239 @@
+"""A secret as a URL holds it: each character itself or percent-encoded. Pure: no I/O.
+
+Why: encoders differ in what they encode and how they write it. Python's `quote` keeps
+only RFC 3986's unreserved characters, JavaScript's `encodeURIComponent` keeps `!'()*`
+too, Java's `URLEncoder` encodes `~`, a person writing a `DATABASE_URL` by hand encodes
+only the `@` and the `/`, some write the hex in lower case (`%2f`, which RFC 3986 makes
+equivalent), form encoding writes a space as `+`. Every one of these decodes to the same
+password, and the choices multiply with its length, so no list of spellings can cover
+them: a `PercentForm` is one matcher that takes each character of the value as itself or
+as `%XX` of its UTF-8 bytes.
+
+Contract:
+- `PercentForm.of(value)`: the form of `value` (one Unicode spelling of it; the caller
+  makes one form for each). Each character matches itself or its UTF-8 bytes as `%XX`,
+  the hex digits of each in either case; a space also matches `+`; a line break of the
+  value (LF, or CRLF taken as one) matches LF, CRLF, `%0A` or `%0D%0A`. ASCII letters and
+  digits match only themselves: RFC 3986 tells every encoder never to encode them, and
+  allowing it would double the pattern of a long key for a spelling only a deliberate
+  rewrite produces (as `rev` would be, a known limit). So the form matches the value
+  itself too, and any mix of encoded and plain characters. `encodes_anything` is False
+  when the value has nothing an encoder would encode (a token of letters and digits):
+  then the form is the value alone.
+- `fragments(wrapped=...)`: the form as regex fragments, one per character of the value,
+  for `agent_cli.literal_trie`: a list for each text of the first character. With
+  `wrapped`, a line break may come between any two characters of the matched text,
+  inside a `%XX` too, as the literal forms allow up to their wrapping limit
+  (`secret_forms.MAX_WRAPPED_CHARS`, which `spelled_length` is measured against).
+- `byte_pattern(wrapped=...)`: the same as one bytes pattern over UTF-8 bytes (a line
+  break only between two characters of the text, never inside one).
+- `spelled_length`: the characters of its longest spelling (every character encoded that
+  may be, a line break as `%0D%0A`); `longest_text(wrapped=...)` the most characters
+  (and, every encoded spelling being ASCII and a character as itself no longer in UTF-8
+  than encoded, bytes) one occurrence can cover: three times that when wrapped (a CRLF
+  before each).
+- `matches_start(rest)`: whether `rest` (line breaks removed) is a start, proper or
+  whole, of a text the form matches, line breaks ignored: what `open_match_start` asks.
+- `end_positions(text)`: each position, in order, where the text before it is an end,
+  proper or whole, of a text the form matches (it begins anywhere inside one, a `%XX`
+  included, and ends where the form ends), line breaks ignored: what `closed_match_end`
+  asks of a text that begins at a cut.
+- `holds_inside(text)`: whether all of `text`, line breaks ignored, may lie inside a text
+  the form matches, beginning and ending anywhere in it: what `is_middle_piece` asks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+_LINE_BREAK = r"(?:\r?\n)?"
+_LINE_BREAK_CHARS = str.maketrans("", "", "\r\n")
+_HEX_LETTERS = frozenset("ABCDEF")
+# A state of `matches_start`: (character of the value, which of its texts, characters of
+# that text matched).
+_State = tuple[int, int, int]
+
+
+@dataclass(frozen=True, repr=False)
+class PercentForm:
+    """One value as a URL may hold it (module contract); never shows it in `repr`."""
+
+    # For each character of the value: the texts that stand for it, the character first.
+    choices: tuple[tuple[str, ...], ...]
+    # `choices` with line breaks removed, and the characters a text of the form can begin
+    # with so (None: any, its first character being a line break): what `matches_start`
+    # reads, at each of thousands of positions.
+    _flat: tuple[tuple[str, ...], ...] = field(init=False, compare=False, default=())
+    _first: frozenset[str] | None = field(init=False, compare=False, default=None)
+
+    def __post_init__(self) -> None:
+        flat = tuple(
+            tuple(text.translate(_LINE_BREAK_CHARS) for text in texts) for texts in self.choices
+        )
+        starts = flat[0] if flat else ()
+        first = None if "" in starts else frozenset(text[0] for text in starts)
+        object.__setattr__(self, "_flat", flat)
+        object.__setattr__(self, "_first", first)
+
+    def __repr__(self) -> str:
+        return f"PercentForm(<{len(self.choices)} characters>)"
+
+    @classmethod
+    def of(cls, value: str) -> PercentForm:
+        return cls(tuple(_choices_for(character) for character in value.replace("\r\n", "\n")))
+
+    @property
+    def encodes_anything(self) -> bool:
+        return any(len(texts) > 1 for texts in self.choices)
+
+    @property
+    def spelled_length(self) -> int:
+        return sum(max(map(len, texts)) for texts in self.choices)
+
+    def longest_text(self, *, wrapped: bool) -> int:
+        return 3 * self.spelled_length if wrapped else self.spelled_length
+
+    def fragments(self, *, wrapped: bool) -> list[list[str]]:
+        """The form as regex fragments, one a character of the value (module contract): a
+        list for each text of its first character, which that text alone begins, so that
+        every branch of the pattern begins with a plain character (`re` then skips ahead
+        to where one may start; a group first would make it try every position)."""
+        if not self.choices:
+            return []
+        rest = [
+            (_LINE_BREAK if wrapped else "") + _choice_pattern(texts, wrapped=wrapped)
+            for texts in self.choices[1:]
+        ]
+        return [[_text_pattern(text, wrapped=wrapped), *rest] for text in self.choices[0]]
+
+    def byte_pattern(self, *, wrapped: bool) -> bytes:
+        """`fragments` as one bytes pattern over the UTF-8 bytes of a text."""
+        pieces = [
+            b"(?:%s)"
+            % b"|".join(
+                _text_byte_pattern(text, wrapped=wrapped)
+                for text in sorted(texts, key=len, reverse=True)  # as `_choice_pattern`
+            )
+            for texts in self.choices
+        ]
+        return (_LINE_BREAK.encode("ascii") if wrapped else b"").join(pieces)
+
+    def matches_start(self, rest: str) -> bool:
+        """Whether `rest`, with line breaks removed, starts a text the form matches."""
+        flat = self._flat
+        if not flat:
+            return not rest
+        if rest and self._first is not None and rest[0] not in self._first:
+            return False
+        states = _past_whole_texts(flat, [(0, choice, 0) for choice in range(len(flat[0]))])
+        for character in rest:
+            states = _step(flat, states, character)
+            if not states:
+                return False
+        return True
+
+    def end_positions(self, text: str) -> Iterator[int]:
+        """Where the text before is an end of a text the form matches (module contract)."""
+        flat, finished = self._flat, (len(self._flat), 0, 0)
+        states = self._anywhere()
+        for position, character in enumerate(text):
+            if character in "\r\n":
+                continue
+            states = _step(flat, states, character)
+            if not states:
+                return
+            if finished in states:
+                yield position + 1
+
+    def holds_inside(self, text: str) -> bool:
+        """Whether all of `text` may lie inside a text the form matches (module contract)."""
+        states = self._anywhere()
+        for character in text.translate(_LINE_BREAK_CHARS):
+            states = _step(self._flat, states, character)
+            if not states:
+                return False
+        return True
+
+    def _anywhere(self) -> set[_State]:
+        """A state before each character of each text of the form."""
+        return {
+            (index, choice, done)
+            for index, texts in enumerate(self._flat)
+            for choice, text in enumerate(texts)
+            for done in range(len(text))
+        }
+
+
+def _choices_for(character: str) -> tuple[str, ...]:
+    """The texts a URL may hold `character` as: itself first, then percent-encoded."""
+    if character.isascii() and character.isalnum():
+        return (character,)
+    encoded = "".join(f"%{byte:02X}" for byte in character.encode("utf-8"))
+    if character == "\n":
+        return (character, encoded, "%0D%0A")
+    if character == " ":
+        return (character, encoded, "+")
+    return (character, encoded)
+
+
+def _is_encoded(text: str) -> bool:
+    """Whether `text` is a `%XX` run (a character as itself is one character long)."""
+    return len(text) > 1
+
+
+def _choice_pattern(texts: tuple[str, ...], *, wrapped: bool) -> str:
+    """The texts of one character as one group, the longest tried first: `%` before
+    `%25` would end a value's last `%` there and leave `25` behind."""
+    if len(texts) == 1:
+        return _text_pattern(texts[0], wrapped=wrapped)
+    longest_first = sorted(texts, key=len, reverse=True)
+    return "(?:{})".format("|".join(_text_pattern(text, wrapped=wrapped) for text in longest_first))
+
+
+def _text_pattern(text: str, *, wrapped: bool) -> str:
+    if not _is_encoded(text):
+        return r"\r?\n" if text == "\n" else re.escape(text)
+    pieces = [f"[{c}{c.lower()}]" if c in _HEX_LETTERS else re.escape(c) for c in text]
+    return (_LINE_BREAK if wrapped else "").join(pieces)
+
+
+def _text_byte_pattern(text: str, *, wrapped: bool) -> bytes:
+    if not _is_encoded(text):
+        return rb"\r?\n" if text == "\n" else re.escape(text.encode("utf-8"))
+    return _text_pattern(text, wrapped=wrapped).encode("ascii")
+
+
+def _same(character: str, text: str, done: int) -> bool:
+    """Whether `character` is what `text` holds after `done` characters (the hex digits
+    of a `%XX` run in either case)."""
+    expected = text[done]
+    return character == expected or (
+        _is_encoded(text) and expected in _HEX_LETTERS and character == expected.lower()
+    )
+
+
+def _step(flat: tuple[tuple[str, ...], ...], states: set[_State], character: str) -> set[_State]:
+    """The states after `character`: each whose text holds it next, moved on by one."""
+    moved = [
+        (index, choice, done + 1)
+        for index, choice, done in states
+        if index < len(flat) and _same(character, flat[index][choice], done)
+    ]
+    return _past_whole_texts(flat, moved)
+
+
+def _past_whole_texts(flat: tuple[tuple[str, ...], ...], states: list[_State]) -> set[_State]:
+    """`states`, each that has matched the whole text of its character moved on to every
+    text of the next character (an empty text, a line break once line breaks are removed,
+    is passed at once); a state past the last character is kept, as the form matched."""
+    result: set[_State] = set()
+    while states:
+        index, choice, done = states.pop()
+        if index < len(flat) and done == len(flat[index][choice]):
+            following = range(len(flat[index + 1])) if index + 1 < len(flat) else range(1)
+            states.extend((index + 1, next_choice, 0) for next_choice in following)
+        else:
+            result.add((index, choice, done))
+    return result

@@ -1,0 +1,255 @@
+"""Which configured values are credentials, and the credentials inside a value.
+
+`tools.redaction.collect_secret_values` (agent-cli's own environment) and
+`collect_mcp_secret_values` (what config.toml gives MCP servers) ask here.
+
+Contract:
+- `is_credential_name(name)`: a variable (or JSON key, or flag) name that looks like it
+  holds a credential. A credential word as a part of the name, parts split at `_`, `-`,
+  `.`, a blank or a lower-to-upper case change (`apiKey`): `KEY` (`STRIPE_KEY`,
+  `RAILS_MASTER_KEY`, `APP_KEY`, `AZURE_OPENAI_KEY`, and `API_KEY`, `APIKEY`,
+  `SECRET_KEY`, `PRIVATE_KEY`...), `TOKEN`, `SECRET`, `PASSPHRASE`, `CREDENTIAL(S)`,
+  `AUTHORIZATION`, `WEBHOOK` (`SLACK_WEBHOOK_URL`: the URL is the credential), `DSN`
+  (`SENTRY_DSN`), a connection string (`*_CONNECTION_STRING`, `*_CONN_STR`);
+  `PASSWORD`/`PASSWD` also glued to what comes before (`PGPASSWORD`); as the last part
+  only, `AUTH` (`REDISCLI_AUTH`), `PAT` (`GITHUB_PAT`) and `COOKIE`; `PWD`/`PASS` only as
+  the last part after another (`MYSQL_PWD`, `SMTP_PASS`), so the shell's `PWD` and
+  `OLDPWD` are no secret; and `SSHPASS`. A name that describes a credential rather than
+  holding it is none: its last part says where or what it is (`*_FILE`, `*_PATH`, `*_DIR`,
+  `*_NAME`, `*_ID` after `KEY`, `*_ARN`, `*_TYPE`, `*_HOST`, `*_COMMAND`, `*_ENV`, ...
+  see `DESCRIBES_A_CREDENTIAL`: `SSH_KEY_PATH`, `GPG_KEY_ID`, `POSTGRES_PASSWORD_FILE`),
+  or it is a public key (`SSH_PUBLIC_KEY`, `STRIPE_PUBLISHABLE_KEY`). Names where `KEY`
+  is only part of a word (`KEYBOARD`, `KEYMAP`, `TOKENIZERS_PARALLELISM`, `SSH_AUTH_SOCK`)
+  are none either.
+- `is_setting_word(value)`: a value that is a setting, not a secret (`true`, `disabled`,
+  `required`, ...), though its variable looks like a credential.
+- `credentials_inside(value)`: the credentials a value holds inside it, whatever its
+  name: the password of a URL (`postgres://user:password@host`, as written and
+  percent-decoded) and its query parameters whose names look like credentials
+  (`?api_key=`, `CREDENTIAL_PARAMETER`); in a JSON object or array (a service-account
+  key, a headers object), every string under a key that `is_credential_name` takes
+  (`private_key`, `client_secret`, `Authorization`, `apiKey`), at any depth, and of an
+  `<scheme> <credential>` string the credential alone; in a `key=value;...` connection
+  string (`AccountKey=...;`, `Password=...;`, `Pwd=...;`) the credential-named values.
+- `header_credentials(value)`: a header value, the credential after its scheme (`Bearer
+  xyz`: `xyz`) and, of `Basic`, what it decodes to and the password in it.
+- `argument_credentials(args)`: the credentials in a command's arguments (an MCP
+  server's `args`): those inside each argument (`credentials_inside`), the value of a
+  flag whose name looks like a credential (`--access-token X`, `--api-key=X`,
+  `--password X`), of a `NAME=value` argument so named (`-e GITHUB_TOKEN=X`), and of a
+  header flag (`--header "Authorization: Bearer X"`) whose header carries a credential.
+Nothing here checks length: the caller leaves out values too short to tell from text.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from urllib.parse import parse_qsl, unquote, urlsplit
+
+# A credential word as a whole part of an upper-cased name whose parts `_` separates.
+CREDENTIAL_NAME = re.compile(
+    r"(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|SECRET_?KEY|PASSPHRASE|PRIVATE_?KEY|CREDENTIALS?"
+    r"|AUTHORIZATION|WEBHOOK|DSN|CONN(?:ECTION)?_?STR(?:ING)?)(?:$|_)"
+    r"|PASSW(?:OR)?D(?:$|_)|_(?:PWD|PASS)$|(?:^|_)(?:AUTH|PAT|COOKIE)$|^SSHPASS$"
+)
+# The last part of a name that describes a credential (where it is, what kind) instead
+# of holding it; and public keys.
+DESCRIBES_A_CREDENTIAL = re.compile(
+    r"_(?:FILES?|PATHS?|DIRS?|DIRECTORY|FOLDER|NAMES?|ALIAS|ARN|REF|TYPE|KIND|ALGORITHM|ALG"
+    r"|SIZE|BITS|LENGTH|LEN|VERSION|FORMAT|FINGERPRINT|PREFIX|SUFFIX|HEADER|REGION|HOST"
+    r"|PORT|ENDPOINT|COMMAND|CMD|HELPER|PROVIDER|BACKEND|MODE|POLICY|ENABLED|DISABLED"
+    r"|REQUIRED|EXPIRY|EXPIRES|EXPIRATION|TTL|TIMEOUT|LIFETIME|SOCK|SOCKET|ENV|VAR|STDIN)$"
+    r"|(?:^|_)KEY_IDS?$|(?:^|_)(?:PUBLIC|PUBLISHABLE)_KEY$"
+)
+# Values a credential-named variable holds when it is a setting, not a secret.
+SETTING_WORDS = frozenset(
+    {
+        "true",
+        "false",
+        "yes",
+        "no",
+        "on",
+        "off",
+        "enabled",
+        "disabled",
+        "required",
+        "optional",
+        "none",
+        "null",
+        "undefined",
+        "default",
+        "auto",
+    }
+)
+# Headers that carry no credential; every other header value configured is taken as one.
+PLAIN_HEADERS = frozenset(
+    {
+        "accept",
+        "accept-charset",
+        "accept-encoding",
+        "accept-language",
+        "cache-control",
+        "connection",
+        "content-language",
+        "content-type",
+        "host",
+        "mcp-protocol-version",
+        "origin",
+        "pragma",
+        "referer",
+        "user-agent",
+    }
+)
+CREDENTIAL_PARAMETER = re.compile(
+    r"key|token|secret|passw|passphrase|auth|sig|credential|session", re.IGNORECASE
+)
+AUTH_SCHEME = re.compile(r"^\s*([A-Za-z][A-Za-z0-9._-]*)\s+(\S.*?)\s*$")
+# Keys of a `key=value;...` connection string that hold a credential but are no credential
+# name elsewhere (ODBC's `Pwd`; Azure's `SharedAccessSignature`).
+CONNECTION_STRING_CREDENTIALS = frozenset({"PWD", "SHAREDACCESSSIGNATURE"})
+HEADER_FLAGS = frozenset({"-H", "--header", "--headers"})
+_PART_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[-.\s]+")
+_ARGUMENT_NAME = re.compile(r"-{0,2}[A-Za-z][A-Za-z0-9_.-]*")
+_CONNECTION_PAIR = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 _.-]*?)\s*=\s*(.*?)\s*$")
+
+
+def name_parts(name: str) -> str:
+    """`name` upper-cased with its parts joined by `_` (`apiKey`, `api-key`: `API_KEY`)."""
+    return _PART_BREAK.sub("_", name.strip()).upper()
+
+
+def is_credential_name(name: str) -> bool:
+    """Whether `name` looks like it holds a credential (module contract)."""
+    parts = name_parts(name)
+    return bool(CREDENTIAL_NAME.search(parts)) and not DESCRIBES_A_CREDENTIAL.search(parts)
+
+
+def is_setting_word(value: str) -> bool:
+    return value.strip().lower() in SETTING_WORDS
+
+
+def credentials_inside(value: str) -> Iterator[str]:
+    """The credentials `value` holds inside it (module contract)."""
+    yield from _url_credentials(value)
+    yield from _json_credentials(value)
+    yield from _connection_string_credentials(value)
+
+
+def header_credentials(value: str) -> Iterator[str]:
+    """A header value, and the credential after its scheme (`Bearer xyz`: `xyz`; of
+    `Basic`, also what it decodes to and the password in that)."""
+    yield value.strip()
+    scheme = AUTH_SCHEME.match(value)
+    if scheme is None:
+        return
+    credential = scheme.group(2)
+    yield credential
+    if scheme.group(1).lower() == "basic":
+        try:
+            decoded = base64.b64decode(credential, validate=True).decode("utf-8")
+        except (binascii.Error, ValueError):
+            return
+        yield decoded
+        yield decoded.partition(":")[2]
+
+
+def argument_credentials(args: Sequence[str]) -> Iterator[str]:
+    """The credentials in a command's arguments (module contract)."""
+    for index, argument in enumerate(args):
+        yield from credentials_inside(argument)
+        following = args[index + 1] if index + 1 < len(args) else None
+        name, equals, value = argument.partition("=")
+        if name in HEADER_FLAGS:
+            line = value if equals else following
+            if line is not None:
+                yield from _header_line_credentials(line)
+        elif equals:
+            if _ARGUMENT_NAME.fullmatch(name) and is_credential_name(name.lstrip("-")):
+                yield from header_credentials(value)
+        elif (
+            argument.startswith("--")
+            and is_credential_name(argument[2:])
+            and following is not None
+            and not following.startswith("-")
+        ):
+            yield from header_credentials(following)
+
+
+def _header_line_credentials(line: str) -> Iterator[str]:
+    """Of `Name: value`, the value's credentials when the header carries one."""
+    name, colon, value = line.partition(":")
+    if colon and name.strip().lower() not in PLAIN_HEADERS and value.strip():
+        yield from header_credentials(value)
+
+
+def _url_credentials(value: str) -> Iterator[str]:
+    """The password of a URL in `value` (as written and percent-decoded), and its query
+    parameters that look like credentials; nothing when `value` is no URL."""
+    if "://" not in value:
+        return
+    try:
+        parts = urlsplit(value.strip())
+        password = parts.password
+    except ValueError:
+        return
+    if password:
+        yield password
+        yield unquote(password)  # what the server is given; the URL holds it encoded
+    for name, parameter in parse_qsl(parts.query):
+        if CREDENTIAL_PARAMETER.search(name):
+            yield parameter
+
+
+def _json_credentials(value: str) -> Iterator[str]:
+    """Of a JSON object or array, every string under a credential-named key."""
+    if not value.lstrip().startswith(("{", "[")):
+        return
+    try:
+        document = json.loads(value)
+    except ValueError:
+        return
+    yield from _credentials_in_document(document)
+
+
+def _credentials_in_document(document: object) -> Iterator[str]:
+    if isinstance(document, dict):
+        for key, item in document.items():
+            if is_credential_name(str(key)):
+                for text in _strings_in(item):
+                    yield from header_credentials(text)
+            else:
+                yield from _credentials_in_document(item)
+    elif isinstance(document, list):
+        for item in document:
+            yield from _credentials_in_document(item)
+
+
+def _strings_in(document: object) -> Iterable[str]:
+    """Every string in a JSON value, at any depth."""
+    if isinstance(document, str):
+        yield document
+    elif isinstance(document, dict):
+        for item in document.values():
+            yield from _strings_in(item)
+    elif isinstance(document, list):
+        for item in document:
+            yield from _strings_in(item)
+
+
+def _connection_string_credentials(value: str) -> Iterator[str]:
+    """Of a `key=value;...` connection string, the values of credential-named keys."""
+    if ";" not in value or "=" not in value:
+        return
+    for pair in value.split(";"):
+        found = _CONNECTION_PAIR.match(pair)
+        if found is None:
+            continue
+        key = found.group(1)
+        if is_credential_name(key) or name_parts(key).replace("_", "") in (
+            CONNECTION_STRING_CREDENTIALS
+        ):
+            yield found.group(2)

@@ -1,0 +1,218 @@
+"""Common credentials in agent-cli's own environment are secrets (seventh attack, S2).
+
+The attack: `SUPABASE_SERVICE_ROLE_KEY`, `RAILS_MASTER_KEY` and `AZURE_OPENAI_KEY` (a
+`KEY` word needed `API`, `SECRET` or `PRIVATE` before it), the password of
+`DATABASE_URL` (a URL's password was taken out only for MCP servers) and the
+`private_key` of `GOOGLE_CREDENTIALS` (a service-account JSON: only its exact minified
+text was a secret, so the same key file pretty-printed showed it) went to the model
+through `read_file .env`, which asks no approval. The rule now takes any `KEY` part,
+`PAT`, `AUTH`, `DSN`, webhooks and connection strings, looks inside every value for a
+URL's password, a JSON document's credential fields and a connection string's keys; and
+leaves alone names that only say where a credential is (`*_KEY_PATH`, `GPG_KEY_ID`),
+public keys and setting words, whose redaction would blank ordinary output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from e2e_support import build_env, run_piped
+from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
+from hostile_support import recoverable_secrets
+from tools_support import FakeArtifactStore
+
+from agent_cli.secret_forms import REDACTED_MARK
+from agent_cli.tools import Toolbox
+from agent_cli.tools.redaction import collect_secret_values
+
+KEY = "sk-ant-FAKE-names-0123456789abcdef"
+SERVICE_ROLE = "eyJhbGciOiJIUzI1NiJ9.c2VydmljZV9yb2xlX2tleQ.Qx7Rk2mXv9Lp"
+MASTER_KEY = "9f86d081884c7d659a2feaa0c55ad015"
+AZURE_KEY = "3c59dc048e8850243be8079a5c74d079"
+DB_PASSWORD = "pg_Zq7Rk2mXv9LpW4tY"
+PEM_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7Zq7Rk2mXv9LpW4tYc8NbH3sJd6"
+SERVICE_ACCOUNT = {
+    "type": "service_account",
+    "project_id": "demo-project",
+    "private_key_id": "0123456789abcdef0123456789abcdef01234567",
+    "private_key": f"-----BEGIN PRIVATE KEY-----\n{PEM_BODY}\n-----END PRIVATE KEY-----\n",
+    "client_email": "ci-deployer@demo-project.iam.gserviceaccount.com",
+    "client_id": "112233445566778899001",
+}
+
+
+def tool_results(body: dict) -> list[str]:
+    texts = []
+    for message in body["messages"]:
+        for block in message["content"] if isinstance(message["content"], list) else []:
+            if block.get("type") == "tool_result":
+                content = block["content"]
+                texts.append(content if isinstance(content, str) else content[0]["text"])
+    return texts
+
+
+def read(tool_id: str, path: str) -> Reply:
+    return Reply([tool_use_block(tool_id, "read_file", {"path": path})], stop_reason="tool_use")
+
+
+@pytest.mark.e2e
+def test_read_file_of_the_env_and_a_key_file_sends_none_of_the_environments_credentials(
+    tmp_path,
+):
+    """The attack as a user meets it: the installed agent-cli, the real SDK, the fake
+    Messages API; the model reads `.env` and the service account's key file."""
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    workspace.mkdir()
+    variables = {
+        "SUPABASE_SERVICE_ROLE_KEY": SERVICE_ROLE,
+        "RAILS_MASTER_KEY": MASTER_KEY,
+        "AZURE_OPENAI_KEY": AZURE_KEY,
+        "DATABASE_URL": f"postgres://app:{DB_PASSWORD}@db.internal:5432/prod",
+        "SSH_KEY_PATH": "/home/someone/.ssh/id_deploy",
+    }
+    (workspace / ".env").write_text("".join(f"{k}={v}\n" for k, v in variables.items()))
+    (workspace / "sa.json").write_text(json.dumps(SERVICE_ACCOUNT, indent=2))
+    with start_fake_server(api_key=KEY) as fake:
+        fake.enqueue(read("toolu_1", ".env"), read("toolu_2", "sa.json"))
+        fake.enqueue(Reply([text_block("Read both.")]))
+        minified = json.dumps(SERVICE_ACCOUNT, separators=(",", ":"))
+        extra = {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.base_url}
+        env = build_env(home, {**extra, **variables, "GOOGLE_CREDENTIALS": minified})
+        done = run_piped([], cwd=workspace, env=env, stdin_text="read .env and sa.json\n")
+        bodies = [request.body for request in fake.requests]
+    assert done.returncode == 0, done.stderr
+    dotenv, key_file = tool_results(bodies[-1])
+    assert f"SUPABASE_SERVICE_ROLE_KEY={REDACTED_MARK}" in dotenv
+    assert f"RAILS_MASTER_KEY={REDACTED_MARK}" in dotenv
+    assert f"AZURE_OPENAI_KEY={REDACTED_MARK}" in dotenv
+    assert f"DATABASE_URL=postgres://app:{REDACTED_MARK}@db.internal:5432/prod" in dotenv
+    assert "SSH_KEY_PATH=/home/someone/.ssh/id_deploy" in dotenv  # a path: no secret
+    assert f'"private_key": "{REDACTED_MARK}\\n"' in key_file  # the line break it ends with
+    assert SERVICE_ACCOUNT["client_email"] in key_file  # what is no credential stays
+    secrets = (SERVICE_ROLE, MASTER_KEY, AZURE_KEY, DB_PASSWORD, PEM_BODY, KEY)
+    for where, body in enumerate(bodies):
+        assert recoverable_secrets(json.dumps(body), secrets) == set(), f"request {where}"
+    for path in home.rglob("*"):
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", "replace")
+            assert recoverable_secrets(text, secrets) == set(), path
+    assert recoverable_secrets(done.stdout + done.stderr, secrets) == set()
+
+
+VALUE = "Zq7Rk2mXv9LpW4tYc8Nb"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "SUPABASE_SERVICE_ROLE_KEY",
+        "SUPABASE_KEY",
+        "RAILS_MASTER_KEY",
+        "APP_KEY",
+        "AZURE_OPENAI_KEY",
+        "AZURE_STORAGE_KEY",
+        "AZURE_STORAGE_CONNECTION_STRING",
+        "STRIPE_KEY",
+        "OPENAI_KEY",
+        "ENCRYPTION_KEY",
+        "SIGNING_KEY",
+        "MASTER_KEY",
+        "LICENSE_KEY",
+        "GITHUB_PAT",
+        "SENTRY_DSN",
+        "SLACK_WEBHOOK_URL",
+        "DISCORD_WEBHOOK",
+        "BASIC_AUTH",
+        "VAULT_SECRET_ID",
+        "SECRET_KEY_BASE",
+        "signing_key",
+    ],
+)
+def test_a_credential_of_a_common_service_is_redacted_from_a_file(tmp_path, name):
+    assert collect_secret_values({name: VALUE}) == (VALUE,)
+    (tmp_path / ".env").write_text(f"{name}={VALUE}\n")
+    box = Toolbox(
+        tmp_path, FakeArtifactStore(), "s1", auto_approve=True, secret_environment={name: VALUE}
+    )
+    shown = box.run("read_file", {"path": ".env"}).content
+    assert VALUE not in shown and f"{name}={REDACTED_MARK}" in shown
+
+
+@pytest.mark.parametrize(
+    ("name", "url", "password"),
+    [
+        ("DATABASE_URL", "postgres://app:{}@db.internal:5432/prod", "pg_Zq7Rk2mXv9Lp"),
+        ("REDIS_URL", "redis://:{}@cache.internal:6379/0", "rd_Zq7Rk2mXv9Lp"),
+        ("MONGODB_URI", "mongodb+srv://app:{}@cluster0.x.mongodb.net/?w=1", "mg_Zq7Rk2mXv9"),
+        ("HTTPS_PROXY", "http://someone:{}@proxy.internal:3128", "px_Zq7Rk2mXv9Lp"),
+        ("ELASTIC_URL", "https://es.internal/?api_key={}", "es_Zq7Rk2mXv9Lp"),
+    ],
+)
+def test_the_password_of_a_url_in_the_environment_is_a_secret_on_its_own(
+    tmp_path, name, url, password
+):
+    """The password also sits alone in the project: `POSTGRES_PASSWORD`, `.pgpass`."""
+    environment = {name: url.format(password), "PATH": os.environ["PATH"]}
+    assert collect_secret_values(environment) == (password,)
+    (tmp_path / "compose.yml").write_text(f'POSTGRES_PASSWORD: "{password}"\n')
+    box = Toolbox(
+        tmp_path, FakeArtifactStore(), "s1", auto_approve=True, secret_environment=environment
+    )
+    shown = box.run("bash", {"command": "cat compose.yml"}).content
+    assert password not in shown and f'POSTGRES_PASSWORD: "{REDACTED_MARK}"' in shown
+
+
+def test_a_json_credential_gives_each_credential_field_as_a_secret_of_its_own(tmp_path):
+    minified = json.dumps(SERVICE_ACCOUNT, separators=(",", ":"))
+    found = set(collect_secret_values({"GOOGLE_CREDENTIALS": minified}))
+    assert found == {minified, SERVICE_ACCOUNT["private_key"].strip()}
+    headers = json.dumps({"Authorization": "Bearer ntn_Zq7Rk2mXv9LpW4tY", "Notion-Version": "x"})
+    docker = json.dumps({"auths": {"ghcr.io": {"auth": "c29tZW9uZTpxd2VydHkxMjM0"}}})
+    found = set(collect_secret_values({"SERVICE_HEADERS": headers, "DOCKER_AUTH_CONFIG": docker}))
+    assert found == {
+        "Bearer ntn_Zq7Rk2mXv9LpW4tY",
+        "ntn_Zq7Rk2mXv9LpW4tY",
+        "c29tZW9uZTpxd2VydHkxMjM0",
+    }
+
+
+def test_the_key_of_a_connection_string_is_a_secret_of_its_own():
+    account_key = "Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4=="
+    storage = (
+        "DefaultEndpointsProtocol=https;AccountName=demo;"
+        f"AccountKey={account_key};EndpointSuffix=core.windows.net"
+    )
+    sql = "Server=tcp:db.internal,1433;Database=app;User Id=app;Password=sq_Zq7Rk2mXv9;"
+    found = set(collect_secret_values({"ConnectionStrings__Storage": storage, "SQL": sql}))
+    assert found == {account_key, "sq_Zq7Rk2mXv9"}
+
+
+def test_names_that_say_where_a_credential_is_public_keys_and_settings_are_no_secret():
+    """Redacting these would blank paths, ids and words in every tool result."""
+    environment = {
+        "KEYBOARD": "us-international",
+        "KEYMAP": "emacs-standard",
+        "XKB_DEFAULT_LAYOUT": "us,de-nodeadkeys",
+        "SSH_AUTH_SOCK": "/run/user/1000/keyring/ssh",
+        "SSH_KEY_PATH": "/home/someone/.ssh/id_deploy",
+        "DEPLOY_KEY_FILE": "/home/someone/.ssh/deploy_key",
+        "POSTGRES_PASSWORD_FILE": "/run/secrets/postgres-password",
+        "AWS_WEB_IDENTITY_TOKEN_FILE": "/var/run/secrets/eks/serviceaccount/token",
+        "GPG_KEY_ID": "0123456789ABCDEF",
+        "AWS_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE",
+        "AWS_KMS_KEY_ARN": "arn:aws:kms:eu-west-1:111122223333:key/abcd",
+        "SSH_PUBLIC_KEY": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG someone@host",
+        "STRIPE_PUBLISHABLE_KEY": "pk_live_0123456789abcdef",
+        "GIT_TOKEN_HELPER": "/usr/local/bin/git-credential-store",
+        "OAUTH_TOKEN_ENDPOINT": "https://auth.example.com/oauth/token",
+        "API_KEY_HEADER": "X-Service-Api-Key",
+        "OPENAI_API_KEY_ENV": "OPENAI_API_KEY",
+        "HTTP_BASIC_AUTH": "disabled",
+        "SIGNING_KEY": "required",
+        "TOKENIZERS_PARALLELISM": "false-but-long",
+        "HOME_URL": "https://example.com/start?page=1",
+        "SETTINGS_JSON": '{"theme": "dark-high-contrast", "keymap": "vim-bindings"}',
+    }
+    assert collect_secret_values(environment) == ()
