@@ -34,11 +34,18 @@ Contract:
   before each).
 - `matches_start(rest)`: whether `rest` (line breaks removed) is a start, proper or
   whole, of a text the form matches, line breaks ignored: what `open_match_start` asks.
+- `end_positions(text)`: each position, in order, where the text before it is an end,
+  proper or whole, of a text the form matches (it begins anywhere inside one, a `%XX`
+  included, and ends where the form ends), line breaks ignored: what `closed_match_end`
+  asks of a text that begins at a cut.
+- `holds_inside(text)`: whether all of `text`, line breaks ignored, may lie inside a text
+  the form matches, beginning and ending anywhere in it: what `is_middle_piece` asks.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 _LINE_BREAK = r"(?:\r?\n)?"
@@ -122,15 +129,41 @@ class PercentForm:
             return False
         states = _past_whole_texts(flat, [(0, choice, 0) for choice in range(len(flat[0]))])
         for character in rest:
-            moved = [
-                (index, choice, done + 1)
-                for index, choice, done in states
-                if index < len(flat) and _same(character, flat[index][choice], done)
-            ]
-            states = _past_whole_texts(flat, moved)
+            states = _step(flat, states, character)
             if not states:
                 return False
         return True
+
+    def end_positions(self, text: str) -> Iterator[int]:
+        """Where the text before is an end of a text the form matches (module contract)."""
+        flat, finished = self._flat, (len(self._flat), 0, 0)
+        states = self._anywhere()
+        for position, character in enumerate(text):
+            if character in "\r\n":
+                continue
+            states = _step(flat, states, character)
+            if not states:
+                return
+            if finished in states:
+                yield position + 1
+
+    def holds_inside(self, text: str) -> bool:
+        """Whether all of `text` may lie inside a text the form matches (module contract)."""
+        states = self._anywhere()
+        for character in text.translate(_LINE_BREAK_CHARS):
+            states = _step(self._flat, states, character)
+            if not states:
+                return False
+        return True
+
+    def _anywhere(self) -> set[_State]:
+        """A state before each character of each text of the form."""
+        return {
+            (index, choice, done)
+            for index, texts in enumerate(self._flat)
+            for choice, text in enumerate(texts)
+            for done in range(len(text))
+        }
 
 
 def _choices_for(character: str) -> tuple[str, ...]:
@@ -179,6 +212,16 @@ def _same(character: str, text: str, done: int) -> bool:
     return character == expected or (
         _is_encoded(text) and expected in _HEX_LETTERS and character == expected.lower()
     )
+
+
+def _step(flat: tuple[tuple[str, ...], ...], states: set[_State], character: str) -> set[_State]:
+    """The states after `character`: each whose text holds it next, moved on by one."""
+    moved = [
+        (index, choice, done + 1)
+        for index, choice, done in states
+        if index < len(flat) and _same(character, flat[index][choice], done)
+    ]
+    return _past_whole_texts(flat, moved)
 
 
 def _past_whole_texts(flat: tuple[tuple[str, ...], ...], states: list[_State]) -> set[_State]:

@@ -22,7 +22,9 @@ seventh outside attack; `tools.echo`). Only the user's typed words in it are red
 (`recall_render`), before the page is cut, so its bounds need no secret (a record longer
 than the read limit cannot be parsed: it is shown raw, as it was sent). A record of an
 earlier run (`--continue`) may hold a value named a secret since: it is cut as above and
-redacted whole by the toolbox, as artifacts are. No answer repeats the pointer or the
+redacted whole by the toolbox, as artifacts are, and where that run cut a tool result
+inside the value (a preview's head ending inside a token), the piece left is hidden
+(`recall_render.with_pieces_hidden`, as in a resumed view; `/expand` too). No answer repeats the pointer or the
 offset the model gave unless the pointer was read (`tools.echo`).
 
 `search` finds what the pointers do not say: it reads this session's transcript only (by
@@ -100,9 +102,8 @@ class Recall:
         resolution = resolver.resolve(pointer.strip() if isinstance(pointer, str) else pointer)
         if resolution.status is not SourceResolutionStatus.AVAILABLE or not resolution.excerpt:
             return resolution
-        return dataclasses.replace(
-            resolution, excerpt=render_evidence(resolution.pointer, resolution.excerpt)
-        )
+        excerpt = render_evidence(resolution.pointer, resolution.excerpt, secrets=self.secrets)
+        return dataclasses.replace(resolution, excerpt=excerpt)
 
     def answer(self, pointer: str, offset: int = 0) -> RecallPage:
         """The tool's page of what `pointer` names (as recorded, or to be redacted: module
@@ -112,10 +113,10 @@ class Recall:
             raise ToolError(_refusal(resolution))
         as_recorded = self.is_this_runs(resolution.pointer)
         typed_text = self.secrets.redact if as_recorded else None
-        text = render_evidence(resolution.pointer, resolution.excerpt or "", typed_text)
+        secrets = NO_SECRETS if as_recorded else self.secrets
+        text = render_evidence(resolution.pointer, resolution.excerpt or "", typed_text, secrets)
         if offset >= len(text) and text:
             raise ToolError(f"offset is past the end ({len(text):,} characters).")
-        secrets = NO_SECRETS if as_recorded else self.secrets
         start, end = self._page_bounds(text, offset, resolution.excerpt_truncated, secrets)
         page = text[start:end]
         if end < len(text):

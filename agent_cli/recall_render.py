@@ -10,7 +10,12 @@ less the tool calls named in `hidden_ids` and their results: what a search looks
 `typed_text`, where given, is applied to what the user typed (the text of a user message
 that is not compaction's digest or summary, in a message record or in the view a
 compaction record holds) and to nothing else: `recall` shows a record this run wrote as
-recorded but for the user's words, which it redacts (`agent_cli.recall`). Pure.
+recorded but for the user's words, which it redacts (`agent_cli.recall`).
+
+`secrets`, where given, are hidden where a record's tool results were cut before they
+were known (`with_pieces_hidden`: `cut_pieces.hide_cut_pieces` on each result's text, in
+a message record or a compaction record's view): a record of an earlier run may hold a
+piece of a value named a secret since, which no redaction of whole forms finds. Pure.
 """
 
 from __future__ import annotations
@@ -20,13 +25,21 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from agent_cli.compaction.markers import is_digest_message, is_summary_message
+from agent_cli.cut_pieces import hide_cut_pieces
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 
 TextFilter = Callable[[str], str]
 
 
-def render_evidence(pointer: str, text: str, typed_text: TextFilter | None = None) -> str:
+def render_evidence(
+    pointer: str,
+    text: str,
+    typed_text: TextFilter | None = None,
+    secrets: SecretForms = NO_SECRETS,
+) -> str:
     """A transcript record as readable text (the user's typed text through `typed_text`,
-    where given: module contract); anything else (an artifact) as it is."""
+    where given, and pieces of `secrets` at its results' cuts hidden: module contract);
+    anything else (an artifact) as it is."""
     if not pointer.startswith("transcript:"):
         return text
     try:
@@ -38,9 +51,11 @@ def render_evidence(pointer: str, text: str, typed_text: TextFilter | None = Non
     payload = record.get("payload")
     message = payload.get("message") if isinstance(payload, dict) else None
     if record.get("kind") == "message" and isinstance(message, dict):
-        return render_message(with_typed_text(message, typed_text))
+        return render_message(with_pieces_hidden(with_typed_text(message, typed_text), secrets))
+    if isinstance(payload, dict):
+        payload = _with_view(payload, lambda m: with_pieces_hidden(m, secrets))
     if typed_text is not None and isinstance(payload, dict):
-        payload = _with_typed_view(payload, typed_text)
+        payload = _with_view(payload, lambda m: with_typed_text(m, typed_text))
     return f"{record.get('kind')} record:\n{json.dumps(payload, ensure_ascii=False, indent=1)}"
 
 
@@ -67,13 +82,42 @@ def with_typed_text(message: dict[str, Any], typed_text: TextFilter | None) -> d
     return {**message, "content": blocks}
 
 
-def _with_typed_view(payload: dict[str, Any], typed_text: TextFilter) -> dict[str, Any]:
-    """A record's payload whose `view` (a compaction's) has the user's words filtered."""
+def with_pieces_hidden(message: dict[str, Any], secrets: SecretForms) -> dict[str, Any]:
+    """`message` with the pieces of `secrets` at the cuts of its tool results' texts
+    hidden (module contract); `message` itself when none is."""
+    content = message.get("content")
+    if not secrets or not isinstance(content, list):
+        return message
+    blocks = [
+        {**block, "content": _result_pieces_hidden(block["content"], secrets)}
+        if isinstance(block, dict) and block.get("type") == "tool_result" and "content" in block
+        else block
+        for block in content
+    ]
+    return {**message, "content": blocks}
+
+
+def _result_pieces_hidden(content: Any, secrets: SecretForms) -> Any:
+    if isinstance(content, str):
+        return hide_cut_pieces(content, secrets)[0]
+    if not isinstance(content, list):
+        return content
+    return [
+        {**item, "text": hide_cut_pieces(item["text"], secrets)[0]}
+        if isinstance(item, dict) and isinstance(item.get("text"), str)
+        else item
+        for item in content
+    ]
+
+
+def _with_view(
+    payload: dict[str, Any], change: Callable[[dict[str, Any]], dict[str, Any]]
+) -> dict[str, Any]:
+    """A record's payload with each message of its `view` (a compaction's) changed."""
     view = payload.get("view")
     if not isinstance(view, list):
         return payload
-    messages = [with_typed_text(m, typed_text) if isinstance(m, dict) else m for m in view]
-    return {**payload, "view": messages}
+    return {**payload, "view": [change(m) if isinstance(m, dict) else m for m in view]}
 
 
 def render_message(message: dict[str, Any], hidden_ids: Collection[str] = ()) -> str:

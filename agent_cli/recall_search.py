@@ -24,7 +24,9 @@ tell it which of them is a secret (a seventh outside attack). The answer never r
 the query (`tools.echo`): redacted with the excerpts, it would be that oracle too. An
 artifact read only up to a limit must come from `read_artifact` already cut
 where no secret may have begun (`Recall` does: `safe_cuts.safe_head_end` with
-`stream_stopped`), since half a key is no longer recognised.
+`stream_stopped`), since half a key is no longer recognised; for the same reason a
+message of an earlier run is searched with the piece of a secret its run cut a tool
+result inside hidden (`recall_render.with_pieces_hidden`, `cut_pieces`).
 
 Big tool outputs live in artifacts, the record holding only a preview and the pointer: the
 artifacts a message names are searched too (read through the caller's `read_artifact`,
@@ -42,7 +44,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_cli.errors import ToolError, TranscriptCorrupt
-from agent_cli.recall_render import render_blocks, with_typed_text
+from agent_cli.recall_render import render_blocks, with_pieces_hidden, with_typed_text
 from agent_cli.safe_cuts import pointer_around, secret_end_across, secret_start_across
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.ripgrep_records import RecordSearch, find_in_records
@@ -202,7 +204,7 @@ class _SearchableMessages:
                 self._as_recorded.add(pointer)
                 yield self._as_shown(pointer, role, text)
             else:
-                text = render_blocks(message, hidden)
+                text = render_blocks(with_pieces_hidden(message, self._secrets), hidden)
                 yield self._searchable(pointer, role, text)
             yield from self._artifacts_named_in(text)
 

@@ -18,14 +18,24 @@ file) are caught too, and so is a file saved in NFD, UTF-16 or Latin-1, and a
 characters also matches when broken across lines (`base64` wraps at 76 columns, `xxd -p`
 at 60; a percent form when its longest spelling is that short). A line break of a value
 that spans lines (a PEM key) matches a line feed or CRLF whatever the value holds: the
-same file checked out with Windows line endings holds the same secret.
+same file checked out with Windows line endings holds the same secret. In a literal form
+it may also carry a short gap (`secret_pieces.LINE_GAP`: up to `LINE_SUFFIX_CHARS`
+characters after the line, up to `LINE_PREFIX_CHARS` before the next): a key printed
+with a prefix on each line (`git diff`'s `+`, `cat -n`, `nl`, `grep -n`, `diff`'s `> `, an
+indentation, `read_file`'s own gutter in a recorded result) is one occurrence, from its
+first character to its last, prefixes between included.
 
 - `pattern` finds whole forms; `redact(text)` replaces each with `REDACTED_MARK`;
 - `occurrences(text, start, end)` gives every occurrence, overlapping ones too, that
-  starts in `[start, end)`: a cut must not split any of them;
-- `open_match_start(text)` is where a form may have begun at the very end of `text`: the
-  earliest position whose rest is the start of some form. When a stream stopped there
-  (a cap, a timeout), what follows is unknown, so that rest must be taken as a secret.
+  starts in `[start, end)`: a cut must not split any of them; `longest_match` is the most
+  characters one can cover;
+- `open_match_start(text, min_chars)` is where a form may have begun at the very end of
+  `text`: the earliest position whose rest is the start of an occurrence (holding at
+  least `min_chars` of the form's characters). When a stream stopped there (a cap, a
+  timeout), what follows is unknown, so that rest must be taken as a secret.
+  `closed_match_end(text, min_chars)` is the same at the very beginning of a text that
+  was cut before it, and `is_middle_piece(text, min_chars)` whether all of a text cut on both sides
+  may lie inside one occurrence (`agent_cli.secret_pieces`).
 - The same for bytes (binary content, an artifact read by byte range), each form as its
   UTF-8 bytes: `redact_bytes(data)` gives the redacted bytes and how many were replaced,
   `byte_occurrences(data, start, end)` what `occurrences` gives for text, and
@@ -45,6 +55,13 @@ from dataclasses import dataclass, field
 from agent_cli.literal_trie import trie_pattern
 from agent_cli.percent_forms import PercentForm
 from agent_cli.secret_encodings import aligned_base64, escaped_forms, misdecoded_forms, spellings
+from agent_cli.secret_pieces import (
+    LINE_GAP,
+    LINE_PREFIX_CHARS,
+    LINE_SUFFIX_CHARS,
+    FormPieces,
+    may_wrap_before,
+)
 
 REDACTED_MARK = "[REDACTED]"
 MIN_SECRET_CHARS = 8
@@ -53,12 +70,22 @@ MIN_SECRET_CHARS = 8
 MAX_WRAPPED_CHARS = 512
 _LINE_BREAK = r"(?:\r?\n)?"
 _LINE_BREAK_CHARS = str.maketrans("", "", "\r\n")
+# What a line break of a form's own may take besides itself: a CR, and its gap.
+_GAP_EXTRA = 1 + LINE_SUFFIX_CHARS + LINE_PREFIX_CHARS
 
 
 def _longest_text(form: str) -> int:
     """The most characters an occurrence of `form` can cover: each line break of its own
-    as CRLF, and (up to `MAX_WRAPPED_CHARS`) a CRLF between every two characters."""
-    return 3 * len(form) + form.count("\n")
+    as CRLF with its gap, and (up to `MAX_WRAPPED_CHARS`) a CRLF between every two
+    characters."""
+    wrapped = 2 * len(form) if len(form) <= MAX_WRAPPED_CHARS else 0
+    return len(form) + wrapped + _GAP_EXTRA * form.count("\n")
+
+
+def _longest_bytes(form: str) -> int:
+    """`_longest_text` for the form's UTF-8 bytes (a gap's characters count as bytes)."""
+    wrapped = 2 * len(form) if len(form) <= MAX_WRAPPED_CHARS else 0
+    return len(form.encode("utf-8")) + wrapped + _GAP_EXTRA * form.count("\n")
 
 
 @dataclass(frozen=True, repr=False)
@@ -73,7 +100,7 @@ class SecretForms:
     longest_match: int = field(init=False, compare=False, default=0)
     longest_byte_match: int = field(init=False, compare=False, default=0)
     _starts: re.Pattern[str] | None = field(init=False, compare=False, default=None)
-    _flat_forms: tuple[str, ...] = field(init=False, compare=False, default=())
+    _pieces: FormPieces | None = field(init=False, compare=False, default=None)
     _byte_pattern: re.Pattern[bytes] | None = field(init=False, compare=False, default=None)
     _byte_starts: re.Pattern[bytes] | None = field(init=False, compare=False, default=None)
 
@@ -85,15 +112,15 @@ class SecretForms:
         longest_percent = max(
             (form.longest_text(wrapped=_wrapped(form)) for form in percent_forms), default=0
         )
-        longest_bytes = (len(form.encode("utf-8")) + 2 * len(form) for form in forms)
+        longest_bytes = map(_longest_bytes, forms)
         set_field = object.__setattr__  # frozen: derived fields are set once, here
         set_field(self, "forms", forms)
         set_field(self, "percent_forms", percent_forms)
         set_field(self, "pattern", re.compile(alternation) if anything else None)
         set_field(self, "_starts", re.compile(f"(?=({alternation}))") if anything else None)
         set_field(self, "longest_match", max(*map(_longest_text, forms), longest_percent, 0))
-        set_field(self, "_flat_forms", tuple(form.translate(_LINE_BREAK_CHARS) for form in forms))
         set_field(self, "longest_byte_match", max(*longest_bytes, longest_percent, 0))
+        set_field(self, "_pieces", FormPieces(forms, self.longest_match))
 
     def __repr__(self) -> str:
         return f"SecretForms(<{len(self.forms) + len(self.percent_forms)} forms>)"
@@ -162,20 +189,63 @@ class SecretForms:
                 return
             yield found.start(1), found.end(1)
 
-    def open_match_start(self, text: str) -> int | None:
-        """The earliest position whose rest of `text` is a (proper or whole) start of a
-        form, line breaks ignored; None when the end of `text` cannot be inside a form."""
+    def open_match_start(self, text: str, min_chars: int = 1) -> int | None:
+        """The earliest position whose rest of `text` is a (proper or whole) start of an
+        occurrence of a form holding at least `min_chars` of its characters (of a percent
+        form: of the text's characters, line breaks left out); None when the end of `text`
+        cannot be inside one. A line break may stand between any two characters, as in a
+        wrapped form."""
         if not self:
             return None
-        for position in range(max(0, len(text) - self.longest_match), len(text)):
+        literal = self._pieces.open_start(text, min_chars) if self._pieces else None
+        encoded = self._percent_start(text, min_chars, before=literal)
+        return literal if encoded is None else encoded
+
+    def _percent_start(self, text: str, min_chars: int, *, before: int | None) -> int | None:
+        """`open_match_start` for the percent forms alone, looked for before `before`."""
+        if not self.percent_forms:
+            return None
+        stop = len(text) if before is None else before
+        for position in range(max(0, len(text) - self.longest_match), stop):
             if text[position] in "\r\n":
                 continue
-            rest = text[position:].translate(_LINE_BREAK_CHARS)
-            if any(form.startswith(rest) for form in self._flat_forms) or any(
+            rest = text[position:].translate(_LINE_BREAK_CHARS).rstrip("\ufffd")
+            if len(rest) >= min_chars and any(
                 form.matches_start(rest) for form in self.percent_forms
             ):
                 return position
         return None
+
+    def closed_match_end(self, text: str, min_chars: int = 1) -> int | None:
+        """The latest position within the first `longest_match` characters whose text
+        before it is a (proper or whole) end of an occurrence holding at least `min_chars`
+        of a form's characters (of a percent form: of the text's, line breaks left out);
+        None when the beginning of `text` cannot be inside one."""
+        literal = self._pieces.closed_end(text, min_chars) if self._pieces else None
+        ends = [literal] if literal is not None else []
+        head = text[: self.longest_match]
+        skipped = len(head) - len(head.lstrip("\ufffd"))  # bytes of a character cut
+        for form in self.percent_forms:
+            for end in form.end_positions(head[skipped:]):
+                if _flat_length(head[skipped : skipped + end]) >= min_chars:
+                    ends.append(skipped + end)
+        return max(ends, default=None)
+
+    def is_middle_piece(self, text: str, min_chars: int) -> bool:
+        """Whether all of `text` may lie inside one occurrence of a form (it begins and
+        ends anywhere in it): of a literal form with a run of `min_chars` of its
+        characters on one line, of a percent form with `min_chars` characters."""
+        if self._pieces is not None and self._pieces.is_middle(text, min_chars):
+            return True
+        inner = text.strip("\r\n").strip("\ufffd")
+        if not inner or len(inner) > self.longest_match or _flat_length(inner) < min_chars:
+            return False
+        return any(form.holds_inside(inner) for form in self.percent_forms)
+
+
+def _flat_length(text: str) -> int:
+    """The characters of `text` that are no line break."""
+    return len(text) - text.count("\n") - text.count("\r")
 
 
 def encoded_forms(secret: str) -> set[str]:
@@ -218,26 +288,27 @@ def _wrapped(form: PercentForm) -> bool:
 
 def _fragments_for(form: str) -> list[str]:
     """`form` as regex fragments, one a character (`literal_trie`): a line feed matches
-    CRLF too, and up to `MAX_WRAPPED_CHARS` characters a line break may come before each."""
-    characters = [
-        r"\r?\n" if character == "\n" else re.escape(character)
-        for character in form.replace("\r\n", "\n")
+    CRLF too, with its gap (`LINE_GAP`), and up to `MAX_WRAPPED_CHARS` characters a line
+    break may come before each other character (`secret_pieces.may_wrap_before`)."""
+    units = form.replace("\r\n", "\n")
+    wraps = len(form) <= MAX_WRAPPED_CHARS
+    return [
+        (_LINE_BREAK if wraps and may_wrap_before(units, index) else "")
+        + (LINE_GAP if unit == "\n" else re.escape(unit))
+        for index, unit in enumerate(units)
     ]
-    if len(form) > MAX_WRAPPED_CHARS:
-        return characters
-    return characters[:1] + [_LINE_BREAK + character for character in characters[1:]]
 
 
 def _byte_pattern_for(form: str) -> bytes:
     """`_fragments_for` over the form's UTF-8 bytes, joined as one alternative: a line
     break may come only between two characters, never inside one."""
-    characters = [
-        rb"\r?\n" if character == "\n" else re.escape(character.encode("utf-8"))
-        for character in form.replace("\r\n", "\n")
-    ]
-    if len(form) > MAX_WRAPPED_CHARS:
-        return b"".join(characters)
-    return _LINE_BREAK.encode("ascii").join(characters)
+    units = form.replace("\r\n", "\n")
+    wraps = len(form) <= MAX_WRAPPED_CHARS
+    return b"".join(
+        (_LINE_BREAK.encode("ascii") if wraps and may_wrap_before(units, index) else b"")
+        + (LINE_GAP.encode("ascii") if unit == "\n" else re.escape(unit.encode("utf-8")))
+        for index, unit in enumerate(units)
+    )
 
 
 NO_SECRETS = SecretForms()

@@ -34,7 +34,9 @@ CORE_PATTERNS = (
     "literal_trie.py",
     "terminal_escapes.py",
     "secret_lines.py",
+    "secret_pieces.py",
     "safe_cuts.py",
+    "cut_pieces.py",
     "models.py",
     "usage_cost.py",
 )

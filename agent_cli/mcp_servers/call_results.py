@@ -22,7 +22,8 @@ that as JSON text, so the model gets the data rather than "(no content)".
 Secrets (`secrets`, the forms the toolbox redacts): binary content is stored with every
 form redacted in its bytes (`SecretForms.redact_bytes`; the stored copy of an image is
 then no valid image, and the text says how many values were redacted), and an image
-whose bytes or base64 hold a form is never sent: the text says it was withheld and why.
+whose bytes or base64 hold a form is never sent (`image_holds_secret`, which a resumed
+view's images go through too): the text says it was withheld and why (`IMAGE_WITHHELD`).
 Redacting the picture would not do (the base64 of changed bytes is another picture, or
 none), and the model must not get the secret back by reading it. Pure but for
 `save_blob`.
@@ -44,6 +45,10 @@ BlobSaver = Callable[[bytes, str], str]
 API_IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/gif", "image/webp"})
 MAX_IMAGE_BYTES = 3_750_000  # 5 MB once base64-encoded, the API's limit for one image
 MAX_IMAGES = 8
+IMAGE_WITHHELD = (
+    "withheld from the model: it holds a secret agent-cli keeps (an API key or token), so "
+    "it is not sent"
+)
 SUFFIXES = {
     "image/png": ".png",
     "image/jpeg": ".jpg",
@@ -115,14 +120,12 @@ class _Rendering:
 
     def _binary(self, kind: str, data: Any, mime: str, uri: str = "") -> str:
         named = " ".join(part for part in (kind, uri, mime) if part)
+        data = data if isinstance(data, str) else ""
         try:
-            raw = base64.b64decode(data if isinstance(data, str) else "", validate=True)
+            raw = base64.b64decode(data, validate=True)
         except (binascii.Error, ValueError):
             return f"[{named}: its data was not valid base64; dropped]"
         stored, redacted = self._secrets.redact_bytes(raw)
-        holds_secret = bool(redacted) or (
-            self._secrets.pattern is not None and self._secrets.pattern.search(str(data))
-        )
         pointer = self._save_blob(stored, SUFFIXES.get(mime, ".bin"))
         described = f"[{named}, {format_size(len(raw))}, saved as {pointer}"
         if redacted:
@@ -130,11 +133,8 @@ class _Rendering:
             described += f" with {values} held by agent-cli redacted from the stored copy"
         if kind != "image" or mime not in API_IMAGE_TYPES:
             return described + "]"
-        if holds_secret:
-            return described + (
-                "; withheld from the model: it holds a secret agent-cli keeps (an API key "
-                "or token), so it is not sent]"
-            )
+        if image_holds_secret(data, self._secrets):
+            return described + f"; {IMAGE_WITHHELD}]"
         if not _looks_like(raw, mime):
             kind_name = mime.split("/")[1].upper()
             return described + (
@@ -145,6 +145,22 @@ class _Rendering:
             source = {"type": "base64", "media_type": mime, "data": data}
             self.images.append({"type": "image", "source": source})
         return described + "]"
+
+
+def image_holds_secret(data: str, secrets: SecretForms) -> bool:
+    """Whether an image given as base64 `data` holds a form of `secrets`: in the bytes it
+    decodes to, or in the base64 text itself (which holds a form's base64 at any
+    alignment). Data that is not valid base64 cannot be checked, so it counts as holding
+    one. The one test for a live result and for an image of a resumed view."""
+    if not secrets:
+        return False
+    try:
+        raw = base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        return True
+    return secrets.redact_bytes(raw)[1] > 0 or (
+        secrets.pattern is not None and secrets.pattern.search(data) is not None
+    )
 
 
 def _looks_like(raw: bytes, mime: str) -> bool:

@@ -46,8 +46,10 @@ URL-safe alphabets, at any of the three byte alignments, so inside a longer enco
 too); its hex (lower and upper case); the value as Python, JSON and shells print it inside
 quotes and as Python prints its bytes (`escaped_forms`); percent-encoded in any spelling
 (`agent_cli.percent_forms`); what a tool shows of it stored in UTF-16, Latin-1 or cp1252
-(`misdecoded_forms`); each of these
-also when broken across lines (`base64` wraps at 76 columns, `xxd -p` at 60). A
+(`misdecoded_forms`); each of these also when broken across lines (`base64` wraps at 76
+columns, `xxd -p` at 60), and a value that spans lines (a PEM key) also with a short
+prefix before each line (`git diff`, `cat -n`, `grep -n`, an indentation:
+`secret_pieces.LINE_GAP`). A
 command that rewrites the value another way (cut into pieces, reversed, encrypted) is
 not caught: no filter can catch every transformation. Redaction finds only whole forms,
 so every place that shortens text before it is redacted cuts where no form is split
