@@ -152,8 +152,9 @@ class CompactionFired:
 class CompactionSkipped:
     """The loop guard held compaction back, or a forced compaction freed nothing.
 
-    For "loop_guard": `held` says why (`budget.OVER_SOFT`, `budget.FREED_LITTLE`, or
-    "nothing_freed" when no layer could remove anything), `freed` what the compaction
+    For "loop_guard": `held` says why (`budget.OVER_SOFT`, `budget.FREED_LITTLE`,
+    `budget.SHORT_OF_AIM`, or "nothing_freed" when no layer could remove anything),
+    `freed` what the compaction
     saved, `retry_at` the context size from which compaction runs again (it also runs
     at the hard limit), all in the figures the toolbar shows. For "nothing_to_compact":
     `held` is "nothing_new_to_summarize" when nothing is new since the last compaction

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.session.budget import (
+    SHORT_OF_AIM,
     LoopGuard,
     calibrated_policy,
     calibration_ratio,
     fit_to_window,
     to_request_tokens,
+    uncounted_excess,
 )
 
 
@@ -57,6 +59,33 @@ def test_the_loop_guard_holds_after_a_compaction_that_freed_too_little() -> None
     assert not guard.is_holding(20_000, soft_threshold=8_000, hard_limit=20_000)  # hard limit
     assert not guard.is_holding(9_990 + 400, soft_threshold=8_000, hard_limit=20_000)  # regrew
     assert guard.held_at is None
+
+
+def test_a_deep_run_short_of_its_aim_waits_for_the_room_a_run_reaching_it_buys() -> None:
+    """A summary run that left 6,500 of 8,000 tokens, aiming for 4,000 (a long summary):
+    compacting again at 8,000 would pay for a summary each turn; the guard waits until
+    the view has grown by soft - aim = 4,000 tokens, as a run that reached its aim allows."""
+    guard = LoopGuard()
+    assert guard.note_compaction(12_000, 6_500, 8_000, deep_aim=4_000) == SHORT_OF_AIM
+    assert guard.retry_at(8_000) == 10_500
+    assert guard.is_holding(8_100, soft_threshold=8_000, hard_limit=16_000)
+    assert guard.is_holding(10_499, soft_threshold=8_000, hard_limit=16_000)
+    assert not guard.is_holding(10_500, soft_threshold=8_000, hard_limit=16_000)
+    assert guard.held_at is None and guard.aim is None
+    # at the hard limit it always runs; a light run (no aim given) never holds for this
+    assert guard.note_compaction(12_000, 6_500, 8_000, deep_aim=4_000)
+    assert not guard.is_holding(16_000, soft_threshold=8_000, hard_limit=16_000)
+    assert not LoopGuard().note_compaction(12_000, 6_500, 8_000)
+    assert not LoopGuard().note_compaction(12_000, 3_900, 8_000, deep_aim=4_000)
+
+
+def test_uncounted_content_is_weighed_at_its_characters_where_they_say_more() -> None:
+    """Estimator units: 4,000 characters are 1,000 request tokens; at a calibration of
+    1.25 that is 800 estimated tokens, 300 over an estimate of 500; none when the
+    estimate says more."""
+    assert uncounted_excess(500, 4_000, 1.25) == 300
+    assert uncounted_excess(500, 4_000, None) == 500
+    assert uncounted_excess(1_200, 4_000, 1.0) == 0
 
 
 def test_the_loop_guard_stays_open_after_a_compaction_that_worked() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from session_support import ScriptedProvider, drain, make_session, transcript_records
+from session_support import ScriptedProvider, drain, make_session, tool_use, transcript_records
 
 from agent_cli.compaction.markers import is_digest_message, is_summary_message
 from agent_cli.events import (
@@ -475,3 +475,73 @@ def test_thresholds_measured_above_mcp_schemas_rise_by_what_the_schemas_add(
         9_000 + lift,
     )
     assert session.gauge().soft_threshold == 3_000 + lift
+
+
+def test_a_long_summary_does_not_make_every_turn_pay_for_another(workspace: Path) -> None:
+    """Seventh outside attack, C7-6: a summary of about 1,900 tokens under a soft
+    threshold of 8,000 leaves each run above its low-water mark, so the next turn's file
+    read (about 1,500 tokens) crossed the threshold again and every turn paid for a
+    summary. A deep run short of its aim now waits for the growth a run reaching it
+    allows: about every other turn, as with a short summary, and the notice says why."""
+    long_summary = "Summary of the work so far. " + " ".join(
+        f"Step {k}: the user read a file and counted its lines." for k in range(135)
+    )
+    for index in range(20):
+        lines = (f"file {index} line {j}: alpha beta gamma delta {j * index}\n" for j in range(150))
+        (workspace / f"f{index:02d}.txt").write_text("".join(lines))
+    steps: list = []
+    for turn in range(40):
+        read = tool_use(f"toolu_{turn}", "read_file", path=f"f{turn % 20:02d}.txt")
+        steps += [[read], [{"type": "text", "text": "It has 150 lines."}]]
+    provider = ScriptedProvider(steps, summarizer=lambda old: long_summary)
+    session = make_session(workspace, provider, soft=8_000, hard=16_000)
+    late = []
+    for turn in range(40):
+        events = drain(session.run_turn(f"Turn {turn}: read f{turn % 20:02d}.txt, count lines"))
+        if turn >= 20:
+            late.append(events)
+    session.close()
+    fired = sum(1 for events in late if _fired(events))
+    assert 6 <= fired <= 13, fired  # before: 20 of 20 turns
+    held = [e for events in late for e in events if isinstance(e, CompactionSkipped)]
+    assert held and all(e.held == "short_of_aim" for e in held), held
+    assert all(e.tokens < e.soft_threshold < e.retry_at <= e.hard_limit for e in held)
+
+
+def test_a_resumed_session_holds_compaction_where_it_held(workspace: Path) -> None:
+    """Seventh outside attack, C7-11: the loop guard lived only in memory, so after a
+    resume the held compaction ran again at once (a paid summary, a cache rewrite) and the
+    next request differed from the one the session would have sent. The hold is recorded
+    (`loop_guard`) and a resume holds where the session held."""
+    summaries: list[int] = []
+
+    def summarize(old: list) -> str:
+        summaries.append(len(old))
+        return "short summary of the middle turns"
+
+    session = make_session(
+        workspace, ScriptedProvider(summarizer=summarize), soft=2_000, hard=60_000, keep_recent=2
+    )
+    events = drain(session.run_turn("first " * 1_900))
+    for index in range(4):
+        events += drain(session.run_turn(f"middle {index} " + "word " * 150))
+    held = [e for e in events if isinstance(e, CompactionSkipped) and e.reason == "loop_guard"]
+    assert held, events
+    session.close()
+    asked = len(summaries)
+    kinds = [record["kind"] for record in transcript_records(session)]
+    assert "loop_guard" in kinds
+
+    resumed = make_session(
+        workspace,
+        ScriptedProvider(summarizer=summarize),
+        soft=2_000,
+        hard=60_000,
+        keep_recent=2,
+        resume=session.session_id,
+    )
+    try:
+        more = drain(resumed.run_turn("short"))
+    finally:
+        resumed.close()
+    assert not _fired(more) and len(summaries) == asked, more

@@ -196,6 +196,12 @@ def _format_held(event: CompactionSkipped) -> str:
         )
     elif event.held == "freed_little":
         what = f"that compaction freed only {event.freed:,} tokens."
+    elif event.held == "short_of_aim":
+        what = (
+            f"that compaction left {event.tokens:,} tokens, close to the soft threshold "
+            f"({event.soft_threshold:,}): what is left is recent or a long summary, so "
+            f"compacting again at once would buy little and cost a summary each turn."
+        )
     else:
         what = "nothing could be compacted: no layer found anything to remove."
     waits = (

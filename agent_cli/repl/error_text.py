@@ -609,6 +609,15 @@ def _unreachable_low_water(fields: Mapping[str, object]) -> str:
     )
 
 
+def _uncounted_denser(fields: Mapping[str, object]) -> str:
+    estimate, bound, hard = fields["estimate"], fields["bound"], fields["hard"]
+    return (
+        f"What the last turn added may be denser than estimated: the request is about "
+        f"{estimate:,} tokens, but up to {bound:,} counted by its characters, over the "
+        f"hard limit of {hard:,}. Compacting again to make room."
+    )
+
+
 def _repeated_tool_id(fields: Mapping[str, object]) -> str:
     if fields.get("retry"):
         return (
@@ -683,6 +692,7 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
     ),
     "max_tokens": _cut_answer,
     "low_water_under_reserve": _unreachable_low_water,
+    "uncounted_denser": _uncounted_denser,
     "duplicate_tool_id": _repeated_tool_id,
     "bad_tool_id": _malformed_tool_call,
     "unsendable_answer": _unsendable_answer,

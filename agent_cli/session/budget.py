@@ -8,6 +8,11 @@ bring the core's decision in line with what the API will see:
   the core counts them against both thresholds, so the view gets what is left;
 - the ratio between the API's last reported prompt tokens and our estimate of the same
   request *calibrates* the estimate (clamped, so one odd figure cannot swing it wildly).
+
+The ratio is measured on what the API has counted. Content it has not counted yet (what
+the last turn added) may be denser than that: a padded table, JSON, another script.
+`uncounted_excess` bounds it from the other side, at its characters over
+`CHARS_PER_TOKEN`, so the hard limit can hold for it too.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ MIN_VIEW_BUDGET = 256
 # One tool result may keep at most a quarter of the soft threshold in the view: with a
 # small threshold, L1 then still has something to cut before whole messages must go.
 MAX_RESULT_SHARE_DIVISOR = 4
+# The API's rough rule for text it has not counted: about four characters a token.
+CHARS_PER_TOKEN = 4
 
 
 def calibration_ratio(api_prompt_tokens: int, estimated_prompt_tokens: int) -> float | None:
@@ -32,6 +39,14 @@ def calibration_ratio(api_prompt_tokens: int, estimated_prompt_tokens: int) -> f
         return None
     ratio = api_prompt_tokens / estimated_prompt_tokens
     return min(MAX_CALIBRATION, max(MIN_CALIBRATION, ratio))
+
+
+def uncounted_excess(estimated: int, characters: int, ratio: float | None) -> int:
+    """What content the API has not counted yet may take beyond its `estimated` tokens,
+    in estimator units: its `characters` over `CHARS_PER_TOKEN` (in request tokens) less
+    what the calibrated estimate gives it; 0 when the estimate is the larger."""
+    scale = ratio or 1.0
+    return max(0, math.ceil(characters / CHARS_PER_TOKEN / scale) - estimated)
 
 
 def calibrated_policy(policy: CompactionPolicy, ratio: float | None) -> CompactionPolicy:
@@ -74,6 +89,7 @@ def to_request_tokens(estimated_tokens: int, ratio: float | None) -> int:
 OVER_SOFT = "over_soft"  # why the loop guard holds: still over the soft threshold
 FREED_LITTLE = "freed_little"  # or the compaction saved too little to try again at once
 NOTHING_FREED = "nothing_freed"  # or no layer could remove anything at all
+SHORT_OF_AIM = "short_of_aim"  # or a deep run (prune, summary) stopped above its aim
 
 
 @dataclass
@@ -84,32 +100,52 @@ class LoopGuard:
     threshold or could not get under it. Then the guard remembers the view size; the next
     check fires again only when the view has grown by `regrow_fraction` of the threshold
     since, or when the view is at the hard limit (which must never be sent).
+
+    A deep run (one that pruned or summarized) that stopped above the low-water mark it
+    aims for (`aim`: what is left is recent, or the summary is long) bought less room than
+    a run is meant to: fired again at the soft threshold, it would pay for a summary on
+    nearly every turn. The guard then waits for the growth a run that reaches its aim
+    allows, `soft_threshold - aim` (at least `regrow_fraction` of the threshold), so
+    runs come no more often than they would had it reached it.
     """
 
     min_fraction: float = 0.02
     regrow_fraction: float = 0.05
     held_at: int | None = None
+    aim: int | None = None  # the low-water mark a deep run that held stopped above
 
-    def note_compaction(self, before: int, after: int, soft_threshold: int) -> str | None:
-        """Record a compaction; why the guard now holds (`OVER_SOFT`: it could not get
-        under the soft threshold; `FREED_LITTLE`: it saved too little), or None."""
+    def note_compaction(
+        self, before: int, after: int, soft_threshold: int, *, deep_aim: int | None = None
+    ) -> str | None:
+        """Record a compaction (`deep_aim`: the low-water mark of a run that pruned or
+        summarized); why the guard now holds (`OVER_SOFT`: it could not get under the
+        soft threshold; `FREED_LITTLE`: it saved too little; `SHORT_OF_AIM`: a deep run
+        stopped above its mark), or None."""
         why = None
         if after >= soft_threshold:
             why = OVER_SOFT
         elif (before - after) < self.min_fraction * soft_threshold:
             why = FREED_LITTLE
+        elif deep_aim is not None and after > deep_aim:
+            why = SHORT_OF_AIM
         self.held_at = after if why else None
+        self.aim = deep_aim if why == SHORT_OF_AIM else None
         return why
 
     def retry_at(self, soft_threshold: int) -> int:
         """The view size from which compaction is tried again while the guard holds."""
-        return int((self.held_at or 0) + self.regrow_fraction * soft_threshold)
+        return int((self.held_at or 0) + self._regrowth(soft_threshold))
 
     def is_holding(self, tokens_now: int, soft_threshold: int, hard_limit: int) -> bool:
         """True when compaction should be skipped for a view of `tokens_now` tokens."""
         if self.held_at is None or tokens_now >= hard_limit:
             return False
-        if tokens_now >= self.held_at + self.regrow_fraction * soft_threshold:
-            self.held_at = None
+        if tokens_now >= self.retry_at(soft_threshold):
+            self.held_at = self.aim = None
             return False
         return True
+
+    def _regrowth(self, soft_threshold: int) -> float:
+        """How much the view must grow before compaction is tried again."""
+        least = self.regrow_fraction * soft_threshold
+        return least if self.aim is None else max(least, soft_threshold - self.aim)

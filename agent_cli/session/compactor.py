@@ -24,6 +24,15 @@ says so once per session. When the reserved tokens alone (system prompt, instruc
 tool schemas, durable block) reach the hard limit, no layer can help: it raises
 `MessageViewLimitExceeded` at once, before any layer runs, so no summary is paid for.
 
+`make_room_for_uncounted` runs after it before every request: the calibration holds for
+content the API has counted, and what the last turn added may be denser (a padded table
+counted at twice our estimate sent a request 8% over the hard limit). When that content,
+weighed at its characters / 4 where that is more than its estimate
+(`budget.uncounted_excess`), would take the request over the hard limit, the view is
+compacted again with that excess reserved beside the frame. It is a bound, not a count:
+a run that cannot make the room leaves the view as it was and the request goes as
+estimated (never blocked on a guess).
+
 The policy carries the secrets the toolbox redacts (`CompactionPolicy.secret_forms`), so
 no layer cuts one in two; `use_policy` keeps them when the policy changes. With a
 `threshold_lift` (the offline demo's: what MCP tool schemas, project instructions and the
@@ -35,6 +44,7 @@ lifted thresholds, so the toolbar and the `[compact]` lines agree with when it f
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -73,6 +83,7 @@ from agent_cli.session.budget import (
     calibration_ratio,
     fit_to_window,
     to_request_tokens,
+    uncounted_excess,
 )
 from agent_cli.session.conversation import Conversation
 from agent_cli.session.request_context import RequestFrame
@@ -83,6 +94,7 @@ if TYPE_CHECKING:
     from agent_cli.tokens import TokenCounter
 
 MIN_FORCED_SOFT = 256
+PRUNE_LAYER = 3  # this layer and the summary after it are a run's deep steps
 # What L4 may say of a view that leaves nothing for a summary asked for again to do.
 SETTLED_SUMMARY_OUTCOMES = frozenset(
     {APPLIED, SUMMARY_NOT_SMALLER, NOTHING_TO_SUMMARIZE, NOTHING_NEW_TO_SUMMARIZE}
@@ -209,7 +221,7 @@ class Compactor:
         refused = forced and not fired and _has_outcome(result.reports, SUMMARY_NOT_SMALLER)
         yield from _failed_layer_notices(r for r in result.reports if not refused or r.layer != 4)
         if fired:
-            yield from self._adopt(result, fired, policy, forced, focus)
+            yield from self._adopt(result, fired, policy, forced, focus, reserved)
         elif refused:
             yield CompactionSkipped(SUMMARY_NOT_SMALLER, self.to_request_tokens(tokens))
         elif forced:
@@ -219,11 +231,41 @@ class Compactor:
         elif _has_failed_layer(result.reports) and self._guard.note_compaction(
             tokens, tokens, policy.soft_threshold
         ):  # else each request pays a futile L4
+            self._record_hold()
             yield self._held(NOTHING_FREED, tokens, 0, policy)
         settled = any(
             r.layer == 4 and r.outcome in SETTLED_SUMMARY_OUTCOMES for r in result.reports
         )
         self._settled_view = tuple(self.conversation.view) if settled else None
+
+    def make_room_for_uncounted(
+        self, frame: RequestFrame, durable_state: DurableContextState
+    ) -> Iterator[SessionEvent]:
+        """Compact again when content the API has not counted may take the request over
+        the hard limit (module contract)."""
+        if self.provider.name == "offline":  # its counts are our estimate: nothing uncounted
+            return
+        excess = self._uncounted_excess()
+        hard = calibrated_policy(self.policy, self._calibration).hard_limit
+        estimate = frame.reserved_tokens + self.view_tokens()
+        if not excess or estimate + excess <= hard:
+            return
+        shown = self.to_request_tokens
+        figures = {"estimate": shown(estimate), "bound": shown(estimate + excess)}
+        yield Notice("info", "uncounted_denser", {**figures, "hard": self.policy.hard_limit})
+        wider = dataclasses.replace(frame, reserved_tokens=frame.reserved_tokens + excess)
+        try:
+            yield from self.compact(wider, durable_state, forced=False)
+        except MessageViewLimitExceeded:
+            return  # the room cannot be made: the request goes as the estimate has it
+
+    def _uncounted_excess(self) -> int:
+        """`uncounted_excess` of the messages the API has not counted yet."""
+        count, ratio = self.counter.count_message, self._calibration
+        return sum(
+            uncounted_excess(count(message), _characters_of(message), ratio)
+            for message in self.conversation.uncounted()
+        )
 
     def _is_settled(self) -> bool:
         """True when the view is, message for message, what the last run that summarized
@@ -301,6 +343,7 @@ class Compactor:
         policy: CompactionPolicy,
         forced: bool,
         focus: str | None,
+        reserved: int,
     ) -> Iterator[SessionEvent]:
         entry = CompactionRecord(
             at=self.clock().isoformat(),
@@ -314,8 +357,12 @@ class Compactor:
         self.conversation.adopt_compaction(entry, removed, result.messages)
         held = None
         if not forced:
+            deep = any(report.layer >= PRUNE_LAYER for report in fired)
             held = self._guard.note_compaction(
-                result.tokens_before, result.tokens_after, policy.soft_threshold
+                result.tokens_before,
+                result.tokens_after,
+                policy.soft_threshold,
+                deep_aim=policy.low_water_mark_over(reserved) if deep else None,
             )
         yield CompactionFired(
             tuple(self._layer_line(r) for r in fired),
@@ -327,8 +374,18 @@ class Compactor:
             focus=" ".join((focus or "").split()) or None,
         )
         if held:
+            self._record_hold()
             freed = result.tokens_before - result.tokens_after
             yield self._held(held, result.tokens_after, freed, policy)
+
+    def restore_guard(self, held_at: int, aim: int | None) -> None:
+        """Hold compaction as the resumed session's guard held it when it ended."""
+        self._guard = LoopGuard(held_at=held_at, aim=aim)
+
+    def _record_hold(self) -> None:
+        """Put the guard's hold in the transcript, so a resume holds where this did."""
+        if self._guard.held_at is not None:
+            self.conversation.log.append_guard_hold(self._guard.held_at, self._guard.aim)
 
     def _held(
         self, why: str, tokens: int, freed: int, run_policy: CompactionPolicy
@@ -356,6 +413,11 @@ class Compactor:
             interactions_removed=report.interactions_removed,
             messages_removed=report.messages_removed,
         )
+
+
+def _characters_of(message: dict[str, Any]) -> int:
+    """The characters of a message's content as JSON, as the request carries it."""
+    return len(json.dumps(message.get("content", "")))
 
 
 def _refuse_if_frame_fills_limit(frame: RequestFrame, tokens: int, hard_limit: int) -> None:

@@ -15,7 +15,8 @@ view is counted without tokenizing its history again.
 It also knows what the prompt cache holds of the view (`cache_write`): the messages of
 the last request the API processed (it reported usage for it, `note_processed`) and when
 that request was sent (`note_sent`, by the log's clock), so a summary may reuse them only
-while the cache keeps them.
+while the cache keeps them; and which messages at the view's end no request the API
+counted carried yet (`uncounted`).
 
 The conversation also owns the view's index (`compaction.ViewIndex`): `measure_view`
 brings it up to date, which costs what was appended since the last measure (identity
@@ -62,6 +63,9 @@ class Conversation:
         self._sent: tuple[Message, ...] = ()
         self._sent_at: datetime | None = None
         self._cache_write: CacheWrite | None = None
+        # Which messages the last request the API processed carried, by identity: that
+        # request's `CacheWrite` keeps them alive, so their ids stay theirs.
+        self._counted: frozenset[int] = frozenset()
 
     @property
     def session_id(self) -> str:
@@ -107,6 +111,17 @@ class Conversation:
         messages in the prompt cache (`cache_write`)."""
         if self._sent_at is not None:
             self._cache_write = CacheWrite(self._sent, self._sent_at)
+            self._counted = frozenset(map(id, self._sent))
+
+    def uncounted(self) -> tuple[Message, ...]:
+        """The messages at the end of the view that the last request the API processed did
+        not carry (all of them before one did): content whose tokens are still only
+        estimated. Read from the end, so it costs what was added since."""
+        view, counted = self._view, self._counted
+        start = len(view)
+        while start > 0 and id(view[start - 1]) not in counted:
+            start -= 1
+        return tuple(view[start:])
 
     def append(self, message: Message) -> dict[str, Any]:
         """Record `message` with its token counts, then show it in the view with its

@@ -35,6 +35,9 @@ DURABLE_CHANGE = "durable_change"
 USAGE = "usage"
 NOTICE = "notice"
 MODEL_CHANGED = "model_changed"  # `/model`: {model, previous}; resume goes on with `model`
+# The compaction loop guard began to hold: {held_at, aim} in estimator tokens (`budget.
+# LoopGuard`); a later compaction record ends it. Resume holds where the session held.
+LOOP_GUARD = "loop_guard"
 
 
 def with_source(message: dict[str, Any], record: Any) -> dict[str, Any]:
@@ -178,6 +181,13 @@ class SessionLog:
         )
         self.totals.note_compaction(entry)
 
+    def append_guard_hold(self, held_at: int, aim: int | None) -> None:
+        """Record that the loop guard holds compaction at `held_at` estimated tokens (its
+        `aim` when a deep run stopped short of it). Bookkeeping: a record the disk
+        refuses is skipped (a resume then compacts once more, nothing is lost)."""
+        with contextlib.suppress(StoreError):
+            self.append(LOOP_GUARD, {"held_at": held_at, "aim": aim})
+
     def close(self) -> None:
         self.writer.close()
 
@@ -196,6 +206,8 @@ class RebuiltSession:
     calibration_sample: tuple[int, int] | None = None
     # tool_use_id -> what became of its permission question (`question_marks`)
     questions: dict[str, str] = field(default_factory=dict)
+    # (held_at, aim) of a loop guard still holding when the transcript ends (`LOOP_GUARD`)
+    guard_hold: tuple[int, int | None] | None = None
 
 
 def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
@@ -209,7 +221,8 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
     (an older transcript) gives the message as it was recorded.
     A summary recorded before summaries carried their private key is marked on the way
     (`markers.adopt_unmarked_summary`), so an older transcript resumes with its summary.
-    The permission questions recorded (`question_marks`) give each call's question state.
+    The permission questions recorded (`question_marks`) give each call's question state,
+    and the last loop-guard hold no compaction ended gives `guard_hold`.
     """
     rebuilt = RebuiltSession(view=[], totals=TranscriptTotals(), workspace=None)
     model = ""  # the model of the requests recorded so far, to price their usage
@@ -228,6 +241,9 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
             rebuilt.view = adopt_unmarked_summary(_require_view(record, payload), summarized)
             rebuilt.origins = [record["sequence"]] * len(rebuilt.view)
             rebuilt.totals.note_compaction(entry)
+            rebuilt.guard_hold = None  # a compaction ends a hold (or records its own after)
+        elif kind == LOOP_GUARD:
+            rebuilt.guard_hold = _guard_hold(payload)
         elif kind == USAGE:
             usage = usage_from_payload(payload)
             estimated = _whole_number(payload.get("estimated_prompt_tokens"))
@@ -243,6 +259,14 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
         elif (question := read_question(str(kind), payload)) is not None:
             rebuilt.questions[question[0]] = question[1]
     return rebuilt
+
+
+def _guard_hold(payload: dict[str, Any]) -> tuple[int, int | None] | None:
+    """A `LOOP_GUARD` record's (held_at, aim); None when it holds no usable figure."""
+    held_at, aim = payload.get("held_at"), payload.get("aim")
+    if type(held_at) is not int or held_at <= 0:
+        return None
+    return held_at, aim if type(aim) is int and aim > 0 else None
 
 
 def _unresumable(record: dict[str, Any], reason: str) -> SessionUnresumable:

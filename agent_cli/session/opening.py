@@ -174,6 +174,8 @@ def open_session(
             _restore_view(session, rebuilt.view, rebuilt.origins, rebuilt.questions)
             _restore_model(session, rebuilt.chosen_model, command_line_model)
             _restore_calibration(session, rebuilt.calibration_sample)
+            if rebuilt.guard_hold is not None:
+                session.compactor.restore_guard(*rebuilt.guard_hold)
         return session
     except BaseException:
         if resume is None:  # a new session that could not start leaves no empty file

@@ -218,6 +218,7 @@ class TurnRunner:
         """Compact if needed, render the durable block, and build the next request."""
         frame = self.request_frame(self.durable.render())
         yield from self.compactor.compact(frame, self.durable.state, forced=False)
+        yield from self.compactor.make_room_for_uncounted(frame, self.durable.state)
         self._last_estimate = frame.reserved_tokens + self.compactor.view_tokens()
         return ModelRequest(
             system=frame.system,
