@@ -609,6 +609,15 @@ def _unreachable_low_water(fields: Mapping[str, object]) -> str:
     )
 
 
+def _calls_not_run(fields: Mapping[str, object]) -> str:
+    asked, ran = fields["asked"], fields["ran"]
+    return (
+        f"The model asked for {asked:,} tool calls in one answer; the first {ran:,} fit in "
+        "one step and run, the others do not (the whole answer is stored, and the model "
+        "is told to ask for the rest in smaller steps)."
+    )
+
+
 def _uncounted_denser(fields: Mapping[str, object]) -> str:
     estimate, bound, hard = fields["estimate"], fields["bound"], fields["hard"]
     return (
@@ -693,6 +702,7 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
     "max_tokens": _cut_answer,
     "low_water_under_reserve": _unreachable_low_water,
     "uncounted_denser": _uncounted_denser,
+    "calls_not_run": _calls_not_run,
     "duplicate_tool_id": _repeated_tool_id,
     "bad_tool_id": _malformed_tool_call,
     "unsendable_answer": _unsendable_answer,

@@ -100,6 +100,7 @@ from agent_cli.protocol import (
     answer_dangling_tool_uses,
     find_answer_id_problem,
 )
+from agent_cli.session.call_limit import CallsKept, keep_calls_that_fit
 from agent_cli.session.compactor import Compactor
 from agent_cli.session.conversation import Conversation
 from agent_cli.session.durable_context import DurableContext
@@ -372,18 +373,37 @@ class TurnRunner:
             else:
                 yield Notice("warning", "empty_answer")
             return ("ok", reason)
+        try:
+            kept = self._calls_that_fit(message)
+        except StoreError as error:  # the whole answer could not be kept: record none of it
+            yield write_failed(error)
+            return ("failed", reason)
+        message = kept.message
         if not (yield from record(self.conversation, self.shrinker().shrink(message))):
             return ("failed", reason)
         yield AssistantDone(_text_of(message), reason)
+        if kept.note is not None:
+            yield Notice("warning", "calls_not_run", {"asked": kept.asked, "ran": kept.kept})
         tool_uses = [b for b in message["content"] if b.get("type") == "tool_use"]
         if tool_uses and reason == "tool_use":
-            return (yield from run_tools(self.toolbox, self.conversation, tool_uses))
+            return (yield from run_tools(self.toolbox, self.conversation, tool_uses, kept.note))
         if tool_uses:  # complete calls in an answer that stopped for another reason
             yield from answer_without_running(self.conversation, tool_uses, CUT_TOOL_TEXT)
         yield from self._stop_notices(reason)
         if reason == "pause_turn":
             return (yield from self._after_pause())
         return ("ok", reason)
+
+    def _calls_that_fit(self, message: dict[str, Any]) -> CallsKept:
+        """The answer with the calls one step may run (`session.call_limit`), the whole
+        answer stored as an artifact when some are left out."""
+        session_id = self.conversation.session_id
+
+        def store(text: str) -> str:
+            return self.artifacts.put(session_id, text.encode("utf-8"), suffix=".json").pointer
+
+        budget = self.compactor.policy.max_message_tokens
+        return keep_calls_that_fit(message, budget, self.counter.count_json, store)
 
     def _after_pause(self) -> Steps[Outcome]:
         """Go on from a paused answer (sent back as it is), at most `MAX_PAUSES_PER_TURN`
@@ -517,9 +537,13 @@ def _tool_id_notice(level: str, problem: str | None, *, retry: bool) -> Notice:
 
 
 def run_tools(
-    toolbox: Any, conversation: Conversation, tool_uses: list[dict[str, Any]]
+    toolbox: Any,
+    conversation: Conversation,
+    tool_uses: list[dict[str, Any]],
+    note: str | None = None,
 ) -> Steps[Outcome]:
-    """Run `tool_uses` with `toolbox` and record their results (module contract)."""
+    """Run `tool_uses` with `toolbox` and record their results (module contract), with
+    `note` after them when given (the calls of the answer left out: `call_limit`)."""
     results: list[dict[str, Any]] = []
     try:
         for block in tool_uses:
@@ -539,6 +563,8 @@ def run_tools(
         text = template.format(signal=signal_name(stop.signal_number))
         yield from record_stopped(conversation, tool_uses, results, text)
         raise
+    if note is not None:
+        results.append({"type": "text", "text": note})
     if not (yield from record_results(conversation, results)):
         return ("failed", "tool_use")
     return None
