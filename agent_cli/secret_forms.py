@@ -70,6 +70,11 @@ MIN_SECRET_CHARS = 8
 MAX_WRAPPED_CHARS = 512
 _LINE_BREAK = r"(?:\r?\n)?"
 _LINE_BREAK_CHARS = str.maketrans("", "", "\r\n")
+# A form ending in `%` also takes a `25` after it: that is its last character written as
+# a URL holds it (`%25`), and the form itself, matched first, would end before the `25`.
+# Wrapped, a line break may come before each of its two characters, as in the form.
+_TRAILING_PERCENT = "(?:25)?"
+_WRAPPED_TRAILING_PERCENT = f"(?:{_LINE_BREAK}2{_LINE_BREAK}5)?"
 # What a line break of a form's own may take besides itself: a CR, and its gap.
 _GAP_EXTRA = 1 + LINE_SUFFIX_CHARS + LINE_PREFIX_CHARS
 
@@ -79,13 +84,15 @@ def _longest_text(form: str) -> int:
     as CRLF with its gap, and (up to `MAX_WRAPPED_CHARS`) a CRLF between every two
     characters."""
     wrapped = 2 * len(form) if len(form) <= MAX_WRAPPED_CHARS else 0
-    return len(form) + wrapped + _GAP_EXTRA * form.count("\n")
+    trailing = (6 if wrapped else 2) if form.endswith("%") else 0
+    return len(form) + wrapped + trailing + _GAP_EXTRA * form.count("\n")
 
 
 def _longest_bytes(form: str) -> int:
     """`_longest_text` for the form's UTF-8 bytes (a gap's characters count as bytes)."""
     wrapped = 2 * len(form) if len(form) <= MAX_WRAPPED_CHARS else 0
-    return len(form.encode("utf-8")) + wrapped + _GAP_EXTRA * form.count("\n")
+    trailing = (6 if wrapped else 2) if form.endswith("%") else 0
+    return len(form.encode("utf-8")) + wrapped + trailing + _GAP_EXTRA * form.count("\n")
 
 
 @dataclass(frozen=True, repr=False)
@@ -292,11 +299,14 @@ def _fragments_for(form: str) -> list[str]:
     break may come before each other character (`secret_pieces.may_wrap_before`)."""
     units = form.replace("\r\n", "\n")
     wraps = len(form) <= MAX_WRAPPED_CHARS
-    return [
+    fragments = [
         (_LINE_BREAK if wraps and may_wrap_before(units, index) else "")
         + (LINE_GAP if unit == "\n" else re.escape(unit))
         for index, unit in enumerate(units)
     ]
+    if units.endswith("%"):
+        fragments[-1] += _WRAPPED_TRAILING_PERCENT if wraps else _TRAILING_PERCENT
+    return fragments
 
 
 def _byte_pattern_for(form: str) -> bytes:
@@ -304,11 +314,13 @@ def _byte_pattern_for(form: str) -> bytes:
     break may come only between two characters, never inside one."""
     units = form.replace("\r\n", "\n")
     wraps = len(form) <= MAX_WRAPPED_CHARS
-    return b"".join(
+    pattern = b"".join(
         (_LINE_BREAK.encode("ascii") if wraps and may_wrap_before(units, index) else b"")
         + (LINE_GAP.encode("ascii") if unit == "\n" else re.escape(unit.encode("utf-8")))
         for index, unit in enumerate(units)
     )
+    trailing = _WRAPPED_TRAILING_PERCENT if wraps else _TRAILING_PERCENT
+    return pattern + (trailing.encode("ascii") if units.endswith("%") else b"")
 
 
 NO_SECRETS = SecretForms()
