@@ -17,7 +17,7 @@ from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 from session_support import drain, make_session, workspace_with
 from test_compaction_e2e_anthropic import is_summary_request
 
-from agent_cli.events import Notice
+from agent_cli.events import Notice, RequestBlocked
 from agent_cli.provider.anthropic_provider import AnthropicProvider
 from bench.prompt_cache import build_prompt_blocks, count_block_tokens
 
@@ -71,3 +71,71 @@ def test_denser_content_than_calibrated_is_not_sent_over_the_hard_limit(tmp_path
     # the request after the reads still holds every table's result
     results = [b for b in bodies[-1]["messages"][-1]["content"] if b["type"] == "tool_result"]
     assert [r["tool_use_id"] for r in results] == [f"toolu_t{i}" for i in range(5)]
+
+
+RULES = [
+    "提交前必须运行全部测试并确认通过。",
+    "所有公共函数都需要中文文档字符串。",
+    "不要在代码中硬编码密钥或密码。",
+]
+
+
+def test_a_first_request_whose_instructions_may_pass_the_hard_limit_is_not_sent(tmp_path):
+    """Eighth outside attack: an AGENTS.md of about 10,000 characters of Chinese went out
+    billed 13,296 with `--hard-limit 12000` on the first request (no calibration yet, and
+    the frame was weighed at its estimate, 9,121); the next turn was blocked anyway. The
+    frame is weighed at its characters too while no counted request carried it: the turn
+    is blocked before anything is sent, and says what fills the room."""
+    agents = "# 项目规则\n\n" + "".join(
+        f"{i + 1}. {RULES[i % len(RULES)]}（第{i + 1}条）\n" for i in range(360)
+    )
+    workspace = workspace_with(tmp_path, {"AGENTS.md": agents})
+    with start_fake_server(api_key=API_KEY, responder=model) as server:
+        provider = AnthropicProvider(API_KEY, base_url=server.base_url)
+        session = make_session(workspace, provider, soft=10_000, hard=12_000)
+        events = drain(session.run_turn("hello"))
+        session.close()
+        sent = [billed_tokens(body) for body in server.accepted]
+
+    assert sent == [], sent  # before: one request billed 13,296
+    blocked = [e for e in events if isinstance(e, RequestBlocked)]
+    assert blocked and blocked[0].reserved_tokens >= blocked[0].hard_limit
+
+
+def padded_records(k: int) -> str:
+    """A fixed-width export: short values padded to wide columns (about 15 KB), which the
+    fake bills at six and more times its cl100k estimate."""
+    return "".join(
+        f"{k:03d}{i:05d}" + " " * 700 + f"{i * 7 % 1000:>10}" + " " * 200 + "EOR\n"
+        for i in range(16)
+    )
+
+
+def test_content_denser_than_the_calibration_clamp_is_not_sent_over_the_hard_limit(tmp_path):
+    """Eighth outside attack: the calibration the thresholds use is clamped at 3.0; reads
+    of fixed-width records bill six times their estimate once counted, so requests the
+    session put at 13,965 went out billed 28,671 under `--hard-limit 20000`. The hard
+    limit now holds by the ratio the last request measured."""
+    files = {f"rec{k}.dat": padded_records(k) for k in range(8)}
+    workspace = workspace_with(tmp_path, files)
+
+    def reader(body: dict[str, Any]) -> Reply:
+        if is_summary_request(body):
+            return Reply([text_block("SUMMARY: records loaded one file at a time.")])
+        last = body["messages"][-1]["content"]
+        if isinstance(last, list) and last[0].get("type") == "tool_result":
+            return Reply([text_block("Loaded.")])
+        text = last if isinstance(last, str) else last[0].get("text", "")
+        name = text.split()[-1]
+        call = tool_use_block(f"toolu_{name[3]}", "read_file", {"path": name})
+        return Reply([call], stop_reason="tool_use")
+
+    with start_fake_server(api_key=API_KEY, responder=reader) as server:
+        provider = AnthropicProvider(API_KEY, base_url=server.base_url)
+        session = make_session(workspace, provider, soft=15_000, hard=20_000)
+        for k in range(8):
+            drain(session.run_turn(f"load the records of rec{k}.dat"))
+        session.close()
+        sent = [billed_tokens(b) for b in server.accepted if not is_summary_request(b)]
+
+    assert len(sent) == 16 and max(sent) <= HARD, sent  # before: up to 28,671

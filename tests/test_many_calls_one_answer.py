@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
-from session_support import drain, make_session, workspace_with
+from faults_support import drive_with_interrupt, turn_end
+from session_support import ScriptedProvider, drain, make_session, workspace_with
 
-from agent_cli.events import Notice, TurnEnded
+from agent_cli.events import ModelResponse, Notice, ToolStarted, TurnEnded, Usage
 from agent_cli.provider.anthropic_provider import AnthropicProvider
 
 API_KEY = "sk-ant-test-MANYCALLS"
@@ -89,3 +91,69 @@ def test_only_calls_are_left_out_and_at_least_one_runs():
     assert "the first 2 fit" in (cut.note or "") and "artifact:s:whole.json:0" in cut.note
     one = keep_calls_that_fit(answer, 5, lambda block: 10, store)
     assert one.kept == 1
+
+
+def _thousand_reads(stop_reason: str):
+    def step(request):
+        calls = [
+            {
+                "type": "tool_use",
+                "id": f"toolu_{n:04d}",
+                "name": "read_file",
+                "input": {"path": f"missing/file_{n:04d}.txt"},
+            }
+            for n in range(1_000)
+        ]
+        yield ModelResponse({"role": "assistant", "content": calls}, stop_reason, Usage(0, 0))
+
+    return step
+
+
+def _note_in_last_results(session) -> str:
+    """The text after the results of the last results message of the session's view."""
+    results = [m for m in session.view if m["role"] == "user" and isinstance(m["content"], list)]
+    texts = [b["text"] for b in results[-1]["content"] if b.get("type") == "text"]
+    return "\n".join(texts)
+
+
+@pytest.mark.parametrize("ends", ["ctrl-c during the calls", "max_tokens"])
+def test_the_calls_left_out_are_named_however_the_step_ends(tmp_path, ends):
+    """Eighth outside attack: a Ctrl-C while the kept calls ran, or an answer that stopped
+    at max_tokens, recorded the kept calls' results without the note: the calls left out
+    (and the pointer to the whole answer) vanished from what the model is sent."""
+    stop = "max_tokens" if ends == "max_tokens" else "tool_use"
+    provider = ScriptedProvider([_thousand_reads(stop)])
+    session = make_session(workspace_with(tmp_path, {}), provider, soft=8_000, hard=16_000)
+    if ends == "max_tokens":
+        drain(session.run_turn("read every file"))
+    else:  # Ctrl-C while the second call's panel is shown
+        run = drive_with_interrupt(session.run_turn("read every file"), 4)
+        assert isinstance(run.interrupted_at, ToolStarted) and not run.escaped
+        assert turn_end(run.events).outcome == "cancelled"
+    note = _note_in_last_results(session)
+    session.close()
+    assert "asked for 1,000 tool calls" in note and ARTIFACT in note, note
+
+
+def test_two_large_writes_in_one_answer_both_run(tmp_path):
+    """Eighth outside attack (a regression of the first version): the step's budget
+    counted each write's whole input, though the recorded answer keeps only a preview of
+    an input over the per-message limit: of two 30 KB writes only the first ran."""
+    bodies = ["".join(f"line {k} of file {name}\n" for k in range(1_500)) for name in "ab"]
+    calls = [
+        {
+            "type": "tool_use",
+            "id": f"toolu_w{name}",
+            "name": "write_file",
+            "input": {"path": f"gen_{name}.py", "content": body},
+        }
+        for name, body in zip("ab", bodies, strict=True)
+    ]
+    provider = ScriptedProvider([calls, [{"type": "text", "text": "Both written."}]])
+    workspace = workspace_with(tmp_path, {})
+    session = make_session(workspace, provider, soft=20_000, hard=60_000, message_limit=0)
+    events = drain(session.run_turn("write both files"))
+    session.close()
+    assert not [e for e in events if isinstance(e, Notice) and e.code == "calls_not_run"]
+    assert (workspace / "gen_a.py").read_text() == bodies[0]
+    assert (workspace / "gen_b.py").read_text() == bodies[1]

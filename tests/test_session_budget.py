@@ -11,6 +11,7 @@ from agent_cli.session.budget import (
     fit_to_window,
     to_request_tokens,
     uncounted_excess,
+    wire_characters,
 )
 
 
@@ -92,3 +93,14 @@ def test_the_loop_guard_stays_open_after_a_compaction_that_worked() -> None:
     guard = LoopGuard()
     assert not guard.note_compaction(before=10_000, after=5_000, soft_threshold=8_000)
     assert not guard.is_holding(9_000, soft_threshold=8_000, hard_limit=20_000)
+
+
+def test_content_is_weighed_as_the_wire_carries_it() -> None:
+    """Private keys (counts, pointers) are never sent; an image or a document is billed
+    by its size, not by the characters of its base64."""
+    plain = [{"type": "text", "text": "hello"}]
+    kept = [{"type": "text", "text": "hello", "_tokens": ["cl100k", 1, 5], "_source": "x"}]
+    assert wire_characters(kept) == wire_characters(plain) > len("hello")
+    image = {"type": "image", "source": {"type": "base64", "data": "A" * 200_000}}
+    assert wire_characters([image]) < 10
+    assert wire_characters("日本") == len('"\\u65e5\\u672c"')  # as JSON escapes it

@@ -545,3 +545,21 @@ def test_a_resumed_session_holds_compaction_where_it_held(workspace: Path) -> No
     finally:
         resumed.close()
     assert not _fired(more) and len(summaries) == asked, more
+
+
+def test_a_compact_command_ends_the_hold_as_its_record_does_on_resume(workspace: Path) -> None:
+    """Eighth outside attack: `/compact` left the loop guard holding in the running
+    session while its compaction record ended the hold for a resume, so the two sent
+    different requests. A forced compaction that fires ends the hold."""
+    provider = ScriptedProvider(summarizer=lambda old: "short summary of the middle turns")
+    session = make_session(workspace, provider, soft=2_000, hard=60_000, keep_recent=2)
+    drain(session.run_turn("first " * 1_900))
+    for index in range(4):
+        drain(session.run_turn(f"middle {index} " + "word " * 150))
+    assert session.compactor.guard_hold is not None
+    drain(session.run_turn("more " + "word " * 30))  # something new for /compact to take
+    assert session.compactor.guard_hold is not None
+    compacted = drain(session.compact_now(None))
+    session.close()
+    assert _fired(compacted), compacted
+    assert session.compactor.guard_hold is None

@@ -12,13 +12,16 @@ bring the core's decision in line with what the API will see:
 The ratio is measured on what the API has counted. Content it has not counted yet (what
 the last turn added) may be denser than that: a padded table, JSON, another script.
 `uncounted_excess` bounds it from the other side, at its characters over
-`CHARS_PER_TOKEN`, so the hard limit can hold for it too.
+`CHARS_PER_TOKEN` (`wire_characters`: as the request carries them), so the hard limit
+can hold for it too.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.compaction.policy import with_thresholds
@@ -31,6 +34,7 @@ MIN_VIEW_BUDGET = 256
 MAX_RESULT_SHARE_DIVISOR = 4
 # The API's rough rule for text it has not counted: about four characters a token.
 CHARS_PER_TOKEN = 4
+_SIZED_BY_THE_API = frozenset({"image", "document"})  # blocks not billed by characters
 
 
 def calibration_ratio(api_prompt_tokens: int, estimated_prompt_tokens: int) -> float | None:
@@ -47,6 +51,21 @@ def uncounted_excess(estimated: int, characters: int, ratio: float | None) -> in
     what the calibrated estimate gives it; 0 when the estimate is the larger."""
     scale = ratio or 1.0
     return max(0, math.ceil(characters / CHARS_PER_TOKEN / scale) - estimated)
+
+
+def wire_characters(value: Any) -> int:
+    """The characters of a JSON value as a request carries it: without agent-cli's private
+    keys (`_tokens`, `_source`, ...), which the wire builder leaves out, and with none for
+    an image or a document, which the API bills by its pixels or pages (the estimate
+    holds them as such), not by the characters of its base64."""
+    if isinstance(value, dict):
+        if value.get("type") in _SIZED_BY_THE_API:
+            return 0
+        public = [(key, item) for key, item in value.items() if not str(key).startswith("_")]
+        return 2 + sum(len(json.dumps(key)) + 2 + wire_characters(item) for key, item in public)
+    if isinstance(value, list):
+        return 2 + sum(wire_characters(item) + 2 for item in value)
+    return len(json.dumps(value))
 
 
 def calibrated_policy(policy: CompactionPolicy, ratio: float | None) -> CompactionPolicy:
@@ -131,6 +150,10 @@ class LoopGuard:
         self.held_at = after if why else None
         self.aim = deep_aim if why == SHORT_OF_AIM else None
         return why
+
+    def release(self) -> None:
+        """Hold no more (a `/compact` made room)."""
+        self.held_at = self.aim = None
 
     def retry_at(self, soft_threshold: int) -> int:
         """The view size from which compaction is tried again while the guard holds."""

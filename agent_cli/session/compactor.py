@@ -28,10 +28,16 @@ tool schemas, durable block) reach the hard limit, no layer can help: it raises
 content the API has counted, and what the last turn added may be denser (a padded table
 counted at twice our estimate sent a request 8% over the hard limit). When that content,
 weighed at its characters / 4 where that is more than its estimate
-(`budget.uncounted_excess`), would take the request over the hard limit, the view is
-compacted again with that excess reserved beside the frame. It is a bound, not a count:
-a run that cannot make the room leaves the view as it was and the request goes as
-estimated (never blocked on a guess).
+(`budget.uncounted_excess`; characters as the wire carries them, an image or document
+weighing none), would take the request over the hard limit, the view is compacted again
+with that excess reserved beside the frame. The frame (system prompt, instructions,
+durable block, tool schemas) is weighed so too while no counted request carried it as it
+is (the first request, after `/reload`); what the API counted is weighed at the ratio
+the last request measured, where that is over the clamp the thresholds use (content
+that bills six times its estimate). When the frame alone may pass the hard limit,
+`MessageViewLimitExceeded` is raised and nothing is sent. Otherwise the bound is a
+guess, not a count: a run that cannot make the room leaves the view as it was and the
+request goes as estimated.
 
 The policy carries the secrets the toolbox redacts (`CompactionPolicy.secret_forms`), so
 no layer cuts one in two; `use_policy` keeps them when the policy changes. With a
@@ -44,7 +50,7 @@ lifted thresholds, so the toolbar and the `[compact]` lines agree with when it f
 from __future__ import annotations
 
 import dataclasses
-import json
+import math
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -84,6 +90,7 @@ from agent_cli.session.budget import (
     fit_to_window,
     to_request_tokens,
     uncounted_excess,
+    wire_characters,
 )
 from agent_cli.session.conversation import Conversation
 from agent_cli.session.request_context import RequestFrame
@@ -128,7 +135,9 @@ class Compactor:
         self._secret_forms = secret_forms
         self._policy = _with_secret_forms(policy, secret_forms)
         self._calibration: float | None = None
+        self._measured_ratio: float | None = None  # the last ratio as measured, unclamped
         self._guard = LoopGuard()
+        self._counted_frame: RequestFrame | None = None  # of the last request counted
         self._low_water_noticed = False  # an unreachable --low-water is said once
         self._settled_view: tuple[Any, ...] | None = None  # left by the last summary's run
         self.summary_watcher: Callable[[], None] | None = None  # told before each summary
@@ -150,6 +159,12 @@ class Compactor:
         return _lifted(self._policy, lift)
 
     @property
+    def guard_hold(self) -> tuple[int, int | None] | None:
+        """(held_at, aim) while the loop guard holds compaction back, else None."""
+        held_at = self._guard.held_at
+        return None if held_at is None else (held_at, self._guard.aim)
+
+    @property
     def calibration(self) -> float | None:
         """API tokens per estimated token, measured on the last request; None before."""
         return self._calibration
@@ -164,6 +179,7 @@ class Compactor:
         ratio = calibration_ratio(api_prompt_tokens, estimated_prompt_tokens)
         if ratio is not None and self.provider.name != "offline":
             self._calibration = ratio
+            self._measured_ratio = api_prompt_tokens / estimated_prompt_tokens
 
     def view_tokens(self) -> int:
         """The conversation's view counted by the estimator under the policy's read rule."""
@@ -245,27 +261,55 @@ class Compactor:
         the hard limit (module contract)."""
         if self.provider.name == "offline":  # its counts are our estimate: nothing uncounted
             return
-        excess = self._uncounted_excess()
-        hard = calibrated_policy(self.policy, self._calibration).hard_limit
+        frame_excess = self._uncounted_frame_excess(frame)
         estimate = frame.reserved_tokens + self.view_tokens()
+        excess = self._uncounted_excess() + frame_excess + self._counted_excess(estimate)
+        hard = calibrated_policy(self.policy, self._calibration).hard_limit
         if not excess or estimate + excess <= hard:
             return
         shown = self.to_request_tokens
         figures = {"estimate": shown(estimate), "bound": shown(estimate + excess)}
         yield Notice("info", "uncounted_denser", {**figures, "hard": self.policy.hard_limit})
+        # what every request carries may alone pass the limit: no layer can help, send nothing
+        alone = dataclasses.replace(frame, reserved_tokens=frame.reserved_tokens + frame_excess)
+        _refuse_if_frame_fills_limit(alone, estimate + excess, hard)
         wider = dataclasses.replace(frame, reserved_tokens=frame.reserved_tokens + excess)
         try:
             yield from self.compact(wider, durable_state, forced=False)
         except MessageViewLimitExceeded:
             return  # the room cannot be made: the request goes as the estimate has it
 
+    def note_counted_frame(self, frame: RequestFrame) -> None:
+        """The API counted a request carrying `frame` (its usage arrived)."""
+        self._counted_frame = frame
+
     def _uncounted_excess(self) -> int:
         """`uncounted_excess` of the messages the API has not counted yet."""
         count, ratio = self.counter.count_message, self._calibration
         return sum(
-            uncounted_excess(count(message), _characters_of(message), ratio)
+            uncounted_excess(count(message), wire_characters(message.get("content")), ratio)
             for message in self.conversation.uncounted()
         )
+
+    def _counted_excess(self, estimate: int) -> int:
+        """What the content the API counted may take beyond its calibrated estimate when
+        the last request measured a ratio over the clamp the thresholds use
+        (`budget.MAX_CALIBRATION`): the hard limit holds by the ratio as measured."""
+        measured, ratio = self._measured_ratio, self._calibration
+        if measured is None or ratio is None or measured <= ratio:
+            return 0
+        uncounted = sum(map(self.counter.count_message, self.conversation.uncounted()))
+        return math.ceil(max(0, estimate - uncounted) * (measured / ratio - 1))
+
+    def _uncounted_frame_excess(self, frame: RequestFrame) -> int:
+        """`uncounted_excess` of the frame (system prompt, instructions, durable block,
+        tool schemas) when no request the API counted carried it as it is now: the first
+        request, after `/reload` or a change to the durable block or the tools."""
+        if frame == self._counted_frame:
+            return 0
+        texts = (frame.system, frame.project_instructions, frame.durable_text)
+        characters = sum(map(wire_characters, texts)) + wire_characters(list(frame.tools))
+        return uncounted_excess(frame.reserved_tokens, characters, self._calibration)
 
     def _is_settled(self) -> bool:
         """True when the view is, message for message, what the last run that summarized
@@ -356,7 +400,9 @@ class Compactor:
         # write-ahead; a StoreError propagates: the uncompacted view must not be sent
         self.conversation.adopt_compaction(entry, removed, result.messages)
         held = None
-        if not forced:
+        if forced:  # as the compaction record ends a hold on resume
+            self._guard.release()
+        else:
             deep = any(report.layer >= PRUNE_LAYER for report in fired)
             held = self._guard.note_compaction(
                 result.tokens_before,
@@ -413,11 +459,6 @@ class Compactor:
             interactions_removed=report.interactions_removed,
             messages_removed=report.messages_removed,
         )
-
-
-def _characters_of(message: dict[str, Any]) -> int:
-    """The characters of a message's content as JSON, as the request carries it."""
-    return len(json.dumps(message.get("content", "")))
 
 
 def _refuse_if_frame_fills_limit(frame: RequestFrame, tokens: int, hard_limit: int) -> None:

@@ -54,7 +54,7 @@ class MessageShrinker:
             return message if shrunk is content else {**message, "content": shrunk}
         if not isinstance(content, list):
             return message
-        blocks = [self._shrink_block(block) for block in content]
+        blocks = [self.shrink_block(block) for block in content]
         if all(new is old for new, old in zip(blocks, content, strict=True)):
             return message
         return {**message, "content": blocks}
@@ -63,7 +63,7 @@ class MessageShrinker:
         """The view with every oversized user text previewed (see the module contract)."""
         return [self.shrink(message) for message in view]
 
-    def _shrink_block(self, block: Any) -> Any:
+    def shrink_block(self, block: Any) -> Any:
         """A text block's text, or every string of a tool call's input, previewed where
         oversized (a user message holds no tool call; a tool result is L1's to cut)."""
         kind = block.get("type") if isinstance(block, dict) else None

@@ -178,6 +178,7 @@ class TurnRunner:
         self.artifacts = artifacts  # where oversized user messages are stored whole
         self._instructions = ProjectInstructions()
         self._last_estimate = 0  # the request's tokens as estimated, for calibration
+        self._last_frame: RequestFrame | None = None  # and the frame it carried
         self._pauses = 0  # paused answers in the running turn (`MAX_PAUSES_PER_TURN`)
         self.request_watcher: Callable[[], None] | None = None  # told as each request goes
 
@@ -221,6 +222,7 @@ class TurnRunner:
         yield from self.compactor.compact(frame, self.durable.state, forced=False)
         yield from self.compactor.make_room_for_uncounted(frame, self.durable.state)
         self._last_estimate = frame.reserved_tokens + self.compactor.view_tokens()
+        self._last_frame = frame
         return ModelRequest(
             system=frame.system,
             durable_context=frame.durable_text,
@@ -238,6 +240,8 @@ class TurnRunner:
         with contextlib.suppress(StoreError):
             self.conversation.log.append_usage(usage, self._last_estimate)
         self.compactor.calibrate(usage.prompt_tokens, self._last_estimate)
+        if self._last_frame is not None:
+            self.compactor.note_counted_frame(self._last_frame)
 
     def run_turn(self, text: str) -> Iterator[SessionEvent]:
         """The turn loop (see module contract)."""
@@ -388,7 +392,9 @@ class TurnRunner:
         if tool_uses and reason == "tool_use":
             return (yield from run_tools(self.toolbox, self.conversation, tool_uses, kept.note))
         if tool_uses:  # complete calls in an answer that stopped for another reason
-            yield from answer_without_running(self.conversation, tool_uses, CUT_TOOL_TEXT)
+            yield from answer_without_running(
+                self.conversation, tool_uses, CUT_TOOL_TEXT, kept.note
+            )
         yield from self._stop_notices(reason)
         if reason == "pause_turn":
             return (yield from self._after_pause())
@@ -402,8 +408,13 @@ class TurnRunner:
         def store(text: str) -> str:
             return self.artifacts.put(session_id, text.encode("utf-8"), suffix=".json").pointer
 
+        shrinker, count = self.shrinker(), self.counter.count_json
+
+        def recorded_size(call: dict[str, Any]) -> int:  # an oversized input as previewed
+            return count(shrinker.shrink_block(call))
+
         budget = self.compactor.policy.max_message_tokens
-        return keep_calls_that_fit(message, budget, self.counter.count_json, store)
+        return keep_calls_that_fit(message, budget, recorded_size, store)
 
     def _after_pause(self) -> Steps[Outcome]:
         """Go on from a paused answer (sent back as it is), at most `MAX_PAUSES_PER_TURN`
@@ -441,9 +452,14 @@ def write_failed(error: StoreError) -> Notice:
     return Notice("error", "transcript_write_failed", error=error)
 
 
-def record_results(conversation: Conversation, results: list[dict[str, Any]]) -> Steps[bool]:
-    """Record one tool-results message; if the disk refuses, hold it for the next turn."""
-    message = {"role": "user", "content": results}
+def record_results(
+    conversation: Conversation, results: list[dict[str, Any]], note: str | None = None
+) -> Steps[bool]:
+    """Record one tool-results message, with `note` after the results when given (the
+    calls of the answer left out: `call_limit`); if the disk refuses, hold it for the
+    next turn."""
+    content = results if note is None else [*results, {"type": "text", "text": note}]
+    message = {"role": "user", "content": content}
     if (yield from record(conversation, message)):
         return True
     conversation.hold_unrecorded_results(message)
@@ -554,18 +570,16 @@ def run_tools(
             )
             yield build_finished_event(block, outcome)
     except KeyboardInterrupt as interrupt:
-        yield from record_interrupted(conversation, tool_uses, results, interrupt)
+        yield from record_interrupted(conversation, tool_uses, results, interrupt, note)
         yield _cancel_notice(interrupt)
         return ("cancelled", "tool_use")
     except TerminationRequested as stop:  # recorded, then the process goes on ending
         asking = isinstance(stop, PermissionQuestionTerminated)
         template = TERMINATED_ASKING_TEXT if asking else TERMINATED_TOOL_TEXT
         text = template.format(signal=signal_name(stop.signal_number))
-        yield from record_stopped(conversation, tool_uses, results, text)
+        yield from record_stopped(conversation, tool_uses, results, text, note)
         raise
-    if note is not None:
-        results.append({"type": "text", "text": note})
-    if not (yield from record_results(conversation, results)):
+    if not (yield from record_results(conversation, results, note)):
         return ("failed", "tool_use")
     return None
 
@@ -601,6 +615,7 @@ def record_interrupted(
     tool_uses: list[dict[str, Any]],
     results: list[dict[str, Any]],
     interrupt: KeyboardInterrupt,
+    note: str | None = None,
 ) -> Steps[bool]:
     """Answer the calls Ctrl-C left without results. A tool that kept its output so far
     (`ToolInterrupted` with an outcome) is answered with it, and its panel is closed
@@ -610,11 +625,11 @@ def record_interrupted(
         text = INTERRUPTED_TOOL_TEXT
         if isinstance(interrupt, PermissionQuestionInterrupted):
             text = ASKING_INTERRUPTED_TEXT
-        return (yield from record_stopped(conversation, tool_uses, results, text))
+        return (yield from record_stopped(conversation, tool_uses, results, text, note))
     block = tool_uses[len(results)]
     results.append(result_block(block["id"], kept.content, kept.is_error))
     notices, recorded = collect_steps(
-        record_stopped(conversation, tool_uses, results, NOT_RUN_TOOL_TEXT)
+        record_stopped(conversation, tool_uses, results, NOT_RUN_TOOL_TEXT, note)
     )
     yield build_finished_event(block, kept, interrupted=True)
     yield from notices
@@ -633,19 +648,26 @@ def record_stopped(
     tool_uses: list[dict[str, Any]],
     results: list[dict[str, Any]],
     text: str,
+    note: str | None = None,
 ) -> Steps[bool]:
-    """Answer the call that was running with `text` and the ones after it as not run."""
+    """Answer the call that was running with `text` and the ones after it as not run
+    (`note` after them, as `record_results`)."""
     stopped_at = len(results)
     for index in range(stopped_at, len(tool_uses)):
         said = text if index == stopped_at else NOT_RUN_TOOL_TEXT
         results.append(result_block(tool_uses[index]["id"], said, True))
-    return (yield from record_results(conversation, results))
+    return (yield from record_results(conversation, results, note))
 
 
 def answer_without_running(
-    conversation: Conversation, tool_uses: list[dict[str, Any]], text: str
+    conversation: Conversation,
+    tool_uses: list[dict[str, Any]],
+    text: str,
+    note: str | None = None,
 ) -> Iterator[SessionEvent]:
-    results = [result_block(b["id"], text, True) for b in tool_uses]
+    results: list[dict[str, Any]] = [result_block(b["id"], text, True) for b in tool_uses]
+    if note is not None:
+        results.append({"type": "text", "text": note})
     yield from record(conversation, {"role": "user", "content": results})
 
 
