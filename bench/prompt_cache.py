@@ -19,7 +19,8 @@ What it models (DESIGN.md section 5 and the prompt-caching guide):
 
 How a block's tokens are counted is the caller's choice (`BlockCounter`):
 - `count_block_tokens`, the fake's: ceil(len(label + canonical JSON of the block without
-  cache_control) / 4), where the label is "tool", "system", "user" or "assistant".
+  cache_control) / 4), where the label is "tool", "system", "user" or "assistant"; an
+  image is billed by its pixels as the API bills it (`image_tokens`).
   Deterministic and close to (not equal to) the cl100k estimate the session makes,
   which is what calibration is for.
 - `tokenizer_block_counter(counter)`, the benches': cl100k's count of the same text, an
@@ -32,9 +33,12 @@ produce the same answers.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import json
 import math
+import struct
 import threading
 import time
 from collections.abc import Callable
@@ -49,6 +53,8 @@ CACHE_READ_PRICE = 0.1
 MIN_CACHEABLE_TOKENS = 1_024
 LOOKBACK_BLOCKS = 20
 TTL_SECONDS = {"5m": 300.0, "1h": 3_600.0}
+MAX_IMAGE_TOKENS = 1_600  # about what an image scaled to 1.15 megapixels costs
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 BlockCounter = Callable[[str, dict[str, Any]], int]  # (label, block without cache_control)
 
@@ -64,8 +70,39 @@ class PromptBlock:
 
 
 def count_block_tokens(label: str, block: dict[str, Any]) -> int:
-    """The fake's deterministic count: a quarter of the characters, rounded up."""
-    return math.ceil(len(label + json.dumps(block, sort_keys=True)) / 4)
+    """The fake's deterministic count: a quarter of the characters, rounded up; an image
+    (a block of its own or in a tool result) as the API bills it, by its pixels
+    (`image_tokens`), not by the characters of its base64."""
+    images: list[int] = []
+    text = json.dumps(_without_image_data(block, images), sort_keys=True)
+    return math.ceil(len(label + text) / 4) + sum(images)
+
+
+def image_tokens(source: Any) -> int:
+    """What the API bills for an image: width x height / 750, at most `MAX_IMAGE_TOKENS`
+    (a larger image is scaled down first); `MAX_IMAGE_TOKENS` when the size cannot be
+    read (a PNG's header gives it)."""
+    data = source.get("data") if isinstance(source, dict) else None
+    try:
+        header = base64.b64decode(str(data)[:48])
+    except (binascii.Error, ValueError):
+        return MAX_IMAGE_TOKENS
+    if len(header) < 24 or not header.startswith(PNG_SIGNATURE):
+        return MAX_IMAGE_TOKENS
+    width, height = struct.unpack(">II", header[16:24])
+    return max(1, min(MAX_IMAGE_TOKENS, math.ceil(width * height / 750)))
+
+
+def _without_image_data(value: Any, images: list[int]) -> Any:
+    """`value` with each image block's source left out, its tokens added to `images`."""
+    if isinstance(value, dict):
+        if value.get("type") == "image":
+            images.append(image_tokens(value.get("source")))
+            return {"type": "image"}
+        return {key: _without_image_data(item, images) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_without_image_data(item, images) for item in value]
+    return value
 
 
 def tokenizer_block_counter(counter: TokenCounter) -> BlockCounter:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import copy
+import struct
 
 import pytest
 
@@ -174,3 +176,21 @@ def test_the_bench_price_reads_a_repeated_prefix_at_a_tenth_and_trials_leave_it_
     )
     written_by_cl100k = first.cache_creation_input_tokens
     assert written_by_cl100k != PromptCacheModel().usage(body)["cache_creation_input_tokens"]
+
+
+def _png(width: int, height: int) -> dict[str, str]:
+    header = b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR"
+    data = header + struct.pack(">II", width, height) + b"\x08\x02\x00\x00\x00" + b"x" * 5_000
+    return {"type": "base64", "media_type": "image/png", "data": base64.b64encode(data).decode()}
+
+
+def test_an_image_is_billed_by_its_pixels_not_its_base64():
+    """As the API bills it: width x height / 750, at most about 1,600 tokens; a screenshot
+    in a tool result costs what its pixels do, however long its base64 is (the fake once
+    billed a 150 KB PNG at 48,000 tokens)."""
+    small = {"type": "image", "source": _png(500, 100)}
+    big = {"type": "image", "source": _png(4_000, 3_000)}
+    in_result = {"type": "tool_result", "tool_use_id": "t1", "content": [small]}
+    assert count_block_tokens("user", small) - count_block_tokens("user", {"type": "image"}) == 67
+    assert count_block_tokens("user", big) - count_block_tokens("user", {"type": "image"}) == 1_600
+    assert count_block_tokens("user", in_result) < 120
