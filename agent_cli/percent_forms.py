@@ -32,7 +32,7 @@ Contract:
   (and, every encoded spelling being ASCII and a character as itself no longer in UTF-8
   than encoded, bytes) one occurrence can cover: three times that when wrapped (a CRLF
   before each).
-- `matches_start(rest)`: whether `rest` (line breaks removed) is a start, proper or
+- `matches_start(rest, start)`: whether `rest[start:]` (line breaks removed) is a start, proper or
   whole, of a text the form matches, line breaks ignored: what `open_match_start` asks.
 - `end_positions(text)`: each position, in order, where the text before it is an end,
   proper or whole, of a text the form matches (it begins anywhere inside one, a `%XX`
@@ -120,16 +120,17 @@ class PercentForm:
         ]
         return (_LINE_BREAK.encode("ascii") if wrapped else b"").join(pieces)
 
-    def matches_start(self, rest: str) -> bool:
-        """Whether `rest`, with line breaks removed, starts a text the form matches."""
+    def matches_start(self, rest: str, start: int = 0) -> bool:
+        """Whether `rest[start:]`, with line breaks removed, starts a text the form
+        matches (read in place: a caller trying every position copies nothing)."""
         flat = self._flat
         if not flat:
-            return not rest
-        if rest and self._first is not None and rest[0] not in self._first:
+            return start >= len(rest)
+        if start < len(rest) and self._first is not None and rest[start] not in self._first:
             return False
         states = _past_whole_texts(flat, [(0, choice, 0) for choice in range(len(flat[0]))])
-        for character in rest:
-            states = _step(flat, states, character)
+        for index in range(start, len(rest)):
+            states = _step(flat, states, rest[index])
             if not states:
                 return False
         return True

@@ -213,14 +213,19 @@ class SecretForms:
         if not self.percent_forms:
             return None
         stop = len(text) if before is None else before
-        for position in range(max(0, len(text) - self.longest_match), stop):
+        window = max(0, len(text) - self.longest_match)
+        # the window without line breaks (nor the U+FFFD of a character cut at its end),
+        # made once: each position is then tried where it stands in it
+        flat = text[window:].translate(_LINE_BREAK_CHARS).rstrip("\ufffd")
+        at = 0
+        for position in range(window, stop):
             if text[position] in "\r\n":
                 continue
-            rest = text[position:].translate(_LINE_BREAK_CHARS).rstrip("\ufffd")
-            if len(rest) >= min_chars and any(
-                form.matches_start(rest) for form in self.percent_forms
+            if len(flat) - at >= min_chars and any(
+                form.matches_start(flat, at) for form in self.percent_forms
             ):
                 return position
+            at += 1
         return None
 
     def closed_match_end(self, text: str, min_chars: int = 1) -> int | None:
