@@ -56,10 +56,10 @@ from agent_cli.literal_trie import trie_pattern
 from agent_cli.percent_forms import PercentForm
 from agent_cli.secret_encodings import aligned_base64, escaped_forms, misdecoded_forms, spellings
 from agent_cli.secret_pieces import (
-    LINE_GAP,
     LINE_PREFIX_CHARS,
     LINE_SUFFIX_CHARS,
     FormPieces,
+    gap_pattern,
     may_wrap_before,
 )
 
@@ -300,13 +300,13 @@ def _wrapped(form: PercentForm) -> bool:
 
 def _fragments_for(form: str) -> list[str]:
     """`form` as regex fragments, one a character (`literal_trie`): a line feed matches
-    CRLF too, with its gap (`LINE_GAP`), and up to `MAX_WRAPPED_CHARS` characters a line
+    CRLF too, with its gap (`secret_pieces.gap_pattern`), and up to `MAX_WRAPPED_CHARS` characters a line
     break may come before each other character (`secret_pieces.may_wrap_before`)."""
     units = form.replace("\r\n", "\n")
     wraps = len(form) <= MAX_WRAPPED_CHARS
     fragments = [
         (_LINE_BREAK if wraps and may_wrap_before(units, index) else "")
-        + (LINE_GAP if unit == "\n" else re.escape(unit))
+        + (gap_pattern(units, index) if unit == "\n" else re.escape(unit))
         for index, unit in enumerate(units)
     ]
     if units.endswith("%"):
@@ -321,7 +321,11 @@ def _byte_pattern_for(form: str) -> bytes:
     wraps = len(form) <= MAX_WRAPPED_CHARS
     pattern = b"".join(
         (_LINE_BREAK.encode("ascii") if wraps and may_wrap_before(units, index) else b"")
-        + (LINE_GAP.encode("ascii") if unit == "\n" else re.escape(unit.encode("utf-8")))
+        + (
+            gap_pattern(units, index).encode("ascii")
+            if unit == "\n"
+            else re.escape(unit.encode("utf-8"))
+        )
         for index, unit in enumerate(units)
     )
     trailing = _WRAPPED_TRAILING_PERCENT if wraps else _TRAILING_PERCENT

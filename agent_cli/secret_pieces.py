@@ -41,13 +41,31 @@ from agent_cli.literal_trie import trie_pattern
 
 LINE_SUFFIX_CHARS = 8  # `cat -A`'s `$`, trailing blanks, a JSON array's `",`
 LINE_PREFIX_CHARS = 80  # `+`, `     12\t`, `path:12:`, `> `, an indentation, a log stamp
-LINE_GAP = rf"[^\r\n]{{0,{LINE_SUFFIX_CHARS}}}\r?\n[^\r\n]{{0,{LINE_PREFIX_CHARS}}}"
+_SUFFIX_RUN = rf"[^\r\n]{{0,{LINE_SUFFIX_CHARS}}}"
+_PREFIX_RUN = rf"[^\r\n]{{0,{LINE_PREFIX_CHARS}}}"
+LINE_GAP = _SUFFIX_RUN + r"\r?\n" + _PREFIX_RUN
 _REVERSED_GAP = rf"[^\r\n]{{0,{LINE_PREFIX_CHARS}}}\n\r?[^\r\n]{{0,{LINE_SUFFIX_CHARS}}}"
 _HEAD_UNITS = 3  # the characters of a form the position search needs before checking
 _WRAP = r"(?:\r?\n)?"
 _REVERSED_WRAP = r"(?:\n\r?)?"
 # The most characters `_HEAD_UNITS` units of an occurrence can take (a gap or a wrap each).
 _HEAD_REACH = _HEAD_UNITS * (4 + LINE_SUFFIX_CHARS + LINE_PREFIX_CHARS)
+
+
+def gap_pattern(units: str, index: int) -> str:
+    """The regex for the line break at `units[index]` of a form (a line feed for each of
+    its own line breaks) with its gap, such that consecutive line breaks leave no choice:
+    the text between two of them (a blank line of the value, printed with its prefix and
+    what follows its line) is one run of up to `LINE_PREFIX_CHARS + LINE_SUFFIX_CHARS`
+    characters taken by the second, possessively, so `re` never tries the ways to split
+    it between the first's prefix and the second's suffix (exponential in blank lines).
+    The same text as `LINE_GAP` at each break."""
+    after_break = index > 0 and units[index - 1] == "\n"
+    before_break = index + 1 < len(units) and units[index + 1] == "\n"
+    lead = (
+        f"[^\\r\\n]{{0,{LINE_PREFIX_CHARS + LINE_SUFFIX_CHARS}}}+" if after_break else _SUFFIX_RUN
+    )
+    return lead + r"\r?\n" + ("" if before_break else _PREFIX_RUN)
 
 
 def may_wrap_before(units: str, index: int) -> bool:

@@ -187,3 +187,27 @@ def test_no_cut_keeps_a_piece_of_a_prefixed_key(key, before, cut):
     stopped = text[: min(cut, len(text))]  # a command stopped there: the rest never came
     kept = stopped[: safe_head_end(stopped, len(stopped), secrets, stream_stopped=True)]
     assert len(kept) <= start or len(stopped) >= end
+
+
+@fuzz_settings(0.2)
+@given(
+    lines=st.lists(st.text(SECRET_ALPHABET, min_size=4, max_size=20), min_size=2, max_size=4),
+    blanks=st.integers(1, 12),
+    prefix=st.sampled_from(["", "+", "     7\t", "> ", "    "]),
+)
+def test_a_value_with_runs_of_blank_lines_printed_with_prefixes_is_one_secret(
+    lines, blanks, prefix
+):
+    """Eighth outside attack: a value holding blank lines in a row (a config export)
+    made the gap regex try every way to split each blank line's text between two gaps:
+    1.5 s for 1,000 characters at 7 blank lines, seven times more per line. The text
+    between two line breaks of the value is now one possessive run, the same language:
+    printed with a prefix on each line it is still one secret, and text near it (its
+    first line repeated, then short lines) stays as it was."""
+    value = ("\n" * (blanks + 1)).join(lines)
+    secrets = SecretForms.from_values([value])
+    printed = "\n".join(prefix + line for line in value.split("\n"))
+    assert secrets.redact(f"before\n{printed}\nafter") == f"before\n{prefix}{REDACTED_MARK}\nafter"
+    near = f"{lines[0]}\n" + "a line\n" * blanks + "DB_HOST=db.internal\n"
+    assume(value not in near)
+    assert secrets.redact(near * 10) == near * 10

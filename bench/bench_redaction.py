@@ -1,0 +1,70 @@
+"""What hiding secrets costs on large output, and on the inputs that once made it slow.
+
+Run with `python -m bench bench_redaction` (or `make bench`). Prints figures only, each
+beside the time of a plain scan of the same text (`str.count` of a character), so a
+slow host moves both.
+
+- 1 MB of ordinary output (log lines, some non-ASCII) with four secrets set, one a
+  3,000-character multi-line key: `redact`, and `open_match_start` (every cut of a
+  stream that stopped asks it; it once copied the text at each of its last positions).
+- Near-occurrences of a secret holding runs of blank lines: its first line repeated,
+  then short lines, as ordinary output may hold them. A line break's gap (a prefix
+  before each line) once let `re` try every way to split a blank line's text between
+  two gaps: time grew about sevenfold per blank line (1.5 s at 7). Shown for 3 to 12.
+"""
+
+from __future__ import annotations
+
+import time
+
+from agent_cli.secret_forms import SecretForms
+
+
+def _key(lines: int = 45) -> str:
+    body = ["".join(chr(65 + (i * 7 + j * 13) % 26) for j in range(64)) for i in range(lines)]
+    return "\n".join(["-----BEGIN TEST KEY-----", *body, "-----END TEST KEY-----"])
+
+
+def _output(size: int) -> str:
+    line = "2026-12-05 12:00:00 worker-3 processed job 4711 in 0.24 s — ok\n"
+    return (line * (size // len(line) + 1))[:size]
+
+
+def _timed(action) -> float:
+    start = time.perf_counter()
+    action()
+    return time.perf_counter() - start
+
+
+def bench_large_output() -> None:
+    secrets = SecretForms.from_values(
+        [_key(), "sk-ant-api03-BENCHKEYzzQ9x8w7v6u5t4", "hunter2-hunter2", "p@ss w/rd%"]
+    )
+    text = _output(1_000_000)
+    plain = _timed(lambda: text.count("\x00"))
+    redact = _timed(lambda: secrets.redact(text))
+    opened = _timed(lambda: secrets.open_match_start(text, 6))
+    print(
+        f"1 MB of output, 4 secrets (one a {len(_key()):,}-character key): redact "
+        f"{redact * 1000:.0f} ms, open_match_start {opened * 1000:.0f} ms "
+        f"(a plain scan {plain * 1000:.1f} ms)"
+    )
+
+
+def bench_blank_lines() -> None:
+    for blanks in (3, 7, 12):
+        value = "# vault export for prod-eu-1" + "\n" * (blanks + 1) + "DB_PASSWORD=Zq9-kx7"
+        secrets = SecretForms.from_values([value])
+        near = "# vault export for prod-eu-1\n" + "a line\n" * blanks + "DB_HOST=db.internal\n"
+        text = near * 10
+        took = _timed(lambda: secrets.redact(text))  # noqa: B023 - run at once
+        print(f"a secret with {blanks} blank lines, 10 near-occurrences: {took * 1000:.2f} ms")
+
+
+def main() -> None:
+    bench_large_output()
+    bench_blank_lines()
+
+
+if __name__ == "__main__":
+    main()
