@@ -262,10 +262,12 @@ def _flat_length(text: str) -> int:
 
 def encoded_forms(secret: str) -> set[str]:
     """Every form of `secret` of at least `MIN_SECRET_CHARS` characters: for each of its
-    `spellings`, the value, its hex in both cases, its base64 at every alignment and
-    alphabet and its `escaped_forms`; and its `misdecoded_forms`."""
+    `spellings`, with its line breaks as LF and as CRLF (a key file checked out with
+    Windows line endings, then JSON-quoted, base64- or hex-encoded), the value, its hex
+    in both cases, its base64 at every alignment and alphabet and its `escaped_forms`;
+    and its `misdecoded_forms`."""
     forms: set[str] = set()
-    for spelling in spellings(secret):
+    for spelling in {ended for each in spellings(secret) for ended in _line_endings(each)}:
         data = spelling.encode("utf-8")
         forms |= {spelling, data.hex(), data.hex().upper(), *escaped_forms(spelling)}
         forms |= misdecoded_forms(spelling)
@@ -273,6 +275,14 @@ def encoded_forms(secret: str) -> set[str]:
             for encode in (base64.b64encode, base64.urlsafe_b64encode):
                 forms.add(aligned_base64(data, alignment, encode))
     return {form for form in forms if len(form) >= MIN_SECRET_CHARS}
+
+
+def _line_endings(value: str) -> set[str]:
+    """`value` as it is and with each line break as LF and as CRLF."""
+    if "\n" not in value:
+        return {value}
+    lf = value.replace("\r\n", "\n")
+    return {value, lf, lf.replace("\n", "\r\n")}
 
 
 def _all_fragments(

@@ -310,3 +310,24 @@ def test_a_long_key_with_windows_line_endings_is_hidden_by_every_tool(tmp_path):
         f"{n:>6}\t{REDACTED_MARK}" for n in range(5, 10)
     ]
     assert len(outcomes[0].content.split("\n")) == 1 + len(lines)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("named_with", ["\n", "\r\n"])
+def test_a_key_file_with_the_other_line_endings_is_redacted_in_every_encoding(seed, named_with):
+    """Eighth outside attack: a key known with LF line endings, its file checked out with
+    CRLF, was redacted when printed but went out whole JSON-quoted, in base64 and in hex:
+    the encoded forms were made of the value's own line endings only."""
+    pem = make_pem(seed)
+    secrets = SecretForms.from_values([pem.replace("\n", named_with)])
+    for ending in ("\n", "\r\n"):
+        data = (pem.replace("\n", ending) + ending).encode()
+        for shown in (
+            json.dumps(data.decode()),
+            base64.b64encode(data).decode(),
+            data.hex(),
+            data.hex().upper(),
+        ):
+            redacted = secrets.redact(shown)
+            left = [part for part in redacted.split(REDACTED_MARK) if len(part) > 8]
+            assert REDACTED_MARK in redacted and not left, (ending, left[:1])
