@@ -138,7 +138,7 @@ class SecretForms:
         percent_forms: set[PercentForm] = set()
         for value in values:
             if len(value) >= MIN_SECRET_CHARS:
-                forms |= encoded_forms(value)
+                forms |= encoded_forms(value) | material_lines(value)
                 percent_forms |= url_forms(value)
         return cls(tuple(forms), tuple(sorted(percent_forms, key=lambda form: form.choices)))
 
@@ -275,6 +275,24 @@ def encoded_forms(secret: str) -> set[str]:
             for encode in (base64.b64encode, base64.urlsafe_b64encode):
                 forms.add(aligned_base64(data, alignment, encode))
     return {form for form in forms if len(form) >= MIN_SECRET_CHARS}
+
+
+def material_lines(value: str) -> set[str]:
+    """The lines of a multi-line value that are secrets of their own: each of at least
+    `MIN_SECRET_CHARS` characters with no blank in it, but a PEM armour line (`-----BEGIN
+    ...`), which every key of a kind shares. A key's lines printed where no line break
+    stands between them (a JSON list of its lines, `print(f.readlines())`, a prefixed
+    listing inside a JSON string, a record rendered as JSON) are each still hidden."""
+    if "\n" not in value:
+        return set()
+    lines = (line.rstrip("\r") for line in value.split("\n"))
+    return {
+        line
+        for line in lines
+        if len(line) >= MIN_SECRET_CHARS
+        and not line.startswith("-----")
+        and not any(character.isspace() for character in line)
+    }
 
 
 def _line_endings(value: str) -> set[str]:

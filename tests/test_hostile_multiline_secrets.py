@@ -331,3 +331,33 @@ def test_a_key_file_with_the_other_line_endings_is_redacted_in_every_encoding(se
             redacted = secrets.redact(shown)
             left = [part for part in redacted.split(REDACTED_MARK) if len(part) > 8]
             assert REDACTED_MARK in redacted and not left, (ending, left[:1])
+
+
+ONE_LINE_PRINTERS = {
+    "json list of lines": lambda key: json.dumps(key.splitlines()),
+    "python readlines": lambda key: repr([line + "\n" for line in key.splitlines()]),
+    "json of a prefixed diff": lambda key: json.dumps(
+        {"patch": "".join(f"+{line}\n" for line in key.splitlines())}
+    ),
+    "json of a YAML block": lambda key: json.dumps(
+        {"manifest": "key: |\n" + "".join(f"    {line}\n" for line in key.splitlines())}
+    ),
+    "json of cat -n": lambda key: json.dumps(
+        "".join(f"{n:6d}\t{line}\n" for n, line in enumerate(key.splitlines(), 1))
+    ),
+}
+
+
+@pytest.mark.parametrize("printer", sorted(ONE_LINE_PRINTERS))
+@pytest.mark.parametrize("seed", range(3))
+def test_a_key_printed_on_one_line_shows_none_of_its_lines(printer, seed):
+    """Eighth outside attack: a key's lines printed with no line break between them (a
+    JSON list of them, `print(f.readlines())`, a prefixed listing inside a JSON string,
+    as the GitHub API returns a patch, or a record `recall` renders as JSON) matched no
+    form: every line went out. Each material line of a multi-line value is a secret of
+    its own (`secret_forms.material_lines`)."""
+    key = make_pem(seed)
+    shown = SecretForms.from_values([key]).redact(ONE_LINE_PRINTERS[printer](key))
+    body = "\n".join(key.split("\n")[1:-1])  # the armour, which every key shares, stays
+    assert pieces_in(shown, body) == [], shown[:200]
+    assert "-----BEGIN" in shown
