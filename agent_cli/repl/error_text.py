@@ -621,9 +621,10 @@ def _calls_not_run(fields: Mapping[str, object]) -> str:
 def _uncounted_denser(fields: Mapping[str, object]) -> str:
     estimate, bound, hard = fields["estimate"], fields["bound"], fields["hard"]
     return (
-        f"What the last turn added may be denser than estimated: the request is about "
-        f"{estimate:,} tokens, but up to {bound:,} counted by its characters, over the "
-        f"hard limit of {hard:,}. Compacting again to make room."
+        f"Part of the request may be denser than estimated (what the API has not counted "
+        f"yet, or content it counted at more than the usual ratio): about {estimate:,} "
+        f"tokens, but up to {bound:,}, over the hard limit of {hard:,}. Compacting again "
+        "to make room."
     )
 
 
