@@ -124,3 +124,28 @@ def test_a_digest_survives_the_codec_and_is_left_out_when_there_is_none() -> Non
     assert data["facts"][0]["evidence_sha256"] == DIGEST
     assert "evidence_sha256" not in data["facts"][1]
     assert state_from_dict(data) == DurableContextState(facts=(kept, older))
+
+
+def test_a_fact_another_session_forgets_leaves_this_sessions_next_request(tmp_path: Path):
+    """Seventh outside attack (left open until now): two sessions in one workspace share
+    the memory file; B's `/forget` and `/remember` were saved, but A went on sending the
+    forgotten fact, and not B's, until A changed the memory itself. Each rendering now
+    adopts what the file holds when it changed since A last read it."""
+    from session_support import ScriptedProvider
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    first_provider = ScriptedProvider()
+    first = make_session(workspace, first_provider)
+    second = make_session(workspace, ScriptedProvider())
+    wrong = first.remember("the deploy target is prod-us")
+    drain(first.run_turn("deploy?"))
+    assert "prod-us" in first_provider.requests[-1].durable_context
+
+    second.forget(wrong.fact_id)
+    second.remember("the deploy target is staging-eu")
+    drain(first.run_turn("deploy now?"))
+    sent = first_provider.requests[-1].durable_context
+    first.close()
+    second.close()
+    assert "staging-eu" in sent and "prod-us" not in sent, sent

@@ -9,9 +9,12 @@ as a `user_command` record; a new fact or pending item points at that record
 its source can be re-verified later, and a record changed since told from an intact
 one (`durable.verification`: `source_status=changed`). The new
 state is saved to the memory store before it is adopted: a change that cannot be saved
-is not made. `render` resolves every source pointer now (reading files through the
-resolver) and renders the block the wire puts in the newest user turn; the last
-rendering and its resolutions are kept for the figures that must not read files.
+is not made. `render` first adopts what another session in the workspace saved since
+(the memory file changed: a `/forget` or `/remember` there reaches this session's next
+request; a file that cannot be read then leaves the state as it was), then resolves every
+source pointer now (reading files through the resolver) and renders the block the wire
+puts in the newest user turn; the last rendering and its resolutions are kept for the
+figures that must not read files.
 """
 
 from __future__ import annotations
@@ -73,6 +76,7 @@ class DurableContext:
         self._state = state or DurableContextState()
         self._resolutions: tuple[SourceResolution, ...] = ()
         self._text = ""
+        self._stamp: tuple[int, int, int] | None = None  # of the memory file last read
 
     @property
     def state(self) -> DurableContextState:
@@ -91,13 +95,26 @@ class DurableContext:
     def load(self) -> None:
         """Adopt the state the memory store holds for the workspace; a damaged file
         raises `MemoryFileDamaged` and leaves the state as it was."""
+        stamp = self.memory.stamp(self.workspace)
         self._state = self.memory.load(self.workspace)
+        self._stamp = stamp
 
     def render(self) -> str:
-        """Resolve every source pointer now and render the durable block."""
+        """Adopt what another session saved since, resolve every source pointer now and
+        render the durable block."""
+        self._adopt_saved_elsewhere()
         self._resolutions = tuple(resolve_durable_sources(self._state, self.resolver))
         self._text = render_durable_context(self._state, source_resolutions=self._resolutions)
         return self._text
+
+    def _adopt_saved_elsewhere(self) -> None:
+        """Adopt the memory file when it changed since this session last read or saved
+        it (another session in the workspace saved); unreadable now, keep what was read."""
+        stamp = self.memory.stamp(self.workspace)
+        if stamp != self._stamp:
+            with contextlib.suppress(StoreError):
+                self._state = self.memory.load(self.workspace)
+            self._stamp = stamp  # tried once per change of the file
 
     def remember(self, text: str) -> DurableFact:
         """Add a confirmed fact in the user's words."""
@@ -148,6 +165,7 @@ class DurableContext:
     def forget(self, item_id: str) -> None:
         """Remove a fact or pending item for good (from the state and the memory file); the
         transcript keeps the record that added it and a `user_command` record of this."""
+        self._adopt_saved_elsewhere()  # an item another session added may be forgotten
         forget_item(self._state, item_id)  # an unknown id raises before any record
         self.log.append(USER_COMMAND, {"command": "forget", "item_id": item_id})
         self._adopt(lambda state: forget_item(state, item_id), "forget", lambda: item_id)
@@ -161,7 +179,7 @@ class DurableContext:
         after it is bookkeeping (the `user_command` record before holds the words and is the
         source): the change is made, so a full disk there must not report it as failed."""
         state: DurableContextState = self.memory.update(self.workspace, change)
-        self._state = state
+        self._state, self._stamp = state, self.memory.stamp(self.workspace)
         self.render()  # the toolbar's figure includes the block: keep it current
         with contextlib.suppress(StoreError):
             self.log.append(DURABLE_CHANGE, {"action": action, "item_id": item_id()})

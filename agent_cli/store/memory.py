@@ -90,6 +90,15 @@ class MemoryStore:
                 str(path), damage.reason, str(kept_at) if kept_at else None
             ) from None
 
+    def stamp(self, workspace: Path) -> tuple[int, int, int] | None:
+        """What tells a change to the memory file of `workspace` (its inode, size and
+        modification time: a save replaces the file); None when there is none to read."""
+        try:
+            info = os.stat(self.path_for(workspace))
+        except OSError:
+            return None
+        return (info.st_ino, info.st_size, info.st_mtime_ns)
+
     def save(self, workspace: Path, state: DurableContextState) -> Path:
         """Write `state` for `workspace` atomically and return the file's path.
 
