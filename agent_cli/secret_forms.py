@@ -70,6 +70,7 @@ MIN_SECRET_CHARS = 8
 MAX_WRAPPED_CHARS = 512
 _LINE_BREAK = r"(?:\r?\n)?"
 _LINE_BREAK_CHARS = str.maketrans("", "", "\r\n")
+_LINE_BREAKS = re.compile(r"\r\n|\r|\n")
 # A form ending in `%` also takes a `25` after it: that is its last character written as
 # a URL holds it (`%25`), and the form itself, matched first, would end before the `25`.
 # Wrapped, a line break may come before each of its two characters, as in the form.
@@ -262,7 +263,7 @@ def _flat_length(text: str) -> int:
 
 def encoded_forms(secret: str) -> set[str]:
     """Every form of `secret` of at least `MIN_SECRET_CHARS` characters: for each of its
-    `spellings`, with its line breaks as LF and as CRLF (a key file checked out with
+    `spellings`, with its line breaks as LF, CRLF and CR (a key file checked out with
     Windows line endings, then JSON-quoted, base64- or hex-encoded), the value, its hex
     in both cases, its base64 at every alignment and alphabet and its `escaped_forms`;
     and its `misdecoded_forms`."""
@@ -283,9 +284,9 @@ def material_lines(value: str) -> set[str]:
     ...`), which every key of a kind shares. A key's lines printed where no line break
     stands between them (a JSON list of its lines, `print(f.readlines())`, a prefixed
     listing inside a JSON string, a record rendered as JSON) are each still hidden."""
-    if "\n" not in value:
+    lines = _LINE_BREAKS.split(value)
+    if len(lines) == 1:
         return set()
-    lines = (line.rstrip("\r") for line in value.split("\n"))
     return {
         line
         for line in lines
@@ -296,11 +297,12 @@ def material_lines(value: str) -> set[str]:
 
 
 def _line_endings(value: str) -> set[str]:
-    """`value` as it is and with each line break as LF and as CRLF."""
-    if "\n" not in value:
+    """`value` as it is and with each line break as LF, as CRLF and as CR (a file saved
+    with old Mac line endings)."""
+    lines = _LINE_BREAKS.split(value)
+    if len(lines) == 1:
         return {value}
-    lf = value.replace("\r\n", "\n")
-    return {value, lf, lf.replace("\n", "\r\n")}
+    return {value, *(ending.join(lines) for ending in ("\n", "\r\n", "\r"))}
 
 
 def _all_fragments(

@@ -313,16 +313,18 @@ def test_a_long_key_with_windows_line_endings_is_hidden_by_every_tool(tmp_path):
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("named_with", ["\n", "\r\n"])
+@pytest.mark.parametrize("named_with", ["\n", "\r\n", "\r"])
 def test_a_key_file_with_the_other_line_endings_is_redacted_in_every_encoding(seed, named_with):
     """Eighth outside attack: a key known with LF line endings, its file checked out with
-    CRLF, was redacted when printed but went out whole JSON-quoted, in base64 and in hex:
-    the encoded forms were made of the value's own line endings only."""
+    CRLF (or saved with old Mac CR endings), was redacted when printed but went out whole
+    JSON-quoted, in base64 and in hex: the encoded forms were made of the value's own line
+    endings only."""
     pem = make_pem(seed)
     secrets = SecretForms.from_values([pem.replace("\n", named_with)])
-    for ending in ("\n", "\r\n"):
+    for ending in ("\n", "\r\n", "\r"):
         data = (pem.replace("\n", ending) + ending).encode()
         for shown in (
+            data.decode(),
             json.dumps(data.decode()),
             base64.b64encode(data).decode(),
             data.hex(),
