@@ -71,6 +71,9 @@ MAX_WRAPPED_CHARS = 512
 _LINE_BREAK = r"(?:\r?\n)?"
 _LINE_BREAK_CHARS = str.maketrans("", "", "\r\n")
 _LINE_BREAKS = re.compile(r"\r\n|\r|\n")
+MIN_MATERIAL_LINE_CHARS = 16
+_HEX_LINE = re.compile(r"[0-9a-fA-F:]+")
+_BASE64_LINE = re.compile(r"[A-Za-z0-9+/_-]+={0,2}")
 # A form ending in `%` also takes a `25` after it: that is its last character written as
 # a URL holds it (`%25`), and the form itself, matched first, would end before the `25`.
 # Wrapped, a line break may come before each of its two characters, as in the form.
@@ -279,21 +282,28 @@ def encoded_forms(secret: str) -> set[str]:
 
 
 def material_lines(value: str) -> set[str]:
-    """The lines of a multi-line value that are secrets of their own: each of at least
-    `MIN_SECRET_CHARS` characters with no blank in it, but a PEM armour line (`-----BEGIN
-    ...`), which every key of a kind shares. A key's lines printed where no line break
-    stands between them (a JSON list of its lines, `print(f.readlines())`, a prefixed
-    listing inside a JSON string, a record rendered as JSON) are each still hidden."""
+    """The lines of a multi-line value that are key material, each a secret of its own:
+    at least `MIN_MATERIAL_LINE_CHARS` characters of a base64 alphabet (standard or URL,
+    `=` padding) with upper and lower case letters and digits, or of hex. A key's lines
+    printed where no line break stands between them (a JSON list of its lines,
+    `print(f.readlines())`, a prefixed listing inside a JSON string, a record rendered as
+    JSON) are each still hidden; a config's ordinary lines (`[default]`,
+    `region=us-east-1`, `clusters:`) and a PEM armour line are not material."""
     lines = _LINE_BREAKS.split(value)
     if len(lines) == 1:
         return set()
-    return {
-        line
-        for line in lines
-        if len(line) >= MIN_SECRET_CHARS
-        and not line.startswith("-----")
-        and not any(character.isspace() for character in line)
-    }
+    return {line for line in lines if _is_material(line)}
+
+
+def _is_material(line: str) -> bool:
+    if len(line) < MIN_MATERIAL_LINE_CHARS:
+        return False
+    if _HEX_LINE.fullmatch(line):
+        return True
+    return bool(_BASE64_LINE.fullmatch(line)) and all(
+        any(test(character) for character in line)
+        for test in (str.isupper, str.islower, str.isdigit)
+    )
 
 
 def _line_endings(value: str) -> set[str]:

@@ -363,3 +363,23 @@ def test_a_key_printed_on_one_line_shows_none_of_its_lines(printer, seed):
     body = "\n".join(key.split("\n")[1:-1])  # the armour, which every key shares, stays
     assert pieces_in(shown, body) == [], shown[:200]
     assert "-----BEGIN" in shown
+
+
+def test_the_ordinary_lines_of_a_named_config_are_not_secrets_of_their_own():
+    """Review of the line rule: a named multi-line value that is a config (AWS
+    credentials, a kubeconfig) made `[default]`, `region=us-east-1` and `clusters:`
+    secrets everywhere, so every file read showed them as `[REDACTED]`. Only lines of
+    key material (base64 or hex) are secrets of their own; the value whole still is."""
+    config = "\n".join(
+        [
+            "[default]",
+            "region=us-east-1",
+            "clusters:",
+            "aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "certificate-authority-data: LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0t",
+        ]
+    )
+    secrets = SecretForms.from_values([config])
+    ordinary = "[default]\nregion=us-east-1\nclusters:\n"
+    assert secrets.redact(ordinary) == ordinary
+    assert secrets.redact(f"x\n{config}\ny") == f"x\n{REDACTED_MARK}\ny"
