@@ -139,3 +139,40 @@ def test_content_denser_than_the_calibration_clamp_is_not_sent_over_the_hard_lim
         sent = [billed_tokens(b) for b in server.accepted if not is_summary_request(b)]
 
     assert len(sent) == 16 and max(sent) <= HARD, sent  # before: up to 28,671
+
+
+def test_one_step_of_dense_results_is_cut_to_fit_not_sent_over_the_hard_limit(tmp_path):
+    """Review: six fixed-width record files read in one step weigh more, by their
+    characters, than the whole room under the hard limit. The first version reserved
+    that excess beside the frame, so the run refused at once and the request went out
+    billed 24,861 under `--hard-limit 20000`. The runs now scale the calibration by the
+    bound's density, so L1 cuts the dense results: the request fits, with all six
+    results answered."""
+    files = {f"rec{k}.dat": padded_records(k) for k in range(6)}
+    workspace = workspace_with(tmp_path, files)
+    calls = [
+        tool_use_block(f"toolu_{k}", "read_file", {"path": name}) for k, name in enumerate(files)
+    ]
+
+    def loader(body: dict[str, Any]) -> Reply:
+        if is_summary_request(body):
+            return Reply([text_block("SUMMARY: prose, then six record files loaded.")])
+        last = body["messages"][-1]["content"]
+        if isinstance(last, list) and last[0].get("type") == "tool_result":
+            return Reply([text_block("Loaded.")])
+        text = last if isinstance(last, str) else last[0].get("text", "")
+        return Reply(calls, stop_reason="tool_use") if "load" in text else model(body)
+
+    with start_fake_server(api_key=API_KEY, responder=loader) as server:
+        provider = AnthropicProvider(API_KEY, base_url=server.base_url)
+        session = make_session(workspace, provider, soft=15_000, hard=20_000)
+        drain(session.run_turn("hello there, some prose to calibrate " * 20))
+        events = drain(session.run_turn("load the records"))
+        session.close()
+        bodies = [b for b in server.accepted if not is_summary_request(b)]
+
+    sent = [billed_tokens(body) for body in bodies]
+    assert max(sent) <= HARD, sent  # before: 24,861
+    assert [e for e in events if isinstance(e, Notice) and e.code == "uncounted_denser"]
+    results = [b for b in bodies[-1]["messages"][-1]["content"] if b["type"] == "tool_result"]
+    assert [r["tool_use_id"] for r in results] == [f"toolu_{k}" for k in range(6)]

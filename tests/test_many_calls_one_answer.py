@@ -116,7 +116,7 @@ def _note_in_last_results(session) -> str:
     return "\n".join(texts)
 
 
-@pytest.mark.parametrize("ends", ["ctrl-c during the calls", "max_tokens"])
+@pytest.mark.parametrize("ends", ["ctrl-c during the calls", "ctrl-c at the notice", "max_tokens"])
 def test_the_calls_left_out_are_named_however_the_step_ends(tmp_path, ends):
     """Eighth outside attack: a Ctrl-C while the kept calls ran, or an answer that stopped
     at max_tokens, recorded the kept calls' results without the note: the calls left out
@@ -126,6 +126,10 @@ def test_the_calls_left_out_are_named_however_the_step_ends(tmp_path, ends):
     session = make_session(workspace_with(tmp_path, {}), provider, soft=8_000, hard=16_000)
     if ends == "max_tokens":
         drain(session.run_turn("read every file"))
+    elif ends == "ctrl-c at the notice":  # before any call started (a review found it)
+        run = drive_with_interrupt(session.run_turn("read every file"), 1)
+        assert isinstance(run.interrupted_at, Notice) and not run.escaped
+        assert turn_end(run.events).outcome == "cancelled"
     else:  # Ctrl-C while the second call's panel is shown
         run = drive_with_interrupt(session.run_turn("read every file"), 4)
         assert isinstance(run.interrupted_at, ToolStarted) and not run.escaped

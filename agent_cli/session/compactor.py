@@ -30,14 +30,17 @@ counted at twice our estimate sent a request 8% over the hard limit). When that 
 weighed at its characters / 4 where that is more than its estimate
 (`budget.uncounted_excess`; characters as the wire carries them, an image or document
 weighing none), would take the request over the hard limit, the view is compacted again
-with that excess reserved beside the frame. The frame (system prompt, instructions,
-durable block, tool schemas) is weighed so too while no counted request carried it as it
-is (the first request, after `/reload`); what the API counted is weighed at the ratio
-the last request measured, where that is over the clamp the thresholds use (content
-that bills six times its estimate). When the frame alone may pass the hard limit,
-`MessageViewLimitExceeded` is raised and nothing is sent. Otherwise the bound is a
-guess, not a count: a run that cannot make the room leaves the view as it was and the
-request goes as estimated.
+with the calibration scaled by how much denser the bound says the request is (so L1
+cuts the dense results and the deeper layers remove more), up to `MAX_ROOM_RUNS` times.
+The frame (system prompt, instructions, durable block, tool schemas) is weighed so too
+while no counted request carried it as it is (the first request, after `/reload`); what
+the API counted is weighed at the ratio the last request measured, where that is over
+the clamp the thresholds use (content that bills six times its estimate). When the frame
+alone may pass the hard limit, `MessageViewLimitExceeded` is raised and nothing is sent.
+Otherwise the bound, by characters, can overstate what the API will count (English
+words run about five characters a token), so it never blocks a turn: when a run makes
+no more room (the rest is the user's own words, the step in progress), the request goes
+as estimated, under the hard limit by the calibrated estimate.
 
 The policy carries the secrets the toolbox redacts (`CompactionPolicy.secret_forms`), so
 no layer cuts one in two; `use_policy` keeps them when the policy changes. With a
@@ -102,6 +105,7 @@ if TYPE_CHECKING:
 
 MIN_FORCED_SOFT = 256
 PRUNE_LAYER = 3  # this layer and the summary after it are a run's deep steps
+MAX_ROOM_RUNS = 3  # compactions that try to bring the request's bound under the hard limit
 # What L4 may say of a view that leaves nothing for a summary asked for again to do.
 SETTLED_SUMMARY_OUTCOMES = frozenset(
     {APPLIED, SUMMARY_NOT_SMALLER, NOTHING_TO_SUMMARIZE, NOTHING_NEW_TO_SUMMARIZE}
@@ -196,10 +200,12 @@ class Compactor:
         *,
         forced: bool,
         focus: str | None = None,
+        density: float = 1.0,
     ) -> Iterator[SessionEvent]:
-        """Compact the view if needed (or `forced`); see the module contract."""
+        """Compact the view if needed (or `forced`); see the module contract. `density`
+        scales the calibration for this run (`make_room_for_uncounted`)."""
         reserved = frame.reserved_tokens
-        policy = calibrated_policy(self.policy, self._calibration)
+        policy = calibrated_policy(self.policy, (self._calibration or 1.0) * density)
         tokens = reserved + self.view_tokens()
         _refuse_if_frame_fills_limit(frame, tokens, policy.hard_limit)
         yield from self._unreachable_low_water_notice(policy, reserved)
@@ -257,27 +263,39 @@ class Compactor:
     def make_room_for_uncounted(
         self, frame: RequestFrame, durable_state: DurableContextState
     ) -> Iterator[SessionEvent]:
-        """Compact again when content the API has not counted may take the request over
-        the hard limit (module contract)."""
+        """Compact again while the request's bound passes the hard limit (module
+        contract): at most `MAX_ROOM_RUNS` runs, each with the calibration scaled by how
+        much denser the bound says the request is, so L1 cuts dense results and the deeper
+        layers remove more; it stops when a run made no room."""
         if self.provider.name == "offline":  # its counts are our estimate: nothing uncounted
             return
-        frame_excess = self._uncounted_frame_excess(frame)
-        estimate = frame.reserved_tokens + self.view_tokens()
-        excess = self._uncounted_excess() + frame_excess + self._counted_excess(estimate)
         hard = calibrated_policy(self.policy, self._calibration).hard_limit
-        if not excess or estimate + excess <= hard:
-            return
-        shown = self.to_request_tokens
-        figures = {"estimate": shown(estimate), "bound": shown(estimate + excess)}
-        yield Notice("info", "uncounted_denser", {**figures, "hard": self.policy.hard_limit})
-        # what every request carries may alone pass the limit: no layer can help, send nothing
-        alone = dataclasses.replace(frame, reserved_tokens=frame.reserved_tokens + frame_excess)
-        _refuse_if_frame_fills_limit(alone, estimate + excess, hard)
-        wider = dataclasses.replace(frame, reserved_tokens=frame.reserved_tokens + excess)
-        try:
-            yield from self.compact(wider, durable_state, forced=False)
-        except MessageViewLimitExceeded:
-            return  # the room cannot be made: the request goes as the estimate has it
+        made_room_from: int | None = None
+        for run in range(MAX_ROOM_RUNS):
+            frame_excess = self._uncounted_frame_excess(frame)
+            estimate = frame.reserved_tokens + self.view_tokens()
+            bound = estimate + frame_excess + self._uncounted_excess()
+            bound += self._counted_excess(estimate)
+            if bound <= hard or (made_room_from is not None and estimate >= made_room_from):
+                return  # under the limit, or no layer can take more: send as estimated
+            if run == 0:
+                shown = self.to_request_tokens
+                figures = {"estimate": shown(estimate), "bound": shown(bound)}
+                yield Notice(
+                    "info", "uncounted_denser", {**figures, "hard": self.policy.hard_limit}
+                )
+                # what every request carries may alone pass the limit: no layer can help
+                alone = dataclasses.replace(
+                    frame, reserved_tokens=frame.reserved_tokens + frame_excess
+                )
+                _refuse_if_frame_fills_limit(alone, bound, hard)
+            made_room_from = estimate
+            try:
+                yield from self.compact(
+                    frame, durable_state, forced=False, density=bound / estimate
+                )
+            except MessageViewLimitExceeded:
+                return  # the scaled room cannot be made: send as estimated (a bound, no count)
 
     def note_counted_frame(self, frame: RequestFrame) -> None:
         """The API counted a request carrying `frame` (its usage arrived)."""

@@ -178,8 +178,8 @@ class DurableContext:
         which also brings in what other sessions saved meanwhile. The `durable_change` record
         after it is bookkeeping (the `user_command` record before holds the words and is the
         source): the change is made, so a full disk there must not report it as failed."""
-        state: DurableContextState = self.memory.update(self.workspace, change)
-        self._state, self._stamp = state, self.memory.stamp(self.workspace)
+        state, self._stamp = self.memory.update_stamped(self.workspace, change)
+        self._state = state
         self.render()  # the toolbar's figure includes the block: keep it current
         with contextlib.suppress(StoreError):
             self.log.append(DURABLE_CHANGE, {"action": action, "item_id": item_id()})

@@ -180,6 +180,7 @@ class TurnRunner:
         self._last_estimate = 0  # the request's tokens as estimated, for calibration
         self._last_frame: RequestFrame | None = None  # and the frame it carried
         self._pauses = 0  # paused answers in the running turn (`MAX_PAUSES_PER_TURN`)
+        self._calls_note: str | None = None  # of the last answer recorded (`call_limit`)
         self.request_watcher: Callable[[], None] | None = None  # told as each request goes
 
     @property
@@ -298,7 +299,7 @@ class TurnRunner:
         API accepts."""
         _, answers = answer_dangling_tool_uses(self.conversation.view, NOT_RUN_TOOL_TEXT)
         if answers is not None:
-            yield from record_results(self.conversation, answers["content"])
+            yield from record_results(self.conversation, answers["content"], self._calls_note)
         yield Notice("warning", "cancelled", {"during": "turn"})
         return ("cancelled", None)
 
@@ -385,6 +386,8 @@ class TurnRunner:
         message = kept.message
         if not (yield from record(self.conversation, self.shrinker().shrink(message))):
             return ("failed", reason)
+        # a Ctrl-C while the next events are shown answers the calls with this note too
+        self._calls_note = kept.note
         yield AssistantDone(_text_of(message), reason)
         if kept.note is not None:
             yield Notice("warning", "calls_not_run", {"asked": kept.asked, "ran": kept.kept})

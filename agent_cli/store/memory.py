@@ -131,12 +131,19 @@ class MemoryStore:
         alone and `MemoryFileDamaged` raised. Whatever `change` raises propagates and
         nothing is written.
         """
+        return self.update_stamped(workspace, change)[0]
+
+    def update_stamped(
+        self, workspace: Path, change: Callable[[DurableContextState], DurableContextState]
+    ) -> tuple[DurableContextState, tuple[int, int, int] | None]:
+        """`update`, and the `stamp` of the file it saved, taken under the lock: no other
+        session's save can come between them."""
         ensure_private_dir(self.root, self._fs)
         path = self.path_for(workspace)
         with exclusive_lock(path.with_name(path.name + ".lock")):
             state = change(self._load_or_replace_damaged(workspace))
             self.save(workspace, state)
-        return state
+            return state, self.stamp(workspace)
 
     def _load_or_replace_damaged(self, workspace: Path) -> DurableContextState:
         try:
