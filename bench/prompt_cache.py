@@ -54,6 +54,7 @@ MIN_CACHEABLE_TOKENS = 1_024
 LOOKBACK_BLOCKS = 20
 TTL_SECONDS = {"5m": 300.0, "1h": 3_600.0}
 MAX_IMAGE_TOKENS = 1_600  # about what an image scaled to 1.15 megapixels costs
+MAX_IMAGE_EDGE = 1_568  # a longer edge is scaled down to this before it is billed
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 BlockCounter = Callable[[str, dict[str, Any]], int]  # (label, block without cache_control)
@@ -79,9 +80,9 @@ def count_block_tokens(label: str, block: dict[str, Any]) -> int:
 
 
 def image_tokens(source: Any) -> int:
-    """What the API bills for an image: width x height / 750, at most `MAX_IMAGE_TOKENS`
-    (a larger image is scaled down first); `MAX_IMAGE_TOKENS` when the size cannot be
-    read (a PNG's header gives it)."""
+    """What the API bills for an image: width x height / 750 after a long edge is scaled
+    down to `MAX_IMAGE_EDGE`, at most `MAX_IMAGE_TOKENS`; `MAX_IMAGE_TOKENS` when the
+    size cannot be read (a PNG's header gives it)."""
     data = source.get("data") if isinstance(source, dict) else None
     try:
         header = base64.b64decode(str(data)[:48])
@@ -90,6 +91,9 @@ def image_tokens(source: Any) -> int:
     if len(header) < 24 or not header.startswith(PNG_SIGNATURE):
         return MAX_IMAGE_TOKENS
     width, height = struct.unpack(">II", header[16:24])
+    longest = max(width, height, 1)
+    if longest > MAX_IMAGE_EDGE:  # scaled down first, its proportions kept
+        width, height = width * MAX_IMAGE_EDGE // longest, height * MAX_IMAGE_EDGE // longest
     return max(1, min(MAX_IMAGE_TOKENS, math.ceil(width * height / 750)))
 
 

@@ -196,3 +196,5 @@ def test_an_image_is_billed_by_its_pixels_not_its_base64():
     assert count_block_tokens("user", small) == frame + 67
     assert count_block_tokens("user", big) == frame + 1_600
     assert count_block_tokens("user", in_result) < 120
+    wide = {"type": "image", "source": _png(4_000, 100)}  # scaled to 1,568 x 39 first
+    assert count_block_tokens("user", wide) == frame + math.ceil(1_568 * 39 / 750)
