@@ -59,13 +59,18 @@ def gap_pattern(units: str, index: int) -> str:
     what follows its line) is one run of up to `LINE_PREFIX_CHARS + LINE_SUFFIX_CHARS`
     characters taken by the second, possessively, so `re` never tries the ways to split
     it between the first's prefix and the second's suffix (exponential in blank lines).
-    The same text as `LINE_GAP` at each break."""
+    The same text as `LINE_GAP` at each break but at the value's own ends: a break that
+    is its first or last character takes no gap outside it (the text beside the value
+    is not part of it)."""
     after_break = index > 0 and units[index - 1] == "\n"
     before_break = index + 1 < len(units) and units[index + 1] == "\n"
     lead = (
         f"[^\\r\\n]{{0,{LINE_PREFIX_CHARS + LINE_SUFFIX_CHARS}}}+" if after_break else _SUFFIX_RUN
     )
-    return lead + r"\r?\n" + ("" if before_break else _PREFIX_RUN)
+    if index == 0:  # a value that begins with a line break: what stands before is not it
+        lead = ""
+    last = index == len(units) - 1  # nor, when it ends with one, the next line's text
+    return lead + r"\r?\n" + ("" if before_break or last else _PREFIX_RUN)
 
 
 def may_wrap_before(units: str, index: int) -> bool:

@@ -214,3 +214,18 @@ def test_a_value_with_runs_of_blank_lines_printed_with_prefixes_is_one_secret(
     # the value's first line alone is hidden when it is a line of key material
     first = REDACTED_MARK if lines[0] in material_lines(value) else lines[0]
     assert secrets.redact(f"{lines[0]}\n{rest}" * 10) == f"{first}\n{rest}" * 10
+
+
+def test_a_value_that_ends_or_begins_with_a_line_break_takes_nothing_beside_it():
+    """Review: the gap of a value's last line break took up to 80 characters of the next
+    line (a `cat -n` listing lost `     3\tnext`), and that of a first line break up to
+    8 characters before the value. A break at either end of the value takes no gap
+    outside it; inside, lines still carry their prefixes."""
+    body = "MIIBOgIBAAJBAKj34GkxFhD90vcN\nLYLInFEX6Ppy1tPf9Cnzj4p4WGeK"
+    for value in (body + "\n", "\n" + body):
+        secrets = SecretForms.from_values([value])
+        lines = ["before", *body.split("\n"), "next line here"]
+        listing = "".join(f"{n:6d}\t{line}\n" for n, line in enumerate(lines, 1))
+        shown = secrets.redact(listing)
+        assert "MIIB" not in shown and "LYLI" not in shown, shown
+        assert "     1\tbefore" in shown and "     4\tnext line here" in shown, shown
