@@ -272,10 +272,9 @@ class Compactor:
         hard = calibrated_policy(self.policy, self._calibration).hard_limit
         made_room_from: int | None = None
         for run in range(MAX_ROOM_RUNS):
-            frame_excess = self._uncounted_frame_excess(frame)
             estimate = frame.reserved_tokens + self.view_tokens()
-            bound = estimate + frame_excess + self._uncounted_excess()
-            bound += self._counted_excess(estimate)
+            frame_excess = self._uncounted_frame_excess(frame)
+            bound = estimate + frame_excess + self._view_excess(estimate)
             if bound <= hard or (made_room_from is not None and estimate >= made_room_from):
                 return  # under the limit, or no layer can take more: send as estimated
             if run == 0:
@@ -301,23 +300,23 @@ class Compactor:
         """The API counted a request carrying `frame` (its usage arrived)."""
         self._counted_frame = frame
 
-    def _uncounted_excess(self) -> int:
-        """`uncounted_excess` of the messages the API has not counted yet."""
+    def _view_excess(self, estimate: int) -> int:
+        """What the view may take beyond its calibrated estimate (the request holding
+        `estimate` estimated tokens): the messages the API has not counted yet at their
+        `uncounted_excess`, and, when the last request measured a ratio over the clamp
+        the thresholds use (`budget.MAX_CALIBRATION`), the rest at that ratio: the hard
+        limit holds by the ratio as measured."""
         count, ratio = self.counter.count_message, self._calibration
-        return sum(
+        uncounted = self.conversation.uncounted()
+        excess = sum(
             uncounted_excess(count(message), wire_characters(message.get("content")), ratio)
-            for message in self.conversation.uncounted()
+            for message in uncounted
         )
-
-    def _counted_excess(self, estimate: int) -> int:
-        """What the content the API counted may take beyond its calibrated estimate when
-        the last request measured a ratio over the clamp the thresholds use
-        (`budget.MAX_CALIBRATION`): the hard limit holds by the ratio as measured."""
-        measured, ratio = self._measured_ratio, self._calibration
-        if measured is None or ratio is None or measured <= ratio:
-            return 0
-        uncounted = sum(map(self.counter.count_message, self.conversation.uncounted()))
-        return math.ceil(max(0, estimate - uncounted) * (measured / ratio - 1))
+        measured = self._measured_ratio
+        if measured is not None and ratio is not None and measured > ratio:
+            counted = max(0, estimate - sum(map(count, uncounted)))
+            excess += math.ceil(counted * (measured / ratio - 1))
+        return excess
 
     def _uncounted_frame_excess(self, frame: RequestFrame) -> int:
         """`uncounted_excess` of the frame (system prompt, instructions, durable block,
