@@ -419,6 +419,51 @@ def test_p_for_find_rm_and_git_diff_lets_no_exec_delete_or_outside_write_run(
     assert (precious / "thesis.tex").exists()
 
 
+def test_p_never_covers_an_operand_a_link_leads_outside_the_workspace_or_into_git(
+    workspace: Path, tmp_path: Path
+):
+    """The ninth attack's case, run for real: a cloned repository ships links (`notes.md`
+    to a key outside, `docs` to a folder outside, `cfg` into `.git`). After `p` for
+    `cat LICENSE`, a command naming any of them is asked about (and denied), so nothing
+    outside is read; a link that stays inside is covered like the file it names."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "id_deploy").write_text("OUTSIDE-KEY-MATERIAL\n")
+    (workspace / ".git").mkdir()
+    (workspace / ".git" / "config").write_text("[core] hooksPath = evil\n")
+    (workspace / "notes.md").symlink_to(outside / "id_deploy")
+    (workspace / "docs").symlink_to(outside)
+    (workspace / "cfg").symlink_to(workspace / ".git" / "config")
+    (workspace / "loop").symlink_to(workspace / "loop")
+    (workspace / "inner").symlink_to(workspace / "notes.txt")
+    (workspace / "LICENSE").write_text("MIT\n")
+    asker = ScriptedAsker(PREFIX)
+    toolbox = make_toolbox(workspace, auto_approve=False, ask_permission=asker)
+    assert "MIT" in run(toolbox, "cat LICENSE").content
+    hostile = [
+        "cat LICENSE notes.md",
+        "cat LICENSE docs/id_deploy",
+        "cat LICENSE cfg",
+        "cat LICENSE loop",
+    ]
+    for command in hostile:
+        outcome = run(toolbox, command)
+        assert outcome.is_error and "Permission denied" in outcome.content, command
+        assert "OUTSIDE-KEY" not in outcome.content and "hooksPath" not in outcome.content
+    assert "draft" in run(toolbox, "cat LICENSE inner notes.txt").content  # not asked
+    assert asker.asked == ["cat LICENSE", *hostile]
+
+
+def test_without_a_start_folder_a_prefix_judges_operands_by_their_words(tmp_path: Path):
+    """A target that names no start folder (a test's, an older caller's) is judged as
+    before; one that does is followed there."""
+    (tmp_path / "away").symlink_to("/etc")
+    scope = prefix_scope("cat notes")
+    assert scope.covers(command_target("cat notes away/passwd"))
+    assert not scope.covers(command_target("cat notes away/passwd", tmp_path.resolve()))
+    assert scope.covers(command_target("cat notes here/new", tmp_path.resolve()))
+
+
 _PLAIN_CHARACTERS = "ab./-_~,+@%^"
 _SPECIAL_CHARACTERS = "$*?[]{}=:'\"#!\\"
 _PLAIN_TEXT = st.text(alphabet=_PLAIN_CHARACTERS, max_size=5)

@@ -33,6 +33,11 @@ covers a word that could change what the command does in kind:
   from home (`~`), never climbing (`..`) and never into `.git`. For a program that
   removes (`REMOVING_PROGRAMS`: `rm`, `rmdir`) only a name in the folder commands start
   in (no `/`): a linked folder inside the workspace cannot lead elsewhere.
+- Where the call names the folder it starts in (`ApprovalTarget.start`, the workspace
+  for bash), each further operand is also followed there through every symbolic link on
+  its way (`reaches_only_inside`): one that leads outside that folder or into `.git`
+  is not covered, so a link a cloned repository ships (`notes.md -> ~/.ssh/id_rsa`)
+  cannot turn `cat LICENSE notes.md` into a read of another place unasked.
   So after `p` for `find src -name '*.py'`, `find src -exec ...` and `find src -delete`
   are asked about; after `p` for `rm out`, `rm out -rf x`, `rm out /elsewhere` and
   `rm out docs/x` are.
@@ -75,15 +80,19 @@ class ScopeKind(Enum):
 @dataclass(frozen=True)
 class ApprovalTarget:
     """What one call acts on: `value` is the command, or the file's resolved path;
-    `shown` is how the user names it (the command, or the workspace-relative path)."""
+    `shown` is how the user names it (the command, or the workspace-relative path);
+    `start`: the resolved folder a command starts in, where its operands are followed
+    (None: not known, operands are judged by their words alone)."""
 
     kind: TargetKind
     value: str
     shown: str
+    start: Path | None = None
 
 
-def command_target(command: str) -> ApprovalTarget:
-    return ApprovalTarget(TargetKind.COMMAND, command, command)
+def command_target(command: str, start: Path | None = None) -> ApprovalTarget:
+    """A shell command run in `start` (a resolved folder; see `ApprovalTarget`)."""
+    return ApprovalTarget(TargetKind.COMMAND, command, command, start)
 
 
 def file_target(resolved: Path, shown: str) -> ApprovalTarget:
@@ -124,7 +133,10 @@ class AlwaysScope:
         prefix = self.value.split(" ")
         operands = words[len(prefix) :]
         covered = operand_rule(prefix[0])
-        return words[: len(prefix)] == prefix and all(map(covered, operands))
+        if words[: len(prefix)] != prefix or not all(map(covered, operands)):
+            return False
+        start = target.start
+        return start is None or all(reaches_only_inside(start, word) for word in operands)
 
 
 _READ_TESTS = frozenset({"test", "t"})
@@ -179,6 +191,20 @@ def is_plain_operand(word: str) -> bool:
     if not _OPERAND.fullmatch(word):
         return False
     return not any(part.lower() in _PLACES_NOT_COVERED for part in word.split("/"))
+
+
+def reaches_only_inside(start: Path, word: str) -> bool:
+    """True when `word`, taken as a path from the resolved folder `start` with every
+    symbolic link on its way followed (a missing name as it would be made), stays in
+    `start` and out of `.git` (a link loop or an unreadable folder: False)."""
+    try:
+        resolved = (start / word).resolve(strict=False)
+    except (OSError, RuntimeError):
+        return False
+    if resolved != start and not resolved.is_relative_to(start):
+        return False
+    below = resolved.relative_to(start).parts
+    return not any(part.lower() in _PLACES_NOT_COVERED for part in below)
 
 
 def is_plain_name(word: str) -> bool:

@@ -82,7 +82,8 @@ def prepare_bash(context: ToolContext, arguments: dict[str, Any]) -> PreparedCal
             raise ToolInterrupted(result)
         return result
 
-    return PreparedCall(command, execute, build_command_approval(command), command_target(command))
+    target = command_target(command, context.workspace.root)
+    return PreparedCall(command, execute, build_command_approval(command), target)
 
 
 def refuse_unpassable_command(command: str) -> None:
