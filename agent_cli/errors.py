@@ -12,6 +12,13 @@ class AgentCliError(Exception):
     """Root of every error this package raises on purpose."""
 
 
+class OutputClosed(BaseException):
+    """What agent-cli writes to was closed by its reader (`agent-cli | head`): a broken
+    pipe. A BaseException, like TerminationRequested, so that no `except Exception`
+    swallows it: the turn and the session unwind and close, and `main` says why on
+    stderr instead of ending silently."""
+
+
 class TerminationRequested(BaseException):
     """The process got SIGTERM, SIGHUP or SIGQUIT (`signal_number`) and is ending.
 

@@ -55,3 +55,41 @@ def test_print_mode_that_needs_permission_says_it_cannot_ask_and_exits_non_zero(
 
     allowed = run_piped(["-p", "run ls", "--yes"], cwd=workspace, env=build_env(home))
     assert allowed.returncode == 0, allowed.stderr
+
+
+@pytest.mark.parametrize("args", [[], ["-p", QUESTION]], ids=["piped lines", "-p"])
+def test_an_output_its_reader_closed_ends_the_run_with_one_line_on_stderr(
+    home: Path, workspace: Path, args: list[str]
+) -> None:
+    """`agent-cli < requests | head -c 20` (the ninth attack): once the reader has closed
+    the pipe, agent-cli stops and says why on stderr (it used to exit 1 without a word),
+    never with a traceback; what it did before is in the transcript (`-p`: its request and turn)."""
+    import os
+    import subprocess
+
+    from e2e_support import agent_cli_argv
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first write
+    try:
+        done = subprocess.run(
+            [*agent_cli_argv(), *args],
+            cwd=workspace,
+            env=build_env(home),
+            input=b"please fix the build\nthen run the tests\n",
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            check=False,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    stderr = " ".join(done.stderr.decode().split())
+    assert done.returncode == 1, stderr
+    assert "agent-cli stopped: the program reading its output closed it" in stderr
+    assert "Traceback" not in stderr and "Exception ignored" not in stderr
+    (transcript,) = (home / "transcripts").glob("*.jsonl")
+    recorded = transcript.read_text()
+    assert ("first heading" in recorded) == bool(
+        args
+    )  # `-p` recorded its request and turn before printing

@@ -311,6 +311,11 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.ArtifactUnavailable: lambda exc: describe_artifact_problem(exc.reason),
     e.PointerHandleUnknown: lambda exc: describe_unknown_handle(exc.number, exc.numbered),
     e.SessionChoiceAmbiguous: lambda exc: describe_ambiguous_session(exc.prefix, exc.candidates),
+    e.OutputClosed: lambda _: (
+        "agent-cli stopped: the program reading its output closed it (a broken pipe, as "
+        "with | head), so nothing more of its input was read or sent; what the session "
+        "did so far is in its transcript"
+    ),
 }
 
 

@@ -25,12 +25,13 @@ Tests drive `main` through its keyword parameters instead of patching: `stdin`, 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
-from agent_cli.errors import AgentCliError, TerminationRequested
+from agent_cli.errors import AgentCliError, OutputClosed, TerminationRequested
 from agent_cli.repl.args import ArgumentsExit, parse_args
 
 if TYPE_CHECKING:
@@ -100,6 +101,8 @@ def main(
         return INTERRUPTED_EXIT
     except TerminationRequested as stop:
         return exit_code_for_signal(stop)
+    except (OutputClosed, BrokenPipeError):  # a console's, or a plain write's (`-p`)
+        return _say_output_closed(stdout, stderr)
     except OSError:
         # A closed terminal (SIGHUP) fails the last writes of the unwinding (the goodbye)
         # with EIO after the session closed: that is the signal's doing, not a crash.
@@ -107,6 +110,18 @@ def main(
         if received is None:
             raise
         return 128 + received
+
+
+def _say_output_closed(stdout: TextIO | None, stderr: TextIO | None) -> int:
+    """Say on stderr that the output was closed (`OutputClosed`), unless it is closed
+    too; the failure exit code."""
+    from agent_cli.repl.error_text import FAILURE_EXIT, describe_error
+    from agent_cli.repl.startup import silence_closed_stream
+
+    silence_closed_stream(sys.stdout if stdout is None else stdout)
+    with contextlib.suppress(OutputClosed, OSError):  # stderr closed as well
+        _print_fatal(stderr, describe_error(OutputClosed()))
+    return FAILURE_EXIT
 
 
 def _print_fatal(stderr: TextIO | None, message: str) -> None:

@@ -10,13 +10,14 @@ come before the first prompt frame, which does not need rich.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import IO, TYPE_CHECKING, TextIO
 
-from agent_cli.errors import ConfigError
+from agent_cli.errors import ConfigError, OutputClosed
 from agent_cli.repl.args import flag_settings
 from agent_cli.repl.config import Settings, load_config_file, resolve_settings
 from agent_cli.repl.wiring import SessionBackend
@@ -50,11 +51,39 @@ def make_console(stream: TextIO | None, *, stderr: bool = False) -> Console:
     Without `file=` rich looks up `sys.stdout` each time it writes, which is what lets
     prompt_toolkit's `patch_stdout` put output above a prompt that is on screen.
     """
+    console = _closable_console()
+    if stream is None:
+        return console(stderr=stderr, width=_clamped_columns())
+    return console(file=stream, width=_clamped_columns())
+
+
+@functools.cache
+def _closable_console() -> type[Console]:
+    """rich's Console, but a broken pipe raises `OutputClosed` (rich's own ends the
+    process with exit code 1 and not a word on stderr)."""
     from rich.console import Console
 
-    if stream is None:
-        return Console(stderr=stderr, width=_clamped_columns())
-    return Console(file=stream, width=_clamped_columns())
+    class ClosableConsole(Console):
+        def on_broken_pipe(self) -> None:
+            silence_closed_stream(self.file)
+            raise OutputClosed
+
+    return ClosableConsole
+
+
+def silence_closed_stream(stream: IO[str]) -> None:
+    """Point the file descriptor of `stream`, whose reader closed it, at /dev/null, so
+    the writes still buffered (the interpreter flushes at exit) go nowhere instead of
+    failing again."""
+    try:
+        descriptor = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, descriptor)
+    finally:
+        os.close(devnull)
 
 
 MAX_COLUMNS = 1_000  # no terminal is wider; rich lays out every row to the width it is given
