@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from operator import attrgetter
-from typing import Any, NamedTuple, TypeVar, cast
+from typing import Any, NamedTuple, TypeVar, cast, overload
 
 from agent_cli.compaction.digest.entries import (
     Digest,
@@ -44,6 +44,7 @@ from agent_cli.compaction.digest.removed_items import (
     RemovedInteraction,
     RequestEntry,
     count_line,
+    count_line_within,
     with_pointer,
 )
 from agent_cli.compaction.digest.render import (
@@ -113,9 +114,10 @@ def _append_part(
     titles = [DIGEST_LATER_PART, *([REQUESTS_TITLE] if requests else [])]
     titles += [LINES_TITLE] if interactions else []
     room -= sum(count_line(title, counter) for title in titles)
-    room -= sum(_request_tokens(entry, counter) for entry in requests)
-    if room < 0:
-        return None
+    for entry in requests:  # (a long paste is not counted once the part cannot fit)
+        room -= _request_tokens(entry, counter)
+        if room < 0:
+            return None
     lines, used = _fit_lines(interactions, room, counter)  # stops where room ends
     if len(lines) < len(interactions):
         return None
@@ -203,9 +205,7 @@ def _fit_requests(
     budgets; never the newest)."""
     used, fitted = 0, list[RequestEntry]()
     for position, entry in enumerate(entries):
-        cost = _request_tokens(entry, counter)
-        if used + cost > budget and len(entry.text) > SHORTEST_REQUEST_CHARS:
-            entry, cost = _shorten_request(entry, cost, used, budget, counter, secrets)
+        entry, cost = _fit_request(entry, used, budget, counter, secrets)
         if fitted and used + cost > REQUESTS_FOLD_AFTER * budget:
             return fitted, used, entries[position:]
         used += cost
@@ -213,32 +213,64 @@ def _fit_requests(
     return fitted, used, []
 
 
+def _fit_request(
+    entry: RequestEntry, used: int, budget: int, counter: TokenCounter, secrets: SecretForms
+) -> tuple[RequestEntry, int]:
+    """`entry` whole when its line fits `budget` after requests costing `used`, else
+    shortened (`_shorten_request`), and its line's tokens. A request that may be
+    shortened is counted only until it passes the room left (none once the budget is
+    spent: a line longer than a head is at least one token), never whole to learn that
+    it does not fit: a long paste would cost more to count than to cut."""
+    if len(entry.text) <= SHORTEST_REQUEST_CHARS:
+        return entry, _request_tokens(entry, counter)
+    cost = _request_tokens(entry, counter, budget - used) if used < budget else None
+    if cost is not None and used + cost <= budget:
+        return entry, cost
+    return _shorten_request(entry, cost, used, budget, counter, secrets)
+
+
 def _shorten_request(
     entry: RequestEntry,
-    cost: int,
+    cost: int | None,
     used: int,
     budget: int,
     counter: TokenCounter,
     secrets: SecretForms,
 ) -> tuple[RequestEntry, int]:
     """`entry` (its line `cost` tokens, after requests costing `used`) cut to its head
-    where it passes `budget` (module contract), and its line's tokens."""
+    where it passes `budget` (module contract), and its line's tokens. `cost` None: not
+    known (over the room it was counted within, or not counted); counted within the room
+    an allowance leaves where the cut depends on it, as `_fit_request` does."""
     for limit, allowed in ((SHORT_REQUEST_CHARS, budget), (SHORTEST_REQUEST_CHARS, budget * 1.5)):
-        if used + cost > allowed and len(entry.text) > limit:
+        if len(entry.text) <= limit:
+            continue
+        if cost is None and used < allowed:
+            cost = _request_tokens(entry, counter, int(allowed - used))
+        if cost is None or used + cost > allowed:
             original = entry.shortened_from or len(entry.text)
             head = entry.text[: safe_head_end(entry.text, limit, secrets)]
             entry = entry._replace(text=head, shortened_from=original, counted=None)
             cost = count_line(request_line(entry), counter)
-    return entry, cost
+    return entry, _request_tokens(entry, counter) if cost is None else cost
 
 
-def _request_tokens(entry: RequestEntry, counter: TokenCounter) -> int:
+@overload
+def _request_tokens(entry: RequestEntry, counter: TokenCounter) -> int: ...
+@overload
+def _request_tokens(entry: RequestEntry, counter: TokenCounter, room: int) -> int | None: ...
+def _request_tokens(
+    entry: RequestEntry, counter: TokenCounter, room: int | None = None
+) -> int | None:
     """Tokens of a request's line: as its removal counted them (shown whole, by this very
-    counter: `RequestEntry.counted`), else counted."""
+    counter: `RequestEntry.counted`), else counted. With `room`: None as soon as the
+    line's lines counted so far pass it (`count_line_within`: a paste is not counted
+    whole to learn that it does not fit)."""
     counted = entry.counted
     if counted is not None and counted[0] is counter and not entry.shortened_from:
         return counted[1]
-    return count_line(request_line(entry), counter)
+    if room is None:
+        return count_line(request_line(entry), counter)
+    return count_line_within(request_line(entry), counter, room)
 
 
 def _fit_lines(

@@ -162,3 +162,14 @@ def count_line(line: str, counter: TokenCounter) -> int:
     if "\n" not in line:
         return counter.count_text(line + "\n")
     return sum(counter.count_text(piece + "\n") for piece in line.split("\n"))
+
+
+def count_line_within(line: str, counter: TokenCounter, room: int) -> int | None:
+    """`count_line(line)` when it is at most `room`; else None, found as soon as the
+    lines counted so far add up to more (each line's count is part of the sum)."""
+    used = 0
+    for piece in line.split("\n"):
+        used += counter.count_text(piece + "\n")
+        if used > room:
+            return None
+    return used
