@@ -18,7 +18,8 @@ Contract:
   non-ASCII value, Latin-1 and cp1252 (each non-UTF-8 byte shown as U+FFFD). A Latin-1
   form that is more than half U+FFFD is left out: it would match any binary noise.
 - `aligned_base64(data, alignment, encode)`: the base64 characters that stand for `data`
-  alone inside a longer encoded stream.
+  alone inside a longer encoded stream; `aligned_base32` the same for base32 (`base32`,
+  `basenc --base32hex`: 5-byte groups, 8 characters each).
 
 Matching is done on these forms rather than on a normalised copy of the text: a
 normalised copy has other offsets, and every cut, line and window is placed on the text
@@ -137,7 +138,19 @@ def _dash_quoted(secret: str) -> str:
 def aligned_base64(data: bytes, alignment: int, encode: Callable[[bytes], bytes]) -> str:
     """The base64 characters that encode only `data`'s bits when it starts `alignment`
     bytes into a 3-byte group: the same characters wherever the value sits in a stream."""
+    return _aligned(data, alignment, encode, bits=6)
+
+
+def aligned_base32(data: bytes, alignment: int, encode: Callable[[bytes], bytes]) -> str:
+    """`aligned_base64` for base32 (either alphabet): `data` starting `alignment` bytes
+    into a 5-byte group."""
+    return _aligned(data, alignment, encode, bits=5)
+
+
+def _aligned(data: bytes, alignment: int, encode: Callable[[bytes], bytes], *, bits: int) -> str:
+    """The characters of `bits` bits each that encode only `data`'s bits, `alignment`
+    bytes into a group. `=` padding is dropped: it stands for no bit of `data`."""
     encoded = encode(b"\0" * alignment + data).decode("ascii").rstrip("=")
-    first = (alignment * 8 + 5) // 6  # characters that mix in the bytes before
-    last = (alignment + len(data)) * 8 // 6  # characters made only of known bits
+    first = (alignment * 8 + bits - 1) // bits  # characters that mix in the bytes before
+    last = (alignment + len(data)) * 8 // bits  # characters made only of known bits
     return encoded[first:last]
