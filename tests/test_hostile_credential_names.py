@@ -10,12 +10,17 @@ through `read_file .env`, which asks no approval. The rule now takes any `KEY` p
 URL's password, a JSON document's credential fields and a connection string's keys; and
 leaves alone names that only say where a credential is (`*_KEY_PATH`, `GPG_KEY_ID`),
 public keys and setting words, whose redaction would blank ordinary output.
+
+A ninth attack: plural names (`API_KEYS`, `DB_PASSWORDS`, `APP_SECRETS`, `SLACK_TOKENS`)
+and GitLab's `CI_JOB_JWT` / `CI_JOB_JWT_V2` were no credential names; printed from
+`/proc/$PPID/environ` they all reached the API.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass, field
 
 import pytest
 from e2e_support import build_env, run_piped
@@ -25,7 +30,8 @@ from tools_support import FakeArtifactStore
 
 from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.tools import Toolbox
-from agent_cli.tools.redaction import collect_secret_values
+from agent_cli.tools.credentials import is_credential_name
+from agent_cli.tools.redaction import collect_mcp_secret_values, collect_secret_values
 
 KEY = "sk-ant-FAKE-names-0123456789abcdef"
 SERVICE_ROLE = "eyJhbGciOiJIUzI1NiJ9.c2VydmljZV9yb2xlX2tleQ.Qx7Rk2mXv9Lp"
@@ -41,6 +47,16 @@ SERVICE_ACCOUNT = {
     "client_email": "ci-deployer@demo-project.iam.gserviceaccount.com",
     "client_id": "112233445566778899001",
 }
+
+
+@dataclass(frozen=True)
+class McpServer:
+    """An MCP server's settings as config.toml gives them (`ConfiguredServer`)."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    url: str | None = None
+    args: tuple[str, ...] = ()
 
 
 def tool_results(body: dict) -> list[str]:
@@ -128,6 +144,21 @@ VALUE = "Zq7Rk2mXv9LpW4tYc8Nb"
         "VAULT_SECRET_ID",
         "SECRET_KEY_BASE",
         "signing_key",
+        # a ninth outside attack: plural words, and JWTs
+        "API_KEYS",
+        "OPENAI_API_KEYS",
+        "ALLOWED_API_KEYS",
+        "SLACK_TOKENS",
+        "APP_SECRETS",
+        "JWT_SECRETS",
+        "DB_PASSWORDS",
+        "DB_PASSWDS",
+        "MYSQL_PWDS",
+        "CI_JOB_JWT",
+        "CI_JOB_JWT_V2",
+        "SERVICE_JWT",
+        "apiKeys",
+        "accessTokens",
     ],
 )
 def test_a_credential_of_a_common_service_is_redacted_from_a_file(tmp_path, name):
@@ -214,5 +245,68 @@ def test_names_that_say_where_a_credential_is_public_keys_and_settings_are_no_se
         "TOKENIZERS_PARALLELISM": "false-but-long",
         "HOME_URL": "https://example.com/start?page=1",
         "SETTINGS_JSON": '{"theme": "dark-high-contrast", "keymap": "vim-bindings"}',
+        "JWT_ISSUER": "https://gitlab.example.com",
+        "CI_JOB_JWT_AUDIENCE": "https://vault.example.com",
+        "SSH_AUTHORIZED_KEYS": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG someone@host",
+        "API_KEYS_FILE": "/run/secrets/api-keys.txt",
+        "SECRETS_DIR": "/run/secrets/app-secrets",
+        "MAX_OUTPUT_TOKENS": "128000000",
+        "OPENAI_MAX_TOKENS": "4096000000",
     }
     assert collect_secret_values(environment) == ()
+
+
+PLURAL_AND_JWT = {
+    "API_KEYS": "sk-live-Plural0123456789abcdef,sk-live-Second0123456789abcdef",
+    "DB_PASSWORDS": "PluralDbPassw0rd-9f3k2",
+    "APP_SECRETS": "PluralAppSecret-77ab90cd",
+    "SLACK_TOKENS": "xoxb-1111-2222-PluralSlackToken",
+    "CI_JOB_JWT": "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJqb2IifQ.SignaturePart0123456789",
+    "CI_JOB_JWT_V2": "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ2MiJ9.SignaturePartV2abcdef",
+}
+
+
+@pytest.mark.e2e
+def test_plural_and_jwt_credentials_read_from_the_agents_environment_reach_no_request(
+    tmp_path,
+):
+    """The ninth attack as it ran: the installed agent-cli with `--yes`, the real SDK and
+    the fake API; bash prints the variables from agent-cli's own `/proc/<pid>/environ`."""
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    workspace.mkdir()
+    names = "|".join(PLURAL_AND_JWT)
+    command = f"tr '\\0' '\\n' </proc/$PPID/environ | grep -E '^({names})='"
+    with start_fake_server(api_key=KEY) as fake:
+        fake.enqueue(Reply([tool_use_block("toolu_1", "bash", {"command": command})], "tool_use"))
+        fake.enqueue(Reply([text_block("Printed.")]))
+        extra = {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.base_url}
+        env = build_env(home, {**extra, **PLURAL_AND_JWT})
+        done = run_piped(["--yes"], cwd=workspace, env=env, stdin_text="show the env\n")
+        bodies = [request.body for request in fake.requests]
+    assert done.returncode == 0, done.stderr
+    (printed,) = tool_results(bodies[-1])
+    for name in PLURAL_AND_JWT:
+        assert f"{name}={REDACTED_MARK}" in printed, printed
+    secrets = tuple(PLURAL_AND_JWT.values())
+    for where, body in enumerate(bodies):
+        assert recoverable_secrets(json.dumps(body), secrets) == set(), f"request {where}"
+    for path in home.rglob("*"):
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", "replace")
+            assert recoverable_secrets(text, secrets) == set(), path
+
+
+def test_the_environment_and_mcp_servers_take_credential_names_by_one_rule():
+    """config.toml's `env` for an MCP server, and a credential-named flag in its `args`,
+    give the same secrets as agent-cli's own environment does."""
+    names = [*PLURAL_AND_JWT, "JWT_ISSUER", "MAX_OUTPUT_TOKENS", "SSH_AUTHORIZED_KEYS"]
+    for name in names:
+        environment = {name: VALUE}
+        flag = "--" + name.lower().replace("_", "-")
+        server = McpServer(env=environment, args=(flag, VALUE))
+        expected = (VALUE,) if is_credential_name(name) else ()
+        assert collect_secret_values(environment) == expected, name
+        assert collect_mcp_secret_values([McpServer(env=environment)], {}) == expected, name
+        assert collect_mcp_secret_values([McpServer(args=(flag, VALUE))], {}) == expected, name
+        assert collect_mcp_secret_values([server], {}) == expected, name
+    assert all(is_credential_name(name) for name in PLURAL_AND_JWT)
