@@ -35,7 +35,11 @@ Contract:
   key, a headers object), every string under a key that `is_credential_name` takes
   (`private_key`, `client_secret`, `Authorization`, `apiKey`), at any depth, and of an
   `<scheme> <credential>` string the credential alone; in a `key=value;...` connection
-  string (`AccountKey=...;`, `Password=...;`, `Pwd=...;`) the credential-named values.
+  string (`AccountKey=...;`, `Password=...;`, `Pwd=...;`) the credential-named values;
+  and every PEM or OpenSSH private key block (`-----BEGIN RSA PRIVATE KEY-----` to its
+  `-----END ...-----`: `OPENSSH`, `ENCRYPTED`, `EC`, `DSA`, PKCS#8, OpenPGP's `PGP
+  PRIVATE KEY BLOCK`), whole, as a value that spans lines (with its `\\n` made line
+  breaks too when it is written on one line); a certificate or public key is none.
 - `header_credentials(value)`: a header value, the credential after its scheme (`Bearer
   xyz`: `xyz`) and, of `Basic`, what it decodes to and the password in it.
 - `argument_credentials(args)`: the credentials in a command's arguments (an MCP
@@ -126,6 +130,14 @@ HEADER_FLAGS = frozenset({"-H", "--header", "--headers"})
 _PART_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[-.\s]+")
 _ARGUMENT_NAME = re.compile(r"-{0,2}[A-Za-z][A-Za-z0-9_.-]*")
 _CONNECTION_PAIR = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 _.-]*?)\s*=\s*(.*?)\s*$")
+# A PEM or OpenSSH private key block (`RSA`, `EC`, `DSA`, `OPENSSH`, `ENCRYPTED`, PKCS#8's
+# bare `PRIVATE KEY`, OpenPGP's `PGP PRIVATE KEY BLOCK`), from its BEGIN line to the END
+# line of the same label, or to the end of the value when that is missing (a key cut
+# short is still key material).
+PRIVATE_KEY_BLOCK = re.compile(
+    r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----.*?(?:-----END \1-----|\Z)",
+    re.DOTALL,
+)
 
 
 def name_parts(name: str) -> str:
@@ -148,6 +160,7 @@ def credentials_inside(value: str) -> Iterator[str]:
     yield from _url_credentials(value)
     yield from _json_credentials(value)
     yield from _connection_string_credentials(value)
+    yield from _private_key_blocks(value)
 
 
 def header_credentials(value: str) -> Iterator[str]:
@@ -264,3 +277,16 @@ def _connection_string_credentials(value: str) -> Iterator[str]:
             CONNECTION_STRING_CREDENTIALS
         ):
             yield found.group(2)
+
+
+def _private_key_blocks(value: str) -> Iterator[str]:
+    """Every private key block in `value`, whole (`PRIVATE_KEY_BLOCK`); of a block kept on
+    one line with its line breaks written `\\n` (a `.env` file's way), also the block as
+    the program that reads it writes it out, on its lines."""
+    if "PRIVATE KEY" not in value:
+        return
+    for found in PRIVATE_KEY_BLOCK.finditer(value):
+        block = found.group().strip()
+        yield block
+        if "\n" not in block and "\\n" in block:
+            yield block.replace("\\r\\n", "\n").replace("\\n", "\n")
