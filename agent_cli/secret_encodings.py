@@ -8,7 +8,8 @@ Contract:
   NFKD): a password typed in NFC and stored by an editor in NFD is the same password to
   any reader, so each is a secret. One spelling for an ASCII value.
 - `escaped_forms(spelling)`: what stands between the quotes when a program prints it as a
-  quoted string (Python, JSON, shells) and what Python prints of its UTF-8 bytes
+  quoted string (Python, JSON, shells), what a shell's backslash quoting makes of it
+  (bash's `printf %q`, `ls -b`) and what Python prints of its UTF-8 bytes
   (`print(os.environb[...])`: `\\xc3\\xa7`). Percent-encoding, which has too many
   spellings to list, is one matcher of its own (`agent_cli.percent_forms`).
 - `misdecoded_forms(spelling)`: the text a tool shows when the value was written in
@@ -18,7 +19,8 @@ Contract:
   non-ASCII value, Latin-1 and cp1252 (each non-UTF-8 byte shown as U+FFFD). A Latin-1
   form that is more than half U+FFFD is left out: it would match any binary noise.
 - `aligned_base64(data, alignment, encode)`: the base64 characters that stand for `data`
-  alone inside a longer encoded stream.
+  alone inside a longer encoded stream; `aligned_base32` the same for base32 (`base32`,
+  `basenc --base32hex`: 5-byte groups, 8 characters each).
 
 Matching is done on these forms rather than on a normalised copy of the text: a
 normalised copy has other offsets, and every cut, line and window is placed on the text
@@ -40,6 +42,25 @@ _LEGACY_ENCODINGS = ("latin-1", "cp1252")
 # is read is noise (control characters, U+FFFD) that no reader takes for the value.
 _UTF16_NUL_BELOW = 0x100
 _SHELL_DOUBLE_QUOTED = re.compile(r'[\\"$`]')
+# What bash's `printf %q` (and readline's completion) puts a backslash before
+# (`sh_backslash_quote` in bash's lib/sh/shquote.c, its `bstab`): blanks and every
+# character special to the shell. `#` is also escaped at the start of the string, `~` there
+# and after `:` or `=`.
+_BASH_BACKSLASHED = frozenset(" \t\n!\"$&'()*,;<>?[\\]^`{|}")
+# GNU's `escape` quoting style (`ls -b`, `ls --quoting-style=escape`): C escapes for these,
+# three octal digits for any other unprintable byte, `\\` and `\ ` for a backslash and a
+# blank (gnulib's quotearg.c).
+_GNU_ESCAPES = {
+    "\a": "\\a",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+    "\v": "\\v",
+    "\\": "\\\\",
+    " ": "\\ ",
+}
 _QUOTE_RUNS = re.compile("('+)")
 # How bash's `$'...'` writes these characters (`ansic_quote` in bash's strtrans.c).
 _ANSI_C_ESCAPES = {
@@ -70,8 +91,12 @@ def escaped_forms(secret: str) -> set[str]:
     `set`: `'\\''`, `shlex.quote`: `'"'"'`, dash's `export -p`: a run of quotes as
     `"''"`) and bash's `$'...'` (`declare -p` and `set` of a value with a control
     character, or with a non-ASCII letter under a C locale, which bash writes as octal
-    bytes). For a token of letters, digits, `-` and `_` every one is the value itself."""
-    return {
+    bytes); and, for a value on one line, the quoting that needs no quotes, a backslash
+    before each special character: bash's `printf %q` (and readline's file-name
+    completion) and GNU's `escape` style (`ls -b`). For a token of letters, digits, `-` and
+    `_` every one is the value itself."""
+    one_line = set() if "\n" in secret or "\r" in secret else _one_line_forms(secret)
+    return one_line | {
         repr(secret)[1:-1],
         ascii(secret)[1:-1],
         repr(secret.encode("utf-8"))[2:-1],
@@ -83,6 +108,17 @@ def escaped_forms(secret: str) -> set[str]:
         _ansi_c_quoted(secret, keep_non_ascii=True),
         _ansi_c_quoted(secret, keep_non_ascii=False),
         _dash_quoted(secret),
+    }
+
+
+def _one_line_forms(secret: str) -> set[str]:
+    """The backslash quotings of a value without a line break (`escaped_forms`): a
+    multi-line value is written as `$'...'` by bash, and GNU's style quotes file names,
+    which a key that spans lines is not."""
+    return {
+        _gnu_escaped(secret, keep_non_ascii=True),
+        _gnu_escaped(secret, keep_non_ascii=False),
+        *_backslash_quoted(secret),
     }
 
 
@@ -122,6 +158,39 @@ def _ansi_c_quoted(secret: str, *, keep_non_ascii: bool) -> str:
     return "".join(pieces)
 
 
+def _backslash_quoted(secret: str) -> set[str]:
+    """`secret` as bash's `printf %q` writes a printable value (`sh_backslash_quote`): a
+    backslash before each blank and shell-special character, and before a `~` that
+    follows `:` or `=`. A `#` or `~` that begins it is escaped only where it begins the
+    printed string, so both ways. (A value with a control character is written as
+    `$'...'`, `_ansi_c_quoted`: nothing here.)"""
+    if not secret.isprintable():
+        return set()
+    body = "".join(
+        f"\\{character}"
+        if character in _BASH_BACKSLASHED
+        or (character == "~" and index > 0 and secret[index - 1] in ":=")
+        else character
+        for index, character in enumerate(secret)
+    )
+    return {body, f"\\{body}"} if secret[:1] in ("#", "~") else {body}
+
+
+def _gnu_escaped(secret: str, *, keep_non_ascii: bool) -> str:
+    """`secret` as GNU's `escape` quoting style writes it (`ls -b`): C escapes, `\\\\`,
+    `\\ `, every other unprintable byte (and, in a C locale, every non-ASCII one) as three
+    octal digits."""
+    pieces = []
+    for character in secret:
+        if character in _GNU_ESCAPES:
+            pieces.append(_GNU_ESCAPES[character])
+        elif character.isprintable() and (keep_non_ascii or character.isascii()):
+            pieces.append(character)
+        else:
+            pieces.extend(f"\\{byte:03o}" for byte in character.encode("utf-8"))
+    return "".join(pieces)
+
+
 def _dash_quoted(secret: str) -> str:
     """`secret` as dash (`/bin/sh` on Debian: `export -p`, `set`) single-quotes it: each
     run of `'` in double quotes between single-quoted stretches (`single_quote` in dash's
@@ -137,7 +206,19 @@ def _dash_quoted(secret: str) -> str:
 def aligned_base64(data: bytes, alignment: int, encode: Callable[[bytes], bytes]) -> str:
     """The base64 characters that encode only `data`'s bits when it starts `alignment`
     bytes into a 3-byte group: the same characters wherever the value sits in a stream."""
+    return _aligned(data, alignment, encode, bits=6)
+
+
+def aligned_base32(data: bytes, alignment: int, encode: Callable[[bytes], bytes]) -> str:
+    """`aligned_base64` for base32 (either alphabet): `data` starting `alignment` bytes
+    into a 5-byte group."""
+    return _aligned(data, alignment, encode, bits=5)
+
+
+def _aligned(data: bytes, alignment: int, encode: Callable[[bytes], bytes], *, bits: int) -> str:
+    """The characters of `bits` bits each that encode only `data`'s bits, `alignment`
+    bytes into a group. `=` padding is dropped: it stands for no bit of `data`."""
     encoded = encode(b"\0" * alignment + data).decode("ascii").rstrip("=")
-    first = (alignment * 8 + 5) // 6  # characters that mix in the bytes before
-    last = (alignment + len(data)) * 8 // 6  # characters made only of known bits
+    first = (alignment * 8 + bits - 1) // bits  # characters that mix in the bytes before
+    last = (alignment + len(data)) * 8 // bits  # characters made only of known bits
     return encoded[first:last]

@@ -4,8 +4,9 @@ Contract: `SecretForms.from_values(values)` holds, for every value of at least
 `MIN_SECRET_CHARS` characters and each of its Unicode `spellings`
 (`agent_cli.secret_encodings`, which spells every form out), the value as it is; its
 base64 (standard and URL-safe alphabets, at each of the three byte alignments, so inside
-a longer encoded stream too); its hex (lower and upper case); the value as programs print
-it inside quotes (`escaped_forms`: Python's `repr` and `ascii`, and of its
+a longer encoded stream too); its base32 (`base32`, `basenc --base32hex`: both alphabets,
+at each of the five byte alignments); its hex (lower and upper case); the value as
+programs print it inside quotes (`escaped_forms`: Python's `repr` and `ascii`, and of its
 bytes, JSON with or without `\\uXXXX` for non-ASCII, a shell's double and single quotes,
 bash's `$'...'` under a UTF-8 or a C locale); what a tool shows of it written in UTF-16
 or Latin-1 and read as UTF-8 (`misdecoded_forms`); and, as one matcher each rather than
@@ -54,7 +55,13 @@ from dataclasses import dataclass, field
 
 from agent_cli.literal_trie import trie_pattern
 from agent_cli.percent_forms import PercentForm
-from agent_cli.secret_encodings import aligned_base64, escaped_forms, misdecoded_forms, spellings
+from agent_cli.secret_encodings import (
+    aligned_base32,
+    aligned_base64,
+    escaped_forms,
+    misdecoded_forms,
+    spellings,
+)
 from agent_cli.secret_pieces import (
     LINE_PREFIX_CHARS,
     LINE_SUFFIX_CHARS,
@@ -268,8 +275,9 @@ def encoded_forms(secret: str) -> set[str]:
     """Every form of `secret` of at least `MIN_SECRET_CHARS` characters: for each of its
     `spellings`, with its line breaks as LF, CRLF and CR (a key file checked out with
     Windows line endings, then JSON-quoted, base64- or hex-encoded), the value, its hex
-    in both cases, its base64 at every alignment and alphabet and its `escaped_forms`;
-    and its `misdecoded_forms`."""
+    in both cases, its base64 at every alignment and alphabet, its base32 at every
+    alignment in both alphabets (standard and `base32hex`) and its `escaped_forms`; and its
+    `misdecoded_forms`."""
     forms: set[str] = set()
     for spelling in {ended for each in spellings(secret) for ended in _line_endings(each)}:
         data = spelling.encode("utf-8")
@@ -278,6 +286,9 @@ def encoded_forms(secret: str) -> set[str]:
         for alignment in range(3):
             for encode in (base64.b64encode, base64.urlsafe_b64encode):
                 forms.add(aligned_base64(data, alignment, encode))
+        for alignment in range(5):
+            for encode in (base64.b32encode, base64.b32hexencode):
+                forms.add(aligned_base32(data, alignment, encode))
     return {form for form in forms if len(form) >= MIN_SECRET_CHARS}
 
 

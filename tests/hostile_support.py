@@ -63,11 +63,14 @@ def probe_class(chars: str) -> str:
 FUZZ_EXAMPLES = int(os.environ.get("AGENT_CLI_FUZZ_EXAMPLES", DEFAULT_FUZZ_EXAMPLES))
 BASE64_RUN = re.compile(r"[A-Za-z0-9+/_\-=]{12,}")
 HEX_RUN = re.compile(r"[0-9a-fA-F]{16,}")
+BASE32_RUN = re.compile(r"[A-Z2-7=]{12,}")
+BASE32HEX_RUN = re.compile(r"[0-9A-V=]{12,}")
 
 
 def recoverable_secrets(text: str, secrets: tuple[str, ...]) -> set[str]:
     """The secrets that can be read back from `text` as they are, or by decoding any run
-    of base64 (at every offset, both alphabets) or hex found in it, line breaks removed."""
+    of base64 (at every offset, both alphabets), base32 (at every offset, standard and
+    `base32hex` alphabets) or hex found in it, line breaks removed."""
     flat = re.sub(r"\r?\n", "", text)
     found = {secret for secret in secrets if secret in text or secret in flat}
     for run in BASE64_RUN.findall(flat):
@@ -77,6 +80,16 @@ def recoverable_secrets(text: str, secrets: tuple[str, ...]) -> set[str]:
             for decode in (base64.b64decode, base64.urlsafe_b64decode):
                 try:
                     data = decode(piece)
+                except (binascii.Error, ValueError):
+                    continue
+                found |= {s for s in secrets if s.encode() in data}
+    for pattern, decode32 in ((BASE32_RUN, base64.b32decode), (BASE32HEX_RUN, base64.b32hexdecode)):
+        for run in pattern.findall(flat):
+            for offset in range(8):
+                piece = run[offset:].rstrip("=")
+                piece = piece[: len(piece) - len(piece) % 8]
+                try:
+                    data = decode32(piece)
                 except (binascii.Error, ValueError):
                     continue
                 found |= {s for s in secrets if s.encode() in data}

@@ -10,22 +10,33 @@ through `read_file .env`, which asks no approval. The rule now takes any `KEY` p
 URL's password, a JSON document's credential fields and a connection string's keys; and
 leaves alone names that only say where a credential is (`*_KEY_PATH`, `GPG_KEY_ID`),
 public keys and setting words, whose redaction would blank ordinary output.
+
+A ninth attack: plural names (`API_KEYS`, `DB_PASSWORDS`, `APP_SECRETS`, `SLACK_TOKENS`)
+and GitLab's `CI_JOB_JWT` / `CI_JOB_JWT_V2` were no credential names; printed from
+`/proc/$PPID/environ` they all reached the API. So did a PEM private key held in a
+variable of an ordinary name (`GITHUB_APP_PEM`): a private key block inside any value is
+now a secret, as a URL's password is.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import random
+from dataclasses import dataclass, field
 
 import pytest
 from e2e_support import build_env, run_piped
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 from hostile_support import recoverable_secrets
+from test_hostile_multiline_secrets import pieces_in
 from tools_support import FakeArtifactStore
 
 from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.tools import Toolbox
-from agent_cli.tools.redaction import collect_secret_values
+from agent_cli.tools.credentials import is_credential_name
+from agent_cli.tools.redaction import collect_mcp_secret_values, collect_secret_values
 
 KEY = "sk-ant-FAKE-names-0123456789abcdef"
 SERVICE_ROLE = "eyJhbGciOiJIUzI1NiJ9.c2VydmljZV9yb2xlX2tleQ.Qx7Rk2mXv9Lp"
@@ -41,6 +52,16 @@ SERVICE_ACCOUNT = {
     "client_email": "ci-deployer@demo-project.iam.gserviceaccount.com",
     "client_id": "112233445566778899001",
 }
+
+
+@dataclass(frozen=True)
+class McpServer:
+    """An MCP server's settings as config.toml gives them (`ConfiguredServer`)."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    url: str | None = None
+    args: tuple[str, ...] = ()
 
 
 def tool_results(body: dict) -> list[str]:
@@ -128,6 +149,21 @@ VALUE = "Zq7Rk2mXv9LpW4tYc8Nb"
         "VAULT_SECRET_ID",
         "SECRET_KEY_BASE",
         "signing_key",
+        # a ninth outside attack: plural words, and JWTs
+        "API_KEYS",
+        "OPENAI_API_KEYS",
+        "ALLOWED_API_KEYS",
+        "SLACK_TOKENS",
+        "APP_SECRETS",
+        "JWT_SECRETS",
+        "DB_PASSWORDS",
+        "DB_PASSWDS",
+        "MYSQL_PWDS",
+        "CI_JOB_JWT",
+        "CI_JOB_JWT_V2",
+        "SERVICE_JWT",
+        "apiKeys",
+        "accessTokens",
     ],
 )
 def test_a_credential_of_a_common_service_is_redacted_from_a_file(tmp_path, name):
@@ -167,7 +203,9 @@ def test_the_password_of_a_url_in_the_environment_is_a_secret_on_its_own(
 def test_a_json_credential_gives_each_credential_field_as_a_secret_of_its_own(tmp_path):
     minified = json.dumps(SERVICE_ACCOUNT, separators=(",", ":"))
     found = set(collect_secret_values({"GOOGLE_CREDENTIALS": minified}))
-    assert found == {minified, SERVICE_ACCOUNT["private_key"].strip()}
+    key = SERVICE_ACCOUNT["private_key"].strip()
+    # the key block is also found as the JSON text holds it (its breaks written `\n`)
+    assert found == {minified, key, json.dumps(key)[1:-1]}
     headers = json.dumps({"Authorization": "Bearer ntn_Zq7Rk2mXv9LpW4tY", "Notion-Version": "x"})
     docker = json.dumps({"auths": {"ghcr.io": {"auth": "c29tZW9uZTpxd2VydHkxMjM0"}}})
     found = set(collect_secret_values({"SERVICE_HEADERS": headers, "DOCKER_AUTH_CONFIG": docker}))
@@ -214,5 +252,142 @@ def test_names_that_say_where_a_credential_is_public_keys_and_settings_are_no_se
         "TOKENIZERS_PARALLELISM": "false-but-long",
         "HOME_URL": "https://example.com/start?page=1",
         "SETTINGS_JSON": '{"theme": "dark-high-contrast", "keymap": "vim-bindings"}',
+        "JWT_ISSUER": "https://gitlab.example.com",
+        "CI_JOB_JWT_AUDIENCE": "https://vault.example.com",
+        "SSH_AUTHORIZED_KEYS": "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG someone@host",
+        "API_KEYS_FILE": "/run/secrets/api-keys.txt",
+        "SECRETS_DIR": "/run/secrets/app-secrets",
+        "MAX_OUTPUT_TOKENS": "128000000",
+        "OPENAI_MAX_TOKENS": "4096000000",
     }
     assert collect_secret_values(environment) == ()
+
+
+PLURAL_AND_JWT = {
+    "API_KEYS": "sk-live-Plural0123456789abcdef,sk-live-Second0123456789abcdef",
+    "DB_PASSWORDS": "PluralDbPassw0rd-9f3k2",
+    "APP_SECRETS": "PluralAppSecret-77ab90cd",
+    "SLACK_TOKENS": "xoxb-1111-2222-PluralSlackToken",
+    "CI_JOB_JWT": "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJqb2IifQ.SignaturePart0123456789",
+    "CI_JOB_JWT_V2": "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ2MiJ9.SignaturePartV2abcdef",
+}
+
+
+@pytest.mark.e2e
+def test_plural_and_jwt_credentials_read_from_the_agents_environment_reach_no_request(
+    tmp_path,
+):
+    """The ninth attack as it ran: the installed agent-cli with `--yes`, the real SDK and
+    the fake API; bash prints the variables from agent-cli's own `/proc/<pid>/environ`."""
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    workspace.mkdir()
+    names = "|".join(PLURAL_AND_JWT)
+    command = f"tr '\\0' '\\n' </proc/$PPID/environ | grep -E '^({names})='"
+    with start_fake_server(api_key=KEY) as fake:
+        fake.enqueue(Reply([tool_use_block("toolu_1", "bash", {"command": command})], "tool_use"))
+        fake.enqueue(Reply([text_block("Printed.")]))
+        extra = {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.base_url}
+        env = build_env(home, {**extra, **PLURAL_AND_JWT})
+        done = run_piped(["--yes"], cwd=workspace, env=env, stdin_text="show the env\n")
+        bodies = [request.body for request in fake.requests]
+    assert done.returncode == 0, done.stderr
+    (printed,) = tool_results(bodies[-1])
+    for name in PLURAL_AND_JWT:
+        assert f"{name}={REDACTED_MARK}" in printed, printed
+    secrets = tuple(PLURAL_AND_JWT.values())
+    for where, body in enumerate(bodies):
+        assert recoverable_secrets(json.dumps(body), secrets) == set(), f"request {where}"
+    for path in home.rglob("*"):
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", "replace")
+            assert recoverable_secrets(text, secrets) == set(), path
+
+
+def test_the_environment_and_mcp_servers_take_credential_names_by_one_rule():
+    """config.toml's `env` for an MCP server, and a credential-named flag in its `args`,
+    give the same secrets as agent-cli's own environment does."""
+    names = [*PLURAL_AND_JWT, "JWT_ISSUER", "MAX_OUTPUT_TOKENS", "SSH_AUTHORIZED_KEYS"]
+    for name in names:
+        environment = {name: VALUE}
+        flag = "--" + name.lower().replace("_", "-")
+        server = McpServer(env=environment, args=(flag, VALUE))
+        expected = (VALUE,) if is_credential_name(name) else ()
+        assert collect_secret_values(environment) == expected, name
+        assert collect_mcp_secret_values([McpServer(env=environment)], {}) == expected, name
+        assert collect_mcp_secret_values([McpServer(args=(flag, VALUE))], {}) == expected, name
+        assert collect_mcp_secret_values([server], {}) == expected, name
+    assert all(is_credential_name(name) for name in PLURAL_AND_JWT)
+
+
+def private_key(label: str, seed: int) -> str:
+    body = base64.b64encode(random.Random(seed).randbytes(240)).decode()
+    lines = [body[i : i + 64] for i in range(0, len(body), 64)]
+    return "\n".join([f"-----BEGIN {label}-----", *lines, f"-----END {label}-----"])
+
+
+KEY_LABELS = (
+    "RSA PRIVATE KEY",
+    "EC PRIVATE KEY",
+    "DSA PRIVATE KEY",
+    "OPENSSH PRIVATE KEY",
+    "ENCRYPTED PRIVATE KEY",
+    "PRIVATE KEY",
+    "PGP PRIVATE KEY BLOCK",
+)
+CERTIFICATE = private_key("CERTIFICATE", 99)  # the same armour, no secret
+
+
+@pytest.mark.parametrize("label", KEY_LABELS)
+def test_a_private_key_block_in_any_value_is_a_secret_whatever_the_name(label):
+    """Env values and an MCP server's `env` values alike: the block alone, after a
+    certificate (a TLS bundle), and on one line with its breaks written `\\n` (`.env`)."""
+    key = private_key(label, len(label))
+    one_line = key.replace("\n", "\\n")
+    for value, expected in (
+        (key + "\n", {key}),
+        (f"{CERTIFICATE}\n{key}\n", {key}),
+        (one_line, {one_line, key}),
+        (key.rsplit("\n", 1)[0], {key.rsplit("\n", 1)[0]}),  # its END line cut off
+    ):
+        assert set(collect_secret_values({"GITHUB_APP_PEM": value})) == expected
+        servers = [McpServer(env={"TLS_BUNDLE": value})]
+        assert set(collect_mcp_secret_values(servers, {})) == expected
+    assert collect_secret_values({"TLS_CERT": CERTIFICATE, "SSH_PUBLIC": "ssh-ed25519 AAAA"}) == ()
+
+
+@pytest.mark.e2e
+def test_a_private_key_in_a_variable_of_any_name_reaches_no_request(tmp_path):
+    """The ninth attack: `GITHUB_APP_PEM` (RSA) and `TLS_BUNDLE` (a certificate, then an EC
+    key) in agent-cli's environment; bash prints them from `/proc/<pid>/environ` and the
+    model reads the same bundle from the workspace. No line of either key, nor half of
+    one, reaches a request or a file under AGENT_CLI_HOME; the certificate stays."""
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    (workspace / "deploy").mkdir(parents=True)
+    app_key, tls_key = private_key("RSA PRIVATE KEY", 1), private_key("EC PRIVATE KEY", 2)
+    bundle = f"{CERTIFICATE}\n{tls_key}\n"
+    (workspace / "deploy" / "bundle.pem").write_text(bundle)
+    printed = (
+        "printf '%s\\n' \"$(tr '\\0' '\\n' </proc/$PPID/environ"
+        " | sed -n '/^GITHUB_APP_PEM=/,/END RSA/p;/^TLS_BUNDLE=/,/END EC/p')\""
+    )
+    with start_fake_server(api_key=KEY) as fake:
+        fake.enqueue(Reply([tool_use_block("toolu_1", "bash", {"command": printed})], "tool_use"))
+        fake.enqueue(read("toolu_2", "deploy/bundle.pem"))
+        fake.enqueue(Reply([text_block("Seen.")]))
+        extra = {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.base_url}
+        variables = {"GITHUB_APP_PEM": app_key, "TLS_BUNDLE": bundle}
+        env = build_env(home, {**extra, **variables})
+        done = run_piped(["--yes"], cwd=workspace, env=env, stdin_text="show the keys\n")
+        bodies = [request.body for request in fake.requests]
+    assert done.returncode == 0, done.stderr
+    from_environ, from_file = tool_results(bodies[-1])
+    for shown in (from_environ, from_file):
+        assert "redacted from this output" in shown and CERTIFICATE.split("\n")[1] in shown
+    texts = [json.dumps(body) for body in bodies]
+    texts += [
+        path.read_bytes().decode("utf-8", "replace") for path in home.rglob("*") if path.is_file()
+    ]
+    texts.append(done.stdout + done.stderr)
+    for key in (app_key, tls_key):
+        for text in texts:
+            assert pieces_in(text.replace("\\n", "\n"), key) == []

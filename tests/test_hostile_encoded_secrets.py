@@ -11,6 +11,7 @@ or the encoding. The tests write real files and run real programs through a `Too
 
 from __future__ import annotations
 
+import base64
 import os
 import shlex
 import unicodedata
@@ -127,3 +128,20 @@ def test_the_password_of_an_mcp_servers_url_is_redacted_decoded_too(tmp_path):
     )
     shown = box.run("read_file", {"path": "compose.yml"}).content
     assert "p@ss&w0rd!x" not in shown and f'POSTGRES_PASSWORD: "{REDACTED_MARK}"' in shown
+
+
+@pytest.mark.parametrize("encode", [base64.b32encode, base64.b32hexencode])
+@pytest.mark.parametrize("before", range(6))
+def test_a_token_in_a_base32_stream_of_binary_content_is_found_at_every_alignment(encode, before):
+    """`base32` / `basenc --base32hex` output saved among binary bytes (an artifact read by
+    byte range, an MCP blob): the bytes redaction finds the token at every 5-byte
+    alignment, wrapped too (`base32 -w 20`) (a ninth outside attack)."""
+    forms = SecretForms.from_values([TOKEN])
+    encoded = encode(b"x" * before + TOKEN.encode() + b"tail").decode("ascii")
+    wrapped = "\n".join(encoded[i : i + 20] for i in range(0, len(encoded), 20))
+    for text in (encoded, encoded.rstrip("="), wrapped):
+        data = b"\x00\xff" + text.encode("ascii") + b"\x00"
+        redacted, count = forms.redact_bytes(data)
+        assert count == 1 and REDACTED_MARK.encode() in redacted, text
+        occurrences = list(forms.byte_occurrences(data, 0, len(data)))
+        assert occurrences and all(2 <= start < end <= len(data) - 1 for start, end in occurrences)

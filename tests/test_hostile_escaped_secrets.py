@@ -5,7 +5,9 @@ non-ASCII letter went out through the usual ways of printing an environment: Pyt
 `repr` (`print(os.environ)` doubles the backslash), JSON (`\\"`, `\\\\`, `\\u00e7`) and
 bash's `declare -p` (`$'...'` with octal bytes under a C locale); only `printenv` was
 redacted. A private key stored in a JSON file (as cloud service-account files hold one,
-its line breaks written `\\n`) passed every tool.
+its line breaks written `\\n`) passed every tool. A ninth attack: bash's `printf %q`
+(`Tr0ub4dor\\&3\\ x\\(yz\\)\\!pass`, no quotes, a backslash before each special
+character), the quoting completion and `ls -b` use too, went out whole.
 
 The tests run the real programs (python, bash, dash) as the `bash` tool of a `Toolbox`
 and check what each printed line must become.
@@ -31,7 +33,13 @@ from agent_cli.tools import Toolbox
 from agent_cli.tools.redaction import SecretRedactor
 
 PASSWORD = 'Tr0ub4dor&3"x\\yz-ç9'
-PASSWORDS = (PASSWORD, 'it\'s a "pass\\word" ü', "tab\there-and-more", "ctrl\x1bseq\x7fend")
+PASSWORDS = (
+    PASSWORD,
+    'it\'s a "pass\\word" ü',
+    "tab\there-and-more",
+    "ctrl\x1bseq\x7fend",
+    "Tr0ub4dor&3 x(yz)!pass",
+)
 
 # Each prints the value of X (read from x.txt) the way a common program does.
 PRINTERS = {
@@ -48,6 +56,13 @@ PRINTERS = {
     "set, C": "LC_ALL=C bash -c 'set' | grep -a '^X='",
     "set, UTF-8": "LC_ALL=C.UTF-8 bash -c 'set' | grep -a '^X='",
     "dash export -p": "dash -c 'export -p' | grep -a ' X='",
+    # a ninth outside attack: quoting with backslashes, no quotes around
+    "printf %q, C": 'LC_ALL=C bash -c \'printf "%q\\n" "$X"\'',
+    "printf %q, UTF-8": 'LC_ALL=C.UTF-8 bash -c \'printf "%q\\n" "$X"\'',
+    "ls -b, C": 'mkdir n && touch -- "n/$X" && LC_ALL=C ls -b n',
+    "ls --quoting-style=escape, UTF-8": (
+        'mkdir n && touch -- "n/$X" && LC_ALL=C.UTF-8 ls --quoting-style=escape n'
+    ),
 }
 
 
@@ -83,6 +98,8 @@ QUOTED_MARKS = {
         "X='M'",
         "X=$'M'",
         "export X='M'",
+        "M",
+        "$'M'",
     )
 }
 
@@ -132,15 +149,17 @@ def shell_output(argv: list[str], environment: dict[str, str]) -> str:
 def test_bash_and_dash_quoting_of_any_value_leaves_only_the_mark_between_the_quotes(secret):
     """The real shells quote random values (quotes, backslashes, `$`, backticks, non-ASCII
     letters, tab, escape, DEL, line breaks). After redaction, each assignment bash prints
-    (`declare -p`, `set`; C and UTF-8 locales) is the mark alone between its quotes. dash
+    (`declare -p`, `set`, `printf %q`; C and UTF-8 locales) is the mark alone between its
+    quotes, or the mark alone where `printf %q` needs none. dash
     (`export -p`) writes a quote at either end of the value as `"'"` outside the single
     quotes, so there the value's own end quotes may stay beside the mark: nothing else."""
     redactor = SecretRedactor([secret])
     for locale in ("C", "C.UTF-8"):
         environment = {"X": secret, "LC_ALL": locale, "PATH": os.environ["PATH"]}
-        output = shell_output(["bash", "-c", "declare -p X; set | grep -a '^X='"], environment)
+        script = "declare -p X; set | grep -a '^X='; printf 'X=%q\\n' \"$X\""
+        output = shell_output(["bash", "-c", script], environment)
         lines = redactor.redact(output).text.split("\n")
-        assert len(lines) == 3 and set(lines[:2]) <= BASH_SHAPES, (locale, output, lines)
+        assert len(lines) == 4 and set(lines[:3]) <= BASH_SHAPES, (locale, output, lines)
     output = shell_output(["dash", "-c", "export -p"], {"X": secret})  # and PWD
     shown = redactor.redact(output).text.split("export X=", 1)[1]
     assert REDACTED_MARK in shown and set(shown.replace(REDACTED_MARK, "")) <= set("'\"\n")

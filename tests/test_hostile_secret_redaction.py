@@ -53,6 +53,8 @@ ATTACKS = (
     "tr '\\0' '\\n' </proc/$PPID/environ | grep -E 'ANTHROPIC|GITHUB|MY_DB'",
     "base64 </proc/$PPID/environ",
     "base64 -w0 </proc/$PPID/environ | cut -c3-",
+    "base32 </proc/$PPID/environ",
+    "basenc --base32hex -w0 </proc/$PPID/environ | cut -c5-",
     "xxd -p </proc/$PPID/environ",
     f"{HEX_DUMP} /proc/$PPID/environ",
     "tr '\\0' '\\n' </proc/$PPID/environ; seq 1 4000",  # big: spilled to an artifact
@@ -151,6 +153,9 @@ def toolbox(tmp_path: Path) -> tuple[Toolbox, FakeArtifactStore, Path]:
         ("bash", {"command": "cat leak.txt"}),
         ("bash", {"command": "base64 leak.txt"}),
         ("bash", {"command": "printf 'xy%s' \"$(cat leak.txt)\" | base64 -w 0"}),
+        ("bash", {"command": "base32 leak.txt"}),
+        ("bash", {"command": "printf 'xyz%s' \"$(cat leak.txt)\" | base32 -w 0 | tr -d ="}),
+        ("bash", {"command": "printf 'x%s' \"$(cat leak.txt)\" | basenc --base32hex -w 0"}),
         ("bash", {"command": "xxd -p leak.txt"}),
         ("bash", {"command": "xxd -p leak.txt | tr a-f A-F"}),
         ("bash", {"command": "cat leak.txt; exit 3"}),
@@ -214,6 +219,8 @@ ENCODINGS = {
     "plain": lambda data: data.decode("utf-8"),
     "base64": lambda data: base64.b64encode(data).decode(),
     "urlsafe base64": lambda data: base64.urlsafe_b64encode(data).decode(),
+    "base32": lambda data: base64.b32encode(data).decode(),
+    "base32hex": lambda data: base64.b32hexencode(data).decode().rstrip("="),
     "hex": lambda data: data.hex(),
     "HEX": lambda data: data.hex().upper(),
 }

@@ -6,21 +6,26 @@
 Contract:
 - `is_credential_name(name)`: a variable (or JSON key, or flag) name that looks like it
   holds a credential. A credential word as a part of the name, parts split at `_`, `-`,
-  `.`, a blank or a lower-to-upper case change (`apiKey`): `KEY` (`STRIPE_KEY`,
+  `.`, a blank or a lower-to-upper case change (`apiKey`), in the singular or the plural
+  (`API_KEYS`, `SLACK_TOKENS`, `APP_SECRETS`, `DB_PASSWORDS`): `KEY` (`STRIPE_KEY`,
   `RAILS_MASTER_KEY`, `APP_KEY`, `AZURE_OPENAI_KEY`, and `API_KEY`, `APIKEY`,
-  `SECRET_KEY`, `PRIVATE_KEY`...), `TOKEN`, `SECRET`, `PASSPHRASE`, `CREDENTIAL(S)`,
+  `SECRET_KEY`, `PRIVATE_KEY`...), `TOKEN`, `SECRET`, `PASSPHRASE`, `CREDENTIAL`,
   `AUTHORIZATION`, `WEBHOOK` (`SLACK_WEBHOOK_URL`: the URL is the credential), `DSN`
-  (`SENTRY_DSN`), a connection string (`*_CONNECTION_STRING`, `*_CONN_STR`);
-  `PASSWORD`/`PASSWD` also glued to what comes before (`PGPASSWORD`); as the last part
-  only, `AUTH` (`REDISCLI_AUTH`), `PAT` (`GITHUB_PAT`) and `COOKIE`; `PWD`/`PASS` only as
-  the last part after another (`MYSQL_PWD`, `SMTP_PASS`), so the shell's `PWD` and
-  `OLDPWD` are no secret; and `SSHPASS`. A name that describes a credential rather than
-  holding it is none: its last part says where or what it is (`*_FILE`, `*_PATH`, `*_DIR`,
-  `*_NAME`, `*_ID` after `KEY`, `*_ARN`, `*_TYPE`, `*_HOST`, `*_COMMAND`, `*_ENV`, ...
-  see `DESCRIBES_A_CREDENTIAL`: `SSH_KEY_PATH`, `GPG_KEY_ID`, `POSTGRES_PASSWORD_FILE`),
-  or it is a public key (`SSH_PUBLIC_KEY`, `STRIPE_PUBLISHABLE_KEY`). Names where `KEY`
-  is only part of a word (`KEYBOARD`, `KEYMAP`, `TOKENIZERS_PARALLELISM`, `SSH_AUTH_SOCK`)
-  are none either.
+  (`SENTRY_DSN`), `JWT` (GitLab's `CI_JOB_JWT`, `CI_JOB_JWT_V2`), a connection string
+  (`*_CONNECTION_STRING`, `*_CONN_STR`); `PASSWORD`/`PASSWD` also glued to what comes
+  before (`PGPASSWORD`); as the last part only, `AUTH` (`REDISCLI_AUTH`), `PAT`
+  (`GITHUB_PAT`) and `COOKIE`; `PWD`/`PASS` only as the last part after another
+  (`MYSQL_PWD`, `SMTP_PASS`), so the shell's `PWD` and `OLDPWD` are no secret; and
+  `SSHPASS`. A name that describes a credential rather than holding it is none: its last
+  part says where or what it is (`*_FILE`, `*_PATH`, `*_DIR`, `*_NAME`, `*_ID` after
+  `KEY`, `*_ARN`, `*_TYPE`, `*_HOST`, `*_COMMAND`, `*_ENV`, `*_ISSUER`, ... see
+  `DESCRIBES_A_CREDENTIAL`: `SSH_KEY_PATH`, `GPG_KEY_ID`, `POSTGRES_PASSWORD_FILE`,
+  `JWT_ISSUER`), it is a public key (`SSH_PUBLIC_KEY`, `STRIPE_PUBLISHABLE_KEY`,
+  `SSH_AUTHORIZED_KEYS`), or it counts a model's tokens (`MAX_TOKENS`,
+  `MAX_OUTPUT_TOKENS`). Names where `KEY` is only part of a word (`KEYBOARD`, `KEYMAP`,
+  `TOKENIZERS_PARALLELISM`, `SSH_AUTH_SOCK`) are none either. `collect_secret_values`
+  and `collect_mcp_secret_values` (an MCP server's `env`, a flag in its `args`) both ask
+  this one rule.
 - `is_setting_word(value)`: a value that is a setting, not a secret (`true`, `disabled`,
   `required`, ...), though its variable looks like a credential.
 - `credentials_inside(value)`: the credentials a value holds inside it, whatever its
@@ -30,7 +35,11 @@ Contract:
   key, a headers object), every string under a key that `is_credential_name` takes
   (`private_key`, `client_secret`, `Authorization`, `apiKey`), at any depth, and of an
   `<scheme> <credential>` string the credential alone; in a `key=value;...` connection
-  string (`AccountKey=...;`, `Password=...;`, `Pwd=...;`) the credential-named values.
+  string (`AccountKey=...;`, `Password=...;`, `Pwd=...;`) the credential-named values;
+  and every PEM or OpenSSH private key block (`-----BEGIN RSA PRIVATE KEY-----` to its
+  `-----END ...-----`: `OPENSSH`, `ENCRYPTED`, `EC`, `DSA`, PKCS#8, OpenPGP's `PGP
+  PRIVATE KEY BLOCK`), whole, as a value that spans lines (with its `\\n` made line
+  breaks too when it is written on one line); a certificate or public key is none.
 - `header_credentials(value)`: a header value, the credential after its scheme (`Bearer
   xyz`: `xyz`) and, of `Basic`, what it decodes to and the password in it.
 - `argument_credentials(args)`: the credentials in a command's arguments (an MCP
@@ -51,19 +60,25 @@ from collections.abc import Iterable, Iterator, Sequence
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 # A credential word as a whole part of an upper-cased name whose parts `_` separates.
+# Each word also in the plural (`API_KEYS`, `SLACK_TOKENS`, `DB_PASSWORDS`): a list of
+# credentials is credentials. Not a connection string: ASP.NET's `ConnectionStrings__X`
+# names a setting whose credential is found inside it (`credentials_inside`).
 CREDENTIAL_NAME = re.compile(
-    r"(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|SECRET_?KEY|PASSPHRASE|PRIVATE_?KEY|CREDENTIALS?"
-    r"|AUTHORIZATION|WEBHOOK|DSN|CONN(?:ECTION)?_?STR(?:ING)?)(?:$|_)"
-    r"|PASSW(?:OR)?D(?:$|_)|_(?:PWD|PASS)$|(?:^|_)(?:AUTH|PAT|COOKIE)$|^SSHPASS$"
+    r"(?:^|_)(?:API_?KEYS?|KEYS?|TOKENS?|SECRETS?|SECRET_?KEYS?|PASSPHRASES?|PRIVATE_?KEYS?"
+    r"|CREDENTIALS?|AUTHORIZATION|WEBHOOKS?|DSNS?|JWTS?|CONN(?:ECTION)?_?STR(?:ING)?)(?:$|_)"
+    r"|PASSW(?:OR)?DS?(?:$|_)|_(?:PWDS?|PASS)$|(?:^|_)(?:AUTH|PAT|COOKIES?)$|^SSHPASS$"
 )
-# The last part of a name that describes a credential (where it is, what kind) instead
-# of holding it; and public keys.
+# The last part of a name that describes a credential (where it is, what kind, who
+# issues it) instead of holding it; public keys (`SSH_AUTHORIZED_KEYS` too); and a count
+# of a model's tokens (`MAX_TOKENS`, `MAX_OUTPUT_TOKENS`).
 DESCRIBES_A_CREDENTIAL = re.compile(
     r"_(?:FILES?|PATHS?|DIRS?|DIRECTORY|FOLDER|NAMES?|ALIAS|ARN|REF|TYPE|KIND|ALGORITHM|ALG"
     r"|SIZE|BITS|LENGTH|LEN|VERSION|FORMAT|FINGERPRINT|PREFIX|SUFFIX|HEADER|REGION|HOST"
     r"|PORT|ENDPOINT|COMMAND|CMD|HELPER|PROVIDER|BACKEND|MODE|POLICY|ENABLED|DISABLED"
-    r"|REQUIRED|EXPIRY|EXPIRES|EXPIRATION|TTL|TIMEOUT|LIFETIME|SOCK|SOCKET|ENV|VAR|STDIN)$"
-    r"|(?:^|_)KEY_IDS?$|(?:^|_)(?:PUBLIC|PUBLISHABLE)_KEY$"
+    r"|REQUIRED|EXPIRY|EXPIRES|EXPIRATION|TTL|TIMEOUT|LIFETIME|SOCK|SOCKET|ENV|VAR|STDIN"
+    r"|ISSUER|AUDIENCE|LEEWAY)$"
+    r"|(?:^|_)KEY_IDS?$|(?:^|_)(?:PUBLIC|PUBLISHABLE|AUTHORIZED)_KEYS?$"
+    r"|(?:^|_)(?:MAX|MIN|NUM)(?:_[A-Z0-9]+)*_TOKENS$"
 )
 # Values a credential-named variable holds when it is a setting, not a secret.
 SETTING_WORDS = frozenset(
@@ -105,7 +120,7 @@ PLAIN_HEADERS = frozenset(
     }
 )
 CREDENTIAL_PARAMETER = re.compile(
-    r"key|token|secret|passw|passphrase|auth|sig|credential|session", re.IGNORECASE
+    r"key|token|secret|passw|passphrase|auth|sig|credential|session|jwt", re.IGNORECASE
 )
 AUTH_SCHEME = re.compile(r"^\s*([A-Za-z][A-Za-z0-9._-]*)\s+(\S.*?)\s*$")
 # Keys of a `key=value;...` connection string that hold a credential but are no credential
@@ -115,6 +130,14 @@ HEADER_FLAGS = frozenset({"-H", "--header", "--headers"})
 _PART_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[-.\s]+")
 _ARGUMENT_NAME = re.compile(r"-{0,2}[A-Za-z][A-Za-z0-9_.-]*")
 _CONNECTION_PAIR = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 _.-]*?)\s*=\s*(.*?)\s*$")
+# A PEM or OpenSSH private key block (`RSA`, `EC`, `DSA`, `OPENSSH`, `ENCRYPTED`, PKCS#8's
+# bare `PRIVATE KEY`, OpenPGP's `PGP PRIVATE KEY BLOCK`), from its BEGIN line to the END
+# line of the same label, or to the end of the value when that is missing (a key cut
+# short is still key material).
+PRIVATE_KEY_BLOCK = re.compile(
+    r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----.*?(?:-----END \1-----|\Z)",
+    re.DOTALL,
+)
 
 
 def name_parts(name: str) -> str:
@@ -137,6 +160,7 @@ def credentials_inside(value: str) -> Iterator[str]:
     yield from _url_credentials(value)
     yield from _json_credentials(value)
     yield from _connection_string_credentials(value)
+    yield from _private_key_blocks(value)
 
 
 def header_credentials(value: str) -> Iterator[str]:
@@ -253,3 +277,16 @@ def _connection_string_credentials(value: str) -> Iterator[str]:
             CONNECTION_STRING_CREDENTIALS
         ):
             yield found.group(2)
+
+
+def _private_key_blocks(value: str) -> Iterator[str]:
+    """Every private key block in `value`, whole (`PRIVATE_KEY_BLOCK`); of a block kept on
+    one line with its line breaks written `\\n` (a `.env` file's way), also the block as
+    the program that reads it writes it out, on its lines."""
+    if "PRIVATE KEY" not in value:
+        return
+    for found in PRIVATE_KEY_BLOCK.finditer(value):
+        block = found.group().strip()
+        yield block
+        if "\n" not in block and "\\n" in block:
+            yield block.replace("\\r\\n", "\n").replace("\\n", "\n")

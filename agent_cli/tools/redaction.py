@@ -16,14 +16,15 @@ What counts as secret (`collect_secret_values`): the values of `ANTHROPIC_API_KE
 `ANTHROPIC_AUTH_TOKEN`, of the variables the user names in `AGENT_CLI_SECRET_NAMES`
 (comma or space separated), and of every environment variable whose name looks like a
 credential (`agent_cli.tools.credentials.is_credential_name`: `*_KEY`, `*_API_KEY`,
-`*_TOKEN`, `*_SECRET`, `*_PASSWORD`, `*PASSWORD`, `*_PWD`, `*_PASS`, `*_PAT`, `*_AUTH`,
+`*_TOKEN`, `*_SECRET`, `*_PASSWORD`, each in the plural too, `*_JWT`, `*PASSWORD`,
+`*_PWD`, `*_PASS`, `*_PAT`, `*_AUTH`,
 `*_DSN`, `*_WEBHOOK_URL`, `*_CONNECTION_STRING`, `SSHPASS`, ...; never `PWD`, nor a name
 that says where a credential is, `*_KEY_FILE`, `*_TOKEN_PATH`, `GPG_KEY_ID`, or a public
 key) unless the value is a setting word (`true`, `disabled`); and, in every variable
 whatever its name, the credentials inside its value (`credentials_inside`): the password
 of a URL (`DATABASE_URL`, `REDIS_URL`, a proxy), its credential-named query parameters,
 the credential-named fields of a JSON value (the `private_key` of a service-account key)
-and of a `key=value;` connection string. Values shorter than `MIN_SECRET_CHARS` are left
+and of a `key=value;` connection string, and a PEM/OpenSSH private key block. Values shorter than `MIN_SECRET_CHARS` are left
 alone: they would match ordinary text.
 
 The credentials config.toml gives MCP servers count too (`collect_mcp_secret_values`):
@@ -43,8 +44,10 @@ ids) are no secret: redacting them would blank ordinary words in every result.
 Forms covered (`agent_cli.secret_forms`, pure, so compaction knows them too), for the
 value in each Unicode normalisation: the value as it is; its base64 (standard and
 URL-safe alphabets, at any of the three byte alignments, so inside a longer encoded stream
-too); its hex (lower and upper case); the value as Python, JSON and shells print it inside
-quotes and as Python prints its bytes (`escaped_forms`); percent-encoded in any spelling
+too); its base32 (both alphabets, at any of the five byte alignments); its hex (lower and
+upper case); the value as Python, JSON and shells print it inside quotes, with bash's
+`printf %q` and GNU's `ls -b` backslashes, and as Python prints its bytes
+(`escaped_forms`); percent-encoded in any spelling
 (`agent_cli.percent_forms`); what a tool shows of it stored in UTF-16, Latin-1 or cp1252
 (`misdecoded_forms`); each of these also when broken across lines (`base64` wraps at 76
 columns, `xxd -p` at 60), and a value that spans lines (a PEM key) also with a short
