@@ -255,3 +255,39 @@ def test_a_view_with_a_cut_result_counts_the_same_on_a_fresh_counter():
     assert result.reports[0].results_truncated == 1
     compacted = [freeze(m) for m in result.messages]
     _assert_equals_a_fresh_index(index, compacted, policy, TokenCounter())
+
+
+@SETTINGS
+@given(
+    histories=st.lists(valid_histories(), min_size=1, max_size=4),
+    policy_settings=policies(),
+    run=st.integers(min_value=1, max_value=6),
+)
+def test_a_view_indexed_in_runs_equals_one_indexed_at_once(histories, policy_settings, run):
+    """A long view is indexed in runs that each end where every call made in it is
+    answered (`closed_runs`), so the counter's memo still holds a run's texts when its
+    facts count them again; whatever the run length, the index equals one built at once."""
+    from unittest import mock
+
+    from agent_cli.compaction import view_index
+
+    policy = CompactionPolicy(**policy_settings)
+    view: list[Message] = []
+    for number, history in enumerate(histories):
+        view += _chunk(history, number, len(view) + 1)
+    index = ViewIndex(make_counter()[0])
+    with mock.patch.object(view_index, "RUN_MESSAGES", run):
+        tokens = index.measure(view, policy)
+        runs = list(view_index.closed_runs(view, 0, _answers(view), run))
+    assert [message for _, part in runs for message in part] == view
+    assert [at for at, _ in runs] == [sum(len(p) for _, p in runs[:n]) for n in range(len(runs))]
+    _assert_equals_a_fresh_index(index, view, policy)
+    assert tokens == index.tokens
+
+
+def _answers(view: list[Message]) -> dict[str, tuple[int, int]]:
+    from agent_cli.protocol import ProtocolScan
+
+    scan = ProtocolScan()
+    scan.feed(view, 0)
+    return scan.finish()

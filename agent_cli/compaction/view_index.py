@@ -6,7 +6,8 @@ Contract:
 - `measure(messages, policy)` validates the tool protocol of `messages` and returns their
   tokens. When the view indexed last is a prefix of `messages` (every message of it still
   equal to what was indexed), only the messages after it are validated, counted and given
-  facts: a conversation that appends a turn pays for the turn. Any other view is indexed
+  facts: a conversation that appends a turn pays for the turn. A long tail (a view no
+  check followed) is indexed in runs as appended turns would be (`closed_runs`). Any other view is indexed
   again from the start: rebuilt, never patched. ToolProtocolError for an invalid view
   leaves the index as it was (a call whose results are still running is not a reason to
   forget the history); any other failure while the index is being extended empties it.
@@ -31,7 +32,7 @@ Contract:
 from __future__ import annotations
 
 import operator
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -57,6 +58,9 @@ from agent_cli.tokens import TokenCounter
 Message = dict[str, Any]
 Terms = tuple[ReadRule, SecretForms]  # what recorded facts depend on of a policy
 DEFAULT_POLICY = CompactionPolicy()
+# A long view is indexed in runs of about this many messages: each run's texts, counted
+# once for the counts and again for the facts, stay in the counter's memo between the two.
+RUN_MESSAGES = 512
 
 
 class ViewIndex:
@@ -110,22 +114,35 @@ class ViewIndex:
         scan.feed(added, start)
         answered = scan.finish()  # an invalid view raises here and leaves the index as it was
         try:
-            counts = list(map(self.counter.count_message, added))
-            facts = record_facts(added, start, answered, self.counter, policy)
-            note_superseded(facts, start, policy, self._reads)
+            for at, run in closed_runs(added, start, answered, RUN_MESSAGES):
+                self._extend(run, at, answered, policy)
         except BaseException:  # a bad view or Ctrl-C: never leave a half-extended index
             self._clear(None)
             raise
+        self._tool_ids.update(answered)
+        self._messages = messages
+        return self._tokens
+
+    def _extend(
+        self,
+        added: Sequence[Message],
+        start: int,
+        answered: Mapping[str, tuple[int, int]],
+        policy: CompactionPolicy,
+    ) -> None:
+        """Index `added` (message `start` onwards, validated; every call among them
+        answered among them): their counts, then their facts, which count the same
+        blocks again while the counter's memo still holds them."""
+        counts = list(map(self.counter.count_message, added))
+        facts = record_facts(added, start, answered, self.counter, policy)
+        note_superseded(facts, start, policy, self._reads)
         self._recorded.extend(added)
         self._facts.extend(facts)
         largest = max((found.largest_result or 0 for found in facts), default=0)
         self._largest_result = max(self._largest_result, largest)
-        self._tool_ids.update(answered)
         self._snapshots.extend(map(self.counter.snapshot_of, added))  # counted just now
         self._counts.extend(counts)
         self._tokens += sum(counts)
-        self._messages = messages
-        return self._tokens
 
     def count(self, messages: Sequence[Message], policy: CompactionPolicy | None = None) -> int:
         """Tokens of `messages`, valid or not yet (module doc)."""
@@ -168,6 +185,31 @@ class ViewIndex:
         self._recorded, self._facts, self._largest_result = [], [], 0
         self._tool_ids, self._terms = set(), terms
         self._reads = ReadHistory()
+
+
+def closed_runs(
+    added: Sequence[Message],
+    start: int,
+    answered: Mapping[str, tuple[int, int]],
+    size: int,
+) -> Iterator[tuple[int, Sequence[Message]]]:
+    """`added` (message `start` onwards) in consecutive runs of about `size` messages
+    (where each run starts, and the run), each ending where every call made in it is
+    answered in it (`answered`: id -> positions of its tool_use and tool_result
+    messages), so each run is indexed as a turn appended on its own would be."""
+    if len(added) <= size:
+        yield start, added
+        return
+    answered_by: dict[int, int] = {}
+    for use_at, result_at in answered.values():
+        answered_by[use_at] = max(answered_by.get(use_at, result_at), result_at)
+    run_start, open_until = start, -1
+    for position in range(start, start + len(added) - 1):
+        open_until = max(open_until, answered_by.get(position, -1))
+        if position + 1 - run_start >= size and open_until <= position:
+            yield run_start, added[run_start - start : position + 1 - start]
+            run_start = position + 1
+    yield run_start, added[run_start - start :]
 
 
 def record_facts(
