@@ -613,3 +613,32 @@ def test_a_dropped_message_with_two_texts_gives_them_newest_first_as_a_rescan_do
     rescanned, _ = collect_removed(view, pruned.messages)
     assert [request.text for request in rescanned] == ["second ask", "first ask"]
     assert all(request.counted is not None for request in requests)  # as recorded
+
+
+def test_a_messages_result_counts_follow_its_results_when_calls_leave_it() -> None:
+    """Each result's count is recorded beside it (`MessageFacts.result_tokens`, what L1
+    cuts from); when some calls leave the message (`without_calls`), the counts left are
+    those of the results left, in order, and L1 reads them instead of counting again."""
+    from agent_cli.compaction.message_facts import without_calls
+    from agent_cli.tokens import TokenCounter
+
+    class RecordingCounter(TokenCounter):
+        texts: list[str] = []
+
+        def count_text(self, text: str) -> int:
+            self.texts.append(text)
+            return super().count_text(text)
+
+    counter = RecordingCounter()
+    results = [tool_result(f"t{n}", "word " * (50 * n + 1)) for n in range(1, 5)]
+    found = build_message_facts(user(results), counter)
+    counts = [counter.count_result_content(block) for block in results]
+    assert found.result_tokens == tuple(counts) and found.largest_result == max(counts)
+    left = without_calls(found, {"t2", "t3"})
+    assert left.results == (results[0], results[3])
+    assert left.result_tokens == (counts[0], counts[3])
+    counter.texts.clear()
+    policy = CompactionPolicy(max_tool_result_tokens=60)
+    cut = build_truncation_outcome([user(results)], policy, counter, [found])
+    assert cut.results_truncated == 3
+    assert not {block["content"] for block in results} & set(counter.texts)  # read, not counted

@@ -58,6 +58,9 @@ class MessageFacts(NamedTuple):
     # its texts as the digest takes them when they leave, each line counted
     # (`note_requests`; () when not recorded)
     requests: tuple[RequestEntry, ...] = ()
+    # the tokens of each of `results`, in order, as `largest_result` was found (() when
+    # built without a counter): L1 reads what it cuts from, not a count again
+    result_tokens: tuple[int, ...] = ()
 
 
 NO_CALLS = tuple(MessageFacts._field_defaults.values())  # the fields after `largest_result`
@@ -115,10 +118,11 @@ def build_message_facts(message: Message, counter: TokenCounter | None) -> Messa
             uses.append(block)
         elif kind == "tool_result":
             results.append(block)
-    largest = None if counter is None else 0
-    if counter is not None and results:
-        largest = max(map(counter.count_result_content, results))
-    return MessageFacts(texts, tuple(uses), tuple(results), pointer, largest)
+    if counter is None:
+        return MessageFacts(texts, tuple(uses), tuple(results), pointer, None)
+    tokens = tuple(map(counter.count_result_content, results))
+    largest = max(tokens, default=0)
+    return MessageFacts(texts, tuple(uses), tuple(results), pointer, largest, result_tokens=tokens)
 
 
 def build_view_facts(
@@ -138,8 +142,11 @@ def without_calls(
     recorded entries in order, and the messages holding their results (`answered_in`)
     are named through `moved` (id of a message -> what replaced it in the view), so a
     later removal still takes those entries as they are."""
-    results = found.results
-    if results:
+    results, tokens = found.results, found.result_tokens
+    if results and tokens:
+        kept = [i for i, block in enumerate(results) if block.get("tool_use_id") not in ids]
+        results, tokens = tuple(results[i] for i in kept), tuple(tokens[i] for i in kept)
+    elif results:
         results = tuple(block for block in results if block.get("tool_use_id") not in ids)
     uses = found.uses and tuple(use for use in found.uses if use.get("id") not in ids)
     if not uses:  # (the usual case: all of them; a tuple made in C, a view has thousands)
@@ -151,8 +158,9 @@ def without_calls(
                 results,
                 found.pointer,
                 found.largest_result,
-                *NO_CALLS[:-1],
+                *NO_CALLS[:-2],
                 found.requests,
+                tokens,
             ),
         )
     calls, answered_in = found.calls, found.answered_in
@@ -174,6 +182,7 @@ def without_calls(
             None,
             None,
             found.requests,
+            tokens,
         ),
     )
 

@@ -252,21 +252,20 @@ def _truncate_result(
     counter: TokenCounter,
     secrets: SecretForms,
     pointer: str | None,
+    original: int,
 ) -> tuple[dict[str, Any], int] | None:
-    """The cut result and the tokens it saves (its content's count before minus after;
-    the rest of the block is unchanged but for `CUT_FROM_KEY`, the size of its text
-    before the first cut), or None. `pointer`: its message's record."""
+    """The cut result and the tokens it saves (its content's count, `original`, before
+    minus after; the rest of the block is unchanged but for `CUT_FROM_KEY`, the size of
+    its text before the first cut), or None. `pointer`: its message's record."""
     content = block.get("content")
     cut_from = {CUT_FROM_KEY: block.get(CUT_FROM_KEY, result_size(block))}
     if isinstance(content, str):
-        original = counter.count_result_content(block)
         cut_text = build_truncated_text(content, budget, counter, secrets, original, pointer)
         if cut_text is None:
             return None
         shorter = counter.carry_count({**block, "content": cut_text[0], **cut_from}, *cut_text)
         return shorter, original - counter.count_result_content(shorter)  # as counted
     if isinstance(content, list):
-        original = counter.count_content(content)
         if original <= budget:
             return None
         cut = build_truncated_blocks(content, budget, counter, secrets, pointer)
@@ -329,12 +328,17 @@ def cut_message(
     save; the smaller message's facts follow from `found` (same texts and pointer). Each
     cut's marker names the message's record (`found.pointer`), which holds it whole."""
     content = message["content"]
-    blocks, results_cut, saved = list(content), 0, 0
+    known = found.result_tokens if len(found.result_tokens) == len(found.results) else None
+    blocks, tokens, results_cut, saved = list(content), list[int](), 0, 0
     for index, block in enumerate(content):
         if isinstance(block, dict) and block.get("type") == "tool_result":
-            cut = _truncate_result(block, budget, counter, secrets, found.pointer)
+            original = None if known is None else known[len(tokens)]
+            if original is None:
+                original = counter.count_result_content(block)
+            cut = _truncate_result(block, budget, counter, secrets, found.pointer, original)
             if cut is not None:
                 blocks[index], results_cut, saved = cut[0], results_cut + 1, saved + cut[1]
+            tokens.append(original if cut is None else original - cut[1])
     if results_cut == 0 or saved <= 0:
         return None
     smaller = {**message, "content": blocks}
@@ -345,9 +349,14 @@ def cut_message(
         for block in smaller["content"]
         if isinstance(block, dict) and block.get("type") == "tool_result"
     )
-    largest = max(map(counter.count_result_content, results), default=0)
     facts = MessageFacts(
-        found.texts, found.uses, results, found.pointer, largest, requests=found.requests
+        found.texts,
+        found.uses,
+        results,
+        found.pointer,
+        max(tokens, default=0),
+        requests=found.requests,
+        result_tokens=tuple(tokens),
     )
     return CutFacts(budget, secrets, smaller, results_cut, saved, facts)
 
