@@ -3,9 +3,10 @@
 Run with `python -m bench bench_compaction` (or `make bench`). Prints figures only and
 asserts nothing. Targets (issues 2, 10 and 22): L1-L3 on the 8,001-message view take at
 most 100 ms median and at most a fifteenth of the seed-style algorithm's time, on three
-shapes (L1 cuts nothing, a few huge results, every result); two more shapes show views
-unlike those (three parallel calls a turn, a user request every turn), where issue 22
-found the speed fragile; a view no check has followed
+shapes (L1 cuts nothing, a few huge results, every result); four more shapes show views
+unlike those (three and ten parallel calls a turn, a user request every turn, a long
+paste every fifth turn), where issue 22 and a later probe found the speed fragile; a
+view no check has followed
 (plain dicts, a fresh counter) at most 1.5 times what counting its tokens costs. The session keeps
 its view as frozen messages (`agent_cli.frozen`), whose index checks are identity checks,
 each carrying the pointer to the transcript record it came from (`with_pointers`: the
@@ -112,15 +113,15 @@ def build_history(turns: int, huge_every: int = 0) -> list[Message]:
     return history
 
 
-def build_parallel_history(turns: int) -> list[Message]:
-    """A first request and `turns` turns of three parallel calls each (the first a file
+def build_parallel_history(turns: int, calls: int = 3) -> list[Message]:
+    """A first request and `turns` turns of `calls` parallel calls each (the first a file
     read every third turn, the others searches) answered together, 700 characters each:
     L2 takes one call out of messages whose other calls stay."""
     history: list[Message] = [{"role": "user", "content": "Please make the test suite pass."}]
     for number in range(turns):
         call, answer = build_turn(number)
         uses, results = [call["content"][1]], [answer["content"][0]]
-        for extra in range(1, 3):
+        for extra in range(1, calls):
             tool_id = f"toolu_{number:06d}_{extra}"
             pattern = f"def handler_{number}_{extra}"
             uses.append(
@@ -153,6 +154,26 @@ def build_conversation_history(turns: int) -> list[Message]:
             *build_turn(number),
         ]
     return history
+
+
+def build_paste_history(turns: int) -> list[Message]:
+    """A first request and `turns` turns: every fifth the user pastes a 5 KB log and the
+    model answers in 3 KB of text, every other a short request and such an answer, the
+    rest a tool call with its 2 KB result. L3 takes hundreds of pastes into the digest,
+    which keeps each whole only while it fits and cuts the rest to a head."""
+    history: list[Message] = [{"role": "user", "content": "Please make the test suite pass."}]
+    for number in range(turns):
+        answer = {"role": "assistant", "content": f"Answer {number}: {build_result(number, 3_000)}"}
+        if number % 5 == 4:
+            history += [
+                {"role": "user", "content": f"Here is the log:\n{build_result(-number, 5_000)}"},
+                answer,
+            ]
+        elif number % 2:
+            history += [{"role": "user", "content": f"ok, go on with step {number}"}, answer]
+        else:
+            history += build_turn(number)
+    return history[:-2] + build_turn(turns)  # ends with a result, as a primed view does
 
 
 def with_pointers(view: list[Message], session: str = "20261204-101500-bench") -> list[Message]:
@@ -364,6 +385,12 @@ def main() -> None:
     )
     report_full_compaction(
         "full compaction, a user request every turn", build_conversation_history(2_000)
+    )
+    report_full_compaction(
+        "full compaction, ten parallel calls a turn", build_parallel_history(4_000, calls=10)
+    )
+    report_full_compaction(
+        "full compaction, a 5 KB paste every fifth turn", build_paste_history(4_000)
     )
 
 
