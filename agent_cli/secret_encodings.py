@@ -93,21 +93,43 @@ def escaped_forms(secret: str) -> set[str]:
     character, or with a non-ASCII letter under a C locale, which bash writes as octal
     bytes); and, for a value on one line, the quoting that needs no quotes, a backslash
     before each special character: bash's `printf %q` (and readline's file-name
-    completion) and GNU's `escape` style (`ls -b`). For a token of letters, digits, `-` and
-    `_` every one is the value itself."""
+    completion) and GNU's `escape` style (`ls -b`); and HTML's escaping of `&<>"'` as
+    Python's `html.escape` (with and without quotes), Go's and PHP's write it. For a token
+    of letters, digits, `-` and `_` every one is the value itself."""
     one_line = set() if "\n" in secret or "\r" in secret else _one_line_forms(secret)
-    return one_line | {
-        repr(secret)[1:-1],
-        ascii(secret)[1:-1],
-        repr(secret.encode("utf-8"))[2:-1],
-        json.dumps(secret)[1:-1],
-        json.dumps(secret, ensure_ascii=False)[1:-1],
-        _SHELL_DOUBLE_QUOTED.sub(r"\\\g<0>", secret),
-        secret.replace("'", "'\\''"),
-        secret.replace("'", "'\"'\"'"),
-        _ansi_c_quoted(secret, keep_non_ascii=True),
-        _ansi_c_quoted(secret, keep_non_ascii=False),
-        _dash_quoted(secret),
+    return (
+        one_line
+        | _html_escaped(secret)
+        | {
+            repr(secret)[1:-1],
+            ascii(secret)[1:-1],
+            repr(secret.encode("utf-8"))[2:-1],
+            json.dumps(secret)[1:-1],
+            json.dumps(secret, ensure_ascii=False)[1:-1],
+            _SHELL_DOUBLE_QUOTED.sub(r"\\\g<0>", secret),
+            secret.replace("'", "'\\''"),
+            secret.replace("'", "'\"'\"'"),
+            _ansi_c_quoted(secret, keep_non_ascii=True),
+            _ansi_c_quoted(secret, keep_non_ascii=False),
+            _dash_quoted(secret),
+        }
+    )
+
+
+# How HTML escapers write a quote: Python's `html.escape`, Go's `html.EscapeString`, PHP's
+# `htmlspecialchars` (`None`: the quote is left as it is, `html.escape(quote=False)`).
+_HTML_QUOTES = (("&quot;", "&#x27;"), ("&#34;", "&#39;"), ("&quot;", "&#039;"), (None, None))
+
+
+def _html_escaped(secret: str) -> set[str]:
+    """`secret` as HTML escapers write it (`escaped_forms`): `&`, `<`, `>` as entities,
+    and the quotes as each escaper in `_HTML_QUOTES` does."""
+    if not any(character in secret for character in "&<>\"'"):
+        return set()
+    base = secret.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return {
+        base.replace('"', double or '"').replace("'", single or "'")
+        for double, single in _HTML_QUOTES
     }
 
 

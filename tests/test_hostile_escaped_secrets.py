@@ -63,6 +63,16 @@ PRINTERS = {
     "ls --quoting-style=escape, UTF-8": (
         'mkdir n && touch -- "n/$X" && LC_ALL=C.UTF-8 ls --quoting-style=escape n'
     ),
+    # and HTML's escaping (a page or template that shows the value)
+    "html.escape": "python3 -c 'import os, html; print(html.escape(os.environ[\"X\"]))'",
+    "html.escape, quotes kept": (
+        "python3 -c 'import os, html; print(html.escape(os.environ[\"X\"], quote=False))'"
+    ),
+    "Go html.EscapeString": (
+        'python3 -c \'import os; print(os.environ["X"].replace("&", "&amp;")'
+        '.replace("<", "&lt;").replace(">", "&gt;").replace(chr(34), "&#34;")'
+        '.replace(chr(39), "&#39;"))\''
+    ),
 }
 
 
