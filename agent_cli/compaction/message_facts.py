@@ -137,9 +137,9 @@ def without_calls(
 ) -> MessageFacts:
     """The facts of a message once the tool_use and tool_result blocks of the calls `ids`
     are taken out (`dedup.without_blocks`), from its facts `found`: the same texts and
-    pointer; the calls, reads, entries and results left; `largest_result` as it was (a
-    bound on the results left, which is all L1 asks of it). The calls left keep their
-    recorded entries in order, and the messages holding their results (`answered_in`)
+    pointer; the calls, reads, entries and results (with their counts) left;
+    `largest_result` as it was (a bound on the results left, which is all L1 asks of
+    it). The calls left keep their recorded entries in order, and the messages holding their results (`answered_in`)
     are named through `moved` (id of a message -> what replaced it in the view), so a
     later removal still takes those entries as they are."""
     results, tokens = found.results, found.result_tokens
