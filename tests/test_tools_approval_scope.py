@@ -522,3 +522,48 @@ def test_whatever_a_prefix_covers_bash_reads_as_the_same_plain_words_inside_the_
         assert ".git" not in place.relative_to(root).parts
         if scope.value.startswith("rm "):
             assert "/" not in word
+
+
+def test_a_prefix_covers_no_link_the_system_cannot_follow_nor_a_folder_diff_reads(
+    workspace: Path, tmp_path: Path
+) -> None:
+    """The review of the ninth attack's fix: a 4,300-character operand whose absolute
+    path is too long for Python to check its links (bash follows the shorter relative
+    path), a folder given to `diff` (which compares the files in it, through their
+    links), and the approved command run again after its operand became a link."""
+    secret = tmp_path / "id_rsa"
+    secret.write_text("OUTSIDE-KEY\n")
+    root = workspace.resolve()
+    name = "d" * 250
+    deep = root.joinpath(*[name] * 17)
+    descriptor = os.open(root, os.O_RDONLY)
+    for _ in range(17):  # (the absolute path is too long for mkdir's own parents=True)
+        os.mkdir(name, dir_fd=descriptor)
+        inner = os.open(name, os.O_RDONLY, dir_fd=descriptor)
+        os.close(descriptor)
+        descriptor = inner
+    os.symlink(secret, "link", dir_fd=descriptor)
+    os.close(descriptor)
+    long_operand = "/".join([name] * 17 + ["link"])
+    assert len(str(deep)) > 4_096  # PATH_MAX: Python's look at the link fails, bash's does not
+    scope = prefix_scope("cat notes")
+    assert not scope.covers(command_target(f"cat notes {long_operand}", root))
+
+    (root / "a").mkdir()
+    (root / "a" / "notes.txt").symlink_to(secret)
+    (root / "b").mkdir()
+    (root / "b" / "notes.txt").write_text("draft\n")
+    (root / "plain.txt").write_text("x\n")
+    diff = prefix_scope("diff b")
+    assert not diff.covers(command_target("diff b a", root))  # folders: files only
+    assert diff.covers(command_target("diff b plain.txt", root)) is False  # `b` a folder
+    files = prefix_scope("diff notes")
+    assert files.covers(command_target("diff notes plain.txt", root))
+    assert not files.covers(command_target("diff notes a", root))
+
+    (root / "later.txt").write_text("fine\n")
+    approved = prefix_scope("cat notes later.txt")
+    assert approved.covers(command_target("cat notes later.txt", root))
+    (root / "later.txt").unlink()
+    (root / "later.txt").symlink_to(secret)
+    assert not approved.covers(command_target("cat notes later.txt", root))

@@ -34,10 +34,13 @@ covers a word that could change what the command does in kind:
   removes (`REMOVING_PROGRAMS`: `rm`, `rmdir`) only a name in the folder commands start
   in (no `/`): a linked folder inside the workspace cannot lead elsewhere.
 - Where the call names the folder it starts in (`ApprovalTarget.start`, the workspace
-  for bash), each further operand is also followed there through every symbolic link on
-  its way (`reaches_only_inside`): one that leads outside that folder or into `.git`
-  is not covered, so a link a cloned repository ships (`notes.md -> ~/.ssh/id_rsa`)
-  cannot turn `cat LICENSE notes.md` into a read of another place unasked.
+  for bash), each operand (for a program without subcommands, every word after it; the
+  approved command's too) is also followed there through every symbolic link on its
+  way (`reaches_only_inside`): one that leads outside that folder or into `.git`, or
+  that the system cannot follow, is not covered, so a link a cloned repository ships
+  (`notes.md -> ~/.ssh/id_rsa`) cannot turn `cat LICENSE notes.md` into a read of
+  another place unasked. For `diff`, which reads the files inside a folder it is given,
+  only operands that are no folder are covered.
   So after `p` for `find src -name '*.py'`, `find src -exec ...` and `find src -delete`
   are asked about; after `p` for `rm out`, `rm out -rf x`, `rm out /elsewhere` and
   `rm out docs/x` are.
@@ -128,15 +131,15 @@ class AlwaysScope:
         words = plain_command_words(target.value)
         if words is None:
             return False
-        if words == plain_command_words(self.approved):
-            return True
         prefix = self.value.split(" ")
-        operands = words[len(prefix) :]
-        covered = operand_rule(prefix[0])
-        if words[: len(prefix)] != prefix or not all(map(covered, operands)):
-            return False
-        start = target.start
-        return start is None or all(reaches_only_inside(start, word) for word in operands)
+        if words != plain_command_words(self.approved):  # (that one is covered whole)
+            covered = operand_rule(prefix[0])
+            if words[: len(prefix)] != prefix or not all(map(covered, words[len(prefix) :])):
+                return False
+        return target.start is None or all(
+            reaches_only_inside(target.start, word, prefix[0] in READS_INSIDE_FOLDERS)
+            for word in words[1 if not PREFIX_PROGRAMS.get(prefix[0]) else len(prefix) :]
+        )
 
 
 _READ_TESTS = frozenset({"test", "t"})
@@ -167,6 +170,9 @@ PREFIX_PROGRAMS: dict[str, frozenset[str]] = {
 # Programs that remove what their operands name: only names in the folder commands start
 # in (the workspace's top), so no linked folder inside it can lead to another place.
 REMOVING_PROGRAMS = frozenset({"rm", "rmdir"})
+# Programs that, given a folder, read the files in it by name (`diff a b` compares the
+# files the folders share, following their links): a prefix covers files only.
+READS_INSIDE_FOLDERS = frozenset({"diff"})
 MAX_SUBCOMMAND_WORDS = 2  # `npm run test:unit`, `git diff HEAD`
 MAX_PREFIX_CHARS = 40  # a longer prefix is not offered: the question must show it whole
 _SUBCOMMAND = re.compile(r"[A-Za-z][A-Za-z0-9_:+-]*")
@@ -193,18 +199,25 @@ def is_plain_operand(word: str) -> bool:
     return not any(part.lower() in _PLACES_NOT_COVERED for part in word.split("/"))
 
 
-def reaches_only_inside(start: Path, word: str) -> bool:
+def reaches_only_inside(start: Path, word: str, files_only: bool = False) -> bool:
     """True when `word`, taken as a path from the resolved folder `start` with every
-    symbolic link on its way followed (a missing name as it would be made), stays in
-    `start` and out of `.git` (a link loop or an unreadable folder: False)."""
+    symbolic link on its way followed, stays in `start` and out of `.git`; with
+    `files_only`, also when it is no folder (`READS_INSIDE_FOLDERS`). Any error on the
+    way (a link loop, a path the system finds too long, a folder it may not read) is
+    False; a name that does not exist is taken as it would be made (nothing is below it)."""
+    joined = start / word
     try:
-        resolved = (start / word).resolve(strict=False)
+        resolved = joined.resolve(strict=True)
+    except FileNotFoundError:  # every existing part resolved without error: the rest is text
+        resolved = joined.resolve(strict=False)
     except (OSError, RuntimeError):
         return False
     if resolved != start and not resolved.is_relative_to(start):
         return False
     below = resolved.relative_to(start).parts
-    return not any(part.lower() in _PLACES_NOT_COVERED for part in below)
+    if any(part.lower() in _PLACES_NOT_COVERED for part in below):
+        return False
+    return not (files_only and resolved.is_dir())
 
 
 def is_plain_name(word: str) -> bool:
