@@ -93,8 +93,8 @@ def escaped_forms(secret: str) -> set[str]:
     character, or with a non-ASCII letter under a C locale, which bash writes as octal
     bytes); and, for a value on one line, the quoting that needs no quotes, a backslash
     before each special character: bash's `printf %q` (and readline's file-name
-    completion) and GNU's `escape` style (`ls -b`); and HTML's escaping of `&<>"'` as
-    Python's `html.escape` (with and without quotes), Go's and PHP's write it. For a token
+    completion) and GNU's `escape` style (`ls -b`); and HTML's and XML's escaping of
+    `&<>"'`, each quote as any common escaper writes it. For a token
     of letters, digits, `-` and `_` every one is the value itself."""
     one_line = set() if "\n" in secret or "\r" in secret else _one_line_forms(secret)
     return (
@@ -116,20 +116,24 @@ def escaped_forms(secret: str) -> set[str]:
     )
 
 
-# How HTML escapers write a quote: Python's `html.escape`, Go's `html.EscapeString`, PHP's
-# `htmlspecialchars` (`None`: the quote is left as it is, `html.escape(quote=False)`).
-_HTML_QUOTES = (("&quot;", "&#x27;"), ("&#34;", "&#39;"), ("&quot;", "&#039;"), (None, None))
+# How HTML and XML escapers write each quote, each escaper its own pair (Python's
+# `html.escape`: `&quot;` `&#x27;`; Go: `&#34;` `&#39;`; PHP: `&#039;`; lodash, Ruby's
+# CGI, ERB: `&#39;`; XML, PHP's ENT_HTML5: `&apos;`; or left as it is): every pairing.
+_HTML_DOUBLE_QUOTES = ('"', "&quot;", "&#34;", "&#x22;")
+_HTML_SINGLE_QUOTES = ("'", "&#x27;", "&#39;", "&#039;", "&apos;")
 
 
 def _html_escaped(secret: str) -> set[str]:
     """`secret` as HTML escapers write it (`escaped_forms`): `&`, `<`, `>` as entities,
-    and the quotes as each escaper in `_HTML_QUOTES` does."""
+    and each quote as any escaper writes it (`_HTML_DOUBLE_QUOTES`, `_HTML_SINGLE_QUOTES`,
+    every pairing: at most 20 forms, only for a value with both quotes)."""
     if not any(character in secret for character in "&<>\"'"):
         return set()
     base = secret.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    doubles = _HTML_DOUBLE_QUOTES if '"' in secret else ('"',)
+    singles = _HTML_SINGLE_QUOTES if "'" in secret else ("'",)
     return {
-        base.replace('"', double or '"').replace("'", single or "'")
-        for double, single in _HTML_QUOTES
+        base.replace('"', double).replace("'", single) for double in doubles for single in singles
     }
 
 

@@ -68,6 +68,14 @@ PRINTERS = {
     "html.escape, quotes kept": (
         "python3 -c 'import os, html; print(html.escape(os.environ[\"X\"], quote=False))'"
     ),
+    "lodash / Ruby CGI.escapeHTML": (
+        'python3 -c \'import os, html; print(html.escape(os.environ["X"])'
+        '.replace("&#x27;", "&#39;"))\''
+    ),
+    "XML (&apos;)": (
+        'python3 -c \'import os, html; print(html.escape(os.environ["X"])'
+        '.replace("&#x27;", "&apos;"))\''
+    ),
     "Go html.EscapeString": (
         'python3 -c \'import os; print(os.environ["X"].replace("&", "&amp;")'
         '.replace("<", "&lt;").replace(">", "&gt;").replace(chr(34), "&#34;")'
