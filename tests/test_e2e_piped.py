@@ -93,3 +93,32 @@ def test_an_output_its_reader_closed_ends_the_run_with_one_line_on_stderr(
     assert ("first heading" in recorded) == bool(
         args
     )  # `-p` recorded its request and turn before printing
+
+
+def test_a_closed_stderr_drops_only_the_diagnostics_and_p_still_answers(
+    home: Path, workspace: Path
+) -> None:
+    """Only stderr's reader gone (`agent-cli -p ... 2>&1 >answer | head -c 0`): tool
+    progress goes nowhere and the answer still reaches stdout, exit 0 (the review of the
+    closed-output fix found the run stopped and the answer lost)."""
+    import os
+    import subprocess
+
+    from e2e_support import agent_cli_argv
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [*agent_cli_argv(), "-p", QUESTION],
+            cwd=workspace,
+            env=build_env(home),
+            stdout=subprocess.PIPE,
+            stderr=write_end,
+            check=False,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 0
+    assert "first heading is `# Demo Project`" in done.stdout.decode()

@@ -59,13 +59,17 @@ def make_console(stream: TextIO | None, *, stderr: bool = False) -> Console:
 
 @functools.cache
 def _closable_console() -> type[Console]:
-    """rich's Console, but a broken pipe raises `OutputClosed` (rich's own ends the
-    process with exit code 1 and not a word on stderr)."""
+    """rich's Console, but a broken pipe on the output raises `OutputClosed` (rich's own
+    ends the process with exit code 1 and not a word on stderr); on stderr, what it says
+    from then on goes nowhere and the run goes on (`-p` still prints its answer)."""
     from rich.console import Console
 
     class ClosableConsole(Console):
         def on_broken_pipe(self) -> None:
             silence_closed_stream(self.file)
+            if self.file is sys.stderr:
+                self.quiet = True
+                return
             raise OutputClosed
 
     return ClosableConsole

@@ -218,9 +218,9 @@ def _fit_request(
 ) -> tuple[RequestEntry, int]:
     """`entry` whole when its line fits `budget` after requests costing `used`, else
     shortened (`_shorten_request`), and its line's tokens. A request that may be
-    shortened is counted only until it passes the room left (none once the budget is
-    spent: a line longer than a head is at least one token), never whole to learn that
-    it does not fit: a long paste would cost more to count than to cut."""
+    shortened is counted only until its lines pass the room left (none once the budget
+    is spent: a line longer than a head is at least one token), so a long paste of many
+    lines is not counted whole to learn that it does not fit (one long line still is)."""
     if len(entry.text) <= SHORTEST_REQUEST_CHARS:
         return entry, _request_tokens(entry, counter)
     cost = _request_tokens(entry, counter, budget - used) if used < budget else None
