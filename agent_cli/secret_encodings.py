@@ -93,27 +93,23 @@ def escaped_forms(secret: str) -> set[str]:
     character, or with a non-ASCII letter under a C locale, which bash writes as octal
     bytes); and, for a value on one line, the quoting that needs no quotes, a backslash
     before each special character: bash's `printf %q` (and readline's file-name
-    completion) and GNU's `escape` style (`ls -b`); and HTML's and XML's escaping of
+    completion) and GNU's `escape` style (`ls -b`), and HTML's and XML's escaping of
     `&<>"'`, each quote as any common escaper writes it. For a token
     of letters, digits, `-` and `_` every one is the value itself."""
     one_line = set() if "\n" in secret or "\r" in secret else _one_line_forms(secret)
-    return (
-        one_line
-        | _html_escaped(secret)
-        | {
-            repr(secret)[1:-1],
-            ascii(secret)[1:-1],
-            repr(secret.encode("utf-8"))[2:-1],
-            json.dumps(secret)[1:-1],
-            json.dumps(secret, ensure_ascii=False)[1:-1],
-            _SHELL_DOUBLE_QUOTED.sub(r"\\\g<0>", secret),
-            secret.replace("'", "'\\''"),
-            secret.replace("'", "'\"'\"'"),
-            _ansi_c_quoted(secret, keep_non_ascii=True),
-            _ansi_c_quoted(secret, keep_non_ascii=False),
-            _dash_quoted(secret),
-        }
-    )
+    return one_line | {
+        repr(secret)[1:-1],
+        ascii(secret)[1:-1],
+        repr(secret.encode("utf-8"))[2:-1],
+        json.dumps(secret)[1:-1],
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        _SHELL_DOUBLE_QUOTED.sub(r"\\\g<0>", secret),
+        secret.replace("'", "'\\''"),
+        secret.replace("'", "'\"'\"'"),
+        _ansi_c_quoted(secret, keep_non_ascii=True),
+        _ansi_c_quoted(secret, keep_non_ascii=False),
+        _dash_quoted(secret),
+    }
 
 
 # How HTML and XML escapers write each quote, each escaper its own pair (Python's
@@ -138,13 +134,16 @@ def _html_escaped(secret: str) -> set[str]:
 
 
 def _one_line_forms(secret: str) -> set[str]:
-    """The backslash quotings of a value without a line break (`escaped_forms`): a
-    multi-line value is written as `$'...'` by bash, and GNU's style quotes file names,
-    which a key that spans lines is not."""
+    """The backslash quotings and HTML escapings of a value without a line break
+    (`escaped_forms`): a multi-line value is written as `$'...'` by bash, GNU's style
+    quotes file names, which a key that spans lines is not, and an HTML escaping of a key
+    would add a longer branch beside its own line break's gap in the pattern, which,
+    tried first, could span two printed lines (`000000` / `<` over `set` and `printf`)."""
     return {
         _gnu_escaped(secret, keep_non_ascii=True),
         _gnu_escaped(secret, keep_non_ascii=False),
         *_backslash_quoted(secret),
+        *_html_escaped(secret),
     }
 
 
