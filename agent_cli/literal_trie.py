@@ -7,23 +7,27 @@ value, its quoted and percent-encoded spellings), so written as a trie each shar
 prefix is matched once and a position is tried against one branch per distinct next
 piece, not against every form.
 
-Contract: `trie_pattern(forms)` takes each form as its sequence of regex fragments (one
-per character, already escaped, a line break allowed before it or not) and returns a
-pattern that matches exactly where one of the forms matches. Where several forms match at
-a position, the one tried first is the one with the most fragments below the branch
-where they part (a longer form before its own prefix), as an alternation sorted longest
-first would.
+Contract: `trie_pattern(forms, tried_last)` takes each form as its sequence of regex
+fragments (one per character, already escaped, a line break allowed before it or not)
+and returns a pattern that matches exactly where one of the forms matches. Where several
+forms match at a position, the one tried first is the one with the most fragments below
+the branch where they part (a longer form before its own prefix), as an alternation
+sorted longest first would; except that a branch whose first fragment `tried_last`
+names comes after its siblings (a fragment that reaches across lines, tried first,
+could take the next printed line where a sibling matches within the line).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 _END = ""  # the key that marks a node where a form ends; no fragment is empty
 _Node = dict[str, "_Node"]
 
 
-def trie_pattern(forms: Iterable[Sequence[str]]) -> str:
+def trie_pattern(
+    forms: Iterable[Sequence[str]], tried_last: Callable[[str], bool] = lambda _: False
+) -> str:
     """A regex matching any of `forms`, each a sequence of fragments (module contract)."""
     root: _Node = {}
     for fragments in forms:
@@ -31,25 +35,27 @@ def trie_pattern(forms: Iterable[Sequence[str]]) -> str:
         for fragment in fragments:
             node = node.setdefault(fragment, {})
         node[_END] = {}
-    return _emit(root)[0]
+    return _emit(root, tried_last)[0]
 
 
-def _emit(node: _Node) -> tuple[str, int]:
+def _emit(node: _Node, tried_last: Callable[[str], bool]) -> tuple[str, int]:
     """The pattern of `node`'s subtree and the most fragments a form has below it."""
-    branches: list[tuple[int, str]] = []
+    branches: list[tuple[bool, int, str]] = []
     for fragment, child in node.items():
         if fragment == _END:
             continue
+        last = tried_last(fragment)
         pieces = [fragment]
         while len(child) == 1 and _END not in child:  # a chain: no recursion along it
             ((fragment, child),) = child.items()
             pieces.append(fragment)
-        below, longest = _emit(child)
-        branches.append((len(pieces) + longest, "".join(pieces) + below))
+        below, longest = _emit(child, tried_last)
+        branches.append((last, len(pieces) + longest, "".join(pieces) + below))
     if not branches:
         return "", 0
-    branches.sort(key=lambda branch: -branch[0])  # stable: ties keep the forms' order
-    alternation = "|".join(pattern for _, pattern in branches)
+    most = max(length for _, length, _ in branches)
+    branches.sort(key=lambda branch: (branch[0], -branch[1]))  # stable: ties keep order
+    alternation = "|".join(pattern for _, _, pattern in branches)
     if len(branches) > 1 or _END in node:
         alternation = f"(?:{alternation})"
-    return alternation + ("?" if _END in node else ""), branches[0][0]
+    return alternation + ("?" if _END in node else ""), most

@@ -68,6 +68,7 @@ from agent_cli.secret_pieces import (
     FormPieces,
     gap_pattern,
     may_wrap_before,
+    spans_lines,
 )
 
 REDACTED_MARK = "[REDACTED]"
@@ -125,7 +126,7 @@ class SecretForms:
     def __post_init__(self) -> None:
         forms = tuple(sorted(set(self.forms), key=lambda form: (-len(form), form)))
         percent_forms = tuple(dict.fromkeys(self.percent_forms))
-        alternation = trie_pattern(_all_fragments(forms, percent_forms))
+        alternation = trie_pattern(_all_fragments(forms, percent_forms), spans_lines)
         anything = bool(forms or percent_forms)
         longest_percent = max(
             (form.longest_text(wrapped=_wrapped(form)) for form in percent_forms), default=0

@@ -73,6 +73,15 @@ def gap_pattern(units: str, index: int) -> str:
     return lead + r"\r?\n" + ("" if before_break or last else _PREFIX_RUN)
 
 
+def spans_lines(fragment: str) -> bool:
+    """Whether a form's regex fragment must cross a line break: one of a value's own line
+    breaks with its gap (`gap_pattern`), not a wrap a form may have before a character
+    (`(?:\r?\n)?`). The pattern tries such a branch after its siblings
+    (`literal_trie`), so a value's lines printed escaped on one line (`$'a\nb'`) are
+    matched there, not from one printed line's `a` to the next one's `b`."""
+    return r"\r?\n" in fragment.replace(r"(?:\r?\n)?", "")
+
+
 def may_wrap_before(units: str, index: int) -> bool:
     """Whether a wrapped form may break its line before `units[index]` (the form with a
     line feed for each of its own line breaks): between two of its characters, never
