@@ -172,15 +172,7 @@ def misdecoded_forms(secret: str) -> set[str]:
 def _ansi_c_quoted(secret: str, *, keep_non_ascii: bool) -> str:
     """`secret` as bash writes it inside `$'...'` (`ansic_quote`): named escapes, `\\\\`
     and `\\'`, every other unprintable byte as three octal digits."""
-    pieces = []
-    for character in secret:
-        if character in _ANSI_C_ESCAPES:
-            pieces.append(_ANSI_C_ESCAPES[character])
-        elif character.isprintable() and (keep_non_ascii or character.isascii()):
-            pieces.append(character)
-        else:
-            pieces.extend(f"\\{byte:03o}" for byte in character.encode("utf-8"))
-    return "".join(pieces)
+    return _octal_escaped(secret, _ANSI_C_ESCAPES, keep_non_ascii)
 
 
 def _backslash_quoted(secret: str) -> set[str]:
@@ -205,10 +197,17 @@ def _gnu_escaped(secret: str, *, keep_non_ascii: bool) -> str:
     """`secret` as GNU's `escape` quoting style writes it (`ls -b`): C escapes, `\\\\`,
     `\\ `, every other unprintable byte (and, in a C locale, every non-ASCII one) as three
     octal digits."""
+    return _octal_escaped(secret, _GNU_ESCAPES, keep_non_ascii)
+
+
+def _octal_escaped(secret: str, escapes: dict[str, str], keep_non_ascii: bool) -> str:
+    """`secret` with each character in `escapes` written as it says, a printable one as
+    itself (a non-ASCII one only with `keep_non_ascii`), and any other as the three octal
+    digits of each of its UTF-8 bytes."""
     pieces = []
     for character in secret:
-        if character in _GNU_ESCAPES:
-            pieces.append(_GNU_ESCAPES[character])
+        if character in escapes:
+            pieces.append(escapes[character])
         elif character.isprintable() and (keep_non_ascii or character.isascii()):
             pieces.append(character)
         else:

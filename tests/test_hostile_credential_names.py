@@ -25,6 +25,8 @@ import json
 import os
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import pytest
 from e2e_support import build_env, run_piped
@@ -113,12 +115,7 @@ def test_read_file_of_the_env_and_a_key_file_sends_none_of_the_environments_cred
     assert f'"private_key": "{REDACTED_MARK}\\n"' in key_file  # the line break it ends with
     assert SERVICE_ACCOUNT["client_email"] in key_file  # what is no credential stays
     secrets = (SERVICE_ROLE, MASTER_KEY, AZURE_KEY, DB_PASSWORD, PEM_BODY, KEY)
-    for where, body in enumerate(bodies):
-        assert recoverable_secrets(json.dumps(body), secrets) == set(), f"request {where}"
-    for path in home.rglob("*"):
-        if path.is_file():
-            text = path.read_bytes().decode("utf-8", "replace")
-            assert recoverable_secrets(text, secrets) == set(), path
+    _assert_sent_and_stored_without(secrets, bodies, home)
     assert recoverable_secrets(done.stdout + done.stderr, secrets) == set()
 
 
@@ -295,12 +292,7 @@ def test_plural_and_jwt_credentials_read_from_the_agents_environment_reach_no_re
     for name in PLURAL_AND_JWT:
         assert f"{name}={REDACTED_MARK}" in printed, printed
     secrets = tuple(PLURAL_AND_JWT.values())
-    for where, body in enumerate(bodies):
-        assert recoverable_secrets(json.dumps(body), secrets) == set(), f"request {where}"
-    for path in home.rglob("*"):
-        if path.is_file():
-            text = path.read_bytes().decode("utf-8", "replace")
-            assert recoverable_secrets(text, secrets) == set(), path
+    _assert_sent_and_stored_without(secrets, bodies, home)
 
 
 def test_the_environment_and_mcp_servers_take_credential_names_by_one_rule():
@@ -391,3 +383,16 @@ def test_a_private_key_in_a_variable_of_any_name_reaches_no_request(tmp_path):
     for key in (app_key, tls_key):
         for text in texts:
             assert pieces_in(text.replace("\\n", "\n"), key) == []
+
+
+def _assert_sent_and_stored_without(
+    secrets: tuple[str, ...], bodies: list[Any], home: Path
+) -> None:
+    """No request body and no file under `home` holds any of `secrets` in a form it can
+    be read back from (`recoverable_secrets`)."""
+    for where, body in enumerate(bodies):
+        assert recoverable_secrets(json.dumps(body), secrets) == set(), f"request {where}"
+    for path in home.rglob("*"):
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", "replace")
+            assert recoverable_secrets(text, secrets) == set(), path
