@@ -136,9 +136,13 @@ class AlwaysScope:
             covered = operand_rule(prefix[0])
             if words[: len(prefix)] != prefix or not all(map(covered, words[len(prefix) :])):
                 return False
+        program = prefix[0]
+        # the words that may name a place: after the prefix, or (a program without
+        # subcommands, whose prefix words are operands too) every word after the program
+        named = words[len(prefix) :] if PREFIX_PROGRAMS.get(program) else words[1:]
+        files_only = program in READS_INSIDE_FOLDERS
         return target.start is None or all(
-            reaches_only_inside(target.start, word, prefix[0] in READS_INSIDE_FOLDERS)
-            for word in words[1 if not PREFIX_PROGRAMS.get(prefix[0]) else len(prefix) :]
+            reaches_only_inside(target.start, word, files_only) for word in named
         )
 
 
