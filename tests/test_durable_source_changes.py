@@ -15,6 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fake_anthropic import Reply, text_block
 from rich.console import Console
 from session_support import drain, make_session
@@ -149,3 +150,37 @@ def test_a_fact_another_session_forgets_leaves_this_sessions_next_request(tmp_pa
     first.close()
     second.close()
     assert "staging-eu" in sent and "prod-us" not in sent, sent
+
+
+def test_an_id_forgotten_in_one_session_is_never_given_to_another_item(tmp_path: Path):
+    """An id names one item for good. Before, ids were the highest one left plus one:
+    B forgot A's F1 and its next `/remember` was F1 again, so A's user, who had seen
+    "F1: prod-us", typed `/forget F1` and deleted B's new fact instead. Now the memory
+    file keeps the highest number forgotten, and an id is never issued twice."""
+    from session_support import ScriptedProvider
+
+    from agent_cli.errors import DurableItemNotFound
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    first = make_session(workspace, ScriptedProvider())
+    second = make_session(workspace, ScriptedProvider())
+    wrong = first.remember("the deploy target is prod-us")
+    task = first.add_pending("ship the release")
+    assert (wrong.fact_id, task.item_id) == ("F1", "T1")
+
+    second.forget(wrong.fact_id)
+    second.forget(task.item_id)
+    right = second.remember("the deploy target is staging-eu")
+    again = second.add_pending("ship it after the review")
+    assert (right.fact_id, again.item_id) == ("F2", "T2")
+
+    with pytest.raises(DurableItemNotFound):
+        first.forget("F1")  # what A's user saw as F1 is gone; B's fact is not touched
+    first.close()
+    second.close()
+    third = make_session(workspace, ScriptedProvider())  # a later session, from the file
+    contents = [fact.content for fact in third.durable_state.facts]
+    assert contents == ["the deploy target is staging-eu"]
+    assert third.remember("the region is eu-west-3").fact_id == "F3"
+    third.close()

@@ -20,6 +20,8 @@ from agent_cli.durable import (
     add_fact,
     add_pending,
     distinct_source_pointers,
+    forget_item,
+    issue_id,
     normalize_text,
     state_from_dict,
     state_to_dict,
@@ -266,3 +268,53 @@ def test_a_zone_offset_with_seconds_survives_the_json_round_trip():
     )
     assert state.facts[0].last_confirmed_at.endswith("+05:30:15")
     assert state_from_dict(json.loads(json.dumps(state_to_dict(state)))) == state
+
+
+def _numbered(state: DurableContextState) -> DurableContextState:
+    state = add_fact(state, make_fact("F1"))
+    state = add_fact(state, make_fact("F2", content="the port is 8080"))
+    return add_pending(state, PendingItem("T1", "ship it", "transcript:s1:4", T0))
+
+
+def test_a_forgotten_id_is_never_issued_again_whatever_was_forgotten():
+    state = _numbered(DurableContextState())
+    assert (issue_id(state, "F"), issue_id(state, "T")) == ("F3", "T2")
+    forgot = forget_item(forget_item(state, "F2"), "T1")
+    assert forgot.highest_forgotten == (("F", 2), ("T", 1))
+    assert (issue_id(forgot, "F"), issue_id(forgot, "T")) == ("F3", "T2")
+    lower = forget_item(forgot, "F1")
+    assert lower.highest_forgotten == (("F", 2), ("T", 1))  # a lower number keeps the highest
+    assert issue_id(lower, "F") == "F3" and issue_id(DurableContextState(), "F") == "F1"
+
+
+def test_forgetting_an_id_without_a_number_records_nothing():
+    state = add_fact(DurableContextState(), make_fact("notes"))
+    assert forget_item(state, "notes").highest_forgotten == ()
+
+
+def test_what_was_forgotten_round_trips_and_is_absent_until_something_is():
+    state = _numbered(DurableContextState())
+    assert "highest_forgotten" not in state_to_dict(state)  # files read as they always did
+    forgot = forget_item(state, "F2")
+    data = json.loads(json.dumps(state_to_dict(forgot)))
+    assert data["highest_forgotten"] == {"F": 2}
+    assert state_from_dict(data) == forgot
+    assert issue_id(state_from_dict(data), "F") == "F3"
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        ([], "not_an_object"),
+        ({"F": 0}, "bad_number"),
+        ({"F": "2"}, "bad_number"),
+        ({"F": True}, "bad_number"),
+        ({"": 2}, "bad_prefix"),
+        ({"F1": 2}, "bad_prefix"),
+    ],
+)
+def test_a_damaged_record_of_what_was_forgotten_is_refused(value, reason):
+    data = {**state_to_dict(DurableContextState()), "highest_forgotten": value}
+    with pytest.raises(DurableStateError) as caught:
+        state_from_dict(data)
+    assert (caught.value.field, caught.value.reason) == ("highest_forgotten", reason)

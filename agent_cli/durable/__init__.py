@@ -2,7 +2,7 @@
 
 The whole package is pure (no I/O, no clock; timestamps are passed in):
 - `model`: the frozen value types; `text`: the value checks they share;
-- `state`: the transitions (add, close, bind);
+- `state`: the transitions (add, close, forget, bind) and the ids new items get;
 - `codec`: to and from JSON-safe dicts; `render`: the delimited block sent with a request;
 - `verification`: whether an item's source still has the digest it had when it was made.
 This `__init__` is the package's public face: `from agent_cli.durable import ...` is the
@@ -33,6 +33,7 @@ from agent_cli.durable.state import (
     add_pending,
     capture_retrieval_evidence,
     forget_item,
+    issue_id,
     transition_pending,
 )
 from agent_cli.durable.text import normalize_text
@@ -53,6 +54,7 @@ __all__ = [
     "capture_retrieval_evidence",
     "distinct_source_pointers",
     "forget_item",
+    "issue_id",
     "normalize_text",
     "render_durable_context",
     "state_from_dict",

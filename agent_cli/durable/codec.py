@@ -5,7 +5,8 @@ holds only dicts, lists, strings, numbers and `None`, so `json.dumps` takes it a
 Loading refuses unknown or missing keys with `DurableStateError` rather than guessing:
 the memory store reports a damaged file instead of silently dropping what it cannot read.
 An item's `evidence_sha256` is written only when it has one, so a state without hashes
-(every file saved before they were kept) reads and writes as it always did.
+(every file saved before they were kept) reads and writes as it always did; so is
+`highest_forgotten`, only once an item was forgotten.
 Versioning of the file around this dict is the store's job. Pure: no I/O.
 """
 
@@ -69,11 +70,14 @@ def _plain_to_dict(value: RetrievalEvidence) -> dict[str, Any]:
 
 def state_to_dict(state: DurableContextState) -> dict[str, Any]:
     """A JSON-safe dict of the whole state, in the state's own order."""
-    return {
+    data: dict[str, Any] = {
         "facts": [_fact_to_dict(fact) for fact in state.facts],
         "pending_items": [_pending_to_dict(item) for item in state.pending_items],
         "retrieval_evidence": [_plain_to_dict(ev) for ev in state.retrieval_evidence],
     }
+    if state.highest_forgotten:
+        data["highest_forgotten"] = dict(state.highest_forgotten)
+    return data
 
 
 def _require_mapping(field: str, value: object) -> Mapping[str, Any]:
@@ -132,7 +136,7 @@ def _pending_from_dict(raw: object) -> PendingItem:
 def state_from_dict(data: object) -> DurableContextState:
     """Rebuild a state from `state_to_dict` output; every value is validated again."""
     top = _require_mapping("state", data)
-    if set(top) - {"facts", "pending_items", "retrieval_evidence"}:
+    if set(top) - {"facts", "pending_items", "retrieval_evidence", "highest_forgotten"}:
         raise DurableStateError("state", "unknown_key")
     facts = _list_of(
         "facts",
@@ -145,4 +149,10 @@ def state_from_dict(data: object) -> DurableContextState:
         top.get("retrieval_evidence", []),
         lambda raw: _build(RetrievalEvidence, "retrieval_evidence", raw, _EVIDENCE_KEYS),
     )
-    return DurableContextState(facts=facts, pending_items=pending, retrieval_evidence=evidence)
+    highest = _require_mapping("highest_forgotten", top.get("highest_forgotten", {}))
+    return DurableContextState(
+        facts=facts,
+        pending_items=pending,
+        retrieval_evidence=evidence,
+        highest_forgotten=tuple(highest.items()),
+    )

@@ -8,7 +8,7 @@ immutable means no layer can edit it in passing. Pure: no I/O, no clock.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -197,6 +197,27 @@ class RetrievalEvidence:
         _set(self, "conflict_key", require_optional_text("conflict_key", self.conflict_key))
 
 
+def _require_numbers(field: str, value: object) -> tuple[tuple[str, int], ...]:
+    """(prefix, number) pairs: a non-empty prefix without digits, once each, and a
+    positive number; returned sorted by prefix (a mapping is accepted too)."""
+    pairs = value.items() if isinstance(value, Mapping) else value
+    if isinstance(pairs, str | bytes) or not isinstance(pairs, Iterable):
+        raise DurableStateError(field, "not_a_sequence")
+    numbers: dict[str, int] = {}
+    for pair in pairs:
+        if not isinstance(pair, tuple | list) or len(pair) != 2:
+            raise DurableStateError(field, "wrong_type")
+        prefix, number = pair
+        if not isinstance(prefix, str) or not prefix or any(c.isdigit() for c in prefix):
+            raise DurableStateError(field, "bad_prefix")
+        if type(number) is not int or number < 1:
+            raise DurableStateError(field, "bad_number")
+        if prefix in numbers:
+            raise DurableStateError(field, "duplicate_id")
+        numbers[prefix] = number
+    return tuple(sorted(numbers.items()))
+
+
 def _refuse_duplicates(field: str, ids: Iterable[str]) -> None:
     seen: set[str] = set()
     for item_id in ids:
@@ -207,11 +228,17 @@ def _refuse_duplicates(field: str, ids: Iterable[str]) -> None:
 
 @dataclass(frozen=True)
 class DurableContextState:
-    """Everything that must survive compaction unchanged; ids are unique within each kind."""
+    """Everything that must survive compaction unchanged; ids are unique within each kind.
+
+    `highest_forgotten` holds, per id prefix (`F` for facts, `T` for pending items), the
+    highest number of an id forgotten from this state, in prefix order: an id once given
+    is never given to another item (`state.issue_id`), so an id read earlier (in another
+    session, in scrollback) can only name the item it named then, or none."""
 
     facts: tuple[DurableFact, ...] = ()
     pending_items: tuple[PendingItem, ...] = ()
     retrieval_evidence: tuple[RetrievalEvidence, ...] = ()
+    highest_forgotten: tuple[tuple[str, int], ...] = ()
 
     def __post_init__(self) -> None:
         _set(self, "facts", _require_tuple("facts", self.facts, DurableFact))
@@ -226,6 +253,9 @@ class DurableContextState:
         _refuse_duplicates("fact_id", (fact.fact_id for fact in self.facts))
         _refuse_duplicates("item_id", (item.item_id for item in self.pending_items))
         _refuse_duplicates("memory_id", (ev.memory_id for ev in self.retrieval_evidence))
+        _set(
+            self, "highest_forgotten", _require_numbers("highest_forgotten", self.highest_forgotten)
+        )
 
     @property
     def is_empty(self) -> bool:

@@ -49,13 +49,41 @@ def add_pending(state: DurableContextState, item: PendingItem) -> DurableContext
 
 
 def forget_item(state: DurableContextState, item_id: str) -> DurableContextState:
-    """A new state without the fact or pending item `item_id` (whatever its status);
+    """A new state without the fact or pending item `item_id` (whatever its status),
+    whose id is never issued again (`DurableContextState.highest_forgotten`);
     `DurableItemNotFound` when neither kind has it."""
     facts = tuple(fact for fact in state.facts if fact.fact_id != item_id)
     pending = tuple(item for item in state.pending_items if item.item_id != item_id)
     if len(facts) == len(state.facts) and len(pending) == len(state.pending_items):
         raise DurableItemNotFound(item_id)
-    return replace(state, facts=facts, pending_items=pending)
+    highest = dict(state.highest_forgotten)
+    numbered = _split_id(item_id)
+    if numbered is not None and numbered[1] > highest.get(numbered[0], 0):
+        highest[numbered[0]] = numbered[1]
+    return replace(
+        state, facts=facts, pending_items=pending, highest_forgotten=tuple(highest.items())
+    )
+
+
+def issue_id(state: DurableContextState, prefix: str) -> str:
+    """A new id for an item of `state`: `prefix` and the number after the highest any id
+    with that prefix has had, forgotten ones included, so no id is given twice."""
+    numbers = [number for prefix_of, number in state.highest_forgotten if prefix_of == prefix]
+    ids = [fact.fact_id for fact in state.facts]
+    ids += [item.item_id for item in state.pending_items]
+    for numbered in filter(None, map(_split_id, ids)):
+        if numbered[0] == prefix:
+            numbers.append(numbered[1])
+    return f"{prefix}{max(numbers, default=0) + 1}"
+
+
+def _split_id(item_id: str) -> tuple[str, int] | None:
+    """(prefix, number) of an id such as `F12` (letters, then digits); None for others."""
+    prefix = item_id.rstrip("0123456789")
+    digits = item_id[len(prefix) :]
+    if not prefix or not digits or not digits.isascii() or any(c.isdigit() for c in prefix):
+        return None
+    return prefix, int(digits)
 
 
 def _find_pending(state: DurableContextState, item_id: str) -> int:

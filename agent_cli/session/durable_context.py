@@ -33,6 +33,7 @@ from agent_cli.durable import (
     add_fact,
     add_pending,
     forget_item,
+    issue_id,
     render_durable_context,
     transition_pending,
 )
@@ -205,7 +206,7 @@ class DurableContext:
 def _with_new_fact(
     state: DurableContextState, text: str, source: str, digest: str | None, moment: str
 ) -> Added[DurableFact]:
-    fact_id = _next_id("F", [f.fact_id for f in state.facts])
+    fact_id = issue_id(state, "F")
     fact = DurableFact(fact_id, text, source, moment, evidence_sha256=digest)
     return add_fact(state, fact), fact, fact.fact_id
 
@@ -213,19 +214,10 @@ def _with_new_fact(
 def _with_new_pending_item(
     state: DurableContextState, text: str, source: str, digest: str | None, moment: str
 ) -> Added[PendingItem]:
-    item_id = _next_id("T", [i.item_id for i in state.pending_items])
+    item_id = issue_id(state, "T")
     item = PendingItem(item_id, text, source, moment, evidence_sha256=digest)
     return add_pending(state, item), item, item.item_id
 
 
 def _find(state: DurableContextState, item_id: str) -> PendingItem | None:
     return next((i for i in state.pending_items if i.item_id == item_id), None)
-
-
-def _next_id(prefix: str, existing: list[str]) -> str:
-    numbers = [
-        int(x[len(prefix) :])
-        for x in existing
-        if x.startswith(prefix) and x[len(prefix) :].isdigit()
-    ]
-    return f"{prefix}{max(numbers, default=0) + 1}"
