@@ -199,7 +199,7 @@ def remove_tool_interactions(
     Other blocks stay in place; a message left with no content is dropped; untouched
     messages are the same objects, touched ones are new dicts. The input is not mutated.
     With `interactions` (where each id's halves are, indices into `messages`), only those
-    messages are visited, which keeps removal from a long view cheap.
+    messages are visited.
     """
     doomed = frozenset(ids)
     if not doomed:

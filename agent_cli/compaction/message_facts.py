@@ -34,7 +34,7 @@ COUNTED_REQUEST_CHARS = 4_000  # the longest user text whose digest line is coun
 
 
 class MessageFacts(NamedTuple):
-    """What compaction reads of one message (module doc). A tuple: a view has thousands."""
+    """What compaction reads of one message (module doc)."""
 
     texts: tuple[str, ...]
     uses: tuple[dict[str, Any], ...]
@@ -250,9 +250,8 @@ def with_entries(
 def note_requests(found: MessageFacts, counter: TokenCounter) -> MessageFacts:
     """`found` with its texts as the digest's entries when they leave (`requests`), each
     line counted as the digest counts it shown whole, so a removal takes them as they are;
-    a text over `COUNTED_REQUEST_CHARS` is left uncounted (a paste the digest will shorten
-    anyway: counting it twice on every such turn would cost more than it saves). Each
-    entry carries its pointer's record number."""
+    a text over `COUNTED_REQUEST_CHARS` is left uncounted (the digest counts it as it
+    shortens it). Each entry carries its pointer's record number."""
     number = sequence_of(found.pointer)
     return found._replace(
         requests=tuple(

@@ -58,9 +58,7 @@ from agent_cli.tokens import TokenCounter
 Message = dict[str, Any]
 Terms = tuple[ReadRule, SecretForms]  # what recorded facts depend on of a policy
 DEFAULT_POLICY = CompactionPolicy()
-# A long view is indexed in runs of about this many messages: each run's texts, counted
-# once for the counts and again for the facts, stay in the counter's memo between the two.
-RUN_MESSAGES = 512
+RUN_MESSAGES = 512  # a long tail is indexed in runs of about this many (docs/performance.md)
 
 
 class ViewIndex:
@@ -131,8 +129,7 @@ class ViewIndex:
         policy: CompactionPolicy,
     ) -> None:
         """Index `added` (message `start` onwards, validated; every call among them
-        answered among them): their counts, then their facts, which count the same
-        blocks again while the counter's memo still holds them."""
+        answered among them): their counts, then their facts."""
         counts = list(map(self.counter.count_message, added))
         facts = record_facts(added, start, answered, self.counter, policy)
         note_superseded(facts, start, policy, self._reads)

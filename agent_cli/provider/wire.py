@@ -95,9 +95,8 @@ class SentPrefix:
     on), `pairing` the pairing rule's state after them.
 
     `wire_messages` are plain dicts and lists, made once as a turn closes (the strings
-    are shared, not copied) and put in every later request as they are: the SDK copies a
-    request before sending it, and walks plain containers about three times faster than
-    frozen ones (`make bench`, `bench_request_path`)."""
+    are shared, not copied) and put in every later request as they are (why plain:
+    docs/performance.md, "The request path")."""
 
     messages: tuple[Any, ...] = ()
     wire_messages: tuple[dict[str, Any], ...] = ()

@@ -1,7 +1,7 @@
 """Where every token goes: the figures behind `stats`, the toolbar gauge and `/context`.
 
 Pure over the session's values, read through its `TurnRunner` and the parts it holds:
-counts come from the session's counter (memoized, so this is cheap), usage and
+counts come from the session's counter, usage and
 compactions from the transcript totals.
 """
 

@@ -33,7 +33,7 @@ MAX_KEY_INPUT_CHARS = 120
 
 class RequestEntry(NamedTuple):
     """A user text that left the view, with the record it came from, as the digest holds
-    it (a tuple: a digest may hold thousands)."""
+    it."""
 
     text: str
     pointer: str | None = None
