@@ -2,9 +2,10 @@
 
 For each fault class the retries run out (or the error is one that would only repeat):
 the turn ends "failed" with a notice that says what happened, the view and the
-transcript hold exactly what they held before the request (the turn's user message is
-recorded first: that is the "before"), nothing of the voided partial answer is kept, and
-the next turn works with every request accepted by the fake.
+transcript's messages are exactly what they were before the request (the turn's user
+message is recorded first: that is the "before"; the usage of each attempt the API began
+is recorded beside them, since it was billed), nothing of the voided partial answer is
+kept, and the next turn works with every request accepted by the fake.
 """
 
 from __future__ import annotations
@@ -142,7 +143,14 @@ def test_a_provider_fault_leaves_view_and_transcript_as_before_and_the_next_turn
     after = take_snapshot(session)
     assert plain(after.view) == plain([*before.view, user_message])
     assert after.transcript_lines[: len(before.transcript_lines)] == before.transcript_lines
-    assert len(after.transcript_lines) == len(before.transcript_lines) + 1
+    added = [
+        json.loads(line)["kind"] for line in after.transcript_lines[len(before.transcript_lines) :]
+    ]
+    # the user's message, and the usage of each attempt the API began (it was billed)
+    began = isinstance(
+        fault.make(), StreamError | DropConnection | Stall | EndStreamEarly | MalformedEvent
+    )
+    assert added == ["message"] + ["usage"] * (fault.attempts if began else 0)
     assert VOIDED_TEXT.encode() not in b"".join(after.transcript_lines)
     assert_history_is_valid(session)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agent_cli.events import ModelResponse, Usage
+from agent_cli.events import ModelResponse, Usage, reported_figure
 
 
 class StreamFault(Exception):
@@ -105,11 +105,11 @@ def build_content_blocks(content: Any, tracker: StreamTracker) -> tuple[list[dic
 
 
 def build_usage(usage: Any) -> Usage:
-    """Usage from the SDK object; fields the API left out count as zero."""
+    """Usage from the SDK object; a field the API left out, or reported as no request's
+    could be (`events.reported_figure`), counts as zero."""
 
     def read(name: str) -> int:
-        value = getattr(usage, name, None)
-        return int(value) if isinstance(value, int) else 0
+        return reported_figure(getattr(usage, name, None))
 
     return Usage(
         input_tokens=read("input_tokens"),

@@ -73,6 +73,8 @@ DEFAULT_SUMMARY_MAX_TOKENS = 2_048
 MIN_SUMMARY_LETTERS = 10
 # Reasons a reply was not a summary; after the reusing request, these send the bounded one.
 NOT_A_SUMMARY = ("called_tool", "stopped_early", "no_text")
+# failures that leave an answer the API may have begun: its usage so far was billed
+BROKEN_OFF = ("timeout", "provider_error", "no_response")
 
 
 def build_model_summarizer(
@@ -133,9 +135,9 @@ class ModelSummarizer:
         return with_left_out_notes(self._ask(bounded), notes)
 
     def _ask(self, request: ModelRequest) -> str:
-        """The summary the reply to `request` holds; `SummarizerFailed` otherwise. A
-        reply abandoned after the API began it (a timeout, Ctrl-C) was billed: its usage
-        so far goes into `reported_usage` too."""
+        """The summary the reply to `request` holds; `SummarizerFailed` otherwise. Every
+        attempt the API began was billed: one given up (a retry, a timeout, Ctrl-C, a
+        failed stream) puts its usage so far into `reported_usage` too."""
         seen = StreamSeen()
         try:
             response = run_request_with_timeout(
@@ -143,10 +145,12 @@ class ModelSummarizer:
             )
         except (SummarizerFailed, KeyboardInterrupt) as stopped:
             billed = seen.billed_so_far()
-            abandoned = isinstance(stopped, KeyboardInterrupt) or stopped.reason == "timeout"
-            if abandoned and billed is not None:
+            given_up = isinstance(stopped, KeyboardInterrupt) or stopped.reason in BROKEN_OFF
+            self.reported_usage.extend(seen.given_up)
+            if given_up and billed is not None:
                 self.reported_usage.append(billed)
             raise
+        self.reported_usage.extend(seen.given_up)
         self.reported_usage.append(response.usage)
         return read_summary_text(response)
 
@@ -205,11 +209,13 @@ def summary_request(text: str, system: str, max_tokens: int) -> ModelRequest:
 
 class StreamSeen:
     """What a stream run on another thread has shown so far: the usage the API reported
-    as it began to answer (`UsageSoFar`), and the characters of text since."""
+    as it began to answer (`UsageSoFar`), and the characters of text since; and the
+    billed usage of each attempt a retry gave up after the API began it (`given_up`)."""
 
     def __init__(self) -> None:
         self.started: Usage | None = None
         self.text_chars = 0
+        self.given_up: list[Usage] = []
 
     def watch(self, events: Iterable[ProviderEvent]) -> Iterator[ProviderEvent]:
         """`events` as they are, noting what they show (a retry starts again)."""
@@ -219,6 +225,9 @@ class StreamSeen:
             elif isinstance(event, TextDelta):
                 self.text_chars += len(event.text)
             elif isinstance(event, RetryNotice):
+                billed = self.billed_so_far()
+                if billed is not None:
+                    self.given_up.append(billed)
                 self.started, self.text_chars = None, 0
             yield event
 

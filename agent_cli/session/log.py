@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from agent_cli.compaction.markers import SOURCE_KEY, adopt_unmarked_summary
 from agent_cli.compaction_layers import SUMMARY, layer_code
 from agent_cli.errors import SessionUnresumable, StoreError
-from agent_cli.events import CompactionRecord, Usage
+from agent_cli.events import CompactionRecord, Usage, reported_figure
 from agent_cli.models import lookup_model
 from agent_cli.session.question_marks import read_question
 from agent_cli.store.path_text import read_path
@@ -319,11 +319,12 @@ def _compaction_entry(record: dict[str, Any], payload: dict[str, Any]) -> Compac
 
 
 def usage_from_payload(payload: dict[str, Any]) -> Usage:
-    """The API-reported figures of a usage record (garbage reads as zero); the record's
-    other integers, such as our own estimate of the request, are not usage."""
+    """The API-reported figures of a usage record (garbage reads as zero:
+    `events.reported_figure`); the record's other integers, such as our own estimate of
+    the request, are not usage."""
     return Usage(
         *(
-            _whole_number(payload.get(key))
+            reported_figure(payload.get(key))
             for key in (
                 "input_tokens",
                 "output_tokens",

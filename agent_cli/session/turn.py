@@ -127,6 +127,7 @@ MAX_STEPS_PER_TURN = 40
 MAX_PAUSES_PER_TURN = 2  # paused answers a turn goes on from; the next one ends it
 LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # text UTF-8 cannot carry
 INTERRUPTED_MARK = "[answer interrupted by the user]"
+TERMINATED_ANSWER_MARK = "[answer cut: agent-cli was ended by {signal}]"
 INTERRUPTED_TOOL_TEXT = "Interrupted by the user (Ctrl-C): the tool did not finish."
 NOT_RUN_TOOL_TEXT = "Not run: the turn was interrupted before this tool started."
 PERMISSION_CANCELLED = "permission_cancelled"  # the notice code
@@ -326,9 +327,11 @@ class TurnRunner:
         return (yield from self._after_response(response))
 
     def _stream(self, request: ModelRequest) -> Steps[ModelResponse | str | None]:
-        """Stream one request; the response, None on failure, "cancelled" on Ctrl-C. An
-        answer cancelled after the API began it was billed: the usage it reported then,
-        with the output so far counted, is recorded and priced like any other."""
+        """Stream one request; the response, None on failure, "cancelled" on Ctrl-C. Every
+        attempt the API began was billed: one given up (Ctrl-C, a termination signal, a
+        retry, a failure) has the usage it reported then, its output at least what arrived,
+        recorded and priced like any other. The text of an answer stopped by Ctrl-C or a
+        termination signal is kept, marked as cut; a termination then goes on ending."""
         parts: list[str] = []
         started: Usage | None = None
         try:
@@ -341,30 +344,44 @@ class TurnRunner:
                 elif isinstance(event, UsageSoFar):
                     started = event.usage
                 elif isinstance(event, RetryNotice):
+                    self._note_given_up(started, parts)
                     parts.clear()
                     started = None
                     yield StreamRestarted(event.attempt, event.delay_seconds, event.kind)
                 elif isinstance(event, ModelResponse):
                     return event
         except KeyboardInterrupt:
-            text = "".join(parts)
-            if started is not None:
-                self.note_usage(started.with_output_at_least(self.counter.count_text(text)))
-            yield from self._keep_partial_answer(text)
+            self._note_given_up(started, parts)
+            yield Notice("warning", "cancelled", {"during": "answer"})
+            yield from self._keep_partial_answer("".join(parts), INTERRUPTED_MARK)
             return "cancelled"
+        except TerminationRequested as stop:  # kept, then the process goes on ending
+            self._note_given_up(started, parts)
+            mark = TERMINATED_ANSWER_MARK.format(signal=signal_name(stop.signal_number))
+            yield from self._keep_partial_answer("".join(parts), mark)
+            raise
         except ProviderError as error:
+            self._note_given_up(started, parts)
             yield Notice("error", "provider_failed", error=error)
             return None
+        self._note_given_up(started, parts)
         yield Notice("error", "provider_failed")  # the stream ended without an answer
         return None
 
-    def _keep_partial_answer(self, text: str) -> Iterator[SessionEvent]:
-        yield Notice("warning", "cancelled", {"during": "answer"})
+    def _note_given_up(self, started: Usage | None, parts: list[str]) -> None:
+        """Record the usage of an attempt given up after the API began it (`started`, what
+        it reported then), its output at least the text that arrived (`parts`)."""
+        if started is not None:
+            self.note_usage(started.with_output_at_least(self.counter.count_text("".join(parts))))
+
+    def _keep_partial_answer(self, text: str, mark: str) -> Iterator[SessionEvent]:
+        """Record the text of an answer cut short, with `mark` after it; nothing when
+        no text arrived."""
         if text.strip():
             kept = LONE_SURROGATE.sub("\ufffd", text)  # else it could not be recorded
             message = {
                 "role": "assistant",
-                "content": [{"type": "text", "text": f"{kept}\n{INTERRUPTED_MARK}"}],
+                "content": [{"type": "text", "text": f"{kept}\n{mark}"}],
             }
             yield from record(self.conversation, message)
 
