@@ -65,6 +65,38 @@ def test_list_dir_uses_the_same_ignore_rules_and_counts_what_it_left_out(workspa
     ]
 
 
+def test_a_folder_of_empty_folders_is_listed_not_counted_as_ignored(workspace: Path):
+    """Tenth outside attack: a fresh scaffold's `src/components/ui/` holds no file, so
+    ripgrep lists nothing under `components/`; it was left out and called ignored."""
+    (workspace / "src" / "components" / "ui").mkdir(parents=True)
+    (workspace / "src" / "assets" / "icons" / "small").mkdir(parents=True)
+    (workspace / "src" / "main.py").write_text("print('hi')\n")
+    (workspace / "src" / "cache" / "deep").mkdir(parents=True)
+    (workspace / "src" / "cache" / "deep" / "x.log").write_text("ignored by *.log\n")
+    outcome = make_toolbox(workspace).run("list_dir", {"path": "src"})
+    assert outcome.content.splitlines() == [
+        "Directory: src (2 directories, 1 file)",
+        "assets/",
+        "components/",
+        "main.py  (12 B)",
+        "[1 ignored entry not shown (.gitignore, .git, environment and cache folders)]",
+    ]
+
+
+def test_the_walk_under_a_folder_stops_at_its_bound_and_shows_the_folder(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A tree of thousands of empty folders is not walked to its end: past the bound the
+    folder is shown (listing it says what is there), here with a bound of one folder."""
+    from agent_cli.tools import listing
+
+    (workspace / "tree" / "inner").mkdir(parents=True)
+    (workspace / "tree" / "inner" / "notes.log").write_text("ignored by *.log\n")
+    assert "tree/" not in make_toolbox(workspace).run("list_dir", {}).content
+    monkeypatch.setattr(listing, "EMPTY_TREE_FOLDERS", 1)
+    assert "tree/" in make_toolbox(workspace).run("list_dir", {}).content.splitlines()
+
+
 def test_an_ignored_folder_can_still_be_listed_and_searched_by_name(workspace: Path):
     tools = make_toolbox(workspace)
     assert "lib/" in tools.run("list_dir", {"path": "build"}).content

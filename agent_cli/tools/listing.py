@@ -3,7 +3,8 @@
 Contract: entries that ripgrep would skip (`.gitignore`, `.ignore`, `.git/info/exclude`,
 and the version-control, environment and cache folders no search enters) are left out
 and counted, so a listing shows what the project holds, not `.hypothesis/` noise. A
-directory is shown when ripgrep finds a file under it, or when it is empty. Symbolic
+directory is shown when ripgrep finds a file under it, or when no file lies under it at
+all (empty, or folders of empty folders: nothing there for a rule to ignore). Symbolic
 links are always shown with their target (marked when it leads out) and never followed.
 Nothing inside `.git/` is ever listed. An error names no path that is not there
 (`tools.echo`).
@@ -23,6 +24,7 @@ from agent_cli.tools.ripgrep import RgRun, run_rg
 from agent_cli.tools.workspace import SKIPPED_DIRECTORY_NAMES, Workspace
 
 VCS_DIRECTORY = ".git"
+EMPTY_TREE_FOLDERS = 200  # folders `_holds_no_file` opens before it takes one as empty
 
 
 def prepare_list_dir(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
@@ -133,20 +135,38 @@ def _is_shown(entry: os.DirEntry[str], folder: int, visible: set[str] | None) ->
     if visible is None or entry.is_symlink() or entry.name in visible:
         return True
     if _is_real_dir(entry):
-        return _is_empty_directory(folder, entry.name)
+        return _holds_no_file(folder, entry.name)
     return not entry.is_file(follow_symlinks=False)  # FIFOs, sockets: rg never lists them
 
 
-def _is_empty_directory(folder: int, name: str) -> bool:
+def _holds_no_file(folder: int, name: str) -> bool:
+    """True when no regular file lies anywhere under the folder `name` (of the folder open
+    as `folder`): empty, or folders of empty folders (a fresh scaffold), which ripgrep
+    cannot list and nothing ignores. Links are not followed; past `EMPTY_TREE_FOLDERS`
+    folders, or where one cannot be read, it is taken as holding none (shown: listing it
+    will say what is there)."""
+    pending = [(folder, name)]
+    opened: list[int] = []
     try:
-        descriptor = os.open(name, DIRECTORY_FLAGS, dir_fd=folder)
-    except OSError:
-        return True  # unreadable, or no longer a folder: show it, listing it will say why
-    try:
-        with os.scandir(descriptor) as scan:
-            return next(scan, None) is None
+        while pending:
+            parent, child = pending.pop()
+            if len(opened) >= EMPTY_TREE_FOLDERS:
+                return True
+            try:
+                descriptor = os.open(child, DIRECTORY_FLAGS, dir_fd=parent)
+            except OSError:
+                return True
+            opened.append(descriptor)
+            with os.scandir(descriptor) as scan:
+                for entry in scan:
+                    if entry.is_file(follow_symlinks=False):
+                        return False
+                    if _is_real_dir(entry):
+                        pending.append((descriptor, entry.name))
+        return True
     finally:
-        os.close(descriptor)
+        for descriptor in opened:
+            os.close(descriptor)
 
 
 def _describe_entry(
