@@ -313,3 +313,17 @@ def test_a_tall_view_shown_unasked_offers_no_v():
     notes = [row for row in printed_rows(view, 80) if "not shown here" in row]
     assert len(notes) == 1 and "answer v" not in notes[0]
     assert "answer v" in " ".join(printed_rows(build_approval_view(request, 80, 30), 80))
+
+
+def test_the_header_says_what_the_diff_cannot_show_and_bytes_are_named():
+    """Eleventh attack: a Latin-1 file's accents were lost under a diff that showed them
+    unchanged; the bytes are written `<byte E9>` and the header counts them."""
+    approval = build_diff_approval("caf\udce9\nprice 3\n", "caf\ufffd\nprice 3\n", "menu.txt")
+    noted = type(approval)(approval.kind, approval.text, "the file holds 1 byte that is not UTF-8")
+    request = PermissionRequest("write_file", "overwrite menu.txt with 2 lines", noted)
+    rows = printed_rows(build_approval_view(request, 160, 40), 160)
+    assert rows[0] == (
+        "permission needed for write_file: overwrite menu.txt with 2 lines (diff of 6 lines; "
+        "the file holds 1 byte that is not UTF-8)"
+    )
+    assert [unframed(row) for row in rows[4:6]] == ["-caf<byte E9>", "+caf\ufffd"]

@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tools_support import RecordingAsker, make_toolbox
 
 from agent_cli.secret_forms import REDACTED_MARK
@@ -146,3 +148,70 @@ def test_a_change_of_the_final_newline_is_in_the_diff_and_no_change_is_none(tmp_
     adds_newline, same = (request.approval.text for request in asker.requests)
     assert adds_newline.split("\n")[-3:] == ["-two", "\\ No newline at end of file", "+two"]
     assert same == ""
+
+
+def test_a_change_inside_hidden_text_is_a_change_with_a_note(tmp_path: Path):
+    """Eleventh attack: `.env.local` held the literal text `GITHUB_TOKEN=[REDACTED]`; an
+    overwrite writing the real token read the same on both sides once hidden, and the
+    question said "(no change)". Lines changed are decided on the real texts."""
+    token = "ghp_Zq7Rk2mXv9LpW4tYc8NbH3sJd6FgQ1"
+    (tmp_path / ".env.local").write_text(f"DEBUG=0\nGITHUB_TOKEN={REDACTED_MARK}\n")
+    asker = RecordingAsker(PermissionDecision.DENY)
+    toolbox = make_toolbox(
+        tmp_path,
+        auto_approve=False,
+        ask_permission=asker,
+        secret_environment={"GITHUB_TOKEN": token},
+    )
+    toolbox.run("write_file", {"path": ".env.local", "content": f"DEBUG=0\nGITHUB_TOKEN={token}\n"})
+    toolbox.run("write_file", {"path": ".env.local", "content": "DEBUG=1\nGITHUB_TOKEN=x\n"})
+    hidden, plain = (request.approval for request in asker.requests)
+    assert token not in hidden.text
+    assert hidden.text.splitlines()[3:] == [
+        " DEBUG=0",
+        f"-GITHUB_TOKEN={REDACTED_MARK}",
+        f"+GITHUB_TOKEN={REDACTED_MARK}",
+    ]
+    assert hidden.note == "some of the change is in text shown as [REDACTED]"
+    assert plain.note == "" and "+GITHUB_TOKEN=x" in plain.text
+
+
+def test_an_overwrite_of_bytes_that_are_not_utf8_shows_them_lost(tmp_path: Path):
+    """Eleventh attack: a Latin-1 `menu.txt` rewritten from what read_file gave (U+FFFD
+    for é and è) lost them while the diff showed that line unchanged, or said "(no
+    change)". The bytes are in the diff as what they are, and the note counts them."""
+    (tmp_path / "menu.txt").write_bytes(b"caf\xe9 cr\xe8me\nprice 3\n")
+    asker = RecordingAsker(PermissionDecision.DENY)
+    toolbox = make_toolbox(tmp_path, auto_approve=False, ask_permission=asker)
+    toolbox.run("write_file", {"path": "menu.txt", "content": "caf\ufffd cr\ufffdme\nprice 3\n"})
+    approval = asker.requests[0].approval
+    assert approval.text.splitlines()[3:] == [
+        "-caf\udce9 cr\udce8me",
+        "+caf\ufffd cr\ufffdme",
+        " price 3",
+    ]
+    assert approval.note == "the file holds 2 bytes that are not UTF-8; the new text replaces them"
+    assert (tmp_path / "menu.txt").read_bytes() == b"caf\xe9 cr\xe8me\nprice 3\n"  # denied
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    old=st.lists(st.sampled_from(["a", "b", "c", "", "d d"]), max_size=30),
+    new=st.lists(st.sampled_from(["a", "b", "c", "", "e"]), max_size=30),
+    old_end=st.booleans(),
+    new_end=st.booleans(),
+)
+def test_without_secrets_the_diff_is_difflibs_unified_diff(old, new, old_end, new_end):
+    """The diff is decided on the real texts and written line by line as shown; with
+    nothing hidden it is exactly what `difflib.unified_diff` writes."""
+    import difflib
+
+    from agent_cli.tools.approval import _ended, _lines_with_ends, build_diff_approval
+
+    old_text = "\n".join(old) + ("\n" if old_end and old else "")
+    new_text = "\n".join(new) + ("\n" if new_end and new else "")
+    expected = difflib.unified_diff(
+        _lines_with_ends(old_text), _lines_with_ends(new_text), "f (now)", "f (after)", n=3
+    )
+    approval = build_diff_approval(old_text, new_text, "f")
+    assert approval.text == "\n".join(_ended(expected)) and approval.note == ""

@@ -97,11 +97,20 @@ def test_read_file_refuses_binary_files(workspace: Path):
     assert "binary" in outcome.content
 
 
-def test_read_file_replaces_invalid_utf8_and_drops_carriage_returns(workspace: Path):
+def test_read_file_replaces_invalid_utf8_says_so_and_drops_carriage_returns(workspace: Path):
+    """The note (tenth attack): a model that writes back what it read of a Latin-1 file
+    replaces its accents with U+FFFD for good; it is told so, and how to convert it."""
     (workspace / "mixed.txt").write_bytes(b"caf\xe9\r\nok\r\n")
     outcome = make_toolbox(workspace).run("read_file", {"path": "mixed.txt"})
     assert not outcome.is_error
-    assert outcome.content.splitlines()[1:] == ["     1\tcaf\ufffd", "     2\tok"]
+    lines = outcome.content.splitlines()
+    assert lines[1:3] == ["     1\tcaf\ufffd", "     2\tok"]
+    assert lines[3].startswith("[1 line shown here holds bytes that are not UTF-8")
+    assert "write_file would replace those bytes" in lines[3] and "iconv" in lines[3]
+    (workspace / "mixed.txt").write_bytes(b"caf\xc3\xa9\nok\n")
+    assert (
+        "not UTF-8" not in make_toolbox(workspace).run("read_file", {"path": "mixed.txt"}).content
+    )
 
 
 def test_read_file_refuses_a_fifo_instead_of_hanging(workspace: Path):

@@ -46,10 +46,13 @@ def test_both_modes_read_plain_text_and_refuse_what_is_too_big_or_binary(workspa
             read(workspace, "missing.txt", **mode)
 
 
-def test_editing_needs_exact_utf8_while_showing_replaces_what_does_not_decode(workspace):
+def test_editing_needs_exact_utf8_while_showing_keeps_what_does_not_decode(workspace):
+    """A diff must show a write that drops a byte that is not UTF-8 (the tenth attack's
+    Latin-1 file lost its accents under a diff that showed the line unchanged): the byte
+    is kept as `surrogateescape` decodes it, never replaced."""
     with pytest.raises(ToolError, match="not valid UTF-8"):
         read(workspace, "latin1.txt")
-    assert read(workspace, "latin1.txt", for_display=True) == "caf\ufffd\n"
+    assert read(workspace, "latin1.txt", for_display=True) == "caf\udce9\n"
 
 
 def test_a_nul_past_the_head_is_binary_for_a_diff_but_editable_text(workspace):
@@ -61,7 +64,7 @@ def test_a_nul_past_the_head_is_binary_for_a_diff_but_editable_text(workspace):
 
 def test_the_approval_diff_reads_through_it_with_its_own_cap(workspace):
     root = workspace.root
-    assert read_text_for_diff(workspace, root / "latin1.txt", "latin1.txt") == "caf\ufffd\n"
+    assert read_text_for_diff(workspace, root / "latin1.txt", "latin1.txt") == "caf\udce9\n"
     for name in ("head_nul.bin", "late_nul.txt", "link.txt", "missing.txt"):
         assert read_text_for_diff(workspace, root / name, name) is None
     (root / "huge.txt").write_bytes(b"y" * (MAX_DIFF_SOURCE_BYTES + 1))

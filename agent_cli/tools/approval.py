@@ -10,7 +10,9 @@ A diff splits lines at `\\n` alone and marks a last line without one (`\\ No new
 end of file`, as `diff -u` does), so a change of a CR, VT, NEL or U+2028 (which the view
 writes out) or of the final newline is a change in the diff: split at every separator
 `str.splitlines` knows, a CR turned into a line feed showed as an empty diff. A diff of
-identical texts is empty.
+identical texts is empty; a diff of texts that differ never is, even where the change is
+in text the diff hides (secrets) or cannot decode (bytes that are not UTF-8): `note`
+then says so.
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ from agent_cli.tools.workspace import Workspace
 MAX_DIFF_SOURCE_BYTES = 2 * 1024 * 1024
 DIFF_CONTEXT_LINES = 3
 NO_NEWLINE_MARK = "\\ No newline at end of file"
+# A byte that is not UTF-8, decoded with `surrogateescape`: U+DC80..U+DCFF.
+UNDECODABLE_FIRST = "\udc80"
+HIDDEN_CHANGE_NOTE = "some of the change is in text shown as [REDACTED]"
 
 
 class ApprovalKind(Enum):
@@ -41,10 +46,13 @@ class ApprovalKind(Enum):
 
 @dataclass(frozen=True)
 class Approval:
-    """The text the user must see before saying yes, and how to read it."""
+    """The text the user must see before saying yes, and how to read it; `note`, what
+    the text cannot show and the user must know (a change in hidden text, bytes that are
+    not UTF-8 and will be replaced), "" when nothing."""
 
     kind: ApprovalKind
     text: str
+    note: str = ""
 
 
 def build_content_approval(content: str) -> Approval:
@@ -58,19 +66,47 @@ def build_command_approval(command: str) -> Approval:
 def build_diff_approval(
     old: str, new: str, shown: str, secrets: SecretForms = NO_SECRETS
 ) -> Approval:
-    """A unified diff from `old` to `new`, labelled with the file's workspace path. The
-    secrets of either text are shown as `REDACTED_MARK`, line by line as read_file shows
-    them (`secret_lines`): a context line or a changed line beside a key puts it on the
-    screen otherwise."""
+    """A unified diff from `old` to `new`, labelled with the file's workspace path. Which
+    lines changed is decided on the real texts; the lines are shown with the secrets of
+    either text as `REDACTED_MARK`, line by line as read_file shows them (`secret_lines`:
+    a context line or a changed line beside a key puts it on the screen otherwise). A
+    changed line that reads the same once hidden gets the note `HIDDEN_CHANGE_NOTE`,
+    so a change made inside a secret is never shown as no change."""
     label = shown.replace("\n", "^J")  # the view writes out every other control
-    lines = difflib.unified_diff(
-        _lines_with_ends(_with_secrets_hidden(old, secrets)),
-        _lines_with_ends(_with_secrets_hidden(new, secrets)),
-        fromfile=f"{label} (now)",
-        tofile=f"{label} (after)",
-        n=DIFF_CONTEXT_LINES,
-    )
-    return Approval(ApprovalKind.DIFF, "\n".join(_ended(lines)))
+    real_old, real_new = _lines_with_ends(old), _lines_with_ends(new)
+    shown_old = _lines_with_ends(_with_secrets_hidden(old, secrets))
+    shown_new = _lines_with_ends(_with_secrets_hidden(new, secrets))
+    matcher = difflib.SequenceMatcher(None, real_old, real_new)
+    lines: list[str] = []
+    hidden = False
+    for group in matcher.get_grouped_opcodes(DIFF_CONTEXT_LINES):
+        if not lines:
+            lines += [f"--- {label} (now)\n", f"+++ {label} (after)\n"]
+        lines.append(_hunk_header(group))
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                lines += [" " + line for line in shown_old[i1:i2]]
+                continue
+            removed, added = shown_old[i1:i2], shown_new[j1:j2]
+            hidden = hidden or any(a == b for a, b in zip(removed, added, strict=False))
+            lines += ["-" + line for line in removed] + ["+" + line for line in added]
+    note = HIDDEN_CHANGE_NOTE if hidden else ""
+    return Approval(ApprovalKind.DIFF, "\n".join(_ended(lines)), note)
+
+
+def _hunk_header(group: list[tuple[str, int, int, int, int]]) -> str:
+    """`@@ -a,b +c,d @@` for a group of opcodes, as `difflib.unified_diff` writes it."""
+    old_range = _unified_range(group[0][1], group[-1][2])
+    new_range = _unified_range(group[0][3], group[-1][4])
+    return f"@@ -{old_range} +{new_range} @@\n"
+
+
+def _unified_range(start: int, stop: int) -> str:
+    """A hunk's line range in unified format: `5` for one line, `4,0` for none."""
+    length = stop - start
+    if length == 1:
+        return f"{start + 1}"
+    return f"{start + 1 if length else start},{length}"
 
 
 def _lines_with_ends(text: str) -> list[str]:
@@ -98,11 +134,22 @@ def build_overwrite_approval(
 ) -> Approval:
     """The change an overwrite makes, as a diff; the new content when the old file
     cannot be read as text (binary, too big, gone, or not a regular file); secrets hidden
-    as in every diff (`build_diff_approval`)."""
+    as in every diff (`build_diff_approval`). Bytes of the old file that are not UTF-8
+    are in the diff as what they are (the view writes them `<byte E9>`), so a line that
+    loses them is a changed line, and the note says how many the write replaces."""
     old = read_text_for_diff(workspace, resolved, shown)
     if old is None:
         return build_content_approval(new)
-    return build_diff_approval(old, new, shown, secrets)
+    approval = build_diff_approval(old, new, shown, secrets)
+    undecodable = sum(1 for character in old if UNDECODABLE_FIRST <= character <= "\udcff")
+    if not undecodable:
+        return approval
+    bytes_note = (
+        f"the file holds {undecodable:,} byte{'s' if undecodable != 1 else ''} that are not "
+        "UTF-8; the new text replaces them"
+    )
+    note = f"{approval.note}; {bytes_note}" if approval.note else bytes_note
+    return Approval(approval.kind, approval.text, note)
 
 
 def _with_secrets_hidden(text: str, secrets: SecretForms) -> str:

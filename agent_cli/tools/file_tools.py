@@ -106,9 +106,22 @@ def read_file_lines(
             f"\n[lines {shown_last + 1}-{total} not shown; continue with "
             f"start_line={shown_last + 1}]"
         )
+    if window.undecodable:
+        body += "\n" + _undecodable_note(window.undecodable)
     header = f"File: {shown} (lines {start}-{shown_last} of {total})"
     summary = f"read {count_lines_noun(len(lines))}"
     return ToolResult(header, body, summary=summary, secrets_hidden=hidden)
+
+
+def _undecodable_note(count: int) -> str:
+    """What the model must know of lines holding bytes that are not UTF-8 (a Latin-1
+    file): writing back what it read would destroy them."""
+    lines = f"{count_lines_noun(count)} shown here {'holds' if count == 1 else 'hold'}"
+    return (
+        f"[{lines} bytes that are not UTF-8, shown as U+FFFD: edit_file "
+        "cannot edit this file, and write_file would replace those bytes with U+FFFD for "
+        "good; convert it with bash (iconv) first]"
+    )
 
 
 @dataclass
@@ -122,6 +135,7 @@ class _Window:
     first: int = 0
     count: int = 0
     total: int = 0
+    undecodable: int = 0  # wanted lines holding bytes that are not UTF-8
 
 
 def _collect_lines(handle: BinaryIO, start: int, last: int, max_bytes: int, margin: int) -> _Window:
@@ -140,6 +154,7 @@ def _collect_lines(handle: BinaryIO, start: int, last: int, max_bytes: int, marg
             if not is_full:
                 window.lines.append(_decode_line(raw))
                 window.count += 1
+                window.undecodable += not _is_utf8(raw)
                 continue
         if after_chars < margin:
             window.lines.append(_decode_line(raw))
@@ -158,6 +173,16 @@ def _text_before(descriptor: int, offset: int, chars: int) -> list[str]:
     size = min(offset, 4 * chars + 3)
     data = os.pread(descriptor, size, offset - size)
     return data.decode("utf-8", errors="replace").removesuffix("\n").split("\n")
+
+
+def _is_utf8(raw: bytes) -> bool:
+    if raw.isascii():
+        return True
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _decode_line(raw: bytes) -> str:

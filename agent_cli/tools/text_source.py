@@ -9,8 +9,10 @@ binary check that read_file applies too.
 The two callers differ only in what they do with the text, and that is what the flag
 says. edit_file writes the text back, so it must be exact: strict UTF-8, and binary
 means a NUL in the first 8 KB, as read_file judges it. An approval diff only shows it
-(`for_display`): undecodable bytes are replaced, and a NUL anywhere means binary, since a
-diff of binary data tells the user nothing (the new content is shown instead).
+(`for_display`): a byte that is not UTF-8 is kept as what `surrogateescape` makes of it
+(U+DC80..U+DCFF, which the view writes `<byte E9>`), so a diff shows a write that drops
+it; and a NUL anywhere means binary, since a diff of binary data tells the user nothing
+(the new content is shown instead).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ def read_text_source(
     if for_display:
         if b"\x00" in data:
             raise _looks_binary(shown, len(data))
-        return data.decode("utf-8", errors="replace")
+        return data.decode("utf-8", errors="surrogateescape")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
