@@ -98,3 +98,52 @@ def test_the_space_run_threshold_holds_in_the_printed_view():
     command = "echo safe" + " " * 31 + "&& echo near" + " " * 32 + "; rm -rf ~"
     body = shown_body(PermissionRequest("bash", command, build_command_approval(command)))
     assert body == ["echo safe" + " " * 31 + "&& echo near⟨32 spaces⟩; rm -rf ~"]
+
+
+def printed(request: PermissionRequest, width: int) -> list[str]:
+    """Every row of the view printed `width` columns wide, header included."""
+    view = build_approval_view(request, width, 40)
+    console = Console(file=io.StringIO(), width=width, record=True, color_system=None)
+    console.print(view.header)
+    for line in view.lines:
+        console.print(line, overflow="fold")
+    return console.export_text().rstrip("\n").split("\n")
+
+
+def test_spaces_that_end_a_line_are_drawn_and_a_diffs_marker_is_not():
+    """Eleventh attack: `echo "cleaning" \\` followed by a space no longer continues the
+    line, so the next line runs as a command of its own; the edit that added the space
+    showed two identical lines, and a command ending so looked like a continuation."""
+    command = 'echo "cleaning up" \\ \nrm -rf victim'
+    assert shown_body(PermissionRequest("bash", command, build_command_approval(command))) == [
+        'echo "cleaning up" \\·',
+        "rm -rf victim",
+    ]
+    diff = build_diff_approval(
+        'echo "x" \\\nrm -rf victim\n\nend\n', 'echo "x" \\ \nrm -rf victim\n\nend  \n', "c.sh"
+    )
+    body = shown_body(PermissionRequest("edit_file", "edit c.sh", diff))
+    assert body[3:] == ['-echo "x" \\', '+echo "x" \\·', " rm -rf victim", " ", "-end", "+end··"]
+
+
+@pytest.mark.parametrize("width", range(24, 141))
+def test_two_commands_that_differ_in_one_space_never_print_alike(width: int):
+    """Eleventh attack: the view wrapped at words and dropped the space where it broke,
+    so at 120 columns `rm -rf ./b… /` (which also deletes /) and `rm -rf ./b…/` printed
+    the same rows. Rows are cut where the cells run out, a space at a cut drawn `·`."""
+    folder = "./" + "b" * (width - 6)
+    rows = {
+        command: printed(PermissionRequest("bash", command, build_command_approval(command)), width)
+        for command in (f"rm -rf {folder} /", f"rm -rf {folder}/", f"rm -rf {folder} ")
+    }
+    assert len({tuple(shown) for shown in rows.values()}) == 3, rows
+
+
+def test_a_space_on_either_side_of_a_cut_is_drawn():
+    from rich.text import Text
+
+    from agent_cli.repl.approval_view import fold_rows
+
+    assert [row.plain for row in fold_rows(Text("abcd efgh"), 4)] == ["abcd", "·efg", "h"]
+    assert [row.plain for row in fold_rows(Text("abc defgh"), 4)] == ["abc·", "defg", "h"]
+    assert [row.plain for row in fold_rows(Text("ab  cd"), 3)] == ["ab·", "·cd"]

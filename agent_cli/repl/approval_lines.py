@@ -30,6 +30,7 @@ CONTROL_STYLE = "reverse magenta"
 DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
 SPACE_RUN_MIN_COLUMNS = 32
 TAB_STYLE = "dim"
+TRAILING_SPACE = "·"  # a space drawn where a blank one could not be told from none
 _BLANK_RUN = re.compile(r"[ \t]+")
 _NOT_BLANK = None
 
@@ -116,15 +117,18 @@ def _blank_kind(line: str, kind: ApprovalKind) -> str | None:
 
 def style_line(line: str, kind: ApprovalKind) -> Text:
     """One line with controls made visible and tabs drawn, diff-coloured; see
-    `_append_blanks` for runs of spaces and tabs."""
-    style = ""
+    `_append_blanks` for runs of spaces and tabs. Spaces that end a line are drawn as
+    `TRAILING_SPACE` (a diff's marker column aside): `echo \\ ` and `echo \\` differ
+    to bash, so they must differ on screen."""
+    style, start = "", 0
     if kind is ApprovalKind.DIFF:
         style = "bold" if line.startswith(("+++", "---")) else DIFF_STYLES.get(line[:1], "")
-    text = Text(style=style)
-    column = position = 0
-    for run in _BLANK_RUN.finditer(line):
+        start = 1 if line[:1] in (" ", "+", "-") and style != "bold" else 0
+    text = Text(line[:start], style=style)
+    column = position = start
+    for run in _BLANK_RUN.finditer(line, start):
         column = _append_revealed(text, line[position : run.start()], column)
-        column = _append_blanks(text, run.group(), column)
+        column = _append_blanks(text, run.group(), column, run.end() == len(line))
         position = run.end()
     _append_revealed(text, line[position:], column)
     return text
@@ -136,12 +140,13 @@ def is_blank_line(line: str) -> bool:
     return not line.strip(" \t")
 
 
-def _append_blanks(text: Text, blanks: str, column: int) -> int:
+def _append_blanks(text: Text, blanks: str, column: int, ends_line: bool = False) -> int:
     """Append a run of spaces and tabs starting at `column`; the column after it. A tab
     is drawn as `→` and the spaces up to the next stop of `TAB_SIZE` columns, so it is
-    seen and takes the room it takes in an editor; a run that would take
-    `SPACE_RUN_MIN_COLUMNS` or more columns is counted instead (`⟨28 tabs⟩`), so no run
-    pushes text off the screen or onto a row of its own."""
+    seen and takes the room it takes in an editor; a space of a run that `ends_line` as
+    `TRAILING_SPACE`; a run that would take `SPACE_RUN_MIN_COLUMNS` or more columns is
+    counted instead (`⟨28 tabs⟩`), so no run pushes text off the screen or onto a row of
+    its own."""
     width = _blank_columns(blanks, column)
     if width >= SPACE_RUN_MIN_COLUMNS:
         note = f"⟨{_count_blanks(blanks)}⟩"
@@ -149,7 +154,7 @@ def _append_blanks(text: Text, blanks: str, column: int) -> int:
         return column + cell_len(note)
     for character in blanks:
         if character == " ":
-            text.append(" ")
+            text.append(TRAILING_SPACE if ends_line else " ", style=TAB_STYLE if ends_line else "")
             column += 1
         else:
             stop = _next_tab_stop(column)

@@ -9,7 +9,8 @@ Contract: `build_approval_view(request, width, height)` lays out what the user a
   `<U+202E>`, `<U+FE0F>`; `safe_text.reveal_controls`), never obeyed or silently
   dropped; a tab is drawn as `→` up to its stop, and a run of spaces and tabs 32
   columns wide or more is counted (`⟨28 tabs⟩`), not drawn;
-- a line wider than the screen goes on in rows under a blank gutter (`   ┆ `), and the
+- a line wider than the screen goes on in rows under a blank gutter (`   ┆ `), cut where
+  the cells run out, not at a space (a space at either side of the cut drawn `·`), and the
   header's further rows start with `  ↳ `: no row that content fills starts where a
   line number or a `[compact]` line would, so a command cannot draw a line of its own;
 - the header names the file by its whole path, or when that would take more than
@@ -47,6 +48,8 @@ from rich.text import Text
 
 from agent_cli.repl.approval_lines import (
     NOTE_STYLE,
+    TAB_STYLE,
+    TRAILING_SPACE,
     NumberedLine,
     is_blank_line,
     numbered_from_end,
@@ -250,6 +253,8 @@ def build_header(
     else:
         if approval.kind is ApprovalKind.DIFF:  # a write's description counts its lines
             ending = f" (diff of {lines})" if count else " (no change)"
+            if approval.note:  # what the diff cannot show: hidden text, bytes not UTF-8
+                ending = f"{ending[:-1]}; {approval.note})"
         else:
             ending = f" ({blank} of them blank)" if blank else ""
         room = MAX_HEADER_ROWS * (width - len(HEADER_CONTINUED_MARK)) - len(opening) - len(ending)
@@ -329,7 +334,7 @@ class _Layout:
     secrets: SecretForms = NO_SECRETS  # a shortened line splits none of them
 
     def rows(self, line: NumberedLine) -> int:
-        return _rows(line.text, self.content_width)
+        return len(line_rows(line, self.content_width))
 
     @property
     def content_width(self) -> int:
@@ -426,11 +431,54 @@ def _shorten_line(line: NumberedLine, layout: _Layout) -> NumberedLine:
     return NumberedLine(line.first, line.last, "", line.kind, shown)
 
 
+def line_rows(line: NumberedLine, width: int) -> list[Text]:
+    """The rows `line` takes `width` cells wide: what is approved folded (`fold_rows`),
+    a note of the view's own (no line number) wrapped at its words."""
+    if line.first < 0:
+        return list(line.text.wrap(_MEASURING_CONSOLE, width, overflow="fold"))
+    return fold_rows(line.text, width)
+
+
+def fold_rows(text: Text, width: int) -> list[Text]:
+    """`text` (one line) cut into rows of `width` cells wherever the cells run out, not
+    at spaces: a word wrap drops the space where it breaks, and `rm -rf ./b… /` then
+    reads as `rm -rf ./b…/`. A space that ends a row or starts the next one is drawn as
+    `TRAILING_SPACE`, since a blank cell there cannot be told from none."""
+    plain, offsets, cells = text.plain, [], 0
+    for index, character in enumerate(plain):
+        size = cell_len(character)
+        if cells and cells + size > width:
+            offsets.append(index)
+            cells = 0
+        cells += size
+    if not offsets:
+        return [text]
+    rows = list(text.divide(offsets))
+    for index in range(len(rows) - 1):
+        rows[index] = _edge_space_shown(rows[index], at_end=True)
+        rows[index + 1] = _edge_space_shown(rows[index + 1], at_end=False)
+    return rows
+
+
+def _edge_space_shown(row: Text, at_end: bool) -> Text:
+    """`row` with a space at its end (or start) drawn as `TRAILING_SPACE`."""
+    plain = row.plain
+    if not plain or plain[-1 if at_end else 0] != " ":
+        return row
+    mark = Text(TRAILING_SPACE, style=TAB_STYLE)
+    if at_end:
+        shown = row[:-1]
+        shown.append_text(mark)
+        return shown
+    mark.append_text(row[1:])
+    return mark
+
+
 def _framed(line: NumberedLine, gutter: int, width: int) -> Text:
-    """`line` behind its number, on rows of `width` cells: the rows after the first
-    behind a blank gutter and `CONTINUED_MARK`, so no row that wraps starts where a
-    number does."""
-    rows = line.text.wrap(_MEASURING_CONSOLE, content_width(gutter, width), overflow="fold")
+    """`line` behind its number, on rows of `width` cells (`fold_rows`): the rows after
+    the first behind a blank gutter and `CONTINUED_MARK`, so no row that goes on starts
+    where a number does."""
+    rows = line_rows(line, content_width(gutter, width))
     framed = Text()
     for index, row in enumerate(rows):
         if index:
