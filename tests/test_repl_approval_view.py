@@ -327,3 +327,16 @@ def test_the_header_says_what_the_diff_cannot_show_and_bytes_are_named():
         "the file holds 1 byte that is not UTF-8)"
     )
     assert [unframed(row) for row in rows[4:6]] == ["-caf<byte E9>", "+caf\ufffd"]
+
+
+@pytest.mark.parametrize("at", [0, 150, 2_900, 5_990])
+def test_a_change_inside_a_long_line_is_on_screen(at: int):
+    """Eleventh attack: `good.example` -> `evil.example` in the middle of a 6,000-character
+    line; both lines were cut at the same place and looked the same. A shortened changed
+    line keeps the row around where it differs from its counterpart."""
+    line = "a" * at + " url=https://good.example/x " + "b" * (6_000 - at)
+    diff = build_diff_approval(line + "\nend\n", line.replace("good", "evil") + "\nend\n", "c.txt")
+    request = PermissionRequest("edit_file", "edit c.txt", diff)
+    view = build_approval_view(request, 100, 40)
+    flat = "".join(unframed(row) for row in printed_rows(view, 100))
+    assert "good.example/x" in flat and "evil.example/x" in flat and view.is_shortened

@@ -38,6 +38,7 @@ offers `v` (there is no question to answer).
 from __future__ import annotations
 
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING
@@ -54,6 +55,7 @@ from agent_cli.repl.approval_lines import (
     is_blank_line,
     numbered_from_end,
     numbered_from_start,
+    style_line,
 )
 from agent_cli.repl.safe_text import (
     clip_line,
@@ -129,7 +131,7 @@ def build_approval_view(
     budget = max(MIN_BODY_ROWS, height - header_rows(header, width) - reserved_rows)
     ends = _collect_ends(raw_lines, approval.kind, budget)
     gutter = max((len(line.label) for line in (*ends.head, *ends.tail)), default=1)
-    layout = _Layout(gutter, width, forms_as_shown(request.secrets))
+    layout = _Layout(gutter, width, forms_as_shown(request.secrets), raw_lines, approval.kind)
     one_page = _is_last_page(raw_lines, approval.kind, 0)
     fitted, is_shortened = fit_lines(ends, layout, budget, one_page, unasked_by is None)
     rows = [_framed(line, gutter, width) for line in fitted]
@@ -327,11 +329,14 @@ def header_rows(header: Text, width: int) -> int:
 
 @dataclass(frozen=True)
 class _Layout:
-    """How lines are printed: behind a gutter of `gutter` cells, on `width` columns."""
+    """How lines are printed: behind a gutter of `gutter` cells, on `width` columns; the
+    approval's lines (`raw_lines`, of `kind`) let a shortened diff line keep its change."""
 
     gutter: int
     width: int
     secrets: SecretForms = NO_SECRETS  # a shortened line splits none of them
+    raw_lines: Sequence[str] = ()
+    kind: ApprovalKind = ApprovalKind.CONTENT
 
     def rows(self, line: NumberedLine) -> int:
         return len(line_rows(line, self.content_width))
@@ -417,18 +422,58 @@ def _rows(text: Text, width: int) -> int:
 
 
 def _shorten_line(line: NumberedLine, layout: _Layout) -> NumberedLine:
-    """A line over `MAX_LINE_ROWS` rows keeps its start and end, the middle counted."""
+    """A line over `MAX_LINE_ROWS` rows keeps its start and end, the middle counted; a
+    changed diff line whose change lies past its start also keeps the row around where
+    it differs from its counterpart (`_change_at`), so the change is on screen."""
     if layout.rows(line) <= MAX_LINE_ROWS:
         return line
-    plain, secrets = line.text.plain, layout.secrets
-    head_end = safe_head_end(plain, layout.content_width * 2, secrets)
-    tail_start = max(
-        safe_tail_start(plain, len(plain) - layout.content_width + 10, secrets), head_end
-    )
-    shown = line.text[:head_end]
-    shown.append(f" ⟨{tail_start - head_end:,} characters not shown⟩ ", style=NOTE_STYLE)
-    shown.append_text(line.text[tail_start:])
-    return NumberedLine(line.first, line.last, "", line.kind, shown)
+    plain, secrets, row = line.text.plain, layout.secrets, layout.content_width
+    tail_start = safe_tail_start(plain, len(plain) - row + 10, secrets)
+    change = _change_at(line, layout)
+    if change is None or change < row * 2:
+        kept = [(0, safe_head_end(plain, row * 2, secrets)), (tail_start, len(plain))]
+    else:
+        head_end = safe_head_end(plain, row, secrets)
+        around = safe_tail_start(plain, max(change - row // 3, head_end), secrets)
+        kept = [(0, head_end), (around, safe_head_end(plain, around + row - 40, secrets))]
+        kept.append((max(tail_start, kept[-1][1]), len(plain)))
+    return NumberedLine(line.first, line.last, "", line.kind, _kept_parts(line.text, kept))
+
+
+def _kept_parts(text: Text, kept: list[tuple[int, int]]) -> Text:
+    """`text`'s parts `kept` (start, end; in order), each gap between them counted."""
+    shown, position = Text(), 0
+    for start, end in kept:
+        if start > position:
+            shown.append(f" ⟨{start - position:,} characters not shown⟩ ", style=NOTE_STYLE)
+        shown.append_text(text[max(start, position) : end])
+        position = max(end, position)
+    return shown
+
+
+def _change_at(line: NumberedLine, layout: _Layout) -> int | None:
+    """Where a changed diff line (`-` or `+`) first differs, as shown, from the line it
+    replaces or is replaced by (the one at its place in the block of the other sign);
+    None for any other line or when it has no counterpart."""
+    index, raw = line.first, layout.raw_lines
+    if layout.kind is not ApprovalKind.DIFF or index < 2 or raw[index][:1] not in ("-", "+"):
+        return None
+    sign = raw[index][0]
+    start = index
+    while start > 2 and raw[start - 1][:1] == sign:
+        start -= 1
+    end = index
+    while end + 1 < len(raw) and raw[end + 1][:1] == sign:
+        end += 1
+    other = end + 1 + (index - start) if sign == "-" else start - 1 - (end - index)
+    other_sign = "+" if sign == "-" else "-"
+    between = range(end + 1, other + 1) if sign == "-" else range(other, start)
+    if not 2 <= other < len(raw) or any(raw[at][:1] != other_sign for at in between):
+        return None
+    mine, theirs = line.text.plain[1:], style_line(raw[other], layout.kind).plain[1:]
+    pairs = enumerate(zip(mine, theirs, strict=False))
+    same = next((at for at, (one, two) in pairs if one != two), None)
+    return 1 + (min(len(mine), len(theirs)) if same is None else same)
 
 
 def line_rows(line: NumberedLine, width: int) -> list[Text]:
