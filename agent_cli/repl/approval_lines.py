@@ -13,6 +13,7 @@ all took about half a second before the question appeared).
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -30,6 +31,10 @@ CONTROL_STYLE = "reverse magenta"
 DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
 SPACE_RUN_MIN_COLUMNS = 32
 TAB_STYLE = "dim"
+# Scripts with letters drawn like Latin ones (Unicode's confusables are mostly these).
+LOOKALIKE_SCRIPTS = frozenset(
+    {"CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "FULLWIDTH", "MATHEMATICAL", "LISU"}
+)
 TRAILING_SPACE = "·"  # a space drawn where a blank one could not be told from none
 _BLANK_RUN = re.compile(r"[ \t]+")
 _NOT_BLANK = None
@@ -184,7 +189,41 @@ def _count_blanks(blanks: str) -> str:
 
 
 def _append_revealed(text: Text, piece: str, column: int) -> int:
+    """Append `piece` (a word: no space or tab in it) with its controls written out, and
+    its look-alike letters marked when it mixes scripts (`mixed_script_letters`). The
+    letters are marked, not rewritten: what the view shows of a secret must stay a form
+    the view's cuts know (`approval_view.forms_as_shown`)."""
+    lookalikes = mixed_script_letters(piece)
     for part, is_control in reveal_controls(piece):
-        text.append(part, style=CONTROL_STYLE if is_control else None)
+        if lookalikes and not is_control:
+            for character in part:
+                text.append(character, style=CONTROL_STYLE if character in lookalikes else None)
+        else:
+            text.append(part, style=CONTROL_STYLE if is_control else None)
         column += cell_len(part)
     return column
+
+
+def holds_lookalike_letters(text: str) -> bool:
+    """True when a word of `text` mixes Latin letters with look-alike ones."""
+    return not text.isascii() and any(map(mixed_script_letters, text.split()))
+
+
+def mixed_script_letters(word: str) -> frozenset[str]:
+    """The letters of `word` to mark because it mixes scripts: in a word
+    with Latin letters, every letter of a script whose letters look like Latin ones
+    (`LOOKALIKE_SCRIPTS`: `gіthub.com` with a Cyrillic `і` reads as github.com). Empty
+    for any other word (Cyrillic, Greek or CJK text, `東京Tower`, stays as it is)."""
+    if word.isascii():
+        return frozenset()
+    scripts = {letter: _script_of(letter) for letter in word if letter.isalpha()}
+    if "LATIN" not in scripts.values():
+        return frozenset()
+    return frozenset(letter for letter, script in scripts.items() if script in LOOKALIKE_SCRIPTS)
+
+
+def _script_of(letter: str) -> str:
+    """A letter's script, as the first word of its Unicode name (`CYRILLIC`, `GREEK`,
+    `LATIN`, `CJK`...); "" for a letter without a name."""
+    name = unicodedata.name(letter, "")
+    return name.split(" ", 1)[0]

@@ -52,6 +52,7 @@ from agent_cli.repl.approval_lines import (
     TAB_STYLE,
     TRAILING_SPACE,
     NumberedLine,
+    holds_lookalike_letters,
     is_blank_line,
     numbered_from_end,
     numbered_from_start,
@@ -82,6 +83,7 @@ MAX_HEADER_ROWS = 3
 FULL_VIEW_PAGE_LINES = 1000
 LINE_MARK, CONTINUED_MARK = " │ ", " ┆ "  # after a line's number; after a blank gutter
 HEADER_CONTINUED_MARK = "  ↳ "
+LOOKALIKE_NOTE = "a word mixes Latin letters with look-alikes, shown marked"
 _MEASURING_CONSOLE = Console(file=io.StringIO(), width=80, color_system=None)
 
 
@@ -250,6 +252,9 @@ def build_header(
         lines += f", {blank} blank"
     tool = clip_line(request.tool, 40)
     opening = f"permission needed for {tool}: "
+    lookalikes = holds_lookalike_letters(approval.text)
+    if lookalikes:
+        lines += f"; {LOOKALIKE_NOTE}"
     if approval.kind is ApprovalKind.COMMAND:
         what = f"run this command ({lines})"
     else:
@@ -259,6 +264,7 @@ def build_header(
                 ending = f"{ending[:-1]}; {approval.note})"
         else:
             ending = f" ({blank} of them blank)" if blank else ""
+            ending += f" ({LOOKALIKE_NOTE})" if lookalikes else ""
         room = MAX_HEADER_ROWS * (width - len(HEADER_CONTINUED_MARK)) - len(opening) - len(ending)
         what = describe_request(request, max(room - 8, 20)) + ending
     if unasked_by is not None:
