@@ -220,3 +220,69 @@ def test_a_figure_no_request_could_have_counts_as_zero(
     lines = Path(session.transcript_path).read_text().splitlines()
     [usage] = [r["payload"] for r in map(json.loads, lines) if r.get("kind") == "usage"]
     assert prompt_of(usage) == 0
+
+
+class AnswersInThreeParts:
+    """A provider whose answer begins and streams three pieces of text."""
+
+    name, model, context_window = "scripted", MODEL, 200_000
+
+    def stream(self, request: Any) -> Any:
+        yield UsageSoFar(Usage(input_tokens=1_200, cache_creation_input_tokens=800))
+        yield TextDelta("The answer so far ")
+        yield TextDelta("names the build tool.")
+        yield TextDelta(" More.")
+
+
+def test_a_termination_while_the_repl_draws_is_kept_like_one_inside_the_session(
+    workspace: Path,
+) -> None:
+    """Review: a signal that lands while the REPL draws the answer (most of a stream's
+    time) left the loop without the session seeing it: no usage, no text kept."""
+    from agent_cli.events import AssistantText
+    from agent_cli.repl.turns import drive_events
+
+    session = make_session(workspace, AnswersInThreeParts())
+
+    def render(event: Any) -> None:
+        if isinstance(event, AssistantText) and "names" in event.text:
+            raise TerminationRequested(signal.SIGTERM)
+
+    with pytest.raises(TerminationRequested):
+        drive_events(session.run_turn("explain the build"), render)
+    assert session.view[-1]["content"][0]["text"] == (
+        "The answer so far names the build tool.\n[answer cut: agent-cli was ended by SIGTERM]"
+    )
+    stats = session.stats()
+    assert stats.requests == 1 and stats.total_usage.prompt_tokens == 2_000
+
+
+class RetriedOnce:
+    """An attempt begins and is retried; the retry answers."""
+
+    name, model, context_window = "scripted", MODEL, 200_000
+
+    def stream(self, request: Any) -> Any:
+        yield UsageSoFar(Usage(input_tokens=1_000))
+        yield RetryNotice(1, 0.0, "overloaded")
+        message = {"role": "assistant", "content": [{"type": "text", "text": "done"}]}
+        yield ModelResponse(message, "end_turn", Usage(input_tokens=1_000, output_tokens=1))
+
+
+def test_a_ctrl_c_while_a_retried_attempt_is_noted_counts_it_once(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review: the attempt was noted, then Ctrl-C (here in the calibration after the
+    usage record) noted it again from the interrupt's handler."""
+    session = make_session(workspace, RetriedOnce())
+    compactor = session.compactor
+    calibrate = compactor.calibrate
+
+    def interrupted(*args: Any) -> None:
+        calibrate(*args)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(compactor, "calibrate", interrupted)
+    list(session.run_turn("hello"))
+    stats = session.stats()
+    assert stats.requests == 1 and stats.total_usage.prompt_tokens == 1_000

@@ -329,14 +329,25 @@ def test_the_header_says_what_the_diff_cannot_show_and_bytes_are_named():
     assert [unframed(row) for row in rows[4:6]] == ["-caf<byte E9>", "+caf\ufffd"]
 
 
+@pytest.mark.parametrize("width", [34, 40, 60, 75, 100, 160])
 @pytest.mark.parametrize("at", [0, 150, 2_900, 5_990])
-def test_a_change_inside_a_long_line_is_on_screen(at: int):
+@pytest.mark.parametrize("ending", ["\nend\n", ""], ids=["more lines", "no final newline"])
+def test_a_change_inside_a_long_line_is_on_screen(at: int, width: int, ending: str):
     """Eleventh attack: `good.example` -> `evil.example` in the middle of a 6,000-character
     line; both lines were cut at the same place and looked the same. A shortened changed
-    line keeps the row around where it differs from its counterpart."""
+    line keeps the row around where it differs from its counterpart (the review: on
+    every width, and beside a `\\ No newline` line), and the counted gaps add up."""
     line = "a" * at + " url=https://good.example/x " + "b" * (6_000 - at)
-    diff = build_diff_approval(line + "\nend\n", line.replace("good", "evil") + "\nend\n", "c.txt")
+    diff = build_diff_approval(line + ending, line.replace("good", "evil") + ending, "c.txt")
     request = PermissionRequest("edit_file", "edit c.txt", diff)
-    view = build_approval_view(request, 100, 40)
-    flat = "".join(unframed(row) for row in printed_rows(view, 100))
-    assert "good.example/x" in flat and "evil.example/x" in flat and view.is_shortened
+    view = build_approval_view(request, width, 40)
+    flat = "".join(unframed(row) for row in printed_rows(view, width)).replace("·", " ")
+    assert "good.exa" in flat and "evil.exa" in flat and view.is_shortened
+    old_line = flat[flat.index("-a" if at else "- url") : flat.index("+a" if at else "+ url")]
+    gaps = sum(
+        int(n.replace(",", "")) for n in re.findall(r"⟨([\d,]+) characters not shown⟩", old_line)
+    )
+    visible = re.sub(r" ⟨[\d,]+ characters not shown⟩ ", "", old_line).removesuffix(
+        "\\ No newline at end of file"
+    )
+    assert gaps + len(visible) - 1 == len(line)  # every character once: shown or counted

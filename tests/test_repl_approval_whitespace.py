@@ -147,3 +147,15 @@ def test_a_space_on_either_side_of_a_cut_is_drawn():
     assert [row.plain for row in fold_rows(Text("abcd efgh"), 4)] == ["abcd", "·efg", "h"]
     assert [row.plain for row in fold_rows(Text("abc defgh"), 4)] == ["abc·", "defg", "h"]
     assert [row.plain for row in fold_rows(Text("ab  cd"), 3)] == ["ab·", "·cd"]
+
+
+def test_a_row_that_starts_with_a_drawn_space_keeps_its_own_style():
+    """Review: the row went on in the mark's style, so a removed line's rest was dim."""
+    from rich.text import Text
+
+    from agent_cli.repl.approval_view import fold_rows
+
+    rows = fold_rows(Text("-abc defgh", style="red"), 4)
+    assert [row.plain for row in rows] == ["-abc", "·def", "gh"]
+    dim = [(span.start, span.end) for span in rows[1].spans if str(span.style) == "dim"]
+    assert rows[1].style == "red" and dim == [(0, 1)]

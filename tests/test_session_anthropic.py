@@ -108,7 +108,9 @@ def test_a_dropped_connection_after_retries_leaves_the_history_unchanged(server,
     assert events[-1].outcome == "failed"
     assert plain(session.view) == plain([*view_before, {"role": "user", "content": "second"}])
     new = transcript_records(session)[len(records_before) :]
-    assert [r["kind"] for r in new] == ["message"]
+    # the user's message, and the usage of each attempt the API began (it was billed)
+    attempts = len(server.requests) - 1
+    assert [r["kind"] for r in new] == ["message"] + ["usage"] * attempts
     assert drain(session.run_turn("third"))[-1].outcome == "ok"
     assert all(r.rejection is None for r in server.requests)
 

@@ -33,7 +33,7 @@ import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from agent_cli.errors import SummarizerFailed
+from agent_cli.errors import SummarizerFailed, TerminationRequested
 from agent_cli.events import (
     CACHE_NOTHING,
     ModelRequest,
@@ -137,15 +137,16 @@ class ModelSummarizer:
     def _ask(self, request: ModelRequest) -> str:
         """The summary the reply to `request` holds; `SummarizerFailed` otherwise. Every
         attempt the API began was billed: one given up (a retry, a timeout, Ctrl-C, a
-        failed stream) puts its usage so far into `reported_usage` too."""
+        termination signal, a failed stream) puts its usage so far into `reported_usage`
+        too."""
         seen = StreamSeen()
         try:
             response = run_request_with_timeout(
                 self._provider, request, self._timeout_seconds, seen
             )
-        except (SummarizerFailed, KeyboardInterrupt) as stopped:
+        except (SummarizerFailed, KeyboardInterrupt, TerminationRequested) as stopped:
             billed = seen.billed_so_far()
-            given_up = isinstance(stopped, KeyboardInterrupt) or stopped.reason in BROKEN_OFF
+            given_up = not isinstance(stopped, SummarizerFailed) or stopped.reason in BROKEN_OFF
             self.reported_usage.extend(seen.given_up)
             if given_up and billed is not None:
                 self.reported_usage.append(billed)

@@ -439,9 +439,10 @@ def _shorten_line(line: NumberedLine, layout: _Layout) -> NumberedLine:
     if change is None or change < row * 2:
         kept = [(0, safe_head_end(plain, row * 2, secrets)), (tail_start, len(plain))]
     else:
+        room = max(row - 40, row // 2, 12)  # a row less the two gap notes
         head_end = safe_head_end(plain, row, secrets)
-        around = safe_tail_start(plain, max(change - row // 3, head_end), secrets)
-        kept = [(0, head_end), (around, safe_head_end(plain, around + row - 40, secrets))]
+        around = safe_tail_start(plain, max(change - room // 3, head_end), secrets)
+        kept = [(0, head_end), (around, max(safe_head_end(plain, around + room, secrets), around))]
         kept.append((max(tail_start, kept[-1][1]), len(plain)))
     return NumberedLine(line.first, line.last, "", line.kind, _kept_parts(line.text, kept))
 
@@ -450,36 +451,48 @@ def _kept_parts(text: Text, kept: list[tuple[int, int]]) -> Text:
     """`text`'s parts `kept` (start, end; in order), each gap between them counted."""
     shown, position = Text(), 0
     for start, end in kept:
+        if end <= position:
+            continue
         if start > position:
             shown.append(f" ⟨{start - position:,} characters not shown⟩ ", style=NOTE_STYLE)
         shown.append_text(text[max(start, position) : end])
-        position = max(end, position)
+        position = end
     return shown
 
 
 def _change_at(line: NumberedLine, layout: _Layout) -> int | None:
-    """Where a changed diff line (`-` or `+`) first differs, as shown, from the line it
-    replaces or is replaced by (the one at its place in the block of the other sign);
-    None for any other line or when it has no counterpart."""
+    """Where a changed diff line (`-` or `+`) first differs, as shown, from its
+    counterpart: the line at the same place from the start of the other sign's block
+    of the same change (`\\ No newline` lines aside), else that block's last line; None
+    for any other line, or one whose change has no other side."""
     index, raw = line.first, layout.raw_lines
     if layout.kind is not ApprovalKind.DIFF or index < 2 or raw[index][:1] not in ("-", "+"):
         return None
-    sign = raw[index][0]
-    start = index
-    while start > 2 and raw[start - 1][:1] == sign:
-        start -= 1
-    end = index
-    while end + 1 < len(raw) and raw[end + 1][:1] == sign:
-        end += 1
-    other = end + 1 + (index - start) if sign == "-" else start - 1 - (end - index)
-    other_sign = "+" if sign == "-" else "-"
-    between = range(end + 1, other + 1) if sign == "-" else range(other, start)
-    if not 2 <= other < len(raw) or any(raw[at][:1] != other_sign for at in between):
+    removed, added = _change_blocks(raw, index)
+    mine, theirs = (removed, added) if raw[index][0] == "-" else (added, removed)
+    if not theirs:
         return None
-    mine, theirs = line.text.plain[1:], style_line(raw[other], layout.kind).plain[1:]
-    pairs = enumerate(zip(mine, theirs, strict=False))
+    other = theirs[min(mine.index(index), len(theirs) - 1)]
+    shown, other_shown = line.text.plain[1:], style_line(raw[other], layout.kind).plain[1:]
+    pairs = enumerate(zip(shown, other_shown, strict=False))
     same = next((at for at, (one, two) in pairs if one != two), None)
-    return 1 + (min(len(mine), len(theirs)) if same is None else same)
+    return 1 + (min(len(shown), len(other_shown)) if same is None else same)
+
+
+def _change_blocks(raw: Sequence[str], index: int) -> tuple[list[int], list[int]]:
+    """The `-` lines and the `+` lines of the change that holds line `index` of a diff:
+    the run of changed lines around it (a `\\ No newline` line inside it skipped)."""
+
+    def is_changed(at: int) -> bool:
+        return at >= 2 and raw[at][:1] in ("-", "+", "\\")
+
+    start, end = index, index
+    while is_changed(start - 1):
+        start -= 1
+    while end + 1 < len(raw) and is_changed(end + 1):
+        end += 1
+    block = range(start, end + 1)
+    return [at for at in block if raw[at][:1] == "-"], [at for at in block if raw[at][:1] == "+"]
 
 
 def line_rows(line: NumberedLine, width: int) -> list[Text]:
@@ -516,13 +529,14 @@ def _edge_space_shown(row: Text, at_end: bool) -> Text:
     plain = row.plain
     if not plain or plain[-1 if at_end else 0] != " ":
         return row
-    mark = Text(TRAILING_SPACE, style=TAB_STYLE)
     if at_end:
         shown = row[:-1]
-        shown.append_text(mark)
+        shown.append(TRAILING_SPACE, style=TAB_STYLE)
         return shown
-    mark.append_text(row[1:])
-    return mark
+    shown = Text(style=row.style)  # the row's own style, not the mark's, for the rest
+    shown.append(TRAILING_SPACE, style=TAB_STYLE)
+    shown.append_text(row[1:])
+    return shown
 
 
 def _framed(line: NumberedLine, gutter: int, width: int) -> Text:

@@ -8,13 +8,16 @@ code between two events (while rendering); then `drive_events` throws the
 KeyboardInterrupt into the generator at the `yield` where it waits, so the session runs
 the same cleanup, and keeps rendering what it yields until it finishes. If the
 generator lets the interrupt escape, or a second Ctrl-C arrives during the cleanup,
-the turn is reported as cancelled here and the generator is closed.
+the turn is reported as cancelled here and the generator is closed. A termination
+signal (`TerminationRequested`) that lands while an event is drawn is thrown into the
+generator the same way, so the session keeps what it cut, and then goes on ending.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Generator, Iterator
 
+from agent_cli.errors import TerminationRequested
 from agent_cli.events import SessionEvent, TurnEnded
 
 CANCELLED = TurnEnded(outcome="cancelled")
@@ -32,7 +35,30 @@ def drive_events(
                 ended = event
     except KeyboardInterrupt:
         return _finish_after_interrupt(events, render)
+    except TerminationRequested as stop:
+        _settle_termination(events, render, stop)
+        raise
     return ended
+
+
+def _settle_termination(
+    events: Iterator[SessionEvent], render: Callable[[SessionEvent], None], stop: BaseException
+) -> None:
+    """A termination signal that landed while an event was drawn, passed on to the
+    session (`stop` thrown into `events`), so it keeps what the signal cut (the answer
+    so far and its usage, the calls' results) as it does when the signal lands inside
+    it; what it yields meanwhile is drawn. The caller then goes on ending."""
+    if not isinstance(events, Generator):
+        return
+    try:
+        event = events.throw(stop)
+        while True:
+            render(event)
+            event = next(events)
+    except (StopIteration, TerminationRequested):
+        pass
+    finally:
+        events.close()
 
 
 def _finish_after_interrupt(

@@ -344,9 +344,9 @@ class TurnRunner:
                 elif isinstance(event, UsageSoFar):
                     started = event.usage
                 elif isinstance(event, RetryNotice):
-                    self._note_given_up(started, parts)
+                    given_up, started = started, None  # noted once, whatever comes next
+                    self._note_given_up(given_up, parts)
                     parts.clear()
-                    started = None
                     yield StreamRestarted(event.attempt, event.delay_seconds, event.kind)
                 elif isinstance(event, ModelResponse):
                     return event

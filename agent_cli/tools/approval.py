@@ -88,10 +88,24 @@ def build_diff_approval(
                 lines += [" " + line for line in shown_old[i1:i2]]
                 continue
             removed, added = shown_old[i1:i2], shown_new[j1:j2]
-            hidden = hidden or any(a == b for a, b in zip(removed, added, strict=False))
+            hidden = hidden or _reads_the_same(real_old[i1:i2], removed, real_new[j1:j2], added)
             lines += ["-" + line for line in removed] + ["+" + line for line in added]
     note = HIDDEN_CHANGE_NOTE if hidden else ""
     return Approval(ApprovalKind.DIFF, "\n".join(_ended(lines)), note)
+
+
+def _reads_the_same(
+    real_removed: list[str], removed: list[str], real_added: list[str], added: list[str]
+) -> bool:
+    """True when a removed line and an added line read the same as shown, though their
+    real texts differ: the change between them is in hidden text."""
+    real_by_shown: dict[str, set[str]] = {}
+    for real, shown in zip(real_removed, removed, strict=True):
+        real_by_shown.setdefault(shown, set()).add(real)
+    return any(
+        shown in real_by_shown and real_by_shown[shown] - {real}
+        for real, shown in zip(real_added, added, strict=True)
+    )
 
 
 def _hunk_header(group: list[tuple[str, int, int, int, int]]) -> str:
