@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import shlex
+import signal
 import sys
 from pathlib import Path
 
@@ -154,6 +155,33 @@ def test_a_pipe_gets_the_whole_text_and_no_pager(tmp_path):
     show_long(console, Text("\n".join(f"line {n}" for n in range(500))), environment)
     assert not paged.exists()
     assert "line 499" in console.export_text()
+
+
+def ctrl_c_pressing_pager(tmp_path: Path) -> tuple[dict[str, str], Path, Path]:
+    """A $PAGER that, before it reads anything, sends SIGINT to agent-cli (what Ctrl-C in
+    less does to the whole foreground group) and notes how SIGINT was set when it began;
+    then it reads all it is given into a file."""
+    paged, disposition = tmp_path / "paged.txt", tmp_path / "sigint.txt"
+    script = (
+        "import os, signal, sys\n"
+        f"open({str(disposition)!r}, 'w').write(str(signal.getsignal(signal.SIGINT)))\n"
+        "os.kill(os.getppid(), signal.SIGINT)\n"
+        f"open({str(paged)!r}, 'wb').write(sys.stdin.buffer.read())\n"
+    )
+    return {"PAGER": f"{shlex.quote(sys.executable)} -c {shlex.quote(script)}"}, paged, disposition
+
+
+def test_ctrl_c_while_the_text_is_fed_to_the_pager_is_the_pagers_own(tmp_path):
+    environment, paged, disposition = ctrl_c_pressing_pager(tmp_path)
+    body = "\n".join(f"line {n:06d}" for n in range(100_000))  # far more than a pipe holds
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        show_long(terminal(), Text(body), environment)
+    except KeyboardInterrupt:
+        pytest.fail("Ctrl-C meant for the pager stopped agent-cli feeding and waiting for it")
+    assert paged.read_text(encoding="utf-8").split() == body.split()  # fed whole, waited for
+    assert signal.getsignal(signal.SIGINT) is before  # agent-cli's own handling is back
+    assert "default_int_handler" in disposition.read_text()  # not inherited as ignored
 
 
 def test_the_paged_output_of_a_tool_carries_no_control_characters(tmp_path, monkeypatch):
