@@ -50,10 +50,11 @@ def test_counts_agree_in_number_and_zero_counts_are_left_out(
     assert "✓ 1 match in 1 file" in repl.submit("grep unique-needle")
 
 
-def test_stats_on_a_60_column_screen_keeps_the_numbers_whole(
-    terminals: TerminalPool, home: Path, workspace: Path
+@pytest.mark.parametrize("width", [60, 40])  # 40: an outside attack found `5…`, `1…`
+def test_stats_on_a_narrow_screen_keeps_the_numbers_whole(
+    terminals: TerminalPool, home: Path, workspace: Path, width: int
 ) -> None:
-    repl = start(terminals, home, workspace, width=60)
+    repl = start(terminals, home, workspace, width=width)
     repl.submit("read big.txt")  # five-digit figures, which a 24-cell bar would squeeze
     panel = repl.submit("stats")
     rows = [
