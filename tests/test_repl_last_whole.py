@@ -260,6 +260,25 @@ def test_sources_shows_the_number_after_each_pointer():
     assert rows[-1][:3] == ["/expand", "<#>", "shows"]
 
 
+def test_sources_on_a_narrow_screen_gives_each_pointer_a_line_of_its_own():
+    """Found by an outside attack: at 40 columns `/sources` split every pointer over five
+    rows and `available` into `availab` / `le`."""
+    handles = PointerHandles()
+    handles.number_for(POINTER)
+    long_transcript = "transcript:20261205-175654-cfcfe1:2"
+    resolutions = [
+        SourceResolution(long_transcript, SourceResolutionStatus.AVAILABLE, "ok", "ab" * 32),
+        SourceResolution(POINTER[:-52], SourceResolutionStatus.MISSING, "not_found"),
+    ]
+    console = make_console(width=40)
+    console.print(build_sources_view(resolutions, handles))
+    rows = [row.rstrip() for row in console.export_text().splitlines()]
+    assert rows[0] == f"2  {long_transcript}", rows
+    assert rows[1].startswith("   available · "), rows
+    assert rows[rows.index(f"1  {SHOWN}") + 1].startswith("   missing · "), rows
+    assert "/expand <#> shows" in rows[-2], rows
+
+
 # --- the session reads a stored output back --------------------------------------------------
 
 
