@@ -19,8 +19,9 @@ def reported_figure(value: object) -> int:
     """A token figure as the API (or a record of it) reported it: a whole number from 0 to
     `MAX_REPORTED_TOKENS`; anything else (missing, negative, a float, a bool, absurdly
     large: a broken proxy's report) counts as 0, like a figure the API left out."""
-    is_int = isinstance(value, int) and not isinstance(value, bool)
-    return value if is_int and 0 <= value <= MAX_REPORTED_TOKENS else 0
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 0
+    return value if 0 <= value <= MAX_REPORTED_TOKENS else 0
 
 
 @dataclass(frozen=True)

@@ -30,12 +30,15 @@ def start(terminals: TerminalPool, home: Path, workspace: Path, pager: str) -> R
     return driver
 
 
-def press_tab_until(repl: ReplDriver, check: Callable[[str], bool], what: str) -> str:
-    """Press Tab until `check` holds on screen. A Tab that arrives while prompt_toolkit
-    still completes what was just typed is dropped (one completion runs at a time), so
-    one more is pressed then; a person's Tab comes later than a test's."""
+def press_tab_until(
+    repl: ReplDriver, check: Callable[[str], bool], what: str, key: str = "Tab"
+) -> str:
+    """Press Tab (or `key`) until `check` holds on screen. A Tab that arrives while
+    prompt_toolkit still completes what was just typed is dropped (one completion runs at
+    a time), so one more is pressed then; a person's Tab comes later than a test's. Less
+    likewise lets a Ctrl-C that it has not yet handled cancel the command typed after it."""
     for attempt in range(1, TAB_ATTEMPTS + 1):
-        repl.terminal.press("Tab")
+        repl.terminal.press(key)
         try:
             return repl.terminal.wait_for(check, what, timeout=3, source=repl.terminal.visible)
         except AssertionError:
@@ -63,6 +66,35 @@ def test_last_shows_a_long_output_whole_in_less_and_the_prompt_comes_back(
     )
     assert "line 399" in end and "the whole output, read back from artifact " in end
     assert "omitted" not in end
+    repl.terminal.press("q")
+    repl.terminal.wait_for(
+        lambda text: "(END)" not in text and "ctx " in text,
+        "the prompt again",
+        source=repl.terminal.visible,
+    )
+    assert "Demo Project" in repl.submit("read README.md and tell me its first heading")
+
+
+@pytest.mark.skipif(shutil.which("less") is None, reason="less is not installed")
+def test_ctrl_c_in_less_while_agent_cli_still_feeds_it_is_less_own(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    """1 MB is far more than a pipe holds: agent-cli is still writing it into less (which
+    reads on demand) when Ctrl-C comes. It must go on feeding and waiting for less: `G`
+    then reaches the very last line, and the prompt comes back only after `q`."""
+    rows = [f"row {n:06d} " + "filler " * 70 for n in range(1_900)]  # read_file shows 2,000
+    (workspace / "big.txt").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    repl = start(terminals, home, workspace, "less -R")
+    assert "saved to artifact" in repl.submit("read big.txt")
+    repl.send("/last")
+    repl.terminal.wait_for(
+        lambda text: "row 000000" in text and text.rstrip().endswith(":"),
+        "less showing the first page",
+        source=repl.terminal.visible,
+    )
+    repl.terminal.press("C-c")
+    end = press_tab_until(repl, lambda text: "(END)" in text, "less at the end", key="G")
+    assert "row 001899" in end and "›" not in end
     repl.terminal.press("q")
     repl.terminal.wait_for(
         lambda text: "(END)" not in text and "ctx " in text,

@@ -85,6 +85,16 @@ def test_a_damaged_transcript_at_start_up_gives_advice_for_a_process_that_exits(
     assert "/new" not in done.stderr
 
 
+def test_a_config_file_nested_too_deeply_to_read_is_one_line_and_exit_2(
+    home: Path, workspace: Path
+) -> None:
+    home.mkdir(exist_ok=True)
+    (home / "config.toml").write_text("a = " + "[" * 5000 + "]" * 5000 + "\n")
+    done = run_piped(["-p", "hello"], cwd=workspace, env=build_env(home))
+    assert done.returncode == 2
+    assert_one_plain_error_line(done.stderr, "config error", "not valid TOML", "nest too deeply")
+
+
 def test_an_empty_model_name_is_refused(home: Path, workspace: Path) -> None:
     done = run_piped(["--model", "", "-p", "hello"], cwd=workspace, env=build_env(home))
     assert done.returncode == 2

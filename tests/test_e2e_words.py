@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
-from e2e_support import ReplDriver, TerminalPool, count_prompts, start_repl
+from e2e_support import ReplDriver, TerminalPool, count_prompts, session_id_on, start_repl
 
 pytestmark = pytest.mark.e2e
 
@@ -50,10 +50,11 @@ def test_counts_agree_in_number_and_zero_counts_are_left_out(
     assert "✓ 1 match in 1 file" in repl.submit("grep unique-needle")
 
 
-def test_stats_on_a_60_column_screen_keeps_the_numbers_whole(
-    terminals: TerminalPool, home: Path, workspace: Path
+@pytest.mark.parametrize("width", [60, 40])  # 40: an outside attack found `5…`, `1…`
+def test_stats_on_a_narrow_screen_keeps_the_numbers_whole(
+    terminals: TerminalPool, home: Path, workspace: Path, width: int
 ) -> None:
-    repl = start(terminals, home, workspace, width=60)
+    repl = start(terminals, home, workspace, width=width)
     repl.submit("read big.txt")  # five-digit figures, which a 24-cell bar would squeeze
     panel = repl.submit("stats")
     rows = [
@@ -64,6 +65,18 @@ def test_stats_on_a_60_column_screen_keeps_the_numbers_whole(
     assert len(rows) == 3, panel
     for row in rows:
         assert re.search(r" \d{1,3}(,\d{3})* ", row) and "…" not in row, panel
+
+
+def test_sources_on_a_40_column_screen_keeps_each_pointer_and_status_whole(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    repl = start(terminals, home, workspace, width=40)
+    repl.submit("/remember the build uses make")
+    shown = repl.submit("/sources")
+    session = session_id_on(repl.terminal.screen().replace("\n", ""))
+    rows = shown.splitlines()
+    pointer = next(n for n, row in enumerate(rows) if f"transcript:{session}:" in row)
+    assert rows[pointer + 1].lstrip().startswith("available · "), shown
 
 
 def test_forget_drops_facts_and_todos_and_facts_carry_into_new_sessions(

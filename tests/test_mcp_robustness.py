@@ -17,6 +17,7 @@ from tools_support import FakeArtifactStore, make_toolbox
 
 from agent_cli.mcp_servers.hub import McpHub
 from agent_cli.mcp_servers.settings import McpServerSettings
+from agent_cli.session.mcp_part import McpPart
 from agent_cli.tools import Toolbox
 
 HOSTILE = Path(__file__).parent / "mcp_fixtures" / "hostile_server.py"
@@ -196,3 +197,44 @@ def test_an_image_whose_bytes_are_no_image_is_never_sent(started):
     outcome = toolbox.run("mcp__h__bogus_image", {})
     assert outcome.images == ()
     assert "not sent" in outcome.content and "not a PNG" in outcome.content, outcome.content
+
+
+@pytest.fixture
+def fat_started(tmp_path) -> Iterator[tuple[Toolbox, McpPart]]:
+    """A toolbox with the session's MCP part attached, its one server (the hostile one)
+    ready and listing, besides its usual tools, `fat`, left out for its size."""
+    toolbox = _toolbox(tmp_path)
+    part = McpPart([hostile(mode="fat_schema")], tmp_path, _Counter(), toolbox.secret_forms)
+    toolbox.attach_mcp(part)
+    part.start()
+    try:
+        assert [n.code for n in part.before_request()] == ["mcp_waiting"]
+        assert part.servers()[0].status == "ready", part.servers()[0].reason
+        yield toolbox, part
+    finally:
+        part.close()
+
+
+def test_a_call_of_a_listed_tool_left_out_says_why_and_names_the_offered_ones(fat_started):
+    """Found by an outside attack: the model, calling a tool the server lists but
+    agent-cli left out (its schema is over 1 MB), was told the server may have failed,
+    and the tool list it got back left out the server's ready tools."""
+    toolbox, part = fat_started
+    [(tool, why)] = part.servers()[0].skipped  # what /mcp shows
+    outcome = toolbox.run("mcp__h__fat", {"q": "x"})
+    assert outcome.is_error and tool == "fat"
+    assert outcome.content.startswith("That tool is not offered: the MCP server h lists it")
+    assert f"because {why};" in outcome.content
+    assert "input schema is" in why and "(at most 64,000)" in why
+    assert "may have failed" not in outcome.content and "mcp__h__fat" not in outcome.content
+    listed = outcome.content.split("Available tools: ", 1)[1]
+    assert "read_file" in listed and "mcp__h__echo" in listed and "mcp__h__big" in listed
+
+
+def test_a_call_of_a_tool_a_ready_server_does_not_list_says_the_server_runs(fat_started):
+    toolbox, _part = fat_started
+    outcome = toolbox.run("mcp__h__nothing_like_it", {})
+    assert outcome.is_error
+    assert "the MCP server h is running and does not list it" in outcome.content
+    assert "may have failed" not in outcome.content and "nothing_like_it" not in outcome.content
+    assert "mcp__h__echo" in outcome.content.split("Available tools: ", 1)[1]

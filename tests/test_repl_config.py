@@ -176,6 +176,19 @@ def test_a_file_that_is_not_toml_says_so_with_the_line(tmp_path):
     assert "not valid TOML" in caught.value.reason and "line 1" in caught.value.reason
 
 
+@pytest.mark.parametrize(
+    "value",
+    ["[" * 5000 + "]" * 5000, "{ b = " * 5000 + "1" + " }" * 5000],
+    ids=["arrays", "inline-tables"],
+)
+def test_a_file_nested_deeper_than_the_parser_follows_is_a_config_error(tmp_path, value):
+    path = write_config(tmp_path, f"a = {value}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config_file(path)
+    assert "not valid TOML" in caught.value.reason and "nest too deeply" in caught.value.reason
+    assert caught.value.source == str(path)
+
+
 def test_check_config_values_accepts_good_values():
     assert check_config_values({"hard_limit": 10}, source="x") == {"hard_limit": 10}
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import shlex
+import signal
 import sys
 from pathlib import Path
 
@@ -156,6 +157,33 @@ def test_a_pipe_gets_the_whole_text_and_no_pager(tmp_path):
     assert "line 499" in console.export_text()
 
 
+def ctrl_c_pressing_pager(tmp_path: Path) -> tuple[dict[str, str], Path, Path]:
+    """A $PAGER that, before it reads anything, sends SIGINT to agent-cli (what Ctrl-C in
+    less does to the whole foreground group) and notes how SIGINT was set when it began;
+    then it reads all it is given into a file."""
+    paged, disposition = tmp_path / "paged.txt", tmp_path / "sigint.txt"
+    script = (
+        "import os, signal, sys\n"
+        f"open({str(disposition)!r}, 'w').write(str(signal.getsignal(signal.SIGINT)))\n"
+        "os.kill(os.getppid(), signal.SIGINT)\n"
+        f"open({str(paged)!r}, 'wb').write(sys.stdin.buffer.read())\n"
+    )
+    return {"PAGER": f"{shlex.quote(sys.executable)} -c {shlex.quote(script)}"}, paged, disposition
+
+
+def test_ctrl_c_while_the_text_is_fed_to_the_pager_is_the_pagers_own(tmp_path):
+    environment, paged, disposition = ctrl_c_pressing_pager(tmp_path)
+    body = "\n".join(f"line {n:06d}" for n in range(100_000))  # far more than a pipe holds
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        show_long(terminal(), Text(body), environment)
+    except KeyboardInterrupt:
+        pytest.fail("Ctrl-C meant for the pager stopped agent-cli feeding and waiting for it")
+    assert paged.read_text(encoding="utf-8").split() == body.split()  # fed whole, waited for
+    assert signal.getsignal(signal.SIGINT) is before  # agent-cli's own handling is back
+    assert "default_int_handler" in disposition.read_text()  # not inherited as ignored
+
+
 def test_the_paged_output_of_a_tool_carries_no_control_characters(tmp_path, monkeypatch):
     environment, paged = capturing_pager(tmp_path)
     monkeypatch.setenv("PAGER", environment["PAGER"])
@@ -230,6 +258,25 @@ def test_sources_shows_the_number_after_each_pointer():
     assert rows[1][:3] == ["2", "transcript:s-1:4", "available"], rows
     assert ["1", *SHOWN.split(), "missing"] == rows[2][:4], rows
     assert rows[-1][:3] == ["/expand", "<#>", "shows"]
+
+
+def test_sources_on_a_narrow_screen_gives_each_pointer_a_line_of_its_own():
+    """Found by an outside attack: at 40 columns `/sources` split every pointer over five
+    rows and `available` into `availab` / `le`."""
+    handles = PointerHandles()
+    handles.number_for(POINTER)
+    long_transcript = "transcript:20261205-175654-cfcfe1:2"
+    resolutions = [
+        SourceResolution(long_transcript, SourceResolutionStatus.AVAILABLE, "ok", "ab" * 32),
+        SourceResolution(POINTER[:-52], SourceResolutionStatus.MISSING, "not_found"),
+    ]
+    console = make_console(width=40)
+    console.print(build_sources_view(resolutions, handles))
+    rows = [row.rstrip() for row in console.export_text().splitlines()]
+    assert rows[0] == f"2  {long_transcript}", rows
+    assert rows[1].startswith("   available · "), rows
+    assert rows[rows.index(f"1  {SHOWN}") + 1].startswith("   missing · "), rows
+    assert "/expand <#> shows" in rows[-2], rows
 
 
 # --- the session reads a stored output back --------------------------------------------------

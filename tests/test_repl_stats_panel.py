@@ -159,6 +159,43 @@ def test_a_narrow_screen_keeps_every_number_whole_and_drops_bars_first():
     assert "█" not in render_at(48)  # at 48 they go, the numbers stay
 
 
+NUMBERS = ("1,200", "300", "2,500", "4,000", "3,000", "345", "1,000", "12,345", "13,950")
+
+
+def token_rows(shown: str) -> list[str]:
+    """The token table's rows: from the `tokens` label down to the next label."""
+    lines = shown.splitlines()
+    start = next(n for n, line in enumerate(lines) if line.startswith("│ tokens"))
+    end = next(n for n, line in enumerate(lines) if line.startswith("│ instructions"))
+    return lines[start:end]
+
+
+def test_at_forty_columns_each_label_stands_over_its_value_and_no_figure_is_cut():
+    """Found by an outside attack: at 40 columns the token figures read `5…`, `1…`."""
+    for width in (40, 34):
+        shown = render_at(width, calibration=1.1)
+        rows = token_rows(shown)
+        assert "…" not in "".join(rows), shown
+        for number in NUMBERS:
+            assert any(re.search(rf"(?<![\d,]){number}(?![\d,])", row) for row in rows), shown
+        assert "│ tokens " in rows[0] and "system prompt" in rows[1], shown  # stacked
+        assert "│ model " in shown and "│   offline-demo (offline)" in shown, shown
+
+
+def test_on_a_very_narrow_screen_the_category_names_wrap_and_the_figures_stay_whole():
+    shown = render_at(28, calibration=1.1)
+    rows = token_rows(shown)
+    assert "…" not in "".join(rows), shown
+    for number in NUMBERS:
+        assert any(re.search(rf"(?<![\d,]){number}(?![\d,])", row) for row in rows), shown
+
+
+def test_a_screen_where_the_token_table_fits_beside_the_labels_keeps_them_side_by_side():
+    for width in (48, 60, 100):
+        shown = render_at(width)
+        assert re.search(r"│ tokens +system prompt", shown), (width, shown)
+
+
 def test_stats_show_the_sessions_cache_read_share_of_all_input():
     usage = Usage(input_tokens=100, cache_creation_input_tokens=100, cache_read_input_tokens=300)
     stats = make_stats(total_usage=usage)

@@ -68,6 +68,7 @@ from agent_cli.mcp_servers.states import (
     STARTING,
     CallOutcome,
     ServerState,
+    describe_not_offered,
 )
 from agent_cli.mcp_servers.stderr_tail import StderrTail
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
@@ -170,6 +171,10 @@ class McpHub:
         with self._lock:
             tools = [tool for state in self._states.values() for tool in state.tools]
         return sorted(tools, key=lambda tool: tool.name)
+
+    def not_offered(self, name: str) -> str | None:
+        """Why `name` is not offered, when a ready server explains it (`states` module)."""
+        return describe_not_offered(name, self.states())
 
     def wait_for_start(self, limit: float) -> list[str]:
         """Block until no server is starting or `limit` seconds passed; the names still

@@ -6,10 +6,11 @@ the session and the toolbox read them through `McpTools` without importing the h
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from agent_cli.mcp_servers.offered_tools import OfferedTool, Skipped
+from agent_cli.mcp_servers.offered_tools import OfferedTool, Skipped, split_offered_name
 
 STARTING, READY, FAILED, DISABLED = "starting", "ready", "failed", "disabled"
 
@@ -40,11 +41,39 @@ class CallOutcome:
 
 class McpTools(Protocol):
     """What the toolbox needs of the session's MCP servers: the offered tools, a number
-    that changes when they do, and one call."""
+    that changes when they do, why a name is not offered (`describe_not_offered`), and
+    one call."""
 
     @property
     def version(self) -> int: ...
 
     def offered_tools(self) -> list[OfferedTool]: ...
 
+    def not_offered(self, name: str) -> str | None: ...
+
     def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome: ...
+
+
+def describe_not_offered(name: str, states: Iterable[ServerState]) -> str | None:
+    """Why the offered-style `name` (`mcp__<server>__<tool>`) is not among the offered
+    tools, as one sentence for the model, when a ready server explains it: the server
+    lists that tool but it was left out (the `Skipped` reason `/mcp` shows), or the
+    server runs and lists no such tool. None otherwise (no such server, or it is not
+    ready): the caller then says what it says of a server that is not running. The
+    sentence names the server and the reason, never the tool's name (the model's input)."""
+    parts = split_offered_name(name)
+    if parts is None:
+        return None
+    server, tool = parts
+    state = next((state for state in states if state.name == server), None)
+    if state is None or state.status != READY:
+        return None
+    problem = next((skipped.problem for skipped in state.skipped if skipped.tool == tool), None)
+    if problem is not None:
+        return (
+            f"That tool is not offered: the MCP server {server} lists it, but agent-cli left "
+            f"it out because {problem}; /mcp shows the user the same."
+        )
+    return (
+        f"There is no tool by that name: the MCP server {server} is running and does not list it."
+    )

@@ -95,7 +95,10 @@ class Settings:
 
 
 def load_config_file(path: Path) -> dict[str, Any]:
-    """The checked contents of the config file at `path`; `{}` when there is none."""
+    """The checked contents of the config file at `path`; `{}` when there is none.
+
+    Every file that cannot be read as settings (not UTF-8, not TOML, nested deeper than
+    the parser can follow, a bad key or value) raises `ConfigError`, never anything else."""
     raw = _read_config_bytes(path)
     if raw is None:
         return {}
@@ -107,6 +110,9 @@ def load_config_file(path: Path) -> dict[str, Any]:
         raise ConfigError("config file", "is not UTF-8 text", source=str(path)) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError("config file", f"is not valid TOML ({exc})", source=str(path)) from None
+    except RecursionError:  # tomllib reads nested arrays and tables by recursion
+        reason = "is not valid TOML (its arrays or tables nest too deeply to read)"
+        raise ConfigError("config file", reason, source=str(path)) from None
     return check_config_values(values, source=str(path))
 
 

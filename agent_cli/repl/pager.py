@@ -8,16 +8,24 @@ reaches a view, so nothing in it can move a cursor in `less -R` either). It is p
 plainly instead, whole, when the console is no terminal (a pipe or a log), when it fits
 on the screen, and when no pager could be started (none installed, or `$PAGER` names a
 program that is not there): then one dim line first says why. Ctrl-C inside the pager
-is the pager's own (less keeps running); this waits until the pager has ended.
+is the pager's own (less keeps running): from the pager's start until it has ended,
+agent-cli ignores SIGINT, as a shell or git does, so neither feeding the text into the
+pager's pipe nor waiting for it is cut short, and the prompt is drawn only once the
+pager has ended. The pager itself starts with SIGINT at its default disposition (it is
+not inherited as ignored), and agent-cli's own Ctrl-C handling is back afterwards.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
+import signal
 import subprocess
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from types import FrameType
 
 from rich.console import Console, RenderableType
 from rich.pager import Pager
@@ -53,18 +61,51 @@ class CommandPager(Pager):
         self.started = False
 
     def show(self, content: str) -> None:
-        try:
-            process = subprocess.Popen(self.command, stdin=subprocess.PIPE)
-        except OSError:
-            return
-        self.started = True
-        assert process.stdin is not None
-        try:
-            process.stdin.write(content.encode("utf-8", errors="replace"))
-            process.stdin.close()
-        except OSError:  # the user left the pager before reading it all
-            pass
-        _wait_for_pager(process)
+        with _ctrl_c_belongs_to_the_pager():
+            try:
+                process = subprocess.Popen(self.command, stdin=subprocess.PIPE)
+            except OSError:
+                return
+            self.started = True
+            _feed_pager(process, content.encode("utf-8", errors="replace"))
+            _wait_for_pager(process)
+
+
+def _ignore_ctrl_c(_signum: int, _frame: FrameType | None) -> None:
+    """SIGINT while a pager runs: the pager's own, nothing for agent-cli to do."""
+
+
+@contextlib.contextmanager
+def _ctrl_c_belongs_to_the_pager() -> Iterator[None]:
+    """Within: SIGINT raises no KeyboardInterrupt here; the previous handler is back after.
+
+    A Python-level handler (not SIG_IGN) is used so a pager started within gets SIGINT at
+    its default disposition: exec resets caught signals, while it keeps ignored ones.
+    Off the main thread (where no handler can be set) nothing changes; `_wait_for_pager`
+    still waits through a KeyboardInterrupt there."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, _ignore_ctrl_c)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _feed_pager(process: subprocess.Popen[bytes], data: bytes) -> None:
+    """Write `data` into the pager's pipe and close it; anything but the pager leaving
+    early (an OSError: it stopped reading) ends the pager first, then propagates."""
+    assert process.stdin is not None
+    try:
+        process.stdin.write(data)
+        process.stdin.close()
+    except OSError:  # the user left the pager before reading it all
+        pass
+    except BaseException:
+        process.kill()
+        process.wait()
+        raise
 
 
 def _wait_for_pager(process: subprocess.Popen[bytes]) -> None:

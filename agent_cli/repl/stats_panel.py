@@ -4,6 +4,12 @@ Contract: `build_stats_panel(stats)` turns a `SessionStats` into a rich `Panel` 
 `render_stats_json(stats)` into JSON for scripts (`/stats --json`). Every figure comes
 from the session; this module only lays them out (bars are shares of the total).
 Outside strings (paths, ids, estimator names) are shown as sanitized `Text`.
+
+Fitted to the width it gets, numbers are never cut: each label sits beside its value
+while the token table (label, number, share) fits beside the labels; on a narrower
+screen (about 40 columns) each label has a line of its own with its value below it,
+indented, so the value gets nearly the whole width. The token table's bars shrink, then
+go; as a last resort its category names wrap, never its numbers.
 """
 
 from __future__ import annotations
@@ -12,7 +18,9 @@ import dataclasses
 import json
 from datetime import datetime
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -37,6 +45,8 @@ CATEGORY_LABELS = {
 SOURCE_STATUSES = ("available", "changed", "missing", "denied", "corrupt", "unsupported")
 BAR_WIDTH = 24
 MIN_BAR_WIDTH = 6
+LABEL_GAP = 2  # cells between a label and its value, side by side
+STACKED_INDENT = 2  # a value's indent below its label, stacked
 
 
 def render_stats_json(stats: SessionStats) -> str:
@@ -57,12 +67,42 @@ def percent(part: int, whole: int) -> str:
 
 
 def build_stats_panel(stats: SessionStats) -> Panel:
-    rows = Table.grid(padding=(0, 2))
-    rows.add_column(style="bold", no_wrap=True)
-    rows.add_column()
-    for label, value in build_stats_rows(stats):
-        rows.add_row(Text(label), value)
-    return Panel(rows, title="stats", title_align="left", border_style="cyan")
+    return Panel(StatsRows(stats), title="stats", title_align="left", border_style="cyan")
+
+
+class StatsRows:
+    """The panel's rows, side by side or stacked (module contract), chosen at each render
+    from the width the panel gives."""
+
+    def __init__(self, stats: SessionStats) -> None:
+        self.stats = stats
+        self.rows = build_stats_rows(stats)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        label_width = max(cell_len(label) for label, _ in self.rows)
+        room = options.max_width - label_width - LABEL_GAP
+        if room >= category_table_min_width(self.stats):
+            yield build_side_by_side(self.rows)
+        else:
+            yield build_stacked(self.rows)
+
+
+def build_side_by_side(rows: list[tuple[str, RenderableType]]) -> Table:
+    """Labels in a column of their own, each value beside its label."""
+    table = Table.grid(padding=(0, LABEL_GAP))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    for label, value in rows:
+        table.add_row(Text(label), value)
+    return table
+
+
+def build_stacked(rows: list[tuple[str, RenderableType]]) -> Group:
+    """Each label on a line of its own, its value below it, indented."""
+    parts: list[RenderableType] = []
+    for label, value in rows:
+        parts += [Text(label, style="bold"), Padding(value, (0, 0, 0, STACKED_INDENT))]
+    return Group(*parts)
 
 
 def build_stats_rows(stats: SessionStats) -> list[tuple[str, RenderableType]]:
@@ -203,18 +243,24 @@ def category_rows(stats: SessionStats) -> list[tuple[str, int]]:
 
 def fit_bar_width(stats: SessionStats, width: int) -> int:
     """The widest bar (at most `BAR_WIDTH`) that leaves every number whole; 0: no bars."""
-    rows = category_rows(stats)
-    label = max([len(name) for name, _ in rows] + [len("× calibration")])
-    number = max([len(f"{tokens:,}") for _, tokens in rows] + [len(f"{stats.total_tokens:,}")])
-    room = width - label - number - len("100%") - 3  # three one-cell gaps
+    room = width - category_table_min_width(stats) - 1  # the bar's own one-cell gap
     return min(BAR_WIDTH, room) if room >= MIN_BAR_WIDTH else 0
+
+
+def category_table_min_width(stats: SessionStats) -> int:
+    """The cells the token table needs without bars: its longest name, its longest
+    number and a share, with a one-cell gap between each."""
+    rows = category_rows(stats)
+    label = max([cell_len(name) for name, _ in rows] + [len("× calibration")])
+    number = max([len(f"{tokens:,}") for _, tokens in rows] + [len(f"{stats.total_tokens:,}")])
+    return label + number + len("100%") + 2
 
 
 def build_category_table(stats: SessionStats, bar_width: int = BAR_WIDTH) -> Table:
     """One row per token category: name, tokens, a bar (unless `bar_width` is 0) and the
     share of the total."""
     table = Table.grid(padding=(0, 1))
-    table.add_column(no_wrap=True)
+    table.add_column(overflow="fold")  # the names give way first, the numbers never
     table.add_column(justify="right", no_wrap=True)
     if bar_width:
         table.add_column(style="cyan", no_wrap=True)

@@ -10,9 +10,12 @@ the model, files or tools is sanitized or clipped before it is shown, and always
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from rich.console import Group, RenderableType
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
+from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -42,6 +45,8 @@ STATUS_STYLES = {
     CHANGED: "red",
 }
 EXPAND_BY_NUMBER = "/expand <#> shows what a pointer holds, e.g. /expand 1"
+SOURCES_GAP = 2  # cells between two columns of the `/sources` table
+MEANING_ROOM = 20  # the least the meaning column gets before the table is given up
 
 
 def status_text(status: SourceResolutionStatus | str) -> Text:
@@ -116,30 +121,92 @@ def pointer_order(pointer: str) -> tuple[int, str, int, str]:
 
 def build_sources_view(
     resolutions: Sequence[SourceResolution], handles: PointerHandles | None = None
-) -> Group | Table | Text:
+) -> Group | SourcesView | Text:
     """Every pointer of the durable state with its status and what that means, in
-    `pointer_order`; with `handles`, each with the number `/expand` takes for it in a
-    first column, and a line saying so under the table."""
+    `pointer_order`; with `handles`, each with the number `/expand` takes for it first,
+    and a line saying so below. Laid out at render time (`SourcesView`): a table while
+    every pointer and status fits whole on its row, else one pointer per line."""
     if not resolutions:
         return Text("the durable state has no source pointers yet", style="dim")
-    table = Table(box=None, padding=(0, 2), show_edge=False)
-    if handles is not None:
-        table.add_column("#", no_wrap=True, style="dim")
-    for column in ("pointer", "status", "meaning"):
-        table.add_column(column, overflow="fold")
-    for resolution in sorted(resolutions, key=lambda found: pointer_order(found.pointer)):
-        status = str(resolution.status)
-        number = [Text(str(handles.number_for(resolution.pointer)))] if handles else []
-        shown = show_pointer(resolution.pointer) if handles else resolution.pointer
-        table.add_row(
-            *number,
-            Text(clip_line(shown, 160)),
-            status_text(resolution.status),
-            Text(explain_resolution(status, str(resolution.reason))),
+    rows = [
+        SourceRow(
+            str(handles.number_for(resolution.pointer)) if handles else None,
+            clip_line(show_pointer(resolution.pointer) if handles else resolution.pointer, 160),
+            resolution.status,
+            explain_resolution(str(resolution.status), str(resolution.reason)),
         )
+        for resolution in sorted(resolutions, key=lambda found: pointer_order(found.pointer))
+    ]
+    view = SourcesView(rows)
     if handles is None:
+        return view
+    return Group(view, Text(EXPAND_BY_NUMBER, style="dim"))
+
+
+@dataclass(frozen=True)
+class SourceRow:
+    """One pointer as `/sources` shows it: its `/expand` number (None: not numbered), the
+    pointer as shown, its status and what that means."""
+
+    number: str | None
+    pointer: str
+    status: SourceResolutionStatus | str
+    meaning: str
+
+
+class SourcesView:
+    """The `/sources` rows, fitted to the width they get. A table (`#`, pointer, status,
+    meaning) while its pointer and status columns fit whole with room left for the
+    meaning (`MEANING_ROOM`, or its longest word); else, on a narrow screen, each pointer
+    on a line of its own (after its number) and, indented below it, its status and
+    meaning: no pointer or status word is split over rows unless it is wider than the
+    screen itself."""
+
+    def __init__(self, rows: Sequence[SourceRow]) -> None:
+        self.rows = tuple(rows)
+        self.numbered = any(row.number is not None for row in self.rows)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if options.max_width >= self.table_width():
+            yield self.build_table()
+        else:
+            yield from self.build_stacked()
+
+    def table_width(self) -> int:
+        """The cells the table needs to keep every pointer and status whole."""
+        meaning = max(cell_len(word) for row in self.rows for word in row.meaning.split() or [""])
+        widths = [
+            *([max(cell_len(row.number or "") for row in self.rows)] if self.numbered else []),
+            max([cell_len(row.pointer) for row in self.rows] + [len("pointer")]),
+            max([cell_len(status_text(row.status).plain) for row in self.rows] + [len("status")]),
+            max(meaning, min(MEANING_ROOM, max(cell_len(row.meaning) for row in self.rows))),
+        ]
+        return sum(widths) + SOURCES_GAP * (len(widths) - 1)
+
+    def build_table(self) -> Table:
+        table = Table(box=None, padding=(0, SOURCES_GAP), show_edge=False)
+        if self.numbered:
+            table.add_column("#", no_wrap=True, style="dim")
+        table.add_column("pointer", no_wrap=True, overflow="fold")
+        table.add_column("status", no_wrap=True, overflow="fold")
+        table.add_column("meaning", overflow="fold")
+        for row in self.rows:
+            number = [Text(row.number or "")] if self.numbered else []
+            table.add_row(*number, Text(row.pointer), status_text(row.status), Text(row.meaning))
         return table
-    return Group(table, Text(EXPAND_BY_NUMBER, style="dim"))
+
+    def build_stacked(self) -> list[RenderableType]:
+        """Per pointer: `<number>  <pointer>`, then `<status> · <meaning>` below the
+        pointer."""
+        width = max((cell_len(row.number or "") for row in self.rows), default=0)
+        indent = width + SOURCES_GAP if self.numbered else SOURCES_GAP
+        parts: list[RenderableType] = []
+        for row in self.rows:
+            number = (row.number or "").ljust(width + SOURCES_GAP) if self.numbered else ""
+            parts.append(Text.assemble((number, "dim"), row.pointer, overflow="fold"))
+            status = Text.assemble(status_text(row.status), " · ", row.meaning)
+            parts.append(Padding(status, (0, 0, 0, indent)))
+        return parts
 
 
 def build_summary_view(text: str) -> Panel:

@@ -5,7 +5,7 @@ Contract: `McpPart(servers, cwd, counter, secrets)` holds the session's servers;
 hub (asyncio) or the SDK is imported until `start()` creates and starts the hub, so a
 session opens as fast with servers configured as without. Until then every enabled
 server reads as starting and no tool is offered. It is the toolbox's `McpTools`:
-`version`, `offered_tools()`, `call()`. `before_request()` yields, before a turn's
+`version`, `offered_tools()`, `not_offered()`, `call()`. `before_request()` yields, before a turn's
 request: a `mcp_waiting` notice naming the servers still starting (then waits for them,
 at most the longest `startup_timeout` among them), a `mcp_still_starting` notice for those that did not make it,
 and one `mcp_failed` notice per server that failed since the last call (each failure is
@@ -33,6 +33,7 @@ from agent_cli.mcp_servers.states import (
     STARTING,
     CallOutcome,
     ServerState,
+    describe_not_offered,
 )
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import TokenCounter
@@ -85,6 +86,9 @@ class McpPart:
 
     def offered_tools(self) -> list[OfferedTool]:
         return [] if self._hub is None else self._hub.offered_tools()
+
+    def not_offered(self, name: str) -> str | None:
+        return describe_not_offered(name, self._states())
 
     def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
         if self._hub is None:

@@ -254,15 +254,9 @@ class Toolbox:
             if offered is not None:
                 return self._run_mcp(offered.server, offered.tool, name, tool_input)
         if spec is None:
-            known = ", ".join(self._specs)
-            gone = (
-                " No MCP server that is running offers it now: its server may have failed or "
-                "exited (the user can see why with /mcp, and restart it with /mcp restart)."
-                if isinstance(name, str) and name.startswith("mcp__")
-                else ""
-            )
             return self._error_outcome(  # the name is not repeated: `tools.echo`
-                f"There is no tool by that name.{gone} Available tools: {known}.", "unknown tool"
+                f"{self._why_unknown(name)} Available tools: {', '.join(self._offered_names())}.",
+                "unknown tool",
             )
         try:
             result = self._prepare_and_execute(spec, tool_input)
@@ -286,6 +280,24 @@ class Toolbox:
         if result is None:
             return self._refusal_outcome(name)
         return self._finish(spec, result)
+
+    def _why_unknown(self, name: object) -> str:
+        """Why a call names no offered tool: for an MCP-style name, what its server says
+        (`McpTools.not_offered`: left out, and why; or not listed), else that no running
+        server offers it; never the name itself."""
+        if not isinstance(name, str) or not name.startswith("mcp__"):
+            return "There is no tool by that name."
+        why = None if self._mcp is None else self._mcp.not_offered(name)
+        return why or (
+            "There is no tool by that name. No MCP server that is running offers it now: its "
+            "server may have failed or exited (the user can see why with /mcp, and restart it "
+            "with /mcp restart)."
+        )
+
+    def _offered_names(self) -> list[str]:
+        """The names of every tool offered now: the built-in ones, then the MCP ones."""
+        mcp = [] if self._mcp is None else [tool.name for tool in self._mcp.offered_tools()]
+        return [*self._specs, *mcp]
 
     def _finish(self, spec: ToolSpec, result: ToolResult) -> ToolOutcome:
         """What a tool produced, secrets removed, big output spilled to an artifact."""

@@ -8,7 +8,9 @@ misbehaviours the SDK's own servers would never produce, one per tool or start m
   `HOSTILE_SECRET`, and exits 1 before the handshake;
 - `collide`: lists the one tool `b__esc` (as server `a`, it is offered as `mcp__a__b__esc`);
 - `die_after_ready`: as normal, but writes `bye` and its secret to stderr and exits 0.5 s
-  after listing its tools.
+  after listing its tools;
+- `fat_schema`: as normal, plus the tool `fat`, whose input schema is over 1 MB (more
+  than agent-cli offers: it is left out).
 
 Tools: `echo` and `esc` (text `ok`), `invalid_params` and `server_error` (a JSON-RPC error, codes
 -32602 and -32000, whose message holds the secret), `big` (`n` MB of text),
@@ -60,9 +62,14 @@ if MODE == "stderr_flood_exit":
 def tool_list() -> list[dict]:
     names = ["b__esc"] if MODE == "collide" else TOOLS
     schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
-    return [
+    tools = [
         {"name": name, "description": f"hostile {name}", "inputSchema": schema} for name in names
     ]
+    if MODE == "fat_schema":
+        values = [f"value-{n:06d}-" + "x" * 20 for n in range(30_000)]
+        fat = {"type": "object", "properties": {"q": {"type": "string", "enum": values}}}
+        tools.append({"name": "fat", "description": "a fat schema", "inputSchema": fat})
+    return tools
 
 
 def call(ident: object, name: str, arguments: dict) -> None:
