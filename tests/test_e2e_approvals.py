@@ -146,7 +146,7 @@ def test_a_huge_write_shows_its_ends_lists_it_a_page_at_a_time_and_is_written_wh
     content = "".join(f"row {number}\n" for number in range(1, count + 1))
     huge = {"path": "huge.txt", "content": content}  # about 29,000 deltas of 7 characters
     screen = ask_for_tool(scene, "write_file", huge, timeout=HUGE_WAIT_SECONDS)
-    assert f"permission needed for write_file: create huge.txt with {count} lines" in screen
+    assert f"permission needed for write_file: create huge.txt with {count:,} lines" in screen
     assert re.search(rf"{count} │ row {count}", screen), screen
     assert re.search(
         r"⋮ lines \d+-\d+ not shown here; answer v to see every line, 1,000 at a time", screen

@@ -247,9 +247,9 @@ def build_header(
     notes.sh`) it says that answer allows it without a question."""
     count = len(raw_lines)
     blank = sum(1 for line in raw_lines if is_blank_line(line))
-    lines = f"{count} line" if count == 1 else f"{count} lines"
+    lines = count_noun(count, "line")
     if blank:
-        lines += f", {blank} blank"
+        lines += f", {blank:,} blank"
     tool = clip_line(request.tool, 40)
     opening = f"permission needed for {tool}: "
     lookalikes = holds_lookalike_letters(approval.text)

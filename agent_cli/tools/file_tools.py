@@ -59,7 +59,7 @@ from agent_cli.tools.file_state import (
     require_unchanged,
     undiffable_note,
 )
-from agent_cli.tools.output import ToolResult, format_size
+from agent_cli.tools.output import ToolResult, count_noun, format_size
 from agent_cli.tools.text_source import check_readable_text, read_text_source
 from agent_cli.tools.workspace import Workspace
 
@@ -371,7 +371,7 @@ def _link_note(workspace: Workspace, raw_path: str, resolved: Path) -> str:
 
 
 def count_lines_noun(count: int) -> str:
-    return f"{count} line" if count == 1 else f"{count} lines"
+    return count_noun(count, "line")
 
 
 def _require_same_target(workspace: Workspace, raw_path: str, prepared: Path) -> None:
