@@ -92,20 +92,26 @@ def test_a_turn_whose_every_attempt_broke_is_still_priced(workspace: Path) -> No
     assert sum(stats.cost_by_category.values()) > 0
 
 
-class TerminatedMidAnswer:
-    """A provider whose answer begins (usage, some text), then a termination signal lands."""
+class BeginsToAnswer:
+    """A provider whose answer begins (usage, two pieces of text); then a termination
+    signal lands (`terminated`), or a third piece comes."""
 
     name, model, context_window = "scripted", MODEL, 200_000
+
+    def __init__(self, terminated: bool) -> None:
+        self.terminated = terminated
 
     def stream(self, request: Any) -> Any:
         yield UsageSoFar(Usage(input_tokens=1_200, cache_creation_input_tokens=800))
         yield TextDelta("The answer so far ")
         yield TextDelta("names the build tool.")
-        raise TerminationRequested(signal.SIGTERM)
+        if self.terminated:
+            raise TerminationRequested(signal.SIGTERM)
+        yield TextDelta(" More.")
 
 
 def test_a_termination_mid_answer_keeps_the_text_and_its_usage(workspace: Path) -> None:
-    session = make_session(workspace, TerminatedMidAnswer())
+    session = make_session(workspace, BeginsToAnswer(terminated=True))
     with pytest.raises(TerminationRequested):
         list(session.run_turn("explain the build"))
     last = session.view[-1]
@@ -222,18 +228,6 @@ def test_a_figure_no_request_could_have_counts_as_zero(
     assert prompt_of(usage) == 0
 
 
-class AnswersInThreeParts:
-    """A provider whose answer begins and streams three pieces of text."""
-
-    name, model, context_window = "scripted", MODEL, 200_000
-
-    def stream(self, request: Any) -> Any:
-        yield UsageSoFar(Usage(input_tokens=1_200, cache_creation_input_tokens=800))
-        yield TextDelta("The answer so far ")
-        yield TextDelta("names the build tool.")
-        yield TextDelta(" More.")
-
-
 def test_a_termination_while_the_repl_draws_is_kept_like_one_inside_the_session(
     workspace: Path,
 ) -> None:
@@ -242,7 +236,7 @@ def test_a_termination_while_the_repl_draws_is_kept_like_one_inside_the_session(
     from agent_cli.events import AssistantText
     from agent_cli.repl.turns import drive_events
 
-    session = make_session(workspace, AnswersInThreeParts())
+    session = make_session(workspace, BeginsToAnswer(terminated=False))
 
     def render(event: Any) -> None:
         if isinstance(event, AssistantText) and "names" in event.text:

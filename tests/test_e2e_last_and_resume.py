@@ -66,13 +66,7 @@ def test_last_shows_a_long_output_whole_in_less_and_the_prompt_comes_back(
     )
     assert "line 399" in end and "the whole output, read back from artifact " in end
     assert "omitted" not in end
-    repl.terminal.press("q")
-    repl.terminal.wait_for(
-        lambda text: "(END)" not in text and "ctx " in text,
-        "the prompt again",
-        source=repl.terminal.visible,
-    )
-    assert "Demo Project" in repl.submit("read README.md and tell me its first heading")
+    leave_the_pager_and_go_on(repl)
 
 
 @pytest.mark.skipif(shutil.which("less") is None, reason="less is not installed")
@@ -95,13 +89,7 @@ def test_ctrl_c_in_less_while_agent_cli_still_feeds_it_is_less_own(
     repl.terminal.press("C-c")
     end = press_tab_until(repl, lambda text: "(END)" in text, "less at the end", key="G")
     assert "row 001899" in end and "›" not in end
-    repl.terminal.press("q")
-    repl.terminal.wait_for(
-        lambda text: "(END)" not in text and "ctx " in text,
-        "the prompt again",
-        source=repl.terminal.visible,
-    )
-    assert "Demo Project" in repl.submit("read README.md and tell me its first heading")
+    leave_the_pager_and_go_on(repl)
 
 
 def test_tab_completes_the_resume_command_and_a_session_id(
@@ -119,3 +107,14 @@ def test_tab_completes_the_resume_command_and_a_session_id(
     )
     repl.terminal.press("Enter")
     repl.terminal.wait_for_text(f"session {earlier} (resumed)")
+
+
+def leave_the_pager_and_go_on(repl: ReplDriver) -> None:
+    """`q` in the pager; the prompt comes back and the next turn works."""
+    repl.terminal.press("q")
+    repl.terminal.wait_for(
+        lambda text: "(END)" not in text and "ctx " in text,
+        "the prompt again",
+        source=repl.terminal.visible,
+    )
+    assert "Demo Project" in repl.submit("read README.md and tell me its first heading")

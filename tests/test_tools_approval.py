@@ -75,17 +75,24 @@ def test_a_command_is_approved_whole(asked):
     assert approval.kind is ApprovalKind.COMMAND and approval.text == command
 
 
+def denying_toolbox(workspace: Path, environment: dict[str, str]):
+    """A toolbox that asks before every write and is always told no, redacting the
+    values of `environment`; and the asker, which keeps what it was asked."""
+    asker = RecordingAsker(PermissionDecision.DENY)
+    toolbox = make_toolbox(
+        workspace, auto_approve=False, ask_permission=asker, secret_environment=environment
+    )
+    return toolbox, asker
+
+
 def test_an_overwrite_shows_the_old_files_secrets_as_the_mark(tmp_path: Path):
     """Fifth outside attack: `write_file` over .env showed the removed lines of the old
     file, GITHUB_TOKEN=ghp_... whole, on screen before the user answered."""
     token = "ghp_Zq7Rk2mXv9LpW4tYc8NbH3sJd6FgQ1"
     key = "-----BEGIN KEY-----\nQUJDREVGR0hJSktMTU5PUA==\nUVJTVFVWV1hZWmFiY2RlZg==\n"
     (tmp_path / ".env").write_text(f"DEBUG=0\nGITHUB_TOKEN={token}\nREGION=eu\n{key}END\n")
-    asker = RecordingAsker(PermissionDecision.DENY)
     environment = {"GITHUB_TOKEN": token, "SIGNING_PRIVATE_KEY": key.strip()}
-    toolbox = make_toolbox(
-        tmp_path, auto_approve=False, ask_permission=asker, secret_environment=environment
-    )
+    toolbox, asker = denying_toolbox(tmp_path, environment)
     toolbox.run("write_file", {"path": ".env", "content": "DEBUG=1\n"})
     diff = asker.requests[0].approval.text
     assert token not in diff and "QUJDREVG" not in diff and "UVJTVFVW" not in diff
@@ -99,13 +106,7 @@ def test_an_edits_diff_shows_the_secrets_beside_the_change_as_the_mark(tmp_path:
     context lines and in a changed line that holds it beside the edited words."""
     token = "ghp_Zq7Rk2mXv9LpW4tYc8NbH3sJd6FgQ1"
     (tmp_path / ".env").write_text(f"DEBUG=0\nGITHUB_TOKEN={token}  # dev only\nREGION=eu\n")
-    asker = RecordingAsker(PermissionDecision.DENY)
-    toolbox = make_toolbox(
-        tmp_path,
-        auto_approve=False,
-        ask_permission=asker,
-        secret_environment={"GITHUB_TOKEN": token},
-    )
+    toolbox, asker = denying_toolbox(tmp_path, {"GITHUB_TOKEN": token})
     toolbox.run("edit_file", {"path": ".env", "old_string": "DEBUG=0", "new_string": "DEBUG=1"})
     toolbox.run("edit_file", {"path": ".env", "old_string": "dev only", "new_string": "prod"})
     context, changed = (request.approval.text for request in asker.requests)
@@ -156,13 +157,7 @@ def test_a_change_inside_hidden_text_is_a_change_with_a_note(tmp_path: Path):
     question said "(no change)". Lines changed are decided on the real texts."""
     token = "ghp_Zq7Rk2mXv9LpW4tYc8NbH3sJd6FgQ1"
     (tmp_path / ".env.local").write_text(f"DEBUG=0\nGITHUB_TOKEN={REDACTED_MARK}\n")
-    asker = RecordingAsker(PermissionDecision.DENY)
-    toolbox = make_toolbox(
-        tmp_path,
-        auto_approve=False,
-        ask_permission=asker,
-        secret_environment={"GITHUB_TOKEN": token},
-    )
+    toolbox, asker = denying_toolbox(tmp_path, {"GITHUB_TOKEN": token})
     toolbox.run("write_file", {"path": ".env.local", "content": f"DEBUG=0\nGITHUB_TOKEN={token}\n"})
     toolbox.run("write_file", {"path": ".env.local", "content": "DEBUG=1\nGITHUB_TOKEN=x\n"})
     hidden, plain = (request.approval for request in asker.requests)
