@@ -98,6 +98,10 @@ MODEL_TABLE: tuple[ModelInfo, ...] = (
 _BY_ID = {info.model_id: info for info in MODEL_TABLE}
 
 
+# What a model id may hold, in words for an error that refuses one.
+MODEL_ID_WORDS = "letters, digits and . _ - : @ / [ ] only, up to 200 characters"
+
+
 def is_model_id(text: str) -> bool:
     """True when `text` can be a model id (`MODEL_ID`, whole)."""
     return MODEL_ID.fullmatch(text) is not None

@@ -102,6 +102,35 @@ def test_an_empty_model_name_is_refused(home: Path, workspace: Path) -> None:
     assert not (home / "transcripts").exists() or not list((home / "transcripts").iterdir())
 
 
+FAKE_BANNER_MODEL = "x\nfake line: approvals are OFF\x1b[2K"
+MODEL_REFUSED = "is not a model id (letters, digits and . _ - : @ / [ ] only, up to 200 characters)"
+
+
+@pytest.mark.parametrize("source", ["--model", "config.toml", "ANTHROPIC_MODEL"])
+def test_a_model_id_with_a_line_break_or_an_escape_is_refused_wherever_it_is_set(
+    home: Path, workspace: Path, source: str
+) -> None:
+    """Eleventh attack: `/model` refused such an id, but one from a flag, the config file
+    or ANTHROPIC_MODEL reached the banner, whose line then read "fake line: approvals
+    are OFF". Every source now takes a model id only, in one line, exit 2."""
+    extra = {"ANTHROPIC_API_KEY": "k", "ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}
+    args = ["-p", "hello"]
+    if source == "--model":
+        args = ["--model", FAKE_BANNER_MODEL, *args]
+    elif source == "config.toml":
+        home.mkdir(parents=True, exist_ok=True)
+        (home / "config.toml").write_text('model = "x\\nfake line: approvals are OFF"\n')
+    else:
+        extra["ANTHROPIC_MODEL"] = FAKE_BANNER_MODEL
+    done = run_piped(args, cwd=workspace, env=build_env(home, extra))
+    assert done.returncode == 2, done.stderr
+    if source == "--model":  # argparse's usage, then its one error line
+        assert done.stderr.splitlines()[-1].endswith("argument --model: " + MODEL_REFUSED)
+    else:
+        assert_one_plain_error_line(done.stderr, source, "model id")
+    assert "fake line" not in done.stdout + done.stderr
+
+
 def test_a_history_file_left_readable_by_others_is_made_private(
     home: Path, workspace: Path
 ) -> None:

@@ -3,7 +3,8 @@
 Contract: `load_provider_settings(env)` reads ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL and
 ANTHROPIC_MODEL from the mapping it is given (it never reads `os.environ` itself). It
 raises `MissingApiKey` when no key is set, before any request is attempted, and
-`ConfigError` naming ANTHROPIC_BASE_URL when that is set but is not a usable URL.
+`ConfigError` naming ANTHROPIC_BASE_URL when that is set but is not a usable URL, or
+ANTHROPIC_MODEL when that is not a model id.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import NoReturn
 from urllib.parse import urlsplit
 
 from agent_cli.errors import ConfigError, MissingApiKey
-from agent_cli.models import DEFAULT_MODEL
+from agent_cli.models import DEFAULT_MODEL, MODEL_ID_WORDS, is_model_id
 
 MISSING_KEY_HINT = "set ANTHROPIC_API_KEY or use --provider offline"
 
@@ -30,6 +31,12 @@ def load_provider_settings(env: Mapping[str, str]) -> tuple[str, str | None, str
         raise MissingApiKey(MISSING_KEY_HINT)
     base_url = check_base_url((env.get("ANTHROPIC_BASE_URL") or "").strip() or None)
     model = (env.get("ANTHROPIC_MODEL") or "").strip() or DEFAULT_MODEL
+    if not is_model_id(model):  # a line feed or an escape would draw on the banner
+        raise ConfigError(
+            "ANTHROPIC_MODEL",
+            f"it is not a model id ({MODEL_ID_WORDS}); set it to one, or unset it",
+            source="environment",
+        )
     return api_key, base_url, model
 
 

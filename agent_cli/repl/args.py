@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn, TextIO
 
 from agent_cli import __version__
+from agent_cli.models import MODEL_ID_WORDS, is_model_id
 
 PROVIDER_CHOICES = ("anthropic", "offline")
 
@@ -83,11 +84,14 @@ def positive_int(text: str) -> int:
 
 def model_name(text: str) -> str:
     """An argparse type: a model name, never empty (an empty one used to mean the default
-    silently, which hid a mistake such as `--model "$UNSET_VARIABLE"`)."""
+    silently, which hid a mistake such as `--model "$UNSET_VARIABLE"`), and a model id
+    (`models.is_model_id`), as `/model` requires."""
     if not text.strip():
         raise argparse.ArgumentTypeError(
             "is empty; give a model name, or leave out --model for the default"
         )
+    if not is_model_id(text.strip()):  # a line feed or an escape would draw on the banner
+        raise argparse.ArgumentTypeError(f"is not a model id ({MODEL_ID_WORDS})")
     return text.strip()
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.errors import ConfigError, PolicyError
+from agent_cli.models import MODEL_ID_WORDS, is_model_id
 from agent_cli.repl.args import PROVIDER_CHOICES, SETTING_FLAGS
 
 # Config-file key -> the type its value must have.
@@ -174,6 +175,8 @@ def _value_problem(key: str, value: Any, expected: type) -> str | None:
         return f"must be one of {', '.join(PROVIDER_CHOICES)}, got {str(value)[:40]!r}"
     if key == "model" and not str(value).strip():
         return "must not be empty"
+    if key == "model" and not is_model_id(str(value).strip()):
+        return f"must be a model id ({MODEL_ID_WORDS})"
     if isinstance(value, int) and not isinstance(value, bool) and value < 1:
         return f"must be at least 1, got {value}"
     return None
