@@ -20,12 +20,12 @@ from datetime import datetime
 
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
-from rich.padding import Padding
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from agent_cli.events import CompactionRecord, SessionStats, Usage
+from agent_cli.repl.labelled_rows import LabelledRows
 from agent_cli.repl.safe_text import clip_line, sanitize_text
 from agent_cli.tools.output import count_noun
 from agent_cli.usage_cost import format_usd
@@ -45,7 +45,6 @@ CATEGORY_LABELS = {
 SOURCE_STATUSES = ("available", "changed", "missing", "denied", "corrupt", "unsupported")
 BAR_WIDTH = 24
 MIN_BAR_WIDTH = 6
-LABEL_GAP = 2  # cells between a label and its value, side by side
 STACKED_INDENT = 2  # a value's indent below its label, stacked
 
 
@@ -67,42 +66,13 @@ def percent(part: int, whole: int) -> str:
 
 
 def build_stats_panel(stats: SessionStats) -> Panel:
-    return Panel(StatsRows(stats), title="stats", title_align="left", border_style="cyan")
-
-
-class StatsRows:
-    """The panel's rows, side by side or stacked (module contract), chosen at each render
-    from the width the panel gives."""
-
-    def __init__(self, stats: SessionStats) -> None:
-        self.stats = stats
-        self.rows = build_stats_rows(stats)
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        label_width = max(cell_len(label) for label, _ in self.rows)
-        room = options.max_width - label_width - LABEL_GAP
-        if room >= category_table_min_width(self.stats):
-            yield build_side_by_side(self.rows)
-        else:
-            yield build_stacked(self.rows)
-
-
-def build_side_by_side(rows: list[tuple[str, RenderableType]]) -> Table:
-    """Labels in a column of their own, each value beside its label."""
-    table = Table.grid(padding=(0, LABEL_GAP))
-    table.add_column(style="bold", no_wrap=True)
-    table.add_column()
-    for label, value in rows:
-        table.add_row(Text(label), value)
-    return table
-
-
-def build_stacked(rows: list[tuple[str, RenderableType]]) -> Group:
-    """Each label on a line of its own, its value below it, indented."""
-    parts: list[RenderableType] = []
-    for label, value in rows:
-        parts += [Text(label, style="bold"), Padding(value, (0, 0, 0, STACKED_INDENT))]
-    return Group(*parts)
+    rows = LabelledRows(
+        build_stats_rows(stats),
+        min_value_width=category_table_min_width(stats),
+        label_style="bold",
+        indent=STACKED_INDENT,
+    )
+    return Panel(rows, title="stats", title_align="left", border_style="cyan")
 
 
 def build_stats_rows(stats: SessionStats) -> list[tuple[str, RenderableType]]:
