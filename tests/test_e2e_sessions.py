@@ -122,3 +122,28 @@ def test_resuming_an_id_that_names_a_home_folder_says_it_is_no_session(
         "files, like memory or transcripts)"
     ) in run.stderr, run.stderr
     assert not (home / "Memory").exists()
+
+
+def test_deleting_old_sessions_at_a_terminal_asks_first_and_a_no_keeps_them(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    """`--older-than 0` picks every other session of this folder: at a terminal it says
+    how many and deletes them only after a yes."""
+    earlier = run_piped([], cwd=workspace, env=build_env(home), stdin_text="list .\n")
+    assert earlier.returncode == 0, earlier.stderr
+    kept = home / "transcripts" / f"{session_id_on(earlier.stdout)}.jsonl"
+    assert kept.is_file(), sorted(home.rglob("*.jsonl"))
+    repl = start_repl(terminals, home, workspace)
+    repl.send("/sessions delete --older-than 0")
+    repl.terminal.wait_for_text("delete 1 session of this folder last changed over 0 days ago")
+    repl.send("n")
+    repl.terminal.wait_for_text("nothing deleted")
+    assert kept.is_file()
+    repl.send("/sessions delete --older-than 0")
+    repl.terminal.wait_for(
+        lambda text: text.count("delete 1 session of this folder") == 2, "the question again"
+    )
+    repl.send("y")
+    repl.terminal.wait_for_text("deleted 1 session (transcript and artifacts)")
+    assert not kept.exists()
+    quit_repl(repl)

@@ -40,6 +40,8 @@ class FakeContext:
     quit_requested: bool = False
     pointer_handles: PointerHandles = field(default_factory=PointerHandles)
     approvals_off_by: str | None = None
+    questions: list[str] = field(default_factory=list)  # what `confirm` was asked
+    answer_yes: bool = True
 
     def render_events(self, events: Any) -> None:
         drive_events(events, EventRenderer(self.console, live=False).render)
@@ -58,6 +60,10 @@ class FakeContext:
 
     def request_quit(self) -> None:
         self.quit_requested = True
+
+    def confirm(self, question: str) -> bool:
+        self.questions.append(question)
+        return self.answer_yes
 
     @property
     def shown(self) -> str:
@@ -381,6 +387,65 @@ class DeletingContext(FakeContext):
 
         self.deleted += session_ids
         return [SessionDeletion(session_id, DELETED) for session_id in session_ids]
+
+
+@dataclass
+class TwoFolderContext(DeletingContext):
+    """Old sessions of this folder (`/work/project`) and of another one."""
+
+    def list_sessions(self) -> list[Any]:
+        elsewhere = [
+            dataclasses.replace(
+                listed_session(f"o-{n}", "2020-01-01T09:00:00+00:00"), workspace="/x"
+            )
+            for n in range(3)
+        ]
+        here = [listed_session(f"h-{n}", "2020-01-01T09:00:00+00:00") for n in range(2)]
+        return [listed_session("s-1"), *here, *elsewhere]
+
+
+def test_older_than_deletes_this_folders_sessions_and_says_what_it_left_elsewhere():
+    """A loss found in review: `--older-than 0` deleted the sessions of every folder."""
+    context = TwoFolderContext()
+    run(context, "/sessions delete --older-than 0")
+    assert context.deleted == ["h-0", "h-1"]
+    assert context.questions == [
+        "delete 2 sessions of this folder last changed over 0 days ago, transcripts and "
+        "artifacts? [y/N] "
+    ]
+    shown = " ".join(context.shown.split())
+    assert "deleted 2 sessions (transcript and artifacts): h-0, h-1" in shown
+    assert "left 3 older sessions of other folders; add --all-folders to delete those too" in shown
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "/sessions delete --older-than 30 --all-folders",
+        "/sessions delete --all-folders --older-than 30",
+    ],
+)
+def test_all_folders_deletes_the_older_sessions_of_every_folder(line):
+    context = TwoFolderContext()
+    run(context, line)
+    assert context.deleted == ["h-0", "h-1", "o-0", "o-1", "o-2"]
+    assert "of every folder" in context.questions[0] and "left" not in context.shown
+
+
+def test_older_than_deletes_nothing_unless_the_question_is_answered_yes():
+    context = TwoFolderContext(answer_yes=False)
+    run(context, "/sessions delete --older-than 0")
+    assert context.deleted == [] and "nothing deleted" in context.shown
+
+
+@pytest.mark.parametrize(
+    "args", ["--older-than", "--all-folders", "--older-than 3 4", "--older-than 3 --al"]
+)
+def test_older_than_with_a_missing_or_extra_word_is_a_usage_error(args):
+    context = TwoFolderContext()
+    with pytest.raises(CommandUsageError) as caught:
+        run(context, f"/sessions delete {args}")
+    assert caught.value.reason == "bad_days" and context.deleted == []
 
 
 def test_the_open_session_among_others_is_refused_alone_and_the_others_are_deleted():

@@ -431,7 +431,7 @@ COMMANDS: dict[str, Command] = {
         ),
         Command(
             "/sessions",
-            "/sessions [delete <id>... | delete --older-than <days>]",
+            "/sessions [delete <id>... | delete --older-than <days> [--all-folders]]",
             "list saved sessions (first request, turns, tokens), or delete some",
             run_sessions_command,
         ),

@@ -52,7 +52,16 @@ class LineReader(Protocol):
         """True when the reader shows the gauge (so it is worth measuring)."""
         ...
 
+    @property
+    def can_ask(self) -> bool:
+        """True when a person at a terminal answers `ask`."""
+        ...
+
     def read_line(self, gauge_source: Callable[[], Gauge | None] | None = None) -> str: ...
+
+    def ask(self, question: str) -> str:
+        """One answer to `question` (EOFError at the end of input)."""
+        ...
 
     def refresh(self) -> None:
         """Redraw what is on screen (the gauge arrived); safe from any thread."""
@@ -178,6 +187,16 @@ class Repl:
 
     def request_quit(self) -> None:
         self._quit_requested = True
+
+    def confirm(self, question: str) -> bool:
+        """See `CommandContext.confirm`; the end of input is a no."""
+        if not self._reader.can_ask:
+            return True
+        try:
+            answer = self._reader.ask(question)
+        except EOFError:
+            return False
+        return answer.strip().lower() in ("y", "yes")
 
     def show_error(self, exc: BaseException) -> None:
         message = describe_error(exc)

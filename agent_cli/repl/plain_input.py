@@ -25,6 +25,7 @@ class PlainLineReader:
     """One input per line of `stream`; see the module contract."""
 
     shows_gauge = False  # nothing to show it in: the gauge is not measured at all
+    can_ask = False  # nobody at a terminal to answer
 
     def __init__(self, stream: TextIO, echo: Callable[[str], None] | None = None) -> None:
         self._stream = stream

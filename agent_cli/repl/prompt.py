@@ -244,6 +244,7 @@ class PromptReader:
     """Reads user input at a terminal; see the module contract."""
 
     shows_gauge = True
+    can_ask = True
 
     def __init__(
         self,

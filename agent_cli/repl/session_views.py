@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.padding import Padding
@@ -171,18 +171,33 @@ def build_exchanges_view(exchanges: Sequence[Exchange]) -> Group | Text:
     return Group(*parts)
 
 
+class AgedSessions(NamedTuple):
+    """What `delete --older-than` picks: the ids it deletes and how many sessions of other
+    folders it leaves, though older (0 when every folder was asked for)."""
+
+    ids: list[str]
+    left_elsewhere: int
+
+
 def select_sessions_older_than(
-    sessions: Sequence[SessionSummary], days: int, current: str
-) -> list[str]:
-    """Ids of the listed sessions last changed more than `days` days ago (never `current`)."""
+    sessions: Sequence[SessionSummary], days: int, current: str, workspace: str | None
+) -> AgedSessions:
+    """The listed sessions last changed more than `days` days ago, never `current`: those
+    of `workspace` (a resolved folder), or of every folder when it is None."""
     from datetime import UTC, timedelta
 
     cutoff = datetime.now(UTC) - timedelta(days=days)
-    return [
-        info.session_id
-        for info in sessions
-        if info.session_id != current and info.modified_at < cutoff
-    ]
+    aged = [i for i in sessions if i.session_id != current and i.modified_at < cutoff]
+    picked = [i.session_id for i in aged if workspace is None or i.workspace == workspace]
+    return AgedSessions(picked, len(aged) - len(picked))
+
+
+def describe_left_elsewhere(count: int) -> str:
+    """The line for older sessions of other folders that `--older-than` left."""
+    return (
+        f"left {count_noun(count, 'older session')} of other folders; "
+        "add --all-folders to delete those too"
+    )
 
 
 def describe_deleted_sessions(deleted: Sequence[str]) -> str:
