@@ -204,6 +204,22 @@ def _append_revealed(text: Text, piece: str, column: int) -> int:
     return column
 
 
+def mark_lookalike_letters(text: Text) -> Text:
+    """`text` with the look-alike letters of each word that mixes scripts marked as the
+    approval view marks them (`mixed_script_letters`), its characters unchanged: a tool's
+    heading and an approval's header name a path or host as the body does."""
+    plain = text.plain
+    if plain.isascii():
+        return text
+    for word in re.finditer(r"\S+", plain):
+        lookalikes = mixed_script_letters(word.group())
+        for offset, character in enumerate(word.group()) if lookalikes else ():
+            if character in lookalikes:
+                at = word.start() + offset
+                text.stylize(CONTROL_STYLE, at, at + 1)
+    return text
+
+
 def holds_lookalike_letters(text: str) -> bool:
     """True when a word of `text` mixes Latin letters with look-alike ones."""
     return not text.isascii() and any(map(mixed_script_letters, text.split()))

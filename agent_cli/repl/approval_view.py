@@ -54,6 +54,7 @@ from agent_cli.repl.approval_lines import (
     NumberedLine,
     holds_lookalike_letters,
     is_blank_line,
+    mark_lookalike_letters,
     numbered_from_end,
     numbered_from_start,
     style_line,
@@ -271,11 +272,11 @@ def build_header(
         header = Text.assemble(
             (tool, "bold"), (f" not asked ({reveal_all(unasked_by)}): {what}", "bold green")
         )
-        return _hang(header, width)
+        return _hang(mark_lookalike_letters(header), width)
     header = Text.assemble(
         ("permission needed for ", "bold yellow"), (tool, "bold"), (": " + what, "bold yellow")
     )
-    return _hang(header, width)
+    return _hang(mark_lookalike_letters(header), width)
 
 
 def describe_request(request: PermissionRequest, limit: int) -> str:
