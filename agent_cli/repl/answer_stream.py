@@ -14,7 +14,9 @@ or `Markdown` built from sanitized text, never as markup.
 
 from __future__ import annotations
 
+import re
 import time
+from collections import Counter
 from collections.abc import Callable
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
@@ -48,18 +50,6 @@ def render_defused_lines(
         if is_fake_compact_line("".join(segment.text for segment in line)):
             line.insert(0, Segment(FAKE_COMPACT_MARK))
     return lines
-
-
-class DefusedRenderable:
-    """Wraps a renderable of outside text (the answer's Markdown) with `render_defused_lines`."""
-
-    def __init__(self, renderable: RenderableType) -> None:
-        self.renderable = renderable
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        for line in render_defused_lines(console, self.renderable, options):
-            yield from line
-            yield Segment.line()
 
 
 class _TailView:
@@ -179,15 +169,62 @@ class AnswerStream:
 def warm_up_answer_rendering() -> None:
     """Import what the first answer's Markdown needs (markdown-it and its plugins take a
     moment), so that cost is paid on a worker thread while the user types."""
-    _markdown("warm *up*")
-
-
-def _markdown(text: str) -> DefusedRenderable:
-    """The answer as Markdown (imported late: markdown-it costs time at start-up).
-
-    Links are written out as `text (url)`, never made into terminal hyperlinks whose
-    target the reader cannot see.
-    """
     from rich.markdown import Markdown
 
-    return DefusedRenderable(Markdown(sanitize_block(text), hyperlinks=False))
+    Markdown("warm *up*")
+
+
+def _markdown(text: str) -> AnswerMarkdown:
+    """The answer as Markdown, or as written where Markdown would hide part of it
+    (`AnswerMarkdown`)."""
+    return AnswerMarkdown(sanitize_block(text))
+
+
+PLAIN_NOTE = "(shown as written: as Markdown, part of this answer would not show)"
+
+
+class AnswerMarkdown:
+    """The answer (sanitized) as Markdown, when every letter and digit of it is on screen
+    that way; else as written, under a dim note that says why.
+
+    rich's Markdown leaves out HTML (a comment, a `<details>` block, an inline tag), the
+    address of an image, and whatever lies past markdown-it's nesting limit; text the
+    user never sees would still be in the history the model reads. So the rendered lines
+    are checked: each letter and digit must show at least as often as the answer holds
+    it (wrapping and bullets add, never take away). Links are written out as `text
+    (url)`, never made into terminal hyperlinks whose target the reader cannot see.
+    Markdown is imported late: markdown-it costs time at start-up.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        from rich.markdown import Markdown
+
+        lines = render_defused_lines(console, Markdown(self.text, hyperlinks=False), options)
+        if not shows_every_character(self.text, lines):
+            yield Text(PLAIN_NOTE, style="dim")
+            yield Segment.line()
+            lines = render_defused_lines(console, Text(self.text), options)
+        for line in lines:
+            yield from line
+            yield Segment.line()
+
+
+FENCE_INFO = re.compile(r"^ {0,3}(?:`{3,}|~{3,})([^`\n]*)$", re.MULTILINE)
+
+
+def shows_every_character(text: str, lines: list[list[Segment]]) -> bool:
+    """True when every letter and digit of `text` is in `lines` at least as often; a code
+    fence's language (```` ```python ````) is not shown, and not looked for."""
+    wanted = Counter(filter(str.isalnum, text))
+    wanted.subtract(filter(str.isalnum, "".join(FENCE_INFO.findall(text))))
+    shown = Counter(
+        character
+        for line in lines
+        for segment in line
+        for character in segment.text
+        if character in wanted
+    )
+    return all(shown[character] >= count for character, count in wanted.items() if count > 0)
