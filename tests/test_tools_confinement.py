@@ -211,3 +211,27 @@ def test_a_link_into_a_sibling_whose_name_starts_with_the_workspace_name_is_refu
     assert_refused(toolbox.run("read_file", {"path": "looks-local.txt"}))
     assert_refused(toolbox.run("read_file", {"path": "looks-local-folder/secret.txt"}))
     assert_refused(toolbox.run("list_dir", {"path": "looks-local-folder"}))
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    [
+        ("read_file", {"path": "loop"}),
+        ("read_file", {"path": "a/x.txt"}),
+        ("list_dir", {"path": "loop"}),
+        ("grep", {"pattern": "x", "path": "loop"}),
+        ("write_file", {"path": "loop", "content": "x"}),
+        ("write_file", {"path": "a", "content": "x"}),
+        ("edit_file", {"path": "a", "old_string": "x", "new_string": "y"}),
+    ],
+)
+def test_a_path_through_a_loop_of_links_is_a_plain_tool_error(workspace: Path, tool, arguments):
+    """Twelfth attack: a path naming a link loop (`loop -> loop`, `a -> b -> a`) made
+    every file tool 'fail unexpectedly (RuntimeError: Symlink loop from /abs/...)'."""
+    os.symlink("loop", workspace / "loop")
+    os.symlink("b", workspace / "a")
+    os.symlink("a", workspace / "b")
+    outcome = make_toolbox(workspace).run(tool, arguments)
+    assert outcome.is_error
+    assert "lead back to each other (a loop)" in outcome.content, outcome.content
+    assert "unexpectedly" not in outcome.content and str(workspace) not in outcome.content

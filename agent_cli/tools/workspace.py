@@ -63,11 +63,18 @@ class Workspace:
         weakref.finalize(self, os.close, self.root_fd)
 
     def resolve_inside(self, raw_path: str) -> Path:
-        """The resolved absolute path for `raw_path`, or `WorkspaceEscape` if it leads out."""
+        """The resolved absolute path for `raw_path`, or `WorkspaceEscape` if it leads out;
+        ToolError for a NUL or a path through a loop of symbolic links."""
         if "\x00" in raw_path:
             raise ToolError("The path contains a NUL character; pass a plain file path.")
         joined = self.root / raw_path if raw_path.strip() else self.root
-        resolved = joined.resolve(strict=False)
+        try:
+            resolved = joined.resolve(strict=False)
+        except (RuntimeError, OSError):  # 3.11 raises RuntimeError for a loop, later ELOOP
+            raise ToolError(
+                "That path goes through symbolic links that lead back to each other (a "
+                "loop), so it names no file; use another path."
+            ) from None
         if self.is_inside(resolved):
             return resolved
         lexical = Path(os.path.normpath(joined))
