@@ -225,6 +225,38 @@ def test_edit_file_keeps_windows_line_endings(workspace: Path):
     assert (workspace / "w.txt").read_bytes() == b"alpha\r\ngamma\r\n"
 
 
+def test_lines_of_a_crlf_file_as_read_file_shows_them_can_be_edited_and_keep_crlf(
+    workspace: Path,
+):
+    """Twelfth attack: read_file shows CRLF lines without the CR and said nothing, and an
+    edit of two lines copied from that read was refused as not found."""
+    (workspace / "w.txt").write_bytes(b"first line\r\nsecond line\r\nthird line\r\n")
+    toolbox = make_toolbox(workspace)
+    read = toolbox.run("read_file", {"path": "w.txt"})
+    assert "every line shown here ends with CRLF" in read.content and "\r" not in read.content
+    edit = {"old_string": "first line\nsecond line", "new_string": "first line\nSECOND\nmore"}
+    outcome = toolbox.run("edit_file", {"path": "w.txt", **edit})
+    assert not outcome.is_error, outcome.content
+    assert (workspace / "w.txt").read_bytes() == (b"first line\r\nSECOND\r\nmore\r\nthird line\r\n")
+
+
+def test_read_file_counts_the_crlf_lines_of_a_file_that_mixes_endings(workspace: Path):
+    (workspace / "mixed.txt").write_bytes(b"a\r\nb\nc\r\n")
+    read = make_toolbox(workspace).run("read_file", {"path": "mixed.txt"})
+    assert "2 lines shown here end with CRLF" in read.content
+    plain = make_toolbox(workspace).run("read_file", {"path": "mixed.txt", "start_line": 2})
+    assert "[1 line shown here ends with CRLF" in plain.content
+
+
+def test_an_lf_edit_of_a_crlf_file_that_matches_nothing_is_still_not_found(workspace: Path):
+    (workspace / "w.txt").write_bytes(b"alpha\r\nbeta\r\n")
+    outcome = make_toolbox(workspace).run(
+        "edit_file", {"path": "w.txt", "old_string": "alpha\ngamma", "new_string": "x"}
+    )
+    assert outcome.is_error and "old_string was not found" in outcome.content
+    assert (workspace / "w.txt").read_bytes() == b"alpha\r\nbeta\r\n"
+
+
 def test_edit_file_refuses_a_file_that_is_not_utf8(workspace: Path):
     (workspace / "latin.txt").write_bytes(b"caf\xe9\n")
     outcome = make_toolbox(workspace).run(

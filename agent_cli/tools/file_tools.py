@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import stat
 from dataclasses import dataclass, field
@@ -99,6 +100,7 @@ def read_file_lines(
         window.lines, window.first, window.first + window.count, context.secrets
     )
     shown_last = start + len(lines) - 1
+    crlf = sum(line.endswith("\r") for line in lines)
     lines = [line.rstrip("\r") for line in lines]
     body = "\n".join(f"{number:>6}\t{text}" for number, text in enumerate(lines, start))
     if shown_last < total:
@@ -108,9 +110,23 @@ def read_file_lines(
         )
     if window.undecodable:
         body += "\n" + _undecodable_note(window.undecodable)
+    if crlf:
+        body += "\n" + _crlf_note(crlf, len(lines))
     header = f"File: {shown} (lines {start}-{shown_last} of {total})"
     summary = f"read {count_lines_noun(len(lines))}"
     return ToolResult(header, body, summary=summary, secrets_hidden=hidden)
+
+
+def _crlf_note(count: int, shown: int) -> str:
+    """What the model must know of lines that end with CRLF: they are shown without the
+    CR, and edit_file matches and keeps that ending."""
+    which = "every line" if count == shown else count_lines_noun(count)
+    verb = "ends" if count == 1 or count == shown else "end"
+    return (
+        f"[{which} shown here {verb} with CRLF (Windows line "
+        "endings), shown without the CR: edit_file matches such lines as shown here and "
+        "keeps their CRLF]"
+    )
 
 
 def _undecodable_note(count: int) -> str:
@@ -284,8 +300,13 @@ def apply_edit(
     text: str, shown: str, old: str, new: str, secret_forms: SecretForms = NO_SECRETS
 ) -> tuple[str, int]:
     """`text` with its one occurrence of `old` that touches no secret replaced, and the
-    line where it starts (module doc)."""
+    line where it starts (module doc). In a file whose lines end with CRLF, which
+    read_file shows without the CR, an `old` of LF lines that is not found as written is
+    looked for with CRLF endings, and `new` then gets them too."""
     places = _places_of(text, old, secret_forms)
+    if not places and "\r\n" in text and "\n" in old and "\r" not in old:
+        old, new = _with_crlf(old), _with_crlf(new)
+        places = _places_of(text, old, secret_forms)
     if not places:
         raise ToolError(
             f"old_string was not found in {shown}. Read the file and copy the exact text, "
@@ -299,6 +320,11 @@ def apply_edit(
         )
     at = places[0]
     return text[:at] + new + text[at + len(old) :], text.count("\n", 0, at) + 1
+
+
+def _with_crlf(text: str) -> str:
+    """`text` with each line feed not already after a CR made a CRLF."""
+    return re.sub(r"(?<!\r)\n", "\r\n", text)
 
 
 def _places_of(text: str, old: str, secret_forms: SecretForms) -> list[int]:
