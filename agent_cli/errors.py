@@ -555,12 +555,13 @@ class PointerHandleUnknown(AgentCliError, ValueError):
 
 
 class SessionChoiceAmbiguous(AgentCliError, ValueError):
-    """`/resume <prefix>` where several session ids start with the prefix; `candidates`
-    are those ids, newest first."""
+    """`/resume <prefix>` (or `--resume`: `asked_by`) where several session ids start with
+    the prefix; `candidates` are those ids, newest first."""
 
-    def __init__(self, prefix: str, candidates: tuple[str, ...]) -> None:
+    def __init__(self, prefix: str, candidates: tuple[str, ...], asked_by: str = "/resume") -> None:
         self.prefix = prefix
         self.candidates = candidates
+        self.asked_by = asked_by
         super().__init__(f"{prefix}: {len(candidates)} sessions")
 
 

@@ -147,3 +147,28 @@ def test_deleting_old_sessions_at_a_terminal_asks_first_and_a_no_keeps_them(
     repl.terminal.wait_for_text("deleted 1 session (transcript and artifacts)")
     assert not kept.exists()
     quit_repl(repl)
+
+
+def test_resume_flag_takes_what_the_resume_command_takes(home: Path, workspace: Path) -> None:
+    """Twelfth attack: `--resume` took only a whole id, where `/resume` also takes the
+    only id that starts with what was typed, or a number in /sessions."""
+    ids = []
+    for _ in range(2):
+        done = run_piped(["-p", "hello"], cwd=workspace, env=build_env(home))
+        assert done.returncode == 0, done.stderr
+        ids.append(
+            next(p.stem for p in (home / "transcripts").glob("*.jsonl") if p.stem not in ids)
+        )
+    older, newer = ids
+    common = next(older[:n] for n in range(len(older), 0, -1) if newer.startswith(older[:n]))
+    for typed, expected in ((older[: len(common) + 1], older), ("1", newer), ("2", older)):
+        run = run_piped(
+            ["--resume", typed], cwd=workspace, env=build_env(home), stdin_text="/stats\n"
+        )
+        assert run.returncode == 0, run.stderr
+        assert f"session {expected} (resumed)" in run.stdout, (typed, run.stdout)
+    both = run_piped(["--resume", common, "-p", "x"], cwd=workspace, env=build_env(home))
+    assert both.returncode == 2
+    assert f"--resume {common}: 2 sessions start with that: {newer}, {older}" in both.stderr
+    none = run_piped(["--resume", "zz-nothing", "-p", "x"], cwd=workspace, env=build_env(home))
+    assert none.returncode == 2 and "no session zz-nothing" in none.stderr

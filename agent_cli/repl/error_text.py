@@ -310,7 +310,9 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.CommandUsageError: lambda exc: f"{_c(exc.command, 40)}: {describe_usage_reason(exc.reason)}",
     e.ArtifactUnavailable: lambda exc: describe_artifact_problem(exc.reason),
     e.PointerHandleUnknown: lambda exc: describe_unknown_handle(exc.number, exc.numbered),
-    e.SessionChoiceAmbiguous: lambda exc: describe_ambiguous_session(exc.prefix, exc.candidates),
+    e.SessionChoiceAmbiguous: lambda exc: describe_ambiguous_session(
+        exc.prefix, exc.candidates, exc.asked_by
+    ),
     e.OutputClosed: lambda _: (
         "agent-cli stopped: the program reading its output closed it (a broken pipe, as "
         "with | head), so nothing more of its input was read or sent; what the session "
@@ -334,6 +336,7 @@ def exit_code_for(exc: BaseException) -> int:
         e.ConfigError,
         e.MissingApiKey,
         e.SessionNotFound,
+        e.SessionChoiceAmbiguous,
         e.CommandUsageError,
         e.PrintPromptRefused,
     )
@@ -969,12 +972,15 @@ def describe_unknown_handle(number: int, numbered: tuple[tuple[int, str], ...]) 
 SHOWN_CANDIDATES = 5
 
 
-def describe_ambiguous_session(prefix: str, candidates: tuple[str, ...]) -> str:
-    """`/resume 2026` when several session ids start so: which, and what to type."""
+def describe_ambiguous_session(
+    prefix: str, candidates: tuple[str, ...], asked_by: str = "/resume"
+) -> str:
+    """`/resume 2026` (or `--resume 2026`: `asked_by`) when several session ids start so:
+    which, and what to type."""
     named = ", ".join(_c(session_id, 80) for session_id in candidates[:SHOWN_CANDIDATES])
     more = len(candidates) - SHOWN_CANDIDATES
     rest = f" and {more:,} more" if more > 0 else ""
     return (
-        f"/resume {_c(prefix, 40)}: {count_noun(len(candidates), 'session')} start with that: "
+        f"{asked_by} {_c(prefix, 40)}: {count_noun(len(candidates), 'session')} start with that: "
         f"{named}{rest}. Type more of the id, or its number in /sessions"
     )

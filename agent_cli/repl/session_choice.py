@@ -1,4 +1,4 @@
-"""Which saved session `/resume <what was typed>` means.
+"""Which saved session `/resume <what was typed>` (or `--resume`) means.
 
 Contract: `choose_session(typed, listed)` takes the sessions as `/sessions` lists them
 (newest first) and answers a session id: the session at that number of the list (`2`),
@@ -20,10 +20,13 @@ if TYPE_CHECKING:
     from agent_cli.session.catalog import SessionSummary
 
 
-def choose_session(typed: str, listed: Sequence[SessionSummary], current: str = "") -> str:
+def choose_session(
+    typed: str, listed: Sequence[SessionSummary], current: str = "", asked_by: str = "/resume"
+) -> str:
     """The session id `typed` stands for; see the module contract. The open session
     (`current`) is meant only by its number or whole id: a start of an id never picks
-    it, and never makes another choice ambiguous."""
+    it, and never makes another choice ambiguous. `asked_by` names what was typed
+    (`/resume`, `--resume`) in `SessionChoiceAmbiguous`."""
     ids = [info.session_id for info in listed]
     if typed.isascii() and typed.isdigit() and 1 <= int(typed) <= len(ids):
         return ids[int(typed) - 1]
@@ -33,5 +36,5 @@ def choose_session(typed: str, listed: Sequence[SessionSummary], current: str = 
         session_id for session_id in ids if session_id.startswith(typed) and session_id != current
     )
     if len(starting) > 1:
-        raise SessionChoiceAmbiguous(typed, starting)
+        raise SessionChoiceAmbiguous(typed, starting, asked_by)
     return starting[0] if starting else typed

@@ -155,7 +155,8 @@ def open_first_session(
 ) -> tuple[SessionPort, bool]:
     """Open the session the flags ask for; returns it and whether it was resumed.
 
-    `--resume ID` resumes that session; `--continue`, or `--resume` without an id (which
+    `--resume ID` resumes that session (or the one `/resume ID` would take);
+    `--continue`, or `--resume` without an id (which
     first lists this workspace's sessions), resumes the latest session in this workspace,
     or starts a new one when there is none. What it has to say on the way (the listing,
     "no earlier session") goes to `show(renderable)`: `console.print`, or a list the
@@ -172,4 +173,21 @@ def open_first_session(
         target = backend.latest_session_id()
         if target is None:
             show(Text("no earlier session in this workspace; starting a new one", style="yellow"))
+    elif target is not None:
+        return _open_chosen(backend, target), True
     return backend.open_session(target), target is not None
+
+
+def _open_chosen(backend: SessionBackend, typed: str) -> SessionPort:
+    """`--resume <typed>`: the session of exactly that id, else the one `/resume` takes
+    for it (`choose_session`: a number in /sessions, the only id that starts so)."""
+    from agent_cli.errors import SessionNotFound
+    from agent_cli.repl.session_choice import choose_session
+
+    try:
+        return backend.open_session(typed)
+    except SessionNotFound:
+        chosen = choose_session(typed, backend.list_sessions(False), asked_by="--resume")
+        if chosen == typed:
+            raise
+    return backend.open_session(chosen)
