@@ -312,3 +312,11 @@ def test_thresholds_out_of_order_in_the_config_file_name_the_keys_not_the_flags(
     assert describe_error(raised.value).endswith(
         "lower soft_threshold below 120,000 or raise hard_limit"
     )
+
+
+def test_a_config_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path):
+    """Twelfth attack: Notepad's UTF-8 starts with an invisible mark, and the file was
+    refused as 'not valid TOML (at line 1, column 1)' with nothing to see there."""
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"\xef\xbb\xbfsoft_threshold = 9000\n")
+    assert load_config_file(path)["soft_threshold"] == 9000

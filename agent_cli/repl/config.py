@@ -98,15 +98,16 @@ class Settings:
 def load_config_file(path: Path) -> dict[str, Any]:
     """The checked contents of the config file at `path`; `{}` when there is none.
 
-    Every file that cannot be read as settings (not UTF-8, not TOML, nested deeper than
-    the parser can follow, a bad key or value) raises `ConfigError`, never anything else."""
+    A UTF-8 byte-order mark at its start is skipped. Every file that cannot be read as
+    settings (not UTF-8, not TOML, nested deeper than the parser can follow, a bad key or
+    value) raises `ConfigError`, never anything else."""
     raw = _read_config_bytes(path)
     if raw is None:
         return {}
     import tomllib  # here, not at the top: most starts have no file, and it costs time
 
     try:
-        values = tomllib.loads(raw.decode("utf-8"))
+        values = tomllib.loads(raw.decode("utf-8-sig"))  # a byte-order mark, as Notepad saves
     except UnicodeDecodeError:
         raise ConfigError("config file", "is not UTF-8 text", source=str(path)) from None
     except tomllib.TOMLDecodeError as exc:
