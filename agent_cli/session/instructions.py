@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli import nofollow_open
-from agent_cli.errors import ConfigError, PathStepRefused, WorkspaceEscape
+from agent_cli.errors import ConfigError, PathStepRefused, ToolError, WorkspaceEscape
 from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.tools.redaction import SecretRedactor
 from agent_cli.tools.text_source import BINARY_SNIFF_BYTES
@@ -93,7 +93,7 @@ def _read_instructions(workspace: Path, name: str, redactor: SecretRedactor) -> 
         parts = confined.relative_parts(confined.resolve_inside(name))
     except WorkspaceEscape:
         return ProjectInstructions(name, problem="outside_workspace")
-    except (ConfigError, OSError, RuntimeError):  # RuntimeError: a link loop, on Python 3.11
+    except (ConfigError, OSError, ToolError):  # ToolError: a loop of links (`resolve_inside`)
         return ProjectInstructions(name, problem="unreadable")
     if parts != (name,) and _is_hidden(parts):
         return ProjectInstructions(name, problem="hidden_target")
