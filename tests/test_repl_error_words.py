@@ -66,3 +66,12 @@ def test_a_refused_key_is_not_answered_with_continue_which_would_send_it_again(k
 @pytest.mark.parametrize("kind", ["overloaded", "rate_limited", "connection", "timeout"])
 def test_a_passing_failure_is_answered_with_continue(kind):
     assert "send 'continue' to retry" in describe_failed_request(e.ProviderRequestFailed(kind))
+
+
+def test_a_memory_file_that_cannot_be_saved_says_nothing_changed_and_what_to_do():
+    """Thirteenth attack: `/remember` on a full disk printed the bare exception,
+    'MemoryWriteFailed: <path>: save failed (ENOSPC)'."""
+    words = describe_error(e.MemoryWriteFailed("/h/memory/ab12.json", "ENOSPC"))
+    assert words.startswith("could not save the durable memory file /h/memory/ab12.json")
+    assert "the disk is full" in words and "no fact or pending item changed" in words
+    assert "run the command again" in words and "MemoryWriteFailed" not in words

@@ -276,6 +276,11 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         f"({_c(exc.errno_name)}); free disk space, then /resume {_c(exc.session_id)}"
     ),
     e.TranscriptChangedUnderneath: lambda exc: f"{_changed_fact(exc)}; {NEW_SESSION_HERE}",
+    e.MemoryWriteFailed: lambda exc: (
+        f"could not save the durable memory file {_c(exc.path, 300)} "
+        f"({describe_folder_problem(exc.errno_name)}), so no fact or pending item changed; "
+        "free the space or fix the folder, then run the command again"
+    ),
     e.MemoryFileDamaged: lambda exc: (
         f"the durable memory file {_c(exc.path, 300)} is "
         f"{'a symbolic link' if exc.reason == 'symlink' else 'not a regular file'}; agent-cli "
