@@ -181,3 +181,21 @@ def test_resume_of_a_locked_session_inside_the_repl_does_not_advise_continue(
     assert done.returncode == 0, done.stderr
     assert "is open in another agent-cli process" in done.stdout
     assert "--continue" not in done.stdout
+
+
+@pytest.mark.parametrize("key", [None, "", "   "])
+def test_print_mode_says_on_stderr_when_the_offline_model_answers_for_want_of_a_key(
+    home: Path, workspace: Path, key: str | None
+) -> None:
+    """Thirteenth attack: with no key (or a CI secret that expanded to nothing) `-p`
+    printed the demo model's answer and nothing else, exit 0: a script's log could not
+    tell it was no answer from Claude. The answer and the exit code stay as they were."""
+    extra = {} if key is None else {"ANTHROPIC_API_KEY": key}
+    run = run_piped(["-p", "list ."], cwd=workspace, env=build_env(home, extra))
+    assert run.returncode == 0, run.stderr
+    assert "no ANTHROPIC_API_KEY: the offline demo model answers, not Claude" in run.stderr
+    assert "ANTHROPIC_API_KEY" not in run.stdout
+    chosen = run_piped(
+        ["--provider", "offline", "-p", "list ."], cwd=workspace, env=build_env(home)
+    )
+    assert chosen.returncode == 0 and "ANTHROPIC_API_KEY" not in chosen.stderr

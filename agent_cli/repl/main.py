@@ -48,6 +48,10 @@ if TYPE_CHECKING:
 
 INTERRUPTED_EXIT = 130
 PERMISSION_NEEDED_EXIT = 4
+OFFLINE_FALLBACK_NOTE = (
+    "no ANTHROPIC_API_KEY: the offline demo model answers, not Claude (set the key, or pass "
+    "--provider offline to choose it and leave out this line)"
+)
 # After SIGTERM/SIGHUP/SIGQUIT the process ends within this, whatever it waits on (`termination`).
 SHUTDOWN_DEADLINE_SECONDS = 5.0
 
@@ -157,7 +161,15 @@ def _run(
     )
     offline_fallback = wiring.is_offline_fallback(settings, env)
     if args.print_prompt is not None:
-        return _run_print_mode(args, settings, factory, stdin=stdin, stdout=stdout, stderr=stderr)
+        return _run_print_mode(
+            args,
+            settings,
+            factory,
+            stdin=stdin,
+            stdout=stdout,
+            stderr=stderr,
+            offline_fallback=offline_fallback,
+        )
     return _run_interactive(
         args,
         settings,
@@ -178,7 +190,11 @@ def _run_print_mode(
     stdin: TextIO,
     stdout: TextIO | None,
     stderr: TextIO | None,
+    offline_fallback: bool,
 ) -> int:
+    """One turn (`-p`): its answer alone on stdout, what else it has to say on stderr;
+    the offline model answering only because no API key was found is said there first,
+    so a script's log shows the answer is the demo's."""
     from agent_cli.repl import startup, wiring
     from agent_cli.repl.print_mode import run_print_turn
     from agent_cli.repl.render import EventRenderer
@@ -186,6 +202,8 @@ def _run_print_mode(
 
     prompt_text = startup.read_print_prompt(args.print_prompt, stdin)
     diagnostics = startup.make_console(stderr, stderr=True)
+    if offline_fallback:
+        diagnostics.print(OFFLINE_FALLBACK_NOTE, style="yellow", markup=False)
     prompt_text, replaced = replace_undecodable(prompt_text)
     if replaced:
         diagnostics.print(describe_replaced(replaced), style="yellow", markup=False)
