@@ -69,4 +69,5 @@ def test_a_threshold_flag_wins_over_the_demo_default(
     repl = start_repl(terminals, home, workspace, "--soft-threshold", "50000")
     screen = repl.terminal.screen()
     assert "Compaction starts at 50,000 tokens (hard limit 60,000)" in screen
+    assert "demo thresholds" not in screen  # the soft threshold is the user's
     assert "soft threshold 50,000" in repl.submit("stats")

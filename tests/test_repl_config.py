@@ -242,7 +242,7 @@ def test_a_low_water_mark_at_or_over_the_soft_threshold_is_a_config_error_naming
 
 
 def test_the_offline_demo_fills_only_the_thresholds_left_unset():
-    from agent_cli.repl.config import uses_demo_thresholds, with_demo_thresholds
+    from agent_cli.repl.config import uses_demo_soft_threshold, with_demo_thresholds
 
     demo = with_demo_thresholds(Settings())
     policy = build_policy(demo)
@@ -252,7 +252,7 @@ def test_the_offline_demo_fills_only_the_thresholds_left_unset():
         4,
     )
     assert (policy.max_tool_result_tokens, policy.summary_keep_recent) == (280, 6)
-    assert uses_demo_thresholds(demo)
+    assert uses_demo_soft_threshold(demo)
 
     flags = resolve_settings({"soft_threshold": 9_000}, {"keep_recent": 7}, "/c.toml")
     mixed = build_policy(with_demo_thresholds(flags))
@@ -261,6 +261,9 @@ def test_the_offline_demo_fills_only_the_thresholds_left_unset():
         60_000,
         7,
     )
+    # thirteenth attack: a soft threshold of the user's is no demo threshold, whatever
+    # else the demo fills in (the banner called `--soft-threshold 100` the demo's)
+    assert not uses_demo_soft_threshold(with_demo_thresholds(flags))
     built_in = CompactionPolicy()  # tuned to the demo's soft threshold, not to the user's
     assert (mixed.max_tool_result_tokens, mixed.summary_keep_recent) == (
         built_in.max_tool_result_tokens,
@@ -270,7 +273,7 @@ def test_the_offline_demo_fills_only_the_thresholds_left_unset():
     high = build_policy(with_demo_thresholds(resolve_settings({"soft_threshold": 90_000}, {}, "")))
     assert (high.soft_threshold, high.hard_limit) == (90_000, CompactionPolicy().hard_limit)
     every = resolve_settings({"soft_threshold": 1, "hard_limit": 2, "keep_recent": 3}, {}, "")
-    assert not uses_demo_thresholds(with_demo_thresholds(every))
+    assert not uses_demo_soft_threshold(with_demo_thresholds(every))
 
 
 def test_a_hard_limit_under_the_soft_threshold_names_both_values_and_their_origins():

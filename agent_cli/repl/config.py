@@ -234,13 +234,11 @@ def with_demo_thresholds(settings: Settings) -> Settings:
     return dataclasses.replace(settings, **values, origins=origins)
 
 
-def uses_demo_thresholds(settings: Settings) -> bool:
-    return DEMO_ORIGIN in settings.origins.values()
-
-
 def uses_demo_soft_threshold(settings: Settings) -> bool:
     """True when the soft threshold is the demo's (not a flag's or the config file's):
-    then it is measured above what MCP tool schemas add (`DEMO_THRESHOLDS`)."""
+    then the banner calls the thresholds the demo's, and it is measured above what MCP
+    tool schemas add (`DEMO_THRESHOLDS`). A soft threshold the user set is theirs, whatever
+    other demo values fill in."""
     return settings.origins.get("soft_threshold") == DEMO_ORIGIN
 
 

@@ -256,7 +256,7 @@ def _run_interactive(
         prompt_reader = PromptReader(paths.history_file, _command_summaries)
 
     def open_repl() -> tuple[Repl, list[RenderableType]]:
-        from agent_cli.repl.config import uses_demo_soft_threshold, uses_demo_thresholds
+        from agent_cli.repl.config import uses_demo_soft_threshold
         from agent_cli.repl.loop import Repl
 
         console = startup.make_console(stdout)
@@ -274,7 +274,7 @@ def _run_interactive(
             live=console.is_terminal,
             offline_fallback=offline_fallback,
             resumed=resumed,
-            demo_thresholds=uses_demo_thresholds(settings),
+            demo_thresholds=uses_demo_soft_threshold(settings),
             lifted_thresholds=uses_demo_soft_threshold(settings),
             approvals_off_by=settings.origins.get("yes", "--yes") if settings.yes else None,
             api_key_set=api_key_set,
