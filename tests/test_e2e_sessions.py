@@ -172,3 +172,23 @@ def test_resume_flag_takes_what_the_resume_command_takes(home: Path, workspace: 
     assert f"--resume {common}: 2 sessions start with that: {newer}, {older}" in both.stderr
     none = run_piped(["--resume", "zz-nothing", "-p", "x"], cwd=workspace, env=build_env(home))
     assert none.returncode == 2 and "no session zz-nothing" in none.stderr
+
+
+def test_resuming_a_transcript_whose_last_record_was_cut_says_so(
+    home: Path, workspace: Path
+) -> None:
+    """Thirteenth attack: a record cut in half (kill -9 or power loss mid-write) was set
+    aside in `<id>.jsonl.torn-1` and left out without a word on screen."""
+    done = run_piped(["-p", "list ."], cwd=workspace, env=build_env(home))
+    assert done.returncode == 0, done.stderr
+    [transcript] = (home / "transcripts").glob("*.jsonl")
+    lines = transcript.read_bytes().splitlines(keepends=True)
+    transcript.write_bytes(b"".join(lines[:-1]) + lines[-1][: len(lines[-1]) // 2])
+    resumed = run_piped(["--resume", transcript.stem], cwd=workspace, env=build_env(home))
+    assert resumed.returncode == 0, resumed.stderr
+    said = " ".join((resumed.stdout + resumed.stderr).split())
+    side = f"{transcript.name}.torn-1"
+    assert "The transcript's last record was cut off" in said and side in said
+    assert (transcript.parent / side).is_file()
+    again = run_piped(["--resume", transcript.stem], cwd=workspace, env=build_env(home))
+    assert "cut off" not in again.stdout + again.stderr  # said once, when it was set aside

@@ -61,6 +61,7 @@ def test_a_torn_tail_is_moved_aside_and_the_sequence_continues(
     assert [r["sequence"] for r in store.replay(SID)] == [1, 2]
     with store.open_writer(SID) as writer:
         assert writer.next_sequence == 3
+        assert writer.torn_tail == (store.root / f"{SID}.jsonl.torn-1", len(torn))
         writer.append("notice", {}, T0)
     assert path.read_bytes().startswith(good)
     assert [r["sequence"] for r in store.replay(SID)] == [1, 2, 3]

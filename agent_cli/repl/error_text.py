@@ -738,6 +738,12 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
         f"This session worked in {f['recorded']}, which no longer exists; its tools now run "
         f"in {f['current']}."
     ),
+    "torn_record_set_aside": lambda f: (
+        f"The transcript's last record was cut off ({f['bytes']:,} bytes, most likely a "
+        "crash or power loss while it was written): the session goes on without it, and "
+        f"its bytes are kept in {_c(str(f['kept_at']), 300)}. What it held (a message, an "
+        "answer or a usage figure) is not in this session's history."
+    ),
     "model_restored": lambda f: (
         f"Model {str(f['model'])[:200]} (chosen with /model in this session; --model at "
         "start or /model changes it)."

@@ -167,6 +167,10 @@ def open_session(
             _attach_mcp(session, toolbox, mcp_servers, workspace, session.counter)
         if workspace_notice is not None:
             session.announce(workspace_notice)
+        if writer.torn_tail is not None:
+            kept_at, size = writer.torn_tail
+            fields = {"kept_at": str(kept_at), "bytes": size}
+            session.announce(Notice("warning", "torn_record_set_aside", fields))
         _load_memory(session)
         _load_project_instructions(session)
         session.render_durable()  # so the first gauge already counts the durable block

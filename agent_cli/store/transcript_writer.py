@@ -66,6 +66,8 @@ class TranscriptWriter:
         self.session_id = session_id
         self.path = path
         self._fs = fs
+        # where opening set a torn final line aside, and its size in bytes (None: none)
+        self.torn_tail: tuple[Path, int] | None = None
         self._fd: int | None = _open_locked(session_id, path)
         try:
             self._recover()
@@ -143,26 +145,31 @@ class TranscriptWriter:
             scanner.run_to_end()
             if scanner.torn_tail:
                 handle.seek(scanner.valid_end)
-                self._set_torn_tail_aside(handle)
+                self.torn_tail = self._set_torn_tail_aside(handle)
         if scanner.torn_tail:
             self._cut_to(scanner.valid_end)
         self._fs.fsync_dir(self.path.parent)  # the file may have just been created
         self._last_sequence = scanner.last_sequence
         self._size = scanner.valid_end
 
-    def _set_torn_tail_aside(self, handle: Any) -> None:
+    def _set_torn_tail_aside(self, handle: Any) -> tuple[Path, int]:
+        """Copy the rest of `handle` (a torn final line) to a `torn-<n>` file beside the
+        transcript; that file and the bytes copied."""
         side = next_free_suffix_path(self.path, "torn")
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        copied = 0
         try:
             side_fd = os.open(side, flags, PRIVATE_FILE_MODE)
             try:
                 while chunk := handle.read(_COPY_CHUNK):
                     write_all(self._fs, side_fd, chunk)
+                    copied += len(chunk)
                 self._fs.fsync(side_fd)
             finally:
                 os.close(side_fd)
         except OSError as exc:
             raise TranscriptWriteFailed(self.session_id, errno_name(exc)) from exc
+        return Path(side), copied
 
     def _cut_to(self, size: int) -> None:
         assert self._fd is not None
