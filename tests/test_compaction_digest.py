@@ -394,8 +394,7 @@ def test_a_user_message_that_only_looks_like_a_digest_is_kept_as_the_users():
 
 
 def test_compact_refuses_a_same_size_summary_as_the_automatic_run_does():
-    from agent_cli.compaction.layers.summary import ACKNOWLEDGEMENT
-    from agent_cli.compaction.markers import SUMMARY_HEADER, mark_summary
+    from agent_cli.compaction.markers import ACKNOWLEDGEMENT, SUMMARY_HEADER, mark_summary
 
     body = "Goal: count functions."
     history = [mark_summary(user(f"{SUMMARY_HEADER}\n{body}")), assistant(ACKNOWLEDGEMENT)]
@@ -873,3 +872,66 @@ def test_the_digest_keeps_to_the_room_a_large_reserve_leaves():
     assert counter.count_message(digest) <= REQUESTS_FOLD_AFTER * budget + 64
     assert policy.digest_budget_over(reserved) == (6_500 - 4_466) // 4
     assert policy.digest_budget_over(0) == policy.digest_tokens == 1_500
+
+
+def findings_history(turns: int) -> list[dict[str, Any]]:
+    """A request, then `turns` steps: the model says a finding and calls a tool."""
+    history = [user("Please read every file and tell me what each holds.")]
+    for number in range(turns):
+        say = text(f"FINDING-{number}: file {number} holds " + "lorem ipsum " * 20)
+        history += [
+            assistant([say, tool_use(f"toolu_{number}")]),
+            user([tool_result(f"toolu_{number}", "x" * 300)]),
+        ]
+    return with_sources(history)
+
+
+@pytest.mark.parametrize("forced", [False, True])
+def test_an_answer_l3_drops_that_no_summary_saw_is_named_in_the_digest(forced):
+    """Thirteenth attack: with L3 keeping fewer recent messages than L4 (the offline demo's
+    4 and 6, `--keep-recent 2`), L3 dropped answers L4 had left whole: the model's
+    findings left with no summary and no digest line. Each now has a line with its
+    pointer; what the summary saw gets none."""
+    seen: list[list[dict[str, Any]]] = []
+
+    def summarizer(messages: list[dict[str, Any]]) -> str:
+        seen.append(messages)
+        return "Goal: read the files."
+
+    history = findings_history(12)
+    counter, _ = make_counter()
+    policy = CompactionPolicy(
+        soft_threshold=1_000,
+        hard_limit=30_000,
+        low_water=300,
+        keep_recent_messages=2,
+        summary_keep_recent=6,
+        digest_tokens=4_000,
+    )
+    result = compact_context(
+        history, policy=policy, summarizer=summarizer, counter=counter, force_summary=forced
+    )
+    assert [r.layer for r in result.reports if r.outcome == "applied"][-2:] == [4, 3]
+    digest = digest_text(result.messages)
+    in_view = {m[SOURCE_KEY] for m in result.messages if SOURCE_KEY in m}
+    # (L1 and L2 change nothing here: the summary saw the view's first messages)
+    dropped_unsummarized = [m for m in history[len(seen[0]) :] if m[SOURCE_KEY] not in in_view]
+    answers = [m for m in dropped_unsummarized if m["role"] == "assistant"]
+    assert answers, "the band between L4's window and L3's is what this test is about"
+    for message in answers:
+        finding = message["content"][0]["text"].split(":")[0]
+        line = next(line for line in digest.splitlines() if finding + ":" in line)
+        assert line.startswith("- answer (") and f"({message[SOURCE_KEY]})" in line, line
+    assert digest.count("- answer (") == len(answers)  # none for what the summary saw
+    assert result.tokens_after == counter.count_messages(result.messages)
+
+
+def test_without_a_summary_l3_names_requests_and_calls_as_before_and_no_answer():
+    history = findings_history(12)
+    counter, _ = make_counter()
+    policy = CompactionPolicy(
+        soft_threshold=1_000, hard_limit=30_000, keep_recent_messages=2, digest_tokens=4_000
+    )
+    result = compact_context(history, policy=policy, counter=counter)
+    assert "prune_old_messages" in result.applied_layers
+    assert "- answer (" not in digest_text(result.messages)

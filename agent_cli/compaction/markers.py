@@ -23,11 +23,18 @@ DIGEST_LATER_PART = "[Compaction digest, continued: taken out by a later compact
 SOURCE_KEY = "_source"  # the `transcript:<session>:<sequence>` record a message came from
 DIGEST_KEY = "_digest"  # the structured entries behind a digest message's text
 SUMMARY_KEY = "_summary"  # True on the summary message L4 made
+# What L4 puts after its summary when the recent window starts with a user message.
+ACKNOWLEDGEMENT = "Understood. I will continue from that summary and the messages that follow."
 
 
 def is_summary_message(message: dict[str, Any]) -> bool:
     """True when `message` is a summary message made by L4."""
     return message.get("role") == "user" and message.get(SUMMARY_KEY) is True
+
+
+def is_acknowledgement(message: dict[str, Any]) -> bool:
+    """True when `message` is the acknowledgement L4 put after a summary."""
+    return message.get("role") == "assistant" and message.get("content") == ACKNOWLEDGEMENT
 
 
 def is_digest_message(message: dict[str, Any]) -> bool:

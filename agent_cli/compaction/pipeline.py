@@ -10,8 +10,11 @@ Contract:
   low-water mark, so a firing buys room for many turns (`firing`: it may stop earlier,
   under the soft threshold, where the layers so far rewrote little of the prompt cache).
   The summary (when there is a summarizer) sees the older part before L3 prunes it, and
-  L3 is the fallback when it fails. Without a summarizer a `skipped_no_summarizer` report
-  says L4 could not help. `force_summary` (`/compact`) runs L4 first, whatever the size,
+  L3 is the fallback when it fails. Once L4 has seen the older part in a run (it
+  summarized it, or found nothing new to summarize), what L3 then drops lies after what
+  any summary saw, so each answer of the model's among it gets a digest line as well
+  (`prune.answer_entries`). Without a summarizer a `skipped_no_summarizer` report says
+  L4 could not help. `force_summary` (`/compact`) runs L4 first, whatever the size,
   then the others as needed. No layer is adopted that does not shrink the view, the digest
   lines it adds included: a summary that is not smaller is reported `summary_not_smaller`
   (also for `/compact`, which must never make the context bigger).
@@ -61,6 +64,8 @@ from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import (
     APPLIED,
     NO_CHANGE,
+    NOTHING_NEW_TO_SUMMARIZE,
+    NOTHING_TO_SUMMARIZE,
     SKIPPED_NO_SUMMARIZER,
     SUMMARY_NOT_SMALLER,
     SUMMARY_TOO_LARGE,
@@ -76,6 +81,7 @@ from agent_cli.tokens import TokenCounter, default_counter
 
 Messages = list[dict[str, Any]]
 
+SUMMARY_SEEN = (APPLIED, NOTHING_NEW_TO_SUMMARIZE, NOTHING_TO_SUMMARIZE)  # L4 saw the older part
 AUTOMATIC_ORDER = (1, 2, 4, 3)  # the summary sees the older part before L3 prunes it
 SUMMARY_FIRST_ORDER = (4, 1, 2, 3)  # `force_summary`: summarize whatever the size
 
@@ -87,11 +93,13 @@ def _build_step(
     summarizer: Summarizer | None,
     largest_result: int,
     superseded: Mapping[str, int] | None,
+    summary_seen: bool = False,
 ) -> LayerStep | None:
     """The step of one layer; None where L4 cannot run (no summarizer). `largest_result`
     bounds every tool_result of the run: no layer adds one or makes one larger;
     `superseded`: the reads a later read supersedes in the view the step is given, when
-    known (`ViewIndex.superseded_reads`)."""
+    known (`ViewIndex.superseded_reads`); `summary_seen`: L4 saw the older part, so L3
+    names the answers it drops."""
     if layer == 1:
         return lambda view, facts, _: build_truncation_outcome(
             view, policy, counter, facts, largest_result
@@ -99,7 +107,9 @@ def _build_step(
     if layer == 2:
         return lambda view, facts, _: build_dedup_outcome(view, policy, counter, facts, superseded)
     if layer == 3:
-        return lambda view, facts, tokens: build_prune_outcome(view, policy, counter, tokens, facts)
+        return lambda view, facts, tokens: build_prune_outcome(
+            view, policy, counter, tokens, facts, name_answers=summary_seen
+        )
     if summarizer is None:
         return None
     return lambda view, _, tokens: build_summary_outcome(view, summarizer, policy, counter, tokens)
@@ -139,9 +149,11 @@ def _run_layers(
     order = SUMMARY_FIRST_ORDER if force_summary else AUTOMATIC_ORDER
     base, facts, known_reads, digest = _split_digest(view, index)
     superseded: Mapping[str, int] | None = known_reads
-    changed = False
+    changed = summary_seen = False
     for layer in order:
-        step = _build_step(layer, policy, counter, summarizer, index.largest_result, superseded)
+        step = _build_step(
+            layer, policy, counter, summarizer, index.largest_result, superseded, summary_seen
+        )
         if step is None:
             continue
         # a summary whose digest lines eat what it frees is a summary that is not smaller
@@ -158,6 +170,7 @@ def _run_layers(
         )
         reports.append(_build_report(layer, outcome, tokens))
         tokens = reports[-1].tokens_after
+        summary_seen = summary_seen or (layer == 4 and outcome.outcome in SUMMARY_SEEN)
         if outcome.outcome == APPLIED:
             base, changed = outcome.messages, True
             if layer != 1:  # L1 keeps every message where it was; the others do not

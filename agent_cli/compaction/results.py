@@ -18,7 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent_cli.compaction.digest.removed_items import RemovedInteraction, RequestEntry
+from agent_cli.compaction.digest.entries import DigestLine
+from agent_cli.compaction.digest.removed_items import RequestEntry
 from agent_cli.compaction.message_facts import MessageFacts
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.protocol import validate_tool_protocol
@@ -49,7 +50,7 @@ class LayerOutcome:
     outcome: str = APPLIED
     # What left the view, when the layer knows it exactly (`what_left.collect_removed`'s
     # answer for this step); None: `layer_step` finds it by comparing the views.
-    removed: tuple[list[RequestEntry], list[RemovedInteraction]] | None = None
+    removed: tuple[list[RequestEntry], Sequence[DigestLine]] | None = None
     # The facts of each of `messages`, in order (`message_facts`), when the layer knows
     # them; None: whoever reads them next builds them.
     facts: list[MessageFacts] | None = None

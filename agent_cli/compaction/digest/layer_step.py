@@ -20,10 +20,10 @@ view back (`RunningDigest.message`); between steps it is weighed from its text a
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from agent_cli.compaction.digest.entries import Digest, digest_from_message
+from agent_cli.compaction.digest.entries import Digest, DigestLine, digest_from_message
 from agent_cli.compaction.digest.merge import (
     FittedDigest,
     build_counted_message,
@@ -31,7 +31,7 @@ from agent_cli.compaction.digest.merge import (
     count_rendered_message,
     fit_digest,
 )
-from agent_cli.compaction.digest.removed_items import RemovedInteraction, RequestEntry
+from agent_cli.compaction.digest.removed_items import RequestEntry
 from agent_cli.compaction.digest.render import render_digest
 from agent_cli.compaction.digest.what_left import collect_removed
 from agent_cli.compaction.message_facts import MessageFacts, build_view_facts
@@ -143,7 +143,7 @@ def apply_step_with_digest(
 
 def _removed_by(
     outcome: LayerOutcome, base: Messages, facts: Facts
-) -> tuple[list[RequestEntry], list[RemovedInteraction]]:
+) -> tuple[Sequence[RequestEntry], Sequence[DigestLine]]:
     """What the step took out of `base` (whose messages' facts are `facts`): as the layer
     reports it, else found by comparing the views when it removed any (module doc)."""
     if outcome.removed is not None:

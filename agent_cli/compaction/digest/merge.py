@@ -41,7 +41,6 @@ from agent_cli.compaction.digest.entries import (
     sequence_of,
 )
 from agent_cli.compaction.digest.removed_items import (
-    RemovedInteraction,
     RequestEntry,
     count_line,
     count_line_within,
@@ -77,7 +76,7 @@ class FittedDigest(NamedTuple):
 def fit_digest(
     digest: Digest,
     requests: Sequence[RequestEntry],
-    interactions: Sequence[RemovedInteraction],
+    interactions: Sequence[DigestLine],
     budget_tokens: int,
     counter: TokenCounter,
     rendered_tokens: int | None = None,
@@ -97,7 +96,7 @@ def fit_digest(
 def _append_part(
     digest: Digest,
     requests: Sequence[RequestEntry],
-    interactions: Sequence[RemovedInteraction],
+    interactions: Sequence[DigestLine],
     budget_tokens: int,
     rendered_tokens: int | None,
     counter: TokenCounter,
@@ -135,7 +134,7 @@ def _append_part(
 def refit_digest(
     digest: Digest,
     requests: Sequence[RequestEntry],
-    interactions: Sequence[RemovedInteraction],
+    interactions: Sequence[DigestLine],
     budget_tokens: int,
     counter: TokenCounter,
     secrets: SecretForms = NO_SECRETS,

@@ -29,6 +29,7 @@ _COMMAND_ENDED = re.compile(r"Exit code: (-?\d+)|Killed by signal (\d+)")
 # The input keys that say what a call was about, most telling first.
 KEY_INPUTS = ("path", "command", "pattern", "pointer", "query", "url", "file_path")
 MAX_KEY_INPUT_CHARS = 120
+ANSWER_HEAD_CHARS = 120  # of an answer that left unsummarized (`describe_answer`)
 
 
 class RequestEntry(NamedTuple):
@@ -71,6 +72,15 @@ class RemovedInteraction(NamedTuple):
         if self.line:
             return self.line
         return describe_interaction(self.use, self.result)
+
+
+def describe_answer(text: str) -> str:
+    """`answer (1,234 chars): The failing test is…`: an answer of the model's that left
+    the view unsummarized, by its length and its head on one line (never cut inside a
+    pointer)."""
+    flat = " ".join(text.split())
+    head = flat[: safe_head_end(flat, ANSWER_HEAD_CHARS, NO_SECRETS)]
+    return f"answer ({len(text):,} chars): {head}{'…' if len(head) < len(flat) else ''}"
 
 
 def describe_interaction(use: dict[str, Any], result: dict[str, Any] | None) -> str:

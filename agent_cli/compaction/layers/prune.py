@@ -24,10 +24,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from operator import attrgetter
-from typing import Any
+from typing import Any, cast
 
-from agent_cli.compaction.digest.removed_items import RemovedInteraction, RequestEntry
+from agent_cli.compaction.digest.entries import DigestLine, InteractionEntry, sequence_of
+from agent_cli.compaction.digest.removed_items import (
+    RemovedInteraction,
+    RequestEntry,
+    describe_answer,
+)
 from agent_cli.compaction.digest.what_left import collect_changed
+from agent_cli.compaction.markers import SOURCE_KEY, is_acknowledgement
 from agent_cli.compaction.message_facts import MessageFacts, build_message_facts, build_view_facts
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import NO_CHANGE, LayerOutcome, measure_savings, run_layer_alone
@@ -92,16 +98,57 @@ def _collect_dropped(
     return collect_changed(gone, gone_facts, came_facts) if gone else ([], [])
 
 
+def answer_entries(dropped: Sequence[dict[str, Any]]) -> list[InteractionEntry]:
+    """A digest line for each answer of the model's among `dropped` (in view order),
+    newest first: its text blocks (or string content) as one, by `describe_answer`, with
+    its message's pointer. L4's acknowledgement is no answer."""
+    entries = []
+    for message in reversed(dropped):
+        if message.get("role") != "assistant" or is_acknowledgement(message):
+            continue
+        text = answer_text(message)
+        if text.strip():
+            pointer = message.get(SOURCE_KEY)
+            pointer = pointer if isinstance(pointer, str) and pointer else None
+            entries.append(InteractionEntry(describe_answer(text), pointer, sequence_of(pointer)))
+    return entries
+
+
+def answer_text(message: dict[str, Any]) -> str:
+    """The text an assistant message carries: its string content, or its text blocks."""
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    blocks = content if isinstance(content, list) else ()
+    texts = [b.get("text") for b in blocks if isinstance(b, dict) and b.get("type") == "text"]
+    return "\n".join(text for text in texts if isinstance(text, str))
+
+
+def with_answers(
+    interactions: Sequence[DigestLine], answers: list[InteractionEntry]
+) -> list[DigestLine]:
+    """Both, newest first by record number when every entry has one (a message's calls
+    before its answer); else the answers after the calls."""
+    merged: list[DigestLine] = [*interactions, *answers]
+    if not answers or any(entry.number is None for entry in merged):
+        return merged
+    return sorted(merged, key=lambda entry: cast(int, entry.number), reverse=True)
+
+
 def build_prune_outcome(
     messages: Sequence[dict[str, Any]],
     policy: CompactionPolicy,
     counter: TokenCounter,
     view_tokens: int | None = None,
     facts: Sequence[MessageFacts] | None = None,
+    *,
+    name_answers: bool = False,
 ) -> LayerOutcome:
     """Apply L3 to a valid view and say what it did (`view_tokens`: its count, if known;
     `facts`: those of each message), with what left the view for the digest; the removed
-    calls are named from that (module doc)."""
+    calls are named from that (module doc). `name_answers`: the messages it drops lie
+    after what a summary saw, so each answer of the model's among them gets a digest
+    line too (`answer_entries`)."""
     count = len(messages)
     tail_start = max(count - policy.keep_recent_messages, 1)
     tail_start = _step_in_progress_start(messages, tail_start)
@@ -124,15 +171,20 @@ def build_prune_outcome(
         known[id(message)] if id(message) in known else build_message_facts(message, counter)
         for message in view
     ]
-    removed = _collect_dropped(messages, found, view, view_facts, (head, tail_start))
+    requests, calls = _collect_dropped(messages, found, view, view_facts, (head, tail_start))
     # oldest first; each once, as a valid view holds each call once
-    removed_ids = map(attrgetter("tool_use_id"), reversed(removed[1]))
+    removed_ids = tuple(map(attrgetter("tool_use_id"), reversed(calls)))
+    lines: Sequence[DigestLine] = calls
+    if name_answers:
+        in_view = set(map(id, view))
+        dropped = [m for m in messages[head:tail_start] if id(m) not in in_view]
+        lines = with_answers(calls, answer_entries(dropped))
     return LayerOutcome(
         view,
         measure_savings(messages, view, counter, view_tokens),
-        removed_tool_use_ids=tuple(removed_ids),
+        removed_tool_use_ids=removed_ids,
         messages_removed=count - len(view),
-        removed=removed,
+        removed=(requests, lines),
         facts=view_facts,
     )
 

@@ -23,7 +23,13 @@ import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from agent_cli.compaction.markers import SUMMARY_HEADER, is_summary_message, mark_summary
+from agent_cli.compaction.markers import (
+    ACKNOWLEDGEMENT,
+    SUMMARY_HEADER,
+    is_acknowledgement,
+    is_summary_message,
+    mark_summary,
+)
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import (
     NOTHING_NEW_TO_SUMMARIZE,
@@ -39,8 +45,6 @@ from agent_cli.protocol import collect_tool_ids
 from agent_cli.tokens import TokenCounter
 
 Summarizer = Callable[[list[dict[str, Any]]], str]
-
-ACKNOWLEDGEMENT = "Understood. I will continue from that summary and the messages that follow."
 
 
 def find_summary_boundary(messages: Sequence[dict[str, Any]], keep_recent: int) -> int:
@@ -69,11 +73,7 @@ def holds_only_previous_summary(old: Sequence[dict[str, Any]]) -> bool:
     if not old or not is_summary_message(old[0]):
         return False
     rest = old[1:]
-    return not rest or (
-        len(rest) == 1
-        and rest[0].get("role") == "assistant"
-        and rest[0].get("content") == ACKNOWLEDGEMENT
-    )
+    return not rest or (len(rest) == 1 and is_acknowledgement(rest[0]))
 
 
 def _unchanged(messages: Sequence[dict[str, Any]], outcome: str) -> LayerOutcome:
