@@ -92,6 +92,19 @@ def test_compaction_lines_come_in_layer_order_then_the_total():
     assert [line.split()[1] for line in lines] == ["L1", "L2", "total:"]
 
 
+def test_a_focus_no_summary_used_is_said_and_one_a_summary_used_is_named():
+    """Thirteenth attack: `/compact the docs` where L4 found nothing new ran L3 alone and
+    said nothing of the focus."""
+    pruned = format_compaction(
+        CompactionFired((L3,), 70_000, 52_000, 80_000, 120_000, forced=True, focus="the docs")
+    )
+    assert pruned[1] == "[compact] no summary was made, so the focus went unused: the docs"
+    summarized = format_compaction(
+        CompactionFired((L4,), 52_000, 41_000, 80_000, 120_000, forced=True, focus="the docs")
+    )
+    assert summarized[1] == "[compact] summary focus: the docs"
+
+
 def test_blocked_line_names_the_sizes_and_says_nothing_was_sent():
     event = RequestBlocked(200_000, 130_000, 120_000, ("L1", "L2", "L3", "L4"))
     first, advice = format_blocked(event)

@@ -88,10 +88,14 @@ def format_total_line(event: CompactionFired) -> str:
 
 def format_compaction(event: CompactionFired) -> list[str]:
     """Every line of one compaction: the layers in the order they ran, then the total;
-    a focused summary says what it focused on."""
+    a focused summary says what it focused on, and a focus no summary used says so."""
     lines = [format_layer_line(line) for line in event.layers]
-    if event.focus and any(line.layer == SUMMARY.code for line in event.layers):
-        lines.append(f"{COMPACT_TAG} summary focus: {clip_line(event.focus, 120)}")
+    if event.focus:
+        focus = clip_line(event.focus, 120)
+        if any(line.layer == SUMMARY.code for line in event.layers):
+            lines.append(f"{COMPACT_TAG} summary focus: {focus}")
+        else:
+            lines.append(f"{COMPACT_TAG} no summary was made, so the focus went unused: {focus}")
     return [*lines, format_total_line(event)]
 
 
