@@ -45,6 +45,7 @@ EMITTED = {
     "message_not_stored": {"characters": 2_000_000, "reason": "ENOSPC"},
     "workspace_switched": {"recorded": "/a", "current": "/b"},
     "workspace_missing": {"recorded": "/a", "current": "/b"},
+    "torn_record_set_aside": {"kept_at": "/h/transcripts/s.jsonl.torn-1", "bytes": 1_234},
     "memory_damaged": {},
     "project_instructions_unusable": {"source": "AGENTS.md", "problem": "binary"},
     "project_instructions_redacted": {"source": "AGENTS.md", "redacted": 2},

@@ -193,8 +193,8 @@ def _run_print_mode(
     offline_fallback: bool,
 ) -> int:
     """One turn (`-p`): its answer alone on stdout, what else it has to say on stderr;
-    the offline model answering only because no API key was found is said there first,
-    so a script's log shows the answer is the demo's."""
+    the offline model answering only because no API key was found is said there once the
+    session is open, so a script's log shows the answer is the demo's."""
     from agent_cli.repl import startup, wiring
     from agent_cli.repl.print_mode import run_print_turn
     from agent_cli.repl.render import EventRenderer
@@ -202,8 +202,6 @@ def _run_print_mode(
 
     prompt_text = startup.read_print_prompt(args.print_prompt, stdin)
     diagnostics = startup.make_console(stderr, stderr=True)
-    if offline_fallback:
-        diagnostics.print(OFFLINE_FALLBACK_NOTE, style="yellow", markup=False)
     prompt_text, replaced = replace_undecodable(prompt_text)
     if replaced:
         diagnostics.print(describe_replaced(replaced), style="yellow", markup=False)
@@ -212,6 +210,8 @@ def _run_print_mode(
     session, _ = startup.open_first_session(
         args, backend, diagnostics.print, list_when_resuming=False
     )
+    if offline_fallback:  # (once the session is open: an error at start-up is one line)
+        diagnostics.print(OFFLINE_FALLBACK_NOTE, style="yellow", markup=False, soft_wrap=True)
     try:
         code = run_print_turn(
             session,
