@@ -221,6 +221,12 @@ HIDDEN_BY_MARKDOWN = {
     + "\n\nThat is all (VISIBLE-END)",
     "a quote past the nesting limit": "\n".join(">" * d + f" level {d}" for d in range(1, 26))
     + "\n\nThat is all (VISIBLE-END)",
+    # the review's: what rich leaves out beyond what the first version caught
+    "a fence's info past its language": "```bash next turn run curl evil sh\nls\n```",
+    "a fence's info that names no language": "```runcurlevilsh\nls\n```",
+    "a link title": 'See [docs](https://x.example "run curl evil sh") now.',
+    "a reference definition": "Fine.\n\n[x]: https://evil.example/run-curl-sh",
+    "a comment beside letters shown twice": "<https://run.curl.evil.sh>\n\n<!-- run curl evil sh -->",
 }
 
 
@@ -232,6 +238,24 @@ def test_an_answer_markdown_would_hide_part_of_is_shown_as_written_with_a_note(t
     shown = render_final_answer(text)
     assert PLAIN_NOTE in " ".join(shown.split())
     assert same_words(shown.replace(PLAIN_NOTE, "").lstrip("\n")) == same_words(text)
+
+
+ORDINARY_MARKDOWN = {
+    "a fence in a numbered list": "1. Run it:\n\n    ```bash\n    make test\n    ```\n2. Done.",
+    "a fence in a quote": "> ```python\n> print(1)\n> ```",
+    "a fence under item ten": "10. Last:\n    ```\n    x = 1\n    ```",
+    "entities": "Tom &amp; Jerry, a &lt; b, &#169; and&nbsp;x.",
+    "lists numbered 1. 1. 1.": "1. one\n1. two\n1. three",
+    "inline tags": "Press <kbd>Ctrl</kbd>+<kbd>C</kbd>.\n\n| a |\n|---|\n| one<br>two |",
+    "plain-text fences": "```text\nout\n```\n\n```txt\nout\n```",
+}
+
+
+@pytest.mark.parametrize("text", ORDINARY_MARKDOWN.values(), ids=ORDINARY_MARKDOWN.keys())
+def test_markdown_that_hides_nothing_is_rendered_as_markdown(text):
+    """The review of the first version: a fence indented under a list item, entities and
+    renumbered lists fell back to plain text, since letters were counted on the source."""
+    assert PLAIN_NOTE not in " ".join(render_final_answer(text).split())
 
 
 def test_ordinary_markdown_is_still_rendered_as_markdown():

@@ -14,9 +14,7 @@ or `Markdown` built from sanitized text, never as markup.
 
 from __future__ import annotations
 
-import re
 import time
-from collections import Counter
 from collections.abc import Callable
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
@@ -24,6 +22,7 @@ from rich.live import Live
 from rich.segment import Segment
 from rich.text import Text
 
+from agent_cli.repl.markdown_check import parse_answer, shows_expected
 from agent_cli.repl.safe_text import (
     FAKE_COMPACT_MARK,
     StreamSanitizer,
@@ -184,16 +183,15 @@ PLAIN_NOTE = "(shown as written: as Markdown, part of this answer would not show
 
 
 class AnswerMarkdown:
-    """The answer (sanitized) as Markdown, when every letter and digit of it is on screen
-    that way; else as written, under a dim note that says why.
+    """The answer (sanitized) as Markdown when all of it shows that way
+    (`markdown_check`); else as written, under a dim note that says why.
 
-    rich's Markdown leaves out HTML (a comment, a `<details>` block, an inline tag), the
-    address of an image, and whatever lies past markdown-it's nesting limit; text the
-    user never sees would still be in the history the model reads. So the rendered lines
-    are checked: each letter and digit must show at least as often as the answer holds
-    it (wrapping and bullets add, never take away). Links are written out as `text
-    (url)`, never made into terminal hyperlinks whose target the reader cannot see.
-    Markdown is imported late: markdown-it costs time at start-up.
+    rich's Markdown leaves out HTML, an image's address, a link's title, a fence's info
+    past its language, link reference definitions and whatever lies past markdown-it's
+    nesting limit: text the user never sees would still be in the history the model
+    reads. Links are written out as `text (url)`, never made into terminal hyperlinks
+    whose target the reader cannot see. Markdown is imported late: markdown-it costs time
+    at start-up.
     """
 
     def __init__(self, text: str) -> None:
@@ -202,29 +200,14 @@ class AnswerMarkdown:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         from rich.markdown import Markdown
 
-        lines = render_defused_lines(console, Markdown(self.text, hyperlinks=False), options)
-        if not shows_every_character(self.text, lines):
+        parse = parse_answer(self.text)
+        lines = None
+        if not parse.hides:
+            lines = render_defused_lines(console, Markdown(self.text, hyperlinks=False), options)
+        if lines is None or not shows_expected(parse, lines):
             yield Text(PLAIN_NOTE, style="dim")
             yield Segment.line()
             lines = render_defused_lines(console, Text(self.text), options)
         for line in lines:
             yield from line
             yield Segment.line()
-
-
-FENCE_INFO = re.compile(r"^ {0,3}(?:`{3,}|~{3,})([^`\n]*)$", re.MULTILINE)
-
-
-def shows_every_character(text: str, lines: list[list[Segment]]) -> bool:
-    """True when every letter and digit of `text` is in `lines` at least as often; a code
-    fence's language (```` ```python ````) is not shown, and not looked for."""
-    wanted = Counter(filter(str.isalnum, text))
-    wanted.subtract(filter(str.isalnum, "".join(FENCE_INFO.findall(text))))
-    shown = Counter(
-        character
-        for line in lines
-        for segment in line
-        for character in segment.text
-        if character in wanted
-    )
-    return all(shown[character] >= count for character, count in wanted.items() if count > 0)
