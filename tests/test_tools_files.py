@@ -248,6 +248,29 @@ def test_read_file_counts_the_crlf_lines_of_a_file_that_mixes_endings(workspace:
     assert "[1 line shown here ends with CRLF" in plain.content
 
 
+def test_lines_inserted_into_a_crlf_file_by_matching_one_line_get_crlf(workspace: Path):
+    """The review: a one-line old_string was found as written, and the new lines went
+    in with LF, taking the CRLF off the matched line too."""
+    (workspace / "w.txt").write_bytes(b"a\r\nb\r\n")
+    outcome = make_toolbox(workspace).run(
+        "edit_file", {"path": "w.txt", "old_string": "a", "new_string": "a\nNEW"}
+    )
+    assert not outcome.is_error, outcome.content
+    assert (workspace / "w.txt").read_bytes() == b"a\r\nNEW\r\nb\r\n"
+
+
+def test_in_a_file_mixing_endings_places_that_read_alike_both_count(workspace: Path):
+    """The review: `x\\ny` matched once as LF and once as CRLF; read_file showed two
+    identical places, and the LF one was edited without a word."""
+    (workspace / "m.txt").write_bytes(b"x\ny\r\nz\r\nx\r\ny\r\n")
+    toolbox = make_toolbox(workspace)
+    read = toolbox.run("read_file", {"path": "m.txt"})
+    assert "not across both kinds" in read.content
+    outcome = toolbox.run("edit_file", {"path": "m.txt", "old_string": "x\ny", "new_string": "q"})
+    assert outcome.is_error and "matches 2 places" in outcome.content
+    assert (workspace / "m.txt").read_bytes() == b"x\ny\r\nz\r\nx\r\ny\r\n"
+
+
 def test_an_lf_edit_of_a_crlf_file_that_matches_nothing_is_still_not_found(workspace: Path):
     (workspace / "w.txt").write_bytes(b"alpha\r\nbeta\r\n")
     outcome = make_toolbox(workspace).run(

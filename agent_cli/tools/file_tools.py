@@ -119,13 +119,18 @@ def read_file_lines(
 
 def _crlf_note(count: int, shown: int) -> str:
     """What the model must know of lines that end with CRLF: they are shown without the
-    CR, and edit_file matches and keeps that ending."""
-    which = "every line" if count == shown else count_lines_noun(count)
-    verb = "ends" if count == 1 or count == shown else "end"
+    CR; edit_file matches them as shown and keeps that ending, within lines that end
+    alike (`apply_edit`)."""
+    if count == shown:
+        return (
+            "[every line shown here ends with CRLF (Windows line endings), shown without "
+            "the CR: edit_file matches such lines as shown here and keeps their CRLF]"
+        )
+    lines = f"{count_lines_noun(count)} shown here {'ends' if count == 1 else 'end'}"
     return (
-        f"[{which} shown here {verb} with CRLF (Windows line "
-        "endings), shown without the CR: edit_file matches such lines as shown here and "
-        "keeps their CRLF]"
+        f"[{lines} with CRLF (Windows line endings), shown without the CR, and the others "
+        "with LF: an edit_file old_string is found as shown within lines that end alike, "
+        "not across both kinds]"
     )
 
 
@@ -300,13 +305,16 @@ def apply_edit(
     text: str, shown: str, old: str, new: str, secret_forms: SecretForms = NO_SECRETS
 ) -> tuple[str, int]:
     """`text` with its one occurrence of `old` that touches no secret replaced, and the
-    line where it starts (module doc). In a file whose lines end with CRLF, which
-    read_file shows without the CR, an `old` of LF lines that is not found as written is
-    looked for with CRLF endings, and `new` then gets them too."""
-    places = _places_of(text, old, secret_forms)
-    if not places and "\r\n" in text and "\n" in old and "\r" not in old:
-        old, new = _with_crlf(old), _with_crlf(new)
-        places = _places_of(text, old, secret_forms)
+    line where it starts (module doc). read_file shows CRLF lines without the CR, so in
+    a file whose every line ends with CRLF, `old` and `new` are read with CRLF endings;
+    in a file that mixes endings, `old` is looked for both as written and with CRLF
+    endings (`new` then with them too), and the places of both count."""
+    ways = [(old, new)]
+    if "\r\n" in text and text.count("\n") == text.count("\r\n"):
+        ways = [(_with_crlf(old), _with_crlf(new))]
+    elif "\r\n" in text and "\n" in old and "\r" not in old:
+        ways.append((_with_crlf(old), _with_crlf(new)))
+    places = [(at, o, n) for o, n in ways for at in _places_of(text, o, secret_forms)]
     if not places:
         raise ToolError(
             f"old_string was not found in {shown}. Read the file and copy the exact text, "
@@ -318,7 +326,7 @@ def apply_edit(
             f"old_string matches {len(places)} places in {shown}; it must match "
             "exactly one. Include more surrounding lines to make it unique."
         )
-    at = places[0]
+    at, old, new = places[0]
     return text[:at] + new + text[at + len(old) :], text.count("\n", 0, at) + 1
 
 
