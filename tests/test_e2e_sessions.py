@@ -151,7 +151,7 @@ def test_deleting_old_sessions_at_a_terminal_asks_first_and_a_no_keeps_them(
 
 def test_resume_flag_takes_what_the_resume_command_takes(home: Path, workspace: Path) -> None:
     """Twelfth attack: `--resume` took only a whole id, where `/resume` also takes the
-    only id that starts with what was typed, or a number in /sessions."""
+    only id that starts with what was typed."""
     ids = []
     for _ in range(2):
         done = run_piped(["-p", "hello"], cwd=workspace, env=build_env(home))
@@ -161,7 +161,7 @@ def test_resume_flag_takes_what_the_resume_command_takes(home: Path, workspace: 
         )
     older, newer = ids
     common = next(older[:n] for n in range(len(older), 0, -1) if newer.startswith(older[:n]))
-    for typed, expected in ((older[: len(common) + 1], older), ("1", newer), ("2", older)):
+    for typed, expected in ((older[: len(common) + 1], older), (newer[: len(common) + 1], newer)):
         run = run_piped(
             ["--resume", typed], cwd=workspace, env=build_env(home), stdin_text="/stats\n"
         )
@@ -172,6 +172,10 @@ def test_resume_flag_takes_what_the_resume_command_takes(home: Path, workspace: 
     assert f"--resume {common}: 2 sessions start with that: {newer}, {older}" in both.stderr
     none = run_piped(["--resume", "zz-nothing", "-p", "x"], cwd=workspace, env=build_env(home))
     assert none.returncode == 2 and "no session zz-nothing" in none.stderr
+    # the review: bare --resume numbers this folder's sessions and /sessions every
+    # folder's, so the flag takes no number (it would name a session of either list)
+    number = run_piped(["--resume", "1", "-p", "x"], cwd=workspace, env=build_env(home))
+    assert number.returncode == 2 and "no session 1" in number.stderr
 
 
 def test_resuming_a_transcript_whose_last_record_was_cut_says_so(

@@ -199,3 +199,18 @@ def test_print_mode_says_on_stderr_when_the_offline_model_answers_for_want_of_a_
         ["--provider", "offline", "-p", "list ."], cwd=workspace, env=build_env(home)
     )
     assert chosen.returncode == 0 and "ANTHROPIC_API_KEY" not in chosen.stderr
+
+
+def test_a_workspace_through_a_loop_of_links_is_one_line_and_exit_2(
+    home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """The review of the link-loop fix: `--workspace` through a loop ended in a
+    RuntimeError traceback, exit 1."""
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    (tmp_path / "b").symlink_to(tmp_path / "a")
+    run = run_piped(
+        ["--workspace", str(tmp_path / "a"), "-p", "x"], cwd=workspace, env=build_env(home)
+    )
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert "symbolic links that lead back to each other" in run.stderr
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr

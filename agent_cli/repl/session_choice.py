@@ -21,14 +21,19 @@ if TYPE_CHECKING:
 
 
 def choose_session(
-    typed: str, listed: Sequence[SessionSummary], current: str = "", asked_by: str = "/resume"
+    typed: str,
+    listed: Sequence[SessionSummary],
+    current: str = "",
+    asked_by: str = "/resume",
+    numbers: bool = True,
 ) -> str:
     """The session id `typed` stands for; see the module contract. The open session
     (`current`) is meant only by its number or whole id: a start of an id never picks
     it, and never makes another choice ambiguous. `asked_by` names what was typed
-    (`/resume`, `--resume`) in `SessionChoiceAmbiguous`."""
+    (`/resume`, `--resume`) in `SessionChoiceAmbiguous`; without `numbers`, digits are
+    only the start of an id."""
     ids = [info.session_id for info in listed]
-    if typed.isascii() and typed.isdigit() and 1 <= int(typed) <= len(ids):
+    if numbers and typed.isascii() and typed.isdigit() and 1 <= int(typed) <= len(ids):
         return ids[int(typed) - 1]
     if typed in ids:
         return typed

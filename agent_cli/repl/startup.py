@@ -39,7 +39,11 @@ def load_settings(args: argparse.Namespace, config_file: Path) -> Settings:
 def resolve_workspace(raw: str | None) -> Path:
     """The folder the tools work in: `--workspace`, else the current folder."""
     workspace = Path(raw).expanduser() if raw else Path(os.getcwd())
-    workspace = workspace.resolve()
+    try:
+        workspace = workspace.resolve()
+    except (RuntimeError, OSError):  # a loop of symbolic links (RuntimeError on 3.11)
+        reason = f"{workspace} goes through symbolic links that lead back to each other"
+        raise ConfigError("workspace", reason, source="--workspace") from None
     if not workspace.is_dir():
         raise ConfigError("workspace", f"{workspace} is not a folder", source="--workspace")
     return workspace
@@ -179,15 +183,18 @@ def open_first_session(
 
 
 def _open_chosen(backend: SessionBackend, typed: str) -> SessionPort:
-    """`--resume <typed>`: the session of exactly that id, else the one `/resume` takes
-    for it (`choose_session`: a number in /sessions, the only id that starts so)."""
+    """`--resume <typed>`: the session of exactly that id, else the only one whose id
+    starts so (`choose_session`, without numbers: the listing bare `--resume` prints
+    numbers this folder's sessions, `/sessions` every folder's, so a number would be
+    ambiguous)."""
     from agent_cli.errors import SessionNotFound
     from agent_cli.repl.session_choice import choose_session
 
     try:
         return backend.open_session(typed)
     except SessionNotFound:
-        chosen = choose_session(typed, backend.list_sessions(False), asked_by="--resume")
+        listed = backend.list_sessions(False)
+        chosen = choose_session(typed, listed, asked_by="--resume", numbers=False)
         if chosen == typed:
             raise
     return backend.open_session(chosen)

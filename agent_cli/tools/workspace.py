@@ -70,7 +70,7 @@ class Workspace:
         joined = self.root / raw_path if raw_path.strip() else self.root
         try:
             resolved = joined.resolve(strict=False)
-        except (RuntimeError, OSError):  # 3.11 raises RuntimeError for a loop, later ELOOP
+        except (RuntimeError, OSError):  # RuntimeError: a loop of links, on Python 3.11
             raise ToolError(
                 "That path goes through symbolic links that lead back to each other (a "
                 "loop), so it names no file; use another path."
