@@ -935,3 +935,13 @@ def test_without_a_summary_l3_names_requests_and_calls_as_before_and_no_answer()
     result = compact_context(history, policy=policy, counter=counter)
     assert "prune_old_messages" in result.applied_layers
     assert "- answer (" not in digest_text(result.messages)
+
+
+def test_an_answers_line_never_cuts_a_redaction_mark_or_a_pointer():
+    from agent_cli.compaction.digest.removed_items import ANSWER_HEAD_CHARS, describe_answer
+
+    for tail in ("[REDACTED] then more", "transcript:s1:123 then more"):
+        for at in range(ANSWER_HEAD_CHARS - 12, ANSWER_HEAD_CHARS + 2):
+            line = describe_answer("x" * at + " " + tail)
+            assert "[REDACT" not in line or "[REDACTED]" in line, line
+            assert "transcript:s" not in line or "transcript:s1:123" in line, line

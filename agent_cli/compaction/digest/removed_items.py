@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from agent_cli.safe_cuts import safe_head_end
+from agent_cli.safe_cuts import cut_head, safe_head_end
 from agent_cli.secret_forms import NO_SECRETS
 from agent_cli.tokens import TokenCounter
 
@@ -76,11 +76,9 @@ class RemovedInteraction(NamedTuple):
 
 def describe_answer(text: str) -> str:
     """`answer (1,234 chars): The failing test is…`: an answer of the model's that left
-    the view unsummarized, by its length and its head on one line (never cut inside a
-    pointer)."""
-    flat = " ".join(text.split())
-    head = flat[: safe_head_end(flat, ANSWER_HEAD_CHARS, NO_SECRETS)]
-    return f"answer ({len(text):,} chars): {head}{'…' if len(head) < len(flat) else ''}"
+    the view unsummarized, by its length and its head on one line (`cut_head`: never cut
+    inside a pointer or a `[REDACTED]` mark)."""
+    return f"answer ({len(text):,} chars): {cut_head(' '.join(text.split()), ANSWER_HEAD_CHARS)}"
 
 
 def describe_interaction(use: dict[str, Any], result: dict[str, Any] | None) -> str:
