@@ -174,3 +174,21 @@ def test_a_huge_torn_line_is_moved_aside_whole(store: TranscriptStore) -> None:
     with store.open_writer(SID) as writer:
         assert writer.next_sequence == 2
     assert side_files(store)[0].read_bytes() == torn
+
+
+def test_deleting_a_session_removes_the_torn_lines_set_aside_beside_it(
+    store: TranscriptStore,
+) -> None:
+    """The review: `/sessions delete` said 'deleted' and left `<id>.jsonl.torn-1`, which
+    holds part of the transcript, on disk; a link by that name is left alone."""
+    write_raw(store, valid_line(1), b'{"cut')
+    store.open_writer(SID).close()
+    write_raw(store, valid_line(1), valid_line(2), b'{"cut again')  # a second crash
+    store.open_writer(SID).close()
+    other = store.root / "elsewhere.txt"
+    other.write_text("not the store's")
+    (store.root / f"{SID}.jsonl.torn-9").symlink_to(other)
+    assert len(side_files(store)) == 3
+    store.delete(SID)
+    assert [p.name for p in side_files(store)] == [f"{SID}.jsonl.torn-9"]
+    assert other.read_text() == "not the store's"

@@ -120,10 +120,12 @@ class TranscriptStore:
         return _stream_records(open(fd, "rb", buffering=_READ_BUFFER), session_id)
 
     def delete(self, session_id: str) -> None:
-        """Remove the session's transcript. Refused with `TranscriptLocked` while a writer
-        (here or in another process) has it open: the lock is taken first and held until
-        the file is gone. `SessionNotFound` when there is no such transcript,
-        `StoreFileNotRegular` (left where it is) when it is a FIFO, a folder, ..."""
+        """Remove the session's transcript, and the torn final lines opening set aside
+        beside it (`<id>.jsonl.torn-<n>`, regular files only: a link there is left). Refused
+        with `TranscriptLocked` while a writer (here or in another process) has it open:
+        the lock is taken first and held until the files are gone. `SessionNotFound` when
+        there is no such transcript, `StoreFileNotRegular` (left where it is) when it is a
+        FIFO, a folder, ..."""
         import fcntl
 
         path = self.path_for(session_id)
@@ -134,6 +136,9 @@ class TranscriptStore:
             except BlockingIOError:
                 raise TranscriptLocked(session_id) from None
             os.unlink(path)
+            for side in self.root.glob(f"{path.name}.torn-*"):
+                if side.is_file() and not side.is_symlink():
+                    side.unlink(missing_ok=True)
         finally:
             os.close(fd)
 
