@@ -47,6 +47,7 @@ from agent_cli.compaction.message_facts import (
     user_texts,
 )
 from agent_cli.frozen import freeze
+from agent_cli.secret_forms import SecretForms
 
 SETTINGS = settings(
     max_examples=150,
@@ -263,6 +264,42 @@ def test_the_per_turn_check_counts_each_request_line_once_so_compaction_does_not
     folded = re.search(r"^- ([\d,]+) older requests?:", digest, re.MULTILINE)
     shown = sum(f"Request {n}:" in digest for n in range(100))
     assert shown + (int(folded[1].replace(",", "")) if folded else 0) >= 99
+
+
+def test_a_compaction_takes_the_heads_of_pastes_as_the_check_cut_and_counted_them():
+    """Pastes that a refit shortens (to 200 characters, then 60 past one and a half
+    budgets), some with a secret across the 200th character: the check cut and counted
+    each head under the policy's secret forms, so the compaction counts no head's line,
+    and its digest and figures are those of a compaction whose index counted nothing."""
+    secret = "hunter2-hunter2"
+    history = [user("Please tidy the repository.")]
+    for number in range(100):
+        lead = "x" * 185 + secret if number % 3 == 0 else ""
+        paste = f"Paste {number:02d}: {lead}" + "log line\n" * (20 + number % 30)
+        history += [user(paste), assistant("Looking."), *call_pair(f"t{number}", "x" * 300)]
+    history = [freeze(m) for m in _with_some_sources([*history, user("next")], 0)]
+    policy = CompactionPolicy(
+        soft_threshold=2_000,
+        hard_limit=200_000,
+        keep_recent_messages=4,
+        secret_forms=SecretForms.from_values([secret]),
+    )
+    counter, encoding = make_counter()
+    index = ViewIndex(counter)
+    for end in range(1, len(history) + 1):  # each turn's check ends after a user message
+        if history[end - 1]["role"] == "user":
+            index.measure(history[:end], policy)
+    before, asked, count_text = encoding.calls, list[str](), counter.count_text
+    counter.count_text = lambda text: asked.append(text) or count_text(text)
+    result = compact_context(history, policy=policy, index=index)
+    assert encoding.calls - before < 20
+    assert not [text for text in asked if text.startswith(("- (", "log line"))]
+    fresh = compact_context(history, policy=policy, counter=make_counter()[0])
+    assert (result.messages, result.reports) == (fresh.messages, fresh.reports)
+    heads = [line for line in result.messages[1]["content"].split("\n") if "shortened" in line]
+    assert not [line for line in heads if secret[:2] in line]  # no piece of the secret
+    assert [line for line in heads if line.endswith(": " + "x" * 185 + "…")]  # cut before it
+    assert [line for line in heads if re.search(r"\) Paste \d\d: x{50}…$", line)]  # a 60 cut
 
 
 def test_the_check_counts_a_typed_request_for_the_digest_but_not_a_long_paste():

@@ -17,11 +17,13 @@ from typing import Any, NamedTuple
 
 from agent_cli.compaction.digest.entries import sequence_of
 from agent_cli.compaction.digest.removed_items import (
+    SHORTEST_REQUEST_CHARS,
     RemovedInteraction,
     RequestEntry,
     count_line,
     describe_interaction,
     whole_request_line,
+    with_heads,
     with_pointer,
 )
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
@@ -247,26 +249,22 @@ def with_entries(
     return found._replace(calls=calls, in_order=in_order, answered_in=answered_in)
 
 
-def note_requests(found: MessageFacts, counter: TokenCounter) -> MessageFacts:
+def note_requests(found: MessageFacts, counter: TokenCounter, secrets: SecretForms) -> MessageFacts:
     """`found` with its texts as the digest's entries when they leave (`requests`), each
-    line counted as the digest counts it shown whole, so a removal takes them as they are;
-    a text over `COUNTED_REQUEST_CHARS` is left uncounted (the digest counts it as it
-    shortens it). Each entry carries its pointer's record number."""
-    number = sequence_of(found.pointer)
-    return found._replace(
-        requests=tuple(
-            RequestEntry(
-                text,
-                found.pointer,
-                None,
-                None
-                if len(text) > COUNTED_REQUEST_CHARS
-                else (counter, count_line(whole_request_line(text), counter)),
-                number,
-            )
-            for text in found.texts
-        )
-    )
+    line counted as the digest counts it shown whole, and with its heads as a refit cuts
+    them under `secrets` (`removed_items.with_heads`), so a removal takes them as they are; a text
+    over `COUNTED_REQUEST_CHARS` is not counted whole (the digest counts it, within the
+    room left, where it may fit). Each entry carries its pointer's record number."""
+    number, pointer, requests = sequence_of(found.pointer), found.pointer, []
+    for text in found.texts:
+        whole = None
+        if len(text) <= COUNTED_REQUEST_CHARS:
+            whole = (counter, count_line(whole_request_line(text), counter))
+        entry = RequestEntry(text, pointer, None, whole, number)
+        if len(text) > SHORTEST_REQUEST_CHARS:
+            entry = with_heads(entry, counter, secrets)
+        requests.append(entry)
+    return found._replace(requests=tuple(requests))
 
 
 def with_caller_after_cut(
