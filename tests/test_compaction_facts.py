@@ -41,11 +41,7 @@ from agent_cli.compaction.layers.dedup import build_dedup_outcome
 from agent_cli.compaction.layers.prune import build_prune_outcome
 from agent_cli.compaction.layers.truncate import build_truncation_outcome
 from agent_cli.compaction.markers import SOURCE_KEY
-from agent_cli.compaction.message_facts import (
-    COUNTED_REQUEST_CHARS,
-    build_message_facts,
-    user_texts,
-)
+from agent_cli.compaction.message_facts import build_message_facts, user_texts
 from agent_cli.frozen import freeze
 from agent_cli.secret_forms import SecretForms
 
@@ -267,15 +263,17 @@ def test_the_per_turn_check_counts_each_request_line_once_so_compaction_does_not
 
 
 def test_a_compaction_takes_the_heads_of_pastes_as_the_check_cut_and_counted_them():
-    """Pastes that a refit shortens (to 200 characters, then 60 past one and a half
-    budgets), some with a secret across the 200th character: the check cut and counted
-    each head under the policy's secret forms, so the compaction counts no head's line,
-    and its digest and figures are those of a compaction whose index counted nothing."""
+    """Pastes that a refit keeps whole or shortens (to 200 characters, then 60 past one
+    and a half budgets), some with a secret across the 200th character: the check counted
+    each paste's line and cut and counted each head under the policy's secret forms, so
+    the compaction counts no line of a paste, and its digest and figures are those of a
+    compaction whose index counted nothing."""
     secret = "hunter2-hunter2"
     history = [user("Please tidy the repository.")]
     for number in range(100):
         lead = "x" * 185 + secret if number % 3 == 0 else ""
-        paste = f"Paste {number:02d}: {lead}" + "log line\n" * (20 + number % 30)
+        lines = 20 + number % 30 if number % 4 else 500  # some over 4,000 characters
+        paste = f"Paste {number:02d}: {lead}" + "log line\n" * lines
         history += [user(paste), assistant("Looking."), *call_pair(f"t{number}", "x" * 300)]
     history = [freeze(m) for m in _with_some_sources([*history, user("next")], 0)]
     policy = CompactionPolicy(
@@ -302,18 +300,17 @@ def test_a_compaction_takes_the_heads_of_pastes_as_the_check_cut_and_counted_the
     assert [line for line in heads if re.search(r"\) Paste \d\d: x{50}…$", line)]  # a 60 cut
 
 
-def test_the_check_counts_a_typed_request_for_the_digest_but_not_a_long_paste():
-    """A typed request's digest line is counted with its turn; a paste longer than
-    `COUNTED_REQUEST_CHARS` is not counted a second time on its turn (the digest, which
-    shortens it, counts what it shows if it ever leaves)."""
+def test_the_check_counts_a_request_for_the_digest_a_long_paste_too():
+    """A request's digest line is counted with its turn, a long paste's too (the digest
+    counts it line by line), so a refit that keeps the paste whole counts nothing."""
     counter, _ = make_counter()
     asked, count_text = list[str](), counter.count_text
     counter.count_text = lambda text: asked.append(text) or count_text(text)
-    paste = "log line\n" * (COUNTED_REQUEST_CHARS // 9 + 1)
+    paste = "log line\n" * 2_000
     view = [freeze(user("Please fix the tests.")), freeze(assistant("On it.")), freeze(user(paste))]
     ViewIndex(counter).measure(view)
     assert "- Please fix the tests.\n" in asked
-    assert not [text for text in asked if text.startswith("- log line")]
+    assert "- log line\n" in asked and "log line\n" in asked
 
 
 @pytest.mark.parametrize("frozen", [False, True])

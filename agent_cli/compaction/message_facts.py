@@ -32,7 +32,6 @@ from agent_cli.secret_forms import SecretForms
 from agent_cli.tokens import TokenCounter
 
 Message = dict[str, Any]
-COUNTED_REQUEST_CHARS = 4_000  # the longest user text whose digest line is counted ahead
 
 
 class MessageFacts(NamedTuple):
@@ -252,14 +251,11 @@ def with_entries(
 def note_requests(found: MessageFacts, counter: TokenCounter, secrets: SecretForms) -> MessageFacts:
     """`found` with its texts as the digest's entries when they leave (`requests`), each
     line counted as the digest counts it shown whole, and with its heads as a refit cuts
-    them under `secrets` (`removed_items.with_heads`), so a removal takes them as they are; a text
-    over `COUNTED_REQUEST_CHARS` is not counted whole (the digest counts it, within the
-    room left, where it may fit). Each entry carries its pointer's record number."""
+    them under `secrets` (`removed_items.with_heads`), so a removal takes them as they
+    are. Each entry carries its pointer's record number."""
     number, pointer, requests = sequence_of(found.pointer), found.pointer, []
     for text in found.texts:
-        whole = None
-        if len(text) <= COUNTED_REQUEST_CHARS:
-            whole = (counter, count_line(whole_request_line(text), counter))
+        whole = (counter, count_line(whole_request_line(text), counter))
         entry = RequestEntry(text, pointer, None, whole, number)
         if len(text) > SHORTEST_REQUEST_CHARS:
             entry = with_heads(entry, counter, secrets)
