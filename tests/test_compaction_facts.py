@@ -314,6 +314,36 @@ def test_the_check_counts_a_request_for_the_digest_a_long_paste_too():
 
 
 @pytest.mark.parametrize("frozen", [False, True])
+def test_the_check_counts_the_blocks_of_a_read_only_which_l2_takes_as_counted(frozen):
+    """A call's entry carries the tokens of its two blocks only for a read (the one call
+    L2 takes out, adding up what that saves): a call of any other tool gets none, and
+    L2's saving on the kept index is what a fresh counter finds."""
+    read, grep = read_use("r1", "src/a.py"), tool_use("g1", "grep", {"pattern": "def f"})
+    results = user([tool_result("r1", "a = 1\n" * 50), tool_result("g1", "a.py:1")])
+    view = [
+        user("go"),
+        assistant([read, grep]),
+        results,
+        *call_pair("r2", "a = 2", read_use("r2", "src/a.py")),
+    ]
+    view = [freeze(m) for m in [*view, assistant("done"), user("next")]]
+    view = view if frozen else [dict(m) for m in view]
+    counter, _ = make_counter()
+    index = ViewIndex(counter)
+    index.measure(view)
+    calls = index.facts()[1].calls
+    assert calls["r1"].block_tokens == counter.count_block(read) + counter.count_block(
+        results["content"][0]
+    )
+    assert calls["g1"].block_tokens is None
+    policy = CompactionPolicy(soft_threshold=100, hard_limit=40_000, keep_recent_messages=2)
+    kept = build_dedup_outcome(view, policy, counter, index.facts())
+    fresh = build_dedup_outcome(view, policy, make_counter()[0])
+    assert kept.tokens_saved == fresh.tokens_saved > 0
+    assert kept.removed_tool_use_ids == ("r1",)
+
+
+@pytest.mark.parametrize("frozen", [False, True])
 def test_the_check_counts_no_line_for_a_call_whose_result_l1_will_cut(frozen):
     """A call whose result is over the per-result budget gets no line written or counted
     for that result at the check (L1 cuts it first, so that line could never be taken);

@@ -202,7 +202,7 @@ def note_calls(
     per-result budget into its facts (`with_entries`). A message with a result over the
     budget gets none: L1 cuts that result first, so the entries a removal could take are
     those written for the cut (`with_caller_after_cut`), else written when they leave."""
-    budget = policy.max_tool_result_tokens
+    budget, reads = policy.max_tool_result_tokens, policy.read_tool_names
     results = {block.get("tool_use_id"): block for found in facts for block in found.results}
     for at, found in enumerate(facts):
         answers: list[tuple[dict[str, Any], dict[str, Any], str | None]] = []
@@ -220,7 +220,7 @@ def note_calls(
         else:
             if answers:
                 answered_in = tuple(holders.values())
-                facts[at] = with_entries(found, answers, answered_in, counter)
+                facts[at] = with_entries(found, answers, answered_in, counter, reads)
 
 
 def with_entries(
@@ -228,18 +228,21 @@ def with_entries(
     answers: Sequence[tuple[dict[str, Any], dict[str, Any], str | None]],
     answered_in: tuple[Message, ...],
     counter: TokenCounter,
+    reads: Collection[str],
 ) -> MessageFacts:
     """`found` (a message's facts) with the digest entry of each of its calls (`answers`:
     each tool_use in the message's order, its tool_result and the pointer of the message
     holding that), and the messages holding them (`answered_in`). Each entry names both
     blocks and the pointer (the result's message's, else the call's), its line counted as
-    the digest shows it and the tokens of its two blocks: a compaction that later
-    removes the call takes it as it is, without counting again. `in_order` holds them
-    newest first."""
+    the digest shows it and, for a call of a tool named in `reads` (one L2 may take out),
+    the tokens of its two blocks: a compaction that later removes the call takes it as
+    it is, without counting again. `in_order` holds them newest first."""
     calls: dict[str, RemovedInteraction] = {}
     for use, result, pointer in answers:
         pointer = pointer or found.pointer
-        blocks = counter.count_block(use) + counter.count_block(result)
+        blocks = None
+        if use.get("name") in reads:
+            blocks = counter.count_block(use) + counter.count_block(result)
         entry = RemovedInteraction(
             use["id"], use, result, pointer, "", None, sequence_of(pointer), blocks
         )
@@ -264,11 +267,11 @@ def note_requests(found: MessageFacts, counter: TokenCounter, secrets: SecretFor
 
 
 def with_caller_after_cut(
-    caller: MessageFacts, cut: CutFacts, counter: TokenCounter
+    caller: MessageFacts, cut: CutFacts, counter: TokenCounter, reads: Collection[str]
 ) -> MessageFacts | None:
     """The facts of a message (`caller`) after L1 cut the message answering all its calls
     to `cut`: each call's entry written with its result in the cut message
-    (`with_entries`), and `answered_in` naming the cut message, so a removal after L1
+    (`with_entries`, `reads` as there), and `answered_in` naming the cut message, so a removal after L1
     takes them as they are. None when its calls are not all answered in the cut message."""
     by_id = {block.get("tool_use_id"): block for block in cut.facts.results}
     answers = []
@@ -277,7 +280,7 @@ def with_caller_after_cut(
         if result is None:
             return None
         answers.append((use, result, cut.facts.pointer))
-    after = with_entries(caller, answers, (cut.message,), counter)
+    after = with_entries(caller, answers, (cut.message,), counter, reads)
     if caller.without_reads is None:
         return after
     smaller = caller.without_reads[0]  # (L1 leaves a call's message as it is)

@@ -288,7 +288,7 @@ def _note_caller(
         return cut
     caller = callers.pop() - start
     before = facts[caller]
-    after = with_caller_after_cut(before, cut, counter)
+    after = with_caller_after_cut(before, cut, counter, policy.read_tool_names)
     if after is None:
         return cut
     return cut._replace(caller_back=position - caller, caller_before=before, caller_after=after)

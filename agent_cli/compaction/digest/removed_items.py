@@ -71,7 +71,8 @@ class RemovedInteraction(NamedTuple):
     # None when it was not read (the digest then reads it off the pointer) or has none
     number: int | None = None
     # the tokens of its two blocks, counted as the per-turn check made the entry (by the
-    # index's counter, which every run of that index counts with); None: not counted
+    # index's counter, which every run of that index counts with) for a call L2 may take
+    # out (a read); None: not counted
     block_tokens: int | None = None
 
     def describe(self) -> str:
