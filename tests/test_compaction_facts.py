@@ -41,12 +41,9 @@ from agent_cli.compaction.layers.dedup import build_dedup_outcome
 from agent_cli.compaction.layers.prune import build_prune_outcome
 from agent_cli.compaction.layers.truncate import build_truncation_outcome
 from agent_cli.compaction.markers import SOURCE_KEY
-from agent_cli.compaction.message_facts import (
-    COUNTED_REQUEST_CHARS,
-    build_message_facts,
-    user_texts,
-)
+from agent_cli.compaction.message_facts import build_message_facts, user_texts
 from agent_cli.frozen import freeze
+from agent_cli.secret_forms import SecretForms
 
 SETTINGS = settings(
     max_examples=150,
@@ -265,18 +262,85 @@ def test_the_per_turn_check_counts_each_request_line_once_so_compaction_does_not
     assert shown + (int(folded[1].replace(",", "")) if folded else 0) >= 99
 
 
-def test_the_check_counts_a_typed_request_for_the_digest_but_not_a_long_paste():
-    """A typed request's digest line is counted with its turn; a paste longer than
-    `COUNTED_REQUEST_CHARS` is not counted a second time on its turn (the digest, which
-    shortens it, counts what it shows if it ever leaves)."""
+def test_a_compaction_takes_the_heads_of_pastes_as_the_check_cut_and_counted_them():
+    """Pastes that a refit keeps whole or shortens (to 200 characters, then 60 past one
+    and a half budgets), some with a secret across the 200th character: the check counted
+    each paste's line and cut and counted each head under the policy's secret forms, so
+    the compaction counts no line of a paste, and its digest and figures are those of a
+    compaction whose index counted nothing."""
+    secret = "hunter2-hunter2"
+    history = [user("Please tidy the repository.")]
+    for number in range(100):
+        lead = "x" * 185 + secret if number % 3 == 0 else ""
+        lines = 20 + number % 30 if number % 4 else 500  # some over 4,000 characters
+        paste = f"Paste {number:02d}: {lead}" + "log line\n" * lines
+        history += [user(paste), assistant("Looking."), *call_pair(f"t{number}", "x" * 300)]
+    history = [freeze(m) for m in _with_some_sources([*history, user("next")], 0)]
+    policy = CompactionPolicy(
+        soft_threshold=2_000,
+        hard_limit=200_000,
+        keep_recent_messages=4,
+        secret_forms=SecretForms.from_values([secret]),
+    )
+    counter, encoding = make_counter()
+    index = ViewIndex(counter)
+    for end in range(1, len(history) + 1):  # each turn's check ends after a user message
+        if history[end - 1]["role"] == "user":
+            index.measure(history[:end], policy)
+    before, asked, count_text = encoding.calls, list[str](), counter.count_text
+    counter.count_text = lambda text: asked.append(text) or count_text(text)
+    result = compact_context(history, policy=policy, index=index)
+    assert encoding.calls - before < 20
+    assert not [text for text in asked if text.startswith(("- (", "log line"))]
+    fresh = compact_context(history, policy=policy, counter=make_counter()[0])
+    assert (result.messages, result.reports) == (fresh.messages, fresh.reports)
+    heads = [line for line in result.messages[1]["content"].split("\n") if "shortened" in line]
+    assert not [line for line in heads if secret[:2] in line]  # no piece of the secret
+    assert [line for line in heads if line.endswith(": " + "x" * 185 + "…")]  # cut before it
+    assert [line for line in heads if re.search(r"\) Paste \d\d: x{50}…$", line)]  # a 60 cut
+
+
+def test_the_check_counts_a_request_for_the_digest_a_long_paste_too():
+    """A request's digest line is counted with its turn, a long paste's too (the digest
+    counts it line by line), so a refit that keeps the paste whole counts nothing."""
     counter, _ = make_counter()
     asked, count_text = list[str](), counter.count_text
     counter.count_text = lambda text: asked.append(text) or count_text(text)
-    paste = "log line\n" * (COUNTED_REQUEST_CHARS // 9 + 1)
+    paste = "log line\n" * 2_000
     view = [freeze(user("Please fix the tests.")), freeze(assistant("On it.")), freeze(user(paste))]
     ViewIndex(counter).measure(view)
     assert "- Please fix the tests.\n" in asked
-    assert not [text for text in asked if text.startswith("- log line")]
+    assert "- log line\n" in asked and "log line\n" in asked
+
+
+@pytest.mark.parametrize("frozen", [False, True])
+def test_the_check_counts_the_blocks_of_a_read_only_which_l2_takes_as_counted(frozen):
+    """A call's entry carries the tokens of its two blocks only for a read (the one call
+    L2 takes out, adding up what that saves): a call of any other tool gets none, and
+    L2's saving on the kept index is what a fresh counter finds."""
+    read, grep = read_use("r1", "src/a.py"), tool_use("g1", "grep", {"pattern": "def f"})
+    results = user([tool_result("r1", "a = 1\n" * 50), tool_result("g1", "a.py:1")])
+    view = [
+        user("go"),
+        assistant([read, grep]),
+        results,
+        *call_pair("r2", "a = 2", read_use("r2", "src/a.py")),
+    ]
+    view = [freeze(m) for m in [*view, assistant("done"), user("next")]]
+    view = view if frozen else [dict(m) for m in view]
+    counter, _ = make_counter()
+    index = ViewIndex(counter)
+    index.measure(view)
+    calls = index.facts()[1].calls
+    assert calls["r1"].block_tokens == counter.count_block(read) + counter.count_block(
+        results["content"][0]
+    )
+    assert calls["g1"].block_tokens is None
+    policy = CompactionPolicy(soft_threshold=100, hard_limit=40_000, keep_recent_messages=2)
+    kept = build_dedup_outcome(view, policy, counter, index.facts())
+    fresh = build_dedup_outcome(view, policy, make_counter()[0])
+    assert kept.tokens_saved == fresh.tokens_saved > 0
+    assert kept.removed_tool_use_ids == ("r1",)
 
 
 @pytest.mark.parametrize("frozen", [False, True])

@@ -33,8 +33,8 @@ from agent_cli.compaction.digest.removed_items import (
     MAX_KEY_INPUT_CHARS,
     RequestEntry,
     describe_key_input,
+    request_line,
 )
-from agent_cli.compaction.digest.render import request_line
 from agent_cli.compaction.layers.truncate import build_truncated_blocks, build_truncated_text
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message
 from agent_cli.events import ModelResponse, Usage

@@ -10,25 +10,34 @@ fit equal to the rule that counts every request whole, and bound what it counts.
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from compaction_support import make_counter
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agent_cli.compaction.digest.merge import (
+from agent_cli.compaction.digest.merge import _fit_requests
+from agent_cli.compaction.digest.removed_items import (
     SHORT_REQUEST_CHARS,
     SHORTEST_REQUEST_CHARS,
-    _fit_requests,
+    RequestEntry,
+    count_line,
+    request_line,
 )
-from agent_cli.compaction.digest.removed_items import RequestEntry, count_line
-from agent_cli.compaction.digest.render import request_line
+from agent_cli.compaction.message_facts import MessageFacts, note_requests
 from agent_cli.safe_cuts import safe_head_end
-from agent_cli.secret_forms import NO_SECRETS
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import TokenCounter
 
 COUNTER = TokenCounter()
+OTHER_COUNTER = make_counter()[0]  # counts a quarter of the characters, unlike cl100k
+SECRET = "hunter2-hunter2"
+SECRETS = SecretForms.from_values([SECRET])
 
 
 def _fit_counting_every_request_whole(
-    entries: list[RequestEntry], budget: int, counter: TokenCounter
+    entries: list[RequestEntry],
+    budget: int,
+    counter: TokenCounter,
+    secrets: SecretForms = NO_SECRETS,
 ) -> tuple[list[RequestEntry], int, list[RequestEntry]]:
     """The rule as the module contract states it, every request counted whole first."""
     used, fitted = 0, list[RequestEntry]()
@@ -40,7 +49,7 @@ def _fit_counting_every_request_whole(
         ):
             if used + cost > allowed and len(entry.text) > limit:
                 original = entry.shortened_from or len(entry.text)
-                head = entry.text[: safe_head_end(entry.text, limit, NO_SECRETS)]
+                head = entry.text[: safe_head_end(entry.text, limit, secrets)]
                 entry = entry._replace(text=head, shortened_from=original, counted=None)
                 cost = count_line(request_line(entry), counter)
         if fitted and used + cost > 2 * budget:
@@ -113,3 +122,44 @@ def test_every_budget_around_the_requests_costs_fits_as_the_rule_does() -> None:
         assert _fit_requests(entries, budget, COUNTER, NO_SECRETS) == (
             _fit_counting_every_request_whole(entries, budget, COUNTER)
         ), budget
+
+
+# a secret, a pointer or a line break where a head is cut (60 or 200 characters)
+_AT_A_CUT = st.builds(
+    lambda lead, piece, tail: "w" * lead + piece + tail,
+    st.integers(min_value=40, max_value=215),
+    st.sampled_from([SECRET, "transcript:s1:1234567", "\n", " "]),
+    st.sampled_from(["", " and more words" * 4, "z" * 300]),
+)
+
+
+def _bare(entries: list[RequestEntry]) -> list[RequestEntry]:
+    """The entries as the digest shows them: without the counts and heads they carry."""
+    return [entry._replace(counted=None, heads=None) for entry in entries]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    texts=st.lists(st.one_of(_TEXTS, _AT_A_CUT).filter(str.strip), min_size=1, max_size=12),
+    budget=st.integers(min_value=1, max_value=1_500),
+    by_this_counter=st.booleans(),
+    under_these_forms=st.booleans(),
+)
+@example(["w" * 190 + SECRET + "z" * 300], 1, True, False)  # a cut inside the secret
+def test_the_heads_the_check_recorded_fit_as_heads_cut_and_counted_afresh(
+    texts: list[str], budget: int, by_this_counter: bool, under_these_forms: bool
+) -> None:
+    """The per-turn check records each request's heads, cut and counted
+    (`note_requests`, `removed_items.with_heads`); a refit takes a head only where it was cut
+    under the run's secret forms, and its count only where this very counter made it,
+    and fits exactly as the rule that cuts and counts every head afresh."""
+    recorder = COUNTER if by_this_counter else OTHER_COUNTER
+    forms = SECRETS if under_these_forms else NO_SECRETS
+    facts = MessageFacts(tuple(texts), (), (), "transcript:s:7", 0)
+    recorded = list(note_requests(facts, recorder, forms).requests)
+    plain = [RequestEntry(text, "transcript:s:7", number=7) for text in texts]
+    fitted, used, folded = _fit_requests(recorded, budget, COUNTER, SECRETS)
+    expected, expected_used, expected_folded = _fit_counting_every_request_whole(
+        plain, budget, COUNTER, SECRETS
+    )
+    assert (_bare(fitted), used, _bare(folded)) == (expected, expected_used, expected_folded)

@@ -81,10 +81,7 @@ def _comparable(facts: Any, entries: bool) -> Any:
     # under the per-result budget of the check that recorded the message and taken
     # only under that budget; what L1, L2 and L3 make of the view with it is compared
     # in `_kept_outcome`
-    requests = tuple(  # each request line's count kept, its counter left out
-        request._replace(counted=request.counted and (None, request.counted[1]))
-        for request in facts.requests
-    )
+    requests = tuple(map(_without_counter, facts.requests))
     without_reads = facts.without_reads
     if without_reads is not None:
         without_reads = (without_reads[0], _comparable(without_reads[1], entries))
@@ -96,6 +93,15 @@ def _comparable(facts: Any, entries: bool) -> Any:
         requests=requests,
         without_reads=without_reads,
     )
+
+
+def _without_counter(request: Any) -> Any:
+    """A request's entry with each line's count kept and its counter left out, also in the
+    heads recorded with it (`merge.with_heads`: their texts and counts are compared)."""
+    if request is None:
+        return None
+    heads = request.heads and (request.heads[0], *map(_without_counter, request.heads[1:]))
+    return request._replace(counted=request.counted and (None, request.counted[1]), heads=heads)
 
 
 def _assert_same_facts(index: ViewIndex, fresh: ViewIndex) -> None:
@@ -129,10 +135,7 @@ def _kept_outcome(index: ViewIndex, view: list[Message], policy: CompactionPolic
         deduped.messages,
         deduped.tokens_saved,
         pruned.messages,
-        [  # each request line's count kept, its counter left out
-            request._replace(counted=request.counted and (None, request.counted[1]))
-            for request in (pruned.removed or ([], []))[0]
-        ],
+        [_without_counter(request) for request in (pruned.removed or ([], []))[0]],
         removed,
     )
 

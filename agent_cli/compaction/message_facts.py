@@ -17,11 +17,13 @@ from typing import Any, NamedTuple
 
 from agent_cli.compaction.digest.entries import sequence_of
 from agent_cli.compaction.digest.removed_items import (
+    SHORTEST_REQUEST_CHARS,
     RemovedInteraction,
     RequestEntry,
     count_line,
     describe_interaction,
     whole_request_line,
+    with_heads,
     with_pointer,
 )
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
@@ -30,7 +32,6 @@ from agent_cli.secret_forms import SecretForms
 from agent_cli.tokens import TokenCounter
 
 Message = dict[str, Any]
-COUNTED_REQUEST_CHARS = 4_000  # the longest user text whose digest line is counted ahead
 
 
 class MessageFacts(NamedTuple):
@@ -201,7 +202,7 @@ def note_calls(
     per-result budget into its facts (`with_entries`). A message with a result over the
     budget gets none: L1 cuts that result first, so the entries a removal could take are
     those written for the cut (`with_caller_after_cut`), else written when they leave."""
-    budget = policy.max_tool_result_tokens
+    budget, reads = policy.max_tool_result_tokens, policy.read_tool_names
     results = {block.get("tool_use_id"): block for found in facts for block in found.results}
     for at, found in enumerate(facts):
         answers: list[tuple[dict[str, Any], dict[str, Any], str | None]] = []
@@ -219,7 +220,7 @@ def note_calls(
         else:
             if answers:
                 answered_in = tuple(holders.values())
-                facts[at] = with_entries(found, answers, answered_in, counter)
+                facts[at] = with_entries(found, answers, answered_in, counter, reads)
 
 
 def with_entries(
@@ -227,18 +228,21 @@ def with_entries(
     answers: Sequence[tuple[dict[str, Any], dict[str, Any], str | None]],
     answered_in: tuple[Message, ...],
     counter: TokenCounter,
+    reads: Collection[str],
 ) -> MessageFacts:
     """`found` (a message's facts) with the digest entry of each of its calls (`answers`:
     each tool_use in the message's order, its tool_result and the pointer of the message
     holding that), and the messages holding them (`answered_in`). Each entry names both
     blocks and the pointer (the result's message's, else the call's), its line counted as
-    the digest shows it and the tokens of its two blocks: a compaction that later
-    removes the call takes it as it is, without counting again. `in_order` holds them
-    newest first."""
+    the digest shows it and, for a call of a tool named in `reads` (one L2 may take out),
+    the tokens of its two blocks: a compaction that later removes the call takes it as
+    it is, without counting again. `in_order` holds them newest first."""
     calls: dict[str, RemovedInteraction] = {}
     for use, result, pointer in answers:
         pointer = pointer or found.pointer
-        blocks = counter.count_block(use) + counter.count_block(result)
+        blocks = None
+        if use.get("name") in reads:
+            blocks = counter.count_block(use) + counter.count_block(result)
         entry = RemovedInteraction(
             use["id"], use, result, pointer, "", None, sequence_of(pointer), blocks
         )
@@ -247,34 +251,27 @@ def with_entries(
     return found._replace(calls=calls, in_order=in_order, answered_in=answered_in)
 
 
-def note_requests(found: MessageFacts, counter: TokenCounter) -> MessageFacts:
+def note_requests(found: MessageFacts, counter: TokenCounter, secrets: SecretForms) -> MessageFacts:
     """`found` with its texts as the digest's entries when they leave (`requests`), each
-    line counted as the digest counts it shown whole, so a removal takes them as they are;
-    a text over `COUNTED_REQUEST_CHARS` is left uncounted (the digest counts it as it
-    shortens it). Each entry carries its pointer's record number."""
-    number = sequence_of(found.pointer)
-    return found._replace(
-        requests=tuple(
-            RequestEntry(
-                text,
-                found.pointer,
-                None,
-                None
-                if len(text) > COUNTED_REQUEST_CHARS
-                else (counter, count_line(whole_request_line(text), counter)),
-                number,
-            )
-            for text in found.texts
-        )
-    )
+    line counted as the digest counts it shown whole, and with its heads as a refit cuts
+    them under `secrets` (`removed_items.with_heads`), so a removal takes them as they
+    are. Each entry carries its pointer's record number."""
+    number, pointer, requests = sequence_of(found.pointer), found.pointer, []
+    for text in found.texts:
+        whole = (counter, count_line(whole_request_line(text), counter))
+        entry = RequestEntry(text, pointer, None, whole, number)
+        if len(text) > SHORTEST_REQUEST_CHARS:
+            entry = with_heads(entry, counter, secrets)
+        requests.append(entry)
+    return found._replace(requests=tuple(requests))
 
 
 def with_caller_after_cut(
-    caller: MessageFacts, cut: CutFacts, counter: TokenCounter
+    caller: MessageFacts, cut: CutFacts, counter: TokenCounter, reads: Collection[str]
 ) -> MessageFacts | None:
     """The facts of a message (`caller`) after L1 cut the message answering all its calls
     to `cut`: each call's entry written with its result in the cut message
-    (`with_entries`), and `answered_in` naming the cut message, so a removal after L1
+    (`with_entries`, `reads` as there), and `answered_in` naming the cut message, so a removal after L1
     takes them as they are. None when its calls are not all answered in the cut message."""
     by_id = {block.get("tool_use_id"): block for block in cut.facts.results}
     answers = []
@@ -283,7 +280,7 @@ def with_caller_after_cut(
         if result is None:
             return None
         answers.append((use, result, cut.facts.pointer))
-    after = with_entries(caller, answers, (cut.message,), counter)
+    after = with_entries(caller, answers, (cut.message,), counter, reads)
     if caller.without_reads is None:
         return after
     smaller = caller.without_reads[0]  # (L1 leaves a call's message as it is)

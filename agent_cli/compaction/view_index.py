@@ -20,9 +20,9 @@ Contract:
 - `superseded_reads` are the reads of that view a later read supersedes, found as
   messages are appended, so L2 need not walk the view for them.
 - `facts()` gives one `MessageFacts` per message of the view measured last, in order, for
-  one compaction run, with what `record_facts` adds: answered calls with their digest
-  entries, file reads keyed under the policy it was measured under, L1's cut and L2's
-  removal of a frozen message. A policy whose read rule or secret forms differ from the
+  one compaction run, with what `record_facts` adds: answered calls and user texts with
+  their digest entries (a text's also cut as a refit cuts it under the policy's secret
+  forms), file reads keyed under that policy, L1's cut and L2's removal of a frozen message. A policy whose read rule or secret forms differ from the
   ones the index was built under rebuilds it. Recorded facts are given only where the
   view holds the very object they were recorded for; any other message's are built afresh.
 - `count(messages, policy)`: `measure`, also for a view that is not valid yet (a call
@@ -228,7 +228,7 @@ def record_facts(
     reads: set[str] = set()  # the reads of the batch so far (its results come after them)
     for index, found in enumerate(facts):
         if found.texts:
-            found = facts[index] = note_requests(found, counter)
+            found = facts[index] = note_requests(found, counter, policy.secret_forms)
         frozen = is_frozen(message := messages[index])
         if found.uses:
             found = facts[index] = found._replace(
@@ -288,7 +288,7 @@ def _note_caller(
         return cut
     caller = callers.pop() - start
     before = facts[caller]
-    after = with_caller_after_cut(before, cut, counter)
+    after = with_caller_after_cut(before, cut, counter, policy.read_tool_names)
     if after is None:
         return cut
     return cut._replace(caller_back=position - caller, caller_before=before, caller_after=after)

@@ -9,7 +9,7 @@ Contract:
   builder sends each part as a text block, the last one a cache breakpoint).
 - Otherwise every entry is fitted again into one part (`refit_digest`): the user's
   requests newest first, whole while they fit the budget, then shortened to their head
-  (`SHORT_REQUEST_CHARS`; `SHORTEST_REQUEST_CHARS` past one and a half budgets) with
+  (`removed_items.REQUEST_LIMITS`: 200 characters; 60 past one and a half budgets) with
   their pointer and full length; past `REQUESTS_FOLD_AFTER` budgets the older requests
   fold into one line (count and end pointers; the newest request always stays), so the
   digest stays bounded however long the session. Then the newest interaction lines that
@@ -41,9 +41,13 @@ from agent_cli.compaction.digest.entries import (
     sequence_of,
 )
 from agent_cli.compaction.digest.removed_items import (
+    REQUEST_LIMITS,
+    SHORTEST_REQUEST_CHARS,
     RequestEntry,
     count_line,
     count_line_within,
+    cut_request,
+    request_line,
     with_pointer,
 )
 from agent_cli.compaction.digest.render import (
@@ -52,15 +56,11 @@ from agent_cli.compaction.digest.render import (
     build_digest_message,
     older_line,
     render_digest,
-    request_line,
 )
 from agent_cli.compaction.markers import DIGEST_HEADER, DIGEST_LATER_PART
-from agent_cli.safe_cuts import safe_head_end
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
-SHORT_REQUEST_CHARS = 200
-SHORTEST_REQUEST_CHARS = 60
 REFIT_HEADROOM = 0.25  # share of the budget a refitted digest leaves for later parts
 REQUESTS_FOLD_AFTER = 2  # budgets the requests may take before the older ones fold
 
@@ -239,17 +239,21 @@ def _shorten_request(
     """`entry` (its line `cost` tokens, after requests costing `used`) cut to its head
     where it passes `budget` (module contract), and its line's tokens. `cost` None: not
     known (over the room it was counted within, or not counted); counted within the room
-    an allowance leaves where the cut depends on it, as `_fit_request` does."""
-    for limit, allowed in ((SHORT_REQUEST_CHARS, budget), (SHORTEST_REQUEST_CHARS, budget * 1.5)):
+    an allowance leaves where the cut depends on it, as `_fit_request` does. The heads the
+    entry carries (`removed_items.with_heads`) are taken when cut under these secret forms."""
+    heads = entry.heads
+    if heads is not None and not (heads[0] is secrets or heads[0] == secrets):
+        heads = None
+    for step, (limit, allowed) in enumerate(REQUEST_LIMITS):
         if len(entry.text) <= limit:
             continue
-        if cost is None and used < allowed:
-            cost = _request_tokens(entry, counter, int(allowed - used))
-        if cost is None or used + cost > allowed:
-            original = entry.shortened_from or len(entry.text)
-            head = entry.text[: safe_head_end(entry.text, limit, secrets)]
-            entry = entry._replace(text=head, shortened_from=original, counted=None)
-            cost = count_line(request_line(entry), counter)
+        if cost is None and used < allowed * budget:
+            cost = _request_tokens(entry, counter, int(allowed * budget - used))
+        if cost is None or used + cost > allowed * budget:
+            entry = (heads and heads[1:][step]) or cut_request(entry, limit, secrets)
+            cost = _request_tokens(entry, counter)
+        else:
+            heads = None  # (the recorded heads follow a cut at each limit passed)
     return entry, _request_tokens(entry, counter) if cost is None else cost
 
 
@@ -260,12 +264,12 @@ def _request_tokens(entry: RequestEntry, counter: TokenCounter, room: int) -> in
 def _request_tokens(
     entry: RequestEntry, counter: TokenCounter, room: int | None = None
 ) -> int | None:
-    """Tokens of a request's line: as its removal counted them (shown whole, by this very
-    counter: `RequestEntry.counted`), else counted. With `room`: None as soon as the
+    """Tokens of a request's line: as counted already by this very counter
+    (`RequestEntry.counted`), else counted. With `room`: None as soon as the
     line's lines counted so far pass it (`count_line_within`: a paste is not counted
     whole to learn that it does not fit)."""
     counted = entry.counted
-    if counted is not None and counted[0] is counter and not entry.shortened_from:
+    if counted is not None and counted[0] is counter:
         return counted[1]
     if room is None:
         return count_line(request_line(entry), counter)

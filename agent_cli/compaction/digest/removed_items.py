@@ -2,7 +2,8 @@
 
 Contract: `RequestEntry` and `RemovedInteraction` are the entries a removal gives the
 digest. An interaction's line is written from its two blocks alone, so the same
-interaction always reads the same. Pure.
+interaction always reads the same; a request's (`request_line`) from its text, and its
+head where the digest shortens it (`cut_request`). Pure.
 
 A line shows the call's key input as the model wrote it, never redacted and cut where no
 pointer is split but wherever a secret may be: the input is the model's own, sent as it
@@ -18,7 +19,7 @@ import re
 from typing import Any, NamedTuple
 
 from agent_cli.safe_cuts import cut_head, safe_head_end
-from agent_cli.secret_forms import NO_SECRETS
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import TokenCounter
 
 # A private key (the wire builder drops it) on a tool_result L1 cut: the characters of its
@@ -30,6 +31,9 @@ _COMMAND_ENDED = re.compile(r"Exit code: (-?\d+)|Killed by signal (\d+)")
 KEY_INPUTS = ("path", "command", "pattern", "pointer", "query", "url", "file_path")
 MAX_KEY_INPUT_CHARS = 120
 ANSWER_HEAD_CHARS = 120  # of an answer that left unsummarized (`describe_answer`)
+SHORT_REQUEST_CHARS = 200  # a request's head in the digest, past its budget
+SHORTEST_REQUEST_CHARS = 60  # ... past one and a half budgets
+REQUEST_LIMITS = ((SHORT_REQUEST_CHARS, 1), (SHORTEST_REQUEST_CHARS, 1.5))  # (limit, budgets)
 
 
 class RequestEntry(NamedTuple):
@@ -39,12 +43,15 @@ class RequestEntry(NamedTuple):
     text: str
     pointer: str | None = None
     shortened_from: int | None = None  # the original length, when `text` is its head
-    # (the counter, the tokens of its line shown whole: `whole_request_line`, as the
-    # digest counts it) when counted already: the digest takes it for that counter
-    # only; None once shortened, or read from storage
+    # (the counter, the tokens of its line as the digest shows and counts it:
+    # `request_line`) when counted already: the digest takes it for that counter
+    # only; None when cut afresh, or read from storage
     counted: tuple[Any, int] | None = None
     # its pointer's record number, read as the entry was made (None: not read, or none)
     number: int | None = None
+    # (the secret forms, itself cut to its head at each limit it passes, in turn, each
+    # counted, else None) as the digest cuts it under those forms (`with_heads`)
+    heads: tuple[SecretForms, RequestEntry | None, RequestEntry | None] | None = None
 
 
 class RemovedInteraction(NamedTuple):
@@ -65,7 +72,8 @@ class RemovedInteraction(NamedTuple):
     # None when it was not read (the digest then reads it off the pointer) or has none
     number: int | None = None
     # the tokens of its two blocks, counted as the per-turn check made the entry (by the
-    # index's counter, which every run of that index counts with); None: not counted
+    # index's counter, which every run of that index counts with) for a call L2 may take
+    # out (a read); None: not counted
     block_tokens: int | None = None
 
     def describe(self) -> str:
@@ -154,8 +162,40 @@ def result_size(result: dict[str, Any]) -> int:
 
 
 def whole_request_line(text: str) -> str:
-    """A request's digest line when it is shown whole: just its words (`render.request_line`)."""
+    """A request's digest line when it is shown whole: just its words (`request_line`)."""
     return f"- {text}"
+
+
+def request_line(entry: RequestEntry) -> str:
+    """A request shown whole is just its words: a pointer would repeat it at a cost of about
+    twenty tokens a line, read again on every request. A shortened one keeps its pointer and
+    full length, the way back to the words it lost."""
+    if not entry.shortened_from:
+        return whole_request_line(entry.text)
+    notes = [entry.pointer] if entry.pointer else []
+    notes.append(f"shortened from {entry.shortened_from:,} chars")
+    return f"- ({'; '.join(notes)}) {entry.text}…"
+
+
+def cut_request(entry: RequestEntry, limit: int, secrets: SecretForms) -> RequestEntry:
+    """`entry` cut to its head at `limit` where no pointer and none of `secrets` is split
+    (`safe_cuts`), naming its full length."""
+    original = entry.shortened_from or len(entry.text)
+    head = entry.text[: safe_head_end(entry.text, limit, secrets)]
+    return entry._replace(text=head, shortened_from=original, counted=None, heads=None)
+
+
+def with_heads(entry: RequestEntry, counter: TokenCounter, secrets: SecretForms) -> RequestEntry:
+    """`entry` with its heads as the digest cuts them under `secrets` (`merge`'s refit): at
+    each of `REQUEST_LIMITS` its text passes, in turn, each head's line counted."""
+    head, heads = entry, list[RequestEntry | None]()
+    for limit, _ in REQUEST_LIMITS:
+        made = None
+        if len(head.text) > limit:
+            head = cut_request(head, limit, secrets)
+            made = head = head._replace(counted=(counter, count_line(request_line(head), counter)))
+        heads.append(made)
+    return entry._replace(heads=(secrets, heads[0], heads[1]))
 
 
 def with_pointer(line: str, pointer: str | None) -> str:

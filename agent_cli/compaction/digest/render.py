@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from agent_cli.compaction.digest.entries import Digest, OlderRange, digest_to_data
-from agent_cli.compaction.digest.removed_items import RequestEntry, whole_request_line, with_pointer
+from agent_cli.compaction.digest.removed_items import request_line, with_pointer
 from agent_cli.compaction.markers import (
     DIGEST_HEADER,
     DIGEST_KEY,
@@ -62,17 +62,6 @@ def older_line(older: OlderRange, noun: str = "interaction") -> str:
         else FIND_FOLDED
     )
     return f"- {older.count:,} older {noun}{'' if older.count == 1 else 's'}: {span}"
-
-
-def request_line(entry: RequestEntry) -> str:
-    """A request shown whole is just its words: a pointer would repeat it at a cost of about
-    twenty tokens a line, read again on every request. A shortened one keeps its pointer and
-    full length, the way back to the words it lost."""
-    if not entry.shortened_from:
-        return whole_request_line(entry.text)
-    notes = [entry.pointer] if entry.pointer else []
-    notes.append(f"shortened from {entry.shortened_from:,} chars")
-    return f"- ({'; '.join(notes)}) {entry.text}…"
 
 
 def build_digest_message(digest: Digest, text: str | None = None) -> dict[str, Any]:
