@@ -107,7 +107,6 @@ def build_banner(
     offline_fallback: bool,
     resumed: bool,
     demo_thresholds: bool = False,
-    lifted_thresholds: bool = False,
     approvals_off_by: str | None = None,
     api_key_set: bool = False,
 ) -> list[Text]:
@@ -127,7 +126,7 @@ def build_banner(
         lines.append(Text(describe_offline(offline_fallback), style="yellow"))
         how_to = CLAUDE_HOW_TO_WITH_KEY if api_key_set else CLAUDE_HOW_TO
         lines.append(Text(how_to, style="yellow"))
-        lifted = lifted_thresholds and _adds_to_every_request(session)
+        lifted = demo_thresholds and _adds_to_every_request(session)  # measured above it
         thresholds = describe_thresholds(session.policy, demo=demo_thresholds, lifted=lifted)
         lines.append(Text(thresholds, style="cyan"))
     fitted = describe_window_fit(session)

@@ -82,7 +82,6 @@ class Repl:
         offline_fallback: bool,
         resumed: bool = False,
         demo_thresholds: bool = False,
-        lifted_thresholds: bool = False,
         approvals_off_by: str | None = None,
         api_key_set: bool = False,
     ) -> None:
@@ -94,7 +93,6 @@ class Repl:
         self._renderer = EventRenderer(console, live=live, pointer_handles=self.pointer_handles)
         self._offline_fallback = offline_fallback
         self._demo_thresholds = demo_thresholds
-        self._lifted_thresholds = lifted_thresholds  # measured above MCP tool schemas
         self._resumed = resumed
         self.approvals_off_by = approvals_off_by  # "--yes" or config.toml's path, or None
         self._api_key_set = api_key_set
@@ -253,7 +251,6 @@ class Repl:
             offline_fallback=self._offline_fallback,
             resumed=resumed,
             demo_thresholds=self._demo_thresholds,
-            lifted_thresholds=self._lifted_thresholds,
             approvals_off_by=self.approvals_off_by,
             api_key_set=self._api_key_set,
         )

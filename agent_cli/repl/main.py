@@ -275,7 +275,6 @@ def _run_interactive(
             offline_fallback=offline_fallback,
             resumed=resumed,
             demo_thresholds=uses_demo_soft_threshold(settings),
-            lifted_thresholds=uses_demo_soft_threshold(settings),
             approvals_off_by=settings.origins.get("yes", "--yes") if settings.yes else None,
             api_key_set=api_key_set,
         )
