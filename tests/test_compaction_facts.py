@@ -325,7 +325,7 @@ def _indexed_at_once_and_turn_by_turn(
     with mock.patch.object(view_index, "RUN_MESSAGES", 16):  # (runs as fine as a refit's reach)
         at_once.measure(history, policy)
     encode = encoding.encode_ordinary
-    encoding.encode_ordinary = lambda text: encoded.append(text) or encode(text)  # type: ignore[method-assign]
+    encoding.encode_ordinary = lambda text: encoded.append(text) or encode(text)
     for end in range(1, len(history) + 1):  # each turn's check ends after a user message
         if history[end - 1]["role"] == "user":
             turn_by_turn.measure(history[:end], policy)

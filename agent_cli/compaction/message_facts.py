@@ -284,8 +284,9 @@ def with_caller_after_cut(
 ) -> MessageFacts | None:
     """The facts of a message (`caller`) after L1 cut the message answering all its calls
     to `cut`: each call's entry written with its result in the cut message
-    (`with_entries`, `reads` and `lines` as there), and `answered_in` naming the cut message, so a removal after L1
-    takes them as they are. None when its calls are not all answered in the cut message."""
+    (`with_entries`, `reads` and `lines` as there), and `answered_in` naming the cut
+    message, so a removal after L1 takes them as they are. None when its calls are not
+    all answered in the cut message."""
     by_id = {block.get("tool_use_id"): block for block in cut.facts.results}
     answers = []
     for use in caller.uses:

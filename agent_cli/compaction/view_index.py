@@ -39,7 +39,6 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from agent_cli.compaction.digest.removed_items import fewest_tokens
 from agent_cli.compaction.layers.dedup import ReadHistory, note_superseded, without_blocks
 from agent_cli.compaction.layers.read_keys import find_reads, read_rule
 from agent_cli.compaction.layers.truncate import cut_message
@@ -61,6 +60,7 @@ from agent_cli.tokens import TokenCounter
 
 Message = dict[str, Any]
 Terms = tuple[ReadRule, SecretForms]  # what recorded facts depend on of a policy
+Indexed = tuple[int, Sequence[Message], list[int], list[Any], list[MessageFacts]]
 DEFAULT_POLICY = CompactionPolicy()
 RUN_MESSAGES = 512  # a long tail is indexed in runs of about this many (docs/performance.md)
 
@@ -119,8 +119,8 @@ class ViewIndex:
             runs = list(closed_runs(added, start, answered, RUN_MESSAGES))
             rooms = [policy.digest_tokens] * 2  # (lines, texts) a refit may keep
             made = [self._index_run(run, at, answered, policy, rooms) for at, run in runs[::-1]]
-            for at, run, counts, snapshots, facts in reversed(made):
-                self._extend(run, at, counts, snapshots, facts, policy)
+            for indexed in reversed(made):
+                self._extend(indexed, policy)
         except BaseException:  # a bad view or Ctrl-C: never leave a half-extended index
             self._clear(None)
             raise
@@ -135,31 +135,27 @@ class ViewIndex:
         answered: Mapping[str, tuple[int, int]],
         policy: CompactionPolicy,
         rooms: list[int],
-    ) -> tuple[int, Sequence[Message], list[int], list[Any], list[MessageFacts]]:
+    ) -> Indexed:
         """`run` (message `start` onwards, validated; every call among them answered
         among them), its counts, snapshots and facts: with the digest's lines of its calls
         and the lines of its long texts while `rooms` (the tokens of lines, and of
         requests, a refit takes newest first before its budget is spent) are not spent,
-        less the fewest tokens a refit charges for its own."""
+        less the fewest tokens a refit charges for its own (a request's: whole or cut to
+        its first head, whichever is fewer, while within its budget)."""
         counts = list(map(self.counter.count_message, run))
         snapshots = list(map(self.counter.snapshot_of, run))  # (counted just now)
         ahead = (rooms[0] > 0, rooms[1] > 0)
         facts = record_facts(run, start, answered, self.counter, policy, ahead)
         for found in facts:
             rooms[0] -= sum(entry.counted[1] for entry in found.in_order if entry.counted)
-            rooms[1] -= sum(map(fewest_tokens, found.requests))
+            for request in found.requests:
+                shown = (request, request.heads and request.heads[1])
+                rooms[1] -= min((e.counted[1] for e in shown if e and e.counted), default=0)
         return start, run, counts, snapshots, facts
 
-    def _extend(
-        self,
-        added: Sequence[Message],
-        start: int,
-        counts: list[int],
-        snapshots: list[Any],
-        facts: list[MessageFacts],
-        policy: CompactionPolicy,
-    ) -> None:
-        """Add `added` (message `start` onwards), its counts, snapshots and facts."""
+    def _extend(self, indexed: Indexed, policy: CompactionPolicy) -> None:
+        """Add a run (`_index_run`): its messages, counts, snapshots and facts."""
+        start, added, counts, snapshots, facts = indexed
         note_superseded(facts, start, policy, self._reads)
         self._recorded.extend(added)
         self._facts.extend(facts)

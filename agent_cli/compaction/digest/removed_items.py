@@ -190,14 +190,6 @@ def with_heads(entry: RequestEntry, counter: TokenCounter, secrets: SecretForms)
     return entry._replace(heads=(secrets, heads[0], heads[1]))
 
 
-def fewest_tokens(entry: RequestEntry) -> int:
-    """The fewest tokens the digest charges for `entry`'s line within its budget (past it,
-    no whole line is needed): whole or cut to its first head (`with_heads`), whichever is
-    counted and fewer (0: neither)."""
-    shown = (entry, entry.heads and entry.heads[1])
-    return min((made.counted[1] for made in shown if made and made.counted), default=0)
-
-
 def with_pointer(line: str, pointer: str | None) -> str:
     """An interaction's line as the digest renders it: a list item, with its pointer
     when it has one."""
