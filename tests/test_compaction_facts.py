@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from copy import deepcopy
 from typing import Any
+from unittest import mock
 
 import pytest
 from compaction_support import (
@@ -35,6 +36,7 @@ from agent_cli.compaction import (
     MessageViewLimitExceeded,
     ViewIndex,
     compact_context,
+    view_index,
 )
 from agent_cli.compaction.digest.what_left import collect_removed
 from agent_cli.compaction.layers.dedup import build_dedup_outcome
@@ -311,6 +313,73 @@ def test_the_check_counts_a_request_for_the_digest_a_long_paste_too():
     ViewIndex(counter).measure(view)
     assert "- Please fix the tests.\n" in asked
     assert "- log line\n" in asked and "log line\n" in asked
+
+
+def _indexed_at_once_and_turn_by_turn(
+    history: list[dict[str, Any]], policy: CompactionPolicy
+) -> tuple[ViewIndex, list[str], ViewIndex]:
+    """An index that measured `history` at once, the texts its counter encodes from then
+    on, and one that followed `history` turn by turn."""
+    (counter, encoding), encoded = make_counter(), list[str]()
+    at_once, turn_by_turn = ViewIndex(counter), ViewIndex(make_counter()[0])
+    with mock.patch.object(view_index, "RUN_MESSAGES", 16):  # (runs as fine as a refit's reach)
+        at_once.measure(history, policy)
+    encode = encoding.encode_ordinary
+    encoding.encode_ordinary = lambda text: encoded.append(text) or encode(text)
+    for end in range(1, len(history) + 1):  # each turn's check ends after a user message
+        if history[end - 1]["role"] == "user":
+            turn_by_turn.measure(history[:end], policy)
+    return at_once, encoded, turn_by_turn
+
+
+def test_a_view_indexed_at_once_has_lines_written_only_as_far_back_as_a_refit_reaches():
+    """A long view no check followed is indexed newest run first, and its calls' digest
+    lines are written until they add up to a digest's budget: a refit keeps lines newest
+    first, so it finds every line it keeps written (a read's is written however old: L2
+    takes reads out from anywhere), and the outcome is that of an index that followed
+    the view turn by turn."""
+    history = [user("Please tidy the repository.")]
+    for number in range(800):
+        read = read_use(f"t{number}", f"src/{number % 3}.py") if number % 5 == 0 else None
+        history += call_pair(f"t{number}", "x" * 300, read)
+    history = [freeze(m) for m in _with_some_sources([*history, assistant("Done.")], 0)]
+    history.append(freeze(user("next")))
+    policy = CompactionPolicy(soft_threshold=4_000, hard_limit=400_000, keep_recent_messages=4)
+    at_once, encoded, turn_by_turn = _indexed_at_once_and_turn_by_turn(history, policy)
+    entries = [entry for facts in at_once.facts() for entry in facts.in_order]  # oldest first
+    unwritten = [at for at, entry in enumerate(entries) if not entry.line]
+    assert unwritten and all(entries[at].use["name"] == "bash" for at in unwritten)  # no read
+    older = entries[: unwritten[-1]]  # and no line written further back than one left out
+    assert not [entry for entry in older if entry.line and entry.use["name"] == "bash"]
+    assert sum(entry.counted[1] for entry in entries[unwritten[-1] + 1 :]) >= policy.digest_tokens
+    assert all(entry.line for facts in turn_by_turn.facts() for entry in facts.in_order)
+    result = compact_context(history, policy=policy, index=at_once)
+    assert result.reports[1].interactions_removed > 100  # L2 took old reads out
+    assert not [text for text in encoded if text.startswith(("- bash", "- read_file"))]
+    other = compact_context(history, policy=policy, index=turn_by_turn)
+    assert (result.messages, result.reports) == (other.messages, other.reports)
+    assert "- 7" in result.messages[1]["content"]  # most calls folded
+
+
+def test_a_view_indexed_at_once_has_long_texts_counted_as_far_back_as_a_refit_reaches():
+    """The same for long pastes: their lines are counted, newest first, until the fewest
+    tokens a refit charges for them (their 200-character heads) add up to a digest's
+    budget; past it a refit cuts them unasked."""
+    history = [user("Please tidy the repository.")]
+    for number in range(300):
+        history += [user(f"Paste {number}:\n" + "log line\n" * 500), assistant("Looking.")]
+    history = [freeze(m) for m in _with_some_sources([*history, user("next")], 0)]
+    policy = CompactionPolicy(soft_threshold=4_000, hard_limit=400_000, keep_recent_messages=4)
+    at_once, encoded, turn_by_turn = _indexed_at_once_and_turn_by_turn(history, policy)
+    requests = [request for facts in at_once.facts() for request in facts.requests][1:-1]
+    uncounted = [at for at, request in enumerate(requests) if request.counted is None]
+    assert uncounted and uncounted == list(range(len(uncounted)))  # the oldest ones only
+    newer = requests[uncounted[-1] + 1 :]
+    assert sum(request.heads[1].counted[1] for request in newer) >= policy.digest_tokens
+    result = compact_context(history, policy=policy, index=at_once)
+    assert not [text for text in encoded if text.startswith(("log line", "- Paste"))]
+    other = compact_context(history, policy=policy, index=turn_by_turn)
+    assert (result.messages, result.reports) == (other.messages, other.reports)
 
 
 @pytest.mark.parametrize("frozen", [False, True])

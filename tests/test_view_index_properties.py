@@ -19,10 +19,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from agent_cli.compaction import CompactionPolicy, ViewIndex, compact_context
+from agent_cli.compaction.digest.removed_items import (
+    count_line,
+    describe_interaction,
+    request_line,
+    with_pointer,
+)
 from agent_cli.compaction.layers.dedup import ReadHistory, build_dedup_outcome, note_superseded
 from agent_cli.compaction.layers.prune import build_prune_outcome
 from agent_cli.compaction.layers.truncate import build_truncation_outcome
 from agent_cli.compaction.markers import SOURCE_KEY, is_digest_message, is_summary_message
+from agent_cli.compaction.message_facts import COUNTED_REQUEST_CHARS
 from agent_cli.errors import MessageViewLimitExceeded
 from agent_cli.frozen import freeze
 from agent_cli.tokens import TokenCounter
@@ -66,25 +73,25 @@ def _comparable_facts(index: ViewIndex, entries: bool = True) -> list[Any]:
     """Every message's facts with the counter each digest line was counted by left out
     (the two indexes have counters of their own; a request line's count is kept), and
     with its calls' entries only when `entries`."""
-    return [_comparable(facts, entries) for facts in index.facts()]
+    return [_comparable(facts, entries, index.counter) for facts in index.facts()]
 
 
-def _comparable(facts: Any, entries: bool) -> Any:
-    """`facts` as `_comparable_facts` compares them, and so the facts L2's recorded
-    removal of its reads holds (`without_reads`)."""
+def _comparable(facts: Any, entries: bool, counter: TokenCounter) -> Any:
+    """`facts` (counted by `counter`) as `_comparable_facts` compares them, and so the
+    facts L2's recorded removal of its reads holds (`without_reads`)."""
     calls, in_order, answered_in = None, (), ()
     if entries and facts.calls is not None:
-        calls = {key: entry._replace(counted=None) for key, entry in facts.calls.items()}
-        in_order = tuple(entry._replace(counted=None) for entry in facts.in_order)
+        calls = {key: _as_written(entry, counter) for key, entry in facts.calls.items()}
+        in_order = tuple(_as_written(entry, counter) for entry in facts.in_order)
         answered_in = facts.answered_in
     # L1's recorded cut (with its caller's facts after it) is left out: it is made
     # under the per-result budget of the check that recorded the message and taken
     # only under that budget; what L1, L2 and L3 make of the view with it is compared
     # in `_kept_outcome`
-    requests = tuple(map(_without_counter, facts.requests))
+    requests = tuple(_without_counter(request, counter) for request in facts.requests)
     without_reads = facts.without_reads
     if without_reads is not None:
-        without_reads = (without_reads[0], _comparable(without_reads[1], entries))
+        without_reads = (without_reads[0], _comparable(without_reads[1], entries, counter))
     return facts._replace(
         calls=calls,
         in_order=in_order,
@@ -95,13 +102,33 @@ def _comparable(facts: Any, entries: bool) -> Any:
     )
 
 
-def _without_counter(request: Any) -> Any:
-    """A request's entry with each line's count kept and its counter left out, also in the
-    heads recorded with it (`merge.with_heads`: their texts and counts are compared)."""
+def _as_written(entry: Any, counter: TokenCounter) -> Any:
+    """A call's digest entry with its line as the digest writes it and no count: a line
+    the check wrote must be that line, counted (by `counter`) as the digest counts it; a
+    check that indexed a long view at once writes none where no refit reaches
+    (`ViewIndex.measure`), so whether it is written is not compared."""
+    if entry.line:
+        assert entry.line == describe_interaction(entry.use, entry.result)
+        assert entry.counted[1] == count_line(with_pointer(entry.line, entry.pointer), counter)
+    return entry._replace(counted=None, line=entry.describe())
+
+
+def _without_counter(request: Any, counter: TokenCounter) -> Any:
+    """A request's entry with each line's count (checked against `counter`) kept and its
+    counter left out, also in the heads recorded with it (`removed_items.with_heads`:
+    their texts and counts are compared); a long text's count, which a check that
+    indexed a long view at once makes only where a refit reaches, is left out."""
     if request is None:
         return None
-    heads = request.heads and (request.heads[0], *map(_without_counter, request.heads[1:]))
-    return request._replace(counted=request.counted and (None, request.counted[1]), heads=heads)
+    counted = request.counted
+    if counted is not None:
+        assert counted[1] == count_line(request_line(request), counter)
+        counted = None if len(request.text) > COUNTED_REQUEST_CHARS else (None, counted[1])
+    heads = request.heads and (
+        request.heads[0],
+        *(_without_counter(head, counter) for head in request.heads[1:]),
+    )
+    return request._replace(counted=counted, heads=heads)
 
 
 def _assert_same_facts(index: ViewIndex, fresh: ViewIndex) -> None:
@@ -135,7 +162,7 @@ def _kept_outcome(index: ViewIndex, view: list[Message], policy: CompactionPolic
         deduped.messages,
         deduped.tokens_saved,
         pruned.messages,
-        [_without_counter(request) for request in (pruned.removed or ([], []))[0]],
+        [_without_counter(request, index.counter) for request in (pruned.removed or ([], []))[0]],
         removed,
     )
 
@@ -269,7 +296,8 @@ def test_a_view_with_a_cut_result_counts_the_same_on_a_fresh_counter():
 def test_a_view_indexed_in_runs_equals_one_indexed_at_once(histories, policy_settings, run):
     """A long view is indexed in runs that each end where every call made in it is
     answered (`closed_runs`), so the counter's memo still holds a run's texts when its
-    facts count them again; whatever the run length, the index equals one built at once."""
+    facts count them again; whatever the run length, the index equals one built at once
+    (but for the digest lines it writes only as far back as a refit reaches)."""
     from unittest import mock
 
     from agent_cli.compaction import view_index

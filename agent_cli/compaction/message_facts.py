@@ -32,6 +32,7 @@ from agent_cli.secret_forms import SecretForms
 from agent_cli.tokens import TokenCounter
 
 Message = dict[str, Any]
+COUNTED_REQUEST_CHARS = 4_000  # a longer user text's line is counted where a refit reaches
 
 
 class MessageFacts(NamedTuple):
@@ -195,13 +196,15 @@ def note_calls(
     interactions: Mapping[str, tuple[int, int]],
     counter: TokenCounter,
     policy: CompactionPolicy,
+    lines: bool = True,
 ) -> None:
     """Write the digest entries of the calls of each message among `messages` whose calls
     are all answered in `interactions` (id -> indices of its tool_use and tool_result
     messages; `facts[i]` is message `start + i`) with results within `policy`'s
     per-result budget into its facts (`with_entries`). A message with a result over the
     budget gets none: L1 cuts that result first, so the entries a removal could take are
-    those written for the cut (`with_caller_after_cut`), else written when they leave."""
+    those written for the cut (`with_caller_after_cut`), else written when they leave.
+    `lines`: as `with_entries` takes it."""
     budget, reads = policy.max_tool_result_tokens, policy.read_tool_names
     results = {block.get("tool_use_id"): block for found in facts for block in found.results}
     for at, found in enumerate(facts):
@@ -220,7 +223,7 @@ def note_calls(
         else:
             if answers:
                 answered_in = tuple(holders.values())
-                facts[at] = with_entries(found, answers, answered_in, counter, reads)
+                facts[at] = with_entries(found, answers, answered_in, counter, reads, lines)
 
 
 def with_entries(
@@ -229,36 +232,42 @@ def with_entries(
     answered_in: tuple[Message, ...],
     counter: TokenCounter,
     reads: Collection[str],
+    lines: bool = True,
 ) -> MessageFacts:
     """`found` (a message's facts) with the digest entry of each of its calls (`answers`:
     each tool_use in the message's order, its tool_result and the pointer of the message
     holding that), and the messages holding them (`answered_in`). Each entry names both
     blocks and the pointer (the result's message's, else the call's), its line counted as
-    the digest shows it and, for a call of a tool named in `reads` (one L2 may take out),
-    the tokens of its two blocks: a compaction that later removes the call takes it as
-    it is, without counting again. `in_order` holds them newest first."""
+    the digest shows it where `lines` (else written when a digest keeps it) and, for a
+    call of a tool named in `reads` (one L2 may take out, however old it is), the tokens
+    of its two blocks, its line always counted: a compaction that later removes the call
+    takes it as it is, without counting again. `in_order` holds them newest first."""
     calls: dict[str, RemovedInteraction] = {}
     for use, result, pointer in answers:
         pointer = pointer or found.pointer
-        blocks = None
-        if use.get("name") in reads:
-            blocks = counter.count_block(use) + counter.count_block(result)
+        is_read = use.get("name") in reads
+        blocks = counter.count_block(use) + counter.count_block(result) if is_read else None
         entry = RemovedInteraction(
             use["id"], use, result, pointer, "", None, sequence_of(pointer), blocks
         )
-        calls[use["id"]] = _with_counted_line(entry, counter)
+        calls[use["id"]] = _with_counted_line(entry, counter) if lines or is_read else entry
     in_order = tuple(reversed(calls.values()))
     return found._replace(calls=calls, in_order=in_order, answered_in=answered_in)
 
 
-def note_requests(found: MessageFacts, counter: TokenCounter, secrets: SecretForms) -> MessageFacts:
+def note_requests(
+    found: MessageFacts, counter: TokenCounter, secrets: SecretForms, long: bool = True
+) -> MessageFacts:
     """`found` with its texts as the digest's entries when they leave (`requests`), each
-    line counted as the digest counts it shown whole, and with its heads as a refit cuts
-    them under `secrets` (`removed_items.with_heads`), so a removal takes them as they
-    are. Each entry carries its pointer's record number."""
+    line counted as the digest counts it shown whole (one over `COUNTED_REQUEST_CHARS`
+    only where `long`), and with its heads as a refit cuts them under `secrets`
+    (`removed_items.with_heads`), so a removal takes them as they are. Each entry
+    carries its pointer's record number."""
     number, pointer, requests = sequence_of(found.pointer), found.pointer, []
     for text in found.texts:
-        whole = (counter, count_line(whole_request_line(text), counter))
+        whole = None
+        if long or len(text) <= COUNTED_REQUEST_CHARS:
+            whole = (counter, count_line(whole_request_line(text), counter))
         entry = RequestEntry(text, pointer, None, whole, number)
         if len(text) > SHORTEST_REQUEST_CHARS:
             entry = with_heads(entry, counter, secrets)
@@ -267,12 +276,17 @@ def note_requests(found: MessageFacts, counter: TokenCounter, secrets: SecretFor
 
 
 def with_caller_after_cut(
-    caller: MessageFacts, cut: CutFacts, counter: TokenCounter, reads: Collection[str]
+    caller: MessageFacts,
+    cut: CutFacts,
+    counter: TokenCounter,
+    reads: Collection[str],
+    lines: bool = True,
 ) -> MessageFacts | None:
     """The facts of a message (`caller`) after L1 cut the message answering all its calls
     to `cut`: each call's entry written with its result in the cut message
-    (`with_entries`, `reads` as there), and `answered_in` naming the cut message, so a removal after L1
-    takes them as they are. None when its calls are not all answered in the cut message."""
+    (`with_entries`, `reads` and `lines` as there), and `answered_in` naming the cut
+    message, so a removal after L1 takes them as they are. None when its calls are not
+    all answered in the cut message."""
     by_id = {block.get("tool_use_id"): block for block in cut.facts.results}
     answers = []
     for use in caller.uses:
@@ -280,7 +294,7 @@ def with_caller_after_cut(
         if result is None:
             return None
         answers.append((use, result, cut.facts.pointer))
-    after = with_entries(caller, answers, (cut.message,), counter, reads)
+    after = with_entries(caller, answers, (cut.message,), counter, reads, lines)
     if caller.without_reads is None:
         return after
     smaller = caller.without_reads[0]  # (L1 leaves a call's message as it is)

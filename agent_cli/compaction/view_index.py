@@ -7,7 +7,10 @@ Contract:
   tokens. When the view indexed last is a prefix of `messages` (every message of it still
   equal to what was indexed), only the messages after it are validated, counted and given
   facts: a conversation that appends a turn pays for the turn. A long tail (a view no
-  check followed) is indexed in runs as appended turns would be (`closed_runs`). Any other view is indexed
+  check followed) is indexed in runs as appended turns would be (`closed_runs`), newest
+  first: the digest's lines of its calls but reads (which L2 takes out however old),
+  and its long texts' lines, are written only until a digest's budget of each is (a
+  refit takes them newest first, and writes any other it keeps). Any other view is indexed
   again from the start: rebuilt, never patched. ToolProtocolError for an invalid view
   leaves the index as it was (a call whose results are still running is not a reason to
   forget the history); any other failure while the index is being extended empties it.
@@ -57,6 +60,7 @@ from agent_cli.tokens import TokenCounter
 
 Message = dict[str, Any]
 Terms = tuple[ReadRule, SecretForms]  # what recorded facts depend on of a policy
+Indexed = tuple[int, Sequence[Message], list[int], list[Any], list[MessageFacts]]
 DEFAULT_POLICY = CompactionPolicy()
 RUN_MESSAGES = 512  # a long tail is indexed in runs of about this many (docs/performance.md)
 
@@ -112,8 +116,11 @@ class ViewIndex:
         scan.feed(added, start)
         answered = scan.finish()  # an invalid view raises here and leaves the index as it was
         try:
-            for at, run in closed_runs(added, start, answered, RUN_MESSAGES):
-                self._extend(run, at, answered, policy)
+            runs = list(closed_runs(added, start, answered, RUN_MESSAGES))
+            rooms = [policy.digest_tokens] * 2  # (lines, texts) a refit may keep
+            made = [self._index_run(run, at, answered, policy, rooms) for at, run in runs[::-1]]
+            for indexed in reversed(made):
+                self._extend(indexed, policy)
         except BaseException:  # a bad view or Ctrl-C: never leave a half-extended index
             self._clear(None)
             raise
@@ -121,23 +128,40 @@ class ViewIndex:
         self._messages = messages
         return self._tokens
 
-    def _extend(
+    def _index_run(
         self,
-        added: Sequence[Message],
+        run: Sequence[Message],
         start: int,
         answered: Mapping[str, tuple[int, int]],
         policy: CompactionPolicy,
-    ) -> None:
-        """Index `added` (message `start` onwards, validated; every call among them
-        answered among them): their counts, then their facts."""
-        counts = list(map(self.counter.count_message, added))
-        facts = record_facts(added, start, answered, self.counter, policy)
+        rooms: list[int],
+    ) -> Indexed:
+        """`run` (message `start` onwards, validated; every call among them answered
+        among them), its counts, snapshots and facts: with the digest's lines of its calls
+        and the lines of its long texts while `rooms` (the tokens of lines, and of
+        requests, a refit takes newest first before its budget is spent) are not spent,
+        less the fewest tokens a refit charges for its own (a request's: whole or cut to
+        its first head, whichever is fewer, while within its budget)."""
+        counts = list(map(self.counter.count_message, run))
+        snapshots = list(map(self.counter.snapshot_of, run))  # (counted just now)
+        ahead = (rooms[0] > 0, rooms[1] > 0)
+        facts = record_facts(run, start, answered, self.counter, policy, ahead)
+        for found in facts:
+            rooms[0] -= sum(entry.counted[1] for entry in found.in_order if entry.counted)
+            for request in found.requests:
+                shown = (request, request.heads and request.heads[1])
+                rooms[1] -= min((e.counted[1] for e in shown if e and e.counted), default=0)
+        return start, run, counts, snapshots, facts
+
+    def _extend(self, indexed: Indexed, policy: CompactionPolicy) -> None:
+        """Add a run (`_index_run`): its messages, counts, snapshots and facts."""
+        start, added, counts, snapshots, facts = indexed
         note_superseded(facts, start, policy, self._reads)
         self._recorded.extend(added)
         self._facts.extend(facts)
         largest = max((found.largest_result or 0 for found in facts), default=0)
         self._largest_result = max(self._largest_result, largest)
-        self._snapshots.extend(map(self.counter.snapshot_of, added))  # counted just now
+        self._snapshots.extend(snapshots)
         self._counts.extend(counts)
         self._tokens += sum(counts)
 
@@ -215,20 +239,23 @@ def record_facts(
     interactions: Mapping[str, tuple[int, int]],
     counter: TokenCounter,
     policy: CompactionPolicy,
+    ahead: tuple[bool, bool] = (True, True),
 ) -> list[MessageFacts]:
     """The facts of `messages` (message `start` of a view onwards, just validated;
     `interactions` are the calls answered among them): with the reads keyed as L2
     compares them under `policy` (`read_keys`); for a frozen message with a result over
     that policy's per-result budget, what L1 makes of it (`cut_message`); and for a
     frozen message with calls that read files or results of such calls, what L2 makes of
-    it when every read goes (also of L1's cut of it)."""
+    it when every read goes (also of L1's cut of it). `ahead`: whether the digest lines
+    of calls but reads are written, and the lines of texts over `COUNTED_REQUEST_CHARS`
+    counted."""
     facts = [build_message_facts(message, counter) for message in messages]
-    note_calls(facts, messages, start, interactions, counter, policy)
+    note_calls(facts, messages, start, interactions, counter, policy, ahead[0])
     rule, budget = read_rule(policy), policy.max_tool_result_tokens
     reads: set[str] = set()  # the reads of the batch so far (its results come after them)
     for index, found in enumerate(facts):
         if found.texts:
-            found = facts[index] = note_requests(found, counter, policy.secret_forms)
+            found = facts[index] = note_requests(found, counter, policy.secret_forms, ahead[1])
         frozen = is_frozen(message := messages[index])
         if found.uses:
             found = facts[index] = found._replace(
@@ -244,7 +271,7 @@ def record_facts(
         if (found.largest_result or 0) > budget and frozen:
             made = cut_message(message, found, budget, counter, policy.secret_forms)
             if made is not None:
-                batch = (start, interactions)
+                batch = (start, interactions, ahead[0])
                 made = _note_caller(facts, index, message, made, batch, counter, policy)
                 smaller = _without_reads(made.message, made.facts, reads)
                 if smaller is not None:
@@ -274,21 +301,22 @@ def _note_caller(
     position: int,
     message: Message,
     cut: CutFacts,
-    batch: tuple[int, Mapping[str, tuple[int, int]]],
+    batch: tuple[int, Mapping[str, tuple[int, int]], bool],
     counter: TokenCounter,
     policy: CompactionPolicy,
 ) -> CutFacts:
     """`cut` (what L1 makes of `message`, at `position` of `facts`) with its `caller`: the
     one message whose calls it answers, when all of them are answered in `message`
-    (`with_caller_after_cut`). `batch`: where `facts` start in the view, and the calls
-    answered among them (a validated batch answers its own calls, each after it)."""
-    start, interactions = batch
+    (`with_caller_after_cut`). `batch`: where `facts` start in the view, the calls
+    answered among them (a validated batch answers its own calls, each after it), and
+    whether their lines are written."""
+    start, interactions, lines = batch
     callers = {interactions[block["tool_use_id"]][0] for block in facts[position].results}
     if len(callers) != 1:
         return cut
     caller = callers.pop() - start
     before = facts[caller]
-    after = with_caller_after_cut(before, cut, counter, policy.read_tool_names)
+    after = with_caller_after_cut(before, cut, counter, policy.read_tool_names, lines)
     if after is None:
         return cut
     return cut._replace(caller_back=position - caller, caller_before=before, caller_after=after)
