@@ -53,6 +53,7 @@ from agent_cli.compaction.markers import (
     is_summary_message,
 )
 from agent_cli.compaction.message_facts import user_texts
+from agent_cli.compaction.policy import MIN_DIGEST_TOKENS
 from agent_cli.errors import WireFormatError
 from agent_cli.events import ModelRequest
 from agent_cli.frozen import freeze
@@ -872,6 +873,22 @@ def test_the_digest_keeps_to_the_room_a_large_reserve_leaves():
     assert counter.count_message(digest) <= REQUESTS_FOLD_AFTER * budget + 64
     assert policy.digest_budget_over(reserved) == (6_500 - 4_466) // 4
     assert policy.digest_budget_over(0) == policy.digest_tokens == 1_500
+
+
+def test_the_session_keeps_the_digest_to_a_quarter_of_the_room_under_the_soft_threshold():
+    """The demo's floor (thirteenth attack): its requests may take twice the budget, so
+    at a quarter of the room under the soft threshold the digest never fills more than
+    half of what a run can free. Never above the policy's own budget, never under
+    `MIN_DIGEST_TOKENS`, and the same policy back when it already fits."""
+    demo = CompactionPolicy(soft_threshold=3_200, hard_limit=60_000)
+    assert demo.digest_tokens == 800
+    assert demo.with_digest_under_soft(1_858).digest_tokens == (3_200 - 1_858) // 4
+    assert demo.with_digest_under_soft(3_190).digest_tokens == MIN_DIGEST_TOKENS
+    default = CompactionPolicy()
+    assert default.with_digest_under_soft(1_858).digest_tokens == (80_000 - 1_858) // 4
+    assert default.with_digest_under_soft(0) is default
+    small = dataclasses.replace(demo, digest_tokens=100)
+    assert small.with_digest_under_soft(1_858) is small
 
 
 def findings_history(turns: int) -> list[dict[str, Any]]:

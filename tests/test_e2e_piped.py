@@ -6,6 +6,7 @@ CI and shell scripts drive it.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -122,3 +123,32 @@ def test_a_closed_stderr_drops_only_the_diagnostics_and_p_still_answers(
         os.close(write_end)
     assert done.returncode == 0
     assert "first heading is `# Demo Project`" in done.stdout.decode()
+
+
+def test_a_long_demo_session_ends_every_compaction_under_the_soft_threshold(
+    home: Path, workspace: Path
+) -> None:
+    """Thirteenth attack, left then: on the demo thresholds (soft 3,200, of which the
+    system prompt and tool schemas take 1,858) the digest grew to twice its budget of
+    800, and after enough turns every compaction ended over the soft threshold, with
+    the same paragraph each turn. The digest now takes at most a quarter of the room
+    under the soft threshold (half once its requests fold), and a pause already
+    explained is one short line."""
+    for number in range(12):
+        words = ("alpha", "beta", "gamma", "delta", "zeta", "theta")
+        rows = [" ".join(words[(row + k + number) % 6] for k in range(12)) for row in range(40)]
+        (workspace / f"f{number}.txt").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    requests = "".join(f"read f{turn % 12}.txt (request {turn})\n" for turn in range(150))
+    done = run_piped([], cwd=workspace, env=build_env(home), stdin_text=requests + "stats\n")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert out.count("[compact] total:") > 30
+    assert "still over the soft threshold" not in out
+    assert out.count("close to the soft threshold") == 1
+    assert out.count("as before, compaction waits until the context passes") > 10
+    figures = {
+        label: int(re.search(rf"│\s+(?:tokens\s+)?{label}\s+([\d,]+) ", out)[1].replace(",", ""))
+        for label in ("system prompt", "tool schemas", "compaction digest")
+    }
+    room = 3_200 - figures["system prompt"] - figures["tool schemas"]
+    assert 0 < figures["compaction digest"] <= room // 2

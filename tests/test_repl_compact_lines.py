@@ -163,6 +163,30 @@ def test_a_paused_compaction_says_why_what_it_waits_for_and_what_to_do(why, says
         assert "freed" not in line
 
 
+def test_a_pause_already_explained_is_one_short_line_with_its_figures():
+    """On a small soft threshold the guard can pause after nearly every turn: the
+    paragraph once per reason, then the figures and what it waits for."""
+    console = make_console(width=300)
+    renderer = EventRenderer(console, live=False)
+    for held in ("short_of_aim", "short_of_aim", "over_soft", "short_of_aim", "over_soft"):
+        renderer.render(_held(held))
+    lines = [line for line in console.export_text().splitlines() if line.startswith("[compact]")]
+    assert len(lines) == 5
+    assert "close to the soft threshold" in lines[0] and "/compact" in lines[0]
+    assert lines[1] == (
+        "[compact] that compaction left 95,000 tokens; as before, compaction waits until "
+        "the context passes 99,000 tokens"
+    )
+    assert "still over the soft threshold after compacting" in lines[2] and "/new" in lines[2]
+    assert lines[4] == (
+        "[compact] still over the soft threshold (95,000 of 80,000 tokens); as before, "
+        "compaction waits until the context passes 99,000 tokens"
+    )
+    assert "freed only 300 tokens; as before" in format_skipped(
+        _held("freed_little", freed=300), explained=True
+    )
+
+
 def test_loop_guard_and_nothing_to_compact_each_get_one_line():
     assert "\n" not in format_skipped(_held("over_soft"))
     assert format_skipped(CompactionSkipped("nothing_to_compact", 12_000)) == (

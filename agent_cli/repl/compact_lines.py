@@ -168,9 +168,12 @@ def describe_full_reserve(event: RequestBlocked) -> str:
     )
 
 
-def format_skipped(event: CompactionSkipped) -> str:
+def format_skipped(event: CompactionSkipped, *, explained: bool = False) -> str:
+    """The `[compact]` line of a skipped or paused compaction. `explained`: a pause for
+    the same reason was already explained in full on this screen, so one short line
+    says what it waits for (a small soft threshold can pause after nearly every turn)."""
     if event.reason == "loop_guard":
-        return _format_held(event)
+        return _format_held_again(event) if explained else _format_held(event)
     if event.reason == "nothing_to_compact" and event.held == NOTHING_NEW_TO_SUMMARIZE:
         return (
             f"{COMPACT_TAG} nothing new to compact since the last compaction: view is "
@@ -188,6 +191,24 @@ def format_skipped(event: CompactionSkipped) -> str:
 
 
 _MAKE_ROOM = "To make room now: /compact (a summary, with a focus if you give one) or /new."
+
+
+_HELD_AGAIN = {
+    "over_soft": "still over the soft threshold ({tokens:,} of {soft:,} tokens)",
+    "freed_little": "that compaction freed only {freed:,} tokens",
+    "short_of_aim": "that compaction left {tokens:,} tokens",
+}
+
+
+def _format_held_again(event: CompactionSkipped) -> str:
+    """A pause whose reason `_format_held` already explained: the figures, in one line."""
+    what = _HELD_AGAIN.get(event.held or "", "nothing could be compacted").format(
+        tokens=event.tokens, soft=event.soft_threshold, freed=event.freed
+    )
+    return (
+        f"{COMPACT_TAG} {what}; as before, compaction waits until the context passes "
+        f"{event.retry_at:,} tokens"
+    )
 
 
 def _format_held(event: CompactionSkipped) -> str:

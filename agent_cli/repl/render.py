@@ -116,14 +116,13 @@ class EventRenderer:
         self._running_name = ""
         self._turn_end_said = False  # the closing line of a panel already said it ended
         self.last_tool_result: ToolFinished | None = None  # for `/last`
+        self._pauses_explained: set[str] = set()  # loop-guard reasons said in full
         self._handlers: dict[type, Callable[[Any], None]] = {
             AssistantText: lambda event: self._answer.add(event.text),
             AssistantDone: lambda event: self._answer.finish(event.text),
             StreamRestarted: self._render_restart,
             CompactionFired: self._render_compaction,
-            CompactionSkipped: lambda event: self._print_own(
-                build_compact_text(format_skipped(event))
-            ),
+            CompactionSkipped: self._render_skipped,
             RequestBlocked: self._render_blocked,
             ToolStarted: self._render_tool_start,
             ToolFinished: self._render_tool_end,
@@ -185,6 +184,14 @@ class EventRenderer:
         """Wrapped at words on a terminal (a tool panel's rows already fit it), one line
         elsewhere; a row that outside text would start with `[compact]` is marked."""
         print_at_words(self.console, text)
+
+    def _render_skipped(self, event: CompactionSkipped) -> None:
+        """A paused compaction is explained in full the first time for each reason, in
+        one short line after that."""
+        explained = event.reason == "loop_guard" and event.held in self._pauses_explained
+        if event.reason == "loop_guard" and event.held:
+            self._pauses_explained.add(event.held)
+        self._print_own(build_compact_text(format_skipped(event, explained=explained)))
 
     def _render_restart(self, event: StreamRestarted) -> None:
         self._answer.restart()

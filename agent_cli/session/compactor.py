@@ -206,6 +206,7 @@ class Compactor:
         scales the calibration for this run (`make_room_for_uncounted`)."""
         reserved = frame.reserved_tokens
         policy = calibrated_policy(self.policy, (self._calibration or 1.0) * density)
+        policy = policy.with_digest_under_soft(reserved)
         tokens = reserved + self.view_tokens()
         _refuse_if_frame_fills_limit(frame, tokens, policy.hard_limit)
         yield from self._unreachable_low_water_notice(policy, reserved)
