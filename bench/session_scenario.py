@@ -19,7 +19,7 @@ from typing import Any
 
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.events import CompactionFired, ModelRequest
-from agent_cli.provider.offline import OfflineProvider
+from agent_cli.provider.offline import OFFLINE_CONTEXT_WINDOW, OfflineProvider
 from agent_cli.provider.wire import build_wire_request
 from agent_cli.session import open_session
 from agent_cli.store.paths import resolve_state_paths
@@ -46,9 +46,12 @@ class RecordingProvider(OfflineProvider):
     False it offers no summarizer, so compaction runs L1, L2 and L3 only (the seed's
     layers before L4, each run stopping at the first that gets under its target)."""
 
-    def __init__(self, summarize: bool = True) -> None:
+    def __init__(
+        self, summarize: bool = True, context_window: int = OFFLINE_CONTEXT_WINDOW
+    ) -> None:
         self.requests: list[ModelRequest] = []
         self.summarize = summarize
+        self.context_window = context_window
 
     def stream(self, request: ModelRequest) -> Any:
         self.requests.append(request)
@@ -108,7 +111,9 @@ def run_session(
     """Drive the 60 turns through a real session; see the module doc. `fact_every`: a
     durable fact every that many turns (None: never)."""
     files = write_workspace(folder / "ws", sizes)
-    provider = RecordingProvider(summarize)
+    # "no compaction" is the session as if no window bounded it (the price it is weighed
+    # against): a window of its own, or the session fits its thresholds to the model's
+    provider = RecordingProvider(summarize, max(OFFLINE_CONTEXT_WINDOW, 2 * policy.hard_limit))
     paths = resolve_state_paths({"AGENT_CLI_HOME": str(folder / "home")})
     session = open_session(
         paths=paths, provider=provider, workspace=folder / "ws", policy=policy, auto_approve=True

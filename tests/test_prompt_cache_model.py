@@ -198,3 +198,15 @@ def test_an_image_is_billed_by_its_pixels_not_its_base64():
     assert count_block_tokens("user", in_result) < 120
     wide = {"type": "image", "source": _png(4_000, 100)}  # scaled to 1,568 x 39 first
     assert count_block_tokens("user", wide) == frame + math.ceil(1_568 * 39 / 750)
+
+
+def test_the_cost_bench_weighs_against_a_session_that_never_compacts(tmp_path):
+    """The cost bench prices each policy against "no compaction". From the commit that
+    fits thresholds to the model's window until session 18, that run's thresholds were
+    lowered to the offline model's 200,000 tokens, so it compacted once and every ratio
+    read about 40% too high (0.49 for 0.35). Its own window keeps it whole."""
+    from bench.session_scenario import ISSUE_SIZES, POLICIES, run_session
+
+    run = run_session(POLICIES["no compaction"], tmp_path, sizes=ISSUE_SIZES, fact_every=None)
+    assert run.compactions == 0
+    assert len(run.requests) == 120
