@@ -46,6 +46,7 @@ EMITTED = {
     "workspace_switched": {"recorded": "/a", "current": "/b"},
     "workspace_missing": {"recorded": "/a", "current": "/b"},
     "torn_record_set_aside": {"kept_at": "/h/transcripts/s.jsonl.torn-1", "bytes": 1_234},
+    "credentials_not_hidden": {"short": "DB_PASSWORD", "word": ".env: POSTGRES_PASSWORD"},
     "memory_damaged": {},
     "project_instructions_unusable": {"source": "AGENTS.md", "problem": "binary"},
     "project_instructions_redacted": {"source": "AGENTS.md", "redacted": 2},

@@ -689,6 +689,23 @@ def _unsendable_answer(fields: Mapping[str, object]) -> str:
     )
 
 
+def _credentials_not_hidden(fields: Mapping[str, object]) -> str:
+    """Which credentials the tools will show the model as they are, and why."""
+    parts = []
+    if fields.get("short"):
+        parts.append(
+            f"{_c(fields['short'], 300)} (under 8 characters: hiding so short a value "
+            "would blank ordinary text)"
+        )
+    if fields.get("word"):
+        parts.append(
+            f"{_c(fields['word'], 300)} (the value is one ordinary word: hidden, that word "
+            "would vanish from every file and search; name the variable in "
+            "AGENT_CLI_SECRET_NAMES to hide it anyway)"
+        )
+    return "Not hidden from the model: " + "; ".join(parts) + "."
+
+
 _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
     "mcp_waiting": lambda f: (
         f"Waiting for MCP servers to start: {f['servers']} (at most {f['limit']:g} s)."
@@ -738,6 +755,7 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
         f"This session worked in {f['recorded']}, which no longer exists; its tools now run "
         f"in {f['current']}."
     ),
+    "credentials_not_hidden": lambda f: _credentials_not_hidden(f),
     "torn_record_set_aside": lambda f: (
         f"The transcript's last record was cut off ({f['bytes']:,} bytes, most likely a "
         "crash or power loss while it was written): the session goes on without it, and "

@@ -28,6 +28,9 @@ Contract:
   this one rule.
 - `is_setting_word(value)`: a value that is a setting, not a secret (`true`, `disabled`,
   `required`, ...), though its variable looks like a credential.
+- `is_ordinary_word(value)`: a value that is one ordinary word (`postgres`), which a
+  variable that looks like a credential may hold; it is not hidden unless the user
+  names the variable.
 - `credentials_inside(value)`: the credentials a value holds inside it, whatever its
   name: the password of a URL (`postgres://user:password@host`, as written and
   percent-decoded) and its query parameters whose names look like credentials
@@ -140,6 +143,9 @@ PRIVATE_KEY_BLOCK = re.compile(
 )
 
 
+_ORDINARY_WORD = re.compile(r"[a-z]{1,12}|[A-Z][a-z]{1,11}|[A-Z]{1,12}")
+
+
 def name_parts(name: str) -> str:
     """`name` upper-cased with its parts joined by `_` (`apiKey`, `api-key`: `API_KEY`)."""
     return _PART_BREAK.sub("_", name.strip()).upper()
@@ -153,6 +159,14 @@ def is_credential_name(name: str) -> bool:
 
 def is_setting_word(value: str) -> bool:
     return value.strip().lower() in SETTING_WORDS
+
+
+def is_ordinary_word(value: str) -> bool:
+    """A value that is one ordinary word: letters only, in one case or capitalized, at
+    most 12 (`postgres`, `password`, `Changeme`). Hidden, it would blank that word in
+    every result (an image name, a path, a function name) and grep would miss its lines;
+    a variable the user names in `AGENT_CLI_SECRET_NAMES` is hidden whatever its value."""
+    return bool(_ORDINARY_WORD.fullmatch(value.strip()))
 
 
 def credentials_inside(value: str) -> Iterator[str]:

@@ -25,7 +25,11 @@ whatever its name, the credentials inside its value (`credentials_inside`): the 
 of a URL (`DATABASE_URL`, `REDIS_URL`, a proxy), its credential-named query parameters,
 the credential-named fields of a JSON value (the `private_key` of a service-account key)
 and of a `key=value;` connection string, and a PEM/OpenSSH private key block. Values shorter than `MIN_SECRET_CHARS` are left
-alone: they would match ordinary text.
+alone: they would match ordinary text; so is a value that is one ordinary word
+(`credentials.is_ordinary_word`: `POSTGRES_PASSWORD=postgres` would blank `postgres`
+in every image name and path, and grep would miss those lines) unless the user names its
+variable. `find_secrets` says which variables were left visible so, and why.
+The same rule reads the workspace's dotenv files (`tools.workspace_secrets`).
 
 The credentials config.toml gives MCP servers count too (`collect_mcp_secret_values`):
 in a server's `env`, the values whose names look like a credential by the same rule (or
@@ -76,6 +80,7 @@ from agent_cli.tools.credentials import (
     credentials_inside,
     header_credentials,
     is_credential_name,
+    is_ordinary_word,
     is_setting_word,
 )
 from agent_cli.tools.output import ToolResult
@@ -106,17 +111,56 @@ class Redaction:
     count: int
 
 
+SHORT = "short"  # why a credential's value is not hidden: under MIN_SECRET_CHARS
+ORDINARY_WORD = "word"  # or one ordinary word (`credentials.is_ordinary_word`)
+SHORT_WORTH_SAYING = 4  # shorter values (`0`, `no`) are no credential worth a notice
+
+
+@dataclass(frozen=True)
+class FoundSecrets:
+    """The secret values of an environment, longest first, and the variables whose
+    credential is not hidden: `(name, SHORT or ORDINARY_WORD)`, sorted."""
+
+    values: tuple[str, ...]
+    unhidden: tuple[tuple[str, str], ...]
+
+
 def collect_secret_values(environment: Mapping[str, str]) -> tuple[str, ...]:
     """The secret values `environment` holds (see the module contract), longest first."""
+    return find_secrets(environment).values
+
+
+def find_secrets(environment: Mapping[str, str]) -> FoundSecrets:
+    """The secret values `environment` holds (see the module contract), and the
+    variables whose credential is left visible because it is short or an ordinary word
+    (the session says so once at start)."""
     named = set(ALWAYS_SECRET_NAMES) | _named_secrets(environment)
-    values = {environment[name].strip() for name in named if name in environment}
+    values: set[str] = set()
+    unhidden: dict[str, str] = {}
     for name, value in environment.items():
         if name == SECRET_NAMES_VARIABLE:
             continue  # it names secrets; it holds none
-        if is_credential_name(name) and not is_setting_word(value):
-            values.add(value.strip())
-        values.update(credentials_inside(value))
-    return _long_enough(values)
+        candidates = [(found, False) for found in credentials_inside(value)]
+        if name in named:
+            candidates.append((value.strip(), True))
+        elif is_credential_name(name) and not is_setting_word(value):
+            candidates.append((value.strip(), False))
+        for candidate, is_named in candidates:
+            why = _why_not_hidden(candidate, is_named)
+            if why is None:
+                values.add(candidate)
+            elif len(candidate) >= SHORT_WORTH_SAYING:
+                unhidden[name] = why
+    ordered = tuple(sorted(values, key=len, reverse=True))
+    return FoundSecrets(ordered, tuple(sorted(unhidden.items())))
+
+
+def _why_not_hidden(value: str, is_named: bool) -> str | None:
+    if len(value) < MIN_SECRET_CHARS:
+        return SHORT
+    if not is_named and is_ordinary_word(value):
+        return ORDINARY_WORD
+    return None
 
 
 def _named_secrets(environment: Mapping[str, str]) -> set[str]:

@@ -1,0 +1,183 @@
+"""Secrets in the workspace's dotenv files, and credentials too plain to hide (14th attack).
+
+The attack: `.env` held `STRIPE_SECRET_KEY`, a `DATABASE_URL` with its password and an
+npm token, none of them in agent-cli's environment; `read_file .env` (never asked about)
+and `cat .env` sent every value. The dotenv files at the root and one folder down are now
+read at start and their credentials redacted by the environment's rule.
+
+And the other way round: `POSTGRES_PASSWORD=postgres` (Docker's own example) blanked
+`postgres` in every result, so grep said "No matches" for `postgres` and the image line
+could not be edited; `DB_PASSWORD=hunter2` was never hidden and nothing said so. A value
+that is one ordinary word is now left visible unless the user names its variable, and
+one notice at start names every credential left visible, and why.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+from e2e_support import build_env, run_piped
+from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
+from hostile_support import recoverable_secrets
+
+from agent_cli.secret_forms import REDACTED_MARK
+from agent_cli.tools.redaction import ORDINARY_WORD, SHORT, find_secrets
+from agent_cli.tools.workspace_secrets import (
+    MAX_DOTENV_BYTES,
+    is_dotenv_name,
+    parse_dotenv,
+    read_workspace_dotenv,
+)
+
+KEY = "sk-ant-FAKE-dotenv-0123456789abcdef"
+STRIPE = "sk_live_51HqZ7Rk2mXv9LpW4tYc8Nb"
+DB_PASSWORD = "hunter2pass-Zq7Rk2"
+NPM = "npm_Zq7Rk2mXv9LpW4tYc8NbH3sJd6"
+PEM_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7Zq7Rk2mXv9Lp"
+
+
+def call(tool_id: str, name: str, **tool_input: str) -> Reply:
+    return Reply([tool_use_block(tool_id, name, tool_input)], stop_reason="tool_use")
+
+
+def test_the_workspace_dotenv_files_credentials_are_never_sent(tmp_path: Path) -> None:
+    """As a user meets it: the installed agent-cli, the real SDK, the fake API; the
+    model reads `.env` and a folder's `.env.local`, and cats `.env`."""
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    (workspace / "api").mkdir(parents=True)
+    (workspace / ".env").write_text(
+        f"STRIPE_SECRET_KEY={STRIPE}\n"
+        f"DATABASE_URL=postgres://admin:{DB_PASSWORD}@db:5432/app\n"
+        "DEBUG=true\n"
+        f'SIGNING_KEY="-----BEGIN PRIVATE KEY-----\n{PEM_BODY}\n-----END PRIVATE KEY-----"\n'
+    )
+    (workspace / "api" / ".env.local").write_text(f"export NPM_TOKEN='{NPM}'\n")
+    with start_fake_server(api_key=KEY) as fake:
+        fake.enqueue(
+            call("toolu_1", "read_file", path=".env"),
+            call("toolu_2", "read_file", path="api/.env.local"),
+            call("toolu_3", "bash", command="cat .env api/.env.local"),
+        )
+        fake.enqueue(Reply([text_block("Read them.")]))
+        env = build_env(home, {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.base_url})
+        done = run_piped(["--yes"], cwd=workspace, env=env, stdin_text="read the env files\n")
+        bodies = [request.body for request in fake.requests]
+    assert done.returncode == 0, done.stderr
+    sent = str(bodies[-1]["messages"])
+    assert f"STRIPE_SECRET_KEY={REDACTED_MARK}" in sent
+    assert f"postgres://admin:{REDACTED_MARK}@db:5432/app" in sent
+    assert "DEBUG=true" in sent  # a setting, no secret
+    secrets = (STRIPE, DB_PASSWORD, NPM, PEM_BODY)
+    for where, body in enumerate(bodies):
+        assert recoverable_secrets(str(body), secrets) == set(), f"request {where}"
+    for path in home.rglob("*"):
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", "replace")
+            assert recoverable_secrets(text, secrets) == set(), path
+    assert recoverable_secrets(done.stdout + done.stderr, secrets) == set()
+
+
+def test_an_ordinary_word_as_a_password_stays_searchable_and_the_start_says_so(
+    tmp_path: Path,
+) -> None:
+    """`POSTGRES_PASSWORD=postgres`: the image line is shown and found; a short password
+    and the word are named at start, once."""
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "docker-compose.yml").write_text("services:\n  db:\n    image: postgres:16\n")
+    with start_fake_server(api_key=KEY) as fake:
+        fake.enqueue(call("toolu_1", "grep", pattern="postgres"))
+        fake.enqueue(Reply([text_block("Found it.")]))
+        extra = {
+            "ANTHROPIC_API_KEY": KEY,
+            "ANTHROPIC_BASE_URL": fake.base_url,
+            "POSTGRES_PASSWORD": "postgres",
+            "DB_PASSWORD": "hunter2",
+        }
+        done = run_piped([], cwd=workspace, env=build_env(home, extra), stdin_text="find it\n")
+        bodies = [request.body for request in fake.requests]
+    assert done.returncode == 0, done.stderr
+    assert "docker-compose.yml:3:     image: postgres:16" in str(bodies[-1]["messages"])
+    said = " ".join(done.stdout.split())
+    assert said.count("Not hidden from the model:") == 1
+    assert "DB_PASSWORD (under 8 characters" in said
+    assert "POSTGRES_PASSWORD (the value is one ordinary word" in said
+
+
+def test_which_credentials_are_left_visible_and_why() -> None:
+    found = find_secrets(
+        {
+            "POSTGRES_PASSWORD": "postgres",
+            "ADMIN_PASSWORD": "Changeme",
+            "DB_PASSWORD": "hunter2",
+            "RANDOM_TOKEN": "ab",  # too short to be worth a word
+            "DATABASE_URL": "postgres://postgres:password@db/app",
+            "APP_SECRET": "kXqZvBmTrPlW",  # mixed case: no word
+            "NAMED_ONE": "letmeinnow",
+            "AGENT_CLI_SECRET_NAMES": "NAMED_ONE",
+        }
+    )
+    assert set(found.values) == {"kXqZvBmTrPlW", "letmeinnow"}
+    assert found.unhidden == (
+        ("ADMIN_PASSWORD", ORDINARY_WORD),
+        ("DATABASE_URL", ORDINARY_WORD),
+        ("DB_PASSWORD", SHORT),
+        ("POSTGRES_PASSWORD", ORDINARY_WORD),
+    )
+
+
+def test_dotenv_lines_are_read_as_dotenv_tools_write_them() -> None:
+    text = (
+        "# a comment\n"
+        "PLAIN=value # a note\n"
+        "export EXPORTED=exp-value\n"
+        "SINGLE='it is # not a note'\n"
+        'DOUBLE="first\\nsecond"\n'
+        'MULTI="-----BEGIN KEY-----\nbody\n-----END KEY-----"\n'
+        "SPACED = spaced\n"
+        "not an assignment\n"
+        "PLAIN=later\n"
+    )
+    assert dict(parse_dotenv(text)) == {
+        "PLAIN": "later",
+        "EXPORTED": "exp-value",
+        "SINGLE": "it is # not a note",
+        "DOUBLE": "first\nsecond",
+        "MULTI": "-----BEGIN KEY-----\nbody\n-----END KEY-----",
+        "SPACED": "spaced",
+    }
+
+
+def test_which_files_are_dotenv_files() -> None:
+    for name in (".env", ".env.local", ".env.production", "prod.env", ".envrc"):
+        assert is_dotenv_name(name), name
+    for name in (".env.example", ".env.sample", ".env.template", "x.env.dist", "env", "a.txt"):
+        assert not is_dotenv_name(name), name
+
+
+def test_only_small_regular_files_at_the_root_and_one_level_down_are_read(tmp_path: Path) -> None:
+    """A FIFO is never waited on, a large file and a template are skipped, folders two
+    levels down, hidden folders and node_modules are not looked in."""
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "node_modules").mkdir()
+    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".env").write_text("ROOT_TOKEN=root-value-123\n")
+    (tmp_path / "a" / ".env").write_text("A_TOKEN=a-value-12345\n")
+    (tmp_path / "a" / "b" / ".env").write_text("DEEP_TOKEN=deep-value-123\n")
+    (tmp_path / "node_modules" / ".env").write_text("NM_TOKEN=nm-value-12345\n")
+    (tmp_path / ".hidden" / ".env").write_text("HIDDEN_TOKEN=hidden-value-1\n")
+    (tmp_path / ".env.example").write_text("EXAMPLE_TOKEN=placeholder-1\n")
+    (tmp_path / "big.env").write_text("BIG_TOKEN=x\n" + "#" * MAX_DOTENV_BYTES)
+    os.mkfifo(tmp_path / ".env.fifo")
+    result: list[object] = []
+    reader = threading.Thread(target=lambda: result.append(read_workspace_dotenv(tmp_path)))
+    reader.start()
+    reader.join(timeout=10)
+    assert not reader.is_alive(), "a FIFO named like a dotenv file blocked the read"
+    (files,) = result
+    assert {(each.path, tuple(each.variables)) for each in files} == {  # type: ignore[attr-defined]
+        (".env", ("ROOT_TOKEN",)),
+        ("a/.env", ("A_TOKEN",)),
+    }
