@@ -53,7 +53,7 @@ def test_a_folder_search_names_a_file_over_the_cap_and_does_not_count_it(workspa
 
 def test_a_file_over_the_cap_named_as_the_path_is_not_searched_and_says_so(workspace: Path):
     assert grep(workspace, pattern="ERROR", path="app.log").splitlines() == [
-        "No matches under app.log (0 files searched; 1 over the 20.0 MB cap not searched).",
+        "Nothing was searched under app.log: 1 file over the 20.0 MB cap.",
         NOTE,
     ]
 
@@ -93,6 +93,12 @@ def test_a_binary_file_that_matched_is_said_to_be_skipped_when_nothing_else_matc
         "No matches under . (0 files searched).",
         "[1 binary or unreadable files skipped]",
     ]
+
+
+def test_read_file_of_a_file_over_the_cap_does_not_send_the_model_to_grep(workspace: Path):
+    outcome = make_toolbox(workspace).run("read_file", {"path": "app.log"})
+    assert outcome.is_error and "grep does not search it either" in outcome.content
+    assert "bash with grep -n" in outcome.content
 
 
 def test_a_file_over_the_cap_whose_name_holds_a_secret_stays_absent(tmp_path: Path):

@@ -239,8 +239,11 @@ def _render_grep(
         )
     if count == 0:
         searched = count_noun(max(tally.files_searched, 0), "file")
-        if tally.oversized:  # never "No matches" about a file not searched (an attack)
-            cap = format_size(context.limits.max_read_file_bytes)
+        cap = format_size(context.limits.max_read_file_bytes)
+        if tally.oversized and tally.files_searched <= 0 and not tally.files_skipped:
+            over = count_noun(len(tally.oversized), "file")  # never "No matches" then
+            header = f"Nothing was searched {where}: {over} over the {cap} cap."
+        elif tally.oversized:  # never "No matches" about a file not searched (an attack)
             left = f"; {len(tally.oversized):,} over the {cap} cap not searched"
             header = f"No matches {where} ({searched} searched{left})."
         else:
