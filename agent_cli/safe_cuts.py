@@ -17,6 +17,10 @@ Contract:
 - `cut_head(text, limit, secrets, mark)`: `text` up to the safe end, `mark` appended when
   anything was left out; a `REDACTED_MARK` the end would split is left out whole (a
   tool may hide secrets before it cuts: grep's lines).
+- `cut_around(text, position, limit, secrets, mark)`: `text` whole when it fits, else a
+  window of about `limit` characters that holds `position` (a quarter of the room before
+  it), each side cut as the two rules above say (a split `REDACTED_MARK` kept whole) and
+  marked with `mark`: grep's match on a long minified line.
 The result is always within `0..len(text)`.
 """
 
@@ -125,3 +129,22 @@ def cut_head(text: str, limit: int, secrets: SecretForms = NO_SECRETS, mark: str
     if 0 <= split < end:
         end = safe_head_end(text, split, secrets)
     return text if end == len(text) else text[:end] + mark
+
+
+def cut_around(
+    text: str, position: int, limit: int, secrets: SecretForms = NO_SECRETS, mark: str = "…"
+) -> str:
+    """A safe window of `text` around `position`, each cut side marked (module contract)."""
+    if len(text) <= limit:
+        return text
+    begin = max(0, min(position - limit // 4, len(text) - limit))
+    begin, end = safe_tail_start(text, begin, secrets), safe_head_end(text, begin + limit, secrets)
+    reach = len(REDACTED_MARK) - 1
+    split = text.find(REDACTED_MARK, max(0, begin - reach), begin + reach)
+    if 0 <= split < begin:
+        begin = safe_tail_start(text, split, secrets)
+    split = text.find(REDACTED_MARK, max(0, end - reach), end + reach)
+    if 0 <= split < end < split + len(REDACTED_MARK):
+        end = safe_head_end(text, split, secrets)
+    end = max(end, begin)
+    return f"{mark if begin else ''}{text[begin:end]}{mark if end < len(text) else ''}"

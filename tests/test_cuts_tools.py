@@ -66,7 +66,8 @@ def test_grep_shows_no_part_of_a_long_line_holding_a_key_that_straddles_the_cut(
     (workspace / "long.txt").write_text(f"{line}\n{'·' * 400} needle\n")
     outcome = box.run("grep", {"pattern": "needle"})
     assert not outcome.is_error and "long.txt:1: " not in outcome.content
-    assert "long.txt:2: " in outcome.content and outcome.content.endswith(" [...]")
+    # (the match is past the head: the line is shown cut around it, `…` at the cut)
+    assert "long.txt:2: …" in outcome.content and outcome.content.endswith("· needle")
     assert leaked_piece(outcome.content, KEY) is None, outcome.content
     assert KEY[:before_cut] not in outcome.content
 
@@ -100,14 +101,16 @@ def test_bash_output_that_holds_a_whole_key_before_the_cap_is_redacted(tmp_path)
 @given(
     case=padded_secrets(),
     limit=st.integers(1, 500),
+    around=st.none() | st.integers(0, 1_500),
 )
-def test_a_grep_line_cut_anywhere_leaves_no_piece_of_a_secret(case, limit):
+def test_a_grep_line_cut_anywhere_leaves_no_piece_of_a_secret(case, limit, around):
+    """The head of a long line, or a window `around` a match (`safe_cuts.cut_around`)."""
     secret, form, before, after = case
     redactor = SecretRedactor([secret])
 
     def shown(line: str) -> str:
         match = Match("f.txt", 1, line.encode())
-        return redactor.redact(_format_match(match, limit, redactor.forms)).text
+        return redactor.redact(_format_match(match, limit, redactor.forms, around)).text
 
     form, before, after = (part.replace("\n", "") for part in (form, before, after))
     # a grep line holds no line break

@@ -33,7 +33,7 @@ def test_continue_goes_on_from_a_newer_blocked_run_and_sessions_can_be_told_apar
     quit_repl(first)
     # a one-shot run the hard limit blocks: a newer session whose request was kept unanswered
     blocked = run_piped(
-        ["--soft-threshold", "1340", "--hard-limit", "1350", "-p", "word " * 300],
+        ["--soft-threshold", "2000", "--hard-limit", "2010", "-p", "word " * 300],
         cwd=workspace,
         env=build_env(home),
     )

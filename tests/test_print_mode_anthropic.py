@@ -177,7 +177,7 @@ def test_an_endpoint_that_always_pauses_gets_three_requests_then_the_turn_says_s
         assert all(r.rejection is None for r in server.requests)
     assert requests == 3
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "still working" * 3  # what arrived is kept
+    assert done.stdout.strip() == "\n".join(["still working"] * 3)  # what arrived is kept
     stderr = " ".join(done.stderr.split())
     assert "paused its answer 3 times in this turn" in stderr
     assert "run the command again with --continue (or --resume " in stderr
@@ -195,3 +195,18 @@ def test_an_answer_paused_twice_still_goes_on_to_its_end(tmp_path) -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "One, two, three."
     assert "paused" not in done.stderr
+
+
+def test_a_paused_answer_and_its_continuation_are_not_glued_together(tmp_path) -> None:
+    """A fourteenth outside attack (8b): `paused part` + `after pause` printed as
+    `paused partafter pause`. Parts that meet without a space go on a new line, as the
+    interactive REPL shows each part on its own line."""
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(
+            Reply([text_block("paused part")], "pause_turn"),
+            Reply([text_block("after pause")]),
+        )
+        done = _run_agent(tmp_path, server.base_url, "go")
+        assert all(r.rejection is None for r in server.requests)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "paused part\nafter pause\n"

@@ -41,13 +41,13 @@ def test_flags_that_are_not_given_stay_unset_so_the_file_can_supply_them():
 
 
 def test_setting_flags_are_keyed_like_the_config_file():
-    args = parse("--provider", "offline", "--model", "m", "--soft-threshold", "1_000",
-                 "--hard-limit", "2,000", "--keep-recent", "4", "--yes")  # fmt: skip
+    args = parse("--provider", "offline", "--model", "m", "--soft-threshold", "3_000",
+                 "--hard-limit", "4,000", "--keep-recent", "4", "--yes")  # fmt: skip
     assert flag_settings(args) == {
         "provider": "offline",
         "model": "m",
-        "soft_threshold": 1_000,
-        "hard_limit": 2_000,
+        "soft_threshold": 3_000,
+        "hard_limit": 4_000,
         "keep_recent": 4,
         "yes": True,
     }
@@ -117,18 +117,18 @@ def test_a_missing_config_file_is_an_empty_one(tmp_path):
 def test_every_known_key_is_read_from_the_file(tmp_path):
     path = write_config(
         tmp_path,
-        'provider = "offline"\nmodel = "m"\nsoft_threshold = 1000\nhard_limit = 2000\n'
+        'provider = "offline"\nmodel = "m"\nsoft_threshold = 3000\nhard_limit = 4000\n'
         "keep_recent = 5\nmax_tool_result_tokens = 300\nsummary_keep_recent = 2\nyes = true\n",
     )
     values = load_config_file(path)
-    assert values["soft_threshold"] == 1000 and values["yes"] is True
+    assert values["soft_threshold"] == 3000 and values["yes"] is True
 
 
 def test_flags_beat_the_file_and_the_file_beats_defaults(tmp_path):
-    path = write_config(tmp_path, "soft_threshold = 1000\nhard_limit = 5000\nyes = true\n")
-    args = parse("--soft-threshold", "2000")
+    path = write_config(tmp_path, "soft_threshold = 3000\nhard_limit = 5000\nyes = true\n")
+    args = parse("--soft-threshold", "2500")
     settings = resolve_settings(flag_settings(args), load_config_file(path), path)
-    assert settings.soft_threshold == 2000
+    assert settings.soft_threshold == 2500
     assert settings.hard_limit == 5000
     assert settings.yes is True
     assert settings.keep_recent is None  # left to CompactionPolicy's own default

@@ -156,7 +156,7 @@ def test_a_bad_config_file_is_one_line_naming_key_and_file_and_exit_two(tmp_path
 
 
 def test_config_values_reach_the_backend_and_flags_win(tmp_path):
-    (tmp_path / "config.toml").write_text("soft_threshold = 1000\nyes = true\n", encoding="utf-8")
+    (tmp_path / "config.toml").write_text("soft_threshold = 3000\nyes = true\n", encoding="utf-8")
     run = Run(tmp_path, ["--soft-threshold", "2000"])
     assert run.backend.settings.soft_threshold == 2000 and run.backend.settings.yes is True
 

@@ -88,7 +88,7 @@ def test_piped_input_drives_a_real_offline_session(isolated_home, tmp_path):
     (tmp_path / "notes.md").write_text("# Notes\n", encoding="utf-8")
     stdout, stderr = io.StringIO(), io.StringIO()
     code = main(
-        ["--workspace", str(tmp_path), "--soft-threshold", "1400", "--hard-limit", "6000"],
+        ["--workspace", str(tmp_path), "--soft-threshold", "2000", "--hard-limit", "6000"],
         stdin=io.StringIO(
             "read notes.md\n" * 4 + "/remember notes have one heading\n/stats --json\n"
         ),
@@ -104,7 +104,7 @@ def test_piped_input_drives_a_real_offline_session(isolated_home, tmp_path):
     assert "remembered F1" in shown
     stats_json = shown[shown.index('{\n  "cache_read_share"') : shown.rindex("}") + 1]
     stats = json.loads(stats_json)
-    assert stats["soft_threshold"] == 1400 and stats["compactions"]
+    assert stats["soft_threshold"] == 2000 and stats["compactions"]
     transcripts = list((isolated_home / "transcripts").glob("*.jsonl"))
     assert len(transcripts) == 1 and f"transcript: {transcripts[0]}" in shown
 

@@ -82,6 +82,33 @@ def positive_int(text: str) -> int:
     return value
 
 
+# The smallest soft threshold a user may set (flag or config.toml): the system prompt and
+# the built-in tools' schemas alone take about 1,900 tokens of every request, and a
+# message over a quarter of the threshold is stored as an artifact, so at `1` every
+# message was "large" and every request over the threshold (an outside attack). Tests
+# build smaller policies directly; `CompactionPolicy` itself takes any positive value.
+MIN_SOFT_THRESHOLD = 2_000
+
+
+def soft_threshold_problem(value: int) -> str | None:
+    """Why `value` is too small for a soft threshold the user sets, or None."""
+    if value >= MIN_SOFT_THRESHOLD:
+        return None
+    return (
+        f"must be at least {MIN_SOFT_THRESHOLD:,}, got {value:,} (the system prompt and "
+        "tools alone take about 1,900 tokens of every request)"
+    )
+
+
+def soft_threshold(text: str) -> int:
+    """An argparse type: a soft threshold, at least `MIN_SOFT_THRESHOLD`."""
+    value = positive_int(text)
+    problem = soft_threshold_problem(value)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return value
+
+
 def model_name(text: str) -> str:
     """An argparse type: a model name, never empty (an empty one used to mean the default
     silently, which hid a mistake such as `--model "$UNSET_VARIABLE"`), and a model id
@@ -167,7 +194,8 @@ def _add_compaction_arguments(parser: argparse.ArgumentParser) -> None:
         ("--keep-recent", "messages that pruning and summaries always keep verbatim"),
     ]
     for flag, help_text in thresholds:
-        parser.add_argument(flag, type=positive_int, metavar="N", help=help_text)
+        kind = soft_threshold if flag == "--soft-threshold" else positive_int
+        parser.add_argument(flag, type=kind, metavar="N", help=help_text)
 
 
 def parse_args(

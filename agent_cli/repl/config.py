@@ -19,7 +19,7 @@ from typing import Any
 
 from agent_cli.errors import ConfigError, PolicyError
 from agent_cli.models import MODEL_ID_WORDS, is_model_id
-from agent_cli.repl.args import PROVIDER_CHOICES, SETTING_FLAGS
+from agent_cli.repl.args import PROVIDER_CHOICES, SETTING_FLAGS, soft_threshold_problem
 
 # Config-file key -> the type its value must have.
 CONFIG_KEYS: dict[str, type] = {
@@ -180,6 +180,8 @@ def _value_problem(key: str, value: Any, expected: type) -> str | None:
         return f"must be a model id ({MODEL_ID_WORDS})"
     if isinstance(value, int) and not isinstance(value, bool) and value < 1:
         return f"must be at least 1, got {value}"
+    if key == "soft_threshold" and isinstance(value, int):
+        return soft_threshold_problem(value)
     return None
 
 

@@ -51,7 +51,7 @@ class PrintModeRenderer:
             self.write_answer()
 
     def _keep_answer(self, event: AssistantDone) -> None:
-        text = self._paused_text + event.text
+        text = _continued(self._paused_text, event.text)
         self._paused_text = text if event.stop_reason == "pause_turn" else ""
         if event.stop_reason == "tool_use":
             # Text written before tool calls is progress, not the answer.
@@ -66,6 +66,16 @@ class PrintModeRenderer:
         answer, self._final_answer = sanitize_block(self._final_answer), None
         self._answer_out.write(answer if answer.endswith("\n") else answer + "\n")
         self._answer_out.flush()
+
+
+def _continued(paused: str, text: str) -> str:
+    """A paused answer and its continuation, as one: on a new line when neither side
+    has a space where they meet, as the interactive REPL shows each part on its own
+    line (an outside attack saw `paused partafter pause`); a continuation that goes on
+    with a space (`Working on it,` + ` and done.`) reads on as one sentence."""
+    if paused and text and not paused[-1].isspace() and not text[0].isspace():
+        return f"{paused}\n{text}"
+    return paused + text
 
 
 def run_print_turn(

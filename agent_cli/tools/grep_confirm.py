@@ -21,6 +21,12 @@ from itertools import groupby
 
 from agent_cli.errors import ToolError
 
+_BYTE_ORDER_MARKS = (
+    (b"\xef\xbb\xbf", "utf-8"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
+
 
 @dataclass(frozen=True)
 class Match:
@@ -43,20 +49,32 @@ def confirm_matches(
     return kept, len(matches) - len(kept)
 
 
+def as_rg_reads(data: bytes) -> bytes:
+    """The bytes rg searches in a file that starts with `data` (`--encoding=auto`): a
+    file with a UTF-16 byte order mark (as Windows writes text) transcoded to UTF-8, a
+    UTF-8 one without its mark, any other as it is. A code unit cut off at the end of a
+    partial read, or one that is not UTF-16, reads as U+FFFD, as in rg."""
+    for mark, encoding in _BYTE_ORDER_MARKS:
+        if data.startswith(mark):
+            return data[len(mark) :].decode(encoding, "replace").encode("utf-8", "replace")
+    return data
+
+
 def _lines_of(
     path: str, open_inside: Callable[[str], int], max_bytes: int, last: int
 ) -> dict[int, bytes]:
-    """Lines 1..`last` of the file (without line endings), or none if it cannot be read."""
+    """Lines 1..`last` of the file as rg reads it (without line endings), or none if it
+    cannot be read."""
     try:
         descriptor = open_inside(path)
     except (ToolError, OSError):
         return {}
-    found: dict[int, bytes] = {}
-    with os.fdopen(descriptor, "rb") as handle:
-        read = 0
-        for number, raw in enumerate(handle, 1):
-            read += len(raw)
-            if number > last or read > max_bytes:
-                break
-            found[number] = raw.rstrip(b"\n")
-    return found
+    try:
+        with os.fdopen(descriptor, "rb") as handle:
+            raw = handle.read(max_bytes)
+    except OSError:
+        return {}
+    lines = as_rg_reads(raw).split(b"\n")
+    if len(raw) >= max_bytes:
+        del lines[-1]  # (the read may have cut it short)
+    return dict(enumerate(lines[:last], 1))

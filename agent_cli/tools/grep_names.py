@@ -8,11 +8,12 @@ listed or counted: rg is told to skip it by its exact path, after any glob of th
 so no glob and no pattern can tell its name. A path holding a line feed is left out the
 same way: rg's output is read line by line, and such a name cannot be read back whole.
 
-Contract: `exclusion_globs(listing_args, workspace, secrets, timeout=...)` runs rg's own
-walk (`--files`, with the caller's filters and start path) and returns one `--glob=!...`
-option per file to leave out, to put after the caller's options. With no secrets it runs
-nothing and returns none. `GrepNamesTimedOut` when the walk outlasted `timeout`: the
-caller must not search then, since it cannot know which files to leave out.
+Contract: `listed_files(listing_args, workspace, timeout=...)` runs rg's own walk
+(`--files`, with the caller's filters and start path) and returns the paths it lists;
+`GrepNamesTimedOut` when the walk outlasted `timeout`: the caller must not search then,
+since it cannot know which files to leave out. `exclusion_globs(listed, secrets)` returns
+one `--glob=!...` option per listed file to leave out, to put after the caller's options
+(none with no secrets); `is_left_out(path, secrets)` says whether one is.
 """
 
 from __future__ import annotations
@@ -32,23 +33,25 @@ class GrepNamesTimedOut(ToolError):
     """rg's walk to find the files to leave out did not end in time."""
 
 
-def exclusion_globs(
-    listing_args: Sequence[str], workspace: Workspace, secrets: SecretForms, *, timeout: float
-) -> list[str]:
-    """`--glob=!/<path>` for each file of the walk whose path holds a secret or a line
-    feed (module contract)."""
-    if not secrets or secrets.pattern is None:
-        return []
+def listed_files(listing_args: Sequence[str], workspace: Workspace, *, timeout: float) -> list[str]:
+    """The files rg's own walk (`--files`, with the caller's filters and start path)
+    would search, relative to the workspace root (`GrepNamesTimedOut` when it outlasts
+    `timeout`)."""
     run = RgRun()
     output = b"".join(run_rg(["--files", "--null", *listing_args], workspace, run, timeout=timeout))
     if run.timed_out:
         raise GrepNamesTimedOut("the search took too long to list its files")
     paths = (raw.decode("utf-8", "surrogateescape") for raw in output.split(b"\0") if raw)
-    relative = (path.removeprefix("./") for path in paths)
-    return [f"--glob=!/{_literal(path)}" for path in relative if _is_left_out(path, secrets)]
+    return [path.removeprefix("./") for path in paths]
 
 
-def _is_left_out(path: str, secrets: SecretForms) -> bool:
+def exclusion_globs(listed: Sequence[str], secrets: SecretForms) -> list[str]:
+    """`--glob=!/<path>` for each file of the walk (`listed_files`) whose path holds a
+    secret or a line feed (module contract)."""
+    return [f"--glob=!/{_literal(path)}" for path in listed if is_left_out(path, secrets)]
+
+
+def is_left_out(path: str, secrets: SecretForms) -> bool:
     shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     return "\n" in path or secrets.pattern is not None and secrets.pattern.search(shown) is not None
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from agent_cli.errors import ToolError
 from agent_cli.secret_forms import SecretForms
+from agent_cli.tools.grep_confirm import as_rg_reads
 
 _OTHER_WHOLE_FILE_READINGS = (
     ("utf-16-le", 0),
@@ -97,15 +98,16 @@ class SecretFiles:
                 data = handle.read(self._max_bytes)
         except OSError:
             return _UNCHECKED
-        lines = tuple(data.split(b"\n"))
+        read = as_rg_reads(data)  # the lines rg reported are these (UTF-16 transcoded)
+        lines = tuple(read.split(b"\n"))
         if not self._secrets:
             return _Scan(lines, frozenset(), is_withheld=False)
         if any(self._has_secret(text) for text in _whole_file_readings(data)):
             return _UNCHECKED
-        text = data.decode("utf-8", "replace")
+        text = read.decode("utf-8", "replace")
         found = self._secret_lines(text)
         if "\ufffd" in text:  # not all UTF-8: Latin-1 too (one character a byte)
-            found |= self._secret_lines(data.decode("latin-1"))
+            found |= self._secret_lines(read.decode("latin-1"))
         return _Scan(lines, found, is_withheld=False)
 
     def _has_secret(self, text: str) -> bool:

@@ -16,26 +16,35 @@ redacted would say which of them is a secret.
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent_cli.errors import ToolError
-from agent_cli.safe_cuts import cut_head
+from agent_cli.safe_cuts import cut_around, cut_head
 from agent_cli.secret_forms import SecretForms
 from agent_cli.tools.context import PreparedCall, ToolContext, ToolLimits
 from agent_cli.tools.grep_confirm import Match, confirm_matches
-from agent_cli.tools.grep_names import GrepNamesTimedOut, exclusion_globs
+from agent_cli.tools.grep_names import (
+    GrepNamesTimedOut,
+    exclusion_globs,
+    is_left_out,
+    listed_files,
+)
 from agent_cli.tools.grep_secrets import SecretFiles
 from agent_cli.tools.listing import refuse_inside_git
-from agent_cli.tools.output import ToolResult, count_noun
+from agent_cli.tools.output import ToolResult, count_noun, format_size
 from agent_cli.tools.ripgrep import RgRun, rg_refusal_reason, run_rg
+from agent_cli.tools.ripgrep_records import RecordSearch, find_in_records
 
 __all__ = ["prepare_grep", "search_workspace"]
 
 _BINARY_MATCH = re.compile(rb"^(.*): binary file matches \(found .* byte around offset \d+\)$")
 _FILES_SEARCHED = re.compile(rb"^(\d+) files searched$")
+_OVERSIZED_NAMED = 3  # files over the size cap named in an answer; the rest are counted
 REGEX_HELP = (
     "grep uses ripgrep's regex syntax (like Python's `re`, without look-around or "
     "back-references); escape special characters such as ( ) [ ] { } . * + ? | with a "
@@ -51,6 +60,7 @@ class GrepTally:
     dropped: int = 0  # reported by rg, but not found again inside the workspace
     is_capped: bool = False
     has_stats: bool = False
+    oversized: list[tuple[str, int]] = field(default_factory=list)  # not searched: size
 
 
 def prepare_grep(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
@@ -81,30 +91,37 @@ def search_workspace(
 
     rg runs at the workspace root (so the root's `.gitignore` applies to any path, and
     its paths and `glob` are relative to the root). Its matches are confirmed before
-    they are shown (`grep_confirm`). rg matches the bytes as they are (`--encoding=none`:
-    no transcoding of a UTF-16 file), the bytes the secret check reads; files whose name
-    holds a secret are left out as if absent (`grep_names`).
+    they are shown (`grep_confirm`). rg reads a file with a UTF-16 byte order mark as
+    text (`--encoding=auto`, as Windows writes it), every other as its bytes; the secret
+    check and the confirmation read the same (`grep_confirm.as_rg_reads`). Files whose
+    name holds a secret are left out as if absent (`grep_names`); files over the read
+    limit are not searched, and every answer names them (rg skips them without a word).
     """
     limits, workspace = context.limits, context.workspace
     relative = path.relative_to(workspace.root).as_posix()
     where = ["--", "." if relative == "." else f"./{relative}"]
-    filters = [
-        f"--max-filesize={limits.max_read_file_bytes}",
-        *([f"--glob={glob}"] if glob else []),
-    ]
-    try:  # (after the model's glob: the later glob wins)
-        filters += exclusion_globs(
-            [*filters, *where], workspace, context.secrets, timeout=limits.search_timeout_seconds
-        )
+    chosen = [f"--glob={glob}"] if glob else []
+    try:  # the walk rg will make, oversized files too (rg skips those without a word)
+        listed = listed_files([*chosen, *where], workspace, timeout=limits.search_timeout_seconds)
     except GrepNamesTimedOut:
-        return _render_grep(shown, GrepTally(), _timeout_note(limits), context)
+        return _render_grep(shown, pattern, GrepTally(), _timeout_note(limits), context)
+    kept = [name for name in listed if not is_left_out(name, context.secrets)]
+    tally = GrepTally(oversized=_oversized(kept, workspace.root_fd, limits.max_read_file_bytes))
+    if path.is_file() and tally.oversized:  # named, rg would read it all (no cap then)
+        tally.has_stats = True
+        return _render_grep(shown, pattern, tally, "", context)
+    filters = [  # (after the model's glob: the later glob wins)
+        f"--max-filesize={limits.max_read_file_bytes}",
+        *chosen,
+        *exclusion_globs(listed, context.secrets),
+    ]
     args = [
         *("--null", "--line-number", "--no-heading", "--with-filename", "--binary"),
-        *("--stats", "--sort=path", "--encoding=none", *filters),
+        *("--stats", "--sort=path", "--encoding=auto", *filters),
         f"--regexp={pattern}",
         *where,
     ]
-    tally, run = GrepTally(), RgRun()
+    run = RgRun()
     open_inside = workspace.held_root_opener()  # the root is checked once per call
     secret_files = SecretFiles(open_inside, limits.max_read_file_bytes, context.secrets)
     lines = run_rg(args, workspace, run, timeout=limits.search_timeout_seconds)
@@ -120,7 +137,7 @@ def search_workspace(
         tally.matches, open_inside, limits.max_read_file_bytes
     )
     note = _timeout_note(limits) if run.timed_out else ""
-    return _render_grep(shown, tally, note, context)
+    return _render_grep(shown, pattern, tally, note, context)
 
 
 def _take_line(line: bytes, limits: ToolLimits, tally: GrepTally, secrets: SecretFiles) -> None:
@@ -149,6 +166,40 @@ def _take_line(line: bytes, limits: ToolLimits, tally: GrepTally, secrets: Secre
         tally.has_stats = True
 
 
+def _oversized(listed: list[str], root_fd: int, cap: int) -> list[tuple[str, int]]:
+    """The listed files over `cap` bytes, with their sizes: rg's `--max-filesize` skips
+    them without a word (an outside attack: "No matches" about a file never searched).
+    One `lstat` each, beside the root's held descriptor (rg follows no link)."""
+    found = []
+    for name in listed:
+        try:
+            size = os.stat(name, dir_fd=root_fd, follow_symlinks=False).st_size
+        except OSError:
+            continue  # gone since rg listed it: rg will not search it either
+        if size > cap:
+            found.append((name, size))
+    return found
+
+
+def _oversized_notes(oversized: list[tuple[str, int]], cap: int) -> list[str]:
+    """One line per file not searched for its size, the first few by name (with the
+    command that reads it: grep's own pattern is not repeated, `tools.echo`)."""
+    notes = []
+    for name, size in oversized[:_OVERSIZED_NAMED]:
+        shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        notes.append(
+            f"[{shown} ({format_size(size)}) was not searched: over the {format_size(cap)} "
+            f"cap; bash: grep -n PATTERN {shlex.quote(shown)} | head]"
+        )
+    rest = len(oversized) - _OVERSIZED_NAMED
+    if rest > 0:
+        notes.append(
+            f"[{count_noun(rest, 'more file')} over the {format_size(cap)} cap "
+            f"{'was' if rest == 1 else 'were'} not searched]"
+        )
+    return notes
+
+
 def _relative(path: bytes) -> str:
     return path.decode("utf-8", "surrogateescape").removeprefix("./")
 
@@ -169,13 +220,17 @@ def _timeout_note(limits: ToolLimits) -> str:
     return f"[search stopped after {seconds:g} s; narrow the path, glob or pattern]"
 
 
-def _render_grep(shown: str, tally: GrepTally, note: str, context: ToolContext) -> ToolResult:
+def _render_grep(
+    shown: str, pattern: str, tally: GrepTally, note: str, context: ToolContext
+) -> ToolResult:
     """The answer: the matches (or none) under `shown`, a folder or file that exists; the
-    pattern is not repeated (module contract)."""
+    pattern (used only to find a match on a long line again) is not repeated (module
+    contract)."""
     count = len(tally.matches)
     files = len({match.path for match in tally.matches})
     where = f"under {shown}"
-    notes = [note] if note else []
+    notes = _oversized_notes(tally.oversized, context.limits.max_read_file_bytes)
+    notes += [note] if note else []
     if tally.dropped:
         notes.insert(
             0,
@@ -184,8 +239,16 @@ def _render_grep(shown: str, tally: GrepTally, note: str, context: ToolContext) 
         )
     if count == 0:
         searched = count_noun(max(tally.files_searched, 0), "file")
-        header = f"No matches {where} ({searched} searched)."
-        return ToolResult(header, "\n".join(notes), summary="no matches")
+        cap = format_size(context.limits.max_read_file_bytes)
+        if tally.oversized and tally.files_searched <= 0 and not tally.files_skipped:
+            over = count_noun(len(tally.oversized), "file")  # never "No matches" then
+            header = f"Nothing was searched {where}: {over} over the {cap} cap."
+        elif tally.oversized:  # never "No matches" about a file not searched (an attack)
+            left = f"; {len(tally.oversized):,} over the {cap} cap not searched"
+            header = f"No matches {where} ({searched} searched{left})."
+        else:
+            header = f"No matches {where} ({searched} searched)."
+        return ToolResult(header, "\n".join(_skipped(tally) + notes), summary="no matches")
     if tally.is_capped:
         header = (
             f"First {count} matches {where} (stopped at the cap of {count}; "
@@ -194,19 +257,61 @@ def _render_grep(shown: str, tally: GrepTally, note: str, context: ToolContext) 
     else:
         header = f"{_count_matches(count, files)} {where}"
     limit, secrets = context.limits.grep_max_line_chars, context.secrets
-    body = [_format_match(match, limit, secrets) for match in tally.matches]
-    if tally.files_skipped:
-        body.append(f"[{tally.files_skipped} binary, oversized or unreadable files skipped]")
+    past = _matches_past(pattern, tally.matches, limit, context.limits.search_timeout_seconds)
+    body = [
+        _format_match(match, limit, secrets, past.get(index))
+        for index, match in enumerate(tally.matches)
+    ]
+    body += _skipped(tally)
     summary = _count_matches(count, files, capped=tally.is_capped)
     return ToolResult(header, "\n".join(body + notes), summary=summary)
 
 
-def _format_match(match: Match, limit: int, secrets: SecretForms) -> str:
+def _format_match(match: Match, limit: int, secrets: SecretForms, found: int | None) -> str:
     """`path:number: text` (no line a secret touches gets here: `grep_secrets`), a long
-    line cut where no secret form or pointer is split (the result is redacted too)."""
-    text = cut_head(match.text.decode("utf-8", "replace").rstrip("\r"), limit, secrets, " [...]")
+    line cut where no secret form or pointer is split (the result is redacted too): its
+    head, or a window around the match `found` at that character when the head would not
+    show it whole (`_matches_past`)."""
+    text = _line_text(match)
+    if found is None:
+        text = cut_head(text, limit, secrets, " [...]")
+    else:
+        text = cut_around(text, found, limit, secrets)
     shown_path = match.path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     return f"{shown_path}:{match.number}: {text}"
+
+
+def _line_text(match: Match) -> str:
+    return match.text.decode("utf-8", "replace").rstrip("\r")
+
+
+def _matches_past(pattern: str, matches: list[Match], limit: int, timeout: float) -> dict[int, int]:
+    """Where the first match starts (a character index) on each line longer than `limit`
+    whose match ends beyond it, by the index of its `Match`: a match at column 200,000 of
+    a minified line must be shown (an outside attack). rg finds it again in the line as
+    shown (`find_in_records`: linear time, bounded); a line where it cannot is cut at
+    its head as before."""
+    long = [(index, text) for index, m in enumerate(matches) if len(text := _line_text(m)) > limit]
+    if not long:
+        return {}
+    found: dict[int, int] = {}
+    try:
+        run = RecordSearch()
+        for hit in find_in_records(pattern, (text for _, text in long), run, timeout=timeout):
+            encoded = hit.text.encode("utf-8")
+            if len(encoded[: hit.end].decode("utf-8", "replace")) > limit:
+                found[long[hit.index][0]] = len(encoded[: hit.start].decode("utf-8", "replace"))
+    except ToolError:
+        return {}
+    return found
+
+
+def _skipped(tally: GrepTally) -> list[str]:
+    """The binary files that matched and the files rg could not read: said whether
+    anything else matched or not."""
+    return [f"[{tally.files_skipped} binary or unreadable files skipped]"] * (
+        tally.files_skipped > 0
+    )
 
 
 def _count_matches(matches: int, files: int, *, capped: bool = False) -> str:

@@ -62,7 +62,8 @@ def check_readable_text(handle: BinaryIO, shown: str, max_bytes: int) -> None:
 def _too_big(shown: str, size: int, max_bytes: int) -> ToolError:
     return ToolError(
         f"{shown} is {format_size(size)}, over the {format_size(max_bytes)} "
-        "read cap; use grep, or bash with head/sed, to look at parts of it."
+        "read cap (grep does not search it either); use bash with grep -n, head or sed "
+        "to look at parts of it."
     )
 
 

@@ -1,0 +1,63 @@
+"""A soft threshold too small to work is refused where the user sets it (a fourteenth
+outside attack, 8c): `soft_threshold = 1` made every message "large: stored as an
+artifact". Through the real CLI, in a real process."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_cli.repl.args import MIN_SOFT_THRESHOLD
+
+
+def run_cli(home: Path, workspace: Path, *flags: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENT_CLI"))}
+    env["AGENT_CLI_HOME"] = str(home)
+    return subprocess.run(
+        [sys.executable, "-m", "agent_cli", "--provider", "offline", *flags, "-p", "hello"],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+REASON = (
+    f"must be at least {MIN_SOFT_THRESHOLD:,}, got {{got}} (the system prompt and tools "
+    "alone take about 1,900 tokens of every request)"
+)
+
+
+@pytest.mark.parametrize("value", [1, MIN_SOFT_THRESHOLD - 1])
+def test_a_soft_threshold_too_small_in_config_toml_is_a_one_line_config_error(
+    tmp_path: Path, value: int
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(f"soft_threshold = {value}\n")
+    done = run_cli(tmp_path, tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        f"config error: soft_threshold (from {config}): {REASON.format(got=f'{value:,}')}\n"
+    )
+
+
+def test_a_soft_threshold_too_small_as_a_flag_is_refused_naming_the_minimum(tmp_path: Path):
+    done = run_cli(tmp_path, tmp_path, "--soft-threshold", "1")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines()[-1] == (
+        f"agent-cli: error: argument --soft-threshold: {REASON.format(got='1')}"
+    )
+
+
+def test_the_smallest_soft_threshold_allowed_works(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text(f"soft_threshold = {MIN_SOFT_THRESHOLD}\n")
+    done = run_cli(tmp_path, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "offline demo model" in done.stdout
+    assert "stored whole as an artifact" not in done.stderr
