@@ -121,9 +121,10 @@ def _run_layers(
     summarizer: Summarizer | None,
     force_summary: bool,
     index: ViewIndex,
-) -> tuple[Messages, list[LayerReport]]:
-    """Run the layers in order (module doc) from a budget of `tokens` (view plus `reserved`);
-    `index` has just measured `view`."""
+) -> tuple[Messages, list[LayerReport], int]:
+    """Run the layers in order (module doc) from a budget of `tokens` (view plus `reserved`),
+    then, at or over the hard limit, the results sharing the room left: the view, the reports
+    and its budget figure. `index` has just measured `view`."""
     stop_policy, shift = policy.without_reserve(reserved)  # the stop rule weighs messages
     digest_policy = dataclasses.replace(policy, digest_tokens=policy.digest_budget_over(reserved))
     reports: list[LayerReport] = []
@@ -141,14 +142,7 @@ def _run_layers(
         # a summary whose digest lines eat what it frees is a summary that is not smaller
         larger = SUMMARY_NOT_SMALLER if layer == 4 else NO_CHANGE
         outcome, digest = apply_step_with_digest(
-            step,
-            base,
-            facts,
-            digest,
-            tokens - reserved,
-            digest_policy,
-            counter,
-            larger_outcome=larger,
+            step, base, facts, digest, tokens - reserved, digest_policy, counter, larger
         )
         reports.append(_build_report(layer, outcome, tokens))
         tokens = reports[-1].tokens_after
@@ -160,11 +154,16 @@ def _run_layers(
             facts = build_view_facts(base, counter) if outcome.facts is None else outcome.facts
         assembled = _assembler(view, base, digest, changed, counter)
         if is_run_finished(stop_policy, tokens - shift, original, assembled):
-            return assembled(), reports
-    if summarizer is None:
-        skipped = LayerOutcome(base, 0, outcome=SKIPPED_NO_SUMMARIZER)
-        reports.append(_build_report(4, skipped, tokens))
-    return _assembler(view, base, digest, changed, counter)(), reports
+            break
+    else:
+        if summarizer is None:
+            skipped = LayerOutcome(base, 0, outcome=SKIPPED_NO_SUMMARIZER)
+            reports.append(_build_report(4, skipped, tokens))
+    view = assembled()
+    after = measure_output(view, counter) + reserved
+    if after >= policy.hard_limit:
+        view, after = _share_the_room(view, after, reserved, policy, counter, reports)
+    return view, reports, after
 
 
 def _split_digest(
@@ -216,7 +215,7 @@ def compact_context(
         return CompactionResult(
             list(messages), durable_state, tokens_before, tokens_before, (), (), reserved_tokens
         )
-    run = functools.partial(_run_to_the_end, list(messages), tokens_before, reserved_tokens)
+    run = functools.partial(_run_layers, list(messages), tokens_before, reserved_tokens)
     view, reports, tokens_after = run(policy, counter, summarizer, force_summary, index)
     if tokens_after >= policy.hard_limit and _has_applied(reports, 4):
         view, reports, tokens_after = run(policy, counter, None, False, index)
@@ -235,27 +234,6 @@ def compact_context(
     return CompactionResult(
         view, durable_state, tokens_before, tokens_after, applied, tuple(reports), reserved_tokens
     )
-
-
-def _run_to_the_end(
-    view: Messages,
-    tokens: int,
-    reserved: int,
-    policy: CompactionPolicy,
-    counter: TokenCounter,
-    summarizer: Summarizer | None,
-    force_summary: bool,
-    index: ViewIndex,
-) -> tuple[Messages, list[LayerReport], int]:
-    """The layers, then, at or over the hard limit, the results sharing the room left: the view, the
-    reports and its budget figure."""
-    view, reports = _run_layers(
-        view, tokens, reserved, policy, counter, summarizer, force_summary, index
-    )
-    after = measure_output(view, counter) + reserved
-    if after >= policy.hard_limit:
-        view, after = _share_the_room(view, after, reserved, policy, counter, reports)
-    return view, reports, after
 
 
 def _has_applied(reports: Sequence[LayerReport], layer: int) -> bool:

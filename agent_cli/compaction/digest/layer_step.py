@@ -93,7 +93,6 @@ def apply_step_with_digest(
     view_tokens: int,
     policy: CompactionPolicy,
     counter: TokenCounter,
-    *,
     larger_outcome: str = NO_CHANGE,
 ) -> tuple[LayerOutcome, RunningDigest]:
     """Run `step` on `view` (facts `facts`) and merge what it removed into `digest` (module doc);

@@ -56,7 +56,7 @@ def collect_changed(
     requests: list[RequestEntry] = []
     interactions: list[RemovedInteraction] = []
     gone_ids = functools.cache(lambda: set(map(id, gone)))
-    results = _Results(gone_facts)
+    results = CallResults(gone_facts)
     last = len(gone) - 1
     for position in range(last, -1, -1):
         found = gone_facts[position]
@@ -75,27 +75,32 @@ def collect_changed(
     return requests, interactions
 
 
-class _Results:
-    """A call's tool_result among the messages that left: looked for in the next `NEAR`, else in a
-    map of all, built once."""
+Found = tuple[int, dict[str, Any], MessageFacts]  # (position, tool_result, its message's facts)
+
+
+class CallResults:
+    """A call's tool_result among the messages of `facts`: looked for in the next `NEAR` after the
+    call, else in a map of all, built once."""
 
     NEAR = 8
 
     def __init__(self, facts: Sequence[MessageFacts]) -> None:
         self._facts = facts
-        self._all: dict[Any, tuple[dict[str, Any], MessageFacts]] | None = None
+        self._all: dict[Any, Found] | None = None
 
-    def after(self, position: int, tool_id: str) -> tuple[dict[str, Any], MessageFacts] | None:
-        """The result of `tool_id` after `position`, with its message's facts, or None."""
+    def after(self, position: int, tool_id: str) -> Found | None:
+        """The result of `tool_id` after `position`, or None."""
         facts = self._facts
         for later in range(position + 1, min(position + 1 + self.NEAR, len(facts))):
             for result in facts[later].results:
                 if result.get("tool_use_id") == tool_id:
-                    return result, facts[later]
+                    return later, result, facts[later]
         if position + 1 + self.NEAR >= len(facts):  # every later one was searched
             return None
         if self._all is None:
-            self._all = {r.get("tool_use_id"): (r, found) for found in facts for r in found.results}
+            self._all = {
+                r.get("tool_use_id"): (at, r, f) for at, f in enumerate(facts) for r in f.results
+            }
         return self._all.get(tool_id)
 
 
@@ -104,7 +109,7 @@ def _add_calls(
     found: MessageFacts,
     position: int,
     kept: set[Any],
-    results: _Results,
+    results: CallResults,
 ) -> None:
     """Add the entries of a message's calls not in `kept`, newest first."""
     for use in reversed(found.uses):
@@ -147,13 +152,13 @@ def removed_call(
     use: dict[str, Any],
     tool_id: str,
     use_facts: MessageFacts,
-    found: tuple[dict[str, Any], MessageFacts] | None,
+    found: Found | None,
 ) -> RemovedInteraction:
-    """The entry of a removed call (`found`: its result and the result message's facts, None when
-    the result stayed); its recorded entry when that names these very blocks and pointer."""
+    """The entry of a removed call (`found`: its result, None when the result stayed); its recorded
+    entry when that names these very blocks and pointer."""
     result, pointer = None, use_facts.pointer
     if found is not None:
-        result, pointer = found[0], found[1].pointer or use_facts.pointer
+        result, pointer = found[1], found[2].pointer or use_facts.pointer
     made = use_facts.calls.get(tool_id) if use_facts.calls else None
     if made is not None and made.use is use and made.result is result and made.pointer == pointer:
         return made

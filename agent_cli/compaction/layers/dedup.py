@@ -8,13 +8,14 @@ whole interactions; other blocks of their messages stay and a message left empty
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
 from typing import Any
 
 from agent_cli.compaction.digest.removed_items import RemovedInteraction
-from agent_cli.compaction.digest.what_left import call_tokens, removed_call
+from agent_cli.compaction.digest.what_left import CallResults, call_tokens, removed_call
 from agent_cli.compaction.layers.read_keys import find_reads, read_rule
 from agent_cli.compaction.message_facts import (
     MessageFacts,
@@ -139,7 +140,8 @@ def _name_calls(
     many blocks leave each message. Recorded entries are taken where the call's results are recorded
     as answered in the very next message."""
     removed: list[RemovedInteraction] = []
-    tokens, taken, last = 0, dict[int, int](), len(messages) - 1
+    tokens, taken, last = 0, Counter[int](), len(messages) - 1
+    results = CallResults(found)
     for use_index in sorted(set(superseded.values()), reverse=True):
         use_facts = found[use_index]
         answered = use_facts.answered_in
@@ -153,38 +155,19 @@ def _name_calls(
                 if superseded.get(entry.tool_use_id) == use_index:
                     removed.append(entry)
                     tokens += call_tokens(entry, counter)
-                    taken[use_index] = taken.get(use_index, 0) + 1
-                    taken[use_index + 1] = taken.get(use_index + 1, 0) + 1
+                    taken[use_index] += 1
+                    taken[use_index + 1] += 1
             continue
         for use in reversed(use_facts.uses):
             tool_id = use.get("id")
             if superseded.get(tool_id) == use_index:
-                entry, result_index, pair_tokens = _name_call(
-                    use, tool_id, use_index, found, counter
-                )
-                removed.append(entry)
-                tokens += pair_tokens
-                taken[use_index] = taken.get(use_index, 0) + 1
-                taken[result_index] = taken.get(result_index, 0) + 1
+                result = results.after(use_index, tool_id)  # (a valid view answers every call)
+                removed.append(entry := removed_call(use, tool_id, use_facts, result))
+                tokens += call_tokens(entry, counter)
+                taken[use_index] += 1
+                if result is not None:
+                    taken[result[0]] += 1
     return removed, tokens, taken
-
-
-def _name_call(
-    use: dict[str, Any],
-    tool_id: str,
-    use_index: int,
-    found: Sequence[MessageFacts],
-    counter: TokenCounter,
-) -> tuple[RemovedInteraction, int, int]:
-    """One superseded call's entry, its result's message index and its two blocks' tokens."""
-    result_index, result = next(
-        (index, block)
-        for index in range(use_index + 1, len(found))
-        for block in found[index].results
-        if block.get("tool_use_id") == tool_id
-    )
-    entry = removed_call(use, tool_id, found[use_index], (result, found[result_index]))
-    return entry, result_index, call_tokens(entry, counter)
 
 
 def dedup_file_reads(
