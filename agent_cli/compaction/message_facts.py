@@ -129,31 +129,16 @@ def without_calls(
     elif results:
         results = tuple(block for block in results if block.get("tool_use_id") not in ids)
     uses = found.uses and tuple(use for use in found.uses if use.get("id") not in ids)
+    head = (found.texts, uses, results, found.pointer, found.largest_result)
     if not uses:
-        return tuple.__new__(
-            MessageFacts,
-            (
-                found.texts,
-                (),
-                results,
-                found.pointer,
-                found.largest_result,
-                *NO_CALLS[:-2],
-                found.requests,
-                tokens,
-            ),
-        )
+        return tuple.__new__(MessageFacts, (*head, *NO_CALLS[:-2], found.requests, tokens))
     calls, answered_in = found.calls, found.answered_in
     if moved:
         answered_in = tuple(moved.get(id(message), message) for message in answered_in)
     return tuple.__new__(
         MessageFacts,
         (
-            found.texts,
-            uses,
-            results,
-            found.pointer,
-            found.largest_result,
+            *head,
             None if calls is None else {k: v for k, v in calls.items() if k not in ids},
             tuple(read for read in found.reads if read[0] not in ids),
             found.read_rule,

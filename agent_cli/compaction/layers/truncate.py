@@ -279,18 +279,13 @@ def build_shared_truncation(
 ) -> LayerOutcome:
     """L1 with the per-result budget lowered so that the view (`tokens`, reserve included) gets
     under `target`; NO_CHANGE when no such budget exists."""
-    sizes = [
-        counter.count_result_content(block)
-        for message in messages
-        if message.get("role") == "user" and isinstance(message.get("content"), list)
-        for block in message["content"]
-        if isinstance(block, dict) and block.get("type") == "tool_result"
-    ]
+    facts = build_view_facts(messages, counter)  # (a valid view: results in user messages only)
+    sizes = [size for found in facts for size in found.result_tokens]
     cap = shared_result_budget(sizes, target - (tokens - sum(sizes)))
     if cap is None or cap >= policy.max_tool_result_tokens:
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
     shared = dataclasses.replace(policy, max_tool_result_tokens=cap)
-    return build_truncation_outcome(messages, shared, counter)
+    return build_truncation_outcome(messages, shared, counter, facts)
 
 
 def cut_message(
