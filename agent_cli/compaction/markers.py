@@ -57,7 +57,7 @@ def _leading_text(message: dict[str, Any]) -> str:
 
 
 def find_last_summary(messages: Sequence[dict[str, Any]]) -> str | None:
-    """The body of the first (L4 keeps one, at the start) summary message, or None."""
+    """The body of the summary message in `messages` (L4 keeps one, at the start), or None."""
     for message in messages:
         if is_summary_message(message):
             return summary_body(message)

@@ -162,9 +162,9 @@ def note_calls(
     lines: bool = True,
 ) -> None:
     """Give each message among `messages` whose calls are all answered in `interactions` (id ->
-    indices of its tool_use and tool_result messages; `facts[i]` is message `start + i`), with
-    results within the per-result budget, its calls' digest entries (`with_entries`). Calls with a
-    larger result get none: L1 cuts it first (`with_caller_after_cut`)."""
+    indices of its tool_use and tool_result messages; `facts[i]` is message `start + i`) its calls'
+    digest entries (`with_entries`). A message with a result over the per-result budget gets none:
+    L1 cuts it first (`with_caller_after_cut`)."""
     budget, reads = policy.max_tool_result_tokens, policy.read_tool_names
     results = {block.get("tool_use_id"): block for found in facts for block in found.results}
     for at, found in enumerate(facts):

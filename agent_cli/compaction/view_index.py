@@ -190,10 +190,9 @@ def closed_runs(
     answered: Mapping[str, tuple[int, int]],
     size: int,
 ) -> Iterator[tuple[int, Sequence[Message]]]:
-    """`added` (message `start` onwards) in consecutive runs of about `size` messages
-    (where each run starts, and the run), each ending where every call made in it is
-    answered in it (`answered`: id -> positions of its tool_use and tool_result
-    messages), so each run is indexed as a turn appended on its own would be."""
+    """(start, run) for consecutive runs of about `size` messages of `added` (from message `start`),
+    each ending where every call made in it is answered (`answered`: id -> positions of its tool_use
+    and tool_result)."""
     if len(added) <= size:
         yield start, added
         return
@@ -217,14 +216,10 @@ def record_facts(
     policy: CompactionPolicy,
     ahead: tuple[bool, bool] = (True, True),
 ) -> list[MessageFacts]:
-    """The facts of `messages` (message `start` of a view onwards, just validated;
-    `interactions` are the calls answered among them): with the reads keyed as L2
-    compares them under `policy` (`read_keys`); for a frozen message with a result over
-    that policy's per-result budget, what L1 makes of it (`cut_message`); and for a
-    frozen message with calls that read files or results of such calls, what L2 makes of
-    it when every read goes (also of L1's cut of it). `ahead`: whether the digest lines
-    of calls but reads are written, and the lines of texts over `COUNTED_REQUEST_CHARS`
-    counted."""
+    """The facts of `messages` (from message `start` of a view, validated; `interactions`: the calls
+    answered among them), with reads keyed under `policy`, and, for a frozen message, L1's cut of a
+    result over the per-result budget (`cut_message`) and L2's removal of its reads. `ahead`:
+    whether call lines and long texts' lines are recorded."""
     facts = [build_message_facts(message, counter) for message in messages]
     note_calls(facts, messages, start, interactions, counter, policy, ahead[0])
     rule, budget = read_rule(policy), policy.max_tool_result_tokens
@@ -259,10 +254,9 @@ def record_facts(
 def _without_reads(
     message: Message, found: MessageFacts, reads: Collection[str]
 ) -> tuple[Message, MessageFacts] | None:
-    """What L2 makes of `message` (frozen; its facts `found`) when a later read supersedes
-    every call among `reads` that it makes or answers (`dedup.without_blocks`), frozen,
-    and its facts; None when it holds none of them, when nothing would be left, or for a
-    message that both makes calls and holds results."""
+    """What L2 makes of frozen `message` when every call among `reads` it makes or answers leaves
+    (frozen), and its facts; None when it holds none, when nothing would be left, or when it both
+    makes calls and holds results."""
     if found.uses and found.results:
         return None
     own = [use.get("id") for use in found.uses] + [b.get("tool_use_id") for b in found.results]
@@ -281,11 +275,9 @@ def _note_caller(
     counter: TokenCounter,
     policy: CompactionPolicy,
 ) -> CutFacts:
-    """`cut` (what L1 makes of `message`, at `position` of `facts`) with its `caller`: the
-    one message whose calls it answers, when all of them are answered in `message`
-    (`with_caller_after_cut`). `batch`: where `facts` start in the view, the calls
-    answered among them (a validated batch answers its own calls, each after it), and
-    whether their lines are written."""
+    """`cut` (L1's cut of `message`, at `position` of `facts`) with its caller, when all calls of
+    one earlier message are answered in it (`with_caller_after_cut`). `batch`: where `facts` start
+    in the view, the calls answered among them, and whether lines are recorded."""
     start, interactions, lines = batch
     callers = {interactions[block["tool_use_id"]][0] for block in facts[position].results}
     if len(callers) != 1:
@@ -299,13 +291,12 @@ def _note_caller(
 
 
 def measure_view(messages: Sequence[Message], counter: TokenCounter) -> int:
-    """Validate the tool protocol of `messages` and return their tokens (a fresh index:
-    a caller that measures a growing view keeps a `ViewIndex` instead)."""
+    """`ViewIndex.measure` on a fresh index."""
     return ViewIndex(counter).measure(messages)
 
 
 def count_view(
     messages: Sequence[Message], counter: TokenCounter, policy: CompactionPolicy | None = None
 ) -> int:
-    """Tokens of `messages`, valid or not yet (`ViewIndex.count` on a fresh index)."""
+    """`ViewIndex.count` on a fresh index."""
     return ViewIndex(counter).count(messages, policy)

@@ -76,7 +76,8 @@ def describe_interaction(use: dict[str, Any], result: dict[str, Any] | None) -> 
 
 
 def describe_outcome(result: dict[str, Any]) -> str:
-    """`error`, `exit N` or `signal N` for a command that failed, else `ok`."""
+    """`error` for an error result, `exit N` or `signal N` for a command that exited non-zero or was
+    killed, else `ok`."""
     if result.get("is_error") is True:
         return "error"
     content = result.get("content")
