@@ -1,10 +1,8 @@
 """How compaction's own messages (the summary and the running digest) are recognised.
 
-Contract: each is a user message that carries a private key (never sent: the wire builder
-keeps only role and content): `SUMMARY_KEY` on the summary L4 made, whose text starts
-with `SUMMARY_HEADER`, and `DIGEST_KEY` on the digest. Neither is ever recognised by its
-text alone: a user who types either header is still the user, and their words are kept
-as theirs. The one exception is `adopt_unmarked_summary`, for transcripts written before
+Contract: each is a user message carrying a private key (the wire builder drops it): `SUMMARY_KEY`
+on L4's summary, whose text starts with `SUMMARY_HEADER`, `DIGEST_KEY` on the digest. Neither is
+recognised by its text alone, except by `adopt_unmarked_summary`, for transcripts written before
 `SUMMARY_KEY` existed.
 """
 
@@ -28,23 +26,19 @@ ACKNOWLEDGEMENT = "Understood. I will continue from that summary and the message
 
 
 def is_summary_message(message: dict[str, Any]) -> bool:
-    """True when `message` is a summary message made by L4."""
     return message.get("role") == "user" and message.get(SUMMARY_KEY) is True
 
 
 def is_acknowledgement(message: dict[str, Any]) -> bool:
-    """True when `message` is the acknowledgement L4 put after a summary."""
     return message.get("role") == "assistant" and message.get("content") == ACKNOWLEDGEMENT
 
 
 def is_digest_message(message: dict[str, Any]) -> bool:
-    """True when `message` is the running digest made by compaction."""
     return message.get("role") == "user" and isinstance(message.get(DIGEST_KEY), dict)
 
 
 def summary_body(message: dict[str, Any]) -> str:
-    """The summary text of a summary message, without the header ("" for any other
-    message, whatever its text)."""
+    """The summary text of a summary message, without the header; "" for any other message."""
     if not is_summary_message(message):
         return ""
     text = _leading_text(message)
@@ -52,7 +46,7 @@ def summary_body(message: dict[str, Any]) -> str:
 
 
 def _leading_text(message: dict[str, Any]) -> str:
-    """The message's text: its string content, or its first text block's."""
+    """Its string content, or its first text block's text."""
     content = message.get("content")
     if isinstance(content, list):
         content = next(
@@ -63,8 +57,7 @@ def _leading_text(message: dict[str, Any]) -> str:
 
 
 def find_last_summary(messages: Sequence[dict[str, Any]]) -> str | None:
-    """The body of the newest summary message in `messages`, or None when there is none.
-    L4 keeps one summary, at the start of the view, so the first one found is the last."""
+    """The body of the summary message in `messages` (L4 keeps one, at the start), or None."""
     for message in messages:
         if is_summary_message(message):
             return summary_body(message)
@@ -72,20 +65,15 @@ def find_last_summary(messages: Sequence[dict[str, Any]]) -> str | None:
 
 
 def mark_summary(message: dict[str, Any]) -> dict[str, Any]:
-    """`message` (a user message L4 built) as a summary: with `SUMMARY_KEY` set."""
     return {**message, SUMMARY_KEY: True}
 
 
 def adopt_unmarked_summary(
     view: Sequence[dict[str, Any]], summarized_before: bool
 ) -> list[dict[str, Any]]:
-    """A recorded compaction view with an unmarked summary marked; `view` as it is otherwise.
-
-    `summarized_before`: this compaction, or an earlier one of the same transcript, ran
-    L4 (without that no summary can be in the view). Only the first two places are looked
-    at (L4 puts its summary first, only the digest goes before it), and only a user
-    message without a transcript pointer (`SOURCE_KEY`), which every typed message carries.
-    """
+    """`view` with an unmarked summary among its first two messages marked, when `summarized_before`
+    (L4 ran on this transcript). Only a user message without a transcript pointer qualifies: every
+    typed message carries one."""
     adopted = list(view)
     if not summarized_before or any(is_summary_message(m) for m in adopted[:2]):
         return adopted

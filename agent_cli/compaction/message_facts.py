@@ -1,13 +1,10 @@
-"""The facts of one message: what the layers and the digest read of it, found once.
+"""The facts of one message that the layers and the digest read, found once. Pure.
 
-Contract: `build_message_facts(message, counter)` gives a message's `MessageFacts` (its
-user texts, tool blocks, pointer and largest result); `note_calls` adds, to a message
-whose calls are all answered within a batch of messages and whose results L1 leaves
-whole, the digest entry each call would leave (its line and the tokens of its blocks
-counted), in order, and the messages holding their results; `with_caller_after_cut`
-does the same for a message whose results L1's recorded cut holds. The view's index
-records them (`view_index`) and a compaction run carries them beside the view, one per
-message (`LayerOutcome.facts`). Pure: no I/O.
+`build_message_facts` finds a message's texts, tool blocks, pointer and largest result. The index
+adds the digest entries of calls answered within a batch (`note_calls`, `with_entries`), of calls
+answered in a message L1 cut (`with_caller_after_cut`), of user texts (`note_requests`), and L1's
+and L2's recorded outcomes (`CutFacts`, `without_reads`). A run carries the facts beside its view,
+one per message (`LayerOutcome.facts`).
 """
 
 from __future__ import annotations
@@ -36,33 +33,21 @@ COUNTED_REQUEST_CHARS = 4_000  # a longer user text's line is counted where a re
 
 
 class MessageFacts(NamedTuple):
-    """What compaction reads of one message (module doc)."""
-
     texts: tuple[str, ...]
     uses: tuple[dict[str, Any], ...]
     results: tuple[dict[str, Any], ...]
     pointer: str | None
-    # tokens of its largest tool_result (None: built without a counter); once a removal
-    # took some results out (`without_calls`), a bound on those left
-    largest_result: int | None
+    largest_result: int | None  # None without a counter; a bound once results were taken out
     calls: dict[str, RemovedInteraction] | None = None  # each call's entry (`with_entries`)
     reads: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (id, read key), under `read_rule`
     read_rule: ReadRule | None = None  # None: `reads` not found (messages with calls)
-    # every call's entry, newest first, and the messages that hold their results: a
-    # removal that takes both takes these as they are (`what_left.collect_changed`)
-    in_order: tuple[RemovedInteraction, ...] = ()
-    answered_in: tuple[Message, ...] = ()
-    cut: CutFacts | None = None  # L1's cut of a frozen message (`view_index.record_facts`)
-    # L2's removal of every file read a frozen message makes (its read tool_uses) or
-    # answers (their results), not both: the smaller message (frozen) and its facts
-    # (`view_index.record_facts`)
+    in_order: tuple[RemovedInteraction, ...] = ()  # every call's entry, newest first
+    answered_in: tuple[Message, ...] = ()  # the messages holding their results
+    cut: CutFacts | None = None  # L1's cut of a frozen message
+    # what L2 makes of a frozen message when all its reads go (frozen), and its facts
     without_reads: tuple[Message, MessageFacts] | None = None
-    # its texts as the digest takes them when they leave, each line counted
-    # (`note_requests`; () when not recorded)
-    requests: tuple[RequestEntry, ...] = ()
-    # the tokens of each of `results`, in order, as `largest_result` was found (() when
-    # built without a counter): L1 reads what it cuts from, not a count again
-    result_tokens: tuple[int, ...] = ()
+    requests: tuple[RequestEntry, ...] = ()  # its texts' digest entries (`note_requests`)
+    result_tokens: tuple[int, ...] = ()  # each result's tokens (() without a counter)
 
 
 NO_CALLS = tuple(MessageFacts._field_defaults.values())  # the fields after `largest_result`
@@ -70,13 +55,10 @@ _ANSWERED_IN = MessageFacts._fields.index("answered_in")
 
 
 class CutFacts(NamedTuple):
-    """What L1 makes of one message: the per-result budget it was cut to and the secret
-    forms its cuts keep whole (a run under others cuts again), the smaller message
-    (frozen, so every run may share it), how many results it cut, the tokens that saves,
-    and the smaller message's facts. When every call of one earlier message (its caller)
-    is answered in this one: how many messages back the caller stands (`caller_back`, 0
-    without one), its facts, and its facts after the cut (`with_caller_after_cut`), which
-    L1 puts in their place."""
+    """What L1 makes of one message under `budget` and `secrets` (a run under others cuts again):
+    the smaller message (frozen), how many results it cut, the tokens saved, its facts. When every
+    call of one earlier message is answered here: how far back it stands (`caller_back`, 0 without
+    one) and its facts before and after the cut, which L1 puts in their place."""
 
     budget: int
     secrets: SecretForms
@@ -90,7 +72,8 @@ class CutFacts(NamedTuple):
 
 
 def user_texts(message: Message) -> Iterator[str]:
-    """The texts a user message carries (string content or text blocks), non-blank only."""
+    """The non-blank texts of a user message (string content or text blocks); none for the summary
+    or the digest."""
     if message.get("role") != "user" or is_summary_message(message) or is_digest_message(message):
         return
     content = message.get("content")
@@ -106,7 +89,7 @@ def user_texts(message: Message) -> Iterator[str]:
 
 
 def build_message_facts(message: Message, counter: TokenCounter | None) -> MessageFacts:
-    """The facts of one message (module doc); `calls` are added by `note_calls`."""
+    """The facts of one message; `largest_result` None without a counter."""
     pointer = message.get(SOURCE_KEY)
     pointer = pointer if isinstance(pointer, str) and pointer else None
     texts = tuple(user_texts(message)) if message.get("role") == "user" else ()
@@ -130,20 +113,15 @@ def build_message_facts(message: Message, counter: TokenCounter | None) -> Messa
 def build_view_facts(
     messages: Sequence[Message], counter: TokenCounter | None
 ) -> list[MessageFacts]:
-    """The facts of each message of a view no index followed (no recorded call entries)."""
     return [build_message_facts(message, counter) for message in messages]
 
 
 def without_calls(
     found: MessageFacts, ids: Collection[str], moved: Mapping[int, Message] | None = None
 ) -> MessageFacts:
-    """The facts of a message once the tool_use and tool_result blocks of the calls `ids`
-    are taken out (`dedup.without_blocks`), from its facts `found`: the same texts and
-    pointer; the calls, reads, entries and results (with their counts) left;
-    `largest_result` as it was (a bound on the results left, which is all L1 asks of
-    it). The calls left keep their recorded entries in order, and the messages holding their results (`answered_in`)
-    are named through `moved` (id of a message -> what replaced it in the view), so a
-    later removal still takes those entries as they are."""
+    """The facts of a message once the calls `ids` are taken out (`dedup.without_blocks`): same
+    texts and pointer, the calls, reads, entries and results left; `largest_result` kept as a bound.
+    `moved` (id of a message -> its replacement) renames `answered_in`."""
     results, tokens = found.results, found.result_tokens
     if results and tokens:
         kept = [i for i, block in enumerate(results) if block.get("tool_use_id") not in ids]
@@ -151,31 +129,16 @@ def without_calls(
     elif results:
         results = tuple(block for block in results if block.get("tool_use_id") not in ids)
     uses = found.uses and tuple(use for use in found.uses if use.get("id") not in ids)
-    if not uses:  # (the usual case: all of them; a tuple made in C, a view has thousands)
-        return tuple.__new__(
-            MessageFacts,
-            (
-                found.texts,
-                (),
-                results,
-                found.pointer,
-                found.largest_result,
-                *NO_CALLS[:-2],
-                found.requests,
-                tokens,
-            ),
-        )
+    head = (found.texts, uses, results, found.pointer, found.largest_result)
+    if not uses:
+        return tuple.__new__(MessageFacts, (*head, *NO_CALLS[:-2], found.requests, tokens))
     calls, answered_in = found.calls, found.answered_in
     if moved:
         answered_in = tuple(moved.get(id(message), message) for message in answered_in)
     return tuple.__new__(
         MessageFacts,
         (
-            found.texts,
-            uses,
-            results,
-            found.pointer,
-            found.largest_result,
+            *head,
             None if calls is None else {k: v for k, v in calls.items() if k not in ids},
             tuple(read for read in found.reads if read[0] not in ids),
             found.read_rule,
@@ -198,13 +161,10 @@ def note_calls(
     policy: CompactionPolicy,
     lines: bool = True,
 ) -> None:
-    """Write the digest entries of the calls of each message among `messages` whose calls
-    are all answered in `interactions` (id -> indices of its tool_use and tool_result
-    messages; `facts[i]` is message `start + i`) with results within `policy`'s
-    per-result budget into its facts (`with_entries`). A message with a result over the
-    budget gets none: L1 cuts that result first, so the entries a removal could take are
-    those written for the cut (`with_caller_after_cut`), else written when they leave.
-    `lines`: as `with_entries` takes it."""
+    """Give each message among `messages` whose calls are all answered in `interactions` (id ->
+    indices of its tool_use and tool_result messages; `facts[i]` is message `start + i`) its calls'
+    digest entries (`with_entries`). A message with a result over the per-result budget gets none:
+    L1 cuts it first (`with_caller_after_cut`)."""
     budget, reads = policy.max_tool_result_tokens, policy.read_tool_names
     results = {block.get("tool_use_id"): block for found in facts for block in found.results}
     for at, found in enumerate(facts):
@@ -234,14 +194,10 @@ def with_entries(
     reads: Collection[str],
     lines: bool = True,
 ) -> MessageFacts:
-    """`found` (a message's facts) with the digest entry of each of its calls (`answers`:
-    each tool_use in the message's order, its tool_result and the pointer of the message
-    holding that), and the messages holding them (`answered_in`). Each entry names both
-    blocks and the pointer (the result's message's, else the call's), its line counted as
-    the digest shows it where `lines` (else written when a digest keeps it) and, for a
-    call of a tool named in `reads` (one L2 may take out, however old it is), the tokens
-    of its two blocks, its line always counted: a compaction that later removes the call
-    takes it as it is, without counting again. `in_order` holds them newest first."""
+    """`found` with a digest entry per call (`answers`: tool_use, tool_result, pointer of the
+    result's message), newest first in `in_order`, and the messages holding the results
+    (`answered_in`). A line is counted where `lines`; a call of a tool in `reads` also carries its
+    two blocks' tokens and is always counted."""
     calls: dict[str, RemovedInteraction] = {}
     for use, result, pointer in answers:
         pointer = pointer or found.pointer
@@ -258,11 +214,8 @@ def with_entries(
 def note_requests(
     found: MessageFacts, counter: TokenCounter, secrets: SecretForms, long: bool = True
 ) -> MessageFacts:
-    """`found` with its texts as the digest's entries when they leave (`requests`), each
-    line counted as the digest counts it shown whole (one over `COUNTED_REQUEST_CHARS`
-    only where `long`), and with its heads as a refit cuts them under `secrets`
-    (`removed_items.with_heads`), so a removal takes them as they are. Each entry
-    carries its pointer's record number."""
+    """`found` with its texts as the digest's request entries, each whole line counted (over
+    `COUNTED_REQUEST_CHARS` only where `long`), with heads cut under `secrets` (`with_heads`)."""
     number, pointer, requests = sequence_of(found.pointer), found.pointer, []
     for text in found.texts:
         whole = None
@@ -282,11 +235,9 @@ def with_caller_after_cut(
     reads: Collection[str],
     lines: bool = True,
 ) -> MessageFacts | None:
-    """The facts of a message (`caller`) after L1 cut the message answering all its calls
-    to `cut`: each call's entry written with its result in the cut message
-    (`with_entries`, `reads` and `lines` as there), and `answered_in` naming the cut
-    message, so a removal after L1 takes them as they are. None when its calls are not
-    all answered in the cut message."""
+    """The facts of `caller` once L1 cut the message answering its calls to `cut`: entries written
+    against the cut results, `answered_in` the cut message. None unless all its calls are answered
+    there."""
     by_id = {block.get("tool_use_id"): block for block in cut.facts.results}
     answers = []
     for use in caller.uses:
@@ -303,16 +254,14 @@ def with_caller_after_cut(
 
 
 def with_answered_in(found: MessageFacts, moved: Mapping[int, Message]) -> MessageFacts:
-    """`found` with the messages that hold its calls' results (`answered_in`) named
-    through `moved` (id of a message -> what replaced it in the view)."""
-    fields = list(found)  # (a tuple made in C: L2 may name thousands)
+    """`found` with `answered_in` renamed through `moved` (id of a message -> its replacement)."""
+    fields = list(found)
     fields[_ANSWERED_IN] = tuple([moved.get(id(message), message) for message in found.answered_in])
     return tuple.__new__(MessageFacts, fields)
 
 
 def _with_counted_line(entry: RemovedInteraction, counter: TokenCounter) -> RemovedInteraction:
-    """`entry` with its digest line written from its blocks and counted as the digest
-    counts it (with its pointer), so a removal takes both as they are."""
+    """`entry` with its digest line written and counted with its pointer."""
     line = describe_interaction(entry.use, entry.result)
     tokens = count_line(with_pointer(line, entry.pointer), counter)
     return entry._replace(line=line, counted=(counter, tokens))

@@ -1,9 +1,7 @@
-"""The compaction policy: thresholds and knobs, validated once, frozen afterwards.
+"""The compaction policy: thresholds and knobs, validated once, frozen.
 
-Contract: every number is a positive int, `soft_threshold < hard_limit` and, when set,
-`low_water < soft_threshold`; a bad value raises `PolicyError` (a ValueError) naming the
-field. Thresholds are plain settings that may go up or down; nothing here assumes a
-particular model window.
+Contract: every number is a positive int, `soft_threshold < hard_limit` and, when set, `low_water <
+soft_threshold`; a bad value raises `PolicyError` (a ValueError) naming the field.
 """
 
 from __future__ import annotations
@@ -23,8 +21,7 @@ _POSITIVE_FIELDS = (
     "keep_recent_messages",
     "summary_keep_recent",
 )
-# (read_tool_names, read_path_key): the part of a policy that L2's read keys depend on, so
-# reads keyed under one policy serve another with the same rule (`read_keys.read_rule`).
+# (read_tool_names, read_path_key): what L2's read keys depend on (`read_keys.read_rule`)
 ReadRule = tuple[frozenset[str], str]
 
 
@@ -36,25 +33,19 @@ class CompactionPolicy:
     """When to compact and how much each layer keeps.
 
     - `soft_threshold`: at or above it (view plus reserved tokens) the layers run.
-    - `low_water`: once they run, the layers compact down to under this mark, so that
-      compaction fires rarely and the prompt cache it rewrites is rewritten rarely. None,
-      or a mark at or under the reserve no view can get under, means the default
-      (`low_water_mark_over`); the session says so once (`is_low_water_unreachable`).
+    - `low_water`: a firing compacts to under this mark. None, or a mark at or under the reserve,
+      means the default (`low_water_mark_over`).
     - `hard_limit`: at or above it after every layer, no request may be sent.
     - `max_tool_result_tokens`: L1 truncates tool results larger than this.
     - `keep_recent_messages`: L3 keeps message 0 and this many last messages.
     - `summary_keep_recent`: L4 keeps at least this many last messages verbatim.
-    - `read_tool_names` / `read_path_key`: how L2 recognises a file read from its tool_use.
-    - `digest_tokens`: what the running digest may hold of the user's requests verbatim
-      (older ones are shortened) and of interaction lines; 0 means a quarter of the soft
-      threshold, fixed when the policy is made (a policy derived with `replace` keeps it);
-      a run gives the digest at most a quarter of what its reserve leaves under the hard
-      limit (`digest_budget_over`).
-    - `max_message_tokens`: a user message larger than this is stored as an artifact and
-      stands in the view as a preview; 0 means a quarter of the soft threshold.
-    - `secret_forms`: the secrets the session's tools redact (`Toolbox.secret_forms`);
-      every layer that shortens text cuts where none of them is split (`safe_cuts`).
-      Not compared and not shown: it is the session's, not a setting.
+    - `read_tool_names` / `read_path_key`: how L2 recognises a file read.
+    - `digest_tokens`: the running digest's budget; 0 means a quarter of the soft threshold, fixed
+      when the policy is made. A run caps it with `digest_budget_over`.
+    - `max_message_tokens`: a larger user message becomes an artifact with a preview; 0 means a
+      quarter of the soft threshold.
+    - `secret_forms`: the session's secrets; no layer cuts text inside one (`safe_cuts`). Not
+      compared, not shown.
     """
 
     soft_threshold: int = 80_000
@@ -75,14 +66,9 @@ class CompactionPolicy:
         return self.low_water_mark_over(0)
 
     def low_water_mark_over(self, reserved_tokens: int) -> int:
-        """The budget a firing compacts down to when every request also carries
-        `reserved_tokens` outside the view (system prompt, tool schemas, durable block).
-
-        An explicit `low_water` above the reserve is used as it is; otherwise the mark is
-        halfway between the reserve and the soft threshold, so a firing always buys room
-        for the next turns, and within 1 .. soft - 1 even when the reserve alone fills the
-        soft threshold (then the loop guard takes over).
-        """
+        """The budget a firing compacts down to when every request also carries `reserved_tokens`:
+        an explicit reachable `low_water`, else halfway between the reserve and the soft threshold,
+        always within 1 .. soft - 1."""
         if self.low_water is not None and not self.is_low_water_unreachable(reserved_tokens):
             return self.low_water
         room = max(0, self.soft_threshold - reserved_tokens)
@@ -90,11 +76,9 @@ class CompactionPolicy:
         return max(1, min(mark, self.soft_threshold - 1))
 
     def without_reserve(self, reserved_tokens: int) -> tuple[CompactionPolicy, int]:
-        """(this policy for the messages alone, the tokens taken out): what the stop rule
-        of a run (`firing.is_run_finished`) weighs, since no layer rewrites the reserve.
-        Soft threshold, hard limit and the mark all move down by the reserve, at most to a
-        soft threshold of 2; a soft threshold of 1 comes back as it is.
-        """
+        """(this policy for the messages alone, the tokens taken out): soft threshold, hard limit
+        and low-water mark move down by the reserve, at most to a soft threshold of 2; a soft
+        threshold of 1 comes back as it is."""
         if self.soft_threshold < 2:
             return self, 0
         low = self.low_water_mark_over(reserved_tokens)
@@ -108,12 +92,9 @@ class CompactionPolicy:
         return moved, shift
 
     def digest_budget_over(self, reserved_tokens: int) -> int:
-        """What the digest may hold when every request also carries `reserved_tokens`:
-        `digest_tokens`, at most a quarter of the room the reserve leaves under the hard
-        limit (at least `MIN_DIGEST_TOKENS`; the hard limit, since `/compact` lowers the
-        soft threshold to force a run). Sized by the soft threshold alone, a digest beside
-        a large AGENTS.md or many MCP schemas filled the room the layers make, so
-        compaction fired every turn, and past the hard limit blocked for good."""
+        """`digest_tokens`, at most a quarter of the room `reserved_tokens` leave under the hard
+        limit (at least `MIN_DIGEST_TOKENS`), so a large reserve cannot let the digest eat the room
+        the layers make."""
         room = self.hard_limit - reserved_tokens
         return min(self.digest_tokens, max(MIN_DIGEST_TOKENS, room // 4))
 
@@ -130,8 +111,7 @@ class CompactionPolicy:
         return dataclasses.replace(self, digest_tokens=room)
 
     def is_low_water_unreachable(self, reserved_tokens: int) -> bool:
-        """True when an explicit `low_water` is at or under `reserved_tokens`: a view that
-        carries them can never get under it, so `low_water_mark_over` does not use it."""
+        """True when an explicit `low_water` is at or under `reserved_tokens`."""
         return self.low_water is not None and self.low_water <= reserved_tokens
 
     def __post_init__(self) -> None:
@@ -172,9 +152,8 @@ def _as_name_set(names: Iterable[str]) -> frozenset[str]:
 def with_thresholds(
     policy: CompactionPolicy, soft_threshold: int, **changes: Any
 ) -> CompactionPolicy:
-    """`policy` with a new soft threshold (and other `changes`), its low-water mark kept
-    in the same proportion to the soft threshold: calibration, `/compact` and the loop
-    guard move the soft threshold, and an explicit low-water mark must stay below it."""
+    """`policy` with a new soft threshold (and `changes`), an explicit low-water mark scaled in
+    proportion and kept below it."""
     low_water = policy.low_water
     if low_water is not None:
         scaled = round(low_water * soft_threshold / policy.soft_threshold)

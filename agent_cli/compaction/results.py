@@ -1,14 +1,7 @@
 """What compaction returns: one report per layer and the overall result.
 
-Token figures in reports and results are budget figures: the message view plus the
-`reserved_tokens` the caller declared (system prompt, tool schemas, durable context), so
-they compare directly with the policy's thresholds. With no reservation they are the
-view's own tokens.
-
-A layer's saving (`measure_savings`) is counted from the messages that changed only: a
-view's count is the sum of its messages' counts and layers share every message they do
-not change, so it is what the messages that left cost minus what the messages that came
-cost, found by identity (as a multiset: a dict may appear twice).
+Token figures are budget figures: the view plus the caller's `reserved_tokens`, comparable with the
+policy's thresholds.
 """
 
 from __future__ import annotations
@@ -40,7 +33,7 @@ SUMMARY_TOO_LARGE = "summary_too_large"  # the summarized view stayed over the h
 
 @dataclass(frozen=True)
 class LayerOutcome:
-    """What one layer did to a view (internal; the public layer functions return a pair)."""
+    """What one layer did to a view (internal)."""
 
     messages: list[dict[str, Any]]
     tokens_saved: int
@@ -48,21 +41,16 @@ class LayerOutcome:
     messages_removed: int = 0
     results_truncated: int = 0
     outcome: str = APPLIED
-    # What left the view, when the layer knows it exactly (`what_left.collect_removed`'s
-    # answer for this step); None: `layer_step` finds it by comparing the views.
+    # (requests, lines) that left, when the layer knows them; None: found by comparing
     removed: tuple[list[RequestEntry], Sequence[DigestLine]] | None = None
-    # The facts of each of `messages`, in order (`message_facts`), when the layer knows
-    # them; None: whoever reads them next builds them.
+    # the facts of each of `messages`, when the layer knows them
     facts: list[MessageFacts] | None = None
 
 
 @dataclass(frozen=True)
 class LayerReport:
-    """One layer's run, enough for one `[compact]` line and a transcript record.
-
-    `messages_removed` counts input messages dropped or folded into a summary;
-    `removed_tool_use_ids` names the interactions that left the view (both halves).
-    """
+    """One layer's run. `messages_removed` counts input messages dropped or folded into a summary;
+    `removed_tool_use_ids` the interactions that left (both halves)."""
 
     name: str
     layer: int
@@ -81,12 +69,9 @@ class LayerReport:
 
 @dataclass(frozen=True)
 class CompactionResult:
-    """The compacted view, the untouched durable state and how the view got there.
-
-    `durable_state` is the very object passed in. `applied_layers` names the layers that
-    ran, in order; `reports` has one report per layer that ran, plus a
-    `skipped_no_summarizer` report when L4 was needed but could not run.
-    """
+    """The compacted view, the very `durable_state` passed in, and how the view got there:
+    `applied_layers` in order, one report per layer that ran (plus `skipped_no_summarizer` when L4
+    was needed but could not run)."""
 
     messages: list[dict[str, Any]]
     durable_state: Any
@@ -107,9 +92,8 @@ def run_layer_alone(
     policy: CompactionPolicy | None,
     counter: TokenCounter | None,
 ) -> tuple[list[dict[str, Any]], int]:
-    """What every public layer function does: validate `messages` (ToolProtocolError),
-    apply `build` with the default policy and counter where none is given, and return
-    (new view, tokens saved)."""
+    """A public layer function: validate `messages` (ToolProtocolError), run `build` with the
+    default policy and counter where none is given; (new view, tokens saved)."""
     validate_tool_protocol(messages)
     outcome = build(messages, policy or CompactionPolicy(), counter or default_counter())
     return outcome.messages, outcome.tokens_saved
@@ -121,8 +105,8 @@ def measure_savings(
     counter: TokenCounter,
     before_tokens: int | None = None,
 ) -> int:
-    """Tokens of `before` minus tokens of `after`, by the same counter (`before_tokens`:
-    the count of `before`, when the caller knows it)."""
+    """Tokens of `before` minus tokens of `after`, counting only the messages that differ by
+    identity (as a multiset); `before_tokens`: the count of `before`, when known."""
     if before_tokens is not None and len(after) * 4 < len(before):
         return before_tokens - counter.count_messages(after)
     before_ids, after_ids = set(map(id, before)), set(map(id, after))
@@ -136,7 +120,6 @@ def measure_savings(
 def _measure_with_repeats(
     before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]], counter: TokenCounter
 ) -> int:
-    """The same, for lists that hold one dict more than once (counted as many times)."""
     balance = Counter(map(id, before))
     balance.subtract(Counter(map(id, after)))
     by_id = {id(message): message for message in (*before, *after)}

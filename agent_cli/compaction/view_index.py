@@ -1,35 +1,22 @@
-"""The index of one prompt view: its tokens and each message's, tool ids and message facts, kept by
-whoever owns the view (`session.conversation.Conversation` keeps the session's); not
-shared state, not thread-safe. Pure: no I/O.
+"""The index of one prompt view: its tokens, each message's count and facts, its tool ids and
+superseded reads. Kept by the view's owner (`session.conversation.Conversation`); not thread-safe.
+Pure.
 
 Contract:
-- `measure(messages, policy)` validates the tool protocol of `messages` and returns their
-  tokens. When the view indexed last is a prefix of `messages` (every message of it still
-  equal to what was indexed), only the messages after it are validated, counted and given
-  facts: a conversation that appends a turn pays for the turn. A long tail (a view no
-  check followed) is indexed in runs as appended turns would be (`closed_runs`), newest
-  first: the digest's lines of its calls but reads (which L2 takes out however old),
-  and its long texts' lines, are written only until a digest's budget of each is (a
-  refit takes them newest first, and writes any other it keeps). Any other view is indexed
-  again from the start: rebuilt, never patched. ToolProtocolError for an invalid view
-  leaves the index as it was (a call whose results are still running is not a reason to
-  forget the history); any other failure while the index is being extended empties it.
-- "Still equal" is exact: each indexed message is kept with a structural snapshot
-  (`token_memo.build_snapshot`; a frozen message, `agent_cli.frozen`, is its own), so a
-  plain dict edited in place after it was indexed no longer matches; no stale count
-  survives.
-- `message_counts()` gives the tokens of each message of the view measured last, as
-  `measure` counted them (a run weighs the cached prefix it would rewrite from them).
-- `superseded_reads` are the reads of that view a later read supersedes, found as
-  messages are appended, so L2 need not walk the view for them.
-- `facts()` gives one `MessageFacts` per message of the view measured last, in order, for
-  one compaction run, with what `record_facts` adds: answered calls and user texts with
-  their digest entries (a text's also cut as a refit cuts it under the policy's secret
-  forms), file reads keyed under that policy, L1's cut and L2's removal of a frozen message. A policy whose read rule or secret forms differ from the
-  ones the index was built under rebuilds it. Recorded facts are given only where the
-  view holds the very object they were recorded for; any other message's are built afresh.
-- `count(messages, policy)`: `measure`, also for a view that is not valid yet (a call
-  whose results are still running), which is counted message by message and not indexed.
+- `measure(messages, policy)` validates `messages` and returns their tokens. When the view indexed
+  last is a prefix of `messages`, only the messages after it are validated, counted and given facts;
+  any other view is indexed from the start: rebuilt, never patched. A ToolProtocolError leaves the
+  index as it was; any other failure while extending it empties it.
+- "Prefix" is exact: each indexed message is kept with a structural snapshot (a frozen message is
+  its own), so a dict edited in place after it was indexed no longer matches.
+- `message_counts()`, `superseded_reads`, `largest_result` and `facts()` describe the view measured
+  last. `facts()` gives one `MessageFacts` per message; recorded facts are given only where the view
+  holds the very object they were recorded for, any other message's are built afresh. A policy with
+  another read rule or other secret forms rebuilds the index.
+- A long tail is indexed in runs as appended turns would be (`closed_runs`); digest lines of calls
+  (reads excepted) and of long texts are recorded only as far back as a refit of the digest reaches.
+- `count(messages, policy)`: `measure`, also for a view not valid yet (a call still running), then
+  counted message by message and not indexed.
 """
 
 from __future__ import annotations
@@ -66,8 +53,6 @@ RUN_MESSAGES = 512  # a long tail is indexed in runs of about this many (docs/pe
 
 
 class ViewIndex:
-    """What is known of one view (module doc)."""
-
     def __init__(self, counter: TokenCounter) -> None:
         self.counter = counter
         self._snapshots: list[Any] = []
@@ -83,19 +68,17 @@ class ViewIndex:
 
     @property
     def tokens(self) -> int:
-        """Tokens of the view measured last (0 before any)."""
         return self._tokens
 
     @property
     def largest_result(self) -> int:
-        """Tokens of the largest tool_result of the view measured last (0 without one)."""
+        """Tokens of the largest tool_result (0 without one)."""
         return self._largest_result
 
     @property
     def superseded_reads(self) -> Mapping[str, int]:
-        """The file reads of the view measured last that a later read of the same thing
-        supersedes, as L2 finds them (`dedup.note_superseded`): tool_use id -> the
-        position of its message."""
+        """File reads a later read of the same thing supersedes (`dedup.note_superseded`): tool_use
+        id -> the position of its message."""
         return MappingProxyType(self._reads.superseded)
 
     @property
@@ -104,8 +87,7 @@ class ViewIndex:
         return len(self._snapshots)
 
     def measure(self, messages: Sequence[Message], policy: CompactionPolicy | None = None) -> int:
-        """Validate `messages` and return their tokens, extending or rebuilding the index
-        (module doc). Raises ToolProtocolError for an invalid view."""
+        """Validate `messages` and return their tokens (module doc). Raises ToolProtocolError."""
         policy = DEFAULT_POLICY if policy is None else policy
         terms = (read_rule(policy), policy.secret_forms)
         if terms != self._terms or not self._is_prefix_of(messages):
@@ -136,12 +118,9 @@ class ViewIndex:
         policy: CompactionPolicy,
         rooms: list[int],
     ) -> Indexed:
-        """`run` (message `start` onwards, validated; every call among them answered
-        among them), its counts, snapshots and facts: with the digest's lines of its calls
-        and the lines of its long texts while `rooms` (the tokens of lines, and of
-        requests, a refit takes newest first before its budget is spent) are not spent,
-        less the fewest tokens a refit charges for its own (a request's: whole or cut to
-        its first head, whichever is fewer, while within its budget)."""
+        """`run` (from message `start`, every call answered within it) with its counts, snapshots
+        and facts; lines are recorded while `rooms` (what a refit would keep of lines and of
+        requests, newest first) is not spent, and each run spends it."""
         counts = list(map(self.counter.count_message, run))
         snapshots = list(map(self.counter.snapshot_of, run))  # (counted just now)
         ahead = (rooms[0] > 0, rooms[1] > 0)
@@ -154,7 +133,6 @@ class ViewIndex:
         return start, run, counts, snapshots, facts
 
     def _extend(self, indexed: Indexed, policy: CompactionPolicy) -> None:
-        """Add a run (`_index_run`): its messages, counts, snapshots and facts."""
         start, added, counts, snapshots, facts = indexed
         note_superseded(facts, start, policy, self._reads)
         self._recorded.extend(added)
@@ -173,11 +151,10 @@ class ViewIndex:
             return self.counter.count_messages(messages)
 
     def message_counts(self) -> list[int]:
-        """The tokens of each message of the view measured last, in order."""
         return list(self._counts)
 
     def facts(self) -> list[MessageFacts]:
-        """The facts of the view measured last, one per message (module doc)."""
+        """One `MessageFacts` per message of the view measured last (module doc)."""
         view, recorded = self._messages, self._recorded
         if all(map(operator.is_, view, recorded)):
             return list(self._facts)
@@ -188,8 +165,7 @@ class ViewIndex:
         ]
 
     def _is_prefix_of(self, messages: Sequence[Message]) -> bool:
-        """True when `messages` starts with messages equal to the indexed snapshots (the
-        last one compared first)."""
+        """True when `messages` starts with the indexed snapshots (the last compared first)."""
         known = self._snapshots
         if len(known) > len(messages):
             return False
@@ -214,10 +190,9 @@ def closed_runs(
     answered: Mapping[str, tuple[int, int]],
     size: int,
 ) -> Iterator[tuple[int, Sequence[Message]]]:
-    """`added` (message `start` onwards) in consecutive runs of about `size` messages
-    (where each run starts, and the run), each ending where every call made in it is
-    answered in it (`answered`: id -> positions of its tool_use and tool_result
-    messages), so each run is indexed as a turn appended on its own would be."""
+    """(start, run) for consecutive runs of about `size` messages of `added` (from message `start`),
+    each ending where every call made in it is answered (`answered`: id -> positions of its tool_use
+    and tool_result)."""
     if len(added) <= size:
         yield start, added
         return
@@ -241,14 +216,10 @@ def record_facts(
     policy: CompactionPolicy,
     ahead: tuple[bool, bool] = (True, True),
 ) -> list[MessageFacts]:
-    """The facts of `messages` (message `start` of a view onwards, just validated;
-    `interactions` are the calls answered among them): with the reads keyed as L2
-    compares them under `policy` (`read_keys`); for a frozen message with a result over
-    that policy's per-result budget, what L1 makes of it (`cut_message`); and for a
-    frozen message with calls that read files or results of such calls, what L2 makes of
-    it when every read goes (also of L1's cut of it). `ahead`: whether the digest lines
-    of calls but reads are written, and the lines of texts over `COUNTED_REQUEST_CHARS`
-    counted."""
+    """The facts of `messages` (from message `start` of a view, validated; `interactions`: the calls
+    answered among them), with reads keyed under `policy`, and, for a frozen message, L1's cut of a
+    result over the per-result budget (`cut_message`) and L2's removal of its reads. `ahead`:
+    whether call lines and long texts' lines are recorded."""
     facts = [build_message_facts(message, counter) for message in messages]
     note_calls(facts, messages, start, interactions, counter, policy, ahead[0])
     rule, budget = read_rule(policy), policy.max_tool_result_tokens
@@ -283,10 +254,9 @@ def record_facts(
 def _without_reads(
     message: Message, found: MessageFacts, reads: Collection[str]
 ) -> tuple[Message, MessageFacts] | None:
-    """What L2 makes of `message` (frozen; its facts `found`) when a later read supersedes
-    every call among `reads` that it makes or answers (`dedup.without_blocks`), frozen,
-    and its facts; None when it holds none of them, when nothing would be left, or for a
-    message that both makes calls and holds results."""
+    """What L2 makes of frozen `message` when every call among `reads` it makes or answers leaves
+    (frozen), and its facts; None when it holds none, when nothing would be left, or when it both
+    makes calls and holds results."""
     if found.uses and found.results:
         return None
     own = [use.get("id") for use in found.uses] + [b.get("tool_use_id") for b in found.results]
@@ -305,11 +275,9 @@ def _note_caller(
     counter: TokenCounter,
     policy: CompactionPolicy,
 ) -> CutFacts:
-    """`cut` (what L1 makes of `message`, at `position` of `facts`) with its `caller`: the
-    one message whose calls it answers, when all of them are answered in `message`
-    (`with_caller_after_cut`). `batch`: where `facts` start in the view, the calls
-    answered among them (a validated batch answers its own calls, each after it), and
-    whether their lines are written."""
+    """`cut` (L1's cut of `message`, at `position` of `facts`) with its caller, when all calls of
+    one earlier message are answered in it (`with_caller_after_cut`). `batch`: where `facts` start
+    in the view, the calls answered among them, and whether lines are recorded."""
     start, interactions, lines = batch
     callers = {interactions[block["tool_use_id"]][0] for block in facts[position].results}
     if len(callers) != 1:
@@ -323,13 +291,12 @@ def _note_caller(
 
 
 def measure_view(messages: Sequence[Message], counter: TokenCounter) -> int:
-    """Validate the tool protocol of `messages` and return their tokens (a fresh index:
-    a caller that measures a growing view keeps a `ViewIndex` instead)."""
+    """`ViewIndex.measure` on a fresh index."""
     return ViewIndex(counter).measure(messages)
 
 
 def count_view(
     messages: Sequence[Message], counter: TokenCounter, policy: CompactionPolicy | None = None
 ) -> int:
-    """Tokens of `messages`, valid or not yet (`ViewIndex.count` on a fresh index)."""
+    """`ViewIndex.count` on a fresh index."""
     return ViewIndex(counter).count(messages, policy)

@@ -1,11 +1,9 @@
 """The running digest's entries and their stored form (under the private `DIGEST_KEY`).
 
-Contract: `Digest` holds the user's requests (newest first, each with its pointer and,
-when shortened, its original length) and the folded range of older requests, the
-interaction lines (newest first) and the folded "older" range of interactions, and how they are cut into the parts rendered one after another
-(`parts`: per part, oldest part first, how many requests and lines it holds).
-`digest_to_data` / `digest_from_message` turn it into JSON-safe data and back; anything
-malformed reads as absent, never a crash, because a resumed view comes from disk. Pure.
+Contract: `Digest` holds the user's requests and the interaction lines (each newest first, with
+pointers), the folded older ranges of each, and the sizes of its rendered parts. `digest_to_data` /
+`digest_from_message` turn it into JSON-safe data and back; anything malformed reads as absent,
+never a crash. Pure.
 """
 
 from __future__ import annotations
@@ -22,23 +20,20 @@ DIGEST_FORMAT = 1
 
 
 class InteractionEntry(NamedTuple):
-    """One interaction's line and pointer, and the pointer's record number as read when
-    the entry was made (None when not read: the digest then reads it off the pointer)."""
+    """One interaction's line, pointer and the pointer's record number (None: not read)."""
 
     line: str
     pointer: str | None = None
     number: int | None = None
 
 
-# One line of a digest: an entry (as stored), or the entry of a removed call whose line
-# was written with its message's facts, which serves as it is (both have `line`, `pointer`)
+# A digest line: a stored entry, or a removed call's entry whose line is written
 DigestLine = InteractionEntry | RemovedInteraction
 
 
 @dataclass(frozen=True)
 class OlderRange:
-    """Entries (interactions, or requests) folded into one line: how many, and the
-    pointers at both ends."""
+    """Entries folded into one line: how many, and the pointers at both ends."""
 
     count: int = 0
     first: str | None = None
@@ -62,8 +57,8 @@ class Digest:
     def split_parts(
         self,
     ) -> list[tuple[tuple[RequestEntry, ...], tuple[DigestLine, ...]]]:
-        """The entries of each part, oldest part first, each newest first. Parts that do
-        not add up to the entries (damaged data) read as one part."""
+        """The entries of each part, oldest part first, each newest first; parts that do not add up
+        to the entries read as one part."""
         whole = (len(self.requests), len(self.interactions))
         added_up = tuple(map(sum, zip(*self.parts, strict=True))) == whole
         counts = self.parts if self.parts and added_up else (whole,)
@@ -84,8 +79,7 @@ TRANSCRIPT_PREFIX = "transcript:"
 
 
 def sequence_of(pointer: str | None) -> int | None:
-    """The record number of a `transcript:` pointer, None for anything else (a tail
-    `int` would refuse, such as a superscript digit in a damaged stored digest, too)."""
+    """The record number of a `transcript:` pointer, else None."""
     if not pointer or not pointer.startswith(TRANSCRIPT_PREFIX):
         return None
     tail = pointer.rsplit(":", 1)[-1]
@@ -93,8 +87,7 @@ def sequence_of(pointer: str | None) -> int | None:
 
 
 def sequence_numbers(pointers: Sequence[str]) -> list[int | None]:
-    """`sequence_of` of each pointer (a list of `transcript:` pointers ending in digits,
-    the common case, read in a few passes: docs/performance.md)."""
+    """`sequence_of` of each pointer."""
     tails = [pointer.rpartition(":")[2] for pointer in pointers]
     if (
         all(tails)
@@ -126,7 +119,7 @@ def _range_to_data(folded: OlderRange) -> dict[str, Any]:
 
 
 def digest_from_message(message: dict[str, Any] | None) -> Digest:
-    """The entries of a digest message (module contract: malformed reads as absent)."""
+    """The entries of a digest message (malformed reads as absent)."""
     data = message.get(DIGEST_KEY) if isinstance(message, dict) else None
     if not isinstance(data, dict):
         return Digest()
@@ -157,7 +150,6 @@ def digest_from_message(message: dict[str, Any] | None) -> Digest:
 
 
 def _range_from_data(found: Any) -> OlderRange:
-    """A folded range as stored; malformed fields read as absent."""
     stored: dict[str, Any] = found if isinstance(found, dict) else {}
     return OlderRange(
         _positive_int_or_none(stored.get("count")) or 0,
@@ -167,7 +159,7 @@ def _range_from_data(found: Any) -> OlderRange:
 
 
 def _parts(value: Any) -> tuple[tuple[int, int], ...]:
-    """Part sizes as stored: pairs of non-negative ints, else none (one part)."""
+    """Stored part sizes: pairs of non-negative ints, else () (one part)."""
     if not isinstance(value, list):
         return ()
     parts = []

@@ -1,20 +1,12 @@
-"""Running one layer step so that what it removes leaves a trace in the running digest.
+"""Running one layer step so that what it removes goes into the running digest.
 
-Contract: a compaction run keeps its digest beside the view, never in it, from its first
-step to its last (`RunningDigest`: the digest message the view came with, and the digest
-this run's steps merged): layers never see, count or remove it.
-`apply_step_with_digest(step, view, facts, digest, view_tokens, policy, counter)` runs the
-layer on `view` (without its digest) and adds what the layer removed to the digest
-(`what_left`, `merge`). The outcome's saving includes the digest's change, so every figure
-counts it; `view_tokens` and the step's budget include the digest too. A step that changed
-nothing gives back `view` itself; a step that removed nothing keeps the digest as it was
-(the same message, so the cached prefix is not disturbed by a re-rendered digest). A
-removal whose trace would cost more tokens than it frees is not made (its outcome is
-`larger_outcome`, `no_change` unless the caller names another, as the summary does):
-compaction never grows the view to remove something. A layer says what it removed
-(`messages_removed`, `removed_tool_use_ids`); a step that removed neither is not compared
-with the view it came from. The digest message is built once, when the run hands its
-view back (`RunningDigest.message`); between steps it is weighed from its text alone.
+Contract: a run keeps its digest beside the view, never in it (`RunningDigest`): layers never see,
+count or remove it. `apply_step_with_digest` runs the step on the view without its digest and merges
+what it removed (`what_left`, `merge`); the outcome's saving includes the digest's change, and the
+step's budget includes the digest. A step that changed nothing gives back the view itself; a step
+that removed nothing keeps the same digest message (so the cached prefix stays). A removal whose
+trace would cost more than it frees is not made (`larger_outcome`). The digest message is built
+once, when the run hands its view back.
 """
 
 from __future__ import annotations
@@ -46,10 +38,8 @@ LayerStep = Callable[[Messages, Facts, int], LayerOutcome]
 
 
 class RunningDigest(NamedTuple):
-    """The digest of a run between its steps (module doc): the digest message the view came
-    with (`given`, None without one) and, once a step of this run added to it, the merged
-    digest (`fitted`) with a message holding only its text and count (`weighed`), which
-    counts what the full message counts."""
+    """The digest between steps: the message the view came with (`given`) and, once a step merged
+    into it, the fitted digest with a message holding only its text and count (`weighed`)."""
 
     given: dict[str, Any] | None = None
     fitted: FittedDigest | None = None
@@ -59,28 +49,24 @@ class RunningDigest(NamedTuple):
     def merged(
         cls, given: dict[str, Any] | None, fitted: FittedDigest, counter: TokenCounter
     ) -> RunningDigest:
-        """The running digest once a step merged `fitted` into it."""
         text = render_digest(fitted.digest)
         weighed = counter.carry_count({"role": "user", "content": text}, text, fitted.line_tokens)
         return cls(given, fitted, weighed)
 
     def tokens(self, counter: TokenCounter) -> int:
-        """Its tokens as every figure counts the digest message (`count_digest`)."""
+        """Its tokens as every figure counts the digest message."""
         message = self.given if self.weighed is None else self.weighed
         return 0 if message is None else count_digest(message, counter)
 
     def message(self, counter: TokenCounter) -> dict[str, Any] | None:
-        """The digest message the run's view holds (None when there is none)."""
+        """The digest message the run's view holds, or None."""
         if self.fitted is None or self.weighed is None:
             return self.given
         return build_counted_message(self.fitted, counter, self.weighed["content"])
 
     def earlier(self, counter: TokenCounter) -> tuple[Digest, int | None]:
-        """The digest to merge into, and its tokens as the budget counts them when known:
-        one merged by this run is taken as merged; one from before the run is parsed, and
-        counted the same way where its text is the parsed digest rendered (a merge wrote
-        it), else None and the merge renders its entries to count them (its text may have
-        been written otherwise: a resumed view)."""
+        """The digest to merge into and its budget tokens when known: this run's as merged; a given
+        one parsed, its tokens known only where its text is that digest rendered."""
         if self.fitted is None or self.weighed is None:
             given, digest = self.given, digest_from_message(self.given)
             text = None if given is None else given.get("content")
@@ -91,9 +77,8 @@ class RunningDigest(NamedTuple):
 
 
 def _rendered_tokens(message: dict[str, Any], counter: TokenCounter) -> int:
-    """Tokens of a digest message whose text is its digest rendered, as the budget counts
-    them: its lines' count, which its text carries (`build_counted_message`), else counted
-    off its text."""
+    """Budget tokens of a digest message whose text is its digest rendered: from the count its text
+    carries, else counted."""
     carried = counter.carried_count(message, message["content"])
     if carried is None:
         return count_rendered_message(message, counter)
@@ -108,11 +93,10 @@ def apply_step_with_digest(
     view_tokens: int,
     policy: CompactionPolicy,
     counter: TokenCounter,
-    *,
     larger_outcome: str = NO_CHANGE,
 ) -> tuple[LayerOutcome, RunningDigest]:
-    """Run `step` on `view` (whose messages' facts are `facts`) and merge what it removed
-    into `digest` (module doc); the outcome carries the facts of its view."""
+    """Run `step` on `view` (facts `facts`) and merge what it removed into `digest` (module doc);
+    the outcome carries its view's facts."""
     digest_tokens = digest.tokens(counter)
     outcome = step(view, facts, view_tokens - digest_tokens)
     if outcome.outcome != APPLIED:
@@ -144,8 +128,7 @@ def apply_step_with_digest(
 def _removed_by(
     outcome: LayerOutcome, base: Messages, facts: Facts
 ) -> tuple[Sequence[RequestEntry], Sequence[DigestLine]]:
-    """What the step took out of `base` (whose messages' facts are `facts`): as the layer
-    reports it, else found by comparing the views when it removed any (module doc)."""
+    """What the step took out of `base`: as the layer reports it, else found by comparing the views."""
     if outcome.removed is not None:
         return outcome.removed
     if outcome.messages_removed or outcome.removed_tool_use_ids:

@@ -1,28 +1,20 @@
 """Adding what a layer step removed to the running digest, within its budget.
 
 Contract:
-- Every layer step that removes content (L2, L3, the part L4 summarizes) adds what it
-  removed to ONE digest message, merged with the previous one, never a second message.
-- New items go in one more part after the parts already written while the whole digest
-  stays within the budget with every new request whole. A part once written reads the
-  same from then on, so the cached prefix that ends with it stays cached (the wire
-  builder sends each part as a text block, the last one a cache breakpoint).
-- Otherwise every entry is fitted again into one part (`refit_digest`): the user's
-  requests newest first, whole while they fit the budget, then shortened to their head
-  (`removed_items.REQUEST_LIMITS`: 200 characters; 60 past one and a half budgets) with
-  their pointer and full length; past `REQUESTS_FOLD_AFTER` budgets the older requests
-  fold into one line (count and end pointers; the newest request always stays), so the
-  digest stays bounded however long the session. Then the newest interaction lines that
-  fit what the requests leave less `REFIT_HEADROOM` (room for the parts later
-  compactions add). The rest fold into the "older" line (count and end pointers), whose
-  room is always kept. Entries are ordered by record number when every one has one. A
-  shortened text ends where no pointer and none of `secrets` is split (`safe_cuts`).
-- The budget (in the caller's counter's tokens) covers the whole message: header,
-  titles, the "older" line. It weighs the sum of the rendered lines' counts, each with its
-  newline (`removed_items.count_line`). A merge returns that sum with the digest
-  (`FittedDigest`, added up as the entries are fitted, never by counting the rendered
-  text again); the digest message carries it as its text's count
-  (`build_counted_message`), so every figure counts it the same way, on any counter.
+- Every removing step (L2, L3, what L4 summarizes) adds to ONE digest message.
+- New items go in one more part after those already written while the whole stays within the budget
+  with every new request whole; a written part never changes, so the cached prefix ending with it
+  stays cached.
+- Otherwise all entries are fitted again into one part (`refit_digest`): requests newest first,
+  whole while they fit, then cut to their head (`REQUEST_LIMITS`) with pointer and full length; past
+  `REQUESTS_FOLD_AFTER` budgets older requests fold into one line (the newest always stays). Then
+  the newest interaction lines that fit what is left less `REFIT_HEADROOM`; the rest fold into the
+  "older" line, whose room is always kept. Entries are ordered by record number when every one has
+  one. No cut splits a pointer or a secret.
+- The budget covers the whole message and weighs the sum of its rendered lines' counts
+  (`count_line`). A merge returns that sum (`FittedDigest`), and the digest message carries it as
+  its text's count (`build_counted_message`), so it counts the same on any counter.
+
 Pure.
 """
 
@@ -66,8 +58,7 @@ REQUESTS_FOLD_AFTER = 2  # budgets the requests may take before the older ones f
 
 
 class FittedDigest(NamedTuple):
-    """A merged digest and its text's count as the budget weighs it: its rendered lines,
-    each with its newline (`count_line` of `render_digest(digest)`)."""
+    """A merged digest and its rendered lines' count."""
 
     digest: Digest
     line_tokens: int
@@ -82,9 +73,8 @@ def fit_digest(
     rendered_tokens: int | None = None,
     secrets: SecretForms = NO_SECRETS,
 ) -> FittedDigest:
-    """`digest` with the newly removed items added (module contract), and its text's
-    count. `rendered_tokens`: the digest's tokens as the budget counts them (its
-    message's), when the caller has them; they must be those of `render_digest(digest)`."""
+    """`digest` with the removed items added (module contract), and its count. `rendered_tokens`:
+    the budget tokens of `render_digest(digest)`'s message, when known."""
     if not (requests or interactions):
         return FittedDigest(digest, count_line(render_digest(digest), counter))
     appended = _append_part(digest, requests, interactions, budget_tokens, rendered_tokens, counter)
@@ -101,8 +91,7 @@ def _append_part(
     rendered_tokens: int | None,
     counter: TokenCounter,
 ) -> FittedDigest | None:
-    """`digest` with one more part (module contract), or None. The part's text follows
-    the others after a line break: the text's count is theirs plus the part's lines'."""
+    """`digest` with one more part (module contract), or None."""
     if digest.is_empty():
         return None
     if rendered_tokens is None:
@@ -139,8 +128,7 @@ def refit_digest(
     counter: TokenCounter,
     secrets: SecretForms = NO_SECRETS,
 ) -> FittedDigest:
-    """All entries fitted again into one part (module contract), and its text's count:
-    the header, each title shown, the requests, the kept lines and the "older" line."""
+    """All entries fitted again into one part (module contract), and its count."""
     all_requests, requests_sorted = _by_number_newest_first([*requests, *digest.requests])
     header, requests_title, lines_title = (
         count_line(title, counter) for title in (DIGEST_HEADER, REQUESTS_TITLE, LINES_TITLE)
@@ -171,8 +159,8 @@ def refit_digest(
 
 
 def _newest_first(entries: list[Any]) -> tuple[list[Any], bool]:
-    """By record number, newest first, when every entry has one (and True); else as
-    given (and False). Each pointer is parsed once."""
+    """By the pointers' record numbers, newest first, when every entry has one (and True); else as
+    given (and False)."""
     pointers = [entry.pointer for entry in entries]
     if None in pointers:
         return entries, False
@@ -188,9 +176,7 @@ Entry = TypeVar("Entry", RequestEntry, DigestLine)
 
 
 def _by_number_newest_first(entries: list[Entry]) -> tuple[list[Entry], bool]:
-    """`_newest_first` by the record numbers the entries read as they were made
-    (`InteractionEntry.number`, `RequestEntry.number`) when every one did, else by
-    their pointers."""
+    """`_newest_first`, by the numbers the entries carry when every one does."""
     if None in map(_NUMBER, entries):
         return _newest_first(entries)
     return sorted(entries, key=_NUMBER, reverse=True), True
@@ -199,9 +185,8 @@ def _by_number_newest_first(entries: list[Entry]) -> tuple[list[Entry], bool]:
 def _fit_requests(
     entries: list[RequestEntry], budget: int, counter: TokenCounter, secrets: SecretForms
 ) -> tuple[list[RequestEntry], int, list[RequestEntry]]:
-    """The requests, newest first, shortened where they pass `budget` (module contract),
-    the tokens they cost, and the older ones that fold (past `REQUESTS_FOLD_AFTER`
-    budgets; never the newest)."""
+    """The requests, newest first, cut where they pass `budget`, their tokens, and the older ones
+    that fold (never the newest)."""
     used, fitted = 0, list[RequestEntry]()
     for position, entry in enumerate(entries):
         entry, cost = _fit_request(entry, used, budget, counter, secrets)
@@ -215,11 +200,7 @@ def _fit_requests(
 def _fit_request(
     entry: RequestEntry, used: int, budget: int, counter: TokenCounter, secrets: SecretForms
 ) -> tuple[RequestEntry, int]:
-    """`entry` whole when its line fits `budget` after requests costing `used`, else
-    shortened (`_shorten_request`), and its line's tokens. A request that may be
-    shortened is counted only until its lines pass the room left (none once the budget
-    is spent: a line longer than a head is at least one token), so a long paste of many
-    lines is not counted whole to learn that it does not fit (one long line still is)."""
+    """`entry` whole when it fits after `used`, else shortened, and its tokens."""
     if len(entry.text) <= SHORTEST_REQUEST_CHARS:
         return entry, _request_tokens(entry, counter)
     cost = _request_tokens(entry, counter, budget - used) if used < budget else None
@@ -236,11 +217,9 @@ def _shorten_request(
     counter: TokenCounter,
     secrets: SecretForms,
 ) -> tuple[RequestEntry, int]:
-    """`entry` (its line `cost` tokens, after requests costing `used`) cut to its head
-    where it passes `budget` (module contract), and its line's tokens. `cost` None: not
-    known (over the room it was counted within, or not counted); counted within the room
-    an allowance leaves where the cut depends on it, as `_fit_request` does. The heads the
-    entry carries (`removed_items.with_heads`) are taken when cut under these secret forms."""
+    """`entry` (its line `cost` tokens when known) cut to its head at each limit where it passes its
+    share of `budget`, and its tokens; heads the entry carries are taken when cut under these secret
+    forms."""
     heads = entry.heads
     if heads is not None and not (heads[0] is secrets or heads[0] == secrets):
         heads = None
@@ -264,10 +243,8 @@ def _request_tokens(entry: RequestEntry, counter: TokenCounter, room: int) -> in
 def _request_tokens(
     entry: RequestEntry, counter: TokenCounter, room: int | None = None
 ) -> int | None:
-    """Tokens of a request's line: as counted already by this very counter
-    (`RequestEntry.counted`), else counted. With `room`: None as soon as the
-    line's lines counted so far pass it (`count_line_within`: a paste is not counted
-    whole to learn that it does not fit)."""
+    """Tokens of a request's line (as carried for this counter, else counted); with `room`: None
+    once they pass it."""
     counted = entry.counted
     if counted is not None and counted[0] is counter:
         return counted[1]
@@ -279,10 +256,8 @@ def _request_tokens(
 def _fit_lines(
     entries: Sequence[DigestLine], budget: int, counter: TokenCounter
 ) -> tuple[list[str], int]:
-    """The lines of the newest entries that fit `budget` (those of the first entries; the
-    rest fold) and their tokens. A removed call's line is written when it was not yet
-    (`RemovedInteraction.describe`); the tokens it carries for this very counter (the
-    line with its pointer, as the digest counts it) are taken, else the line is counted."""
+    """The lines of the leading `entries` that fit `budget`, and their tokens (as carried for this
+    counter, else counted)."""
     used, lines = 0, list[str]()
     for entry in entries:
         if isinstance(entry, InteractionEntry):
@@ -303,9 +278,7 @@ def _fit_lines(
 
 
 def _as_entries(lines: list[str], entries: Sequence[DigestLine]) -> list[DigestLine]:
-    """The digest's lines of the first `len(lines)` of `entries`, fitted as `lines`: an
-    entry that holds its line already serves as it is (`entries.DigestLine`), any other
-    gets an `InteractionEntry`."""
+    """Entries for the first `len(lines)` of `entries`: one that holds its line serves as it is."""
     new = tuple.__new__
     return [
         entry if entry.line is line else new(InteractionEntry, (line, entry.pointer, entry.number))
@@ -316,9 +289,8 @@ def _as_entries(lines: list[str], entries: Sequence[DigestLine]) -> list[DigestL
 def _make_room_for_older(
     kept: list[DigestLine], older: OlderRange, room: int, counter: TokenCounter
 ) -> tuple[OlderRange, int]:
-    """Fold the oldest kept lines (from the end of `kept`, in place) until the "older"
-    line fits in the `room` the kept lines left, or what they give back; and the tokens
-    the folded lines gave back."""
+    """Fold the last kept lines (in place) until the "older" line fits `room` plus what they free;
+    the folded range and the tokens freed."""
     freed = 0
     while kept and count_line(older_line(older), counter) > room + freed:
         entry = kept.pop()
@@ -332,9 +304,8 @@ def _fold(
     entries: Sequence[DigestLine] | Sequence[RequestEntry],
     is_sorted: bool = False,
 ) -> OlderRange:
-    """`older` with `entries` folded in: the count, and the pointers at both ends (of
-    entries sorted newest first by record number, only the list's ends are read; else
-    each distinct pointer, in order)."""
+    """`older` with `entries` folded in: count and end pointers (only the list's ends when
+    `is_sorted`)."""
     if not entries:
         return older
     first, last = older.first, older.last
@@ -352,23 +323,19 @@ def _fold(
 
 
 def count_rendered_message(message: dict[str, Any], counter: TokenCounter) -> int:
-    """Tokens of a digest message as the budget counts them, from its text: at least
-    what `count_digest` finds."""
+    """Budget tokens of a digest message, counted from its text."""
     text = message.get("content")
     return MESSAGE_OVERHEAD_TOKENS + count_line(text if isinstance(text, str) else "", counter)
 
 
 def count_digest(message: dict[str, Any], counter: TokenCounter) -> int:
-    """Tokens of a digest message as every figure counts it (`counter.count_message`'s
-    figure): from the count it carries (`build_counted_message`), else its text counted whole."""
+    """Tokens of a digest message as every figure counts it: from its carried count, else its text."""
     return MESSAGE_OVERHEAD_TOKENS + counter.count_message_content(message)
 
 
 def build_counted_message(
     fitted: FittedDigest, counter: TokenCounter, text: str | None = None
 ) -> dict[str, Any]:
-    """The digest's view message (`render.build_digest_message`, `text` its text when
-    rendered already) carrying its lines' count as the count of its text
-    (`tokens.COUNT_KEY`), so the message counts the same on any counter."""
+    """The digest's view message carrying its lines' count as its text's count."""
     message = build_digest_message(fitted.digest, text)
     return counter.carry_count(message, message["content"], fitted.line_tokens)

@@ -1,16 +1,9 @@
 """What left the view, as the digest takes it: user texts, and each interaction as one line.
 
-Contract: `RequestEntry` and `RemovedInteraction` are the entries a removal gives the
-digest. An interaction's line is written from its two blocks alone, so the same
-interaction always reads the same; a request's (`request_line`) from its text, and its
-head where the digest shortens it (`cut_request`). Pure.
-
-A line shows the call's key input as the model wrote it, never redacted and cut where no
-pointer is split but wherever a secret may be: the input is the model's own, sent as it
-is with the call, and a line that redacted it, or cut it shorter around a secret, would
-tell the model which of its words is a secret (a seventh outside attack; `tools.echo`).
-A value named a secret later is redacted from the digest on `--continue`
-(`session.resumed_secrets`).
+Contract: an interaction's line is written from its two blocks alone, so it always reads the same; a
+request's from its text, or its head where the digest shortens it. A line shows the call's key input
+as the model wrote it, unredacted and never cut around a secret (that would tell the model which
+words are secrets), but never inside a pointer. Pure.
 """
 
 from __future__ import annotations
@@ -22,8 +15,7 @@ from agent_cli.safe_cuts import cut_head, safe_head_end
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import TokenCounter
 
-# A private key (the wire builder drops it) on a tool_result L1 cut: the characters of its
-# text before any cut, which its transcript record holds.
+# Private key on a tool_result L1 cut: its text's characters before any cut.
 CUT_FROM_KEY = "_cut_from"
 # How a command's result begins (`tools.shell`): its exit code, or the signal that ended it.
 _COMMAND_ENDED = re.compile(r"Exit code: (-?\d+)|Killed by signal (\d+)")
@@ -37,44 +29,30 @@ REQUEST_LIMITS = ((SHORT_REQUEST_CHARS, 1), (SHORTEST_REQUEST_CHARS, 1.5))  # (l
 
 
 class RequestEntry(NamedTuple):
-    """A user text that left the view, with the record it came from, as the digest holds
-    it."""
+    """A user text that left the view, as the digest holds it."""
 
     text: str
     pointer: str | None = None
     shortened_from: int | None = None  # the original length, when `text` is its head
-    # (the counter, the tokens of its line as the digest shows and counts it:
-    # `request_line`) when counted already: the digest takes it for that counter
-    # only; None when cut afresh, or read from storage
+    # (counter, tokens of `request_line`) when counted; used for that counter only
     counted: tuple[Any, int] | None = None
-    # its pointer's record number, read as the entry was made (None: not read, or none)
     number: int | None = None
-    # (the secret forms, itself cut to its head at each limit it passes, in turn, each
-    # counted, else None) as the digest cuts it under those forms (`with_heads`)
+    # (secret forms, its head at each of `REQUEST_LIMITS` or None): `with_heads`
     heads: tuple[SecretForms, RequestEntry | None, RequestEntry | None] | None = None
 
 
 class RemovedInteraction(NamedTuple):
-    """One tool call (both halves) that left the view, with its pointer. Its line is
-    written only when asked (`describe`): most of a long removal folds into a range."""
+    """One tool call (both halves) that left the view, with its pointer; its line is written when
+    asked (`describe`)."""
 
     tool_use_id: str
     use: dict[str, Any]
     result: dict[str, Any] | None
     pointer: str | None
-    # written already (`message_facts`), else "" and written by `describe`; an entry whose
-    # line is written serves in a digest as its own line (`entries.DigestLine`)
-    line: str = ""
-    # (the counter, the tokens of the line with its pointer as the digest counts it),
-    # when counted already: the digest takes the figure for that very counter only
-    counted: tuple[Any, int] | None = None
-    # its pointer's record number, read as the entry was made (`entries.sequence_of`);
-    # None when it was not read (the digest then reads it off the pointer) or has none
-    number: int | None = None
-    # the tokens of its two blocks, counted as the per-turn check made the entry (by the
-    # index's counter, which every run of that index counts with) for a call L2 may take
-    # out (a read); None: not counted
-    block_tokens: int | None = None
+    line: str = ""  # "" until written (`describe`)
+    counted: tuple[Any, int] | None = None  # (counter, tokens of the line with its pointer)
+    number: int | None = None  # the pointer's record number (None: not read, or none)
+    block_tokens: int | None = None  # its two blocks' tokens, for a read (None: not counted)
 
     def describe(self) -> str:
         if self.line:
@@ -83,9 +61,7 @@ class RemovedInteraction(NamedTuple):
 
 
 def describe_answer(text: str) -> str:
-    """`answer (1,234 chars): The failing test is…`: an answer of the model's that left
-    the view unsummarized, by its length and its head on one line (`cut_head`: never cut
-    inside a pointer or a `[REDACTED]` mark)."""
+    """`answer (1,234 chars): The failing test is…`: a model answer's length and head."""
     return f"answer ({len(text):,} chars): {cut_head(' '.join(text.split()), ANSWER_HEAD_CHARS)}"
 
 
@@ -100,9 +76,8 @@ def describe_interaction(use: dict[str, Any], result: dict[str, Any] | None) -> 
 
 
 def describe_outcome(result: dict[str, Any]) -> str:
-    """`error` for a failed call, `exit N` for a command that exited non-zero or `signal
-    N` for one a signal ended (bash's results are no errors: its header says so), else
-    `ok`."""
+    """`error` for an error result, `exit N` or `signal N` for a command that exited non-zero or was
+    killed, else `ok`."""
     if result.get("is_error") is True:
         return "error"
     content = result.get("content")
@@ -116,10 +91,8 @@ def describe_outcome(result: dict[str, Any]) -> str:
 
 
 def describe_key_input(tool_input: Any) -> str:
-    """The one input that says what the call was about, `key=value`, on one short line,
-    as the model wrote it (module contract), cut at `MAX_KEY_INPUT_CHARS`, but never
-    inside a pointer: a `read_artifact` line keeps the pointer it read, whole
-    (`safe_cuts`, with no secret: where the cut falls must not depend on one)."""
+    """`key=value` for the input that says what the call was about, cut at `MAX_KEY_INPUT_CHARS` but
+    never inside a pointer."""
     if not isinstance(tool_input, dict):
         return ""
     key = _pick_key_input(tool_input)
@@ -144,8 +117,7 @@ def _pick_key_input(tool_input: dict[Any, Any]) -> Any:
 
 
 def result_size(result: dict[str, Any]) -> int:
-    """Characters of a tool_result's text (string content or text parts), as its record
-    holds it: before L1 cut it (`CUT_FROM_KEY`), when it did."""
+    """Characters of a tool_result's text before any L1 cut (`CUT_FROM_KEY`)."""
     cut_from = result.get(CUT_FROM_KEY)
     if type(cut_from) is int and cut_from >= 0:
         return cut_from
@@ -162,14 +134,12 @@ def result_size(result: dict[str, Any]) -> int:
 
 
 def whole_request_line(text: str) -> str:
-    """A request's digest line when it is shown whole: just its words (`request_line`)."""
     return f"- {text}"
 
 
 def request_line(entry: RequestEntry) -> str:
-    """A request shown whole is just its words: a pointer would repeat it at a cost of about
-    twenty tokens a line, read again on every request. A shortened one keeps its pointer and
-    full length, the way back to the words it lost."""
+    """A request shown whole is its words alone; a shortened one also names its pointer and full
+    length."""
     if not entry.shortened_from:
         return whole_request_line(entry.text)
     notes = [entry.pointer] if entry.pointer else []
@@ -178,16 +148,14 @@ def request_line(entry: RequestEntry) -> str:
 
 
 def cut_request(entry: RequestEntry, limit: int, secrets: SecretForms) -> RequestEntry:
-    """`entry` cut to its head at `limit` where no pointer and none of `secrets` is split
-    (`safe_cuts`), naming its full length."""
+    """`entry` cut to its head at `limit`, splitting no pointer and none of `secrets`."""
     original = entry.shortened_from or len(entry.text)
     head = entry.text[: safe_head_end(entry.text, limit, secrets)]
     return entry._replace(text=head, shortened_from=original, counted=None, heads=None)
 
 
 def with_heads(entry: RequestEntry, counter: TokenCounter, secrets: SecretForms) -> RequestEntry:
-    """`entry` with its heads as the digest cuts them under `secrets` (`merge`'s refit): at
-    each of `REQUEST_LIMITS` its text passes, in turn, each head's line counted."""
+    """`entry` with its heads, each counted, as the digest cuts them under `secrets`."""
     head, heads = entry, list[RequestEntry | None]()
     for limit, _ in REQUEST_LIMITS:
         made = None
@@ -199,22 +167,19 @@ def with_heads(entry: RequestEntry, counter: TokenCounter, secrets: SecretForms)
 
 
 def with_pointer(line: str, pointer: str | None) -> str:
-    """An interaction's line as the digest renders it: a list item, with its pointer
-    when it has one."""
+    """An interaction's digest line: a list item, with its pointer when it has one."""
     return f"- {line} ({pointer})" if pointer else f"- {line}"
 
 
 def count_line(line: str, counter: TokenCounter) -> int:
-    """Tokens of rendered digest text with its newline, as the digest's budget counts it:
-    line by line (an entry may hold line breaks: a request's own)."""
+    """Tokens of rendered digest text as the budget counts it: line by line, each with its newline."""
     if "\n" not in line:
         return counter.count_text(line + "\n")
     return sum(counter.count_text(piece + "\n") for piece in line.split("\n"))
 
 
 def count_line_within(line: str, counter: TokenCounter, room: int) -> int | None:
-    """`count_line(line)` when it is at most `room`; else None, found as soon as the
-    lines counted so far add up to more (each line's count is part of the sum)."""
+    """`count_line(line)`, or None as soon as it passes `room`."""
     used = 0
     for piece in line.split("\n"):
         used += counter.count_text(piece + "\n")

@@ -20,16 +20,13 @@ LINES_TITLE = "Interactions:"
 
 
 def render_digest(digest: Digest) -> str:
-    """The digest's text, as the model reads it: its parts, joined by line breaks."""
     return "\n".join(render_digest_parts(digest))
 
 
 def render_digest_parts(digest: Digest) -> list[str]:
-    """The text of each part, oldest first: the first opens with the header, ends its
-    requests with the folded older requests' line and its lines with the folded "older"
-    interactions' line; each later one opens with `DIGEST_LATER_PART`. A part's text
-    depends on its own entries only, so it reads the same in every request until the
-    digest is refitted."""
+    """The text of each part, oldest first; the first opens with the header and holds the folded
+    lines, later ones open with `DIGEST_LATER_PART`. A part's text depends on its own entries only.
+    """
     texts = []
     for index, (requests, interactions) in enumerate(digest.split_parts()):
         older = digest.older if index == 0 else OlderRange()
@@ -53,9 +50,7 @@ FIND_FOLDED = "find one by its words with recall search"
 
 
 def older_line(older: OlderRange, noun: str = "interaction") -> str:
-    """The fold: how many interactions (or requests: `noun`) no longer have lines, their
-    pointers' range, and the way to find one inside it without guessing sequence numbers
-    (recall's search)."""
+    """The fold line: how many entries, their pointers' range and how to find one (recall's search)."""
     span = (
         f"recall by pointer from {older.first} to {older.last} or {FIND_FOLDED}"
         if older.first and older.last
@@ -65,8 +60,8 @@ def older_line(older: OlderRange, noun: str = "interaction") -> str:
 
 
 def build_digest_message(digest: Digest, text: str | None = None) -> dict[str, Any]:
-    """The view message: the digest's text (`text` when the caller rendered it already:
-    `render_digest(digest)`), its entries under the private `DIGEST_KEY`."""
+    """The view message: the digest's text (`text`, when rendered already) and its entries under
+    `DIGEST_KEY`."""
     content = render_digest(digest) if text is None else text
     return {"role": "user", "content": content, DIGEST_KEY: digest_to_data(digest)}
 
@@ -74,8 +69,8 @@ def build_digest_message(digest: Digest, text: str | None = None) -> dict[str, A
 def split_digest(
     view: Sequence[dict[str, Any]],
 ) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """The view without its digest message, and that message (None when there is none).
-    Compaction puts the digest first or second, so only those places are looked at."""
+    """The view without its digest message (looked for in the first two places), and that message or
+    None."""
     for index in range(min(2, len(view))):
         if is_digest_message(view[index]):
             return [*view[:index], *view[index + 1 :]], view[index]
@@ -85,9 +80,8 @@ def split_digest(
 def insert_digest(
     view: Sequence[dict[str, Any]], message: dict[str, Any] | None
 ) -> list[dict[str, Any]]:
-    """`view` with the digest after its first message if that is a user one kept as it
-    was (the first request), else first: before a summary, which every summary rewrites,
-    so that the digest's parts stay in the cached prefix."""
+    """`view` with the digest after its first message when that is a user message other than a
+    summary, else first, so the digest's parts stay in the cached prefix."""
     if message is None:
         return list(view)
     first = view[0] if view else None

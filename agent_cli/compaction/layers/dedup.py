@@ -1,26 +1,21 @@
 """L2: when a file was read more than once, keep only the newest read.
 
-Contract: a read is a tool_use whose name is one of the policy's `read_tool_names` and
-whose input holds a string path under `read_path_key`. Two reads are of the same thing
-when their paths match after light normalisation (`./` and `//` segments, a trailing
-`/`; blanks are kept: `data.txt ` is another file, as `read_file` reads it) AND every other input (offset, limit...) is equal: a read of a
-different range is not made redundant by a later one. Only a read whose result is no
-error supersedes (a read that failed, say "no such file" after a move, holds none of the
-data the older read holds). Older reads leave as whole
-interactions (tool_use and tool_result together); other blocks of those messages stay and
-a message left empty is dropped. Nothing private is needed: reads are recognised from
-what the API itself carries.
+Contract: a read is a tool_use named in `read_tool_names` with a string path under `read_path_key`.
+Two reads are of the same thing when their paths match after light normalisation (`read_keys`) and
+every other input is equal. Only a read whose result is no error supersedes. Older reads leave as
+whole interactions; other blocks of their messages stay and a message left empty is dropped.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress
 from typing import Any
 
 from agent_cli.compaction.digest.removed_items import RemovedInteraction
-from agent_cli.compaction.digest.what_left import call_tokens, removed_call
+from agent_cli.compaction.digest.what_left import CallResults, call_tokens, removed_call
 from agent_cli.compaction.layers.read_keys import find_reads, read_rule
 from agent_cli.compaction.message_facts import (
     MessageFacts,
@@ -37,10 +32,8 @@ ReadKey = tuple[str, ...]
 
 @dataclass
 class ReadHistory:
-    """What a walk of a view in order knows of its reads: the newest read of each key
-    whose result held no error (key -> its id and the position of its message), the
-    reads a later one supersedes (id -> that position), and the reads whose result the
-    walk has not reached yet (id -> key and position)."""
+    """A walk's reads in view order: the newest error-free read per key (id, position), the
+    superseded reads (id -> position) and the reads not yet answered (id -> key, position)."""
 
     newest: dict[ReadKey, tuple[str, int]] = field(default_factory=dict)
     superseded: dict[str, int] = field(default_factory=dict)
@@ -50,11 +43,9 @@ class ReadHistory:
 def note_superseded(
     found: Sequence[MessageFacts], start: int, policy: CompactionPolicy, history: ReadHistory
 ) -> None:
-    """Walk the facts of the messages from position `start` of a view on, adding to
-    `history` (what the walk of the messages before knew): a read whose result is no
-    error makes the newest earlier read of the same thing superseded and becomes the
-    newest. The reads the per-turn check keyed under this policy's read rule are taken
-    as they are (`MessageFacts.reads`)."""
+    """Walk the facts of the messages from position `start` on, adding to `history`: an error-free
+    read supersedes the newest earlier read of the same key. Reads recorded under this policy's rule
+    are taken as they are."""
     rule, paths = read_rule(policy), dict[str, str]()
     unanswered, newest = history.unanswered, history.newest
     for position, facts in enumerate(found, start):
@@ -83,9 +74,8 @@ def build_dedup_outcome(
     facts: Sequence[MessageFacts] | None = None,
     superseded: Mapping[str, int] | None = None,
 ) -> LayerOutcome:
-    """Apply L2 to a valid view and say what it did (`facts`: those of each message;
-    `superseded`: the view's superseded reads as `note_superseded` finds them, when the
-    caller's index holds them)."""
+    """Apply L2 to a valid view (`facts`: those of each message; `superseded`: the view's superseded
+    reads, when known)."""
     found = build_view_facts(messages, counter) if facts is None else facts
     if superseded is None:
         history = ReadHistory()
@@ -126,18 +116,15 @@ def build_dedup_outcome(
 
 
 def _blocks_taken(found: MessageFacts, left: MessageFacts) -> int:
-    """How many tool blocks a message with facts `found` loses to become one with facts
-    `left`: for its recorded removal of its reads (`MessageFacts.without_reads`), taken
-    when that many leave, since only reads leave in L2."""
+    """How many tool blocks a message with facts `found` loses to have facts `left`."""
     return len(found.uses) + len(found.results) - len(left.uses) - len(left.results)
 
 
 def without_blocks(
     message: dict[str, Any], found: MessageFacts, ids: Collection[str]
 ) -> dict[str, Any]:
-    """`message` (its facts `found`) without the tool_use and tool_result blocks of the
-    calls `ids` (its own blocks, by identity); some block must stay. Its facts follow
-    from `found` (`message_facts.without_calls`)."""
+    """`message` without the tool_use and tool_result blocks of the calls `ids` (by identity); some
+    block must stay."""
     taken = {id(use) for use in found.uses if use.get("id") in ids}
     taken.update(id(result) for result in found.results if result.get("tool_use_id") in ids)
     return {**message, "content": [b for b in message["content"] if id(b) not in taken]}
@@ -149,15 +136,12 @@ def _name_calls(
     superseded: Mapping[str, int],
     counter: TokenCounter,
 ) -> tuple[list[RemovedInteraction], int, dict[int, int]]:
-    """The digest entry of each superseded call (`superseded`: id -> the index of its
-    tool_use message; `found`: the facts of each message of the view), newest call
-    first, as `what_left.collect_removed` names them; the tokens of their blocks; and
-    how many blocks leave each message. A message's recorded entries and block tokens
-    are taken when they recorded every call as answered in the message that now follows
-    it (`MessageFacts.answered_in`; L1 gives the facts after its cut, `CutFacts.caller_after`):
-    they name the blocks of these very messages."""
+    """The digest entries of the superseded calls, newest first, the tokens of their blocks, and how
+    many blocks leave each message. Recorded entries are taken where the call's results are recorded
+    as answered in the very next message."""
     removed: list[RemovedInteraction] = []
-    tokens, taken, last = 0, dict[int, int](), len(messages) - 1
+    tokens, taken, last = 0, Counter[int](), len(messages) - 1
+    results = CallResults(found)
     for use_index in sorted(set(superseded.values()), reverse=True):
         use_facts = found[use_index]
         answered = use_facts.answered_in
@@ -171,40 +155,19 @@ def _name_calls(
                 if superseded.get(entry.tool_use_id) == use_index:
                     removed.append(entry)
                     tokens += call_tokens(entry, counter)
-                    taken[use_index] = taken.get(use_index, 0) + 1
-                    taken[use_index + 1] = taken.get(use_index + 1, 0) + 1
+                    taken[use_index] += 1
+                    taken[use_index + 1] += 1
             continue
         for use in reversed(use_facts.uses):
             tool_id = use.get("id")
             if superseded.get(tool_id) == use_index:
-                entry, result_index, pair_tokens = _name_call(
-                    use, tool_id, use_index, found, counter
-                )
-                removed.append(entry)
-                tokens += pair_tokens
-                taken[use_index] = taken.get(use_index, 0) + 1
-                taken[result_index] = taken.get(result_index, 0) + 1
+                result = results.after(use_index, tool_id)  # (a valid view answers every call)
+                removed.append(entry := removed_call(use, tool_id, use_facts, result))
+                tokens += call_tokens(entry, counter)
+                taken[use_index] += 1
+                if result is not None:
+                    taken[result[0]] += 1
     return removed, tokens, taken
-
-
-def _name_call(
-    use: dict[str, Any],
-    tool_id: str,
-    use_index: int,
-    found: Sequence[MessageFacts],
-    counter: TokenCounter,
-) -> tuple[RemovedInteraction, int, int]:
-    """The entry of one superseded call, with its result searched after it (a valid view
-    answers every call), the index of that result's message and the tokens of the call's
-    two blocks."""
-    result_index, result = next(
-        (index, block)
-        for index in range(use_index + 1, len(found))
-        for block in found[index].results
-        if block.get("tool_use_id") == tool_id
-    )
-    entry = removed_call(use, tool_id, found[use_index], (result, found[result_index]))
-    return entry, result_index, call_tokens(entry, counter)
 
 
 def dedup_file_reads(
@@ -212,8 +175,6 @@ def dedup_file_reads(
     policy: CompactionPolicy | None = None,
     counter: TokenCounter | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
-    """L2: drop older reads of the same file; return (new view, tokens saved).
-
-    Raises ToolProtocolError for an invalid history.
-    """
+    """L2: drop older reads of the same file; (new view, tokens saved). Raises ToolProtocolError for
+    an invalid history."""
     return run_layer_alone(build_dedup_outcome, messages, policy, counter)

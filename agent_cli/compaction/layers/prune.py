@@ -1,23 +1,12 @@
 """L3: keep the user's first message and the recent tail, drop what lies between.
 
-Contract: message 0 (the user's original request, in their own words) and the last
-`keep_recent_messages` messages are kept, and always the step the model is in: when the
-view ends with tool results, the message that made those calls too (with
-`keep_recent_messages=1` the results alone were kept, their calls crossed the cut, and
-both left: the model, seeing no result, ran the command again). An interaction with a half outside what is kept
-leaves as a whole (both halves), text in a mixed message stays, and a message left empty
-is dropped. The result starts with a user message: leading non-user messages go too,
-with their interactions. A view whose message 0 is not the user's has no request to keep
-there, so the tail reaches back to the nearest user message instead; a view with no user
-message to start from is left as it is rather than emptied. Two user messages may end up
-next to each other; the Messages API accepts that (it joins consecutive same-role
-turns), and merging them here would rewrite the messages the policy promises to keep.
-
-An interaction crosses the cut exactly when only one of its halves is among the kept
-messages. In a valid view a kept call always has its result after it, in the kept tail,
-so the calls that leave are those of the dropped middle and of the leading non-user
-messages: exactly the calls `what_left.collect_removed` finds gone, newest first, and
-L3 names them (oldest first) from that.
+Contract: message 0 and the last `keep_recent_messages` messages are kept, and always the step the
+model is in: when the view ends with tool results, the message that made those calls too. An
+interaction with a half outside what is kept leaves whole, text in a mixed message stays, and a
+message left empty is dropped. The result starts with a user message (leading non-user messages go,
+with their interactions). When message 0 is not the user's, the tail reaches back to the nearest
+user message; a view with none is left as it is. Adjacent user messages are not merged (the API
+joins them).
 """
 
 from __future__ import annotations
@@ -42,7 +31,6 @@ from agent_cli.tokens import TokenCounter
 
 
 def _drop_leading_non_user(view: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Drop messages until the view starts with a user one, with their interactions."""
     while view and view[0].get("role") != "user":
         ids = collect_tool_ids(view[:1], "tool_use") + collect_tool_ids(view[:1], "tool_result")
         view = remove_tool_interactions(view[1:], ids)
@@ -50,9 +38,7 @@ def _drop_leading_non_user(view: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _step_in_progress_start(messages: Sequence[dict[str, Any]], tail_start: int) -> int:
-    """`tail_start`, moved back to the message that made the calls the view's last
-    message answers (in a valid view, the one just before it), so the step the model is
-    in stays whole."""
+    """`tail_start`, moved back to the message whose calls the last message answers."""
     count = len(messages)
     if count >= 3 and collect_tool_ids(messages[-1:], "tool_result"):
         return min(tail_start, count - 2)
@@ -60,7 +46,7 @@ def _step_in_progress_start(messages: Sequence[dict[str, Any]], tail_start: int)
 
 
 def _last_user_index(messages: Sequence[dict[str, Any]], at_most: int) -> int:
-    """The last user message at or before `at_most`, or `at_most` when there is none."""
+    """The last user message at or before `at_most`, else `at_most`."""
     for index in range(min(at_most, len(messages) - 1), -1, -1):
         if messages[index].get("role") == "user":
             return index
@@ -74,10 +60,8 @@ def _collect_dropped(
     view_facts: Sequence[MessageFacts],
     ends: tuple[int, int],
 ) -> tuple[list[RequestEntry], list[RemovedInteraction]]:
-    """`collect_removed(messages, view, facts)`, knowing that only the first `ends[0]`
-    messages and those from `ends[1]` on were kept: every message between them left
-    (unless that very object was also kept: a view may hold one dict twice), and what
-    else left or came is found among the few at the ends."""
+    """`collect_removed(messages, view, facts)` for a view that kept only the first `ends[0]`
+    messages and those from `ends[1]` on."""
     head, tail_start = ends
     in_view = set(map(id, view))
     gone, gone_facts = list(messages[head:tail_start]), list(facts[head:tail_start])
@@ -99,9 +83,8 @@ def _collect_dropped(
 
 
 def answer_entries(dropped: Sequence[dict[str, Any]]) -> list[InteractionEntry]:
-    """A digest line for each answer of the model's among `dropped` (in view order),
-    newest first: its text blocks (or string content) as one, by `describe_answer`, with
-    its message's pointer. L4's acknowledgement is no answer."""
+    """A digest line per model answer among `dropped`, newest first, with its pointer; L4's
+    acknowledgement is no answer."""
     entries = []
     for message in reversed(dropped):
         if message.get("role") != "assistant" or is_acknowledgement(message):
@@ -115,7 +98,7 @@ def answer_entries(dropped: Sequence[dict[str, Any]]) -> list[InteractionEntry]:
 
 
 def answer_text(message: dict[str, Any]) -> str:
-    """The text an assistant message carries: its string content, or its text blocks."""
+    """An assistant message's string content, or its text blocks joined."""
     content = message.get("content")
     if isinstance(content, str):
         return content
@@ -127,8 +110,8 @@ def answer_text(message: dict[str, Any]) -> str:
 def with_answers(
     interactions: Sequence[DigestLine], answers: list[InteractionEntry]
 ) -> list[DigestLine]:
-    """Both, newest first by record number when every entry has one (a message's calls
-    before its answer); else the answers after the calls."""
+    """Both, newest first by record number when every entry has one; else the answers after the
+    calls."""
     merged: list[DigestLine] = [*interactions, *answers]
     if not answers or any(entry.number is None for entry in merged):
         return merged
@@ -144,11 +127,9 @@ def build_prune_outcome(
     *,
     name_answers: bool = False,
 ) -> LayerOutcome:
-    """Apply L3 to a valid view and say what it did (`view_tokens`: its count, if known;
-    `facts`: those of each message), with what left the view for the digest; the removed
-    calls are named from that (module doc). `name_answers`: the messages it drops lie
-    after what a summary saw, so each answer of the model's among them gets a digest
-    line too (`answer_entries`)."""
+    """Apply L3 to a valid view (`view_tokens`: its count, if known; `facts`: those of each
+    message), with what left for the digest. `name_answers`: each dropped model answer gets a digest
+    line too."""
     count = len(messages)
     tail_start = max(count - policy.keep_recent_messages, 1)
     tail_start = _step_in_progress_start(messages, tail_start)
@@ -194,8 +175,6 @@ def prune_old_messages(
     policy: CompactionPolicy | None = None,
     counter: TokenCounter | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
-    """L3: keep message 0 and the recent tail; return (new view, tokens saved).
-
-    Raises ToolProtocolError for an invalid history.
-    """
+    """L3: keep message 0 and the recent tail; (new view, tokens saved). Raises ToolProtocolError
+    for an invalid history."""
     return run_layer_alone(build_prune_outcome, messages, policy, counter)

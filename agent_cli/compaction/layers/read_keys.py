@@ -10,22 +10,20 @@ from agent_cli.compaction.policy import CompactionPolicy, ReadRule
 
 
 def read_rule(policy: CompactionPolicy) -> ReadRule:
-    """The part of `policy` that read keys depend on: reads found under one policy serve
-    another with the same rule."""
+    """The part of `policy` read keys depend on."""
     return (policy.read_tool_names, policy.read_path_key)
 
 
 def find_reads(
     uses: Iterable[dict[str, Any]], policy: CompactionPolicy, paths: dict[str, str] | None = None
 ) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """(tool_use id, read key) of each read among `uses`, in order (`paths`: as below)."""
+    """(tool_use id, read key) of each read among `uses`, in order."""
     keyed = ((block, build_read_key(block, policy, paths)) for block in uses)
     return tuple((block["id"], key) for block, key in keyed if key is not None)
 
 
 def normalize_read_path(path: str) -> str:
-    """A path string with cosmetic differences removed (`dedup`'s contract); `..` and
-    blanks are left alone on purpose: each names another file."""
+    """`path` without empty and `.` segments; `..` and blanks are kept: each names another file."""
     text = path
     is_absolute = text.startswith("/")
     parts = [part for part in text.split("/") if part not in ("", ".")]
@@ -36,9 +34,8 @@ def normalize_read_path(path: str) -> str:
 def build_read_key(
     block: dict[str, Any], policy: CompactionPolicy, paths: dict[str, str] | None = None
 ) -> tuple[str, ...] | None:
-    """(tool, normalized path, other inputs as sorted JSON) for a tool_use the policy
-    counts as a read (a name in `read_tool_names`, a string path under `read_path_key`),
-    else None. `paths` memoizes normalized paths over one scan."""
+    """(tool, normalized path, other inputs as sorted JSON) for a tool_use the policy counts as a
+    read, else None. `paths` memoizes normalized paths over one scan."""
     name = block.get("name")
     if name not in policy.read_tool_names:
         return None

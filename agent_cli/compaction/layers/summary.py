@@ -1,20 +1,12 @@
 """L4: replace everything before a recent window with a summary written by the caller's model.
 
-Contract: the recent window is the last `summary_keep_recent` messages, widened backwards
-until no interaction crosses its start. Everything before it goes to `summarizer` (a deep
-copy: the summarizer cannot touch the caller's messages, and it never sees the durable
-state) and comes back as ONE user message starting with `SUMMARY_HEADER` and marked by
-the private `SUMMARY_KEY` (`markers`). When the window starts with a user message, a short
-assistant acknowledgement goes between them so roles keep alternating.
-
-When everything before the window is the previous summary (and its acknowledgement),
-there is nothing new to summarize: L4 reports `NOTHING_NEW_TO_SUMMARIZE` without calling
-the summarizer, whatever the focus (a summary of a summary, focused or not, could only
-lose detail, and a repeated `/compact` must not pay for it).
-
-It fails safe: if the summarizer raises, returns no text, or the new view would not be
-smaller (whoever asked: `/compact` must not make the context bigger either), the
-original view comes back unchanged with 0 saved (the outcome code says why).
+Contract: the window is the last `summary_keep_recent` messages, widened back until no interaction
+crosses its start. What precedes it goes to `summarizer` as a deep copy (never the durable state)
+and comes back as one user message starting with `SUMMARY_HEADER` and marked with `SUMMARY_KEY`;
+when the window starts with a user message, an acknowledgement keeps roles alternating. When all
+before the window is the previous summary (and its acknowledgement), the summarizer is not called
+(`NOTHING_NEW_TO_SUMMARIZE`). It fails safe: a summarizer that raises or returns no text, or a view
+that would not be smaller, gives the view back unchanged with 0 saved and an outcome saying why.
 """
 
 from __future__ import annotations
@@ -48,8 +40,7 @@ Summarizer = Callable[[list[dict[str, Any]]], str]
 
 
 def find_summary_boundary(messages: Sequence[dict[str, Any]], keep_recent: int) -> int:
-    """Index where the recent window starts (module contract): walking back one message
-    at a time, a result in the window whose tool_use is not yet in it keeps it open."""
+    """Where the recent window starts (module doc)."""
     start = max(len(messages) - keep_recent, 0)
     unanswered = set(collect_tool_ids(messages[start:], "tool_result"))
     unanswered.difference_update(collect_tool_ids(messages[start:], "tool_use"))
@@ -61,7 +52,7 @@ def find_summary_boundary(messages: Sequence[dict[str, Any]], keep_recent: int) 
 
 
 def build_summary_messages(summary: str, recent: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The summary message, plus an acknowledgement when the window starts with a user."""
+    """The summary message, plus an acknowledgement when `recent` starts with a user message."""
     head = [mark_summary({"role": "user", "content": f"{SUMMARY_HEADER}\n{summary}"})]
     if recent and recent[0].get("role") == "user":
         head.append({"role": "assistant", "content": ACKNOWLEDGEMENT})
@@ -69,7 +60,7 @@ def build_summary_messages(summary: str, recent: Sequence[dict[str, Any]]) -> li
 
 
 def holds_only_previous_summary(old: Sequence[dict[str, Any]]) -> bool:
-    """True when `old` is a summary L4 made, alone or with the acknowledgement it added."""
+    """True when `old` is an L4 summary, alone or with its acknowledgement."""
     if not old or not is_summary_message(old[0]):
         return False
     rest = old[1:]
@@ -81,7 +72,7 @@ def _unchanged(messages: Sequence[dict[str, Any]], outcome: str) -> LayerOutcome
 
 
 def _call_summarizer(summarizer: Summarizer, old: Sequence[dict[str, Any]]) -> str | None:
-    """The summarizer's text, stripped; None when it raised. Interrupts still propagate."""
+    """The summarizer's text, stripped; None when it raised (interrupts propagate)."""
     try:
         text = summarizer(copy.deepcopy(list(old)))
     except Exception:
@@ -96,7 +87,7 @@ def build_summary_outcome(
     counter: TokenCounter,
     view_tokens: int | None = None,
 ) -> LayerOutcome:
-    """Apply L4 to a valid view and say what it did (`view_tokens`: its count, if known)."""
+    """Apply L4 to a valid view (`view_tokens`: its count, if known)."""
     start = find_summary_boundary(messages, policy.summary_keep_recent)
     if start == 0:
         return _unchanged(messages, NOTHING_TO_SUMMARIZE)
@@ -126,10 +117,8 @@ def generate_summary(
     policy: CompactionPolicy | None = None,
     counter: TokenCounter | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
-    """L4: summarize all but the recent window; return (new view, tokens saved).
-
-    Raises ToolProtocolError for an invalid history; never raises for a failing summary.
-    """
+    """L4: summarize all but the recent window; (new view, tokens saved). Raises ToolProtocolError
+    for an invalid history, never for a failing summary."""
     return run_layer_alone(
         lambda view, chosen, tokens: build_summary_outcome(view, summarizer, chosen, tokens),
         messages,

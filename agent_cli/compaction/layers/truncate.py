@@ -1,18 +1,11 @@
 """L1: truncate oversized tool results to a bounded head and tail.
 
-Contract: a tool_result over `max_tool_result_tokens` keeps its head (about two thirds of
-the budget) and its tail (about one third) around a marker that states the original size
-and, when its message carries a transcript pointer (`markers.SOURCE_KEY`) and what is
-kept names no artifact (a spilled output's pointer to all of it), names that record as
-the way back to what was cut. A string result stays a string; a list result stays a list of blocks: its text blocks
-are read as one stream with one head, one marker and one tail, images untouched. A
-result is only replaced when the new message counts fewer tokens than the old one, so
-the layer never grows a result and its savings are real. Messages are never mutated: a
-changed message is a new dict.
-
-No interaction is removed, so the tool protocol is untouched. The messages cut are the
-user messages (list content) whose largest tool_result, as the run's facts count it,
-is over the budget.
+Contract: a tool_result over `max_tool_result_tokens` keeps its head (about two thirds of the
+budget) and its tail (about one third) around a marker stating the original size and, when its
+message has a transcript pointer and what is kept names no artifact, that record as the way back. A
+string result stays a string; a list result's text blocks are cut as one stream, images untouched. A
+result is replaced only when the new one counts fewer tokens, so savings are real. No cut splits a
+secret or a pointer. No interaction is removed; messages are never mutated.
 """
 
 from __future__ import annotations
@@ -43,8 +36,7 @@ Cut = TypeVar("Cut")
 def render_truncation_marker(
     omitted_chars: int, original_tokens: int, original_chars: int, pointer: str | None = None
 ) -> str:
-    """The line that replaces the middle of a truncated result; with the `pointer` of the
-    transcript record that holds it whole, the way back to what was cut."""
+    """The line that replaces the middle of a cut result; `pointer`: the record holding it whole."""
     way_back = f"; recall {pointer} for all of it" if pointer else ""
     return (
         f"\n[... {omitted_chars:,} characters cut by context compaction; the full result "
@@ -53,8 +45,7 @@ def render_truncation_marker(
 
 
 def _snap_to_lines(text: str, head: int, tail: int, secrets: SecretForms) -> tuple[int, int]:
-    """Move the cuts to line ends when one is near, so kept lines stay whole; then to
-    where they split no secret and no pointer (`safe_cuts`)."""
+    """Cuts moved to a nearby line end, then to where they split no secret and no pointer."""
     newline = text.rfind("\n", 0, head)
     if newline >= head * 3 // 4:
         head = newline + 1
@@ -72,10 +63,8 @@ def _snap_to_lines(text: str, head: int, tail: int, secrets: SecretForms) -> tup
 def _count_cut(
     counter: TokenCounter, cut: str, marker: str, source: str, source_tokens: int
 ) -> int:
-    """The tokens of `cut`, made of `marker` and characters kept of `source` (counted
-    `source_tokens`): those characters at the density of their source plus the marker
-    (docs/performance.md), or the cut counted when a counter would refuse that estimate
-    as implausible (`tokens.is_plausible_count`): every figure is the one the view counts."""
+    """Tokens of `cut` (`marker` plus characters of `source`, counted `source_tokens`): estimated at
+    the source's density, or counted where a counter would refuse that estimate."""
     kept_chars = len(cut) - len(marker)
     estimate = math.ceil(source_tokens * kept_chars / max(len(source), 1))
     estimate += counter.count_text(marker)
@@ -85,9 +74,8 @@ def _count_cut(
 def _shrink(
     cut_to: Callable[[float], tuple[Cut, int] | None], keep: float, budget: int, original: int
 ) -> tuple[Cut, int] | None:
-    """The first cut (`cut_to(keep)`: a cut keeping about `keep` tokens and its count, or
-    None when it cannot be made) that fits `budget`, each attempt keeping less; after
-    `_SHRINK_ATTEMPTS`, the last one made. None when it is not smaller than `original`."""
+    """The first cut `cut_to(keep)` makes that fits `budget`, keeping less each attempt (after
+    `_SHRINK_ATTEMPTS`, the last one made); None when none is smaller than `original`."""
     made: tuple[Cut, int] | None = None
     for _ in range(_SHRINK_ATTEMPTS):
         cut = cut_to(keep)
@@ -109,10 +97,9 @@ def build_truncated_text(
     original: int | None = None,
     pointer: str | None = None,
 ) -> tuple[str, int] | None:
-    """`text` cut to about `budget` tokens and the cut's estimated count, or None when it
-    fits or cutting would not help; no cut splits one of `secrets` or a pointer.
-    `original`: the count of `text` when the caller has it (a count its block carries);
-    `pointer`: where it is kept whole (`render_truncation_marker`)."""
+    """`text` cut to about `budget` tokens and the cut's count, or None when it fits or cutting
+    would not help. `original`: the count of `text`, when known; `pointer`: where it is kept whole.
+    """
     size = counter.count_text(text) if original is None else original
     if size <= budget:
         return None
@@ -130,15 +117,14 @@ def build_truncated_text(
 
 
 def _way_back(pointer: str | None, head: str, tail: str) -> str | None:
-    """The record a marker names (`render_truncation_marker`): `pointer`, unless what the
-    cut keeps already names an artifact (a spilled output's pointer to all of it)."""
+    """`pointer`, unless the cut keeps an artifact pointer already."""
     if pointer is None or ARTIFACT_PREFIX in head or ARTIFACT_PREFIX in tail:
         return None
     return pointer
 
 
 def _count_whole(sizes: Sequence[int], budget: float) -> tuple[int, float]:
-    """How many leading items fit whole in `budget`, and the budget left after them."""
+    """How many leading `sizes` fit whole in `budget`, and the budget left."""
     taken = 0
     for size in sizes:
         if size > budget:
@@ -162,8 +148,8 @@ def _edge_parts(
 def _cut_block(
     block: dict[str, Any], text: str, marker: str, size: int, counter: TokenCounter
 ) -> dict[str, Any]:
-    """`block` (its text `size` tokens) holding `text`, made of `marker` and characters
-    kept of its text, and carrying the count of `text`."""
+    """`block` holding `text` (`marker` plus characters of its own text, `size` tokens) with its
+    count carried."""
     tokens = _count_cut(counter, text, marker, block["text"], size)
     return counter.carry_count({**block, "text": text}, text, tokens)
 
@@ -178,12 +164,9 @@ def _cut_stream(
     secrets: SecretForms,
     pointer: str | None,
 ) -> list[Any] | None:
-    """`blocks` with their text read as one stream cut to about `keep` tokens.
-
-    Text blocks that fit the head (about two thirds of `keep`) or the tail are kept
-    whole; the first cut block keeps its head and the marker, the last one its tail, and
-    the text blocks between them go. Other blocks (images) stay where they are.
-    """
+    """`blocks` with their text cut as one stream to about `keep` tokens: text blocks that fit the
+    head or tail stay whole, the first cut block keeps its head and the marker, the last its tail,
+    the ones between go; other blocks stay. None when nothing would be cut."""
     head_count, head_left = _count_whole(sizes, keep * 2 / 3)
     tail_count, tail_left = _count_whole(sizes[head_count:][::-1], keep / 3 + head_left)
     middle = texts[head_count : len(texts) - tail_count]
@@ -213,7 +196,7 @@ def _cut_stream(
 
 
 def _text_tokens(block: dict[str, Any], counter: TokenCounter) -> int:
-    """Tokens of a text block's text: the count it carries, else counted."""
+    """A text block's carried count, else its text counted."""
     carried = counter.carried_count(block, block["text"])
     return counter.count_text(block["text"]) if carried is None else carried
 
@@ -225,8 +208,7 @@ def build_truncated_blocks(
     secrets: SecretForms = NO_SECRETS,
     pointer: str | None = None,
 ) -> tuple[list[Any], int] | None:
-    """A list result cut to about `budget` tokens (its text as one stream, `_cut_stream`)
-    and the cut's count, or None when nothing shrank; `pointer` as for text."""
+    """A list result cut to about `budget` tokens and the cut's count, or None when nothing shrank."""
     texts = [
         index
         for index, block in enumerate(blocks)
@@ -254,9 +236,8 @@ def _truncate_result(
     pointer: str | None,
     original: int,
 ) -> tuple[dict[str, Any], int] | None:
-    """The cut result and the tokens it saves (its content's count, `original`, before
-    minus after; the rest of the block is unchanged but for `CUT_FROM_KEY`, the size of
-    its text before the first cut), or None. `pointer`: its message's record."""
+    """The cut block (marked with `CUT_FROM_KEY`, the text's size before any cut) and the tokens it
+    saves from its content's count `original`, or None."""
     content = block.get("content")
     cut_from = {CUT_FROM_KEY: block.get(CUT_FROM_KEY, result_size(block))}
     if isinstance(content, str):
@@ -276,9 +257,8 @@ def _truncate_result(
 
 
 def shared_result_budget(sizes: Sequence[int], room: int) -> int | None:
-    """The largest per-result cap `c` with `sum(min(size, c)) <= room` (small results stay
-    whole, the big ones share what is left), or None when even `MIN_SHARED_RESULT_TOKENS`
-    each would not fit, or when every result fits whole."""
+    """The largest cap `c` with `sum(min(size, c)) <= room`, or None when every result fits whole or
+    the cap would be under `MIN_SHARED_RESULT_TOKENS`."""
     left = room
     ordered = sorted(sizes)
     for taken, size in enumerate(ordered):
@@ -297,22 +277,15 @@ def build_shared_truncation(
     tokens: int,
     target: int,
 ) -> LayerOutcome:
-    """The last step before a request would be blocked: L1 with the per-result budget
-    lowered so that the view (`tokens` now, reserve included) gets under `target`, or
-    NO_CHANGE when no such budget exists. One tool step with many results each under the
-    budget can pass the hard limit, and L3 never removes the interaction the model is in."""
-    sizes = [
-        counter.count_result_content(block)
-        for message in messages
-        if message.get("role") == "user" and isinstance(message.get("content"), list)
-        for block in message["content"]
-        if isinstance(block, dict) and block.get("type") == "tool_result"
-    ]
+    """L1 with the per-result budget lowered so that the view (`tokens`, reserve included) gets
+    under `target`; NO_CHANGE when no such budget exists."""
+    facts = build_view_facts(messages, counter)  # (a valid view: results in user messages only)
+    sizes = [size for found in facts for size in found.result_tokens]
     cap = shared_result_budget(sizes, target - (tokens - sum(sizes)))
     if cap is None or cap >= policy.max_tool_result_tokens:
         return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
     shared = dataclasses.replace(policy, max_tool_result_tokens=cap)
-    return build_truncation_outcome(messages, shared, counter)
+    return build_truncation_outcome(messages, shared, counter, facts)
 
 
 def cut_message(
@@ -322,11 +295,9 @@ def cut_message(
     counter: TokenCounter,
     secrets: SecretForms,
 ) -> CutFacts | None:
-    """L1's cut of a user message whose facts are `found`: a smaller copy with each
-    result over `budget` cut (frozen when `message` is), or None when nothing shrank.
-    A message's count is the sum of its blocks', so the saving is what the cut results
-    save; the smaller message's facts follow from `found` (same texts and pointer). Each
-    cut's marker names the message's record (`found.pointer`), which holds it whole."""
+    """L1's cut of a user message (facts `found`): a copy with each result over `budget` cut (frozen
+    when `message` is) and its facts, or None when nothing shrank. The saving is what the cut
+    results save; markers name `found.pointer`."""
     content = message["content"]
     known = found.result_tokens if len(found.result_tokens) == len(found.results) else None
     blocks, tokens, results_cut, saved = list(content), list[int](), 0, 0
@@ -368,11 +339,9 @@ def build_truncation_outcome(
     facts: Sequence[MessageFacts] | None = None,
     largest_result: int | None = None,
 ) -> LayerOutcome:
-    """Apply L1 to a validated view and say what it did. `facts`: the facts of each
-    message of `messages`, built by the same counter (a message's largest result is read,
-    not counted again); `largest_result`: a bound on every result of the view (a run
-    whose largest result fits the budget has nothing to cut). A recorded cut also gives
-    its caller's facts after the cut (`CutFacts.caller_after`): the outcome's facts hold them."""
+    """Apply L1 to a valid view. `facts`: those of each message, by this counter; `largest_result`:
+    a bound on every result. A recorded cut is taken when made under this budget and these secrets,
+    and its caller's facts after the cut replace the caller's."""
     budget, secrets = policy.max_tool_result_tokens, policy.secret_forms
     found = build_view_facts(messages, counter) if facts is None else facts
     if largest_result is not None and largest_result <= budget:
@@ -408,8 +377,6 @@ def truncate_tool_results(
     policy: CompactionPolicy | None = None,
     counter: TokenCounter | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
-    """L1: cut tool results over the policy's budget; return (new view, tokens saved).
-
-    Raises ToolProtocolError for an invalid history, like every layer.
-    """
+    """L1: cut tool results over the policy's budget; (new view, tokens saved). Raises
+    ToolProtocolError for an invalid history."""
     return run_layer_alone(build_truncation_outcome, messages, policy, counter)
