@@ -26,15 +26,25 @@ _Node = dict[str, "_Node"]
 
 
 def trie_pattern(
-    forms: Iterable[Sequence[str]], tried_last: Callable[[str], bool] = lambda _: False
+    forms: Iterable[Sequence[str]],
+    tried_last: Callable[[str], bool] = lambda _: False,
+    open_ended: Iterable[tuple[Sequence[str], int]] = (),
 ) -> str:
-    """A regex matching any of `forms`, each a sequence of fragments (module contract)."""
+    """A regex matching any of `forms`, each a sequence of fragments (module contract),
+    and any start of at least `least` fragments of each `(fragments, least)` in
+    `open_ended` (a run of a secret: `secret_forms`), the longest one there is."""
     root: _Node = {}
     for fragments in forms:
         node = root
         for fragment in fragments:
             node = node.setdefault(fragment, {})
         node[_END] = {}
+    for fragments, least in open_ended:
+        node = root
+        for depth, fragment in enumerate(fragments, start=1):
+            node = node.setdefault(fragment, {})
+            if depth >= least:
+                node[_END] = {}
     return _emit(root, tried_last)[0]
 
 

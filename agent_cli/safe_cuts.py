@@ -11,7 +11,13 @@ Contract:
   secret form the cut would split moves the cut back to where it starts, so no piece of
   it is kept (the whole of it, if kept, is redacted like any other). With
   `stream_stopped=True` the text is all that is known of a longer stream that stopped at
-  its end, so an ending that could be the start of a secret counts as one too.
+  its end, so an ending that could be the start of a secret counts as one too. A long
+  run of a token (`secret_runs`) is an occurrence like a form: a cut inside one moves
+  to its start (its end, for a tail), so the run stays whole on one side and is
+  redacted there. What a stream that stopped ends with, if shorter than the threshold,
+  is kept: it is no occurrence (`open_match_start` knows a run only as a piece of the
+  whole value, whose start it must be), and fewer than the threshold's characters of it
+  stand on each side of any cut.
 - `safe_tail_start(text, start, secrets)`: where to begin a kept tail that should begin
   at `start`: after a secret the cut would split, before a pointer it would split.
 - `cut_head(text, limit, secrets, mark)`: `text` up to the safe end, `mark` appended when

@@ -15,7 +15,17 @@ characters percent-encoded in either case of hex (`agent_cli.percent_forms`). So
 `print(os.environ)`, `json.dumps`, `declare -p` or `env` (a `DATABASE_URL`) of a password
 holding a quote, a backslash, a non-ASCII letter or a line break (a PEM key in a JSON
 file) are caught too, and so is a file saved in NFD, UTF-16 or Latin-1, and a
-`DATABASE_URL` however its password was encoded. Each form up to `MAX_WRAPPED_CHARS`
+`DATABASE_URL` however its password was encoded. In every literal form a `/` also
+matches as JSON's `\\/` and HTML's `&#x2F;` (either case), `&#47;`, `&#047;` and `&sol;`,
+each slash either way (`_SLASH`: one matcher, not every combination, for a key with many
+slashes; the first character of a form only as itself). A value on one line of at most
+`MAX_DUMP_BYTES` bytes also matches as a hex dump shows it and spaced out (`od -c`);
+see `_DUMP_GAP`. And a long run of a token-like value's characters is an occurrence too
+(`agent_cli.secret_runs`: `pattern` is the forms' regex and the runs as one matcher,
+`occurrences` gives runs too; `open_match_start`, `closed_match_end` and
+`is_middle_piece` know the runs as pieces of the value's own form, which every run is:
+a cut keeps less than the threshold of a run on either side, see `safe_cuts`). Each
+form up to `MAX_WRAPPED_CHARS`
 characters also matches when broken across lines (`base64` wraps at 76 columns, `xxd -p`
 at 60; a percent form when its longest spelling is that short). A line break of a value
 that spans lines (a PEM key) matches a line feed or CRLF whatever the value holds: the
@@ -70,6 +80,13 @@ from agent_cli.secret_pieces import (
     may_wrap_before,
     spans_lines,
 )
+from agent_cli.secret_runs import (
+    RUN_MAX_CHARS,
+    RunFinder,
+    SecretPattern,
+    is_token_like,
+    run_least,
+)
 
 REDACTED_MARK = "[REDACTED]"
 MIN_SECRET_CHARS = 8
@@ -89,22 +106,96 @@ _TRAILING_PERCENT = "(?:25)?"
 _WRAPPED_TRAILING_PERCENT = f"(?:{_LINE_BREAK}2{_LINE_BREAK}5)?"
 # What a line break of a form's own may take besides itself: a CR, and its gap.
 _GAP_EXTRA = 1 + LINE_SUFFIX_CHARS + LINE_PREFIX_CHARS
+# A `/` of a form matches it as JSON escapes it (`\/`, PHP's `json_encode`) and as HTML
+# and XML escapers write it (`&#x2F;`, `&#47;`, `&sol;`): either spelling at each `/`, so
+# a value with many slashes (an AWS secret key) is one matcher, not every combination.
+_SLASH = r"(?:/|\\/|&#[xX]2[fF];|&#0?47;|&sol;)"
+_SLASH_EXTRA = len("&#x2F;") - 1
+# A hex dump (`xxd`, `xxd -u`, `od -An -tx1`, `hexdump -C`) of a value on one line of at
+# most `MAX_DUMP_BYTES` bytes (a token, a password; not a PEM key, whose pattern would be
+# large for every form it has): its hex bytes with up to two blanks between them (one at least
+# at every even offset of the file, where `xxd` puts one), or a line's end between two:
+# the line's text column, a line break and the next line's offset (`_DUMP_GAP`); after
+# its last byte, the rest of that line (`_DUMP_TAIL`: its text column holds the value's
+# last characters). And, for a token-like value, its characters spaced out (`od -c`,
+# `sed 's/./& /g'`): one to three blanks between them, or a line break and an offset.
+MAX_DUMP_BYTES = 256
+_DUMP_GAP = r"[^\r\n]{0,20}\r?\n[0-9a-fA-F]{0,16}:?[ ]{0,3}"
+_DUMP_GAP_CHARS = 20 + 2 + 16 + 1 + 3
+_DUMP_TAIL = r"[^\r\n]{0,70}"
+_DUMP_TAIL_CHARS = 70
+_HEX_DIGIT = {
+    digit: f"[{digit}{digit.upper()}]" if digit.isalpha() else digit for digit in "0123456789abcdef"
+}
+_SPACED_GAP = r"(?:[ ]{1,3}|\r?\n[0-7]{0,16}[ ]{1,3})"
+_SPACED_GAP_CHARS = 2 + 16 + 3
 
 
 def _longest_text(form: str) -> int:
     """The most characters an occurrence of `form` can cover: each line break of its own
     as CRLF with its gap, and (up to `MAX_WRAPPED_CHARS`) a CRLF between every two
-    characters."""
+    characters; each `/` as `&#x2F;`."""
     wrapped = 2 * len(form) if len(form) <= MAX_WRAPPED_CHARS else 0
     trailing = (6 if wrapped else 2) if form.endswith("%") else 0
-    return len(form) + wrapped + trailing + _GAP_EXTRA * form.count("\n")
+    slashes = _SLASH_EXTRA * form.count("/")
+    return len(form) + wrapped + trailing + slashes + _GAP_EXTRA * form.count("\n")
 
 
 def _longest_bytes(form: str) -> int:
     """`_longest_text` for the form's UTF-8 bytes (a gap's characters count as bytes)."""
-    wrapped = 2 * len(form) if len(form) <= MAX_WRAPPED_CHARS else 0
-    trailing = (6 if wrapped else 2) if form.endswith("%") else 0
-    return len(form.encode("utf-8")) + wrapped + trailing + _GAP_EXTRA * form.count("\n")
+    extra = len(form.encode("utf-8")) - len(form)
+    return _longest_text(form) + extra
+
+
+def _run_fragments(values: Iterable[str]) -> list[tuple[list[str], int]]:
+    """For each value with runs (`run_least`), the value's fragments from each place a
+    run may begin, with the fewest a run must take (`literal_trie`'s `open_ended`). A
+    run is matched on one line (a line break between two of its characters ends it):
+    a wrap allowed everywhere would double the pattern for output that cuts, not wraps."""
+    chains: list[tuple[list[str], int]] = []
+    for value in values:
+        least = run_least(value)
+        if least is None:
+            continue
+        fragments = [_unit_pattern(unit, 1) for unit in value]  # on one line: no wraps
+        for start in range(len(value) - least + 1):
+            chains.append(([re.escape(value[start]), *fragments[start + 1 :]], least))
+    return chains
+
+
+def _dump_fragments(values: Iterable[str]) -> list[list[str]]:
+    """Each value (up to `MAX_DUMP_BYTES`) as a hex dump shows it, its digits in either
+    case, at either parity of its offset, and a token-like one spaced out (`_DUMP_GAP`).
+    A chain begins with a literal digit (see `_unit_pattern`), one chain for each case."""
+    chains: set[tuple[str, ...]] = set()
+    for value in values:
+        data = value.encode("utf-8")
+        if len(data) > MAX_DUMP_BYTES or "\n" in value or "\r" in value:
+            continue  # a key that spans lines is not dumped here: see `MAX_DUMP_BYTES`
+        digits = "".join(_HEX_DIGIT[digit] for digit in data.hex()[1:])
+        rest = re.findall(r"\[..\]|.", digits)  # each digit's pattern after the first
+        for first in {data.hex()[0], data.hex()[0].upper()}:
+            for parity in (0, 1):
+                chain = [first + rest[0]] + [
+                    (f"(?:[ ]{{1,2}}|{_DUMP_GAP})" if (index + parity) % 2 == 0 else "[ ]?")
+                    + rest[2 * index - 1]
+                    + rest[2 * index]
+                    for index in range(1, len(data))
+                ]
+                chain[-1] += _DUMP_TAIL
+                chains.add(tuple(chain))
+        if is_token_like(value):
+            chains.add((re.escape(value[0]), *(_SPACED_GAP + re.escape(c) for c in value[1:])))
+    return [list(chain) for chain in sorted(chains)]
+
+
+def _longest_dump(value: str) -> int:
+    """The most characters a dump of `value` (`_dump_fragments`) can cover."""
+    size = len(value.encode("utf-8"))
+    if size > MAX_DUMP_BYTES or "\n" in value or "\r" in value:
+        return 0
+    hex_dump = 2 * size + (size - 1) * max(2, _DUMP_GAP_CHARS) + _DUMP_TAIL_CHARS
+    return max(hex_dump, len(value) * (1 + _SPACED_GAP_CHARS))
 
 
 @dataclass(frozen=True, repr=False)
@@ -114,7 +205,9 @@ class SecretForms:
     forms: tuple[str, ...] = ()
     # Each value as a URL holds it, encoded in any way (`agent_cli.percent_forms`).
     percent_forms: tuple[PercentForm, ...] = ()
-    pattern: re.Pattern[str] | None = field(init=False, compare=False, default=None)
+    # The values whose long runs (`run_least`) and dumps (`_dump_fragments`) count.
+    values: tuple[str, ...] = ()
+    pattern: SecretPattern | None = field(init=False, compare=False, default=None)
     # The longest text one occurrence can cover (`_longest_text`).
     longest_match: int = field(init=False, compare=False, default=0)
     longest_byte_match: int = field(init=False, compare=False, default=0)
@@ -126,19 +219,27 @@ class SecretForms:
     def __post_init__(self) -> None:
         forms = tuple(sorted(set(self.forms), key=lambda form: (-len(form), form)))
         percent_forms = tuple(dict.fromkeys(self.percent_forms))
-        alternation = trie_pattern(_all_fragments(forms, percent_forms), spans_lines)
-        anything = bool(forms or percent_forms)
+        values = tuple(sorted(set(self.values)))
+        dumps = _dump_fragments(values)
+        alternation = trie_pattern([*_all_fragments(forms, percent_forms), *dumps], spans_lines)
+        runs = RunFinder(values)
+        anything = bool(forms or percent_forms or values)
         longest_percent = max(
             (form.longest_text(wrapped=_wrapped(form)) for form in percent_forms), default=0
         )
+        # a run is a piece of its value, itself a form: only a dump may be longer
+        longest_dump = max(map(_longest_dump, values), default=0)
         longest_bytes = map(_longest_bytes, forms)
         set_field = object.__setattr__  # frozen: derived fields are set once, here
         set_field(self, "forms", forms)
         set_field(self, "percent_forms", percent_forms)
-        set_field(self, "pattern", re.compile(alternation) if anything else None)
+        set_field(self, "values", values)
+        regex = re.compile(alternation)
+        set_field(self, "pattern", SecretPattern(regex, runs) if anything else None)
         set_field(self, "_starts", re.compile(f"(?=({alternation}))") if anything else None)
-        set_field(self, "longest_match", max(*map(_longest_text, forms), longest_percent, 0))
-        set_field(self, "longest_byte_match", max(*longest_bytes, longest_percent, 0))
+        longest = max(*map(_longest_text, forms), longest_percent, longest_dump, 0)
+        set_field(self, "longest_match", longest)
+        set_field(self, "longest_byte_match", max(*longest_bytes, longest_percent, longest_dump, 0))
         set_field(self, "_pieces", FormPieces(forms, self.longest_match))
 
     def __repr__(self) -> str:
@@ -148,14 +249,20 @@ class SecretForms:
     def from_values(cls, values: Iterable[str]) -> SecretForms:
         forms: set[str] = set()
         percent_forms: set[PercentForm] = set()
+        kept: set[str] = set()
         for value in values:
             if len(value) >= MIN_SECRET_CHARS:
                 forms |= encoded_forms(value) | material_lines(value)
                 percent_forms |= url_forms(value)
-        return cls(tuple(forms), tuple(sorted(percent_forms, key=lambda form: form.choices)))
+                kept.add(value)
+        return cls(
+            tuple(forms),
+            tuple(sorted(percent_forms, key=lambda form: form.choices)),
+            tuple(kept),
+        )
 
     def __bool__(self) -> bool:
-        return bool(self.forms or self.percent_forms)
+        return bool(self.forms or self.percent_forms or self.values)
 
     def redact(self, text: str) -> str:
         """`text` with every occurrence of a form replaced by `REDACTED_MARK`."""
@@ -185,10 +292,14 @@ class SecretForms:
         """The bytes patterns (whole forms; their starts), compiled on first use: most
         sessions never meet binary content."""
         if self._byte_pattern is None and self:
+            extra = trie_pattern(
+                _dump_fragments(self.values), spans_lines, open_ended=_run_fragments(self.values)
+            )
             alternation = b"|".join(
                 [
                     *(_byte_pattern_for(form) for form in self.forms),
                     *(form.byte_pattern(wrapped=_wrapped(form)) for form in self.percent_forms),
+                    *([extra.encode("utf-8")] if extra else []),
                 ]
             )
             object.__setattr__(self, "_byte_pattern", re.compile(alternation))
@@ -203,10 +314,17 @@ class SecretForms:
         # One occurrence covers at most `longest_match` characters: the search need not
         # look further than that past `end` (a whole 2 MB result would cost each cut).
         limit = min(len(text), max(end, 0) + self.longest_match)
+        spans = []
         for found in self._starts.finditer(text, max(start, 0), limit):
             if found.start() >= end:
-                return
-            yield found.start(1), found.end(1)
+                break
+            spans.append((found.start(1), found.end(1)))
+        if self.pattern is not None and self.pattern.finder:
+            # a run (`secret_runs`) that begins here, found from as far back as one reaches
+            runs = self.pattern.finder.runs(text, max(start, 0) - RUN_MAX_CHARS, limit)
+            spans += [run for run in runs if max(start, 0) <= run[0] < end]
+            spans.sort()
+        yield from spans
 
     def open_match_start(self, text: str, min_chars: int = 1) -> int | None:
         """The earliest position whose rest of `text` is a (proper or whole) start of an
@@ -358,12 +476,20 @@ def _fragments_for(form: str) -> list[str]:
     wraps = len(form) <= MAX_WRAPPED_CHARS
     fragments = [
         (_LINE_BREAK if wraps and may_wrap_before(units, index) else "")
-        + (gap_pattern(units, index) if unit == "\n" else re.escape(unit))
+        + (gap_pattern(units, index) if unit == "\n" else _unit_pattern(unit, index))
         for index, unit in enumerate(units)
     ]
     if units.endswith("%"):
         fragments[-1] += _WRAPPED_TRAILING_PERCENT if wraps else _TRAILING_PERCENT
     return fragments
+
+
+def _unit_pattern(unit: str, index: int) -> str:
+    """A character of a form as a regex: a `/` in any of its escaped spellings (`_SLASH`),
+    but for the first: a pattern whose every branch begins with a literal character lets
+    `re` skip at once the positions where none begins (its charset prefix), and a form
+    that begins with an escaped `/` is found from its next character on."""
+    return _SLASH if unit == "/" and index > 0 else re.escape(unit)
 
 
 def _byte_pattern_for(form: str) -> bytes:
@@ -376,6 +502,8 @@ def _byte_pattern_for(form: str) -> bytes:
         + (
             gap_pattern(units, index).encode("ascii")
             if unit == "\n"
+            else _SLASH.encode("ascii")
+            if unit == "/"
             else re.escape(unit.encode("utf-8"))
         )
         for index, unit in enumerate(units)

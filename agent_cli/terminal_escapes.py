@@ -14,7 +14,8 @@ Contract:
   `text` leaves unfinished, so that a stream can wait for the rest before removing it.
 - `unsplit_secrets(text, secrets)`: `text` as it is, unless escape sequences hide a
   secret: when `text` without them holds more occurrences of a form of `secrets` than
-  `text` does, the escape-free text, so that redaction then finds the secret whole.
+  `text` does (or as many, covering more of the text: a long run of a token is one
+  occurrence, split or not), the escape-free text, so that redaction then finds the secret whole.
   Escapes stay otherwise, because they may be what a command was run to show (`cat -v`,
   a test of a colour library); a secret holding an escape character itself is found in
   the raw text and keeps it. A command's output is made whole here before it is cut or
@@ -27,6 +28,7 @@ from __future__ import annotations
 import re
 
 from agent_cli.secret_forms import SecretForms
+from agent_cli.secret_runs import SecretPattern
 
 ESCAPE_SEQUENCE = re.compile(
     r"""
@@ -70,7 +72,7 @@ def unsplit_secrets(text: str, secrets: SecretForms) -> str:
     stripped = ESCAPE_SEQUENCE.sub("", text)
     if secrets.pattern.search(stripped) is None:  # the usual case: one scan
         return text
-    hidden = _count(stripped, secrets.pattern) > _count(text, secrets.pattern)
+    hidden = _hidden(stripped, secrets.pattern) > _hidden(text, secrets.pattern)
     return stripped if hidden else text
 
 
@@ -78,5 +80,9 @@ def _has_escapes(text: str) -> bool:
     return any(introducer in text for introducer in _INTRODUCERS)
 
 
-def _count(text: str, pattern: re.Pattern[str]) -> int:
-    return sum(1 for _ in pattern.finditer(text))
+def _hidden(text: str, pattern: SecretPattern) -> tuple[int, int]:
+    """How many occurrences `pattern` finds in `text`, and how many characters they
+    cover: escapes that split a token leave a long run of it (`secret_runs`), one
+    occurrence either way, but less of it hidden."""
+    spans = [found.span() for found in pattern.finditer(text)]
+    return len(spans), sum(end - start for start, end in spans)

@@ -7,6 +7,9 @@ slow host moves both.
 - 1 MB of ordinary output (log lines, some non-ASCII) with four secrets set, one a
   3,000-character multi-line key: `redact`, and `open_match_start` (every cut of a
   stream that stopped asks it; it once copied the text at each of its last positions).
+- 1 MB of base64 text (the characters of a token, everywhere) with a `ghp_` token, an AWS
+  secret key and an API key set: every position may begin a long run of a secret
+  (`secret_forms`' runs), so this is where finding them costs most.
 - Near-occurrences of a secret holding runs of blank lines: its first line repeated,
   then short lines, as ordinary output may hold them. A line break's gap (a prefix
   before each line) once let `re` try every way to split a blank line's text between
@@ -15,6 +18,7 @@ slow host moves both.
 
 from __future__ import annotations
 
+import base64
 import time
 
 from agent_cli.secret_forms import SecretForms
@@ -51,6 +55,26 @@ def bench_large_output() -> None:
     )
 
 
+def bench_token_text() -> None:
+    secrets = SecretForms.from_values(
+        [
+            "ghp_R7x2Kq9LmN4pZ8vT3wY6bC1dF5gH0jS2aE7u",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9aXk2LmP",
+            "sk-ant-api03-SECRETKEYVALUE1234567890abcdef",
+        ]
+    )
+    noise = base64.b64encode(bytes((i * 7919 + i // 3) % 256 for i in range(750_000)))
+    text = "\n".join(noise[i : i + 76].decode("ascii") for i in range(0, len(noise), 76))[
+        :1_000_000
+    ]
+    plain = _timed(lambda: text.count("\x00"))
+    redact = _timed(lambda: secrets.redact(text))
+    print(
+        f"1 MB of base64 text, 3 token secrets: redact {redact * 1000:.0f} ms "
+        f"(a plain scan {plain * 1000:.1f} ms)"
+    )
+
+
 def bench_blank_lines() -> None:
     for blanks in (3, 7, 12):
         value = "# vault export for prod-eu-1" + "\n" * (blanks + 1) + "DB_PASSWORD=Zq9-kx7"
@@ -63,6 +87,7 @@ def bench_blank_lines() -> None:
 
 def main() -> None:
     bench_large_output()
+    bench_token_text()
     bench_blank_lines()
 
 

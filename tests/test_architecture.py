@@ -35,6 +35,7 @@ CORE_PATTERNS = (
     "terminal_escapes.py",
     "secret_lines.py",
     "secret_pieces.py",
+    "secret_runs.py",
     "safe_cuts.py",
     "cut_pieces.py",
     "models.py",

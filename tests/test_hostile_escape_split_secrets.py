@@ -71,4 +71,7 @@ def test_a_coloured_log_read_back_gives_none_of_the_token_that_escapes_split(tmp
     ):
         outcome = box.run(tool, arguments)
         assert REST not in outcome.content, tool
-        assert REDACTED_MARK in outcome.content, tool
+        # grep shows no line holding a secret (grep_secrets): the run of the token that the
+        # escapes leave (`secret_runs`) is one, so the line is withheld, not redacted
+        shown = outcome.content.startswith("No matches") if tool == "grep" else False
+        assert shown or REDACTED_MARK in outcome.content, tool

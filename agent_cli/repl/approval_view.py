@@ -364,7 +364,9 @@ def forms_as_shown(secrets: SecretForms) -> SecretForms:
     form as stored no longer occurs, so a cut could split the secret."""
     shown = {"".join(part for part, _ in reveal_controls(form)) for form in secrets.forms}
     added = shown - set(secrets.forms)
-    return SecretForms((*secrets.forms, *added), secrets.percent_forms) if added else secrets
+    if not added:
+        return secrets
+    return SecretForms((*secrets.forms, *added), secrets.percent_forms, secrets.values)
 
 
 def fit_lines(

@@ -50,17 +50,31 @@ value in each Unicode normalisation: the value as it is; its base64 (standard an
 URL-safe alphabets, at any of the three byte alignments, so inside a longer encoded stream
 too); its base32 (both alphabets, at any of the five byte alignments); its hex (lower and
 upper case); the value as Python, JSON and shells print it inside quotes, with bash's
-`printf %q` and GNU's `ls -b` backslashes, and as Python prints its bytes
-(`escaped_forms`); percent-encoded in any spelling
+`printf %q` and GNU's `ls -b` backslashes, HTML/XML escaped, and as Python prints its
+bytes (`escaped_forms`), in each form every `/` also as JSON's `\\/` (PHP) or HTML's
+`&#x2F;`, `&#47;`, `&sol;`; a hex dump of a value on one line (`xxd`, `xxd -u`, `od -An
+-tx1`, `hexdump -C`: hex bytes with blanks, offsets and text columns between lines, and
+the rest of its last line, whose text column holds the value's end) and its characters
+spaced out (`od -c`, `sed 's/./& /g'`); a long run of a token-like value's own characters
+(`agent_cli.secret_runs`: at least 16 characters and half the value, so `cut -c1-48`,
+`cut -c14-`, `head -c` of a token or key hide what they keep; a value with separators, a
+URL, a DSN, a phrase, has no runs, its whole forms only); percent-encoded in any spelling
 (`agent_cli.percent_forms`); what a tool shows of it stored in UTF-16, Latin-1 or cp1252
 (`misdecoded_forms`); each of these also when broken across lines (`base64` wraps at 76
 columns, `xxd -p` at 60), and a value that spans lines (a PEM key) also with a short
 prefix before each line (`git diff`, `cat -n`, `grep -n`, an indentation:
 `secret_pieces.LINE_GAP`). A
-command that rewrites the value another way (cut into pieces, reversed, encrypted) is
-not caught: no filter can catch every transformation. Redaction finds only whole forms,
-so every place that shortens text before it is redacted cuts where no form is split
-(`agent_cli.safe_cuts`); `forms` is what this redactor finds, handed to them.
+command that rewrites the value another way is not caught: no filter can catch every
+transformation. Not caught: a run shorter than the threshold (`cut -c1-30` of a 40-character
+token keeps 17 of its characters; two commands can each take a piece), a run of an
+encoded form (half of its hex or base64), a run whose characters are escaped (an AWS key
+cut after `\\/`: the run stops at the backslash), reversed (`rev`), folded into short
+groups (`fold -w5 | tr '\n' ' '`), encrypted; a hex dump of a multi-line value (a PEM
+key) or of a value over 256 bytes, in UTF-16 (`0077004a`), or a dump laid out otherwise
+(`xxd -c 40 -g 3`, `od -tx2` with its swapped bytes). Redaction finds only whole forms and
+long runs, so every place that shortens text before it is redacted cuts where no form is
+split and no run is left at or above the threshold on either side (`agent_cli.safe_cuts`);
+`forms` is what this redactor finds, handed to them.
 """
 
 from __future__ import annotations

@@ -70,5 +70,5 @@ def _too_big(shown: str, size: int, max_bytes: int) -> ToolError:
 def _looks_binary(shown: str, size: int) -> ToolError:
     return ToolError(
         f"{shown} looks like a binary file ({format_size(size)}); it is not "
-        "shown. Use bash (e.g. file, xxd | head) to inspect it."
+        "shown. Use bash (e.g. file, strings | head) to inspect it."
     )

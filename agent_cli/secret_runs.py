@@ -1,0 +1,200 @@
+"""Long runs of a secret's own characters, and the matcher that finds them beside the
+forms. Pure: no I/O.
+
+Why: a command that cuts a value (`env | cut -c1-48` keeps 35 of a 40-character token's
+characters, `cut -c14-` of a key all its random part, `head -c`) leaves no whole form of
+it, yet most of the secret. A long enough run of a value's characters, in order, is an
+occurrence too.
+
+Contract:
+- `run_least(value)`: the fewest characters a run of `value` must hold to count:
+  `RUN_MIN_CHARS`, and at least half the value; None when no run of it counts. Only a
+  token-like value has runs: of letters, digits and `+/=_.~-` alone, holding a letter and
+  a digit, at most `RUN_MAX_CHARS` long. A token's fixed prefix (`sk-ant-api03-`,
+  `ghp_`, `xoxb-`, a JWT's header) is shorter than half of it, and a value with other
+  separators (a URL, a DSN, a host, a passphrase) shares whole words with ordinary text:
+  its runs do not count (its whole forms do).
+- `RunFinder(values).runs(text, pos, endpos)`: the runs in `text[pos:endpos]`, each as
+  long as it goes (`(start, end)`, in order; overlapping runs of two values merged).
+  Found fast: each value is tiled with blocks of `(least + 1) // 2` characters (a run of
+  at least `2b - 1` characters holds a whole block of `b`), one literal regex finds the
+  blocks, and each hit is extended left and right against the value. A run is read on
+  the value's own characters: the first character of a line break or an escape (`\\/`)
+  ends it.
+- `SecretPattern(regex, finder)`: the forms' regex and the runs as one matcher, with the
+  part of `re.Pattern`'s interface the redactor's callers use (`search`, `finditer`,
+  `sub`, `subn`): an occurrence is a regex match or a run, and matches and runs that
+  overlap are one occurrence (one `REDACTED_MARK`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from agent_cli.literal_trie import trie_pattern
+
+RUN_MIN_CHARS = 16
+RUN_MAX_CHARS = 128
+_TOKEN_LIKE = re.compile(r"[A-Za-z0-9+/=_.~-]+")
+_NO_END = 1 << 62  # `re`'s default `endpos`: as far as the text goes
+
+
+def is_token_like(value: str) -> bool:
+    """Letters, digits and `+/=_.~-` alone (`run_least`)."""
+    return _TOKEN_LIKE.fullmatch(value) is not None
+
+
+def run_least(value: str) -> int | None:
+    """The fewest characters a run of `value` must hold to be an occurrence (module
+    contract); None when no run of it is."""
+    if len(value) > RUN_MAX_CHARS or not is_token_like(value):
+        return None
+    if not any(c.isdigit() for c in value) or not any(c.isalpha() for c in value):
+        return None
+    least = max(RUN_MIN_CHARS, -(-len(value) // 2))
+    return least if least < len(value) else None
+
+
+class RunFinder:
+    """Finds the runs of some values (module contract)."""
+
+    def __init__(self, values: Iterable[str]) -> None:
+        self._places: dict[str, list[tuple[str, int, int]]] = {}  # block: (value, at, least)
+        for value in values:
+            least = run_least(value)
+            if least is None:
+                continue
+            size = (least + 1) // 2
+            for at in range(0, len(value) - size + 1, size):
+                self._places.setdefault(value[at : at + size], []).append((value, at, least))
+        blocks = sorted(self._places, key=lambda block: (-len(block), block))
+        self._blocks = (
+            re.compile(trie_pattern([[re.escape(c) for c in block] for block in blocks]))
+            if blocks
+            else None
+        )
+
+    def __bool__(self) -> bool:
+        return self._blocks is not None
+
+    def runs(self, text: str, pos: int = 0, endpos: int = _NO_END) -> Iterator[tuple[int, int]]:
+        """The runs in `text[pos:endpos]` (module contract), in order, merged."""
+        if self._blocks is None:
+            return
+        pos, endpos = max(pos, 0), min(endpos, len(text))
+        found: list[tuple[int, int]] = []
+        at = pos
+        while (hit := self._blocks.search(text, at, endpos)) is not None:
+            for value, offset, least in self._places[hit.group()]:
+                start, end = _extend(text, hit.start(), hit.end(), value, offset, pos, endpos)
+                if end - start >= least:
+                    found.append((start, end))
+            at = hit.start() + 1
+        yield from _merged(iter(sorted(found)))
+
+
+def _extend(
+    text: str, start: int, end: int, value: str, offset: int, pos: int, endpos: int
+) -> tuple[int, int]:
+    """The run around `text[start:end]`, which is `value` from `offset` on, as far as the
+    text goes on being the value on either side (within `[pos, endpos)`)."""
+    left, right = offset, offset + (end - start)
+    while start > pos and left > 0 and text[start - 1] == value[left - 1]:
+        start, left = start - 1, left - 1
+    while end < endpos and right < len(value) and text[end] == value[right]:
+        end, right = end + 1, right + 1
+    return start, end
+
+
+class Found:
+    """An occurrence `SecretPattern` found: what callers read of a `re.Match`."""
+
+    __slots__ = ("_end", "_start", "_text")
+
+    def __init__(self, text: str, start: int, end: int) -> None:
+        self._text, self._start, self._end = text, start, end
+
+    def start(self) -> int:
+        return self._start
+
+    def end(self) -> int:
+        return self._end
+
+    def span(self) -> tuple[int, int]:
+        return self._start, self._end
+
+    def group(self) -> str:
+        return self._text[self._start : self._end]
+
+
+class SecretPattern:
+    """The forms' regex and the runs of the values, as one matcher (module contract)."""
+
+    def __init__(self, regex: re.Pattern[str], finder: RunFinder) -> None:
+        self.regex = regex
+        self.finder = finder
+        self.pattern = regex.pattern
+
+    def finditer(self, string: str, pos: int = 0, endpos: int = _NO_END) -> Iterator[Found]:
+        """Every occurrence in `string[pos:endpos]`, in order: the regex's matches and the
+        runs, those that overlap merged into one."""
+        matches = (match.span() for match in self.regex.finditer(string, pos, endpos))
+        if not self.finder:
+            for start, end in matches:
+                yield Found(string, start, end)
+            return
+        spans = _merged(_in_order(matches, self.finder.runs(string, pos, endpos)))
+        for start, end in spans:
+            yield Found(string, start, end)
+
+    def search(self, string: str, pos: int = 0, endpos: int = _NO_END) -> Found | None:
+        """The first occurrence in `string[pos:endpos]`, if any."""
+        if not self.finder:
+            match = self.regex.search(string, pos, endpos)
+            return None if match is None else Found(string, match.start(), match.end())
+        return next(self.finditer(string, pos, endpos), None)
+
+    def subn(self, repl: str, string: str) -> tuple[str, int]:
+        """`string` with each occurrence replaced by `repl`, and how many."""
+        if not self.finder:
+            return self.regex.subn(repl, string)
+        pieces: list[str] = []
+        last = count = 0
+        for found in self.finditer(string):
+            pieces += [string[last : found.start()], repl]
+            last, count = found.end(), count + 1
+        pieces.append(string[last:])
+        return "".join(pieces), count
+
+    def sub(self, repl: str, string: str) -> str:
+        return self.subn(repl, string)[0]
+
+
+def _in_order(
+    first: Iterator[tuple[int, int]], second: Iterator[tuple[int, int]]
+) -> Iterator[tuple[int, int]]:
+    """Two streams of spans, each in order of start, as one in order of start."""
+    a, b = next(first, None), next(second, None)
+    while a is not None or b is not None:
+        if b is None or (a is not None and a[0] <= b[0]):
+            assert a is not None
+            yield a
+            a = next(first, None)
+        else:
+            yield b
+            b = next(second, None)
+
+
+def _merged(spans: Iterator[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """Spans in order of start, those that overlap (not those that only touch) merged."""
+    held: tuple[int, int] | None = None
+    for start, end in spans:
+        if held is not None and start < held[1]:
+            held = (held[0], max(held[1], end))
+            continue
+        if held is not None:
+            yield held
+        held = (start, end)
+    if held is not None:
+        yield held
