@@ -4,28 +4,18 @@ artifact". Through the real CLI, in a real process."""
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from e2e_support import build_env, run_piped
 
 from agent_cli.repl.args import MIN_SOFT_THRESHOLD
 
 
 def run_cli(home: Path, workspace: Path, *flags: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENT_CLI"))}
-    env["AGENT_CLI_HOME"] = str(home)
-    return subprocess.run(
-        [sys.executable, "-m", "agent_cli", "--provider", "offline", *flags, "-p", "hello"],
-        cwd=workspace,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
+    args = ["--provider", "offline", *flags, "-p", "hello"]
+    return run_piped(args, cwd=workspace, env=build_env(home))
 
 
 REASON = (
