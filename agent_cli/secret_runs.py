@@ -29,6 +29,7 @@ Contract:
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Iterable, Iterator
 
@@ -144,7 +145,7 @@ class SecretPattern:
             for start, end in matches:
                 yield Found(string, start, end)
             return
-        spans = _merged(_in_order(matches, self.finder.runs(string, pos, endpos)))
+        spans = _merged(heapq.merge(matches, self.finder.runs(string, pos, endpos)))
         for start, end in spans:
             yield Found(string, start, end)
 
@@ -169,21 +170,6 @@ class SecretPattern:
 
     def sub(self, repl: str, string: str) -> str:
         return self.subn(repl, string)[0]
-
-
-def _in_order(
-    first: Iterator[tuple[int, int]], second: Iterator[tuple[int, int]]
-) -> Iterator[tuple[int, int]]:
-    """Two streams of spans, each in order of start, as one in order of start."""
-    a, b = next(first, None), next(second, None)
-    while a is not None or b is not None:
-        if b is None or (a is not None and a[0] <= b[0]):
-            assert a is not None
-            yield a
-            a = next(first, None)
-        else:
-            yield b
-            b = next(second, None)
 
 
 def _merged(spans: Iterator[tuple[int, int]]) -> Iterator[tuple[int, int]]:
