@@ -1,6 +1,7 @@
-"""A soft threshold too small to work is refused where the user sets it (a fourteenth
+"""Thresholds too small to work are refused where the user sets them (a fourteenth
 outside attack, 8c): `soft_threshold = 1` made every message "large: stored as an
-artifact". Through the real CLI, in a real process."""
+artifact", and `max_tool_result_tokens = 1` left every cut result its note alone. Through
+the real CLI, in a real process."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 from e2e_support import build_env, run_piped
 
+from agent_cli.compaction.layers.truncate import MIN_SHARED_RESULT_TOKENS
 from agent_cli.repl.args import MIN_SOFT_THRESHOLD
 
 
@@ -51,3 +53,27 @@ def test_the_smallest_soft_threshold_allowed_works(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "offline demo model" in done.stdout
     assert "stored whole as an artifact" not in done.stderr
+
+
+@pytest.mark.parametrize("value", [1, MIN_SHARED_RESULT_TOKENS - 1])
+def test_a_result_budget_too_small_to_keep_any_of_a_result_is_refused(
+    tmp_path: Path, value: int
+) -> None:
+    """At `max_tool_result_tokens = 1` every large result became the cut's note alone:
+    the model saw nothing of any file it read, and nothing said why."""
+    config = tmp_path / "config.toml"
+    config.write_text(f"max_tool_result_tokens = {value}\n")
+    done = run_cli(tmp_path, tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == (
+        f"config error: max_tool_result_tokens (from {config}): must be at least "
+        f"{MIN_SHARED_RESULT_TOKENS}, got {value} (a cut result keeps its head, a note of "
+        "what was cut and its tail; less would leave only the note)\n"
+    )
+
+
+def test_the_smallest_result_budget_allowed_starts_a_session(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text(f"max_tool_result_tokens = {MIN_SHARED_RESULT_TOKENS}\n")
+    done = run_cli(tmp_path, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "offline demo model" in done.stdout

@@ -182,7 +182,23 @@ def _value_problem(key: str, value: Any, expected: type) -> str | None:
         return f"must be at least 1, got {value}"
     if key == "soft_threshold" and isinstance(value, int):
         return soft_threshold_problem(value)
+    if key == "max_tool_result_tokens" and isinstance(value, int):
+        return _result_budget_problem(value)
     return None
+
+
+def _result_budget_problem(value: int) -> str | None:
+    """Why `value` is too small a per-result budget, or None: a cut result keeps a head,
+    the cut's marker and a tail, and under `MIN_SHARED_RESULT_TOKENS` the marker alone
+    would be left, so the model would see none of any large result."""
+    from agent_cli.compaction.layers.truncate import MIN_SHARED_RESULT_TOKENS
+
+    if value >= MIN_SHARED_RESULT_TOKENS:
+        return None
+    return (
+        f"must be at least {MIN_SHARED_RESULT_TOKENS}, got {value:,} (a cut result keeps "
+        "its head, a note of what was cut and its tail; less would leave only the note)"
+    )
 
 
 def _type_words(expected: type) -> str:
