@@ -35,6 +35,7 @@ once the file it names exists.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import secrets
@@ -61,7 +62,12 @@ from agent_cli.tools.file_state import (
     undiffable_note,
 )
 from agent_cli.tools.output import ToolResult, count_noun, format_size
-from agent_cli.tools.text_source import check_readable_text, read_text_source
+from agent_cli.tools.text_source import (
+    check_readable_text,
+    check_size,
+    read_text_source,
+    utf16_codec,
+)
 from agent_cli.tools.workspace import Workspace
 
 
@@ -87,8 +93,8 @@ def read_file_lines(
     that spans lines would never be whole for the toolbox's redaction to find."""
     margin = context_chars(context.secrets)
     with os.fdopen(context.workspace.open_file(path, shown, os.O_RDONLY), "rb") as handle:
-        check_readable_text(handle, shown, context.limits.max_read_file_bytes)
-        window = _collect_lines(handle, start, last, context.limits.max_output_bytes, margin)
+        source, codec = _as_utf8(handle, shown, context.limits.max_read_file_bytes)
+        window = _collect_lines(source, start, last, context.limits.max_output_bytes, margin)
     total = window.total
     if total == 0:
         return ToolResult(f"File: {shown} (empty file, 0 lines)", summary="read 0 lines")
@@ -112,6 +118,8 @@ def read_file_lines(
         body += "\n" + _undecodable_note(window.undecodable)
     if crlf:
         body += "\n" + _crlf_note(crlf, len(lines))
+    if codec is not None:
+        body += "\n" + _utf16_note(codec, shown)
     header = f"File: {shown} (lines {start}-{shown_last} of {total})"
     summary = f"read {count_lines_noun(len(lines))}"
     return ToolResult(header, body, summary=summary, secrets_hidden=hidden)
@@ -131,6 +139,29 @@ def _crlf_note(count: int, shown: int) -> str:
         f"[{lines} with CRLF (Windows line endings), shown without the CR, and the others "
         "with LF: an edit_file old_string is found as shown within lines that end alike, "
         "not across both kinds]"
+    )
+
+
+def _as_utf8(handle: BinaryIO, shown: str, max_bytes: int) -> tuple[BinaryIO, str | None]:
+    """`handle` itself once it passes the size and binary checks, or, for a file that starts
+    with a UTF-16 byte-order mark (checked for size only: its NULs are text), the file
+    decoded and given as UTF-8, with its codec's name."""
+    codec = utf16_codec(handle.read(2))
+    handle.seek(0)
+    if codec is None:
+        check_readable_text(handle, shown, max_bytes)
+        return handle, None
+    check_size(handle, shown, max_bytes)
+    text = handle.read(max_bytes)[2:].decode(codec, errors="replace")  # an odd byte: U+FFFD
+    return io.BytesIO(text.encode("utf-8")), codec
+
+
+def _utf16_note(codec: str, shown: str) -> str:
+    """What the model must know of a UTF-16 file it read: shown decoded, not editable."""
+    return (
+        f"[{shown} is {codec} text (it starts with a byte-order mark), shown decoded: "
+        "edit_file cannot edit it, and write_file would write it as UTF-8; convert it "
+        "with bash (iconv -f UTF-16 -t UTF-8) first if it must change]"
     )
 
 
@@ -181,18 +212,19 @@ def _collect_lines(handle: BinaryIO, start: int, last: int, max_bytes: int, marg
             window.lines.append(_decode_line(raw))
             after_chars += len(window.lines[-1]) + 1
     if margin and offset and window.count:
-        before = _text_before(handle.fileno(), offset, margin)
+        before = _text_before(handle, offset, margin)
         window.lines[:0] = before
         window.first = len(before)
     return window
 
 
-def _text_before(descriptor: int, offset: int, chars: int) -> list[str]:
+def _text_before(handle: BinaryIO, offset: int, chars: int) -> list[str]:
     """The lines that end at byte `offset` (the first one maybe cut), at least `chars`
     characters of them: a character is at most 4 bytes, and one cut at the start is
     decoded as replacement characters, so 3 bytes more keep `chars` exact ones."""
     size = min(offset, 4 * chars + 3)
-    data = os.pread(descriptor, size, offset - size)
+    handle.seek(offset - size)
+    data = handle.read(size)
     return data.decode("utf-8", errors="replace").removesuffix("\n").split("\n")
 
 
