@@ -2,9 +2,11 @@
 
 Contract: `MODEL_TABLE` is the one table (data only); `lookup_model(model_id)` finds the
 row for an id given exactly, with a date suffix (`claude-haiku-4-5-20251001`), or as an
-alias that extends a known id with a tag (`claude-opus-5-5-latest`, `claude-sonnet-5-5[1m]`).
-A version that merely starts like a known one (`claude-sonnet-5-6` against
-`claude-sonnet-5`) is *not* matched: guessing a neighbour's prices would be wrong money.
+alias that extends a known id (its date optional) with one of the tags providers use:
+`-latest`, a bracketed tag (`claude-sonnet-5-5[1m]`), `@<version>` (Vertex), `:<n>` and
+`-v<n>[:<n>]` (Bedrock). A version or a variant that merely starts like a known one
+(`claude-sonnet-5-6` against `claude-sonnet-5`, `claude-sonnet-5-mini`, `-fast`, `-batch`)
+is *not* matched: guessing a neighbour's prices and window would be wrong money.
 An unknown id gets `ModelInfo` with `known=False`, the safe default context window and no
 prices, so the gauge still has a window and the cost is shown in tokens only.
 
@@ -28,7 +30,7 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 # What can be a model id: what `/model <id>` accepts and the Models API's list may show.
 MODEL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/\[\]-]{0,199}")
 _DATE_SUFFIX = re.compile(r"-\d{8}$")
-_VERSION_LIKE = re.compile(r"^-\d{1,2}(?:$|[^0-9])")
+_ALIAS_TAG = re.compile(r"(?:-\d{8})?(?:-latest|\[[a-z0-9._]+\]|@[a-z0-9._-]+|:\d+|-v\d+(?::\d+)?)")
 
 
 @dataclass(frozen=True)
@@ -126,14 +128,11 @@ def unknown_model(model_id: str) -> ModelInfo:
 
 
 def _match_alias(wanted: str) -> ModelInfo | None:
-    """The longest table id that `wanted` extends with a tag rather than a version."""
+    """The longest table id that `wanted` extends with an alias tag (`_ALIAS_TAG`)."""
     best: ModelInfo | None = None
     for info in MODEL_TABLE:
         key = info.model_id
-        if not wanted.startswith(key) or len(wanted) == len(key):
-            continue
-        rest = wanted[len(key) :]
-        if rest[0] not in "-[@:" or _VERSION_LIKE.match(rest):
+        if not wanted.startswith(key) or not _ALIAS_TAG.fullmatch(wanted, len(key)):
             continue
         if best is None or len(key) > len(best.model_id):
             best = info

@@ -31,6 +31,9 @@ def test_a_dated_id_finds_the_row_of_its_model_and_keeps_its_own_name():
         ("claude-sonnet-5-5[1m]", "claude-sonnet-5-5"),
         ("claude-sonnet-5-latest", "claude-sonnet-5"),
         ("CLAUDE-OPUS-4-8", "claude-opus-4-8"),
+        ("claude-opus-4-5@20251101", "claude-opus-4-5"),
+        ("claude-haiku-4-5-20251001-v1:0", "claude-haiku-4-5"),
+        ("claude-sonnet-4-6:0", "claude-sonnet-4-6"),
     ],
 )
 def test_an_alias_that_extends_a_known_id_with_a_tag_finds_that_row(alias, row):
@@ -39,7 +42,20 @@ def test_an_alias_that_extends_a_known_id_with_a_tag_finds_that_row(alias, row):
     assert info.prices == lookup_model(row).prices
 
 
-@pytest.mark.parametrize("model_id", ["claude-sonnet-5-6", "claude-opus-5-9-latest", "gpt-4o", ""])
+@pytest.mark.parametrize(
+    "model_id",
+    [
+        "claude-sonnet-5-6",
+        "claude-opus-5-9-latest",
+        "gpt-4o",
+        "",
+        # variants named like a known model (an outside attack): not its prices or window
+        "claude-sonnet-5-mini",
+        "claude-opus-5-fast",
+        "claude-haiku-4-5-batch",
+        "claude-sonnet-5-5-latest-preview",
+    ],
+)
 def test_an_unknown_or_merely_similar_id_gets_safe_defaults_and_no_prices(model_id):
     info = lookup_model(model_id)
     assert not info.known and info.prices is None
