@@ -79,6 +79,21 @@ def test_read_artifact_refuses_a_pointer_of_another_session(places):
     assert "my own output" in tools.run("read_artifact", {"pointer": mine.pointer}).content
 
 
+def test_read_artifact_answers_alike_whether_another_sessions_artifact_exists(places):
+    """It said "another session" for an artifact that exists and "ArtifactUnavailable:
+    missing" for one that does not: an oracle on other sessions' store (an outside
+    attack)."""
+    store = ArtifactStore(places["home"])
+    theirs = store.put("theirs", b"output of another session\n")
+    made_up = f"artifact:theirs:{'0' * 32}.txt:{'0' * 64}"  # well formed, never stored
+    tools = toolbox(places, "mine")
+    answers = [
+        tools.run("read_artifact", {"pointer": pointer}).content
+        for pointer in (theirs.pointer, made_up)
+    ]
+    assert answers[0] == answers[1] and "another session" in answers[0]
+
+
 READING_TOOLS = ("read_file", "list_dir", "grep")
 plain_paths = st.sampled_from([".", "sub", "inside.txt", "sub/deep.txt", "./sub/../inside.txt"])
 hostile_paths = (

@@ -152,7 +152,10 @@ def test_a_failed_artifact_write_says_the_preview_is_all_there_is(workspace: Pat
 
 def test_an_unexpected_exception_inside_a_tool_becomes_an_error_result(workspace: Path):
     toolbox, _ = spill_toolbox(workspace, BrokenArtifactStore())
-    outcome = toolbox.run("read_artifact", {"pointer": "artifact:s:n.txt:" + "a" * 64})
+    outcome = toolbox.run(
+        "read_artifact",
+        {"pointer": "artifact:session-1:n.txt:" + "a" * 64},  # its own session
+    )
     assert outcome.is_error
     assert "read_artifact failed unexpectedly (RuntimeError" in outcome.content
 

@@ -1,8 +1,9 @@
 """read_artifact: read back a byte range of a tool output that was stored as an artifact.
 
-Contract: only artifacts of the session the toolbox works for are shown; a pointer of
-another session is refused (the model of one session has no business with the tool
-output of another), after the store's own checks and before any byte is shown. The range
+Contract: only artifacts of the session the toolbox works for are shown; a well-formed
+pointer of another session is refused before the store is asked anything (the model of
+one session has no business with the tool output of another), with one answer whether
+that artifact exists or not, so the refusal tells nothing of it. The range
 is at most `ToolLimits.artifact_read_bytes`, so its own result never needs spilling again. A range that would end inside a UTF-8 character ends before it, and
 the result says exactly which offset to continue at, so paging never garbles text.
 
@@ -51,10 +52,9 @@ def prepare_read_artifact(context: ToolContext, arguments: dict[str, Any]) -> Pr
     limit = min(arguments.get("limit", cap), cap)
 
     def execute() -> ToolResult:
-        result = read_artifact_range(context.artifacts, pointer, offset, limit, context.secrets)
-        if is_foreign:  # after the store's own checks, before any byte is shown
+        if is_foreign:  # before the store is asked: its answer would tell existence
             raise ToolError(FOREIGN_POINTER_MESSAGE)
-        return result
+        return read_artifact_range(context.artifacts, pointer, offset, limit, context.secrets)
 
     return PreparedCall(f"read {pointer}", execute)
 
