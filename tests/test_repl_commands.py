@@ -615,3 +615,51 @@ def test_mcp_restart_without_a_name_is_a_usage_error_with_the_mcp_usage():
     with pytest.raises(CommandUsageError) as caught:
         run(FakeContext(), "/mcp restart")
     assert caught.value.command == "/mcp" and usage_of("/mcp") == "/mcp [restart <server>]"
+
+
+def citing_state() -> DurableContextState:
+    """F1 and P1 cite old session h-0; F2 cites the open one."""
+    return DurableContextState(
+        facts=(
+            DurableFact("F1", "uses WAL", "transcript:h-0:3", CONFIRMED_AT),
+            DurableFact("F2", "port 8080", "transcript:s-1:4", CONFIRMED_AT),
+        ),
+        pending_items=(
+            PendingItem("P1", "migrate", "artifact:h-0:a.txt:" + "0" * 64, CONFIRMED_AT),
+        ),
+    )
+
+
+def test_deleting_the_source_of_durable_items_asks_first_naming_them():
+    """An outside attack: deleting a session removed the evidence behind a live fact
+    without a word; the fact then showed as missing in every request."""
+    context = TwoFolderContext(session=FakeSession(durable_state=citing_state()))
+    run(context, "/sessions delete h-0 h-1")
+    assert context.questions == [
+        "durable F1, P1 cite these sessions as source: deleted, they show as missing in every "
+        "request (/forget <id> drops one); delete anyway? [y/N] "
+    ]
+    assert context.deleted == ["h-0", "h-1"]
+    assert "durable F1, P1: source deleted, shown as missing until /forget" in context.shown
+
+
+def test_a_no_to_deleting_the_source_of_durable_items_deletes_nothing():
+    context = TwoFolderContext(session=FakeSession(durable_state=citing_state()), answer_yes=False)
+    run(context, "/sessions delete h-0")
+    assert context.deleted == [] and "nothing deleted" in context.shown
+
+
+def test_deleting_sessions_no_durable_item_cites_asks_nothing():
+    context = TwoFolderContext(session=FakeSession(durable_state=citing_state()))
+    run(context, "/sessions delete h-1")
+    assert context.questions == [] and context.deleted == ["h-1"]
+    assert "durable" not in context.shown
+
+
+def test_older_than_names_the_durable_items_citing_what_it_would_delete():
+    context = TwoFolderContext(session=FakeSession(durable_state=citing_state()))
+    run(context, "/sessions delete --older-than 0")
+    assert context.questions[0].startswith(
+        "durable F1, P1 cite these sessions as source: deleted, they show as missing"
+    )
+    assert context.deleted == ["h-0", "h-1"]
