@@ -6,7 +6,8 @@ component (`Workspace.open_file` / `open_directory`). Writes are atomic (a temp 
 created with O_EXCL in the parent directory's descriptor, fsynced, then renamed over the
 target within that descriptor), so a crash never leaves half a file, a symlink swapped in
 at the last moment is replaced, not written through, and a folder swapped for a link on
-the way is refused instead of written into. `edit_file`
+the way is refused instead of written into (`file_replace`: what the new file keeps of the
+old one, and the question's and result's words for what it cannot keep). `edit_file`
 checks its match when prepared (so the user is not asked about an edit that cannot
 apply) and again when executed (the file may have changed while the user decided): the
 approved replacement is made in the file as it is then, whatever else changed in it.
