@@ -6,7 +6,8 @@ component (`Workspace.open_file` / `open_directory`). Writes are atomic (a temp 
 created with O_EXCL in the parent directory's descriptor, fsynced, then renamed over the
 target within that descriptor), so a crash never leaves half a file, a symlink swapped in
 at the last moment is replaced, not written through, and a folder swapped for a link on
-the way is refused instead of written into. `edit_file`
+the way is refused instead of written into (`file_replace`: what the new file keeps of the
+old one, and the question's and result's words for what it cannot keep). `edit_file`
 checks its match when prepared (so the user is not asked about an edit that cannot
 apply) and again when executed (the file may have changed while the user decided): the
 approved replacement is made in the file as it is then, whatever else changed in it.
@@ -34,12 +35,9 @@ once the file it names exists.
 
 from __future__ import annotations
 
-import contextlib
 import io
 import os
 import re
-import secrets
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -55,6 +53,13 @@ from agent_cli.tools.approval import (
 )
 from agent_cli.tools.approval_scope import file_target
 from agent_cli.tools.context import PreparedCall, ToolContext
+from agent_cli.tools.file_replace import (
+    Writer,
+    effects_suffix,
+    predict_effects,
+    read_facts_at,
+    write_atomically,
+)
 from agent_cli.tools.file_state import (
     StateKind,
     read_file_state,
@@ -260,19 +265,28 @@ def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> Prepa
             context.workspace, resolved, shown, arguments["content"], context.secrets
         )
     replaced = "" if is_new or approval.kind is ApprovalKind.DIFF else undiffable_note(before)
+    effects = _replacement_suffix(context.workspace, resolved, shown)
 
     def execute() -> ToolResult:
         _require_same_target(context.workspace, arguments["path"], resolved)
         require_unchanged(context.workspace, resolved, shown, before)
-        write_atomically(context.workspace, resolved, data, shown)
+        done = effects_suffix(write_atomically(context.workspace, resolved, data, shown), done=True)
         state = "new file" if is_new else "replaced the old content"
-        header = f"Wrote {lines} ({format_size(len(data))}) to {shown} ({state}){route}."
-        return ToolResult(header, summary=f"wrote {lines}")
+        header = f"Wrote {lines} ({format_size(len(data))}) to {shown} ({state}){route}{done}."
+        return ToolResult(header, summary=f"wrote {lines}{done}")
 
     verb = "create" if is_new else "overwrite"
     target = file_target(resolved, shown)
     old = f" ({replaced})" if replaced else ""
-    return PreparedCall(f"{verb} {shown}{old} with {lines}{route}", execute, approval, target)
+    description = f"{verb} {shown}{old} with {lines}{route}{effects}"
+    return PreparedCall(description, execute, approval, target)
+
+
+def _replacement_suffix(workspace: Workspace, resolved: Path, shown: str) -> str:
+    """What replacing the file at `resolved` will do to it beyond its content, as the end
+    of the question (`; clears its setuid bit`; `file_replace`); "" for a new file."""
+    facts = read_facts_at(workspace, resolved, shown)
+    return "" if facts is None else effects_suffix(predict_effects(facts, Writer.current()))
 
 
 def _refuse_writing_over_a_secret(context: ToolContext, path: Path, shown: str) -> None:
@@ -304,17 +318,22 @@ def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
     removed = count_lines_noun(_count_lines(old))
     added = count_lines_noun(_count_lines(new))
     route = _link_note(context.workspace, arguments["path"], resolved)
+    effects = _replacement_suffix(context.workspace, resolved, shown)
 
     def execute() -> ToolResult:
         _require_same_target(context.workspace, arguments["path"], resolved)
         updated, line_number = plan_edit(
             context.workspace, resolved, shown, (old, new), limit, context.secrets
         )
-        write_atomically(context.workspace, resolved, updated, shown)
-        header = f"Edited {shown}{route}: replaced {removed} with {added} at line {line_number}."
-        return ToolResult(header, summary=f"edited {shown}")
+        done = effects_suffix(
+            write_atomically(context.workspace, resolved, updated, shown), done=True
+        )
+        header = (
+            f"Edited {shown}{route}: replaced {removed} with {added} at line {line_number}{done}."
+        )
+        return ToolResult(header, summary=f"edited {shown}{done}")
 
-    description = f"edit {shown}: replace {removed} with {added}{route}"
+    description = f"edit {shown}: replace {removed} with {added}{route}{effects}"
     return PreparedCall(description, execute, approval, file_target(resolved, shown))
 
 
@@ -381,45 +400,6 @@ def _places_of(text: str, old: str, secret_forms: SecretForms) -> list[int]:
         places.append(at)
         at = text.find(old, end)
     return places
-
-
-def write_atomically(workspace: Workspace, path: Path, data: bytes, shown: str) -> None:
-    """Replace `path` with `data` in one rename, keeping an existing file's mode.
-
-    Everything happens relative to the parent directory's descriptor (made on the way
-    when missing, never through a link), so the file lands in that very directory.
-    """
-    parent = workspace.open_directory(path.parent, shown, create_missing=True)
-    try:
-        mode = _existing_mode(parent, path.name, shown)
-        temp = f".{path.name}.agent-cli-{secrets.token_hex(6)}.tmp"
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        descriptor = os.open(temp, flags, 0o666, dir_fd=parent)
-        try:
-            with os.fdopen(descriptor, "wb") as handle:
-                if mode is not None:
-                    os.fchmod(handle.fileno(), mode)
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(temp, path.name, src_dir_fd=parent, dst_dir_fd=parent)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp, dir_fd=parent)
-            raise
-    finally:
-        os.close(parent)
-
-
-def _existing_mode(parent: int, name: str, shown: str) -> int | None:
-    """The permission bits of the file being replaced; None for a new file."""
-    try:
-        info = os.stat(name, dir_fd=parent, follow_symlinks=False)
-    except FileNotFoundError:
-        return None
-    if stat.S_ISDIR(info.st_mode):
-        raise ToolError(f"{shown} is a directory; give a file path.")
-    return stat.S_IMODE(info.st_mode) if stat.S_ISREG(info.st_mode) else None
 
 
 def _resolve_file(workspace: Workspace, raw_path: str) -> tuple[Path, str]:
