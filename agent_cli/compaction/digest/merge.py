@@ -2,20 +2,17 @@
 
 Contract:
 - Every removing step (L2, L3, what L4 summarizes) adds to ONE digest message.
-- New items go in one more part after those already written while the whole stays within the budget
-  with every new request whole; a written part never changes, so the cached prefix ending with it
-  stays cached.
+- New items go in one more part while the whole stays within the budget with every new request
+  whole; a written part never changes, so the cached prefix ending with it stays cached.
 - Otherwise all entries are fitted again into one part (`refit_digest`): requests newest first,
   whole while they fit, then cut to their head (`REQUEST_LIMITS`) with pointer and full length; past
-  `REQUESTS_FOLD_AFTER` budgets older requests fold into one line (the newest always stays). Then
-  the newest interaction lines that fit what is left less `REFIT_HEADROOM`; the rest fold into the
+  `REQUESTS_FOLD_AFTER` budgets older requests fold into one line (never the newest). Then the
+  newest interaction lines that fit what is left less `REFIT_HEADROOM`; the rest fold into the
   "older" line, whose room is always kept. Entries are ordered by record number when every one has
   one. No cut splits a pointer or a secret.
-- The budget covers the whole message and weighs the sum of its rendered lines' counts
-  (`count_line`). A merge returns that sum (`FittedDigest`), and the digest message carries it as
-  its text's count (`build_counted_message`), so it counts the same on any counter.
-
-Pure.
+- The budget weighs the whole message as the sum of its rendered lines' counts (`count_line`); a
+  merge returns that sum (`FittedDigest`), which the message carries as its text's count
+  (`build_counted_message`), so it counts the same on any counter. Pure.
 """
 
 from __future__ import annotations
@@ -186,29 +183,15 @@ def _fit_requests(
 def _fit_request(
     entry: RequestEntry, used: int, budget: int, counter: TokenCounter, secrets: SecretForms
 ) -> tuple[RequestEntry, int]:
-    """`entry` whole when it fits after `used`, else shortened, and its tokens."""
+    """`entry` after `used`, cut to its head at each limit where it passes its share of `budget`,
+    and its tokens. A long line is not counted once its share is spent (it costs more than its
+    head); the heads it carries are taken when cut under these secret forms."""
     if len(entry.text) <= SHORTEST_REQUEST_CHARS:
         return entry, _request_tokens(entry, counter)
-    cost = _request_tokens(entry, counter) if used < budget else None
-    if cost is not None and used + cost <= budget:
-        return entry, cost
-    return _shorten_request(entry, cost, used, budget, counter, secrets)
-
-
-def _shorten_request(
-    entry: RequestEntry,
-    cost: int | None,
-    used: int,
-    budget: int,
-    counter: TokenCounter,
-    secrets: SecretForms,
-) -> tuple[RequestEntry, int]:
-    """`entry` (its line `cost` tokens, None: not counted, past its share) cut to its head at each
-    limit where it passes its share of `budget`, and its tokens; it takes the heads it carries when
-    cut under these secret forms."""
     heads = entry.heads
     if heads is not None and not (heads[0] is secrets or heads[0] == secrets):
         heads = None
+    cost = None
     for step, (limit, allowed) in enumerate(REQUEST_LIMITS):
         if len(entry.text) <= limit:
             continue
