@@ -8,9 +8,7 @@ never a crash. Pure.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import repeat
 from typing import Any, NamedTuple
 
 from agent_cli.compaction.digest.removed_items import RemovedInteraction, RequestEntry
@@ -84,18 +82,6 @@ def sequence_of(pointer: str | None) -> int | None:
         return None
     tail = pointer.rsplit(":", 1)[-1]
     return int(tail) if tail.isdecimal() else None
-
-
-def sequence_numbers(pointers: Sequence[str]) -> list[int | None]:
-    """`sequence_of` of each pointer."""
-    tails = [pointer.rpartition(":")[2] for pointer in pointers]
-    if (
-        all(tails)
-        and "".join(tails).isdecimal()
-        and all(map(str.startswith, pointers, repeat(TRANSCRIPT_PREFIX)))
-    ):
-        return list(map(int, tails))
-    return list(map(sequence_of, pointers))
 
 
 def digest_to_data(digest: Digest) -> dict[str, Any]:

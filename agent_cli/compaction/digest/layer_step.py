@@ -68,11 +68,10 @@ class RunningDigest(NamedTuple):
         """The digest to merge into and its budget tokens when known: this run's as merged; a given
         one parsed, its tokens known only where its text is that digest rendered."""
         if self.fitted is None or self.weighed is None:
-            given, digest = self.given, digest_from_message(self.given)
-            text = None if given is None else given.get("content")
-            if given is None or not isinstance(text, str) or text != render_digest(digest):
+            digest = digest_from_message(self.given)
+            if self.given is None or self.given.get("content") != render_digest(digest):
                 return digest, None
-            return digest, _rendered_tokens(given, counter)
+            return digest, _rendered_tokens(self.given, counter)
         return self.fitted.digest, _rendered_tokens(self.weighed, counter)
 
 

@@ -2,34 +2,30 @@
 
 Contract:
 - Every removing step (L2, L3, what L4 summarizes) adds to ONE digest message.
-- New items go in one more part after those already written while the whole stays within the budget
-  with every new request whole; a written part never changes, so the cached prefix ending with it
-  stays cached.
+- New items go in one more part while the whole stays within the budget with every new request
+  whole; a written part never changes, so the cached prefix ending with it stays cached.
 - Otherwise all entries are fitted again into one part (`refit_digest`): requests newest first,
   whole while they fit, then cut to their head (`REQUEST_LIMITS`) with pointer and full length; past
-  `REQUESTS_FOLD_AFTER` budgets older requests fold into one line (the newest always stays). Then
-  the newest interaction lines that fit what is left less `REFIT_HEADROOM`; the rest fold into the
+  `REQUESTS_FOLD_AFTER` budgets older requests fold into one line (never the newest). Then the
+  newest interaction lines that fit what is left less `REFIT_HEADROOM`; the rest fold into the
   "older" line, whose room is always kept. Entries are ordered by record number when every one has
   one. No cut splits a pointer or a secret.
-- The budget covers the whole message and weighs the sum of its rendered lines' counts
-  (`count_line`). A merge returns that sum (`FittedDigest`), and the digest message carries it as
-  its text's count (`build_counted_message`), so it counts the same on any counter.
-
-Pure.
+- The budget weighs the whole message as the sum of its rendered lines' counts (`count_line`); a
+  merge returns that sum (`FittedDigest`), which the message carries as its text's count
+  (`build_counted_message`), so it counts the same on any counter. Pure.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from operator import attrgetter
-from typing import Any, NamedTuple, TypeVar, cast, overload
+from typing import Any, NamedTuple, TypeVar, cast
 
 from agent_cli.compaction.digest.entries import (
     Digest,
     DigestLine,
     InteractionEntry,
     OlderRange,
-    sequence_numbers,
     sequence_of,
 )
 from agent_cli.compaction.digest.removed_items import (
@@ -37,7 +33,6 @@ from agent_cli.compaction.digest.removed_items import (
     SHORTEST_REQUEST_CHARS,
     RequestEntry,
     count_line,
-    count_line_within,
     cut_request,
     request_line,
     with_pointer,
@@ -55,6 +50,8 @@ from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
 
 REFIT_HEADROOM = 0.25  # share of the budget a refitted digest leaves for later parts
 REQUESTS_FOLD_AFTER = 2  # budgets the requests may take before the older ones fold
+Entry = TypeVar("Entry", RequestEntry, DigestLine)
+_NUMBER = attrgetter("number")
 
 
 class FittedDigest(NamedTuple):
@@ -97,8 +94,6 @@ def _append_part(
     if rendered_tokens is None:
         rendered_tokens = MESSAGE_OVERHEAD_TOKENS + count_line(render_digest(digest), counter)
     room = budget_tokens - rendered_tokens
-    if len(requests) + len(interactions) > room:  # no line costs less than its newline
-        return None
     titles = [DIGEST_LATER_PART, *([REQUESTS_TITLE] if requests else [])]
     titles += [LINES_TITLE] if interactions else []
     room -= sum(count_line(title, counter) for title in titles)
@@ -129,12 +124,12 @@ def refit_digest(
     secrets: SecretForms = NO_SECRETS,
 ) -> FittedDigest:
     """All entries fitted again into one part (module contract), and its count."""
-    all_requests, requests_sorted = _by_number_newest_first([*requests, *digest.requests])
+    all_requests, requests_sorted = _newest_first([*requests, *digest.requests])
     header, requests_title, lines_title = (
         count_line(title, counter) for title in (DIGEST_HEADER, REQUESTS_TITLE, LINES_TITLE)
     )
     budget = budget_tokens - MESSAGE_OVERHEAD_TOKENS - header - requests_title - lines_title
-    all_lines, is_sorted = _by_number_newest_first([*interactions, *digest.interactions])
+    all_lines, is_sorted = _newest_first([*interactions, *digest.interactions])
     reserve = 0  # what the "older" line costs if every interaction line folded
     if all_lines or digest.older.count:
         reserve = count_line(older_line(_fold(digest.older, all_lines, is_sorted)), counter)
@@ -158,28 +153,16 @@ def refit_digest(
     return FittedDigest(Digest(tuple(fitted), tuple(kept), older, (), older_requests), tokens)
 
 
-def _newest_first(entries: list[Any]) -> tuple[list[Any], bool]:
-    """By the pointers' record numbers, newest first, when every entry has one (and True); else as
-    given (and False)."""
-    pointers = [entry.pointer for entry in entries]
-    if None in pointers:
-        return entries, False
-    numbers = sequence_numbers(cast("list[str]", pointers))
+def _newest_first(entries: list[Entry]) -> tuple[list[Entry], bool]:
+    """By record number (as carried, else read off the pointer), newest first, when every entry
+    has one (and True); else as given (and False)."""
+    if None not in map(_NUMBER, entries):
+        return sorted(entries, key=_NUMBER, reverse=True), True
+    numbers = [sequence_of(entry.pointer) for entry in entries]
     if None in numbers:
         return entries, False
     order = sorted(range(len(entries)), key=cast("list[int]", numbers).__getitem__, reverse=True)
     return [entries[i] for i in order], True
-
-
-_NUMBER = attrgetter("number")
-Entry = TypeVar("Entry", RequestEntry, DigestLine)
-
-
-def _by_number_newest_first(entries: list[Entry]) -> tuple[list[Entry], bool]:
-    """`_newest_first`, by the numbers the entries carry when every one does."""
-    if None in map(_NUMBER, entries):
-        return _newest_first(entries)
-    return sorted(entries, key=_NUMBER, reverse=True), True
 
 
 def _fit_requests(
@@ -200,34 +183,20 @@ def _fit_requests(
 def _fit_request(
     entry: RequestEntry, used: int, budget: int, counter: TokenCounter, secrets: SecretForms
 ) -> tuple[RequestEntry, int]:
-    """`entry` whole when it fits after `used`, else shortened, and its tokens."""
+    """`entry` after `used`, cut to its head at each limit where it passes its share of `budget`,
+    and its tokens. A long line is not counted once its share is spent (it costs more than its
+    head); the heads it carries are taken when cut under these secret forms."""
     if len(entry.text) <= SHORTEST_REQUEST_CHARS:
         return entry, _request_tokens(entry, counter)
-    cost = _request_tokens(entry, counter, budget - used) if used < budget else None
-    if cost is not None and used + cost <= budget:
-        return entry, cost
-    return _shorten_request(entry, cost, used, budget, counter, secrets)
-
-
-def _shorten_request(
-    entry: RequestEntry,
-    cost: int | None,
-    used: int,
-    budget: int,
-    counter: TokenCounter,
-    secrets: SecretForms,
-) -> tuple[RequestEntry, int]:
-    """`entry` (its line `cost` tokens when known) cut to its head at each limit where it passes its
-    share of `budget`, and its tokens; heads the entry carries are taken when cut under these secret
-    forms."""
     heads = entry.heads
     if heads is not None and not (heads[0] is secrets or heads[0] == secrets):
         heads = None
+    cost = None
     for step, (limit, allowed) in enumerate(REQUEST_LIMITS):
         if len(entry.text) <= limit:
             continue
         if cost is None and used < allowed * budget:
-            cost = _request_tokens(entry, counter, int(allowed * budget - used))
+            cost = _request_tokens(entry, counter)
         if cost is None or used + cost > allowed * budget:
             entry = (heads and heads[1:][step]) or cut_request(entry, limit, secrets)
             cost = _request_tokens(entry, counter)
@@ -236,36 +205,24 @@ def _shorten_request(
     return entry, _request_tokens(entry, counter) if cost is None else cost
 
 
-@overload
-def _request_tokens(entry: RequestEntry, counter: TokenCounter) -> int: ...
-@overload
-def _request_tokens(entry: RequestEntry, counter: TokenCounter, room: int) -> int | None: ...
-def _request_tokens(
-    entry: RequestEntry, counter: TokenCounter, room: int | None = None
-) -> int | None:
-    """Tokens of a request's line (as carried for this counter, else counted); with `room`: None
-    once they pass it."""
+def _request_tokens(entry: RequestEntry, counter: TokenCounter) -> int:
+    """Tokens of a request's line: as carried for this counter, else counted."""
     counted = entry.counted
     if counted is not None and counted[0] is counter:
         return counted[1]
-    if room is None:
-        return count_line(request_line(entry), counter)
-    return count_line_within(request_line(entry), counter, room)
+    return count_line(request_line(entry), counter)
 
 
 def _fit_lines(
     entries: Sequence[DigestLine], budget: int, counter: TokenCounter
 ) -> tuple[list[str], int]:
-    """The lines of the leading `entries` that fit `budget`, and their tokens (as carried for this
-    counter, else counted)."""
+    """The lines of the leading `entries` that fit `budget`, and their tokens."""
     used, lines = 0, list[str]()
     for entry in entries:
         if isinstance(entry, InteractionEntry):
             line, counted = entry.line, None
-        elif entry.line:  # written already (its message's facts)
-            line, counted = entry.line, entry.counted
         else:
-            line, counted = entry.describe(), entry.counted
+            line, counted = entry.line or entry.describe(), entry.counted
         if counted is not None and counted[0] is counter:
             cost = counted[1]
         else:
@@ -279,10 +236,9 @@ def _fit_lines(
 
 def _as_entries(lines: list[str], entries: Sequence[DigestLine]) -> list[DigestLine]:
     """Entries for the first `len(lines)` of `entries`: one that holds its line serves as it is."""
-    new = tuple.__new__
     return [
-        entry if entry.line is line else new(InteractionEntry, (line, entry.pointer, entry.number))
-        for line, entry in zip(lines, entries[: len(lines)], strict=True)
+        entry if entry.line is line else InteractionEntry(line, entry.pointer, entry.number)
+        for line, entry in zip(lines, entries, strict=False)
     ]
 
 

@@ -173,16 +173,4 @@ def with_pointer(line: str, pointer: str | None) -> str:
 
 def count_line(line: str, counter: TokenCounter) -> int:
     """Tokens of rendered digest text as the budget counts it: line by line, each with its newline."""
-    if "\n" not in line:
-        return counter.count_text(line + "\n")
     return sum(counter.count_text(piece + "\n") for piece in line.split("\n"))
-
-
-def count_line_within(line: str, counter: TokenCounter, room: int) -> int | None:
-    """`count_line(line)`, or None as soon as it passes `room`."""
-    used = 0
-    for piece in line.split("\n"):
-        used += counter.count_text(piece + "\n")
-        if used > room:
-            return None
-    return used

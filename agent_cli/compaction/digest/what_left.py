@@ -79,10 +79,7 @@ Found = tuple[int, dict[str, Any], MessageFacts]  # (position, tool_result, its 
 
 
 class CallResults:
-    """A call's tool_result among the messages of `facts`: looked for in the next `NEAR` after the
-    call, else in a map of all, built once."""
-
-    NEAR = 8
+    """A call's tool_result among the messages of `facts` (mapped when first asked)."""
 
     def __init__(self, facts: Sequence[MessageFacts]) -> None:
         self._facts = facts
@@ -90,18 +87,14 @@ class CallResults:
 
     def after(self, position: int, tool_id: str) -> Found | None:
         """The result of `tool_id` after `position`, or None."""
-        facts = self._facts
-        for later in range(position + 1, min(position + 1 + self.NEAR, len(facts))):
-            for result in facts[later].results:
-                if result.get("tool_use_id") == tool_id:
-                    return later, result, facts[later]
-        if position + 1 + self.NEAR >= len(facts):  # every later one was searched
-            return None
         if self._all is None:
             self._all = {
-                r.get("tool_use_id"): (at, r, f) for at, f in enumerate(facts) for r in f.results
+                r.get("tool_use_id"): (at, r, f)
+                for at, f in enumerate(self._facts)
+                for r in f.results
             }
-        return self._all.get(tool_id)
+        found = self._all.get(tool_id)
+        return found if found is not None and found[0] > position else None
 
 
 def _add_calls(
