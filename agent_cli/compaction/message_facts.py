@@ -123,11 +123,9 @@ def without_calls(
     texts and pointer, the calls, reads, entries and results left; `largest_result` kept as a bound.
     `moved` (id of a message -> its replacement) renames `answered_in`."""
     results, tokens = found.results, found.result_tokens
-    if results and tokens:
+    if results:
         kept = [i for i, block in enumerate(results) if block.get("tool_use_id") not in ids]
-        results, tokens = tuple(results[i] for i in kept), tuple(tokens[i] for i in kept)
-    elif results:
-        results = tuple(block for block in results if block.get("tool_use_id") not in ids)
+        results, tokens = tuple(results[i] for i in kept), tokens and tuple(tokens[i] for i in kept)
     uses = found.uses and tuple(use for use in found.uses if use.get("id") not in ids)
     head = (found.texts, uses, results, found.pointer, found.largest_result)
     if not uses:
