@@ -46,7 +46,7 @@ def note_superseded(
     """Walk the facts of the messages from position `start` on, adding to `history`: an error-free
     read supersedes the newest earlier read of the same key. Reads recorded under this policy's rule
     are taken as they are."""
-    rule, paths = read_rule(policy), dict[str, str]()
+    rule = read_rule(policy)
     unanswered, newest = history.unanswered, history.newest
     for position, facts in enumerate(found, start):
         for result in facts.results if unanswered else ():
@@ -62,7 +62,7 @@ def note_superseded(
             newest[key] = (tool_id, use_position)
         if not facts.uses:
             continue
-        reads = facts.reads if facts.read_rule == rule else find_reads(facts.uses, policy, paths)
+        reads = facts.reads if facts.read_rule == rule else find_reads(facts.uses, policy)
         for tool_id, key in reads:
             unanswered[tool_id] = (key, position)
 
