@@ -115,12 +115,9 @@ def build_view_facts(
     return [build_message_facts(message, counter) for message in messages]
 
 
-def without_calls(
-    found: MessageFacts, ids: Collection[str], moved: Mapping[int, Message] | None = None
-) -> MessageFacts:
+def without_calls(found: MessageFacts, ids: Collection[str]) -> MessageFacts:
     """The facts of a message once the calls `ids` are taken out (`dedup.without_blocks`): same
-    texts and pointer, the calls, reads, entries and results left; `largest_result` kept as a bound.
-    `moved` (id of a message -> its replacement) renames `answered_in`."""
+    texts and pointer, the calls, reads, entries and results left; `largest_result` kept as a bound."""
     kept = [i for i, block in enumerate(found.results) if block.get("tool_use_id") not in ids]
     tokens = found.result_tokens and tuple(found.result_tokens[i] for i in kept)
     uses = tuple(use for use in found.uses if use.get("id") not in ids)
@@ -129,9 +126,6 @@ def without_calls(
         return MessageFacts(
             *head, found.largest_result, requests=found.requests, result_tokens=tokens
         )
-    answered_in = found.answered_in
-    if moved:
-        answered_in = tuple(moved.get(id(message), message) for message in answered_in)
     return MessageFacts(
         *head,
         found.largest_result,
@@ -139,7 +133,7 @@ def without_calls(
         tuple(read for read in found.reads if read[0] not in ids),
         found.read_rule,
         tuple(entry for entry in found.in_order if entry.tool_use_id not in ids),
-        answered_in,
+        found.answered_in,
         requests=found.requests,
         result_tokens=tokens,
     )

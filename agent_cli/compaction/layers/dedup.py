@@ -86,22 +86,21 @@ def build_dedup_outcome(
     removed, tokens, taken = _name_calls(messages, found, superseded, counter)
     view, new_facts = list(messages), list(found)
     stays = bytearray(b"\x01") * len(messages)  # 0 where the whole message leaves
-    rebuilt, recorded = [], []
+    changed = []  # messages that stay with fewer blocks
     for position, leaving in taken.items():
         known, record = found[position], found[position].without_reads
         if record is not None and leaving == _blocks_taken(known, record[1]):
             view[position], new_facts[position] = record  # (recorded once)
-            recorded.append(position)
         elif leaving == len(messages[position]["content"]):  # (a valid view holds a block once)
             stays[position] = 0  # all of it leaves
+            continue
         else:
             view[position] = without_blocks(messages[position], known, superseded)
-            rebuilt.append(position)
+            new_facts[position] = without_calls(known, superseded)
+        changed.append(position)
     # the calls left name the messages that replaced those holding their results
-    moved = {id(messages[position]): view[position] for position in (*rebuilt, *recorded)}
-    for position in rebuilt:
-        new_facts[position] = without_calls(found[position], superseded, moved)
-    for position in recorded if moved else ():
+    moved = {id(messages[position]): view[position] for position in changed}
+    for position in changed:
         if new_facts[position].answered_in:
             new_facts[position] = with_answered_in(new_facts[position], moved)
     kept = list(compress(view, stays))
