@@ -50,7 +50,6 @@ class MessageFacts(NamedTuple):
     result_tokens: tuple[int, ...] = ()  # each result's tokens (() without a counter)
 
 
-NO_CALLS = tuple(MessageFacts._field_defaults.values())  # the fields after `largest_result`
 _ANSWERED_IN = MessageFacts._fields.index("answered_in")
 
 
@@ -116,39 +115,27 @@ def build_view_facts(
     return [build_message_facts(message, counter) for message in messages]
 
 
-def without_calls(
-    found: MessageFacts, ids: Collection[str], moved: Mapping[int, Message] | None = None
-) -> MessageFacts:
+def without_calls(found: MessageFacts, ids: Collection[str]) -> MessageFacts:
     """The facts of a message once the calls `ids` are taken out (`dedup.without_blocks`): same
-    texts and pointer, the calls, reads, entries and results left; `largest_result` kept as a bound.
-    `moved` (id of a message -> its replacement) renames `answered_in`."""
-    results, tokens = found.results, found.result_tokens
-    if results and tokens:
-        kept = [i for i, block in enumerate(results) if block.get("tool_use_id") not in ids]
-        results, tokens = tuple(results[i] for i in kept), tuple(tokens[i] for i in kept)
-    elif results:
-        results = tuple(block for block in results if block.get("tool_use_id") not in ids)
-    uses = found.uses and tuple(use for use in found.uses if use.get("id") not in ids)
-    head = (found.texts, uses, results, found.pointer, found.largest_result)
+    texts and pointer, the calls, reads, entries and results left; `largest_result` kept as a bound."""
+    kept = [i for i, block in enumerate(found.results) if block.get("tool_use_id") not in ids]
+    tokens = found.result_tokens and tuple(found.result_tokens[i] for i in kept)
+    uses = tuple(use for use in found.uses if use.get("id") not in ids)
+    head = (found.texts, uses, tuple(found.results[i] for i in kept), found.pointer)
     if not uses:
-        return tuple.__new__(MessageFacts, (*head, *NO_CALLS[:-2], found.requests, tokens))
-    calls, answered_in = found.calls, found.answered_in
-    if moved:
-        answered_in = tuple(moved.get(id(message), message) for message in answered_in)
-    return tuple.__new__(
-        MessageFacts,
-        (
-            *head,
-            None if calls is None else {k: v for k, v in calls.items() if k not in ids},
-            tuple(read for read in found.reads if read[0] not in ids),
-            found.read_rule,
-            tuple(entry for entry in found.in_order if entry.tool_use_id not in ids),
-            answered_in,
-            None,
-            None,
-            found.requests,
-            tokens,
-        ),
+        return MessageFacts(
+            *head, found.largest_result, requests=found.requests, result_tokens=tokens
+        )
+    return MessageFacts(
+        *head,
+        found.largest_result,
+        found.calls and {key: entry for key, entry in found.calls.items() if key not in ids},
+        tuple(read for read in found.reads if read[0] not in ids),
+        found.read_rule,
+        tuple(entry for entry in found.in_order if entry.tool_use_id not in ids),
+        found.answered_in,
+        requests=found.requests,
+        result_tokens=tokens,
     )
 
 

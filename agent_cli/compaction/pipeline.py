@@ -130,8 +130,7 @@ def _run_layers(
     reports: list[LayerReport] = []
     original = CachedPrefix(view, index.message_counts())
     order = SUMMARY_FIRST_ORDER if force_summary else AUTOMATIC_ORDER
-    base, facts, known_reads, digest = _split_digest(view, index)
-    superseded: Mapping[str, int] | None = known_reads
+    base, facts, superseded, digest = _split_digest(view, index)
     changed = summary_seen = False
     for layer in order:
         step = _build_step(
@@ -168,7 +167,7 @@ def _run_layers(
 
 def _split_digest(
     view: Messages, index: ViewIndex
-) -> tuple[Messages, list[MessageFacts], Mapping[str, int], RunningDigest]:
+) -> tuple[Messages, list[MessageFacts], Mapping[str, int] | None, RunningDigest]:
     """`view` without its digest message, the facts and superseded reads of what is left (positions
     shifted past the digest), and the running digest."""
     base, given = split_digest(view)
@@ -243,13 +242,12 @@ def _has_applied(reports: Sequence[LayerReport], layer: int) -> bool:
 def _report_summary_too_large(reports: list[LayerReport], tokens: int) -> None:
     """Record `summary_too_large` in the reports of the run made again without L4 (in place of its
     `skipped_no_summarizer` report)."""
-    refused = LayerOutcome([], 0, outcome=SUMMARY_TOO_LARGE)
-    skipped = [i for i, r in enumerate(reports) if r.outcome == SKIPPED_NO_SUMMARIZER]
-    report = _build_report(4, refused, reports[skipped[0]].tokens_before if skipped else tokens)
-    if skipped:
-        reports[skipped[0]] = report
-    else:
-        reports.append(report)
+    at = next(
+        (i for i, r in enumerate(reports) if r.outcome == SKIPPED_NO_SUMMARIZER), len(reports)
+    )
+    before = reports[at].tokens_before if at < len(reports) else tokens
+    refused = _build_report(4, LayerOutcome([], 0, outcome=SUMMARY_TOO_LARGE), before)
+    reports[at : at + 1] = [refused]  # in place of the skipped report, else appended
 
 
 def _share_the_room(

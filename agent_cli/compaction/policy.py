@@ -99,12 +99,10 @@ class CompactionPolicy:
         return min(self.digest_tokens, max(MIN_DIGEST_TOKENS, room // 4))
 
     def with_digest_under_soft(self, reserved_tokens: int) -> CompactionPolicy:
-        """This policy with `digest_tokens` at most a quarter of the room `reserved_tokens`
-        leave under the soft threshold (at least `MIN_DIGEST_TOKENS`). The digest's
-        requests may take twice its budget before the older ones fold, so the digest alone
-        never holds more than half of that room, and a run can end under the soft
-        threshold however long the session. The session applies it to its own soft
-        threshold, before `/compact` or the loop guard move it for one run."""
+        """This policy with `digest_tokens` at most a quarter of the room `reserved_tokens` leave
+        under the soft threshold (at least `MIN_DIGEST_TOKENS`): requests may take twice the budget,
+        so the digest never holds more than half that room and a run can end under the soft
+        threshold however long the session (applied before `/compact` or the loop guard move it)."""
         room = max(MIN_DIGEST_TOKENS, (self.soft_threshold - reserved_tokens) // 4)
         if self.digest_tokens <= room:
             return self

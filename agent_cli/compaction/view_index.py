@@ -4,19 +4,15 @@ Pure.
 
 Contract:
 - `measure(messages, policy)` validates `messages` and returns their tokens. When the view indexed
-  last is a prefix of `messages`, only the messages after it are validated, counted and given facts;
-  any other view is indexed from the start: rebuilt, never patched. A ToolProtocolError leaves the
-  index as it was; any other failure while extending it empties it.
-- "Prefix" is exact: each indexed message is kept with a structural snapshot (a frozen message is
-  its own), so a dict edited in place after it was indexed no longer matches.
+  last is a prefix of `messages` (exactly: each message is kept with a structural snapshot, a
+  frozen one is its own), only the messages after it are indexed; any other view is rebuilt, never
+  patched, and so is the index under another read rule or other secret forms. A ToolProtocolError
+  leaves the index as it was; any other failure empties it.
 - `message_counts()`, `superseded_reads`, `largest_result` and `facts()` describe the view measured
-  last. `facts()` gives one `MessageFacts` per message; recorded facts are given only where the view
-  holds the very object they were recorded for, any other message's are built afresh. A policy with
-  another read rule or other secret forms rebuilds the index.
+  last. Recorded facts are given only where the view holds the very object they were recorded for.
 - A long tail is indexed in runs as appended turns would be (`closed_runs`); digest lines of calls
-  (reads excepted) and of long texts are recorded only as far back as a refit of the digest reaches.
-- `count(messages, policy)`: `measure`, also for a view not valid yet (a call still running), then
-  counted message by message and not indexed.
+  (reads excepted) and of long texts are recorded only as far back as a refit reaches.
+- `count(messages, policy)`: `measure`, or for a view not valid yet, counted and not indexed.
 """
 
 from __future__ import annotations
@@ -165,17 +161,8 @@ class ViewIndex:
         ]
 
     def _is_prefix_of(self, messages: Sequence[Message]) -> bool:
-        """True when `messages` starts with the indexed snapshots (the last compared first)."""
         known = self._snapshots
-        if len(known) > len(messages):
-            return False
-        if not known:
-            return True
-        last = messages[len(known) - 1]
-        if last is not known[-1] and last != known[-1]:
-            return False
-        prefix = messages[: len(known)]
-        return (prefix if isinstance(prefix, list) else list(prefix)) == known
+        return len(known) <= len(messages) and list(messages[: len(known)]) == known
 
     def _clear(self, terms: Terms | None) -> None:
         self._snapshots, self._messages, self._tokens, self._counts = [], (), 0, []
@@ -216,66 +203,56 @@ def record_facts(
     policy: CompactionPolicy,
     ahead: tuple[bool, bool] = (True, True),
 ) -> list[MessageFacts]:
-    """The facts of `messages` (from message `start` of a view, validated; `interactions`: the calls
-    answered among them), with reads keyed under `policy`, and, for a frozen message, L1's cut of a
-    result over the per-result budget (`cut_message`) and L2's removal of its reads. `ahead`:
-    whether call lines and long texts' lines are recorded."""
+    """The facts of `messages` (from message `start` of a validated view; `interactions`: the calls
+    answered among them), reads keyed under `policy`, and for a frozen message L1's cut of it and
+    L2's removal of its reads. `ahead`: whether call lines and long texts' lines are recorded."""
     facts = [build_message_facts(message, counter) for message in messages]
     note_calls(facts, messages, start, interactions, counter, policy, ahead[0])
     rule, budget = read_rule(policy), policy.max_tool_result_tokens
     reads: set[str] = set()  # the reads of the batch so far (its results come after them)
     for index, found in enumerate(facts):
+        message = messages[index]
         if found.texts:
-            found = facts[index] = note_requests(found, counter, policy.secret_forms, ahead[1])
-        frozen = is_frozen(message := messages[index])
+            found = note_requests(found, counter, policy.secret_forms, ahead[1])
         if found.uses:
-            found = facts[index] = found._replace(
-                reads=find_reads(found.uses, policy), read_rule=rule
-            )
+            found = found._replace(reads=find_reads(found.uses, policy), read_rule=rule)
             reads.update(tool_id for tool_id, _ in found.reads)
-            if found.reads and frozen:
-                facts[index] = found._replace(without_reads=_without_reads(message, found, reads))
-            continue
-        record = _without_reads(message, found, reads) if frozen and found.results else None
-        if record is not None:
-            found = facts[index] = found._replace(without_reads=record)
-        if (found.largest_result or 0) > budget and frozen:
-            made = cut_message(message, found, budget, counter, policy.secret_forms)
-            if made is not None:
-                batch = (start, interactions, ahead[0])
-                made = _note_caller(facts, index, message, made, batch, counter, policy)
-                smaller = _without_reads(made.message, made.facts, reads)
-                if smaller is not None:
-                    made = made._replace(facts=made.facts._replace(without_reads=smaller))
-                facts[index] = found._replace(cut=made)
+        if is_frozen(message):
+            found = _with_without_reads(message, found, reads)
+            if (found.largest_result or 0) > budget:
+                made = cut_message(message, found, budget, counter, policy.secret_forms)
+                if made is not None:
+                    batch = (start, interactions, ahead[0])
+                    made = _note_caller(facts, index, made, batch, counter, policy)
+                    made = made._replace(facts=_with_without_reads(made.message, made.facts, reads))
+                    found = found._replace(cut=made)
+        facts[index] = found
     return facts
 
 
-def _without_reads(
+def _with_without_reads(
     message: Message, found: MessageFacts, reads: Collection[str]
-) -> tuple[Message, MessageFacts] | None:
-    """What L2 makes of frozen `message` when every call among `reads` it makes or answers leaves
-    (frozen), and its facts; None when it holds none, when nothing would be left, or when it both
-    makes calls and holds results."""
-    if found.uses and found.results:
-        return None
+) -> MessageFacts:
+    """`found` with what L2 makes of frozen `message` when every call among `reads` it makes or
+    answers leaves (frozen), and its facts; as it is when it holds none, when nothing would be left,
+    or when it both makes calls and holds results."""
     own = [use.get("id") for use in found.uses] + [b.get("tool_use_id") for b in found.results]
     ids = {tool_id for tool_id in own if isinstance(tool_id, str) and tool_id in reads}
-    if not ids or len(ids) == len(message["content"]):
-        return None
-    return freeze(without_blocks(message, found, ids)), without_calls(found, ids)
+    if not ids or len(ids) == len(message["content"]) or (found.uses and found.results):
+        return found
+    smaller = freeze(without_blocks(message, found, ids))
+    return found._replace(without_reads=(smaller, without_calls(found, ids)))
 
 
 def _note_caller(
     facts: list[MessageFacts],
     position: int,
-    message: Message,
     cut: CutFacts,
     batch: tuple[int, Mapping[str, tuple[int, int]], bool],
     counter: TokenCounter,
     policy: CompactionPolicy,
 ) -> CutFacts:
-    """`cut` (L1's cut of `message`, at `position` of `facts`) with its caller, when all calls of
+    """`cut` (L1's cut of the message at `position` of `facts`) with its caller, when all calls of
     one earlier message are answered in it (`with_caller_after_cut`). `batch`: where `facts` start
     in the view, the calls answered among them, and whether lines are recorded."""
     start, interactions, lines = batch

@@ -46,7 +46,7 @@ def note_superseded(
     """Walk the facts of the messages from position `start` on, adding to `history`: an error-free
     read supersedes the newest earlier read of the same key. Reads recorded under this policy's rule
     are taken as they are."""
-    rule, paths = read_rule(policy), dict[str, str]()
+    rule = read_rule(policy)
     unanswered, newest = history.unanswered, history.newest
     for position, facts in enumerate(found, start):
         for result in facts.results if unanswered else ():
@@ -62,7 +62,7 @@ def note_superseded(
             newest[key] = (tool_id, use_position)
         if not facts.uses:
             continue
-        reads = facts.reads if facts.read_rule == rule else find_reads(facts.uses, policy, paths)
+        reads = facts.reads if facts.read_rule == rule else find_reads(facts.uses, policy)
         for tool_id, key in reads:
             unanswered[tool_id] = (key, position)
 
@@ -86,22 +86,21 @@ def build_dedup_outcome(
     removed, tokens, taken = _name_calls(messages, found, superseded, counter)
     view, new_facts = list(messages), list(found)
     stays = bytearray(b"\x01") * len(messages)  # 0 where the whole message leaves
-    rebuilt, recorded = [], []
+    changed = []  # messages that stay with fewer blocks
     for position, leaving in taken.items():
         known, record = found[position], found[position].without_reads
         if record is not None and leaving == _blocks_taken(known, record[1]):
             view[position], new_facts[position] = record  # (recorded once)
-            recorded.append(position)
         elif leaving == len(messages[position]["content"]):  # (a valid view holds a block once)
             stays[position] = 0  # all of it leaves
+            continue
         else:
             view[position] = without_blocks(messages[position], known, superseded)
-            rebuilt.append(position)
+            new_facts[position] = without_calls(known, superseded)
+        changed.append(position)
     # the calls left name the messages that replaced those holding their results
-    moved = {id(messages[position]): view[position] for position in (*rebuilt, *recorded)}
-    for position in rebuilt:
-        new_facts[position] = without_calls(found[position], superseded, moved)
-    for position in recorded if moved else ():
+    moved = {id(messages[position]): view[position] for position in changed}
+    for position in changed:
         if new_facts[position].answered_in:
             new_facts[position] = with_answered_in(new_facts[position], moved)
     kept = list(compress(view, stays))

@@ -15,27 +15,22 @@ def read_rule(policy: CompactionPolicy) -> ReadRule:
 
 
 def find_reads(
-    uses: Iterable[dict[str, Any]], policy: CompactionPolicy, paths: dict[str, str] | None = None
+    uses: Iterable[dict[str, Any]], policy: CompactionPolicy
 ) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """(tool_use id, read key) of each read among `uses`, in order."""
-    keyed = ((block, build_read_key(block, policy, paths)) for block in uses)
+    keyed = ((block, build_read_key(block, policy)) for block in uses)
     return tuple((block["id"], key) for block, key in keyed if key is not None)
 
 
 def normalize_read_path(path: str) -> str:
     """`path` without empty and `.` segments; `..` and blanks are kept: each names another file."""
-    text = path
-    is_absolute = text.startswith("/")
-    parts = [part for part in text.split("/") if part not in ("", ".")]
-    joined = "/".join(parts)
-    return "/" + joined if is_absolute else joined
+    joined = "/".join(part for part in path.split("/") if part not in ("", "."))
+    return "/" + joined if path.startswith("/") else joined
 
 
-def build_read_key(
-    block: dict[str, Any], policy: CompactionPolicy, paths: dict[str, str] | None = None
-) -> tuple[str, ...] | None:
+def build_read_key(block: dict[str, Any], policy: CompactionPolicy) -> tuple[str, ...] | None:
     """(tool, normalized path, other inputs as sorted JSON) for a tool_use the policy counts as a
-    read, else None. `paths` memoizes normalized paths over one scan."""
+    read, else None."""
     name = block.get("name")
     if name not in policy.read_tool_names:
         return None
@@ -45,11 +40,7 @@ def build_read_key(
     path = tool_input.get(policy.read_path_key)
     if not isinstance(path, str) or not path.strip():
         return None
-    if paths is None:
-        paths = {}
-    normalized = paths.get(path)
-    if normalized is None:
-        normalized = paths[path] = normalize_read_path(path)
+    normalized = normalize_read_path(path)
     if len(tool_input) == 1:
         return (name, normalized, "")
     others = {key: value for key, value in tool_input.items() if key != policy.read_path_key}

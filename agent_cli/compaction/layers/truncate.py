@@ -239,6 +239,8 @@ def _truncate_result(
     """The cut block (marked with `CUT_FROM_KEY`, the text's size before any cut) and the tokens it
     saves from its content's count `original`, or None."""
     content = block.get("content")
+    if original <= budget or not isinstance(content, (str, list)):
+        return None
     cut_from = {CUT_FROM_KEY: block.get(CUT_FROM_KEY, result_size(block))}
     if isinstance(content, str):
         cut_text = build_truncated_text(content, budget, counter, secrets, original, pointer)
@@ -246,14 +248,8 @@ def _truncate_result(
             return None
         shorter = counter.carry_count({**block, "content": cut_text[0], **cut_from}, *cut_text)
         return shorter, original - counter.count_result_content(shorter)  # as counted
-    if isinstance(content, list):
-        if original <= budget:
-            return None
-        cut = build_truncated_blocks(content, budget, counter, secrets, pointer)
-        if cut is None:
-            return None
-        return {**block, "content": cut[0], **cut_from}, original - cut[1]
-    return None
+    cut = build_truncated_blocks(content, budget, counter, secrets, pointer)
+    return None if cut is None else ({**block, "content": cut[0], **cut_from}, original - cut[1])
 
 
 def shared_result_budget(sizes: Sequence[int], room: int) -> int | None:
@@ -297,15 +293,12 @@ def cut_message(
 ) -> CutFacts | None:
     """L1's cut of a user message (facts `found`): a copy with each result over `budget` cut (frozen
     when `message` is) and its facts, or None when nothing shrank. The saving is what the cut
-    results save; markers name `found.pointer`."""
+    results save; markers name `found.pointer`. `found` holds each result's tokens."""
     content = message["content"]
-    known = found.result_tokens if len(found.result_tokens) == len(found.results) else None
     blocks, tokens, results_cut, saved = list(content), list[int](), 0, 0
     for index, block in enumerate(content):
         if isinstance(block, dict) and block.get("type") == "tool_result":
-            original = None if known is None else known[len(tokens)]
-            if original is None:
-                original = counter.count_result_content(block)
+            original = found.result_tokens[len(tokens)]
             cut = _truncate_result(block, budget, counter, secrets, found.pointer, original)
             if cut is not None:
                 blocks[index], results_cut, saved = cut[0], results_cut + 1, saved + cut[1]
