@@ -48,7 +48,7 @@ def listed_files(listing_args: Sequence[str], workspace: Workspace, *, timeout: 
 def exclusion_globs(listed: Sequence[str], secrets: SecretForms) -> list[str]:
     """`--glob=!/<path>` for each file of the walk (`listed_files`) whose path holds a
     secret or a line feed (module contract)."""
-    return [f"--glob=!/{_literal(path)}" for path in listed if is_left_out(path, secrets)]
+    return [f"--glob=!/{literal_glob(path)}" for path in listed if is_left_out(path, secrets)]
 
 
 def is_left_out(path: str, secrets: SecretForms) -> bool:
@@ -56,6 +56,6 @@ def is_left_out(path: str, secrets: SecretForms) -> bool:
     return "\n" in path or secrets.pattern is not None and secrets.pattern.search(shown) is not None
 
 
-def _literal(path: str) -> str:
+def literal_glob(path: str) -> str:
     """`path` as a glob that matches only itself."""
     return _GLOB_SPECIAL.sub(r"\\\1", path)

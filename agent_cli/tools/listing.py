@@ -21,6 +21,7 @@ from agent_cli.nofollow_open import DIRECTORY_FLAGS
 from agent_cli.tools.context import PreparedCall, ToolContext
 from agent_cli.tools.output import ToolResult, count_noun, format_size
 from agent_cli.tools.ripgrep import RgRun, run_rg
+from agent_cli.tools.state_folders import SKIPPED
 from agent_cli.tools.workspace import SKIPPED_DIRECTORY_NAMES, Workspace
 
 VCS_DIRECTORY = ".git"
@@ -177,12 +178,23 @@ def _describe_entry(
         target = os.readlink(entry.name, dir_fd=descriptor)
         return f"{entry.name} -> {target}" + _link_label(workspace, folder / target)
     if _is_real_dir(entry):
+        if _is_state_folder(workspace, entry):
+            return f"{entry.name}/  [{SKIPPED}]"
         return f"{entry.name}/"
     try:
         size = format_size(entry.stat(follow_symlinks=False).st_size)
     except OSError:  # gone since the folder was read: still listed, one entry never fails all
         size = "size unknown"
     return f"{entry.name}  ({size})"
+
+
+def _is_state_folder(workspace: Workspace, entry: os.DirEntry[str]) -> bool:
+    """True for a folder agent-cli keeps for itself (`state_folders`): listed, marked,
+    never entered."""
+    try:
+        return workspace.state_folders.is_one(entry.stat(follow_symlinks=False))
+    except OSError:
+        return False
 
 
 def _link_label(workspace: Workspace, target: Path) -> str:

@@ -33,12 +33,14 @@ from agent_cli.tools.grep_names import (
     exclusion_globs,
     is_left_out,
     listed_files,
+    literal_glob,
 )
 from agent_cli.tools.grep_secrets import SecretFiles
 from agent_cli.tools.listing import refuse_inside_git
 from agent_cli.tools.output import ToolResult, count_noun, format_size
 from agent_cli.tools.ripgrep import RgRun, rg_refusal_reason, run_rg
 from agent_cli.tools.ripgrep_records import RecordSearch, find_in_records
+from agent_cli.tools.state_folders import SKIPPED
 
 __all__ = ["prepare_grep", "search_workspace"]
 
@@ -61,6 +63,7 @@ class GrepTally:
     is_capped: bool = False
     has_stats: bool = False
     oversized: list[tuple[str, int]] = field(default_factory=list)  # not searched: size
+    state_folders: list[str] = field(default_factory=list)  # agent-cli's own: not searched
 
 
 def prepare_grep(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
@@ -105,8 +108,11 @@ def search_workspace(
         listed = listed_files([*chosen, *where], workspace, timeout=limits.search_timeout_seconds)
     except GrepNamesTimedOut:
         return _render_grep(shown, pattern, GrepTally(), _timeout_note(limits), context)
+    state = workspace.state_folders.folders_among(listed, workspace.root_fd)
+    listed = [name for name in listed if not _is_under(name, state)]
     kept = [name for name in listed if not is_left_out(name, context.secrets)]
     tally = GrepTally(oversized=_oversized(kept, workspace.root_fd, limits.max_read_file_bytes))
+    tally.state_folders = state
     if path.is_file() and tally.oversized:  # named, rg would read it all (no cap then)
         tally.has_stats = True
         return _render_grep(shown, pattern, tally, "", context)
@@ -114,6 +120,7 @@ def search_workspace(
         f"--max-filesize={limits.max_read_file_bytes}",
         *chosen,
         *exclusion_globs(listed, context.secrets),
+        *(f"--glob=!/{literal_glob(folder)}" for folder in state),
     ]
     args = [
         *("--null", "--line-number", "--no-heading", "--with-filename", "--binary"),
@@ -200,6 +207,15 @@ def _oversized_notes(oversized: list[tuple[str, int]], cap: int) -> list[str]:
     return notes
 
 
+def _is_under(name: str, folders: list[str]) -> bool:
+    return any(name.startswith(f"{folder}/") for folder in folders)
+
+
+def _state_notes(folders: list[str]) -> list[str]:
+    """One line per state folder of agent-cli's that the walk met and grep left out."""
+    return [f"[{folder}/ was not searched: {SKIPPED}]" for folder in folders]
+
+
 def _relative(path: bytes) -> str:
     return path.decode("utf-8", "surrogateescape").removeprefix("./")
 
@@ -230,6 +246,7 @@ def _render_grep(
     files = len({match.path for match in tally.matches})
     where = f"under {shown}"
     notes = _oversized_notes(tally.oversized, context.limits.max_read_file_bytes)
+    notes += _state_notes(tally.state_folders)
     notes += [note] if note else []
     if tally.dropped:
         notes.insert(
