@@ -34,6 +34,7 @@ from agent_cli.tools.grep_names import (
     is_left_out,
     listed_files,
     literal_glob,
+    withheld_notes,
 )
 from agent_cli.tools.grep_secrets import SecretFiles
 from agent_cli.tools.listing import refuse_inside_git
@@ -64,6 +65,7 @@ class GrepTally:
     has_stats: bool = False
     oversized: list[tuple[str, int]] = field(default_factory=list)  # not searched: size
     state_folders: list[str] = field(default_factory=list)  # agent-cli's own: not searched
+    withheld: list[str] = field(default_factory=list)  # notes on names left out (grep_names)
 
 
 def prepare_grep(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
@@ -113,6 +115,8 @@ def search_workspace(
     kept = [name for name in listed if not is_left_out(name, context.secrets)]
     tally = GrepTally(oversized=_oversized(kept, workspace.root_fd, limits.max_read_file_bytes))
     tally.state_folders = state
+    everything = _without_glob(context, where, listed, glob)
+    tally.withheld = withheld_notes(listed, everything, context.secrets)
     if path.is_file() and tally.oversized:  # named, rg would read it all (no cap then)
         tally.has_stats = True
         return _render_grep(shown, pattern, tally, "", context)
@@ -207,6 +211,23 @@ def _oversized_notes(oversized: list[tuple[str, int]], cap: int) -> list[str]:
     return notes
 
 
+def _without_glob(
+    context: ToolContext, where: list[str], listed: list[str], glob: str | None
+) -> list[str]:
+    """The walk's files without the model's glob (`listed` when none was given), for the
+    count of names withheld for a secret (`grep_names.withheld_notes`); none when that
+    walk outlasts the time allowed or there is no secret to look for."""
+    if not glob or context.secrets.pattern is None:
+        return listed
+    workspace = context.workspace
+    try:
+        every = listed_files(where, workspace, timeout=context.limits.search_timeout_seconds)
+    except GrepNamesTimedOut:
+        return []
+    state = workspace.state_folders.folders_among(every, workspace.root_fd)
+    return [name for name in every if not _is_under(name, state)]
+
+
 def _is_under(name: str, folders: list[str]) -> bool:
     return any(name.startswith(f"{folder}/") for folder in folders)
 
@@ -246,7 +267,7 @@ def _render_grep(
     files = len({match.path for match in tally.matches})
     where = f"under {shown}"
     notes = _oversized_notes(tally.oversized, context.limits.max_read_file_bytes)
-    notes += _state_notes(tally.state_folders)
+    notes += tally.withheld + _state_notes(tally.state_folders)
     notes += [note] if note else []
     if tally.dropped:
         notes.insert(
