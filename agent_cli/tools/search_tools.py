@@ -42,6 +42,7 @@ from agent_cli.tools.output import ToolResult, count_noun, format_size
 from agent_cli.tools.ripgrep import RgRun, rg_refusal_reason, run_rg
 from agent_cli.tools.ripgrep_records import RecordSearch, find_in_records
 from agent_cli.tools.state_folders import SKIPPED
+from agent_cli.written_out import reveal_all
 
 __all__ = ["prepare_grep", "search_workspace"]
 
@@ -197,7 +198,7 @@ def _oversized_notes(oversized: list[tuple[str, int]], cap: int) -> list[str]:
     command that reads it: grep's own pattern is not repeated, `tools.echo`)."""
     notes = []
     for name, size in oversized[:_OVERSIZED_NAMED]:
-        shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        shown = reveal_all(name)
         notes.append(
             f"[{shown} ({format_size(size)}) was not searched: over the {format_size(cap)} "
             f"cap; bash: grep -n PATTERN {shlex.quote(shown)} | head]"
@@ -234,7 +235,7 @@ def _is_under(name: str, folders: list[str]) -> bool:
 
 def _state_notes(folders: list[str]) -> list[str]:
     """One line per state folder of agent-cli's that the walk met and grep left out."""
-    return [f"[{folder}/ was not searched: {SKIPPED}]" for folder in folders]
+    return [f"[{reveal_all(folder)}/ was not searched: {SKIPPED}]" for folder in folders]
 
 
 def _relative(path: bytes) -> str:
@@ -315,8 +316,7 @@ def _format_match(match: Match, limit: int, secrets: SecretForms, found: int | N
         text = cut_head(text, limit, secrets, " [...]")
     else:
         text = cut_around(text, found, limit, secrets)
-    shown_path = match.path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    return f"{shown_path}:{match.number}: {text}"
+    return f"{reveal_all(match.path)}:{match.number}: {text}"
 
 
 def _line_text(match: Match) -> str:

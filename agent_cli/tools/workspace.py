@@ -14,7 +14,7 @@ never by the path as given: a link keeps its own name there (`notes.md` for a li
 `.git/config`), and `docs/../README.md` with `docs` a link to `a/b` reads as
 `README.md` where the OS opens `a/README.md`. A name whose first component starts with
 `~` is shown as `./~/...`, so a folder named `~` in the workspace never reads as the home
-folder. `link_route` gives the path as given when a link leads from it to another name,
+folder, and every control in a name is written out as approvals write it (`^[`, `^J`). `link_route` gives the path as given when a link leads from it to another name,
 so the user is told both.
 
 agent-cli's own folders (`state_folders`: transcripts, memory, artifacts, the prompt
@@ -33,6 +33,7 @@ from agent_cli.errors import ConfigError, ToolError, WorkspaceEscape
 from agent_cli.nofollow_open import DIRECTORY_FLAGS
 from agent_cli.tools.safe_open import open_directory_beneath, open_file_beneath
 from agent_cli.tools.state_folders import NO_STATE_FOLDERS, StateFolders
+from agent_cli.written_out import reveal_all
 
 # Directories no search descends into: version control, environments, caches.
 SKIPPED_DIRECTORY_NAMES = frozenset(
@@ -112,7 +113,7 @@ class Workspace:
             return None
         if self.is_inside(lexical) and ".." not in Path(raw_path).parts:
             return unambiguous(lexical.relative_to(self.root).as_posix())
-        return raw_path if Path(raw_path).is_absolute() else unambiguous(raw_path)
+        return reveal_all(raw_path) if Path(raw_path).is_absolute() else unambiguous(raw_path)
 
     def relative_parts(self, resolved: Path) -> tuple[str, ...]:
         """The components of a path from `resolve_inside`, below the root."""
@@ -163,7 +164,11 @@ class Workspace:
 
 def unambiguous(relative: str) -> str:
     """A workspace-relative path that cannot be read as another place: "." for the root,
-    `./` before a first component starting with `~` (else read as a home folder)."""
+    `./` before a first component starting with `~` (else read as a home folder), every
+    control written out as approvals write it (`written_out.reveal_all`: `^[` for ESC,
+    `^J` for a line feed), so the name the model and the user read is the one asked
+    about, and no name reads as two."""
     if relative in ("", "."):
         return "."
-    return f"./{relative}" if relative.startswith("~") else relative
+    shown = reveal_all(relative)
+    return f"./{shown}" if shown.startswith("~") else shown
