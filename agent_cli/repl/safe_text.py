@@ -7,7 +7,7 @@ only `\\n` and `\\t`; a carriage return (or U+2028/U+2029, which many readers ta
 one) becomes a line break, so "ok\\rFAKE" cannot hide "ok". `defuse_fake_compact_lines`
 marks lines that pose as the REPL's own `[compact]` log, so a model cannot fake a
 compaction report. Where the user approves what is there (`approval_view`), nothing is
-removed: `reveal_controls` writes out every character a terminal would obey, hide or
+removed: `written_out.reveal_controls` writes out every character a terminal would obey, hide or
 draw as a blank (`^M`, `<U+202E>`, `<U+FE0F>`, decided by Unicode category, see
 `is_revealed_character`), and `show_path` names a file so that no two paths read alike.
 `clip_path` names a path as approvals do and shortens it in its middle, keeping the file
@@ -23,18 +23,7 @@ import re
 
 from agent_cli.safe_cuts import safe_head_end
 from agent_cli.terminal_escapes import without_escapes
-from agent_cli.written_out import (
-    is_revealed_character,
-    reveal_all,
-    reveal_controls,
-    revealed_pieces,
-)
-
-__all__ = [  # the rule that writes controls out lives in `written_out`; used from here too
-    "is_revealed_character",
-    "reveal_all",
-    "reveal_controls",
-]
+from agent_cli.written_out import revealed_pieces
 
 COMPACT_TAG = "[compact]"
 FAKE_COMPACT_MARK = "› "  # visible, and no longer a line that starts with the tag
