@@ -10,7 +10,7 @@ from tools_support import make_toolbox
 
 from agent_cli.safe_cuts import cut_around
 from agent_cli.secret_forms import SecretForms
-from agent_cli.tools.search_tools import _OVERSIZED_NAMED
+from agent_cli.tools.grep_unsearched import OVERSIZED_NAMED
 
 CAP = 20 * 1024 * 1024  # ToolLimits.max_read_file_bytes
 
@@ -72,7 +72,7 @@ def test_many_files_over_the_cap_are_named_a_few_and_counted(workspace: Path):
         oversized(workspace / f"dump{number}.bin")
     lines = grep(workspace, pattern="ERROR").splitlines()
     assert lines[0] == "No matches under . (1 file searched; 5 over the 20.0 MB cap not searched)."
-    assert len([line for line in lines if "was not searched" in line]) == _OVERSIZED_NAMED
+    assert len([line for line in lines if "was not searched" in line]) == OVERSIZED_NAMED
     assert lines[-1] == "[2 more files over the 20.0 MB cap were not searched]"
 
 
