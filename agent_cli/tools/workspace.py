@@ -14,8 +14,9 @@ never by the path as given: a link keeps its own name there (`notes.md` for a li
 `.git/config`), and `docs/../README.md` with `docs` a link to `a/b` reads as
 `README.md` where the OS opens `a/README.md`. A name whose first component starts with
 `~` is shown as `./~/...`, so a folder named `~` in the workspace never reads as the home
-folder, and every control in a name is written out as approvals write it (`^[`, `^J`). `link_route` gives the path as given when a link leads from it to another name,
-so the user is told both.
+folder, and every control in a name is written out as approvals write it (`^[`, `^J`).
+`link_route` gives the path as given when a link leads from it to another name, so the
+user is told both.
 
 agent-cli's own folders (`state_folders`: transcripts, memory, artifacts, the prompt
 history, config.toml) are refused wherever they lie inside the root, by any route
