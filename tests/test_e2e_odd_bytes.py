@@ -76,7 +76,8 @@ def test_list_dir_shows_names_that_are_not_utf8_with_escapes_and_the_session_goe
     assert run.returncode == 0, said(run)
     assert "Traceback" not in said(run)
     listing = str(tool_results(server)[0]["content"])
-    assert "caf\\xe9.txt" in listing and "link\\xe9" in listing, listing
+    # written out as an approval writes them (a fifteenth outside attack: one rule)
+    assert "caf<byte E9>.txt" in listing and "link<byte E9> -> caf<byte E9>.txt" in listing
     assert "second answer" in said(run)
 
 

@@ -10,7 +10,7 @@ from tools_support import make_toolbox
 
 from agent_cli.safe_cuts import cut_around
 from agent_cli.secret_forms import SecretForms
-from agent_cli.tools.search_tools import _OVERSIZED_NAMED
+from agent_cli.tools.grep_unsearched import OVERSIZED_NAMED
 
 CAP = 20 * 1024 * 1024  # ToolLimits.max_read_file_bytes
 
@@ -72,7 +72,7 @@ def test_many_files_over_the_cap_are_named_a_few_and_counted(workspace: Path):
         oversized(workspace / f"dump{number}.bin")
     lines = grep(workspace, pattern="ERROR").splitlines()
     assert lines[0] == "No matches under . (1 file searched; 5 over the 20.0 MB cap not searched)."
-    assert len([line for line in lines if "was not searched" in line]) == _OVERSIZED_NAMED
+    assert len([line for line in lines if "was not searched" in line]) == OVERSIZED_NAMED
     assert lines[-1] == "[2 more files over the 20.0 MB cap were not searched]"
 
 
@@ -106,7 +106,10 @@ def test_a_file_over_the_cap_whose_name_holds_a_secret_stays_absent(tmp_path: Pa
     oversized(tmp_path / f"{token}.log")
     box = make_toolbox(tmp_path, secret_environment={"GITHUB_TOKEN": token})
     content = box.run("grep", {"pattern": "ERROR"}).content
-    assert content == "No matches under . (0 files searched)."
+    assert content == (
+        "No matches under . (0 files searched).\n"
+        "[1 file withheld: its name holds a secret; grep never searches or names it]"
+    )
 
 
 @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-8-sig"])
@@ -186,3 +189,41 @@ def test_a_search_of_this_repository_still_answers_quickly():
     started = time.monotonic()
     content = box.run("grep", {"pattern": "qq[_]none[_]here"}).content
     assert time.monotonic() - started < 5 and "files searched" in content
+
+
+def test_a_matching_file_whose_name_holds_a_secret_is_said_to_be_withheld(tmp_path: Path):
+    """The fifteenth attack (F6): `.env` held the value, a file named after it held the
+    match; the answer said "No matches (1 file searched)" and nothing of that file."""
+    token = "Zq8vLm2Rt9xYw4Kp"
+    (tmp_path / ".env").write_text(f"DB_PASSWORD={token}\n")
+    (tmp_path / f"{token}.log").write_text("zz\n")
+    box = make_toolbox(tmp_path, secret_environment={"DB_PASSWORD": token})
+    content = box.run("grep", {"pattern": "zz"}).content
+    assert content.startswith("No matches under . (1 file searched).")
+    assert "[1 file withheld: its name holds a secret; grep never searches or names it]" in content
+    assert token not in content
+
+
+def test_the_withheld_count_does_not_depend_on_the_glob(tmp_path: Path):
+    """A glob must not ask whether a secret-named file matches it (the fifth attack
+    spelled a token with globs): the count is of the walk without the glob."""
+    token = "ghp_R7x2Kq9LmN4pZ8vT3wY6bC1dF5gH0jS2aE7u"
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / f"{token}.json").write_text("zz\n")
+    (tmp_path / "cache" / f"{token}2.json").write_text("zz\n")
+    (tmp_path / "a.txt").write_text("zz\n")
+    box = make_toolbox(tmp_path, secret_environment={"GITHUB_TOKEN": token})
+    answers = {
+        glob: box.run("grep", {"pattern": "nothing", "glob": glob}).content
+        for glob in ("cache/ghp_R*.json", "cache/ghp_X*.json", "*.txt")
+    }
+    for content in answers.values():
+        assert "[2 files withheld: their names hold a secret" in content
+    assert answers["cache/ghp_R*.json"] == answers["cache/ghp_X*.json"]
+
+
+def test_a_file_whose_name_holds_a_line_break_is_said_to_be_not_searched(tmp_path: Path):
+    (tmp_path / "new\nline.txt").write_text("zz\n")
+    content = make_toolbox(tmp_path).run("grep", {"pattern": "zz"}).content
+    assert content.startswith("No matches under . (0 files searched).")
+    assert "[1 file not searched: its name holds a line break; use bash to search it]" in content

@@ -20,10 +20,11 @@ from rich.console import Console
 
 from agent_cli.repl.approval_question import build_question
 from agent_cli.repl.approval_view import build_approval_view
-from agent_cli.repl.safe_text import reveal_controls, show_path
+from agent_cli.repl.safe_text import show_path
 from agent_cli.tools.approval import build_command_approval, build_content_approval
 from agent_cli.tools.approval_scope import file_target
 from agent_cli.tools.permissions import PermissionRequest
+from agent_cli.written_out import reveal_controls
 
 # Default_Ignorable_Code_Point, Unicode 15.1 DerivedCoreProperties.txt.
 DEFAULT_IGNORABLE = [

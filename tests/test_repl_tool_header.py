@@ -43,8 +43,10 @@ def test_a_carriage_return_in_a_command_cannot_hide_its_first_line():
     assert rows == ["╭─ bash  command: rm -rf /", "│   ls"]
 
 
-def test_a_line_break_in_a_path_stays_on_the_top_line():
-    assert shown({"path": "a\nb.txt"}, "read_file") == ["╭─ read_file  path: a b.txt"]
+def test_a_line_break_in_a_path_stays_on_the_top_line_written_out():
+    """Written out as its approval and the tool's answer name it (the fifteenth attack:
+    a space here read as another file)."""
+    assert shown({"path": "a\nb.txt"}, "read_file") == ["╭─ read_file  path: a^Jb.txt"]
 
 
 def test_a_long_path_keeps_its_file_name_on_the_top_line():

@@ -21,9 +21,10 @@ from functools import cached_property
 from rich.cells import cell_len
 from rich.text import Text
 
-from agent_cli.repl.safe_text import TAB_SIZE, reveal_controls
+from agent_cli.repl.safe_text import TAB_SIZE
 from agent_cli.tools.approval import ApprovalKind
 from agent_cli.tools.output import count_noun
+from agent_cli.written_out import reveal_controls
 
 BLANK_RUN_MIN = 3
 NOTE_STYLE = "bold magenta"

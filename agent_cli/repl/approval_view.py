@@ -59,18 +59,13 @@ from agent_cli.repl.approval_lines import (
     numbered_from_start,
     style_line,
 )
-from agent_cli.repl.safe_text import (
-    clip_line,
-    clip_middle,
-    reveal_all,
-    reveal_controls,
-    show_path,
-)
+from agent_cli.repl.safe_text import clip_line, clip_middle, show_path
 from agent_cli.safe_cuts import safe_head_end, safe_tail_start
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.approval import Approval, ApprovalKind
 from agent_cli.tools.approval_scope import TargetKind
 from agent_cli.tools.output import count_noun, format_size
+from agent_cli.written_out import reveal_all, reveal_controls
 
 if TYPE_CHECKING:
     from agent_cli.tools.permissions import PermissionRequest

@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from rich.text import Text
 
 from agent_cli.repl.banner import describe_approvals
-from agent_cli.repl.safe_text import clip_line, reveal_controls
+from agent_cli.repl.safe_text import clip_line
 from agent_cli.tools.approval_scope import AlwaysScope, ScopeKind
 from agent_cli.tools.output import count_noun
+from agent_cli.written_out import reveal_controls
 
 MAX_SCOPE_CHARS = 100
 HOW_TO_REVOKE = "/permissions revoke <number> takes one back, /permissions reset takes all back"

@@ -7,10 +7,11 @@ only `\\n` and `\\t`; a carriage return (or U+2028/U+2029, which many readers ta
 one) becomes a line break, so "ok\\rFAKE" cannot hide "ok". `defuse_fake_compact_lines`
 marks lines that pose as the REPL's own `[compact]` log, so a model cannot fake a
 compaction report. Where the user approves what is there (`approval_view`), nothing is
-removed: `reveal_controls` writes out every character a terminal would obey, hide or
+removed: `written_out.reveal_controls` writes out every character a terminal would obey, hide or
 draw as a blank (`^M`, `<U+202E>`, `<U+FE0F>`, decided by Unicode category, see
 `is_revealed_character`), and `show_path` names a file so that no two paths read alike.
-`clip_line_keeping_end` shortens a path in its middle, keeping the file name.
+`clip_path` names a path as approvals do and shortens it in its middle, keeping the file
+name.
 Rich markup is never interpreted
 because the REPL renders outside text only through `rich.text.Text` objects, never as
 markup strings; `escape_markup` exists for the rare place that builds markup.
@@ -18,12 +19,11 @@ markup strings; `escape_markup` exists for the rare place that builds markup.
 
 from __future__ import annotations
 
-import functools
 import re
-import unicodedata
 
 from agent_cli.safe_cuts import safe_head_end
 from agent_cli.terminal_escapes import without_escapes
+from agent_cli.written_out import revealed_pieces
 
 COMPACT_TAG = "[compact]"
 FAKE_COMPACT_MARK = "› "  # visible, and no longer a line that starts with the tag
@@ -83,13 +83,11 @@ def clip_line(text: str, limit: int = 120) -> str:
     return cut + ELLIPSIS
 
 
-def clip_line_keeping_end(text: str, limit: int = 120) -> str:
-    """`clip_line` for a path: one safe line of at most `limit` characters, cut in the
-    middle when it is longer, so its end (the file name) stays on the screen."""
-    flat = " ".join(sanitize_text(text).split())
-    if len(flat) <= limit:
-        return flat
-    return clip_middle(list(flat), limit)
+def clip_path(path: str, limit: int = 120) -> str:
+    """A path on one line as approvals and the file tools name it (every control written
+    out: `reveal_all`), cut in the middle past `limit` characters, never inside a
+    written-out code, keeping its end (the file name)."""
+    return clip_middle(revealed_pieces(path), limit)
 
 
 def clip_middle(pieces: list[str], limit: int) -> str:
@@ -187,86 +185,6 @@ class StreamSanitizer:
         return candidate
 
 
-# Characters a terminal obeys, hides or draws as a blank, decided by Unicode category:
-# controls (Cc, except tab and line feed), format characters (Cf: bidi controls, zero
-# widths, the BOM, soft hyphen, language tags...), line and paragraph separators (Zl,
-# Zp), spaces other than U+0020 (Zs: a no-break or em space reads as a word break that
-# is none), surrogates, private-use and unassigned code points (Cs, Co, Cn: nothing
-# says how they are drawn).
-_REVEALED_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"})
-# Unicode's Default_Ignorable_Code_Point characters outside those categories (combining
-# grapheme joiner, Hangul fillers, Khmer inherent vowels, variation selectors, which can
-# carry a whole hidden text one byte each), and the braille blank, drawn as a space.
-_DRAWN_INVISIBLE = (
-    (0x034F, 0x034F),
-    (0x115F, 0x1160),
-    (0x17B4, 0x17B5),
-    (0x180B, 0x180F),
-    (0x2800, 0x2800),
-    (0x3164, 0x3164),
-    (0xFE00, 0xFE0F),
-    (0xFFA0, 0xFFA0),
-    (0xE0100, 0xE01EF),
-)
-
-
-@functools.lru_cache(maxsize=4096)
-def is_revealed_character(character: str) -> bool:
-    """True for a character an approval view writes out as a code (see `reveal_controls`);
-    tab and line feed are the caller's."""
-    if character in "\t\n ":
-        return False
-    code = ord(character)
-    if unicodedata.category(character) in _REVEALED_CATEGORIES:
-        return True
-    return any(low <= code <= high for low, high in _DRAWN_INVISIBLE)
-
-
-def reveal_controls(text: str) -> list[tuple[str, bool]]:
-    """`text` cut into (piece, is_control) parts, every control shown as plain letters.
-
-    For places where the user must see exactly what is there (a command or file they
-    approve): instead of removing an escape or a carriage return, which could change
-    what the text seems to say, each becomes visible: `^[` for ESC, `^M` for a carriage
-    return, `^@` for NUL, `^?` for DEL, `<byte E9>` for a byte that is not UTF-8 (as
-    `surrogateescape` decodes it), `<U+202E>` for the others: every character
-    `is_revealed_character` names (controls, format characters, separators, spaces other
-    than U+0020, variation selectors, fillers drawn blank...). Line feeds and tabs are
-    the caller's.
-    """
-    revealed = sorted(character for character in set(text) if is_revealed_character(character))
-    if not revealed:
-        return [(text, False)] if text else []
-    pattern = re.compile("[" + "".join(f"\\U{ord(c):08x}" for c in revealed) + "]")
-    parts: list[tuple[str, bool]] = []
-    position = 0
-    for match in pattern.finditer(text):
-        if match.start() > position:
-            parts.append((text[position : match.start()], False))
-        parts.append((_control_name(match.group()), True))
-        position = match.end()
-    if position < len(text):
-        parts.append((text[position:], False))
-    return parts
-
-
-def _control_name(character: str) -> str:
-    code = ord(character)
-    if code < 0x20:
-        return "^" + chr(code + 64)
-    if code == 0x7F:
-        return "^?"
-    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, as `surrogateescape` keeps it
-        return f"<byte {code - 0xDC00:02X}>"
-    return f"<U+{code:04X}>"
-
-
-def reveal_all(text: str) -> str:
-    """`text` on one line with every control written out (`reveal_controls`), line
-    feeds (`^J`) and tabs (`^I`) too."""
-    return "".join(_revealed_pieces(text))
-
-
 def show_path(path: str, limit: int | None = None) -> str:
     """A path as an approval names it: every control written out (`^J` for a line
     feed), and in double quotes (`\\` and `\"` inside) when it holds a space, a quote or
@@ -274,19 +192,9 @@ def show_path(path: str, limit: int | None = None) -> str:
     Past `limit` characters it is cut in the middle, never inside a written-out code,
     keeping its end: the file name."""
     quoted = any(character in path for character in ' "\\')
-    pieces = _revealed_pieces(path)
+    pieces = revealed_pieces(path)
     if quoted:
         pieces = [piece.replace("\\", "\\\\").replace('"', '\\"') for piece in pieces]
     room = None if limit is None else max(limit - (2 if quoted else 0), 2)
     shown = "".join(pieces) if room is None else clip_middle(pieces, room)
     return f'"{shown}"' if quoted else shown
-
-
-def _revealed_pieces(text: str) -> list[str]:
-    """One piece per character of `text`: the character, or its written-out code."""
-    return [
-        _control_name(character)
-        if character in "\t\n" or is_revealed_character(character)
-        else character
-        for character in text
-    ]

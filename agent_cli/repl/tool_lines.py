@@ -25,8 +25,8 @@ from agent_cli.repl.pointer_forms import shorten_artifact_pointer, show_pointer
 from agent_cli.repl.safe_text import (
     FAKE_COMPACT_MARK,
     clip_line,
-    clip_line_keeping_end,
     clip_output_line,
+    clip_path,
     is_fake_compact_line,
     sanitize_text,
 )
@@ -82,9 +82,10 @@ def select_telling_arguments(
 
 
 def _clip_value(name: str, value: str, width: int) -> str:
-    """A path keeps its end (the file name) when it is cut; any other value its start."""
+    """A path keeps its end (the file name) when it is cut, and is written out as the
+    approval and the tool's answer name it (`clip_path`); any other value its start."""
     if name in PATH_ARGUMENTS:
-        return clip_line_keeping_end(value, width)
+        return clip_path(value, width)
     return clip_line(value, width)
 
 

@@ -143,6 +143,7 @@ def open_session(
             _default_toolbox,
             environment=environment,
             extra_secrets=(*_mcp_secrets(mcp_servers, environment), *learned),
+            state_folders=paths.own_folders(),
         )
         toolbox = make_toolbox(
             workspace, artifacts, session_id, ask_permission, auto_approve, recall
@@ -257,6 +258,7 @@ def _default_toolbox(
     recall: Recall | None = None,
     environment: Mapping[str, str] | None = None,
     extra_secrets: tuple[str, ...] = (),
+    state_folders: tuple[Path, ...] = (),
 ) -> Toolbox:
     from agent_cli.tools import Toolbox
 
@@ -269,6 +271,7 @@ def _default_toolbox(
         recall=recall,
         secret_environment=environment,
         extra_secrets=extra_secrets,
+        state_folders=state_folders,
     )
 
 

@@ -44,6 +44,16 @@ class StatePaths:
     history_file: Path
     config_file: Path
 
+    def own_folders(self) -> tuple[Path, ...]:
+        """The folders agent-cli keeps for itself, which the file tools never touch
+        (`tools.state_folders`): the home, and the folders of the prompt history and the
+        config file (the same folder under `AGENT_CLI_HOME`), each named once."""
+        found: list[Path] = []
+        for folder in (self.home, self.history_file.parent, self.config_file.parent):
+            if folder not in found:
+                found.append(folder)
+        return tuple(found)
+
 
 def resolve_state_paths(env: Mapping[str, str] | None = None, *, create: bool = True) -> StatePaths:
     """Work out the state locations from `env` (default: `os.environ`).

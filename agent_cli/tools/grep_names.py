@@ -14,6 +14,11 @@ Contract: `listed_files(listing_args, workspace, timeout=...)` runs rg's own wal
 since it cannot know which files to leave out. `exclusion_globs(listed, secrets)` returns
 one `--glob=!...` option per listed file to leave out, to put after the caller's options
 (none with no secrets); `is_left_out(path, secrets)` says whether one is.
+`withheld_notes(listed, everything, secrets)` is what the answer says of them: how many
+names hold a secret, counted in `everything` (the walk without the model's glob, so that
+no glob can ask whether such a name matches it), and how many in `listed` hold a line
+break; never which (a sixth finding of the fifteenth outside attack: "No matches (1 file
+searched)" about a folder whose matching file was left out without a word).
 """
 
 from __future__ import annotations
@@ -48,14 +53,37 @@ def listed_files(listing_args: Sequence[str], workspace: Workspace, *, timeout: 
 def exclusion_globs(listed: Sequence[str], secrets: SecretForms) -> list[str]:
     """`--glob=!/<path>` for each file of the walk (`listed_files`) whose path holds a
     secret or a line feed (module contract)."""
-    return [f"--glob=!/{_literal(path)}" for path in listed if is_left_out(path, secrets)]
+    return [f"--glob=!/{literal_glob(path)}" for path in listed if is_left_out(path, secrets)]
 
 
 def is_left_out(path: str, secrets: SecretForms) -> bool:
+    return "\n" in path or _holds_secret(path, secrets)
+
+
+def withheld_notes(
+    listed: Sequence[str], everything: Sequence[str], secrets: SecretForms
+) -> list[str]:
+    """One line for the names holding a secret (of `everything`), one for those holding
+    a line break (of `listed`): see the module contract."""
+    notes = []
+    secret = sum(_holds_secret(path, secrets) for path in everything)
+    if secret:
+        files = "1 file" if secret == 1 else f"{secret:,} files"
+        whose = "its name holds" if secret == 1 else "their names hold"
+        notes.append(f"[{files} withheld: {whose} a secret; grep never searches or names it]")
+    broken = sum("\n" in path and not _holds_secret(path, secrets) for path in listed)
+    if broken:
+        files = "1 file" if broken == 1 else f"{broken:,} files"
+        whose = "its name holds" if broken == 1 else "their names hold"
+        notes.append(f"[{files} not searched: {whose} a line break; use bash to search it]")
+    return notes
+
+
+def _holds_secret(path: str, secrets: SecretForms) -> bool:
     shown = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    return "\n" in path or secrets.pattern is not None and secrets.pattern.search(shown) is not None
+    return secrets.pattern is not None and secrets.pattern.search(shown) is not None
 
 
-def _literal(path: str) -> str:
+def literal_glob(path: str) -> str:
     """`path` as a glob that matches only itself."""
     return _GLOB_SPECIAL.sub(r"\\\1", path)

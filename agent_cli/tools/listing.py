@@ -7,7 +7,8 @@ directory is shown when ripgrep finds a file under it, or when no file lies unde
 all (empty, or folders of empty folders: nothing there for a rule to ignore). Symbolic
 links are always shown with their target (marked when it leads out) and never followed.
 Nothing inside `.git/` is ever listed. An error names no path that is not there
-(`tools.echo`).
+(`tools.echo`). A name's controls (an escape, a line feed) are written out as approvals
+write them (`written_out.reveal_all`), so one entry never reads as two, or as another.
 """
 
 from __future__ import annotations
@@ -21,7 +22,9 @@ from agent_cli.nofollow_open import DIRECTORY_FLAGS
 from agent_cli.tools.context import PreparedCall, ToolContext
 from agent_cli.tools.output import ToolResult, count_noun, format_size
 from agent_cli.tools.ripgrep import RgRun, run_rg
+from agent_cli.tools.state_folders import SKIPPED
 from agent_cli.tools.workspace import SKIPPED_DIRECTORY_NAMES, Workspace
+from agent_cli.written_out import reveal_all
 
 VCS_DIRECTORY = ".git"
 EMPTY_TREE_FOLDERS = 200  # folders `_holds_no_file` opens before it takes one as empty
@@ -173,16 +176,29 @@ def _describe_entry(
     workspace: Workspace, folder: Path, descriptor: int, entry: os.DirEntry[str]
 ) -> str:
     """One line for an entry of the folder open as `descriptor` (its stats go through it)."""
+    name = reveal_all(entry.name)  # controls written out, as approvals write them
     if entry.is_symlink():
         target = os.readlink(entry.name, dir_fd=descriptor)
-        return f"{entry.name} -> {target}" + _link_label(workspace, folder / target)
+        label = _link_label(workspace, folder / target)
+        return f"{name} -> {reveal_all(target)}{label}"
     if _is_real_dir(entry):
-        return f"{entry.name}/"
+        if _is_state_folder(workspace, entry):
+            return f"{name}/  [{SKIPPED}]"
+        return f"{name}/"
     try:
         size = format_size(entry.stat(follow_symlinks=False).st_size)
     except OSError:  # gone since the folder was read: still listed, one entry never fails all
         size = "size unknown"
-    return f"{entry.name}  ({size})"
+    return f"{name}  ({size})"
+
+
+def _is_state_folder(workspace: Workspace, entry: os.DirEntry[str]) -> bool:
+    """True for a folder agent-cli keeps for itself (`state_folders`): listed, marked,
+    never entered."""
+    try:
+        return workspace.state_folders.is_one(entry.stat(follow_symlinks=False))
+    except OSError:
+        return False
 
 
 def _link_label(workspace: Workspace, target: Path) -> str:

@@ -16,9 +16,7 @@ redacted would say which of them is a secret.
 
 from __future__ import annotations
 
-import os
 import re
-import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,23 +26,19 @@ from agent_cli.safe_cuts import cut_around, cut_head
 from agent_cli.secret_forms import SecretForms
 from agent_cli.tools.context import PreparedCall, ToolContext, ToolLimits
 from agent_cli.tools.grep_confirm import Match, confirm_matches
-from agent_cli.tools.grep_names import (
-    GrepNamesTimedOut,
-    exclusion_globs,
-    is_left_out,
-    listed_files,
-)
+from agent_cli.tools.grep_names import GrepNamesTimedOut, exclusion_globs, literal_glob
 from agent_cli.tools.grep_secrets import SecretFiles
+from agent_cli.tools.grep_unsearched import walk_for_grep
 from agent_cli.tools.listing import refuse_inside_git
 from agent_cli.tools.output import ToolResult, count_noun, format_size
 from agent_cli.tools.ripgrep import RgRun, rg_refusal_reason, run_rg
 from agent_cli.tools.ripgrep_records import RecordSearch, find_in_records
+from agent_cli.written_out import reveal_all
 
 __all__ = ["prepare_grep", "search_workspace"]
 
 _BINARY_MATCH = re.compile(rb"^(.*): binary file matches \(found .* byte around offset \d+\)$")
 _FILES_SEARCHED = re.compile(rb"^(\d+) files searched$")
-_OVERSIZED_NAMED = 3  # files over the size cap named in an answer; the rest are counted
 REGEX_HELP = (
     "grep uses ripgrep's regex syntax (like Python's `re`, without look-around or "
     "back-references); escape special characters such as ( ) [ ] { } . * + ? | with a "
@@ -61,6 +55,7 @@ class GrepTally:
     is_capped: bool = False
     has_stats: bool = False
     oversized: list[tuple[str, int]] = field(default_factory=list)  # not searched: size
+    walk_notes: list[str] = field(default_factory=list)  # what was not searched, and why
 
 
 def prepare_grep(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
@@ -94,26 +89,27 @@ def search_workspace(
     they are shown (`grep_confirm`). rg reads a file with a UTF-16 byte order mark as
     text (`--encoding=auto`, as Windows writes it), every other as its bytes; the secret
     check and the confirmation read the same (`grep_confirm.as_rg_reads`). Files whose
-    name holds a secret are left out as if absent (`grep_names`); files over the read
-    limit are not searched, and every answer names them (rg skips them without a word).
+    name holds a secret are left out as if absent (`grep_names`), and so are agent-cli's
+    own state folders; files over the read limit are not searched; every answer says
+    what was not searched and why (`grep_unsearched`: rg skips them without a word).
     """
     limits, workspace = context.limits, context.workspace
     relative = path.relative_to(workspace.root).as_posix()
     where = ["--", "." if relative == "." else f"./{relative}"]
     chosen = [f"--glob={glob}"] if glob else []
     try:  # the walk rg will make, oversized files too (rg skips those without a word)
-        listed = listed_files([*chosen, *where], workspace, timeout=limits.search_timeout_seconds)
+        walk = walk_for_grep(context, where, glob)
     except GrepNamesTimedOut:
         return _render_grep(shown, pattern, GrepTally(), _timeout_note(limits), context)
-    kept = [name for name in listed if not is_left_out(name, context.secrets)]
-    tally = GrepTally(oversized=_oversized(kept, workspace.root_fd, limits.max_read_file_bytes))
+    tally = GrepTally(oversized=walk.oversized, walk_notes=walk.notes)
     if path.is_file() and tally.oversized:  # named, rg would read it all (no cap then)
         tally.has_stats = True
         return _render_grep(shown, pattern, tally, "", context)
     filters = [  # (after the model's glob: the later glob wins)
         f"--max-filesize={limits.max_read_file_bytes}",
         *chosen,
-        *exclusion_globs(listed, context.secrets),
+        *exclusion_globs(walk.listed, context.secrets),
+        *(f"--glob=!/{literal_glob(folder)}" for folder in walk.state_folders),
     ]
     args = [
         *("--null", "--line-number", "--no-heading", "--with-filename", "--binary"),
@@ -166,40 +162,6 @@ def _take_line(line: bytes, limits: ToolLimits, tally: GrepTally, secrets: Secre
         tally.has_stats = True
 
 
-def _oversized(listed: list[str], root_fd: int, cap: int) -> list[tuple[str, int]]:
-    """The listed files over `cap` bytes, with their sizes: rg's `--max-filesize` skips
-    them without a word (an outside attack: "No matches" about a file never searched).
-    One `lstat` each, beside the root's held descriptor (rg follows no link)."""
-    found = []
-    for name in listed:
-        try:
-            size = os.stat(name, dir_fd=root_fd, follow_symlinks=False).st_size
-        except OSError:
-            continue  # gone since rg listed it: rg will not search it either
-        if size > cap:
-            found.append((name, size))
-    return found
-
-
-def _oversized_notes(oversized: list[tuple[str, int]], cap: int) -> list[str]:
-    """One line per file not searched for its size, the first few by name (with the
-    command that reads it: grep's own pattern is not repeated, `tools.echo`)."""
-    notes = []
-    for name, size in oversized[:_OVERSIZED_NAMED]:
-        shown = name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-        notes.append(
-            f"[{shown} ({format_size(size)}) was not searched: over the {format_size(cap)} "
-            f"cap; bash: grep -n PATTERN {shlex.quote(shown)} | head]"
-        )
-    rest = len(oversized) - _OVERSIZED_NAMED
-    if rest > 0:
-        notes.append(
-            f"[{count_noun(rest, 'more file')} over the {format_size(cap)} cap "
-            f"{'was' if rest == 1 else 'were'} not searched]"
-        )
-    return notes
-
-
 def _relative(path: bytes) -> str:
     return path.decode("utf-8", "surrogateescape").removeprefix("./")
 
@@ -229,8 +191,7 @@ def _render_grep(
     count = len(tally.matches)
     files = len({match.path for match in tally.matches})
     where = f"under {shown}"
-    notes = _oversized_notes(tally.oversized, context.limits.max_read_file_bytes)
-    notes += [note] if note else []
+    notes = [*tally.walk_notes, *([note] if note else [])]
     if tally.dropped:
         notes.insert(
             0,
@@ -277,8 +238,7 @@ def _format_match(match: Match, limit: int, secrets: SecretForms, found: int | N
         text = cut_head(text, limit, secrets, " [...]")
     else:
         text = cut_around(text, found, limit, secrets)
-    shown_path = match.path.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    return f"{shown_path}:{match.number}: {text}"
+    return f"{reveal_all(match.path)}:{match.number}: {text}"
 
 
 def _line_text(match: Match) -> str:

@@ -65,6 +65,7 @@ from agent_cli.tools.redaction import (
 from agent_cli.tools.schemas import RECALL_SCHEMA, TOOL_SCHEMAS, validate_input
 from agent_cli.tools.search_tools import prepare_grep
 from agent_cli.tools.shell import prepare_bash
+from agent_cli.tools.state_folders import StateFolders
 from agent_cli.tools.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -148,11 +149,13 @@ class Toolbox:
         secret_environment: Mapping[str, str] | None = None,
         recall: RecallReader | None = None,
         extra_secrets: Iterable[str] = (),
+        state_folders: Iterable[Path] = (),
     ) -> None:
         """`secret_environment` is where the secrets to redact are found (default: this
         process's environment; see `redaction.collect_secret_values`); `extra_secrets`
         are more values to redact (the credentials config.toml gives MCP servers,
-        `redaction.collect_mcp_secret_values`)."""
+        `redaction.collect_mcp_secret_values`); `state_folders` are agent-cli's own
+        folders (`StatePaths.own_folders`), which the file tools never touch."""
         limits = ToolLimits(
             max_output_bytes=max_output_bytes,
             bash_timeout_seconds=bash_timeout_seconds,
@@ -161,7 +164,7 @@ class Toolbox:
         self.output_watcher: OutputWatcher | None = None
         self._redactor = SecretRedactor.from_environment(secret_environment, extra_secrets)
         self._context = ToolContext(
-            Workspace(workspace),
+            Workspace(workspace, StateFolders(state_folders)),
             artifacts,
             limits,
             session_id,

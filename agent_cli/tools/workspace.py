@@ -14,8 +14,13 @@ never by the path as given: a link keeps its own name there (`notes.md` for a li
 `.git/config`), and `docs/../README.md` with `docs` a link to `a/b` reads as
 `README.md` where the OS opens `a/README.md`. A name whose first component starts with
 `~` is shown as `./~/...`, so a folder named `~` in the workspace never reads as the home
-folder. `link_route` gives the path as given when a link leads from it to another name,
-so the user is told both.
+folder, and every control in a name is written out as approvals write it (`^[`, `^J`).
+`link_route` gives the path as given when a link leads from it to another name, so the
+user is told both.
+
+agent-cli's own folders (`state_folders`: transcripts, memory, artifacts, the prompt
+history, config.toml) are refused wherever they lie inside the root, by any route
+(a fifteenth outside attack: run in the home folder, they lay in the workspace).
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ from pathlib import Path
 from agent_cli.errors import ConfigError, ToolError, WorkspaceEscape
 from agent_cli.nofollow_open import DIRECTORY_FLAGS
 from agent_cli.tools.safe_open import open_directory_beneath, open_file_beneath
+from agent_cli.tools.state_folders import NO_STATE_FOLDERS, StateFolders
+from agent_cli.written_out import reveal_all
 
 # Directories no search descends into: version control, environments, caches.
 SKIPPED_DIRECTORY_NAMES = frozenset(
@@ -48,10 +55,12 @@ SKIPPED_DIRECTORY_NAMES = frozenset(
 
 
 class Workspace:
-    """The directory the tools may touch; `root` is resolved once, at construction."""
+    """The directory the tools may touch; `root` is resolved once, at construction.
+    `state_folders`: agent-cli's own folders, which no path may name even inside `root`."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, state_folders: StateFolders = NO_STATE_FOLDERS) -> None:
         """Raise `ConfigError("workspace", ...)` when `root` is not an existing directory."""
+        self.state_folders = state_folders
         try:
             self.root = Path(root).resolve(strict=True)
         except OSError as error:
@@ -64,7 +73,8 @@ class Workspace:
 
     def resolve_inside(self, raw_path: str) -> Path:
         """The resolved absolute path for `raw_path`, or `WorkspaceEscape` if it leads out;
-        ToolError for a NUL or a path through a loop of symbolic links."""
+        ToolError for a NUL, a path through a loop of symbolic links, or one into
+        agent-cli's own state folders (`state_folders`: by any route or spelling)."""
         if "\x00" in raw_path:
             raise ToolError("The path contains a NUL character; pass a plain file path.")
         joined = self.root / raw_path if raw_path.strip() else self.root
@@ -76,6 +86,7 @@ class Workspace:
                 "loop), so it names no file; use another path."
             ) from None
         if self.is_inside(resolved):
+            self.state_folders.refuse(resolved, self.root)
             return resolved
         lexical = Path(os.path.normpath(joined))
         how = "through a symbolic link" if self.is_inside(lexical) else "by its location"
@@ -103,7 +114,7 @@ class Workspace:
             return None
         if self.is_inside(lexical) and ".." not in Path(raw_path).parts:
             return unambiguous(lexical.relative_to(self.root).as_posix())
-        return raw_path if Path(raw_path).is_absolute() else unambiguous(raw_path)
+        return reveal_all(raw_path) if Path(raw_path).is_absolute() else unambiguous(raw_path)
 
     def relative_parts(self, resolved: Path) -> tuple[str, ...]:
         """The components of a path from `resolve_inside`, below the root."""
@@ -154,7 +165,11 @@ class Workspace:
 
 def unambiguous(relative: str) -> str:
     """A workspace-relative path that cannot be read as another place: "." for the root,
-    `./` before a first component starting with `~` (else read as a home folder)."""
+    `./` before a first component starting with `~` (else read as a home folder), every
+    control written out as approvals write it (`written_out.reveal_all`: `^[` for ESC,
+    `^J` for a line feed), so the name the model and the user read is the one asked
+    about, and no name reads as two."""
     if relative in ("", "."):
         return "."
-    return f"./{relative}" if relative.startswith("~") else relative
+    shown = reveal_all(relative)
+    return f"./{shown}" if shown.startswith("~") else shown
