@@ -35,24 +35,35 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from agent_cli.sources import SourcePointerResolver
+from agent_cli.tools.credentials import is_ordinary_word
 
 DEFAULT_FUZZ_EXAMPLES = 500
 
 SECRET_CHARS = string.ascii_letters + string.digits + "_-"
+
+
 # Two secrets and the characters a probe of one position tries (`first`, `second`, cut to
 # one length by `same_length`; `chars`, made a regex class by `probe_class`): what the
 # oracle properties draw (a tool's answer must not tell the two apart).
+def secret_like(value: str) -> str:
+    """`value`, unless it is one ordinary word (`AAAAAAAAAAAA`, `password`), which
+    redaction leaves visible on purpose (`credentials.is_ordinary_word`): then with its
+    last letter made a digit, so that every value the properties draw is one to hide."""
+    return value[:-1] + "0" if is_ordinary_word(value) else value
+
+
 SECRET_PAIR = {
-    "first": st.text(SECRET_CHARS, min_size=12, max_size=24),
-    "second": st.text(SECRET_CHARS, min_size=12, max_size=24),
+    "first": st.text(SECRET_CHARS, min_size=12, max_size=24).map(secret_like),
+    "second": st.text(SECRET_CHARS, min_size=12, max_size=24).map(secret_like),
     "chars": st.text(SECRET_CHARS, min_size=1, max_size=6),
 }
 PROBE_AT = st.integers(0, 11)  # how many characters of the secret a probe skips
 
 
 def same_length(first: str, second: str) -> str:
-    """`second` made as long as `first`: only the value differs."""
-    return (second * 2)[: len(first)]
+    """`second` made as long as `first`: only the value differs (never an ordinary
+    word: `secret_like`)."""
+    return secret_like((second * 2)[: len(first)])
 
 
 def probe_class(chars: str) -> str:
