@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from hostile_support import fuzz_settings
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from rich.console import Console
 
@@ -112,6 +112,9 @@ def test_an_edit_is_a_unified_diff_with_blank_runs_counted_per_side():
     width=st.integers(30, 200),
     height=st.integers(12, 80),
 )
+# the note on look-alike letters made a 30-column header 5 rows (found in session 19)
+@example(lines=["", "", "A\U0001d400"], width=30, height=12)
+@example(lines=["", "", "A\U0001d400", ""], width=30, height=12)
 def test_header_body_and_question_always_fit_and_both_ends_are_shown(lines, width, height):
     lines = [line.replace("\n", " ") for line in lines]
     first, last = "FIRST-LINE", "LAST-LINE"

@@ -80,6 +80,7 @@ FULL_VIEW_PAGE_LINES = 1000
 LINE_MARK, CONTINUED_MARK = " │ ", " ┆ "  # after a line's number; after a blank gutter
 HEADER_CONTINUED_MARK = "  ↳ "
 LOOKALIKE_NOTE = "a word mixes Latin letters with look-alikes, shown marked"
+SHORT_LOOKALIKE_NOTE = "look-alikes marked"  # where the long note would pass MAX_HEADER_ROWS
 _MEASURING_CONSOLE = Console(file=io.StringIO(), width=80, color_system=None)
 
 
@@ -239,8 +240,28 @@ def build_header(
     unasked_by: str | None = None,
 ) -> Text:
     """The tool, what it will do, and how many lines follow: one line, or rows after the
-    first that start with `HEADER_CONTINUED_MARK`; with `unasked_by` (`always for
-    notes.sh`) it says that answer allows it without a question."""
+    first that start with `HEADER_CONTINUED_MARK`, at most `MAX_HEADER_ROWS` where the
+    note on look-alike letters can be shortened to fit (a narrow terminal); with
+    `unasked_by` (`always for notes.sh`) it says that answer allows it without a
+    question."""
+    header = _build_header(request, approval, raw_lines, width, unasked_by, compact=False)
+    if _rows(header, width) <= MAX_HEADER_ROWS or not holds_lookalike_letters(approval.text):
+        return header
+    return _build_header(request, approval, raw_lines, width, unasked_by, compact=True)
+
+
+def _build_header(
+    request: PermissionRequest,
+    approval: Approval,
+    raw_lines: list[str],
+    width: int,
+    unasked_by: str | None,
+    *,
+    compact: bool,
+) -> Text:
+    """`build_header`; `compact`: the notes in their short forms (`SHORT_LOOKALIKE_NOTE`,
+    `N blank`)."""
+    lookalike_note = SHORT_LOOKALIKE_NOTE if compact else LOOKALIKE_NOTE
     count = len(raw_lines)
     blank = sum(1 for line in raw_lines if is_blank_line(line))
     lines = count_noun(count, "line")
@@ -250,7 +271,7 @@ def build_header(
     opening = f"permission needed for {tool}: "
     lookalikes = holds_lookalike_letters(approval.text)
     if lookalikes:
-        lines += f"; {LOOKALIKE_NOTE}"
+        lines += f"; {lookalike_note}"
     if approval.kind is ApprovalKind.COMMAND:
         what = f"run this command ({lines})"
     else:
@@ -259,8 +280,11 @@ def build_header(
             if approval.note:  # what the diff cannot show: hidden text, bytes not UTF-8
                 ending = f"{ending[:-1]}; {approval.note})"
         else:
-            ending = f" ({blank} of them blank)" if blank else ""
-            ending += f" ({LOOKALIKE_NOTE})" if lookalikes else ""
+            notes = [f"{blank} blank" if compact else f"{blank} of them blank"] if blank else []
+            notes += [lookalike_note] if lookalikes else []
+            ending = "".join(f" ({note})" for note in notes)
+            if compact and notes:
+                ending = f" ({'; '.join(notes)})"
         room = MAX_HEADER_ROWS * (width - len(HEADER_CONTINUED_MARK)) - len(opening) - len(ending)
         what = describe_request(request, max(room - 8, 20)) + ending
     if unasked_by is not None:
