@@ -130,7 +130,11 @@ def assert_same(one: list[Any], two: list[Any], probe: str) -> None:
         assert first == second, (calls(probe)[index], first, second)
 
 
-FIXED_WORDS = "read_file write_file edit_file list_dir grep bash read_artifact recall"
+# the tool names and the codes recall's refusals quote ("denied (not_authorized)")
+FIXED_WORDS = (
+    "read_file write_file edit_file list_dir grep bash read_artifact recall "
+    "not_authorized authorize_failed"
+)
 PROBE_EDGES = st.sampled_from(["", "x", "a/", "-- ", "'", "%"])
 
 
@@ -144,7 +148,7 @@ def test_no_tool_tells_two_secrets_apart_by_repeating_a_guess(
     second = same_length(first, second)
     # a secret that is a piece of the product's own words ("Available tools: ...,
     # read_artifact") is redacted there whatever the guess: not what this property asks
-    assume(not any(secret in FIXED_WORDS for secret in (first, second)))
+    assume(not any(secret.lower() in FIXED_WORDS for secret in (first, second)))
     forms = sorted(encoded_forms(first))
     probe = before + forms[which % len(forms)] + after
     tmp_path = tmp_path_factory.mktemp("echo")
