@@ -567,3 +567,47 @@ def test_a_prefix_covers_no_link_the_system_cannot_follow_nor_a_folder_diff_read
     (root / "later.txt").unlink()
     (root / "later.txt").symlink_to(secret)
     assert not approved.covers(command_target("cat notes later.txt", root))
+
+
+def test_a_prefix_never_reaches_agent_clis_own_state_folder(tmp_path: Path):
+    """A fifteenth outside attack: run in the home folder, after `p` for `cat` the model
+    ran `cat .local/share/agent-cli/transcripts/<id>.jsonl` unasked, where the file tools
+    refuse that folder. No operand in it or above it is covered, nor a walk of a folder
+    that holds it."""
+    root = tmp_path.resolve()
+    state = root / "agent-home"
+    (state / "transcripts").mkdir(parents=True)
+    (root / "src").mkdir()
+    (root / "into-state").symlink_to(state)
+    cat, tree = prefix_scope("cat notes"), prefix_scope("tree src")
+
+    def covers(scope: AlwaysScope, command: str, off_limits=(state,)) -> bool:
+        return scope.covers(command_target(command, root, off_limits))
+
+    assert not covers(cat, "cat notes agent-home/history")
+    assert not covers(cat, "cat notes agent-home/transcripts/s.jsonl")
+    assert not covers(cat, "cat notes into-state/history")  # through a link
+    assert not covers(tree, "tree src .")  # holds the state folder
+    rg = prefix_scope("rg needle")
+    assert not covers(rg, "rg needle")  # walks the folder that holds it
+    assert covers(cat, "cat notes src/app.py")
+    assert not covers(tree, "tree src")  # a walker: asked while a state folder lies below
+    assert covers(tree, "tree src", off_limits=(root.parent / "elsewhere",))
+    assert covers(rg, "rg needle", off_limits=(root.parent / "elsewhere",))
+    assert covers(rg, "rg needle", off_limits=())
+
+
+def test_bash_asks_again_for_a_prefix_command_into_the_state_folder(workspace: Path):
+    home = workspace / "agent-home"
+    (home / "transcripts").mkdir(parents=True)
+    (home / "history").write_text("my db password is hunter2secretpw\n")
+    asker = ScriptedAsker(PREFIX)
+    toolbox = make_toolbox(
+        workspace, auto_approve=False, ask_permission=asker, state_folders=(home,)
+    )
+    (workspace / "LICENSE").write_text("MIT\n")
+    assert "MIT" in run(toolbox, "cat LICENSE").content
+    assert "keep me" in run(toolbox, "cat LICENSE tall.txt").content  # covered: not asked
+    outcome = run(toolbox, "cat LICENSE agent-home/history")
+    assert outcome.is_error and "hunter2secretpw" not in outcome.content
+    assert asker.asked == ["cat LICENSE", "cat LICENSE agent-home/history"]

@@ -44,6 +44,13 @@ covers a word that could change what the command does in kind:
   So after `p` for `find src -name '*.py'`, `find src -exec ...` and `find src -delete`
   are asked about; after `p` for `rm out`, `rm out -rf x`, `rm out /elsewhere` and
   `rm out docs/x` are.
+- Nor does a prefix cover a command that reaches agent-cli's own state folders
+  (`ApprovalTarget.off_limits`: transcripts, memory, the prompt history), which the file
+  tools refuse: an operand in one of them or holding one (`cat notes agent-home/history`,
+  `tree src .` with the state folder below), or any command of a program that may walk
+  the folder it starts in (`WALKING_PROGRAMS`: `rg needle`) where one lies below it (a
+  fifteenth outside attack: after `p` for `cat`, `cat .local/share/agent-cli/transcripts/
+  <id>.jsonl` ran unasked).
 
 A plain command is one line of words separated by spaces or tabs with no shell syntax
 that could start another command or touch another file: no `;`, `&`, `|`, backtick,
@@ -85,17 +92,21 @@ class ApprovalTarget:
     """What one call acts on: `value` is the command, or the file's resolved path;
     `shown` is how the user names it (the command, or the workspace-relative path);
     `start`: the resolved folder a command starts in, where its operands are followed
-    (None: not known, operands are judged by their words alone)."""
+    (None: not known, operands are judged by their words alone); `off_limits`: resolved
+    folders no prefix may reach (agent-cli's own state folders)."""
 
     kind: TargetKind
     value: str
     shown: str
     start: Path | None = None
+    off_limits: tuple[Path, ...] = ()
 
 
-def command_target(command: str, start: Path | None = None) -> ApprovalTarget:
+def command_target(
+    command: str, start: Path | None = None, off_limits: tuple[Path, ...] = ()
+) -> ApprovalTarget:
     """A shell command run in `start` (a resolved folder; see `ApprovalTarget`)."""
-    return ApprovalTarget(TargetKind.COMMAND, command, command, start)
+    return ApprovalTarget(TargetKind.COMMAND, command, command, start, off_limits)
 
 
 def file_target(resolved: Path, shown: str) -> ApprovalTarget:
@@ -141,8 +152,13 @@ class AlwaysScope:
         # subcommands, whose prefix words are operands too) every word after the program
         named = words[len(prefix) :] if PREFIX_PROGRAMS.get(program) else words[1:]
         files_only = program in READS_INSIDE_FOLDERS
-        return target.start is None or all(
-            reaches_only_inside(target.start, word, files_only) for word in named
+        start = target.start
+        if start is None:
+            return True
+        if program in WALKING_PROGRAMS:  # its pattern or a missing operand: the start
+            named = [*named, "."]
+        return all(
+            reaches_only_inside(start, word, files_only, target.off_limits) for word in named
         )
 
 
@@ -177,6 +193,9 @@ REMOVING_PROGRAMS = frozenset({"rm", "rmdir"})
 # Programs that, given a folder, read the files in it by name (`diff a b` compares the
 # files the folders share, following their links): a prefix covers files only.
 READS_INSIDE_FOLDERS = frozenset({"diff"})
+# Programs that walk the folder they start in when given no folder (`rg needle`): where a
+# state folder lies below it, a prefix covers none of their commands.
+WALKING_PROGRAMS = frozenset({"rg", "find", "tree", "du"})
 MAX_SUBCOMMAND_WORDS = 2  # `npm run test:unit`, `git diff HEAD`
 MAX_PREFIX_CHARS = 40  # a longer prefix is not offered: the question must show it whole
 _SUBCOMMAND = re.compile(r"[A-Za-z][A-Za-z0-9_:+-]*")
@@ -203,12 +222,15 @@ def is_plain_operand(word: str) -> bool:
     return not any(part.lower() in _PLACES_NOT_COVERED for part in word.split("/"))
 
 
-def reaches_only_inside(start: Path, word: str, files_only: bool = False) -> bool:
+def reaches_only_inside(
+    start: Path, word: str, files_only: bool = False, off_limits: tuple[Path, ...] = ()
+) -> bool:
     """True when `word`, taken as a path from the resolved folder `start` with every
-    symbolic link on its way followed, stays in `start` and out of `.git`; with
-    `files_only`, also when it is no folder (`READS_INSIDE_FOLDERS`). Any error on the
-    way (a link loop, a path the system finds too long, a folder it may not read) is
-    False; a name that does not exist is taken as it would be made (nothing is below it)."""
+    symbolic link on its way followed, stays in `start` and out of `.git`, neither in
+    nor above any folder of `off_limits`; with `files_only`, also when it is no folder
+    (`READS_INSIDE_FOLDERS`). Any error on the way (a link loop, a path the system finds
+    too long, a folder it may not read) is False; a name that does not exist is taken as
+    it would be made (nothing is below it)."""
     joined = start / word
     try:
         resolved = joined.resolve(strict=True)
@@ -220,6 +242,8 @@ def reaches_only_inside(start: Path, word: str, files_only: bool = False) -> boo
         return False
     below = resolved.relative_to(start).parts
     if any(part.lower() in _PLACES_NOT_COVERED for part in below):
+        return False
+    if any(resolved.is_relative_to(f) or f.is_relative_to(resolved) for f in off_limits):
         return False
     return not (files_only and resolved.is_dir())
 

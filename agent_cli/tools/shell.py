@@ -82,7 +82,9 @@ def prepare_bash(context: ToolContext, arguments: dict[str, Any]) -> PreparedCal
             raise ToolInterrupted(result)
         return result
 
-    target = command_target(command, context.workspace.root)
+    target = command_target(
+        command, context.workspace.root, context.workspace.state_folders.folders
+    )
     return PreparedCall(command, execute, build_command_approval(command), target)
 
 
