@@ -37,10 +37,11 @@ the uncompacted session's reads grow with the square of what it has read and the
 compacted one's only linearly, so the ratio falls as files grow. The `low water` session
 is also priced with the durable block where it used to be (in the system prompt).
 
-Runs of the same code differ a little (the 4-file cycle's seed policy fires 12 or 13
-times, costs move by about 0.002): each session gets a new id with random hex digits,
-the pointers its digest carries hold that id, and their token count moves the turn at
-which a threshold is crossed. With the id fixed, every run gives the same figures.
+Every run of the same code gives the same figures: the session's moment and id are fixed
+(`session_scenario.SESSION_MOMENT`, `SESSION_DIGITS`). Before they were, runs differed a
+little (the 4-file cycle's seed policy fired 12 or 13 times, costs moved by about 0.002):
+the pointers a digest carries hold the id, its records and facts the time, and their
+token counts moved the turn at which a threshold was crossed.
 
 Fidelity, measured on the last request of each session: how many of the 60 user
 requests are still there verbatim, how many of the 30 files are still named (in a tool

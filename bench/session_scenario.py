@@ -13,9 +13,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.events import CompactionFired, ModelRequest
@@ -38,6 +42,12 @@ POLICIES = {
     "stop under soft": CompactionPolicy(soft_threshold=SOFT, hard_limit=HARD, low_water=SOFT - 1),
     "no compaction": CompactionPolicy(soft_threshold=10**9, hard_limit=2 * 10**9),
 }
+# Every run of a scenario is the same session: the moment its id, records and durable facts
+# carry, and its id's random digits, are fixed. Their token counts move the turn at which
+# a threshold is crossed, so a new id and a new time each run made the figures wander
+# (64 or 66 pointers, costs +-0.002).
+SESSION_MOMENT = datetime(2026, 12, 1, 12, 0, 0, tzinfo=UTC)
+SESSION_DIGITS = "5e55e0"
 POINTER = re.compile(r"transcript:[A-Za-z0-9][A-Za-z0-9._-]*:\d+")
 
 
@@ -100,6 +110,18 @@ def write_workspace(root: Path, sizes: tuple[int, int]) -> list[str]:
     return names
 
 
+@contextmanager
+def _fixed_session_id() -> Iterator[None]:
+    """New session ids end in `SESSION_DIGITS` instead of random ones."""
+    from agent_cli.store import records
+
+    def build(now: datetime, random_hex: str | None = None) -> str:
+        return records.build_session_id(now, SESSION_DIGITS)
+
+    with mock.patch("agent_cli.store.transcript.build_session_id", build):
+        yield
+
+
 def run_session(
     policy: CompactionPolicy,
     folder: Path,
@@ -115,9 +137,15 @@ def run_session(
     # against): a window of its own, or the session fits its thresholds to the model's
     provider = RecordingProvider(summarize, max(OFFLINE_CONTEXT_WINDOW, 2 * policy.hard_limit))
     paths = resolve_state_paths({"AGENT_CLI_HOME": str(folder / "home")})
-    session = open_session(
-        paths=paths, provider=provider, workspace=folder / "ws", policy=policy, auto_approve=True
-    )
+    with _fixed_session_id():
+        session = open_session(
+            paths=paths,
+            provider=provider,
+            workspace=folder / "ws",
+            policy=policy,
+            auto_approve=True,
+            clock=lambda: SESSION_MOMENT,
+        )
     compactions, prompts, after_firing = 0, [], set()
     for turn in range(TURNS):
         prompts.append(f"read {files[turn % cycle]} and count its functions ({turn + 1}/{TURNS})")
