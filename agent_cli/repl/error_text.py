@@ -755,7 +755,7 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
         f"This session worked in {f['recorded']}, which no longer exists; its tools now run "
         f"in {f['current']}."
     ),
-    "credentials_not_hidden": lambda f: _credentials_not_hidden(f),
+    "credentials_not_hidden": _credentials_not_hidden,
     "torn_record_set_aside": lambda f: (
         f"The transcript's last record was cut off ({f['bytes']:,} bytes, most likely a "
         "crash or power loss while it was written): the session goes on without it, and "

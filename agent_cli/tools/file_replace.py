@@ -35,7 +35,7 @@ import pwd
 import secrets
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from agent_cli.errors import ToolError
@@ -296,15 +296,10 @@ def _carry_over(descriptor: int, old: _OldFile) -> Effects:
             kept.add(attribute)
     os.fchmod(descriptor, facts.mode & ~SPECIAL_BITS)
     now = os.fstat(descriptor)
-    writer = Writer.current()
-    predicted = predict_effects(facts, writer)
-    return Effects(
-        cleared=predicted.cleared,
+    return replace(  # the prediction, with what the owner and attributes came to
+        predict_effects(facts, Writer.current()),
         owner=None if now.st_uid == facts.uid else (user_name(facts.uid), user_name(now.st_uid)),
         group=None if now.st_gid == facts.gid else (group_name(facts.gid), group_name(now.st_gid)),
-        read_only=predicted.read_only,
-        writer=predicted.writer,
-        other_links=predicted.other_links,
         dropped=tuple(
             name for name in facts.attributes if name not in kept and name not in UNSAID_ATTRIBUTES
         ),
