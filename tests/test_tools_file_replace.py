@@ -91,6 +91,14 @@ def test_a_group_the_owner_is_not_in_is_said_to_change():
     ]
 
 
+def test_in_a_setgid_folder_the_group_is_the_folders():
+    # a file made in a setgid folder takes the folder's group, not the writer's
+    assert predicted_words(FileFacts(0o644, 1000, NOGROUP, folder_gid=NOGROUP), ALICE) == []
+    assert predicted_words(FileFacts(0o644, 1000, NOGROUP, folder_gid=100), ALICE) == [
+        "its group becomes users (was nogroup)"
+    ]
+
+
 def test_a_read_only_file_is_named_read_only():
     assert predicted_words(FileFacts(0o444, 0, 0), ROOT) == [
         "it is read-only (r--r--r--) and stays so"
@@ -336,3 +344,19 @@ def test_a_file_a_user_may_not_write_but_may_replace_is_named_so(open_folder: Pa
     )
     assert result.endswith("; it was not writable by nobody (rw-r--r--), only replaceable.")
     assert stat.S_IMODE(target.stat().st_mode) == 0o644
+
+
+@needs_root
+def test_in_a_setgid_folder_the_question_names_the_group_the_file_keeps(open_folder: Path):
+    open_folder.chmod(0o2777)  # root's group, setgid: a file made here is root's group too
+    target = open_folder / "shared.txt"
+    target.write_text("old\n")
+    target.chmod(0o666)
+    question, result = ask_as_nobody(
+        open_folder, "edit_file", {"path": "shared.txt", "old_string": "old", "new_string": "new"}
+    )
+    assert question == (
+        "edit shared.txt: replace 1 line with 1 line; its owner becomes nobody (was root)"
+    )
+    assert result.endswith("; its owner became nobody (was root).")
+    assert (target.stat().st_uid, target.stat().st_gid) == (NOBODY, 0)

@@ -52,13 +52,16 @@ NameOf = Callable[[int], str]
 @dataclass(frozen=True)
 class FileFacts:
     """What a replacement may change of a regular file: its permission bits (with
-    setuid, setgid and sticky), owner, group, link count, extended attribute names."""
+    setuid, setgid and sticky), owner, group, link count, extended attribute names;
+    `folder_gid`: the folder's group when the folder is setgid (a file made there gets
+    it), else None."""
 
     mode: int
     uid: int
     gid: int
     links: int = 1
     attributes: tuple[str, ...] = ()
+    folder_gid: int | None = None
 
 
 @dataclass(frozen=True)
@@ -113,12 +116,13 @@ def predict_effects(
 ) -> Effects:
     """What replacing a file with `facts` as `writer` will do to it (module contract)."""
     keeps_owner = writer.is_root or facts.uid == writer.uid
-    keeps_group = writer.is_root or facts.gid in writer.gids
+    new_gid = writer.gid if facts.folder_gid is None else facts.folder_gid
+    keeps_group = writer.is_root or facts.gid in writer.gids or facts.gid == new_gid
     read_only = _read_only_mode(facts, writer)
     return Effects(
         cleared=cleared_bits(facts.mode),
         owner=None if keeps_owner else (name_user(facts.uid), name_user(writer.uid)),
-        group=None if keeps_group else (name_group(facts.gid), name_group(writer.gid)),
+        group=None if keeps_group else (name_group(facts.gid), name_group(new_gid)),
         read_only=read_only,
         writer=name_user(writer.uid) if read_only and facts.mode & 0o222 else "",
         other_links=facts.links - 1,
@@ -270,8 +274,10 @@ def _old_file(parent: int, name: str, shown: str) -> _OldFile | None:
         if not stat.S_ISREG(info.st_mode):
             return None
         names = _attribute_names(handle)
+        folder = os.fstat(parent)
+        folder_gid = folder.st_gid if folder.st_mode & stat.S_ISGID else None
         facts = FileFacts(
-            stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid, info.st_nlink, names
+            stat.S_IMODE(info.st_mode), info.st_uid, info.st_gid, info.st_nlink, names, folder_gid
         )
         values = {}
         for attribute in names:
