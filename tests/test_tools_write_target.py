@@ -156,6 +156,36 @@ def test_a_line_added_while_an_overwrite_is_asked_is_not_destroyed(workspace: Pa
     assert target.read_text() == "buy milk\ncall the bank before 5pm\n"
 
 
+def test_an_edit_is_not_made_in_a_file_that_changed_while_it_was_asked(workspace: Path):
+    # the diff showed the line under `if DRY_RUN:`; meanwhile it moved into a loop
+    target = workspace / "cleanup.py"
+    target.write_text("import shutil\nif DRY_RUN:\n    print('would remove', path)\n")
+    moved = "import shutil\nfor path in ALL_USER_DIRS:\n    print('would remove', path)\n"
+    toolbox, asker = asking(workspace, meanwhile=lambda: target.write_text(moved))
+    outcome = toolbox.run(
+        "edit_file",
+        {
+            "path": "cleanup.py",
+            "old_string": "    print('would remove', path)",
+            "new_string": "    shutil.rmtree(path)",
+        },
+    )
+    assert "if DRY_RUN:" in asker.requests[0].approval.text
+    assert outcome.is_error and "cleanup.py changed after" in outcome.content
+    assert target.read_text() == moved
+
+
+def test_an_edit_goes_ahead_when_the_file_was_only_touched_while_it_was_asked(workspace: Path):
+    target = workspace / "notes.txt"
+    target.write_text("one\n")
+    toolbox, _ = asking(workspace, meanwhile=lambda: os.utime(target, (1, 1)))
+    outcome = toolbox.run(
+        "edit_file", {"path": "notes.txt", "old_string": "one", "new_string": "two"}
+    )
+    assert not outcome.is_error, outcome.content
+    assert target.read_text() == "two\n"
+
+
 def test_a_file_deleted_while_its_overwrite_is_asked_is_not_made_again(workspace: Path):
     target = workspace / "todo.txt"
     target.write_text("buy milk\n")

@@ -312,6 +312,7 @@ def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
     if old == new:
         raise ToolError("old_string and new_string are the same; there is nothing to change.")
     limit = context.limits.max_read_file_bytes
+    state = read_file_state(context.workspace, resolved, shown)  # before the diff is read
     before = read_text_source(context.workspace, resolved, shown, limit)
     after = apply_edit(before, shown, old, new, context.secrets)[0]
     approval = build_diff_approval(before, after, shown, context.secrets)
@@ -322,6 +323,7 @@ def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
 
     def execute() -> ToolResult:
         _require_same_target(context.workspace, arguments["path"], resolved)
+        require_unchanged(context.workspace, resolved, shown, state)
         updated, line_number = plan_edit(
             context.workspace, resolved, shown, (old, new), limit, context.secrets
         )
