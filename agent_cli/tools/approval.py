@@ -3,7 +3,7 @@
 Contract: `Approval` is the full text a permission question must show, never shortened
 here (the REPL decides how to fit it on the screen, and must let the user see all of
 it). `kind` says how to read it: `CONTENT` for a new file's text, `DIFF` for a unified
-diff (stdlib `difflib`) of a file's old and new text, `COMMAND` for a shell command. A
+diff (stdlib `difflib`, matched by `LineMatcher`) of a file's old and new text, `COMMAND` for a shell command. A
 prompt that said only "create setup.sh with 2 lines" let a hostile model slip
 `curl ... | sh` past a user who approved what the screen showed.
 A diff splits lines at `\\n` alone and marks a last line without one (`\\ No newline at
@@ -17,7 +17,6 @@ then says so.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
@@ -26,6 +25,7 @@ from pathlib import Path
 from agent_cli.errors import ToolError
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.secret_lines import hide_in_lines
+from agent_cli.tools.line_matcher import LineMatcher
 from agent_cli.tools.text_source import read_text_source
 from agent_cli.tools.workspace import Workspace
 
@@ -76,7 +76,7 @@ def build_diff_approval(
     real_old, real_new = _lines_with_ends(old), _lines_with_ends(new)
     shown_old = _lines_with_ends(_with_secrets_hidden(old, secrets))
     shown_new = _lines_with_ends(_with_secrets_hidden(new, secrets))
-    matcher = difflib.SequenceMatcher(None, real_old, real_new)
+    matcher = LineMatcher(real_old, real_new)
     lines: list[str] = []
     hidden = False
     for group in matcher.get_grouped_opcodes(DIFF_CONTEXT_LINES):
