@@ -472,6 +472,16 @@ class CallStartUnrecorded(ToolError):
     that it never started."""
 
 
+class ToolNotStarted(KeyboardInterrupt):
+    """Ctrl-C while `tool`'s call was being prepared (its path checked, its diff built),
+    before anyone was asked and before it started. A KeyboardInterrupt on purpose, like
+    `PermissionQuestionInterrupted`: the turn ends the same way; only the words differ."""
+
+    def __init__(self, tool: str) -> None:
+        self.tool = tool
+        super().__init__(tool)
+
+
 class PermissionQuestionInterrupted(KeyboardInterrupt):
     """Ctrl-C while the user was being asked whether `tool` may run: it never started.
 

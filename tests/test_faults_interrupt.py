@@ -287,6 +287,31 @@ def test_ctrl_c_inside_a_tool_records_an_error_result_for_it(workspace: Path) ->
     assert_cancelled_and_sound(session, events)
 
 
+def test_ctrl_c_while_a_write_is_prepared_tells_the_model_it_was_not_run(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the diff of a long file is built before anyone is asked; Ctrl-C then: nothing ran
+    from agent_cli.session.turn import NOT_STARTED_TEXT, TOOL_NOT_STARTED
+    from agent_cli.tools import file_tools
+
+    def interrupted_diff(*_: Any) -> Any:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(file_tools, "build_overwrite_approval", interrupted_diff)
+    asked: list[Any] = []
+    provider = ScriptedProvider([[tool_use("t1", "write_file", path="notes.txt", content="x\n")]])
+    session = make_session(workspace, provider, auto_approve=False, ask_permission=asked.append)
+
+    events = drain_or_fail(session.run_turn("rewrite notes"))
+
+    assert [n.code for n in notices(events)] == [TOOL_NOT_STARTED]
+    assert session.view[-1]["content"][0]["content"] == NOT_STARTED_TEXT
+    assert asked == [] and (workspace / "notes.txt").read_text() == "the build uses make\n"
+    assert turn_end(events).outcome == "cancelled"
+    assert_history_is_valid(session)
+    assert turn_end(drain(session.run_turn("carry on"))).outcome == "ok"
+
+
 # --- while compacting ---------------------------------------------------------------------
 
 

@@ -17,7 +17,7 @@ from agent_cli.errors import ProviderRequestFailed, TranscriptWriteFailed
 from agent_cli.events import Notice
 from agent_cli.repl.error_text import notice_text
 from agent_cli.session.compactor import FAILED_LAYER_OUTCOMES
-from agent_cli.session.turn import PERMISSION_CANCELLED
+from agent_cli.session.turn import PERMISSION_CANCELLED, TOOL_NOT_STARTED
 
 SESSION_DIR = Path(__file__).resolve().parents[1] / "agent_cli" / "session"
 
@@ -30,6 +30,7 @@ EMITTED = {
     "pause_limit": {"pauses": 3},
     "cancelled": {"during": "tool"},
     PERMISSION_CANCELLED: {"tool": "bash"},
+    TOOL_NOT_STARTED: {"tool": "write_file"},
     "max_tokens": {"kept": True},
     "empty_answer": {},
     "refusal": {},

@@ -122,6 +122,22 @@ def test_one_ctrl_c_at_a_permission_question_prints_one_line():
     assert console.export_text().splitlines()[-1] == TURN_CANCELLED
 
 
+def test_one_ctrl_c_while_a_call_is_prepared_prints_one_line_that_it_did_not_run():
+    console = make_console(width=200)
+    renderer = EventRenderer(console, live=False)
+    for event in [
+        ToolStarted("t1", "write_file", {"path": "data.csv"}),
+        Notice("warning", "tool_not_started", {"tool": "write_file"}),
+        TurnEnded("cancelled"),
+    ]:
+        renderer.render(event)
+    assert console.export_text().splitlines() == [
+        "╭─ write_file  path: data.csv",
+        "╰─ ✗ not run: cancelled before it started; the turn ended, the conversation so far "
+        "is kept",
+    ]
+
+
 def test_a_read_past_the_end_of_a_one_line_file_says_one_line(workspace):
     (workspace / "one.txt").write_text("only\n", encoding="utf-8")
     outcome = make_toolbox(workspace).run("read_file", {"path": "one.txt", "start_line": 5})

@@ -722,6 +722,7 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
     "permission_cancelled": lambda f: (
         f"Cancelled at the permission question: {f['tool']} was not run."
     ),
+    "tool_not_started": lambda f: f"Cancelled before {f['tool']} started: it was not run.",
     "resumed_at_question": lambda f: (
         f"The session had stopped while asking for permission to run {_c(f['tool'], 60)}: it "
         "was not run, and the model is told so."

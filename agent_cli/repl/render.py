@@ -58,10 +58,20 @@ ERROR_STYLE = "bold red"
 TURN_CANCELLED = "turn cancelled; the conversation so far is kept"
 
 
-def _is_permission_cancel(event: object) -> bool:
-    """Ctrl-C at a permission question: the open tool panel closes as "not run", and
-    that one line says all (`EventRenderer._close_at_the_question`)."""
-    return isinstance(event, Notice) and event.code == "permission_cancelled"
+# Ctrl-C before a tool started: at its permission question, or while its call was prepared
+NOT_STARTED_CODES = {
+    "permission_cancelled": "at the permission question",
+    "tool_not_started": "before it started",
+}
+
+
+def _not_started_when(event: object) -> str:
+    """For Ctrl-C before a tool started (`NOT_STARTED_CODES`), when it came: the open tool
+    panel closes as "not run", and that one line says all
+    (`EventRenderer._close_at_the_question`); "" for any other event."""
+    if isinstance(event, Notice):
+        return NOT_STARTED_CODES.get(event.code, "")
+    return ""
 
 
 def build_compact_text(line: str, body_style: str = "cyan") -> Text:
@@ -142,8 +152,9 @@ class EventRenderer:
             self._answer.abandon()
         if not isinstance(event, ToolStarted | ToolFinished):
             self._activity.stop()
-            if _is_permission_cancel(event) and self._running_tools:
-                self._close_at_the_question()
+            when = _not_started_when(event)
+            if when and self._running_tools:
+                self._close_at_the_question(when)
                 return
             self._close_unfinished_tools()
         handler(event)
@@ -243,12 +254,13 @@ class EventRenderer:
             self._running_tools.clear()
             self._print(build_tool_unfinished_line())
 
-    def _close_at_the_question(self) -> None:
-        """One Ctrl-C at a permission question is said once: the open panel closes with
-        a line that says the tool did not run and the turn ended, and neither the notice
-        nor the turn's end adds a line of its own."""
+    def _close_at_the_question(self, when: str) -> None:
+        """One Ctrl-C before a tool started (`when`: at its permission question, or while
+        its call was prepared) is said once: the open panel closes with a line that says
+        the tool did not run and the turn ended, and neither the notice nor the turn's end
+        adds a line of its own."""
         self._running_tools.clear()
-        self._print(build_tool_unfinished_line(never_ran=True))
+        self._print(build_tool_unfinished_line(never_ran=when))
         self._turn_end_said = True
 
     def _render_turn_end(self, event: TurnEnded) -> None:

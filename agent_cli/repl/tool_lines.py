@@ -277,15 +277,15 @@ def _outcome_words(event: ToolFinished) -> str:
     return clip_line(event.summary, 160)
 
 
-def build_tool_unfinished_line(*, never_ran: bool = False) -> Text:
+def build_tool_unfinished_line(*, never_ran: str = "") -> Text:
     """Closes the panel of a tool whose turn ended before it reported (e.g. Ctrl-C);
-    `never_ran` when that was at its permission question, which also ended the turn
-    (the line says so: it is the only line that Ctrl-C prints)."""
+    `never_ran` says when the Ctrl-C came, if before the tool started ("at the permission
+    question"), which also ended the turn (the line says so: it is the only line that
+    Ctrl-C prints)."""
     text = Text(BOTTOM, style="dim")
     if never_ran:
         text.append(
-            "✗ not run: cancelled at the permission question; the turn ended, the "
-            "conversation so far is kept",
+            f"✗ not run: cancelled {never_ran}; the turn ended, the conversation so far is kept",
             style="yellow",
         )
     else:

@@ -74,6 +74,7 @@ from agent_cli.errors import (
     ProviderError,
     StoreError,
     TerminationRequested,
+    ToolNotStarted,
     ToolProtocolError,
     WireFormatError,
     failure_reason,
@@ -131,6 +132,11 @@ TERMINATED_ANSWER_MARK = "[answer cut: agent-cli was ended by {signal}]"
 INTERRUPTED_TOOL_TEXT = "Interrupted by the user (Ctrl-C): the tool did not finish."
 NOT_RUN_TOOL_TEXT = "Not run: the turn was interrupted before this tool started."
 PERMISSION_CANCELLED = "permission_cancelled"  # the notice code
+NOT_STARTED_TEXT = (
+    "Not run: the user pressed Ctrl-C while this call was being prepared, before it "
+    "started; that cancelled the turn."
+)
+TOOL_NOT_STARTED = "tool_not_started"  # the notice code
 ASKING_INTERRUPTED_TEXT = (
     "Not run: the user pressed Ctrl-C when asked for permission, which cancelled the turn."
 )
@@ -645,6 +651,8 @@ def record_interrupted(
         text = INTERRUPTED_TOOL_TEXT
         if isinstance(interrupt, PermissionQuestionInterrupted):
             text = ASKING_INTERRUPTED_TEXT
+        elif isinstance(interrupt, ToolNotStarted):
+            text = NOT_STARTED_TEXT
         return (yield from record_stopped(conversation, tool_uses, results, text, note))
     block = tool_uses[len(results)]
     results.append(result_block(block["id"], kept.content, kept.is_error))
@@ -657,9 +665,12 @@ def record_interrupted(
 
 
 def _cancel_notice(interrupt: KeyboardInterrupt) -> Notice:
-    """Nothing ran when Ctrl-C came at the permission question: say that, not 'interrupted'."""
+    """Nothing ran when Ctrl-C came at the permission question or while the call was
+    prepared: say that, not 'interrupted'."""
     if isinstance(interrupt, PermissionQuestionInterrupted):
         return Notice("warning", PERMISSION_CANCELLED, {"tool": interrupt.tool})
+    if isinstance(interrupt, ToolNotStarted):
+        return Notice("warning", TOOL_NOT_STARTED, {"tool": interrupt.tool})
     return Notice("warning", "cancelled", {"during": "tool"})
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_cli.errors import ToolError
+from agent_cli.errors import ToolError, ToolNotStarted
 from agent_cli.frozen import FrozenList
 from agent_cli.secret_forms import SecretForms
 from agent_cli.tools.artifact_tool import prepare_read_artifact
@@ -394,7 +394,12 @@ class Toolbox:
     def _prepare_and_execute(self, spec: ToolSpec, tool_input: Any) -> ToolResult | None:
         """The tool's result, or None when the user denied it (it then never ran)."""
         arguments = validate_input(spec.schema, tool_input)
-        call = spec.prepare(self._context, arguments)
+        try:
+            call = spec.prepare(self._context, arguments)
+        except KeyboardInterrupt as interrupt:
+            if type(interrupt) is not KeyboardInterrupt:
+                raise
+            raise ToolNotStarted(spec.schema["name"]) from interrupt
         if spec.needs_permission:
             request = PermissionRequest(
                 spec.schema["name"],
