@@ -27,6 +27,13 @@ inside the value (a preview's head ending inside a token), the piece left is hid
 (`recall_render.with_pieces_hidden`, as in a resumed view; `/expand` too). No answer repeats the pointer or the
 offset the model gave unless the pointer was read (`tools.echo`).
 
+A record of the user's commands to agent-cli (`user_command`: `/remember`, `/todo`,
+`/block`, `/forget`, ...) is the tool's only while a fact or pending item of the durable
+state cites it (`cited`, which the session sets): those words reach the model through the
+durable block anyway, and a fact the user took back with `/forget` must not come back
+through its record (a sixteenth outside attack read a forgotten password so). `/expand`
+shows it to the user all the same.
+
 `search` finds what the pointers do not say: it reads this session's transcript only (by
 its own session id, never a pointer or path from the model), and the artifacts its
 messages name through the same authorization as the tool, and answers the pointers of
@@ -37,6 +44,8 @@ the matching messages and artifacts with short excerpts, a bounded page at a tim
 from __future__ import annotations
 
 import dataclasses
+import json
+from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +66,12 @@ from agent_cli.tools.context import RecallPage
 
 RECALL_PAGE_CHARS = 8_000
 RESOLVER_EXCERPT_CHARS = 400_000  # what is read to render a record; a page is cut from it
+COMMAND_RECORD = "user_command"  # `session.log.USER_COMMAND`
+COMMAND_WITHHELD = (
+    "Cannot recall that pointer: it is a record of the user's commands to agent-cli "
+    "(such as /remember or /forget), which recall reads only while a fact or pending item "
+    "in the durable context cites it; the durable context holds what is still in force."
+)
 
 
 def recall_page_chars(policy: Any) -> int:
@@ -85,6 +100,8 @@ class Recall:
         # the first record this run writes (the session sets it); None: no record is
         # taken as this run's, every one is redacted
         self.written_from: int | None = None
+        # the pointers the durable state cites now (the session sets it; module contract)
+        self.cited: Callable[[], Collection[str]] = lambda: ()
         self._transcript_root = Path(transcript_root)
         self._own = SourcePointerResolver(
             transcript_root,
@@ -111,6 +128,8 @@ class Recall:
         resolution = self._own.resolve(pointer.strip() if isinstance(pointer, str) else pointer)
         if resolution.status is not SourceResolutionStatus.AVAILABLE:
             raise ToolError(_refusal(resolution))
+        if self._is_withheld_command(resolution):
+            raise ToolError(COMMAND_WITHHELD)
         as_recorded = self.is_this_runs(resolution.pointer)
         typed_text = self.secrets.redact if as_recorded else None
         secrets = NO_SECRETS if as_recorded else self.secrets
@@ -127,6 +146,19 @@ class Recall:
             tail = "\n[end]"
         header = f"{resolution.pointer} (available, sha256 {resolution.evidence_sha256})"
         return RecallPage(f"{header}\n{page}{tail}", as_recorded)
+
+    def _is_withheld_command(self, resolution: SourceResolution) -> bool:
+        """True for a `user_command` record that no durable item cites now."""
+        if not resolution.pointer.startswith("transcript:"):
+            return False
+        try:
+            record = json.loads(resolution.excerpt or "")
+        except ValueError:
+            return False  # a record too long to read whole: a message, never a command
+        if not isinstance(record, dict) or record.get("kind") != COMMAND_RECORD:
+            return False
+        named = _record_place(resolution.pointer)
+        return named is None or named not in {_record_place(p) for p in self.cited()}
 
     def is_this_runs(self, pointer: str) -> bool:
         """True when `pointer` names a record of this session that this run wrote."""
@@ -197,6 +229,15 @@ class Recall:
         # Something longer than a page: taken whole (a secret is redacted afterwards).
         end = max(safe_tail_start(text, wanted, secrets), min(wanted, len(text)))
         return start, end
+
+
+def _record_place(pointer: str) -> tuple[str, int | None] | None:
+    """(session, record number) of a transcript pointer, None for any other."""
+    try:
+        parsed = parse_source_pointer(pointer)
+    except SourcePointerError:
+        return None
+    return (parsed.session_id, parsed.sequence) if parsed.is_transcript else None
 
 
 def search_page_matches(page_chars: int) -> int:

@@ -102,6 +102,32 @@ def test_expand_takes_the_same_path_with_the_users_authority(workspace: Path) ->
     assert session.toolbox.run("recall", {"pointer": earlier}).is_error  # not for the model
 
 
+def test_a_forgotten_facts_record_is_not_recalled_but_a_live_ones_is(workspace: Path) -> None:
+    # /remember then /forget before any request: the model never saw it, and recall of
+    # the command's record must not give it back (sixteenth outside attack)
+    session = make_session(workspace, OfflineProvider())
+    drain(session.run_turn("hello"))
+    dropped = session.remember("oops: the prod db password is hunter2-Xy77-correct-horse")
+    kept = session.remember("deploy with make deploy-prod")
+    item = session.add_pending("rotate the db password")
+    session.forget(dropped.fact_id)
+    answers = {
+        pointer: session.toolbox.run("recall", {"pointer": pointer})
+        for pointer in (dropped.source_pointer, kept.source_pointer, item.source_pointer)
+    }
+    refused = answers[dropped.source_pointer]
+    assert refused.is_error and "hunter2" not in refused.content
+    assert "a record of the user's commands to agent-cli" in refused.content
+    assert "deploy with make deploy-prod" in answers[kept.source_pointer].content
+    assert "rotate the db password" in answers[item.source_pointer].content
+    walked = [  # every record of the session, by number, as the attack walked them
+        session.toolbox.run("recall", {"pointer": f"transcript:{session.session_id}:{number}"})
+        for number in range(1, 16)
+    ]
+    assert not any("hunter2" in answer.content for answer in walked)
+    assert "hunter2" in (session.expand(dropped.source_pointer).excerpt or "")  # the user's own
+
+
 def test_a_long_record_is_recalled_in_pages_that_say_where_to_go_on(workspace: Path) -> None:
     (workspace / "long.txt").write_text("".join(f"line {n:05d}\n" for n in range(1_200)))
     provider = ScriptedProvider(read_turn("t1", "long.txt"))

@@ -20,6 +20,7 @@ from agent_cli.durable.model import (
     PendingStatus,
     PendingTransition,
     RetrievalEvidence,
+    cited_pointers,
     distinct_source_pointers,
 )
 from agent_cli.durable.render import (
@@ -52,6 +53,7 @@ __all__ = [
     "add_pending",
     "bind_resolutions",
     "capture_retrieval_evidence",
+    "cited_pointers",
     "distinct_source_pointers",
     "forget_item",
     "issue_id",

@@ -267,3 +267,10 @@ def distinct_source_pointers(state: DurableContextState) -> tuple[str, ...]:
     pointers = [fact.source_pointer for fact in state.facts]
     pointers += [item.source_pointer for item in state.pending_items]
     return tuple(dict.fromkeys(pointers))
+
+
+def cited_pointers(state: DurableContextState) -> frozenset[str]:
+    """Every record the text of `state` came from: each fact's and pending item's source,
+    and the sources of an item's earlier changes."""
+    history = (change.source_pointer for item in state.pending_items for change in item.history)
+    return frozenset((*distinct_source_pointers(state), *history))

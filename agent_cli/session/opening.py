@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction import CompactionPolicy
+from agent_cli.durable import cited_pointers
 from agent_cli.errors import MemoryFileDamaged, ModelSwitchRefused, SessionNotFound, StoreError
 from agent_cli.events import Notice
 from agent_cli.protocol import answer_dangling_tool_uses, rename_malformed_tool_ids
@@ -165,6 +166,7 @@ def open_session(
             artifacts=artifacts,
             recall=recall,
         )
+        recall.cited = lambda: cited_pointers(session.durable_state)
         if mcp_servers:
             _attach_mcp(session, toolbox, mcp_servers, workspace, session.counter)
         if workspace_notice is not None:
