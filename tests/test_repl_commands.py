@@ -331,6 +331,31 @@ def test_sources_lists_every_pointer_with_status_and_reason():
     assert "digest_mismatch" not in context.shown  # codes stay in --json and the logs
 
 
+def test_sources_and_facts_agree_on_a_source_changed_since_its_fact_was_saved():
+    # the record still reads and checks (available), but not what the fact was made from
+    saved = DurableFact("F1", "deploy with make deploy-prod", "transcript:s:3", CONFIRMED_AT,
+                        evidence_sha256="cd" * 32)  # fmt: skip
+    intact = DurableFact(
+        "F2", "uses WAL", "transcript:s:5", CONFIRMED_AT, evidence_sha256="ab" * 32
+    )
+    session = FakeSession(
+        durable_state=DurableContextState(facts=(saved, intact)),
+        resolutions=(
+            resolution("transcript:s:3", "available"),
+            resolution("transcript:s:5", "available"),
+        ),
+    )
+    context = FakeContext(session=session, console=make_console(width=160))
+    run(context, "/facts")
+    facts_line = next(ln for ln in context.shown.splitlines() if "F1" in ln)
+    assert "transcript:s:3 (/expand 1) changed" in facts_line
+    run(context, "/sources")
+    shown = [line.rstrip() for line in context.shown.splitlines() if "    transcript:" in line]
+    rows = {line.split()[1]: line.split(None, 3)[2:] for line in shown}
+    assert rows["transcript:s:3"][0] == "changed" and "not verified" in rows["transcript:s:3"][1]
+    assert rows["transcript:s:5"] == ["available", "found and verified"]
+
+
 def test_sources_with_no_pointers_says_so():
     context = FakeContext()
     run(context, "/sources")

@@ -8,6 +8,7 @@ and the session's errors (e.g. `DurableStateError`) propagate for the REPL to sh
 
 from __future__ import annotations
 
+from agent_cli.durable.verification import source_statuses
 from agent_cli.errors import CommandUsageError, PointerHandleUnknown
 from agent_cli.repl import views
 from agent_cli.repl.command_context import (
@@ -117,7 +118,9 @@ def facts_command(context: CommandContext, args: str) -> None:
 def sources_command(context: CommandContext, args: str) -> None:
     require_no_args("/sources", args)
     resolutions = context.session.resolve_sources()
-    context.console.print(views.build_sources_view(resolutions, context.pointer_handles))
+    found = {resolution.pointer: resolution for resolution in resolutions}
+    shown = source_statuses(context.session.durable_state, found)  # `changed` as /facts says
+    context.console.print(views.build_sources_view(resolutions, context.pointer_handles, shown))
 
 
 def expand_command(context: CommandContext, args: str) -> None:

@@ -902,6 +902,9 @@ _PENDING = {
 }
 
 
+CHANGED_POINTER = "found, but changed since the fact or item citing it was saved: not verified"
+
+
 def describe_changed_source(expand_label: str) -> str:
     """/facts beside an item whose source no longer holds what it held when the item was
     made (`source_status=changed`); `expand_label` is `(/expand 3)` or ""."""

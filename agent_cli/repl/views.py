@@ -9,7 +9,7 @@ the model, files or tools is sanitized or clipped before it is shown, and always
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,6 +22,7 @@ from rich.text import Text
 
 from agent_cli.durable.verification import CHANGED
 from agent_cli.repl.error_text import (
+    CHANGED_POINTER,
     describe_not_a_pointer,
     explain_resolution,
     is_not_a_pointer,
@@ -120,27 +121,42 @@ def pointer_order(pointer: str) -> tuple[int, str, int, str]:
 
 
 def build_sources_view(
-    resolutions: Sequence[SourceResolution], handles: PointerHandles | None = None
+    resolutions: Sequence[SourceResolution],
+    handles: PointerHandles | None = None,
+    shown: Mapping[str, str] | None = None,
 ) -> Group | SourcesView | Text:
     """Every pointer of the durable state with its status and what that means, in
-    `pointer_order`; with `handles`, each with the number `/expand` takes for it first,
-    and a line saying so below. Laid out at render time (`SourcesView`): a table while
-    every pointer and status fits whole on its row, else one pointer per line."""
+    `pointer_order`; `shown`: each pointer's status as the durable state sees it
+    (`durable.verification.source_statuses`: `changed` where an item's source no longer
+    has the digest it had), else the resolution's. With `handles`, each with the number
+    `/expand` takes for it first, and a line saying so below. Laid out at render time
+    (`SourcesView`): a table while every pointer and status fits whole on its row, else one
+    pointer per line."""
     if not resolutions:
         return Text("the durable state has no source pointers yet", style="dim")
     rows = [
-        SourceRow(
-            str(handles.number_for(resolution.pointer)) if handles else None,
-            clip_line(show_pointer(resolution.pointer) if handles else resolution.pointer, 160),
-            resolution.status,
-            explain_resolution(str(resolution.status), str(resolution.reason)),
-        )
+        _source_row(resolution, handles, (shown or {}).get(resolution.pointer))
         for resolution in sorted(resolutions, key=lambda found: pointer_order(found.pointer))
     ]
     view = SourcesView(rows)
     if handles is None:
         return view
     return Group(view, Text(EXPAND_BY_NUMBER, style="dim"))
+
+
+def _source_row(
+    resolution: SourceResolution, handles: PointerHandles | None, shown: str | None
+) -> SourceRow:
+    pointer = resolution.pointer
+    number = str(handles.number_for(pointer)) if handles else None
+    if shown == CHANGED:
+        return SourceRow(number, _shown_pointer(pointer, handles), CHANGED, CHANGED_POINTER)
+    meaning = explain_resolution(str(resolution.status), str(resolution.reason))
+    return SourceRow(number, _shown_pointer(pointer, handles), resolution.status, meaning)
+
+
+def _shown_pointer(pointer: str, handles: PointerHandles | None) -> str:
+    return clip_line(show_pointer(pointer) if handles else pointer, 160)
 
 
 @dataclass(frozen=True)
