@@ -9,6 +9,7 @@ from repl_fakes import make_console
 from rich.console import Console
 
 from agent_cli.events import (
+    AssistantText,
     CompactionFired,
     CompactionSkipped,
     LayerLine,
@@ -206,6 +207,20 @@ def test_a_refused_summary_says_it_was_not_used_and_the_size_that_stays():
 
 def test_retry_line_names_the_kind_and_the_delay():
     assert format_retry(StreamRestarted(2, 2.0, "overloaded")) == "retrying (overloaded) in 2.0 s…"
+
+
+def test_a_retry_after_part_of_an_answer_was_printed_says_that_part_is_void():
+    # printed as plain text it cannot be taken back (a live view clears it instead)
+    console = make_console()
+    renderer = EventRenderer(console, live=False)
+    renderer.render(AssistantText("The failing test is test_lo"))
+    renderer.render(StreamRestarted(1, 2.0, "overloaded"))
+    renderer.render(StreamRestarted(2, 4.0, "overloaded"))  # nothing streamed before this one
+    lines = console.export_text().splitlines()
+    assert lines[-2:] == [
+        "the answer above broke off and is void; retrying (overloaded) in 2.0 s…",
+        "retrying (overloaded) in 4.0 s…",
+    ]
 
 
 def test_renderer_prints_each_layer_then_the_total_on_its_own_line():

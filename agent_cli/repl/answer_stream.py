@@ -89,15 +89,18 @@ class AnswerStream:
         elif shown:
             self._write_plain(shown)
 
-    def restart(self) -> None:
-        """The provider retries: what streamed for this request is void."""
+    def restart(self) -> bool:
+        """The provider retries: what streamed for this request is void. True when some
+        of it stays on the screen (written as plain text, which cannot be taken back)."""
         self._sanitizer = StreamSanitizer()
+        left_shown = self._live is None and self._streamed_any
         if self._live is not None:
             self._view.text = ""
             self._live.refresh()
         elif self._streamed_any and not self._ends_with_newline:
             self._write_plain("\n")
         self._streamed_any = False
+        return left_shown
 
     def finish(self, full_text: str) -> None:
         """The answer is complete; `full_text` is what was recorded."""

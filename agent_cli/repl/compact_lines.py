@@ -236,6 +236,10 @@ def _format_held(event: CompactionSkipped) -> str:
     return f"{COMPACT_TAG} {what} {waits} {_MAKE_ROOM}"
 
 
-def format_retry(event: StreamRestarted) -> str:
-    """The line shown when the provider retries: `retrying (overloaded) in 2.0 s…`."""
-    return f"retrying ({clip_line(event.kind, 40)}) in {event.delay_seconds:.1f} s…"
+def format_retry(event: StreamRestarted, *, void_text_shown: bool = False) -> str:
+    """The line shown when the provider retries: `retrying (overloaded) in 2.0 s…`;
+    `void_text_shown` when part of the failed answer stays on the screen above it."""
+    line = f"retrying ({clip_line(event.kind, 40)}) in {event.delay_seconds:.1f} s…"
+    if void_text_shown:
+        line = f"the answer above broke off and is void; {line}"
+    return line

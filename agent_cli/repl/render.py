@@ -205,8 +205,8 @@ class EventRenderer:
         self._print_own(build_compact_text(format_skipped(event, explained=explained)))
 
     def _render_restart(self, event: StreamRestarted) -> None:
-        self._answer.restart()
-        self._print(Text(format_retry(event), style="dim"))
+        void_text_shown = self._answer.restart()
+        self._print(Text(format_retry(event, void_text_shown=void_text_shown), style="dim"))
         self._waiting.start()  # the request goes again: waiting again
 
     def _print_own(self, text: Text) -> None:
