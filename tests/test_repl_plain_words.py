@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from repl_fakes import make_console, make_stats
 from rich.console import Console
 from tools_support import make_toolbox
@@ -103,39 +104,29 @@ def test_sources_lists_pointers_in_reading_order():
     ]
 
 
-def test_one_ctrl_c_at_a_permission_question_prints_one_line():
+@pytest.mark.parametrize(
+    "code, when",
+    [
+        ("permission_cancelled", "at the permission question"),
+        ("tool_not_started", "before it started"),  # while its call was prepared
+    ],
+)
+def test_one_ctrl_c_before_a_tool_started_prints_one_line(code: str, when: str):
     console = make_console(width=200)
     renderer = EventRenderer(console, live=False)
     for event in [
         ToolStarted("t1", "bash", {"command": "rm -rf build"}),
-        Notice("warning", "permission_cancelled", {"tool": "bash"}),
+        Notice("warning", code, {"tool": "bash"}),
         TurnEnded("cancelled"),
     ]:
         renderer.render(event)
     lines = console.export_text().splitlines()
     assert lines == [
         "╭─ bash  command: rm -rf build",
-        "╰─ ✗ not run: cancelled at the permission question; the turn ended, the "
-        "conversation so far is kept",
+        f"╰─ ✗ not run: cancelled {when}; the turn ended, the conversation so far is kept",
     ]
     renderer.render(TurnEnded("cancelled"))  # a later cancelled turn says so again
     assert console.export_text().splitlines()[-1] == TURN_CANCELLED
-
-
-def test_one_ctrl_c_while_a_call_is_prepared_prints_one_line_that_it_did_not_run():
-    console = make_console(width=200)
-    renderer = EventRenderer(console, live=False)
-    for event in [
-        ToolStarted("t1", "write_file", {"path": "data.csv"}),
-        Notice("warning", "tool_not_started", {"tool": "write_file"}),
-        TurnEnded("cancelled"),
-    ]:
-        renderer.render(event)
-    assert console.export_text().splitlines() == [
-        "╭─ write_file  path: data.csv",
-        "╰─ ✗ not run: cancelled before it started; the turn ended, the conversation so far "
-        "is kept",
-    ]
 
 
 def test_a_read_past_the_end_of_a_one_line_file_says_one_line(workspace):
