@@ -12,6 +12,8 @@ Ctrl-D on an empty line raises `EOFError`. Ctrl-Z suspends (under a shell with j
 control) or does nothing; it never inserts a raw ^Z. Ctrl-space does nothing. A long paste shows as one placeholder
 (`paste`) and is sent whole; a command is never run with one in it, nor over lines it
 does not take: the prompt then starts again with the input (`commands.check_command_whole`).
+What was typed during a turn that Ctrl-C cancelled waits in the next prompt, unsent
+(`hold_typed_ahead`).
 History lives in the state folder's history file (kept in memory only when that is not a
 regular file: a FIFO there must not hang the prompt); a line the disk refuses to add to
 it (full) is still sent, and one yellow line says so once, not a traceback per line. A
@@ -338,6 +340,15 @@ class PromptReader:
             processor.process_keys()
 
         return feed
+
+    def hold_typed_ahead(self) -> None:
+        """After Ctrl-C cancelled a turn: what was typed during it is not sent. It is taken
+        from the terminal now and the next prompt shows all of it, each Enter a new line,
+        to edit or send (`TypeAhead.hold`); without this each line would be sent at once,
+        as if the turn had ended as it should."""
+        if self._terminal["input"] is None:
+            self._typed_ahead.add(take_pending(sys.stdin.fileno()))
+        self._typed_ahead.hold()
 
     def show_while(self, work: DeferredWork[Any]) -> None:
         """The prompt on screen while `work` runs, then off it; see the module contract.
