@@ -454,6 +454,18 @@ class PasteNotKept(AgentCliError, ValueError):
         super().__init__(f"{placeholder}: the pasted text is not kept")
 
 
+class CommandNotWhole(AgentCliError, ValueError):
+    """An input that starts like a command but is not run as one: part of it is a long
+    paste the prompt shows only as its `placeholder`, or it spans `lines` lines and the
+    command `name` takes one. Nothing was run; the prompt gives the input back to edit."""
+
+    def __init__(self, name: str, *, lines: int, placeholder: str | None = None) -> None:
+        self.name = name
+        self.lines = lines
+        self.placeholder = placeholder
+        super().__init__(f"{name}: not run ({lines} lines, placeholder {placeholder})")
+
+
 class ToolError(AgentCliError):
     """A tool could not do what was asked; the message is safe to show the model."""
 

@@ -3,6 +3,9 @@
 Contract: `split_command(line)` tells a command from a message (`/name ...`, or `stats`,
 `exit` or `quit` typed bare; a line starting with `//` is a message that starts with `/`);
 `message_text(line)` is the message it sends, exactly as typed or pasted.
+`check_command_whole(line, placeholder)` refuses a command the user may not have seen
+whole (`CommandNotWhole`): one with a long paste in it, shown only as its placeholder, or
+one of several lines, which only the free-text commands (`MULTI_LINE_COMMANDS`) take.
 `run_command(context, name, args)` runs it and raises `UnknownCommand` or
 `CommandUsageError` for the REPL to show as one red line with the usage; errors from
 the session (e.g. `DurableStateError`) propagate the same way. Handlers only call the
@@ -20,7 +23,7 @@ from dataclasses import dataclass
 
 from rich.console import RenderableType
 
-from agent_cli.errors import AgentCliError, CommandUsageError, UnknownCommand
+from agent_cli.errors import AgentCliError, CommandNotWhole, CommandUsageError, UnknownCommand
 from agent_cli.events import ToolFinished
 from agent_cli.repl import durable_commands, model_views, views
 from agent_cli.repl.banner import describe_window_fit
@@ -52,7 +55,9 @@ __all__ = [
     "ALIASES",
     "BARE_COMMAND_LINES",
     "COMMANDS",
+    "MULTI_LINE_COMMANDS",
     "Command",
+    "check_command_whole",
     "command_summaries",
     "message_text",
     "run_command",
@@ -98,6 +103,29 @@ def message_text(line: str) -> str:
     model as it was), except that `//x` sends `/x`."""
     unindented = line.lstrip()
     return unindented[1:] if unindented.startswith("//") else line
+
+
+# The commands whose argument is free text (a focus, a fact, an item, a reason): typed
+# over several lines, all on screen, they take them all. Every other command is one line.
+MULTI_LINE_COMMANDS = frozenset({"/compact", "/remember", "/todo", "/block"})
+
+
+def check_command_whole(line: str, placeholder: str | None = None) -> None:
+    """Raise `CommandNotWhole` when `line` is a command that must not run as it is.
+
+    `placeholder` is the first long paste in the input as the prompt showed it (None when
+    every character was on screen). Why: a paste whose first line is `/sessions delete
+    <id>` showed as `[pasted 460 characters]` and deleted a session on Enter, its other
+    lines taken as more ids. A command runs only when the user could read all of it, and
+    a command of several lines only when it takes free text; else nothing runs and the
+    prompt gives the input back (a message that starts with `/` is sent with `//`)."""
+    command = split_command(line)
+    if command is None:
+        return
+    name = ALIASES.get(command[0], command[0])
+    lines = line.strip().count("\n") + 1
+    if placeholder is not None or (lines > 1 and name not in MULTI_LINE_COMMANDS):
+        raise CommandNotWhole(name, lines=lines, placeholder=placeholder)
 
 
 HELP_FLAGS = frozenset({"--help", "-h"})

@@ -218,6 +218,22 @@ def describe_session_fact(exc: BaseException) -> str | None:
 NEW_SESSION_HERE = "start a new session with /new"
 
 
+def _not_whole(exc: e.CommandNotWhole) -> str:
+    """A command input refused before it ran (`commands.check_command_whole`)."""
+    name = _c(exc.name, 40)
+    if exc.placeholder is not None:
+        why = (
+            f"that input starts with {name} but holds a paste shown only as "
+            f"{_c(exc.placeholder, 60)}, and a command runs only when all of it is on screen"
+        )
+    else:
+        why = f"{name} takes one line, and that input has {exc.lines}"
+    return (
+        f"nothing was run: {why}. It is back in the prompt: edit it, or make it start with // "
+        "to send it to the model as a message"
+    )
+
+
 _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.InputTooLarge: _too_large,
     e.PasteNotKept: lambda exc: (
@@ -225,6 +241,7 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         "keeps a long paste's placeholder, not its text, so nothing was sent. Paste the text "
         "again"
     ),
+    e.CommandNotWhole: lambda exc: _not_whole(exc),
     e.InvalidStoreInput: lambda exc: (
         f"that is not a session id ({describe_session_id_rule(exc.reason)}); /sessions lists them"
         if exc.field == "session_id"

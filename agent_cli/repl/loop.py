@@ -4,7 +4,9 @@ Contract: `Repl.run()` greets, then reads until Ctrl-D / end of input or `/quit`
 returns 0; it closes whichever session is current when it leaves and says where its
 transcript is. A line is a command (`commands.split_command`) or a message for
 `session.run_turn`. Ctrl-C at the prompt clears the line; Ctrl-C during a turn is
-handled by `turns.drive_events`; Ctrl-C during a command abandons that command. Typed
+handled by `turns.drive_events`; Ctrl-C during a command abandons that command. What was
+typed during a turn or command that Ctrl-C cancelled is not sent: the reader holds it for
+the next prompt (`hold_typed_ahead`), since the user asked to stop. Typed
 errors become one red line (with the command's usage for bad arguments) and the prompt
 comes back. `Repl` holds the current session and swaps it on `/new` and `/resume`.
 """
@@ -67,6 +69,11 @@ class LineReader(Protocol):
         """Redraw what is on screen (the gauge arrived); safe from any thread."""
         ...
 
+    def hold_typed_ahead(self) -> None:
+        """Ctrl-C cancelled a turn: what was typed during it is not sent by itself; the
+        next `read_line` shows it to edit (a no-op where nothing can be typed ahead)."""
+        ...
+
 
 class Repl:
     """One interactive run; see the module contract."""
@@ -97,6 +104,7 @@ class Repl:
         self.approvals_off_by = approvals_off_by  # "--yes" or config.toml's path, or None
         self._api_key_set = api_key_set
         self._quit_requested = False
+        self._cancelled = False  # Ctrl-C cancelled what the current line started
         self.provider_preparation: DeferredWork[None] | None = None
         self._watch_live_activity(session)
 
@@ -127,6 +135,7 @@ class Repl:
         if replaced:
             self.console.print(Text(describe_replaced(replaced), style="yellow"))
         command = split_command(line)
+        self._cancelled = False
         try:
             if command is not None:
                 run_command(self, *command)
@@ -135,16 +144,21 @@ class Repl:
         except KeyboardInterrupt:
             self._renderer.close()
             self.console.print(Text("cancelled", style="yellow"))
+            self._cancelled = True
         except AgentCliError as exc:
             self.show_error(exc)
+        if self._cancelled:
+            self._reader.hold_typed_ahead()
 
     # --- what commands may use (command_context.CommandContext) ---------------------------------
 
     def render_events(self, events: Iterator[SessionEvent]) -> None:
         try:
-            drive_events(events, self._renderer.render)
+            ended = drive_events(events, self._renderer.render)
         finally:
             self._renderer.close()
+        if ended is not None and ended.outcome == "cancelled":
+            self._cancelled = True
 
     def write_plain(self, text: str) -> None:
         """Write `text` as is (JSON for scripts): no wrapping, no styling."""

@@ -11,7 +11,8 @@ for two texts. Text that only looks like a placeholder this reader does not know
 the user typed (a question about the screen, an excerpt pasted short) and is sent as it
 is, unless the line was recalled from the history (`recalled`): an earlier run's history
 keeps placeholders, not pastes, so such a line raises `PasteNotKept`, since sent as it
-is the model would get the placeholder instead of the text.
+is the model would get the placeholder instead of the text. `first_kept(line)` is the
+first placeholder in `line` that stands for a kept paste (text the user cannot see).
 """
 
 from __future__ import annotations
@@ -59,3 +60,10 @@ class PastedText:
                 if found[0] not in self._texts:
                     raise PasteNotKept(found[0])
         return PLACEHOLDER.sub(lambda found: self._texts.get(found[0], found[0]), line)
+
+    def first_kept(self, line: str) -> str | None:
+        """The first placeholder in `line` that `expand` would replace, or None."""
+        for found in PLACEHOLDER.finditer(line):
+            if found[0] in self._texts:
+                return found[0]
+        return None

@@ -43,5 +43,8 @@ class PlainLineReader:
     def refresh(self) -> None:
         """Nothing on screen to redraw: piped input shows no gauge."""
 
+    def hold_typed_ahead(self) -> None:
+        """Nothing to hold: piped lines are the script's instructions, read as they come."""
+
     def ask(self, question: str) -> str:
         return "n"

@@ -10,7 +10,10 @@ Enter sends; Alt+Enter (terminals send it as Esc Enter, so both work) inserts a 
 line. Ctrl-C raises `KeyboardInterrupt` (the loop clears the line and prompts again);
 Ctrl-D on an empty line raises `EOFError`. Ctrl-Z suspends (under a shell with job
 control) or does nothing; it never inserts a raw ^Z. Ctrl-space does nothing. A long paste shows as one placeholder
-(`paste`) and is sent whole.
+(`paste`) and is sent whole; a command is never run with one in it, nor over lines it
+does not take: the prompt then starts again with the input (`commands.check_command_whole`).
+What was typed during a turn that Ctrl-C cancelled waits in the next prompt, unsent
+(`hold_typed_ahead`).
 History lives in the state folder's history file (kept in memory only when that is not a
 regular file: a FIFO there must not hang the prompt); a line the disk refuses to add to
 it (full) is still sent, and one yellow line says so once, not a traceback per line. A
@@ -40,6 +43,7 @@ from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.styles import Style
 from prompt_toolkit.utils import get_cwidth, is_dumb_terminal, suspend_to_background_supported
 
+from agent_cli.errors import CommandNotWhole
 from agent_cli.repl.argument_choices import COMPLETED_ARGUMENTS
 from agent_cli.repl.background import DeferredWork
 from agent_cli.repl.early_prompt import PendingInput, replay, show_until_done
@@ -293,8 +297,22 @@ class PromptReader:
                     pre_run=replay(pending, app) or self._type_ahead_feeder(),
                 )
             self._say_unsaved_history()
-        recalled = is_recalled(self._session.default_buffer)
-        return self._pastes.expand(line, recalled=recalled or bool(pending and pending.recalled))
+        recalled = is_recalled(self._session.default_buffer) or bool(pending and pending.recalled)
+        text = self._pastes.expand(line, recalled=recalled)
+        self._refuse_unseen_command(line, text, recalled=recalled)
+        return text
+
+    def _refuse_unseen_command(self, shown: str, text: str, *, recalled: bool) -> None:
+        """Raise `CommandNotWhole` for a command the user may not have seen whole (a long
+        paste in it, or lines it does not take: `commands.check_command_whole`); the
+        input, as the prompt showed it, is then what the next prompt starts with."""
+        from agent_cli.repl.commands import check_command_whole
+
+        try:
+            check_command_whole(text, self._pastes.first_kept(shown))
+        except CommandNotWhole:
+            self._pending = PendingInput(Document(shown), recalled=recalled)
+            raise
 
     def _say_unsaved_history(self) -> None:
         """One line when the history file refused the line just sent (a full disk): the
@@ -322,6 +340,15 @@ class PromptReader:
             processor.process_keys()
 
         return feed
+
+    def hold_typed_ahead(self) -> None:
+        """After Ctrl-C cancelled a turn: what was typed during it is not sent. It is taken
+        from the terminal now and the next prompt shows all of it, each Enter a new line,
+        to edit or send (`TypeAhead.hold`); without this each line would be sent at once,
+        as if the turn had ended as it should."""
+        if self._terminal["input"] is None:
+            self._typed_ahead.add(take_pending(sys.stdin.fileno()))
+        self._typed_ahead.hold()
 
     def show_while(self, work: DeferredWork[Any]) -> None:
         """The prompt on screen while `work` runs, then off it; see the module contract.

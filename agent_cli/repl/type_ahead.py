@@ -11,7 +11,10 @@ Contract:
   a line not yet ended included (b"" when it holds none or is not a terminal).
 - `TypeAhead` keeps those keys for the line prompt: `add(data)` appends them,
   `take_line()` returns the keys up to and including the first Enter (all of them when
-  none was pressed) and keeps the rest for the prompt after.
+  none was pressed) and keeps the rest for the prompt after. `hold()` (after Ctrl-C
+  cancelled the turn they were typed during) turns every Enter kept so far into a new
+  line (Alt+Enter), those at the end dropped, so the next `take_line()` gives all of it
+  to one prompt to edit, and nothing is sent by itself.
 - `keep_on_interrupt(fd)` sets the terminal's NOFLSH flag, so Ctrl-C (or Ctrl-\\) leaves
   what was typed in place; it returns what undoes it (a no-op when `fd` is no terminal).
 """
@@ -102,12 +105,32 @@ class TypeAhead:
     def __bool__(self) -> bool:
         return bool(self._keys)
 
+    def hold(self) -> None:
+        """Keep every line typed so far in one input, unsent; see the module contract."""
+        while self._keys and _is_line_end(self._keys, len(self._keys) - 1):
+            self._keys.pop()
+        held: list[KeyPress] = []
+        for index, key in enumerate(self._keys):
+            if key.key not in _ENTER_KEYS:
+                held.append(key)
+                continue
+            if _is_line_end(self._keys, index):
+                held.append(KeyPress(Keys.Escape, "\x1b"))
+            # Escape then Ctrl-J (cooked mode's Enter) is no binding: Ctrl-J would send
+            held.append(KeyPress(Keys.ControlM, "\r"))
+        self._keys = held
+
     def take_line(self) -> list[KeyPress]:
         """The keys up to and including the first Enter not part of Alt+Enter."""
-        for index, key in enumerate(self._keys):
-            after_escape = index > 0 and self._keys[index - 1].key == Keys.Escape
-            if key.key in _ENTER_KEYS and not after_escape:
+        for index in range(len(self._keys)):
+            if _is_line_end(self._keys, index):
                 line, self._keys = self._keys[: index + 1], self._keys[index + 1 :]
                 return line
         line, self._keys = self._keys, []
         return line
+
+
+def _is_line_end(keys: list[KeyPress], index: int) -> bool:
+    """True when `keys[index]` is an Enter that sends (not the Enter of Alt+Enter)."""
+    after_escape = index > 0 and keys[index - 1].key == Keys.Escape
+    return keys[index].key in _ENTER_KEYS and not after_escape

@@ -1,0 +1,143 @@
+"""What was typed during a turn that Ctrl-C cancelled is not sent by itself: it waits in
+the next prompt, every line of it (sixteenth outside attack: two lines typed during a
+`sleep 30` were each sent as a turn right after Ctrl-C; a queued `y` went to the model).
+A turn that ended by itself still sends a line typed ahead with Enter, as a shell does."""
+
+from __future__ import annotations
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.output import DummyOutput
+from repl_fakes import FakeBackend, FakeSession, answer, make_console
+
+from agent_cli.events import TurnEnded
+from agent_cli.repl.loop import Repl
+from agent_cli.repl.prompt import build_key_bindings
+from agent_cli.repl.type_ahead import TypeAhead
+
+TYPED = b"first queued line\nsecond queued line\n"  # cooked mode: each Enter is a \n
+
+
+def typed(keys) -> str:
+    return "".join(key.data for key in keys)
+
+
+def test_without_a_cancel_the_keys_are_given_one_line_at_a_time():
+    kept = TypeAhead()
+    kept.add(TYPED)
+    assert typed(kept.take_line()) == "first queued line\n"
+    assert typed(kept.take_line()) == "second queued line\n"
+    assert not kept
+
+
+def test_held_keys_are_one_input_with_every_enter_a_new_line_and_none_at_the_end():
+    kept = TypeAhead()
+    kept.add(TYPED + b"\n")
+    kept.hold()
+    keys = kept.take_line()
+    assert not kept  # all of it went to one prompt
+    assert typed(keys) == "first queued line\x1b\rsecond queued line"
+    enters = [i for i, key in enumerate(keys) if key.key in (Keys.ControlM, Keys.ControlJ)]
+    assert all(keys[i - 1].key == Keys.Escape for i in enters)  # each one Alt+Enter
+
+
+def prompt_with(keys, then: str) -> str:
+    """What a prompt with the agent's keys returns when `keys` are fed to it first (as the
+    reader feeds typed-ahead keys), then `then` is typed."""
+    with create_pipe_input() as pipe:
+        session: PromptSession[str] = PromptSession(
+            input=pipe, output=DummyOutput(), key_bindings=build_key_bindings()
+        )
+        processor = session.app.key_processor
+
+        def feed() -> None:
+            processor.feed_multiple(keys)
+            processor.process_keys()
+
+        pipe.send_text(then)
+        return session.prompt("› ", pre_run=feed)
+
+
+def test_held_lines_wait_in_the_prompt_until_the_user_sends_them():
+    kept = TypeAhead()
+    kept.add(TYPED)
+    kept.hold()
+    assert prompt_with(kept.take_line(), " and more\r") == (
+        "first queued line\nsecond queued line and more"
+    )
+
+
+def test_without_hold_the_first_typed_line_is_sent_as_it_was_ended():
+    kept = TypeAhead()
+    kept.add(TYPED)
+    assert prompt_with(kept.take_line(), "never read\r") == "first queued line"
+
+
+class HoldingReader:
+    """Scripted lines; counts the calls to `hold_typed_ahead`."""
+
+    shows_gauge = False
+    can_ask = False
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.holds = 0
+
+    def read_line(self, gauge_source=None) -> str:
+        if not self.lines:
+            raise EOFError
+        return self.lines.pop(0)
+
+    def refresh(self) -> None:
+        pass
+
+    def ask(self, question: str) -> str:
+        return "n"
+
+    def hold_typed_ahead(self) -> None:
+        self.holds += 1
+
+
+def run_lines(session: FakeSession, lines: list[str]) -> HoldingReader:
+    reader = HoldingReader(lines)
+    Repl(
+        session=session,
+        backend=FakeBackend().factory(None, None),
+        reader=reader,
+        console=make_console(),
+        live=False,
+        offline_fallback=True,
+    ).run()
+    return reader
+
+
+def test_a_cancelled_turn_holds_what_was_typed_during_it():
+    session = FakeSession(script=lambda text: [TurnEnded(outcome="cancelled")])
+    assert run_lines(session, ["start the job"]).holds == 1
+
+
+def test_a_cancelled_compaction_holds_it_too():
+    session = FakeSession(compact_script=[TurnEnded(outcome="cancelled")])
+    assert run_lines(session, ["/compact"]).holds == 1
+
+
+def test_a_turn_that_ended_by_itself_holds_nothing():
+    assert run_lines(FakeSession(script=lambda text: answer("done")), ["hi", "/stats"]).holds == 0
+
+
+def test_ctrl_c_that_escapes_the_turn_holds_what_was_typed():
+    def interrupted(text: str):
+        raise KeyboardInterrupt
+
+    session = FakeSession(script=interrupted)
+    assert run_lines(session, ["start the job"]).holds == 1
+
+
+class InterruptedStats(FakeSession):
+    def stats(self):
+        raise KeyboardInterrupt
+
+
+def test_ctrl_c_inside_a_command_holds_what_was_typed():
+    assert run_lines(InterruptedStats(), ["/stats"]).holds == 1
