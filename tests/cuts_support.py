@@ -96,8 +96,11 @@ def leaked_piece(output: str, secret: str, baseline: str = "", form: str = "") -
     `form`, the one the output was made with) found in `output` (line breaks ignored, and
     each `REDACTED_MARK` redaction put there: a secret such as "00EDACTE" shares a piece
     with the mark) and not in `baseline`; None when there is none."""
-    shown, known = flat(output).replace(REDACTED_MARK, "\0"), flat(baseline)
-    for known_form in sorted(encoded_forms(secret) | {flat(form)} - {""}):
+    forms = sorted(encoded_forms(secret) | {flat(form)} - {""})
+    # each mark stands for one character no form holds (a form such as UTF-16's holds NUL)
+    mark = next(c for c in map(chr, range(0xE000, 0xF900)) if not any(c in f for f in forms))
+    shown, known = flat(output).replace(REDACTED_MARK, mark), flat(baseline)
+    for known_form in forms:
         for start in range(len(known_form) - LEAK_CHARS + 1):
             piece = known_form[start : start + LEAK_CHARS]
             if piece in shown and piece not in known:
