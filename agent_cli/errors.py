@@ -57,7 +57,8 @@ class MessageViewLimitExceeded(AgentCliError):
     `reports` holds the `LayerReport` of every layer that ran (figures and outcome codes,
     no message text), so a caller can say why, e.g. that the summary failed.
     `largest_message_tokens` is the biggest message of the view that was refused (after
-    every layer): when it alone is at the limit, no compaction can help; nor can it when
+    every layer), with its tool results cut to the shared floor (the least L1 makes of
+    them): when it alone is at the limit, no compaction can help; nor can it when
     `reserved_tokens`, what the request carries outside the view (system prompt, tool
     schemas, durable block), reach the limit alone; `durable_tokens` is the durable
     block's part of them (0 when not measured), so the user can be told when forgetting

@@ -186,8 +186,8 @@ class CompactionSkipped:
 class RequestBlocked:
     """The view is over the hard limit after every layer: nothing was sent.
 
-    `largest_message_tokens` is the biggest single message of the view: when it alone
-    reaches the hard limit, no compaction can help (recent messages are kept verbatim);
+    `largest_message_tokens` is the biggest single message of the view, its tool results
+    cut to the shared floor: when it alone reaches the hard limit, no compaction can help;
     nor can it when `reserved_tokens` (what every request carries outside the view:
     system prompt, project instructions, tool schemas, durable block) reach it alone;
     `durable_tokens` is the durable block's part of those (facts and pending items)."""

@@ -88,16 +88,16 @@ def test_compaction_output_is_valid_and_the_input_untouched(
     assert result.tokens_after < policy.hard_limit
     if result.tokens_after >= policy.soft_threshold:
         # Every layer was tried; the last one says why. Where the view would otherwise be
-        # blocked, L1 runs once more with the results sharing the room left: a fifth report,
-        # L1's again, that freed something.
+        # blocked, L1 runs once more with the results sharing the room left (a fifth report,
+        # L1's again), and when that is not enough L3 keeps only message 0 and the step,
+        # then the results share the room again (`hard_limit`): each extra report applied
+        # and freed something.
         layers = result.reports[:4]
         assert len(layers) == 4
         assert layers[-1].outcome != "applied" or layers[-1].tokens_saved > 0
-        assert len(result.reports) <= 5
-        if len(result.reports) == 5:
-            shared = result.reports[4]
-            assert shared.name == layers[0].name and shared.outcome == "applied"
-            assert shared.tokens_saved > 0
+        extra = [(r.layer, r.outcome) for r in result.reports[4:]]
+        assert extra in ([], [(1, "applied")], [(3, "applied")], [(3, "applied"), (1, "applied")])
+        assert all(r.tokens_saved > 0 for r in result.reports[4:])
     if result.messages:
         assert result.messages[0]["role"] == "user"
 

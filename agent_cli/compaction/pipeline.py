@@ -16,8 +16,10 @@ Contract:
   size counts in every figure.
 - `applied_layers` names only the layers that changed the view; `reports` keep the rest.
 - At or over the hard limit after the last layer, L1 runs once more with the results sharing the
-  room left; still at or over it, `MessageViewLimitExceeded` is raised and the request must not be
-  sent.
+  room left, down to the floor `MIN_SHARED_RESULT_TOKENS` each (every cap measured), then L3 keeps
+  only message 0 and the step the model is in (`hard_limit`); still at or over it,
+  `MessageViewLimitExceeded` is raised and the request must not be sent. Its
+  `largest_message_tokens` is the largest message with its results cut to that floor.
 
 `reserved_tokens` (system prompt, tool schemas, durable state) count against both thresholds and in
 every figure; the low-water mark is placed above them and the stop rule weighs the messages alone
@@ -36,14 +38,17 @@ from agent_cli.compaction.digest.layer_step import (
     RunningDigest,
     apply_step_with_digest,
 )
-from agent_cli.compaction.digest.merge import count_digest
 from agent_cli.compaction.digest.render import insert_digest, split_digest
 from agent_cli.compaction.firing import CachedPrefix, is_run_finished
+from agent_cli.compaction.hard_limit import (
+    build_layer_report,
+    fit_under_the_hard_limit,
+    largest_message_at_floor,
+)
 from agent_cli.compaction.layers.dedup import build_dedup_outcome
 from agent_cli.compaction.layers.prune import build_prune_outcome
 from agent_cli.compaction.layers.summary import Summarizer, build_summary_outcome
-from agent_cli.compaction.layers.truncate import build_shared_truncation, build_truncation_outcome
-from agent_cli.compaction.markers import is_digest_message
+from agent_cli.compaction.layers.truncate import build_truncation_outcome
 from agent_cli.compaction.message_facts import MessageFacts, build_view_facts
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import (
@@ -59,9 +64,7 @@ from agent_cli.compaction.results import (
     LayerReport,
 )
 from agent_cli.compaction.view_index import ViewIndex
-from agent_cli.compaction_layers import layer_numbered
 from agent_cli.errors import MessageViewLimitExceeded, PolicyError
-from agent_cli.protocol import validate_tool_protocol
 from agent_cli.tokens import TokenCounter, default_counter
 
 Messages = list[dict[str, Any]]
@@ -98,20 +101,6 @@ def _build_step(
     return lambda view, _, tokens: build_summary_outcome(view, summarizer, policy, counter, tokens)
 
 
-def _build_report(layer: int, outcome: LayerOutcome, tokens_before: int) -> LayerReport:
-    return LayerReport(
-        name=layer_numbered(layer).function,
-        layer=layer,
-        tokens_before=tokens_before,
-        tokens_after=tokens_before - outcome.tokens_saved,
-        interactions_removed=len(outcome.removed_tool_use_ids),
-        messages_removed=outcome.messages_removed,
-        results_truncated=outcome.results_truncated,
-        removed_tool_use_ids=outcome.removed_tool_use_ids,
-        outcome=outcome.outcome,
-    )
-
-
 def _run_layers(
     view: Messages,
     tokens: int,
@@ -123,8 +112,9 @@ def _run_layers(
     index: ViewIndex,
 ) -> tuple[Messages, list[LayerReport], int]:
     """Run the layers in order (module doc) from a budget of `tokens` (view plus `reserved`),
-    then, at or over the hard limit, the results sharing the room left: the view, the reports
-    and its budget figure. `index` has just measured `view`."""
+    then, at or over the hard limit, the results sharing the room left and L3 down to the step
+    (`fit_under_the_hard_limit`): the view, the reports and its budget figure. `index` has just
+    measured `view`."""
     stop_policy, shift = policy.without_reserve(reserved)  # the stop rule weighs messages
     digest_policy = dataclasses.replace(policy, digest_tokens=policy.digest_budget_over(reserved))
     reports: list[LayerReport] = []
@@ -143,7 +133,7 @@ def _run_layers(
         outcome, digest = apply_step_with_digest(
             step, base, facts, digest, tokens - reserved, digest_policy, counter, larger
         )
-        reports.append(_build_report(layer, outcome, tokens))
+        reports.append(build_layer_report(layer, outcome, tokens))
         tokens = reports[-1].tokens_after
         summary_seen = summary_seen or (layer == 4 and outcome.outcome in SUMMARY_SEEN)
         if outcome.outcome == APPLIED:
@@ -157,11 +147,10 @@ def _run_layers(
     else:
         if summarizer is None:
             skipped = LayerOutcome(base, 0, outcome=SKIPPED_NO_SUMMARIZER)
-            reports.append(_build_report(4, skipped, tokens))
-    view = assembled()
-    after = measure_output(view, counter) + reserved
-    if after >= policy.hard_limit:
-        view, after = _share_the_room(view, after, reserved, policy, counter, reports)
+            reports.append(build_layer_report(4, skipped, tokens))
+    kept = (base, facts, digest)
+    fit = functools.partial(fit_under_the_hard_limit, assembled(), kept, reserved, summary_seen)
+    view, after = fit(digest_policy, counter, reports)
     return view, reports, after
 
 
@@ -227,7 +216,7 @@ def compact_context(
             hard_limit=policy.hard_limit,
             applied_layers=applied,
             reports=tuple(reports),
-            largest_message_tokens=max(map(counter.count_message, view), default=0),
+            largest_message_tokens=largest_message_at_floor(view, policy, counter),
             reserved_tokens=reserved_tokens,
         )
     return CompactionResult(
@@ -246,43 +235,8 @@ def _report_summary_too_large(reports: list[LayerReport], tokens: int) -> None:
         (i for i, r in enumerate(reports) if r.outcome == SKIPPED_NO_SUMMARIZER), len(reports)
     )
     before = reports[at].tokens_before if at < len(reports) else tokens
-    refused = _build_report(4, LayerOutcome([], 0, outcome=SUMMARY_TOO_LARGE), before)
+    refused = build_layer_report(4, LayerOutcome([], 0, outcome=SUMMARY_TOO_LARGE), before)
     reports[at : at + 1] = [refused]  # in place of the skipped report, else appended
-
-
-def _share_the_room(
-    view: Messages,
-    tokens: int,
-    reserved: int,
-    policy: CompactionPolicy,
-    counter: TokenCounter,
-    reports: list[LayerReport],
-) -> tuple[Messages, int]:
-    """L1 with the results sharing the room, aiming at the low-water mark, else just under the hard
-    limit; its report is appended only when the view gets under the hard limit, else the view is
-    kept."""
-    for target in (policy.low_water_mark_over(reserved), policy.hard_limit - 1):
-        outcome = build_shared_truncation(view, policy, counter, tokens, target)
-        if outcome.outcome != APPLIED:
-            continue
-        after = measure_output(outcome.messages, counter) + reserved
-        if after < policy.hard_limit:
-            shared = dataclasses.replace(outcome, tokens_saved=tokens - after)
-            reports.append(_build_report(1, shared, tokens))
-            return outcome.messages, after
-    return view, tokens
-
-
-def measure_output(view: Sequence[dict[str, Any]], counter: TokenCounter) -> int:
-    """Validate a view the layers made and return its tokens (the digest by the count it carries).
-    Not indexed: the view's owner indexes what it adopts."""
-    validate_tool_protocol(view)
-    return sum(
-        count_digest(message, counter)
-        if is_digest_message(message)
-        else counter.count_message(message)
-        for message in view
-    )
 
 
 def compact_if_needed(

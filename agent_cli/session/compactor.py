@@ -386,7 +386,7 @@ class Compactor:
         estimator-scaled form."""
         reports: tuple[Any, ...] = error.reports
         tried = sorted({r.layer for r in reports if r.outcome != SKIPPED_NO_SUMMARIZER})
-        largest = error.largest_message_tokens  # of the view as the layers left it
+        largest = error.largest_message_tokens  # with its results cut to the floor
         shown = self.to_request_tokens
         return RequestBlocked(
             shown(error.tokens_before),

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 from agent_cli.compaction.digest.removed_items import CUT_FROM_KEY, result_size
@@ -266,22 +266,52 @@ def shared_result_budget(sizes: Sequence[int], room: int) -> int | None:
     return None
 
 
-def build_shared_truncation(
+def shared_result_caps(sizes: Sequence[int], rooms: Sequence[int], budget: int) -> list[int]:
+    """The caps the shared pass tries, in order: for each room the largest cap under which the
+    results fit it (`shared_result_budget`), then the floor `MIN_SHARED_RESULT_TOKENS` itself; each
+    once, only caps under the per-result `budget`, and none when no result is over the floor.
+
+    Why the floor too: the arithmetic charges each cut result its whole cap, while a cut comes out
+    under it (its head and tail are kept short of the budget), so a view the arithmetic calls too
+    tight often fits at the floor. Only measuring the cut tells; the caller measures."""
+    if not any(size > MIN_SHARED_RESULT_TOKENS for size in sizes):
+        return []
+    caps = [shared_result_budget(sizes, room) for room in rooms]
+    tried = dict.fromkeys(cap for cap in [*caps, MIN_SHARED_RESULT_TOKENS] if cap is not None)
+    return [cap for cap in tried if cap < budget]
+
+
+def build_shared_truncations(
     messages: Sequence[dict[str, Any]],
     policy: CompactionPolicy,
     counter: TokenCounter,
     tokens: int,
-    target: int,
-) -> LayerOutcome:
+    targets: Sequence[int],
+) -> Iterator[LayerOutcome]:
     """L1 with the per-result budget lowered so that the view (`tokens`, reserve included) gets
-    under `target`; NO_CHANGE when no such budget exists."""
+    under each of `targets` in turn, then to the floor (`shared_result_caps`): each cut that changed
+    the view, in that order. Lazy: the caller stops at the first that fits."""
     facts = build_view_facts(messages, counter)  # (a valid view: results in user messages only)
     sizes = [size for found in facts for size in found.result_tokens]
-    cap = shared_result_budget(sizes, target - (tokens - sum(sizes)))
-    if cap is None or cap >= policy.max_tool_result_tokens:
-        return LayerOutcome(list(messages), 0, outcome=NO_CHANGE)
-    shared = dataclasses.replace(policy, max_tool_result_tokens=cap)
-    return build_truncation_outcome(messages, shared, counter, facts)
+    fixed = tokens - sum(sizes)  # what the cap does not touch
+    rooms = [target - fixed for target in targets]
+    for cap in shared_result_caps(sizes, rooms, policy.max_tool_result_tokens):
+        shared = dataclasses.replace(policy, max_tool_result_tokens=cap)
+        outcome = build_truncation_outcome(messages, shared, counter, facts)
+        if outcome.outcome != NO_CHANGE:
+            yield outcome
+
+
+def cut_to_the_floor(
+    messages: Sequence[dict[str, Any]], policy: CompactionPolicy, counter: TokenCounter
+) -> list[dict[str, Any]]:
+    """`messages` with every result cut to the floor `MIN_SHARED_RESULT_TOKENS` (a budget already
+    at or under it is kept): the least L1 makes of each message, so whether one message alone is
+    over the hard limit whatever compaction does."""
+    if policy.max_tool_result_tokens <= MIN_SHARED_RESULT_TOKENS:
+        return build_truncation_outcome(messages, policy, counter).messages
+    floor = dataclasses.replace(policy, max_tool_result_tokens=MIN_SHARED_RESULT_TOKENS)
+    return build_truncation_outcome(messages, floor, counter).messages
 
 
 def cut_message(
