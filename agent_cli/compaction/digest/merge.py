@@ -4,6 +4,8 @@ Contract:
 - Every removing step (L2, L3, what L4 summarizes) adds to ONE digest message.
 - New items go in one more part while the whole stays within the budget with every new request
   whole; a written part never changes, so the cached prefix ending with it stays cached.
+- A request asked again and again takes one line (`repeats`): among a new part's own requests, and
+  among all of them in a refit; a fold counts its asks.
 - Otherwise all entries are fitted again into one part (`refit_digest`): requests newest first,
   whole while they fit, then cut to their head (`REQUEST_LIMITS`) with pointer and full length; past
   `REQUESTS_FOLD_AFTER` budgets older requests fold into one line (never the newest). Then the
@@ -37,7 +39,6 @@ from agent_cli.compaction.digest.removed_items import (
     request_line,
     with_pointer,
 )
-from agent_cli.compaction.digest.repeats import asks_and_firsts, group_repeats
 from agent_cli.compaction.digest.render import (
     LINES_TITLE,
     REQUESTS_TITLE,
@@ -45,6 +46,7 @@ from agent_cli.compaction.digest.render import (
     older_line,
     render_digest,
 )
+from agent_cli.compaction.digest.repeats import asks_and_firsts, group_repeats
 from agent_cli.compaction.markers import DIGEST_HEADER, DIGEST_LATER_PART
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter

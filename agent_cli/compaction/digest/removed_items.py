@@ -162,7 +162,7 @@ def _repeated_request_line(entry: RequestEntry) -> str:
     said = f"asked {entry.asked:,} times" + (f"; {', '.join(asks)}" if asks else "")
     if entry.shortened_from:
         return f"- ({said}; shortened from {entry.shortened_from:,} chars) {entry.text}…"
-    return f"- {entry.text} ({said})"
+    return f"- {entry.text.strip()} ({said})"  # (the asks differ at most there)
 
 
 def cut_request(entry: RequestEntry, limit: int, secrets: SecretForms) -> RequestEntry:

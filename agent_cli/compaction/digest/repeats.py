@@ -1,62 +1,65 @@
 """One digest line for a request the user made more than once.
 
 Contract: requests whose texts are the same once their leading and trailing whitespace is set
-aside (`repeat_key`) share one entry (`group_repeats`): the newest ask's text and pointer, standing
-where the newest stood, with how many asks it names (`asked`) and the pointer of the first ask
-(`first`). Every ask stays one recall away: the two pointers read the last and the first, and recall's
-search with the line's own words finds each of them. Whitespace inside a text counts (code and
-tables keep their shape), and a request the digest already shortened is never merged (its whole
-text is not known any more). Deterministic: the same entries in the same order give the same
-entries, so a part written from them reads the same. Pure.
+aside share one entry (`group_repeats`): the newest ask's text and pointer, standing where the
+newest stood, with how many asks it names (`asked`) and the pointer of the first ask (`first`).
+Every ask stays one recall away: the two pointers read the last and the first, and recall's search
+with the line's own words finds each of them. Whitespace inside a text counts (code and tables
+keep their shape), and a request the digest already shortened is never merged (its whole text is
+not known any more). Deterministic: the same entries in the same order give the same entries, so
+a part written from them reads the same. Pure.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import attrgetter
 
 from agent_cli.compaction.digest.entries import sequence_of
 from agent_cli.compaction.digest.removed_items import RequestEntry
 
-
-def repeat_key(entry: RequestEntry) -> str | None:
-    """What makes two requests the same request: the text without its leading and trailing
-    whitespace; None for a shortened one (never merged)."""
-    return None if entry.shortened_from else entry.text.strip()
+_TEXT = attrgetter("text")
 
 
 def group_repeats(entries: Sequence[RequestEntry]) -> list[RequestEntry]:
     """`entries` (newest first) with each repeated request as one entry where its newest ask
     stands (module contract)."""
-    keys = [None if entry.shortened_from else entry.text.strip() for entry in entries]
+    keys = list(map(str.strip, map(_TEXT, entries)))
     if len(set(keys)) == len(keys):  # (the usual case: no request was made twice)
         return list(entries)
-    grouped: list[RequestEntry] = []
-    at: dict[str, int] = {}
+    groups: dict[str, list[RequestEntry]] = {}
+    order: list[str | RequestEntry] = []  # a group's key where its newest ask stands
     for entry, key in zip(entries, keys, strict=True):
-        where = None if key is None else at.get(key)
-        if where is None:
-            if key is not None:
-                at[key] = len(grouped)
-            grouped.append(entry)
+        if entry.shortened_from:
+            order.append(entry)
+        elif (group := groups.get(key)) is not None:
+            group.append(entry)
         else:
-            grouped[where] = _merged(grouped[where], entry)
-    return grouped
+            groups[key] = [entry]
+            order.append(key)
+    return [_merged(groups[item]) if isinstance(item, str) else item for item in order]
 
 
-def _merged(newer: RequestEntry, older: RequestEntry) -> RequestEntry:
-    """`newer` standing for the asks of both: its text, pointer and place; the earlier first ask.
-    Its line differs from the lines counted or cut before, so it carries none of them."""
-    first = _earlier(newer.first or newer.pointer, older.first or older.pointer)
-    return newer._replace(asked=newer.asked + older.asked, first=first, counted=None, heads=None)
+def _merged(group: list[RequestEntry]) -> RequestEntry:
+    """The newest of `group` (newest first) standing for all its asks: its text, pointer and place,
+    and the earliest first ask (by record number where any has one, else the oldest entry's). Its
+    line differs from the lines counted or cut before, so it carries none of them."""
+    newest = group[0]
+    if len(group) == 1:
+        return newest
+    numbered = [ask for entry in group if (ask := _first_ask(entry))[0] is not None]
+    oldest = group[-1]
+    first = min(numbered)[1] if numbered else oldest.first or oldest.pointer
+    asked = sum(entry.asked for entry in group)
+    return newest._replace(asked=asked, first=first, counted=None, heads=None)
 
 
-def _earlier(newer: str | None, older: str | None) -> str | None:
-    """The pointer of the earlier record: by record number where both have one, else the older
-    entry's when it has one."""
-    newer_number, older_number = sequence_of(newer), sequence_of(older)
-    if newer_number is not None and older_number is not None:
-        return newer if newer_number < older_number else older
-    return older or newer
+def _first_ask(entry: RequestEntry) -> tuple[int | None, str | None]:
+    """The record number and pointer of an entry's first ask (its own, when asked once)."""
+    if entry.asked > 1 and entry.first:
+        return sequence_of(entry.first), entry.first
+    number = entry.number if entry.number is not None else sequence_of(entry.pointer)
+    return number, entry.pointer
 
 
 def asks_and_firsts(entries: Sequence[RequestEntry]) -> tuple[int, list[str]]:
