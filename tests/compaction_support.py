@@ -131,9 +131,12 @@ def assistant_turns(draw: st.DrawFn, next_id: list[int]) -> tuple[dict[str, Any]
 
 
 @st.composite
-def valid_histories(draw: st.DrawFn) -> list[dict[str, Any]]:
-    """Histories the Messages API would accept: every call answered in the next message."""
-    history = [user(draw(_words))]
+def valid_histories(
+    draw: st.DrawFn, requests: st.SearchStrategy[str] = _words
+) -> list[dict[str, Any]]:
+    """Histories the Messages API would accept: every call answered in the next message; the
+    user's texts drawn from `requests`."""
+    history = [user(draw(requests))]
     next_id = [0]
     for _ in range(draw(st.integers(0, 14))):
         message, ids = draw(assistant_turns(next_id))
@@ -142,8 +145,8 @@ def valid_histories(draw: st.DrawFn) -> list[dict[str, Any]]:
             tool_result(tool_id, draw(result_contents())) for tool_id in draw(st.permutations(ids))
         ]
         if results and draw(st.booleans()):
-            results.append(text(draw(_words)))
-        history.append(user(results) if results else user(draw(_words)))
+            results.append(text(draw(requests)))
+        history.append(user(results) if results else user(draw(requests)))
     return history
 
 

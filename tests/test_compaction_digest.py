@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import re
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -32,7 +34,7 @@ from agent_cli.compaction import (
     truncate_tool_results,
     validate_tool_protocol,
 )
-from agent_cli.compaction.digest.entries import Digest, sequence_of
+from agent_cli.compaction.digest.entries import Digest, digest_from_message, sequence_of
 from agent_cli.compaction.digest.merge import (
     REFIT_HEADROOM,
     REQUESTS_FOLD_AFTER,
@@ -113,8 +115,31 @@ def assert_removed_text_is_traced(text_: str, history: list[dict[str, Any]], vie
     pointer = next(m[SOURCE_KEY] for m in history if text_ in list(user_texts(m)))
     if f"({pointer}; shortened from {len(text_):,} chars) {text_[:60]}" in view_text:
         return
+    if re.search(  # one line for a request asked again and again (`digest.repeats`)
+        rf"\(asked \d+ times; last transcript:{SESSION}:\d+(, first transcript:{SESSION}:\d+)?; "
+        rf"shortened from [\d,]+ chars\) {re.escape(text_[:60])}",
+        view_text,
+    ):
+        return
     first, last = _folded_range(view_text, "older request")
     assert first <= (sequence_of(pointer) or 0) <= last, text_
+
+
+def assert_each_ask_is_counted_once(
+    history: list[dict[str, Any]], view: list[dict[str, Any]]
+) -> bool:
+    """The digest names or folds each user text that left, once: a line shared by a request
+    asked again and again counts its asks (`digest.repeats`). True when a line is shared."""
+    left = Counter(t for m in history for t in user_texts(m))
+    left.subtract(t for m in view for t in user_texts(m))
+    stored = next((m for m in view if is_digest_message(m)), None)
+    digest = digest_from_message(stored)
+    named = sum(entry.asked for entry in digest.requests) + digest.older_requests.count
+    assert named == sum(left.values()), (named, left)
+    for entry in digest.requests:  # (a shared line's asks all left)
+        if not entry.shortened_from:
+            assert entry.asked <= sum(n for t, n in left.items() if t.strip() == entry.text.strip())
+    return any(entry.asked > 1 for entry in digest.requests)
 
 
 def assert_removed_call_is_traced(tool_id: str, history: list[dict[str, Any]], digest: str):
@@ -154,9 +179,13 @@ def roomy_policies(draw: st.DrawFn) -> dict[str, int]:
     return chosen
 
 
+# requests asked again and again (the same words, or but for the ends' whitespace; one long)
+_REPEATED = st.sampled_from(["fix the build", "fix the build ", "status?", "status?", "y" * 300])
+
+
 @settings(SETTINGS, max_examples=400)
 @given(
-    history=valid_histories(),
+    history=st.one_of(valid_histories(), valid_histories(requests=_REPEATED)),
     settings_=st.one_of(policies(), roomy_policies()),
     summarizer=st.sampled_from([None, _summary_of_nothing, _raising]),
     forced=st.booleans(),
@@ -185,6 +214,7 @@ def test_after_any_compaction_nothing_removed_is_without_a_trace(
         for typed in user_texts(message):
             if typed not in kept_texts:
                 assert_removed_text_is_traced(typed, history, digest + summary)
+    event(f"a shared request line: {assert_each_ask_is_counted_once(history, view)}")
     remaining = set(validate_tool_protocol(view))
     for tool_id in set(validate_tool_protocol(history)) - remaining:
         assert_removed_call_is_traced(tool_id, history, digest)

@@ -57,7 +57,9 @@ def _lines_count(digest: Digest, counter: TokenCounter) -> int:
 def _requests(draw: st.DrawFn) -> list[RequestEntry]:
     texts = draw(st.lists(_words.map(lambda w: w * 3), max_size=4))
     long_texts = draw(st.lists(_words.map(lambda w: w * 40), max_size=2))
-    return [RequestEntry(t, draw(_pointers)) for t in [*texts, *long_texts]]
+    # the same request asked again and again (`digest.repeats`): one line, its asks counted
+    repeated = draw(st.lists(st.sampled_from(["fix it", " fix it", "日志 " * 90]), max_size=5))
+    return [RequestEntry(t, draw(_pointers)) for t in [*texts, *long_texts, *repeated]]
 
 
 @st.composite

@@ -87,16 +87,20 @@ def sequence_of(pointer: str | None) -> int | None:
 def digest_to_data(digest: Digest) -> dict[str, Any]:
     data: dict[str, Any] = {
         "format": DIGEST_FORMAT,
-        "requests": [
-            {"text": e.text, "pointer": e.pointer, "shortened_from": e.shortened_from}
-            for e in digest.requests
-        ],
+        "requests": [_request_to_data(e) for e in digest.requests],
         "interactions": [{"line": e.line, "pointer": e.pointer} for e in digest.interactions],
         "older": _range_to_data(digest.older),
         "parts": [list(part) for part in digest.parts],
     }
     if digest.older_requests.count:  # (absent from digests that never folded a request)
         data["older_requests"] = _range_to_data(digest.older_requests)
+    return data
+
+
+def _request_to_data(entry: RequestEntry) -> dict[str, Any]:
+    data = {"text": entry.text, "pointer": entry.pointer, "shortened_from": entry.shortened_from}
+    if entry.asked > 1:  # (absent from a request made once, as before repeats shared a line)
+        data |= {"asked": entry.asked, "first": entry.first}
     return data
 
 
@@ -115,10 +119,13 @@ def digest_from_message(message: dict[str, Any] | None) -> Digest:
             pointer,
             _positive_int_or_none(item.get("shortened_from")),
             number=sequence_of(pointer),
+            asked=asked,
+            first=_text_or_none(item.get("first")) if asked > 1 else None,
         )
         for item in _items(data.get("requests"))
         if isinstance(item.get("text"), str)
         for pointer in (_text_or_none(item.get("pointer")),)
+        for asked in (_positive_int_or_none(item.get("asked")) or 1,)
     )
     interactions = tuple(
         InteractionEntry(item["line"], pointer, sequence_of(pointer))

@@ -4,6 +4,8 @@ Contract:
 - Every removing step (L2, L3, what L4 summarizes) adds to ONE digest message.
 - New items go in one more part while the whole stays within the budget with every new request
   whole; a written part never changes, so the cached prefix ending with it stays cached.
+- A request asked again and again takes one line (`repeats`): among a new part's own requests, and
+  among all of them in a refit; a fold counts its asks.
 - Otherwise all entries are fitted again into one part (`refit_digest`): requests newest first,
   whole while they fit, then cut to their head (`REQUEST_LIMITS`) with pointer and full length; past
   `REQUESTS_FOLD_AFTER` budgets older requests fold into one line (never the newest). Then the
@@ -44,6 +46,7 @@ from agent_cli.compaction.digest.render import (
     older_line,
     render_digest,
 )
+from agent_cli.compaction.digest.repeats import asks_and_firsts, group_repeats
 from agent_cli.compaction.markers import DIGEST_HEADER, DIGEST_LATER_PART
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import MESSAGE_OVERHEAD_TOKENS, TokenCounter
@@ -91,6 +94,7 @@ def _append_part(
     """`digest` with one more part (module contract), or None."""
     if digest.is_empty():
         return None
+    requests = group_repeats(requests)  # (within the new part: written parts never change)
     if rendered_tokens is None:
         rendered_tokens = MESSAGE_OVERHEAD_TOKENS + count_line(render_digest(digest), counter)
     room = budget_tokens - rendered_tokens
@@ -125,6 +129,7 @@ def refit_digest(
 ) -> FittedDigest:
     """All entries fitted again into one part (module contract), and its count."""
     all_requests, requests_sorted = _newest_first([*requests, *digest.requests])
+    all_requests = group_repeats(all_requests)  # the budget names distinct requests
     header, requests_title, lines_title = (
         count_line(title, counter) for title in (DIGEST_HEADER, REQUESTS_TITLE, LINES_TITLE)
     )
@@ -134,7 +139,7 @@ def refit_digest(
     if all_lines or digest.older.count:
         reserve = count_line(older_line(_fold(digest.older, all_lines, is_sorted)), counter)
     fitted, requests_used, folded = _fit_requests(all_requests, budget - reserve, counter, secrets)
-    older_requests = _fold(digest.older_requests, folded, requests_sorted)
+    older_requests = _fold(digest.older_requests, folded, requests_sorted, *asks_and_firsts(folded))
     if older_requests.count:
         requests_used += count_line(older_line(older_requests, "request"), counter)
     fill = budget - int(budget_tokens * REFIT_HEADROOM)
@@ -259,15 +264,17 @@ def _fold(
     older: OlderRange,
     entries: Sequence[DigestLine] | Sequence[RequestEntry],
     is_sorted: bool = False,
+    count: int | None = None,
+    more: Sequence[str] = (),
 ) -> OlderRange:
-    """`older` with `entries` folded in: count and end pointers (only the list's ends when
-    `is_sorted`)."""
+    """`older` with `entries` folded in: count (`count`, else one each) and end pointers (only the
+    list's ends when `is_sorted`, and `more`: the first asks of repeated requests)."""
     if not entries:
         return older
     first, last = older.first, older.last
     low, high = sequence_of(first), sequence_of(last)
     ends = (entries[-1], entries[0]) if is_sorted else entries
-    for pointer in dict.fromkeys(entry.pointer for entry in ends):
+    for pointer in dict.fromkeys([*(entry.pointer for entry in ends), *more]):
         number = sequence_of(pointer)
         if number is None:
             continue
@@ -275,7 +282,7 @@ def _fold(
             low, first = number, pointer
         if high is None or number > high:
             high, last = number, pointer
-    return OlderRange(older.count + len(entries), first, last)
+    return OlderRange(older.count + (len(entries) if count is None else count), first, last)
 
 
 def count_rendered_message(message: dict[str, Any], counter: TokenCounter) -> int:

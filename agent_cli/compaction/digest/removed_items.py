@@ -39,6 +39,10 @@ class RequestEntry(NamedTuple):
     number: int | None = None
     # (secret forms, its head at each of `REQUEST_LIMITS` or None): `with_heads`
     heads: tuple[SecretForms, RequestEntry | None, RequestEntry | None] | None = None
+    # one line for the same request asked `asked` times (`repeats`): `pointer` names the last
+    # ask, `first` the first
+    asked: int = 1
+    first: str | None = None
 
 
 class RemovedInteraction(NamedTuple):
@@ -139,12 +143,26 @@ def whole_request_line(text: str) -> str:
 
 def request_line(entry: RequestEntry) -> str:
     """A request shown whole is its words alone; a shortened one also names its pointer and full
-    length."""
+    length; one asked more than once says how often, with the pointers of its last and first ask."""
+    if entry.asked > 1:
+        return _repeated_request_line(entry)
     if not entry.shortened_from:
         return whole_request_line(entry.text)
     notes = [entry.pointer] if entry.pointer else []
     notes.append(f"shortened from {entry.shortened_from:,} chars")
     return f"- ({'; '.join(notes)}) {entry.text}…"
+
+
+def _repeated_request_line(entry: RequestEntry) -> str:
+    """`- fix the build (asked 3 times; last transcript:s:9, first transcript:s:2)`; shortened:
+    `- (asked 3 times; last …, first …; shortened from 5,000 chars) head…`."""
+    asks = [f"last {entry.pointer}"] if entry.pointer else []
+    if entry.first and entry.first != entry.pointer:
+        asks.append(f"first {entry.first}")
+    said = f"asked {entry.asked:,} times" + (f"; {', '.join(asks)}" if asks else "")
+    if entry.shortened_from:
+        return f"- ({said}; shortened from {entry.shortened_from:,} chars) {entry.text}…"
+    return f"- {entry.text.strip()} ({said})"  # (the asks differ at most there)
 
 
 def cut_request(entry: RequestEntry, limit: int, secrets: SecretForms) -> RequestEntry:
