@@ -68,3 +68,29 @@ def test_lines_typed_during_a_command_are_not_sent_after_ctrl_c_but_wait_in_the_
     terminal.wait_for_text("got the held lines", timeout=60)
     assert len(server.accepted) == 2
     assert last_user_text(server.accepted[-1]) == f"{FIRST}\n{SECOND}"
+
+
+def test_several_lines_typed_during_a_turn_that_ends_by_itself_wait_in_the_prompt(scene):
+    # a paste between prompts reaches the terminal as plain lines: each was sent as a turn
+    repl, server = scene
+    server.enqueue(
+        Reply([tool_use_block("toolu_s2", "bash", {"command": "sleep 4"})], "tool_use"),
+        Reply([text_block("the job is done")]),
+        Reply([text_block("got the held lines")]),
+    )
+    repl.send("start the job")
+    terminal = repl.terminal
+    terminal.wait_for_text("running bash", timeout=60)
+    repl.send(FIRST)
+    repl.send(SECOND)
+    terminal.wait_for_text("the job is done", timeout=60)
+    terminal.wait_for(
+        lambda s: f"› {FIRST}\n{SECOND}" in s.partition("the job is done")[2],
+        "both lines in the prompt",
+        source=terminal.visible,
+    )
+    time.sleep(2)  # a line sent by itself would be on its way by now
+    assert len(server.accepted) == 2, [last_user_text(b) for b in server.accepted]
+    terminal.press("Enter")
+    terminal.wait_for_text("got the held lines", timeout=60)
+    assert last_user_text(server.accepted[-1]) == f"{FIRST}\n{SECOND}"

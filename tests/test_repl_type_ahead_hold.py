@@ -31,6 +31,16 @@ def test_without_a_cancel_the_keys_are_given_one_line_at_a_time():
     assert not kept
 
 
+def test_sends_counts_the_lines_the_keys_would_send_not_those_of_alt_enter():
+    kept = TypeAhead()
+    kept.add(b"one line\x1b\rstill the first\nsecond")
+    assert kept.sends() == 1
+    kept.add(b"\n")
+    assert kept.sends() == 2
+    kept.hold()
+    assert kept.sends() == 0
+
+
 def test_held_keys_are_one_input_with_every_enter_a_new_line_and_none_at_the_end():
     kept = TypeAhead()
     kept.add(TYPED + b"\n")

@@ -13,7 +13,9 @@ control) or does nothing; it never inserts a raw ^Z. Ctrl-space does nothing. A 
 (`paste`) and is sent whole; a command is never run with one in it, nor over lines it
 does not take: the prompt then starts again with the input (`commands.check_command_whole`).
 What was typed during a turn that Ctrl-C cancelled waits in the next prompt, unsent
-(`hold_typed_ahead`).
+(`hold_typed_ahead`); so do lines typed or pasted during a turn that ended by itself when
+there are several of them (between prompts a paste reaches the terminal as plain lines, and
+each would be sent as a turn of its own); one line ended with Enter is sent, as a shell does.
 History lives in the state folder's history file (kept in memory only when that is not a
 regular file: a FIFO there must not hang the prompt); a line the disk refuses to add to
 it (full) is still sent, and one yellow line says so once, not a traceback per line. A
@@ -286,6 +288,8 @@ class PromptReader:
         self._completer.forget_arguments()
         pending, self._pending = self._pending, None
         app = self._session.app
+        if pending is None:
+            self._hold_several_lines()
         with patch_stdout(raw=True):
             if pending is None:
                 line = prompt_once(self._session, PROMPT_TEXT, pre_run=self._type_ahead_feeder())
@@ -340,6 +344,14 @@ class PromptReader:
             processor.process_keys()
 
         return feed
+
+    def _hold_several_lines(self) -> None:
+        """Lines typed or pasted while no prompt was shown wait in this one, unsent, when
+        there are more than one (module contract)."""
+        if self._terminal["input"] is None:
+            self._typed_ahead.add(take_pending(sys.stdin.fileno()))
+        if self._typed_ahead.sends() > 1:
+            self._typed_ahead.hold()
 
     def hold_typed_ahead(self) -> None:
         """After Ctrl-C cancelled a turn: what was typed during it is not sent. It is taken

@@ -14,7 +14,8 @@ Contract:
   none was pressed) and keeps the rest for the prompt after. `hold()` (after Ctrl-C
   cancelled the turn they were typed during) turns every Enter kept so far into a new
   line (Alt+Enter), those at the end dropped, so the next `take_line()` gives all of it
-  to one prompt to edit, and nothing is sent by itself.
+  to one prompt to edit, and nothing is sent by itself. `sends()` counts the Enters that
+  would send a line.
 - `keep_on_interrupt(fd)` sets the terminal's NOFLSH flag, so Ctrl-C (or Ctrl-\\) leaves
   what was typed in place; it returns what undoes it (a no-op when `fd` is no terminal).
 """
@@ -119,6 +120,10 @@ class TypeAhead:
             # Escape then Ctrl-J (cooked mode's Enter) is no binding: Ctrl-J would send
             held.append(KeyPress(Keys.ControlM, "\r"))
         self._keys = held
+
+    def sends(self) -> int:
+        """How many lines the keys kept would send (Enters not part of Alt+Enter)."""
+        return sum(1 for index in range(len(self._keys)) if _is_line_end(self._keys, index))
 
     def take_line(self) -> list[KeyPress]:
         """The keys up to and including the first Enter not part of Alt+Enter."""
