@@ -1,8 +1,8 @@
 """Lines an MCP server writes to stdout that are not JSON-RPC messages (an outside
 attack: a call answered with half a JSON line waited for its whole 60 s timeout).
 
-A broken message (a line that begins with `{` and is not JSON, or JSON naming `jsonrpc`
-that is no message) stops the server at once: a call waiting for it ends then, an error
+A broken message (a line that begins with `{`, names `"jsonrpc"` and is not JSON, or
+JSON naming `jsonrpc` that is no message) stops the server at once: a call waiting for it ends then, an error
 result that says so and quotes the line's start, redacted and with controls written out;
 the server is failed and its tools leave the next request. Other stray lines (log lines,
 blank lines, JSON log records) are skipped, as before: a server that logs to stdout
@@ -173,11 +173,15 @@ def _parse_error(line: str) -> Exception:
     ("line", "broken"),
     [
         ('{"jsonrpc": "2.0", "id": 3, "result": {"content": [{"text": "cut', True),
-        ("{this is not json", True),
+        ('{"id": 3, "result": {"content": [{"text": "cut ... "jsonrpc": "2.0"', True),
         ('  {"jsonrpc": "2.0", "id": 3}', True),  # JSON-RPC, but no result
         ('[{"jsonrpc": "2.0", "id": 1, "result": {}}]', True),  # a batch
         ('{"jsonrpc": "1.0", "id": 1, "result": {}}', True),
         ("not json at all", False),
+        ("{this is not json", False),
+        ("{", False),  # the first line of a pretty-printed dump
+        ('{"id": 3, "result": {"content": [{"text": "cut', False),  # names no jsonrpc
+        ('DEBUG sent {"jsonrpc": "2.0", "id": 3, "result": {}}', False),  # a log line
         ("INFO server started on stdio", False),
         ("", False),
         ("[2026-01-01 12:00:00] ready", False),

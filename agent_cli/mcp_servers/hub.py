@@ -19,12 +19,12 @@ Contract:
   -32602 invalid params included) leaves it ready.
   Only KeyboardInterrupt propagates (the call is cancelled first).
 - A stdio server that writes a broken JSON-RPC message to its stdout (`stray_lines`: a
-  line that begins with `{` and is not JSON, or JSON naming `jsonrpc` that is no valid
-  message) is stopped and marked failed at once, whenever it does: a call waiting for it
-  ends then, not at its timeout, saying so and quoting the line's start (redacted,
-  controls written out); a start fails then. Its other stray lines (a banner, a log
-  line) are skipped, as the SDK does; one written during a call that then gets no answer
-  is quoted in the timeout's reason.
+  line that begins with `{`, names `"jsonrpc"` and is not JSON, or JSON naming
+  `jsonrpc` that is no valid message) is stopped and marked failed at once, whenever it
+  does: a call waiting for it ends then, not at its timeout, saying so and quoting the
+  line's start (redacted, controls written out); a start fails then. Its other stray
+  lines (a banner, a log line) are skipped, as the SDK does; one written during a call
+  that then gets no answer is quoted in the timeout's reason.
 - `restart(name)` stops a server and starts it again; `close()` stops every server,
   ending each process with its whole process group (the SDK starts each in a new session
   and kills the group on the way out), waiting at most `CLOSE_SECONDS`. Should agent-cli

@@ -5,14 +5,17 @@ Why: the MCP stdio transport carries one JSON-RPC message a line, and a server M
 write anything else to its stdout. The SDK hands each line it cannot read as a message
 to its session as an error item, and the session drops it: a call whose answer was such
 a line waited for its whole timeout (an outside attack: 60 s). Two kinds are told apart:
-- a broken message: a line that begins with `{` and is not JSON (half a message, or one
-  cut in two by a raw line feed), or JSON that names `jsonrpc` and is no valid message.
-  It was meant to be a message (most likely the answer a call waits for), that answer is
-  lost, and what follows it cannot be trusted to be framed as messages: the hub stops
-  the server at once, and a call waiting for it ends then;
+- a broken message: a line meant to be a JSON-RPC message that is none: it begins with
+  `{`, names `"jsonrpc"` and is not JSON (half a message, or one cut in two by a raw
+  line feed), or it is JSON naming `jsonrpc` (an object, or a batch of them) that is
+  no valid message. The message (most likely the answer a call waits for) is lost, and
+  what follows it cannot be trusted to be framed as messages: the hub stops the server
+  at once, and a call waiting for it ends then;
 - a stray line: anything else (a start-up banner, a log line, a blank line, a JSON log
-  record without `jsonrpc`). Skipped, as the SDKs' own clients skip it: some servers
-  print such lines and work. The last one is quoted should a call then get no answer.
+  record, a pretty-printed dump whose first line is `{`). Skipped, as the SDKs' own
+  clients skip it: some servers print such lines and work, and stopping them for it
+  would cost more than it saves. The last one is quoted should a call then get no
+  answer (also a broken message that does not name `"jsonrpc"` before its cut).
 
 Contract: `read_stray_line(item)` is the line behind an error item of the SDK's stdio
 reader (`StrayLine`: its text, at most `KEPT_CHARS`, and whether it is a broken message),
@@ -59,7 +62,8 @@ def read_stray_line(item: object) -> StrayLine | None:
         return None
     value = found[0]["input"]
     if found[0].get("type") == "json_invalid" and isinstance(value, str):
-        return StrayLine(value[:KEPT_CHARS], value.lstrip().startswith("{"))
+        kept = value[:KEPT_CHARS]
+        return StrayLine(kept, kept.lstrip().startswith("{") and '"jsonrpc"' in kept)
     value = _whole_value(found)
     try:
         text = json.dumps(value, ensure_ascii=False, default=str)
