@@ -76,7 +76,6 @@ _FOLDER_PROBLEMS: dict[str, tuple[str, str | None]] = {
     "EROFS": ("it is on a read-only file system", "remount that file system read-write"),
     "ENOSPC": ("the disk is full", "free disk space"),
     "EDQUOT": ("your disk quota is used up", "free space within your disk quota"),
-    "EFBIG": ("the file is larger than the system allows", None),
     "short_write": ("the disk took only part of a write", "free disk space"),
     "ELOOP": ("its path has a loop of symbolic links", None),
     "ENOENT": ("a part of its path does not exist", None),
