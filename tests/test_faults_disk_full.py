@@ -215,7 +215,7 @@ def test_a_full_disk_at_a_large_message_says_it_was_neither_sent_nor_recorded(
     assert turn_end(events).outcome == "failed"
     [notice] = notices(events, "message_not_stored")
     words = notice_text(notice)
-    assert f"({len(big):,} characters) was not sent" in words and "(ENOSPC)" in words
+    assert f"({len(big):,} characters) was not sent" in words and "full, ENOSPC)" in words
     assert "Nothing was recorded" in words and "Free disk space" in words
     assert take_snapshot(session) == before and len(provider.requests) == 1
     disk.free()

@@ -266,7 +266,17 @@ def test_a_streamable_http_server_on_loopback_is_reached_with_its_headers(tmp_pa
     [
         ("no_content", "answered odd with something unreadable", "ready"),
         ("bad_item", "answered odd with something unreadable", "ready"),
-        ("not_json", "got no answer in 3 s", "failed"),
+        (  # no attempt at a message: skipped, then quoted when the call gets no answer
+            "not_json",
+            "got no answer in 3 s; meanwhile it wrote a line to stdout that is not JSON-RPC: "
+            "'{this is not json'",
+            "failed",
+        ),
+        (
+            "split_answer",
+            "wrote a line to stdout that is not valid JSON-RPC during a call",
+            "failed",
+        ),
     ],
 )
 def test_a_malformed_answer_is_an_error_result_and_nothing_reaches_the_terminal(
@@ -306,7 +316,7 @@ from pathlib import Path
 from agent_cli.mcp_servers.hub import McpHub
 from agent_cli.mcp_servers.settings import McpServerSettings
 settings = McpServerSettings("raw", command=sys.executable,
-    args=({str(DEMO.with_name("raw_server.py"))!r}, "not_json"), timeout=2, startup_timeout=20)
+    args=({str(DEMO.with_name("raw_server.py"))!r}, "split_answer"), timeout=30, startup_timeout=20)
 hub = McpHub([settings], Path({str(tmp_path)!r}))
 hub.start()
 assert hub.wait_for_start(30) == []
@@ -315,7 +325,7 @@ hub.close()
 """
     run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=90)
     assert run.returncode == 0, run.stderr
-    assert "got no answer" in run.stdout
+    assert 'is not valid JSON-RPC during a call of odd: \'{"jsonrpc": "2.0"' in run.stdout
     assert run.stderr == ""
 
 

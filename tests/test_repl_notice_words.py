@@ -101,7 +101,7 @@ def test_failures_are_worded_from_the_typed_error_they_carry():
     full = notice_text(
         Notice("error", "transcript_write_failed", error=TranscriptWriteFailed("s", "ENOSPC"))
     )
-    assert full.startswith("Could not write the transcript (ENOSPC)")
+    assert full.startswith("Could not write the transcript (the disk is full, ENOSPC)")
     busy = ProviderRequestFailed("overloaded", status=529, attempts=3)
     assert "(HTTP 529) after 3 attempts: the API is overloaded" in notice_text(
         Notice("error", "provider_failed", error=busy)

@@ -68,6 +68,26 @@ def describe_end(settings: McpServerSettings, stderr: str) -> str:
     return f"it {what} after it was ready; run /mcp restart {settings.name} to start it again{tail}"
 
 
+def describe_broken_message(quoted: str, during: str = "") -> str:
+    """Why a stdio server was stopped: it wrote a broken JSON-RPC message (`stray_lines`)
+    to its stdout, `during` a call or the handshake; `quoted` is the line's start, already
+    redacted and quoted (`stray_lines.quote_line`)."""
+    when = f" {during}" if during else ""
+    return (
+        f"it wrote a line to stdout that is not valid JSON-RPC{when}: {quoted} (an MCP "
+        "server must write only JSON-RPC messages there, one a line)"
+    )
+
+
+def describe_stray_line(quoted: str) -> str:
+    """What a server that left a call without an answer had written to stdout instead (a
+    line the SDK skipped, `stray_lines`), to append to the reason."""
+    return (
+        f"; meanwhile it wrote a line to stdout that is not JSON-RPC: {quoted} (an MCP "
+        "server must write its logs to stderr)"
+    )
+
+
 def innermost(error: BaseException) -> BaseException:
     """The first plain exception inside exception groups."""
     while isinstance(error, BaseExceptionGroup) and error.exceptions:

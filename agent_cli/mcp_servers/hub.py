@@ -14,10 +14,17 @@ Contract:
 - `call(server, tool, arguments)` runs one tool call and always returns a
   `CallOutcome`: the content items and the server's own error flag, or `failure` (the
   server is not ready, it answered with a JSON-RPC error, the call outlived the server's
-  `timeout`, its connection broke); a call that times out or whose server dies also marks
-  the server failed and stops it; an error answer (any code, -32602 invalid params
-  included) leaves it ready.
+  `timeout`, its connection broke, it wrote a broken message); a call that times out or
+  whose server dies also marks the server failed and stops it; an error answer (any code,
+  -32602 invalid params included) leaves it ready.
   Only KeyboardInterrupt propagates (the call is cancelled first).
+- A stdio server that writes a broken JSON-RPC message to its stdout (`stray_lines`: a
+  line that begins with `{`, names `"jsonrpc"` and is not JSON, or JSON naming
+  `jsonrpc` that is no valid message) is stopped and marked failed at once, whenever it
+  does: a call waiting for it ends then, not at its timeout, saying so and quoting the
+  line's start (redacted, controls written out); a start fails then. Its other stray
+  lines (a banner, a log line) are skipped, as the SDK does; one written during a call
+  that then gets no answer is quoted in the timeout's reason.
 - `restart(name)` stops a server and starts it again; `close()` stops every server,
   ending each process with its whole process group (the SDK starts each in a new session
   and kills the group on the way out), waiting at most `CLOSE_SECONDS`. Should agent-cli
@@ -50,9 +57,11 @@ from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
 from agent_cli.mcp_servers.failures import (
+    describe_broken_message,
     describe_end,
     describe_exception,
     describe_start_failure,
+    describe_stray_line,
     error_answer,
     is_broken_connection,
     one_line,
@@ -71,6 +80,7 @@ from agent_cli.mcp_servers.states import (
     describe_not_offered,
 )
 from agent_cli.mcp_servers.stderr_tail import StderrTail
+from agent_cli.mcp_servers.stray_lines import quote_line, read_stray_line
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 
 STOP_SECONDS = 3.5  # the SDK asks a server's group to end, then kills it after 2 s
@@ -90,17 +100,24 @@ class _Running:
     task: asyncio.Task[None] | None = None
     group: int | None = None
     ended: bool = False  # its stream ended once it was ready: it exited or hung up
+    broken: str | None = None  # the broken message it wrote (`stray_lines`), which ended it
+    stray: str | None = None  # the last other line it wrote that is not JSON-RPC
+    strays: int = 0  # how many such lines it wrote
 
 
 class _WatchedStream:
     """A transport's read stream, as the SDK's session reads it, that notices its end
     (the server's process exited, its stdout closed, the HTTP session ended): once the
     server is ready, `running` is marked `ended` and its `stop` set, so a server that is
-    gone turns failed at once instead of when a call to it fails."""
+    gone turns failed at once instead of when a call to it fails. On a stdio server's
+    stream (`lines`) a broken JSON-RPC message (`stray_lines`) ends the stream there, so
+    the session wakes every waiting call with "Connection closed" at once; other lines
+    that are not JSON-RPC pass on to the session, which skips them."""
 
-    def __init__(self, inner: Any, running: _Running) -> None:
+    def __init__(self, inner: Any, running: _Running, lines: bool = False) -> None:
         self._inner = inner
         self._running = running
+        self._lines = lines
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._inner, name)
@@ -127,13 +144,26 @@ class _WatchedStream:
         import anyio
 
         try:
-            return await self._inner.receive()
+            item = await self._inner.receive()
         except anyio.EndOfStream:
-            if self._running.session is not None:  # it was ready (else: a start failure)
-                self._running.ended = True
-                if self._running.stop is not None:
-                    self._running.stop.set()
+            self._note_end()
             raise
+        line = read_stray_line(item) if self._lines and isinstance(item, Exception) else None
+        if line is None:
+            return item
+        if not line.is_broken_message:
+            self._running.stray = line.text
+            self._running.strays += 1
+            return item
+        self._running.broken = line.text
+        self._note_end()
+        raise anyio.EndOfStream
+
+    def _note_end(self) -> None:
+        if self._running.session is not None:  # it was ready (else: a start failure)
+            self._running.ended = True
+            if self._running.stop is not None:
+                self._running.stop.set()
 
 
 class McpHub:
@@ -307,7 +337,12 @@ class McpHub:
                 if self._state_status(name) != FAILED:
                     written = await asyncio.to_thread(errlog.text, TAIL_WAIT_SECONDS)
                     stderr = stderr_lines(written, self._secrets)
-                    if running.ended:
+                    if running.broken is not None and running.ended:  # ready, then broken
+                        reason = self._describe_broken(running, "")
+                        reason += f"; run /mcp restart {name} to start it again"
+                    elif running.broken is not None:
+                        reason = self._describe_broken(running, "during the MCP handshake")
+                    elif running.ended:
                         reason = describe_end(settings, stderr)
                     else:
                         reason = describe_start_failure(error, settings, stderr, self._secrets)
@@ -323,9 +358,10 @@ class McpHub:
         import anyio
         from mcp.client.session import ClientSession
 
+        lines = settings.command is not None  # stdio: one message a line
         async with (
             self._open_transport(settings, errlog, pid_file) as streams,
-            ClientSession(_WatchedStream(streams[0], running), streams[1]) as session,
+            ClientSession(_WatchedStream(streams[0], running, lines), streams[1]) as session,
         ):
             with anyio.fail_after(settings.startup_timeout):
                 await session.initialize()
@@ -345,37 +381,57 @@ class McpHub:
 
         running = self._running.get(server)
         session = running.session if running is not None else None
-        if session is None:
+        if running is None or session is None:
             return CallOutcome(failure=f"the MCP server {server} is not running")
+        strays = running.strays
         try:
             with anyio.fail_after(timeout):
                 result = await session.call_tool(tool, arguments)
         except TimeoutError:
             reason = f"a call of {tool} got no answer in {timeout:g} s"
+            if running.strays > strays and running.stray is not None:
+                reason += describe_stray_line(quote_line(running.stray, self._secrets))
             await self._stop_failed(server, reason)
             return CallOutcome(failure=f"{reason}; the server was stopped")
         except Exception as error:  # an error answer, a broken connection, a malformed one
-            answered = error_answer(error)
-            if answered is not None and running is not None and running.session is not None:
-                said = one_line(answered[1], self._secrets)
-                return CallOutcome(
-                    failure=f"{server} answered {tool} with error {answered[0]}: {said}"
-                )
-            if is_broken_connection(error) or running is None or running.session is None:
-                why = describe_exception(error, self._secrets)
-                reason = f"its connection broke during a call of {tool} ({why})"
-                await self._stop_failed(server, reason)
-                return CallOutcome(
-                    failure=f"the MCP server {server} stopped: {reason}; the user can start "
-                    f"it again with /mcp restart {server}"
-                )
-            return CallOutcome(failure=f"{server} answered {tool} with something unreadable")
+            return await self._call_failed(server, tool, running, error)
         content = getattr(result, "content", None)
         if not isinstance(content, list):
             return CallOutcome(failure=f"{server} answered {tool} without content")
         items = tuple(_dump(item) for item in content)
         structured = getattr(result, "structured_content", None)
         return CallOutcome(items, bool(getattr(result, "is_error", False)), None, structured)
+
+    async def _call_failed(
+        self, server: str, tool: str, running: _Running, error: Exception
+    ) -> CallOutcome:
+        """What a call that raised `error` gave: an error answer leaves the server ready;
+        a broken message or a broken connection stops it."""
+        answered = error_answer(error)
+        if answered is not None and running.session is not None:
+            said = one_line(answered[1], self._secrets)
+            return CallOutcome(failure=f"{server} answered {tool} with error {answered[0]}: {said}")
+        if running.broken is not None:  # the broken line ended the connection
+            reason = self._describe_broken(running, f"during a call of {tool}")
+            await self._stop_failed(server, reason)
+            return CallOutcome(
+                failure=f"the MCP server {server} was stopped: {reason}; the user can "
+                f"start it again with /mcp restart {server}"
+            )
+        if is_broken_connection(error) or running.session is None:
+            why = describe_exception(error, self._secrets)
+            reason = f"its connection broke during a call of {tool} ({why})"
+            await self._stop_failed(server, reason)
+            return CallOutcome(
+                failure=f"the MCP server {server} stopped: {reason}; the user can start "
+                f"it again with /mcp restart {server}"
+            )
+        return CallOutcome(failure=f"{server} answered {tool} with something unreadable")
+
+    def _describe_broken(self, running: _Running, during: str) -> str:
+        """Why `running` was stopped by the broken message it wrote `during` a call or the
+        handshake ("": between calls)."""
+        return describe_broken_message(quote_line(running.broken or "", self._secrets), during)
 
     async def _stop_failed(self, name: str, reason: str) -> None:
         self._fail(name, reason, in_call=True)

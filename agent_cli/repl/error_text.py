@@ -58,39 +58,76 @@ def _c(value: object, limit: int = 160) -> str:
     return clip_line(str(value), limit)
 
 
-# Why a folder cannot be used, for the reason codes and errno names the stores raise.
-_FOLDER_PROBLEMS = {
-    "not_a_directory": "it is a file, not a folder",
-    "not_writable": "you have no permission to write there",
-    "ENOTDIR": "a part of its path is a file, not a folder",
-    "ENAMETOOLONG": "its name is too long for the file system",
-    "EACCES": "you have no permission to create or open it",
-    "EPERM": "the system does not allow creating or opening it",
-    "EROFS": "it is on a read-only file system",
-    "ENOSPC": "the disk is full",
-    "EDQUOT": "your disk quota is used up",
-    "ELOOP": "its path has a loop of symbolic links",
-    "ENOENT": "a part of its path does not exist",
-    "EEXIST": "something else is already at that path",
+def _capital(clause: str) -> str:
+    return clause[:1].upper() + clause[1:]
+
+
+# Why a folder or a write in it cannot be used, for the reason codes and errno names the
+# stores raise, and what makes a write there work again (`describe_folder_fix`; none: free
+# disk space or fix the folder). A read-only file system is no matter of permissions: no
+# chmod fixes it, and freeing disk space does not either.
+_FOLDER_PROBLEMS: dict[str, tuple[str, str | None]] = {
+    "not_a_directory": ("it is a file, not a folder", None),
+    "not_writable": ("you have no permission to write there", "get write permission there"),
+    "ENOTDIR": ("a part of its path is a file, not a folder", None),
+    "ENAMETOOLONG": ("its name is too long for the file system", None),
+    "EACCES": ("you have no permission to create or open it", "get write permission there"),
+    "EPERM": ("the system does not allow creating or opening it", None),
+    "EROFS": ("it is on a read-only file system", "remount that file system read-write"),
+    "ENOSPC": ("the disk is full", "free disk space"),
+    "EDQUOT": ("your disk quota is used up", "free space within your disk quota"),
+    "short_write": ("the disk took only part of a write", "free disk space"),
+    "ELOOP": ("its path has a loop of symbolic links", None),
+    "ENOENT": ("a part of its path does not exist", None),
+    "EEXIST": ("something else is already at that path", None),
 }
+_FOLDER_FIX = "free disk space or fix the state folder"
 
 
 def describe_folder_problem(reason: str) -> str:
     """Why a folder cannot be used, in plain words (no errno names or reason codes)."""
     known = _FOLDER_PROBLEMS.get(reason)
     if known is not None:
-        return known
+        return known[0]
     number = getattr(errno, reason, None) if reason.isupper() else None
     if isinstance(number, int):
         return f"the system refused it ({os.strerror(number).lower()})"
     return "the system refused it"
 
 
+def describe_folder_fix(reason: str) -> str:
+    """What makes a write the disk refused with `reason` work again, as a clause ("free
+    disk space"): the table's own, else freeing disk space or fixing the folder."""
+    known = _FOLDER_PROBLEMS.get(reason)
+    return (known[1] if known is not None else None) or _FOLDER_FIX
+
+
+def _failed_write(reason: str) -> str:
+    """A refused write's reason for a parenthesis: its words and its code ("the disk is
+    full, ENOSPC"), the code alone when it has no words of its own."""
+    if reason in _FOLDER_PROBLEMS:
+        return f"{describe_folder_problem(reason)}, {reason}"
+    return reason
+
+
+def _state_folder_advice(reason: str) -> str:
+    """What to do about a state folder that cannot be used at all."""
+    if reason == "EROFS":  # `os.access` said no: chmod cannot help, even as root
+        return (
+            "Changing permissions will not help: set AGENT_CLI_HOME to a folder on a "
+            "writable file system (or remount this one read-write)"
+        )
+    return "Set AGENT_CLI_HOME to a folder you can write to"
+
+
 def describe_unsaved_history(error: OSError) -> str:
     """The prompt history file refused a line (a full disk); the line itself was sent."""
     name = errno.errorcode.get(error.errno or 0)
-    reason = _FOLDER_PROBLEMS.get(name or "") or (
-        os.strerror(error.errno).lower() if error.errno else type(error).__name__
+    known = _FOLDER_PROBLEMS.get(name or "")
+    reason = (
+        known[0]
+        if known is not None
+        else (os.strerror(error.errno).lower() if error.errno else type(error).__name__)
     )
     code = f" ({name})" if name else ""
     return (
@@ -258,8 +295,9 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     ),
     e.HeldResultsLost: lambda exc: (
         f"{exc.result_count} tool result(s) of session {_c(exc.session_id)} could not be "
-        f"recorded ({_c(exc.reason)}) and are lost; a resumed session tells the model the "
-        "result was not recorded. Free disk space before going on"
+        f"recorded ({_c(_failed_write(exc.reason))}) and are lost; a resumed session tells "
+        f"the model the result was not recorded. {_capital(describe_folder_fix(exc.reason))} "
+        "before going on"
     ),
     e.ConfigError: _config,
     e.PrintPromptRefused: lambda exc: _print_prompt_refused(exc.reason, exc.command),
@@ -280,8 +318,7 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.TranscriptLocked: lambda exc: f"{_locked_fact(exc)}, or /new for a new session here",
     e.StateDirUnavailable: lambda exc: (
         f"cannot use the state folder {_c(exc.path, 200)}: "
-        f"{describe_folder_problem(str(exc.reason))}. Set AGENT_CLI_HOME to a folder "
-        "you can write to"
+        f"{describe_folder_problem(str(exc.reason))}. {_state_folder_advice(str(exc.reason))}"
     ),
     e.SessionNotFound: lambda exc: (
         f"no session {_c(exc.session_id)}: /sessions (or --resume without an id) lists them"
@@ -290,13 +327,14 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.SessionUnresumable: lambda exc: f"{_unresumable_fact(exc)}; {NEW_SESSION_HERE}",
     e.TranscriptWriteFailed: lambda exc: (
         f"could not write the transcript of session {_c(exc.session_id)} "
-        f"({_c(exc.errno_name)}); free disk space, then /resume {_c(exc.session_id)}"
+        f"({_c(_failed_write(exc.errno_name))}); {describe_folder_fix(exc.errno_name)}, "
+        f"then /resume {_c(exc.session_id)}"
     ),
     e.TranscriptChangedUnderneath: lambda exc: f"{_changed_fact(exc)}; {NEW_SESSION_HERE}",
     e.MemoryWriteFailed: lambda exc: (
         f"could not save the durable memory file {_c(exc.path, 300)} "
         f"({describe_folder_problem(exc.errno_name)}), so no fact or pending item changed; "
-        "free the space or fix the folder, then run the command again"
+        f"{describe_folder_fix(exc.errno_name)}, then run the command again"
     ),
     e.MemoryFileDamaged: lambda exc: (
         f"the durable memory file {_c(exc.path, 300)} is "
@@ -474,8 +512,9 @@ def describe_failed_write(error: BaseException | None) -> str:
     """A transcript write that failed during a turn; nothing was half-written."""
     if isinstance(error, e.TranscriptWriteFailed):
         return (
-            f"Could not write the transcript ({error.errno_name}); nothing was half-written. "
-            "Free disk space or fix the state folder, then try again."
+            f"Could not write the transcript ({_c(_failed_write(error.errno_name))}); nothing "
+            f"was half-written. {_capital(describe_folder_fix(error.errno_name))}, then try "
+            "again."
         )
     if isinstance(error, e.TranscriptChangedUnderneath):
         return (
@@ -757,8 +796,9 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
     "unsendable_answer": _unsendable_answer,
     "message_not_stored": lambda f: (
         f"Your message ({f['characters']:,} characters) was not sent: a message this large "
-        f"is stored whole as an artifact first, and that write failed ({f['reason']}). "
-        "Nothing was recorded or half-written. Free disk space, then send it again "
+        f"is stored whole as an artifact first, and that write failed "
+        f"({_failed_write(str(f['reason']))}). Nothing was recorded or half-written. "
+        f"{_capital(describe_folder_fix(str(f['reason'])))}, then send it again "
         "(Up brings it back)."
     ),
     "message_stored": lambda f: (

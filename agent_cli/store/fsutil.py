@@ -130,8 +130,19 @@ def ensure_private_dir(path: Path, fs: FileOps = DEFAULT_FILE_OPS) -> Path:
     if not is_directory:
         raise StateDirUnavailable(str(target), "not_a_directory")
     if not os.access(target, os.W_OK | os.X_OK):
-        raise StateDirUnavailable(str(target), "not_writable")
+        raise StateDirUnavailable(str(target), _why_not_writable(target))
     return target
+
+
+def _why_not_writable(folder: Path) -> str:
+    """ "EROFS" when `folder`'s file system is mounted read-only, else "not_writable":
+    `os.access` says no without saying why, and no change of permissions (which
+    "not_writable" asks for) makes a read-only file system writable, even for root."""
+    try:
+        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return "not_writable"
+    return "EROFS" if read_only else "not_writable"
 
 
 def _missing_levels(target: Path) -> list[Path]:

@@ -1,20 +1,56 @@
 """A hand-written MCP server over stdio (no SDK), for answers the SDK would never send:
 it answers the handshake and the tool list properly, then answers every tools/call with
 `python raw_server.py MODE`: `no_content` (a result without content), `bad_item` (a text
-item without text), `not_json` (a line that is not JSON)."""
+item without text), `not_json` (a line that is not JSON), `split_answer` (its answer cut
+in two by a raw line feed in its text, which holds `RAW_SECRET` and an escape),
+`logs_then_answer` (log lines on stdout, a blank one, a JSON log record, then the
+answer), `logs_only` (a log line and no answer), `broken_after` (the answer, then a
+broken message). `broken_handshake` answers the handshake with a broken message."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 MODE = sys.argv[1]
+SECRET = os.environ.get("RAW_SECRET", "none")
 TOOL = {"name": "odd", "description": "Answers oddly.", "inputSchema": {"type": "object"}}
 
 
 def send(message: dict) -> None:
-    sys.stdout.write(json.dumps(message) + "\n")
+    write(json.dumps(message) + "\n")
+
+
+def write(text: str) -> None:
+    sys.stdout.write(text)
     sys.stdout.flush()
+
+
+def answer_call(ident: object) -> None:
+    head = '{"jsonrpc": "2.0", "id": ' + json.dumps(ident) + ', "result": '
+    if MODE == "not_json":
+        write("{this is not json\n")
+    elif MODE == "split_answer":
+        text = f"token={SECRET} \x1b]0;TITLE\x07 first line"
+        write(head + '{"content": [{"type": "text", "text": "' + text + "\n")
+        write('second line"}]}}\n')
+    elif MODE == "logs_then_answer":
+        write("INFO handling a call of odd\n\n" + json.dumps({"level": 30, "msg": "odd"}) + "\n")
+        send(
+            {"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "ok"}]}}
+        )
+    elif MODE == "logs_only":
+        write(f"Error: the backend refused token {SECRET}\n")
+    elif MODE == "broken_after":
+        send(
+            {"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "ok"}]}}
+        )
+        write('{"jsonrpc": "2.0", "method": "notifications/progress", "params": \n')
+    elif MODE == "no_content":
+        send({"jsonrpc": "2.0", "id": ident, "result": {"isError": False}})
+    else:
+        send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text"}]}})
 
 
 for line in sys.stdin:
@@ -22,7 +58,9 @@ for line in sys.stdin:
     method, ident = request.get("method"), request.get("id")
     if ident is None:
         continue  # a notification
-    if method == "initialize":
+    if method == "initialize" and MODE == "broken_handshake":
+        write('{"jsonrpc": "2.0", "id": ' + json.dumps(ident) + ', "result": {"protocolVers\n')
+    elif method == "initialize":
         version = request["params"].get("protocolVersion", "2025-06-18")
         send(
             {
@@ -38,12 +76,6 @@ for line in sys.stdin:
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": ident, "result": {"tools": [TOOL]}})
     elif method == "tools/call":
-        if MODE == "not_json":
-            sys.stdout.write("{this is not json\n")
-            sys.stdout.flush()
-        elif MODE == "no_content":
-            send({"jsonrpc": "2.0", "id": ident, "result": {"isError": False}})
-        else:
-            send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text"}]}})
+        answer_call(ident)
     else:
         send({"jsonrpc": "2.0", "id": ident, "result": {}})
