@@ -61,6 +61,8 @@ if TYPE_CHECKING:
 
 PROMPT_TEXT = "› "
 KEY_HINT = "  │ Alt+Enter: new line"
+# a paste bigger than the terminal's input buffer arrives in pieces: wait this long for the next
+PASTE_SETTLE_SECONDS = 0.05
 BARE_COMMANDS = {"stats": "token usage, limits and compactions"}
 TOOLBAR_STYLE = Style.from_dict(
     {
@@ -349,7 +351,7 @@ class PromptReader:
         """Lines typed or pasted while no prompt was shown wait in this one, unsent, when
         there are more than one (module contract)."""
         if self._terminal["input"] is None:
-            self._typed_ahead.add(take_pending(sys.stdin.fileno()))
+            self._typed_ahead.add(take_pending(sys.stdin.fileno(), PASTE_SETTLE_SECONDS))
         if self._typed_ahead.sends() > 1:
             self._typed_ahead.hold()
 

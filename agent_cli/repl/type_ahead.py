@@ -7,8 +7,10 @@ And Ctrl-C in cooked mode flushes what the terminal holds, so text typed during 
 was lost when the turn was cancelled.
 
 Contract:
-- `take_pending(fd)` returns, without waiting, every byte the terminal `fd` holds unread,
-  a line not yet ended included (b"" when it holds none or is not a terminal).
+- `take_pending(fd, settle)` returns every byte the terminal `fd` holds unread, a line not
+  yet ended included (b"" when it holds none or is not a terminal), without waiting when it
+  holds none; once some came, it waits up to `settle` seconds for more after each read (a
+  paste larger than the terminal's input buffer arrives in pieces).
 - `TypeAhead` keeps those keys for the line prompt: `add(data)` appends them,
   `take_line()` returns the keys up to and including the first Enter (all of them when
   none was pressed) and keeps the rest for the prompt after. `hold()` (after Ctrl-C
@@ -34,7 +36,7 @@ from prompt_toolkit.keys import Keys
 _ENTER_KEYS = (Keys.ControlM, Keys.ControlJ)
 
 
-def take_pending(fd: int) -> bytes:
+def take_pending(fd: int, settle: float = 0.0) -> bytes:
     """What terminal `fd` holds unread; see the module contract.
 
     In cooked mode a read sees only whole lines: the terminal is switched to
@@ -55,7 +57,7 @@ def take_pending(fd: int) -> bytes:
     data = b""
     try:
         termios.tcsetattr(fd, termios.TCSANOW, drained)
-        while select.select([fd], [], [], 0)[0]:
+        while select.select([fd], [], [], settle if data else 0)[0]:
             chunk = os.read(fd, 4096)
             if not chunk:
                 break
@@ -107,9 +109,18 @@ class TypeAhead:
         return bool(self._keys)
 
     def hold(self) -> None:
-        """Keep every line typed so far in one input, unsent; see the module contract."""
+        """Keep every line typed so far in one input, unsent; see the module contract.
+
+        Text alone (characters, tabs and line breaks, as a paste between prompts brings it)
+        is kept as one paste, so the prompt takes it in one step (a long one as its
+        placeholder): fed key by key, each key redrew the growing input, and a 165 KB
+        paste took gigabytes and half a minute."""
         while self._keys and _is_line_end(self._keys, len(self._keys) - 1):
             self._keys.pop()
+        text = _plain_text(self._keys)
+        if text is not None:
+            self._keys = [KeyPress(Keys.BracketedPaste, text)] if text else []
+            return
         held: list[KeyPress] = []
         for index, key in enumerate(self._keys):
             if key.key not in _ENTER_KEYS:
@@ -133,6 +144,24 @@ class TypeAhead:
                 return line
         line, self._keys = self._keys, []
         return line
+
+
+def _plain_text(keys: list[KeyPress]) -> str | None:
+    """The text `keys` type when they are characters, tabs and Enters alone (an Enter, or
+    Alt+Enter, a line break); None when any other key is among them."""
+    text: list[str] = []
+    for index, key in enumerate(keys):
+        if key.key == Keys.Escape and index + 1 < len(keys) and keys[index + 1].key in _ENTER_KEYS:
+            continue  # Alt+Enter: its Enter is the line break
+        if key.key in _ENTER_KEYS:
+            text.append("\n")
+        elif key.key == Keys.ControlI:
+            text.append("\t")
+        elif isinstance(key.key, Keys) or len(key.data) != 1:
+            return None
+        else:
+            text.append(key.data)
+    return "".join(text)
 
 
 def _is_line_end(keys: list[KeyPress], index: int) -> bool:
