@@ -9,8 +9,9 @@ Where both lists are short (`DIRECT_CELLS` or fewer line pairs) it is difflib's 
 longer pair is split first: the common head and tail are matched, then the lines that occur
 exactly once on each side, taken in an order that rises on both (patience anchors), and each
 stretch between anchors is split the same way. A stretch left without anchors is given to
-difflib when it is short, and otherwise is shown as replaced whole: the diff is then longer
-than it need be, never wrong.
+difflib in windows; and once the lines counted for anchors reach `ANCHOR_WORK_FACTOR` times
+both texts' lines (anchors that each split off a line or two), every stretch left goes to
+the windows too. A window may mark more lines changed than need be, never fewer.
 
 Why: difflib's matcher finds one longest match at a time and scans the whole rest of the
 texts for the next, so a change every few lines of a long file cost time in the square of its
@@ -27,7 +28,10 @@ from collections.abc import Sequence
 
 # Up to this many line pairs (old lines x new lines) a stretch is left to difflib (~0.2 s at most).
 DIRECT_CELLS = 4_000_000
-WINDOW_LINES = 1_000  # a stretch without anchors is matched in windows of this many lines
+WINDOW_LINES = 300  # a stretch without anchors is matched in windows of this many lines
+# Lines counted for anchors, in all, at most this many times the lines of both texts; then
+# every stretch left goes to the windows (texts whose anchors each split off one line).
+ANCHOR_WORK_FACTOR = 4
 Block = tuple[int, int, int]  # (start in old, start in new, length)
 
 
@@ -53,6 +57,7 @@ def _match(old: Sequence[str], new: Sequence[str]) -> list[Block]:
     """The matching blocks of `old` and `new` in order, touching blocks not yet merged."""
     blocks: list[Block] = []
     stretches = [(0, len(old), 0, len(new))]  # a stack: the newest stretch is matched first
+    left_to_count = ANCHOR_WORK_FACTOR * (len(old) + len(new))
     while stretches:
         a_lo, a_hi, b_lo, b_hi = stretches.pop()
         head = _common_run(old, new, a_lo, a_hi, b_lo, b_hi, 1)
@@ -64,7 +69,8 @@ def _match(old: Sequence[str], new: Sequence[str]) -> list[Block]:
         a_lo, b_lo, a_hi, b_hi = a_lo + head, b_lo + head, a_hi - tail, b_hi - tail
         if a_lo == a_hi or b_lo == b_hi:
             continue
-        anchors = _anchors(old, new, a_lo, a_hi, b_lo, b_hi)
+        left_to_count -= (a_hi - a_lo) + (b_hi - b_lo)
+        anchors = _anchors(old, new, a_lo, a_hi, b_lo, b_hi) if left_to_count >= 0 else []
         if anchors:
             edges = [(a_lo - 1, b_lo - 1), *anchors, (a_hi, b_hi)]
             blocks += [(i, j, 1) for i, j in anchors]
