@@ -25,27 +25,11 @@ from agent_cli.compaction.layers.truncate import build_shared_truncations, cut_t
 from agent_cli.compaction.markers import is_digest_message
 from agent_cli.compaction.message_facts import MessageFacts
 from agent_cli.compaction.policy import CompactionPolicy
-from agent_cli.compaction.results import APPLIED, LayerOutcome, LayerReport
-from agent_cli.compaction_layers import layer_numbered
+from agent_cli.compaction.results import APPLIED, LayerOutcome, LayerReport, build_layer_report
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.tokens import TokenCounter
 
 Messages = list[dict[str, Any]]
-
-
-def build_layer_report(layer: int, outcome: LayerOutcome, tokens_before: int) -> LayerReport:
-    """The report of `outcome`, layer `layer`, run from a budget of `tokens_before`."""
-    return LayerReport(
-        name=layer_numbered(layer).function,
-        layer=layer,
-        tokens_before=tokens_before,
-        tokens_after=tokens_before - outcome.tokens_saved,
-        interactions_removed=len(outcome.removed_tool_use_ids),
-        messages_removed=outcome.messages_removed,
-        results_truncated=outcome.results_truncated,
-        removed_tool_use_ids=outcome.removed_tool_use_ids,
-        outcome=outcome.outcome,
-    )
 
 
 def fit_under_the_hard_limit(

@@ -40,11 +40,7 @@ from agent_cli.compaction.digest.layer_step import (
 )
 from agent_cli.compaction.digest.render import insert_digest, split_digest
 from agent_cli.compaction.firing import CachedPrefix, is_run_finished
-from agent_cli.compaction.hard_limit import (
-    build_layer_report,
-    fit_under_the_hard_limit,
-    largest_message_at_floor,
-)
+from agent_cli.compaction.hard_limit import fit_under_the_hard_limit, largest_message_at_floor
 from agent_cli.compaction.layers.dedup import build_dedup_outcome
 from agent_cli.compaction.layers.prune import build_prune_outcome
 from agent_cli.compaction.layers.summary import Summarizer, build_summary_outcome
@@ -62,6 +58,7 @@ from agent_cli.compaction.results import (
     CompactionResult,
     LayerOutcome,
     LayerReport,
+    build_layer_report,
 )
 from agent_cli.compaction.view_index import ViewIndex
 from agent_cli.errors import MessageViewLimitExceeded, PolicyError
@@ -149,8 +146,9 @@ def _run_layers(
             skipped = LayerOutcome(base, 0, outcome=SKIPPED_NO_SUMMARIZER)
             reports.append(build_layer_report(4, skipped, tokens))
     kept = (base, facts, digest)
-    fit = functools.partial(fit_under_the_hard_limit, assembled(), kept, reserved, summary_seen)
-    view, after = fit(digest_policy, counter, reports)
+    view, after = fit_under_the_hard_limit(
+        assembled(), kept, reserved, summary_seen, digest_policy, counter, reports
+    )
     return view, reports, after
 
 

@@ -15,6 +15,7 @@ from agent_cli.compaction.digest.entries import DigestLine
 from agent_cli.compaction.digest.removed_items import RequestEntry
 from agent_cli.compaction.message_facts import MessageFacts
 from agent_cli.compaction.policy import CompactionPolicy
+from agent_cli.compaction_layers import layer_numbered
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.tokens import TokenCounter, default_counter
 
@@ -65,6 +66,21 @@ class LayerReport:
     @property
     def tokens_saved(self) -> int:
         return self.tokens_before - self.tokens_after
+
+
+def build_layer_report(layer: int, outcome: LayerOutcome, tokens_before: int) -> LayerReport:
+    """The report of `outcome`, layer `layer`, run from a budget of `tokens_before`."""
+    return LayerReport(
+        name=layer_numbered(layer).function,
+        layer=layer,
+        tokens_before=tokens_before,
+        tokens_after=tokens_before - outcome.tokens_saved,
+        interactions_removed=len(outcome.removed_tool_use_ids),
+        messages_removed=outcome.messages_removed,
+        results_truncated=outcome.results_truncated,
+        removed_tool_use_ids=outcome.removed_tool_use_ids,
+        outcome=outcome.outcome,
+    )
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ from agent_cli.repl.pointer_handles import PointerHandles, handle_label
 from agent_cli.repl.safe_text import COMPACT_TAG, clip_line, defuse_fake_compact_lines
 from agent_cli.repl.tool_activity import RunningToolView
 from agent_cli.repl.tool_lines import (
+    NOT_STARTED_WHEN,
     build_tool_finished_line,
     build_tool_started_line,
     build_tool_unfinished_line,
@@ -58,19 +59,12 @@ ERROR_STYLE = "bold red"
 TURN_CANCELLED = "turn cancelled; the conversation so far is kept"
 
 
-# Ctrl-C before a tool started: at its permission question, or while its call was prepared
-NOT_STARTED_CODES = {
-    "permission_cancelled": "at the permission question",
-    "tool_not_started": "before it started",
-}
-
-
-def _not_started_when(event: object) -> str:
-    """For Ctrl-C before a tool started (`NOT_STARTED_CODES`), when it came: the open tool
+def _not_started_code(event: object) -> str:
+    """The notice code of a Ctrl-C before a tool started (`NOT_STARTED_WHEN`): the open tool
     panel closes as "not run", and that one line says all
     (`EventRenderer._close_at_the_question`); "" for any other event."""
-    if isinstance(event, Notice):
-        return NOT_STARTED_CODES.get(event.code, "")
+    if isinstance(event, Notice) and event.code in NOT_STARTED_WHEN:
+        return event.code
     return ""
 
 
@@ -152,9 +146,9 @@ class EventRenderer:
             self._answer.abandon()
         if not isinstance(event, ToolStarted | ToolFinished):
             self._activity.stop()
-            when = _not_started_when(event)
-            if when and self._running_tools:
-                self._close_at_the_question(when)
+            code = _not_started_code(event)
+            if code and self._running_tools:
+                self._close_at_the_question(code)
                 return
             self._close_unfinished_tools()
         handler(event)
@@ -254,13 +248,13 @@ class EventRenderer:
             self._running_tools.clear()
             self._print(build_tool_unfinished_line())
 
-    def _close_at_the_question(self, when: str) -> None:
-        """One Ctrl-C before a tool started (`when`: at its permission question, or while
-        its call was prepared) is said once: the open panel closes with a line that says
+    def _close_at_the_question(self, code: str) -> None:
+        """One Ctrl-C before a tool started (notice `code`: at its permission question, or
+        while its call was prepared) is said once: the open panel closes with a line that says
         the tool did not run and the turn ended, and neither the notice nor the turn's end
         adds a line of its own."""
         self._running_tools.clear()
-        self._print(build_tool_unfinished_line(never_ran=when))
+        self._print(build_tool_unfinished_line(never_ran=code))
         self._turn_end_said = True
 
     def _render_turn_end(self, event: TurnEnded) -> None:

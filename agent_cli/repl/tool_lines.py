@@ -277,15 +277,23 @@ def _outcome_words(event: ToolFinished) -> str:
     return clip_line(event.summary, 160)
 
 
+# When a Ctrl-C that ended the turn came, by its notice code, if before the tool started
+NOT_STARTED_WHEN = {
+    "permission_cancelled": "at the permission question",
+    "tool_not_started": "before it started",  # while its call was prepared
+}
+
+
 def build_tool_unfinished_line(*, never_ran: str = "") -> Text:
     """Closes the panel of a tool whose turn ended before it reported (e.g. Ctrl-C);
-    `never_ran` says when the Ctrl-C came, if before the tool started ("at the permission
-    question"), which also ended the turn (the line says so: it is the only line that
+    `never_ran`, the notice code of a Ctrl-C before the tool started (`NOT_STARTED_WHEN`),
+    which also ended the turn (the line says so: it is the only line that
     Ctrl-C prints)."""
     text = Text(BOTTOM, style="dim")
     if never_ran:
         text.append(
-            f"✗ not run: cancelled {never_ran}; the turn ended, the conversation so far is kept",
+            f"✗ not run: cancelled {NOT_STARTED_WHEN[never_ran]}; the turn ended, the "
+            "conversation so far is kept",
             style="yellow",
         )
     else:

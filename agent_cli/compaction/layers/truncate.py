@@ -308,9 +308,8 @@ def cut_to_the_floor(
     """`messages` with every result cut to the floor `MIN_SHARED_RESULT_TOKENS` (a budget already
     at or under it is kept): the least L1 makes of each message, so whether one message alone is
     over the hard limit whatever compaction does."""
-    if policy.max_tool_result_tokens <= MIN_SHARED_RESULT_TOKENS:
-        return build_truncation_outcome(messages, policy, counter).messages
-    floor = dataclasses.replace(policy, max_tool_result_tokens=MIN_SHARED_RESULT_TOKENS)
+    cap = min(policy.max_tool_result_tokens, MIN_SHARED_RESULT_TOKENS)
+    floor = dataclasses.replace(policy, max_tool_result_tokens=cap)
     return build_truncation_outcome(messages, floor, counter).messages
 
 
