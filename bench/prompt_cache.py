@@ -93,7 +93,8 @@ def image_tokens(source: Any) -> int:
     width, height = struct.unpack(">II", header[16:24])
     longest = max(width, height, 1)
     if longest > MAX_IMAGE_EDGE:  # scaled down first, its proportions kept
-        width, height = width * MAX_IMAGE_EDGE // longest, height * MAX_IMAGE_EDGE // longest
+        width = max(1, width * MAX_IMAGE_EDGE // longest)  # (an edge stays at least a pixel)
+        height = max(1, height * MAX_IMAGE_EDGE // longest)
     return max(1, min(MAX_IMAGE_TOKENS, math.ceil(width * height / 750)))
 
 

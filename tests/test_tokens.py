@@ -11,6 +11,7 @@ import sys
 import pytest
 from compaction_support import assistant, make_counter, text, tool_result, tool_use, user
 
+from agent_cli.image_size import MAX_IMAGE_TOKENS
 from agent_cli.token_estimation import (
     HEURISTIC_ESTIMATOR,
     TIKTOKEN_ESTIMATOR,
@@ -19,7 +20,6 @@ from agent_cli.token_estimation import (
 from agent_cli.tokens import (
     BLOCK_OVERHEAD_TOKENS,
     COUNT_KEY,
-    IMAGE_TOKENS,
     MESSAGE_OVERHEAD_TOKENS,
     TokenCounter,
     default_counter,
@@ -105,14 +105,14 @@ def test_a_tool_result_counts_string_and_list_content():
     assert as_list == as_string + BLOCK_OVERHEAD_TOKENS
 
 
-def test_an_image_costs_a_fixed_amount_whatever_its_data():
+def test_an_image_whose_size_cannot_be_read_costs_the_most_an_image_does():
     counter, _ = make_counter()
     image = {
         "type": "image",
         "source": {"type": "base64", "media_type": "image/png", "data": "A" * 100_000},
     }
-    assert counter.count_block(image) == BLOCK_OVERHEAD_TOKENS + IMAGE_TOKENS
-    assert counter.count_block(tool_result("id01", [image])) > IMAGE_TOKENS
+    assert counter.count_block(image) == BLOCK_OVERHEAD_TOKENS + MAX_IMAGE_TOKENS
+    assert counter.count_block(tool_result("id01", [image])) > MAX_IMAGE_TOKENS
 
 
 def test_an_unchanged_message_is_not_tokenized_again():
