@@ -40,6 +40,7 @@ EMITTED = {
     "low_water_under_reserve": {"low": 1_000, "fixed": 2_400, "aim": 2_700},
     "uncounted_denser": {"estimate": 19_135, "bound": 21_600, "hard": 20_000},
     "calls_not_run": {"asked": 3_000, "ran": 370},
+    "calls_at_stop": {"calls": 2, "reason": "end_turn"},
     "results_held": {},
     "results_recorded": {},
     "message_stored": {"characters": 2_000_000},

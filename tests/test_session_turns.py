@@ -151,6 +151,32 @@ def test_tool_calls_cut_at_max_tokens_are_answered_not_run(workspace: Path) -> N
     validate_tool_protocol(session.view)
 
 
+@pytest.mark.parametrize("reason", ["end_turn", "refusal", "stop_sequence"])
+def test_tool_calls_in_an_answer_that_stopped_for_another_reason_say_that_reason(
+    workspace: Path, reason: str
+) -> None:
+    def stopped(request):
+        from agent_cli.events import ModelResponse, Usage
+
+        message = {"role": "assistant", "content": [tool_use("t9", "bash", command="rm -rf x")]}
+        yield ModelResponse(message, reason, Usage(10, 10))
+
+    session = make_session(workspace, ScriptedProvider([stopped]))
+    (workspace / "x").mkdir()
+    events = drain(session.run_turn("go"))
+    assert (workspace / "x").exists()
+    answered = session.view[-1]["content"][0]
+    assert answered["is_error"] is True
+    assert f"stop reason {reason}" in answered["content"]
+    assert "max_tokens" not in answered["content"]
+    said = [notice_text(e) for e in events if isinstance(e, Notice) and e.code == "calls_at_stop"]
+    assert said == [
+        f"The answer asked for 1 tool call but ended with stop reason {reason}, not tool_use: "
+        "not run, and the model is told so."
+    ]
+    validate_tool_protocol(session.view)
+
+
 def test_resume_rebuilds_the_view_and_answers_a_dangling_tool_call(workspace: Path) -> None:
     provider = ScriptedProvider([[tool_use("t1", "read_file", path="README.md")]])
 

@@ -791,6 +791,11 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
     "low_water_under_reserve": _unreachable_low_water,
     "uncounted_denser": _uncounted_denser,
     "calls_not_run": _calls_not_run,
+    "calls_at_stop": lambda f: (
+        f"The answer asked for {f['calls']:,} tool call{'' if f['calls'] == 1 else 's'} but "
+        f"ended with stop reason {_c(f['reason'], 40)}, not tool_use: not run, and the model "
+        "is told so."
+    ),
     "duplicate_tool_id": _repeated_tool_id,
     "bad_tool_id": _malformed_tool_call,
     "unsendable_answer": _unsendable_answer,

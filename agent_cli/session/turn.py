@@ -149,6 +149,10 @@ TERMINATED_ASKING_TEXT = (
     "this tool."
 )
 CUT_TOOL_TEXT = "Not run: the answer was cut at max_tokens before the turn could go on."
+STOPPED_TOOL_TEXT = (
+    "Not run: the answer ended with stop reason {reason}, not tool_use, so its calls were not "
+    "run; ask for them again if they are still needed."
+)
 
 Value = TypeVar("Value")
 Steps = Generator[SessionEvent, None, Value]  # a step's events, then what it returns
@@ -418,13 +422,23 @@ class TurnRunner:
         if tool_uses and reason == "tool_use":
             return (yield from run_tools(self.toolbox, self.conversation, tool_uses, kept.note))
         if tool_uses:  # complete calls in an answer that stopped for another reason
-            yield from answer_without_running(
-                self.conversation, tool_uses, CUT_TOOL_TEXT, kept.note
-            )
+            yield from self._answer_calls_at_stop(tool_uses, reason, kept.note)
         yield from self._stop_notices(reason)
         if reason == "pause_turn":
             return (yield from self._after_pause())
         return ("ok", reason)
+
+    def _answer_calls_at_stop(
+        self, tool_uses: list[dict[str, Any]], reason: str | None, note: str | None
+    ) -> Iterator[SessionEvent]:
+        """Answer the calls of an answer that did not stop for them as not run, saying why to
+        the model and, unless the answer was cut (its own notice says so), to the user."""
+        if reason == "max_tokens":
+            yield from answer_without_running(self.conversation, tool_uses, CUT_TOOL_TEXT, note)
+            return
+        text = STOPPED_TOOL_TEXT.format(reason=reason)
+        yield from answer_without_running(self.conversation, tool_uses, text, note)
+        yield Notice("warning", "calls_at_stop", {"calls": len(tool_uses), "reason": reason})
 
     def _calls_that_fit(self, message: dict[str, Any]) -> CallsKept:
         """The answer with the calls one step may run (`session.call_limit`), the whole
