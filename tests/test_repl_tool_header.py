@@ -58,3 +58,11 @@ def test_a_long_path_keeps_its_file_name_on_the_top_line():
         (row,) = console.export_text().splitlines()
         assert row.endswith("/hook.sh") and row.startswith("╭─ write_file  path: docs/the-")
         assert "…" in row and len(row) <= width
+
+
+def test_a_tool_name_holding_controls_is_written_out_not_stripped():
+    """A model's call of `bash\\n` read as `bash` followed by "There is no tool by that name"
+    (an outside attack): the name is written out as the file tools write paths."""
+    assert shown({"command": "echo hi"}, "bash\n") == ["╭─ bash^J  command: echo hi"]
+    assert shown({}, "\x00") == ["╭─ ^@"]
+    assert shown({}, "\x1b]52;c;ZXZpbA==\x07x") == ["╭─ ^[]52;c;ZXZpbA==^Gx"]

@@ -25,6 +25,7 @@ from agent_cli.repl.pointer_forms import shorten_artifact_pointer, show_pointer
 from agent_cli.repl.safe_text import (
     FAKE_COMPACT_MARK,
     clip_line,
+    clip_middle,
     clip_output_line,
     clip_path,
     is_fake_compact_line,
@@ -33,6 +34,7 @@ from agent_cli.repl.safe_text import (
 from agent_cli.repl.word_wrap import find_row_spans
 from agent_cli.safe_cuts import POINTER_SPAN
 from agent_cli.tools.output import format_size
+from agent_cli.written_out import revealed_pieces
 
 # Arguments that tell what a call does, in the order they are shown.
 TELLING_ARGUMENTS = (
@@ -131,7 +133,7 @@ def build_tool_started_line(event: ToolStarted, width: int | None = None) -> Tex
     """The panel's top: the tool and what it is asked; a multi-line command goes on with
     one row per line under it, so its lines read as lines. With `width`, values are
     clipped so that each row fits (a pointer stays whole even so: it must stay usable)."""
-    name = clip_line(event.name, 40)
+    name = clip_middle(revealed_pieces(event.name), 40)  # (an unknown name may hold controls)
     value_width = _value_room(event.arguments, width, len(TOP) + len(name))
     text = Text(TOP, style="dim")
     text.append(name, style="bold magenta")
