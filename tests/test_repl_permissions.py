@@ -105,7 +105,7 @@ def test_permissions_revoke_takes_back_the_numbered_one_and_reset_all():
         ("revoke 0", "no_such_answer"),
         ("revoke x", "no_such_answer"),
         ("revoke " + "9" * 5000, "no_such_answer"),
-        ("revoke", "unknown_argument"),
+        ("revoke", "missing_argument"),
         ("drop 1", "unknown_argument"),
         ("reset now", "unknown_argument"),
     ],

@@ -282,6 +282,8 @@ def _permissions(context: CommandContext, args: str) -> None:
         context.session.revoke_always(None)
         print_at_words(context.console, describe_revoked(scopes))
         return
+    if words == ["revoke"]:
+        raise CommandUsageError("/permissions", "missing_argument")
     if words[0] != "revoke" or len(words) != 2:
         raise CommandUsageError("/permissions", "unknown_argument")
     number = words[1]
