@@ -48,3 +48,14 @@ def test_a_chosen_offline_model_with_a_key_set_says_how_to_switch_not_to_set_the
     assert "set ANTHROPIC_API_KEY" not in text
     assert "ANTHROPIC_API_KEY is set" in text and "--provider anthropic" in text
     assert "set ANTHROPIC_API_KEY" in banner_text(api_key_set=False)
+
+
+def test_the_banner_writes_out_a_line_break_in_the_workspace_path() -> None:
+    """An outside tester's workspace `ws<LF>nl` read `workspace /tmp/ws nl`, the same as a
+    folder named with a space."""
+    from pathlib import Path
+
+    session = FakeSession()
+    session.workspace = Path("/tmp/c21-work/ws\nnl")
+    lines = build_banner(session, offline_fallback=False, resumed=False)  # type: ignore[arg-type]
+    assert "workspace /tmp/c21-work/ws^Jnl" in "\n".join(line.plain for line in lines)

@@ -182,6 +182,20 @@ def test_at_forty_columns_each_label_stands_over_its_value_and_no_figure_is_cut(
         assert "│ model " in shown and "│   offline-demo (offline)" in shown, shown
 
 
+def test_a_transcript_path_longer_than_its_row_is_folded_whole_not_cut():
+    """An outside tester could not copy the path from `stats` at 60 columns: it read
+    `/tmp/…/transcripts/20261206-06…`."""
+    path = "/tmp/c21-work/a-long-home-folder/transcripts/20261206-064427-8b7905.jsonl"
+    for width in (60, 40):
+        shown = render_at(width, transcript_path=path)
+        lines = shown.splitlines()
+        start = next(n for n, line in enumerate(lines) if "/tmp/c21-work" in line)
+        pieces = [line.strip("│ ").removeprefix("transcript").strip() for line in lines[start:]]
+        joined = "".join(pieces)
+        assert path in joined, shown
+        assert "…" not in joined[: joined.index(path) + len(path)], shown
+
+
 def test_on_a_very_narrow_screen_the_category_names_wrap_and_the_figures_stay_whole():
     shown = render_at(28, calibration=1.1)
     rows = token_rows(shown)

@@ -17,7 +17,7 @@ from rich.text import Text
 
 from agent_cli import __version__
 from agent_cli.repl.port import SessionPort
-from agent_cli.repl.safe_text import clip_line
+from agent_cli.repl.safe_text import clip_line, clip_path
 
 if TYPE_CHECKING:
     from agent_cli.compaction import CompactionPolicy
@@ -132,14 +132,14 @@ def build_banner(
     fitted = describe_window_fit(session)
     if fitted is not None:
         lines.append(Text(fitted, style="yellow"))
-    lines.append(Text(f"workspace {clip_line(str(session.workspace), 300)}"))
+    lines.append(Text(f"workspace {clip_path(str(session.workspace), 300)}"))
     found = session.project_instructions
     if found.text:
         lines.append(Text(f"project instructions from {clip_line(str(found.source), 40)}"))
     lines.append(
         Text(
             f"session {clip_line(str(session.session_id), 80)} ({'resumed' if resumed else 'new'})"
-            f" · transcript {clip_line(str(session.transcript_path), 300)}",
+            f" · transcript {clip_path(str(session.transcript_path), 300)}",
             style="dim",
         )
     )
@@ -151,6 +151,6 @@ def build_goodbye(session: SessionPort) -> list[Text]:
     """Where the transcript is and how to come back to it."""
     session_id = clip_line(str(session.session_id), 80)
     return [
-        Text(f"transcript: {clip_line(str(session.transcript_path), 300)}"),
+        Text(f"transcript: {clip_path(str(session.transcript_path), 300)}"),
         Text(f"resume with: agent-cli --resume {session_id}", style="dim"),
     ]

@@ -4,7 +4,8 @@ Contract: `LabelledRows(rows, min_value_width=, label_style=, indent=)` renders 
 (label, value) pair with the labels in a column of their own (never wrapped) and each
 value beside its label while the values get at least `min_value_width` cells beside the
 widest label; on a narrower screen each label has a line of its own (folded when even
-that is too wide) and its value below it, indented by `indent`. `/help` and `stats` lay
+that is too wide) and its value below it, indented by `indent`. A word of a value wider
+than its room (a path, a pointer) is folded onto the next row, never cut. `/help` and `stats` lay
 out their rows with it, so both read at 40 columns as at 120.
 """
 
@@ -48,7 +49,7 @@ class LabelledRows:
         """Labels in a column of their own, each value beside its label."""
         table = Table.grid(padding=(0, LABEL_GAP))
         table.add_column(style=self.label_style, no_wrap=True)
-        table.add_column()
+        table.add_column(overflow="fold")  # a path or pointer longer than a row stays whole
         for label, value in self.rows:
             table.add_row(Text(label), value)
         return table

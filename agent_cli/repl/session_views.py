@@ -16,7 +16,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from agent_cli.repl.safe_text import clip_line, sanitize_block
+from agent_cli.repl.safe_text import clip_line, clip_path, sanitize_block
 from agent_cli.tools.output import count_noun
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ def build_sessions_table(
         table.add_column("workspace", overflow="fold")
     for number, info in enumerate(sessions, start=1):
         mark, session_id, shown_number, when, turns, tokens = _fixed_cells(number, info, current)
-        workspace = [Text(clip_line(str(info.workspace or "?"), 100), style="dim")]
+        workspace = [Text(clip_path(str(info.workspace or "?"), 100), style="dim")]
         table.add_row(
             Text(mark),
             Text(session_id),
@@ -128,7 +128,7 @@ def build_sessions_stacked(
         detail = Text(f"{turns} turns · {tokens} tokens · ")
         detail.append_text(_describe_title(info))
         if several_workspaces:
-            detail.append(f" · {clip_line(str(info.workspace or '?'), 100)}", style="dim")
+            detail.append(f" · {clip_path(str(info.workspace or '?'), 100)}", style="dim")
         parts.append(Padding(detail, (0, 0, 0, DETAIL_INDENT)))
     return Group(*parts)
 
