@@ -323,3 +323,20 @@ def test_a_config_file_saved_with_a_byte_order_mark_is_read(tmp_path: Path):
     path = tmp_path / "config.toml"
     path.write_bytes(b"\xef\xbb\xbfsoft_threshold = 9000\n")
     assert load_config_file(path)["soft_threshold"] == 9000
+
+
+def test_a_config_file_far_larger_than_any_settings_is_refused_unread(tmp_path: Path):
+    """An outside tester's 200 MB config.toml (one comment line) took 1.8 s and 600 MB to
+    read at start: a file over a MiB is the wrong file, said so before it is parsed."""
+    from agent_cli.repl.config import MAX_CONFIG_BYTES
+
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"# " + b"x" * MAX_CONFIG_BYTES + b"\n")
+    with pytest.raises(ConfigError) as raised:
+        load_config_file(path)
+    assert describe_error(raised.value) == (
+        f"config error: config file (from {path}): is over 1 MiB, far more than any "
+        "settings; check the path"
+    )
+    path.write_bytes(b"# " + b"x" * (MAX_CONFIG_BYTES - 100) + b"\nsoft_threshold = 9000\n")
+    assert load_config_file(path)["soft_threshold"] == 9000

@@ -44,6 +44,7 @@ POLICY_FIELDS = {
     "summary_keep_recent": "summary_keep_recent",
 }
 BUILT_IN = "built-in default"
+MAX_CONFIG_BYTES = 2**20  # a settings file is a few lines; a bigger one is the wrong file
 # On the offline demo model, settings small enough that the README's sequence (read
 # README.md, docs/architecture.md, docs/reliability.md, README.md again) shows every layer
 # fire (the built-in 80k would never be reached in a demo). Flags and the config file
@@ -120,13 +121,14 @@ def load_config_file(path: Path) -> dict[str, Any]:
 
 def _read_config_bytes(path: Path) -> bytes | None:
     """The file's bytes, None when there is none; a FIFO or folder there is refused
-    without being waited on or opened for real (it would hang the start)."""
+    without being waited on or opened for real (it would hang the start), and a file over
+    `MAX_CONFIG_BYTES` is refused after reading no more than that."""
     from agent_cli.errors import StoreFileNotRegular
     from agent_cli.store.fsutil import open_regular_file
 
     try:
         with open(open_regular_file(path, os.O_RDONLY, follow_links=True), "rb") as handle:
-            return handle.read()
+            raw = handle.read(MAX_CONFIG_BYTES + 1)
     except FileNotFoundError:
         return None
     except StoreFileNotRegular as refused:
@@ -136,6 +138,12 @@ def _read_config_bytes(path: Path) -> bytes | None:
         raise ConfigError(
             "config file", f"cannot be read ({exc.strerror})", source=str(path)
         ) from None
+    if len(raw) > MAX_CONFIG_BYTES:
+        reason = (
+            f"is over {MAX_CONFIG_BYTES // 2**20} MiB, far more than any settings; check the path"
+        )
+        raise ConfigError("config file", reason, source=str(path))
+    return raw
 
 
 def check_config_values(values: Mapping[str, Any], *, source: str) -> dict[str, Any]:
