@@ -11,7 +11,8 @@ signal raise `TerminationRequested` in the main thread: the running command's pr
 group is ended (`tools.shell`), the turn records a tool result saying the command was
 stopped, the session closes, and `main` exits with 128 + the signal number.
 
-`termination_held()` covers moments where raising would do harm. It notes a signal that
+`termination_held()` (and `interrupt_held()`, for Ctrl-C) covers moments where raising would
+do harm. It notes a signal that
 lands inside the block and raises it only at `release()` (or the block's end): when a
 command starts (inside `subprocess.Popen`, before the caller holds the pid to end its
 group), and while a prompt runs (prompt_toolkit runs it in an asyncio loop, which would
@@ -124,6 +125,41 @@ def termination_held(wake: Wake | None = None) -> Iterator[Callable[[], None]]:
         yield release
     except TerminationRequested:
         _State.pending = None  # the noted signal is already on its way out
+        raise
+    finally:
+        release()
+
+
+@contextmanager
+def interrupt_held() -> Iterator[Callable[[], None]]:
+    """Note, do not raise, a Ctrl-C (SIGINT) inside the block; the yielded `release()` (or the
+    block's end) puts Python's handler back and raises the KeyboardInterrupt then, if one came.
+    For the moment a command starts, like `termination_held`: an interrupt raised between
+    `Popen` returning and the caller's handler lost the output read so far. Main thread only,
+    and only under Python's default handler (the pager's own stays as it is)."""
+    is_main = threading.current_thread() is threading.main_thread()
+    if not is_main or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield lambda: None
+        return
+    came, released = False, False
+
+    def note(_number: int, _frame: FrameType | None) -> None:
+        nonlocal came
+        came = True
+
+    def release() -> None:
+        nonlocal released
+        if not released:
+            released = True
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+            if came:
+                raise KeyboardInterrupt
+
+    signal.signal(signal.SIGINT, note)
+    try:
+        yield release
+    except BaseException:
+        came = False  # (what is on its way out already ends the call)
         raise
     finally:
         release()

@@ -207,6 +207,35 @@ def test_the_output_kept_at_ctrl_c_is_redacted_and_spilled_like_any_result(works
     assert stored.endswith("\n299\n300\n")
 
 
+def test_ctrl_c_while_the_command_starts_still_keeps_its_output_and_ends_it(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A Ctrl-C that lands as `Popen` returns, before the tool's handler is in place (a
+    loaded machine: the command had already written its pid file), escaped as a bare
+    KeyboardInterrupt: the output read so far was lost, and the suite's worker died."""
+    import subprocess
+
+    from agent_cli.tools import shell
+
+    real_popen = subprocess.Popen
+
+    def popen_then_ctrl_c(*args, **kwargs):
+        process = real_popen(*args, **kwargs)
+        assert wait_for_file(workspace / "leader.pid")
+        os.kill(os.getpid(), signal.SIGINT)  # lands here, inside the start
+        return process
+
+    monkeypatch.setattr(shell.subprocess, "Popen", popen_then_ctrl_c)
+    command = "echo started; echo $$ > leader.pid; sleep 30"
+    with pytest.raises(ToolInterrupted) as caught:
+        make_toolbox(workspace).run("bash", {"command": command, "timeout_seconds": 60})
+    outcome = caught.value.outcome
+    assert outcome is not None and outcome.content.endswith("Output so far follows.\nstarted\n")
+    (leader,) = read_pids(workspace, "leader.pid")
+    assert not is_process_running(leader)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_the_command_sees_no_trace_of_its_supervisor(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ):

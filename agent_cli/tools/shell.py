@@ -33,7 +33,7 @@ from agent_cli.errors import ToolError
 from agent_cli.safe_cuts import safe_head_end
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.terminal_escapes import unsplit_secrets
-from agent_cli.termination import termination_held
+from agent_cli.termination import interrupt_held, termination_held
 from agent_cli.tools.approval import build_command_approval
 from agent_cli.tools.approval_scope import command_target
 from agent_cli.tools.context import PreparedCall, ToolContext
@@ -124,9 +124,14 @@ def run_command(
         os.environ if environment is None else environment
     )
     output = bytearray()  # outlives an interrupt: what was read is kept
-    with termination_held() as release, _start(shell, command, cwd, child_environment) as process:
+    with (
+        termination_held() as release,
+        interrupt_held() as release_interrupt,
+        _start(shell, command, cwd, child_environment) as process,
+    ):
         try:
             release()  # a SIGTERM/SIGHUP that came while it started is raised here
+            release_interrupt()  # and a Ctrl-C, where what was read is kept
             stop_reason = _collect_output(
                 process, output, timeout_seconds, max_output_bytes, on_output
             )
