@@ -8,8 +8,8 @@ matched) and files over the read limit. A line that holds a secret is never show
 counted, whatever the pattern (`grep_secrets`: a match is an answer too). It walks in a
 stable (sorted) order, stops at a match cap saying so and how to narrow the search, and
 gives up after a bounded time with what it found. A pattern rg cannot parse, and a
-pattern or glob holding a NUL (which no argument of a program can carry), are refused
-in plain words before anything runs. No answer repeats the pattern, the glob or a path
+pattern or glob holding a NUL (which no argument of a program can carry) or longer than
+`MAX_PATTERN_CHARS`, are refused in plain words before anything runs. No answer repeats the pattern, the glob or a path
 that is not there (`tools.echo`): the result is redacted, and the model's own words
 redacted would say which of them is a secret.
 """
@@ -39,6 +39,7 @@ __all__ = ["prepare_grep", "search_workspace"]
 
 _BINARY_MATCH = re.compile(rb"^(.*): binary file matches \(found .* byte around offset \d+\)$")
 _FILES_SEARCHED = re.compile(rb"^(\d+) files searched$")
+MAX_PATTERN_CHARS = 10_000
 REGEX_HELP = (
     "grep uses ripgrep's regex syntax (like Python's `re`, without look-around or "
     "back-references); escape special characters such as ( ) [ ] { } . * + ? | with a "
@@ -62,6 +63,13 @@ def prepare_grep(context: ToolContext, arguments: dict[str, Any]) -> PreparedCal
     pattern = arguments["pattern"]
     if not isinstance(pattern, str) or "\x00" in pattern:
         raise ToolError("The pattern must be text without NUL characters.")
+    glob = arguments.get("glob")
+    for name, text in (("pattern", pattern), ("glob", glob or "")):
+        if len(text) > MAX_PATTERN_CHARS:  # (the OS refuses an argument of about 128 KiB)
+            raise ToolError(
+                f"The {name} is {len(text):,} characters; grep takes at most "
+                f"{MAX_PATTERN_CHARS:,}. Search for a shorter, distinctive part of it."
+            )
     raw = arguments.get("path", ".")
     resolved = context.workspace.resolve_inside(raw)
     shown = context.workspace.display(raw, resolved)
@@ -70,7 +78,6 @@ def prepare_grep(context: ToolContext, arguments: dict[str, Any]) -> PreparedCal
     if not (resolved.is_dir() or resolved.is_file()):  # a FIFO would block the search
         raise ToolError(f"{shown} is not a regular file or a directory; refused.")
     refuse_inside_git(context.workspace, resolved)
-    glob = arguments.get("glob")
     if glob is not None and "\x00" in glob:  # the OS takes no NUL in an argument
         raise ToolError("The glob must be text without NUL characters, e.g. '*.py'.")
     return PreparedCall(
