@@ -79,10 +79,24 @@ def test_a_multibyte_character_cut_at_the_read_limit_is_not_called_bad_utf8(tmp_
     assert found.problem is None and found.truncated
 
 
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-8-sig"])
+def test_a_file_saved_by_windows_tools_is_read_as_the_text_it_is(tmp_path, encoding):
+    """PowerShell 5's `>` writes UTF-16 with a byte-order mark: it was refused as binary,
+    though read_file reads it; Notepad's UTF-8 mark was kept as a character of the text."""
+    text = "# Rules\n\nRun the tests with `make test` before committing. Überprüfe alles.\n"
+    mark = {"utf-16-be": "\ufeff"}.get(encoding, "")  # (this codec writes no mark itself)
+    (tmp_path / "AGENTS.md").write_bytes((mark + text).encode(encoding))
+    found = load_project_instructions(tmp_path)
+    assert found.problem is None
+    assert found.text.endswith(text.strip()) and "\ufeff" not in found.text
+
+
 @pytest.mark.parametrize(
     ("make", "problem"),
     [
-        (lambda root: (root / "AGENTS.md").write_bytes(b"\xff\xfe bad \xc3"), "not_utf8"),
+        (lambda root: (root / "AGENTS.md").write_bytes(b"\xff\xfe\x00\xd8"), "not_utf8"),
+        (lambda root: (root / "AGENTS.md").write_bytes(b"# rules\n bad \xc3("), "not_utf8"),
+        (lambda root: (root / "AGENTS.md").write_bytes(b"# rules\n\x00\x01\x02"), "binary"),
         (lambda root: (root / "AGENTS.md").mkdir(), "not_a_file"),
         (lambda root: os.symlink("/etc/hostname", root / "AGENTS.md"), "outside_workspace"),
         (lambda root: os.symlink("AGENTS.md", root / "AGENTS.md"), "unreadable"),

@@ -3,8 +3,8 @@
 Contract: `load_project_instructions(workspace, redactor)` reads the first of
 `INSTRUCTION_FILES` that exists there and returns `ProjectInstructions`; it never raises
 for the file. A file that cannot be used gives instructions with no text and a `problem`
-code, which the session reports once: unreadable, not UTF-8, not a regular file, binary
-(a NUL in its head), a link that leads out of the workspace, a link to a hidden name
+code, which the session reports once: unreadable, not UTF-8 (nor UTF-16 with its byte-order
+mark, as Windows tools write it), not a regular file, binary (a NUL in its head), a link that leads out of the workspace, a link to a hidden name
 (`.env`, anything under `.git/` or another dot-folder), or a link to a file that is not
 Markdown (`MARKDOWN_SUFFIXES`: `config/master.key`, `terraform.tfstate`, `deploy/id_rsa`).
 A link to Markdown is an ordinary set-up (`AGENTS.md -> CLAUDE.md`, `-> docs/AGENTS.md`)
@@ -43,7 +43,7 @@ from agent_cli import nofollow_open
 from agent_cli.errors import ConfigError, PathStepRefused, ToolError, WorkspaceEscape
 from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.tools.redaction import SecretRedactor
-from agent_cli.tools.text_source import BINARY_SNIFF_BYTES
+from agent_cli.tools.text_source import BINARY_SNIFF_BYTES, utf16_codec
 from agent_cli.tools.workspace import Workspace
 
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")  # the first that exists is used
@@ -111,11 +111,13 @@ def _read_instructions(workspace: Path, name: str, redactor: SecretRedactor) -> 
         return ProjectInstructions(name, problem=_REFUSED_STEPS.get(refusal.reason, "unreadable"))
     except OSError:
         return ProjectInstructions(name, problem="unreadable")
-    if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+    is_utf16 = utf16_codec(data) is not None  # as Windows tools write it: its NULs are text
+    if not is_utf16 and b"\x00" in data[:BINARY_SNIFF_BYTES]:
         return ProjectInstructions(name, problem="binary")
     try:
-        # incremental: a character cut at the read limit is held back, not an error
-        decoder = codecs.getincrementaldecoder("utf-8")()
+        # incremental: a character cut at the read limit is held back, not an error; a
+        # byte-order mark is read as one, not as text
+        decoder = codecs.getincrementaldecoder("utf-16" if is_utf16 else "utf-8-sig")()
         text = decoder.decode(data, final=info.st_size <= len(data))
     except UnicodeDecodeError:
         return ProjectInstructions(name, problem="not_utf8")
