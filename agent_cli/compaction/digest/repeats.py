@@ -28,11 +28,13 @@ _SHORTENED = attrgetter("shortened_from")
 def group_repeats(entries: Sequence[RequestEntry]) -> list[RequestEntry]:
     """`entries` (newest first) with each repeated request as one entry where its newest ask
     stands (module contract)."""
-    keys: list[str | None] = list(map(str.strip, map(_TEXT, entries)))
+    keys: list[str | None]
     if any(map(_SHORTENED, entries)):  # (a head is no whole text: all are named by their keys)
         keys = list(map(_whole_key, entries))
-    elif len(set(keys)) == len(keys):  # (the usual case: no request was made twice)
-        return list(entries)
+    else:
+        keys = list(map(str.strip, map(_TEXT, entries)))
+        if len(set(keys)) == len(keys):  # (the usual case: no request was made twice)
+            return list(entries)
     groups: dict[str, list[RequestEntry]] = {}
     order: list[str | RequestEntry] = []  # a group's key where its newest ask stands
     for entry, key in zip(entries, keys, strict=True):
