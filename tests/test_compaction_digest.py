@@ -44,6 +44,7 @@ from agent_cli.compaction.digest.removed_items import (
     RemovedInteraction,
     RequestEntry,
     describe_interaction,
+    request_key,
 )
 from agent_cli.compaction.digest.render import build_digest_message, split_digest
 from agent_cli.compaction.markers import (
@@ -139,6 +140,10 @@ def assert_each_ask_is_counted_once(
     for entry in digest.requests:  # (a shared line's asks all left)
         if not entry.shortened_from:
             assert entry.asked <= sum(n for t, n in left.items() if t.strip() == entry.text.strip())
+        elif entry.whole_key:  # (a shortened one's, by the key of its whole text)
+            assert entry.asked <= sum(
+                n for t, n in left.items() if request_key(t) == entry.whole_key
+            )
     return any(entry.asked > 1 for entry in digest.requests)
 
 

@@ -6,9 +6,16 @@ range. Requests whose texts are the same but for leading and trailing whitespace
 line that says how often they were asked, with the pointers of the last and the first ask, so the
 budget names distinct requests. These tests hold the line, its stored form, the fold's count and
 range, and the rule that a written part never changes.
+
+A second tester (fix21a) repeated a 1,038-character request 100 times: each refit cut it to its
+head, and a shortened entry was never merged (its whole text was gone), so every refit cycle
+added one more line for it (4 in the end) and the fold swallowed "plum" and the fact again. A
+shortened entry now keeps a hash of its whole text (`whole_key`), and asks are grouped by it.
 """
 
 from __future__ import annotations
+
+import json
 
 from compaction_support import make_counter
 from hypothesis import given, settings
@@ -16,9 +23,19 @@ from hypothesis import strategies as st
 
 from agent_cli.compaction.digest.entries import Digest, digest_from_message, digest_to_data
 from agent_cli.compaction.digest.merge import build_counted_message, fit_digest, refit_digest
-from agent_cli.compaction.digest.removed_items import RequestEntry, count_line, request_line
+from agent_cli.compaction.digest.removed_items import (
+    SHORT_REQUEST_CHARS,
+    SHORTEST_REQUEST_CHARS,
+    RequestEntry,
+    count_line,
+    cut_request,
+    request_key,
+    request_line,
+)
 from agent_cli.compaction.digest.render import render_digest, render_digest_parts
 from agent_cli.compaction.digest.repeats import asks_and_firsts, group_repeats
+from agent_cli.provider.wire_message import build_wire_message
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tokens import TokenCounter
 
 COUNTER = TokenCounter()
@@ -144,7 +161,7 @@ def test_only_leading_and_trailing_whitespace_is_set_aside() -> None:
     ]
 
 
-def test_a_long_request_asked_again_is_shortened_once_and_a_shortened_one_never_merged() -> None:
+def test_a_long_request_asked_again_is_shortened_once_and_a_new_ask_joins_its_line() -> None:
     paste = "Traceback line: lorem ipsum dolor sit amet\n" * 12
     fitted = refit_digest(Digest(), newest_first([paste, "plum", paste, paste]), [], 100, COUNTER)
     [shared, plum] = request_lines(render_digest(fitted.digest))
@@ -153,9 +170,149 @@ def test_a_long_request_asked_again_is_shortened_once_and_a_shortened_one_never_
         f"shortened from {len(paste):,} chars) Traceback line"
     )
     assert plum == "- plum"
-    # its whole text is not known any more: a new ask of the paste is a line of its own
+    # the shortened line keeps its whole text's key: a new ask of the paste joins it
     again = refit_digest(fitted.digest, newest_first([paste], start=9), [], 400, COUNTER)
-    assert [entry.asked for entry in again.digest.requests] == [1, 3, 1]
+    assert [entry.asked for entry in again.digest.requests] == [4, 1]
+    assert f"(asked 4 times; last {pointer(9)}, first {pointer(1)})" in render_digest(again.digest)
+
+
+# The second tester's request: 1,038 characters, asked again and again.
+LONG = (
+    "please check the status of the nightly build on the main branch and tell me whether the "
+    "integration tests in the payments module passed, and if not which ones failed and why"
+) * 6
+
+
+def shortened_asks(text: str, numbers: list[int], limit: int) -> list[RequestEntry]:
+    """Asks of `text` at `numbers` (newest first), each cut to its head at `limit` as a refit
+    cuts it."""
+    asks = [RequestEntry(text, pointer(n), number=n) for n in sorted(numbers, reverse=True)]
+    return [cut_request(ask, limit, NO_SECRETS) for ask in asks]
+
+
+def test_shortened_asks_of_one_request_share_one_line_with_its_whole_asks() -> None:
+    """Asks cut at either limit, cut twice, or kept whole (with a trailing newline, which
+    does not count) are one request: one entry, every ask counted, the newest's text."""
+    at_200 = shortened_asks(LONG, [3, 9], SHORT_REQUEST_CHARS)
+    at_60 = shortened_asks(LONG, [5], SHORTEST_REQUEST_CHARS)
+    cut_twice = [cut_request(entry, SHORTEST_REQUEST_CHARS, NO_SECRETS) for entry in at_200]
+    whole = [RequestEntry(LONG + "\n", pointer(7), number=7)]
+    entries = sorted([*at_200, *at_60, *whole, *cut_twice], key=lambda e: -(e.number or 0))
+    entries.insert(2, RequestEntry("plum", pointer(8), number=8))
+    [shared, plum] = group_repeats(entries)
+    assert (shared.asked, shared.pointer, shared.first) == (6, pointer(9), pointer(3))
+    assert shared.text == LONG[:SHORT_REQUEST_CHARS] and shared.whole_key == request_key(LONG)
+    assert request_line(shared).startswith(
+        f"- (asked 6 times; last {pointer(9)}, first {pointer(3)}; shortened from 1,038 chars) "
+    )
+    assert plum.text == "plum"
+    # whole and newest: the whole text stands for all its asks
+    [newest_whole] = group_repeats([RequestEntry(LONG, pointer(10), number=10), *at_200])
+    assert (newest_whole.text, newest_whole.asked, newest_whole.first) == (LONG, 3, pointer(3))
+
+
+def test_requests_sharing_a_head_but_not_their_whole_text_stay_apart() -> None:
+    """Two long requests with the same first 300 characters: their heads are the same at
+    both limits, and they are still two lines, whole or shortened."""
+    payments, billing = LONG + " and the payments tests", LONG + " and the billing tests"
+    for limit in (SHORT_REQUEST_CHARS, SHORTEST_REQUEST_CHARS):
+        a, b = shortened_asks(payments, [4], limit), shortened_asks(billing, [3], limit)
+        assert a[0].text == b[0].text  # the same head
+        mixed = [RequestEntry(billing, pointer(5), number=5), *a, *b]
+        grouped = group_repeats(mixed)
+        assert [(e.pointer, e.asked) for e in grouped] == [(pointer(5), 2), (pointer(4), 1)]
+    fitted = refit_digest(Digest(), newest_first([payments, billing, payments]), [], 150, COUNTER)
+    assert [(e.asked, e.shortened_from) for e in fitted.digest.requests] == [(2, 1061), (1, 1060)]
+    again = refit_digest(fitted.digest, newest_first([billing], start=9), [], 150, COUNTER)
+    lines = request_lines(render_digest(again.digest))
+    assert [line.split(";")[0] for line in lines] == ["- (asked 2 times", "- (asked 2 times"]
+    assert [(e.pointer, e.first) for e in again.digest.requests] == [
+        (pointer(9), pointer(2)),
+        (pointer(3), pointer(1)),
+    ]
+
+
+def test_a_shortened_lines_key_is_stored_read_back_and_never_rendered() -> None:
+    fitted = refit_digest(Digest(), newest_first([LONG, "plum", LONG]), [], 80, COUNTER)
+    message = build_counted_message(fitted, COUNTER)
+    [shared, plum] = message["_digest"]["requests"]
+    assert shared["whole_key"] == request_key(LONG) and shared["shortened_from"] == len(LONG)
+    assert plum == {"text": "plum", "pointer": pointer(2), "shortened_from": None}
+    assert request_key(LONG) not in message["content"]  # (the model never sees it)
+    again = digest_from_message(message)
+    assert again.requests[0].whole_key == request_key(LONG)
+    assert digest_to_data(again) == digest_to_data(fitted.digest)
+
+
+def test_the_key_gives_back_nothing_the_cut_left_out_and_the_wire_does_not_carry_it() -> None:
+    """A secret past the head: neither the stored data nor the wire holds it (the key is a
+    hash); the wire sends the digest's text only, without its private data."""
+    secret = "hunter2-hunter2-hunter2"
+    text = f"{LONG[:150]} the password is {secret} {LONG}"
+    forms = SecretForms.from_values([secret])
+    fitted = refit_digest(Digest(), newest_first([text, "plum", text]), [], 80, COUNTER, forms)
+    message = build_counted_message(fitted, COUNTER)
+    assert message["_digest"]["requests"][0]["whole_key"] == request_key(text)
+    assert secret not in json.dumps(message)
+    wire = build_wire_message(message, 0)
+    assert request_key(text) not in json.dumps(wire.blocks)
+    assert [block["text"] for block in wire.blocks] == [message["content"]]
+
+
+def test_a_digest_stored_before_whole_keys_loads_and_its_shortened_lines_stay_apart() -> None:
+    """A digest written before this change has no `whole_key`: it reads as before, and its
+    shortened line is not merged (its whole text is not known); a malformed key reads as
+    absent, and a key on a whole request is not taken."""
+    fitted = refit_digest(Digest(), newest_first([LONG, "plum", LONG]), [], 80, COUNTER)
+    message = build_counted_message(fitted, COUNTER)
+    for stored in (None, "not a key", 12, request_key(LONG).upper()):
+        old = {**message, "_digest": {**message["_digest"]}}
+        requests = [dict(item) for item in message["_digest"]["requests"]]
+        if stored is None:
+            del requests[0]["whole_key"]
+        else:
+            requests[0]["whole_key"] = stored
+        old["_digest"]["requests"] = requests
+        digest = digest_from_message(old)
+        assert render_digest(digest) == message["content"]  # reads as it was written
+        assert digest.requests[0].whole_key is None
+        later = refit_digest(digest, newest_first([LONG], start=9), [], 400, COUNTER)
+        assert [entry.asked for entry in later.digest.requests] == [1, 2, 1]
+    whole = {"text": "plum", "pointer": pointer(2), "whole_key": request_key("plum")}
+    assert digest_from_message({"_digest": {"requests": [whole]}}).requests[0].whole_key is None
+
+
+def test_a_long_request_asked_100_times_over_many_refits_and_resumes_is_one_line() -> None:
+    """The second tester's shape at the scale of the merge: each compaction takes the next
+    few asks out of the view (a new part, or a refit when the part does not fit), and the
+    digest is read back from its stored message each time, as a resumed session reads it.
+    The long request ends as one line per part, one in all after a refit, and every distinct
+    request is named: none is folded."""
+    texts = ["remember: the deploy key id is K-4471", "first unique request: plum"]
+    for number in range(100):
+        texts.append(LONG)
+        if number in (10, 30, 50, 70, 90):
+            texts.append(f"unique interjection {number} quince{number}")
+    counter, digest, refits = TokenCounter(), Digest(), 0  # (its line costs 200 whole: cut)
+    for start in range(0, len(texts), 3):
+        batch = newest_first(texts[start : start + 3], start=start + 1)
+        fitted = fit_digest(digest, batch, [], 200, counter)
+        refits += not fitted.digest.parts
+        digest = digest_from_message(build_counted_message(fitted, counter))
+    assert refits > 30  # the shape the tester met: refit after refit, each cutting it
+    for part in render_digest_parts(digest):
+        assert sum(LONG[:40] in line for line in request_lines(part)) <= 1, part
+    final = refit_digest(digest, [], [], 200, counter)
+    lines = request_lines(render_digest(final.digest))
+    [shared] = [line for line in lines if LONG[:40] in line]
+    assert shared.startswith(
+        f"- (asked 100 times; last {pointer(len(texts))}, first {pointer(3)}; "
+        "shortened from 1,038 chars) please check the status"
+    )
+    assert [line for line in lines if LONG[:40] not in line] == [
+        f"- {text}" for text in reversed(texts) if text != LONG
+    ]
+    assert not final.digest.older_requests.count
 
 
 def test_a_line_without_pointers_still_says_how_often() -> None:
@@ -168,51 +325,57 @@ def test_a_line_without_pointers_still_says_how_often() -> None:
 
 # --- a differential check of the grouping against the rule written out plainly -------------
 
-_TEXTS = st.sampled_from(["fix it", "fix it ", "\nfix it", "fix  it", "plum", "数据", "a b"])
+_HEAD = "check the nightly build on the main branch " * 6  # (past either cut)
+_TEXTS = st.sampled_from(
+    [
+        *("fix it", "fix it ", "\nfix it", "fix  it", "plum", "数据", "a b"),
+        *(_HEAD + "payments", _HEAD + "billing", _HEAD + "payments\n", "  " + _HEAD + "payments"),
+    ]
+)
+Drawn = tuple[RequestEntry, str | None]  # an entry, and the stripped whole text it stands for
 
 
 @st.composite
-def _entries(draw: st.DrawFn) -> list[RequestEntry]:
+def _entries(draw: st.DrawFn) -> list[Drawn]:
     """Newest-first entries with record numbers (some absent), some already shared (as a
-    stored digest holds them) and some shortened."""
+    stored digest holds them), some shortened once or twice (keeping their whole text's key),
+    and some shortened as a digest stored before that key was kept (their whole text unknown)."""
     count = draw(st.integers(0, 30))
     numbers = sorted(draw(st.sets(st.integers(2, 999), min_size=count, max_size=count)))
-    made = []
+    made: list[Drawn] = []
     for number in numbers:
         text = draw(_TEXTS)
         at = None if draw(st.integers(0, 9)) == 0 else pointer(number)
-        entry = RequestEntry(text, at, number=number if at else None)
-        kind = draw(st.sampled_from(["once", "once", "shared", "shortened"]))
+        entry, whole = RequestEntry(text, at, number=number if at else None), text.strip()
+        kind = draw(st.sampled_from(["once", "once", "shared", "shortened", "unkeyed"]))
         if kind == "shared":
             first = draw(st.one_of(st.none(), st.integers(1, number).map(pointer)))
             entry = entry._replace(asked=draw(st.integers(2, 50)), first=first)
-        elif kind == "shortened":
-            entry = entry._replace(shortened_from=len(text) + 40)
-        made.append(entry)
+        if kind in ("shared", "shortened"):
+            limits = draw(st.sampled_from([(), (200,), (60,), (200, 60)]))
+            for limit in limits:
+                if len(entry.text) > limit:  # (as the fit cuts: only past a limit)
+                    entry = cut_request(entry, limit, NO_SECRETS)
+        elif kind == "unkeyed":
+            entry, whole = entry._replace(shortened_from=len(text) + 40), None
+        made.append((entry, whole))
     return made[::-1]
 
 
-def _group_plainly(entries: list[RequestEntry]) -> list[tuple[str, str | None, int, str | None]]:
-    """Each entry, in order, merged into the first earlier output with the same stripped text
-    (neither shortened); the first ask the lowest numbered of theirs, else the oldest one's."""
-    out: list[list[RequestEntry]] = []
-    for entry in entries:
-        home = next(
-            (
-                group
-                for group in out
-                if not entry.shortened_from
-                and not group[0].shortened_from
-                and group[0].text.strip() == entry.text.strip()
-            ),
-            None,
-        )
+def _group_plainly(drawn: list[Drawn]) -> list[tuple[str, str | None, int, str | None]]:
+    """Each entry, in order, merged into the first earlier output standing for the same whole
+    text (stripped; never one whose whole text is unknown); the first ask the lowest numbered
+    of theirs, else the oldest one's."""
+    out: list[list[Drawn]] = []
+    for entry, whole in drawn:
+        home = next((group for group in out if whole and group[0][1] == whole), None)
         if home is None:
-            out.append([entry])
+            out.append([(entry, whole)])
         else:
-            home.append(entry)
+            home.append((entry, whole))
     made = []
-    for group in out:
+    for drawn_group in out:
+        group = [entry for entry, _ in drawn_group]
         newest = group[0]
         if len(group) == 1:
             made.append((newest.text, newest.pointer, newest.asked, newest.first))
@@ -225,23 +388,32 @@ def _group_plainly(entries: list[RequestEntry]) -> list[tuple[str, str | None, i
 
 
 @settings(max_examples=300, deadline=None)
-@given(entries=_entries())
-def test_grouping_is_the_plain_rule_and_keeps_every_ask(entries: list[RequestEntry]) -> None:
+@given(drawn=_entries())
+def test_grouping_is_the_plain_rule_and_keeps_every_ask(drawn: list[Drawn]) -> None:
+    entries = [entry for entry, _ in drawn]
     grouped = group_repeats(entries)
-    assert [(e.text, e.pointer, e.asked, e.first) for e in grouped] == _group_plainly(entries)
+    assert [(e.text, e.pointer, e.asked, e.first) for e in grouped] == _group_plainly(drawn)
     assert sum(e.asked for e in grouped) == sum(e.asked for e in entries)
     assert asks_and_firsts(grouped)[0] == sum(e.asked for e in entries)
-    kept = [e.text.strip() for e in grouped if not e.shortened_from]
-    assert len(kept) == len(set(kept))  # one line per request
+    keys = [e.whole_key if e.shortened_from else request_key(e.text) for e in grouped]
+    known = [key for key in keys if key]
+    assert len(known) == len(set(known))  # one line per request
     assert group_repeats(grouped) == grouped  # grouping again changes nothing
 
 
 @settings(max_examples=100, deadline=None)
-@given(entries=_entries(), budget=st.integers(1, 400))
-def test_a_refit_names_or_folds_every_ask_once(entries: list[RequestEntry], budget: int) -> None:
+@given(drawn=_entries(), budget=st.integers(1, 400))
+def test_a_refit_names_or_folds_every_ask_once(drawn: list[Drawn], budget: int) -> None:
+    entries = [entry for entry, _ in drawn]
     counter, _ = make_counter()
     fitted = refit_digest(Digest(), entries, [], budget, counter)
     digest = fitted.digest
     named = sum(entry.asked for entry in digest.requests)
     assert named + digest.older_requests.count == sum(entry.asked for entry in entries)
     assert fitted.line_tokens == count_line(render_digest(digest), counter)
+    # and a refit of what it stored, with the same asks again, names or folds each once more
+    again = refit_digest(
+        digest_from_message(build_counted_message(fitted, counter)), entries, [], budget, counter
+    )
+    named = sum(entry.asked for entry in again.digest.requests)
+    assert named + again.digest.older_requests.count == 2 * sum(entry.asked for entry in entries)

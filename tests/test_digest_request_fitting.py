@@ -20,6 +20,7 @@ from agent_cli.compaction.digest.removed_items import (
     SHORTEST_REQUEST_CHARS,
     RequestEntry,
     count_line,
+    request_key,
     request_line,
 )
 from agent_cli.compaction.message_facts import MessageFacts, note_requests
@@ -39,7 +40,8 @@ def _fit_counting_every_request_whole(
     counter: TokenCounter,
     secrets: SecretForms = NO_SECRETS,
 ) -> tuple[list[RequestEntry], int, list[RequestEntry]]:
-    """The rule as the module contract states it, every request counted whole first."""
+    """The rule as the module contract states it, every request counted whole first; a cut keeps
+    the key of the whole text (`repeats` knows a shortened request's asks by it)."""
     used, fitted = 0, list[RequestEntry]()
     for position, entry in enumerate(entries):
         cost = count_line(request_line(entry), counter)
@@ -49,8 +51,11 @@ def _fit_counting_every_request_whole(
         ):
             if used + cost > allowed and len(entry.text) > limit:
                 original = entry.shortened_from or len(entry.text)
+                key = entry.whole_key if entry.shortened_from else request_key(entry.text)
                 head = entry.text[: safe_head_end(entry.text, limit, secrets)]
-                entry = entry._replace(text=head, shortened_from=original, counted=None)
+                entry = entry._replace(
+                    text=head, shortened_from=original, counted=None, whole_key=key
+                )
                 cost = count_line(request_line(entry), counter)
         if fitted and used + cost > 2 * budget:
             return fitted, used, entries[position:]

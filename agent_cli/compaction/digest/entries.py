@@ -11,7 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from agent_cli.compaction.digest.removed_items import RemovedInteraction, RequestEntry
+from agent_cli.compaction.digest.removed_items import (
+    RemovedInteraction,
+    RequestEntry,
+    is_request_key,
+)
 from agent_cli.compaction.markers import DIGEST_KEY
 
 DIGEST_FORMAT = 1
@@ -101,6 +105,8 @@ def _request_to_data(entry: RequestEntry) -> dict[str, Any]:
     data = {"text": entry.text, "pointer": entry.pointer, "shortened_from": entry.shortened_from}
     if entry.asked > 1:  # (absent from a request made once, as before repeats shared a line)
         data |= {"asked": entry.asked, "first": entry.first}
+    if entry.shortened_from and entry.whole_key:  # (a hash: what the cut hid stays hidden)
+        data["whole_key"] = entry.whole_key
     return data
 
 
@@ -114,18 +120,9 @@ def digest_from_message(message: dict[str, Any] | None) -> Digest:
     if not isinstance(data, dict):
         return Digest()
     requests = tuple(
-        RequestEntry(
-            item["text"],
-            pointer,
-            _positive_int_or_none(item.get("shortened_from")),
-            number=sequence_of(pointer),
-            asked=asked,
-            first=_text_or_none(item.get("first")) if asked > 1 else None,
-        )
+        _request_from_data(item)
         for item in _items(data.get("requests"))
         if isinstance(item.get("text"), str)
-        for pointer in (_text_or_none(item.get("pointer")),)
-        for asked in (_positive_int_or_none(item.get("asked")) or 1,)
     )
     interactions = tuple(
         InteractionEntry(item["line"], pointer, sequence_of(pointer))
@@ -139,6 +136,23 @@ def digest_from_message(message: dict[str, Any] | None) -> Digest:
         _range_from_data(data.get("older")),
         _parts(data.get("parts")),
         _range_from_data(data.get("older_requests")),
+    )
+
+
+def _request_from_data(item: dict[str, Any]) -> RequestEntry:
+    """A stored request (its "text" a string); a whole text's key is kept by a shortened one only."""
+    pointer = _text_or_none(item.get("pointer"))
+    shortened_from = _positive_int_or_none(item.get("shortened_from"))
+    asked = _positive_int_or_none(item.get("asked")) or 1
+    whole_key = item.get("whole_key")
+    return RequestEntry(
+        item["text"],
+        pointer,
+        shortened_from,
+        number=sequence_of(pointer),
+        asked=asked,
+        first=_text_or_none(item.get("first")) if asked > 1 else None,
+        whole_key=whole_key if shortened_from and is_request_key(whole_key) else None,
     )
 
 

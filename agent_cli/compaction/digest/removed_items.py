@@ -1,13 +1,15 @@
 """What left the view, as the digest takes it: user texts, and each interaction as one line.
 
 Contract: an interaction's line is written from its two blocks alone, so it always reads the same; a
-request's from its text, or its head where the digest shortens it. A line shows the call's key input
-as the model wrote it, unredacted and never cut around a secret (that would tell the model which
-words are secrets), but never inside a pointer. Pure.
+request's from its text, or its head where the digest shortens it (the head keeps a hash of the
+whole text, `request_key`, never rendered). A line shows the call's key input as the model wrote
+it, unredacted and never cut around a secret (that would tell the model which words are secrets),
+but never inside a pointer. Pure.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Any, NamedTuple
 
@@ -26,6 +28,8 @@ ANSWER_HEAD_CHARS = 120  # of an answer that left unsummarized (`describe_answer
 SHORT_REQUEST_CHARS = 200  # a request's head in the digest, past its budget
 SHORTEST_REQUEST_CHARS = 60  # ... past one and a half budgets
 REQUEST_LIMITS = ((SHORT_REQUEST_CHARS, 1), (SHORTEST_REQUEST_CHARS, 1.5))  # (limit, budgets)
+_REQUEST_KEY_BYTES = 8  # (64 bits: two different requests practically never share a key)
+_REQUEST_KEY = re.compile(rf"[0-9a-f]{{{2 * _REQUEST_KEY_BYTES}}}")
 
 
 class RequestEntry(NamedTuple):
@@ -43,6 +47,9 @@ class RequestEntry(NamedTuple):
     # ask, `first` the first
     asked: int = 1
     first: str | None = None
+    # on a shortened entry: `request_key` of the whole text its head was cut from (None: not
+    # known, as in digests stored before it was kept), so `repeats` still knows its asks
+    whole_key: str | None = None
 
 
 class RemovedInteraction(NamedTuple):
@@ -166,10 +173,29 @@ def _repeated_request_line(entry: RequestEntry) -> str:
 
 
 def cut_request(entry: RequestEntry, limit: int, secrets: SecretForms) -> RequestEntry:
-    """`entry` cut to its head at `limit`, splitting no pointer and none of `secrets`."""
-    original = entry.shortened_from or len(entry.text)
+    """`entry` cut to its head at `limit`, splitting no pointer and none of `secrets`, keeping the
+    key of its whole text (made at its first cut, from the text before any cut)."""
+    original, key = entry.shortened_from or len(entry.text), entry.whole_key
+    if not entry.shortened_from:
+        key = request_key(entry.text)
     head = entry.text[: safe_head_end(entry.text, limit, secrets)]
-    return entry._replace(text=head, shortened_from=original, counted=None, heads=None)
+    return entry._replace(
+        text=head, shortened_from=original, counted=None, heads=None, whole_key=key
+    )
+
+
+def request_key(text: str) -> str:
+    """A short hash naming a request by its whole text, leading and trailing whitespace set
+    aside (as `repeats` compares texts): what a shortened entry keeps of the words its cut left
+    out. A hash, never the words, so it gives back nothing the cut hid; it is kept in the
+    digest's private data only, which is never sent."""
+    whole = text.strip().encode("utf-8", "surrogatepass")
+    return hashlib.blake2b(whole, digest_size=_REQUEST_KEY_BYTES).hexdigest()
+
+
+def is_request_key(value: object) -> bool:
+    """Whether `value` reads as a `request_key` (stored data is checked before it is trusted)."""
+    return isinstance(value, str) and _REQUEST_KEY.fullmatch(value) is not None
 
 
 def with_heads(entry: RequestEntry, counter: TokenCounter, secrets: SecretForms) -> RequestEntry:

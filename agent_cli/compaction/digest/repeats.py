@@ -5,9 +5,12 @@ aside share one entry (`group_repeats`): the newest ask's text and pointer, stan
 newest stood, with how many asks it names (`asked`) and the pointer of the first ask (`first`).
 Every ask stays one recall away: the two pointers read the last and the first, and recall's search
 with the line's own words finds each of them. Whitespace inside a text counts (code and tables
-keep their shape), and a request the digest already shortened is never merged (its whole text is
-not known any more). Deterministic: the same entries in the same order give the same entries, so
-a part written from them reads the same. Pure.
+keep their shape). A request the digest shortened is known by the key of its whole text
+(`whole_key`, made at its first cut), so its asks share a line whether each is whole or
+shortened, after any number of refits and read back from a stored digest; one shortened without
+that key (a digest stored before it was kept) is never merged, since its whole text is not known.
+Deterministic: the same entries in the same order give the same entries, so a part written from
+them reads the same. Pure.
 """
 
 from __future__ import annotations
@@ -16,21 +19,26 @@ from collections.abc import Sequence
 from operator import attrgetter
 
 from agent_cli.compaction.digest.entries import sequence_of
-from agent_cli.compaction.digest.removed_items import RequestEntry
+from agent_cli.compaction.digest.removed_items import RequestEntry, request_key
 
 _TEXT = attrgetter("text")
+_SHORTENED = attrgetter("shortened_from")
 
 
 def group_repeats(entries: Sequence[RequestEntry]) -> list[RequestEntry]:
     """`entries` (newest first) with each repeated request as one entry where its newest ask
     stands (module contract)."""
-    keys = list(map(str.strip, map(_TEXT, entries)))
-    if len(set(keys)) == len(keys):  # (the usual case: no request was made twice)
-        return list(entries)
+    keys: list[str | None]
+    if any(map(_SHORTENED, entries)):  # (a head is no whole text: all are named by their keys)
+        keys = list(map(_whole_key, entries))
+    else:
+        keys = list(map(str.strip, map(_TEXT, entries)))
+        if len(set(keys)) == len(keys):  # (the usual case: no request was made twice)
+            return list(entries)
     groups: dict[str, list[RequestEntry]] = {}
     order: list[str | RequestEntry] = []  # a group's key where its newest ask stands
     for entry, key in zip(entries, keys, strict=True):
-        if entry.shortened_from:
+        if key is None:
             order.append(entry)
         elif (group := groups.get(key)) is not None:
             group.append(entry)
@@ -38,6 +46,12 @@ def group_repeats(entries: Sequence[RequestEntry]) -> list[RequestEntry]:
             groups[key] = [entry]
             order.append(key)
     return [_merged(groups[item]) if isinstance(item, str) else item for item in order]
+
+
+def _whole_key(entry: RequestEntry) -> str | None:
+    """The key of the whole text an entry stands for: its own text's, or the one a shortened
+    entry keeps (None: not known)."""
+    return entry.whole_key if entry.shortened_from else request_key(entry.text)
 
 
 def _merged(group: list[RequestEntry]) -> RequestEntry:
