@@ -8,6 +8,9 @@ marker with nothing after it), so both directions find the same runs, and a view
 take its head from one and its tail from the other. Both are lazy: a view of a
 200,000-line write numbers the few dozen lines it shows, not every line (numbering them
 all took about half a second before the question appeared).
+`style_line` draws one line: controls written out, look-alikes of ASCII characters
+marked (`lookalikes`), stray combining marks (`combining_marks`) and the positions the
+view asks for (a same-looking change, `same_looking_lines`) written out.
 """
 
 from __future__ import annotations
@@ -162,6 +165,13 @@ class _LineMarks:
     lookalike: frozenset[int] = NO_POSITIONS
     written: frozenset[int] = NO_POSITIONS
 
+    def touch(self, start: int, end: int) -> bool:
+        """Whether any position from `start` to before `end` is marked or written out
+        (a look-up per character: a long line of many words and marks stays linear)."""
+        if not self.lookalike and not self.written:
+            return False
+        return any(at in self.lookalike or at in self.written for at in range(start, end))
+
 
 def _line_marks(line: str, start: int, kind: ApprovalKind, written: frozenset[int]) -> _LineMarks:
     """The marks of `line` from `start` on (a diff's sign column aside)."""
@@ -231,18 +241,24 @@ def _append_revealed(
     marked. Look-alikes are marked, not rewritten: what the view shows of a secret must
     stay a form the view's cuts know (`approval_view.forms_as_shown`)."""
     piece = line[start:end]
-    if not any(start <= at < end for at in (*marks.lookalike, *marks.written)):
+    if not marks.touch(start, end):
         for part, is_control in reveal_controls(piece):
             text.append(part, style=CONTROL_STYLE if is_control else None)
             column += cell_len(part)
         return column
+    runs: list[tuple[list[str], bool]] = []  # pieces drawn alike, appended at once
     for at, shown in enumerate(revealed_pieces(piece), start):
         if at in marks.written and shown == line[at]:
             shown = f"<U+{ord(line[at]):04X}>"
-        is_control = shown != line[at]
-        is_marked = is_control or at in marks.lookalike
-        text.append(shown, style=CONTROL_STYLE if is_marked else None)
-        column += cell_len(shown)
+        is_marked = shown != line[at] or at in marks.lookalike
+        if runs and runs[-1][1] is is_marked:
+            runs[-1][0].append(shown)
+        else:
+            runs.append(([shown], is_marked))
+    for pieces, is_marked in runs:
+        part = "".join(pieces)
+        text.append(part, style=CONTROL_STYLE if is_marked else None)
+        column += cell_len(part)
     return column
 
 
