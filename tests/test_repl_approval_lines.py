@@ -93,4 +93,4 @@ def test_a_letter_that_passes_for_a_latin_one_is_marked_in_a_latin_word(line, ma
         text.plain[span.start : span.end] for span in text.spans if "reverse" in str(span.style)
     ]
     assert "".join(shown) == "".join(marked)
-    assert holds_lookalike_letters(line) is bool(marked)
+    assert holds_lookalike_letters(line, ApprovalKind.COMMAND) is bool(marked)

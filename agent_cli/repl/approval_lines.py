@@ -8,23 +8,27 @@ marker with nothing after it), so both directions find the same runs, and a view
 take its head from one and its tail from the other. Both are lazy: a view of a
 200,000-line write numbers the few dozen lines it shows, not every line (numbering them
 all took about half a second before the question appeared).
+`style_line` draws one line: controls written out, look-alikes of ASCII characters
+marked (`lookalikes`), stray combining marks (`combining_marks`) and the positions the
+view asks for (a same-looking change, `same_looking_lines`) written out.
 """
 
 from __future__ import annotations
 
 import re
-import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
 from rich.cells import cell_len
 from rich.text import Text
 
+from agent_cli.combining_marks import written_out_marks
+from agent_cli.lookalikes import lookalike_positions
 from agent_cli.repl.safe_text import TAB_SIZE
 from agent_cli.tools.approval import ApprovalKind
 from agent_cli.tools.output import count_noun
-from agent_cli.written_out import reveal_controls
+from agent_cli.written_out import reveal_controls, revealed_pieces
 
 BLANK_RUN_MIN = 3
 NOTE_STYLE = "bold magenta"
@@ -32,10 +36,7 @@ CONTROL_STYLE = "reverse magenta"
 DIFF_STYLES = {"+": "green", "-": "red", "@": "cyan"}
 SPACE_RUN_MIN_COLUMNS = 32
 TAB_STYLE = "dim"
-# Scripts with letters drawn like Latin ones (Unicode's confusables are mostly these).
-LOOKALIKE_SCRIPTS = frozenset(
-    {"CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC", "FULLWIDTH", "MATHEMATICAL", "LISU"}
-)
+NO_POSITIONS: frozenset[int] = frozenset()
 TRAILING_SPACE = "·"  # a space drawn where a blank one could not be told from none
 _BLANK_RUN = re.compile(r"[ \t]+")
 _NOT_BLANK = None
@@ -44,13 +45,15 @@ _NOT_BLANK = None
 @dataclass
 class NumberedLine:
     """One shown line: the raw lines it stands for (`first`..`last`, 0-based; -1 for a
-    note that stands for none) and its text, styled only when asked for."""
+    note that stands for none) and its text, styled only when asked for; `written`, the
+    positions in `raw` of further characters to write out (`style_line`)."""
 
     first: int
     last: int
     raw: str
     kind: ApprovalKind
     note: Text | None = None
+    written: frozenset[int] = NO_POSITIONS
 
     @property
     def label(self) -> str:
@@ -62,26 +65,35 @@ class NumberedLine:
 
     @cached_property
     def text(self) -> Text:
-        return self.note if self.note is not None else style_line(self.raw, self.kind)
+        if self.note is not None:
+            return self.note
+        return style_line(self.raw, self.kind, self.written)
+
+
+# Per line (by index), the positions of characters to write out besides those every
+# line writes out (`same_looking_lines`: a change that draws the same).
+WrittenAt = Mapping[int, frozenset[int]]
 
 
 def numbered_from_start(
-    raw_lines: list[str], kind: ApprovalKind, start: int = 0
+    raw_lines: list[str], kind: ApprovalKind, start: int = 0, written_at: WrittenAt | None = None
 ) -> Iterator[NumberedLine]:
     """From line `start` on, which must be the first line of a shown line (0, or one past
     the `last` of a line this yielded): a page goes on where the one before it ended."""
     index = start
     while index < len(raw_lines):
         end = _run_end(raw_lines, index, kind, step=1)
-        yield _numbered(raw_lines, index, end - 1, kind)
+        yield _numbered(raw_lines, index, end - 1, kind, written_at)
         index = end
 
 
-def numbered_from_end(raw_lines: list[str], kind: ApprovalKind) -> Iterator[NumberedLine]:
+def numbered_from_end(
+    raw_lines: list[str], kind: ApprovalKind, written_at: WrittenAt | None = None
+) -> Iterator[NumberedLine]:
     index = len(raw_lines) - 1
     while index >= 0:
         start = _run_end(raw_lines, index, kind, step=-1)
-        yield _numbered(raw_lines, start + 1, index, kind)
+        yield _numbered(raw_lines, start + 1, index, kind, written_at)
         index = start
 
 
@@ -90,9 +102,12 @@ def number_lines(raw_lines: list[str], kind: ApprovalKind) -> list[NumberedLine]
     return list(numbered_from_start(raw_lines, kind))
 
 
-def _numbered(raw_lines: list[str], first: int, last: int, kind: ApprovalKind) -> NumberedLine:
+def _numbered(
+    raw_lines: list[str], first: int, last: int, kind: ApprovalKind, written_at: WrittenAt | None
+) -> NumberedLine:
     if last - first + 1 < BLANK_RUN_MIN:
-        return NumberedLine(first, first, raw_lines[first], kind)
+        written = written_at.get(first, NO_POSITIONS) if written_at else NO_POSITIONS
+        return NumberedLine(first, first, raw_lines[first], kind, written=written)
     marker = raw_lines[first][:1] if kind is ApprovalKind.DIFF else ""
     note = Text(marker, style=DIFF_STYLES.get(marker, ""))
     note.append(f"⋮ {last - first + 1} blank lines", style=NOTE_STYLE)
@@ -121,23 +136,52 @@ def _blank_kind(line: str, kind: ApprovalKind) -> str | None:
     return line[:1]
 
 
-def style_line(line: str, kind: ApprovalKind) -> Text:
+def style_line(line: str, kind: ApprovalKind, written: frozenset[int] = NO_POSITIONS) -> Text:
     """One line with controls made visible and tabs drawn, diff-coloured; see
     `_append_blanks` for runs of spaces and tabs. Spaces that end a line are drawn as
     `TRAILING_SPACE` (a diff's marker column aside): `echo \\ ` and `echo \\` differ
-    to bash, so they must differ on screen."""
+    to bash, so they must differ on screen. Look-alikes of ASCII characters are marked
+    (`lookalikes`, strictest in a command); stray combining marks (`combining_marks`)
+    and the characters at `written` are written out as controls are (`<U+0301>`)."""
     style, start = "", 0
     if kind is ApprovalKind.DIFF:
         style = "bold" if line.startswith(("+++", "---")) else DIFF_STYLES.get(line[:1], "")
         start = 1 if line[:1] in (" ", "+", "-") and style != "bold" else 0
+    marks = _line_marks(line, start, kind, written)
     text = Text(line[:start], style=style)
     column = position = start
     for run in _BLANK_RUN.finditer(line, start):
-        column = _append_revealed(text, line[position : run.start()], column)
+        column = _append_revealed(text, line, position, run.start(), column, marks)
         column = _append_blanks(text, run.group(), column, run.end() == len(line))
         position = run.end()
-    _append_revealed(text, line[position:], column)
+    _append_revealed(text, line, position, len(line), column, marks)
     return text
+
+
+@dataclass(frozen=True)
+class _LineMarks:
+    """Positions in a line: characters to mark (`lookalike`), characters to write out."""
+
+    lookalike: frozenset[int] = NO_POSITIONS
+    written: frozenset[int] = NO_POSITIONS
+
+    def touch(self, start: int, end: int) -> bool:
+        """Whether any position from `start` to before `end` is marked or written out
+        (a look-up per character: a long line of many words and marks stays linear)."""
+        if not self.lookalike and not self.written:
+            return False
+        return any(at in self.lookalike or at in self.written for at in range(start, end))
+
+
+def _line_marks(line: str, start: int, kind: ApprovalKind, written: frozenset[int]) -> _LineMarks:
+    """The marks of `line` from `start` on (a diff's sign column aside)."""
+    if line.isascii():
+        return _LineMarks()
+    in_command = kind is ApprovalKind.COMMAND
+    body = line[start:]
+    lookalike = {start + at for at in lookalike_positions(body, in_command=in_command)}
+    marks = {start + at for at in written_out_marks(body, in_command=in_command)}
+    return _LineMarks(frozenset(lookalike), frozenset(marks) | written)
 
 
 def is_blank_line(line: str) -> bool:
@@ -189,58 +233,79 @@ def _count_blanks(blanks: str) -> str:
     return " and ".join(part for part in counted if part)
 
 
-def _append_revealed(text: Text, piece: str, column: int) -> int:
-    """Append `piece` (a word: no space or tab in it) with its controls written out, and
-    its look-alike letters marked when it mixes scripts (`mixed_script_letters`). The
-    letters are marked, not rewritten: what the view shows of a secret must stay a form
-    the view's cuts know (`approval_view.forms_as_shown`)."""
-    lookalikes = mixed_script_letters(piece)
-    for part, is_control in reveal_controls(piece):
-        if lookalikes and not is_control:
-            for character in part:
-                text.append(character, style=CONTROL_STYLE if character in lookalikes else None)
-        else:
+def _append_revealed(
+    text: Text, line: str, start: int, end: int, column: int, marks: _LineMarks
+) -> int:
+    """Append `line[start:end]` (a word: no space or tab in it) with its controls and the
+    characters at `marks.written` written out, and its look-alikes (`marks.lookalike`)
+    marked. Look-alikes are marked, not rewritten: what the view shows of a secret must
+    stay a form the view's cuts know (`approval_view.forms_as_shown`)."""
+    piece = line[start:end]
+    if not marks.touch(start, end):
+        for part, is_control in reveal_controls(piece):
             text.append(part, style=CONTROL_STYLE if is_control else None)
+            column += cell_len(part)
+        return column
+    runs: list[tuple[list[str], bool]] = []  # pieces drawn alike, appended at once
+    for at, shown in enumerate(revealed_pieces(piece), start):
+        if at in marks.written and shown == line[at]:
+            shown = f"<U+{ord(line[at]):04X}>"
+        is_marked = shown != line[at] or at in marks.lookalike
+        if runs and runs[-1][1] is is_marked:
+            runs[-1][0].append(shown)
+        else:
+            runs.append(([shown], is_marked))
+    for pieces, is_marked in runs:
+        part = "".join(pieces)
+        text.append(part, style=CONTROL_STYLE if is_marked else None)
         column += cell_len(part)
     return column
 
 
 def mark_lookalike_letters(text: Text) -> Text:
-    """`text` with the look-alike letters of each word that mixes scripts marked as the
-    approval view marks them (`mixed_script_letters`), its characters unchanged: a tool's
-    heading and an approval's header name a path or host as the body does."""
+    """`text` with its look-alikes of ASCII characters marked as a command's are
+    (`lookalikes.lookalike_positions`), its characters unchanged: a tool's heading and an
+    approval's header name a path, host or command as the body does."""
     plain = text.plain
     if plain.isascii():
         return text
-    for word in re.finditer(r"\S+", plain):
-        lookalikes = mixed_script_letters(word.group())
-        for offset, character in enumerate(word.group()) if lookalikes else ():
-            if character in lookalikes:
-                at = word.start() + offset
-                text.stylize(CONTROL_STYLE, at, at + 1)
+    offset = 0
+    for line in plain.split("\n"):
+        for at in lookalike_positions(line, in_command=True):
+            text.stylize(CONTROL_STYLE, offset + at, offset + at + 1)
+        offset += len(line) + 1
     return text
 
 
-def holds_lookalike_letters(text: str) -> bool:
-    """True when a word of `text` mixes Latin letters with look-alike ones."""
-    return not text.isascii() and any(map(mixed_script_letters, text.split()))
+def write_out_marks(text: Text) -> Text:
+    """`text` with its stray combining marks written out (`<U+0336>`) as a command's are
+    (`combining_marks`), its styles kept: a tool's heading and an approval's header
+    name a path or command as the body does."""
+    plain = text.plain
+    if plain.isascii():
+        return text
+    positions: list[int] = []
+    offset = 0
+    for line in plain.split("\n"):
+        positions += sorted(offset + at for at in written_out_marks(line, in_command=True))
+        offset += len(line) + 1
+    if not positions:
+        return text
+    cuts = sorted({cut for at in positions for cut in (at, at + 1)})
+    pieces = text.divide(cuts)
+    starts = [0, *cuts]
+    shown = Text(style=text.style, end=text.end)
+    for start, piece in zip(starts, pieces, strict=True):
+        if start in positions:
+            shown.append(f"<U+{ord(plain[start]):04X}>", style=CONTROL_STYLE)
+        else:
+            shown.append_text(piece)
+    return shown
 
 
-def mixed_script_letters(word: str) -> frozenset[str]:
-    """The letters of `word` to mark because it mixes scripts: in a word
-    with Latin letters, every letter of a script whose letters look like Latin ones
-    (`LOOKALIKE_SCRIPTS`: `gіthub.com` with a Cyrillic `і` reads as github.com). Empty
-    for any other word (Cyrillic, Greek or CJK text, `東京Tower`, stays as it is)."""
-    if word.isascii():
-        return frozenset()
-    scripts = {letter: _script_of(letter) for letter in word if letter.isalpha()}
-    if "LATIN" not in scripts.values():
-        return frozenset()
-    return frozenset(letter for letter, script in scripts.items() if script in LOOKALIKE_SCRIPTS)
-
-
-def _script_of(letter: str) -> str:
-    """A letter's script, as the first word of its Unicode name (`CYRILLIC`, `GREEK`,
-    `LATIN`, `CJK`...); "" for a letter without a name."""
-    name = unicodedata.name(letter, "")
-    return name.split(" ", 1)[0]
+def holds_lookalike_letters(text: str, kind: ApprovalKind) -> bool:
+    """True when a line of `text`, an approval of `kind`, holds a look-alike to mark."""
+    if text.isascii():
+        return False
+    in_command = kind is ApprovalKind.COMMAND
+    return any(lookalike_positions(line, in_command=in_command) for line in text.split("\n"))

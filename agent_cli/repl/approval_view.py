@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING
 
@@ -52,15 +52,18 @@ from agent_cli.repl.approval_lines import (
     TAB_STYLE,
     TRAILING_SPACE,
     NumberedLine,
+    WrittenAt,
     holds_lookalike_letters,
     is_blank_line,
     mark_lookalike_letters,
     numbered_from_end,
     numbered_from_start,
     style_line,
+    write_out_marks,
 )
 from agent_cli.repl.safe_text import clip_line, clip_middle, show_path
 from agent_cli.safe_cuts import safe_head_end, safe_tail_start
+from agent_cli.same_looking_lines import same_looking_changes
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.approval import Approval, ApprovalKind
 from agent_cli.tools.approval_scope import TargetKind
@@ -79,8 +82,10 @@ MAX_HEADER_ROWS = 3
 FULL_VIEW_PAGE_LINES = 1000
 LINE_MARK, CONTINUED_MARK = " │ ", " ┆ "  # after a line's number; after a blank gutter
 HEADER_CONTINUED_MARK = "  ↳ "
-LOOKALIKE_NOTE = "a word mixes Latin letters with look-alikes, shown marked"
+LOOKALIKE_NOTE = "a word holds look-alikes of ASCII letters or signs, shown marked"
 SHORT_LOOKALIKE_NOTE = "look-alikes marked"  # where the long note would pass MAX_HEADER_ROWS
+SAME_LOOKING_NOTE = "a changed line draws like the line it replaces, what differs written out"
+SHORT_SAME_LOOKING_NOTE = "same-looking change written out"
 _MEASURING_CONSOLE = Console(file=io.StringIO(), width=80, color_system=None)
 
 
@@ -121,16 +126,18 @@ def build_approval_view(
     header = build_header(request, approval, raw_lines, width, unasked_by)
     if not raw_lines:
         return ApprovalView(header, [_framed(_empty_note(approval), 1, width)], False)
+    written_at = same_looking_lines(approval, raw_lines)
     if full:
-        lines, next_line = _listing_page(approval, raw_lines, from_line)
+        lines, next_line = _listing_page(approval, raw_lines, from_line, written_at)
         gutter = max((len(line.label) for line in lines), default=1)
         return ApprovalView(
             header, [_framed(line, gutter, width) for line in lines], False, next_line
         )
     budget = max(MIN_BODY_ROWS, height - header_rows(header, width) - reserved_rows)
-    ends = _collect_ends(raw_lines, approval.kind, budget)
+    ends = _collect_ends(raw_lines, approval.kind, budget, written_at)
     gutter = max((len(line.label) for line in (*ends.head, *ends.tail)), default=1)
-    layout = _Layout(gutter, width, forms_as_shown(request.secrets), raw_lines, approval.kind)
+    secrets = forms_as_shown(request.secrets)
+    layout = _Layout(gutter, width, secrets, raw_lines, approval.kind, written_at)
     one_page = _is_last_page(raw_lines, approval.kind, 0)
     fitted, is_shortened = fit_lines(ends, layout, budget, one_page, unasked_by is None)
     rows = [_framed(line, gutter, width) for line in fitted]
@@ -149,10 +156,21 @@ def view_offer(request: PermissionRequest, from_line: int = 0) -> str:
     return f"[v] view lines {from_line + 1:,}-{last:,}"
 
 
-def _page(raw_lines: list[str], kind: ApprovalKind, from_line: int) -> list[NumberedLine]:
+def same_looking_lines(approval: Approval, raw_lines: list[str]) -> WrittenAt:
+    """For a diff, the changed lines that draw like the lines they replace, with the
+    positions to write out in each (`same_looking_lines.same_looking_changes`)."""
+    if approval.kind is not ApprovalKind.DIFF or approval.text.isascii():
+        return {}
+    return same_looking_changes(raw_lines)
+
+
+def _page(
+    raw_lines: list[str], kind: ApprovalKind, from_line: int, written_at: WrittenAt | None = None
+) -> list[NumberedLine]:
     """The shown lines of the page from `from_line`: `FULL_VIEW_PAGE_LINES` at most, a
     counted blank run being one."""
-    return list(islice(numbered_from_start(raw_lines, kind, from_line), FULL_VIEW_PAGE_LINES))
+    lines = numbered_from_start(raw_lines, kind, from_line, written_at)
+    return list(islice(lines, FULL_VIEW_PAGE_LINES))
 
 
 def _is_last_page(raw_lines: list[str], kind: ApprovalKind, from_line: int) -> bool:
@@ -169,13 +187,15 @@ def _empty_note(approval: Approval) -> NumberedLine:
     return NumberedLine(-1, -1, "", ApprovalKind.CONTENT, Text(words, style=NOTE_STYLE))
 
 
-def _collect_ends(raw_lines: list[str], kind: ApprovalKind, count: int) -> _Ends:
+def _collect_ends(
+    raw_lines: list[str], kind: ApprovalKind, count: int, written_at: WrittenAt
+) -> _Ends:
     """Up to `count` numbered lines from each end (no view shows more in `count` rows);
     merged into `head` alone when the two meet."""
-    head = list(islice(numbered_from_start(raw_lines, kind), count))
+    head = list(islice(numbered_from_start(raw_lines, kind, 0, written_at), count))
     if not head or head[-1].last == len(raw_lines) - 1:
         return _Ends(head, [], len(raw_lines))
-    tail = list(islice(numbered_from_end(raw_lines, kind), count))
+    tail = list(islice(numbered_from_end(raw_lines, kind, written_at), count))
     if tail[-1].first <= head[-1].last + 1:
         joined = [*head, *(line for line in reversed(tail) if line.first > head[-1].last)]
         return _Ends(joined, [], len(raw_lines))
@@ -183,12 +203,12 @@ def _collect_ends(raw_lines: list[str], kind: ApprovalKind, count: int) -> _Ends
 
 
 def _listing_page(
-    approval: Approval, raw_lines: list[str], from_line: int
+    approval: Approval, raw_lines: list[str], from_line: int, written_at: WrittenAt
 ) -> tuple[list[NumberedLine], int | None]:
     """The page that starts at `from_line`: `FULL_VIEW_PAGE_LINES` shown lines at most (a
     counted blank run is one), and where the next page starts (None: this one is the
     last). A page that is not the last ends with a line that counts the lines to come."""
-    page = _page(raw_lines, approval.kind, from_line)
+    page = _page(raw_lines, approval.kind, from_line, written_at)
     next_line = page[-1].last + 1 if page else len(raw_lines)
     if next_line >= len(raw_lines):
         return page, None
@@ -245,7 +265,10 @@ def build_header(
     `unasked_by` (`always for notes.sh`) it says that answer allows it without a
     question."""
     header = _build_header(request, approval, raw_lines, width, unasked_by, compact=False)
-    if _rows(header, width) <= MAX_HEADER_ROWS or not holds_lookalike_letters(approval.text):
+    has_notes = holds_lookalike_letters(approval.text, approval.kind) or bool(
+        same_looking_lines(approval, raw_lines)
+    )
+    if _rows(header, width) <= MAX_HEADER_ROWS or not has_notes:
         return header
     return _build_header(request, approval, raw_lines, width, unasked_by, compact=True)
 
@@ -262,6 +285,7 @@ def _build_header(
     """`build_header`; `compact`: the notes in their short forms (`SHORT_LOOKALIKE_NOTE`,
     `N blank`)."""
     lookalike_note = SHORT_LOOKALIKE_NOTE if compact else LOOKALIKE_NOTE
+    same_looking_note = SHORT_SAME_LOOKING_NOTE if compact else SAME_LOOKING_NOTE
     count = len(raw_lines)
     blank = sum(1 for line in raw_lines if is_blank_line(line))
     lines = count_noun(count, "line")
@@ -269,9 +293,11 @@ def _build_header(
         lines += f", {blank:,} blank"
     tool = clip_line(request.tool, 40)
     opening = f"permission needed for {tool}: "
-    lookalikes = holds_lookalike_letters(approval.text)
+    lookalikes = holds_lookalike_letters(approval.text, approval.kind)
     if lookalikes:
         lines += f"; {lookalike_note}"
+    if same_looking_lines(approval, raw_lines):
+        lines += f"; {same_looking_note}"
     if approval.kind is ApprovalKind.COMMAND:
         what = f"run this command ({lines})"
     else:
@@ -291,11 +317,11 @@ def _build_header(
         header = Text.assemble(
             (tool, "bold"), (f" not asked ({reveal_all(unasked_by)}): {what}", "bold green")
         )
-        return _hang(mark_lookalike_letters(header), width)
+        return _hang(mark_lookalike_letters(write_out_marks(header)), width)
     header = Text.assemble(
         ("permission needed for ", "bold yellow"), (tool, "bold"), (": " + what, "bold yellow")
     )
-    return _hang(mark_lookalike_letters(header), width)
+    return _hang(mark_lookalike_letters(write_out_marks(header)), width)
 
 
 def describe_request(request: PermissionRequest, limit: int) -> str:
@@ -363,6 +389,7 @@ class _Layout:
     secrets: SecretForms = NO_SECRETS  # a shortened line splits none of them
     raw_lines: Sequence[str] = ()
     kind: ApprovalKind = ApprovalKind.CONTENT
+    written_at: WrittenAt = field(default_factory=dict)  # same-looking changes written out
 
     def rows(self, line: NumberedLine) -> int:
         return len(line_rows(line, self.content_width))
@@ -495,7 +522,8 @@ def _change_at(line: NumberedLine, layout: _Layout) -> int | None:
     if not theirs:
         return None
     other = theirs[min(mine.index(index), len(theirs) - 1)]
-    shown, other_shown = line.text.plain[1:], style_line(raw[other], layout.kind).plain[1:]
+    other_text = style_line(raw[other], layout.kind, layout.written_at.get(other, frozenset()))
+    shown, other_shown = line.text.plain[1:], other_text.plain[1:]
     pairs = enumerate(zip(shown, other_shown, strict=False))
     same = next((at for at, (one, two) in pairs if one != two), None)
     return 1 + (min(len(shown), len(other_shown)) if same is None else same)

@@ -20,7 +20,7 @@ from rich.cells import chop_cells
 from rich.text import Text
 
 from agent_cli.events import ToolFinished, ToolStarted
-from agent_cli.repl.approval_lines import mark_lookalike_letters
+from agent_cli.repl.approval_lines import mark_lookalike_letters, write_out_marks
 from agent_cli.repl.pointer_forms import shorten_artifact_pointer, show_pointer
 from agent_cli.repl.safe_text import (
     FAKE_COMPACT_MARK,
@@ -145,7 +145,7 @@ def build_tool_started_line(event: ToolStarted, width: int | None = None) -> Tex
     for line in select_further_lines(event.arguments):
         text.append("\n" + SIDE + "  ", style="dim")
         text.append(clip_output_line(line, further_width))
-    return mark_lookalike_letters(text)
+    return mark_lookalike_letters(write_out_marks(text))
 
 
 def _value_room(arguments: dict[str, Any], width: int | None, taken: int) -> int:
