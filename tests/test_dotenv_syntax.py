@@ -216,8 +216,8 @@ def test_bytes_that_are_not_text_never_fail() -> None:
 
 
 def test_a_shell_word_ends_at_a_blank_and_an_open_quote_has_no_end() -> None:
-    assert read_shell_word("abc def", 0) == ("abc", 3)
-    assert read_shell_word('\'a b\'"c\\"d" e', 0) == ('a bc"d', 11)
+    assert read_shell_word("abc def", 0) == "abc"
+    assert read_shell_word('\'a b\'"c\\"d" e', 0) == 'a bc"d'
     assert read_shell_word("'open", 0) is None
 
 
@@ -240,8 +240,8 @@ def write_value(value: str, style: str) -> str:
         return f"'{value}'"  # Node's and a shell's way: nothing escaped
     if style == "single_escaped":  # python-dotenv's set_key, with the backslash too
         return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
-    if style == "backtick" and "`" not in value:
-        return f"`{value}`"
+    if style == "backtick" and "`" not in value and not value.endswith("\\"):
+        return f"`{value}`"  # Node's way, nothing escaped (a last `\\` would escape the quote)
     if style == "shell":  # what shlex.quote, so many .envrc writers, make
         return shlex.quote(value)
     escaped = value.replace("\\", "\\\\").replace('"', '\\"')

@@ -33,7 +33,7 @@ Contract:
 from __future__ import annotations
 
 import codecs
-import heapq
+import itertools
 import json
 import re
 from collections.abc import Iterator
@@ -70,6 +70,7 @@ _ESCAPE_AWARE_BODY = {  # a backslash escapes any character, a quote or itself
 _DOTENV_DOUBLE_ESCAPES = re.compile(r"\\[\\'\"abfnrtv]")
 _DOTENV_SINGLE_ESCAPES = re.compile(r"\\[\\']")
 _SHELL_DOUBLE_QUOTED = re.compile(r'[\\"$`]')
+_PLAIN_VALUE = re.compile(r"[^\s'\"`\\$#]*")  # nothing a reader takes apart
 _COMMENT = re.compile(r"\s+#.*", re.DOTALL)
 
 
@@ -94,47 +95,41 @@ def decode_dotenv(data: bytes) -> str:
 
 
 def parse_dotenv(text: str) -> Iterator[Assignment]:
-    """Every assignment the text makes, in order (module contract). Where readers
-    disagree on where a value ends (a shell closes `'a\\'` at its second quote,
-    python-dotenv goes on to the next), the parse goes on after each end: a line start
-    is read once, whichever path reaches it."""
-    pending, seen = [0], set()
-    while pending:
-        position = heapq.heappop(pending)
-        if position in seen or position >= len(text):
-            continue
-        seen.add(position)
-        ends = []
+    """Every assignment the text makes, in order (module contract). Every line is read
+    as one that may start an assignment, a line inside another's quoted value too:
+    readers disagree on where a value ends (a shell ends `'a\\'` at its second quote,
+    python-dotenv at the next; python-dotenv drops a line it cannot parse, Node reads
+    it), and whatever line one of them reads an assignment from is read so here."""
+    starts = itertools.chain([0], (end.end() for end in _LINE_END.finditer(text)))
+    for position in starts:
         for form in (_ASSIGNMENT, _COLON_ASSIGNMENT):  # `NAME: =` is either
             found = form.match(text, position)
             if found is None:
                 continue
-            line_end = _end_of_line(text, found.end())  # a quoted name may span lines
-            readings, value_ends = _value_readings(text, found, line_end)
-            ends += value_ends
+            # the line's end after the name: a quoted name may span lines
+            readings = _value_readings(text, found, _end_of_line(text, found.end()))
             if readings:
                 yield Assignment(found.groupdict().get("quoted") or found["name"], tuple(readings))
-        for end in ends or [position]:
-            heapq.heappush(pending, _after_line(text, _end_of_line(text, end)))
 
 
-def _value_readings(text: str, found: re.Match[str], line_end: int) -> tuple[list[str], list[int]]:
-    """The non-empty readings of the value after `found`, and where each reader's value
-    ends (the parse goes on after each of those lines)."""
+def _value_readings(text: str, found: re.Match[str], line_end: int) -> list[str]:
+    """The non-empty readings of the value after `found` (module contract)."""
     start = found.end()
+    value = text[start:line_end].rstrip()
+    if _PLAIN_VALUE.fullmatch(value):
+        return [value] if value else []  # every reader reads it as it is
     first = text[start : start + 1]
     if found["blanks"] and first == "#":
-        return [], [line_end]  # `KEY= # a note`: no value (`KEY=#x` is `#x`)
+        return []  # `KEY= # a note`: no value (`KEY=#x` is `#x`)
     if first and first in QUOTES:
-        readings, ends = _quoted_readings(text, start, first, line_end)
+        readings = _quoted_readings(text, start, first, line_end)
     else:
-        readings, ends = _unquoted_readings(text[start:line_end]), [line_end]
+        readings = _unquoted_readings(text[start:line_end])
     shell = read_shell_word(text, start)
     if shell is not None:
-        readings.append(shell[0])
-        ends.append(shell[1])
+        readings.append(shell)
     readings = _distinct(readings)
-    return (_beside_forms(*readings) if len(readings) > 1 else readings), ends
+    return _beside_forms(*readings) if len(readings) > 1 else readings
 
 
 def _unquoted_readings(value: str) -> list[str]:
@@ -144,35 +139,28 @@ def _unquoted_readings(value: str) -> list[str]:
     return [_COMMENT.sub("", value).strip(), value.partition("#")[0].strip()]
 
 
-def _quoted_readings(
-    text: str, start: int, quote: str, line_end: int
-) -> tuple[list[str], list[int]]:
-    """The readings of a quoted value (module contract), and where each ends: where an
-    escaped quote does not end it, and where it does (Node's regex, when the first
-    leaves no clean line end: `` `abc\\` ``)."""
+def _quoted_readings(text: str, start: int, quote: str, line_end: int) -> list[str]:
+    """The readings of a quoted value (module contract): to the quote an escaped quote
+    does not end, and, where that leaves no clean line end or there is none, to the next
+    quote (Node's regex: `` `abc\\` ``); python-dotenv takes a backtick as part of an
+    unquoted value, and Node a line such as `"abc"def` as it is."""
     body_start = start + 1
     limit = min(len(text), body_start + MAX_QUOTED_CHARS + 1)
+    readings = _unquoted_readings(text[start:line_end]) if quote == "`" else []
     closed = _ESCAPE_AWARE_BODY[quote].match(text, body_start, limit)
-    readings: list[str] = []
-    ends: list[int] = []
     if closed is not None:
         close = closed.end() - 1
-        readings, ends = _decoded(quote, text[body_start:close]), [close]
-        close_line_end = _end_of_line(text, close)
-        trailing = text[close + 1 : close_line_end].strip()
-        if quote == "`" or (trailing and not trailing.startswith("#")):
-            # python-dotenv takes backticks as part of an unquoted value, and Node a line
-            # such as `"abc"def` as it is
-            readings += _unquoted_readings(text[start:close_line_end])
+        readings[:0] = _decoded(quote, text[body_start:close])
+        trailing = text[close + 1 : _end_of_line(text, close)].strip()
         if not trailing or trailing.startswith("#"):
-            return readings, ends
+            return readings
+        readings += _unquoted_readings(text[start : _end_of_line(text, close)])
     plain = text.find(quote, body_start, limit)
-    if plain != -1 and plain not in ends:
-        readings.append(text[body_start:plain])
-        ends.append(plain)
-    if not ends:
-        return _unclosed_readings(text, start, line_end), [line_end]
-    return readings, ends
+    if plain != -1 and (closed is None or plain != closed.end() - 1):
+        readings.insert(0 if closed is None else len(readings), text[body_start:plain])
+    elif closed is None:
+        return _unclosed_readings(text, start, line_end)
+    return readings
 
 
 def _unclosed_readings(text: str, start: int, line_end: int) -> list[str]:
@@ -220,7 +208,3 @@ def _distinct(readings: list[str]) -> list[str]:
 def _end_of_line(text: str, position: int) -> int:
     found = _LINE_END.search(text, position)
     return len(text) if found is None else found.start()
-
-
-def _after_line(text: str, line_end: int) -> int:
-    return line_end + (2 if text.startswith("\r\n", line_end) else 1)

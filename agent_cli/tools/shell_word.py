@@ -4,8 +4,8 @@ direnv sources `.envrc` with bash, and tools that write one quote values the she
 way (`shlex.quote` writes `a'b` as `'a'"'"'b'`; `declare -p` and `printf %q` write a
 line break as `$'\\n'`), which no dotenv parser reads as the shell does.
 
-Contract: `read_shell_word(text, start)` is the word that starts at `start` and where it
-ends, or None when it does not end (a quote left open, or a word longer than
+Contract: `read_shell_word(text, start)` is the word that starts at `start`, or None
+when it does not end (a quote left open, or a word longer than
 `MAX_WORD_CHARS`). A word ends at an unquoted blank or line break. It joins its pieces:
 `'...'` as written (over lines too), `"..."` with `\\\\ \\" \\$ \\`` unescaped and an escaped
 line break dropped, `$'...'` with its C escapes decoded, and unquoted text with each
@@ -30,8 +30,8 @@ _PIECE = re.compile(
 _DOUBLE_ESCAPES = re.compile(r'\\([\\"$`\n])')
 
 
-def read_shell_word(text: str, start: int) -> tuple[str, int] | None:
-    """The shell word at `start` and where it ends, or None (module contract)."""
+def read_shell_word(text: str, start: int) -> str | None:
+    """The shell word at `start`, or None (module contract)."""
     limit = min(len(text), start + MAX_WORD_CHARS)
     pieces: list[str] = []
     position = start
@@ -43,7 +43,7 @@ def read_shell_word(text: str, start: int) -> tuple[str, int] | None:
         position = found.end()
     if position == limit < len(text) and not text[position].isspace():
         return None
-    return "".join(pieces), position
+    return "".join(pieces)
 
 
 def _piece_text(found: re.Match[str]) -> str:
