@@ -101,19 +101,42 @@ def find_dotenv_secrets(dotenv: WorkspaceDotenv, named: str) -> FoundSecrets:
     values: set[str] = set()
     unhidden: dict[str, str] = {}
     for file in dotenv.files:
-        for assignment in file.assignments:
-            shown = f"{file.path}: {assignment.name}"
-            for index, reading in enumerate(assignment.readings):
-                if len(reading) > MAX_HIDDEN_CHARS:
-                    if assignment.name in names or is_credential_name(assignment.name):
-                        unhidden[shown] = LONG
-                    continue
-                found = find_secrets({assignment.name: reading, SECRET_NAMES_VARIABLE: named})
+        firsts, others, too_long = _layers(file.assignments)
+        for layers, is_first in ((firsts, True), (others, False)):
+            for layer in layers:
+                found = find_secrets({**layer, SECRET_NAMES_VARIABLE: named})
                 values.update(found.values)
-                if index == 0:
-                    unhidden.update((shown, why) for _, why in found.unhidden)
+                if is_first:  # a notice speaks of the value most readers take
+                    shown = ((f"{file.path}: {name}", why) for name, why in found.unhidden)
+                    unhidden.update(shown)
+        for name in too_long:
+            if name in names or is_credential_name(name):
+                unhidden[f"{file.path}: {name}"] = LONG
     ordered = tuple(sorted(values, key=len, reverse=True))
     return FoundSecrets(ordered, tuple(unhidden.items()))
+
+
+def _layers(
+    assignments: tuple[Assignment, ...],
+) -> tuple[list[dict[str, str]], list[dict[str, str]], list[str]]:
+    """The assignments as environments `find_secrets` can read, each name once in each
+    (a name given twice, or a value's other readings, go to the next one): those of the
+    first readings, those of the others, and the names of readings too long to hide."""
+    firsts: list[dict[str, str]] = []
+    others: list[dict[str, str]] = []
+    too_long: list[str] = []
+    depth: dict[tuple[bool, str], int] = {}  # how many layers hold the name already
+    for assignment in assignments:
+        for index, reading in enumerate(assignment.readings):
+            if len(reading) > MAX_HIDDEN_CHARS:
+                too_long.append(assignment.name)
+                continue
+            layers, key = (firsts if index == 0 else others), (index == 0, assignment.name)
+            level = depth[key] = depth.get(key, -1) + 1
+            if level == len(layers):
+                layers.append({})
+            layers[level][assignment.name] = reading
+    return firsts, others, too_long
 
 
 def is_dotenv_name(name: str) -> bool:
