@@ -26,8 +26,12 @@ from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.tools.dotenv_syntax import parse_dotenv
 from agent_cli.tools.redaction import ORDINARY_WORD, SHORT, find_secrets
 from agent_cli.tools.workspace_secrets import (
+    LONG,
+    MAX_HIDDEN_CHARS,
     NOT_REGULAR,
+    DotenvFile,
     WorkspaceDotenv,
+    find_dotenv_secrets,
     is_dotenv_name,
     read_workspace_dotenv,
 )
@@ -189,3 +193,19 @@ def test_regular_files_at_the_root_and_one_level_down_are_read(tmp_path: Path) -
         ("a/.env", ("A_TOKEN",), None),
         ("big.env", ("BIG_TOKEN",), None),
     }
+
+
+def test_each_value_a_file_gives_a_credential_is_a_secret() -> None:
+    """Both values of a name given twice; the notice names the first readings only, and
+    a value too long to hide."""
+    text = (
+        "DB_PASSWORD=Dup0First1Secret2\n"
+        "DB_PASSWORD=Dup9Second8Secret7\n"
+        "A_TOKEN=abcde#fghij-klmno\n"  # Node reads `abcde`: short, but no notice of it
+        "SHORT_TOKEN=abcdef\n"
+        f"BIG_KEY={'k' * (MAX_HIDDEN_CHARS + 1)}\n"
+    )
+    dotenv = WorkspaceDotenv((DotenvFile("api/.env", tuple(parse_dotenv(text))),))
+    found = find_dotenv_secrets(dotenv, "")
+    assert {"Dup0First1Secret2", "Dup9Second8Secret7", "abcde#fghij-klmno"} == set(found.values)
+    assert dict(found.unhidden) == {"api/.env: SHORT_TOKEN": SHORT, "api/.env: BIG_KEY": LONG}
