@@ -5,11 +5,11 @@ way (`shlex.quote` writes `a'b` as `'a'"'"'b'`; `declare -p` and `printf %q` wri
 line break as `$'\\n'`), which no dotenv parser reads as the shell does.
 
 Contract: `read_shell_word(text, start)` is the word that starts at `start`, or None
-when it does not end (a quote left open, or a word longer than
-`MAX_WORD_CHARS`). A word ends at an unquoted blank or line break. It joins its pieces:
-`'...'` as written (over lines too), `"..."` with `\\\\ \\" \\$ \\`` unescaped and an escaped
-line break dropped, `$'...'` with its C escapes decoded, and unquoted text with each
-`\\x` read as `x` and an escaped line break dropped. Expansions (`$HOME`, `$(cmd)`) are
+when it does not end (a quote left open, or a word longer than `MAX_WORD_CHARS`). A
+word ends at an unquoted blank or line break. It joins its pieces: `'...'` as written
+(over lines too), `"..."` with `\\\\ \\" \\$ \\`` unescaped and an escaped line break
+dropped, `$'...'` with its C escapes decoded, and unquoted text with each `\\x` read as
+`x` and an escaped line break dropped. Expansions (`$HOME`, `$(cmd)`) are
 taken as written: what they would give is not known without running them.
 """
 
