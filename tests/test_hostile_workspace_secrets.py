@@ -23,11 +23,16 @@ from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 from hostile_support import recoverable_secrets
 
 from agent_cli.secret_forms import REDACTED_MARK
+from agent_cli.tools.dotenv_syntax import parse_dotenv
 from agent_cli.tools.redaction import ORDINARY_WORD, SHORT, find_secrets
 from agent_cli.tools.workspace_secrets import (
-    MAX_DOTENV_BYTES,
+    LONG,
+    MAX_HIDDEN_CHARS,
+    NOT_REGULAR,
+    DotenvFile,
+    WorkspaceDotenv,
+    find_dotenv_secrets,
     is_dotenv_name,
-    parse_dotenv,
     read_workspace_dotenv,
 )
 
@@ -140,14 +145,15 @@ def test_dotenv_lines_are_read_as_dotenv_tools_write_them() -> None:
         "not an assignment\n"
         "PLAIN=later\n"
     )
-    assert dict(parse_dotenv(text)) == {
-        "PLAIN": "later",
-        "EXPORTED": "exp-value",
-        "SINGLE": "it is # not a note",
-        "DOUBLE": "first\nsecond",
-        "MULTI": "-----BEGIN KEY-----\nbody\n-----END KEY-----",
-        "SPACED": "spaced",
-    }
+    assert [(each.name, each.value) for each in parse_dotenv(text)] == [
+        ("PLAIN", "value"),
+        ("EXPORTED", "exp-value"),
+        ("SINGLE", "it is # not a note"),
+        ("DOUBLE", "first\nsecond"),
+        ("MULTI", "-----BEGIN KEY-----\nbody\n-----END KEY-----"),
+        ("SPACED", "spaced"),
+        ("PLAIN", "later"),
+    ]
 
 
 def test_which_files_are_dotenv_files() -> None:
@@ -157,27 +163,49 @@ def test_which_files_are_dotenv_files() -> None:
         assert not is_dotenv_name(name), name
 
 
-def test_only_small_regular_files_at_the_root_and_one_level_down_are_read(tmp_path: Path) -> None:
-    """A FIFO is never waited on, a large file and a template are skipped, folders two
-    levels down, hidden folders and node_modules are not looked in."""
+def test_regular_files_at_the_root_and_one_level_down_are_read(tmp_path: Path) -> None:
+    """A FIFO is never waited on (and named as not read), a template is skipped, folders
+    two levels down and node_modules are not looked in; a dot folder is, and a large
+    file is read up to the bound."""
     (tmp_path / "a" / "b").mkdir(parents=True)
     (tmp_path / "node_modules").mkdir()
-    (tmp_path / ".hidden").mkdir()
+    (tmp_path / ".devcontainer").mkdir()
     (tmp_path / ".env").write_text("ROOT_TOKEN=root-value-123\n")
     (tmp_path / "a" / ".env").write_text("A_TOKEN=a-value-12345\n")
     (tmp_path / "a" / "b" / ".env").write_text("DEEP_TOKEN=deep-value-123\n")
     (tmp_path / "node_modules" / ".env").write_text("NM_TOKEN=nm-value-12345\n")
-    (tmp_path / ".hidden" / ".env").write_text("HIDDEN_TOKEN=hidden-value-1\n")
+    (tmp_path / ".devcontainer" / ".env").write_text("DOT_TOKEN=dot-value-1234\n")
     (tmp_path / ".env.example").write_text("EXAMPLE_TOKEN=placeholder-1\n")
-    (tmp_path / "big.env").write_text("BIG_TOKEN=x\n" + "#" * MAX_DOTENV_BYTES)
+    (tmp_path / "big.env").write_text("#" * 300_000 + "\nBIG_TOKEN=big-value-1234\n")
     os.mkfifo(tmp_path / ".env.fifo")
-    result: list[object] = []
+    result: list[WorkspaceDotenv] = []
     reader = threading.Thread(target=lambda: result.append(read_workspace_dotenv(tmp_path)))
     reader.start()
     reader.join(timeout=10)
     assert not reader.is_alive(), "a FIFO named like a dotenv file blocked the read"
-    (files,) = result
-    assert {(each.path, tuple(each.variables)) for each in files} == {  # type: ignore[attr-defined]
-        (".env", ("ROOT_TOKEN",)),
-        ("a/.env", ("A_TOKEN",)),
+    (dotenv,) = result
+    assert {
+        (each.path, tuple(a.name for a in each.assignments), each.unread) for each in dotenv.files
+    } == {
+        (".env", ("ROOT_TOKEN",), None),
+        (".env.fifo", (), NOT_REGULAR),
+        (".devcontainer/.env", ("DOT_TOKEN",), None),
+        ("a/.env", ("A_TOKEN",), None),
+        ("big.env", ("BIG_TOKEN",), None),
     }
+
+
+def test_each_value_a_file_gives_a_credential_is_a_secret() -> None:
+    """Both values of a name given twice; the notice names the first readings only, and
+    a value too long to hide."""
+    text = (
+        "DB_PASSWORD=Dup0First1Secret2\n"
+        "DB_PASSWORD=Dup9Second8Secret7\n"
+        "A_TOKEN=abcde#fghij-klmno\n"  # Node reads `abcde`: short, but no notice of it
+        "SHORT_TOKEN=abcdef\n"
+        f"BIG_KEY={'k' * (MAX_HIDDEN_CHARS + 1)}\n"
+    )
+    dotenv = WorkspaceDotenv((DotenvFile("api/.env", tuple(parse_dotenv(text))),))
+    found = find_dotenv_secrets(dotenv, "")
+    assert {"Dup0First1Secret2", "Dup9Second8Secret7", "abcde#fghij-klmno"} == set(found.values)
+    assert dict(found.unhidden) == {"api/.env: SHORT_TOKEN": SHORT, "api/.env: BIG_KEY": LONG}

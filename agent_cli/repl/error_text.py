@@ -759,7 +759,39 @@ def _credentials_not_hidden(fields: Mapping[str, object]) -> str:
             "would vanish from every file and search; name the variable in "
             "AGENT_CLI_SECRET_NAMES to hide it anyway)"
         )
+    if fields.get("long"):
+        parts.append(
+            f"{_c(fields['long'], 300)} (a value over "
+            f"{int(str(fields.get('hidden_chars', 0))) // 1024} KB: no credential is so long, "
+            "and hiding it would slow every start by seconds)"
+        )
     return "Not hidden from the model: " + "; ".join(parts) + "."
+
+
+def _dotenv_not_read(fields: Mapping[str, object]) -> str:
+    """Which dotenv files (or parts, or folders) were not read at start, and why: their
+    values are not hidden from the model."""
+    parts = []
+    if fields.get("not_regular"):
+        parts.append(
+            f"{_c(fields['not_regular'], 200)} (a pipe, socket or device, not a file: a read "
+            "could wait forever)"
+        )
+    if fields.get("unreadable"):
+        parts.append(f"{_c(fields['unreadable'], 200)} (could not be read)")
+    if fields.get("cut"):
+        size = int(str(fields.get("read_bytes", 0))) / 2**20
+        parts.append(f"{_c(fields['cut'], 200)} past its first {size:,.0f} MB")
+    if fields.get("folders_not_read"):
+        parts.append(
+            f"the dotenv files in {fields['folders_not_read']} more folders (only the first "
+            f"{fields.get('folders_read')} are looked in)"
+        )
+    return (
+        "Not read for secrets at start, so their values are not hidden from the model: "
+        + "; ".join(parts)
+        + "."
+    )
 
 
 _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
@@ -819,6 +851,7 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
         f"in {f['current']}."
     ),
     "credentials_not_hidden": _credentials_not_hidden,
+    "dotenv_not_read": _dotenv_not_read,
     "torn_record_set_aside": lambda f: (
         f"The transcript's last record was cut off ({f['bytes']:,} bytes, most likely a "
         "crash or power loss while it was written): the session goes on without it, and "

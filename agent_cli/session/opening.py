@@ -139,7 +139,7 @@ def open_session(
             session_id, paths.transcripts, paths.artifacts_root, recall_page_chars(policy)
         )
         recall.written_from = writer.next_sequence  # what this run writes (`recall` contract)
-        learned, unhidden = _workspace_secrets(workspace, environment)
+        learned, workspace_notices = _workspace_secrets(workspace, environment)
         make_toolbox = toolbox_factory or partial(
             _default_toolbox,
             environment=environment,
@@ -171,8 +171,8 @@ def open_session(
             _attach_mcp(session, toolbox, mcp_servers, workspace, session.counter)
         if workspace_notice is not None:
             session.announce(workspace_notice)
-        if unhidden is not None:
-            session.announce(unhidden)
+        for notice in workspace_notices:
+            session.announce(notice)
         if writer.torn_tail is not None:
             kept_at, size = writer.torn_tail
             fields = {"kept_at": str(kept_at), "bytes": size}
@@ -228,27 +228,12 @@ def _mcp_secrets(
 
 def _workspace_secrets(
     workspace: Path, environment: Mapping[str, str] | None
-) -> tuple[tuple[str, ...], Notice | None]:
-    """The secrets of the workspace's dotenv files (`tools.workspace_secrets`: the
-    toolbox reads the environment's itself), and a notice naming the credentials of
-    both left visible (`redaction.find_secrets`), or None."""
-    import os
+) -> tuple[tuple[str, ...], tuple[Notice, ...]]:
+    """The secrets of the workspace's dotenv files and the notices about them
+    (`session.dotenv_secrets`; imported here, off the prompt's path)."""
+    from agent_cli.session.dotenv_secrets import load_dotenv_secrets
 
-    from agent_cli.tools.redaction import SECRET_NAMES_VARIABLE, find_secrets
-    from agent_cli.tools.workspace_secrets import read_workspace_dotenv
-
-    environment = os.environ if environment is None else environment
-    named = environment.get(SECRET_NAMES_VARIABLE, "")
-    unhidden = list(find_secrets(environment).unhidden)
-    learned: list[str] = []
-    for dotenv in read_workspace_dotenv(workspace):
-        found = find_secrets({**dotenv.variables, SECRET_NAMES_VARIABLE: named})
-        learned += found.values
-        unhidden += [(f"{dotenv.path}: {name}", why) for name, why in found.unhidden]
-    if not unhidden:
-        return tuple(learned), None
-    fields = {why: ", ".join(name for name, kind in unhidden if kind == why) for _, why in unhidden}
-    return tuple(learned), Notice("warning", "credentials_not_hidden", fields)
+    return load_dotenv_secrets(workspace, environment)
 
 
 def _default_toolbox(

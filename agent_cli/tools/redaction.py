@@ -148,7 +148,7 @@ def find_secrets(environment: Mapping[str, str]) -> FoundSecrets:
     """The secret values `environment` holds (see the module contract), and the
     variables whose credential is left visible because it is short or an ordinary word
     (the session says so once at start)."""
-    named = set(ALWAYS_SECRET_NAMES) | _named_secrets(environment)
+    named = set(ALWAYS_SECRET_NAMES) | named_secrets(environment)
     values: set[str] = set()
     unhidden: dict[str, str] = {}
     for name, value in environment.items():
@@ -177,7 +177,7 @@ def _why_not_hidden(value: str, is_named: bool) -> str | None:
     return None
 
 
-def _named_secrets(environment: Mapping[str, str]) -> set[str]:
+def named_secrets(environment: Mapping[str, str]) -> set[str]:
     """The variable names the user lists in `AGENT_CLI_SECRET_NAMES`."""
     return {n for n in re.split(r"[\s,]+", environment.get(SECRET_NAMES_VARIABLE, "")) if n}
 
@@ -192,7 +192,7 @@ def collect_mcp_secret_values(
 ) -> tuple[str, ...]:
     """The secret values config.toml gives MCP servers (see the module contract); the
     names in `environment`'s `AGENT_CLI_SECRET_NAMES` count in their `env` too."""
-    named = _named_secrets(environment)
+    named = named_secrets(environment)
     values: set[str] = set()
     for server in servers:
         for name, value in server.env.items():

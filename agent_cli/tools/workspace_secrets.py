@@ -4,51 +4,139 @@ A project's `.env` is where its keys live most often, and agent-cli's environmen
 not hold them: without this, `read_file .env` or `cat .env` would send every value.
 
 Contract: `read_workspace_dotenv(workspace)` reads the dotenv files at the workspace
-root and in its folders one level down (`DOTENV_FOLDERS_READ` at most; none whose name
-starts with `.`, none in `SKIPPED_FOLDERS`): files named `.env`, `.env.<name>`,
-`<name>.env` or `.envrc`, but not templates (`.env.example`, `.sample`, `.template`,
-`.dist`, `.defaults`), whose values are placeholders. Each is opened without blocking
-and read only when it is a regular file of at most `MAX_DOTENV_BYTES`; one that cannot
-be read is skipped, never an error. It returns one `DotenvFile` per file read: its path
-relative to the workspace and its `NAME=value` pairs (`export NAME=value` too; values
-single- or double-quoted, a double-quoted one over several lines; `#` comments), a
-later line winning. `tools.redaction.find_secrets` picks the secrets among them by the
-environment's rule.
+root and in its folders one level down (`DOTENV_FOLDERS_READ` at most, in name order,
+dot folders such as `.devcontainer` included; never those in `SKIPPED_FOLDERS`, which
+hold version control, environments, dependencies and caches, not the project's own
+files): files named `.env`, `.env.<name>`, `<name>.env` or `.envrc`, but not templates
+(`.env.example`, `.sample`, `.template`, `.dist`, `.defaults`, `.tmpl`), whose values
+are placeholders. Each is opened without blocking, and read when it is a regular file:
+its first `MAX_DOTENV_BYTES` (most files whole), decoded and parsed by
+`tools.dotenv_syntax` (every assignment, every reading of its value). It returns one
+`DotenvFile` per file named so: its path relative to the workspace, its assignments and,
+when some or all of it was not read, why (`NOT_REGULAR`: a pipe, a socket or a device,
+which a read could wait on forever; `UNREADABLE`; `CUT`: only its first bytes), and how
+many folders were not looked in for the limit. A folder named like a dotenv file (a
+virtualenv called `.env`) and a link to nothing are no dotenv file; a folder one level
+down that cannot be listed is passed over, since no tool can read its files either.
+Never raises.
+
+`find_dotenv_secrets(dotenv, named)` picks the secrets among the assignments by the
+environment's rule (`tools.redaction.find_secrets`, each reading of each assignment, a
+name assigned twice both times), and the credentials it leaves visible, by their first
+reading, each as `<file>: <NAME>`; a reading over `MAX_HIDDEN_CHARS` is not hidden, and
+is named (`LONG`) when its name looks like a credential.
 """
 
 from __future__ import annotations
 
 import os
-import re
 import stat
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-MAX_DOTENV_BYTES = 262_144
+from agent_cli.tools.credentials import is_credential_name
+from agent_cli.tools.dotenv_syntax import Assignment, decode_dotenv, parse_dotenv
+from agent_cli.tools.redaction import (
+    SECRET_NAMES_VARIABLE,
+    FoundSecrets,
+    find_secrets,
+    named_secrets,
+)
+
+MAX_DOTENV_BYTES = 4 * 1024 * 1024
+# A longer value is not hidden: no credential is so long, and the redactor's start-up
+# time grows with a secret's length (seconds for this one).
+MAX_HIDDEN_CHARS = 32_768
+LONG = "long"  # why a credential is not hidden, beside redaction's SHORT and ORDINARY_WORD
 DOTENV_FOLDERS_READ = 200
-SKIPPED_FOLDERS = frozenset({"node_modules", "venv", "__pycache__", "site-packages"})
+SKIPPED_FOLDERS = frozenset(
+    {
+        *(".git", ".hg", ".svn", ".jj"),  # version control's own
+        *(".venv", "venv", ".direnv", ".tox", ".nox"),  # environments tools build
+        *("node_modules", "site-packages"),  # dependencies
+        *("__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"),  # caches
+    }
+)
 TEMPLATE_SUFFIXES = (".example", ".sample", ".template", ".dist", ".defaults", ".tmpl")
-_ASSIGNMENT = re.compile(r"\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*)")
+NOT_REGULAR = "not_regular"
+UNREADABLE = "unreadable"
+CUT = "cut"
 
 
 @dataclass(frozen=True)
 class DotenvFile:
-    """One dotenv file: its path relative to the workspace, and its variables."""
+    """One dotenv file: its path relative to the workspace, its assignments, and why
+    some or all of it was not read (`NOT_REGULAR`, `UNREADABLE`, `CUT`), if so."""
 
     path: str
-    variables: dict[str, str]
+    assignments: tuple[Assignment, ...]
+    unread: str | None = None
 
 
-def read_workspace_dotenv(workspace: Path) -> tuple[DotenvFile, ...]:
-    """The workspace's dotenv files and their variables (module contract)."""
+@dataclass(frozen=True)
+class WorkspaceDotenv:
+    """The workspace's dotenv files, and how many folders were not looked in."""
+
+    files: tuple[DotenvFile, ...]
+    folders_not_read: int = 0
+
+
+def read_workspace_dotenv(workspace: Path) -> WorkspaceDotenv:
+    """The workspace's dotenv files and their assignments (module contract)."""
+    paths, folders_not_read = _dotenv_paths(workspace)
     found = []
-    for path in _dotenv_files(workspace):
-        text = _read_small_regular_file(path)
-        if text is not None:
-            shown = path.relative_to(workspace).as_posix()
-            found.append(DotenvFile(shown, dict(parse_dotenv(text))))
-    return tuple(found)
+    for path in paths:
+        data, unread = _read_dotenv(path)
+        if data is None and unread is None:
+            continue  # a folder, or nothing there: no dotenv file
+        assignments = tuple(parse_dotenv(decode_dotenv(data))) if data else ()
+        found.append(DotenvFile(path.relative_to(workspace).as_posix(), assignments, unread))
+    return WorkspaceDotenv(tuple(found), folders_not_read)
+
+
+def find_dotenv_secrets(dotenv: WorkspaceDotenv, named: str) -> FoundSecrets:
+    """The secret values of the dotenv files, longest first, and the credentials left
+    visible (module contract); `named` is `AGENT_CLI_SECRET_NAMES`'s value."""
+    names = named_secrets({SECRET_NAMES_VARIABLE: named})
+    values: set[str] = set()
+    unhidden: dict[str, str] = {}
+    for file in dotenv.files:
+        firsts, others, too_long = _layers(file.assignments)
+        for layers, is_first in ((firsts, True), (others, False)):
+            for layer in layers:
+                found = find_secrets({**layer, SECRET_NAMES_VARIABLE: named})
+                values.update(found.values)
+                if is_first:  # a notice speaks of the value most readers take
+                    shown = ((f"{file.path}: {name}", why) for name, why in found.unhidden)
+                    unhidden.update(shown)
+        for name in too_long:
+            if name in names or is_credential_name(name):
+                unhidden[f"{file.path}: {name}"] = LONG
+    ordered = tuple(sorted(values, key=len, reverse=True))
+    return FoundSecrets(ordered, tuple(unhidden.items()))
+
+
+def _layers(
+    assignments: tuple[Assignment, ...],
+) -> tuple[list[dict[str, str]], list[dict[str, str]], list[str]]:
+    """The assignments as environments `find_secrets` can read, each name once in each
+    (a name given twice, or a value's other readings, go to the next one): those of the
+    first readings, those of the others, and the names of readings too long to hide."""
+    firsts: list[dict[str, str]] = []
+    others: list[dict[str, str]] = []
+    too_long: list[str] = []
+    depth: dict[tuple[bool, str], int] = {}  # how many layers hold the name already
+    for assignment in assignments:
+        for index, reading in enumerate(assignment.readings):
+            if len(reading) > MAX_HIDDEN_CHARS:
+                too_long.append(assignment.name)
+                continue
+            layers, key = (firsts if index == 0 else others), (index == 0, assignment.name)
+            level = depth[key] = depth.get(key, -1) + 1
+            if level == len(layers):
+                layers.append({})
+            layers[level][assignment.name] = reading
+    return firsts, others, too_long
 
 
 def is_dotenv_name(name: str) -> bool:
@@ -58,47 +146,24 @@ def is_dotenv_name(name: str) -> bool:
     return name in (".env", ".envrc") or name.startswith(".env.") or name.endswith(".env")
 
 
-def parse_dotenv(text: str) -> Iterator[tuple[str, str]]:
-    """The `NAME=value` pairs of a dotenv text, in order (module contract)."""
-    lines = iter(text.splitlines())
-    for line in lines:
-        matched = _ASSIGNMENT.fullmatch(line)
-        if matched is None:
-            continue
-        name, value = matched[1], matched[2].strip()
-        if value[:1] in ("'", '"'):
-            value = _quoted_value(value, lines)
-        else:
-            value = re.split(r"\s+#", value, maxsplit=1)[0].strip()
-        yield name, value
-
-
-def _quoted_value(start: str, lines: Iterator[str]) -> str:
-    """A quoted value from its opening quote on; a double-quoted one may go on over the
-    following lines (a PEM key) until its closing quote."""
-    quote, text = start[0], start[1:]
-    while quote not in text:
-        following = next(lines, None)
-        if following is None or quote == "'":
-            return text
-        text += "\n" + following
-    value = text[: text.index(quote)]
-    return value.replace("\\n", "\n") if quote == '"' else value
-
-
-def _dotenv_files(workspace: Path) -> Iterator[Path]:
-    folders = 0
+def _dotenv_paths(workspace: Path) -> tuple[list[Path], int]:
+    """The paths named like dotenv files at the root and one level down, and how many
+    folders were left unread for `DOTENV_FOLDERS_READ`."""
+    paths: list[Path] = []
+    folders = not_read = 0
     for entry in _entries(workspace):
-        if entry.name.startswith(".") or entry.name in SKIPPED_FOLDERS:
+        if not _is_folder(entry):
             if is_dotenv_name(entry.name):
-                yield Path(entry.path)
+                paths.append(Path(entry.path))
+        elif entry.name in SKIPPED_FOLDERS:
             continue
-        if _is_folder(entry) and folders < DOTENV_FOLDERS_READ:
+        elif folders == DOTENV_FOLDERS_READ:
+            not_read += 1
+        else:
             folders += 1
             inner = _entries(Path(entry.path))
-            yield from (Path(each.path) for each in inner if is_dotenv_name(each.name))
-        elif is_dotenv_name(entry.name):
-            yield Path(entry.path)
+            paths += (Path(each.path) for each in inner if is_dotenv_name(each.name))
+    return paths, not_read
 
 
 def _entries(folder: Path) -> list[os.DirEntry[str]]:
@@ -116,20 +181,39 @@ def _is_folder(entry: os.DirEntry[str]) -> bool:
         return False
 
 
-def _read_small_regular_file(path: Path) -> str | None:
-    """The text of `path` if it is a regular file of at most `MAX_DOTENV_BYTES` (a FIFO
-    or a device is never waited on), else None."""
+def _read_dotenv(path: Path) -> tuple[bytes | None, str | None]:
+    """The first `MAX_DOTENV_BYTES` of `path` if it is a regular file (a FIFO or a
+    device is never waited on), and why some or all of it was not read, if so; neither
+    for a folder or a path that leads nowhere."""
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None, None
     except OSError:
-        return None
+        return None, UNREADABLE
     try:
-        status = os.fstat(descriptor)
-        if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_DOTENV_BYTES:
-            return None
-        data = os.read(descriptor, MAX_DOTENV_BYTES + 1)
+        mode = os.fstat(descriptor).st_mode
+        if stat.S_ISDIR(mode):
+            return None, None
+        if not stat.S_ISREG(mode):
+            return None, NOT_REGULAR
+        data = _read_at_most(descriptor, MAX_DOTENV_BYTES + 1)
     except OSError:
-        return None
+        return None, UNREADABLE
     finally:
         os.close(descriptor)
-    return data.decode("utf-8", errors="replace")
+    if len(data) > MAX_DOTENV_BYTES:
+        return data[:MAX_DOTENV_BYTES], CUT
+    return data, None
+
+
+def _read_at_most(descriptor: int, limit: int) -> bytes:
+    pieces: list[bytes] = []
+    left = limit
+    while left > 0:
+        piece = os.read(descriptor, left)
+        if not piece:
+            break
+        pieces.append(piece)
+        left -= len(piece)
+    return b"".join(pieces)

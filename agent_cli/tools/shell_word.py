@@ -1,0 +1,66 @@
+"""One word of shell text, read as bash reads it: how `.envrc` assigns a value. Pure.
+
+direnv sources `.envrc` with bash, and tools that write one quote values the shell's
+way (`shlex.quote` writes `a'b` as `'a'"'"'b'`; `declare -p` and `printf %q` write a
+line break as `$'\\n'`), which no dotenv parser reads as the shell does.
+
+Contract: `read_shell_word(text, start)` is the word that starts at `start`, or None
+when it does not end (a quote left open, or a word longer than `MAX_WORD_CHARS`). A
+word ends at an unquoted blank or line break. It joins its pieces: `'...'` as written
+(over lines too), `"..."` with `\\\\ \\" \\$ \\`` unescaped and an escaped line break
+dropped, `$'...'` with its C escapes decoded, and unquoted text with each `\\x` read as
+`x` and an escaped line break dropped. Expansions (`$HOME`, `$(cmd)`) are
+taken as written: what they would give is not known without running them.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+MAX_WORD_CHARS = 32_768
+_PIECE = re.compile(
+    r"'(?P<single>[^']*)'"
+    r"|\$'(?P<ansi>(?:\\.|[^'\\])*)'"
+    r'|"(?P<double>(?:\\.|[^"\\])*)"'
+    r"|\\(?P<escaped>.)"
+    r"|(?P<plain>[^\s'\"\\$]+|\$)",
+    re.DOTALL,
+)
+_DOUBLE_ESCAPES = re.compile(r'\\([\\"$`\n])')
+
+
+def read_shell_word(text: str, start: int) -> str | None:
+    """The shell word at `start`, or None (module contract)."""
+    limit = min(len(text), start + MAX_WORD_CHARS)
+    pieces: list[str] = []
+    position = start
+    while position < limit and not text[position].isspace():
+        found = _PIECE.match(text, position, limit)
+        if found is None:
+            return None  # a quote left open
+        pieces.append(_piece_text(found))
+        position = found.end()
+    if position == limit < len(text) and not text[position].isspace():
+        return None
+    return "".join(pieces)
+
+
+def _piece_text(found: re.Match[str]) -> str:
+    kind = found.lastgroup
+    piece = found.group(kind or 0)
+    if kind == "double":
+        return _DOUBLE_ESCAPES.sub(lambda escape: escape[1].replace("\n", ""), piece)
+    if kind == "ansi":
+        return _ansi_c_decoded(piece)
+    if kind == "escaped":
+        return "" if piece == "\n" else piece
+    return piece
+
+
+def _ansi_c_decoded(body: str) -> str:
+    """bash's `$'...'`: the C escapes decoded (as Python's own, which they mostly are)."""
+    try:
+        return codecs.decode(body.encode("latin-1", "backslashreplace"), "unicode_escape")
+    except UnicodeDecodeError:
+        return body
