@@ -52,7 +52,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
@@ -80,7 +80,8 @@ from agent_cli.mcp_servers.states import (
     describe_not_offered,
 )
 from agent_cli.mcp_servers.stderr_tail import StderrTail
-from agent_cli.mcp_servers.stray_lines import quote_line, read_stray_line
+from agent_cli.mcp_servers.stray_lines import quote_line
+from agent_cli.mcp_servers.watched_streams import LiveServer, WatchedReads
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 
 STOP_SECONDS = 3.5  # the SDK asks a server's group to end, then kills it after 2 s
@@ -88,82 +89,6 @@ CLOSE_SECONDS = STOP_SECONDS + 1.5
 TAIL_WAIT_SECONDS = 1.0  # for a dead server's last stderr bytes still in the pipe
 MAX_LISTED_TOOLS = 500
 LAUNCHER = Path(__file__).with_name("launcher.py")
-
-
-@dataclass
-class _Running:
-    """A connected server's live parts, on the hub's loop; `group` is its process group
-    (a stdio server's, once its launcher wrote it down)."""
-
-    session: Any = None
-    stop: asyncio.Event | None = None
-    task: asyncio.Task[None] | None = None
-    group: int | None = None
-    ended: bool = False  # its stream ended once it was ready: it exited or hung up
-    broken: str | None = None  # the broken message it wrote (`stray_lines`), which ended it
-    stray: str | None = None  # the last other line it wrote that is not JSON-RPC
-    strays: int = 0  # how many such lines it wrote
-
-
-class _WatchedStream:
-    """A transport's read stream, as the SDK's session reads it, that notices its end
-    (the server's process exited, its stdout closed, the HTTP session ended): once the
-    server is ready, `running` is marked `ended` and its `stop` set, so a server that is
-    gone turns failed at once instead of when a call to it fails. On a stdio server's
-    stream (`lines`) a broken JSON-RPC message (`stray_lines`) ends the stream there, so
-    the session wakes every waiting call with "Connection closed" at once; other lines
-    that are not JSON-RPC pass on to the session, which skips them."""
-
-    def __init__(self, inner: Any, running: _Running, lines: bool = False) -> None:
-        self._inner = inner
-        self._running = running
-        self._lines = lines
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    async def __aenter__(self) -> _WatchedStream:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> Any:
-        return await self._inner.__aexit__(*exc)
-
-    def __aiter__(self) -> _WatchedStream:
-        return self
-
-    async def __anext__(self) -> Any:
-        import anyio
-
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def receive(self) -> Any:
-        import anyio
-
-        try:
-            item = await self._inner.receive()
-        except anyio.EndOfStream:
-            self._note_end()
-            raise
-        line = read_stray_line(item) if self._lines and isinstance(item, Exception) else None
-        if line is None:
-            return item
-        if not line.is_broken_message:
-            self._running.stray = line.text
-            self._running.strays += 1
-            return item
-        self._running.broken = line.text
-        self._note_end()
-        raise anyio.EndOfStream
-
-    def _note_end(self) -> None:
-        if self._running.session is not None:  # it was ready (else: a start failure)
-            self._running.ended = True
-            if self._running.stop is not None:
-                self._running.stop.set()
 
 
 class McpHub:
@@ -183,7 +108,7 @@ class McpHub:
             server.name: ServerState(server.name, STARTING if server.enabled else DISABLED)
             for server in servers
         }
-        self._running: dict[str, _Running] = {}
+        self._running: dict[str, LiveServer] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._lifeline: Lifeline | None = None
@@ -321,11 +246,11 @@ class McpHub:
             loop.close()
 
     def _launch(self, name: str) -> None:
-        running = _Running(stop=asyncio.Event())
+        running = LiveServer(stop=asyncio.Event())
         self._running[name] = running
         running.task = asyncio.get_event_loop().create_task(self._serve(name, running))
 
-    async def _serve(self, name: str, running: _Running) -> None:
+    async def _serve(self, name: str, running: LiveServer) -> None:
         settings = self._settings[name]
         errlog = StderrTail()  # a bounded tail, not a file: a server may write without end
         with tempfile.NamedTemporaryFile("r", encoding="ascii", suffix=".pid") as pid_file:
@@ -353,7 +278,7 @@ class McpHub:
                 end_group(running.group or _read_group(Path(pid_file.name)))
 
     async def _connect_and_wait(
-        self, settings: McpServerSettings, running: _Running, errlog: IO[str], pid_file: Path
+        self, settings: McpServerSettings, running: LiveServer, errlog: IO[str], pid_file: Path
     ) -> None:
         import anyio
         from mcp.client.session import ClientSession
@@ -361,7 +286,7 @@ class McpHub:
         lines = settings.command is not None  # stdio: one message a line
         async with (
             self._open_transport(settings, errlog, pid_file) as streams,
-            ClientSession(_WatchedStream(streams[0], running, lines), streams[1]) as session,
+            ClientSession(WatchedReads(streams[0], running, lines), streams[1]) as session,
         ):
             with anyio.fail_after(settings.startup_timeout):
                 await session.initialize()
@@ -403,7 +328,7 @@ class McpHub:
         return CallOutcome(items, bool(getattr(result, "is_error", False)), None, structured)
 
     async def _call_failed(
-        self, server: str, tool: str, running: _Running, error: Exception
+        self, server: str, tool: str, running: LiveServer, error: Exception
     ) -> CallOutcome:
         """What a call that raised `error` gave: an error answer leaves the server ready;
         a broken message or a broken connection stops it."""
@@ -428,7 +353,7 @@ class McpHub:
             )
         return CallOutcome(failure=f"{server} answered {tool} with something unreadable")
 
-    def _describe_broken(self, running: _Running, during: str) -> str:
+    def _describe_broken(self, running: LiveServer, during: str) -> str:
         """Why `running` was stopped by the broken message it wrote `during` a call or the
         handshake ("": between calls)."""
         return describe_broken_message(quote_line(running.broken or "", self._secrets), during)
