@@ -10,7 +10,16 @@ misbehaviours the SDK's own servers would never produce, one per tool or start m
 - `die_after_ready`: as normal, but writes `bye` and its secret to stderr and exits 0.5 s
   after listing its tools;
 - `fat_schema`: as normal, plus the tool `fat`, whose input schema is over 1 MB (more
-  than agent-cli offers: it is left out).
+  than agent-cli offers: it is left out);
+- `api_refused_schemas`: as normal, plus `union` (a top-level `anyOf`, as real servers
+  list for "by id or by name") and `badtype` (`"type": "notatype"` in a property), which
+  the Messages API refuses;
+- `string_schema`: as normal, plus `stringly`, whose input schema is `{"type": "string"}`
+  (the SDK refuses the whole listing over it);
+- `deep_schema`: as normal, plus `deep`, whose input schema nests properties 100 deep (the
+  listing's line is deeper than the SDK's JSON parser goes);
+- `too_deep_line`: answers tools/list with a line nested 100,000 deep, past what any
+  parser here reads.
 
 Tools: `echo` and `esc` (text `ok`), `invalid_params` and `server_error` (a JSON-RPC error, codes
 -32602 and -32000, whose message holds the secret), `big` (`n` MB of text),
@@ -69,7 +78,35 @@ def tool_list() -> list[dict]:
         values = [f"value-{n:06d}-" + "x" * 20 for n in range(30_000)]
         fat = {"type": "object", "properties": {"q": {"type": "string", "enum": values}}}
         tools.append({"name": "fat", "description": "a fat schema", "inputSchema": fat})
-    return tools
+    return tools + ODD_TOOLS.get(MODE, [])
+
+
+def nested(levels: int) -> dict:
+    schema: dict = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"a": schema}}
+    return schema
+
+
+BY_ID_OR_NAME = {
+    "type": "object",
+    "properties": {"id": {"type": "string"}, "name": {"type": "string"}},
+    "anyOf": [{"required": ["id"]}, {"required": ["name"]}],
+}
+ODD_TOOLS = {
+    "api_refused_schemas": [
+        {"name": "union", "description": "by id or by name", "inputSchema": BY_ID_OR_NAME},
+        {
+            "name": "badtype",
+            "description": "a type no draft knows",
+            "inputSchema": {"type": "object", "properties": {"a": {"type": "notatype"}}},
+        },
+    ],
+    "string_schema": [
+        {"name": "stringly", "description": "a string schema", "inputSchema": {"type": "string"}}
+    ],
+    "deep_schema": [{"name": "deep", "description": "100 deep", "inputSchema": nested(100)}],
+}
 
 
 def call(ident: object, name: str, arguments: dict) -> None:
@@ -109,6 +146,11 @@ for raw_line in sys.stdin:
         result(
             ident, {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": info}
         )
+    elif method == "tools/list" and MODE == "too_deep_line":
+        depth = 100_000
+        sys.stdout.write('{"jsonrpc": "2.0", "id": ' + json.dumps(ident) + ', "result": ')
+        sys.stdout.write('{"tools": ' + "[" * depth + "]" * depth + "}}\n")
+        sys.stdout.flush()
     elif method == "tools/list":
         result(ident, {"tools": tool_list()})
         if MODE == "die_after_ready":
