@@ -10,9 +10,12 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from e2e_support import build_env, run_piped
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
+from tools_support import make_toolbox
 
+from agent_cli.mcp_servers.hub import McpHub
 from agent_cli.mcp_servers.settings import McpServerSettings
 
 API_KEY = "sk-ant-tool-schemas-FAKE-3"
@@ -53,3 +56,52 @@ def test_a_tool_whose_schema_the_api_refuses_is_left_out_and_every_request_is_ac
     assert "mcp__h__echo" in sent
     assert "mcp__h__union" not in sent and "mcp__h__badtype" not in sent
     assert done.stdout.strip() == "The echo said ok."
+
+
+@pytest.mark.parametrize(
+    "mode, tool, why",
+    [
+        ("string_schema", "stringly", "its input schema is not a JSON object schema"),
+        ("deep_schema", "deep", "its input schema is nested more than 64 levels deep"),
+    ],
+)
+def test_one_tool_the_sdk_cannot_take_is_left_out_and_the_servers_other_tools_work(
+    tmp_path, mode, tool, why
+) -> None:
+    """`{"type": "string"}` failed the SDK's check of the whole listing; a schema 100
+    properties deep, its JSON parser (200 levels): either way the server never started.
+    The calls of its other tools go through the SDK's own look at the listing again."""
+    toolbox = make_toolbox(tmp_path)
+    hub = McpHub([hostile(mode)], tmp_path, toolbox.secret_forms)
+    toolbox.attach_mcp(hub)
+    hub.start()
+    try:
+        assert hub.wait_for_start(40) == []
+        state = next(state for state in hub.states() if state.name == "h")
+        assert state.status == "ready", state.reason
+        assert [(skipped.tool, skipped.problem) for skipped in state.skipped] == [(tool, why)]
+        assert "mcp__h__echo" in [offered.name for offered in state.tools]
+        for _ in range(2):
+            outcome = toolbox.run("mcp__h__echo", {})
+            assert not outcome.is_error and "ok" in outcome.content, outcome.content
+        assert "failed" not in [state.status for state in hub.states()]
+    finally:
+        hub.close()
+
+
+def test_a_listing_nested_past_any_parser_is_said_to_be_too_deep_not_invalid(tmp_path) -> None:
+    """A line 100,000 levels deep cannot be read at all; it is JSON all the same, so the
+    reason is its depth, not "not valid JSON-RPC" (which blamed the author wrongly)."""
+    hub = McpHub([hostile("too_deep_line")], tmp_path)
+    hub.start()
+    try:
+        assert hub.wait_for_start(40) == []
+        state = next(state for state in hub.states() if state.name == "h")
+        assert state.status == "failed"
+        assert state.reason.startswith(
+            "it wrote a JSON-RPC message nested too deeply to read during the MCP handshake: "
+            '\'{"jsonrpc": "2.0", "id": '
+        ), state.reason
+        assert "not valid JSON-RPC" not in state.reason
+    finally:
+        hub.close()

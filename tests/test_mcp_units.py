@@ -143,6 +143,38 @@ def test_schemas_the_messages_api_refuses_are_skipped_with_the_reason_and_the_re
     assert problems["deep"] == "its input schema is nested more than 64 levels deep"
 
 
+def test_a_listing_is_screened_tool_by_tool_so_the_sdk_takes_the_rest():
+    """What the SDK refused as a whole listing (a string schema, a name that is a number,
+    annotations that are no object) or could not walk (100 deep) is taken out, each tool
+    with its reason; the rest, and the listing's other members, are handed on."""
+    from agent_cli.mcp_servers.tool_listing import screen_listing
+
+    good = {"name": "echo", "description": "echoes", "inputSchema": OBJECT}
+    listing = {
+        "tools": [
+            good,
+            {"name": "s", "inputSchema": {"type": "string"}},
+            {"name": 5, "inputSchema": OBJECT},
+            {"name": "ann", "inputSchema": OBJECT, "annotations": "x"},
+            {"name": "deep", "inputSchema": _nested(100)},
+        ],
+        "nextCursor": "page-2",
+    }
+    kept, taken = screen_listing(listing, "2025-06-18")
+    assert kept == {"tools": [good], "nextCursor": "page-2"}
+    offered, skipped = offer_tools("srv", taken)
+    assert offered == []
+    assert {s.tool: s.problem for s in skipped} == {
+        "s": "its input schema is not a JSON object schema",
+        "5": "its name is not letters, digits, '_' and '-' (at most 64)",
+        "ann": "the MCP SDK cannot read how the server lists it (annotations: Input should be "
+        "a valid dictionary or instance of ToolAnnotations)",
+        "deep": "its input schema is nested more than 64 levels deep",
+    }
+    assert screen_listing({"tools": [good]}, None) == ({"tools": [good]}, [])
+    assert screen_listing({"tools": "none"}, None) == ({"tools": "none"}, [])
+
+
 def test_results_keep_text_in_order_and_store_binary_content_as_artifacts():
     saved: list[tuple[bytes, str]] = []
 

@@ -68,11 +68,17 @@ def describe_end(settings: McpServerSettings, stderr: str) -> str:
     return f"it {what} after it was ready; run /mcp restart {settings.name} to start it again{tail}"
 
 
-def describe_broken_message(quoted: str, during: str = "") -> str:
+def describe_broken_message(quoted: str, during: str = "", *, too_deep: bool = False) -> str:
     """Why a stdio server was stopped: it wrote a broken JSON-RPC message (`stray_lines`)
     to its stdout, `during` a call or the handshake; `quoted` is the line's start, already
-    redacted and quoted (`stray_lines.quote_line`)."""
+    redacted and quoted (`stray_lines.quote_line`). `too_deep`: the line was JSON, but
+    nested deeper than it can be read (the server is not to blame for a bad line)."""
     when = f" {during}" if during else ""
+    if too_deep:
+        return (
+            f"it wrote a JSON-RPC message nested too deeply to read{when}: {quoted} (its "
+            "objects and arrays go hundreds of levels deep)"
+        )
     return (
         f"it wrote a line to stdout that is not valid JSON-RPC{when}: {quoted} (an MCP "
         "server must write only JSON-RPC messages there, one a line)"

@@ -7,6 +7,9 @@ Contract:
   a person can act on: the command was not found, it exited (with the last lines of its
   stderr), it did not answer in time, or its connection broke. A ready server whose
   connection ends (its process exited) turns failed at once, its tools no longer offered.
+  A tool the SDK cannot take (a schema of type string, one nested past its parser) is
+  screened out of the listing before the SDK reads it (`watched_streams`,
+  `tool_listing`) and skipped with its reason: it costs that tool, not the server.
 - `start()` returns at once: the `mcp` SDK is imported and servers are started on the
   hub's own thread (its own asyncio loop), so a session with servers configured shows
   its prompt as fast as one without. `wait_for_start(limit)` blocks until no server is
@@ -22,7 +25,8 @@ Contract:
   line that begins with `{`, names `"jsonrpc"` and is not JSON, or JSON naming
   `jsonrpc` that is no valid message) is stopped and marked failed at once, whenever it
   does: a call waiting for it ends then, not at its timeout, saying so and quoting the
-  line's start (redacted, controls written out); a start fails then. Its other stray
+  line's start (redacted, controls written out); a start fails then. (A line that is
+  JSON nested too deep to read is said to be that, not invalid.) Its other stray
   lines (a banner, a log line) are skipped, as the SDK does; one written during a call
   that then gets no answer is quoted in the timeout's reason.
 - `restart(name)` stops a server and starts it again; `close()` stops every server,
@@ -81,7 +85,7 @@ from agent_cli.mcp_servers.states import (
 )
 from agent_cli.mcp_servers.stderr_tail import StderrTail
 from agent_cli.mcp_servers.stray_lines import quote_line
-from agent_cli.mcp_servers.watched_streams import LiveServer, WatchedReads
+from agent_cli.mcp_servers.watched_streams import LiveServer, WatchedReads, WatchedWrites
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 
 STOP_SECONDS = 3.5  # the SDK asks a server's group to end, then kills it after 2 s
@@ -286,11 +290,16 @@ class McpHub:
         lines = settings.command is not None  # stdio: one message a line
         async with (
             self._open_transport(settings, errlog, pid_file) as streams,
-            ClientSession(WatchedReads(streams[0], running, lines), streams[1]) as session,
+            ClientSession(
+                WatchedReads(streams[0], running, lines), WatchedWrites(streams[1], running)
+            ) as session,
         ):
             with anyio.fail_after(settings.startup_timeout):
-                await session.initialize()
+                initialized = await session.initialize()
+                running.version = getattr(initialized, "protocol_version", None)
                 listed = await _list_tools(session)
+            listed += running.refused[:MAX_LISTED_TOOLS]  # screened out: each with its reason
+            running.refused = []
             offered, skipped = offer_tools(settings.name, listed, self._secrets)
             running.session, running.group = session, _read_group(pid_file)
             self._set_ready(settings.name, offered, skipped)
@@ -356,7 +365,8 @@ class McpHub:
     def _describe_broken(self, running: LiveServer, during: str) -> str:
         """Why `running` was stopped by the broken message it wrote `during` a call or the
         handshake ("": between calls)."""
-        return describe_broken_message(quote_line(running.broken or "", self._secrets), during)
+        quoted = quote_line(running.broken or "", self._secrets)
+        return describe_broken_message(quoted, during, too_deep=running.too_deep)
 
     async def _stop_failed(self, name: str, reason: str) -> None:
         self._fail(name, reason, in_call=True)

@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from agent_cli.mcp_servers.failures import one_line
 from agent_cli.mcp_servers.schema_rules import describe_invalid_schema, describe_schema_problem
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 
@@ -36,11 +37,13 @@ MAX_DESCRIPTION_CHARS = 2_000
 
 @dataclass(frozen=True)
 class ListedTool:
-    """A tool as a server listed it."""
+    """A tool as a server listed it: its `name` (a string, unless the server breaks the
+    protocol), and, for one the SDK's session never saw (`tool_listing`), why not."""
 
-    name: str
+    name: Any
     description: str
     input_schema: Any
+    refusal: str = ""
 
 
 @dataclass(frozen=True)
@@ -86,9 +89,10 @@ def offer_tools(
     seen: set[str] = set()
     for tool in tools:
         problem = _problem(server, tool, seen, secrets)
-        seen.add(tool.name)
+        if isinstance(tool.name, str):  # a listing screened out may name it with anything
+            seen.add(tool.name)
         if problem is not None:
-            shown = secrets.redact(tool.name) if isinstance(tool.name, str) else tool.name
+            shown = secrets.redact(tool.name if isinstance(tool.name, str) else repr(tool.name))
             skipped.append(Skipped(server, shown, problem))
             continue
         name = offered_name(server, tool.name)
@@ -117,6 +121,8 @@ def _problem(server: str, tool: ListedTool, seen: set[str], secrets: SecretForms
         return problem
     if _names_a_secret(schema, secrets):
         return "its input schema names a property after a secret agent-cli keeps"
+    if tool.refusal:
+        return one_line(tool.refusal, secrets)
     return describe_invalid_schema(schema, secrets)
 
 
