@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from e2e_support import build_env, run_piped
-from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
+from fake_anthropic import HttpError, Reply, start_fake_server, text_block, tool_use_block
 from tools_support import make_toolbox
 
 from agent_cli.mcp_servers.hub import McpHub
@@ -56,6 +56,24 @@ def test_a_tool_whose_schema_the_api_refuses_is_left_out_and_every_request_is_ac
     assert "mcp__h__echo" in sent
     assert "mcp__h__union" not in sent and "mcp__h__badtype" not in sent
     assert done.stdout.strip() == "The echo said ok."
+
+
+def test_a_400_about_one_tool_names_the_tool_and_does_not_advise_sending_again(tmp_path) -> None:
+    """Should the API refuse a tool for a rule agent-cli does not check yet, the words
+    name that tool (the API names only its place, `tools.N`) and what helps: the tool
+    rides in every request, so "run again" alone would fail the same way."""
+
+    def refuse_the_echo(body):
+        place = [tool["name"] for tool in body["tools"]].index("mcp__h__echo")
+        return HttpError(400, message=f"tools.{place}.custom.input_schema: a rule of tomorrow")
+
+    with start_fake_server(api_key=API_KEY, responder=refuse_the_echo) as server:
+        done = _run_agent(tmp_path, server.base_url, "normal", "hello")
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 1, done.stderr
+    assert "the API refused mcp__h__echo, a tool of the MCP server h (tools." in said
+    assert "enabled = false under [mcp_servers.h] in config.toml), then run the command " in said
+    assert "again with --continue" in said and "send 'continue'" not in said
 
 
 @pytest.mark.parametrize(
