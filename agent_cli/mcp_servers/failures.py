@@ -42,7 +42,7 @@ def describe_start_failure(
                 "config.toml, or make the file executable)"
             )
         return f"the command {settings.command!r} cannot be started ({why})"
-    tail = f"; its last stderr lines: {stderr}" if stderr else ""
+    tail = describe_stderr(stderr)
     if isinstance(leaf, TimeoutError):
         return "it did not answer the MCP handshake in time" + tail
     if settings.url is not None and is_connect_failure(leaf):
@@ -62,10 +62,16 @@ def is_connect_failure(error: BaseException) -> bool:
 
 def describe_end(settings: McpServerSettings, stderr: str) -> str:
     """Why a ready server is failed now: it exited (or hung up), with its last stderr
-    lines (`stderr`, already redacted)."""
+    lines (`stderr`, already redacted). A fact, no advice: how to start it again depends
+    on where it is read (the REPL's notice says `/mcp restart`, `-p` has none)."""
     what = "exited" if settings.command is not None else "closed its connection"
-    tail = f"; its last stderr lines: {stderr}" if stderr else ""
-    return f"it {what} after it was ready; run /mcp restart {settings.name} to start it again{tail}"
+    return f"it {what} after it was ready{describe_stderr(stderr)}"
+
+
+def describe_stderr(stderr: str) -> str:
+    """The clause a reason ends with for a server's last stderr lines (`stderr`, already
+    redacted: `stderr_lines`), "" when it wrote none."""
+    return f"; its last stderr lines: {stderr}" if stderr else ""
 
 
 def describe_broken_message(quoted: str, during: str = "", *, too_deep: bool = False) -> str:

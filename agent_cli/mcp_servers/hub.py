@@ -5,8 +5,10 @@ Contract:
   (enabled = false), else `starting` until `start()` has connected it and listed its
   tools (`ready`, with the tools it offers and those it skips), or `failed` with a reason
   a person can act on: the command was not found, it exited (with the last lines of its
-  stderr), it did not answer in time, or its connection broke. A ready server whose
-  connection ends (its process exited) turns failed at once, its tools no longer offered.
+  stderr), it did not answer in time, or its connection broke (a call it died in: with
+  its last stderr lines too). Reasons are facts without advice: how to start it again
+  depends on where they are read. A ready server whose connection ends (its process
+  exited) turns failed at once, its tools no longer offered.
   A tool the SDK cannot take (a schema of type string, one nested past its parser) is
   screened out of the listing before the SDK reads it (`watched_streams`,
   `tool_listing`) and skipped with its reason: it costs that tool, not the server.
@@ -65,6 +67,7 @@ from agent_cli.mcp_servers.failures import (
     describe_end,
     describe_exception,
     describe_start_failure,
+    describe_stderr,
     describe_stray_line,
     error_answer,
     is_broken_connection,
@@ -257,6 +260,7 @@ class McpHub:
     async def _serve(self, name: str, running: LiveServer) -> None:
         settings = self._settings[name]
         errlog = StderrTail()  # a bounded tail, not a file: a server may write without end
+        running.errlog = errlog
         with tempfile.NamedTemporaryFile("r", encoding="ascii", suffix=".pid") as pid_file:
             try:
                 await self._connect_and_wait(settings, running, errlog.writer, Path(pid_file.name))
@@ -268,14 +272,14 @@ class McpHub:
                     stderr = stderr_lines(written, self._secrets)
                     if running.broken is not None and running.ended:  # ready, then broken
                         reason = self._describe_broken(running, "")
-                        reason += f"; run /mcp restart {name} to start it again"
                     elif running.broken is not None:
                         reason = self._describe_broken(running, "during the MCP handshake")
                     elif running.ended:
                         reason = describe_end(settings, stderr)
                     else:
                         reason = describe_start_failure(error, settings, stderr, self._secrets)
-                    self._fail(name, reason)
+                    if self._state_status(name) != FAILED:  # a failed call may have said it
+                        self._fail(name, reason)
             finally:
                 running.session = None
                 errlog.close()
@@ -349,18 +353,25 @@ class McpHub:
             reason = self._describe_broken(running, f"during a call of {tool}")
             await self._stop_failed(server, reason)
             return CallOutcome(
-                failure=f"the MCP server {server} was stopped: {reason}; the user can "
-                f"start it again with /mcp restart {server}"
+                failure=f"the MCP server {server} was stopped: {reason}{_start_again(server)}"
             )
         if is_broken_connection(error) or running.session is None:
             why = describe_exception(error, self._secrets)
             reason = f"its connection broke during a call of {tool} ({why})"
+            reason += describe_stderr(await self._last_stderr(running))  # why it died
             await self._stop_failed(server, reason)
             return CallOutcome(
-                failure=f"the MCP server {server} stopped: {reason}; the user can start "
-                f"it again with /mcp restart {server}"
+                failure=f"the MCP server {server} stopped: {reason}{_start_again(server)}"
             )
         return CallOutcome(failure=f"{server} answered {tool} with something unreadable")
+
+    async def _last_stderr(self, running: LiveServer) -> str:
+        """The last lines of what a stdio server that is gone wrote to stderr, redacted
+        (waiting at most `TAIL_WAIT_SECONDS` for the last bytes in the pipe)."""
+        if running.errlog is None:
+            return ""
+        written = await asyncio.to_thread(running.errlog.text, TAIL_WAIT_SECONDS)
+        return stderr_lines(written, self._secrets)
 
     def _describe_broken(self, running: LiveServer, during: str) -> str:
         """Why `running` was stopped by the broken message it wrote `during` a call or the
@@ -545,6 +556,15 @@ def _ignore_loop_noise(loop: asyncio.AbstractEventLoop, context: dict[str, Any])
     """What the loop would print about a server's transport it could not close politely
     (a crashed server's): the state already says what happened, the terminal is the
     user's."""
+
+
+def _start_again(server: str) -> str:
+    """How the user gets a stopped server back, for the model: words true in a session
+    at the prompt and in `-p` alike."""
+    return (
+        f"; the user can start it again (/mcp restart {server} at agent-cli's prompt, or a "
+        "new run of agent-cli)"
+    )
 
 
 def _because(reason: str) -> str:

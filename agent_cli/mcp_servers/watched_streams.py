@@ -17,11 +17,14 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_cli.mcp_servers.offered_tools import ListedTool
 from agent_cli.mcp_servers.stray_lines import read_deep_line, read_stray_line
 from agent_cli.mcp_servers.tool_listing import screen_listing
+
+if TYPE_CHECKING:
+    from agent_cli.mcp_servers.stderr_tail import StderrTail
 
 
 @dataclass
@@ -33,6 +36,7 @@ class LiveServer:
     stop: asyncio.Event | None = None
     task: asyncio.Task[None] | None = None
     group: int | None = None
+    errlog: StderrTail | None = None  # the kept tail of its stderr (a stdio server's)
     version: str | None = None  # the protocol version its handshake settled on
     ended: bool = False  # its stream ended once it was ready: it exited or hung up
     broken: str | None = None  # the broken message it wrote (`stray_lines`), which ended it

@@ -935,7 +935,25 @@ def _one_shot_paused_answers(notice: Notice, session_id: str | None) -> str:
     )
 
 
+def _one_shot_mcp_failed(notice: Notice, session_id: str | None) -> str:
+    """-p runs no `/mcp restart`: the server stays out of this run; the next starts it."""
+    f = notice.fields
+    return (
+        f"MCP server {f['server']} is not available: {f['reason']}. This run goes on without "
+        "it (the next run of agent-cli starts it again)."
+    )
+
+
+def _one_shot_mcp_still_starting(notice: Notice, session_id: str | None) -> str:
+    return (
+        f"MCP servers still starting, left out of this request: {notice.fields['servers']} "
+        "(each was waited for as long as its startup_timeout in config.toml allows)."
+    )
+
+
 _ONE_SHOT_NOTICES: dict[str, Callable[[Notice, str | None], str]] = {
+    "mcp_failed": _one_shot_mcp_failed,
+    "mcp_still_starting": _one_shot_mcp_still_starting,
     "provider_failed": _one_shot_failed_request,
     "max_tokens": _one_shot_cut_answer,
     "pause_limit": _one_shot_paused_answers,

@@ -24,7 +24,8 @@ misbehaviours the SDK's own servers would never produce, one per tool or start m
 Tools: `echo` and `esc` (text `ok`), `invalid_params` and `server_error` (a JSON-RPC error, codes
 -32602 and -32000, whose message holds the secret), `big` (`n` MB of text),
 `structured_only` (its data only in `structuredContent`), `bogus_image` (an `image/png`
-item whose bytes are no PNG)."""
+item whose bytes are no PNG), `die` (writes why, with the secret, to stderr and exits
+during the call)."""
 
 from __future__ import annotations
 
@@ -37,7 +38,16 @@ import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "normal"
 SECRET = os.environ.get("HOSTILE_SECRET", "")
-TOOLS = ["echo", "esc", "invalid_params", "server_error", "big", "structured_only", "bogus_image"]
+TOOLS = [
+    "echo",
+    "esc",
+    "invalid_params",
+    "server_error",
+    "big",
+    "structured_only",
+    "bogus_image",
+    "die",
+]
 lock = threading.Lock()
 
 
@@ -121,6 +131,10 @@ def call(ident: object, name: str, arguments: dict) -> None:
         result(ident, {"content": [{"type": "text", "text": "A" * size}]})
     elif name == "structured_only":
         result(ident, {"content": [], "structuredContent": {"temperature": 22.5, "city": "Paris"}})
+    elif name == "die":
+        sys.stderr.write(f"dying mid call: the backend refused {SECRET}\n")
+        sys.stderr.flush()
+        os._exit(3)
     elif name == "bogus_image":
         data = base64.b64encode(b"not a png at all").decode()
         result(ident, {"content": [{"type": "image", "mimeType": "image/png", "data": data}]})
