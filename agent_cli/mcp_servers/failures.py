@@ -44,7 +44,11 @@ def describe_start_failure(
         return f"the command {settings.command!r} cannot be started ({why})"
     tail = describe_stderr(stderr)
     if isinstance(leaf, TimeoutError):
-        return "it did not answer the MCP handshake in time" + tail
+        return (
+            f"it did not finish the MCP handshake and list its tools within its "
+            f"startup_timeout of {settings.startup_timeout:g} s (raise startup_timeout under "
+            f"[mcp_servers.{settings.name}] in config.toml if it needs longer){tail}"
+        )
     if settings.url is not None and is_connect_failure(leaf):
         url = one_line(settings.url, secrets)
         return f"could not connect to {url} ({describe_exception(leaf, secrets)}){tail}"

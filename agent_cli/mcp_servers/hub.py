@@ -5,10 +5,11 @@ Contract:
   (enabled = false), else `starting` until `start()` has connected it and listed its
   tools (`ready`, with the tools it offers and those it skips), or `failed` with a reason
   a person can act on: the command was not found, it exited (with the last lines of its
-  stderr), it did not answer in time, or its connection broke (a call it died in: with
-  its last stderr lines too). Reasons are facts without advice: how to start it again
-  depends on where they are read. A ready server whose connection ends (its process
-  exited) turns failed at once, its tools no longer offered.
+  stderr), it did not answer within its `startup_timeout` (named, with its config key:
+  said at once, not once its process is ended), or its connection broke (a call it died
+  in: with its last stderr lines too). Reasons are facts without advice: how to start it
+  again depends on where they are read. A ready server whose connection ends (its
+  process exited) turns failed at once, its tools no longer offered.
   A tool the SDK cannot take (a schema of type string, one nested past its parser) is
   screened out of the listing before the SDK reads it (`watched_streams`,
   `tool_listing`) and skipped with its reason: it costs that tool, not the server.
@@ -298,10 +299,14 @@ class McpHub:
                 WatchedReads(streams[0], running, lines), WatchedWrites(streams[1], running)
             ) as session,
         ):
-            with anyio.fail_after(settings.startup_timeout):
-                initialized = await session.initialize()
-                running.version = getattr(initialized, "protocol_version", None)
-                listed = await _list_tools(session)
+            try:
+                with anyio.fail_after(settings.startup_timeout):
+                    initialized = await session.initialize()
+                    running.version = getattr(initialized, "protocol_version", None)
+                    listed = await _list_tools(session)
+            except TimeoutError:  # said now: ending its process may take seconds more
+                self._fail_start(settings, running)
+                raise
             listed += running.refused[:MAX_LISTED_TOOLS]  # screened out: each with its reason
             running.refused = []
             offered, skipped = offer_tools(settings.name, listed, self._secrets)
@@ -311,6 +316,14 @@ class McpHub:
             await running.stop.wait()
             if running.ended:  # not stopped by agent-cli: the server is gone
                 raise _ServerEnded
+
+    def _fail_start(self, settings: McpServerSettings, running: LiveServer) -> None:
+        """Mark a server that did not start in time failed at once, with what it wrote to
+        stderr so far: the transport then asks it to end and waits seconds before it
+        kills it, and the first request waits for the reason no longer than its limit."""
+        written = running.errlog.so_far() if running.errlog is not None else ""
+        stderr = stderr_lines(written, self._secrets)
+        self._fail(settings.name, describe_start_failure(TimeoutError(), settings, stderr))
 
     async def _call(
         self, server: str, tool: str, arguments: dict[str, Any], timeout: float
