@@ -16,7 +16,11 @@ Contract:
 - `start()` returns at once: the `mcp` SDK is imported and servers are started on the
   hub's own thread (its own asyncio loop), so a session with servers configured shows
   its prompt as fast as one without. `wait_for_start(limit)` blocks until no server is
-  starting or `limit` seconds have passed, and returns the names still starting.
+  starting, or each one still starting is past its own `startup_timeout`, counted from
+  its handshake's start (and `SETTLE_SECONDS`, for its failure to be noted), or, for one
+  whose handshake has not begun, past `limit` seconds; it returns the names still
+  starting. So the first request reads a server's timeout with its reason, however long
+  the SDK took to import on a busy machine.
 - `call(server, tool, arguments)` runs one tool call and always returns a
   `CallOutcome`: the content items and the server's own error flag, or `failure` (the
   server is not ready, it answered with a JSON-RPC error, the call outlived the server's
@@ -95,6 +99,7 @@ from agent_cli.secret_forms import NO_SECRETS, SecretForms
 STOP_SECONDS = 3.5  # the SDK asks a server's group to end, then kills it after 2 s
 CLOSE_SECONDS = STOP_SECONDS + 1.5
 TAIL_WAIT_SECONDS = 1.0  # for a dead server's last stderr bytes still in the pipe
+SETTLE_SECONDS = 1.0  # past a handshake's deadline, for its failure to be noted
 MAX_LISTED_TOOLS = 500
 LAUNCHER = Path(__file__).with_name("launcher.py")
 
@@ -117,6 +122,7 @@ class McpHub:
             for server in servers
         }
         self._running: dict[str, LiveServer] = {}
+        self._deadlines: dict[str, float] = {}  # when each handshake under way times out
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._lifeline: Lifeline | None = None
@@ -140,13 +146,17 @@ class McpHub:
         return describe_not_offered(name, self.states())
 
     def wait_for_start(self, limit: float) -> list[str]:
-        """Block until no server is starting or `limit` seconds passed; the names still
-        starting."""
-        deadline = time.monotonic() + limit
+        """Block until no server is starting or each is past its handshake's deadline (or
+        `limit` seconds, before its handshake began); the names still starting."""
+        fallback = time.monotonic() + limit
         with self._lock:
             while True:
                 starting = sorted(n for n, s in self._states.items() if s.status == STARTING)
-                left = deadline - time.monotonic()
+                ends = [
+                    self._deadlines[n] + SETTLE_SECONDS if n in self._deadlines else fallback
+                    for n in starting
+                ]
+                left = max(ends, default=0.0) - time.monotonic()
                 if not starting or left <= 0 or self._thread is None:
                     return starting
                 self._lock.wait(left)
@@ -254,6 +264,8 @@ class McpHub:
             loop.close()
 
     def _launch(self, name: str) -> None:
+        with self._lock:
+            self._deadlines.pop(name, None)  # a restart's handshake has not begun
         running = LiveServer(stop=asyncio.Event())
         self._running[name] = running
         running.task = asyncio.get_event_loop().create_task(self._serve(name, running))
@@ -299,6 +311,9 @@ class McpHub:
                 WatchedReads(streams[0], running, lines), WatchedWrites(streams[1], running)
             ) as session,
         ):
+            with self._lock:  # `wait_for_start` waits for this deadline, not a guess
+                self._deadlines[settings.name] = time.monotonic() + settings.startup_timeout
+                self._lock.notify_all()
             try:
                 with anyio.fail_after(settings.startup_timeout):
                     initialized = await session.initialize()

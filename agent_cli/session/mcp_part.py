@@ -7,8 +7,8 @@ so a session opens as fast with servers configured as without. Until then every 
 server reads as starting and no tool is offered. It is the toolbox's `McpTools`:
 `version`, `offered_tools()`, `not_offered()`, `call()`. `before_request()` yields,
 before a turn's request: a `mcp_waiting` notice naming the servers still starting (then
-waits for them, at most the longest `startup_timeout` among them and
-`START_GRACE_SECONDS`), a `mcp_still_starting` notice for those that did not make it,
+waits for them, each at most its `startup_timeout` from its handshake's start:
+`McpHub.wait_for_start`), a `mcp_still_starting` notice for those that did not make it,
 and one `mcp_failed` notice per server that failed since the last call (each failure is
 reported once; a restart that fails again is reported again; a server that failed during
 a tool call is not: that call's error result said why, so a crash costs one error line).
@@ -41,12 +41,6 @@ from agent_cli.tokens import TokenCounter
 
 if TYPE_CHECKING:
     from agent_cli.mcp_servers.hub import McpHub
-
-# A server's own `startup_timeout` runs from its handshake, a little after the request
-# began to wait for it (its process had to start): waiting that much longer lets the
-# server's timeout land first, so the user reads its reason (the limit, the key that
-# raises it), not "still starting".
-START_GRACE_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -112,7 +106,7 @@ class McpPart:
             limits = {server.name: server.startup_timeout for server in self._settings}
             limit = max(limits[name] for name in starting)
             yield Notice("info", "mcp_waiting", {"servers": ", ".join(starting), "limit": limit})
-            still = self._hub.wait_for_start(limit + START_GRACE_SECONDS)
+            still = self._hub.wait_for_start(limit)
             if still:
                 yield Notice("warning", "mcp_still_starting", {"servers": ", ".join(still)})
         for state in self._hub.states():
