@@ -80,6 +80,7 @@ def test_a_400_about_one_tool_names_the_tool_and_does_not_advise_sending_again(t
     "mode, tool, why",
     [
         ("string_schema", "stringly", "its input schema is not a JSON object schema"),
+        ("string_schema_after_ping", "stringly", "its input schema is not a JSON object schema"),
         ("deep_schema", "deep", "its input schema is nested more than 64 levels deep"),
     ],
 )

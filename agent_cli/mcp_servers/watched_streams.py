@@ -116,13 +116,14 @@ class WatchedReads:
     def _screened(self, item: Any) -> Any:
         """`item`, or when it answers a `tools/list` request, that answer screened."""
         from mcp.shared.message import SessionMessage
-        from mcp.types import JSONRPCResponse
+        from mcp.types import JSONRPCError, JSONRPCResponse
 
-        message = getattr(item, "message", None)
-        ident = getattr(message, "id", None)
-        if ident is None or ident not in self._running.listings:
+        message = getattr(item, "message", None)  # (a server's own request may reuse an id)
+        if not isinstance(message, JSONRPCResponse | JSONRPCError):
             return item
-        self._running.listings.discard(ident)
+        if message.id not in self._running.listings:
+            return item
+        self._running.listings.discard(message.id)
         if not isinstance(message, JSONRPCResponse):
             return item
         result, taken = screen_listing(message.result, self._running.version)

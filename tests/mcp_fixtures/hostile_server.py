@@ -15,7 +15,9 @@ misbehaviours the SDK's own servers would never produce, one per tool or start m
   list for "by id or by name") and `badtype` (`"type": "notatype"` in a property), which
   the Messages API refuses;
 - `string_schema`: as normal, plus `stringly`, whose input schema is `{"type": "string"}`
-  (the SDK refuses the whole listing over it);
+  (the SDK refuses the whole listing over it); `string_schema_after_ping`: the same, but
+  before its listing it asks the client a `ping` of the very id the listing answers (ids
+  of the two sides are apart: JSON-RPC lets them be equal);
 - `deep_schema`: as normal, plus `deep`, whose input schema nests properties 100 deep (the
   listing's line is deeper than the SDK's JSON parser goes);
 - `too_deep_line`: answers tools/list with a line nested 100,000 deep, past what any
@@ -88,7 +90,7 @@ def tool_list() -> list[dict]:
         values = [f"value-{n:06d}-" + "x" * 20 for n in range(30_000)]
         fat = {"type": "object", "properties": {"q": {"type": "string", "enum": values}}}
         tools.append({"name": "fat", "description": "a fat schema", "inputSchema": fat})
-    return tools + ODD_TOOLS.get(MODE, [])
+    return tools + ODD_TOOLS.get(MODE.removesuffix("_after_ping"), [])
 
 
 def nested(levels: int) -> dict:
@@ -152,8 +154,8 @@ def die() -> None:
 for raw_line in sys.stdin:
     request = json.loads(raw_line)
     method, ident = request.get("method"), request.get("id")
-    if ident is None:
-        continue  # a notification
+    if ident is None or method is None:
+        continue  # a notification, or the client's answer to our ping
     if method == "initialize":
         version = request["params"].get("protocolVersion", "2025-06-18")
         info = {"name": "hostile", "version": "1"}
@@ -166,6 +168,8 @@ for raw_line in sys.stdin:
         sys.stdout.write('{"tools": ' + "[" * depth + "]" * depth + "}}\n")
         sys.stdout.flush()
     elif method == "tools/list":
+        if MODE.endswith("_after_ping"):
+            send({"jsonrpc": "2.0", "id": ident, "method": "ping"})
         result(ident, {"tools": tool_list()})
         if MODE == "die_after_ready":
             threading.Thread(target=die, daemon=True).start()
