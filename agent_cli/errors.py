@@ -382,7 +382,9 @@ class ProviderRequestFailed(ProviderError):
     `kind` is a short code ("overloaded", "rate_limited", "connection", "timeout",
     "bad_request", "auth", "model_not_found", "stream_malformed", ...), `status` the HTTP
     status if any, `attempts` how many tries were made, `model` the model the request
-    named (when the provider knows it). Never carries the key or request text.
+    named (when the provider knows it), `tool` the name of the request's tool the API's
+    refusal names (`tools.3.custom.input_schema: ...`): every request carries that tool,
+    so sending again fails the same way. Never carries the key or request text.
     """
 
     def __init__(
@@ -393,12 +395,14 @@ class ProviderRequestFailed(ProviderError):
         attempts: int = 1,
         detail: str = "",
         model: str | None = None,
+        tool: str | None = None,
     ) -> None:
         self.kind = kind
         self.status = status
         self.attempts = attempts
         self.detail = detail
         self.model = model
+        self.tool = tool
         super().__init__(f"{kind} (status={status}, attempts={attempts}) {detail}".strip())
 
 

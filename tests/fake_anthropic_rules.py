@@ -6,10 +6,12 @@ unanswered or misplaced tool_use/tool_result, empty content or blank text, an er
 tool_result without content, bad cache_control, more than four breakpoints (counted
 wherever they sit: tools, system, message blocks, blocks nested in a tool_result, and
 the top-level `cache_control`), a 1-hour breakpoint after a 5-minute one, malformed
-tools; the parameters and headers are checked in `fake_anthropic_params`. Where the real
-API is lenient we are strict on purpose and say so: roles must alternate (the API merges
-consecutive same-role messages; our request builder must do it itself), and top-level
-fields the fake does not model (container, output_config, speed, ...) are refused.
+tools (a tool's input schema with anyOf/oneOf/allOf at its top level, or one that is no
+valid JSON Schema draft 2020-12, as the real API refuses them); the parameters and
+headers are checked in `fake_anthropic_params`. Where the real API is lenient we are
+strict on purpose and say so: roles must alternate (the API merges consecutive same-role
+messages; our request builder must do it itself), and top-level fields the fake does not
+model (container, output_config, speed, ...) are refused.
 """
 
 from __future__ import annotations
@@ -161,10 +163,32 @@ def _check_tools(tools: Any) -> list[str]:
         schema = tool.get("input_schema")
         if not isinstance(schema, dict) or schema.get("type") != "object":
             raise _reject(f"{where}.input_schema: an object schema with type 'object' is required")
+        _check_input_schema(schema, f"{where}.custom.input_schema")
         if tool.get("type", "custom") != "custom":
             raise _reject(f"{where}.type: Input tag '{tool['type']}' is not allowed here")
         breakpoints += _check_cache_control(tool, where)
     return breakpoints
+
+
+def _check_input_schema(schema: dict[str, Any], where: str) -> None:
+    """The real API's two refusals of a tool's schema, in its words: a combinator at the
+    top level, and a schema that is no valid JSON Schema draft 2020-12 (checked against
+    the meta-schema; one too deep to check is refused too, stricter than the API may be)."""
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    if any(key in schema for key in ("oneOf", "allOf", "anyOf")):
+        raise _reject(
+            f"{where}: input_schema does not support oneOf, allOf, or anyOf at the top level"
+        )
+    try:
+        Draft202012Validator.check_schema(schema, format_checker=None)
+    except (SchemaError, RecursionError):
+        raise _reject(
+            f"{where}: JSON schema is invalid. It must match JSON Schema draft 2020-12 "
+            "(https://json-schema.org/draft/2020-12). Learn more about tool use at "
+            "https://docs.claude.com/en/docs/tool-use."
+        ) from None
 
 
 def _check_messages(messages: list[Any]) -> list[str]:

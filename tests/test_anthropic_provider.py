@@ -397,6 +397,23 @@ def test_the_api_key_never_appears_in_any_failure_text(server):
     assert API_KEY not in repr(provider)
 
 
+def test_a_400_about_one_tool_names_that_tool_by_its_place_in_the_request(server):
+    """The API says `tools.1.custom.input_schema: ...`; which tool is the request's
+    second is known only here, where the request was built."""
+    other = {**READ_TOOL, "name": "mcp__crm__lookup"}
+    request = dataclasses.replace(ask(), tools=(READ_TOOL, other))
+    refusal = "input_schema does not support oneOf, allOf, or anyOf at the top level"
+    server.enqueue(
+        HttpError(400, message=f"tools.1.custom.input_schema: {refusal}"),
+        HttpError(400, message=f"tools.7.custom.input_schema: {refusal}"),
+        HttpError(400, message="messages.0: something else"),
+    )
+    provider, _ = make_provider(server)
+    named = [fail(provider, request)[0] for _ in range(3)]
+    assert [failure.tool for failure in named] == ["mcp__crm__lookup", None, None]
+    assert named[0].detail == f"tools.1.custom.input_schema: {refusal}"
+
+
 def test_the_summarizer_asks_this_provider_for_the_summary(server):
     server.enqueue(Reply([text_block("Goal: ship the provider. Done: wire builder.")]))
     provider, _ = make_provider(server)

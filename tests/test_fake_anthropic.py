@@ -194,6 +194,15 @@ def _delete(key):
         (_set(["tools", 0, "name"], "read file!"), "name"),
         (_set(["tools"], [{"name": "x", "description": "d"}]), "input_schema"),
         (_set(["tools"], [TOOL, TOOL]), "unique"),
+        (
+            _set(["tools", 0, "input_schema", "anyOf"], [{"required": ["path"]}]),
+            "tools.0.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf",
+        ),
+        (_set(["tools", 0, "input_schema", "oneOf"], [{"required": ["path"]}]), "at the top level"),
+        (
+            _set(["tools", 0, "input_schema", "properties", "path", "type"], "notatype"),
+            "tools.0.custom.input_schema: JSON schema is invalid. It must match JSON Schema draft",
+        ),
         (_set(["system", 0, "cache_control"], {"type": "persistent"}), "cache_control"),
         (_set(["system", 0, "cache_control"], {"type": "ephemeral", "ttl": "1d"}), "cache_control"),
     ],

@@ -68,6 +68,26 @@ def test_a_json_rpc_error_answer_is_an_error_result_and_the_server_stays_ready(s
     assert not again.is_error and "ok" in again.content
 
 
+def test_a_server_that_dies_during_a_call_says_its_last_stderr_lines_redacted(started):
+    """It said "its connection broke during a call of die (MCPError: Connection closed)"
+    and no more, where a server failing at start or exiting once ready shows why; and
+    its way back named only /mcp restart, which -p has not."""
+    hub, toolbox = started
+    outcome = toolbox.run("mcp__h__die", {})
+    assert outcome.is_error
+    assert "the MCP server h stopped: its connection broke during a call of die" in (
+        outcome.content
+    )
+    assert "its last stderr lines: dying mid call: the backend refused [REDACTED]" in (
+        outcome.content
+    )
+    assert SECRET not in outcome.content
+    assert "(/mcp restart h at agent-cli's prompt, or a new run of agent-cli)" in outcome.content
+    state = _state(hub, "h")
+    assert state.status == "failed" and state.failed_in_call, state
+    assert "dying mid call: the backend refused [REDACTED]" in state.reason
+
+
 def _open_files_over(limit: int) -> list[tuple[str, int]]:
     """This process's open regular files (deleted ones too) bigger than `limit` bytes
     (with `limit` 0 their sizes read as 0: which files, not how big)."""

@@ -90,7 +90,12 @@ def test_servers_that_cannot_start_say_why_and_the_others_go_on(tmp_path):
         assert "'no-such-mcp-server-anywhere' was not found" in states["missing"].reason
         assert "is not an executable file" in states["notexec"].reason
         assert "cannot open its database" in states["exits"].reason
-        assert states["silent"].status == "failed" and "in time" in states["silent"].reason
+        assert states["silent"].status == "failed"
+        assert states["silent"].reason == (  # the limit, and the key that raises it
+            "it did not finish the MCP handshake and list its tools within its startup_timeout "
+            "of 15 s (raise startup_timeout under [mcp_servers.silent] in config.toml if it "
+            "needs longer)"
+        )
         assert states["garbage"].status in ("ready", "failed")  # said, never hung
         assert states["off"].status == "disabled"
         assert hub.call("missing", "echo", {}).failure.startswith(

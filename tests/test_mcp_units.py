@@ -97,6 +97,84 @@ def test_tools_are_offered_sorted_and_those_the_api_refuses_are_skipped_with_a_r
     assert split_offered_name("read_file") is None
 
 
+def _nested(levels: int) -> dict:
+    schema: dict = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"a": schema}}
+    return schema
+
+
+def test_schemas_the_messages_api_refuses_are_skipped_with_the_reason_and_the_rest_offered():
+    """The API refuses a whole request over one tool with a top-level anyOf/oneOf/allOf or
+    a schema that is no valid draft 2020-12 (real servers list both); one nested past the
+    depth the checker can walk is skipped too. Combinators inside a property, an ECMA-only
+    pattern and a recursive $ref are fine."""
+    from agent_cli.secret_forms import SecretForms
+
+    secret = "ghp_unitSECRET0123456789"
+    by_id_or_name = {
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "name": {"type": "string"}},
+        "anyOf": [{"required": ["id"]}, {"required": ["name"]}],
+    }
+    listed = [
+        ListedTool("union", "by id or by name", by_id_or_name),
+        ListedTool("one", "", {"type": "object", "oneOf": [{"required": ["a"]}]}),
+        ListedTool("all", "", {"type": "object", "allOf": [{"required": ["a"]}]}),
+        ListedTool("badtype", "", {"type": "object", "properties": {"a": {"type": "notatype"}}}),
+        ListedTool("leaky", "", {"type": "object", "properties": {"a": {"type": secret}}}),
+        ListedTool("deep", "", _nested(100)),
+        ListedTool("inner", "", {"type": "object", "properties": {"v": {"anyOf": [OBJECT]}}}),
+        ListedTool("letters", "", {"type": "object", "properties": {"w": {"pattern": r"\p{L}+"}}}),
+        ListedTool("loop", "", {"type": "object", "properties": {"n": {"$ref": "#/properties/n"}}}),
+        ListedTool("fine", "", _nested(20)),
+    ]
+    offered, skipped = offer_tools("srv", listed, SecretForms.from_values([secret]))
+    assert [t.tool for t in offered] == ["fine", "inner", "letters", "loop"]
+    problems = {s.tool: s.problem for s in skipped}
+    assert problems["union"].startswith("its input schema has anyOf at the top level")
+    assert "oneOf at the top level" in problems["one"]
+    assert "allOf at the top level" in problems["all"]
+    assert problems["badtype"] == (
+        "its input schema is not valid JSON Schema (draft 2020-12, which the Messages API "
+        "requires): at properties.a.type: 'notatype' is not valid under any of the given schemas"
+    )
+    assert "not valid JSON Schema" in problems["leaky"] and secret[:8] not in problems["leaky"]
+    assert problems["deep"] == "its input schema is nested more than 64 levels deep"
+
+
+def test_a_listing_is_screened_tool_by_tool_so_the_sdk_takes_the_rest():
+    """What the SDK refused as a whole listing (a string schema, a name that is a number,
+    annotations that are no object) or could not walk (100 deep) is taken out, each tool
+    with its reason; the rest, and the listing's other members, are handed on."""
+    from agent_cli.mcp_servers.tool_listing import screen_listing
+
+    good = {"name": "echo", "description": "echoes", "inputSchema": OBJECT}
+    listing = {
+        "tools": [
+            good,
+            {"name": "s", "inputSchema": {"type": "string"}},
+            {"name": 5, "inputSchema": OBJECT},
+            {"name": "ann", "inputSchema": OBJECT, "annotations": "x"},
+            {"name": "deep", "inputSchema": _nested(100)},
+        ],
+        "nextCursor": "page-2",
+    }
+    kept, taken = screen_listing(listing, "2025-06-18")
+    assert kept == {"tools": [good], "nextCursor": "page-2"}
+    offered, skipped = offer_tools("srv", taken)
+    assert offered == []
+    assert {s.tool: s.problem for s in skipped} == {
+        "s": "its input schema is not a JSON object schema",
+        "5": "its name is not letters, digits, '_' and '-' (at most 64)",
+        "ann": "the MCP SDK cannot read how the server lists it (annotations: Input should be "
+        "a valid dictionary or instance of ToolAnnotations)",
+        "deep": "its input schema is nested more than 64 levels deep",
+    }
+    assert screen_listing({"tools": [good]}, None) == ({"tools": [good]}, [])
+    assert screen_listing({"tools": "none"}, None) == ({"tools": "none"}, [])
+
+
 def test_results_keep_text_in_order_and_store_binary_content_as_artifacts():
     saved: list[tuple[bytes, str]] = []
 

@@ -65,3 +65,31 @@ def test_print_mode_without_yes_refuses_the_mcp_call_as_it_refuses_bash(tmp_path
     stderr = " ".join(done.stderr.split())
     assert "was not run: -p cannot ask for permission." in stderr
     assert "--yes" in stderr and "denied by the user" not in stderr
+
+
+def test_print_mode_says_a_server_missed_its_startup_timeout_naming_it_and_no_mcp_command(
+    tmp_path,
+) -> None:
+    """It said the server was "still starting, left out of this request ... /mcp shows how
+    they stand": no limit, no key, and a command -p cannot run. The server's own timeout
+    now lands while the request waits (for its handshake's deadline, not a guess), and
+    says both."""
+    home = Path(os.environ["AGENT_CLI_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        f'[mcp_servers.slow]\ncommand = "{sys.executable}"\nargs = ["{DEMO}", "noinit"]\n'
+        "startup_timeout = 6\n",  # longer than the SDK's import takes on a busy box
+        encoding="utf-8",
+    )
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(Reply([text_block("Answered without it.")]))
+        env = build_env(home, {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url})
+        done = run_piped(["-p", "hello"], cwd=tmp_path, env=env)
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 0 and done.stdout.strip() == "Answered without it.", said
+    assert (
+        "MCP server slow is not available: it did not finish the MCP handshake and list its "
+        "tools within its startup_timeout of 6 s (raise startup_timeout under "
+        "[mcp_servers.slow] in config.toml if it needs longer). This run goes on without it"
+    ) in said
+    assert "/mcp" not in said

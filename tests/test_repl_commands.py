@@ -688,3 +688,18 @@ def test_older_than_names_the_durable_items_citing_what_it_would_delete():
         "durable F1, P1 cite these sessions as source: deleted, they show as missing"
     )
     assert context.deleted == ["h-0", "h-1"]
+
+
+def test_mcp_says_how_to_start_a_failed_server_again_now_that_reasons_give_no_advice():
+    """A failure's reason is a fact (`-p` has no /mcp restart to offer); /mcp, which the
+    REPL alone runs, says how to get a failed server back."""
+    from agent_cli.session.mcp_part import McpServerView
+
+    context = FakeContext()
+    context.session.mcp_views = (McpServerView("demo", "ready", "", ("a",), (), 0),)
+    run(context, "/mcp")
+    assert "/mcp restart <server>" not in context.shown
+    context.session.mcp_views = (McpServerView("gone", "failed", "it exited", (), (), 0),)
+    run(context, "/mcp")
+    assert "gone failed: it exited" in context.shown
+    assert "/mcp restart <server> starts a failed server again." in context.shown

@@ -63,6 +63,34 @@ def test_a_refused_key_is_not_answered_with_continue_which_would_send_it_again(k
     assert "send 'continue'" not in words
 
 
+def test_a_400_over_one_tool_names_it_and_says_what_helps_instead_of_continue():
+    """A refused tool rides in every request: 'continue' sent it again, forever. The
+    words name the tool and its server, and the config key that turns the server off;
+    -p says how to go on from this run's session. Our own tool refused is a bug."""
+    from agent_cli.events import Notice
+    from agent_cli.repl.error_text import notice_text
+
+    detail = (
+        "tools.9.custom.input_schema: input_schema does not support oneOf, allOf, or anyOf "
+        "at the top level"
+    )
+    error = e.ProviderRequestFailed("bad_request", status=400, detail=detail, tool="mcp__crm__f")
+    words = describe_failed_request(error)
+    assert words == (
+        "Model request failed (HTTP 400): the API refused mcp__crm__f, a tool of the MCP "
+        f"server crm ({detail}). Sending again would fail the same way: turn that server off "
+        "(enabled = false under [mcp_servers.crm] in config.toml), then quit and start again "
+        "with `agent-cli --continue`."
+    )
+    notice = Notice("error", "provider_failed", error=error)
+    one_shot = notice_text(notice, one_shot=True, session_id=SESSION)
+    assert one_shot.endswith(f"then run the command again with --continue (or --resume {SESSION}).")
+    assert len(one_shot) <= 400  # what a notice shows
+    own = describe_failed_request(e.ProviderRequestFailed("bad_request", tool="read_file"))
+    assert "agent-cli's own tool read_file" in own and "bug in agent-cli" in own
+    assert "send 'continue'" not in own
+
+
 @pytest.mark.parametrize("kind", ["overloaded", "rate_limited", "connection", "timeout"])
 def test_a_passing_failure_is_answered_with_continue(kind):
     assert "send 'continue' to retry" in describe_failed_request(e.ProviderRequestFailed(kind))

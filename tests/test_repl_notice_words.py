@@ -143,3 +143,20 @@ def test_a_cut_answer_in_one_shot_mode_says_run_again(kept: bool) -> None:
     assert "Run the command again" in one_shot or "run the command again" in one_shot
     assert ("Ask the agent to continue" in one_shot) is False
     assert ("what arrived is kept" in one_shot) is kept
+
+
+def test_mcp_notices_in_one_shot_mode_offer_no_command_that_minus_p_cannot_run() -> None:
+    """`-p` said "/mcp restart github tries again" and "/mcp shows how they stand": it
+    runs no command. Each says what becomes of this run instead; the REPL's are kept."""
+    failed = Notice("warning", "mcp_failed", EMITTED["mcp_failed"])
+    assert notice_text(failed).endswith("/mcp restart github tries again.")
+    one_shot = notice_text(failed, one_shot=True)
+    assert one_shot == (
+        "MCP server github is not available: the command 'npx' was not found. This run goes "
+        "on without it (the next run of agent-cli starts it again)."
+    )
+    starting = Notice("warning", "mcp_still_starting", EMITTED["mcp_still_starting"])
+    assert "/mcp shows" in notice_text(starting)
+    said = notice_text(starting, one_shot=True)
+    assert "/mcp" not in said and "left out of this request: github" in said
+    assert "startup_timeout" in said

@@ -42,9 +42,13 @@ def describe_start_failure(
                 "config.toml, or make the file executable)"
             )
         return f"the command {settings.command!r} cannot be started ({why})"
-    tail = f"; its last stderr lines: {stderr}" if stderr else ""
+    tail = describe_stderr(stderr)
     if isinstance(leaf, TimeoutError):
-        return "it did not answer the MCP handshake in time" + tail
+        return (
+            f"it did not finish the MCP handshake and list its tools within its "
+            f"startup_timeout of {settings.startup_timeout:g} s (raise startup_timeout under "
+            f"[mcp_servers.{settings.name}] in config.toml if it needs longer){tail}"
+        )
     if settings.url is not None and is_connect_failure(leaf):
         url = one_line(settings.url, secrets)
         return f"could not connect to {url} ({describe_exception(leaf, secrets)}){tail}"
@@ -62,17 +66,29 @@ def is_connect_failure(error: BaseException) -> bool:
 
 def describe_end(settings: McpServerSettings, stderr: str) -> str:
     """Why a ready server is failed now: it exited (or hung up), with its last stderr
-    lines (`stderr`, already redacted)."""
+    lines (`stderr`, already redacted). A fact, no advice: how to start it again depends
+    on where it is read (the REPL's notice says `/mcp restart`, `-p` has none)."""
     what = "exited" if settings.command is not None else "closed its connection"
-    tail = f"; its last stderr lines: {stderr}" if stderr else ""
-    return f"it {what} after it was ready; run /mcp restart {settings.name} to start it again{tail}"
+    return f"it {what} after it was ready{describe_stderr(stderr)}"
 
 
-def describe_broken_message(quoted: str, during: str = "") -> str:
+def describe_stderr(stderr: str) -> str:
+    """The clause a reason ends with for a server's last stderr lines (`stderr`, already
+    redacted: `stderr_lines`), "" when it wrote none."""
+    return f"; its last stderr lines: {stderr}" if stderr else ""
+
+
+def describe_broken_message(quoted: str, during: str = "", *, too_deep: bool = False) -> str:
     """Why a stdio server was stopped: it wrote a broken JSON-RPC message (`stray_lines`)
     to its stdout, `during` a call or the handshake; `quoted` is the line's start, already
-    redacted and quoted (`stray_lines.quote_line`)."""
+    redacted and quoted (`stray_lines.quote_line`). `too_deep`: the line was JSON, but
+    nested deeper than it can be read (the server is not to blame for a bad line)."""
     when = f" {during}" if during else ""
+    if too_deep:
+        return (
+            f"it wrote a JSON-RPC message nested too deeply to read{when}: {quoted} (its "
+            "objects and arrays go hundreds of levels deep)"
+        )
     return (
         f"it wrote a line to stdout that is not valid JSON-RPC{when}: {quoted} (an MCP "
         "server must write only JSON-RPC messages there, one a line)"

@@ -5,12 +5,22 @@ Contract:
   (enabled = false), else `starting` until `start()` has connected it and listed its
   tools (`ready`, with the tools it offers and those it skips), or `failed` with a reason
   a person can act on: the command was not found, it exited (with the last lines of its
-  stderr), it did not answer in time, or its connection broke. A ready server whose
-  connection ends (its process exited) turns failed at once, its tools no longer offered.
+  stderr), it did not answer within its `startup_timeout` (named, with its config key:
+  said at once, not once its process is ended), or its connection broke (a call it died
+  in: with its last stderr lines too). Reasons are facts without advice: how to start it
+  again depends on where they are read. A ready server whose connection ends (its
+  process exited) turns failed at once, its tools no longer offered.
+  A tool the SDK cannot take (a schema of type string, one nested past its parser) is
+  screened out of the listing before the SDK reads it (`watched_streams`,
+  `tool_listing`) and skipped with its reason: it costs that tool, not the server.
 - `start()` returns at once: the `mcp` SDK is imported and servers are started on the
   hub's own thread (its own asyncio loop), so a session with servers configured shows
   its prompt as fast as one without. `wait_for_start(limit)` blocks until no server is
-  starting or `limit` seconds have passed, and returns the names still starting.
+  starting, or each one still starting is past its own `startup_timeout`, counted from
+  its handshake's start (and `SETTLE_SECONDS`, for its failure to be noted), or, for one
+  whose handshake has not begun, past `limit` seconds; it returns the names still
+  starting. So the first request reads a server's timeout with its reason, however long
+  the SDK took to import on a busy machine.
 - `call(server, tool, arguments)` runs one tool call and always returns a
   `CallOutcome`: the content items and the server's own error flag, or `failure` (the
   server is not ready, it answered with a JSON-RPC error, the call outlived the server's
@@ -22,7 +32,8 @@ Contract:
   line that begins with `{`, names `"jsonrpc"` and is not JSON, or JSON naming
   `jsonrpc` that is no valid message) is stopped and marked failed at once, whenever it
   does: a call waiting for it ends then, not at its timeout, saying so and quoting the
-  line's start (redacted, controls written out); a start fails then. Its other stray
+  line's start (redacted, controls written out); a start fails then. (A line that is
+  JSON nested too deep to read is said to be that, not invalid.) Its other stray
   lines (a banner, a log line) are skipped, as the SDK does; one written during a call
   that then gets no answer is quoted in the timeout's reason.
 - `restart(name)` stops a server and starts it again; `close()` stops every server,
@@ -52,7 +63,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
@@ -61,6 +72,7 @@ from agent_cli.mcp_servers.failures import (
     describe_end,
     describe_exception,
     describe_start_failure,
+    describe_stderr,
     describe_stray_line,
     error_answer,
     is_broken_connection,
@@ -80,90 +92,16 @@ from agent_cli.mcp_servers.states import (
     describe_not_offered,
 )
 from agent_cli.mcp_servers.stderr_tail import StderrTail
-from agent_cli.mcp_servers.stray_lines import quote_line, read_stray_line
+from agent_cli.mcp_servers.stray_lines import quote_line
+from agent_cli.mcp_servers.watched_streams import LiveServer, WatchedReads, WatchedWrites
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 
 STOP_SECONDS = 3.5  # the SDK asks a server's group to end, then kills it after 2 s
 CLOSE_SECONDS = STOP_SECONDS + 1.5
 TAIL_WAIT_SECONDS = 1.0  # for a dead server's last stderr bytes still in the pipe
+SETTLE_SECONDS = 1.0  # past a handshake's deadline, for its failure to be noted
 MAX_LISTED_TOOLS = 500
 LAUNCHER = Path(__file__).with_name("launcher.py")
-
-
-@dataclass
-class _Running:
-    """A connected server's live parts, on the hub's loop; `group` is its process group
-    (a stdio server's, once its launcher wrote it down)."""
-
-    session: Any = None
-    stop: asyncio.Event | None = None
-    task: asyncio.Task[None] | None = None
-    group: int | None = None
-    ended: bool = False  # its stream ended once it was ready: it exited or hung up
-    broken: str | None = None  # the broken message it wrote (`stray_lines`), which ended it
-    stray: str | None = None  # the last other line it wrote that is not JSON-RPC
-    strays: int = 0  # how many such lines it wrote
-
-
-class _WatchedStream:
-    """A transport's read stream, as the SDK's session reads it, that notices its end
-    (the server's process exited, its stdout closed, the HTTP session ended): once the
-    server is ready, `running` is marked `ended` and its `stop` set, so a server that is
-    gone turns failed at once instead of when a call to it fails. On a stdio server's
-    stream (`lines`) a broken JSON-RPC message (`stray_lines`) ends the stream there, so
-    the session wakes every waiting call with "Connection closed" at once; other lines
-    that are not JSON-RPC pass on to the session, which skips them."""
-
-    def __init__(self, inner: Any, running: _Running, lines: bool = False) -> None:
-        self._inner = inner
-        self._running = running
-        self._lines = lines
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    async def __aenter__(self) -> _WatchedStream:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> Any:
-        return await self._inner.__aexit__(*exc)
-
-    def __aiter__(self) -> _WatchedStream:
-        return self
-
-    async def __anext__(self) -> Any:
-        import anyio
-
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def receive(self) -> Any:
-        import anyio
-
-        try:
-            item = await self._inner.receive()
-        except anyio.EndOfStream:
-            self._note_end()
-            raise
-        line = read_stray_line(item) if self._lines and isinstance(item, Exception) else None
-        if line is None:
-            return item
-        if not line.is_broken_message:
-            self._running.stray = line.text
-            self._running.strays += 1
-            return item
-        self._running.broken = line.text
-        self._note_end()
-        raise anyio.EndOfStream
-
-    def _note_end(self) -> None:
-        if self._running.session is not None:  # it was ready (else: a start failure)
-            self._running.ended = True
-            if self._running.stop is not None:
-                self._running.stop.set()
 
 
 class McpHub:
@@ -183,7 +121,8 @@ class McpHub:
             server.name: ServerState(server.name, STARTING if server.enabled else DISABLED)
             for server in servers
         }
-        self._running: dict[str, _Running] = {}
+        self._running: dict[str, LiveServer] = {}
+        self._deadlines: dict[str, float] = {}  # when each handshake under way times out
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._lifeline: Lifeline | None = None
@@ -207,13 +146,17 @@ class McpHub:
         return describe_not_offered(name, self.states())
 
     def wait_for_start(self, limit: float) -> list[str]:
-        """Block until no server is starting or `limit` seconds passed; the names still
-        starting."""
-        deadline = time.monotonic() + limit
+        """Block until no server is starting or each is past its handshake's deadline (or
+        `limit` seconds, before its handshake began); the names still starting."""
+        fallback = time.monotonic() + limit
         with self._lock:
             while True:
                 starting = sorted(n for n, s in self._states.items() if s.status == STARTING)
-                left = deadline - time.monotonic()
+                ends = [
+                    self._deadlines[n] + SETTLE_SECONDS if n in self._deadlines else fallback
+                    for n in starting
+                ]
+                left = max(ends, default=0.0) - time.monotonic()
                 if not starting or left <= 0 or self._thread is None:
                     return starting
                 self._lock.wait(left)
@@ -321,13 +264,16 @@ class McpHub:
             loop.close()
 
     def _launch(self, name: str) -> None:
-        running = _Running(stop=asyncio.Event())
+        with self._lock:
+            self._deadlines.pop(name, None)  # a restart's handshake has not begun
+        running = LiveServer(stop=asyncio.Event())
         self._running[name] = running
         running.task = asyncio.get_event_loop().create_task(self._serve(name, running))
 
-    async def _serve(self, name: str, running: _Running) -> None:
+    async def _serve(self, name: str, running: LiveServer) -> None:
         settings = self._settings[name]
         errlog = StderrTail()  # a bounded tail, not a file: a server may write without end
+        running.errlog = errlog
         with tempfile.NamedTemporaryFile("r", encoding="ascii", suffix=".pid") as pid_file:
             try:
                 await self._connect_and_wait(settings, running, errlog.writer, Path(pid_file.name))
@@ -339,21 +285,21 @@ class McpHub:
                     stderr = stderr_lines(written, self._secrets)
                     if running.broken is not None and running.ended:  # ready, then broken
                         reason = self._describe_broken(running, "")
-                        reason += f"; run /mcp restart {name} to start it again"
                     elif running.broken is not None:
                         reason = self._describe_broken(running, "during the MCP handshake")
                     elif running.ended:
                         reason = describe_end(settings, stderr)
                     else:
                         reason = describe_start_failure(error, settings, stderr, self._secrets)
-                    self._fail(name, reason)
+                    if self._state_status(name) != FAILED:  # a failed call may have said it
+                        self._fail(name, reason)
             finally:
                 running.session = None
                 errlog.close()
                 end_group(running.group or _read_group(Path(pid_file.name)))
 
     async def _connect_and_wait(
-        self, settings: McpServerSettings, running: _Running, errlog: IO[str], pid_file: Path
+        self, settings: McpServerSettings, running: LiveServer, errlog: IO[str], pid_file: Path
     ) -> None:
         import anyio
         from mcp.client.session import ClientSession
@@ -361,11 +307,23 @@ class McpHub:
         lines = settings.command is not None  # stdio: one message a line
         async with (
             self._open_transport(settings, errlog, pid_file) as streams,
-            ClientSession(_WatchedStream(streams[0], running, lines), streams[1]) as session,
+            ClientSession(
+                WatchedReads(streams[0], running, lines), WatchedWrites(streams[1], running)
+            ) as session,
         ):
-            with anyio.fail_after(settings.startup_timeout):
-                await session.initialize()
-                listed = await _list_tools(session)
+            with self._lock:  # `wait_for_start` waits for this deadline, not a guess
+                self._deadlines[settings.name] = time.monotonic() + settings.startup_timeout
+                self._lock.notify_all()
+            try:
+                with anyio.fail_after(settings.startup_timeout):
+                    initialized = await session.initialize()
+                    running.version = getattr(initialized, "protocol_version", None)
+                    listed = await _list_tools(session)
+            except TimeoutError:  # said now: ending its process may take seconds more
+                self._fail_start(settings, running)
+                raise
+            listed += running.refused[:MAX_LISTED_TOOLS]  # screened out: each with its reason
+            running.refused = []
             offered, skipped = offer_tools(settings.name, listed, self._secrets)
             running.session, running.group = session, _read_group(pid_file)
             self._set_ready(settings.name, offered, skipped)
@@ -373,6 +331,14 @@ class McpHub:
             await running.stop.wait()
             if running.ended:  # not stopped by agent-cli: the server is gone
                 raise _ServerEnded
+
+    def _fail_start(self, settings: McpServerSettings, running: LiveServer) -> None:
+        """Mark a server that did not start in time failed at once, with what it wrote to
+        stderr so far: the transport then asks it to end and waits seconds before it
+        kills it, and the first request waits for the reason no longer than its limit."""
+        written = running.errlog.so_far() if running.errlog is not None else ""
+        stderr = stderr_lines(written, self._secrets)
+        self._fail(settings.name, describe_start_failure(TimeoutError(), settings, stderr))
 
     async def _call(
         self, server: str, tool: str, arguments: dict[str, Any], timeout: float
@@ -403,7 +369,7 @@ class McpHub:
         return CallOutcome(items, bool(getattr(result, "is_error", False)), None, structured)
 
     async def _call_failed(
-        self, server: str, tool: str, running: _Running, error: Exception
+        self, server: str, tool: str, running: LiveServer, error: Exception
     ) -> CallOutcome:
         """What a call that raised `error` gave: an error answer leaves the server ready;
         a broken message or a broken connection stops it."""
@@ -415,23 +381,31 @@ class McpHub:
             reason = self._describe_broken(running, f"during a call of {tool}")
             await self._stop_failed(server, reason)
             return CallOutcome(
-                failure=f"the MCP server {server} was stopped: {reason}; the user can "
-                f"start it again with /mcp restart {server}"
+                failure=f"the MCP server {server} was stopped: {reason}{_start_again(server)}"
             )
         if is_broken_connection(error) or running.session is None:
             why = describe_exception(error, self._secrets)
             reason = f"its connection broke during a call of {tool} ({why})"
+            reason += describe_stderr(await self._last_stderr(running))  # why it died
             await self._stop_failed(server, reason)
             return CallOutcome(
-                failure=f"the MCP server {server} stopped: {reason}; the user can start "
-                f"it again with /mcp restart {server}"
+                failure=f"the MCP server {server} stopped: {reason}{_start_again(server)}"
             )
         return CallOutcome(failure=f"{server} answered {tool} with something unreadable")
 
-    def _describe_broken(self, running: _Running, during: str) -> str:
+    async def _last_stderr(self, running: LiveServer) -> str:
+        """The last lines of what a stdio server that is gone wrote to stderr, redacted
+        (waiting at most `TAIL_WAIT_SECONDS` for the last bytes in the pipe)."""
+        if running.errlog is None:
+            return ""
+        written = await asyncio.to_thread(running.errlog.text, TAIL_WAIT_SECONDS)
+        return stderr_lines(written, self._secrets)
+
+    def _describe_broken(self, running: LiveServer, during: str) -> str:
         """Why `running` was stopped by the broken message it wrote `during` a call or the
         handshake ("": between calls)."""
-        return describe_broken_message(quote_line(running.broken or "", self._secrets), during)
+        quoted = quote_line(running.broken or "", self._secrets)
+        return describe_broken_message(quoted, during, too_deep=running.too_deep)
 
     async def _stop_failed(self, name: str, reason: str) -> None:
         self._fail(name, reason, in_call=True)
@@ -610,6 +584,15 @@ def _ignore_loop_noise(loop: asyncio.AbstractEventLoop, context: dict[str, Any])
     """What the loop would print about a server's transport it could not close politely
     (a crashed server's): the state already says what happened, the terminal is the
     user's."""
+
+
+def _start_again(server: str) -> str:
+    """How the user gets a stopped server back, for the model: words true in a session
+    at the prompt and in `-p` alike."""
+    return (
+        f"; the user can start it again (/mcp restart {server} at agent-cli's prompt, or a "
+        "new run of agent-cli)"
+    )
 
 
 def _because(reason: str) -> str:

@@ -5,9 +5,11 @@ input schema) and returns the tools the Messages API accepts, as Anthropic tool
 definitions named `mcp__<server>__<tool>`, sorted by that name (the request's tool list
 stays the same from request to request, so the prompt cache holds), and a `Skipped` for
 each tool that cannot be offered, with the reason: a name outside the tool-name grammar
-or too long once prefixed, a name listed twice, an input schema that is not a JSON
-object schema. A description is kept up to `MAX_DESCRIPTION_CHARS` (a 100 KB description
-would ride in every request), cut at a word and marked.
+or too long once prefixed, a name listed twice, an input schema the Messages API would
+refuse (`schema_rules`: not a JSON object schema, a top-level anyOf/oneOf/allOf, nested
+too deep, too big, not valid JSON Schema draft 2020-12). A description is kept up to
+`MAX_DESCRIPTION_CHARS` (a 100 KB description would ride in every request), cut at a
+word and marked.
 
 Everything the server wrote rides in every request, so none of it may carry a secret
 agent-cli keeps (`secrets`, the toolbox's forms): the description and every string in
@@ -19,27 +21,29 @@ name redacted. Pure.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from agent_cli.mcp_servers.failures import one_line
+from agent_cli.mcp_servers.schema_rules import describe_invalid_schema, describe_schema_problem
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # the Messages API's grammar
 PREFIX = "mcp__"
 MAX_DESCRIPTION_CHARS = 2_000
-MAX_SCHEMA_BYTES = 64_000
 
 
 @dataclass(frozen=True)
 class ListedTool:
-    """A tool as a server listed it."""
+    """A tool as a server listed it: its `name` (a string, unless the server breaks the
+    protocol), and, for one the SDK's session never saw (`tool_listing`), why not."""
 
-    name: str
+    name: Any
     description: str
     input_schema: Any
+    refusal: str = ""
 
 
 @dataclass(frozen=True)
@@ -85,9 +89,10 @@ def offer_tools(
     seen: set[str] = set()
     for tool in tools:
         problem = _problem(server, tool, seen, secrets)
-        seen.add(tool.name)
+        if isinstance(tool.name, str):  # a listing screened out may name it with anything
+            seen.add(tool.name)
         if problem is not None:
-            shown = secrets.redact(tool.name) if isinstance(tool.name, str) else tool.name
+            shown = secrets.redact(tool.name if isinstance(tool.name, str) else repr(tool.name))
             skipped.append(Skipped(server, shown, problem))
             continue
         name = offered_name(server, tool.name)
@@ -111,17 +116,14 @@ def _problem(server: str, tool: ListedTool, seen: set[str], secrets: SecretForms
     if tool.name in seen:
         return "the server lists this name twice"
     schema = tool.input_schema
-    if not isinstance(schema, Mapping) or schema.get("type") != "object":
-        return "its input schema is not a JSON object schema"
-    try:
-        size = len(json.dumps(schema, ensure_ascii=False))
-    except (TypeError, ValueError):
-        return "its input schema is not JSON"
-    if size > MAX_SCHEMA_BYTES:
-        return f"its input schema is {size:,} bytes (at most {MAX_SCHEMA_BYTES:,})"
+    problem = describe_schema_problem(schema)
+    if problem is not None:
+        return problem
     if _names_a_secret(schema, secrets):
         return "its input schema names a property after a secret agent-cli keeps"
-    return None
+    if tool.refusal:
+        return one_line(tool.refusal, secrets)
+    return describe_invalid_schema(schema, secrets)
 
 
 def _names_a_secret(value: Any, secrets: SecretForms) -> bool:

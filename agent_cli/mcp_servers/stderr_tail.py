@@ -7,7 +7,8 @@ writes, so the server never blocks on stderr, and keeps only the last `keep` to
 (it used to go to a temporary file that grew without end). `text(wait)` closes the
 write end agent-cli holds, waits up to `wait` seconds for the reader to reach end of
 file (every writer gone: the server and what it started) and returns the last `keep`
-bytes decoded (undecodable bytes replaced); safe to call more than once. `close()`
+bytes decoded (undecodable bytes replaced); safe to call more than once. `so_far()` is
+what `text` gives, read now, the pipe left open (a server that is still running). `close()`
 closes the write end; the thread ends when the last writer does.
 """
 
@@ -57,6 +58,11 @@ class StderrTail:
         deadline = time.monotonic() + wait
         while self._thread.is_alive() and time.monotonic() < deadline:
             time.sleep(0.01)
+        with self._lock:
+            return bytes(self._kept[-self._keep :]).decode("utf-8", errors="replace")
+
+    def so_far(self) -> str:
+        """The last `keep` bytes written until now, decoded; the server writes on."""
         with self._lock:
             return bytes(self._kept[-self._keep :]).decode("utf-8", errors="replace")
 

@@ -19,10 +19,12 @@ a line waited for its whole timeout (an outside attack: 60 s). Two kinds are tol
 
 Contract: `read_stray_line(item)` is the line behind an error item of the SDK's stdio
 reader (`StrayLine`: its text, at most `KEPT_CHARS`, and whether it is a broken message),
-None for any other item; `quote_line(text, secrets)` is the start of a line for a reason
-or a failure: `secrets` redacted before anything is cut (a cut first could split a
-secret, which then would not be recognised), controls written out
-(`written_out.reveal_all`), at most `QUOTED_CHARS` characters, in quotes.
+None for any other item; `read_deep_line(item)` is the whole line when the SDK's parser
+gave up on it only for its depth (its limit is 200 objects and arrays);
+`quote_line(text, secrets)` is the start of a line for a reason or a failure: `secrets`
+redacted before anything is cut (a cut first could split a secret, which then would not
+be recognised), controls written out (`written_out.reveal_all`), at most
+`QUOTED_CHARS` characters, in quotes.
 """
 
 from __future__ import annotations
@@ -70,6 +72,23 @@ def read_stray_line(item: object) -> StrayLine | None:
     except ValueError:  # a value nested too deep to write again
         text = str(value)
     return StrayLine(text[:KEPT_CHARS], _names_jsonrpc(value))
+
+
+def read_deep_line(item: object) -> str | None:
+    """The whole line behind `item`, when it is the SDK's error for a line its JSON parser
+    gave up on as nested too deep (pydantic's `json_invalid`, "recursion limit
+    exceeded"): such a line may still be a valid message. None for any other item."""
+    errors = getattr(item, "errors", None)
+    if type(item).__name__ != "ValidationError" or not callable(errors):
+        return None
+    try:
+        found = errors(include_url=False, include_context=False)
+    except Exception:  # noqa: BLE001  not the error it looks like
+        return None
+    if len(found) != 1 or found[0].get("type") != "json_invalid":
+        return None
+    value, said = found[0].get("input"), str(found[0].get("msg", ""))
+    return value if isinstance(value, str) and "recursion limit" in said else None
 
 
 def _whole_value(errors: list[Any]) -> object:

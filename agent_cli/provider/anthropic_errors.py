@@ -4,14 +4,16 @@ Contract: `classify_failure` maps an error of one attempt to a `Failure` (a kind
 HTTP status, the retry-after the server asked for, a detail cut to `MAX_DETAIL_CHARS`),
 or None for anything that is not a provider failure (a bug, to be raised as is). A 200
 status is an `event: error` that arrived mid-stream. `is_model_not_found` tells a 404
-about the model from a 404 for a wrong path; `redact_secret` keeps the key out of any
-detail. `anthropic` and its transport are imported only inside `classify_failure`
-(importing the SDK takes seconds).
+about the model from a 404 for a wrong path; `refused_tool` names the tool a 400 is
+about (`tools.N...`); `redact_secret` keeps the key out of any detail. `anthropic` and
+its transport are imported only inside `classify_failure` (importing the SDK takes
+seconds).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +88,21 @@ def _classify_status_error(err: Any) -> Failure:
     return Failure(
         kind, status=status, retry_after=parse_retry_after(err.response.headers), detail=detail
     )
+
+
+# A refusal about one tool of the request: "tools.3.custom.input_schema: ..."
+REFUSED_TOOL = re.compile(r"^tools\.(\d+)\b")
+
+
+def refused_tool(failure: Failure, tools: object) -> str | None:
+    """The name of the tool in the request's `tools` a 400 names by its place, or None."""
+    found = REFUSED_TOOL.match(failure.detail) if failure.kind == "bad_request" else None
+    if found is None or not isinstance(tools, Sequence):
+        return None
+    index = int(found.group(1))
+    tool = tools[index] if index < len(tools) else None
+    name = tool.get("name") if isinstance(tool, Mapping) else None
+    return name if isinstance(name, str) else None
 
 
 def is_model_not_found(failure: Failure, error_type: object, model: str) -> bool:

@@ -40,6 +40,7 @@ from agent_cli.provider.anthropic_errors import (
     classify_failure,
     is_model_not_found,
     redact_secret,
+    refused_tool,
 )
 from agent_cli.provider.anthropic_models import fetch_models_page
 from agent_cli.provider.anthropic_settings import (
@@ -139,6 +140,7 @@ class AnthropicProvider:
                         attempts=attempt,
                         detail=failure.detail,
                         model=self.model,
+                        tool=refused_tool(failure, wire.get("tools")),
                     ) from None
                 delay = backoff_delay(attempt, failure.retry_after, jitter=self._jitter)
                 yield RetryNotice(attempt=attempt, delay_seconds=delay, kind=failure.kind)

@@ -492,6 +492,8 @@ def describe_failed_request(error: BaseException | None) -> str:
         return f"{type(error).__name__}: {error}. The conversation is unchanged."
     if error.kind == "model_not_found":
         return model_not_found(error.model)
+    if error.kind == "bad_request" and error.tool:
+        return _refused_tool(error, error.tool)
     advice = _PROVIDER_ADVICE.get(error.kind, "the request failed")
     status = f" (HTTP {error.status})" if error.status else ""
     tries = f" after {error.attempts} attempts" if error.attempts > 1 else ""
@@ -505,6 +507,34 @@ def describe_failed_request(error: BaseException | None) -> str:
     return (
         f"Model request failed{status}{tries}: {advice}{detail}. "
         f"The conversation is unchanged but for your message, which is kept: {go_on}."
+    )
+
+
+RESTART_WITH_CONTINUE = "quit and start again with `agent-cli --continue`"
+
+
+def _refused_tool(
+    error: e.ProviderRequestFailed, tool: str, go_on: str = RESTART_WITH_CONTINUE
+) -> str:
+    """A request the API refused over one of its tools: every request carries the tool,
+    so sending again cannot help; what can, then how to `go_on` (-p says its own). Short:
+    a notice shows 400 characters."""
+    from agent_cli.mcp_servers.offered_tools import split_offered_name
+
+    status = f" (HTTP {error.status})" if error.status else ""
+    said = f" ({_c(error.detail, 120)})" if error.detail else ""
+    parts = split_offered_name(tool)
+    if parts is None:
+        return (
+            f"Model request failed{status}: the API refused agent-cli's own tool "
+            f"{_c(tool, 64)}{said}. Sending again would fail the same way: this is a bug in "
+            "agent-cli; please report it."
+        )
+    server = _c(parts[0], 64)
+    return (
+        f"Model request failed{status}: the API refused {_c(tool, 64)}, a tool of the MCP "
+        f"server {server}{said}. Sending again would fail the same way: turn that server off "
+        f"(enabled = false under [mcp_servers.{server}] in config.toml), then {go_on}."
     )
 
 
@@ -913,7 +943,11 @@ def run_again_with_continue(session_id: str | None) -> str:
 
 
 def _one_shot_failed_request(notice: Notice, session_id: str | None) -> str:
-    said = describe_failed_request(notice.error)
+    error = notice.error
+    if isinstance(error, e.ProviderRequestFailed) and error.kind == "bad_request" and error.tool:
+        named = f" (or --resume {_c(session_id, 80)})" if session_id else ""
+        return _refused_tool(error, error.tool, f"run the command again with --continue{named}")
+    said = describe_failed_request(error)
     interactive_tail = "send 'continue' to retry (sending it again would repeat it)."
     if said.endswith(interactive_tail):
         said = said[: -len(interactive_tail)] + run_again_with_continue(session_id) + "."
@@ -939,7 +973,25 @@ def _one_shot_paused_answers(notice: Notice, session_id: str | None) -> str:
     )
 
 
+def _one_shot_mcp_failed(notice: Notice, session_id: str | None) -> str:
+    """-p runs no `/mcp restart`: the server stays out of this run; the next starts it."""
+    f = notice.fields
+    return (
+        f"MCP server {f['server']} is not available: {f['reason']}. This run goes on without "
+        "it (the next run of agent-cli starts it again)."
+    )
+
+
+def _one_shot_mcp_still_starting(notice: Notice, session_id: str | None) -> str:
+    return (
+        f"MCP servers still starting, left out of this request: {notice.fields['servers']} "
+        "(each was waited for as long as its startup_timeout in config.toml allows)."
+    )
+
+
 _ONE_SHOT_NOTICES: dict[str, Callable[[Notice, str | None], str]] = {
+    "mcp_failed": _one_shot_mcp_failed,
+    "mcp_still_starting": _one_shot_mcp_still_starting,
     "provider_failed": _one_shot_failed_request,
     "max_tokens": _one_shot_cut_answer,
     "pause_limit": _one_shot_paused_answers,

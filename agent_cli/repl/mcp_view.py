@@ -18,12 +18,13 @@ NO_SERVERS = (
     "No MCP servers are configured. Add one to config.toml as a table, e.g. "
     '[mcp_servers.files] with command = "npx" and args = [...]; the README shows how.'
 )
+RESTART_HINT = "/mcp restart <server> starts a failed server again."
 STATUS_STYLE = {"ready": "green", "starting": "yellow", "failed": "red", "disabled": "dim"}
 
 
 def build_mcp_view(servers: Sequence[McpServerView]) -> RenderableType:
     """One block per server (state, tools, schema tokens per request), then what was not
-    offered and why."""
+    offered and why; with a failed server, how to start it again."""
     if not servers:
         return Text(NO_SERVERS)
     lines: list[Text] = [Text("MCP servers", style="bold")]
@@ -35,6 +36,8 @@ def build_mcp_view(servers: Sequence[McpServerView]) -> RenderableType:
             lines.append(Text(f"    not offered: {clip_line(tool, 60)!r}: {why}", style="yellow"))
     total = sum(server.schema_tokens for server in servers)
     lines.append(Text(f"tool schemas of MCP servers: {total:,} tokens in every request"))
+    if any(server.status == "failed" for server in servers):  # reasons give no advice
+        lines.append(Text(RESTART_HINT, style="dim"))
     return Group(*lines)
 
 

@@ -1,13 +1,14 @@
 """The session's MCP servers: started when the REPL is ready, waited for before a
 request, reported once when they fail, listed with what their tool schemas cost.
 
-Contract: `McpPart(servers, cwd, counter, secrets)` holds the session's servers; nothing of the
-hub (asyncio) or the SDK is imported until `start()` creates and starts the hub, so a
-session opens as fast with servers configured as without. Until then every enabled
+Contract: `McpPart(servers, cwd, counter, secrets)` holds the session's servers; nothing
+of the hub (asyncio) or the SDK is imported until `start()` creates and starts the hub,
+so a session opens as fast with servers configured as without. Until then every enabled
 server reads as starting and no tool is offered. It is the toolbox's `McpTools`:
-`version`, `offered_tools()`, `not_offered()`, `call()`. `before_request()` yields, before a turn's
-request: a `mcp_waiting` notice naming the servers still starting (then waits for them,
-at most the longest `startup_timeout` among them), a `mcp_still_starting` notice for those that did not make it,
+`version`, `offered_tools()`, `not_offered()`, `call()`. `before_request()` yields,
+before a turn's request: a `mcp_waiting` notice naming the servers still starting (then
+waits for them, each at most its `startup_timeout` from its handshake's start:
+`McpHub.wait_for_start`), a `mcp_still_starting` notice for those that did not make it,
 and one `mcp_failed` notice per server that failed since the last call (each failure is
 reported once; a restart that fails again is reported again; a server that failed during
 a tool call is not: that call's error result said why, so a crash costs one error line).

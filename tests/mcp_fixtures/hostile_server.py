@@ -10,12 +10,24 @@ misbehaviours the SDK's own servers would never produce, one per tool or start m
 - `die_after_ready`: as normal, but writes `bye` and its secret to stderr and exits 0.5 s
   after listing its tools;
 - `fat_schema`: as normal, plus the tool `fat`, whose input schema is over 1 MB (more
-  than agent-cli offers: it is left out).
+  than agent-cli offers: it is left out);
+- `api_refused_schemas`: as normal, plus `union` (a top-level `anyOf`, as real servers
+  list for "by id or by name") and `badtype` (`"type": "notatype"` in a property), which
+  the Messages API refuses;
+- `string_schema`: as normal, plus `stringly`, whose input schema is `{"type": "string"}`
+  (the SDK refuses the whole listing over it); `string_schema_after_ping`: the same, but
+  before its listing it asks the client a `ping` of the very id the listing answers (ids
+  of the two sides are apart: JSON-RPC lets them be equal);
+- `deep_schema`: as normal, plus `deep`, whose input schema nests properties 100 deep (the
+  listing's line is deeper than the SDK's JSON parser goes);
+- `too_deep_line`: answers tools/list with a line nested 100,000 deep, past what any
+  parser here reads.
 
 Tools: `echo` and `esc` (text `ok`), `invalid_params` and `server_error` (a JSON-RPC error, codes
 -32602 and -32000, whose message holds the secret), `big` (`n` MB of text),
 `structured_only` (its data only in `structuredContent`), `bogus_image` (an `image/png`
-item whose bytes are no PNG)."""
+item whose bytes are no PNG), `die` (writes why, with the secret, to stderr and exits
+during the call)."""
 
 from __future__ import annotations
 
@@ -28,7 +40,16 @@ import time
 
 MODE = sys.argv[1] if len(sys.argv) > 1 else "normal"
 SECRET = os.environ.get("HOSTILE_SECRET", "")
-TOOLS = ["echo", "esc", "invalid_params", "server_error", "big", "structured_only", "bogus_image"]
+TOOLS = [
+    "echo",
+    "esc",
+    "invalid_params",
+    "server_error",
+    "big",
+    "structured_only",
+    "bogus_image",
+    "die",
+]
 lock = threading.Lock()
 
 
@@ -69,7 +90,35 @@ def tool_list() -> list[dict]:
         values = [f"value-{n:06d}-" + "x" * 20 for n in range(30_000)]
         fat = {"type": "object", "properties": {"q": {"type": "string", "enum": values}}}
         tools.append({"name": "fat", "description": "a fat schema", "inputSchema": fat})
-    return tools
+    return tools + ODD_TOOLS.get(MODE.removesuffix("_after_ping"), [])
+
+
+def nested(levels: int) -> dict:
+    schema: dict = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"a": schema}}
+    return schema
+
+
+BY_ID_OR_NAME = {
+    "type": "object",
+    "properties": {"id": {"type": "string"}, "name": {"type": "string"}},
+    "anyOf": [{"required": ["id"]}, {"required": ["name"]}],
+}
+ODD_TOOLS = {
+    "api_refused_schemas": [
+        {"name": "union", "description": "by id or by name", "inputSchema": BY_ID_OR_NAME},
+        {
+            "name": "badtype",
+            "description": "a type no draft knows",
+            "inputSchema": {"type": "object", "properties": {"a": {"type": "notatype"}}},
+        },
+    ],
+    "string_schema": [
+        {"name": "stringly", "description": "a string schema", "inputSchema": {"type": "string"}}
+    ],
+    "deep_schema": [{"name": "deep", "description": "100 deep", "inputSchema": nested(100)}],
+}
 
 
 def call(ident: object, name: str, arguments: dict) -> None:
@@ -84,6 +133,10 @@ def call(ident: object, name: str, arguments: dict) -> None:
         result(ident, {"content": [{"type": "text", "text": "A" * size}]})
     elif name == "structured_only":
         result(ident, {"content": [], "structuredContent": {"temperature": 22.5, "city": "Paris"}})
+    elif name == "die":
+        sys.stderr.write(f"dying mid call: the backend refused {SECRET}\n")
+        sys.stderr.flush()
+        os._exit(3)
     elif name == "bogus_image":
         data = base64.b64encode(b"not a png at all").decode()
         result(ident, {"content": [{"type": "image", "mimeType": "image/png", "data": data}]})
@@ -101,15 +154,22 @@ def die() -> None:
 for raw_line in sys.stdin:
     request = json.loads(raw_line)
     method, ident = request.get("method"), request.get("id")
-    if ident is None:
-        continue  # a notification
+    if ident is None or method is None:
+        continue  # a notification, or the client's answer to our ping
     if method == "initialize":
         version = request["params"].get("protocolVersion", "2025-06-18")
         info = {"name": "hostile", "version": "1"}
         result(
             ident, {"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": info}
         )
+    elif method == "tools/list" and MODE == "too_deep_line":
+        depth = 100_000
+        sys.stdout.write('{"jsonrpc": "2.0", "id": ' + json.dumps(ident) + ', "result": ')
+        sys.stdout.write('{"tools": ' + "[" * depth + "]" * depth + "}}\n")
+        sys.stdout.flush()
     elif method == "tools/list":
+        if MODE.endswith("_after_ping"):
+            send({"jsonrpc": "2.0", "id": ident, "method": "ping"})
         result(ident, {"tools": tool_list()})
         if MODE == "die_after_ready":
             threading.Thread(target=die, daemon=True).start()

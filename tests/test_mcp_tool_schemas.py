@@ -1,0 +1,126 @@
+"""Tools a server lists that the Messages API or the MCP SDK cannot take: each is left out
+with its reason, and the server's other tools work. Real processes throughout: the
+hand-written hostile server over stdio (`mcp_fixtures/hostile_server.py`), the hub, and
+for the requests the real CLI against the strict fake Messages API, which refuses what
+the real API refuses (a top-level anyOf, a schema that is no valid draft 2020-12)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from e2e_support import build_env, run_piped
+from fake_anthropic import HttpError, Reply, start_fake_server, text_block, tool_use_block
+from tools_support import make_toolbox
+
+from agent_cli.mcp_servers.hub import McpHub
+from agent_cli.mcp_servers.settings import McpServerSettings
+
+API_KEY = "sk-ant-tool-schemas-FAKE-3"
+HOSTILE = Path(__file__).parent / "mcp_fixtures" / "hostile_server.py"
+
+
+def hostile(mode: str) -> McpServerSettings:
+    args = (str(HOSTILE), mode)
+    return McpServerSettings("h", command=sys.executable, args=args, startup_timeout=30)
+
+
+def _run_agent(workspace: Path, base_url: str, mode: str, prompt: str):
+    home = Path(os.environ["AGENT_CLI_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        f'[mcp_servers.h]\ncommand = "{sys.executable}"\nargs = ["{HOSTILE}", "{mode}"]\n'
+        "startup_timeout = 60\n",  # the first request waits as long: the box may be busy
+        encoding="utf-8",
+    )
+    env = build_env(home, {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": base_url})
+    return run_piped(["-p", prompt, "--yes"], cwd=workspace, env=env)
+
+
+def test_a_tool_whose_schema_the_api_refuses_is_left_out_and_every_request_is_accepted(
+    tmp_path,
+) -> None:
+    """A top-level anyOf (a real server's "by id or by name") made the API refuse every
+    request of the session; now that tool is not sent, and the server's echo runs."""
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(
+            Reply([tool_use_block("toolu_e", "mcp__h__echo", {})], "tool_use"),
+            Reply([text_block("The echo said ok.")]),
+        )
+        done = _run_agent(tmp_path, server.base_url, "api_refused_schemas", "echo, please")
+        rejections = [r.rejection for r in server.requests if r.rejection is not None]
+        sent = [tool["name"] for tool in server.accepted[0]["tools"]] if server.accepted else []
+    assert rejections == [] and done.returncode == 0, (rejections, done.stderr)
+    assert "mcp__h__echo" in sent
+    assert "mcp__h__union" not in sent and "mcp__h__badtype" not in sent
+    assert done.stdout.strip() == "The echo said ok."
+
+
+def test_a_400_about_one_tool_names_the_tool_and_does_not_advise_sending_again(tmp_path) -> None:
+    """Should the API refuse a tool for a rule agent-cli does not check yet, the words
+    name that tool (the API names only its place, `tools.N`) and what helps: the tool
+    rides in every request, so "run again" alone would fail the same way."""
+
+    def refuse_the_echo(body):
+        place = [tool["name"] for tool in body["tools"]].index("mcp__h__echo")
+        return HttpError(400, message=f"tools.{place}.custom.input_schema: a rule of tomorrow")
+
+    with start_fake_server(api_key=API_KEY, responder=refuse_the_echo) as server:
+        done = _run_agent(tmp_path, server.base_url, "normal", "hello")
+    said = " ".join(done.stderr.split())
+    assert done.returncode == 1, done.stderr
+    assert "the API refused mcp__h__echo, a tool of the MCP server h (tools." in said
+    assert "enabled = false under [mcp_servers.h] in config.toml), then run the command " in said
+    assert "again with --continue" in said and "send 'continue'" not in said
+
+
+@pytest.mark.parametrize(
+    "mode, tool, why",
+    [
+        ("string_schema", "stringly", "its input schema is not a JSON object schema"),
+        ("string_schema_after_ping", "stringly", "its input schema is not a JSON object schema"),
+        ("deep_schema", "deep", "its input schema is nested more than 64 levels deep"),
+    ],
+)
+def test_one_tool_the_sdk_cannot_take_is_left_out_and_the_servers_other_tools_work(
+    tmp_path, mode, tool, why
+) -> None:
+    """`{"type": "string"}` failed the SDK's check of the whole listing; a schema 100
+    properties deep, its JSON parser (200 levels): either way the server never started.
+    The calls of its other tools go through the SDK's own look at the listing again."""
+    toolbox = make_toolbox(tmp_path)
+    hub = McpHub([hostile(mode)], tmp_path, toolbox.secret_forms)
+    toolbox.attach_mcp(hub)
+    hub.start()
+    try:
+        assert hub.wait_for_start(40) == []
+        state = next(state for state in hub.states() if state.name == "h")
+        assert state.status == "ready", state.reason
+        assert [(skipped.tool, skipped.problem) for skipped in state.skipped] == [(tool, why)]
+        assert "mcp__h__echo" in [offered.name for offered in state.tools]
+        for _ in range(2):
+            outcome = toolbox.run("mcp__h__echo", {})
+            assert not outcome.is_error and "ok" in outcome.content, outcome.content
+        assert "failed" not in [state.status for state in hub.states()]
+    finally:
+        hub.close()
+
+
+def test_a_listing_nested_past_any_parser_is_said_to_be_too_deep_not_invalid(tmp_path) -> None:
+    """A line 100,000 levels deep cannot be read at all; it is JSON all the same, so the
+    reason is its depth, not "not valid JSON-RPC" (which blamed the author wrongly)."""
+    hub = McpHub([hostile("too_deep_line")], tmp_path)
+    hub.start()
+    try:
+        assert hub.wait_for_start(40) == []
+        state = next(state for state in hub.states() if state.name == "h")
+        assert state.status == "failed"
+        assert state.reason.startswith(
+            "it wrote a JSON-RPC message nested too deeply to read during the MCP handshake: "
+            '\'{"jsonrpc": "2.0", "id": '
+        ), state.reason
+        assert "not valid JSON-RPC" not in state.reason
+    finally:
+        hub.close()
