@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from repl_fakes import make_console
 
+from agent_cli.repl.approval_lines import TAB_STYLE, TRAILING_SPACE
 from agent_cli.repl.approval_view import build_approval_view, forms_as_shown
 from agent_cli.repl.safe_text import clip_line
 from agent_cli.repl.tool_lines import select_telling_arguments
@@ -34,8 +35,21 @@ POINTER = "artifact:s-20261203-101500-abcdef:" + "ab" * 60 + "-bash-output.txt:"
 
 def shown_text(view) -> str:
     """What the view shows, each line's rows joined again (a row that goes on from the
-    one above starts with a blank gutter and `┆`)."""
-    return "\n".join(re.sub(r"\n *┆ ", "", line.plain) for line in [view.header, *view.lines])
+    one above starts with a blank gutter and `┆`), a space drawn as `TRAILING_SPACE` where
+    a row ends or starts read as the space it stands for."""
+    return "\n".join(
+        re.sub(r"\n *┆ ", "", _spaces_read(line)) for line in [view.header, *view.lines]
+    )
+
+
+def _spaces_read(line) -> str:
+    characters = list(line.plain)
+    for span in line.spans:
+        if span.style == TAB_STYLE:
+            for at in range(span.start, span.end):
+                if characters[at] == TRAILING_SPACE:
+                    characters[at] = " "
+    return "".join(characters)
 
 
 def test_the_approval_view_shortens_a_long_command_between_keys(tmp_path: Path):

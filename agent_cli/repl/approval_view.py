@@ -47,6 +47,7 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
+from agent_cli.combining_marks import written_out_marks
 from agent_cli.repl.approval_lines import (
     NOTE_STYLE,
     TAB_STYLE,
@@ -68,7 +69,7 @@ from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.approval import Approval, ApprovalKind
 from agent_cli.tools.approval_scope import TargetKind
 from agent_cli.tools.output import count_noun, format_size
-from agent_cli.written_out import reveal_all, reveal_controls
+from agent_cli.written_out import reveal_all, revealed_pieces
 
 if TYPE_CHECKING:
     from agent_cli.tools.permissions import PermissionRequest
@@ -406,13 +407,30 @@ def content_width(gutter: int, width: int) -> int:
 
 def forms_as_shown(secrets: SecretForms) -> SecretForms:
     """`secrets` with each form also as the view shows it, its invisible characters
-    written out (`<U+1A000>`): a line is shortened where it is shown, and there the
+    written out (`<U+1A000>`), and its stray combining marks too as a command's or a
+    file's line writes them (`combining_marks`; a mark at the form's start both ways, as
+    what stands before it decides): a line is shortened where it is shown, and there the
     form as stored no longer occurs, so a cut could split the secret."""
-    shown = {"".join(part for part, _ in reveal_controls(form)) for form in secrets.forms}
+    shown = set()
+    for form in secrets.forms:
+        pieces = revealed_pieces(form)
+        shown.add("".join(pieces))
+        for in_command in (True, False):
+            marks = written_out_marks(form, in_command=in_command)
+            for written in {marks, marks - {0}} if marks else ():
+                shown.add("".join(_with_marks_written(form, pieces, written)))
     added = shown - set(secrets.forms)
     if not added:
         return secrets
     return SecretForms((*secrets.forms, *added), secrets.percent_forms, secrets.values)
+
+
+def _with_marks_written(form: str, pieces: list[str], written: frozenset[int]) -> list[str]:
+    """`pieces` (one per character of `form`) with the marks at `written` as `<U+0301>`."""
+    return [
+        f"<U+{ord(form[at]):04X}>" if at in written and piece == form[at] else piece
+        for at, piece in enumerate(pieces)
+    ]
 
 
 def fit_lines(
