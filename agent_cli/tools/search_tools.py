@@ -9,9 +9,9 @@ counted, whatever the pattern (`grep_secrets`: a match is an answer too). It wal
 stable (sorted) order, stops at a match cap saying so and how to narrow the search, and
 gives up after a bounded time with what it found. A pattern rg cannot parse, and a
 pattern or glob holding a NUL (which no argument of a program can carry) or longer than
-`MAX_PATTERN_CHARS`, are refused in plain words before anything runs. No answer repeats the pattern, the glob or a path
-that is not there (`tools.echo`): the result is redacted, and the model's own words
-redacted would say which of them is a secret.
+`MAX_PATTERN_BYTES`, are refused in plain words before anything runs. No answer repeats
+the pattern, the glob or a path that is not there (`tools.echo`): the result is redacted,
+and the model's own words redacted would say which of them is a secret.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ __all__ = ["prepare_grep", "search_workspace"]
 
 _BINARY_MATCH = re.compile(rb"^(.*): binary file matches \(found .* byte around offset \d+\)$")
 _FILES_SEARCHED = re.compile(rb"^(\d+) files searched$")
-MAX_PATTERN_CHARS = 10_000
+MAX_PATTERN_BYTES = 100_000  # as UTF-8
 REGEX_HELP = (
     "grep uses ripgrep's regex syntax (like Python's `re`, without look-around or "
     "back-references); escape special characters such as ( ) [ ] { } . * + ? | with a "
@@ -65,10 +65,11 @@ def prepare_grep(context: ToolContext, arguments: dict[str, Any]) -> PreparedCal
         raise ToolError("The pattern must be text without NUL characters.")
     glob = arguments.get("glob")
     for name, text in (("pattern", pattern), ("glob", glob or "")):
-        if len(text) > MAX_PATTERN_CHARS:  # (the OS refuses an argument of about 128 KiB)
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > MAX_PATTERN_BYTES:  # (the OS refuses an argument of 128 KiB)
             raise ToolError(
-                f"The {name} is {len(text):,} characters; grep takes at most "
-                f"{MAX_PATTERN_CHARS:,}. Search for a shorter, distinctive part of it."
+                f"The {name} is {size:,} bytes; grep takes at most {MAX_PATTERN_BYTES:,}. "
+                "Search for a shorter, distinctive part of it."
             )
     raw = arguments.get("path", ".")
     resolved = context.workspace.resolve_inside(raw)
