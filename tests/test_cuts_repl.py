@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from cuts_support import assert_no_piece_leaks, leaked_piece, padded_secrets
+from cuts_support import PaddedSecret, assert_no_piece_leaks, leaked_piece, padded_secrets
 from hostile_support import fuzz_settings
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from repl_fakes import make_console
 
@@ -82,6 +82,15 @@ def test_the_approval_view_shortens_a_long_command_between_keys(tmp_path: Path):
     width=st.integers(30, 140),
     repeats=st.integers(1, 12),
 )
+# A secret holding a combining mark the view writes out (`<U+0AC3>`, `<U+0327>` of ¸ in
+# NFKD), percent-spelled or shell-quoted: its shown form was none the cuts knew.
+@example(
+    case=PaddedSecret("Å~Nૃ<ŁÐ𥌵áfh>4ãZNÎÝYĤ", "Å%7ENૃ<ŁÐ𥌵áfh>4ãZNÎÝYĤ", "", ""),
+    width=30,
+    repeats=1,
+)
+@example(case=PaddedSecret("m00à,ĩ嚀𝌀¸0¼", "m00à\\,ĩ嚀𝌀\\ ̧01⁄4", "···", ""), width=99, repeats=5)
+@example(case=PaddedSecret("m0,+vï𝌎𡽑¸E½", "m0,+vï𝌎𡽑\\ ̧E1⁄2", "···", ""), width=99, repeats=5)
 def test_an_approval_view_cut_anywhere_leaves_no_piece_of_a_secret(case, width, repeats):
     secret, form, before, after = case
     secrets = SecretForms.from_values([secret])

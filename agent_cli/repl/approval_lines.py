@@ -54,6 +54,7 @@ class NumberedLine:
     kind: ApprovalKind
     note: Text | None = None
     written: frozenset[int] = NO_POSITIONS
+    drawn: frozenset[int] = NO_POSITIONS  # inside a secret: drawn as they are, none written out
 
     @property
     def label(self) -> str:
@@ -67,33 +68,41 @@ class NumberedLine:
     def text(self) -> Text:
         if self.note is not None:
             return self.note
-        return style_line(self.raw, self.kind, self.written)
+        return style_line(self.raw, self.kind, self.written, self.drawn)
 
 
-# Per line (by index), the positions of characters to write out besides those every
-# line writes out (`same_looking_lines`: a change that draws the same).
+# Per line (by index), positions: of characters to write out besides those every line
+# writes out (`written_at`: `same_looking_lines`, a change that draws the same), or of a
+# secret's characters, drawn as they are (`drawn_at`).
 WrittenAt = Mapping[int, frozenset[int]]
 
 
 def numbered_from_start(
-    raw_lines: list[str], kind: ApprovalKind, start: int = 0, written_at: WrittenAt | None = None
+    raw_lines: list[str],
+    kind: ApprovalKind,
+    start: int = 0,
+    written_at: WrittenAt | None = None,
+    drawn_at: WrittenAt | None = None,
 ) -> Iterator[NumberedLine]:
     """From line `start` on, which must be the first line of a shown line (0, or one past
     the `last` of a line this yielded): a page goes on where the one before it ended."""
     index = start
     while index < len(raw_lines):
         end = _run_end(raw_lines, index, kind, step=1)
-        yield _numbered(raw_lines, index, end - 1, kind, written_at)
+        yield _numbered(raw_lines, index, end - 1, kind, written_at, drawn_at)
         index = end
 
 
 def numbered_from_end(
-    raw_lines: list[str], kind: ApprovalKind, written_at: WrittenAt | None = None
+    raw_lines: list[str],
+    kind: ApprovalKind,
+    written_at: WrittenAt | None = None,
+    drawn_at: WrittenAt | None = None,
 ) -> Iterator[NumberedLine]:
     index = len(raw_lines) - 1
     while index >= 0:
         start = _run_end(raw_lines, index, kind, step=-1)
-        yield _numbered(raw_lines, start + 1, index, kind, written_at)
+        yield _numbered(raw_lines, start + 1, index, kind, written_at, drawn_at)
         index = start
 
 
@@ -103,11 +112,17 @@ def number_lines(raw_lines: list[str], kind: ApprovalKind) -> list[NumberedLine]
 
 
 def _numbered(
-    raw_lines: list[str], first: int, last: int, kind: ApprovalKind, written_at: WrittenAt | None
+    raw_lines: list[str],
+    first: int,
+    last: int,
+    kind: ApprovalKind,
+    written_at: WrittenAt | None,
+    drawn_at: WrittenAt | None = None,
 ) -> NumberedLine:
     if last - first + 1 < BLANK_RUN_MIN:
         written = written_at.get(first, NO_POSITIONS) if written_at else NO_POSITIONS
-        return NumberedLine(first, first, raw_lines[first], kind, written=written)
+        drawn = drawn_at.get(first, NO_POSITIONS) if drawn_at else NO_POSITIONS
+        return NumberedLine(first, first, raw_lines[first], kind, written=written, drawn=drawn)
     marker = raw_lines[first][:1] if kind is ApprovalKind.DIFF else ""
     note = Text(marker, style=DIFF_STYLES.get(marker, ""))
     note.append(f"⋮ {last - first + 1} blank lines", style=NOTE_STYLE)
@@ -136,18 +151,25 @@ def _blank_kind(line: str, kind: ApprovalKind) -> str | None:
     return line[:1]
 
 
-def style_line(line: str, kind: ApprovalKind, written: frozenset[int] = NO_POSITIONS) -> Text:
+def style_line(
+    line: str,
+    kind: ApprovalKind,
+    written: frozenset[int] = NO_POSITIONS,
+    drawn: frozenset[int] = NO_POSITIONS,
+) -> Text:
     """One line with controls made visible and tabs drawn, diff-coloured; see
     `_append_blanks` for runs of spaces and tabs. Spaces that end a line are drawn as
     `TRAILING_SPACE` (a diff's marker column aside): `echo \\ ` and `echo \\` differ
     to bash, so they must differ on screen. Look-alikes of ASCII characters are marked
     (`lookalikes`, strictest in a command); stray combining marks (`combining_marks`)
-    and the characters at `written` are written out as controls are (`<U+0301>`)."""
+    and the characters at `written` are written out as controls are (`<U+0301>`), but
+    none at `drawn` (a secret's characters: its shown form must stay one the view's cuts
+    know, `approval_view.forms_as_shown`)."""
     style, start = "", 0
     if kind is ApprovalKind.DIFF:
         style = "bold" if line.startswith(("+++", "---")) else DIFF_STYLES.get(line[:1], "")
         start = 1 if line[:1] in (" ", "+", "-") and style != "bold" else 0
-    marks = _line_marks(line, start, kind, written)
+    marks = _line_marks(line, start, kind, written, drawn)
     text = Text(line[:start], style=style)
     column = position = start
     for run in _BLANK_RUN.finditer(line, start):
@@ -173,7 +195,9 @@ class _LineMarks:
         return any(at in self.lookalike or at in self.written for at in range(start, end))
 
 
-def _line_marks(line: str, start: int, kind: ApprovalKind, written: frozenset[int]) -> _LineMarks:
+def _line_marks(
+    line: str, start: int, kind: ApprovalKind, written: frozenset[int], drawn: frozenset[int]
+) -> _LineMarks:
     """The marks of `line` from `start` on (a diff's sign column aside)."""
     if line.isascii():
         return _LineMarks()
@@ -181,7 +205,7 @@ def _line_marks(line: str, start: int, kind: ApprovalKind, written: frozenset[in
     body = line[start:]
     lookalike = {start + at for at in lookalike_positions(body, in_command=in_command)}
     marks = {start + at for at in written_out_marks(body, in_command=in_command)}
-    return _LineMarks(frozenset(lookalike), frozenset(marks) | written)
+    return _LineMarks(frozenset(lookalike), (frozenset(marks) | written) - drawn)
 
 
 def is_blank_line(line: str) -> bool:

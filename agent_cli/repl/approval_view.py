@@ -47,7 +47,6 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
-from agent_cli.combining_marks import written_out_marks
 from agent_cli.repl.approval_lines import (
     NOTE_STYLE,
     TAB_STYLE,
@@ -69,7 +68,7 @@ from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.approval import Approval, ApprovalKind
 from agent_cli.tools.approval_scope import TargetKind
 from agent_cli.tools.output import count_noun, format_size
-from agent_cli.written_out import reveal_all, revealed_pieces
+from agent_cli.written_out import reveal_all, reveal_controls
 
 if TYPE_CHECKING:
     from agent_cli.tools.permissions import PermissionRequest
@@ -128,17 +127,18 @@ def build_approval_view(
     if not raw_lines:
         return ApprovalView(header, [_framed(_empty_note(approval), 1, width)], False)
     written_at = same_looking_lines(approval, raw_lines)
+    drawn_at = secret_positions(raw_lines, request.secrets)
     if full:
-        lines, next_line = _listing_page(approval, raw_lines, from_line, written_at)
+        lines, next_line = _listing_page(approval, raw_lines, from_line, written_at, drawn_at)
         gutter = max((len(line.label) for line in lines), default=1)
         return ApprovalView(
             header, [_framed(line, gutter, width) for line in lines], False, next_line
         )
     budget = max(MIN_BODY_ROWS, height - header_rows(header, width) - reserved_rows)
-    ends = _collect_ends(raw_lines, approval.kind, budget, written_at)
+    ends = _collect_ends(raw_lines, approval.kind, budget, written_at, drawn_at)
     gutter = max((len(line.label) for line in (*ends.head, *ends.tail)), default=1)
     secrets = forms_as_shown(request.secrets)
-    layout = _Layout(gutter, width, secrets, raw_lines, approval.kind, written_at)
+    layout = _Layout(gutter, width, secrets, raw_lines, approval.kind, written_at, drawn_at)
     one_page = _is_last_page(raw_lines, approval.kind, 0)
     fitted, is_shortened = fit_lines(ends, layout, budget, one_page, unasked_by is None)
     rows = [_framed(line, gutter, width) for line in fitted]
@@ -166,11 +166,15 @@ def same_looking_lines(approval: Approval, raw_lines: list[str]) -> WrittenAt:
 
 
 def _page(
-    raw_lines: list[str], kind: ApprovalKind, from_line: int, written_at: WrittenAt | None = None
+    raw_lines: list[str],
+    kind: ApprovalKind,
+    from_line: int,
+    written_at: WrittenAt | None = None,
+    drawn_at: WrittenAt | None = None,
 ) -> list[NumberedLine]:
     """The shown lines of the page from `from_line`: `FULL_VIEW_PAGE_LINES` at most, a
     counted blank run being one."""
-    lines = numbered_from_start(raw_lines, kind, from_line, written_at)
+    lines = numbered_from_start(raw_lines, kind, from_line, written_at, drawn_at)
     return list(islice(lines, FULL_VIEW_PAGE_LINES))
 
 
@@ -189,14 +193,14 @@ def _empty_note(approval: Approval) -> NumberedLine:
 
 
 def _collect_ends(
-    raw_lines: list[str], kind: ApprovalKind, count: int, written_at: WrittenAt
+    raw_lines: list[str], kind: ApprovalKind, count: int, written_at: WrittenAt, drawn_at: WrittenAt
 ) -> _Ends:
     """Up to `count` numbered lines from each end (no view shows more in `count` rows);
     merged into `head` alone when the two meet."""
-    head = list(islice(numbered_from_start(raw_lines, kind, 0, written_at), count))
+    head = list(islice(numbered_from_start(raw_lines, kind, 0, written_at, drawn_at), count))
     if not head or head[-1].last == len(raw_lines) - 1:
         return _Ends(head, [], len(raw_lines))
-    tail = list(islice(numbered_from_end(raw_lines, kind, written_at), count))
+    tail = list(islice(numbered_from_end(raw_lines, kind, written_at, drawn_at), count))
     if tail[-1].first <= head[-1].last + 1:
         joined = [*head, *(line for line in reversed(tail) if line.first > head[-1].last)]
         return _Ends(joined, [], len(raw_lines))
@@ -204,12 +208,16 @@ def _collect_ends(
 
 
 def _listing_page(
-    approval: Approval, raw_lines: list[str], from_line: int, written_at: WrittenAt
+    approval: Approval,
+    raw_lines: list[str],
+    from_line: int,
+    written_at: WrittenAt,
+    drawn_at: WrittenAt,
 ) -> tuple[list[NumberedLine], int | None]:
     """The page that starts at `from_line`: `FULL_VIEW_PAGE_LINES` shown lines at most (a
     counted blank run is one), and where the next page starts (None: this one is the
     last). A page that is not the last ends with a line that counts the lines to come."""
-    page = _page(raw_lines, approval.kind, from_line, written_at)
+    page = _page(raw_lines, approval.kind, from_line, written_at, drawn_at)
     next_line = page[-1].last + 1 if page else len(raw_lines)
     if next_line >= len(raw_lines):
         return page, None
@@ -391,6 +399,7 @@ class _Layout:
     raw_lines: Sequence[str] = ()
     kind: ApprovalKind = ApprovalKind.CONTENT
     written_at: WrittenAt = field(default_factory=dict)  # same-looking changes written out
+    drawn_at: WrittenAt = field(default_factory=dict)  # secrets' characters, none written out
 
     def rows(self, line: NumberedLine) -> int:
         return len(line_rows(line, self.content_width))
@@ -407,30 +416,28 @@ def content_width(gutter: int, width: int) -> int:
 
 def forms_as_shown(secrets: SecretForms) -> SecretForms:
     """`secrets` with each form also as the view shows it, its invisible characters
-    written out (`<U+1A000>`), and its stray combining marks too as a command's or a
-    file's line writes them (`combining_marks`; a mark at the form's start both ways, as
-    what stands before it decides): a line is shortened where it is shown, and there the
-    form as stored no longer occurs, so a cut could split the secret."""
-    shown = set()
-    for form in secrets.forms:
-        pieces = revealed_pieces(form)
-        shown.add("".join(pieces))
-        for in_command in (True, False):
-            marks = written_out_marks(form, in_command=in_command)
-            for written in {marks, marks - {0}} if marks else ():
-                shown.add("".join(_with_marks_written(form, pieces, written)))
+    written out (`<U+1A000>`): a line is shortened where it is shown, and there the
+    form as stored no longer occurs, so a cut could split the secret. (Nothing else of a
+    secret is written out: `secret_positions`.)"""
+    shown = {"".join(part for part, _ in reveal_controls(form)) for form in secrets.forms}
     added = shown - set(secrets.forms)
     if not added:
         return secrets
     return SecretForms((*secrets.forms, *added), secrets.percent_forms, secrets.values)
 
 
-def _with_marks_written(form: str, pieces: list[str], written: frozenset[int]) -> list[str]:
-    """`pieces` (one per character of `form`) with the marks at `written` as `<U+0301>`."""
-    return [
-        f"<U+{ord(form[at]):04X}>" if at in written and piece == form[at] else piece
-        for at, piece in enumerate(pieces)
-    ]
+def secret_positions(raw_lines: list[str], secrets: SecretForms) -> dict[int, frozenset[int]]:
+    """Per line, the positions inside an occurrence of one of `secrets` (any form, a URL's
+    percent spellings too): there a combining mark or a same-looking change is drawn as it
+    is, not written out, so the view shows the secret as a form its cuts know."""
+    found: dict[int, frozenset[int]] = {}
+    for index, line in enumerate(raw_lines):
+        if line.isascii():  # (nothing but controls is written out of ASCII)
+            continue
+        spans = list(secrets.occurrences(line, 0, len(line)))
+        if spans:
+            found[index] = frozenset(at for start, end in spans for at in range(start, end))
+    return found
 
 
 def fit_lines(
@@ -540,7 +547,12 @@ def _change_at(line: NumberedLine, layout: _Layout) -> int | None:
     if not theirs:
         return None
     other = theirs[min(mine.index(index), len(theirs) - 1)]
-    other_text = style_line(raw[other], layout.kind, layout.written_at.get(other, frozenset()))
+    other_text = style_line(
+        raw[other],
+        layout.kind,
+        layout.written_at.get(other, frozenset()),
+        layout.drawn_at.get(other, frozenset()),
+    )
     shown, other_shown = line.text.plain[1:], other_text.plain[1:]
     pairs = enumerate(zip(shown, other_shown, strict=False))
     same = next((at for at, (one, two) in pairs if one != two), None)
