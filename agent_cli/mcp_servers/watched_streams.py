@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Self
 
 from agent_cli.mcp_servers.offered_tools import ListedTool
 from agent_cli.mcp_servers.stray_lines import read_deep_line, read_stray_line
@@ -47,7 +47,26 @@ class LiveServer:
     refused: list[ListedTool] = field(default_factory=list)  # tools screened out of listings
 
 
-class WatchedReads:
+class _WatchedStream:
+    """A stream of the SDK's that this one stands in for: whatever it is not asked to do
+    itself goes to `inner`, entered and left with it."""
+
+    def __init__(self, inner: Any, running: LiveServer) -> None:
+        self._inner = inner
+        self._running = running
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    async def __aenter__(self) -> Self:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc: object) -> Any:
+        return await self._inner.__aexit__(*exc)
+
+
+class WatchedReads(_WatchedStream):
     """A transport's read stream, as the SDK's session reads it, that notices its end
     (the server's process exited, its stdout closed, the HTTP session ended): once the
     server is ready, `running` is marked `ended` and its `stop` set, so a server that is
@@ -62,19 +81,8 @@ class WatchedReads:
     message `too_deep`."""
 
     def __init__(self, inner: Any, running: LiveServer, lines: bool = False) -> None:
-        self._inner = inner
-        self._running = running
+        super().__init__(inner, running)
         self._lines = lines
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    async def __aenter__(self) -> WatchedReads:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> Any:
-        return await self._inner.__aexit__(*exc)
 
     def __aiter__(self) -> WatchedReads:
         return self
@@ -154,23 +162,9 @@ class WatchedReads:
                 self._running.stop.set()
 
 
-class WatchedWrites:
+class WatchedWrites(_WatchedStream):
     """A transport's write stream, as the SDK's session writes it, that notes the id of
     each `tools/list` request in `running.listings`, so `WatchedReads` knows its answer."""
-
-    def __init__(self, inner: Any, running: LiveServer) -> None:
-        self._inner = inner
-        self._running = running
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._inner, name)
-
-    async def __aenter__(self) -> WatchedWrites:
-        await self._inner.__aenter__()
-        return self
-
-    async def __aexit__(self, *exc: object) -> Any:
-        return await self._inner.__aexit__(*exc)
 
     async def send(self, item: Any) -> None:
         message = getattr(item, "message", None)
