@@ -140,6 +140,17 @@ def test_export_blanks_quoted_names_and_the_colon_form() -> None:
     ]
 
 
+def test_an_export_of_several_names_assigns_each_as_bash_does() -> None:
+    """`export DB_USER=app DB_PASSWORD=…` in an `.envrc` sets both; only the first was
+    read, so the password was no secret."""
+    text = "export DB_USER=app DB_PASSWORD=Hunter22Secret9\nexporter=1 B=2\n"
+    assert read(text) == [
+        ("DB_USER", "app DB_PASSWORD=Hunter22Secret9"),
+        ("DB_PASSWORD", "Hunter22Secret9"),
+        ("exporter", "1 B=2"),
+    ]
+
+
 def test_comments_and_the_hash_inside_values() -> None:
     text = (
         "# API_KEY=commented-out\n"

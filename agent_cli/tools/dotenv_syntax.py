@@ -13,8 +13,8 @@ Contract:
   Never fails.
 - `parse_dotenv(text)`: every `Assignment` the text makes, in order; a name assigned
   twice, twice (the first value is a credential on disk as much as the last). A line is
-  `NAME=value`, `NAME = value`, `export NAME=value`, `'NAME'=value` or Node's colon
-  form `NAME: value`; other lines (`#` comments) assign nothing. A value is unquoted (to
+  `NAME=value`, `NAME = value`, `export NAME=value` (`export A=1 B=2` assigns both, as
+  bash does), `'NAME'=value` or Node's colon form `NAME: value`; other lines (`#` comments) assign nothing. A value is unquoted (to
   the end of its line, less a ` #` comment), or in single quotes, double quotes or
   backticks, each of which may span lines and hold a backslash-escaped quote
   (`"Xk9\\"mQ2"`). Its readings, each once, empty ones left out: python-dotenv's (in
@@ -57,13 +57,15 @@ _BYTE_ORDER_MARKS = (  # UTF-32's before UTF-16's: FF FE 00 00 starts with FF FE
 )
 _BLANK = r"[^\S\r\n]"
 _ASSIGNMENT = re.compile(
-    rf"{_BLANK}*(?:export{_BLANK}+)?"
+    rf"{_BLANK}*(?P<export>export{_BLANK}+)?"
     rf"(?:'(?P<quoted>[^']+)'|(?P<name>[^=#\s]+)){_BLANK}*=(?P<blanks>{_BLANK}*)"
 )
 _COLON_ASSIGNMENT = re.compile(
     rf"{_BLANK}*(?:export{_BLANK}+)?(?P<name>[\w.-]+){_BLANK}*:(?P<blanks>{_BLANK}+)"
 )
 _LINE_END = re.compile(r"\r\n|\r|\n")
+# A further `NAME=` on an `export` line after a blank: bash's `export A=1 B=2` sets both.
+_FURTHER_EXPORT = re.compile(rf"{_BLANK}+(?=[A-Za-z_]\w*=)")
 _ESCAPE_AWARE_BODY = {  # a backslash escapes any character, a quote or itself
     quote: re.compile(rf"(?:\\.|[^{quote}\\])*{quote}", re.DOTALL) for quote in QUOTES
 }
@@ -110,6 +112,21 @@ def parse_dotenv(text: str) -> Iterator[Assignment]:
             readings = _value_readings(text, found, _end_of_line(text, found.end()))
             if readings:
                 yield Assignment(found.groupdict().get("quoted") or found["name"], tuple(readings))
+            if form is _ASSIGNMENT and found["export"]:
+                yield from _further_exports(text, found.end())
+
+
+def _further_exports(text: str, start: int) -> Iterator[Assignment]:
+    """The assignments after the first on an `export` line (`export A=1 B=2`), read from
+    each blank that a `NAME=` follows (inside a quoted value too: a reading more)."""
+    line_end = _end_of_line(text, start)
+    for blank in _FURTHER_EXPORT.finditer(text, start, line_end):
+        found = _ASSIGNMENT.match(text, blank.end())
+        if found is None:
+            continue
+        readings = _value_readings(text, found, line_end)
+        if readings:
+            yield Assignment(found["name"], tuple(readings))
 
 
 def _value_readings(text: str, found: re.Match[str], line_end: int) -> list[str]:
