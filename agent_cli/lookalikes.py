@@ -134,6 +134,14 @@ def is_ascii_sign_lookalike(character: str) -> bool:
     return passes_for_ascii(character) and not is_word_letter
 
 
+def may_be_marked(character: str) -> bool:
+    """Whether `character` could be marked in any word (`lookalike_positions`)."""
+    return not character.isascii() and (
+        passes_for_ascii(character)
+        or (character.isalpha() and script_of(character) in LOOKALIKE_SCRIPTS)
+    )
+
+
 def lookalike_positions(line: str, *, in_command: bool) -> frozenset[int]:
     """The positions in `line` of the characters to mark (see the module contract);
     `in_command` for a shell command or a name, where marking is strictest."""
@@ -148,6 +156,9 @@ def lookalike_positions(line: str, *, in_command: bool) -> frozenset[int]:
 
 
 def _marked_in_word(word: str, start: int, in_command: bool, line_has_letter: bool) -> set[int]:
+    if not any(may_be_marked(character) for character in word):
+        return set()  # (most non-ASCII words: nothing below could mark one of them)
+
     def counts(character: str) -> bool:
         wide = unicodedata.east_asian_width(character) in _WIDE
         return passes_for_ascii(character) and (in_command or not wide)

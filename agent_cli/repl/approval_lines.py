@@ -24,7 +24,7 @@ from rich.cells import cell_len
 from rich.text import Text
 
 from agent_cli.combining_marks import written_out_marks
-from agent_cli.lookalikes import lookalike_positions
+from agent_cli.lookalikes import lookalike_positions, may_be_marked
 from agent_cli.repl.safe_text import TAB_SIZE
 from agent_cli.tools.approval import ApprovalKind
 from agent_cli.tools.output import count_noun
@@ -329,7 +329,7 @@ def write_out_marks(text: Text) -> Text:
 
 def holds_lookalike_letters(text: str, kind: ApprovalKind) -> bool:
     """True when a line of `text`, an approval of `kind`, holds a look-alike to mark."""
-    if text.isascii():
-        return False
+    if text.isascii() or not any(map(may_be_marked, set(text))):
+        return False  # (no character of it could be marked: no line needs reading)
     in_command = kind is ApprovalKind.COMMAND
     return any(lookalike_positions(line, in_command=in_command) for line in text.split("\n"))

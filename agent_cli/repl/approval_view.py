@@ -38,7 +38,7 @@ offers `v` (there is no question to answer).
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING
@@ -48,6 +48,7 @@ from rich.console import Console
 from rich.text import Text
 
 from agent_cli.repl.approval_lines import (
+    NO_POSITIONS,
     NOTE_STYLE,
     TAB_STYLE,
     TRAILING_SPACE,
@@ -123,11 +124,11 @@ def build_approval_view(
     instead of it); see the module contract."""
     approval = approval_of(request)
     raw_lines = split_lines(approval)
-    header = build_header(request, approval, raw_lines, width, unasked_by)
+    written_at = same_looking_lines(approval, raw_lines)
+    header = build_header(request, approval, raw_lines, width, unasked_by, written_at)
     if not raw_lines:
         return ApprovalView(header, [_framed(_empty_note(approval), 1, width)], False)
-    written_at = same_looking_lines(approval, raw_lines)
-    drawn_at = secret_positions(raw_lines, request.secrets)
+    drawn_at = SecretPositions(raw_lines, request.secrets)
     if full:
         lines, next_line = _listing_page(approval, raw_lines, from_line, written_at, drawn_at)
         gutter = max((len(line.label) for line in lines), default=1)
@@ -267,19 +268,20 @@ def build_header(
     raw_lines: list[str],
     width: int,
     unasked_by: str | None = None,
+    written_at: WrittenAt | None = None,
 ) -> Text:
     """The tool, what it will do, and how many lines follow: one line, or rows after the
     first that start with `HEADER_CONTINUED_MARK`, at most `MAX_HEADER_ROWS` where the
     note on look-alike letters can be shortened to fit (a narrow terminal); with
     `unasked_by` (`always for notes.sh`) it says that answer allows it without a
-    question."""
-    header = _build_header(request, approval, raw_lines, width, unasked_by, compact=False)
-    has_notes = holds_lookalike_letters(approval.text, approval.kind) or bool(
-        same_looking_lines(approval, raw_lines)
-    )
-    if _rows(header, width) <= MAX_HEADER_ROWS or not has_notes:
+    question. `written_at`: `same_looking_lines` of the approval, when found already."""
+    if written_at is None:
+        written_at = same_looking_lines(approval, raw_lines)
+    notes = (holds_lookalike_letters(approval.text, approval.kind), bool(written_at))
+    header = _build_header(request, approval, raw_lines, width, unasked_by, notes, compact=False)
+    if _rows(header, width) <= MAX_HEADER_ROWS or not any(notes):
         return header
-    return _build_header(request, approval, raw_lines, width, unasked_by, compact=True)
+    return _build_header(request, approval, raw_lines, width, unasked_by, notes, compact=True)
 
 
 def _build_header(
@@ -288,11 +290,12 @@ def _build_header(
     raw_lines: list[str],
     width: int,
     unasked_by: str | None,
+    holds: tuple[bool, bool],
     *,
     compact: bool,
 ) -> Text:
-    """`build_header`; `compact`: the notes in their short forms (`SHORT_LOOKALIKE_NOTE`,
-    `N blank`)."""
+    """`build_header`; `holds`: whether it holds look-alikes and same-looking changes;
+    `compact`: the notes in their short forms (`SHORT_LOOKALIKE_NOTE`, `N blank`)."""
     lookalike_note = SHORT_LOOKALIKE_NOTE if compact else LOOKALIKE_NOTE
     same_looking_note = SHORT_SAME_LOOKING_NOTE if compact else SAME_LOOKING_NOTE
     count = len(raw_lines)
@@ -302,10 +305,10 @@ def _build_header(
         lines += f", {blank:,} blank"
     tool = clip_line(request.tool, 40)
     opening = f"permission needed for {tool}: "
-    lookalikes = holds_lookalike_letters(approval.text, approval.kind)
+    lookalikes, same_looking = holds
     if lookalikes:
         lines += f"; {lookalike_note}"
-    if same_looking_lines(approval, raw_lines):
+    if same_looking:
         lines += f"; {same_looking_note}"
     if approval.kind is ApprovalKind.COMMAND:
         what = f"run this command ({lines})"
@@ -315,11 +318,11 @@ def _build_header(
             if approval.note:  # what the diff cannot show: hidden text, bytes not UTF-8
                 ending = f"{ending[:-1]}; {approval.note})"
         else:
-            notes = [f"{blank} blank" if compact else f"{blank} of them blank"] if blank else []
-            notes += [lookalike_note] if lookalikes else []
-            ending = "".join(f" ({note})" for note in notes)
-            if compact and notes:
-                ending = f" ({'; '.join(notes)})"
+            said = [f"{blank} blank" if compact else f"{blank} of them blank"] if blank else []
+            said += [lookalike_note] if lookalikes else []
+            ending = "".join(f" ({note})" for note in said)
+            if compact and said:
+                ending = f" ({'; '.join(said)})"
         room = MAX_HEADER_ROWS * (width - len(HEADER_CONTINUED_MARK)) - len(opening) - len(ending)
         what = describe_request(request, max(room - 8, 20)) + ending
     if unasked_by is not None:
@@ -418,7 +421,7 @@ def forms_as_shown(secrets: SecretForms) -> SecretForms:
     """`secrets` with each form also as the view shows it, its invisible characters
     written out (`<U+1A000>`): a line is shortened where it is shown, and there the
     form as stored no longer occurs, so a cut could split the secret. (Nothing else of a
-    secret is written out: `secret_positions`.)"""
+    secret is written out: `SecretPositions`.)"""
     shown = {"".join(part for part, _ in reveal_controls(form)) for form in secrets.forms}
     added = shown - set(secrets.forms)
     if not added:
@@ -426,18 +429,28 @@ def forms_as_shown(secrets: SecretForms) -> SecretForms:
     return SecretForms((*secrets.forms, *added), secrets.percent_forms, secrets.values)
 
 
-def secret_positions(raw_lines: list[str], secrets: SecretForms) -> dict[int, frozenset[int]]:
-    """Per line, the positions inside an occurrence of one of `secrets` (any form, a URL's
-    percent spellings too): there a combining mark or a same-looking change is drawn as it
-    is, not written out, so the view shows the secret as a form its cuts know."""
-    found: dict[int, frozenset[int]] = {}
-    for index, line in enumerate(raw_lines):
+class SecretPositions(Mapping[int, frozenset[int]]):
+    """Per line of `raw_lines`, the positions inside an occurrence of one of `secrets`
+    (any form, a URL's percent spellings too): there a combining mark or a same-looking
+    change is drawn as it is, not written out, so the view shows the secret as a form its
+    cuts know. Found when a line is laid out: only the lines a view shows cost a search."""
+
+    def __init__(self, raw_lines: Sequence[str], secrets: SecretForms) -> None:
+        self._raw_lines = raw_lines
+        self._secrets = secrets
+
+    def __getitem__(self, index: int) -> frozenset[int]:
+        line = self._raw_lines[index]
         if line.isascii():  # (nothing but controls is written out of ASCII)
-            continue
-        spans = list(secrets.occurrences(line, 0, len(line)))
-        if spans:
-            found[index] = frozenset(at for start, end in spans for at in range(start, end))
-    return found
+            return NO_POSITIONS
+        spans = self._secrets.occurrences(line, 0, len(line))
+        return frozenset(at for start, end in spans for at in range(start, end))
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(range(len(self._raw_lines)))
+
+    def __len__(self) -> int:
+        return len(self._raw_lines)
 
 
 def fit_lines(
