@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import pytest
 from compaction_support import assistant, make_counter, read_use, tool_result, user
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from agent_cli.compaction import (
@@ -157,6 +157,8 @@ def test_cannot_help_is_still_said_when_the_results_at_the_floor_are_over_the_li
     rooms=st.lists(st.integers(min_value=-1_000, max_value=60_000), max_size=3),
     budget=st.integers(min_value=MIN_SHARED_RESULT_TOKENS, max_value=5_000),
 )
+# a room whose cap is the floor itself put the floor first, before a larger cap
+@example(sizes=[121, 122], rooms=[240, 242], budget=122)
 def test_the_shared_caps_end_at_the_floor_and_stay_under_the_budget(sizes, rooms, budget):
     caps = shared_result_caps(sizes, rooms, budget)
     if all(size <= MIN_SHARED_RESULT_TOKENS for size in sizes):

@@ -277,8 +277,8 @@ def shared_result_caps(sizes: Sequence[int], rooms: Sequence[int], budget: int) 
     if not any(size > MIN_SHARED_RESULT_TOKENS for size in sizes):
         return []
     caps = [shared_result_budget(sizes, room) for room in rooms]
-    tried = dict.fromkeys(cap for cap in [*caps, MIN_SHARED_RESULT_TOKENS] if cap is not None)
-    return [cap for cap in tried if cap < budget]
+    tried = dict.fromkeys(cap for cap in caps if cap not in (None, MIN_SHARED_RESULT_TOKENS))
+    return [cap for cap in [*tried, MIN_SHARED_RESULT_TOKENS] if cap is not None and cap < budget]
 
 
 def build_shared_truncations(
