@@ -396,12 +396,12 @@ def encoded_forms(secret: str) -> set[str]:
     Windows line endings, then JSON-quoted, base64- or hex-encoded), the value, its hex
     in both cases, its base64 at every alignment and alphabet, its base32 at every
     alignment in both alphabets (standard and `base32hex`) and its `escaped_forms`; and its
-    `misdecoded_forms`."""
+    `misdecoded_forms` and `_utf16_printed_forms`."""
     forms: set[str] = set()
     for spelling in {ended for each in spellings(secret) for ended in _line_endings(each)}:
         data = spelling.encode("utf-8")
         forms |= {spelling, data.hex(), data.hex().upper(), *escaped_forms(spelling)}
-        forms |= misdecoded_forms(spelling)
+        forms |= misdecoded_forms(spelling) | _utf16_printed_forms(spelling)
         for alignment in range(3):
             for encode in (base64.b64encode, base64.urlsafe_b64encode):
                 forms.add(aligned_base64(data, alignment, encode))
@@ -409,6 +409,20 @@ def encoded_forms(secret: str) -> set[str]:
             for encode in (base64.b32encode, base64.b32hexencode):
                 forms.add(aligned_base32(data, alignment, encode))
     return {form for form in forms if len(form) >= MIN_SECRET_CHARS}
+
+
+def _utf16_printed_forms(spelling: str) -> set[str]:
+    """`spelling`'s UTF-16 bytes (either order, the NUL bytes at its ends left out) as
+    Python prints bytes and as hex in both cases: the forms a program shows of a value it
+    encoded as UTF-16 (Windows' wide strings, `.encode("utf-16")`). None for a value over
+    several lines: each line of a key's material is a secret of its own (`material_lines`)."""
+    forms: set[str] = set()
+    if "\n" in spelling or "\r" in spelling:
+        return forms
+    for codec in ("utf-16-le", "utf-16-be"):
+        data = spelling.encode(codec).strip(b"\x00")
+        forms |= {repr(data)[2:-1], data.hex(), data.hex().upper()}
+    return forms
 
 
 def material_lines(value: str) -> set[str]:

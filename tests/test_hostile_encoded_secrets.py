@@ -94,6 +94,27 @@ def test_a_token_in_a_utf_16_file_is_redacted_from_cat(tmp_path):
         assert REDACTED_MARK in content.content
 
 
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-16"])
+@pytest.mark.parametrize("secret", [TOKEN, PASSWORD, ACCENTED])
+def test_the_utf_16_bytes_of_a_secret_printed_by_python_or_as_hex_are_redacted(
+    tmp_path, codec, secret
+):
+    """Two forms at once (twenty-second tester): the secret's UTF-16 bytes as Python prints
+    bytes (`b'g\\x00h\\x00...'`) and as hex (`bytes.hex()`), each read back whole."""
+    box = make_box(tmp_path, GITHUB_TOKEN=secret)
+    script = (
+        "import os, sys; data = os.environ['GITHUB_TOKEN'].encode(sys.argv[1]); "
+        "print(data); print(data.hex()); print(data.hex().upper())"
+    )
+    command = f"GITHUB_TOKEN={shlex.quote(secret)} python3 -c {shlex.quote(script)} {codec}"
+    shown = box.run("bash", {"command": command}).content
+    data = secret.encode(codec)
+    for printed in (repr(data)[2:-1], data.hex(), data.hex().upper()):
+        assert printed[12:-12] not in shown, (codec, shown)
+    printed_lines = shown.splitlines()[1:]
+    assert len(printed_lines) == 3 and all(REDACTED_MARK in line for line in printed_lines), shown
+
+
 @pytest.mark.parametrize("secret", [PASSWORD, ACCENTED, URL_PASSWORD, TOKEN, "ab" * 300])
 def test_every_form_of_a_secret_is_found_whole_by_the_trie_pattern(secret):
     forms = SecretForms.from_values([secret])
