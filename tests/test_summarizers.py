@@ -489,6 +489,22 @@ def test_the_bounded_request_is_sent_where_the_reused_view_would_not_fit_the_win
     assert provider.requests[0].tools == ()
 
 
+def test_the_bounded_request_is_sent_where_the_reused_view_would_pass_the_hard_limit():
+    """A summary request is a request: the reuse sends the whole view and the instructions,
+    which may pass the session's hard limit where the view alone did not (eighteenth
+    outside attack: summary requests billed 3,201 under `--hard-limit 3000`)."""
+    view = long_view(31)
+    bounded = build_summary_request(view[:-2], "Summarize.")
+
+    def chosen(hard_limit: int | None) -> ModelRequest:
+        prefix = CachedPrefix("You are agent-cli.", (SCHEMA,), tuple(view), 30, "", hard_limit)
+        return choose_summary_request(bounded, prefix, view[:-2], 1_000_000)
+
+    whole = sum(len(str(message["content"])) for message in view) // 4
+    assert chosen(None) is not bounded and chosen(whole * 2) is not bounded
+    assert chosen(whole) is bounded  # the view and the instructions pass it: not reused
+
+
 def test_the_reused_prefix_is_read_and_only_the_instructions_are_sent_plain():
     """Priced by the tests' prompt-cache model: the session's last request wrote the view;
     the summary request reusing it reads all of it and writes nothing (its instructions

@@ -19,10 +19,12 @@ A prefix is cached only while the last request is younger than the cache lifetim
 a margin (`is_still_cached`); the session offers none otherwise (`cached_messages` 0), and
 the bounded request is sent: the reuse would write the whole view again at 1.25x.
 
-The reused request must fit the model's window and is sent with the tools the model
-knows; the instructions tell it to answer with text only. A reply that calls a tool all
-the same is not a summary, whatever text comes with it: the summarizer then sends the
-bounded request, and if that fails too the view stays as it was (`summarizers`).
+The reused request must fit the model's window and stay under the session's hard limit
+(`CachedPrefix.hard_limit`: it holds for every request, a summary's too), and is sent
+with the tools the model knows; the instructions tell it to answer with text only. A
+reply that calls a tool all the same is not a summary, whatever text comes with it: the
+summarizer then sends the bounded request, and if that fails too the view stays as it
+was (`summarizers`).
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ class CachedPrefix:
     messages: tuple[dict[str, Any], ...]
     cached_messages: int
     project_instructions: str = ""  # the second cached system block, as the session sends it
+    hard_limit: int | None = None  # the session's, in request tokens: no request may pass it
 
 
 def build_reusing_request(
@@ -113,7 +116,8 @@ def choose_summary_request(
     prices: ModelPrices | None = None,
 ) -> ModelRequest:
     """`bounded`, or the request reusing `prefix` when it holds `old` (the messages to
-    summarize) as they are, fits the window and its estimated price is lower (module
+    summarize) as they are, fits the window and the prefix's hard limit, and its estimated
+    price is lower (module
     doc). `prices`: the model's, whose cache-read price over its input price weighs the
     reuse (some models read the cache at 0.05x, not 0.1x); None uses 0.1x."""
     recent = count_recent(prefix, old) if prefix is not None else None
@@ -122,7 +126,10 @@ def choose_summary_request(
     reusing = build_reusing_request(prefix, recent, bounded.system, bounded.max_tokens)
     cached = _chars(replace(reusing, messages=reusing.messages[: prefix.cached_messages]))
     plain = _chars(reusing) - cached  # the messages since the last request, the instructions
-    if (cached + plain) // CHARS_PER_TOKEN + reusing.max_tokens >= context_window:
+    tokens = (cached + plain) // CHARS_PER_TOKEN
+    if tokens + reusing.max_tokens >= context_window:
+        return bounded
+    if prefix.hard_limit is not None and tokens >= prefix.hard_limit:
         return bounded
     read = prices.cache_read / prices.input if prices and prices.input > 0 else READ_PRICE
     return reusing if read * cached + plain < _chars(bounded) else bounded

@@ -35,8 +35,11 @@ cuts the dense results and the deeper layers remove more), up to `MAX_ROOM_RUNS`
 The frame (system prompt, instructions, durable block, tool schemas) is weighed so too
 while no counted request carried it as it is (the first request, after `/reload`); what
 the API counted is weighed at the ratio the last request measured, where that is over
-the clamp the thresholds use (content that bills six times its estimate). When the frame
-alone may pass the hard limit, `MessageViewLimitExceeded` is raised and nothing is sent.
+the clamp the thresholds use (content that bills six times its estimate). The hard limit
+there is held by the highest ratio of the last `RECENT_RATIOS` requests, not the last one
+alone: a request's mix of content changes from turn to turn, and its ratio with it. When
+the frame alone may pass the hard limit, `MessageViewLimitExceeded` is raised and nothing
+is sent.
 Otherwise the bound, by characters, can overstate what the API will count (English
 words run about five characters a token), so it never blocks a turn: when a run makes
 no more room (the rest is the user's own words, the step in progress), the request goes
@@ -54,6 +57,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -106,6 +110,10 @@ if TYPE_CHECKING:
 MIN_FORCED_SOFT = 256
 PRUNE_LAYER = 3  # this layer and the summary after it are a run's deep steps
 MAX_ROOM_RUNS = 3  # compactions that try to bring the request's bound under the hard limit
+# How many of the last requests' ratios the hard limit is held by (the highest of them): a
+# request's mix of content changes from turn to turn, and so does its ratio (in a session of
+# reads, numbers and commands it went 0.95, 1.02, 0.95... with a six-turn cycle).
+RECENT_RATIOS = 8
 # What L4 may say of a view that leaves nothing for a summary asked for again to do.
 SETTLED_SUMMARY_OUTCOMES = frozenset(
     {APPLIED, SUMMARY_NOT_SMALLER, NOTHING_TO_SUMMARIZE, NOTHING_NEW_TO_SUMMARIZE}
@@ -140,6 +148,7 @@ class Compactor:
         self._policy = _with_secret_forms(policy, secret_forms)
         self._calibration: float | None = None
         self._measured_ratio: float | None = None  # the last ratio as measured, unclamped
+        self._recent_ratios: deque[float] = deque(maxlen=RECENT_RATIOS)  # clamped, oldest first
         self._guard = LoopGuard()
         self._counted_frame: RequestFrame | None = None  # of the last request counted
         self._low_water_noticed = False  # an unreachable --low-water is said once
@@ -184,6 +193,7 @@ class Compactor:
         if ratio is not None and self.provider.name != "offline":
             self._calibration = ratio
             self._measured_ratio = api_prompt_tokens / estimated_prompt_tokens
+            self._recent_ratios.append(ratio)
 
     def view_tokens(self) -> int:
         """The conversation's view counted by the estimator under the policy's read rule."""
@@ -270,7 +280,9 @@ class Compactor:
         layers remove more; it stops when a run made no room."""
         if self.provider.name == "offline":  # its counts are our estimate: nothing uncounted
             return
-        hard = calibrated_policy(self.policy, self._calibration).hard_limit
+        # held by the highest recent ratio, as the calibration's thresholds are by the last
+        spread = max(self._recent_ratios, default=1.0) / (self._calibration or 1.0)
+        hard = calibrated_policy(self.policy, (self._calibration or 1.0) * spread).hard_limit
         made_room_from: int | None = None
         for run in range(MAX_ROOM_RUNS):
             estimate = frame.reserved_tokens + self.view_tokens()
@@ -280,7 +292,7 @@ class Compactor:
                 return  # under the limit, or no layer can take more: send as estimated
             if run == 0:
                 shown = self.to_request_tokens
-                figures = {"estimate": shown(estimate), "bound": shown(bound)}
+                figures = {"estimate": shown(estimate), "bound": shown(math.ceil(bound * spread))}
                 yield Notice(
                     "info", "uncounted_denser", {**figures, "hard": self.policy.hard_limit}
                 )
@@ -292,7 +304,7 @@ class Compactor:
             made_room_from = estimate
             try:
                 yield from self.compact(
-                    frame, durable_state, forced=False, density=bound / estimate
+                    frame, durable_state, forced=False, density=bound / estimate * spread
                 )
             except MessageViewLimitExceeded:
                 return  # the scaled room cannot be made: send as estimated (a bound, no count)
@@ -355,15 +367,16 @@ class Compactor:
     def offer_cached_prefix(self, summarizer: ProviderSummarizer, frame: RequestFrame) -> None:
         """Let a model summarizer reuse what the last request the API processed left in the
         prompt cache, when the view still starts with that request's messages and the
-        cache still keeps them (`provider.summary_reuse`: `is_still_cached`)."""
+        cache still keeps them (`provider.summary_reuse`: `is_still_cached`), and the
+        request stays under the hard limit."""
         written, view = self.conversation.cache_write, self.conversation.view
         cached = 0
         if written is not None and is_still_cached(self.clock() - written.at):
             sent = written.messages
             cached = len(sent) if sent and find_first_change(sent, view) == len(sent) else 0
-        instructions = frame.project_instructions
+        instructions, hard = frame.project_instructions, self.policy.hard_limit
         summarizer.use_cached_prefix(
-            CachedPrefix(frame.system, frame.tools, tuple(view), cached, instructions)
+            CachedPrefix(frame.system, frame.tools, tuple(view), cached, instructions, hard)
         )
 
     def _unreachable_low_water_notice(
