@@ -64,6 +64,7 @@ class McpServer:
     headers: dict[str, str] = field(default_factory=dict)
     url: str | None = None
     args: tuple[str, ...] = ()
+    command: str | None = None
 
 
 def tool_results(body: dict) -> list[str]:
@@ -309,6 +310,33 @@ def test_the_environment_and_mcp_servers_take_credential_names_by_one_rule():
         assert collect_mcp_secret_values([McpServer(args=(flag, VALUE))], {}) == expected, name
         assert collect_mcp_secret_values([server], {}) == expected, name
     assert all(is_credential_name(name) for name in PLURAL_AND_JWT)
+
+
+TOKENS = [f"tok{n}-Zq7Rk2mXv9LpW4tYc8NbH{n}" for n in range(6)]
+
+
+def test_the_credential_of_an_authorization_written_anywhere_is_a_secret_whatever_the_name():
+    """Eighteenth outside attack: mcp-remote's own set-up passes the header through a
+    variable of a plain name (`env = { AUTH_HEADER = "Bearer …" }`, `--header
+    Authorization:${AUTH_HEADER}`), and a server may take `Bearer …` or a whole
+    `Authorization: Bearer …` as a plain argument: none was hidden, nor a token in the
+    command itself or one that is a segment of the server's URL path (Zapier's
+    `/mcp/<key>/sse`). The environment and `.env` files are read by the same rule."""
+    servers = [
+        McpServer(env={"AUTH_HEADER": f"Bearer {TOKENS[0]}"}),
+        McpServer(args=("serve", f"bearer {TOKENS[1]}", f"Authorization: Token {TOKENS[2]}")),
+        McpServer(command=f"npx --token {TOKENS[3]}"),
+        McpServer(url=f"https://actions.example.com/mcp/{TOKENS[4]}/sse"),
+        McpServer(env={"HEADERS": f"X-Trace: 1\nProxy-Authorization: Basic {TOKENS[5]}"}),
+    ]
+    assert set(TOKENS) <= set(collect_mcp_secret_values(servers, {}))
+    assert TOKENS[0] in collect_secret_values({"AUTH_HEADER": f"Bearer {TOKENS[0]}"})
+    assert collect_secret_values({"BEARER": TOKENS[1]}) == (TOKENS[1],)  # the token alone
+    plain = [
+        McpServer(env={"GREETING": "Bearer of good news"}, args=("--bearer", "yes")),
+        McpServer(url="https://example.com/mcp/v1/sse", command="npx -y server-everything"),
+    ]
+    assert collect_mcp_secret_values(plain, {}) == ()
 
 
 def private_key(label: str, seed: int) -> str:

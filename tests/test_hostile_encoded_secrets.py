@@ -132,6 +132,7 @@ class Server:
     headers: dict[str, str] = field(default_factory=dict)
     url: str | None = None
     args: tuple[str, ...] = ()
+    command: str | None = None
 
 
 def test_the_password_of_an_mcp_servers_url_is_redacted_decoded_too(tmp_path):

@@ -10,7 +10,7 @@ Contract:
   (`API_KEYS`, `SLACK_TOKENS`, `APP_SECRETS`, `DB_PASSWORDS`): `KEY` (`STRIPE_KEY`,
   `RAILS_MASTER_KEY`, `APP_KEY`, `AZURE_OPENAI_KEY`, and `API_KEY`, `APIKEY`,
   `SECRET_KEY`, `PRIVATE_KEY`...), `TOKEN`, `SECRET`, `PASSPHRASE`, `CREDENTIAL`,
-  `AUTHORIZATION`, `WEBHOOK` (`SLACK_WEBHOOK_URL`: the URL is the credential), `DSN`
+  `AUTHORIZATION`, `BEARER`, `WEBHOOK` (`SLACK_WEBHOOK_URL`: the URL is the credential), `DSN`
   (`SENTRY_DSN`), `JWT` (GitLab's `CI_JOB_JWT`, `CI_JOB_JWT_V2`), a connection string
   (`*_CONNECTION_STRING`, `*_CONN_STR`); `PASSWORD`/`PASSWD` also glued to what comes
   before (`PGPASSWORD`); as the last part only, `AUTH` (`REDISCLI_AUTH`), `PAT`
@@ -39,7 +39,10 @@ Contract:
   (`private_key`, `client_secret`, `Authorization`, `apiKey`), at any depth, and of an
   `<scheme> <credential>` string the credential alone; in a `key=value;...` connection
   string (`AccountKey=...;`, `Password=...;`, `Pwd=...;`) the credential-named values;
-  and every PEM or OpenSSH private key block (`-----BEGIN RSA PRIVATE KEY-----` to its
+  the credential of an authorization written anywhere in it (`Authorization: <scheme>
+  <credential>`, `Proxy-Authorization: ...`, and `Bearer <credential>` or `Basic
+  <credential>` on its own: a header passed through a variable of any name, mcp-remote's
+  `AUTH_HEADER`); and every PEM or OpenSSH private key block (`-----BEGIN RSA PRIVATE KEY-----` to its
   `-----END ...-----`: `OPENSSH`, `ENCRYPTED`, `EC`, `DSA`, PKCS#8, OpenPGP's `PGP
   PRIVATE KEY BLOCK`), whole, as a value that spans lines (with its `\\n` made line
   breaks too when it is written on one line); a certificate or public key is none.
@@ -50,6 +53,9 @@ Contract:
   flag whose name looks like a credential (`--access-token X`, `--api-key=X`,
   `--password X`), of a `NAME=value` argument so named (`-e GITHUB_TOKEN=X`), and of a
   header flag (`--header "Authorization: Bearer X"`) whose header carries a credential.
+- `url_path_tokens(url)`: the segments of a URL's path that look like keys (at least
+  `MIN_PATH_TOKEN_CHARS` of letters, digits, `-` and `_`, letters and digits both): an MCP
+  server's URL that carries its key in the path (`/mcp/<key>/sse`).
 Nothing here checks length: the caller leaves out values too short to tell from text.
 """
 
@@ -68,7 +74,7 @@ from urllib.parse import parse_qsl, unquote, urlsplit
 # names a setting whose credential is found inside it (`credentials_inside`).
 CREDENTIAL_NAME = re.compile(
     r"(?:^|_)(?:API_?KEYS?|KEYS?|TOKENS?|SECRETS?|SECRET_?KEYS?|PASSPHRASES?|PRIVATE_?KEYS?"
-    r"|CREDENTIALS?|AUTHORIZATION|WEBHOOKS?|DSNS?|JWTS?|CONN(?:ECTION)?_?STR(?:ING)?)(?:$|_)"
+    r"|CREDENTIALS?|AUTHORIZATION|BEARERS?|WEBHOOKS?|DSNS?|JWTS?|CONN(?:ECTION)?_?STR(?:ING)?)(?:$|_)"
     r"|PASSW(?:OR)?DS?(?:$|_)|_(?:PWDS?|PASS)$|(?:^|_)(?:AUTH|PAT|COOKIES?)$|^SSHPASS$"
 )
 # The last part of a name that describes a credential (where it is, what kind, who
@@ -126,6 +132,14 @@ CREDENTIAL_PARAMETER = re.compile(
     r"key|token|secret|passw|passphrase|auth|sig|credential|session|jwt", re.IGNORECASE
 )
 AUTH_SCHEME = re.compile(r"^\s*([A-Za-z][A-Za-z0-9._-]*)\s+(\S.*?)\s*$")
+# An authorization written inside a longer value: the header's line (any scheme), or a
+# `Bearer`/`Basic` credential standing on its own.
+AUTHORIZATION_LINE = re.compile(
+    r"(?i)(?<![A-Za-z0-9-])(?:proxy-)?authorization\s*[:=]\s*([^\r\n]+)"
+)
+SCHEME_CREDENTIAL = re.compile(r"(?i)(?<![A-Za-z0-9])(bearer|basic)\s+([A-Za-z0-9._~+/=-]+)")
+MIN_PATH_TOKEN_CHARS = 16
+_PATH_TOKEN = re.compile(r"(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]+")
 # Keys of a `key=value;...` connection string that hold a credential but are no credential
 # name elsewhere (ODBC's `Pwd`; Azure's `SharedAccessSignature`).
 CONNECTION_STRING_CREDENTIALS = frozenset({"PWD", "SHAREDACCESSSIGNATURE"})
@@ -174,7 +188,30 @@ def credentials_inside(value: str) -> Iterator[str]:
     yield from _url_credentials(value)
     yield from _json_credentials(value)
     yield from _connection_string_credentials(value)
+    yield from _authorization_credentials(value)
     yield from _private_key_blocks(value)
+
+
+def _authorization_credentials(value: str) -> Iterator[str]:
+    """The credentials of the authorizations written in `value` (module contract)."""
+    if not re.search(r"(?i)bearer|basic|authorization", value):
+        return
+    for line in AUTHORIZATION_LINE.finditer(value):
+        yield from header_credentials(line.group(1).strip().strip("\"'"))
+    for found in SCHEME_CREDENTIAL.finditer(value):
+        yield from list(header_credentials(f"{found.group(1)} {found.group(2)}"))[1:]
+
+
+def url_path_tokens(url: str) -> Iterator[str]:
+    """The segments of `url`'s path that look like keys (module contract)."""
+    try:
+        path = urlsplit(url.strip()).path
+    except ValueError:
+        return
+    for segment in path.split("/"):
+        segment = unquote(segment)
+        if len(segment) >= MIN_PATH_TOKEN_CHARS and _PATH_TOKEN.fullmatch(segment):
+            yield segment
 
 
 def header_credentials(value: str) -> Iterator[str]:

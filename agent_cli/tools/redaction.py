@@ -96,6 +96,7 @@ from agent_cli.tools.credentials import (
     is_credential_name,
     is_ordinary_word,
     is_setting_word,
+    url_path_tokens,
 )
 from agent_cli.tools.output import ToolResult
 
@@ -117,6 +118,9 @@ class ConfiguredServer(Protocol):
 
     @property
     def args(self) -> Sequence[str]: ...
+
+    @property
+    def command(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -204,7 +208,10 @@ def collect_mcp_secret_values(
                 values.update(header_credentials(value))
         if server.url:
             values.update(credentials_inside(server.url))
+            values.update(url_path_tokens(server.url))
         values.update(argument_credentials(server.args))
+        if server.command:  # a command line written where a program belongs
+            values.update(argument_credentials(server.command.split()))
     return _long_enough(values)
 
 
