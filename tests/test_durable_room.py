@@ -70,3 +70,20 @@ def test_no_notice_when_there_is_room_or_the_facts_are_not_the_cause() -> None:
     assert fixed_part_notice(FixedPart(3_100, 0, 3_000), DurableContextState()) is None
     # forgetting every fact would not make room: the blocked line says what fills it
     assert fixed_part_notice(FixedPart(3_100, 200, 3_000), one_fact_state()) is None
+
+
+def blocked(reserved: int, durable: int) -> list[str]:
+    from agent_cli.events import RequestBlocked
+    from agent_cli.repl.compact_lines import format_blocked
+
+    layers = ("L1", "L2", "L3", "L4")
+    return format_blocked(RequestBlocked(3_343, 3_343, 3_000, layers, 400, reserved, durable))
+
+
+def test_a_block_while_the_facts_crowd_the_conversation_advises_forget_not_compact() -> None:
+    # the tester's run: blocked after L1-L4 with the fixed part at 2,548 of 3,000
+    advice = " ".join(blocked(2_548, 809))
+    assert "/forget the facts and items no longer needed" in advice
+    assert "809 of the 2,548 tokens" in advice and "leaving it 452 of the hard limit" in advice
+    assert "/compact <focus>" not in advice and "/new to start" not in advice
+    assert "/compact <focus>" in " ".join(blocked(1_900, 300))  # room left: compacting may help

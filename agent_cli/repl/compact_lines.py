@@ -19,6 +19,7 @@ from agent_cli.events import (
     StreamRestarted,
 )
 from agent_cli.repl.safe_text import COMPACT_TAG, clip_line
+from agent_cli.session.durable_room import is_room_left
 from agent_cli.tools.output import count_noun
 
 # The layers' plain names, the REPL's words for the codes of the one table of layers
@@ -130,6 +131,8 @@ def format_blocked(event: RequestBlocked) -> list[str]:
     )
     if event.reserved_tokens >= event.hard_limit:
         return [blocked, "  " + describe_full_reserve(event)]
+    if is_crowded_by_durable_block(event):
+        return [blocked, "  " + describe_crowding_block(event)]
     if event.largest_message_tokens >= event.hard_limit:
         return [
             blocked,
@@ -142,6 +145,29 @@ def format_blocked(event: RequestBlocked) -> list[str]:
         "  to go on: /compact <focus> to summarize with a focus, raise --hard-limit "
         f"(now {event.hard_limit:,}), or /new to start a fresh session",
     ]
+
+
+def is_crowded_by_durable_block(event: RequestBlocked) -> bool:
+    """True when what every request carries leaves the conversation under its room
+    (`session.durable_room`) and forgetting facts and items would give it back: then
+    /forget is what helps, not /compact or /new (the facts go with a new session too)."""
+    reserved, durable, hard = event.reserved_tokens, event.durable_tokens, event.hard_limit
+    return (
+        bool(durable)
+        and not is_room_left(reserved, hard)
+        and is_room_left(reserved - durable, hard)
+    )
+
+
+def describe_crowding_block(event: RequestBlocked) -> str:
+    reserved, durable, hard = event.reserved_tokens, event.durable_tokens, event.hard_limit
+    return (
+        f"the durable block (your /remember facts and /todo items) is {durable:,} of the "
+        f"{reserved:,} tokens every request carries besides the conversation, leaving it "
+        f"{hard - reserved:,} of the hard limit; compacting cannot shrink it and a new "
+        "session carries it too: /forget the facts and items no longer needed (/facts lists "
+        f"them), or raise --hard-limit (now {hard:,})"
+    )
 
 
 def describe_full_reserve(event: RequestBlocked) -> str:

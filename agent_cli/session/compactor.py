@@ -234,6 +234,7 @@ class Compactor:
                 force_summary=forced,
             )
         except MessageViewLimitExceeded as blocked:  # say first why the layers could not help
+            blocked.durable_tokens = blocked.durable_tokens or frame.durable_tokens
             yield from _failed_layer_notices(blocked.reports)
             raise
         finally:  # a summary request was paid for even if the view still cannot fit
