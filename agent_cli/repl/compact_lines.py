@@ -217,6 +217,12 @@ def format_skipped(event: CompactionSkipped, *, explained: bool = False) -> str:
 
 
 _MAKE_ROOM = "To make room now: /compact (a summary, with a focus if you give one) or /new."
+# After a summary the older part is that summary alone: /compact would keep the same
+# recent messages and free next to nothing (the tester's 49 tokens), so it is not offered.
+_MAKE_ROOM_AFTER_SUMMARY = (
+    "To make room now: /new (facts and pending items go with it); /compact would keep the "
+    "same recent messages beside the summary, so it frees little until more turns pass."
+)
 
 
 _HELD_AGAIN = {
@@ -259,7 +265,8 @@ def _format_held(event: CompactionSkipped) -> str:
         f"Compaction waits until the context passes {event.retry_at:,} tokens "
         f"(at the hard limit, {event.hard_limit:,}, it always runs)."
     )
-    return f"{COMPACT_TAG} {what} {waits} {_MAKE_ROOM}"
+    make_room = _MAKE_ROOM if event.summary_would_help else _MAKE_ROOM_AFTER_SUMMARY
+    return f"{COMPACT_TAG} {what} {waits} {make_room}"
 
 
 def format_retry(event: StreamRestarted, *, void_text_shown: bool = False) -> str:

@@ -58,7 +58,11 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from agent_cli.compaction import CompactionPolicy, compact_context
+from agent_cli.compaction import (
+    CompactionPolicy,
+    compact_context,
+    has_older_messages_to_summarize,
+)
 from agent_cli.compaction.firing import find_first_change
 from agent_cli.compaction.policy import with_thresholds
 from agent_cli.compaction.results import (
@@ -467,6 +471,9 @@ class Compactor:
             retry_at=min(retry_at, hard),
             soft_threshold=self.policy.soft_threshold,
             hard_limit=hard,
+            summary_would_help=has_older_messages_to_summarize(
+                self.conversation.view, run_policy.summary_keep_recent
+            ),
         )
 
     def _layer_line(self, report: Any) -> LayerLine:
