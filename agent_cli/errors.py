@@ -153,6 +153,32 @@ class DurableTextTooLong(DurableStateError):
         self.limit = limit
 
 
+class DurableBlockTooLarge(DurableStateError):
+    """A /remember or /todo refused before anything was recorded: with the new item the
+    part of every request besides the conversation (`fixed_tokens`: system prompt,
+    instructions, tools, the durable block of `durable_tokens`) would leave the
+    conversation less than `room_needed` of `hard_limit` (API tokens). `oldest_fact` is
+    the id of the oldest fact to suggest forgetting (None when there is none)."""
+
+    def __init__(
+        self,
+        command: str,
+        *,
+        fixed_tokens: int,
+        durable_tokens: int,
+        hard_limit: int,
+        room_needed: int,
+        oldest_fact: str | None = None,
+    ) -> None:
+        super().__init__("durable_block", "too_large")
+        self.command = command
+        self.fixed_tokens = fixed_tokens
+        self.durable_tokens = durable_tokens
+        self.hard_limit = hard_limit
+        self.room_needed = room_needed
+        self.oldest_fact = oldest_fact
+
+
 class DurableItemNotFound(DurableStateError):
     """No fact or pending item has `item_id` (e.g. `/forget` of an id that is not there)."""
 

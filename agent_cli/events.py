@@ -171,7 +171,9 @@ class CompactionSkipped:
     at the hard limit), all in the figures the toolbar shows. For "nothing_to_compact":
     `held` is "nothing_new_to_summarize" when nothing is new since the last compaction
     (the view is what it left, or only the last summary and the recent messages it kept):
-    no summary was asked for."""
+    no summary was asked for. `summary_would_help` (for "loop_guard") is False when a
+    `/compact` now would find nothing older than its recent window but the last summary:
+    it would keep what is left, so it is not worth suggesting."""
 
     reason: str  # "loop_guard", "nothing_to_compact", "summary_not_smaller"
     tokens: int
@@ -180,6 +182,7 @@ class CompactionSkipped:
     retry_at: int = 0
     soft_threshold: int = 0
     hard_limit: int = 0
+    summary_would_help: bool = True
 
 
 @dataclass(frozen=True)

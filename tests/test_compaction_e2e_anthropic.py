@@ -269,6 +269,20 @@ def test_without_the_per_message_limit_the_same_message_blocks(workspace: Path) 
     assert any(isinstance(e, RequestBlocked) for e in events)
 
 
+def fill_memory_past_the_limit(session: Any) -> None:
+    from agent_cli.durable import DurableFact, add_fact, issue_id
+
+    def add_many(state: Any) -> Any:
+        for number in range(160):
+            text = f"fact {number}: component {number} uses port {8000 + number}"
+            moment = f"2026-12-06T09:00:{number % 60:02d}+00:00"
+            fact = DurableFact(issue_id(state, "F"), text, "transcript:other:1", moment)
+            state = add_fact(state, fact)
+        return state
+
+    session.durable.memory.update_stamped(session.workspace, add_many)
+
+
 def test_a_durable_block_alone_over_the_hard_limit_blocks_without_paying_for_a_summary(
     workspace: Path,
 ) -> None:
@@ -282,8 +296,9 @@ def test_a_durable_block_alone_over_the_hard_limit_blocks_without_paying_for_a_s
         server.responder = scripted_model
         session = make_session(workspace, make_provider(server), soft=4_000, hard=9_000)
         drain(session.run_turn(request_text(0)))
-        for number in range(80):
-            session.remember(f"fact {number}: component {number} uses port {8000 + number}")
+        # saved as another session (or an older version, before /remember kept room for
+        # the conversation) would have: /remember itself now refuses such a block
+        fill_memory_past_the_limit(session)
         sent = len(server.requests)
         blocked = []
         for turn in range(1, 4):

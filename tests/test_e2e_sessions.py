@@ -172,10 +172,54 @@ def test_resume_flag_takes_what_the_resume_command_takes(home: Path, workspace: 
     assert f"--resume {common}: 2 sessions start with that: {newer}, {older}" in both.stderr
     none = run_piped(["--resume", "zz-nothing", "-p", "x"], cwd=workspace, env=build_env(home))
     assert none.returncode == 2 and "no session zz-nothing" in none.stderr
-    # the review: bare --resume numbers this folder's sessions and /sessions every
-    # folder's, so the flag takes no number (it would name a session of either list)
-    number = run_piped(["--resume", "1", "-p", "x"], cwd=workspace, env=build_env(home))
-    assert number.returncode == 2 and "no session 1" in number.stderr
+    # twenty-second tester: the flag takes the number /sessions shows, as /resume does
+    # (bare --resume lists this folder's sessions with those numbers)
+    number = run_piped(["--resume", "2", "-p", "by number"], cwd=workspace, env=build_env(home))
+    assert number.returncode == 0, number.stderr
+    assert "by number" in (home / "transcripts" / f"{older}.jsonl").read_text()
+    past_end = run_piped(["--resume", "3", "-p", "x"], cwd=workspace, env=build_env(home))
+    assert past_end.returncode == 2 and "no session 3" in past_end.stderr
+
+
+def test_resume_flag_takes_the_number_sessions_shows_across_folders(
+    home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """Twenty-second tester: `--resume 3` said "no session 3" though the hint for an
+    ambiguous prefix said to type "its number in /sessions". The number is the one
+    `/sessions` shows (every folder's sessions, newest first), and bare `--resume` shows
+    this folder's sessions with those same numbers."""
+    other = tmp_path / "other"
+    other.mkdir()
+    for folder, request in ((workspace, "first A"), (other, "first B"), (workspace, "first C")):
+        done = run_piped(["-p", request], cwd=folder, env=build_env(home))
+        assert done.returncode == 0, done.stderr
+    ids = {
+        path.read_text().split('"first ')[1][0]: path.stem
+        for path in (home / "transcripts").glob("*.jsonl")
+    }
+    # /sessions (every folder's, newest first) numbers C 1, B 2, A 3; bare --resume lists
+    # this folder's, A and C, with those numbers (not A 2)
+    bare = run_piped(["--resume"], cwd=workspace, env=build_env(home), stdin_text="/quit\n")
+    shown = listed_numbers(bare.stdout.split("(resumed)")[0])
+    assert shown == {ids["C"]: (1, "C"), ids["A"]: (3, "A")}, bare.stdout
+
+    run = run_piped(["--resume", "3", "-p", "what was first?"], cwd=workspace, env=build_env(home))
+
+    assert run.returncode == 0, run.stderr
+    assert "what was first?" in (home / "transcripts" / f"{ids['A']}.jsonl").read_text()
+    assert run.stdout.strip()
+
+
+def listed_numbers(screen: str) -> dict[str, tuple[int, str]]:
+    """session id -> (its number, the letter after "first ") from a piped listing (two
+    lines a session: `  <id>  <number>  <time>`, then its turns and first request)."""
+    found: dict[str, tuple[int, str]] = {}
+    lines = screen.splitlines()
+    for head, detail in zip(lines, lines[1:], strict=False):
+        match = re.match(r"^[* ] (\d{8}-\S+)\s+(\d+)\s", head)
+        if match and "first " in detail:
+            found[match.group(1)] = (int(match.group(2)), detail.split("first ")[1][0])
+    return found
 
 
 def test_resuming_a_transcript_whose_last_record_was_cut_says_so(

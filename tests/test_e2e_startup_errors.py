@@ -214,3 +214,33 @@ def test_a_workspace_through_a_loop_of_links_is_one_line_and_exit_2(
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert "symbolic links that lead back to each other" in run.stderr
     assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+
+
+@pytest.mark.parametrize(
+    ("flags", "needles"),
+    [
+        (
+            ["--provider", "anthropic", "--low-water", "99999"],
+            [
+                "the low-water mark 99,999 must be below the soft threshold 80,000 (built-in",
+                "lower --low-water below 80,000 or raise --soft-threshold above 99,999",
+            ],
+        ),
+        (
+            ["--soft-threshold", "5000", "--hard-limit", "4000"],
+            [
+                "the hard limit 4,000 must be above the soft threshold 5,000",
+                "raise --hard-limit above 5,000 or lower --soft-threshold",
+            ],
+        ),
+    ],
+)
+def test_settings_that_contradict_each_other_name_both_values_and_the_fix(
+    home: Path, workspace: Path, flags: list[str], needles: list[str]
+) -> None:
+    """Twenty-second tester: `--low-water 99999` said only "must be below soft_threshold",
+    unlike the soft/hard error, which gave both numbers and what to change."""
+    env = build_env(home, {"ANTHROPIC_API_KEY": "k"})
+    done = run_piped([*flags, "-p", "hi"], cwd=workspace, env=env)
+    assert done.returncode == 2
+    assert_one_plain_error_line(done.stderr, "config error:", *needles)

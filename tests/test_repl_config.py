@@ -238,7 +238,36 @@ def test_a_low_water_mark_at_or_over_the_soft_threshold_is_a_config_error_naming
     with pytest.raises(ConfigError) as caught:
         build_policy(settings)
     assert (caught.value.key, caught.value.source) == ("low_water", "--low-water")
-    assert "must be below soft_threshold" in describe_error(caught.value)
+    assert describe_error(caught.value) == (
+        "config error: low_water (from --low-water): the low-water mark 1,000 must be below "
+        "the soft threshold 1,000 (--soft-threshold); lower --low-water below 1,000 or raise "
+        "--soft-threshold above 1,000"
+    )
+
+
+def test_a_low_water_mark_over_the_built_in_soft_threshold_names_both_values_and_the_fix():
+    """Twenty-second tester: `--low-water 99999` said only that it must be below
+    soft_threshold, without the numbers or the fix."""
+    settings = resolve_settings({"low_water": 99_999}, {}, "config.toml")
+    with pytest.raises(ConfigError) as caught:
+        build_policy(settings)
+    assert describe_error(caught.value) == (
+        "config error: low_water (from --low-water): the low-water mark 99,999 must be below "
+        "the soft threshold 80,000 (built-in default); lower --low-water below 80,000 or "
+        "raise --soft-threshold above 99,999"
+    )
+
+
+def test_a_low_water_mark_past_the_hard_limit_in_the_file_says_to_raise_both(tmp_path):
+    path = write_config(tmp_path, "low_water = 90000\n")
+    flags = {"soft_threshold": 5_000, "hard_limit": 9_000}
+    with pytest.raises(ConfigError) as caught:
+        build_policy(resolve_settings(flags, load_config_file(path), path))
+    assert describe_error(caught.value) == (
+        f"config error: low_water (from {path}): the low-water mark 90,000 must be below the "
+        "soft threshold 5,000 (--soft-threshold); lower low_water below 5,000 or raise "
+        "soft_threshold above 90,000 (and hard_limit, now 9,000, above that)"
+    )
 
 
 def test_the_offline_demo_fills_only_the_thresholds_left_unset():

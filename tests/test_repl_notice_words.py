@@ -68,6 +68,13 @@ EMITTED = {
     "duplicate_tool_id": {"retry": True},
     "bad_tool_id": {"retry": False},
     "unsendable_answer": {"retry": True},
+    "durable_block_fills_limit": {
+        "fixed": 3_016,
+        "durable": 1_277,
+        "hard": 3_000,
+        "needed": 750,
+        "oldest": "F1",
+    },
     **{outcome: {} for outcome in FAILED_LAYER_OUTCOMES},
 }
 

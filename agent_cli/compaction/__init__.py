@@ -8,7 +8,11 @@ L4 `generate_summary`; `compact_context` runs them in order until the view fits.
 
 from agent_cli.compaction.layers.dedup import dedup_file_reads
 from agent_cli.compaction.layers.prune import prune_old_messages
-from agent_cli.compaction.layers.summary import Summarizer, generate_summary
+from agent_cli.compaction.layers.summary import (
+    Summarizer,
+    generate_summary,
+    has_older_messages_to_summarize,
+)
 from agent_cli.compaction.layers.truncate import truncate_tool_results
 from agent_cli.compaction.pipeline import compact_context, compact_if_needed
 from agent_cli.compaction.policy import CompactionPolicy
@@ -33,6 +37,7 @@ __all__ = [
     "dedup_file_reads",
     "estimate_tokens",
     "generate_summary",
+    "has_older_messages_to_summarize",
     "measure_view",
     "prune_old_messages",
     "remove_tool_interactions",

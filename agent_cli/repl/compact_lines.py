@@ -19,6 +19,7 @@ from agent_cli.events import (
     StreamRestarted,
 )
 from agent_cli.repl.safe_text import COMPACT_TAG, clip_line
+from agent_cli.session.durable_room import is_room_left
 from agent_cli.tools.output import count_noun
 
 # The layers' plain names, the REPL's words for the codes of the one table of layers
@@ -130,6 +131,8 @@ def format_blocked(event: RequestBlocked) -> list[str]:
     )
     if event.reserved_tokens >= event.hard_limit:
         return [blocked, "  " + describe_full_reserve(event)]
+    if is_crowded_by_durable_block(event):
+        return [blocked, "  " + describe_crowding_block(event)]
     if event.largest_message_tokens >= event.hard_limit:
         return [
             blocked,
@@ -142,6 +145,29 @@ def format_blocked(event: RequestBlocked) -> list[str]:
         "  to go on: /compact <focus> to summarize with a focus, raise --hard-limit "
         f"(now {event.hard_limit:,}), or /new to start a fresh session",
     ]
+
+
+def is_crowded_by_durable_block(event: RequestBlocked) -> bool:
+    """True when what every request carries leaves the conversation under its room
+    (`session.durable_room`) and forgetting facts and items would give it back: then
+    /forget is what helps, not /compact or /new (the facts go with a new session too)."""
+    reserved, durable, hard = event.reserved_tokens, event.durable_tokens, event.hard_limit
+    return (
+        bool(durable)
+        and not is_room_left(reserved, hard)
+        and is_room_left(reserved - durable, hard)
+    )
+
+
+def describe_crowding_block(event: RequestBlocked) -> str:
+    reserved, durable, hard = event.reserved_tokens, event.durable_tokens, event.hard_limit
+    return (
+        f"the durable block (your /remember facts and /todo items) is {durable:,} of the "
+        f"{reserved:,} tokens every request carries besides the conversation, leaving it "
+        f"{hard - reserved:,} of the hard limit; compacting cannot shrink it and a new "
+        "session carries it too: /forget the facts and items no longer needed (/facts lists "
+        f"them), or raise --hard-limit (now {hard:,})"
+    )
 
 
 def describe_full_reserve(event: RequestBlocked) -> str:
@@ -191,6 +217,12 @@ def format_skipped(event: CompactionSkipped, *, explained: bool = False) -> str:
 
 
 _MAKE_ROOM = "To make room now: /compact (a summary, with a focus if you give one) or /new."
+# After a summary the older part is that summary alone: /compact would keep the same
+# recent messages and free next to nothing (the tester's 49 tokens), so it is not offered.
+_MAKE_ROOM_AFTER_SUMMARY = (
+    "To make room now: /new (facts and pending items go with it); /compact would keep the "
+    "same recent messages beside the summary, so it frees little until more turns pass."
+)
 
 
 _HELD_AGAIN = {
@@ -233,7 +265,8 @@ def _format_held(event: CompactionSkipped) -> str:
         f"Compaction waits until the context passes {event.retry_at:,} tokens "
         f"(at the hard limit, {event.hard_limit:,}, it always runs)."
     )
-    return f"{COMPACT_TAG} {what} {waits} {_MAKE_ROOM}"
+    make_room = _MAKE_ROOM if event.summary_would_help else _MAKE_ROOM_AFTER_SUMMARY
+    return f"{COMPACT_TAG} {what} {waits} {make_room}"
 
 
 def format_retry(event: StreamRestarted, *, void_text_shown: bool = False) -> str:

@@ -278,6 +278,8 @@ def build_policy(settings: Settings) -> Any:
     except PolicyError as exc:
         if exc.field == "soft_threshold" and "hard_limit" in exc.reason:
             raise _thresholds_out_of_order(settings, CompactionPolicy) from None
+        if exc.field == "low_water" and "soft_threshold" in exc.reason:
+            raise _low_water_not_below_soft(settings, CompactionPolicy) from None
         key = _config_key_for_policy_field(exc.field)
         raise ConfigError(key, exc.reason, source=settings.origins.get(key, BUILT_IN)) from None
 
@@ -303,6 +305,25 @@ def _thresholds_out_of_order(settings: Settings, policy_type: Any) -> ConfigErro
         f"({soft_origin}); raise {hard_name} above {soft:,} or lower {soft_name}"
     )
     return ConfigError("hard_limit", reason, source=hard_origin)
+
+
+def _low_water_not_below_soft(settings: Settings, policy_type: Any) -> ConfigError:
+    """Low-water at or over the soft threshold: name both values, where the soft threshold
+    came from, and what to change (in the words of where the low-water mark was set)."""
+    soft = settings.soft_threshold or policy_type.__dataclass_fields__["soft_threshold"].default
+    low = settings.low_water or 0
+    low_origin = settings.origins.get("low_water", BUILT_IN)
+    soft_origin = settings.origins.get("soft_threshold", BUILT_IN)
+    hard = settings.hard_limit or policy_type.__dataclass_fields__["hard_limit"].default
+    names = _setting_names(low_origin, "low_water", "soft_threshold", "hard_limit")
+    low_name, soft_name, hard_name = names
+    hard_too = f" (and {hard_name}, now {hard:,}, above that)" if low + 1 >= hard else ""
+    reason = (
+        f"the low-water mark {low:,} must be below the soft threshold {soft:,} "
+        f"({soft_origin}); lower {low_name} below {soft:,} or raise {soft_name} above "
+        f"{low:,}{hard_too}"
+    )
+    return ConfigError("low_water", reason, source=low_origin)
 
 
 def _setting_names(origin: str, *keys: str) -> list[str]:

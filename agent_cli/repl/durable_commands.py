@@ -9,7 +9,7 @@ and the session's errors (e.g. `DurableStateError`) propagate for the REPL to sh
 from __future__ import annotations
 
 from agent_cli.durable.verification import source_statuses
-from agent_cli.errors import CommandUsageError, PointerHandleUnknown
+from agent_cli.errors import CommandUsageError, DurableBlockTooLarge, PointerHandleUnknown
 from agent_cli.repl import views
 from agent_cli.repl.command_context import (
     CommandContext,
@@ -18,11 +18,14 @@ from agent_cli.repl.command_context import (
     require_text,
     say,
 )
+from agent_cli.repl.error_text import describe_error
 from agent_cli.repl.facts_view import build_facts_view
 from agent_cli.repl.pager import show_long
 from agent_cli.repl.pointer_forms import show_pointer
 from agent_cli.repl.pointer_handles import handle_label, parse_handle
+from agent_cli.repl.render import build_error_text
 from agent_cli.repl.safe_text import clip_line
+from agent_cli.repl.word_wrap import print_at_words
 
 
 def normalize_item_id(raw: str) -> str:
@@ -45,10 +48,17 @@ def describe_source(context: CommandContext, pointer: str) -> str:
 # The durable block's share of the soft threshold past which /remember and /todo warn:
 # every request carries the whole block, and no compaction layer can shrink it.
 DURABLE_SHARE_WARNED = 4  # a quarter
+# A refused text is shown back whole: an item takes at most 2,000 characters.
+REFUSED_TEXT_SHOWN = 4_000
 
 
 def remember_command(context: CommandContext, args: str) -> None:
-    fact = context.session.remember(require_text("/remember", args))
+    text = require_text("/remember", args)
+    try:
+        fact = context.session.remember(text)
+    except DurableBlockTooLarge as refused:
+        _show_refused(context, refused, "/remember", text)
+        return
     say(
         context,
         f"remembered {clip_line(fact.fact_id, 40)}: {clip_line(fact.content, 160)} · "
@@ -58,13 +68,27 @@ def remember_command(context: CommandContext, args: str) -> None:
 
 
 def todo_command(context: CommandContext, args: str) -> None:
-    item = context.session.add_pending(require_text("/todo", args))
+    text = require_text("/todo", args)
+    try:
+        item = context.session.add_pending(text)
+    except DurableBlockTooLarge as refused:
+        _show_refused(context, refused, "/todo", text)
+        return
     say(
         context,
         f"added {clip_line(item.item_id, 40)}: {clip_line(item.description, 160)} · "
         f"{describe_source(context, item.source_pointer)}",
     )
     warn_if_durable_block_large(context)
+
+
+def _show_refused(
+    context: CommandContext, refused: DurableBlockTooLarge, command: str, text: str
+) -> None:
+    """The refusal, then the user's words whole, to retype once there is room: nothing
+    typed is lost (the prompt's history holds the line too)."""
+    print_at_words(context.console, build_error_text(describe_error(refused)))
+    say(context, f"not added, to retype: {command} {clip_line(text, REFUSED_TEXT_SHOWN)}", "yellow")
 
 
 def warn_if_durable_block_large(context: CommandContext) -> None:

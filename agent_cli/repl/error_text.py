@@ -184,6 +184,25 @@ def _blocked(exc: e.MessageViewLimitExceeded) -> str:
     )
 
 
+def describe_durable_block_too_large(exc: e.DurableBlockTooLarge) -> str:
+    """`/remember` or `/todo` refused for room (`session.durable_room`): the figures, and
+    what makes room (never /compact or /new: neither shrinks the durable block)."""
+    left = exc.hard_limit - exc.fixed_tokens
+    leaves = (
+        f"at or over the hard limit {exc.hard_limit:,}, so no request could be sent"
+        if left <= 0
+        else f"leaving the conversation {left:,} of the hard limit {exc.hard_limit:,}, "
+        f"under the {exc.room_needed:,} (a quarter) it keeps"
+    )
+    forget = f"/forget {_c(exc.oldest_fact, 40)} or another" if exc.oldest_fact else "/forget a"
+    return (
+        f"/{_c(exc.command)} refused, nothing added: with it every request would carry "
+        f"{exc.fixed_tokens:,} tokens besides the conversation (the durable block "
+        f"{exc.durable_tokens:,} of them), {leaves}. {forget} fact or item no longer needed "
+        "(/facts lists them), or raise --hard-limit"
+    )
+
+
 def _too_large(exc: e.InputTooLarge) -> str:
     return (
         f"that input ({_c(exc.source, 20)}) is {exc.size_bytes / 2**20:,.1f} MB, over the "
@@ -359,6 +378,7 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         "added. Put big content in a file and remember where it is "
         "(/remember the API notes are in docs/api.md)"
     ),
+    e.DurableBlockTooLarge: lambda exc: describe_durable_block_too_large(exc),
     e.DurableStateError: lambda exc: (
         f"durable state refused it ({_c(exc.field)}: {_c(exc.reason)})"
     ),
@@ -708,6 +728,29 @@ def _unreachable_low_water(fields: Mapping[str, object]) -> str:
     )
 
 
+def _durable_block_fills_limit(f: Mapping[str, object]) -> str:
+    """A session opened with a durable block that leaves the conversation too little
+    room (`session.durable_room`): the facts are the cause, and /forget the fix; never
+    /compact or /new, which cannot shrink it."""
+    fixed, durable, hard, needed = f["fixed"], f["durable"], f["hard"], f["needed"]
+    assert isinstance(fixed, int) and isinstance(hard, int)
+    if fixed >= hard:
+        effect = f"over the hard limit {hard:,}: every request will be blocked"
+    else:
+        effect = (
+            f"leaving the conversation {hard - fixed:,} of the hard limit {hard:,}, under "
+            f"the {needed:,} (a quarter) it needs: turns may be blocked"
+        )
+    oldest = f"; {_c(f['oldest'], 40)} is the oldest" if f.get("oldest") else ""
+    return (
+        f"Your facts and pending items (the durable block, {durable:,} tokens) make every "
+        f"request carry {fixed:,} tokens besides the conversation, {effect}. Neither "
+        f"compacting nor a new session shrinks them: /forget those no longer needed (/facts "
+        f"lists them{oldest}),"
+        " or raise --hard-limit."
+    )
+
+
 def _calls_not_run(fields: Mapping[str, object]) -> str:
     asked, ran = fields["asked"], fields["ran"]
     return (
@@ -851,6 +894,7 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
     ),
     "max_tokens": _cut_answer,
     "low_water_under_reserve": _unreachable_low_water,
+    "durable_block_fills_limit": _durable_block_fills_limit,
     "uncounted_denser": _uncounted_denser,
     "calls_not_run": _calls_not_run,
     "calls_at_stop": lambda f: (

@@ -24,15 +24,19 @@ if TYPE_CHECKING:
 
 
 def build_sessions_view(
-    sessions: Sequence[SessionSummary], current: str | None
+    sessions: Sequence[SessionSummary],
+    current: str | None,
+    numbers: Sequence[int] | None = None,
 ) -> SessionList | Text:
-    """Sessions on disk, newest first as given, numbered from 1 (`/resume 2` takes the
-    number, shown after the id); the open one is marked with `*`. Each shows its first
-    request (its title), turns answered / asked and the tokens used: as a table where
-    the first request gets `MIN_TITLE_WIDTH` cells, else two lines a session (`SessionList`)."""
+    """Sessions on disk, newest first as given, numbered from 1 (`/resume 2` and
+    `--resume 2` take the number, shown after the id), or by `numbers` (one a session: a
+    part of the list shown with the numbers the whole list gives them); the open one is
+    marked with `*`. Each shows its first request (its title), turns answered / asked and
+    the tokens used: as a table where the first request gets `MIN_TITLE_WIDTH` cells, else
+    two lines a session (`SessionList`)."""
     if not sessions:
         return Text("no sessions yet", style="dim")
-    return SessionList(sessions, current)
+    return SessionList(sessions, current, numbers)
 
 
 MIN_TITLE_WIDTH = 24  # narrower than this, the first request goes under its session
@@ -47,16 +51,23 @@ class SessionList:
     lines, its id, number and time, then its turns, tokens and first request indented
     under it. Ids and numbers are never cut (/resume takes them)."""
 
-    def __init__(self, sessions: Sequence[SessionSummary], current: str | None) -> None:
+    def __init__(
+        self,
+        sessions: Sequence[SessionSummary],
+        current: str | None,
+        numbers: Sequence[int] | None = None,
+    ) -> None:
         self.sessions = sessions
         self.current = current
+        self.numbers = list(numbers) if numbers is not None else None
         self.several_workspaces = len({info.workspace for info in sessions}) > 1
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        numbered = self._numbered()
         if options.max_width >= self._table_width():
-            yield build_sessions_table(self.sessions, self.current, self.several_workspaces)
+            yield build_sessions_table(numbered, self.current, self.several_workspaces)
         else:
-            yield build_sessions_stacked(self.sessions, self.current, self.several_workspaces)
+            yield build_sessions_stacked(numbered, self.current, self.several_workspaces)
 
     def _table_width(self) -> int:
         """The cells the table needs with the first request at its smallest readable."""
@@ -69,6 +80,8 @@ class SessionList:
         return sum(widths) + COLUMN_GAP * len(widths) + title  # a gap before the title
 
     def _numbered(self) -> list[tuple[int, SessionSummary]]:
+        if self.numbers is not None:
+            return list(zip(self.numbers, self.sessions, strict=True))
         return list(enumerate(self.sessions, start=1))
 
 
@@ -88,7 +101,7 @@ def _fixed_cells(number: int, info: SessionSummary, current: str | None) -> tupl
 
 
 def build_sessions_table(
-    sessions: Sequence[SessionSummary], current: str | None, several_workspaces: bool
+    sessions: Sequence[tuple[int, SessionSummary]], current: str | None, several_workspaces: bool
 ) -> Table:
     """One row a session; the workspace only when the list spans several (it is long,
     and often the same)."""
@@ -98,7 +111,7 @@ def build_sessions_table(
     table.add_column("first request", overflow="fold", max_width=40)
     if several_workspaces:
         table.add_column("workspace", overflow="fold")
-    for number, info in enumerate(sessions, start=1):
+    for number, info in sessions:
         mark, session_id, shown_number, when, turns, tokens = _fixed_cells(number, info, current)
         workspace = [Text(clip_path(str(info.workspace or "?"), 100), style="dim")]
         table.add_row(
@@ -115,12 +128,12 @@ def build_sessions_table(
 
 
 def build_sessions_stacked(
-    sessions: Sequence[SessionSummary], current: str | None, several_workspaces: bool
+    sessions: Sequence[tuple[int, SessionSummary]], current: str | None, several_workspaces: bool
 ) -> Group:
     """Two lines a session, for a narrow screen: `* <id>  <#>  <time>`, then indented
     `<turns> turns · <tokens> tokens · <first request>` (and its workspace)."""
     parts: list[RenderableType] = []
-    for number, info in enumerate(sessions, start=1):
+    for number, info in sessions:
         mark, session_id, shown_number, when, turns, tokens = _fixed_cells(number, info, current)
         parts.append(
             Text.assemble(f"{mark or ' '} ", session_id, (f"  {shown_number}", "dim"), f"  {when}")

@@ -171,9 +171,7 @@ def open_first_session(
     target: str | None = args.resume or None
     if args.resume == "" or args.continue_latest:
         if args.resume == "" and list_when_resuming:
-            from agent_cli.repl.session_views import build_sessions_view
-
-            show(build_sessions_view(backend.list_sessions(True), None))
+            show(_this_folders_sessions(backend))
         target = backend.latest_session_id()
         if target is None:
             show(Text("no earlier session in this workspace; starting a new one", style="yellow"))
@@ -182,11 +180,25 @@ def open_first_session(
     return backend.open_session(target), target is not None
 
 
+def _this_folders_sessions(backend: SessionBackend) -> RenderableType:
+    """The listing bare `--resume` prints: this folder's sessions, each with the number
+    `/sessions` gives it (every folder's, newest first), so `--resume 3` and `/resume 3`
+    take the session shown as 3 here too."""
+    from agent_cli.repl.session_views import build_sessions_view
+
+    here = {info.session_id for info in backend.list_sessions(True)}
+    numbered = [
+        (number, info)
+        for number, info in enumerate(backend.list_sessions(False), start=1)
+        if info.session_id in here
+    ]
+    return build_sessions_view([info for _, info in numbered], None, [n for n, _ in numbered])
+
+
 def _open_chosen(backend: SessionBackend, typed: str) -> SessionPort:
-    """`--resume <typed>`: the session of exactly that id, else the only one whose id
-    starts so (`choose_session`, without numbers: the listing bare `--resume` prints
-    numbers this folder's sessions, `/sessions` every folder's, so a number would be
-    ambiguous)."""
+    """`--resume <typed>`: the session of exactly that id, else the one `/resume <typed>`
+    takes (`choose_session` over the `/sessions` list: its number there, or the only id
+    that starts so; a number within the list is a number, not the start of an id)."""
     from agent_cli.errors import SessionNotFound
     from agent_cli.repl.session_choice import choose_session
 
@@ -194,7 +206,7 @@ def _open_chosen(backend: SessionBackend, typed: str) -> SessionPort:
         return backend.open_session(typed)
     except SessionNotFound:
         listed = backend.list_sessions(False)
-        chosen = choose_session(typed, listed, asked_by="--resume", numbers=False)
+        chosen = choose_session(typed, listed, asked_by="--resume")
         if chosen == typed:
             raise
     return backend.open_session(chosen)

@@ -62,7 +62,11 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from agent_cli.compaction import CompactionPolicy, compact_context
+from agent_cli.compaction import (
+    CompactionPolicy,
+    compact_context,
+    has_older_messages_to_summarize,
+)
 from agent_cli.compaction.firing import find_first_change
 from agent_cli.compaction.policy import with_thresholds
 from agent_cli.compaction.results import (
@@ -244,6 +248,7 @@ class Compactor:
                 force_summary=forced,
             )
         except MessageViewLimitExceeded as blocked:  # say first why the layers could not help
+            blocked.durable_tokens = blocked.durable_tokens or frame.durable_tokens
             yield from _failed_layer_notices(blocked.reports)
             raise
         finally:  # a summary request was paid for even if the view still cannot fit
@@ -479,6 +484,9 @@ class Compactor:
             retry_at=min(retry_at, hard),
             soft_threshold=self.policy.soft_threshold,
             hard_limit=hard,
+            summary_would_help=has_older_messages_to_summarize(
+                self.conversation.view, run_policy.summary_keep_recent
+            ),
         )
 
     def _layer_line(self, report: Any) -> LayerLine:

@@ -31,6 +31,7 @@ from agent_cli.session import stats
 from agent_cli.session.compactor import Compactor
 from agent_cli.session.conversation import Conversation
 from agent_cli.session.durable_context import DurableContext
+from agent_cli.session.durable_room import FixedPart, check_durable_room, fixed_part_notice
 from agent_cli.session.input_limit import check_input_size
 from agent_cli.session.instructions import ProjectInstructions, load_project_instructions
 from agent_cli.session.log import SessionLog
@@ -226,8 +227,11 @@ class Session:
 
     @property
     def startup_notices(self) -> list[Notice]:
-        """What opening the session found worth saying (shown after the banner); a copy."""
-        return list(self._startup_notices)
+        """What opening the session found worth saying (shown after the banner); a copy.
+        It ends with why every turn will be blocked, or have little room, when the durable
+        block (facts and items saved before, a resumed session's) fills the hard limit."""
+        room = fixed_part_notice(self._fixed_part(self._durable.text), self._durable.state)
+        return [*self._startup_notices, *([room] if room else [])]
 
     def announce(self, notice: Notice) -> None:
         """Add a notice to say once the session is shown (`startup_notices`)."""
@@ -397,10 +401,30 @@ class Session:
         return list_models(self.provider)
 
     def remember(self, text: str) -> DurableFact:
-        return self._durable.remember(text)
+        """Add a fact; refused (`DurableBlockTooLarge`, nothing recorded) when with it the
+        fixed part of every request would leave the conversation too little room."""
+        return self._durable.remember(text, fits=self._check_durable_room)
 
     def add_pending(self, text: str) -> PendingItem:
-        return self._durable.add_pending(text)
+        """Add a pending item; refused as `remember` is."""
+        return self._durable.add_pending(text, fits=self._check_durable_room)
+
+    def _check_durable_room(self, command: str, block: str) -> None:
+        """`durable_room.check_durable_room` for the frame carrying `block`."""
+        figures = self._fixed_part(block)
+        check_durable_room(command, figures, self._durable.state)
+
+    def _fixed_part(self, block: str) -> FixedPart:
+        """What every request would carry besides the conversation with `block` as its
+        durable block, in API tokens. With the demo's lifted thresholds the hard limit
+        rises with the block as well."""
+        frame = self._runner.request_frame(block)
+        shown = self._compactor.to_request_tokens
+        durable = shown(frame.durable_tokens)
+        hard = self._compactor.policy.hard_limit
+        if self._compactor.threshold_lift is not None:
+            hard += durable - self.durable_block_tokens()
+        return FixedPart(shown(frame.reserved_tokens), durable, hard)
 
     def mark_done(self, item_id: str) -> PendingItem:
         return self._durable.move_pending(item_id, PendingStatus.DONE)

@@ -20,6 +20,7 @@ figures that must not read files.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -39,7 +40,7 @@ from agent_cli.durable import (
 )
 from agent_cli.errors import DurableTextTooLong, StoreError
 from agent_cli.session.log import DURABLE_CHANGE, USER_COMMAND, SessionLog
-from agent_cli.sources import SourceResolution, resolve_durable_sources
+from agent_cli.sources import SourceResolution, SourceResolutionStatus, resolve_durable_sources
 
 if TYPE_CHECKING:
     from agent_cli.sources import SourcePointerResolver
@@ -54,6 +55,11 @@ Added = tuple[DurableContextState, T, str]
 # (state, the user's text, the source pointer, its evidence's sha256, the moment) -> what
 # adding it gives
 AddItem = Callable[[DurableContextState, str, str, str | None, str], Added[T]]
+# (command, the block as it would be with the new item) -> None, or raises to refuse it
+Fits = Callable[[str, str], None]
+# The sequence a prospective item's source is rendered with: as many digits as a long
+# session's records have, so the estimate is not short.
+PROSPECTIVE_SEQUENCE = 100_000
 
 
 class DurableContext:
@@ -117,20 +123,26 @@ class DurableContext:
                 self._state = self.memory.load(self.workspace)
             self._stamp = stamp  # tried once per change of the file
 
-    def remember(self, text: str) -> DurableFact:
-        """Add a confirmed fact in the user's words."""
-        return self._add_item("remember", text, "add_fact", _with_new_fact)
+    def remember(self, text: str, fits: Fits | None = None) -> DurableFact:
+        """Add a confirmed fact in the user's words (`fits`: see `_add_item`)."""
+        return self._add_item("remember", text, "add_fact", _with_new_fact, fits)
 
-    def add_pending(self, text: str) -> PendingItem:
-        """Add an open pending item."""
-        return self._add_item("todo", text, "add_pending", _with_new_pending_item)
+    def add_pending(self, text: str, fits: Fits | None = None) -> PendingItem:
+        """Add an open pending item (`fits`: see `_add_item`)."""
+        return self._add_item("todo", text, "add_pending", _with_new_pending_item, fits)
 
-    def _add_item(self, command: str, text: str, action: str, add: AddItem[T]) -> T:
+    def _add_item(
+        self, command: str, text: str, action: str, add: AddItem[T], fits: Fits | None = None
+    ) -> T:
         """Record the user's `command` with `text`, then `add` the new item, sourced to
         that record, to the state as saved (`_adopt`); returns the item. A text over
-        `MAX_ITEM_CHARS` is refused first (`DurableTextTooLong`), nothing recorded."""
+        `MAX_ITEM_CHARS` is refused first (`DurableTextTooLong`), then `fits` is given
+        the block as it would be with the item (`_block_with`) and may raise to refuse
+        it; either way nothing is recorded."""
         if len(text) > MAX_ITEM_CHARS:
             raise DurableTextTooLong(command, len(text), MAX_ITEM_CHARS)
+        if fits is not None:
+            fits(command, self._block_with(text, add))
         record = self.log.append(USER_COMMAND, {"command": command, "text": text})
         source = record["event_id"]
         digest = self._evidence_sha256(source)
@@ -142,6 +154,18 @@ class DurableContext:
 
         self._adopt(change, action, lambda: added[-1][2])
         return added[-1][1]
+
+    def _block_with(self, text: str, add: AddItem[T]) -> str:
+        """The block as it would render with one more item of `text` (as `add` makes it),
+        its source a record of this session's next sequence, available with a digest:
+        within a token or two of what adding it will render."""
+        self.render()  # adopt what another session saved, resolve the sources now
+        pointer = f"transcript:{self.log.session_id}:{PROSPECTIVE_SEQUENCE}"
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        state, _, _ = add(self._state, text, pointer, digest, self._now(None))
+        found = SourceResolution(pointer, SourceResolutionStatus.AVAILABLE, "ok", digest)
+        known = tuple(r for r in self._resolutions if r.pointer != pointer)
+        return render_durable_context(state, source_resolutions=(*known, found))
 
     def move_pending(
         self, item_id: str, to: PendingStatus, reason: str | None = None

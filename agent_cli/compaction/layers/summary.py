@@ -67,6 +67,14 @@ def holds_only_previous_summary(old: Sequence[dict[str, Any]]) -> bool:
     return not rest or (len(rest) == 1 and is_acknowledgement(rest[0]))
 
 
+def has_older_messages_to_summarize(messages: Sequence[dict[str, Any]], keep_recent: int) -> bool:
+    """True when a summary asked for now (`/compact`) would have something to replace:
+    messages before the recent window that are not just the previous summary. Right after
+    a summary it is False: the window `/compact` keeps is what the summary kept."""
+    start = find_summary_boundary(messages, keep_recent)
+    return start > 0 and not holds_only_previous_summary(messages[:start])
+
+
 def _unchanged(messages: Sequence[dict[str, Any]], outcome: str) -> LayerOutcome:
     return LayerOutcome(list(messages), 0, outcome=outcome)
 
