@@ -12,9 +12,10 @@ Contract: `written_out_marks(line, in_command=...)` gives the positions in `line
 marks (categories Mn and Me that `written_out` does not already write out) that are
 written out: every one with no character to sit on (at the start of the line or after a
 blank), and every one sitting on an ASCII, Latin or Common character that NFC does not
-compose with it; in a shell command also one that NFC does compose (`cafe` + U+0301): a
+compose with it; in a shell command (or a name: `in_command`) also one that NFC composes
+or reorders, on a letter of any script (`cafe` + U+0301, `и` + U+0306 drawn as `й`): a
 file name in a command is those code points, not the composed letter it draws as.
-Marks on letters of other scripts (Devanagari vowel signs, Thai, Hebrew or Arabic
+Other marks on letters of other scripts (Devanagari vowel signs, Thai, Hebrew or Arabic
 points) are drawn as those scripts need. Pure.
 """
 
@@ -63,10 +64,10 @@ def _are_written_out(line: str, base: int, start: int, end: int, in_command: boo
     are written out."""
     if base < 0 or line[base] in " \t" or is_revealed_character(line[base]):
         return True
-    if not line[base].isascii() and script_of(line[base]) not in _BASE_SCRIPTS:
-        return False
     cluster = line[base:end]
     composed = unicodedata.normalize("NFC", cluster)
     if in_command and composed != cluster:
-        return True
+        return True  # (whatever the script: a name is its code points, `и` + U+0306)
+    if not line[base].isascii() and script_of(line[base]) not in _BASE_SCRIPTS:
+        return False
     return any(is_combining_mark(character) for character in composed)

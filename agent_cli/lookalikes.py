@@ -24,6 +24,9 @@ scripts or letters written here keeps up with that, so the rule takes Unicode's 
   like Latin ones (Cyrillic, Greek...) in a word with Latin letters (`gпthub`).
   Plain text of one script stays unmarked: `café`, `naïve`, `привет мир`, `東京`.
 - `script_of(c)`: the Unicode Script property (`LATIN`, `CYRILLIC`, `COMMON`...).
+- `ascii_counterparts()`: a `str.translate` table from each look-alike the data links to
+  one ASCII character to that character (`ɡ` to `g`, `ʺ` to `"`), for comparing how two
+  texts draw (`same_looking_lines`).
 
 The data is read from the package on first use (about 50 ms), not at import. Pure
 otherwise: no state but that cache.
@@ -55,6 +58,7 @@ _WIDE = frozenset({"W", "F"})
 @dataclass(frozen=True)
 class _Data:
     ascii_lookalikes: frozenset[str]
+    counterparts: dict[int, str]
     range_starts: list[int]
     ranges: list[tuple[int, int, str]]
 
@@ -73,17 +77,21 @@ def _data() -> _Data:
     # to an ASCII character or to the prototype of one (`ʺ` to `''`). A link to other
     # ASCII texts is a ligature or digraph (`æ` to `ae`, `‖` to `ll`): one cell where
     # the letters take several, so not taken for them.
-    ascii_forms: set[str] = set()
-    lookalikes: set[str] = set()
+    ascii_forms: dict[str, str] = {}  # an ASCII character or prototype: the character
+    counterparts: dict[int, str] = {}
     for character, entries in confusables.items():
         if len(character) == 1 and _is_ascii_text(character):
-            ascii_forms.add(character)
-            ascii_forms.update(entry["c"] for entry in entries if entry["c"].isascii())
-            lookalikes.update(entry["c"] for entry in entries if len(entry["c"]) == 1)
+            ascii_forms.setdefault(character, character)
+            for entry in entries:
+                if entry["c"].isascii():
+                    ascii_forms.setdefault(entry["c"], character)
+                elif len(entry["c"]) == 1:
+                    counterparts.setdefault(ord(entry["c"]), character)
     for character, entries in confusables.items():
-        if len(character) == 1 and any(entry["c"] in ascii_forms for entry in entries):
-            lookalikes.add(character)
-    lookalikes = {character for character in lookalikes if not character.isascii()}
+        linked = [ascii_forms[entry["c"]] for entry in entries if entry["c"] in ascii_forms]
+        if len(character) == 1 and linked and not character.isascii():
+            counterparts.setdefault(ord(character), linked[0])
+    lookalikes = {chr(code) for code in counterparts}
     categories = json.loads(folder.joinpath("categories.json").read_text("utf-8"))
     names = categories["iso_15924_aliases"]
     ranges = [
@@ -91,7 +99,7 @@ def _data() -> _Data:
         for low, high, script, _ in categories["code_points_ranges"]
     ]
     ranges.sort()
-    return _Data(frozenset(lookalikes), [low for low, _, _ in ranges], ranges)
+    return _Data(frozenset(lookalikes), counterparts, [low for low, _, _ in ranges], ranges)
 
 
 def _is_ascii_text(text: str) -> bool:
@@ -112,6 +120,12 @@ def passes_for_ascii(character: str) -> bool:
         return False
     tag = unicodedata.decomposition(character).partition(" ")[0]
     return (tag if tag.startswith("<") else "") in _SAME_PLACE_FORMS
+
+
+def ascii_counterparts() -> dict[int, str]:
+    """`str.translate` table: each look-alike the data links to an ASCII character (as
+    `passes_for_ascii` reads the data) to that character. Not to be changed."""
+    return _data().counterparts
 
 
 @functools.lru_cache(maxsize=8192)

@@ -26,7 +26,7 @@ from agent_cli.tools.permissions import PermissionDecision, PermissionRequest
 
 SGR = re.compile(r"\x1b\[([0-9;]*)m")
 LOOKALIKE_WORDS = "look-alikes of ASCII letters or signs, shown marked"
-SAME_LOOKING_WORDS = "a changed line draws like the line it replaces, what differs written out"
+SAME_LOOKING_WORDS = "a change draws like what it replaces, the characters that differ written out"
 
 
 def shown_by_asker(request: PermissionRequest, width: int = 120) -> tuple[str, str]:
@@ -79,19 +79,21 @@ def test_a_bash_approval_marks_quote_lookalikes_and_says_so(command, quotes):
     assert LOOKALIKE_WORDS in " ".join(plain.split("\n  ↳ "))
 
 
-def test_an_edit_diff_marks_a_quote_lookalike_on_its_added_line():
+def test_an_edit_diff_writes_out_a_quote_lookalike_that_replaces_a_quote():
+    """Marked when it stood alone; written out (fix22d) now that the line it replaces has
+    `"` where it has `ʺ`: a change into a character drawn alike."""
     old = '#!/bin/sh\necho "deploying to staging"\n'
     new = "#!/bin/sh\necho \u02badeploying to staging; rm -rf ~/backups; echo done\u02ba\n"
     plain, marked = shown_by_asker(edit(old, new))
-    assert "+echo \u02badeploying to staging; rm -rf ~/backups; echo done\u02ba" in plain
-    assert marked == "\u02ba\u02ba"
-    assert LOOKALIKE_WORDS in " ".join(plain.split("\n  ↳ "))
+    assert "+echo <U+02BA>deploying to staging; rm -rf ~/backups; echo done<U+02BA>" in plain
+    assert marked == "<U+02BA><U+02BA>"
+    assert SAME_LOOKING_WORDS in " ".join(plain.split("\n  ↳ "))
 
 
-def test_an_edit_to_a_latin_lookalike_letter_is_marked():
+def test_an_edit_to_a_latin_lookalike_letter_is_written_out():
     old = "REGISTRY=https://registry.npmjs.org\n"
     plain, marked = shown_by_asker(edit(old, old.replace("registry.npm", "re\u0261istry.npm")))
-    assert marked == "\u0261" and "+REGISTRY=https://re\u0261istry.npmjs.org" in plain
+    assert marked == "<U+0261>" and "+REGISTRY=https://re<U+0261>istry.npmjs.org" in plain
 
 
 def test_a_new_file_marks_its_lookalikes_too():

@@ -135,5 +135,14 @@ def _file_name(scope: AlwaysScope, limit: int = MAX_FILE_CHARS) -> str:
     override or a line feed cannot make it read as another name; quoted when it holds
     a space), cut in the middle to `limit` characters, so its file name stays. Its
     spaces are no-break ones: a question broken at words never breaks inside it, so no
-    part of a name can start a row and pose as a numbered line (`2 │ …`)."""
-    return show_path(scope.shown, limit).replace(" ", NO_BREAK_SPACE)
+    part of a name can start a row and pose as a numbered line (`2 │ …`). What the
+    approval's header marks in a name is written out (`<U+0301>`, `<U+0261>`): a combining
+    mark as the header writes it, and a look-alike of an ASCII character, which the
+    header draws marked, since the question is plain text (`café.sh` must not read as
+    the file the header names `cafe<U+0301>.sh`)."""
+    from agent_cli.combining_marks import written_out_marks
+    from agent_cli.lookalikes import lookalike_positions
+
+    name = scope.shown
+    written = written_out_marks(name, in_command=True) | lookalike_positions(name, in_command=True)
+    return show_path(name, limit, written).replace(" ", NO_BREAK_SPACE)

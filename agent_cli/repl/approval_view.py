@@ -85,7 +85,7 @@ LINE_MARK, CONTINUED_MARK = " │ ", " ┆ "  # after a line's number; after a b
 HEADER_CONTINUED_MARK = "  ↳ "
 LOOKALIKE_NOTE = "a word holds look-alikes of ASCII letters or signs, shown marked"
 SHORT_LOOKALIKE_NOTE = "look-alikes marked"  # where the long note would pass MAX_HEADER_ROWS
-SAME_LOOKING_NOTE = "a changed line draws like the line it replaces, what differs written out"
+SAME_LOOKING_NOTE = "a change draws like what it replaces, the characters that differ written out"
 SHORT_SAME_LOOKING_NOTE = "same-looking change written out"
 _MEASURING_CONSOLE = Console(file=io.StringIO(), width=80, color_system=None)
 
@@ -159,7 +159,7 @@ def view_offer(request: PermissionRequest, from_line: int = 0) -> str:
 
 
 def same_looking_lines(approval: Approval, raw_lines: list[str]) -> WrittenAt:
-    """For a diff, the changed lines that draw like the lines they replace, with the
+    """For a diff, the lines that change characters into others drawn alike, with the
     positions to write out in each (`same_looking_lines.same_looking_changes`)."""
     if approval.kind is not ApprovalKind.DIFF or approval.text.isascii():
         return {}

@@ -185,14 +185,18 @@ class StreamSanitizer:
         return candidate
 
 
-def show_path(path: str, limit: int | None = None) -> str:
+def show_path(path: str, limit: int | None = None, written: frozenset[int] = frozenset()) -> str:
     """A path as an approval names it: every control written out (`^J` for a line
     feed), and in double quotes (`\\` and `\"` inside) when it holds a space, a quote or
-    a backslash, so `notes.txt `, `my  notes.txt` and `notes.txt` never read alike.
+    a backslash, so `notes.txt `, `my  notes.txt` and `notes.txt` never read alike; the
+    characters at `written` written out too (`<U+0301>`).
     Past `limit` characters it is cut in the middle, never inside a written-out code,
     keeping its end: the file name."""
     quoted = any(character in path for character in ' "\\')
     pieces = revealed_pieces(path)
+    for at in written:
+        if pieces[at] == path[at]:
+            pieces[at] = f"<U+{ord(path[at]):04X}>"
     if quoted:
         pieces = [piece.replace("\\", "\\\\").replace('"', '\\"') for piece in pieces]
     room = None if limit is None else max(limit - (2 if quoted else 0), 2)
