@@ -148,11 +148,15 @@ def is_ascii_sign_lookalike(character: str) -> bool:
     return passes_for_ascii(character) and not is_word_letter
 
 
-def may_be_marked(character: str) -> bool:
-    """Whether `character` could be marked in any word (`lookalike_positions`)."""
-    return not character.isascii() and (
-        passes_for_ascii(character)
-        or (character.isalpha() and script_of(character) in LOOKALIKE_SCRIPTS)
+def may_be_marked(character: str, *, in_command: bool = True) -> bool:
+    """Whether `character` could be marked in any word (`lookalike_positions`); in a
+    file's text (not `in_command`) a two-cell character never is."""
+    if character.isascii():
+        return False
+    if not in_command and unicodedata.east_asian_width(character) in _WIDE:
+        return False
+    return passes_for_ascii(character) or (
+        character.isalpha() and script_of(character) in LOOKALIKE_SCRIPTS
     )
 
 
@@ -170,7 +174,7 @@ def lookalike_positions(line: str, *, in_command: bool) -> frozenset[int]:
 
 
 def _marked_in_word(word: str, start: int, in_command: bool, line_has_letter: bool) -> set[int]:
-    if not any(may_be_marked(character) for character in word):
+    if not any(may_be_marked(character, in_command=in_command) for character in word):
         return set()  # (most non-ASCII words: nothing below could mark one of them)
 
     def counts(character: str) -> bool:

@@ -5,8 +5,8 @@ and `+name = café`, the same on screen and nothing to say the file changes. Pai
 lines equal in full after NFC missed the same change beside a visible one (`# v1` into
 `# v2`), a swap across a context line (`+café`, ` café`, `-café` reads as no change),
 and ANGSTROM SIGN U+212B for `Å`. Text Unicode counts as the same (canonical
-equivalence), and look-alikes of ASCII characters (`lookalikes`), are drawn the same by
-a terminal: the view cannot show such a change by drawing it, so it writes the
+equivalence), and look-alikes of ASCII characters drawn in one cell (`lookalikes`), are
+drawn the same by a terminal: the view cannot show such a change by drawing it, so it writes the
 characters that differ out (`caf<U+00E9>`, `cafe<U+0301>`) and the header says so.
 
 Contract: `same_looking_changes(diff_lines)` maps the index of a `-` or `+` line of a
@@ -46,8 +46,20 @@ _SIGNS = ("-", "+")
 
 
 @functools.lru_cache(maxsize=1)
+def _narrow_counterparts() -> dict[int, str]:
+    """`ascii_counterparts` but for two-cell characters (`（`, `Ａ`): a terminal draws
+    them twice as wide as the ASCII character, so a change between them shows."""
+    wide = ("W", "F")
+    return {
+        code: character
+        for code, character in ascii_counterparts().items()
+        if unicodedata.east_asian_width(chr(code)) not in wide
+    }
+
+
+@functools.lru_cache(maxsize=1)
 def _lookalike_characters() -> frozenset[str]:
-    return frozenset(map(chr, ascii_counterparts()))
+    return frozenset(map(chr, _narrow_counterparts()))
 
 
 def _draws_as_itself(text: str) -> bool:
@@ -59,7 +71,7 @@ def _draws_as_itself(text: str) -> bool:
 
 def _drawn(text: str) -> str:
     """How `text` draws, as a key: NFC, look-alikes as their ASCII characters."""
-    return unicodedata.normalize("NFC", text).translate(ascii_counterparts())
+    return unicodedata.normalize("NFC", text).translate(_narrow_counterparts())
 
 
 def _is_continuing(character: str) -> bool:

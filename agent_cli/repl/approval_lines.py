@@ -329,7 +329,7 @@ def write_out_marks(text: Text) -> Text:
 
 def holds_lookalike_letters(text: str, kind: ApprovalKind) -> bool:
     """True when a line of `text`, an approval of `kind`, holds a look-alike to mark."""
-    if text.isascii() or not any(map(may_be_marked, set(text))):
-        return False  # (no character of it could be marked: no line needs reading)
     in_command = kind is ApprovalKind.COMMAND
+    if text.isascii() or not any(may_be_marked(c, in_command=in_command) for c in set(text)):
+        return False  # (no character of it could be marked: no line needs reading)
     return any(lookalike_positions(line, in_command=in_command) for line in text.split("\n"))
