@@ -205,7 +205,9 @@ class _Lexer:
         elif operator in ("<<", "<<-"):
             raw = self.text[start : self.position]
             delimiter = "".join(p.text for p in target.parts if isinstance(p, Literal))
-            heredoc = _Heredoc(delimiter, operator == "<<-", not re.search(r"['\"\\]", raw), Input())
+            heredoc = _Heredoc(
+                delimiter, operator == "<<-", not re.search(r"['\"\\]", raw), Input()
+            )
             inputs.append(heredoc.target)
             self.pending.append(heredoc)
 
@@ -225,7 +227,9 @@ class _Lexer:
                 lines.append(content)
             body = "".join(lines)
             heredoc.target.parts = (
-                _Lexer(body, depth=self.depth).parts("heredoc") if heredoc.expands else (Literal(body),)
+                _Lexer(body, depth=self.depth).parts("heredoc")
+                if heredoc.expands
+                else (Literal(body),)
             )
         self.pending.clear()
 
@@ -315,7 +319,11 @@ class _Lexer:
             self.position = after
             return Literal("$")
         self.position = name.end()
-        return Parameter(name.group()) if name.group()[0].isalpha() or name.group() == "_" else Opaque()
+        return (
+            Parameter(name.group())
+            if name.group()[0].isalpha() or name.group() == "_"
+            else Opaque()
+        )
 
     def _ansi_body(self) -> tuple[str, bool]:
         found = _ANSI_BODY.match(self.text, self.position)
@@ -330,7 +338,11 @@ class _Lexer:
         operator = _OPERATOR.match(self.text, name.end()) if name else None
         if name and self.text.startswith("}", name.end()):
             self.position = name.end() + 1
-            return Parameter(name.group()) if name.group()[0].isalpha() or name.group() == "_" else Opaque()
+            return (
+                Parameter(name.group())
+                if name.group()[0].isalpha() or name.group() == "_"
+                else Opaque()
+            )
         if name is None or operator is None:
             self.parts("brace")
             self.position += 1

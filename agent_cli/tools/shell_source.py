@@ -26,9 +26,9 @@ import re
 from collections.abc import Iterator
 
 from agent_cli.tools.shell_expansion import (
+    MAX_VALUE_CHARS,
     Budget,
     BudgetSpent,
-    MAX_VALUE_CHARS,
     Expansion,
     ValueTooLong,
     printf_output,
@@ -131,7 +131,8 @@ def _read(args: list[str], command: Command, expansion: Expansion) -> Iterator[t
     it with `-d ''`), backslashes taken as escapes unless `-r`, split over the names."""
     if not command.inputs:
         return
-    delimiter, raw, names = "\n", False, []
+    delimiter, raw = "\n", False
+    names: list[str] = []
     index = 0
     while index < len(args):
         arg = args[index]
