@@ -148,6 +148,7 @@ def test_an_export_of_several_names_assigns_each_as_bash_does() -> None:
         ("DB_USER", "app DB_PASSWORD=Hunter22Secret9"),
         ("DB_PASSWORD", "Hunter22Secret9"),
         ("exporter", "1 B=2"),
+        ("B", "2"),  # bash: two assignments, no command
     ]
 
 

@@ -40,6 +40,8 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from agent_cli.tools.credentials import PRIVATE_KEY_BLOCK
+from agent_cli.tools.dotenv_interpolation import interpolated_readings
+from agent_cli.tools.shell_source import read_sourced_assignments
 from agent_cli.tools.shell_word import read_shell_word
 
 # A quoted value longer than this is taken as a stray quote, not a value: a credential
@@ -97,7 +99,30 @@ def decode_dotenv(data: bytes) -> str:
 
 
 def parse_dotenv(text: str) -> Iterator[Assignment]:
-    """Every assignment the text makes, in order (module contract). Every line is read
+    """Every assignment the text makes, in order, with every reading (module contract):
+    each line's, python-dotenv's interpolation of them, and what bash assigns sourcing
+    the text, the k-th value bash gives a name beside the k-th line that assigns it, or
+    after them all as an assignment of its own (`read`, `printf -v`, `declare -x`)."""
+    lines = list(_line_assignments(text))
+    more = [list(found) for found in interpolated_readings(lines)]
+    where: dict[str, list[int]] = {}
+    for index, assignment in enumerate(lines):
+        where.setdefault(assignment.name, []).append(index)
+    given: dict[str, int] = {}
+    own: dict[tuple[str, str], None] = {}
+    for name, value in read_sourced_assignments(text):
+        count = given[name] = given.get(name, -1) + 1
+        if count < len(where.get(name, ())):
+            more[where[name][count]].append(value)
+        else:
+            own[(name, value)] = None
+    for assignment, added in zip(lines, more, strict=True):
+        yield Assignment(assignment.name, tuple(_distinct([*assignment.readings, *added])))
+    yield from (Assignment(name, (value,)) for name, value in own)
+
+
+def _line_assignments(text: str) -> Iterator[Assignment]:
+    """Every assignment the lines of the text make, in order. Every line is read
     as one that may start an assignment, a line inside another's quoted value too:
     readers disagree on where a value ends (a shell ends `'a\\'` at its second quote,
     python-dotenv at the next; python-dotenv drops a line it cannot parse, Node reads

@@ -52,13 +52,13 @@ def _piece_text(found: re.Match[str]) -> str:
     if kind == "double":
         return _DOUBLE_ESCAPES.sub(lambda escape: escape[1].replace("\n", ""), piece)
     if kind == "ansi":
-        return _ansi_c_decoded(piece)
+        return ansi_c_decoded(piece)
     if kind == "escaped":
         return "" if piece == "\n" else piece
     return piece
 
 
-def _ansi_c_decoded(body: str) -> str:
+def ansi_c_decoded(body: str) -> str:
     """bash's `$'...'`: the C escapes decoded (as Python's own, which they mostly are)."""
     try:
         return codecs.decode(body.encode("latin-1", "backslashreplace"), "unicode_escape")
