@@ -161,3 +161,41 @@ class InterruptedStats(FakeSession):
 
 def test_ctrl_c_inside_a_command_holds_what_was_typed():
     assert run_lines(InterruptedStats(), ["/stats"]).holds == 1
+
+
+def test_a_kept_reply_waits_after_the_keys_typed_before_it_and_sends_nothing():
+    kept = TypeAhead()
+    kept.add(b"typed before the question\n")
+    kept.keep("ywrite notes.txt: the colour is blue")
+    assert kept.sends() == 0
+    keys = kept.take_line()
+    assert [key.key for key in keys] == [Keys.BracketedPaste]
+    assert keys[0].data == "typed before the question\nywrite notes.txt: the colour is blue"
+
+
+def test_keys_added_after_a_hold_are_held_too_until_a_prompt_took_them():
+    kept = TypeAhead()
+    kept.keep("no wait")
+    kept.add(b"typed during the rest of the turn\n")  # would have been sent with it
+    assert kept.sends() == 0
+    assert kept.take_line()[0].data == "no wait\ntyped during the rest of the turn"
+    kept.add(b"next line\n")  # a new start: a line ended with Enter sends again
+    assert kept.sends() == 1
+
+
+def test_the_preview_applies_backspace_and_word_erase_and_a_ctrl_d_is_dropped():
+    kept = TypeAhead()
+    kept.add(b"hell\x7f\x7fllo wrd\x17world\x04\nsecond")
+    assert kept.preview() == "hello world\nsecond"
+    assert all(key.key != Keys.ControlD for key in kept.take_line())
+
+
+def test_the_typed_row_is_one_row_keeping_the_end_of_what_was_typed():
+    from rich.cells import cell_len
+
+    from agent_cli.repl.model_wait import build_typed_row
+
+    row = build_typed_row("first line\n" + "x" * 100 + " the end", 40)
+    assert row.plain.startswith("› …") and row.plain.endswith("the end")
+    assert cell_len(row.plain) == 39 and "\n" not in row.plain
+    assert build_typed_row("a\nb\x1b[2J", 40).plain == "› a ⏎ b"

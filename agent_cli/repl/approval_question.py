@@ -12,7 +12,11 @@ at words, the question never starts a row with a piece of the name. `parse_answe
 a reply that is not one of the answers offered (a bare Enter among them: the question is
 asked again, after `describe_answers`, which names `v` too when it is offered).
 `describe_always` is the line printed after an "always" answer: what now runs unasked
-for the rest of the session, and what is still asked.
+for the rest of the session, and what is still asked. A reply that is no answer and not a
+mistaken answer word (`is_answer_word`: `p` where no prefix is offered) is text the user
+meant for somewhere (a `y` typed without Enter, then the next request): it is kept for the
+next prompt, unsent, and `describe_kept_reply` says so. It is never read as an answer,
+not even when it starts with one: `yes, and also delete the logs` allows nothing.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
-from agent_cli.repl.safe_text import show_path
+from agent_cli.repl.safe_text import clip_line, sanitize_text, show_path
 from agent_cli.tools.approval_scope import REMOVING_PROGRAMS, AlwaysScope, ScopeKind
 
 if TYPE_CHECKING:
@@ -39,6 +43,7 @@ _ANSWERS = {
     "n": "deny",
     "no": "deny",
 }  # no "": an Enter typed by accident (or ahead) must not answer a question unseen
+_VIEW_WORDS = ("v", "view")
 _LETTER = {"allow_always": "a", "allow_prefix": "p"}
 NOT_PLAIN_WORDS = "; & | ` $( ${ $[ < > ( ) \\ or a line break"
 
@@ -91,6 +96,20 @@ def parse_answer(answer: str, scopes: tuple[AlwaysScope, ...]) -> str | None:
     ):
         return None
     return choice
+
+
+def is_answer_word(answer: str) -> bool:
+    """True when `answer` is a word some question takes (offered here or not, `v` too)."""
+    word = answer.strip().lower()
+    return word in _ANSWERS or word in _VIEW_WORDS
+
+
+def describe_kept_reply(reply: str) -> str:
+    """The line after a reply kept for the next prompt: quoted (one line, clipped)."""
+    return (
+        f'"{clip_line(sanitize_text(reply.strip()), 50)}" is not an answer, so nothing was '
+        "allowed: it waits in the next prompt, unsent"
+    )
 
 
 def describe_answers(scopes: tuple[AlwaysScope, ...], view_offered: bool = False) -> str:

@@ -6,7 +6,9 @@ transcript is. A line is a command (`commands.split_command`) or a message for
 `session.run_turn`. Ctrl-C at the prompt clears the line; Ctrl-C during a turn is
 handled by `turns.drive_events`; Ctrl-C during a command abandons that command. What was
 typed during a turn or command that Ctrl-C cancelled is not sent: the reader holds it for
-the next prompt (`hold_typed_ahead`), since the user asked to stop. Typed
+the next prompt (`hold_typed_ahead`), since the user asked to stop. While a line runs, the
+`typing` watch (the prompt, on a terminal) keeps what is typed off the screen's live
+regions and lets the spinner show it on a line of its own (`TypingWatch`). Typed
 errors become one red line (with the command's usage for bad arguments) and the prompt
 comes back. `Repl` holds the current session and swaps it on `/new` and `/resume`.
 """
@@ -14,6 +16,7 @@ comes back. `Repl` holds the current session and swaps it on `/new` and `/resume
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Protocol
 
 from rich.console import Console
@@ -75,6 +78,18 @@ class LineReader(Protocol):
         ...
 
 
+class TypingWatch(Protocol):
+    """What is typed while no prompt is shown (a terminal's prompt: `PromptReader`)."""
+
+    def between_prompts(self) -> AbstractContextManager[None]:
+        """While a line runs: the terminal does not echo (or edit) what is typed."""
+        ...
+
+    def typed_ahead(self) -> str:
+        """What was typed since the last prompt, as the next one will show it."""
+        ...
+
+
 class Repl:
     """One interactive run; see the module contract."""
 
@@ -91,13 +106,20 @@ class Repl:
         demo_thresholds: bool = False,
         approvals_off_by: str | None = None,
         api_key_set: bool = False,
+        typing: TypingWatch | None = None,
     ) -> None:
         self.session = session
+        self._typing = typing
         self.console = console
         self._backend = backend
         self._reader = reader
         self.pointer_handles = PointerHandles()  # kept across /new and /resume
-        self._renderer = EventRenderer(console, live=live, pointer_handles=self.pointer_handles)
+        self._renderer = EventRenderer(
+            console,
+            live=live,
+            pointer_handles=self.pointer_handles,
+            typed_ahead=typing.typed_ahead if typing is not None else None,
+        )
         self._offline_fallback = offline_fallback
         self._demo_thresholds = demo_thresholds
         self._resumed = resumed
@@ -136,11 +158,13 @@ class Repl:
             self.console.print(Text(describe_replaced(replaced), style="yellow"))
         command = split_command(line)
         self._cancelled = False
+        between = self._typing.between_prompts() if self._typing else nullcontext()
         try:
-            if command is not None:
-                run_command(self, *command)
-            else:
-                self.render_events(self.session.run_turn(message_text(line)))
+            with between:
+                if command is not None:
+                    run_command(self, *command)
+                else:
+                    self.render_events(self.session.run_turn(message_text(line)))
         except KeyboardInterrupt:
             self._renderer.close()
             self.console.print(Text("cancelled", style="yellow"))

@@ -277,6 +277,7 @@ def _run_interactive(
             demo_thresholds=uses_demo_soft_threshold(settings),
             approvals_off_by=settings.origins.get("yes", "--yes") if settings.yes else None,
             api_key_set=api_key_set,
+            typing=prompt_reader,
         )
         return repl, said
 
@@ -304,7 +305,9 @@ def _build_input(
     from agent_cli.repl import wiring
 
     if prompt_reader is not None:
-        return prompt_reader, wiring.build_interactive_asker(prompt_reader.ask, console)
+        return prompt_reader, wiring.build_interactive_asker(
+            prompt_reader.ask, console, keep_reply=prompt_reader.keep_unanswered
+        )
 
     from rich.text import Text
 

@@ -16,6 +16,11 @@ What was typed during a turn that Ctrl-C cancelled waits in the next prompt, uns
 (`hold_typed_ahead`); so do lines typed or pasted during a turn that ended by itself when
 there are several of them (between prompts a paste reaches the terminal as plain lines, and
 each would be sent as a turn of its own); one line ended with Enter is sent, as a shell does.
+While no prompt is shown (`between_prompts`) the terminal neither echoes nor edits what is
+typed: `typed_ahead()` (safe from any thread) takes it in and says what it reads so far,
+for the spinner to show on a line of its own. A reply to a permission question that was
+no answer is kept for the next prompt, unsent (`keep_unanswered`), with what was typed
+before the question.
 History lives in the state folder's history file (kept in memory only when that is not a
 regular file: a FIFO there must not hang the prompt); a line the disk refuses to add to
 it (full) is still sent, and one yellow line says so once, not a traceback per line. A
@@ -30,7 +35,9 @@ these prompts with `TerminationRequested` (`prompt_ending`).
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,7 +60,7 @@ from agent_cli.repl.history_file import RegularFileHistory, is_recalled
 from agent_cli.repl.paste import PastedText
 from agent_cli.repl.prompt_ending import prompt_once
 from agent_cli.repl.safe_text import clip_line
-from agent_cli.repl.type_ahead import TypeAhead, take_pending
+from agent_cli.repl.type_ahead import TypeAhead, quiet_between_prompts, take_pending
 
 if TYPE_CHECKING:
     from agent_cli.events import Gauge
@@ -268,6 +275,8 @@ class PromptReader:
         self._terminal = {"input": terminal_input, "output": terminal_output}
         self._pastes = PastedText()
         self._typed_ahead = TypeAhead()
+        self._typed_lock = threading.Lock()  # the spinner's thread takes keys in too
+        self._is_asking = False
         self._completer = SlashCommandCompleter(commands)
         self._history = RegularFileHistory(history_file)
         self._session: PromptSession[str] = PromptSession(
@@ -336,9 +345,10 @@ class PromptReader:
     def _type_ahead_feeder(self) -> Callable[[], None] | None:
         """The `pre_run` that types the line kept from before a question (`ask`), as if
         typed now; None when nothing was kept."""
-        if not self._typed_ahead:
-            return None
-        keys = self._typed_ahead.take_line()
+        with self._typed_lock:
+            if not self._typed_ahead:
+                return None
+            keys = self._typed_ahead.take_line()
         processor = self._session.app.key_processor
 
         def feed() -> None:
@@ -350,19 +360,19 @@ class PromptReader:
     def _hold_several_lines(self) -> None:
         """Lines typed or pasted while no prompt was shown wait in this one, unsent, when
         there are more than one (module contract)."""
-        if self._terminal["input"] is None:
-            self._typed_ahead.add(take_pending(sys.stdin.fileno(), PASTE_SETTLE_SECONDS))
-        if self._typed_ahead.sends() > 1:
-            self._typed_ahead.hold()
+        with self._typed_lock:
+            self._take_pending(PASTE_SETTLE_SECONDS)
+            if self._typed_ahead.sends() > 1:
+                self._typed_ahead.hold()
 
     def hold_typed_ahead(self) -> None:
         """After Ctrl-C cancelled a turn: what was typed during it is not sent. It is taken
         from the terminal now and the next prompt shows all of it, each Enter a new line,
         to edit or send (`TypeAhead.hold`); without this each line would be sent at once,
         as if the turn had ended as it should."""
-        if self._terminal["input"] is None:
-            self._typed_ahead.add(take_pending(sys.stdin.fileno()))
-        self._typed_ahead.hold()
+        with self._typed_lock:
+            self._take_pending()
+            self._typed_ahead.hold()
 
     def show_while(self, work: DeferredWork[Any]) -> None:
         """The prompt on screen while `work` runs, then off it; see the module contract.
@@ -385,10 +395,49 @@ class PromptReader:
 
         Keys typed before the question was shown are no answer to it: they are taken
         from the terminal first and kept for the next line prompt (`type_ahead`)."""
-        if self._terminal["input"] is None:
-            self._typed_ahead.add(take_pending(sys.stdin.fileno()))
+        with self._typed_lock:
+            self._take_pending()
+            self._is_asking = True  # the question reads the terminal now, not `typed_ahead`
         answer_session: PromptSession[str] = PromptSession(
             **self._terminal, key_bindings=build_suspend_binding()
         )
-        with patch_stdout(raw=True):
-            return str(prompt_once(answer_session, question))
+        try:
+            with patch_stdout(raw=True):
+                return str(prompt_once(answer_session, question))
+        finally:
+            with self._typed_lock:
+                self._is_asking = False
+
+    def keep_unanswered(self, reply: str) -> None:
+        """A reply to a question that was no answer: kept, after what was typed before the
+        question, for the next line prompt, unsent (`TypeAhead.keep`)."""
+        with self._typed_lock:
+            self._typed_ahead.keep(reply)
+
+    @contextmanager
+    def between_prompts(self) -> Iterator[None]:
+        """While a turn or command runs: the terminal neither echoes nor edits what is
+        typed (`quiet_between_prompts`); it is taken in before the terminal is put back."""
+        undo = (
+            quiet_between_prompts(sys.stdin.fileno()) if self._terminal["input"] is None else None
+        )
+        try:
+            yield
+        finally:
+            if undo is not None:
+                with self._typed_lock:
+                    self._take_pending()
+                undo()
+
+    def typed_ahead(self) -> str:
+        """What was typed since the last prompt, as the next prompt will show it (taken in
+        from the terminal now); safe from any thread."""
+        with self._typed_lock:
+            if not self._is_asking:
+                self._take_pending()
+            return self._typed_ahead.preview()
+
+    def _take_pending(self, settle: float = 0.0) -> None:
+        """Add what the terminal holds unread to the keys kept (with `_typed_lock` held)."""
+        if self._terminal["input"] is None:
+            self._typed_ahead.add(take_pending(sys.stdin.fileno(), settle))

@@ -105,17 +105,19 @@ class EventRenderer:
         one_shot: bool = False,
         session_id: str | None = None,
         pointer_handles: PointerHandles | None = None,
+        typed_ahead: Callable[[], str] | None = None,
     ) -> None:
         """`one_shot`: `-p` mode, where notices advise running the command again, on
         the session `session_id` names.
         `pointer_handles`: the REPL's numbering, shown after each artifact pointer (none
-        in `-p` mode, where nothing can be expanded afterwards)."""
+        in `-p` mode, where nothing can be expanded afterwards).
+        `typed_ahead`: what the user typed since the last prompt, shown under the spinner."""
         self.console = console
         self._one_shot = one_shot
         self._pointer_handles = pointer_handles
         self._answer = AnswerStream(console, live=live)
         self._activity = RunningToolView(console, live=live)
-        self._waiting = ModelWaitView(console, live=live)
+        self._waiting = ModelWaitView(console, live=live, typed_ahead=typed_ahead)
         self._running_tools: set[str] = set()
         self._running_name = ""
         self._turn_end_said = False  # the closing line of a panel already said it ended

@@ -16,10 +16,21 @@ Contract:
   none was pressed) and keeps the rest for the prompt after. `hold()` (after Ctrl-C
   cancelled the turn they were typed during) turns every Enter kept so far into a new
   line (Alt+Enter), those at the end dropped, so the next `take_line()` gives all of it
-  to one prompt to edit, and nothing is sent by itself. `sends()` counts the Enters that
-  would send a line.
+  to one prompt to edit, and nothing is sent by itself; keys added after it are held
+  too, until `take_line()` has handed everything to a prompt. `keep(text)` adds text the
+  user typed elsewhere (a reply to a permission question that was no answer) and holds
+  it all. `sends()` counts the Enters that would send a line. `preview()` is the text the
+  keys kept would type (for the screen while no prompt is shown). A Ctrl-D typed ahead is
+  dropped: it was typed where no prompt was, and must not end the next one (the session).
 - `keep_on_interrupt(fd)` sets the terminal's NOFLSH flag, so Ctrl-C (or Ctrl-\\) leaves
   what was typed in place; it returns what undoes it (a no-op when `fd` is no terminal).
+- `quiet_between_prompts(fd)` turns the terminal's echo and line editing off while no
+  prompt is shown, and returns what undoes it. Echoed, a key typed during a turn landed
+  in the middle of a live region (the spinner, the streamed answer), which then erased
+  the wrong rows and left its own in the scroll-back; line-edited by the terminal, a
+  Backspace could not take back what a drain had already read. Unechoed and unedited,
+  the keys (Backspace included) are kept as keys, shown by the spinner (`preview`) and
+  replayed into the next prompt.
 """
 
 from __future__ import annotations
@@ -34,6 +45,7 @@ from prompt_toolkit.key_binding import KeyPress
 from prompt_toolkit.keys import Keys
 
 _ENTER_KEYS = (Keys.ControlM, Keys.ControlJ)
+_ERASE_KEYS = (Keys.ControlH, Keys.Backspace)
 
 
 def take_pending(fd: int, settle: float = 0.0) -> bytes:
@@ -94,16 +106,89 @@ def keep_on_interrupt(fd: int) -> Callable[[], None]:
     return undo
 
 
+def quiet_between_prompts(fd: int) -> Callable[[], None]:
+    """Echo and line editing off on terminal `fd` (see the module contract); the returned
+    callable puts them back as they were (a no-op when `fd` is no terminal). Signals
+    (Ctrl-C) and output are untouched; a prompt shown meanwhile (prompt_toolkit) puts the
+    terminal back to this state when it ends."""
+    try:
+        import termios
+
+        saved = termios.tcgetattr(fd)
+    except Exception:  # no POSIX terminal here, or `fd` is none (termios.error)
+        return lambda: None
+    quiet = list(saved)
+    quiet[3] &= ~(termios.ECHO | termios.ICANON)
+    quiet[6] = list(saved[6])
+    quiet[6][termios.VMIN] = 1
+    quiet[6][termios.VTIME] = 0
+    try:
+        termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    except (termios.error, OSError):
+        return lambda: None
+
+    def undo() -> None:
+        with contextlib.suppress(termios.error, OSError):
+            current = termios.tcgetattr(fd)
+            mask = termios.ECHO | termios.ICANON
+            current[3] = (current[3] & ~mask) | (saved[3] & mask)
+            current[6] = list(current[6])
+            current[6][termios.VMIN] = saved[6][termios.VMIN]
+            current[6][termios.VTIME] = saved[6][termios.VTIME]
+            termios.tcsetattr(fd, termios.TCSANOW, current)
+
+    return undo
+
+
 class TypeAhead:
     """Keys typed before the line prompt was shown, in order; see the module contract."""
 
     def __init__(self) -> None:
         self._keys: list[KeyPress] = []
+        self._is_held = False
+        self._held_ends_line = False  # the held input's last line was ended (Enter)
 
     def add(self, data: bytes) -> None:
         # Cooked mode turned the Enter key's \r into \n; the prompt takes either as Enter.
         text = data.decode("utf-8", errors="replace")
-        Vt100Parser(self._keys.append).feed_and_flush(text)
+        before = len(self._keys)
+        Vt100Parser(self._add_key).feed_and_flush(text)
+        if self._is_held:
+            if self._held_ends_line and len(self._keys) > before:  # a new line, not glued on
+                self._keys.insert(before, KeyPress(Keys.ControlJ, "\n"))
+            self.hold()
+
+    def keep(self, text: str) -> None:
+        """Text typed at a question that was no answer: after the keys kept so far, and,
+        with them, held for the next prompt, unsent (`hold`)."""
+        if self._keys and self._keys[-1].key not in _ENTER_KEYS:
+            self._keys.append(KeyPress(Keys.ControlJ, "\n"))
+        self._keys.append(KeyPress(Keys.BracketedPaste, text))
+        self.hold()
+        self._held_ends_line = True  # sent with Enter at the question
+
+    def preview(self) -> str:
+        """The text the keys kept would type into an empty prompt, as far as plain editing
+        goes (characters, line breaks, Backspace, Ctrl-U, Ctrl-W); other keys show nothing."""
+        typed: list[str] = []
+        for key in self._keys:
+            if key.key in _ENTER_KEYS:
+                typed.append("\n")
+            elif key.key in _ERASE_KEYS:
+                del typed[-1:]
+            elif key.key in (Keys.ControlU, Keys.ControlW):
+                _erase_back(typed, whole_line=key.key == Keys.ControlU)
+            elif key.key == Keys.BracketedPaste:
+                typed.extend(key.data)
+            elif key.key == Keys.ControlI:
+                typed.append("\t")
+            elif not isinstance(key.key, Keys) and len(key.data) == 1:
+                typed.append(key.data)
+        return "".join(typed)
+
+    def _add_key(self, key: KeyPress) -> None:
+        if key.key != Keys.ControlD:
+            self._keys.append(key)
 
     def __bool__(self) -> bool:
         return bool(self._keys)
@@ -115,8 +200,11 @@ class TypeAhead:
         is kept as one paste, so the prompt takes it in one step (a long one as its
         placeholder): fed key by key, each key redrew the growing input, and a 165 KB
         paste took gigabytes and half a minute."""
+        self._is_held = True
+        self._held_ends_line = False
         while self._keys and _is_line_end(self._keys, len(self._keys) - 1):
             self._keys.pop()
+            self._held_ends_line = True
         text = _plain_text(self._keys)
         if text is not None:
             self._keys = [KeyPress(Keys.BracketedPaste, text)] if text else []
@@ -143,7 +231,16 @@ class TypeAhead:
                 line, self._keys = self._keys[: index + 1], self._keys[index + 1 :]
                 return line
         line, self._keys = self._keys, []
+        self._is_held = False
         return line
+
+
+def _erase_back(typed: list[str], *, whole_line: bool) -> None:
+    """Ctrl-U (back to the line's start) or Ctrl-W (the word before, with its spaces)."""
+    while typed and typed[-1] == " " and not whole_line:
+        typed.pop()
+    while typed and typed[-1] != "\n" and (whole_line or typed[-1] != " "):
+        typed.pop()
 
 
 def _plain_text(keys: list[KeyPress]) -> str | None:
@@ -155,6 +252,8 @@ def _plain_text(keys: list[KeyPress]) -> str | None:
             continue  # Alt+Enter: its Enter is the line break
         if key.key in _ENTER_KEYS:
             text.append("\n")
+        elif key.key == Keys.BracketedPaste:
+            text.append(key.data)
         elif key.key == Keys.ControlI:
             text.append("\t")
         elif isinstance(key.key, Keys) or len(key.data) != 1:

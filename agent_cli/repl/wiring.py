@@ -131,7 +131,11 @@ def _decisions() -> type[PermissionDecision]:
     return PermissionDecision
 
 
-def build_interactive_asker(ask: Callable[[str], str], console: Console) -> PermissionAsker:
+def build_interactive_asker(
+    ask: Callable[[str], str],
+    console: Console,
+    keep_reply: Callable[[str], None] | None = None,
+) -> PermissionAsker:
     """Ask at the prompt. Ctrl-C propagates as `PermissionQuestionInterrupted` (the session
     cancels the turn, saying the tool never ran), SIGTERM/SIGHUP as
     `PermissionQuestionTerminated` (recorded as never run, then the process ends); Ctrl-D
@@ -143,7 +147,10 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Perm
     screen, `v` prints every line (a text over `FULL_VIEW_PAGE_LINES`: one page, and `v`
     again the next), then the header and question again. An answer not offered (a bare
     Enter) prints the view again, then what the answers are and the question, so the
-    header and both ends stay on the screen however often it happens. The question names
+    header and both ends stay on the screen however often it happens. A reply that is no
+    answer and no answer word (`approval_question.is_answer_word`) goes to `keep_reply`
+    (the next prompt holds it, unsent) and a line says so: typed text is never lost at a
+    question, and never approves. The question names
     what each "always" answer covers (`approval_question`), and after one a line says
     again what now runs without asking.
     """
@@ -171,7 +178,8 @@ def build_interactive_asker(ask: Callable[[str], str], console: Console) -> Perm
                 continue
             choice = question.parse_answer(answer, scopes)
             if choice is None:
-                _show_again_with_hint(console, request, paging, first_offer)
+                kept = _keep(answer, keep_reply)
+                _show_again_with_hint(console, request, paging, first_offer, kept)
                 continue
             decision = _decisions()(choice)
             chosen = _remembered_scope(request, decision)
@@ -248,6 +256,17 @@ def _answer(ask: Callable[[str], str], asked: str, request: PermissionRequest) -
         raise PermissionQuestionTerminated(stop.signal_number, str(request.tool)) from None
 
 
+def _keep(reply: str, keep_reply: Callable[[str], None] | None) -> str | None:
+    """Keep a reply that is text, not a mistaken answer word nor blank; the line that
+    says so, or None when nothing was kept."""
+    from agent_cli.repl import approval_question as question
+
+    if keep_reply is None or not reply.strip() or question.is_answer_word(reply):
+        return None
+    keep_reply(reply)
+    return question.describe_kept_reply(reply)
+
+
 def _list_next_page(console: Console, request: PermissionRequest, paging: _Paging) -> None:
     """Print the page of the full listing `paging` offers, then the header again; the
     offer becomes the next page, or nothing once the listing reached the end."""
@@ -262,11 +281,16 @@ def _list_next_page(console: Console, request: PermissionRequest, paging: _Pagin
 
 
 def _show_again_with_hint(
-    console: Console, request: PermissionRequest, paging: _Paging, first_offer: str
+    console: Console,
+    request: PermissionRequest,
+    paging: _Paging,
+    first_offer: str,
+    kept: str | None = None,
 ) -> None:
     """After an answer not offered: the view again, fitted above the hint and the
     question (so its header and both ends stay on screen however often it happens),
-    then the hint that names the answers, `v` among them when offered."""
+    then `kept` (the line saying a reply waits in the next prompt) and the hint that
+    names the answers, `v` among them when offered."""
     from rich.text import Text
 
     from agent_cli.repl import approval_question as question
@@ -274,6 +298,7 @@ def _show_again_with_hint(
 
     scopes = question.offered_scopes(request)
     below = [
+        *([kept] if kept else []),
         question.describe_answers(scopes, view_offered=True),
         question.build_question(request, paging.offer or first_offer, console.width),
     ]
@@ -281,6 +306,8 @@ def _show_again_with_hint(
     if view.is_shortened and paging.offer is None:
         paging.offer, paging.next_line = first_offer, 0
     hint = question.describe_answers(scopes, view_offered=paging.offer is not None)
+    if kept:
+        print_at_words(console, Text(kept, style="yellow"))
     print_at_words(console, Text(hint, style="yellow"))
 
 
