@@ -22,7 +22,7 @@ from compaction_support import (
     user,
     valid_histories,
 )
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from agent_cli.compaction import (
@@ -122,6 +122,12 @@ def assert_removed_text_is_traced(text_: str, history: list[dict[str, Any]], vie
         view_text,
     ):
         return
+    if re.search(  # the same, whole: asks that differ but for the ends' whitespace share it
+        rf"^- {re.escape(text_.strip())} \(asked \d+ times; last transcript:{SESSION}:\d+",
+        view_text,
+        re.MULTILINE,
+    ):
+        return
     first, last = _folded_range(view_text, "older request")
     assert first <= (sequence_of(pointer) or 0) <= last, text_
 
@@ -188,12 +194,47 @@ def roomy_policies(draw: st.DrawFn) -> dict[str, int]:
 _REPEATED = st.sampled_from(["fix the build", "fix the build ", "status?", "status?", "y" * 300])
 
 
+def _two_calls(first: int) -> list[dict[str, Any]]:
+    """An answer making two `ls` calls and the message answering both."""
+    ids = [f"toolu_{first}", f"toolu_{first + 1}"]
+    calls = [{"type": "tool_use", "id": i, "name": "bash", "input": {"command": "ls"}} for i in ids]
+    pieces = [{"type": "text", "text": ":"}] * 2
+    results = [{"type": "tool_result", "tool_use_id": i, "content": pieces} for i in ids]
+    return [{"role": "assistant", "content": calls}, {"role": "user", "content": results}]
+
+
+def _asked_twice_but_for_whitespace() -> list[dict[str, Any]]:
+    """`上`, then `\n 上`: both leave and share one line, whose words are the stripped
+    text (found by `make test` in session 22; the oracle knew only the shortened form)."""
+    user, said = ({"role": "user", "content": ":"}, {"role": "assistant", "content": ":"})
+    history = [user, *_two_calls(1), *_two_calls(3)]
+    history[-1] = {
+        **history[-1],
+        "content": [*history[-1]["content"], {"type": "text", "text": "上"}],
+    }
+    history += [{"role": "assistant", "content": [{"type": "text", "text": ":"}]}]
+    history += [user, said, user, said, {"role": "user", "content": "\n 上"}]
+    return [*history, *_two_calls(5), said, user]
+
+
 @settings(SETTINGS, max_examples=400)
 @given(
     history=st.one_of(valid_histories(), valid_histories(requests=_REPEATED)),
     settings_=st.one_of(policies(), roomy_policies()),
     summarizer=st.sampled_from([None, _summary_of_nothing, _raising]),
     forced=st.booleans(),
+)
+@example(
+    history=_asked_twice_but_for_whitespace(),
+    settings_={
+        "soft_threshold": 20,
+        "hard_limit": 620,
+        "max_tool_result_tokens": 1,
+        "keep_recent_messages": 1,
+        "summary_keep_recent": 1,
+    },
+    summarizer=None,
+    forced=False,
 )
 def test_after_any_compaction_nothing_removed_is_without_a_trace(
     history, settings_, summarizer, forced
