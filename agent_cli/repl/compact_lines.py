@@ -128,6 +128,8 @@ def format_blocked(event: RequestBlocked) -> list[str]:
         f"{COMPACT_TAG} blocked: view is {event.tokens_after:,} tokens {done}, hard limit "
         f"{event.hard_limit:,}; nothing was sent"
     )
+    if event.sized_content_counted is not None:
+        return [blocked, "  " + describe_sized_content_over(event, event.sized_content_counted)]
     if event.reserved_tokens >= event.hard_limit:
         return [blocked, "  " + describe_full_reserve(event)]
     if event.largest_message_tokens >= event.hard_limit:
@@ -142,6 +144,20 @@ def format_blocked(event: RequestBlocked) -> list[str]:
         "  to go on: /compact <focus> to summarize with a focus, raise --hard-limit "
         f"(now {event.hard_limit:,}), or /new to start a fresh session",
     ]
+
+
+def describe_sized_content_over(event: RequestBlocked, counted: tuple[int, int]) -> str:
+    """Why a request is refused when the frame is under the limit by its own measure but
+    the last request's count, with images or documents in its view, scales it over."""
+    api, estimate = counted
+    return (
+        f"what every request carries besides the conversation is {event.reserved_tokens:,} "
+        f"tokens, under the limit; but the API counted the last request at {api:,} tokens "
+        f"against an estimate of {estimate:,}: an image or a document in the conversation "
+        "is billed above its estimate, and the request is weighed at that count. /new starts "
+        "a session without it, or raise --hard-limit "
+        f"(now {event.hard_limit:,})"
+    )
 
 
 def describe_full_reserve(event: RequestBlocked) -> str:

@@ -164,7 +164,13 @@ def _provider_failed(exc: e.ProviderRequestFailed) -> str:
 
 def _blocked(exc: e.MessageViewLimitExceeded) -> str:
     durable, reserved = exc.durable_tokens, exc.reserved_tokens
-    if reserved >= exc.hard_limit and durable and reserved - durable < exc.hard_limit:
+    if exc.sized_content_over:
+        advice = (
+            "An image or a document in the conversation was billed above its estimate, and "
+            f"the request is weighed at that count (what every request carries is {reserved:,} "
+            "tokens, under the limit): /new starts a session without it, or raise --hard-limit"
+        )
+    elif reserved >= exc.hard_limit and durable and reserved - durable < exc.hard_limit:
         advice = (
             f"The durable block (/remember facts, /todo items) is {durable:,} of the "
             f"{exc.reserved_tokens:,} tokens every request carries besides the conversation: "
