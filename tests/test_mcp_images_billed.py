@@ -89,3 +89,20 @@ def test_images_billed_above_their_estimate_do_not_make_the_fixed_part_look_full
     assert "neither compacting nor /new can help" not in out
     assert "billed above its estimate" in out and "/new starts a session without it" in out
     assert json.dumps(bodies[-1]["messages"]).count("fresh start") == 1  # /new worked
+
+
+def test_images_past_the_per_call_cap_are_named_as_not_sent(tmp_path) -> None:
+    """Ten PNGs in one result: eight are sent, and the text of the ninth and tenth says
+    they were not (the per-call cap), where it was the same as that of the sent ones."""
+    pictures = {"kind": "png", "count": 10, "width": 2, "height": 2}
+    with start_fake_server(api_key=API_KEY, responder=_calls_pictures(pictures)) as server:
+        done = _run(tmp_path, server.base_url, ["show me the pictures"])
+        result = server.accepted[-1]["messages"][-1]["content"][0]
+    assert done.returncode == 0, done.stderr
+    texts = [b["text"] for b in result["content"] if b["type"] == "text"]
+    images = [b for b in result["content"] if b["type"] == "image"]
+    named = [line for text in texts for line in text.splitlines() if "[image image/png" in line]
+    assert len(images) == 8 and len(named) == 10
+    assert not any("not sent" in line for line in named[:8])
+    for line in named[8:]:
+        assert "not sent to the model: one call sends at most 8 images" in line
