@@ -475,6 +475,11 @@ _PROVIDER_ADVICE = {
     "auth": "the API key was refused; check ANTHROPIC_API_KEY",
     "permission": "the API key is not allowed to use this; check its access in the console",
     "bad_request": "the API rejected the request",
+    "tool_input_too_deep": (
+        "the model's answer held a tool call whose input is nested deeper than the "
+        "Anthropic SDK's JSON reader takes (about 200 levels), so it could not be read; "
+        "ask for the input less deeply nested"
+    ),
 }
 # Failures the same process cannot get past: its key is read once, at start.
 _RESTART_TO_RETRY = frozenset({"auth", "permission"})
