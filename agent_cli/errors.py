@@ -62,7 +62,9 @@ class MessageViewLimitExceeded(AgentCliError):
     `reserved_tokens`, what the request carries outside the view (system prompt, tool
     schemas, durable block), reach the limit alone; `durable_tokens` is the durable
     block's part of them (0 when not measured), so the user can be told when forgetting
-    facts is what would make room.
+    facts is what would make room. `sized_content_over`: the frame passes the limit only at
+    the ratio the last request measured, whose view held images or documents the API
+    billed above their estimate (`reserved_tokens` is then the frame at its own ratio).
     """
 
     def __init__(
@@ -76,7 +78,9 @@ class MessageViewLimitExceeded(AgentCliError):
         largest_message_tokens: int = 0,
         reserved_tokens: int = 0,
         durable_tokens: int = 0,
+        sized_content_over: bool = False,
     ) -> None:
+        self.sized_content_over = sized_content_over
         self.largest_message_tokens = largest_message_tokens
         self.reserved_tokens = reserved_tokens
         self.durable_tokens = durable_tokens

@@ -193,7 +193,11 @@ class RequestBlocked:
     cut to the shared floor: when it alone reaches the hard limit, no compaction can help;
     nor can it when `reserved_tokens` (what every request carries outside the view:
     system prompt, project instructions, tool schemas, durable block) reach it alone;
-    `durable_tokens` is the durable block's part of those (facts and pending items)."""
+    `durable_tokens` is the durable block's part of those (facts and pending items).
+    `sized_content_counted`: (the API's count, our estimate) of the last request, when the
+    refusal comes of its ratio, measured on a view holding images or documents billed
+    above their estimate, not of the frame alone (`reserved_tokens` is then under the
+    limit); None otherwise."""
 
     tokens_before: int
     tokens_after: int
@@ -202,6 +206,7 @@ class RequestBlocked:
     largest_message_tokens: int = 0
     reserved_tokens: int = 0
     durable_tokens: int = 0
+    sized_content_counted: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)

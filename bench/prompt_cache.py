@@ -36,6 +36,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import io
 import json
 import math
 import struct
@@ -82,20 +83,59 @@ def count_block_tokens(label: str, block: dict[str, Any]) -> int:
 def image_tokens(source: Any) -> int:
     """What the API bills for an image: width x height / 750 after a long edge is scaled
     down to `MAX_IMAGE_EDGE`, at most `MAX_IMAGE_TOKENS`; `MAX_IMAGE_TOKENS` when the
-    size cannot be read (a PNG's header gives it)."""
+    size cannot be read. Every format is billed by its pixels (`billed_size`)."""
     data = source.get("data") if isinstance(source, dict) else None
     try:
-        header = base64.b64decode(str(data)[:48])
+        image = base64.b64decode(str(data), validate=False)
     except (binascii.Error, ValueError):
         return MAX_IMAGE_TOKENS
-    if len(header) < 24 or not header.startswith(PNG_SIGNATURE):
+    size = billed_size(image)
+    if size is None:
         return MAX_IMAGE_TOKENS
-    width, height = struct.unpack(">II", header[16:24])
+    width, height = size
     longest = max(width, height, 1)
     if longest > MAX_IMAGE_EDGE:  # scaled down first, its proportions kept
         width = max(1, width * MAX_IMAGE_EDGE // longest)  # (an edge stays at least a pixel)
         height = max(1, height * MAX_IMAGE_EDGE // longest)
     return max(1, min(MAX_IMAGE_TOKENS, math.ceil(width * height / 750)))
+
+
+def billed_size(image: bytes) -> tuple[int, int] | None:
+    """The image's (width, height) as a decoder sees it: Pillow's, an oracle independent of
+    agent-cli's header readers (a GIF whose frame is larger than its screen is as large as
+    the frame). Where Pillow refuses data made of a header alone (a PNG without pixels, a
+    WebP libwebp will not open), the size its PNG or WebP header declares."""
+    from PIL import Image  # a test-only dependency, imported when an image is billed
+
+    try:
+        with Image.open(io.BytesIO(image)) as opened:
+            width, height = opened.size
+    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError):
+        return _png_header_size(image) or _webp_header_size(image)
+    return (width, height) if width > 0 and height > 0 else None
+
+
+def _png_header_size(image: bytes) -> tuple[int, int] | None:
+    if len(image) < 24 or not image.startswith(PNG_SIGNATURE):
+        return None
+    width, height = struct.unpack(">II", image[16:24])
+    return (width, height) if width > 0 and height > 0 else None
+
+
+def _webp_header_size(image: bytes) -> tuple[int, int] | None:
+    """A WebP's size from its first chunk (VP8X, VP8L or VP8), by the WebP container spec."""
+    if image[:4] != b"RIFF" or image[8:12] != b"WEBP":
+        return None
+    chunk, body = image[12:16], image[20:30]
+    if chunk == b"VP8X" and len(body) == 10:
+        return 1 + int.from_bytes(body[4:7], "little"), 1 + int.from_bytes(body[7:10], "little")
+    if chunk == b"VP8L" and body[:1] == b"\x2f" and len(body) >= 5:
+        bits = int.from_bytes(body[1:5], "little")
+        return 1 + (bits & 0x3FFF), 1 + ((bits >> 14) & 0x3FFF)
+    if chunk == b"VP8 " and body[3:6] == b"\x9d\x01\x2a" and len(body) == 10:
+        width, height = struct.unpack("<HH", body[6:10])
+        return (width & 0x3FFF, height & 0x3FFF) if width & 0x3FFF and height & 0x3FFF else None
+    return None
 
 
 def _without_image_data(value: Any, images: list[int]) -> Any:

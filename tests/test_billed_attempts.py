@@ -272,8 +272,8 @@ def test_a_ctrl_c_while_a_retried_attempt_is_noted_counts_it_once(
     compactor = session.compactor
     calibrate = compactor.calibrate
 
-    def interrupted(*args: Any) -> None:
-        calibrate(*args)
+    def interrupted(*args: Any, **options: Any) -> None:
+        calibrate(*args, **options)
         raise KeyboardInterrupt
 
     monkeypatch.setattr(compactor, "calibrate", interrupted)

@@ -9,7 +9,9 @@ which stores it and returns a pointer, and is named in the text with its type an
 an image the Messages API takes in a tool_result (PNG, JPEG, GIF or WebP, at most
 `MAX_IMAGE_BYTES`, at most `MAX_IMAGES` a call) is also sent as an image block, so the
 model sees it, if its bytes begin with the signature of that type (else the text says
-it was not sent: the API refuses an invalid image, and every later request with it).
+it was not sent: the API refuses an invalid image, and every later request with it). The
+text of an image not sent for its size or past `MAX_IMAGES` says so and why, unlike that
+of one sent, so the model knows which it never saw.
 Data that is not valid base64 is named as dropped. Anything else is named
 as unsupported, never silently lost. The result then goes the way of every tool result
 (redacted, bounded, spilled with a pointer when big). With `max_text_bytes` (the
@@ -141,9 +143,18 @@ class _Rendering:
                 f"; not sent to the model: its bytes are not a {kind_name} image, and the API "
                 "refuses an invalid image]"
             )
-        if 0 < len(raw) <= MAX_IMAGE_BYTES and len(self.images) < MAX_IMAGES:
-            source = {"type": "base64", "media_type": mime, "data": data}
-            self.images.append({"type": "image", "source": source})
+        if not 0 < len(raw) <= MAX_IMAGE_BYTES:
+            return described + (
+                "; not sent to the model: it is empty or over 5 MB once encoded, the most the "
+                "API takes]"
+            )
+        if len(self.images) >= MAX_IMAGES:  # the model must know which ones it never saw
+            return described + (
+                f"; not sent to the model: one call sends at most {MAX_IMAGES} images, and "
+                f"{MAX_IMAGES} of this result were sent before it]"
+            )
+        source = {"type": "base64", "media_type": mime, "data": data}
+        self.images.append({"type": "image", "source": source})
         return described + "]"
 
 

@@ -80,7 +80,8 @@ from agent_cli.mcp_servers.failures import (
     stderr_lines,
 )
 from agent_cli.mcp_servers.lifeline import Lifeline
-from agent_cli.mcp_servers.offered_tools import ListedTool, OfferedTool, Skipped, offer_tools
+from agent_cli.mcp_servers.offered_tools import OfferedTool, Skipped, offer_tools
+from agent_cli.mcp_servers.paged_listing import MAX_LISTED_TOOLS, Listing, list_all_tools
 from agent_cli.mcp_servers.settings import McpServerSettings
 from agent_cli.mcp_servers.states import (
     DISABLED,
@@ -100,7 +101,6 @@ STOP_SECONDS = 3.5  # the SDK asks a server's group to end, then kills it after 
 CLOSE_SECONDS = STOP_SECONDS + 1.5
 TAIL_WAIT_SECONDS = 1.0  # for a dead server's last stderr bytes still in the pipe
 SETTLE_SECONDS = 1.0  # past a handshake's deadline, for its failure to be noted
-MAX_LISTED_TOOLS = 500
 LAUNCHER = Path(__file__).with_name("launcher.py")
 
 
@@ -318,15 +318,16 @@ class McpHub:
                 with anyio.fail_after(settings.startup_timeout):
                     initialized = await session.initialize()
                     running.version = getattr(initialized, "protocol_version", None)
-                    listed = await _list_tools(session)
+                    listing = await list_all_tools(session)
             except TimeoutError:  # said now: ending its process may take seconds more
                 self._fail_start(settings, running)
                 raise
-            listed += running.refused[:MAX_LISTED_TOOLS]  # screened out: each with its reason
+            # screened out: each with its reason
+            listed = listing.tools + running.refused[:MAX_LISTED_TOOLS]
             running.refused = []
             offered, skipped = offer_tools(settings.name, listed, self._secrets)
             running.session, running.group = session, _read_group(pid_file)
-            self._set_ready(settings.name, offered, skipped)
+            self._set_ready(settings.name, offered, skipped, listing)
             assert running.stop is not None
             await running.stop.wait()
             if running.ended:  # not stopped by agent-cli: the server is gone
@@ -475,11 +476,14 @@ class McpHub:
                 self.version += 1
             self._lock.notify_all()
 
-    def _set_ready(self, name: str, offered: list[OfferedTool], skipped: list[Skipped]) -> None:
+    def _set_ready(
+        self, name: str, offered: list[OfferedTool], skipped: list[Skipped], listing: Listing
+    ) -> None:
         """Mark `name` ready with its `offered` tools, but those whose offered names another
         server already offers (`mcp__a__b__esc` is tool `b__esc` of `a` and tool `esc` of
         `a__b`): two tools of one name make the API refuse every request, so the later
-        one is skipped, with the reason."""
+        one is skipped, with the reason. What `listing` left out past the cap, and why it
+        was cut short, go with the state."""
         with self._lock:
             taken = {
                 tool.name: other
@@ -498,7 +502,16 @@ class McpHub:
                 for tool in offered
                 if tool.name in taken
             ]
-            state = ServerState(name, READY, "", tuple(kept), (*skipped, *clashes))
+            state = ServerState(
+                name,
+                READY,
+                "",
+                tuple(kept),
+                (*skipped, *clashes),
+                left_out=listing.left_out,
+                left_out_count=listing.left_out_count,
+                listing_cut=self._secrets.redact(listing.cut_short),
+            )
             self._set_state(name, state)
 
     def _fail_local_servers(self, error: OSError) -> None:
@@ -530,25 +543,6 @@ def _open_http_transport(settings: McpServerSettings) -> Any:
     assert settings.url is not None
     client = httpx2.AsyncClient(headers=dict(settings.headers)) if settings.headers else None
     return streamable_http_client(settings.url, http_client=client)
-
-
-async def _list_tools(session: Any) -> list[ListedTool]:
-    """Every tool the server lists, page by page (at most `MAX_LISTED_TOOLS`)."""
-    listed: list[ListedTool] = []
-    cursor = None
-    while len(listed) < MAX_LISTED_TOOLS:
-        if cursor is None:
-            page = await session.list_tools()
-        else:
-            from mcp.types import PaginatedRequestParams
-
-            page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor))
-        for tool in page.tools:
-            listed.append(ListedTool(tool.name, tool.description or "", tool.input_schema))
-        cursor = getattr(page, "next_cursor", None)
-        if not cursor:
-            break
-    return listed[:MAX_LISTED_TOOLS]
 
 
 def end_group(group: int | None) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from agent_cli.mcp_servers.offered_tools import OfferedTool, Skipped, split_offered_name
+from agent_cli.mcp_servers.paged_listing import MAX_LISTED_TOOLS
 
 STARTING, READY, FAILED, DISABLED = "starting", "ready", "failed", "disabled"
 
@@ -18,7 +19,9 @@ STARTING, READY, FAILED, DISABLED = "starting", "ready", "failed", "disabled"
 @dataclass(frozen=True)
 class ServerState:
     """Where one server stands: its status, why it failed, the tools it offers and those
-    it does not (with the reason)."""
+    it does not (with the reason); the names it listed past the most agent-cli offers of
+    one server (`left_out`, `left_out_count` of them) and why its listing was cut short,
+    if it was (`listing_cut`: `paged_listing`)."""
 
     name: str
     status: str
@@ -26,6 +29,9 @@ class ServerState:
     tools: tuple[OfferedTool, ...] = ()
     skipped: tuple[Skipped, ...] = ()
     failed_in_call: bool = False  # the call's error result already said why
+    left_out: frozenset[str] = frozenset()
+    left_out_count: int = 0
+    listing_cut: str = ""
 
 
 @dataclass(frozen=True)
@@ -57,7 +63,8 @@ class McpTools(Protocol):
 def describe_not_offered(name: str, states: Iterable[ServerState]) -> str | None:
     """Why the offered-style `name` (`mcp__<server>__<tool>`) is not among the offered
     tools, as one sentence for the model, when a ready server explains it: the server
-    lists that tool but it was left out (the `Skipped` reason `/mcp` shows), or the
+    lists that tool but it was left out (the `Skipped` reason `/mcp` shows, or past the
+    most agent-cli offers of one server), or the
     server runs and lists no such tool. None otherwise (no such server, or it is not
     ready): the caller then says what it says of a server that is not running. The
     sentence names the server and the reason, never the tool's name (the model's input)."""
@@ -68,11 +75,23 @@ def describe_not_offered(name: str, states: Iterable[ServerState]) -> str | None
     state = next((state for state in states if state.name == server), None)
     if state is None or state.status != READY:
         return None
+    if tool in state.left_out:
+        return (
+            f"That tool is not offered: the MCP server {server} lists it, but past the first "
+            f"{MAX_LISTED_TOOLS} tools, the most agent-cli offers of one server, so it was "
+            f"left out with the {state.left_out_count:,} listed after them; /mcp shows the "
+            "user the same."
+        )
     problem = next((skipped.problem for skipped in state.skipped if skipped.tool == tool), None)
     if problem is not None:
         return (
             f"That tool is not offered: the MCP server {server} lists it, but agent-cli left "
             f"it out because {problem}; /mcp shows the user the same."
+        )
+    if state.listing_cut:
+        return (
+            f"There is no tool by that name among those agent-cli read: the MCP server {server} "
+            f"is running, but its tool listing was cut short ({state.listing_cut})."
         )
     return (
         f"There is no tool by that name: the MCP server {server} is running and does not list it."

@@ -1,8 +1,10 @@
 """Stream handling around the SDK: reading its events safely and warming up its parsing.
 
 Contract: `read_events(stream, idle_limit)` yields the SDK's events and turns anything it
-fails to parse into a `StreamFault("stream_malformed")`, and a stream silent but for
-pings for `idle_limit` seconds into `StreamFault("timeout")`; the provider retries both.
+fails to parse into a `StreamFault("stream_malformed")` (but a tool call's input nested
+past the SDK's JSON reader: `StreamFault("tool_input_too_deep")`, not retried, since the
+same answer fails the same way), and a stream silent but for pings for `idle_limit`
+seconds into `StreamFault("timeout")`; the provider retries both of those.
 `warm_up_stream_parsing` feeds a canned stream (`WARM_UP_EVENTS`) to the SDK's own
 accumulator, offline, so the first answer does not pay for building the SDK's models;
 it never raises. `anthropic` is imported only inside `accumulate_warm_up_stream`.
@@ -77,5 +79,19 @@ def _parsed_events(stream: Any) -> Iterator[Any]:
         except StopIteration:
             return
         except (ValueError, RuntimeError, IndexError, KeyError, TypeError) as err:
-            raise StreamFault("stream_malformed") from err
+            raise StreamFault(_fault_kind(err)) from err
         yield event
+
+
+TOO_DEEP = "recursion limit exceeded"  # jiter's words for JSON nested past its limit
+
+
+def _fault_kind(err: BaseException) -> str:
+    """`tool_input_too_deep` when the SDK's accumulator could not read a tool call's
+    partial input for its nesting (jiter's recursion limit, about 200 levels, where
+    Python's json reads it): the same answer would fail the same way, so it is said as
+    such rather than retried as a broken stream; `stream_malformed` otherwise."""
+    cause = err.__cause__
+    if isinstance(err, ValueError) and isinstance(cause, ValueError) and TOO_DEEP in str(cause):
+        return "tool_input_too_deep"
+    return "stream_malformed"

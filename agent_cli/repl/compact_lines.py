@@ -129,6 +129,8 @@ def format_blocked(event: RequestBlocked) -> list[str]:
         f"{COMPACT_TAG} blocked: view is {event.tokens_after:,} tokens {done}, hard limit "
         f"{event.hard_limit:,}; nothing was sent"
     )
+    if event.sized_content_counted is not None:
+        return [blocked, "  " + describe_sized_content_over(event, event.sized_content_counted)]
     if event.reserved_tokens >= event.hard_limit:
         return [blocked, "  " + describe_full_reserve(event)]
     if is_crowded_by_durable_block(event):
@@ -167,6 +169,20 @@ def describe_crowding_block(event: RequestBlocked) -> str:
         f"{hard - reserved:,} of the hard limit; compacting cannot shrink it and a new "
         "session carries it too: /forget the facts and items no longer needed (/facts lists "
         f"them), or raise --hard-limit (now {hard:,})"
+    )
+
+
+def describe_sized_content_over(event: RequestBlocked, counted: tuple[int, int]) -> str:
+    """Why a request is refused when the frame is under the limit by its own measure but
+    the last request's count, with images or documents in its view, scales it over."""
+    api, estimate = counted
+    return (
+        f"what every request carries besides the conversation is {event.reserved_tokens:,} "
+        f"tokens, under the limit; but the API counted the last request at {api:,} tokens "
+        f"against an estimate of {estimate:,}: an image or a document in the conversation "
+        "is billed above its estimate, and the request is weighed at that count. /new starts "
+        "a session without it, or raise --hard-limit "
+        f"(now {event.hard_limit:,})"
     )
 
 

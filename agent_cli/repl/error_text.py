@@ -164,7 +164,13 @@ def _provider_failed(exc: e.ProviderRequestFailed) -> str:
 
 def _blocked(exc: e.MessageViewLimitExceeded) -> str:
     durable, reserved = exc.durable_tokens, exc.reserved_tokens
-    if reserved >= exc.hard_limit and durable and reserved - durable < exc.hard_limit:
+    if exc.sized_content_over:
+        advice = (
+            "An image or a document in the conversation was billed above its estimate, and "
+            f"the request is weighed at that count (what every request carries is {reserved:,} "
+            "tokens, under the limit): /new starts a session without it, or raise --hard-limit"
+        )
+    elif reserved >= exc.hard_limit and durable and reserved - durable < exc.hard_limit:
         advice = (
             f"The durable block (/remember facts, /todo items) is {durable:,} of the "
             f"{exc.reserved_tokens:,} tokens every request carries besides the conversation: "
@@ -489,6 +495,11 @@ _PROVIDER_ADVICE = {
     "auth": "the API key was refused; check ANTHROPIC_API_KEY",
     "permission": "the API key is not allowed to use this; check its access in the console",
     "bad_request": "the API rejected the request",
+    "tool_input_too_deep": (
+        "the model's answer held a tool call whose input is nested deeper than the "
+        "Anthropic SDK's JSON reader takes (about 200 levels), so it could not be read; "
+        "ask for the input less deeply nested"
+    ),
 }
 # Failures the same process cannot get past: its key is read once, at start.
 _RESTART_TO_RETRY = frozenset({"auth", "permission"})

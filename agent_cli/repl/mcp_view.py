@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from rich.console import Group, RenderableType
 from rich.text import Text
 
+from agent_cli.mcp_servers.paged_listing import MAX_LISTED_TOOLS
 from agent_cli.repl.safe_text import clip_line
 from agent_cli.tools.output import count_noun
 
@@ -34,6 +35,13 @@ def build_mcp_view(servers: Sequence[McpServerView]) -> RenderableType:
             lines.append(Text("    " + clip_line(", ".join(server.tools), 400), style="dim"))
         for tool, why in server.skipped:
             lines.append(Text(f"    not offered: {clip_line(tool, 60)!r}: {why}", style="yellow"))
+        if server.left_out:
+            lines.append(Text("    " + describe_left_out(server.left_out), style="yellow"))
+        if server.listing_cut:
+            cut = f"    tool listing cut short: {clip_line(server.listing_cut, 400)}"
+            lines.append(
+                Text(cut + "; the tools of the pages before it are offered", style="yellow")
+            )
     total = sum(server.schema_tokens for server in servers)
     lines.append(Text(f"tool schemas of MCP servers: {total:,} tokens in every request"))
     if any(server.status == "failed" for server in servers):  # reasons give no advice
@@ -41,12 +49,22 @@ def build_mcp_view(servers: Sequence[McpServerView]) -> RenderableType:
     return Group(*lines)
 
 
+def describe_left_out(count: int) -> str:
+    """Why `count` tools a server listed are not offered: the cap on one server's tools."""
+    return (
+        f"not offered: {count_noun(count, 'more tool')} it lists past the first "
+        f"{MAX_LISTED_TOOLS}, the most agent-cli offers of one server (each tool's schema "
+        "rides in every request)"
+    )
+
+
 def _state_line(server: McpServerView) -> Text:
     style = STATUS_STYLE.get(server.status, "")
     line = Text.assemble(("  " + server.name, "bold"), " ", (server.status, style))
     if server.status == "ready":
         line.append(
-            f" · {count_noun(len(server.tools), 'tool')} · schemas "
+            f" · {count_noun(len(server.tools), 'tool')}"
+            f"{f' ({server.left_out:,} more left out)' if server.left_out else ''} · schemas "
             f"{server.schema_tokens:,} tokens a request"
         )
     elif server.reason:

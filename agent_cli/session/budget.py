@@ -68,6 +68,18 @@ def wire_characters(value: Any) -> int:
     return len(json.dumps(value))
 
 
+def holds_content_sized_by_the_api(value: Any) -> bool:
+    """True when a JSON value (a view's messages) holds an image or a document block,
+    which the API bills by its own sizing rather than by characters."""
+    if isinstance(value, dict):
+        if value.get("type") in _SIZED_BY_THE_API:
+            return True
+        return any(holds_content_sized_by_the_api(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return any(holds_content_sized_by_the_api(item) for item in value)
+    return False
+
+
 def calibrated_policy(policy: CompactionPolicy, ratio: float | None) -> CompactionPolicy:
     """The policy in estimator units: thresholds divided by the calibration ratio.
 

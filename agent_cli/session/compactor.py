@@ -94,6 +94,7 @@ from agent_cli.events import (
 from agent_cli.provider.summary_reuse import CachedPrefix, is_still_cached
 from agent_cli.secret_forms import SecretForms
 from agent_cli.session.budget import (
+    CHARS_PER_TOKEN,
     NOTHING_FREED,
     LoopGuard,
     calibrated_policy,
@@ -153,6 +154,12 @@ class Compactor:
         self._calibration: float | None = None
         self._measured_ratio: float | None = None  # the last ratio as measured, unclamped
         self._recent_ratios: deque[float] = deque(maxlen=RECENT_RATIOS)  # clamped, oldest first
+        # whether the last ratio was measured on a view holding images or documents (billed
+        # by the API's own sizing, which the estimate may get wrong), and the last ratio
+        # measured on a view without any: the one that holds for the frame's text
+        self._measured_on_sized = False
+        self._text_ratio: float | None = None
+        self._last_counted = (0, 0)  # the API's count of the last request and our estimate
         self._guard = LoopGuard()
         self._counted_frame: RequestFrame | None = None  # of the last request counted
         self._low_water_noticed = False  # an unreachable --low-water is said once
@@ -190,14 +197,23 @@ class Compactor:
         """Compact by `policy` from now on, keeping the secrets no cut may split."""
         self._policy = _with_secret_forms(policy, self._secret_forms)
 
-    def calibrate(self, api_prompt_tokens: int, estimated_prompt_tokens: int) -> None:
+    def calibrate(
+        self, api_prompt_tokens: int, estimated_prompt_tokens: int, *, view_sized: bool = False
+    ) -> None:
         """Measure the estimate against the API's count of the same request (the offline
-        model's figures are its own estimate, so they calibrate nothing)."""
+        model's figures are its own estimate, so they calibrate nothing). `view_sized`: the
+        request's view held images or documents, which the API sizes itself; a ratio
+        measured so may be the estimate of one of them gone wrong, and is not taken to hold
+        for the frame's text (`_frame_at_its_own_ratio`)."""
         ratio = calibration_ratio(api_prompt_tokens, estimated_prompt_tokens)
         if ratio is not None and self.provider.name != "offline":
             self._calibration = ratio
             self._measured_ratio = api_prompt_tokens / estimated_prompt_tokens
             self._recent_ratios.append(ratio)
+            self._last_counted = (api_prompt_tokens, estimated_prompt_tokens)
+            self._measured_on_sized = view_sized
+            if not view_sized:
+                self._text_ratio = ratio
 
     def view_tokens(self) -> int:
         """The conversation's view counted by the estimator under the policy's read rule."""
@@ -222,7 +238,7 @@ class Compactor:
         policy = calibrated_policy(self.policy, (self._calibration or 1.0) * density)
         policy = policy.with_digest_under_soft(reserved)
         tokens = reserved + self.view_tokens()
-        _refuse_if_frame_fills_limit(frame, tokens, policy.hard_limit)
+        self._refuse_if_frame_fills_limit(frame, tokens, policy.hard_limit)
         yield from self._unreachable_low_water_notice(policy, reserved)
         if forced and self._is_settled():
             shown = self.to_request_tokens(tokens)
@@ -305,7 +321,7 @@ class Compactor:
                 alone = dataclasses.replace(
                     frame, reserved_tokens=frame.reserved_tokens + frame_excess
                 )
-                _refuse_if_frame_fills_limit(alone, bound, hard)
+                self._refuse_if_frame_fills_limit(alone, bound, hard)
             made_room_from = estimate
             try:
                 yield from self.compact(
@@ -335,6 +351,47 @@ class Compactor:
             counted = max(0, estimate - sum(map(count, uncounted)))
             excess += math.ceil(counted * (measured / ratio - 1))
         return excess
+
+    def _refuse_if_frame_fills_limit(
+        self, frame: RequestFrame, tokens: int, hard_limit: int
+    ) -> None:
+        """`_refuse_if_frame_fills_limit`, with the frame's tokens in the error at the
+        frame's own ratio (`_frame_at_its_own_ratio`): when only a ratio measured on a
+        view holding images or documents puts the frame over the limit, the error says so
+        (`sized_content_over`) rather than that the frame alone fills it."""
+        try:
+            _refuse_if_frame_fills_limit(frame, tokens, hard_limit)
+        except MessageViewLimitExceeded as refused:
+            own = self._frame_at_its_own_ratio(frame)
+            if own.reserved_tokens >= hard_limit:
+                raise
+            refused.reserved_tokens = own.reserved_tokens
+            refused.durable_tokens = own.durable_tokens
+            refused.sized_content_over = True
+            raise
+
+    def _frame_at_its_own_ratio(self, frame: RequestFrame) -> RequestFrame:
+        """`frame` with its tokens scaled so that, calibrated like the view, they come to
+        what the frame's own ratio gives them. The same frame unless the last ratio was
+        measured on a view holding images or documents and a ratio measured on text (or,
+        before one, the frame's bound by characters) is lower: an image whose estimate
+        went wrong must not make the fixed part look larger than it is."""
+        calibration = self._calibration or 1.0
+        if not self._measured_on_sized:
+            return frame
+        own = self._text_ratio
+        if own is None:
+            texts = (frame.system, frame.project_instructions, frame.durable_text)
+            characters = sum(map(wire_characters, texts)) + wire_characters(list(frame.tools))
+            own = max(1.0, characters / CHARS_PER_TOKEN / max(1, frame.reserved_tokens))
+        if own >= calibration:
+            return frame
+        scale = own / calibration
+        return dataclasses.replace(
+            frame,
+            reserved_tokens=math.ceil(frame.reserved_tokens * scale),
+            durable_tokens=math.ceil(frame.durable_tokens * scale),
+        )
 
     def _uncounted_frame_excess(self, frame: RequestFrame) -> int:
         """`uncounted_excess` of the frame (system prompt, instructions, durable block,
@@ -414,6 +471,7 @@ class Compactor:
             shown(largest),
             shown(error.reserved_tokens),
             shown(error.durable_tokens),
+            self._last_counted if error.sized_content_over else None,
         )
 
     def _adopt(

@@ -53,6 +53,8 @@ class McpServerView:
     tools: tuple[str, ...]  # the tools' own names, sorted
     skipped: tuple[tuple[str, str], ...]  # (tool, why) for each tool not offered
     schema_tokens: int  # what its offered tools' definitions add to every request
+    left_out: int = 0  # tools it listed past the most agent-cli offers of one server
+    listing_cut: str = ""  # why its listing was cut short (a pagination loop), if it was
 
 
 class McpPart:
@@ -129,6 +131,8 @@ class McpPart:
                 tuple(sorted(tool.tool for tool in state.tools)),
                 tuple((skipped.tool, skipped.problem) for skipped in state.skipped),
                 sum(self._counter.count_json(dict(tool.definition)) for tool in state.tools),
+                state.left_out_count,
+                state.listing_cut,
             )
             for state in self._states()
         )

@@ -101,6 +101,7 @@ from agent_cli.protocol import (
     answer_dangling_tool_uses,
     find_answer_id_problem,
 )
+from agent_cli.session.budget import holds_content_sized_by_the_api
 from agent_cli.session.call_limit import CallsKept, keep_calls_that_fit
 from agent_cli.session.compactor import Compactor
 from agent_cli.session.conversation import Conversation
@@ -190,6 +191,7 @@ class TurnRunner:
         self._instructions = ProjectInstructions()
         self._last_estimate = 0  # the request's tokens as estimated, for calibration
         self._last_frame: RequestFrame | None = None  # and the frame it carried
+        self._last_view_sized = False  # and whether its view held images or documents
         self._pauses = 0  # paused answers in the running turn (`MAX_PAUSES_PER_TURN`)
         self._calls_note: str | None = None  # of the last answer recorded (`call_limit`)
         self.request_watcher: Callable[[], None] | None = None  # told as each request goes
@@ -235,10 +237,12 @@ class TurnRunner:
         yield from self.compactor.make_room_for_uncounted(frame, self.durable.state)
         self._last_estimate = frame.reserved_tokens + self.compactor.view_tokens()
         self._last_frame = frame
+        messages = self.conversation.note_sent()
+        self._last_view_sized = holds_content_sized_by_the_api(messages)
         return ModelRequest(
             system=frame.system,
             durable_context=frame.durable_text,
-            messages=self.conversation.note_sent(),
+            messages=messages,
             tools=frame.tools,
             max_tokens=self.max_tokens,
             project_instructions=frame.project_instructions,
@@ -251,7 +255,9 @@ class TurnRunner:
         # usage is bookkeeping; the message records are what must not be lost
         with contextlib.suppress(StoreError):
             self.conversation.log.append_usage(usage, self._last_estimate)
-        self.compactor.calibrate(usage.prompt_tokens, self._last_estimate)
+        self.compactor.calibrate(
+            usage.prompt_tokens, self._last_estimate, view_sized=self._last_view_sized
+        )
         if self._last_frame is not None:
             self.compactor.note_counted_frame(self._last_frame)
 
