@@ -14,6 +14,7 @@ characters / 4; every request it sends, summaries included, is checked.
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from pathlib import Path
@@ -119,3 +120,65 @@ def test_no_request_passes_the_hard_limit_as_the_mix_of_content_changes(tmp_path
     assert len(turns) == TURNS + with_calls  # every turn was answered, its calls too
     over = [(at, billed(body)) for at, body in enumerate(bodies) if billed(body) > HARD]
     assert over == [], over  # before: one request at 3,052, the 58th turn's
+
+
+def write_dense_files(root: Path, rng: random.Random) -> None:
+    """The second tester's files: long numbers, Chinese, JSON, a padded table."""
+    digits = "".join(f"{rng.getrandbits(60)}{rng.getrandbits(60)}\n" for _ in range(800))
+    (root / "digits.txt").write_text(digits)
+    chinese = ("".join(chr(rng.randint(0x4E00, 0x9FA5)) for _ in range(60)) for _ in range(300))
+    (root / "cjk.txt").write_text("\n".join(chinese) + "\n")
+    records = [{"id": i, "v": rng.random(), "k": f"{rng.getrandbits(40):x}"} for i in range(600)]
+    (root / "data.json").write_text(json.dumps(records, indent=2))
+    rows = (f"|{i:>6}|{'':>40}|{rng.randint(0, 9):>30}|{'':<50}|\n" for i in range(800))
+    (root / "table.txt").write_text("".join(rows))
+
+
+DENSE_CALLS = {
+    "digits": ("read_file", {"path": "digits.txt"}),
+    "cjk": ("read_file", {"path": "cjk.txt"}),
+    "json": ("read_file", {"path": "data.json"}),
+    "table": ("read_file", {"path": "table.txt"}),
+    "bashtable": ("bash", {"command": "cat table.txt | head -300"}),
+}
+
+
+def test_a_step_too_dense_for_the_room_asked_is_still_cut_as_far_as_it_can_be(tmp_path):
+    """Eighteenth outside attack, second round: a padded table read at `--hard-limit 3000
+    --soft-threshold 2200` was weighed at 3,677 against an estimate of 2,920; the run that
+    was to make room asked for more than the step in progress could give, raised, and the
+    request went out uncut at 3,406 (7 of 94 requests over in 40 turns, 18 in 120). A run
+    that cannot make all the room is followed by one asking for half as much."""
+    rng = random.Random(5)
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    write_dense_files(workspace, rng)
+    calls = Model()
+
+    def model(body: dict[str, Any]) -> Reply:
+        if is_summary_request(body):
+            return Reply([text_block("Summary: reads of " + "various files. " * 12)])
+        last = body["messages"][-1]["content"]
+        if isinstance(last, list) and any(b.get("type") == "tool_result" for b in last):
+            return Reply([text_block("Done with that. " + "0123456789" * 20)])
+        act = re.search(r"ACT:(\w+)", json.dumps(last))
+        if act is None:
+            return Reply([text_block("Plain answer " + "中文回答" * 40)])
+        name, tool_input = DENSE_CALLS[act.group(1)]
+        made = [calls.call(name, tool_input), calls.call(name, tool_input)]
+        return Reply([text_block("Working."), *made], stop_reason="tool_use")
+
+    lines = [f"REQ-{turn:04d} ACT:{rng.choice(sorted(DENSE_CALLS))} please" for turn in range(24)]
+    with start_fake_server(api_key=API_KEY, responder=model) as server:
+        env = build_env(
+            tmp_path / "home",
+            {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url},
+        )
+        flags = ["--yes", "--hard-limit", str(HARD), "--soft-threshold", "2200"]
+        done = run_piped(flags, cwd=workspace, env=env, stdin_text="\n".join(lines) + "\n")
+        bodies = list(server.accepted)
+
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert len([b for b in bodies if not is_summary_request(b)]) == 2 * len(lines)
+    over = [(at, billed(body)) for at, body in enumerate(bodies) if billed(body) > HARD]
+    assert over == [], over

@@ -7,9 +7,11 @@ exercised without a network.
 
 from __future__ import annotations
 
+import base64
 import inspect
 import json
 import re
+import struct
 import threading
 from datetime import timedelta
 from typing import Any
@@ -503,6 +505,30 @@ def test_the_bounded_request_is_sent_where_the_reused_view_would_pass_the_hard_l
     whole = sum(len(str(message["content"])) for message in view) // 4
     assert chosen(None) is not bounded and chosen(whole * 2) is not bounded
     assert chosen(whole) is bounded  # the view and the instructions pass it: not reused
+
+
+def test_images_in_the_reused_view_are_weighed_as_billed_not_by_their_characters():
+    """A 1500x1500 image is billed 1,600 tokens whatever the length of its data; a view
+    holding two was reused at 10,218 tokens under `--hard-limit 8000` (eighteenth
+    outside attack), its images weighed by their 135 characters."""
+    header = b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + struct.pack(">II", 1500, 1500)
+    source = {
+        "type": "base64",
+        "media_type": "image/png",
+        "data": base64.b64encode(header).decode(),
+    }
+    image = {"type": "image", "source": source}
+    view = long_view(31)
+    view[20] = user([{"type": "text", "text": "two screenshots"}, image, image])
+    bounded = build_summary_request(view[:-2], "Summarize.")
+    whole = sum(len(str(message["content"])) for message in view) // 4
+
+    def chosen(hard_limit: int) -> ModelRequest:
+        prefix = CachedPrefix("You are agent-cli.", (SCHEMA,), tuple(view), 30, "", hard_limit)
+        return choose_summary_request(bounded, prefix, view[:-2], 1_000_000)
+
+    assert chosen(whole + 4_000) is not bounded  # its two images, 3,200, fit beside it
+    assert chosen(whole + 2_500) is bounded  # by characters alone it would have fit
 
 
 def test_the_reused_prefix_is_read_and_only_the_instructions_are_sent_plain():

@@ -20,7 +20,8 @@ a margin (`is_still_cached`); the session offers none otherwise (`cached_message
 the bounded request is sent: the reuse would write the whole view again at 1.25x.
 
 The reused request must fit the model's window and stay under the session's hard limit
-(`CachedPrefix.hard_limit`: it holds for every request, a summary's too), and is sent
+(`CachedPrefix.hard_limit`: it holds for every request, a summary's too; its images
+weighed as billed, by their pixels), and is sent
 with the tools the model knows; the instructions tell it to answer with text only. A
 reply that calls a tool all the same is not a summary, whatever text comes with it: the
 summarizer then sends the bounded request, and if that fails too the view stays as it
@@ -37,6 +38,7 @@ from typing import Any
 
 from agent_cli.compaction.markers import is_digest_message
 from agent_cli.events import CACHE_READ_PREFIX, ModelRequest
+from agent_cli.image_size import image_tokens
 from agent_cli.models import ModelPrices
 from agent_cli.provider.cache_placement import CACHE_LIFETIME
 
@@ -126,13 +128,25 @@ def choose_summary_request(
     reusing = build_reusing_request(prefix, recent, bounded.system, bounded.max_tokens)
     cached = _chars(replace(reusing, messages=reusing.messages[: prefix.cached_messages]))
     plain = _chars(reusing) - cached  # the messages since the last request, the instructions
-    tokens = (cached + plain) // CHARS_PER_TOKEN
+    tokens = (cached + plain) // CHARS_PER_TOKEN + _image_tokens(reusing.messages)
     if tokens + reusing.max_tokens >= context_window:
         return bounded
     if prefix.hard_limit is not None and tokens >= prefix.hard_limit:
         return bounded
     read = prices.cache_read / prices.input if prices and prices.input > 0 else READ_PRICE
     return reusing if read * cached + plain < _chars(bounded) else bounded
+
+
+def _image_tokens(value: Any) -> int:
+    """What the images in `value` (messages, blocks) are billed: by their pixels
+    (`image_size.image_tokens`), which their characters do not tell."""
+    if isinstance(value, dict):
+        if value.get("type") == "image":
+            return image_tokens(value.get("source"))
+        return sum(_image_tokens(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return sum(_image_tokens(item) for item in value)
+    return 0
 
 
 def _chars(request: ModelRequest) -> int:

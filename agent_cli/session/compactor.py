@@ -298,13 +298,15 @@ class Compactor:
         """Compact again while the request's bound passes the hard limit (module
         contract): at most `MAX_ROOM_RUNS` runs, each with the calibration scaled by how
         much denser the bound says the request is, so L1 cuts dense results and the deeper
-        layers remove more; it stops when a run made no room."""
+        layers remove more; a run that cannot make that much room is followed by one asking
+        for half as much; it stops when a run made no room."""
         if self.provider.name == "offline":  # its counts are our estimate: nothing uncounted
             return
         # held by the highest recent ratio, as the calibration's thresholds are by the last
         spread = max(self._recent_ratios, default=1.0) / (self._calibration or 1.0)
         hard = calibrated_policy(self.policy, (self._calibration or 1.0) * spread).hard_limit
         made_room_from: int | None = None
+        asked: float | None = None  # the density a run that could not make it asks for next
         for run in range(MAX_ROOM_RUNS):
             estimate = frame.reserved_tokens + self.view_tokens()
             frame_excess = self._uncounted_frame_excess(frame)
@@ -322,13 +324,15 @@ class Compactor:
                     frame, reserved_tokens=frame.reserved_tokens + frame_excess
                 )
                 self._refuse_if_frame_fills_limit(alone, bound, hard)
-            made_room_from = estimate
+            density = bound / estimate * spread if asked is None else asked
             try:
-                yield from self.compact(
-                    frame, durable_state, forced=False, density=bound / estimate * spread
-                )
+                yield from self.compact(frame, durable_state, forced=False, density=density)
             except MessageViewLimitExceeded:
-                return  # the scaled room cannot be made: send as estimated (a bound, no count)
+                # that much room cannot be made (the step in progress is all that is left):
+                # ask for half as much, so what can be cut still is; the last: send as it is
+                asked = 1 + (density - 1) / 2
+                continue
+            made_room_from, asked = estimate, None
 
     def note_counted_frame(self, frame: RequestFrame) -> None:
         """The API counted a request carrying `frame` (its usage arrived)."""
