@@ -335,8 +335,15 @@ def test_the_credential_of_an_authorization_written_anywhere_is_a_secret_whateve
     plain = [
         McpServer(env={"GREETING": "Bearer of good news"}, args=("--bearer", "yes")),
         McpServer(url="https://example.com/mcp/v1/sse", command="npx -y server-everything"),
+        McpServer(url="https://example.com/v1/python3-requests-adapter/sse"),
     ]
     assert collect_mcp_secret_values(plain, {}) == ()
+    prose = {  # (second round) each hid its longer words in every result
+        "MOTD": "Basic configuration complete, see the basic information.",
+        "NOTE": "authorization: handled by the gateway",
+        "DOCS": "Authorization = see documentation",
+    }
+    assert collect_secret_values(prose) == ()
 
 
 def private_key(label: str, seed: int) -> str:

@@ -53,9 +53,9 @@ Contract:
   flag whose name looks like a credential (`--access-token X`, `--api-key=X`,
   `--password X`), of a `NAME=value` argument so named (`-e GITHUB_TOKEN=X`), and of a
   header flag (`--header "Authorization: Bearer X"`) whose header carries a credential.
-- `url_path_tokens(url)`: the segments of a URL's path that look like keys (at least
-  `MIN_PATH_TOKEN_CHARS` of letters, digits, `-` and `_`, letters and digits both): an MCP
-  server's URL that carries its key in the path (`/mcp/<key>/sse`).
+- `url_path_tokens(url)`: the segments of a URL's path that look like keys (letters,
+  digits, `-` and `_` that `looks_like_token`: 16 or more with 4 digits, or 32 or more):
+  an MCP server's URL that carries its key in the path (`/mcp/<key>/sse`).
 Nothing here checks length: the caller leaves out values too short to tell from text.
 """
 
@@ -139,6 +139,7 @@ AUTHORIZATION_LINE = re.compile(
 )
 SCHEME_CREDENTIAL = re.compile(r"(?i)(?<![A-Za-z0-9])(bearer|basic)\s+([A-Za-z0-9._~+/=-]+)")
 MIN_PATH_TOKEN_CHARS = 16
+MIN_TOKEN_DIGITS = 4
 _PATH_TOKEN = re.compile(r"(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]+")
 # Keys of a `key=value;...` connection string that hold a credential but are no credential
 # name elsewhere (ODBC's `Pwd`; Azure's `SharedAccessSignature`).
@@ -193,13 +194,30 @@ def credentials_inside(value: str) -> Iterator[str]:
 
 
 def _authorization_credentials(value: str) -> Iterator[str]:
-    """The credentials of the authorizations written in `value` (module contract)."""
+    """The credentials of the authorizations written in `value` (module contract): only
+    what looks like a token (`looks_like_token`), so prose such as `Basic configuration`
+    or `Authorization: handled by the gateway` blanks no word in every result."""
     if not re.search(r"(?i)bearer|basic|authorization", value):
         return
+    found: list[str] = []
     for line in AUTHORIZATION_LINE.finditer(value):
-        yield from header_credentials(line.group(1).strip().strip("\"'"))
-    for found in SCHEME_CREDENTIAL.finditer(value):
-        yield from list(header_credentials(f"{found.group(1)} {found.group(2)}"))[1:]
+        words = line.group(1).strip().strip("\"'").split()
+        if len(words) in (1, 2) and looks_like_token(words[-1]):
+            found.extend(list(header_credentials(" ".join(words)))[len(words) - 1 :])
+    for scheme in SCHEME_CREDENTIAL.finditer(value):
+        if looks_like_token(scheme.group(2)):
+            found.extend(list(header_credentials(f"{scheme.group(1)} {scheme.group(2)}"))[1:])
+    yield from found
+
+
+def looks_like_token(word: str) -> bool:
+    """A word that may be a key rather than a word of text: at least
+    `MIN_PATH_TOKEN_CHARS` characters with letters and at least `MIN_TOKEN_DIGITS` digits,
+    or at least twice as long (a token of letters only, base64 of a short password)."""
+    if len(word) < MIN_PATH_TOKEN_CHARS or not any(c.isalpha() for c in word):
+        return False
+    digits = sum(c.isdigit() for c in word)
+    return digits >= MIN_TOKEN_DIGITS or len(word) >= 2 * MIN_PATH_TOKEN_CHARS
 
 
 def url_path_tokens(url: str) -> Iterator[str]:
@@ -210,7 +228,7 @@ def url_path_tokens(url: str) -> Iterator[str]:
         return
     for segment in path.split("/"):
         segment = unquote(segment)
-        if len(segment) >= MIN_PATH_TOKEN_CHARS and _PATH_TOKEN.fullmatch(segment):
+        if _PATH_TOKEN.fullmatch(segment) and looks_like_token(segment):
             yield segment
 
 
