@@ -24,7 +24,13 @@ from dotenv import dotenv_values
 from agent_cli.tools.dotenv_syntax import parse_dotenv
 from agent_cli.tools.redaction import SecretRedactor
 from agent_cli.tools.shell_source import read_sourced_assignments
-from agent_cli.tools.workspace_secrets import DotenvFile, WorkspaceDotenv, find_dotenv_secrets
+from agent_cli.tools.workspace_secrets import (
+    MANY,
+    MAX_FILE_SECRET_CHARS,
+    DotenvFile,
+    WorkspaceDotenv,
+    find_dotenv_secrets,
+)
 
 PEM_LINES = (
     "MIIEowIBAAKCAQEAheredocLine1abcdefghijklmnopQRSTUVWX",
@@ -184,6 +190,9 @@ HOSTILE = {
     "unclosed_heredoc": "T=$(cat <<EOF\n" + "$T\n" * 100_000,
     "separators": ";|&" * 300_000,
     "evals": "eval eval eval eval eval A=1\n" * 5_000,
+    # (second round) each unclosed heredoc read to the end, met the too-deep line there and
+    # was read again from the next line: 29.6 s at 8,000 lines, quadratic; now 0.01 s
+    "heredocs_then_too_deep": "a <<X\n" * 40_000 + "$(" * 45 + "\n",
 }
 
 
@@ -195,3 +204,17 @@ def test_hostile_text_is_read_in_bounded_time(form: str) -> None:
     for _ in parse_dotenv(HOSTILE[form]):
         pass
     assert time.monotonic() - started < 20
+
+
+def test_a_chain_of_appends_hides_at_most_a_files_budget_and_names_the_file() -> None:
+    """Second round: `API_TOKEN+=<64 characters>` 600 times gives each step's whole value,
+    8 million characters of secrets: the redactor took minutes and 2.9 GB to build (or
+    failed with RecursionError). A file's secrets stop at `MAX_FILE_SECRET_CHARS`, and the
+    file is named as not hidden whole."""
+    piece = "Zq7Rk2mXv9LpW4tYc8NbH3sJd6FgQ1aBcDeFgHiJkLmNoPqRsTuVwXyZ01234567"
+    text = f"API_TOKEN={piece}\n" + f"API_TOKEN+={piece}x\n" * 600
+    dotenv = WorkspaceDotenv((DotenvFile(".envrc", tuple(parse_dotenv(text))),))
+    found = find_dotenv_secrets(dotenv, "")
+    assert piece in found.values  # the first values are hidden
+    assert sum(map(len, found.values)) <= MAX_FILE_SECRET_CHARS
+    assert (".envrc", MANY) in found.unhidden

@@ -849,6 +849,12 @@ def _credentials_not_hidden(fields: Mapping[str, object]) -> str:
             f"{int(str(fields.get('hidden_chars', 0))) // 1024} KB: no credential is so long, "
             "and hiding it would slow every start by seconds)"
         )
+    if fields.get("many"):
+        parts.append(
+            f"the rest of the values of {_c(fields['many'], 300)} (its values add up to over "
+            f"{int(str(fields.get('file_chars', 0))) // 1024} KB, as a chain of NAME+= lines "
+            "makes them; hiding more would slow every start by seconds)"
+        )
     return "Not hidden from the model: " + "; ".join(parts) + "."
 
 

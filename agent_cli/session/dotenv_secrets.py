@@ -23,7 +23,9 @@ from agent_cli.tools.workspace_secrets import (
     CUT,
     DOTENV_FOLDERS_READ,
     LONG,
+    MANY,
     MAX_DOTENV_BYTES,
+    MAX_FILE_SECRET_CHARS,
     MAX_HIDDEN_CHARS,
     WorkspaceDotenv,
     find_dotenv_secrets,
@@ -44,6 +46,8 @@ def load_dotenv_secrets(
         fields = _grouped(unhidden)
         if LONG in fields:
             fields["hidden_chars"] = MAX_HIDDEN_CHARS
+        if MANY in fields:
+            fields["file_chars"] = MAX_FILE_SECRET_CHARS
         notices.append(Notice("warning", "credentials_not_hidden", fields))
     unread = _not_read(dotenv)
     if unread is not None:

@@ -141,7 +141,9 @@ class _Lexer:
                     raise
                 self.pending.clear()
                 self.depth = 0
-                line_end = self.text.find("\n", start)
+                # from where reading stopped, past `start`: a heredoc read to the end of the
+                # text is not read again line by line (which made such a text quadratic)
+                line_end = self.text.find("\n", max(start, self.position))
                 self.position = len(self.text) if line_end == -1 else line_end + 1
                 continue
             if command.words or command.inputs:

@@ -24,7 +24,8 @@ Never raises.
 environment's rule (`tools.redaction.find_secrets`, each reading of each assignment, a
 name assigned twice both times), and the credentials it leaves visible, by their first
 reading, each as `<file>: <NAME>`; a reading over `MAX_HIDDEN_CHARS` is not hidden, and
-is named (`LONG`) when its name looks like a credential.
+is named (`LONG`) when its name looks like a credential; once a file's secrets add up to
+`MAX_FILE_SECRET_CHARS`, its further ones are not hidden and the file is named (`MANY`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,11 @@ MAX_DOTENV_BYTES = 4 * 1024 * 1024
 # time grows with a secret's length (seconds for this one).
 MAX_HIDDEN_CHARS = 32_768
 LONG = "long"  # why a credential is not hidden, beside redaction's SHORT and ORDINARY_WORD
+# What one file's secrets may add up to: past it (a chain of `NAME+=` lines gives each
+# step's whole value, n squared characters in all) no more of its values are hidden, and
+# the file is named (`MANY`): the redactor's start-up grows with what it hides.
+MAX_FILE_SECRET_CHARS = 65_536
+MANY = "many"
 DOTENV_FOLDERS_READ = 200
 SKIPPED_FOLDERS = frozenset(
     {
@@ -102,13 +108,19 @@ def find_dotenv_secrets(dotenv: WorkspaceDotenv, named: str) -> FoundSecrets:
     unhidden: dict[str, str] = {}
     for file in dotenv.files:
         firsts, others, too_long = _layers(file.assignments)
-        for layers, is_first in ((firsts, True), (others, False)):
-            for layer in layers:
-                found = find_secrets({**layer, SECRET_NAMES_VARIABLE: named})
-                values.update(found.values)
-                if is_first:  # a notice speaks of the value most readers take
-                    shown = ((f"{file.path}: {name}", why) for name, why in found.unhidden)
-                    unhidden.update(shown)
+        room = MAX_FILE_SECRET_CHARS
+        layered = [(layer, True) for layer in firsts] + [(layer, False) for layer in others]
+        for layer, is_first in layered:
+            found = find_secrets({**layer, SECRET_NAMES_VARIABLE: named})
+            new = [value for value in found.values if value not in values]
+            room -= sum(map(len, new))
+            if room < 0:
+                unhidden[str(file.path)] = MANY
+                break
+            values.update(new)
+            if is_first:  # a notice speaks of the value most readers take
+                shown = ((f"{file.path}: {name}", why) for name, why in found.unhidden)
+                unhidden.update(shown)
         for name in too_long:
             if name in names or is_credential_name(name):
                 unhidden[f"{file.path}: {name}"] = LONG
