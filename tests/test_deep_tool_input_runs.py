@@ -104,3 +104,25 @@ def test_a_call_nested_past_the_bound_is_named_and_not_retried(tmp_path) -> None
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "tool call whose input is nested more than 600 levels deep" in words
     assert "the request failed" not in words and asked == 1
+
+
+def test_an_mcp_call_deeper_than_the_mcp_sdk_can_send_says_so_and_the_server_stays(
+    tmp_path, deep_fake_server
+) -> None:
+    """300 levels arrive whole, but the MCP SDK's serializer stops at about 250: the call
+    is said not to have been sent (it was said "answered with something unreadable"),
+    and the server still answers the next call."""
+    calls = [
+        tool_use_block("toolu_300", "mcp__raw__odd", nested(300)),
+        tool_use_block("toolu_10", "mcp__raw__odd", nested(10)),
+    ]
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(Reply(calls, "tool_use"), Reply([text_block("Done.")]))
+        done = run_agent(tmp_path, server.base_url, mcp=True)
+        results = server.accepted[-1]["messages"][-1]["content"]
+    assert done.returncode == 0, done.stderr
+    assert results[0]["is_error"] is True
+    assert "not sent to raw: its input is nested deeper than the MCP SDK can send" in str(
+        results[0]["content"]
+    )
+    assert "the arguments are nested 10 deep" in str(results[1]["content"])
