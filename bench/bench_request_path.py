@@ -13,8 +13,9 @@ before, then times, one after the other:
 - `wire`: the provider's `WireBuilder` (kept from one request to the next, as the
   Anthropic provider keeps it), what it hands the SDK; beside it `rebuild`, the same
   request built from nothing (`build_wire_request`), as every request was before;
-- `sdk`: the real SDK's `client.messages.stream(**wire)` read to its final message, over a
-  stub transport that answers a canned stream at once (no network, no server). Of it,
+- `sdk`: the real SDK's `client.messages.create(**wire, stream=True)` read and assembled
+  as the provider does (`stream_assembly`), over a stub transport that answers a canned
+  stream at once (no network, no server). Of it,
   `sdk copy` is the SDK's own walk that copies the request body before every call
   (`prepare_request_data`, timed alone on the same wire), and the rest is mostly JSON
   encoding of the body, which any client pays.
@@ -43,6 +44,7 @@ from typing import Any
 
 from agent_cli.events import ModelRequest
 from agent_cli.frozen import freeze
+from agent_cli.provider.stream_assembly import StreamTracker, build_model_response
 from agent_cli.provider.warm_up_stream import WARM_UP_EVENTS
 from agent_cli.provider.wire import WireBuilder, build_wire_request
 from bench.bench_compaction import NO_COMPACTION, build_history, build_turn
@@ -68,9 +70,8 @@ def keep_caches() -> None:
 
 def canned_answer() -> bytes:
     """A short answer stream in SSE form (`event:` and `data:` lines, as the SDK needs)."""
-    events = [*WARM_UP_EVENTS, {"type": "message_stop"}]
     return "".join(
-        f"event: {event['type']}\ndata: {json.dumps(event)}\n\n" for event in events
+        f"event: {event['type']}\ndata: {json.dumps(event)}\n\n" for event in WARM_UP_EVENTS
     ).encode()
 
 
@@ -92,10 +93,12 @@ def build_stub_client() -> Any:
 
 
 def send_through_sdk(client: Any, wire: dict[str, Any]) -> Any:
-    with client.messages.stream(**wire) as stream:
-        for _event in stream:
-            pass
-        return stream.get_final_message()
+    """As the provider sends: the raw event stream, assembled by `stream_assembly`."""
+    tracker = StreamTracker()
+    with client.messages.create(**wire, stream=True) as stream:
+        for event in stream:
+            tracker.observe(event)
+    return build_model_response(tracker)
 
 
 def copy_like_the_sdk(wire: dict[str, Any]) -> Any:

@@ -475,9 +475,11 @@ def test_prepare_builds_one_client_from_any_number_of_threads_and_requests_use_i
 
 
 def test_the_warm_up_stream_still_parses_with_this_sdk():
-    """The warm-up swallows errors (it is only a warm-up): prove it really runs."""
-    from agent_cli.provider.anthropic_stream import accumulate_warm_up_stream
+    """The warm-up swallows errors (it is only a warm-up): prove it really runs. (It now
+    builds the SDK's raw event models, which the provider reads since fix22f, not the
+    SDK's accumulator; events it could not build would assemble into no answer.)"""
+    from agent_cli.provider.anthropic_stream import assemble_warm_up_stream
 
-    snapshot = accumulate_warm_up_stream()
-    assert snapshot.stop_reason == "tool_use"
-    assert [block.type for block in snapshot.content] == ["text", "tool_use"]
+    answer = assemble_warm_up_stream()
+    assert answer.stop_reason == "tool_use"
+    assert [block["type"] for block in answer.message["content"]] == ["text", "tool_use"]

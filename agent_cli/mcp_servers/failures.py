@@ -128,6 +128,14 @@ def error_answer(error: BaseException) -> tuple[int, str] | None:
     return None if (code, message) == CONNECTION_CLOSED else (code, message)
 
 
+def is_too_deep_to_send(error: BaseException) -> bool:
+    """True when the SDK could not write a call's request for its arguments' nesting
+    (pydantic's serializer stops at about 250 levels): nothing was sent, the server is
+    fine. Its words only: the error has no type of its own."""
+    leaf = innermost(error)
+    return isinstance(leaf, ValueError) and "serialization depth" in str(leaf)
+
+
 def is_broken_connection(error: BaseException) -> bool:
     """True when `error` says the connection to the server is gone (the server is)."""
     leaf = innermost(error)

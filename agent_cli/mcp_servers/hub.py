@@ -76,6 +76,7 @@ from agent_cli.mcp_servers.failures import (
     describe_stray_line,
     error_answer,
     is_broken_connection,
+    is_too_deep_to_send,
     one_line,
     stderr_lines,
 )
@@ -374,6 +375,11 @@ class McpHub:
     ) -> CallOutcome:
         """What a call that raised `error` gave: an error answer leaves the server ready;
         a broken message or a broken connection stops it."""
+        if is_too_deep_to_send(error):
+            return CallOutcome(
+                failure=f"the call of {tool} was not sent to {server}: its input is nested "
+                "deeper than the MCP SDK can send (about 250 levels)"
+            )
         answered = error_answer(error)
         if answered is not None and running.session is not None:
             said = one_line(answered[1], self._secrets)

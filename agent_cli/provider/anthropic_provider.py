@@ -3,9 +3,11 @@
 Contract (see `agent_cli.provider.base`): `stream(request)` builds the wire request
 (a `WireBuilder`: what `build_wire_request` builds, at the cost of the turns added since
 the last request; it may raise `WireFormatError` before anything is sent),
-streams it with `client.messages.stream`, yields the usage `message_start` reports
-(`UsageSoFar`) and `TextDelta`s as text arrives, and ends with one `ModelResponse`. Busy or broken attempts (429, 529, 5xx, a mid-stream
-`overloaded_error`/`api_error`, dropped connections, timeouts, a malformed stream) are
+streams it with `client.messages.create(stream=True)` (the raw events, assembled by
+`stream_assembly`), yields the usage `message_start` reports (`UsageSoFar`) and
+`TextDelta`s as text arrives, and ends with one `ModelResponse`. Busy or broken attempts
+(429, 529, 5xx, a mid-stream `overloaded_error`/`api_error`, dropped connections,
+timeouts, a malformed stream) are
 retried with bounded backoff that honours retry-after; a `RetryNotice` precedes each
 retry and voids the text streamed so far. When retries run out, or at once for errors
 that would only repeat (400, 401, 403, 404, 413), `ProviderRequestFailed` is raised and
@@ -53,7 +55,7 @@ from agent_cli.provider.anthropic_stream import (
 from agent_cli.provider.base import ProviderEvent, ProviderSummarizer
 from agent_cli.provider.models_page import read_models_page
 from agent_cli.provider.retry import backoff_delay, retry_limit
-from agent_cli.provider.stream_assembly import StreamTracker, build_model_response, build_usage
+from agent_cli.provider.stream_assembly import StreamTracker, build_model_response
 from agent_cli.provider.wire import WireBuilder
 
 DEFAULT_MAX_RETRIES = 4
@@ -177,20 +179,21 @@ class AnthropicProvider:
         tracker = StreamTracker()
         client = self._ensure_client()
         timeout = self._attempt_timeout()
-        with client.messages.stream(**wire, timeout=timeout) as stream:
+        # The raw event stream, assembled by `stream_assembly`, not the SDK's `stream()`
+        # helper: its accumulator re-parses a tool input at every piece (see there).
+        with client.messages.create(**wire, stream=True, timeout=timeout) as stream:
             # pings reset each read's timeout: the same bound, on time without an event
             for event in read_events(stream, idle_limit=timeout):
                 text = tracker.observe(event)
                 if text:
                     yield TextDelta(text)
                 elif getattr(event, "type", None) == "message_start":
-                    yield UsageSoFar(build_usage(getattr(event.message, "usage", None)))
-            final = stream.get_final_message()
-        return build_model_response(final, tracker)
+                    yield UsageSoFar(tracker.build_usage())
+        return build_model_response(tracker)
 
     def prepare(self) -> None:
-        """Import the SDK, build the client and let the SDK build its stream models now, so
-        the first request does not wait for them (the REPL calls this on a worker thread
+        """Import the SDK, build the client and let the SDK build its stream event models
+        now, so the first request does not wait for them (the REPL calls this on a worker thread
         once the prompt is drawn). Safe from any thread and more than once: the client is
         built exactly once, and a request that comes meanwhile waits for all of it (the
         models are not built by two threads at once)."""

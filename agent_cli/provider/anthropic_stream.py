@@ -1,13 +1,13 @@
-"""Stream handling around the SDK: reading its events safely and warming up its parsing.
+"""Stream handling around the SDK: reading its raw events safely and warming up their models.
 
-Contract: `read_events(stream, idle_limit)` yields the SDK's events and turns anything it
-fails to parse into a `StreamFault("stream_malformed")` (but a tool call's input nested
-past the SDK's JSON reader: `StreamFault("tool_input_too_deep")`, not retried, since the
-same answer fails the same way), and a stream silent but for pings for `idle_limit`
-seconds into `StreamFault("timeout")`; the provider retries both of those.
-`warm_up_stream_parsing` feeds a canned stream (`WARM_UP_EVENTS`) to the SDK's own
-accumulator, offline, so the first answer does not pay for building the SDK's models;
-it never raises. `anthropic` is imported only inside `accumulate_warm_up_stream`.
+Contract: `read_events(stream, idle_limit)` yields the SDK's raw stream events and turns
+anything it fails to parse into a `StreamFault("stream_malformed")`, and a stream silent
+but for pings for `idle_limit` seconds into `StreamFault("timeout")`; the provider
+retries both. `warm_up_stream_parsing` builds a canned stream (`WARM_UP_EVENTS`) into the
+SDK's event models, the way its stream builds each event it reads, and assembles it as an
+answer is assembled (`stream_assembly`), offline, so the first answer does not pay for
+building them; it never raises. `anthropic` is imported only inside
+`assemble_warm_up_stream`.
 """
 
 from __future__ import annotations
@@ -15,39 +15,37 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from agent_cli.provider.stream_assembly import StreamFault
+from agent_cli.events import ModelResponse
+from agent_cli.provider.stream_assembly import StreamFault, StreamTracker, build_model_response
 from agent_cli.provider.stream_watchdog import StreamWatchdog
 from agent_cli.provider.warm_up_stream import WARM_UP_EVENTS
 
 
 def warm_up_stream_parsing() -> None:
-    """Let the SDK build its stream models now: pydantic builds their schemas on first use
-    (about 0.2 s, far more on a busy machine), which would otherwise land on the first
-    answer. It feeds a canned stream to the SDK's own accumulator, offline. The
-    accumulator is not public API: if it moved, nothing is warmed and nothing breaks."""
+    """Let the SDK build its stream event models now: the first construction of each
+    (a discriminated union of pydantic models) costs a few milliseconds idle, far more on
+    a busy machine, which would otherwise land on the first answer. The constructor is
+    not public API: if it moved, nothing is warmed and nothing breaks."""
     try:
-        accumulate_warm_up_stream()
+        assemble_warm_up_stream()
     except Exception:  # a warm-up only; the first request then pays the cost itself
         return
 
 
-def accumulate_warm_up_stream() -> Any:
-    """The SDK's message snapshot of `WARM_UP_EVENTS` (raises if the SDK changed)."""
-    from anthropic.lib.streaming._messages import accumulate_event
+def assemble_warm_up_stream() -> ModelResponse:
+    """`WARM_UP_EVENTS` built into the SDK's event models as its `Stream` builds what it
+    reads, and assembled into an answer (raises if the SDK changed)."""
+    from anthropic._models import construct_type
+    from anthropic.types import RawMessageStreamEvent
 
-    snapshot: Any = None
-    buffers: dict[int, bytes] = {}
-    for event in WARM_UP_EVENTS:
-        snapshot = accumulate_event(
-            event=event,  # type: ignore[arg-type]  # raw dicts are what it parses
-            current_snapshot=snapshot,
-            json_bufs=buffers,
-        )
-    return snapshot
+    tracker = StreamTracker()
+    for raw in WARM_UP_EVENTS:
+        tracker.observe(construct_type(type_=RawMessageStreamEvent, value=raw))
+    return build_model_response(tracker)
 
 
 def read_events(stream: Any, idle_limit: float | None = None) -> Iterator[Any]:
-    """The SDK's events; anything it fails to parse becomes a `stream_malformed` fault.
+    """The SDK's raw events; anything it fails to parse becomes a `stream_malformed` fault.
 
     With `idle_limit`, a stream that goes that many seconds without an event (only
     pings, which the SDK swallows) is closed and raises `StreamFault("timeout")`
@@ -79,19 +77,5 @@ def _parsed_events(stream: Any) -> Iterator[Any]:
         except StopIteration:
             return
         except (ValueError, RuntimeError, IndexError, KeyError, TypeError) as err:
-            raise StreamFault(_fault_kind(err)) from err
+            raise StreamFault("stream_malformed") from err
         yield event
-
-
-TOO_DEEP = "recursion limit exceeded"  # jiter's words for JSON nested past its limit
-
-
-def _fault_kind(err: BaseException) -> str:
-    """`tool_input_too_deep` when the SDK's accumulator could not read a tool call's
-    partial input for its nesting (jiter's recursion limit, about 200 levels, where
-    Python's json reads it): the same answer would fail the same way, so it is said as
-    such rather than retried as a broken stream; `stream_malformed` otherwise."""
-    cause = err.__cause__
-    if isinstance(err, ValueError) and isinstance(cause, ValueError) and TOO_DEEP in str(cause):
-        return "tool_input_too_deep"
-    return "stream_malformed"

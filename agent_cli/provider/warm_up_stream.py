@@ -1,9 +1,10 @@
 """A canned answer stream, in the SDK's raw event form, for warming the SDK up.
 
-`AnthropicProvider.prepare` feeds it to the SDK's stream accumulator, offline, so the
-SDK builds its stream models (pydantic does that on first use) before the first real
-answer arrives. It holds a text block and a tool call, the two kinds every turn meets.
-Plain data: no SDK import here.
+`AnthropicProvider.prepare` has the SDK build it into its stream event models, offline,
+and assembles it (`anthropic_stream.warm_up_stream_parsing`), so the SDK builds those
+models (pydantic does that on first use) before the first real answer arrives. It holds
+a text block and a tool call, the two kinds every turn meets, and ends as a whole answer
+does. Plain data: no SDK import here.
 """
 
 from __future__ import annotations
@@ -44,4 +45,5 @@ WARM_UP_EVENTS: tuple[dict[str, Any], ...] = (
         "delta": {"stop_reason": "tool_use", "stop_sequence": None},
         "usage": {"output_tokens": 1},
     },
+    {"type": "message_stop"},
 )

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import errors as e
+from agent_cli.provider.stream_assembly import MAX_TOOL_INPUT_DEPTH
 from agent_cli.repl.pointer_forms import show_pointer
 from agent_cli.repl.safe_text import clip_line
 from agent_cli.secret_forms import REDACTED_MARK
@@ -496,9 +497,9 @@ _PROVIDER_ADVICE = {
     "permission": "the API key is not allowed to use this; check its access in the console",
     "bad_request": "the API rejected the request",
     "tool_input_too_deep": (
-        "the model's answer held a tool call whose input is nested deeper than the "
-        "Anthropic SDK's JSON reader takes (about 200 levels), so it could not be read; "
-        "ask for the input less deeply nested"
+        "the model's answer held a tool call whose input is nested more than "
+        f"{MAX_TOOL_INPUT_DEPTH} levels deep, more than agent-cli takes, so it was not "
+        "run; ask for the input less deeply nested"
     ),
 }
 # Failures the same process cannot get past: its key is read once, at start.

@@ -5,7 +5,9 @@ item without text), `not_json` (a line that is not JSON), `split_answer` (its an
 in two by a raw line feed in its text, which holds `RAW_SECRET` and an escape),
 `logs_then_answer` (log lines on stdout, a blank one, a JSON log record, then the
 answer), `logs_only` (a log line and no answer), `broken_after` (the answer, then a
-broken message). `broken_handshake` answers the handshake with a broken message."""
+broken message), `depth` (a proper answer saying how deep the call's arguments are
+nested: Python's json reads deeper than the SDK's parser). `broken_handshake` answers
+the handshake with a broken message."""
 
 from __future__ import annotations
 
@@ -27,7 +29,16 @@ def write(text: str) -> None:
     sys.stdout.flush()
 
 
-def answer_call(ident: object) -> None:
+def nesting(value: object) -> int:
+    """How many arrays and objects deep `value` is (a string or a number: 0)."""
+    depth = 0
+    while isinstance(value, list | dict) and value:
+        value = value[0] if isinstance(value, list) else next(iter(value.values()))
+        depth += 1
+    return depth
+
+
+def answer_call(ident: object, arguments: object) -> None:
     head = '{"jsonrpc": "2.0", "id": ' + json.dumps(ident) + ', "result": '
     if MODE == "not_json":
         write("{this is not json\n")
@@ -47,6 +58,11 @@ def answer_call(ident: object) -> None:
             {"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "ok"}]}}
         )
         write('{"jsonrpc": "2.0", "method": "notifications/progress", "params": \n')
+    elif MODE == "depth":
+        text = f"the arguments are nested {nesting(arguments)} deep"
+        send(
+            {"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": text}]}}
+        )
     elif MODE == "no_content":
         send({"jsonrpc": "2.0", "id": ident, "result": {"isError": False}})
     else:
@@ -76,6 +92,6 @@ for line in sys.stdin:
     elif method == "tools/list":
         send({"jsonrpc": "2.0", "id": ident, "result": {"tools": [TOOL]}})
     elif method == "tools/call":
-        answer_call(ident)
+        answer_call(ident, request["params"].get("arguments"))
     else:
         send({"jsonrpc": "2.0", "id": ident, "result": {}})
