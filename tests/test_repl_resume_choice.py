@@ -57,6 +57,14 @@ def test_what_matches_nothing_is_tried_as_it_was_typed():
     assert choose_session("4", LISTED) == "4"  # past the list: no number, no id
 
 
+def test_a_number_past_the_list_is_never_taken_for_the_start_of_an_id():
+    """Eighteenth attack, second round: with one session, `--resume 2` opened it, since
+    its id starts with "2026"; a number under four digits is a number of the list only."""
+    assert choose_session("2", LISTED[:1]) == "2"
+    assert choose_session("20", LISTED) == "20"
+    assert choose_session("2026", LISTED[:1]) == NEWER  # a year's digits start an id
+
+
 def make_repl() -> tuple[Repl, FakeBackend]:
     current = FakeSession(session_id=NEWER)
     sessions = {sid: FakeSession(session_id=sid) for sid in (MIDDLE, OLDER)}
