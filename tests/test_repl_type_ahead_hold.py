@@ -190,6 +190,18 @@ def test_the_preview_applies_backspace_and_word_erase_and_a_ctrl_d_is_dropped():
     assert all(key.key != Keys.ControlD for key in kept.take_line())
 
 
+def test_the_preview_shows_what_stands_after_the_cursor_too():
+    """Eighteenth attack, second round: Left Left, more typing and Ctrl-U left `ün` after
+    the cursor, which the row did not show and the next prompt then sent."""
+    kept = TypeAhead()
+    kept.add("abc def\x17中文 ünï\x7f\x1b[D\x1b[DXYZ\x15kept".encode())
+    assert kept.preview() == "keptün"
+    kept.add(b"\x1b[H>\x1b[F<\x01^\x05$")  # Home, End, Ctrl-A, Ctrl-E
+    assert kept.preview() == "^>keptün<$"
+    kept.add(b"\x1b[D\x1b[3~")  # Left, then Delete: the character after the cursor
+    assert kept.preview() == "^>keptün<"
+
+
 def test_the_typed_row_is_one_row_keeping_the_end_of_what_was_typed():
     from rich.cells import cell_len
 

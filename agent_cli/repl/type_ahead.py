@@ -46,6 +46,7 @@ from prompt_toolkit.keys import Keys
 
 _ENTER_KEYS = (Keys.ControlM, Keys.ControlJ)
 _ERASE_KEYS = (Keys.ControlH, Keys.Backspace)
+_CURSOR_KEYS = (Keys.Left, Keys.Right, Keys.Home, Keys.End, Keys.ControlA, Keys.ControlE)
 
 
 def take_pending(fd: int, settle: float = 0.0) -> bytes:
@@ -169,22 +170,30 @@ class TypeAhead:
 
     def preview(self) -> str:
         """The text the keys kept would type into an empty prompt, as far as plain editing
-        goes (characters, line breaks, Backspace, Ctrl-U, Ctrl-W); other keys show nothing."""
-        typed: list[str] = []
+        goes (characters, line breaks, Backspace, Delete, Ctrl-U, Ctrl-W, and the cursor
+        moved by Left, Right, Home, End, Ctrl-A, Ctrl-E): all of it, the part after the
+        cursor too, since all of it goes to the prompt; other keys show nothing."""
+        before: list[str] = []  # the characters before the cursor
+        after: list[str] = []  # and after it, nearest first
         for key in self._keys:
             if key.key in _ENTER_KEYS:
-                typed.append("\n")
+                before += [*reversed(after), "\n"]
+                after.clear()
             elif key.key in _ERASE_KEYS:
-                del typed[-1:]
+                del before[-1:]
+            elif key.key == Keys.Delete:
+                del after[-1:]
+            elif key.key in _CURSOR_KEYS:
+                _move_cursor(before, after, key.key)
             elif key.key in (Keys.ControlU, Keys.ControlW):
-                _erase_back(typed, whole_line=key.key == Keys.ControlU)
+                _erase_back(before, whole_line=key.key == Keys.ControlU)
             elif key.key == Keys.BracketedPaste:
-                typed.extend(key.data)
+                before.extend(key.data)
             elif key.key == Keys.ControlI:
-                typed.append("\t")
+                before.append("\t")
             elif not isinstance(key.key, Keys) and len(key.data) == 1:
-                typed.append(key.data)
-        return "".join(typed)
+                before.append(key.data)
+        return "".join(before) + "".join(reversed(after))
 
     def _add_key(self, key: KeyPress) -> None:
         if key.key != Keys.ControlD:
@@ -233,6 +242,21 @@ class TypeAhead:
         line, self._keys = self._keys, []
         self._is_held = False
         return line
+
+
+def _move_cursor(before: list[str], after: list[str], key: Keys | str) -> None:
+    """Move the cursor between `before` and `after` (kept nearest first) as `key` does,
+    within the line it is on."""
+    if key in (Keys.Left, Keys.Home, Keys.ControlA):
+        while before and before[-1] != "\n":
+            after.append(before.pop())
+            if key == Keys.Left:
+                return
+    else:
+        while after and after[-1] != "\n":
+            before.append(after.pop())
+            if key == Keys.Right:
+                return
 
 
 def _erase_back(typed: list[str], *, whole_line: bool) -> None:
