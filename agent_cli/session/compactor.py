@@ -151,8 +151,6 @@ class Compactor:
         self.clock = clock
         self._secret_forms = secret_forms
         self._policy = _with_secret_forms(policy, secret_forms)
-        self._calibration: float | None = None
-        self._measured_ratio: float | None = None  # the last ratio as measured, unclamped
         self._recent_ratios: deque[float] = deque(maxlen=RECENT_RATIOS)  # clamped, oldest first
         # whether the last ratio was measured on a view holding images or documents (billed
         # by the API's own sizing, which the estimate may get wrong), and the last ratio
@@ -207,13 +205,22 @@ class Compactor:
         for the frame's text (`_frame_at_its_own_ratio`)."""
         ratio = calibration_ratio(api_prompt_tokens, estimated_prompt_tokens)
         if ratio is not None and self.provider.name != "offline":
-            self._calibration = ratio
-            self._measured_ratio = api_prompt_tokens / estimated_prompt_tokens
             self._recent_ratios.append(ratio)
             self._last_counted = (api_prompt_tokens, estimated_prompt_tokens)
             self._measured_on_sized = view_sized
             if not view_sized:
                 self._text_ratio = ratio
+
+    @property
+    def _calibration(self) -> float | None:
+        """The ratio the last counted request measured, clamped; None before one."""
+        return self._recent_ratios[-1] if self._recent_ratios else None
+
+    @property
+    def _measured_ratio(self) -> float | None:
+        """The same ratio as measured, unclamped."""
+        api, estimated = self._last_counted
+        return api / estimated if estimated else None
 
     def view_tokens(self) -> int:
         """The conversation's view counted by the estimator under the policy's read rule."""
@@ -385,8 +392,7 @@ class Compactor:
             return frame
         own = self._text_ratio
         if own is None:
-            texts = (frame.system, frame.project_instructions, frame.durable_text)
-            characters = sum(map(wire_characters, texts)) + wire_characters(list(frame.tools))
+            characters = _frame_characters(frame)
             own = max(1.0, characters / CHARS_PER_TOKEN / max(1, frame.reserved_tokens))
         if own >= calibration:
             return frame
@@ -403,9 +409,7 @@ class Compactor:
         request, after `/reload` or a change to the durable block or the tools."""
         if frame == self._counted_frame:
             return 0
-        texts = (frame.system, frame.project_instructions, frame.durable_text)
-        characters = sum(map(wire_characters, texts)) + wire_characters(list(frame.tools))
-        return uncounted_excess(frame.reserved_tokens, characters, self._calibration)
+        return uncounted_excess(frame.reserved_tokens, _frame_characters(frame), self._calibration)
 
     def _is_settled(self) -> bool:
         """True when the view is, message for message, what the last run that summarized
@@ -623,3 +627,9 @@ def _forced_policy(policy: CompactionPolicy, view_tokens: int) -> CompactionPoli
 def _guarded_policy(policy: CompactionPolicy) -> CompactionPolicy:
     """While the guard holds, only the hard limit matters: soft moves just under it."""
     return with_thresholds(policy, policy.hard_limit - 1)
+
+
+def _frame_characters(frame: RequestFrame) -> int:
+    """The characters the frame's texts and tool schemas take on the wire."""
+    texts = (frame.system, frame.project_instructions, frame.durable_text)
+    return sum(map(wire_characters, texts)) + wire_characters(list(frame.tools))
