@@ -147,8 +147,9 @@ class PendingTransitionError(DurableStateError):
 
 
 class DurableTextTooLong(DurableStateError):
-    """A /remember or /todo text over `limit` characters (it has `characters`): every
-    request carries the durable state, so one huge item would block every turn."""
+    """A /remember or /todo text, or a /block reason, over `limit` characters (it has
+    `characters`): every request carries the durable state, so one huge item would block
+    every turn."""
 
     def __init__(self, command: str, characters: int, limit: int) -> None:
         super().__init__("text", "too_long")
@@ -158,9 +159,9 @@ class DurableTextTooLong(DurableStateError):
 
 
 class DurableBlockTooLarge(DurableStateError):
-    """A /remember or /todo refused before anything was recorded: with the new item the
-    part of every request besides the conversation (`fixed_tokens`: system prompt,
-    instructions, tools, the durable block of `durable_tokens`) would leave the
+    """A /remember, /todo or /block refused before anything was recorded: with the new item
+    (or reason) the part of every request besides the conversation (`fixed_tokens`: system
+    prompt, instructions, tools, the durable block of `durable_tokens`) would leave the
     conversation less than `room_needed` of `hard_limit` (API tokens). `oldest_fact` is
     the id of the oldest fact to suggest forgetting (None when there is none)."""
 

@@ -101,3 +101,51 @@ def test_a_resumed_session_whose_facts_fill_the_hard_limit_says_so_once_naming_f
     ), said[-2500:]
     assert "/compact <focus>" not in said and "or /new to start" not in said
     assert server.accepted == []  # nothing could be sent, and nothing was
+
+
+def saved_pending(home: Path) -> list[dict[str, Any]]:
+    [memory_file] = (home / "memory").glob("*.json")
+    return list(json.loads(memory_file.read_text())["state"]["pending_items"])
+
+
+def test_a_block_reason_is_held_to_the_room_and_length_a_todo_is_held_to(
+    home: Path, workspace: Path, server: Any
+) -> None:
+    """`/block`'s reason goes into the durable block of every request as a `/todo` text
+    does (a reason of 1,900 characters took the fixed part past the hard limit, and every
+    later turn was blocked): it is refused the same way, the item stays open, the words
+    are shown back, and nothing is recorded."""
+    server.enqueue(Reply([text_block("answered with the item still open")]))
+    reason = " ".join(f"waiting-on-vendor-{i}-ticket-{i * 31}" for i in range(60))[:1_900]
+    too_long = "x" * 2_500
+    lines = [
+        "/todo finish the report",
+        f"/block T1 {reason}",
+        f"/block T1 {too_long}",
+        "hello",
+        "/block T1 waiting for the API key",
+    ]
+
+    run = run_piped(
+        ["--yes", *TIGHT], cwd=workspace, env=env_for(home, server), stdin_text="\n".join(lines)
+    )
+
+    said = " ".join((run.stdout + run.stderr).split())
+    assert run.returncode == 0, said[-2000:]
+    assert re.search(
+        r"/block refused, nothing changed: with it every request would carry [\d,]+ tokens "
+        r"besides the conversation",
+        said,
+    ), said[-3000:]
+    assert "not blocked, to retype: /block T1 waiting-on-vendor-0-ticket-0" in said
+    assert "/block takes a reason of at most 2,000 characters; this has 2,500" in said
+    transcript = next((home / "transcripts").glob("*.jsonl")).read_text()
+    assert "waiting-on-vendor-0" not in transcript and too_long not in transcript
+    # the turn between went out (not blocked) with the item still open in its block
+    assert "answered with the item still open" in run.stdout
+    assert "request blocked" not in said
+    assert "status=open" in json.dumps(server.accepted[-1])
+    # a reason that fits still blocks the item
+    assert "T1 is blocked: waiting for the API key" in said
+    [item] = saved_pending(home)
+    assert item["status"] == "blocked" and item["blocked_reason"] == "waiting for the API key"

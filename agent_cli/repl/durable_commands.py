@@ -83,12 +83,17 @@ def todo_command(context: CommandContext, args: str) -> None:
 
 
 def _show_refused(
-    context: CommandContext, refused: DurableBlockTooLarge, command: str, text: str
+    context: CommandContext,
+    refused: DurableBlockTooLarge,
+    command: str,
+    text: str,
+    outcome: str = "not added",
 ) -> None:
     """The refusal, then the user's words whole, to retype once there is room: nothing
     typed is lost (the prompt's history holds the line too)."""
     print_at_words(context.console, build_error_text(describe_error(refused)))
-    say(context, f"not added, to retype: {command} {clip_line(text, REFUSED_TEXT_SHOWN)}", "yellow")
+    shown = clip_line(text, REFUSED_TEXT_SHOWN)
+    say(context, f"{outcome}, to retype: {command} {shown}", "yellow")
 
 
 def warn_if_durable_block_large(context: CommandContext) -> None:
@@ -127,7 +132,11 @@ def block_command(context: CommandContext, args: str) -> None:
     if len(parts) < 2:
         raise CommandUsageError("/block", "missing_reason")
     item_id, reason = normalize_item_id(parts[0]), parts[1].strip()
-    context.session.mark_blocked(item_id, reason)
+    try:
+        context.session.mark_blocked(item_id, reason)
+    except DurableBlockTooLarge as refused:
+        _show_refused(context, refused, f"/block {item_id}", reason, "not blocked")
+        return
     say(context, f"{clip_line(item_id, 40)} is blocked: {clip_line(reason, 160)}", "yellow")
 
 

@@ -202,11 +202,29 @@ def describe_durable_block_too_large(exc: e.DurableBlockTooLarge) -> str:
         f"under the {exc.room_needed:,} (a quarter) it keeps"
     )
     forget = f"/forget {_c(exc.oldest_fact, 40)} or another" if exc.oldest_fact else "/forget a"
+    kept = "nothing changed" if exc.command == "block" else "nothing added"  # (a reason)
     return (
-        f"/{_c(exc.command)} refused, nothing added: with it every request would carry "
+        f"/{_c(exc.command)} refused, {kept}: with it every request would carry "
         f"{exc.fixed_tokens:,} tokens besides the conversation (the durable block "
         f"{exc.durable_tokens:,} of them), {leaves}. {forget} fact or item no longer needed "
         "(/facts lists them), or raise --hard-limit"
+    )
+
+
+def describe_durable_text_too_long(exc: e.DurableTextTooLong) -> str:
+    """A `/remember` or `/todo` text, or a `/block` reason, over the characters one item may
+    hold: nothing was recorded, and where big content belongs."""
+    if exc.command == "block":
+        return (
+            f"/block takes a reason of at most {exc.limit:,} characters; this has "
+            f"{exc.characters:,}, and the durable state goes with every request. Nothing was "
+            "changed. Put the details in a file and name it in the reason"
+        )
+    return (
+        f"/{_c(exc.command)} takes at most {exc.limit:,} characters; this has "
+        f"{exc.characters:,}, and the durable state goes with every request. Nothing was "
+        "added. Put big content in a file and remember where it is "
+        "(/remember the API notes are in docs/api.md)"
     )
 
 
@@ -379,12 +397,7 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         f"there is no fact or pending item {_c(exc.item_id, 40)}; /facts lists them "
         "(F1, F2, ... and T1, T2, ...)"
     ),
-    e.DurableTextTooLong: lambda exc: (
-        f"/{_c(exc.command)} takes at most {exc.limit:,} characters; this has "
-        f"{exc.characters:,}, and the durable state goes with every request. Nothing was "
-        "added. Put big content in a file and remember where it is "
-        "(/remember the API notes are in docs/api.md)"
-    ),
+    e.DurableTextTooLong: lambda exc: describe_durable_text_too_long(exc),
     e.DurableBlockTooLarge: lambda exc: describe_durable_block_too_large(exc),
     e.DurableStateError: lambda exc: (
         f"durable state refused it ({_c(exc.field)}: {_c(exc.reason)})"

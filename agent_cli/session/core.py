@@ -430,7 +430,10 @@ class Session:
         return self._durable.move_pending(item_id, PendingStatus.DONE)
 
     def mark_blocked(self, item_id: str, reason: str) -> PendingItem:
-        return self._durable.move_pending(item_id, PendingStatus.BLOCKED, reason)
+        """Block a pending item; its reason is refused as `add_pending` refuses a text."""
+        return self._durable.move_pending(
+            item_id, PendingStatus.BLOCKED, reason, fits=self._check_durable_room
+        )
 
     def forget(self, item_id: str) -> None:
         """Drop a fact or pending item from the durable state (and the memory file)."""

@@ -33,6 +33,7 @@ from agent_cli.durable import (
     PendingStatus,
     add_fact,
     add_pending,
+    distinct_source_pointers,
     forget_item,
     issue_id,
     render_durable_context,
@@ -57,6 +58,8 @@ Added = tuple[DurableContextState, T, str]
 AddItem = Callable[[DurableContextState, str, str, str | None, str], Added[T]]
 # (command, the block as it would be with the new item) -> None, or raises to refuse it
 Fits = Callable[[str, str], None]
+# (state, pointer of the next record) -> the state a change would make
+Prospective = Callable[[DurableContextState, str], DurableContextState]
 # The sequence a prospective item's source is rendered with: as many digits as a long
 # session's records have, so the estimate is not short.
 PROSPECTIVE_SEQUENCE = 100_000
@@ -156,21 +159,36 @@ class DurableContext:
         return added[-1][1]
 
     def _block_with(self, text: str, add: AddItem[T]) -> str:
-        """The block as it would render with one more item of `text` (as `add` makes it),
-        its source a record of this session's next sequence, available with a digest:
-        within a token or two of what adding it will render."""
+        """The block as it would render with one more item of `text` (as `add` makes it)
+        (`_block_after`)."""
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        moment = self._now(None)
+        return self._block_after(
+            lambda state, pointer: add(state, text, pointer, digest, moment)[0], digest
+        )
+
+    def _block_after(self, change: Prospective, digest: str) -> str:
+        """The block as it would render after `change` (given the state and the pointer of
+        this session's next record, which resolves with `digest`): within a token or two of
+        what making the change will render."""
         self.render()  # adopt what another session saved, resolve the sources now
         pointer = f"transcript:{self.log.session_id}:{PROSPECTIVE_SEQUENCE}"
-        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-        state, _, _ = add(self._state, text, pointer, digest, self._now(None))
+        state = change(self._state, pointer)
         found = SourceResolution(pointer, SourceResolutionStatus.AVAILABLE, "ok", digest)
-        known = tuple(r for r in self._resolutions if r.pointer != pointer)
-        return render_durable_context(state, source_resolutions=(*known, found))
+        known = (*(r for r in self._resolutions if r.pointer != pointer), found)
+        cited = set(distinct_source_pointers(state))  # (a move keeps the item's source)
+        return render_durable_context(
+            state, source_resolutions=tuple(r for r in known if r.pointer in cited)
+        )
 
     def move_pending(
-        self, item_id: str, to: PendingStatus, reason: str | None = None
+        self, item_id: str, to: PendingStatus, reason: str | None = None, fits: Fits | None = None
     ) -> PendingItem:
-        """Mark a pending item done or blocked (or open again); illegal moves raise."""
+        """Mark a pending item done or blocked (or open again); illegal moves raise. A reason
+        is held to what `/todo` holds its text to (`MAX_ITEM_CHARS`, then `fits` given the
+        block as it would be), before anything is recorded."""
+        if reason is not None:
+            self._check_reason(item_id, to, reason, fits)
         record = self.log.append(
             USER_COMMAND, {"command": to.value, "item_id": item_id, "reason": reason}
         )
@@ -186,6 +204,26 @@ class DurableContext:
 
         state = self._adopt(change, f"pending_{to.value}", lambda: item_id)
         return _find(state, item_id) or state.pending_items[-1]
+
+    def _check_reason(
+        self, item_id: str, to: PendingStatus, reason: str, fits: Fits | None
+    ) -> None:
+        """Refuse `reason` as `_add_item` refuses a text (command `block`); the move itself is
+        tried on the state first, so an unknown id or an illegal move raises as it would."""
+        if len(reason) > MAX_ITEM_CHARS:
+            raise DurableTextTooLong("block", len(reason), MAX_ITEM_CHARS)
+        if fits is None:
+            return
+        digest = hashlib.sha256(reason.encode("utf-8", "surrogatepass")).hexdigest()
+
+        def change(state: DurableContextState, pointer: str) -> DurableContextState:
+            current = _find(state, item_id)
+            moment = self._now(current.last_confirmed_at if current else None)
+            return transition_pending(
+                state, item_id, to, moment, pointer, reason=reason, evidence_sha256=digest
+            )
+
+        fits("block", self._block_after(change, digest))
 
     def forget(self, item_id: str) -> None:
         """Remove a fact or pending item for good (from the state and the memory file); the
