@@ -62,6 +62,7 @@ are held (see the recording steps). It returns None to go on, or (outcome, stop 
 from __future__ import annotations
 
 import contextlib
+import copy
 import re
 import signal
 from collections.abc import Callable, Generator, Iterator, Sequence
@@ -72,6 +73,7 @@ from agent_cli.errors import (
     PermissionQuestionInterrupted,
     PermissionQuestionTerminated,
     ProviderError,
+    ProviderRequestFailed,
     StoreError,
     TerminationRequested,
     ToolNotStarted,
@@ -101,6 +103,7 @@ from agent_cli.protocol import (
     answer_dangling_tool_uses,
     find_answer_id_problem,
 )
+from agent_cli.secret_forms import SecretForms
 from agent_cli.session.budget import holds_content_sized_by_the_api
 from agent_cli.session.call_limit import CallsKept, keep_calls_that_fit
 from agent_cli.session.compactor import Compactor
@@ -378,7 +381,8 @@ class TurnRunner:
             raise
         except ProviderError as error:
             self._note_given_up(started, parts)
-            yield Notice("error", "provider_failed", error=error)
+            shown = without_secrets(error, self.toolbox.secret_forms)
+            yield Notice("error", "provider_failed", error=shown)
             return None
         self._note_given_up(started, parts)
         yield Notice("error", "provider_failed")  # the stream ended without an answer
@@ -749,3 +753,18 @@ def _text_of(message: dict[str, Any]) -> str:
     if isinstance(content, str):
         return content
     return "".join(b.get("text", "") for b in content or [] if b.get("type") == "text")
+
+
+def without_secrets(error: ProviderError, secrets: SecretForms) -> ProviderError:
+    """`error` with its detail redacted of the session's secrets: an API, gateway or proxy
+    may quote the request it refuses, and the detail is shown on the terminal (the provider
+    redacts only its own key). The same error when nothing in it is a secret."""
+    if not isinstance(error, ProviderRequestFailed) or not error.detail:
+        return error
+    detail = secrets.redact(error.detail)
+    if detail == error.detail:
+        return error
+    shown = copy.copy(error)
+    shown.detail = detail
+    shown.args = (f"{error.kind} (status={error.status}, attempts={error.attempts}) {detail}",)
+    return shown
