@@ -438,8 +438,10 @@ class ProviderRequestFailed(ProviderError):
 
 
 class ModelSwitchRefused(ProviderError, ValueError):
-    """`/model <id>` could not switch. `reason` is "offline" (the offline demo model has
-    no other model) or "bad_model_id" (not a model id: empty, too long, odd characters)."""
+    """`/model <id>` could not switch, or a session could not start on its model.
+    `reason` is "offline" (the offline demo model has no other model), "bad_model_id" (not
+    a model id: empty, too long, odd characters) or "secret_model_id" (the id holds a
+    secret of the session, such as the API key)."""
 
     def __init__(self, reason: str) -> None:
         self.reason = reason

@@ -228,6 +228,19 @@ def describe_durable_text_too_long(exc: e.DurableTextTooLong) -> str:
     )
 
 
+def _model_refused(reason: str) -> str:
+    """Why a model id was not taken (`ModelSwitchRefused`)."""
+    if reason == "offline":
+        return "the offline demo model has no other models; set ANTHROPIC_API_KEY to use Claude"
+    if reason == "secret_model_id":
+        return (
+            "that model id holds one of your secrets (an API key or token?); it was not used "
+            "or recorded. Give a model id such as claude-sonnet-4-5 (--model, ANTHROPIC_MODEL "
+            "or config.toml's model; /model lists them)"
+        )
+    return "that is not a model id (letters, digits and . _ - : @ / only); /model lists them"
+
+
 def _too_large(exc: e.InputTooLarge) -> str:
     return (
         f"that input ({_c(exc.source, 20)}) is {exc.size_bytes / 2**20:,.1f} MB, over the "
@@ -347,11 +360,7 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.PrintPromptRefused: lambda exc: _print_prompt_refused(exc.reason, exc.command),
     e.MissingApiKey: lambda exc: "No ANTHROPIC_API_KEY: set it, or run with --provider offline",
     e.ProviderRequestFailed: _provider_failed,
-    e.ModelSwitchRefused: lambda exc: (
-        "the offline demo model has no other models; set ANTHROPIC_API_KEY to use Claude"
-        if exc.reason == "offline"
-        else "that is not a model id (letters, digits and . _ - : @ / only); /model lists them"
-    ),
+    e.ModelSwitchRefused: lambda exc: _model_refused(exc.reason),
     e.WireFormatError: lambda exc: (
         f"request refused before sending ({_c(exc.reason)}): the conversation is unchanged"
     ),
@@ -491,6 +500,8 @@ def startup_exit_code(exc: BaseException) -> int | None:
         return 2
     if isinstance(exc, e.StateDirUnavailable):
         return USAGE_EXIT  # AGENT_CLI_HOME (or the platform folder) is configuration
+    if isinstance(exc, e.ModelSwitchRefused):
+        return USAGE_EXIT  # the model --model, ANTHROPIC_MODEL or config.toml named
     return None
 
 

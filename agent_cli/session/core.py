@@ -394,7 +394,7 @@ class Session:
 
     def switch_model(self, model_id: str) -> ModelInfo:
         """`/model <id>`: later requests use it; recorded, so resume keeps it."""
-        return switch_model(self.provider, self.log, model_id)
+        return switch_model(self.provider, self.log, model_id, self.toolbox.secret_forms)
 
     def list_models(self) -> ModelListing:
         """`/model`: the models to choose from (Models API, else the model table)."""

@@ -6,7 +6,9 @@ then points the provider at the new model; every request after it, summaries inc
 names that model, and `--resume` goes on with it (unless `--model` names another at
 start: `opening.open_session`). The offline demo model cannot switch
 (`ModelSwitchRefused("offline")`); an id that cannot be a model id is refused before
-anything is recorded (`ModelSwitchRefused("bad_model_id")`). An id the model table does
+anything is recorded (`ModelSwitchRefused("bad_model_id")`), and so is one that holds a
+secret of the session (`"secret_model_id"`: an API key pasted as the model would be
+written to the transcript and shown in the banner and `stats`). An id the model table does
 not know is accepted: the API is the judge of what exists, and a 404 says how to choose
 again; the table only decides the window and the prices.
 
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli.errors import ModelSwitchRefused, ProviderError, ProviderRequestFailed
 from agent_cli.models import MODEL_ID, MODEL_TABLE, ModelInfo, lookup_model
+from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.session.log import MODEL_CHANGED, SessionLog
 
 if TYPE_CHECKING:
@@ -44,13 +47,17 @@ class ModelListing:
     problem: str | None = None  # why the Models API was not used, as a failure kind
 
 
-def switch_model(provider: Provider, log: SessionLog, model_id: str) -> ModelInfo:
+def switch_model(
+    provider: Provider, log: SessionLog, model_id: str, secrets: SecretForms = NO_SECRETS
+) -> ModelInfo:
     """Point `provider` at `model_id`, recorded in `log` first; see the module contract."""
     if provider.name == "offline":
         raise ModelSwitchRefused("offline")
     model_id = model_id.strip()
     if not MODEL_ID.fullmatch(model_id):
         raise ModelSwitchRefused("bad_model_id")
+    if secrets.redact(model_id) != model_id:
+        raise ModelSwitchRefused("secret_model_id")
     log.append(MODEL_CHANGED, {"model": model_id, "previous": provider.model})
     provider.model = model_id
     return lookup_model(model_id)

@@ -125,6 +125,9 @@ def open_session(
         workspace_notice = None
         if rebuilt is not None:
             workspace, workspace_notice = _workspace_for_resume(workspace, rebuilt.workspace)
+        learned, workspace_notices = _workspace_secrets(workspace, environment)
+        extra_secrets = (*_mcp_secrets(mcp_servers, environment), *learned)
+        _refuse_secret_model(provider.model, environment, extra_secrets)
         if rebuilt is None:
             log.append(
                 SESSION_STARTED,
@@ -139,11 +142,10 @@ def open_session(
             session_id, paths.transcripts, paths.artifacts_root, recall_page_chars(policy)
         )
         recall.written_from = writer.next_sequence  # what this run writes (`recall` contract)
-        learned, workspace_notices = _workspace_secrets(workspace, environment)
         make_toolbox = toolbox_factory or partial(
             _default_toolbox,
             environment=environment,
-            extra_secrets=(*_mcp_secrets(mcp_servers, environment), *learned),
+            extra_secrets=extra_secrets,
             state_folders=paths.own_folders(),
         )
         toolbox = make_toolbox(
@@ -224,6 +226,21 @@ def _mcp_secrets(
     from agent_cli.tools.redaction import collect_mcp_secret_values
 
     return collect_mcp_secret_values(servers, os.environ if environment is None else environment)
+
+
+def _refuse_secret_model(
+    model: str, environment: Mapping[str, str] | None, extra: Sequence[str]
+) -> None:
+    """Raise `ModelSwitchRefused("secret_model_id")` before anything is recorded when the
+    model id holds a secret of the session (an API key given as `--model`): the id goes
+    into the transcript, the banner and `stats`."""
+    import os
+
+    from agent_cli.tools.redaction import collect_secret_values
+
+    found = collect_secret_values(os.environ if environment is None else environment)
+    if any(secret and secret in model for secret in (*found, *extra)):
+        raise ModelSwitchRefused("secret_model_id")
 
 
 def _workspace_secrets(
