@@ -25,11 +25,13 @@ from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.store.artifacts import ArtifactStore
 from agent_cli.tools import Toolbox
 from agent_cli.tools.dotenv_watch import DotenvChange, DotenvWatch
+from agent_cli.tools.permissions import PermissionDecision, PermissionRequest
 
 KEY = "sk-ant-FAKE-dotenv-watch-0123456789abcdef"
 PULLED = "sk_live_51HpulledKEYq8Zr2mXv9LpW4tYc8NbH3sJd6"
 OLD = "ghp_oldOLDold0123456789abcdefABCDEF0123"
 ROTATED = "ghp_NEWrotated9876543210zyxwvuZYXWVU9876"
+ALLOW_ONCE = PermissionDecision.ALLOW_ONCE
 LATER = 10**19  # a clock far past every file's mtime: no stamp is racy
 
 
@@ -82,14 +84,23 @@ def test_a_stamp_too_recent_to_trust_is_read_again_and_says_nothing_twice(
     assert watch.check() is None  # settled now: trusted
 
 
-def toolbox_in(workspace: Path, told: list[tuple[DotenvChange, tuple[str, ...]]]) -> Toolbox:
+def toolbox_in(
+    workspace: Path,
+    told: list[tuple[DotenvChange, tuple[str, ...]]],
+    asked: list[PermissionRequest] | None = None,
+) -> Toolbox:
+    def ask(request: PermissionRequest) -> PermissionDecision:
+        if asked is not None:
+            asked.append(request)
+        return ALLOW_ONCE
+
     watch = DotenvWatch(workspace, "")
     first = watch.check()  # the read at start
     toolbox = Toolbox(
         workspace,
         ArtifactStore(workspace.parent / "artifacts"),
         "s1",
-        auto_approve=True,
+        ask_permission=ask,
         secret_environment={},
         extra_secrets=() if first is None else first.found.values,
     )
@@ -97,27 +108,37 @@ def toolbox_in(workspace: Path, told: list[tuple[DotenvChange, tuple[str, ...]]]
     return toolbox
 
 
-def test_a_command_that_writes_and_prints_a_dotenv_file_has_its_result_redacted(
+def test_a_command_that_writes_and_prints_a_dotenv_file_is_redacted_live_and_in_its_result(
     tmp_path: Path,
 ) -> None:
     workspace = workspace_with(tmp_path, {"prod.txt": f"STRIPE_SECRET_KEY={PULLED}\n"})
     told: list[tuple[DotenvChange, tuple[str, ...]]] = []
     toolbox = toolbox_in(workspace, told)
+    shown: list[bytes] = []
+    toolbox.output_watcher = shown.append
     outcome = toolbox.run("bash", {"command": "cp prod.txt .env.local && cat .env.local"})
     assert PULLED not in outcome.content and f"STRIPE_SECRET_KEY={REDACTED_MARK}" in outcome.content
-    assert [(change.files, added) for change, added in told] == [((".env.local",), (PULLED,))]
+    # its first output came after the write: checked before it was shown live
+    assert f"STRIPE_SECRET_KEY={REDACTED_MARK}" in b"".join(shown).decode()
+    learned = [(change.files, added) for change, added in told if added]
+    assert learned == [((".env.local",), (PULLED,))]  # read again while racy: nothing new
     assert PULLED in toolbox.secret_forms.values
 
 
 def test_a_key_rotated_between_calls_is_hidden_before_the_call_and_the_old_one_stays(
     tmp_path: Path,
 ) -> None:
+    """Checked before the call runs: the approval view already hides the new key (and
+    the edit that tools cut around it); the old key stays hidden."""
     workspace = workspace_with(tmp_path, {".env": f"GITHUB_TOKEN={OLD}\n"})
     told: list[tuple[DotenvChange, tuple[str, ...]]] = []
-    toolbox = toolbox_in(workspace, told)
-    (workspace / ".env").write_text(f"GITHUB_TOKEN={ROTATED}\n")
-    outcome = toolbox.run("read_file", {"path": ".env"})
-    assert ROTATED not in outcome.content
+    asked: list[PermissionRequest] = []
+    toolbox = toolbox_in(workspace, told, asked)
+    (workspace / ".env").write_text(f"GITHUB_TOKEN={ROTATED}\nDEBUG=0\n")
+    edit = {"path": ".env", "old_string": "DEBUG=0", "new_string": "DEBUG=1"}
+    outcome = toolbox.run("edit_file", edit)
+    assert not outcome.is_error and ROTATED not in outcome.content
+    assert [ROTATED in request.secrets.values for request in asked] == [True]
     assert {OLD, ROTATED} <= set(toolbox.secret_forms.values)
     echoed = toolbox.run("bash", {"command": f"echo {OLD}"})
     assert OLD not in echoed.content

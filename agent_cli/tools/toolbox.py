@@ -17,9 +17,12 @@ output is redacted) and while a command's output streams (at its first chunk, th
 most every `LIVE_CHECK_SECONDS`). The toolbox is the one owner of what is redacted: a
 check that finds new secret values adds them (never drops one) to its redactor, the
 context tools read and the live-output redactor, then tells the session, which hands the
-new forms to the other holders (`Session.note_dotenv_change`). Known gap: live output
-shown before the check that learns a value (a command that writes a dotenv file and
-prints it within one chunk's check interval) was shown as it was; the result is not.
+new forms to the other holders (`Session.note_dotenv_change`). Known gaps: a command
+that has printed already, then writes a dotenv file and prints it within
+`LIVE_CHECK_SECONDS` of the last check, shows the value in the live view (its result,
+recorded and sent, is redacted); and a tool cuts its text (`ToolContext.secrets`, e.g. a
+command's output past its byte cap) where none of the secrets known when it started is
+split, not those learned while it ran.
 
 No answer repeats the call's input, errors included (`tools.echo`): the redaction would
 mark a secret in it, and so tell the model which of its guesses is one. A tool's own
