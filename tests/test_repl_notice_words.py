@@ -57,6 +57,7 @@ EMITTED = {
         "folders_not_read": 3,
         "folders_read": 200,
     },
+    "dotenv_learned": {"files": ".env, web/.env.local", "names": "GITHUB_TOKEN", "count": 1},
     "memory_damaged": {},
     "project_instructions_unusable": {"source": "AGENTS.md", "problem": "binary"},
     "project_instructions_redacted": {"source": "AGENTS.md", "redacted": 2},

@@ -47,6 +47,7 @@ Contract:
   it (`secrets`, the toolbox's forms): its tools are offered redacted (`offer_tools`),
   and its stderr, its error messages and every reason are redacted before they are cut
   (`failures`: a cut first could split a secret, which then would not be recognised).
+  `use_secrets` swaps in a grown set (a secret learned mid-session) for what follows.
 - A stdio server's stderr goes to a pipe of which only the last `TAIL_BYTES` are kept
   (`stderr_tail`): a server writing without end costs neither memory nor disk.
 """
@@ -131,6 +132,11 @@ class McpHub:
         self.version = 0
 
     # --- reading the states ------------------------------------------------------------
+
+    def use_secrets(self, secrets: SecretForms) -> None:
+        """Redact `secrets` from what the servers say from now on (a grown set: a secret
+        learned mid-session); what was listed or said before stays as it was."""
+        self._secrets = secrets  # one reference, read where used: no lock needed
 
     def states(self) -> list[ServerState]:
         with self._lock:

@@ -902,10 +902,25 @@ def _dotenv_not_read(fields: Mapping[str, object]) -> str:
             f"the dotenv files in {fields['folders_not_read']} more folders (only the first "
             f"{fields.get('folders_read')} are looked in)"
         )
+    when = "when they changed" if fields.get("during") == "session" else "at start"
     return (
-        "Not read for secrets at start, so their values are not hidden from the model: "
+        f"Not read for secrets {when}, so their values are not hidden from the model: "
         + "; ".join(parts)
         + "."
+    )
+
+
+def _dotenv_learned(fields: Mapping[str, object]) -> str:
+    """Which dotenv files changed during the session, and that their secrets are hidden
+    from now on (names only, never a value)."""
+    count = int(str(fields.get("count", 0)))
+    noun = "value" if count == 1 else "values"
+    files = str(fields.get("files", ""))
+    names = f" ({_c(fields['names'], 200)})" if fields.get("names") else ""
+    owner = "their" if "," in files else "its"
+    return (
+        f"{_c(files, 200)} changed during the session: {owner} {count:,} new secret {noun}"
+        f"{names} {'is' if count == 1 else 'are'} hidden from the model from now on."
     )
 
 
@@ -968,6 +983,7 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
     ),
     "credentials_not_hidden": _credentials_not_hidden,
     "dotenv_not_read": _dotenv_not_read,
+    "dotenv_learned": _dotenv_learned,
     "torn_record_set_aside": lambda f: (
         f"The transcript's last record was cut off ({f['bytes']:,} bytes, most likely a "
         "crash or power loss while it was written): the session goes on without it, and "

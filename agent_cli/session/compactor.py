@@ -46,7 +46,8 @@ no more room (the rest is the user's own words, the step in progress), the reque
 as estimated, under the hard limit by the calibrated estimate.
 
 The policy carries the secrets the toolbox redacts (`CompactionPolicy.secret_forms`), so
-no layer cuts one in two; `use_policy` keeps them when the policy changes. With a
+no layer cuts one in two; `use_policy` keeps them when the policy changes, and
+`use_secret_forms` takes the grown set when the toolbox learns a secret mid-session. With a
 `threshold_lift` (the offline demo's: what MCP tool schemas, project instructions and the
 durable block add), the thresholds are
 measured above those tokens: `policy` and every figure the compactor yields carry the
@@ -194,6 +195,12 @@ class Compactor:
     def use_policy(self, policy: CompactionPolicy) -> None:
         """Compact by `policy` from now on, keeping the secrets no cut may split."""
         self._policy = _with_secret_forms(policy, self._secret_forms)
+
+    def use_secret_forms(self, forms: SecretForms) -> None:
+        """Keep `forms` (the toolbox's, grown by a secret learned mid-session) whole in
+        every cut from now on."""
+        self._secret_forms = forms
+        self._policy = _with_secret_forms(self._policy, forms)
 
     def calibrate(
         self, api_prompt_tokens: int, estimated_prompt_tokens: int, *, view_sized: bool = False

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
     from agent_cli.store.memory import MemoryStore
     from agent_cli.tokens import TokenCounter
     from agent_cli.tools.approval_scope import AlwaysScope
+    from agent_cli.tools.dotenv_watch import DotenvChange
     from agent_cli.tools.toolbox import ToolRunner
 
 __all__ = ["Session"]
@@ -309,6 +310,23 @@ class Session:
         """Take back the "always" answer `scope` (None: all); how many were taken back.
         What it covered is asked about again."""
         return self.toolbox.revoke_always(scope)
+
+    def note_dotenv_change(self, change: DotenvChange, hidden: tuple[str, ...]) -> None:
+        """The toolbox found dotenv files changed and now hides `hidden` too
+        (`Toolbox.watch_dotenv`): from now on every other holder of the secrets (the
+        compaction policy, recall, the MCP servers' output) uses the toolbox's forms, and
+        what is worth saying is said after the tool's result (`session.dotenv_secrets`)."""
+        from agent_cli.session.dotenv_secrets import dotenv_change_notices
+
+        if hidden:
+            forms = self.toolbox.secret_forms
+            self._compactor.use_secret_forms(forms)
+            if self._recall is not None:
+                self._recall.secrets = forms
+            if self._mcp is not None:
+                self._mcp.use_secrets(forms)
+        for notice in dotenv_change_notices(change, hidden):
+            self._runner.say_after_tool(notice)
 
     def watch_tool_output(self, watcher: Callable[[bytes], None] | None) -> None:
         """Show a running command's output as it arrives (the REPL's live view); None stops."""

@@ -15,7 +15,8 @@ a tool call is not: that call's error result said why, so a crash costs one erro
 `servers()` lists every server with its state, its offered tools and the tokens their
 schemas add to every request (`McpServerView`). `restart(name)` restarts one; False when
 no server has that name. `close()` stops them all. `secrets` (the toolbox's forms) go to
-the hub, which redacts them from everything a server says (`hub` module contract).
+the hub, which redacts them from everything a server says (`hub` module contract);
+`use_secrets` hands both a grown set (a secret learned mid-session).
 """
 
 from __future__ import annotations
@@ -147,6 +148,13 @@ class McpPart:
         else:
             self._hub.restart(name)
         return True
+
+    def use_secrets(self, secrets: SecretForms) -> None:
+        """Redact what the servers say of `secrets` from now on (the toolbox's forms, grown
+        by a secret learned mid-session)."""
+        self._secrets = secrets
+        if self._hub is not None:
+            self._hub.use_secrets(secrets)
 
     def close(self) -> None:
         if self._hub is not None:

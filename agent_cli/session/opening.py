@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from agent_cli.store.transcript import SessionInfo
     from agent_cli.tokens import TokenCounter
     from agent_cli.tools import Toolbox
+    from agent_cli.tools.dotenv_watch import DotenvWatch
     from agent_cli.tools.permissions import PermissionAsker
     from agent_cli.tools.toolbox import ToolRunner
 
@@ -125,7 +126,7 @@ def open_session(
         workspace_notice = None
         if rebuilt is not None:
             workspace, workspace_notice = _workspace_for_resume(workspace, rebuilt.workspace)
-        learned, workspace_notices = _workspace_secrets(workspace, environment)
+        learned, workspace_notices, dotenv_watch = _workspace_secrets(workspace, environment)
         extra_secrets = (*_mcp_secrets(mcp_servers, environment), *learned)
         _refuse_secret_model(provider.model, environment, extra_secrets)
         if rebuilt is None:
@@ -169,6 +170,7 @@ def open_session(
             recall=recall,
         )
         recall.cited = lambda: cited_pointers(session.durable_state)
+        _watch_dotenv(session, toolbox, dotenv_watch)
         if mcp_servers:
             _attach_mcp(session, toolbox, mcp_servers, workspace, session.counter)
         if workspace_notice is not None:
@@ -245,12 +247,23 @@ def _refuse_secret_model(
 
 def _workspace_secrets(
     workspace: Path, environment: Mapping[str, str] | None
-) -> tuple[tuple[str, ...], tuple[Notice, ...]]:
-    """The secrets of the workspace's dotenv files and the notices about them
-    (`session.dotenv_secrets`; imported here, off the prompt's path)."""
+) -> tuple[tuple[str, ...], tuple[Notice, ...], DotenvWatch]:
+    """The secrets of the workspace's dotenv files, the notices about them and the watch
+    that sees them change (`session.dotenv_secrets`; imported here, off the prompt's
+    path)."""
     from agent_cli.session.dotenv_secrets import load_dotenv_secrets
 
     return load_dotenv_secrets(workspace, environment)
+
+
+def _watch_dotenv(session: Session, toolbox: ToolRunner, watch: DotenvWatch) -> None:
+    """Have the toolbox check the dotenv files around every call, hide what they gain
+    and tell the session, which hands the grown secrets to their other holders
+    (`Session.note_dotenv_change`). A toolbox of another kind (a test's) is not watched."""
+    from agent_cli.tools import Toolbox
+
+    if isinstance(toolbox, Toolbox):
+        toolbox.watch_dotenv(watch, session.note_dotenv_change)
 
 
 def _default_toolbox(

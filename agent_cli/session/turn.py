@@ -198,6 +198,16 @@ class TurnRunner:
         self._pauses = 0  # paused answers in the running turn (`MAX_PAUSES_PER_TURN`)
         self._calls_note: str | None = None  # of the last answer recorded (`call_limit`)
         self.request_watcher: Callable[[], None] | None = None  # told as each request goes
+        self._after_tool: list[Notice] = []  # said once the running call's result is shown
+
+    def say_after_tool(self, notice: Notice) -> None:
+        """Say `notice` once the tool call running now is finished (what a toolbox learned
+        while it ran: `Session.note_dotenv_change`)."""
+        self._after_tool.append(notice)
+
+    def _take_after_tool(self) -> list[Notice]:
+        taken, self._after_tool = self._after_tool, []
+        return taken
 
     @property
     def project_instructions(self) -> ProjectInstructions:
@@ -430,7 +440,11 @@ class TurnRunner:
             yield Notice("warning", "calls_not_run", {"asked": kept.asked, "ran": kept.kept})
         tool_uses = [b for b in message["content"] if b.get("type") == "tool_use"]
         if tool_uses and reason == "tool_use":
-            return (yield from run_tools(self.toolbox, self.conversation, tool_uses, kept.note))
+            return (
+                yield from run_tools(
+                    self.toolbox, self.conversation, tool_uses, kept.note, self._take_after_tool
+                )
+            )
         if tool_uses:  # complete calls in an answer that stopped for another reason
             yield from self._answer_calls_at_stop(tool_uses, reason, kept.note)
         yield from self._stop_notices(reason)
@@ -607,9 +621,11 @@ def run_tools(
     conversation: Conversation,
     tool_uses: list[dict[str, Any]],
     note: str | None = None,
+    after_tool: Callable[[], Sequence[Notice]] = tuple,
 ) -> Steps[Outcome]:
     """Run `tool_uses` with `toolbox` and record their results (module contract), with
-    `note` after them when given (the calls of the answer left out: `call_limit`)."""
+    `note` after them when given (the calls of the answer left out: `call_limit`); what
+    `after_tool()` gives is said after each call's finish (`TurnRunner.say_after_tool`)."""
     results: list[dict[str, Any]] = []
     try:
         for block in tool_uses:
@@ -619,8 +635,10 @@ def run_tools(
                 result_block(block["id"], outcome.content, outcome.is_error, outcome.images)
             )
             yield build_finished_event(block, outcome)
+            yield from after_tool()
     except KeyboardInterrupt as interrupt:
         yield from record_interrupted(conversation, tool_uses, results, interrupt, note)
+        yield from after_tool()
         yield _cancel_notice(interrupt)
         return ("cancelled", "tool_use")
     except TerminationRequested as stop:  # recorded, then the process goes on ending

@@ -232,6 +232,11 @@ class SecretRedactor:
         found = collect_secret_values(os.environ if environment is None else environment)
         return cls((*found, *extra))
 
+    def with_secrets(self, values: Iterable[str]) -> SecretRedactor:
+        """A redactor of this one's secrets and `values` too (a secret learned mid-session,
+        `tools.dotenv_watch`): one is never dropped, so a rotated key stays hidden."""
+        return SecretRedactor((*self.forms.values, *values))
+
     def redact(self, text: str) -> Redaction:
         """`text` with every secret form replaced by `REDACTED_MARK`, and how many. Where
         terminal escape sequences split a secret (a coloured log read back, an MCP
@@ -268,6 +273,11 @@ class StreamRedactor:
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._held = ""
         self._unfinished = ""  # an escape sequence the last piece cut off
+
+    def use(self, redactor: SecretRedactor) -> None:
+        """Redact what is held and what comes from now on with `redactor` (one that knows
+        more secrets: `SecretRedactor.with_secrets`); what was shown stays shown."""
+        self._redactor = redactor
 
     def feed(self, chunk: bytes) -> str:
         text = self._unfinished + self._decoder.decode(chunk)

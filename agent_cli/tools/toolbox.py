@@ -11,6 +11,19 @@ input, prepare (paths, early errors), ask permission when the tool writes or exe
 execute, remove known secrets (`redaction`: from the result, errors included, before it
 is stored, recorded or sent), then spill big output to the artifact store.
 
+The workspace's dotenv files are watched (`watch_dotenv`, `tools.dotenv_watch`): checked
+before a call runs, after it ends (before its result, error text or the rest of its live
+output is redacted) and while a command's output streams (at its first chunk, then at
+most every `LIVE_CHECK_SECONDS`). The toolbox is the one owner of what is redacted: a
+check that finds new secret values adds them (never drops one) to its redactor, the
+context tools read and the live-output redactor, then tells the session, which hands the
+new forms to the other holders (`Session.note_dotenv_change`). Known gaps: a command
+that has printed already, then writes a dotenv file and prints it within
+`LIVE_CHECK_SECONDS` of the last check, shows the value in the live view (its result,
+recorded and sent, is redacted); and a tool cuts its text (`ToolContext.secrets`, e.g. a
+command's output past its byte cap) where none of the secrets known when it started is
+split, not those learned while it ran.
+
 No answer repeats the call's input, errors included (`tools.echo`): the redaction would
 mark a secret in it, and so tell the model which of its guesses is one. A tool's own
 messages name only what exists; an exception's text is passed on only when it repeats
@@ -22,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,8 +85,12 @@ from agent_cli.tools.workspace import Workspace
 if TYPE_CHECKING:
     from agent_cli.mcp_servers.states import McpTools
     from agent_cli.tools.approval_scope import AlwaysScope
+    from agent_cli.tools.dotenv_watch import DotenvChange, DotenvWatch
 
 Preparer = Callable[[ToolContext, dict[str, Any]], PreparedCall]
+# (the change a check found, the secret values it added to what is redacted)
+DotenvTeller = Callable[["DotenvChange", tuple[str, ...]], None]
+LIVE_CHECK_SECONDS = 0.5  # between dotenv checks while a command's output streams
 
 
 @dataclass(frozen=True)
@@ -180,6 +198,37 @@ class Toolbox:
         self._schemas = FrozenList(spec.schema for spec in self._specs.values())
         self._mcp: McpTools | None = None
         self._mcp_version = -1
+        self._dotenv: tuple[DotenvWatch, DotenvTeller] | None = None
+        self._dotenv_checked_at: float | None = None  # None: at the next live chunk
+
+    def watch_dotenv(self, watch: DotenvWatch, tell: DotenvTeller) -> None:
+        """Check `watch` around every call from now on and hide what it finds (module
+        contract); `tell` hears of each change, with the values it added (maybe none:
+        a change can be worth saying for what it could not hide)."""
+        self._dotenv = (watch, tell)
+
+    def _check_dotenv(self) -> None:
+        """Learn the secrets of dotenv files changed since the last check, if any."""
+        if self._dotenv is None:
+            return
+        watch, tell = self._dotenv
+        self._dotenv_checked_at = time.monotonic()
+        change = watch.check()
+        if change is None:
+            return
+        known = set(self._redactor.forms.values)
+        added = tuple(dict.fromkeys(v for v in change.found.values if v not in known))
+        if added:
+            self._redactor = self._redactor.with_secrets(added)
+            self._context = dataclasses.replace(self._context, secrets=self._redactor.forms)
+            self._live_output.use(self._redactor)
+        tell(change, added)
+
+    def _check_dotenv_while_live(self) -> None:
+        """The check while output streams: at the first chunk, then now and then."""
+        last = self._dotenv_checked_at
+        if last is None or time.monotonic() - last >= LIVE_CHECK_SECONDS:
+            self._check_dotenv()
 
     def attach_mcp(self, servers: McpTools) -> None:
         """Offer the tools of the ready MCP `servers` after the built-in ones, and run
@@ -220,6 +269,7 @@ class Toolbox:
         if not chunk:
             self.output_watcher(chunk)
             return
+        self._check_dotenv_while_live()
         shown = self._live_output.feed(chunk)
         if shown:
             self.output_watcher(shown.encode("utf-8"))
@@ -251,6 +301,7 @@ class Toolbox:
 
     def run(self, name: str, tool_input: dict[str, Any]) -> ToolOutcome:
         """Run tool `name` with `tool_input`; see the module contract."""
+        self._check_dotenv()
         spec = self._specs.get(name) if isinstance(name, str) else None
         if spec is None and self._mcp is not None and isinstance(name, str):
             offered = {tool.name: tool for tool in self._mcp.offered_tools()}.get(name)
@@ -340,6 +391,7 @@ class Toolbox:
             return self._refusal_outcome(name)
         self._pass_output_on(b"")  # it runs now: the REPL shows the spinner and elapsed time
         outcome = self._mcp.call(server, tool, tool_input)
+        self._check_dotenv()  # a server may write one in the workspace
         if outcome.failure is not None:
             return self._error_outcome(
                 f"{name} failed: {outcome.failure}.", "error: " + _first_words(outcome.failure)
@@ -411,10 +463,12 @@ class Toolbox:
             if not self._gate.is_allowed(request):
                 return None
         self._live_output = StreamRedactor(self._redactor)
+        self._dotenv_checked_at = None  # the first chunk of output is checked before shown
         self._pass_output_on(b"")  # it runs now: an empty chunk tells the watcher so
         try:
             return call.execute()
         finally:
+            self._check_dotenv()  # before the result, an error or the held output is redacted
             self._flush_live_output()
 
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,7 +90,15 @@ class WorkspaceDotenv:
 
 def read_workspace_dotenv(workspace: Path) -> WorkspaceDotenv:
     """The workspace's dotenv files and their assignments (module contract)."""
-    paths, folders_not_read = _dotenv_paths(workspace)
+    paths, folders_not_read = list_dotenv_paths(workspace)
+    return read_dotenv_files(workspace, paths, folders_not_read)
+
+
+def read_dotenv_files(
+    workspace: Path, paths: Iterable[Path], folders_not_read: int = 0
+) -> WorkspaceDotenv:
+    """The dotenv files among `paths` (inside `workspace`, as `list_dotenv_paths` gives
+    them) read as `read_workspace_dotenv` reads them; what is no file is left out."""
     found = []
     for path in paths:
         data, unread = _read_dotenv(path)
@@ -158,9 +167,9 @@ def is_dotenv_name(name: str) -> bool:
     return name in (".env", ".envrc") or name.startswith(".env.") or name.endswith(".env")
 
 
-def _dotenv_paths(workspace: Path) -> tuple[list[Path], int]:
+def list_dotenv_paths(workspace: Path) -> tuple[list[Path], int]:
     """The paths named like dotenv files at the root and one level down, and how many
-    folders were left unread for `DOTENV_FOLDERS_READ`."""
+    folders were left unread for `DOTENV_FOLDERS_READ`: listings only, nothing opened."""
     paths: list[Path] = []
     folders = not_read = 0
     for entry in _entries(workspace):
