@@ -8,15 +8,25 @@ Contract:
   holds a credential. A credential word as a part of the name, parts split at `_`, `-`,
   `.`, a blank or a lower-to-upper case change (`apiKey`), in the singular or the plural
   (`API_KEYS`, `SLACK_TOKENS`, `APP_SECRETS`, `DB_PASSWORDS`): `KEY` (`STRIPE_KEY`,
-  `RAILS_MASTER_KEY`, `APP_KEY`, `AZURE_OPENAI_KEY`, and `API_KEY`, `APIKEY`,
-  `SECRET_KEY`, `PRIVATE_KEY`...), `TOKEN`, `SECRET`, `PASSPHRASE`, `CREDENTIAL`,
-  `AUTHORIZATION`, `BEARER`, `WEBHOOK` (`SLACK_WEBHOOK_URL`: the URL is the credential), `DSN`
-  (`SENTRY_DSN`), `JWT` (GitLab's `CI_JOB_JWT`, `CI_JOB_JWT_V2`), a connection string
-  (`*_CONNECTION_STRING`, `*_CONN_STR`); `PASSWORD`/`PASSWD` also glued to what comes
-  before (`PGPASSWORD`); as the last part only, `AUTH` (`REDISCLI_AUTH`), `PAT`
-  (`GITHUB_PAT`) and `COOKIE`; `PWD`/`PASS` only as the last part after another
-  (`MYSQL_PWD`, `SMTP_PASS`), so the shell's `PWD` and `OLDPWD` are no secret; and
-  `SSHPASS`. A name that describes a credential rather than holding it is none: its last
+  `RAILS_MASTER_KEY`, `APP_KEY`, `AZURE_OPENAI_KEY`, `API_KEY`, `SECRET_KEY`,
+  `PRIVATE_KEY`...), `TOKEN` and `SECRET`, each of these three also glued to the word
+  before that says which (`GLUED_QUALIFIERS`: `APIKEY`, `SECRETKEY`, `PRIVATEKEY`,
+  `APITOKEN`, `ACCESSTOKEN`, `AUTHTOKEN`, `REFRESHTOKEN`, `CLIENTSECRET`, so ngrok's
+  `NGROK_AUTHTOKEN`, Azure Pipelines' `SYSTEM_ACCESSTOKEN`, `BW_CLIENTSECRET`),
+  `PASSPHRASE`, `CREDENTIAL`, `AUTHORIZATION`, `BEARER`, `WEBHOOK` (`SLACK_WEBHOOK_URL`:
+  the URL is the credential), `DSN` (`SENTRY_DSN`), `JWT` (GitLab's `CI_JOB_JWT`,
+  `CI_JOB_JWT_V2`), a connection string (`*_CONNECTION_STRING`, `*_CONN_STR`), the seed
+  of one-time codes or of a wallet (`TOTP_SEED`, `OTP_SEED`, `MFA_SEED`, `2FA_SEED`,
+  `WALLET_SEED`, `SEED_PHRASE`), a `MNEMONIC` (`WALLET_MNEMONIC`), a pre-shared key
+  (`PSK`: `WIFI_PSK`) and keytool's passwords glued (`STOREPASS`, `KEYPASS`,
+  `KEYSTOREPASS`, `TRUSTSTOREPASS`, `SSHPASS`); `PASSWORD`/`PASSWD` also glued to what
+  comes before (`PGPASSWORD`); as the last part only, `AUTH` (`REDISCLI_AUTH`), `PAT`
+  (`GITHUB_PAT`) and `COOKIE`; `PWD`/`PW`/`PASS` only as the last part after another
+  (`MYSQL_PWD`, `LDAP_BIND_PW`, `SMTP_PASS`), so the shell's `PWD` and `OLDPWD` are no
+  secret; and the session keys of password managers' command-line tools (Bitwarden's
+  `BW_SESSION`, 1Password's `OP_SESSION_<account>`), though no other `*_SESSION`
+  (`DESKTOP_SESSION` names a desktop) nor a bare `SEED` (`RANDOM_SEED` seeds a test run).
+  A name that describes a credential rather than holding it is none: its last
   part says where or what it is (`*_FILE`, `*_PATH`, `*_DIR`, `*_NAME`, `*_ID` after
   `KEY`, `*_ARN`, `*_TYPE`, `*_HOST`, `*_COMMAND`, `*_ENV`, `*_ISSUER`, ... see
   `DESCRIBES_A_CREDENTIAL`: `SSH_KEY_PATH`, `GPG_KEY_ID`, `POSTGRES_PASSWORD_FILE`,
@@ -68,14 +78,23 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from urllib.parse import parse_qsl, unquote, urlsplit
 
+# The words that say which key, token or secret, written glued to it as often as apart
+# (`APIKEY`, ngrok's `AUTHTOKEN`, `ACCESSTOKEN`, `CLIENTSECRET`); a closed list, so
+# `MONKEY` or `TURNKEY` is no credential.
+GLUED_QUALIFIERS = (
+    "API|ACCESS|APP|AUTH|BOT|CLIENT|ENCRYPTION|ID|MASTER|PRIVATE|REFRESH|SECRET|SESSION|SIGNING"
+)
 # A credential word as a whole part of an upper-cased name whose parts `_` separates.
 # Each word also in the plural (`API_KEYS`, `SLACK_TOKENS`, `DB_PASSWORDS`): a list of
 # credentials is credentials. Not a connection string: ASP.NET's `ConnectionStrings__X`
 # names a setting whose credential is found inside it (`credentials_inside`).
 CREDENTIAL_NAME = re.compile(
-    r"(?:^|_)(?:API_?KEYS?|KEYS?|TOKENS?|SECRETS?|SECRET_?KEYS?|PASSPHRASES?|PRIVATE_?KEYS?"
-    r"|CREDENTIALS?|AUTHORIZATION|BEARERS?|WEBHOOKS?|DSNS?|JWTS?|CONN(?:ECTION)?_?STR(?:ING)?)(?:$|_)"
-    r"|PASSW(?:OR)?DS?(?:$|_)|_(?:PWDS?|PASS)$|(?:^|_)(?:AUTH|PAT|COOKIES?)$|^SSHPASS$"
+    rf"(?:^|_)(?:(?:{GLUED_QUALIFIERS})?(?:KEYS?|TOKENS?|SECRETS?)|PASSPHRASES?"
+    r"|CREDENTIALS?|AUTHORIZATION|BEARERS?|WEBHOOKS?|DSNS?|JWTS?|CONN(?:ECTION)?_?STR(?:ING)?"
+    r"|(?:SSH|KEY|STORE|KEYSTORE|TRUSTSTORE)PASS|(?:T?OTP|MFA|2_?FA|WALLET)_SEEDS?"
+    r"|SEED_?PHRASES?|MNEMONICS?|PSKS?)(?:$|_)"
+    r"|PASSW(?:OR)?DS?(?:$|_)|_(?:PWDS?|PWS?|PASS)$|(?:^|_)(?:AUTH|PAT|COOKIES?)$"
+    r"|^BW_SESSION$|^OP_SESSION_"
 )
 # The last part of a name that describes a credential (where it is, what kind, who
 # issues it) instead of holding it; public keys (`SSH_AUTHORIZED_KEYS` too); and a count
@@ -85,8 +104,8 @@ DESCRIBES_A_CREDENTIAL = re.compile(
     r"|SIZE|BITS|LENGTH|LEN|VERSION|FORMAT|FINGERPRINT|PREFIX|SUFFIX|HEADER|REGION|HOST"
     r"|PORT|ENDPOINT|COMMAND|CMD|HELPER|PROVIDER|BACKEND|MODE|POLICY|ENABLED|DISABLED"
     r"|REQUIRED|EXPIRY|EXPIRES|EXPIRATION|TTL|TIMEOUT|LIFETIME|SOCK|SOCKET|ENV|VAR|STDIN"
-    r"|ISSUER|AUDIENCE|LEEWAY)$"
-    r"|(?:^|_)KEY_IDS?$|(?:^|_)(?:PUBLIC|PUBLISHABLE|AUTHORIZED)_KEYS?$"
+    r"|ISSUER|AUDIENCE|LEEWAY|IDENTITY)$"
+    rf"|(?:^|_)(?:{GLUED_QUALIFIERS})?KEY_IDS?$|(?:^|_)(?:PUBLIC|PUBLISHABLE|AUTHORIZED)_KEYS?$"
     r"|(?:^|_)(?:MAX|MIN|NUM)(?:_[A-Z0-9]+)*_TOKENS$"
 )
 # Values a credential-named variable holds when it is a setting, not a secret.

@@ -16,8 +16,8 @@ What counts as secret (`collect_secret_values`): the values of `ANTHROPIC_API_KE
 `ANTHROPIC_AUTH_TOKEN`, of the variables the user names in `AGENT_CLI_SECRET_NAMES`
 (comma or space separated), and of every environment variable whose name looks like a
 credential (`agent_cli.tools.credentials.is_credential_name`: `*_KEY`, `*_API_KEY`,
-`*_TOKEN`, `*_SECRET`, `*_PASSWORD`, each in the plural too, `*_JWT`, `*PASSWORD`,
-`*_PWD`, `*_PASS`, `*_PAT`, `*_AUTH`,
+`*_TOKEN`, `*_SECRET`, `*_PASSWORD`, each in the plural too, `*_APIKEY`, `*_AUTHTOKEN`,
+`*_CLIENTSECRET`, `*_JWT`, `*PASSWORD`, `*_PWD`, `*_PW`, `*_PASS`, `*_PAT`, `*_AUTH`,
 `*_DSN`, `*_WEBHOOK_URL`, `*_CONNECTION_STRING`, `SSHPASS`, ...; never `PWD`, nor a name
 that says where a credential is, `*_KEY_FILE`, `*_TOKEN_PATH`, `GPG_KEY_ID`, or a public
 key) unless the value is a setting word (`true`, `disabled`); and, in every variable
