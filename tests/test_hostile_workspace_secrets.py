@@ -26,7 +26,9 @@ from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.tools.dotenv_syntax import parse_dotenv
 from agent_cli.tools.redaction import ORDINARY_WORD, SHORT, find_secrets
 from agent_cli.tools.workspace_secrets import (
+    CUT,
     LONG,
+    MAX_DOTENV_BYTES,
     MAX_HIDDEN_CHARS,
     NOT_REGULAR,
     DotenvFile,
@@ -161,6 +163,70 @@ def test_which_files_are_dotenv_files() -> None:
         assert is_dotenv_name(name), name
     for name in (".env.example", ".env.sample", ".env.template", "x.env.dist", "env", "a.txt"):
         assert not is_dotenv_name(name), name
+
+
+DOTENV_NAMES_OF_TOOLS_AND_BACKUPS = (
+    ".secrets",  # nektos/act's secrets file
+    ".dev.vars",  # Cloudflare Wrangler's local secrets
+    ".dev.vars.staging",  # ... for one environment
+    ".env-production",
+    ".env_staging",
+    ".env~",  # an editor's backup
+    ".env.bak",
+    ".envrc.orig",
+    "prod.env.old",
+    ".secrets~",
+    ".dev.vars.backup",
+    "#.env#",  # Emacs' auto-save
+)
+
+
+def test_dotenv_files_of_other_tools_and_backups_of_them_are_dotenv_files() -> None:
+    """Twenty-third outside attack: `.secrets`, `.dev.vars`, `.env-production` and `.env~`
+    were not read, so read_file sent their values. Their templates, Vim's binary swap
+    files and names that only start alike are no dotenv file."""
+    for name in DOTENV_NAMES_OF_TOOLS_AND_BACKUPS:
+        assert is_dotenv_name(name), name
+    for name in (
+        ".secrets.example",
+        ".dev.vars.example",
+        ".env-production.sample",
+        ".env.example~",
+        ".env.example.bak",
+        ".env.swp",
+        ".env.swo",
+        ".envrc.swp",
+        ".secrets.yml",
+        "secrets",
+        ".environment",
+        ".dev.varsity",
+        "#notes#",
+        "notes.bak",
+        "~",
+    ):
+        assert not is_dotenv_name(name), name
+
+
+def test_dotenv_files_of_other_tools_are_read_at_the_root_and_one_level_down(
+    tmp_path: Path,
+) -> None:
+    """Under the same bounds as `.env`: a large `.secrets` is cut at `MAX_DOTENV_BYTES`."""
+    (tmp_path / "worker").mkdir()
+    for index, name in enumerate(DOTENV_NAMES_OF_TOOLS_AND_BACKUPS):
+        (tmp_path / name).write_text(f"ROOT_TOKEN_{index}=root-value-{index:04d}\n")
+        (tmp_path / "worker" / name).write_text(f"WORKER_TOKEN_{index}=worker-{index:04d}\n")
+    (tmp_path / ".env.swp").write_bytes(b"b0VIM 9.0\x00\x00SWAP_TOKEN=swap-value-0001\n")
+    (tmp_path / "big").mkdir()
+    (tmp_path / "big" / ".secrets").write_bytes(b"#" * MAX_DOTENV_BYTES + b"\nLATE_TOKEN=x\n")
+    dotenv = read_workspace_dotenv(tmp_path)
+    found = {
+        each.path: (tuple(a.name for a in each.assignments), each.unread) for each in dotenv.files
+    }
+    expected = {"big/.secrets": ((), CUT)}
+    for index, name in enumerate(DOTENV_NAMES_OF_TOOLS_AND_BACKUPS):
+        expected[name] = ((f"ROOT_TOKEN_{index}",), None)
+        expected[f"worker/{name}"] = ((f"WORKER_TOKEN_{index}",), None)
+    assert found == expected
 
 
 def test_regular_files_at_the_root_and_one_level_down_are_read(tmp_path: Path) -> None:

@@ -8,15 +8,25 @@ Contract:
   holds a credential. A credential word as a part of the name, parts split at `_`, `-`,
   `.`, a blank or a lower-to-upper case change (`apiKey`), in the singular or the plural
   (`API_KEYS`, `SLACK_TOKENS`, `APP_SECRETS`, `DB_PASSWORDS`): `KEY` (`STRIPE_KEY`,
-  `RAILS_MASTER_KEY`, `APP_KEY`, `AZURE_OPENAI_KEY`, and `API_KEY`, `APIKEY`,
-  `SECRET_KEY`, `PRIVATE_KEY`...), `TOKEN`, `SECRET`, `PASSPHRASE`, `CREDENTIAL`,
-  `AUTHORIZATION`, `BEARER`, `WEBHOOK` (`SLACK_WEBHOOK_URL`: the URL is the credential), `DSN`
-  (`SENTRY_DSN`), `JWT` (GitLab's `CI_JOB_JWT`, `CI_JOB_JWT_V2`), a connection string
-  (`*_CONNECTION_STRING`, `*_CONN_STR`); `PASSWORD`/`PASSWD` also glued to what comes
-  before (`PGPASSWORD`); as the last part only, `AUTH` (`REDISCLI_AUTH`), `PAT`
-  (`GITHUB_PAT`) and `COOKIE`; `PWD`/`PASS` only as the last part after another
-  (`MYSQL_PWD`, `SMTP_PASS`), so the shell's `PWD` and `OLDPWD` are no secret; and
-  `SSHPASS`. A name that describes a credential rather than holding it is none: its last
+  `RAILS_MASTER_KEY`, `APP_KEY`, `AZURE_OPENAI_KEY`, `API_KEY`, `SECRET_KEY`,
+  `PRIVATE_KEY`...), `TOKEN` and `SECRET`, each of these three also glued to the word
+  before that says which (`GLUED_QUALIFIERS`: `APIKEY`, `SECRETKEY`, `PRIVATEKEY`,
+  `APITOKEN`, `ACCESSTOKEN`, `AUTHTOKEN`, `REFRESHTOKEN`, `CLIENTSECRET`, so ngrok's
+  `NGROK_AUTHTOKEN`, Azure Pipelines' `SYSTEM_ACCESSTOKEN`, `BW_CLIENTSECRET`),
+  `PASSPHRASE`, `CREDENTIAL`, `AUTHORIZATION`, `BEARER`, `WEBHOOK` (`SLACK_WEBHOOK_URL`:
+  the URL is the credential), `DSN` (`SENTRY_DSN`), `JWT` (GitLab's `CI_JOB_JWT`,
+  `CI_JOB_JWT_V2`), a connection string (`*_CONNECTION_STRING`, `*_CONN_STR`), the seed
+  of one-time codes or of a wallet (`TOTP_SEED`, `OTP_SEED`, `MFA_SEED`, `2FA_SEED`,
+  `WALLET_SEED`, `SEED_PHRASE`), a `MNEMONIC` (`WALLET_MNEMONIC`), a pre-shared key
+  (`PSK`: `WIFI_PSK`) and keytool's passwords glued (`STOREPASS`, `KEYPASS`,
+  `KEYSTOREPASS`, `TRUSTSTOREPASS`, `SSHPASS`); `PASSWORD`/`PASSWD` also glued to what
+  comes before (`PGPASSWORD`); as the last part only, `AUTH` (`REDISCLI_AUTH`), `PAT`
+  (`GITHUB_PAT`) and `COOKIE`; `PWD`/`PW`/`PASS` only as the last part after another
+  (`MYSQL_PWD`, `LDAP_BIND_PW`, `SMTP_PASS`), so the shell's `PWD` and `OLDPWD` are no
+  secret; and the session keys of password managers' command-line tools (Bitwarden's
+  `BW_SESSION`, 1Password's `OP_SESSION_<account>`), though no other `*_SESSION`
+  (`DESKTOP_SESSION` names a desktop) nor a bare `SEED` (`RANDOM_SEED` seeds a test run).
+  A name that describes a credential rather than holding it is none: its last
   part says where or what it is (`*_FILE`, `*_PATH`, `*_DIR`, `*_NAME`, `*_ID` after
   `KEY`, `*_ARN`, `*_TYPE`, `*_HOST`, `*_COMMAND`, `*_ENV`, `*_ISSUER`, ... see
   `DESCRIBES_A_CREDENTIAL`: `SSH_KEY_PATH`, `GPG_KEY_ID`, `POSTGRES_PASSWORD_FILE`,
@@ -32,9 +42,9 @@ Contract:
   variable that looks like a credential may hold; it is not hidden unless the user
   names the variable.
 - `credentials_inside(value)`: the credentials a value holds inside it, whatever its
-  name: the password of a URL (`postgres://user:password@host`, as written and
-  percent-decoded) and its query parameters whose names look like credentials
-  (`?api_key=`, `CREDENTIAL_PARAMETER`); in a JSON object or array (a service-account
+  name: those of the URLs in it (`tools.url_credentials`: a password, a user part with a
+  key's shape as in `https://<token>@github.com/`, credential-named query parameters,
+  `jdbc:mysql://user:password@host` too); in a JSON object or array (a service-account
   key, a headers object), every string under a key that `is_credential_name` takes
   (`private_key`, `client_secret`, `Authorization`, `apiKey`), at any depth, and of an
   `<scheme> <credential>` string the credential alone; in a `key=value;...` connection
@@ -53,9 +63,6 @@ Contract:
   flag whose name looks like a credential (`--access-token X`, `--api-key=X`,
   `--password X`), of a `NAME=value` argument so named (`-e GITHUB_TOKEN=X`), and of a
   header flag (`--header "Authorization: Bearer X"`) whose header carries a credential.
-- `url_path_tokens(url)`: the segments of a URL's path that look like keys (letters,
-  digits, `-` and `_` that `looks_like_token`: 16 or more with 4 digits, or 32 or more):
-  an MCP server's URL that carries its key in the path (`/mcp/<key>/sse`).
 Nothing here checks length: the caller leaves out values too short to tell from text.
 """
 
@@ -66,16 +73,27 @@ import binascii
 import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from urllib.parse import parse_qsl, unquote, urlsplit
 
+from agent_cli.tools.token_shape import looks_like_token
+from agent_cli.tools.url_credentials import url_credentials
+
+# The words that say which key, token or secret, written glued to it as often as apart
+# (`APIKEY`, ngrok's `AUTHTOKEN`, `ACCESSTOKEN`, `CLIENTSECRET`); a closed list, so
+# `MONKEY` or `TURNKEY` is no credential.
+GLUED_QUALIFIERS = (
+    "API|ACCESS|APP|AUTH|BOT|CLIENT|ENCRYPTION|ID|MASTER|PRIVATE|REFRESH|SECRET|SESSION|SIGNING"
+)
 # A credential word as a whole part of an upper-cased name whose parts `_` separates.
 # Each word also in the plural (`API_KEYS`, `SLACK_TOKENS`, `DB_PASSWORDS`): a list of
 # credentials is credentials. Not a connection string: ASP.NET's `ConnectionStrings__X`
 # names a setting whose credential is found inside it (`credentials_inside`).
 CREDENTIAL_NAME = re.compile(
-    r"(?:^|_)(?:API_?KEYS?|KEYS?|TOKENS?|SECRETS?|SECRET_?KEYS?|PASSPHRASES?|PRIVATE_?KEYS?"
-    r"|CREDENTIALS?|AUTHORIZATION|BEARERS?|WEBHOOKS?|DSNS?|JWTS?|CONN(?:ECTION)?_?STR(?:ING)?)(?:$|_)"
-    r"|PASSW(?:OR)?DS?(?:$|_)|_(?:PWDS?|PASS)$|(?:^|_)(?:AUTH|PAT|COOKIES?)$|^SSHPASS$"
+    rf"(?:^|_)(?:(?:{GLUED_QUALIFIERS})?(?:KEYS?|TOKENS?|SECRETS?)|PASSPHRASES?"
+    r"|CREDENTIALS?|AUTHORIZATION|BEARERS?|WEBHOOKS?|DSNS?|JWTS?|CONN(?:ECTION)?_?STR(?:ING)?"
+    r"|(?:SSH|KEY|STORE|KEYSTORE|TRUSTSTORE)PASS|(?:T?OTP|MFA|2_?FA|WALLET)_SEEDS?"
+    r"|SEED_?PHRASES?|MNEMONICS?|PSKS?)(?:$|_)"
+    r"|PASSW(?:OR)?DS?(?:$|_)|_(?:PWDS?|PWS?|PASS)$|(?:^|_)(?:AUTH|PAT|COOKIES?)$"
+    r"|^BW_SESSION$|^OP_SESSION_"
 )
 # The last part of a name that describes a credential (where it is, what kind, who
 # issues it) instead of holding it; public keys (`SSH_AUTHORIZED_KEYS` too); and a count
@@ -85,8 +103,8 @@ DESCRIBES_A_CREDENTIAL = re.compile(
     r"|SIZE|BITS|LENGTH|LEN|VERSION|FORMAT|FINGERPRINT|PREFIX|SUFFIX|HEADER|REGION|HOST"
     r"|PORT|ENDPOINT|COMMAND|CMD|HELPER|PROVIDER|BACKEND|MODE|POLICY|ENABLED|DISABLED"
     r"|REQUIRED|EXPIRY|EXPIRES|EXPIRATION|TTL|TIMEOUT|LIFETIME|SOCK|SOCKET|ENV|VAR|STDIN"
-    r"|ISSUER|AUDIENCE|LEEWAY)$"
-    r"|(?:^|_)KEY_IDS?$|(?:^|_)(?:PUBLIC|PUBLISHABLE|AUTHORIZED)_KEYS?$"
+    r"|ISSUER|AUDIENCE|LEEWAY|IDENTITY)$"
+    rf"|(?:^|_)(?:{GLUED_QUALIFIERS})?KEY_IDS?$|(?:^|_)(?:PUBLIC|PUBLISHABLE|AUTHORIZED)_KEYS?$"
     r"|(?:^|_)(?:MAX|MIN|NUM)(?:_[A-Z0-9]+)*_TOKENS$"
 )
 # Values a credential-named variable holds when it is a setting, not a secret.
@@ -128,9 +146,6 @@ PLAIN_HEADERS = frozenset(
         "user-agent",
     }
 )
-CREDENTIAL_PARAMETER = re.compile(
-    r"key|token|secret|passw|passphrase|auth|sig|credential|session|jwt", re.IGNORECASE
-)
 AUTH_SCHEME = re.compile(r"^\s*([A-Za-z][A-Za-z0-9._-]*)\s+(\S.*?)\s*$")
 # An authorization written inside a longer value: the header's line (any scheme), or a
 # `Bearer`/`Basic` credential standing on its own.
@@ -138,9 +153,6 @@ AUTHORIZATION_LINE = re.compile(
     r"(?i)(?<![A-Za-z0-9-])(?:proxy-)?authorization\s*[:=]\s*([^\r\n]+)"
 )
 SCHEME_CREDENTIAL = re.compile(r"(?i)(?<![A-Za-z0-9])(bearer|basic)\s+([A-Za-z0-9._~+/=-]+)")
-MIN_PATH_TOKEN_CHARS = 16
-MIN_TOKEN_DIGITS = 4
-_PATH_TOKEN = re.compile(r"(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]+")
 # Keys of a `key=value;...` connection string that hold a credential but are no credential
 # name elsewhere (ODBC's `Pwd`; Azure's `SharedAccessSignature`).
 CONNECTION_STRING_CREDENTIALS = frozenset({"PWD", "SHAREDACCESSSIGNATURE"})
@@ -186,7 +198,7 @@ def is_ordinary_word(value: str) -> bool:
 
 def credentials_inside(value: str) -> Iterator[str]:
     """The credentials `value` holds inside it (module contract)."""
-    yield from _url_credentials(value)
+    yield from url_credentials(value)
     yield from _json_credentials(value)
     yield from _connection_string_credentials(value)
     yield from _authorization_credentials(value)
@@ -208,28 +220,6 @@ def _authorization_credentials(value: str) -> Iterator[str]:
         if looks_like_token(scheme.group(2)):
             found.extend(list(header_credentials(f"{scheme.group(1)} {scheme.group(2)}"))[1:])
     yield from found
-
-
-def looks_like_token(word: str) -> bool:
-    """A word that may be a key rather than a word of text: at least
-    `MIN_PATH_TOKEN_CHARS` characters with letters and at least `MIN_TOKEN_DIGITS` digits,
-    or at least twice as long (a token of letters only, base64 of a short password)."""
-    if len(word) < MIN_PATH_TOKEN_CHARS or not any(c.isalpha() for c in word):
-        return False
-    digits = sum(c.isdigit() for c in word)
-    return digits >= MIN_TOKEN_DIGITS or len(word) >= 2 * MIN_PATH_TOKEN_CHARS
-
-
-def url_path_tokens(url: str) -> Iterator[str]:
-    """The segments of `url`'s path that look like keys (module contract)."""
-    try:
-        path = urlsplit(url.strip()).path
-    except ValueError:
-        return
-    for segment in path.split("/"):
-        segment = unquote(segment)
-        if _PATH_TOKEN.fullmatch(segment) and looks_like_token(segment):
-            yield segment
 
 
 def header_credentials(value: str) -> Iterator[str]:
@@ -277,24 +267,6 @@ def _header_line_credentials(line: str) -> Iterator[str]:
     name, colon, value = line.partition(":")
     if colon and name.strip().lower() not in PLAIN_HEADERS and value.strip():
         yield from header_credentials(value)
-
-
-def _url_credentials(value: str) -> Iterator[str]:
-    """The password of a URL in `value` (as written and percent-decoded), and its query
-    parameters that look like credentials; nothing when `value` is no URL."""
-    if "://" not in value:
-        return
-    try:
-        parts = urlsplit(value.strip())
-        password = parts.password
-    except ValueError:
-        return
-    if password:
-        yield password
-        yield unquote(password)  # what the server is given; the URL holds it encoded
-    for name, parameter in parse_qsl(parts.query):
-        if CREDENTIAL_PARAMETER.search(name):
-            yield parameter
 
 
 def _json_credentials(value: str) -> Iterator[str]:

@@ -16,13 +16,14 @@ What counts as secret (`collect_secret_values`): the values of `ANTHROPIC_API_KE
 `ANTHROPIC_AUTH_TOKEN`, of the variables the user names in `AGENT_CLI_SECRET_NAMES`
 (comma or space separated), and of every environment variable whose name looks like a
 credential (`agent_cli.tools.credentials.is_credential_name`: `*_KEY`, `*_API_KEY`,
-`*_TOKEN`, `*_SECRET`, `*_PASSWORD`, each in the plural too, `*_JWT`, `*PASSWORD`,
-`*_PWD`, `*_PASS`, `*_PAT`, `*_AUTH`,
+`*_TOKEN`, `*_SECRET`, `*_PASSWORD`, each in the plural too, `*_APIKEY`, `*_AUTHTOKEN`,
+`*_CLIENTSECRET`, `*_JWT`, `*PASSWORD`, `*_PWD`, `*_PW`, `*_PASS`, `*_PAT`, `*_AUTH`,
 `*_DSN`, `*_WEBHOOK_URL`, `*_CONNECTION_STRING`, `SSHPASS`, ...; never `PWD`, nor a name
 that says where a credential is, `*_KEY_FILE`, `*_TOKEN_PATH`, `GPG_KEY_ID`, or a public
 key) unless the value is a setting word (`true`, `disabled`); and, in every variable
 whatever its name, the credentials inside its value (`credentials_inside`): the password
-of a URL (`DATABASE_URL`, `REDIS_URL`, a proxy), its credential-named query parameters,
+of a URL (`DATABASE_URL`, `REDIS_URL`, a proxy, `jdbc:mysql://`) and a user part shaped
+like a token (`https://<token>@github.com/`), its credential-named query parameters,
 the credential-named fields of a JSON value (the `private_key` of a service-account key)
 and of a `key=value;` connection string, and a PEM/OpenSSH private key block. Values shorter than `MIN_SECRET_CHARS` are left
 alone: they would match ordinary text; so is a value that is one ordinary word
@@ -96,9 +97,9 @@ from agent_cli.tools.credentials import (
     is_credential_name,
     is_ordinary_word,
     is_setting_word,
-    url_path_tokens,
 )
 from agent_cli.tools.output import ToolResult
+from agent_cli.tools.url_credentials import url_path_tokens
 
 SECRET_NAMES_VARIABLE = "AGENT_CLI_SECRET_NAMES"
 ALWAYS_SECRET_NAMES = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")

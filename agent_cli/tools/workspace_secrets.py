@@ -7,10 +7,13 @@ Contract: `read_workspace_dotenv(workspace)` reads the dotenv files at the works
 root and in its folders one level down (`DOTENV_FOLDERS_READ` at most, in name order,
 dot folders such as `.devcontainer` included; never those in `SKIPPED_FOLDERS`, which
 hold version control, environments, dependencies and caches, not the project's own
-files): files named `.env`, `.env.<name>`, `<name>.env` or `.envrc`, but not templates
-(`.env.example`, `.sample`, `.template`, `.dist`, `.defaults`, `.tmpl`), whose values
-are placeholders. Each is opened without blocking, and read when it is a regular file:
-its first `MAX_DOTENV_BYTES` (most files whole), decoded and parsed by
+files): files named `.env`, `.env.<name>`, `.env-<name>`, `.env_<name>`, `<name>.env`,
+`.envrc`, `.secrets` (nektos/act's), `.dev.vars` or `.dev.vars.<name>` (Cloudflare
+Wrangler's), and a backup of one (`.env~`, `.env.bak`, `.orig`, `.old`, `.save`,
+`.backup`, `.prev`, Emacs' `#.env#`), but not templates (`.env.example`, `.sample`,
+`.template`, `.dist`, `.defaults`, `.tmpl`), whose values are placeholders, nor Vim's
+binary swap files (`.env.swp`). Each is opened without blocking, and read when it is a
+regular file: its first `MAX_DOTENV_BYTES` (most files whole), decoded and parsed by
 `tools.dotenv_syntax` (every assignment, every reading of its value). It returns one
 `DotenvFile` per file named so: its path relative to the workspace, its assignments and,
 when some or all of it was not read, why (`NOT_REGULAR`: a pipe, a socket or a device,
@@ -31,6 +34,7 @@ is named (`LONG`) when its name looks like a credential; once a file's secrets a
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -65,6 +69,16 @@ SKIPPED_FOLDERS = frozenset(
     }
 )
 TEMPLATE_SUFFIXES = (".example", ".sample", ".template", ".dist", ".defaults", ".tmpl")
+# Dotenv files by the names tools give them beside `.env`: direnv's `.envrc`, nektos/act's
+# `.secrets` (what `act` reads secrets from), Cloudflare Wrangler's `.dev.vars` (and
+# `.dev.vars.<environment>`).
+DOTENV_NAMES = frozenset({".env", ".envrc", ".secrets", ".dev.vars"})
+_DOTENV_STARTS = (".env.", ".env-", ".env_")  # `.env.local`, `.env-production`, `.env_dev`
+# What an editor or a person adds to a file's name for a copy of it, with the same text:
+# `.env~`, `.env.bak`, `#.env#` (Emacs' auto-save), `.envrc.orig`, `prod.env.old`.
+_BACKUP_OF = re.compile(r"^#(.+)#$|~$|\.(?:bak|backup|orig|old|save|prev)$", re.IGNORECASE)
+# Vim's swap files (`.env.swp`, `.env.swo`, ...) are binary, not dotenv text.
+_SWAP_FILE = re.compile(r"\.sw[a-p]$")
 NOT_REGULAR = "not_regular"
 UNREADABLE = "unreadable"
 CUT = "cut"
@@ -161,10 +175,17 @@ def _layers(
 
 
 def is_dotenv_name(name: str) -> bool:
-    """A dotenv file's name that is no template (module contract)."""
-    if name.lower().endswith(TEMPLATE_SUFFIXES):
+    """A dotenv file's name, or its backup's, that is no template and no editor's swap
+    file (module contract)."""
+    name = _BACKUP_OF.sub(lambda backup: backup.group(1) or "", name, count=1)
+    if name.lower().endswith(TEMPLATE_SUFFIXES) or _SWAP_FILE.search(name):
         return False
-    return name in (".env", ".envrc") or name.startswith(".env.") or name.endswith(".env")
+    return (
+        name in DOTENV_NAMES
+        or name.startswith(_DOTENV_STARTS)
+        or name.endswith(".env")
+        or name.startswith(".dev.vars.")
+    )
 
 
 def list_dotenv_paths(workspace: Path) -> tuple[list[Path], int]:

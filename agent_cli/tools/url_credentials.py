@@ -1,0 +1,85 @@
+"""The credentials a URL carries, wherever a value holds one. Pure.
+
+Contract:
+- `url_credentials(value)`: of each URL in `value` (the whole value, and each URL
+  written inside it: pip's `PIP_EXTRA_INDEX_URL` lists several, a JSON or YAML value
+  quotes one, a command names one), its password
+  (`postgres://user:password@host`), as written and percent-decoded; its user part when
+  that has a key's shape (`token_shape.is_token_word`), as written and decoded: GitHub's
+  `https://<token>@github.com/...`, Gemfury's `https://<token>@pypi.fury.io/...`, but not
+  a user name (`https://git@github.com/`, `ssh://deploy@host`); and its query parameters
+  whose names look like credentials (`?api_key=`, `CREDENTIAL_PARAMETER`). A URL behind
+  further scheme words is read from the one `://` follows (JDBC's
+  `jdbc:mysql://user:password@host`, R2DBC's `r2dbc:pool:postgresql://...`).
+- `url_path_tokens(url)`: the segments of a URL's path that have a key's shape
+  (`is_token_word`): an MCP server's URL that carries its key in the path
+  (`/mcp/<key>/sse`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit
+
+from agent_cli.tools.token_shape import is_token_word
+
+CREDENTIAL_PARAMETER = re.compile(
+    r"key|token|secret|passw|passphrase|auth|sig|credential|session|jwt", re.IGNORECASE
+)
+# A URL inside a longer value (a list, a JSON or YAML value, a command): from the scheme
+# that `://` follows (so `mysql` of `jdbc:mysql://`: `jdbc` read as the scheme would
+# leave the user and password in the path) to a blank, a quote or an angle bracket, less
+# the punctuation a sentence or a bracket puts after it.
+_WRITTEN_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'`<>]+")
+_AFTER_A_URL = ".,;:)]}"
+
+
+def url_credentials(value: str) -> Iterator[str]:
+    """The credentials of the URLs in `value` (module contract)."""
+    if "://" not in value:
+        return
+    for url in _urls_in(value):
+        parts = _split(url)
+        if parts is None:
+            continue
+        yield from _user_credentials(parts)
+        for name, parameter in parse_qsl(parts.query):
+            if CREDENTIAL_PARAMETER.search(name):
+                yield parameter
+
+
+def url_path_tokens(url: str) -> Iterator[str]:
+    """The segments of `url`'s path that have a key's shape (module contract)."""
+    parts = _split(url)
+    if parts is None:
+        return
+    for segment in parts.path.split("/"):
+        segment = unquote(segment)
+        if is_token_word(segment):
+            yield segment
+
+
+def _urls_in(value: str) -> list[str]:
+    """The whole value, and each URL written in it, each once."""
+    whole = value.strip()
+    written = (found.group().rstrip(_AFTER_A_URL) for found in _WRITTEN_URL.finditer(whole))
+    return list(dict.fromkeys([whole, *written]))
+
+
+def _split(url: str) -> SplitResult | None:
+    try:
+        return urlsplit(url.strip())
+    except ValueError:  # an unclosed `[` of an IPv6 host
+        return None
+
+
+def _user_credentials(parts: SplitResult) -> Iterator[str]:
+    """The password, and a user part with a key's shape, as written and decoded (what
+    the server is given; the URL holds them encoded)."""
+    if parts.password:
+        yield parts.password
+        yield unquote(parts.password)
+    if parts.username and is_token_word(unquote(parts.username)):
+        yield parts.username
+        yield unquote(parts.username)
