@@ -244,3 +244,37 @@ def test_settings_that_contradict_each_other_name_both_values_and_the_fix(
     done = run_piped([*flags, "-p", "hi"], cwd=workspace, env=env)
     assert done.returncode == 2
     assert_one_plain_error_line(done.stderr, "config error:", *needles)
+
+
+@pytest.mark.parametrize("mode", ["print", "piped"])
+def test_a_current_folder_that_was_deleted_is_named_in_one_line_at_start_up(
+    home: Path, tmp_path: Path, mode: str
+) -> None:
+    """After `git worktree remove` or a rebuilt build folder the shell still stands in a
+    folder that is gone: `os.getcwd()` fails, and the start-up printed a traceback."""
+    import shlex
+    import subprocess
+
+    from e2e_support import agent_cli_argv
+
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    args = ["-p", "hello"] if mode == "print" else []
+    program = " ".join(map(shlex.quote, [*agent_cli_argv(), *args]))
+    done = subprocess.run(
+        [
+            "sh",
+            "-c",
+            f"cd {shlex.quote(str(gone))} && rmdir {shlex.quote(str(gone))} && exec {program}",
+        ],
+        env=build_env(home, {"ANTHROPIC_API_KEY": "k"}),
+        input="hello\n",
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr
+    assert_one_plain_error_line(
+        done.stderr, "the current folder no longer exists", "--workspace DIR"
+    )

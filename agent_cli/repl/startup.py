@@ -38,7 +38,7 @@ def load_settings(args: argparse.Namespace, config_file: Path) -> Settings:
 
 def resolve_workspace(raw: str | None) -> Path:
     """The folder the tools work in: `--workspace`, else the current folder."""
-    workspace = Path(raw).expanduser() if raw else Path(os.getcwd())
+    workspace = Path(raw).expanduser() if raw else _current_folder()
     try:
         workspace = workspace.resolve()
     except (RuntimeError, OSError):  # a loop of symbolic links (RuntimeError on 3.11)
@@ -47,6 +47,19 @@ def resolve_workspace(raw: str | None) -> Path:
     if not workspace.is_dir():
         raise ConfigError("workspace", f"{workspace} is not a folder", source="--workspace")
     return workspace
+
+
+def _current_folder() -> Path:
+    """The current folder; a `ConfigError` when it was deleted (or moved away from under a
+    shell that still stands in it): `os.getcwd()` then fails."""
+    try:
+        return Path(os.getcwd())
+    except OSError:
+        reason = (
+            "the current folder no longer exists (deleted or moved): cd to one that does, "
+            "or give one with --workspace DIR"
+        )
+        raise ConfigError("workspace", reason) from None
 
 
 def make_console(stream: TextIO | None, *, stderr: bool = False) -> Console:
