@@ -236,6 +236,10 @@ class TmuxTerminal:
         """The rows on screen now, with the SGR escapes that colour them."""
         return self._run("capture-pane", "-p", "-e", "-t", PANE)
 
+    def screen_with_colours(self) -> str:
+        """`screen` (the scrollback too) with the SGR escapes that colour it."""
+        return self._run("capture-pane", "-p", "-e", "-S", "-", "-t", PANE)
+
     def exit_status(self) -> int | None:
         """The program's exit status once it has ended, None while it runs."""
         state = self._run("display-message", "-p", "-t", PANE, "#{pane_dead} #{pane_dead_status}")

@@ -4,7 +4,7 @@ fake API through the real SDK, in a workspace holding the files a test names."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,10 +32,12 @@ def open_scene(
     *,
     width: int = 120,
     height: int = 40,
+    flags: Sequence[str] = (),
 ) -> Iterator[Scene]:
     """The REPL started in `tmp_path/ws` (holding `files`, name -> text; a name may hold
     folders, made on the way) with its state in `tmp_path/home` on a `width` x `height`
-    terminal, once its prompt is shown; the fake API accepts only `api_key`."""
+    terminal, with `flags` (`--yes`), once its prompt is shown; the fake API accepts
+    only `api_key`."""
     folder = tmp_path / "ws"
     folder.mkdir()
     for name, text in files.items():
@@ -46,7 +48,7 @@ def open_scene(
             tmp_path / "home", {"ANTHROPIC_API_KEY": api_key, "ANTHROPIC_BASE_URL": fake.base_url}
         )
         terminal = terminals.open(env)
-        terminal.start(agent_cli_argv(), cwd=folder, width=width, height=height)
+        terminal.start([*agent_cli_argv(), *flags], cwd=folder, width=width, height=height)
         driver = ReplDriver(terminal)
         driver.wait_for_prompt(timeout=60)
         yield Scene(driver, fake, folder)

@@ -16,7 +16,7 @@ view asks for (a same-looking change, `same_looking_lines`) written out.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -305,13 +305,26 @@ def write_out_marks(text: Text) -> Text:
     """`text` with its stray combining marks written out (`<U+0336>`) as a command's are
     (`combining_marks`), its styles kept: a tool's heading and an approval's header
     name a path or command as the body does."""
+    return _written_out_at(text, lambda line: written_out_marks(line, in_command=True))
+
+
+def write_out_lookalike_letters(text: Text) -> Text:
+    """`text` with its look-alikes of ASCII characters written out (`g<U+0456>thub`)
+    instead of marked (`mark_lookalike_letters`): for a console that draws no styles (a
+    pipe, a log), where a mark would not be seen."""
+    return _written_out_at(text, lambda line: lookalike_positions(line, in_command=True))
+
+
+def _written_out_at(text: Text, positions_in: Callable[[str], Iterable[int]]) -> Text:
+    """`text` with the characters at the positions `positions_in` finds in each of its
+    lines written out as codes (`<U+0336>`, styled `CONTROL_STYLE`), its styles kept."""
     plain = text.plain
     if plain.isascii():
         return text
     positions: list[int] = []
     offset = 0
     for line in plain.split("\n"):
-        positions += sorted(offset + at for at in written_out_marks(line, in_command=True))
+        positions += sorted(offset + at for at in positions_in(line))
         offset += len(line) + 1
     if not positions:
         return text
@@ -319,8 +332,9 @@ def write_out_marks(text: Text) -> Text:
     pieces = text.divide(cuts)
     starts = [0, *cuts]
     shown = Text(style=text.style, end=text.end)
+    written = set(positions)
     for start, piece in zip(starts, pieces, strict=True):
-        if start in positions:
+        if start in written:
             shown.append(f"<U+{ord(plain[start]):04X}>", style=CONTROL_STYLE)
         else:
             shown.append_text(piece)

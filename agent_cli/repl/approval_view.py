@@ -62,6 +62,7 @@ from agent_cli.repl.approval_lines import (
     style_line,
     write_out_marks,
 )
+from agent_cli.repl.hidden_text_warning import build_hidden_text_warning
 from agent_cli.repl.safe_text import clip_line, clip_middle, show_path
 from agent_cli.safe_cuts import safe_head_end, safe_tail_start
 from agent_cli.same_looking_lines import same_looking_changes
@@ -274,14 +275,20 @@ def build_header(
     first that start with `HEADER_CONTINUED_MARK`, at most `MAX_HEADER_ROWS` where the
     note on look-alike letters can be shortened to fit (a narrow terminal); with
     `unasked_by` (`always for notes.sh`) it says that answer allows it without a
-    question. `written_at`: `same_looking_lines` of the approval, when found already."""
+    question. `written_at`: `same_looking_lines` of the approval, when found already.
+    Added lines that show secret text as `[REDACTED]` get a warning under it, in rows of
+    its own (`hidden_text_warning`)."""
     if written_at is None:
         written_at = same_looking_lines(approval, raw_lines)
     notes = (holds_lookalike_letters(approval.text, approval.kind), bool(written_at))
     header = _build_header(request, approval, raw_lines, width, unasked_by, notes, compact=False)
-    if _rows(header, width) <= MAX_HEADER_ROWS or not any(notes):
-        return header
-    return _build_header(request, approval, raw_lines, width, unasked_by, notes, compact=True)
+    if _rows(header, width) > MAX_HEADER_ROWS and any(notes):
+        header = _build_header(request, approval, raw_lines, width, unasked_by, notes, compact=True)
+    if approval.hidden_added_lines:  # rows of its own, past the limit: it must be read
+        warning = build_hidden_text_warning(approval.hidden_added_lines, unasked_by is None)
+        header.append("\n")
+        header.append_text(_hang(warning, width))
+    return header
 
 
 def _build_header(

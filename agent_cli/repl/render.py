@@ -222,7 +222,8 @@ class EventRenderer:
     def _render_tool_start(self, event: ToolStarted) -> None:
         self._running_tools.add(event.tool_use_id)
         self._running_name = event.name
-        self._print(build_tool_started_line(event, self._frame_width()))
+        styled = self.console.color_system is not None  # (a pipe, a log: no marks drawn)
+        self._print(build_tool_started_line(event, self._frame_width(), styled=styled))
 
     def _render_tool_end(self, event: ToolFinished) -> None:
         self._activity.stop()

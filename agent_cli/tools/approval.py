@@ -12,11 +12,15 @@ writes out) or of the final newline is a change in the diff: split at every sepa
 `str.splitlines` knows, a CR turned into a line feed showed as an empty diff. A diff of
 identical texts is empty; a diff of texts that differ never is, even where the change is
 in text the diff hides (secrets) or cannot decode (bytes that are not UTF-8): `note`
-then says so.
+then says so. `hidden_added_lines` numbers the added lines that show a secret's text as
+`REDACTED_MARK` (1-based, as the view numbers the diff's lines), so the question can say
+that what it asks about is partly unseen: a workspace `.env` value that was shell code,
+written into `build.sh`, showed as `+[REDACTED]` and was approved blind.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import Enum
@@ -48,11 +52,14 @@ class ApprovalKind(Enum):
 class Approval:
     """The text the user must see before saying yes, and how to read it; `note`, what
     the text cannot show and the user must know (a change in hidden text, bytes that are
-    not UTF-8 and will be replaced), "" when nothing."""
+    not UTF-8 and will be replaced), "" when nothing; `hidden_added_lines`, the numbers
+    (1-based, in `text`) of the added lines of a diff that show secret text as
+    `REDACTED_MARK`, in order."""
 
     kind: ApprovalKind
     text: str
     note: str = ""
+    hidden_added_lines: tuple[int, ...] = ()
 
 
 def build_content_approval(content: str) -> Approval:
@@ -71,7 +78,8 @@ def build_diff_approval(
     either text as `REDACTED_MARK`, line by line as read_file shows them (`secret_lines`:
     a context line or a changed line beside a key puts it on the screen otherwise). A
     changed line that reads the same once hidden gets the note `HIDDEN_CHANGE_NOTE`,
-    so a change made inside a secret is never shown as no change."""
+    so a change made inside a secret is never shown as no change; an added line that
+    shows hidden text is counted in `hidden_added_lines`."""
     label = shown.replace("\n", "^J")  # the view writes out every other control
     real_old, real_new = _lines_with_ends(old), _lines_with_ends(new)
     shown_old = _lines_with_ends(_with_secrets_hidden(old, secrets))
@@ -79,6 +87,7 @@ def build_diff_approval(
     matcher = LineMatcher(real_old, real_new)
     lines: list[str] = []
     hidden = False
+    hidden_added: list[int] = []  # indices in `lines`
     for group in matcher.get_grouped_opcodes(DIFF_CONTEXT_LINES):
         if not lines:
             lines += [f"--- {label} (now)\n", f"+++ {label} (after)\n"]
@@ -89,9 +98,30 @@ def build_diff_approval(
                 continue
             removed, added = shown_old[i1:i2], shown_new[j1:j2]
             hidden = hidden or _reads_the_same(real_old[i1:i2], removed, real_new[j1:j2], added)
-            lines += ["-" + line for line in removed] + ["+" + line for line in added]
+            lines += ["-" + line for line in removed]
+            first_added = len(lines)
+            hidden_added += [
+                first_added + at
+                for at, (real, shown) in enumerate(zip(real_new[j1:j2], added, strict=True))
+                if shown != real
+            ]
+            lines += ["+" + line for line in added]
     note = HIDDEN_CHANGE_NOTE if hidden else ""
-    return Approval(ApprovalKind.DIFF, "\n".join(_ended(lines)), note)
+    numbers = _numbers_once_ended(lines, hidden_added)
+    return Approval(ApprovalKind.DIFF, "\n".join(_ended(lines)), note, numbers)
+
+
+def _numbers_once_ended(diff_lines: list[str], indices: list[int]) -> tuple[int, ...]:
+    """The 1-based numbers that the lines at `indices` of `diff_lines` get in the text
+    `_ended` makes of them: each line before one without its `\n` is followed by
+    `NO_NEWLINE_MARK`, which takes a number of its own."""
+    numbers, marks, position = [], 0, 0
+    for index in indices:
+        while position < index:
+            marks += not diff_lines[position].endswith("\n")
+            position += 1
+        numbers.append(index + marks + 1)
+    return tuple(numbers)
 
 
 def _reads_the_same(
@@ -163,7 +193,7 @@ def build_overwrite_approval(
         "UTF-8; the new text replaces them"
     )
     note = f"{approval.note}; {bytes_note}" if approval.note else bytes_note
-    return Approval(approval.kind, approval.text, note)
+    return dataclasses.replace(approval, note=note)
 
 
 def _with_secrets_hidden(text: str, secrets: SecretForms) -> str:

@@ -1,0 +1,53 @@
+"""The warning an approval carries when part of what it approves is shown as [REDACTED].
+
+Why: a diff hides the secrets agent-cli holds, in the lines a write or edit adds too. A
+workspace `.env` held `DEPLOY_TOKEN=eval$(echo${IFS}...|base64${IFS}-d)` (shell code that
+fetches and runs a script); the model added that text as a line of `build.sh`, the
+question showed `7 │ +[REDACTED]` under a header that said nothing, and the user approved
+code they could not see (a twenty-third outside attack). The value cannot be shown (it is
+a secret), so the question says what it hides instead: which lines, that their text is a
+value of the user's secrets written into the file, and to answer n unless that value is
+expected there. Secret values carry no names (`SecretForms` holds forms only), so the
+words name where secrets come from, not which variable.
+
+Contract: `build_hidden_text_warning(numbers, asked)` is that warning for the added lines
+numbered `numbers` (as the view numbers them; at most `MAX_LISTED_LINES` listed, the rest
+counted); with `asked=False` (a call an "always" answer let through) it leaves out the
+advice to answer n. Never any of the secret's text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.text import Text
+
+from agent_cli.secret_forms import REDACTED_MARK
+
+MAX_LISTED_LINES = 8
+WARNING_STYLE = "bold red"
+SECRET_SOURCES = "from your environment, a dotenv file of the workspace or your MCP settings"
+
+
+def build_hidden_text_warning(numbers: Sequence[int], asked: bool = True) -> Text:
+    """The warning for added lines `numbers` that show secret text as `REDACTED_MARK`
+    (module contract); one paragraph, for the caller to hang under the header."""
+    if len(numbers) == 1:
+        lines, what, those = f"added line {numbers[0]:,} shows", "a value", "that value"
+    else:
+        lines = f"{len(numbers):,} added lines ({_listed(numbers)}) show"
+        what, those = "values", "those values"
+    words = (
+        f"warning: {lines} text as {REDACTED_MARK}: {what} of your secrets ({SECRET_SOURCES}) "
+        "written into the file; secrets are never shown."
+    )
+    if asked:
+        words += f" Answer n unless you expect {those} there."
+    return Text(words, style=WARNING_STYLE)
+
+
+def _listed(numbers: Sequence[int]) -> str:
+    """`7, 9, 12`; past `MAX_LISTED_LINES`, the first ones and how many more."""
+    shown = ", ".join(f"{number:,}" for number in numbers[:MAX_LISTED_LINES])
+    left = len(numbers) - MAX_LISTED_LINES
+    return f"{shown} and {left:,} more" if left > 0 else shown
