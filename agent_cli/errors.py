@@ -512,6 +512,19 @@ class WorkspaceEscape(ToolError):
     """A path that resolves outside the workspace root (by `..` or a symlink)."""
 
 
+class WorkspaceGone(ToolError):
+    """The workspace folder was moved, deleted or replaced while the session ran: the
+    tools hold a descriptor of the folder they started in, which no longer is at `root`.
+    `now` says what is there instead: "nothing" (no folder: moved, deleted, or something
+    else in its place) or "another folder" (one made again, or moved there). The words the
+    model and the user read are `tools.workspace.describe_workspace_gone`."""
+
+    def __init__(self, root: str, now: str) -> None:
+        self.root = root
+        self.now = now
+        super().__init__(f"workspace folder gone: {now} at its path")
+
+
 class ToolPermissionDenied(ToolError):
     """The user (or the policy) denied a tool that writes or executes."""
 

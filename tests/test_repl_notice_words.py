@@ -26,6 +26,7 @@ EMITTED = {
     "mcp_waiting": {"servers": "github, files", "limit": 10.0},
     "mcp_still_starting": {"servers": "github"},
     "mcp_failed": {"server": "github", "reason": "the command 'npx' was not found"},
+    "mcp_tools_changed": {"server": "github", "added": 2, "removed": 0, "changed": 1},
     "step_limit": {"steps": 40},
     "pause_limit": {"pauses": 3},
     "cancelled": {"during": "tool"},
@@ -168,3 +169,11 @@ def test_mcp_notices_in_one_shot_mode_offer_no_command_that_minus_p_cannot_run()
     said = notice_text(starting, one_shot=True)
     assert "/mcp" not in said and "left out of this request: github" in said
     assert "startup_timeout" in said
+
+
+def test_a_server_whose_tools_changed_is_said_with_what_changed_only():
+    said = notice_text(Notice("info", "mcp_tools_changed", EMITTED["mcp_tools_changed"]))
+    assert said == (
+        "MCP server github changed its tools (2 added, 1 changed); the model is offered its "
+        "new list from now on."
+    )

@@ -155,8 +155,51 @@ def test_a_workspace_folder_replaced_during_the_session_is_refused_not_written_i
     root.rename(tmp_path / "ws-moved")
     root.mkdir()
     outcome = toolbox.run("write_file", {"path": "a.txt", "content": "x\n"})
-    assert outcome.is_error and "was moved, deleted or replaced" in outcome.content
+    assert outcome.is_error and "was replaced by another folder" in outcome.content
     assert not (root / "a.txt").exists() and not (tmp_path / "ws-moved" / "a.txt").exists()
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("list_dir", {"path": "."}),
+        ("bash", {"command": "touch made-here"}),
+        ("grep", {"pattern": "x"}),
+        ("read_file", {"path": "a.txt"}),
+        ("edit_file", {"path": "a.txt", "old_string": "x", "new_string": "y"}),
+    ],
+)
+def test_every_workspace_tool_refuses_a_workspace_folder_replaced_in_the_same_words(
+    tmp_path: Path, tool: str, tool_input: dict[str, str]
+):
+    """One check in the toolbox, not one per tool: a command does not run in the folder
+    now at the path (it would, by its path), and the words say what works from here."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    toolbox = make_toolbox(root)
+    root.rename(tmp_path / "ws-moved")
+    root.mkdir()
+    (root / "a.txt").write_text("x\n")
+    outcome = toolbox.run(tool, tool_input)
+    assert outcome.is_error and outcome.content == (
+        f"The workspace folder {root} was replaced by another folder while this session "
+        "ran; nothing was done. This session's file tools and commands work only in the "
+        f"folder it started in: the user can quit and start agent-cli in {root} again "
+        "(`agent-cli --resume session-1` continues this conversation there)."
+    )
+    assert sorted(p.name for p in root.iterdir()) == ["a.txt"]
+    assert (root / "a.txt").read_text() == "x\n"
+
+
+def test_a_command_that_removes_the_workspace_folder_is_told_so_in_its_result(tmp_path: Path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    outcome = make_toolbox(root).run("bash", {"command": f"rm -rf '{root}'; echo done"})
+    assert not outcome.is_error and "done" in outcome.content
+    assert f"[After this call: The workspace folder {root} no longer exists (moved or " in (
+        outcome.content
+    )
+    assert "nothing was done" not in outcome.content
 
 
 @pytest.mark.parametrize("relative", ["../outside.txt", "sub/../../outside.txt", "./x", "a//b"])

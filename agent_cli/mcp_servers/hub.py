@@ -41,8 +41,14 @@ Contract:
   and kills the group on the way out), waiting at most `CLOSE_SECONDS`. Should agent-cli
   die without closing (SIGKILL), each stdio server's supervisor sees the `lifeline` end
   and kills its group: nothing a server started outlives agent-cli.
-- `version` grows whenever the set of offered tools changes, so a toolbox knows when to
-  rebuild its tool list. Thread-safe: states are read and written under one lock.
+- A ready server that says its tools changed (`notifications/tools/list_changed`) has
+  them listed again, with the same paging, caps and screening as at its start
+  (`tool_list_changes`); a change said during a call is listed before `call` returns, so
+  the next request offers the new list. Its state's `relisted` counts these listings; a
+  listing that fails (no answer within its `startup_timeout`, an error answer) leaves the
+  tools as they were.
+- `version` grows whenever the set of offered tools changes (and only then: the tools
+  lead the request's cached prefix), so a toolbox knows when to rebuild its tool list. Thread-safe: states are read and written under one lock.
 - Nothing a server says reaches a state or a failure with a secret agent-cli keeps in
   it (`secrets`, the toolbox's forms): its tools are offered redacted (`offer_tools`),
   and its stderr, its error messages and every reason are redacted before they are cut
@@ -96,6 +102,7 @@ from agent_cli.mcp_servers.states import (
 )
 from agent_cli.mcp_servers.stderr_tail import StderrTail
 from agent_cli.mcp_servers.stray_lines import quote_line
+from agent_cli.mcp_servers.tool_list_changes import ToolListFollower
 from agent_cli.mcp_servers.watched_streams import LiveServer, WatchedReads, WatchedWrites
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 
@@ -125,6 +132,7 @@ class McpHub:
         }
         self._running: dict[str, LiveServer] = {}
         self._deadlines: dict[str, float] = {}  # when each handshake under way times out
+        self._followers: dict[str, ToolListFollower] = {}  # of each connection, by server
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._lifeline: Lifeline | None = None
@@ -243,10 +251,26 @@ class McpHub:
         future = self._submit(self._call(server, tool, arguments, settings.timeout))
         try:
             outcome: CallOutcome = future.result(settings.timeout + 2 * CLOSE_SECONDS)
-            return outcome
         except concurrent.futures.TimeoutError:
             future.cancel()
             return CallOutcome(failure=f"{tool} got no answer from {server} in time")
+        except KeyboardInterrupt:
+            future.cancel()
+            raise
+        self._catch_up(server, settings)
+        return outcome
+
+    def _catch_up(self, server: str, settings: McpServerSettings) -> None:
+        """List `server`'s tools again now if it said they changed during the call just
+        made (`tool_list_changes`), so the next request offers the new list."""
+        follower = self._followers.get(server)
+        if follower is None:
+            return
+        future = self._submit(follower.catch_up())
+        try:
+            future.result(settings.startup_timeout + SETTLE_SECONDS)
+        except concurrent.futures.TimeoutError:  # it goes on in the background
+            pass
         except KeyboardInterrupt:
             future.cancel()
             raise
@@ -312,10 +336,14 @@ class McpHub:
         from mcp.client.session import ClientSession
 
         lines = settings.command is not None  # stdio: one message a line
+        follower = ToolListFollower(lambda: self._list_again(settings, running))
+        self._followers[settings.name] = follower
         async with (
             self._open_transport(settings, errlog, pid_file) as streams,
             ClientSession(
-                WatchedReads(streams[0], running, lines), WatchedWrites(streams[1], running)
+                WatchedReads(streams[0], running, lines),
+                WatchedWrites(streams[1], running),
+                message_handler=follower,
             ) as session,
         ):
             with self._lock:  # `wait_for_start` waits for this deadline, not a guess
@@ -336,9 +364,34 @@ class McpHub:
             running.session, running.group = session, _read_group(pid_file)
             self._set_ready(settings.name, offered, skipped, listing)
             assert running.stop is not None
-            await running.stop.wait()
+            async with anyio.create_task_group() as following:
+                following.start_soon(follower.follow)
+                await running.stop.wait()
+                following.cancel_scope.cancel()
             if running.ended:  # not stopped by agent-cli: the server is gone
                 raise _ServerEnded
+
+    async def _list_again(self, settings: McpServerSettings, running: LiveServer) -> None:
+        """List the tools of a ready server that said they changed (module contract): the
+        same paging, caps and screening as at its start; on failure the tools stay."""
+        import anyio
+
+        name = settings.name
+        session = running.session
+        if session is None or self._running.get(name) is not running:
+            return
+        running.refused = []
+        try:
+            with anyio.fail_after(settings.startup_timeout):
+                listing = await list_all_tools(session)
+        except Exception:  # noqa: BLE001  a broken connection ends the server by itself
+            return
+        listed = listing.tools + running.refused[:MAX_LISTED_TOOLS]
+        running.refused = []
+        offered, skipped = offer_tools(name, listed, self._secrets)
+        state = self._state(name)
+        if state is not None and state.status == READY and self._running.get(name) is running:
+            self._set_ready(name, offered, skipped, listing, state.relisted + 1)
 
     def _fail_start(self, settings: McpServerSettings, running: LiveServer) -> None:
         """Mark a server that did not start in time failed at once, with what it wrote to
@@ -489,7 +542,12 @@ class McpHub:
             self._lock.notify_all()
 
     def _set_ready(
-        self, name: str, offered: list[OfferedTool], skipped: list[Skipped], listing: Listing
+        self,
+        name: str,
+        offered: list[OfferedTool],
+        skipped: list[Skipped],
+        listing: Listing,
+        relisted: int = 0,
     ) -> None:
         """Mark `name` ready with its `offered` tools, but those whose offered names another
         server already offers (`mcp__a__b__esc` is tool `b__esc` of `a` and tool `esc` of
@@ -523,6 +581,7 @@ class McpHub:
                 left_out=listing.left_out,
                 left_out_count=listing.left_out_count,
                 listing_cut=self._secrets.redact(listing.cut_short),
+                relisted=relisted,
             )
             self._set_state(name, state)
 

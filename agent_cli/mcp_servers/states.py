@@ -32,6 +32,7 @@ class ServerState:
     left_out: frozenset[str] = frozenset()
     left_out_count: int = 0
     listing_cut: str = ""
+    relisted: int = 0  # how often its tools were listed again since it started
 
 
 @dataclass(frozen=True)
@@ -94,5 +95,22 @@ def describe_not_offered(name: str, states: Iterable[ServerState]) -> str | None
             f"is running, but its tool listing was cut short ({state.listing_cut})."
         )
     return (
-        f"There is no tool by that name: the MCP server {server} is running and does not list it."
+        f"There is no tool by that name among those agent-cli read: the MCP server {server} "
+        "is running, and it was not in the server's list of tools when agent-cli last read "
+        "it (read again when the server says its tools changed, or when the user restarts "
+        f"it: /mcp restart {server})."
     )
+
+
+def count_tool_changes(
+    before: Iterable[OfferedTool], after: Iterable[OfferedTool]
+) -> dict[str, int]:
+    """How the offered tools `after` differ from `before`: how many were `added`,
+    `removed`, and `changed` (offered under the same name with another definition)."""
+    old = {tool.name: tool.definition for tool in before}
+    new = {tool.name: tool.definition for tool in after}
+    return {
+        "added": len(new.keys() - old.keys()),
+        "removed": len(old.keys() - new.keys()),
+        "changed": sum(1 for name in new.keys() & old.keys() if new[name] != old[name]),
+    }

@@ -910,6 +910,20 @@ def _dotenv_not_read(fields: Mapping[str, object]) -> str:
     )
 
 
+def _mcp_tools_changed(fields: Mapping[str, object]) -> str:
+    """A server said its tools changed and was listed again: how many tools it offers
+    that it did not, no longer offers, and offers changed (those that happened only)."""
+    parts = [
+        f"{int(str(fields.get(key, 0))):,} {key}"
+        for key in ("added", "removed", "changed")
+        if int(str(fields.get(key, 0)))
+    ]
+    return (
+        f"MCP server {fields['server']} changed its tools ({', '.join(parts)}); the model is "
+        "offered its new list from now on."
+    )
+
+
 def _dotenv_learned(fields: Mapping[str, object]) -> str:
     """Which dotenv files changed during the session, and that their secrets are hidden
     from now on (names only, never a value)."""
@@ -936,6 +950,7 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
         f"MCP server {f['server']} is not available: {f['reason']}. The session goes on "
         f"without it; /mcp restart {f['server']} tries again."
     ),
+    "mcp_tools_changed": _mcp_tools_changed,
     "cancelled": lambda f: _CANCELLED.get(str(f.get("during")), "Cancelled."),
     "permission_cancelled": lambda f: (
         f"Cancelled at the permission question: {f['tool']} was not run."

@@ -263,8 +263,10 @@ class Session:
     # --- MCP servers --------------------------------------------------------------------
 
     def use_mcp(self, mcp: McpPart) -> None:
-        """Own `mcp` (the session's servers): started by `start_mcp`, closed with it."""
+        """Own `mcp` (the session's servers): started by `start_mcp`, closed with it; a
+        server's tools changed during a call are said after that call's result."""
         self._mcp = mcp
+        mcp.say_tool_changes_with(self._runner.say_after_tool)
 
     def start_mcp(self) -> None:
         """Start the MCP servers in the background (the REPL calls it once its prompt is

@@ -11,7 +11,13 @@ waits for them, each at most its `startup_timeout` from its handshake's start:
 `McpHub.wait_for_start`), a `mcp_still_starting` notice for those that did not make it,
 and one `mcp_failed` notice per server that failed since the last call (each failure is
 reported once; a restart that fails again is reported again; a server that failed during
-a tool call is not: that call's error result said why, so a crash costs one error line).
+a tool call is not: that call's error result said why, so a crash costs one error line),
+and one `mcp_tools_changed` notice per server whose tools changed when they were listed
+again (it said they changed: `hub` module contract), counting the tools added, removed and
+changed since it was last said (none when a listing found the same tools). A change
+found once a `call()` has returned (the server said it during that call) goes to the
+`say` given to `say_tool_changes_with` at once (the session's, which says it after the
+call's result), not at the next turn; each change is said once either way.
 `servers()` lists every server with its state, its offered tools and the tokens their
 schemas add to every request (`McpServerView`). `restart(name)` restarts one; False when
 no server has that name. `close()` stops them all. `secrets` (the toolbox's forms) go to
@@ -21,7 +27,7 @@ the hub, which redacts them from everything a server says (`hub` module contract
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,9 +38,11 @@ from agent_cli.mcp_servers.settings import McpServerSettings
 from agent_cli.mcp_servers.states import (
     DISABLED,
     FAILED,
+    READY,
     STARTING,
     CallOutcome,
     ServerState,
+    count_tool_changes,
     describe_not_offered,
 )
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
@@ -74,6 +82,9 @@ class McpPart:
         self._secrets = secrets
         self._hub: McpHub | None = None
         self._reported: dict[str, str] = {}  # server -> the failure reason reported
+        # server -> (its state's `relisted`, its tools) as the last request saw them
+        self._seen_tools: dict[str, tuple[int, tuple[OfferedTool, ...]]] = {}
+        self._say: Callable[[Notice], None] | None = None
 
     def start(self) -> None:
         if self._hub is None:
@@ -97,7 +108,16 @@ class McpPart:
     def call(self, server: str, tool: str, arguments: dict[str, Any]) -> CallOutcome:
         if self._hub is None:
             return CallOutcome(failure=f"the MCP server {server} has not been started")
-        return self._hub.call(server, tool, arguments)
+        outcome = self._hub.call(server, tool, arguments)
+        if self._say is not None:
+            for state in self._hub.states():
+                for notice in self._tool_changes(state):
+                    self._say(notice)
+        return outcome
+
+    def say_tool_changes_with(self, say: Callable[[Notice], None]) -> None:
+        """Hand the tool changes a call brings to `say` from now on (module contract)."""
+        self._say = say
 
     # --- the session's ------------------------------------------------------------------
 
@@ -113,6 +133,7 @@ class McpPart:
             if still:
                 yield Notice("warning", "mcp_still_starting", {"servers": ", ".join(still)})
         for state in self._hub.states():
+            yield from self._tool_changes(state)
             if state.status == FAILED and self._reported.get(state.name) != state.reason:
                 self._reported[state.name] = state.reason
                 if state.failed_in_call:
@@ -122,6 +143,19 @@ class McpPart:
                 )
             elif state.status != FAILED:
                 self._reported.pop(state.name, None)
+
+    def _tool_changes(self, state: ServerState) -> Iterator[Notice]:
+        """The `mcp_tools_changed` notice for a ready server listed again since the last
+        request, when what it offers changed (module contract)."""
+        if state.status != READY:
+            return
+        seen = self._seen_tools.get(state.name)
+        self._seen_tools[state.name] = (state.relisted, state.tools)
+        if seen is None or state.relisted <= seen[0]:  # a (re)start is not a change said
+            return
+        counts = count_tool_changes(seen[1], state.tools)
+        if any(counts.values()):
+            yield Notice("info", "mcp_tools_changed", {"server": state.name, **counts})
 
     def servers(self) -> tuple[McpServerView, ...]:
         return tuple(

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_cli.errors import ToolError, ToolNotStarted
+from agent_cli.errors import ToolError, ToolNotStarted, WorkspaceGone
 from agent_cli.frozen import FrozenList
 from agent_cli.secret_forms import SecretForms
 from agent_cli.tools.artifact_tool import prepare_read_artifact
@@ -80,7 +80,7 @@ from agent_cli.tools.schemas import RECALL_SCHEMA, TOOL_SCHEMAS, validate_input
 from agent_cli.tools.search_tools import prepare_grep
 from agent_cli.tools.shell import prepare_bash
 from agent_cli.tools.state_folders import StateFolders
-from agent_cli.tools.workspace import Workspace
+from agent_cli.tools.workspace import Workspace, describe_workspace_gone
 
 if TYPE_CHECKING:
     from agent_cli.mcp_servers.states import McpTools
@@ -99,6 +99,7 @@ class ToolSpec:
     prepare: Preparer
     needs_permission: bool = False
     may_spill: bool = True
+    in_workspace: bool = True  # it reads, writes or runs in the workspace folder
 
 
 def _build_specs(with_recall: bool) -> dict[str, ToolSpec]:
@@ -110,10 +111,12 @@ def _build_specs(with_recall: bool) -> dict[str, ToolSpec]:
         ToolSpec(schemas["list_dir"], prepare_list_dir),
         ToolSpec(schemas["grep"], prepare_grep),
         ToolSpec(schemas["bash"], prepare_bash, needs_permission=True),
-        ToolSpec(schemas["read_artifact"], prepare_read_artifact, may_spill=False),
+        ToolSpec(
+            schemas["read_artifact"], prepare_read_artifact, may_spill=False, in_workspace=False
+        ),
     ]
     if with_recall:
-        specs.append(ToolSpec(RECALL_SCHEMA, prepare_recall, may_spill=False))
+        specs.append(ToolSpec(RECALL_SCHEMA, prepare_recall, may_spill=False, in_workspace=False))
     return {spec.schema["name"]: spec for spec in specs}
 
 
@@ -313,27 +316,59 @@ class Toolbox:
                 "unknown tool",
             )
         try:
+            if spec.in_workspace:
+                self._context.workspace.require_same_root()
             result = self._prepare_and_execute(spec, tool_input)
         except ToolInterrupted as interrupt:  # the output so far, kept as its result
             outcome = self._finish(spec, interrupt.result)
             raise ToolInterrupted(interrupt.result, outcome) from None
-        except ToolError as error:
+        except WorkspaceGone as gone:
+            return self._workspace_gone_outcome(gone)
+        except Exception as error:
+            return self._failure_outcome(spec, name, tool_input, error)
+        if result is None:
+            return self._refusal_outcome(name)
+        if spec.in_workspace:
+            result = self._note_workspace_gone(result)
+        return self._finish(spec, result)
+
+    def _failure_outcome(
+        self, spec: ToolSpec, name: str, tool_input: Any, error: Exception
+    ) -> ToolOutcome:
+        """The error result of a tool that raised `error`. When the workspace folder went
+        away while it ran, that is the reason, whatever the tool tripped over (bash: a
+        folder that cannot be entered; list_dir: no such directory)."""
+        gone = self._context.workspace.gone_now() if spec.in_workspace else None
+        if gone is not None:
+            return self._workspace_gone_outcome(gone)
+        if isinstance(error, ToolError):
             return self._error_outcome(str(error), f"error: {_first_words(str(error))}")
-        except OSError as error:
+        if isinstance(error, OSError):
             message = (
                 f"{name} failed: the operating system said "
                 f"{error.strerror or type(error).__name__}."
             )
             return self._error_outcome(message, "error: " + _first_words(message))
-        except Exception as error:
-            said = free_of_input(
-                str(error), input_strings(tool_input), "its text repeats the input"
-            )
-            message = f"{name} failed unexpectedly ({type(error).__name__}: {said})."
-            return self._error_outcome(message, f"error: {type(error).__name__}")
-        if result is None:
-            return self._refusal_outcome(name)
-        return self._finish(spec, result)
+        said = free_of_input(str(error), input_strings(tool_input), "its text repeats the input")
+        message = f"{name} failed unexpectedly ({type(error).__name__}: {said})."
+        return self._error_outcome(message, f"error: {type(error).__name__}")
+
+    def _workspace_gone_outcome(self, gone: WorkspaceGone) -> ToolOutcome:
+        """The same words from every tool that works in the workspace folder, once it is
+        gone (`describe_workspace_gone`), checked before each such call and after one
+        that failed."""
+        summary = "error: the workspace folder is gone"
+        return self._error_outcome(describe_workspace_gone(gone, self._session_id), summary)
+
+    def _note_workspace_gone(self, result: ToolResult) -> ToolResult:
+        """`result` of a call that went well, with a line saying the workspace folder is
+        gone when it went away during the call (`bash` removed it): the model learns it
+        now, not from the next call's error."""
+        gone = self._context.workspace.gone_now()
+        if gone is None:
+            return result
+        said = describe_workspace_gone(gone, self._session_id, after_call=True)
+        return dataclasses.replace(result, header=f"{result.header}\n[After this call: {said}]")
 
     def _why_unknown(self, name: object) -> str:
         """Why a call names no offered tool: for an MCP-style name, what its server says

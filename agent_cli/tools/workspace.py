@@ -29,8 +29,9 @@ import os
 import weakref
 from collections.abc import Callable
 from pathlib import Path
+from stat import S_ISDIR
 
-from agent_cli.errors import ConfigError, ToolError, WorkspaceEscape
+from agent_cli.errors import ConfigError, ToolError, WorkspaceEscape, WorkspaceGone
 from agent_cli.nofollow_open import DIRECTORY_FLAGS
 from agent_cli.tools.safe_open import open_directory_beneath, open_file_beneath
 from agent_cli.tools.state_folders import NO_STATE_FOLDERS, StateFolders
@@ -149,18 +150,50 @@ class Workspace:
         return open_directory_beneath(self.root_fd, parts, shown, create_missing)
 
     def require_same_root(self) -> None:
-        """Refuse when the root folder was moved, deleted or replaced since the start: the
-        held descriptor would otherwise act on a folder the user no longer sees there."""
+        """Raise `WorkspaceGone` when the root folder was moved, deleted or replaced since
+        the start: the held descriptor would otherwise act on a folder the user no longer
+        sees there."""
         held = os.fstat(self.root_fd)
         try:
             now = os.stat(self.root, follow_symlinks=False)
         except OSError:
-            now = None
-        if now is None or (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino):
-            raise ToolError(
-                f"The workspace folder {self.root} was moved, deleted or replaced while this "
-                "session ran; nothing was done. Start agent-cli again in that folder."
-            )
+            raise WorkspaceGone(str(self.root), "nothing") from None
+        if (now.st_dev, now.st_ino) == (held.st_dev, held.st_ino):
+            return
+        raise WorkspaceGone(str(self.root), "another folder" if S_ISDIR(now.st_mode) else "nothing")
+
+    def gone_now(self) -> WorkspaceGone | None:
+        """What `require_same_root` would raise now, or None while the root is in place."""
+        try:
+            self.require_same_root()
+        except WorkspaceGone as gone:
+            return gone
+        return None
+
+
+def describe_workspace_gone(gone: WorkspaceGone, session_id: str, after_call: bool = False) -> str:
+    """What the model and the user read when the workspace folder is gone (`gone`): what
+    happened, that nothing was done (`after_call`: that the call just made did it, which
+    then ran), and what works from here. Resuming by id works from any folder
+    (`session.opening`: the recorded folder when it exists again, else the one agent-cli
+    starts in, said either way); this session cannot take up a folder made again, since
+    it holds the descriptor of the one it started in."""
+    resume = f"`agent-cli --resume {session_id}` continues this conversation"
+    when = "during this call" if after_call else "while this session ran"
+    if gone.now == "another folder":
+        what = f"The workspace folder {gone.root} was replaced by another folder {when}"
+        advice = (
+            "This session's file tools and commands work only in the folder it started in: "
+            f"the user can quit and start agent-cli in {gone.root} again ({resume} there)."
+        )
+    else:
+        what = f"The workspace folder {gone.root} no longer exists (moved or deleted {when})"
+        advice = (
+            "No file tool or command can work in this session now. The user can quit, then "
+            "recreate that folder and start agent-cli in it, or start agent-cli in another "
+            f"folder (--workspace DIR); {resume} from any folder."
+        )
+    return f"{what}. {advice}" if after_call else f"{what}; nothing was done. {advice}"
 
 
 def unambiguous(relative: str) -> str:

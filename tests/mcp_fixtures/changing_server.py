@@ -1,0 +1,59 @@
+"""A hand-written MCP server over stdio (no SDK) whose tools change while it runs. It
+declares `tools.listChanged` and sends `notifications/tools/list_changed` before the
+answer of the call that changes them (as a server does that adds tools on demand):
+`grow` adds the tool `fresh` and removes `gone`; `same` sends the notification with
+nothing changed; `fresh` and `gone` answer with their names. `tools/list` is answered in
+pages of two (the listing at start and each one after a change are paged alike)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+SCHEMA = {"type": "object", "properties": {}}
+tools = ["gone", "grow", "same"]
+
+
+def send(message: dict) -> None:
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def listing(cursor: object) -> dict:
+    start = int(cursor) if isinstance(cursor, str) and cursor.isdigit() else 0
+    page = [
+        {"name": name, "description": f"The {name} tool.", "inputSchema": SCHEMA}
+        for name in tools[start : start + 2]
+    ]
+    more = {"nextCursor": str(start + 2)} if start + 2 < len(tools) else {}
+    return {"tools": page, **more}
+
+
+def call(name: str) -> str:
+    if name == "grow":
+        tools.remove("gone")
+        tools.append("fresh")
+    if name in ("grow", "same"):
+        send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+    return f"{name} ran"
+
+
+for line in sys.stdin:
+    request = json.loads(line)
+    method, ident = request.get("method"), request.get("id")
+    if ident is None:
+        continue
+    params = request.get("params") or {}
+    if method == "initialize":
+        result: dict = {
+            "protocolVersion": params.get("protocolVersion", "2025-06-18"),
+            "capabilities": {"tools": {"listChanged": True}},
+            "serverInfo": {"name": "changing", "version": "1"},
+        }
+    elif method == "tools/list":
+        result = listing(params.get("cursor"))
+    elif method == "tools/call":
+        result = {"content": [{"type": "text", "text": call(params["name"])}]}
+    else:
+        result = {}
+    send({"jsonrpc": "2.0", "id": ident, "result": result})
