@@ -58,7 +58,7 @@ from agent_cli.recall_search import (
     render_search_page,
     search_records,
 )
-from agent_cli.safe_cuts import safe_head_end, safe_tail_start
+from agent_cli.safe_cuts import safe_head_end, safe_tail_start, stopped_secret_start
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.sources import SourcePointerResolver, SourceResolution, SourceResolutionStatus
 from agent_cli.sources.pointers import parse_source_pointer
@@ -223,7 +223,7 @@ class Recall:
         end = safe_head_end(text, wanted, secrets, stream_stopped=is_cut)
         if end > start:
             return start, end
-        open_match = secrets.open_match_start(text) if is_cut else None
+        open_match = stopped_secret_start(text, secrets) if is_cut else None
         if open_match is not None and open_match <= start:
             return len(text), len(text)  # all that is left may be a key cut by the limit
         # Something longer than a page: taken whole (a secret is redacted afterwards).

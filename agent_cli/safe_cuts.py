@@ -11,13 +11,24 @@ Contract:
   secret form the cut would split moves the cut back to where it starts, so no piece of
   it is kept (the whole of it, if kept, is redacted like any other). With
   `stream_stopped=True` the text is all that is known of a longer stream that stopped at
-  its end, so an ending that could be the start of a secret counts as one too. A long
+  its end, so an ending that could be the start of a secret counts as one too
+  (`stopped_secret_start`). A long
   run of a token (`secret_runs`) is an occurrence like a form: a cut inside one moves
   to its start (its end, for a tail), so the run stays whole on one side and is
   redacted there. What a stream that stopped ends with, if shorter than the threshold,
   is kept: it is no occurrence (`open_match_start` knows a run only as a piece of the
   whole value, whose start it must be), and fewer than the threshold's characters of it
   stand on each side of any cut.
+- `stopped_secret_start(text, secrets)`: where an ending of `text`, a stream that stopped
+  at its end (a command interrupted, timed out or capped; a read limit), may begin a
+  secret whose rest never came; None when none may. Inside a line, any start of a form
+  counts, down to one character. After a line break (the stream stopped at a line's end)
+  only a start holding at least `LINE_END_PIECE_CHARS` of a form's characters counts (a
+  multi-line value's own line break counts as one): a form carries on past a line break
+  only wrapped or when its value spans lines, so a line's end joins one only through the
+  break, and one or two characters before it tell nothing of a secret, while about one
+  line in fifteen ends with the first character of some form of a key (its base64,
+  base32, hex...) and lost it (a command's `trapped` shown as `trappe`).
 - `safe_tail_start(text, start, secrets)`: where to begin a kept tail that should begin
   at `start`: after a secret the cut would split, before a pointer it would split.
 - `cut_head(text, limit, secrets, mark)`: `text` up to the safe end, `mark` appended when
@@ -43,6 +54,9 @@ POINTER_SPAN = re.compile(
     rf"(?<![A-Za-z0-9._:-])(?:transcript|artifact):[A-Za-z0-9._:-]{{1,{MAX_POINTER_CHARS}}}"
 )
 _LONGEST_POINTER = len("transcript:") + MAX_POINTER_CHARS
+# The fewest of a form's characters an ending after a line break holds to count as the
+# start of a secret in a stream that stopped there (module contract).
+LINE_END_PIECE_CHARS = 3
 
 
 def pointer_around(text: str, position: int) -> tuple[int, int] | None:
@@ -93,7 +107,7 @@ def safe_head_end(
     if pointer is not None:
         cut = pointer[1]
     if stream_stopped:
-        open_start = secrets.open_match_start(text)
+        open_start = stopped_secret_start(text, secrets)
         if open_start is not None:
             cut = min(cut, open_start)
     while True:
@@ -104,6 +118,13 @@ def safe_head_end(
                 return cut
             moved = pointer[0]  # a secret's start inside a pointer: leave the pointer out
         cut = moved
+
+
+def stopped_secret_start(text: str, secrets: SecretForms) -> int | None:
+    """Where a secret may begin at the end of a stream that stopped there (module
+    contract)."""
+    least = LINE_END_PIECE_CHARS if text.endswith("\n") else 1
+    return secrets.open_match_start(text, least)
 
 
 def safe_tail_start(text: str, start: int, secrets: SecretForms = NO_SECRETS) -> int:

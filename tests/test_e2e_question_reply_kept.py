@@ -101,3 +101,29 @@ def test_a_mistaken_answer_letter_is_not_kept_and_a_reply_is_kept_after_an_earli
     screen = terminal.visible()
     prompt_and_after = screen.partition("› no wait")[2]
     assert "yes please" in prompt_and_after and "› p" not in screen.partition("after the tool")[2]
+
+
+UNFINISHED = "no - first explain why the file is needed and what else you plan to change"
+
+
+def test_text_typed_at_the_question_then_ctrl_c_waits_unsent_in_the_next_prompt(scene):
+    # twenty-third outside test: the turn was cancelled and the text was gone with it
+    ask_to_run(scene)
+    terminal = scene.repl.terminal
+    terminal.type_text(UNFINISHED)  # no Enter: the user stops the turn instead
+    terminal.wait_for(
+        lambda s: "change" in s.partition("allow?")[2], "the text at the question", timeout=30
+    )
+    terminal.press("C-c")
+    terminal.wait_for(
+        lambda s: f"› {UNFINISHED}" in s.partition("cancelled at the permission question")[2],
+        "the text in the next prompt",
+        source=terminal.visible,
+        timeout=60,
+    )
+    assert not (scene.workspace / "RAN").exists()
+    assert len(scene.server.requests) == 1  # unsent: waiting to be edited
+    terminal.type_text(", please")
+    terminal.press("Enter")
+    terminal.wait_for_text("after the tool", timeout=60)
+    assert UNFINISHED + ", please" in sent_user_texts(scene)

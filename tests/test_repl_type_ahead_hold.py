@@ -5,6 +5,7 @@ A turn that ended by itself still sends a line typed ahead with Enter, as a shel
 
 from __future__ import annotations
 
+import pytest
 from prompt_toolkit import PromptSession
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.keys import Keys
@@ -181,6 +182,38 @@ def test_keys_added_after_a_hold_are_held_too_until_a_prompt_took_them():
     assert kept.take_line()[0].data == "no wait\ntyped during the rest of the turn"
     kept.add(b"next line\n")  # a new start: a line ended with Enter sends again
     assert kept.sends() == 1
+
+
+def test_text_left_unfinished_at_a_question_carries_on_with_the_keys_typed_after_it():
+    kept = TypeAhead()
+    kept.add(b"typed before the question\n")
+    kept.keep("no - first explain", ended=False)  # Ctrl-C, not Enter, ended the question
+    kept.add(b" why\n")  # typed on after it, before the next prompt: the same line
+    assert kept.sends() == 0
+    assert kept.take_line()[0].data == "typed before the question\nno - first explain why"
+
+
+def test_text_typed_at_a_question_that_ctrl_c_ended_waits_unsent_in_the_next_prompt(
+    pipe_reader,
+):
+    # twenty-third outside test: the text was gone from the next prompt and the history
+    pipe, reader = pipe_reader
+    pipe.send_text("no - first explain why the file is needed\x03")
+    with pytest.raises(KeyboardInterrupt):
+        reader.ask("allow? [y] once · [n] no: ")
+    reader.hold_typed_ahead()  # the turn was cancelled (`Repl.handle_line`)
+    pipe.send_text(" and what else changes\r")
+    assert reader.read_line() == ("no - first explain why the file is needed and what else changes")
+
+
+def test_an_answer_word_left_at_a_question_by_ctrl_c_is_not_kept(pipe_reader):
+    pipe, reader = pipe_reader
+    pipe.send_text(" y\x03")  # meant for the question that Ctrl-C took away
+    with pytest.raises(KeyboardInterrupt):
+        reader.ask("allow? [y] once · [n] no: ")
+    reader.hold_typed_ahead()
+    pipe.send_text("next request\r")
+    assert reader.read_line() == "next request"
 
 
 def test_the_preview_applies_backspace_and_word_erase_and_a_ctrl_d_is_dropped():

@@ -207,6 +207,42 @@ def test_the_output_kept_at_ctrl_c_is_redacted_and_spilled_like_any_result(works
     assert stored.endswith("\n299\n300\n")
 
 
+def test_the_last_line_before_ctrl_c_is_kept_whole_with_an_api_key_known(workspace: Path):
+    # twenty-third outside test: "trapped" came back as "trappe", "line2" as "line"
+    for secret in ("test-key", "sk-ant-api03-Zq9w8e7r6t5y4u3i2o1pLmNbVcXz_AbCdEf"):
+        toolbox = make_toolbox(workspace, secret_environment={"ANTHROPIC_API_KEY": secret})
+        command = "echo trapped; printf 'line1\\nline2\\n'; echo $$ > leader.pid; sleep 30"
+        outcome = run_until_ctrl_c(toolbox, command, workspace / "leader.pid").outcome
+        assert outcome is not None
+        assert outcome.content.endswith("follows.\ntrapped\nline1\nline2\n"), secret
+        (workspace / "leader.pid").unlink()
+
+
+def test_an_ending_that_may_begin_the_key_is_held_back_and_said_at_ctrl_c(workspace: Path):
+    secret = "sk-ant-api03-Zq9w8e7r6t5y4u3i2o1pLmNbVcXz_AbCdEf"
+    toolbox = make_toolbox(workspace, secret_environment={"ANTHROPIC_API_KEY": secret})
+    command = f"printf 'found: {secret[:20]}'; echo $$ > leader.pid; sleep 30"
+    outcome = run_until_ctrl_c(toolbox, command, workspace / "leader.pid").outcome
+    assert outcome is not None and secret[:6] not in outcome.content
+    assert outcome.content.endswith(
+        "follows.\nfound: \n[20 characters printed last, where the command was stopped, "
+        "held back: they could begin a secret whose rest never came]"
+    )
+
+
+def test_a_timed_out_command_says_what_it_held_back_before_the_timeout_advice(
+    workspace: Path,
+):
+    toolbox = make_toolbox(workspace, secret_environment={"ANTHROPIC_API_KEY": "test-key"})
+    command = "printf 'abc\\nxyz dGVz'; sleep 30"
+    outcome = toolbox.run("bash", {"command": command, "timeout_seconds": 1})
+    assert outcome.content.endswith(
+        "follows.\nabc\nxyz \n[4 characters printed last, where the command was stopped, "
+        "held back: they could begin a secret whose rest never came]\n[Pass a larger "
+        "timeout_seconds (at most 600) or split the work into shorter commands.]"
+    )
+
+
 def test_ctrl_c_while_the_command_starts_still_keeps_its_output_and_ends_it(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ):

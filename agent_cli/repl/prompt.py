@@ -20,7 +20,8 @@ While no prompt is shown (`between_prompts`) the terminal neither echoes nor edi
 typed: `typed_ahead()` (safe from any thread) takes it in and says what it reads so far,
 for the spinner to show on a line of its own. A reply to a permission question that was
 no answer is kept for the next prompt, unsent (`keep_unanswered`), with what was typed
-before the question.
+before the question; so is what was typed at a question (a permission question, or a
+command's y/N) when Ctrl-C ended it, not yet sent.
 History lives in the state folder's history file (kept in memory only when that is not a
 regular file: a FIFO there must not hang the prompt); a line the disk refuses to add to
 it (full) is still sent, and one yellow line says so once, not a traceback per line. A
@@ -394,7 +395,10 @@ class PromptReader:
         """One answer to a question (permissions), without history or completion.
 
         Keys typed before the question was shown are no answer to it: they are taken
-        from the terminal first and kept for the next line prompt (`type_ahead`)."""
+        from the terminal first and kept for the next line prompt (`type_ahead`). Ctrl-C
+        raises `KeyboardInterrupt` and keeps what was typed at the question, unfinished,
+        for the next line prompt too, unsent (`TypeAhead.keep`): the caller cancels what
+        asked, and the text must not go with it."""
         with self._typed_lock:
             self._take_pending()
             self._is_asking = True  # the question reads the terminal now, not `typed_ahead`
@@ -404,9 +408,22 @@ class PromptReader:
         try:
             with patch_stdout(raw=True):
                 return str(prompt_once(answer_session, question))
+        except KeyboardInterrupt:
+            self._keep_unfinished(answer_session.default_buffer.text)
+            raise
         finally:
             with self._typed_lock:
                 self._is_asking = False
+
+    def _keep_unfinished(self, text: str) -> None:
+        """What was typed at a question that Ctrl-C ended: held for the next prompt,
+        unsent; not when it is blank or an answer word (`y`, `no`, `v`…), which was meant
+        for the question, as a reply sent with Enter is not kept either (`wiring`)."""
+        from agent_cli.repl.approval_question import is_answer_word
+
+        if text.strip() and not is_answer_word(text):
+            with self._typed_lock:
+                self._typed_ahead.keep(text, ended=False)
 
     def keep_unanswered(self, reply: str) -> None:
         """A reply to a question that was no answer: kept, after what was typed before the

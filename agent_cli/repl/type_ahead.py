@@ -17,9 +17,9 @@ Contract:
   cancelled the turn they were typed during) turns every Enter kept so far into a new
   line (Alt+Enter), those at the end dropped, so the next `take_line()` gives all of it
   to one prompt to edit, and nothing is sent by itself; keys added after it are held
-  too, until `take_line()` has handed everything to a prompt. `keep(text)` adds text the
-  user typed elsewhere (a reply to a permission question that was no answer) and holds
-  it all. `sends()` counts the Enters that would send a line. `preview()` is the text the
+  too, until `take_line()` has handed everything to a prompt. `keep(text, ended=)` adds
+  text the user typed elsewhere (a reply to a question that was no answer, or one left
+  unfinished when Ctrl-C ended the question) and holds it all. `sends()` counts the Enters that would send a line. `preview()` is the text the
   keys kept would type (for the screen while no prompt is shown). A Ctrl-D typed ahead is
   dropped: it was typed where no prompt was, and must not end the next one (the session).
 - `keep_on_interrupt(fd)` sets the terminal's NOFLSH flag, so Ctrl-C (or Ctrl-\\) leaves
@@ -159,14 +159,16 @@ class TypeAhead:
                 self._keys.insert(before, KeyPress(Keys.ControlJ, "\n"))
             self.hold()
 
-    def keep(self, text: str) -> None:
-        """Text typed at a question that was no answer: after the keys kept so far, and,
-        with them, held for the next prompt, unsent (`hold`)."""
+    def keep(self, text: str, *, ended: bool = True) -> None:
+        """Text typed at a question (a reply that was no answer, or one left unfinished
+        by Ctrl-C): on a line of its own after the keys kept so far, and, with them, held
+        for the next prompt, unsent (`hold`). Keys added later start a new line when
+        `ended` (it was sent with Enter), and carry on its line when not."""
         if self._keys and self._keys[-1].key not in _ENTER_KEYS:
             self._keys.append(KeyPress(Keys.ControlJ, "\n"))
         self._keys.append(KeyPress(Keys.BracketedPaste, text))
         self.hold()
-        self._held_ends_line = True  # sent with Enter at the question
+        self._held_ends_line = ended
 
     def preview(self) -> str:
         """The text the keys kept would type into an empty prompt, as far as plain editing

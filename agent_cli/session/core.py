@@ -27,6 +27,7 @@ from agent_cli.durable import DurableContextState, DurableFact, PendingItem, Pen
 from agent_cli.errors import HeldResultsLost, StoreError, failure_reason
 from agent_cli.events import ContextPreview, Gauge, ModelRequest, Notice, SessionEvent, SessionStats
 from agent_cli.models import ModelInfo
+from agent_cli.safe_cuts import stopped_secret_start
 from agent_cli.session import stats
 from agent_cli.session.compactor import Compactor
 from agent_cli.session.conversation import Conversation
@@ -386,7 +387,7 @@ class Session:
             return found
         secrets = self.toolbox.secret_forms
         excerpt = found.excerpt
-        open_match = secrets.open_match_start(excerpt) if found.excerpt_truncated else None
+        open_match = stopped_secret_start(excerpt, secrets) if found.excerpt_truncated else None
         return dataclasses.replace(found, excerpt=secrets.redact(excerpt[:open_match]))
 
     def read_tool_output(self, pointer: str) -> str:

@@ -310,6 +310,15 @@ def _signal_group(group: int, signal_number: int) -> None:
         os.killpg(group, signal_number)
 
 
+def describe_held_back(count: int) -> str:
+    """The note after output whose last `count` characters were held back."""
+    what, pronoun = ("1 character", "it") if count == 1 else (f"{count:,} characters", "they")
+    return (
+        f"[{what} printed last, where the command was stopped, held back: {pronoun} could "
+        "begin a secret whose rest never came]"
+    )
+
+
 def render_command_run(
     run: CommandRun,
     timeout_seconds: float,
@@ -318,16 +327,22 @@ def render_command_run(
 ) -> ToolResult:
     """Header with the exit status (or why it was stopped), then the combined output.
 
-    Output cut short by the cap or the timeout ends where the command was stopped, and
-    what came next is unknown: an ending that could be the start of a secret (the command
-    chooses where the cap falls) is left out, since redaction cannot recognise half a key.
-    When terminal escape sequences split a secret (`grep --color=always`), the output is
-    given without them (`terminal_escapes.unsplit_secrets`), before it is cut.
+    Output cut short by Ctrl-C, the cap or the timeout ends where the command was stopped,
+    and what came next is unknown: an ending that could be the start of a secret (the
+    command chooses where the cap falls; `safe_cuts.stopped_secret_start`) is held back,
+    since redaction cannot recognise half a key, and a line after the output says how many
+    characters were (`describe_held_back`): never dropped unsaid. When terminal escape
+    sequences split a secret (`grep --color=always`), the output is given without them
+    (`terminal_escapes.unsplit_secrets`), before it is cut.
     """
     text = unsplit_secrets(run.output.decode("utf-8", errors="replace"), secrets)
+    held = 0
     if run.stop_reason != "exited":
-        text = text[: safe_head_end(text, len(text), secrets, stream_stopped=True)]
-    body = text if text else "(no output)"
+        kept = safe_head_end(text, len(text), secrets, stream_stopped=True)
+        text, held = text[:kept], len(text) - kept
+    body = text if text or held else "(no output)"
+    if held:
+        body += ("" if not body or body.endswith("\n") else "\n") + describe_held_back(held)
     size = format_size(len(run.output))
     if run.stop_reason == "timeout":
         header = (
