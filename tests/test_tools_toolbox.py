@@ -188,3 +188,31 @@ def test_a_running_mcp_call_is_announced_to_the_output_watcher(workspace: Path):
     toolbox.output_watcher = seen.append
     outcome = toolbox.run("mcp__s__slow", {})
     assert not outcome.is_error and "done" in outcome.content and seen == [b""]
+
+
+@pytest.mark.parametrize(
+    "shown", [13, 20, 40], ids=["format-prefix", "twenty-chars", "most-of-the-key"]
+)
+def test_the_live_view_of_a_stopped_command_holds_back_a_secret_it_was_cut_inside(
+    workspace: Path, shown: int
+):
+    """A command stopped (here by its timeout) right after printing the start of a secret:
+    the result held that start back, but the live view's last flush showed it ('hello',
+    then 'sk-ant-api03-AbCdEfG': twenty characters of the key on the terminal). Both hold
+    it back now; a command that exited shows all its output, the secret redacted."""
+    key = "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789"
+    seen: list[bytes] = []
+    toolbox = make_toolbox(workspace, secret_environment={"ANTHROPIC_API_KEY": key})
+    toolbox.output_watcher = seen.append
+
+    command = f"printf 'hello\\n{key[:shown]}'; sleep 30"
+    outcome = toolbox.run("bash", {"command": command, "timeout_seconds": 1})
+
+    live = b"".join(seen).decode()
+    assert "hello" in live and "hello" in outcome.content
+    assert key[:shown] not in live and key[:shown] not in outcome.content
+    assert key[13:17] not in live
+
+    seen.clear()
+    toolbox.run("bash", {"command": f"printf 'hello\\n{key}'"})
+    assert b"".join(seen).decode() == "hello\n[REDACTED]"

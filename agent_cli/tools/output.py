@@ -65,6 +65,7 @@ class ToolResult:
     summary: str = ""
     secrets_hidden: int = 0
     already_redacted: bool = False
+    stopped_short: bool = False  # output cut where it was stopped (Ctrl-C, timeout, cap)
 
     @property
     def text(self) -> str:

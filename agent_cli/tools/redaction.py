@@ -87,6 +87,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+from agent_cli.safe_cuts import safe_head_end
 from agent_cli.secret_forms import MIN_SECRET_CHARS, REDACTED_MARK, SecretForms
 from agent_cli.terminal_escapes import unfinished_escape_start, unsplit_secrets, without_escapes
 from agent_cli.tools.credentials import (
@@ -287,10 +288,18 @@ class StreamRedactor:
         self._held += without_escapes(text[:start])
         return self._release(len(self._held) - self._redactor.longest_match)
 
-    def finish(self) -> str:
+    def finish(self, *, stopped: bool = False) -> str:
+        """The rest of the output; where the stream was `stopped` (Ctrl-C, the timeout, the
+        cap) what came next is unknown and redaction cannot tell half a key, so an ending
+        that could be the start of a secret is held back, as the result holds it back
+        (`safe_cuts.safe_head_end`, `stream_stopped`)."""
         self._held += without_escapes(self._unfinished + self._decoder.decode(b"", final=True))
         self._unfinished = ""
-        return self._release(len(self._held))
+        if not stopped:
+            return self._release(len(self._held))
+        end = safe_head_end(self._held, len(self._held), self._redactor.forms, stream_stopped=True)
+        shown, self._held = self._held[:end], ""
+        return self._redactor.redact(shown).text
 
     def _release(self, cut: int) -> str:
         cut = self._redactor.safe_cut(self._held, max(cut, 0))

@@ -25,7 +25,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +78,7 @@ def prepare_bash(context: ToolContext, arguments: dict[str, Any]) -> PreparedCal
             on_output=context.watch_output,
         )
         result = render_command_run(run, timeout, limits.max_output_bytes, context.secrets)
+        result = replace(result, stopped_short=run.stop_reason != "exited")
         if run.stop_reason == "interrupted":
             raise ToolInterrupted(result)
         return result

@@ -277,8 +277,9 @@ class Toolbox:
         if shown:
             self.output_watcher(shown.encode("utf-8"))
 
-    def _flush_live_output(self) -> None:
-        rest = self._live_output.finish()
+    def _flush_live_output(self, *, stopped: bool) -> None:
+        """The rest of a command's live output; `stopped`: cut short (`StreamRedactor`)."""
+        rest = self._live_output.finish(stopped=stopped)
         if rest and self.output_watcher is not None:
             self.output_watcher(rest.encode("utf-8"))
 
@@ -500,11 +501,16 @@ class Toolbox:
         self._live_output = StreamRedactor(self._redactor)
         self._dotenv_checked_at = None  # the first chunk of output is checked before shown
         self._pass_output_on(b"")  # it runs now: an empty chunk tells the watcher so
+        result: ToolResult | None = None
         try:
-            return call.execute()
+            result = call.execute()
+            return result
+        except ToolInterrupted as stop:
+            result = stop.result
+            raise
         finally:
             self._check_dotenv()  # before the result, an error or the held output is redacted
-            self._flush_live_output()
+            self._flush_live_output(stopped=result is None or result.stopped_short)
 
 
 def _first_words(message: str, limit: int = 60) -> str:
