@@ -369,3 +369,14 @@ def build_world(base: Path) -> World:
     (home / "transcripts" / "evil.jsonl").symlink_to(outside / "evil.jsonl")
     digests = {hashlib.sha256(line).hexdigest() for line in lines} | {inside_artifact}
     return World(home, outside, digests, canary_digest, inside_artifact)
+
+
+@dataclass(frozen=True)
+class McpServer:
+    """An MCP server's settings as config.toml gives them (`ConfiguredServer`)."""
+
+    env: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict)
+    url: str | None = None
+    args: tuple[str, ...] = ()
+    command: str | None = None

@@ -12,9 +12,8 @@ server (its `env` and its flags), so each name is checked through all three.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import pytest
+from hostile_support import McpServer
 
 from agent_cli.tools.credentials import is_credential_name
 from agent_cli.tools.dotenv_syntax import Assignment
@@ -26,17 +25,6 @@ from agent_cli.tools.workspace_secrets import (
 )
 
 VALUE = "Zq7Rk2mXv9LpW4tYc8Nb"
-
-
-@dataclass(frozen=True)
-class McpServer:
-    """An MCP server's settings as config.toml gives them (`ConfiguredServer`)."""
-
-    env: dict[str, str] = field(default_factory=dict)
-    headers: dict[str, str] = field(default_factory=dict)
-    url: str | None = None
-    args: tuple[str, ...] = ()
-    command: str | None = None
 
 
 def secrets_by_every_reader(name: str) -> list[tuple[str, ...]]:

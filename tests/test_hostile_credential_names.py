@@ -24,14 +24,13 @@ import base64
 import json
 import os
 import random
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 from e2e_support import build_env, run_piped
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
-from hostile_support import recoverable_secrets
+from hostile_support import McpServer, recoverable_secrets
 from test_hostile_multiline_secrets import pieces_in
 from tools_support import FakeArtifactStore
 
@@ -54,17 +53,6 @@ SERVICE_ACCOUNT = {
     "client_email": "ci-deployer@demo-project.iam.gserviceaccount.com",
     "client_id": "112233445566778899001",
 }
-
-
-@dataclass(frozen=True)
-class McpServer:
-    """An MCP server's settings as config.toml gives them (`ConfiguredServer`)."""
-
-    env: dict[str, str] = field(default_factory=dict)
-    headers: dict[str, str] = field(default_factory=dict)
-    url: str | None = None
-    args: tuple[str, ...] = ()
-    command: str | None = None
 
 
 def tool_results(body: dict) -> list[str]:

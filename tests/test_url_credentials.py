@@ -12,9 +12,8 @@ in the path. A user part is a secret only when it has a key's shape, so `git@`,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 import pytest
+from hostile_support import McpServer
 
 from agent_cli.tools.dotenv_syntax import parse_dotenv
 from agent_cli.tools.redaction import collect_mcp_secret_values, collect_secret_values
@@ -24,17 +23,6 @@ from agent_cli.tools.workspace_secrets import DotenvFile, WorkspaceDotenv, find_
 FURY = "fJ8kq2ZrX9mLp4WtY7cN"
 PAT = "ghp_UserPartTok0123456789abcdefABCDEF01"
 JDBC_PASSWORD = "Sprng-Pw-7Rk2mXv9Lp"
-
-
-@dataclass(frozen=True)
-class McpServer:
-    """An MCP server's settings as config.toml gives them (`ConfiguredServer`)."""
-
-    env: dict[str, str] = field(default_factory=dict)
-    headers: dict[str, str] = field(default_factory=dict)
-    url: str | None = None
-    args: tuple[str, ...] = ()
-    command: str | None = None
 
 
 def found_by_every_reader(value: str) -> list[set[str]]:
