@@ -23,10 +23,8 @@ size, and look unchanged (git calls such an index entry "racy"). Its stamp is no
 so the file is read again at each check until it is older; what it holds is then known,
 so nothing is said unless it changed.
 
-Cost per check: the listings and one `stat` per dotenv-named file, nothing read. Measured
-on the 2-core test machine, 200 checks each: 2.4 ms with 2,000 plain files in the root;
-6.7 ms with 1,800 files and 200 folders (each folder listed, as at start); 6.6 ms with
-2,000 folders (200 listed). A tool call costs two checks, and one more per
+Cost per check: the listings and one `stat` per dotenv-named file, nothing read (figures
+in docs/performance.md). A tool call costs two checks, and one more per
 `toolbox.LIVE_CHECK_SECONDS` of a command's streaming output. Never raises (as
 `read_workspace_dotenv`).
 """
