@@ -46,6 +46,12 @@ class LiveServer:
     listings: set[Any] = field(default_factory=set)  # ids of tools/list requests unanswered
     refused: list[ListedTool] = field(default_factory=list)  # tools screened out of listings
 
+    def note_stray(self, text: str) -> None:
+        """Note a line it wrote that is no JSON-RPC message and was skipped (`text`: its
+        start), to quote should a call then get no answer."""
+        self.stray = text
+        self.strays += 1
+
 
 class _WatchedStream:
     """A stream of the SDK's that this one stands in for: whatever it is not asked to do
@@ -113,8 +119,7 @@ class WatchedReads(_WatchedStream):
         if listing is not None:
             return self._screened(listing)
         if not line.is_broken_message:
-            self._running.stray = line.text
-            self._running.strays += 1
+            self._running.note_stray(line.text)
             return item
         self._running.broken = line.text
         self._running.too_deep = deep is not None
