@@ -27,7 +27,9 @@ Contract:
   `timeout`, its connection broke, it wrote a broken message); a call that times out or
   whose server dies also marks the server failed and stops it; an error answer (any code,
   -32602 invalid params included) leaves it ready.
-  Only KeyboardInterrupt propagates (the call is cancelled first).
+  Only KeyboardInterrupt propagates (the call is cancelled first, also when it came as the
+  call was handed to the hub's loop: it held the old call running to its timeout, which
+  then stopped the server under the next call).
 - A stdio server that writes a broken JSON-RPC message to its stdout (`stray_lines`: a
   line that begins with `{`, names `"jsonrpc"` and is not JSON, or JSON naming
   `jsonrpc` that is no valid message) is stopped and marked failed at once, whenever it
@@ -103,6 +105,7 @@ from agent_cli.mcp_servers.stdio_transport import open_stdio
 from agent_cli.mcp_servers.stray_lines import quote_line
 from agent_cli.mcp_servers.watched_streams import LiveServer, WatchedReads, WatchedWrites
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
+from agent_cli.termination import interrupt_held
 
 STOP_SECONDS = 3.5  # the transport asks a server's group to end, then kills it 2 s later
 CLOSE_SECONDS = STOP_SECONDS + 1.5
@@ -245,16 +248,18 @@ class McpHub:
             status = state.status if state is not None else "not configured"
             reason = state.reason if state is not None else ""
             return CallOutcome(failure=f"the MCP server {server} is {status}{_because(reason)}")
-        future = self._submit(self._call(server, tool, arguments, settings.timeout))
-        try:
-            outcome: CallOutcome = future.result(settings.timeout + 2 * CLOSE_SECONDS)
-            return outcome
-        except concurrent.futures.TimeoutError:
-            future.cancel()
-            return CallOutcome(failure=f"{tool} got no answer from {server} in time")
-        except KeyboardInterrupt:
-            future.cancel()
-            raise
+        with interrupt_held() as release:  # a Ctrl-C as it is handed over cancels it too
+            future = self._submit(self._call(server, tool, arguments, settings.timeout))
+            try:
+                release()
+                outcome: CallOutcome = future.result(settings.timeout + 2 * CLOSE_SECONDS)
+                return outcome
+            except concurrent.futures.TimeoutError:
+                future.cancel()
+                return CallOutcome(failure=f"{tool} got no answer from {server} in time")
+            except KeyboardInterrupt:
+                future.cancel()
+                raise
 
     # --- on the hub's loop ---------------------------------------------------------------
 
