@@ -3,13 +3,15 @@ of 60 MiB is on its way leaves the server's next call nothing old to wait on (an
 attack: the prompt came back at once, but the next call, which the server answered at
 once, waited its whole timeout and the server was stopped, since the SDK's reader was
 still rebuilding the long line over and over). The server here writes half of that
-answer, waits for the client to cancel the call, then writes the rest; the next call's
-timeout is 20 s, which reading the old line took several times over before."""
+answer (Ctrl-C is pressed once it has), waits for the client to cancel the call, then
+writes the rest; the next call's timeout is 20 s, which reading the old line took
+several times over before."""
 
 from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,7 +31,8 @@ def scene(tmp_path: Path, terminals) -> Iterator[tuple[ReplDriver, object]]:
     folder.mkdir()
     home.mkdir()
     (home / "config.toml").write_text(
-        f'[mcp_servers.long]\ncommand = "{sys.executable}"\nargs = ["{LONG}"]\ntimeout = 20\n',
+        f'[mcp_servers.long]\ncommand = "{sys.executable}"\nargs = ["{LONG}"]\ntimeout = 20\n'
+        f'env = {{ LONG_HALF_MARK = "{tmp_path / "half-written"}" }}\n',
         encoding="utf-8",
     )
     with start_fake_server(api_key=API_KEY) as fake:
@@ -46,7 +49,7 @@ def _tool_results(body: dict) -> list[dict]:
     return [block for block in content if block.get("type") == "tool_result"]
 
 
-def test_after_ctrl_c_on_a_call_with_a_long_answer_the_next_call_is_answered(scene):
+def test_after_ctrl_c_on_a_call_with_a_long_answer_the_next_call_is_answered(scene, tmp_path):
     repl, server = scene
     server.enqueue(
         Reply([tool_use_block("toolu_l1", "mcp__long__half_then_more", {"mb": 60})], "tool_use"),
@@ -56,6 +59,10 @@ def test_after_ctrl_c_on_a_call_with_a_long_answer_the_next_call_is_answered(sce
     terminal = repl.terminal
     repl.send("ask for the long answer")
     terminal.wait_for_text("mcp__long__half_then_more", timeout=60)
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "half-written").exists():  # half the answer is on its way
+        assert time.monotonic() < deadline, terminal.screen()
+        time.sleep(0.05)
     terminal.press("C-c")
     terminal.wait_for_text("turn cancelled", timeout=60)
     repl.wait_for_prompt(timeout=60)

@@ -7,13 +7,15 @@ lines: it answers the handshake and lists its tools, then, for `tools/call` of
   TypeScript's does;
 - `junk_then_answer` (`mb`): `mb` MiB of `#` with no line feed, one, then the answer;
 - `logs` (`n`): `n` log lines and JSON log records on stdout, then the answer;
-- `half_then_more` (`mb`): the first half of an answer of `mb` MiB, then, once the client
-  cancels that call (`notifications/cancelled`), the rest of it.
+- `half_then_more` (`mb`): the first half of an answer of `mb` MiB (then it creates the
+  file `LONG_HALF_MARK` names, if set), then, once the client cancels that call
+  (`notifications/cancelled`), the rest of it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 MIB = 1024 * 1024
@@ -45,6 +47,9 @@ def over_limit(ident: object, mb: int, id_last: bool) -> None:
 def half_then_more(ident: object, mb: int) -> None:
     write('{"jsonrpc": "2.0", "id": ' + json.dumps(ident) + ', "result": {"content": [')
     write('{"type": "text", "text": "' + "h" * (mb * MIB // 2))
+    if os.environ.get("LONG_HALF_MARK"):
+        with open(os.environ["LONG_HALF_MARK"], "w", encoding="utf-8"):
+            pass
     for line in sys.stdin:  # until the client gives the call up
         if json.loads(line).get("method") == "notifications/cancelled":
             break
