@@ -79,7 +79,9 @@ class WatchedReads(_WatchedStream):
     gone turns failed at once instead of when a call to it fails. On a stdio server's
     stream (`lines`) a broken JSON-RPC message (`stray_lines`) ends the stream there, so
     the session wakes every waiting call with "Connection closed" at once; other lines
-    that are not JSON-RPC pass on to the session, which skips them. Every answer to a
+    that are not JSON-RPC pass on to the session, which skips them (those that cannot be
+    a message at all never get here: the transport notes them, `LiveServer.note_stray`,
+    unparsed). Every answer to a
     `tools/list` request (`WatchedWrites` notes their ids) is screened (`tool_listing`):
     the tools taken out go to `running.refused`. A line the SDK's JSON parser gave up on
     as nested too deep is read again with Python's, which goes deeper: an answer to a
