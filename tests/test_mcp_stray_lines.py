@@ -21,7 +21,12 @@ from tools_support import make_toolbox
 
 from agent_cli.mcp_servers.hub import McpHub
 from agent_cli.mcp_servers.settings import McpServerSettings
-from agent_cli.mcp_servers.stray_lines import QUOTED_CHARS, quote_line, read_stray_line
+from agent_cli.mcp_servers.stray_lines import (
+    QUOTED_CHARS,
+    might_be_message,
+    quote_line,
+    read_stray_line,
+)
 from agent_cli.secret_forms import SecretForms
 from agent_cli.tools import Toolbox
 
@@ -193,6 +198,8 @@ def _parse_error(line: str) -> Exception:
 def test_broken_messages_are_told_from_other_stray_lines(line, broken):
     stray = read_stray_line(_parse_error(line))
     assert stray is not None and stray.is_broken_message is broken
+    if broken:  # the transport skips unparsed only lines that cannot be one
+        assert might_be_message(line.encode())
 
 
 def test_other_items_are_no_stray_lines():

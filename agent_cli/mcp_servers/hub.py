@@ -27,7 +27,9 @@ Contract:
   `timeout`, its connection broke, it wrote a broken message); a call that times out or
   whose server dies also marks the server failed and stops it; an error answer (any code,
   -32602 invalid params included) leaves it ready.
-  Only KeyboardInterrupt propagates (the call is cancelled first).
+  Only KeyboardInterrupt propagates (the call is cancelled first, also when it came as the
+  call was handed to the hub's loop: it held the old call running to its timeout, which
+  then stopped the server under the next call).
 - A stdio server that writes a broken JSON-RPC message to its stdout (`stray_lines`: a
   line that begins with `{`, names `"jsonrpc"` and is not JSON, or JSON naming
   `jsonrpc` that is no valid message) is stopped and marked failed at once, whenever it
@@ -35,10 +37,13 @@ Contract:
   line's start (redacted, controls written out); a start fails then. (A line that is
   JSON nested too deep to read is said to be that, not invalid.) Its other stray
   lines (a banner, a log line) are skipped, as the SDK does; one written during a call
-  that then gets no answer is quoted in the timeout's reason.
+  that then gets no answer is quoted in the timeout's reason. Its stdout is read in time
+  linear in its size (`stdio_transport`); an answer over `over_limit.MESSAGE_LIMIT` is
+  dropped unread and its call fails at once saying how big it was (the server stays
+  ready).
 - `restart(name)` stops a server and starts it again; `close()` stops every server,
-  ending each process with its whole process group (the SDK starts each in a new session
-  and kills the group on the way out), waiting at most `CLOSE_SECONDS`. Should agent-cli
+  ending each process with its whole process group (`stdio_transport` starts each in a
+  new session and kills the group on the way out), waiting at most `CLOSE_SECONDS`. Should agent-cli
   die without closing (SIGKILL), each stdio server's supervisor sees the `lifeline` end
   and kills its group: nothing a server started outlives agent-cli.
 - A ready server that says its tools changed (`notifications/tools/list_changed`) has
@@ -89,6 +94,7 @@ from agent_cli.mcp_servers.failures import (
 )
 from agent_cli.mcp_servers.lifeline import Lifeline
 from agent_cli.mcp_servers.offered_tools import OfferedTool, Skipped, offer_tools
+from agent_cli.mcp_servers.over_limit import describe_over_limit, read_over_limit
 from agent_cli.mcp_servers.paged_listing import MAX_LISTED_TOOLS, Listing, list_all_tools
 from agent_cli.mcp_servers.settings import McpServerSettings
 from agent_cli.mcp_servers.states import (
@@ -101,12 +107,14 @@ from agent_cli.mcp_servers.states import (
     describe_not_offered,
 )
 from agent_cli.mcp_servers.stderr_tail import StderrTail
+from agent_cli.mcp_servers.stdio_transport import open_stdio
 from agent_cli.mcp_servers.stray_lines import quote_line
 from agent_cli.mcp_servers.tool_list_changes import ToolListFollower
 from agent_cli.mcp_servers.watched_streams import LiveServer, WatchedReads, WatchedWrites
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
+from agent_cli.termination import interrupt_held
 
-STOP_SECONDS = 3.5  # the SDK asks a server's group to end, then kills it after 2 s
+STOP_SECONDS = 3.5  # the transport asks a server's group to end, then kills it 2 s later
 CLOSE_SECONDS = STOP_SECONDS + 1.5
 TAIL_WAIT_SECONDS = 1.0  # for a dead server's last stderr bytes still in the pipe
 SETTLE_SECONDS = 1.0  # past a handshake's deadline, for its failure to be noted
@@ -248,15 +256,17 @@ class McpHub:
             status = state.status if state is not None else "not configured"
             reason = state.reason if state is not None else ""
             return CallOutcome(failure=f"the MCP server {server} is {status}{_because(reason)}")
-        future = self._submit(self._call(server, tool, arguments, settings.timeout))
-        try:
-            outcome: CallOutcome = future.result(settings.timeout + 2 * CLOSE_SECONDS)
-        except concurrent.futures.TimeoutError:
-            future.cancel()
-            return CallOutcome(failure=f"{tool} got no answer from {server} in time")
-        except KeyboardInterrupt:
-            future.cancel()
-            raise
+        with interrupt_held() as release:  # a Ctrl-C as it is handed over cancels it too
+            future = self._submit(self._call(server, tool, arguments, settings.timeout))
+            try:
+                release()
+                outcome: CallOutcome = future.result(settings.timeout + 2 * CLOSE_SECONDS)
+            except concurrent.futures.TimeoutError:
+                future.cancel()
+                return CallOutcome(failure=f"{tool} got no answer from {server} in time")
+            except KeyboardInterrupt:
+                future.cancel()
+                raise
         self._catch_up(server, settings)
         return outcome
 
@@ -339,7 +349,7 @@ class McpHub:
         follower = ToolListFollower(lambda: self._list_again(settings, running))
         self._followers[settings.name] = follower
         async with (
-            self._open_transport(settings, errlog, pid_file) as streams,
+            self._open_transport(settings, running, errlog, pid_file) as streams,
             ClientSession(
                 WatchedReads(streams[0], running, lines),
                 WatchedWrites(streams[1], running),
@@ -439,6 +449,12 @@ class McpHub:
                 failure=f"the call of {tool} was not sent to {server}: its input is nested "
                 "deeper than the MCP SDK can send (about 250 levels)"
             )
+        too_long = read_over_limit(error)
+        if too_long is not None:
+            return CallOutcome(
+                failure=f"{server} answered {tool} with {describe_over_limit(too_long)} (the "
+                f"server stays ready: ask the tool for less, a narrower query or one page)"
+            )
         answered = error_answer(error)
         if answered is not None and running.session is not None:
             said = one_line(answered[1], self._secrets)
@@ -500,24 +516,25 @@ class McpHub:
             self._set_state(name, ServerState(name, STARTING))
             self._launch(name)
 
-    def _open_transport(self, settings: McpServerSettings, errlog: IO[str], pid_file: Path) -> Any:
-        """The SDK's transport for `settings`: a stdio process (started through `launcher`,
-        under the lifeline), or streamable HTTP."""
+    def _open_transport(
+        self, settings: McpServerSettings, running: LiveServer, errlog: IO[str], pid_file: Path
+    ) -> Any:
+        """The transport for `settings`: a stdio process (started through `launcher`,
+        under the lifeline; `stdio_transport`, its stray lines noted in `running`), or the
+        SDK's streamable HTTP."""
         if settings.command is None:
             return _open_http_transport(settings)
-        from mcp.client.stdio import StdioServerParameters, stdio_client
-
         assert self._lifeline is not None
         passed = ["1" if "LC_CTYPE" in settings.env else "0", settings.command, *settings.args]
-        params = StdioServerParameters(
-            command=sys.executable,
-            args=["-I", "-S", str(LAUNCHER), str(pid_file), str(self._lifeline.path)]
+        return open_stdio(
+            sys.executable,
+            ["-I", "-S", str(LAUNCHER), str(pid_file), str(self._lifeline.path)]
             + [str(os.getpid()), *passed],
-            env=dict(settings.env) or None,
-            cwd=settings.cwd or str(self._cwd),
-            encoding_error_handler="replace",
+            settings.env,
+            settings.cwd or str(self._cwd),
+            cast(TextIO, errlog),
+            running.note_stray,
         )
-        return stdio_client(params, errlog=cast(TextIO, errlog))
 
     # --- state ---------------------------------------------------------------------------
 

@@ -17,7 +17,11 @@ a line waited for its whole timeout (an outside attack: 60 s). Two kinds are tol
   would cost more than it saves. The last one is quoted should a call then get no
   answer (also a broken message that does not name `"jsonrpc"` before its cut).
 
-Contract: `read_stray_line(item)` is the line behind an error item of the SDK's stdio
+Contract: `might_be_message(line)` says whether a line's bytes can be a JSON-RPC message
+or a broken one at all: False for a line that does not begin with `{` or `[` after white
+space, or names no `jsonrpc` (written plainly or with a `\\u` escape): such a line is a
+stray line whatever else it holds, told so without parsing it (a server logging to stdout
+costs next to nothing). `read_stray_line(item)` is the line behind an error item of the SDK's stdio
 reader (`StrayLine`: its text, at most `KEPT_CHARS`, and whether it is a broken message),
 None for any other item; `read_deep_line(item)` is the whole line when the SDK's parser
 gave up on it only for its depth (its limit is 200 objects and arrays);
@@ -30,6 +34,7 @@ be recognised), controls written out (`written_out.reveal_all`), at most
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +53,25 @@ class StrayLine:
 
     text: str
     is_broken_message: bool
+
+
+_FIRST_BYTE = re.compile(rb"[ \t\n\r\x0b\x0c]*([^ \t\n\r\x0b\x0c])")
+_OPENINGS = frozenset(b"{[\x1c\x1d\x1e\x1f")  # and the rest str.lstrip() strips
+
+
+def might_be_message(line: bytes) -> bool:
+    """False when `line` is a stray line, told without parsing it (module contract): a
+    message, or a broken one, is a JSON object or a batch (an array), and names
+    `"jsonrpc"`; a parser reads a name written with `\\u` escapes as the same name. A
+    line that begins with what `str.lstrip()` strips beyond ASCII white space (a broken
+    message is told by its text stripped so) is left to the parser."""
+    first = _FIRST_BYTE.match(line)
+    if first is None:
+        return False
+    opening = first.group(1)[0]
+    if opening not in _OPENINGS and opening < 0x80:
+        return False
+    return b'"jsonrpc"' in line or b"\\u" in line
 
 
 def read_stray_line(item: object) -> StrayLine | None:

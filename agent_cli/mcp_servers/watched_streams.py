@@ -46,6 +46,12 @@ class LiveServer:
     listings: set[Any] = field(default_factory=set)  # ids of tools/list requests unanswered
     refused: list[ListedTool] = field(default_factory=list)  # tools screened out of listings
 
+    def note_stray(self, text: str) -> None:
+        """Note a line it wrote that is no JSON-RPC message and was skipped (`text`: its
+        start), to quote should a call then get no answer."""
+        self.stray = text
+        self.strays += 1
+
 
 class _WatchedStream:
     """A stream of the SDK's that this one stands in for: whatever it is not asked to do
@@ -73,7 +79,9 @@ class WatchedReads(_WatchedStream):
     gone turns failed at once instead of when a call to it fails. On a stdio server's
     stream (`lines`) a broken JSON-RPC message (`stray_lines`) ends the stream there, so
     the session wakes every waiting call with "Connection closed" at once; other lines
-    that are not JSON-RPC pass on to the session, which skips them. Every answer to a
+    that are not JSON-RPC pass on to the session, which skips them (those that cannot be
+    a message at all never get here: the transport notes them, `LiveServer.note_stray`,
+    unparsed). Every answer to a
     `tools/list` request (`WatchedWrites` notes their ids) is screened (`tool_listing`):
     the tools taken out go to `running.refused`. A line the SDK's JSON parser gave up on
     as nested too deep is read again with Python's, which goes deeper: an answer to a
@@ -113,8 +121,7 @@ class WatchedReads(_WatchedStream):
         if listing is not None:
             return self._screened(listing)
         if not line.is_broken_message:
-            self._running.stray = line.text
-            self._running.strays += 1
+            self._running.note_stray(line.text)
             return item
         self._running.broken = line.text
         self._running.too_deep = deep is not None

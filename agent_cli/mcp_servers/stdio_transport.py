@@ -1,0 +1,217 @@
+"""agent-cli's stdio transport to an MCP server: the SDK's `stdio_client`, with a reader of
+the server's stdout whose cost is linear in what the server writes.
+
+Why: the SDK's reader joined its whole buffer with each chunk it read, so one long line
+(an answer of tens of MB) took time growing with the square of its size (80 MB: over a
+minute, the call failing as unanswered; the next call, after a Ctrl-C, waited on it
+too), and it parsed every log line a server wrote to stdout (about 100 µs each).
+
+Contract: `open_stdio(command, args, env, cwd, errlog, on_stray)` is an async context
+manager that starts `command args...` as the leader of a new session (its own process
+group), with the SDK's default environment updated by `env`, in `cwd`, its stderr going
+to `errlog`, and yields (read stream, write stream) as the SDK's `stdio_client` does:
+`SessionMessage`s, or an `Exception` for a line that is no valid message, in; messages
+written one a line, out. Its stdout is split by `stdout_lines` (linear). A line that
+cannot be a message (`stray_lines.might_be_message`) is given to `on_stray` (its start,
+decoded) and never parsed; a line over `over_limit.MESSAGE_LIMIT` is dropped as it
+comes, and when it answered a request, that request gets a JSON-RPC error carrying an
+`OverLimitAnswer` (the size) the moment the line ends, else it goes to `on_stray`. Only
+a message is held whole, one at a time: nothing is read ahead while one waits to be
+taken. On the way out (also when cancelled) it stops the server as the SDK does: its
+stdin closed, `EXIT_SECONDS` to exit, then its group sent SIGTERM and, `EXIT_SECONDS`
+later, SIGKILL; stdout is drained meanwhile, so a server blocked writing it can exit.
+The `mcp` SDK is imported on first use (on the hub's loop).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from agent_cli.mcp_servers.over_limit import MESSAGE_LIMIT, OverLimitAnswer, answered_id
+from agent_cli.mcp_servers.stdout_lines import LineSplitter, OverLimit
+from agent_cli.mcp_servers.stray_lines import KEPT_CHARS, might_be_message
+
+if TYPE_CHECKING:
+    import anyio
+    from anyio.abc import Process
+    from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+EXIT_SECONDS = 2.0  # for the server to exit once its stdin closed, and once sent SIGTERM
+FLUSH_SECONDS = 0.5  # for messages already accepted to be written before stdin closes
+REAP_SECONDS = 2.0  # for the loop to see a killed server gone
+_OVER_LIMIT_CODE = -32603  # internal error: the answer was not read
+
+OnStray = Callable[[str], None]
+
+
+@contextlib.asynccontextmanager
+async def open_stdio(
+    command: str,
+    args: list[str],
+    env: Mapping[str, str],
+    cwd: Path | str,
+    errlog: TextIO,
+    on_stray: OnStray,
+) -> AsyncIterator[tuple[Any, Any]]:
+    """The server's (read stream, write stream) while it runs (module contract)."""
+    import anyio
+    from mcp.client.stdio import get_default_environment
+    from mcp.shared.message import SessionMessage
+
+    process = await anyio.open_process(
+        [command, *args],
+        env=get_default_environment() | dict(env),
+        stderr=errlog,
+        cwd=cwd,
+        start_new_session=True,
+    )
+    # No await from here into the task group: a cancellation there would leak the server.
+    incoming, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, outgoing = anyio.create_memory_object_stream[SessionMessage](0)
+    written = anyio.Event()
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(_read_stdout, process, incoming, on_stray)
+        tasks.start_soon(_write_stdin, process, outgoing, incoming, written)
+        try:
+            yield read_stream, write_stream
+        finally:
+            with anyio.CancelScope(shield=True):  # the server must not outlive this
+                read_stream.close()  # the reader drains stdout from now on
+                write_stream.close()
+                with anyio.move_on_after(FLUSH_SECONDS):
+                    await written.wait()
+                await _stop(process)
+                for stream in (read_stream, write_stream, incoming, outgoing):
+                    await stream.aclose()
+            tasks.cancel_scope.cancel()
+
+
+async def _read_stdout(
+    process: Process,
+    incoming: MemoryObjectSendStream[Any],
+    on_stray: OnStray,
+) -> None:
+    """Hand each message the server writes to the session, in order, until its stdout
+    ends (then the read stream ends); once the session is gone, drop what comes till the
+    pipe is closed (a server blocked writing could not exit)."""
+    import anyio
+
+    assert process.stdout is not None
+    splitter = LineSplitter(MESSAGE_LIMIT)
+    try:
+        async with incoming:
+            async for chunk in process.stdout:
+                for line in splitter.feed(chunk):
+                    item = _read_line(line, on_stray)
+                    if item is not None:
+                        await incoming.send(item)
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+        pass  # the session is gone (its stream closed), or `_stop` closed the pipe
+    finally:
+        with (
+            anyio.CancelScope(shield=True),
+            contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError),
+        ):
+            async for _ in process.stdout:
+                pass
+
+
+def _read_line(line: bytes | OverLimit, on_stray: OnStray) -> Any:
+    """What the session gets for `line`: a message, the parser's error (for `WatchedReads`
+    to tell a broken message from a stray line), or None for a line told stray here."""
+    if isinstance(line, OverLimit):
+        return _over_limit_item(line, on_stray)
+    if not might_be_message(line):
+        on_stray(_start_of(line))
+        return None
+    import mcp.types as types
+    from mcp.shared.message import SessionMessage
+
+    try:
+        text = line.decode("utf-8", errors="replace")
+        return SessionMessage(types.jsonrpc_message_adapter.validate_json(text, by_name=False))
+    except ValueError as error:  # pydantic's ValidationError is one
+        return error
+
+
+def _over_limit_item(line: OverLimit, on_stray: OnStray) -> Any:
+    """The error the request `line` answered gets; None (the line told stray) when it
+    answered none that can be named."""
+    import mcp.types as types
+    from mcp.shared.message import SessionMessage
+
+    ident = answered_id(line)
+    if ident is None:
+        on_stray(_start_of(line.head))
+        return None
+    answer = OverLimitAnswer(line.size, MESSAGE_LIMIT)
+    said = f"the answer of {line.size} bytes is over the limit of {MESSAGE_LIMIT}"
+    error = types.ErrorData(code=_OVER_LIMIT_CODE, message=said, data=answer)
+    return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=ident, error=error))
+
+
+def _start_of(line: bytes) -> str:
+    return line[: KEPT_CHARS * 4].decode("utf-8", errors="replace")[:KEPT_CHARS]
+
+
+async def _write_stdin(
+    process: Process,
+    outgoing: MemoryObjectReceiveStream[Any],
+    incoming: MemoryObjectSendStream[Any],
+    written: anyio.Event,
+) -> None:
+    """Write each message the session sends, one a line; should stdin break (the server
+    is gone or closed it), end the read stream too, so no call waits on a server that
+    cannot hear it."""
+    import anyio
+
+    assert process.stdin is not None
+    try:
+        async with outgoing:
+            async for message in outgoing:
+                data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
+                await process.stdin.send((data + "\n").encode("utf-8", errors="replace"))
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+        await incoming.aclose()
+    finally:
+        written.set()
+
+
+async def _stop(process: Process) -> None:
+    """Stop the server as the MCP spec asks (module contract); every wait is bounded."""
+    import anyio
+    from mcp.os.posix.utilities import terminate_posix_process_tree
+
+    assert process.stdin is not None and process.stdout is not None
+    with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await process.stdin.aclose()
+    if not await _exited(process, EXIT_SECONDS):
+        await terminate_posix_process_tree(process, EXIT_SECONDS)
+        await _exited(process, REAP_SECONDS)
+    with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+        await process.stdout.aclose()  # a child left holding the pipe cannot hold the reader
+    _close_pipes(process)
+
+
+async def _exited(process: Process, seconds: float) -> bool:
+    """Whether the server exited within `seconds`. Not `process.wait()`: it also waits for
+    its pipes' end, which a child the server left running may hold open."""
+    import anyio
+
+    with anyio.move_on_after(seconds):
+        while process.returncode is None:
+            await anyio.sleep(0.01)
+    return process.returncode is not None
+
+
+def _close_pipes(process: Process) -> None:
+    """Close asyncio's transport of the server's pipes, which would otherwise stay open
+    while a child it left holds one (and warn when collected)."""
+    transport = getattr(getattr(process, "_process", None), "_transport", None)
+    close = getattr(transport, "close", None)
+    if callable(close):
+        with contextlib.suppress(PermissionError):
+            close()
