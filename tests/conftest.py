@@ -92,3 +92,19 @@ def pipe_reader(tmp_path: Path):
             terminal_output=DummyOutput(),
         )
         yield pipe, reader
+
+
+# The global per-test timeout (pyproject, 120 s) guards against hangs. A property test
+# runs many examples, and those that build secret patterns (the percent, encoded-stream and
+# prefixed multi-line families) take 8-17 s alone but passed 120 s on a loaded 2-core host,
+# where hypothesis reported the timeout as a flaky failure. Such tests get a hang guard of
+# their own; an explicit `timeout` mark still wins.
+PROPERTY_TEST_TIMEOUT_SECONDS = 600
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        function = getattr(item, "function", None)
+        is_property = getattr(function, "is_hypothesis_test", False)
+        if is_property and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(PROPERTY_TEST_TIMEOUT_SECONDS))
