@@ -275,3 +275,34 @@ def test_each_value_a_file_gives_a_credential_is_a_secret() -> None:
     found = find_dotenv_secrets(dotenv, "")
     assert {"Dup0First1Secret2", "Dup9Second8Secret7", "abcde#fghij-klmno"} == set(found.values)
     assert dict(found.unhidden) == {"api/.env: SHORT_TOKEN": SHORT, "api/.env: BIG_KEY": LONG}
+
+
+def test_a_template_is_no_dotenv_file_whatever_separates_its_word() -> None:
+    """Second round of the nineteenth attack: once `.env-<name>` and `.env_<name>` were
+    read, `.env-example`, `.env_sample`, `.env-template` and `.env-dist` were too, and
+    their placeholders (`your-api-key-here`, an example password) were blanked as secrets
+    in every result, the README that quotes them included."""
+    for name in (
+        ".env-example",
+        ".env_sample",
+        ".env-template",
+        ".env-dist",
+        ".env_template",
+        ".env-defaults",
+        ".env-example~",
+        ".ENV-EXAMPLE",
+        "example.env",
+        "sample.env",
+        ".env.production-sample",
+    ):
+        assert not is_dotenv_name(name), name
+    for name in (".env-distribution", ".env-examples-ci-prod", ".env_staging", "prod.env"):
+        assert is_dotenv_name(name), name
+
+
+def test_placeholders_of_a_dash_named_template_stay_visible(tmp_path: Path) -> None:
+    (tmp_path / ".env-example").write_text("API_KEY=your-api-key-here-0000\n")
+    (tmp_path / ".env").write_text(f"STRIPE_SECRET_KEY={STRIPE}\n")
+    found = find_dotenv_secrets(read_workspace_dotenv(tmp_path), "")
+    assert STRIPE in found.values
+    assert not any("your-api-key-here" in value for value in found.values)

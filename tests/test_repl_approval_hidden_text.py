@@ -73,12 +73,22 @@ def test_several_lines_are_counted_and_listed_and_a_long_list_says_how_many_more
     ("old", "new"),
     [
         (f"DEPLOY_TOKEN={PAYLOAD}\nA=1\n", f"DEPLOY_TOKEN={PAYLOAD}\nA=2\n"),  # context
-        (f"DEPLOY_TOKEN={PAYLOAD}\nA=1\n", "A=1\n"),  # removed
         ("A=1\n", "A=1\nB=[REDACTED]\n"),  # the mark written as text: nothing hidden
     ],
 )
-def test_no_warning_where_no_added_line_hides_a_secret(old, new):
+def test_no_warning_where_no_changed_line_hides_a_secret(old, new):
     assert "warning" not in build_approval_header(overwrite(old, new), 100).plain
+
+
+def test_a_removed_line_that_hides_a_secret_is_warned_of_as_a_removal():
+    """What a removal takes out cannot be seen either (second round: a planted value equal
+    to a line of code was deleted as `-    [REDACTED]` with no word)."""
+    header = unhung(
+        build_approval_header(overwrite(f"DEPLOY_TOKEN={PAYLOAD}\nA=1\n", "A=1\n"), 100).plain
+    )
+    assert "removed line 4 shows text as [REDACTED]" in header, header
+    assert "Answer n unless you mean to remove it." in header
+    assert "added line" not in header
 
 
 def test_the_full_listing_repeats_the_warning_with_the_header_above_the_question():

@@ -299,3 +299,35 @@ def test_a_removed_or_context_secret_line_is_no_hidden_added_line(tmp_path: Path
     assert f" DEPLOY_TOKEN={REDACTED_MARK}" in context.text.split("\n")
     assert f"-DEPLOY_TOKEN={REDACTED_MARK}" in removed.text.split("\n")
     assert context.hidden_added_lines == () and removed.hidden_added_lines == ()
+    # a context line is no change; a removed one is, and the user cannot see what it removes
+    assert context.hidden_removed_lines == ()
+    lines = removed.text.split("\n")
+    assert removed.hidden_removed_lines == (lines.index(f"-DEPLOY_TOKEN={REDACTED_MARK}") + 1,)
+
+
+def test_a_removed_line_whose_text_is_a_secret_is_counted_so_the_question_warns(
+    tmp_path: Path,
+):
+    """Second round of the nineteenth attack: a planted `.env` value equal to a line of
+    code (a signature check) let an edit delete that line as `-    [REDACTED]` with no
+    warning: the user approved removing a line they could not see."""
+    from agent_cli.repl.hidden_text_warning import build_hidden_text_warning
+
+    check = "    verify_signature(request)"
+    (tmp_path / "hooks.py").write_text(
+        f"def hook(request):\n{check}\n    return process(request)\n"
+    )
+    toolbox, asker = denying_toolbox(tmp_path, {"HOOK_SECRET": check.strip()})
+    toolbox.run(
+        "write_file",
+        {"path": "hooks.py", "content": "def hook(request):\n    return process(request)\n"},
+    )
+    [request] = asker.requests
+    approval = request.approval
+    lines = approval.text.split("\n")
+    assert approval.hidden_added_lines == ()
+    assert approval.hidden_removed_lines == (lines.index(f"-    {REDACTED_MARK}") + 1,)
+    words = build_hidden_text_warning((), True, approval.hidden_removed_lines).plain
+    assert f"removed line {approval.hidden_removed_lines[0]} shows text as {REDACTED_MARK}" in words
+    assert "cannot be shown. Answer n unless you mean to remove it." in words
+    assert "verify_signature" not in words

@@ -54,6 +54,13 @@ def found_by_every_reader(value: str) -> list[set[str]]:
         (f"https://pypi.org/simple https://{FURY}@pypi.fury.io/acme/", FURY),
         (f'{{"index":"https://{FURY}@pypi.fury.io/acme/"}}', FURY),
         (f"git clone https://{PAT}@github.com/acme/private.git", PAT),
+        # second round: a key of fewer than 4 digits as the user, Oracle's JDBC URL
+        ("https://aBcDeFgHiJkLmNoPq7r2@pypi.fury.io/acme/", "aBcDeFgHiJkLmNoPq7r2"),
+        ("https://glpat-xKvPqRzLmNbTwYs8aJdQ@gitlab.com/acme/a.git", "glpat-xKvPqRzLmNbTwYs8aJdQ"),
+        ("https://glpat-xKvPqRzLmNbTwYsaJdQ@gitlab.com/acme/a.git", "glpat-xKvPqRzLmNbTwYsaJdQ"),
+        (f"jdbc:oracle:thin:app/{JDBC_PASSWORD}@//db.internal:1521/ORCL", JDBC_PASSWORD),
+        (f"jdbc:oracle:thin:app/{JDBC_PASSWORD}@db.internal:1521:ORCL", JDBC_PASSWORD),
+        (f"jdbc:oracle:oci:app/{JDBC_PASSWORD}@prod_tns", JDBC_PASSWORD),
     ],
 )
 def test_a_token_user_part_or_a_jdbc_password_is_a_secret_by_every_reader(url, secret):
@@ -79,6 +86,10 @@ def test_a_percent_encoded_user_part_is_a_secret_as_written_and_as_the_server_re
         "jdbc:mysql://db.internal:3306/prod?useSSL=true",
         "jdbc:postgresql://db/app?user=app",
         "https://example.com/mcp/v1/sse",
+        "https://oauth2accesstoken@us-docker.pkg.dev/acme/repo",  # Google's user name
+        "https://ci-deployer-account@build.example.com/x",
+        "https://MyCompanyDeployBot@build.example.com/x",
+        "jdbc:oracle:thin:@//db.internal:1521/ORCL",  # no user, no password
     ],
 )
 def test_a_user_name_in_a_url_is_no_secret(url):

@@ -276,16 +276,18 @@ def build_header(
     note on look-alike letters can be shortened to fit (a narrow terminal); with
     `unasked_by` (`always for notes.sh`) it says that answer allows it without a
     question. `written_at`: `same_looking_lines` of the approval, when found already.
-    Added lines that show secret text as `[REDACTED]` get a warning under it, in rows of
-    its own (`hidden_text_warning`)."""
+    Added or removed lines that show secret text as `[REDACTED]` get a warning under it,
+    in rows of its own (`hidden_text_warning`)."""
     if written_at is None:
         written_at = same_looking_lines(approval, raw_lines)
     notes = (holds_lookalike_letters(approval.text, approval.kind), bool(written_at))
     header = _build_header(request, approval, raw_lines, width, unasked_by, notes, compact=False)
     if _rows(header, width) > MAX_HEADER_ROWS and any(notes):
         header = _build_header(request, approval, raw_lines, width, unasked_by, notes, compact=True)
-    if approval.hidden_added_lines:  # rows of its own, past the limit: it must be read
-        warning = build_hidden_text_warning(approval.hidden_added_lines, unasked_by is None)
+    if approval.hidden_added_lines or approval.hidden_removed_lines:  # rows of its own
+        warning = build_hidden_text_warning(  # (past the limit: it must be read)
+            approval.hidden_added_lines, unasked_by is None, approval.hidden_removed_lines
+        )
         header.append("\n")
         header.append_text(_hang(warning, width))
     return header

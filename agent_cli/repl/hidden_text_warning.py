@@ -10,10 +10,12 @@ value of the user's secrets written into the file, and to answer n unless that v
 expected there. Secret values carry no names (`SecretForms` holds forms only), so the
 words name where secrets come from, not which variable.
 
-Contract: `build_hidden_text_warning(numbers, asked)` is that warning for the added lines
-numbered `numbers` (as the view numbers them; at most `MAX_LISTED_LINES` listed, the rest
-counted); with `asked=False` (a call an "always" answer let through) it leaves out the
-advice to answer n. Never any of the secret's text.
+Contract: `build_hidden_text_warning(numbers, asked, removed)` is that warning for the
+added lines numbered `numbers` and the removed lines numbered `removed` (as the view
+numbers them; at most `MAX_LISTED_LINES` listed, the rest counted): a removed line whose
+text is hidden is a change the user cannot see either. With `asked=False` (a call an
+"always" answer let through) it leaves out the advice to answer n. Never any of the
+secret's text.
 """
 
 from __future__ import annotations
@@ -29,21 +31,48 @@ WARNING_STYLE = "bold red"
 SECRET_SOURCES = "from your environment, a dotenv file of the workspace or your MCP settings"
 
 
-def build_hidden_text_warning(numbers: Sequence[int], asked: bool = True) -> Text:
-    """The warning for added lines `numbers` that show secret text as `REDACTED_MARK`
-    (module contract); one paragraph, for the caller to hang under the header."""
+def build_hidden_text_warning(
+    numbers: Sequence[int], asked: bool = True, removed: Sequence[int] = ()
+) -> Text:
+    """The warning for added lines `numbers` and removed lines `removed` that show secret
+    text as `REDACTED_MARK` (module contract); one paragraph, for the caller to hang under
+    the header."""
+    parts = []
+    if numbers:
+        parts.append(_added_words(numbers, asked))
+    if removed:
+        parts.append(_removed_words(removed, asked and not numbers))
+    return Text("warning: " + " ".join(parts), style=WARNING_STYLE)
+
+
+def _added_words(numbers: Sequence[int], asked: bool) -> str:
     if len(numbers) == 1:
         lines, what, those = f"added line {numbers[0]:,} shows", "a value", "that value"
     else:
         lines = f"{len(numbers):,} added lines ({_listed(numbers)}) show"
         what, those = "values", "those values"
     words = (
-        f"warning: {lines} text as {REDACTED_MARK}: {what} of your secrets ({SECRET_SOURCES}) "
+        f"{lines} text as {REDACTED_MARK}: {what} of your secrets ({SECRET_SOURCES}) "
         "written into the file; secrets are never shown."
     )
-    if asked:
-        words += f" Answer n unless you expect {those} there."
-    return Text(words, style=WARNING_STYLE)
+    return words + (f" Answer n unless you expect {those} there." if asked else "")
+
+
+def _removed_words(numbers: Sequence[int], asked: bool) -> str:
+    """Removed lines that show hidden text: what the change takes out cannot be seen (a
+    planted value equal to a line of code, a check, would be deleted unseen)."""
+    if len(numbers) == 1:
+        lines, what = f"removed line {numbers[0]:,} shows", "it holds a value"
+    else:
+        lines, what = (
+            f"{len(numbers):,} removed lines ({_listed(numbers)}) show",
+            "they hold values",
+        )
+    words = (
+        f"{lines} text as {REDACTED_MARK}: {what} of your secrets ({SECRET_SOURCES}), so "
+        "what the change takes out of the file cannot be shown."
+    )
+    return words + (" Answer n unless you mean to remove it." if asked else "")
 
 
 def _listed(numbers: Sequence[int]) -> str:

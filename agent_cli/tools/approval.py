@@ -52,14 +52,15 @@ class ApprovalKind(Enum):
 class Approval:
     """The text the user must see before saying yes, and how to read it; `note`, what
     the text cannot show and the user must know (a change in hidden text, bytes that are
-    not UTF-8 and will be replaced), "" when nothing; `hidden_added_lines`, the numbers
-    (1-based, in `text`) of the added lines of a diff that show secret text as
-    `REDACTED_MARK`, in order."""
+    not UTF-8 and will be replaced), "" when nothing; `hidden_added_lines` and
+    `hidden_removed_lines`, the numbers (1-based, in `text`) of the added and of the
+    removed lines of a diff that show secret text as `REDACTED_MARK`, in order."""
 
     kind: ApprovalKind
     text: str
     note: str = ""
     hidden_added_lines: tuple[int, ...] = ()
+    hidden_removed_lines: tuple[int, ...] = ()
 
 
 def build_content_approval(content: str) -> Approval:
@@ -78,8 +79,9 @@ def build_diff_approval(
     either text as `REDACTED_MARK`, line by line as read_file shows them (`secret_lines`:
     a context line or a changed line beside a key puts it on the screen otherwise). A
     changed line that reads the same once hidden gets the note `HIDDEN_CHANGE_NOTE`,
-    so a change made inside a secret is never shown as no change; an added line that
-    shows hidden text is counted in `hidden_added_lines`."""
+    so a change made inside a secret is never shown as no change; an added or a removed
+    line that shows hidden text is counted in `hidden_added_lines` or
+    `hidden_removed_lines`."""
     label = shown.replace("\n", "^J")  # the view writes out every other control
     real_old, real_new = _lines_with_ends(old), _lines_with_ends(new)
     shown_old = _lines_with_ends(_with_secrets_hidden(old, secrets))
@@ -88,6 +90,7 @@ def build_diff_approval(
     lines: list[str] = []
     hidden = False
     hidden_added: list[int] = []  # indices in `lines`
+    hidden_removed: list[int] = []
     for group in matcher.get_grouped_opcodes(DIFF_CONTEXT_LINES):
         if not lines:
             lines += [f"--- {label} (now)\n", f"+++ {label} (after)\n"]
@@ -98,17 +101,23 @@ def build_diff_approval(
                 continue
             removed, added = shown_old[i1:i2], shown_new[j1:j2]
             hidden = hidden or _reads_the_same(real_old[i1:i2], removed, real_new[j1:j2], added)
+            hidden_removed += _hidden_at(len(lines), real_old[i1:i2], removed)
             lines += ["-" + line for line in removed]
-            first_added = len(lines)
-            hidden_added += [
-                first_added + at
-                for at, (real, shown) in enumerate(zip(real_new[j1:j2], added, strict=True))
-                if shown != real
-            ]
+            hidden_added += _hidden_at(len(lines), real_new[j1:j2], added)
             lines += ["+" + line for line in added]
     note = HIDDEN_CHANGE_NOTE if hidden else ""
-    numbers = _numbers_once_ended(lines, hidden_added)
-    return Approval(ApprovalKind.DIFF, "\n".join(_ended(lines)), note, numbers)
+    added_numbers = _numbers_once_ended(lines, hidden_added)
+    removed_numbers = _numbers_once_ended(lines, hidden_removed)
+    text = "\n".join(_ended(lines))
+    return Approval(ApprovalKind.DIFF, text, note, added_numbers, removed_numbers)
+
+
+def _hidden_at(first: int, real: list[str], shown: list[str]) -> list[int]:
+    """The indices, from `first` on, of the lines of `shown` that differ from `real`: they
+    show a secret's text as `REDACTED_MARK`."""
+    return [
+        first + at for at, pair in enumerate(zip(real, shown, strict=True)) if pair[0] != pair[1]
+    ]
 
 
 def _numbers_once_ended(diff_lines: list[str], indices: list[int]) -> tuple[int, ...]:

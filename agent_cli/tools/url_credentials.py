@@ -5,12 +5,14 @@ Contract:
   written inside it: pip's `PIP_EXTRA_INDEX_URL` lists several, a JSON or YAML value
   quotes one, a command names one), its password
   (`postgres://user:password@host`), as written and percent-decoded; its user part when
-  that has a key's shape (`token_shape.is_token_word`), as written and decoded: GitHub's
+  that has a key's shape (`token_shape.is_user_part_token`), as written and decoded: GitHub's
   `https://<token>@github.com/...`, Gemfury's `https://<token>@pypi.fury.io/...`, but not
   a user name (`https://git@github.com/`, `ssh://deploy@host`); and its query parameters
   whose names look like credentials (`?api_key=`, `CREDENTIAL_PARAMETER`). A URL behind
   further scheme words is read from the one `://` follows (JDBC's
-  `jdbc:mysql://user:password@host`, R2DBC's `r2dbc:pool:postgresql://...`).
+  `jdbc:mysql://user:password@host`, R2DBC's `r2dbc:pool:postgresql://...`), and Oracle's
+  JDBC URL, which has no `://`, by its own form: the password of
+  `jdbc:oracle:thin:user/password@//host:1521/service` (or `@host:1521:sid`).
 - `url_path_tokens(url)`: the segments of a URL's path that have a key's shape
   (`is_token_word`): an MCP server's URL that carries its key in the path
   (`/mcp/<key>/sse`).
@@ -22,7 +24,7 @@ import re
 from collections.abc import Iterator
 from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit
 
-from agent_cli.tools.token_shape import is_token_word
+from agent_cli.tools.token_shape import is_token_word, is_user_part_token
 
 CREDENTIAL_PARAMETER = re.compile(
     r"key|token|secret|passw|passphrase|auth|sig|credential|session|jwt", re.IGNORECASE
@@ -33,10 +35,15 @@ CREDENTIAL_PARAMETER = re.compile(
 # the punctuation a sentence or a bracket puts after it.
 _WRITTEN_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'`<>]+")
 _AFTER_A_URL = ".,;:)]}"
+# Oracle's JDBC URL: `jdbc:oracle:<driver>:user/password@...`.
+_ORACLE_JDBC = re.compile(r"jdbc:oracle:[A-Za-z0-9]+:[^/@\s\"'`]+/([^@\s\"'`]+)@", re.IGNORECASE)
 
 
 def url_credentials(value: str) -> Iterator[str]:
     """The credentials of the URLs in `value` (module contract)."""
+    for found in _ORACLE_JDBC.finditer(value):
+        yield found.group(1)
+        yield unquote(found.group(1))
     if "://" not in value:
         return
     for url in _urls_in(value):
@@ -80,6 +87,6 @@ def _user_credentials(parts: SplitResult) -> Iterator[str]:
     if parts.password:
         yield parts.password
         yield unquote(parts.password)
-    if parts.username and is_token_word(unquote(parts.username)):
+    if parts.username and is_user_part_token(unquote(parts.username)):
         yield parts.username
         yield unquote(parts.username)

@@ -68,7 +68,10 @@ SKIPPED_FOLDERS = frozenset(
         *("__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache"),  # caches
     }
 )
-TEMPLATE_SUFFIXES = (".example", ".sample", ".template", ".dist", ".defaults", ".tmpl")
+TEMPLATE_WORDS = ("example", "sample", "template", "dist", "defaults", "tmpl")
+# A template's name: the word after `.`, `-` or `_` (`.env.example`, `.env-example`,
+# `.env_sample`), or before `.env` (`example.env`): its values are placeholders.
+_TEMPLATE = re.compile(rf"(?:^|[._-])(?:{'|'.join(TEMPLATE_WORDS)})(?:\.env)?$", re.IGNORECASE)
 # Dotenv files by the names tools give them beside `.env`: direnv's `.envrc`, nektos/act's
 # `.secrets` (what `act` reads secrets from), Cloudflare Wrangler's `.dev.vars` (and
 # `.dev.vars.<environment>`).
@@ -178,7 +181,7 @@ def is_dotenv_name(name: str) -> bool:
     """A dotenv file's name, or its backup's, that is no template and no editor's swap
     file (module contract)."""
     name = _BACKUP_OF.sub(lambda backup: backup.group(1) or "", name, count=1)
-    if name.lower().endswith(TEMPLATE_SUFFIXES) or _SWAP_FILE.search(name):
+    if _TEMPLATE.search(name) or _SWAP_FILE.search(name):
         return False
     return (
         name in DOTENV_NAMES
