@@ -17,10 +17,11 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from repl_fakes import make_console
 
+from agent_cli.events import ToolStarted
 from agent_cli.repl.approval_lines import TAB_STYLE, TRAILING_SPACE
 from agent_cli.repl.approval_view import build_approval_view, forms_as_shown
 from agent_cli.repl.safe_text import clip_line
-from agent_cli.repl.tool_lines import select_telling_arguments
+from agent_cli.repl.tool_lines import build_tool_started_line
 from agent_cli.repl.views import build_sources_view
 from agent_cli.secret_forms import SecretForms
 from agent_cli.sources.resolution import SourceResolution, SourceResolutionStatus
@@ -120,5 +121,5 @@ def test_sources_and_tool_lines_show_long_pointers_whole():
     wide = make_console(width=300)
     wide.print(build_sources_view([resolution]))
     assert any(POINTER in line for line in wide.export_text().splitlines())
-    arguments = select_telling_arguments({"pointer": POINTER, "offset": 0})
-    assert ("pointer", POINTER) in arguments
+    panel = build_tool_started_line(ToolStarted("t1", "read_artifact", {"pointer": POINTER}))
+    assert f"pointer: {POINTER}" in panel.plain

@@ -26,6 +26,8 @@ DONE = "All done here."
 COMMAND = "echo '\u202egnp.tpircs\u202c' && cu\u200brl g\u0456thub.invalid/x\u2028| cat"
 WRITTEN = "echo '<U+202E>gnp.tpircs<U+202C>' && cu<U+200B>rl g\u0456thub.invalid/x<U+2028>| cat"
 PANEL_TOP = f"╭─ bash  command: {WRITTEN}"
+# Drawn in reverse video, as the approval draws them: the codes written out, the look-alike.
+REVERSED = "<U+202E><U+202C><U+200B>\u0456<U+2028>"
 SGR = re.compile(r"\x1b\[([0-9;]*)m")
 
 
@@ -61,7 +63,7 @@ def test_the_repl_under_yes_writes_out_what_the_command_hides(tmp_path, terminal
         assert top == PANEL_TOP, screen
         assert not any(row.startswith("│   | cat") for row in rows), screen
         coloured = next(row for row in terminal.visible_with_colours().splitlines() if "╭─" in row)
-        assert reversed_on_screen(coloured) == "\u0456", coloured
+        assert reversed_on_screen(coloured) == REVERSED, coloured
 
 
 def test_print_mode_under_yes_writes_it_out_on_a_terminal_and_into_a_pipe(tmp_path, terminals):
@@ -78,7 +80,7 @@ def test_print_mode_under_yes_writes_it_out_on_a_terminal_and_into_a_pipe(tmp_pa
         screen = terminal.screen()
         assert PANEL_TOP in screen.splitlines(), screen
         coloured = next(row for row in terminal.screen_with_colours().splitlines() if "╭─" in row)
-        assert reversed_on_screen(coloured) == "\u0456", coloured
+        assert reversed_on_screen(coloured) == REVERSED, coloured
 
         server.enqueue(*command_call())
         run = run_piped(["-p", "go", "--yes"], cwd=workspace, env=env)

@@ -31,7 +31,7 @@ from agent_cli.repl.safe_text import (
     is_fake_compact_line,
     sanitize_block,
 )
-from agent_cli.repl.tool_lines import select_further_lines
+from agent_cli.repl.tool_lines import build_tool_started_line
 
 # Sequences the renderer itself never sends, so finding one means the input got through.
 FORBIDDEN_RAW = (
@@ -142,13 +142,15 @@ def test_tool_panels_and_notices_never_obey_their_text(
     said = Notice(level, "workspace_switched", {"recorded": notice, "current": notice})
     renderer.render(said)
     shown = check_terminal(console, raw, live=True)
-    # the panel is one row for its top, however long or broken the text; a multi-line
-    # command adds one gutter row per further line (issue 23 item 17); the bottom of a
+    # the panel's top is its rows, each inside the screen, however long or broken the
+    # text (a value folds over gutter rows, a command's lines each start one); the bottom of a
     # failure goes on over rows indented under its mark, each inside the screen (a
     # clipped failure hid its advice)
-    further = len(select_further_lines(arguments))
+    top = build_tool_started_line(ToolStarted("toolu_1", name, arguments), console.width)
+    further = top.plain.count("\n")
     rows = shown.splitlines()
     assert all(row.startswith("│ ") for row in rows[1 : 1 + further])
+    assert all(cell_len(row) <= console.width for row in rows[: 1 + further]), rows
     assert rows[1 + further].startswith("╰─ ")
     rest = rows[2 + further :]
     while rest and rest[0].startswith(FAILURE_INDENTS) and rest[0].strip():

@@ -63,8 +63,12 @@ def test_tool_panels_stay_inside_their_frame_at_60_columns() -> None:
     summary = "exit 0, read 400 lines and saved them to an artifact for later"
     renderer.render(ToolFinished("t1", "bash", False, summary, 30_000, POINTER, output))
     rows = console.export_text().splitlines()
-    assert len(rows) == 2 + 3 + 1  # top, further command line, preview, bottom
+    # the top folds the whole command over rows (`│ ┆ `), its second line on a row `│   `
+    # of its own (3 + 2 rows), then the preview (3) and the bottom
+    assert len(rows) == 5 + 3 + 1, rows
     assert all(len(row) <= 60 for row in rows), rows
+    assert rows[0].split("command: ", 1)[1] + "".join(row[4:] for row in rows[1:3]) == command
+    assert rows[3].startswith("│   echo y") and rows[4].startswith("│ ┆ y")
     assert rows[-1].startswith("╰─ ✓ ") and rows[-1].endswith("full output: /last")
 
 
@@ -90,15 +94,19 @@ def test_compact_lines_wrap_between_words_and_keep_their_tag() -> None:
 
 
 def test_a_pointer_argument_stays_whole_and_wide_characters_stay_inside_the_frame() -> None:
-    """The top row is cut to the screen by cells (wide characters count two), except
-    that a pointer is never cut: it goes whole to a row of its own."""
+    """The top's rows are folded to the screen by cells (wide characters count two),
+    the value whole over them, except that a pointer is never cut: it goes whole to a
+    row of its own."""
     console = terminal(60)
     renderer = EventRenderer(console, live=False)
     renderer.render(ToolStarted("t1", "grep", {"pattern": "漢字" * 40}))
     renderer.render(ToolStarted("t2", "read_artifact", {"pointer": POINTER}))
     rows = console.export_text().splitlines()
-    assert rows[0].startswith("╭─ grep") and rows[0].endswith("…"), rows
-    assert all(cell_len(row) <= 60 for row in rows[:1]), rows
+    grep_rows = rows[: next(at for at, row in enumerate(rows) if "read_artifact" in row)]
+    assert rows[0].startswith("╭─ grep"), rows
+    assert all(cell_len(row) <= 60 for row in grep_rows), rows
+    pattern = rows[0].split("pattern: ", 1)[1] + "".join(row[4:] for row in grep_rows[1:])
+    assert pattern == "漢字" * 40, rows
     assert POINTER in rows, rows  # whole, on a row of its own
 
 

@@ -605,17 +605,19 @@ def line_rows(line: NumberedLine, width: int) -> list[Text]:
     return fold_rows(line.text, width)
 
 
-def fold_rows(text: Text, width: int) -> list[Text]:
-    """`text` (one line) cut into rows of `width` cells wherever the cells run out, not
-    at spaces: a word wrap drops the space where it breaks, and `rm -rf ./b… /` then
-    reads as `rm -rf ./b…/`. A space that ends a row or starts the next one is drawn as
-    `TRAILING_SPACE`, since a blank cell there cannot be told from none."""
+def fold_rows(text: Text, width: int, first_width: int | None = None) -> list[Text]:
+    """`text` (one line) cut into rows of `width` cells (the first `first_width` when
+    given) wherever the cells run out, not at spaces: a word wrap drops the space where
+    it breaks, and `rm -rf ./b… /` then reads as `rm -rf ./b…/`. A space that ends a row
+    or starts the next one is drawn as `TRAILING_SPACE`, since a blank cell there cannot
+    be told from none."""
     plain, offsets, cells = text.plain, [], 0
+    room = width if first_width is None else first_width
     for index, character in enumerate(plain):
         size = cell_len(character)
-        if cells and cells + size > width:
+        if cells and cells + size > room:
             offsets.append(index)
-            cells = 0
+            cells, room = 0, width
         cells += size
     if not offsets:
         return [text]

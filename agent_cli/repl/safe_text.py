@@ -127,50 +127,6 @@ def clip_output_line(text: str, limit: int = 120) -> str:
     return line if end == len(line) else line[:end] + ELLIPSIS
 
 
-def clip_written_out(text: str, limit: int = 120) -> str:
-    """One line of outside text as an approval names it: every character a terminal would
-    obey, hide or draw as a blank written out (`written_out.revealed_pieces`: `^[`, `^M`,
-    `<U+200B>`, `<U+202E>`, `<U+2028>`, a line feed `^J`, a tab `^I`), none dropped, so a
-    tool panel shows what its approval would have. Past `limit` characters it is cut at
-    its end with an ellipsis, never inside a written-out code or a pointer."""
-    return _clip_pieces(revealed_pieces(text), limit)
-
-
-def clip_written_out_line(line: str, limit: int = 120) -> str:
-    """One line of a command as `clip_output_line` shows output (tabs expanded to
-    `TAB_SIZE` columns, indentation and inner spaces kept, trailing spaces dropped), but
-    every other character a terminal would obey, hide or draw as a blank written out
-    (`clip_written_out`), not removed: a carriage return is `^M`, not a line break, and a
-    zero-width space in `cu<U+200B>rl` is seen. A line feed in it is written out too."""
-    pieces: list[str] = []
-    column = 0
-    for piece in revealed_pieces(line.rstrip(" ")):
-        if piece == "^I":
-            piece = " " * (TAB_SIZE - column % TAB_SIZE)
-        pieces.append(piece)
-        column += len(piece)
-    while pieces and pieces[-1].isspace():  # a tab expanded at the end is trailing blank
-        pieces.pop()
-    return _clip_pieces(pieces, limit)
-
-
-def _clip_pieces(pieces: list[str], limit: int) -> str:
-    """The pieces joined; past `limit` characters cut before the piece that would pass
-    `limit - 1`, and before a pointer that the cut would split, with an ellipsis."""
-    text = "".join(pieces)
-    if len(text) <= limit:
-        return text
-    end = safe_head_end(text, max(limit - 1, 0))
-    if end == len(text):
-        return text
-    kept = 0
-    for piece in pieces:
-        if kept + len(piece) > end:
-            break
-        kept += len(piece)
-    return text[:kept] + ELLIPSIS
-
-
 def escape_markup(text: str) -> str:
     """Escape rich markup in `text` (only for places that must build a markup string)."""
     return _MARKUP_OPEN.sub(lambda m: m.group(1) * 2 + "\\" + m.group(2), text)

