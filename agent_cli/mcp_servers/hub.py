@@ -29,7 +29,9 @@ Contract:
   -32602 invalid params included) leaves it ready.
   Only KeyboardInterrupt propagates (the call is cancelled first, also when it came as the
   call was handed to the hub's loop: it held the old call running to its timeout, which
-  then stopped the server under the next call).
+  then stopped the server under the next call). A Ctrl-C that comes once the server has
+  answered (while its new tool list is awaited, below) loses nothing: it is raised as a
+  `CallInterrupted` carrying that answer.
 - A stdio server that writes a broken JSON-RPC message to its stdout (`stray_lines`: a
   line that begins with `{`, names `"jsonrpc"` and is not JSON, or JSON naming
   `jsonrpc` that is no valid message) is stopped and marked failed at once, whenever it
@@ -48,10 +50,13 @@ Contract:
   and kills its group: nothing a server started outlives agent-cli.
 - A ready server that says its tools changed (`notifications/tools/list_changed`) has
   them listed again, with the same paging, caps and screening as at its start
-  (`tool_list_changes`); a change said during a call is listed before `call` returns, so
-  the next request offers the new list. Its state's `relisted` counts these listings; a
-  listing that fails (no answer within its `startup_timeout`, an error answer) leaves the
-  tools as they were.
+  (`tool_list_changes`: notices merged, listings paced, backing off while they change
+  nothing); a change said during a call is listed before `call` returns, so the next
+  request offers the new list, but `call` waits for that listing at most
+  `CATCH_UP_SECONDS` past the server's answer (then it lands later). Its state's
+  `relisted` counts the listings that landed and `relisting` (read in `states()`) how the
+  notices were followed; a listing that fails (no answer within its `startup_timeout`,
+  an error answer) leaves the tools as they were, its reason in `relisting.failed`.
 - `version` grows whenever the set of offered tools changes (and only then: the tools
   lead the request's cached prefix), so a toolbox knows when to rebuild its tool list. Thread-safe: states are read and written under one lock.
 - Nothing a server says reaches a state or a failure with a secret agent-cli keeps in
@@ -102,6 +107,7 @@ from agent_cli.mcp_servers.states import (
     FAILED,
     READY,
     STARTING,
+    CallInterrupted,
     CallOutcome,
     ServerState,
     describe_not_offered,
@@ -109,7 +115,11 @@ from agent_cli.mcp_servers.states import (
 from agent_cli.mcp_servers.stderr_tail import StderrTail
 from agent_cli.mcp_servers.stdio_transport import open_stdio
 from agent_cli.mcp_servers.stray_lines import quote_line
-from agent_cli.mcp_servers.tool_list_changes import ToolListFollower
+from agent_cli.mcp_servers.tool_list_changes import (
+    CATCH_UP_SECONDS,
+    ListingFailed,
+    ToolListFollower,
+)
 from agent_cli.mcp_servers.watched_streams import LiveServer, WatchedReads, WatchedWrites
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.termination import interrupt_held
@@ -155,8 +165,17 @@ class McpHub:
         self._secrets = secrets  # one reference, read where used: no lock needed
 
     def states(self) -> list[ServerState]:
+        """Every server's state, sorted by name; a ready one's with how its notices that
+        its tools changed were followed (`tool_list_changes`), as they stand now."""
         with self._lock:
-            return [self._states[name] for name in sorted(self._states)]
+            states = [self._states[name] for name in sorted(self._states)]
+        return [self._with_relisting(state) for state in states]
+
+    def _with_relisting(self, state: ServerState) -> ServerState:
+        follower = self._followers.get(state.name)
+        if state.status != READY or follower is None:
+            return state
+        return replace(state, relisting=follower.report())
 
     def offered_tools(self) -> list[OfferedTool]:
         """Every ready server's offered tools, sorted by their offered names."""
@@ -256,32 +275,38 @@ class McpHub:
             status = state.status if state is not None else "not configured"
             reason = state.reason if state is not None else ""
             return CallOutcome(failure=f"the MCP server {server} is {status}{_because(reason)}")
-        with interrupt_held() as release:  # a Ctrl-C as it is handed over cancels it too
-            future = self._submit(self._call(server, tool, arguments, settings.timeout))
-            try:
+        follower = self._followers.get(server)
+        heard = follower.heard if follower is not None else 0
+        future: concurrent.futures.Future[CallOutcome] | None = None
+        try:
+            with interrupt_held() as release:  # a Ctrl-C as it is handed over cancels it too
+                future = self._submit(self._call(server, tool, arguments, settings.timeout))
                 release()
                 outcome: CallOutcome = future.result(settings.timeout + 2 * CLOSE_SECONDS)
-            except concurrent.futures.TimeoutError:
-                future.cancel()
-                return CallOutcome(failure=f"{tool} got no answer from {server} in time")
-            except KeyboardInterrupt:
-                future.cancel()
+            self._catch_up(follower, heard)
+        except concurrent.futures.TimeoutError:
+            assert future is not None
+            future.cancel()
+            return CallOutcome(failure=f"{tool} got no answer from {server} in time")
+        except KeyboardInterrupt:
+            answered = _answer_of(future)
+            if answered is None:
                 raise
-        self._catch_up(server, settings)
+            raise CallInterrupted(answered) from None
         return outcome
 
-    def _catch_up(self, server: str, settings: McpServerSettings) -> None:
-        """List `server`'s tools again now if it said they changed during the call just
-        made (`tool_list_changes`), so the next request offers the new list."""
-        follower = self._followers.get(server)
+    def _catch_up(self, follower: ToolListFollower | None, heard: int) -> None:
+        """Wait at most `CATCH_UP_SECONDS` for the listing of the tools the server said
+        changed during the call just made (`heard`: the notices before it), so the next
+        request offers the new list; past that it lands later (`tool_list_changes`)."""
         if follower is None:
             return
-        future = self._submit(follower.catch_up())
+        future = self._submit(follower.catch_up(heard))
         try:
-            future.result(settings.startup_timeout + SETTLE_SECONDS)
-        except concurrent.futures.TimeoutError:  # it goes on in the background
-            pass
-        except KeyboardInterrupt:
+            future.result(CATCH_UP_SECONDS)
+        except concurrent.futures.TimeoutError:  # the listing goes on in the background
+            future.cancel()  # (only the waiting ends)
+        except BaseException:
             future.cancel()
             raise
 
@@ -381,27 +406,45 @@ class McpHub:
             if running.ended:  # not stopped by agent-cli: the server is gone
                 raise _ServerEnded
 
-    async def _list_again(self, settings: McpServerSettings, running: LiveServer) -> None:
+    async def _list_again(self, settings: McpServerSettings, running: LiveServer) -> bool:
         """List the tools of a ready server that said they changed (module contract): the
-        same paging, caps and screening as at its start; on failure the tools stay."""
+        same paging, caps and screening as at its start; whether the offered tools
+        changed. `ListingFailed` (the tools stay) on no answer within its
+        `startup_timeout`, an error answer, or anything else that is no listing."""
         import anyio
 
         name = settings.name
         session = running.session
         if session is None or self._running.get(name) is not running:
-            return
+            return False
         running.refused = []
         try:
             with anyio.fail_after(settings.startup_timeout):
                 listing = await list_all_tools(session)
-        except Exception:  # noqa: BLE001  a broken connection ends the server by itself
-            return
+        except TimeoutError:
+            raise ListingFailed(
+                f"no answer to tools/list in {settings.startup_timeout:g} s (startup_timeout)"
+            ) from None
+        except Exception as error:  # noqa: BLE001  a broken connection ends the server itself
+            raise ListingFailed(self._describe_listing_error(error)) from None
         listed = listing.tools + running.refused[:MAX_LISTED_TOOLS]
         running.refused = []
         offered, skipped = offer_tools(name, listed, self._secrets)
         state = self._state(name)
-        if state is not None and state.status == READY and self._running.get(name) is running:
-            self._set_ready(name, offered, skipped, listing, state.relisted + 1)
+        if state is None or state.status != READY or self._running.get(name) is not running:
+            return False
+        self._set_ready(name, offered, skipped, listing, state.relisted + 1)
+        after = self._state(name)
+        return after is not None and after.tools != state.tools
+
+    def _describe_listing_error(self, error: Exception) -> str:
+        """Why a listing again raised `error`, redacted, for `/mcp`."""
+        answered = error_answer(error)
+        if answered is not None:
+            return f"it answered tools/list with error {answered[0]}: " + one_line(
+                answered[1], self._secrets
+            )
+        return describe_exception(error, self._secrets)
 
     def _fail_start(self, settings: McpServerSettings, running: LiveServer) -> None:
         """Mark a server that did not start in time failed at once, with what it wrote to
@@ -666,6 +709,18 @@ def _ignore_loop_noise(loop: asyncio.AbstractEventLoop, context: dict[str, Any])
     """What the loop would print about a server's transport it could not close politely
     (a crashed server's): the state already says what happened, the terminal is the
     user's."""
+
+
+def _answer_of(future: concurrent.futures.Future[CallOutcome] | None) -> CallOutcome | None:
+    """The call's answer when Ctrl-C came once it was there (then it is kept); else None,
+    the call cancelled. A future that can no longer be cancelled is being given its
+    answer on the hub's loop that very moment."""
+    if future is None or future.cancel():
+        return None
+    try:
+        return future.result(CLOSE_SECONDS)
+    except Exception:  # noqa: BLE001  no answer after all: the Ctrl-C ends the call
+        return None
 
 
 def _start_again(server: str) -> str:

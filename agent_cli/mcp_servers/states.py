@@ -17,6 +17,21 @@ STARTING, READY, FAILED, DISABLED = "starting", "ready", "failed", "disabled"
 
 
 @dataclass(frozen=True)
+class Relisting:
+    """How a ready server's `tools/list_changed` notices were followed since it started
+    (`tool_list_changes`): how many it sent, how many listings they cost (notices are
+    merged and listings paced), the least time between two listings now, why the last
+    listing failed ("" when it did not), and how long the listing under way has waited
+    for its answer (0 when none is under way)."""
+
+    notices: int = 0
+    listings: int = 0
+    interval: float = 0.0
+    failed: str = ""
+    waiting: float = 0.0
+
+
+@dataclass(frozen=True)
 class ServerState:
     """Where one server stands: its status, why it failed, the tools it offers and those
     it does not (with the reason); the names it listed past the most agent-cli offers of
@@ -33,6 +48,7 @@ class ServerState:
     left_out_count: int = 0
     listing_cut: str = ""
     relisted: int = 0  # how often its tools were listed again since it started
+    relisting: Relisting = Relisting()  # a ready server's, as `McpHub.states` read it
 
 
 @dataclass(frozen=True)
@@ -46,10 +62,20 @@ class CallOutcome:
     structured: Any = None  # the result's `structuredContent` (MCP 2025-06-18), if any
 
 
+class CallInterrupted(KeyboardInterrupt):
+    """Ctrl-C came once the server had answered the call (while its new tool list was
+    awaited): `outcome` is that answer. A KeyboardInterrupt, so the turn ends as with any
+    Ctrl-C; whoever records the call records `outcome`, not "did not finish"."""
+
+    def __init__(self, outcome: CallOutcome) -> None:
+        self.outcome = outcome
+        super().__init__("the call was answered")
+
+
 class McpTools(Protocol):
     """What the toolbox needs of the session's MCP servers: the offered tools, a number
     that changes when they do, why a name is not offered (`describe_not_offered`), and
-    one call."""
+    one call (which may raise `CallInterrupted`, carrying its answer)."""
 
     @property
     def version(self) -> int: ...

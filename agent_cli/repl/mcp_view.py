@@ -9,6 +9,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from agent_cli.mcp_servers.paged_listing import MAX_LISTED_TOOLS
+from agent_cli.mcp_servers.states import Relisting
 from agent_cli.repl.safe_text import clip_line
 from agent_cli.tools.output import count_noun
 
@@ -25,7 +26,7 @@ STATUS_STYLE = {"ready": "green", "starting": "yellow", "failed": "red", "disabl
 
 def build_mcp_view(servers: Sequence[McpServerView]) -> RenderableType:
     """One block per server (state, tools, schema tokens per request), then what was not
-    offered and why; with a failed server, how to start it again."""
+    offered and why, and how its tools were listed again (`describe_relisting`); with a failed server, how to start it again."""
     if not servers:
         return Text(NO_SERVERS)
     lines: list[Text] = [Text("MCP servers", style="bold")]
@@ -42,6 +43,7 @@ def build_mcp_view(servers: Sequence[McpServerView]) -> RenderableType:
             lines.append(
                 Text(cut + "; the tools of the pages before it are offered", style="yellow")
             )
+        lines.extend(describe_relisting(server.relisting))
     total = sum(server.schema_tokens for server in servers)
     lines.append(Text(f"tool schemas of MCP servers: {total:,} tokens in every request"))
     if any(server.status == "failed" for server in servers):  # reasons give no advice
@@ -56,6 +58,42 @@ def describe_left_out(count: int) -> str:
         f"{MAX_LISTED_TOOLS}, the most agent-cli offers of one server (each tool's schema "
         "rides in every request)"
     )
+
+
+def describe_relisting(relisting: Relisting) -> list[Text]:
+    """What following a server's notices that its tools changed came to: how many it sent
+    and how many listings they cost (merged and paced when it sends more), a listing
+    under way that waits for its answer, and why the last one failed."""
+    lines: list[Text] = []
+    if relisting.notices:
+        said = (
+            f"    said its tools changed {count_noun(relisting.notices, 'time')}; listed "
+            f"again {count_noun(relisting.listings, 'time')}"
+        )
+        flooding = relisting.notices > 2 * max(relisting.listings, 1)
+        if relisting.notices > relisting.listings:
+            said += (
+                f" (notices merged: one listing at most every {relisting.interval:g} s while "
+                "they change nothing)"
+            )
+        lines.append(Text(said, style="yellow" if flooding else "dim"))
+    if relisting.waiting >= 1:
+        lines.append(
+            Text(
+                f"    listing its tools again: no answer for {relisting.waiting:.0f} s yet; the "
+                "tools listed before are offered",
+                style="yellow",
+            )
+        )
+    if relisting.failed:
+        lines.append(
+            Text(
+                f"    its last listing again failed: {clip_line(relisting.failed, 400)}; the "
+                "tools listed before are offered",
+                style="yellow",
+            )
+        )
+    return lines
 
 
 def _state_line(server: McpServerView) -> Text:

@@ -18,8 +18,11 @@ changed since it was last said (none when a listing found the same tools). A cha
 found once a `call()` has returned (the server said it during that call) goes to the
 `say` given to `say_tool_changes_with` at once (the session's, which says it after the
 call's result), not at the next turn; each change is said once either way.
-`servers()` lists every server with its state, its offered tools and the tokens their
-schemas add to every request (`McpServerView`). `restart(name)` restarts one; False when
+`servers()` lists every server with its state, its offered tools, the tokens their
+schemas add to every request and how its notices that its tools changed were followed
+(`McpServerView`). A call the user stopped with Ctrl-C once its server answered raises
+`CallInterrupted` with that answer (`hub` module contract); its tool changes are said
+before the next request. `restart(name)` restarts one; False when
 no server has that name. `close()` stops them all. `secrets` (the toolbox's forms) go to
 the hub, which redacts them from everything a server says (`hub` module contract);
 `use_secrets` hands both a grown set (a secret learned mid-session).
@@ -41,6 +44,7 @@ from agent_cli.mcp_servers.states import (
     READY,
     STARTING,
     CallOutcome,
+    Relisting,
     ServerState,
     count_tool_changes,
     describe_not_offered,
@@ -64,6 +68,7 @@ class McpServerView:
     schema_tokens: int  # what its offered tools' definitions add to every request
     left_out: int = 0  # tools it listed past the most agent-cli offers of one server
     listing_cut: str = ""  # why its listing was cut short (a pagination loop), if it was
+    relisting: Relisting = Relisting()  # how its notices that its tools changed were followed
 
 
 class McpPart:
@@ -168,6 +173,7 @@ class McpPart:
                 sum(self._counter.count_json(dict(tool.definition)) for tool in state.tools),
                 state.left_out_count,
                 state.listing_cut,
+                state.relisting,
             )
             for state in self._states()
         )

@@ -6,7 +6,8 @@ outside the workspace, a denial, a timeout or an exception inside a tool all com
 exactly one tool_result. Only KeyboardInterrupt (and other BaseExceptions) propagate, and
 `bash` ends its process group before letting one through; Ctrl-C while `bash` runs comes
 through as a `ToolInterrupted` whose `outcome` is the output so far, finished like any
-result (redacted, spilled), so it can be recorded and shown. Order of a call: check the
+result (redacted, spilled), so it can be recorded and shown; so does Ctrl-C once an MCP
+server answered a call (`CallInterrupted`), its `outcome` that whole answer. Order of a call: check the
 input, prepare (paths, early errors), ask permission when the tool writes or executes,
 execute, remove known secrets (`redaction`: from the result, errors included, before it
 is stored, recorded or sent), then spill big output to the artifact store.
@@ -83,7 +84,7 @@ from agent_cli.tools.state_folders import StateFolders
 from agent_cli.tools.workspace import Workspace, describe_workspace_gone
 
 if TYPE_CHECKING:
-    from agent_cli.mcp_servers.states import McpTools
+    from agent_cli.mcp_servers.states import CallOutcome, McpTools
     from agent_cli.tools.approval_scope import AlwaysScope
     from agent_cli.tools.dotenv_watch import DotenvChange, DotenvWatch
 
@@ -403,7 +404,7 @@ class Toolbox:
     def _run_mcp(self, server: str, tool: str, name: str, tool_input: Any) -> ToolOutcome:
         """One MCP call (see `attach_mcp`): the arguments must be an object; the user sees
         server, tool and every argument before it runs; "always" covers this tool."""
-        from agent_cli.mcp_servers.call_results import render_call_result
+        from agent_cli.mcp_servers.states import CallInterrupted
         from agent_cli.tools.approval import build_content_approval
         from agent_cli.tools.approval_scope import mcp_tool_target
 
@@ -426,12 +427,24 @@ class Toolbox:
         if not allowed:
             return self._refusal_outcome(name)
         self._pass_output_on(b"")  # it runs now: the REPL shows the spinner and elapsed time
-        outcome = self._mcp.call(server, tool, tool_input)
+        try:
+            outcome = self._mcp.call(server, tool, tool_input)
+        except CallInterrupted as answered:  # Ctrl-C once it was answered: keep the answer
+            self._check_dotenv()
+            raise ToolInterrupted(*self._mcp_result(name, server, tool, answered.outcome)) from None
         self._check_dotenv()  # a server may write one in the workspace
+        return self._mcp_result(name, server, tool, outcome)[1]
+
+    def _mcp_result(
+        self, name: str, server: str, tool: str, outcome: CallOutcome
+    ) -> tuple[ToolResult, ToolOutcome]:
+        """What an MCP call gave, as the tool's result and its finished outcome."""
+        from agent_cli.mcp_servers.call_results import render_call_result
+
         if outcome.failure is not None:
-            return self._error_outcome(
-                f"{name} failed: {outcome.failure}.", "error: " + _first_words(outcome.failure)
-            )
+            message = f"{name} failed: {outcome.failure}."
+            summary = "error: " + _first_words(outcome.failure)
+            return ToolResult(message, is_error=True), self._error_outcome(message, summary)
         result, images = render_call_result(
             server,
             tool,
@@ -449,7 +462,7 @@ class Toolbox:
             threshold_bytes=self._threshold,
             secrets=self._redactor.forms,
         )
-        return dataclasses.replace(built, images=images) if images else built
+        return result, dataclasses.replace(built, images=images) if images else built
 
     def _save_blob(self, data: bytes, suffix: str) -> str:
         """Store binary content a tool returned (its secrets already redacted by

@@ -3,15 +3,31 @@ declares `tools.listChanged` and sends `notifications/tools/list_changed` before
 answer of the call that changes them (as a server does that adds tools on demand):
 `grow` adds the tool `fresh` and removes `gone`; `same` sends the notification with
 nothing changed; `fresh` and `gone` answer with their names. `tools/list` is answered in
-pages of two (the listing at start and each one after a change are paged alike)."""
+pages of two (the listing at start and each one after a change are paged alike).
+
+Its first argument, when given, is a mode: `hang` answers the listing at start and no
+`tools/list` after it; `flood` says its tools changed right after every listing's last
+page, for ever (a server in a loop). Each listing (its first page) is logged to the file
+`$LISTING_LOG` (when set), one line each: "list", or "hung" for one left unanswered (so
+a test knows that listing is under way)."""
 
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 SCHEMA = {"type": "object", "properties": {}}
 tools = ["gone", "grow", "same"]
+MODE = sys.argv[1] if len(sys.argv) > 1 else "change"
+LOG = os.environ.get("LISTING_LOG")
+listings = 0
+
+
+def log(line: str) -> None:
+    if LOG:
+        with open(LOG, "a", encoding="utf-8") as file:
+            file.write(line + "\n")
 
 
 def send(message: dict) -> None:
@@ -51,7 +67,19 @@ for line in sys.stdin:
             "serverInfo": {"name": "changing", "version": "1"},
         }
     elif method == "tools/list":
+        first_page = not params.get("cursor")
+        if first_page:
+            listings += 1
+        if MODE == "hang" and listings > 1:
+            log("hung")
+            continue  # never answered
+        if first_page:
+            log("list")
         result = listing(params.get("cursor"))
+        if MODE == "flood" and "nextCursor" not in result:
+            send({"jsonrpc": "2.0", "id": ident, "result": result})
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            continue
     elif method == "tools/call":
         result = {"content": [{"type": "text", "text": call(params["name"])}]}
     else:
