@@ -517,12 +517,29 @@ class WorkspaceGone(ToolError):
     tools hold a descriptor of the folder they started in, which no longer is at `root`.
     `now` says what is there instead: "nothing" (no folder: moved, deleted, or something
     else in its place) or "another folder" (one made again, or moved there). The words the
-    model and the user read are `tools.workspace.describe_workspace_gone`."""
+    model reads are `tools.workspace.describe_workspace_gone`; the user's, which address
+    the user, are `repl.error_text`'s. `session_id`: the session whose tools found it gone
+    (set by the toolbox, for the advice `agent-cli --resume <id>`; None where unknown)."""
 
-    def __init__(self, root: str, now: str) -> None:
+    def __init__(self, root: str, now: str, session_id: str | None = None) -> None:
         self.root = root
         self.now = now
+        self.session_id = session_id
         super().__init__(f"workspace folder gone: {now} at its path")
+
+
+class WorkspaceMissing(AgentCliError):
+    """A session cannot open: the folder its tools would work in does not exist.
+
+    `root`: that folder (None: the current folder, which the OS no longer names);
+    `session_id`: the session being resumed, whose recorded folder `root` is and which
+    could not fall back to the folder agent-cli was started in (gone as well); None for a
+    new session. Raised before anything runs, so no tool ever works in no folder."""
+
+    def __init__(self, root: str | None, session_id: str | None = None) -> None:
+        self.root = root
+        self.session_id = session_id
+        super().__init__(f"workspace missing: {root}")
 
 
 class ToolPermissionDenied(ToolError):

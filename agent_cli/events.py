@@ -250,6 +250,8 @@ class ToolFinished:
     artifact_pointer: str | None = None
     output: str = ""  # what the model got back (a preview of it when spilled)
     interrupted: bool = False  # Ctrl-C stopped it; `output` is what it produced until then
+    cause: BaseException | None = None  # the typed error the REPL words for the user
+    # instead of `output`'s first line (`ToolOutcome.cause`)
 
 
 @dataclass(frozen=True)

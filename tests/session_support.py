@@ -109,6 +109,9 @@ class FakeToolbox:
     def revoke_always(self, scope: Any = None) -> int:
         return 0
 
+    def workspace_gone(self) -> None:
+        return None
+
 
 def workspace_with(tmp_path: Path, files: Mapping[str, str] | None = None) -> Path:
     """A fresh workspace folder, `tmp_path/ws`, holding `files` (name -> text)."""

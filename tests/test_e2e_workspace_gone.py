@@ -47,8 +47,10 @@ def test_every_workspace_tool_says_the_workspace_folder_is_gone_and_how_to_go_on
     output = done.stdout + done.stderr
     session = re.search(r"resume with: agent-cli --resume (\S+)", output)
     assert session is not None, output
-    # the call that removed it is told so at once, without "nothing was done" (it ran)
-    assert f"[After this call: The workspace folder {workspace} no longer exists" in output
+    # the call that removed it is told so at once, without "nothing was done" (it ran):
+    # the user in the user's words, under the panel (the model's note is not shown)
+    assert f"The workspace folder {workspace} no longer exists (moved or deleted during" in output
+    assert "[After this call:" not in output
     errors = _error_lines(output)
     gone = [line for line in errors if f"The workspace folder {workspace} {GONE}" in line]
     assert len(gone) == len(WORKSPACE_TOOL_LINES), errors

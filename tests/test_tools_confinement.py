@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from tools_support import make_toolbox
 
-from agent_cli.errors import WorkspaceEscape
+from agent_cli.errors import WorkspaceEscape, WorkspaceGone
 from agent_cli.tools.workspace import Workspace
 
 
@@ -184,9 +184,12 @@ def test_every_workspace_tool_refuses_a_workspace_folder_replaced_in_the_same_wo
     assert outcome.is_error and outcome.content == (
         f"The workspace folder {root} was replaced by another folder while this session "
         "ran; nothing was done. This session's file tools and commands work only in the "
-        f"folder it started in: the user can quit and start agent-cli in {root} again "
-        "(`agent-cli --resume session-1` continues this conversation there)."
+        "folder it started in: the user can quit and run `agent-cli --resume session-1` to "
+        "go on with this conversation in the folder now there."
     )
+    cause = outcome.cause  # for the REPL's own words to the user (`repl.error_text`)
+    assert isinstance(cause, WorkspaceGone)
+    assert (cause.root, cause.now, cause.session_id) == (str(root), "another folder", "session-1")
     assert sorted(p.name for p in root.iterdir()) == ["a.txt"]
     assert (root / "a.txt").read_text() == "x\n"
 

@@ -23,7 +23,14 @@ from dataclasses import dataclass
 
 from rich.console import RenderableType
 
-from agent_cli.errors import AgentCliError, CommandNotWhole, CommandUsageError, UnknownCommand
+from agent_cli.errors import (
+    AgentCliError,
+    CommandNotWhole,
+    CommandUsageError,
+    UnknownCommand,
+    WorkspaceGone,
+    WorkspaceMissing,
+)
 from agent_cli.events import ToolFinished
 from agent_cli.repl import durable_commands, model_views, views
 from agent_cli.repl.banner import describe_window_fit
@@ -34,7 +41,12 @@ from agent_cli.repl.command_context import (
     say,
 )
 from agent_cli.repl.context_map import build_context_map
-from agent_cli.repl.error_text import describe_error, describe_unused_instructions
+from agent_cli.repl.error_text import (
+    describe_error,
+    describe_new_session_refused,
+    describe_reload_workspace_gone,
+    describe_unused_instructions,
+)
 from agent_cli.repl.help_view import build_help_view
 from agent_cli.repl.mcp_view import build_mcp_view, describe_restart_outcome
 from agent_cli.repl.pager import show_long
@@ -45,6 +57,7 @@ from agent_cli.repl.permissions_view import (
     describe_scope,
 )
 from agent_cli.repl.port import SessionPort
+from agent_cli.repl.render import ERROR_STYLE
 from agent_cli.repl.session_choice import choose_session
 from agent_cli.repl.session_commands import run_sessions_command
 from agent_cli.repl.stats_panel import build_stats_panel, render_stats_json
@@ -332,8 +345,14 @@ def _resume(context: CommandContext, args: str) -> None:
 
 
 def _new(context: CommandContext, args: str) -> None:
+    """A fresh session in the folder agent-cli was started in; refused, with what to do,
+    when that folder is gone (this session stays open)."""
     require_no_args("/new", args)
-    context.switch_session(None)
+    try:
+        context.switch_session(None)
+    except WorkspaceMissing as missing:
+        refused = describe_new_session_refused(missing, context.session.session_id)
+        say(context, refused, style=ERROR_STYLE)
 
 
 def _model(context: CommandContext, args: str) -> None:
@@ -352,8 +371,15 @@ def _model(context: CommandContext, args: str) -> None:
 
 
 def _reload(context: CommandContext, args: str) -> None:
+    """AGENTS.md read again; when the workspace folder is gone, that is said, and requests
+    keep what they carried (`Session.reload_project_instructions`)."""
     require_no_args("/reload", args)
-    found = context.session.reload_project_instructions()
+    try:
+        found = context.session.reload_project_instructions()
+    except WorkspaceGone as gone:
+        kept = context.session.project_instructions.source
+        say(context, describe_reload_workspace_gone(gone, kept), style=ERROR_STYLE)
+        return
     print_at_words(context.console, model_views.build_instructions_reloaded(found))
 
 

@@ -328,6 +328,94 @@ def _not_whole(exc: e.CommandNotWhole) -> str:
     )
 
 
+# --- the workspace folder gone ------------------------------------------------------------
+# The user's words; the model's (which speak of "the user") are `tools.workspace`'s. Every
+# piece of advice holds: `--resume` goes on in the recorded folder while it exists, else in
+# the folder it is run in (`session.opening`), and is refused only when both are gone.
+
+
+def _gone_fact(gone: e.WorkspaceGone, when: str = "while this session ran") -> str:
+    folder = f"The workspace folder {_c(gone.root, 300)}"
+    if gone.now == "another folder":
+        return f"{folder} was replaced by another folder {when}"
+    return f"{folder} no longer exists (moved or deleted {when})"
+
+
+def _resume_command(session_id: str | None) -> str:
+    return (
+        f"`agent-cli --resume {_c(session_id, 80)}`"
+        if session_id
+        else "`agent-cli --resume` with this session's id"
+    )
+
+
+def _gone_advice(gone: e.WorkspaceGone) -> str:
+    """What the user can do, from the prompt of the session whose folder is gone."""
+    resume = _resume_command(gone.session_id)
+    if gone.now == "another folder":
+        return (
+            "This session's file tools and commands work only in the folder it started "
+            f"in. To work in the folder now there, quit and run {resume}: it goes on with "
+            "this conversation there."
+        )
+    return (
+        "No file tool or command can work in this session now. To go on with this "
+        f"conversation, quit and run {resume} in a folder that exists: its tools then work "
+        f"in {_c(gone.root, 300)} if you make that folder again, else in the folder you run "
+        "it in."
+    )
+
+
+def describe_workspace_gone(gone: e.WorkspaceGone, after_call: bool = False) -> str:
+    """A tool's call refused because the workspace folder is gone, as the user reads it;
+    `after_call`: the call that ran removed it (it was done)."""
+    if after_call:
+        return f"{_gone_fact(gone, 'during this call')}. {_gone_advice(gone)}"
+    return f"{_gone_fact(gone)}; nothing was done. {_gone_advice(gone)}"
+
+
+def describe_reload_workspace_gone(gone: e.WorkspaceGone, kept: str | None) -> str:
+    """`/reload` once the workspace folder is gone: nothing to read, and what requests go
+    on carrying (`kept`: the file loaded before, None: none was)."""
+    carried = (
+        f"Requests keep carrying the {_c(kept, 40)} loaded before"
+        if kept
+        else "Requests go on without project instructions, as before"
+    )
+    nothing = "there is no AGENTS.md or CLAUDE.md to read again"
+    return f"{_gone_fact(gone)}: {nothing}. {carried}. {_gone_advice(gone)}"
+
+
+def describe_new_session_refused(missing: e.WorkspaceMissing, session_id: str) -> str:
+    """`/new` refused because the folder agent-cli was started in is gone; `session_id`:
+    the session still open."""
+    folder = _c(missing.root, 300) if missing.root else "agent-cli was started in"
+    return (
+        f"The folder {folder} no longer exists (moved or deleted), so a new session cannot "
+        "start in it. Quit, then start agent-cli in a folder that exists (or make that "
+        f"folder again); {_resume_command(session_id)} run there goes on with this "
+        "conversation."
+    )
+
+
+def _workspace_missing(exc: e.WorkspaceMissing) -> str:
+    """A session refused at opening: no existing folder for its tools (`session.opening`)."""
+    where = "cd to a folder that exists, or give one with --workspace DIR"
+    if exc.session_id is None and exc.root is None:
+        return f"the current folder no longer exists (deleted or moved): {where}"
+    if exc.session_id is None:
+        folder = _c(exc.root, 300)
+        return f"the current folder {folder} no longer exists (deleted or moved): {where}"
+    worked_in = (
+        f"worked in {_c(exc.root, 300)}, which" if exc.root else "has no recorded folder that"
+    )
+    return (
+        f"session {_c(exc.session_id, 80)} {worked_in} no longer exists, and neither does the "
+        f"folder agent-cli was started in: {where}; {_resume_command(exc.session_id)} then "
+        "goes on with it there"
+    )
+
+
 _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     e.InputTooLarge: _too_large,
     e.PasteNotKept: lambda exc: (
@@ -357,6 +445,8 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         "before going on"
     ),
     e.ConfigError: _config,
+    e.WorkspaceGone: describe_workspace_gone,
+    e.WorkspaceMissing: _workspace_missing,
     e.PrintPromptRefused: lambda exc: _print_prompt_refused(exc.reason, exc.command),
     e.MissingApiKey: lambda exc: "No ANTHROPIC_API_KEY: set it, or run with --provider offline",
     e.ProviderRequestFailed: _provider_failed,
@@ -448,6 +538,7 @@ def exit_code_for(exc: BaseException) -> int:
         e.SessionChoiceAmbiguous,
         e.CommandUsageError,
         e.PrintPromptRefused,
+        e.WorkspaceMissing,  # where agent-cli runs, or --workspace
     )
     return USAGE_EXIT if isinstance(exc, usage_errors) else FAILURE_EXIT
 
@@ -991,6 +1082,9 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
     "workspace_switched": lambda f: (
         f"This session worked in {f['recorded']}; its tools run there, not in {f['current']} "
         "where agent-cli was started."
+        if not f.get("current_gone")
+        else f"This session worked in {f['recorded']}; its tools run there (the folder "
+        "agent-cli was started in no longer exists)."
     ),
     "workspace_missing": lambda f: (
         f"This session worked in {f['recorded']}, which no longer exists; its tools now run "

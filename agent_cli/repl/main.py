@@ -155,7 +155,7 @@ def _run(
     settings = startup.load_settings(args, paths.config_file)
     if wiring.choose_provider_name(settings, env) == "offline":
         settings = with_demo_thresholds(settings)
-    workspace = startup.resolve_workspace(args.workspace)
+    workspace = startup.resolve_workspace(args.workspace, resuming=startup.is_resuming(args))
     factory = backend_factory or partial(
         wiring.build_backend, paths=paths, env=env, workspace=workspace
     )

@@ -19,6 +19,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
+from agent_cli.errors import WorkspaceGone
 from agent_cli.events import (
     AssistantDone,
     AssistantText,
@@ -39,7 +40,7 @@ from agent_cli.repl.compact_lines import (
     format_retry,
     format_skipped,
 )
-from agent_cli.repl.error_text import describe_summary_wait, notice_text
+from agent_cli.repl.error_text import describe_summary_wait, describe_workspace_gone, notice_text
 from agent_cli.repl.model_wait import ModelWaitView
 from agent_cli.repl.pointer_handles import PointerHandles, handle_label
 from agent_cli.repl.safe_text import COMPACT_TAG, clip_line, defuse_fake_compact_lines
@@ -234,6 +235,11 @@ class EventRenderer:
         for line in build_tool_preview_lines(event, width=width, hint=hint):
             self._print(line)
         self._print(build_tool_finished_line(event, width, self._handle_label(event)))
+        if isinstance(event.cause, WorkspaceGone) and not event.is_error:  # gone during it
+            said = describe_workspace_gone(event.cause, after_call=True)
+            self._print_own(
+                Text(defuse_fake_compact_lines(clip_line(said, 1000)), style=ERROR_STYLE)
+            )
 
     def _handle_label(self, event: ToolFinished) -> str:
         """`(/expand N)` for the result's artifact pointer, when the REPL numbers them."""

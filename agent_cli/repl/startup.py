@@ -36,30 +36,72 @@ def load_settings(args: argparse.Namespace, config_file: Path) -> Settings:
     return resolve_settings(flag_settings(args), load_config_file(config_file), config_file)
 
 
-def resolve_workspace(raw: str | None) -> Path:
-    """The folder the tools work in: `--workspace`, else the current folder."""
-    workspace = Path(raw).expanduser() if raw else _current_folder()
+def resolve_workspace(raw: str | None, *, resuming: bool = False) -> Path | None:
+    """The folder the tools work in: `--workspace`, else the current folder.
+
+    A current folder that was deleted (or moved away from under the shell that stands in
+    it) refuses a new session (`ConfigError`), and a relative `--workspace` in it, which
+    names no folder. A resumed session (`resuming`: --resume, --continue) goes on in its
+    recorded folder anyway (`session.opening`), so there the current folder is only what
+    it falls back to: its name as the shell gives it (`deleted_current_folder`), or None.
+    """
+    if raw:
+        given = Path(raw).expanduser()
+        workspace = given if given.is_absolute() else _current_folder(raw) / given
+    else:
+        try:
+            workspace = Path(os.getcwd())
+        except OSError:
+            if resuming:
+                return deleted_current_folder()
+            workspace = _current_folder(None)
     try:
         workspace = workspace.resolve()
-    except (RuntimeError, OSError):  # a loop of symbolic links (RuntimeError on 3.11)
+    except RuntimeError:  # a loop of symbolic links (RuntimeError on 3.11)
         reason = f"{workspace} goes through symbolic links that lead back to each other"
+        raise ConfigError("workspace", reason, source="--workspace") from None
+    except OSError as error:
+        reason = f"{workspace} cannot be looked up ({error.strerror or type(error).__name__})"
         raise ConfigError("workspace", reason, source="--workspace") from None
     if not workspace.is_dir():
         raise ConfigError("workspace", f"{workspace} is not a folder", source="--workspace")
     return workspace
 
 
-def _current_folder() -> Path:
+def _current_folder(relative: str | None) -> Path:
     """The current folder; a `ConfigError` when it was deleted (or moved away from under a
-    shell that still stands in it): `os.getcwd()` then fails."""
+    shell that still stands in it): `os.getcwd()` then fails. `relative`: the relative
+    `--workspace` that needs it (said: it names no folder then)."""
     try:
         return Path(os.getcwd())
     except OSError:
+        if relative is None:
+            reason = (
+                "the current folder no longer exists (deleted or moved): cd to one that "
+                "does, or give one with --workspace DIR"
+            )
+            raise ConfigError("workspace", reason) from None
         reason = (
-            "the current folder no longer exists (deleted or moved): cd to one that does, "
-            "or give one with --workspace DIR"
+            f"the current folder no longer exists (deleted or moved), so {relative} names no "
+            "folder: cd to one that does, or give --workspace a full path"
         )
-        raise ConfigError("workspace", reason) from None
+        raise ConfigError("workspace", reason, source="--workspace") from None
+
+
+def deleted_current_folder() -> Path | None:
+    """The name of the current folder once it was deleted, as the shell that started
+    agent-cli gives it (`PWD`), so `--continue` finds the sessions recorded there; None
+    when `PWD` cannot be that folder (not a full path, or a folder that exists: a parent
+    process's own, handed down unchanged)."""
+    named = os.environ.get("PWD", "")
+    if not named or not os.path.isabs(named) or os.path.lexists(named):
+        return None
+    return Path(os.path.normpath(named))
+
+
+def is_resuming(args: argparse.Namespace) -> bool:
+    """True when the flags resume a session: --resume (with an id or without), --continue."""
+    return args.resume is not None or bool(args.continue_latest)
 
 
 def make_console(stream: TextIO | None, *, stderr: bool = False) -> Console:

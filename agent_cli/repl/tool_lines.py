@@ -18,6 +18,7 @@ from rich.text import Text
 
 from agent_cli.events import ToolFinished, ToolStarted
 from agent_cli.repl.call_rows import build_call_rows
+from agent_cli.repl.error_text import describe_error
 from agent_cli.repl.pointer_forms import shorten_artifact_pointer, show_pointer
 from agent_cli.repl.safe_text import FAKE_COMPACT_MARK, clip_line, is_fake_compact_line
 from agent_cli.repl.word_wrap import find_row_spans
@@ -164,7 +165,10 @@ def _assemble_finished(
 
 def _outcome_words(event: ToolFinished) -> str:
     """The summary; for a failure, the whole first line of the message (the summary is
-    cut short for logs, and a person should read all of what went wrong)."""
+    cut short for logs, and a person should read all of what went wrong), or the user's
+    own words for its typed cause (`ToolFinished.cause`: the model's speak of "the user")."""
+    if event.is_error and event.cause is not None:
+        return clip_line(describe_error(event.cause), ERROR_WIDTH * 2)
     if event.is_error and event.output.strip():
         return clip_line(event.output.strip().split("\n", 1)[0], ERROR_WIDTH)
     return clip_line(event.summary, 160)

@@ -25,8 +25,9 @@ from agent_cli.tools.output import count_noun
 PREVIEW_LINES = 4
 PREVIEW_WIDTH = 160
 SHOW_ALL_HINT = "/last shows all"
-# Lines the tool layer adds for the model, not output the user needs to see twice.
-_BOOKKEEPING_PREFIXES = ("[Output was ", "[Full output: ")
+# Lines the tool layer adds for the model, not output the user needs to see twice (the
+# workspace folder gone during the call: the user's own words follow the panel, `render`).
+_BOOKKEEPING_PREFIXES = ("[Output was ", "[Full output: ", "[After this call: ")
 # The omitted middle of a head/tail preview (`tools.output.render_preview`): one line of
 # the preview that stands for this many lines of the output.
 _OMITTED_MIDDLE = re.compile(r"^\[\.\.\. [\d,]+ bytes \(([\d,]+) lines?\) omitted; ")

@@ -74,9 +74,12 @@ def build_backend(
     *,
     paths: StatePaths,
     env: Mapping[str, str],
-    workspace: Path,
+    workspace: Path | None,
 ) -> SessionBackend:
-    """The real backend: one provider for the run, sessions opened through the session API."""
+    """The real backend: one provider for the run, sessions opened through the session API.
+    `workspace` None: the current folder was deleted and its name is unknown
+    (`startup.resolve_workspace`): no session is this folder's, a resumed one goes on in
+    its recorded folder, and a new one is refused (`WorkspaceMissing`)."""
     from agent_cli import session as sessions
     from agent_cli.provider.factory import create_provider
 
@@ -110,6 +113,8 @@ def build_backend(
     def list_sessions(this_workspace_only: bool = False) -> list[SessionSummary]:
         from agent_cli.session.catalog import summarize_sessions
 
+        if this_workspace_only and workspace is None:
+            return []
         return summarize_sessions(paths, workspace if this_workspace_only else None)
 
     def delete_sessions(session_ids: list[str]) -> list[SessionDeletion]:
@@ -120,7 +125,9 @@ def build_backend(
     return SessionBackend(
         open_session=open_session,
         list_sessions=list_sessions,
-        latest_session_id=lambda: sessions.latest_session_id(paths, workspace),
+        latest_session_id=lambda: (
+            None if workspace is None else sessions.latest_session_id(paths, workspace)
+        ),
         delete_sessions=delete_sessions,
     )
 

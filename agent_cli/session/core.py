@@ -408,7 +408,13 @@ class Session:
         return find_last_summary(self.view)
 
     def reload_project_instructions(self) -> ProjectInstructions:
-        """Read AGENTS.md (or CLAUDE.md) again (`/reload`); the next request carries it."""
+        """Read AGENTS.md (or CLAUDE.md) again (`/reload`); the next request carries it.
+        `WorkspaceGone` when the workspace folder was moved, deleted or replaced: there is
+        nothing of this session's folder to read, and requests keep what they carried (a
+        folder gone is no sign the instructions no longer hold)."""
+        gone = self.toolbox.workspace_gone()
+        if gone is not None:
+            raise gone
         found = load_project_instructions(self.workspace, self.toolbox.redactor)
         self._runner.use_project_instructions(found)
         return found

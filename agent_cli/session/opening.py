@@ -13,7 +13,10 @@ never half-loaded.
 A resumed session keeps working in the folder it was started in: its conversation names
 files there, so running its tools in whatever folder agent-cli was started from would
 act on the wrong files. The switch is announced; when that folder is gone, the tools
-run in the current one and that is announced instead.
+run in the current one and that is announced instead. When both are gone (a current
+folder deleted under the shell, `workspace` None or naming no folder) the session is not
+opened (`WorkspaceMissing`): its tools must not run in no folder. A new session needs an
+existing workspace folder just the same.
 """
 
 from __future__ import annotations
@@ -27,7 +30,13 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.durable import cited_pointers
-from agent_cli.errors import MemoryFileDamaged, ModelSwitchRefused, SessionNotFound, StoreError
+from agent_cli.errors import (
+    MemoryFileDamaged,
+    ModelSwitchRefused,
+    SessionNotFound,
+    StoreError,
+    WorkspaceMissing,
+)
 from agent_cli.events import Notice
 from agent_cli.protocol import answer_dangling_tool_uses, rename_malformed_tool_ids
 from agent_cli.session.core import Session
@@ -74,7 +83,7 @@ def open_session(
     *,
     paths: StatePaths,
     provider: Provider,
-    workspace: Path,
+    workspace: Path | None,
     policy: CompactionPolicy,
     ask_permission: PermissionAsker | None = None,
     auto_approve: bool = False,
@@ -89,6 +98,10 @@ def open_session(
     command_line_model: str | None = None,
 ) -> Session:
     """Build a ready session (see module contract); typed store errors propagate.
+
+    `workspace`: the folder agent-cli was started in (or `--workspace`); None when it was
+    deleted and its name is unknown. `WorkspaceMissing` when the session would have no
+    existing folder to work in (module contract).
 
     `command_line_model`: the model `--model` named for this run (None without the
     flag). A resumed session goes on with the model chosen with `/model` in it, unless
@@ -113,7 +126,7 @@ def open_session(
     from agent_cli.store.transcript import TranscriptStore
     from agent_cli.tokens import TokenCounter
 
-    workspace = Path(workspace).resolve()
+    started_in = None if workspace is None else Path(workspace).resolve()
     transcripts = TranscriptStore(paths.transcripts, fs=transcript_fs)
     if resume and not transcripts.exists(resume):
         raise SessionNotFound(resume)
@@ -123,9 +136,12 @@ def open_session(
         rebuilt = rebuild_from_records(transcripts.replay(session_id)) if resume else None
         totals = rebuilt.totals if rebuilt else None
         log = SessionLog(writer, clock, totals, model_of=lambda: provider.model)
-        workspace_notice = None
-        if rebuilt is not None:
-            workspace, workspace_notice = _workspace_for_resume(workspace, rebuilt.workspace)
+        if rebuilt is None:  # (refused here, the new transcript is discarded below)
+            workspace, workspace_notice = _workspace_for_new(started_in), None
+        else:
+            workspace, workspace_notice = _workspace_for_resume(
+                started_in, rebuilt.workspace, session_id
+            )
         learned, workspace_notices, dotenv_watch = _workspace_secrets(workspace, environment)
         extra_secrets = (*_mcp_secrets(mcp_servers, environment), *learned)
         _refuse_secret_model(provider.model, environment, extra_secrets)
@@ -292,15 +308,34 @@ def _default_toolbox(
     )
 
 
-def _workspace_for_resume(current: Path, recorded: str | None) -> tuple[Path, Notice | None]:
-    """The folder a resumed session's tools work in, and what to tell the user about it."""
-    if recorded is None or Path(recorded) == current:
-        return current, None
-    if Path(recorded).is_dir():
-        where = {"recorded": recorded, "current": str(current)}
-        return Path(recorded), Notice("warning", "workspace_switched", where)
-    where = {"recorded": recorded, "current": str(current)}
-    return current, Notice("warning", "workspace_missing", where)
+def _workspace_for_new(started_in: Path | None) -> Path:
+    """The folder a new session's tools work in: the one agent-cli was started in, which
+    must exist (`WorkspaceMissing`: it was deleted, e.g. before `/new`)."""
+    if started_in is None or not started_in.is_dir():
+        raise WorkspaceMissing(None if started_in is None else str(started_in))
+    return started_in
+
+
+def _workspace_for_resume(
+    started_in: Path | None, recorded: str | None, session_id: str
+) -> tuple[Path, Notice | None]:
+    """The folder a resumed session's tools work in, and what to tell the user about it:
+    the recorded one while it exists, else the one agent-cli was started in; neither
+    existing, `WorkspaceMissing` (the session is not opened)."""
+    started = "" if started_in is None else str(started_in)
+    where = {"recorded": recorded or "", "current": started}
+    if recorded is not None and Path(recorded).is_dir():
+        if started_in is not None and Path(recorded) == started_in:
+            return started_in, None
+        current_gone = started_in is None or not started_in.is_dir()
+        return Path(recorded), Notice(
+            "warning", "workspace_switched", {**where, "current_gone": current_gone}
+        )
+    if started_in is None or not started_in.is_dir():
+        raise WorkspaceMissing(recorded or started or None, session_id)
+    if recorded is None:
+        return started_in, None
+    return started_in, Notice("warning", "workspace_missing", where)
 
 
 def _load_memory(session: Session) -> None:

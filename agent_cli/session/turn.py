@@ -675,6 +675,7 @@ def build_finished_event(
         outcome.artifact_pointer,
         outcome.content,
         interrupted=interrupted,
+        cause=outcome.cause,
     )
 
 

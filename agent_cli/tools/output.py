@@ -12,6 +12,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from agent_cli.errors import AgentCliError
 from agent_cli.safe_cuts import safe_head_end, safe_tail_start
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.recordable_text import make_recordable
@@ -35,7 +36,9 @@ class ToolOutcome:
 
     `content` is what the model sees; `size_bytes` is the UTF-8 size of the full output
     the tool produced (before any preview); `artifact_pointer` is set when the full output
-    was stored; `summary` is one short line for the REPL.
+    was stored; `summary` is one short line for the REPL. `cause`: the typed error behind
+    an error result whose words the REPL gives the user itself (`WorkspaceGone`: the
+    model's words speak of "the user"); None, the user reads the model's.
     """
 
     content: str
@@ -44,6 +47,7 @@ class ToolOutcome:
     artifact_pointer: str | None
     summary: str
     images: tuple[dict[str, Any], ...] = ()  # image blocks sent after the text (MCP tools)
+    cause: AgentCliError | None = None
 
 
 @dataclass(frozen=True)

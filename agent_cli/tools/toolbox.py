@@ -153,6 +153,11 @@ class ToolRunner(Protocol):
         """Take back one "always" answer, or all (`PermissionGate.revoke`)."""
         ...
 
+    def workspace_gone(self) -> WorkspaceGone | None:
+        """The workspace folder moved, deleted or replaced since the start (naming the
+        session), or None while it is in place."""
+        ...
+
 
 class Toolbox:
     """The tools of one session, confined to `workspace`, spilling to `artifacts`; with
@@ -330,9 +335,11 @@ class Toolbox:
             return self._failure_outcome(spec, name, tool_input, error)
         if result is None:
             return self._refusal_outcome(name)
-        if spec.in_workspace:
-            result = self._note_workspace_gone(result)
-        return self._finish(spec, result)
+        gone_now = self.workspace_gone() if spec.in_workspace else None
+        if gone_now is None:
+            return self._finish(spec, result)
+        noted = self._finish(spec, self._note_workspace_gone(result, gone_now))
+        return dataclasses.replace(noted, cause=gone_now)  # for the REPL to tell the user
 
     def _failure_outcome(
         self, spec: ToolSpec, name: str, tool_input: Any, error: Exception
@@ -355,20 +362,25 @@ class Toolbox:
         message = f"{name} failed unexpectedly ({type(error).__name__}: {said})."
         return self._error_outcome(message, f"error: {type(error).__name__}")
 
+    def workspace_gone(self) -> WorkspaceGone | None:
+        """The workspace folder gone (`Workspace.gone_now`), naming this session; None
+        while it is in place."""
+        gone = self._context.workspace.gone_now()
+        return None if gone is None else WorkspaceGone(gone.root, gone.now, self._session_id)
+
     def _workspace_gone_outcome(self, gone: WorkspaceGone) -> ToolOutcome:
         """The same words from every tool that works in the workspace folder, once it is
         gone (`describe_workspace_gone`), checked before each such call and after one
-        that failed."""
+        that failed; the typed error goes with them, for the REPL to word for the user."""
         summary = "error: the workspace folder is gone"
-        return self._error_outcome(describe_workspace_gone(gone, self._session_id), summary)
+        said = self._error_outcome(describe_workspace_gone(gone, self._session_id), summary)
+        cause = WorkspaceGone(gone.root, gone.now, self._session_id)
+        return dataclasses.replace(said, cause=cause)
 
-    def _note_workspace_gone(self, result: ToolResult) -> ToolResult:
+    def _note_workspace_gone(self, result: ToolResult, gone: WorkspaceGone) -> ToolResult:
         """`result` of a call that went well, with a line saying the workspace folder is
-        gone when it went away during the call (`bash` removed it): the model learns it
-        now, not from the next call's error."""
-        gone = self._context.workspace.gone_now()
-        if gone is None:
-            return result
+        gone (`gone`) when it went away during the call (`bash` removed it): the model
+        learns it now, not from the next call's error."""
         said = describe_workspace_gone(gone, self._session_id, after_call=True)
         return dataclasses.replace(result, header=f"{result.header}\n[After this call: {said}]")
 

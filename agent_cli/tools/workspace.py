@@ -172,26 +172,30 @@ class Workspace:
 
 
 def describe_workspace_gone(gone: WorkspaceGone, session_id: str, after_call: bool = False) -> str:
-    """What the model and the user read when the workspace folder is gone (`gone`): what
-    happened, that nothing was done (`after_call`: that the call just made did it, which
-    then ran), and what works from here. Resuming by id works from any folder
-    (`session.opening`: the recorded folder when it exists again, else the one agent-cli
-    starts in, said either way); this session cannot take up a folder made again, since
-    it holds the descriptor of the one it started in."""
-    resume = f"`agent-cli --resume {session_id}` continues this conversation"
+    """What the model reads when the workspace folder is gone (`gone`): what happened,
+    that nothing was done (`after_call`: that the call just made did it, which then ran),
+    and what the user can do (the user's own words, which address the user, are
+    `repl.error_text.describe_workspace_gone`). `--resume <id>` goes on in the recorded
+    folder while it exists, else in the folder it is run in, and is refused only when
+    both are gone (`session.opening`): so the advice is to run it in a folder that
+    exists. This session cannot take up a folder made again, since it holds the
+    descriptor of the one it started in."""
+    resume = f"`agent-cli --resume {session_id}`"
     when = "during this call" if after_call else "while this session ran"
     if gone.now == "another folder":
         what = f"The workspace folder {gone.root} was replaced by another folder {when}"
         advice = (
             "This session's file tools and commands work only in the folder it started in: "
-            f"the user can quit and start agent-cli in {gone.root} again ({resume} there)."
+            f"the user can quit and run {resume} to go on with this conversation in the "
+            "folder now there."
         )
     else:
         what = f"The workspace folder {gone.root} no longer exists (moved or deleted {when})"
         advice = (
-            "No file tool or command can work in this session now. The user can quit, then "
-            "recreate that folder and start agent-cli in it, or start agent-cli in another "
-            f"folder (--workspace DIR); {resume} from any folder."
+            "No file tool or command can work in this session now. The user can quit and "
+            f"run {resume} in a folder that exists to go on with this conversation: its "
+            f"tools then work in {gone.root} if that folder is made again, else in the "
+            "folder it is run in."
         )
     return f"{what}. {advice}" if after_call else f"{what}; nothing was done. {advice}"
 
