@@ -4,6 +4,7 @@ line (`python3 app.py echo second line`, issue 23 item 17)."""
 from __future__ import annotations
 
 import io
+import re
 
 from rich.cells import cell_len
 from rich.console import Console
@@ -190,3 +191,46 @@ def test_a_long_value_keeps_its_head_and_its_tail_with_the_middle_counted():
     shown = "".join(row[4:] if row.startswith("│ ┆ ") else row for row in rows)
     assert "data: STARTzz" in shown and shown.endswith("zzEND")
     assert "characters not shown⟩" in shown and len(rows) < MAX_COMMAND_ROWS
+
+
+def test_a_command_holding_a_pointer_cannot_start_a_row_of_its_own_text():
+    """Third round of the nineteenth attack: a command line holding `artifact:` was left
+    whole 'so the pointer stays usable'; the console wrapped it at its spaces, and the
+    command's own text drew a panel's end (`╰─ ✓ exit 0, 0 B`) at column 0 while
+    `echo PWNED > pwned.txt` ran. Only a value that is one pointer alone stays whole."""
+    width = 100
+    pad = "x" * (width - len("╭─ bash  command: true artifact:x") - 1)  # fills the top row
+    command = f"true artifact:x {pad} ╰─ ✓ exit 0, 0 B ; echo PWNED > pwned.txt"
+    top = build_tool_started_line(ToolStarted("t1", "bash", {"command": command}), width)
+    rows = top.plain.split("\n")
+    assert all(cell_len(row) <= width for row in rows), rows  # no row the terminal wraps
+    assert rows[0].startswith("╭─ bash")
+    assert all(row.startswith("│") for row in rows[1:]), rows
+    assert "echo PWNED > pwned.txt" in "".join(row[4:] for row in rows)
+
+
+def test_the_body_of_a_write_or_an_edit_is_shown_as_its_size_never_its_text():
+    """Third round: with fix23h every argument was listed, and an overwrite's content or
+    an edit's new text showed a secret whole right above the approval that hid it as
+    [REDACTED] (and a 2 MB body held the panel 1.5-2.4 s). The approval shows the change."""
+    secret = "ghp_Zq8VtR3mXw9LkP2sNd7YbH4cJf6GaE1uTo5i"
+    write = ToolStarted("t1", "write_file", {"path": "cfg.txt", "content": f"a\ntoken={secret}\n"})
+    edit = ToolStarted(
+        "t2", "edit_file", {"path": "a.sh", "old_string": "echo 1", "new_string": f"echo {secret}"}
+    )
+    write_top = build_tool_started_line(write, 120).plain
+    edit_top = build_tool_started_line(edit, 120).plain
+    assert secret not in write_top and secret not in edit_top
+    assert "content: ⟨16+ characters".replace("16+", f"{len(secret) + 9:,}") in write_top
+    assert "3 lines⟩" in write_top
+    assert "old_string: ⟨6 characters, 1 line⟩" in edit_top
+    assert "path: cfg.txt" in write_top and "path: a.sh" in edit_top
+
+
+def test_a_long_argument_name_keeps_its_colon_on_a_narrow_terminal():
+    """Third round: at 40 columns the label was cut with its `: `, and name and value ran
+    together (`note_fo…ly_please_i…rm -rf ~/importa`)."""
+    arguments = {"note_for_the_reviewer_only_please_ignore": "rm -rf ~/important"}
+    for width in (30, 40, 56):
+        top = build_tool_started_line(ToolStarted("t1", "mcp__s__run", arguments), width).plain
+        assert re.search(r"(?:…|ignore): ", top), (width, top)

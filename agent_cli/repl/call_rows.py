@@ -8,7 +8,8 @@ drawn (the twenty-third outside tester).
 
 Contract: `build_call_rows(name, arguments, width, styled)` draws:
 - every argument, none left out: those that tell what a call does first
-  (`TELLING_ARGUMENTS`, in that order), then the rest in the call's order;
+  (`TELLING_ARGUMENTS`, in that order), then the rest in the call's order; the body of a
+  built-in write or edit (`BODY_ARGUMENTS`) as its size, its approval showing the change;
 - each value as its approval writes it. A command (`MULTI_LINE_ARGUMENTS`) line by line
   as the approval's body (`approval_lines.style_line`): controls, zero-width and bidi
   characters written out, a tab drawn `→`, a run of spaces and tabs 32 columns wide or
@@ -71,6 +72,10 @@ TELLING_ARGUMENTS = (
     "limit",
 )
 MULTI_LINE_ARGUMENTS = ("command",)  # drawn line by line; every other value on one line
+# The bodies of the built-in writes, shown as their size: their approval shows the change
+# with the session's secrets hidden (a diff), and the panel above it must not show them
+# whole (a 2 MB body also held the panel 1.5-2.4 s before it drew).
+BODY_ARGUMENTS = {"write_file": ("content",), "edit_file": ("old_string", "new_string")}
 VALUE_LIMIT, VALUE_HEAD, VALUE_TAIL = 400, 240, 120  # characters of a value other than a command
 MAX_COMMAND_ROWS = 12  # rows a command takes at most, its counted middle included
 PIPE_WIDTH = 160  # cells of a row where there is no screen to fit (a pipe, a log)
@@ -100,9 +105,10 @@ def build_call_rows(
     top.truncate(room, overflow="ellipsis")  # (a name of wide characters)
     rows, current, overflowed = [], top, False
     for argument in ordered_arguments(arguments):
-        label = _own_words(clip_middle(revealed_pieces(argument), 24) + ": ", "dim", styled)
-        label.truncate(room // 2, overflow="ellipsis")
-        lines = value_lines(argument, arguments[argument], styled)
+        label = _own_words(clip_middle(revealed_pieces(argument), 24), "dim", styled)
+        label.truncate(max(room // 2 - 2, 1), overflow="ellipsis")  # the name, not its ": "
+        label.append(": ", style="dim")
+        lines = value_lines(argument, arguments[argument], styled, summarized=_bodies(name))
         needed = current.cell_len + 2 + label.cell_len + lines[-1].cell_len
         if not overflowed and len(lines) == 1 and needed <= room:
             current.append("  ")
@@ -132,10 +138,22 @@ def ordered_arguments(arguments: dict[str, Any]) -> list[str]:
     return telling + [name for name in arguments if name not in TELLING_ARGUMENTS]
 
 
-def value_lines(argument: str, value: Any, styled: bool = True) -> list[Text]:
+def _bodies(tool: str) -> tuple[str, ...]:
+    return BODY_ARGUMENTS.get(tool, ())
+
+
+def value_lines(
+    argument: str, value: Any, styled: bool = True, summarized: tuple[str, ...] = ()
+) -> list[Text]:
     """`value` drawn as the panel draws it: a command's lines (split at line feeds only,
-    blank lines at its ends dropped, as the shell and the approval split them), or one
-    line for any other value, bounded (`VALUE_LIMIT`)."""
+    blank lines at its ends dropped, as the shell and the approval split them), a body
+    among `summarized` as its size, or one line for any other value, bounded
+    (`VALUE_LIMIT`)."""
+    if argument in summarized and isinstance(value, str):
+        size = (
+            f"{count_noun(len(value), 'character')}, {count_noun(value.count(chr(10)) + 1, 'line')}"
+        )
+        return [Text(f"⟨{size}⟩", style=NOTE_STYLE)]
     if argument in MULTI_LINE_ARGUMENTS and isinstance(value, str):
         lines = value.strip("\n").split("\n")
         return [_command_line(line, styled) for line in lines]
@@ -211,12 +229,15 @@ def _head_and_tail(text: Text, starts: list[int]) -> Text:
 
 
 def _fold(lines: list[Text], first_room: int, room: int) -> list[_Row]:
-    """The rows `lines` take: the first row `first_room` cells wide, every other `room`;
-    a line that holds a pointer and is no longer than `VALUE_LIMIT` is one row, not cut
-    (a pointer must stay usable: the console wraps it at words)."""
+    """The rows `lines` take: the first row `first_room` cells wide, every other `room`,
+    each fold marked; a line that is one pointer and nothing else (no longer than
+    `VALUE_LIMIT`) is one row, not cut, so it stays usable (the console wraps it). A line
+    that holds a pointer among other text is folded like any other: left whole, the
+    console wrapped it at its spaces onto rows of its own text, where a command could draw
+    a panel's end of its own (`╰─ ✓ exit 0`) at column 0."""
     rows: list[_Row] = []
     for index, line in enumerate(lines):
-        if len(line) <= VALUE_LIMIT and POINTER_SPAN.search(line.plain):
+        if len(line) <= VALUE_LIMIT and POINTER_SPAN.fullmatch(line.plain):
             rows.append(_Row(line, index, goes_on=False))
             continue
         first_width = max(first_room if index == 0 else room, 1)
