@@ -189,3 +189,26 @@ def test_the_advice_holds_resumed_from_a_deleted_folder_once_the_workspace_is_ma
     )
     assert done.returncode == 0, done.stderr
     assert "again.txt" in done.stdout + done.stderr
+
+
+def test_continue_in_a_deleted_folder_with_no_session_only_refuses(
+    tmp_path: Path, home: Path
+) -> None:
+    """Third round: `--continue` in a deleted folder with no session recorded there said
+    "no earlier session in this workspace; starting a new one" in a terminal, then refused
+    to start it. The new session is said only once it is open (here, piped, the refusal
+    alone is checked: the words before it were printed on a terminal only)."""
+    done = run_in_deleted_folder(
+        tmp_path / "gone", [*OFFLINE, "--continue"], build_env(home), stdin_text="hi\n"
+    )
+    assert done.returncode == 2, done.stderr
+    assert "no longer exists" in done.stderr
+    assert "new one" not in done.stdout + done.stderr
+
+
+def test_continue_with_no_session_says_a_new_one_was_started(tmp_path: Path, home: Path) -> None:
+    workspace = tmp_path / "fresh"
+    workspace.mkdir()
+    done = run_piped([*OFFLINE, "--continue", "-p", "hi"], cwd=workspace, env=build_env(home))
+    assert done.returncode == 0, done.stderr
+    assert "no earlier session in this workspace; started a new one" in done.stdout + done.stderr

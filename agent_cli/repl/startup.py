@@ -228,8 +228,10 @@ def open_first_session(
         if args.resume == "" and list_when_resuming:
             show(_this_folders_sessions(backend))
         target = backend.latest_session_id()
-        if target is None:
-            show(Text("no earlier session in this workspace; starting a new one", style="yellow"))
+        if target is None:  # said once it is open: a folder that is gone refuses it
+            session = backend.open_session(None)
+            show(Text("no earlier session in this workspace; started a new one", style="yellow"))
+            return session, False
     elif target is not None:
         return _open_chosen(backend, target), True
     return backend.open_session(target), target is not None
