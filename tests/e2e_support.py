@@ -411,3 +411,20 @@ def write_demo_workspace(root: Path) -> Path:
     ]
     (root / "big.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     return root
+
+
+SGR = re.compile(r"\x1b\[([0-9;]*)m")
+
+
+def reversed_on_screen(coloured: str) -> str:
+    """The characters `coloured` (text with SGR escapes) draws in reverse video."""
+    found, reverse, position = [], False, 0
+    for match in SGR.finditer(coloured):
+        if reverse:
+            found.append(coloured[position : match.start()])
+        for code in match.group(1).split(";"):
+            reverse = code == "7" or (reverse and code not in ("", "0", "27"))
+        position = match.end()
+    if reverse:
+        found.append(coloured[position:])
+    return "".join(found).replace("\n", "")

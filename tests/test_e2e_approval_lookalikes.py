@@ -9,10 +9,8 @@ video and the header names look-alikes; the answer here is no, and nothing runs.
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from e2e_support import count_prompts
+from e2e_support import count_prompts, reversed_on_screen
 from fake_anthropic import Reply, text_block, tool_use_block
 from scene_support import open_scene
 
@@ -22,21 +20,6 @@ API_KEY = "sk-ant-e2e-approval-lookalikes-0123456789"
 QUESTION = "allow?"
 DONE = "All done here."
 COMMAND = "echo \u02baremoving nothing; touch RAN_1; echo done\u02ba"
-SGR = re.compile(r"\x1b\[([0-9;]*)m")
-
-
-def reversed_on_screen(coloured: str) -> str:
-    """The characters the screen draws in reverse video."""
-    found, reverse, position = [], False, 0
-    for match in SGR.finditer(coloured):
-        if reverse:
-            found.append(coloured[position : match.start()])
-        for code in match.group(1).split(";"):
-            reverse = code == "7" or (reverse and code not in ("", "0", "27"))
-        position = match.end()
-    if reverse:
-        found.append(coloured[position:])
-    return "".join(found).replace("\n", "")
 
 
 def test_a_quote_lookalike_in_a_command_is_marked_and_the_header_says_so(tmp_path, terminals):

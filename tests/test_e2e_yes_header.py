@@ -12,10 +12,8 @@ reverse video on a terminal, written out (`<U+0456>`) into a pipe.
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from e2e_support import agent_cli_argv, build_env, run_piped
+from e2e_support import agent_cli_argv, build_env, reversed_on_screen, run_piped
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 from scene_support import open_scene
 
@@ -28,21 +26,6 @@ WRITTEN = "echo '<U+202E>gnp.tpircs<U+202C>' && cu<U+200B>rl g\u0456thub.invalid
 PANEL_TOP = f"╭─ bash  command: {WRITTEN}"
 # Drawn in reverse video, as the approval draws them: the codes written out, the look-alike.
 REVERSED = "<U+202E><U+202C><U+200B>\u0456<U+2028>"
-SGR = re.compile(r"\x1b\[([0-9;]*)m")
-
-
-def reversed_on_screen(coloured: str) -> str:
-    """The characters the screen draws in reverse video."""
-    found, reverse, position = [], False, 0
-    for match in SGR.finditer(coloured):
-        if reverse:
-            found.append(coloured[position : match.start()])
-        for code in match.group(1).split(";"):
-            reverse = code == "7" or (reverse and code not in ("", "0", "27"))
-        position = match.end()
-    if reverse:
-        found.append(coloured[position:])
-    return "".join(found).replace("\n", "")
 
 
 def command_call() -> tuple[Reply, Reply]:

@@ -8,9 +8,9 @@ twenty-first outside tester's (see test_repl_approval_lookalikes for the rule it
 from __future__ import annotations
 
 import io
-import re
 
 import pytest
+from e2e_support import SGR, reversed_on_screen
 from rich.console import Console
 
 from agent_cli.events import ToolStarted
@@ -24,7 +24,6 @@ from agent_cli.tools.approval import (
 )
 from agent_cli.tools.permissions import PermissionDecision, PermissionRequest
 
-SGR = re.compile(r"\x1b\[([0-9;]*)m")
 LOOKALIKE_WORDS = "look-alikes of ASCII letters or signs, shown marked"
 SAME_LOOKING_WORDS = "a change draws like what it replaces, the characters that differ written out"
 
@@ -38,20 +37,7 @@ def shown_by_asker(request: PermissionRequest, width: int = 120) -> tuple[str, s
     decision = build_interactive_asker(lambda question: "n", console)(request)
     assert decision is PermissionDecision.DENY
     coloured = console.export_text(styles=True)
-    return SGR.sub("", coloured), reversed_characters(coloured)
-
-
-def reversed_characters(coloured: str) -> str:
-    found, reverse, position = [], False, 0
-    for match in SGR.finditer(coloured):
-        if reverse:
-            found.append(coloured[position : match.start()])
-        for code in match.group(1).split(";"):
-            reverse = code == "7" or (reverse and code not in ("", "0", "27"))
-        position = match.end()
-    if reverse:
-        found.append(coloured[position:])
-    return "".join(found).replace("\n", "")
+    return SGR.sub("", coloured), reversed_on_screen(coloured)
 
 
 def bash(command: str) -> PermissionRequest:

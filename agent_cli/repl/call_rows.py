@@ -55,6 +55,7 @@ from agent_cli.repl.approval_view import fold_rows
 from agent_cli.repl.safe_text import clip_middle
 from agent_cli.safe_cuts import POINTER_SPAN, safe_head_end, safe_tail_start
 from agent_cli.tools.approval import ApprovalKind
+from agent_cli.tools.file_tools import count_text_lines
 from agent_cli.tools.output import count_noun
 from agent_cli.written_out import revealed_pieces
 
@@ -150,9 +151,8 @@ def value_lines(
     among `summarized` as its size, or one line for any other value, bounded
     (`VALUE_LIMIT`)."""
     if argument in summarized and isinstance(value, str):
-        size = (
-            f"{count_noun(len(value), 'character')}, {count_noun(value.count(chr(10)) + 1, 'line')}"
-        )
+        counted = count_noun(count_text_lines(value), "line")
+        size = f"{count_noun(len(value), 'character')}, {counted}"
         return [Text(f"⟨{size}⟩", style=NOTE_STYLE)]
     if argument in MULTI_LINE_ARGUMENTS and isinstance(value, str):
         lines = value.strip("\n").split("\n")

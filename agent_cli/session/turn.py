@@ -62,7 +62,6 @@ are held (see the recording steps). It returns None to go on, or (outcome, stop 
 from __future__ import annotations
 
 import contextlib
-import copy
 import re
 import signal
 from collections.abc import Callable, Generator, Iterator, Sequence
@@ -783,7 +782,11 @@ def without_secrets(error: ProviderError, secrets: SecretForms) -> ProviderError
     detail = secrets.redact(error.detail)
     if detail == error.detail:
         return error
-    shown = copy.copy(error)
-    shown.detail = detail
-    shown.args = (f"{error.kind} (status={error.status}, attempts={error.attempts}) {detail}",)
-    return shown
+    return ProviderRequestFailed(
+        error.kind,
+        status=error.status,
+        attempts=error.attempts,
+        detail=detail,
+        model=error.model,
+        tool=error.tool,
+    )

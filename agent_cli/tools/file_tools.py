@@ -251,7 +251,7 @@ def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> Prepa
     resolved, shown = _resolve_file(context.workspace, arguments["path"])
     route = _link_note(context.workspace, arguments["path"], resolved)
     data = arguments["content"].encode("utf-8")
-    lines = count_lines_noun(_count_lines(arguments["content"]))
+    lines = count_lines_noun(count_text_lines(arguments["content"]))
     before = read_file_state(context.workspace, resolved, shown)  # before the diff is read
     if before.kind is StateKind.DIRECTORY:
         raise ToolError(f"{shown} is a directory; give a file path.")
@@ -316,8 +316,8 @@ def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
     before = read_text_source(context.workspace, resolved, shown, limit)
     after = apply_edit(before, shown, old, new, context.secrets)[0]
     approval = build_diff_approval(before, after, shown, context.secrets)
-    removed = count_lines_noun(_count_lines(old))
-    added = count_lines_noun(_count_lines(new))
+    removed = count_lines_noun(count_text_lines(old))
+    added = count_lines_noun(count_text_lines(new))
     route = _link_note(context.workspace, arguments["path"], resolved)
     effects = _replacement_suffix(context.workspace, resolved, shown)
 
@@ -431,5 +431,7 @@ def _require_same_target(workspace: Workspace, raw_path: str, prepared: Path) ->
         )
 
 
-def _count_lines(text: str) -> int:
+def count_text_lines(text: str) -> int:
+    """Lines of `text` as a file holding it has them: a last line ends with or without
+    its line feed, and an empty text has none."""
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
