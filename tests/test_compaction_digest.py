@@ -613,6 +613,24 @@ def test_a_damaged_digest_reads_its_numbers_out_of_range_as_absent():
     assert digest.parts == ()
 
 
+def test_numbers_past_what_python_writes_as_text_read_as_absent_and_compaction_runs():
+    """A forged or damaged digest holding a 5,000-digit count, or a pointer of 5,000 digits,
+    raised ValueError ("Exceeds the limit (4300 digits)") out of `compact_context`."""
+    huge, digits = 10**5000, "transcript:s1:" + "9" * 5_000
+    request = {"text": "tidy up", "pointer": digits, "asked": huge, "first": "transcript:s1:2"}
+    data = {"requests": [request], "older": {"count": huge}, "older_requests": {"count": huge}}
+    digest = digest_from_message({"role": "user", "content": "x", "_digest": data})
+    assert digest.requests[0].asked == 1 and digest.requests[0].number is None
+    assert digest.older.count == 0 and digest.older_requests.count == 0
+    assert sequence_of(digits) is None and sequence_of("transcript:s1:123456789") == 123456789
+    history = with_sources(build_long_history(8))
+    history.insert(1, {"role": "user", "content": "digest", "_digest": data})
+    history[3] = {**history[3], SOURCE_KEY: digits}
+    policy = CompactionPolicy(soft_threshold=600, hard_limit=20_000, keep_recent_messages=4)
+    compacted = compact_context(history, policy=policy, counter=make_counter()[0])
+    assert compacted.is_compacted and digest_text(compacted.messages)
+
+
 def test_stored_parts_that_do_not_add_up_to_the_entries_read_as_one_part():
     from agent_cli.compaction.digest.entries import digest_from_message
     from agent_cli.compaction.digest.render import render_digest_parts

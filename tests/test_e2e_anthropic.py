@@ -171,3 +171,28 @@ def test_compaction_and_stats_on_claude_send_only_requests_the_api_accepts(repl,
     # /compact asked the model for exactly one L4 summary (automatic firings may ask too:
     # the summary runs before pruning)
     assert len(summary_requests) == summaries_before + 1
+
+
+def test_a_summary_holding_a_lone_surrogate_is_not_used_and_the_session_goes_on(
+    repl, server
+) -> None:
+    """A summary whose text held `\\ud800` (a broken endpoint's JSON escape) was adopted: the
+    view could then never be written or sent, and every later turn, `/compact` included,
+    failed with "Not recorded ... (not_utf8)". L4 now leaves the view as it was and says why."""
+    model = server.responder
+
+    def broken_summaries(body: dict[str, Any]) -> Reply:
+        if is_summary_request(body):
+            return Reply([text_block("Summary: read big.txt \ud800 and README.md.")])
+        return model(body)
+
+    server.responder = broken_summaries
+    "".join(repl.submit("read big.txt") for _ in range(3))
+    repl.submit("read README.md")
+    forced = " ".join(repl.submit("/compact").split())
+    assert "not valid Unicode (a lone surrogate" in forced, forced
+    after = repl.submit("read README.md")
+    assert "Demo Project" in after
+    assert "not_utf8" not in after and "Not recorded" not in after
+    assert [request.rejection for request in server.requests if request.rejection] == []
+    assert all("\\ud800" not in json.dumps(body) for body in server.accepted)

@@ -45,6 +45,10 @@ FAILURES = {
     "raises": ("summary_failed", lambda: (raising, None)),
     "hangs past its time limit": ("summary_failed", hanging),
     "returns an empty text": ("summary_blank", lambda: (lambda messages: "  \n ", None)),
+    "returns text UTF-8 cannot carry": (
+        "summary_not_unicode",
+        lambda: (lambda messages: "a summary with a lone surrogate \ud800 in it", None),
+    ),
     "returns a longer text": (
         "summary_not_smaller",
         lambda: (lambda messages: "much longer " * 3_000, None),

@@ -28,6 +28,7 @@ NOTHING_TO_SUMMARIZE = "nothing_to_summarize"  # the recent window covers the wh
 NOTHING_NEW_TO_SUMMARIZE = "nothing_new_to_summarize"
 SUMMARY_FAILED = "summary_failed"  # the summarizer raised
 SUMMARY_BLANK = "summary_blank"  # the summarizer returned no text
+SUMMARY_NOT_UNICODE = "summary_not_unicode"  # its text held a lone surrogate: no request carries it
 SUMMARY_NOT_SMALLER = "summary_not_smaller"  # the summarized view would not be smaller
 SUMMARY_TOO_LARGE = "summary_too_large"  # the summarized view stayed over the hard limit
 

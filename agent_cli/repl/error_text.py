@@ -814,6 +814,8 @@ _CANCELLED = {
 LAYER_FAILURES = {
     "summary_failed": "L4: the summarizer failed; the view was left as it was.",
     "summary_blank": "L4: the summarizer returned nothing; the view was left as it was.",
+    "summary_not_unicode": "L4: the summary held text that is not valid Unicode (a lone "
+    "surrogate, which no request can carry), so it was not used.",
     "summary_not_smaller": "L4: the summary was not smaller than the messages it would "
     "replace, so it was not used.",
     "summary_too_large": "L4: the view would still have been over the hard limit with "

@@ -78,6 +78,7 @@ from agent_cli.compaction.results import (
     SUMMARY_BLANK,
     SUMMARY_FAILED,
     SUMMARY_NOT_SMALLER,
+    SUMMARY_NOT_UNICODE,
     SUMMARY_TOO_LARGE,
 )
 from agent_cli.compaction_layers import layer_numbered
@@ -127,7 +128,14 @@ SETTLED_SUMMARY_OUTCOMES = frozenset(
 # Outcomes of a layer that tried and failed (the view was left as it was); each is a
 # notice code the REPL words.
 FAILED_LAYER_OUTCOMES = frozenset(
-    {SUMMARY_FAILED, SUMMARY_BLANK, SUMMARY_NOT_SMALLER, SUMMARY_TOO_LARGE, SKIPPED_NO_SUMMARIZER}
+    {
+        SUMMARY_FAILED,
+        SUMMARY_BLANK,
+        SUMMARY_NOT_UNICODE,
+        SUMMARY_NOT_SMALLER,
+        SUMMARY_TOO_LARGE,
+        SKIPPED_NO_SUMMARIZER,
+    }
 )
 
 

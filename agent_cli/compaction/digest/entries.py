@@ -3,7 +3,8 @@
 Contract: `Digest` holds the user's requests and the interaction lines (each newest first, with
 pointers), the folded older ranges of each, and the sizes of its rendered parts. `digest_to_data` /
 `digest_from_message` turn it into JSON-safe data and back; anything malformed reads as absent,
-never a crash. Pure.
+never a crash (a number past `MAX_STORED_NUMBER` included: no count or record number comes near it,
+and Python will not write an int of over 4,300 digits as text). Pure.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from agent_cli.compaction.digest.removed_items import (
 from agent_cli.compaction.markers import DIGEST_KEY
 
 DIGEST_FORMAT = 1
+MAX_STORED_NUMBER = 10**15  # counts and record numbers read from data stay below it
 
 
 class InteractionEntry(NamedTuple):
@@ -85,7 +87,7 @@ def sequence_of(pointer: str | None) -> int | None:
     if not pointer or not pointer.startswith(TRANSCRIPT_PREFIX):
         return None
     tail = pointer.rsplit(":", 1)[-1]
-    return int(tail) if tail.isdecimal() else None
+    return int(tail) if tail.isdecimal() and len(tail) < 16 else None
 
 
 def digest_to_data(digest: Digest) -> dict[str, Any]:
@@ -172,7 +174,7 @@ def _parts(value: Any) -> tuple[tuple[int, int], ...]:
     parts = []
     for part in value:
         is_pair = isinstance(part, list) and len(part) == 2
-        if not (is_pair and all(type(n) is int and n >= 0 for n in part)):
+        if not (is_pair and all(type(n) is int and 0 <= n < MAX_STORED_NUMBER for n in part)):
             return ()
         parts.append((part[0], part[1]))
     return tuple(parts)
@@ -187,4 +189,4 @@ def _text_or_none(value: Any) -> str | None:
 
 
 def _positive_int_or_none(value: Any) -> int | None:
-    return value if type(value) is int and value > 0 else None
+    return value if type(value) is int and 0 < value < MAX_STORED_NUMBER else None

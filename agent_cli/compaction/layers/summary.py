@@ -5,8 +5,9 @@ crosses its start. What precedes it goes to `summarizer` as a deep copy (never t
 and comes back as one user message starting with `SUMMARY_HEADER` and marked with `SUMMARY_KEY`;
 when the window starts with a user message, an acknowledgement keeps roles alternating. When all
 before the window is the previous summary (and its acknowledgement), the summarizer is not called
-(`NOTHING_NEW_TO_SUMMARIZE`). It fails safe: a summarizer that raises or returns no text, or a view
-that would not be smaller, gives the view back unchanged with 0 saved and an outcome saying why.
+(`NOTHING_NEW_TO_SUMMARIZE`). It fails safe: a summarizer that raises, returns no text or text UTF-8
+cannot carry (a lone surrogate: no request could hold the view), or a view that would not be smaller,
+gives the view back unchanged with 0 saved and an outcome saying why.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from agent_cli.compaction.results import (
     SUMMARY_BLANK,
     SUMMARY_FAILED,
     SUMMARY_NOT_SMALLER,
+    SUMMARY_NOT_UNICODE,
     LayerOutcome,
     measure_savings,
     run_layer_alone,
@@ -88,6 +90,14 @@ def _call_summarizer(summarizer: Summarizer, old: Sequence[dict[str, Any]]) -> s
     return text.strip() if isinstance(text, str) else ""
 
 
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def build_summary_outcome(
     messages: Sequence[dict[str, Any]],
     summarizer: Summarizer,
@@ -107,6 +117,8 @@ def build_summary_outcome(
         return _unchanged(messages, SUMMARY_FAILED)
     if not summary:
         return _unchanged(messages, SUMMARY_BLANK)
+    if not _is_utf8(summary):
+        return _unchanged(messages, SUMMARY_NOT_UNICODE)
     view = build_summary_messages(summary, recent) + recent
     saved = measure_savings(messages, view, counter, view_tokens)
     if saved <= 0:
