@@ -260,6 +260,11 @@ class UsageReported:
     estimated_prompt_tokens: int  # our estimate of the same request, for calibration
 
 
+# A `Notice` field: True when the answer streamed just before the notice was dropped
+# unrecorded (a malformed answer), so what showed of it is no answer.
+ANSWER_DROPPED = "answer_dropped"
+
+
 @dataclass(frozen=True)
 class Notice:
     """Something the user should know, as a code with fields: the REPL alone words it
@@ -271,6 +276,11 @@ class Notice:
     code: str
     fields: Mapping[str, object] = field(default_factory=dict)
     error: BaseException | None = None
+
+    @property
+    def drops_answer(self) -> bool:
+        """True when the answer streamed before this notice was dropped (`ANSWER_DROPPED`)."""
+        return self.fields.get(ANSWER_DROPPED) is True
 
 
 @dataclass(frozen=True)

@@ -4,13 +4,14 @@ name, a Latin-1 terminal. None of them may end the session or be dropped in sile
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import agent_cli_argv, build_env
+from e2e_support import agent_cli_argv, build_env, start_repl
 from fake_anthropic import Reply, text_block, tool_use_block
 
 pytestmark = pytest.mark.e2e
@@ -202,3 +203,74 @@ def test_a_workspace_folder_whose_name_is_not_utf8_starts_remembers_and_resumes(
     assert "hello back" in said(first) and "resumed answer" in said(again)
     sent = str(server.accepted[-1]["messages"])
     assert "hello" in sent and "the tests use tox" in sent, sent  # the same session, its fact
+
+
+DROPPED_TEXT = "DROPPED caf\ud800e answer"  # a raw `\ud800` JSON escape on the wire
+DROP_WORDS = (
+    "not valid Unicode (a lone surrogate",
+    "it was dropped and nothing ran",
+    "Asking once more",
+)
+
+
+def recorded_texts(home: Path) -> str:
+    """Every transcript record of `home`, each line read back as strict UTF-8 JSON (it
+    fails the test when one cannot be)."""
+    records = [
+        json.loads(line.decode("utf-8"))
+        for path in sorted((home / "transcripts").glob("*.jsonl"))
+        for line in path.read_bytes().splitlines()
+    ]
+    return json.dumps(records, ensure_ascii=False)
+
+
+def test_a_piped_repl_answer_holding_a_lone_surrogate_is_dropped_and_asked_once_more(
+    home: Path, workspace: Path, server: Any
+) -> None:
+    """Piped, the streamed answer's `\\ud800` reached stdout as it arrived: three
+    tracebacks (UnicodeEncodeError) and exit 1, where `-p` dropped it and asked again."""
+    server.enqueue(
+        Reply([text_block(DROPPED_TEXT)]),
+        Reply([text_block("a clean answer")]),
+        Reply([text_block("second answer")]),
+    )
+
+    run = run_agent([], cwd=workspace, home=home, server=server, stdin=b"go\nagain\n")
+
+    assert run.returncode == 0, said(run)
+    out = said(run)
+    assert "Traceback" not in out and "UnicodeEncodeError" not in out
+    flat = " ".join(out.split())
+    assert all(words in flat for words in DROP_WORDS), flat
+    assert "DROPPED caf\ufffde answer" in out  # written as it streamed, never taken back
+    assert "a clean answer" in out and "second answer" in out
+    recorded = recorded_texts(home)
+    assert "a clean answer" in recorded and "DROPPED" not in recorded
+    assert len(server.accepted) == 3
+
+
+def test_a_terminal_repl_answer_holding_a_lone_surrogate_is_dropped_off_screen_and_asked_again(
+    home: Path, workspace: Path, server: Any, terminals: Any
+) -> None:
+    """In a terminal the live view wrote the streamed `\\ud800` first: three tracebacks
+    (UnicodeEncodeError) and EXITED=1. Now the streamed text leaves the screen, the
+    notice says it was dropped, and the session goes on."""
+    server.enqueue(
+        Reply([text_block(DROPPED_TEXT)]),
+        Reply([text_block("a clean answer")]),
+        Reply([text_block("second answer")]),
+    )
+    env = {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url}
+    repl = start_repl(terminals, home, workspace, extra_env=env)
+
+    shown = repl.submit("go")
+    assert "a clean answer" in shown, shown
+    flat = " ".join(shown.split())
+    assert all(words in flat for words in DROP_WORDS), shown
+    assert "DROPPED" not in repl.terminal.screen()
+    assert "second answer" in repl.submit("again")
+    repl.terminal.press("C-d")
+    assert repl.terminal.wait_for_exit() == 0
+    assert "Traceback" not in repl.terminal.screen()
+    recorded = recorded_texts(home)
+    assert "a clean answer" in recorded and "DROPPED" not in recorded

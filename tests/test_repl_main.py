@@ -197,6 +197,33 @@ def test_version_and_help_do_not_load_rich_or_prompt_toolkit():
     assert result.stdout.strip() == "[]"
 
 
+WRITE_LONE_SURROGATE = (
+    "from agent_cli.repl.startup import replace_unencodable_output\n"
+    "replace_unencodable_output()\n"
+    "import sys\n"
+    "sys.stdout.write('a\\ud800b\\n')\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("errors", "out"),
+    [
+        ("strict", b"a?b\n"),
+        ("surrogateescape", b"a?b\n"),
+        ("backslashreplace", b"a\\ud800b\n"),  # a handler that never fails is kept
+    ],
+)
+def test_stdout_writes_what_utf8_cannot_carry_instead_of_failing(errors, out):
+    """Under LANG=C.UTF-8 Python's stdout uses `surrogateescape`, which raises on
+    `\\ud800` as `strict` does; it was kept, and a streamed answer holding one ended
+    the REPL with UnicodeEncodeError. (stderr's own handler, backslashreplace, never fails.)"""
+    env = {**os.environ, "PYTHONIOENCODING": f"utf-8:{errors}"}
+    done = subprocess.run(
+        [sys.executable, "-c", WRITE_LONE_SURROGATE], capture_output=True, env=env, check=False
+    )
+    assert (done.returncode, done.stdout) == (0, out), done.stderr
+
+
 # --- -p -----------------------------------------------------------------------------------
 
 

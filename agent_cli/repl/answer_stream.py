@@ -2,7 +2,9 @@
 
 Contract: `AnswerStream.add(text)` shows a streamed piece at once; `restart()` voids what
 streamed for this request; `finish(full_text)` ends the answer; `abandon()` ends it early
-(an interrupt or another event arrived) and keeps the half answer on screen as plain text.
+(an interrupt or another event arrived) and keeps the half answer on screen as plain text;
+`drop()` ends it as no answer at all (the session dropped it unrecorded): a live view takes
+it off the screen, plain text already written stays, its line ended.
 
 Two modes. On a terminal (`live=True`) the streamed text lives in a transient rich `Live`
 region that shows only the tail that fits the screen (so it can always be erased
@@ -127,6 +129,17 @@ class AnswerStream:
             self._console.print(Text(partial), soft_wrap=True)
         else:
             self._write_plain(rest)
+            self._end_line()
+        self._reset()
+
+    def drop(self) -> None:
+        """End what streamed as no answer (see the module contract)."""
+        if not self._streamed_any:
+            return
+        self._sanitizer.finish()
+        if self._live is not None:
+            self._stop_live()  # transient: the region is erased
+        else:
             self._end_line()
         self._reset()
 

@@ -2,7 +2,8 @@
 
 Contract: `EventRenderer.render(event)` shows one `SessionEvent` and adds no logic: the
 words for compaction come from `compact_lines`, tool panels from `tool_lines`, the
-answer from `AnswerStream`; from a request's sending (`watch_model_request`) to the first
+answer from `AnswerStream` (an answer the session dropped, `Notice.drops_answer`,
+is taken off a live view); from a request's sending (`watch_model_request`) to the first
 event after it a waiting spinner turns (`ModelWaitView`), and every event replaces it; the
 same while compaction waits for a summary (`watch_summary_request`), in words of its own.
 The REPL's own `[compact]` lines carry a style of their own
@@ -145,7 +146,9 @@ class EventRenderer:
         if handler is None:
             return
         self._waiting.stop()
-        if not isinstance(event, AssistantText | AssistantDone | StreamRestarted):
+        if isinstance(event, Notice) and event.drops_answer:
+            self._answer.drop()
+        elif not isinstance(event, AssistantText | AssistantDone | StreamRestarted):
             self._answer.abandon()
         if not isinstance(event, ToolStarted | ToolFinished):
             self._activity.stop()

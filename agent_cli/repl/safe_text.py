@@ -4,10 +4,12 @@ Contract: everything the REPL shows that it did not write itself passes through 
 first. `sanitize_text` removes what could move the cursor, recolour, retitle or clear the
 screen (ANSI/VT escape sequences, C0/C1 control characters, bidi overrides) and keeps
 only `\\n` and `\\t`; a carriage return (or U+2028/U+2029, which many readers take for
-one) becomes a line break, so "ok\\rFAKE" cannot hide "ok". `defuse_fake_compact_lines`
-marks lines that pose as the REPL's own `[compact]` log, so a model cannot fake a
-compaction report. Where the user approves what is there (`approval_view`), nothing is
-removed: `written_out.reveal_controls` writes out every character a terminal would obey, hide or
+one) becomes a line break, so "ok\\rFAKE" cannot hide "ok"; a lone surrogate (text UTF-8
+cannot carry: a broken endpoint's answer, a name that is not UTF-8) becomes U+FFFD, so no
+terminal writer fails on it. `defuse_fake_compact_lines` marks lines that pose as the
+REPL's own `[compact]` log, so a model cannot fake a compaction report. Where the user
+approves what is there (`approval_view`), nothing is removed:
+`written_out.reveal_controls` writes out every character a terminal would obey, hide or
 draw as a blank (`^M`, `<U+202E>`, `<U+FE0F>`, decided by Unicode category, see
 `is_revealed_character`), and `show_path` names a file so that no two paths read alike.
 `clip_path` names a path as approvals do and shortens it in its middle, keeping the file
@@ -36,14 +38,17 @@ _CONTROL_CHARACTER = re.compile(
 )
 # A carriage return and the Unicode line and paragraph separators: each starts a line.
 _LINE_BREAKS = str.maketrans({"\r": "\n", "\u2028": "\n", "\u2029": "\n"})
+# What UTF-8 cannot encode: writing it to a UTF-8 terminal raised UnicodeEncodeError.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _MARKUP_OPEN = re.compile(r"(\\*)(\[[a-zA-Z@/#])")
 
 
 def sanitize_text(text: str) -> str:
-    """`text` with escape sequences and control characters removed; `\\n`, `\\t` kept."""
+    """`text` with escape sequences and control characters removed (`\\n`, `\\t` kept)
+    and every lone surrogate shown as U+FFFD."""
     text = text.replace("\r\n", "\n").translate(_LINE_BREAKS)
     text = without_escapes(text)
-    return _CONTROL_CHARACTER.sub("", text)
+    return _LONE_SURROGATE.sub("\ufffd", _CONTROL_CHARACTER.sub("", text))
 
 
 def is_fake_compact_line(line: str) -> bool:

@@ -160,14 +160,24 @@ def _clamped_columns() -> int | None:
     return MAX_COLUMNS if raw.isdecimal() and int(raw[:12]) > MAX_COLUMNS else None
 
 
+# Error handlers that never raise while encoding; any other (strict, and the
+# surrogateescape Python picks under a C or UTF-8 locale) can.
+NEVER_FAILING_HANDLERS = frozenset(
+    {"replace", "backslashreplace", "xmlcharrefreplace", "namereplace", "ignore"}
+)
+
+
 def replace_unencodable_output() -> None:
     """Make the real stdout and stderr write `?` for what their encoding cannot carry.
 
     Why: with a Latin-1 locale (or PYTHONIOENCODING=latin-1) the first box-drawing glyph
     of a tool panel raised UnicodeEncodeError and ended the session; a lone surrogate
-    does the same on UTF-8. A stream that already has a lenient handler keeps it."""
+    does the same on UTF-8, and `surrogateescape` (Python's handler under LANG=C.UTF-8)
+    fails on one too: a streamed answer holding `\\ud800` ended the REPL. A stream whose
+    handler never fails (`NEVER_FAILING_HANDLERS`) keeps it."""
     for stream in (sys.stdout, sys.stderr):
-        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+        errors = getattr(stream, "errors", None)
+        if errors not in NEVER_FAILING_HANDLERS and hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="replace")
 
 

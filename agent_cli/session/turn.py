@@ -81,6 +81,7 @@ from agent_cli.errors import (
     failure_reason,
 )
 from agent_cli.events import (
+    ANSWER_DROPPED,
     AssistantDone,
     AssistantText,
     ModelRequest,
@@ -608,8 +609,10 @@ _ANSWER_PROBLEM_NOTICES = {DUPLICATE_ID: "duplicate_tool_id", UNSENDABLE_TEXT: "
 
 
 def _tool_id_notice(level: str, problem: str | None, *, retry: bool) -> Notice:
+    """The notice for an answer dropped unrecorded (`answer_dropped`: what streamed of it
+    is no answer, so a live view takes it off the screen)."""
     code = _ANSWER_PROBLEM_NOTICES.get(problem or "", "bad_tool_id")
-    return Notice(level, code, {"retry": retry})
+    return Notice(level, code, {"retry": retry, ANSWER_DROPPED: True})
 
 
 # --- running one answer's tool calls ------------------------------------------------
