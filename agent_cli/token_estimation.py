@@ -11,7 +11,9 @@ Contract:
   `agent_cli.tokens.TokenCounter` falls back to it when the encoding cannot load.
 - `at_least_the_run_floor` raises either estimator's count of a text packed denser than any
   language (runs of one character: padding, blank lines, rules) towards the API's rough rule
-  of four characters a token, as the request carries them (JSON-escaped): cl100k packs 3,000
+  of four characters a token, as the request carries them (JSON-escaped, every other
+  character as itself: a letter of any script is one character, so Cyrillic or Chinese
+  prose is never raised): cl100k packs 3,000
   spaces into 24 tokens, which the API counts at about 750, and every figure the compaction
   core works with (what L1 cuts, the calibration ratio of the whole request) was skewed by it.
 - Nothing else here keeps state; nothing touches files beyond the package data or reads
@@ -139,7 +141,8 @@ def estimate_text_tokens_heuristically(text: str) -> int:
 def at_least_the_run_floor(text: str, tokens: int) -> int:
     """`tokens` (an estimator's count of `text`), raised for a text packed at more than
     `RUN_CHARACTERS_PER_TOKEN` characters a token to its characters as the request carries
-    them (JSON-escaped) over `RULE_CHARACTERS_PER_TOKEN`, less half of `tokens`: the floor
+    them (controls JSON-escaped, every other character as itself) over
+    `RULE_CHARACTERS_PER_TOKEN`, less half of `tokens`: the floor
     meets the count where the run begins (no jump between two texts a character apart) and
     tends to the API's rule as the run grows; never more than the text's UTF-8 bytes (a
     count above them is implausible, `tokens.is_plausible_count`). So no text is estimated
@@ -150,7 +153,7 @@ def at_least_the_run_floor(text: str, tokens: int) -> int:
     request went over the hard limit; the API's count of it then made the calibration
     ratio of the whole request 2.15, which put the system prompt and tools alone over the
     limit and blocked every turn after."""
-    wire = len(json.dumps(text)) - 2
+    wire = len(json.dumps(text, ensure_ascii=False)) - 2
     if wire <= tokens * RUN_CHARACTERS_PER_TOKEN:
         return tokens
     floor = math.ceil(wire / RULE_CHARACTERS_PER_TOKEN - tokens / 2)
