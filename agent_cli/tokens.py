@@ -41,7 +41,11 @@ Contract:
   what they remember, including messages that compaction has since dropped.
 
 cl100k is not Claude's tokenizer: every figure here is an estimate, to be calibrated with
-the usage the API reports.
+the usage the API reports. A text either estimator packs at more than six characters a
+token (runs of spaces, blank lines, rules) is raised towards four characters a token as
+the request carries it (`token_estimation.at_least_the_run_floor`): no text is estimated
+under its wire characters / 6, so one padded result cannot skew the calibration of a
+whole request.
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ from agent_cli.token_estimation import (
     HEURISTIC_ESTIMATOR,
     TIKTOKEN_ESTIMATOR,
     Encoding,
+    at_least_the_run_floor,
     estimate_text_tokens_heuristically,
     load_offline_encoding,
 )
@@ -147,8 +152,8 @@ class TokenCounter:
     def _encode_count(self, text: str) -> int:
         self._ensure_loaded()
         if self._encoding is None:
-            return estimate_text_tokens_heuristically(text)
-        return len(self._encoding.encode_ordinary(text))
+            return at_least_the_run_floor(text, estimate_text_tokens_heuristically(text))
+        return at_least_the_run_floor(text, len(self._encoding.encode_ordinary(text)))
 
     def count_json(self, value: Any) -> int:
         """Tokens of a value serialized as compact JSON, as it travels in a request."""

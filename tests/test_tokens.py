@@ -339,3 +339,21 @@ def test_a_count_is_plausible_up_to_one_token_per_utf8_byte_and_one_more(body):
     assert is_plausible_count(body, size + 1)
     assert not is_plausible_count(body, size + 2)
     assert not is_plausible_count(body, len(body) // 32 - 1)
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "Это терминальный агент для долгих сессий. Сжатие контекста важно. " * 20,
+        "我们今天讨论上下文压缩的设计，以及如何在长会话中保持所有用户请求。" * 20,
+        "これは長いセッションのための端末エージェントです。" * 20,
+    ],
+    ids=["cyrillic", "chinese", "japanese"],
+)
+def test_prose_of_any_script_is_not_raised_by_the_run_floor(prose: str) -> None:
+    """The floor for runs weighs a letter of any script as one character: weighed as its
+    JSON `\\uXXXX` escape (six), Russian prose was estimated at twice cl100k's count."""
+    from agent_cli.token_estimation import at_least_the_run_floor, load_offline_encoding
+
+    counted = len(load_offline_encoding().encode_ordinary(prose))
+    assert at_least_the_run_floor(prose, counted) == counted

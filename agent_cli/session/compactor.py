@@ -23,6 +23,12 @@ tokens is replaced by the default one (`CompactionPolicy.low_water_mark_over`); 
 says so once per session. When the reserved tokens alone (system prompt, instructions,
 tool schemas, durable block) reach the hard limit, no layer can help: it raises
 `MessageViewLimitExceeded` at once, before any layer runs, so no summary is paid for.
+Unless only the calibration puts them there and their characters / 4 do not: a ratio
+measured on a request whose view held content the API counted far above its estimate is
+one the frame never showed, and a refusal on it would hold for good (nothing sent, so
+nothing measured again). The frame is then weighed at its characters
+(`_frame_held_to_its_characters`), so the layers cut that content and the next request
+measures a ratio again; a ratio measured on images or documents keeps its refusal.
 
 `make_room_for_uncounted` runs after it before every request: the calibration holds for
 content the API has counted, and what the last turn added may be denser (a padded table
@@ -39,7 +45,7 @@ the clamp the thresholds use (content that bills six times its estimate). The ha
 there is held by the highest ratio of the last `RECENT_RATIOS` requests, not the last one
 alone: a request's mix of content changes from turn to turn, and its ratio with it. When
 the frame alone may pass the hard limit, `MessageViewLimitExceeded` is raised and nothing
-is sent.
+is sent (the frame held to its characters as above).
 Otherwise the bound, by characters, can overstate what the API will count (English
 words run about five characters a token), so it never blocks a turn: when a run makes
 no more room (the rest is the user's own words, the step in progress), the request goes
@@ -256,8 +262,10 @@ class Compactor:
     ) -> Iterator[SessionEvent]:
         """Compact the view if needed (or `forced`); see the module contract. `density`
         scales the calibration for this run (`make_room_for_uncounted`)."""
+        ratio = (self._calibration or 1.0) * density
+        policy = calibrated_policy(self.policy, ratio)
+        frame = self._frame_held_to_its_characters(frame, policy.hard_limit, ratio)
         reserved = frame.reserved_tokens
-        policy = calibrated_policy(self.policy, (self._calibration or 1.0) * density)
         policy = policy.with_digest_under_soft(reserved)
         tokens = reserved + self.view_tokens()
         self._refuse_if_frame_fills_limit(frame, tokens, policy.hard_limit)
@@ -330,8 +338,11 @@ class Compactor:
         made_room_from: int | None = None
         asked: float | None = None  # the density a run that could not make it asks for next
         for run in range(MAX_ROOM_RUNS):
-            estimate = frame.reserved_tokens + self.view_tokens()
-            frame_excess = self._uncounted_frame_excess(frame)
+            weighed = self._frame_held_to_its_characters(
+                frame, hard, (self._calibration or 1.0) * spread
+            )
+            estimate = weighed.reserved_tokens + self.view_tokens()
+            frame_excess = self._uncounted_frame_excess(frame, weighed.reserved_tokens)
             bound = estimate + frame_excess + self._view_excess(estimate)
             if bound <= hard or (made_room_from is not None and estimate >= made_room_from):
                 return  # under the limit, or no layer can take more: send as estimated
@@ -343,7 +354,7 @@ class Compactor:
                 )
                 # what every request carries may alone pass the limit: no layer can help
                 alone = dataclasses.replace(
-                    frame, reserved_tokens=frame.reserved_tokens + frame_excess
+                    weighed, reserved_tokens=weighed.reserved_tokens + frame_excess
                 )
                 self._refuse_if_frame_fills_limit(alone, bound, hard)
             density = bound / estimate * spread if asked is None else asked
@@ -418,13 +429,37 @@ class Compactor:
             durable_tokens=math.ceil(frame.durable_tokens * scale),
         )
 
-    def _uncounted_frame_excess(self, frame: RequestFrame) -> int:
+    def _uncounted_frame_excess(self, frame: RequestFrame, tokens: int) -> int:
         """`uncounted_excess` of the frame (system prompt, instructions, durable block,
-        tool schemas) when no request the API counted carried it as it is now: the first
-        request, after `/reload` or a change to the durable block or the tools."""
+        tool schemas; weighed `tokens`) when no request the API counted carried it as it is
+        now: the first request, after `/reload` or a change to the durable block or the tools."""
         if frame == self._counted_frame:
             return 0
-        return uncounted_excess(frame.reserved_tokens, _frame_characters(frame), self._calibration)
+        return uncounted_excess(tokens, _frame_characters(frame), self._calibration)
+
+    def _frame_held_to_its_characters(
+        self, frame: RequestFrame, hard_limit: int, ratio: float
+    ) -> RequestFrame:
+        """`frame` as the layers weigh it at `ratio` (estimator units, like `hard_limit`),
+        unless that puts it alone at the hard limit while its characters / 4 (what an
+        uncounted frame is held to, at least its estimate) do not: then scaled to them.
+
+        Why: a ratio measured on a request whose view held content the API counted far
+        above its estimate is one the frame never showed. Refusing on it sends nothing, so
+        no ratio is measured again and every later turn, `/compact` and `--continue` are
+        refused too (one dense read blocked a session for good). Held to its characters,
+        the frame leaves the layers room to cut that content, and the next request measures
+        a ratio again. A ratio measured on a view holding images or documents keeps its own
+        refusal (`_refuse_if_frame_fills_limit`, `sized_content_over`)."""
+        if frame.reserved_tokens < hard_limit or self._measured_on_sized:
+            return frame
+        own = max(frame.reserved_tokens, _frame_characters(frame) / CHARS_PER_TOKEN)
+        held = math.ceil(own / ratio)
+        if held >= hard_limit or held >= frame.reserved_tokens:
+            return frame
+        scale = held / frame.reserved_tokens
+        durable = math.ceil(frame.durable_tokens * scale)
+        return dataclasses.replace(frame, reserved_tokens=held, durable_tokens=durable)
 
     def _is_settled(self) -> bool:
         """True when the view is, message for message, what the last run that summarized
