@@ -25,7 +25,11 @@ earlier run (`--continue`) may hold a value named a secret since: it is cut as a
 redacted whole by the toolbox, as artifacts are, and where that run cut a tool result
 inside the value (a preview's head ending inside a token), the piece left is hidden
 (`recall_render.with_pieces_hidden`, as in a resumed view; `/expand` too). No answer repeats the pointer or the
-offset the model gave unless the pointer was read (`tools.echo`).
+offset the model gave unless the pointer was read (`tools.echo`). A value learned
+mid-session (`note_learned`, `learned_secrets`) is redacted from the view the model is
+given from then on, so a page of a record this run wrote before it was learned has that
+value redacted too (and the piece of it at a result's cut hidden, as above), and so has
+the search of it: recall never hands back whole what the view no longer holds.
 
 A record of the user's commands to agent-cli (`user_command`: `/remember`, `/todo`,
 `/block`, `/forget`, ...) is the tool's only while a fact or pending item of the durable
@@ -50,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_cli.errors import SessionNotFound, SourcePointerError, ToolError
+from agent_cli.learned_secrets import LearnedSecrets
 from agent_cli.recall_render import render_evidence
 from agent_cli.recall_search import (
     SEARCH_PAGE_MATCHES,
@@ -100,6 +105,8 @@ class Recall:
         # the first record this run writes (the session sets it); None: no record is
         # taken as this run's, every one is redacted
         self.written_from: int | None = None
+        # values learned mid-session, and which of this run's records came before them
+        self.learned = LearnedSecrets()
         # the pointers the durable state cites now (the session sets it; module contract)
         self.cited: Callable[[], Collection[str]] = lambda: ()
         self._transcript_root = Path(transcript_root)
@@ -132,12 +139,14 @@ class Recall:
             raise ToolError(COMMAND_WITHHELD)
         as_recorded = self.is_this_runs(resolution.pointer)
         typed_text = self.secrets.redact if as_recorded else None
-        secrets = NO_SECRETS if as_recorded else self.secrets
+        secrets = self._learned_since(resolution.pointer) if as_recorded else self.secrets
         text = render_evidence(resolution.pointer, resolution.excerpt or "", typed_text, secrets)
         if offset >= len(text) and text:
             raise ToolError(f"offset is past the end ({len(text):,} characters).")
         start, end = self._page_bounds(text, offset, resolution.excerpt_truncated, secrets)
-        page = text[start:end]
+        # the toolbox does not redact a page of this run's again: what was learned since
+        # its record was written is redacted here (the view has it redacted)
+        page = secrets.redact(text[start:end]) if as_recorded else text[start:end]
         if end < len(text):
             tail = f"\n[more follows: call recall again with offset={end}]"
         elif resolution.excerpt_truncated:
@@ -159,6 +168,16 @@ class Recall:
             return False
         named = _record_place(resolution.pointer)
         return named is None or named not in {_record_place(p) for p in self.cited()}
+
+    def note_learned(self, values: tuple[str, ...], from_sequence: int) -> None:
+        """`values` were learned mid-session, before record `from_sequence` was written:
+        pages of this run's earlier records have them redacted (module contract)."""
+        self.learned = self.learned.with_learned(values, from_sequence)
+
+    def _learned_since(self, pointer: str) -> SecretForms:
+        """The forms of the values learned after the record `pointer` names was written."""
+        sequence = parse_source_pointer(pointer).sequence
+        return NO_SECRETS if sequence is None else self.learned.forms_before(sequence)
 
     def is_this_runs(self, pointer: str) -> bool:
         """True when `pointer` names a record of this session that this run wrote."""
@@ -194,6 +213,7 @@ class Recall:
                 read_artifact=self._read_own_artifact,
                 secrets=self.secrets,
                 as_recorded_from=self.written_from,
+                learned=self.learned,
             )
         finally:
             getattr(records, "close", lambda: None)()  # a page found early leaves the file

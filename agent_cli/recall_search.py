@@ -20,7 +20,9 @@ such as `TOKEN=ghp_Z[q]` matched the raw text and spelled a key out (a fifth out
 attack). A message this run recorded (`as_recorded_from` on) is searched and shown as
 `recall` shows it (`agent_cli.recall`): as recorded, but for the user's typed words,
 redacted; all of it was given to the model as it is, and its own words redacted would
-tell it which of them is a secret (a seventh outside attack). The answer never repeats
+tell it which of them is a secret (a seventh outside attack). A value learned after the
+message was written (`learned`, `learned_secrets`) is redacted in it all the same: the
+view the model is given has it redacted since. The answer never repeats
 the query (`tools.echo`): redacted with the excerpts, it would be that oracle too. An
 artifact read only up to a limit must come from `read_artifact` already cut
 where no secret may have begun (`Recall` does: `safe_cuts.safe_head_end` with
@@ -44,6 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_cli.errors import ToolError, TranscriptCorrupt
+from agent_cli.learned_secrets import LearnedSecrets
 from agent_cli.recall_render import render_blocks, with_pieces_hidden, with_typed_text
 from agent_cli.safe_cuts import pointer_around, secret_end_across, secret_start_across
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
@@ -57,6 +60,7 @@ SEARCH_TIMEOUT_SECONDS = 20.0
 RECALL_TOOL_NAME = "recall"
 OFFSET_NOTE_FROM = 1_000  # a match this far into what recall shows gets an offset to start at
 ARTIFACT_POINTER = re.compile(r"artifact:[A-Za-z0-9][\w.-]*:[A-Za-z0-9][\w.-]*:[0-9a-f]{12,64}")
+NOTHING_LEARNED = LearnedSecrets()
 ArtifactReader = Callable[[str], "str | None"]  # pointer -> its text, None if not readable
 
 
@@ -123,14 +127,16 @@ def search_records(
     read_artifact: ArtifactReader | None = None,
     secrets: SecretForms = NO_SECRETS,
     as_recorded_from: int | None = None,
+    learned: LearnedSecrets = NOTHING_LEARNED,
 ) -> SearchPage:
     """One page of the records that match `query` (see the module contract); with
     `read_artifact`, the artifacts the messages name are searched too, each once, right
     after the first message that names it. Excerpts split none of `secrets` and show
     them redacted, but those of messages from sequence `as_recorded_from` on, which are
-    shown as recorded with the user's typed words redacted."""
+    shown as recorded with the user's typed words redacted, and the values `learned`
+    after each was written redacted too."""
     page = SearchPage(query, offset)
-    searchable = _SearchableMessages(records, read_artifact, secrets, as_recorded_from)
+    searchable = _SearchableMessages(records, read_artifact, secrets, as_recorded_from, learned)
     if query.is_regex:
         matches = _regex_matches(query.text, searchable, page, timeout)
     else:
@@ -161,11 +167,14 @@ class _SearchableMessages:
         read_artifact: ArtifactReader | None,
         secrets: SecretForms = NO_SECRETS,
         as_recorded_from: int | None = None,
+        learned: LearnedSecrets = NOTHING_LEARNED,
     ) -> None:
         self._records = records
         self._secrets = secrets
         self._as_recorded_from = as_recorded_from
-        self._as_recorded: set[str] = set()  # pointers of the messages shown as recorded
+        self._learned = learned
+        # pointers of the messages shown as recorded, with the forms learned since each
+        self._as_recorded: dict[str, SecretForms] = {}
         self._read_artifact = read_artifact
         self._seen_artifacts: set[str] = set()
         self.pointers: list[str] = []
@@ -180,7 +189,7 @@ class _SearchableMessages:
         kind = self.kinds.get(pointer, "?")
         line_start = text.rfind("\n", 0, start) + 1  # a page read from there shows the line
         at = line_start if kind == "artifact" else line_start + len(f"{kind} message:\n")
-        secrets = NO_SECRETS if pointer in self._as_recorded else self._secrets
+        secrets = self._as_recorded.get(pointer, self._secrets)
         return SearchHit(pointer, kind, build_excerpt(text, start, end, secrets), at)
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
@@ -200,8 +209,10 @@ class _SearchableMessages:
             pointer, role = str(record.get("event_id")), str(message.get("role"))
             self.count += 1
             if self._is_this_runs(record):
-                text = render_blocks(with_typed_text(message, self._secrets.redact), hidden)
-                self._as_recorded.add(pointer)
+                since = self._learned.forms_before(record["sequence"])
+                typed = with_typed_text(message, self._secrets.redact)
+                text = since.redact(render_blocks(with_pieces_hidden(typed, since), hidden))
+                self._as_recorded[pointer] = since
                 yield self._as_shown(pointer, role, text)
             else:
                 text = render_blocks(with_pieces_hidden(message, self._secrets), hidden)

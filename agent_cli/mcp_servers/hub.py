@@ -63,7 +63,8 @@ Contract:
   it (`secrets`, the toolbox's forms): its tools are offered redacted (`offer_tools`),
   and its stderr, its error messages and every reason are redacted before they are cut
   (`failures`: a cut first could split a secret, which then would not be recognised).
-  `use_secrets` swaps in a grown set (a secret learned mid-session) for what follows.
+  `use_secrets` swaps in a grown set (a secret learned mid-session) for what follows,
+  and offers each ready server's tools again from the listing its state keeps.
 - A stdio server's stderr goes to a pipe of which only the last `TAIL_BYTES` are kept
   (`stderr_tail`): a server writing without end costs neither memory nor disk.
 """
@@ -161,8 +162,15 @@ class McpHub:
 
     def use_secrets(self, secrets: SecretForms) -> None:
         """Redact `secrets` from what the servers say from now on (a grown set: a secret
-        learned mid-session); what was listed or said before stays as it was."""
-        self._secrets = secrets  # one reference, read where used: no lock needed
+        learned mid-session), and offer every ready server's tools again from what it
+        listed, by the same rules (`offer_tools`): what rides in every request holds none
+        of them, and a tool whose name holds one is no longer offered. Reasons already
+        given stay as they were."""
+        with self._lock:  # `_set_ready` reads the secrets under it
+            self._secrets = secrets
+            for name, state in list(self._states.items()):
+                if state.status == READY and state.listing is not None:
+                    self._set_ready(name, state.listing, state.relisted)
 
     def states(self) -> list[ServerState]:
         """Every server's state, sorted by name; a ready one's with how its notices that
@@ -395,9 +403,8 @@ class McpHub:
             # screened out: each with its reason
             listed = listing.tools + running.refused[:MAX_LISTED_TOOLS]
             running.refused = []
-            offered, skipped = offer_tools(settings.name, listed, self._secrets)
             running.session, running.group = session, _read_group(pid_file)
-            self._set_ready(settings.name, offered, skipped, listing)
+            self._set_ready(settings.name, replace(listing, tools=listed))
             assert running.stop is not None
             async with anyio.create_task_group() as following:
                 following.start_soon(follower.follow)
@@ -429,11 +436,10 @@ class McpHub:
             raise ListingFailed(self._describe_listing_error(error)) from None
         listed = listing.tools + running.refused[:MAX_LISTED_TOOLS]
         running.refused = []
-        offered, skipped = offer_tools(name, listed, self._secrets)
         state = self._state(name)
         if state is None or state.status != READY or self._running.get(name) is not running:
             return False
-        self._set_ready(name, offered, skipped, listing, state.relisted + 1)
+        self._set_ready(name, replace(listing, tools=listed), state.relisted + 1)
         after = self._state(name)
         return after is not None and after.tools != state.tools
 
@@ -601,20 +607,17 @@ class McpHub:
                 self.version += 1
             self._lock.notify_all()
 
-    def _set_ready(
-        self,
-        name: str,
-        offered: list[OfferedTool],
-        skipped: list[Skipped],
-        listing: Listing,
-        relisted: int = 0,
-    ) -> None:
-        """Mark `name` ready with its `offered` tools, but those whose offered names another
-        server already offers (`mcp__a__b__esc` is tool `b__esc` of `a` and tool `esc` of
-        `a__b`): two tools of one name make the API refuse every request, so the later
-        one is skipped, with the reason. What `listing` left out past the cap, and why it
-        was cut short, go with the state."""
+    def _set_ready(self, name: str, listing: Listing, relisted: int = 0) -> None:
+        """Mark `name` ready with the tools of `listing` it can offer (`offer_tools`, with
+        the secrets in force: read under the lock, which `use_secrets` holds while it
+        swaps them, so no offer made with fewer lands after it), but those whose offered
+        names another server already offers (`mcp__a__b__esc` is tool `b__esc` of `a` and
+        tool `esc` of `a__b`): two tools of one name make the API refuse every request, so
+        the later one is skipped, with the reason. The listing (kept, so the offer can be
+        made again), what it left out past the cap, and why it was cut short, go with
+        the state."""
         with self._lock:
+            offered, skipped = offer_tools(name, listing.tools, self._secrets)
             taken = {
                 tool.name: other
                 for other, state in self._states.items()
@@ -642,6 +645,7 @@ class McpHub:
                 left_out_count=listing.left_out_count,
                 listing_cut=self._secrets.redact(listing.cut_short),
                 relisted=relisted,
+                listing=listing,
             )
             self._set_state(name, state)
 
@@ -662,7 +666,9 @@ class McpHub:
     def _fail(self, name: str, reason: str, in_call: bool = False) -> None:
         reason = self._secrets.redact(reason)  # whatever a server's words it was built of
         state = self._state(name) or ServerState(name, FAILED)
-        failed = replace(state, status=FAILED, reason=reason, tools=(), failed_in_call=in_call)
+        failed = replace(
+            state, status=FAILED, reason=reason, tools=(), failed_in_call=in_call, listing=None
+        )
         self._set_state(name, failed)
 
 

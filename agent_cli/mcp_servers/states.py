@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from agent_cli.mcp_servers.offered_tools import OfferedTool, Skipped, split_offered_name
-from agent_cli.mcp_servers.paged_listing import MAX_LISTED_TOOLS
+from agent_cli.mcp_servers.paged_listing import MAX_LISTED_TOOLS, Listing
 
 STARTING, READY, FAILED, DISABLED = "starting", "ready", "failed", "disabled"
 
@@ -49,6 +49,9 @@ class ServerState:
     listing_cut: str = ""
     relisted: int = 0  # how often its tools were listed again since it started
     relisting: Relisting = Relisting()  # a ready server's, as `McpHub.states` read it
+    # a ready server's listing (the tools screened out too): what `tools` and `skipped`
+    # were offered from, kept so the offer can be made again (`McpHub.use_secrets`)
+    listing: Listing | None = None
 
 
 @dataclass(frozen=True)

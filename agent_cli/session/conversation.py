@@ -3,7 +3,8 @@
 Contract: `Conversation` is the only writer of the view, and the view changes only after
 the transcript holds the change (write-ahead): `append` records a message and then
 shows it; `adopt_compaction` records the compacted view and then adopts it; `restore`
-adopts a view replayed from the transcript (a resume), which already holds it. A
+adopts a view replayed from the transcript (a resume), which already holds it; and
+`redact_view` redacts values learned mid-session from it, unrecorded, as a resume does. A
 message the disk refuses leaves the view as it was and raises the store's error. The
 view is read-only from outside (`FrozenList` of frozen messages: every mutator raises
 `ReadOnlyValueError`).
@@ -34,7 +35,9 @@ from typing import Any
 from agent_cli.compaction import CompactionPolicy, ViewIndex
 from agent_cli.events import CompactionRecord
 from agent_cli.frozen import FrozenList, freeze
+from agent_cli.secret_forms import SecretForms
 from agent_cli.session.log import SessionLog, with_source
+from agent_cli.session.resumed_secrets import redact_resumed_view
 from agent_cli.tokens import TokenCounter, with_recorded_counts
 
 Message = dict[str, Any]
@@ -141,6 +144,18 @@ class Conversation:
         """Adopt a view rebuilt from the transcript (a resume): the record already holds
         it, so nothing is written."""
         self._replace(messages)
+
+    def redact_view(self, secrets: SecretForms) -> int:
+        """Redact `secrets` (values learned mid-session) from the view, as a resumed view
+        is redacted (`resumed_secrets.redact_resumed_view`); how many occurrences. Nothing
+        is recorded: the transcript keeps what it wrote, as for a resume, and what is sent
+        comes from the view. A message holding none of them is the same object; the index
+        meets a view that does not extend the one it holds and rebuilds itself. (Values
+        are learned while a call runs, and no call runs while results are held.)"""
+        view, count = redact_resumed_view(self._view, secrets)
+        if count:
+            self._replace(view)
+        return count
 
     def hold_unrecorded_results(self, results: Message) -> None:
         """The results of the trailing tool call could not be recorded (a full disk): take

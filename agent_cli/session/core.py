@@ -317,19 +317,27 @@ class Session:
     def note_dotenv_change(self, change: DotenvChange, hidden: tuple[str, ...]) -> None:
         """The toolbox found dotenv files changed and now hides `hidden` too
         (`Toolbox.watch_dotenv`): from now on every other holder of the secrets (the
-        compaction policy, recall, the MCP servers' output) uses the toolbox's forms, and
-        what is worth saying is said after the tool's result (`session.dotenv_secrets`)."""
+        compaction policy, recall, the MCP servers) uses the toolbox's forms, and what is
+        worth saying is said after the tool's result (`session.dotenv_secrets`). What was
+        taken in before they were learned and rides in every request has them redacted
+        too: the project instructions and the MCP servers' offered tools at once, the view
+        once the running call is finished (`TurnRunner.hide_learned`); and recall's pages
+        of the records written before (`Recall.note_learned`)."""
         from agent_cli.session.dotenv_secrets import dotenv_change_notices
+        from agent_cli.tools.redaction import SecretRedactor
 
         if hidden:
             forms = self.toolbox.secret_forms
             self._compactor.use_secret_forms(forms)
             if self._recall is not None:
                 self._recall.secrets = forms
+                self._recall.note_learned(hidden, self.log.writer.next_sequence)
             if self._mcp is not None:
                 self._mcp.use_secrets(forms)
         for notice in dotenv_change_notices(change, hidden):
             self._runner.say_after_tool(notice)
+        if hidden:  # after the notice that says the values were learned
+            self._runner.hide_learned(SecretRedactor(hidden))
 
     def watch_tool_output(self, watcher: Callable[[bytes], None] | None) -> None:
         """Show a running command's output as it arrives (the REPL's live view); None stops."""

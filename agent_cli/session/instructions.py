@@ -21,7 +21,12 @@ sent as `[REDACTED]`, never in part.
 The text goes into every request as its own system block, right after the base system
 prompt and inside the cached prefix: it changes rarely, so it should cost cache reads,
 not fresh input. It is not part of the prompt view, so no compaction layer and no durable
-state ever touches it; it changes only when the session starts or `/reload` re-reads it.
+state ever touches it; it changes only when the session starts or `/reload` re-reads it,
+and when a secret is learned mid-session (`tools.dotenv_watch`): `redact_instructions`
+then redacts the new values from the text carried (not read again: the file may have
+changed since, and reading it is `/reload`'s), counts them with those redacted before and
+says so in the note the model reads; a head cut at the cap loses an ending that may be
+the start of a new value (what follows it was not kept).
 Why links are checked: git stores links, so a cloned repository can ship
 `AGENTS.md -> .env`, `AGENTS.md -> ../../.aws/credentials` or `AGENTS.md ->
 config/master.key` (a key Rails makes, and git ignores, once the user sets the project
@@ -33,6 +38,7 @@ name, so the rule goes by what the link finally names (every link on the way fol
 from __future__ import annotations
 
 import codecs
+import dataclasses
 import hashlib
 import os
 from dataclasses import dataclass
@@ -41,6 +47,7 @@ from typing import Any
 
 from agent_cli import nofollow_open
 from agent_cli.errors import ConfigError, PathStepRefused, ToolError, WorkspaceEscape
+from agent_cli.safe_cuts import stopped_secret_start
 from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.tools.redaction import SecretRedactor
 from agent_cli.tools.text_source import BINARY_SNIFF_BYTES, utf16_codec
@@ -67,6 +74,7 @@ class ProjectInstructions:
     # not_a_file, binary, outside_workspace, hidden_target or not_markdown_target (the
     # REPL words them)
     redacted: int = 0  # secret values replaced by `[REDACTED]` in `text`
+    body: str = ""  # the file's text in `text`: its kept head, redacted, without the notes
 
 
 def load_project_instructions(
@@ -138,34 +146,58 @@ def _is_markdown(file_name: str) -> bool:
 def _build(
     name: str, text: str, data: bytes, size: int, redactor: SecretRedactor
 ) -> ProjectInstructions:
-    from agent_cli.prompts import load_prompt
-
     text = text.strip()
     truncated = size > len(data) or len(text) > MAX_INSTRUCTION_CHARS
     # the cut moves back before a secret that crosses it, so no part of one is sent
     kept = text[: min(MAX_INSTRUCTION_CHARS, redactor.safe_cut(text, MAX_INSTRUCTION_CHARS))]
     redaction = redactor.redact(kept)
-    body = redaction.text
-    if redaction.count:
-        noun = "value" if redaction.count == 1 else "values"
-        body += (
-            f"\n\n[{redaction.count} secret {noun} held by agent-cli (an API key or token) "
-            f"replaced with {REDACTED_MARK} in the text of {name}]"
-        )
-    if truncated:
-        body += (
-            f"\n\n[{name} is {size:,} bytes, longer than the {MAX_INSTRUCTION_CHARS:,} "
-            "characters carried here; the rest is left out. Read the file for it.]"
-        )
-    header = load_prompt("project_instructions").replace("{source}", name)
-    return ProjectInstructions(
+    found = ProjectInstructions(
         source=name,
-        text=f"{header}\n{body}" if body else "",
         size_bytes=size,
         truncated=truncated,
         sha256=hashlib.sha256(data).hexdigest(),
-        redacted=redaction.count,
     )
+    return _carrying(found, redaction.text, redaction.count)
+
+
+def redact_instructions(found: ProjectInstructions, learned: SecretRedactor) -> ProjectInstructions:
+    """`found` with the secrets `learned` knows (values learned mid-session) redacted from
+    the text requests carry, and counted with those redacted before (module contract);
+    `found` itself when its text holds none of them."""
+    body = found.body
+    if found.source is None or not body or not learned.forms:
+        return found
+    if found.truncated:  # the kept head may end inside a value: the rest is not read
+        open_at = stopped_secret_start(body, learned.forms)
+        body = body if open_at is None else body[:open_at]
+    redaction = learned.redact(body)
+    if redaction.text == found.body:
+        return found
+    return _carrying(found, redaction.text, found.redacted + redaction.count)
+
+
+def _carrying(found: ProjectInstructions, body: str, redacted: int) -> ProjectInstructions:
+    """`found` carrying `body` (the file's kept head, redacted of `redacted` secret values),
+    with the notes the model reads of the redaction and the cut after it."""
+    from agent_cli.prompts import load_prompt
+
+    name = found.source
+    notes = ""
+    if redacted:
+        noun = "value" if redacted == 1 else "values"
+        notes += (
+            f"\n\n[{redacted} secret {noun} held by agent-cli (an API key or token) "
+            f"replaced with {REDACTED_MARK} in the text of {name}]"
+        )
+    if found.truncated:
+        notes += (
+            f"\n\n[{name} is {found.size_bytes:,} bytes, longer than the "
+            f"{MAX_INSTRUCTION_CHARS:,} characters carried here; the rest is left out. Read "
+            "the file for it.]"
+        )
+    header = load_prompt("project_instructions").replace("{source}", str(name))
+    text = f"{header}\n{body}{notes}" if body or notes else ""
+    return dataclasses.replace(found, text=text, body=body, redacted=redacted)
 
 
 def instructions_record(found: ProjectInstructions) -> dict[str, Any] | None:

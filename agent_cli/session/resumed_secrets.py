@@ -7,7 +7,8 @@ answers that repeat it and its later tool inputs, the digest's lines and the sum
 Every request of the resumed session would send it again. The transcript stays as
 written (append-only and lossless, DESIGN.md); what is sent comes from the view, which
 is disposable, so the view is redacted, as read-backs of artifacts are
-(`Session.read_tool_output`).
+(`Session.read_tool_output`). A live view is redacted the same way of a value learned
+mid-session (a dotenv file a command wrote: `Conversation.redact_view`).
 
 Contract: `redact_resumed_view(view, secrets)` returns the view with every string that
 came from a tool or the model redacted with `secrets`, and how many occurrences were

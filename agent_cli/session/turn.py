@@ -113,17 +113,20 @@ from agent_cli.session.instructions import (
     RECORD_KIND,
     ProjectInstructions,
     instructions_record,
+    redact_instructions,
 )
 from agent_cli.session.log import NOTICE
 from agent_cli.session.oversized import MessageShrinker
 from agent_cli.session.question_marks import QuestionMarks
 from agent_cli.session.request_context import RequestFrame, build_frame
+from agent_cli.session.resumed_secrets import redact_resumed_view
 from agent_cli.tools.output import ToolInterrupted, ToolOutcome
 
 if TYPE_CHECKING:
     from agent_cli.provider.base import Provider
     from agent_cli.store.artifacts import ArtifactStore
     from agent_cli.tokens import TokenCounter
+    from agent_cli.tools.redaction import SecretRedactor
     from agent_cli.tools.toolbox import ToolRunner
 
 MAX_STEPS_PER_TURN = 40
@@ -199,6 +202,7 @@ class TurnRunner:
         self._calls_note: str | None = None  # of the last answer recorded (`call_limit`)
         self.request_watcher: Callable[[], None] | None = None  # told as each request goes
         self._after_tool: list[Notice] = []  # said once the running call's result is shown
+        self._learned: list[SecretForms] = []  # hidden once the running call is finished
 
     def say_after_tool(self, notice: Notice) -> None:
         """Say `notice` once the tool call running now is finished (what a toolbox learned
@@ -208,6 +212,31 @@ class TurnRunner:
     def _take_after_tool(self) -> list[Notice]:
         taken, self._after_tool = self._after_tool, []
         return taken
+
+    def hide_learned(self, learned: SecretRedactor) -> None:
+        """The secrets `learned` knows were learned while the running call ran
+        (`Session.note_dotenv_change`): the project instructions are redacted of them now
+        (`instructions.redact_instructions`; said after the call when that redacted
+        something), and the view and the results of this answer's calls once the call is
+        finished (`run_tools`), so that no later request holds them."""
+        self._learned.append(learned.forms)
+        before = self._instructions
+        self._instructions = redact_instructions(before, learned)
+        if self._instructions.redacted > before.redacted:
+            fields = {"source": before.source, "redacted": self._instructions.redacted}
+            self.say_after_tool(Notice("warning", "project_instructions_redacted", fields))
+
+    def _hide_learned(self, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """`results` (of the calls of the answer that ran so far) with the secrets learned
+        while they ran redacted, the view redacted of them too (`Conversation.redact_view`:
+        as a resumed view is, unrecorded)."""
+        learned, self._learned = self._learned, []
+        for secrets in learned:
+            self.conversation.redact_view(secrets)
+            message = {"role": "user", "content": results}
+            [redacted], _ = redact_resumed_view([message], secrets)
+            results = list(redacted["content"])
+        return results
 
     @property
     def project_instructions(self) -> ProjectInstructions:
@@ -442,7 +471,12 @@ class TurnRunner:
         if tool_uses and reason == "tool_use":
             return (
                 yield from run_tools(
-                    self.toolbox, self.conversation, tool_uses, kept.note, self._take_after_tool
+                    self.toolbox,
+                    self.conversation,
+                    tool_uses,
+                    kept.note,
+                    self._take_after_tool,
+                    self._hide_learned,
                 )
             )
         if tool_uses:  # complete calls in an answer that stopped for another reason
@@ -624,10 +658,15 @@ def run_tools(
     tool_uses: list[dict[str, Any]],
     note: str | None = None,
     after_tool: Callable[[], Sequence[Notice]] = tuple,
+    hide_learned: Callable[[list[dict[str, Any]]], list[dict[str, Any]]] = list,
 ) -> Steps[Outcome]:
     """Run `tool_uses` with `toolbox` and record their results (module contract), with
     `note` after them when given (the calls of the answer left out: `call_limit`); what
-    `after_tool()` gives is said after each call's finish (`TurnRunner.say_after_tool`)."""
+    `after_tool()` gives is said after each call's finish (`TurnRunner.say_after_tool`).
+    After each call, and before results are recorded whatever ends the step, the results
+    so far pass through `hide_learned` (`TurnRunner.hide_learned`: a secret learned while a
+    call ran is redacted from the results of the calls before it, which were made without
+    it, and from the view)."""
     results: list[dict[str, Any]] = []
     try:
         for block in tool_uses:
@@ -636,9 +675,11 @@ def run_tools(
             results.append(
                 result_block(block["id"], outcome.content, outcome.is_error, outcome.images)
             )
+            results = hide_learned(results)
             yield build_finished_event(block, outcome)
             yield from after_tool()
     except KeyboardInterrupt as interrupt:
+        results = hide_learned(results)
         yield from record_interrupted(conversation, tool_uses, results, interrupt, note)
         yield from after_tool()
         yield _cancel_notice(interrupt)
@@ -647,6 +688,7 @@ def run_tools(
         asking = isinstance(stop, PermissionQuestionTerminated)
         template = TERMINATED_ASKING_TEXT if asking else TERMINATED_TOOL_TEXT
         text = template.format(signal=signal_name(stop.signal_number))
+        results = hide_learned(results)
         yield from record_stopped(conversation, tool_uses, results, text, note)
         raise
     if not (yield from record_results(conversation, results, note)):
