@@ -1,25 +1,27 @@
-"""A secret as a URL holds it: each character itself or percent-encoded. Pure: no I/O.
+"""A secret as a URL, JSON or HTML holds it: each character itself or escaped. Pure: no I/O.
 
 Why: encoders differ in what they encode and how they write it. Python's `quote` keeps
 only RFC 3986's unreserved characters, JavaScript's `encodeURIComponent` keeps `!'()*`
 too, Java's `URLEncoder` encodes `~`, a person writing a `DATABASE_URL` by hand encodes
 only the `@` and the `/`, some write the hex in lower case (`%2f`, which RFC 3986 makes
-equivalent), form encoding writes a space as `+`. Every one of these decodes to the same
-password, and the choices multiply with its length, so no list of spellings can cover
-them: a `PercentForm` is one matcher that takes each character of the value as itself or
-as `%XX` of its UTF-8 bytes.
+equivalent), form encoding writes a space as `+`. JSON and HTML escapers differ the same
+way (Go's `\\u0026` for `&`, Gson's `\\u0027` for `'`, WordPress's `&#038;`, OWASP's
+`&#x26;`, YAML's `''`: `agent_cli.character_escapes` lists them). Every one of these
+decodes to the same password, and the choices multiply with its length, so no list of
+spellings can cover them: a `PercentForm` is one matcher that takes each character of
+the value as itself or as any of its escapes (`escapes_of`), in any mix.
 
 Contract:
 - `PercentForm.of(value)`: the form of `value` (one Unicode spelling of it; the caller
-  makes one form for each). Each character matches itself or its UTF-8 bytes as `%XX`,
-  the hex digits of each in either case; a space also matches `+`; a line break of the
-  value (LF, or CRLF taken as one) matches LF, CRLF, `%0A` or `%0D%0A`. ASCII letters and
-  digits match only themselves: RFC 3986 tells every encoder never to encode them, and
-  allowing it would double the pattern of a long key for a spelling only a deliberate
-  rewrite produces (as `rev` would be, a known limit). So the form matches the value
-  itself too, and any mix of encoded and plain characters. `encodes_anything` is False
-  when the value has nothing an encoder would encode (a token of letters and digits):
-  then the form is the value alone.
+  makes one form for each). Each character matches itself or any text `escapes_of`
+  gives for it (its UTF-8 bytes as `%XX`, JSON's `\\uXXXX`, HTML's references, ...), the
+  hex digits of each in either case; a line break of the value (LF, or CRLF taken as
+  one) matches LF or CRLF too. ASCII letters and digits match only themselves: no
+  encoder escapes them, and allowing it would double the pattern of a long key for a
+  spelling only a deliberate rewrite produces (as `rev` would be, a known limit). So the
+  form matches the value itself too, and any mix of escaped and plain characters.
+  `encodes_anything` is False when the value has nothing an encoder would encode (a
+  token of letters and digits): then the form is the value alone.
 - `fragments(wrapped=...)`: the form as regex fragments, one per character of the value,
   for `agent_cli.literal_trie`: a list for each text of the first character. With
   `wrapped`, a line break may come between any two characters of the matched text,
@@ -27,8 +29,8 @@ Contract:
   (`secret_forms.MAX_WRAPPED_CHARS`, which `spelled_length` is measured against).
 - `byte_pattern(wrapped=...)`: the same as one bytes pattern over UTF-8 bytes (a line
   break only between two characters of the text, never inside one).
-- `spelled_length`: the characters of its longest spelling (every character encoded that
-  may be, a line break as `%0D%0A`); `longest_text(wrapped=...)` the most characters
+- `spelled_length`: the characters of its longest spelling (every character that may be
+  escaped written by its longest escape); `longest_text(wrapped=...)` the most characters
   (and, every encoded spelling being ASCII and a character as itself no longer in UTF-8
   than encoded, bytes) one occurrence can cover: three times that when wrapped (a CRLF
   before each).
@@ -36,8 +38,8 @@ Contract:
   whole, of a text the form matches, line breaks ignored: what `open_match_start` asks.
 - `end_positions(text)`: each position, in order, where the text before it is an end,
   proper or whole, of a text the form matches (it begins anywhere inside one, a `%XX`
-  included, and ends where the form ends), line breaks ignored: what `closed_match_end`
-  asks of a text that begins at a cut.
+  or `\\u0026` included, and ends where the form ends), line breaks ignored: what
+  `closed_match_end` asks of a text that begins at a cut.
 - `holds_inside(text)`: whether all of `text`, line breaks ignored, may lie inside a text
   the form matches, beginning and ending anywhere in it: what `is_middle_piece` asks.
 """
@@ -47,6 +49,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+
+from agent_cli.character_escapes import escapes_of
 
 _LINE_BREAK = r"(?:\r?\n)?"
 _LINE_BREAK_CHARS = str.maketrans("", "", "\r\n")
@@ -168,19 +172,12 @@ class PercentForm:
 
 
 def _choices_for(character: str) -> tuple[str, ...]:
-    """The texts a URL may hold `character` as: itself first, then percent-encoded."""
-    if character.isascii() and character.isalnum():
-        return (character,)
-    encoded = "".join(f"%{byte:02X}" for byte in character.encode("utf-8"))
-    if character == "\n":
-        return (character, encoded, "%0D%0A")
-    if character == " ":
-        return (character, encoded, "+")
-    return (character, encoded)
+    """The texts that may stand for `character`: itself first, then its escapes."""
+    return (character, *escapes_of(character))
 
 
 def _is_encoded(text: str) -> bool:
-    """Whether `text` is a `%XX` run (a character as itself is one character long)."""
+    """Whether `text` is an escape (a character as itself is one character long)."""
     return len(text) > 1
 
 
@@ -208,7 +205,7 @@ def _text_byte_pattern(text: str, *, wrapped: bool) -> bytes:
 
 def _same(character: str, text: str, done: int) -> bool:
     """Whether `character` is what `text` holds after `done` characters (the hex digits
-    of a `%XX` run in either case)."""
+    of an escape in either case: `escapes_of` writes no other upper-case A-F)."""
     expected = text[done]
     return character == expected or (
         _is_encoded(text) and expected in _HEX_LETTERS and character == expected.lower()

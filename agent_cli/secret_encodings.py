@@ -10,8 +10,9 @@ Contract:
 - `escaped_forms(spelling)`: what stands between the quotes when a program prints it as a
   quoted string (Python, JSON, shells), what a shell's backslash quoting makes of it
   (bash's `printf %q`, `ls -b`) and what Python prints of its UTF-8 bytes
-  (`print(os.environb[...])`: `\\xc3\\xa7`). Percent-encoding, which has too many
-  spellings to list, is one matcher of its own (`agent_cli.percent_forms`).
+  (`print(os.environb[...])`: `\\xc3\\xa7`). Escapes of one character at a time
+  (percent-encoding, HTML's references, JSON's `\\uXXXX`), which have too many spellings
+  to list, are one matcher of their own (`agent_cli.percent_forms`).
 - `misdecoded_forms(spelling)`: the text a tool shows when the value was written in
   another encoding and read back as UTF-8 with errors replaced, as agent-cli reads every
   file and output: UTF-16 (little and big endian, a NUL between characters; only for a
@@ -93,9 +94,10 @@ def escaped_forms(secret: str) -> set[str]:
     character, or with a non-ASCII letter under a C locale, which bash writes as octal
     bytes); and, for a value on one line, the quoting that needs no quotes, a backslash
     before each special character: bash's `printf %q` (and readline's file-name
-    completion) and GNU's `escape` style (`ls -b`), and HTML's and XML's escaping of
-    `&<>"'`, each quote as any common escaper writes it. For a token
-    of letters, digits, `-` and `_` every one is the value itself."""
+    completion) and GNU's `escape` style (`ls -b`). For a token of letters, digits, `-`
+    and `_` every one is the value itself. HTML's escaping, JSON's `\\uXXXX` and other
+    escapes of one character at a time, which escapers mix as each pleases, are one
+    matcher (`agent_cli.percent_forms`, `agent_cli.character_escapes`)."""
     one_line = set() if "\n" in secret or "\r" in secret else _one_line_forms(secret)
     return one_line | {
         repr(secret)[1:-1],
@@ -112,38 +114,14 @@ def escaped_forms(secret: str) -> set[str]:
     }
 
 
-# How HTML and XML escapers write each quote, each escaper its own pair (Python's
-# `html.escape`: `&quot;` `&#x27;`; Go: `&#34;` `&#39;`; PHP: `&#039;`; lodash, Ruby's
-# CGI, ERB: `&#39;`; XML, PHP's ENT_HTML5: `&apos;`; or left as it is): every pairing.
-_HTML_DOUBLE_QUOTES = ('"', "&quot;", "&#34;", "&#x22;")
-_HTML_SINGLE_QUOTES = ("'", "&#x27;", "&#39;", "&#039;", "&apos;")
-
-
-def _html_escaped(secret: str) -> set[str]:
-    """`secret` as HTML escapers write it (`escaped_forms`): `&`, `<`, `>` as entities,
-    and each quote as any escaper writes it (`_HTML_DOUBLE_QUOTES`, `_HTML_SINGLE_QUOTES`,
-    every pairing: at most 20 forms, only for a value with both quotes)."""
-    if not any(character in secret for character in "&<>\"'"):
-        return set()
-    base = secret.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    doubles = _HTML_DOUBLE_QUOTES if '"' in secret else ('"',)
-    singles = _HTML_SINGLE_QUOTES if "'" in secret else ("'",)
-    return {
-        base.replace('"', double).replace("'", single) for double in doubles for single in singles
-    }
-
-
 def _one_line_forms(secret: str) -> set[str]:
-    """The backslash quotings and HTML escapings of a value without a line break
-    (`escaped_forms`): a multi-line value is written as `$'...'` by bash, GNU's style
-    quotes file names, which a key that spans lines is not, and an HTML escaping of a key
-    would add a longer branch beside its own line break's gap in the pattern, which,
-    tried first, could span two printed lines (`000000` / `<` over `set` and `printf`)."""
+    """The backslash quotings of a value without a line break (`escaped_forms`): a
+    multi-line value is written as `$'...'` by bash, and GNU's style quotes file names,
+    which a key that spans lines is not."""
     return {
         _gnu_escaped(secret, keep_non_ascii=True),
         _gnu_escaped(secret, keep_non_ascii=False),
         *_backslash_quoted(secret),
-        *_html_escaped(secret),
     }
 
 

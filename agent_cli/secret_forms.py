@@ -10,12 +10,15 @@ programs print it inside quotes (`escaped_forms`: Python's `repr` and `ascii`, a
 bytes, JSON with or without `\\uXXXX` for non-ASCII, a shell's double and single quotes,
 bash's `$'...'` under a UTF-8 or a C locale); what a tool shows of it written in UTF-16
 or Latin-1 and read as UTF-8 (`misdecoded_forms`); and, as one matcher each rather than
-a text (`percent_forms`, made by `url_forms`), the value as a URL holds it, any of its
-characters percent-encoded in either case of hex (`agent_cli.percent_forms`). So
+a text (`percent_forms`, made by `url_forms`), the value with any of its characters
+escaped one by one, each as any escaper writes it (`agent_cli.character_escapes`: a URL's
+`%XX`, JSON's `\\uXXXX` in either case, HTML's `&#38;`/`&#x26;`/`&amp;`, YAML's and
+SQL's `''`, a `.properties` file's `\\=`), in any mix (`agent_cli.percent_forms`). So
 `print(os.environ)`, `json.dumps`, `declare -p` or `env` (a `DATABASE_URL`) of a password
 holding a quote, a backslash, a non-ASCII letter or a line break (a PEM key in a JSON
-file) are caught too, and so is a file saved in NFD, UTF-16 or Latin-1, and a
-`DATABASE_URL` however its password was encoded. In every literal form a `/` also
+file) are caught too, and so is a file saved in NFD, UTF-16 or Latin-1, a
+`DATABASE_URL` however its password was encoded, and `kubectl -o json` (Go writes `&` as
+`\\u0026`) or `-o yaml` of a password. In every literal form a `/` also
 matches as JSON's `\\/` and HTML's `&#x2F;` (either case), `&#47;`, `&#047;` and `&sol;`,
 each slash either way (`_SLASH`: one matcher, not every combination, for a key with many
 slashes; the first character of a form only as itself). A value on one line of at most

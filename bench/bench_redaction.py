@@ -10,6 +10,10 @@ slow host moves both.
 - 1 MB of base64 text (the characters of a token, everywhere) with a `ghp_` token, an AWS
   secret key and an API key set: every position may begin a long run of a secret
   (`secret_forms`' runs), so this is where finding them costs most.
+- Building a session's forms (`SecretForms.from_values`: every form, the pattern
+  compiled) for six secrets: two tokens, an AWS secret key, the multi-line key and two
+  passwords holding `&<>#'!` (each escaped character a choice of its own), and `redact`
+  of 1 MB of log lines with them.
 - Near-occurrences of a secret holding runs of blank lines: its first line repeated,
   then short lines, as ordinary output may hold them. A line break's gap (a prefix
   before each line) once let `re` try every way to split a blank line's text between
@@ -19,6 +23,7 @@ slow host moves both.
 from __future__ import annotations
 
 import base64
+import re
 import time
 
 from agent_cli.secret_forms import SecretForms
@@ -75,6 +80,39 @@ def bench_token_text() -> None:
     )
 
 
+SESSION_VALUES = (
+    "sk-ant-api03-BENCHKEYzzQ9x8w7v6u5t4",
+    "ghp_R7x2Kq9LmN4pZ8vT3wY6bC1dF5gH0jS2aE7u",
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9aXk2LmP",
+    "Xk9#mQ2&vL7pR4zT<w>Qe",
+    "!Kq7'mZ2vL9pR4zTx8w",
+)
+
+
+def _fresh_forms(values: list[str] | tuple[str, ...]) -> SecretForms:
+    """`SecretForms.from_values` with `re`'s cache of compiled patterns emptied first: a
+    session compiles its patterns once, and a bench that repeats must too."""
+    re.purge()
+    return SecretForms.from_values(values)
+
+
+def bench_session_build() -> None:
+    values = [*SESSION_VALUES, _key()]
+    built = min(_timed(lambda: _fresh_forms(values)) for _ in range(3))
+    tokens = min(_timed(lambda: _fresh_forms(SESSION_VALUES[:2])) for _ in range(3))
+    passwords = min(_timed(lambda: _fresh_forms(SESSION_VALUES[3:])) for _ in range(3))
+    secrets = SecretForms.from_values(values)
+    text = _output(1_000_000)
+    plain = _timed(lambda: text.count("\x00"))
+    redact = _timed(lambda: secrets.redact(text))
+    print(
+        f"a session's forms, 6 secrets (2 with escaped characters, one a key): built in "
+        f"{built * 1000:.0f} ms (2 tokens alone {tokens * 1000:.0f} ms, the 2 passwords "
+        f"{passwords * 1000:.0f} ms); redact of 1 MB "
+        f"{redact * 1000:.0f} ms (a plain scan {plain * 1000:.1f} ms)"
+    )
+
+
 def bench_blank_lines() -> None:
     for blanks in (3, 7, 12):
         value = "# vault export for prod-eu-1" + "\n" * (blanks + 1) + "DB_PASSWORD=Zq9-kx7"
@@ -88,6 +126,7 @@ def bench_blank_lines() -> None:
 def main() -> None:
     bench_large_output()
     bench_token_text()
+    bench_session_build()
     bench_blank_lines()
 
 

@@ -32,6 +32,7 @@ CORE_PATTERNS = (
     "secret_forms.py",
     "secret_encodings.py",
     "percent_forms.py",
+    "character_escapes.py",
     "literal_trie.py",
     "terminal_escapes.py",
     "secret_lines.py",

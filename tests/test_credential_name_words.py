@@ -8,6 +8,10 @@ glued to `API` or `SECRET` (`APIKEY`), but `TOKEN` and `SECRET` glued to the wor
 says which did not, nor `*_PW`, a seed or a mnemonic. The same rule decides for
 agent-cli's environment, the workspace's dotenv files and what config.toml gives an MCP
 server (its `env` and its flags), so each name is checked through all three.
+
+A twenty-fourth attack found six more a tool documents: `AZURE_STORAGE_SAS`,
+`SONAR_LOGIN` (SonarQube's token), `PRIVKEY`, `KUBECONFIG_DATA`, `PASSCODE`,
+`CLIENT_ASSERTION`.
 """
 
 from __future__ import annotations
@@ -87,6 +91,23 @@ def secrets_by_every_reader(name: str) -> list[tuple[str, ...]]:
         "WIFI_PSK",
         # 1Password CLI's session key, one per account
         "OP_SESSION_my",
+        # a twenty-fourth attack's names: an Azure SAS, SonarQube's token, a key glued,
+        # a kubeconfig's content, a passcode, an OAuth client assertion; and their kin
+        "AZURE_STORAGE_SAS",
+        "AZURE_STORAGE_SAS_URL",
+        "SONAR_LOGIN",
+        "sonar.login",
+        "PRIVKEY",
+        "SSH_PRIVKEY",
+        "TLS_PRIVKEY_PEM",
+        "KUBECONFIG_DATA",
+        "KUBE_CONFIG_DATA",
+        "KUBECONFIG_B64",
+        "PASSCODE",
+        "VPN_PASSCODE",
+        "CLIENT_ASSERTION",
+        "AZURE_CLIENT_ASSERTION",
+        "SAML_ASSERTION",
     ],
 )
 def test_a_glued_or_tool_specific_credential_name_is_a_secret_by_every_reader(name):
@@ -131,6 +152,17 @@ def test_a_glued_or_tool_specific_credential_name_is_a_secret_by_every_reader(na
         "PW",
         "PWA_MANIFEST",
         "DB_PWA",
+        # kin of the twenty-fourth attack's names that hold none: a path, a user name, a
+        # setting, SAS the analytics suite
+        "KUBECONFIG",
+        "KUBECONFIG_PATH",
+        "DOCKER_LOGIN",
+        "PRIVKEY_PATH",
+        "PASSCODE_LENGTH",
+        "ENABLE_ASSERTIONS",
+        "ASSERTION",
+        "SAS_HOME",
+        "SASL_MECHANISM",
     ],
 )
 def test_a_name_that_holds_no_credential_stays_visible_by_every_reader(name):

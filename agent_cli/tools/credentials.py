@@ -19,9 +19,13 @@ Contract:
   of one-time codes or of a wallet (`TOTP_SEED`, `OTP_SEED`, `MFA_SEED`, `2FA_SEED`,
   `WALLET_SEED`, `SEED_PHRASE`), a `MNEMONIC` (`WALLET_MNEMONIC`), a pre-shared key
   (`PSK`: `WIFI_PSK`) and keytool's passwords glued (`STOREPASS`, `KEYPASS`,
-  `KEYSTOREPASS`, `TRUSTSTOREPASS`, `SSHPASS`); `PASSWORD`/`PASSWD` also glued to what
-  comes before (`PGPASSWORD`); as the last part only, `AUTH` (`REDISCLI_AUTH`), `PAT`
-  (`GITHUB_PAT`) and `COOKIE`; `PWD`/`PW`/`PASS` only as the last part after another
+  `KEYSTOREPASS`, `TRUSTSTOREPASS`, `SSHPASS`), a `PASSCODE`, an OAuth client's or a
+  SAML assertion (`CLIENT_ASSERTION`, a signed token); `PASSWORD`/`PASSWD` also glued to
+  what comes before (`PGPASSWORD`), `PRIVKEY` anywhere (`SSH_PRIVKEY`, `TLS_PRIVKEY_PEM`);
+  as the last part only, `AUTH` (`REDISCLI_AUTH`), `PAT` (`GITHUB_PAT`), `COOKIE`, an
+  Azure shared access signature (`AZURE_STORAGE_SAS`, `*_SAS_URL`), a kubeconfig's
+  content (`KUBECONFIG_DATA`, `KUBE_CONFIG_DATA`, `*_B64`; `KUBECONFIG` itself is a
+  path) and SonarQube's token (`SONAR_LOGIN`; no other `*_LOGIN`, which names a user); `PWD`/`PW`/`PASS` only as the last part after another
   (`MYSQL_PWD`, `LDAP_BIND_PW`, `SMTP_PASS`), so the shell's `PWD` and `OLDPWD` are no
   secret; and the session keys of password managers' command-line tools (Bitwarden's
   `BW_SESSION`, 1Password's `OP_SESSION_<account>`), though no other `*_SESSION`
@@ -91,9 +95,10 @@ CREDENTIAL_NAME = re.compile(
     rf"(?:^|_)(?:(?:{GLUED_QUALIFIERS})?(?:KEYS?|TOKENS?|SECRETS?)|PASSPHRASES?"
     r"|CREDENTIALS?|AUTHORIZATION|BEARERS?|WEBHOOKS?|DSNS?|JWTS?|CONN(?:ECTION)?_?STR(?:ING)?"
     r"|(?:SSH|KEY|STORE|KEYSTORE|TRUSTSTORE)PASS|(?:T?OTP|MFA|2_?FA|WALLET)_SEEDS?"
-    r"|SEED_?PHRASES?|MNEMONICS?|PSKS?)(?:$|_)"
-    r"|PASSW(?:OR)?DS?(?:$|_)|_(?:PWDS?|PWS?|PASS)$|(?:^|_)(?:AUTH|PAT|COOKIES?)$"
-    r"|^BW_SESSION$|^OP_SESSION_"
+    r"|SEED_?PHRASES?|MNEMONICS?|PSKS?|PASSCODES?|(?:CLIENT|SAML)_?ASSERTIONS?)(?:$|_)"
+    r"|PASSW(?:OR)?DS?(?:$|_)|PRIVKEYS?|_(?:PWDS?|PWS?|PASS)$|(?:^|_)(?:AUTH|PAT|COOKIES?)$"
+    r"|(?:^|_)SAS(?:_URLS?|_URIS?)?$|(?:^|_)KUBE_?CONFIG_(?:DATA|CONTENTS?|B64|BASE64)$"
+    r"|^BW_SESSION$|^OP_SESSION_|(?:^|_)SONAR_LOGIN$"
 )
 # The last part of a name that describes a credential (where it is, what kind, who
 # issues it) instead of holding it; public keys (`SSH_AUTHORIZED_KEYS` too); and a count

@@ -51,7 +51,7 @@ value in each Unicode normalisation: the value as it is; its base64 (standard an
 URL-safe alphabets, at any of the three byte alignments, so inside a longer encoded stream
 too); its base32 (both alphabets, at any of the five byte alignments); its hex (lower and
 upper case); the value as Python, JSON and shells print it inside quotes, with bash's
-`printf %q` and GNU's `ls -b` backslashes, HTML/XML escaped, and as Python prints its
+`printf %q` and GNU's `ls -b` backslashes, and as Python prints its
 bytes (`escaped_forms`), in each form every `/` also as JSON's `\\/` (PHP) or HTML's
 `&#x2F;`, `&#47;`, `&sol;`; a hex dump of a value on one line (`xxd`, `xxd -u`, `od -An
 -tx1`, `hexdump -C`: hex bytes with blanks, offsets and text columns between lines, and
@@ -60,7 +60,9 @@ spaced out (`od -c`, `sed 's/./& /g'`); a long run of a token-like value's own c
 (`agent_cli.secret_runs`: at least 16 characters and half the value, so `cut -c1-48`,
 `cut -c14-`, `head -c` of a token or key hide what they keep; a value with separators, a
 URL, a DSN, a phrase, has no runs, its whole forms only); percent-encoded in any spelling
-(`agent_cli.percent_forms`); what a tool shows of it stored in UTF-16, Latin-1 or cp1252
+and any of its characters escaped as JSON (`\\u0026`, Go's and Gson's way), HTML (`&#38;`,
+`&#x3C;`, `&amp;`), YAML, SQL or CSV (`''`, `""`) or `.properties` (`\\=`) write one, in
+any mix (`agent_cli.percent_forms`); what a tool shows of it stored in UTF-16, Latin-1 or cp1252
 (`misdecoded_forms`); each of these also when broken across lines (`base64` wraps at 76
 columns, `xxd -p` at 60), and a value that spans lines (a PEM key) also with a short
 prefix before each line (`git diff`, `cat -n`, `grep -n`, an indentation:
