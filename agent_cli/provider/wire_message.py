@@ -30,8 +30,8 @@ from agent_cli.compaction.digest.render import render_digest_parts
 from agent_cli.compaction.markers import is_digest_message
 from agent_cli.errors import WireFormatError
 from agent_cli.frozen import FrozenDict, freeze
-from agent_cli.provider.wire_images import WireImage, find_images
 from agent_cli.protocol import is_valid_tool_use_id
+from agent_cli.provider.wire_images import WireImage, find_images
 
 # The keys we send per block type; everything else (private `_` keys, stale
 # cache_control, bookkeeping) is dropped. Kept small on purpose.
