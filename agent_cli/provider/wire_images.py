@@ -128,6 +128,5 @@ def _note(image: WireImage, kept: int) -> str:
     size = f"{image.edge:,} px on its long side" if image.edge is not None else "size unread"
     where = f"; it is stored as {image.pointer}" if image.pointer else ""
     return (
-        f"[an image ({size}) not sent in this request: "
-        f"{left_out_reason(image.edge, kept)}{where}]"
+        f"[an image ({size}) not sent in this request: {left_out_reason(image.edge, kept)}{where}]"
     )
