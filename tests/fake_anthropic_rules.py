@@ -7,7 +7,9 @@ tool_result without content, bad cache_control, more than four breakpoints (coun
 wherever they sit: tools, system, message blocks, blocks nested in a tool_result, and
 the top-level `cache_control`), a 1-hour breakpoint after a 5-minute one, malformed
 tools (a tool's input schema with anyOf/oneOf/allOf at its top level, or one that is no
-valid JSON Schema draft 2020-12, as the real API refuses them); the parameters and
+valid JSON Schema draft 2020-12, as the real API refuses them), and images the API refuses
+in one request (`fake_anthropic_images`: over 8,000 px, over 100, over 20 with one over
+2,000 px); the parameters and
 headers are checked in `fake_anthropic_params`. Where the real API is lenient we are
 strict on purpose and say so: roles must alternate (the API merges consecutive same-role
 messages; our request builder must do it itself), and top-level fields the fake does not
@@ -19,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from fake_anthropic_images import check_images
 from fake_anthropic_params import (
     LATEST_API_VERSION,
     RequestRejected,
@@ -84,6 +87,7 @@ def validate_request(body: Any, api_version: str = LATEST_API_VERSION) -> None:
     breakpoints = _check_tools(body.get("tools"))
     breakpoints += _check_system(body.get("system"))
     breakpoints += _check_messages(body["messages"])
+    check_images(body["messages"])
     breakpoints += check_request_cache_control(body.get("cache_control"))
     if len(breakpoints) > MAX_BREAKPOINTS:
         raise _reject(

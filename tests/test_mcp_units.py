@@ -205,10 +205,10 @@ def test_results_keep_text_in_order_and_store_binary_content_as_artifacts():
     assert lines[3:5] == ["[resource file:///a.txt]", "inside"]
     assert "spec file:///spec.md" in lines[5] and "not supported; dropped" in lines[6]
     assert render_call_result("f", "t", [], True, save)[0].is_error
-    # the valid PNG also goes to the model as an image block; the broken one does not
-    assert images == (
-        {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": png}},
-    )
+    # the valid PNG also goes to the model as an image block (its pointer kept beside, for a
+    # request that must leave it out to name it); the broken one does not
+    source = {"type": "base64", "media_type": "image/png", "data": png}
+    assert images == ({"type": "image", "source": source, "_pointer": "artifact:s1:1"},)
 
 
 def test_binary_content_is_stored_redacted_and_an_image_holding_a_secret_is_withheld():

@@ -10,8 +10,10 @@ an image the Messages API takes in a tool_result (PNG, JPEG, GIF or WebP, at mos
 `MAX_IMAGE_BYTES`, at most `MAX_IMAGES` a call) is also sent as an image block, so the
 model sees it, if its bytes begin with the signature of that type (else the text says
 it was not sent: the API refuses an invalid image, and every later request with it). The
-text of an image not sent for its size or past `MAX_IMAGES` says so and why, unlike that
-of one sent, so the model knows which it never saw.
+text of an image not sent for its size (over 5 MB, or over `image_limits.MAX_EDGE` pixels
+on a side, read from its header) or past `MAX_IMAGES` says so and why, unlike that of one
+sent, so the model knows which it never saw. An image block sent keeps its pointer under
+the private `image_limits.POINTER_KEY` (never sent): a request that must leave it out names it.
 Data that is not valid base64 is named as dropped. Anything else is named
 as unsupported, never silently lost. The result then goes the way of every tool result
 (redacted, bounded, spilled with a pointer when big). With `max_text_bytes` (the
@@ -39,6 +41,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from agent_cli.image_limits import MAX_EDGE, POINTER_KEY, image_edge, is_over_max_edge
 from agent_cli.safe_cuts import safe_head_end
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.output import ToolResult, count_noun, format_size
@@ -148,13 +151,19 @@ class _Rendering:
                 "; not sent to the model: it is empty or over 5 MB once encoded, the most the "
                 "API takes]"
             )
+        edge = image_edge({"type": "base64", "data": data})
+        if is_over_max_edge(edge):
+            return described + (
+                f"; not sent to the model: it is {edge:,} px on its long side, over the "
+                f"{MAX_EDGE:,} px the API takes, and the API refuses a request holding it]"
+            )
         if len(self.images) >= MAX_IMAGES:  # the model must know which ones it never saw
             return described + (
                 f"; not sent to the model: one call sends at most {MAX_IMAGES} images, and "
                 f"{MAX_IMAGES} of this result were sent before it]"
             )
         source = {"type": "base64", "media_type": mime, "data": data}
-        self.images.append({"type": "image", "source": source})
+        self.images.append({"type": "image", "source": source, POINTER_KEY: pointer})
         return described + "]"
 
 

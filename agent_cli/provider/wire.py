@@ -23,6 +23,14 @@ turns of the last one it built when the new view begins with the same messages, 
 cleans, checks and assembles only the turns after them (`make bench`,
 `bench_request_path`). Its answers are exactly `build_wire_request`'s.
 
+Images: a request never carries what the API refuses of its images (`image_limits`): one
+over 8,000 px on a side, more than 100, or more than 20 when one is over 2,000 px. The
+images it must leave out (the oldest: the rule keeps the newest) are replaced in the
+request only by a text naming each and its pointer (`wire_images`); the view and the
+transcript keep them. Where each image sits and its size are derived once per frozen
+message and kept with the closed turns, so a request reads no block of the history for
+them.
+
 Cache breakpoints: the last tool, the system prompt and the last block of the
 conversation tail carry `{"type": "ephemeral"}`, so the prefix up to the tail is reused on
 the next request until compaction rewrites it. The fourth goes on the running digest,
@@ -65,6 +73,7 @@ from agent_cli.provider.cache_placement import (
     mark_conversation_breakpoint,
     mark_digest_breakpoint,
 )
+from agent_cli.provider.wire_images import PlacedImage, leave_out_images
 from agent_cli.provider.wire_message import WireMessage, build_wire_message
 from agent_cli.provider.wire_shape import (
     NOTHING_PAIRED,
@@ -92,7 +101,7 @@ class SentPrefix:
     are the only ones a later request changes (the conversation's breakpoint, a trimmed
     final text and the durable block all go there). `messages` are the frozen messages
     they came from, `wire_messages` the turns as sent (the digest's breakpoint already
-    on), `pairing` the pairing rule's state after them.
+    on), `pairing` the pairing rule's state after them, `images` the images in them.
 
     `wire_messages` are plain dicts and lists, made once as a turn closes (the strings
     are shared, not copied) and put in every later request as they are (why plain:
@@ -102,6 +111,7 @@ class SentPrefix:
     wire_messages: tuple[dict[str, Any], ...] = ()
     last_role: str | None = None
     pairing: PairingState = NOTHING_PAIRED
+    images: tuple[PlacedImage, ...] = ()
 
     def starts(self, messages: Sequence[Any]) -> bool:
         """True when `messages` begin with this prefix's messages and go on after them.
@@ -186,6 +196,7 @@ def _build(
     following = _following_prefix(request.messages, sent, turns)
     attach_durable_context(turns, request.durable_context)
     messages = [*sent.wire_messages, *({"role": t.role, "content": t.blocks} for t in turns)]
+    messages = leave_out_images(messages, sent.images + _placed(turns, len(sent.wire_messages)))
     wire: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens}
     system = build_system_blocks(request.system, request.project_instructions)
     if system:
@@ -218,6 +229,14 @@ def _following_prefix(
         + tuple({"role": turn.role, "content": thaw(turn.blocks)} for turn in closed),
         last_role=closed[-1].role,
         pairing=sent.pairing.after(closed),
+        images=sent.images + _placed(closed, len(sent.wire_messages)),
+    )
+
+
+def _placed(turns: Sequence[WireTurn], first: int) -> tuple[PlacedImage, ...]:
+    """The images of `turns`, the first of which is the request's `first` wire message."""
+    return tuple(
+        PlacedImage(first + at, image) for at, turn in enumerate(turns) for image in turn.images
     )
 
 
@@ -260,4 +279,5 @@ def _turn_of(message: WireMessage, index: int) -> WireTurn:
         list(message.tool_use_ids),
         list(message.tool_result_ids),
         message.results_lead,
+        list(message.images),
     )

@@ -1,7 +1,8 @@
 """One message's wire form: its blocks as the API accepts them, and its tool ids.
 
 Contract: `build_wire_message(message, index)` returns a `WireMessage` (role, cleaned
-blocks, the ids of its tool_use and tool_result blocks, whether its results come first)
+blocks, the ids of its tool_use and tool_result blocks, whether its results come first,
+its images with their sizes and pointers)
 or raises `WireFormatError` naming `index`. Cleaning keeps only the keys the API accepts
 per block type (private `_` keys and stale `cache_control` go), drops empty text, gives an
 error result left without content a short text (the API refuses it empty), sends the
@@ -30,6 +31,7 @@ from agent_cli.compaction.markers import is_digest_message
 from agent_cli.errors import WireFormatError
 from agent_cli.frozen import FrozenDict, freeze
 from agent_cli.protocol import is_valid_tool_use_id
+from agent_cli.provider.wire_images import WireImage, find_images
 
 # The keys we send per block type; everything else (private `_` keys, stale
 # cache_control, bookkeeping) is dropped. Kept small on purpose.
@@ -57,13 +59,15 @@ FinishBlock = Callable[[dict[str, Any], Any], dict[str, Any]]
 class WireMessage:
     """A message cleaned for the wire; empty `blocks` means it sends nothing.
 
-    `results_lead` is true when no tool_result follows a block of another type."""
+    `results_lead` is true when no tool_result follows a block of another type; `images`
+    are its images, where they sit and their sizes (`wire_images.find_images`)."""
 
     role: str
     blocks: tuple[dict[str, Any], ...]
     tool_use_ids: tuple[str, ...]
     tool_result_ids: tuple[str, ...]
     results_lead: bool
+    images: tuple[WireImage, ...] = ()
 
 
 def build_wire_message(message: Any, index: int) -> WireMessage:
@@ -112,15 +116,17 @@ def _clean_message(
     role = message.get("role")
     if not isinstance(role, str) or role not in ROLE_BLOCK_TYPES:
         raise WireFormatError("unknown_role", message_index=index)
-    kept = tuple(
-        finish(cleaned, block)
+    pairs = [
+        (finish(cleaned, block), block)
         for block in _as_blocks(message, index)
         if (cleaned := _clean_block(block, role, index, copy_value)) is not None
-    )
+    ]
+    kept = tuple(block for block, _ in pairs)
     kinds = [block["type"] for block in kept]
     return WireMessage(
         role=role,
         blocks=kept,
+        images=find_images(kept, [source for _, source in pairs]),
         tool_use_ids=tuple(block["id"] for block in kept if block["type"] == "tool_use"),
         tool_result_ids=tuple(
             block["tool_use_id"] for block in kept if block["type"] == "tool_result"

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_cli.errors import WireFormatError
+from agent_cli.provider.wire_images import WireImage
 
 
 @dataclass
@@ -25,7 +26,7 @@ class WireTurn:
     """One merged message under construction; `origins` maps each block to its source index.
 
     `tool_use_ids` and `tool_result_ids` are its blocks' ids in order; `results_lead` is
-    true when no tool_result follows a block of another type."""
+    true when no tool_result follows a block of another type; `images` its images."""
 
     role: str
     blocks: list[dict[str, Any]] = field(default_factory=list)
@@ -33,6 +34,7 @@ class WireTurn:
     tool_use_ids: list[str] = field(default_factory=list)
     tool_result_ids: list[str] = field(default_factory=list)
     results_lead: bool = True
+    images: list[WireImage] = field(default_factory=list)
 
     def absorb(self, later: WireTurn) -> None:
         """Append a later turn of the same role, keeping block order."""
@@ -40,6 +42,7 @@ class WireTurn:
         self.results_lead = self.results_lead and (
             not later.tool_result_ids or (all_results and later.results_lead)
         )
+        self.images.extend(image.moved(len(self.blocks)) for image in later.images)
         self.blocks.extend(later.blocks)
         self.origins.extend(later.origins)
         self.tool_use_ids.extend(later.tool_use_ids)

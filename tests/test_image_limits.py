@@ -1,0 +1,139 @@
+"""The rule of which images a request leaves out, and the request it gives: the view and
+the kept turns of the wire builder keep every image; only the request changes."""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import struct
+import zlib
+
+from agent_cli.events import ModelRequest
+from agent_cli.frozen import freeze
+from agent_cli.image_limits import images_left_out
+from agent_cli.mcp_servers.call_results import render_call_result
+from agent_cli.provider.wire import WireBuilder, build_wire_request
+
+
+def _png(width: int, height: int) -> str:
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    header = chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+    return base64.b64encode(b"\x89PNG\r\n\x1a\n" + header + chunk(b"IEND", b"")).decode()
+
+
+def test_up_to_20_images_of_any_size_under_8000_px_are_all_sent() -> None:
+    assert images_left_out([7_999] * 20) == ()
+    assert images_left_out([None] * 20) == ()
+
+
+def test_an_image_over_8000_px_is_left_out_whatever_else_the_request_holds() -> None:
+    assert images_left_out([9_000, 10, 8_001]) == (0, 2)
+    assert images_left_out([10] * 100 + [9_000]) == (100,)
+
+
+def test_past_100_small_images_the_oldest_are_left_out() -> None:
+    assert images_left_out([1] * 104) == (0, 1, 2, 3)
+
+
+def test_the_newest_20_stay_when_one_of_them_is_over_2000_px() -> None:
+    """A screenshot workflow keeps its latest screenshots, whatever came before."""
+    assert images_left_out([2_560] * 21) == (0,)
+    assert images_left_out([1] * 50 + [2_560]) == tuple(range(31))
+
+
+def test_older_images_over_2000_px_go_first_when_the_newest_20_are_small() -> None:
+    edges = [2_560, 1, 2_560] + [1] * 30
+    assert images_left_out(edges) == (0, 2)
+    assert images_left_out([3_000] + [1] * 120) == tuple(range(21))
+
+
+def test_an_image_of_unread_size_counts_as_over_2000_px() -> None:
+    assert images_left_out([None] + [1] * 20) == (0,)
+
+
+def _view(turns: int, width: int) -> list[dict]:
+    view: list[dict] = [{"role": "user", "content": "hi"}]
+    for turn in range(turns):
+        images = [
+            {
+                "type": "image",
+                "source": {"type": "base64", "media_type": "image/png", "data": _png(width, 4)},
+                "_pointer": f"artifact:s:{turn}-{at}.png:abcdefabcdef",
+            }
+            for at in range(7)
+        ]
+        result = [{"type": "text", "text": "shots"}, *images]
+        view += [
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": f"t{turn}", "name": "x", "input": {}}],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": f"t{turn}", "content": result}],
+            },
+            {"role": "assistant", "content": "ok"},
+            {"role": "user", "content": "next"},
+        ]
+    return view
+
+
+def _request(messages: list) -> ModelRequest:
+    return ModelRequest(system="s", durable_context="", messages=tuple(messages), tools=())
+
+
+def _sent(wire: dict) -> str:
+    return json.dumps(wire["messages"])
+
+
+def test_a_request_names_each_image_it_leaves_out_and_the_view_keeps_them() -> None:
+    """Four turns of 7 screenshots: every request of the builder equals a build from
+    nothing, the last sends the newest 20 and names the 8 oldest with their pointers, and
+    neither the view nor the kept turns lose an image."""
+    view = [freeze(message) for message in _view(4, 2_560)]
+    before = copy.deepcopy([dict(m) for m in view])
+    builder = WireBuilder()
+    for end in range(1, len(view) + 1):
+        if "tool_use" in json.dumps(view[end - 1]["content"]):
+            continue  # a call not answered yet is no request
+        built = builder.build(_request(view[:end]), "m")
+        assert built == build_wire_request(_request(view[:end]), "m")
+    sent = _sent(built)
+    assert sent.count('"type": "image"') == 20
+    assert sent.count("not sent in this request") == 8
+    assert "artifact:s:0-0.png:abcdefabcdef" in sent and "artifact:s:1-0.png" in sent
+    assert "_pointer" not in sent
+    assert [dict(m) for m in view] == before
+    again = builder.build(_request([*view, freeze({"role": "assistant", "content": "more"})]), "m")
+    assert _sent(again).count('"type": "image"') == 20
+
+
+def test_an_image_over_8000_px_in_a_resumed_view_is_not_sent() -> None:
+    """A view written before the gate (or any other path) holding a 9000 px image."""
+    view = _view(1, 9_000)
+    sent = _sent(build_wire_request(_request(view), "m"))
+    assert '"type": "image"' not in sent
+    assert sent.count("over 8,000 px on a side, which the API refuses") == 7
+
+
+def test_an_mcp_image_over_8000_px_is_stored_and_named_as_not_sent() -> None:
+    saved: list[bytes] = []
+
+    def save(data: bytes, suffix: str) -> str:
+        saved.append(data)
+        return f"artifact:s1:{len(saved)}"
+
+    items = [
+        {"type": "image", "data": _png(9_000, 2), "mimeType": "image/png"},
+        {"type": "image", "data": _png(8_000, 2), "mimeType": "image/png"},
+    ]
+    result, images = render_call_result("pics", "pictures", items, False, save)
+    lines = result.body.splitlines()
+    assert len(saved) == 2 and len(images) == 1
+    assert "saved as artifact:s1:1" in lines[0]
+    assert "not sent to the model: it is 9,000 px on its long side, over the 8,000 px" in lines[0]
+    assert "not sent" not in lines[1]

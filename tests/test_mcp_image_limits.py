@@ -1,0 +1,156 @@
+"""Images the API refuses never wedge a session: one over 8,000 px on a side is never sent,
+and a request never carries more than 100 images, nor more than 20 when one is over
+2,000 px (the oldest are left out of that request, named with their pointers). Real
+processes: the installed CLI, the image server over stdio, the real SDK against the fake
+API, which refuses such requests as the real API does (`fake_anthropic_images`)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from e2e_support import build_env, run_piped
+from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
+
+from bench.prompt_cache import billed_size
+
+API_KEY = "sk-ant-image-limits-FAKE-6"
+PICS = Path(__file__).parent / "mcp_fixtures" / "image_server.py"
+
+
+def _env(base_url: str) -> dict[str, str]:
+    home = Path(os.environ["AGENT_CLI_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        f'[mcp_servers.pics]\ncommand = "{sys.executable}"\nargs = ["{PICS}"]\n'
+        "startup_timeout = 60\n",
+        encoding="utf-8",
+    )
+    return build_env(home, {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": base_url})
+
+
+def _calls(count: int, pictures: dict[str, Any], prefix: str) -> Reply:
+    """One model step calling the picture tool `count` times in parallel."""
+    blocks = [
+        tool_use_block(f"toolu_{prefix}{at}", "mcp__pics__pictures", pictures)
+        for at in range(count)
+    ]
+    return Reply(blocks, "tool_use")
+
+
+def _images(body: dict[str, Any]) -> list[tuple[int, int]]:
+    """The sizes of a request's images, oldest first, as a decoder reads them."""
+    found = []
+    for message in body["messages"]:
+        for block in message["content"] if isinstance(message["content"], list) else []:
+            parts = block.get("content") if block["type"] == "tool_result" else [block]
+            for part in parts if isinstance(parts, list) else []:
+                if part["type"] == "image":
+                    found.append(billed_size(base64.b64decode(part["source"]["data"])))
+    return found
+
+
+def _calling(count: int, pictures: dict[str, Any]) -> Any:
+    """A responder calling the picture tool `count` times for a user line starting "show",
+    and answering text to anything else (tool results, other lines)."""
+    asked = [0]
+
+    def respond(body: dict[str, Any]) -> Reply:
+        last = body["messages"][-1]["content"]
+        texts = [b.get("text", "") for b in last] if isinstance(last, list) else [last]
+        if any(text.startswith("show") for text in texts):
+            asked[0] += 1
+            return _calls(count, pictures, f"c{asked[0]}_")
+        return Reply([text_block("Seen.")])
+
+    return respond
+
+
+def _messages_posts(server: Any) -> list[dict[str, Any]]:
+    return [r.body for r in server.requests if r.path.startswith("/v1/messages")]
+
+
+def test_an_image_over_8000_px_is_never_sent_and_later_turns_still_work(tmp_path) -> None:
+    """A true 9000 x 2 PNG from an MCP tool: the result's text says it was not sent and
+    why; the next -p turn (--continue) and /compact in the REPL are not refused."""
+    pictures = {"kind": "png", "count": 1, "width": 9000, "height": 2}
+    with start_fake_server(api_key=API_KEY, responder=_calling(1, pictures)) as server:
+        env = _env(server.base_url)
+        first = run_piped(["--yes", "-p", "show me"], cwd=tmp_path, env=env)
+        later = run_piped(["--yes", "--continue", "-p", "plain"], cwd=tmp_path, env=env)
+        repl = run_piped(
+            ["--yes", "--continue"], cwd=tmp_path, env=env, stdin_text="/compact\nafter\n"
+        )
+        bodies = _messages_posts(server)
+        refused = [r for r in server.requests if r.rejection is not None]
+    assert first.returncode == 0 and later.returncode == 0 and repl.returncode == 0, (
+        first.stderr + later.stderr + repl.stderr
+    )
+    assert not refused and all(_images(body) == [] for body in bodies)
+    text = json.dumps(bodies[-1])
+    assert "9,000 px on its long side, over the 8,000 px the API takes" in text
+    assert "saved as artifact:" in text and json.dumps(bodies[-1]["messages"]).count("after") >= 1
+
+
+def test_104_images_in_one_step_send_the_newest_100_and_name_the_rest(tmp_path) -> None:
+    """13 parallel calls of 8 small PNGs: the request carries the newest 100; the four
+    oldest are replaced, in the request only, by a text naming each and its pointer; the
+    next turn is sent too."""
+    pictures = {"kind": "png", "count": 8, "width": 1, "height": 1}
+    with start_fake_server(api_key=API_KEY, responder=_calling(13, pictures)) as server:
+        env = _env(server.base_url)
+        first = run_piped(["--yes", "-p", "show me"], cwd=tmp_path, env=env)
+        later = run_piped(["--yes", "--continue", "-p", "plain"], cwd=tmp_path, env=env)
+        bodies = _messages_posts(server)
+    assert first.returncode == 0 and later.returncode == 0, first.stderr + later.stderr
+    assert [len(_images(body)) for body in bodies] == [0, 100, 100]
+    results = bodies[1]["messages"][-1]["content"]
+    first_result = json.dumps(results[0])
+    assert first_result.count("not sent in this request") == 4
+    assert "at most 100 images a request" in first_result and "stored as artifact:" in first_result
+    assert "not sent in this request" not in json.dumps(results[1:])  # the newest stay
+
+
+def _screenshots(lines_after: list[str] | None, tmp_path: Path) -> list[dict[str, Any]]:
+    """Three turns of 7 screenshots (2560 x 4 PNGs): -p turns, or one piped REPL."""
+    pictures = {"kind": "png", "count": 1, "width": 2560, "height": 4}
+    with start_fake_server(api_key=API_KEY, responder=_calling(7, pictures)) as server:
+        env = _env(server.base_url)
+        if lines_after is None:
+            for turn in range(3):
+                flags = ["--continue"] if turn else []
+                done = run_piped(
+                    ["--yes", *flags, "-p", f"show shot {turn}"], cwd=tmp_path, env=env
+                )
+                assert done.returncode == 0, done.stderr
+        else:
+            lines = ["show 0", "show 1", "show 2", *lines_after]
+            done = run_piped(["--yes"], cwd=tmp_path, env=env, stdin_text="\n".join(lines) + "\n")
+            assert done.returncode == 0 and "400" not in done.stdout, done.stdout + done.stderr
+        assert not [r for r in server.requests if r.rejection is not None]
+        return _messages_posts(server)
+
+
+def test_21_screenshots_over_2000_px_send_the_newest_20_with_p(tmp_path) -> None:
+    """The third -p turn's tool results bring the view to 21 screenshots: the request
+    sends the newest 20 (the latest screenshot among them) and names the oldest."""
+    bodies = _screenshots(None, tmp_path)
+    counts = [len(_images(body)) for body in bodies]
+    assert counts == [0, 7, 7, 14, 14, 20]
+    last = json.dumps(bodies[-1]["messages"])
+    assert last.count("not sent in this request") == 1
+    assert "at most 20 images a request when one is over 2,000 px" in last
+    newest = [b for b in bodies[-1]["messages"][-1]["content"] if b["type"] == "tool_result"]
+    assert len(newest) == 7
+    assert all(any(p["type"] == "image" for p in block["content"]) for block in newest)
+
+
+def test_21_screenshots_over_2000_px_keep_a_repl_session_going(tmp_path) -> None:
+    """The same in one piped REPL, and the turns after it are answered too."""
+    bodies = _screenshots(["plain question", "another"], tmp_path)
+    assert [len(_images(body)) for body in bodies][-3:] == [20, 20, 20]
+    assert all(max(max(size) for size in _images(body)) == 2560 for body in bodies[-3:])
