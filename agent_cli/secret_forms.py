@@ -475,7 +475,7 @@ def _all_fragments(
 def url_forms(secret: str) -> set[PercentForm]:
     """`secret` as a URL may hold it: a `PercentForm` for each of its `spellings` that has
     a character an encoder would encode (else the form is the spelling itself)."""
-    forms = {PercentForm.of(spelling) for spelling in spellings(secret)}
+    forms = {form for spelling in spellings(secret) for form in PercentForm.all_of(spelling)}
     return {form for form in forms if form.encodes_anything}
 
 
