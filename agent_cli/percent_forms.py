@@ -33,12 +33,12 @@ Contract:
   `encodes_anything` is False when the value has nothing an encoder would encode (a
   token of letters and digits): then the form is the value alone.
 - `fragments(wrapped=...)`: the form as regex fragments, one per character of the value,
-  for `agent_cli.literal_trie`: a list for each text of the first character. With
-  `wrapped`, a line break may come between any two characters of the matched text,
-  inside a `%XX` too, as the literal forms allow up to their wrapping limit
-  (`secret_forms.MAX_WRAPPED_CHARS`, which `spelled_length` is measured against), but
-  not before a line break of the value's written as itself: the text's line break is
-  that one (else a text of line breaks would read in many ways).
+  for `agent_cli.literal_trie`: a list for each character a text of the first character
+  begins with. With `wrapped`, a line break may come between any two characters of the
+  matched text, inside a `%XX` too, as the literal forms allow up to their wrapping
+  limit (`secret_forms.MAX_WRAPPED_CHARS`, which `spelled_length` is measured against),
+  but never beside a line break of the value's (as a literal form's may not): else a
+  text's line breaks would read in many ways.
 - `byte_pattern(wrapped=...)`: the same as one bytes pattern over UTF-8 bytes (a line
   break only between two characters of the text, never inside one).
 - `spelled_length`: the characters of its longest spelling (every character that may be
@@ -119,9 +119,11 @@ class PercentForm:
 
     def fragments(self, *, wrapped: bool) -> list[list[str]]:
         """The form as regex fragments, one a character of the value (module contract): a
-        list for each text of its first character, which that text alone begins, so that
-        every branch of the pattern begins with a plain character (`re` then skips ahead
-        to where one may start; a group first would make it try every position)."""
+        list for each character the texts of its first character begin with, which its
+        first fragment begins with alone, so that every branch of the pattern begins with
+        a plain character (`re` then skips ahead to where one may start; a group first
+        would make it try every position), and the rest is written once for each (not
+        once for each of a dozen texts)."""
         if not self.choices:
             return []
         breaks = _breaks(self.choices, wrapped=wrapped)
@@ -129,7 +131,7 @@ class PercentForm:
             _choice_pattern(texts, wrapped=wrapped, broken=broken)
             for texts, broken in zip(self.choices[1:], breaks[1:], strict=True)
         ]
-        return [[_text_pattern(text, wrapped=wrapped), *rest] for text in self.choices[0]]
+        return [[first, *rest] for first in _first_fragments(self.choices[0], wrapped=wrapped)]
 
     def byte_pattern(self, *, wrapped: bool) -> bytes:
         """`fragments` as one bytes pattern over the UTF-8 bytes of a text."""
@@ -235,6 +237,21 @@ def _choice_pattern(texts: tuple[str, ...], *, wrapped: bool, broken: bool = Fal
     return _LINE_BREAK + pattern if broken else pattern
 
 
+def _first_fragments(texts: tuple[str, ...], *, wrapped: bool) -> list[str]:
+    """The texts of a form's first character as regex fragments, one for each character
+    they begin with: that character, then the rest of each (the longest first)."""
+    heads: dict[str, list[list[str]]] = {}
+    for text in sorted(texts, key=len, reverse=True):
+        heads.setdefault(text[0], []).append(_text_fragments(text, wrapped=wrapped))
+    fragments = []
+    for same in heads.values():
+        tails = ["".join(pieces[1:]) for pieces in same]
+        kept = [tail for tail in tails if tail]
+        group = "" if not kept else "(?:{})".format("|".join(kept))
+        fragments.append(same[0][0] + group + ("?" if kept and len(kept) < len(tails) else ""))
+    return fragments
+
+
 def _breaks(choices: tuple[tuple[str, ...], ...], *, wrapped: bool) -> list[bool]:
     """Whether a wrapped line's break may come before each character: when `wrapped`,
     between two characters of the value, but never beside a line break of the value's
@@ -246,10 +263,17 @@ def _breaks(choices: tuple[tuple[str, ...], ...], *, wrapped: bool) -> list[bool
 
 
 def _text_pattern(text: str, *, wrapped: bool) -> str:
+    return "".join(_text_fragments(text, wrapped=wrapped))
+
+
+def _text_fragments(text: str, *, wrapped: bool) -> list[str]:
+    """`text` as regex fragments, one a character: an escape's hex digits in either case
+    and, when `wrapped`, a line break allowed inside it; a line break as LF or CRLF."""
     if not _is_encoded(text):
-        return r"\r?\n" if text == "\n" else re.escape(text)
+        return [r"\r?\n" if text == "\n" else re.escape(text)]
     pieces = [f"[{c}{c.lower()}]" if c in _HEX_LETTERS else re.escape(c) for c in text]
-    return (_LINE_BREAK if wrapped else "").join(pieces)
+    inside = _LINE_BREAK if wrapped else ""
+    return [pieces[0], *(inside + piece for piece in pieces[1:])]
 
 
 def _same(character: str, text: str, done: int) -> bool:
