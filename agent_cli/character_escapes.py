@@ -16,11 +16,15 @@ escape, so no escape holds an upper-case A-F that is not a hex digit):
 - for any character but an ASCII letter or digit, its UTF-8 bytes as `%XX` (a space also
   `+`; a line feed, which stands for CRLF too, also `%0D%0A`);
 - for any but those and `-`, `_`, `.` (which no JSON or HTML escaper writes escaped: a
-  token of `[A-Za-z0-9_.-]` costs nothing more): JSON's `\\uXXXX` (a surrogate pair above
-  U+FFFF) and its short escape (`\\n`, `\\t`, ...); HTML's decimal reference as is and
-  padded to three digits, its hex reference (`&#x`, `&#X`; as is and padded to two), and
-  the named reference of `&<>"'/`; a backslash before it, for ASCII punctuation or a
-  blank; and a quote doubled (`''`, `""`). A line feed also as JSON's and HTML's CRLF.
+  token of `[A-Za-z0-9_.-]` costs nothing more): each of those URL escapes encoded again,
+  as a URL inside a URL holds it (`%2526` for `&`: an OAuth `next=` parameter holding a
+  `DATABASE_URL`; a `+` as `%2B`); JSON's `\\uXXXX` (a surrogate pair above U+FFFF) and
+  its short escape (`\\n`, `\\t`, ...); C's and JavaScript's `\\xNN` of each UTF-8 byte
+  (`systemd-escape`) and, from U+0080 to U+00FF, of the code point (JavaScript, Python's
+  `repr`); HTML's decimal reference as is and padded to three digits, its hex reference
+  (`&#x`, `&#X`; as is and padded to two), and the named reference of `&<>"'/`; a
+  backslash before it, for ASCII punctuation or a blank; and a quote doubled (`''`,
+  `""`). A line feed also as JSON's and HTML's CRLF.
 ASCII letters and digits stand for themselves alone: no escaper writes them otherwise,
 and allowing it would multiply the pattern of every key for a spelling no program makes.
 """
@@ -45,7 +49,8 @@ def escapes_of(character: str) -> tuple[str, ...]:
         return ()
     texts = [*_url_escapes(character)]
     if character not in _URL_ONLY:
-        texts += [*_json_escapes(character), *_html_references(character)]
+        texts += [*map(_url_encoded, texts), *_json_escapes(character)]
+        texts += [*_hex_escapes(character), *_html_references(character)]
         if character in _BACKSLASHED:
             texts.append("\\" + character)
         if character in _DOUBLED:
@@ -61,6 +66,20 @@ def _url_escapes(character: str) -> list[str]:
     if character == " ":
         return [encoded, "+"]
     return [encoded]
+
+
+def _url_encoded(text: str) -> str:
+    """A URL escape encoded again: its `%` as `%25`, a form encoding's `+` as `%2B`."""
+    return "%2B" if text == "+" else text.replace("%", "%25")
+
+
+def _hex_escapes(character: str) -> list[str]:
+    """`\\xNN` of each UTF-8 byte (C, `systemd-escape`) and, from U+0080 to U+00FF, of the
+    code point (JavaScript, Python)."""
+    texts = ["".join(f"\\x{byte:02X}" for byte in character.encode("utf-8"))]
+    if 0x80 <= ord(character) <= 0xFF:
+        texts.append(f"\\x{ord(character):02X}")
+    return texts
 
 
 def _json_escapes(character: str) -> list[str]:

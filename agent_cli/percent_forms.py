@@ -12,21 +12,33 @@ spellings can cover them: a `PercentForm` is one matcher that takes each charact
 the value as itself or as any of its escapes (`escapes_of`), in any mix.
 
 Contract:
-- `PercentForm.of(value)`: the form of `value` (one Unicode spelling of it; the caller
-  makes one form for each). Each character matches itself or any text `escapes_of`
-  gives for it (its UTF-8 bytes as `%XX`, JSON's `\\uXXXX`, HTML's references, ...), the
-  hex digits of each in either case; a line break of the value (LF, or CRLF taken as
-  one) matches LF or CRLF too. ASCII letters and digits match only themselves: no
-  encoder escapes them, and allowing it would double the pattern of a long key for a
-  spelling only a deliberate rewrite produces (as `rev` would be, a known limit). So the
-  form matches the value itself too, and any mix of escaped and plain characters.
+- `PercentForm.all_of(value)`: the forms of `value` (one Unicode spelling of it; the
+  caller asks for each). Each character matches itself or any text `escapes_of` gives
+  for it (its UTF-8 bytes as `%XX`, JSON's `\\uXXXX`, HTML's references, ...), the hex
+  digits of each in either case; a line break of the value (LF, or CRLF taken as one)
+  matches LF or CRLF too. ASCII letters and digits match only themselves: no encoder
+  escapes them, and allowing it would double the pattern of a long key for a spelling
+  only a deliberate rewrite produces (as `rev` would be, a known limit). So a form
+  matches the value itself, and any mix of escaped and plain characters but one. A
+  *marker* is a character of the value that stands right before a character one of
+  whose escapes is the two (a `\\` before `'` or before `\\`, a `'` before `'`): then
+  `\\\\'` reads as the marker escaped and as the character escaped, a run as every split
+  of it, and a backtracking regex tries them all (`2**n` for a run of `n` quotes). So
+  a value with markers has a form for each way of reading them (at most `2**3`: `\\`,
+  `'`, `"`): in each, a marker either always marks (it never stands as itself; an
+  escape made of it and a character is taken) or never does (it stands as itself or
+  other escapes; no escape made of it is taken). Each form reads a text one way only,
+  and matching stays linear. Lost: one marker read both ways in one occurrence (`\\\\`
+  for one backslash, another as itself), which no escaper writes.
   `encodes_anything` is False when the value has nothing an encoder would encode (a
   token of letters and digits): then the form is the value alone.
 - `fragments(wrapped=...)`: the form as regex fragments, one per character of the value,
-  for `agent_cli.literal_trie`: a list for each text of the first character. With
-  `wrapped`, a line break may come between any two characters of the matched text,
-  inside a `%XX` too, as the literal forms allow up to their wrapping limit
-  (`secret_forms.MAX_WRAPPED_CHARS`, which `spelled_length` is measured against).
+  for `agent_cli.literal_trie`: a list for each character a text of the first character
+  begins with. With `wrapped`, a line break may come between any two characters of the
+  matched text, inside a `%XX` too, as the literal forms allow up to their wrapping
+  limit (`secret_forms.MAX_WRAPPED_CHARS`, which `spelled_length` is measured against),
+  but never beside a line break of the value's (as a literal form's may not): else a
+  text's line breaks would read in many ways.
 - `byte_pattern(wrapped=...)`: the same as one bytes pattern over UTF-8 bytes (a line
   break only between two characters of the text, never inside one).
 - `spelled_length`: the characters of its longest spelling (every character that may be
@@ -85,8 +97,14 @@ class PercentForm:
         return f"PercentForm(<{len(self.choices)} characters>)"
 
     @classmethod
-    def of(cls, value: str) -> PercentForm:
-        return cls(tuple(_choices_for(character) for character in value.replace("\r\n", "\n")))
+    def all_of(cls, value: str) -> tuple[PercentForm, ...]:
+        """The forms of `value`: one for each way of reading its markers (module contract)."""
+        units = value.replace("\r\n", "\n")
+        markers = _markers(units)
+        return tuple(
+            cls(tuple(_choices_for(character, markers, marking) for character in units))
+            for marking in _subsets(markers)
+        )
 
     @property
     def encodes_anything(self) -> bool:
@@ -101,28 +119,28 @@ class PercentForm:
 
     def fragments(self, *, wrapped: bool) -> list[list[str]]:
         """The form as regex fragments, one a character of the value (module contract): a
-        list for each text of its first character, which that text alone begins, so that
-        every branch of the pattern begins with a plain character (`re` then skips ahead
-        to where one may start; a group first would make it try every position)."""
+        list for each character the texts of its first character begin with, which its
+        first fragment begins with alone, so that every branch of the pattern begins with
+        a plain character (`re` then skips ahead to where one may start; a group first
+        would make it try every position), and the rest is written once for each (not
+        once for each of a dozen texts)."""
         if not self.choices:
             return []
+        breaks = _breaks(self.choices, wrapped=wrapped)
         rest = [
-            (_LINE_BREAK if wrapped else "") + _choice_pattern(texts, wrapped=wrapped)
-            for texts in self.choices[1:]
+            _choice_pattern(texts, wrapped=wrapped, broken=broken)
+            for texts, broken in zip(self.choices[1:], breaks[1:], strict=True)
         ]
-        return [[_text_pattern(text, wrapped=wrapped), *rest] for text in self.choices[0]]
+        return [[first, *rest] for first in _first_fragments(self.choices[0], wrapped=wrapped)]
 
     def byte_pattern(self, *, wrapped: bool) -> bytes:
         """`fragments` as one bytes pattern over the UTF-8 bytes of a text."""
+        breaks = _breaks(self.choices, wrapped=wrapped)
         pieces = [
-            b"(?:%s)"
-            % b"|".join(
-                _text_byte_pattern(text, wrapped=wrapped)
-                for text in sorted(texts, key=len, reverse=True)  # as `_choice_pattern`
-            )
-            for texts in self.choices
+            _choice_pattern(texts, wrapped=wrapped, broken=broken)
+            for texts, broken in zip(self.choices, breaks, strict=True)
         ]
-        return (_LINE_BREAK.encode("ascii") if wrapped else b"").join(pieces)
+        return "".join(pieces).encode("utf-8")
 
     def matches_start(self, rest: str, start: int = 0) -> bool:
         """Whether `rest[start:]`, with line breaks removed, starts a text the form
@@ -171,9 +189,37 @@ class PercentForm:
         }
 
 
-def _choices_for(character: str) -> tuple[str, ...]:
-    """The texts that may stand for `character`: itself first, then its escapes."""
-    return (character, *escapes_of(character))
+def _markers(units: str) -> tuple[str, ...]:
+    """The markers of `units` (module contract), each once, in order: each character
+    right before one that has it and itself among its escapes (`\\'`, `''`)."""
+    found = (
+        before
+        for before, character in zip(units, units[1:], strict=False)
+        if before + character in escapes_of(character)
+    )
+    return tuple(dict.fromkeys(found))
+
+
+def _subsets(markers: tuple[str, ...]) -> list[frozenset[str]]:
+    """Every subset of `markers`: the ones that mark, in each form."""
+    subsets: list[frozenset[str]] = [frozenset()]
+    for marker in markers:
+        subsets += [subset | {marker} for subset in subsets]
+    return subsets
+
+
+def _choices_for(
+    character: str, markers: tuple[str, ...], marking: frozenset[str]
+) -> tuple[str, ...]:
+    """The texts that may stand for `character`: itself first, unless it is a marker
+    that marks; then its escapes, but one made of a marker that does not mark and it."""
+    texts = (character, *escapes_of(character))
+    return tuple(
+        text
+        for text in texts
+        if not (text == character and character in marking)
+        and not (text[:1] in markers and text == text[0] + character and text[0] not in marking)
+    )
 
 
 def _is_encoded(text: str) -> bool:
@@ -181,26 +227,53 @@ def _is_encoded(text: str) -> bool:
     return len(text) > 1
 
 
-def _choice_pattern(texts: tuple[str, ...], *, wrapped: bool) -> str:
-    """The texts of one character as one group, the longest tried first: `%` before
-    `%25` would end a value's last `%` there and leave `25` behind."""
-    if len(texts) == 1:
-        return _text_pattern(texts[0], wrapped=wrapped)
+def _choice_pattern(texts: tuple[str, ...], *, wrapped: bool, broken: bool = False) -> str:
+    """The texts of one character as one group, the longest tried first (`%` before
+    `%25` would end a value's last `%` there and leave `25` behind), a line break
+    before it when `broken`. Its UTF-8 bytes are the same pattern over bytes."""
     longest_first = sorted(texts, key=len, reverse=True)
-    return "(?:{})".format("|".join(_text_pattern(text, wrapped=wrapped) for text in longest_first))
+    pattern = "|".join(_text_pattern(text, wrapped=wrapped) for text in longest_first)
+    pattern = pattern if len(texts) == 1 else f"(?:{pattern})"
+    return _LINE_BREAK + pattern if broken else pattern
+
+
+def _first_fragments(texts: tuple[str, ...], *, wrapped: bool) -> list[str]:
+    """The texts of a form's first character as regex fragments, one for each character
+    they begin with: that character, then the rest of each (the longest first)."""
+    heads: dict[str, list[list[str]]] = {}
+    for text in sorted(texts, key=len, reverse=True):
+        heads.setdefault(text[0], []).append(_text_fragments(text, wrapped=wrapped))
+    fragments = []
+    for same in heads.values():
+        tails = ["".join(pieces[1:]) for pieces in same]
+        kept = [tail for tail in tails if tail]
+        group = "" if not kept else "(?:{})".format("|".join(kept))
+        fragments.append(same[0][0] + group + ("?" if kept and len(kept) < len(tails) else ""))
+    return fragments
+
+
+def _breaks(choices: tuple[tuple[str, ...], ...], *, wrapped: bool) -> list[bool]:
+    """Whether a wrapped line's break may come before each character: when `wrapped`,
+    between two characters of the value, but never beside a line break of the value's
+    (as `secret_pieces.may_wrap_before`): else a text's line breaks would read as either."""
+    lines = ["\n" in texts for texts in choices]
+    return [
+        wrapped and at > 0 and not lines[at] and not lines[at - 1] for at in range(len(choices))
+    ]
 
 
 def _text_pattern(text: str, *, wrapped: bool) -> str:
+    return "".join(_text_fragments(text, wrapped=wrapped))
+
+
+def _text_fragments(text: str, *, wrapped: bool) -> list[str]:
+    """`text` as regex fragments, one a character: an escape's hex digits in either case
+    and, when `wrapped`, a line break allowed inside it; a line break as LF or CRLF."""
     if not _is_encoded(text):
-        return r"\r?\n" if text == "\n" else re.escape(text)
+        return [r"\r?\n" if text == "\n" else re.escape(text)]
     pieces = [f"[{c}{c.lower()}]" if c in _HEX_LETTERS else re.escape(c) for c in text]
-    return (_LINE_BREAK if wrapped else "").join(pieces)
-
-
-def _text_byte_pattern(text: str, *, wrapped: bool) -> bytes:
-    if not _is_encoded(text):
-        return rb"\r?\n" if text == "\n" else re.escape(text.encode("utf-8"))
-    return _text_pattern(text, wrapped=wrapped).encode("ascii")
+    inside = _LINE_BREAK if wrapped else ""
+    return [pieces[0], *(inside + piece for piece in pieces[1:])]
 
 
 def _same(character: str, text: str, done: int) -> bool:

@@ -12,8 +12,9 @@ bash's `$'...'` under a UTF-8 or a C locale); what a tool shows of it written in
 or Latin-1 and read as UTF-8 (`misdecoded_forms`); and, as one matcher each rather than
 a text (`percent_forms`, made by `url_forms`), the value with any of its characters
 escaped one by one, each as any escaper writes it (`agent_cli.character_escapes`: a URL's
-`%XX`, JSON's `\\uXXXX` in either case, HTML's `&#38;`/`&#x26;`/`&amp;`, YAML's and
-SQL's `''`, a `.properties` file's `\\=`), in any mix (`agent_cli.percent_forms`). So
+`%XX` (or `%25XX`, a URL inside a URL), JSON's `\\uXXXX` in either case, C's `\\xNN`,
+HTML's `&#38;`/`&#x26;`/`&amp;`, YAML's and SQL's `''`, a `.properties` file's `\\=`),
+in any mix (`agent_cli.percent_forms`; a doubled quote or a backslash escape throughout). So
 `print(os.environ)`, `json.dumps`, `declare -p` or `env` (a `DATABASE_URL`) of a password
 holding a quote, a backslash, a non-ASCII letter or a line break (a PEM key in a JSON
 file) are caught too, and so is a file saved in NFD, UTF-16 or Latin-1, a
@@ -475,7 +476,7 @@ def _all_fragments(
 def url_forms(secret: str) -> set[PercentForm]:
     """`secret` as a URL may hold it: a `PercentForm` for each of its `spellings` that has
     a character an encoder would encode (else the form is the spelling itself)."""
-    forms = {PercentForm.of(spelling) for spelling in spellings(secret)}
+    forms = {form for spelling in spellings(secret) for form in PercentForm.all_of(spelling)}
     return {form for form in forms if form.encodes_anything}
 
 

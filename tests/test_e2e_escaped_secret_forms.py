@@ -16,6 +16,7 @@ import html
 import json
 import re
 import shutil
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,42 @@ def test_passwords_printed_by_kubectl_java_and_sqlite_reach_no_request(tmp_path:
         if path.is_file():
             assert leaked(path.read_bytes().decode("utf-8", "replace")) == set(), path
     assert leaked(done.stdout + done.stderr) == set()
+
+
+URL_IN_URL = (
+    "python3 -c \"import os, urllib.parse as u; p = u.quote(os.environ['DB_PASSWORD_APP'],"
+    " safe=''); print('https://login.example/cb?next=' + u.quote('postgres://app:' + p"
+    " + '@db.example/app', safe=''))\""
+)
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(not shutil.which("systemd-escape"), reason="needs systemd-escape")
+def test_a_password_in_a_url_inside_a_url_or_systemd_escaped_reaches_no_request(
+    tmp_path: Path,
+) -> None:
+    """An OAuth `next=` holding a `DATABASE_URL` (`%2526` for `&`) and `systemd-escape`
+    (`\\\\x26`) wrote a password no escape of the matcher spelled (session 24)."""
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    workspace.mkdir()
+    commands = {"url in url": URL_IN_URL, "systemd-escape": 'systemd-escape "$DB_PASSWORD_APP"'}
+    calls = [call(f"toolu_{index}", command) for index, command in enumerate(commands.values())]
+    with start_fake_server(api_key=KEY) as fake:
+        fake.enqueue(*calls, Reply([text_block("Printed.")]))
+        extra = {
+            "ANTHROPIC_API_KEY": KEY,
+            "ANTHROPIC_BASE_URL": fake.base_url,
+            "DB_PASSWORD_APP": DOTENV_PASSWORD,
+        }
+        done = run_piped(["--yes"], cwd=workspace, env=build_env(home, extra), stdin_text="go\n")
+        bodies = [request.body for request in fake.requests]
+    assert done.returncode == 0, done.stderr
+    results = dict(zip(commands, tool_results(bodies[-1]), strict=True))
+    assert "next=postgres%3A%2F%2Fapp%3A" + REDACTED_MARK in results["url in url"]
+    assert results["systemd-escape"].endswith(f"\n{REDACTED_MARK}\n")
+    for body in bodies:
+        sent = json.dumps(body, ensure_ascii=False)
+        once = urllib.parse.unquote(sent)
+        for view in (sent, once, urllib.parse.unquote(once)):
+            assert leaked(view) == set()
+        assert leaked(sent.encode().decode("unicode_escape", "replace")) == set()

@@ -23,6 +23,10 @@ import io
 import json
 import random
 import sqlite3
+import string
+import subprocess
+import sys
+import urllib.parse
 
 import pytest
 
@@ -223,3 +227,103 @@ def test_escaped_forms_are_redacted_in_bytes_too():
     data = ("{" + f'"pw": {gson(MIXED_PASSWORD)}' + "}\n").encode("utf-8")
     redacted, count = forms.redact_bytes(data)
     assert count == 1 and redacted == b'{"pw": "' + REDACTED_MARK.encode() + b'"}\n'
+
+
+# A run of markers (session 24's second look): `'` stands for itself or `''`, `\\` for
+# itself or `\\\\`, so a text of quotes reads in every split of its run; a backtracking
+# regex tried them all (24 quotes: 2.4 s for one 62-character line, 4x per 2 more). And
+# a wrapped form's line break beside one of the value's own read a run of line breaks so.
+RUN_SECRETS = (
+    "'" * 200,
+    "x" + "'" * 200 + "Zq9k",
+    "x" + '"' * 200 + "Zq9k",
+    "x" + "\\" * 200 + "Zq9k",
+    "x" + "\\'" * 100 + "Zq9k",
+    "x" + "\\\\'" * 60 + "Zq9k",
+    "x" + "\n" * 40 + "Zq9k",  # a line break, or a wrapped line's beside it
+)
+_REDACT_ADVERSARIAL = """\
+import sys
+from agent_cli.secret_forms import SecretForms
+value = sys.argv[1]
+marker = value.strip("xZq9k")[:2]
+line = "x" + marker * (300 // len(marker)) + "\\n"
+text = line * (100_000 // len(line))
+SecretForms.from_values([value]).redact(text)
+SecretForms.from_values([value]).redact_bytes(text.encode())
+print("done")
+"""
+
+
+@pytest.mark.parametrize("value", RUN_SECRETS, ids=range(len(RUN_SECRETS)))
+def test_a_secret_of_a_long_run_of_quotes_or_backslashes_redacts_100_kb_in_linear_work(value):
+    """Each form reads a text one way only (`percent_forms`' markers), so the work is
+    linear: 100 KB of near-misses (a marker run, never the value) is redacted well within
+    a generous bound, where reading every split would never end (2**200)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _REDACT_ADVERSARIAL, value],
+        capture_output=True,
+        text=True,
+        timeout=60,  # the work takes about a second; pytest-timeout is 120 s
+        check=False,
+    )
+    assert done.returncode == 0 and done.stdout == "done\n", done.stderr
+
+
+def _escaped_consistently(value: str, draw: random.Random) -> str:
+    """`value` as a mix of escapers writes it, each consistent in its own rule: a
+    backslash escaper writes every backslash escaped (and may put one before any other
+    punctuation); a doubling one doubles every `'` (or `"`); every other character by
+    any escape of it or as itself (JSON's `\\\\u`, HTML, a URL, `\\\\x`, ...)."""
+    backslashing = draw.random() < 0.5
+    doubled = {quote for quote in "'\"" if draw.random() < 0.5}
+    out = []
+    for character in value:
+        texts = [character, *escapes_of(character)]
+        if character == "\\" and backslashing or character in doubled:
+            texts.remove(character)
+        if not backslashing:
+            texts = [text for text in texts if text != "\\" + character]
+        if character not in doubled:
+            texts = [text for text in texts if text != character * 2]
+        out.append(draw.choice(texts))
+    return "".join(out)
+
+
+def test_a_value_full_of_markers_is_redacted_however_its_escapers_wrote_it():
+    """The markers' forms lose nothing an escaper writes: a value of quotes, backslashes
+    and other punctuation, escaped by any consistent mix of escapers, is redacted whole."""
+    draw = random.Random(2407)
+    alphabet = "''\"\\\\&%#;= xé"
+    for _ in range(60):
+        value = "".join(draw.choice(alphabet) for _ in range(draw.randint(8, 14)))
+        forms = SecretForms.from_values([value])
+        for _ in range(6):
+            printed = _escaped_consistently(value, draw)
+            assert forms.redact(f"<{printed}>") == f"<{REDACTED_MARK}>", (value, printed)
+
+
+def systemd_escape(value: str) -> str:
+    """`systemd-escape`'s rule: `/` as `-`, every byte but `[A-Za-z0-9:_.]` as `\\\\xNN`."""
+    kept = frozenset(string.ascii_letters + string.digits + ":_.")
+    return "".join(
+        "-" if c == "/" else c if c in kept else "".join(f"\\x{b:02x}" for b in c.encode())
+        for c in value
+    )
+
+
+def test_a_password_as_hex_escapes_or_in_a_url_inside_a_url_is_redacted():
+    """`\\\\xNN` (systemd-escape, C, JavaScript, Python's `repr` of Latin-1) and a URL
+    inside a URL (an OAuth `next=` holding a `DATABASE_URL`: `%2526` for `&`). A known
+    limit: `-`, `_` and `.` keep only `%XX` (a token pays nothing), so systemd-escape's
+    `\\x2d` for a `-` is not taken."""
+    plain = MIXED_PASSWORD.replace("/", "").replace("-", "")
+    for password in (GO_PASSWORD, plain, "p\u00e4ss\u00e9w&<>rd"):
+        forms = SecretForms.from_values([password])
+        database_url = "postgres://app:" + urllib.parse.quote(password, safe="") + "@db/x"
+        next_url = "https://login.example/cb?next=" + urllib.parse.quote(database_url, safe="")
+        latin = "".join(f"\\x{ord(c):02x}" if 0x80 <= ord(c) <= 0xFF else c for c in password)
+        for printed in (systemd_escape(password), next_url, latin):
+            redacted = forms.redact(f"{printed}\n")
+            assert REDACTED_MARK in redacted, printed
+            assert not any(piece in redacted for piece in _pieces(password)), redacted
