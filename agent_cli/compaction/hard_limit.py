@@ -26,6 +26,7 @@ from agent_cli.compaction.markers import is_digest_message
 from agent_cli.compaction.message_facts import MessageFacts
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import APPLIED, LayerOutcome, LayerReport, build_layer_report
+from agent_cli.image_notes import left_out_excess, view_images
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.tokens import TokenCounter
 
@@ -127,12 +128,14 @@ def largest_message_at_floor(
 
 
 def measure_output(view: Sequence[dict[str, Any]], counter: TokenCounter) -> int:
-    """Validate a view the layers made and return its tokens (the digest by the count it carries).
+    """Validate a view the layers made and return its tokens (the digest by the count it carries;
+    the notes of the images a request leaves out as they weigh, `image_notes.left_out_excess`).
     Not indexed: the view's owner indexes what it adopts."""
     validate_tool_protocol(view)
-    return sum(
+    counted = sum(
         count_digest(message, counter)
         if is_digest_message(message)
         else counter.count_message(message)
         for message in view
     )
+    return counted + left_out_excess(view_images(view), counter.count_text)
