@@ -107,9 +107,11 @@ def prune_to_the_step(
     )
     if outcome.outcome != APPLIED:
         return None
-    pruned = [build_layer_report(3, outcome, tokens)]
     view = insert_digest(outcome.messages, digest.message(counter))
-    after = measure_output(view, counter) + reserved
+    after = measure_output(view, counter) + reserved  # the images left out may change with it
+    pruned = [
+        build_layer_report(3, dataclasses.replace(outcome, tokens_saved=tokens - after), tokens)
+    ]
     if after >= policy.hard_limit:
         view, after = share_the_room(view, after, reserved, policy, counter, pruned)
     if after >= policy.hard_limit:
