@@ -156,3 +156,24 @@ def test_21_screenshots_over_2000_px_keep_a_repl_session_going(tmp_path) -> None
     bodies = _screenshots(["plain question", "another"], tmp_path)
     assert [len(_images(body)) for body in bodies][-3:] == [11, 11, 11]
     assert all(max(max(size) for size in _images(body)) == 2560 for body in bodies[-3:])
+
+
+def test_hundreds_of_small_images_never_send_a_request_over_a_tight_hard_limit(tmp_path) -> None:
+    """75 parallel calls of 8 1x1 PNGs at --hard-limit 50,000: the request would carry 525
+    notes (~60 tokens each, where each image weighs 1); no request the fake counts goes over
+    the limit, the step that does not fit is refused before it is sent, and the next turn
+    (--continue) prunes it and is answered."""
+    pictures = {"kind": "png", "count": 8, "width": 1, "height": 1}
+    limits = ["--soft-threshold", "40000", "--hard-limit", "50000"]
+    steps = iter([_calls(75, pictures, "c")])
+    with start_fake_server(
+        api_key=API_KEY, responder=lambda _: next(steps, Reply([text_block("Seen.")]))
+    ) as server:
+        env = _env(server.base_url)
+        run_piped(["--yes", *limits, "-p", "show me"], cwd=tmp_path, env=env)
+        later = run_piped(["--yes", *limits, "--continue", "-p", "plain"], cwd=tmp_path, env=env)
+        counted = [server.usage_for(body) for body in _messages_posts(server)]
+    assert later.returncode == 0, later.stderr
+    kinds = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+    sizes = [sum(usage[kind] for kind in kinds) for usage in counted]
+    assert len(sizes) >= 2 and max(sizes) <= 50_000, sizes
