@@ -18,6 +18,13 @@ screenshot workflow keeps seeing its latest screenshots); else the older images 
 `MANY_IMAGES_MAX_EDGE` are left out first, and then any beyond the newest `MAX_IMAGES`.
 An image over `MAX_EDGE` is always left out (a view resumed from a transcript written
 before the gate, or any other path): it counts for none of the other limits.
+
+The boundary moves in steps (`MAX_IMAGES_STEP`, `MANY_IMAGES_STEP`): past a limit, the
+oldest images are left out in whole steps, so a request keeps between the limit less a
+step (plus one) and the limit itself, and the next images of the next turns leave the
+same ones out until the limit is passed again. Why: the notes sit near the start of the
+request, in the prompt cache's prefix; a set that slid by one image a turn made every
+request write the whole history to the cache again (1,543 -> 20,151 tokens a turn).
 """
 
 from __future__ import annotations
@@ -31,6 +38,9 @@ MAX_EDGE = 8_000  # pixels on a side: the API refuses any image over it
 MAX_IMAGES = 100  # images in one request
 MANY_IMAGES = 20  # past this many images in a request, each must be within the next limit
 MANY_IMAGES_MAX_EDGE = 2_000
+# The left-out boundary moves in steps of this many images (module doc: the prompt cache)
+MAX_IMAGES_STEP = 25
+MANY_IMAGES_STEP = 10
 POINTER_KEY = "_pointer"  # an image block's own: where its bytes are stored (never sent)
 
 
@@ -60,9 +70,18 @@ def _left_out_of(sendable: list[int], edges: Sequence[int | None]) -> list[int]:
         return []
     newest = sendable[-MANY_IMAGES:]
     if any(_is_large(edges[at]) for at in newest):
-        return sendable[:-MANY_IMAGES]
-    kept = set([at for at in sendable if not _is_large(edges[at])][-MAX_IMAGES:])
+        return sendable[: _stepped(len(sendable), MANY_IMAGES, MANY_IMAGES_STEP)]
+    small = [at for at in sendable if not _is_large(edges[at])]
+    kept = set(small[_stepped(len(small), MAX_IMAGES, MAX_IMAGES_STEP) :])
     return [at for at in sendable if at not in kept]
+
+
+def _stepped(count: int, limit: int, step: int) -> int:
+    """How many of `count` images, oldest first, are left out to keep at most `limit`: the
+    excess rounded up to whole `step`s (module doc), never more than there are."""
+    if count <= limit:
+        return 0
+    return min(count, -(-(count - limit) // step) * step)
 
 
 def _is_large(edge: int | None) -> bool:

@@ -35,20 +35,33 @@ def test_an_image_over_8000_px_is_left_out_whatever_else_the_request_holds() -> 
     assert images_left_out([10] * 100 + [9_000]) == (100,)
 
 
-def test_past_100_small_images_the_oldest_are_left_out() -> None:
-    assert images_left_out([1] * 104) == (0, 1, 2, 3)
+def test_past_100_small_images_the_oldest_are_left_out_in_steps_of_25() -> None:
+    assert images_left_out([1] * 104) == tuple(range(25))
+    assert images_left_out([1] * 126) == tuple(range(50))
 
 
-def test_the_newest_20_stay_when_one_of_them_is_over_2000_px() -> None:
+def test_the_newest_stay_in_steps_of_10_when_one_of_the_newest_20_is_over_2000_px() -> None:
     """A screenshot workflow keeps its latest screenshots, whatever came before."""
-    assert images_left_out([2_560] * 21) == (0,)
-    assert images_left_out([1] * 50 + [2_560]) == tuple(range(31))
+    assert images_left_out([2_560] * 21) == tuple(range(10))
+    assert images_left_out([1] * 50 + [2_560]) == tuple(range(40))
 
 
 def test_older_images_over_2000_px_go_first_when_the_newest_20_are_small() -> None:
     edges = [2_560, 1, 2_560] + [1] * 30
     assert images_left_out(edges) == (0, 2)
-    assert images_left_out([3_000] + [1] * 120) == tuple(range(21))
+    assert images_left_out([3_000] + [1] * 120) == tuple(range(26))
+
+
+def test_the_left_out_set_stays_put_while_the_next_images_fill_a_step() -> None:
+    """The prompt cache: each turn adds images, and the set a request leaves out is the same
+    for every turn until a step is filled, under either limit; the newest always stay."""
+    for edge, limit, step in ((1, 100, 25), (2_560, 20, 10)):
+        sets = [images_left_out([edge] * count) for count in range(limit + 1, limit + step + 1)]
+        assert all(left == tuple(range(step)) for left in sets)
+        assert images_left_out([edge] * (limit + step + 1)) == tuple(range(2 * step))
+        for count in range(limit + 1, limit + 4 * step):
+            kept = count - len(images_left_out([edge] * count))
+            assert limit - step < kept <= limit
 
 
 def test_an_image_of_unread_size_counts_as_over_2000_px() -> None:
@@ -92,7 +105,7 @@ def _sent(wire: dict) -> str:
 
 def test_a_request_names_each_image_it_leaves_out_and_the_view_keeps_them() -> None:
     """Four turns of 7 screenshots: every request of the builder equals a build from
-    nothing, the last sends the newest 20 and names the 8 oldest with their pointers, and
+    nothing, the last sends the newest 18 and names the 10 oldest (a step) with their pointers, and
     neither the view nor the kept turns lose an image."""
     view = [freeze(message) for message in _view(4, 2_560)]
     before = copy.deepcopy([dict(m) for m in view])
@@ -103,13 +116,13 @@ def test_a_request_names_each_image_it_leaves_out_and_the_view_keeps_them() -> N
         built = builder.build(_request(view[:end]), "m")
         assert built == build_wire_request(_request(view[:end]), "m")
     sent = _sent(built)
-    assert sent.count('"type": "image"') == 20
-    assert sent.count("not sent in this request") == 8
+    assert sent.count('"type": "image"') == 18
+    assert sent.count("not sent in this request") == 10
     assert "artifact:s:0-0.png:abcdefabcdef" in sent and "artifact:s:1-0.png" in sent
     assert "_pointer" not in sent
     assert [dict(m) for m in view] == before
     again = builder.build(_request([*view, freeze({"role": "assistant", "content": "more"})]), "m")
-    assert _sent(again).count('"type": "image"') == 20
+    assert _sent(again).count('"type": "image"') == 18
 
 
 def test_an_image_over_8000_px_in_a_resumed_view_is_not_sent() -> None:

@@ -97,9 +97,9 @@ def test_an_image_over_8000_px_is_never_sent_and_later_turns_still_work(tmp_path
 
 
 def test_104_images_in_one_step_send_the_newest_100_and_name_the_rest(tmp_path) -> None:
-    """13 parallel calls of 8 small PNGs: the request carries the newest 100; the four
-    oldest are replaced, in the request only, by a text naming each and its pointer; the
-    next turn is sent too."""
+    """13 parallel calls of 8 small PNGs: past 100, the request leaves out a step of the
+    oldest (25) and carries the newest 79; each left out is replaced, in the request only,
+    by a text naming it and its pointer; the next turn is sent too."""
     pictures = {"kind": "png", "count": 8, "width": 1, "height": 1}
     with start_fake_server(api_key=API_KEY, responder=_calling(13, pictures)) as server:
         env = _env(server.base_url)
@@ -107,12 +107,13 @@ def test_104_images_in_one_step_send_the_newest_100_and_name_the_rest(tmp_path) 
         later = run_piped(["--yes", "--continue", "-p", "plain"], cwd=tmp_path, env=env)
         bodies = _messages_posts(server)
     assert first.returncode == 0 and later.returncode == 0, first.stderr + later.stderr
-    assert [len(_images(body)) for body in bodies] == [0, 100, 100]
+    assert [len(_images(body)) for body in bodies] == [0, 79, 79]
     results = bodies[1]["messages"][-1]["content"]
     first_result = json.dumps(results[0])
-    assert first_result.count("not sent in this request") == 4
+    assert first_result.count("not sent in this request") == 8
+    assert json.dumps(results[3]).count("not sent in this request") == 1
     assert "at most 100 images a request" in first_result and "stored as artifact:" in first_result
-    assert "not sent in this request" not in json.dumps(results[1:])  # the newest stay
+    assert "not sent in this request" not in json.dumps(results[4:])  # the newest stay
 
 
 def _screenshots(lines_after: list[str] | None, tmp_path: Path) -> list[dict[str, Any]]:
@@ -135,14 +136,15 @@ def _screenshots(lines_after: list[str] | None, tmp_path: Path) -> list[dict[str
         return _messages_posts(server)
 
 
-def test_21_screenshots_over_2000_px_send_the_newest_20_with_p(tmp_path) -> None:
+def test_21_screenshots_over_2000_px_send_the_newest_11_with_p(tmp_path) -> None:
     """The third -p turn's tool results bring the view to 21 screenshots: the request
-    sends the newest 20 (the latest screenshot among them) and names the oldest."""
+    leaves out a step of the oldest (10), sends the newest 11 (the latest screenshot among
+    them) and names the others."""
     bodies = _screenshots(None, tmp_path)
     counts = [len(_images(body)) for body in bodies]
-    assert counts == [0, 7, 7, 14, 14, 20]
+    assert counts == [0, 7, 7, 14, 14, 11]
     last = json.dumps(bodies[-1]["messages"])
-    assert last.count("not sent in this request") == 1
+    assert last.count("not sent in this request") == 10
     assert "at most 20 images a request when one is over 2,000 px" in last
     newest = [b for b in bodies[-1]["messages"][-1]["content"] if b["type"] == "tool_result"]
     assert len(newest) == 7
@@ -152,5 +154,26 @@ def test_21_screenshots_over_2000_px_send_the_newest_20_with_p(tmp_path) -> None
 def test_21_screenshots_over_2000_px_keep_a_repl_session_going(tmp_path) -> None:
     """The same in one piped REPL, and the turns after it are answered too."""
     bodies = _screenshots(["plain question", "another"], tmp_path)
-    assert [len(_images(body)) for body in bodies][-3:] == [20, 20, 20]
+    assert [len(_images(body)) for body in bodies][-3:] == [11, 11, 11]
     assert all(max(max(size) for size in _images(body)) == 2560 for body in bodies[-3:])
+
+
+def test_hundreds_of_small_images_never_send_a_request_over_a_tight_hard_limit(tmp_path) -> None:
+    """75 parallel calls of 8 1x1 PNGs at --hard-limit 50,000: the request would carry 525
+    notes (~60 tokens each, where each image weighs 1); no request the fake counts goes over
+    the limit, the step that does not fit is refused before it is sent, and the next turn
+    (--continue) prunes it and is answered."""
+    pictures = {"kind": "png", "count": 8, "width": 1, "height": 1}
+    limits = ["--soft-threshold", "40000", "--hard-limit", "50000"]
+    steps = iter([_calls(75, pictures, "c")])
+    with start_fake_server(
+        api_key=API_KEY, responder=lambda _: next(steps, Reply([text_block("Seen.")]))
+    ) as server:
+        env = _env(server.base_url)
+        run_piped(["--yes", *limits, "-p", "show me"], cwd=tmp_path, env=env)
+        later = run_piped(["--yes", *limits, "--continue", "-p", "plain"], cwd=tmp_path, env=env)
+        counted = [server.usage_for(body) for body in _messages_posts(server)]
+    assert later.returncode == 0, later.stderr
+    kinds = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+    sizes = [sum(usage[kind] for kind in kinds) for usage in counted]
+    assert len(sizes) >= 2 and max(sizes) <= 50_000, sizes

@@ -26,6 +26,7 @@ from agent_cli.compaction.markers import is_digest_message
 from agent_cli.compaction.message_facts import MessageFacts
 from agent_cli.compaction.policy import CompactionPolicy
 from agent_cli.compaction.results import APPLIED, LayerOutcome, LayerReport, build_layer_report
+from agent_cli.image_notes import left_out_excess, view_images
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.tokens import TokenCounter
 
@@ -106,9 +107,11 @@ def prune_to_the_step(
     )
     if outcome.outcome != APPLIED:
         return None
-    pruned = [build_layer_report(3, outcome, tokens)]
     view = insert_digest(outcome.messages, digest.message(counter))
-    after = measure_output(view, counter) + reserved
+    after = measure_output(view, counter) + reserved  # the images left out may change with it
+    pruned = [
+        build_layer_report(3, dataclasses.replace(outcome, tokens_saved=tokens - after), tokens)
+    ]
     if after >= policy.hard_limit:
         view, after = share_the_room(view, after, reserved, policy, counter, pruned)
     if after >= policy.hard_limit:
@@ -127,12 +130,14 @@ def largest_message_at_floor(
 
 
 def measure_output(view: Sequence[dict[str, Any]], counter: TokenCounter) -> int:
-    """Validate a view the layers made and return its tokens (the digest by the count it carries).
+    """Validate a view the layers made and return its tokens (the digest by the count it carries;
+    the notes of the images a request leaves out as they weigh, `image_notes.left_out_excess`).
     Not indexed: the view's owner indexes what it adopts."""
     validate_tool_protocol(view)
-    return sum(
+    counted = sum(
         count_digest(message, counter)
         if is_digest_message(message)
         else counter.count_message(message)
         for message in view
     )
+    return counted + left_out_excess(view_images(view), counter.count_text)

@@ -62,6 +62,7 @@ from agent_cli.compaction.results import (
 )
 from agent_cli.compaction.view_index import ViewIndex
 from agent_cli.errors import MessageViewLimitExceeded, PolicyError
+from agent_cli.image_notes import left_out_excess, view_images
 from agent_cli.tokens import TokenCounter, default_counter
 
 Messages = list[dict[str, Any]]
@@ -119,6 +120,7 @@ def _run_layers(
     order = SUMMARY_FIRST_ORDER if force_summary else AUTOMATIC_ORDER
     base, facts, superseded, digest = _split_digest(view, index)
     changed = summary_seen = False
+    excess = _notes_excess(base, counter)
     for layer in order:
         step = _build_step(
             layer, policy, counter, summarizer, index.largest_result, superseded, summary_seen
@@ -130,7 +132,13 @@ def _run_layers(
         outcome, digest = apply_step_with_digest(
             step, base, facts, digest, tokens - reserved, digest_policy, counter, larger
         )
-        reports.append(build_layer_report(layer, outcome, tokens))
+        report = build_layer_report(layer, outcome, tokens)
+        if outcome.outcome == APPLIED:  # which images are left out may change with the view
+            excess, shift_by = _notes_excess(outcome.messages, counter), excess
+            report = dataclasses.replace(
+                report, tokens_after=report.tokens_after + excess - shift_by
+            )
+        reports.append(report)
         tokens = reports[-1].tokens_after
         summary_seen = summary_seen or (layer == 4 and outcome.outcome in SUMMARY_SEEN)
         if outcome.outcome == APPLIED:
@@ -150,6 +158,13 @@ def _run_layers(
         assembled(), kept, reserved, summary_seen, digest_policy, counter, reports
     )
     return view, reports, after
+
+
+def _notes_excess(messages: Messages, counter: TokenCounter) -> int:
+    """What the notes of the images a request of `messages` leaves out weigh beyond those
+    images (`image_notes.left_out_excess`): a layer that removes or keeps images changes
+    which ones are left out, so each applied layer's figure is corrected by the change."""
+    return left_out_excess(view_images(messages), counter.count_text)
 
 
 def _split_digest(

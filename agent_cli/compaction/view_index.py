@@ -3,7 +3,9 @@ superseded reads. Kept by the view's owner (`session.conversation.Conversation`)
 Pure.
 
 Contract:
-- `measure(messages, policy)` validates `messages` and returns their tokens. When the view indexed
+- `measure(messages, policy)` validates `messages` and returns their tokens: the sum of their
+  counts and what the notes of the images a request leaves out weigh beyond those images
+  (`image_notes.left_out_excess`; the images are indexed with their messages). When the view indexed
   last is a prefix of `messages` (exactly: each message is kept with a structural snapshot, a
   frozen one is its own), only the messages after it are indexed; any other view is rebuilt, never
   patched, and so is the index under another read rule or other secret forms. A ToolProtocolError
@@ -37,13 +39,14 @@ from agent_cli.compaction.message_facts import (
 from agent_cli.compaction.policy import CompactionPolicy, ReadRule
 from agent_cli.errors import ToolProtocolError
 from agent_cli.frozen import freeze, is_frozen
+from agent_cli.image_notes import ViewImage, left_out_excess, view_images
 from agent_cli.protocol import ProtocolScan
 from agent_cli.secret_forms import SecretForms
 from agent_cli.tokens import TokenCounter
 
 Message = dict[str, Any]
 Terms = tuple[ReadRule, SecretForms]  # what recorded facts depend on of a policy
-Indexed = tuple[int, Sequence[Message], list[int], list[Any], list[MessageFacts]]
+Indexed = tuple[int, Sequence[Message], list[int], list[Any], list[MessageFacts], list[ViewImage]]
 DEFAULT_POLICY = CompactionPolicy()
 RUN_MESSAGES = 512  # a long tail is indexed in runs of about this many (docs/performance.md)
 
@@ -53,8 +56,9 @@ class ViewIndex:
         self.counter = counter
         self._snapshots: list[Any] = []
         self._messages: Sequence[Message] = ()
-        self._tokens = 0
+        self._tokens = 0  # the sum of the messages' counts
         self._counts: list[int] = []
+        self._images: list[ViewImage] = []  # of the view, oldest first
         self._tool_ids: set[str] = set()
         self._recorded: list[Message] = []  # the objects `_facts` were recorded for
         self._facts: list[MessageFacts] = []
@@ -64,7 +68,8 @@ class ViewIndex:
 
     @property
     def tokens(self) -> int:
-        return self._tokens
+        """Tokens of the view measured last (`measure`)."""
+        return self._tokens + left_out_excess(self._images, self.counter.count_text)
 
     @property
     def largest_result(self) -> int:
@@ -104,7 +109,7 @@ class ViewIndex:
             raise
         self._tool_ids.update(answered)
         self._messages = messages
-        return self._tokens
+        return self.tokens
 
     def _index_run(
         self,
@@ -126,10 +131,11 @@ class ViewIndex:
             for request in found.requests:
                 shown = (request, request.heads and request.heads[1])
                 rooms[1] -= min((e.counted[1] for e in shown if e and e.counted), default=0)
-        return start, run, counts, snapshots, facts
+        return start, run, counts, snapshots, facts, view_images(run)
 
     def _extend(self, indexed: Indexed, policy: CompactionPolicy) -> None:
-        start, added, counts, snapshots, facts = indexed
+        start, added, counts, snapshots, facts, images = indexed
+        self._images.extend(images)
         note_superseded(facts, start, policy, self._reads)
         self._recorded.extend(added)
         self._facts.extend(facts)
@@ -144,7 +150,7 @@ class ViewIndex:
         try:
             return self.measure(messages, policy)
         except ToolProtocolError:
-            return self.counter.count_messages(messages)
+            return count_messages_as_sent(messages, self.counter)
 
     def message_counts(self) -> list[int]:
         return list(self._counts)
@@ -166,6 +172,7 @@ class ViewIndex:
 
     def _clear(self, terms: Terms | None) -> None:
         self._snapshots, self._messages, self._tokens, self._counts = [], (), 0, []
+        self._images = []
         self._recorded, self._facts, self._largest_result = [], [], 0
         self._tool_ids, self._terms = set(), terms
         self._reads = ReadHistory()
@@ -265,6 +272,13 @@ def _note_caller(
     if after is None:
         return cut
     return cut._replace(caller_back=position - caller, caller_before=before, caller_after=after)
+
+
+def count_messages_as_sent(messages: Sequence[Message], counter: TokenCounter) -> int:
+    """Tokens of `messages` as a request carries them: their counts and the excess of the
+    notes sent in place of the images it leaves out (`image_notes.left_out_excess`)."""
+    excess = left_out_excess(view_images(messages), counter.count_text)
+    return counter.count_messages(messages) + excess
 
 
 def measure_view(messages: Sequence[Message], counter: TokenCounter) -> int:

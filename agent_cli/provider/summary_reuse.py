@@ -21,7 +21,7 @@ the bounded request is sent: the reuse would write the whole view again at 1.25x
 
 The reused request must fit the model's window and stay under the session's hard limit
 (`CachedPrefix.hard_limit`: it holds for every request, a summary's too; its images
-weighed as billed, by their pixels), and is sent
+weighed as billed, by their pixels, each one it leaves out as its note), and is sent
 with the tools the model knows; the instructions tell it to answer with text only. A
 reply that calls a tool all the same is not a summary, whatever text comes with it: the
 summarizer then sends the bounded request, and if that fails too the view stays as it
@@ -38,7 +38,7 @@ from typing import Any
 
 from agent_cli.compaction.markers import is_digest_message
 from agent_cli.events import CACHE_READ_PREFIX, ModelRequest
-from agent_cli.image_size import image_tokens
+from agent_cli.image_notes import left_out_excess, view_images
 from agent_cli.models import ModelPrices
 from agent_cli.provider.cache_placement import CACHE_LIFETIME
 
@@ -137,16 +137,14 @@ def choose_summary_request(
     return reusing if read * cached + plain < _chars(bounded) else bounded
 
 
-def _image_tokens(value: Any) -> int:
-    """What the images in `value` (messages, blocks) are billed: by their pixels
-    (`image_size.image_tokens`), which their characters do not tell."""
-    if isinstance(value, dict):
-        if value.get("type") == "image":
-            return image_tokens(value.get("source"))
-        return sum(_image_tokens(item) for item in value.values())
-    if isinstance(value, list | tuple):
-        return sum(_image_tokens(item) for item in value)
-    return 0
+def _image_tokens(messages: Sequence[Any]) -> int:
+    """What the images in `messages` weigh in the request: by their pixels
+    (`image_size.image_tokens`), which their characters do not tell, and each one the
+    request leaves out as the note sent in its place (`image_notes.left_out_excess`, its
+    characters over `CHARS_PER_TOKEN` like the rest of this estimate)."""
+    images = view_images(messages)
+    notes = left_out_excess(images, lambda note: -(-len(note) // CHARS_PER_TOKEN))
+    return sum(image.tokens for image in images) + notes
 
 
 def _chars(request: ModelRequest) -> int:

@@ -18,7 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent_cli.image_limits import POINTER_KEY, image_edge, images_left_out, left_out_reason
+from agent_cli.image_limits import POINTER_KEY, image_edge, images_left_out
+from agent_cli.image_notes import left_out_note
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,8 +126,4 @@ def _note_block(note: str, old: dict[str, Any]) -> dict[str, Any]:
 
 
 def _note(image: WireImage, kept: int) -> str:
-    size = f"{image.edge:,} px on its long side" if image.edge is not None else "size unread"
-    where = f"; it is stored as {image.pointer}" if image.pointer else ""
-    return (
-        f"[an image ({size}) not sent in this request: {left_out_reason(image.edge, kept)}{where}]"
-    )
+    return left_out_note(image.edge, image.pointer, kept)

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from agent_cli.compaction.markers import is_digest_message, is_summary_message
 from agent_cli.durable.verification import source_statuses
 from agent_cli.events import ContextPreview, Gauge, SessionStats
+from agent_cli.image_notes import find_view_images, left_out_deltas
 from agent_cli.models import lookup_model
 from agent_cli.protocol import validate_tool_protocol
 
@@ -41,7 +42,8 @@ def count_view_by_category(counter: Any, view: list[dict[str, Any]]) -> dict[str
     """Tokens of the view by category: user and assistant text, tool calls and results,
     and what compaction wrote (the summary, the running digest: user messages, but not
     the user's words). Each message's whole count, its framing included, goes to its
-    categories, so they add up to the view's count (`count_view`) exactly."""
+    categories, so they add up to the view's count (`count_view`) exactly; an image the
+    request leaves out weighs, in its block's category, the note sent in its place."""
     totals = dict.fromkeys(CATEGORIES[4:], 0)
     for message in view:
         parts = _message_parts(counter, message)
@@ -49,7 +51,24 @@ def count_view_by_category(counter: Any, view: list[dict[str, Any]]) -> dict[str
         totals[parts[0][0] if parts else _text_category(message)] += framing
         for category, tokens in parts:
             totals[category] += tokens
+    images = [image for message in view for image in find_view_images(message)]
+    where = [category for message in view for category in _image_category(message)]
+    for at, delta in left_out_deltas(images, counter.count_text).items():
+        totals[where[at]] += delta
     return totals
+
+
+def _image_category(message: dict[str, Any]) -> list[str]:
+    """The category of each image of `message`, in `find_view_images` order."""
+    content = message.get("content")
+    if not isinstance(content, list):
+        return []
+    found: list[str] = []
+    for block in content:
+        if isinstance(block, dict) and block.get("type") in ("image", "tool_result"):
+            in_block = len(find_view_images({"content": [block]}))
+            found += [_block_category(block, _text_category(message))] * in_block
+    return found
 
 
 def _message_parts(counter: Any, message: dict[str, Any]) -> list[tuple[str, int]]:
