@@ -41,11 +41,13 @@ def fit_under_the_hard_limit(
     policy: CompactionPolicy,
     counter: TokenCounter,
     reports: list[LayerReport],
+    images: bool = True,
 ) -> tuple[Messages, int]:
     """The run's `view` and its budget figure; at or over the hard limit, the results sharing the
     room, then, still over it, L3 down to the step the model is in (`prune_to_the_step`). `kept`:
-    the view without its digest, its facts and the running digest."""
-    after = measure_output(view, counter) + reserved
+    the view without its digest, its facts and the running digest; `images`: whether the view the
+    run started from held any image (no layer adds one)."""
+    after = measure_output(view, counter, images=images) + reserved
     if after >= policy.hard_limit:
         view, after = share_the_room(view, after, reserved, policy, counter, reports)
     if after >= policy.hard_limit:
@@ -129,10 +131,13 @@ def largest_message_at_floor(
     return max(map(counter.count_message, cut_to_the_floor(view, policy, counter)), default=0)
 
 
-def measure_output(view: Sequence[dict[str, Any]], counter: TokenCounter) -> int:
+def measure_output(
+    view: Sequence[dict[str, Any]], counter: TokenCounter, *, images: bool = True
+) -> int:
     """Validate a view the layers made and return its tokens (the digest by the count it carries;
-    the notes of the images a request leaves out as they weigh, `image_notes.left_out_excess`).
-    Not indexed: the view's owner indexes what it adopts."""
+    the notes of the images a request leaves out as they weigh, `image_notes.left_out_excess`,
+    unless `images` is False: the view holds none). Not indexed: the view's owner indexes what it
+    adopts."""
     validate_tool_protocol(view)
     counted = sum(
         count_digest(message, counter)
@@ -140,4 +145,4 @@ def measure_output(view: Sequence[dict[str, Any]], counter: TokenCounter) -> int
         else counter.count_message(message)
         for message in view
     )
-    return counted + left_out_excess(view_images(view), counter.count_text)
+    return counted + (left_out_excess(view_images(view), counter.count_text) if images else 0)

@@ -120,7 +120,8 @@ def _run_layers(
     order = SUMMARY_FIRST_ORDER if force_summary else AUTOMATIC_ORDER
     base, facts, superseded, digest = _split_digest(view, index)
     changed = summary_seen = False
-    excess = _notes_excess(base, counter)
+    images = index.holds_images  # (no layer adds one: a view without any skips their notes)
+    excess = _notes_excess(base, counter) if images else 0
     for layer in order:
         step = _build_step(
             layer, policy, counter, summarizer, index.largest_result, superseded, summary_seen
@@ -133,7 +134,7 @@ def _run_layers(
             step, base, facts, digest, tokens - reserved, digest_policy, counter, larger
         )
         report = build_layer_report(layer, outcome, tokens)
-        if outcome.outcome == APPLIED:  # which images are left out may change with the view
+        if images and outcome.outcome == APPLIED:  # which images are left out may change
             excess, shift_by = _notes_excess(outcome.messages, counter), excess
             report = dataclasses.replace(
                 report, tokens_after=report.tokens_after + excess - shift_by
@@ -155,7 +156,7 @@ def _run_layers(
             reports.append(build_layer_report(4, skipped, tokens))
     kept = (base, facts, digest)
     view, after = fit_under_the_hard_limit(
-        assembled(), kept, reserved, summary_seen, digest_policy, counter, reports
+        assembled(), kept, reserved, summary_seen, digest_policy, counter, reports, images
     )
     return view, reports, after
 

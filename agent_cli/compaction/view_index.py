@@ -72,6 +72,11 @@ class ViewIndex:
         return self._tokens + left_out_excess(self._images, self.counter.count_text)
 
     @property
+    def holds_images(self) -> bool:
+        """Whether the view measured last holds any image block."""
+        return bool(self._images)
+
+    @property
     def largest_result(self) -> int:
         """Tokens of the largest tool_result (0 without one)."""
         return self._largest_result
