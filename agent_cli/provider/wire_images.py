@@ -125,8 +125,6 @@ def _note_block(note: str, old: dict[str, Any]) -> dict[str, Any]:
 
 
 def _note(image: WireImage, kept: int) -> str:
-    size = f"{image.edge:,} px on its long side" if image.edge is not None else "size unread"
+    size = f" ({image.edge:,} px on its long side)" if image.edge is not None else ""
     where = f"; it is stored as {image.pointer}" if image.pointer else ""
-    return (
-        f"[an image ({size}) not sent in this request: {left_out_reason(image.edge, kept)}{where}]"
-    )
+    return f"[an image{size} not sent in this request: {left_out_reason(image.edge, kept)}{where}]"
