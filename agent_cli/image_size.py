@@ -12,6 +12,7 @@ URL or file source, data that does not decode, another format, a header that nam
 GIF block of no known kind) the image counts `MAX_IMAGE_TOKENS`, the most any image costs, so
 an estimate is never under what is billed for want of a header (and `image_limits` sends no
 image of unread size). Only as much of the data is decoded as the header walked needs.
+`decoded_image_size(data)` reads image bytes already decoded the same way.
 """
 
 from __future__ import annotations
@@ -51,9 +52,18 @@ def image_size(source: Any) -> tuple[int, int] | None:
     data = source.get("data")
     if not isinstance(data, str):
         return None
-    header = _Base64Head(data)
+    return _read_size(_Base64Head(data).first)
+
+
+def decoded_image_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) in pixels that image bytes `data` declare, or None: read as
+    `image_size` reads base64 data (module contract)."""
+    return _read_size(lambda count: data)
+
+
+def _read_size(first: Header) -> tuple[int, int] | None:
     for reader in (_png_size, _gif_size, _webp_size, _jpeg_size):
-        size = reader(header.first)
+        size = reader(first)
         if size is not None:
             return size if size[0] > 0 and size[1] > 0 else None
     return None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -202,3 +203,30 @@ def test_an_image_of_unread_size_leaves_no_older_image_out(tmp_path) -> None:
     last = json.dumps(bodies[-1]["messages"])
     assert "not sent in this request" not in last
     assert last.count("not sent to the model: its size could not be read") == 1
+
+
+def test_recall_of_a_left_out_image_says_it_is_a_stored_image(tmp_path) -> None:
+    """104 images in one step: the text in place of the oldest names its pointer; the model
+    recalls it and is told what it is (a stored PNG, its pixels and bytes), not that it is
+    corrupt."""
+    pictures = {"kind": "png", "count": 8, "width": 3, "height": 3}
+    seen: dict[str, Any] = {}
+
+    def respond(body: dict[str, Any]) -> Reply:
+        last = json.dumps(body["messages"][-1]["content"])
+        if "toolu_r" in last:
+            seen["recalled"] = last
+            return Reply([text_block("done")])
+        pointers = re.findall(r"it is stored as (artifact:[^\]\s]+)\]", last)
+        if pointers:
+            return Reply(
+                [tool_use_block("toolu_r", "recall", {"pointer": pointers[0]})], "tool_use"
+            )
+        return _calls(13, pictures, "p")
+
+    with start_fake_server(api_key=API_KEY, responder=respond) as server:
+        done = run_piped(["--yes", "-p", "show me"], cwd=tmp_path, env=_env(server.base_url))
+    assert done.returncode == 0, done.stderr
+    recalled = seen["recalled"]
+    assert "a stored PNG image, 3 x 3 px" in recalled and "an image, not text" in recalled
+    assert "corrupt" not in recalled and "available, sha256" in recalled
