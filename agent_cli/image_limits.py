@@ -4,20 +4,22 @@ out to keep them. Pure.
 The API refuses a whole request (a 400, and every later request holding the same image
 with it) when one image is over `MAX_EDGE` pixels on a side, when it holds more than
 `MAX_IMAGES` images, or when it holds more than `MANY_IMAGES` and one of them is over
-`MANY_IMAGES_MAX_EDGE` pixels on a side. An image over `MAX_EDGE` is never sent at all
-(`is_over_max_edge`, the gate where an image enters the view); the other two limits are
-kept per request, since the view may hold any number of images.
+`MANY_IMAGES_MAX_EDGE` pixels on a side. An image over `MAX_EDGE`, or whose size cannot be
+read (it may be over it), is never sent at all (`is_refused`, the gate where an image enters
+the view); the other two limits are kept per request, since the view may hold any number of
+images.
 
 Contract: `images_left_out(edges)` takes the long edge of each image of a request, oldest
-first (None where its size cannot be read: counted as over `MANY_IMAGES_MAX_EDGE`), and
+first (None where its size cannot be read), and
 returns the positions of the images the request must leave out so that the API takes it.
 Of all the sets of images the API takes, the one kept is the one that keeps the newest
 images (compared newest first): when one of the newest `MANY_IMAGES` is over
 `MANY_IMAGES_MAX_EDGE`, those `MANY_IMAGES` are sent and every older one is left out (a
 screenshot workflow keeps seeing its latest screenshots); else the older images over
 `MANY_IMAGES_MAX_EDGE` are left out first, and then any beyond the newest `MAX_IMAGES`.
-An image over `MAX_EDGE` is always left out (a view resumed from a transcript written
-before the gate, or any other path): it counts for none of the other limits.
+An image over `MAX_EDGE` or of unread size is always left out (a view resumed from a
+transcript written before the gate, or any other path): it counts for none of the other
+limits.
 
 The boundary moves in steps (`MAX_IMAGES_STEP`, `MANY_IMAGES_STEP`): past a limit, the
 oldest images are left out in whole steps, so a request keeps between the limit less a
@@ -42,6 +44,10 @@ MANY_IMAGES_MAX_EDGE = 2_000
 MAX_IMAGES_STEP = 25
 MANY_IMAGES_STEP = 10
 POINTER_KEY = "_pointer"  # an image block's own: where its bytes are stored (never sent)
+UNREAD_SIZE = (
+    f"its size could not be read, and the API refuses an image over {MAX_EDGE:,} px on a side "
+    "in any request"
+)
 
 
 def image_edge(source: Any) -> int | None:
@@ -55,10 +61,16 @@ def is_over_max_edge(edge: int | None) -> bool:
     return edge is not None and edge > MAX_EDGE
 
 
+def is_refused(edge: int | None) -> bool:
+    """True for an image never sent: over `MAX_EDGE`, or of a size that cannot be read
+    (a decoder may find it over; one refused image fails every later request)."""
+    return edge is None or is_over_max_edge(edge)
+
+
 def images_left_out(edges: Sequence[int | None]) -> tuple[int, ...]:
     """Positions in `edges` (oldest first) of the images a request leaves out, in order
     (module contract)."""
-    over = {at for at, edge in enumerate(edges) if is_over_max_edge(edge)}
+    over = {at for at, edge in enumerate(edges) if is_refused(edge)}
     sendable = [at for at in range(len(edges)) if at not in over]
     left_out = over.union(_left_out_of(sendable, edges))
     return tuple(sorted(left_out))
@@ -91,6 +103,8 @@ def _is_large(edge: int | None) -> bool:
 def left_out_reason(edge: int | None, kept: int) -> str:
     """Why an image of long edge `edge` is left out of a request that sends `kept` images,
     in a few words for the text sent in its place."""
+    if edge is None:
+        return UNREAD_SIZE
     if is_over_max_edge(edge):
         return f"it is over {MAX_EDGE:,} px on a side, which the API refuses in any request"
     if kept <= MANY_IMAGES or _is_large(edge):

@@ -40,9 +40,9 @@ class ViewImage:
 
 def left_out_note(edge: int | None, pointer: str | None, kept: int) -> str:
     """The text sent in place of a left-out image (module contract)."""
-    size = f"{edge:,} px on its long side" if edge is not None else "size unread"
+    size = f" ({edge:,} px on its long side)" if edge is not None else ""  # (the reason says)
     where = f"; it is stored as {pointer}" if pointer else ""
-    return f"[an image ({size}) not sent in this request: {left_out_reason(edge, kept)}{where}]"
+    return f"[an image{size} not sent in this request: {left_out_reason(edge, kept)}{where}]"
 
 
 def find_view_images(message: Any) -> tuple[ViewImage, ...]:

@@ -3,10 +3,16 @@
 Contract: `image_tokens(source)` is width x height / 750 (rounded up, at least 1) of the image as
 the API bills it: a long edge over `MAX_IMAGE_EDGE` pixels scaled down to it, proportions kept,
 and never more than `MAX_IMAGE_TOKENS`. The size is read from the header of base64 data in one of
-the four formats the API takes (PNG, GIF, JPEG, WebP), whatever `media_type` says. When it cannot
-be read (a URL or file source, data that does not decode, another format, a header that names
-no size) the image counts `MAX_IMAGE_TOKENS`, the most any image costs, so an estimate is never
-under what is billed for want of a header. Only the start of the data is decoded.
+the four formats the API takes (PNG, GIF, JPEG, WebP), whatever `media_type` says, as a decoder
+sizes it where the first header alone may lie: a GIF is as large as the largest of its logical
+screen and every frame (its left and top offsets added), its blocks walked to the trailer (or
+the end of the data); a PNG's IHDR must be its first chunk, as the PNG spec says (a decoder
+that finds it later sizes an image a strict one refuses: unread). When it cannot be read (a
+URL or file source, data that does not decode, another format, a header that names no size, a
+GIF block of no known kind) the image counts `MAX_IMAGE_TOKENS`, the most any image costs, so
+an estimate is never under what is billed for want of a header (and `image_limits` sends no
+image of unread size). Only as much of the data is decoded as the header walked needs.
+`decoded_image_size(data)` reads image bytes already decoded the same way.
 """
 
 from __future__ import annotations
@@ -46,9 +52,18 @@ def image_size(source: Any) -> tuple[int, int] | None:
     data = source.get("data")
     if not isinstance(data, str):
         return None
-    header = _Base64Head(data)
+    return _read_size(_Base64Head(data).first)
+
+
+def decoded_image_size(data: bytes) -> tuple[int, int] | None:
+    """(width, height) in pixels that image bytes `data` declare, or None: read as
+    `image_size` reads base64 data (module contract)."""
+    return _read_size(lambda count: data)
+
+
+def _read_size(first: Header) -> tuple[int, int] | None:
     for reader in (_png_size, _gif_size, _webp_size, _jpeg_size):
-        size = reader(header.first)
+        size = reader(first)
         if size is not None:
             return size if size[0] > 0 and size[1] > 0 else None
     return None
@@ -89,11 +104,46 @@ def _png_size(first: Header) -> tuple[int, int] | None:
 
 
 def _gif_size(first: Header) -> tuple[int, int] | None:
-    head = first(10)
-    if len(head) < 10 or not head.startswith((b"GIF87a", b"GIF89a")):
+    """The largest of a GIF's logical screen and each frame's extent (offset plus size),
+    walking its blocks: a decoder draws every frame, whatever the screen says."""
+    head = first(13)
+    if len(head) < 13 or not head.startswith((b"GIF87a", b"GIF89a")):
         return None
     width, height = struct.unpack("<HH", head[6:10])
-    return width, height
+    at: int | None = 13 + _gif_color_table(head[10])
+    while at is not None:
+        head = first(at + 1)
+        if len(head) <= at or head[at] == 0x3B:  # the end of the data, or the trailer
+            return width, height
+        if head[at] == 0x21:  # an extension: its label, then sub-blocks
+            at = _gif_after_sub_blocks(first, at + 2)
+        elif head[at] == 0x2C:  # a frame: its descriptor, color table, code size, sub-blocks
+            head = first(at + 10)
+            if len(head) < at + 10:
+                return None
+            left, top, frame_width, frame_height = struct.unpack("<HHHH", head[at + 1 : at + 9])
+            width, height = max(width, left + frame_width), max(height, top + frame_height)
+            at = _gif_after_sub_blocks(first, at + 11 + _gif_color_table(head[at + 9]))
+        else:  # a block of no known kind: a lenient decoder reads on past it, so it is unread
+            return None
+    return None
+
+
+def _gif_color_table(flags: int) -> int:
+    """Bytes of the color table a GIF screen or frame descriptor's `flags` announce."""
+    return 3 * 2 ** ((flags & 0x07) + 1) if flags & 0x80 else 0
+
+
+def _gif_after_sub_blocks(first: Header, at: int) -> int | None:
+    """Where the sub-blocks starting at `at` end (past their zero terminator); None when
+    the data ends inside them."""
+    while True:
+        head = first(at + 1)
+        if len(head) <= at:
+            return None
+        if head[at] == 0:
+            return at + 1
+        at += 1 + head[at]
 
 
 def _webp_size(first: Header) -> tuple[int, int] | None:

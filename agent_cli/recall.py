@@ -3,7 +3,8 @@
 Contract: one path serves the model's `recall` tool and the REPL's `/expand`. A pointer
 is resolved through `SourcePointerResolver` (so every read is re-verified and comes back
 with one of the five statuses); a transcript record is shown as readable text (the
-message's role and blocks, or the record's payload), an artifact as its text. The tool
+message's role and blocks, or the record's payload), an artifact as its text (a binary
+one, such as a stored image, as what it is: `sources.binary_artifacts`). The tool
 is authorized for this session's own records only: a pointer of another session is
 `denied` before any file is looked at (a model must not read another conversation). The
 user at the REPL may expand any pointer of this workspace's state, with the same checks.

@@ -27,7 +27,6 @@ def _png(width: int, height: int) -> str:
 
 def test_up_to_20_images_of_any_size_under_8000_px_are_all_sent() -> None:
     assert images_left_out([7_999] * 20) == ()
-    assert images_left_out([None] * 20) == ()
 
 
 def test_an_image_over_8000_px_is_left_out_whatever_else_the_request_holds() -> None:
@@ -64,8 +63,13 @@ def test_the_left_out_set_stays_put_while_the_next_images_fill_a_step() -> None:
             assert limit - step < kept <= limit
 
 
-def test_an_image_of_unread_size_counts_as_over_2000_px() -> None:
-    assert images_left_out([None] + [1] * 20) == (0,)
+def test_an_image_of_unread_size_is_left_out_and_counts_for_no_limit() -> None:
+    """Its size may be over 8,000 px (a decoder may find it so): never sent, and it does not
+    make the 20-image rule leave out older images the API takes."""
+    assert images_left_out([None] * 20) == tuple(range(20))
+    assert images_left_out([1] * 80 + [None]) == (80,)
+    assert images_left_out([None] + [2_560] * 20) == (0,)
+    assert images_left_out([1] * 100 + [None]) == (100,)
 
 
 def _view(turns: int, width: int) -> list[dict]:
@@ -150,3 +154,80 @@ def test_an_mcp_image_over_8000_px_is_stored_and_named_as_not_sent() -> None:
     assert "saved as artifact:s1:1" in lines[0]
     assert "not sent to the model: it is 9,000 px on its long side, over the 8,000 px" in lines[0]
     assert "not sent" not in lines[1]
+
+
+def _gif(screen: tuple[int, int], frame: tuple[int, int]) -> str:
+    """A GIF whose logical screen is `screen` and whose one frame is `frame` (a decoder
+    sizes it by the larger)."""
+    head = b"GIF89a" + struct.pack("<HH", *screen) + b"\x80\x00\x00\x00\x00\x00\xff\xff\xff"
+    body = b",\x00\x00\x00\x00" + struct.pack("<HH", *frame) + b"\x00\x02\x02D\x01\x00;"
+    return base64.b64encode(head + body).decode()
+
+
+def _text_first_png(width: int, height: int) -> str:
+    """A PNG whose first chunk is tEXt, not IHDR: its size is not read."""
+    raw = base64.b64decode(_png(width, height))
+    text = struct.pack(">I", 3) + b"tEXta\x00b" + b"\x00" * 4
+    return base64.b64encode(raw[:8] + text + raw[8:]).decode()
+
+
+def _with_images(datas: list[str]) -> list[dict]:
+    """A view of one tool result holding an image of each of `datas`, pointers kept."""
+    images = [
+        {
+            "type": "image",
+            "source": {"type": "base64", "media_type": "image/gif", "data": data},
+            "_pointer": f"artifact:s:{at}.gif:abcdefabcdef",
+        }
+        for at, data in enumerate(datas)
+    ]
+    tool_use = {"type": "tool_use", "id": "t", "name": "x", "input": {}}
+    result = {"type": "tool_result", "tool_use_id": "t", "content": images}
+    return [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [tool_use]},
+        {"role": "user", "content": [result]},
+    ]
+
+
+def test_a_resumed_view_sends_no_image_whose_header_lies_or_cannot_be_read() -> None:
+    """A transcript written before the reader walked a GIF's frames: a GIF whose screen
+    says 1 x 1 and whose frame is 9000 x 2, and a PNG of unread size, are left out and
+    named; 21 GIFs of 2560 px frames behind 1 x 1 screens keep the 20-image rule."""
+    sent = _sent(build_wire_request(_request(_with_images([_gif((1, 1), (9_000, 2))])), "m"))
+    assert '"type": "image"' not in sent
+    assert "(9,000 px on its long side) not sent in this request: it is over 8,000 px" in sent
+    unread = _sent(build_wire_request(_request(_with_images([_text_first_png(9_000, 2)])), "m"))
+    assert '"type": "image"' not in unread
+    assert "[an image not sent in this request: its size could not be read" in unread
+    assert "stored as artifact:s:0.gif:abcdefabcdef" in unread
+    shots = _with_images([_gif((1, 1), (2_560, 4))] * 21)
+    sent = _sent(build_wire_request(_request(shots), "m"))
+    assert sent.count('"type": "image"') == 11  # a step of the oldest 10 left out
+    assert "at most 20 images a request when one is over 2,000 px" in sent
+
+
+def test_an_mcp_image_whose_size_a_header_hides_is_stored_and_named_as_not_sent() -> None:
+    saved: list[bytes] = []
+
+    def save(data: bytes, suffix: str) -> str:
+        saved.append(data)
+        return f"artifact:s1:{len(saved)}"
+
+    items = [
+        {"type": "image", "data": data, "mimeType": mime}
+        for data, mime in [
+            (_gif((1, 1), (9_000, 2)), "image/gif"),
+            (_gif((0, 0), (9_000, 2)), "image/gif"),
+            (_text_first_png(10, 10), "image/png"),
+            (_gif((1, 1), (2_560, 4)), "image/gif"),
+        ]
+    ]
+    result, images = render_call_result("pics", "pictures", items, False, save)
+    lines = result.body.splitlines()
+    assert len(saved) == 4 and len(images) == 1
+    for line in lines[:2]:
+        assert "not sent to the model: it is 9,000 px on its long side, over the 8,000" in line
+    assert "not sent to the model: its size could not be read, and the API refuses" in lines[2]
+    assert "saved as artifact:s1:3" in lines[2]
+    assert "not sent" not in lines[3]

@@ -7,6 +7,8 @@ from __future__ import annotations
 import base64
 import io
 import math
+import struct
+import zlib
 
 import pytest
 from hypothesis import given, settings
@@ -15,6 +17,7 @@ from PIL import Image
 
 from agent_cli.image_size import MAX_IMAGE_TOKENS, image_size, image_tokens
 from agent_cli.tokens import BLOCK_OVERHEAD_TOKENS, TokenCounter
+from bench.prompt_cache import billed_size
 from bench.prompt_cache import image_tokens as billed_by_the_fake
 
 FORMATS = {
@@ -134,3 +137,116 @@ def test_the_counter_bills_an_image_by_its_size_in_a_block_and_in_a_tool_result(
     assert counter.count_block(large) == BLOCK_OVERHEAD_TOKENS + expected_tokens(3000, 2000)
     in_result = {"type": "tool_result", "tool_use_id": "toolu_01", "content": [small]}
     assert counter.count_block(in_result) < 30
+
+
+# A decoder (Pillow: the strict fake API's oracle) sizes these crafted files; the header
+# alone may lie. The reader must never read an image smaller than a decoder does: it reads
+# the same size, or a larger one, or none (and an image of unread size is never sent).
+
+
+def gif(
+    screen: tuple[int, int], frames: list[tuple[int, int, int, int]], extras: bytes = b""
+) -> bytes:
+    """A GIF89a of logical `screen`, a global color table, `extras` (blocks) before its
+    frames, each frame (left, top, width, height) with a local color table and one pixel
+    of LZW data, and the trailer."""
+    out = b"GIF89a" + struct.pack("<HH", *screen) + b"\x80\x00\x00" + b"\x00\x00\x00\xff\xff\xff"
+    out += extras
+    for left, top, width, height in frames:
+        out += b"\x21\xf9\x04\x00\x00\x00\x00\x00"  # a graphic control extension
+        out += b"," + struct.pack("<HHHH", left, top, width, height) + b"\x81"
+        out += b"\x00" * 12 + b"\x02\x02D\x01\x00"  # its local color table, LZW code size, data
+    return out + b";"
+
+
+def png_chunk(kind: bytes, data: bytes) -> bytes:
+    crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+
+def png_with_first(chunk: bytes, width: int, height: int) -> bytes:
+    """A PNG whose first chunk is `chunk`, then IHDR, pixel data and IEND."""
+    ihdr = png_chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+    rows = b"".join(b"\x00" + bytes(width) for _ in range(height))
+    idat = png_chunk(b"IDAT", zlib.compress(rows))
+    return b"\x89PNG\r\n\x1a\n" + chunk + ihdr + idat + png_chunk(b"IEND", b"")
+
+
+def read(data: bytes) -> tuple[int, int] | None:
+    return image_size({"type": "base64", "data": base64.b64encode(data).decode()})
+
+
+@pytest.mark.parametrize(
+    ("screen", "frames", "size"),
+    [
+        ((1, 1), [(0, 0, 9000, 2)], (9000, 2)),  # the screen says 1 x 1; the frame is 9000 px
+        ((1, 1), [(0, 0, 2560, 4)], (2560, 4)),
+        ((0, 0), [(0, 0, 9000, 2)], (9000, 2)),  # a screen of no pixels
+        ((10, 10), [(7990, 0, 20, 5)], (8010, 10)),  # a frame placed past the screen
+        ((300, 200), [(0, 0, 300, 200)], (300, 200)),  # true to its header
+    ],
+)
+def test_a_gif_is_as_large_as_a_decoder_finds_it(
+    screen: tuple[int, int], frames: list[tuple[int, int, int, int]], size: tuple[int, int]
+) -> None:
+    data = gif(screen, frames)
+    assert read(data) == size == billed_size(data)
+
+
+def test_every_frame_of_a_gif_counts_and_its_extensions_are_walked() -> None:
+    """A later frame larger than the first (a decoder draws it), after a comment and an
+    application extension: the reader is never under the decoder's size."""
+    extras = b"\x21\xfe\x03abc\x00" + b"\x21\xff\x0bNETSCAPE2.0\x03\x01\x00\x00\x00"
+    data = gif((1, 1), [(0, 0, 1, 1), (0, 0, 9000, 2)], extras)
+    assert read(data) == (9000, 2)
+    decoded = billed_size(data)
+    assert decoded is not None and decoded[0] <= 9000 and decoded[1] <= 2
+
+
+def test_an_animated_gif_pillow_wrote_reads_as_pillow_sizes_it() -> None:
+    frames = [Image.new("L", (640, 480), color) for color in (0, 90, 180)]
+    out = io.BytesIO()
+    frames[0].save(out, format="GIF", save_all=True, append_images=frames[1:], comment=b"x" * 900)
+    assert read(out.getvalue()) == (640, 480) == billed_size(out.getvalue())
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.tuples(st.integers(0, 3000), st.integers(0, 3000)),
+    st.lists(
+        st.tuples(*[st.integers(0, 5000)] * 2, *[st.integers(1, 5000)] * 2), min_size=1, max_size=4
+    ),
+)
+def test_a_gif_is_never_read_smaller_than_a_decoder_finds_it(
+    screen: tuple[int, int], frames: list[tuple[int, int, int, int]]
+) -> None:
+    data = gif(screen, frames)
+    size, decoded = read(data), billed_size(data)
+    assert size is not None
+    assert decoded is None or (size[0] >= decoded[0] and size[1] >= decoded[1])
+
+
+@pytest.mark.parametrize(
+    "broken",
+    [
+        gif((1, 1), [(0, 0, 9000, 2)])[:-8],  # ends inside the frame's data
+        gif((1, 1), [])[:-1] + b"\x99" + gif((1, 1), [(0, 0, 9000, 2)])[19:],  # a block of no kind
+        gif((1, 1), [(0, 0, 9000, 2)])[:26],  # ends inside the frame's descriptor
+    ],
+    ids=["ends-in-frame-data", "unknown-block", "ends-in-descriptor"],
+)
+def test_a_gif_whose_blocks_cannot_be_walked_is_unread(broken: bytes) -> None:
+    """A lenient decoder reads on past what the reader cannot walk: its size is not known."""
+    assert read(broken) is None
+
+
+def test_a_png_whose_first_chunk_is_not_ihdr_is_unread() -> None:
+    """A decoder that looks further finds 9000 x 2 (Pillow does; a strict one refuses the
+    file): the reader does not guess, so the image is never sent."""
+    text_first = png_with_first(png_chunk(b"tEXt", b"Software\x00x"), 9000, 2)
+    assert billed_size(text_first) == (9000, 2)
+    assert read(text_first) is None
+    assert image_tokens({"type": "base64", "data": base64.b64encode(text_first).decode()}) == (
+        MAX_IMAGE_TOKENS
+    )
+    assert read(png_with_first(b"", 9000, 2)) == (9000, 2)

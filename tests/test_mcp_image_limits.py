@@ -9,10 +9,12 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from e2e_support import build_env, run_piped
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 
@@ -74,10 +76,22 @@ def _messages_posts(server: Any) -> list[dict[str, Any]]:
     return [r.body for r in server.requests if r.path.startswith("/v1/messages")]
 
 
-def test_an_image_over_8000_px_is_never_sent_and_later_turns_still_work(tmp_path) -> None:
-    """A true 9000 x 2 PNG from an MCP tool: the result's text says it was not sent and
-    why; the next -p turn (--continue) and /compact in the REPL are not refused."""
-    pictures = {"kind": "png", "count": 1, "width": 9000, "height": 2}
+@pytest.mark.parametrize(
+    ("kind", "why"),
+    [
+        ("png", "9,000 px on its long side, over the 8,000 px the API takes"),
+        ("lying_gif", "9,000 px on its long side, over the 8,000 px the API takes"),
+        ("unread_png", "its size could not be read, and the API refuses an image over 8,000 px"),
+    ],
+)
+def test_an_image_over_8000_px_is_never_sent_and_later_turns_still_work(
+    kind: str, why: str, tmp_path
+) -> None:
+    """A 9000 x 2 image from an MCP tool (a true PNG; a GIF whose screen says 1 x 1; a PNG
+    whose IHDR is not its first chunk, so its size is not read): the result's text says it
+    was not sent and why; the next -p turn (--continue) and /compact in the REPL are not
+    refused."""
+    pictures = {"kind": kind, "count": 1, "width": 9000, "height": 2}
     with start_fake_server(api_key=API_KEY, responder=_calling(1, pictures)) as server:
         env = _env(server.base_url)
         first = run_piped(["--yes", "-p", "show me"], cwd=tmp_path, env=env)
@@ -92,7 +106,7 @@ def test_an_image_over_8000_px_is_never_sent_and_later_turns_still_work(tmp_path
     )
     assert not refused and all(_images(body) == [] for body in bodies)
     text = json.dumps(bodies[-1])
-    assert "9,000 px on its long side, over the 8,000 px the API takes" in text
+    assert why in text
     assert "saved as artifact:" in text and json.dumps(bodies[-1]["messages"]).count("after") >= 1
 
 
@@ -116,9 +130,12 @@ def test_104_images_in_one_step_send_the_newest_100_and_name_the_rest(tmp_path) 
     assert "not sent in this request" not in json.dumps(results[4:])  # the newest stay
 
 
-def _screenshots(lines_after: list[str] | None, tmp_path: Path) -> list[dict[str, Any]]:
-    """Three turns of 7 screenshots (2560 x 4 PNGs): -p turns, or one piped REPL."""
-    pictures = {"kind": "png", "count": 1, "width": 2560, "height": 4}
+def _screenshots(
+    lines_after: list[str] | None, tmp_path: Path, kind: str = "png"
+) -> list[dict[str, Any]]:
+    """Three turns of 7 screenshots (2560 x 4 images of `kind`): -p turns, or one piped
+    REPL."""
+    pictures = {"kind": kind, "count": 1, "width": 2560, "height": 4}
     with start_fake_server(api_key=API_KEY, responder=_calling(7, pictures)) as server:
         env = _env(server.base_url)
         if lines_after is None:
@@ -136,11 +153,13 @@ def _screenshots(lines_after: list[str] | None, tmp_path: Path) -> list[dict[str
         return _messages_posts(server)
 
 
-def test_21_screenshots_over_2000_px_send_the_newest_11_with_p(tmp_path) -> None:
+@pytest.mark.parametrize("kind", ["png", "lying_gif"])
+def test_21_screenshots_over_2000_px_send_the_newest_11_with_p(kind: str, tmp_path) -> None:
     """The third -p turn's tool results bring the view to 21 screenshots: the request
     leaves out a step of the oldest (10), sends the newest 11 (the latest screenshot among
-    them) and names the others."""
-    bodies = _screenshots(None, tmp_path)
+    them) and names the others. GIFs whose screens say 1 x 1 are sized by their 2560 px
+    frames, as the API sizes them."""
+    bodies = _screenshots(None, tmp_path, kind)
     counts = [len(_images(body)) for body in bodies]
     assert counts == [0, 7, 7, 14, 14, 11]
     last = json.dumps(bodies[-1]["messages"])
@@ -177,3 +196,60 @@ def test_hundreds_of_small_images_never_send_a_request_over_a_tight_hard_limit(t
     kinds = ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
     sizes = [sum(usage[kind] for kind in kinds) for usage in counted]
     assert len(sizes) >= 2 and max(sizes) <= 50_000, sizes
+
+
+def test_an_image_of_unread_size_leaves_no_older_image_out(tmp_path) -> None:
+    """80 small PNGs, then one 10 x 10 PNG whose size is not read (Pillow reads it): that
+    one is not sent, and it does not count as over 2,000 px, so the 80 older ones are all
+    sent (none named under a rule that does not apply)."""
+    small = {"kind": "png", "count": 8, "width": 1, "height": 1}
+    odd = {"kind": "unread_png", "count": 1, "width": 10, "height": 10}
+
+    def respond(body: dict[str, Any]) -> Reply:
+        last = body["messages"][-1]["content"]
+        texts = [b.get("text", "") for b in last] if isinstance(last, list) else [last]
+        if any(text.startswith("show") for text in texts):
+            return _calls(10, small, "s")
+        if any(text.startswith("one more") for text in texts):
+            return _calls(1, odd, "o")
+        return Reply([text_block("Seen.")])
+
+    with start_fake_server(api_key=API_KEY, responder=respond) as server:
+        env = _env(server.base_url)
+        first = run_piped(["--yes", "-p", "show me"], cwd=tmp_path, env=env)
+        later = run_piped(["--yes", "--continue", "-p", "one more"], cwd=tmp_path, env=env)
+        bodies = _messages_posts(server)
+        refused = [r for r in server.requests if r.rejection is not None]
+    assert first.returncode == 0 and later.returncode == 0, first.stderr + later.stderr
+    assert not refused
+    assert len(_images(bodies[-1])) == 80
+    last = json.dumps(bodies[-1]["messages"])
+    assert "not sent in this request" not in last
+    assert last.count("not sent to the model: its size could not be read") == 1
+
+
+def test_recall_of_a_left_out_image_says_it_is_a_stored_image(tmp_path) -> None:
+    """104 images in one step: the text in place of the oldest names its pointer; the model
+    recalls it and is told what it is (a stored PNG, its pixels and bytes), not that it is
+    corrupt."""
+    pictures = {"kind": "png", "count": 8, "width": 3, "height": 3}
+    seen: dict[str, Any] = {}
+
+    def respond(body: dict[str, Any]) -> Reply:
+        last = json.dumps(body["messages"][-1]["content"])
+        if "toolu_r" in last:
+            seen["recalled"] = last
+            return Reply([text_block("done")])
+        pointers = re.findall(r"it is stored as (artifact:[^\]\s]+)\]", last)
+        if pointers:
+            return Reply(
+                [tool_use_block("toolu_r", "recall", {"pointer": pointers[0]})], "tool_use"
+            )
+        return _calls(13, pictures, "p")
+
+    with start_fake_server(api_key=API_KEY, responder=respond) as server:
+        done = run_piped(["--yes", "-p", "show me"], cwd=tmp_path, env=_env(server.base_url))
+    assert done.returncode == 0, done.stderr
+    recalled = seen["recalled"]
+    assert "a stored PNG image, 3 x 3 px" in recalled and "an image, not text" in recalled
+    assert "corrupt" not in recalled and "available, sha256" in recalled

@@ -1,6 +1,7 @@
 """Images from an MCP server as the API bills them. The fake API (the oracle) bills every
 format by the pixels a decoder (Pillow) finds, as the real API does; when an image is
-billed far above agent-cli's estimate (a GIF whose header lies), the refusal that follows
+billed far above agent-cli's estimate (an API that bills images by another rule), the
+refusal that follows
 says so and what helps, not that the fixed part of every request fills the limit. Real
 processes: the installed CLI, the image server over stdio, the real SDK against the
 strict fake."""
@@ -19,6 +20,7 @@ from e2e_support import build_env, run_piped
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 from PIL import Image
 
+from bench.prompt_cache import PromptCacheModel, count_block_tokens
 from bench.prompt_cache import image_tokens as billed_by_the_fake
 
 API_KEY = "sk-ant-images-billed-FAKE-5"
@@ -43,6 +45,13 @@ def test_the_fake_api_bills_a_gif_by_its_frame_when_its_screen_says_less() -> No
     frame_1000 = b",\x00\x00\x00\x00\xe8\x03\xe8\x03\x00\x02\x02D\x01\x00;"
     data = base64.b64encode(screen_1x1 + frame_1000).decode()
     assert billed_by_the_fake({"type": "base64", "data": data}) == 1_334  # 1000 x 1000 / 750
+
+
+def _images_billed_as_1000_square(label: str, block: dict) -> int:
+    """The fake's count, each image in `block` billed as a 1000 x 1000 one (1,334 tokens)
+    whatever its size (a 1 x 1 image's own token is replaced)."""
+    images = json.dumps(block).count('"type": "image"')
+    return count_block_tokens(label, block) + images * (1_334 - 1)
 
 
 def _run(workspace: Path, base_url: str, lines: list[str], *flags: str):
@@ -72,13 +81,18 @@ def _calls_pictures(arguments: dict[str, object]):
 def test_images_billed_above_their_estimate_do_not_make_the_fixed_part_look_full(
     tmp_path,
 ) -> None:
-    """Three GIFs whose screens say 1 x 1 and whose frames are 1000 x 1000 are billed 4,002
-    tokens the estimate puts at 3. The next message is refused (the request would weigh
-    the same), in words that say an image was billed above its estimate and /new helps,
-    not that the fixed part fills the limit so neither compacting nor /new can help: the
-    fixed part is some 2,200 tokens, and /new then works."""
-    pictures = {"kind": "lying_gif", "count": 3, "width": 1000, "height": 1000}
-    with start_fake_server(api_key=API_KEY, responder=_calls_pictures(pictures)) as server:
+    """Three 1 x 1 PNGs billed as 1000 x 1000 images each (an API whose rule for images is
+    not the one agent-cli knows) are billed 4,002 tokens the estimate puts at 3. The next
+    message is refused (the request would weigh the same), in words that say an image was
+    billed above its estimate and /new helps, not that the fixed part fills the limit so
+    neither compacting nor /new can help: the fixed part is some 2,200 tokens, and /new
+    then works."""
+    pictures = {"kind": "png", "count": 3, "width": 1, "height": 1}
+    with start_fake_server(
+        api_key=API_KEY,
+        responder=_calls_pictures(pictures),
+        prompt_cache=PromptCacheModel(count=_images_billed_as_1000_square),
+    ) as server:
         lines = ["hello", "show me the pictures", "after", "/new", "fresh start"]
         done = _run(
             tmp_path, server.base_url, lines, "--hard-limit", "4000", "--soft-threshold", "2000"

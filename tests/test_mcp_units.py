@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import base64
+import struct
+import zlib
 
 import pytest
 
@@ -175,6 +177,18 @@ def test_a_listing_is_screened_tool_by_tool_so_the_sdk_takes_the_rest():
     assert screen_listing({"tools": "none"}, None) == ({"tools": "none"}, [])
 
 
+def _png_head(tail: bytes) -> bytes:
+    """A PNG's signature and IHDR chunk (1 x 1: its size can be read), then `tail`."""
+    ihdr = b"IHDR" + struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + struct.pack(">I", 13)
+        + ihdr
+        + struct.pack(">I", zlib.crc32(ihdr))
+        + tail
+    )
+
+
 def test_results_keep_text_in_order_and_store_binary_content_as_artifacts():
     saved: list[tuple[bytes, str]] = []
 
@@ -182,7 +196,7 @@ def test_results_keep_text_in_order_and_store_binary_content_as_artifacts():
         saved.append((data, suffix))
         return f"artifact:s1:{len(saved)}"
 
-    png = base64.b64encode(b"\x89PNG\r\n\x1a\n fake").decode()
+    png = base64.b64encode(_png_head(b" fake")).decode()
     result, images = render_call_result(
         "files",
         "look",
@@ -200,7 +214,7 @@ def test_results_keep_text_in_order_and_store_binary_content_as_artifacts():
     lines = result.body.splitlines()
     assert result.header == "MCP files look: ok" and not result.is_error
     assert lines[0] == "first"
-    assert "saved as artifact:s1:1" in lines[1] and saved == [(b"\x89PNG\r\n\x1a\n fake", ".png")]
+    assert "saved as artifact:s1:1" in lines[1] and saved == [(_png_head(b" fake"), ".png")]
     assert "not valid base64; dropped" in lines[2]
     assert lines[3:5] == ["[resource file:///a.txt]", "inside"]
     assert "spec file:///spec.md" in lines[5] and "not supported; dropped" in lines[6]
@@ -228,7 +242,7 @@ def test_binary_content_is_stored_redacted_and_an_image_holding_a_secret_is_with
     def image(data: bytes) -> dict[str, str]:
         return {"type": "image", "data": base64.b64encode(data).decode(), "mimeType": "image/png"}
 
-    clean = image(b"\x89PNG\r\n\x1a\n clean")
+    clean = image(_png_head(b" clean"))
     items = [
         image(b"\x89PNG tEXt " + secret.encode()),
         image(b"\x89PNG " + secret.encode().hex().encode()),
@@ -245,7 +259,7 @@ def test_binary_content_is_stored_redacted_and_an_image_holding_a_secret_is_with
         "1 secret value held by agent-cli redacted" in line for line in lines[:3] + lines[4:]
     )
     assert [block["source"]["data"] for block in images] == [clean["data"]]
-    assert saved[3] == b"\x89PNG\r\n\x1a\n clean"
+    assert saved[3] == _png_head(b" clean")
     for stored in saved:
         assert secrets.redact_bytes(stored)[1] == 0
         assert secret.encode() not in stored

@@ -205,10 +205,20 @@ def test_artifact_bytes_changed_after_the_pointer_was_made_are_corrupt(home):
         assert (found.status.value, found.reason) == ("corrupt", "digest_mismatch")
 
 
-def test_an_artifact_with_invalid_utf8_is_corrupt_even_when_its_digest_matches(home):
-    digest = write_artifact(home / "s1" / "tool-results", "bin.txt", b"ok \xff\xfe not text")
+def test_an_artifact_not_utf8_whose_digest_matches_is_shown_as_binary_never_its_bytes(home):
+    """Stored as given (an MCP blob): available, its text saying what it is; a changed one
+    is still corrupt."""
+    folder = home / "s1" / "tool-results"
+    digest = write_artifact(folder, "bin.txt", b"ok \xff\xfe not text")
     found = make_resolver(home).resolve(f"artifact:s1:bin.txt:{digest}")
-    assert (found.status.value, found.reason) == ("corrupt", "invalid_utf8")
+    assert (found.status.value, found.reason) == ("available", "ok")
+    assert found.evidence_sha256 == digest
+    assert found.excerpt == (
+        "[binary data, 14 bytes, stored as given: not UTF-8 text, so recall cannot show it]"
+    )
+    (folder / "bin.txt").write_bytes(b"ok \xff\xfe not texT")
+    changed = make_resolver(home).resolve(f"artifact:s1:bin.txt:{digest}")
+    assert (changed.status.value, changed.reason) == ("corrupt", "digest_mismatch")
 
 
 def test_a_multibyte_character_split_across_read_chunks_is_still_valid(home):

@@ -11,7 +11,8 @@ an image the Messages API takes in a tool_result (PNG, JPEG, GIF or WebP, at mos
 model sees it, if its bytes begin with the signature of that type (else the text says
 it was not sent: the API refuses an invalid image, and every later request with it). The
 text of an image not sent for its size (over 5 MB, or over `image_limits.MAX_EDGE` pixels
-on a side, read from its header) or past `MAX_IMAGES` says so and why, unlike that of one
+on a side as a decoder sizes it, or of a size that cannot be read: `image_size`) or past
+`MAX_IMAGES` says so and why, unlike that of one
 sent, so the model knows which it never saw. An image block sent keeps its pointer under
 the private `image_limits.POINTER_KEY` (never sent): a request that must leave it out names it.
 Data that is not valid base64 is named as dropped. Anything else is named
@@ -41,7 +42,13 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from agent_cli.image_limits import MAX_EDGE, POINTER_KEY, image_edge, is_over_max_edge
+from agent_cli.image_limits import (
+    MAX_EDGE,
+    POINTER_KEY,
+    UNREAD_SIZE,
+    image_edge,
+    is_refused,
+)
 from agent_cli.safe_cuts import safe_head_end
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.output import ToolResult, count_noun, format_size
@@ -152,7 +159,9 @@ class _Rendering:
                 "API takes]"
             )
         edge = image_edge({"type": "base64", "data": data})
-        if is_over_max_edge(edge):
+        if edge is None:
+            return described + f"; not sent to the model: {UNREAD_SIZE}]"
+        if is_refused(edge):
             return described + (
                 f"; not sent to the model: it is {edge:,} px on its long side, over the "
                 f"{MAX_EDGE:,} px the API takes, and the API refuses a request holding it]"

@@ -2,9 +2,12 @@
 
 Contract: the file `<root>/<session>/tool-results/<file>` is opened without following
 links, read in fixed chunks (never whole), hashed and decoded as UTF-8 incrementally.
-The sha256 must start with the pointer's digest ("digest_mismatch" otherwise, checked
-first) and the bytes must be valid UTF-8 ("invalid_utf8"); both are corrupt. Only the
-first `excerpt_chars + 1` decoded characters are kept, to show a bounded excerpt.
+The sha256 must start with the pointer's digest ("digest_mismatch" otherwise: corrupt).
+Only the first `excerpt_chars + 1` decoded characters are kept, to show a bounded excerpt.
+Bytes that are not valid UTF-8 whose digest checks out are a binary artifact stored as
+given (an MCP image, audio, a blob): its text is what it is (`binary_artifacts`: an
+image's type, bytes and pixel size), never its bytes: its first
+`binary_artifacts.HEAD_BYTES` bytes are read again (from the same open file) to say so.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import hashlib
 import os
 
 from agent_cli.nofollow_open import OpenAt, os_open_at
+from agent_cli.sources.binary_artifacts import HEAD_BYTES, describe_binary
 from agent_cli.sources.files import (
     CHUNK_BYTES,
     ReadAt,
@@ -21,6 +25,7 @@ from agent_cli.sources.files import (
     corrupt,
     missing,
     open_beneath,
+    read_span,
 )
 from agent_cli.sources.pointers import ParsedSourcePointer
 from agent_cli.sources.transcript_check import VerifiedEvidence
@@ -75,6 +80,8 @@ def verify_artifact(
             check.feed(chunk)
             offset += len(chunk)
         check.feed(b"", final=True)
+        # a binary artifact's first bytes, read again (only then) from the same open file
+        head = b"" if check.is_utf8 else read_span(fd, 0, min(HEAD_BYTES, offset), read_at)
         check_still_linked(fd)
     finally:
         os.close(fd)
@@ -82,5 +89,5 @@ def verify_artifact(
     if not full.startswith(pointer.digest):
         raise corrupt("digest_mismatch")
     if not check.is_utf8:
-        raise corrupt("invalid_utf8")
+        return VerifiedEvidence(full, describe_binary(head, offset))
     return VerifiedEvidence(full, "".join(check.kept))

@@ -1,9 +1,10 @@
 """An MCP server of images for the tests, written with the official SDK, run over stdio.
 
 `pictures(kind, count, width, height)` answers a line of text and `count` images: `png` and
-`gif` are true to their headers; `lying_gif` is a GIF whose screen (what agent-cli's
-estimate reads) says 1 x 1 while its one frame is `width` x `height` (what a decoder, and so
-the fake API, bills).
+`gif` are true to their headers; `lying_gif` is a GIF whose logical screen says 1 x 1 while
+its one frame is `width` x `height` (what a decoder, and so the fake API, sizes it by);
+`unread_png` is a PNG whose first chunk is tEXt, IHDR after it (a size agent-cli does not
+read; Pillow, and so the fake API, reads `width` x `height`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.types import ImageContent, TextContent
 
 
-def _png(width: int, height: int) -> bytes:
+def _png(width: int, height: int, first: bytes = b"") -> bytes:
     def chunk(kind: bytes, data: bytes) -> bytes:
         crc = zlib.crc32(kind + data) & 0xFFFFFFFF
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
@@ -25,6 +26,7 @@ def _png(width: int, height: int) -> bytes:
     header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
     return (
         b"\x89PNG\r\n\x1a\n"
+        + (chunk(b"tEXt", first) if first else b"")
         + chunk(b"IHDR", header)
         + chunk(b"IDAT", zlib.compress(rows))
         + chunk(b"IEND", b"")
@@ -45,6 +47,8 @@ def _gif(screen: tuple[int, int], frame: tuple[int, int]) -> bytes:
 def _image(kind: str, width: int, height: int) -> tuple[str, bytes]:
     if kind == "png":
         return "image/png", _png(width, height)
+    if kind == "unread_png":
+        return "image/png", _png(width, height, first=b"Software\x00pics")
     if kind == "gif":
         return "image/gif", _gif((width, height), (width, height))
     return "image/gif", _gif((1, 1), (width, height))  # lying_gif
