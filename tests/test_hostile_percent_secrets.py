@@ -20,7 +20,7 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 from hostile_support import fuzz_settings
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from tools_support import FakeArtifactStore
 
@@ -120,16 +120,19 @@ def test_any_percent_spelling_of_a_value_is_redacted_whole_in_text_and_bytes(cas
 
 @fuzz_settings(0.4)
 @given(case=url_spellings(), width=st.integers(1, 76))
+@example(case=("000000\n0", "000000\n0"), width=1)
+@example(case=(":;;;;;\n0", ":;;;;;%0A0"), width=1)
 def test_a_percent_spelling_broken_across_lines_is_redacted_whole(case, width):
     """Broken every `width` characters, but never beside a line break of the value's own:
     `percent_forms` matches no wrap there (its contract: a wrap there would let a run of line
     breaks read in many ways, and the matcher would backtrack through them all)."""
     value, spelled = case
-    pieces = [spelled[i : i + width] for i in range(0, len(spelled), width)]
-    wrapped = pieces[0] if pieces else ""
-    for piece in pieces[1:]:
-        beside_own = wrapped.endswith("\n") or piece.startswith("\n")
-        wrapped += piece if beside_own else "\n" + piece
+    own_breaks = [m.span() for m in re.finditer(r"\n|%0[Aa]", spelled)]  # (as itself or %0A)
+    beside_own = {at for start, end in own_breaks for at in range(start, end + 1)}
+    wraps = [at for at in range(width, len(spelled), width) if at not in beside_own]
+    wrapped = "\n".join(
+        spelled[a:b] for a, b in zip([0, *wraps], [*wraps, len(spelled)], strict=True)
+    )
     assert SecretForms.from_values([value]).redact(f"\x00{wrapped}\x00") == (
         f"\x00{REDACTED_MARK}\x00"
     )
