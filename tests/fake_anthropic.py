@@ -315,6 +315,18 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
 
+def tool_result_texts(body: dict[str, Any]) -> list[str]:
+    """The text of every tool_result a request body carries (its first block's, for a list),
+    in order: what a test reads to see what the model was sent of each tool."""
+    texts = []
+    for message in body["messages"]:
+        for block in message["content"] if isinstance(message["content"], list) else []:
+            if block.get("type") == "tool_result":
+                content = block["content"]
+                texts.append(content if isinstance(content, str) else content[0]["text"])
+    return texts
+
+
 def _parse_body(raw: bytes) -> Any:
     try:
         return json.loads(raw)

@@ -21,7 +21,13 @@ from pathlib import Path
 
 import pytest
 from e2e_support import build_env, run_piped
-from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
+from fake_anthropic import (
+    Reply,
+    start_fake_server,
+    text_block,
+    tool_result_texts,
+    tool_use_block,
+)
 from hostile_support import recoverable_secrets
 
 from agent_cli.secret_forms import REDACTED_MARK
@@ -90,16 +96,6 @@ def call(tool_id: str, command: str) -> Reply:
     return Reply([tool_use_block(tool_id, "bash", {"command": command})], stop_reason="tool_use")
 
 
-def tool_results(body: dict) -> list[str]:
-    texts = []
-    for message in body["messages"]:
-        for block in message["content"] if isinstance(message["content"], list) else []:
-            if block.get("type") == "tool_result":
-                content = block["content"]
-                texts.append(content if isinstance(content, str) else content[0]["text"])
-    return texts
-
-
 @pytest.mark.e2e
 @pytest.mark.skipif(
     not all(shutil.which(tool) for tool in NEEDS), reason="needs kubectl, java and sqlite3"
@@ -122,7 +118,7 @@ def test_passwords_printed_by_kubectl_java_and_sqlite_reach_no_request(tmp_path:
         done = run_piped(["--yes"], cwd=workspace, env=build_env(home, extra), stdin_text="go\n")
         bodies = [request.body for request in fake.requests]
     assert done.returncode == 0, done.stderr
-    results = dict(zip(COMMANDS, tool_results(bodies[-1]), strict=True))
+    results = dict(zip(COMMANDS, tool_result_texts(bodies[-1]), strict=True))
     # kubectl keeps a dotenv value's quotes as part of it
     assert f'"DB_PASSWORD_APP": "\'{REDACTED_MARK}\'"' in results["go json of .env"]
     assert '"SMTP_PASSWORD": "' + REDACTED_MARK + '"' in results["go json of env"]
@@ -165,7 +161,7 @@ def test_a_password_in_a_url_inside_a_url_or_systemd_escaped_reaches_no_request(
         done = run_piped(["--yes"], cwd=workspace, env=build_env(home, extra), stdin_text="go\n")
         bodies = [request.body for request in fake.requests]
     assert done.returncode == 0, done.stderr
-    results = dict(zip(commands, tool_results(bodies[-1]), strict=True))
+    results = dict(zip(commands, tool_result_texts(bodies[-1]), strict=True))
     assert "next=postgres%3A%2F%2Fapp%3A" + REDACTED_MARK in results["url in url"]
     assert results["systemd-escape"].endswith(f"\n{REDACTED_MARK}\n")
     for body in bodies:

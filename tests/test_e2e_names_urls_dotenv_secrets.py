@@ -17,7 +17,13 @@ from pathlib import Path
 
 import pytest
 from e2e_support import build_env, run_piped
-from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
+from fake_anthropic import (
+    Reply,
+    start_fake_server,
+    text_block,
+    tool_result_texts,
+    tool_use_block,
+)
 from hostile_support import recoverable_secrets
 
 from agent_cli.secret_forms import REDACTED_MARK
@@ -67,16 +73,6 @@ def call(tool_id: str, name: str, **tool_input: str) -> Reply:
     return Reply([tool_use_block(tool_id, name, tool_input)], stop_reason="tool_use")
 
 
-def tool_results(body: dict) -> list[str]:
-    texts = []
-    for message in body["messages"]:
-        for block in message["content"] if isinstance(message["content"], list) else []:
-            if block.get("type") == "tool_result":
-                content = block["content"]
-                texts.append(content if isinstance(content, str) else content[0]["text"])
-    return texts
-
-
 @pytest.mark.e2e
 def test_glued_names_url_user_tokens_and_other_dotenv_files_reach_no_request(
     tmp_path: Path,
@@ -99,7 +95,7 @@ def test_glued_names_url_user_tokens_and_other_dotenv_files_reach_no_request(
         done = run_piped(["--yes"], cwd=workspace, env=env, stdin_text="show me\n")
         bodies = [request.body for request in fake.requests]
     assert done.returncode == 0, done.stderr
-    printed, catted, *read = tool_results(bodies[-1])
+    printed, catted, *read = tool_result_texts(bodies[-1])
     for name in NAMED:
         assert f"{name}={REDACTED_MARK}" in printed, printed
     assert f"PIP_EXTRA_INDEX_URL=https://{REDACTED_MARK}@pypi.fury.io/acme/" in printed

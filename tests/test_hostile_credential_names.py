@@ -29,7 +29,13 @@ from typing import Any
 
 import pytest
 from e2e_support import build_env, run_piped
-from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
+from fake_anthropic import (
+    Reply,
+    start_fake_server,
+    text_block,
+    tool_result_texts,
+    tool_use_block,
+)
 from hostile_support import McpServer, recoverable_secrets
 from test_hostile_multiline_secrets import pieces_in
 from tools_support import FakeArtifactStore
@@ -53,16 +59,6 @@ SERVICE_ACCOUNT = {
     "client_email": "ci-deployer@demo-project.iam.gserviceaccount.com",
     "client_id": "112233445566778899001",
 }
-
-
-def tool_results(body: dict) -> list[str]:
-    texts = []
-    for message in body["messages"]:
-        for block in message["content"] if isinstance(message["content"], list) else []:
-            if block.get("type") == "tool_result":
-                content = block["content"]
-                texts.append(content if isinstance(content, str) else content[0]["text"])
-    return texts
 
 
 def read(tool_id: str, path: str) -> Reply:
@@ -95,7 +91,7 @@ def test_read_file_of_the_env_and_a_key_file_sends_none_of_the_environments_cred
         done = run_piped([], cwd=workspace, env=env, stdin_text="read .env and sa.json\n")
         bodies = [request.body for request in fake.requests]
     assert done.returncode == 0, done.stderr
-    dotenv, key_file = tool_results(bodies[-1])
+    dotenv, key_file = tool_result_texts(bodies[-1])
     assert f"SUPABASE_SERVICE_ROLE_KEY={REDACTED_MARK}" in dotenv
     assert f"RAILS_MASTER_KEY={REDACTED_MARK}" in dotenv
     assert f"AZURE_OPENAI_KEY={REDACTED_MARK}" in dotenv
@@ -277,7 +273,7 @@ def test_plural_and_jwt_credentials_read_from_the_agents_environment_reach_no_re
         done = run_piped(["--yes"], cwd=workspace, env=env, stdin_text="show the env\n")
         bodies = [request.body for request in fake.requests]
     assert done.returncode == 0, done.stderr
-    (printed,) = tool_results(bodies[-1])
+    (printed,) = tool_result_texts(bodies[-1])
     for name in PLURAL_AND_JWT:
         assert f"{name}={REDACTED_MARK}" in printed, printed
     secrets = tuple(PLURAL_AND_JWT.values())
@@ -395,7 +391,7 @@ def test_a_private_key_in_a_variable_of_any_name_reaches_no_request(tmp_path):
         done = run_piped(["--yes"], cwd=workspace, env=env, stdin_text="show the keys\n")
         bodies = [request.body for request in fake.requests]
     assert done.returncode == 0, done.stderr
-    from_environ, from_file = tool_results(bodies[-1])
+    from_environ, from_file = tool_result_texts(bodies[-1])
     for shown in (from_environ, from_file):
         assert "redacted from this output" in shown and CERTIFICATE.split("\n")[1] in shown
     texts = [json.dumps(body) for body in bodies]
