@@ -415,3 +415,23 @@ def _assert_sent_and_stored_without(
         if path.is_file():
             text = path.read_bytes().decode("utf-8", "replace")
             assert recoverable_secrets(text, secrets) == set(), path
+
+
+def test_a_credential_flag_with_one_dash_or_a_flags_credential_pair_gives_its_value():
+    """Twenty-fifth outside attack: `-token X`, `-apikey X` (Go's flag package) and
+    `--env=GITHUB_TOKEN=X` (docker) gave no secret; `-token=X` and `--env GITHUB_TOKEN=X`
+    did. Every spelling now does, and ordinary flags and pairs give none."""
+    for args in (
+        ("-token", VALUE),
+        ("-apikey", VALUE),
+        ("-password", VALUE),
+        ("-token=" + VALUE,),
+        ("--env=GITHUB_TOKEN=" + VALUE,),
+        ("-e=GITHUB_TOKEN=" + VALUE,),
+        ("--build-arg=NPM_TOKEN=" + VALUE,),
+        ("--env", "GITHUB_TOKEN=" + VALUE),
+    ):
+        assert collect_mcp_secret_values([McpServer(args=args)], {}) == (VALUE,), args
+    ordinary = ("-v", "-port", "8080", "-config", "settings.toml", "--env=LOG_LEVEL=debug")
+    ordinary += ("-token", "--verbose", "--label=a=b=c", "--x==y")
+    assert collect_mcp_secret_values([McpServer(args=ordinary)], {}) == ()

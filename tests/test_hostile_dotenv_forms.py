@@ -125,3 +125,42 @@ def test_dotenv_files_not_read_whole_are_named_at_start(tmp_path: Path) -> None:
     assert "huge.env past its first 4 MB" in said
     assert "Not hidden from the model" not in said
     assert LARGE not in json.dumps(bodies[-1], ensure_ascii=False)  # its head was read
+
+
+JSON_STRIPE = "sk_live_51Hx9Json0Pretty1Zq8xW3vR7tY2"
+JSON_GITHUB = "ghp_Json0OneLine1Token2Value3abcdefghi"
+JSON_NESTED = "sk_live_51Hx9Json2Nested3pL9mK4nB6cD1"
+
+
+def test_a_dotenv_file_written_as_json_is_read_for_its_credentials(tmp_path: Path) -> None:
+    """Twenty-fifth outside attack: `.env.json` (pretty, on one line, or one object per
+    environment as env-cmd's `.env-cmdrc` is) sent its keys to `read_file` and `cat`;
+    its other values stay as they are."""
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    (workspace / "api").mkdir(parents=True)
+    pretty = {"STRIPE_SECRET_KEY": JSON_STRIPE, "PORT": "3000"}
+    (workspace / ".env.json").write_text(json.dumps(pretty, indent=2) + "\n")
+    (workspace / "api" / ".env.json").write_text(json.dumps({"GITHUB_TOKEN": JSON_GITHUB}))
+    rc = {"development": {"PORT": 3000}, "production": {"STRIPE_SECRET_KEY": JSON_NESTED}}
+    (workspace / ".env-cmdrc").write_text(json.dumps(rc, indent=2))
+    paths = (".env.json", "api/.env.json", ".env-cmdrc")
+    calls = [tool_use_block(f"toolu_r{n}", "read_file", {"path": p}) for n, p in enumerate(paths)]
+    calls.append(tool_use_block("toolu_cat", "bash", {"command": "cat " + " ".join(paths)}))
+    with start_fake_server(api_key=KEY) as fake:
+        fake.enqueue(Reply(calls, stop_reason="tool_use"), Reply([text_block("Read.")]))
+        env = build_env(home, {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.base_url})
+        done = run_piped(["--yes"], cwd=workspace, env=env, stdin_text="read them\n")
+        bodies = [request.body for request in fake.requests]
+    assert done.returncode == 0, done.stderr
+    sent = json.dumps(bodies[-1], ensure_ascii=False)
+    assert f'\\"STRIPE_SECRET_KEY\\": \\"{REDACTED_MARK}\\"' in sent
+    assert f'{{\\"GITHUB_TOKEN\\": \\"{REDACTED_MARK}\\"}}' in sent
+    assert '\\"PORT\\": \\"3000\\"' in sent and '\\"PORT\\": 3000' in sent
+    secrets = (JSON_STRIPE, JSON_GITHUB, JSON_NESTED)
+    for where, body in enumerate(bodies):
+        assert recoverable_secrets(json.dumps(body), secrets) == set(), f"request {where}"
+    for path in home.rglob("*"):
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", "replace")
+            assert recoverable_secrets(text, secrets) == set(), path
+    assert recoverable_secrets(done.stdout + done.stderr, secrets) == set()

@@ -402,3 +402,49 @@ def test_credentials_given_to_an_mcp_server_in_args_or_a_json_env_value_are_reda
     ) in arguments
     assert '{"Authorization": "[REDACTED]", "Notion-Version": "2022-06-28"}' in environment
     run.assert_nothing_leaks([*IN_ARGS, TOKEN, KEY], skip=[run.home / "config.toml"])
+
+
+GO_TOKEN = "Zq8xW3vR7tY2pL9mK4nB6cD1goflag"
+GO_APIKEY = "Yp7wV2uQ6sX1oK8jL3mA5bC0apikey"
+DOCKER_EQUALS = "ghp_FAKEdockerEquals0123456789abcd"
+
+
+def test_credentials_after_a_single_dash_flag_or_in_a_flags_name_value_pair_are_redacted(
+    tmp_path, monkeypatch
+):
+    """Twenty-fifth outside attack: Go's flag package takes `-token X` and `-apikey X`
+    (one dash, the value next), docker `--env=GITHUB_TOKEN=X` (the pair after the flag's
+    `=`); a server echoing its arguments sent those values. Ordinary one-dash flags and
+    a plain pair after `--env=` stay as they are."""
+    args = [
+        str(LEAKY),
+        "binary",
+        "-token",
+        GO_TOKEN,
+        "-apikey",
+        GO_APIKEY,
+        f"--env=GITHUB_TOKEN={DOCKER_EQUALS}",
+        "-port",
+        "8080",
+        "--env=LOG_LEVEL=debug",
+        "-config",
+        "settings-production.toml",
+    ]
+    config = (
+        "[mcp_servers.go]\n"
+        f'command = "{sys.executable}"\n'
+        f"args = {json.dumps(args)}\n"
+        "startup_timeout = 40\n"
+    )
+    scripts = [call("toolu_1", "mcp__go__arguments"), say("seen")]
+    run = run_repl(tmp_path, config, "what went wrong\n", scripts, monkeypatch=monkeypatch)
+    assert run.code == 0 and "seen" in run.shown, run.shown[-2_000:]
+    (arguments,) = (result_text(r) for r in tool_results(run.bodies[-1]))
+    assert (
+        "could not connect with -token [REDACTED] -apikey [REDACTED] "
+        "--env=GITHUB_TOKEN=[REDACTED] -port 8080 --env=LOG_LEVEL=debug "
+        "-config settings-production.toml"
+    ) in arguments
+    run.assert_nothing_leaks(
+        [GO_TOKEN, GO_APIKEY, DOCKER_EQUALS, TOKEN, KEY], skip=[run.home / "config.toml"]
+    )

@@ -306,3 +306,79 @@ def test_placeholders_of_a_dash_named_template_stay_visible(tmp_path: Path) -> N
     found = find_dotenv_secrets(read_workspace_dotenv(tmp_path), "")
     assert STRIPE in found.values
     assert not any("your-api-key-here" in value for value in found.values)
+
+
+DOTENV_COPIES = (
+    ".env copy",  # macOS Finder's Duplicate, VS Code's paste beside it
+    ".env copy 2",
+    ".env - Copy",  # Windows Explorer
+    ".env - Copy (3)",
+    ".env (1)",  # a browser's second download
+    ".env(2)",  # Firefox's
+    ".env.local copy",
+    ".env copy.local",  # the mark before the last part, as Finder and VS Code put it
+    ".env.production (2)",
+    "Copy of .env",  # Google Drive
+    ".env copy~",
+)
+
+
+def test_a_copy_of_a_dotenv_file_is_one_and_a_copy_of_a_template_is_a_template() -> None:
+    """Twenty-fifth outside attack: `.env copy`, `.env - Copy` and `.env (1)` were no
+    dotenv files, so their keys went out; `.env.bak` and `.env~` were."""
+    for name in DOTENV_COPIES:
+        assert is_dotenv_name(name), name
+    for name in (
+        ".env.example copy",
+        ".env.example (1)",
+        ".env.sample - Copy (2)",
+        ".env copy.example",
+        "example copy.env",
+        ".env copy.swp",
+        "notes copy",
+        "report (1).pdf",
+        "Copy of notes",
+        ".environment copy",
+        ".env copyright",
+    ):
+        assert not is_dotenv_name(name), name
+
+
+def test_the_credentials_of_a_dotenv_files_copy_are_never_sent(tmp_path: Path) -> None:
+    """As a user meets it: the model reads each copy; a copied template's placeholder
+    stays as it is."""
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    workspace.mkdir()
+    keys = {
+        name: f"sk_live_Copy{index:02d}Zq7Rk2mXv9LpW4tY" for index, name in enumerate(DOTENV_COPIES)
+    }
+    for name, value in keys.items():
+        (workspace / name).write_text(f"STRIPE_SECRET_KEY={value}\n")
+    (workspace / ".env.example copy").write_text("API_KEY=your-api-key-here-0000\n")
+    names = [*keys, ".env.example copy"]
+    with start_fake_server(api_key=KEY) as fake:
+        fake.enqueue(
+            Reply(
+                [
+                    tool_use_block(f"toolu_{index}", "read_file", {"path": name})
+                    for index, name in enumerate(names)
+                ],
+                stop_reason="tool_use",
+            )
+        )
+        fake.enqueue(Reply([text_block("Read them.")]))
+        env = build_env(home, {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.base_url})
+        done = run_piped(["--yes"], cwd=workspace, env=env, stdin_text="read the copies\n")
+        bodies = [request.body for request in fake.requests]
+    assert done.returncode == 0, done.stderr
+    sent = str(bodies[-1]["messages"])
+    assert sent.count(f"STRIPE_SECRET_KEY={REDACTED_MARK}") == len(keys)
+    assert "API_KEY=your-api-key-here-0000" in sent
+    secrets = tuple(keys.values())
+    for where, body in enumerate(bodies):
+        assert recoverable_secrets(str(body), secrets) == set(), f"request {where}"
+    for path in home.rglob("*"):
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", "replace")
+            assert recoverable_secrets(text, secrets) == set(), path
+    assert recoverable_secrets(done.stdout + done.stderr, secrets) == set()

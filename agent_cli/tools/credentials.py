@@ -64,9 +64,11 @@ Contract:
   xyz`: `xyz`) and, of `Basic`, what it decodes to and the password in it.
 - `argument_credentials(args)`: the credentials in a command's arguments (an MCP
   server's `args`): those inside each argument (`credentials_inside`), the value of a
-  flag whose name looks like a credential (`--access-token X`, `--api-key=X`,
-  `--password X`), of a `NAME=value` argument so named (`-e GITHUB_TOKEN=X`), and of a
-  header flag (`--header "Authorization: Bearer X"`) whose header carries a credential.
+  flag whose name looks like a credential, with two dashes or one (`--access-token X`,
+  `--api-key=X`, `--password X`, Go's `-token X`, `-apikey X`, `-token=X`), of a
+  `NAME=value` argument so named (`-e GITHUB_TOKEN=X`) or a flag's `NAME=value` so named
+  (`--env=GITHUB_TOKEN=X`), and of a header flag (`--header "Authorization: Bearer X"`)
+  whose header carries a credential.
 Nothing here checks length: the caller leaves out values too short to tell from text.
 """
 
@@ -163,7 +165,7 @@ SCHEME_CREDENTIAL = re.compile(r"(?i)(?<![A-Za-z0-9])(bearer|basic)\s+([A-Za-z0-
 CONNECTION_STRING_CREDENTIALS = frozenset({"PWD", "SHAREDACCESSSIGNATURE"})
 HEADER_FLAGS = frozenset({"-H", "--header", "--headers"})
 _PART_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[-.\s]+")
-_ARGUMENT_NAME = re.compile(r"-{0,2}[A-Za-z][A-Za-z0-9_.-]*")
+_ARGUMENT_NAME = re.compile(r"-{0,2}[A-Za-z0-9][A-Za-z0-9_.-]*")  # `--2fa-seed` too
 _CONNECTION_PAIR = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 _.-]*?)\s*=\s*(.*?)\s*$")
 # A PEM or OpenSSH private key block (`RSA`, `EC`, `DSA`, `OPENSSH`, `ENCRYPTED`, PKCS#8's
 # bare `PRIVATE KEY`, OpenPGP's `PGP PRIVATE KEY BLOCK`), from its BEGIN line to the END
@@ -256,15 +258,29 @@ def argument_credentials(args: Sequence[str]) -> Iterator[str]:
             if line is not None:
                 yield from _header_line_credentials(line)
         elif equals:
-            if _ARGUMENT_NAME.fullmatch(name) and is_credential_name(name.lstrip("-")):
-                yield from header_credentials(value)
+            yield from _assignment_credentials(name, value)
         elif (
-            argument.startswith("--")
-            and is_credential_name(argument[2:])
+            argument.startswith("-")
+            and _ARGUMENT_NAME.fullmatch(argument)
+            and is_credential_name(argument.lstrip("-"))
             and following is not None
             and not following.startswith("-")
         ):
             yield from header_credentials(following)
+
+
+def _assignment_credentials(name: str, value: str) -> Iterator[str]:
+    """Of `NAME=value` or `--flag=value` (one dash or two), the value when the name looks
+    like a credential; of a flag's value that is itself `NAME=value` (docker's
+    `--env=GITHUB_TOKEN=X`, `--build-arg=NPM_TOKEN=X`), that value when so named."""
+    if not _ARGUMENT_NAME.fullmatch(name):
+        return
+    if is_credential_name(name.lstrip("-")):
+        yield from header_credentials(value)
+    elif name.startswith("-"):
+        inner_name, equals, inner_value = value.partition("=")
+        if equals and not inner_name.startswith("-"):
+            yield from _assignment_credentials(inner_name, inner_value)
 
 
 def _header_line_credentials(line: str) -> Iterator[str]:

@@ -27,7 +27,9 @@ Contract:
   Where readers end a value at different places, the parse goes on after each. A quote
   never closed, or closed more than `MAX_QUOTED_CHARS` later (a stray quote), is read to
   the end of its line, without the quote and with it (as Node reads it), or, when it
-  opens a private key block, as that block to its END line.
+  opens a private key block, as that block to its END line. A text that is a JSON
+  object or array (`.env.json`) assigns, after its lines' assignments, each string and
+  number it holds, by its key at any depth (`tools.dotenv_json.json_pairs`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from typing import NamedTuple
 
 from agent_cli.tools.credentials import PRIVATE_KEY_BLOCK
 from agent_cli.tools.dotenv_interpolation import interpolated_readings
+from agent_cli.tools.dotenv_json import json_pairs
 from agent_cli.tools.shell_source import read_sourced_assignments
 from agent_cli.tools.shell_word import read_shell_word
 
@@ -102,7 +105,9 @@ def parse_dotenv(text: str) -> Iterator[Assignment]:
     """Every assignment the text makes, in order, with every reading (module contract):
     each line's, python-dotenv's interpolation of them, and what bash assigns sourcing
     the text, the k-th value bash gives a name beside the k-th line that assigns it, or
-    after them all as an assignment of its own (`read`, `printf -v`, `declare -x`)."""
+    after them all as an assignment of its own (`read`, `printf -v`, `declare -x`); and
+    of a text that is JSON (`.env.json`), each name and value it holds, after them all
+    (`tools.dotenv_json`)."""
     lines = list(_line_assignments(text))
     more = [list(found) for found in interpolated_readings(lines)]
     where: dict[str, list[int]] = {}
@@ -119,6 +124,7 @@ def parse_dotenv(text: str) -> Iterator[Assignment]:
     for assignment, added in zip(lines, more, strict=True):
         yield Assignment(assignment.name, tuple(_distinct([*assignment.readings, *added])))
     yield from (Assignment(name, (value,)) for name, value in own)
+    yield from (Assignment(name, (value,)) for name, value in json_pairs(text))
 
 
 def _line_assignments(text: str) -> Iterator[Assignment]:

@@ -40,8 +40,9 @@ in its `headers`, every value but those of headers that carry no credential (`Ac
 <credential>` value (`Bearer xyz`) the credential alone too (of `Basic`, also what it
 decodes to, and the password in it); the credentials inside its `url`; and in its
 `args` (`argument_credentials`), those inside each argument (a `postgresql://` URL), the
-value of a credential-named flag (`--access-token X`, `--api-key=X`), of a credential-named
-`NAME=value` and of a `--header` that carries a credential. Other values (paths, levels,
+value of a credential-named flag (`--access-token X`, `--api-key=X`, `-token X`), of a
+credential-named `NAME=value` (`--env=GITHUB_TOKEN=X` too) and of a `--header` that
+carries a credential. Other values (paths, levels,
 ids) are no secret: redacting them would blank ordinary words in every result.
 
 `StreamRedactor` does the same for output shown while a command runs.

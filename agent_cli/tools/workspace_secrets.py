@@ -9,9 +9,11 @@ dot folders such as `.devcontainer` included; never those in `SKIPPED_FOLDERS`, 
 hold version control, environments, dependencies and caches, not the project's own
 files): files named `.env`, `.env.<name>`, `.env-<name>`, `.env_<name>`, `<name>.env`,
 `.envrc`, `.secrets` (nektos/act's), `.dev.vars` or `.dev.vars.<name>` (Cloudflare
-Wrangler's), and a backup of one (`.env~`, `.env.bak`, `.orig`, `.old`, `.save`,
-`.backup`, `.prev`, Emacs' `#.env#`), but not templates (`.env.example`, `.sample`,
-`.template`, `.dist`, `.defaults`, `.tmpl`), whose values are placeholders, nor Vim's
+Wrangler's), a backup of one (`.env~`, `.env.bak`, `.orig`, `.old`, `.save`,
+`.backup`, `.prev`, Emacs' `#.env#`) and a copy of one as desktop tools name it (`.env
+copy`, `.env copy 2`, `.env - Copy (3)`, `.env (1)`, `.env.local copy`, `Copy of .env`),
+but not templates (`.env.example`, `.sample`, `.template`, `.dist`, `.defaults`,
+`.tmpl`, and their copies and backups), whose values are placeholders, nor Vim's
 binary swap files (`.env.swp`). Each is opened without blocking, and read when it is a
 regular file: its first `MAX_DOTENV_BYTES` (most files whole), decoded and parsed by
 `tools.dotenv_syntax` (every assignment, every reading of its value). It returns one
@@ -80,6 +82,15 @@ _DOTENV_STARTS = (".env.", ".env-", ".env_")  # `.env.local`, `.env-production`,
 # What an editor or a person adds to a file's name for a copy of it, with the same text:
 # `.env~`, `.env.bak`, `#.env#` (Emacs' auto-save), `.envrc.orig`, `prod.env.old`.
 _BACKUP_OF = re.compile(r"^#(.+)#$|~$|\.(?:bak|backup|orig|old|save|prev)$", re.IGNORECASE)
+# What a file manager, an editor or a browser adds to a name for a copy of a file, at its
+# end or before its last `.<part>`: macOS Finder's and VS Code's ` copy`, ` copy 2`,
+# Windows Explorer's ` - Copy`, ` - Copy (2)`, a browser's ` (1)` (Firefox's `(1)`), so
+# `.env copy`, `.env.local copy`, `.env copy.local`, `.env.production (2)`; and Windows'
+# and Google Drive's `Copy of ` before it (`Copy (2) of .env`).
+_COPY_MARK = re.compile(
+    r"(?:\s+(?:-\s+)?copy(?:\s+\(?\d+\)?)?|\s*\(\d+\))(?=(?:\.[^.\s]*)?$)|^copy(?: \(\d+\))? of ",
+    re.IGNORECASE,
+)
 # Vim's swap files (`.env.swp`, `.env.swo`, ...) are binary, not dotenv text.
 _SWAP_FILE = re.compile(r"\.sw[a-p]$")
 NOT_REGULAR = "not_regular"
@@ -178,9 +189,9 @@ def _layers(
 
 
 def is_dotenv_name(name: str) -> bool:
-    """A dotenv file's name, or its backup's, that is no template and no editor's swap
-    file (module contract)."""
-    name = _BACKUP_OF.sub(lambda backup: backup.group(1) or "", name, count=1)
+    """A dotenv file's name, or its backup's or copy's, that is no template and no
+    editor's swap file (module contract)."""
+    name = _original_name(name)
     if _TEMPLATE.search(name) or _SWAP_FILE.search(name):
         return False
     return (
@@ -189,6 +200,17 @@ def is_dotenv_name(name: str) -> bool:
         or name.endswith(".env")
         or name.startswith(".dev.vars.")
     )
+
+
+def _original_name(name: str) -> str:
+    """The name a backup or a copy was made from (`_BACKUP_OF`, `_COPY_MARK`), each mark
+    taken off in turn (`.env copy~`, `.env.bak (1)`: `.env`); any other name as it is."""
+    while True:
+        plain = _BACKUP_OF.sub(lambda backup: backup.group(1) or "", name, count=1)
+        plain = _COPY_MARK.sub("", plain, count=1)
+        if plain == name:
+            return name
+        name = plain
 
 
 def list_dotenv_paths(workspace: Path) -> tuple[list[Path], int]:
