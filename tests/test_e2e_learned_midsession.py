@@ -186,5 +186,6 @@ def test_an_mcp_tool_quoting_a_value_later_written_to_a_dotenv_file_is_offered_a
     assert REDACTED_MARK in tools["mcp__described__deploy"]["description"]
     assert json.dumps(tools["mcp__described__deploy"]["input_schema"]).count(REDACTED_MARK) == 3
     after = shown[shown.index(LEARNED_NOTICE) :]
+    assert "MCP server described: 1 tool no longer offered to the model" in after
     assert f"not offered: '{REDACTED_MARK}'" in after  # `/mcp` names the withdrawn tool
     assert recoverable_secrets(after, (TOKEN,)) == set(), after

@@ -51,33 +51,46 @@ PARTS = (
 
 def map_figures(stats: SessionStats) -> list[tuple[MapPart, int]]:
     """Each part's tokens in the toolbar's units (module doc); keys no part names (a new
-    category) count as messages, so the parts add up to everything the request carries."""
+    category) count as messages, so the parts add up to everything the request carries.
+    The parts are scaled together (largest remainders), so they add up to the toolbar's
+    figure as it is rounded, never a token off it."""
     scale = stats.context_tokens / stats.total_tokens if stats.context_tokens else 1.0
     named = {key for part in PARTS for key in part.keys}
-    figures = []
+    raw: list[tuple[MapPart, int]] = []
     for part in PARTS:
         tokens = sum(stats.tokens_by_category.get(key, 0) for key in part.keys)
         if part.name == "messages":
             tokens += sum(v for k, v in stats.tokens_by_category.items() if k not in named)
         if part.name == "tool schemas" and stats.tool_schemas_by_source:
-            figures += _schema_parts(stats.tool_schemas_by_source, tokens, scale)
+            raw += _schema_parts(stats.tool_schemas_by_source, tokens)
             continue
-        figures.append((part, round(tokens * scale)))
-    return figures
+        raw.append((part, tokens))
+    scaled = _scale_together([tokens for _, tokens in raw], scale)
+    return [(part, tokens) for (part, _), tokens in zip(raw, scaled, strict=True)]
 
 
-def _schema_parts(
-    by_source: dict[str, int], tokens: int, scale: float
-) -> list[tuple[MapPart, int]]:
+def _scale_together(amounts: list[int], scale: float) -> list[int]:
+    """`amounts` times `scale`, rounded so that they add up to their sum times `scale`
+    rounded: each rounded down, the rest given to the largest remainders."""
+    exact = [amount * scale for amount in amounts]
+    scaled = [math.floor(value) for value in exact]
+    short = round(sum(exact)) - sum(scaled)
+    by_remainder = sorted(range(len(exact)), key=lambda i: scaled[i] - exact[i])
+    for index in by_remainder[: max(short, 0)]:
+        scaled[index] += 1
+    return scaled
+
+
+def _schema_parts(by_source: dict[str, int], tokens: int) -> list[tuple[MapPart, int]]:
     """The tool schemas split by where the tools come from (built-in, each MCP server),
     in the same total, each part named for its source (a built-in part named "tool
     schemas" read as the whole, beside `stats`' larger total): what is not attributed
     stays with the built-in tools."""
     servers = [(source, count) for source, count in by_source.items() if source != "built-in"]
     built_in = tokens - sum(count for _, count in servers)
-    parts = [(MapPart("schemas: built-in", "blue", ("tool_schemas",)), round(built_in * scale))]
+    parts = [(MapPart("schemas: built-in", "blue", ("tool_schemas",)), built_in)]
     for source, count in servers:
-        parts.append((MapPart(f"schemas: {source}"[:21], "bright_blue", ()), round(count * scale)))
+        parts.append((MapPart(f"schemas: {source}"[:21], "bright_blue", ()), count))
     return parts
 
 

@@ -1017,6 +1017,17 @@ def _mcp_tools_changed(fields: Mapping[str, object]) -> str:
     )
 
 
+def _mcp_tools_withdrawn(fields: Mapping[str, object]) -> str:
+    """How many tools of a server are no longer offered because their names hold a secret
+    learned during the session (never the names)."""
+    count = int(str(fields.get("count", 0)))
+    tools = "1 tool" if count == 1 else f"{count:,} tools"
+    return (
+        f"MCP server {fields['server']}: {tools} no longer offered to the model, their names "
+        "holding a secret value learned during the session; /mcp lists them, redacted."
+    )
+
+
 def _dotenv_learned(fields: Mapping[str, object]) -> str:
     """Which dotenv files changed during the session, and that their secrets are hidden
     from now on (names only, never a value)."""
@@ -1044,6 +1055,7 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
         f"without it; /mcp restart {f['server']} tries again."
     ),
     "mcp_tools_changed": _mcp_tools_changed,
+    "mcp_tools_withdrawn": _mcp_tools_withdrawn,
     "cancelled": lambda f: _CANCELLED.get(str(f.get("during")), "Cancelled."),
     "permission_cancelled": lambda f: (
         f"Cancelled at the permission question: {f['tool']} was not run."

@@ -322,10 +322,12 @@ class Session:
         taken in before they were learned and rides in every request has them redacted
         too: the project instructions and the MCP servers' offered tools at once, the view
         once the running call is finished (`TurnRunner.hide_learned`); and recall's pages
-        of the records written before (`Recall.note_learned`)."""
+        of the records written before (`Recall.note_learned`). A server's tool withdrawn
+        because its name holds a learned value is said after the dotenv notice."""
         from agent_cli.session.dotenv_secrets import dotenv_change_notices
         from agent_cli.tools.redaction import SecretRedactor
 
+        withdrawn: list[Notice] = []
         if hidden:
             forms = self.toolbox.secret_forms
             self._compactor.use_secret_forms(forms)
@@ -333,8 +335,8 @@ class Session:
                 self._recall.secrets = forms
                 self._recall.note_learned(hidden, self.log.writer.next_sequence)
             if self._mcp is not None:
-                self._mcp.use_secrets(forms)
-        for notice in dotenv_change_notices(change, hidden):
+                withdrawn = self._mcp.use_secrets(forms)
+        for notice in [*dotenv_change_notices(change, hidden), *withdrawn]:
             self._runner.say_after_tool(notice)
         if hidden:  # after the notice that says the values were learned
             self._runner.hide_learned(SecretRedactor(hidden))

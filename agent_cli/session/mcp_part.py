@@ -25,7 +25,8 @@ schemas add to every request and how its notices that its tools changed were fol
 before the next request. `restart(name)` restarts one; False when
 no server has that name. `close()` stops them all. `secrets` (the toolbox's forms) go to
 the hub, which redacts them from everything a server says (`hub` module contract);
-`use_secrets` hands both a grown set (a secret learned mid-session).
+`use_secrets` hands both a grown set (a secret learned mid-session) and returns an
+`mcp_tools_withdrawn` notice per server that no longer offers a tool whose name holds one.
 """
 
 from __future__ import annotations
@@ -189,12 +190,31 @@ class McpPart:
             self._hub.restart(name)
         return True
 
-    def use_secrets(self, secrets: SecretForms) -> None:
+    def use_secrets(self, secrets: SecretForms) -> list[Notice]:
         """Redact what the servers say of `secrets` from now on (the toolbox's forms, grown
-        by a secret learned mid-session)."""
+        by a secret learned mid-session), and offer their tools again under them: one
+        `mcp_tools_withdrawn` notice per ready server that no longer offers a tool because
+        its name holds one of them (how many; never the names). What the servers offer now
+        is what a later listing is compared with (`mcp_tools_changed`)."""
         self._secrets = secrets
-        if self._hub is not None:
-            self._hub.use_secrets(secrets)
+        if self._hub is None:
+            return []
+        offered = {
+            s.name: {t.tool for t in s.tools} for s in self._hub.states() if s.status == READY
+        }
+        self._hub.use_secrets(secrets)
+        notices = []
+        for state in self._hub.states():
+            if state.status != READY or state.name not in offered:
+                continue
+            seen = self._seen_tools.get(state.name)
+            if seen is not None:
+                self._seen_tools[state.name] = (seen[0], state.tools)
+            gone = offered[state.name] - {tool.tool for tool in state.tools}
+            if gone:
+                fields = {"server": state.name, "count": len(gone)}
+                notices.append(Notice("warning", "mcp_tools_withdrawn", fields))
+        return notices
 
     def close(self) -> None:
         if self._hub is not None:
