@@ -359,6 +359,7 @@ class SessionStats:
     timeline: tuple[int | CompactionRecord, ...] = ()
     # main requests older than the timeline's window (its first request is this + 1)
     timeline_requests_before: int = 0
+    summary_requests: int = 0  # of `requests`, the summary requests (not on the timeline)
     # the tool schemas' tokens by where the tools come from ("built-in", "MCP <server>"),
     # when MCP servers add any (empty otherwise)
     tool_schemas_by_source: dict[str, int] = field(default_factory=dict)

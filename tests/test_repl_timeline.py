@@ -96,6 +96,15 @@ def test_a_windowed_timeline_numbers_requests_as_the_session_did_and_says_how_ma
     assert "request 2,299: L1 5,500 -> 2,500 (-3,000)" in chart
 
 
+def test_the_header_says_how_many_summary_requests_it_does_not_draw():
+    """`stats` counts every request, summaries too; the chart draws the main ones only, and
+    says so where the two counts differ (145 drawn beside 180 counted read as a contradiction)."""
+    drawn = make_stats(timeline=(2_000, 2_500, 3_500), requests=5, summary_requests=2)
+    assert "each of 3 requests (not drawn: 2 summary requests)" in "\n".join(_render(drawn, 120))
+    alone = make_stats(timeline=(2_000, 2_500), requests=2)
+    assert "not drawn" not in "\n".join(_render(alone))
+
+
 def test_the_timeline_of_a_session_past_the_window_counts_every_request(workspace: Path) -> None:
     """A real session with more requests than the window `stats` hands on: the chart's
     count and its last compaction's request number agree with the session's."""

@@ -236,6 +236,7 @@ def test_summary_requests_count_in_the_session_usage_totals(workspace: Path) -> 
     assert asked >= 1
     stats = session.stats()
     assert stats.requests == len(provider.requests) + asked
+    assert stats.summary_requests == asked  # what `/timeline` says it does not draw
     assert (stats.total_usage.input_tokens, stats.total_usage.output_tokens) == (
         700 * asked,
         30 * asked,

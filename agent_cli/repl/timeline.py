@@ -67,7 +67,7 @@ def build_timeline(stats: SessionStats, width: int = 80) -> RenderableType:
     lines = [
         Text.assemble(
             ("timeline ", "bold"),
-            describe_request_span(first, len(sizes))
+            describe_request_span(first, len(sizes), stats.summary_requests)
             + (f" ({per_column} a column)" if per_column > 1 else ""),
         )
     ]
@@ -84,12 +84,18 @@ def build_timeline(stats: SessionStats, width: int = 80) -> RenderableType:
     return Group(*lines)
 
 
-def describe_request_span(before: int, shown: int) -> str:
+def describe_request_span(before: int, shown: int, summaries: int = 0) -> str:
     """The header's words: every request, or the last `shown` of all the session made
-    when the `before` older ones are left out of the chart."""
+    when the `before` older ones are left out of the chart; and how many summary
+    requests (`summaries`, counted by `stats` beside them) the chart does not draw."""
     if before <= 0:
-        return f"context size at each of {shown:,} requests"
-    return f"context size at each of the last {shown:,} of {before + shown:,} requests"
+        span = f"context size at each of {shown:,} requests"
+    else:
+        span = f"context size at each of the last {shown:,} of {before + shown:,} requests"
+    if summaries > 0:
+        noun = "request" if summaries == 1 else "requests"
+        span += f" (not drawn: {summaries:,} summary {noun})"
+    return span
 
 
 def _row_of(tokens: int, scale: float) -> int:

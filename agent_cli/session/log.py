@@ -66,6 +66,7 @@ class TranscriptTotals:
     messages: int = 0
     interactions: int = 0
     requests: int = 0
+    summary_requests: int = 0  # of `requests`, those that asked for a summary (L4)
     usage: Usage = field(default_factory=Usage)
     last_usage: Usage | None = None
     compactions: list[CompactionRecord] = field(default_factory=list)
@@ -85,7 +86,9 @@ class TranscriptTotals:
         self.usage = self.usage.plus(usage)
         self.last_usage = usage
         self.cost = self.cost.add(usage, lookup_model(model))
-        if main_request and usage.prompt_tokens:
+        if not main_request:
+            self.summary_requests += 1
+        elif usage.prompt_tokens:
             self.timeline.append(usage.prompt_tokens)
 
     def note_compaction(self, entry: CompactionRecord) -> None:

@@ -166,6 +166,7 @@ def build_stats(runner: TurnRunner) -> SessionStats:
         compactions=tuple(totals.compactions),
         timeline=tuple(totals.timeline[-MAX_TIMELINE:]),
         timeline_requests_before=count_requests(totals.timeline[:-MAX_TIMELINE]),
+        summary_requests=totals.summary_requests,
         tool_schemas_by_source=count_schemas_by_source(counter, runner.toolbox.schemas()),
         source_statuses={name: statuses.get(name, 0) for name in STATUSES},
         session_id=log.session_id,
