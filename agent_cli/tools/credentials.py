@@ -53,6 +53,9 @@ Contract:
   (`private_key`, `client_secret`, `Authorization`, `apiKey`), at any depth, and of an
   `<scheme> <credential>` string the credential alone; in a `key=value;...` connection
   string (`AccountKey=...;`, `Password=...;`, `Pwd=...;`) the credential-named values;
+  a database password in a connection form that is no URL (`tools.connection_credentials`:
+  `password=`/`pwd=` in libpq's `host=db password=X` and elsewhere, the Go MySQL DSN
+  `user:X@tcp(host)/db`, Oracle's EZConnect `user/X@//host:1521/service`);
   the credential of an authorization written anywhere in it (`Authorization: <scheme>
   <credential>`, `Proxy-Authorization: ...`, and `Bearer <credential>` or `Basic
   <credential>` on its own: a header passed through a variable of any name, mcp-remote's
@@ -78,6 +81,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
 
+from agent_cli.tools.connection_credentials import connection_passwords
 from agent_cli.tools.token_shape import looks_like_token
 from agent_cli.tools.url_credentials import url_credentials
 
@@ -206,6 +210,7 @@ def credentials_inside(value: str) -> Iterator[str]:
     yield from url_credentials(value)
     yield from _json_credentials(value)
     yield from _connection_string_credentials(value)
+    yield from connection_passwords(value)
     yield from _authorization_credentials(value)
     yield from _private_key_blocks(value)
 
