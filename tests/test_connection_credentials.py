@@ -16,7 +16,7 @@ import pytest
 from hostile_support import McpServer
 
 from agent_cli.tools.connection_credentials import connection_passwords
-from agent_cli.tools.credentials import credentials_inside
+from agent_cli.tools.credentials import credentials_inside, named_header_credentials
 from agent_cli.tools.dotenv_syntax import parse_dotenv
 from agent_cli.tools.redaction import collect_mcp_secret_values, collect_secret_values
 from agent_cli.tools.workspace_secrets import DotenvFile, WorkspaceDotenv, find_dotenv_secrets
@@ -107,10 +107,57 @@ def test_a_quoted_or_escaped_password_is_found_as_written_and_as_the_driver_read
         "user@example.com",
         "10:30 https://example.com:8443/path@/x",
         "Note: see docs/setup.md",
+        "Token: see the wiki",
+        "X-API-Key: ${API_KEY}",
+        "Cookie: none",
+        "Content-Type: application/json",
+        "max_tokens: 4096",
     ],
 )
 def test_ordinary_values_with_connection_or_header_punctuation_hold_no_credential(value):
     assert [found for found in found_by_every_reader(value) if found] == []
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        (f"X-API-Key: {KEY}", KEY),
+        (f"Cookie: session={KEY}", KEY),
+        (f"Cookie: theme=dark; session={KEY}", KEY),
+        (f"Set-Cookie: sid={KEY}; Path=/; HttpOnly", KEY),
+        (f"Private-Token: {KEY}", KEY),
+        (f"X-Auth-Token: Token {KEY}", KEY),
+        (f"Ocp-Apim-Subscription-Key:{KEY}", KEY),
+        (f"Accept: application/json\nX-Goog-Api-Key: {KEY}", KEY),
+        (f"curl -H 'X-API-Key: {KEY}' https://api.example.com", KEY),
+        (f'X-API-Key: "{KEY}"', KEY),
+        (f"Authorization: Bearer {KEY}", KEY),
+    ],
+)
+def test_a_credential_header_line_in_a_value_is_a_secret_by_every_reader(line, secret):
+    """mcp-remote-style wrappers take a header through a variable of any name."""
+    for found in found_by_every_reader(line):
+        assert secret in found, (line, found)
+
+
+def test_an_mcp_env_header_line_is_hidden_as_the_same_line_after_header_in_args_is():
+    for line in (f"X-API-Key: {KEY}", f"Cookie: session={KEY}"):
+        in_env = set(collect_mcp_secret_values([McpServer(env={"AUTH_HEADER": line})], {}))
+        in_args = set(collect_mcp_secret_values([McpServer(args=("--header", line))], {}))
+        assert KEY in in_env and KEY in in_args
+
+
+def test_each_cookie_of_a_cookie_header_is_a_credential_but_set_cookies_attributes_are_not():
+    assert set(named_header_credentials("Cookie", f"a={KEY}; b=second-cookie-9Q2v")) >= {
+        KEY,
+        "second-cookie-9Q2v",
+    }
+    set_cookie = set(named_header_credentials("Set-Cookie", f"sid={KEY}; Path=/; Max-Age=3600"))
+    assert KEY in set_cookie and "3600" not in set_cookie
+    assert list(named_header_credentials("Content-Type", "application/json")) == []
+    assert set(
+        collect_mcp_secret_values([McpServer(headers={"Cookie": f"session={KEY}"})], {})
+    ) >= {KEY}
 
 
 def test_an_ordinary_word_after_a_password_keyword_is_left_visible_in_the_environment():
