@@ -53,22 +53,32 @@ Contract:
   (`private_key`, `client_secret`, `Authorization`, `apiKey`), at any depth, and of an
   `<scheme> <credential>` string the credential alone; in a `key=value;...` connection
   string (`AccountKey=...;`, `Password=...;`, `Pwd=...;`) the credential-named values;
+  a database password in a connection form that is no URL (`tools.connection_credentials`:
+  `password=`/`pwd=` in libpq's `host=db password=X` and elsewhere, the Go MySQL DSN
+  `user:X@tcp(host)/db`, Oracle's EZConnect `user/X@//host:1521/service`);
   the credential of an authorization written anywhere in it (`Authorization: <scheme>
   <credential>`, `Proxy-Authorization: ...`, and `Bearer <credential>` or `Basic
   <credential>` on its own: a header passed through a variable of any name, mcp-remote's
-  `AUTH_HEADER`); and every PEM or OpenSSH private key block (`-----BEGIN RSA PRIVATE KEY-----` to its
-  `-----END ...-----`: `OPENSSH`, `ENCRYPTED`, `EC`, `DSA`, PKCS#8, OpenPGP's `PGP
+  `AUTH_HEADER`); of a header line written in it (`tools.header_lines`: one word, a
+  scheme and a word, or cookies; not prose such as `Token: see the wiki` nor a
+  `$VARIABLE`) whose name `is_credential_name` takes (`X-API-Key: X`, `Cookie:
+  session=X`, `Private-Token: X`) and whose value is no setting word, what
+  `named_header_credentials` takes of its value; and every PEM or OpenSSH private key
+  block (`-----BEGIN RSA PRIVATE KEY-----` to its `-----END ...-----`: `OPENSSH`, `ENCRYPTED`, `EC`, `DSA`, PKCS#8, OpenPGP's `PGP
   PRIVATE KEY BLOCK`), whole, as a value that spans lines (with its `\\n` made line
   breaks too when it is written on one line); a certificate or public key is none.
 - `header_credentials(value)`: a header value, the credential after its scheme (`Bearer
   xyz`: `xyz`) and, of `Basic`, what it decodes to and the password in it.
+- `named_header_credentials(name, value)`: of a header that carries a credential (any
+  but `PLAIN_HEADERS`), `header_credentials(value)`, and of `Cookie` each cookie's value
+  too (of `Set-Cookie`, its cookie's; the rest are attributes).
 - `argument_credentials(args)`: the credentials in a command's arguments (an MCP
   server's `args`): those inside each argument (`credentials_inside`), the value of a
   flag whose name looks like a credential, with two dashes or one (`--access-token X`,
   `--api-key=X`, `--password X`, Go's `-token X`, `-apikey X`, `-token=X`), of a
   `NAME=value` argument so named (`-e GITHUB_TOKEN=X`) or a flag's `NAME=value` so named
   (`--env=GITHUB_TOKEN=X`), and of a header flag (`--header "Authorization: Bearer X"`)
-  whose header carries a credential.
+  whose header carries a credential: `named_header_credentials`.
 Nothing here checks length: the caller leaves out values too short to tell from text.
 """
 
@@ -80,6 +90,8 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
 
+from agent_cli.tools.connection_credentials import connection_passwords
+from agent_cli.tools.header_lines import COOKIE_HEADERS, header_lines_in
 from agent_cli.tools.token_shape import looks_like_token
 from agent_cli.tools.url_credentials import url_credentials
 
@@ -208,7 +220,9 @@ def credentials_inside(value: str) -> Iterator[str]:
     yield from url_credentials(value)
     yield from _json_credentials(value)
     yield from _connection_string_credentials(value)
+    yield from connection_passwords(value)
     yield from _authorization_credentials(value)
+    yield from _written_header_credentials(value)
     yield from _private_key_blocks(value)
 
 
@@ -283,11 +297,31 @@ def _assignment_credentials(name: str, value: str) -> Iterator[str]:
             yield from _assignment_credentials(inner_name, inner_value)
 
 
+def named_header_credentials(name: str, value: str) -> Iterator[str]:
+    """The credentials of header `name`'s `value` (module contract)."""
+    name = name.strip().lower()
+    if name in PLAIN_HEADERS or not value.strip():
+        return
+    yield from header_credentials(value)
+    if name in COOKIE_HEADERS:
+        pairs = value.split(";")
+        for pair in pairs if name == "cookie" else pairs[:1]:  # the rest are attributes
+            yield pair.partition("=")[2].strip().strip('"')
+
+
 def _header_line_credentials(line: str) -> Iterator[str]:
     """Of `Name: value`, the value's credentials when the header carries one."""
     name, colon, value = line.partition(":")
-    if colon and name.strip().lower() not in PLAIN_HEADERS and value.strip():
-        yield from header_credentials(value)
+    if colon:
+        yield from named_header_credentials(name, value)
+
+
+def _written_header_credentials(value: str) -> Iterator[str]:
+    """Of each header line written in `value` whose name is a credential's (module
+    contract), the credentials of its value (`tools.header_lines`)."""
+    for name, header in header_lines_in(value):
+        if is_credential_name(name) and not is_setting_word(header):
+            yield from named_header_credentials(name, header)
 
 
 def _json_credentials(value: str) -> Iterator[str]:

@@ -25,7 +25,10 @@ whatever its name, the credentials inside its value (`credentials_inside`): the 
 of a URL (`DATABASE_URL`, `REDIS_URL`, a proxy, `jdbc:mysql://`) and a user part shaped
 like a token (`https://<token>@github.com/`), its credential-named query parameters,
 the credential-named fields of a JSON value (the `private_key` of a service-account key)
-and of a `key=value;` connection string, and a PEM/OpenSSH private key block. Values shorter than `MIN_SECRET_CHARS` are left
+and of a `key=value;` connection string, a database password in a connection form that is
+no URL (libpq's `password=`, a Go MySQL DSN, Oracle's EZConnect), the value of a
+credential header line (`X-API-Key: ...`, `Cookie: ...`), and a PEM/OpenSSH private key
+block. Values shorter than `MIN_SECRET_CHARS` are left
 alone: they would match ordinary text; so is a value that is one ordinary word
 (`credentials.is_ordinary_word`: `POSTGRES_PASSWORD=postgres` would blank `postgres`
 in every image name and path, and grep would miss those lines) unless the user names its
@@ -38,7 +41,8 @@ are named in `AGENT_CLI_SECRET_NAMES`) and the credentials inside every value, a
 in its `headers`, every value but those of headers that carry no credential (`Accept`,
 `Content-Type`, `User-Agent`, ... see `PLAIN_HEADERS`), and of an `<scheme>
 <credential>` value (`Bearer xyz`) the credential alone too (of `Basic`, also what it
-decodes to, and the password in it); the credentials inside its `url`; and in its
+decodes to, and the password in it), of a `Cookie` each cookie's value
+(`credentials.named_header_credentials`); the credentials inside its `url`; and in its
 `args` (`argument_credentials`), those inside each argument (a `postgresql://` URL), the
 value of a credential-named flag (`--access-token X`, `--api-key=X`, `-token X`), of a
 credential-named `NAME=value` (`--env=GITHUB_TOKEN=X` too) and of a `--header` that
@@ -94,13 +98,12 @@ from agent_cli.safe_cuts import safe_head_end
 from agent_cli.secret_forms import MIN_SECRET_CHARS, REDACTED_MARK, SecretForms
 from agent_cli.terminal_escapes import unfinished_escape_start, unsplit_secrets, without_escapes
 from agent_cli.tools.credentials import (
-    PLAIN_HEADERS,
     argument_credentials,
     credentials_inside,
-    header_credentials,
     is_credential_name,
     is_ordinary_word,
     is_setting_word,
+    named_header_credentials,
 )
 from agent_cli.tools.output import ToolResult
 from agent_cli.tools.url_credentials import url_path_tokens
@@ -209,8 +212,7 @@ def collect_mcp_secret_values(
                 values.add(value.strip())
             values.update(credentials_inside(value))
         for name, value in server.headers.items():
-            if name.strip().lower() not in PLAIN_HEADERS:
-                values.update(header_credentials(value))
+            values.update(named_header_credentials(name, value))
         if server.url:
             values.update(credentials_inside(server.url))
             values.update(url_path_tokens(server.url))
