@@ -8,13 +8,14 @@ input and the paths (cheap, no side effects) and returns a `PreparedCall` whose
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.approval import Approval
 from agent_cli.tools.approval_scope import ApprovalTarget
 from agent_cli.tools.output import ArtifactSink, ToolResult
+from agent_cli.tools.seen_files import SeenFiles
 from agent_cli.tools.workspace import Workspace
 
 OutputWatcher = Callable[[bytes], None]
@@ -66,7 +67,9 @@ class ToolContext:
     session it works for (`read_artifact` reads only that session's artifacts) and the
     session's reader of its own past (`recall`; None where the session offers none).
     `secrets` are the forms of the secrets the result will be redacted of: a tool that
-    shortens text cuts where none of them is split (`safe_cuts`).
+    shortens text cuts where none of them is split (`safe_cuts`). `seen` is what the
+    model last saw of each file (`seen_files`): the file tools note there what they read
+    and write, and write_file checks it before anyone is asked.
     `watch_output` sees a running command's output as it arrives, so the REPL can show it
     live; it is called on the tool's own thread and must return quickly."""
 
@@ -77,6 +80,7 @@ class ToolContext:
     watch_output: OutputWatcher = ignore_output
     recall: RecallReader | None = None
     secrets: SecretForms = NO_SECRETS
+    seen: SeenFiles = field(default_factory=SeenFiles)
 
 
 @dataclass(frozen=True)

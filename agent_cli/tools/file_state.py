@@ -15,6 +15,10 @@ appeared where "create" was approved, the content the diff was made from changed
 the user added meanwhile would be destroyed unseen), or the file was removed or replaced
 by something else. Rewriting the same bytes, or touching the file, is no change.
 
+`open_file_fingerprint(descriptor)` and `content_fingerprint(data)` give the fingerprint
+`read_file_state` would give a file already open, or one holding `data`: what read_file
+and the writes note the model saw (`seen_files`), comparable with a later state.
+
 `undiffable_note(state)` says, for an overwrite whose old content is not shown as a diff
 (too big, binary, unreadable, not a regular file), what it replaces, so the question
 never reads like that of a small text file.
@@ -111,10 +115,31 @@ def _state_in(parent: int, name: str) -> FileState:
         os.close(descriptor)
 
 
+def open_file_fingerprint(descriptor: int) -> tuple[object, ...]:
+    """The fingerprint `read_file_state` gives the file open at `descriptor` (what
+    read_file notes the model saw), read from the descriptor by offset (`pread`), so the
+    reader's own offset and buffer are left as they were."""
+    info = os.fstat(descriptor)
+    if not stat.S_ISREG(info.st_mode):
+        return ("other", stat.S_IFMT(info.st_mode), info.st_dev, info.st_ino)
+    if info.st_size > DIGEST_MAX_BYTES:
+        return _identity(info)
+    return _digested(descriptor).fingerprint
+
+
+def content_fingerprint(data: bytes) -> tuple[object, ...] | None:
+    """The fingerprint `read_file_state` gives a regular file holding `data` (what a write
+    notes the model saw), or None when a file that big is told by its inode and times."""
+    if len(data) > DIGEST_MAX_BYTES:
+        return None
+    return ("sha256", hashlib.sha256(data).hexdigest())
+
+
 def _digested(descriptor: int) -> FileState:
-    """A regular file's state by its bytes (read to the end, however it grew)."""
+    """A regular file's state by its bytes (read to the end, however it grew; by offset,
+    so the descriptor's own offset stays where it is)."""
     digest, size, holds_nul = hashlib.sha256(), 0, False
-    while chunk := os.read(descriptor, _CHUNK_BYTES):
+    while chunk := os.pread(descriptor, _CHUNK_BYTES, size):
         digest.update(chunk)
         size += len(chunk)
         holds_nul = holds_nul or b"\x00" in chunk

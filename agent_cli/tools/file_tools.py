@@ -8,12 +8,15 @@ target within that descriptor), so a crash never leaves half a file, a symlink s
 at the last moment is replaced, not written through, and a folder swapped for a link on
 the way is refused instead of written into (`file_replace`: what the new file keeps of the
 old one, and the question's and result's words for what it cannot keep). `edit_file`
-checks its match when prepared (so the user is not asked about an edit that cannot
-apply) and again when executed (the file may have changed while the user decided): the
-approved replacement is made in the file as it is then, whatever else changed in it.
-`write_file` replaces the whole file, so it writes only over what its approval showed
-(`file_state`): a file that appeared after "create" was approved, or whose content
-changed after its diff was shown, is left alone and the model is told to read it again.
+finds its old text in the file as it is when prepared (so the user is not asked about an
+edit that cannot apply), whatever changed in it since the model last saw it, and is not
+made when the file changed while the user decided (`file_state`). `write_file` replaces
+the whole file, so it writes only over what the model last saw of it (`seen_files`:
+what read_file read or a write wrote in this session; a file changed since then is
+refused before anyone is asked, under "always" and --yes too) and over what its approval
+showed (`file_state`: a file that appeared after "create" was approved, or whose content
+changed after its diff was shown, is left alone); either way the model is told to read it
+again. read_file notes what it read, and a write what it wrote, in `ToolContext.seen`.
 An overwrite shown without a diff (too big, binary) says what it replaces.
 
 Names: a file is named by its resolved path (`Workspace.display`), the file actually
@@ -62,6 +65,8 @@ from agent_cli.tools.file_replace import (
 )
 from agent_cli.tools.file_state import (
     StateKind,
+    content_fingerprint,
+    open_file_fingerprint,
     read_file_state,
     require_unchanged,
     undiffable_note,
@@ -98,15 +103,17 @@ def read_file_lines(
     that spans lines would never be whole for the toolbox's redaction to find."""
     margin = context_chars(context.secrets)
     with os.fdopen(context.workspace.open_file(path, shown, os.O_RDONLY), "rb") as handle:
+        seen = open_file_fingerprint(handle.fileno())  # before a byte is read (`seen_files`)
         source, codec = _as_utf8(handle, shown, context.limits.max_read_file_bytes)
         window = _collect_lines(source, start, last, context.limits.max_output_bytes, margin)
     total = window.total
-    if total == 0:
-        return ToolResult(f"File: {shown} (empty file, 0 lines)", summary="read 0 lines")
-    if start > total:
+    if start > total > 0:
         raise ToolError(
             f"start_line is past the end of {shown}, which has {count_lines_noun(total)}."
         )
+    context.seen.note_seen(path, seen)
+    if total == 0:
+        return ToolResult(f"File: {shown} (empty file, 0 lines)", summary="read 0 lines")
     lines, hidden = hide_in_lines(
         window.lines, window.first, window.first + window.count, context.secrets
     )
@@ -255,6 +262,7 @@ def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> Prepa
     before = read_file_state(context.workspace, resolved, shown)  # before the diff is read
     if before.kind is StateKind.DIRECTORY:
         raise ToolError(f"{shown} is a directory; give a file path.")
+    context.seen.require_seen(resolved, before, shown)  # asked or not: a stale copy is refused
     is_new = before.kind is StateKind.ABSENT
     if not is_new and REDACTED_MARK in arguments["content"]:
         _refuse_writing_over_a_secret(context, resolved, shown)
@@ -271,6 +279,9 @@ def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> Prepa
         _require_same_target(context.workspace, arguments["path"], resolved)
         require_unchanged(context.workspace, resolved, shown, before)
         done = effects_suffix(write_atomically(context.workspace, resolved, data, shown), done=True)
+        context.seen.note_seen(
+            resolved, _written_fingerprint(context.workspace, resolved, shown, data)
+        )
         state = "new file" if is_new else "replaced the old content"
         header = f"Wrote {lines} ({format_size(len(data))}) to {shown} ({state}){route}{done}."
         return ToolResult(header, summary=f"wrote {lines}{done}")
@@ -280,6 +291,18 @@ def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> Prepa
     old = f" ({replaced})" if replaced else ""
     description = f"{verb} {shown}{old} with {lines}{route}{effects}"
     return PreparedCall(description, execute, approval, target)
+
+
+def _written_fingerprint(
+    workspace: Workspace, resolved: Path, shown: str, data: bytes
+) -> tuple[object, ...]:
+    """The fingerprint of the file just written with `data` (what the model has now seen
+    there): that of the bytes, or for a file told by its inode and times (over
+    `file_state.DIGEST_MAX_BYTES`), the file's as it is now."""
+    fingerprint = content_fingerprint(data)
+    if fingerprint is None:
+        return read_file_state(workspace, resolved, shown).fingerprint
+    return fingerprint
 
 
 def _replacement_suffix(workspace: Workspace, resolved: Path, shown: str) -> str:
@@ -330,6 +353,8 @@ def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
         done = effects_suffix(
             write_atomically(context.workspace, resolved, updated, shown), done=True
         )
+        written = _written_fingerprint(context.workspace, resolved, shown, updated)
+        context.seen.note_edited(resolved, state.fingerprint, written)
         header = (
             f"Edited {shown}{route}: replaced {removed} with {added} at line {line_number}{done}."
         )

@@ -1,0 +1,82 @@
+"""What the model last saw of each file, so that no write replaces changes it never saw.
+
+Contract: `SeenFiles` holds, per resolved path, the fingerprint (`file_state`) of the
+content the model last saw of that file: what `read_file` read (the whole file's
+fingerprint, for a window of it too) or what `write_file` and `edit_file` wrote.
+`require_seen(path, now, shown)` runs when `write_file` is prepared, before anyone is
+asked: it raises `FileChangedUnseen` (a `ToolError` telling the model to read the file
+again) when the file at `path`, in state `now`, is not what the model last saw: the user
+edited it, a command or another program rewrote it, or it was swapped for something else.
+So a write built from a stale copy is refused whatever would have approved it (the
+question, an "always" answer, `--yes`), and nothing is written.
+
+What is not checked: a file that does not exist now (a write creates it; nothing is
+lost), and a file the model has not seen in this session (never read or written by this
+toolbox, or forgotten, below): its write is asked about with a diff as before, and
+`--yes` writes it. A resumed session starts with nothing seen, since what the model saw
+before the restart cannot be checked against the disk. `edit_file` replaces its old text
+in the file as it is, so it is never refused for being stale; what it wrote counts as
+seen only when the file was as the model last saw it (or never seen): after an edit of a
+file that had changed unseen, the model still has not seen that change, and a later
+`write_file` is refused until it reads the file.
+
+Bounded: at most `MAX_SEEN_FILES` paths are kept; past that the one seen longest ago is
+forgotten (treated as never seen). One session's calls run one at a time; this is not
+shared between threads.
+
+Why: a user who answered "always" for `notes.md`, then added a line in an editor, lost
+that line to the model's next write_file, built from its copy of the file before the edit.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from pathlib import Path
+
+from agent_cli.errors import ToolError
+from agent_cli.tools.file_state import FileState, StateKind
+
+MAX_SEEN_FILES = 10_000
+
+
+class FileChangedUnseen(ToolError):
+    """A write would replace a file that changed since the model last read or wrote it."""
+
+
+class SeenFiles:
+    """Per path, the fingerprint of what the model last saw there (module contract)."""
+
+    def __init__(self, limit: int = MAX_SEEN_FILES) -> None:
+        self._limit = max(1, limit)
+        self._seen: OrderedDict[Path, tuple[object, ...]] = OrderedDict()
+
+    def note_seen(self, path: Path, fingerprint: tuple[object, ...]) -> None:
+        """The model has just read, or written, the content with `fingerprint` at `path`."""
+        self._seen[path] = fingerprint
+        self._seen.move_to_end(path)
+        while len(self._seen) > self._limit:
+            self._seen.popitem(last=False)
+
+    def note_edited(
+        self, path: Path, before: tuple[object, ...], after: tuple[object, ...]
+    ) -> None:
+        """An edit turned the content `before` into `after`: seen, unless the model had
+        not seen `before` (it changed since it last read or wrote it); then what it last
+        saw stays, and a later write is refused until it reads the file again."""
+        last = self._seen.get(path)
+        if last is None or last == before:
+            self.note_seen(path, after)
+
+    def require_seen(self, path: Path, now: FileState, shown: str) -> None:
+        """Raise `FileChangedUnseen` when `path`, in state `now`, is a file other than the
+        one the model last saw (module contract); nothing to check for a path it never
+        saw or where nothing is now."""
+        last = self._seen.get(path)
+        if last is None or now.kind is StateKind.ABSENT or now.fingerprint == last:
+            return
+        raise FileChangedUnseen(
+            f"{shown} changed since it was last read or written in this session (by the "
+            "user, a command or another program); this write would replace what changed "
+            "unseen, so nothing was written. Read it again with read_file, then write it "
+            "again or use edit_file."
+        )
