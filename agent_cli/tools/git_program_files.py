@@ -87,9 +87,10 @@ def changed_files(
 
 def is_git_program_file(shown: str) -> bool:
     """True for a workspace path (as shown) that git reads its programs or their choice
-    from: anything under a `.git` folder, a `.gitattributes` or a `.gitmodules`."""
+    from: a `.git` file (`gitdir:` names the git folder) or anything under a `.git`
+    folder, a `.gitattributes` or a `.gitmodules`."""
     parts = [part.lower() for part in Path(shown).parts]
-    return ".git" in parts[:-1] or (bool(parts) and parts[-1] in ATTRIBUTE_FILE_NAMES)
+    return ".git" in parts or (bool(parts) and parts[-1] in ATTRIBUTE_FILE_NAMES)
 
 
 def _shown(path: Path, start: Path | None) -> str:
