@@ -177,22 +177,23 @@ def _walk(start: Path) -> tuple[list[Path], list[Path]]:
     watched as itself (its error is its digest)."""
     entries: list[Path] = []
     files: list[Path] = []
-    folders = [start]
+    folders = [str(start)]  # (strings: a Path per folder cost more than the listing)
     while folders:
         folder = folders.pop()
         try:
             with os.scandir(folder) as scanned:
                 found = list(scanned)
         except OSError:
-            files.append(folder)
+            files.append(Path(folder))
             continue
         for item in found:
-            if item.name.lower() == ".git":
+            name = item.name.lower()
+            if name == ".git":
                 entries.append(Path(item.path))
-            elif item.name.lower() in ATTRIBUTE_FILE_NAMES:
+            elif name in ATTRIBUTE_FILE_NAMES:
                 files.append(Path(item.path))
             elif item.is_dir(follow_symlinks=False):
-                folders.append(Path(item.path))
+                folders.append(item.path)
     return entries, files
 
 
