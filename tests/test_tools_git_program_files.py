@@ -151,6 +151,21 @@ def test_a_nested_repository_and_a_linked_worktree_are_watched(repo, home):
     assert changed == (str(other / "config"), "vendor/lib/.git/config")
 
 
+def test_the_walk_skips_dependencies_and_stops_at_its_bound(repo, home, monkeypatch):
+    """A check runs before every git command an "always" answer covers: it never walks
+    `node_modules` or an environment, and it stops after `MAX_WALKED_FOLDERS` folders,
+    nearest first (a deeper attribute file is a known gap, a nearer one is watched)."""
+    import agent_cli.tools.git_program_files as watched
+
+    subprocess.run(["git", "init", "-q", str(repo / "node_modules/pkg")], check=True)
+    for name in ("node_modules/pkg/.git/config", ".venv/lib/.gitattributes"):
+        assert change_after(repo, home, lambda name=name: append(repo / name, "x\n")) == ()
+    monkeypatch.setattr(watched, "MAX_WALKED_FOLDERS", 3)
+    near, deep = "a/.gitattributes", "a/b/c/d/.gitattributes"
+    assert change_after(repo, home, lambda: append(repo / near, "*.txt diff=x\n")) == (near,)
+    assert change_after(repo, home, lambda: append(repo / deep, "*.txt diff=x\n")) == ()
+
+
 def test_a_submodules_git_folder_is_watched(repo, home):
     module = repo / ".git/modules/libs/one"
     module.mkdir(parents=True)

@@ -24,7 +24,9 @@ git folders (`modules/...`) and its common folder (`commondir`):
   `$GIT_CONFIG_SYSTEM` or `/etc/gitconfig`, `/etc/gitattributes`;
 - what any of those configuration files names, followed further: `include.path` and
   `includeIf.*.path` files, `core.attributesFile`, every file of `core.hooksPath`.
-Known gaps: a program a configuration names by path (`fsmonitor = ./watch.sh`) is not
+Below `start` the walk skips `SKIPPED_FOLDERS` (`node_modules`, `.venv`, caches) and stops
+after `MAX_WALKED_FOLDERS` folders, nearest first: a repository or attribute file deeper in
+a larger tree is not watched. Known gaps: a program a configuration names by path (`fsmonitor = ./watch.sh`) is not
 read, only the configuration naming it; `.gitattributes` in a sibling folder of `start`
 inside the same repository is not read; `-c` options and `GIT_CONFIG_*` variables are the
 process's own (the model cannot change them for later commands).
@@ -36,14 +38,20 @@ import hashlib
 import os
 import re
 import stat
+from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from agent_cli.tools.workspace_secrets import SKIPPED_FOLDERS
 
 _SHELL_WORD_BREAKS = re.compile(r"[\s;&|()<>`'\"{}$=]+")
 ATTRIBUTE_FILE_NAMES = frozenset({".gitattributes", ".gitmodules"})
 GIT_FOLDER_FILES = ("config", "config.worktree", "info/attributes")
 MAX_INCLUDES = 64  # configuration files followed through include.path, in all
+# Folders of the workspace walked for repositories and attribute files, nearest first: a
+# check runs before each git command an "always" answer covers, so it stays bounded.
+MAX_WALKED_FOLDERS = 5_000
 MAX_FILES_NAMED = 3  # changed files a question names; the rest are counted
 
 
@@ -173,13 +181,17 @@ def _gitdir_of(entry: Path) -> Path:
 
 def _walk(start: Path) -> tuple[list[Path], list[Path]]:
     """The `.git` entries and the watched worktree files below `start`, walked without
-    following links nor entering a `.git` folder; a folder that cannot be read is
-    watched as itself (its error is its digest)."""
+    following links nor entering a `.git` folder or one of `SKIPPED_FOLDERS`
+    (dependencies, environments, caches), nearest folders first, at most
+    `MAX_WALKED_FOLDERS` of them; a folder that cannot be read is watched as itself (its
+    error is its digest)."""
     entries: list[Path] = []
     files: list[Path] = []
-    folders = [str(start)]  # (strings: a Path per folder cost more than the listing)
-    while folders:
-        folder = folders.pop()
+    folders = deque([str(start)])  # (strings: a Path per folder cost more than the listing)
+    walked = 0
+    while folders and walked < MAX_WALKED_FOLDERS:
+        folder = folders.popleft()
+        walked += 1
         try:
             with os.scandir(folder) as scanned:
                 found = list(scanned)
@@ -192,7 +204,7 @@ def _walk(start: Path) -> tuple[list[Path], list[Path]]:
                 entries.append(Path(item.path))
             elif name in ATTRIBUTE_FILE_NAMES:
                 files.append(Path(item.path))
-            elif item.is_dir(follow_symlinks=False):
+            elif name not in SKIPPED_FOLDERS and item.is_dir(follow_symlinks=False):
                 folders.append(item.path)
     return entries, files
 
