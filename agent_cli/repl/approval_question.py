@@ -12,7 +12,8 @@ at words, the question never starts a row with a piece of the name. `parse_answe
 a reply that is not one of the answers offered (a bare Enter among them: the question is
 asked again, after `describe_answers`, which names `v` too when it is offered).
 `describe_always` is the line printed after an "always" answer: what now runs unasked
-for the rest of the session, and what is still asked. A reply that is no answer and not a
+for the rest of the session, and what is still asked (for a command that runs git: only
+while git's files stay as they are, `permissions.is_bound_to_git_files`). A reply that is no answer and not a
 mistaken answer word (`is_answer_word`: `p` where no prefix is offered) is text the user
 meant for somewhere (a `y` typed without Enter, then the next request): it is kept for the
 next prompt, unsent, and `describe_kept_reply` says so. It is never read as an answer,
@@ -27,6 +28,7 @@ from rich.text import Text
 
 from agent_cli.repl.safe_text import clip_line, sanitize_text, show_path
 from agent_cli.tools.approval_scope import REMOVING_PROGRAMS, AlwaysScope, ScopeKind
+from agent_cli.tools.permissions import is_bound_to_git_files
 
 if TYPE_CHECKING:
     from agent_cli.tools.permissions import PermissionRequest
@@ -46,6 +48,10 @@ _ANSWERS = {
 _VIEW_WORDS = ("v", "view")
 _LETTER = {"allow_always": "a", "allow_prefix": "p"}
 NOT_PLAIN_WORDS = "; & | ` $( ${ $[ < > ( ) \\ or a line break"
+GIT_FILES_KEPT = (
+    "while git's configuration, hooks and attributes stay as they are now (a change to "
+    "them can make git run programs, so it is asked about again)"
+)
 
 
 def offered_scopes(request: PermissionRequest) -> tuple[AlwaysScope, ...]:
@@ -131,6 +137,8 @@ def describe_always(scope: AlwaysScope) -> Text:
         covered = f"calls of {scope.shown}, any arguments; other tools are still asked about"
     else:
         covered = f"writes and edits of {_file_name(scope)}; other files are still asked about"
+    if is_bound_to_git_files(scope):
+        covered += f"; {GIT_FILES_KEPT}"
     return Text(f"allowed without asking for the rest of this session: {covered}", style="green")
 
 

@@ -62,6 +62,7 @@ from agent_cli.repl.approval_lines import (
     style_line,
     write_out_marks,
 )
+from agent_cli.repl.git_files_warning import build_git_changed_warning, build_git_file_warning
 from agent_cli.repl.hidden_text_warning import build_hidden_text_warning
 from agent_cli.repl.safe_text import clip_line, clip_middle, show_path
 from agent_cli.safe_cuts import safe_head_end, safe_tail_start
@@ -277,7 +278,8 @@ def build_header(
     `unasked_by` (`always for notes.sh`) it says that answer allows it without a
     question. `written_at`: `same_looking_lines` of the approval, when found already.
     Added or removed lines that show secret text as `[REDACTED]` get a warning under it,
-    in rows of its own (`hidden_text_warning`)."""
+    in rows of its own (`hidden_text_warning`), and so do a call asked again because
+    git's files changed and a write of a file git reads (`git_files_warning`)."""
     if written_at is None:
         written_at = same_looking_lines(approval, raw_lines)
     notes = (holds_lookalike_letters(approval.text, approval.kind), bool(written_at))
@@ -290,7 +292,23 @@ def build_header(
         )
         header.append("\n")
         header.append_text(_hang(warning, width))
+    for warning in git_warnings(request, asked=unasked_by is None):
+        header.append("\n")
+        header.append_text(_hang(warning, width))
     return header
+
+
+def git_warnings(request: PermissionRequest, asked: bool) -> list[Text]:
+    """The warnings of `git_files_warning` that `request` calls for: it is asked again
+    because git's files changed, or it writes a file git reads."""
+    warnings = []
+    if request.git_changed is not None:
+        warnings.append(build_git_changed_warning(request.git_changed))
+    target = request.target
+    if target is not None and target.kind is TargetKind.FILE:
+        written = build_git_file_warning(target.shown, asked)
+        warnings += [written] if written is not None else []
+    return warnings
 
 
 def _build_header(

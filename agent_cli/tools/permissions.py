@@ -14,6 +14,16 @@ with the scope that covers it, to show what it does as the question would have.
 show); `revoke` takes one back, or all of them: the calls they covered are asked about
 again.
 
+An "always" answer for a command that runs git (`is_bound_to_git_files`: exact or prefix,
+`git_program_files.runs_git`) holds only while the files that can make git run programs
+(`git_program_files`) hold what they held when the question was put: read again for each
+call it would cover, in the folder that call starts in. After any change (an edit, a
+command, another program) the call is asked about again, its request carrying
+`git_changed` (the answer and the files that changed) so the question can say why; an
+"always" answer given then holds for the files as they are now. Without this, after `p`
+for `git status` an edit of `.git/config` adding `core.fsmonitor` made the next
+`git status` run that program unasked.
+
 `question_watcher` (if set) is told when a question is put (`asking`, before the asker
 runs) and what came of it (`answered(allowed)`, before the call may start), so the
 session's transcript can tell a call that was never approved from one that may have
@@ -23,9 +33,12 @@ run. Nothing is told for a call allowed without asking (`--yes`, an "always" ans
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
@@ -34,8 +47,24 @@ from agent_cli.tools.approval_scope import (
     AlwaysScope,
     ApprovalTarget,
     ScopeKind,
+    TargetKind,
     offered_scopes,
 )
+from agent_cli.tools.git_program_files import (
+    GitProgramFiles,
+    changed_files,
+    read_git_program_files,
+    runs_git,
+)
+
+
+@dataclass(frozen=True)
+class GitFilesChanged:
+    """Why a call an "always" answer's words cover is asked again: the files that can
+    make git run programs changed since it was given (`files`, as a person names them)."""
+
+    scope: AlwaysScope
+    files: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -56,6 +85,8 @@ class PermissionRequest:
     target: ApprovalTarget | None = field(default=None, compare=False)
     # The secrets the toolbox redacts: a view that shortens a line cuts none of them.
     secrets: SecretForms = field(default=NO_SECRETS, compare=False, repr=False)
+    # Set by the gate: an "always" answer whose words cover this call no longer holds.
+    git_changed: GitFilesChanged | None = field(default=None, compare=False)
 
     def always_scopes(self) -> tuple[AlwaysScope, ...]:
         """What "always" may cover here, narrowest first (see `approval_scope`)."""
@@ -101,13 +132,30 @@ class QuestionWatcher(Protocol):
         """The user answered; raises a `ToolError` when the call must not start."""
 
 
-class PermissionGate:
-    """Holds the approval policy and the scopes the user has already allowed for good."""
+@dataclass(frozen=True)
+class StandingAnswer:
+    """An "always" answer in force: its scope and, for one bound to git's files
+    (`is_bound_to_git_files`), what they held when it was given (else None)."""
 
-    def __init__(self, ask: PermissionAsker | None, auto_approve: bool) -> None:
+    scope: AlwaysScope
+    git_files: GitProgramFiles | None = None
+
+
+class PermissionGate:
+    """Holds the approval policy and the scopes the user has already allowed for good.
+    `environ`: where git's files are looked for (`HOME`, `GIT_CONFIG_GLOBAL`, ...); None,
+    this process's environment at each check (the one commands run with)."""
+
+    def __init__(
+        self,
+        ask: PermissionAsker | None,
+        auto_approve: bool,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
         self._ask = ask
         self._auto_approve = auto_approve
-        self._always_allowed: list[AlwaysScope] = []
+        self._environ = environ
+        self._answers: list[StandingAnswer] = []
         self.last_refusal_unasked = False
         self.question_watcher: QuestionWatcher | None = None
 
@@ -119,7 +167,7 @@ class PermissionGate:
         rather than a person saying no."""
         if self._auto_approve:
             return True
-        covering = self.covering_scope(request)
+        covering, changed = self._standing_answer_for(request.target)
         if covering is not None:
             if isinstance(self._ask, ShowingAsker):
                 self._ask.show_unasked(request, covering)
@@ -127,6 +175,8 @@ class PermissionGate:
         if self._ask is None:
             self.last_refusal_unasked = True
             return False
+        request = dataclasses.replace(request, git_changed=changed)
+        git_files = self._git_files_for(request.target)  # as the user sees them asked
         watcher = self.question_watcher
         if watcher is not None:
             watcher.asking()
@@ -135,21 +185,30 @@ class PermissionGate:
         if watcher is not None:
             watcher.answered(decision in _ALLOWING)
         scope = chosen_scope(request, decision)
-        if scope is not None and scope not in self._always_allowed:
-            self._always_allowed.append(scope)
+        if scope is not None:
+            bound = git_files if is_bound_to_git_files(scope) else None
+            self._remember(StandingAnswer(scope, bound))
         return decision in _ALLOWING
+
+    def _remember(self, answer: StandingAnswer) -> None:
+        """Keep `answer`, in the place of one for the same scope (its files as now)."""
+        places = [i for i, kept in enumerate(self._answers) if kept.scope == answer.scope]
+        if places:
+            self._answers[places[0]] = answer
+        else:
+            self._answers.append(answer)
 
     @property
     def always_allowed(self) -> tuple[AlwaysScope, ...]:
         """The "always" answers in force, oldest first."""
-        return tuple(self._always_allowed)
+        return tuple(answer.scope for answer in self._answers)
 
     def revoke(self, scope: AlwaysScope | None = None) -> int:
         """Take back the "always" answer `scope` (None: every one); how many were taken
         back (0 when `scope` is not in force)."""
-        kept = [s for s in self._always_allowed if scope is not None and s != scope]
-        taken = len(self._always_allowed) - len(kept)
-        self._always_allowed = kept
+        kept = [a for a in self._answers if scope is not None and a.scope != scope]
+        taken = len(self._answers) - len(kept)
+        self._answers = kept
         return taken
 
     def is_covered(self, request: PermissionRequest) -> bool:
@@ -157,11 +216,46 @@ class PermissionGate:
         return self.covering_scope(request) is not None
 
     def covering_scope(self, request: PermissionRequest) -> AlwaysScope | None:
-        """The earlier "always" scope that covers what `request` acts on, if any."""
-        target = request.target
+        """The earlier "always" scope that covers what `request` acts on now, if any."""
+        return self._standing_answer_for(request.target)[0]
+
+    def _standing_answer_for(
+        self, target: ApprovalTarget | None
+    ) -> tuple[AlwaysScope | None, GitFilesChanged | None]:
+        """The scope in force that covers `target`, else (None, why one whose words
+        cover it no longer holds: git's files changed, or None)."""
         if target is None:
+            return None, None
+        changed: GitFilesChanged | None = None
+        now: GitProgramFiles | None = None  # read once, only when needed
+        for answer in self._answers:
+            if not answer.scope.covers(target):
+                continue
+            if answer.git_files is None:
+                return answer.scope, None
+            now = now if now is not None else self._read_git_files(target.start)
+            if now == answer.git_files:
+                return answer.scope, None
+            files = changed_files(answer.git_files, now, target.start)
+            changed = changed or GitFilesChanged(answer.scope, files)
+        return None, changed
+
+    def _git_files_for(self, target: ApprovalTarget | None) -> GitProgramFiles | None:
+        """git's files for a command that runs git (None for any other call)."""
+        if target is None or target.kind is not TargetKind.COMMAND or not runs_git(target.value):
             return None
-        return next((s for s in self._always_allowed if s.covers(target)), None)
+        return self._read_git_files(target.start)
+
+    def _read_git_files(self, start: Path | None) -> GitProgramFiles:
+        environ = os.environ if self._environ is None else self._environ
+        return read_git_program_files(start, environ)
+
+
+def is_bound_to_git_files(scope: AlwaysScope) -> bool:
+    """True for an "always" answer that holds only while git's files are unchanged: one
+    for a command (exact or prefix) that runs git (module contract)."""
+    commands = (ScopeKind.EXACT_COMMAND, ScopeKind.COMMAND_PREFIX)
+    return scope.kind in commands and runs_git(scope.approved or scope.value)
 
 
 def chosen_scope(request: PermissionRequest, decision: PermissionDecision) -> AlwaysScope | None:
