@@ -56,6 +56,9 @@ class PermissionRequest:
     target: ApprovalTarget | None = field(default=None, compare=False)
     # The secrets the toolbox redacts: a view that shortens a line cuts none of them.
     secrets: SecretForms = field(default=NO_SECRETS, compare=False, repr=False)
+    # The folder the call runs in (the toolbox's workspace): a resumed session's tools run
+    # in its own folder, which the question names when it is not the user's (`repl`).
+    folder: str | None = field(default=None, compare=False)
 
     def always_scopes(self) -> tuple[AlwaysScope, ...]:
         """What "always" may cover here, narrowest first (see `approval_scope`)."""

@@ -439,6 +439,7 @@ class Toolbox:
             build_content_approval(f"MCP server {server}, tool {tool}, arguments:\n{arguments}"),
             mcp_tool_target(name, shown),
             secrets=self._redactor.forms,
+            folder=str(self.workspace_root),
         )
         try:
             allowed = self._gate.is_allowed(request)
@@ -524,6 +525,7 @@ class Toolbox:
                 call.approval,
                 call.target,
                 secrets=self._redactor.forms,
+                folder=str(self.workspace_root),
             )
             if not self._gate.is_allowed(request):
                 return None
