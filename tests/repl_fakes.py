@@ -39,7 +39,7 @@ from agent_cli.events import (
     Usage,
 )
 from agent_cli.models import MODEL_TABLE, ModelInfo, lookup_model
-from agent_cli.session.catalog import Exchange, SessionSummary
+from agent_cli.session.catalog import Call, Exchange, SessionSummary
 from agent_cli.session.instructions import ProjectInstructions
 from agent_cli.session.model_choice import ListedModel, ModelListing
 from agent_cli.sources import SourceResolution
@@ -182,14 +182,14 @@ class FakeSession:
     def run_turn(self, text: str) -> Iterator[SessionEvent]:
         self.calls.append(("run_turn", text))
         answers: list[str] = []
-        tools: list[str] = []
+        calls: list[Call] = []
         for event in self.script(text):
             if isinstance(event, AssistantDone):
                 answers.append(event.text)
             elif isinstance(event, ToolStarted):
-                tools.append(event.name)
+                calls.append(Call(event.name, "ran"))
             yield event
-        self.exchanges.append(Exchange(text, "".join(answers), tuple(tools)))
+        self.exchanges.append(Exchange(text, "".join(answers), tuple(calls)))
 
     def compact_now(self, focus: str | None = None) -> Iterator[SessionEvent]:
         self.calls.append(("compact_now", focus))

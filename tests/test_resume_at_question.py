@@ -20,7 +20,6 @@ from session_support import ScriptedProvider, drain, make_session, tool_use
 
 from agent_cli.protocol import validate_tool_protocol
 from agent_cli.provider.offline import OfflineProvider
-from agent_cli.session.opening import RESUMED_TOOL_TEXT
 from agent_cli.session.question_marks import (
     AFTER_QUESTION_TEXT,
     ALLOWED,
@@ -28,6 +27,7 @@ from agent_cli.session.question_marks import (
     AT_QUESTION_TEXT,
     DENIED,
     DENIED_TEXT,
+    RESUMED_TOOL_TEXT,
     UNRECORDED_TEXT,
     read_question,
     resumed_texts,

@@ -152,8 +152,8 @@ def test_recent_exchanges_pair_each_request_with_its_answer_and_tools():
         {"role": "user", "content": [{"type": "text", "text": "thanks"}]},
     ]  # fmt: skip
     exchanges = recent_exchanges(view, limit=5)
-    assert [(e.request, e.answer, e.tools) for e in exchanges] == [
-        ("read a.txt", "Reading.\nIt says alpha.", ("read_file",)),
+    assert [(e.request, e.answer, e.calls) for e in exchanges] == [
+        ("read a.txt", "Reading.\nIt says alpha.", (("read_file", "ran"),)),
         ("thanks", "", ()),
     ]
     assert recent_exchanges(view, limit=1)[0].request == "thanks"

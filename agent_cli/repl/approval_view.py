@@ -121,13 +121,15 @@ def build_approval_view(
     *,
     reserved_rows: int = RESERVED_ROWS,
     from_line: int = 0,
+    folder: str | None = None,
 ) -> ApprovalView:
     """The header and body lines to print before the question (or, with `unasked_by`,
-    instead of it); see the module contract."""
+    instead of it); see the module contract. `folder`: the folder the call runs in, named
+    in the header (given when it is not the one agent-cli was started in)."""
     approval = approval_of(request)
     raw_lines = split_lines(approval)
     written_at = same_looking_lines(approval, raw_lines)
-    header = build_header(request, approval, raw_lines, width, unasked_by, written_at)
+    header = build_header(request, approval, raw_lines, width, unasked_by, written_at, folder)
     if not raw_lines:
         return ApprovalView(header, [_framed(_empty_note(approval), 1, width)], False)
     drawn_at = SecretPositions(raw_lines, request.secrets)
@@ -239,10 +241,12 @@ def _listing_page(
     return [*page, NumberedLine(-1, -1, "", ApprovalKind.CONTENT, note)], next_line
 
 
-def build_approval_header(request: PermissionRequest, width: int) -> Text:
+def build_approval_header(
+    request: PermissionRequest, width: int, folder: str | None = None
+) -> Text:
     """The header alone (to repeat it above the question after a full listing)."""
     approval = approval_of(request)
-    return build_header(request, approval, split_lines(approval), width)
+    return build_header(request, approval, split_lines(approval), width, folder=folder)
 
 
 def split_lines(approval: Approval) -> list[str]:
@@ -271,8 +275,10 @@ def build_header(
     width: int,
     unasked_by: str | None = None,
     written_at: WrittenAt | None = None,
+    folder: str | None = None,
 ) -> Text:
-    """The tool, what it will do, and how many lines follow: one line, or rows after the
+    """The tool (`in <folder>` after it, when given: where it runs), what it will do,
+    and how many lines follow: one line, or rows after the
     first that start with `HEADER_CONTINUED_MARK`, at most `MAX_HEADER_ROWS` where the
     note on look-alike letters can be shortened to fit (a narrow terminal); with
     `unasked_by` (`always for notes.sh`) it says that answer allows it without a
@@ -283,9 +289,15 @@ def build_header(
     if written_at is None:
         written_at = same_looking_lines(approval, raw_lines)
     notes = (holds_lookalike_letters(approval.text, approval.kind), bool(written_at))
-    header = _build_header(request, approval, raw_lines, width, unasked_by, notes, compact=False)
+    tool = clip_line(request.tool, 40)
+    if folder is not None:  # whole, unless past about two rows (its own name stays)
+        room = (MAX_HEADER_ROWS - 1) * (width - len(HEADER_CONTINUED_MARK)) - 40
+        tool += f" in {show_path(folder, max(room, 20))}"
+    header = _build_header(request, approval, raw_lines, (tool, width), unasked_by, notes)
     if _rows(header, width) > MAX_HEADER_ROWS and any(notes):
-        header = _build_header(request, approval, raw_lines, width, unasked_by, notes, compact=True)
+        header = _build_header(
+            request, approval, raw_lines, (tool, width), unasked_by, notes, compact=True
+        )
     if approval.hidden_added_lines or approval.hidden_removed_lines:  # rows of its own
         warning = build_hidden_text_warning(  # (past the limit: it must be read)
             approval.hidden_added_lines, unasked_by is None, approval.hidden_removed_lines
@@ -315,14 +327,16 @@ def _build_header(
     request: PermissionRequest,
     approval: Approval,
     raw_lines: list[str],
-    width: int,
+    shown_as: tuple[str, int],
     unasked_by: str | None,
     holds: tuple[bool, bool],
     *,
-    compact: bool,
+    compact: bool = False,
 ) -> Text:
-    """`build_header`; `holds`: whether it holds look-alikes and same-looking changes;
-    `compact`: the notes in their short forms (`SHORT_LOOKALIKE_NOTE`, `N blank`)."""
+    """`build_header`; `shown_as`: the tool as named (with its folder) and the width;
+    `holds`: whether it holds look-alikes and same-looking changes; `compact`: the notes
+    in their short forms (`SHORT_LOOKALIKE_NOTE`, `N blank`)."""
+    tool, width = shown_as
     lookalike_note = SHORT_LOOKALIKE_NOTE if compact else LOOKALIKE_NOTE
     same_looking_note = SHORT_SAME_LOOKING_NOTE if compact else SAME_LOOKING_NOTE
     count = len(raw_lines)
@@ -330,7 +344,6 @@ def _build_header(
     lines = count_noun(count, "line")
     if blank:
         lines += f", {blank:,} blank"
-    tool = clip_line(request.tool, 40)
     opening = f"permission needed for {tool}: "
     lookalikes, same_looking = holds
     if lookalikes:

@@ -179,6 +179,7 @@ def _run(
         stdout=stdout,
         offline_fallback=offline_fallback,
         api_key_set=bool(env.get(wiring.API_KEY_VARIABLE, "").strip()),
+        started_in="" if workspace is None else str(workspace),
     )
 
 
@@ -236,8 +237,11 @@ def _run_interactive(
     stdout: TextIO | None,
     offline_fallback: bool,
     api_key_set: bool,
+    started_in: str,
 ) -> int:
     """At a terminal the prompt is drawn first and the session opens behind it.
+    `started_in`: the folder agent-cli was started in ("" when it was deleted), which
+    the permission question compares with the folder a call runs in.
 
     Everything the first frame does not need (rich and the console, the session and its
     modules, the provider, the loop and its renderers) is built by `open_repl`, on a
@@ -260,7 +264,7 @@ def _run_interactive(
         from agent_cli.repl.loop import Repl
 
         console = startup.make_console(stdout)
-        reader, asker = _build_input(console, stdin, prompt_reader)
+        reader, asker = _build_input(console, stdin, prompt_reader, started_in)
         said: list[RenderableType] = []
         backend = factory(settings, asker)
         session, resumed = startup.open_first_session(
@@ -299,14 +303,18 @@ def _run_interactive(
 
 
 def _build_input(
-    console: Console, stdin: TextIO, prompt_reader: PromptReader | None
+    console: Console, stdin: TextIO, prompt_reader: PromptReader | None, started_in: str
 ) -> tuple[LineReader, PermissionAsker]:
-    """The line reader and the permission asker that fit where input comes from."""
+    """The line reader and the permission asker that fit where input comes from (the
+    asker names the folder a call runs in when it is not `started_in`)."""
     from agent_cli.repl import wiring
 
     if prompt_reader is not None:
         return prompt_reader, wiring.build_interactive_asker(
-            prompt_reader.ask, console, keep_reply=prompt_reader.keep_unanswered
+            prompt_reader.ask,
+            console,
+            keep_reply=prompt_reader.keep_unanswered,
+            started_in=started_in,
         )
 
     from rich.text import Text

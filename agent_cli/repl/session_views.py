@@ -20,7 +20,7 @@ from agent_cli.repl.safe_text import clip_line, clip_path, sanitize_block
 from agent_cli.tools.output import count_noun
 
 if TYPE_CHECKING:
-    from agent_cli.session.catalog import Exchange, SessionDeletion, SessionSummary
+    from agent_cli.session.catalog import Call, Exchange, SessionDeletion, SessionSummary
 
 
 def build_sessions_view(
@@ -165,16 +165,17 @@ REPLAY_ANSWER_LINES = 6
 
 
 def build_exchanges_view(exchanges: Sequence[Exchange]) -> Group | Text:
-    """The last few exchanges of a resumed session: each request as it was typed, the
-    tools used and the start of the answer."""
+    """The last few exchanges of a resumed session: each request as it was typed, its
+    tool calls by what became of them (`describe_calls`: one denied or never started is
+    not said to be used) and the start of the answer."""
     if not exchanges:
         return Text("(no earlier exchange in view)", style="dim")
     parts: list[RenderableType] = [Text("── where you left off ──", style="dim")]
     for exchange in exchanges:
         # not the prompt's mark: an earlier request must not look like a live prompt
         parts.append(Text.assemble(("you: ", "bold"), clip_line(exchange.request, 300)))
-        if exchange.tools:
-            parts.append(Text(f"  used {clip_line(', '.join(exchange.tools), 200)}", style="dim"))
+        if exchange.calls:
+            parts.append(Text(f"  {clip_line(describe_calls(exchange.calls), 300)}", style="dim"))
         lines = sanitize_block(exchange.answer).strip().splitlines() or ["(no answer)"]
         shown = lines[:REPLAY_ANSWER_LINES]
         if len(lines) > REPLAY_ANSWER_LINES:
@@ -182,6 +183,30 @@ def build_exchanges_view(exchanges: Sequence[Exchange]) -> Group | Text:
         parts.extend(Text("  " + clip_line(line, 300)) for line in shown)
     parts.append(Text("──", style="dim"))
     return Group(*parts)
+
+
+# How the recap words the calls of each outcome, in this order (one entry for each of
+# `session.call_outcome.OUTCOMES`; a test holds them in step).
+_CALL_WORDS = {
+    "ran": "used {names}",
+    "stopped": "{names} stopped before finishing",
+    "unknown": "{names} may have run (no result recorded)",
+    "denied": "denied {names}",
+    "asked": "asked {names}, not run",
+    "not_run": "{names} not run",
+}
+
+
+def describe_calls(calls: Sequence[Call]) -> str:
+    """The tool calls of an exchange as the recap says them, grouped by what became of
+    them: `used bash; denied write_file`, `asked write_file, not run; bash not run`.
+    Only calls that ran are said to be used."""
+    said = []
+    for outcome, words in _CALL_WORDS.items():
+        names = [call.name for call in calls if call.outcome == outcome]
+        if names:
+            said.append(words.format(names=", ".join(names)))
+    return "; ".join(said)
 
 
 class AgedSessions(NamedTuple):

@@ -142,6 +142,7 @@ def build_interactive_asker(
     ask: Callable[[str], str],
     console: Console,
     keep_reply: Callable[[str], None] | None = None,
+    started_in: str | None = None,
 ) -> PermissionAsker:
     """Ask at the prompt. Ctrl-C propagates as `PermissionQuestionInterrupted` (the session
     cancels the turn, saying the tool never ran), SIGTERM/SIGHUP as
@@ -160,6 +161,11 @@ def build_interactive_asker(
     question, and never approves. The question names
     what each "always" answer covers (`approval_question`), and after one a line says
     again what now runs without asking.
+
+    `started_in`: the folder agent-cli was started in ("" when it was deleted). A call
+    that runs in another folder (a session resumed from elsewhere goes on in its own) is
+    asked about with that folder in the header, so a command is not approved for the
+    folder the user stands in; None names no folder.
     """
     from agent_cli.errors import (
         PermissionQuestionInterrupted,
@@ -173,9 +179,11 @@ def build_interactive_asker(
     def ask_permission(request: PermissionRequest) -> PermissionDecision:
         scopes = question.offered_scopes(request)
         first_offer = view_offer(request)
+        folder = folder_elsewhere(request, started_in)
         below = [question.build_question(request, first_offer, console.width)]
-        view = _show_approval(console, request, reserved_rows=_rows_below(below, console))
-        paging = _Paging(first_offer if view.is_shortened else None)
+        rows_below = _rows_below(below, console)
+        view = _show_approval(console, request, reserved_rows=rows_below, folder=folder)
+        paging = _Paging(first_offer if view.is_shortened else None, folder=folder)
         while True:
             asked = question.build_question(request, paging.offer, console.width)
             rows = defuse_fake_compact_lines(break_at_words(asked, console.width))
@@ -207,7 +215,18 @@ def build_interactive_asker(
         except TerminationRequested as stop:
             raise PermissionQuestionTerminated(stop.signal_number, str(request.tool)) from None
 
-    return AskerShowingUnasked(ask_before_it_starts, console)
+    return AskerShowingUnasked(ask_before_it_starts, console, started_in)
+
+
+def folder_elsewhere(request: PermissionRequest, started_in: str | None) -> str | None:
+    """The folder `request` runs in when it is not `started_in` (the folder agent-cli was
+    started in; "" when that was deleted), else None; None too when `started_in` is None
+    or the request names no folder."""
+    if started_in is None or request.folder is None:
+        return None
+    if started_in and Path(request.folder) == Path(started_in):
+        return None
+    return request.folder
 
 
 class AskerShowingUnasked:
@@ -216,9 +235,12 @@ class AskerShowingUnasked:
     diff of an edit, a new file's content, the command), headed by the answer that
     allowed it, so a file written unasked is still seen being written."""
 
-    def __init__(self, ask: PermissionAsker, console: Console) -> None:
+    def __init__(
+        self, ask: PermissionAsker, console: Console, started_in: str | None = None
+    ) -> None:
         self._ask = ask
         self._console = console
+        self._started_in = started_in  # (`build_interactive_asker`)
 
     def __call__(self, request: PermissionRequest) -> PermissionDecision:
         return self._ask(request)
@@ -229,7 +251,11 @@ class AskerShowingUnasked:
 
         console = self._console
         view = build_approval_view(
-            request, console.width, console.height, unasked_by=describe_scope(scope)
+            request,
+            console.width,
+            console.height,
+            unasked_by=describe_scope(scope),
+            folder=folder_elsewhere(request, self._started_in),
         )
         console.print(view.header)
         for line in view.lines:
@@ -238,10 +264,12 @@ class AskerShowingUnasked:
 
 @dataclass
 class _Paging:
-    """What `v` offers now (None: nothing) and the line its listing starts at."""
+    """What `v` offers now (None: nothing), the line its listing starts at, and the folder
+    the views name (`folder_elsewhere`)."""
 
     offer: str | None
     next_line: int = 0
+    folder: str | None = None
 
 
 def _answer(ask: Callable[[str], str], asked: str, request: PermissionRequest) -> str:
@@ -279,8 +307,10 @@ def _list_next_page(console: Console, request: PermissionRequest, paging: _Pagin
     offer becomes the next page, or nothing once the listing reached the end."""
     from agent_cli.repl.approval_view import view_offer
 
-    listed = _show_approval(console, request, full=True, from_line=paging.next_line)
-    _show_header_again(console, request)
+    listed = _show_approval(
+        console, request, full=True, from_line=paging.next_line, folder=paging.folder
+    )
+    _show_header_again(console, request, paging.folder)
     if listed.next_line is None:  # everything is on screen now
         paging.offer, paging.next_line = None, 0
     else:
@@ -309,7 +339,8 @@ def _show_again_with_hint(
         question.describe_answers(scopes, view_offered=True),
         question.build_question(request, paging.offer or first_offer, console.width),
     ]
-    view = _show_approval(console, request, reserved_rows=_rows_below(below, console))
+    rows_below = _rows_below(below, console)
+    view = _show_approval(console, request, reserved_rows=rows_below, folder=paging.folder)
     if view.is_shortened and paging.offer is None:
         paging.offer, paging.next_line = first_offer, 0
     hint = question.describe_answers(scopes, view_offered=paging.offer is not None)
@@ -352,10 +383,11 @@ def _show_approval(
     full: bool = False,
     reserved_rows: int = 0,
     from_line: int = 0,
+    folder: str | None = None,
 ) -> ApprovalView:
-    """Print the header and what is approved; the `ApprovalView` printed (its
-    `is_shortened` says whether something had to be left out, its `next_line` where a
-    listing's next page starts)."""
+    """Print the header (naming `folder`, when given) and what is approved; the
+    `ApprovalView` printed (its `is_shortened` says whether something had to be left
+    out, its `next_line` where a listing's next page starts)."""
     from agent_cli.repl.approval_view import build_approval_view
 
     view = build_approval_view(
@@ -365,6 +397,7 @@ def _show_approval(
         full=full,
         reserved_rows=reserved_rows,
         from_line=from_line,
+        folder=folder,
     )
     console.print(view.header)
     for line in view.lines:
@@ -372,11 +405,11 @@ def _show_approval(
     return view
 
 
-def _show_header_again(console: Console, request: PermissionRequest) -> None:
+def _show_header_again(console: Console, request: PermissionRequest, folder: str | None) -> None:
     """After the full listing: the header once more, right above the question."""
     from agent_cli.repl.approval_view import build_approval_header
 
-    console.print(build_approval_header(request, console.width))
+    console.print(build_approval_header(request, console.width, folder))
 
 
 class RefusingAsker:

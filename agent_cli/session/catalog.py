@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agent_cli.errors import InvalidStoreInput, SessionNotFound, StoreError
 from agent_cli.session.log import MESSAGE, USAGE, usage_from_payload
@@ -183,46 +183,71 @@ def _infos(store: Any, workspace: Path | None) -> list[Any]:
     return [info for info in infos if info.workspace == wanted]
 
 
+class Call(NamedTuple):
+    """One tool call of an exchange: the tool's name and what became of the call
+    (`call_outcome.OUTCOMES`: it ran, was denied, never started…)."""
+
+    name: str
+    outcome: str
+
+
 @dataclass(frozen=True)
 class Exchange:
-    """One request and what came back: the answer's text and the tools it used."""
+    """One request and what came back: the answer's text and the tool calls it made,
+    each with its outcome."""
 
     request: str
     answer: str
-    tools: tuple[str, ...]
+    calls: tuple[Call, ...]
 
 
 def recent_exchanges(view: Iterable[dict[str, Any]], limit: int = 3) -> list[Exchange]:
     """The last `limit` requests the user typed in `view`, each with the assistant's text
-    and tool names up to the next request (a summary message counts as no request)."""
+    and tool calls up to the next request (a summary message counts as no request); a
+    call's outcome is read from the result the view holds for it (`call_outcome`)."""
     from agent_cli.compaction.markers import is_digest_message, is_summary_message
 
+    messages = [message for message in view if not is_digest_message(message)]
+    results = _results_by_id(messages)
     exchanges: list[Exchange] = []
     request: str | None = None
     answer: list[str] = []
-    tools: list[str] = []
-    for message in view:
-        if is_digest_message(message):  # compaction's, not a request
-            continue
+    calls: list[Call] = []
+    for message in messages:
         text = typed_text(message)
         if message.get("role") == "user" and text is not None:
             if request is not None:
-                exchanges.append(Exchange(request, "\n".join(answer), tuple(tools)))
-            request, answer, tools = (None if is_summary_message(message) else text), [], []
+                exchanges.append(Exchange(request, "\n".join(answer), tuple(calls)))
+            request, answer, calls = (None if is_summary_message(message) else text), [], []
         elif message.get("role") == "assistant" and request is not None:
             answer += [t for t in [typed_text(message)] if t]
-            tools += _tool_names(message)
+            calls += _calls(message, results)
     if request is not None:
-        exchanges.append(Exchange(request, "\n".join(answer), tuple(tools)))
+        exchanges.append(Exchange(request, "\n".join(answer), tuple(calls)))
     return exchanges[-limit:] if limit > 0 else []
 
 
-def _tool_names(message: dict[str, Any]) -> list[str]:
+def _blocks(message: dict[str, Any], kind: str) -> list[dict[str, Any]]:
     content = message.get("content")
     if not isinstance(content, list):
         return []
+    return [block for block in content if isinstance(block, dict) and block.get("type") == kind]
+
+
+def _results_by_id(messages: Iterable[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each tool_result of the user's messages by the id of the call it answers."""
+    return {
+        str(block.get("tool_use_id")): block
+        for message in messages
+        if message.get("role") == "user"
+        for block in _blocks(message, "tool_result")
+    }
+
+
+def _calls(message: dict[str, Any], results: dict[str, dict[str, Any]]) -> list[Call]:
+    from agent_cli.session.call_outcome import read_call_outcome
+
     return [
-        str(block.get("name"))
-        for block in content
-        if isinstance(block, dict) and block.get("type") == "tool_use"
+        Call(str(block.get("name")), read_call_outcome(results.get(str(block.get("id")))))
+        for block in _blocks(message, "tool_use")
     ]

@@ -42,7 +42,7 @@ from agent_cli.protocol import answer_dangling_tool_uses, rename_malformed_tool_
 from agent_cli.session.core import Session
 from agent_cli.session.log import SESSION_STARTED, SessionLog, rebuild_from_records
 from agent_cli.session.model_choice import switch_model
-from agent_cli.session.question_marks import AT_QUESTION_TEXT, resumed_texts
+from agent_cli.session.question_marks import AT_QUESTION_TEXT, RESUMED_TOOL_TEXT, resumed_texts
 from agent_cli.session.resume_check import check_message_shapes, check_sendable_view
 from agent_cli.session.resumed_secrets import redact_resumed_view
 from agent_cli.store.path_text import path_fields
@@ -65,14 +65,6 @@ if TYPE_CHECKING:
     ToolboxFactory = Callable[
         [Path, ArtifactStore, str, PermissionAsker | None, bool, Recall], ToolRunner
     ]
-
-# The transcript cannot tell a crash while the tool ran from a result that a full disk
-# kept from being recorded, so the words fit both and do not claim the tool never ended.
-RESUMED_TOOL_TEXT = (
-    "The result was not recorded: the session ended (or its disk was full) before this "
-    "tool's result was written. The tool may have run, in full or in part; check its "
-    "effects before running it again."
-)
 
 
 def utc_now() -> datetime:

@@ -17,7 +17,7 @@ keeps the state of each call's question), and `resumed_texts(tool_uses, question
 words the results a resume gives the calls left without one: a call whose question was
 put and never answered did not run, and neither did any call after it in the same answer
 (calls run in order); a call denied did not run; of every other call nothing is said
-here (it may have run: `opening.RESUMED_TOOL_TEXT`).
+here (it may have run: `RESUMED_TOOL_TEXT`, the text a resume gives them).
 """
 
 from __future__ import annotations
@@ -42,6 +42,13 @@ AFTER_QUESTION_TEXT = (
 DENIED_TEXT = (
     "Not run: the user denied permission to run this tool; the session ended before that "
     "was recorded."
+)
+# The transcript cannot tell a crash while the tool ran from a result that a full disk
+# kept from being recorded, so the words fit both and do not claim the tool never ended.
+RESUMED_TOOL_TEXT = (
+    "The result was not recorded: the session ended (or its disk was full) before this "
+    "tool's result was written. The tool may have run, in full or in part; check its "
+    "effects before running it again."
 )
 UNRECORDED_TEXT = (
     "Not run: permission was given, but the transcript could not record it (is the disk "

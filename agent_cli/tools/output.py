@@ -114,13 +114,15 @@ def build_error_outcome(message: str, summary: str) -> ToolOutcome:
     return ToolOutcome(message, True, len(message.encode("utf-8")), None, summary)
 
 
+INTERRUPTED_TEXT = (
+    "Interrupted by the user (Ctrl-C): {tool_name} was stopped before it finished, and "
+    "any processes it started were ended. Its effects, if any, are incomplete."
+)
+
+
 def build_interrupted_outcome(tool_name: str) -> ToolOutcome:
     """The result to record when Ctrl-C stopped a tool: every tool_use still gets one."""
-    message = (
-        f"Interrupted by the user (Ctrl-C): {tool_name} was stopped before it finished, and "
-        "any processes it started were ended. Its effects, if any, are incomplete."
-    )
-    return build_error_outcome(message, "interrupted")
+    return build_error_outcome(INTERRUPTED_TEXT.format(tool_name=tool_name), "interrupted")
 
 
 def build_outcome(

@@ -87,6 +87,9 @@ class PermissionRequest:
     secrets: SecretForms = field(default=NO_SECRETS, compare=False, repr=False)
     # Set by the gate: an "always" answer whose words cover this call no longer holds.
     git_changed: GitFilesChanged | None = field(default=None, compare=False)
+    # The folder the call runs in (the toolbox's workspace): a resumed session's tools run
+    # in its own folder, which the question names when it is not the user's (`repl`).
+    folder: str | None = field(default=None, compare=False)
 
     def always_scopes(self) -> tuple[AlwaysScope, ...]:
         """What "always" may cover here, narrowest first (see `approval_scope`)."""

@@ -42,6 +42,11 @@ from agent_cli.tools.redaction import ALWAYS_SECRET_NAMES
 
 # The secrets a child never inherits are the ones redaction always treats as secret.
 HIDDEN_ENVIRONMENT_NAMES = frozenset(ALWAYS_SECRET_NAMES)
+# The first line of the result of a command Ctrl-C stopped (`session.call_outcome`).
+INTERRUPTED_HEADER = (
+    "Interrupted by the user (Ctrl-C) while it ran; the command and its whole process "
+    "group were ended. Output so far follows."
+)
 _READ_CHUNK_BYTES = 65_536
 # How often the exit of the command is checked; after it exits, a pipe silent this long
 # means "done" even if a background child still holds it open.
@@ -356,11 +361,7 @@ def render_command_run(
         )
         return ToolResult(header, body, is_error=True, summary=f"timed out, {size}")
     if run.stop_reason == "interrupted":
-        header = (
-            "Interrupted by the user (Ctrl-C) while it ran; the command and its whole "
-            "process group were ended. Output so far follows."
-        )
-        return ToolResult(header, body, is_error=True, summary=f"interrupted, {size}")
+        return ToolResult(INTERRUPTED_HEADER, body, is_error=True, summary=f"interrupted, {size}")
     if run.stop_reason == "output_cap":
         header = (
             f"Output reached the {format_size(max_output_bytes)} cap; the command and "

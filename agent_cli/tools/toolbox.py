@@ -91,6 +91,14 @@ if TYPE_CHECKING:
 Preparer = Callable[[ToolContext, dict[str, Any]], PreparedCall]
 # (the change a check found, the secret values it added to what is redacted)
 DotenvTeller = Callable[["DotenvChange", tuple[str, ...]], None]
+# The results of a call that needed permission and did not get it (`session.call_outcome`
+# reads them back: the recap of a resumed session says the call did not run).
+DENIED_TEXT = "Permission denied by the user: {name} was not run."
+UNASKED_TEXT = (
+    "{name} was not run: it needs permission and nobody could be asked (agent-cli runs with "
+    "-p or without a terminal). The user can run it again with --yes to allow tools that "
+    "write files, run commands or call MCP servers, or run agent-cli interactively."
+)
 LIVE_CHECK_SECONDS = 0.5  # between dotenv checks while a command's output streams
 
 
@@ -431,6 +439,7 @@ class Toolbox:
             build_content_approval(f"MCP server {server}, tool {tool}, arguments:\n{arguments}"),
             mcp_tool_target(name, shown),
             secrets=self._redactor.forms,
+            folder=str(self.workspace_root),
         )
         try:
             allowed = self._gate.is_allowed(request)
@@ -488,13 +497,9 @@ class Toolbox:
         """The tool was not run: a person said no, or nobody could be asked at all."""
         if self._gate.last_refusal_unasked:
             return self._error_outcome(
-                f"{name} was not run: it needs permission and nobody could be asked (agent-cli "
-                "runs with -p or without a terminal). The user can run it again with --yes to "
-                "allow tools that write files, run commands or call MCP servers, or run agent-cli "
-                "interactively.",
-                "not run: nobody could be asked",
+                UNASKED_TEXT.format(name=name), "not run: nobody could be asked"
             )
-        return self._error_outcome(f"Permission denied by the user: {name} was not run.", "denied")
+        return self._error_outcome(DENIED_TEXT.format(name=name), "denied")
 
     def _error_outcome(self, message: str, summary: str) -> ToolOutcome:
         """An error result, secrets removed: a message may quote what a tool saw."""
@@ -520,6 +525,7 @@ class Toolbox:
                 call.approval,
                 call.target,
                 secrets=self._redactor.forms,
+                folder=str(self.workspace_root),
             )
             if not self._gate.is_allowed(request):
                 return None
