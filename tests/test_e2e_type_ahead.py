@@ -1,7 +1,10 @@
 """Text typed while the model thinks (type-ahead), on a real terminal (tmux), against the
 fake API: it is never the answer to a permission question shown later, it is kept for the
 prompt after the turn, and Ctrl-C cancelling the turn does not flush it (fifth outside
-attack). A bare Enter does not answer a permission question: it is asked again."""
+attack). A bare Enter does not answer a permission question: it is asked again. A line
+typed before a permission question waits in the prompt after the turn, unsent, under a
+dim line that says why (twenty-fifth outside test: a `y` queued for the question answered
+the model's next question, "delete the backups folder? (y/n)", as soon as the turn ended)."""
 
 from __future__ import annotations
 
@@ -9,8 +12,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from e2e_support import last_prompt_line
 from fake_anthropic import Reply, text_block, tool_use_block
 from scene_support import Scene, open_scene
+
+from agent_cli.repl.prompt import BEFORE_QUESTION_NOTE
 
 pytestmark = pytest.mark.e2e
 
@@ -56,7 +62,7 @@ def user_texts(scene: Scene) -> list[str]:
     return texts
 
 
-def test_a_request_typed_while_the_model_thinks_is_sent_after_the_turn_not_taken_as_an_answer(
+def test_a_request_typed_while_the_model_thinks_is_not_taken_as_an_answer_and_waits_after_it(
     scene,
 ):
     ask_after_thinking(scene)
@@ -65,9 +71,51 @@ def test_a_request_typed_while_the_model_thinks_is_sent_after_the_turn_not_taken
     assert "answer y" not in screen, screen  # nothing was taken as an answer
     assert not (scene.workspace / "RAN").exists()
     scene.repl.send("y")
-    scene.repl.terminal.wait_for_text("answer to the typed-ahead request", timeout=60)
+    terminal = scene.repl.terminal
+    screen = terminal.wait_for(
+        lambda s: f"{BEFORE_QUESTION_NOTE}\n› my next request" in s.partition("after the tool")[2],
+        "the request in the prompt after the turn, under the note",
+        source=terminal.visible,
+        timeout=60,
+    )
     assert (scene.workspace / "RAN").exists()
+    assert last_prompt_line(screen) == "› my next request", screen
+    terminal.press("Enter")  # the user sends it
+    terminal.wait_for_text("answer to the typed-ahead request", timeout=60)
     assert "my next request" in user_texts(scene)
+
+
+def test_a_y_typed_for_a_question_is_not_sent_as_the_reply_to_the_models_next_question(scene):
+    scene.server.enqueue(
+        Reply(
+            [
+                text_block("I will clean up."),
+                tool_use_block("toolu_t2", "bash", {"command": "touch RAN"}),
+            ],
+            "tool_use",
+            first_token_delay=THINKING_SECONDS,
+        ),
+        Reply([text_block("Step 1 done. Shall I also delete the backups folder? (y/n)")]),
+        Reply([text_block("the answer to what the user sent")]),
+    )
+    scene.repl.send("tidy the repo")
+    terminal = scene.repl.terminal
+    terminal.wait_for_text(WAITING, timeout=60)
+    scene.repl.send("y")  # typed ahead: the user expects a permission question
+    wait_for_question(scene)
+    scene.repl.send("y")  # the answer to the question
+    screen = terminal.wait_for(
+        lambda s: BEFORE_QUESTION_NOTE in s.partition("(y/n)")[2],
+        "the note on the held line after the turn",
+        source=terminal.visible,
+        timeout=60,
+    )
+    assert (scene.workspace / "RAN").exists()
+    assert last_prompt_line(screen) == "› y", screen  # waiting in the prompt, editable
+    scene.repl.send(" to the first step only")  # the user edits it, then sends it
+    terminal.wait_for_text("the answer to what the user sent", timeout=60)
+    assert len(scene.server.requests) == 3
+    assert user_texts(scene)[-1] == "y to the first step only"
 
 
 def test_a_bare_enter_is_no_answer_the_question_is_asked_again(scene):

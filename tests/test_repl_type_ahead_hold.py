@@ -244,3 +244,47 @@ def test_the_typed_row_is_one_row_keeping_the_end_of_what_was_typed():
     assert row.plain.startswith("› …") and row.plain.endswith("the end")
     assert cell_len(row.plain) == 39 and "\n" not in row.plain
     assert build_typed_row("a\nb\x1b[2J", 40).plain == "› a ⏎ b"
+
+
+def test_a_line_typed_before_a_question_is_held_for_the_prompt_not_sent_and_marked_so():
+    # twenty-fifth outside test: a `y` queued for a permission question was sent, once the
+    # turn ended, as the reply to the model's next question ("delete the backups? (y/n)")
+    kept = TypeAhead()
+    kept.add(b"y\n")
+    kept.hold(before_question=True)  # `PromptReader.ask`
+    assert kept.sends() == 0 and kept.is_before_question
+    assert prompt_with(kept.take_line(), " to the first step only\r") == (
+        "y to the first step only"
+    )
+    assert not kept.is_before_question  # the prompt that got it said why, once
+
+
+def test_keys_typed_after_the_question_join_the_held_line_on_a_line_of_their_own():
+    kept = TypeAhead()
+    kept.add(b"y\n")
+    kept.hold(before_question=True)
+    kept.add(b"")  # the spinner drains the terminal all the time, mostly finding nothing
+    kept.add(b"and then this\n")
+    assert kept.sends() == 0 and kept.is_before_question
+    assert kept.take_line()[0].data == "y\nand then this"
+
+
+def test_a_kept_reply_is_not_glued_to_the_keys_typed_after_it_by_an_empty_drain():
+    kept = TypeAhead()
+    kept.keep("no wait")
+    kept.add(b"")
+    kept.add(b"typed during the rest of the turn\n")
+    assert kept.take_line()[0].data == "no wait\ntyped during the rest of the turn"
+
+
+@pytest.mark.parametrize("typed_before", [b"", b"\n"])
+def test_a_hold_that_keeps_nothing_leaves_the_next_line_typed_ahead_to_be_sent(typed_before):
+    # a question asked with nothing (or a bare Enter) typed before it, a turn cancelled
+    # with nothing typed: the next turn's line typed ahead was held all the same
+    kept = TypeAhead()
+    kept.add(typed_before)
+    kept.hold(before_question=True)
+    assert not kept and not kept.is_before_question
+    kept.add(b"next request\n")
+    assert kept.sends() == 1
+    assert typed(kept.take_line()) == "next request\n"

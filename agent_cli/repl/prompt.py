@@ -18,10 +18,13 @@ there are several of them (between prompts a paste reaches the terminal as plain
 each would be sent as a turn of its own); one line ended with Enter is sent, as a shell does.
 While no prompt is shown (`between_prompts`) the terminal neither echoes nor edits what is
 typed: `typed_ahead()` (safe from any thread) takes it in and says what it reads so far,
-for the spinner to show on a line of its own. A reply to a permission question that was
-no answer is kept for the next prompt, unsent (`keep_unanswered`), with what was typed
-before the question; so is what was typed at a question (a permission question, or a
-command's y/N) when Ctrl-C ended it, not yet sent.
+for the spinner to show on a line of its own. What was typed before a question (a
+permission question, or a command's y/N) waits in the next prompt, unsent, under a dim line
+that says why (`BEFORE_QUESTION_NOTE`): it was meant neither for the question nor for what
+came after it (a queued `y` answered the model's next question). A reply to a permission
+question that was no answer is kept for the next prompt, unsent (`keep_unanswered`), with
+what was typed before the question; so is what was typed at a question when Ctrl-C ended
+it, not yet sent.
 History lives in the state folder's history file (kept in memory only when that is not a
 regular file: a FIFO there must not hang the prompt); a line the disk refuses to add to
 it (full) is still sent, and one yellow line says so once, not a traceback per line. A
@@ -72,6 +75,7 @@ KEY_HINT = "  │ Alt+Enter: new line"
 # a paste bigger than the terminal's input buffer arrives in pieces: wait this long for the next
 PASTE_SETTLE_SECONDS = 0.05
 BARE_COMMANDS = {"stats": "token usage, limits and compactions"}
+BEFORE_QUESTION_NOTE = "typed before a question was asked, so not sent: Enter sends it"
 TOOLBAR_STYLE = Style.from_dict(
     {
         "bottom-toolbar": "noreverse bg:#202020 #c0c0c0",
@@ -344,12 +348,18 @@ class PromptReader:
         )
 
     def _type_ahead_feeder(self) -> Callable[[], None] | None:
-        """The `pre_run` that types the line kept from before a question (`ask`), as if
-        typed now; None when nothing was kept."""
+        """The `pre_run` that types the keys kept from before this prompt (the next line
+        typed ahead, or all that is held), as if typed now; None when nothing was kept.
+        Held keys typed before a question get `BEFORE_QUESTION_NOTE` above the prompt."""
         with self._typed_lock:
             if not self._typed_ahead:
                 return None
+            before_question = self._typed_ahead.is_before_question
             keys = self._typed_ahead.take_line()
+        if before_question:
+            print_formatted_text(
+                FormattedText([("dim", BEFORE_QUESTION_NOTE)]), output=self._session.output
+            )
         processor = self._session.app.key_processor
 
         def feed() -> None:
@@ -394,13 +404,15 @@ class PromptReader:
     def ask(self, question: str) -> str:
         """One answer to a question (permissions), without history or completion.
 
-        Keys typed before the question was shown are no answer to it: they are taken
-        from the terminal first and kept for the next line prompt (`type_ahead`). Ctrl-C
+        Keys typed before the question was shown are no answer to it, nor to what comes
+        after it: they are taken from the terminal first and held for the next line
+        prompt, unsent (`TypeAhead.hold(before_question=True)`). Ctrl-C
         raises `KeyboardInterrupt` and keeps what was typed at the question, unfinished,
         for the next line prompt too, unsent (`TypeAhead.keep`): the caller cancels what
         asked, and the text must not go with it."""
         with self._typed_lock:
             self._take_pending()
+            self._typed_ahead.hold(before_question=True)
             self._is_asking = True  # the question reads the terminal now, not `typed_ahead`
         answer_session: PromptSession[str] = PromptSession(
             **self._terminal, key_bindings=build_suspend_binding()

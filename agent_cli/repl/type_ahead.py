@@ -17,7 +17,13 @@ Contract:
   cancelled the turn they were typed during) turns every Enter kept so far into a new
   line (Alt+Enter), those at the end dropped, so the next `take_line()` gives all of it
   to one prompt to edit, and nothing is sent by itself; keys added after it are held
-  too, until `take_line()` has handed everything to a prompt. `keep(text, ended=)` adds
+  too, until `take_line()` has handed everything to a prompt; a hold that keeps nothing (a
+  bare Enter) is none, and the keys added after it are sent as ever.
+  `hold(before_question=True)` is the hold when a question is asked: what was typed before
+  it was meant neither for the question nor for what comes after it (the model's next
+  words may end in a question of their own, and a queued `y` would answer that);
+  `is_before_question` says so until `take_line()` hands it to a prompt, which says why it
+  was not sent. `keep(text, ended=)` adds
   text the user typed elsewhere (a reply to a question that was no answer, or one left
   unfinished when Ctrl-C ended the question) and holds it all. `sends()` counts the Enters that would send a line. `preview()` is the text the
   keys kept would type (for the screen while no prompt is shown). A Ctrl-D typed ahead is
@@ -148,14 +154,17 @@ class TypeAhead:
         self._keys: list[KeyPress] = []
         self._is_held = False
         self._held_ends_line = False  # the held input's last line was ended (Enter)
+        self._is_before_question = False  # held: some of it was typed before a question
 
     def add(self, data: bytes) -> None:
         # Cooked mode turned the Enter key's \r into \n; the prompt takes either as Enter.
         text = data.decode("utf-8", errors="replace")
         before = len(self._keys)
         Vt100Parser(self._add_key).feed_and_flush(text)
-        if self._is_held:
-            if self._held_ends_line and len(self._keys) > before:  # a new line, not glued on
+        # a drain that found nothing changes nothing: held again, the held input forgot
+        # that its last line was ended, and the next keys were glued onto it
+        if self._is_held and len(self._keys) > before:
+            if self._held_ends_line:  # a new line, not glued on
                 self._keys.insert(before, KeyPress(Keys.ControlJ, "\n"))
             self.hold()
 
@@ -204,32 +213,28 @@ class TypeAhead:
     def __bool__(self) -> bool:
         return bool(self._keys)
 
-    def hold(self) -> None:
+    def hold(self, *, before_question: bool = False) -> None:
         """Keep every line typed so far in one input, unsent; see the module contract.
 
-        Text alone (characters, tabs and line breaks, as a paste between prompts brings it)
-        is kept as one paste, so the prompt takes it in one step (a long one as its
-        placeholder): fed key by key, each key redrew the growing input, and a 165 KB
-        paste took gigabytes and half a minute."""
-        self._is_held = True
+        `before_question`: a question is asked now, after these keys were typed. Text alone
+        (characters, tabs and line breaks, as a paste between prompts brings it) is kept as
+        one paste, so the prompt takes it in one step (a long one as its placeholder): fed
+        key by key, each key redrew the growing input, and a 165 KB paste took gigabytes
+        and half a minute."""
         self._held_ends_line = False
         while self._keys and _is_line_end(self._keys, len(self._keys) - 1):
             self._keys.pop()
             self._held_ends_line = True
-        text = _plain_text(self._keys)
-        if text is not None:
-            self._keys = [KeyPress(Keys.BracketedPaste, text)] if text else []
-            return
-        held: list[KeyPress] = []
-        for index, key in enumerate(self._keys):
-            if key.key not in _ENTER_KEYS:
-                held.append(key)
-                continue
-            if _is_line_end(self._keys, index):
-                held.append(KeyPress(Keys.Escape, "\x1b"))
-            # Escape then Ctrl-J (cooked mode's Enter) is no binding: Ctrl-J would send
-            held.append(KeyPress(Keys.ControlM, "\r"))
-        self._keys = held
+        self._keys = _held_keys(self._keys)
+        # nothing kept is nothing held: a later line typed ahead is sent as ever
+        self._is_held = bool(self._keys)
+        self._is_before_question = self._is_held and (self._is_before_question or before_question)
+
+    @property
+    def is_before_question(self) -> bool:
+        """True while the keys kept are held because a question was asked after some of
+        them were typed (`hold(before_question=True)`), until `take_line()` took them."""
+        return self._is_before_question
 
     def sends(self) -> int:
         """How many lines the keys kept would send (Enters not part of Alt+Enter)."""
@@ -242,7 +247,7 @@ class TypeAhead:
                 line, self._keys = self._keys[: index + 1], self._keys[index + 1 :]
                 return line
         line, self._keys = self._keys, []
-        self._is_held = False
+        self._is_held = self._is_before_question = False
         return line
 
 
@@ -267,6 +272,24 @@ def _erase_back(typed: list[str], *, whole_line: bool) -> None:
         typed.pop()
     while typed and typed[-1] != "\n" and (whole_line or typed[-1] != " "):
         typed.pop()
+
+
+def _held_keys(keys: list[KeyPress]) -> list[KeyPress]:
+    """`keys` (no Enter that sends at their end) as one input that sends nothing: one paste
+    when they are text alone, else the keys with each Enter an Alt+Enter."""
+    text = _plain_text(keys)
+    if text is not None:
+        return [KeyPress(Keys.BracketedPaste, text)] if text else []
+    held: list[KeyPress] = []
+    for index, key in enumerate(keys):
+        if key.key not in _ENTER_KEYS:
+            held.append(key)
+            continue
+        if _is_line_end(keys, index):
+            held.append(KeyPress(Keys.Escape, "\x1b"))
+        # Escape then Ctrl-J (cooked mode's Enter) is no binding: Ctrl-J would send
+        held.append(KeyPress(Keys.ControlM, "\r"))
+    return held
 
 
 def _plain_text(keys: list[KeyPress]) -> str | None:
