@@ -304,17 +304,18 @@ def find_answer_id_problem(
         name = block.get("name")
         if not isinstance(name, str) or not name:
             return EMPTY_NAME
-        if not _is_strict_json(block.get("input")):
+        if not is_strict_json(block.get("input")):
             return UNSENDABLE_INPUT
     if find_reused_tool_use_id(response, history) is not None:
         return DUPLICATE_ID
-    if not _is_strict_json(response.get("content")):
+    if not is_strict_json(response.get("content")):
         return UNSENDABLE_TEXT
     return None
 
 
-def _is_strict_json(value: Any) -> bool:
-    """Whether `value` is JSON without NaN or Infinity, whose text encodes as UTF-8."""
+def is_strict_json(value: Any) -> bool:
+    """Whether `value` is JSON without NaN or Infinity, whose text encodes as UTF-8: what
+    the SDK's encoder (strict, `allow_nan=False`) takes without raising."""
     try:
         json.dumps(value, allow_nan=False, ensure_ascii=False).encode("utf-8")
     except (TypeError, ValueError, RecursionError):  # UnicodeEncodeError is a ValueError

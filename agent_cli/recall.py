@@ -163,8 +163,8 @@ class Recall:
             return False
         try:
             record = json.loads(resolution.excerpt or "")
-        except ValueError:
-            return False  # a record too long to read whole: a message, never a command
+        except (ValueError, RecursionError):  # too long to read whole, or too deep
+            return False  # a message, never a command
         if not isinstance(record, dict) or record.get("kind") != COMMAND_RECORD:
             return False
         named = _record_place(resolution.pointer)

@@ -44,8 +44,8 @@ def render_evidence(
         return text
     try:
         record = json.loads(text)
-    except ValueError:
-        return text  # a cut excerpt of a huge record: shown raw
+    except (ValueError, RecursionError):
+        return text  # a cut excerpt of a huge record, or one nested past the parser: raw
     if not isinstance(record, dict):
         return text
     payload = record.get("payload")

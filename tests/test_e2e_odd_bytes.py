@@ -185,6 +185,37 @@ def test_an_output_encoding_that_is_not_utf8_shows_tool_panels_without_a_crash(
     assert "first answer ?" in said(run) and "second answer" in said(run)
 
 
+@pytest.mark.parametrize(
+    ("encoding", "piped", "sent"),
+    [
+        ("ascii", "h\u00e9llo \u2615".encode(), "h\u00e9llo \u2615"),
+        ("cp1252", b"a\x81b", "a\ufffdb"),
+    ],
+)
+def test_piped_input_its_declared_encoding_cannot_decode_is_read_without_a_crash(
+    home: Path, workspace: Path, server: Any, encoding: str, piped: bytes, sent: str
+) -> None:
+    """PYTHONIOENCODING=ascii and `héllo` piped in: UnicodeDecodeError out of the line
+    reader, exit 1. UTF-8 behind an ASCII label is read as written; a byte another
+    codec cannot decode goes out as U+FFFD with the note naming it."""
+    server.enqueue(Reply([text_block("first answer")]), Reply([text_block("second answer")]))
+
+    run = run_agent(
+        [],
+        cwd=workspace,
+        home=home,
+        server=server,
+        stdin=piped + b"\nwhat is 2+2?\n",
+        extra={"PYTHONIOENCODING": encoding},
+    )
+
+    assert run.returncode == 0, said(run)
+    assert "Traceback" not in said(run) and "second answer" in said(run)
+    first_message = server.accepted[0]["messages"][0]["content"]
+    assert sent in json.dumps(first_message, ensure_ascii=False), first_message
+    assert ("not UTF-8 (0x81)" in said(run)) is (encoding == "cp1252")
+
+
 def test_a_workspace_folder_whose_name_is_not_utf8_starts_remembers_and_resumes(
     home: Path, tmp_path: Path, server: Any
 ) -> None:

@@ -39,14 +39,30 @@ def run_main(argv: list[str], env: dict[str, str]) -> tuple[int, str]:
 # --- the state folder ---------------------------------------------------------------------
 
 
+def _link(folder: Path, name: str, to: str) -> Path:
+    """`folder/name`, a symbolic link to `to` (which need not exist)."""
+    (folder / name).symlink_to(to)
+    return folder / name
+
+
 @pytest.mark.parametrize(
     "make_home, reason, words",
     [
         (lambda tmp: tmp / "a-file" / "home", "ENOTDIR", "a part of its path is a file"),
         (lambda tmp: tmp / "a-file", "not_a_directory", "it is a file, not a folder"),
         (lambda tmp: tmp / ("x" * 300), "ENAMETOOLONG", "its name is too long"),
+        (
+            lambda tmp: _link(tmp, "loop1", "loop2") and _link(tmp, "loop2", "loop1"),
+            "ELOOP",
+            "its path has a loop of symbolic links",
+        ),
+        (
+            lambda tmp: _link(tmp, "gone-link", "nothing-here"),
+            "dangling_link",
+            "it is a symbolic link to something that does not exist",
+        ),
     ],
-    ids=["under a regular file", "is a regular file", "name too long"],
+    ids=["under a regular file", "is a regular file", "name too long", "link loop", "dangling"],
 )
 def test_an_unusable_state_home_is_refused_with_a_clear_message(
     tmp_path: Path, workspace: Path, make_home, reason: str, words: str

@@ -198,6 +198,20 @@ def test_a_json_credential_gives_each_credential_field_as_a_secret_of_its_own(tm
     }
 
 
+def test_a_json_value_nested_past_the_parser_stops_nothing_and_gives_its_written_credentials():
+    """`[` 20,000 deep in a variable, an MCP server's env or its args crashed every start
+    with RecursionError (json.loads in the credential scan). Now such a value, or one cut
+    short, is read pair by pair: its credential-named pairs are found, nothing raises."""
+    deep = "[" * 20_000 + "]" * 20_000
+    token = "Zq7Rk2mXv9LpW4tYc8NbH"
+    holding = '{"a": ' + "[" * 20_000 + f'{{"client_secret": "{token}"}}' + "]" * 20_000 + "}"
+    assert collect_secret_values({"APP_SETTINGS": deep}) == ()
+    assert collect_secret_values({"APP_SETTINGS": holding}) == (token,)
+    assert collect_secret_values({"APP_SETTINGS": f'{{"password": "{token}", '}) == (token,)
+    server = McpServer(env={"APP_SETTINGS": holding, "OTHER": deep}, args=("--config", deep))
+    assert collect_mcp_secret_values([server], {}) == (token,)
+
+
 def test_the_key_of_a_connection_string_is_a_secret_of_its_own():
     account_key = "Zm9vYmFyYmF6cXV4Zm9vYmFyYmF6cXV4=="
     storage = (

@@ -124,3 +124,66 @@ def test_a_listing_nested_past_any_parser_is_said_to_be_too_deep_not_invalid(tmp
         assert "not valid JSON-RPC" not in state.reason
     finally:
         hub.close()
+
+
+def test_a_tool_whose_schema_holds_nan_or_infinity_is_left_out_and_mcp_says_why(tmp_path):
+    """`"maximum": 1e400` (valid JSON, read as Infinity) or the `NaN` Python's json.dumps
+    writes made the SDK's strict encoder raise a ValueError on every request: `-p`, the
+    REPL and `--continue` died with a traceback. Now those two tools are not offered, the
+    server's echo runs, the session goes on, and /mcp gives the reason for each."""
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(
+            Reply([tool_use_block("toolu_e", "mcp__h__echo", {})], "tool_use"),
+            Reply([text_block("The echo said ok.")]),
+            Reply([text_block("Still here.")]),
+        )
+        first = _run_agent(tmp_path, server.base_url, "nonfinite_schemas", "echo, please")
+        env = build_env(
+            Path(os.environ["AGENT_CLI_HOME"]),
+            {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url},
+        )
+        later = run_piped(["--continue"], cwd=tmp_path, env=env, stdin_text="and now?\n/mcp\n")
+        rejections = [r.rejection for r in server.requests if r.rejection is not None]
+        sent = [{tool["name"] for tool in body["tools"]} for body in server.accepted]
+    assert first.returncode == 0 and later.returncode == 0, (first.stderr, later.stderr)
+    assert "Traceback" not in first.stderr + later.stderr
+    assert rejections == [] and len(sent) == 3
+    assert all("mcp__h__echo" in names for names in sent)
+    assert not any({"mcp__h__huge", "mcp__h__nan"} & names for names in sent)
+    assert first.stdout.strip() == "The echo said ok." and "Still here." in later.stdout
+    shown = " ".join(later.stdout.split())
+    assert "'huge': its input schema holds Infinity at properties.n.maximum," in shown
+    assert "'nan': its input schema holds NaN at properties.n.default," in shown
+
+
+CHANGING = Path(__file__).parent / "mcp_fixtures" / "changing_server.py"
+
+
+def test_a_relisting_that_brings_a_schema_holding_infinity_leaves_that_tool_out(tmp_path):
+    """A server fine at start whose tools changed during a call, the new one's schema
+    holding Infinity: the turn died with the SDK's ValueError at the next request. Now the
+    new tool is left out and the turn, and the next, are answered."""
+    home = Path(os.environ["AGENT_CLI_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text(
+        f'[mcp_servers.chg]\ncommand = "{sys.executable}"\nargs = ["{CHANGING}", "nonfinite"]\n'
+        "startup_timeout = 60\n",
+        encoding="utf-8",
+    )
+    with start_fake_server(api_key=API_KEY) as server:
+        server.enqueue(
+            Reply([tool_use_block("toolu_g", "mcp__chg__grow", {})], "tool_use"),
+            Reply([text_block("grown")]),
+            Reply([text_block("next turn")]),
+        )
+        env = build_env(home, {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url})
+        first = run_piped(["-p", "grow", "--yes"], cwd=tmp_path, env=env)
+        later = run_piped(["--continue", "-p", "and now?"], cwd=tmp_path, env=env)
+        rejections = [r.rejection for r in server.requests if r.rejection is not None]
+        sent = [{tool["name"] for tool in body["tools"]} for body in server.accepted]
+    assert first.returncode == 0 and later.returncode == 0, (first.stderr, later.stderr)
+    assert "Traceback" not in first.stderr + later.stderr
+    assert rejections == [] and len(sent) == 3
+    assert "mcp__chg__gone" in sent[0] and "mcp__chg__gone" not in sent[1]  # relisted
+    assert not any("mcp__chg__fresh" in names for names in sent)
+    assert first.stdout.strip() == "grown" and later.stdout.strip() == "next turn"

@@ -145,6 +145,37 @@ def test_schemas_the_messages_api_refuses_are_skipped_with_the_reason_and_the_re
     assert problems["deep"] == "its input schema is nested more than 64 levels deep"
 
 
+def test_a_schema_holding_nan_or_infinity_is_skipped_saying_where():
+    """`1e400` (valid JSON, read as Infinity) or the NaN Python's json.dumps writes made
+    the SDK's strict encoder raise on every request of the session; such a tool is now
+    skipped with the place named (a secret in a key on the way redacted)."""
+    from agent_cli.secret_forms import SecretForms
+
+    secret = "ghp_unitSECRET0123456789"
+
+    def number(value: object, key: str = "n") -> dict:
+        return {"type": "object", "properties": {key: {"type": "number", "maximum": value}}}
+
+    listed = [
+        ListedTool("huge", "", number(float("inf"))),
+        ListedTool("low", "", number(float("-inf"))),
+        ListedTool("nan", "", {"type": "object", "examples": [{"a": 1}, {"a": float("nan")}]}),
+        ListedTool("leaky", "", number(float("inf"), key=secret)),
+        ListedTool("fine", "", number(1e308)),
+    ]
+    offered, skipped = offer_tools("srv", listed, SecretForms.from_values([secret]))
+    assert [t.tool for t in offered] == ["fine"]
+    problems = {s.tool: s.problem for s in skipped}
+    assert problems["huge"] == (
+        "its input schema holds Infinity at properties.n.maximum, which strict JSON cannot "
+        "carry and the Messages API refuses (a number past about 1.8e308, such as 1e400, "
+        "reads as Infinity)"
+    )
+    assert problems["low"].startswith("its input schema holds -Infinity at properties.n.maximum")
+    assert problems["nan"].startswith("its input schema holds NaN at examples.1.a,")
+    assert "Infinity at properties." in problems["leaky"] and secret[:8] not in problems["leaky"]
+
+
 def test_a_listing_is_screened_tool_by_tool_so_the_sdk_takes_the_rest():
     """What the SDK refused as a whole listing (a string schema, a name that is a number,
     annotations that are no object) or could not walk (100 deep) is taken out, each tool

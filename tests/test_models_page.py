@@ -62,6 +62,14 @@ def test_trailing_garbage_spoils_a_whole_page_but_not_a_cut_one():
     assert ids(read_models_page(body, complete=False)) == ["m-0", "m-1"]
 
 
+def test_a_page_nested_past_the_parser_is_unusable_or_read_up_to_that_entry():
+    """A gateway's answer 20,000 levels deep raised RecursionError out of the reader."""
+    deep = b"[" * 20_000 + b"]" * 20_000
+    assert reason(b'{"data": [' + deep + b"]}", complete=True) == "malformed_answer"
+    body = page(2)[:-2] + b", " + deep + b"]}"
+    assert ids(read_models_page(body, complete=False)) == ["m-0", "m-1"]
+
+
 class FakeStreamingClient:
     """The part of the SDK client `fetch_models_page` uses, streaming scripted chunks."""
 

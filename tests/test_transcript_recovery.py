@@ -113,6 +113,8 @@ def test_torn_side_files_are_numbered_and_never_overwritten(store: TranscriptSto
         (b"\n", "invalid_json"),
         (b"\xff\xfe\n", "invalid_utf8"),
         (b'{"a": NaN}\n', "invalid_json"),
+        (b'{"a": 1e400}\n', "invalid_json"),  # read as infinity: the SDK would raise on it
+        (b'{"a": -1.5e999}\n', "invalid_json"),
     ],
 )
 def test_a_bad_record_in_the_middle_is_reported_with_its_line(

@@ -286,6 +286,24 @@ def test_a_tool_id_outside_the_api_grammar_is_refused_on_both_halves(bad_id):
     assert reason_of(request) == ("malformed_tool_result", 2)
 
 
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "object", "properties": {"n": {"type": "number", "maximum": float("inf")}}},
+        {"type": "object", "properties": {"n": {"type": "number", "default": float("nan")}}},
+        {"type": "object", "description": "lone \ud800 surrogate"},
+    ],
+)
+def test_a_tool_strict_json_cannot_carry_is_refused_before_the_sdk_sees_it(schema):
+    """The SDK's encoder (allow_nan=False, UTF-8) raised a bare ValueError on such a tool,
+    a traceback on every request; the builder refuses it with a reason instead."""
+    tool = {"name": "odd", "description": "d", "input_schema": schema}
+    assert reason_of(make_request(user(text("q")), tools=(READ_TOOL, tool))) == (
+        "unsendable_tool",
+        None,
+    )
+
+
 def test_a_tool_use_without_an_object_input_is_refused():
     request = make_request(
         user(text("go")),

@@ -7,9 +7,9 @@ stays the same from request to request, so the prompt cache holds), and a `Skipp
 each tool that cannot be offered, with the reason: a name outside the tool-name grammar
 or too long once prefixed, a name listed twice, an input schema the Messages API would
 refuse (`schema_rules`: not a JSON object schema, a top-level anyOf/oneOf/allOf, nested
-too deep, too big, not valid JSON Schema draft 2020-12). A description is kept up to
-`MAX_DESCRIPTION_CHARS` (a 100 KB description would ride in every request), cut at a
-word and marked.
+too deep, holding NaN or Infinity, too big, not valid JSON Schema draft 2020-12). A
+description is kept up to `MAX_DESCRIPTION_CHARS` (a 100 KB description would ride in
+every request), cut at a word and marked.
 
 Everything the server wrote rides in every request, so none of it may carry a secret
 agent-cli keeps (`secrets`, the toolbox's forms): the description and every string in
@@ -116,7 +116,7 @@ def _problem(server: str, tool: ListedTool, seen: set[str], secrets: SecretForms
     if tool.name in seen:
         return "the server lists this name twice"
     schema = tool.input_schema
-    problem = describe_schema_problem(schema)
+    problem = describe_schema_problem(schema, secrets)
     if problem is not None:
         return problem
     if _names_a_secret(schema, secrets):

@@ -9,8 +9,11 @@ Contract: `describe_schema_problem(schema)` is a short phrase saying why `schema
 be offered, or None: it is no JSON object schema (`type` "object"), it has `anyOf`,
 `oneOf` or `allOf` at the top level (the API's own words: "input_schema does not support
 oneOf, allOf, or anyOf at the top level"), it is nested more than `MAX_SCHEMA_DEPTH`
-objects and arrays deep (counted without recursion, so no depth costs a stack), or it is
-over `MAX_SCHEMA_BYTES` as JSON. `describe_invalid_schema(schema, secrets)` is the phrase
+objects and arrays deep (counted without recursion, so no depth costs a stack), it holds
+a number strict JSON cannot carry (NaN, Infinity, or one past the float range such as
+`1e400`, which reads as Infinity: the SDK's encoder refuses them, so such a tool made every
+request of the session fail before it was sent), or it is over `MAX_SCHEMA_BYTES` as JSON;
+`secrets` are redacted from where it names in the schema. `describe_invalid_schema(schema, secrets)` is the phrase
 when `schema` is no valid JSON Schema draft 2020-12 (the API: "JSON schema is invalid. It
 must match JSON Schema draft 2020-12"), checked against the draft's meta-schema with
 `jsonschema`, or None; its words name where and what (`failures.one_line`: `secrets` redacted
@@ -24,6 +27,7 @@ about 0.2 s, on the hub's thread).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,7 +39,7 @@ MAX_SCHEMA_DEPTH = 64  # objects and arrays, the schema itself the first
 TOP_LEVEL_COMBINATORS = ("anyOf", "oneOf", "allOf")
 
 
-def describe_schema_problem(schema: Any) -> str | None:
+def describe_schema_problem(schema: Any, secrets: SecretForms = NO_SECRETS) -> str | None:
     """Why `schema` cannot be offered as it is shaped, or None (module contract)."""
     if not isinstance(schema, Mapping) or schema.get("type") != "object":
         return "its input schema is not a JSON object schema"
@@ -47,8 +51,16 @@ def describe_schema_problem(schema: Any) -> str | None:
         )
     if nesting_depth(schema, MAX_SCHEMA_DEPTH) > MAX_SCHEMA_DEPTH:
         return f"its input schema is nested more than {MAX_SCHEMA_DEPTH} levels deep"
+    unsendable = find_non_finite_number(schema)
+    if unsendable is not None:
+        where, number = unsendable
+        place = f" at {one_line(where, secrets)}" if where else ""
+        return (
+            f"its input schema holds {number}{place}, which strict JSON cannot carry and the "
+            "Messages API refuses (a number past about 1.8e308, such as 1e400, reads as Infinity)"
+        )
     try:
-        size = len(json.dumps(schema, ensure_ascii=False))
+        size = len(json.dumps(schema, ensure_ascii=False, allow_nan=False))
     except (TypeError, ValueError):
         return "its input schema is not JSON"
     if size > MAX_SCHEMA_BYTES:
@@ -74,6 +86,26 @@ def nesting_depth(value: Any, limit: int) -> int:
             return deepest
         stack.extend((child, depth + 1) for child in children)
     return deepest
+
+
+def find_non_finite_number(value: Any) -> tuple[str, str] | None:
+    """Where in `value` (keys and indices joined by dots, "" for `value` itself) the first
+    NaN or infinite float sits, and it as JSON's extensions spell it ("NaN", "Infinity",
+    "-Infinity"); None when there is none. Walked without recursion."""
+    stack: list[tuple[Any, tuple[str, ...]]] = [(value, ())]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            spelled = "NaN" if math.isnan(item) else ("Infinity" if item > 0 else "-Infinity")
+            return ".".join(path), spelled
+        if isinstance(item, Mapping):
+            pairs: Any = item.items()
+        elif isinstance(item, list):
+            pairs = enumerate(item)
+        else:
+            continue
+        stack.extend((child, (*path, str(key))) for key, child in reversed(list(pairs)))
+    return None
 
 
 def describe_invalid_schema(schema: Any, secrets: SecretForms = NO_SECRETS) -> str | None:

@@ -44,7 +44,7 @@ def read_models_page(body: bytes, complete: bool) -> list[dict[str, Any]]:
 def _read_whole_page(text: str) -> list[Any]:
     try:
         page = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser
         raise ModelsPageUnusable("malformed_answer") from None
     data = page.get("data") if isinstance(page, dict) else None
     if not isinstance(data, list):
@@ -107,7 +107,7 @@ class _PrefixReader:
         self._skip_space()
         try:
             value, self.position = self._decoder.raw_decode(self.text, self.position)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past the parser: broken as well
             raise _CutShort from None  # at the bound, or broken JSON: see list_items
         return value
 

@@ -65,6 +65,7 @@ from agent_cli.events import (
     ModelRequest,
 )
 from agent_cli.frozen import FrozenDict, thaw
+from agent_cli.protocol import is_strict_json
 from agent_cli.provider.cache_placement import (
     attach_durable_context,
     build_system_blocks,
@@ -241,7 +242,12 @@ def _placed(turns: Sequence[WireTurn], first: int) -> tuple[PlacedImage, ...]:
 
 
 def build_tool_list(tools: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Tool schemas reduced to name/description/input_schema; the last one is cached."""
+    """Tool schemas reduced to name/description/input_schema; the last one is cached.
+
+    A tool strict JSON cannot carry (NaN or Infinity in its schema, a lone surrogate) is
+    refused with "unsendable_tool" (`protocol.is_strict_json`): the SDK's encoder would
+    raise on it, outside any error agent-cli knows. MCP tools are screened before they
+    are offered (`mcp_servers.schema_rules`); this is the last line behind that."""
     cleaned: list[dict[str, Any]] = []
     seen: set[str] = set()
     for tool in tools:
@@ -253,9 +259,10 @@ def build_tool_list(tools: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         if name in seen:
             raise WireFormatError("duplicate_tool_name")
         seen.add(name)
-        cleaned.append(
-            {key: copy.deepcopy(value) for key, value in tool.items() if key in ALLOWED_TOOL_KEYS}
-        )
+        kept = {key: value for key, value in tool.items() if key in ALLOWED_TOOL_KEYS}
+        if not is_strict_json(kept):
+            raise WireFormatError("unsendable_tool")
+        cleaned.append(copy.deepcopy(kept))
     mark_cache_breakpoint(cleaned)
     return cleaned
 

@@ -79,6 +79,7 @@ _FOLDER_PROBLEMS: dict[str, tuple[str, str | None]] = {
     "EDQUOT": ("your disk quota is used up", "free space within your disk quota"),
     "short_write": ("the disk took only part of a write", "free disk space"),
     "ELOOP": ("its path has a loop of symbolic links", None),
+    "dangling_link": ("it is a symbolic link to something that does not exist", None),
     "ENOENT": ("a part of its path does not exist", None),
     "EEXIST": ("something else is already at that path", None),
 }

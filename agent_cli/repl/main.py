@@ -72,6 +72,7 @@ def main(
         return exit_request.code
     env = os.environ if env is None else env
     from agent_cli.repl.startup import replace_unencodable_output
+    from agent_cli.repl.undecodable_input import tolerate_undecodable_stdin
     from agent_cli.termination import (
         exit_code_for_signal,
         install_termination_handlers,
@@ -80,6 +81,7 @@ def main(
 
     install_termination_handlers(exit_deadline_seconds=SHUTDOWN_DEADLINE_SECONDS)
     replace_unencodable_output()
+    tolerate_undecodable_stdin(stdin or sys.stdin)
     try:
         return _run(
             args,

@@ -9,10 +9,18 @@ replaced by U+FFFD, and one line names the bytes.
 Contract: `replace_undecodable(text)` returns `(text, ())` when `text` encodes as UTF-8,
 else the text with every lone surrogate replaced by U+FFFD and the bytes it stood for
 (a surrogate that carried no byte counts as 0xFFFD itself). `describe_replaced(bytes_)`
-is the one line that says so.
+is the one line that says so. `tolerate_undecodable_stdin(stream)`, called once before
+anything is read, makes reading `stream` never raise over its bytes (below).
 """
 
 from __future__ import annotations
+
+import codecs
+from typing import TextIO
+
+# Decoding handlers that never raise; any other (strict, the default of an encoding set
+# with PYTHONIOENCODING) raises UnicodeDecodeError at the first byte it cannot decode.
+LENIENT_HANDLERS = frozenset({"surrogateescape", "replace", "ignore", "backslashreplace"})
 
 _ESCAPED_BYTES = range(0xDC80, 0xDD00)
 MAX_NAMED_BYTES = 5
@@ -48,3 +56,30 @@ def describe_replaced(replaced: tuple[int, ...]) -> str:
         f"note: {count} in this message {verb} not UTF-8 ({named}{more}); sent as U+FFFD (\ufffd) "
         "in its place. Save the text as UTF-8 to send it as written."
     )
+
+
+def tolerate_undecodable_stdin(stream: TextIO | None) -> None:
+    """Make reading `stream` (stdin, before anything is read) never raise over its bytes.
+
+    Why: with PYTHONIOENCODING=ascii (or any codec with the strict handler) a piped line
+    holding `é` raised UnicodeDecodeError out of the line reader and ended the REPL (and
+    `-p -`). A stream declared ASCII is read as UTF-8, as Python's own UTF-8 mode reads
+    an ASCII locale: every ASCII byte reads the same, and UTF-8 text as written. Any
+    other stream whose handler can raise gets `surrogateescape`: a byte it cannot decode
+    arrives as a lone surrogate, which `replace_undecodable` sends as U+FFFD and names.
+    A stream without `reconfigure` (a test's StringIO, no stdin at all) is left as it is.
+    """
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is None:
+        return
+    if _is_ascii(getattr(stream, "encoding", None)):
+        reconfigure(encoding="utf-8", errors="surrogateescape")
+    elif getattr(stream, "errors", None) not in LENIENT_HANDLERS:
+        reconfigure(errors="surrogateescape")
+
+
+def _is_ascii(encoding: object) -> bool:
+    try:
+        return isinstance(encoding, str) and codecs.lookup(encoding).name == "ascii"
+    except LookupError:
+        return False

@@ -118,7 +118,8 @@ def ensure_private_dir(path: Path, fs: FileOps = DEFAULT_FILE_OPS) -> Path:
     Only the levels this call creates are chmod-ed to 0700 (the umask could have made them
     wider or narrower); directories that already existed belong to someone and are left
     alone. Raises `StateDirUnavailable` with an errno name or a reason code when the
-    directory cannot be created, is not a directory, or is not writable.
+    directory cannot be created, is not a directory (`_why_not_a_directory` says what it
+    is), or is not writable.
     """
     target = Path(path).absolute()
     try:
@@ -128,10 +129,23 @@ def ensure_private_dir(path: Path, fs: FileOps = DEFAULT_FILE_OPS) -> Path:
     except OSError as exc:  # looking failed (e.g. ENAMETOOLONG, EACCES): not usable either
         raise StateDirUnavailable(str(target), errno_name(exc)) from exc
     if not is_directory:
-        raise StateDirUnavailable(str(target), "not_a_directory")
+        raise StateDirUnavailable(str(target), _why_not_a_directory(target))
     if not os.access(target, os.W_OK | os.X_OK):
         raise StateDirUnavailable(str(target), _why_not_writable(target))
     return target
+
+
+def _why_not_a_directory(target: Path) -> str:
+    """What `target`, no directory, is instead: "ELOOP" for a symbolic link in a loop,
+    "dangling_link" for one that leads to nothing, the errno name when it cannot be
+    looked at otherwise, and "not_a_directory" for anything there (a file, a FIFO)."""
+    try:
+        os.stat(target)
+    except FileNotFoundError:
+        return "dangling_link"
+    except OSError as exc:
+        return errno_name(exc)
+    return "not_a_directory"
 
 
 def _why_not_writable(folder: Path) -> str:

@@ -10,6 +10,7 @@ so a record that lies about its sequence or event id is caught, not trusted.
 from __future__ import annotations
 
 import json
+import math
 import re
 import secrets
 from collections.abc import Mapping
@@ -101,13 +102,14 @@ class LineUnparsable(ValueError):
 
 
 def parse_line(line: bytes) -> Any:
-    """Decode one line (without its newline) as UTF-8 JSON, or raise `LineUnparsable`."""
+    """Decode one line (without its newline) as strict UTF-8 JSON (no NaN, no infinity,
+    written or read from a number past the float range), or raise `LineUnparsable`."""
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise LineUnparsable("invalid_utf8") from exc
     try:
-        return json.loads(text, parse_constant=_refuse_constant)
+        return json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float)
     except ValueError as exc:
         raise LineUnparsable("invalid_json") from exc
     except RecursionError as exc:  # nesting deeper than the parser can follow
@@ -116,6 +118,16 @@ def parse_line(line: bytes) -> Any:
 
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"non-standard JSON constant {name}")
+
+
+def _finite_float(text: str) -> float:
+    """`text` as a float, refusing one past the float range (`1e400` reads as infinity):
+    no writer here makes one, and a record holding it (a hand-edited transcript) would
+    make every request of the resumed session fail in the SDK's strict JSON encoder."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"number out of range {text[:20]}")
+    return value
 
 
 def check_record(record: Any, session_id: str, expected_sequence: int) -> str | None:

@@ -51,7 +51,9 @@ Contract:
   `jdbc:mysql://user:password@host` too); in a JSON object or array (a service-account
   key, a headers object), every string under a key that `is_credential_name` takes
   (`private_key`, `client_secret`, `Authorization`, `apiKey`), at any depth, and of an
-  `<scheme> <credential>` string the credential alone; in a `key=value;...` connection
+  `<scheme> <credential>` string the credential alone (of one no parser takes whole,
+  nested past it or cut short, each credential-named `"key": "string"` pair written in
+  it: such a value never stops the start); in a `key=value;...` connection
   string (`AccountKey=...;`, `Password=...;`, `Pwd=...;`) the credential-named values;
   a database password in a connection form that is no URL (`tools.connection_credentials`:
   `password=`/`pwd=` in libpq's `host=db password=X` and elsewhere, the Go MySQL DSN
@@ -88,10 +90,11 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from agent_cli.tools.connection_credentials import connection_passwords
 from agent_cli.tools.header_lines import COOKIE_HEADERS, header_lines_in
+from agent_cli.tools.quoted_pairs import quoted_pairs
 from agent_cli.tools.token_shape import looks_like_token
 from agent_cli.tools.url_credentials import url_credentials
 
@@ -325,39 +328,36 @@ def _written_header_credentials(value: str) -> Iterator[str]:
 
 
 def _json_credentials(value: str) -> Iterator[str]:
-    """Of a JSON object or array, every string under a credential-named key."""
+    """Of a JSON object or array, every string under a credential-named key; of one no
+    parser takes whole (nested past it, cut short), each credential-named `"key":
+    "string"` pair written in it (`quoted_pairs`). Walked with a stack of its own: no
+    depth is a recursion limit."""
     if not value.lstrip().startswith(("{", "[")):
         return
     try:
         document = json.loads(value)
-    except ValueError:
+    except (ValueError, RecursionError):
+        for name, text in quoted_pairs(value):
+            if is_credential_name(name):
+                yield from header_credentials(text)
         return
     yield from _credentials_in_document(document)
 
 
 def _credentials_in_document(document: object) -> Iterator[str]:
-    if isinstance(document, dict):
-        for key, item in document.items():
-            if is_credential_name(str(key)):
-                for text in _strings_in(item):
-                    yield from header_credentials(text)
-            else:
-                yield from _credentials_in_document(item)
-    elif isinstance(document, list):
-        for item in document:
-            yield from _credentials_in_document(item)
-
-
-def _strings_in(document: object) -> Iterable[str]:
-    """Every string in a JSON value, at any depth."""
-    if isinstance(document, str):
-        yield document
-    elif isinstance(document, dict):
-        for item in document.values():
-            yield from _strings_in(item)
-    elif isinstance(document, list):
-        for item in document:
-            yield from _strings_in(item)
+    """Every string under a credential-named key of `document`, in document order."""
+    stack: list[tuple[object, bool]] = [(document, False)]
+    while stack:
+        node, named = stack.pop()
+        if isinstance(node, dict):
+            stack.extend(
+                (item, named or is_credential_name(str(key)))
+                for key, item in reversed(node.items())
+            )
+        elif isinstance(node, list):
+            stack.extend((item, named) for item in reversed(node))
+        elif named and isinstance(node, str):
+            yield from header_credentials(node)
 
 
 def _connection_string_credentials(value: str) -> Iterator[str]:

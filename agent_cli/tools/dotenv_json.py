@@ -9,21 +9,19 @@ or `[`, a `(name, value)` pair for every string or number in its JSON at any dep
 as the YAML form is read, by its own key (an array's items by the array's key), but by
 the nearest credential-named key above it when there is one (`{"credentials": {"github":
 "..."}}` names it `credentials`, as `tools.credentials.credentials_inside` reads a JSON
-value). A text that is no valid JSON (comments, a trailing comma, a file cut short) gives
-each `"key": "string"` pair written in it. Empty strings, `true`, `false` and `null` give
-none, and neither does any other text. Never raises.
+value). A text that is no valid JSON (comments, a trailing comma, a file cut short, or
+nested past the parser) gives each `"key": "string"` pair written in it (`quoted_pairs`).
+Empty strings, `true`, `false` and `null` give none, and neither does any other text.
+Never raises.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterator
 
 from agent_cli.tools.credentials import is_credential_name
-
-# A `"key": "string"` pair as JSON writes it, for a text no JSON parser takes whole.
-_QUOTED_PAIR = re.compile(r'"((?:[^"\\\r\n]|\\.)*)"\s*:\s*("(?:[^"\\\r\n]|\\.)*")')
+from agent_cli.tools.quoted_pairs import quoted_pairs
 
 
 def json_pairs(text: str) -> Iterator[tuple[str, str]]:
@@ -33,7 +31,7 @@ def json_pairs(text: str) -> Iterator[tuple[str, str]]:
     try:
         document = json.loads(text)
     except (ValueError, RecursionError):
-        yield from _written_pairs(text)
+        yield from quoted_pairs(text)
         return
     yield from _document_pairs(document)
 
@@ -61,14 +59,3 @@ def _scalar_text(node: object) -> str:
     if isinstance(node, int | float) and not isinstance(node, bool):
         return json.dumps(node)
     return ""
-
-
-def _written_pairs(text: str) -> Iterator[tuple[str, str]]:
-    """Each `"key": "string"` pair written in `text`, both decoded as JSON strings."""
-    for found in _QUOTED_PAIR.finditer(text):
-        try:
-            name, value = json.loads(f'"{found.group(1)}"'), json.loads(found.group(2))
-        except ValueError:
-            continue
-        if value:
-            yield name, value

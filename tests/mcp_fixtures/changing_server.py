@@ -6,7 +6,8 @@ nothing changed; `fresh` and `gone` answer with their names. `tools/list` is ans
 pages of two (the listing at start and each one after a change are paged alike).
 
 Its first argument, when given, is a mode: `hang` answers the listing at start and no
-`tools/list` after it; `flood` says its tools changed right after every listing's last
+`tools/list` after it; `nonfinite`: the tool `grow` adds has `"maximum": Infinity` in its
+schema (as Python's json.dumps writes an infinite float); `flood` says its tools changed right after every listing's last
 page, for ever (a server in a loop). Each listing (its first page) is logged to the file
 `$LISTING_LOG` (when set), one line each: "list", or "hung" for one left unanswered (so
 a test knows that listing is under way)."""
@@ -14,6 +15,7 @@ a test knows that listing is under way)."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 
@@ -38,11 +40,17 @@ def send(message: dict) -> None:
 def listing(cursor: object) -> dict:
     start = int(cursor) if isinstance(cursor, str) and cursor.isdigit() else 0
     page = [
-        {"name": name, "description": f"The {name} tool.", "inputSchema": SCHEMA}
+        {"name": name, "description": f"The {name} tool.", "inputSchema": schema_of(name)}
         for name in tools[start : start + 2]
     ]
     more = {"nextCursor": str(start + 2)} if start + 2 < len(tools) else {}
     return {"tools": page, **more}
+
+
+def schema_of(name: str) -> dict:
+    if MODE == "nonfinite" and name == "fresh":
+        return {"type": "object", "properties": {"n": {"type": "number", "maximum": math.inf}}}
+    return SCHEMA
 
 
 def call(name: str) -> str:

@@ -21,7 +21,10 @@ misbehaviours the SDK's own servers would never produce, one per tool or start m
 - `deep_schema`: as normal, plus `deep`, whose input schema nests properties 100 deep (the
   listing's line is deeper than the SDK's JSON parser goes);
 - `too_deep_line`: answers tools/list with a line nested 100,000 deep, past what any
-  parser here reads.
+  parser here reads;
+- `nonfinite_schemas`: as normal, plus `huge` (`"maximum": 1e400`, valid JSON that reads
+  as Infinity) and `nan` (`"default": NaN`, as Python's json.dumps writes a NaN), numbers
+  strict JSON cannot carry.
 
 Tools: `echo` and `esc` (text `ok`), `invalid_params` and `server_error` (a JSON-RPC error, codes
 -32602 and -32000, whose message holds the secret), `big` (`n` MB of text),
@@ -33,6 +36,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import os
 import sys
 import threading
@@ -53,9 +57,12 @@ TOOLS = [
 lock = threading.Lock()
 
 
+BEYOND_FLOAT = "__1e400__"  # written as the bare number 1e400, which json.dumps cannot
+
+
 def send(message: dict) -> None:
     with lock:
-        sys.stdout.write(json.dumps(message) + "\n")
+        sys.stdout.write(json.dumps(message).replace(f'"{BEYOND_FLOAT}"', "1e400") + "\n")
         sys.stdout.flush()
 
 
@@ -118,6 +125,14 @@ ODD_TOOLS = {
         {"name": "stringly", "description": "a string schema", "inputSchema": {"type": "string"}}
     ],
     "deep_schema": [{"name": "deep", "description": "100 deep", "inputSchema": nested(100)}],
+    "nonfinite_schemas": [
+        {
+            "name": name,
+            "description": f"a schema holding {key} {value}",
+            "inputSchema": {"type": "object", "properties": {"n": {"type": "number", key: value}}},
+        }
+        for name, key, value in (("huge", "maximum", BEYOND_FLOAT), ("nan", "default", math.nan))
+    ],
 }
 
 
