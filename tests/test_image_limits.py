@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
 import json
 import struct
 import zlib
@@ -16,13 +17,17 @@ from agent_cli.mcp_servers.call_results import render_call_result
 from agent_cli.provider.wire import WireBuilder, build_wire_request
 
 
-def _png(width: int, height: int) -> str:
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
 
-    header = chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
-    return base64.b64encode(b"\x89PNG\r\n\x1a\n" + header + chunk(b"IEND", b"")).decode()
+
+@functools.cache
+def _png(width: int, height: int) -> str:
+    """Base64 of a whole black grey PNG of `width` x `height` px (a file a decoder reads)."""
+    header = _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+    pixels = _chunk(b"IDAT", zlib.compress((b"\x00" * (width + 1)) * height))
+    return base64.b64encode(b"\x89PNG\r\n\x1a\n" + header + pixels + _chunk(b"IEND", b"")).decode()
 
 
 def test_up_to_20_images_of_any_size_under_8000_px_are_all_sent() -> None:
