@@ -12,7 +12,8 @@ request, since the view may hold any number of images.
 
 Contract: `image_edge(source)` is an image's `Edge`: its long edge in pixels as its header
 declares it (`image_size`), None when that cannot be read, or `INCOMPLETE` when its file is
-not whole. Finding that decodes the whole image (tens of ms for a 5 MB PNG), so a frozen
+not whole. Finding that decodes the whole image (tens of ms for a 5 MB PNG; never one
+declared over `MAX_EDGE`, refused whatever it holds), so a frozen
 source (`agent_cli.frozen`, as the session's view holds them) is checked once and holds its
 answer. `decoded_image_edge(raw)` is the same for bytes already decoded.
 
@@ -84,8 +85,8 @@ def image_edge(source: Any) -> Edge:
 
 def _source_edge(source: Any) -> Edge:
     size = image_size(source)  # its header alone: None for anything but readable base64
-    if size is None:
-        return None
+    if size is None or max(size) > MAX_EDGE:  # (refused whole: never decoded)
+        return None if size is None else max(size)
     try:
         raw = base64.b64decode(source["data"], validate=True)
     except (binascii.Error, ValueError):
@@ -96,8 +97,8 @@ def _source_edge(source: Any) -> Edge:
 def decoded_image_edge(raw: bytes) -> Edge:
     """The `Edge` of an image's decoded bytes `raw` (module contract)."""
     size = decoded_image_size(raw)
-    if size is None:
-        return None
+    if size is None or max(size) > MAX_EDGE:  # (refused whole: never decoded)
+        return None if size is None else max(size)
     return max(size) if is_complete_image(raw) else INCOMPLETE
 
 

@@ -297,3 +297,17 @@ def test_an_mcp_image_whose_file_is_incomplete_is_stored_and_named_as_not_sent()
         assert f"saved as artifact:s1:{at + 1}" in line
         assert "; not sent to the model: its file is incomplete or damaged" in line
     assert "not sent" not in lines[2]
+
+
+def test_an_image_declared_over_8000_px_is_refused_without_decoding_it(monkeypatch) -> None:
+    """Its header alone refuses it: a zlib bomb declaring 60,000 px on a side is never
+    inflated (the completeness check decodes the whole image)."""
+    import agent_cli.image_limits as limits
+
+    def never(raw: bytes) -> bool:
+        raise AssertionError("decoded an image its header already refuses")
+
+    monkeypatch.setattr(limits, "is_complete_image", never)
+    source = {"type": "base64", "media_type": "image/png", "data": _png(9_000, 2)}
+    assert limits.image_edge(source) == 9_000
+    assert limits.decoded_image_edge(base64.b64decode(source["data"])) == 9_000
