@@ -1,11 +1,12 @@
 """The text a request carries in place of each image it leaves out, and what that does to
 the request's tokens. Pure.
 
-Contract: `left_out_note(edge, pointer, kept)` is the text sent in place of an image of long
-edge `edge` (None: unread) with its `pointer` (None: none), in a request that sends `kept`
-images (`image_limits.left_out_reason`). `find_view_images(message)` lists the images of
-one view message in the order the request carries them (top-level image blocks and those in
-a tool_result's content), each with its long edge, its pointer and the tokens the API bills
+Contract: `left_out_note(edge, pointer, kept)` is the text sent in place of an image of
+`edge` (`image_limits.Edge`: its long edge, unread or incomplete) with its `pointer` (None:
+none), in a request that sends `kept` images (`image_limits.left_out_reason`).
+`find_view_images(message)` lists the images of one view message in the order the request
+carries them (top-level image blocks and those in a tool_result's content), each with its
+edge, its pointer and the tokens the API bills
 for it (`image_size.image_tokens`). `left_out_excess(images, count_text)` is what the
 request of a view holding `images` (oldest first) carries beyond a count that weighs every
 image at its pixels: for each image the rule leaves out (`image_limits.images_left_out`),
@@ -25,22 +26,28 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent_cli.image_limits import POINTER_KEY, image_edge, images_left_out, left_out_reason
+from agent_cli.image_limits import (
+    POINTER_KEY,
+    Edge,
+    image_edge,
+    images_left_out,
+    left_out_reason,
+)
 from agent_cli.image_size import image_tokens
 
 
 @dataclass(frozen=True, slots=True)
 class ViewImage:
-    """An image of a view: its long edge (None when unread), pointer and pixel tokens."""
+    """An image of a view: its edge (`image_limits.Edge`), pointer and pixel tokens."""
 
-    edge: int | None
+    edge: Edge
     pointer: str | None
     tokens: int
 
 
-def left_out_note(edge: int | None, pointer: str | None, kept: int) -> str:
+def left_out_note(edge: Edge, pointer: str | None, kept: int) -> str:
     """The text sent in place of a left-out image (module contract)."""
-    size = f" ({edge:,} px on its long side)" if edge is not None else ""  # (the reason says)
+    size = f" ({edge:,} px on its long side)" if isinstance(edge, int) else ""  # (reason says)
     where = f"; it is stored as {pointer}" if pointer else ""
     return f"[an image{size} not sent in this request: {left_out_reason(edge, kept)}{where}]"
 

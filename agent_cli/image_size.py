@@ -110,31 +110,31 @@ def _gif_size(first: Header) -> tuple[int, int] | None:
     if len(head) < 13 or not head.startswith((b"GIF87a", b"GIF89a")):
         return None
     width, height = struct.unpack("<HH", head[6:10])
-    at: int | None = 13 + _gif_color_table(head[10])
+    at: int | None = 13 + gif_color_table(head[10])
     while at is not None:
         head = first(at + 1)
         if len(head) <= at or head[at] == 0x3B:  # the end of the data, or the trailer
             return width, height
         if head[at] == 0x21:  # an extension: its label, then sub-blocks
-            at = _gif_after_sub_blocks(first, at + 2)
+            at = gif_after_sub_blocks(first, at + 2)
         elif head[at] == 0x2C:  # a frame: its descriptor, color table, code size, sub-blocks
             head = first(at + 10)
             if len(head) < at + 10:
                 return None
             left, top, frame_width, frame_height = struct.unpack("<HHHH", head[at + 1 : at + 9])
             width, height = max(width, left + frame_width), max(height, top + frame_height)
-            at = _gif_after_sub_blocks(first, at + 11 + _gif_color_table(head[at + 9]))
+            at = gif_after_sub_blocks(first, at + 11 + gif_color_table(head[at + 9]))
         else:  # a block of no known kind: a lenient decoder reads on past it, so it is unread
             return None
     return None
 
 
-def _gif_color_table(flags: int) -> int:
+def gif_color_table(flags: int) -> int:
     """Bytes of the color table a GIF screen or frame descriptor's `flags` announce."""
     return 3 * 2 ** ((flags & 0x07) + 1) if flags & 0x80 else 0
 
 
-def _gif_after_sub_blocks(first: Header, at: int) -> int | None:
+def gif_after_sub_blocks(first: Header, at: int) -> int | None:
     """Where the sub-blocks starting at `at` end (past their zero terminator); None when
     the data ends inside them."""
     while True:

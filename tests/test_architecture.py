@@ -22,6 +22,7 @@ CORE_PATTERNS = (
     "token_estimation.py",
     "token_memo.py",
     "image_size.py",
+    "image_completeness.py",
     "image_limits.py",
     "image_notes.py",
     "frozen.py",

@@ -5,24 +5,34 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
+import io
 import json
+import random
 import struct
 import zlib
 
+from PIL import Image
+
 from agent_cli.events import ModelRequest
 from agent_cli.frozen import freeze
-from agent_cli.image_limits import images_left_out
+from agent_cli.image_limits import INCOMPLETE, image_edge, images_left_out
+from agent_cli.image_notes import view_images
 from agent_cli.mcp_servers.call_results import render_call_result
 from agent_cli.provider.wire import WireBuilder, build_wire_request
 
 
-def _png(width: int, height: int) -> str:
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+def _chunk(kind: bytes, data: bytes) -> bytes:
+    crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
 
-    header = chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
-    return base64.b64encode(b"\x89PNG\r\n\x1a\n" + header + chunk(b"IEND", b"")).decode()
+
+@functools.cache
+def _png(width: int, height: int) -> str:
+    """Base64 of a whole black grey PNG of `width` x `height` px (a file a decoder reads)."""
+    header = _chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0))
+    pixels = _chunk(b"IDAT", zlib.compress((b"\x00" * (width + 1)) * height))
+    return base64.b64encode(b"\x89PNG\r\n\x1a\n" + header + pixels + _chunk(b"IEND", b"")).decode()
 
 
 def test_up_to_20_images_of_any_size_under_8000_px_are_all_sent() -> None:
@@ -231,3 +241,73 @@ def test_an_mcp_image_whose_size_a_header_hides_is_stored_and_named_as_not_sent(
     assert "not sent to the model: its size could not be read, and the API refuses" in lines[2]
     assert "saved as artifact:s1:3" in lines[2]
     assert "not sent" not in lines[3]
+
+
+def _ihdr_only(width: int, height: int) -> str:
+    """Base64 of a PNG's signature and IHDR chunk alone (its size reads; no pixels)."""
+    return base64.b64encode(base64.b64decode(_png(width, height))[:33]).decode()
+
+
+def _half_png() -> str:
+    """Base64 of the first half of a real 100 x 100 PNG of noise (a tool that cut it)."""
+    rng = random.Random(1)
+    out = io.BytesIO()
+    Image.frombytes("RGB", (100, 100), rng.randbytes(100 * 100 * 3)).save(out, "PNG")
+    return base64.b64encode(out.getvalue()[: len(out.getvalue()) // 2]).decode()
+
+
+def test_an_incomplete_image_is_left_out_and_counts_for_no_limit() -> None:
+    assert images_left_out([INCOMPLETE] * 3) == (0, 1, 2)
+    assert images_left_out([1] * 80 + [INCOMPLETE]) == (80,)
+    assert images_left_out([INCOMPLETE] + [2_560] * 20) == (0,)
+
+
+def test_a_resumed_view_sends_no_image_whose_file_is_incomplete() -> None:
+    """A view written before the gate checked files whole: 80 whole 1 x 1 PNGs, then one
+    PNG of its IHDR alone and one cut in half (Pillow decodes neither). Those two are left
+    out of every request and named with their pointers and why; the 80 are all sent; the
+    view's own figures (`image_notes`) see the same edges, and a frozen source holds it."""
+    view = [freeze(m) for m in _with_images([_png(1, 1)] * 80 + [_ihdr_only(1, 1), _half_png()])]
+    sent = _sent(build_wire_request(_request(view), "m"))
+    assert sent.count('"type": "image"') == 80
+    why = "not sent in this request: its file is incomplete or damaged (cut short"
+    assert sent.count(why) == 2
+    assert "stored as artifact:s:80.gif" in sent and "stored as artifact:s:81.gif" in sent
+    edges = [image.edge for image in view_images(view)]
+    assert edges[-2:] == [INCOMPLETE, INCOMPLETE] and images_left_out(edges) == (80, 81)
+    source = view[-1]["content"][0]["content"][-1]["source"]
+    assert image_edge(source) is INCOMPLETE and image_edge(dict(source)) is INCOMPLETE
+
+
+def test_an_mcp_image_whose_file_is_incomplete_is_stored_and_named_as_not_sent() -> None:
+    """The tester's two PNGs (its IHDR alone; a real one cut in half), then a whole one."""
+    saved: list[bytes] = []
+
+    def save(data: bytes, suffix: str) -> str:
+        saved.append(data)
+        return f"artifact:s1:{len(saved)}"
+
+    datas = [_ihdr_only(1, 1), _half_png(), _png(3, 3)]
+    items = [{"type": "image", "data": data, "mimeType": "image/png"} for data in datas]
+    result, images = render_call_result("pics", "pictures", items, False, save)
+    lines = result.body.splitlines()
+    assert saved == [base64.b64decode(data) for data in datas]
+    assert [block["source"]["data"] for block in images] == [datas[2]]
+    for at, line in enumerate(lines[:2]):
+        assert f"saved as artifact:s1:{at + 1}" in line
+        assert "; not sent to the model: its file is incomplete or damaged" in line
+    assert "not sent" not in lines[2]
+
+
+def test_an_image_declared_over_8000_px_is_refused_without_decoding_it(monkeypatch) -> None:
+    """Its header alone refuses it: a zlib bomb declaring 60,000 px on a side is never
+    inflated (the completeness check decodes the whole image)."""
+    import agent_cli.image_limits as limits
+
+    def never(raw: bytes) -> bool:
+        raise AssertionError("decoded an image its header already refuses")
+
+    monkeypatch.setattr(limits, "is_complete_image", never)
+    source = {"type": "base64", "media_type": "image/png", "data": _png(9_000, 2)}
+    assert limits.image_edge(source) == 9_000
+    assert limits.decoded_image_edge(base64.b64decode(source["data"])) == 9_000

@@ -110,6 +110,26 @@ def test_an_image_over_8000_px_is_never_sent_and_later_turns_still_work(
     assert "saved as artifact:" in text and json.dumps(bodies[-1]["messages"]).count("after") >= 1
 
 
+@pytest.mark.parametrize("kind", ["ihdr_only_png", "half_png"])
+def test_an_incomplete_png_is_never_sent_and_later_turns_still_work(kind: str, tmp_path) -> None:
+    """An outside tester's case: an MCP tool returns a PNG of its signature and IHDR alone,
+    or a real 100 x 100 PNG cut in half (Pillow: "image file is truncated"; the API refuses
+    an image it cannot decode, in every later request). No request of the turn or of the
+    next -p turn (--continue) carries an image; the result's text says why."""
+    pictures = {"kind": kind, "count": 1, "width": 100, "height": 100}
+    with start_fake_server(api_key=API_KEY, responder=_calling(1, pictures)) as server:
+        env = _env(server.base_url)
+        first = run_piped(["--yes", "-p", "show me"], cwd=tmp_path, env=env)
+        later = run_piped(["--yes", "--continue", "-p", "plain"], cwd=tmp_path, env=env)
+        bodies = _messages_posts(server)
+    assert first.returncode == 0 and later.returncode == 0, first.stderr + later.stderr
+    assert len(bodies) == 3 and all(_images(body) == [] for body in bodies)
+    for body in bodies[1:]:
+        text = json.dumps(body["messages"])
+        assert "saved as artifact:" in text
+        assert "not sent to the model: its file is incomplete or damaged" in text
+
+
 def test_104_images_in_one_step_send_the_newest_100_and_name_the_rest(tmp_path) -> None:
     """13 parallel calls of 8 small PNGs: past 100, the request leaves out a step of the
     oldest (25) and carries the newest 79; each left out is replaced, in the request only,

@@ -208,15 +208,21 @@ def test_a_listing_is_screened_tool_by_tool_so_the_sdk_takes_the_rest():
     assert screen_listing({"tools": "none"}, None) == ({"tools": "none"}, [])
 
 
-def _png_head(tail: bytes) -> bytes:
-    """A PNG's signature and IHDR chunk (1 x 1: its size can be read), then `tail`."""
-    ihdr = b"IHDR" + struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+def _png_head(text: bytes) -> bytes:
+    """A whole 1 x 1 PNG (its size can be read, a decoder reads it) with `text` in a tEXt
+    chunk after its IHDR."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (
+            struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+        )
+
     return (
         b"\x89PNG\r\n\x1a\n"
-        + struct.pack(">I", 13)
-        + ihdr
-        + struct.pack(">I", zlib.crc32(ihdr))
-        + tail
+        + chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
+        + chunk(b"tEXt", b"Comment\x00" + text)
+        + chunk(b"IDAT", zlib.compress(b"\x00\x00\x00\x00"))
+        + chunk(b"IEND", b"")
     )
 
 

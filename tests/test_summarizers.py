@@ -7,16 +7,15 @@ exercised without a network.
 
 from __future__ import annotations
 
-import base64
 import inspect
 import json
 import re
-import struct
 import threading
 from datetime import timedelta
 from typing import Any
 
 import pytest
+from test_image_limits import _png
 
 from agent_cli.compaction.markers import (
     SOURCE_KEY,
@@ -511,12 +510,7 @@ def test_images_in_the_reused_view_are_weighed_as_billed_not_by_their_characters
     """A 1500x1500 image is billed 1,600 tokens whatever the length of its data; a view
     holding two was reused at 10,218 tokens under `--hard-limit 8000` (eighteenth
     outside attack), its images weighed by their 135 characters."""
-    header = b"\x89PNG\r\n\x1a\n" + struct.pack(">I", 13) + b"IHDR" + struct.pack(">II", 1500, 1500)
-    source = {
-        "type": "base64",
-        "media_type": "image/png",
-        "data": base64.b64encode(header).decode(),
-    }
+    source = {"type": "base64", "media_type": "image/png", "data": _png(1500, 1500)}
     image = {"type": "image", "source": source}
     view = long_view(31)
     view[20] = user([{"type": "text", "text": "two screenshots"}, image, image])

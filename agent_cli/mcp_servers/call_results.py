@@ -11,8 +11,9 @@ an image the Messages API takes in a tool_result (PNG, JPEG, GIF or WebP, at mos
 model sees it, if its bytes begin with the signature of that type (else the text says
 it was not sent: the API refuses an invalid image, and every later request with it). The
 text of an image not sent for its size (over 5 MB, or over `image_limits.MAX_EDGE` pixels
-on a side as a decoder sizes it, or of a size that cannot be read: `image_size`) or past
-`MAX_IMAGES` says so and why, unlike that of one
+on a side as a decoder sizes it, or of a size that cannot be read: `image_size`), for a file
+that is not whole (cut short or damaged: `image_completeness`; the API refuses an image it
+cannot decode) or past `MAX_IMAGES` says so and why, unlike that of one
 sent, so the model knows which it never saw. An image block sent keeps its pointer under
 the private `image_limits.POINTER_KEY` (never sent): a request that must leave it out names it.
 Data that is not valid base64 is named as dropped. Anything else is named
@@ -43,10 +44,12 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from agent_cli.image_limits import (
+    INCOMPLETE,
+    INCOMPLETE_FILE,
     MAX_EDGE,
     POINTER_KEY,
     UNREAD_SIZE,
-    image_edge,
+    decoded_image_edge,
     is_refused,
 )
 from agent_cli.safe_cuts import safe_head_end
@@ -158,9 +161,11 @@ class _Rendering:
                 "; not sent to the model: it is empty or over 5 MB once encoded, the most the "
                 "API takes]"
             )
-        edge = image_edge({"type": "base64", "data": data})
+        edge = decoded_image_edge(raw)  # as a request reads it (`image_limits.image_edge`)
         if edge is None:
             return described + f"; not sent to the model: {UNREAD_SIZE}]"
+        if edge is INCOMPLETE:
+            return described + f"; not sent to the model: {INCOMPLETE_FILE}]"
         if is_refused(edge):
             return described + (
                 f"; not sent to the model: it is {edge:,} px on its long side, over the "

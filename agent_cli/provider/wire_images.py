@@ -2,8 +2,8 @@
 those the request leaves out (`image_limits`: the API's limits on one request's images).
 
 Contract: `find_images(blocks, sources)` lists the images of one message's cleaned wire
-blocks (top-level image blocks and those in a tool_result's content), with the long edge
-each declares and the pointer its source block keeps (`image_limits.POINTER_KEY`); it
+blocks (top-level image blocks and those in a tool_result's content), with the edge of
+each (`image_limits.Edge`: its long edge, unread or incomplete) and the pointer its source block keeps (`image_limits.POINTER_KEY`); it
 is derived once per frozen message, beside its wire blocks (`wire_message`).
 `leave_out_images(messages, placed)` returns the wire messages with the images the rule
 leaves out replaced by a text block saying the image was not sent in this request, why,
@@ -18,18 +18,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agent_cli.image_limits import POINTER_KEY, image_edge, images_left_out
+from agent_cli.image_limits import POINTER_KEY, Edge, image_edge, images_left_out
 from agent_cli.image_notes import left_out_note
 
 
 @dataclass(frozen=True, slots=True)
 class WireImage:
     """An image of one message or turn: its block, its place in that block's content (None
-    for a top-level image block), its long edge (None when unread) and its pointer."""
+    for a top-level image block), its edge (`image_limits.Edge`) and its pointer."""
 
     block: int
     part: int | None
-    edge: int | None
+    edge: Edge
     pointer: str | None
 
     def moved(self, blocks: int) -> WireImage:

@@ -4,12 +4,16 @@
 `gif` are true to their headers; `lying_gif` is a GIF whose logical screen says 1 x 1 while
 its one frame is `width` x `height` (what a decoder, and so the fake API, sizes it by);
 `unread_png` is a PNG whose first chunk is tEXt, IHDR after it (a size agent-cli does not
-read; Pillow, and so the fake API, reads `width` x `height`).
+read; Pillow, and so the fake API, reads `width` x `height`). `ihdr_only_png` is a PNG's
+signature and IHDR chunk alone, `half_png` the first half of a real PNG of noise Pillow
+wrote: files no decoder reads whole (an outside tester's, f4_broken_png.sh).
 """
 
 from __future__ import annotations
 
 import base64
+import io
+import random
 import struct
 import zlib
 
@@ -44,9 +48,22 @@ def _gif(screen: tuple[int, int], frame: tuple[int, int]) -> bytes:
     )
 
 
+def _half_png(width: int, height: int) -> bytes:
+    from PIL import Image  # a test-only dependency, there when the tests run this server
+
+    rng = random.Random(1)
+    out = io.BytesIO()
+    Image.frombytes("RGB", (width, height), rng.randbytes(width * height * 3)).save(out, "PNG")
+    return out.getvalue()[: len(out.getvalue()) // 2]
+
+
 def _image(kind: str, width: int, height: int) -> tuple[str, bytes]:
     if kind == "png":
         return "image/png", _png(width, height)
+    if kind == "ihdr_only_png":
+        return "image/png", _png(width, height)[:33]
+    if kind == "half_png":
+        return "image/png", _half_png(width, height)
     if kind == "unread_png":
         return "image/png", _png(width, height, first=b"Software\x00pics")
     if kind == "gif":
