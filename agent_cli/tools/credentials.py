@@ -80,7 +80,11 @@ Contract:
   `--api-key=X`, `--password X`, Go's `-token X`, `-apikey X`, `-token=X`), of a
   `NAME=value` argument so named (`-e GITHUB_TOKEN=X`) or a flag's `NAME=value` so named
   (`--env=GITHUB_TOKEN=X`), and of a header flag (`--header "Authorization: Bearer X"`)
-  whose header carries a credential: `named_header_credentials`.
+  whose header carries a credential: `named_header_credentials`. An argument a shell
+  runs as a command line (`sh -c "exec srv --api-key X"`, `cmd /c`, `powershell
+  -Command`: `tools.shell_command_lines`) is read as the shell reads it: the words of
+  each of its commands by this same rule, a `NAME=value` before the program as an
+  assignment (`GITHUB_TOKEN=X exec srv`: `X`), not as one value.
 Nothing here checks length: the caller leaves out values too short to tell from text.
 """
 
@@ -95,6 +99,7 @@ from collections.abc import Iterator, Sequence
 from agent_cli.tools.connection_credentials import connection_passwords
 from agent_cli.tools.header_lines import COOKIE_HEADERS, header_lines_in
 from agent_cli.tools.quoted_pairs import quoted_pairs
+from agent_cli.tools.shell_command_lines import command_lines, command_words
 from agent_cli.tools.token_shape import looks_like_token
 from agent_cli.tools.url_credentials import url_credentials
 
@@ -179,6 +184,7 @@ SCHEME_CREDENTIAL = re.compile(r"(?i)(?<![A-Za-z0-9])(bearer|basic)\s+([A-Za-z0-
 # name elsewhere (ODBC's `Pwd`; Azure's `SharedAccessSignature`).
 CONNECTION_STRING_CREDENTIALS = frozenset({"PWD", "SHAREDACCESSSIGNATURE"})
 HEADER_FLAGS = frozenset({"-H", "--header", "--headers"})
+MAX_SHELL_NESTING = 4  # `sh -c "bash -c '...'"`: shells inside a shell's command line
 _PART_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[-.\s]+")
 _ARGUMENT_NAME = re.compile(r"-{0,2}[A-Za-z0-9][A-Za-z0-9_.-]*")  # `--2fa-seed` too
 _CONNECTION_PAIR = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 _.-]*?)\s*=\s*(.*?)\s*$")
@@ -266,8 +272,18 @@ def header_credentials(value: str) -> Iterator[str]:
 
 def argument_credentials(args: Sequence[str]) -> Iterator[str]:
     """The credentials in a command's arguments (module contract)."""
+    yield from _arguments_credentials(args, 0)
+
+
+def _arguments_credentials(args: Sequence[str], depth: int) -> Iterator[str]:
+    """Of `args`, each argument's credentials; of one a shell runs as a command line,
+    those of the words of its commands instead (a shell in it too, `MAX_SHELL_NESTING`
+    deep), so `GITHUB_TOKEN=X exec srv` gives `X`, not `X exec srv`."""
+    lines = dict(command_lines(args)) if depth < MAX_SHELL_NESTING else {}
     for index, argument in enumerate(args):
         yield from credentials_inside(argument)
+        if index in lines:
+            continue
         following = args[index + 1] if index + 1 < len(args) else None
         name, equals, value = argument.partition("=")
         if name in HEADER_FLAGS:
@@ -284,6 +300,9 @@ def argument_credentials(args: Sequence[str]) -> Iterator[str]:
             and not following.startswith("-")
         ):
             yield from header_credentials(following)
+    for line in lines.values():
+        for words in command_words(line):
+            yield from _arguments_credentials(words, depth + 1)
 
 
 def _assignment_credentials(name: str, value: str) -> Iterator[str]:

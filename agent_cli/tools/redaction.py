@@ -46,7 +46,9 @@ decodes to, and the password in it), of a `Cookie` each cookie's value
 `args` (`argument_credentials`), those inside each argument (a `postgresql://` URL), the
 value of a credential-named flag (`--access-token X`, `--api-key=X`, `-token X`), of a
 credential-named `NAME=value` (`--env=GITHUB_TOKEN=X` too) and of a `--header` that
-carries a credential. Other values (paths, levels,
+carries a credential, read after its `command` as one command line, so that a shell's
+`-c` line (`command = "sh"`, `args = ["-c", "exec srv --api-key X"]`) is read as the
+shell splits it. Other values (paths, levels,
 ids) are no secret: redacting them would blank ordinary words in every result.
 
 `StreamRedactor` does the same for output shown while a command runs.
@@ -216,9 +218,10 @@ def collect_mcp_secret_values(
         if server.url:
             values.update(credentials_inside(server.url))
             values.update(url_path_tokens(server.url))
-        values.update(argument_credentials(server.args))
-        if server.command:  # a command line written where a program belongs
-            values.update(argument_credentials(server.command.split()))
+        # the program and its arguments as one command (`command = "sh"`, `args = ["-c",
+        # "..."]`), a command line written where a program belongs split at blanks
+        program = server.command.split() if server.command else []
+        values.update(argument_credentials([*program, *server.args]))
     return _long_enough(values)
 
 
