@@ -84,6 +84,8 @@ def test_command_lines_are_found_after_a_shells_options_and_split_as_it_splits_t
     args = ("run", "img", "/usr/bin/env", "bash", "--login", "-o", "pipefail", "-ec", "a 'b c'")
     assert list(command_lines(args)) == [(8, "a 'b c'")]
     assert list(command_lines(("sh", "script.sh", "-c", "x"))) == []
+    # what follows `cmd /c` is one line, read once (its own `cmd /c` at the next depth)
+    assert list(command_lines(("cmd", "/c", "cmd", "/c", "srv"))) == [(2, "cmd /c srv")]
     assert list(command_words('A=1 exec srv "two words"; next $A')) == [
         ("A=1", "exec", "srv", "two words"),
         ("next", "1"),

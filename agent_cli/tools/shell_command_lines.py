@@ -15,8 +15,10 @@ Contract:
   switches, `/c`, `/k` or `/r` (any case): the rest of the arguments joined by blanks;
   after `powershell` or `pwsh`, its `-Command` (`-c`, a prefix of it, `/` for `-`, any
   case) wherever it stands among the options: the rest joined by blanks, with `$env:NAME = value` read as `NAME=value`, and
-  `-EncodedCommand` (`-e`, `-ec`, `-enc`...): its base64 of UTF-16LE decoded. `index` is
-  the argument where the line starts.
+  `-EncodedCommand` (`-e`, `-ec`, `-enc`...): its base64 of UTF-16LE decoded; the
+  arguments after such a line are part of it, read with it only. `index` is
+  the argument where the line starts. At most `MAX_OPTIONS` words after a shell's name
+  are read as its options.
 - `command_words(line)` yields the words of each simple command of `line` as the shell
   passes them on (`tools.shell_lexer` splits, `tools.shell_expansion` expands, with the
   names assigned earlier in the line): quotes removed, a `NAME=value` assignment kept
@@ -40,6 +42,9 @@ POSIX_SHELLS = frozenset(
 EXPANSION_BUDGET = 1024 * 1024  # characters, over one line's reading
 _SHELL_OPTIONS_WITH_VALUE = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 _CMD_RUNS = frozenset({"/c", "/k", "/r"})
+# the options read after a shell's name: real ones have a few, and each shell word of
+# `args` scans at most this many, so the work stays linear in the arguments
+MAX_OPTIONS = 32
 _POWERSHELL_ENV = re.compile(r"(?i)\$env:([A-Za-z_]\w*)\s*=\s*")
 
 
@@ -49,7 +54,10 @@ def command_lines(args: Sequence[str]) -> Iterator[tuple[int, str]]:
         program = re.split(r"[\\/]", word)[-1].lower().removesuffix(".exe")
         if program in POSIX_SHELLS:
             found = _posix_line(args, index + 1)
-        elif program == "cmd":
+            if found is not None:
+                yield found
+            continue
+        if program == "cmd":
             found = _cmd_line(args, index + 1)
         elif program in ("powershell", "pwsh"):
             found = _powershell_line(args, index + 1)
@@ -57,13 +65,14 @@ def command_lines(args: Sequence[str]) -> Iterator[tuple[int, str]]:
             continue
         if found is not None:
             yield found
+            return  # the rest of `args` is that line, read as one
 
 
 def _posix_line(args: Sequence[str], start: int) -> tuple[int, str] | None:
     """After a shell's name: the line its `-c` runs, if it is told to run one."""
     runs_a_line = False
     index = start
-    while index < len(args):
+    while index < min(len(args), start + MAX_OPTIONS):
         word = args[index]
         if word in _SHELL_OPTIONS_WITH_VALUE:
             index += 2
@@ -86,7 +95,7 @@ def _posix_line(args: Sequence[str], start: int) -> tuple[int, str] | None:
 
 def _cmd_line(args: Sequence[str], start: int) -> tuple[int, str] | None:
     """After `cmd`: the rest of the arguments after its `/c`, `/k` or `/r`."""
-    for index in range(start, len(args)):
+    for index in range(start, min(len(args), start + MAX_OPTIONS)):
         switch = args[index].lower()
         if switch in _CMD_RUNS and index + 1 < len(args):
             return index + 1, " ".join(args[index + 1 :])
@@ -97,7 +106,7 @@ def _cmd_line(args: Sequence[str], start: int) -> tuple[int, str] | None:
 
 def _powershell_line(args: Sequence[str], start: int) -> tuple[int, str] | None:
     """After `powershell` or `pwsh`: the line its `-Command` or `-EncodedCommand` runs."""
-    for index in range(start, len(args) - 1):
+    for index in range(start, min(len(args) - 1, start + MAX_OPTIONS)):
         option = args[index].lower()
         if option[:1] not in ("-", "/"):
             continue  # a value of an option before (`-ExecutionPolicy Bypass`)
