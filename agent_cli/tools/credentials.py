@@ -80,7 +80,9 @@ Contract:
   `--api-key=X`, `--password X`, Go's `-token X`, `-apikey X`, `-token=X`), of a
   `NAME=value` argument so named (`-e GITHUB_TOKEN=X`) or a flag's `NAME=value` so named
   (`--env=GITHUB_TOKEN=X`), and of a header flag (`--header "Authorization: Bearer X"`)
-  whose header carries a credential: `named_header_credentials`.
+  whose header carries a credential: `named_header_credentials`. A flag's or a
+  `NAME=`'s value that is a placeholder (`tools.placeholders`: `--password=${DB_PASS}`)
+  is none.
 Nothing here checks length: the caller leaves out values too short to tell from text.
 """
 
@@ -94,6 +96,7 @@ from collections.abc import Iterator, Sequence
 
 from agent_cli.tools.connection_credentials import connection_passwords
 from agent_cli.tools.header_lines import COOKIE_HEADERS, header_lines_in
+from agent_cli.tools.placeholders import is_placeholder
 from agent_cli.tools.quoted_pairs import quoted_pairs
 from agent_cli.tools.token_shape import looks_like_token
 from agent_cli.tools.url_credentials import url_credentials
@@ -282,6 +285,7 @@ def argument_credentials(args: Sequence[str]) -> Iterator[str]:
             and is_credential_name(argument.lstrip("-"))
             and following is not None
             and not following.startswith("-")
+            and not is_placeholder(following)
         ):
             yield from header_credentials(following)
 
@@ -293,7 +297,8 @@ def _assignment_credentials(name: str, value: str) -> Iterator[str]:
     if not _ARGUMENT_NAME.fullmatch(name):
         return
     if is_credential_name(name.lstrip("-")):
-        yield from header_credentials(value)
+        if not is_placeholder(value):  # `--password=${DB_PASS}` names a value elsewhere
+            yield from header_credentials(value)
     elif name.startswith("-"):
         inner_name, equals, inner_value = value.partition("=")
         if equals and not inner_name.startswith("-"):
@@ -361,7 +366,8 @@ def _credentials_in_document(document: object) -> Iterator[str]:
 
 
 def _connection_string_credentials(value: str) -> Iterator[str]:
-    """Of a `key=value;...` connection string, the values of credential-named keys."""
+    """Of a `key=value;...` connection string, the values of credential-named keys, but
+    not a placeholder (`Password=${DB_PASS};`: `tools.placeholders`)."""
     if ";" not in value or "=" not in value:
         return
     for pair in value.split(";"):
@@ -369,6 +375,8 @@ def _connection_string_credentials(value: str) -> Iterator[str]:
         if found is None:
             continue
         key = found.group(1)
+        if is_placeholder(found.group(2)):
+            continue
         if is_credential_name(key) or name_parts(key).replace("_", "") in (
             CONNECTION_STRING_CREDENTIALS
         ):
