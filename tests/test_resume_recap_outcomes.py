@@ -19,6 +19,7 @@ from session_support import ScriptedProvider, drain, make_session, tool_use
 from agent_cli.provider.offline import OfflineProvider
 from agent_cli.repl.main import main
 from agent_cli.repl.session_views import _CALL_WORDS, build_exchanges_view, describe_calls
+from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.session import call_outcome
 from agent_cli.session.call_outcome import (
     ASKED,
@@ -198,3 +199,43 @@ def test_the_recap_view_words_each_exchange_from_its_calls():
     calls = (Call("bash", RAN), Call("write_file", DENIED))
     console.print(build_exchanges_view([Exchange("deploy it", "OK.", calls)]))
     assert "  used bash; denied write_file" in console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def test_a_request_pruned_from_the_view_keeps_its_own_calls_and_answer(workspace: Path):
+    """Found: compaction (L3) kept request A's message and dropped request B's, and the
+    recap read from the view filed B's calls and answer under A (`you: REQUEST A ... used
+    bash, bash / B: counted everything.`). It is read from the transcript now."""
+    steps: list[Any] = [[{"type": "text", "text": "A: nothing to write."}]]
+    steps += [[tool_use(f"b{n}", "bash", command=f"seq {n} 1200")] for n in range(6)]
+    steps.append([{"type": "text", "text": "B: counted everything."}])
+    session = make_session(
+        workspace, ScriptedProvider(steps), soft=4_000, hard=9_000, keep_recent=4
+    )
+    try:
+        drain(session.run_turn("REQUEST A: say hi"))
+        drain(session.run_turn("REQUEST B: count things"))
+        typed = [m["content"] for m in session.view if isinstance(m["content"], str)]
+    finally:
+        session.close()
+    assert typed[0] == "REQUEST A: say hi" and "REQUEST B: count things" not in typed  # the case
+    recap = resumed_recap(workspace)
+    assert "you: REQUEST A: say hi A: nothing to write. you: REQUEST B: count things" in recap
+    assert "count things used bash, bash, bash, bash, bash, bash B: counted everything." in recap
+
+
+def test_the_recap_hides_a_value_named_secret_since_it_was_recorded(workspace: Path):
+    seed = "seed-Zq7Rk2mXv9LpW4tYc8NbH3"
+    provider = ScriptedProvider([[{"type": "text", "text": f"The seed is {seed}."}]])
+    session = make_session(workspace, provider)
+    drain(session.run_turn("what is the seed?"))
+    session.close()
+    environment = {"SIGNING_SEED": seed, "AGENT_CLI_SECRET_NAMES": "SIGNING_SEED"}
+    resumed = make_session(
+        workspace, OfflineProvider(), resume=session.session_id, environment=environment
+    )
+    try:
+        (exchange,) = resumed.recent_exchanges()
+    finally:
+        resumed.close()
+    assert exchange.request == "what is the seed?"
+    assert seed not in exchange.answer and REDACTED_MARK in exchange.answer
