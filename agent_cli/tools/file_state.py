@@ -73,6 +73,25 @@ class TargetChanged(ToolError):
     """The file a write was approved for is no longer what the approval showed."""
 
 
+# What `TargetChanged` says, nothing having been written (`session.call_outcome` reads
+# them back): a file made where "create" was approved, the file deleted, or changed.
+APPEARED_TEXT = (
+    "{shown} did not exist when writing it was approved (as a new file), but it does now "
+    "(made meanwhile, {size}); nothing was written, so it is kept. Read it with "
+    "read_file, then write again if it should still change: the user then sees the "
+    "change as a diff."
+)
+DELETED_TEXT = (
+    "{shown} was deleted after writing it was approved; nothing was written. Write it "
+    "again if it is still wanted: the user will be asked to create it."
+)
+CHANGED_TEXT = (
+    "{shown} changed after writing it was approved, so this write would no longer make "
+    "the change that was shown (what changed meanwhile would be lost); nothing was "
+    "written. Read it again with read_file, then redo the change."
+)
+
+
 def read_file_state(workspace: Workspace, resolved: Path, shown: str) -> FileState:
     """What is at `resolved` now (module contract); a refused walk raises its `ToolError`."""
     try:
@@ -171,22 +190,10 @@ def require_unchanged(workspace: Workspace, resolved: Path, shown: str, before: 
     if now.fingerprint == before.fingerprint:
         return
     if before.kind is StateKind.ABSENT:
-        raise TargetChanged(
-            f"{shown} did not exist when writing it was approved (as a new file), but it "
-            f"does now (made meanwhile, {format_size(now.size)}); nothing was written, so it "
-            "is kept. Read it with read_file, then write again if it should still change: "
-            "the user then sees the change as a diff."
-        )
+        raise TargetChanged(APPEARED_TEXT.format(shown=shown, size=format_size(now.size)))
     if now.kind is StateKind.ABSENT:
-        raise TargetChanged(
-            f"{shown} was deleted after writing it was approved; nothing was written. "
-            "Write it again if it is still wanted: the user will be asked to create it."
-        )
-    raise TargetChanged(
-        f"{shown} changed after writing it was approved, so this write would no longer "
-        "make the change that was shown (what changed meanwhile would be lost); nothing "
-        "was written. Read it again with read_file, then redo the change."
-    )
+        raise TargetChanged(DELETED_TEXT.format(shown=shown))
+    raise TargetChanged(CHANGED_TEXT.format(shown=shown))
 
 
 def undiffable_note(state: FileState) -> str:

@@ -37,6 +37,13 @@ from agent_cli.errors import ToolError
 from agent_cli.tools.file_state import FileState, StateKind
 
 MAX_SEEN_FILES = 10_000
+# What `FileChangedUnseen` says, nothing having been written (`session.call_outcome`).
+STALE_TEXT = (
+    "{shown} changed since it was last read or written in this session (by the user, a "
+    "command or another program); this write would replace what changed unseen, so "
+    "nothing was written. Read it again with read_file, then write it again or use "
+    "edit_file."
+)
 
 
 class FileChangedUnseen(ToolError):
@@ -74,9 +81,4 @@ class SeenFiles:
         last = self._seen.get(path)
         if last is None or now.kind is StateKind.ABSENT or now.fingerprint == last:
             return
-        raise FileChangedUnseen(
-            f"{shown} changed since it was last read or written in this session (by the "
-            "user, a command or another program); this write would replace what changed "
-            "unseen, so nothing was written. Read it again with read_file, then write it "
-            "again or use edit_file."
-        )
+        raise FileChangedUnseen(STALE_TEXT.format(shown=shown))
