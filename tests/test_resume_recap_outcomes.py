@@ -160,6 +160,10 @@ WRITTEN = {
     "timed out": (call_outcome.TIMED_OUT_HEADER.format(seconds="2") + "\nstart\n", STOPPED),
     "output cap": (call_outcome.OUTPUT_CAP_HEADER.format(cap="1.0 MB") + "\ny\ny\n", STOPPED),
     "stale write": (call_outcome.STALE_TEXT.format(shown="notes.md"), REFUSED),
+    "stale, unreadable": (
+        call_outcome.STALE_UNREADABLE_TEXT.format(shown="a.bin", why="it holds NUL bytes"),
+        REFUSED,
+    ),
     "made meanwhile": (call_outcome.APPEARED_TEXT.format(shown="a", size="3 B"), REFUSED),
     "deleted meanwhile": (call_outcome.DELETED_TEXT.format(shown="a"), REFUSED),
     "changed meanwhile": (call_outcome.CHANGED_TEXT.format(shown="a"), REFUSED),

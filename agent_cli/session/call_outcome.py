@@ -52,7 +52,7 @@ from agent_cli.tools.file_tools import (
     SECRET_OVERWRITE_TEXT,
 )
 from agent_cli.tools.output import INTERRUPTED_TEXT
-from agent_cli.tools.seen_files import STALE_TEXT
+from agent_cli.tools.seen_files import STALE_TEXT, STALE_UNREADABLE_TEXT
 from agent_cli.tools.shell import INTERRUPTED_HEADER, OUTPUT_CAP_HEADER, TIMED_OUT_HEADER
 from agent_cli.tools.toolbox import DENIED_TEXT as USER_DENIED_TEXT
 from agent_cli.tools.toolbox import UNASKED_TEXT
@@ -87,6 +87,7 @@ _WRITTEN_RESULTS = (
     (TIMED_OUT_HEADER + "\n{output}", STOPPED),
     (OUTPUT_CAP_HEADER + "\n{output}", STOPPED),
     (STALE_TEXT, REFUSED),
+    (STALE_UNREADABLE_TEXT, REFUSED),
     (APPEARED_TEXT, REFUSED),
     (DELETED_TEXT, REFUSED),
     (CHANGED_TEXT, REFUSED),

@@ -43,7 +43,9 @@ from agent_cli.tools.output import format_size
 from agent_cli.tools.workspace import Workspace
 
 # A file up to this size is fingerprinted by its bytes; a bigger one by its inode and times.
-DIGEST_MAX_BYTES = 32 * 1024 * 1024
+# Hashing is cheap next to a write's question: 33 MB in 0.03 s, 128 MB in 0.11 s (warm, in
+# 1 MB chunks); at 32 MB, a touch of a 33 MB file the model wrote refused its next write.
+DIGEST_MAX_BYTES = 128 * 1024 * 1024
 _CHUNK_BYTES = 1024 * 1024
 
 

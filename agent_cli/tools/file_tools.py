@@ -129,6 +129,7 @@ def read_file_lines(
     that spans lines would never be whole for the toolbox's redaction to find."""
     margin = context_chars(context.secrets)
     with os.fdopen(context.workspace.open_file(path, shown, os.O_RDONLY), "rb") as handle:
+        check_size(handle, shown, context.limits.max_read_file_bytes)  # not hashed if refused
         seen = open_file_fingerprint(handle.fileno())  # before a byte is read (`seen_files`)
         source, codec = _as_utf8(handle, shown, context.limits.max_read_file_bytes)
         window = _collect_lines(source, start, last, context.limits.max_output_bytes, margin)
@@ -288,7 +289,8 @@ def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> Prepa
     before = read_file_state(context.workspace, resolved, shown)  # before the diff is read
     if before.kind is StateKind.DIRECTORY:
         raise ToolError(DIRECTORY_TEXT.format(shown=shown))
-    context.seen.require_seen(resolved, before, shown)  # asked or not: a stale copy is refused
+    # asked or not: a stale copy is refused
+    context.seen.require_seen(resolved, before, shown, context.limits.max_read_file_bytes)
     is_new = before.kind is StateKind.ABSENT
     if not is_new and REDACTED_MARK in arguments["content"]:
         _refuse_writing_over_a_secret(context, resolved, shown)
