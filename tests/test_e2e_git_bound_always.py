@@ -87,3 +87,31 @@ def test_an_fsmonitor_edited_into_git_config_makes_git_status_asked_again(scene)
     ) in flat(asked_again)
     answer_and_wait(scene, "n", "Third done.")
     assert not (scene.workspace / "FSMONITOR_RAN").exists()
+
+
+def test_a_hook_in_a_relative_hooks_path_warns_when_edited_and_asks_git_status_again(scene):
+    """The tester's case: `core.hooksPath = .githooks` (husky's kind) is the worktree's
+    `.githooks` to git; its edit carried no warning and `git status` then ran unasked."""
+    workspace = scene.workspace
+    subprocess.run(
+        ["git", "-C", str(workspace), "config", "core.hooksPath", ".githooks"], check=True
+    )
+    (workspace / ".githooks").mkdir()
+    hook = workspace / ".githooks/post-index-change"
+    hook.write_text("#!/bin/sh\nexit 0\n")
+    hook.chmod(0o755)
+    turn_with_call(scene, "toolu_1", "bash", {"command": "git status"}, "First done.")
+    wait_for_question(scene, "git status")
+    answer_and_wait(scene, "p", "First done.")
+    edit = {"path": ".githooks/post-index-change", "old_string": "exit 0", "new_string": "touch R"}
+    turn_with_call(scene, "toolu_2", "edit_file", edit, "Second done.")
+    asked_edit = wait_for_question(scene, "touch R")
+    assert "warning: git reads .githooks/post-index-change, and what it says can make" in flat(
+        asked_edit
+    )
+    answer_and_wait(scene, "y", "Second done.")
+    turn_with_call(scene, "toolu_3", "bash", {"command": "git status"}, "Third done.")
+    asked_again = wait_for_question(scene, "asked again")
+    assert "git's configuration changed since (.githooks/post-index-change)" in flat(asked_again)
+    answer_and_wait(scene, "n", "Third done.")
+    assert not (workspace / "R").exists()

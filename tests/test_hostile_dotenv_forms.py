@@ -164,3 +164,63 @@ def test_a_dotenv_file_written_as_json_is_read_for_its_credentials(tmp_path: Pat
             text = path.read_bytes().decode("utf-8", "replace")
             assert recoverable_secrets(text, secrets) == set(), path
     assert recoverable_secrets(done.stdout + done.stderr, secrets) == set()
+
+
+LIST_TOKEN = "ghp_Ar7ayNameValue0Qw3Er5Ty8Ui2Op4As6Df9"
+JSONC_KEY = "sk_live_JsoncLeadingComment0123456789ab"
+VAULT_TOKEN = "ghp_Jn5NestedCred0Zx2Cv4Bn6Mk8Lp1Qa3Ws7"
+SETTINGS_JSON = """{
+  "PORT": 3000,
+  "auth": {"audience": "https://api.example.com", "sessionMaxAge": 86400000,
+           "header": "Authorization"},
+  "secrets": {"region": "us-east-1"},
+  "tokens": ["primary-500", "gray-900"]
+}
+"""
+SERVER_JS = """// region us-east-1, audience https://api.example.com
+const h = req.headers["Authorization"];
+res.cookie("sid", id, { maxAge: 86400000 });
+// theme: primary-500 on gray-900
+"""
+
+
+def test_json_dotenv_lists_and_jsonc_are_hidden_and_settings_under_auth_shown(
+    tmp_path: Path,
+) -> None:
+    """Second twenty-fifth outside attack: a `[{"name", "value"}]` list, a `.env.json`
+    opening with a `//` line, and one with a comment above a `credentials` object sent
+    their keys; a `.env.json` grouping settings under `auth`, `secrets` and `tokens`
+    blanked `Authorization`, `us-east-1`, a URL and `86400000` in every result."""
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    (workspace / "config").mkdir(parents=True)
+    (workspace / "src").mkdir()
+    listed = [{"name": "GITHUB_TOKEN", "value": LIST_TOKEN, "slotSetting": False}]
+    (workspace / ".env.json").write_text(json.dumps(listed, indent=2))
+    (workspace / "config" / ".env.json").write_text(
+        f'// local overrides\n{{\n  "STRIPE_SECRET_KEY": "{JSONC_KEY}",\n  "PORT": 3000,\n}}\n'
+    )
+    (workspace / ".env.local.json").write_text(
+        f'{{\n  // from the vault\n  "credentials": {{"github": "{VAULT_TOKEN}"}}\n}}\n'
+    )
+    (workspace / "config" / ".env.settings.json").write_text(SETTINGS_JSON)
+    (workspace / "src" / "server.js").write_text(SERVER_JS)
+    paths = (".env.json", "config/.env.json", ".env.local.json", "src/server.js")
+    calls = [tool_use_block(f"toolu_r{n}", "read_file", {"path": p}) for n, p in enumerate(paths)]
+    calls.append(tool_use_block("toolu_cat", "bash", {"command": "cat " + " ".join(paths)}))
+    with start_fake_server(api_key=KEY) as fake:
+        fake.enqueue(Reply(calls, stop_reason="tool_use"), Reply([text_block("Read.")]))
+        env = build_env(home, {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.base_url})
+        done = run_piped(["--yes"], cwd=workspace, env=env, stdin_text="read them\n")
+        bodies = [request.body for request in fake.requests]
+    assert done.returncode == 0, done.stderr
+    secrets = (LIST_TOKEN, JSONC_KEY, VAULT_TOKEN)
+    for where, body in enumerate(bodies):
+        assert recoverable_secrets(json.dumps(body), secrets) == set(), f"request {where}"
+    for path in home.rglob("*"):
+        if path.is_file():
+            text = path.read_bytes().decode("utf-8", "replace")
+            assert recoverable_secrets(text, secrets) == set(), path
+    assert recoverable_secrets(done.stdout + done.stderr, secrets) == set()
+    sent = json.dumps(bodies[-1]["messages"][-1], ensure_ascii=False)
+    for line in SERVER_JS.splitlines():
+        assert sent.count(json.dumps(line)[1:-1]) == 2, line  # read_file's and cat's

@@ -382,3 +382,24 @@ def test_the_credentials_of_a_dotenv_files_copy_are_never_sent(tmp_path: Path) -
             text = path.read_bytes().decode("utf-8", "replace")
             assert recoverable_secrets(text, secrets) == set(), path
     assert recoverable_secrets(done.stdout + done.stderr, secrets) == set()
+
+
+def test_dotenv_names_in_any_case_are_dotenv_files_and_templates_in_any_case_not(
+    tmp_path: Path,
+) -> None:
+    """Second twenty-fifth outside attack: `.ENV`, `.ENV (2)` and `.Env copy` (names as
+    Windows and macOS keep them, whose file systems let `dotenv` open `.ENV` as `.env`)
+    were not read, so read_file sent their keys; an upper-case template is still one."""
+    names = (".ENV", ".ENV (2)", ".Env copy", ".Env.Local", "PROD.ENV", ".ENVRC", "COPY OF .ENV")
+    for name in names:
+        assert is_dotenv_name(name), name
+    for name in (".ENV.EXAMPLE", ".Env.Sample copy", "EXAMPLE.ENV", ".ENV.SWP", ".ENVIRONMENT"):
+        assert not is_dotenv_name(name), name
+    (tmp_path / "apps").mkdir()
+    keys = {name: f"sk_live_Case{index:02d}Zq7Rk2mXv9LpW4tY" for index, name in enumerate(names)}
+    for name, value in keys.items():
+        (tmp_path / "apps" / name).write_text(f"STRIPE_SECRET_KEY={value}\n")
+    (tmp_path / ".ENV.EXAMPLE").write_text("API_KEY=your-api-key-here-0000\n")
+    dotenv = read_workspace_dotenv(tmp_path)
+    assert sorted(file.path for file in dotenv.files) == sorted(f"apps/{name}" for name in names)
+    assert set(find_dotenv_secrets(dotenv, "").values) == set(keys.values())

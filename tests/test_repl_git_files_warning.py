@@ -32,15 +32,22 @@ def printed(renderables: list, width: int = 100) -> str:
     return " ".join(console.export_text().replace("\n  ↳ ", " ").split())
 
 
-def edit_of(shown: str) -> PermissionRequest:
+def edit_of(shown: str, writes_git_file: bool = True) -> PermissionRequest:
+    """An edit of `shown`, which the gate found to be (or not to be) a file git reads."""
     approval = build_diff_approval(OLD, NEW, shown)
     target = file_target(Path("/ws") / shown, shown)
     return PermissionRequest(
-        "edit_file", f"edit {shown}: replace 1 line with 2 lines", approval, target
+        "edit_file",
+        f"edit {shown}: replace 1 line with 2 lines",
+        approval,
+        target,
+        writes_git_file=writes_git_file,
     )
 
 
-@pytest.mark.parametrize("shown", [".git/config", "docs/.gitattributes", ".gitmodules"])
+@pytest.mark.parametrize(
+    "shown", [".git/config", "docs/.gitattributes", ".gitmodules", ".githooks/pre-commit"]
+)
 def test_an_edit_of_a_file_git_reads_warns_that_it_can_make_git_run_programs(shown):
     view = build_approval_view(edit_of(shown), 100, 30)
     text = printed([view.header])
@@ -52,7 +59,7 @@ def test_an_edit_of_a_file_git_reads_warns_that_it_can_make_git_run_programs(sho
 
 
 def test_an_edit_of_another_file_has_no_such_warning():
-    view = build_approval_view(edit_of("src/config"), 100, 30)
+    view = build_approval_view(edit_of("src/config", writes_git_file=False), 100, 30)
     assert "warning" not in printed([view.header])
 
 

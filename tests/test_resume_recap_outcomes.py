@@ -10,15 +10,19 @@ from __future__ import annotations
 
 import io
 import os
+import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from session_support import ScriptedProvider, drain, make_session, tool_use
 
+from agent_cli.events import ModelResponse, Usage
 from agent_cli.provider.offline import OfflineProvider
 from agent_cli.repl.main import main
 from agent_cli.repl.session_views import _CALL_WORDS, build_exchanges_view, describe_calls
+from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.session import call_outcome
 from agent_cli.session.call_outcome import (
     ASKED,
@@ -26,6 +30,7 @@ from agent_cli.session.call_outcome import (
     NOT_RUN,
     OUTCOMES,
     RAN,
+    REFUSED,
     STOPPED,
     UNKNOWN,
     read_call_outcome,
@@ -152,6 +157,23 @@ WRITTEN = {
     "tool stopped": (call_outcome.INTERRUPTED_TEXT.format(tool_name="grep"), STOPPED),
     "command stopped": (call_outcome.INTERRUPTED_HEADER + "\nline one\nline two", STOPPED),
     "resumed unrecorded": (call_outcome.RESUMED_TOOL_TEXT, UNKNOWN),
+    "timed out": (call_outcome.TIMED_OUT_HEADER.format(seconds="2") + "\nstart\n", STOPPED),
+    "output cap": (call_outcome.OUTPUT_CAP_HEADER.format(cap="1.0 MB") + "\ny\ny\n", STOPPED),
+    "stale write": (call_outcome.STALE_TEXT.format(shown="notes.md"), REFUSED),
+    "stale, unreadable": (
+        call_outcome.STALE_UNREADABLE_TEXT.format(shown="a.bin", why="it holds NUL bytes"),
+        REFUSED,
+    ),
+    "made meanwhile": (call_outcome.APPEARED_TEXT.format(shown="a", size="3 B"), REFUSED),
+    "deleted meanwhile": (call_outcome.DELETED_TEXT.format(shown="a"), REFUSED),
+    "changed meanwhile": (call_outcome.CHANGED_TEXT.format(shown="a"), REFUSED),
+    "path moved": (call_outcome.MOVED_TARGET_TEXT, REFUSED),
+    "a folder": (call_outcome.DIRECTORY_TEXT.format(shown="src"), REFUSED),
+    "over a secret": (call_outcome.SECRET_OVERWRITE_TEXT.format(shown=".env"), REFUSED),
+    "empty old text": (call_outcome.EMPTY_OLD_TEXT, REFUSED),
+    "nothing to change": (call_outcome.SAME_TEXT, REFUSED),
+    "old text not found": (call_outcome.NOT_FOUND_TEXT.format(shown="notes.md"), REFUSED),
+    "old text in 3 places": (call_outcome.MANY_PLACES_TEXT.format(count=3, shown="m.py"), REFUSED),
 }
 
 
@@ -184,7 +206,7 @@ def test_the_recap_has_words_for_every_outcome_and_says_used_only_of_calls_that_
     assert set(_CALL_WORDS) == set(OUTCOMES)
     calls = [Call(f"tool_{outcome}", outcome) for outcome in OUTCOMES]
     said = describe_calls(calls)
-    assert said.count("used") == 1 and "used tool_ran;" in said
+    assert re.findall(r"\bused\b", said) == ["used"] and "used tool_ran;" in said
     for outcome in OUTCOMES:
         assert f"tool_{outcome}" in said
 
@@ -198,3 +220,84 @@ def test_the_recap_view_words_each_exchange_from_its_calls():
     calls = (Call("bash", RAN), Call("write_file", DENIED))
     console.print(build_exchanges_view([Exchange("deploy it", "OK.", calls)]))
     assert "  used bash; denied write_file" in console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def test_a_request_pruned_from_the_view_keeps_its_own_calls_and_answer(workspace: Path):
+    """Found: compaction (L3) kept request A's message and dropped request B's, and the
+    recap read from the view filed B's calls and answer under A (`you: REQUEST A ... used
+    bash, bash / B: counted everything.`). It is read from the transcript now."""
+    steps: list[Any] = [[{"type": "text", "text": "A: nothing to write."}]]
+    steps += [[tool_use(f"b{n}", "bash", command=f"seq {n} 1200")] for n in range(6)]
+    steps.append([{"type": "text", "text": "B: counted everything."}])
+    session = make_session(
+        workspace, ScriptedProvider(steps), soft=4_000, hard=9_000, keep_recent=4
+    )
+    try:
+        drain(session.run_turn("REQUEST A: say hi"))
+        drain(session.run_turn("REQUEST B: count things"))
+        typed = [m["content"] for m in session.view if isinstance(m["content"], str)]
+    finally:
+        session.close()
+    assert typed[0] == "REQUEST A: say hi" and "REQUEST B: count things" not in typed  # the case
+    recap = resumed_recap(workspace)
+    assert "you: REQUEST A: say hi A: nothing to write. you: REQUEST B: count things" in recap
+    assert "count things used bash, bash, bash, bash, bash, bash B: counted everything." in recap
+
+
+def test_the_recap_hides_a_value_named_secret_since_it_was_recorded(workspace: Path):
+    seed = "seed-Zq7Rk2mXv9LpW4tYc8NbH3"
+    provider = ScriptedProvider([[{"type": "text", "text": f"The seed is {seed}."}]])
+    session = make_session(workspace, provider)
+    drain(session.run_turn("what is the seed?"))
+    session.close()
+    environment = {"SIGNING_SEED": seed, "AGENT_CLI_SECRET_NAMES": "SIGNING_SEED"}
+    resumed = make_session(
+        workspace, OfflineProvider(), resume=session.session_id, environment=environment
+    )
+    try:
+        (exchange,) = resumed.recent_exchanges()
+    finally:
+        resumed.close()
+    assert exchange.request == "what is the seed?"
+    assert seed not in exchange.answer and REDACTED_MARK in exchange.answer
+
+
+def test_calls_their_tool_refused_say_nothing_was_written(workspace: Path):
+    """Found: a write_file refused as stale ("…nothing was written") and an edit_file whose
+    old text was not found were recapped as `used write_file, edit_file`."""
+    notes = workspace / "notes.md"
+    notes.write_text("line 1\nline 2\n")
+
+    def user_edits_then_model_writes(request: Any) -> Iterator[Any]:
+        notes.write_text("line 1\nline 2\nUSER LINE\n")  # the user's editor, meanwhile
+        calls = [
+            tool_use("w1", "write_file", path="notes.md", content="line 1\nmodel line\n"),
+            tool_use("e1", "edit_file", path="notes.md", old_string="no such", new_string="x"),
+        ]
+        yield ModelResponse({"role": "assistant", "content": calls}, "tool_use", Usage(0, 0))
+
+    steps = [
+        [tool_use("r1", "read_file", path="notes.md")],
+        user_edits_then_model_writes,
+        [{"type": "text", "text": "Done."}],
+    ]
+    session = make_session(workspace, ScriptedProvider(steps))
+    drain(session.run_turn("add a line to notes.md"))
+    session.close()
+    recap = resumed_recap(workspace)
+    assert "used read_file; write_file, edit_file refused (nothing written) Done." in recap
+    assert notes.read_text() == "line 1\nline 2\nUSER LINE\n"
+
+
+def test_commands_ended_by_their_timeout_or_output_cap_say_stopped(workspace: Path):
+    """Found: a command its timeout ended ("Timed out after 2 s; …") was recapped as `used
+    bash`; the output cap ends one the same way (its result spilled to an artifact here)."""
+    steps = [
+        [tool_use("b1", "bash", command="echo start; sleep 30", timeout_seconds=1)],
+        [tool_use("b2", "bash", command="yes", timeout_seconds=60)],
+        [{"type": "text", "text": "Both were cut short."}],
+    ]
+    session = make_session(workspace, ScriptedProvider(steps))
+    drain(session.run_turn("run the jobs"))
+    session.close()
+    assert "you: run the jobs bash, bash stopped before finishing Both" in resumed_recap(workspace)

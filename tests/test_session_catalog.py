@@ -132,14 +132,19 @@ def test_a_failed_deletion_does_not_stop_the_rest_and_every_id_gets_its_outcome(
     assert [s.session_id for s in summarize_sessions(paths)] == [open_one.session_id]
 
 
+def message_records(*messages: dict) -> list[dict]:
+    """`messages` as the transcript's `message` records, among records of other kinds."""
+    records: list[dict] = [{"kind": "session_started", "payload": {}}]
+    for message in messages:
+        records += [{"kind": "message", "payload": {"message": message}}, {"kind": "usage"}]
+    return records
+
+
 def test_recent_exchanges_pair_each_request_with_its_answer_and_tools():
-    from agent_cli.compaction.markers import SUMMARY_HEADER
     from agent_cli.session.catalog import recent_exchanges
 
-    view = [
-        {"role": "user", "content": "[Compaction digest: ...]", "_digest": {"format": 1}},
-        {"role": "user", "content": f"{SUMMARY_HEADER}\nolder work", "_summary": True},
-        {"role": "assistant", "content": [{"type": "text", "text": "noted"}]},
+    records = message_records(
+        {"role": "assistant", "content": [{"type": "text", "text": "before any request"}]},
         {"role": "user", "content": "read a.txt"},
         {"role": "assistant", "content": [
             {"type": "text", "text": "Reading."},
@@ -147,16 +152,48 @@ def test_recent_exchanges_pair_each_request_with_its_answer_and_tools():
         ]},
         {"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "t1", "content": "alpha"},
+            {"type": "text", "text": "[a note agent-cli added after the results]"},
         ]},
         {"role": "assistant", "content": [{"type": "text", "text": "It says alpha."}]},
         {"role": "user", "content": [{"type": "text", "text": "thanks"}]},
-    ]  # fmt: skip
-    exchanges = recent_exchanges(view, limit=5)
+    )  # fmt: skip
+    exchanges = recent_exchanges(records, limit=5)
     assert [(e.request, e.answer, e.calls) for e in exchanges] == [
         ("read a.txt", "Reading.\nIt says alpha.", (("read_file", "ran"),)),
         ("thanks", "", ()),
     ]
-    assert recent_exchanges(view, limit=1)[0].request == "thanks"
+    assert recent_exchanges(records, limit=1)[0].request == "thanks"
+    assert recent_exchanges(records, limit=0) == []
+
+
+def test_a_note_after_tool_results_is_no_request_of_the_users():
+    """The note agent-cli adds after a step's results (`call_limit`) is text in a user
+    message: it is neither a turn of the listing nor a request of the recap."""
+    from datetime import UTC, datetime
+
+    from agent_cli.session.catalog import recent_exchanges
+    from agent_cli.store.transcript import TranscriptStore
+
+    paths = resolve_state_paths()
+    store = TranscriptStore(paths.transcripts)
+    session_id = store.new_session_id()
+    with store.open_writer(session_id) as writer:
+        for record in message_records(
+            {"role": "user", "content": "list it"},
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "list_dir", "input": {}}]},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": "t1", "content": "a.txt"},
+                {"type": "text", "text": "[2 more calls of that answer were left out]"},
+            ]},
+            {"role": "assistant", "content": [{"type": "text", "text": "One file."}]},
+        ):  # fmt: skip
+            if record["kind"] == "message":
+                writer.append("message", record["payload"], datetime.now(UTC))
+    (summary,) = summarize_sessions(paths)
+    assert (summary.turns, summary.answered_turns) == (1, 1)
+    (exchange,) = recent_exchanges(store.replay(session_id))
+    assert (exchange.request, exchange.answer) == ("list it", "One file.")
+    assert exchange.calls == (("list_dir", "ran"),)
 
 
 # Every spelling of the home's own entries the pointer grammar accepts as an id: the names

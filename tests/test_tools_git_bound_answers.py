@@ -8,6 +8,7 @@ temporary repository; `FSMONITOR_RAN` must never appear unless the user allowed 
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -137,3 +138,76 @@ def test_the_users_global_config_is_watched(tmp_path, repo):
     assert not gate.is_allowed(request)
     changed = asker.requests[-1].git_changed
     assert changed is not None and changed.files == (str(home / ".gitconfig"),)
+
+
+def commit_notes(repo: Path) -> None:
+    subprocess.run(["git", "-C", str(repo), "add", "notes.txt"], check=True)
+    subprocess.run(
+        ["git", "-C", str(repo), "-c", "user.email=a@b", "-c", "user.name=a", "commit", "-qm", "i"],
+        check=True,
+    )
+
+
+def test_a_hook_changed_in_a_relative_hooks_path_asks_again(repo):
+    """The tester's case: `core.hooksPath = .githooks` is `ws/.githooks` to git (the worktree
+    top), not `ws/.git/.githooks`; the edit of its hook warns, and `git status` is asked
+    again, so the changed hook does not run unasked."""
+    subprocess.run(["git", "-C", str(repo), "config", "core.hooksPath", ".githooks"], check=True)
+    (repo / ".githooks").mkdir()
+    hook = repo / ".githooks/post-index-change"
+    hook.write_text("#!/bin/sh\nexit 0\n")
+    hook.chmod(0o755)
+    commit_notes(repo)
+    asker = ScriptedAsker(PREFIX, ONCE)  # p for git status, y for the edit, then n
+    toolbox = make_toolbox(repo, auto_approve=False, ask_permission=asker)
+    assert not toolbox.run("bash", {"command": "git status"}).is_error
+    edit = {"path": ".githooks/post-index-change", "old_string": "exit 0", "new_string": "touch R"}
+    assert not toolbox.run("edit_file", edit).is_error
+    assert asker.requests[-1].writes_git_file
+    os.utime(repo / "notes.txt", (5, 5))  # git status rewrites the index: the hook would run
+    toolbox.run("bash", {"command": "git status"})
+    assert asked_about(asker)[-1] == "git status"
+    changed = asker.requests[-1].git_changed
+    assert changed is not None and changed.files == (".githooks/post-index-change",)
+    assert not (repo / "R").exists()
+
+
+def test_an_ignored_hook_made_executable_asks_again(repo):
+    """The tester's case: git skips a hook that is not executable; `chmod +x` changes no
+    byte of it, and git then runs it."""
+    commit_notes(repo)
+    hook = repo / ".git/hooks/post-index-change"
+    hook.write_text("#!/bin/sh\ntouch HOOK_RAN\n")
+    hook.chmod(0o644)
+    asker = ScriptedAsker(PREFIX)
+    toolbox = make_toolbox(repo, auto_approve=False, ask_permission=asker)
+    os.utime(repo / "notes.txt", (1, 1))
+    assert not toolbox.run("bash", {"command": "git status"}).is_error
+    hook.chmod(0o755)
+    os.utime(repo / "notes.txt", (2, 2))
+    toolbox.run("bash", {"command": "git status"})
+    assert asked_about(asker) == ["git status", "git status"]
+    assert not (repo / "HOOK_RAN").exists()
+
+
+@pytest.mark.parametrize(
+    "command", ["\\git status", "g\\it status", "'g'it status", '"g"it status']
+)
+def test_git_spelled_with_quotes_is_bound_to_gits_files(repo, command):
+    """bash runs git for each of these spellings: an answer for one holds only while git's
+    files do, like one for `git status`."""
+    asker = ScriptedAsker(ALWAYS)
+    toolbox = make_toolbox(repo, auto_approve=False, ask_permission=asker)
+    assert not toolbox.run("bash", {"command": command}).is_error
+    with (repo / ".git/config").open("a") as config:
+        config.write(FSMONITOR)
+    toolbox.run("bash", {"command": command})
+    assert asked_about(asker) == [command, command]
+    assert not (repo / "FSMONITOR_RAN").exists()
+
+
+def test_an_edit_of_an_ordinary_file_is_not_marked_as_one_git_reads(repo):
+    asker = ScriptedAsker(ONCE)
+    toolbox = make_toolbox(repo, auto_approve=False, ask_permission=asker)
+    toolbox.run("edit_file", {"path": "notes.txt", "old_string": "draft", "new_string": "x"})
+    assert asked_about(asker) and not asker.requests[-1].writes_git_file

@@ -101,7 +101,7 @@ def test_a_file_included_by_the_config_is_followed_and_watched(repo, home):
 
 
 def test_a_hooks_path_named_by_the_config_is_watched(repo, home):
-    append(repo / ".git/config", "[core]\n\thooksPath = ../githooks\n")
+    append(repo / ".git/config", f"[core]\n\thooksPath = {repo / 'githooks'}\n")
     (repo / "githooks").mkdir()
     changed = change_after(
         repo, home, lambda: append(repo / "githooks/post-index-change", "touch RAN\n")
@@ -175,6 +175,17 @@ def test_a_submodules_git_folder_is_watched(repo, home):
     ) == (".git/modules/libs/one/config",)
 
 
+@pytest.mark.parametrize("mode", [0o755, 0o744, 0o654])
+def test_making_an_ignored_hook_executable_is_a_change(repo, home, mode):
+    """git runs a hook only when it is executable: `chmod +x` on one it ignored makes it
+    run, though not a byte of it changed."""
+    hook = repo / ".git/hooks/post-index-change"
+    append(hook, "#!/bin/sh\ntouch RAN\n")
+    hook.chmod(0o644)
+    assert change_after(repo, home, lambda: hook.chmod(mode)) == (".git/hooks/post-index-change",)
+    assert change_after(repo, home, lambda: hook.chmod(0o600)) == (".git/hooks/post-index-change",)
+
+
 def test_a_fifo_in_a_hooks_place_is_read_without_waiting(repo, home):
     os.mkfifo(repo / ".git/hooks/post-index-change")
     files = dict(read_git_program_files(repo, environ_of(home)).digests)
@@ -199,7 +210,19 @@ def test_without_a_start_only_the_users_files_are_read(home):
         ("cd sub && git log", True),
         ("/usr/bin/git show", True),
         ("GIT_PAGER=cat git log", True),
+        ("\\git status", True),
+        ("g\\it status", True),
+        ("'g'it status", True),
+        ('"g"it status', True),
+        ("g''it status", True),
+        ("$'\\x67it' status", True),
+        ("/usr/bin/g\\it log", True),
+        ("cd sub&&g\\it log", True),
+        ("bash -c 'g\\it status'", True),
+        ("bash -c \"sh -c 'g\\\\it status'\"", True),
+        ("echo 'x; \\git status", True),
         ("gitk", False),
+        ("'gi t' status", False),
         ("cat .gitignore", False),
         ("npm test", False),
     ],
@@ -224,5 +247,10 @@ def test_runs_git_finds_git_as_a_word(command, expected):
         (".git", True),  # a `gitdir:` file names the git folder
     ],
 )
-def test_is_git_program_file(shown, expected):
-    assert is_git_program_file(shown) is expected
+def test_is_git_program_file(repo, home, shown, expected):
+    assert is_git_program_file(repo / shown, environ_of(home)) is expected
+
+
+def test_the_users_files_are_git_program_files(repo, home):
+    for path in (home / ".gitconfig", home / ".config/git/attributes"):
+        assert is_git_program_file(path, environ_of(home))

@@ -15,6 +15,7 @@ from tools_support import RecordingAsker, make_toolbox
 
 from agent_cli.tools import PermissionDecision
 from agent_cli.tools.approval import ApprovalKind
+from agent_cli.tools.context import ToolLimits
 from agent_cli.tools.file_state import FileState, StateKind
 from agent_cli.tools.seen_files import FileChangedUnseen, SeenFiles
 
@@ -22,6 +23,7 @@ FIRST = "# Notes\n- item one\n"
 USERS = FIRST + "- the user's own line\n"
 STALE = "# Notes\n- item one\n- item two\n"
 REFUSED = "notes.md changed since it was last read or written in this session"
+READ_CAP = ToolLimits().max_read_file_bytes  # read_file's cap: 20 MB
 
 
 @pytest.fixture
@@ -181,6 +183,59 @@ def test_seen_files_forget_the_path_seen_longest_ago_past_their_limit():
     now = FileState(StateKind.FILE, ("sha256", "now"))
     for name in ("a", "b", "c"):
         seen.note_seen(Path(name), ("sha256", "then"))
-    seen.require_seen(Path("a"), now, "a")  # forgotten: never seen, nothing to check
+    seen.require_seen(Path("a"), now, "a", READ_CAP)  # forgotten: never seen, nothing to check
     with pytest.raises(FileChangedUnseen):
-        seen.require_seen(Path("b"), now, "b")
+        seen.require_seen(Path("b"), now, "b", READ_CAP)
+
+
+def lines_of(megabytes: float) -> str:
+    """Text of 100-byte lines, about `megabytes` MiB of it."""
+    return ("x" * 99 + "\n") * int(megabytes * 10_486)
+
+
+def test_touching_a_33_mb_file_the_model_wrote_is_no_change(workspace: Path):
+    """Found: over 32 MB a file was told by its inode and times, so a chmod and a touch
+    that left its content as it was refused the model's next write of it."""
+    target = workspace / "data.csv"
+    toolbox = make_toolbox(workspace)
+    content = lines_of(33)
+    assert not write(toolbox, content, "data.csv").is_error
+    os.chmod(target, 0o644)
+    os.utime(target)
+    assert not write(toolbox, content + "more\n", "data.csv").is_error
+    assert target.read_text().endswith("x\nmore\n")
+
+
+def test_a_changed_file_too_big_for_read_file_is_refused_once_and_never_for_good(
+    workspace: Path,
+):
+    """Found: the refusal said to read the file again, which read_file refuses over its
+    20 MB cap, so the model could never write that path again. Now the refusal says how
+    to look at it and counts as having seen it as it is."""
+    target = workspace / "data.csv"
+    toolbox = make_toolbox(workspace)
+    assert not write(toolbox, lines_of(21), "data.csv").is_error
+    with target.open("a") as handle:
+        handle.write("the user's line\n")
+    refused = write(toolbox, "small\n", "data.csv")
+    assert refused.is_error and "data.csv changed since it was last read" in refused.content
+    assert "read_file cannot show it (21.0 MB, over its 20.0 MB read cap)" in refused.content
+    assert "look at it with bash" in refused.content
+    assert target.read_text().endswith("the user's line\n")  # nothing was written
+    assert toolbox.run("read_file", {"path": "data.csv"}).is_error  # the old advice's way
+    assert not write(toolbox, "small\n", "data.csv").is_error
+    assert target.read_text() == "small\n"
+
+
+def test_a_changed_binary_file_is_refused_once_and_never_for_good(workspace: Path):
+    target = workspace / "blob.dat"
+    toolbox = make_toolbox(workspace)
+    assert not write(toolbox, "head\x00tail\n", "blob.dat").is_error
+    target.write_bytes(b"head\x00the user's tail\n")
+    refused = write(toolbox, "new\x00tail\n", "blob.dat")
+    assert refused.is_error and "read_file cannot show it (it holds NUL bytes" in refused.content
+    assert target.read_bytes() == b"head\x00the user's tail\n"
+    assert not write(toolbox, "new\x00tail\n", "blob.dat").is_error
+    target.write_bytes(b"changed again\x00\n")  # seen as it was refused, not from then on
+    assert write(toolbox, "newer\x00\n", "blob.dat").is_error
+    assert target.read_bytes() == b"changed again\x00\n"

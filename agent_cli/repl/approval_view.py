@@ -317,9 +317,8 @@ def git_warnings(request: PermissionRequest, asked: bool) -> list[Text]:
     if request.git_changed is not None:
         warnings.append(build_git_changed_warning(request.git_changed))
     target = request.target
-    if target is not None and target.kind is TargetKind.FILE:
-        written = build_git_file_warning(target.shown, asked)
-        warnings += [written] if written is not None else []
+    if target is not None and target.kind is TargetKind.FILE and request.writes_git_file:
+        warnings.append(build_git_file_warning(target.shown, asked))
     return warnings
 
 

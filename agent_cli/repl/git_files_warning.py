@@ -12,7 +12,9 @@ Contract: `build_git_changed_warning(changed)` is the warning for a call asked a
 because the files changed since its "always" answer (`GitFilesChanged`): which answer,
 which files (`MAX_FILES_NAMED` at most, the rest counted, controls written out), and that
 they can make git run programs. `build_git_file_warning(shown, asked)` is the warning for
-a write or edit of `shown` when `is_git_program_file(shown)`; None otherwise. With
+a write or edit of `shown`, a file git reads its programs from (the gate says which:
+`PermissionRequest.writes_git_file`, from `is_git_program_file`, which also knows the
+hooks folder and files the configuration names, `.githooks/...` included). With
 `asked=False` (a call an "always" answer let through) neither advises an answer.
 """
 
@@ -24,7 +26,7 @@ from rich.text import Text
 
 from agent_cli.repl.approval_question import describe_scope
 from agent_cli.repl.safe_text import show_path
-from agent_cli.tools.git_program_files import MAX_FILES_NAMED, is_git_program_file
+from agent_cli.tools.git_program_files import MAX_FILES_NAMED
 
 if TYPE_CHECKING:
     from agent_cli.tools.permissions import GitFilesChanged
@@ -46,10 +48,8 @@ def build_git_changed_warning(changed: GitFilesChanged) -> Text:
     )
 
 
-def build_git_file_warning(shown: str, asked: bool = True) -> Text | None:
+def build_git_file_warning(shown: str, asked: bool = True) -> Text:
     """The warning for writing or editing `shown`, a file git reads (module contract)."""
-    if not is_git_program_file(shown):
-        return None
     words = (
         f"warning: git reads {show_path(shown, MAX_PATH_CHARS)}, and what it says can make "
         f"git commands run programs ({PROGRAMS_NAMED}), even git status or git diff."

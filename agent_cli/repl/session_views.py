@@ -194,13 +194,14 @@ _CALL_WORDS = {
     "denied": "denied {names}",
     "asked": "asked {names}, not run",
     "not_run": "{names} not run",
+    "refused": "{names} refused (nothing written)",
 }
 
 
 def describe_calls(calls: Sequence[Call]) -> str:
     """The tool calls of an exchange as the recap says them, grouped by what became of
-    them: `used bash; denied write_file`, `asked write_file, not run; bash not run`.
-    Only calls that ran are said to be used."""
+    them: `used bash; denied write_file`, `asked write_file, not run; bash not run`,
+    `write_file refused (nothing written)`. Only calls that ran are said to be used."""
     said = []
     for outcome, words in _CALL_WORDS.items():
         names = [call.name for call in calls if call.outcome == outcome]

@@ -6,11 +6,15 @@ question): it listed every call the model made as one that ran.
 
 Contract: `read_call_outcome(result)` gives one of `OUTCOMES` for a call, from its
 `tool_result` block (None: the view holds no result for it). Every result that says a
-call did not run, or did not finish, is written by agent-cli itself from the texts below
-(their owners keep them; they are error results the model reads): a result that is one
-of them, whole (a template's field standing for any text), is that outcome. Any other
-result is `RAN`: the tool ran, whether it succeeded or failed. No result, or the one a
-resume writes for a call whose result was never recorded, is `UNKNOWN`: it may have run.
+call did not run, did not finish, or was refused by its tool with nothing written, is
+written by agent-cli itself from the texts below (their owners keep them; they are error
+results the model reads): a result that is one of them, whole (a template's field
+standing for any text), is that outcome. Any other result is `RAN`: the tool ran, whether
+it succeeded or failed. No result, or the one a resume writes for a call whose result was
+never recorded, is `UNKNOWN`: it may have run.
+
+Also why: a write_file refused as stale ("…nothing was written"), an edit_file whose old
+text was not found and a command ended by its timeout were all recapped as `used`.
 """
 
 from __future__ import annotations
@@ -37,8 +41,19 @@ from agent_cli.session.turn import (
     TERMINATED_ASKING_TEXT,
     TERMINATED_TOOL_TEXT,
 )
+from agent_cli.tools.file_replace import DIRECTORY_TEXT
+from agent_cli.tools.file_state import APPEARED_TEXT, CHANGED_TEXT, DELETED_TEXT
+from agent_cli.tools.file_tools import (
+    EMPTY_OLD_TEXT,
+    MANY_PLACES_TEXT,
+    MOVED_TARGET_TEXT,
+    NOT_FOUND_TEXT,
+    SAME_TEXT,
+    SECRET_OVERWRITE_TEXT,
+)
 from agent_cli.tools.output import INTERRUPTED_TEXT
-from agent_cli.tools.shell import INTERRUPTED_HEADER
+from agent_cli.tools.seen_files import STALE_TEXT, STALE_UNREADABLE_TEXT
+from agent_cli.tools.shell import INTERRUPTED_HEADER, OUTPUT_CAP_HEADER, TIMED_OUT_HEADER
 from agent_cli.tools.toolbox import DENIED_TEXT as USER_DENIED_TEXT
 from agent_cli.tools.toolbox import UNASKED_TEXT
 
@@ -48,7 +63,8 @@ UNKNOWN = "unknown"  # its result was never recorded: it may have run
 DENIED = "denied"  # the user said no
 ASKED = "asked"  # its permission question was up when the turn or session ended
 NOT_RUN = "not_run"  # it never started (an earlier call stopped the turn, a cut answer…)
-OUTCOMES = (RAN, STOPPED, UNKNOWN, DENIED, ASKED, NOT_RUN)
+REFUSED = "refused"  # its tool refused it, and wrote nothing (a stale file, text not found…)
+OUTCOMES = (RAN, STOPPED, UNKNOWN, DENIED, ASKED, NOT_RUN, REFUSED)
 
 # (template, outcome): a `{field}` stands for any text.
 _WRITTEN_RESULTS = (
@@ -68,6 +84,20 @@ _WRITTEN_RESULTS = (
     (TERMINATED_TOOL_TEXT, STOPPED),
     (INTERRUPTED_TEXT, STOPPED),
     (INTERRUPTED_HEADER + "\n{output}", STOPPED),  # a command's output so far follows
+    (TIMED_OUT_HEADER + "\n{output}", STOPPED),
+    (OUTPUT_CAP_HEADER + "\n{output}", STOPPED),
+    (STALE_TEXT, REFUSED),
+    (STALE_UNREADABLE_TEXT, REFUSED),
+    (APPEARED_TEXT, REFUSED),
+    (DELETED_TEXT, REFUSED),
+    (CHANGED_TEXT, REFUSED),
+    (MOVED_TARGET_TEXT, REFUSED),
+    (DIRECTORY_TEXT, REFUSED),
+    (SECRET_OVERWRITE_TEXT, REFUSED),
+    (EMPTY_OLD_TEXT, REFUSED),
+    (SAME_TEXT, REFUSED),
+    (NOT_FOUND_TEXT, REFUSED),
+    (MANY_PLACES_TEXT, REFUSED),
     (RESUMED_TOOL_TEXT, UNKNOWN),
 )
 

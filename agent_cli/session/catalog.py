@@ -18,6 +18,7 @@ store wrote is removed.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
@@ -28,6 +29,7 @@ from agent_cli.errors import InvalidStoreInput, SessionNotFound, StoreError
 from agent_cli.session.log import MESSAGE, USAGE, usage_from_payload
 
 if TYPE_CHECKING:
+    from agent_cli.secret_forms import SecretForms
     from agent_cli.store.paths import StatePaths
     from agent_cli.store.transcript import SessionInfo, TranscriptStore
 
@@ -62,8 +64,8 @@ class _Tally:
             self._note_message(payload["message"])
 
     def _note_message(self, message: dict[str, Any]) -> None:
-        text = typed_text(message)
-        if message.get("role") == "user" and text is not None:
+        text = typed_request(message)
+        if text is not None:
             self.turns += 1
             self.awaiting_answer = True
             self.first_request = self.first_request or text
@@ -73,7 +75,8 @@ class _Tally:
 
 
 def typed_text(message: dict[str, Any]) -> str | None:
-    """The text of a message the user typed (None for tool results and empty text)."""
+    """The text of a message's text blocks (or its string content), joined; None for
+    none or only blank text (`typed_request` tells the user's requests apart)."""
     content = message.get("content")
     if isinstance(content, str):
         return content.strip() or None
@@ -201,30 +204,60 @@ class Exchange:
     calls: tuple[Call, ...]
 
 
-def recent_exchanges(view: Iterable[dict[str, Any]], limit: int = 3) -> list[Exchange]:
-    """The last `limit` requests the user typed in `view`, each with the assistant's text
-    and tool calls up to the next request (a summary message counts as no request); a
-    call's outcome is read from the result the view holds for it (`call_outcome`)."""
-    from agent_cli.compaction.markers import is_digest_message, is_summary_message
+def recent_exchanges(
+    records: Iterable[dict[str, Any]], limit: int = 3, secrets: SecretForms | None = None
+) -> list[Exchange]:
+    """The last `limit` requests the user typed, from a transcript's `records` (in order),
+    each with the assistant's text and tool calls up to the next request; a call's outcome
+    is read from the result recorded for it (`call_outcome`). What tools and the model
+    wrote is redacted of `secrets` (`resumed_secrets`), as a resumed view is.
 
-    messages = [message for message in view if not is_digest_message(message)]
-    results = _results_by_id(messages)
-    exchanges: list[Exchange] = []
-    request: str | None = None
+    Why the transcript and not the view: compaction may drop a request's own message from
+    the view and keep its calls and answer after an older request's, which then read as
+    that request's. The transcript holds every message where it was said; it is streamed,
+    and only the last `limit` requests' messages are kept."""
+    if limit <= 0:
+        return []
+    groups: deque[list[dict[str, Any]]] = deque(maxlen=limit)
+    for message in _recorded_messages(records):
+        if typed_request(message) is not None:
+            groups.append([message])
+        elif groups:  # before the first request there is nothing to file it under
+            groups[-1].append(message)
+    return [_build_exchange(group, secrets) for group in groups]
+
+
+def typed_request(message: dict[str, Any]) -> str | None:
+    """The text of a request the user typed; None for any other message, a tool-results
+    message too (its text is a note agent-cli added after the results: `call_limit`)."""
+    if message.get("role") != "user" or _blocks(message, "tool_result"):
+        return None
+    return typed_text(message)
+
+
+def _recorded_messages(records: Iterable[dict[str, Any]]) -> Iterable[dict[str, Any]]:
+    for record in records:
+        payload = record.get("payload")
+        if record.get("kind") == MESSAGE and isinstance(payload, dict):
+            message = payload.get("message")
+            if isinstance(message, dict):
+                yield message
+
+
+def _build_exchange(group: list[dict[str, Any]], secrets: SecretForms | None) -> Exchange:
+    """The exchange of one request (`group[0]`) and the messages after it."""
+    from agent_cli.session.resumed_secrets import redact_resumed_view
+
+    request = typed_request(group[0]) or ""
+    replies = group[1:] if secrets is None else redact_resumed_view(group[1:], secrets)[0]
+    results = _results_by_id(replies)
     answer: list[str] = []
     calls: list[Call] = []
-    for message in messages:
-        text = typed_text(message)
-        if message.get("role") == "user" and text is not None:
-            if request is not None:
-                exchanges.append(Exchange(request, "\n".join(answer), tuple(calls)))
-            request, answer, calls = (None if is_summary_message(message) else text), [], []
-        elif message.get("role") == "assistant" and request is not None:
+    for message in replies:
+        if message.get("role") == "assistant":
             answer += [t for t in [typed_text(message)] if t]
             calls += _calls(message, results)
-    if request is not None:
-        exchanges.append(Exchange(request, "\n".join(answer), tuple(calls)))
-    return exchanges[-limit:] if limit > 0 else []
+    return Exchange(request, "\n".join(answer), tuple(calls))
 
 
 def _blocks(message: dict[str, Any], kind: str) -> list[dict[str, Any]]:

@@ -300,10 +300,16 @@ class Session:
         return self._runner.reserved_tokens(durable_text)
 
     def recent_exchanges(self, limit: int = 3) -> list[Exchange]:
-        """The last few requests in the view with what came back (for `/resume`)."""
+        """The last few requests of the session with what came back (for `/resume`), read
+        from its transcript, not the view, which compaction may have cut between a request
+        and its calls (`catalog.recent_exchanges`); redacted of the secrets known now, as
+        the view is. A transcript that cannot be read now gives none."""
         from agent_cli.session.catalog import recent_exchanges
 
-        return recent_exchanges(self.view, limit)
+        try:
+            return recent_exchanges(self.log.replay(), limit, self.toolbox.secret_forms)
+        except (StoreError, OSError):
+            return []
 
     def always_allowed(self) -> tuple[AlwaysScope, ...]:
         """The "always" answers in force in this session, oldest first."""

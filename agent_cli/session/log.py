@@ -9,9 +9,10 @@ session had. Only the transcript store writes the file; this module decides what
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_cli.compaction.markers import SOURCE_KEY, adopt_unmarked_summary
@@ -127,6 +128,13 @@ class SessionLog:
     @property
     def path(self) -> str:
         return str(self.writer.path)
+
+    def replay(self) -> Iterator[dict[str, Any]]:
+        """The session's records as its transcript holds them now, in order, streamed
+        (`TranscriptStore.replay`: its typed errors)."""
+        from agent_cli.store.transcript import TranscriptStore
+
+        return TranscriptStore(Path(self.writer.path).parent).replay(self.session_id)
 
     def append(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         """Append one record; raises the store's typed error if it did not land whole."""

@@ -94,7 +94,9 @@ Contract:
   runs as a command line (`sh -c "exec srv --api-key X"`, `cmd /c`, `powershell
   -Command`: `tools.shell_command_lines`) is read as the shell reads it: the words of
   each of its commands by this same rule, a `NAME=value` before the program as an
-  assignment (`GITHUB_TOKEN=X exec srv`: `X`), not as one value.
+  assignment (`GITHUB_TOKEN=X exec srv`: `X`), not as one value. A flag's or a
+  `NAME=`'s value that is a placeholder (`tools.placeholders`: `--password=${DB_PASS}`)
+  is none.
 Nothing here checks length: the caller leaves out values too short to tell from text.
 """
 
@@ -115,6 +117,7 @@ from agent_cli.tools.header_lines import (
     header_list_pairs,
     names_a_header_list,
 )
+from agent_cli.tools.placeholders import is_placeholder
 from agent_cli.tools.quoted_pairs import quoted_pairs
 from agent_cli.tools.shell_command_lines import command_lines, command_words
 from agent_cli.tools.token_shape import looks_like_token
@@ -315,6 +318,7 @@ def _arguments_credentials(args: Sequence[str], depth: int) -> Iterator[str]:
             and is_credential_name(argument.lstrip("-"))
             and following is not None
             and not following.startswith("-")
+            and not is_placeholder(following)
         ):
             yield from header_credentials(following)
     for line in lines.values():
@@ -329,7 +333,8 @@ def _assignment_credentials(name: str, value: str) -> Iterator[str]:
     if not _ARGUMENT_NAME.fullmatch(name):
         return
     if is_credential_name(name.lstrip("-")):
-        yield from header_credentials(value)
+        if not is_placeholder(value):  # `--password=${DB_PASS}` names a value elsewhere
+            yield from header_credentials(value)
     elif name.startswith("-"):
         inner_name, equals, inner_value = value.partition("=")
         if equals and not inner_name.startswith("-"):
@@ -415,7 +420,8 @@ def _credentials_in_document(document: object) -> Iterator[str]:
 
 
 def _connection_string_credentials(value: str) -> Iterator[str]:
-    """Of a `key=value;...` connection string, the values of credential-named keys."""
+    """Of a `key=value;...` connection string, the values of credential-named keys, but
+    not a placeholder (`Password=${DB_PASS};`: `tools.placeholders`)."""
     if ";" not in value or "=" not in value:
         return
     for pair in value.split(";"):
@@ -423,6 +429,8 @@ def _connection_string_credentials(value: str) -> Iterator[str]:
         if found is None:
             continue
         key = found.group(1)
+        if is_placeholder(found.group(2)):
+            continue
         if is_credential_name(key) or name_parts(key).replace("_", "") in (
             CONNECTION_STRING_CREDENTIALS
         ):

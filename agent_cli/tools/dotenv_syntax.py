@@ -28,8 +28,9 @@ Contract:
   never closed, or closed more than `MAX_QUOTED_CHARS` later (a stray quote), is read to
   the end of its line, without the quote and with it (as Node reads it), or, when it
   opens a private key block, as that block to its END line. A text that is a JSON
-  object or array (`.env.json`) assigns, after its lines' assignments, each string and
-  number it holds, by its key at any depth (`tools.dotenv_json.json_pairs`).
+  object or array (`.env.json`, comments and all) assigns, after its lines'
+  assignments, each string and number it holds at any depth, by the name
+  `tools.dotenv_json.json_pairs` gives it.
 """
 
 from __future__ import annotations

@@ -45,6 +45,8 @@ SPECIAL_BITS = stat.S_ISUID | stat.S_ISGID
 KEPT_ATTRIBUTE_PREFIXES = ("user.", "system.posix_acl_access")
 # The label SELinux gives a new file in the folder; not worth a word when it differs.
 UNSAID_ATTRIBUTES = ("security.selinux",)
+# A write whose target is a folder, refused with nothing written (`session.call_outcome`).
+DIRECTORY_TEXT = "{shown} is a directory; give a file path."
 
 NameOf = Callable[[int], str]
 
@@ -270,7 +272,7 @@ def _old_file(parent: int, name: str, shown: str) -> _OldFile | None:
     try:
         info = os.fstat(handle)
         if stat.S_ISDIR(info.st_mode):
-            raise ToolError(f"{shown} is a directory; give a file path.")
+            raise ToolError(DIRECTORY_TEXT.format(shown=shown))
         if not stat.S_ISREG(info.st_mode):
             return None
         names = _attribute_names(handle)

@@ -57,6 +57,7 @@ from agent_cli.tools.approval import (
 from agent_cli.tools.approval_scope import file_target
 from agent_cli.tools.context import PreparedCall, ToolContext
 from agent_cli.tools.file_replace import (
+    DIRECTORY_TEXT,
     Writer,
     effects_suffix,
     predict_effects,
@@ -79,6 +80,31 @@ from agent_cli.tools.text_source import (
     utf16_codec,
 )
 from agent_cli.tools.workspace import Workspace
+
+# Results of a write or an edit refused before anything was written (`session.call_outcome`
+# reads them back: the recap says nothing was written). `{shown}` names the file.
+MOVED_TARGET_TEXT = (
+    "The path now leads somewhere else than when permission was asked; nothing was "
+    "written. Check the path and try again."
+)
+SECRET_OVERWRITE_TEXT = (
+    "{shown} holds a secret value, which read_file shows as " + REDACTED_MARK + "; this "
+    "content would write that mark in its place and the secret would be lost. Use "
+    "edit_file to change the other lines."
+)
+EMPTY_OLD_TEXT = (
+    "old_string is empty; give the exact text to replace (use write_file to create a file)."
+)
+SAME_TEXT = "old_string and new_string are the same; there is nothing to change."
+NOT_FOUND_TEXT = (
+    "old_string was not found in {shown}. Read the file and copy the exact text, including "
+    "whitespace and indentation (a secret, shown as " + REDACTED_MARK + ", cannot be part "
+    "of it: edit around it)."
+)
+MANY_PLACES_TEXT = (
+    "old_string matches {count} places in {shown}; it must match exactly one. Include "
+    "more surrounding lines to make it unique."
+)
 
 
 def prepare_read_file(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
@@ -103,6 +129,7 @@ def read_file_lines(
     that spans lines would never be whole for the toolbox's redaction to find."""
     margin = context_chars(context.secrets)
     with os.fdopen(context.workspace.open_file(path, shown, os.O_RDONLY), "rb") as handle:
+        check_size(handle, shown, context.limits.max_read_file_bytes)  # not hashed if refused
         seen = open_file_fingerprint(handle.fileno())  # before a byte is read (`seen_files`)
         source, codec = _as_utf8(handle, shown, context.limits.max_read_file_bytes)
         window = _collect_lines(source, start, last, context.limits.max_output_bytes, margin)
@@ -261,8 +288,9 @@ def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> Prepa
     lines = count_lines_noun(count_text_lines(arguments["content"]))
     before = read_file_state(context.workspace, resolved, shown)  # before the diff is read
     if before.kind is StateKind.DIRECTORY:
-        raise ToolError(f"{shown} is a directory; give a file path.")
-    context.seen.require_seen(resolved, before, shown)  # asked or not: a stale copy is refused
+        raise ToolError(DIRECTORY_TEXT.format(shown=shown))
+    # asked or not: a stale copy is refused
+    context.seen.require_seen(resolved, before, shown, context.limits.max_read_file_bytes)
     is_new = before.kind is StateKind.ABSENT
     if not is_new and REDACTED_MARK in arguments["content"]:
         _refuse_writing_over_a_secret(context, resolved, shown)
@@ -318,22 +346,16 @@ def _refuse_writing_over_a_secret(context: ToolContext, path: Path, shown: str) 
     text = read_text_source(context.workspace, path, shown, context.limits.max_read_file_bytes)
     pattern = context.secrets.pattern
     if pattern is not None and pattern.search(text):
-        raise ToolError(
-            f"{shown} holds a secret value, which read_file shows as {REDACTED_MARK}; this "
-            "content would write that mark in its place and the secret would be lost. Use "
-            "edit_file to change the other lines."
-        )
+        raise ToolError(SECRET_OVERWRITE_TEXT.format(shown=shown))
 
 
 def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
     resolved, shown = _resolve_file(context.workspace, arguments["path"])
     old, new = arguments["old_string"], arguments["new_string"]
     if not old:
-        raise ToolError(
-            "old_string is empty; give the exact text to replace (use write_file to create a file)."
-        )
+        raise ToolError(EMPTY_OLD_TEXT)
     if old == new:
-        raise ToolError("old_string and new_string are the same; there is nothing to change.")
+        raise ToolError(SAME_TEXT)
     limit = context.limits.max_read_file_bytes
     state = read_file_state(context.workspace, resolved, shown)  # before the diff is read
     before = read_text_source(context.workspace, resolved, shown, limit)
@@ -394,16 +416,9 @@ def apply_edit(
         ways.append((_with_crlf(old), _with_crlf(new)))
     places = [(at, o, n) for o, n in ways for at in _places_of(text, o, secret_forms)]
     if not places:
-        raise ToolError(
-            f"old_string was not found in {shown}. Read the file and copy the exact text, "
-            f"including whitespace and indentation (a secret, shown as {REDACTED_MARK}, "
-            "cannot be part of it: edit around it)."
-        )
+        raise ToolError(NOT_FOUND_TEXT.format(shown=shown))
     if len(places) > 1:
-        raise ToolError(
-            f"old_string matches {len(places)} places in {shown}; it must match "
-            "exactly one. Include more surrounding lines to make it unique."
-        )
+        raise ToolError(MANY_PLACES_TEXT.format(count=len(places), shown=shown))
     at, old, new = places[0]
     return text[:at] + new + text[at + len(old) :], text.count("\n", 0, at) + 1
 
@@ -450,10 +465,7 @@ def count_lines_noun(count: int) -> str:
 def _require_same_target(workspace: Workspace, raw_path: str, prepared: Path) -> None:
     """Refuse when the path now resolves elsewhere (a link changed while the user decided)."""
     if workspace.resolve_inside(raw_path) != prepared:
-        raise ToolError(
-            "The path now leads somewhere else than when permission was asked; "
-            "nothing was written. Check the path and try again."
-        )
+        raise ToolError(MOVED_TARGET_TEXT)
 
 
 def count_text_lines(text: str) -> int:

@@ -9,9 +9,9 @@ edited `.git/config` to add `fsmonitor = touch FSMONITOR_RAN; false`, and the ne
 (`runs_git`) holds only while these files hold what they held when it was given.
 
 Contract: `read_git_program_files(start, environ)` is a `GitProgramFiles`: for each file
-below, a digest of its content (sha256), or what stands there instead (nothing, a folder,
-a FIFO, an error), never following a link to read anything but a regular file, never
-blocking on one. `changed_files(before, after, start)` names the files that differ. The
+below, what it holds (`file_digest.read_digest`: its content's sha256 and whether it is
+executable, since git runs only an executable hook; or what stands there instead), never
+following a link to read anything but a regular file, never blocking on one. `changed_files(before, after, start)` names the files that differ. The
 files, for the repository around `start` (found as git finds it: `$GIT_DIR`, or the first
 `.git` folder or `gitdir:` file in `start` or a folder above it) and every repository
 below `start` (a `.git` met walking it, links not followed), each with its submodules'
@@ -22,33 +22,39 @@ git folders (`modules/...`) and its common folder (`commondir`):
 - the user's and the system's: `$GIT_CONFIG_GLOBAL` or `~/.gitconfig` and
   `$XDG_CONFIG_HOME/git/config` (`~/.config/git/config`), `.../git/attributes`,
   `$GIT_CONFIG_SYSTEM` or `/etc/gitconfig`, `/etc/gitattributes`;
-- what any of those configuration files names, followed further: `include.path` and
-  `includeIf.*.path` files, `core.attributesFile`, every file of `core.hooksPath`.
+- what any of those configuration files names, followed further (`git_config_names`):
+  `include.path` and `includeIf.*.path` files, `core.attributesFile`, every file of
+  `core.hooksPath`, a relative one taken from each worktree top and git folder found, as
+  git takes it (a relative `.githooks` is `ws/.githooks`, not `ws/.git/.githooks`).
+`is_git_program_file(path, environ)` says whether a file about to be written is one of
+these for the repository around it, so its question can warn.
 Below `start` the walk skips `SKIPPED_FOLDERS` (`node_modules`, `.venv`, caches) and stops
 after `MAX_WALKED_FOLDERS` folders, nearest first: a repository or attribute file deeper in
-a larger tree is not watched. Known gaps: a program a configuration names by path (`fsmonitor = ./watch.sh`) is not
-read, only the configuration naming it; `.gitattributes` in a sibling folder of `start`
+a larger tree is not watched. Known gaps: a program a configuration names by path
+(`fsmonitor = ./watch.sh`) is not read, only the configuration naming it; `.gitattributes` in a sibling folder of `start`
 inside the same repository is not read; `-c` options and `GIT_CONFIG_*` variables are the
 process's own (the model cannot change them for later commands).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
-import stat
 from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_cli.tools.file_digest import read_digest, read_small_text
+from agent_cli.tools.git_config_names import read_config_names
+from agent_cli.tools.shell_word import split_shell_words
 from agent_cli.tools.workspace_secrets import SKIPPED_FOLDERS
 
 _SHELL_WORD_BREAKS = re.compile(r"[\s;&|()<>`'\"{}$=]+")
 ATTRIBUTE_FILE_NAMES = frozenset({".gitattributes", ".gitmodules"})
-GIT_FOLDER_FILES = ("config", "config.worktree", "info/attributes")
-MAX_INCLUDES = 64  # configuration files followed through include.path, in all
+CONFIG_FILES = ("config", "config.worktree")  # in each git folder
+# How deep a word is read again as shell text (`bash -c "g\\it status"`).
+MAX_QUOTING_DEPTH = 4
 # Folders of the workspace walked for repositories and attribute files, nearest first: a
 # check runs before each git command an "always" answer covers, so it stays bounded.
 MAX_WALKED_FOLDERS = 5_000
@@ -62,25 +68,51 @@ class GitProgramFiles:
     digests: tuple[tuple[str, str], ...]
 
 
+@dataclass(frozen=True)
+class _Repositories:
+    """The git folders watched, the worktree files watched, and the worktree tops known
+    (where git runs hooks and takes a relative hooks path or attributes file from)."""
+
+    folders: list[Path]
+    worktree_files: list[Path]
+    tops: list[Path]
+
+
 def runs_git(command: str) -> bool:
     """True when a word of `command` names git (`git`, `/usr/bin/git`), wherever it
-    stands (`cd sub && git log`): an answer for it holds only while git's files do."""
-    return any(Path(word).name == "git" for word in _SHELL_WORD_BREAKS.split(command) if word)
+    stands (`cd sub && git log`), also once bash has removed its quotes (`\\git`, `g\\it`,
+    `'g'it`, `"g"it`, `$'\\x67it'`) and within a quoted word read again as shell text
+    (`bash -c 'g\\it log'`), `MAX_QUOTING_DEPTH` deep: an answer for it holds only while
+    git's files do. Read loosely (`g\\\\it`, `echo git` count too): a word taken for git
+    wrongly only binds an answer to git's files."""
+    return _names_git(command, MAX_QUOTING_DEPTH)
+
+
+def _names_git(text: str, depth: int) -> bool:
+    """`runs_git` for `text`, its words read again `depth` more times."""
+    if any(Path(word).name == "git" for word in _SHELL_WORD_BREAKS.split(text) if word):
+        return True
+    if depth == 0:
+        return False
+    words = [word for word in split_shell_words(text) if word != text]
+    return any(_names_git(word, depth - 1) for word in words)
 
 
 def read_git_program_files(start: Path | None, environ: Mapping[str, str]) -> GitProgramFiles:
     """The watched files (module contract) for commands started in `start` (None: not
     known, so only the user's and the system's files) and their digests now."""
     configs, others = _user_files(environ)
+    bases: list[Path] = []
     if start is not None:
-        folders, worktree_files = _repository_files(start, environ)
-        for folder in folders:
-            configs += [folder / name for name in GIT_FOLDER_FILES if name != "info/attributes"]
-            others += [folder / "info/attributes", *_folder_files(folder / "hooks")]
-        others += worktree_files
-    digests = dict(_digests_of_configs(configs, environ, start))
-    digests.update((str(path), _digest(path)) for path in others)
-    return GitProgramFiles(tuple(sorted(digests.items())))
+        found = _repository_files(start, environ)
+        configs += [folder / name for folder in found.folders for name in CONFIG_FILES]
+        others += [path for folder in found.folders for path in _git_folder_files(folder)]
+        others += found.worktree_files
+        bases = [*found.tops, *found.folders]
+    names = read_config_names(configs, bases, _home(environ))
+    others += [*names.configs, *names.attribute_files]
+    others += [path for folder in names.hooks_folders for path in _folder_files(folder)]
+    return GitProgramFiles(tuple(sorted({str(path): read_digest(path) for path in others}.items())))
 
 
 def changed_files(
@@ -93,12 +125,29 @@ def changed_files(
     return tuple(_shown(Path(path), start) for path in paths)
 
 
-def is_git_program_file(shown: str) -> bool:
-    """True for a workspace path (as shown) that git reads its programs or their choice
+def is_git_program_file(path: Path, environ: Mapping[str, str]) -> bool:
+    """True for a file (a resolved path) that git reads its programs or their choice
     from: a `.git` file (`gitdir:` names the git folder) or anything under a `.git`
-    folder, a `.gitattributes` or a `.gitmodules`."""
-    parts = [part.lower() for part in Path(shown).parts]
-    return ".git" in parts or (bool(parts) and parts[-1] in ATTRIBUTE_FILE_NAMES)
+    folder, a `.gitattributes` or a `.gitmodules`, the user's and the system's files,
+    and what the configuration of the repository around it names (included files, the
+    hooks folder and what is in it, the attributes file: `git_config_names`)."""
+    parts = [part.lower() for part in path.parts]
+    if ".git" in parts or (bool(parts) and parts[-1] in ATTRIBUTE_FILE_NAMES):
+        return True
+    configs, others = _user_files(environ)
+    around, top = _enclosing_repository(path.parent, environ)
+    folders = _git_folders(around) if around is not None else []
+    configs += [folder / name for folder in folders for name in CONFIG_FILES]
+    names = read_config_names(configs, [*([top] if top else []), *folders], _home(environ))
+    return names.has(path) or any(_real(other) == path for other in others)
+
+
+def _home(environ: Mapping[str, str]) -> Path:
+    return Path(environ.get("HOME", "~")).expanduser()
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
 
 
 def _shown(path: Path, start: Path | None) -> str:
@@ -110,7 +159,7 @@ def _shown(path: Path, start: Path | None) -> str:
 def _user_files(environ: Mapping[str, str]) -> tuple[list[Path], list[Path]]:
     """The user's and the system's configuration files, and their attribute files
     (module contract)."""
-    home = Path(environ.get("HOME", "~")).expanduser()
+    home = _home(environ)
     xdg = Path(environ.get("XDG_CONFIG_HOME") or home / ".config") / "git"
     glob = environ.get("GIT_CONFIG_GLOBAL")
     configs = [xdg / "config", Path(glob) if glob else home / ".gitconfig"]
@@ -119,9 +168,10 @@ def _user_files(environ: Mapping[str, str]) -> tuple[list[Path], list[Path]]:
     return configs, [xdg / "attributes", Path("/etc/gitattributes")]
 
 
-def _repository_files(start: Path, environ: Mapping[str, str]) -> tuple[list[Path], list[Path]]:
+def _repository_files(start: Path, environ: Mapping[str, str]) -> _Repositories:
     """The git folders of the repositories around and below `start` (with their common
-    and submodule folders), and the worktree files watched (module contract)."""
+    and submodule folders), the worktree files watched (module contract), and the tops of
+    their worktrees."""
     around, top = _enclosing_repository(start, environ)
     found_below, worktree_files = _walk(start)
     entries = [*([around] if around is not None else []), *found_below]
@@ -134,7 +184,8 @@ def _repository_files(start: Path, environ: Mapping[str, str]) -> tuple[list[Pat
         for above in [top, *(top / p for p in _partial_paths(start.relative_to(top)))]:
             if above != start:
                 worktree_files += [above / name for name in sorted(ATTRIBUTE_FILE_NAMES)]
-    return folders, worktree_files
+    tops = [*([top] if top is not None else []), *(entry.parent for entry in found_below)]
+    return _Repositories(folders, worktree_files, tops)
 
 
 def _partial_paths(relative: Path) -> Iterator[Path]:
@@ -147,10 +198,11 @@ def _enclosing_repository(
     start: Path, environ: Mapping[str, str]
 ) -> tuple[Path | None, Path | None]:
     """The `.git` entry (or `$GIT_DIR`) of the repository git would use in `start`, and
-    the top of its worktree (None, None: no repository there)."""
+    the top of its worktree (None, None: no repository there). With `$GIT_DIR` the top
+    is `$GIT_WORK_TREE`, else `start` itself, as git takes it (git(1))."""
     git_dir = environ.get("GIT_DIR")
     if git_dir:
-        return start / git_dir, None
+        return start / git_dir, start / environ.get("GIT_WORK_TREE", "")
     for folder in (start, *start.parents):
         entry = folder / ".git"
         if os.path.lexists(entry):
@@ -163,7 +215,7 @@ def _git_folders(entry: Path) -> list[Path]:
     file names), its common folder, and its submodules' git folders."""
     folder = _gitdir_of(entry)
     folders = [folder]
-    common = _read_small(folder / "commondir")
+    common = read_small_text(folder / "commondir")
     if common:
         folders.append((folder / common.strip()).resolve())
     for base in list(folders):
@@ -173,7 +225,7 @@ def _git_folders(entry: Path) -> list[Path]:
 
 def _gitdir_of(entry: Path) -> Path:
     """The folder a `.git` entry names: itself, or the target of its `gitdir:` line."""
-    text = _read_small(entry) if not entry.is_dir() else None
+    text = read_small_text(entry) if not entry.is_dir() else None
     if text and text.startswith("gitdir:"):
         return (entry.parent / text[len("gitdir:") :].strip()).resolve()
     return entry
@@ -221,6 +273,11 @@ def _submodule_folders(modules: Path) -> list[Path]:
     return found
 
 
+def _git_folder_files(folder: Path) -> list[Path]:
+    """The files of a git folder watched beside its configuration files."""
+    return [folder / "info/attributes", *_folder_files(folder / "hooks")]
+
+
 def _folder_files(folder: Path) -> list[Path]:
     """The folder itself (so its coming and going shows) and every entry in it."""
     try:
@@ -228,97 +285,3 @@ def _folder_files(folder: Path) -> list[Path]:
             return [folder, *sorted(Path(item.path) for item in scanned)]
     except OSError:
         return [folder]
-
-
-def _digests_of_configs(
-    configs: list[Path], environ: Mapping[str, str], start: Path | None
-) -> Iterator[tuple[str, str]]:
-    """Each configuration file's digest, and those of the files it names, followed
-    through includes (`MAX_INCLUDES` configuration files in all)."""
-    queue, seen = list(configs), set[Path]()
-    home = Path(environ.get("HOME", "~")).expanduser()
-    while queue and len(seen) < MAX_INCLUDES + len(configs):
-        path = queue.pop(0)
-        if path in seen:
-            continue
-        seen.add(path)
-        yield str(path), _digest(path)
-        for kind, named in _named_in_config(_read_small(path) or "", path.parent, home):
-            if kind == "include":
-                queue.append(named)
-            elif kind == "hooks":
-                yield from ((str(p), _digest(p)) for p in _folder_files(named))
-            else:
-                yield str(named), _digest(named)
-
-
-_SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\](.*)$')
-_ENTRY = re.compile(r"^\s*([A-Za-z][A-Za-z0-9-]*)\s*=\s*(.*?)\s*$")
-_NAMING_KEYS = {
-    ("include", "path"): "include",
-    ("includeif", "path"): "include",
-    ("core", "attributesfile"): "file",
-    ("core", "hookspath"): "hooks",
-}
-
-
-def _named_in_config(text: str, folder: Path, home: Path) -> Iterator[tuple[str, Path]]:
-    """The (kind, path) pairs a configuration text names (`_NAMING_KEYS`): a relative
-    path is taken from the file's `folder`, `~/` from `home`. Read loosely: a file that
-    hides a name from this reading still changes as a whole when it changes."""
-    section = ""
-    for line in text.splitlines():
-        header = _SECTION.match(line)
-        if header:
-            section, line = header.group(1).lower(), header.group(2)
-        entry = _ENTRY.match(line)
-        kind = _NAMING_KEYS.get((section, entry.group(1).lower())) if entry else None
-        if entry is None or kind is None:
-            continue
-        value = entry.group(2).split(" #")[0].split(" ;")[0].strip().strip('"')
-        if value:
-            named = home / value[2:] if value.startswith("~/") else folder / value
-            yield kind, Path(os.path.normpath(named))
-
-
-def _read_small(path: Path, limit: int = 1 << 20) -> str | None:
-    """The text of a regular file (up to `limit` bytes), or None (none, or no file)."""
-    data = _read_regular(path, limit)
-    return None if data is None else data.decode("utf-8", "replace")
-
-
-def _digest(path: Path) -> str:
-    """sha256 of a regular file's content, or what stands at `path` instead."""
-    try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        return "nothing"
-    except OSError as error:
-        return f"error {error.errno}"
-    if not stat.S_ISREG(info.st_mode):
-        return f"not a file ({stat.S_IFMT(info.st_mode):o}, {info.st_ino})"
-    data = _read_regular(path, None)
-    return "unreadable" if data is None else hashlib.sha256(data).hexdigest()
-
-
-def _read_regular(path: Path, limit: int | None) -> bytes | None:
-    """A regular file's bytes (opened without blocking: a FIFO put in a file's place
-    cannot hang the check), or None when there is no regular file to read."""
-    try:
-        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
-    except OSError:
-        return None
-    try:
-        if not stat.S_ISREG(os.fstat(handle).st_mode):
-            return None
-        chunks, size = [], 0
-        while chunk := os.read(handle, 1 << 16):
-            chunks.append(chunk)
-            size += len(chunk)
-            if limit is not None and size >= limit:
-                break
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(handle)

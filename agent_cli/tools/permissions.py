@@ -24,6 +24,10 @@ command, another program) the call is asked about again, its request carrying
 for `git status` an edit of `.git/config` adding `core.fsmonitor` made the next
 `git status` run that program unasked.
 
+A call writing a file git reads its programs from (`is_git_program_file`: `.git/config`, a
+`.gitattributes`, the hooks folder the configuration names, ...) reaches the asker with
+`writes_git_file` set, so its question can warn before the write is approved.
+
 `question_watcher` (if set) is told when a question is put (`asking`, before the asker
 runs) and what came of it (`answered(allowed)`, before the call may start), so the
 session's transcript can tell a call that was never approved from one that may have
@@ -53,6 +57,7 @@ from agent_cli.tools.approval_scope import (
 from agent_cli.tools.git_program_files import (
     GitProgramFiles,
     changed_files,
+    is_git_program_file,
     read_git_program_files,
     runs_git,
 )
@@ -87,6 +92,9 @@ class PermissionRequest:
     secrets: SecretForms = field(default=NO_SECRETS, compare=False, repr=False)
     # Set by the gate: an "always" answer whose words cover this call no longer holds.
     git_changed: GitFilesChanged | None = field(default=None, compare=False)
+    # Set by the gate: the file written is one git reads its programs from
+    # (`git_program_files.is_git_program_file`), which the question warns of.
+    writes_git_file: bool = field(default=False, compare=False)
     # The folder the call runs in (the toolbox's workspace): a resumed session's tools run
     # in its own folder, which the question names when it is not the user's (`repl`).
     folder: str | None = field(default=None, compare=False)
@@ -170,6 +178,7 @@ class PermissionGate:
         rather than a person saying no."""
         if self._auto_approve:
             return True
+        request = dataclasses.replace(request, writes_git_file=self._writes_git_file(request))
         covering, changed = self._standing_answer_for(request.target)
         if covering is not None:
             if isinstance(self._ask, ShowingAsker):
@@ -250,8 +259,17 @@ class PermissionGate:
         return self._read_git_files(target.start)
 
     def _read_git_files(self, start: Path | None) -> GitProgramFiles:
-        environ = os.environ if self._environ is None else self._environ
-        return read_git_program_files(start, environ)
+        return read_git_program_files(start, self._environ_now())
+
+    def _writes_git_file(self, request: PermissionRequest) -> bool:
+        """True for a call writing a file git reads its programs from."""
+        target = request.target
+        if target is None or target.kind is not TargetKind.FILE:
+            return False
+        return is_git_program_file(Path(target.value), self._environ_now())
+
+    def _environ_now(self) -> Mapping[str, str]:
+        return os.environ if self._environ is None else self._environ
 
 
 def is_bound_to_git_files(scope: AlwaysScope) -> bool:

@@ -3,12 +3,19 @@
 Contract: `SeenFiles` holds, per resolved path, the fingerprint (`file_state`) of the
 content the model last saw of that file: what `read_file` read (the whole file's
 fingerprint, for a window of it too) or what `write_file` and `edit_file` wrote.
-`require_seen(path, now, shown)` runs when `write_file` is prepared, before anyone is
-asked: it raises `FileChangedUnseen` (a `ToolError` telling the model to read the file
-again) when the file at `path`, in state `now`, is not what the model last saw: the user
-edited it, a command or another program rewrote it, or it was swapped for something else.
-So a write built from a stale copy is refused whatever would have approved it (the
-question, an "always" answer, `--yes`), and nothing is written.
+`require_seen(path, now, shown, max_read_bytes)` runs when `write_file` is prepared,
+before anyone is asked: it raises `FileChangedUnseen` (a `ToolError` telling the model to
+read the file again) when the file at `path`, in state `now`, is not what the model last
+saw: the user edited it, a command or another program rewrote it, or it was swapped for
+something else. So a write built from a stale copy is refused whatever would have
+approved it (the question, an "always" answer, `--yes`), and nothing is written.
+
+A file read_file cannot show (over `max_read_bytes`, its read cap; binary; unreadable)
+could never be read again, and its writes would be refused for good: its refusal says so,
+tells the model to look at it with bash, and itself counts as having seen the file as it
+is now, so the next write replaces it unless it changes again. (Such a file over
+`file_state.DIGEST_MAX_BYTES` is told by its inode and times, so a touch or chmod alone
+makes this refusal; under it, by content, and they are no change.)
 
 What is not checked: a file that does not exist now (a write creates it; nothing is
 lost), and a file the model has not seen in this session (never read or written by this
@@ -35,8 +42,23 @@ from pathlib import Path
 
 from agent_cli.errors import ToolError
 from agent_cli.tools.file_state import FileState, StateKind
+from agent_cli.tools.output import format_size
 
 MAX_SEEN_FILES = 10_000
+# What `FileChangedUnseen` says, nothing having been written (`session.call_outcome`).
+STALE_TEXT = (
+    "{shown} changed since it was last read or written in this session (by the user, a "
+    "command or another program); this write would replace what changed unseen, so "
+    "nothing was written. Read it again with read_file, then write it again or use "
+    "edit_file."
+)
+STALE_UNREADABLE_TEXT = (
+    "{shown} changed since it was last read or written in this session (by the user, a "
+    "command or another program); this write would replace what changed unseen, so "
+    "nothing was written. read_file cannot show it ({why}): look at it with bash (head, "
+    "tail, grep -n), then write it again. This refusal counts as having seen it as it is "
+    "now: the next write_file replaces it unless it changes again."
+)
 
 
 class FileChangedUnseen(ToolError):
@@ -67,16 +89,29 @@ class SeenFiles:
         if last is None or last == before:
             self.note_seen(path, after)
 
-    def require_seen(self, path: Path, now: FileState, shown: str) -> None:
+    def require_seen(self, path: Path, now: FileState, shown: str, max_read_bytes: int) -> None:
         """Raise `FileChangedUnseen` when `path`, in state `now`, is a file other than the
         one the model last saw (module contract); nothing to check for a path it never
-        saw or where nothing is now."""
+        saw or where nothing is now. For a file read_file cannot show (over
+        `max_read_bytes`, binary, unreadable) the refusal notes `now` as seen."""
         last = self._seen.get(path)
         if last is None or now.kind is StateKind.ABSENT or now.fingerprint == last:
             return
-        raise FileChangedUnseen(
-            f"{shown} changed since it was last read or written in this session (by the "
-            "user, a command or another program); this write would replace what changed "
-            "unseen, so nothing was written. Read it again with read_file, then write it "
-            "again or use edit_file."
-        )
+        why = _why_unreadable(now, max_read_bytes)
+        if why is None:
+            raise FileChangedUnseen(STALE_TEXT.format(shown=shown))
+        self.note_seen(path, now.fingerprint)
+        raise FileChangedUnseen(STALE_UNREADABLE_TEXT.format(shown=shown, why=why))
+
+
+def _why_unreadable(state: FileState, max_read_bytes: int) -> str | None:
+    """Why read_file cannot show the file in `state` whole, or None when it can."""
+    if state.kind is not StateKind.FILE:
+        return "it is not a regular file"
+    if state.size > max_read_bytes:
+        return f"{format_size(state.size)}, over its {format_size(max_read_bytes)} read cap"
+    if state.is_binary:
+        return "it holds NUL bytes: binary"
+    if not state.is_readable:
+        return "it cannot be opened for reading"
+    return None

@@ -47,6 +47,16 @@ INTERRUPTED_HEADER = (
     "Interrupted by the user (Ctrl-C) while it ran; the command and its whole process "
     "group were ended. Output so far follows."
 )
+# The first lines of the results of a command stopped by its timeout or its output cap
+# (`session.call_outcome` reads them back: it did not finish).
+TIMED_OUT_HEADER = (
+    "Timed out after {seconds} s; the command and its whole process group were ended. "
+    "Output so far follows."
+)
+OUTPUT_CAP_HEADER = (
+    "Output reached the {cap} cap; the command and its whole process group were ended. "
+    "Output up to the cap follows."
+)
 _READ_CHUNK_BYTES = 65_536
 # How often the exit of the command is checked; after it exits, a pipe silent this long
 # means "done" even if a background child still holds it open.
@@ -351,10 +361,7 @@ def render_command_run(
         body += ("" if not body or body.endswith("\n") else "\n") + describe_held_back(held)
     size = format_size(len(run.output))
     if run.stop_reason == "timeout":
-        header = (
-            f"Timed out after {timeout_seconds:g} s; the command and its whole process "
-            "group were ended. Output so far follows."
-        )
+        header = TIMED_OUT_HEADER.format(seconds=f"{timeout_seconds:g}")
         body += (
             "\n[Pass a larger timeout_seconds (at most 600) or split the work into "
             "shorter commands.]"
@@ -363,10 +370,7 @@ def render_command_run(
     if run.stop_reason == "interrupted":
         return ToolResult(INTERRUPTED_HEADER, body, is_error=True, summary=f"interrupted, {size}")
     if run.stop_reason == "output_cap":
-        header = (
-            f"Output reached the {format_size(max_output_bytes)} cap; the command and "
-            "its whole process group were ended. Output up to the cap follows."
-        )
+        header = OUTPUT_CAP_HEADER.format(cap=format_size(max_output_bytes))
         body += "\n[Redirect big output to a file, or filter it with grep/head/tail.]"
         return ToolResult(header, body, is_error=True, summary=f"output cap hit, {size}")
     code = run.exit_code if run.exit_code is not None else -1

@@ -11,6 +11,9 @@ word ends at an unquoted blank or line break. It joins its pieces: `'...'` as wr
 dropped, `$'...'` with its C escapes decoded, and unquoted text with each `\\x` read as
 `x` and an escaped line break dropped. Expansions (`$HOME`, `$(cmd)`) are
 taken as written: what they would give is not known without running them.
+`split_shell_words(text)` is every such word of `text`, in order; a word that does not
+end is left out up to the next blank, and the words after it read on (loosely: a quote
+left open may pair with the wrong one), so no word after an overlong one is missed.
 """
 
 from __future__ import annotations
@@ -27,11 +30,36 @@ _PIECE = re.compile(
     r"|(?P<plain>[^\s'\"\\$]+|\$)",
     re.DOTALL,
 )
+_BLANK = re.compile(r"\s")
 _DOUBLE_ESCAPES = re.compile(r'\\([\\"$`\n])')
 
 
 def read_shell_word(text: str, start: int) -> str | None:
     """The shell word at `start`, or None (module contract)."""
+    found = _read_word(text, start)
+    return None if found is None else found[0]
+
+
+def split_shell_words(text: str) -> list[str]:
+    """The words of `text` (module contract)."""
+    words: list[str] = []
+    position = 0
+    while True:
+        while position < len(text) and text[position].isspace():
+            position += 1
+        if position == len(text):
+            return words
+        found = _read_word(text, position)
+        if found is None:
+            blank = _BLANK.search(text, position)
+            position = len(text) if blank is None else blank.end()
+        else:
+            words.append(found[0])
+            position = found[1]
+
+
+def _read_word(text: str, start: int) -> tuple[str, int] | None:
+    """The shell word at `start` and where it ends, or None (module contract)."""
     limit = min(len(text), start + MAX_WORD_CHARS)
     pieces: list[str] = []
     position = start
@@ -43,7 +71,7 @@ def read_shell_word(text: str, start: int) -> str | None:
         position = found.end()
     if position == limit < len(text) and not text[position].isspace():
         return None
-    return "".join(pieces)
+    return "".join(pieces), position
 
 
 def _piece_text(found: re.Match[str]) -> str:

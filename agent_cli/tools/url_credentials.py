@@ -12,7 +12,9 @@ Contract:
   further scheme words is read from the one `://` follows (JDBC's
   `jdbc:mysql://user:password@host`, R2DBC's `r2dbc:pool:postgresql://...`), and Oracle's
   JDBC URL, which has no `://`, by its own form: the password of
-  `jdbc:oracle:thin:user/password@//host:1521/service` (or `@host:1521:sid`).
+  `jdbc:oracle:thin:user/password@//host:1521/service` (or `@host:1521:sid`). A
+  credential written as a placeholder (`tools.placeholders`:
+  `postgres://app:${PGPASSWORD}@db`, `?token=<token>`) is none.
 - `url_path_tokens(url)`: the segments of a URL's path that have a key's shape
   (`is_token_word`): an MCP server's URL that carries its key in the path
   (`/mcp/<key>/sse`).
@@ -24,6 +26,7 @@ import re
 from collections.abc import Iterator
 from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit
 
+from agent_cli.tools.placeholders import is_placeholder
 from agent_cli.tools.token_shape import is_token_word, is_user_part_token
 
 CREDENTIAL_PARAMETER = re.compile(
@@ -41,19 +44,29 @@ _ORACLE_JDBC = re.compile(r"jdbc:oracle:[A-Za-z0-9]+:[^/@\s\"'`]+/([^@\s\"'`]+)@
 
 def url_credentials(value: str) -> Iterator[str]:
     """The credentials of the URLs in `value` (module contract)."""
+    for readings in _credential_readings(value):
+        if not any(map(is_placeholder, readings)):
+            yield from readings
+
+
+def _credential_readings(value: str) -> Iterator[tuple[str, ...]]:
+    """Of each credential of the URLs in `value`, its readings: as written and decoded
+    (what the server is given; the URL holds it encoded); a query parameter as decoded."""
     for found in _ORACLE_JDBC.finditer(value):
-        yield found.group(1)
-        yield unquote(found.group(1))
+        yield found.group(1), unquote(found.group(1))
     if "://" not in value:
         return
     for url in _urls_in(value):
         parts = _split(url)
         if parts is None:
             continue
-        yield from _user_credentials(parts)
+        if parts.password:
+            yield parts.password, unquote(parts.password)
+        if parts.username and is_user_part_token(unquote(parts.username)):
+            yield parts.username, unquote(parts.username)
         for name, parameter in parse_qsl(parts.query):
             if CREDENTIAL_PARAMETER.search(name):
-                yield parameter
+                yield (parameter,)
 
 
 def url_path_tokens(url: str) -> Iterator[str]:
@@ -79,14 +92,3 @@ def _split(url: str) -> SplitResult | None:
         return urlsplit(url.strip())
     except ValueError:  # an unclosed `[` of an IPv6 host
         return None
-
-
-def _user_credentials(parts: SplitResult) -> Iterator[str]:
-    """The password, and a user part with a key's shape, as written and decoded (what
-    the server is given; the URL holds them encoded)."""
-    if parts.password:
-        yield parts.password
-        yield unquote(parts.password)
-    if parts.username and is_user_part_token(unquote(parts.username)):
-        yield parts.username
-        yield unquote(parts.username)

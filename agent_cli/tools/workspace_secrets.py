@@ -14,7 +14,8 @@ Wrangler's), a backup of one (`.env~`, `.env.bak`, `.orig`, `.old`, `.save`,
 copy`, `.env copy 2`, `.env - Copy (3)`, `.env (1)`, `.env.local copy`, `Copy of .env`),
 but not templates (`.env.example`, `.sample`, `.template`, `.dist`, `.defaults`,
 `.tmpl`, and their copies and backups), whose values are placeholders, nor Vim's
-binary swap files (`.env.swp`). Each is opened without blocking, and read when it is a
+binary swap files (`.env.swp`); names are matched in any case (`.ENV`, `.Env copy`,
+`.ENV.EXAMPLE` a template), as a case-insensitive file system opens them. Each is opened without blocking, and read when it is a
 regular file: its first `MAX_DOTENV_BYTES` (most files whole), decoded and parsed by
 `tools.dotenv_syntax` (every assignment, every reading of its value). It returns one
 `DotenvFile` per file named so: its path relative to the workspace, its assignments and,
@@ -190,8 +191,9 @@ def _layers(
 
 def is_dotenv_name(name: str) -> bool:
     """A dotenv file's name, or its backup's or copy's, that is no template and no
-    editor's swap file (module contract)."""
-    name = _original_name(name)
+    editor's swap file (module contract), in any case: a case-insensitive file system
+    (macOS', Windows', WSL's) gives `.ENV` to a reader that asks for `.env`."""
+    name = _original_name(name).lower()
     if _TEMPLATE.search(name) or _SWAP_FILE.search(name):
         return False
     return (
