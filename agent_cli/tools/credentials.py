@@ -65,10 +65,20 @@ Contract:
   scheme and a word, or cookies; not prose such as `Token: see the wiki` nor a
   `$VARIABLE`) whose name `is_credential_name` takes (`X-API-Key: X`, `Cookie:
   session=X`, `Private-Token: X`) and whose value is no setting word, what
-  `named_header_credentials` takes of its value; and every PEM or OpenSSH private key
+  `named_header_credentials` takes of its value (of a cookie header, the line and its
+  credential cookies alone: `header_lines.credential_cookies`); such a line found in a
+  longer value is a guess, so its credential must have a key's shape
+  (`header_lines.has_key_shape`: `X-RateLimit-Key: ip-address`, `Jira-Key: PROJ-1234`,
+  `X-API-Key: YOUR_API_KEY`, `Cookie: tz=Europe/Berlin` hold none); and every PEM or OpenSSH private key
   block (`-----BEGIN RSA PRIVATE KEY-----` to its `-----END ...-----`: `OPENSSH`, `ENCRYPTED`, `EC`, `DSA`, PKCS#8, OpenPGP's `PGP
   PRIVATE KEY BLOCK`), whole, as a value that spans lines (with its `\\n` made line
   breaks too when it is written on one line); a certificate or public key is none.
+- `header_list_credentials(name, value)`: of a variable whose name says it holds a
+  header list (`header_lines.names_a_header_list`: `OTEL_EXPORTER_OTLP_HEADERS`), the
+  credentials of each `name=value` header in it (percent-decoded) but `PLAIN_HEADERS`:
+  of a credential-named one (`api-key=X`, `Authorization=Bearer%20X`) or one whose value
+  has a key's shape (`x-honeycomb-team=X`), as `named_header_credentials` takes them and
+  those inside them (`x-uptrace-dsn=https://X@host/1`); `x-honeycomb-dataset=web` is none.
 - `header_credentials(value)`: a header value, the credential after its scheme (`Bearer
   xyz`: `xyz`) and, of `Basic`, what it decodes to and the password in it.
 - `named_header_credentials(name, value)`: of a header that carries a credential (any
@@ -80,7 +90,11 @@ Contract:
   `--api-key=X`, `--password X`, Go's `-token X`, `-apikey X`, `-token=X`), of a
   `NAME=value` argument so named (`-e GITHUB_TOKEN=X`) or a flag's `NAME=value` so named
   (`--env=GITHUB_TOKEN=X`), and of a header flag (`--header "Authorization: Bearer X"`)
-  whose header carries a credential: `named_header_credentials`. A flag's or a
+  whose header carries a credential: `named_header_credentials`. An argument a shell
+  runs as a command line (`sh -c "exec srv --api-key X"`, `cmd /c`, `powershell
+  -Command`: `tools.shell_command_lines`) is read as the shell reads it: the words of
+  each of its commands by this same rule, a `NAME=value` before the program as an
+  assignment (`GITHUB_TOKEN=X exec srv`: `X`), not as one value. A flag's or a
   `NAME=`'s value that is a placeholder (`tools.placeholders`: `--password=${DB_PASS}`)
   is none.
 Nothing here checks length: the caller leaves out values too short to tell from text.
@@ -95,9 +109,17 @@ import re
 from collections.abc import Iterator, Sequence
 
 from agent_cli.tools.connection_credentials import connection_passwords
-from agent_cli.tools.header_lines import COOKIE_HEADERS, header_lines_in
+from agent_cli.tools.header_lines import (
+    COOKIE_HEADERS,
+    credential_cookies,
+    has_key_shape,
+    header_lines_in,
+    header_list_pairs,
+    names_a_header_list,
+)
 from agent_cli.tools.placeholders import is_placeholder
 from agent_cli.tools.quoted_pairs import quoted_pairs
+from agent_cli.tools.shell_command_lines import command_lines, command_words
 from agent_cli.tools.token_shape import looks_like_token
 from agent_cli.tools.url_credentials import url_credentials
 
@@ -182,6 +204,7 @@ SCHEME_CREDENTIAL = re.compile(r"(?i)(?<![A-Za-z0-9])(bearer|basic)\s+([A-Za-z0-
 # name elsewhere (ODBC's `Pwd`; Azure's `SharedAccessSignature`).
 CONNECTION_STRING_CREDENTIALS = frozenset({"PWD", "SHAREDACCESSSIGNATURE"})
 HEADER_FLAGS = frozenset({"-H", "--header", "--headers"})
+MAX_SHELL_NESTING = 4  # `sh -c "bash -c '...'"`: shells inside a shell's command line
 _PART_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[-.\s]+")
 _ARGUMENT_NAME = re.compile(r"-{0,2}[A-Za-z0-9][A-Za-z0-9_.-]*")  # `--2fa-seed` too
 _CONNECTION_PAIR = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 _.-]*?)\s*=\s*(.*?)\s*$")
@@ -269,8 +292,18 @@ def header_credentials(value: str) -> Iterator[str]:
 
 def argument_credentials(args: Sequence[str]) -> Iterator[str]:
     """The credentials in a command's arguments (module contract)."""
+    yield from _arguments_credentials(args, 0)
+
+
+def _arguments_credentials(args: Sequence[str], depth: int) -> Iterator[str]:
+    """Of `args`, each argument's credentials; of one a shell runs as a command line,
+    those of the words of its commands instead (a shell in it too, `MAX_SHELL_NESTING`
+    deep), so `GITHUB_TOKEN=X exec srv` gives `X`, not `X exec srv`."""
+    lines = dict(command_lines(args)) if depth < MAX_SHELL_NESTING else {}
     for index, argument in enumerate(args):
         yield from credentials_inside(argument)
+        if index in lines:
+            continue
         following = args[index + 1] if index + 1 < len(args) else None
         name, equals, value = argument.partition("=")
         if name in HEADER_FLAGS:
@@ -288,6 +321,9 @@ def argument_credentials(args: Sequence[str]) -> Iterator[str]:
             and not is_placeholder(following)
         ):
             yield from header_credentials(following)
+    for line in lines.values():
+        for words in command_words(line):
+            yield from _arguments_credentials(words, depth + 1)
 
 
 def _assignment_credentials(name: str, value: str) -> Iterator[str]:
@@ -328,8 +364,26 @@ def _written_header_credentials(value: str) -> Iterator[str]:
     """Of each header line written in `value` whose name is a credential's (module
     contract), the credentials of its value (`tools.header_lines`)."""
     for name, header in header_lines_in(value):
-        if is_credential_name(name) and not is_setting_word(header):
+        if not is_credential_name(name) or is_setting_word(header):
+            continue
+        if name.lower() in COOKIE_HEADERS:  # the whole line, and its credential cookies
+            yield header
+            yield from credential_cookies(name, header)
+        else:
             yield from named_header_credentials(name, header)
+
+
+def header_list_credentials(name: str, value: str) -> Iterator[str]:
+    """Of a variable whose name says it holds a header list (module contract), the
+    credentials of its headers."""
+    if not names_a_header_list(name):
+        return
+    for header, text in header_list_pairs(value):
+        if header.lower() in PLAIN_HEADERS or is_setting_word(text):
+            continue
+        if is_credential_name(header) or has_key_shape(text.split()[-1]):
+            yield from named_header_credentials(header, text)
+            yield from credentials_inside(text)
 
 
 def _json_credentials(value: str) -> Iterator[str]:

@@ -27,8 +27,10 @@ like a token (`https://<token>@github.com/`), its credential-named query paramet
 the credential-named fields of a JSON value (the `private_key` of a service-account key)
 and of a `key=value;` connection string, a database password in a connection form that is
 no URL (libpq's `password=`, a Go MySQL DSN, Oracle's EZConnect), the value of a
-credential header line (`X-API-Key: ...`, `Cookie: ...`), and a PEM/OpenSSH private key
-block. Values shorter than `MIN_SECRET_CHARS` are left
+credential header line (`X-API-Key: ...`, `Cookie: session=...`) whose credential has a
+key's shape, and a PEM/OpenSSH private key block; and of a variable whose name says it
+holds a header list (`OTEL_EXPORTER_OTLP_HEADERS=x-honeycomb-team=...,...`), its
+headers' credentials (`credentials.header_list_credentials`). Values shorter than `MIN_SECRET_CHARS` are left
 alone: they would match ordinary text; so is a value that is one ordinary word
 (`credentials.is_ordinary_word`: `POSTGRES_PASSWORD=postgres` would blank `postgres`
 in every image name and path, and grep would miss those lines) unless the user names its
@@ -46,7 +48,9 @@ decodes to, and the password in it), of a `Cookie` each cookie's value
 `args` (`argument_credentials`), those inside each argument (a `postgresql://` URL), the
 value of a credential-named flag (`--access-token X`, `--api-key=X`, `-token X`), of a
 credential-named `NAME=value` (`--env=GITHUB_TOKEN=X` too) and of a `--header` that
-carries a credential. Other values (paths, levels,
+carries a credential, read after its `command` as one command line, so that a shell's
+`-c` line (`command = "sh"`, `args = ["-c", "exec srv --api-key X"]`) is read as the
+shell splits it. Other values (paths, levels,
 ids) are no secret: redacting them would blank ordinary words in every result.
 
 `StreamRedactor` does the same for output shown while a command runs.
@@ -100,6 +104,7 @@ from agent_cli.terminal_escapes import unfinished_escape_start, unsplit_secrets,
 from agent_cli.tools.credentials import (
     argument_credentials,
     credentials_inside,
+    header_list_credentials,
     is_credential_name,
     is_ordinary_word,
     is_setting_word,
@@ -166,7 +171,8 @@ def find_secrets(environment: Mapping[str, str]) -> FoundSecrets:
     for name, value in environment.items():
         if name == SECRET_NAMES_VARIABLE:
             continue  # it names secrets; it holds none
-        candidates = [(found, False) for found in credentials_inside(value)]
+        inside = (*credentials_inside(value), *header_list_credentials(name, value))
+        candidates = [(found, False) for found in inside]
         if name in named:
             candidates.append((value.strip(), True))
         elif is_credential_name(name) and not is_setting_word(value):
@@ -211,14 +217,16 @@ def collect_mcp_secret_values(
             if name in named or (is_credential_name(name) and not is_setting_word(value)):
                 values.add(value.strip())
             values.update(credentials_inside(value))
+            values.update(header_list_credentials(name, value))
         for name, value in server.headers.items():
             values.update(named_header_credentials(name, value))
         if server.url:
             values.update(credentials_inside(server.url))
             values.update(url_path_tokens(server.url))
-        values.update(argument_credentials(server.args))
-        if server.command:  # a command line written where a program belongs
-            values.update(argument_credentials(server.command.split()))
+        # the program and its arguments as one command (`command = "sh"`, `args = ["-c",
+        # "..."]`), a command line written where a program belongs split at blanks
+        program = server.command.split() if server.command else []
+        values.update(argument_credentials([*program, *server.args]))
     return _long_enough(values)
 
 

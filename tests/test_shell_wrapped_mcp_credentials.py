@@ -1,0 +1,132 @@
+"""An MCP server started through a shell is read for credentials as the shell reads its
+command line (twenty-fifth session, second outside attack).
+
+The attack: `command = "sh"`, `args = ["-c", "exec srv -e GITHUB_TOKEN=<T1> --api-key
+<T2>"]` and `["-c", "GITHUB_TOKEN=<T3> exec srv"]`: the same flags as separate arguments
+were hidden, inside one `-c` argument T1, T2 and T3 reached the model when the server
+named its arguments or its environment. Of `GITHUB_TOKEN=<T3> exec srv` the value
+`T3 exec srv` was learned, not `T3`.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from e2e_support import build_env, run_piped
+from fake_anthropic import Reply, start_fake_server, text_block, tool_result_texts, tool_use_block
+from hostile_support import McpServer, recoverable_secrets
+
+from agent_cli.secret_forms import REDACTED_MARK
+from agent_cli.tools.redaction import collect_mcp_secret_values
+from agent_cli.tools.shell_command_lines import command_lines, command_words
+
+T1 = "ghp_ShDashCEnvFlag0Token1abcdefghijklmn"
+T2 = "sk-proj-ShDashCApiKeyFlag0123456789abcd"
+T3 = "ghp_ShDashCInlineAssign0Token1abcdefghij"
+LEAKY = Path(__file__).parent / "mcp_fixtures" / "leaky_server.py"
+
+
+def secrets_of(command: str, *args: str) -> set[str]:
+    return set(collect_mcp_secret_values([McpServer(command=command, args=args)], {}))
+
+
+def encoded_powershell(line: str) -> str:
+    return base64.b64encode(line.encode("utf-16-le")).decode("ascii")
+
+
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [
+        ("sh", ("-c", f"exec srv -e GITHUB_TOKEN={T1} --api-key {T2}")),
+        ("/bin/bash", ("-lc", f"srv -e 'GITHUB_TOKEN={T1}' --api-key=\"{T2}\"")),
+        ("zsh", ("-e", "-c", f"srv --header 'X-Token: {T1}' --api-key {T2}")),
+        ("dash", ("-o", "errexit", "-c", f"srv -e GITHUB_TOKEN={T1}; srv --api-key {T2}")),
+        ("docker", ("run", "--rm", "img", "sh", "-c", f"srv -e GITHUB_TOKEN={T1} --api-key {T2}")),
+        ("sh", ("-c", f'bash -c "srv -e GITHUB_TOKEN={T1} --api-key {T2}"')),
+        ("cmd.exe", ("/s", "/c", f"set GITHUB_TOKEN={T1} && srv --api-key {T2}")),
+        ("powershell", ("-NoProfile", "-Command", f"$env:GITHUB_TOKEN = '{T1}'; srv -apikey {T2}")),
+        ("pwsh", ("-ec", encoded_powershell(f"$env:GITHUB_TOKEN='{T1}'; srv --api-key {T2}"))),
+        ("sh -c", (f"exec srv -e GITHUB_TOKEN={T1} --api-key {T2}",)),
+    ],
+)
+def test_credentials_inside_a_shells_command_line_are_secrets(command, args):
+    assert secrets_of(command, *args) >= {T1, T2}
+
+
+def test_an_assignment_before_the_program_gives_its_value_alone():
+    found = secrets_of("sh", "-c", f"GITHUB_TOKEN={T3} exec srv binary")
+    assert found == {T3}
+
+
+def test_a_name_assigned_earlier_in_the_line_is_expanded_where_a_flag_uses_it():
+    line = f'KEY_VALUE={T2}; export KEY_VALUE; exec srv --api-key "$KEY_VALUE"'
+    assert T2 in secrets_of("bash", "-c", line)
+
+
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [
+        ("sh", ("-c", "exec srv --port 8080 --log-level debug --workspace /srv/app")),
+        ("bash", ("-c", "cd /srv/app && LOG_LEVEL=debug exec node server.js --stdio")),
+        ("python", ("-c", "import os; print(os.environ['GITHUB_TOKEN'])")),
+        ("sh", ("script.sh", "-c", "--api-key")),
+    ],
+)
+def test_a_shell_line_without_credentials_gives_none(command, args):
+    assert secrets_of(command, *args) == set()
+
+
+def test_command_lines_are_found_after_a_shells_options_and_split_as_it_splits_them():
+    args = ("run", "img", "/usr/bin/env", "bash", "--login", "-o", "pipefail", "-ec", "a 'b c'")
+    assert list(command_lines(args)) == [(8, "a 'b c'")]
+    assert list(command_lines(("sh", "script.sh", "-c", "x"))) == []
+    # what follows `cmd /c` is one line, read once (its own `cmd /c` at the next depth)
+    assert list(command_lines(("cmd", "/c", "cmd", "/c", "srv"))) == [(2, "cmd /c srv")]
+    assert list(command_words('A=1 exec srv "two words"; next $A')) == [
+        ("A=1", "exec", "srv", "two words"),
+        ("next", "1"),
+    ]
+
+
+def config_toml() -> str:
+    wrapped = f"exec {sys.executable} {LEAKY} binary -e GITHUB_TOKEN={T1} --api-key {T2}"
+    inline = f"GITHUB_TOKEN={T3} exec {sys.executable} {LEAKY} binary"
+    return "".join(
+        f'[mcp_servers.{name}]\ncommand = "sh"\nargs = {json.dumps(["-c", line])}\n'
+        "startup_timeout = 40\n\n"
+        for name, line in (("wrapped", wrapped), ("inline", inline))
+    )
+
+
+@pytest.mark.e2e
+def test_a_server_started_through_sh_c_shows_no_credential_of_its_line(tmp_path: Path) -> None:
+    key = "sk-ant-FAKE-shc-0123456789abcdef"
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    home.mkdir()
+    workspace.mkdir()
+    (home / "config.toml").write_text(config_toml(), encoding="utf-8")
+    (workspace / "secret.txt").write_text("nothing secret here\n", encoding="utf-8")
+    calls = [
+        tool_use_block("toolu_args", "mcp__wrapped__arguments", {}),
+        tool_use_block("toolu_env", "mcp__inline__env_value", {"name": "GITHUB_TOKEN"}),
+    ]
+    with start_fake_server(api_key=key) as fake:
+        fake.enqueue(Reply(calls, stop_reason="tool_use"), Reply([text_block("done.")]))
+        env = build_env(home, {"ANTHROPIC_API_KEY": key, "ANTHROPIC_BASE_URL": fake.base_url})
+        done = run_piped(["--yes"], cwd=workspace, env=env, stdin_text="go\n")
+        bodies = [request.body for request in fake.requests]
+    assert done.returncode == 0, done.stderr
+    arguments, env_value = tool_result_texts(bodies[-1])
+    assert f"-e GITHUB_TOKEN={REDACTED_MARK} --api-key {REDACTED_MARK}" in arguments
+    assert f"GITHUB_TOKEN={REDACTED_MARK}" in env_value
+    secrets = (T1, T2, T3, key)
+    assert recoverable_secrets(json.dumps(bodies), secrets) == set()
+    for path in home.rglob("*"):
+        if path.is_file() and path.name != "config.toml":
+            text = path.read_bytes().decode("utf-8", "replace")
+            assert recoverable_secrets(text, secrets) == set(), path
+    assert recoverable_secrets(done.stdout + done.stderr, secrets) == set()
