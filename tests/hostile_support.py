@@ -380,3 +380,45 @@ class McpServer:
     url: str | None = None
     args: tuple[str, ...] = ()
     command: str | None = None
+
+
+def found_by_every_reader(value: str) -> list[set[str]]:
+    """What the environment, a dotenv file, an MCP server's `env` and its `args` each
+    take as secret of `value` held under a name that is no credential's."""
+    from agent_cli.tools.dotenv_syntax import parse_dotenv
+    from agent_cli.tools.redaction import collect_mcp_secret_values, collect_secret_values
+    from agent_cli.tools.workspace_secrets import (
+        DotenvFile,
+        WorkspaceDotenv,
+        find_dotenv_secrets,
+    )
+
+    quote = '"' if "'" in value else "'"
+    dotenv = WorkspaceDotenv((DotenvFile(".env", parse_dotenv(f"CONN={quote}{value}{quote}\n")),))
+    return [
+        set(collect_secret_values({"CONN": value})),
+        set(find_dotenv_secrets(dotenv, "").values),
+        set(collect_mcp_secret_values([McpServer(env={"CONN": value})], {})),
+        set(collect_mcp_secret_values([McpServer(args=("--conn", value))], {})),
+    ]
+
+
+def secrets_left_anywhere(
+    bodies: list[dict], home: Path, printed: str, secrets: tuple[str, ...]
+) -> list[str]:
+    """Where any of `secrets` (or a form a model could decode) is left: each request body,
+    each file under `home` but the user's own `config.toml`, what was printed. Empty when
+    none is."""
+    found = [
+        f"request {n}"
+        for n, body in enumerate(bodies)
+        if recoverable_secrets(json.dumps(body), secrets)
+    ]
+    for path in sorted(home.rglob("*")):
+        if not path.is_file() or path == home / "config.toml":
+            continue
+        if recoverable_secrets(path.read_bytes().decode("utf-8", "replace"), secrets):
+            found.append(str(path))
+    if recoverable_secrets(printed, secrets):
+        found.append("the terminal")
+    return found

@@ -1,5 +1,5 @@
 """A database password in a connection form that is no URL, and a credential header line
-written in a value, are secrets by every reader (twenty-fifth outside attack).
+written in a value, are secrets by every reader (session 25's outside attack).
 
 The attack: `DATABASE_URL=host=db port=5432 user=app password=<pw> dbname=app` (libpq's
 keyword/value conninfo), the same quoted in a `.env` line, and the Go MySQL driver's DSN
@@ -13,29 +13,14 @@ visible.
 from __future__ import annotations
 
 import pytest
-from hostile_support import McpServer
+from hostile_support import McpServer, found_by_every_reader
 
 from agent_cli.tools.connection_credentials import connection_passwords
 from agent_cli.tools.credentials import credentials_inside, named_header_credentials
-from agent_cli.tools.dotenv_syntax import parse_dotenv
 from agent_cli.tools.redaction import collect_mcp_secret_values, collect_secret_values
-from agent_cli.tools.workspace_secrets import DotenvFile, WorkspaceDotenv, find_dotenv_secrets
 
 PW = "Xk9mQ2vLp7wRtZ4a"
 KEY = "Zq8xW3vR7tY2pL9mK4nB6cD1"
-
-
-def found_by_every_reader(value: str) -> list[set[str]]:
-    """What the environment, a dotenv file, an MCP server's `env` and its `args` each
-    take as secret of `value` held under a name that is no credential's."""
-    quote = '"' if "'" in value else "'"
-    dotenv = WorkspaceDotenv((DotenvFile(".env", parse_dotenv(f"CONN={quote}{value}{quote}\n")),))
-    return [
-        set(collect_secret_values({"CONN": value})),
-        set(find_dotenv_secrets(dotenv, "").values),
-        set(collect_mcp_secret_values([McpServer(env={"CONN": value})], {})),
-        set(collect_mcp_secret_values([McpServer(args=("--conn", value))], {})),
-    ]
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,5 @@
 """The common connection forms the first rule missed are secrets by every reader
-(twenty-fifth outside attack, second round).
+(session 25's outside attack, second round).
 
 The attack: `ORACLE_LOGIN=scott/<pw>@dbhost.example.com/ORCLPDB1` (EZConnect with a
 service and no port, sqlplus's most common form), `rman target sys/"<pw>"@dbhost/ORCLPDB1`
@@ -14,29 +14,13 @@ client flag that prompts or means something else, still hold no password.
 from __future__ import annotations
 
 import pytest
-from hostile_support import McpServer
+from hostile_support import found_by_every_reader
 
 from agent_cli.tools.client_passwords import client_passwords
 from agent_cli.tools.connection_credentials import connection_passwords
-from agent_cli.tools.dotenv_syntax import parse_dotenv
-from agent_cli.tools.redaction import collect_mcp_secret_values, collect_secret_values
-from agent_cli.tools.workspace_secrets import DotenvFile, WorkspaceDotenv, find_dotenv_secrets
 
 PW = "Ez7cOnnectNoPort9x"
 QUOTED = "Qu0tedEzPw4rd#2026"
-
-
-def found_by_every_reader(value: str) -> list[set[str]]:
-    """What the environment, a dotenv file, an MCP server's `env` and its `args` each
-    take as secret of `value` held under a name that is no credential's."""
-    quote = '"' if "'" in value else "'"
-    dotenv = WorkspaceDotenv((DotenvFile(".env", parse_dotenv(f"CONN={quote}{value}{quote}\n")),))
-    return [
-        set(collect_secret_values({"CONN": value})),
-        set(find_dotenv_secrets(dotenv, "").values),
-        set(collect_mcp_secret_values([McpServer(env={"CONN": value})], {})),
-        set(collect_mcp_secret_values([McpServer(args=("--conn", value))], {})),
-    ]
 
 
 @pytest.mark.parametrize(

@@ -12,13 +12,12 @@ the terminal, and every placeholder is shown as it is written.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from e2e_support import build_env, run_piped
 from fake_anthropic import Reply, start_fake_server, text_block, tool_result_texts, tool_use_block
-from hostile_support import recoverable_secrets
+from hostile_support import secrets_left_anywhere
 
 from agent_cli.secret_forms import REDACTED_MARK
 
@@ -84,10 +83,4 @@ def test_missed_forms_are_hidden_and_placeholders_are_shown_as_written(tmp_path:
     assert f"CACHE_CHECK=redis-cli -h cache -a {REDACTED_MARK} ping" in printed
     assert REDACTED_MARK in cut
     assert COMPOSE.strip() in compose and REDACTED_MARK not in compose
-    for where, body in enumerate(bodies):
-        assert recoverable_secrets(json.dumps(body), SECRETS) == set(), f"request {where}"
-    for path in home.rglob("*"):
-        if path.is_file():
-            text = path.read_bytes().decode("utf-8", "replace")
-            assert recoverable_secrets(text, SECRETS) == set(), path
-    assert recoverable_secrets(done.stdout + done.stderr, SECRETS) == set()
+    assert secrets_left_anywhere(bodies, home, done.stdout + done.stderr, SECRETS) == []

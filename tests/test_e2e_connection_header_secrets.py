@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from e2e_support import build_env, run_piped
 from fake_anthropic import Reply, start_fake_server, text_block, tool_result_texts, tool_use_block
-from hostile_support import recoverable_secrets
+from hostile_support import secrets_left_anywhere
 
 from agent_cli.secret_forms import REDACTED_MARK
 
@@ -85,10 +85,4 @@ def test_connection_passwords_and_env_header_lines_reach_no_request(tmp_path: Pa
     assert f"password={REDACTED_MARK} dbname=app'" in read
     assert f"AUTH_HEADER=X-API-Key: {REDACTED_MARK}" in api_key
     assert f"COOKIE_HEADER=Cookie: {REDACTED_MARK}" in cookie
-    for where, body in enumerate(bodies):
-        assert recoverable_secrets(json.dumps(body), SECRETS) == set(), f"request {where}"
-    for path in home.rglob("*"):
-        if path.is_file() and path.name != "config.toml":
-            text = path.read_bytes().decode("utf-8", "replace")
-            assert recoverable_secrets(text, SECRETS) == set(), path
-    assert recoverable_secrets(done.stdout + done.stderr, SECRETS) == set()
+    assert secrets_left_anywhere(bodies, home, done.stdout + done.stderr, SECRETS) == []
