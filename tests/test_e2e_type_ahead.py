@@ -104,9 +104,10 @@ def test_a_y_typed_for_a_question_is_not_sent_as_the_reply_to_the_models_next_qu
     scene.repl.send("y")  # typed ahead: the user expects a permission question
     wait_for_question(scene)
     scene.repl.send("y")  # the answer to the question
+    # The note is printed before the prompt is drawn: wait for both, never for the note alone.
     screen = terminal.wait_for(
-        lambda s: BEFORE_QUESTION_NOTE in s.partition("(y/n)")[2],
-        "the note on the held line after the turn",
+        lambda s: f"{BEFORE_QUESTION_NOTE}\n› y" in s.partition("(y/n)")[2],
+        "the held line in the prompt after the turn, under the note",
         source=terminal.visible,
         timeout=60,
     )
