@@ -4,7 +4,8 @@ A real terminal (tmux), the fake API playing the model through the real SDK (the
 case): turn 1 the model creates `notes.md` (the user answers `a`, always for that file, or
 runs with `--yes`); between turns the user adds a line in an editor; turn 2 the model
 writes `notes.md` again from its copy. The write is refused, the screen and the model's
-tool result say why, and the user's line stays.
+tool result say why, and the user's line stays. The same when the user quits, edits the
+file and goes on with `--continue --yes`: the transcript kept what the model saw.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from e2e_support import count_prompts
-from fake_anthropic import Reply, text_block, tool_result_texts, tool_use_block
+from e2e_support import ReplDriver, agent_cli_argv, build_env, count_prompts
+from fake_anthropic import Reply, start_fake_server, text_block, tool_result_texts, tool_use_block
 from scene_support import Scene, open_scene
 
 pytestmark = pytest.mark.e2e
@@ -74,3 +75,28 @@ def test_a_write_from_a_stale_copy_keeps_the_line_the_user_added(
         end_of_turn(scene, "First done.", before)
         second_write_is_refused(scene)
         assert scene.repl.terminal.screen().count(QUESTION) == (0 if flags else 1)
+
+
+def start_in(terminals, server, home: Path, folder: Path, *flags: str) -> ReplDriver:
+    env = build_env(home, {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url})
+    terminal = terminals.open(env)
+    terminal.start([*agent_cli_argv(), *flags], cwd=folder, width=120, height=40)
+    driver = ReplDriver(terminal)
+    driver.wait_for_prompt(timeout=60)
+    return driver
+
+
+def test_a_file_edited_between_two_runs_keeps_the_users_line_after_continue_yes(
+    tmp_path: Path, terminals
+):
+    folder, home = tmp_path / "ws", tmp_path / "home"
+    folder.mkdir()
+    with start_fake_server(api_key=API_KEY) as server:
+        first = Scene(start_in(terminals, server, home, folder, "--yes"), server, folder)
+        before = count_prompts(first.repl.terminal.screen())
+        turn_with_write(first, "toolu_first", FIRST, "First done.")
+        end_of_turn(first, "First done.", before)
+        first.repl.terminal.press("C-d")
+        assert first.repl.terminal.wait_for_exit() == 0
+        resumed = start_in(terminals, server, home, folder, "--continue", "--yes")
+        second_write_is_refused(Scene(resumed, server, folder))

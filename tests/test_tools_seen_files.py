@@ -123,9 +123,11 @@ def test_a_file_never_read_in_this_session_is_asked_about_with_its_diff(workspac
     assert target.read_text() == STALE
 
 
-def test_a_resumed_session_has_seen_nothing_and_asks_with_the_diff(workspace: Path):
+def test_a_toolbox_told_nothing_seen_asks_with_the_diff(workspace: Path):
+    """A toolbox of its own (a resumed session restores what its transcript recorded:
+    `test_resume_seen_files.py`) has seen nothing of what another one wrote."""
     target = workspace / "notes.md"
-    write(make_toolbox(workspace), FIRST)  # the session before the restart
+    write(make_toolbox(workspace), FIRST)  # another toolbox
     target.write_text(USERS)
     asker = RecordingAsker(PermissionDecision.DENY)
     resumed = make_toolbox(workspace, auto_approve=False, ask_permission=asker)

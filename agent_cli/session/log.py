@@ -21,7 +21,7 @@ from agent_cli.errors import SessionUnresumable, StoreError
 from agent_cli.events import CompactionRecord, Usage, reported_figure
 from agent_cli.models import lookup_model
 from agent_cli.session.question_marks import read_question
-from agent_cli.store.path_text import read_path
+from agent_cli.store.path_text import path_fields, read_path
 from agent_cli.tokens import with_recorded_counts
 from agent_cli.usage_cost import SessionCost
 
@@ -39,6 +39,9 @@ MODEL_CHANGED = "model_changed"  # `/model`: {model, previous}; resume goes on w
 # The compaction loop guard began to hold: {held_at, aim} in estimator tokens (`budget.
 # LoopGuard`); a later compaction record ends it. Resume holds where the session held.
 LOOP_GUARD = "loop_guard"
+# The model saw a file's content (read, written, edited): {path, fingerprint} (`tools.
+# seen_files`); a resume refuses a write over a file changed since, as the run did.
+FILE_SEEN = "file_seen"
 
 
 def with_source(message: dict[str, Any], record: Any) -> dict[str, Any]:
@@ -199,6 +202,14 @@ class SessionLog:
         with contextlib.suppress(StoreError):
             self.append(LOOP_GUARD, {"held_at": held_at, "aim": aim})
 
+    def append_file_seen(self, path: Path, fingerprint: tuple[object, ...]) -> None:
+        """Record what the model saw of the file at `path` (`FILE_SEEN`). Bookkeeping: a
+        record the disk refuses is skipped (a resume then asks about that file's next
+        write with its diff, as for a file never seen)."""
+        payload = {**path_fields("path", str(path)), "fingerprint": list(fingerprint)}
+        with contextlib.suppress(StoreError):
+            self.append(FILE_SEEN, payload)
+
     def close(self) -> None:
         self.writer.close()
 
@@ -219,6 +230,8 @@ class RebuiltSession:
     questions: dict[str, str] = field(default_factory=dict)
     # (held_at, aim) of a loop guard still holding when the transcript ends (`LOOP_GUARD`)
     guard_hold: tuple[int, int | None] | None = None
+    # path -> the fingerprint of what the model last saw there, oldest first (`FILE_SEEN`)
+    files_seen: dict[Path, tuple[object, ...]] = field(default_factory=dict)
 
 
 def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
@@ -233,7 +246,8 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
     A summary recorded before summaries carried their private key is marked on the way
     (`markers.adopt_unmarked_summary`), so an older transcript resumes with its summary.
     The permission questions recorded (`question_marks`) give each call's question state,
-    and the last loop-guard hold no compaction ended gives `guard_hold`.
+    the last loop-guard hold no compaction ended gives `guard_hold`, and the files the model
+    saw (`FILE_SEEN`) give `files_seen`.
     """
     rebuilt = RebuiltSession(view=[], totals=TranscriptTotals(), workspace=None)
     model = ""  # the model of the requests recorded so far, to price their usage
@@ -255,6 +269,8 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
             rebuilt.guard_hold = None  # a compaction ends a hold (or records its own after)
         elif kind == LOOP_GUARD:
             rebuilt.guard_hold = _guard_hold(payload)
+        elif kind == FILE_SEEN:
+            _note_file_seen(rebuilt.files_seen, payload)
         elif kind == USAGE:
             usage = usage_from_payload(payload)
             estimated = _whole_number(payload.get("estimated_prompt_tokens"))
@@ -278,6 +294,19 @@ def _guard_hold(payload: dict[str, Any]) -> tuple[int, int | None] | None:
     if type(held_at) is not int or held_at <= 0:
         return None
     return held_at, aim if type(aim) is int and aim > 0 else None
+
+
+def _note_file_seen(seen: dict[Path, tuple[object, ...]], payload: dict[str, Any]) -> None:
+    """Put a `FILE_SEEN` record's path and fingerprint last in `seen`; a record without
+    an absolute path or with a fingerprint of other than strings and whole numbers is
+    passed over (that file's next write is then asked about as for one never seen)."""
+    path, fingerprint = read_path(payload, "path"), payload.get("fingerprint")
+    if path is None or not Path(path).is_absolute() or not isinstance(fingerprint, list):
+        return
+    if not fingerprint or not all(type(part) in (str, int) for part in fingerprint):
+        return
+    seen.pop(Path(path), None)
+    seen[Path(path)] = tuple(fingerprint)
 
 
 def _unresumable(record: dict[str, Any], reason: str) -> SessionUnresumable:

@@ -17,6 +17,10 @@ run in the current one and that is announced instead. When both are gone (a curr
 folder deleted under the shell, `workspace` None or naming no folder) the session is not
 opened (`WorkspaceMissing`): its tools must not run in no folder. A new session needs an
 existing workspace folder just the same.
+
+A resumed session's toolbox knows what the model saw of files in the runs before (the
+transcript's `file_seen` records, `tools.seen_files`), so a write over a file the user
+changed between two runs is refused as it would be within one run.
 """
 
 from __future__ import annotations
@@ -161,6 +165,7 @@ def open_session(
             workspace, artifacts, session_id, ask_permission, auto_approve, recall
         )
         recall.secrets = toolbox.secret_forms
+        _keep_files_seen(toolbox, log, rebuilt.files_seen if rebuilt else {})
         session = Session(
             log=log,
             provider=provider,
@@ -204,6 +209,25 @@ def open_session(
             transcripts.discard_if_empty(session_id)
         writer.close()
         raise
+
+
+def _keep_files_seen(
+    toolbox: ToolRunner, log: SessionLog, seen: Mapping[Path, tuple[object, ...]]
+) -> None:
+    """Give the toolbox what the model saw of files in the runs before (`seen`, from the
+    transcript) and record what it sees from now on, except a path holding a secret
+    (`tools.seen_files`). A toolbox of another kind (a test's) keeps nothing."""
+    from agent_cli.tools import Toolbox
+
+    if not isinstance(toolbox, Toolbox):
+        return
+    toolbox.restore_seen_files(seen.items())
+
+    def record(path: Path, fingerprint: tuple[object, ...]) -> None:
+        if toolbox.secret_forms.redact(str(path)) == str(path):
+            log.append_file_seen(path, fingerprint)
+
+    toolbox.record_seen_files(record)
 
 
 def _attach_mcp(

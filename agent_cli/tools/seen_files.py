@@ -20,8 +20,10 @@ makes this refusal; under it, by content, and they are no change.)
 What is not checked: a file that does not exist now (a write creates it; nothing is
 lost), and a file the model has not seen in this session (never read or written by this
 toolbox, or forgotten, below): its write is asked about with a diff as before, and
-`--yes` writes it. A resumed session starts with nothing seen, since what the model saw
-before the restart cannot be checked against the disk. `edit_file` replaces its old text
+`--yes` writes it. Each fingerprint noted (unless that path has it already) is told to
+the listener `tell_each` set (the session records it in its transcript), and `restore` puts back those a resumed session's
+transcript holds without telling them again, so a file the user changed between two runs
+is refused like one changed during a run. `edit_file` replaces its old text
 in the file as it is, so it is never refused for being stale; what it wrote counts as
 seen only when the file was as the model last saw it (or never seen): after an edit of a
 file that had changed unseen, the model still has not seen that change, and a later
@@ -38,6 +40,7 @@ that line to the model's next write_file, built from its copy of the file before
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from agent_cli.errors import ToolError
@@ -65,23 +68,43 @@ class FileChangedUnseen(ToolError):
     """A write would replace a file that changed since the model last read or wrote it."""
 
 
+Fingerprint = tuple[object, ...]
+SeenListener = Callable[[Path, Fingerprint], None]
+
+
 class SeenFiles:
     """Per path, the fingerprint of what the model last saw there (module contract)."""
 
     def __init__(self, limit: int = MAX_SEEN_FILES) -> None:
         self._limit = max(1, limit)
-        self._seen: OrderedDict[Path, tuple[object, ...]] = OrderedDict()
+        self._seen: OrderedDict[Path, Fingerprint] = OrderedDict()
+        self._listener: SeenListener | None = None
 
-    def note_seen(self, path: Path, fingerprint: tuple[object, ...]) -> None:
-        """The model has just read, or written, the content with `fingerprint` at `path`."""
+    def tell_each(self, listener: SeenListener) -> None:
+        """From now on, call `listener(path, fingerprint)` for each fingerprint noted."""
+        self._listener = listener
+
+    def restore(self, seen: Iterable[tuple[Path, Fingerprint]]) -> None:
+        """Take `seen` (oldest first) as what the model last saw, without telling anyone:
+        what a resumed session's transcript recorded of an earlier run."""
+        for path, fingerprint in seen:
+            self._keep(path, fingerprint)
+
+    def note_seen(self, path: Path, fingerprint: Fingerprint) -> None:
+        """The model has just read, or written, the content with `fingerprint` at `path`;
+        the listener hears of it unless that is what was noted there already."""
+        known = self._seen.get(path)
+        self._keep(path, fingerprint)
+        if self._listener is not None and known != fingerprint:
+            self._listener(path, fingerprint)
+
+    def _keep(self, path: Path, fingerprint: Fingerprint) -> None:
         self._seen[path] = fingerprint
         self._seen.move_to_end(path)
         while len(self._seen) > self._limit:
             self._seen.popitem(last=False)
 
-    def note_edited(
-        self, path: Path, before: tuple[object, ...], after: tuple[object, ...]
-    ) -> None:
+    def note_edited(self, path: Path, before: Fingerprint, after: Fingerprint) -> None:
         """An edit turned the content `before` into `after`: seen, unless the model had
         not seen `before` (it changed since it last read or wrote it); then what it last
         saw stays, and a later write is refused until it reads the file again."""

@@ -79,6 +79,7 @@ from agent_cli.tools.redaction import (
 )
 from agent_cli.tools.schemas import RECALL_SCHEMA, TOOL_SCHEMAS, validate_input
 from agent_cli.tools.search_tools import prepare_grep
+from agent_cli.tools.seen_files import Fingerprint, SeenListener
 from agent_cli.tools.shell import prepare_bash
 from agent_cli.tools.state_folders import StateFolders
 from agent_cli.tools.workspace import Workspace, describe_workspace_gone
@@ -246,6 +247,15 @@ class Toolbox:
         last = self._dotenv_checked_at
         if last is None or time.monotonic() - last >= LIVE_CHECK_SECONDS:
             self._check_dotenv()
+
+    def record_seen_files(self, listener: SeenListener) -> None:
+        """Tell `listener` each file content the model sees from now on (`seen_files`)."""
+        self._context.seen.tell_each(listener)
+
+    def restore_seen_files(self, seen: Iterable[tuple[Path, Fingerprint]]) -> None:
+        """What the model saw of files in an earlier run of this session (`seen_files`):
+        a write over one changed since is refused as in the run that saw it."""
+        self._context.seen.restore(seen)
 
     def attach_mcp(self, servers: McpTools) -> None:
         """Offer the tools of the ready MCP `servers` after the built-in ones, and run

@@ -1,0 +1,152 @@
+"""A resumed session remembers what the model saw of files, so a stale write stays refused.
+
+Within one run, a write built from the model's copy of a file the user changed since is
+refused whatever approved it (`tools.seen_files`). A resumed session started with nothing
+seen, so after quitting, editing a file and `--continue --yes`, the model's next write from
+its copy replaced the user's edit unasked. The transcript now records what the model saw
+(`file_seen`) and a resume restores it. The real session, toolbox and transcript on disk.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from session_support import ScriptedProvider, drain, make_session, tool_use, transcript_records
+from tools_support import RecordingAsker
+
+from agent_cli.session.log import FILE_SEEN, rebuild_from_records
+from agent_cli.tools import PermissionDecision
+from agent_cli.tools.approval import ApprovalKind
+
+FIRST = "# Notes\n- item one\n"
+USERS = FIRST + "- the user's own line, typed between two runs\n"
+STALE = FIRST + "- item two\n"
+REFUSED = "notes.md changed since it was last read or written in this session"
+DONE = [{"type": "text", "text": "Done."}]
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root
+
+
+def run_once(workspace: Path, call: dict[str, Any], resume: str | None = None, **kw: Any) -> Any:
+    """One run of the session (`resume`: the one to go on with) making `call`, then closed."""
+    session = make_session(workspace, ScriptedProvider([[call], DONE]), resume=resume, **kw)
+    try:
+        drain(session.run_turn("go on"))
+    finally:
+        session.close()
+    return session
+
+
+def last_result(session: Any) -> str:
+    """The text of the last tool result the session recorded."""
+    for record in reversed(transcript_records(session)):
+        content = record["payload"].get("message", {}).get("content")
+        if isinstance(content, list) and content and content[0].get("type") == "tool_result":
+            return json.dumps(content[0]["content"])
+    raise AssertionError("no tool result recorded")
+
+
+def seen_records(session: Any) -> list[dict[str, Any]]:
+    return [r["payload"] for r in transcript_records(session) if r["kind"] == FILE_SEEN]
+
+
+def write_call(content: str, path: str = "notes.md", call_id: str = "t_write") -> dict[str, Any]:
+    return tool_use(call_id, "write_file", path=path, content=content)
+
+
+@pytest.mark.parametrize("first_call", ["write", "read"])
+def test_a_file_changed_between_two_runs_is_not_overwritten_from_the_stale_copy(
+    workspace: Path, first_call: str
+):
+    target = workspace / "notes.md"
+    if first_call == "read":
+        target.write_text(FIRST)
+        first = run_once(workspace, tool_use("t_read", "read_file", path="notes.md"))
+    else:
+        first = run_once(workspace, write_call(FIRST))
+    assert target.read_text() == FIRST
+    target.write_text(USERS)  # the user's editor, between the two runs
+    resumed = run_once(
+        workspace, write_call(STALE, call_id="t_again"), resume=first.session_id
+    )  # --yes
+    assert target.read_text() == USERS
+    assert REFUSED in last_result(resumed)
+
+
+def test_a_file_unchanged_between_two_runs_is_written_as_before(workspace: Path):
+    first = run_once(workspace, write_call(FIRST))
+    resumed = run_once(workspace, write_call(STALE, call_id="t_again"), resume=first.session_id)
+    assert (workspace / "notes.md").read_text() == STALE
+    assert REFUSED not in last_result(resumed)
+
+
+def test_a_transcript_without_what_was_seen_asks_with_the_diff_as_before(workspace: Path):
+    target = workspace / "notes.md"
+    first = run_once(workspace, write_call(FIRST))
+    path = Path(first.transcript_path)
+    older = path.read_text().replace(f'"kind":"{FILE_SEEN}"', '"kind":"unknown_to_it"')
+    path.write_text(older)  # what an older version's rebuild found: no file_seen records
+    target.write_text(USERS)
+    asker = RecordingAsker(PermissionDecision.DENY)
+    run_once(
+        workspace,
+        write_call(STALE, call_id="t_again"),
+        first.session_id,
+        auto_approve=False,
+        ask_permission=asker,
+    )
+    assert asker.requests[0].approval.kind is ApprovalKind.DIFF  # asked, with the user's line
+    assert target.read_text() == USERS
+
+
+def test_reading_an_unchanged_file_again_records_nothing_new(workspace: Path):
+    (workspace / "notes.md").write_text(FIRST)
+    reads = [[tool_use(f"t_read{n}", "read_file", path="notes.md")] for n in (1, 2)]
+    session = make_session(workspace, ScriptedProvider([*reads, DONE]))
+    try:
+        drain(session.run_turn("read it twice"))
+    finally:
+        session.close()
+    assert len(seen_records(session)) == 1
+    assert sum('"t_read' in json.dumps(r) for r in transcript_records(session)) >= 4  # both ran
+
+
+def test_a_path_holding_a_secret_is_not_recorded(workspace: Path):
+    secret = "sk-live-0123456789abcdefSEEN"
+    session = run_once(
+        workspace, write_call(FIRST, path=f"{secret}.txt"), environment={"API_TOKEN": secret}
+    )
+    assert (workspace / f"{secret}.txt").exists()
+    assert seen_records(session) == []  # (the model's own call names it: its words)
+
+
+def file_seen(path: object, fingerprint: object) -> dict[str, Any]:
+    return {"kind": FILE_SEEN, "payload": {"path": path, "fingerprint": fingerprint}}
+
+
+def test_the_rebuild_keeps_the_last_fingerprint_of_each_path_and_passes_over_damage():
+    records = [
+        file_seen("/ws/a.md", ["sha256", "aa"]),
+        file_seen("/ws/b.md", ["sha256", "bb"]),
+        file_seen("/ws/a.md", ["sha256", "a2"]),
+        file_seen("relative.md", ["sha256", "cc"]),  # not absolute
+        file_seen("/ws/c.md", "sha256"),  # not a list
+        file_seen("/ws/d.md", ["stat", 1, True]),  # a bool is no whole number here
+        file_seen("/ws/e.md", []),
+        file_seen(7, ["sha256", "ee"]),
+        file_seen("/ws/f.md", ["stat", 66306, 1234, 10, 1700000000000000000, 1700000000000000001]),
+    ]
+    seen = rebuild_from_records(records).files_seen
+    assert list(seen.items()) == [
+        (Path("/ws/b.md"), ("sha256", "bb")),
+        (Path("/ws/a.md"), ("sha256", "a2")),
+        (Path("/ws/f.md"), ("stat", 66306, 1234, 10, 1700000000000000000, 1700000000000000001)),
+    ]
