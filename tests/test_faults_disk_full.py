@@ -156,6 +156,30 @@ def test_held_tool_results_are_recorded_when_the_session_closes(workspace: Path)
 # --- a full disk while writing an artifact -------------------------------------------------
 
 
+def test_an_answer_whose_large_call_cannot_be_stored_is_said_arrived_and_not_kept(
+    workspace: Path,
+) -> None:
+    """A 400 KB write_file from the model is stored apart (oversized); the store refusing
+    it said "Storage error: ArtifactWriteFailed" (session 26's outside test): now the user
+    is told the answer arrived and is billed, what to do, and that nothing ran."""
+    disk = FillableDisk()
+    big = tool_use("t_big", "write_file", path="data.txt", content="x" * 400_000)
+    provider = ScriptedProvider([[big], ANSWER])
+    session = make_session(workspace, provider, message_limit=0, artifact_fs=disk)
+    disk.fill(room=0)
+
+    events = drain(session.run_turn("rewrite data"))
+
+    assert turn_end(events).outcome == "failed"
+    [notice] = notices(events, "answer_not_kept")
+    said = notice_text(notice)
+    assert said.startswith("The model's answer arrived (its tokens are billed)")
+    assert "(the disk is full, ENOSPC)" in said and "none of its tool calls ran" in said
+    assert not (workspace / "data.txt").exists()
+    assert [m["role"] for m in plain(session.view)] == ["user"]  # the request only
+    assert_history_is_valid(session)
+
+
 @pytest.mark.parametrize("room", [0, 5_000], ids=["ENOSPC at once", "part written first"])
 def test_a_full_disk_at_an_artifact_leaves_no_pointer_and_no_partial_bytes(
     workspace: Path, isolated_home: Path, room: int

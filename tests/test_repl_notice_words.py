@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent_cli.compaction.results import SKIPPED_NO_SUMMARIZER
-from agent_cli.errors import ProviderRequestFailed, TranscriptWriteFailed
+from agent_cli.errors import ArtifactWriteFailed, ProviderRequestFailed, TranscriptWriteFailed
 from agent_cli.events import Notice
 from agent_cli.repl.error_text import notice_text
 from agent_cli.session.compactor import FAILED_LAYER_OUTCOMES
@@ -39,6 +39,7 @@ EMITTED = {
     "invalid_view": {},
     "provider_failed": {},
     "transcript_write_failed": {},
+    "answer_not_kept": {},
     "low_water_under_reserve": {"low": 1_000, "fixed": 2_400, "aim": 2_700},
     "uncounted_denser": {"estimate": 19_135, "bound": 21_600, "hard": 20_000},
     "calls_not_run": {"asked": 3_000, "ran": 370},
@@ -178,3 +179,17 @@ def test_a_server_whose_tools_changed_is_said_with_what_changed_only():
         "MCP server github changed its tools (2 added, 1 changed); the model is offered its "
         "new list from now on."
     )
+
+
+def test_an_answer_the_store_refused_says_it_arrived_was_billed_and_what_to_do():
+    said = notice_text(
+        Notice("error", "answer_not_kept", error=ArtifactWriteFailed("assistant", "EFBIG"))
+    )
+    assert said.startswith("The model's answer arrived (its tokens are billed) but could not")
+    assert "file-size limit" in said and "EFBIG" in said and "ulimit -f" in said
+    assert "none of its tool calls ran" in said
+    stored = notice_text(
+        Notice("error", "transcript_write_failed", error=ArtifactWriteFailed("a", "ENOSPC"))
+    )
+    assert stored.startswith("Could not store a large part of this turn in the state folder")
+    assert "(the disk is full, ENOSPC)" in stored and "ArtifactWriteFailed" not in stored

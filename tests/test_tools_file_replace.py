@@ -21,11 +21,13 @@ from tools_support import RecordingAsker, make_toolbox
 
 from agent_cli.tools import PermissionDecision
 from agent_cli.tools.file_replace import (
+    NAME_MAX_BYTES,
     Effects,
     FileFacts,
     Writer,
     describe_effects,
     predict_effects,
+    temp_name_for,
 )
 
 NOBODY, NOGROUP = 65534, 65534
@@ -360,3 +362,31 @@ def test_in_a_setgid_folder_the_question_names_the_group_the_file_keeps(open_fol
     )
     assert result.endswith("; its owner became nobody (was root).")
     assert (target.stat().st_uid, target.stat().st_gid) == (NOBODY, 0)
+
+
+# A name of 228-255 bytes: the temp file beside it (28 bytes more) was too long to make,
+# so such a file could be neither written nor edited (session 26's outside test).
+LONG_NAMES = ["n" * 255, "长" * 85, "ab" * 114 + ".md"]
+
+
+@pytest.mark.parametrize("name", LONG_NAMES, ids=["ascii-255", "cjk-255", "ascii-231"])
+def test_a_file_whose_name_is_at_the_length_limit_is_written_and_edited(workspace: Path, name: str):
+    target = workspace / name
+    target.write_text("old line\n")
+    toolbox = make_toolbox(workspace)
+    written = toolbox.run("write_file", {"path": name, "content": "new line\n"})
+    assert not written.is_error, written.content
+    edited = toolbox.run(
+        "edit_file", {"path": name, "old_string": "new line", "new_string": "edited line"}
+    )
+    assert not edited.is_error, edited.content
+    assert target.read_text() == "edited line\n"
+    assert sorted(os.listdir(workspace)) == [name]  # no temp file left
+
+
+@pytest.mark.parametrize("name", [*LONG_NAMES, "a.md", "é" * 127 + "x"])
+def test_the_temp_name_fits_a_file_name_and_stays_hidden(name: str):
+    temp = temp_name_for(name, "0123456789ab")
+    assert len(os.fsencode(temp)) <= NAME_MAX_BYTES
+    assert temp.startswith(".") and temp.endswith(".agent-cli-0123456789ab.tmp")
+    assert temp.encode("utf-8")  # whole characters only: no half of one

@@ -82,6 +82,10 @@ _FOLDER_PROBLEMS: dict[str, tuple[str, str | None]] = {
     "dangling_link": ("it is a symbolic link to something that does not exist", None),
     "ENOENT": ("a part of its path does not exist", None),
     "EEXIST": ("something else is already at that path", None),
+    "EFBIG": (
+        "the file would be bigger than this system's file-size limit allows",
+        "raise the file-size limit (ulimit -f)",
+    ),
 }
 _FOLDER_FIX = "free disk space or fix the state folder"
 
@@ -699,12 +703,36 @@ def describe_failed_write(error: BaseException | None) -> str:
             f"The transcript file changed under this session ({error.reason}). "
             "Start a new session with /new; the old record is left as it is."
         )
+    if isinstance(error, e.ArtifactWriteFailed):
+        return (
+            f"Could not store a large part of this turn in the state folder "
+            f"({_c(_failed_write(error.errno_name))}); nothing was half-written or recorded. "
+            f"{_capital(describe_folder_fix(error.errno_name))}, then try again."
+        )
     if isinstance(error, e.InvalidStoreInput):  # the value was refused, not the folder
         return (
             f"Not recorded: the {error.field} was refused before anything was written "
             f"({error.reason}); the state folder is fine and the transcript is unchanged."
         )
     return f"Storage error: {type(error).__name__}. Check the state folder (AGENT_CLI_HOME)."
+
+
+def describe_answer_not_kept(error: BaseException | None) -> str:
+    """The model's answer arrived (and was billed) but the store refused its large part:
+    none of it was recorded and none of its calls ran."""
+    if isinstance(error, e.ArtifactWriteFailed | e.TranscriptWriteFailed):
+        reason = _c(_failed_write(error.errno_name))
+        fix = _capital(describe_folder_fix(error.errno_name))
+        cause = f"storing it in the state folder failed ({reason}). {fix}"
+    elif isinstance(error, e.InvalidStoreInput):
+        cause = f"the store refused its {error.field} ({error.reason}); the state folder is fine"
+    else:
+        cause = "the state folder could not store it. Check the state folder (AGENT_CLI_HOME)"
+    return (
+        f"The model's answer arrived (its tokens are billed) but could not be kept: {cause}, "
+        "then send the request again. Nothing was half-written, the transcript is unchanged "
+        "and none of its tool calls ran."
+    )
 
 
 def describe_damaged_memory(error: BaseException | None) -> str:
@@ -1137,6 +1165,7 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
 _NOTICE_ERROR_WORDS: dict[str, Callable[[BaseException | None], str]] = {
     "provider_failed": describe_failed_request,
     "transcript_write_failed": describe_failed_write,
+    "answer_not_kept": describe_answer_not_kept,
     "memory_damaged": describe_damaged_memory,
     "invalid_view": lambda error: f"The view cannot be sent: {error}.",
 }

@@ -454,13 +454,14 @@ class TurnRunner:
             else:
                 yield Notice("warning", "empty_answer")
             return ("ok", reason)
-        try:
+        try:  # what of the answer is stored apart: the calls left out, oversized texts
             kept = self._calls_that_fit(message)
+            shrunk = self.shrinker().shrink(kept.message)
         except StoreError as error:  # the whole answer could not be kept: record none of it
-            yield write_failed(error)
+            yield Notice("error", "answer_not_kept", error=error)
             return ("failed", reason)
         message = kept.message
-        if not (yield from record(self.conversation, self.shrinker().shrink(message))):
+        if not (yield from record(self.conversation, shrunk)):
             return ("failed", reason)
         # a Ctrl-C while the next events are shown answers the calls with this note too
         self._calls_note = kept.note

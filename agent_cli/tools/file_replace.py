@@ -1,7 +1,8 @@
 """How write_file and edit_file replace a file, and what the replacement does to it.
 
 Contract: `write_atomically(workspace, path, data, shown)` writes `data` to a temp file
-made with O_EXCL in the parent directory's descriptor, fsyncs it and renames it over
+(`temp_name_for`: within a file name's byte limit however long the name is) made with
+O_EXCL in the parent directory's descriptor, fsyncs it and renames it over
 `path` (see `file_tools`). Before the rename the temp file is given what the old regular
 file had, as far as the user agent-cli runs as may give it:
 - its owner and group (`fchown`: both as root; otherwise the group when that user is in
@@ -47,6 +48,7 @@ KEPT_ATTRIBUTE_PREFIXES = ("user.", "system.posix_acl_access")
 UNSAID_ATTRIBUTES = ("security.selinux",)
 # A write whose target is a folder, refused with nothing written (`session.call_outcome`).
 DIRECTORY_TEXT = "{shown} is a directory; give a file path."
+NAME_MAX_BYTES = 255  # the longest name a Linux file system takes for one file
 
 NameOf = Callable[[int], str]
 
@@ -227,6 +229,19 @@ def _attribute_names(handle: int) -> tuple[str, ...]:
         return ()
 
 
+def temp_name_for(name: str, token: str) -> str:
+    """The hidden name a replacement of `name` is written under before its rename:
+    `.<name>.agent-cli-<token>.tmp`, with `name` shortened (at a character's boundary)
+    when the whole would pass `NAME_MAX_BYTES`, so a file whose own name is near that
+    limit can still be replaced."""
+    suffix = f".agent-cli-{token}.tmp"
+    room = NAME_MAX_BYTES - len(suffix.encode()) - 1
+    raw = os.fsencode(name)
+    if len(raw) > room:
+        name = raw[:room].decode("utf-8", "ignore")
+    return f".{name}{suffix}"
+
+
 def write_atomically(workspace: Workspace, path: Path, data: bytes, shown: str) -> Effects | None:
     """Replace `path` with `data` in one rename (module contract); what the replacement
     did to an existing file beyond its content, None for a new file.
@@ -237,7 +252,7 @@ def write_atomically(workspace: Workspace, path: Path, data: bytes, shown: str) 
     parent = workspace.open_directory(path.parent, shown, create_missing=True)
     try:
         old = _old_file(parent, path.name, shown)
-        temp = f".{path.name}.agent-cli-{secrets.token_hex(6)}.tmp"
+        temp = temp_name_for(path.name, secrets.token_hex(6))
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         descriptor = os.open(temp, flags, 0o666, dir_fd=parent)
         try:
