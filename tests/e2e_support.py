@@ -49,6 +49,8 @@ TMUX_CONFIG = (
 LAYER_LINE = re.compile(r"\[compact\] (L[1-4]) [^\n]*: [\d,]+ -> [\d,]+ tokens \(-[\d,]+")
 TOTAL_LINE = re.compile(r"\[compact\] total: [\d,]+ -> [\d,]+ tokens \(-[\d,]+\) in \d+ layers?")
 SESSION_LINE = re.compile(r"session (\S+) \((new|resumed)\)")
+MEASURED_TOOLBAR = re.compile(r"ctx \d")  # the toolbar once its gauge is measured
+QUESTION_MARK = "allow?"  # a permission question's first word
 
 
 def find_tmux() -> str | None:
@@ -108,6 +110,13 @@ def run_piped(
 def count_prompts(screen: str) -> int:
     """How many prompt lines the screen shows (each line the user sent, plus the live one)."""
     return sum(1 for line in screen.splitlines() if line.startswith(PROMPT_MARK))
+
+
+def shows_whole_question(screen: str) -> bool:
+    """True when the visible rows `screen` end in a whole permission question: `allow?` is
+    on them and the last row ends in the colon the answer is typed after (a question read
+    while it is still being drawn has no colon yet)."""
+    return QUESTION_MARK in screen and screen.rstrip().endswith(":")
 
 
 def last_prompt_line(screen: str) -> str | None:
@@ -358,15 +367,16 @@ class ReplDriver:
 
     def toolbar(self) -> str:
         """The bottom toolbar: the last non-empty row on screen, once the toolbar is drawn
-        there (right after a turn the prompt row may be on screen before it)."""
+        there with the context measured (right after a turn the prompt row may be on screen
+        before it, and then the toolbar says `ctx … (measuring)` until the gauge is in)."""
 
         def last_row(screen: str) -> str:
             rows = [row for row in screen.splitlines() if row.strip()]
             return rows[-1] if rows else ""
 
         screen = self.terminal.wait_for(
-            lambda seen: last_row(seen).startswith("ctx "),
-            "the toolbar",
+            lambda seen: MEASURED_TOOLBAR.match(last_row(seen)) is not None,
+            "the toolbar with the context measured",
             source=self.terminal.visible,
         )
         return last_row(screen)

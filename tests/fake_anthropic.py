@@ -16,7 +16,8 @@ answered by the next queued script (`Reply` or a fault: `HttpError`, `StreamErro
 `server.responder(body)` (default: echo the last user text). GET /v1/models lists
 `server.models`, or answers `server.models_answer` as it is when a test sets one.
 Streams are SSE with `event:` and `data:` lines over chunked HTTP/1.1, like the real API
-(a `Reply` with `first_token_delay` waits that long before its first content block). Usage counts system +
+(a `Reply` with `first_token_delay` waits that long before its first content block, one with
+`held_until` until the test sets that event). Usage counts system +
 tools + messages and splits them into plain input, cache writes and cache reads with a
 model of the API's prefix cache (`bench.prompt_cache`, the one the benches price with;
 pass `prompt_cache=` to change its minimum or clock). `server.usage_for(body)` is the hook that answers usage.
@@ -69,6 +70,8 @@ __all__ = [
     "text_block",
     "tool_use_block",
 ]
+
+HELD_POLL_SECONDS = 0.05  # how often a held reply looks whether the server stops
 
 
 @dataclass
@@ -253,11 +256,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("request-id", "req_fake")
         self.end_headers()
         cut = len(events) if isinstance(script, Reply) else min(script.after_events, len(events))
-        thinking = script.first_token_delay if isinstance(script, Reply) else 0.0
+        thinking = isinstance(script, Reply)
         for name, data in events[:cut]:
             if name == "content_block_start" and thinking:
-                self.fake.stopping.wait(thinking)  # the model takes its time to begin
-                thinking = 0.0
+                self._think(script)  # the model takes its time to begin
+                thinking = False
             self._send_chunk(f"event: {name}\ndata: {json.dumps(data)}\n\n")
         if isinstance(script, StreamError):
             error = {
@@ -273,6 +276,15 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True  # no final chunk: the client sees a broken body
             return
         self._send_chunk("")
+
+    def _think(self, reply: Reply) -> None:
+        """Wait for `reply.held_until` (if any) to be set, then `first_token_delay`
+        seconds; a stopping server ends either wait."""
+        if reply.held_until is not None:
+            while not reply.held_until.wait(HELD_POLL_SECONDS) and not self.fake.stopping.is_set():
+                pass
+        if reply.first_token_delay:
+            self.fake.stopping.wait(reply.first_token_delay)
 
     def _stall(self, stall: Stall) -> None:
         if stall.ping_every is None:

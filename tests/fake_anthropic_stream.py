@@ -7,6 +7,7 @@ Faults that happen mid-stream first send `after_events` events of their `reply`.
 from __future__ import annotations
 
 import json
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,12 +30,17 @@ def tool_use_block(
 class Reply:
     """A complete answer: `blocks` are text or tool_use blocks, streamed in small deltas.
     `first_token_delay` is how long the model seems to think: the seconds between the
-    stream's `message_start` and its first content block."""
+    stream's `message_start` and its first content block. `held_until`, when given, makes
+    the model think until the test sets that event (or the server stops), then for
+    `first_token_delay` more: a test that must act while the model thinks sets it once it
+    has seen its action on screen, where a fixed delay could run out first on a loaded
+    machine."""
 
     blocks: list[dict[str, Any]]
     stop_reason: str = "end_turn"
     chunk_size: int = 7
     first_token_delay: float = 0.0
+    held_until: threading.Event | None = None
 
 
 def _partial_reply() -> Reply:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from e2e_support import ReplDriver, count_prompts
+from e2e_support import ReplDriver, count_prompts, shows_whole_question
 from fake_anthropic import Reply, text_block, tool_use_block
 from scene_support import Scene, open_scene
 
@@ -38,8 +38,12 @@ def turn_with_command(scene: Scene, call_id: str, command: str, done: str) -> No
 
 def wait_for_question(repl: ReplDriver, command_mark: str) -> str:
     return repl.terminal.wait_for(
-        lambda screen: command_mark in screen and QUESTION in screen.rstrip().splitlines()[-1],
-        "the permission question",
+        lambda screen: (
+            command_mark in screen
+            and QUESTION in screen.rstrip().splitlines()[-1]
+            and shows_whole_question(screen)
+        ),
+        "the whole permission question",
         source=repl.terminal.visible,
     )
 
@@ -96,18 +100,11 @@ def test_stats_names_a_prefix_answer_and_permissions_takes_it_back(scene):
     answer_and_wait(repl, "p", "First done.")
     turn_with_command(scene, "toolu_two", "echo one two", "Second done.")
     repl.terminal.wait_for(lambda screen: "Second done." in screen, "the covered call", timeout=30)
-    repl.send("stats")
-    stats = repl.terminal.wait_for(
-        lambda screen: "/permissions takes them back" in " ".join(screen.split()),
-        "the approvals line of stats",
-    )
-    assert 'commands "echo one …" with plain words after it' in " ".join(
-        stats.replace("│", " ").split()
-    )
-    repl.send("/permissions revoke 1")
-    repl.terminal.wait_for(
-        lambda screen: "asked about again" in " ".join(screen.split()), "the answer taken back"
-    )
+    # the prompt after each command: what it prints is whole by then
+    stats = " ".join(repl.submit("stats").replace("│", " ").split())
+    assert "/permissions takes them back" in stats, stats
+    assert 'commands "echo one …" with plain words after it' in stats, stats
+    assert "asked about again" in " ".join(repl.submit("/permissions revoke 1").split())
     turn_with_command(scene, "toolu_three", "echo one two", "Third done.")
     wait_for_question(repl, "echo one two")
     answer_and_wait(repl, "n", "Third done.")

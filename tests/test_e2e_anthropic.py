@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -100,7 +101,8 @@ WAITING = re.compile(r"waiting for the model · (\d+)s · Ctrl-C cancels")
 def test_a_spinner_counts_the_wait_for_the_first_token_and_the_answer_replaces_it(
     repl, server
 ) -> None:
-    server.enqueue(Reply([text_block("A considered answer.")], first_token_delay=4.0))
+    thought = threading.Event()  # the model thinks until the test has seen the count
+    server.enqueue(Reply([text_block("A considered answer.")], held_until=thought))
     repl.send("think before you answer")
     waited = repl.terminal.wait_for(
         lambda text: any(int(n) >= 1 for n in WAITING.findall(text)),
@@ -108,6 +110,7 @@ def test_a_spinner_counts_the_wait_for_the_first_token_and_the_answer_replaces_i
         source=repl.terminal.visible,
     )
     assert "A considered answer." not in waited
+    thought.set()
     answered = repl.terminal.wait_for_text("A considered answer.")
     assert "waiting for the model" not in output_after(answered, "think before you answer")
     assert "waiting for the model" not in repl.terminal.visible()
@@ -124,7 +127,8 @@ def test_a_spinner_counts_the_wait_for_a_summary_and_the_compact_lines_replace_i
     for _ in range(3):
         repl.submit("read big.txt")
     repl.submit("read README.md")
-    server.enqueue(Reply([text_block(SUMMARY_TEXT)], first_token_delay=4.0))
+    thought = threading.Event()  # the model writes the summary once the count was seen
+    server.enqueue(Reply([text_block(SUMMARY_TEXT)], held_until=thought))
     prompts = count_prompts(repl.terminal.screen())
     repl.send("/compact")
     waited = repl.terminal.wait_for(
@@ -133,6 +137,7 @@ def test_a_spinner_counts_the_wait_for_a_summary_and_the_compact_lines_replace_i
         source=repl.terminal.visible,
     )
     assert "(requested with /compact)" not in output_after(waited, "/compact")
+    thought.set()
     screen = repl.terminal.wait_for(
         lambda text: count_prompts(text) > prompts, "the prompt after /compact"
     )

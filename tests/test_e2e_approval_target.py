@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from e2e_support import ReplDriver, count_prompts
+from e2e_support import ReplDriver, count_prompts, shows_whole_question
 from fake_anthropic import Reply, text_block, tool_use_block
 from scene_support import Scene, open_scene
 
@@ -41,8 +41,10 @@ def turn_with_tool(scene: Scene, call_id: str, name: str, tool_input: dict, done
 
 def wait_for_question(repl: ReplDriver) -> str:
     return repl.terminal.wait_for(
-        lambda screen: QUESTION in screen.rstrip().splitlines()[-1],
-        "the permission question",
+        lambda screen: (
+            QUESTION in screen.rstrip().splitlines()[-1] and shows_whole_question(screen)
+        ),
+        "the whole permission question",
         source=repl.terminal.visible,
     )
 

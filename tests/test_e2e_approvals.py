@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from e2e_support import PROMPT_MARK, ReplDriver, count_prompts
+from e2e_support import PROMPT_MARK, ReplDriver, count_prompts, shows_whole_question
 from fake_anthropic import Reply, text_block, tool_use_block
 from scene_support import Scene, open_scene
 
@@ -36,7 +36,8 @@ def scene(tmp_path: Path, terminals) -> Iterator[Scene]:
 
 
 def ask_for_tool(scene: Scene, name: str, tool_input: dict, *, timeout: float = 30) -> str:
-    """The model asks for one tool call; returns the visible screen at the question.
+    """The model asks for one tool call; returns the visible screen once the whole
+    question is drawn (its last row ends in the colon).
 
     `timeout` bounds the wait; a big tool input streams in thousands of small deltas, which
     a loaded machine takes a while to parse, so such a test gives it a generous one."""
@@ -47,8 +48,8 @@ def ask_for_tool(scene: Scene, name: str, tool_input: dict, *, timeout: float = 
     )
     repl.send("please tidy up")
     return repl.terminal.wait_for(
-        lambda screen: QUESTION in screen,
-        "the permission question",
+        shows_whole_question,
+        "the whole permission question",
         source=repl.terminal.visible,
         timeout=timeout,
     )

@@ -63,7 +63,9 @@ def test_ctrl_z_under_a_shell_suspends_and_fg_brings_the_line_back(tmp_path: Pat
         terminal.wait_for_text("Stopped", timeout=30)
         terminal.type_text("fg")
         terminal.press("Enter")
-        terminal.wait_for(lambda s: s.rstrip().count("hello") >= 1 and "fg" in s, "the prompt")
+        terminal.wait_for(  # the prompt drawn again below the shell's `fg`, the line in it
+            lambda s: "› hello" in s.rpartition("fg\n")[2], "the prompt back with the line"
+        )
         terminal.press("Enter")
         terminal.wait_for_text("back and answered", timeout=60)
         assert sent_text(server).count("hello") == 1

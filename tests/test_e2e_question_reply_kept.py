@@ -41,6 +41,19 @@ def ask_to_run(scene: Scene) -> None:
     terminal.wait_for(lambda s: "allow?" in s, "the question", source=terminal.visible)
 
 
+def wait_for_question_after(scene: Scene, line: str, times: int = 1) -> None:
+    """Wait until the question is asked again below the `times`-th `line` on screen. The
+    line is printed before the question: a reply typed once it shows but before the
+    question would be kept as typed before the question, not read as a reply."""
+    terminal = scene.repl.terminal
+
+    def asked_after(screen: str) -> bool:
+        parts = screen.split(line)
+        return len(parts) == times + 1 and "allow?" in parts[-1]
+
+    terminal.wait_for(asked_after, f"the question again below {line!r} ({times})", timeout=60)
+
+
 def sent_user_texts(scene: Scene) -> list[str]:
     """Every text block of a user message in any request sent so far."""
     texts = []
@@ -85,11 +98,11 @@ def test_a_mistaken_answer_letter_is_not_kept_and_a_reply_is_kept_after_an_earli
     ask_to_run(scene)
     terminal = scene.repl.terminal
     scene.repl.send("p")  # no prefix is offered for this command: a wrong letter, not text
-    terminal.wait_for(lambda s: "allow?" in s.partition("Enter alone is no answer")[2], "again")
+    wait_for_question_after(scene, "Enter alone is no answer")
     scene.repl.send("no wait")
-    terminal.wait_for_text(KEPT_LINE, timeout=60)
+    wait_for_question_after(scene, KEPT_LINE)
     scene.repl.send("yes please")  # never a yes: kept too, after the first
-    terminal.wait_for(lambda s: s.count(KEPT_LINE) == 2, "the second reply kept")
+    wait_for_question_after(scene, KEPT_LINE, times=2)
     scene.repl.send("n")
     terminal.wait_for(
         lambda s: "› no wait" in s.partition("after the tool")[2],

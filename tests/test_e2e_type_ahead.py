@@ -8,6 +8,7 @@ the model's next question, "delete the backups folder? (y/n)", as soon as the tu
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +22,6 @@ from agent_cli.repl.prompt import BEFORE_QUESTION_NOTE
 pytestmark = pytest.mark.e2e
 
 API_KEY = "sk-ant-e2e-type-ahead-0123456789"
-THINKING_SECONDS = 4.0  # long enough to type during it, even on a loaded machine
 WAITING = "waiting for the model"
 
 
@@ -31,19 +31,32 @@ def scene(tmp_path: Path, terminals) -> Iterator[Scene]:
         yield opened
 
 
-def ask_after_thinking(scene: Scene) -> None:
-    """The model thinks a while, then asks to run `touch RAN`; then two text answers."""
+def ask_after_thinking(scene: Scene) -> threading.Event:
+    """The model thinks until the returned event is set, then asks to run `touch RAN`;
+    then two text answers."""
+    thought = threading.Event()
     scene.server.enqueue(
         Reply(
             [text_block("running"), tool_use_block("toolu_t1", "bash", {"command": "touch RAN"})],
             "tool_use",
-            first_token_delay=THINKING_SECONDS,
+            held_until=thought,
         ),
         Reply([text_block("after the tool")]),
         Reply([text_block("answer to the typed-ahead request")]),
     )
     scene.repl.send("run something")
     scene.repl.terminal.wait_for_text(WAITING, timeout=60)
+    return thought
+
+
+def wait_for_typed_ahead(scene: Scene, line: str) -> None:
+    """Wait until the spinner shows `line`, sent while the model thinks, as taken in."""
+    terminal = scene.repl.terminal
+    terminal.wait_for(
+        lambda s: f"› {line} ⏎" in s.partition(WAITING)[2],
+        f"{line!r} typed ahead under the spinner",
+        source=terminal.visible,
+    )
 
 
 def wait_for_question(scene: Scene) -> str:
@@ -65,8 +78,10 @@ def user_texts(scene: Scene) -> list[str]:
 def test_a_request_typed_while_the_model_thinks_is_not_taken_as_an_answer_and_waits_after_it(
     scene,
 ):
-    ask_after_thinking(scene)
+    thought = ask_after_thinking(scene)
     scene.repl.send("my next request")
+    wait_for_typed_ahead(scene, "my next request")
+    thought.set()
     screen = wait_for_question(scene)
     assert "answer y" not in screen, screen  # nothing was taken as an answer
     assert not (scene.workspace / "RAN").exists()
@@ -86,6 +101,7 @@ def test_a_request_typed_while_the_model_thinks_is_not_taken_as_an_answer_and_wa
 
 
 def test_a_y_typed_for_a_question_is_not_sent_as_the_reply_to_the_models_next_question(scene):
+    thought = threading.Event()
     scene.server.enqueue(
         Reply(
             [
@@ -93,7 +109,7 @@ def test_a_y_typed_for_a_question_is_not_sent_as_the_reply_to_the_models_next_qu
                 tool_use_block("toolu_t2", "bash", {"command": "touch RAN"}),
             ],
             "tool_use",
-            first_token_delay=THINKING_SECONDS,
+            held_until=thought,
         ),
         Reply([text_block("Step 1 done. Shall I also delete the backups folder? (y/n)")]),
         Reply([text_block("the answer to what the user sent")]),
@@ -102,6 +118,8 @@ def test_a_y_typed_for_a_question_is_not_sent_as_the_reply_to_the_models_next_qu
     terminal = scene.repl.terminal
     terminal.wait_for_text(WAITING, timeout=60)
     scene.repl.send("y")  # typed ahead: the user expects a permission question
+    wait_for_typed_ahead(scene, "y")
+    thought.set()
     wait_for_question(scene)
     scene.repl.send("y")  # the answer to the question
     # The note is printed before the prompt is drawn: wait for both, never for the note alone.
@@ -120,8 +138,9 @@ def test_a_y_typed_for_a_question_is_not_sent_as_the_reply_to_the_models_next_qu
 
 
 def test_a_bare_enter_is_no_answer_the_question_is_asked_again(scene):
-    ask_after_thinking(scene)
+    thought = ask_after_thinking(scene)
     scene.repl.terminal.press("Enter")  # typed ahead: kept for the prompt, an empty line
+    thought.set()  # (the spinner shows no empty line: taken in now or at the question, the same)
     wait_for_question(scene)
     scene.repl.terminal.press("Enter")  # at the question: no answer
     terminal = scene.repl.terminal

@@ -7,6 +7,8 @@ line typed ahead is still sent when the turn ends."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from fake_anthropic import Reply, text_block
 from scene_support import open_scene
@@ -14,7 +16,6 @@ from scene_support import open_scene
 pytestmark = pytest.mark.e2e
 
 API_KEY = "sk-ant-e2e-type-ahead-spinner-0123456789"
-THINKING_SECONDS = 5.0  # long enough to type and look, even on a loaded machine
 WAITING = "waiting for the model"
 TYPED = "typed ahead line"
 
@@ -24,8 +25,9 @@ def test_text_typed_while_waiting_shows_on_its_own_row_and_the_spinner_leaves_no
     tmp_path, terminals, width
 ):
     with open_scene(tmp_path, terminals, API_KEY, {}, width=width, height=24) as scene:
+        thought = threading.Event()  # the model thinks until the test has typed and looked
         scene.server.enqueue(
-            Reply([text_block("first answer")], first_token_delay=THINKING_SECONDS),
+            Reply([text_block("first answer")], held_until=thought),
             Reply([text_block("second answer")]),
         )
         terminal = scene.repl.terminal
@@ -41,6 +43,12 @@ def test_text_typed_while_waiting_shows_on_its_own_row_and_the_spinner_leaves_no
         )
         assert WAITING in shown  # the spinner is still turning above it
         terminal.press("Enter")
+        terminal.wait_for(
+            lambda s: any(row.startswith(f"› {TYPED} ⏎") for row in s.splitlines()),
+            "the Enter typed ahead taken in",
+            source=terminal.visible,
+        )
+        thought.set()
         screen = terminal.wait_for_text("second answer", timeout=60)
         rows = screen.splitlines()
         assert not [row for row in rows if WAITING in row], screen  # cleared whole

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
+import threading
+import time
 import urllib.error
 import urllib.request
 
@@ -109,6 +111,29 @@ def test_a_streamed_reply_carries_event_lines_as_well_as_data_lines(server):
     deltas = [data["delta"] for data in datas if data["type"] == "content_block_delta"]
     assert {delta["type"] for delta in deltas} == {"text_delta", "input_json_delta"}
     assert datas[-2]["delta"]["stop_reason"] == "tool_use"
+
+
+def test_a_held_reply_sends_its_content_only_once_the_test_sets_the_event(server):
+    held = threading.Event()
+    server.enqueue(Reply([text_block("after the hold")], held_until=held))
+    before = len(server.requests)
+    answers: list[tuple[int, dict | str]] = []
+    poster = threading.Thread(
+        target=lambda: answers.append(post(server, {**VALID, "stream": True}))
+    )
+    poster.start()
+    deadline = time.monotonic() + 10
+    while len(server.requests) == before:  # the request has arrived and is being answered
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    poster.join(0.5)  # a pause that proves nothing came: the reply is still held
+    assert poster.is_alive() and not answers
+    held.set()
+    poster.join(10)
+    [(status, text)] = answers
+    datas = [json.loads(line[6:]) for line in str(text).splitlines() if line.startswith("data: ")]
+    deltas = [data["delta"] for data in datas if data["type"] == "content_block_delta"]
+    assert status == 200 and "".join(delta["text"] for delta in deltas) == "after the hold"
 
 
 def test_a_repeated_prefix_is_reported_as_a_cache_read():
