@@ -4,21 +4,17 @@ A real terminal (tmux), the fake API playing the model through the real SDK (the
 case): turn 1 the model creates `notes.md` (the user answers `a`, always for that file, or
 runs with `--yes`); between turns the user adds a line in an editor; turn 2 the model
 writes `notes.md` again from its copy. The write is refused, the screen and the model's
-tool result say why, and the user's line stays. The same for a UTF-16 file, which the
-guard once called binary, and the question over one: its lines, and that it becomes UTF-8.
+tool result say why, and the user's line stays.
 """
 
 from __future__ import annotations
 
-import codecs
 from pathlib import Path
 
 import pytest
 from e2e_support import count_prompts
 from fake_anthropic import Reply, text_block, tool_result_texts, tool_use_block
 from scene_support import Scene, open_scene
-
-from agent_cli.repl.approval_view import HEADER_CONTINUED_MARK
 
 pytestmark = pytest.mark.e2e
 
@@ -78,73 +74,3 @@ def test_a_write_from_a_stale_copy_keeps_the_line_the_user_added(
         end_of_turn(scene, "First done.", before)
         second_write_is_refused(scene)
         assert scene.repl.terminal.screen().count(QUESTION) == (0 if flags else 1)
-
-
-UTF16_LINES = "line one\r\nline two\r\n"
-UTF16_USERS = "line one\r\nUSER EDIT: keep this line\r\nline two\r\n"
-UTF16_NEW = "line one\nline two\nline three from the model\n"
-
-
-def utf16(text: str) -> bytes:
-    return codecs.BOM_UTF16_LE + text.encode("utf-16-le")
-
-
-def test_a_stale_write_over_a_utf16_file_is_refused_again_and_keeps_the_users_line(
-    tmp_path: Path, terminals
-):
-    """The tester's case (session 26): read_file showed the UTF-16 file as text, but the
-    guard called it binary, so its refusal counted as a read and the model's second,
-    identical write replaced the user's edit under --yes."""
-    with open_scene(tmp_path, terminals, API_KEY, {}, flags=("--yes",)) as scene:
-        target = scene.workspace / "notes.txt"
-        target.write_bytes(utf16(UTF16_LINES))
-        read = tool_use_block("toolu_read", "read_file", {"path": "notes.txt"})
-        scene.server.enqueue(Reply([read], stop_reason="tool_use"), Reply([text_block("Read.")]))
-        before = count_prompts(scene.repl.terminal.screen())
-        scene.repl.send("read notes.txt")
-        end_of_turn(scene, "Read.", before)
-        target.write_bytes(utf16(UTF16_USERS))  # the user's editor, between turns
-        writes = [
-            tool_use_block(
-                f"toolu_write{n}", "write_file", {"path": "notes.txt", "content": UTF16_NEW}
-            )
-            for n in (1, 2)
-        ]
-        scene.server.enqueue(Reply(writes, stop_reason="tool_use"), Reply([text_block("Done.")]))
-        before = count_prompts(scene.repl.terminal.screen())
-        scene.repl.send("add a third line")
-        screen = end_of_turn(scene, "Done.", before)
-        assert target.read_bytes() == utf16(UTF16_USERS)
-        told = tool_result_texts(scene.server.accepted[-1])[-2:]
-        for text in told:
-            assert "notes.txt changed since it was last read" in text, told
-            assert "Read it again with read_file" in text and "binary" not in text
-        assert "binary" not in screen
-
-
-def test_the_question_over_a_utf16_file_shows_its_lines_and_the_change_to_utf8(
-    tmp_path: Path, terminals
-):
-    with open_scene(tmp_path, terminals, API_KEY, {}) as scene:
-        target = scene.workspace / "notes.txt"
-        target.write_bytes(utf16(UTF16_USERS))
-        write = tool_use_block(
-            "toolu_write", "write_file", {"path": "notes.txt", "content": UTF16_NEW}
-        )
-        scene.server.enqueue(Reply([write], stop_reason="tool_use"), Reply([text_block("Done.")]))
-        before = count_prompts(scene.repl.terminal.screen())
-        scene.repl.send("add a third line")
-        scene.repl.terminal.wait_for(
-            lambda shown: QUESTION in shown.rstrip().splitlines()[-1],
-            "the permission question",
-            source=scene.repl.terminal.visible,
-        )
-        # the header's rows joined again, as the view wraps it
-        screen = scene.repl.terminal.screen().replace(f"\n{HEADER_CONTINUED_MARK}", " ")
-        flat = " ".join(screen.split())
-        assert "the file is UTF-16LE text with a byte-order mark; the write makes it UTF-8" in flat
-        assert "-USER EDIT: keep this line^M" in flat and "+line three from the model" in flat
-        assert "binary" not in flat and "<byte" not in flat
-        scene.repl.send("n")
-        end_of_turn(scene, "Done.", before)
-        assert target.read_bytes() == utf16(UTF16_USERS)

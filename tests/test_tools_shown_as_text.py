@@ -6,7 +6,7 @@ it) and a UTF-8 file with a NUL past its first 8 KB are text to read_file; the g
 refusal of a stale write counted as a read and the model's second, identical write
 replaced the user's edit; the question said `(binary, 96 B now; not shown)`, and a
 UTF-16 file without a NUL showed as `<byte FF><byte FE>` text. One rule now
-(`text_source.text_codec`). The same case on a real terminal: `test_e2e_seen_files.py`.
+(`text_source.text_codec`). The same cases on a real terminal: `test_e2e_shown_as_text.py`.
 """
 
 from __future__ import annotations
