@@ -7,6 +7,7 @@ the first and last lines of what is approved are always among them.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import re
 from pathlib import Path
@@ -24,6 +25,7 @@ from agent_cli.repl.approval_view import (
 )
 from agent_cli.repl.wiring import build_interactive_asker
 from agent_cli.tools.approval import (
+    ENCODING_NOTE,
     build_command_approval,
     build_content_approval,
     build_diff_approval,
@@ -291,6 +293,19 @@ def test_a_diff_shows_a_carriage_return_it_removes_and_says_when_nothing_changes
         "permission needed for write_file: overwrite b.sh with 2 lines (no change)",
         "  │ ⋮ no change: the new text is the same as the file's",
     ]
+
+
+def test_the_same_text_in_a_new_encoding_is_no_change_in_the_text_with_the_note():
+    """A UTF-16 file written back as the same text in UTF-8 (`ENCODING_NOTE`): the
+    header must not say "no change" alone when the bytes change."""
+    note = ENCODING_NOTE.format(codec="UTF-16LE")
+    same = dataclasses.replace(build_diff_approval("one\n", "one\n", "n.txt"), note=note)
+    request = PermissionRequest("write_file", "overwrite n.txt with 1 line", same)
+    rows = printed_rows(build_approval_view(request, 200, 40), 200)
+    assert rows[0] == (
+        "permission needed for write_file: overwrite n.txt with 1 line (no change in the "
+        "text; the file is UTF-16LE text with a byte-order mark; the write makes it UTF-8)"
+    )
 
 
 def test_a_call_always_lets_through_is_shown_as_its_question_would_be_without_asking():

@@ -353,8 +353,9 @@ def _build_header(
         what = f"run this command ({lines})"
     else:
         if approval.kind is ApprovalKind.DIFF:  # a write's description counts its lines
-            ending = f" (diff of {lines})" if count else " (no change)"
-            if approval.note:  # what the diff cannot show: hidden text, bytes not UTF-8
+            same = " (no change in the text)" if approval.note else " (no change)"
+            ending = f" (diff of {lines})" if count else same
+            if approval.note:  # what the diff cannot show: hidden text, bytes, encoding
                 ending = f"{ending[:-1]}; {approval.note})"
         else:
             said = [f"{blank} blank" if compact else f"{blank} of them blank"] if blank else []

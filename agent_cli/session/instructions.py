@@ -50,7 +50,7 @@ from agent_cli.errors import ConfigError, PathStepRefused, ToolError, WorkspaceE
 from agent_cli.safe_cuts import stopped_secret_start
 from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.tools.redaction import SecretRedactor
-from agent_cli.tools.text_source import BINARY_SNIFF_BYTES, utf16_codec
+from agent_cli.tools.text_source import UTF8, text_codec
 from agent_cli.tools.workspace import Workspace
 
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")  # the first that exists is used
@@ -119,13 +119,13 @@ def _read_instructions(workspace: Path, name: str, redactor: SecretRedactor) -> 
         return ProjectInstructions(name, problem=_REFUSED_STEPS.get(refusal.reason, "unreadable"))
     except OSError:
         return ProjectInstructions(name, problem="unreadable")
-    is_utf16 = utf16_codec(data) is not None  # as Windows tools write it: its NULs are text
-    if not is_utf16 and b"\x00" in data[:BINARY_SNIFF_BYTES]:
+    codec = text_codec(data)  # read_file's rule: a UTF-16 file's NULs are text
+    if codec is None:
         return ProjectInstructions(name, problem="binary")
     try:
         # incremental: a character cut at the read limit is held back, not an error; a
         # byte-order mark is read as one, not as text
-        decoder = codecs.getincrementaldecoder("utf-16" if is_utf16 else "utf-8-sig")()
+        decoder = codecs.getincrementaldecoder("utf-8-sig" if codec == UTF8 else "utf-16")()
         text = decoder.decode(data, final=info.st_size <= len(data))
     except UnicodeDecodeError:
         return ProjectInstructions(name, problem="not_utf8")

@@ -12,7 +12,9 @@ writes out) or of the final newline is a change in the diff: split at every sepa
 `str.splitlines` knows, a CR turned into a line feed showed as an empty diff. A diff of
 identical texts is empty; a diff of texts that differ never is, even where the change is
 in text the diff hides (secrets) or cannot decode (bytes that are not UTF-8): `note`
-then says so. `hidden_added_lines` numbers the added lines that show a secret's text as
+then says so, as it says when an overwrite changes the file's encoding (a UTF-16 file is
+diffed as read_file shows it, decoded, and written as UTF-8), which no diff of the texts
+shows: an empty diff then means the same text in new bytes. `hidden_added_lines` numbers the added lines that show a secret's text as
 `REDACTED_MARK` (1-based, as the view numbers the diff's lines), so the question can say
 that what it asks about is partly unseen: a workspace `.env` value that was shell code,
 written into `build.sh`, showed as `+[REDACTED]` and was approved blind.
@@ -30,7 +32,7 @@ from agent_cli.errors import ToolError
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.secret_lines import hide_in_lines
 from agent_cli.tools.line_matcher import LineMatcher
-from agent_cli.tools.text_source import read_text_source
+from agent_cli.tools.text_source import UTF8, ShownText, read_shown_text
 from agent_cli.tools.workspace import Workspace
 
 # An old file bigger than this is not diffed: its new content is shown instead.
@@ -40,6 +42,9 @@ NO_NEWLINE_MARK = "\\ No newline at end of file"
 # A byte that is not UTF-8, decoded with `surrogateescape`: U+DC80..U+DCFF.
 UNDECODABLE_FIRST = "\udc80"
 HIDDEN_CHANGE_NOTE = "some of the change is in text shown as [REDACTED]"
+# A diff of the texts cannot show that the bytes change encoding: a UTF-16 file is diffed
+# decoded (as read_file shows it), and write_file writes UTF-8.
+ENCODING_NOTE = "the file is {codec} text with a byte-order mark; the write makes it UTF-8"
 
 
 class ApprovalKind(Enum):
@@ -185,24 +190,28 @@ def _ended(diff_lines: Iterable[str]) -> Iterator[str]:
 def build_overwrite_approval(
     workspace: Workspace, resolved: Path, shown: str, new: str, secrets: SecretForms = NO_SECRETS
 ) -> Approval:
-    """The change an overwrite makes, as a diff; the new content when the old file
-    cannot be read as text (binary, too big, gone, or not a regular file); secrets hidden
-    as in every diff (`build_diff_approval`). Bytes of the old file that are not UTF-8
-    are in the diff as what they are (the view writes them `<byte E9>`), so a line that
-    loses them is a changed line, and the note says how many the write replaces."""
+    """The change an overwrite makes, as a diff of the old text as read_file shows it
+    (`text_source.read_shown_text`: a UTF-16 file decoded, a NUL past the first 8 KB as
+    text) against the new; the new content when the old file cannot be shown as text
+    (binary, too big, gone, or not a regular file); secrets hidden as in every diff
+    (`build_diff_approval`). What the diff of the texts cannot show is in the note: the
+    file's encoding, when the write (always UTF-8) changes it (`ENCODING_NOTE`), and the
+    bytes of the old file that are not UTF-8, which are in the diff as what they are (the
+    view writes them `<byte E9>`), so a line that loses them is a changed line."""
     old = read_text_for_diff(workspace, resolved, shown)
     if old is None:
         return build_content_approval(new)
-    approval = build_diff_approval(old, new, shown, secrets)
-    undecodable = sum(1 for character in old if UNDECODABLE_FIRST <= character <= "\udcff")
-    if not undecodable:
-        return approval
-    bytes_note = (
-        f"the file holds {undecodable:,} byte{'s' if undecodable != 1 else ''} that are not "
-        "UTF-8; the new text replaces them"
-    )
-    note = f"{approval.note}; {bytes_note}" if approval.note else bytes_note
-    return dataclasses.replace(approval, note=note)
+    approval = build_diff_approval(old.text, new, shown, secrets)
+    notes = [approval.note] if approval.note else []
+    if old.codec != UTF8:
+        notes.append(ENCODING_NOTE.format(codec=old.codec))
+    undecodable = sum(1 for character in old.text if UNDECODABLE_FIRST <= character <= "\udcff")
+    if undecodable:
+        notes.append(
+            f"the file holds {undecodable:,} byte{'s' if undecodable != 1 else ''} that are "
+            "not UTF-8; the new text replaces them"
+        )
+    return dataclasses.replace(approval, note="; ".join(notes))
 
 
 def _with_secrets_hidden(text: str, secrets: SecretForms) -> str:
@@ -212,10 +221,10 @@ def _with_secrets_hidden(text: str, secrets: SecretForms) -> str:
     return "\n".join(hidden) if count else text
 
 
-def read_text_for_diff(workspace: Workspace, resolved: Path, shown: str) -> str | None:
-    """The old text to diff against, or None where a diff cannot be shown (see
-    `text_source`: the reader edit_file uses, in its `for_display` mode)."""
+def read_text_for_diff(workspace: Workspace, resolved: Path, shown: str) -> ShownText | None:
+    """The old text to diff against, with its codec, or None where a diff cannot be shown
+    (`text_source.read_shown_text`, under `MAX_DIFF_SOURCE_BYTES`)."""
     try:
-        return read_text_source(workspace, resolved, shown, MAX_DIFF_SOURCE_BYTES, for_display=True)
+        return read_shown_text(workspace, resolved, shown, MAX_DIFF_SOURCE_BYTES)
     except ToolError:
         return None

@@ -3,7 +3,10 @@
 Contract: `read_file_state(workspace, resolved, shown)` notes what is at `resolved` now,
 before the approval is built from it: nothing (`ABSENT`), a directory, something that
 is not a regular file (`OTHER`: a FIFO, a socket, a device), or a regular `FILE` with its
-size, whether it holds a NUL (binary), and a fingerprint of its content: a SHA-256 of
+size, whether it is binary (by read_file's own rule, `text_source.text_codec`: a NUL in
+its first 8 KB, unless it starts with a UTF-16 byte-order mark; once a NUL anywhere, so
+the stale-write guard called a UTF-16 file or a late NUL binary, and let a second write
+over the user's edit through), and a fingerprint of its content: a SHA-256 of
 every byte, or for a file over `DIGEST_MAX_BYTES` (or one that cannot be read) its
 inode, size and modification and change times. Nothing is followed: the walk goes
 through the workspace's held root without following a link (`Workspace.open_directory`).
@@ -40,6 +43,7 @@ from agent_cli.errors import ToolError
 from agent_cli.nofollow_open import FILE_FLAGS
 from agent_cli.tools.approval import MAX_DIFF_SOURCE_BYTES
 from agent_cli.tools.output import format_size
+from agent_cli.tools.text_source import BINARY_SNIFF_BYTES, text_codec
 from agent_cli.tools.workspace import Workspace
 
 # A file up to this size is fingerprinted by its bytes; a bigger one by its inode and times.
@@ -158,15 +162,18 @@ def content_fingerprint(data: bytes) -> tuple[object, ...] | None:
 
 def _digested(descriptor: int) -> FileState:
     """A regular file's state by its bytes (read to the end, however it grew; by offset,
-    so the descriptor's own offset stays where it is)."""
-    digest, size, holds_nul = hashlib.sha256(), 0, False
+    so the descriptor's own offset stays where it is); binary as read_file judges it
+    from its head (`text_source.text_codec`)."""
+    digest, size, head = hashlib.sha256(), 0, b""
     while chunk := os.pread(descriptor, _CHUNK_BYTES, size):
         digest.update(chunk)
+        head = head or chunk[:BINARY_SNIFF_BYTES]
         size += len(chunk)
-        holds_nul = holds_nul or b"\x00" in chunk
         if size > DIGEST_MAX_BYTES:  # grew past the cap while read: its identity instead
-            return FileState(StateKind.FILE, _identity(os.fstat(descriptor)), size, holds_nul)
-    return FileState(StateKind.FILE, ("sha256", digest.hexdigest()), size, holds_nul)
+            identity = _identity(os.fstat(descriptor))
+            return FileState(StateKind.FILE, identity, size, text_codec(head) is None)
+    fingerprint = ("sha256", digest.hexdigest())
+    return FileState(StateKind.FILE, fingerprint, size, text_codec(head) is None)
 
 
 def _identity(info: os.stat_result) -> tuple[object, ...]:
@@ -174,13 +181,14 @@ def _identity(info: os.stat_result) -> tuple[object, ...]:
 
 
 def _sniffs_binary(parent: int, name: str) -> bool:
-    """A NUL in the first 8 KB (read_file's own test), for a file too big to read whole."""
+    """Binary by read_file's rule (`text_source.text_codec`), for a file too big to read
+    whole."""
     try:
         descriptor = os.open(name, os.O_RDONLY | FILE_FLAGS, dir_fd=parent)
     except OSError:
         return False
     try:
-        return b"\x00" in os.read(descriptor, 8192)
+        return text_codec(os.read(descriptor, BINARY_SNIFF_BYTES)) is None
     finally:
         os.close(descriptor)
 

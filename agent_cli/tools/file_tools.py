@@ -74,10 +74,11 @@ from agent_cli.tools.file_state import (
 )
 from agent_cli.tools.output import ToolResult, count_noun, format_size
 from agent_cli.tools.text_source import (
-    check_readable_text,
+    UTF8,
     check_size,
+    decode_utf16,
     read_text_source,
-    utf16_codec,
+    readable_codec,
 )
 from agent_cli.tools.workspace import Workspace
 
@@ -182,16 +183,14 @@ def _crlf_note(count: int, shown: int) -> str:
 
 
 def _as_utf8(handle: BinaryIO, shown: str, max_bytes: int) -> tuple[BinaryIO, str | None]:
-    """`handle` itself once it passes the size and binary checks, or, for a file that starts
-    with a UTF-16 byte-order mark (checked for size only: its NULs are text), the file
-    decoded and given as UTF-8, with its codec's name."""
-    codec = utf16_codec(handle.read(2))
-    handle.seek(0)
-    if codec is None:
-        check_readable_text(handle, shown, max_bytes)
+    """`handle` itself for a file read_file reads as UTF-8, or for a UTF-16 one the file
+    decoded and given as UTF-8, with its codec's name (`text_source.text_codec`: the one
+    rule, which the stale-write guard and the approval diff follow too); a file over
+    `max_bytes` or binary is refused."""
+    codec = readable_codec(handle, shown, max_bytes)
+    if codec == UTF8:
         return handle, None
-    check_size(handle, shown, max_bytes)
-    text = handle.read(max_bytes)[2:].decode(codec, errors="replace")  # an odd byte: U+FFFD
+    text = decode_utf16(handle.read(max_bytes), codec)
     return io.BytesIO(text.encode("utf-8")), codec
 
 

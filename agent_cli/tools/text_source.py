@@ -1,25 +1,33 @@
-"""Reading a workspace file as text: the one reader behind edit_file and the approval diff.
+"""Reading a workspace file as text: read_file's rule, and the reader behind edit_file
+and the approval diff.
 
-Contract: `read_text_source(workspace, path, shown, max_bytes, for_display=False)` opens
-the file through the workspace (no link followed on the way), refuses with `ToolError` a
-file over `max_bytes` (by its size, and by what is read, in case it grew meanwhile) or
-one that looks binary, and returns its text. `check_readable_text` is the size and
-binary check that read_file applies too; `utf16_codec` names a UTF-16 file by its
-byte-order mark (read_file decodes it; edit_file refuses it by name, not as binary).
+Contract: `text_codec(head)` is the one rule for whether read_file shows a file as text
+and how it decodes it, from the file's first `BINARY_SNIFF_BYTES`: a file that starts
+with a UTF-16 byte-order mark is that UTF-16 text (its NULs are text; as PowerShell's `>`
+and other Windows tools write it), one with a NUL in that head is binary (None), and any
+other is UTF-8. read_file, the approval diff, the stale-write guard (`file_state`'s
+`is_binary`, which `seen_files` reads) and project instructions all judge by it, so a
+file read_file showed is never called binary elsewhere: the guard once let a second
+write over a UTF-16 file the user had edited through, calling it binary.
+`readable_codec` is that rule with read_file's size check, on an open file.
 
-The two callers differ only in what they do with the text, and that is what the flag
-says. edit_file writes the text back, so it must be exact: strict UTF-8, and binary
-means a NUL in the first 8 KB, as read_file judges it. An approval diff only shows it
-(`for_display`): a byte that is not UTF-8 is kept as what `surrogateescape` makes of it
-(U+DC80..U+DCFF, which the view writes `<byte E9>`), so a diff shows a write that drops
-it; and a NUL anywhere means binary, since a diff of binary data tells the user nothing
-(the new content is shown instead).
+`read_text_source(workspace, path, shown, max_bytes)` opens the file through the
+workspace (no link followed on the way), refuses with `ToolError` a file over
+`max_bytes` (by its size, and by what is read, in case it grew meanwhile), one that is
+binary, or one that is not exact UTF-8 (edit_file writes the text back; a UTF-16 file is
+refused by name), and returns its text. `read_shown_text` (the approval diff) returns
+the text as read_file shows it, with its codec: UTF-16 decoded (a byte that does not
+decode is U+FFFD, as read_file shows it), and UTF-8 with each byte that is not UTF-8 kept
+as what `surrogateescape` makes of it (U+DC80..U+DCFF, which the view writes
+`<byte E9>`), so a diff shows a write that drops it. A NUL past the head is text, as
+read_file shows it (the view writes it `^@`).
 """
 
 from __future__ import annotations
 
 import codecs
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -28,38 +36,52 @@ from agent_cli.tools.output import format_size
 from agent_cli.tools.workspace import Workspace
 
 BINARY_SNIFF_BYTES = 8192
+UTF8 = "UTF-8"
 UTF16_MARKS = {codecs.BOM_UTF16_LE: "UTF-16LE", codecs.BOM_UTF16_BE: "UTF-16BE"}
 
 
-def utf16_codec(head: bytes) -> str | None:
+def _utf16_codec(head: bytes) -> str | None:
     """The codec of a file whose first bytes are `head`, when it starts with a UTF-16
-    byte-order mark (as Windows tools such as PowerShell's `>` write), else None."""
+    byte-order mark, else None."""
     for mark, codec in UTF16_MARKS.items():
         if head.startswith(mark):
             return codec
     return None
 
 
-def read_text_source(
-    workspace: Workspace, path: Path, shown: str, max_bytes: int, for_display: bool = False
-) -> str:
-    """The text of the file at `path`, or a `ToolError` saying why it is not text."""
+def text_codec(head: bytes) -> str | None:
+    """How read_file reads a file whose first bytes are `head` (module contract): its
+    UTF-16 codec, `UTF8`, or None for a binary file."""
+    codec = _utf16_codec(head)
+    if codec is not None:
+        return codec
+    return None if b"\x00" in head[:BINARY_SNIFF_BYTES] else UTF8
+
+
+def decode_utf16(data: bytes, codec: str) -> str:
+    """The text of a UTF-16 file's bytes `data` as read_file shows it: without its
+    byte-order mark, a byte that does not decode (an odd last byte) as U+FFFD."""
+    return data[2:].decode(codec, errors="replace")
+
+
+@dataclass(frozen=True)
+class ShownText:
+    """A file's text as read_file shows it, and the codec its bytes are in."""
+
+    text: str
+    codec: str
+
+
+def read_text_source(workspace: Workspace, path: Path, shown: str, max_bytes: int) -> str:
+    """The exact UTF-8 text of the file at `path`, or a `ToolError` saying why it is not."""
     with os.fdopen(workspace.open_file(path, shown, os.O_RDONLY), "rb") as handle:
-        codec = utf16_codec(handle.read(2))
-        if codec is not None and not for_display:
+        codec = readable_codec(handle, shown, max_bytes)
+        if codec != UTF8:
             raise ToolError(
                 f"{shown} is {codec} text; edit_file only edits UTF-8 files. Convert it "
                 f"first with bash: iconv -f UTF-16 -t UTF-8 {shown} > {shown}.utf8"
             )
-        handle.seek(0)
-        check_readable_text(handle, shown, max_bytes)
-        data = handle.read(max_bytes + 1)
-    if len(data) > max_bytes:
-        raise _too_big(shown, len(data), max_bytes)
-    if for_display:
-        if b"\x00" in data:
-            raise _looks_binary(shown, len(data))
-        return data.decode("utf-8", errors="surrogateescape")
+        data = _read_capped(handle, shown, max_bytes)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -68,12 +90,34 @@ def read_text_source(
         ) from error
 
 
-def check_readable_text(handle: BinaryIO, shown: str, max_bytes: int) -> None:
-    """Refuse a file over `max_bytes` or with a NUL in its head; leave `handle` at 0."""
+def read_shown_text(workspace: Workspace, path: Path, shown: str, max_bytes: int) -> ShownText:
+    """The text of the file at `path` as read_file shows it (module contract), or a
+    `ToolError` saying why it cannot be shown."""
+    with os.fdopen(workspace.open_file(path, shown, os.O_RDONLY), "rb") as handle:
+        codec = readable_codec(handle, shown, max_bytes)
+        data = _read_capped(handle, shown, max_bytes)
+    if codec == UTF8:
+        return ShownText(data.decode("utf-8", errors="surrogateescape"), codec)
+    return ShownText(decode_utf16(data, codec), codec)
+
+
+def _read_capped(handle: BinaryIO, shown: str, max_bytes: int) -> bytes:
+    """The whole file from `handle`; refused if it grew past `max_bytes` since checked."""
+    data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise _too_big(shown, len(data), max_bytes)
+    return data
+
+
+def readable_codec(handle: BinaryIO, shown: str, max_bytes: int) -> str:
+    """The codec read_file reads the open file in (`text_codec`); a file over
+    `max_bytes` or binary is refused. Leaves `handle` at 0."""
     size = check_size(handle, shown, max_bytes)
-    if b"\x00" in handle.read(BINARY_SNIFF_BYTES):
-        raise _looks_binary(shown, size)
+    codec = text_codec(handle.read(BINARY_SNIFF_BYTES))
     handle.seek(0)
+    if codec is None:
+        raise _looks_binary(shown, size)
+    return codec
 
 
 def check_size(handle: BinaryIO, shown: str, max_bytes: int) -> int:
