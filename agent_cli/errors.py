@@ -81,6 +81,10 @@ class MessageViewLimitExceeded(AgentCliError):
         sized_content_over: bool = False,
     ) -> None:
         self.sized_content_over = sized_content_over
+        # the project instructions' part of `reserved_tokens` and their file (the session
+        # fills them in from the request's frame, as it does `durable_tokens`)
+        self.instructions_tokens = 0
+        self.instructions_source: str | None = None
         self.largest_message_tokens = largest_message_tokens
         self.reserved_tokens = reserved_tokens
         self.durable_tokens = durable_tokens

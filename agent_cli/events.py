@@ -207,6 +207,8 @@ class RequestBlocked:
     reserved_tokens: int = 0
     durable_tokens: int = 0
     sized_content_counted: tuple[int, int] | None = None
+    instructions_tokens: int = 0  # the project instructions' part of `reserved_tokens`
+    instructions_source: str | None = None  # their file ("AGENTS.md")
 
 
 @dataclass(frozen=True)

@@ -137,10 +137,17 @@ def test_an_unexpected_category_name_is_shown_literally():
 
 
 def test_the_context_row_shows_the_toolbar_figure_and_says_where_the_others_come_from():
-    shown = render(make_stats(context_tokens=13_580, calibration=1.1))
+    shown = render(make_stats(context_tokens=13_580, calibration=1.1, provider="anthropic"))
     assert "13,580 tokens in the next request (= toolbar)" in line_with(shown, "context")
     assert re.search(r"× calibration +13,580 ", shown), shown
     assert "(API-reported)" in line_with(shown, "last request")
+
+
+def test_the_offline_models_counts_are_not_called_the_apis():
+    """Session 26's outside test: the offline demo's `stats` said "(API-reported)"."""
+    shown = render(make_stats(provider="offline"))
+    assert "(the demo's count)" in line_with(shown, "last request")
+    assert "API-reported" not in shown
 
 
 def render_at(width: int, **changes) -> str:

@@ -94,6 +94,26 @@ def test_a_frame_over_the_hard_limit_is_blocked_with_advice_that_can_help(
     assert "/compact <focus>" not in advice
 
 
+@pytest.mark.parametrize("name", ["AGENTS.md", "CLAUDE.md"])
+def test_project_instructions_over_the_hard_limit_are_named_with_what_to_do(
+    workspace: Path, name: str
+) -> None:
+    """Session 26's outside test: a 41 KB AGENTS.md alone over the hard limit blocked every
+    turn with advice about MCP servers and facts the user did not have."""
+    from agent_cli.repl.compact_lines import format_blocked
+
+    (workspace / name).write_text("Use tabs, never spaces, in every file here.\n" * 900)
+    provider = ScriptedProvider()
+    session = make_session(workspace, provider, soft=3_000, hard=5_000)
+    events = drain(session.run_turn("hi"))
+    [blocked] = [e for e in events if isinstance(e, RequestBlocked)]
+    assert provider.requests == [] and blocked.instructions_source == name
+    assert blocked.instructions_tokens * 2 >= blocked.reserved_tokens >= blocked.hard_limit
+    _, advice = format_blocked(blocked)
+    assert f"the project instructions ({name}) are {blocked.instructions_tokens:,} of" in advice
+    assert f"shorten {name} and run /reload" in advice and "MCP" not in advice
+
+
 def test_a_failing_summary_leaves_the_view_and_says_so(workspace: Path) -> None:
     def broken(messages):
         raise RuntimeError("summarizer down")

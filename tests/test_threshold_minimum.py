@@ -26,7 +26,8 @@ REASON = (
 )
 
 
-@pytest.mark.parametrize("value", [1, MIN_SOFT_THRESHOLD - 1])
+# 0 and negatives too: "must be at least 1" sent the user to a second refusal (session 26).
+@pytest.mark.parametrize("value", [-5, 0, 1, MIN_SOFT_THRESHOLD - 1])
 def test_a_soft_threshold_too_small_in_config_toml_is_a_one_line_config_error(
     tmp_path: Path, value: int
 ) -> None:
@@ -39,11 +40,14 @@ def test_a_soft_threshold_too_small_in_config_toml_is_a_one_line_config_error(
     )
 
 
-def test_a_soft_threshold_too_small_as_a_flag_is_refused_naming_the_minimum(tmp_path: Path):
-    done = run_cli(tmp_path, tmp_path, "--soft-threshold", "1")
+@pytest.mark.parametrize("value", ["-5", "0", "1"])
+def test_a_soft_threshold_too_small_as_a_flag_is_refused_naming_the_minimum(
+    tmp_path: Path, value: str
+):
+    done = run_cli(tmp_path, tmp_path, "--soft-threshold", value)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.splitlines()[-1] == (
-        f"agent-cli: error: argument --soft-threshold: {REASON.format(got='1')}"
+        f"agent-cli: error: argument --soft-threshold: {REASON.format(got=value)}"
     )
 
 
@@ -55,7 +59,7 @@ def test_the_smallest_soft_threshold_allowed_works(tmp_path: Path) -> None:
     assert "stored whole as an artifact" not in done.stderr
 
 
-@pytest.mark.parametrize("value", [1, MIN_SHARED_RESULT_TOKENS - 1])
+@pytest.mark.parametrize("value", [0, 1, MIN_SHARED_RESULT_TOKENS - 1])
 def test_a_result_budget_too_small_to_keep_any_of_a_result_is_refused(
     tmp_path: Path, value: int
 ) -> None:

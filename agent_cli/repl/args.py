@@ -71,12 +71,17 @@ class _Parser(argparse.ArgumentParser):
         raise ArgumentsExit(status)
 
 
-def positive_int(text: str) -> int:
-    """An argparse type: a whole number of at least 1 (thresholds and counts)."""
+def whole_number(text: str) -> int:
+    """An argparse type: a whole number (`_` and `,` as digit separators)."""
     try:
-        value = int(text.replace("_", "").replace(",", ""))
+        return int(text.replace("_", "").replace(",", ""))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (thresholds and counts)."""
+    value = whole_number(text)
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
@@ -101,8 +106,9 @@ def soft_threshold_problem(value: int) -> str | None:
 
 
 def soft_threshold(text: str) -> int:
-    """An argparse type: a soft threshold, at least `MIN_SOFT_THRESHOLD`."""
-    value = positive_int(text)
+    """An argparse type: a soft threshold, at least `MIN_SOFT_THRESHOLD` (said for any
+    smaller value, 0 and negatives too: one refusal, with the real minimum)."""
+    value = whole_number(text)
     problem = soft_threshold_problem(value)
     if problem:
         raise argparse.ArgumentTypeError(problem)

@@ -188,9 +188,19 @@ def describe_sized_content_over(event: RequestBlocked, counted: tuple[int, int])
 
 def describe_full_reserve(event: RequestBlocked) -> str:
     """What fills the reserve that is alone over the hard limit, and what makes room. The
-    durable block is named as the cause when forgetting facts and items would be enough
-    (the rest fits under the limit), and its share is named whenever it has one."""
+    project instructions are named as the cause when they are at least half of it and more
+    than the durable block; the durable block when forgetting facts and items would be
+    enough (the rest fits under the limit), and its share is named whenever it has one."""
     reserved, durable, hard = event.reserved_tokens, event.durable_tokens, event.hard_limit
+    instructions = event.instructions_tokens
+    if instructions > durable and instructions * 2 >= reserved:
+        source = event.instructions_source or "the project instructions file"
+        return (
+            f"the project instructions ({source}) are {instructions:,} of the {reserved:,} "
+            "tokens every request carries besides the conversation, so neither compacting "
+            f"nor /new can help: shorten {source} and run /reload, or raise --hard-limit "
+            f"(now {hard:,})"
+        )
     if durable and reserved - durable < hard:
         return (
             f"the durable block (your /remember facts and /todo items) is {durable:,} of the "

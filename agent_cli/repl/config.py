@@ -186,12 +186,13 @@ def _value_problem(key: str, value: Any, expected: type) -> str | None:
         return "must not be empty"
     if key == "model" and not is_model_id(str(value).strip()):
         return f"must be a model id ({MODEL_ID_WORDS})"
-    if isinstance(value, int) and not isinstance(value, bool) and value < 1:
-        return f"must be at least 1, got {value}"
+    # a key's own minimum first: "at least 1" would send a user to a second refusal
     if key == "soft_threshold" and isinstance(value, int):
         return soft_threshold_problem(value)
     if key == "max_tool_result_tokens" and isinstance(value, int):
         return _result_budget_problem(value)
+    if isinstance(value, int) and not isinstance(value, bool) and value < 1:
+        return f"must be at least 1, got {value}"
     return None
 
 

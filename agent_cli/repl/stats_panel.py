@@ -93,7 +93,7 @@ def build_stats_rows(stats: SessionStats) -> list[tuple[str, RenderableType]]:
         ("instructions", _safe(stats.project_instructions or "none")),
         ("estimator", _safe(stats.estimator)),
         ("calibration", Text(describe_calibration(stats.calibration))),
-        ("last request", Text(describe_usage(stats.last_usage, reported=True))),
+        ("last request", Text(describe_usage(stats.last_usage, source=usage_source(stats)))),
         (
             "session total",
             Text(f"{describe_usage(stats.total_usage)} · {count_noun(stats.requests, 'request')}"),
@@ -260,7 +260,13 @@ def describe_calibration(calibration: float | None) -> str:
     return f"API / estimate = {calibration:.2f} on the last request (context = total × this)"
 
 
-def describe_usage(usage: Usage | None, *, reported: bool = False) -> str:
+def usage_source(stats: SessionStats) -> str:
+    """Who counted a request's usage: the API, or the offline demo model itself."""
+    return "the demo's count" if stats.provider == "offline" else "API-reported"
+
+
+def describe_usage(usage: Usage | None, *, source: str | None = None) -> str:
+    """A request's (or the session's) usage; `source`: who counted it, said after it."""
     if usage is None:
         return "no request yet"
     text = (
@@ -268,9 +274,7 @@ def describe_usage(usage: Usage | None, *, reported: bool = False) -> str:
         f"cache write {usage.cache_creation_input_tokens:,} · output "
         f"{usage.output_tokens:,}"
     )
-    if reported:
-        text += " (API-reported)"
-    return text
+    return f"{text} ({source})" if source else text
 
 
 def describe_cache_read_share(share: float | None) -> str:

@@ -295,6 +295,8 @@ class Compactor:
             )
         except MessageViewLimitExceeded as blocked:  # say first why the layers could not help
             blocked.durable_tokens = blocked.durable_tokens or frame.durable_tokens
+            blocked.instructions_tokens = frame.instructions_tokens
+            blocked.instructions_source = frame.instructions_source
             yield from _failed_layer_notices(blocked.reports)
             raise
         finally:  # a summary request was paid for even if the view still cannot fit
@@ -404,6 +406,7 @@ class Compactor:
                 raise
             refused.reserved_tokens = own.reserved_tokens
             refused.durable_tokens = own.durable_tokens
+            refused.instructions_tokens = own.instructions_tokens
             refused.sized_content_over = True
             raise
 
@@ -427,6 +430,7 @@ class Compactor:
             frame,
             reserved_tokens=math.ceil(frame.reserved_tokens * scale),
             durable_tokens=math.ceil(frame.durable_tokens * scale),
+            instructions_tokens=math.ceil(frame.instructions_tokens * scale),
         )
 
     def _uncounted_frame_excess(self, frame: RequestFrame, tokens: int) -> int:
@@ -530,6 +534,8 @@ class Compactor:
             shown(error.reserved_tokens),
             shown(error.durable_tokens),
             self._last_counted if error.sized_content_over else None,
+            shown(error.instructions_tokens),
+            error.instructions_source,
         )
 
     def _adopt(
@@ -620,10 +626,11 @@ def _refuse_if_frame_fills_limit(frame: RequestFrame, tokens: int, hard_limit: i
     """Raise `MessageViewLimitExceeded` (no layer tried) when what the request carries
     besides the view is alone at or over `hard_limit` (estimator units, like `frame`):
     emptying the view would not fit it, so running a layer, a paid summary above all, is
-    waste. The error names the durable block's part so the user learns what to forget."""
+    waste. The error names the durable block's and the project instructions' parts so the
+    user learns what to forget or shorten."""
     if frame.reserved_tokens < hard_limit:
         return
-    raise MessageViewLimitExceeded(
+    refused = MessageViewLimitExceeded(
         tokens_before=tokens,
         tokens_after=tokens,
         hard_limit=hard_limit,
@@ -631,6 +638,9 @@ def _refuse_if_frame_fills_limit(frame: RequestFrame, tokens: int, hard_limit: i
         reserved_tokens=frame.reserved_tokens,
         durable_tokens=frame.durable_tokens,
     )
+    refused.instructions_tokens = frame.instructions_tokens
+    refused.instructions_source = frame.instructions_source
+    raise refused
 
 
 def _has_outcome(reports: Iterable[Any], outcome: str) -> bool:

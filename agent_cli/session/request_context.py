@@ -28,6 +28,8 @@ class RequestFrame:
     tools: tuple[dict[str, Any], ...]
     reserved_tokens: int
     durable_tokens: int = 0  # the durable block's part of `reserved_tokens`
+    instructions_tokens: int = 0  # the project instructions' part of it
+    instructions_source: str | None = None  # their file ("AGENTS.md"), None: none
 
 
 def build_frame(
@@ -36,12 +38,24 @@ def build_frame(
     project_instructions: str,
     durable_text: str,
     tools: tuple[dict[str, Any], ...],
+    instructions_source: str | None = None,
 ) -> RequestFrame:
-    """A frame with its reserved tokens counted by `counter`."""
+    """A frame with its reserved tokens counted by `counter`; `instructions_source`: the
+    file the project instructions come from."""
     texts = (system, project_instructions, durable_text)
     reserved = reserved_tokens(counter, texts, list(tools))
     durable = counter.count_text(durable_text)
-    return RequestFrame(system, project_instructions, durable_text, tools, reserved, durable)
+    instructions = counter.count_text(project_instructions)
+    return RequestFrame(
+        system,
+        project_instructions,
+        durable_text,
+        tools,
+        reserved,
+        durable,
+        instructions,
+        instructions_source,
+    )
 
 
 def reserved_tokens(

@@ -266,6 +266,7 @@ class TurnRunner:
             project_instructions=self._instructions.text,
             durable_text=durable_text,
             tools=tuple(self.toolbox.schemas()),
+            instructions_source=self._instructions.source,
         )
 
     def reserved_tokens(self, durable_text: str) -> int:
