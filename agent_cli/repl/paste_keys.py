@@ -48,12 +48,9 @@ FORWARD_MOVES = (("right",), ("c-f",), ("c-right",), ("escape", "f"))
 
 
 def describe_broken(placeholder: str) -> str:
-    """The line under the prompt when Enter met a broken placeholder."""
-    return (
-        f"not sent: {placeholder} is broken, and only the whole of it sends the paste. "
-        "Ctrl-_ (undo) brings it back; or delete what is left of it to send the line "
-        "without the paste"
-    )
+    """The line under the prompt when Enter met a broken placeholder: one row of 80
+    columns (the toolbar cuts what is longer), what happened first, then the way back."""
+    return f"not sent: {placeholder} is broken; Ctrl-_ (undo) gets the paste back"
 
 
 class PasteKeys:
