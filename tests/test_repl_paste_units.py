@@ -111,6 +111,13 @@ def test_one_backspace_after_a_paste_takes_out_the_whole_paste(pipe_reader):
     assert reader.read_line(gauge) == "what does this log mean?"
 
 
+def test_after_that_backspace_text_about_placeholders_is_sent_as_typed(pipe_reader):
+    """The paste was taken out on purpose: nothing of it is left to break."""
+    pipe, reader = pipe_reader
+    pipe.send_text(PASTE + BACKSPACE + "why did it say [pasted 1,2?\r")
+    assert reader.read_line(gauge) == "why did it say [pasted 1,2?"
+
+
 def test_undo_after_that_backspace_brings_the_whole_paste_back(pipe_reader):
     pipe, reader = pipe_reader
     pipe.send_text(PASTE + BACKSPACE + UNDO + " what does this log mean?\r")

@@ -13,8 +13,9 @@ selected. Any other edit can still break a placeholder (a selection cut across i
 word's case changed): `validator` then refuses Enter, with one line that says which
 paste would be lost and how to get it back, and the input stays as it is, undo history
 and all. What counts as broken is `paste_units.find_broken`, over the placeholders this
-input has shown: since `start_input()` (a new input, nothing shown yet) or
-`continue_input(text)` (an input given back to the prompt, still showing `text`).
+input has shown (less those a key above took out whole, on purpose): since
+`start_input()` (a new input, nothing shown yet) or `continue_input(text)` (an input
+given back to the prompt, still showing `text`).
 """
 
 from __future__ import annotations
@@ -112,9 +113,12 @@ class PasteKeys:
         span = kept_span(buffer.text, buffer.cursor_position, self._pastes, side)
         if span is None:
             return
+        placeholder = buffer.text[span.start : span.end]
         if keys in WORD_KILLS:
-            event.app.clipboard.set_text(buffer.text[span.start : span.end])
+            event.app.clipboard.set_text(placeholder)
         text, cursor = without_span(buffer.text, span)
+        if placeholder not in held_in(text, self._pastes):
+            self._held.discard(placeholder)  # taken out on purpose: nothing of it to break
         buffer.document = Document(text, cursor)
 
     def _jump(self, event: Any, side: Side, keys: tuple[str, ...]) -> None:
