@@ -12,7 +12,9 @@ the user typed (a question about the screen, an excerpt pasted short) and is sen
 is, unless the line was recalled from the history (`recalled`): an earlier run's history
 keeps placeholders, not pastes, so such a line raises `PasteNotKept`, since sent as it
 is the model would get the placeholder instead of the text. `first_kept(line)` is the
-first placeholder in `line` that stands for a kept paste (text the user cannot see).
+first placeholder in `line` that stands for a kept paste (text the user cannot see);
+`is_kept(placeholder)` says whether that exact text stands for one. How the prompt edits a
+placeholder as one unit is `paste_units`.
 """
 
 from __future__ import annotations
@@ -64,6 +66,10 @@ class PastedText:
     def first_kept(self, line: str) -> str | None:
         """The first placeholder in `line` that `expand` would replace, or None."""
         for found in PLACEHOLDER.finditer(line):
-            if found[0] in self._texts:
+            if self.is_kept(found[0]):
                 return found[0]
         return None
+
+    def is_kept(self, placeholder: str) -> bool:
+        """Whether `expand` puts a paste in place of exactly `placeholder`."""
+        return placeholder in self._texts

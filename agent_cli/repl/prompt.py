@@ -10,7 +10,8 @@ Enter sends; Alt+Enter (terminals send it as Esc Enter, so both work) inserts a 
 line. Ctrl-C raises `KeyboardInterrupt` (the loop clears the line and prompts again);
 Ctrl-D on an empty line raises `EOFError`. Ctrl-Z suspends (under a shell with job
 control) or does nothing; it never inserts a raw ^Z. Ctrl-space does nothing. A long paste shows as one placeholder
-(`paste`) and is sent whole; a command is never run with one in it, nor over lines it
+(`paste`) and is sent whole; the placeholder is edited as one unit, and Enter does not send
+a line that broke one (`paste_keys`); a command is never run with one in it, nor over lines it
 does not take: the prompt then starts again with the input (`commands.check_command_whole`).
 What was typed during a turn that Ctrl-C cancelled waits in the next prompt, unsent
 (`hold_typed_ahead`); so do lines typed or pasted during a turn that ended by itself when
@@ -50,7 +51,7 @@ from prompt_toolkit.application.current import get_app
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import FormattedText
-from prompt_toolkit.key_binding import KeyBindings
+from prompt_toolkit.key_binding import KeyBindings, merge_key_bindings
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.patch_stdout import patch_stdout
 from prompt_toolkit.styles import Style
@@ -62,6 +63,7 @@ from agent_cli.repl.background import DeferredWork
 from agent_cli.repl.early_prompt import PendingInput, replay, show_until_done
 from agent_cli.repl.history_file import RegularFileHistory, is_recalled
 from agent_cli.repl.paste import PastedText
+from agent_cli.repl.paste_keys import PasteKeys
 from agent_cli.repl.prompt_ending import prompt_once
 from agent_cli.repl.safe_text import clip_line
 from agent_cli.repl.type_ahead import TypeAhead, quiet_between_prompts, take_pending
@@ -279,6 +281,7 @@ class PromptReader:
         self._pending: PendingInput | None = None
         self._terminal = {"input": terminal_input, "output": terminal_output}
         self._pastes = PastedText()
+        self._paste_keys = PasteKeys(self._pastes)
         self._typed_ahead = TypeAhead()
         self._typed_lock = threading.Lock()  # the spinner's thread takes keys in too
         self._is_asking = False
@@ -287,12 +290,17 @@ class PromptReader:
         self._session: PromptSession[str] = PromptSession(
             **self._terminal,
             history=self._history,
-            key_bindings=build_key_bindings(self._pastes),
+            key_bindings=merge_key_bindings(
+                [build_key_bindings(self._pastes), self._paste_keys.key_bindings()]
+            ),
+            validator=self._paste_keys.validator,
+            validate_while_typing=False,
             completer=self._completer,
             complete_while_typing=True,
             bottom_toolbar=lambda: build_toolbar(self._gauge_source(), _screen_columns()),
             style=TOOLBAR_STYLE,
         )
+        self._paste_keys.watch(self._session.default_buffer)
 
     def complete_arguments_with(self, arguments: ArgumentSource) -> None:
         """Tab after `/expand ` or `/resume ` offers what `arguments(command)` gives (the
@@ -305,7 +313,10 @@ class PromptReader:
         pending, self._pending = self._pending, None
         app = self._session.app
         if pending is None:
+            self._paste_keys.start_input()
             self._hold_several_lines()
+        else:
+            self._paste_keys.continue_input(pending.document.text)
         with patch_stdout(raw=True):
             if pending is None:
                 line = prompt_once(self._session, PROMPT_TEXT, pre_run=self._type_ahead_feeder())
