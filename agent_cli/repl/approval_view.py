@@ -66,7 +66,10 @@ from agent_cli.repl.approval_lines import (
     write_out_marks,
 )
 from agent_cli.repl.git_files_warning import build_git_changed_warning, build_git_file_warning
-from agent_cli.repl.hidden_text_warning import build_hidden_text_warning
+from agent_cli.repl.hidden_text_warning import (
+    build_hidden_text_warning,
+    build_literal_mark_warning,
+)
 from agent_cli.repl.line_counterparts import DiffCounterparts
 from agent_cli.repl.safe_text import clip_line, clip_middle, show_path
 from agent_cli.safe_cuts import safe_head_end, safe_tail_start
@@ -309,7 +312,8 @@ def build_header(
     `unasked_by` (`always for notes.sh`) it says that answer allows it without a
     question. `written_at`: `same_looking_lines` of the approval, when found already.
     Added or removed lines that show secret text as `[REDACTED]` get a warning under it,
-    in rows of its own (`hidden_text_warning`), and so do a call asked again because
+    in rows of its own (`hidden_text_warning`), as do lines holding that mark as their own
+    text, and so do a call asked again because
     git's files changed and a write of a file git reads (`git_files_warning`)."""
     if written_at is None:
         written_at = same_looking_lines(approval, raw_lines)
@@ -329,6 +333,12 @@ def build_header(
         )
         header.append("\n")
         header.append_text(_hang(warning, width))
+    if approval.literal_mark_lines:
+        literal = build_literal_mark_warning(
+            approval.literal_mark_lines, approval.kind, unasked_by is None
+        )
+        header.append("\n")
+        header.append_text(_hang(literal, width))
     for warning in git_warnings(request, asked=unasked_by is None):
         header.append("\n")
         header.append_text(_hang(warning, width))
