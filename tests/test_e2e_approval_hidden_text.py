@@ -75,3 +75,41 @@ def test_a_secret_value_added_to_a_script_is_warned_about_and_never_shown(tmp_pa
         assert PAYLOAD not in terminal.screen()
         assert (scene.workspace / "build.sh").read_text() == BUILD
         assert (scene.workspace / "test.sh").read_text() == TEST
+
+
+def test_a_new_file_holding_the_mark_as_text_says_so_on_screen(tmp_path, terminals):
+    """Session 26: the model read `.env` as `API_KEY=[REDACTED]` and made
+    `.env.production` of it; the mark was drawn as if it hid the key. Now the question
+    says those characters are written as they are."""
+    files = {".env": "API_KEY=sk-live-7Hq2Lm9XvB4nR8tK3wZp6Yc1\n"}
+    with open_scene(tmp_path, terminals, API_KEY, files, width=100, height=30) as scene:
+        content = "API_KEY=[REDACTED]\nDEBUG=false\n"
+        scene.server.enqueue(
+            Reply(
+                [
+                    tool_use_block(
+                        "toolu_r1", "write_file", {"path": ".env.production", "content": content}
+                    )
+                ],
+                stop_reason="tool_use",
+            ),
+            Reply([text_block(DONE)]),
+        )
+        scene.repl.send("make .env.production")
+        terminal = scene.repl.terminal
+        screen = terminal.wait_for(
+            lambda screen: "always for .env.production" in screen and screen.rstrip().endswith(":"),
+            "the question about .env.production",
+            source=terminal.visible,
+        )
+        rows = screen.splitlines()
+        start = max(at for at, row in enumerate(rows) if row.startswith("warning: line 1"))
+        warning = " ".join(
+            [rows[start], *(row[4:] for row in rows[start + 1 :] if row.startswith("  ↳ "))]
+        )
+        assert warning.startswith("warning: line 1 holds the text [REDACTED] itself"), warning
+        assert warning.endswith("Answer n unless you want that text there."), warning
+        assert "1 │ API_KEY=[REDACTED]" in screen
+        scene.repl.send("n")
+        terminal.wait_for_text(DONE)
+        assert not (scene.workspace / ".env.production").exists()

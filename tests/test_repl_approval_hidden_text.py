@@ -17,7 +17,11 @@ from rich.console import Console
 from agent_cli.repl.approval_view import build_approval_header, build_approval_view
 from agent_cli.repl.wiring import build_interactive_asker
 from agent_cli.secret_forms import REDACTED_MARK, SecretForms
-from agent_cli.tools.approval import build_diff_approval
+from agent_cli.tools.approval import (
+    build_command_approval,
+    build_content_approval,
+    build_diff_approval,
+)
 from agent_cli.tools.approval_scope import AlwaysScope, ScopeKind
 from agent_cli.tools.permissions import PermissionDecision, PermissionRequest
 
@@ -76,8 +80,9 @@ def test_several_lines_are_counted_and_listed_and_a_long_list_says_how_many_more
         ("A=1\n", "A=1\nB=[REDACTED]\n"),  # the mark written as text: nothing hidden
     ],
 )
-def test_no_warning_where_no_changed_line_hides_a_secret(old, new):
-    assert "warning" not in build_approval_header(overwrite(old, new), 100).plain
+def test_no_hidden_text_warning_where_no_changed_line_hides_a_secret(old, new):
+    """(The mark written as text has a warning of its own: below.)"""
+    assert "shows text as" not in unhung(build_approval_header(overwrite(old, new), 100).plain)
 
 
 def test_a_removed_line_that_hides_a_secret_is_warned_of_as_a_removal():
@@ -119,3 +124,38 @@ def test_a_write_an_always_answer_lets_through_warns_without_asking_for_n():
     shown = unhung(console.export_text())
     assert "warning: added line 7 shows text as [REDACTED]" in shown
     assert "Answer n" not in shown and PAYLOAD not in shown
+
+
+LITERAL = (
+    "warning: {line} holds the text [REDACTED] itself, not a hidden value: those 10 "
+    "characters are {done} as they are (a model that saw a secret hidden may have copied the "
+    "mark in its place). Answer n unless you want that text there."
+)
+
+
+def test_a_new_file_holding_the_mark_as_text_says_it_is_written_as_it_is():
+    """Session 26: `.env.production` made of what the model saw of `.env` was drawn as if
+    it held the key; the header now says the characters themselves are written."""
+    approval = build_content_approval("API_KEY=[REDACTED]\nDEBUG=false\n")
+    request = PermissionRequest("write_file", "create .env.production with 2 lines", approval)
+    view = build_approval_view(request, 100, 30)
+    lines = unhung(printed([view.header, *view.lines])).split("\n")
+    assert lines[1] == LITERAL.format(line="line 1", done="written")
+    assert lines[2] == f"1 │ API_KEY={REDACTED_MARK}"
+
+
+def test_an_added_line_holding_the_mark_as_text_is_told_apart_from_a_hidden_value():
+    literal = overwrite(SCRIPT, SCRIPT.replace("echo built", "KEY=[REDACTED]\necho built"))
+    shown = unhung(printed([build_approval_view(literal, 100, 30).header]))
+    assert LITERAL.format(line="added line 7", done="written") in shown
+    assert "shows text as" not in shown
+    hidden = overwrite(SCRIPT, SCRIPT.replace("echo built", f"{PAYLOAD}\necho built"))
+    assert "itself" not in printed([build_approval_view(hidden, 100, 30).header])
+
+
+def test_a_command_holding_the_mark_says_it_runs_as_it_is_and_unasked_gives_no_advice():
+    request = PermissionRequest("bash", "x", build_command_approval("echo '[REDACTED]' > k"))
+    shown = unhung(printed([build_approval_view(request, 100, 30).header]))
+    assert LITERAL.format(line="line 1", done="run") in shown
+    unasked = build_approval_view(request, 100, 30, unasked_by="always for bash")
+    assert "Answer n" not in printed([unasked.header])

@@ -331,3 +331,29 @@ def test_a_removed_line_whose_text_is_a_secret_is_counted_so_the_question_warns(
     assert f"removed line {approval.hidden_removed_lines[0]} shows text as {REDACTED_MARK}" in words
     assert "cannot be shown. Answer n unless you mean to remove it." in words
     assert "verify_signature" not in words
+
+
+def test_lines_holding_the_mark_as_their_own_text_are_numbered(tmp_path: Path):
+    """Session 26: the model read `.env` as `API_KEY=[REDACTED]` and wrote that text; the
+    approval numbers the lines that hold the mark as text (added lines of a diff, any
+    line of a new file or command), apart from those where it hides a secret."""
+    (tmp_path / ".env").write_text(f"DEPLOY_TOKEN={PAYLOAD}\n")
+    (tmp_path / "deploy.conf").write_text("primary = x\nbackup = old")
+    toolbox, asker = denying_toolbox(tmp_path, {"DEPLOY_TOKEN": PAYLOAD})
+    toolbox.run("write_file", {"path": ".env.production", "content": "A=[REDACTED]\nB=2\n"})
+    edit = {
+        "path": "deploy.conf",
+        "old_string": "backup = old",
+        "new_string": "backup = [REDACTED]",
+    }
+    toolbox.run("edit_file", edit)
+    hidden = {"path": "deploy.conf", "old_string": "backup = old", "new_string": f"b = {PAYLOAD}"}
+    toolbox.run("edit_file", hidden)
+    toolbox.run("bash", {"command": "true\necho '[REDACTED]' > key.txt"})
+    created, edited, secret, command = (request.approval for request in asker.requests)
+    assert created.literal_mark_lines == (1,)
+    # `-backup = old` has no line feed: the `\ No newline` line after it has number 6
+    assert edited.text.split("\n")[6] == f"+backup = {REDACTED_MARK}"
+    assert edited.literal_mark_lines == (7,) and edited.hidden_added_lines == ()
+    assert secret.literal_mark_lines == () and secret.hidden_added_lines == (7,)
+    assert command.literal_mark_lines == (2,)

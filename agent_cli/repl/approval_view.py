@@ -19,7 +19,10 @@ Contract: `build_approval_view(request, width, height)` lays out what the user a
 - the header (which says how many lines there are) and the question fit on one screen
   together, with `reserved_rows` left for the question (the asker measures it): a body
   too tall shows its head and its tail with a counted line for what is left out, and a
-  line longer than `MAX_LINE_ROWS` rows shows its start and its end.
+  line longer than `MAX_LINE_ROWS` rows shows its start and its end; a changed diff line
+  also a window around each place where it differs from its counterpart
+  (`line_counterparts`), as many as fit, and a gap that still holds such a place says so
+  (`CHANGED_GAP_NOTE`): two lines that differ are never drawn the same.
   `view.is_shortened` is then True and the question offers `v` to see more.
 With `full=True` nothing is left out (blank runs and space runs stay counted): the lines
 from `from_line` on, `FULL_VIEW_PAGE_LINES` at most; when more follow, a counted line
@@ -47,6 +50,7 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
+from agent_cli.changed_spans import Span
 from agent_cli.repl.approval_lines import (
     NO_POSITIONS,
     NOTE_STYLE,
@@ -59,11 +63,14 @@ from agent_cli.repl.approval_lines import (
     mark_lookalike_letters,
     numbered_from_end,
     numbered_from_start,
-    style_line,
     write_out_marks,
 )
 from agent_cli.repl.git_files_warning import build_git_changed_warning, build_git_file_warning
-from agent_cli.repl.hidden_text_warning import build_hidden_text_warning
+from agent_cli.repl.hidden_text_warning import (
+    build_hidden_text_warning,
+    build_literal_mark_warning,
+)
+from agent_cli.repl.line_counterparts import DiffCounterparts
 from agent_cli.repl.safe_text import clip_line, clip_middle, show_path
 from agent_cli.safe_cuts import safe_head_end, safe_tail_start
 from agent_cli.same_looking_lines import same_looking_changes
@@ -77,6 +84,11 @@ if TYPE_CHECKING:
     from agent_cli.tools.permissions import PermissionRequest
 
 MAX_LINE_ROWS = 4
+# A shortened line that differs from its counterpart may take up to this many rows (never
+# more than a third of the body) to show a window around each place where it differs.
+MAX_CHANGED_LINE_ROWS = 8
+CHANGED_GAP_NOTE = "characters not shown, some of them changed"
+CHANGED_GAP_STYLE = "bold reverse yellow"
 # Rows kept free under the body when the caller does not measure its question: the
 # question, a possible "answer y, a or n", a spare.
 RESERVED_ROWS = 3
@@ -143,7 +155,23 @@ def build_approval_view(
     ends = _collect_ends(raw_lines, approval.kind, budget, written_at, drawn_at)
     gutter = max((len(line.label) for line in (*ends.head, *ends.tail)), default=1)
     secrets = forms_as_shown(request.secrets)
-    layout = _Layout(gutter, width, secrets, raw_lines, approval.kind, written_at, drawn_at)
+    counterparts = (
+        DiffCounterparts(raw_lines, written_at, drawn_at)
+        if approval.kind is ApprovalKind.DIFF
+        else None
+    )
+    changed_rows = max(MAX_LINE_ROWS, min(MAX_CHANGED_LINE_ROWS, budget // 3))
+    layout = _Layout(
+        gutter,
+        width,
+        secrets,
+        raw_lines,
+        approval.kind,
+        written_at,
+        drawn_at,
+        counterparts,
+        changed_rows,
+    )
     one_page = _is_last_page(raw_lines, approval.kind, 0)
     fitted, is_shortened = fit_lines(ends, layout, budget, one_page, unasked_by is None)
     rows = [_framed(line, gutter, width) for line in fitted]
@@ -284,7 +312,8 @@ def build_header(
     `unasked_by` (`always for notes.sh`) it says that answer allows it without a
     question. `written_at`: `same_looking_lines` of the approval, when found already.
     Added or removed lines that show secret text as `[REDACTED]` get a warning under it,
-    in rows of its own (`hidden_text_warning`), and so do a call asked again because
+    in rows of its own (`hidden_text_warning`), as do lines holding that mark as their own
+    text, and so do a call asked again because
     git's files changed and a write of a file git reads (`git_files_warning`)."""
     if written_at is None:
         written_at = same_looking_lines(approval, raw_lines)
@@ -304,6 +333,12 @@ def build_header(
         )
         header.append("\n")
         header.append_text(_hang(warning, width))
+    if approval.literal_mark_lines:
+        literal = build_literal_mark_warning(
+            approval.literal_mark_lines, approval.kind, unasked_by is None
+        )
+        header.append("\n")
+        header.append_text(_hang(literal, width))
     for warning in git_warnings(request, asked=unasked_by is None):
         header.append("\n")
         header.append_text(_hang(warning, width))
@@ -443,9 +478,18 @@ class _Layout:
     kind: ApprovalKind = ApprovalKind.CONTENT
     written_at: WrittenAt = field(default_factory=dict)  # same-looking changes written out
     drawn_at: WrittenAt = field(default_factory=dict)  # secrets' characters, none written out
+    counterparts: DiffCounterparts | None = None  # for a diff: what its changed lines differ from
+    changed_line_rows: int = MAX_LINE_ROWS  # a shortened line with changes to show: rows at most
 
     def rows(self, line: NumberedLine) -> int:
         return len(line_rows(line, self.content_width))
+
+    def changes(self, line: NumberedLine) -> list[Span]:
+        """Where `line` (a line of the approval, drawn) differs from its counterpart;
+        none for a line without one."""
+        if self.counterparts is None or line.first < 0:
+            return []
+        return self.counterparts.changes(line.first, line.text.plain) or []
 
     @property
     def content_width(self) -> int:
@@ -555,77 +599,77 @@ def _rows(text: Text, width: int) -> int:
 
 
 def _shorten_line(line: NumberedLine, layout: _Layout) -> NumberedLine:
-    """A line over `MAX_LINE_ROWS` rows keeps its start and end, the middle counted; a
-    changed diff line whose change lies past its start also keeps the row around where
-    it differs from its counterpart (`_change_at`), so the change is on screen."""
+    """A line over `MAX_LINE_ROWS` rows keeps its start and end, the middle counted. A
+    changed diff line that differs from its counterpart (`line_counterparts`) past its
+    start also keeps a window around each place where it differs, as many as fit in
+    `layout.changed_line_rows` rows (at least one); a counted gap that still holds a
+    difference says so (`CHANGED_GAP_NOTE`), so two lines that differ are never drawn
+    the same."""
     if layout.rows(line) <= MAX_LINE_ROWS:
         return line
     plain, secrets, row = line.text.plain, layout.secrets, layout.content_width
     tail_start = safe_tail_start(plain, len(plain) - row + 10, secrets)
-    change = _change_at(line, layout)
-    if change is None or change < row * 2:
-        kept = [(0, safe_head_end(plain, row * 2, secrets)), (tail_start, len(plain))]
-    else:
-        room = max(row - 40, row // 2, 12)  # a row less the two gap notes
-        head_end = safe_head_end(plain, row, secrets)
-        around = safe_tail_start(plain, max(change - room // 3, head_end), secrets)
-        kept = [(0, head_end), (around, max(safe_head_end(plain, around + room, secrets), around))]
-        kept.append((max(tail_start, kept[-1][1]), len(plain)))
-    return NumberedLine(line.first, line.last, "", line.kind, _kept_parts(line.text, kept))
+    spans = layout.changes(line)
+    head_end = safe_head_end(plain, row * 2, secrets)
+    if not any(end > head_end and start < tail_start for start, end in spans):
+        kept = [(0, head_end), (tail_start, len(plain))]
+        return _with_text(line, _kept_parts(line.text, kept, spans))
+    shortened = line
+    for windows in range(max(layout.changed_line_rows - 2, 1), 0, -1):
+        kept = _change_windows(plain, spans, (row, windows, tail_start), secrets)
+        shortened = _with_text(line, _kept_parts(line.text, kept, spans))
+        if layout.rows(shortened) <= layout.changed_line_rows:
+            break
+    return shortened
 
 
-def _kept_parts(text: Text, kept: list[tuple[int, int]]) -> Text:
-    """`text`'s parts `kept` (start, end; in order), each gap between them counted."""
+def _change_windows(
+    plain: str, spans: list[Span], shape: tuple[int, int, int], secrets: SecretForms
+) -> list[tuple[int, int]]:
+    """The parts of `plain` to keep (start, end; in order): its first row, a window of
+    about half a row around the start of each of `spans` not yet in view (`windows` at
+    most; `shape` is (row, windows, tail_start)), and its end from `tail_start`."""
+    row, windows, tail_start = shape
+    room = max(row - 40, row // 2, 12)  # a row less the two gap notes
+    kept = [(0, safe_head_end(plain, row, secrets))]
+    for start, _ in spans:
+        if len(kept) > windows or start >= tail_start:
+            break
+        if start < kept[-1][1]:  # its start is in view already
+            continue
+        around = safe_tail_start(plain, max(start - room // 3, kept[-1][1]), secrets)
+        kept.append((around, max(safe_head_end(plain, around + room, secrets), around)))
+    kept.append((max(tail_start, kept[-1][1]), len(plain)))
+    return kept
+
+
+def _with_text(line: NumberedLine, text: Text) -> NumberedLine:
+    return NumberedLine(line.first, line.last, "", line.kind, text)
+
+
+def _kept_parts(text: Text, kept: list[tuple[int, int]], spans: Sequence[Span] = ()) -> Text:
+    """`text`'s parts `kept` (start, end; in order), each gap between them counted; a gap
+    that holds part of one of `spans` (where the line differs from its counterpart)
+    says so, in a style of its own."""
     shown, position = Text(), 0
     for start, end in kept:
         if end <= position:
             continue
         if start > position:
-            shown.append(f" ⟨{start - position:,} characters not shown⟩ ", style=NOTE_STYLE)
+            shown.append_text(_gap(start - position, _overlaps(spans, position, start)))
         shown.append_text(text[max(start, position) : end])
         position = end
     return shown
 
 
-def _change_at(line: NumberedLine, layout: _Layout) -> int | None:
-    """Where a changed diff line (`-` or `+`) first differs, as shown, from its
-    counterpart: the line at the same place from the start of the other sign's block
-    of the same change (`\\ No newline` lines aside), else that block's last line; None
-    for any other line, or one whose change has no other side."""
-    index, raw = line.first, layout.raw_lines
-    if layout.kind is not ApprovalKind.DIFF or index < 2 or raw[index][:1] not in ("-", "+"):
-        return None
-    removed, added = _change_blocks(raw, index)
-    mine, theirs = (removed, added) if raw[index][0] == "-" else (added, removed)
-    if not theirs:
-        return None
-    other = theirs[min(mine.index(index), len(theirs) - 1)]
-    other_text = style_line(
-        raw[other],
-        layout.kind,
-        layout.written_at.get(other, frozenset()),
-        layout.drawn_at.get(other, frozenset()),
-    )
-    shown, other_shown = line.text.plain[1:], other_text.plain[1:]
-    pairs = enumerate(zip(shown, other_shown, strict=False))
-    same = next((at for at, (one, two) in pairs if one != two), None)
-    return 1 + (min(len(shown), len(other_shown)) if same is None else same)
+def _gap(count: int, changed: bool) -> Text:
+    if changed:
+        return Text(f" ⟨{count:,} {CHANGED_GAP_NOTE}⟩ ", style=CHANGED_GAP_STYLE)
+    return Text(f" ⟨{count:,} characters not shown⟩ ", style=NOTE_STYLE)
 
 
-def _change_blocks(raw: Sequence[str], index: int) -> tuple[list[int], list[int]]:
-    """The `-` lines and the `+` lines of the change that holds line `index` of a diff:
-    the run of changed lines around it (a `\\ No newline` line inside it skipped)."""
-
-    def is_changed(at: int) -> bool:
-        return at >= 2 and raw[at][:1] in ("-", "+", "\\")
-
-    start, end = index, index
-    while is_changed(start - 1):
-        start -= 1
-    while end + 1 < len(raw) and is_changed(end + 1):
-        end += 1
-    block = range(start, end + 1)
-    return [at for at in block if raw[at][:1] == "-"], [at for at in block if raw[at][:1] == "+"]
+def _overlaps(spans: Sequence[Span], start: int, end: int) -> bool:
+    return any(span_start < end and span_end > start for span_start, span_end in spans)
 
 
 def line_rows(line: NumberedLine, width: int) -> list[Text]:

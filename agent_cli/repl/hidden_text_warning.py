@@ -1,4 +1,4 @@
-"""The warning an approval carries when part of what it approves is shown as [REDACTED].
+"""The warnings an approval carries when it shows [REDACTED]: a hidden value, or the text.
 
 Why: a diff hides the secrets agent-cli holds, in the lines a write or edit adds too. A
 workspace `.env` held `DEPLOY_TOKEN=eval$(echo${IFS}...|base64${IFS}-d)` (shell code that
@@ -16,6 +16,15 @@ numbers them; at most `MAX_LISTED_LINES` listed, the rest counted): a removed li
 text is hidden is a change the user cannot see either. With `asked=False` (a call an
 "always" answer let through) it leaves out the advice to answer n. Never any of the
 secret's text.
+
+`build_literal_mark_warning(numbers, kind, asked)` is the warning for lines whose own text
+holds `REDACTED_MARK` (the added lines of a diff, else any line): the question draws the
+mark exactly as it draws a hidden value, so it says that these are the ten characters
+written (or run, or sent) as they are. A model that read `.env` as `API_KEY=[REDACTED]`
+and made `.env.production` of it got that file approved as if it held the key (session
+26). Not refused, as an overwrite of a file holding a secret is (`tools.file_tools`):
+there the mark would destroy the user's secret, while here the text may be meant (a
+page about redaction, a test), and the user who reads the warning decides.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ from collections.abc import Sequence
 from rich.text import Text
 
 from agent_cli.secret_forms import REDACTED_MARK
+from agent_cli.tools.approval import ApprovalKind
 
 MAX_LISTED_LINES = 8
 WARNING_STYLE = "bold red"
@@ -73,6 +83,28 @@ def _removed_words(numbers: Sequence[int], asked: bool) -> str:
         "what the change takes out of the file cannot be shown."
     )
     return words + (" Answer n unless you mean to remove it." if asked else "")
+
+
+def build_literal_mark_warning(
+    numbers: Sequence[int], kind: ApprovalKind, asked: bool = True
+) -> Text:
+    """The warning for the lines `numbers` whose own text holds `REDACTED_MARK` (module
+    contract); one paragraph, for the caller to hang under the header."""
+    which = "added line" if kind is ApprovalKind.DIFF else "line"
+    if len(numbers) == 1:
+        lines, holds = f"{which} {numbers[0]:,}", "holds"
+    else:
+        lines, holds = f"{len(numbers):,} {which}s ({_listed(numbers)})", "hold"
+    done = "run" if kind is ApprovalKind.COMMAND else "written"
+    words = (
+        f"{lines} {holds} the text {REDACTED_MARK} itself, not a hidden value: those "
+        f"{len(REDACTED_MARK)} characters are {done} as they are (a model that saw a secret "
+        "hidden may have copied the mark in its place)."
+    )
+    return Text(
+        "warning: " + words + (" Answer n unless you want that text there." if asked else ""),
+        style=WARNING_STYLE,
+    )
 
 
 def _listed(numbers: Sequence[int]) -> str:

@@ -18,6 +18,11 @@ shows: an empty diff then means the same text in new bytes. `hidden_added_lines`
 `REDACTED_MARK` (1-based, as the view numbers the diff's lines), so the question can say
 that what it asks about is partly unseen: a workspace `.env` value that was shell code,
 written into `build.sh`, showed as `+[REDACTED]` and was approved blind.
+`literal_mark_lines` numbers the lines whose own text holds `REDACTED_MARK` (the added
+lines of a diff; every line of a content or a command), so the question can say those
+ten characters are what is written, not a hidden value: a model that read `.env` as
+`API_KEY=[REDACTED]` and copied it into `.env.production` was drawn exactly like a hidden
+key, and the user approved a file holding the mark (session 26).
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from enum import Enum
 from pathlib import Path
 
 from agent_cli.errors import ToolError
-from agent_cli.secret_forms import NO_SECRETS, SecretForms
+from agent_cli.secret_forms import NO_SECRETS, REDACTED_MARK, SecretForms
 from agent_cli.secret_lines import hide_in_lines
 from agent_cli.tools.line_matcher import LineMatcher
 from agent_cli.tools.text_source import UTF8, ShownText, read_shown_text
@@ -66,14 +71,23 @@ class Approval:
     note: str = ""
     hidden_added_lines: tuple[int, ...] = ()
     hidden_removed_lines: tuple[int, ...] = ()
+    literal_mark_lines: tuple[int, ...] = ()  # (module doc) lines holding the mark as text
 
 
 def build_content_approval(content: str) -> Approval:
-    return Approval(ApprovalKind.CONTENT, content)
+    return Approval(ApprovalKind.CONTENT, content, literal_mark_lines=_holding_mark(content))
 
 
 def build_command_approval(command: str) -> Approval:
-    return Approval(ApprovalKind.COMMAND, command)
+    return Approval(ApprovalKind.COMMAND, command, literal_mark_lines=_holding_mark(command))
+
+
+def _holding_mark(text: str) -> tuple[int, ...]:
+    """The numbers (1-based, lines split at `\n` as the view splits them) of the lines of
+    `text` that hold `REDACTED_MARK`."""
+    if REDACTED_MARK not in text:
+        return ()
+    return tuple(at + 1 for at, line in enumerate(text.split("\n")) if REDACTED_MARK in line)
 
 
 def build_diff_approval(
@@ -86,7 +100,8 @@ def build_diff_approval(
     changed line that reads the same once hidden gets the note `HIDDEN_CHANGE_NOTE`,
     so a change made inside a secret is never shown as no change; an added or a removed
     line that shows hidden text is counted in `hidden_added_lines` or
-    `hidden_removed_lines`."""
+    `hidden_removed_lines`, and an added line whose own text holds the mark in
+    `literal_mark_lines`."""
     label = shown.replace("\n", "^J")  # the view writes out every other control
     real_old, real_new = _lines_with_ends(old), _lines_with_ends(new)
     shown_old = _lines_with_ends(_with_secrets_hidden(old, secrets))
@@ -96,6 +111,7 @@ def build_diff_approval(
     hidden = False
     hidden_added: list[int] = []  # indices in `lines`
     hidden_removed: list[int] = []
+    literal_added: list[int] = []
     for group in matcher.get_grouped_opcodes(DIFF_CONTEXT_LINES):
         if not lines:
             lines += [f"--- {label} (now)\n", f"+++ {label} (after)\n"]
@@ -109,12 +125,16 @@ def build_diff_approval(
             hidden_removed += _hidden_at(len(lines), real_old[i1:i2], removed)
             lines += ["-" + line for line in removed]
             hidden_added += _hidden_at(len(lines), real_new[j1:j2], added)
+            literal_added += [
+                len(lines) + at for at, line in enumerate(real_new[j1:j2]) if REDACTED_MARK in line
+            ]
             lines += ["+" + line for line in added]
     note = HIDDEN_CHANGE_NOTE if hidden else ""
     added_numbers = _numbers_once_ended(lines, hidden_added)
     removed_numbers = _numbers_once_ended(lines, hidden_removed)
     text = "\n".join(_ended(lines))
-    return Approval(ApprovalKind.DIFF, text, note, added_numbers, removed_numbers)
+    literal_numbers = _numbers_once_ended(lines, literal_added)
+    return Approval(ApprovalKind.DIFF, text, note, added_numbers, removed_numbers, literal_numbers)
 
 
 def _hidden_at(first: int, real: list[str], shown: list[str]) -> list[int]:
