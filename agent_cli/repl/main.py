@@ -253,7 +253,7 @@ def _run_interactive(
     """
     from agent_cli.repl import startup
     from agent_cli.repl.background import DeferredWork
-    from agent_cli.repl.type_ahead import keep_on_interrupt
+    from agent_cli.repl.terminal_modes import keep_on_interrupt
 
     prompt_reader = None
     if _is_terminal(stdin) and startup.writes_to_terminal(stdout):
@@ -295,7 +295,7 @@ def _run_interactive(
         prompt_reader.complete_arguments_with(repl.argument_choices)
     for renderable in said:
         repl.console.print(renderable)
-    # Ctrl-C during a turn must not flush what was typed meanwhile (`type_ahead`).
+    # Ctrl-C during a turn must not flush what was typed meanwhile (`terminal_modes`).
     restore_flush = keep_on_interrupt(stdin.fileno()) if prompt_reader else (lambda: None)
     try:
         exit_code: int = repl.run()
