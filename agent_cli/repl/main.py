@@ -244,15 +244,17 @@ def _run_interactive(
     """The interactive run; at a terminal, the terminal echoes nothing from here to the
     end (`terminal_modes.quiet_terminal`): the prompt draws what is typed at it, and what
     is typed while none is shown (before the first frame, after a line is sent while the
-    session still opens, during a turn) waits for the next one, unechoed. Set before the
-    prompt's modules are imported, it is put back however the run ends.
+    session still opens, during a turn, after `fg` brought back a run that Ctrl-Z
+    stopped) waits for the next one, unechoed. Set before the prompt's modules are
+    imported, it is put back however the run ends.
     `started_in`: the folder agent-cli was started in ("" when it was deleted), which
     the permission question compares with the folder a call runs in."""
     from agent_cli.repl.startup import writes_to_terminal
-    from agent_cli.repl.terminal_modes import quiet_terminal
+    from agent_cli.repl.terminal_modes import quiet_again_when_continued, quiet_terminal
 
     at_terminal = _is_terminal(stdin) and writes_to_terminal(stdout)
     restore_terminal = quiet_terminal(stdin.fileno()) if at_terminal else (lambda: None)
+    stop_requieting = quiet_again_when_continued(stdin.fileno()) if at_terminal else None
     try:
         return _open_and_run(
             args,
@@ -267,6 +269,8 @@ def _run_interactive(
             started_in=started_in,
         )
     finally:
+        if stop_requieting is not None:
+            stop_requieting()
         restore_terminal()
 
 

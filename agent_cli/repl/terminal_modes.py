@@ -19,6 +19,11 @@ terminal or termios is missing):
   is shown is never echoed: it is kept as keys (Backspace included), shown under the
   spinner (`TypeAhead.preview`) and replayed into the next prompt. Signals (Ctrl-C) and
   output are untouched.
+- `quiet_again_when_continued(fd)` keeps it so through job control: a shell's `fg`
+  after Ctrl-Z stopped agent-cli while no prompt was shown puts the shell's own cooked
+  mode back (bash does), and the rest of that line's keys were echoed; on SIGCONT echo
+  and line editing go off again (a prompt's raw mode has them off already). It returns
+  what puts the previous SIGCONT handler back.
 - `take_pending(fd, settle)` returns every byte the terminal `fd` holds unread, a line not
   yet ended included (b"" when it holds none), without waiting when it holds none; once
   some came, it waits up to `settle` seconds for more after each read (a paste larger than
@@ -35,6 +40,7 @@ import contextlib
 import os
 import select
 from collections.abc import Callable
+from typing import Any
 
 
 def take_pending(fd: int, settle: float = 0.0) -> bytes:
@@ -105,13 +111,8 @@ def quiet_terminal(fd: int) -> Callable[[], None]:
         saved = termios.tcgetattr(fd)
     except Exception:  # no POSIX terminal here, or `fd` is none (termios.error)
         return lambda: None
-    quiet = list(saved)
-    quiet[3] &= ~(termios.ECHO | termios.ICANON)
-    quiet[6] = list(saved[6])
-    quiet[6][termios.VMIN] = 1
-    quiet[6][termios.VTIME] = 0
     try:
-        termios.tcsetattr(fd, termios.TCSANOW, quiet)
+        termios.tcsetattr(fd, termios.TCSANOW, _quieted(saved))
     except (termios.error, OSError):
         return lambda: None
 
@@ -126,3 +127,42 @@ def quiet_terminal(fd: int) -> Callable[[], None]:
             termios.tcsetattr(fd, termios.TCSANOW, current)
 
     return undo
+
+
+def quiet_again_when_continued(fd: int) -> Callable[[], None]:
+    """Until the returned callable is called, echo and line editing go off again on
+    terminal `fd` each time the process is continued (SIGCONT); see the module contract.
+    A no-op off the main thread (only it may set a signal handler) or without SIGCONT."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "SIGCONT"):
+        return lambda: None
+    try:
+        import termios
+    except ImportError:  # no POSIX terminal here
+        return lambda: None
+
+    def on_continue(_number: int, _frame: object) -> None:
+        with contextlib.suppress(termios.error, OSError):
+            termios.tcsetattr(fd, termios.TCSANOW, _quieted(termios.tcgetattr(fd)))
+
+    previous = signal.signal(signal.SIGCONT, on_continue)
+
+    def undo() -> None:
+        signal.signal(signal.SIGCONT, signal.SIG_DFL if previous is None else previous)
+
+    return undo
+
+
+def _quieted(attributes: list[Any]) -> list[Any]:
+    """`attributes` (termios's list) with echo and line editing off, and reads that wait
+    for one byte; the rest as it is (a prompt's raw mode stays raw)."""
+    import termios
+
+    quiet = list(attributes)
+    quiet[3] &= ~(termios.ECHO | termios.ICANON)
+    quiet[6] = list(attributes[6])
+    quiet[6][termios.VMIN] = 1
+    quiet[6][termios.VTIME] = 0
+    return quiet
