@@ -249,6 +249,16 @@ class TmuxTerminal:
         """`screen` (the scrollback too) with the SGR escapes that colour it."""
         return self._run("capture-pane", "-p", "-e", "-S", "-", "-t", PANE)
 
+    def terminal_modes(self) -> str:
+        """The pane's terminal settings as `stty -a` lists them (`-echo`, `isig`, ...)."""
+        tty = self._run("display-message", "-p", "-t", PANE, "#{pane_tty}").strip()
+        done = subprocess.run(
+            ["stty", "-F", tty, "-a"], capture_output=True, text=True, check=False, timeout=10
+        )
+        if done.returncode != 0:
+            raise AssertionError(f"stty -F {tty} failed: {done.stderr.strip()}")
+        return done.stdout
+
     def exit_status(self) -> int | None:
         """The program's exit status once it has ended, None while it runs."""
         state = self._run("display-message", "-p", "-t", PANE, "#{pane_dead} #{pane_dead_status}")

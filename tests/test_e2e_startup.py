@@ -1,4 +1,6 @@
-"""End to end, in tmux: the prompt is up before the session is open, and nothing is lost.
+"""End to end, in tmux: the prompt is up before the session is open, and nothing is lost,
+nor echoed by the terminal where no prompt is (twenty-sixth outside test: text typed right
+after a line sent at the first prompt was echoed above the banner).
 
 The prompt is drawn first and the session opens behind it, then the banner comes above
 the prompt. To type while the session is still opening, whatever the machine's speed,
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shlex
 import sys
 import time
 from pathlib import Path
@@ -62,6 +65,24 @@ def held(store, workspace):
         pass
     return load(store, workspace)
 MemoryStore.load = held
+from agent_cli.repl.main import main
+raise SystemExit(main(sys.argv[2:]))
+"""
+
+
+# Runs agent-cli's main, but says so and waits where the first prompt frame would be
+# drawn until the FIFO named by the first argument is opened at its other end; the rest
+# of the arguments go to agent-cli.
+HELD_FIRST_FRAME_LAUNCHER = """
+import sys
+from agent_cli.repl import prompt
+show_while = prompt.PromptReader.show_while
+def held(self, work):
+    print("held before the first frame", flush=True)
+    with open(sys.argv[1], "rb"):
+        pass
+    return show_while(self, work)
+prompt.PromptReader.show_while = held
 from agent_cli.repl.main import main
 raise SystemExit(main(sys.argv[2:]))
 """
@@ -126,6 +147,59 @@ def test_a_line_sent_before_the_session_opened_runs_once_it_has_below_the_banner
     assert terminal.wait_for_exit() == 0
     history = (home / "history").read_text(encoding="utf-8")
     assert history.count("+list .") == 1 and history.count("+read README.md") == 1
+
+
+def test_text_typed_after_a_line_sent_while_the_session_opens_is_not_echoed(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    terminal, fifo = start_held(terminals, home, workspace)
+    terminal.type_text("list .")
+    terminal.press("Enter")
+    terminal.wait_for(lambda text: count_prompts(text) == 0, "the early prompt taken down")
+    # and out of its raw mode (Ctrl-C a signal again): the keys typed now reach no prompt
+    terminal.wait_for(
+        lambda modes: "isig" in modes.split(), "the prompt gone", source=terminal.terminal_modes
+    )
+    typed = "typed while it opens"
+    terminal.type_text(typed)  # no prompt is shown now: the terminal must not echo it
+
+    release_the_opening(fifo)
+    screen = terminal.wait_for(
+        lambda text: last_prompt_line(text) == f"{PROMPT_MARK} {typed}",
+        "the typed text at the prompt after the early line's answer",
+    )
+    assert screen.count(typed) == 1, screen  # in that prompt, and nowhere else
+    assert screen.index(BANNER_END) < screen.index(f"{PROMPT_MARK} list .") < screen.index(typed)
+
+
+def test_lines_typed_before_the_first_frame_are_not_echoed_and_wait_for_the_prompts(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    fifo = hold_the_opening(workspace.parent)
+    terminal = terminals.open(build_env(home))
+    argv = [sys.executable, "-c", HELD_FIRST_FRAME_LAUNCHER, str(fifo), "--yes"]
+    # then the terminal's settings, as agent-cli left them
+    terminal.start(["sh", "-c", f"{shlex.join(argv)}; stty -a"], cwd=workspace)
+    terminal.wait_for_text("held before the first frame")
+    typed = "typed before the first frame"
+    terminal.type_text("list .")
+    terminal.press("Enter")
+    terminal.type_text(typed)
+
+    release_the_opening(fifo)
+    screen = terminal.wait_for(
+        lambda text: last_prompt_line(text) == f"{PROMPT_MARK} {typed}",
+        "the typed text at the prompt after the first line's answer",
+    )
+    sent = f"{PROMPT_MARK} list ."
+    assert screen.count("list .") == 1 and screen.count(typed) == 1, screen
+    assert screen.index(BANNER_END) < screen.index(sent) < screen.index("big.txt"), screen
+    terminal.press("C-u")
+    terminal.wait_for(lambda text: last_prompt_line(text) == PROMPT_MARK, "the line cleared")
+    terminal.press("C-d")
+    assert terminal.wait_for_exit() == 0
+    modes = terminal.screen().partition("transcript: ")[2].split()
+    assert "echo" in modes and "icanon" in modes, modes  # put back as it was at the start
 
 
 def test_ctrl_d_before_the_session_opened_still_shows_the_banner_then_the_goodbye(

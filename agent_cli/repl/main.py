@@ -241,9 +241,53 @@ def _run_interactive(
     api_key_set: bool,
     started_in: str,
 ) -> int:
-    """At a terminal the prompt is drawn first and the session opens behind it.
+    """The interactive run; at a terminal, the terminal echoes nothing from here to the
+    end (`terminal_modes.quiet_terminal`): the prompt draws what is typed at it, and what
+    is typed while none is shown (before the first frame, after a line is sent while the
+    session still opens, during a turn, after `fg` brought back a run that Ctrl-Z
+    stopped) waits for the next one, unechoed. Set before the prompt's modules are
+    imported, it is put back however the run ends.
     `started_in`: the folder agent-cli was started in ("" when it was deleted), which
-    the permission question compares with the folder a call runs in.
+    the permission question compares with the folder a call runs in."""
+    from agent_cli.repl.startup import writes_to_terminal
+    from agent_cli.repl.terminal_modes import quiet_again_when_continued, quiet_terminal
+
+    at_terminal = _is_terminal(stdin) and writes_to_terminal(stdout)
+    restore_terminal = quiet_terminal(stdin.fileno()) if at_terminal else (lambda: None)
+    stop_requieting = quiet_again_when_continued(stdin.fileno()) if at_terminal else None
+    try:
+        return _open_and_run(
+            args,
+            settings,
+            factory,
+            paths=paths,
+            stdin=stdin,
+            stdout=stdout,
+            at_terminal=at_terminal,
+            offline_fallback=offline_fallback,
+            api_key_set=api_key_set,
+            started_in=started_in,
+        )
+    finally:
+        if stop_requieting is not None:
+            stop_requieting()
+        restore_terminal()
+
+
+def _open_and_run(
+    args: argparse.Namespace,
+    settings: Settings,
+    factory: BackendFactory,
+    *,
+    paths: StatePaths,
+    stdin: TextIO,
+    stdout: TextIO | None,
+    at_terminal: bool,
+    offline_fallback: bool,
+    api_key_set: bool,
+    started_in: str,
+) -> int:
+    """`at_terminal`: the prompt is drawn first and the session opens behind it.
 
     Everything the first frame does not need (rich and the console, the session and its
     modules, the provider, the loop and its renderers) is built by `open_repl`, on a
@@ -253,10 +297,10 @@ def _run_interactive(
     """
     from agent_cli.repl import startup
     from agent_cli.repl.background import DeferredWork
-    from agent_cli.repl.type_ahead import keep_on_interrupt
+    from agent_cli.repl.terminal_modes import keep_on_interrupt
 
     prompt_reader = None
-    if _is_terminal(stdin) and startup.writes_to_terminal(stdout):
+    if at_terminal:
         from agent_cli.repl.prompt import PromptReader
 
         prompt_reader = PromptReader(paths.history_file, _command_summaries)
@@ -295,7 +339,7 @@ def _run_interactive(
         prompt_reader.complete_arguments_with(repl.argument_choices)
     for renderable in said:
         repl.console.print(renderable)
-    # Ctrl-C during a turn must not flush what was typed meanwhile (`type_ahead`).
+    # Ctrl-C during a turn must not flush what was typed meanwhile (`terminal_modes`).
     restore_flush = keep_on_interrupt(stdin.fileno()) if prompt_reader else (lambda: None)
     try:
         exit_code: int = repl.run()

@@ -7,7 +7,7 @@ else moves. `stop()` erases it; the renderer stops it before showing any event, 
 first token (or tool call, notice, retry line) takes its place. A view made with
 `live=False` (pipes, `-p`) never draws: stdout stays the answer alone.
 With `typed_ahead` (what the user typed since the last prompt: the terminal does not echo
-it between prompts, see `type_ahead.quiet_between_prompts`), a second row under the
+it, see `terminal_modes.quiet_terminal`), a second row under the
 spinner shows it after the prompt's `› `: one row, its end kept when it is longer, so the
 region's height never depends on the screen's wrapping of the user's text.
 """

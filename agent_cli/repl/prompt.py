@@ -66,7 +66,8 @@ from agent_cli.repl.paste import PastedText
 from agent_cli.repl.paste_keys import PasteKeys
 from agent_cli.repl.prompt_ending import prompt_once
 from agent_cli.repl.safe_text import clip_line
-from agent_cli.repl.type_ahead import TypeAhead, quiet_between_prompts, take_pending
+from agent_cli.repl.terminal_modes import quiet_terminal, take_pending
+from agent_cli.repl.type_ahead import TypeAhead
 
 if TYPE_CHECKING:
     from agent_cli.events import Gauge
@@ -457,10 +458,9 @@ class PromptReader:
     @contextmanager
     def between_prompts(self) -> Iterator[None]:
         """While a turn or command runs: the terminal neither echoes nor edits what is
-        typed (`quiet_between_prompts`); it is taken in before the terminal is put back."""
-        undo = (
-            quiet_between_prompts(sys.stdin.fileno()) if self._terminal["input"] is None else None
-        )
+        typed (`terminal_modes.quiet_terminal`); it is taken in before the terminal is put
+        back."""
+        undo = quiet_terminal(sys.stdin.fileno()) if self._terminal["input"] is None else None
         try:
             yield
         finally:

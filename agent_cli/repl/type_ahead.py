@@ -1,16 +1,11 @@
 """Keys typed while no prompt was shown (the model thinking, a tool running).
 
-Why: between prompts the terminal is in its ordinary (cooked) mode and holds what is
-typed until something reads it. A permission question asked then would read it as its
-answer: a request typed ahead was lost, and a stray Enter answered a question never seen.
-And Ctrl-C in cooked mode flushes what the terminal holds, so text typed during a turn
-was lost when the turn was cancelled.
+Why: between prompts the terminal holds what is typed until something reads it
+(`terminal_modes` keeps it unechoed, unedited, and not flushed by Ctrl-C). A permission
+question asked then would read it as its answer: a request typed ahead was lost, and a
+stray Enter answered a question never seen.
 
 Contract:
-- `take_pending(fd, settle)` returns every byte the terminal `fd` holds unread, a line not
-  yet ended included (b"" when it holds none or is not a terminal), without waiting when it
-  holds none; once some came, it waits up to `settle` seconds for more after each read (a
-  paste larger than the terminal's input buffer arrives in pieces).
 - `TypeAhead` keeps those keys for the line prompt: `add(data)` appends them,
   `take_line()` returns the keys up to and including the first Enter (all of them when
   none was pressed) and keeps the rest for the prompt after. `hold()` (after Ctrl-C
@@ -28,23 +23,9 @@ Contract:
   unfinished when Ctrl-C ended the question) and holds it all. `sends()` counts the Enters that would send a line. `preview()` is the text the
   keys kept would type (for the screen while no prompt is shown). A Ctrl-D typed ahead is
   dropped: it was typed where no prompt was, and must not end the next one (the session).
-- `keep_on_interrupt(fd)` sets the terminal's NOFLSH flag, so Ctrl-C (or Ctrl-\\) leaves
-  what was typed in place; it returns what undoes it (a no-op when `fd` is no terminal).
-- `quiet_between_prompts(fd)` turns the terminal's echo and line editing off while no
-  prompt is shown, and returns what undoes it. Echoed, a key typed during a turn landed
-  in the middle of a live region (the spinner, the streamed answer), which then erased
-  the wrong rows and left its own in the scroll-back; line-edited by the terminal, a
-  Backspace could not take back what a drain had already read. Unechoed and unedited,
-  the keys (Backspace included) are kept as keys, shown by the spinner (`preview`) and
-  replayed into the next prompt.
 """
 
 from __future__ import annotations
-
-import contextlib
-import os
-import select
-from collections.abc import Callable
 
 from prompt_toolkit.input.vt100_parser import Vt100Parser
 from prompt_toolkit.key_binding import KeyPress
@@ -53,98 +34,6 @@ from prompt_toolkit.keys import Keys
 _ENTER_KEYS = (Keys.ControlM, Keys.ControlJ)
 _ERASE_KEYS = (Keys.ControlH, Keys.Backspace)
 _CURSOR_KEYS = (Keys.Left, Keys.Right, Keys.Home, Keys.End, Keys.ControlA, Keys.ControlE)
-
-
-def take_pending(fd: int, settle: float = 0.0) -> bytes:
-    """What terminal `fd` holds unread; see the module contract.
-
-    In cooked mode a read sees only whole lines: the terminal is switched to
-    non-canonical reading (no echo, no wait) for the drain, then put back as it was."""
-    try:
-        import termios
-    except ImportError:  # no POSIX terminal here
-        return b""
-    try:
-        saved = termios.tcgetattr(fd)
-    except (termios.error, OSError):
-        return b""
-    drained = list(saved)
-    drained[3] &= ~(termios.ICANON | termios.ECHO)
-    drained[6] = list(saved[6])
-    drained[6][termios.VMIN] = 0
-    drained[6][termios.VTIME] = 0
-    data = b""
-    try:
-        termios.tcsetattr(fd, termios.TCSANOW, drained)
-        while select.select([fd], [], [], settle if data else 0)[0]:
-            chunk = os.read(fd, 4096)
-            if not chunk:
-                break
-            data += chunk
-    except (termios.error, OSError):
-        pass
-    finally:
-        with contextlib.suppress(termios.error, OSError):
-            termios.tcsetattr(fd, termios.TCSANOW, saved)
-    return data
-
-
-def keep_on_interrupt(fd: int) -> Callable[[], None]:
-    """Set NOFLSH on terminal `fd`; the returned callable puts the flag back."""
-    try:
-        import termios
-
-        saved = termios.tcgetattr(fd)
-    except Exception:  # no POSIX terminal here, or `fd` is none (termios.error)
-        return lambda: None
-    kept = list(saved)
-    kept[3] |= termios.NOFLSH
-    try:
-        termios.tcsetattr(fd, termios.TCSANOW, kept)
-    except (termios.error, OSError):
-        return lambda: None
-
-    def undo() -> None:
-        with contextlib.suppress(termios.error, OSError):
-            current = termios.tcgetattr(fd)
-            current[3] = (current[3] & ~termios.NOFLSH) | (saved[3] & termios.NOFLSH)
-            termios.tcsetattr(fd, termios.TCSANOW, current)
-
-    return undo
-
-
-def quiet_between_prompts(fd: int) -> Callable[[], None]:
-    """Echo and line editing off on terminal `fd` (see the module contract); the returned
-    callable puts them back as they were (a no-op when `fd` is no terminal). Signals
-    (Ctrl-C) and output are untouched; a prompt shown meanwhile (prompt_toolkit) puts the
-    terminal back to this state when it ends."""
-    try:
-        import termios
-
-        saved = termios.tcgetattr(fd)
-    except Exception:  # no POSIX terminal here, or `fd` is none (termios.error)
-        return lambda: None
-    quiet = list(saved)
-    quiet[3] &= ~(termios.ECHO | termios.ICANON)
-    quiet[6] = list(saved[6])
-    quiet[6][termios.VMIN] = 1
-    quiet[6][termios.VTIME] = 0
-    try:
-        termios.tcsetattr(fd, termios.TCSANOW, quiet)
-    except (termios.error, OSError):
-        return lambda: None
-
-    def undo() -> None:
-        with contextlib.suppress(termios.error, OSError):
-            current = termios.tcgetattr(fd)
-            mask = termios.ECHO | termios.ICANON
-            current[3] = (current[3] & ~mask) | (saved[3] & mask)
-            current[6] = list(current[6])
-            current[6][termios.VMIN] = saved[6][termios.VMIN]
-            current[6][termios.VTIME] = saved[6][termios.VTIME]
-            termios.tcsetattr(fd, termios.TCSANOW, current)
-
-    return undo
 
 
 class TypeAhead:
