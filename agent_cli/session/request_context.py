@@ -42,10 +42,10 @@ def build_frame(
 ) -> RequestFrame:
     """A frame with its reserved tokens counted by `counter`; `instructions_source`: the
     file the project instructions come from."""
-    texts = (system, project_instructions, durable_text)
-    reserved = reserved_tokens(counter, texts, list(tools))
     durable = counter.count_text(durable_text)
     instructions = counter.count_text(project_instructions)
+    reserved = counter.count_text(system) + instructions + durable
+    reserved += counter.count_json(list(tools))
     return RequestFrame(
         system,
         project_instructions,
