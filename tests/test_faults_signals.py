@@ -133,7 +133,9 @@ def test_a_signal_to_agent_cli_ends_the_command_group_and_records_it(
         returncode = run.agent.wait(timeout=60)
     try:
         assert returncode == 128 + signal_number
-        assert not is_group_alive(group)
+        # the group was signalled before agent-cli exited; its processes end on their own
+        # time (a loaded machine: CI read one still alive right after the exit once)
+        wait_for(lambda: not is_group_alive(group), "the command's group to end", 20)
         assert not is_running(shell_pid) and not is_running(background_pid)
     finally:
         kill_leftovers(shell_pid, background_pid)
