@@ -38,7 +38,11 @@ it may also carry a short gap (`secret_pieces.LINE_GAP`: up to `LINE_SUFFIX_CHAR
 characters after the line, up to `LINE_PREFIX_CHARS` before the next): a key printed
 with a prefix on each line (`git diff`'s `+`, `cat -n`, `nl`, `grep -n`, `diff`'s `> `, an
 indentation, `read_file`'s own gutter in a recorded result) is one occurrence, from its
-first character to its last, prefixes between included.
+first character to its last, prefixes between included. A value that holds a private key
+adds the texts in which tools print its private numbers (`agent_cli.key_number_forms`:
+`openssl -text`'s listing, whose lines are indented, so it is one occurrence by that gap,
+each of its lines a form too (`material_lines`); `asn1parse`'s hex; decimal), never its
+public ones.
 
 - `pattern` finds whole forms; `redact(text)` replaces each with `REDACTED_MARK`;
 - `occurrences(text, start, end)` gives every occurrence, overlapping ones too, that
@@ -67,6 +71,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from agent_cli.key_number_forms import key_number_forms
 from agent_cli.literal_trie import trie_pattern
 from agent_cli.percent_forms import PercentForm
 from agent_cli.secret_encodings import (
@@ -257,6 +262,8 @@ class SecretForms:
         for value in values:
             if len(value) >= MIN_SECRET_CHARS:
                 forms |= encoded_forms(value) | material_lines(value)
+                for printed in key_number_forms(value):
+                    forms |= {printed} | material_lines(printed)
                 percent_forms |= url_forms(value)
                 kept.add(value)
         return cls(
