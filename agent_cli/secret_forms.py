@@ -38,7 +38,11 @@ it may also carry a short gap (`secret_pieces.LINE_GAP`: up to `LINE_SUFFIX_CHAR
 characters after the line, up to `LINE_PREFIX_CHARS` before the next): a key printed
 with a prefix on each line (`git diff`'s `+`, `cat -n`, `nl`, `grep -n`, `diff`'s `> `, an
 indentation, `read_file`'s own gutter in a recorded result) is one occurrence, from its
-first character to its last, prefixes between included.
+first character to its last, prefixes between included. A value that holds a private key
+adds the texts in which tools print its private numbers (`agent_cli.key_number_forms`:
+`openssl -text`'s listing, whose lines are indented, so it is one occurrence by that gap,
+each of its lines a form too (`material_lines`); `asn1parse`'s hex; decimal), never its
+public ones.
 
 - `pattern` finds whole forms; `redact(text)` replaces each with `REDACTED_MARK`;
 - `occurrences(text, start, end)` gives every occurrence, overlapping ones too, that
@@ -67,6 +71,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from agent_cli.key_number_forms import key_number_forms
 from agent_cli.literal_trie import trie_pattern
 from agent_cli.percent_forms import PercentForm
 from agent_cli.secret_encodings import (
@@ -98,6 +103,13 @@ MIN_SECRET_CHARS = 8
 # character would make the pattern very large for, say, a PEM key.
 MAX_WRAPPED_CHARS = 512
 _LINE_BREAK = r"(?:\r?\n)?"
+# An octet listing (`00:af:7d:...:e5:`, a private number as `openssl -text` prints it, one
+# of its lines) is laid out by its printer: it is matched as it stands (its own line breaks
+# with their gap), never wrapped, as a wrap allowed before each character would make a
+# key's many listing lines costly to match in every text.
+_OCTET_LISTING = re.compile(
+    r"[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2})*:?(?:\n[0-9a-fA-F]{2}(?::[0-9a-fA-F]{2})*:?)*"
+)
 _LINE_BREAK_CHARS = str.maketrans("", "", "\r\n")
 _LINE_BREAKS = re.compile(r"\r\n|\r|\n")
 MIN_MATERIAL_LINE_CHARS = 16
@@ -135,11 +147,17 @@ _SPACED_GAP = r"(?:[ ]{1,3}|\r?\n[0-7]{0,16}[ ]{1,3})"
 _SPACED_GAP_CHARS = 2 + 16 + 3
 
 
+def _may_wrap(form: str) -> bool:
+    """Whether `form` also matches broken across lines: up to `MAX_WRAPPED_CHARS`
+    characters, but for an octet listing (`_OCTET_LISTING`)."""
+    return len(form) <= MAX_WRAPPED_CHARS and _OCTET_LISTING.fullmatch(form) is None
+
+
 def _longest_text(form: str) -> int:
     """The most characters an occurrence of `form` can cover: each line break of its own
     as CRLF with its gap, and (up to `MAX_WRAPPED_CHARS`) a CRLF between every two
     characters; each `/` as `&#x2F;`."""
-    wrapped = 2 * len(form) if len(form) <= MAX_WRAPPED_CHARS else 0
+    wrapped = 2 * len(form) if _may_wrap(form) else 0
     trailing = (6 if wrapped else 2) if form.endswith("%") else 0
     slashes = _SLASH_EXTRA * form.count("/")
     return len(form) + wrapped + trailing + slashes + _GAP_EXTRA * form.count("\n")
@@ -257,6 +275,8 @@ class SecretForms:
         for value in values:
             if len(value) >= MIN_SECRET_CHARS:
                 forms |= encoded_forms(value) | material_lines(value)
+                for printed in key_number_forms(value):
+                    forms |= {printed} | material_lines(printed)
                 percent_forms |= url_forms(value)
                 kept.add(value)
         return cls(
@@ -491,7 +511,7 @@ def _fragments_for(form: str) -> list[str]:
     CRLF too, with its gap (`secret_pieces.gap_pattern`), and up to `MAX_WRAPPED_CHARS` characters a line
     break may come before each other character (`secret_pieces.may_wrap_before`)."""
     units = form.replace("\r\n", "\n")
-    wraps = len(form) <= MAX_WRAPPED_CHARS
+    wraps = _may_wrap(form)
     fragments = [
         (_LINE_BREAK if wraps and may_wrap_before(units, index) else "")
         + (gap_pattern(units, index) if unit == "\n" else _unit_pattern(unit, index))
@@ -514,7 +534,7 @@ def _byte_pattern_for(form: str) -> bytes:
     """`_fragments_for` over the form's UTF-8 bytes, joined as one alternative: a line
     break may come only between two characters, never inside one."""
     units = form.replace("\r\n", "\n")
-    wraps = len(form) <= MAX_WRAPPED_CHARS
+    wraps = _may_wrap(form)
     pattern = b"".join(
         (_LINE_BREAK.encode("ascii") if wraps and may_wrap_before(units, index) else b"")
         + (

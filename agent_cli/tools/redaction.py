@@ -75,7 +75,9 @@ any mix (`agent_cli.percent_forms`); what a tool shows of it stored in UTF-16, L
 (`misdecoded_forms`); each of these also when broken across lines (`base64` wraps at 76
 columns, `xxd -p` at 60), and a value that spans lines (a PEM key) also with a short
 prefix before each line (`git diff`, `cat -n`, `grep -n`, an indentation:
-`secret_pieces.LINE_GAP`). A
+`secret_pieces.LINE_GAP`); of a private key a value holds, its private numbers as
+`openssl -text` and `asn1parse` print them, in hex and decimal (`agent_cli.key_number_forms`;
+not its public ones: the modulus, the public exponent, an EC public point). A
 command that rewrites the value another way is not caught: no filter can catch every
 transformation. Not caught: a run shorter than the threshold (`cut -c1-30` of a 40-character
 token keeps 17 of its characters; two commands can each take a piece), a run of an
