@@ -71,3 +71,15 @@ def test_a_name_and_value_entry_in_an_environment_json_value_is_named_by_its_nam
     value = json.dumps([{"name": "GITHUB_TOKEN", "value": GITHUB}])
     for found in found_by_every_reader(value):
         assert found == {GITHUB}
+
+
+@pytest.mark.parametrize("name", ["passwords", "db_passwords", "PGPASSWORDS", "passphrases"])
+def test_a_list_of_passwords_is_hidden_whatever_its_words_look_like(name: str) -> None:
+    """A password is often words (`correcthorsebattery`); under `passwords` a list item
+    was taken for a setting because it does not look like a key (found in review of the
+    change that made environment JSON follow `.env.json`'s rules). `tokens` keeps the
+    rule: design tokens are words too."""
+    value = json.dumps({name: ["correcthorsebattery", "Tr0ub4dor&3"]})
+    for found in found_by_every_reader(value):
+        assert found == {"correcthorsebattery", "Tr0ub4dor&3"}
+    assert _dotenv_json_secrets(value) == {"correcthorsebattery", "Tr0ub4dor&3"}

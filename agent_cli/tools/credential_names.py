@@ -41,6 +41,11 @@ Contract:
   `TOKENIZERS_PARALLELISM`, `SSH_AUTH_SOCK`) are none either. `collect_secret_values`
   and `collect_mcp_secret_values` (an MCP server's `env`, a flag in its `args`) both ask
   this one rule.
+- `names_passwords(name)`: a credential name whose word is a password's (`PASSWORD`,
+  `PASSWD`, `PASSPHRASE`, `PASSCODE`, singular or plural, glued or apart; `PWD`, `PW`,
+  `PASS` as the last part after another): what such a name holds is a password whatever
+  it looks like (a list of words is a list of passwords), unlike `TOKENS` or `AUTH`,
+  which also name design tokens and settings.
 - `name_parts(name)`: `name` upper-cased with its parts joined by `_` (`apiKey`,
   `api-key`: `API_KEY`), the form the rules above read.
 """
@@ -86,6 +91,16 @@ _PART_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[-.\s]+")
 def name_parts(name: str) -> str:
     """`name` upper-cased with its parts joined by `_` (`apiKey`, `api-key`: `API_KEY`)."""
     return _PART_BREAK.sub("_", name.strip()).upper()
+
+
+_PASSWORD_WORD = re.compile(
+    r"(?:^|_)[A-Z0-9]*(?:PASSWORD|PASSWD|PASSPHRASE|PASSCODE)S?(?:_|$)|_(?:PWD|PW|PASS)$"
+)
+
+
+def names_passwords(name: str) -> bool:
+    """Whether `name` is a credential name for passwords (module contract)."""
+    return is_credential_name(name) and _PASSWORD_WORD.search(name_parts(name)) is not None
 
 
 def is_credential_name(name: str) -> bool:

@@ -39,7 +39,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from agent_cli.secret_forms import MIN_SECRET_CHARS
-from agent_cli.tools.credential_names import is_credential_name, name_parts
+from agent_cli.tools.credential_names import is_credential_name, name_parts, names_passwords
 from agent_cli.tools.json_events import (
     CLOSE,
     OPEN,
@@ -149,6 +149,8 @@ def _name(where: _Open | None, key: str | None, value: str) -> Iterator[tuple[st
             yield own, value
     elif key is not None and is_credential_name(key):
         yield key, value
+    elif key is None and own is not None and names_passwords(own):
+        yield own, value  # a list of passwords: each one, whatever it looks like
     elif _is_key_like(key, value):
         yield above, value
     else:
