@@ -19,7 +19,7 @@ from __future__ import annotations
 import pytest
 from hostile_support import McpServer
 
-from agent_cli.tools.credentials import is_credential_name
+from agent_cli.tools.credential_names import is_credential_name
 from agent_cli.tools.dotenv_syntax import Assignment
 from agent_cli.tools.redaction import collect_mcp_secret_values, collect_secret_values
 from agent_cli.tools.workspace_secrets import (

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from agent_cli.tools.credentials import is_credential_name
+from agent_cli.tools.credential_names import is_credential_name
 from agent_cli.tools.dotenv_json import UNNAMED, json_pairs
 from agent_cli.tools.dotenv_syntax import parse_dotenv
 from agent_cli.tools.jsonc import split_jsonc

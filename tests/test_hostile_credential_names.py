@@ -42,7 +42,7 @@ from tools_support import FakeArtifactStore
 
 from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.tools import Toolbox
-from agent_cli.tools.credentials import is_credential_name
+from agent_cli.tools.credential_names import is_credential_name
 from agent_cli.tools.redaction import collect_mcp_secret_values, collect_secret_values
 
 KEY = "sk-ant-FAKE-names-0123456789abcdef"

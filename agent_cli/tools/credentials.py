@@ -4,42 +4,8 @@
 `collect_mcp_secret_values` (what config.toml gives MCP servers) ask here.
 
 Contract:
-- `is_credential_name(name)`: a variable (or JSON key, or flag) name that looks like it
-  holds a credential. A credential word as a part of the name, parts split at `_`, `-`,
-  `.`, a blank or a lower-to-upper case change (`apiKey`), in the singular or the plural
-  (`API_KEYS`, `SLACK_TOKENS`, `APP_SECRETS`, `DB_PASSWORDS`): `KEY` (`STRIPE_KEY`,
-  `RAILS_MASTER_KEY`, `APP_KEY`, `AZURE_OPENAI_KEY`, `API_KEY`, `SECRET_KEY`,
-  `PRIVATE_KEY`...), `TOKEN` and `SECRET`, each of these three also glued to the word
-  before that says which (`GLUED_QUALIFIERS`: `APIKEY`, `SECRETKEY`, `PRIVATEKEY`,
-  `APITOKEN`, `ACCESSTOKEN`, `AUTHTOKEN`, `REFRESHTOKEN`, `CLIENTSECRET`, so ngrok's
-  `NGROK_AUTHTOKEN`, Azure Pipelines' `SYSTEM_ACCESSTOKEN`, `BW_CLIENTSECRET`),
-  `PASSPHRASE`, `CREDENTIAL`, `AUTHORIZATION`, `BEARER`, `WEBHOOK` (`SLACK_WEBHOOK_URL`:
-  the URL is the credential), `DSN` (`SENTRY_DSN`), `JWT` (GitLab's `CI_JOB_JWT`,
-  `CI_JOB_JWT_V2`), a connection string (`*_CONNECTION_STRING`, `*_CONN_STR`), the seed
-  of one-time codes or of a wallet (`TOTP_SEED`, `OTP_SEED`, `MFA_SEED`, `2FA_SEED`,
-  `WALLET_SEED`, `SEED_PHRASE`), a `MNEMONIC` (`WALLET_MNEMONIC`), a pre-shared key
-  (`PSK`: `WIFI_PSK`) and keytool's passwords glued (`STOREPASS`, `KEYPASS`,
-  `KEYSTOREPASS`, `TRUSTSTOREPASS`, `SSHPASS`), a `PASSCODE`, an OAuth client's or a
-  SAML assertion (`CLIENT_ASSERTION`, a signed token); `PASSWORD`/`PASSWD` also glued to
-  what comes before (`PGPASSWORD`), `PRIVKEY` anywhere (`SSH_PRIVKEY`, `TLS_PRIVKEY_PEM`);
-  as the last part only, `AUTH` (`REDISCLI_AUTH`), `PAT` (`GITHUB_PAT`), `COOKIE`, an
-  Azure shared access signature (`AZURE_STORAGE_SAS`, `*_SAS_URL`), a kubeconfig's
-  content (`KUBECONFIG_DATA`, `KUBE_CONFIG_DATA`, `*_B64`; `KUBECONFIG` itself is a
-  path) and SonarQube's token (`SONAR_LOGIN`; no other `*_LOGIN`, which names a user); `PWD`/`PW`/`PASS` only as the last part after another
-  (`MYSQL_PWD`, `LDAP_BIND_PW`, `SMTP_PASS`), so the shell's `PWD` and `OLDPWD` are no
-  secret; and the session keys of password managers' command-line tools (Bitwarden's
-  `BW_SESSION`, 1Password's `OP_SESSION_<account>`), though no other `*_SESSION`
-  (`DESKTOP_SESSION` names a desktop) nor a bare `SEED` (`RANDOM_SEED` seeds a test run).
-  A name that describes a credential rather than holding it is none: its last
-  part says where or what it is (`*_FILE`, `*_PATH`, `*_DIR`, `*_NAME`, `*_ID` after
-  `KEY`, `*_ARN`, `*_TYPE`, `*_HOST`, `*_COMMAND`, `*_ENV`, `*_ISSUER`, ... see
-  `DESCRIBES_A_CREDENTIAL`: `SSH_KEY_PATH`, `GPG_KEY_ID`, `POSTGRES_PASSWORD_FILE`,
-  `JWT_ISSUER`), it is a public key (`SSH_PUBLIC_KEY`, `STRIPE_PUBLISHABLE_KEY`,
-  `SSH_AUTHORIZED_KEYS`), or it counts a model's tokens (`MAX_TOKENS`,
-  `MAX_OUTPUT_TOKENS`). Names where `KEY` is only part of a word (`KEYBOARD`, `KEYMAP`,
-  `TOKENIZERS_PARALLELISM`, `SSH_AUTH_SOCK`) are none either. `collect_secret_values`
-  and `collect_mcp_secret_values` (an MCP server's `env`, a flag in its `args`) both ask
-  this one rule.
+Which names are a credential's is `tools.credential_names.is_credential_name`'s one rule,
+asked here of variables, keys, flags and header names.
 - `is_setting_word(value)`: a value that is a setting, not a secret (`true`, `disabled`,
   `required`, ...), though its variable looks like a credential.
 - `is_ordinary_word(value)`: a value that is one ordinary word (`postgres`), which a
@@ -48,12 +14,15 @@ Contract:
 - `credentials_inside(value)`: the credentials a value holds inside it, whatever its
   name: those of the URLs in it (`tools.url_credentials`: a password, a user part with a
   key's shape as in `https://<token>@github.com/`, credential-named query parameters,
-  `jdbc:mysql://user:password@host` too); in a JSON object or array (a service-account
-  key, a headers object), every string under a key that `is_credential_name` takes
-  (`private_key`, `client_secret`, `Authorization`, `apiKey`), at any depth, and of an
-  `<scheme> <credential>` string the credential alone (of one no parser takes whole,
-  nested past it or cut short, each credential-named `"key": "string"` pair written in
-  it: such a value never stops the start); in a `key=value;...` connection
+  `jdbc:mysql://user:password@host` too); in a JSON (or JSONC) object or array (a
+  service-account key, a headers object) each value that `tools.dotenv_json.json_pairs`
+  names by a credential name and that is no setting word, the same reading a `.env.json`
+  file gets: by its own key (`private_key`, `client_secret`, `Authorization`, `apiKey`)
+  at any depth, by a name member (`{"name": "GITHUB_TOKEN", "value": X}`), or by a
+  credential-named key above it when it looks like a key (`{"auth": {"header":
+  "Authorization", "region": "us-east-1"}}` holds none), and of an `<scheme>
+  <credential>` string the credential alone too; one no parser takes whole (nested past
+  it, cut short) is read token by token and never stops the start; in a `key=value;...` connection
   string (`AccountKey=...;`, `Password=...;`, `Pwd=...;`) the credential-named values;
   a database password in a connection form that is no URL (`tools.connection_credentials`:
   `password=`/`pwd=` in libpq's `host=db password=X` and elsewhere, the Go MySQL DSN
@@ -104,11 +73,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 from collections.abc import Iterator, Sequence
 
 from agent_cli.tools.connection_credentials import connection_passwords
+from agent_cli.tools.credential_names import is_credential_name, name_parts
+from agent_cli.tools.dotenv_json import json_pairs
 from agent_cli.tools.header_lines import (
     COOKIE_HEADERS,
     credential_cookies,
@@ -118,42 +88,10 @@ from agent_cli.tools.header_lines import (
     names_a_header_list,
 )
 from agent_cli.tools.placeholders import is_placeholder
-from agent_cli.tools.quoted_pairs import quoted_pairs
 from agent_cli.tools.shell_command_lines import command_lines, command_words
 from agent_cli.tools.token_shape import looks_like_token
 from agent_cli.tools.url_credentials import url_credentials
 
-# The words that say which key, token or secret, written glued to it as often as apart
-# (`APIKEY`, ngrok's `AUTHTOKEN`, `ACCESSTOKEN`, `CLIENTSECRET`); a closed list, so
-# `MONKEY` or `TURNKEY` is no credential.
-GLUED_QUALIFIERS = (
-    "API|ACCESS|APP|AUTH|BOT|CLIENT|ENCRYPTION|ID|MASTER|PRIVATE|REFRESH|SECRET|SESSION|SIGNING"
-)
-# A credential word as a whole part of an upper-cased name whose parts `_` separates.
-# Each word also in the plural (`API_KEYS`, `SLACK_TOKENS`, `DB_PASSWORDS`): a list of
-# credentials is credentials. Not a connection string: ASP.NET's `ConnectionStrings__X`
-# names a setting whose credential is found inside it (`credentials_inside`).
-CREDENTIAL_NAME = re.compile(
-    rf"(?:^|_)(?:(?:{GLUED_QUALIFIERS})?(?:KEYS?|TOKENS?|SECRETS?)|PASSPHRASES?"
-    r"|CREDENTIALS?|AUTHORIZATION|BEARERS?|WEBHOOKS?|DSNS?|JWTS?|CONN(?:ECTION)?_?STR(?:ING)?"
-    r"|(?:SSH|KEY|STORE|KEYSTORE|TRUSTSTORE)PASS|(?:T?OTP|MFA|2_?FA|WALLET)_SEEDS?"
-    r"|SEED_?PHRASES?|MNEMONICS?|PSKS?|PASSCODES?|(?:CLIENT|SAML)_?ASSERTIONS?)(?:$|_)"
-    r"|PASSW(?:OR)?DS?(?:$|_)|PRIVKEYS?|_(?:PWDS?|PWS?|PASS)$|(?:^|_)(?:AUTH|PAT|COOKIES?)$"
-    r"|(?:^|_)SAS(?:_URLS?|_URIS?)?$|(?:^|_)KUBE_?CONFIG_(?:DATA|CONTENTS?|B64|BASE64)$"
-    r"|^BW_SESSION$|^OP_SESSION_|(?:^|_)SONAR_LOGIN$"
-)
-# The last part of a name that describes a credential (where it is, what kind, who
-# issues it) instead of holding it; public keys (`SSH_AUTHORIZED_KEYS` too); and a count
-# of a model's tokens (`MAX_TOKENS`, `MAX_OUTPUT_TOKENS`).
-DESCRIBES_A_CREDENTIAL = re.compile(
-    r"_(?:FILES?|PATHS?|DIRS?|DIRECTORY|FOLDER|NAMES?|ALIAS|ARN|REF|TYPE|KIND|ALGORITHM|ALG"
-    r"|SIZE|BITS|LENGTH|LEN|VERSION|FORMAT|FINGERPRINT|PREFIX|SUFFIX|HEADER|REGION|HOST"
-    r"|PORT|ENDPOINT|COMMAND|CMD|HELPER|PROVIDER|BACKEND|MODE|POLICY|ENABLED|DISABLED"
-    r"|REQUIRED|EXPIRY|EXPIRES|EXPIRATION|TTL|TIMEOUT|LIFETIME|SOCK|SOCKET|ENV|VAR|STDIN"
-    r"|ISSUER|AUDIENCE|LEEWAY|IDENTITY)$"
-    rf"|(?:^|_)(?:{GLUED_QUALIFIERS})?KEY_IDS?$|(?:^|_)(?:PUBLIC|PUBLISHABLE|AUTHORIZED)_KEYS?$"
-    r"|(?:^|_)(?:MAX|MIN|NUM)(?:_[A-Z0-9]+)*_TOKENS$"
-)
 # Values a credential-named variable holds when it is a setting, not a secret.
 SETTING_WORDS = frozenset(
     {
@@ -205,7 +143,6 @@ SCHEME_CREDENTIAL = re.compile(r"(?i)(?<![A-Za-z0-9])(bearer|basic)\s+([A-Za-z0-
 CONNECTION_STRING_CREDENTIALS = frozenset({"PWD", "SHAREDACCESSSIGNATURE"})
 HEADER_FLAGS = frozenset({"-H", "--header", "--headers"})
 MAX_SHELL_NESTING = 4  # `sh -c "bash -c '...'"`: shells inside a shell's command line
-_PART_BREAK = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|[-.\s]+")
 _ARGUMENT_NAME = re.compile(r"-{0,2}[A-Za-z0-9][A-Za-z0-9_.-]*")  # `--2fa-seed` too
 _CONNECTION_PAIR = re.compile(r"^\s*([A-Za-z][A-Za-z0-9 _.-]*?)\s*=\s*(.*?)\s*$")
 # A PEM or OpenSSH private key block (`RSA`, `EC`, `DSA`, `OPENSSH`, `ENCRYPTED`, PKCS#8's
@@ -219,17 +156,6 @@ PRIVATE_KEY_BLOCK = re.compile(
 
 
 _ORDINARY_WORD = re.compile(r"[a-z]{1,12}|[A-Z][a-z]{1,11}|[A-Z]{1,12}")
-
-
-def name_parts(name: str) -> str:
-    """`name` upper-cased with its parts joined by `_` (`apiKey`, `api-key`: `API_KEY`)."""
-    return _PART_BREAK.sub("_", name.strip()).upper()
-
-
-def is_credential_name(name: str) -> bool:
-    """Whether `name` looks like it holds a credential (module contract)."""
-    parts = name_parts(name)
-    return bool(CREDENTIAL_NAME.search(parts)) and not DESCRIBES_A_CREDENTIAL.search(parts)
 
 
 def is_setting_word(value: str) -> bool:
@@ -387,36 +313,12 @@ def header_list_credentials(name: str, value: str) -> Iterator[str]:
 
 
 def _json_credentials(value: str) -> Iterator[str]:
-    """Of a JSON object or array, every string under a credential-named key; of one no
-    parser takes whole (nested past it, cut short), each credential-named `"key":
-    "string"` pair written in it (`quoted_pairs`). Walked with a stack of its own: no
-    depth is a recursion limit."""
-    if not value.lstrip().startswith(("{", "[")):
-        return
-    try:
-        document = json.loads(value)
-    except (ValueError, RecursionError):
-        for name, text in quoted_pairs(value):
-            if is_credential_name(name):
-                yield from header_credentials(text)
-        return
-    yield from _credentials_in_document(document)
-
-
-def _credentials_in_document(document: object) -> Iterator[str]:
-    """Every string under a credential-named key of `document`, in document order."""
-    stack: list[tuple[object, bool]] = [(document, False)]
-    while stack:
-        node, named = stack.pop()
-        if isinstance(node, dict):
-            stack.extend(
-                (item, named or is_credential_name(str(key)))
-                for key, item in reversed(node.items())
-            )
-        elif isinstance(node, list):
-            stack.extend((item, named) for item in reversed(node))
-        elif named and isinstance(node, str):
-            yield from header_credentials(node)
+    """Of a JSON or JSONC object or array, the credentials of each value `json_pairs`
+    names by a credential name (module contract): one reader of JSON for the environment,
+    config.toml and `.env.json`, so the same JSON is redacted the same in each."""
+    for name, text in json_pairs(value):
+        if is_credential_name(name) and not is_setting_word(text):
+            yield from header_credentials(text)
 
 
 def _connection_string_credentials(value: str) -> Iterator[str]:

@@ -15,7 +15,7 @@ read too. A value is named:
 - in an object that has a name member (`name`, `key`, `parameterKey`, any case) and a
   value member (`value`, `parameterValue`), the value member by the name member's text,
   which is then no value of its own (`{"name": "GITHUB_TOKEN", "value": "..."}`);
-- by its own key when that key is credential-named (`tools.credentials`), or when no
+- by its own key when that key is credential-named (`tools.credential_names`), or when no
   key above it is: an array's item, which has no key, by the array's;
 - under a credential-named key (`auth`, `secrets`, `tokens`, `credentials`), by that key
   only when it looks like a key (`_is_key_like`: its own key, if any, is no setting's
@@ -39,7 +39,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from agent_cli.secret_forms import MIN_SECRET_CHARS
-from agent_cli.tools.credentials import is_credential_name, name_parts
+from agent_cli.tools.credential_names import is_credential_name, name_parts, names_passwords
 from agent_cli.tools.json_events import (
     CLOSE,
     OPEN,
@@ -102,8 +102,8 @@ def _named(events: Iterable[JsonEvent]) -> Iterator[tuple[str, str]]:
         if event.kind == OPEN:
             stack.append(_opened(stack[-1] if stack else None, event.key))
         elif event.kind == CLOSE:
-            if stack:
-                yield from _closed(stack.pop())
+            if stack and (done := stack.pop()).held:
+                yield from _closed(done)
         elif stack and event.key is not None and _is_member(event.key):
             if stack[-1].held is None:
                 stack[-1].held = []
@@ -111,7 +111,8 @@ def _named(events: Iterable[JsonEvent]) -> Iterator[tuple[str, str]]:
         else:
             yield from _name(stack[-1] if stack else None, event.key, event.text)
     while stack:
-        yield from _closed(stack.pop())
+        if (done := stack.pop()).held:
+            yield from _closed(done)
 
 
 def _opened(outer: _Open | None, key: str | None) -> _Open:
@@ -148,6 +149,8 @@ def _name(where: _Open | None, key: str | None, value: str) -> Iterator[tuple[st
             yield own, value
     elif key is not None and is_credential_name(key):
         yield key, value
+    elif key is None and own is not None and names_passwords(own):
+        yield own, value  # a list of passwords: each one, whatever it looks like
     elif _is_key_like(key, value):
         yield above, value
     else:

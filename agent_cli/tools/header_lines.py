@@ -13,7 +13,8 @@ Contract:
   its lines (with `\\n` or `\\r\\n` written literally read as line breaks too: a header
   list kept on one line); inside quotes (`curl -H "Cookie: session=\\"X\\""`: the
   line ends at the closing quote, its backslash escapes undone); with a quoted name and
-  value (a dict or object literal, `{'X-API-Key': 'X'}`). A value in quotes is taken
+  value (a dict or object literal, `{'X-API-Key': 'X'}`; a list or object after a
+  quoted name is none, `{"tokens": ["primary-500"]}`). A value in quotes is taken
   without them, and a cookie's value may be quoted (`sid="X"`, RFC 6265).
   The shape: one word, or a scheme and a word (`Bearer xyz`), whose word
   `has_key_shape`; of a cookie header (`COOKIE_HEADERS`), `name=value` pairs of which
@@ -111,10 +112,14 @@ def _written_headers(text: str) -> Iterator[tuple[str, str]]:
 def _value_at(text: str, start: int, after_quoted_name: bool) -> tuple[str, int]:
     """The value written at `start`: quoted (its escapes undone), or unquoted to the
     line's end (after a quoted name, to `,` or `}` too); and where an unquoted one ends
-    (`start` for a quoted one, whose inside is read too)."""
+    (`start` for a quoted one, whose inside is read too). After a quoted name, a `[` or
+    `{` opens a list or object (`{"tokens": ["primary-500"]}`), no header's value: none,
+    and its inside is read on."""
     quoted = _quoted_value(text, start)
     if quoted is not None:
         return quoted, start
+    if after_quoted_name and text.startswith(("[", "{"), start):
+        return "", start
     pattern = _AFTER_QUOTED_NAME if after_quoted_name else _UNQUOTED_VALUE
     found = pattern.match(text, start)
     return (found.group(), found.end()) if found else ("", start)

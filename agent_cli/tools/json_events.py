@@ -118,6 +118,8 @@ class _Brackets:
             self.skipped.append(0)
             yield JsonEvent(OPEN, key)
             count -= 1
+            if not count:  # one bracket after a key: most of a text
+                return
         given = max(0, min(count, MAX_DEPTH + 1 - len(self.skipped)))
         self.skipped.extend(itertools.repeat(0, given))
         yield from itertools.repeat(JsonEvent(OPEN), given)
@@ -144,7 +146,7 @@ def _held(written: str) -> str:
 
 def _brackets(run: str) -> int:
     """How many brackets a run of them (blanks between) holds."""
-    return sum(map(run.count, "{[]}"))
+    return 1 if len(run) == 1 else sum(map(run.count, "{[]}"))
 
 
 def _decoded(quoted: str) -> str:

@@ -15,7 +15,7 @@ the agent's own `/proc/<pid>/environ`, from a file, or from anywhere the user ke
 What counts as secret (`collect_secret_values`): the values of `ANTHROPIC_API_KEY` and
 `ANTHROPIC_AUTH_TOKEN`, of the variables the user names in `AGENT_CLI_SECRET_NAMES`
 (comma or space separated), and of every environment variable whose name looks like a
-credential (`agent_cli.tools.credentials.is_credential_name`: `*_KEY`, `*_API_KEY`,
+credential (`agent_cli.tools.credential_names.is_credential_name`: `*_KEY`, `*_API_KEY`,
 `*_TOKEN`, `*_SECRET`, `*_PASSWORD`, each in the plural too, `*_APIKEY`, `*_AUTHTOKEN`,
 `*_CLIENTSECRET`, `*_JWT`, `*PASSWORD`, `*_PWD`, `*_PW`, `*_PASS`, `*_PAT`, `*_AUTH`,
 `*_DSN`, `*_WEBHOOK_URL`, `*_CONNECTION_STRING`, `SSHPASS`, ...; never `PWD`, nor a name
@@ -24,7 +24,8 @@ key) unless the value is a setting word (`true`, `disabled`); and, in every vari
 whatever its name, the credentials inside its value (`credentials_inside`): the password
 of a URL (`DATABASE_URL`, `REDIS_URL`, a proxy, `jdbc:mysql://`) and a user part shaped
 like a token (`https://<token>@github.com/`), its credential-named query parameters,
-the credential-named fields of a JSON value (the `private_key` of a service-account key)
+the credential-named fields of a JSON value (the `private_key` of a service-account key;
+read as `tools.dotenv_json` reads a `.env.json`)
 and of a `key=value;` connection string, a database password in a connection form that is
 no URL (libpq's `password=`, a Go MySQL DSN, Oracle's EZConnect), the value of a
 credential header line (`X-API-Key: ...`, `Cookie: session=...`) whose credential has a
@@ -103,11 +104,11 @@ from typing import Protocol
 from agent_cli.safe_cuts import safe_head_end
 from agent_cli.secret_forms import MIN_SECRET_CHARS, REDACTED_MARK, SecretForms
 from agent_cli.terminal_escapes import unfinished_escape_start, unsplit_secrets, without_escapes
+from agent_cli.tools.credential_names import is_credential_name
 from agent_cli.tools.credentials import (
     argument_credentials,
     credentials_inside,
     header_list_credentials,
-    is_credential_name,
     is_ordinary_word,
     is_setting_word,
     named_header_credentials,

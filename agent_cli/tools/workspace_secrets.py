@@ -43,7 +43,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_cli.tools.credentials import is_credential_name
+from agent_cli.tools.credential_names import is_credential_name
 from agent_cli.tools.dotenv_syntax import Assignment, decode_dotenv, parse_dotenv
 from agent_cli.tools.redaction import (
     SECRET_NAMES_VARIABLE,
