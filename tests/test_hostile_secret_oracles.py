@@ -17,11 +17,12 @@ import string
 from pathlib import Path
 
 from hostile_support import PROBE_AT, SECRET_PAIR, fuzz_settings, probe_class, same_length
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from tools_support import FakeArtifactStore
 
 from agent_cli.tools import Toolbox
+from agent_cli.tools.workspace import SKIPPED_DIRECTORY_NAMES
 
 TOKEN_A = "ghp_AAAAbbbbCCCCdddd0000111122223333"
 TOKEN_B = "ghp_zzzzYYYYxxxxWWWW9999888877776666"
@@ -205,6 +206,9 @@ def test_no_glob_tells_two_secrets_in_file_names_apart(
     """A fifth outside attack: `glob: cache/ghp_Z[q]*.json` found a file named after the
     token (one match or none), one character at a time. Such a file is absent to grep."""
     second = same_length(first, second)
+    # a secret spelled as a folder no search enters (`node_modules`) is skipped by name,
+    # not as a secret: no oracle, but the two boxes would answer apart
+    assume(not {first, second} & SKIPPED_DIRECTORY_NAMES)
     files: dict[str, str | bytes] = {
         "cache/{TOKEN}.json": '{"scopes": "repo"}\n',
         "cache/settings.json": '{"theme": "dark"}\n',
