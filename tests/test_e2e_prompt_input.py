@@ -92,7 +92,7 @@ def test_a_history_file_that_cannot_grow_is_said_once_and_every_line_is_still_se
     second = repl.submit("second line on a full history")
     screen = terminal.screen()
     assert "Unhandled exception" not in screen and "Press ENTER" not in screen, screen
-    assert "Could not add that line to the prompt history file: file too large" in first
+    assert "Could not add that line to the prompt history file: the file would be bigger" in first
     assert "prompt history" not in second  # said once, not on every line
     assert typed_messages(home) == ["first line on a full history", "second line on a full history"]
     assert history.stat().st_size == limit  # nothing half-written past the limit
