@@ -41,6 +41,8 @@ CORE_PATTERNS = (
     "secret_lines.py",
     "secret_pieces.py",
     "secret_runs.py",
+    "secret_dumps.py",
+    "secret_spacing.py",
     "safe_cuts.py",
     "cut_pieces.py",
     "models.py",
