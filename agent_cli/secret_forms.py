@@ -24,7 +24,10 @@ matches as JSON's `\\/` and HTML's `&#x2F;` (either case), `&#47;`, `&#047;` and
 each slash either way (`_SLASH`: one matcher, not every combination, for a key with many
 slashes; the first character of a form only as itself). A value on one line of at most
 `MAX_DUMP_BYTES` bytes also matches as a hex dump shows it and spaced out (`od -c`);
-see `_DUMP_GAP`. And a long run of a token-like value's characters is an occurrence too
+see `_DUMP_GAP`. Its dump in any other layout (hex words in either byte order, octal,
+decimal, binary, any row width: `agent_cli.secret_dumps`) and a token-like value in
+pieces with separators between them (`agent_cli.secret_spacing`) are found by
+`pattern`'s finders (`secret_runs.SecretPattern`), beside the runs. And a long run of a token-like value's characters is an occurrence too
 (`agent_cli.secret_runs`: `pattern` is the forms' regex and the runs as one matcher,
 `occurrences` gives runs too; `open_match_start`, `closed_match_end` and
 `is_middle_piece` know the runs as pieces of the value's own form, which every run is:
@@ -74,6 +77,7 @@ from dataclasses import dataclass, field
 from agent_cli.key_number_forms import key_number_forms
 from agent_cli.literal_trie import trie_pattern
 from agent_cli.percent_forms import PercentForm
+from agent_cli.secret_dumps import MAX_DUMP_BYTES, DumpFinder
 from agent_cli.secret_encodings import (
     aligned_base32,
     aligned_base64,
@@ -90,12 +94,13 @@ from agent_cli.secret_pieces import (
     spans_lines,
 )
 from agent_cli.secret_runs import (
-    RUN_MAX_CHARS,
     RunFinder,
     SecretPattern,
+    SpanFinder,
     is_token_like,
     run_least,
 )
+from agent_cli.secret_spacing import SpacedFinder
 
 REDACTED_MARK = "[REDACTED]"
 MIN_SECRET_CHARS = 8
@@ -134,8 +139,8 @@ _SLASH_EXTRA = len("&#x2F;") - 1
 # the line's text column, a line break and the next line's offset (`_DUMP_GAP`); after
 # its last byte, the rest of that line (`_DUMP_TAIL`: its text column holds the value's
 # last characters). And, for a token-like value, its characters spaced out (`od -c`,
-# `sed 's/./& /g'`): one to three blanks between them, or a line break and an offset.
-MAX_DUMP_BYTES = 256
+# `sed 's/./& /g'`): one to three blanks between them, or a line break and an offset;
+# or a list of its characters (`list(value)` printed, `json.dumps`: `', '`, `", "`).
 _DUMP_GAP = r"[^\r\n]{0,20}\r?\n[0-9a-fA-F]{0,16}:?[ ]{0,3}"
 _DUMP_GAP_CHARS = 20 + 2 + 16 + 1 + 3
 _DUMP_TAIL = r"[^\r\n]{0,70}"
@@ -143,7 +148,7 @@ _DUMP_TAIL_CHARS = 70
 _HEX_DIGIT = {
     digit: f"[{digit}{digit.upper()}]" if digit.isalpha() else digit for digit in "0123456789abcdef"
 }
-_SPACED_GAP = r"(?:[ ]{1,3}|\r?\n[0-7]{0,16}[ ]{1,3})"
+_SPACED_GAP = r"(?:[ ]{1,3}|', '|\", \"|\r?\n[0-7]{0,16}[ ]{1,3})"
 _SPACED_GAP_CHARS = 2 + 16 + 3
 
 
@@ -244,7 +249,11 @@ class SecretForms:
         values = tuple(sorted(set(self.values)))
         dumps = _dump_fragments(values)
         alternation = trie_pattern([*_all_fragments(forms, percent_forms), *dumps], spans_lines)
-        runs = RunFinder(values)
+        finders: tuple[SpanFinder, ...] = (
+            RunFinder(values),
+            DumpFinder(values),
+            SpacedFinder(values),
+        )
         anything = bool(forms or percent_forms or values)
         longest_percent = max(
             (form.longest_text(wrapped=_wrapped(form)) for form in percent_forms), default=0
@@ -257,9 +266,10 @@ class SecretForms:
         set_field(self, "percent_forms", percent_forms)
         set_field(self, "values", values)
         regex = re.compile(alternation)
-        set_field(self, "pattern", SecretPattern(regex, runs) if anything else None)
+        set_field(self, "pattern", SecretPattern(regex, finders) if anything else None)
         set_field(self, "_starts", re.compile(f"(?=({alternation}))") if anything else None)
-        longest = max(*map(_longest_text, forms), longest_percent, longest_dump, 0)
+        longest_found = max(finder.longest_span for finder in finders)
+        longest = max(*map(_longest_text, forms), longest_percent, longest_dump, longest_found)
         set_field(self, "longest_match", longest)
         set_field(self, "longest_byte_match", max(*longest_bytes, longest_percent, longest_dump, 0))
         set_field(self, "_pieces", FormPieces(forms, self.longest_match))
@@ -343,11 +353,12 @@ class SecretForms:
             if found.start() >= end:
                 break
             spans.append((found.start(1), found.end(1)))
-        if self.pattern is not None and self.pattern.finder:
-            # a run (`secret_runs`) that begins here, found from as far back as one reaches
-            runs = self.pattern.finder.runs(text, max(start, 0) - RUN_MAX_CHARS, limit)
-            spans += [run for run in runs if max(start, 0) <= run[0] < end]
-            spans.sort()
+        for finder in self.pattern.finders if self.pattern is not None else ():
+            # a run, a dump, spaced pieces that begin here, found from as far back as one
+            # reaches (found from `start`, one that begins before would seem to begin there)
+            reached = finder.spans(text, max(start, 0) - finder.longest_span, limit)
+            spans += [span for span in reached if max(start, 0) <= span[0] < end]
+        spans.sort()
         yield from spans
 
     def open_match_start(self, text: str, min_chars: int = 1) -> int | None:

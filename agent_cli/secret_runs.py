@@ -14,16 +14,18 @@ Contract:
   `ghp_`, `xoxb-`, a JWT's header) is shorter than half of it, and a value with other
   separators (a URL, a DSN, a host, a passphrase) shares whole words with ordinary text:
   its runs do not count (its whole forms do).
-- `RunFinder(values).runs(text, pos, endpos)`: the runs in `text[pos:endpos]`, each as
-  long as it goes (`(start, end)`, in order; overlapping runs of two values merged).
+- `RunFinder(values).spans(text, pos, endpos)`: the runs in `text[pos:endpos]`, each as
+  long as it goes (`(start, end)`, in order; overlapping runs of two values merged); a
+  run is at most `longest_span` (`RUN_MAX_CHARS`) characters long.
   Found fast: each value is tiled with blocks of `(least + 1) // 2` characters (a run of
   at least `2b - 1` characters holds a whole block of `b`), one literal regex finds the
   blocks, and each hit is extended left and right against the value. A run is read on
   the value's own characters: the first character of a line break or an escape (`\\/`)
   ends it.
-- `SecretPattern(regex, finder)`: the forms' regex and the runs as one matcher, with the
+- `SecretPattern(regex, finders)`: the forms' regex and some `SpanFinder`s (the runs,
+  `secret_dumps`' dumps, `secret_spacing`'s spaced pieces) as one matcher, with the
   part of `re.Pattern`'s interface the redactor's callers use (`search`, `finditer`,
-  `sub`, `subn`): an occurrence is a regex match or a run, and matches and runs that
+  `sub`, `subn`): an occurrence is a regex match or a finder's span, and those that
   overlap are one occurrence (one `REDACTED_MARK`).
 """
 
@@ -32,6 +34,7 @@ from __future__ import annotations
 import heapq
 import re
 from collections.abc import Iterable, Iterator
+from typing import Protocol
 
 from agent_cli.literal_trie import trie_pattern
 
@@ -57,6 +60,19 @@ def run_least(value: str) -> int | None:
     return least if least < len(value) else None
 
 
+class SpanFinder(Protocol):
+    """Finds occurrences a regex does not: `spans` in order, merged where they overlap,
+    none longer than `longest_span`; false when it knows no value."""
+
+    longest_span: int
+
+    def __bool__(self) -> bool: ...
+
+    def spans(
+        self, text: str, pos: int = 0, endpos: int = _NO_END
+    ) -> Iterator[tuple[int, int]]: ...
+
+
 class RunFinder:
     """Finds the runs of some values (module contract)."""
 
@@ -75,11 +91,12 @@ class RunFinder:
             if blocks
             else None
         )
+        self.longest_span = RUN_MAX_CHARS
 
     def __bool__(self) -> bool:
         return self._blocks is not None
 
-    def runs(self, text: str, pos: int = 0, endpos: int = _NO_END) -> Iterator[tuple[int, int]]:
+    def spans(self, text: str, pos: int = 0, endpos: int = _NO_END) -> Iterator[tuple[int, int]]:
         """The runs in `text[pos:endpos]` (module contract), in order, merged."""
         if self._blocks is None:
             return
@@ -130,35 +147,36 @@ class Found:
 
 
 class SecretPattern:
-    """The forms' regex and the runs of the values, as one matcher (module contract)."""
+    """The forms' regex and the finders' spans, as one matcher (module contract)."""
 
-    def __init__(self, regex: re.Pattern[str], finder: RunFinder) -> None:
+    def __init__(self, regex: re.Pattern[str], finders: Iterable[SpanFinder]) -> None:
         self.regex = regex
-        self.finder = finder
+        self.finders = tuple(finder for finder in finders if finder)
         self.pattern = regex.pattern
 
     def finditer(self, string: str, pos: int = 0, endpos: int = _NO_END) -> Iterator[Found]:
         """Every occurrence in `string[pos:endpos]`, in order: the regex's matches and the
         runs, those that overlap merged into one."""
         matches = (match.span() for match in self.regex.finditer(string, pos, endpos))
-        if not self.finder:
+        if not self.finders:
             for start, end in matches:
                 yield Found(string, start, end)
             return
-        spans = _merged(heapq.merge(matches, self.finder.runs(string, pos, endpos)))
+        found = (finder.spans(string, pos, endpos) for finder in self.finders)
+        spans = _merged(heapq.merge(matches, *found))
         for start, end in spans:
             yield Found(string, start, end)
 
     def search(self, string: str, pos: int = 0, endpos: int = _NO_END) -> Found | None:
         """The first occurrence in `string[pos:endpos]`, if any."""
-        if not self.finder:
+        if not self.finders:
             match = self.regex.search(string, pos, endpos)
             return None if match is None else Found(string, match.start(), match.end())
         return next(self.finditer(string, pos, endpos), None)
 
     def subn(self, repl: str, string: str) -> tuple[str, int]:
         """`string` with each occurrence replaced by `repl`, and how many."""
-        if not self.finder:
+        if not self.finders:
             return self.regex.subn(repl, string)
         pieces: list[str] = []
         last = count = 0

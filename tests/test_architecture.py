@@ -45,6 +45,8 @@ CORE_PATTERNS = (
     "private_key_numbers.py",
     "openssh_key_numbers.py",
     "der_reader.py",
+    "secret_dumps.py",
+    "secret_spacing.py",
     "safe_cuts.py",
     "cut_pieces.py",
     "models.py",

@@ -32,6 +32,7 @@ from tools_support import FakeArtifactStore
 from agent_cli.safe_cuts import safe_head_end, safe_tail_start
 from agent_cli.secret_forms import REDACTED_MARK, SecretForms
 from agent_cli.secret_runs import RUN_MIN_CHARS, run_least
+from agent_cli.secret_spacing import GAP_CHARS
 from agent_cli.tools import Toolbox
 from agent_cli.tools.redaction import SecretRedactor, StreamRedactor
 
@@ -178,8 +179,10 @@ def test_text_holding_only_pieces_shorter_than_the_threshold_is_left_alone(secre
             max_size=6,
         )
     )
-    # each piece between blanks: no two join into a longer run
-    text = " ".join(secret[start : start + size] for start, size in pieces) + " !"
+    # each piece between more blanks than a spaced-out value's gap (`secret_spacing`): no
+    # two join into a longer run, nor into one shown in pieces
+    text = (" " * (GAP_CHARS + 1)).join(secret[start : start + size] for start, size in pieces)
+    text += " !"
     assert SecretForms.from_values([secret]).redact(text) == text
 
 

@@ -63,10 +63,14 @@ too); its base32 (both alphabets, at any of the five byte alignments); its hex (
 upper case); the value as Python, JSON and shells print it inside quotes, with bash's
 `printf %q` and GNU's `ls -b` backslashes, and as Python prints its
 bytes (`escaped_forms`), in each form every `/` also as JSON's `\\/` (PHP) or HTML's
-`&#x2F;`, `&#47;`, `&sol;`; a hex dump of a value on one line (`xxd`, `xxd -u`, `od -An
--tx1`, `hexdump -C`: hex bytes with blanks, offsets and text columns between lines, and
-the rest of its last line, whose text column holds the value's end) and its characters
-spaced out (`od -c`, `sed 's/./& /g'`); a long run of a token-like value's own characters
+`&#x2F;`, `&#47;`, `&sol;`; a dump of a value on one line in any layout (`xxd`, `xxd -u`,
+`od -An -tx1`, `hexdump -C`: hex bytes with blanks, offsets and text columns between
+lines, and the rest of its last line, whose text column holds the value's end; and the
+bytes any dump row shows, `agent_cli.secret_dumps`: `hexdump`'s and `od -x`'s
+little-endian words, `od -tx4`/`-tx8`, `xxd -e`/`-g 4`/`-g 8`/`-c 32`/`-b`/`-i`, `od`,
+`od -b`, `od -td1`, `hexdump -d`) and its characters spaced out (`od -c`,
+`sed 's/./& /g'`), or a token's in pieces of 7 or more with separators between them
+(`agent_cli.secret_spacing`: `sed 's/.\\{8\\}/& /g'`, a JSON list of its pieces); a long run of a token-like value's own characters
 (`agent_cli.secret_runs`: at least 16 characters and half the value, so `cut -c1-48`,
 `cut -c14-`, `head -c` of a token or key hide what they keep; a value with separators, a
 URL, a DSN, a phrase, has no runs, its whole forms only); percent-encoded in any spelling
@@ -84,9 +88,10 @@ transformation. Not caught: a run shorter than the threshold (`cut -c1-30` of a 
 token keeps 17 of its characters; two commands can each take a piece), a run of an
 encoded form (half of its hex or base64), a run whose characters are escaped (an AWS key
 cut after `\\/`: the run stops at the backslash), reversed (`rev`), folded into short
-groups (`fold -w5 | tr '\n' ' '`), encrypted; a hex dump of a multi-line value (a PEM
-key) or of a value over 256 bytes, in UTF-16 (`0077004a`), or a dump laid out otherwise
-(`xxd -c 40 -g 3`, `od -tx2` with its swapped bytes). Redaction finds only whole forms and
+groups (`fold -w5 | tr '\n' ' '`), encrypted; a dump of a multi-line value (a PEM
+key) or of a value over 256 bytes, in UTF-16 (`0077004a`), or in groups of 3 bytes
+(`xxd -g 3`); base2 (`basenc --base2msbf`) and base85; pieces shorter than 7 characters
+(`sed 's/.\\{4\\}/&-/g'`). Redaction finds only whole forms and
 long runs, so every place that shortens text before it is redacted cuts where no form is
 split and no run is left at or above the threshold on either side (`agent_cli.safe_cuts`);
 `forms` is what this redactor finds, handed to them.

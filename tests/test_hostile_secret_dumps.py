@@ -1,0 +1,187 @@
+"""A dump of a secret in any layout, and a secret spaced out in pieces, are redacted.
+
+The twenty-sixth outside attack (T1): `hexdump .env` (its default: 16-bit little-endian
+words, `4947 4854` for `GITH`), `od -x`, `hexdump -x`/`-d`, `od -tx4`/`-tx8`, `xxd -e`,
+`xxd -g 4`/`-g 8`, `xxd -c 32`, and `xxd -b`, `xxd -i`, `od -b`, `od -An -td1` sent a
+`.env` token decodably to the model (17 of 19 layouts); so did the token in pieces with
+a separator between them inside one result (`sed 's/.\\{8\\}/& /g'`, a JSON list of
+10-character pieces, `split` read back with `tail`'s headers).
+
+The unit tests run the real programs as the `bash` tool of a `Toolbox` and read what it
+returns as each layout's reader would (`_bytes_shown`), independently of the redactor.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import re
+import shutil
+import uuid
+from pathlib import Path
+
+import pytest
+from tools_support import FakeArtifactStore
+
+from agent_cli.secret_forms import REDACTED_MARK
+from agent_cli.secret_spacing import PIECE_CHARS
+from agent_cli.tools import Toolbox
+from agent_cli.tools.redaction import SecretRedactor, StreamRedactor
+
+TOKEN = "ghp_R26aB3cD4eF5gH6iJ7kL8mN9oP0qR1sT2uV3w"
+PASSWORD = "Tr0ub4dor-3-horse-Staple"
+
+DUMPERS = {
+    "hexdump": ("hexdump .env", 16, 2, "little"),
+    "od -x": ("od -x .env", 16, 2, "little"),
+    "hexdump -x": ("hexdump -x .env", 16, 2, "little"),
+    "hexdump -d": ("hexdump -d .env", 10, 2, "little"),
+    "od -tu2": ("od -tu2 .env", 10, 2, "little"),
+    "od": ("od .env", 8, 2, "little"),
+    "od -tx4": ("od -tx4 .env", 16, 4, "little"),
+    "od -tx8": ("od -tx8 .env", 16, 8, "little"),
+    "xxd -e": ("xxd -e .env", 16, 4, "little"),
+    "xxd -g 4": ("xxd -g 4 .env", 16, 4, "big"),
+    "xxd -g 8": ("xxd -g 8 .env", 16, 8, "big"),
+    "xxd -c 32": ("xxd -c 32 .env", 16, 2, "big"),
+    "xxd -b -c 8": ("xxd -b -c 8 .env", 2, 1, "big"),
+    "od -b": ("od -b .env", 8, 1, "big"),
+    "od -An -td1": ("od -An -td1 .env", 10, 1, "big"),
+    "xxd -i": ("xxd -i .env", 16, 1, "big"),
+    "hex(':')": ("python3 -c \"print(open('.env','rb').read().hex(':'))\"", 16, 1, "big"),
+    "xxd": ("xxd .env", 16, 2, "big"),
+    "hexdump -C": ("hexdump -C .env", 16, 1, "big"),
+}
+_OFFSET = re.compile(r"^\s*(?:[0-9a-fA-F]{6,8}:|[0-9a-f]{7,8}(?=\s))")
+_NUMBER = re.compile(r"(?<![0-9A-Za-z])-?(?:0x)?[0-9a-fA-F]+(?![0-9A-Za-z])")
+
+
+def _bytes_shown(content: str, base: int, group: int, order: str) -> bytes:
+    """The bytes a reader of this layout takes from `content`: each row's numbers after
+    its offset, in order, up to the first word that is none (its text column)."""
+    shown = bytearray()
+    for line in content.splitlines():
+        line = _OFFSET.sub("", line).split("  |")[0].replace(",", " ")
+        for word in _NUMBER.findall(line):
+            digits = word.removeprefix("0x")
+            try:
+                number = int(digits, base) % (1 << 64)
+            except ValueError:
+                break
+            size = {16: len(digits) // 2, 2: 1, 8: 1 if len(digits) == 3 else 2}.get(base, group)
+            if number >= 1 << (8 * size) and base == 10 and size == 1:
+                number %= 256
+            try:
+                shown += number.to_bytes(size, "little" if order == "little" else "big")
+            except OverflowError:
+                break
+    return bytes(shown)
+
+
+def _longest_shared(data: bytes, secret: bytes) -> int:
+    """The most bytes of `secret`, in a row, that `data` holds."""
+    best = 0
+    for start in range(len(secret)):
+        while start + best < len(secret) and secret[start : start + best + 1] in data:
+            best += 1
+    return best
+
+
+def toolbox(tmp_path: Path) -> Toolbox:
+    return Toolbox(
+        tmp_path,
+        FakeArtifactStore(),
+        "s1",
+        auto_approve=True,
+        secret_environment={"PATH": "/usr/bin:/bin", "GITHUB_TOKEN": TOKEN},
+    )
+
+
+@pytest.mark.parametrize("dumper", sorted(DUMPERS))
+@pytest.mark.parametrize("offset", [0, 1, 2, 3, 5])
+def test_a_dump_of_a_token_in_any_layout_shows_no_piece_of_it(tmp_path, dumper, offset):
+    command, base, group, order = DUMPERS[dumper]
+    if shutil.which(command.split()[0]) is None:
+        pytest.skip(f"{dumper} is not installed")
+    (tmp_path / ".env").write_text("#" * offset + f"GITHUB_TOKEN={TOKEN}\nDEBUG=1\n")
+    content = toolbox(tmp_path).run("bash", {"command": command}).content
+    assert REDACTED_MARK in content, content
+    shown = _bytes_shown(content, base, group, order)
+    assert _longest_shared(shown, TOKEN.encode()) < 8, content
+    assert TOKEN[:8] not in content and TOKEN[-8:] not in content  # the text column
+
+
+def test_the_reader_of_each_layout_does_read_the_token_from_it(tmp_path):
+    """The check above is no check unless the reader finds the token in the unredacted
+    dump (redaction off: no secret known)."""
+    (tmp_path / ".env").write_text(f"#GITHUB_TOKEN={TOKEN}\n")
+    box = Toolbox(tmp_path, FakeArtifactStore(), "s1", auto_approve=True, secret_environment={})
+    for command, base, group, order in DUMPERS.values():
+        if shutil.which(command.split()[0]) is None:
+            continue
+        content = box.run("bash", {"command": command}).content
+        shown = _bytes_shown(content, base, group, order)
+        assert _longest_shared(shown, TOKEN.encode()) >= 16, (command, content)
+
+
+def test_dumps_of_other_bytes_uuids_and_base64_are_left_alone(tmp_path):
+    noise = random.Random(26).randbytes(64 * 1024)
+    (tmp_path / "blob.bin").write_bytes(noise)
+    box = toolbox(tmp_path)
+    for command in ("xxd blob.bin", "hexdump blob.bin", "od -tx8 blob.bin", "od -b blob.bin"):
+        content = box.run("bash", {"command": f"{command} | head -2000"}).content
+        assert REDACTED_MARK not in content, command
+    redactor = SecretRedactor([TOKEN, PASSWORD])
+    uuids = "\n".join(str(uuid.UUID(bytes=noise[i : i + 16])) for i in range(0, 16000, 16))
+    blob = base64.b64encode(noise).decode()
+    for text in (uuids, blob, uuids.replace("-", " ")):
+        assert redactor.redact(text).count == 0
+
+
+def test_a_dump_streamed_row_by_row_shows_no_piece_of_the_token():
+    from subprocess import run
+
+    dumped = run(
+        ["xxd", "-e"], input=f"x{TOKEN}\n{'.' * 40}".encode() * 3, capture_output=True, check=True
+    ).stdout
+    redactor = SecretRedactor([TOKEN])
+    stream = StreamRedactor(redactor)
+    shown = "".join(stream.feed(row) for row in dumped.splitlines(keepends=True))
+    shown += stream.finish()
+    assert shown == redactor.redact(dumped.decode()).text
+    assert shown.count(REDACTED_MARK) == 3, shown
+
+
+SPACERS = {
+    "sed 8": "sed 's/.\\{8\\}/& /g' .env",
+    "json 10": "python3 -c \"import json;t=open('.env').read().strip();"
+    'print(json.dumps([t[i:i+10] for i in range(0,len(t),10)]))"',
+    "split and tail": "split -b 12 .env p_ && tail -n +1 p_*",
+    "fold and join": "fold -w 9 .env | paste -sd'|'",
+}
+
+
+@pytest.mark.parametrize("spacer", sorted(SPACERS))
+def test_a_token_spaced_out_in_pieces_in_one_result_is_redacted(tmp_path, spacer):
+    (tmp_path / ".env").write_text(f"GITHUB_TOKEN={TOKEN}\n")
+    content = toolbox(tmp_path).run("bash", {"command": SPACERS[spacer]}).content
+    assert REDACTED_MARK in content, content
+    joined = re.sub(r"==> \S+ <==|[\s\-\",\[\]|]", "", content.split("\n", 1)[1])
+    assert all(TOKEN[at : at + PIECE_CHARS] not in joined for at in range(4, 33)), content
+
+
+def test_pieces_far_apart_or_out_of_order_are_left_alone():
+    redactor = SecretRedactor([TOKEN])
+    pieces = [TOKEN[at : at + 10] for at in range(0, 40, 10)]
+    assert redactor.redact((" " * 30).join(pieces)).count == 0
+    assert redactor.redact(" ".join(reversed(pieces))).count == 0
+    assert redactor.redact(" ".join(pieces)).count == 1
+
+
+def test_a_list_of_the_tokens_characters_is_redacted():
+    redactor = SecretRedactor([TOKEN])
+    for shown in (str(list(TOKEN)), json.dumps(list(TOKEN))):
+        redacted = redactor.redact(shown).text
+        assert REDACTED_MARK in redacted and "'R', '2'" not in redacted, redacted
+        assert '"R", "2"' not in redacted, redacted
