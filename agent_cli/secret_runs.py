@@ -109,7 +109,7 @@ class RunFinder:
                 if end - start >= least:
                     found.append((start, end))
             at = hit.start() + 1
-        yield from _merged(iter(sorted(found)))
+        yield from merged_spans(iter(sorted(found)))
 
 
 def _extend(
@@ -163,7 +163,7 @@ class SecretPattern:
                 yield Found(string, start, end)
             return
         found = (finder.spans(string, pos, endpos) for finder in self.finders)
-        spans = _merged(heapq.merge(matches, *found))
+        spans = merged_spans(heapq.merge(matches, *found))
         for start, end in spans:
             yield Found(string, start, end)
 
@@ -190,7 +190,7 @@ class SecretPattern:
         return self.subn(repl, string)[0]
 
 
-def _merged(spans: Iterator[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+def merged_spans(spans: Iterator[tuple[int, int]]) -> Iterator[tuple[int, int]]:
     """Spans in order of start, those that overlap (not those that only touch) merged."""
     held: tuple[int, int] | None = None
     for start, end in spans:

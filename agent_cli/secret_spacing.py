@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from agent_cli.literal_trie import trie_pattern
-from agent_cli.secret_runs import run_least
+from agent_cli.secret_runs import merged_spans, run_least
 
 PIECE_CHARS = 7
 GAP_CHARS = 24
@@ -83,17 +83,7 @@ class SpacedFinder:
                 if last - first >= least:
                     found.append((start, end))
                     at = max(at, end)  # the pieces inside it find the same
-        found.sort()
-        held: tuple[int, int] | None = None
-        for start, end in found:
-            if held is not None and start < held[1]:
-                held = (held[0], max(held[1], end))
-                continue
-            if held is not None:
-                yield held
-            held = (start, end)
-        if held is not None:
-            yield held
+        yield from merged_spans(iter(sorted(found)))
 
 
 def _stretch(text: str, at: int, value: str, index: int, endpos: int) -> tuple[int, int]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,10 @@ def test_control_keys_typed_at_the_prompt_put_nothing_into_the_message(scene):
     assert not any(ord(ch) < 32 and ch not in "\n\t" for ch in sent), repr(sent)
 
 
-def test_ctrl_z_under_a_shell_suspends_and_fg_brings_the_line_back(tmp_path: Path, terminals):
+@contextmanager
+def started_under_bash(tmp_path: Path, terminals: Any) -> Iterator[tuple[Any, Any]]:
+    """agent-cli started from an interactive bash (job control: Ctrl-Z and `fg` work)
+    against the fake API, at its first prompt: (the terminal, the fake server)."""
     folder = tmp_path / "ws"
     folder.mkdir()
     with start_fake_server(api_key=API_KEY) as server:
@@ -58,6 +62,11 @@ def test_ctrl_z_under_a_shell_suspends_and_fg_brings_the_line_back(tmp_path: Pat
         terminal.type_text(shlex.join(agent_cli_argv()))
         terminal.press("Enter")
         ReplDriver(terminal).wait_for_prompt(timeout=60)
+        yield terminal, server
+
+
+def test_ctrl_z_under_a_shell_suspends_and_fg_brings_the_line_back(tmp_path: Path, terminals):
+    with started_under_bash(tmp_path, terminals) as (terminal, server):
         server.enqueue(Reply([text_block("back and answered")]))
         terminal.type_text("hello")
         terminal.press("C-z")
@@ -78,19 +87,7 @@ def test_after_ctrl_z_and_fg_during_a_turn_the_terminal_still_echoes_nothing(
 ):
     """bash's `fg` puts its own cooked mode back: the rest of the turn echoed what was
     typed into the spinner's rows, until the turn ended (session 26, found with fix26k)."""
-    folder = tmp_path / "ws"
-    folder.mkdir()
-    with start_fake_server(api_key=API_KEY) as server:
-        env = build_env(
-            tmp_path / "home",
-            {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url},
-        )
-        terminal = terminals.open(env)
-        terminal.start(["bash", "--norc", "--noprofile", "-i"], cwd=folder, height=40)
-        terminal.wait_for(lambda s: "bash" in s or "$" in s, "the shell's prompt", timeout=30)
-        terminal.type_text(shlex.join(agent_cli_argv()))
-        terminal.press("Enter")
-        ReplDriver(terminal).wait_for_prompt(timeout=60)
+    with started_under_bash(tmp_path, terminals) as (terminal, server):
         # thinks far longer than any wait below: the turn is still on when fg is done
         server.enqueue(Reply([text_block("never shown")], first_token_delay=THINKING_SECONDS))
         terminal.type_text("think long")
