@@ -422,3 +422,19 @@ def secrets_left_anywhere(
     if recoverable_secrets(printed, secrets):
         found.append("the terminal")
     return found
+
+
+def openssl_listing_sections(text: str) -> dict[str, str]:
+    """`openssl -text`'s hex listings by label (`prime1`: its hex octets, joined)."""
+    sections: dict[str, str] = {}
+    label = None
+    for line in text.splitlines():
+        heading = re.fullmatch(r"([A-Za-z0-9]+):\s*", line)
+        if heading:
+            label = heading.group(1)
+            sections[label] = ""
+        elif label and re.fullmatch(r"\s+[0-9a-f:]+", line):
+            sections[label] += line.strip().replace(":", "")
+        else:
+            label = None
+    return sections

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 from e2e_support import build_env, run_piped
 from fake_anthropic import Reply, start_fake_server, text_block, tool_result_texts, tool_use_block
+from hostile_support import openssl_listing_sections
 
 KEY = "sk-ant-FAKE-a26-pem-numbers-0123456789abcdef"
 OPENSSL = shutil.which("openssl")
@@ -42,29 +43,17 @@ def openssl(*args: str) -> str:
     ).stdout
 
 
-def sections(listing: str) -> dict[str, str]:
-    """`openssl -text`'s hex listings by label, each as its digits."""
-    found: dict[str, str] = {}
-    label = None
-    for line in listing.splitlines():
-        heading = re.fullmatch(r"([A-Za-z0-9]+):\s*", line)
-        if heading:
-            label = heading.group(1)
-            found[label] = ""
-        elif label and re.fullmatch(r"\s+[0-9a-f:]+", line):
-            found[label] += line.strip().replace(":", "")
-        else:
-            label = None
-    return found
-
-
 def flat(text: str) -> str:
     return re.sub(r"\\[nr]|[\s:]", "", text).lower()
 
 
 def private_numbers(listing: str) -> list[str]:
     """Each private number of a listing in hex without leading zeros, and in decimal."""
-    numbers = [v.lstrip("0") for k, v in sections(listing).items() if PRIVATE_LABELS.fullmatch(k)]
+    numbers = [
+        v.lstrip("0")
+        for k, v in openssl_listing_sections(listing).items()
+        if PRIVATE_LABELS.fullmatch(k)
+    ]
     return numbers + [str(int(number, 16)) for number in numbers]
 
 
@@ -104,8 +93,8 @@ def test_openssl_prints_no_private_number_of_a_known_key_to_the_model(tmp_path: 
     for command, result in zip(COMMANDS, results, strict=True):
         assert "redacted from this output" in result, command
     # the public numbers are shown as openssl printed them
-    assert sections(rsa_listing)["modulus"] in flat(results[0])
-    assert sections(ec_listing)["pub"] in flat(results[3])
+    assert openssl_listing_sections(rsa_listing)["modulus"] in flat(results[0])
+    assert openssl_listing_sections(ec_listing)["pub"] in flat(results[3])
     leaks = [
         f"request {n}" for n, body in enumerate(bodies) if _holds_any(json.dumps(body), secrets)
     ]

@@ -20,7 +20,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hostile_support import fuzz_settings
+from hostile_support import fuzz_settings, openssl_listing_sections
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -80,24 +80,8 @@ def make_key(folder: Path, name: str) -> str:
     return path.read_text()
 
 
-def listing_sections(text: str) -> dict[str, str]:
-    """`openssl -text`'s listings by label (`prime1`: its hex octets, joined)."""
-    sections: dict[str, str] = {}
-    label = None
-    for line in text.splitlines():
-        heading = re.fullmatch(r"([A-Za-z0-9]+):\s*", line)
-        if heading:
-            label = heading.group(1)
-            sections[label] = ""
-        elif label and re.fullmatch(r"\s+[0-9a-f:]+", line):
-            sections[label] += line.strip().replace(":", "")
-        else:
-            label = None
-    return sections
-
-
 def private_and_public(text: str) -> tuple[dict[str, str], dict[str, str]]:
-    sections = listing_sections(text)
+    sections = openssl_listing_sections(text)
     private = {k: v for k, v in sections.items() if PRIVATE_LABELS.fullmatch(k)}
     public = {k: v for k, v in sections.items() if PUBLIC_LABELS.fullmatch(k)}
     return private, public
