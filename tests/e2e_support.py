@@ -34,6 +34,7 @@ import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 PROMPT_MARK = "›"
 BANNER_END = "/help for commands"  # the banner's last line
@@ -105,6 +106,28 @@ def run_piped(
         check=False,
         timeout=120,
     )
+
+
+def run_scripted(
+    home: Path,
+    workspace: Path,
+    api_key: str,
+    replies: Sequence[Any],
+    *,
+    environment: Mapping[str, str] | None = None,
+    stdin_text: str = "go\n",
+) -> tuple[subprocess.CompletedProcess[str], list[dict[str, Any]]]:
+    """`agent-cli --yes` piped in `workspace` (its state in `home`, `environment` added to
+    its own) against the fake API answering `replies` in order: the run, and the body of
+    every request the fake received."""
+    from fake_anthropic import start_fake_server
+
+    with start_fake_server(api_key=api_key) as fake:
+        fake.enqueue(*replies)
+        extra = {"ANTHROPIC_API_KEY": api_key, "ANTHROPIC_BASE_URL": fake.base_url}
+        env = build_env(home, {**extra, **(environment or {})})
+        done = run_piped(["--yes"], cwd=workspace, env=env, stdin_text=stdin_text)
+        return done, [request.body for request in fake.requests]
 
 
 def count_prompts(screen: str) -> int:

@@ -15,8 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from e2e_support import build_env, run_piped
-from fake_anthropic import Reply, start_fake_server, text_block, tool_result_texts, tool_use_block
+from e2e_support import run_scripted
+from fake_anthropic import Reply, text_block, tool_result_texts, tool_use_block
 from hostile_support import secrets_left_anywhere
 
 from agent_cli.secret_forms import REDACTED_MARK
@@ -65,17 +65,15 @@ def test_missed_forms_are_hidden_and_placeholders_are_shown_as_written(tmp_path:
     (workspace / ".env").write_text(DOTENV, encoding="utf-8")
     (workspace / "docker-compose.yml").write_text(COMPOSE, encoding="utf-8")
     names = "|".join(ENVIRONMENT)
-    with start_fake_server(api_key=KEY) as fake:
-        fake.enqueue(
-            call("toolu_env", "bash", command=f"env | grep -E '^({names})=' | sort"),
-            call("toolu_cut", "bash", command='echo "${PG_CONN#*password=}" | cut -d, -f1'),
-            call("toolu_read", "bash", command="cat docker-compose.yml"),
-            Reply([text_block("Looked at all of them.")]),
-        )
-        extra = {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.base_url}
-        env = build_env(home, {**extra, **ENVIRONMENT})
-        done = run_piped(["--yes"], cwd=workspace, env=env, stdin_text="show me\n")
-        bodies = [request.body for request in fake.requests]
+    replies = [
+        call("toolu_env", "bash", command=f"env | grep -E '^({names})=' | sort"),
+        call("toolu_cut", "bash", command='echo "${PG_CONN#*password=}" | cut -d, -f1'),
+        call("toolu_read", "bash", command="cat docker-compose.yml"),
+        Reply([text_block("Looked at all of them.")]),
+    ]
+    done, bodies = run_scripted(
+        home, workspace, KEY, replies, environment=ENVIRONMENT, stdin_text="show me\n"
+    )
     assert done.returncode == 0, done.stderr
     printed, cut, compose = tool_result_texts(bodies[-1])
     assert f"ORACLE_LOGIN=scott/{REDACTED_MARK}@dbhost.example.com/ORCLPDB1" in printed

@@ -17,8 +17,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from e2e_support import build_env, run_piped
-from fake_anthropic import Reply, start_fake_server, text_block, tool_result_texts, tool_use_block
+from e2e_support import run_scripted
+from fake_anthropic import Reply, text_block, tool_result_texts, tool_use_block
 from hostile_support import secrets_left_anywhere
 
 from agent_cli.secret_forms import REDACTED_MARK
@@ -65,18 +65,16 @@ def test_connection_passwords_and_env_header_lines_reach_no_request(tmp_path: Pa
         f"PG_CONNINFO='host=db user=app password={DOTENV_PW} dbname=app'\n", encoding="utf-8"
     )
     names = "|".join(ENVIRONMENT)
-    with start_fake_server(api_key=KEY) as fake:
-        fake.enqueue(
-            call("toolu_env", "bash", command=f"env | grep -E '^({names})=' | sort"),
-            call("toolu_read", "read_file", path=".env"),
-            call("toolu_key", "mcp__leaky__env_value", name="AUTH_HEADER"),
-            call("toolu_cookie", "mcp__leaky__env_value", name="COOKIE_HEADER"),
-            Reply([text_block("Looked at all of them.")]),
-        )
-        extra = {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.base_url}
-        env = build_env(home, {**extra, **ENVIRONMENT})
-        done = run_piped(["--yes"], cwd=workspace, env=env, stdin_text="show me\n")
-        bodies = [request.body for request in fake.requests]
+    replies = [
+        call("toolu_env", "bash", command=f"env | grep -E '^({names})=' | sort"),
+        call("toolu_read", "read_file", path=".env"),
+        call("toolu_key", "mcp__leaky__env_value", name="AUTH_HEADER"),
+        call("toolu_cookie", "mcp__leaky__env_value", name="COOKIE_HEADER"),
+        Reply([text_block("Looked at all of them.")]),
+    ]
+    done, bodies = run_scripted(
+        home, workspace, KEY, replies, environment=ENVIRONMENT, stdin_text="show me\n"
+    )
     assert done.returncode == 0, done.stderr
     printed, read, api_key, cookie = tool_result_texts(bodies[-1])
     assert f"host=db port=5432 user=app password={REDACTED_MARK} dbname=app" in printed

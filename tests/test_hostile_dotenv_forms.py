@@ -17,7 +17,7 @@ import json
 import os
 from pathlib import Path
 
-from e2e_support import build_env, run_piped
+from e2e_support import build_env, run_piped, run_scripted
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
 from hostile_support import recoverable_secrets
 
@@ -146,11 +146,8 @@ def test_a_dotenv_file_written_as_json_is_read_for_its_credentials(tmp_path: Pat
     paths = (".env.json", "api/.env.json", ".env-cmdrc")
     calls = [tool_use_block(f"toolu_r{n}", "read_file", {"path": p}) for n, p in enumerate(paths)]
     calls.append(tool_use_block("toolu_cat", "bash", {"command": "cat " + " ".join(paths)}))
-    with start_fake_server(api_key=KEY) as fake:
-        fake.enqueue(Reply(calls, stop_reason="tool_use"), Reply([text_block("Read.")]))
-        env = build_env(home, {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.base_url})
-        done = run_piped(["--yes"], cwd=workspace, env=env, stdin_text="read them\n")
-        bodies = [request.body for request in fake.requests]
+    replies = [Reply(calls, stop_reason="tool_use"), Reply([text_block("Read.")])]
+    done, bodies = run_scripted(home, workspace, KEY, replies, stdin_text="read them\n")
     assert done.returncode == 0, done.stderr
     sent = json.dumps(bodies[-1], ensure_ascii=False)
     assert f'\\"STRIPE_SECRET_KEY\\": \\"{REDACTED_MARK}\\"' in sent
@@ -207,11 +204,8 @@ def test_json_dotenv_lists_and_jsonc_are_hidden_and_settings_under_auth_shown(
     paths = (".env.json", "config/.env.json", ".env.local.json", "src/server.js")
     calls = [tool_use_block(f"toolu_r{n}", "read_file", {"path": p}) for n, p in enumerate(paths)]
     calls.append(tool_use_block("toolu_cat", "bash", {"command": "cat " + " ".join(paths)}))
-    with start_fake_server(api_key=KEY) as fake:
-        fake.enqueue(Reply(calls, stop_reason="tool_use"), Reply([text_block("Read.")]))
-        env = build_env(home, {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.base_url})
-        done = run_piped(["--yes"], cwd=workspace, env=env, stdin_text="read them\n")
-        bodies = [request.body for request in fake.requests]
+    replies = [Reply(calls, stop_reason="tool_use"), Reply([text_block("Read.")])]
+    done, bodies = run_scripted(home, workspace, KEY, replies, stdin_text="read them\n")
     assert done.returncode == 0, done.stderr
     secrets = (LIST_TOKEN, JSONC_KEY, VAULT_TOKEN)
     for where, body in enumerate(bodies):
