@@ -159,6 +159,26 @@ def test_resuming_a_session_of_another_folder_runs_its_tools_there_and_says_so(
     assert "Demo Project" in done.stdout and "Somewhere Else" not in done.stdout
 
 
+def test_resuming_with_workspace_of_another_folder_says_which_folder_it_leaves_and_why(
+    home: Path, workspace: Path, tmp_path: Path
+) -> None:
+    """Found (session 27, T2): run from a third folder with `--workspace B`, the warning
+    called B the folder "where agent-cli was started"."""
+    session_id = first_session(home, workspace)
+    given, third = tmp_path / "given", tmp_path / "third"
+    given.mkdir()
+    third.mkdir()
+    done = run_piped(
+        ["--resume", session_id, "--workspace", str(given), "-p", "read README.md"],
+        cwd=third,
+        env=build_env(home),
+    )
+    assert done.returncode == 0, done.stderr
+    said = " ".join(done.stderr.split())
+    assert f"its tools run there, not in {given} (the folder this run was given" in said
+    assert "--workspace" in said and "where agent-cli was started" not in said
+
+
 def test_resume_of_something_that_is_not_a_session_id_inside_the_repl_says_so(
     home: Path, workspace: Path
 ) -> None:

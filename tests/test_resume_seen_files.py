@@ -9,6 +9,7 @@ its copy replaced the user's edit unasked. The transcript now records what the m
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -18,8 +19,10 @@ from session_support import ScriptedProvider, drain, make_session, tool_use, tra
 from tools_support import RecordingAsker
 
 from agent_cli.session.log import FILE_SEEN, rebuild_from_records
+from agent_cli.store.seen_key import SEEN_KEY_NAME
 from agent_cli.tools import PermissionDecision
 from agent_cli.tools.approval import ApprovalKind
+from agent_cli.tools.seen_files import KEYED
 
 FIRST = "# Notes\n- item one\n"
 USERS = FIRST + "- the user's own line, typed between two runs\n"
@@ -150,3 +153,78 @@ def test_the_rebuild_keeps_the_last_fingerprint_of_each_path_and_passes_over_dam
         (Path("/ws/a.md"), ("sha256", "a2")),
         (Path("/ws/f.md"), ("stat", 66306, 1234, 10, 1700000000000000000, 1700000000000000001)),
     ]
+
+
+# Keyed records: a transcript's `file_seen` tells nothing of what a file holds.
+# Found (session 27, T1): the record of a small `.env` was a plain SHA-256 of its bytes;
+# with the rest of the file in the transcript, anyone given the transcript could test
+# guesses of the password offline, one hash each (`Summer2024!x` confirmed).
+
+PASSWORD = "Summer2024!x"
+
+
+def sha256_of(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_a_transcript_holds_no_plain_hash_of_a_file_the_model_saw(workspace: Path):
+    env_text = f"DB_PASSWORD={PASSWORD}\n"
+    (workspace / ".env").write_text(env_text)
+    (workspace / "db.txt").write_text(f"{PASSWORD}\n")
+    reads = [
+        [tool_use(f"t_{n}", "read_file", path=name)] for n, name in enumerate((".env", "db.txt"))
+    ]
+    session = make_session(workspace, ScriptedProvider([*reads, DONE]))
+    try:
+        drain(session.run_turn("read both"))
+    finally:
+        session.close()
+    records = seen_records(session)
+    assert len(records) == 2
+    assert all(record["fingerprint"][0] == KEYED for record in records)
+    whole = Path(session.transcript_path).read_text()
+    for guess in (env_text, f"{PASSWORD}\n"):  # the guesses an attacker would hash
+        assert sha256_of(guess) not in whole
+
+
+def test_the_key_is_kept_private_beside_the_transcripts_and_outside_them(workspace: Path):
+    first = run_once(workspace, write_call(FIRST))
+    key_file = Path(first.transcript_path).parent / SEEN_KEY_NAME
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    key = key_file.read_bytes()
+    assert len(key) == 32
+    assert key.hex() not in Path(first.transcript_path).read_text()
+
+
+def test_a_record_written_before_records_were_keyed_still_refuses_a_stale_write(
+    workspace: Path,
+):
+    target = workspace / "notes.md"
+    first = run_once(workspace, write_call(FIRST))
+    path = Path(first.transcript_path)
+    lines = []
+    for line in path.read_text().splitlines():  # as session 26 wrote it: a plain hash
+        record = json.loads(line)
+        if record["kind"] == FILE_SEEN:
+            record["payload"]["fingerprint"] = ["sha256", sha256_of(FIRST)]
+        lines.append(json.dumps(record))
+    path.write_text("\n".join(lines) + "\n")
+    target.write_text(USERS)
+    resumed = run_once(workspace, write_call(STALE, call_id="t_again"), resume=first.session_id)
+    assert target.read_text() == USERS
+    assert REFUSED in last_result(resumed)
+    target.write_text(FIRST)  # as it was seen: the plain record, keyed now, matches it
+    again = run_once(workspace, write_call(STALE, call_id="t_more"), resume=first.session_id)
+    assert target.read_text() == STALE
+    assert REFUSED not in last_result(again)
+
+
+def test_a_lost_key_refuses_the_first_write_after_a_resume_and_loses_nothing(workspace: Path):
+    target = workspace / "notes.md"
+    first = run_once(workspace, write_call(FIRST))
+    key_file = Path(first.transcript_path).parent / SEEN_KEY_NAME
+    key_file.write_bytes(b"damaged")  # not a key: a new one is made, the records match nothing
+    resumed = run_once(workspace, write_call(STALE, call_id="t_again"), resume=first.session_id)
+    assert target.read_text() == FIRST
+    assert REFUSED in last_result(resumed)
+    assert len(key_file.read_bytes()) == 32

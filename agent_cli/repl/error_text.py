@@ -1124,7 +1124,7 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
     ),
     "workspace_switched": lambda f: (
         f"This session worked in {f['recorded']}; its tools run there, not in {f['current']} "
-        "where agent-cli was started."
+        "(the folder this run was given: the current one, or --workspace)."
         if not f.get("current_gone")
         else f"This session worked in {f['recorded']}; its tools run there (the folder "
         "agent-cli was started in no longer exists)."

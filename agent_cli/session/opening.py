@@ -119,6 +119,7 @@ def open_session(
     from agent_cli.sources import SourcePointerResolver
     from agent_cli.store.artifacts import ArtifactStore
     from agent_cli.store.memory import MemoryStore
+    from agent_cli.store.seen_key import load_seen_key
     from agent_cli.store.transcript import TranscriptStore
     from agent_cli.tokens import TokenCounter
 
@@ -165,7 +166,8 @@ def open_session(
             workspace, artifacts, session_id, ask_permission, auto_approve, recall
         )
         recall.secrets = toolbox.secret_forms
-        _keep_files_seen(toolbox, log, rebuilt.files_seen if rebuilt else {})
+        seen_key = load_seen_key(paths.transcripts)
+        _keep_files_seen(toolbox, log, rebuilt.files_seen if rebuilt else {}, seen_key)
         session = Session(
             log=log,
             provider=provider,
@@ -212,16 +214,17 @@ def open_session(
 
 
 def _keep_files_seen(
-    toolbox: ToolRunner, log: SessionLog, seen: Mapping[Path, tuple[object, ...]]
+    toolbox: ToolRunner, log: SessionLog, seen: Mapping[Path, tuple[object, ...]], key: bytes
 ) -> None:
     """Give the toolbox what the model saw of files in the runs before (`seen`, from the
-    transcript) and record what it sees from now on, except a path holding a secret
-    (`tools.seen_files`). A toolbox of another kind (a test's) keeps nothing."""
+    transcript) and the key its fingerprints are kept under (`store.seen_key`), and record
+    what it sees from now on, keyed, except a path holding a secret (`tools.seen_files`).
+    A toolbox of another kind (a test's) keeps nothing."""
     from agent_cli.tools import Toolbox
 
     if not isinstance(toolbox, Toolbox):
         return
-    toolbox.restore_seen_files(seen.items())
+    toolbox.restore_seen_files(seen.items(), key)
 
     def record(path: Path, fingerprint: tuple[object, ...]) -> None:
         if toolbox.secret_forms.redact(str(path)) == str(path):

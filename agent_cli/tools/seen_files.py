@@ -29,6 +29,13 @@ seen only when the file was as the model last saw it (or never seen): after an e
 file that had changed unseen, the model still has not seen that change, and a later
 `write_file` is refused until it reads the file.
 
+Fingerprints are kept keyed (`KEYED`: an HMAC-SHA256 of the fingerprint under the key
+the session gives with `use_key`, else one made for this run), and the listener hears
+only keyed ones: a transcript's record of a small file is a SHA-256 of its bytes, and
+with the rest of the file in the transcript (a `.env` with its password redacted) a plain
+hash would let anyone holding the transcript test guesses of the password offline.
+`restore` keys a plain fingerprint recorded before records were keyed.
+
 Bounded: at most `MAX_SEEN_FILES` paths are kept; past that the one seen longest ago is
 forgotten (treated as never seen). One session's calls run one at a time; this is not
 shared between threads.
@@ -39,6 +46,10 @@ that line to the model's next write_file, built from its copy of the file before
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
+import secrets
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -48,6 +59,7 @@ from agent_cli.tools.file_state import FileState, StateKind
 from agent_cli.tools.output import format_size
 
 MAX_SEEN_FILES = 10_000
+KEYED = "hmac-sha256"  # the first part of a keyed fingerprint
 # What `FileChangedUnseen` says, nothing having been written (`session.call_outcome`).
 STALE_TEXT = (
     "{shown} changed since it was last read or written in this session (by the user, a "
@@ -77,8 +89,21 @@ class SeenFiles:
 
     def __init__(self, limit: int = MAX_SEEN_FILES) -> None:
         self._limit = max(1, limit)
-        self._seen: OrderedDict[Path, Fingerprint] = OrderedDict()
+        self._seen: OrderedDict[Path, Fingerprint] = OrderedDict()  # keyed
         self._listener: SeenListener | None = None
+        self._key = secrets.token_bytes(32)
+
+    def use_key(self, key: bytes) -> None:
+        """Key fingerprints with `key` (the session's, kept beside its transcripts) from
+        now on; given before anything is noted or restored."""
+        self._key = key
+
+    def _keyed(self, fingerprint: Fingerprint) -> Fingerprint:
+        """`fingerprint` keyed; one keyed already is kept as it is."""
+        if len(fingerprint) == 2 and fingerprint[0] == KEYED:
+            return fingerprint
+        data = json.dumps(list(fingerprint), separators=(",", ":")).encode()
+        return (KEYED, hmac.new(self._key, data, hashlib.sha256).hexdigest())
 
     def tell_each(self, listener: SeenListener) -> None:
         """From now on, call `listener(path, fingerprint)` for each fingerprint noted."""
@@ -88,15 +113,15 @@ class SeenFiles:
         """Take `seen` (oldest first) as what the model last saw, without telling anyone:
         what a resumed session's transcript recorded of an earlier run."""
         for path, fingerprint in seen:
-            self._keep(path, fingerprint)
+            self._keep(path, self._keyed(fingerprint))
 
     def note_seen(self, path: Path, fingerprint: Fingerprint) -> None:
         """The model has just read, or written, the content with `fingerprint` at `path`;
         the listener hears of it unless that is what was noted there already."""
-        known = self._seen.get(path)
-        self._keep(path, fingerprint)
-        if self._listener is not None and known != fingerprint:
-            self._listener(path, fingerprint)
+        known, keyed = self._seen.get(path), self._keyed(fingerprint)
+        self._keep(path, keyed)
+        if self._listener is not None and known != keyed:
+            self._listener(path, keyed)
 
     def _keep(self, path: Path, fingerprint: Fingerprint) -> None:
         self._seen[path] = fingerprint
@@ -109,7 +134,7 @@ class SeenFiles:
         not seen `before` (it changed since it last read or wrote it); then what it last
         saw stays, and a later write is refused until it reads the file again."""
         last = self._seen.get(path)
-        if last is None or last == before:
+        if last is None or last == self._keyed(before):
             self.note_seen(path, after)
 
     def require_seen(self, path: Path, now: FileState, shown: str, max_read_bytes: int) -> None:
@@ -118,7 +143,7 @@ class SeenFiles:
         saw or where nothing is now. For a file read_file cannot show (over
         `max_read_bytes`, binary, unreadable) the refusal notes `now` as seen."""
         last = self._seen.get(path)
-        if last is None or now.kind is StateKind.ABSENT or now.fingerprint == last:
+        if last is None or now.kind is StateKind.ABSENT or self._keyed(now.fingerprint) == last:
             return
         why = _why_unreadable(now, max_read_bytes)
         if why is None:

@@ -252,9 +252,11 @@ class Toolbox:
         """Tell `listener` each file content the model sees from now on (`seen_files`)."""
         self._context.seen.tell_each(listener)
 
-    def restore_seen_files(self, seen: Iterable[tuple[Path, Fingerprint]]) -> None:
-        """What the model saw of files in an earlier run of this session (`seen_files`):
-        a write over one changed since is refused as in the run that saw it."""
+    def restore_seen_files(self, seen: Iterable[tuple[Path, Fingerprint]], key: bytes) -> None:
+        """What the model saw of files in an earlier run of this session (`seen_files`),
+        keyed with the session's `key` as it goes on to be: a write over one changed since
+        is refused as in the run that saw it."""
+        self._context.seen.use_key(key)
         self._context.seen.restore(seen)
 
     def attach_mcp(self, servers: McpTools) -> None:
