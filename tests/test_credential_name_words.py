@@ -12,6 +12,12 @@ server (its `env` and its flags), so each name is checked through all three.
 A twenty-fourth attack found six more a tool documents: `AZURE_STORAGE_SAS`,
 `SONAR_LOGIN` (SonarQube's token), `PRIVKEY`, `KUBECONFIG_DATA`, `PASSCODE`,
 `CLIENT_ASSERTION`.
+
+A twenty-seventh attack: `REGISTRY_CREDS=deploy:<password>`, `GCP_SA_CREDS=<base64>` and
+WordPress's `AUTH_SALT` reached the model (`CREDS` is how `CREDENTIALS` is most often
+cut short); and the path `GOOGLE_APPLICATION_CREDENTIALS` and `SSH_KEY` held was hidden
+wherever it stood (`- [REDACTED]:/creds/sa.json:ro` in docker-compose.yml), though a path
+says where a credential is, as a `*_FILE` name's value does.
 """
 
 from __future__ import annotations
@@ -19,9 +25,14 @@ from __future__ import annotations
 import pytest
 from hostile_support import McpServer
 
-from agent_cli.tools.credential_names import is_credential_name
+from agent_cli.tools.credential_names import is_credential_name, names_passwords
 from agent_cli.tools.dotenv_syntax import Assignment
-from agent_cli.tools.redaction import collect_mcp_secret_values, collect_secret_values
+from agent_cli.tools.path_values import is_path_value
+from agent_cli.tools.redaction import (
+    SECRET_NAMES_VARIABLE,
+    collect_mcp_secret_values,
+    collect_secret_values,
+)
 from agent_cli.tools.workspace_secrets import (
     DotenvFile,
     WorkspaceDotenv,
@@ -31,17 +42,18 @@ from agent_cli.tools.workspace_secrets import (
 VALUE = "Zq7Rk2mXv9LpW4tYc8Nb"
 
 
-def secrets_by_every_reader(name: str) -> list[tuple[str, ...]]:
+def secrets_by_every_reader(name: str, value: str = VALUE) -> list[tuple[str, ...]]:
     """What the environment, a dotenv file, an MCP server's `env` and a flag of its
-    `args` each take as secret of `name` holding `VALUE`."""
-    dotenv = WorkspaceDotenv((DotenvFile(".env", (Assignment(name, (VALUE,)),)),))
+    `args` (apart and with `=`) each take as secret of `name` holding `value`."""
+    dotenv = WorkspaceDotenv((DotenvFile(".env", (Assignment(name, (value,)),)),))
     spelled = name.lower() if name == name.upper() else name  # `apiKey` keeps its parts
     flag = "--" + spelled.replace("_", "-")
     return [
-        collect_secret_values({name: VALUE}),
+        collect_secret_values({name: value}),
         find_dotenv_secrets(dotenv, "").values,
-        collect_mcp_secret_values([McpServer(env={name: VALUE})], {}),
-        collect_mcp_secret_values([McpServer(args=(flag, VALUE))], {}),
+        collect_mcp_secret_values([McpServer(env={name: value})], {}),
+        collect_mcp_secret_values([McpServer(args=(flag, value))], {}),
+        collect_mcp_secret_values([McpServer(args=(f"{flag}={value}",))], {}),
     ]
 
 
@@ -108,11 +120,34 @@ def secrets_by_every_reader(name: str) -> list[tuple[str, ...]]:
         "CLIENT_ASSERTION",
         "AZURE_CLIENT_ASSERTION",
         "SAML_ASSERTION",
+        # a twenty-seventh attack's names: credentials cut short, a hash's salt; and kin
+        "REGISTRY_CREDS",
+        "GCP_SA_CREDS",
+        "DOCKER_CRED",
+        "CREDS",
+        "AUTH_SALT",
+        "SECURE_AUTH_SALT",
+        "NONCE_SALT",
+        "HASHIDS_SALT",
+        "SECURITY_PASSWORD_SALT",
+        "SALT",
+        "PASSWORD_PEPPER",
+        "GPG_PASSPHRASE",
+        "GPGPASSPHRASE",
+        "SSH_PRIV_KEY",
+        "DB_PSWD",
+        "MYSQL_PSWRD",
     ],
 )
 def test_a_glued_or_tool_specific_credential_name_is_a_secret_by_every_reader(name):
     assert is_credential_name(name)
-    assert secrets_by_every_reader(name) == [(VALUE,)] * 4
+    assert secrets_by_every_reader(name) == [(VALUE,)] * 5
+
+
+@pytest.mark.parametrize("name", ["GPG_PASSPHRASE", "GPGPASSPHRASE", "DB_PSWD", "MYSQL_PSWRD"])
+def test_a_passphrase_or_a_password_cut_short_names_passwords(name):
+    """What such a name holds is a password whatever it looks like (`names_passwords`)."""
+    assert names_passwords(name)
 
 
 @pytest.mark.parametrize(
@@ -163,9 +198,87 @@ def test_a_glued_or_tool_specific_credential_name_is_a_secret_by_every_reader(na
         "ASSERTION",
         "SAS_HOME",
         "SASL_MECHANISM",
+        # kin of the twenty-seventh attack's names that hold none: a count, a path,
+        # words that hold `CRED` or `SALT` only as a part, a bare `PSWD`
+        "BCRYPT_SALT_ROUNDS",
+        "SALT_LENGTH",
+        "SALTSTACK_MASTER",
+        "CREDS_FILE",
+        "CREDIT_CARD_COUNTRY",
+        "INCREDIBLE",
+        "ACCREDITATION",
+        "PSWD",
     ],
 )
 def test_a_name_that_holds_no_credential_stays_visible_by_every_reader(name):
     """Redacting these would blank a path, a desktop's name or a number in every result."""
     assert not is_credential_name(name)
-    assert secrets_by_every_reader(name) == [()] * 4
+    assert secrets_by_every_reader(name) == [()] * 5
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/home/dev/keys/gcp-sa-prod-2024.json",
+        "/home/dev/.ssh/id_ed25519_deploy2024",
+        "/run/secrets/postgres-password",
+        "/Users/JohnSmith/Library/gcloud/application_default_credentials.json",
+        "/var/run/secrets/eks.amazonaws.com/serviceaccount/token",
+        "/opt/app/config/serviceAccountKey.json",
+        "/home/dev/Downloads/myproject-3f2a1b9c0d4e.json",
+        "/home/dev/.config/gcloud/legacy_credentials/me@example.com/adc.json",
+        "/etc/ssl/private/",
+        "~/.aws/credentials",
+        "./secrets/service-account.json",
+        "../keys/deploy_key",
+        "C:\\Users\\dev\\keys\\HTTPServerKey.pem",
+        "D:/keys/sa.json",
+        "keys/myproject-3f2a1b9c0d4e.json",
+    ],
+)
+def test_a_path_under_a_credential_name_is_no_secret_by_every_reader(path):
+    """The path says where the credential is, as a `*_FILE` name's value does: hidden, it
+    blanked every line that named it, and the model wrote `[REDACTED]` back."""
+    assert is_path_value(path)
+    for name in ("GOOGLE_APPLICATION_CREDENTIALS", "SSH_KEY", "REGISTRY_CREDS"):
+        assert secrets_by_every_reader(name, path) == [()] * 5
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "/Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1u",  # base64 starting with `/`
+        "/k9PqRt3Vw8NzYb4/Hc6Jd1xQ2vLkP4wTz8nB",  # base64 holding `/` twice
+        "/zXkjHxrunfdejje/tscPyPrswAiAw",  # letters in random case
+        "//hAwdgmth/wKeysX",  # a token's doubled `/`, a network share
+        "/Zq7Rk2mXv9LpW4tYc8Nb",  # one segment after `/`
+        "~/keys/a+b/c==",  # base64's `+` and `=`
+        "/home/dev/my keys/sa.json",  # a blank: no path here, so kept hidden
+        "Zm9vYmFy/YmF6cXV4MTIzNDU2.json5x",  # relative, without a key file's extension
+        "deploy/s9YxQ2vLkP4wTz8nB",  # relative, no extension at all
+    ],
+)
+def test_a_value_that_is_not_plainly_a_path_stays_a_secret_by_every_reader(value):
+    """The rule errs towards hiding: a token that starts with `/` or holds one is no
+    path, since its segments are no words a person gives."""
+    assert not is_path_value(value)
+    assert secrets_by_every_reader("GOOGLE_APPLICATION_CREDENTIALS", value) == [(value,)] * 5
+
+
+def test_a_path_named_in_agent_cli_secret_names_is_hidden_all_the_same():
+    path = "/home/dev/keys/gcp-sa-prod-2024.json"
+    environment = {"SA_CREDS": path, SECRET_NAMES_VARIABLE: "SA_CREDS"}
+    assert collect_secret_values(environment) == (path,)
+    named = collect_mcp_secret_values([McpServer(env={"SA_CREDS": path})], environment)
+    assert named == (path,)
+
+
+def test_a_json_or_header_list_credential_that_is_a_path_is_no_secret():
+    """The same rule inside a value: a JSON key and a header list's credential header."""
+    token = "Zq7Rk2mXv9LpW4tYc8Nb"
+    settings = f'{{"credentials": "/home/dev/keys/sa.json", "token": "{token}"}}'
+    headers = f"x-api-key=/etc/otel/keys/api.key,authorization=Bearer%20{token}"
+    environment = {"APP_SETTINGS": settings, "OTEL_EXPORTER_OTLP_HEADERS": headers}
+    assert "/home/dev/keys/sa.json" not in collect_secret_values(environment)
+    assert "/etc/otel/keys/api.key" not in collect_secret_values(environment)
+    assert token in collect_secret_values(environment)

@@ -16,6 +16,10 @@ and GitLab's `CI_JOB_JWT` / `CI_JOB_JWT_V2` were no credential names; printed fr
 `/proc/$PPID/environ` they all reached the API. So did a PEM private key held in a
 variable of an ordinary name (`GITHUB_APP_PEM`): a private key block inside any value is
 now a secret, as a URL's password is.
+
+A twenty-seventh attack: `REGISTRY_CREDS`, `GCP_SA_CREDS` (`CREDS` for `CREDENTIALS`) and
+WordPress's `AUTH_SALT` were printed by `env`, and the path `GOOGLE_APPLICATION_CREDENTIALS`
+held was hidden in docker-compose.yml: a path under a credential name is no secret now.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import build_env, run_piped
+from e2e_support import build_env, run_piped, run_scripted
 from fake_anthropic import (
     Reply,
     start_fake_server,
@@ -416,6 +420,49 @@ def test_a_private_key_in_a_variable_of_any_name_reaches_no_request(tmp_path):
     for key in (app_key, tls_key):
         for text in texts:
             assert pieces_in(text.replace("\\n", "\n"), key) == []
+
+
+CUT_SHORT_CREDENTIALS = {
+    "REGISTRY_CREDS": "deploy:s9YxQ2vLkP4wTz8nB",
+    "GCP_SA_CREDS": "Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZmdoaWprbG1u",
+    "AUTH_SALT": "k7#Qz!m2Vw@9xL$p4Rt&8Yb^3Nc*6Hd",
+}
+CREDENTIAL_PATHS = {
+    "GOOGLE_APPLICATION_CREDENTIALS": "/home/dev/keys/gcp-sa-prod-2024.json",
+    "SSH_KEY": "/home/dev/.ssh/id_ed25519_deploy2024",
+}
+
+
+@pytest.mark.e2e
+def test_credentials_cut_short_reach_no_request_and_a_credentials_path_stays_readable(
+    tmp_path,
+):
+    """The twenty-seventh attack as it ran: `--yes`, the real SDK and the fake API; bash
+    prints the variables, then the model reads a docker-compose.yml that mounts the key
+    files the two path-valued variables name. The `*_CREDS` and `*_SALT` values are
+    redacted; the paths are shown as they are, so the model can edit the lines."""
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    workspace.mkdir()
+    volumes = "".join(f"      - {path}:/mnt/{name}:ro\n" for name, path in CREDENTIAL_PATHS.items())
+    (workspace / "docker-compose.yml").write_text(f"services:\n  app:\n    volumes:\n{volumes}")
+    variables = {**CUT_SHORT_CREDENTIALS, **CREDENTIAL_PATHS}
+    command = f"env | grep -E '^({'|'.join(variables)})=' | sort"
+    replies = [
+        Reply([tool_use_block("toolu_1", "bash", {"command": command})], "tool_use"),
+        read("toolu_2", "docker-compose.yml"),
+        Reply([text_block("Read.")]),
+    ]
+    done, bodies = run_scripted(home, workspace, KEY, replies, environment=variables)
+    assert done.returncode == 0, done.stderr
+    printed, compose = tool_result_texts(bodies[-1])
+    for name in CUT_SHORT_CREDENTIALS:
+        assert f"{name}={REDACTED_MARK}" in printed, printed
+    for name, path in CREDENTIAL_PATHS.items():
+        assert f"{name}={path}" in printed, printed
+        assert f"- {path}:/mnt/{name}:ro" in compose, compose
+    assert REDACTED_MARK not in compose
+    secrets = (*CUT_SHORT_CREDENTIALS.values(), "s9YxQ2vLkP4wTz8nB", KEY)
+    _assert_sent_and_stored_without(secrets, bodies, home)
 
 
 def _assert_sent_and_stored_without(

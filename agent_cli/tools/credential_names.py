@@ -14,20 +14,24 @@ Contract:
   before that says which (`GLUED_QUALIFIERS`: `APIKEY`, `SECRETKEY`, `PRIVATEKEY`,
   `APITOKEN`, `ACCESSTOKEN`, `AUTHTOKEN`, `REFRESHTOKEN`, `CLIENTSECRET`, so ngrok's
   `NGROK_AUTHTOKEN`, Azure Pipelines' `SYSTEM_ACCESSTOKEN`, `BW_CLIENTSECRET`),
-  `PASSPHRASE`, `CREDENTIAL`, `AUTHORIZATION`, `BEARER`, `WEBHOOK` (`SLACK_WEBHOOK_URL`:
+  `CREDENTIAL` and its short forms `CREDS`, `CRED` (`REGISTRY_CREDS`, `GCP_SA_CREDS`),
+  `AUTHORIZATION`, `BEARER`, `WEBHOOK` (`SLACK_WEBHOOK_URL`:
   the URL is the credential), `DSN` (`SENTRY_DSN`), `JWT` (GitLab's `CI_JOB_JWT`,
   `CI_JOB_JWT_V2`), a connection string (`*_CONNECTION_STRING`, `*_CONN_STR`), the seed
   of one-time codes or of a wallet (`TOTP_SEED`, `OTP_SEED`, `MFA_SEED`, `2FA_SEED`,
   `WALLET_SEED`, `SEED_PHRASE`), a `MNEMONIC` (`WALLET_MNEMONIC`), a pre-shared key
   (`PSK`: `WIFI_PSK`) and keytool's passwords glued (`STOREPASS`, `KEYPASS`,
   `KEYSTOREPASS`, `TRUSTSTOREPASS`, `SSHPASS`), a `PASSCODE`, an OAuth client's or a
-  SAML assertion (`CLIENT_ASSERTION`, a signed token); `PASSWORD`/`PASSWD` also glued to
-  what comes before (`PGPASSWORD`), `PRIVKEY` anywhere (`SSH_PRIVKEY`, `TLS_PRIVKEY_PEM`);
-  as the last part only, `AUTH` (`REDISCLI_AUTH`), `PAT` (`GITHUB_PAT`), `COOKIE`, an
-  Azure shared access signature (`AZURE_STORAGE_SAS`, `*_SAS_URL`), a kubeconfig's
-  content (`KUBECONFIG_DATA`, `KUBE_CONFIG_DATA`, `*_B64`; `KUBECONFIG` itself is a
-  path) and SonarQube's token (`SONAR_LOGIN`; no other `*_LOGIN`, which names a user); `PWD`/`PW`/`PASS` only as the last part after another
-  (`MYSQL_PWD`, `LDAP_BIND_PW`, `SMTP_PASS`), so the shell's `PWD` and `OLDPWD` are no
+  SAML assertion (`CLIENT_ASSERTION`, a signed token); `PASSWORD`/`PASSWD`/`PASSPHRASE`
+  also glued to what comes before (`PGPASSWORD`, `GPGPASSPHRASE`), `PRIVKEY` anywhere
+  (`SSH_PRIVKEY`, `TLS_PRIVKEY_PEM`; `SSH_PRIV_KEY` by its `KEY`); as the last part only,
+  `AUTH` (`REDISCLI_AUTH`), a `SALT` or a `PEPPER` (WordPress's `AUTH_SALT`,
+  `HASHIDS_SALT`, `PASSWORD_PEPPER`: what a hash is keyed with; `SALT_ROUNDS` is a
+  count), `PAT` (`GITHUB_PAT`), `COOKIE`, an Azure shared access signature
+  (`AZURE_STORAGE_SAS`, `*_SAS_URL`), a kubeconfig's content (`KUBECONFIG_DATA`,
+  `KUBE_CONFIG_DATA`, `*_B64`; `KUBECONFIG` itself is a path) and SonarQube's token (`SONAR_LOGIN`; no other `*_LOGIN`, which names a user);
+  `PWD`/`PW`/`PASS`/`PSWD`/`PSWRD` only as the last part after another (`MYSQL_PWD`,
+  `LDAP_BIND_PW`, `SMTP_PASS`, `DB_PSWD`), so the shell's `PWD` and `OLDPWD` are no
   secret; and the session keys of password managers' command-line tools (Bitwarden's
   `BW_SESSION`, 1Password's `OP_SESSION_<account>`), though no other `*_SESSION`
   (`DESKTOP_SESSION` names a desktop) nor a bare `SEED` (`RANDOM_SEED` seeds a test run).
@@ -40,12 +44,13 @@ Contract:
   `MAX_OUTPUT_TOKENS`). Names where `KEY` is only part of a word (`KEYBOARD`, `KEYMAP`,
   `TOKENIZERS_PARALLELISM`, `SSH_AUTH_SOCK`) are none either. `collect_secret_values`
   and `collect_mcp_secret_values` (an MCP server's `env`, a flag in its `args`) both ask
-  this one rule.
+  this one rule. Its value is still no secret when it is a setting word or plainly a path
+  (`tools.credentials.holds_no_secret`: `GOOGLE_APPLICATION_CREDENTIALS=~/keys/sa.json`).
 - `names_passwords(name)`: a credential name whose word is a password's (`PASSWORD`,
   `PASSWD`, `PASSPHRASE`, `PASSCODE`, singular or plural, glued or apart; `PWD`, `PW`,
-  `PASS` as the last part after another): what such a name holds is a password whatever
-  it looks like (a list of words is a list of passwords), unlike `TOKENS` or `AUTH`,
-  which also name design tokens and settings.
+  `PASS`, `PSWD`, `PSWRD` as the last part after another): what such a name holds is a
+  password whatever it looks like (a list of words is a list of passwords), unlike
+  `TOKENS` or `AUTH`, which also name design tokens and settings.
 - `name_parts(name)`: `name` upper-cased with its parts joined by `_` (`apiKey`,
   `api-key`: `API_KEY`), the form the rules above read.
 """
@@ -65,11 +70,13 @@ GLUED_QUALIFIERS = (
 # credentials is credentials. Not a connection string: ASP.NET's `ConnectionStrings__X`
 # names a setting whose credential is found inside it (`credentials_inside`).
 CREDENTIAL_NAME = re.compile(
-    rf"(?:^|_)(?:(?:{GLUED_QUALIFIERS})?(?:KEYS?|TOKENS?|SECRETS?)|PASSPHRASES?"
-    r"|CREDENTIALS?|AUTHORIZATION|BEARERS?|WEBHOOKS?|DSNS?|JWTS?|CONN(?:ECTION)?_?STR(?:ING)?"
+    rf"(?:^|_)(?:(?:{GLUED_QUALIFIERS})?(?:KEYS?|TOKENS?|SECRETS?)"
+    r"|CREDENTIALS?|CREDS?|AUTHORIZATION|BEARERS?|WEBHOOKS?|DSNS?|JWTS?"
+    r"|CONN(?:ECTION)?_?STR(?:ING)?"
     r"|(?:SSH|KEY|STORE|KEYSTORE|TRUSTSTORE)PASS|(?:T?OTP|MFA|2_?FA|WALLET)_SEEDS?"
     r"|SEED_?PHRASES?|MNEMONICS?|PSKS?|PASSCODES?|(?:CLIENT|SAML)_?ASSERTIONS?)(?:$|_)"
-    r"|PASSW(?:OR)?DS?(?:$|_)|PRIVKEYS?|_(?:PWDS?|PWS?|PASS)$|(?:^|_)(?:AUTH|PAT|COOKIES?)$"
+    r"|PASSW(?:OR)?DS?(?:$|_)|PASSPHRASES?(?:$|_)|PRIVKEYS?|_(?:PWDS?|PWS?|PASS|PSWR?DS?)$"
+    r"|(?:^|_)(?:AUTH|PAT|COOKIES?|SALTS?|PEPPERS?)$"
     r"|(?:^|_)SAS(?:_URLS?|_URIS?)?$|(?:^|_)KUBE_?CONFIG_(?:DATA|CONTENTS?|B64|BASE64)$"
     r"|^BW_SESSION$|^OP_SESSION_|(?:^|_)SONAR_LOGIN$"
 )
@@ -94,7 +101,7 @@ def name_parts(name: str) -> str:
 
 
 _PASSWORD_WORD = re.compile(
-    r"(?:^|_)[A-Z0-9]*(?:PASSWORD|PASSWD|PASSPHRASE|PASSCODE)S?(?:_|$)|_(?:PWD|PW|PASS)$"
+    r"(?:^|_)[A-Z0-9]*(?:PASSWORD|PASSWD|PASSPHRASE|PASSCODE)S?(?:_|$)|_(?:PWD|PW|PASS|PSWR?D)S?$"
 )
 
 

@@ -8,6 +8,12 @@ Which names are a credential's is `tools.credential_names.is_credential_name`'s 
 asked here of variables, keys, flags and header names.
 - `is_setting_word(value)`: a value that is a setting, not a secret (`true`, `disabled`,
   `required`, ...), though its variable looks like a credential.
+- `holds_no_secret(value)`: a value a credential-named variable holds that is no secret:
+  a setting word, or plainly a file-system path (`tools.path_values.is_path_value`:
+  `GOOGLE_APPLICATION_CREDENTIALS=/home/dev/keys/sa.json`, `SSH_KEY=~/.ssh/id_deploy`),
+  which says where the credential is, as a `*_FILE` name's value does. Every reader that
+  takes a credential name's value whole asks it (the environment, dotenv files, an MCP
+  server's `env` and flags, a JSON value's keys, a header list).
 - `is_ordinary_word(value)`: a value that is one ordinary word (`postgres`), which a
   variable that looks like a credential may hold; it is not hidden unless the user
   names the variable.
@@ -87,6 +93,7 @@ from agent_cli.tools.header_lines import (
     header_list_pairs,
     names_a_header_list,
 )
+from agent_cli.tools.path_values import is_path_value
 from agent_cli.tools.placeholders import is_placeholder
 from agent_cli.tools.shell_command_lines import command_lines, command_words
 from agent_cli.tools.token_shape import looks_like_token
@@ -160,6 +167,11 @@ _ORDINARY_WORD = re.compile(r"[a-z]{1,12}|[A-Z][a-z]{1,11}|[A-Z]{1,12}")
 
 def is_setting_word(value: str) -> bool:
     return value.strip().lower() in SETTING_WORDS
+
+
+def holds_no_secret(value: str) -> bool:
+    """Whether a credential name's `value` is a setting word or a path (module contract)."""
+    return is_setting_word(value) or is_path_value(value)
 
 
 def is_ordinary_word(value: str) -> bool:
@@ -245,6 +257,7 @@ def _arguments_credentials(args: Sequence[str], depth: int) -> Iterator[str]:
             and following is not None
             and not following.startswith("-")
             and not is_placeholder(following)
+            and not holds_no_secret(following)
         ):
             yield from header_credentials(following)
     for line in lines.values():
@@ -259,7 +272,8 @@ def _assignment_credentials(name: str, value: str) -> Iterator[str]:
     if not _ARGUMENT_NAME.fullmatch(name):
         return
     if is_credential_name(name.lstrip("-")):
-        if not is_placeholder(value):  # `--password=${DB_PASS}` names a value elsewhere
+        # `--password=${DB_PASS}` names a value elsewhere; `--credentials=~/sa.json`, a file
+        if not is_placeholder(value) and not holds_no_secret(value):
             yield from header_credentials(value)
     elif name.startswith("-"):
         inner_name, equals, inner_value = value.partition("=")
@@ -290,7 +304,7 @@ def _written_header_credentials(value: str) -> Iterator[str]:
     """Of each header line written in `value` whose name is a credential's (module
     contract), the credentials of its value (`tools.header_lines`)."""
     for name, header in header_lines_in(value):
-        if not is_credential_name(name) or is_setting_word(header):
+        if not is_credential_name(name) or holds_no_secret(header):
             continue
         if name.lower() in COOKIE_HEADERS:  # the whole line, and its credential cookies
             yield header
@@ -305,7 +319,7 @@ def header_list_credentials(name: str, value: str) -> Iterator[str]:
     if not names_a_header_list(name):
         return
     for header, text in header_list_pairs(value):
-        if header.lower() in PLAIN_HEADERS or is_setting_word(text):
+        if header.lower() in PLAIN_HEADERS or holds_no_secret(text):
             continue
         if is_credential_name(header) or has_key_shape(text.split()[-1]):
             yield from named_header_credentials(header, text)
@@ -317,7 +331,7 @@ def _json_credentials(value: str) -> Iterator[str]:
     names by a credential name (module contract): one reader of JSON for the environment,
     config.toml and `.env.json`, so the same JSON is redacted the same in each."""
     for name, text in json_pairs(value):
-        if is_credential_name(name) and not is_setting_word(text):
+        if is_credential_name(name) and not holds_no_secret(text):
             yield from header_credentials(text)
 
 

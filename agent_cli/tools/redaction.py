@@ -20,7 +20,9 @@ credential (`agent_cli.tools.credential_names.is_credential_name`: `*_KEY`, `*_A
 `*_CLIENTSECRET`, `*_JWT`, `*PASSWORD`, `*_PWD`, `*_PW`, `*_PASS`, `*_PAT`, `*_AUTH`,
 `*_DSN`, `*_WEBHOOK_URL`, `*_CONNECTION_STRING`, `SSHPASS`, ...; never `PWD`, nor a name
 that says where a credential is, `*_KEY_FILE`, `*_TOKEN_PATH`, `GPG_KEY_ID`, or a public
-key) unless the value is a setting word (`true`, `disabled`); and, in every variable
+key) unless the value is a setting word (`true`, `disabled`) or plainly a file-system
+path (`credentials.holds_no_secret`: `GOOGLE_APPLICATION_CREDENTIALS=/home/dev/sa.json`
+says where the key is, as `*_KEY_FILE` does); and, in every variable
 whatever its name, the credentials inside its value (`credentials_inside`): the password
 of a URL (`DATABASE_URL`, `REDIS_URL`, a proxy, `jdbc:mysql://`) and a user part shaped
 like a token (`https://<token>@github.com/`), its credential-named query parameters,
@@ -39,8 +41,8 @@ variable. `find_secrets` says which variables were left visible so, and why.
 The same rule reads the workspace's dotenv files (`tools.workspace_secrets`).
 
 The credentials config.toml gives MCP servers count too (`collect_mcp_secret_values`):
-in a server's `env`, the values whose names look like a credential by the same rule (or
-are named in `AGENT_CLI_SECRET_NAMES`) and the credentials inside every value, as above;
+in a server's `env`, the values whose names look like a credential by the same rule but
+for setting words and paths (or are named in `AGENT_CLI_SECRET_NAMES`) and the credentials inside every value, as above;
 in its `headers`, every value but those of headers that carry no credential (`Accept`,
 `Content-Type`, `User-Agent`, ... see `PLAIN_HEADERS`), and of an `<scheme>
 <credential>` value (`Bearer xyz`) the credential alone too (of `Basic`, also what it
@@ -114,8 +116,8 @@ from agent_cli.tools.credentials import (
     argument_credentials,
     credentials_inside,
     header_list_credentials,
+    holds_no_secret,
     is_ordinary_word,
-    is_setting_word,
     named_header_credentials,
 )
 from agent_cli.tools.output import ToolResult
@@ -183,7 +185,7 @@ def find_secrets(environment: Mapping[str, str]) -> FoundSecrets:
         candidates = [(found, False) for found in inside]
         if name in named:
             candidates.append((value.strip(), True))
-        elif is_credential_name(name) and not is_setting_word(value):
+        elif is_credential_name(name) and not holds_no_secret(value):
             candidates.append((value.strip(), False))
         for candidate, is_named in candidates:
             why = _why_not_hidden(candidate, is_named)
@@ -222,7 +224,7 @@ def collect_mcp_secret_values(
     values: set[str] = set()
     for server in servers:
         for name, value in server.env.items():
-            if name in named or (is_credential_name(name) and not is_setting_word(value)):
+            if name in named or (is_credential_name(name) and not holds_no_secret(value)):
                 values.add(value.strip())
             values.update(credentials_inside(value))
             values.update(header_list_credentials(name, value))
