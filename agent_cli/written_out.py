@@ -61,8 +61,10 @@ def reveal_controls(text: str) -> list[tuple[str, bool]]:
     For places where the user must see exactly what is there (a command or file they
     approve): instead of removing an escape or a carriage return, which could change
     what the text seems to say, each becomes visible: `^[` for ESC, `^M` for a carriage
-    return, `^@` for NUL, `^?` for DEL, `<byte E9>` for a byte that is not UTF-8 (as
-    `surrogateescape` decodes it), `<U+202E>` for the others: every character
+    return, `^@` for NUL, `^?` for DEL, `<byte E9>` for a byte that does not decode (as
+    `surrogateescape` keeps one that is not UTF-8, U+DC80..U+DCFF, and
+    `tools.text_source` any byte of a UTF-16 file's that do not, U+DC00..U+DCFF),
+    `<U+202E>` for the others: every character
     `is_revealed_character` names (controls, format characters, separators, spaces other
     than U+0020, variation selectors, fillers drawn blank...). Line feeds and tabs are
     the caller's.
@@ -89,7 +91,7 @@ def _control_name(character: str) -> str:
         return "^" + chr(code + 64)
     if code == 0x7F:
         return "^?"
-    if 0xDC80 <= code <= 0xDCFF:  # a byte that is not UTF-8, as `surrogateescape` keeps it
+    if 0xDC00 <= code <= 0xDCFF:  # a byte that does not decode, as `reveal_controls` says
         return f"<byte {code - 0xDC00:02X}>"
     return f"<U+{code:04X}>"
 

@@ -347,6 +347,16 @@ def test_the_header_says_what_the_diff_cannot_show_and_bytes_are_named():
     assert [unframed(row) for row in rows[4:6]] == ["-caf<byte E9>", "+caf\ufffd"]
 
 
+def test_the_bytes_of_a_utf16_code_unit_that_does_not_decode_are_named():
+    """Session 27: an unpaired surrogate in a UTF-16LE file (bytes 00 D8) is kept in the
+    diff as its two bytes (`text_source`), which the view names as it names bytes that
+    are not UTF-8."""
+    approval = build_diff_approval("be\udc00\udcd8ta\n", "be\ufffdta\n", "notes.txt")
+    request = PermissionRequest("write_file", "overwrite notes.txt with 1 line", approval)
+    rows = printed_rows(build_approval_view(request, 160, 40), 160)
+    assert [unframed(row) for row in rows[4:6]] == ["-be<byte 00><byte D8>ta", "+be\ufffdta"]
+
+
 @pytest.mark.parametrize("width", [34, 40, 60, 75, 100, 160])
 @pytest.mark.parametrize("at", [0, 150, 2_900, 5_990])
 @pytest.mark.parametrize("ending", ["\nend\n", ""], ids=["more lines", "no final newline"])

@@ -84,6 +84,33 @@ def test_a_file_changed_between_two_runs_is_not_overwritten_from_the_stale_copy(
     assert REFUSED in last_result(resumed)
 
 
+def test_a_name_made_a_link_between_two_runs_is_not_written_through_to_its_target(
+    workspace: Path,
+):
+    """Found (session 27): run 1 read `notes.md`; the user then moved it aside and made
+    `notes.md` a link to `keep.md`; `--continue --yes` wrote the model's old copy over
+    `keep.md`. What the model saw under the name it used is recorded too."""
+    keep = workspace / "keep.md"
+    keep.write_text(USERS)
+    (workspace / "notes.md").write_text(FIRST)
+    first = run_once(workspace, tool_use("t_read", "read_file", path="notes.md"))
+    (workspace / "notes.md").rename(workspace / "notes.old")
+    (workspace / "notes.md").symlink_to("keep.md")
+    resumed = run_once(workspace, write_call(STALE, call_id="t_again"), resume=first.session_id)
+    assert keep.read_text() == USERS
+    assert "keep.md (via link notes.md) changed since it was last read" in last_result(resumed)
+
+
+def test_a_name_that_was_a_link_all_along_is_written_through_after_a_resume(workspace: Path):
+    (workspace / "notes.md").write_text(FIRST)
+    (workspace / "alias.md").symlink_to("notes.md")
+    first = run_once(workspace, tool_use("t_read", "read_file", path="alias.md"))
+    resumed = run_once(workspace, write_call(STALE, "alias.md", "t_again"), resume=first.session_id)
+    assert (workspace / "notes.md").read_text() == STALE
+    assert (workspace / "alias.md").is_symlink()
+    assert "Wrote 3 lines" in last_result(resumed)
+
+
 def test_a_file_unchanged_between_two_runs_is_written_as_before(workspace: Path):
     first = run_once(workspace, write_call(FIRST))
     resumed = run_once(workspace, write_call(STALE, call_id="t_again"), resume=first.session_id)

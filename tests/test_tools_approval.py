@@ -189,6 +189,56 @@ def test_an_overwrite_of_bytes_that_are_not_utf8_shows_them_lost(tmp_path: Path)
     assert (tmp_path / "menu.txt").read_bytes() == b"caf\xe9 cr\xe8me\nprice 3\n"  # denied
 
 
+@pytest.mark.parametrize(
+    ("mark", "codec", "unit"),
+    [(b"\xff\xfe", "utf-16-le", "\udc00\udcd8"), (b"\xfe\xff", "utf-16-be", "\udcd8\udc00")],
+    ids=["UTF-16LE", "UTF-16BE"],
+)
+def test_an_overwrite_of_a_utf16_code_unit_that_does_not_decode_shows_it_lost(
+    tmp_path: Path, mark: bytes, codec: str, unit: str
+):
+    """Found (session 27): a UTF-16LE file with an unpaired surrogate (bytes 00 D8) in
+    line 2, which read_file shows as U+FFFD, written back with line 3 changed: the question
+    showed line 2 as unchanged context, and the write replaced the code unit with U+FFFD.
+    Its bytes are in the diff as what they are (the view writes `<byte 00><byte D8>`); a
+    U+FFFD the file really holds (line 1) is no change."""
+    high = "\ud800".encode(codec, "surrogatepass")
+    old = mark + "\ufffd alpha\nbe".encode(codec) + high + "ta\ngamma\n".encode(codec)
+    (tmp_path / "notes.txt").write_bytes(old)
+    asker = RecordingAsker(PermissionDecision.DENY)
+    toolbox = make_toolbox(tmp_path, auto_approve=False, ask_permission=asker)
+    read = toolbox.run("read_file", {"path": "notes.txt"})
+    assert "     2\tbe\ufffdta" in read.content  # what the model copies into its write
+    new = "\ufffd alpha\nbe\ufffdta\nGAMMA\n"
+    toolbox.run("write_file", {"path": "notes.txt", "content": new})
+    approval = asker.requests[0].approval
+    assert approval.text.splitlines()[3:] == [
+        " \ufffd alpha",
+        f"-be{unit}ta",
+        "-gamma",
+        "+be\ufffdta",
+        "+GAMMA",
+    ]
+    name = codec.upper().replace("UTF-16-", "UTF-16")
+    assert approval.note.endswith(
+        f"the file holds 2 bytes that do not decode as {name}; the new text replaces them"
+    )
+    assert (tmp_path / "notes.txt").read_bytes() == old  # denied
+
+
+def test_an_odd_last_byte_of_a_utf16_file_is_shown_lost(tmp_path: Path):
+    (tmp_path / "notes.txt").write_bytes(b"\xff\xfe" + "alpha\n".encode("utf-16-le") + b"A")
+    asker = RecordingAsker(PermissionDecision.DENY)
+    toolbox = make_toolbox(tmp_path, auto_approve=False, ask_permission=asker)
+    toolbox.run("write_file", {"path": "notes.txt", "content": "alpha\n\ufffd"})
+    assert asker.requests[0].approval.text.splitlines()[4:] == [
+        "-\udc41",
+        NO_NEWLINE_MARK,
+        "+\ufffd",
+        NO_NEWLINE_MARK,
+    ]
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     old=st.lists(st.sampled_from(["a", "b", "c", "", "}", "d d"]), max_size=400),

@@ -83,7 +83,8 @@ def test_a_utf16_file_is_shown_decoded_with_its_codec_and_refused_for_editing(wo
     (root / "odd.txt").write_bytes(codecs.BOM_UTF16_LE + "ab".encode("utf-16-le") + b"c")
     assert shown(workspace, "le.txt") == ShownText("a\r\n中文\r\n", "UTF-16LE")
     assert shown(workspace, "be.txt") == ShownText("a\n", "UTF-16BE")
-    assert shown(workspace, "odd.txt") == ShownText("ab\ufffd", "UTF-16LE")  # as read_file
+    # read_file shows the odd last byte as U+FFFD; the diff keeps it, as U+DC00 + the byte
+    assert shown(workspace, "odd.txt") == ShownText("ab\udc63", "UTF-16LE")
     with pytest.raises(ToolError, match="le.txt is UTF-16LE text; edit_file only edits UTF-8"):
         read(workspace, "le.txt")
 

@@ -37,15 +37,13 @@ from agent_cli.errors import ToolError
 from agent_cli.secret_forms import NO_SECRETS, REDACTED_MARK, SecretForms
 from agent_cli.secret_lines import hide_in_lines
 from agent_cli.tools.line_matcher import LineMatcher
-from agent_cli.tools.text_source import UTF8, ShownText, read_shown_text
+from agent_cli.tools.text_source import UNDECODABLE, UTF8, ShownText, read_shown_text
 from agent_cli.tools.workspace import Workspace
 
 # An old file bigger than this is not diffed: its new content is shown instead.
 MAX_DIFF_SOURCE_BYTES = 2 * 1024 * 1024
 DIFF_CONTEXT_LINES = 3
 NO_NEWLINE_MARK = "\\ No newline at end of file"
-# A byte that is not UTF-8, decoded with `surrogateescape`: U+DC80..U+DCFF.
-UNDECODABLE_FIRST = "\udc80"
 HIDDEN_CHANGE_NOTE = "some of the change is in text shown as [REDACTED]"
 # A diff of the texts cannot show that the bytes change encoding: a UTF-16 file is diffed
 # decoded (as read_file shows it), and write_file writes UTF-8.
@@ -216,8 +214,9 @@ def build_overwrite_approval(
     (binary, too big, gone, or not a regular file); secrets hidden as in every diff
     (`build_diff_approval`). What the diff of the texts cannot show is in the note: the
     file's encoding, when the write (always UTF-8) changes it (`ENCODING_NOTE`), and the
-    bytes of the old file that are not UTF-8, which are in the diff as what they are (the
-    view writes them `<byte E9>`), so a line that loses them is a changed line."""
+    bytes of the old file that do not decode (not UTF-8; in a UTF-16 file, an unpaired
+    surrogate or an odd last byte), which are in the diff as what they are (the view
+    writes them `<byte E9>`), so a line that loses them is a changed line."""
     old = read_text_for_diff(workspace, resolved, shown)
     if old is None:
         return build_content_approval(new)
@@ -225,12 +224,11 @@ def build_overwrite_approval(
     notes = [approval.note] if approval.note else []
     if old.codec != UTF8:
         notes.append(ENCODING_NOTE.format(codec=old.codec))
-    undecodable = sum(1 for character in old.text if UNDECODABLE_FIRST <= character <= "\udcff")
+    undecodable = sum(1 for character in old.text if ord(character) in UNDECODABLE)
     if undecodable:
-        notes.append(
-            f"the file holds {undecodable:,} byte{'s' if undecodable != 1 else ''} that are "
-            "not UTF-8; the new text replaces them"
-        )
+        bytes_ = f"{undecodable:,} byte{'s' if undecodable != 1 else ''}"
+        what = "are not UTF-8" if old.codec == UTF8 else f"do not decode as {old.codec}"
+        notes.append(f"the file holds {bytes_} that {what}; the new text replaces them")
     return dataclasses.replace(approval, note="; ".join(notes))
 
 

@@ -16,7 +16,10 @@ what read_file read or a write wrote in this session; a file changed since then 
 refused before anyone is asked, under "always" and --yes too) and over what its approval
 showed (`file_state`: a file that appeared after "create" was approved, or whose content
 changed after its diff was shown, is left alone); either way the model is told to read it
-again. read_file notes what it read, and a write what it wrote, in `ToolContext.seen`.
+again. read_file notes what it read, and a write what it wrote, in `ToolContext.seen`,
+under the file's resolved path and under the path as the model named it
+(`Workspace.named_path`), so a name swapped for a link to another file after the model
+read it is refused too, as `keep.txt (via link notes.txt) changed since…`.
 An overwrite shown without a diff (too big, binary) says what it replaces.
 
 Names: a file is named by its resolved path (`Workspace.display`), the file actually
@@ -115,20 +118,23 @@ def prepare_read_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
     if end is not None and end < start:
         raise ToolError("end_line is before start_line; swap them.")
     last = end if end is not None else start + context.limits.read_window_lines - 1
+    named = context.workspace.named_path(arguments["path"], resolved)
     return PreparedCall(
-        f"read {shown}", lambda: read_file_lines(context, resolved, shown, start, last)
+        f"read {shown}", lambda: read_file_lines(context, (resolved, named), shown, start, last)
     )
 
 
 def read_file_lines(
-    context: ToolContext, path: Path, shown: str, start: int, last: int
+    context: ToolContext, paths: tuple[Path, Path], shown: str, start: int, last: int
 ) -> ToolResult:
-    """Lines `start`..`last` of a text file, numbered, under the output byte cap.
+    """Lines `start`..`last` of a text file, numbered, under the output byte cap; `paths`:
+    the file's resolved path and the path the model named it by (`seen_files`).
 
     Secrets are hidden in the file's own lines before they are numbered (`secret_lines`),
     with the lines around the window as context: numbered or cut into windows, a secret
     that spans lines would never be whole for the toolbox's redaction to find."""
     margin = context_chars(context.secrets)
+    path, named = paths
     with os.fdopen(context.workspace.open_file(path, shown, os.O_RDONLY), "rb") as handle:
         check_size(handle, shown, context.limits.max_read_file_bytes)  # not hashed if refused
         seen = open_file_fingerprint(handle.fileno())  # before a byte is read (`seen_files`)
@@ -139,7 +145,7 @@ def read_file_lines(
         raise ToolError(
             f"start_line is past the end of {shown}, which has {count_lines_noun(total)}."
         )
-    context.seen.note_seen(path, seen)
+    context.seen.note_seen(path, seen, named)
     if total == 0:
         return ToolResult(f"File: {shown} (empty file, 0 lines)", summary="read 0 lines")
     lines, hidden = hide_in_lines(
@@ -283,13 +289,15 @@ def _decode_line(raw: bytes) -> str:
 def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
     resolved, shown = _resolve_file(context.workspace, arguments["path"])
     route = _link_note(context.workspace, arguments["path"], resolved)
+    named = context.workspace.named_path(arguments["path"], resolved)
     data = arguments["content"].encode("utf-8")
     lines = count_lines_noun(count_text_lines(arguments["content"]))
     before = read_file_state(context.workspace, resolved, shown)  # before the diff is read
     if before.kind is StateKind.DIRECTORY:
         raise ToolError(DIRECTORY_TEXT.format(shown=shown))
-    # asked or not: a stale copy is refused
-    context.seen.require_seen(resolved, before, shown, context.limits.max_read_file_bytes)
+    # asked or not: a stale copy is refused, also one of what the name led to before
+    limit = context.limits.max_read_file_bytes
+    context.seen.require_seen(resolved, before, f"{shown}{route}", limit, named)
     is_new = before.kind is StateKind.ABSENT
     if not is_new and REDACTED_MARK in arguments["content"]:
         _refuse_writing_over_a_secret(context, resolved, shown)
@@ -306,9 +314,8 @@ def prepare_write_file(context: ToolContext, arguments: dict[str, Any]) -> Prepa
         _require_same_target(context.workspace, arguments["path"], resolved)
         require_unchanged(context.workspace, resolved, shown, before)
         done = effects_suffix(write_atomically(context.workspace, resolved, data, shown), done=True)
-        context.seen.note_seen(
-            resolved, _written_fingerprint(context.workspace, resolved, shown, data)
-        )
+        written = _written_fingerprint(context.workspace, resolved, shown, data)
+        context.seen.note_seen(resolved, written, named)
         state = "new file" if is_new else "replaced the old content"
         header = f"Wrote {lines} ({format_size(len(data))}) to {shown} ({state}){route}{done}."
         return ToolResult(header, summary=f"wrote {lines}{done}")
@@ -363,6 +370,7 @@ def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
     removed = count_lines_noun(count_text_lines(old))
     added = count_lines_noun(count_text_lines(new))
     route = _link_note(context.workspace, arguments["path"], resolved)
+    named = context.workspace.named_path(arguments["path"], resolved)
     effects = _replacement_suffix(context.workspace, resolved, shown)
 
     def execute() -> ToolResult:
@@ -375,7 +383,7 @@ def prepare_edit_file(context: ToolContext, arguments: dict[str, Any]) -> Prepar
             write_atomically(context.workspace, resolved, updated, shown), done=True
         )
         written = _written_fingerprint(context.workspace, resolved, shown, updated)
-        context.seen.note_edited(resolved, state.fingerprint, written)
+        context.seen.note_edited(resolved, state.fingerprint, written, named)
         header = (
             f"Edited {shown}{route}: replaced {removed} with {added} at line {line_number}{done}."
         )

@@ -2,13 +2,19 @@
 
 Contract: `SeenFiles` holds, per resolved path, the fingerprint (`file_state`) of the
 content the model last saw of that file: what `read_file` read (the whole file's
-fingerprint, for a window of it too) or what `write_file` and `edit_file` wrote.
-`require_seen(path, now, shown, max_read_bytes)` runs when `write_file` is prepared,
-before anyone is asked: it raises `FileChangedUnseen` (a `ToolError` telling the model to
-read the file again) when the file at `path`, in state `now`, is not what the model last
-saw: the user edited it, a command or another program rewrote it, or it was swapped for
-something else. So a write built from a stale copy is refused whatever would have
-approved it (the question, an "always" answer, `--yes`), and nothing is written.
+fingerprint, for a window of it too) or what `write_file` and `edit_file` wrote; and
+per path as the model named it (`named`: the workspace path before links are followed,
+`Workspace.named_path`), when that is another path, the fingerprint of what it last saw
+under that name. `require_seen(path, now, shown, max_read_bytes, named)` runs when
+`write_file` is prepared, before anyone is asked: it raises `FileChangedUnseen` (a
+`ToolError` telling the model to read the file again) when the file at `path`, in state
+`now`, is not what the model last saw there or under the name `named`: the user edited
+it, a command or another program rewrote it, or it was swapped for something else (a
+link to another file put in its place: the resolved path is then one the model never
+saw, and only the name tells). So a write built from a stale copy is refused whatever
+would have approved it (the question, an "always" answer, `--yes`), and nothing is
+written. A name that was a link all along leads to what the model saw through it, and
+its writes go through.
 
 A file read_file cannot show (over `max_read_bytes`, its read cap; binary; unreadable)
 could never be read again, and its writes would be refused for good: its refusal says so,
@@ -27,7 +33,8 @@ is refused like one changed during a run. `edit_file` replaces its old text
 in the file as it is, so it is never refused for being stale; what it wrote counts as
 seen only when the file was as the model last saw it (or never seen): after an edit of a
 file that had changed unseen, the model still has not seen that change, and a later
-`write_file` is refused until it reads the file.
+`write_file` is refused until it reads the file. Path and name are noted each by that
+rule, so a name that led elsewhere than the model had seen stays stale.
 
 Fingerprints are kept keyed (`KEYED`: an HMAC-SHA256 of the fingerprint under the key
 the session gives with `use_key`, else one made for this run), and the listener hears
@@ -115,13 +122,16 @@ class SeenFiles:
         for path, fingerprint in seen:
             self._keep(path, self._keyed(fingerprint))
 
-    def note_seen(self, path: Path, fingerprint: Fingerprint) -> None:
-        """The model has just read, or written, the content with `fingerprint` at `path`;
-        the listener hears of it unless that is what was noted there already."""
-        known, keyed = self._seen.get(path), self._keyed(fingerprint)
-        self._keep(path, keyed)
-        if self._listener is not None and known != keyed:
-            self._listener(path, keyed)
+    def note_seen(self, path: Path, fingerprint: Fingerprint, named: Path | None = None) -> None:
+        """The model has just read, or written, the content with `fingerprint` at `path`
+        (through the name `named`, module contract); the listener hears of each path
+        unless that is what was noted there already."""
+        keyed = self._keyed(fingerprint)
+        for each in _paths(path, named):
+            known = self._seen.get(each)
+            self._keep(each, keyed)
+            if self._listener is not None and known != keyed:
+                self._listener(each, keyed)
 
     def _keep(self, path: Path, fingerprint: Fingerprint) -> None:
         self._seen[path] = fingerprint
@@ -129,27 +139,42 @@ class SeenFiles:
         while len(self._seen) > self._limit:
             self._seen.popitem(last=False)
 
-    def note_edited(self, path: Path, before: Fingerprint, after: Fingerprint) -> None:
-        """An edit turned the content `before` into `after`: seen, unless the model had
-        not seen `before` (it changed since it last read or wrote it); then what it last
-        saw stays, and a later write is refused until it reads the file again."""
-        last = self._seen.get(path)
-        if last is None or last == self._keyed(before):
-            self.note_seen(path, after)
+    def note_edited(
+        self, path: Path, before: Fingerprint, after: Fingerprint, named: Path | None = None
+    ) -> None:
+        """An edit turned the content `before` into `after`: seen at `path` and under the
+        name `named`, each unless the model had not seen `before` there (it changed since
+        it last read or wrote it, or the name led to another file); then what it last saw
+        there stays, and a later write is refused until it reads the file again."""
+        for each in _paths(path, named):
+            last = self._seen.get(each)
+            if last is None or last == self._keyed(before):
+                self.note_seen(each, after)
 
-    def require_seen(self, path: Path, now: FileState, shown: str, max_read_bytes: int) -> None:
+    def require_seen(
+        self, path: Path, now: FileState, shown: str, max_read_bytes: int, named: Path | None = None
+    ) -> None:
         """Raise `FileChangedUnseen` when `path`, in state `now`, is a file other than the
-        one the model last saw (module contract); nothing to check for a path it never
-        saw or where nothing is now. For a file read_file cannot show (over
-        `max_read_bytes`, binary, unreadable) the refusal notes `now` as seen."""
-        last = self._seen.get(path)
-        if last is None or now.kind is StateKind.ABSENT or self._keyed(now.fingerprint) == last:
+        one the model last saw there or under the name `named` (module contract); nothing
+        to check for a path it never saw or where nothing is now. For a file read_file
+        cannot show (over `max_read_bytes`, binary, unreadable) the refusal notes `now` as
+        seen."""
+        if now.kind is StateKind.ABSENT:
+            return
+        keyed = self._keyed(now.fingerprint)
+        lasts = [self._seen.get(each) for each in _paths(path, named)]
+        if all(last is None or last == keyed for last in lasts):
             return
         why = _why_unreadable(now, max_read_bytes)
         if why is None:
             raise FileChangedUnseen(STALE_TEXT.format(shown=shown))
-        self.note_seen(path, now.fingerprint)
+        self.note_seen(path, now.fingerprint, named)
         raise FileChangedUnseen(STALE_UNREADABLE_TEXT.format(shown=shown, why=why))
+
+
+def _paths(path: Path, named: Path | None) -> tuple[Path, ...]:
+    """`path`, and `named` when the model named it by another path (through a link)."""
+    return (path,) if named is None or named == path else (path, named)
 
 
 def _why_unreadable(state: FileState, max_read_bytes: int) -> str | None:

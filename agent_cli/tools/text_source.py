@@ -16,10 +16,13 @@ workspace (no link followed on the way), refuses with `ToolError` a file over
 `max_bytes` (by its size, and by what is read, in case it grew meanwhile), one that is
 binary, or one that is not exact UTF-8 (edit_file writes the text back; a UTF-16 file is
 refused by name), and returns its text. `read_shown_text` (the approval diff) returns
-the text as read_file shows it, with its codec: UTF-16 decoded (a byte that does not
-decode is U+FFFD, as read_file shows it), and UTF-8 with each byte that is not UTF-8 kept
-as what `surrogateescape` makes of it (U+DC80..U+DCFF, which the view writes
-`<byte E9>`), so a diff shows a write that drops it. A NUL past the head is text, as
+the text as read_file shows it, with its codec, except that each byte that does not
+decode is kept as a lone surrogate U+DC00 + the byte (`UNDECODABLE`, which the view writes
+`<byte E9>`) where read_file shows U+FFFD, so a diff shows a write that drops it: UTF-8
+as `surrogateescape` makes it (U+DC80..U+DCFF), and UTF-16 with both bytes of each code
+unit that does not decode (an unpaired surrogate: `<byte 00><byte D8>`) and an odd last
+byte (`decode_utf16_kept`): read as U+FFFD, such a line showed as unchanged context
+while the write replaced its code unit for good. A NUL past the head is text, as
 read_file shows it (the view writes it `^@`).
 """
 
@@ -38,6 +41,9 @@ from agent_cli.tools.workspace import Workspace
 BINARY_SNIFF_BYTES = 8192
 UTF8 = "UTF-8"
 UTF16_MARKS = {codecs.BOM_UTF16_LE: "UTF-16LE", codecs.BOM_UTF16_BE: "UTF-16BE"}
+# A byte that does not decode, kept in shown text as U+DC00 + the byte (module contract).
+UNDECODABLE = range(0xDC00, 0xDD00)
+_KEEP_BYTES = "agent_cli.keep_undecodable_bytes"  # the codec error handler registered below
 
 
 def _utf16_codec(head: bytes) -> str | None:
@@ -62,6 +68,26 @@ def decode_utf16(data: bytes, codec: str) -> str:
     """The text of a UTF-16 file's bytes `data` as read_file shows it: without its
     byte-order mark, a byte that does not decode (an odd last byte) as U+FFFD."""
     return data[2:].decode(codec, errors="replace")
+
+
+def decode_utf16_kept(data: bytes, codec: str) -> str:
+    """`decode_utf16`, but each byte that does not decode kept as U+DC00 + the byte
+    (module contract), so the text tells what read_file shows as U+FFFD apart from a
+    U+FFFD written in the file."""
+    return data[2:].decode(codec, errors=_KEEP_BYTES)
+
+
+def _kept_bytes(error: UnicodeError) -> tuple[str, int]:
+    """The codec error handler of `decode_utf16_kept`: the bytes that did not decode, each
+    as U+DC00 + the byte (`surrogateescape` refuses bytes under 0x80: a code unit
+    U+D800 in UTF-16LE is the bytes 00 D8)."""
+    if not isinstance(error, UnicodeDecodeError):
+        raise error
+    undecoded = error.object[error.start : error.end]
+    return "".join(chr(UNDECODABLE.start + byte) for byte in undecoded), error.end
+
+
+codecs.register_error(_KEEP_BYTES, _kept_bytes)
 
 
 @dataclass(frozen=True)
@@ -98,7 +124,7 @@ def read_shown_text(workspace: Workspace, path: Path, shown: str, max_bytes: int
         data = _read_capped(handle, shown, max_bytes)
     if codec == UTF8:
         return ShownText(data.decode("utf-8", errors="surrogateescape"), codec)
-    return ShownText(decode_utf16(data, codec), codec)
+    return ShownText(decode_utf16_kept(data, codec), codec)
 
 
 def _read_capped(handle: BinaryIO, shown: str, max_bytes: int) -> bytes:

@@ -117,6 +117,23 @@ class Workspace:
             return unambiguous(lexical.relative_to(self.root).as_posix())
         return reveal_all(raw_path) if Path(raw_path).is_absolute() else unambiguous(raw_path)
 
+    def named_path(self, raw_path: str, resolved: Path) -> Path:
+        """The path `raw_path` names before any link is followed (what the stale-write
+        guard holds beside `resolved`, `seen_files`): its lexical form inside the root;
+        with a `..`, which the OS takes after the link before it, its folder resolved and
+        its own last name kept; `resolved` when the name is not a workspace path."""
+        joined = self.root / raw_path
+        if ".." not in Path(raw_path).parts:
+            named = Path(os.path.normpath(joined))
+        elif joined.name not in ("", ".."):
+            try:
+                named = joined.parent.resolve(strict=False) / joined.name
+            except (RuntimeError, OSError):  # a loop made since `resolve_inside`
+                return resolved
+        else:
+            return resolved
+        return named if self.is_inside(named) else resolved
+
     def relative_parts(self, resolved: Path) -> tuple[str, ...]:
         """The components of a path from `resolve_inside`, below the root."""
         return resolved.relative_to(self.root).parts
