@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 from prompt_toolkit import PromptSession
 from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.key_binding import KeyPress
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.output import DummyOutput
 from repl_fakes import FakeBackend, FakeSession, answer, make_console
@@ -15,7 +16,7 @@ from repl_fakes import FakeBackend, FakeSession, answer, make_console
 from agent_cli.events import TurnEnded
 from agent_cli.repl.loop import Repl
 from agent_cli.repl.prompt import build_key_bindings
-from agent_cli.repl.type_ahead import TypeAhead
+from agent_cli.repl.type_ahead import TypeAhead, TypedText
 
 TYPED = b"first queued line\nsecond queued line\n"  # cooked mode: each Enter is a \n
 
@@ -42,25 +43,30 @@ def test_sends_counts_the_lines_the_keys_would_send_not_those_of_alt_enter():
     assert kept.sends() == 0
 
 
-def test_held_text_is_one_paste_with_every_enter_a_new_line_and_none_at_the_end():
+def test_held_text_is_one_typed_text_with_every_enter_a_new_line_and_none_at_the_end():
     # one step for the prompt, however long: fed key by key a 165 KB paste took gigabytes
     kept = TypeAhead()
     kept.add(TYPED + b"\tindented\x1b\ralt-entered\n\n")
     kept.hold()
     keys = kept.take_line()
     assert not kept  # all of it went to one prompt
-    assert [key.key for key in keys] == [Keys.BracketedPaste]
+    assert [type(key) for key in keys] == [TypedText]
     assert keys[0].data == "first queued line\nsecond queued line\n\tindented\nalt-entered"
 
 
-def test_held_keys_other_than_text_are_kept_as_keys_each_enter_an_alt_enter():
+def test_held_keys_other_than_text_stay_keys_between_the_typed_text_each_enter_a_line_break():
     kept = TypeAhead()
-    kept.add(b"first\x1b[Dx\nsecond\n")  # a Left arrow typed ahead: keys, not text
+    kept.add(b"first\x1b[Dx\x1b[C\nsecond\n")  # arrows typed ahead: keys, not text
     kept.hold()
     keys = kept.take_line()
-    assert typed(keys) == "first\x1b[Dx\x1b\rsecond"
-    enters = [i for i, key in enumerate(keys) if key.key in (Keys.ControlM, Keys.ControlJ)]
-    assert enters and all(keys[i - 1].key == Keys.Escape for i in enters)  # each one Alt+Enter
+    assert [(type(key), key.key, key.data) for key in keys] == [
+        (TypedText, Keys.BracketedPaste, "first"),
+        (KeyPress, Keys.Left, "\x1b[D"),
+        (TypedText, Keys.BracketedPaste, "x"),
+        (KeyPress, Keys.Right, "\x1b[C"),
+        (TypedText, Keys.BracketedPaste, "\nsecond"),
+    ]
+    assert prompt_with(keys, "\r") == "firsxt\nsecond"
 
 
 def prompt_with(keys, then: str) -> str:

@@ -14,9 +14,10 @@ control) or does nothing; it never inserts a raw ^Z. Ctrl-space does nothing. A 
 a line that broke one (`paste_keys`); a command is never run with one in it, nor over lines it
 does not take: the prompt then starts again with the input (`commands.check_command_whole`).
 What was typed during a turn that Ctrl-C cancelled waits in the next prompt, unsent
-(`hold_typed_ahead`); so do lines typed or pasted during a turn that ended by itself when
-there are several of them (between prompts a paste reaches the terminal as plain lines, and
-each would be sent as a turn of its own); one line ended with Enter is sent, as a shell does.
+(`hold_typed_ahead`); so do lines typed during a turn that ended by itself when there are
+several of them, and a paste made then, whatever its lines (bracketed paste stays on between
+prompts: an Enter in it never sends, and only it becomes a placeholder, not the words typed
+around it); one line typed and ended with Enter is sent, as a shell does.
 While no prompt is shown (`between_prompts`) the terminal neither echoes nor edits what is
 typed: `typed_ahead()` (safe from any thread) takes it in and says what it reads so far,
 for the spinner to show on a line of its own. What was typed before a question (a
@@ -39,6 +40,7 @@ these prompts with `TerminationRequested` (`prompt_ending`).
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -67,7 +69,7 @@ from agent_cli.repl.paste_keys import PasteKeys
 from agent_cli.repl.prompt_ending import prompt_once
 from agent_cli.repl.safe_text import clip_line
 from agent_cli.repl.terminal_modes import quiet_terminal, take_pending
-from agent_cli.repl.type_ahead import TypeAhead
+from agent_cli.repl.type_ahead import TypeAhead, TypedText
 
 if TYPE_CHECKING:
     from agent_cli.events import Gauge
@@ -77,6 +79,8 @@ PROMPT_TEXT = "› "
 KEY_HINT = "  │ Alt+Enter: new line"
 # a paste bigger than the terminal's input buffer arrives in pieces: wait this long for the next
 PASTE_SETTLE_SECONDS = 0.05
+# a paste begun while no prompt was shown, its end not come yet: wait this long for its first piece
+PASTE_END_WAIT_SECONDS = 1.0
 BARE_COMMANDS = {"stats": "token usage, limits and compactions"}
 BEFORE_QUESTION_NOTE = "typed before a question was asked, so not sent: Enter sends it"
 TOOLBAR_STYLE = Style.from_dict(
@@ -186,9 +190,13 @@ def build_key_bindings(pastes: PastedText | None = None) -> KeyBindings:
 
         @bindings.add(Keys.BracketedPaste)
         def _paste(event: Any) -> None:
-            """A long paste goes in as one placeholder; `read_line` sends the whole text."""
+            """A long paste goes in as one placeholder; `read_line` sends the whole text.
+            Text typed ahead and held (`TypedText`) goes in as it is: it was typed."""
             data = event.data.replace("\r\n", "\n").replace("\r", "\n")
-            event.current_buffer.insert_text(pastes.collapse(data))
+            if isinstance(event.key_sequence[-1], TypedText):
+                event.current_buffer.insert_text(data)
+            else:
+                event.current_buffer.insert_text(pastes.collapse(data))
 
     return bindings
 
@@ -286,6 +294,7 @@ class PromptReader:
         self._typed_ahead = TypeAhead()
         self._typed_lock = threading.Lock()  # the spinner's thread takes keys in too
         self._is_asking = False
+        self._is_between = False  # `between_prompts` runs at the terminal
         self._completer = SlashCommandCompleter(commands)
         self._history = RegularFileHistory(history_file)
         self._session: PromptSession[str] = PromptSession(
@@ -385,6 +394,8 @@ class PromptReader:
         there are more than one (module contract)."""
         with self._typed_lock:
             self._take_pending(PASTE_SETTLE_SECONDS)
+            if self._typed_ahead.is_mid_paste:  # the rest of it is on its way
+                self._take_pending(PASTE_SETTLE_SECONDS, first_wait=PASTE_END_WAIT_SECONDS)
             if self._typed_ahead.sends() > 1:
                 self._typed_ahead.hold()
 
@@ -431,13 +442,16 @@ class PromptReader:
         )
         try:
             with patch_stdout(raw=True):
-                return str(prompt_once(answer_session, question))
+                answer = str(prompt_once(answer_session, question))
         except KeyboardInterrupt:
             self._keep_unfinished(answer_session.default_buffer.text)
             raise
         finally:
             with self._typed_lock:
                 self._is_asking = False
+        if self._is_between:  # the question's prompt turned bracketed paste off
+            self._mark_pastes(on=True)
+        return answer
 
     def _keep_unfinished(self, text: str) -> None:
         """What was typed at a question that Ctrl-C ended: held for the next prompt,
@@ -458,15 +472,21 @@ class PromptReader:
     @contextmanager
     def between_prompts(self) -> Iterator[None]:
         """While a turn or command runs: the terminal neither echoes nor edits what is
-        typed (`terminal_modes.quiet_terminal`); it is taken in before the terminal is put
-        back."""
+        typed (`terminal_modes.quiet_terminal`), and marks a paste (bracketed paste, also
+        after a question's prompt turned it off), so the paste waits in the next prompt
+        whole (`TypeAhead`); what was typed is taken in before the terminal is put back."""
         undo = quiet_terminal(sys.stdin.fileno()) if self._terminal["input"] is None else None
+        self._is_between = undo is not None
+        if self._is_between:
+            self._mark_pastes(on=True)
         try:
             yield
         finally:
+            self._is_between = False
             if undo is not None:
                 with self._typed_lock:
                     self._take_pending()
+                self._mark_pastes(on=False)
                 undo()
 
     def typed_ahead(self) -> str:
@@ -477,7 +497,20 @@ class PromptReader:
                 self._take_pending()
             return self._typed_ahead.preview()
 
-    def _take_pending(self, settle: float = 0.0) -> None:
+    def _take_pending(self, settle: float = 0.0, first_wait: float = 0.0) -> None:
         """Add what the terminal holds unread to the keys kept (with `_typed_lock` held)."""
         if self._terminal["input"] is None:
-            self._typed_ahead.add(take_pending(sys.stdin.fileno(), settle))
+            self._typed_ahead.add(take_pending(sys.stdin.fileno(), settle, first_wait))
+
+    def _mark_pastes(self, *, on: bool) -> None:
+        """Bracketed paste on (or off) at the terminal: a paste then comes marked, so the
+        keys typed ahead tell it from typing (`paste_marks`). A prompt turns it on while
+        shown and off when it ends; between prompts this keeps it on. A terminal gone
+        (closed: SIGHUP on its way) has nothing to mark: that is no error of its own."""
+        output = self._session.output
+        with contextlib.suppress(OSError):
+            if on:
+                output.enable_bracketed_paste()
+            else:
+                output.disable_bracketed_paste()
+            output.flush()

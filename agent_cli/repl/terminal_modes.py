@@ -24,10 +24,11 @@ terminal or termios is missing):
   mode back (bash does), and the rest of that line's keys were echoed; on SIGCONT echo
   and line editing go off again (a prompt's raw mode has them off already). It returns
   what puts the previous SIGCONT handler back.
-- `take_pending(fd, settle)` returns every byte the terminal `fd` holds unread, a line not
-  yet ended included (b"" when it holds none), without waiting when it holds none; once
-  some came, it waits up to `settle` seconds for more after each read (a paste larger than
-  the terminal's input buffer arrives in pieces).
+- `take_pending(fd, settle, first_wait)` returns every byte the terminal `fd` holds
+  unread, a line not yet ended included (b"" when it holds none), waiting up to
+  `first_wait` seconds (none by default) when it holds none; once some came, it waits up
+  to `settle` seconds for more after each read (a paste larger than the terminal's input
+  buffer arrives in pieces).
 - `keep_on_interrupt(fd)` sets the terminal's NOFLSH flag, so Ctrl-C (or Ctrl-\\) leaves
   what was typed in place; it returns what undoes it.
 
@@ -43,7 +44,7 @@ from collections.abc import Callable
 from typing import Any
 
 
-def take_pending(fd: int, settle: float = 0.0) -> bytes:
+def take_pending(fd: int, settle: float = 0.0, first_wait: float = 0.0) -> bytes:
     """What terminal `fd` holds unread; see the module contract.
 
     In cooked mode a read sees only whole lines: the terminal is switched to
@@ -64,7 +65,7 @@ def take_pending(fd: int, settle: float = 0.0) -> bytes:
     data = b""
     try:
         termios.tcsetattr(fd, termios.TCSANOW, drained)
-        while select.select([fd], [], [], settle if data else 0)[0]:
+        while select.select([fd], [], [], settle if data else first_wait)[0]:
             chunk = os.read(fd, 4096)
             if not chunk:
                 break

@@ -1,0 +1,97 @@
+"""A paste made while no prompt was shown (the terminal marks it: bracketed paste) waits in
+the next prompt whole, and only it becomes a placeholder (twenty-seventh outside test: two
+pasted lines were sent as two requests, `delete the build folder\\n` at once, and the words
+typed around a long paste folded into its placeholder)."""
+
+from __future__ import annotations
+
+from prompt_toolkit import PromptSession
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.keys import Keys
+from prompt_toolkit.output import DummyOutput
+
+from agent_cli.repl.paste import PastedText, describe_paste
+from agent_cli.repl.prompt import build_key_bindings
+from agent_cli.repl.type_ahead import TypeAhead, TypedText
+
+LOG = "".join(f"LOG-A line {i:03d} alpha\n" for i in range(60))
+SHOWN = describe_paste(LOG)
+
+
+def pasted(text: str) -> bytes:
+    return f"\x1b[200~{text}\x1b[201~".encode()
+
+
+def prompt_shows(keys, then: str = "\r") -> str:
+    """What the agent's prompt (placeholders and all) returns when `keys` are fed to it
+    first, as the reader feeds typed-ahead keys, then `then` is typed."""
+    with create_pipe_input() as pipe:
+        session: PromptSession[str] = PromptSession(
+            input=pipe, output=DummyOutput(), key_bindings=build_key_bindings(PastedText())
+        )
+        processor = session.app.key_processor
+
+        def feed() -> None:
+            processor.feed_multiple(keys)
+            processor.process_keys()
+
+        pipe.send_text(then)
+        return session.prompt("› ", pre_run=feed)
+
+
+def test_a_pasted_line_break_sends_nothing_whatever_the_lines():
+    for text in ("delete the build folder\n", "line one\nline two", "a\nb\nc\n"):
+        kept = TypeAhead()
+        kept.add(pasted(text))
+        assert kept.sends() == 0
+        keys = kept.take_line()
+        assert [(key.key, key.data) for key in keys] == [(Keys.BracketedPaste, text)]
+        assert not kept
+
+
+def test_a_line_typed_with_enter_before_a_paste_is_sent_and_the_paste_waits_for_the_next():
+    kept = TypeAhead()
+    kept.add(b"/new\n" + pasted(LOG))
+    assert kept.sends() == 1
+    assert "".join(key.data for key in kept.take_line()) == "/new\n"
+    assert [(key.key, key.data) for key in kept.take_line()] == [(Keys.BracketedPaste, LOG)]
+
+
+def test_words_typed_around_a_paste_stay_outside_its_placeholder():
+    kept = TypeAhead()
+    kept.add(b"why does this fail? " + pasted(LOG) + b" it started after the upgrade!")
+    assert kept.preview() == f"why does this fail? {SHOWN} it started after the upgrade!"
+    shown = prompt_shows(kept.take_line(), "\x7f\r")  # one Backspace: the `!` only
+    assert shown == f"why does this fail? {SHOWN} it started after the upgrade"
+
+
+def test_held_words_stay_typed_text_apart_from_the_paste_between_them():
+    kept = TypeAhead()
+    kept.add(b"look\n" + pasted(LOG) + b"\nand this\n")
+    kept.hold()  # Ctrl-C, or a question asked
+    keys = kept.take_line()
+    assert [(type(key), key.data) for key in keys] == [
+        (TypedText, "look\n"),
+        (type(keys[1]), LOG),
+        (TypedText, "\nand this"),
+    ]
+    assert not isinstance(keys[1], TypedText)
+    assert prompt_shows(keys) == f"look\n{SHOWN}\nand this"
+
+
+def test_held_typed_text_is_never_a_placeholder_however_long():
+    kept = TypeAhead()
+    kept.keep(LOG.rstrip("\n"))  # a long reply typed at a question that was no answer
+    assert prompt_shows(kept.take_line()) == LOG.rstrip("\n")
+
+
+def test_a_paste_whose_end_never_came_is_handed_over_as_far_as_it_came():
+    kept = TypeAhead()
+    kept.add(b"x\x1b[200~cut short\nof its end")
+    assert kept.is_mid_paste and kept.sends() == 0
+    keys = kept.take_line()
+    assert [(key.key, key.data) for key in keys][-1] == (
+        Keys.BracketedPaste,
+        "cut short\nof its end",
+    )
+    assert not kept.is_mid_paste
