@@ -23,7 +23,8 @@ the modulus, the public exponent, an EC public point, are never learned), these 
   only numbers of up to 64 bits in decimal, and no private number is that small.
 - what programs print of its octets (`secret_encodings.byte_forms`, the forms a secret
   value's own bytes take: hex, Python's bytes `repr`, base64 and base64url on their own,
-  padded or not, and inside a stream; not base32, in which no tool prints a key): of its
+  padded or not; not `stream_forms`, base32 or base64 deep in a longer stream, where no
+  tool puts a key's number, and which would make redaction of every output slower): of its
   fewest big-endian octets (a JWK's `"d"`, `"p"`, `"dp"`, ... in base64url;
   `n.p.to_bytes(64, "big")` printed) and, for a key's octets of a fixed width whose
   leading zeros are more than a DER sign octet (EC's scalar, an Edwards or Montgomery

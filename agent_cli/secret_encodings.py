@@ -23,10 +23,11 @@ Contract:
 - `byte_forms(data)`: what programs print of some bytes (a value's UTF-8, a private key's
   number): their hex in both cases, Python's `repr` of them (`print(b)`: `\\xd3...`),
   and their base64 on their own (standard and URL-safe alphabets, with and without `=`
-  padding: `base64`, a JWK's `"d"`) and inside a longer stream (`aligned_base64` at each
-  of the three byte alignments, both alphabets). `base32_forms(data)`: their base32 inside
-  a stream (`aligned_base32` at each of the five alignments, `base32` and `basenc
-  --base32hex`), which tools print of a value (a token), not of a key's number.
+  padding: `base64`, a JWK's `"d"`) or at the start of a longer stream.
+  `stream_forms(data)`: the same bytes inside a longer encoded stream past its start
+  (`aligned_base64` at the other two byte alignments, `aligned_base32` at each of the
+  five, `base32` and `basenc --base32hex`), which tools make of a value (a token in a
+  base64'd config), not of a key's number.
 - `aligned_base64(data, alignment, encode)`: the base64 characters that stand for `data`
   alone inside a longer encoded stream; `aligned_base32` the same for base32 (`base32`,
   `basenc --base32hex`: 5-byte groups, 8 characters each).
@@ -215,19 +216,23 @@ def _dash_quoted(secret: str) -> str:
 
 def byte_forms(data: bytes) -> set[str]:
     """What programs print of `data` (module contract): hex, Python's bytes `repr`, base64
-    alone and inside a stream."""
+    alone and at a stream's start, in both alphabets."""
     forms = {data.hex(), data.hex().upper(), repr(data)[2:-1]}
     for encode in (base64.b64encode, base64.urlsafe_b64encode):
         alone = encode(data).decode("ascii")
-        forms |= {alone, alone.rstrip("=")}
-        forms |= {aligned_base64(data, alignment, encode) for alignment in range(3)}
+        forms |= {alone, alone.rstrip("="), aligned_base64(data, 0, encode)}
     return forms
 
 
-def base32_forms(data: bytes) -> set[str]:
-    """`data`'s base32 inside a stream (`aligned_base32` at each of the five alignments, in
-    `base32`'s and `basenc --base32hex`'s alphabets)."""
-    return {
+def stream_forms(data: bytes) -> set[str]:
+    """`data` inside a longer encoded stream, past its start (module contract): base64 at
+    the other two byte alignments, base32 at each of the five, in both alphabets each."""
+    forms = {
+        aligned_base64(data, alignment, encode)
+        for encode in (base64.b64encode, base64.urlsafe_b64encode)
+        for alignment in (1, 2)
+    }
+    return forms | {
         aligned_base32(data, alignment, encode)
         for encode in (base64.b32encode, base64.b32hexencode)
         for alignment in range(5)

@@ -7,7 +7,7 @@ base64 (standard and URL-safe alphabets, at each of the three byte alignments, s
 a longer encoded stream too, and on its own with or without its `=` padding); its base32
 (`base32`, `basenc --base32hex`: both alphabets, at each of the five byte alignments); its
 hex (lower and upper case) and Python's `repr` of its bytes (`byte_forms`,
-`base32_forms`); the value as programs print it inside quotes (`escaped_forms`: Python's
+`stream_forms`); the value as programs print it inside quotes (`escaped_forms`: Python's
 `repr` and `ascii`, JSON with or without `\\uXXXX` for non-ASCII, a shell's double and
 single quotes, bash's `$'...'` under a UTF-8 or a C locale); what a tool shows of it
 written in UTF-16 or Latin-1 and read as UTF-8 (`misdecoded_forms`); and, as one matcher
@@ -80,11 +80,11 @@ from agent_cli.literal_trie import trie_pattern
 from agent_cli.percent_forms import PercentForm
 from agent_cli.secret_dumps import MAX_DUMP_BYTES, DumpFinder
 from agent_cli.secret_encodings import (
-    base32_forms,
     byte_forms,
     escaped_forms,
     misdecoded_forms,
     spellings,
+    stream_forms,
 )
 from agent_cli.secret_pieces import (
     LINE_PREFIX_CHARS,
@@ -432,12 +432,12 @@ def encoded_forms(secret: str) -> set[str]:
     Windows line endings, then JSON-quoted, base64- or hex-encoded), the value, its
     `escaped_forms`, its `misdecoded_forms` and `_utf16_printed_forms`, and the forms of
     its UTF-8 bytes (`secret_encodings.byte_forms`: hex in both cases, Python's bytes
-    `repr`, base64 on its own and at every alignment and alphabet, which a private key's
-    numbers take too; `base32_forms`: base32 at every alignment in both alphabets)."""
+    `repr`, base64 on its own, which a private key's numbers take too; `stream_forms`:
+    base64 and base32 at every alignment and in both alphabets of each)."""
     forms: set[str] = set()
     for spelling in {ended for each in spellings(secret) for ended in _line_endings(each)}:
         data = spelling.encode("utf-8")
-        forms |= {spelling, *escaped_forms(spelling), *byte_forms(data), *base32_forms(data)}
+        forms |= {spelling, *escaped_forms(spelling), *byte_forms(data), *stream_forms(data)}
         forms |= misdecoded_forms(spelling) | _utf16_printed_forms(spelling)
     return {form for form in forms if len(form) >= MIN_SECRET_CHARS}
 
