@@ -21,12 +21,24 @@ the modulus, the public exponent, an EC public point, are never learned), these 
 - its decimal (Python's `int`, `cryptography`'s `private_numbers()`), for up to
   `MAX_DECIMAL_OCTETS` octets (Python refuses to print longer integers). openssl prints
   only numbers of up to 64 bits in decimal, and no private number is that small.
+- what programs print of its octets (`secret_encodings.byte_forms`, the forms a secret
+  value's own bytes take: hex, Python's bytes `repr`, base64 and base64url on their own,
+  padded or not; not `stream_forms`, base32 or base64 deep in a longer stream, where no
+  tool puts a key's number, and which would make redaction of every output slower): of its
+  fewest big-endian octets (a JWK's `"d"`, `"p"`, `"dp"`, ... in base64url;
+  `n.p.to_bytes(64, "big")` printed) and, for a key's octets of a fixed width whose
+  leading zeros are more than a DER sign octet (EC's scalar, an Edwards or Montgomery
+  key's: a JWK's EC `"d"`, `base64` of an Ed25519 key's raw bytes), of those too. Not of
+  a DER INTEGER's content with its sign octet (`00` before a top bit set): no tool
+  prints a number so, and the two cannot be told apart (a P-256 scalar `00 9f ...`, one
+  key in 512, is hidden in its fewest octets only).
 """
 
 from __future__ import annotations
 
 from agent_cli.der_reader import integer_content
 from agent_cli.private_key_numbers import private_key_numbers
+from agent_cli.secret_encodings import byte_forms
 
 OPENSSL_OCTETS_PER_LINE = 15
 MAX_DECIMAL_OCTETS = 1024
@@ -43,7 +55,18 @@ def key_number_forms(value: str) -> set[str]:
         forms |= {digits, digits.upper()}
         if len(octets) <= MAX_DECIMAL_OCTETS:
             forms.add(str(number))
+        for data in printed_octets(octets):
+            forms |= byte_forms(data)
     return forms
+
+
+def printed_octets(octets: bytes) -> set[bytes]:
+    """The octets in which programs print a number read as `octets` (module contract): its
+    fewest, and `octets` itself when its leading zeros are more than a DER sign octet."""
+    fewest = octets.lstrip(b"\x00")
+    if octets == integer_content(int.from_bytes(octets, "big")):
+        return {fewest}
+    return {fewest, octets}
 
 
 def openssl_text(octets: bytes) -> str:

@@ -9,16 +9,25 @@ Contract:
   any reader, so each is a secret. One spelling for an ASCII value.
 - `escaped_forms(spelling)`: what stands between the quotes when a program prints it as a
   quoted string (Python, JSON, shells), what a shell's backslash quoting makes of it
-  (bash's `printf %q`, `ls -b`) and what Python prints of its UTF-8 bytes
-  (`print(os.environb[...])`: `\\xc3\\xa7`). Escapes of one character at a time
-  (percent-encoding, HTML's references, JSON's `\\uXXXX`), which have too many spellings
-  to list, are one matcher of their own (`agent_cli.percent_forms`).
+  (bash's `printf %q`, `ls -b`); what Python prints of its UTF-8 bytes
+  (`print(os.environb[...])`: `\\xc3\\xa7`) is one of `byte_forms`. Escapes of one
+  character at a time (percent-encoding, HTML's references, JSON's `\\uXXXX`), which
+  have too many spellings to list, are one matcher of their own
+  (`agent_cli.percent_forms`).
 - `misdecoded_forms(spelling)`: the text a tool shows when the value was written in
   another encoding and read back as UTF-8 with errors replaced, as agent-cli reads every
   file and output: UTF-16 (little and big endian, a NUL between characters; only for a
   value of characters below U+0100, whose form reads as the value) and, for a
   non-ASCII value, Latin-1 and cp1252 (each non-UTF-8 byte shown as U+FFFD). A Latin-1
   form that is more than half U+FFFD is left out: it would match any binary noise.
+- `byte_forms(data)`: what programs print of some bytes (a value's UTF-8, a private key's
+  number): their hex in both cases, Python's `repr` of them (`print(b)`: `\\xd3...`),
+  and their base64 on their own (standard and URL-safe alphabets, with and without `=`
+  padding: `base64`, a JWK's `"d"`) or at the start of a longer stream.
+  `stream_forms(data)`: the same bytes inside a longer encoded stream past its start
+  (`aligned_base64` at the other two byte alignments, `aligned_base32` at each of the
+  five, `base32` and `basenc --base32hex`), which tools make of a value (a token in a
+  base64'd config), not of a key's number.
 - `aligned_base64(data, alignment, encode)`: the base64 characters that stand for `data`
   alone inside a longer encoded stream; `aligned_base32` the same for base32 (`base32`,
   `basenc --base32hex`: 5-byte groups, 8 characters each).
@@ -30,6 +39,7 @@ as it is. A value mixing spellings inside itself (half NFC, half NFD) is not cau
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import unicodedata
@@ -87,22 +97,21 @@ def spellings(secret: str) -> set[str]:
 
 def escaped_forms(secret: str) -> set[str]:
     """What stands between the quotes when a program prints `secret` as a quoted string:
-    Python's `repr` and `ascii`, and of its UTF-8 bytes (`b'...'`), JSON (`\\uXXXX` for
-    non-ASCII or not), a shell's double quotes (`declare -p`), its single quotes (bash's
-    `set`: `'\\''`, `shlex.quote`: `'"'"'`, dash's `export -p`: a run of quotes as
-    `"''"`) and bash's `$'...'` (`declare -p` and `set` of a value with a control
-    character, or with a non-ASCII letter under a C locale, which bash writes as octal
-    bytes); and, for a value on one line, the quoting that needs no quotes, a backslash
-    before each special character: bash's `printf %q` (and readline's file-name
-    completion) and GNU's `escape` style (`ls -b`). For a token of letters, digits, `-`
-    and `_` every one is the value itself. HTML's escaping, JSON's `\\uXXXX` and other
-    escapes of one character at a time, which escapers mix as each pleases, are one
-    matcher (`agent_cli.percent_forms`, `agent_cli.character_escapes`)."""
+    Python's `repr` and `ascii`, JSON (`\\uXXXX` for non-ASCII or not), a shell's double
+    quotes (`declare -p`), its single quotes (bash's `set`: `'\\''`, `shlex.quote`:
+    `'"'"'`, dash's `export -p`: a run of quotes as `"''"`) and bash's `$'...'`
+    (`declare -p` and `set` of a value with a control character, or with a non-ASCII
+    letter under a C locale, which bash writes as octal bytes); and, for a value on one
+    line, the quoting that needs no quotes, a backslash before each special character:
+    bash's `printf %q` (and readline's file-name completion) and GNU's `escape` style
+    (`ls -b`). For a token of letters, digits, `-` and `_` every one is the value itself.
+    HTML's escaping, JSON's `\\uXXXX` and other escapes of one character at a time,
+    which escapers mix as each pleases, are one matcher (`agent_cli.percent_forms`,
+    `agent_cli.character_escapes`). Python's `repr` of its UTF-8 bytes is a `byte_forms`."""
     one_line = set() if "\n" in secret or "\r" in secret else _one_line_forms(secret)
     return one_line | {
         repr(secret)[1:-1],
         ascii(secret)[1:-1],
-        repr(secret.encode("utf-8"))[2:-1],
         json.dumps(secret)[1:-1],
         json.dumps(secret, ensure_ascii=False)[1:-1],
         _SHELL_DOUBLE_QUOTED.sub(r"\\\g<0>", secret),
@@ -203,6 +212,31 @@ def _dash_quoted(secret: str) -> str:
         for run, text in zip(stretches[1::2], stretches[2::2], strict=True)
     )
     return quoted[1:].removesuffix("'")
+
+
+def byte_forms(data: bytes) -> set[str]:
+    """What programs print of `data` (module contract): hex, Python's bytes `repr`, base64
+    alone and at a stream's start, in both alphabets."""
+    forms = {data.hex(), data.hex().upper(), repr(data)[2:-1]}
+    for encode in (base64.b64encode, base64.urlsafe_b64encode):
+        alone = encode(data).decode("ascii")
+        forms |= {alone, alone.rstrip("="), aligned_base64(data, 0, encode)}
+    return forms
+
+
+def stream_forms(data: bytes) -> set[str]:
+    """`data` inside a longer encoded stream, past its start (module contract): base64 at
+    the other two byte alignments, base32 at each of the five, in both alphabets each."""
+    forms = {
+        aligned_base64(data, alignment, encode)
+        for encode in (base64.b64encode, base64.urlsafe_b64encode)
+        for alignment in (1, 2)
+    }
+    return forms | {
+        aligned_base32(data, alignment, encode)
+        for encode in (base64.b32encode, base64.b32hexencode)
+        for alignment in range(5)
+    }
 
 
 def aligned_base64(data: bytes, alignment: int, encode: Callable[[bytes], bytes]) -> str:

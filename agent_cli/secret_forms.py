@@ -4,14 +4,15 @@ Contract: `SecretForms.from_values(values)` holds, for every value of at least
 `MIN_SECRET_CHARS` characters and each of its Unicode `spellings`
 (`agent_cli.secret_encodings`, which spells every form out), the value as it is; its
 base64 (standard and URL-safe alphabets, at each of the three byte alignments, so inside
-a longer encoded stream too); its base32 (`base32`, `basenc --base32hex`: both alphabets,
-at each of the five byte alignments); its hex (lower and upper case); the value as
-programs print it inside quotes (`escaped_forms`: Python's `repr` and `ascii`, and of its
-bytes, JSON with or without `\\uXXXX` for non-ASCII, a shell's double and single quotes,
-bash's `$'...'` under a UTF-8 or a C locale); what a tool shows of it written in UTF-16
-or Latin-1 and read as UTF-8 (`misdecoded_forms`); and, as one matcher each rather than
-a text (`percent_forms`, made by `url_forms`), the value with any of its characters
-escaped one by one, each as any escaper writes it (`agent_cli.character_escapes`: a URL's
+a longer encoded stream too, and on its own with or without its `=` padding); its base32
+(`base32`, `basenc --base32hex`: both alphabets, at each of the five byte alignments); its
+hex (lower and upper case) and Python's `repr` of its bytes (`byte_forms`,
+`stream_forms`); the value as programs print it inside quotes (`escaped_forms`: Python's
+`repr` and `ascii`, JSON with or without `\\uXXXX` for non-ASCII, a shell's double and
+single quotes, bash's `$'...'` under a UTF-8 or a C locale); what a tool shows of it
+written in UTF-16 or Latin-1 and read as UTF-8 (`misdecoded_forms`); and, as one matcher
+each rather than a text (`percent_forms`, made by `url_forms`), the value with any of its
+characters escaped one by one, each as any escaper writes it (`agent_cli.character_escapes`: a URL's
 `%XX` (or `%25XX`, a URL inside a URL), JSON's `\\uXXXX` in either case, C's `\\xNN`,
 HTML's `&#38;`/`&#x26;`/`&amp;`, YAML's and SQL's `''`, a `.properties` file's `\\=`),
 in any mix (`agent_cli.percent_forms`; a doubled quote or a backslash escape throughout). So
@@ -44,8 +45,9 @@ indentation, `read_file`'s own gutter in a recorded result) is one occurrence, f
 first character to its last, prefixes between included. A value that holds a private key
 adds the texts in which tools print its private numbers (`agent_cli.key_number_forms`:
 `openssl -text`'s listing, whose lines are indented, so it is one occurrence by that gap,
-each of its lines a form too (`material_lines`); `asn1parse`'s hex; decimal), never its
-public ones.
+each of its lines a form too (`material_lines`); `asn1parse`'s hex; decimal; the
+`byte_forms` of each number's octets: a JWK's base64url, `base64` of a raw key, a
+Python bytes `repr`), never its public ones.
 
 - `pattern` finds whole forms; `redact(text)` replaces each with `REDACTED_MARK`;
 - `occurrences(text, start, end)` gives every occurrence, overlapping ones too, that
@@ -69,7 +71,6 @@ logs and tracebacks, and the secret must not be.
 
 from __future__ import annotations
 
-import base64
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -79,11 +80,11 @@ from agent_cli.literal_trie import trie_pattern
 from agent_cli.percent_forms import PercentForm
 from agent_cli.secret_dumps import MAX_DUMP_BYTES, DumpFinder
 from agent_cli.secret_encodings import (
-    aligned_base32,
-    aligned_base64,
+    byte_forms,
     escaped_forms,
     misdecoded_forms,
     spellings,
+    stream_forms,
 )
 from agent_cli.secret_pieces import (
     LINE_PREFIX_CHARS,
@@ -428,21 +429,16 @@ def _flat_length(text: str) -> int:
 def encoded_forms(secret: str) -> set[str]:
     """Every form of `secret` of at least `MIN_SECRET_CHARS` characters: for each of its
     `spellings`, with its line breaks as LF, CRLF and CR (a key file checked out with
-    Windows line endings, then JSON-quoted, base64- or hex-encoded), the value, its hex
-    in both cases, its base64 at every alignment and alphabet, its base32 at every
-    alignment in both alphabets (standard and `base32hex`) and its `escaped_forms`; and its
-    `misdecoded_forms` and `_utf16_printed_forms`."""
+    Windows line endings, then JSON-quoted, base64- or hex-encoded), the value, its
+    `escaped_forms`, its `misdecoded_forms` and `_utf16_printed_forms`, and the forms of
+    its UTF-8 bytes (`secret_encodings.byte_forms`: hex in both cases, Python's bytes
+    `repr`, base64 on its own, which a private key's numbers take too; `stream_forms`:
+    base64 and base32 at every alignment and in both alphabets of each)."""
     forms: set[str] = set()
     for spelling in {ended for each in spellings(secret) for ended in _line_endings(each)}:
         data = spelling.encode("utf-8")
-        forms |= {spelling, data.hex(), data.hex().upper(), *escaped_forms(spelling)}
+        forms |= {spelling, *escaped_forms(spelling), *byte_forms(data), *stream_forms(data)}
         forms |= misdecoded_forms(spelling) | _utf16_printed_forms(spelling)
-        for alignment in range(3):
-            for encode in (base64.b64encode, base64.urlsafe_b64encode):
-                forms.add(aligned_base64(data, alignment, encode))
-        for alignment in range(5):
-            for encode in (base64.b32encode, base64.b32hexencode):
-                forms.add(aligned_base32(data, alignment, encode))
     return {form for form in forms if len(form) >= MIN_SECRET_CHARS}
 
 

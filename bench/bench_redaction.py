@@ -17,6 +17,11 @@ slow host moves both.
 - 1 MB of `xxd` and of `hexdump` output of other bytes, with the three token secrets:
   a dump is read for a secret's bytes in any layout (`secret_dumps`) wherever four of
   them may stand, so a dump is where that costs most.
+- A real private key (RSA, 2,048 bits, made by `openssl` when it is installed) as the one
+  secret: its forms add what programs print of its private numbers (`key_number_forms`:
+  `openssl -text`'s listing, hex, decimal, and the octets' hex, bytes and base64 as a
+  JWK holds them), built once per dotenv change; `redact` of 1 MB of log lines and of
+  1 MB of base64 text, where base64 forms cost most.
 - Near-occurrences of a secret holding runs of blank lines: its first line repeated,
   then short lines, as ordinary output may hold them. A line break's gap (a prefix
   before each line) once let `re` try every way to split a blank line's text between
@@ -27,6 +32,8 @@ from __future__ import annotations
 
 import base64
 import re
+import shutil
+import subprocess
 import time
 
 from agent_cli.secret_forms import SecretForms
@@ -71,10 +78,7 @@ def bench_token_text() -> None:
             "sk-ant-api03-SECRETKEYVALUE1234567890abcdef",
         ]
     )
-    noise = base64.b64encode(bytes((i * 7919 + i // 3) % 256 for i in range(750_000)))
-    text = "\n".join(noise[i : i + 76].decode("ascii") for i in range(0, len(noise), 76))[
-        :1_000_000
-    ]
+    text = _base64_text(1_000_000)
     plain = _timed(lambda: text.count("\x00"))
     redact = _timed(lambda: secrets.redact(text))
     print(
@@ -150,6 +154,34 @@ def bench_session_build() -> None:
     )
 
 
+def _base64_text(size: int) -> str:
+    """`size` characters of base64 of other bytes, in lines of 76."""
+    noise = base64.b64encode(bytes((i * 7919 + i // 3) % 256 for i in range(size * 3 // 4)))
+    return "\n".join(noise[i : i + 76].decode("ascii") for i in range(0, len(noise), 76))[:size]
+
+
+def bench_private_key() -> None:
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        print("a private key's forms: skipped, no openssl installed")
+        return
+    pem = subprocess.run(
+        [openssl, "genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"],
+        capture_output=True, text=True, check=True, timeout=120,
+    ).stdout  # fmt: skip
+    built = min(_timed(lambda: _fresh_forms([pem])) for _ in range(3))
+    secrets = SecretForms.from_values([pem])
+    logs, encoded = _output(1_000_000), _base64_text(1_000_000)
+    plain = _timed(lambda: logs.count("\x00"))
+    redact_logs = _timed(lambda: secrets.redact(logs))
+    redact_encoded = _timed(lambda: secrets.redact(encoded))
+    print(
+        f"a 2048-bit RSA key ({len(secrets.forms)} forms): built in {built * 1000:.0f} ms; "
+        f"redact of 1 MB of log lines {redact_logs * 1000:.0f} ms, of 1 MB of base64 "
+        f"{redact_encoded * 1000:.0f} ms (a plain scan {plain * 1000:.1f} ms)"
+    )
+
+
 def bench_blank_lines() -> None:
     for blanks in (3, 7, 12):
         value = "# vault export for prod-eu-1" + "\n" * (blanks + 1) + "DB_PASSWORD=Zq9-kx7"
@@ -165,6 +197,7 @@ def main() -> None:
     bench_token_text()
     bench_dumps()
     bench_session_build()
+    bench_private_key()
     bench_blank_lines()
 
 

@@ -1,5 +1,6 @@
 """The twenty-sixth outside attack as a user meets it: a private key known as a secret is
-printed by `openssl` as its numbers.
+printed by `openssl` as its numbers; and the twenty-seventh: printed as JWT tooling and
+scripts print them, base64url in a JWK, `base64` of a raw key, Python's bytes.
 
 The installed agent-cli runs with `-p ... --yes`, the real SDK and the fake Messages API.
 The workspace's `.env` holds an RSA key (`GITHUB_APP_PEM`, quoted over several lines, as
@@ -9,23 +10,29 @@ are also files in the workspace. The model has `openssl pkey -text`, `openssl rs
 private exponent, the EC scalar) reaches a request, a file under AGENT_CLI_HOME or the
 terminal, in hex or decimal, while the public ones (the modulus, the EC point) are shown.
 Keys are made here by the installed `openssl`; without it the test skips, saying so.
+The JWK is Node's (`createPrivateKey(pem).export({format: 'jwk'})`), run where `node` is
+installed.
 """
 
 from __future__ import annotations
 
+import base64
 import json
 import re
+import shlex
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from e2e_support import build_env, run_piped
+from e2e_support import build_env, run_piped, run_scripted
 from fake_anthropic import Reply, start_fake_server, text_block, tool_result_texts, tool_use_block
 from hostile_support import openssl_listing_sections
 
 KEY = "sk-ant-FAKE-a26-pem-numbers-0123456789abcdef"
 OPENSSL = shutil.which("openssl")
+NODE = shutil.which("node")
 PRIVATE_LABELS = re.compile(r"privateExponent|prime\d|exponent\d|coefficient|priv")
 COMMANDS = (
     "openssl pkey -in k.pem -text -noout",
@@ -111,3 +118,101 @@ def test_openssl_prints_no_private_number_of_a_known_key_to_the_model(tmp_path: 
 def _holds_any(text: str, numbers: list[str]) -> bool:
     flattened = flat(text)
     return any(number in flattened for number in numbers)
+
+
+def base64_of_private_numbers(listing: str) -> list[str]:
+    """Each private number of a listing, of its fewest octets, in base64 (padded and not)
+    and base64url, as a JWK, `base64` of a raw key and a script print it."""
+    forms = []
+    for label, digits in openssl_listing_sections(listing).items():
+        if PRIVATE_LABELS.fullmatch(label):
+            octets = bytes.fromhex(digits).lstrip(b"\x00")
+            standard = base64.b64encode(octets).decode()
+            forms += [standard, standard.rstrip("="), base64.urlsafe_b64encode(octets).decode()]
+    return forms + [form.rstrip("=") for form in forms]
+
+
+@pytest.mark.e2e
+@pytest.mark.skipif(OPENSSL is None, reason="no openssl binary installed")
+def test_a_known_keys_numbers_in_base64_a_jwk_and_python_bytes_reach_no_request(
+    tmp_path: Path,
+) -> None:
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    home.mkdir()
+    workspace.mkdir()
+    rsa, ed = workspace / "k.pem", workspace / "ed.pem"
+    openssl("genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", str(rsa))
+    openssl("genpkey", "-algorithm", "ED25519", "-out", str(ed))
+    (workspace / ".env").write_text(
+        f'GITHUB_APP_PEM="{rsa.read_text().strip()}"\nED_PRIVATE_KEY="{ed.read_text().strip()}"\n'
+    )
+    commands = _commands()
+    listings = [openssl("pkey", "-in", str(key), "-text", "-noout") for key in (rsa, ed)]
+    secrets = [form for listing in listings for form in base64_of_private_numbers(listing)]
+    as_printed = [_run(command, workspace) for command in commands]
+    assert all(_holds_exactly(printed, secrets) for printed in as_printed)  # the check can fail
+    replies = [
+        Reply([tool_use_block(f"toolu_{n}", "bash", {"command": command})], stop_reason="tool_use")
+        for n, command in enumerate(commands)
+    ]
+    done, bodies = run_scripted(
+        home, workspace, KEY, [*replies, Reply([text_block("Printed the keys.")])]
+    )
+    assert done.returncode == 0, done.stderr
+    results = tool_result_texts(bodies[-1])
+    assert len(results) == len(commands)
+    assert all("redacted from this output" in result for result in results), results
+    seed = bytes.fromhex(openssl_listing_sections(listings[1])["priv"])
+    assert repr(seed)[2:-1] in as_printed[1] and repr(seed)[2:-1] not in results[1]
+    if NODE is not None:  # the public members are shown as Node printed them
+        assert json.loads(as_printed[-1].splitlines()[0])["n"] in results[-1]
+    leaks = [
+        f"request {n}" for n, body in enumerate(bodies) if _holds_exactly(json.dumps(body), secrets)
+    ]
+    leaks += [
+        str(p)
+        for p in sorted(home.rglob("*"))
+        if p.is_file() and _holds_exactly(p.read_text("utf-8", "replace"), secrets)
+    ]
+    if _holds_exactly(done.stdout + done.stderr, secrets):
+        leaks.append("the terminal")
+    assert leaks == []
+
+
+def _commands() -> list[str]:
+    """The Ed25519 key's raw seed in `base64`, as Python prints its bytes and their
+    base64url, and, where `node` is installed, both keys as JWKs."""
+    raw_seed = "openssl pkey -in ed.pem -outform DER | tail -c 32"
+    script = (
+        "import base64, sys; seed = sys.stdin.buffer.read(); "
+        "print(seed); print(base64.urlsafe_b64encode(seed))"
+    )
+    commands = [
+        f"{raw_seed} | base64",
+        f"{raw_seed} | {shlex.quote(sys.executable)} -c {shlex.quote(script)}",
+    ]
+    if NODE is not None:
+        jwk = (
+            "const c = require('crypto'), fs = require('fs'); for (const f of ['k.pem', "
+            "'ed.pem']) console.log(JSON.stringify(c.createPrivateKey(fs.readFileSync(f))"
+            ".export({format: 'jwk'})))"
+        )
+        commands.append(f"node -e {shlex.quote(jwk)}")
+    return commands
+
+
+def _run(command: str, workspace: Path) -> str:
+    """What `command` prints run by bash in `workspace`, as agent-cli's tool runs it."""
+    return subprocess.run(
+        ["bash", "-c", command],
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
+
+
+def _holds_exactly(text: str, forms: list[str]) -> bool:
+    """Whether `text` holds one of `forms` as it is (base64 is case-sensitive)."""
+    return any(form in text for form in forms)

@@ -115,6 +115,25 @@ def test_the_utf_16_bytes_of_a_secret_printed_by_python_or_as_hex_are_redacted(
     assert len(printed_lines) == 3 and all(REDACTED_MARK in line for line in printed_lines), shown
 
 
+@pytest.mark.parametrize("secret", [TOKEN, f"{TOKEN}x", f"{PASSWORD}!"])
+def test_a_secret_base64_encoded_on_its_own_is_hidden_to_its_last_character_and_padding(
+    tmp_path, secret
+):
+    """`base64` and base64url of a value alone end in a character holding its last bits
+    and its `=` padding (session 27): the whole encoding is the secret, not all but its
+    last character."""
+    box = make_box(tmp_path, GITHUB_TOKEN=secret)
+    script = (
+        "import base64, os; data = os.environb[b'GITHUB_TOKEN']; "
+        "print(base64.b64encode(data).decode()); "
+        "print(base64.urlsafe_b64encode(data).decode().rstrip('='))"
+    )
+    command = f"GITHUB_TOKEN={shlex.quote(secret)} python3 -c {shlex.quote(script)}"
+    shown = box.run("bash", {"command": command}).content.splitlines()[1:]
+    assert len(secret.encode("utf-8")) % 3 != 0  # its encoding ends in a partial character
+    assert shown == [REDACTED_MARK, REDACTED_MARK]
+
+
 @pytest.mark.parametrize("secret", [PASSWORD, ACCENTED, URL_PASSWORD, TOKEN, "ab" * 300])
 def test_every_form_of_a_secret_is_found_whole_by_the_trie_pattern(secret):
     forms = SecretForms.from_values([secret])

@@ -25,13 +25,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from agent_cli.der_reader import integer_content
-from agent_cli.key_number_forms import key_number_forms, openssl_text
+from agent_cli.key_number_forms import key_number_forms, openssl_text, printed_octets
 from agent_cli.private_key_numbers import private_key_numbers
 from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.tools.redaction import SecretRedactor, collect_secret_values
 
 OPENSSL = shutil.which("openssl")
 SSH_KEYGEN = shutil.which("ssh-keygen")
+NODE = shutil.which("node")
 needs_openssl = pytest.mark.skipif(OPENSSL is None, reason="no openssl binary installed")
 needs_ssh_keygen = pytest.mark.skipif(
     OPENSSL is None or SSH_KEYGEN is None, reason="no openssl or ssh-keygen installed"
@@ -55,6 +56,14 @@ KEYS = {
     "ed448": ["-algorithm", "ED448"],
 }
 TRADITIONAL = {"rsa-pkcs1", "ec-sec1", "dsa"}
+# The keys Node's `createPrivateKey(pem).export({format: 'jwk'})` prints (JWT tooling's JWK:
+# `jose`, `jsonwebtoken`), and a JWK's private members (RFC 7518).
+JWK_KEYS = ("rsa-pkcs8", "rsa-pkcs1", "ec-pkcs8", "ec-sec1", "ed25519", "x25519", "ed448")
+JWK_PRIVATE = {"d", "p", "q", "dp", "dq", "qi"}
+NODE_JWK = (
+    "const c = require('crypto'), fs = require('fs'); console.log(JSON.stringify("
+    "c.createPrivateKey(fs.readFileSync(process.argv[1])).export({format: 'jwk'}), null, 1))"
+)
 
 
 def openssl(*args: str, text: str | None = None) -> str:
@@ -159,6 +168,75 @@ def test_the_numbers_are_hidden_in_hex_either_case_and_in_decimal(keys):
                 printed == hex(number)
                 and redactor.redact(text).text == f"{label} = 0x{REDACTED_MARK}\n"
             ), label
+
+
+@pytest.mark.skipif(OPENSSL is None or NODE is None, reason="no openssl or node installed")
+@pytest.mark.parametrize("name", JWK_KEYS)
+def test_a_known_keys_jwk_shows_its_public_members_and_none_of_its_private_ones(keys, name):
+    """Session 27's tester: Node's JWK of a known key sent `d`, `p`, `q`, `dp`, `dq`, `qi`
+    in base64url (an EC `d` at its curve's width, an Ed25519 `d` its seed)."""
+    assert NODE is not None
+    printed = subprocess.run(
+        [NODE, "-e", NODE_JWK, str(keys[name])],
+        capture_output=True, text=True, check=True, timeout=60,
+    ).stdout  # fmt: skip
+    jwk = json.loads(printed)
+    private = JWK_PRIVATE & jwk.keys()
+    assert private and all(len(jwk[member]) > 20 for member in private)  # the check can fail
+    shown = json.loads(SecretRedactor([keys[name].read_text()]).redact(printed).text)
+    assert {member: shown[member] for member in private} == dict.fromkeys(private, REDACTED_MARK)
+    public = jwk.keys() - private  # kty, crv, n, e, x, y: as Node printed them
+    assert {member: shown[member] for member in public} == {m: jwk[m] for m in public}
+
+
+def _printed_octets(octets: bytes) -> dict[str, tuple[str, str]]:
+    """How programs print `octets`, each as (the printed text, what stands in its place
+    once redacted): `base64` (padded and not), base64url (a JWK's members), Python's
+    bytes (`print(n.p.to_bytes(64, "big"))`)."""
+    standard, url = base64.b64encode(octets).decode(), base64.urlsafe_b64encode(octets).decode()
+    shown = repr(octets)
+    return {
+        "base64": (standard, REDACTED_MARK),
+        "base64, no padding": (standard.rstrip("="), REDACTED_MARK),
+        "base64url": (url.rstrip("="), REDACTED_MARK),
+        "base64url, padded": (url, REDACTED_MARK),
+        "python bytes": (shown, f"{shown[:2]}{REDACTED_MARK}{shown[-1]}"),
+    }
+
+
+@needs_openssl
+@pytest.mark.parametrize("name", [*KEYS, "dsa"])
+def test_each_private_numbers_octets_are_hidden_in_base64_base64url_and_python_bytes(keys, name):
+    redactor = SecretRedactor([keys[name].read_text()])
+    private, public = private_and_public(openssl("pkey", "-in", str(keys[name]), "-text", "-noout"))
+    assert private
+    for label, digits in private.items():
+        fewest = bytes.fromhex(digits).lstrip(b"\x00")  # what `to_bytes` and a JWK hold
+        for how, (printed, hidden) in _printed_octets(fewest).items():
+            assert redactor.redact(f"{label} = {printed}\n").text == f"{label} = {hidden}\n", (
+                label,
+                how,
+            )
+    for label, digits in public.items():  # the modulus, a public key: shown
+        for printed, _ in _printed_octets(bytes.fromhex(digits).lstrip(b"\x00")).values():
+            assert redactor.redact(printed).text == printed, label
+
+
+def test_a_keys_octets_of_a_fixed_width_are_hidden_with_their_leading_zeros_too():
+    """An EC scalar is held at its curve's width: a JWK prints it so (RFC 7518), leading
+    zeros and all, while Python's `to_bytes` of the number has its fewest octets."""
+    scalar = b"\x00\x00" + bytes(range(101, 131))  # 32 octets, the first two zero
+    sec1 = b"\x30\x25\x02\x01\x01\x04\x20" + scalar  # version 1, the private octets
+    body = base64.b64encode(sec1).decode()
+    pem = f"-----BEGIN EC PRIVATE KEY-----\n{body}\n-----END EC PRIVATE KEY-----\n"
+    assert private_key_numbers(pem) == (scalar,)
+    forms = key_number_forms(pem)
+    for octets in (scalar, scalar[2:]):
+        assert base64.urlsafe_b64encode(octets).decode().rstrip("=") in forms
+        assert base64.b64encode(octets).decode() in forms
+    # a DER INTEGER's sign octet is no width: an RSA prime is printed without it
+    prime = integer_content(0x9F << 1000 | 12345)
+    assert prime[0] == 0 and printed_octets(prime) == {prime[1:]}
 
 
 @needs_openssl

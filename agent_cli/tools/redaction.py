@@ -61,7 +61,7 @@ ids) are no secret: redacting them would blank ordinary words in every result.
 Forms covered (`agent_cli.secret_forms`, pure, so compaction knows them too), for the
 value in each Unicode normalisation: the value as it is; its base64 (standard and
 URL-safe alphabets, at any of the three byte alignments, so inside a longer encoded stream
-too); its base32 (both alphabets, at any of the five byte alignments); its hex (lower and
+too, and on its own to its last character and padding); its base32 (both alphabets, at any of the five byte alignments); its hex (lower and
 upper case); the value as Python, JSON and shells print it inside quotes, with bash's
 `printf %q` and GNU's `ls -b` backslashes, and as Python prints its
 bytes (`escaped_forms`), in each form every `/` also as JSON's `\\/` (PHP) or HTML's
@@ -83,8 +83,10 @@ any mix (`agent_cli.percent_forms`); what a tool shows of it stored in UTF-16, L
 columns, `xxd -p` at 60), and a value that spans lines (a PEM key) also with a short
 prefix before each line (`git diff`, `cat -n`, `grep -n`, an indentation:
 `secret_pieces.LINE_GAP`); of a private key a value holds, its private numbers as
-`openssl -text` and `asn1parse` print them, in hex and decimal (`agent_cli.key_number_forms`;
-not its public ones: the modulus, the public exponent, an EC public point). A
+`openssl -text` and `asn1parse` print them, in hex and decimal, and their octets as a
+JWK (base64url), `base64` of a raw key and Python's bytes print them
+(`agent_cli.key_number_forms`; not its public ones: the modulus, the public exponent, an
+EC public point). A
 command that rewrites the value another way is not caught: no filter can catch every
 transformation. Not caught: a run shorter than the threshold (`cut -c1-30` of a 40-character
 token keeps 17 of its characters; two commands can each take a piece), a run of an
