@@ -12,6 +12,7 @@ from agent_cli.session.budget import (
     to_request_tokens,
     uncounted_excess,
     wire_characters,
+    worthwhile_summary_tokens,
 )
 
 
@@ -104,3 +105,31 @@ def test_content_is_weighed_as_the_wire_carries_it() -> None:
     image = {"type": "image", "source": {"type": "base64", "data": "A" * 200_000}}
     assert wire_characters([image]) < 10
     assert wire_characters("日本") == len('"\\u65e5\\u672c"')  # as JSON escapes it
+
+
+def test_the_guard_remembers_a_compaction_that_made_no_room_past_its_hold() -> None:
+    """Over the soft threshold or freeing too little, a compaction made no room; the hold
+    ends on regrowth but the mark stays, until a compaction makes room or `/compact`."""
+    guard = LoopGuard()
+    guard.note_compaction(before=95_000, after=91_000, soft_threshold=80_000)
+    assert guard.made_no_room
+    assert not guard.is_holding(96_000, soft_threshold=80_000, hard_limit=120_000)  # regrew
+    assert guard.made_no_room and guard.held_at is None
+    guard.note_compaction(before=96_000, after=50_000, soft_threshold=80_000)
+    assert not guard.made_no_room
+    guard.note_compaction(before=10_000, after=9_990, soft_threshold=20_000)  # freed little
+    assert guard.made_no_room
+    guard.release()
+    assert not guard.made_no_room
+    short = LoopGuard()
+    short.note_compaction(12_000, 6_500, 8_000, deep_aim=4_000)  # has its own rule
+    assert not short.made_no_room
+
+
+def test_a_worthwhile_summary_replaces_a_quarter_of_the_conversations_room() -> None:
+    """A quarter of the soft threshold, or of what the hard limit leaves above the fixed
+    part when that is less (the tester's 88,000 of schemas under 120,000: 8,000)."""
+    policy = CompactionPolicy(soft_threshold=80_000, hard_limit=120_000)
+    assert worthwhile_summary_tokens(policy, reserved_tokens=2_000) == 20_000
+    assert worthwhile_summary_tokens(policy, reserved_tokens=88_000) == 8_000
+    assert worthwhile_summary_tokens(policy, reserved_tokens=119_999) == 1

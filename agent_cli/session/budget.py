@@ -117,6 +117,22 @@ def to_request_tokens(estimated_tokens: int, ratio: float | None) -> int:
     return round(estimated_tokens * (ratio or 1.0))
 
 
+def worthwhile_summary_tokens(policy: CompactionPolicy, reserved_tokens: int) -> int:
+    """The least a summary must replace to be worth its request after a compaction that
+    made no room (`LoopGuard.made_no_room`): a quarter (`MAX_RESULT_SHARE_DIVISOR`, what one
+    result L1 leaves may hold) of the conversation's room, the soft threshold or what the
+    hard limit leaves above the fixed part (`reserved_tokens`), whichever is less. In the
+    policy's unit (estimator tokens, as the run's policy).
+
+    Why: a run that cannot get under the soft threshold (the fixed part, system prompt,
+    instructions, tool schemas and durable block, is most of it) ran every layer each time
+    the guard let it, and asked for a summary of the little that came since the last one
+    (200 MCP tool schemas over the threshold: a summary request every other turn, each
+    saving under 100 tokens)."""
+    room = min(policy.soft_threshold, policy.hard_limit - reserved_tokens)
+    return max(1, room // MAX_RESULT_SHARE_DIVISOR)
+
+
 OVER_SOFT = "over_soft"  # why the loop guard holds: still over the soft threshold
 FREED_LITTLE = "freed_little"  # or the compaction saved too little to try again at once
 NOTHING_FREED = "nothing_freed"  # or no layer could remove anything at all
@@ -138,12 +154,18 @@ class LoopGuard:
     nearly every turn. The guard then waits for the growth a run that reaches its aim
     allows, `soft_threshold - aim` (at least `regrow_fraction` of the threshold), so
     runs come no more often than they would had it reached it.
+
+    `made_no_room`: the last compaction ended over the soft threshold or freed too little
+    (`OVER_SOFT`, `FREED_LITTLE`), and stays so when the hold ends on regrowth, until a
+    compaction makes room or `release`. While it is, the compactor asks for a summary only
+    when one would replace a worthwhile part (`worthwhile_summary_tokens`).
     """
 
     min_fraction: float = 0.02
     regrow_fraction: float = 0.05
     held_at: int | None = None
     aim: int | None = None  # the low-water mark a deep run that held stopped above
+    made_no_room: bool = False
 
     def note_compaction(
         self, before: int, after: int, soft_threshold: int, *, deep_aim: int | None = None
@@ -161,11 +183,13 @@ class LoopGuard:
             why = SHORT_OF_AIM
         self.held_at = after if why else None
         self.aim = deep_aim if why == SHORT_OF_AIM else None
+        self.made_no_room = why in (OVER_SOFT, FREED_LITTLE)
         return why
 
     def release(self) -> None:
         """Hold no more (a `/compact` made room)."""
         self.held_at = self.aim = None
+        self.made_no_room = False
 
     def retry_at(self, soft_threshold: int) -> int:
         """The view size from which compaction is tried again while the guard holds."""

@@ -30,6 +30,23 @@ nothing measured again). The frame is then weighed at its characters
 (`_frame_held_to_its_characters`), so the layers cut that content and the next request
 measures a ratio again; a ratio measured on images or documents keeps its refusal.
 
+After a compaction that made no room (it ended over the soft threshold or freed too
+little: `LoopGuard.made_no_room`, kept past the hold's end until a compaction makes room
+or `/compact` fires; a resumed hold without an aim is one), an automatic run under the
+hard limit first runs the layers that cost no request alone (L1, L2; L3 keeps every
+message), and asks for a summary (the full run, from the view as it was) only when what a
+summary of the view they leave would replace (`summary_reach`: the messages before the
+recent window, without the digest and the previous summary) is at least
+`budget.worthwhile_summary_tokens`: a quarter of the soft threshold, or of what the hard
+limit leaves above the fixed part when that is less. Otherwise the free layers' run is
+the run (L3 and L4 are not tried, so no notice of theirs); when it changed nothing the
+guard holds again (`nothing_freed`). Why: when the fixed part (system prompt,
+instructions, tool schemas, durable block) is most of the soft threshold, no run gets
+under it, and each run the guard let through asked for a summary of the little that came
+since the last (200 MCP tool schemas at 88,000 of 80,000 tokens: 6 summary requests in
+30, each saving under 100 tokens). A room-making run (`density`) and a run at the hard
+limit are never held so.
+
 `make_room_for_uncounted` runs after it before every request: the calibration holds for
 content the API has counted, and what the last turn added may be denser (a padded table
 counted at twice our estimate sent a request 8% over the hard limit). When that content,
@@ -86,6 +103,7 @@ from agent_cli.compaction.results import (
     SUMMARY_NOT_SMALLER,
     SUMMARY_NOT_UNICODE,
     SUMMARY_TOO_LARGE,
+    CompactionResult,
 )
 from agent_cli.compaction_layers import layer_numbered
 from agent_cli.durable import DurableContextState
@@ -111,9 +129,11 @@ from agent_cli.session.budget import (
     to_request_tokens,
     uncounted_excess,
     wire_characters,
+    worthwhile_summary_tokens,
 )
 from agent_cli.session.conversation import Conversation
 from agent_cli.session.request_context import RequestFrame
+from agent_cli.session.summary_reach import summary_reach
 from agent_cli.session.summary_watch import WatchedSummarizer
 
 if TYPE_CHECKING:
@@ -274,17 +294,30 @@ class Compactor:
             shown = self.to_request_tokens(tokens)
             yield CompactionSkipped("nothing_to_compact", shown, NOTHING_NEW_TO_SUMMARIZE)
             return
+        held = False
         if forced:
             policy = _forced_policy(policy, tokens)
         elif tokens >= policy.soft_threshold and self._guard.is_holding(
             tokens, policy.soft_threshold, policy.hard_limit
         ):
-            policy = _guarded_policy(policy)  # said once, when the guard began to hold
+            policy, held = _guarded_policy(policy), True  # said once, when it began to hold
+        free_only = None  # the run of the free layers, when a summary would not be worth it
+        if not (forced or held or density != 1.0) and self._may_hold_summary(policy, tokens):
+            # under the hard limit, and no layer makes a view larger: this run is never refused
+            view = self.conversation.view
+            free_run = compact_context(
+                view,
+                durable_state,
+                policy=dataclasses.replace(policy, keep_recent_messages=len(view) + 1),
+                index=self.conversation.index,
+                reserved_tokens=reserved,
+            )
+            free_only = self._unless_summary_worth_it(free_run, policy, reserved)
         summarizer: ProviderSummarizer | None = None
-        if forced or tokens >= policy.soft_threshold:  # below it no layer runs: no set-up
-            summarizer = self._build_summarizer(focus, frame)
+        if free_only is None and (forced or tokens >= policy.soft_threshold):
+            summarizer = self._build_summarizer(focus, frame)  # below soft no layer runs
         try:
-            result = compact_context(
+            result = free_only or compact_context(
                 self.conversation.view,
                 durable_state,
                 policy=policy,
@@ -314,15 +347,37 @@ class Compactor:
             nothing_new = _has_outcome(result.reports, NOTHING_NEW_TO_SUMMARIZE)
             why = NOTHING_NEW_TO_SUMMARIZE if nothing_new else None
             yield CompactionSkipped("nothing_to_compact", self.to_request_tokens(tokens), why)
-        elif _has_failed_layer(result.reports) and self._guard.note_compaction(
+        elif (free_only or _has_failed_layer(result.reports)) and self._guard.note_compaction(
             tokens, tokens, policy.soft_threshold
-        ):  # else each request pays a futile L4
+        ):  # else each request pays a futile L4 (or runs the free layers again for nothing)
             self._record_hold()
             yield self._held(NOTHING_FREED, tokens, 0, policy)
         settled = any(
             r.layer == 4 and r.outcome in SETTLED_SUMMARY_OUTCOMES for r in result.reports
         )
         self._settled_view = tuple(self.conversation.view) if settled else None
+
+    def _may_hold_summary(self, policy: CompactionPolicy, tokens: int) -> bool:
+        """True when a run of `tokens` (over the soft threshold, under the hard limit, where
+        every layer may be needed to fit) comes after a compaction that made no room
+        (`LoopGuard.made_no_room`): the layers that cost no request and keep every message
+        (L1, L2; L3 told to keep all) run first, alone (`_unless_summary_worth_it`)."""
+        within = policy.soft_threshold <= tokens < policy.hard_limit
+        return within and self._guard.made_no_room
+
+    def _unless_summary_worth_it(
+        self, free_run: CompactionResult, policy: CompactionPolicy, reserved: int
+    ) -> CompactionResult | None:
+        """`free_run` with the reports of its free layers alone when a summary of the view it
+        leaves would replace less than `worthwhile_summary_tokens` (`summary_reach`); None
+        when it would replace more: the full run goes on, from the view as it was."""
+        reach = summary_reach(
+            free_run.messages, policy.summary_keep_recent, self.counter.count_message
+        )
+        if reach >= worthwhile_summary_tokens(policy, reserved):
+            return None
+        reports = tuple(r for r in free_run.reports if r.layer < PRUNE_LAYER)
+        return dataclasses.replace(free_run, reports=reports)
 
     def make_room_for_uncounted(
         self, frame: RequestFrame, durable_state: DurableContextState
@@ -583,8 +638,9 @@ class Compactor:
             yield self._held(held, result.tokens_after, freed, policy)
 
     def restore_guard(self, held_at: int, aim: int | None) -> None:
-        """Hold compaction as the resumed session's guard held it when it ended."""
-        self._guard = LoopGuard(held_at=held_at, aim=aim)
+        """Hold compaction as the resumed session's guard held it when it ended: a hold
+        without an aim is one after a compaction that made no room (`LoopGuard`)."""
+        self._guard = LoopGuard(held_at=held_at, aim=aim, made_no_room=aim is None)
 
     def _record_hold(self) -> None:
         """Put the guard's hold in the transcript, so a resume holds where this did."""
