@@ -7,6 +7,9 @@ words, `4947 4854` for `GITH`), `od -x`, `hexdump -x`/`-d`, `od -tx4`/`-tx8`, `x
 a separator between them inside one result (`sed 's/.\\{8\\}/& /g'`, a JSON list of
 10-character pieces, `split` read back with `tail`'s headers).
 
+The twenty-seventh (below): a dump cut short (the run rule), a UTF-16 `.env`, lists of
+quoted hex numbers.
+
 The unit tests run the real programs as the `bash` tool of a `Toolbox` and read what it
 returns as each layout's reader would (`_bytes_shown`), independently of the redactor.
 """
@@ -185,3 +188,140 @@ def test_a_list_of_the_tokens_characters_is_redacted():
         redacted = redactor.redact(shown).text
         assert REDACTED_MARK in redacted and "'R', '2'" not in redacted, redacted
         assert '"R", "2"' not in redacted, redacted
+
+
+# The twenty-seventh outside attack (T1): a dump cut short, a UTF-16 `.env`, quoted hex lists.
+def _hex_pairs(content: str) -> bytes:
+    """Every two-digit hex number of `content` after its header line, in order (a reader
+    of `hexdump -C`, `xxd -g1`, a list of quoted numbers, Node's `<Buffer ..>`)."""
+    body = content.split("\n", 1)[1]
+    body = re.sub(r"\|.*?\|", "", body)
+    return bytes.fromhex(
+        "".join(re.findall(r"(?<![0-9a-fA-F])(?:0x)?([0-9a-f]{2})(?![0-9a-f])", body))
+    )
+
+
+def _xxd_words(content: str) -> bytes:
+    """`xxd`'s (and `xxd -l`'s) bytes: its rows' 4-digit words after the offset."""
+    rows = content.split("\n", 1)[1].splitlines()
+    return bytes.fromhex(
+        "".join(w for row in rows for w in re.findall(r"\b[0-9a-f]{4}\b", row[10:50]))
+    )
+
+
+def _plain_hex(content: str) -> bytes:
+    """`xxd -p`'s bytes: its lines joined, a last odd digit left out."""
+    digits = "".join(re.findall(r"[0-9a-f]+", content.split("\n", 1)[1]))
+    return bytes.fromhex(digits[: len(digits) // 2 * 2])
+
+
+def _characters(content: str) -> bytes:
+    """`od -c`'s characters, and every text column (`|...|` or after `xxd`'s words)."""
+    body = content.split("\n", 1)[1]
+    cells = re.sub(r"^\d{7}|\\0|\s", "", body, flags=re.M)
+    columns = "".join(re.findall(r"\|(.*?)\|", body)) + "".join(
+        row[51:] for row in body.splitlines()
+    )
+    return (cells + columns.replace(".", "")).encode()
+
+
+CUT_DUMPS = {
+    "xxd | head -n 3": ("xxd .env | head -n 3", _xxd_words),
+    "xxd -l 46": ("xxd -l 46 .env", _xxd_words),
+    "hexdump -C | head -n 3": ("hexdump -C .env | head -n 3", _hex_pairs),
+    "xxd -p | head -c 92": ("xxd -p .env | head -c 92", _plain_hex),
+    "od -c | head -n 3": ("od -c .env | head -n 3", _characters),
+}
+
+
+@pytest.mark.parametrize("dumper", sorted(CUT_DUMPS))
+def test_a_dump_cut_short_shows_no_run_of_the_token(tmp_path, dumper):
+    """A dump of the first 32-37 of the token's 41 characters is hidden as `head -c 48`
+    of the text is (the run rule), in its numbers and in its text column."""
+    command, reader = CUT_DUMPS[dumper]
+    (tmp_path / ".env").write_text(f"GITHUB_TOKEN={TOKEN}\n")
+    content = toolbox(tmp_path).run("bash", {"command": command}).content
+    assert REDACTED_MARK in content, content
+    assert _longest_shared(reader(content), TOKEN.encode()) < 8, content
+    assert _longest_shared(_characters(content), TOKEN.encode()) < 8, content
+    assert "_R26aB3cD4eF5gH6"[:8] not in content
+
+
+def test_the_readers_of_cut_dumps_do_read_the_token_from_them(tmp_path):
+    (tmp_path / ".env").write_text(f"GITHUB_TOKEN={TOKEN}\n")
+    box = Toolbox(tmp_path, FakeArtifactStore(), "s1", auto_approve=True, secret_environment={})
+    for command, reader in CUT_DUMPS.values():
+        content = box.run("bash", {"command": command}).content
+        assert _longest_shared(reader(content), TOKEN.encode()) >= 30, (command, content)
+
+
+@pytest.mark.parametrize("shown", [8, 15, 20, 21, 30, 41])
+def test_a_cut_dump_is_hidden_where_the_same_cut_of_the_text_is(tmp_path, shown):
+    """One rule for a value's pieces, whether printed or dumped: `xxd -l` and `od -c`
+    of the token's first `shown` characters are hidden exactly when `head -c` is."""
+    (tmp_path / ".env").write_text(f"GITHUB_TOKEN={TOKEN}\n")
+    box = toolbox(tmp_path)
+    size = len("GITHUB_TOKEN=") + shown
+    text = box.run("bash", {"command": f"head -c {size} .env"}).content
+    for command in (f"xxd -l {size} .env", f"head -c {size} .env | od -c"):
+        dumped = box.run("bash", {"command": command}).content
+        assert (REDACTED_MARK in dumped) == (REDACTED_MARK in text), (command, dumped, text)
+
+
+def test_nodes_buffer_cut_after_fifty_bytes_shows_no_run_of_the_token():
+    data = f"GITHUB_TOKEN={TOKEN}\n".encode()
+    printed = f"<Buffer {' '.join(f'{b:02x}' for b in data[:50])} ... {len(data) - 50} more bytes>"
+    redacted = SecretRedactor([TOKEN]).redact(printed).text
+    assert REDACTED_MARK in redacted, redacted
+    assert _longest_shared(_hex_pairs("\n" + redacted), TOKEN.encode()) < 8, redacted
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+@pytest.mark.parametrize(
+    "command", ["xxd .env", "hexdump -C .env", "od -c .env", "xxd .env | head -n 5"]
+)
+def test_a_dump_of_a_utf_16_env_shows_no_piece_of_the_token(tmp_path, codec, command):
+    (tmp_path / ".env").write_bytes(
+        ("\ufeff" + f"GITHUB_TOKEN={TOKEN}\r\nDEBUG=1\r\n").encode(codec)
+    )
+    content = toolbox(tmp_path).run("bash", {"command": command}).content
+    assert REDACTED_MARK in content, content
+    wide = TOKEN.encode(codec).strip(b"\x00")
+    for shown in (_hex_pairs(content), _xxd_words(content)):
+        assert _longest_shared(shown, wide) < 16, content
+    cells = re.sub(r"^\d{7}|\\0|\s", "", content.split("\n", 1)[1], flags=re.M)
+    column = "".join(re.findall(r"\|(.*?)\|", content)).replace(".", "")
+    for text in (cells, column):
+        assert _longest_shared(text.encode(), TOKEN.encode()) < 8, content
+
+
+QUOTED_LISTS = {
+    "hex()": "print([hex(b) for b in d])",
+    "02x": "print([f'{b:02x}' for b in d])",
+    "json": "import json; print(json.dumps([format(b, '02x') for b in d]))",
+}
+
+
+@pytest.mark.parametrize("lister", sorted(QUOTED_LISTS))
+def test_a_list_of_quoted_hex_numbers_shows_no_piece_of_the_token(tmp_path, lister):
+    (tmp_path / ".env").write_text(f"GITHUB_TOKEN={TOKEN}\n")
+    script = f"d = open('.env', 'rb').read(); {QUOTED_LISTS[lister]}"
+    content = toolbox(tmp_path).run("bash", {"command": f'python3 -c "{script}"'}).content
+    assert REDACTED_MARK in content, content
+    assert _longest_shared(_hex_pairs(content), TOKEN.encode()) < 8, content
+
+
+def test_a_cut_dump_streamed_row_by_row_is_hidden_as_the_whole_result_is():
+    from subprocess import run
+
+    text = f"GITHUB_TOKEN={TOKEN}\n".encode()
+    dumped = b"".join(
+        run(command, input=text, capture_output=True, check=True).stdout
+        for command in (["xxd", "-l", "46"], ["od", "-c"], ["xxd", "-p"])
+    )
+    redactor = SecretRedactor([TOKEN])
+    stream = StreamRedactor(redactor)
+    shown = "".join(stream.feed(row) for row in dumped.splitlines(keepends=True))
+    shown += stream.finish()
+    assert shown == redactor.redact(dumped.decode()).text
+    assert shown.count(REDACTED_MARK) == 3, shown
