@@ -29,7 +29,9 @@ from agent_cli.mcp_servers.settings import McpServerSettings
 
 HOSTILE = Path(__file__).parent / "mcp_fixtures" / "hostile_server.py"
 SECRET = "ghp_hostileHELD0123456789abcdefXYZ"
-LONG = 120.0  # every timeout of these servers: far above what a test allows itself
+# Every timeout of these servers: far above what a test allows itself, and below
+# pytest-timeout's 120 s, so code without the fix fails on its own words.
+LONG = 90.0
 BOUND = 30.0  # what a test allows: the bug took the whole timeout
 
 

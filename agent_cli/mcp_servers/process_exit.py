@@ -3,7 +3,9 @@
 Why: the end of a server's stdout was the only sign that it exited, and a process it left
 running (`bash -c "sleep 300 & exec server"`, as wrapper scripts do) holds that pipe open:
 a call in flight then waited for its whole `timeout`, and a server that exited once ready
-stayed "ready", its tools offered. `process.wait()` is no help: it waits for the pipes.
+stayed "ready", its tools offered. `process.wait()` is no help where it waits for the
+pipes too, as asyncio's does (before gh-119710) and anyio's did before it worked around
+that: which anyio is installed is the `mcp` SDK's choice, not agent-cli's.
 
 Contract: `await wait_exited(process)` returns once `process` (an anyio `Process` this
 loop started) has exited, a zombie not yet reaped included; it never returns while the
