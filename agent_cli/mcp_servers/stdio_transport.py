@@ -17,7 +17,12 @@ decoded) and never parsed; a line over `over_limit.MESSAGE_LIMIT` is dropped as 
 comes, and when it answered a request, that request gets a JSON-RPC error carrying an
 `OverLimitAnswer` (the size) the moment the line ends, else it goes to `on_stray`. Only
 a message is held whole, one at a time: nothing is read ahead while one waits to be
-taken. On the way out (also when cancelled) it stops the server as the SDK does: its
+taken. The read stream ends when stdout does, or once the server's own process has
+exited (`process_exit`) even though a process it left running holds its stdout open: what
+it wrote before it exited is still read (until end of file, until nothing came for
+`EXITED_QUIET_SECONDS`, or `EXITED_READ_SECONDS` at most), then the stream ends, so a
+call waiting for it fails at once and a ready server turns failed, as when its stdout
+ends. On the way out (also when cancelled) it stops the server as the SDK does: its
 stdin closed, `EXIT_SECONDS` to exit, then its group sent SIGTERM and, `EXIT_SECONDS`
 later, SIGKILL; stdout is drained meanwhile, so a server blocked writing it can exit.
 The `mcp` SDK is imported on first use (on the hub's loop).
@@ -31,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from agent_cli.mcp_servers.over_limit import MESSAGE_LIMIT, OverLimitAnswer, answered_id
+from agent_cli.mcp_servers.process_exit import wait_exited
 from agent_cli.mcp_servers.stdout_lines import LineSplitter, OverLimit
 from agent_cli.mcp_servers.stray_lines import KEPT_CHARS, might_be_message
 
@@ -42,6 +48,8 @@ if TYPE_CHECKING:
 EXIT_SECONDS = 2.0  # for the server to exit once its stdin closed, and once sent SIGTERM
 FLUSH_SECONDS = 0.5  # for messages already accepted to be written before stdin closes
 REAP_SECONDS = 2.0  # for the loop to see a killed server gone
+EXITED_QUIET_SECONDS = 0.5  # once the server exited: its stdout read on while bytes come
+EXITED_READ_SECONDS = 5.0  # once the server exited: its stdout read on at most this long
 _OVER_LIMIT_CODE = -32603  # internal error: the answer was not read
 
 OnStray = Callable[[str], None]
@@ -72,8 +80,10 @@ async def open_stdio(
     incoming, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, outgoing = anyio.create_memory_object_stream[SessionMessage](0)
     written = anyio.Event()
+    output = _ServerOutput(process)
     async with anyio.create_task_group() as tasks:
-        tasks.start_soon(_read_stdout, process, incoming, on_stray)
+        tasks.start_soon(_note_exit, process, output)
+        tasks.start_soon(_read_stdout, process, output, incoming, on_stray)
         tasks.start_soon(_write_stdin, process, outgoing, incoming, written)
         try:
             yield read_stream, write_stream
@@ -89,12 +99,61 @@ async def open_stdio(
             tasks.cancel_scope.cancel()
 
 
+class _ServerOutput:
+    """A server's stdout as the reader takes it: chunk by chunk until its end, or, once
+    `server_exited` was called, until it is quiet (module contract)."""
+
+    def __init__(self, process: Process) -> None:
+        assert process.stdout is not None
+        self._stdout = process.stdout
+        self._exited_at: float | None = None  # on the loop's clock
+        self._waiting: anyio.CancelScope | None = None  # the read made while it runs
+
+    def server_exited(self) -> None:
+        """The server's process exited: a read waiting for it to write waits no longer."""
+        import anyio
+
+        self._exited_at = anyio.current_time()
+        if self._waiting is not None:
+            self._waiting.cancel()
+
+    async def next_chunk(self) -> bytes | None:
+        """The next bytes the server wrote; None once its stdout ended, or it exited and
+        wrote nothing more within `EXITED_QUIET_SECONDS` (`EXITED_READ_SECONDS` in all)."""
+        import anyio
+
+        if self._exited_at is None:
+            with anyio.CancelScope() as self._waiting:
+                return await self._receive()
+            self._waiting = None  # cancelled by `server_exited`: no bytes were taken
+        assert self._exited_at is not None
+        last = self._exited_at + EXITED_READ_SECONDS
+        with anyio.CancelScope(deadline=min(last, anyio.current_time() + EXITED_QUIET_SECONDS)):
+            return await self._receive()
+        return None
+
+    async def _receive(self) -> bytes | None:
+        import anyio
+
+        try:
+            return await self._stdout.receive()
+        except anyio.EndOfStream:
+            return None
+
+
+async def _note_exit(process: Process, output: _ServerOutput) -> None:
+    """Tell `output` when the server's own process exits (`process_exit`)."""
+    await wait_exited(process)
+    output.server_exited()
+
+
 async def _read_stdout(
     process: Process,
+    output: _ServerOutput,
     incoming: MemoryObjectSendStream[Any],
     on_stray: OnStray,
 ) -> None:
-    """Hand each message the server writes to the session, in order, until its stdout
+    """Hand each message the server writes to the session, in order, until `output`
     ends (then the read stream ends); once the session is gone, drop what comes till the
     pipe is closed (a server blocked writing could not exit)."""
     import anyio
@@ -103,7 +162,7 @@ async def _read_stdout(
     splitter = LineSplitter(MESSAGE_LIMIT)
     try:
         async with incoming:
-            async for chunk in process.stdout:
+            while (chunk := await output.next_chunk()) is not None:
                 for line in splitter.feed(chunk):
                     item = _read_line(line, on_stray)
                     if item is not None:

@@ -9,6 +9,10 @@ misbehaviours the SDK's own servers would never produce, one per tool or start m
 - `collide`: lists the one tool `b__esc` (as server `a`, it is offered as `mcp__a__b__esc`);
 - `die_after_ready`: as normal, but writes `bye` and its secret to stderr and exits 0.5 s
   after listing its tools;
+- `exit_after_answer`: as normal, but answers a `tools/call` after `LOG_LINES` log
+  notifications and exits 0 as soon as it has written that answer; its stdout pipe made
+  as big as Linux allows (1 MiB), so the answer, behind those messages, is still in the
+  pipe, unread, when it has exited;
 - `fat_schema`: as normal, plus the tool `fat`, whose input schema is over 1 MB (more
   than agent-cli offers: it is left out);
 - `api_refused_schemas`: as normal, plus `union` (a top-level `anyOf`, as real servers
@@ -35,6 +39,8 @@ during the call)."""
 from __future__ import annotations
 
 import base64
+import contextlib
+import fcntl
 import json
 import math
 import os
@@ -55,6 +61,7 @@ TOOLS = [
     "die",
 ]
 lock = threading.Lock()
+LOG_LINES = 5_000  # log notifications written before an answer (`exit_after_answer`)
 
 
 BEYOND_FLOAT = "__1e400__"  # written as the bare number 1e400, which json.dumps cannot
@@ -166,6 +173,10 @@ def die() -> None:
     os._exit(0)
 
 
+if MODE == "exit_after_answer":
+    with contextlib.suppress(OSError, AttributeError):
+        fcntl.fcntl(sys.stdout.fileno(), fcntl.F_SETPIPE_SZ, 1024 * 1024)
+
 for raw_line in sys.stdin:
     request = json.loads(raw_line)
     method, ident = request.get("method"), request.get("id")
@@ -190,6 +201,12 @@ for raw_line in sys.stdin:
             threading.Thread(target=die, daemon=True).start()
     elif method == "tools/call":
         params = request.get("params", {})
+        if MODE == "exit_after_answer":
+            for count in range(LOG_LINES):
+                log = {"level": "debug", "data": f"working, step {count}"}
+                send({"jsonrpc": "2.0", "method": "notifications/message", "params": log})
         call(ident, params.get("name"), params.get("arguments") or {})
+        if MODE == "exit_after_answer":
+            os._exit(0)
     else:
         result(ident, {})
