@@ -148,12 +148,7 @@ def test_a_dump_streamed_row_by_row_shows_no_piece_of_the_token():
     dumped = run(
         ["xxd", "-e"], input=f"x{TOKEN}\n{'.' * 40}".encode() * 3, capture_output=True, check=True
     ).stdout
-    redactor = SecretRedactor([TOKEN])
-    stream = StreamRedactor(redactor)
-    shown = "".join(stream.feed(row) for row in dumped.splitlines(keepends=True))
-    shown += stream.finish()
-    assert shown == redactor.redact(dumped.decode()).text
-    assert shown.count(REDACTED_MARK) == 3, shown
+    assert_streamed_as_whole(dumped, marks=3)
 
 
 SPACERS = {
@@ -319,9 +314,15 @@ def test_a_cut_dump_streamed_row_by_row_is_hidden_as_the_whole_result_is():
         run(command, input=text, capture_output=True, check=True).stdout
         for command in (["xxd", "-l", "46"], ["od", "-c"], ["xxd", "-p"])
     )
+    assert_streamed_as_whole(dumped, marks=3)
+
+
+def assert_streamed_as_whole(dumped: bytes, marks: int) -> None:
+    """`dumped` fed to a `StreamRedactor` row by row shows what redacting it whole shows,
+    with `marks` marks."""
     redactor = SecretRedactor([TOKEN])
     stream = StreamRedactor(redactor)
     shown = "".join(stream.feed(row) for row in dumped.splitlines(keepends=True))
     shown += stream.finish()
     assert shown == redactor.redact(dumped.decode()).text
-    assert shown.count(REDACTED_MARK) == 3, shown
+    assert shown.count(REDACTED_MARK) == marks, shown

@@ -6,16 +6,13 @@ A turn that ended by itself still sends a line typed ahead with Enter, as a shel
 from __future__ import annotations
 
 import pytest
-from prompt_toolkit import PromptSession
-from prompt_toolkit.input import create_pipe_input
+from prompt_support import prompt_returns
 from prompt_toolkit.key_binding import KeyPress
 from prompt_toolkit.keys import Keys
-from prompt_toolkit.output import DummyOutput
 from repl_fakes import FakeBackend, FakeSession, answer, make_console
 
 from agent_cli.events import TurnEnded
 from agent_cli.repl.loop import Repl
-from agent_cli.repl.prompt import build_key_bindings
 from agent_cli.repl.type_ahead import TypeAhead, TypedText
 
 TYPED = b"first queued line\nsecond queued line\n"  # cooked mode: each Enter is a \n
@@ -66,31 +63,14 @@ def test_held_keys_other_than_text_stay_keys_between_the_typed_text_each_enter_a
         (KeyPress, Keys.Right, "\x1b[C"),
         (TypedText, Keys.BracketedPaste, "\nsecond"),
     ]
-    assert prompt_with(keys, "\r") == "firsxt\nsecond"
-
-
-def prompt_with(keys, then: str) -> str:
-    """What a prompt with the agent's keys returns when `keys` are fed to it first (as the
-    reader feeds typed-ahead keys), then `then` is typed."""
-    with create_pipe_input() as pipe:
-        session: PromptSession[str] = PromptSession(
-            input=pipe, output=DummyOutput(), key_bindings=build_key_bindings()
-        )
-        processor = session.app.key_processor
-
-        def feed() -> None:
-            processor.feed_multiple(keys)
-            processor.process_keys()
-
-        pipe.send_text(then)
-        return session.prompt("› ", pre_run=feed)
+    assert prompt_returns(keys, "\r") == "firsxt\nsecond"
 
 
 def test_held_lines_wait_in_the_prompt_until_the_user_sends_them():
     kept = TypeAhead()
     kept.add(TYPED)
     kept.hold()
-    assert prompt_with(kept.take_line(), " and more\r") == (
+    assert prompt_returns(kept.take_line(), " and more\r") == (
         "first queued line\nsecond queued line and more"
     )
 
@@ -98,7 +78,7 @@ def test_held_lines_wait_in_the_prompt_until_the_user_sends_them():
 def test_without_hold_the_first_typed_line_is_sent_as_it_was_ended():
     kept = TypeAhead()
     kept.add(TYPED)
-    assert prompt_with(kept.take_line(), "never read\r") == "first queued line"
+    assert prompt_returns(kept.take_line(), "never read\r") == "first queued line"
 
 
 class HoldingReader:
@@ -259,7 +239,7 @@ def test_a_line_typed_before_a_question_is_held_for_the_prompt_not_sent_and_mark
     kept.add(b"y\n")
     kept.hold(before_question=True)  # `PromptReader.ask`
     assert kept.sends() == 0 and kept.is_before_question
-    assert prompt_with(kept.take_line(), " to the first step only\r") == (
+    assert prompt_returns(kept.take_line(), " to the first step only\r") == (
         "y to the first step only"
     )
     assert not kept.is_before_question  # the prompt that got it said why, once

@@ -5,13 +5,10 @@ typed around a long paste folded into its placeholder)."""
 
 from __future__ import annotations
 
-from prompt_toolkit import PromptSession
-from prompt_toolkit.input import create_pipe_input
+from prompt_support import prompt_returns
 from prompt_toolkit.keys import Keys
-from prompt_toolkit.output import DummyOutput
 
 from agent_cli.repl.paste import PastedText, describe_paste
-from agent_cli.repl.prompt import build_key_bindings
 from agent_cli.repl.type_ahead import TypeAhead, TypedText
 
 LOG = "".join(f"LOG-A line {i:03d} alpha\n" for i in range(60))
@@ -23,20 +20,8 @@ def pasted(text: str) -> bytes:
 
 
 def prompt_shows(keys, then: str = "\r") -> str:
-    """What the agent's prompt (placeholders and all) returns when `keys` are fed to it
-    first, as the reader feeds typed-ahead keys, then `then` is typed."""
-    with create_pipe_input() as pipe:
-        session: PromptSession[str] = PromptSession(
-            input=pipe, output=DummyOutput(), key_bindings=build_key_bindings(PastedText())
-        )
-        processor = session.app.key_processor
-
-        def feed() -> None:
-            processor.feed_multiple(keys)
-            processor.process_keys()
-
-        pipe.send_text(then)
-        return session.prompt("› ", pre_run=feed)
+    """What the agent's prompt, placeholders and all, returns (`prompt_support`)."""
+    return prompt_returns(keys, then, PastedText())
 
 
 def test_a_pasted_line_break_sends_nothing_whatever_the_lines():
