@@ -97,7 +97,9 @@ def test_a_long_request_typed_100_times_across_a_resume_is_one_line_and_none_is_
     assert done.returncode == 0, done.stderr
     records = read_records(home, session_id)
     compactions = [r for r in records if r["kind"] == "compaction"]
-    assert sum(r["sequence"] > resumed_at for r in compactions) > 20, "compaction nearly every turn"
+    # a compaction at least every fourth of the 54 turns (a summary waits until it would
+    # replace a quarter of the room once a compaction made none: `session.compactor`)
+    assert sum(r["sequence"] > resumed_at for r in compactions) > 13, "compaction often"
     at, view, digest = last_digest(records)
     lines = digest["content"].splitlines()
 
