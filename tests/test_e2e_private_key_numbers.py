@@ -23,7 +23,9 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from e2e_support import build_env, run_piped, run_scripted
@@ -102,17 +104,23 @@ def test_openssl_prints_no_private_number_of_a_known_key_to_the_model(tmp_path: 
     # the public numbers are shown as openssl printed them
     assert openssl_listing_sections(rsa_listing)["modulus"] in flat(results[0])
     assert openssl_listing_sections(ec_listing)["pub"] in flat(results[3])
-    leaks = [
-        f"request {n}" for n, body in enumerate(bodies) if _holds_any(json.dumps(body), secrets)
-    ]
-    leaks += [
+    assert places_holding(bodies, home, done, lambda text: _holds_any(text, secrets)) == []
+
+
+def places_holding(
+    bodies: list[Any], home: Path, done: Any, holds: Callable[[str], bool]
+) -> list[str]:
+    """Where a number `holds` finds stands: a request body, a file under the state home,
+    or the terminal (what agent-cli printed)."""
+    places = [f"request {n}" for n, body in enumerate(bodies) if holds(json.dumps(body))]
+    places += [
         str(p)
         for p in sorted(home.rglob("*"))
-        if p.is_file() and _holds_any(p.read_text("utf-8", "replace"), secrets)
+        if p.is_file() and holds(p.read_text("utf-8", "replace"))
     ]
-    if _holds_any(done.stdout + done.stderr, secrets):
-        leaks.append("the terminal")
-    assert leaks == []
+    if holds(done.stdout + done.stderr):
+        places.append("the terminal")
+    return places
 
 
 def _holds_any(text: str, numbers: list[str]) -> bool:
@@ -166,17 +174,7 @@ def test_a_known_keys_numbers_in_base64_a_jwk_and_python_bytes_reach_no_request(
     assert repr(seed)[2:-1] in as_printed[1] and repr(seed)[2:-1] not in results[1]
     if NODE is not None:  # the public members are shown as Node printed them
         assert json.loads(as_printed[-1].splitlines()[0])["n"] in results[-1]
-    leaks = [
-        f"request {n}" for n, body in enumerate(bodies) if _holds_exactly(json.dumps(body), secrets)
-    ]
-    leaks += [
-        str(p)
-        for p in sorted(home.rglob("*"))
-        if p.is_file() and _holds_exactly(p.read_text("utf-8", "replace"), secrets)
-    ]
-    if _holds_exactly(done.stdout + done.stderr, secrets):
-        leaks.append("the terminal")
-    assert leaks == []
+    assert places_holding(bodies, home, done, lambda text: _holds_exactly(text, secrets)) == []
 
 
 def _commands() -> list[str]:

@@ -19,6 +19,8 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING
 
+from agent_cli.tools.command_supervisor import open_pidfd
+
 if TYPE_CHECKING:
     from anyio.abc import Process
 
@@ -29,7 +31,7 @@ async def wait_exited(process: Process) -> None:
     """Return once `process` has exited (module contract)."""
     import anyio
 
-    pidfd = _open_pidfd(process.pid)
+    pidfd = open_pidfd(process.pid)
     if pidfd is None:
         while process.returncode is None:
             await anyio.sleep(POLL_SECONDS)
@@ -38,15 +40,3 @@ async def wait_exited(process: Process) -> None:
         await anyio.wait_readable(pidfd)  # a pidfd turns readable when its process exits
     finally:
         os.close(pidfd)
-
-
-def _open_pidfd(pid: int) -> int | None:
-    """A pidfd of `pid`, or None when there is none to have: no pidfds on this OS, or the
-    process is already reaped (then its return code is set, or about to be)."""
-    open_pidfd = getattr(os, "pidfd_open", None)
-    if open_pidfd is None:
-        return None
-    try:
-        return int(open_pidfd(pid))
-    except OSError:
-        return None

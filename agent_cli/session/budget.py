@@ -32,6 +32,9 @@ MIN_VIEW_BUDGET = 256
 # One tool result may keep at most a quarter of the soft threshold in the view: with a
 # small threshold, L1 then still has something to cut before whole messages must go.
 MAX_RESULT_SHARE_DIVISOR = 4
+# After a compaction that made no room, a summary must replace at least this share of the
+# conversation's room to be worth its request (`worthwhile_summary_tokens`).
+WORTHWHILE_SUMMARY_DIVISOR = 4
 # The API's rough rule for text it has not counted: about four characters a token.
 CHARS_PER_TOKEN = 4
 _SIZED_BY_THE_API = frozenset({"image", "document"})  # blocks not billed by characters
@@ -119,8 +122,8 @@ def to_request_tokens(estimated_tokens: int, ratio: float | None) -> int:
 
 def worthwhile_summary_tokens(policy: CompactionPolicy, reserved_tokens: int) -> int:
     """The least a summary must replace to be worth its request after a compaction that
-    made no room (`LoopGuard.made_no_room`): a quarter (`MAX_RESULT_SHARE_DIVISOR`, what one
-    result L1 leaves may hold) of the conversation's room, the soft threshold or what the
+    made no room (`LoopGuard.made_no_room`): a quarter (`WORTHWHILE_SUMMARY_DIVISOR`) of
+    the conversation's room, the soft threshold or what the
     hard limit leaves above the fixed part (`reserved_tokens`), whichever is less. In the
     policy's unit (estimator tokens, as the run's policy).
 
@@ -130,7 +133,7 @@ def worthwhile_summary_tokens(policy: CompactionPolicy, reserved_tokens: int) ->
     (200 MCP tool schemas over the threshold: a summary request every other turn, each
     saving under 100 tokens)."""
     room = min(policy.soft_threshold, policy.hard_limit - reserved_tokens)
-    return max(1, room // MAX_RESULT_SHARE_DIVISOR)
+    return max(1, room // WORTHWHILE_SUMMARY_DIVISOR)
 
 
 OVER_SOFT = "over_soft"  # why the loop guard holds: still over the soft threshold

@@ -62,7 +62,7 @@ def main(argv: list[str]) -> int:
 
 def _watch(child: int, lifeline: int) -> int:
     """Wait for the command to exit (its wait status) or for agent-cli to die."""
-    pidfd = _open_pidfd(child)
+    pidfd = open_pidfd(child)
     watched = [lifeline] if pidfd is None else [lifeline, pidfd]
     timeout = _POLL_SECONDS if pidfd is None else None
     while True:
@@ -90,7 +90,9 @@ def _exit_code_or_signal(status: int) -> int:
     return 128 + number  # only if the signal did not end us (it is blocked or ignored)
 
 
-def _open_pidfd(pid: int) -> int | None:
+def open_pidfd(pid: int) -> int | None:
+    """A pidfd of `pid` (readable once it exits), or None when there is none to have: no
+    pidfds on this OS (Linux before 5.3), or the process is already reaped."""
     opener = getattr(os, "pidfd_open", None)
     if opener is None:
         return None
