@@ -24,9 +24,12 @@ pytestmark = pytest.mark.e2e
 
 
 def typed_messages(home: Path) -> list[str]:
-    """The text of every user message the transcripts hold, in order."""
+    """The text of every user message the transcripts hold, in order: transcripts by when
+    they were last written (two sessions started in one second have ids that sort by their
+    random part, not by time)."""
     texts = []
-    for path in sorted((home / "transcripts").glob("*.jsonl")):
+    paths = (home / "transcripts").glob("*.jsonl")
+    for path in sorted(paths, key=lambda path: (path.stat().st_mtime_ns, path.name)):
         for line in path.read_text(encoding="utf-8").splitlines():
             record = json.loads(line)
             message = (record.get("payload") or {}).get("message") or {}
