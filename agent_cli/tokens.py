@@ -273,6 +273,21 @@ class TokenCounter:
 _default_counter: TokenCounter | None = None
 
 
+SIZED_BY_THE_API = frozenset({"image", "document"})  # blocks not billed by characters
+
+
+def holds_content_sized_by_the_api(value: Any) -> bool:
+    """True when a JSON value (a message, a view) holds an image or a document block
+    anywhere, which the API bills by its own sizing rather than by characters."""
+    if isinstance(value, dict):
+        if value.get("type") in SIZED_BY_THE_API:
+            return True
+        return any(holds_content_sized_by_the_api(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return any(holds_content_sized_by_the_api(item) for item in value)
+    return False
+
+
 def default_counter() -> TokenCounter:
     """The process-wide counter used when a caller passes none (created on first use)."""
     global _default_counter

@@ -158,3 +158,39 @@ def test_the_index_reports_the_tokens_of_the_view_it_measured_last():
     assert first == index.tokens > 0
     whole = index.measure(view)
     assert whole == index.tokens > first
+
+
+def _with_sized_block(kind: str) -> dict[str, Any]:
+    """A user message holding an image (in a tool_result's content) or a document block."""
+    block: dict[str, Any] = {"type": kind, "source": {"type": "base64", "data": "AAAA"}}
+    if kind == "image":
+        block["source"]["media_type"] = "image/png"
+        result = {"type": "tool_result", "tool_use_id": "toolu_img", "content": [block]}
+        return user([result])
+    return user([block, text("read this")])
+
+
+@pytest.mark.parametrize("kind", ["image", "document"])
+def test_the_index_knows_whether_its_view_holds_content_the_api_sizes(kind) -> None:
+    """What the API bills by its own sizing is found as messages are indexed, so a request
+    asks the index, not a walk of the whole view; a view the index did not measure last is
+    walked; a view rebuilt without the block no longer holds it."""
+    index = ViewIndex(TokenCounter(QuarterEncoding))
+    plain = _frozen(build_long_history(12))
+    index.measure(plain)
+    assert not index.holds_sized_content(plain)
+    sized = _with_sized_block(kind)
+    if kind == "image":
+        opened = [assistant([tool_use("toolu_img", "read_file", {"path": "a.png"})]), sized]
+    else:
+        opened = [sized]
+    grown = [*plain, *_frozen(opened), *_frozen([assistant([text("seen")])])]
+    index.measure(grown)
+    assert index.holds_sized_content(grown)
+    grown.extend(_frozen(call_pair("toolu_after", "more output")))
+    index.measure(grown)
+    assert index.holds_sized_content(grown)  # appended after it: still held
+    assert index.holds_sized_content(list(grown))  # another list, walked: the same answer
+    assert not index.holds_sized_content(list(plain))
+    index.measure(plain)  # not a prefix: indexed again from the start
+    assert not index.holds_sized_content(plain)

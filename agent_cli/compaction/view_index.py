@@ -11,7 +11,7 @@ Contract:
   patched, and so is the index under another read rule or other secret forms. A ToolProtocolError
   leaves the index as it was; any other failure empties it.
 - `message_counts()`, `superseded_reads`, `largest_result` and `facts()` describe the view measured
-  last. Recorded facts are given only where the view holds the very object they were recorded for.
+  last; `holds_sized_content(messages)` answers from the index for that view and walks any other. Recorded facts are given only where the view holds the very object they were recorded for.
 - A long tail is indexed in runs as appended turns would be (`closed_runs`); digest lines of calls
   (reads excepted) and of long texts are recorded only as far back as a refit reaches.
 - `count(messages, policy)`: `measure`, or for a view not valid yet, counted and not indexed.
@@ -42,11 +42,13 @@ from agent_cli.frozen import freeze, is_frozen
 from agent_cli.image_notes import ViewImage, left_out_excess, view_images
 from agent_cli.protocol import ProtocolScan
 from agent_cli.secret_forms import SecretForms
-from agent_cli.tokens import TokenCounter
+from agent_cli.tokens import TokenCounter, holds_content_sized_by_the_api
 
 Message = dict[str, Any]
 Terms = tuple[ReadRule, SecretForms]  # what recorded facts depend on of a policy
-Indexed = tuple[int, Sequence[Message], list[int], list[Any], list[MessageFacts], list[ViewImage]]
+Indexed = tuple[
+    int, Sequence[Message], list[int], list[Any], list[MessageFacts], list[ViewImage], bool
+]
 DEFAULT_POLICY = CompactionPolicy()
 RUN_MESSAGES = 512  # a long tail is indexed in runs of about this many (docs/performance.md)
 
@@ -59,6 +61,7 @@ class ViewIndex:
         self._tokens = 0  # the sum of the messages' counts
         self._counts: list[int] = []
         self._images: list[ViewImage] = []  # of the view, oldest first
+        self._sized = False  # whether it holds an image or a document block anywhere
         self._tool_ids: set[str] = set()
         self._recorded: list[Message] = []  # the objects `_facts` were recorded for
         self._facts: list[MessageFacts] = []
@@ -75,6 +78,13 @@ class ViewIndex:
     def holds_images(self) -> bool:
         """Whether the view measured last holds any image block."""
         return bool(self._images)
+
+    def holds_sized_content(self, messages: Sequence[Message]) -> bool:
+        """Whether `messages` hold an image or a document block anywhere, which the API bills by
+        its own sizing (`tokens.holds_content_sized_by_the_api`)."""
+        if messages is self._messages:
+            return self._sized
+        return holds_content_sized_by_the_api(messages)
 
     @property
     def largest_result(self) -> int:
@@ -136,11 +146,13 @@ class ViewIndex:
             for request in found.requests:
                 shown = (request, request.heads and request.heads[1])
                 rooms[1] -= min((e.counted[1] for e in shown if e and e.counted), default=0)
-        return start, run, counts, snapshots, facts, view_images(run)
+        sized = any(map(holds_content_sized_by_the_api, run))
+        return start, run, counts, snapshots, facts, view_images(run), sized
 
     def _extend(self, indexed: Indexed, policy: CompactionPolicy) -> None:
-        start, added, counts, snapshots, facts, images = indexed
+        start, added, counts, snapshots, facts, images, sized = indexed
         self._images.extend(images)
+        self._sized = self._sized or sized
         note_superseded(facts, start, policy, self._reads)
         self._recorded.extend(added)
         self._facts.extend(facts)
@@ -177,7 +189,7 @@ class ViewIndex:
 
     def _clear(self, terms: Terms | None) -> None:
         self._snapshots, self._messages, self._tokens, self._counts = [], (), 0, []
-        self._images = []
+        self._images, self._sized = [], False
         self._recorded, self._facts, self._largest_result = [], [], 0
         self._tool_ids, self._terms = set(), terms
         self._reads = ReadHistory()

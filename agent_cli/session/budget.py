@@ -25,6 +25,7 @@ from typing import Any
 
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.compaction.policy import with_thresholds
+from agent_cli.tokens import SIZED_BY_THE_API
 
 MIN_CALIBRATION = 0.5
 MAX_CALIBRATION = 3.0
@@ -37,7 +38,6 @@ MAX_RESULT_SHARE_DIVISOR = 4
 WORTHWHILE_SUMMARY_DIVISOR = 4
 # The API's rough rule for text it has not counted: about four characters a token.
 CHARS_PER_TOKEN = 4
-_SIZED_BY_THE_API = frozenset({"image", "document"})  # blocks not billed by characters
 
 
 def calibration_ratio(api_prompt_tokens: int, estimated_prompt_tokens: int) -> float | None:
@@ -62,25 +62,13 @@ def wire_characters(value: Any) -> int:
     an image or a document, which the API bills by its pixels or pages (the estimate
     holds them as such), not by the characters of its base64."""
     if isinstance(value, dict):
-        if value.get("type") in _SIZED_BY_THE_API:
+        if value.get("type") in SIZED_BY_THE_API:
             return 0
         public = [(key, item) for key, item in value.items() if not str(key).startswith("_")]
         return 2 + sum(len(json.dumps(key)) + 2 + wire_characters(item) for key, item in public)
     if isinstance(value, list):
         return 2 + sum(wire_characters(item) + 2 for item in value)
     return len(json.dumps(value))
-
-
-def holds_content_sized_by_the_api(value: Any) -> bool:
-    """True when a JSON value (a view's messages) holds an image or a document block,
-    which the API bills by its own sizing rather than by characters."""
-    if isinstance(value, dict):
-        if value.get("type") in _SIZED_BY_THE_API:
-            return True
-        return any(holds_content_sized_by_the_api(item) for item in value.values())
-    if isinstance(value, list | tuple):
-        return any(holds_content_sized_by_the_api(item) for item in value)
-    return False
 
 
 def calibrated_policy(policy: CompactionPolicy, ratio: float | None) -> CompactionPolicy:

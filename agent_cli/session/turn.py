@@ -104,7 +104,6 @@ from agent_cli.protocol import (
     find_answer_id_problem,
 )
 from agent_cli.secret_forms import SecretForms
-from agent_cli.session.budget import holds_content_sized_by_the_api
 from agent_cli.session.call_limit import CallsKept, keep_calls_that_fit
 from agent_cli.session.compactor import Compactor
 from agent_cli.session.conversation import Conversation
@@ -281,7 +280,7 @@ class TurnRunner:
         self._last_estimate = frame.reserved_tokens + self.compactor.view_tokens()
         self._last_frame = frame
         messages = self.conversation.note_sent()
-        self._last_view_sized = holds_content_sized_by_the_api(messages)
+        self._last_view_sized = self.conversation.index.holds_sized_content(self.conversation.view)
         return ModelRequest(
             system=frame.system,
             durable_context=frame.durable_text,
