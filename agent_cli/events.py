@@ -165,7 +165,9 @@ class CompactionSkipped:
     """The loop guard held compaction back, or a forced compaction freed nothing.
 
     For "loop_guard": `held` says why (`budget.OVER_SOFT`, `budget.FREED_LITTLE`,
-    `budget.SHORT_OF_AIM`, or "nothing_freed" when no layer could remove anything),
+    `budget.SHORT_OF_AIM`, "nothing_freed" when no layer could remove anything, or
+    `budget.SUMMARY_NOT_WORTH_IT` when the layers that cost no request found nothing and a
+    summary would replace too little to be worth its request),
     `freed` what the compaction
     saved, `retry_at` the context size from which compaction runs again (it also runs
     at the hard limit), all in the figures the toolbar shows. For "nothing_to_compact":

@@ -28,6 +28,7 @@ from test_hard_limit_uncounted import billed_tokens
 
 from agent_cli.events import CompactionFired, CompactionSkipped, TurnEnded
 from agent_cli.provider.anthropic_provider import AnthropicProvider
+from agent_cli.repl.compact_lines import format_skipped
 from agent_cli.tools import Toolbox
 
 API_KEY = "sk-ant-test-FIXEDPART"
@@ -123,11 +124,15 @@ def test_a_fixed_part_over_the_soft_threshold_pays_for_no_summary_that_frees_lit
     assert sum(asked for _, asked in later) == 0  # before: 10 or 11 in the later turns
     fired = [e for turn_events, _ in later for e in turn_events if isinstance(e, CompactionFired)]
     assert fired and {line.layer for e in fired for line in e.layers} <= {"L1", "L2"}, fired
+    # a hold after the free layers says a summary was not worth it, not that nothing could go
+    reasons = {e.held for turn_events, _ in later for e in turn_events if is_over_soft(e)}
+    assert "nothing_freed" not in reasons, reasons
 
 
 def is_over_soft(event: Any) -> bool:
     """The loop guard's notice that a compaction could not get under the soft threshold."""
-    return isinstance(event, CompactionSkipped) and event.held in ("over_soft", "nothing_freed")
+    held = ("over_soft", "nothing_freed", "summary_not_worth_it")
+    return isinstance(event, CompactionSkipped) and event.held in held
 
 
 def test_a_summary_still_comes_when_the_conversation_grows_past_the_room(tmp_path: Path) -> None:
@@ -177,3 +182,34 @@ def test_a_resumed_session_still_pays_for_no_summary_that_frees_little(tmp_path:
 
     assert sum(asked for _, asked in later) == 0
     assert any(isinstance(e, CompactionFired) for events, _ in later for e in events)
+
+
+def test_a_held_summary_is_said_as_not_worth_its_request_not_as_nothing_to_remove(
+    tmp_path: Path,
+) -> None:
+    """Long typed turns (nothing the free layers can cut) beside a large AGENTS.md: once a
+    compaction made no room, a run whose summary would replace too little holds with its
+    own reason (it said "no layer found anything to remove" before, while `/compact` then
+    freed thousands: 28th outside attack), and the REPL words it so."""
+    sentence = "Keep every module small, typed and documented; run its tests first. "
+    workspace = workspace_with(tmp_path, {"AGENTS.md": "# Rules\n" + sentence * 290})
+    typed = ("plain words typed by the user, nothing a tool returned " * 55)[:3_000]
+
+    def answer(body: dict[str, Any]) -> Reply:
+        if is_summary_request(body):
+            return Reply([text_block("Summary: " + "earlier turn " * 40)])
+        return Reply([text_block("answer " + "word " * 120)])
+
+    with start_fake_server(api_key=API_KEY, responder=answer) as server:
+        provider = AnthropicProvider(API_KEY, base_url=server.base_url)
+        session = make_session(workspace, provider, soft=10_000, hard=16_000)
+        events = [e for n in range(30) for e in drain(session.run_turn(f"turn {n}: {typed}"))]
+        session.close()
+
+    reasons = [e.held for e in events if isinstance(e, CompactionSkipped)]
+    assert "summary_not_worth_it" in reasons, reasons
+    assert "nothing_freed" not in reasons, reasons
+    held = next(e for e in events if getattr(e, "held", None) == "summary_not_worth_it")
+    line = format_skipped(held)
+    assert "too little to be worth its request" in line and "/compact" in line, line
+    assert "no layer found anything" not in line

@@ -150,6 +150,7 @@ def _held(why: str, tokens: int = 95_000, freed: int = 0) -> CompactionSkipped:
         ("freed_little", "that compaction freed only 300 tokens"),
         ("short_of_aim", "that compaction left 95,000 tokens, close to the soft threshold"),
         ("nothing_freed", "nothing could be compacted"),
+        ("summary_not_worth_it", "a summary would replace under a quarter of the room"),
     ],
 )
 def test_a_paused_compaction_says_why_what_it_waits_for_and_what_to_do(why, says):

@@ -255,6 +255,7 @@ _HELD_AGAIN = {
     "over_soft": "still over the soft threshold ({tokens:,} of {soft:,} tokens)",
     "freed_little": "that compaction freed only {freed:,} tokens",
     "short_of_aim": "that compaction left {tokens:,} tokens",
+    "summary_not_worth_it": "a summary would still replace too little to be worth its request",
 }
 
 
@@ -284,6 +285,13 @@ def _format_held(event: CompactionSkipped) -> str:
             f"that compaction left {event.tokens:,} tokens, close to the soft threshold "
             f"({event.soft_threshold:,}): what is left is recent or a long summary, so "
             f"compacting again at once would buy little and cost a summary each turn."
+        )
+    elif event.held == "summary_not_worth_it":
+        what = (
+            "the layers that cost no request found nothing to remove, and a summary would "
+            "replace under a quarter of the room, too little to be worth its request (the "
+            "rest is recent, or what every request carries: instructions, tools, facts), so "
+            "none was asked for."
         )
     else:
         what = "nothing could be compacted: no layer found anything to remove."

@@ -127,6 +127,8 @@ def worthwhile_summary_tokens(policy: CompactionPolicy, reserved_tokens: int) ->
 OVER_SOFT = "over_soft"  # why the loop guard holds: still over the soft threshold
 FREED_LITTLE = "freed_little"  # or the compaction saved too little to try again at once
 NOTHING_FREED = "nothing_freed"  # or no layer could remove anything at all
+# or the free layers found nothing and a summary would replace too little to be worth it
+SUMMARY_NOT_WORTH_IT = "summary_not_worth_it"
 SHORT_OF_AIM = "short_of_aim"  # or a deep run (prune, summary) stopped above its aim
 
 

@@ -122,6 +122,7 @@ from agent_cli.secret_forms import SecretForms
 from agent_cli.session.budget import (
     CHARS_PER_TOKEN,
     NOTHING_FREED,
+    SUMMARY_NOT_WORTH_IT,
     LoopGuard,
     calibrated_policy,
     calibration_ratio,
@@ -351,7 +352,9 @@ class Compactor:
             tokens, tokens, policy.soft_threshold
         ):  # else each request pays a futile L4 (or runs the free layers again for nothing)
             self._record_hold()
-            yield self._held(NOTHING_FREED, tokens, 0, policy)
+            yield self._held(
+                SUMMARY_NOT_WORTH_IT if free_only else NOTHING_FREED, tokens, 0, policy
+            )
         settled = any(
             r.layer == 4 and r.outcome in SETTLED_SUMMARY_OUTCOMES for r in result.reports
         )
