@@ -37,8 +37,10 @@ Contract: `is_path_value(value)`, of the value stripped:
   alone only as a file name with a known extension (`~/sa.json`): a single word after
   them (`./hunter2024`, `C:\\Summer2024`, `~/sk-proj-...`) is a password's or a token's
   shape as much as a file's.
-Measured on random base64 and hex after `/`, `~/`, `./`, `C:\\` (see the tests): none of
-hex passes, and of base64 none from 20 characters. A variable the user names in
+Measured on random base64 and hex after `/`, `~/`, `./`, `C:\\` (40,000 of each length;
+the tests keep a seeded sample): no hex passes; of base64 about 1 in 600 of 12
+characters, 1 in 3,000 of 16, 1 in 15,000 of 20, at most 1 in 20,000 of 22 and 27, none
+of 32 or 43 (a token's lengths). A variable the user names in
 `AGENT_CLI_SECRET_NAMES` is hidden whatever it holds. A path with a blank (`Program
 Files`), a random folder (`/tmp/<hex>/key.json`) or a lone file (`/credentials.json`,
 `~/.netrc`) is no path here, and stays hidden.
