@@ -28,6 +28,12 @@ COLLAPSE_LINES = 10
 PLACEHOLDER = re.compile(r"\[pasted [0-9,]+ characters(?: #[0-9]+)?\]")
 
 
+def fold_line_breaks(data: str) -> str:
+    """`data` with each CRLF and each lone CR made one LF: a terminal sends a pasted line
+    break as CR (or CRLF, or LF: pasted bytes as they are), and one break is one break."""
+    return data.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def is_long_paste(data: str) -> bool:
     return len(data) >= COLLAPSE_CHARACTERS or data.count("\n") >= COLLAPSE_LINES
 

@@ -64,7 +64,7 @@ from agent_cli.repl.argument_choices import COMPLETED_ARGUMENTS
 from agent_cli.repl.background import DeferredWork
 from agent_cli.repl.early_prompt import PendingInput, replay, show_until_done
 from agent_cli.repl.history_file import RegularFileHistory, is_recalled
-from agent_cli.repl.paste import PastedText
+from agent_cli.repl.paste import PastedText, fold_line_breaks
 from agent_cli.repl.paste_keys import PasteKeys
 from agent_cli.repl.prompt_ending import prompt_once
 from agent_cli.repl.safe_text import clip_line
@@ -192,7 +192,7 @@ def build_key_bindings(pastes: PastedText | None = None) -> KeyBindings:
         def _paste(event: Any) -> None:
             """A long paste goes in as one placeholder; `read_line` sends the whole text.
             Text typed ahead and held (`TypedText`) goes in as it is: it was typed."""
-            data = event.data.replace("\r\n", "\n").replace("\r", "\n")
+            data = fold_line_breaks(event.data)
             if isinstance(event.key_sequence[-1], TypedText):
                 event.current_buffer.insert_text(data)
             else:
