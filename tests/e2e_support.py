@@ -243,12 +243,14 @@ class TmuxTerminal:
         """Type `text` literally, without pressing Enter."""
         self._run("send-keys", "-t", PANE, "-l", text)
 
-    def paste(self, text: str) -> None:
-        """Paste `text` as a terminal does (bracketed, when the program asked for it)."""
+    def paste(self, text: str, *, raw: bool = False) -> None:
+        """Paste `text` as a terminal does (bracketed, when the program asked for it): each
+        line feed sent as CR; with `raw`, its bytes as they are (CRLF, CR or LF)."""
         source = self._config.parent / "paste.txt"  # a command line is too short for it
-        source.write_text(text, encoding="utf-8")
+        source.write_bytes(text.encode("utf-8"))
         self._run("load-buffer", "-b", "e2e-paste", str(source))
-        self._run("paste-buffer", "-p", "-d", "-b", "e2e-paste", "-t", PANE)
+        as_is = ["-r"] if raw else []
+        self._run("paste-buffer", "-p", *as_is, "-d", "-b", "e2e-paste", "-t", PANE)
 
     def press(self, *keys: str) -> None:
         """Press named keys, e.g. `Enter`, `C-c`, `C-d`."""

@@ -13,7 +13,9 @@ half entry is left; the line stays in this run's history all the same, and the e
 handed once per run of failures to `take_write_problem()` for the prompt to say so.
 
 `is_recalled(buffer)` tells whether the text a prompt buffer holds came from the history
-(Up, Ctrl-R: edited or not) rather than being typed or pasted afresh.
+(Up, Ctrl-R: edited or not) rather than being typed or pasted afresh; `shown_entry(buffer)`
+is which entry it shows, counted back from the new line (0), so the count stays as the
+history loads (older entries come in at the far end).
 """
 
 from __future__ import annotations
@@ -77,7 +79,12 @@ class RegularFileHistory(FileHistory):
 def is_recalled(buffer: Buffer) -> bool:
     """Whether `buffer` holds a history entry (browsed to with Up or found with Ctrl-R,
     edited or not) instead of the new line; see the module contract."""
-    return buffer.working_index < len(buffer._working_lines) - 1
+    return shown_entry(buffer) > 0
+
+
+def shown_entry(buffer: Buffer) -> int:
+    """The history entry `buffer` shows: 0 the new line, 1 the newest entry, and so on."""
+    return len(buffer._working_lines) - 1 - buffer.working_index
 
 
 def _size_of(path: Path) -> int:

@@ -29,9 +29,10 @@ what was typed before the question; so is what was typed at a question when Ctrl
 it, not yet sent.
 History lives in the state folder's history file (kept in memory only when that is not a
 regular file: a FIFO there must not hang the prompt); a line the disk refuses to add to
-it (full) is still sent, and one yellow line says so once, not a traceback per line. A
-placeholder-like text the user typed is sent as typed; only in a line recalled from the
-history does an unknown placeholder mean a lost paste (`paste`). Only imported when stdin is a
+it (full) is still sent, and one yellow line says so once, not a traceback per line. Only a
+placeholder the prompt made stands for a paste (`paste_origin`): the same text typed or
+pasted short is sent as it is; only in a line recalled from the history does an unknown
+placeholder mean a lost paste (`paste`). Only imported when stdin is a
 terminal: prompt_toolkit does not read piped input properly, and it costs start-up time.
 The prompt runs inside `patch_stdout(raw=True)` so output written while it is shown
 lands above it, escape codes intact. A termination signal (SIGTERM, SIGHUP) ends any of
@@ -63,9 +64,10 @@ from agent_cli.errors import CommandNotWhole
 from agent_cli.repl.argument_choices import COMPLETED_ARGUMENTS
 from agent_cli.repl.background import DeferredWork
 from agent_cli.repl.early_prompt import PendingInput, replay, show_until_done
-from agent_cli.repl.history_file import RegularFileHistory, is_recalled
-from agent_cli.repl.paste import PastedText
+from agent_cli.repl.history_file import RegularFileHistory, is_recalled, shown_entry
+from agent_cli.repl.paste import PastedText, fold_line_breaks
 from agent_cli.repl.paste_keys import PasteKeys
+from agent_cli.repl.paste_origin import MadePlaceholders
 from agent_cli.repl.prompt_ending import prompt_once
 from agent_cli.repl.safe_text import clip_line
 from agent_cli.repl.terminal_modes import quiet_terminal, take_pending
@@ -173,7 +175,11 @@ def build_suspend_binding() -> KeyBindings:
     return bindings
 
 
-def build_key_bindings(pastes: PastedText | None = None) -> KeyBindings:
+def build_key_bindings(
+    pastes: PastedText | None = None, made: MadePlaceholders | None = None
+) -> KeyBindings:
+    """The prompt's own keys; a long paste becomes one of `pastes`' placeholders, and
+    `made` (when given) learns where the prompt put it (`paste_origin`)."""
     bindings = KeyBindings()
     bindings.add("c-z")(suspend_or_ignore)
 
@@ -192,11 +198,15 @@ def build_key_bindings(pastes: PastedText | None = None) -> KeyBindings:
         def _paste(event: Any) -> None:
             """A long paste goes in as one placeholder; `read_line` sends the whole text.
             Text typed ahead and held (`TypedText`) goes in as it is: it was typed."""
-            data = event.data.replace("\r\n", "\n").replace("\r", "\n")
+            data = fold_line_breaks(event.data)
+            buffer = event.current_buffer
             if isinstance(event.key_sequence[-1], TypedText):
-                event.current_buffer.insert_text(data)
-            else:
-                event.current_buffer.insert_text(pastes.collapse(data))
+                buffer.insert_text(data)
+                return
+            start, shown = buffer.cursor_position, pastes.collapse(data)
+            buffer.insert_text(shown)
+            if made is not None and shown != data:
+                made.made_here(start, start + len(shown))
 
     return bindings
 
@@ -290,6 +300,7 @@ class PromptReader:
         self._pending: PendingInput | None = None
         self._terminal = {"input": terminal_input, "output": terminal_output}
         self._pastes = PastedText()
+        self._made = MadePlaceholders(self._pastes)
         self._paste_keys = PasteKeys(self._pastes)
         self._typed_ahead = TypeAhead()
         self._typed_lock = threading.Lock()  # the spinner's thread takes keys in too
@@ -301,7 +312,7 @@ class PromptReader:
             **self._terminal,
             history=self._history,
             key_bindings=merge_key_bindings(
-                [build_key_bindings(self._pastes), self._paste_keys.key_bindings()]
+                [build_key_bindings(self._pastes, self._made), self._paste_keys.key_bindings()]
             ),
             validator=self._paste_keys.validator,
             validate_while_typing=False,
@@ -311,6 +322,10 @@ class PromptReader:
             style=TOOLBAR_STYLE,
         )
         self._paste_keys.watch(self._session.default_buffer)
+        self._session.default_buffer.on_text_changed += self._follow_made
+
+    def _follow_made(self, buffer: Any) -> None:
+        self._made.follow(buffer.text, shown_entry(buffer))
 
     def complete_arguments_with(self, arguments: ArgumentSource) -> None:
         """Tab after `/expand ` or `/resume ` offers what `arguments(command)` gives (the
@@ -324,9 +339,11 @@ class PromptReader:
         app = self._session.app
         if pending is None:
             self._paste_keys.start_input()
+            self._made.start()
             self._hold_several_lines()
         else:
             self._paste_keys.continue_input(pending.document.text)
+            self._made.start(pending.document.text)
         with patch_stdout(raw=True):
             if pending is None:
                 line = prompt_once(self._session, PROMPT_TEXT, pre_run=self._type_ahead_feeder())
@@ -338,8 +355,9 @@ class PromptReader:
                     pre_run=replay(pending, app) or self._type_ahead_feeder(),
                 )
             self._say_unsaved_history()
+        self._made.remember()
         recalled = is_recalled(self._session.default_buffer) or bool(pending and pending.recalled)
-        text = self._pastes.expand(line, recalled=recalled)
+        text = self._pastes.expand(line, self._made.spans, recalled=recalled)
         self._refuse_unseen_command(line, text, recalled=recalled)
         return text
 
@@ -350,7 +368,7 @@ class PromptReader:
         from agent_cli.repl.commands import check_command_whole
 
         try:
-            check_command_whole(text, self._pastes.first_kept(shown))
+            check_command_whole(text, self._pastes.first_made(shown, self._made.spans))
         except CommandNotWhole:
             self._pending = PendingInput(Document(shown), recalled=recalled)
             raise
@@ -417,8 +435,10 @@ class PromptReader:
         if self._terminal["output"] is None and is_dumb_terminal():
             return
         self._gauge_source = lambda: None
+        self._made.start()
         with patch_stdout(raw=True):
             self._pending = show_until_done(self._session, work, PROMPT_TEXT)
+        self._made.remember()  # the next prompt starts from what this one showed
 
     def refresh(self) -> None:
         """Redraw the prompt (e.g. the gauge arrived); safe from any thread."""

@@ -11,8 +11,11 @@ Ctrl-C took what was typed during it along.
 
 Contract (each function is a no-op, returning b"" or a no-op undo, when `fd` is no
 terminal or termios is missing):
-- `quiet_terminal(fd)` turns echo and line editing off and returns what puts them back
-  as they were. The interactive run holds it from start-up (before the first prompt's
+- `quiet_terminal(fd)` turns echo and line editing off, and the input's CR/LF
+  translation (ICRNL, INLCR, IGNCR) with them, and returns what puts them back as they
+  were. The bytes typed or pasted then arrive as the prompt's own raw mode gets them: with
+  ICRNL on, a paste's CRLF came as two line feeds and was sent with its line breaks
+  doubled, while the same paste at a prompt was folded to one. The interactive run holds it from start-up (before the first prompt's
   modules are even imported) to its end, and the loop again around each line it runs
   (`PromptReader.between_prompts`). A prompt (prompt_toolkit) puts the terminal in its own
   raw mode while shown and back to this one when it ends, so what is typed while no prompt
@@ -122,6 +125,8 @@ def quiet_terminal(fd: int) -> Callable[[], None]:
             current = termios.tcgetattr(fd)
             mask = termios.ECHO | termios.ICANON
             current[3] = (current[3] & ~mask) | (saved[3] & mask)
+            translations = _translations()
+            current[0] = (current[0] & ~translations) | (saved[0] & translations)
             current[6] = list(current[6])
             current[6][termios.VMIN] = saved[6][termios.VMIN]
             current[6][termios.VTIME] = saved[6][termios.VTIME]
@@ -157,13 +162,22 @@ def quiet_again_when_continued(fd: int) -> Callable[[], None]:
 
 
 def _quieted(attributes: list[Any]) -> list[Any]:
-    """`attributes` (termios's list) with echo and line editing off, and reads that wait
-    for one byte; the rest as it is (a prompt's raw mode stays raw)."""
+    """`attributes` (termios's list) with echo, line editing and CR/LF translation off,
+    and reads that wait for one byte; the rest as it is (a prompt's raw mode stays raw)."""
     import termios
 
     quiet = list(attributes)
+    quiet[0] &= ~_translations()
     quiet[3] &= ~(termios.ECHO | termios.ICANON)
     quiet[6] = list(attributes[6])
     quiet[6][termios.VMIN] = 1
     quiet[6][termios.VTIME] = 0
     return quiet
+
+
+def _translations() -> int:
+    """The input flags that turn CR into LF (and back) or drop CR: all off in a prompt's
+    raw mode, so off while no prompt is shown too."""
+    import termios
+
+    return termios.ICRNL | termios.INLCR | termios.IGNCR

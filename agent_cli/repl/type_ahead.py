@@ -36,7 +36,7 @@ from prompt_toolkit.input.vt100_parser import Vt100Parser
 from prompt_toolkit.key_binding import KeyPress
 from prompt_toolkit.keys import Keys
 
-from agent_cli.repl.paste import describe_paste, is_long_paste
+from agent_cli.repl.paste import describe_paste, fold_line_breaks, is_long_paste
 from agent_cli.repl.paste_marks import PasteMarks
 
 _ENTER_KEYS = (Keys.ControlM, Keys.ControlJ)
@@ -66,7 +66,8 @@ class TypeAhead:
         self._is_before_question = False  # held: some of it was typed before a question
 
     def add(self, data: bytes) -> None:
-        # Cooked mode turned the Enter key's \r into \n; the prompt takes either as Enter.
+        # The Enter key comes as \r (\n from a terminal still translating); the prompt
+        # takes either as Enter.
         text = data.decode("utf-8", errors="replace")
         before = len(self._keys)
         for is_paste, part in self._marks.split(text):
@@ -125,8 +126,9 @@ class TypeAhead:
             self._keys.append(key)
 
     def _add_paste(self, text: str) -> None:
+        # folded here as the prompt folds a paste: the preview then counts what it will show
         if text:
-            self._keys.append(KeyPress(Keys.BracketedPaste, text))
+            self._keys.append(KeyPress(Keys.BracketedPaste, fold_line_breaks(text)))
 
     def __bool__(self) -> bool:
         return bool(self._keys) or self._marks.is_open
