@@ -175,10 +175,14 @@ def test_the_rebuild_keeps_the_last_fingerprint_of_each_path_and_passes_over_dam
         file_seen("/ws/f.md", ["stat", 66306, 1234, 10, 1700000000000000000, 1700000000000000001]),
     ]
     seen = rebuild_from_records(records).files_seen
-    assert list(seen.items()) == [
-        (Path("/ws/b.md"), ("sha256", "bb")),
-        (Path("/ws/a.md"), ("sha256", "a2")),
-        (Path("/ws/f.md"), ("stat", 66306, 1234, 10, 1700000000000000000, 1700000000000000001)),
+    assert [(record.path, record.fingerprint, record.root) for record in seen] == [
+        (Path("/ws/b.md"), ("sha256", "bb"), None),
+        (Path("/ws/a.md"), ("sha256", "a2"), None),
+        (
+            Path("/ws/f.md"),
+            ("stat", 66306, 1234, 10, 1700000000000000000, 1700000000000000001),
+            None,
+        ),
     ]
 
 
@@ -255,3 +259,68 @@ def test_a_lost_key_refuses_the_first_write_after_a_resume_and_loses_nothing(wor
     assert target.read_text() == FIRST
     assert REFUSED in last_result(resumed)
     assert len(key_file.read_bytes()) == 32
+
+
+# The project folder moved between two runs (session 28, `t_seen_moved_folder.py`): the
+# records held paths under the old folder and matched nothing under the new one, so the
+# model's write from its old copy replaced the user's line under `--yes`.
+
+
+def move_folder_and_edit(workspace: Path) -> Path:
+    """`mv ws ws-moved`, then the user's editor adds a line to notes.md there."""
+    moved = workspace.with_name("ws-moved")
+    workspace.rename(moved)
+    (moved / "notes.md").write_text(USERS)
+    return moved
+
+
+def test_a_file_changed_in_a_moved_folder_is_not_overwritten_from_the_stale_copy(
+    workspace: Path,
+):
+    (workspace / "notes.md").write_text(FIRST)
+    first = run_once(workspace, tool_use("t_read", "read_file", path="notes.md"))
+    moved = move_folder_and_edit(workspace)
+    resumed = run_once(moved, write_call(STALE, call_id="t_w"), resume=first.session_id)
+    assert (moved / "notes.md").read_text() == USERS
+    assert REFUSED in last_result(resumed)
+    read = run_once(moved, tool_use("t_r2", "read_file", path="notes.md"), first.session_id)
+    assert seen_records(read)[-1]["root"] == str(moved.resolve())  # seen there now, recorded there
+    again = run_once(moved, write_call(STALE, call_id="t_w2"), resume=first.session_id)
+    assert REFUSED not in last_result(again)
+    assert (moved / "notes.md").read_text() == STALE
+
+
+def test_a_record_written_before_records_were_rooted_still_refuses_after_a_move(
+    workspace: Path,
+):
+    first = run_once(workspace, write_call(FIRST))
+    path = Path(first.transcript_path)
+    lines = []
+    for line in path.read_text().splitlines():  # as session 27 wrote it: an absolute path
+        record = json.loads(line)
+        if record["kind"] == FILE_SEEN:
+            payload = record["payload"]
+            record["payload"] = {
+                "path": str(workspace / payload["path"]),
+                "fingerprint": payload["fingerprint"],
+            }
+        lines.append(json.dumps(record))
+    path.write_text("\n".join(lines) + "\n")
+    moved = move_folder_and_edit(workspace)
+    resumed = run_once(moved, write_call(STALE, call_id="t_again"), resume=first.session_id)
+    assert (moved / "notes.md").read_text() == USERS
+    assert REFUSED in last_result(resumed)
+
+
+def test_a_record_of_another_folder_refuses_no_write_of_a_file_the_model_never_saw(
+    workspace: Path,
+):
+    first = run_once(workspace, write_call(FIRST))
+    other = workspace.with_name("project-b")  # made while ws exists: another inode
+    other.mkdir()
+    (other / "notes.md").write_text(USERS)
+    (workspace / "notes.md").unlink()
+    workspace.rmdir()  # the session's folder is gone: its tools run in project-b
+    resumed = run_once(other, write_call(STALE, call_id="t_other"), resume=first.session_id)
+    assert REFUSED not in last_result(resumed)
+    assert (other / "notes.md").read_text() == STALE

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from agent_cli.errors import InvalidStoreInput, SessionNotFound, StoreError
 from agent_cli.session.log import MESSAGE, USAGE, usage_from_payload
+from agent_cli.session.same_folder import is_session_folder
 
 if TYPE_CHECKING:
     from agent_cli.secret_forms import SecretForms
@@ -182,8 +183,8 @@ def _infos(store: Any, workspace: Path | None) -> list[Any]:
     infos = store.list_sessions()
     if workspace is None:
         return list(infos)
-    wanted = str(Path(workspace).resolve())
-    return [info for info in infos if info.workspace == wanted]
+    wanted = Path(workspace).resolve()
+    return [info for info in infos if is_session_folder(info.workspace, wanted)]
 
 
 class Call(NamedTuple):

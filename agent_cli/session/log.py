@@ -21,8 +21,10 @@ from agent_cli.errors import SessionUnresumable, StoreError
 from agent_cli.events import CompactionRecord, Usage, reported_figure
 from agent_cli.models import lookup_model
 from agent_cli.session.question_marks import read_question
-from agent_cli.store.path_text import path_fields, read_path
+from agent_cli.session.seen_records import read_seen_record, seen_payload
+from agent_cli.store.path_text import read_path
 from agent_cli.tokens import with_recorded_counts
+from agent_cli.tools.seen_roots import SeenRecord
 from agent_cli.usage_cost import SessionCost
 
 if TYPE_CHECKING:
@@ -39,8 +41,9 @@ MODEL_CHANGED = "model_changed"  # `/model`: {model, previous}; resume goes on w
 # The compaction loop guard began to hold: {held_at, aim} in estimator tokens (`budget.
 # LoopGuard`); a later compaction record ends it. Resume holds where the session held.
 LOOP_GUARD = "loop_guard"
-# The model saw a file's content (read, written, edited): {path, fingerprint} (`tools.
-# seen_files`); a resume refuses a write over a file changed since, as the run did.
+# The model saw a file's content (read, written, edited): {root, root_id, path (relative
+# to root), fingerprint} (`session.seen_records`, `tools.seen_files`); a resume refuses a
+# write over a file changed since, as the run did, wherever the folder went (`seen_roots`).
 FILE_SEEN = "file_seen"
 
 
@@ -202,13 +205,12 @@ class SessionLog:
         with contextlib.suppress(StoreError):
             self.append(LOOP_GUARD, {"held_at": held_at, "aim": aim})
 
-    def append_file_seen(self, path: Path, fingerprint: tuple[object, ...]) -> None:
-        """Record what the model saw of the file at `path` (`FILE_SEEN`). Bookkeeping: a
-        record the disk refuses is skipped (a resume then asks about that file's next
+    def append_file_seen(self, record: SeenRecord) -> None:
+        """Record what the model saw of a file (`FILE_SEEN`, `seen_records`). Bookkeeping:
+        a record the disk refuses is skipped (a resume then asks about that file's next
         write with its diff, as for a file never seen)."""
-        payload = {**path_fields("path", str(path)), "fingerprint": list(fingerprint)}
         with contextlib.suppress(StoreError):
-            self.append(FILE_SEEN, payload)
+            self.append(FILE_SEEN, seen_payload(record))
 
     def close(self) -> None:
         self.writer.close()
@@ -230,8 +232,8 @@ class RebuiltSession:
     questions: dict[str, str] = field(default_factory=dict)
     # (held_at, aim) of a loop guard still holding when the transcript ends (`LOOP_GUARD`)
     guard_hold: tuple[int, int | None] | None = None
-    # path -> the fingerprint of what the model last saw there, oldest first (`FILE_SEEN`)
-    files_seen: dict[Path, tuple[object, ...]] = field(default_factory=dict)
+    # what the model saw of files, the last record of each path, oldest first (`FILE_SEEN`)
+    files_seen: list[SeenRecord] = field(default_factory=list)
 
 
 def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
@@ -252,6 +254,7 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
     rebuilt = RebuiltSession(view=[], totals=TranscriptTotals(), workspace=None)
     model = ""  # the model of the requests recorded so far, to price their usage
     summarized = False  # whether a compaction so far ran L4
+    seen: dict[tuple[object, Path], SeenRecord] = {}  # (root, path) -> its last record
     for record in records:
         kind, payload = record.get("kind"), record.get("payload") or {}
         if kind == MESSAGE:
@@ -270,7 +273,7 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
         elif kind == LOOP_GUARD:
             rebuilt.guard_hold = _guard_hold(payload)
         elif kind == FILE_SEEN:
-            _note_file_seen(rebuilt.files_seen, payload)
+            _note_file_seen(seen, payload)
         elif kind == USAGE:
             usage = usage_from_payload(payload)
             estimated = _whole_number(payload.get("estimated_prompt_tokens"))
@@ -285,6 +288,7 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
             model = rebuilt.chosen_model = _text(payload.get("model"))
         elif (question := read_question(str(kind), payload)) is not None:
             rebuilt.questions[question[0]] = question[1]
+    rebuilt.files_seen = list(seen.values())
     return rebuilt
 
 
@@ -296,17 +300,15 @@ def _guard_hold(payload: dict[str, Any]) -> tuple[int, int | None] | None:
     return held_at, aim if type(aim) is int and aim > 0 else None
 
 
-def _note_file_seen(seen: dict[Path, tuple[object, ...]], payload: dict[str, Any]) -> None:
-    """Put a `FILE_SEEN` record's path and fingerprint last in `seen`; a record without
-    an absolute path or with a fingerprint of other than strings and whole numbers is
-    passed over (that file's next write is then asked about as for one never seen)."""
-    path, fingerprint = read_path(payload, "path"), payload.get("fingerprint")
-    if path is None or not Path(path).is_absolute() or not isinstance(fingerprint, list):
+def _note_file_seen(seen: dict[tuple[object, Path], SeenRecord], payload: dict[str, Any]) -> None:
+    """Put a `FILE_SEEN` record last in `seen`, in place of an earlier one of the same
+    path in the same root; one that cannot be used is passed over (`seen_records`)."""
+    record = read_seen_record(payload)
+    if record is None:
         return
-    if not fingerprint or not all(type(part) in (str, int) for part in fingerprint):
-        return
-    seen.pop(Path(path), None)
-    seen[Path(path)] = tuple(fingerprint)
+    place = (record.root, record.path)
+    seen.pop(place, None)
+    seen[place] = record
 
 
 def _unresumable(record: dict[str, Any], reason: str) -> SessionUnresumable:

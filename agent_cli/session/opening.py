@@ -44,11 +44,17 @@ from agent_cli.errors import (
 from agent_cli.events import Notice
 from agent_cli.protocol import answer_dangling_tool_uses, rename_malformed_tool_ids
 from agent_cli.session.core import Session
-from agent_cli.session.log import SESSION_STARTED, SessionLog, rebuild_from_records
+from agent_cli.session.log import (
+    SESSION_STARTED,
+    RebuiltSession,
+    SessionLog,
+    rebuild_from_records,
+)
 from agent_cli.session.model_choice import switch_model
 from agent_cli.session.question_marks import AT_QUESTION_TEXT, RESUMED_TOOL_TEXT, resumed_texts
 from agent_cli.session.resume_check import check_message_shapes, check_sendable_view
 from agent_cli.session.resumed_secrets import redact_resumed_view
+from agent_cli.session.same_folder import is_same_folder, is_session_folder
 from agent_cli.store.path_text import path_fields
 
 if TYPE_CHECKING:
@@ -63,6 +69,7 @@ if TYPE_CHECKING:
     from agent_cli.tools import Toolbox
     from agent_cli.tools.dotenv_watch import DotenvWatch
     from agent_cli.tools.permissions import PermissionAsker
+    from agent_cli.tools.seen_roots import SeenRecord
     from agent_cli.tools.toolbox import ToolRunner
 
     # (workspace, artifacts, session_id, ask_permission, auto_approve, recall) -> tools
@@ -167,7 +174,7 @@ def open_session(
         )
         recall.secrets = toolbox.secret_forms
         seen_key = load_seen_key(paths.transcripts)
-        _keep_files_seen(toolbox, log, rebuilt.files_seen if rebuilt else {}, seen_key)
+        _keep_files_seen(toolbox, log, rebuilt, seen_key)
         session = Session(
             log=log,
             provider=provider,
@@ -214,21 +221,25 @@ def open_session(
 
 
 def _keep_files_seen(
-    toolbox: ToolRunner, log: SessionLog, seen: Mapping[Path, tuple[object, ...]], key: bytes
+    toolbox: ToolRunner, log: SessionLog, rebuilt: RebuiltSession | None, key: bytes
 ) -> None:
-    """Give the toolbox what the model saw of files in the runs before (`seen`, from the
-    transcript) and the key its fingerprints are kept under (`store.seen_key`), and record
+    """Give the toolbox what the model saw of files in the runs before (from the
+    transcript `rebuilt`, put back under the folder the tools run in now, `tools.
+    seen_roots`) and the key its fingerprints are kept under (`store.seen_key`), and record
     what it sees from now on, keyed, except a path holding a secret (`tools.seen_files`).
     A toolbox of another kind (a test's) keeps nothing."""
     from agent_cli.tools import Toolbox
 
     if not isinstance(toolbox, Toolbox):
         return
-    toolbox.restore_seen_files(seen.items(), key)
+    recorded = rebuilt.workspace if rebuilt else None
+    workspace = None if recorded is None else Path(recorded)
+    toolbox.restore_seen_files(rebuilt.files_seen if rebuilt else (), key, workspace)
 
-    def record(path: Path, fingerprint: tuple[object, ...]) -> None:
-        if toolbox.secret_forms.redact(str(path)) == str(path):
-            log.append_file_seen(path, fingerprint)
+    def record(seen: SeenRecord) -> None:
+        whole = str(seen.absolute)
+        if toolbox.secret_forms.redact(whole) == whole:
+            log.append_file_seen(seen)
 
     toolbox.record_seen_files(record)
 
@@ -340,11 +351,12 @@ def _workspace_for_resume(
 ) -> tuple[Path, Notice | None]:
     """The folder a resumed session's tools work in, and what to tell the user about it:
     the recorded one while it exists, else the one agent-cli was started in; neither
-    existing, `WorkspaceMissing` (the session is not opened)."""
+    existing, `WorkspaceMissing` (the session is not opened). Nothing is said when the
+    two are the same folder (the recorded path now a link to the one started in)."""
     started = "" if started_in is None else str(started_in)
     where = {"recorded": recorded or "", "current": started}
     if recorded is not None and Path(recorded).is_dir():
-        if started_in is not None and Path(recorded) == started_in:
+        if started_in is not None and is_same_folder(Path(recorded), started_in):
             return started_in, None
         current_gone = started_in is None or not started_in.is_dir()
         return Path(recorded), Notice(
@@ -463,8 +475,8 @@ def list_sessions(paths: StatePaths, workspace: Path | None = None) -> list[Sess
     sessions = TranscriptStore(paths.transcripts).list_sessions()
     if workspace is None:
         return sessions
-    wanted = str(Path(workspace).resolve())
-    return [s for s in sessions if s.workspace == wanted]
+    wanted = Path(workspace).resolve()
+    return [s for s in sessions if is_session_folder(s.workspace, wanted)]
 
 
 def latest_session_id(paths: StatePaths, workspace: Path) -> str | None:

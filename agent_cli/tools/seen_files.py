@@ -28,8 +28,9 @@ lost), and a file the model has not seen in this session (never read or written 
 toolbox, or forgotten, below): its write is asked about with a diff as before, and
 `--yes` writes it. Each fingerprint noted (unless that path has it already) is told to
 the listener `tell_each` set (the session records it in its transcript), and `restore` puts back those a resumed session's
-transcript holds without telling them again, so a file the user changed between two runs
-is refused like one changed during a run. `edit_file` replaces its old text
+transcript holds without telling them again (put back under the folder the tools run in
+now, `seen_roots`, however the folder moved), so a file the user changed between two
+runs is refused like one changed during a run. `edit_file` replaces its old text
 in the file as it is, so it is never refused for being stale; what it wrote counts as
 seen only when the file was as the model last saw it (or never seen): after an edit of a
 file that had changed unseen, the model still has not seen that change, and a later

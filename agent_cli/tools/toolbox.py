@@ -79,7 +79,8 @@ from agent_cli.tools.redaction import (
 )
 from agent_cli.tools.schemas import RECALL_SCHEMA, TOOL_SCHEMAS, validate_input
 from agent_cli.tools.search_tools import prepare_grep
-from agent_cli.tools.seen_files import Fingerprint, SeenListener
+from agent_cli.tools.seen_files import Fingerprint
+from agent_cli.tools.seen_roots import SeenRecord, SeenRoot, reroot, rooted
 from agent_cli.tools.shell import prepare_bash
 from agent_cli.tools.state_folders import StateFolders
 from agent_cli.tools.workspace import Workspace, describe_workspace_gone
@@ -248,16 +249,32 @@ class Toolbox:
         if last is None or time.monotonic() - last >= LIVE_CHECK_SECONDS:
             self._check_dotenv()
 
-    def record_seen_files(self, listener: SeenListener) -> None:
-        """Tell `listener` each file content the model sees from now on (`seen_files`)."""
-        self._context.seen.tell_each(listener)
+    def record_seen_files(self, listener: Callable[[SeenRecord], None]) -> None:
+        """Tell `listener` each file content the model sees from now on (`seen_files`),
+        relative to the workspace folder (`seen_roots`)."""
+        root = self._seen_root()
 
-    def restore_seen_files(self, seen: Iterable[tuple[Path, Fingerprint]], key: bytes) -> None:
+        def tell(path: Path, fingerprint: Fingerprint) -> None:
+            record = rooted(path, fingerprint, root)
+            if record is not None:
+                listener(record)
+
+        self._context.seen.tell_each(tell)
+
+    def restore_seen_files(
+        self, seen: Iterable[SeenRecord], key: bytes, workspace: Path | None
+    ) -> None:
         """What the model saw of files in an earlier run of this session (`seen_files`),
-        keyed with the session's `key` as it goes on to be: a write over one changed since
-        is refused as in the run that saw it."""
+        keyed with the session's `key` as it goes on to be, put back under the folder the
+        tools run in now (`seen_roots.reroot`; `workspace`: the one the session recorded
+        when it started): a write over one changed since is refused as in the run that
+        saw it, wherever the folder was moved or linked to."""
         self._context.seen.use_key(key)
-        self._context.seen.restore(seen)
+        self._context.seen.restore(reroot(seen, self._seen_root(), workspace))
+
+    def _seen_root(self) -> SeenRoot:
+        workspace = self._context.workspace
+        return SeenRoot(workspace.root, workspace.identity())
 
     def attach_mcp(self, servers: McpTools) -> None:
         """Offer the tools of the ready MCP `servers` after the built-in ones, and run

@@ -166,6 +166,12 @@ class Workspace:
         parts = self.relative_parts(resolved)
         return open_directory_beneath(self.root_fd, parts, shown, create_missing)
 
+    def identity(self) -> tuple[int, int]:
+        """The (device, inode) of the root folder held since the start: the same for the
+        folder after a move or a rename, and through a link to it (`seen_roots`)."""
+        held = os.fstat(self.root_fd)
+        return held.st_dev, held.st_ino
+
     def require_same_root(self) -> None:
         """Raise `WorkspaceGone` when the root folder was moved, deleted or replaced since
         the start: the held descriptor would otherwise act on a folder the user no longer
