@@ -35,10 +35,12 @@ LONG = 90.0
 BOUND = 30.0  # what a test allows: the bug took the whole timeout
 
 
-def wrapped(name: str, script: str, left: Path) -> McpServerSettings:
+def wrapped(name: str, script: str, left: Path, holds_stdin: bool = False) -> McpServerSettings:
     """A server run as `bash -c`, which first leaves a `sleep` running in the background
-    (holding the server's stdout and stderr) and writes its pid to `left`."""
-    leave = f"sleep 300 & echo $! > {shlex.quote(str(left))}; "
+    (holding the server's stdout and stderr; with `holds_stdin`, its stdin too, which bash
+    otherwise gives /dev/null) and writes its pid to `left`."""
+    sleep = "{ sleep 300 <&3 & } 3<&0;" if holds_stdin else "sleep 300 &"
+    leave = f"{sleep} echo $! > {shlex.quote(str(left))}; "
     return McpServerSettings(
         name,
         command="bash",
@@ -114,6 +116,63 @@ def test_a_call_fails_at_once_when_its_server_dies_while_a_child_holds_its_stdou
         assert took < BOUND, f"the call took {took:.1f} s"
         state = _state(hub, "h")
         assert state.status == "failed" and state.failed_in_call, state
+        assert hub.offered_tools() == []
+        _assert_ended(left)
+    finally:
+        hub.close()
+
+
+def test_a_call_fails_well_before_its_timeout_when_what_is_left_holds_stdin_too(tmp_path):
+    """The server's exit is no longer its end while its stdout is open (a launcher may
+    have forked it and left: `test_mcp_launcher_exits.py`): it is asked with a ping. What
+    it left running here holds its stdin too, so the ping is written and goes unanswered:
+    the call still fails within seconds (`exit_probe.ANSWER_SECONDS`), not at its 90 s
+    timeout, with the server's last stderr lines."""
+    left = tmp_path / "left.pid"
+    toolbox = make_toolbox(tmp_path, secret_environment={"HOSTILE_TOKEN": SECRET})
+    settings = wrapped("h", hostile("normal"), left, holds_stdin=True)
+    hub = McpHub([settings], tmp_path, toolbox.secret_forms)
+    toolbox.attach_mcp(hub)
+    hub.start()
+    try:
+        assert hub.wait_for_start(LONG) == []
+        began = time.monotonic()
+        outcome = toolbox.run("mcp__h__die", {})
+        took = time.monotonic() - began
+        assert outcome.is_error
+        assert "the MCP server h stopped: its connection broke during a call of die" in (
+            outcome.content
+        ), outcome.content
+        assert "its last stderr lines: dying mid call: the backend refused [REDACTED]" in (
+            outcome.content
+        )
+        assert took < BOUND, f"the call took {took:.1f} s"
+        state = _state(hub, "h")
+        assert state.status == "failed" and not state.launcher_exited, state
+        assert hub.offered_tools() == []
+        _assert_ended(left)
+    finally:
+        hub.close()
+
+
+def test_a_ready_server_that_exits_turns_failed_when_what_is_left_holds_stdin_too(tmp_path):
+    """The same between calls: it turns failed once the ping goes unanswered, its tools
+    no longer offered, its last stderr lines in the reason."""
+    left = tmp_path / "left.pid"
+    toolbox = make_toolbox(tmp_path, secret_environment={"HOSTILE_TOKEN": SECRET})
+    settings = wrapped("dies", hostile("die_after_ready"), left, holds_stdin=True)
+    hub = McpHub([settings], tmp_path, toolbox.secret_forms)
+    toolbox.attach_mcp(hub)
+    hub.start()
+    try:
+        assert hub.wait_for_start(LONG) == []
+        deadline = time.monotonic() + BOUND
+        while _state(hub, "dies").status == "ready" and time.monotonic() < deadline:
+            time.sleep(0.05)
+        state = _state(hub, "dies")
+        assert state.status == "failed", state
+        assert state.reason.startswith("it exited after it was ready"), state.reason
+        assert "bye [REDACTED]" in state.reason
         assert hub.offered_tools() == []
         _assert_ended(left)
     finally:

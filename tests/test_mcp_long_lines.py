@@ -110,7 +110,7 @@ def test_log_lines_never_reach_the_sdk_as_items_but_are_noted(tmp_path):
         )
         with (tmp_path / "stderr").open("w") as errlog:
             async with open_stdio(
-                sys.executable, [str(LONG)], {}, tmp_path, errlog, strays.append
+                sys.executable, [str(LONG)], {}, tmp_path, errlog, strays.append, list
             ) as (reads, writes):
                 await writes.send(SessionMessage(request))
                 return await reads.receive()

@@ -28,6 +28,7 @@ EMITTED = {
     "mcp_failed": {"server": "github", "reason": "the command 'npx' was not found"},
     "mcp_tools_changed": {"server": "github", "added": 2, "removed": 0, "changed": 1},
     "mcp_tools_withdrawn": {"server": "github", "count": 1},
+    "mcp_launcher_exited": {"server": "github"},
     "step_limit": {"steps": 40},
     "pause_limit": {"pauses": 3},
     "cancelled": {"during": "tool"},

@@ -9,7 +9,11 @@ Contract:
   said at once, not once its process is ended), or its connection broke (a call it died
   in: with its last stderr lines too). Reasons are facts without advice: how to start it
   again depends on where they are read. A ready server whose connection ends (its
-  process exited) turns failed at once, its tools no longer offered.
+  process exited) turns failed at once, its tools no longer offered. The exit of the
+  process agent-cli started for a stdio server is not that end while its stdout stays
+  open: the server is asked whether it is there (`stdio_transport`, `exit_probe`), and
+  one that answers stays (starting or ready) with `launcher_exited` in its state (a
+  launcher that forked it and left); one that does not fails as above, seconds later.
   A tool the SDK cannot take (a schema of type string, one nested past its parser) is
   screened out of the listing before the SDK reads it (`watched_streams`,
   `tool_listing`) and skipped with its reason: it costs that tool, not the server.
@@ -583,6 +587,7 @@ class McpHub:
             settings.cwd or str(self._cwd),
             cast(TextIO, errlog),
             running.note_stray,
+            lambda: self._note_outlived(settings.name, running),
         )
 
     # --- state ---------------------------------------------------------------------------
@@ -617,6 +622,9 @@ class McpHub:
         made again), what it left out past the cap, and why it was cut short, go with
         the state."""
         with self._lock:
+            before = self._states.get(name)  # (a restart starts from a fresh state)
+            outlived = before is not None and before.status in (STARTING, READY)
+            outlived = outlived and before is not None and before.launcher_exited
             offered, skipped = offer_tools(name, listing.tools, self._secrets)
             taken = {
                 tool.name: other
@@ -646,8 +654,19 @@ class McpHub:
                 listing_cut=self._secrets.redact(listing.cut_short),
                 relisted=relisted,
                 listing=listing,
+                launcher_exited=outlived,
             )
             self._set_state(name, state)
+
+    def _note_outlived(self, name: str, running: LiveServer) -> None:
+        """The process started for `name` exited and the server answered on
+        (`exit_probe`): a launcher left it running; its state says so and it stays."""
+        with self._lock:
+            state = self._states.get(name)
+            if self._running.get(name) is not running or state is None:
+                return
+            if state.status in (STARTING, READY):
+                self._set_state(name, replace(state, launcher_exited=True))
 
     def _fail_local_servers(self, error: OSError) -> None:
         """Mark every stdio server still starting failed: without the lifeline nothing

@@ -52,6 +52,9 @@ class ServerState:
     # a ready server's listing (the tools screened out too): what `tools` and `skipped`
     # were offered from, kept so the offer can be made again (`McpHub.use_secrets`)
     listing: Listing | None = None
+    # the process agent-cli started for it exited, but the server answered on: a launcher
+    # that left it running (`exit_probe`); until it is started again
+    launcher_exited: bool = False
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ Why: the SDK's reader joined its whole buffer with each chunk it read, so one lo
 minute, the call failing as unanswered; the next call, after a Ctrl-C, waited on it
 too), and it parsed every log line a server wrote to stdout (about 100 µs each).
 
-Contract: `open_stdio(command, args, env, cwd, errlog, on_stray)` is an async context
-manager that starts `command args...` as the leader of a new session (its own process
+Contract: `open_stdio(command, args, env, cwd, errlog, on_stray, on_outlived)` is an
+async context manager that starts `command args...` as the leader of a new session (its own process
 group), with the SDK's default environment updated by `env`, in `cwd`, its stderr going
 to `errlog`, and yields (read stream, write stream) as the SDK's `stdio_client` does:
 `SessionMessage`s, or an `Exception` for a line that is no valid message, in; messages
@@ -17,14 +17,20 @@ decoded) and never parsed; a line over `over_limit.MESSAGE_LIMIT` is dropped as 
 comes, and when it answered a request, that request gets a JSON-RPC error carrying an
 `OverLimitAnswer` (the size) the moment the line ends, else it goes to `on_stray`. Only
 a message is held whole, one at a time: nothing is read ahead while one waits to be
-taken. The read stream ends when stdout does, or once the server's own process has
-exited (`process_exit`) even though a process it left running holds its stdout open: what
-it wrote before it exited is still read (until end of file, until nothing came for
+taken. The read stream ends when stdout does. When the process it started exits
+(`process_exit`) while its stdout stays open, the server is asked whether it is still
+there (`exit_probe`: a `ping` written to its stdin, whose answer never reaches the
+session): should it answer (or answer a request written after the exit) within
+`exit_probe.ANSWER_SECONDS`, that process was a launcher that left the server running:
+the stream goes on and `on_outlived()` is called, once. Should it not, or should the
+ping find its stdin closed (a process the server left running holds its stdout, seldom
+its stdin), what it wrote is still read (until end of file, until nothing came for
 `EXITED_QUIET_SECONDS`, or `EXITED_READ_SECONDS` at most), then the stream ends, so a
-call waiting for it fails at once and a ready server turns failed, as when its stdout
-ends. On the way out (also when cancelled) it stops the server as the SDK does: its
-stdin closed, `EXIT_SECONDS` to exit, then its group sent SIGTERM and, `EXIT_SECONDS`
-later, SIGKILL; stdout is drained meanwhile, so a server blocked writing it can exit.
+call waiting for it fails then, not at its `timeout`, and a ready server turns failed,
+as when its stdout ends. On the way out (also when cancelled) it stops the server as
+the SDK does: its stdin closed, `EXIT_SECONDS` to exit, then its group sent SIGTERM
+and, `EXIT_SECONDS` later, SIGKILL; stdout is drained meanwhile, so a server blocked
+writing it can exit.
 The `mcp` SDK is imported on first use (on the hub's loop).
 """
 
@@ -35,6 +41,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from agent_cli.mcp_servers.exit_probe import ExitProbe, ProbeStatus
 from agent_cli.mcp_servers.over_limit import MESSAGE_LIMIT, OverLimitAnswer, answered_id
 from agent_cli.mcp_servers.process_exit import wait_exited
 from agent_cli.mcp_servers.stdout_lines import LineSplitter, OverLimit
@@ -48,11 +55,12 @@ if TYPE_CHECKING:
 EXIT_SECONDS = 2.0  # for the server to exit once its stdin closed, and once sent SIGTERM
 FLUSH_SECONDS = 0.5  # for messages already accepted to be written before stdin closes
 REAP_SECONDS = 2.0  # for the loop to see a killed server gone
-EXITED_QUIET_SECONDS = 0.5  # once the server exited: its stdout read on while bytes come
-EXITED_READ_SECONDS = 5.0  # once the server exited: its stdout read on at most this long
+EXITED_QUIET_SECONDS = 0.5  # once it is gone: its stdout read on while bytes come
+EXITED_READ_SECONDS = 5.0  # once it is gone: its stdout read on at most this long
 _OVER_LIMIT_CODE = -32603  # internal error: the answer was not read
 
 OnStray = Callable[[str], None]
+OnOutlived = Callable[[], None]
 
 
 @contextlib.asynccontextmanager
@@ -63,6 +71,7 @@ async def open_stdio(
     cwd: Path | str,
     errlog: TextIO,
     on_stray: OnStray,
+    on_outlived: OnOutlived,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """The server's (read stream, write stream) while it runs (module contract)."""
     import anyio
@@ -80,11 +89,12 @@ async def open_stdio(
     incoming, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, outgoing = anyio.create_memory_object_stream[SessionMessage](0)
     written = anyio.Event()
-    output = _ServerOutput(process)
+    stdin = _Stdin(process)
+    output = _ServerOutput(process, ExitProbe(), on_outlived)
     async with anyio.create_task_group() as tasks:
-        tasks.start_soon(_note_exit, process, output)
+        tasks.start_soon(_note_exit, process, output, stdin)
         tasks.start_soon(_read_stdout, process, output, incoming, on_stray)
-        tasks.start_soon(_write_stdin, process, outgoing, incoming, written)
+        tasks.start_soon(_write_stdin, stdin, output.probe, outgoing, incoming, written)
         try:
             yield read_stream, write_stream
         finally:
@@ -99,36 +109,77 @@ async def open_stdio(
             tasks.cancel_scope.cancel()
 
 
-class _ServerOutput:
-    """A server's stdout as the reader takes it: chunk by chunk until its end, or, once
-    `server_exited` was called, until it is quiet (module contract)."""
+class _Stdin:
+    """The server's stdin, written a whole line at a time by the session's writer and by
+    the probe (`exit_probe`) alike."""
 
     def __init__(self, process: Process) -> None:
-        assert process.stdout is not None
-        self._stdout = process.stdout
-        self._exited_at: float | None = None  # on the loop's clock
-        self._waiting: anyio.CancelScope | None = None  # the read made while it runs
-
-    def server_exited(self) -> None:
-        """The server's process exited: a read waiting for it to write waits no longer."""
         import anyio
 
-        self._exited_at = anyio.current_time()
+        assert process.stdin is not None
+        self._stream = process.stdin
+        self._lock = anyio.Lock()
+
+    async def send(self, line: bytes) -> None:
+        async with self._lock:
+            await self._stream.send(line)
+
+
+class _ServerOutput:
+    """A server's stdout as the reader takes it: chunk by chunk until its end, or, once
+    the process started for it exited and the server did not answer `probe` in time,
+    until it is quiet (module contract)."""
+
+    def __init__(self, process: Process, probe: ExitProbe, on_outlived: OnOutlived) -> None:
+        assert process.stdout is not None
+        self._stdout = process.stdout
+        self.probe = probe
+        self._on_outlived = on_outlived
+        self._gone_at: float | None = None  # on the loop's clock: when it was found silent
+        self._waiting: anyio.CancelScope | None = None  # the read made while it runs
+
+    def wake(self) -> None:
+        """The probe's status changed outside the reader: a read waits by it no longer."""
         if self._waiting is not None:
             self._waiting.cancel()
 
+    def take_answer(self, ident: object) -> bool:
+        """The reader read an answer of id `ident`: whether it is the probe's own (then
+        the session must not get it); said once when it shows the server outlived its
+        launcher (`on_outlived`)."""
+        asking = self.probe.status is ProbeStatus.ASKING
+        is_ping = self.probe.take(ident)
+        if asking and self.probe.status is ProbeStatus.ANSWERED:
+            self._on_outlived()
+        return is_ping
+
     async def next_chunk(self) -> bytes | None:
-        """The next bytes the server wrote; None once its stdout ended, or it exited and
-        wrote nothing more within `EXITED_QUIET_SECONDS` (`EXITED_READ_SECONDS` in all)."""
+        """The next bytes the server wrote; None once its stdout ended, or once the
+        process started for it exited, the server did not answer the probe, and it wrote
+        nothing more within `EXITED_QUIET_SECONDS` (`EXITED_READ_SECONDS` in all)."""
         import anyio
 
-        if self._exited_at is None:
-            with anyio.CancelScope() as self._waiting:
+        while True:
+            status = self.probe.status
+            if status is ProbeStatus.ASKING and anyio.current_time() >= self.probe.deadline:
+                self.probe.unheard()
+                continue
+            if status is ProbeStatus.SILENT:
+                return await self._drained()
+            deadline = self.probe.deadline if status is ProbeStatus.ASKING else float("inf")
+            with anyio.CancelScope(deadline=deadline) as self._waiting:
                 return await self._receive()
-            self._waiting = None  # cancelled by `server_exited`: no bytes were taken
-        assert self._exited_at is not None
-        last = self._exited_at + EXITED_READ_SECONDS
-        with anyio.CancelScope(deadline=min(last, anyio.current_time() + EXITED_QUIET_SECONDS)):
+            self._waiting = None  # the probe changed, or its deadline passed: look again
+
+    async def _drained(self) -> bytes | None:
+        """What a server found gone wrote still, until it is quiet (module contract)."""
+        import anyio
+
+        now = anyio.current_time()
+        if self._gone_at is None:
+            self._gone_at = now
+        last = self._gone_at + EXITED_READ_SECONDS
+        with anyio.CancelScope(deadline=min(last, now + EXITED_QUIET_SECONDS)):
             return await self._receive()
         return None
 
@@ -141,10 +192,20 @@ class _ServerOutput:
             return None
 
 
-async def _note_exit(process: Process, output: _ServerOutput) -> None:
-    """Tell `output` when the server's own process exits (`process_exit`)."""
+async def _note_exit(process: Process, output: _ServerOutput, stdin: _Stdin) -> None:
+    """When the process started for the server exits (`process_exit`), ask the server
+    whether it is still there (`exit_probe`); a ping that cannot be written finds it
+    gone."""
+    import anyio
+
     await wait_exited(process)
-    output.server_exited()
+    ping = output.probe.exited(anyio.current_time())
+    output.wake()
+    try:
+        await stdin.send(ping)
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+        output.probe.unheard()
+        output.wake()
 
 
 async def _read_stdout(
@@ -165,7 +226,7 @@ async def _read_stdout(
             while (chunk := await output.next_chunk()) is not None:
                 for line in splitter.feed(chunk):
                     item = _read_line(line, on_stray)
-                    if item is not None:
+                    if item is not None and not output.take_answer(_answer_id(item)):
                         await incoming.send(item)
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
         pass  # the session is gone (its stream closed), or `_stop` closed the pipe
@@ -212,27 +273,40 @@ def _over_limit_item(line: OverLimit, on_stray: OnStray) -> Any:
     return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=ident, error=error))
 
 
+def _answer_id(item: Any) -> object:
+    """The id of the answer `item` is (a JSON-RPC result or error); None for any other."""
+    from mcp.types import JSONRPCError, JSONRPCResponse
+
+    message = getattr(item, "message", None)
+    if isinstance(message, JSONRPCResponse | JSONRPCError):
+        return message.id
+    return None
+
+
 def _start_of(line: bytes) -> str:
     return line[: KEPT_CHARS * 4].decode("utf-8", errors="replace")[:KEPT_CHARS]
 
 
 async def _write_stdin(
-    process: Process,
+    stdin: _Stdin,
+    probe: ExitProbe,
     outgoing: MemoryObjectReceiveStream[Any],
     incoming: MemoryObjectSendStream[Any],
     written: anyio.Event,
 ) -> None:
     """Write each message the session sends, one a line; should stdin break (the server
     is gone or closed it), end the read stream too, so no call waits on a server that
-    cannot hear it."""
+    cannot hear it. Each request is noted by `probe` (an answer to one written after the
+    launched process exited shows the server is there)."""
     import anyio
 
-    assert process.stdin is not None
     try:
         async with outgoing:
             async for message in outgoing:
+                if hasattr(message.message, "method") and hasattr(message.message, "id"):
+                    probe.note_request(message.message.id)
                 data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
-                await process.stdin.send((data + "\n").encode("utf-8", errors="replace"))
+                await stdin.send((data + "\n").encode("utf-8", errors="replace"))
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
         await incoming.aclose()
     finally:

@@ -1085,6 +1085,10 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
     ),
     "mcp_tools_changed": _mcp_tools_changed,
     "mcp_tools_withdrawn": _mcp_tools_withdrawn,
+    "mcp_launcher_exited": lambda f: (
+        f"MCP server {f['server']}: the process agent-cli started for it exited, but the "
+        "server answers on (that process launched it and left), so its tools stay offered."
+    ),
     "cancelled": lambda f: _CANCELLED.get(str(f.get("during")), "Cancelled."),
     "permission_cancelled": lambda f: (
         f"Cancelled at the permission question: {f['tool']} was not run."

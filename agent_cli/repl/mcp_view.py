@@ -21,17 +21,23 @@ NO_SERVERS = (
     '[mcp_servers.files] with command = "npx" and args = [...]; the README shows how.'
 )
 RESTART_HINT = "/mcp restart <server> starts a failed server again."
+LAUNCHER_EXITED = (
+    "the process agent-cli started for it exited; the server it launched answers on "
+    "(asked with a ping), so it stays ready"
+)
 STATUS_STYLE = {"ready": "green", "starting": "yellow", "failed": "red", "disabled": "dim"}
 
 
 def build_mcp_view(servers: Sequence[McpServerView]) -> RenderableType:
-    """One block per server (state, tools, schema tokens per request), then what was not
-    offered and why, and how its tools were listed again (`describe_relisting`); with a failed server, how to start it again."""
+    """One block per server (state, whether its launcher exited while it answers on,
+    tools, schema tokens per request), then what was not offered and why, and how its tools were listed again (`describe_relisting`); with a failed server, how to start it again."""
     if not servers:
         return Text(NO_SERVERS)
     lines: list[Text] = [Text("MCP servers", style="bold")]
     for server in servers:
         lines.append(_state_line(server))
+        if server.launcher_exited and server.status == "ready":
+            lines.append(Text("    " + LAUNCHER_EXITED, style="dim"))
         if server.tools:
             lines.append(Text("    " + clip_line(", ".join(server.tools), 400), style="dim"))
         for tool, why in server.skipped:

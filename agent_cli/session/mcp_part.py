@@ -12,8 +12,11 @@ waits for them, each at most its `startup_timeout` from its handshake's start:
 and one `mcp_failed` notice per server that failed since the last call (each failure is
 reported once; a restart that fails again is reported again; a server that failed during
 a tool call is not: that call's error result said why, so a crash costs one error line),
-and one `mcp_tools_changed` notice per server whose tools changed when they were listed
-again (it said they changed: `hub` module contract), counting the tools added, removed and
+one `mcp_launcher_exited` notice per server whose launched process exited while the
+server answered on (a launcher that forked it and left: `hub` module contract; said
+once for each start of it, here or after a `call()`, like a tool change below), and one
+`mcp_tools_changed` notice per server whose tools changed when they were listed again
+(it said they changed: `hub` module contract), counting the tools added, removed and
 changed since it was last said (none when a listing found the same tools). A change
 found once a `call()` has returned (the server said it during that call) goes to the
 `say` given to `say_tool_changes_with` at once (the session's, which says it after the
@@ -70,6 +73,7 @@ class McpServerView:
     left_out: int = 0  # tools it listed past the most agent-cli offers of one server
     listing_cut: str = ""  # why its listing was cut short (a pagination loop), if it was
     relisting: Relisting = Relisting()  # how its notices that its tools changed were followed
+    launcher_exited: bool = False  # the process started for it exited; it answers on
 
 
 class McpPart:
@@ -88,6 +92,7 @@ class McpPart:
         self._secrets = secrets
         self._hub: McpHub | None = None
         self._reported: dict[str, str] = {}  # server -> the failure reason reported
+        self._outlived_said: set[str] = set()  # servers whose launcher's exit was said
         # server -> (its state's `relisted`, its tools) as the last request saw them
         self._seen_tools: dict[str, tuple[int, tuple[OfferedTool, ...]]] = {}
         self._say: Callable[[Notice], None] | None = None
@@ -117,7 +122,7 @@ class McpPart:
         outcome = self._hub.call(server, tool, arguments)
         if self._say is not None:
             for state in self._hub.states():
-                for notice in self._tool_changes(state):
+                for notice in (*self._tool_changes(state), *self._launcher_exit(state)):
                     self._say(notice)
         return outcome
 
@@ -140,6 +145,7 @@ class McpPart:
                 yield Notice("warning", "mcp_still_starting", {"servers": ", ".join(still)})
         for state in self._hub.states():
             yield from self._tool_changes(state)
+            yield from self._launcher_exit(state)
             if state.status == FAILED and self._reported.get(state.name) != state.reason:
                 self._reported[state.name] = state.reason
                 if state.failed_in_call:
@@ -149,6 +155,15 @@ class McpPart:
                 )
             elif state.status != FAILED:
                 self._reported.pop(state.name, None)
+
+    def _launcher_exit(self, state: ServerState) -> Iterator[Notice]:
+        """The `mcp_launcher_exited` notice, once per start of a ready server whose
+        launched process exited while it answered on (module contract)."""
+        if not state.launcher_exited:
+            self._outlived_said.discard(state.name)  # started again: said again
+        elif state.status == READY and state.name not in self._outlived_said:
+            self._outlived_said.add(state.name)
+            yield Notice("info", "mcp_launcher_exited", {"server": state.name})
 
     def _tool_changes(self, state: ServerState) -> Iterator[Notice]:
         """The `mcp_tools_changed` notice for a ready server listed again since the last
@@ -175,6 +190,7 @@ class McpPart:
                 state.left_out_count,
                 state.listing_cut,
                 state.relisting,
+                state.launcher_exited,
             )
             for state in self._states()
         )
