@@ -78,6 +78,7 @@ from dataclasses import dataclass, field
 from agent_cli.key_number_forms import key_number_forms
 from agent_cli.literal_trie import trie_pattern
 from agent_cli.percent_forms import PercentForm
+from agent_cli.public_key_lines import public_key_lines
 from agent_cli.secret_dumps import MAX_DUMP_BYTES, DumpFinder
 from agent_cli.secret_encodings import (
     byte_forms,
@@ -463,11 +464,13 @@ def material_lines(value: str) -> set[str]:
     printed where no line break stands between them (a JSON list of its lines,
     `print(f.readlines())`, a prefixed listing inside a JSON string, a record rendered as
     JSON) are each still hidden; a config's ordinary lines (`[default]`,
-    `region=us-east-1`, `clusters:`) and a PEM armour line are not material."""
+    `region=us-east-1`, `clusters:`) and a PEM armour line are not material, nor a
+    private key's line that encodes no private byte (`agent_cli.public_key_lines`: its
+    modulus, say, which the key's public PEM, `.pub` or JWK holds too, and shows)."""
     lines = _LINE_BREAKS.split(value)
     if len(lines) == 1:
         return set()
-    return {line for line in lines if _is_material(line)}
+    return {line for line in lines if _is_material(line)} - public_key_lines(value)
 
 
 def _is_material(line: str) -> bool:
