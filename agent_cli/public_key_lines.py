@@ -19,12 +19,17 @@ numbers. Each line is as `value` holds it, without its line break. A line is pla
 the base64 characters before it in its block (any line width: openssl's 64, OpenSSH's
 70), and one whose characters encode even some bits of a private byte is not given. A
 block whose key is not read (encrypted, of a shape not known, garbage, cut short) gives
-no line: all of it stays secret. Never raises on garbage.
+no line: all of it stays secret. `public_key_stretches(value)` gives, by the same rule,
+each longest stretch of a key's base64 (its lines joined) whose characters encode no
+private byte: a piece of text left at a cut (`secret_forms.SecretForms.is_middle_piece`)
+that lies inside one is what a public encoding of the key shares with it, not a secret's
+piece. Never raises on garbage.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from agent_cli.private_key_numbers import decoded_body, key_numbers, pem_key_bodies
 
@@ -37,26 +42,62 @@ def public_key_lines(value: str) -> frozenset[str]:
     """The lines of the keys in `value` that encode no private byte (module contract)."""
     lines: set[str] = set()
     for body in pem_key_bodies(value):
-        lines |= _public_lines(body)
+        read = _read_block(body)
+        if read is None:
+            continue
+        chars = 0  # the base64 characters of the lines before
+        for line in read.lines:
+            if line and not any(read.private[chars : chars + len(line)]):
+                lines.add(line)
+            chars += len(line)
     return frozenset(lines)
 
 
-def _public_lines(body: str) -> set[str]:
-    """The lines of one block's `body` that encode no private byte of its key."""
+def public_key_stretches(value: str) -> frozenset[str]:
+    """Of each key in `value`, every longest stretch of its base64 (line breaks left out)
+    whose characters encode no private byte (module contract): what a public encoding of
+    the key may share with it."""
+    stretches: set[str] = set()
+    for body in pem_key_bodies(value):
+        read = _read_block(body)
+        if read is None:
+            continue
+        joined = "".join(read.lines)
+        start = 0
+        for index, private in enumerate([*read.private, True]):
+            if private:
+                if index > start:
+                    stretches.add(joined[start:index])
+                start = index + 1
+    return frozenset(stretches)
+
+
+@dataclass(frozen=True, repr=False)
+class _Block:
+    """A key block's lines and, for each base64 character of them in order, whether it
+    encodes a bit of a private byte (never in `repr`: a key is a secret)."""
+
+    lines: list[str]
+    private: list[bool]
+
+
+def _read_block(body: str) -> _Block | None:
+    """`body` read as a key's lines; None when no key is read or the lines are not all
+    base64 (then every line stays secret)."""
     data = decoded_body(body)
-    private = _private_spans(data) if data is not None else []
+    spans = _private_spans(data) if data is not None else []
     lines = _LINE_BREAKS.split(body)
-    if not private or not all(_BASE64_LINE.fullmatch(line) for line in lines):
-        return set()  # no key read, or a body laid out otherwise: every line stays secret
-    public: set[str] = set()
-    chars = 0  # the base64 characters of the lines before
-    for line in lines:
-        first = chars * _BITS_PER_CHAR // 8
-        last = ((chars + len(line)) * _BITS_PER_CHAR - 1) // 8  # the byte of its last bit
-        if line and not any(start <= last and first < end for start, end in private):
-            public.add(line)
-        chars += len(line)
-    return public
+    if data is None or not spans or not all(_BASE64_LINE.fullmatch(line) for line in lines):
+        return None
+    octets = bytearray(len(data))
+    for start, end in spans:
+        octets[start:end] = b"\x01" * (end - start)
+    count = sum(map(len, lines))
+    private = [
+        any(octets[index * _BITS_PER_CHAR // 8 : (index * _BITS_PER_CHAR + 5) // 8 + 1])
+        for index in range(count)
+    ]
+    return _Block(lines, private)
 
 
 def _private_spans(data: bytes) -> list[tuple[int, int]]:

@@ -24,9 +24,10 @@ from pathlib import Path
 import pytest
 from hostile_support import openssl_listing_sections
 
+from agent_cli.cut_pieces import MIN_PIECE_CHARS, hide_cut_pieces
 from agent_cli.der_reader import BIT_STRING, INTEGER, SEQUENCE, children, read_single
 from agent_cli.public_key_lines import public_key_lines
-from agent_cli.secret_forms import REDACTED_MARK
+from agent_cli.secret_forms import MIN_PUBLIC_PIECE_CHARS, REDACTED_MARK
 from agent_cli.tools.redaction import SecretRedactor
 
 OPENSSL = shutil.which("openssl")
@@ -269,3 +270,32 @@ def test_garbage_in_an_armour_gives_no_public_line():
     for label in ("RSA PRIVATE KEY", "PRIVATE KEY", "OPENSSH PRIVATE KEY", "EC PRIVATE KEY"):
         value = f"-----BEGIN {label}-----\n{wrapped}\n-----END {label}-----\n"
         assert public_key_lines(value) == frozenset()
+
+
+@needs_openssl
+def test_a_public_key_cut_at_an_edge_is_no_piece_of_the_private_key(keys):
+    """Where text was cut (a `recall` excerpt between `…`, a page, a stopped command), a
+    piece of the key's public encoding is shown: it lies inside what the private key's
+    PEM encodes of the modulus alone. A piece of a line that holds a private byte is
+    still hidden."""
+    path = keys["rsa-pkcs1-2048"]  # its modulus stands at the PEM's alignment, always
+    secrets = SecretRedactor([path.read_text()]).forms
+    spki = base64.b64decode("".join(spki_of(path).strip().splitlines()[1:-1]))
+    modulus = base64.b64encode(_public_numbers(spki)["n"]).decode()[:-4]  # whole groups
+    assert any(line[20:40] in modulus for line in pem_lines(path))  # the check can fail
+    for start in range(0, len(modulus) - 8, 3):
+        for size in (8, 20, 64):
+            piece = modulus[start : start + size]
+            assert not secrets.is_middle_piece(piece, MIN_PIECE_CHARS), (start, size)
+        assert secrets.closed_match_end(modulus[start:], MIN_PIECE_CHARS) is None, start
+    der = base64.b64encode(spki).decode()
+    for end in range(8, len(der)):
+        opened = secrets.open_match_start(der[:end], MIN_PIECE_CHARS)
+        assert opened is None or end - opened < MIN_PUBLIC_PIECE_CHARS, end
+    page = f"found in 1 result\n…{spki_of(path)}…\n"
+    assert hide_cut_pieces(page, secrets) == (page, 0)
+    holding = _lines_holding(path, _private_octets(path))
+    for line in list(holding)[:4]:
+        assert secrets.is_middle_piece(line[10:40], MIN_PIECE_CHARS)
+        assert secrets.closed_match_end(line[30:], MIN_PIECE_CHARS) is not None
+        assert secrets.open_match_start(f"x {line[:30]}", MIN_PIECE_CHARS) is not None
