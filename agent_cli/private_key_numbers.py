@@ -63,10 +63,37 @@ def private_key_numbers(value: str) -> tuple[bytes, ...]:
         return ()
     numbers: dict[bytes, None] = {}
     for data in _key_data(value):
-        for number in _numbers_of(data):
-            if len(number.lstrip(b"\x00")) >= MIN_NUMBER_OCTETS:
-                numbers[number] = None
+        numbers.update(dict.fromkeys(key_numbers(data)))
     return tuple(numbers)
+
+
+def key_numbers(data: bytes) -> tuple[bytes, ...]:
+    """The private numbers of the one key `data` (a PEM block's decoded octets) encodes,
+    those of fewer than `MIN_NUMBER_OCTETS` significant octets left out."""
+    found = _numbers_of(data)
+    return tuple(number for number in found if len(number.lstrip(b"\x00")) >= MIN_NUMBER_OCTETS)
+
+
+def pem_key_bodies(value: str) -> list[str]:
+    """The text between the armour lines of each unencrypted PEM private key block in
+    `value` (at most `MAX_BLOCKS`), as `value` holds it, line breaks and all; a block
+    with headers (`Proc-Type: 4,ENCRYPTED`: its numbers cannot be read) is left out.
+    Empty for a value over `MAX_VALUE_CHARS` characters."""
+    if len(value) > MAX_VALUE_CHARS or "PRIVATE KEY-----" not in value:
+        return []
+    bodies: list[str] = []
+    for index, block in enumerate(_PEM_BLOCK.finditer(value)):
+        if index == MAX_BLOCKS:
+            break
+        if ":" not in block.group(2):
+            bodies.append(block.group(2))
+    return bodies
+
+
+def decoded_body(text: str) -> bytes | None:
+    """The octets of a key's base64 `text` (either alphabet, padding optional, its line
+    breaks, blanks and `\\n` escapes left out), or None when it is no base64."""
+    return _decoded(_compact(text))
 
 
 def _may_hold_key(value: str) -> bool:
@@ -74,22 +101,13 @@ def _may_hold_key(value: str) -> bool:
 
 
 def _key_data(value: str) -> list[bytes]:
-    """The decoded content of each PEM block in `value`, or of all of it when it is bare
-    base64; a block with headers (an encrypted legacy PEM) or no base64 is skipped."""
+    """The decoded content of each PEM block in `value` (`pem_key_bodies`), or of all of
+    it when it is bare base64."""
     if "PRIVATE KEY-----" not in value:
-        decoded = _decoded(_compact(value))
+        decoded = decoded_body(value)
         return [decoded] if decoded is not None else []
-    found: list[bytes] = []
-    for index, block in enumerate(_PEM_BLOCK.finditer(value)):
-        if index == MAX_BLOCKS:
-            break
-        body = block.group(2)
-        if ":" in body:
-            continue  # `Proc-Type: 4,ENCRYPTED`: its numbers cannot be read
-        decoded = _decoded(_compact(body))
-        if decoded is not None:
-            found.append(decoded)
-    return found
+    found = (decoded_body(body) for body in pem_key_bodies(value))
+    return [data for data in found if data is not None]
 
 
 def _compact(text: str) -> str:

@@ -59,7 +59,11 @@ Python bytes `repr`), never its public ones.
   timeout), what follows is unknown, so that rest must be taken as a secret.
   `closed_match_end(text, min_chars)` is the same at the very beginning of a text that
   was cut before it, and `is_middle_piece(text, min_chars)` whether all of a text cut on both sides
-  may lie inside one occurrence (`agent_cli.secret_pieces`).
+  may lie inside one occurrence (`agent_cli.secret_pieces`). A piece that holds at least
+  `MIN_PUBLIC_PIECE_CHARS` characters and lies, its line breaks left out, inside a stretch
+  of a key's base64 that encodes no private byte (`public_stretches`,
+  `agent_cli.public_key_lines`) is none of these: it is what the key's public PEM, DER
+  base64 or `.pub` shares with it (shorter, it may as well be a token's start).
 - The same for bytes (binary content, an artifact read by byte range), each form as its
   UTF-8 bytes: `redact_bytes(data)` gives the redacted bytes and how many were replaced,
   `byte_occurrences(data, start, end)` what `occurrences` gives for text, and
@@ -78,6 +82,7 @@ from dataclasses import dataclass, field
 from agent_cli.key_number_forms import key_number_forms
 from agent_cli.literal_trie import trie_pattern
 from agent_cli.percent_forms import PercentForm
+from agent_cli.public_key_lines import public_key_lines, public_key_stretches
 from agent_cli.secret_dumps import MAX_DUMP_BYTES, DumpFinder
 from agent_cli.secret_encodings import (
     byte_forms,
@@ -105,6 +110,10 @@ from agent_cli.secret_spacing import SpacedFinder
 
 REDACTED_MARK = "[REDACTED]"
 MIN_SECRET_CHARS = 8
+# The fewest characters of a piece at a cut that, inside a public stretch of a key, show
+# it is the key's public part: 8 base64 characters stand by chance in a key's stretches
+# about once in 10^12; fewer may as well be the start of a token.
+MIN_PUBLIC_PIECE_CHARS = 8
 # Longer forms are matched only as they are: a line break allowed between every
 # character would make the pattern very large for, say, a PEM key.
 MAX_WRAPPED_CHARS = 512
@@ -235,6 +244,8 @@ class SecretForms:
     percent_forms: tuple[PercentForm, ...] = ()
     # The values whose long runs (`run_least`) and dumps (`_dump_fragments`) count.
     values: tuple[str, ...] = ()
+    # The stretches of the values' keys' base64 that encode no private byte.
+    public_stretches: tuple[str, ...] = ()
     pattern: SecretPattern | None = field(init=False, compare=False, default=None)
     # The longest text one occurrence can cover (`_longest_text`).
     longest_match: int = field(init=False, compare=False, default=0)
@@ -266,6 +277,7 @@ class SecretForms:
         set_field(self, "forms", forms)
         set_field(self, "percent_forms", percent_forms)
         set_field(self, "values", values)
+        set_field(self, "public_stretches", tuple(sorted(set(self.public_stretches))))
         regex = re.compile(alternation)
         set_field(self, "pattern", SecretPattern(regex, finders) if anything else None)
         set_field(self, "_starts", re.compile(f"(?=({alternation}))") if anything else None)
@@ -283,6 +295,7 @@ class SecretForms:
         forms: set[str] = set()
         percent_forms: set[PercentForm] = set()
         kept: set[str] = set()
+        stretches: set[str] = set()
         for value in values:
             if len(value) >= MIN_SECRET_CHARS:
                 forms |= encoded_forms(value) | material_lines(value)
@@ -290,10 +303,12 @@ class SecretForms:
                     forms |= {printed} | material_lines(printed)
                 percent_forms |= url_forms(value)
                 kept.add(value)
+                stretches |= public_key_stretches(value)
         return cls(
             tuple(forms),
             tuple(sorted(percent_forms, key=lambda form: form.choices)),
             tuple(kept),
+            tuple(stretches),
         )
 
     def __bool__(self) -> bool:
@@ -371,7 +386,11 @@ class SecretForms:
         if not self:
             return None
         literal = self._pieces.open_start(text, min_chars) if self._pieces else None
+        if literal is not None and self._is_public_piece(text[literal:]):
+            literal = None
         encoded = self._percent_start(text, min_chars, before=literal)
+        if encoded is not None and self._is_public_piece(text[encoded:]):
+            encoded = None  # and so is every later start: it lies inside this one
         return literal if encoded is None else encoded
 
     def _percent_start(self, text: str, min_chars: int, *, before: int | None) -> int | None:
@@ -407,18 +426,31 @@ class SecretForms:
             for end in form.end_positions(head[skipped:]):
                 if _flat_length(head[skipped : skipped + end]) >= min_chars:
                     ends.append(skipped + end)
-        return max(ends, default=None)
+        return max((end for end in ends if not self._is_public_piece(text[:end])), default=None)
 
     def is_middle_piece(self, text: str, min_chars: int) -> bool:
         """Whether all of `text` may lie inside one occurrence of a form (it begins and
         ends anywhere in it): of a literal form with a run of `min_chars` of its
         characters on one line, of a percent form with `min_chars` characters."""
+        if self._is_public_piece(text):
+            return False
         if self._pieces is not None and self._pieces.is_middle(text, min_chars):
             return True
         inner = text.strip("\r\n").strip("\ufffd")
         if not inner or len(inner) > self.longest_match or _flat_length(inner) < min_chars:
             return False
         return any(form.holds_inside(inner) for form in self.percent_forms)
+
+    def _is_public_piece(self, piece: str) -> bool:
+        """Whether `piece`, its line breaks (and a U+FFFD of a character a cut split at
+        either end) left out, holds at least `MIN_PUBLIC_PIECE_CHARS` characters and lies
+        inside a stretch of a key that encodes no private byte (module contract)."""
+        if not self.public_stretches:
+            return False
+        flat = piece.translate(_LINE_BREAK_CHARS).strip("\ufffd")
+        if len(flat) < MIN_PUBLIC_PIECE_CHARS:
+            return False
+        return any(flat in stretch for stretch in self.public_stretches)
 
 
 def _flat_length(text: str) -> int:
@@ -463,11 +495,13 @@ def material_lines(value: str) -> set[str]:
     printed where no line break stands between them (a JSON list of its lines,
     `print(f.readlines())`, a prefixed listing inside a JSON string, a record rendered as
     JSON) are each still hidden; a config's ordinary lines (`[default]`,
-    `region=us-east-1`, `clusters:`) and a PEM armour line are not material."""
+    `region=us-east-1`, `clusters:`) and a PEM armour line are not material, nor a
+    private key's line that encodes no private byte (`agent_cli.public_key_lines`: its
+    modulus, say, which the key's public PEM, `.pub` or JWK holds too, and shows)."""
     lines = _LINE_BREAKS.split(value)
     if len(lines) == 1:
         return set()
-    return {line for line in lines if _is_material(line)}
+    return {line for line in lines if _is_material(line)} - public_key_lines(value)
 
 
 def _is_material(line: str) -> bool:

@@ -42,6 +42,7 @@ CORE_PATTERNS = (
     "secret_pieces.py",
     "secret_runs.py",
     "key_number_forms.py",
+    "public_key_lines.py",
     "private_key_numbers.py",
     "openssh_key_numbers.py",
     "der_reader.py",

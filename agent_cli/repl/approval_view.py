@@ -510,7 +510,9 @@ def forms_as_shown(secrets: SecretForms) -> SecretForms:
     added = shown - set(secrets.forms)
     if not added:
         return secrets
-    return SecretForms((*secrets.forms, *added), secrets.percent_forms, secrets.values)
+    return SecretForms(
+        (*secrets.forms, *added), secrets.percent_forms, secrets.values, secrets.public_stretches
+    )
 
 
 class SecretPositions(Mapping[int, frozenset[int]]):
