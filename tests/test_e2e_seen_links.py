@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import build_env, run_piped
+from e2e_support import run_piped
 from fake_anthropic import Reply, text_block, tool_result_texts, tool_use_block
+from seen_support import read_notes_in_a_first_run
 
 pytestmark = pytest.mark.e2e
 
@@ -30,13 +31,7 @@ def test_a_name_swapped_for_a_link_between_runs_is_not_written_through(
     workspace.mkdir()
     (workspace / "notes.txt").write_text("model saw this\n")
     (workspace / "keep.txt").write_text(KEEP)
-    env = build_env(home, {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url})
-    server.enqueue(
-        Reply([tool_use_block("toolu_r", "read_file", {"path": "notes.txt"})], "tool_use"),
-        Reply([text_block("Read it.")]),
-    )
-    first = run_piped(["--yes"], cwd=workspace, env=env, stdin_text="read notes\n")
-    assert first.returncode == 0, first.stderr
+    env = read_notes_in_a_first_run(workspace, home, server, API_KEY)
     os.rename(workspace / "notes.txt", workspace / "notes.old")
     os.symlink("keep.txt", workspace / "notes.txt")
     content = "model saw this\nmodel line\n"

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from e2e_support import build_env, run_piped
+from e2e_support import run_piped
 from fake_anthropic import Reply, text_block, tool_result_texts, tool_use_block
+from seen_support import read_notes_in_a_first_run
 
 pytestmark = pytest.mark.e2e
 
@@ -35,13 +36,7 @@ def read_then_move(home: Path, tmp_path: Path, server: Any, link: bool) -> tuple
     workspace = tmp_path / "ws"
     workspace.mkdir()
     (workspace / "notes.txt").write_text(SEEN)
-    env = build_env(home, {"ANTHROPIC_API_KEY": API_KEY, "ANTHROPIC_BASE_URL": server.base_url})
-    server.enqueue(
-        Reply([tool_use_block("toolu_r", "read_file", {"path": "notes.txt"})], "tool_use"),
-        Reply([text_block("Read it.")]),
-    )
-    first = run_piped(["--yes"], cwd=workspace, env=env, stdin_text="read notes\n")
-    assert first.returncode == 0, first.stderr
+    env = read_notes_in_a_first_run(workspace, home, server, API_KEY)
     (session_id,) = [path.stem for path in (home / "transcripts").glob("*.jsonl")]
     moved = tmp_path / "ws-moved"
     os.rename(workspace, moved)

@@ -165,15 +165,7 @@ def test_a_ready_server_that_exits_turns_failed_when_what_is_left_holds_stdin_to
     toolbox.attach_mcp(hub)
     hub.start()
     try:
-        assert hub.wait_for_start(LONG) == []
-        deadline = time.monotonic() + BOUND
-        while _state(hub, "dies").status == "ready" and time.monotonic() < deadline:
-            time.sleep(0.05)
-        state = _state(hub, "dies")
-        assert state.status == "failed", state
-        assert state.reason.startswith("it exited after it was ready"), state.reason
-        assert "bye [REDACTED]" in state.reason
-        assert hub.offered_tools() == []
+        _assert_turns_failed_once_ready(hub, "dies")
         _assert_ended(left)
     finally:
         hub.close()
@@ -213,15 +205,7 @@ def test_a_server_that_exits_once_ready_while_a_child_holds_its_stdout_turns_fai
     toolbox.attach_mcp(hub)
     hub.start()
     try:
-        assert hub.wait_for_start(LONG) == []
-        deadline = time.monotonic() + BOUND
-        while _state(hub, "dies").status == "ready" and time.monotonic() < deadline:
-            time.sleep(0.05)
-        state = _state(hub, "dies")
-        assert state.status == "failed", state
-        assert state.reason.startswith("it exited after it was ready"), state.reason
-        assert "bye [REDACTED]" in state.reason
-        assert hub.offered_tools() == []
+        _assert_turns_failed_once_ready(hub, "dies")
         assert not any(s["name"].startswith("mcp__") for s in toolbox.schemas())
         _assert_ended(left)
     finally:
@@ -282,3 +266,17 @@ def test_wait_exited_returns_once_the_process_exited_though_a_child_holds_its_st
 
     anyio.run(run)
     assert gone == [True]
+
+
+def _assert_turns_failed_once_ready(hub: McpHub, name: str) -> None:
+    """`name` starts ready, then turns failed within `BOUND` for having exited, its last
+    stderr lines (redacted) in the reason and its tools no longer offered."""
+    assert hub.wait_for_start(LONG) == []
+    deadline = time.monotonic() + BOUND
+    while _state(hub, name).status == "ready" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    state = _state(hub, name)
+    assert state.status == "failed", state
+    assert state.reason.startswith("it exited after it was ready"), state.reason
+    assert "bye [REDACTED]" in state.reason
+    assert hub.offered_tools() == []
