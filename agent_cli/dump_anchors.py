@@ -9,7 +9,8 @@ punctuation between two numbers (`bytes.hex('-')`, `hexdump -e '/1 "%02x_"'`, `%
 group bytes in any number (`bytes.hex('-', 3)`, `xxd -g 3`): so between two numbers a
 chain allows any of these, and a row's end.
 
-Contract: `anchor_chains(window)` gives `window` (4 or 8 bytes) as each layout prints it,
+Contract: `anchor_chains(window, narrowest)` gives `window` (4 or 8 bytes) as each layout
+prints it, in one row or in rows of `narrowest` bytes or more that begin with the window,
 each a list of regex fragments, the first of them one literal character (`re` tries only
 where one may begin). The layouts: hex in file order, a byte at a time (so in groups of
 any size, cut anywhere by a row's end), and byte-swapped in groups of 2, 4 or 8 (a
@@ -17,13 +18,14 @@ little-endian word), digits in either case; octal bytes (`od -b`) and 16-bit
 little-endian words (`od`); decimal bytes, signed and not (`od -td1`, `-tu1`) and words,
 padded or not (`od -tu2`, `hexdump -d`); binary bytes (`xxd -b`); `od -c`'s cells
 (`shown`, with `ESCAPES`), the first as wide as `od` prints it. Between two numbers,
-`GAP`: maybe a row's end (the rest of the row, its text column, at most `ROW_TAIL_CHARS`;
-a line break; the next row's head: up to two words, an offset, `cat -n`'s or `grep -n`'s
-number, each before blanks or a `:`, after blanks or a `diff`'s `>`), then up to eight
-characters that are no letter, digit or line break (blanks, `,` `:` `;` `-` `_` `.`,
-quotes), then maybe `0x`. A word is looked for in rows of a whole number of words, the
-window's first byte first in one (some anchor of a value begins where a row does:
-`secret_dumps._anchor_offsets`).
+`SEPARATOR`: up to eight characters that are no letter, digit or line break (blanks, `,`
+`:` `;` `-` `_` `.`, quotes), then maybe `0x`; where such a row may end (after a multiple
+of its width in bytes), `GAP`: maybe a row's end first (the rest of the row, its text
+column, at most `ROW_TAIL_CHARS`; a line break; the next row's head: up to two words, an
+offset, `cat -n`'s or `grep -n`'s number, each before blanks or a `:`, after blanks or a
+`diff`'s `>`). A word ends a row only where a whole number of words does. Some anchor of
+a value begins where a row does (`secret_dumps._anchor_offsets`), so rows that begin
+elsewhere need no chain.
 """
 
 from __future__ import annotations
