@@ -6,7 +6,10 @@ knows it: `hexdump`'s and `od -x`'s 16-bit little-endian words (`4947 4854` for 
 wider than 16 bytes (`xxd -c 32`), octal (`od`, `od -b`), decimal (`od -td1`,
 `hexdump -d`), binary (`xxd -b`), a C array (`xxd -i`), `bytes.hex(':')`, `xxd -p`'s long
 hex lines, `od -c`'s characters, a printed list of quoted numbers (`[hex(b) for b in d]`,
-`json.dumps([f'{b:02x}' ...])`). One regex per layout would be large and would still miss
+`json.dumps([f'{b:02x}' ...])`), rows of any width (`xxd -c 1`, `xxd -c 3`, `xxd -b -c 2`,
+`od -tx1z -w3`: a row of fewer bytes than four never holds a piece worth finding alone),
+and hex with any punctuation between its bytes or groups (`bytes.hex('-')`,
+`binascii.hexlify(d, '-', 3)`, `hexdump -e '/1 "%02x_"'`). One regex per layout would be large and would still miss
 the next one; reading the bytes a dump line shows covers them all. And a dump cut short
 (`xxd .env | head -n 3`, `xxd -l 46`, Node's `<Buffer 47 49 ... 5 more bytes>`) shows most
 of a value: as `head -c` of its text does, which the redactor hides by the run rule
@@ -22,7 +25,8 @@ characters in a row, from anywhere in it (as many bytes in UTF-8, twice as many 
 UTF-16). A stretch goes from the first character of the token that shows its first byte
 to the end of the line that shows its last (that line's text column shows its last
 characters; `_TAIL_CHARS` at most past that token). A dump row is a line of tokens: words
-of letters and digits (a `0x` prefix and a `-` sign belong to the word), and a character
+of letters and digits (a `0x` prefix belongs to the word, and a `-` sign where no word
+goes just before it: else it separates two, as `3d-67` does), and a character
 standing alone between blanks or quotes (`od -c`'s cells, with its escapes `\\0`, `\\n`,
 ...; a printed list of characters). A word shows bytes under each reading its digits fit
 (`_readings`): hex of an even number of digits up to `_WORD_DIGITS`, in order and
@@ -37,8 +41,8 @@ begins the next (an offset, a prefix) is skipped. Every stretch is at most
 `longest_span` characters long: a longer one is not found (a stream holds back that much
 to see it whole).
 
-Found fast: one regex finds where four bytes of a value stand as a layout prints them
-(`_anchor_chains`); only the lines around such a place are read, so ordinary text and
+Found fast: one regex finds where four bytes of a value stand as a layout prints them,
+in one row or across rows (`dump_anchors`); only the lines around such a place are read, so ordinary text and
 the dump of other bytes cost one scan. Reading is linear in the tokens read: a state is
 a place in a value, so a token moves at most as many states as the value has bytes.
 """
@@ -49,12 +53,15 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from agent_cli.dump_anchors import ESCAPES, anchor_chains
 from agent_cli.literal_trie import trie_pattern
 from agent_cli.secret_runs import merged_spans, run_least
 
 MAX_DUMP_BYTES = 256
 MIN_DUMP_BYTES = 8
-_CHARS_PER_BYTE = 16  # the most a layout takes for a byte: `xxd -b -c 1` with its offset
+# The most a layout takes for a byte: `xxd -b -c 1` (an offset, eight digits and the text
+# column: 22 characters a row) behind `cat -n`'s number (29).
+_CHARS_PER_BYTE = 32
 _TAIL_CHARS = 400  # past the last byte's token: the rest of its row and its text column
 _HEAD_TOKENS = 4  # an offset, a prefix or two (`cat -n`'s number, `diff`'s `>`)
 _ANCHOR_CHARS = 4  # a value's characters an anchor holds: 4 bytes in UTF-8, 8 in UTF-16
@@ -64,30 +71,16 @@ _WORD_DIGITS = 16  # the most hex digits a word shows as one number (`od -tx8`)
 # two byte orders are then one text, and neither is found shifted by a byte across the
 # other (`C\0r\0` then `C\0r\0` holds `\0C\0r`).
 _ENCODINGS = (("utf-8", 1), ("utf-16-le", 2), ("utf-16-be", 2))
-# How `od -c` (and `repr` of a character) writes the bytes it does not show as themselves.
-_ESCAPES = {
-    "\\0": 0,
-    "\\a": 7,
-    "\\b": 8,
-    "\\t": 9,
-    "\\n": 10,
-    "\\v": 11,
-    "\\f": 12,
-    "\\r": 13,
-    "\\\\": 92,
-}
-_ESCAPED = {byte: escape for escape, byte in _ESCAPES.items()}
 # A character cell standing alone (between blanks or quotes: `od -c`, `['_', '-']`), not
 # one of the separators a layout puts between numbers; else a word. A character shows
 # itself only as a cell: a letter inside other text (`b'C\x00r'`) is no byte of a dump.
+# A `-` is a word's sign only where no word goes before it: after one it separates two
+# (`bytes.hex('-')`: `3d-67`, `3d6768-705f52`).
 _TOKEN = re.compile(
     r"""(?<![^\s'"])(?P<cell>\\[0abtnvfr\\]|[^\s\\'",:;])(?![^\s'"])"""
-    r"|-?(?:0[xX])?[0-9A-Za-z]+"
+    r"|(?:(?<![0-9A-Za-z])-)?(?:0[xX])?[0-9A-Za-z]+"
 )
 _HEX = re.compile(r"[0-9A-Fa-f]+")
-# What a layout puts between two of its numbers: blanks, `,` (a C array), `:`
-# (`hex(':')`), quotes (a printed list of strings: `'0x47', '0x49'`)
-_SEPARATOR = r"""[ \t,:;'"]{1,8}(?:0[xX])?"""
 
 
 @dataclass(frozen=True)
@@ -144,8 +137,8 @@ def _secrets(values: Iterable[str]) -> list[_Secret]:
 def _readings(word: str, *, cell: bool) -> tuple[bytes, ...]:
     """The bytes a dump's `word` may show (module contract), in file order; a `cell`
     (a character standing alone) shows itself too."""
-    if word in _ESCAPES:
-        return (bytes([_ESCAPES[word]]),)
+    if word in ESCAPES:
+        return (bytes([ESCAPES[word]]),)
     shown = [word.encode("utf-8")] if cell else []
     return tuple(dict.fromkeys([*_number_readings(word), *shown]))
 
@@ -207,87 +200,24 @@ def _tokens(found: re.Match[str], line_start: int) -> list[_Token]:
     return [_Token(start, start + len(word), readings)] if readings else []
 
 
-def _shown(byte: int) -> str:
-    """A byte as `od -c` shows it: itself, an escape, or three octal digits."""
-    if byte in _ESCAPED:
-        return _ESCAPED[byte]
-    return chr(byte) if 32 < byte < 127 else f"{byte:03o}"
-
-
-def _hex_chain(data: bytes, groups: int, *, swapped: bool) -> list[str]:
-    """`data` as hex in groups of `groups` bytes (each byte-swapped when `swapped`), a
-    separator between groups, as regex fragments; digits in either case."""
-    chain: list[str] = []
-    for at in range(0, len(data), groups):
-        group = data[at : at + groups]
-        digits = (group[::-1] if swapped else group).hex()
-        fragments = [f"[{d}{d.upper()}]" if d.isalpha() else d for d in digits]
-        if chain:
-            fragments[0] = _SEPARATOR + fragments[0]
-        chain += fragments
-    return chain
-
-
-def _numbers_chain(numbers: Iterable[str]) -> list[str]:
-    """Numbers as a layout prints them, a separator between two, as regex fragments."""
-    chain: list[str] = []
-    for number in numbers:
-        fragments = [re.escape(c) for c in number]
-        if chain:
-            fragments[0] = _SEPARATOR + fragments[0]
-        chain += fragments
-    return chain
-
-
-def _anchor_chains(window: bytes) -> list[list[str]]:
-    """An anchor's bytes (4 or 8) as each layout prints them (module contract). A chain's
-    first fragment is one literal character (a digit's cases are two chains), so `re`
-    tries only the positions where one may begin."""
-    words = [int.from_bytes(window[at : at + 2], "little") for at in range(0, len(window), 2)]
-    chains = [
-        _hex_chain(window, 8, swapped=False),  # `xxd -g 8`, `od -tx8`'s BE, `xxd -p`
-        _hex_chain(window, 8, swapped=True),  # `od -tx8`
-        _hex_chain(window, 4, swapped=False),  # `xxd -g 4`
-        _hex_chain(window, 4, swapped=True),  # `od -tx4`, `xxd -e`
-        _hex_chain(window, 2, swapped=False),  # `xxd`
-        _hex_chain(window, 2, swapped=True),  # `hexdump`, `od -x`
-        _hex_chain(window, 1, swapped=False),  # `xxd -g 1`, `od -tx1`, `xxd -i`, `hex(':')`
-        _numbers_chain(f"{byte:03o}" for byte in window),  # `od -b`
-        _numbers_chain(f"{word:06o}" for word in words),  # `od`, `hexdump -o`
-        _numbers_chain(str(byte - 256 if byte > 127 else byte) for byte in window),  # `-td1`
-        _numbers_chain(str(byte) for byte in window),  # `od -tu1`
-        _numbers_chain(str(word) for word in words),  # `od -tu2`; `hexdump -d` pads: below
-        _numbers_chain(f"{word:05d}" for word in words),
-        _numbers_chain(f"{byte:08b}" for byte in window),  # `xxd -b`
-        # `od -c`, its first cell as wide as `od` prints it: begun by blanks, so the
-        # letters of ordinary text are no place where one may begin
-        _numbers_chain(
-            f"{_shown(byte):>4}" if at == 0 else _shown(byte) for at, byte in enumerate(window)
-        ),
-    ]
-    split: list[list[str]] = []
-    for chain in chains:
-        first = chain[0]
-        if first.startswith("["):  # a hex letter: one chain for each of its cases
-            split += [[first[1], *chain[1:]], [first[2], *chain[1:]]]
-        else:
-            split.append(chain)
-    return split
-
-
-def _anchor_offsets(secret: _Secret) -> list[int]:
-    """Where in a secret its anchors begin. Shown whole: at each of its first eight bytes
-    (one of them is at a multiple of 8 in the file, where a row of 16 bytes (of 8, for
-    an anchor of 4) shows the anchor in groups of any size, and a group of 8 shows four
-    at the value's start or its end) and of its last eight. Shown as a run, which may
-    begin and end anywhere: in blocks of eight bytes close enough that every run holds a
-    whole block among its anchors' places."""
+def _anchor_offsets(secret: _Secret) -> list[tuple[int, int]]:
+    """Where in a secret its anchors begin, each with the narrowest row it is looked for
+    in across rows (`dump_anchors`). Shown whole: at each of its first eight bytes (one of
+    them is at a multiple of 8 in the file, where a row of 16 bytes (of 8, for an anchor
+    of 4) shows the anchor in groups of any size, and a group of 8 shows four at the
+    value's start or its end) and of its last eight. Shown as a run, which may begin and
+    end anywhere: in blocks of eight bytes close enough that every run holds a whole block
+    among its anchors' places. A row of `w` bytes, narrower than an anchor, begins at one
+    of the first `w` places of a block (the first eight, for a value shown whole): the
+    anchor at the `k`-th is looked for across rows of more than `k` bytes only."""
     size = len(secret.data)
     last = size - secret.anchor_bytes
     if secret.least < size:
         step = max(8, secret.least - secret.anchor_bytes + 1 - 7)
-        return [at for at in range(last + 1) if at % step < 8]
-    return sorted({*range(min(8, last + 1)), *range(max(0, last - 7), last + 1)})
+        return [(at, at % step + 1) for at in range(last + 1) if at % step < 8]
+    first = {at: at + 1 for at in range(min(8, last + 1))}
+    ends = {at: secret.anchor_bytes for at in range(max(0, last - 7), last + 1)}
+    return sorted({**ends, **first}.items())
 
 
 def _one_line(value: str) -> bool:
@@ -302,8 +232,8 @@ class DumpFinder:
         chains = [
             chain
             for secret in self._secrets
-            for at in _anchor_offsets(secret)
-            for chain in _anchor_chains(secret.data[at : at + secret.anchor_bytes])
+            for at, narrowest in _anchor_offsets(secret)
+            for chain in anchor_chains(secret.data[at : at + secret.anchor_bytes], narrowest)
         ]
         self._anchors = re.compile(trie_pattern(chains)) if chains else None
         longest = max((len(secret.data) for secret in self._secrets), default=0)

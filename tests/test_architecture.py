@@ -47,6 +47,7 @@ CORE_PATTERNS = (
     "openssh_key_numbers.py",
     "der_reader.py",
     "secret_dumps.py",
+    "dump_anchors.py",
     "secret_spacing.py",
     "safe_cuts.py",
     "cut_pieces.py",

@@ -25,6 +25,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+from e2e_support import build_env, run_piped
+from fake_anthropic import Reply, start_fake_server, text_block, tool_result_texts, tool_use_block
 from tools_support import FakeArtifactStore
 
 from agent_cli.secret_forms import REDACTED_MARK
@@ -326,3 +328,218 @@ def assert_streamed_as_whole(dumped: bytes, marks: int) -> None:
     shown += stream.finish()
     assert shown == redactor.redact(dumped.decode()).text
     assert shown.count(REDACTED_MARK) == marks, shown
+
+
+# The twenty-eighth outside attack: rows of 1 or 3 bytes, and hex joined by `-`, `_`, `.`.
+def _narrow_rows(content: str) -> tuple[bytes, str]:
+    """What a reader takes from a dump of narrow rows (`xxd -c N`, `xxd -b -c N`,
+    `od -A x -t x1z -wN`): each row's numbers after its offset, up to two blanks (hex
+    pairs and 4-digit groups, or 8 binary digits), and its text column joined."""
+    shown, column = bytearray(), []
+    for row in content.split("\n", 1)[1].splitlines():
+        row = re.sub(r"^[0-9a-f]{6,8}:? ", "", row)
+        numbers, _, text = row.partition("  ")
+        column.append(text.strip().strip("><"))
+        for word in numbers.split():
+            if len(word) == 8 and set(word) <= {"0", "1"}:
+                shown.append(int(word, 2))
+            elif re.fullmatch(r"(?:[0-9a-f]{2})+", word):
+                shown += bytes.fromhex(word)
+    return bytes(shown), "".join(column)
+
+
+NARROW_ROWS = [
+    "xxd -c 1 .env",
+    "xxd -c 3 .env",
+    "xxd -b -c 1 .env",
+    "xxd -b -c 2 .env",
+    "xxd -b -c 3 .env",
+    "od -A x -t x1z -w3 .env",
+    "od -A x -t x1z -w1 .env",
+    "xxd -c 1 .env | cat -n | cut -f2",
+]
+
+
+@pytest.mark.parametrize("command", NARROW_ROWS)
+@pytest.mark.parametrize("offset", [0, 1, 2])
+def test_a_dump_in_rows_of_one_to_three_bytes_shows_no_piece_of_the_token(
+    tmp_path, command, offset
+):
+    (tmp_path / ".env").write_text("#" * offset + f"GITHUB_TOKEN={TOKEN}\nDEBUG=1\n")
+    content = toolbox(tmp_path).run("bash", {"command": command}).content
+    assert REDACTED_MARK in content, content
+    shown, column = _narrow_rows(content.replace(REDACTED_MARK, ""))
+    assert _longest_shared(shown, TOKEN.encode()) < 8, content
+    assert _longest_shared(column.encode(), TOKEN.encode()) < 8, content
+
+
+def test_the_reader_of_narrow_rows_does_read_the_token_from_them(tmp_path):
+    (tmp_path / ".env").write_text(f"GITHUB_TOKEN={TOKEN}\n")
+    box = Toolbox(tmp_path, FakeArtifactStore(), "s1", auto_approve=True, secret_environment={})
+    for command in NARROW_ROWS:
+        shown, column = _narrow_rows(box.run("bash", {"command": command}).content)
+        assert TOKEN.encode() in shown and TOKEN in column, command
+
+
+@pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be"])
+@pytest.mark.parametrize("command", ["xxd -c 1 .env", "xxd -c 3 .env", "xxd -c 6 .env"])
+def test_a_utf_16_env_in_narrow_rows_shows_no_piece_of_the_token(tmp_path, codec, command):
+    (tmp_path / ".env").write_bytes(f"GITHUB_TOKEN={TOKEN}\r\n".encode(codec))
+    content = toolbox(tmp_path).run("bash", {"command": command}).content
+    assert REDACTED_MARK in content, content
+    shown, _ = _narrow_rows(content.replace(REDACTED_MARK, ""))
+    assert _longest_shared(shown, TOKEN.encode(codec).strip(b"\x00")) < 16, content
+
+
+SEPARATED_HEX = {
+    "hexdump /1 %02x-": "hexdump -v -e '/1 \"%02x-\"' .env",
+    "hexdump /1 %02x_": "hexdump -v -e '/1 \"%02x_\"' .env",
+    "hexdump /1 %02x.": "hexdump -v -e '/1 \"%02x.\"' .env",
+    "hexdump %02x.": "hexdump -v -e '\"%02x.\"' .env",  # 32-bit little-endian words
+    "hex('-')": "python3 -c \"print(open('.env','rb').read().hex('-'))\"",
+    "hex('-', 3)": "python3 -c \"print(open('.env','rb').read().hex('-', 3))\"",
+    "hex('.', -5)": "python3 -c \"print(open('.env','rb').read().hex('.', -5))\"",
+    "hexlify('_', 3)": 'python3 -c "import binascii;'
+    "print(binascii.hexlify(open('.env','rb').read(), '_', 3).decode())\"",
+    "hex('/', 2) upper": "python3 -c \"print(open('.env','rb').read().hex('/', 2).upper())\"",
+}
+
+
+def _separated_hex(content: str, *, words: bool) -> bytes:
+    """The bytes of hex with punctuation between its groups (each a 32-bit little-endian
+    word when `words`), after the result's header line."""
+    shown = bytearray()
+    for group in re.findall(r"[0-9a-fA-F]+", content.split("\n", 1)[1]):
+        data = bytes.fromhex(group.zfill(8) if words else group[: len(group) // 2 * 2])
+        shown += data[::-1] if words else data
+    return bytes(shown)
+
+
+@pytest.mark.parametrize("layout", sorted(SEPARATED_HEX))
+def test_hex_joined_by_any_punctuation_shows_no_piece_of_the_token(tmp_path, layout):
+    (tmp_path / ".env").write_text(f"GITHUB_TOKEN={TOKEN}\n")
+    content = toolbox(tmp_path).run("bash", {"command": SEPARATED_HEX[layout]}).content
+    assert REDACTED_MARK in content, content
+    for piece in content.split(REDACTED_MARK):
+        shown = _separated_hex("\n" + piece, words=layout == "hexdump %02x.")
+        assert _longest_shared(shown, TOKEN.encode()) < 8, content
+
+
+def test_the_reader_of_separated_hex_does_read_the_token_from_it(tmp_path):
+    (tmp_path / ".env").write_text(f"GITHUB_TOKEN={TOKEN}\n")
+    box = Toolbox(tmp_path, FakeArtifactStore(), "s1", auto_approve=True, secret_environment={})
+    for layout, command in SEPARATED_HEX.items():
+        content = box.run("bash", {"command": command}).content
+        assert TOKEN.encode() in _separated_hex(content, words=layout == "hexdump %02x."), layout
+
+
+def test_narrow_dumps_and_punctuated_ids_of_other_bytes_are_left_alone(tmp_path):
+    noise = random.Random(28).randbytes(16 * 1024)
+    (tmp_path / "blob.bin").write_bytes(noise)
+    box = toolbox(tmp_path)
+    for command in ("xxd -c 1", "xxd -c 3", "xxd -b -c 1", "od -A x -t x1z -w3", "od -c -w1"):
+        content = box.run("bash", {"command": f"{command} blob.bin | head -6000"}).content
+        assert REDACTED_MARK not in content, command
+    chunks = [noise[at : at + 16] for at in range(0, 8000, 16)]
+    texts = [
+        "\n".join(str(uuid.UUID(bytes=chunk)) for chunk in chunks),
+        "\n".join(chunk.hex("-") for chunk in chunks),  # `de-ad-be-ef`-style ids
+        "\n".join(chunk.hex("_", 3) + " " + chunk.hex(".") for chunk in chunks),
+        "\n".join(":".join(f"{b:02x}" for b in chunk[:6]) for chunk in chunks),  # MACs
+        "\n".join(".".join(str(b) for b in chunk[:4]) for chunk in chunks),  # IPs
+        "\n".join(
+            f"{c[0]}.{c[1]}.{c[2]} 2024-{c[3] % 12 + 1:02d}-{c[4] % 28 + 1:02d}" for c in chunks
+        ),
+    ]
+    redactor = SecretRedactor([TOKEN, PASSWORD])
+    for text in texts:
+        assert redactor.redact(text).count == 0, text[:200]
+
+
+def test_a_dashed_id_is_hidden_only_where_it_is_a_secrets_bytes():
+    secret = "de-ad-be-ef-01-02-03-04"
+    redactor = SecretRedactor([TOKEN, secret])
+    shown = f"id {uuid.UUID(int=7)} build 1.2.3 at 2024-01-02 mac de:ad:be:ef:00:01"
+    assert redactor.redact(shown).text == shown
+    dumped = secret.encode().hex("-")
+    assert redactor.redact(f"bytes: {dumped}").text == f"bytes: {REDACTED_MARK}"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["xxd", "-c", "1"], ["xxd", "-b", "-c", "3"], ["od", "-A", "x", "-t", "x1z", "-w3"]],
+)
+def test_narrow_rows_streamed_row_by_row_are_hidden_as_the_whole_result_is(command):
+    from subprocess import run
+
+    dumped = run(command, input=f"x{TOKEN}\n".encode(), capture_output=True, check=True).stdout
+    assert_streamed_as_whole(dumped * 2, marks=2)
+
+
+def test_separated_hex_streamed_in_small_pieces_is_hidden_as_the_whole_result_is():
+    dumped = "\n".join(f"x{TOKEN}\n".encode().hex(sep, 3) for sep in "-_.").encode()
+    redactor = SecretRedactor([TOKEN])
+    stream = StreamRedactor(redactor)
+    shown = "".join(stream.feed(dumped[at : at + 7]) for at in range(0, len(dumped), 7))
+    shown += stream.finish()
+    assert shown == redactor.redact(dumped.decode()).text
+    assert shown.count(REDACTED_MARK) == 3, shown
+
+
+def test_a_long_utf_16_value_dumped_a_bit_a_row_behind_line_numbers_is_hidden():
+    """A value of 200 characters in UTF-16 (400 bytes) in `xxd -b -c 1 | cat -n` takes
+    29 characters a byte: a stretch longer than rows of 16 bytes make, still found."""
+    from subprocess import run
+
+    value = "".join(random.Random(5).choice("abcdefXYZ0123456789_-") for _ in range(200))
+    dumped = run(
+        ["sh", "-c", "xxd -b -c 1 | cat -n"],
+        input=f"v={value}\n".encode("utf-16-le"),
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    redacted = SecretRedactor([value]).redact(dumped).text
+    assert redacted.count(REDACTED_MARK) == 1, redacted[:500]
+    rows = "\n" + re.sub(r"^ *\d+\t", "", redacted, flags=re.M)
+    wide = value.encode("utf-16-le").strip(b"\x00")
+    assert _longest_shared(_narrow_rows(rows)[0], wide) < 16
+
+
+KEY = "sk-ant-api03-DUMPROWSkeyQ9x8w7v6u5t4"
+
+
+@pytest.mark.e2e
+def test_narrow_rows_and_dashed_hex_of_a_dotenv_token_reach_no_request(tmp_path):
+    """Through the real CLI: `.env`'s token (learned from the file, not the environment)
+    dumped in rows of 3 and of 1 byte and as `-`-joined hex reaches no request, no file
+    under the home and no terminal output."""
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / ".env").write_text(f"GITHUB_TOKEN={TOKEN}\n")
+    commands = ["xxd -c 3 .env", "xxd -b -c 1 .env", SEPARATED_HEX["hex('-', 3)"]]
+    with start_fake_server(api_key=KEY) as fake:
+        fake.enqueue(
+            *(
+                Reply([tool_use_block(f"toolu_{n}", "bash", {"command": c})], "tool_use")
+                for n, c in enumerate(commands)
+            ),
+            Reply([text_block("Dumped.")]),
+        )
+        env = build_env(home, {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.base_url})
+        done = run_piped(["--yes"], cwd=workspace, env=env, stdin_text="dump .env\n")
+        bodies = [request.body for request in fake.requests]
+    assert done.returncode == 0, done.stderr
+    rows3, rows1, dashed = tool_result_texts(bodies[-1])
+    for shown in (rows3, rows1, dashed):
+        assert REDACTED_MARK in shown, shown
+    for rows in (rows3, rows1):
+        data, column = _narrow_rows(rows.replace(REDACTED_MARK, ""))
+        assert _longest_shared(data, TOKEN.encode()) < 8, rows
+        assert _longest_shared(column.encode(), TOKEN.encode()) < 8, rows
+    for piece in dashed.split(REDACTED_MARK):
+        assert _longest_shared(_separated_hex("\n" + piece, words=False), TOKEN.encode()) < 8
+    token_hex = TOKEN.encode().hex()
+    written = [p.read_bytes().decode("utf-8", "replace") for p in home.rglob("*") if p.is_file()]
+    for text in [*map(json.dumps, bodies), *written, done.stdout + done.stderr]:
+        flat = re.sub(r"[^0-9a-f]", "", text.lower())
+        assert TOKEN not in text and token_hex[:32] not in flat

@@ -70,7 +70,8 @@ bytes (`escaped_forms`), in each form every `/` also as JSON's `\\/` (PHP) or HT
 lines, and the rest of its last line, whose text column holds the value's end; and the
 bytes any dump row shows, `agent_cli.secret_dumps`: `hexdump`'s and `od -x`'s
 little-endian words, `od -tx4`/`-tx8`, `xxd -e`/`-g 4`/`-g 8`/`-c 32`/`-b`/`-i`, `od`,
-`od -b`, `od -td1`, `hexdump -d`) and its characters spaced out (`od -c`,
+`od -b`, `od -td1`, `hexdump -d`, rows of any width down to one byte (`xxd -c 1`,
+`xxd -b -c 3`), hex with any punctuation between bytes (`bytes.hex('-', 3)`)) and its characters spaced out (`od -c`,
 `sed 's/./& /g'`), or a token's in pieces of 7 or more with separators between them
 (`agent_cli.secret_spacing`: `sed 's/.\\{8\\}/& /g'`, a JSON list of its pieces); a long run of a token-like value's own characters
 (`agent_cli.secret_runs`: at least 16 characters and half the value, so `cut -c1-48`,
