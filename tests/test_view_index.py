@@ -15,9 +15,9 @@ from compaction_support import (
     user,
 )
 
-from agent_cli.compaction import ViewIndex, count_view, measure_view
+from agent_cli.compaction import CompactionPolicy, ViewIndex, count_view, measure_view
 from agent_cli.errors import ToolProtocolError
-from agent_cli.frozen import freeze
+from agent_cli.frozen import FrozenList, freeze
 from agent_cli.tokens import TokenCounter
 
 
@@ -194,3 +194,23 @@ def test_the_index_knows_whether_its_view_holds_content_the_api_sizes(kind) -> N
     assert not index.holds_sized_content(list(plain))
     index.measure(plain)  # not a prefix: indexed again from the start
     assert not index.holds_sized_content(plain)
+
+
+def test_the_very_frozen_view_measured_last_is_not_walked_again(monkeypatch) -> None:
+    """A `FrozenList` of frozen messages cannot change: measured again (a request measures
+    its view several times), it is not compared with what the index holds; another list of
+    the same messages is, and a view under another read rule is indexed again."""
+    index = ViewIndex(TokenCounter(QuarterEncoding))
+    view = FrozenList(build_long_history(20))
+    tokens = index.measure(view)
+    compared: list[int] = []
+    walk = ViewIndex._is_prefix_of
+    monkeypatch.setattr(
+        ViewIndex, "_is_prefix_of", lambda self, m: compared.append(len(m)) or walk(self, m)
+    )
+    assert index.measure(view) == tokens
+    assert compared == []
+    assert index.measure(list(view)) == tokens
+    assert compared == [len(view)]
+    other_rule = CompactionPolicy(read_tool_names=frozenset({"cat_file"}))
+    assert index.measure(view, other_rule) == tokens and index.length == len(view)

@@ -7,7 +7,8 @@ Contract:
   counts and what the notes of the images a request leaves out weigh beyond those images
   (`image_notes.left_out_excess`; the images are indexed with their messages). When the view indexed
   last is a prefix of `messages` (exactly: each message is kept with a structural snapshot, a
-  frozen one is its own), only the messages after it are indexed; any other view is rebuilt, never
+  frozen one is its own), only the messages after it are indexed (none for the very `FrozenList`
+  measured last: it cannot change); any other view is rebuilt, never
   patched, and so is the index under another read rule or other secret forms. A ToolProtocolError
   leaves the index as it was; any other failure empties it.
 - `message_counts()`, `superseded_reads`, `largest_result` and `facts()` describe the view measured
@@ -38,7 +39,7 @@ from agent_cli.compaction.message_facts import (
 )
 from agent_cli.compaction.policy import CompactionPolicy, ReadRule
 from agent_cli.errors import ToolProtocolError
-from agent_cli.frozen import freeze, is_frozen
+from agent_cli.frozen import FrozenList, freeze, is_frozen
 from agent_cli.image_notes import ViewImage, left_out_excess, view_images
 from agent_cli.protocol import ProtocolScan
 from agent_cli.secret_forms import SecretForms
@@ -106,6 +107,8 @@ class ViewIndex:
         """Validate `messages` and return their tokens (module doc). Raises ToolProtocolError."""
         policy = DEFAULT_POLICY if policy is None else policy
         terms = (read_rule(policy), policy.secret_forms)
+        if messages is self._messages and type(messages) is FrozenList and terms == self._terms:
+            return self.tokens  # measured last, and neither it nor its messages can change
         if terms != self._terms or not self._is_prefix_of(messages):
             self._clear(terms)
         start = len(self._snapshots)
@@ -185,7 +188,10 @@ class ViewIndex:
 
     def _is_prefix_of(self, messages: Sequence[Message]) -> bool:
         known = self._snapshots
-        return len(known) <= len(messages) and list(messages[: len(known)]) == known
+        if len(known) > len(messages):
+            return False
+        head = messages[: len(known)]  # (a list's slice is a list: compared as it is)
+        return (head if isinstance(head, list) else list(head)) == known
 
     def _clear(self, terms: Terms | None) -> None:
         self._snapshots, self._messages, self._tokens, self._counts = [], (), 0, []
