@@ -12,7 +12,8 @@ and `openssl -text` prints), `ssh-ed25519`'s 32-octet seed, `ecdsa-sha2-nistp*`'
 scalar padded to its curve's size (as openssl prints it), `ssh-dss`'s x. Public parts
 (n, e, the public point or key, p, q, g, y) are not returned. An encrypted key (a cipher
 other than `none`) gives nothing; a key of another kind ends the reading (its layout is
-unknown). Never raises on garbage; reads each field once, at most `MAX_KEYS` keys.
+unknown). `openssh_keys_read_whole(data)` says whether every key was read to its end.
+Never raises on garbage; reads each field once, at most `MAX_KEYS` keys.
 """
 
 from __future__ import annotations
@@ -62,15 +63,27 @@ class _Fields:
 
 def openssh_private_numbers(data: bytes) -> tuple[bytes, ...]:
     """The private numbers of the keys in `data` (module contract)."""
-    if not data.startswith(OPENSSH_MAGIC):
-        return ()
+    return tuple(_read_keys(data)[0])
+
+
+def openssh_keys_read_whole(data: bytes) -> bool:
+    """True when `data` is an unencrypted OpenSSH block every key of which is of a kind
+    known here and was read to its end: only then do its numbers say where every private
+    octet stands (a key of another kind, or data cut short, hides some)."""
+    return _read_keys(data)[1]
+
+
+def _read_keys(data: bytes) -> tuple[list[bytes], bool]:
+    """The private numbers of the keys in `data`, and whether every key was read whole."""
     numbers: list[bytes] = []
+    if not data.startswith(OPENSSH_MAGIC):
+        return numbers, False
     try:
         outer = _Fields(data, len(OPENSSH_MAGIC))
         cipher, _kdf, _kdf_options = outer.string(), outer.string(), outer.string()
         count = outer.uint32()
         if cipher != b"none" or count > MAX_KEYS:
-            return ()
+            return numbers, False
         for _ in range(count):
             outer.string()  # a public key
         private = _Fields(outer.string())
@@ -79,12 +92,12 @@ def openssh_private_numbers(data: bytes) -> tuple[bytes, ...]:
         for _ in range(count):
             found = _key_numbers(private)
             if found is None:
-                break
+                return numbers, False
             numbers.extend(found)
             private.string()  # its comment
     except _Short:
-        pass
-    return tuple(numbers)
+        return numbers, False
+    return numbers, count > 0
 
 
 def _key_numbers(fields: _Fields) -> list[bytes] | None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agent_cli.openssh_key_numbers import OPENSSH_MAGIC, openssh_keys_read_whole
 from agent_cli.private_key_numbers import decoded_body, key_numbers, pem_key_bodies
 
 _LINE_BREAKS = re.compile(r"\r\n|\r|\n")
@@ -82,12 +83,15 @@ class _Block:
 
 
 def _read_block(body: str) -> _Block | None:
-    """`body` read as a key's lines; None when no key is read or the lines are not all
+    """`body` read as a key's lines; None when no key is read, an OpenSSH block holds a key
+    not read to its end, or the lines are not all
     base64 (then every line stays secret)."""
     data = decoded_body(body)
-    spans = _private_spans(data) if data is not None else []
+    if data is None or (data.startswith(OPENSSH_MAGIC) and not openssh_keys_read_whole(data)):
+        return None  # (a key left unread keeps private octets no span marks)
+    spans = _private_spans(data)
     lines = _LINE_BREAKS.split(body)
-    if data is None or not spans or not all(_BASE64_LINE.fullmatch(line) for line in lines):
+    if not spans or not all(_BASE64_LINE.fullmatch(line) for line in lines):
         return None
     octets = bytearray(len(data))
     for start, end in spans:

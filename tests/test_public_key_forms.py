@@ -299,3 +299,40 @@ def test_a_public_key_cut_at_an_edge_is_no_piece_of_the_private_key(keys):
         assert secrets.is_middle_piece(line[10:40], MIN_PIECE_CHARS)
         assert secrets.closed_match_end(line[30:], MIN_PIECE_CHARS) is not None
         assert secrets.open_match_start(f"x {line[:30]}", MIN_PIECE_CHARS) is not None
+
+
+def _ssh_string(data: bytes) -> bytes:
+    return len(data).to_bytes(4, "big") + data
+
+
+def _two_key_openssh_block(second_kind: bytes, handle: bytes) -> tuple[str, list[str]]:
+    """An unencrypted OpenSSH block of an Ed25519 key and then a FIDO key (`second_kind`)
+    whose private part, its key handle, is `handle`; its PEM and base64 lines."""
+    seed, public, other = bytes(range(32)), bytes(range(32, 64)), bytes(range(64, 96))
+    first = _ssh_string(b"ssh-ed25519") + _ssh_string(public)
+    second = _ssh_string(second_kind) + _ssh_string(other) + _ssh_string(b"ssh:")
+    private = (7).to_bytes(4, "big") * 2
+    private += first + _ssh_string(seed + public) + _ssh_string(b"one")
+    private += second + b"\x01" + _ssh_string(handle) + _ssh_string(b"") + _ssh_string(b"two")
+    private += bytes(range(1, 1 + (-len(private)) % 8))
+    data = b"openssh-key-v1\x00" + _ssh_string(b"none") * 2 + _ssh_string(b"")
+    data += (2).to_bytes(4, "big") + _ssh_string(first) + _ssh_string(second)
+    data += _ssh_string(private)
+    text = base64.b64encode(data).decode()
+    lines = [text[at : at + 70] for at in range(0, len(text), 70)]
+    armour = "-----{} OPENSSH PRIVATE KEY-----"
+    return "\n".join([armour.format("BEGIN"), *lines, armour.format("END")]) + "\n", lines
+
+
+def test_an_openssh_block_with_a_key_of_a_kind_not_read_keeps_every_line_secret():
+    """Review of round 28: a block of two keys, the second a FIDO key whose layout is not
+    read, gave the first key's numbers only, and every line of the second key's handle
+    counted as public and was shown. A block whose keys are not all read whole publishes
+    no line."""
+    handle = b"HANDLE" + bytes(range(100, 190))
+    pem, lines = _two_key_openssh_block(b"sk-ssh-ed25519@openssh.com", handle)
+    assert public_key_lines(pem) == frozenset()
+    redactor = SecretRedactor([pem])
+    shown = "\n".join(lines[7:10]) + "\n"
+    redacted = redactor.redact(shown).text
+    assert not any(line in redacted for line in lines[7:10]), redacted
