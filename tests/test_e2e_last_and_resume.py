@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
@@ -90,6 +91,38 @@ def test_ctrl_c_in_less_while_agent_cli_still_feeds_it_is_less_own(
     end = press_tab_until(repl, lambda text: "(END)" in text, "less at the end", key="G")
     assert "row 001899" in end and "›" not in end
     leave_the_pager_and_go_on(repl)
+
+
+@pytest.mark.skipif(shutil.which("more") is None, reason="more is not installed")
+def test_enter_in_more_shows_one_more_line(
+    terminals: TerminalPool, home: Path, workspace: Path
+) -> None:
+    """util-linux `more` reads only LF as Enter. The quiet mode agent-cli keeps between
+    prompts turns the terminal's CR-to-LF translation off (so a pasted CRLF stays one
+    break), and the pager it starts for `/last` got Enter as CR: nothing happened (review
+    of round 28). The pager is given the translation back while it runs."""
+    repl = start(terminals, home, workspace, "more")
+    assert "saved to artifact" in repl.submit("read big.txt")
+    repl.send("/last")
+    page = repl.terminal.wait_for(
+        lambda text: "line 000" in text and "--More--" in text,
+        "more showing the first page",
+        source=repl.terminal.visible,
+    )
+    last = max(int(n) for n in re.findall(r"line (\d{3})", page))
+    repl.terminal.press("Enter")
+    repl.terminal.wait_for(
+        lambda text: f"line {last + 1:03d}" in text,
+        "one more line after Enter",
+        source=repl.terminal.visible,
+    )
+    repl.terminal.press("q")
+    repl.terminal.wait_for(
+        lambda text: "--More--" not in text and "ctx " in text,
+        "the prompt again",
+        source=repl.terminal.visible,
+    )
+    assert "Demo Project" in repl.submit("read README.md and tell me its first heading")
 
 
 def test_tab_completes_the_resume_command_and_a_session_id(

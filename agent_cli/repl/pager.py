@@ -23,6 +23,7 @@ import shlex
 import shutil
 import signal
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
 from types import FrameType
@@ -32,6 +33,7 @@ from rich.pager import Pager
 from rich.text import Text
 
 from agent_cli.repl.error_text import describe_pager_missing
+from agent_cli.repl.terminal_modes import line_ends_as_typed_for_a_child
 from agent_cli.repl.word_wrap import print_at_words
 
 DEFAULT_PAGERS = (("less", "-R"), ("more",))
@@ -61,7 +63,7 @@ class CommandPager(Pager):
         self.started = False
 
     def show(self, content: str) -> None:
-        with _ctrl_c_belongs_to_the_pager():
+        with _ctrl_c_belongs_to_the_pager(), line_ends_as_typed_for_a_child(_terminal_fd()):
             try:
                 process = subprocess.Popen(self.command, stdin=subprocess.PIPE)
             except OSError:
@@ -69,6 +71,14 @@ class CommandPager(Pager):
             self.started = True
             _feed_pager(process, content.encode("utf-8", errors="replace"))
             _wait_for_pager(process)
+
+
+def _terminal_fd() -> int:
+    """The terminal the pager reads its keys from: standard input's (-1 when it has none)."""
+    try:
+        return sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        return -1
 
 
 def _ignore_ctrl_c(_signum: int, _frame: FrameType | None) -> None:

@@ -34,6 +34,11 @@ terminal or termios is missing):
   buffer arrives in pieces).
 - `keep_on_interrupt(fd)` sets the terminal's NOFLSH flag, so Ctrl-C (or Ctrl-\\) leaves
   what was typed in place; it returns what undoes it.
+- `line_ends_as_typed_for_a_child(fd)` (a context manager): within, CR typed on terminal
+  `fd` reaches a program agent-cli hands the terminal to as LF again (ICRNL on, INLCR and
+  IGNCR off, as a terminal's own modes have it); the flags as they were after. The quiet
+  mode turns that translation off, and a pager run from a line (`/last`) would get
+  Enter as CR: util-linux `more` reads only LF as Enter, so Enter did nothing there.
 
 This module imports no prompt_toolkit: the run quiets the terminal before that import.
 """
@@ -43,7 +48,7 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -133,6 +138,28 @@ def quiet_terminal(fd: int) -> Callable[[], None]:
             termios.tcsetattr(fd, termios.TCSANOW, current)
 
     return undo
+
+
+@contextlib.contextmanager
+def line_ends_as_typed_for_a_child(fd: int) -> Iterator[None]:
+    """Within: CR read as LF on terminal `fd`, for a program run on it (module contract)."""
+    try:
+        import termios
+
+        saved = termios.tcgetattr(fd)
+        lent = list(saved)
+        lent[0] = (lent[0] & ~_translations()) | termios.ICRNL
+        termios.tcsetattr(fd, termios.TCSANOW, lent)
+    except Exception:  # no POSIX terminal here, or `fd` is none (termios.error)
+        yield
+        return
+    try:
+        yield
+    finally:
+        with contextlib.suppress(termios.error, OSError):
+            current = termios.tcgetattr(fd)
+            current[0] = (current[0] & ~_translations()) | (saved[0] & _translations())
+            termios.tcsetattr(fd, termios.TCSANOW, current)
 
 
 def quiet_again_when_continued(fd: int) -> Callable[[], None]:
