@@ -220,3 +220,37 @@ def test_the_launchers_exit_in_the_middle_of_a_turn_is_said_after_the_next_call(
         assert len(said) == 1
     finally:
         part.close()
+
+
+SLOW_START = (
+    "import os, sys, time; time.sleep(float(sys.argv[1])); "
+    "os.execv(sys.executable, [sys.executable, *sys.argv[2:]])"
+)
+
+
+def test_a_forked_server_slower_to_start_than_the_ping_answer_time_is_given_its_startup_timeout(
+    tmp_path, monkeypatch
+):
+    """Review of round 28: the ping's answer was waited for `ANSWER_SECONDS` from the
+    launcher's exit, so a forked server that takes longer to come up (a JVM, one that
+    installs its dependencies first) was failed although well within its startup_timeout.
+    The answer time is made short here (1 s) and the server sleeps 3 s before it starts."""
+    monkeypatch.setattr("agent_cli.mcp_servers.hub.ANSWER_SECONDS", 1.0)
+    settings = McpServerSettings(
+        "slow",
+        command=sys.executable,
+        args=(str(FORKER), "now", sys.executable, "-c", SLOW_START, "3", str(DEMO), "normal"),
+        timeout=LONG,
+        startup_timeout=LONG,
+    )
+    toolbox = make_toolbox(tmp_path)
+    hub = McpHub([settings], tmp_path)
+    toolbox.attach_mcp(hub)
+    hub.start()
+    try:
+        assert hub.wait_for_start(LONG) == []
+        state = _wait_until(hub, "slow", lambda s: s.launcher_exited)
+        assert state.status == READY, state.reason
+        _assert_answers(hub, "slow", toolbox)
+    finally:
+        hub.close()

@@ -8,9 +8,9 @@ marked it failed at once, its tools gone. Or the server itself exited and a proc
 left running holds its stdout (`bash -c "sleep 300 & exec server"`): nobody answers, and a
 call would wait its whole timeout. The processes cannot tell the two apart; asking can.
 
-Contract: `ExitProbe()` starts `RUNNING`. `exited(now)` (the launched process exited; its
-stdout has not ended) turns it `ASKING` until `deadline` (`ANSWER_SECONDS` after `now`,
-on the caller's clock) and returns the line to write to the server's stdin: MCP's `ping`
+Contract: `ExitProbe()` starts `RUNNING`. `exited(now, answer_seconds)` (the launched
+process exited; its stdout has not ended) turns it `ASKING` until `deadline`
+(`answer_seconds`, `ANSWER_SECONDS` unless given, after `now`, on the caller's clock) and returns the line to write to the server's stdin: MCP's `ping`
 request, which a server must answer at any time, its handshake's start included, under
 an id of agent-cli's own (`PING_ID`). While it asks, `note_request(ident)` records each
 request the session writes. `take(ident)` is told the id of each answer read from the
@@ -49,11 +49,11 @@ class ExitProbe:
         self.deadline = float("inf")
         self._asked: set[object] = set()  # ids of requests written since the exit
 
-    def exited(self, now: float) -> bytes:
+    def exited(self, now: float, answer_seconds: float = ANSWER_SECONDS) -> bytes:
         """The launched process exited: start asking; the ping's line to write."""
         if self.status is ProbeStatus.RUNNING:
             self.status = ProbeStatus.ASKING
-            self.deadline = now + ANSWER_SECONDS
+            self.deadline = now + answer_seconds
         return _PING_LINE
 
     def note_request(self, ident: object) -> None:

@@ -89,6 +89,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
+from agent_cli.mcp_servers.exit_probe import ANSWER_SECONDS
 from agent_cli.mcp_servers.failures import (
     describe_broken_message,
     describe_end,
@@ -588,7 +589,20 @@ class McpHub:
             cast(TextIO, errlog),
             running.note_stray,
             lambda: self._note_outlived(settings.name, running),
+            lambda: self._answer_seconds(settings),
         )
+
+    def _answer_seconds(self, settings: McpServerSettings) -> float:
+        """How long a server whose launcher exited has to answer the transport's ping:
+        `ANSWER_SECONDS`, or, while it is still starting, what is left of its
+        `startup_timeout` (a server the launcher forked may still be coming up)."""
+        with self._lock:
+            state = self._states.get(settings.name)
+            if state is None or state.status != STARTING:
+                return ANSWER_SECONDS
+            deadline = self._deadlines.get(settings.name)
+        left = settings.startup_timeout if deadline is None else deadline - time.monotonic()
+        return max(ANSWER_SECONDS, left)
 
     # --- state ---------------------------------------------------------------------------
 

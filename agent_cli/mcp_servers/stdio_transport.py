@@ -6,7 +6,8 @@ Why: the SDK's reader joined its whole buffer with each chunk it read, so one lo
 minute, the call failing as unanswered; the next call, after a Ctrl-C, waited on it
 too), and it parsed every log line a server wrote to stdout (about 100 µs each).
 
-Contract: `open_stdio(command, args, env, cwd, errlog, on_stray, on_outlived)` is an
+Contract: `open_stdio(command, args, env, cwd, errlog, on_stray, on_outlived,
+answer_seconds)` is an
 async context manager that starts `command args...` as the leader of a new session (its own process
 group), with the SDK's default environment updated by `env`, in `cwd`, its stderr going
 to `errlog`, and yields (read stream, write stream) as the SDK's `stdio_client` does:
@@ -21,7 +22,7 @@ taken. The read stream ends when stdout does. When the process it started exits
 (`process_exit`) while its stdout stays open, the server is asked whether it is still
 there (`exit_probe`: a `ping` written to its stdin, whose answer never reaches the
 session): should it answer (or answer a request written after the exit) within
-`exit_probe.ANSWER_SECONDS`, that process was a launcher that left the server running:
+`answer_seconds()` seconds (asked at the exit; `exit_probe.ANSWER_SECONDS` unless given), that process was a launcher that left the server running:
 the stream goes on and `on_outlived()` is called, once. Should it not, or should the
 ping find its stdin closed (a process the server left running holds its stdout, seldom
 its stdin), what it wrote is still read (until end of file, until nothing came for
@@ -41,7 +42,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from agent_cli.mcp_servers.exit_probe import ExitProbe, ProbeStatus
+from agent_cli.mcp_servers.exit_probe import ANSWER_SECONDS, ExitProbe, ProbeStatus
 from agent_cli.mcp_servers.over_limit import MESSAGE_LIMIT, OverLimitAnswer, answered_id
 from agent_cli.mcp_servers.process_exit import wait_exited
 from agent_cli.mcp_servers.stdout_lines import LineSplitter, OverLimit
@@ -72,6 +73,7 @@ async def open_stdio(
     errlog: TextIO,
     on_stray: OnStray,
     on_outlived: OnOutlived,
+    answer_seconds: Callable[[], float] = lambda: ANSWER_SECONDS,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """The server's (read stream, write stream) while it runs (module contract)."""
     import anyio
@@ -92,7 +94,7 @@ async def open_stdio(
     stdin = _Stdin(process)
     output = _ServerOutput(process, ExitProbe(), on_outlived)
     async with anyio.create_task_group() as tasks:
-        tasks.start_soon(_note_exit, process, output, stdin)
+        tasks.start_soon(_note_exit, process, output, stdin, answer_seconds)
         tasks.start_soon(_read_stdout, process, output, incoming, on_stray)
         tasks.start_soon(_write_stdin, stdin, output.probe, outgoing, incoming, written)
         try:
@@ -192,14 +194,16 @@ class _ServerOutput:
             return None
 
 
-async def _note_exit(process: Process, output: _ServerOutput, stdin: _Stdin) -> None:
+async def _note_exit(
+    process: Process, output: _ServerOutput, stdin: _Stdin, answer_seconds: Callable[[], float]
+) -> None:
     """When the process started for the server exits (`process_exit`), ask the server
-    whether it is still there (`exit_probe`); a ping that cannot be written finds it
-    gone."""
+    whether it is still there (`exit_probe`), giving it `answer_seconds()`; a ping that
+    cannot be written finds it gone."""
     import anyio
 
     await wait_exited(process)
-    ping = output.probe.exited(anyio.current_time())
+    ping = output.probe.exited(anyio.current_time(), answer_seconds())
     output.wake()
     try:
         await stdin.send(ping)
