@@ -65,6 +65,7 @@ from agent_cli.repl.background import DeferredWork
 from agent_cli.repl.early_prompt import PendingInput, replay, show_until_done
 from agent_cli.repl.history_file import RegularFileHistory, is_recalled
 from agent_cli.repl.paste import PastedText
+from agent_cli.repl.paste_input import guard_pastes
 from agent_cli.repl.paste_keys import PasteKeys
 from agent_cli.repl.prompt_ending import prompt_once
 from agent_cli.repl.safe_text import clip_line
@@ -311,6 +312,7 @@ class PromptReader:
             style=TOOLBAR_STYLE,
         )
         self._paste_keys.watch(self._session.default_buffer)
+        guard_pastes(self._session.input)  # the question's prompt reads this input too
 
     def complete_arguments_with(self, arguments: ArgumentSource) -> None:
         """Tab after `/expand ` or `/resume ` offers what `arguments(command)` gives (the
@@ -438,7 +440,9 @@ class PromptReader:
             self._typed_ahead.hold(before_question=True)
             self._is_asking = True  # the question reads the terminal now, not `typed_ahead`
         answer_session: PromptSession[str] = PromptSession(
-            **self._terminal, key_bindings=build_suspend_binding()
+            input=self._session.input,
+            output=self._terminal["output"],
+            key_bindings=build_suspend_binding(),
         )
         try:
             with patch_stdout(raw=True):
