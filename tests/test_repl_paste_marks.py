@@ -108,3 +108,11 @@ def test_a_pastes_text_holds_no_control_byte_or_escape_sequence():
         (False, "\x1b[6;1R"),  # the terminal's answer to the prompt, not pasted text
         (True, "abred\tc\r\ndefg"),
     ]
+
+
+def test_in_a_burst_keys_typed_after_a_paste_with_no_end_mark_after_them_are_typed_at_close():
+    # no terminal ends a paste without its mark: what follows the last one, once the
+    # terminal is quiet, was typed right after the paste (in the same read)
+    marks = PasteMarks(bursts=True)
+    assert marks.split(f"{PASTE_START}pasted{PASTE_END}\x7fwhy?\r") == []
+    assert marks.close() == [(True, "pasted"), (False, "\x7fwhy?\r")]

@@ -13,8 +13,9 @@ end mark that nothing follows, in that read or waiting to be read, and comes to 
 prompt as one `Keys.BracketedPaste` key of its text (no marks, controls or escape
 sequences): never an Enter, never an answer by itself. A paste still open when the
 terminal has been quiet for the input's flush timeout (prompt_toolkit's `ttimeoutlen`, half
-a second) is handed over as far as it came, and keys work again. An input that is no
-VT100 terminal input (a test's own) is left as it is.
+a second) is handed over as far as it came, and keys work again (keys typed right after
+a paste, in the same read, are keys then: `PasteMarks.close`). An input that is no VT100
+terminal input is left as it is.
 """
 
 from __future__ import annotations

@@ -16,7 +16,8 @@ escape sequences: they are no text a message can hold). When a paste ends:
 - `bursts=True` (a prompt reading the terminal as input comes: each piece is one burst, as
   the terminal delivers one paste): a paste ends at an end mark that nothing follows, not
   in the same piece and not waiting to be read (`more_waiting`); an end mark with more
-  after it in the same burst is part of the paste, and so is what follows it.
+  after it in the same burst is part of the paste, and so is what follows it, until a
+  burst ends on an end mark (the terminal's own: it ends every paste with one).
 - `bursts=False` (a drain between prompts, which may hold what was typed over a whole
   turn, words typed after a paste among it): a paste ends at the last end mark before the
   next start mark in the same piece; an end mark with another after it is the paste's own.
@@ -29,8 +30,12 @@ several; an end mark cut between two pieces is found); `is_open` says one is. Wi
 until the next piece tells, so a mark cut in two is still a mark. A terminal's cursor
 position report (`ESC[n;mR`, its answer to the prompt's question) that comes inside a
 paste is no text of it: it is given as typed text, where it came, for the prompt to take.
-`close()` ends an open paste where it stands and returns the parts still kept: the paste's
-text so far (nothing is lost when its end never comes) and typed text held; [] when none.
+`close()` (the terminal has gone quiet) ends an open paste where it stands and returns the
+parts still kept: the paste's text so far (nothing is lost when its end never comes), and
+typed text held; [] when none. When the open paste had an end mark with more after it, and
+no end mark came since, it ends at that mark and what followed is typed text: the terminal
+ends a paste with its own mark, so nothing came after the paste but keys typed right after
+it, in the same burst (a test's pipe, a slow read).
 """
 
 from __future__ import annotations
@@ -88,7 +93,12 @@ class PasteMarks:
         """End an open paste here and give up what is held; see the module contract."""
         parts: Parts = []
         if self._open is not None:
-            _add_paste(parts, self._open)
+            # a paste's end mark with more after it, and no end mark since: no terminal
+            # ends a paste without one, so what came after that mark was typed
+            pasted, end, typed = self._open.rpartition(PASTE_END)
+            _add_paste(parts, pasted if end else typed)
+            if end and typed:
+                parts.append((False, typed))
         if self._held:
             parts.append((False, self._held))
         self._open, self._held = None, ""

@@ -9,7 +9,10 @@ was typed meanwhile, and a line already sent is returned by it (see `early_promp
 Enter sends; Alt+Enter (terminals send it as Esc Enter, so both work) inserts a new
 line. Ctrl-C raises `KeyboardInterrupt` (the loop clears the line and prompts again);
 Ctrl-D on an empty line raises `EOFError`. Ctrl-Z suspends (under a shell with job
-control) or does nothing; it never inserts a raw ^Z. Ctrl-space does nothing. A long paste shows as one placeholder
+control) or does nothing; it never inserts a raw ^Z. Ctrl-space does nothing. Every prompt
+here (the question's too) reads pastes by bursts (`paste_input`): a paste whose own text holds
+an end mark is still one paste, and one whose end never comes is handed over once the terminal
+is quiet. A long paste shows as one placeholder
 (`paste`) and is sent whole; the placeholder is edited as one unit, and Enter does not send
 a line that broke one (`paste_keys`); a command is never run with one in it, nor over lines it
 does not take: the prompt then starts again with the input (`commands.check_command_whole`).
