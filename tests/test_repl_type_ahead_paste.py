@@ -80,3 +80,27 @@ def test_a_paste_whose_end_never_came_is_handed_over_as_far_as_it_came():
         "cut short\nof its end",
     )
     assert not kept.is_mid_paste
+
+
+def test_a_paste_holding_an_end_mark_during_a_turn_waits_whole_and_leaves_no_mark():
+    # twenty-eighth outside test: `first pasted line ESC[201~ LF second line …` pasted
+    # during a turn waited, but with `[201~` left in the prompt after its lines
+    kept = TypeAhead()
+    kept.add(pasted("first pasted line\x1b[201~\nsecond line that should wait\n") + b" typed")
+    assert kept.sends() == 0
+    assert kept.preview() == "first pasted line\nsecond line that should wait\n typed"
+    keys = kept.take_line()
+    assert (keys[0].key, keys[0].data) == (
+        Keys.BracketedPaste,
+        "first pasted line\nsecond line that should wait\n",
+    )
+    assert "".join(key.data for key in keys[1:]) == " typed"
+
+
+def test_a_cursor_report_or_control_byte_in_a_paste_never_reaches_the_prompt():
+    kept = TypeAhead()
+    kept.add(b"\x1b[200~half a paste\x1b[6;1R then\x03 more")
+    keys = kept.take_line()
+    assert [(key.key, key.data) for key in keys] == [
+        (Keys.BracketedPaste, "half a paste then more")
+    ]

@@ -9,7 +9,10 @@ was typed meanwhile, and a line already sent is returned by it (see `early_promp
 Enter sends; Alt+Enter (terminals send it as Esc Enter, so both work) inserts a new
 line. Ctrl-C raises `KeyboardInterrupt` (the loop clears the line and prompts again);
 Ctrl-D on an empty line raises `EOFError`. Ctrl-Z suspends (under a shell with job
-control) or does nothing; it never inserts a raw ^Z. Ctrl-space does nothing. A long paste shows as one placeholder
+control) or does nothing; it never inserts a raw ^Z. Ctrl-space does nothing. Every prompt
+here (the question's too) reads pastes by bursts (`paste_input`): a paste whose own text holds
+an end mark is still one paste, and one whose end never comes is handed over once the terminal
+is quiet. A long paste shows as one placeholder
 (`paste`) and is sent whole; the placeholder is edited as one unit, and Enter does not send
 a line that broke one (`paste_keys`); a command is never run with one in it, nor over lines it
 does not take: the prompt then starts again with the input (`commands.check_command_whole`).
@@ -66,6 +69,7 @@ from agent_cli.repl.background import DeferredWork
 from agent_cli.repl.early_prompt import PendingInput, replay, show_until_done
 from agent_cli.repl.history_file import RegularFileHistory, is_recalled, shown_entry
 from agent_cli.repl.paste import PastedText, fold_line_breaks
+from agent_cli.repl.paste_input import guard_pastes
 from agent_cli.repl.paste_keys import PasteKeys
 from agent_cli.repl.paste_origin import MadePlaceholders
 from agent_cli.repl.prompt_ending import prompt_once
@@ -323,6 +327,7 @@ class PromptReader:
         )
         self._paste_keys.watch(self._session.default_buffer)
         self._session.default_buffer.on_text_changed += self._follow_made
+        guard_pastes(self._session.input)  # the question's prompt reads this input too
 
     def _follow_made(self, buffer: Any) -> None:
         self._made.follow(buffer.text, shown_entry(buffer))
@@ -458,7 +463,9 @@ class PromptReader:
             self._typed_ahead.hold(before_question=True)
             self._is_asking = True  # the question reads the terminal now, not `typed_ahead`
         answer_session: PromptSession[str] = PromptSession(
-            **self._terminal, key_bindings=build_suspend_binding()
+            input=self._session.input,
+            output=self._terminal["output"],
+            key_bindings=build_suspend_binding(),
         )
         try:
             with patch_stdout(raw=True):

@@ -27,7 +27,8 @@ Contract:
   Ctrl-C ended the question) and holds it all. `sends()` counts the Enters
   that would send a line. `preview()` is the text the keys kept would type (for the screen
   while no prompt is shown), a long paste as its placeholder. A Ctrl-D typed ahead is
-  dropped: it was typed where no prompt was, and must not end the next one (the session).
+  dropped: it was typed where no prompt was, and must not end the next one (the session);
+  so is a terminal's cursor report (the answer to a prompt that is gone).
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ from agent_cli.repl.paste_marks import PasteMarks
 _ENTER_KEYS = (Keys.ControlM, Keys.ControlJ)
 _ERASE_KEYS = (Keys.ControlH, Keys.Backspace)
 _CURSOR_KEYS = (Keys.Left, Keys.Right, Keys.Home, Keys.End, Keys.ControlA, Keys.ControlE)
+# Ctrl-D typed where no prompt was must not end the next one; a cursor report answered a
+# prompt that is gone
+_DROPPED_KEYS = (Keys.ControlD, Keys.CPRResponse)
 
 
 class TypedText(KeyPress):
@@ -70,11 +74,7 @@ class TypeAhead:
         # takes either as Enter.
         text = data.decode("utf-8", errors="replace")
         before = len(self._keys)
-        for is_paste, part in self._marks.split(text):
-            if is_paste:
-                self._add_paste(part)
-            else:
-                Vt100Parser(self._add_key).feed_and_flush(part)
+        self._add_parts(self._marks.split(text))
         # a drain that found nothing changes nothing: held again, the held input forgot
         # that its last line was ended, and the next keys were glued onto it
         if self._is_held and len(self._keys) > before:
@@ -121,8 +121,15 @@ class TypeAhead:
                 before.append(key.data)
         return "".join(before) + "".join(reversed(after))
 
+    def _add_parts(self, parts: list[tuple[bool, str]]) -> None:
+        for is_paste, part in parts:
+            if is_paste:
+                self._add_paste(part)
+            else:
+                Vt100Parser(self._add_key).feed_and_flush(part)
+
     def _add_key(self, key: KeyPress) -> None:
-        if key.key != Keys.ControlD:
+        if key.key not in _DROPPED_KEYS:
             self._keys.append(key)
 
     def _add_paste(self, text: str) -> None:
@@ -165,7 +172,7 @@ class TypeAhead:
             if _is_line_end(self._keys, index):
                 line, self._keys = self._keys[: index + 1], self._keys[index + 1 :]
                 return line
-        self._add_paste(self._marks.close())
+        self._add_parts(self._marks.close())
         line, self._keys = self._keys, []
         self._is_held = self._is_before_question = False
         return line
