@@ -116,13 +116,7 @@ def test_enter_in_more_shows_one_more_line(
         "one more line after Enter",
         source=repl.terminal.visible,
     )
-    repl.terminal.press("q")
-    repl.terminal.wait_for(
-        lambda text: "--More--" not in text and "ctx " in text,
-        "the prompt again",
-        source=repl.terminal.visible,
-    )
-    assert "Demo Project" in repl.submit("read README.md and tell me its first heading")
+    leave_the_pager_and_go_on(repl, showing="--More--")
 
 
 def test_tab_completes_the_resume_command_and_a_session_id(
@@ -142,11 +136,12 @@ def test_tab_completes_the_resume_command_and_a_session_id(
     repl.terminal.wait_for_text(f"session {earlier} (resumed)")
 
 
-def leave_the_pager_and_go_on(repl: ReplDriver) -> None:
-    """`q` in the pager; the prompt comes back and the next turn works."""
+def leave_the_pager_and_go_on(repl: ReplDriver, showing: str = "(END)") -> None:
+    """`q` in the pager (its screen `showing` that); the prompt comes back and the next
+    turn works."""
     repl.terminal.press("q")
     repl.terminal.wait_for(
-        lambda text: "(END)" not in text and "ctx " in text,
+        lambda text: showing not in text and "ctx " in text,
         "the prompt again",
         source=repl.terminal.visible,
     )

@@ -102,16 +102,7 @@ def test_a_call_fails_at_once_when_its_server_dies_while_a_child_holds_its_stdou
     try:
         assert hub.wait_for_start(LONG) == []
         assert _state(hub, "h").status == "ready", _state(hub, "h").reason
-        began = time.monotonic()
-        outcome = toolbox.run("mcp__h__die", {})
-        took = time.monotonic() - began
-        assert outcome.is_error
-        assert "the MCP server h stopped: its connection broke during a call of die" in (
-            outcome.content
-        ), outcome.content
-        assert "its last stderr lines: dying mid call: the backend refused [REDACTED]" in (
-            outcome.content
-        )
+        outcome, took = _call_that_breaks(toolbox)
         assert "got no answer" not in outcome.content and SECRET not in outcome.content
         assert took < BOUND, f"the call took {took:.1f} s"
         state = _state(hub, "h")
@@ -136,16 +127,7 @@ def test_a_call_fails_well_before_its_timeout_when_what_is_left_holds_stdin_too(
     hub.start()
     try:
         assert hub.wait_for_start(LONG) == []
-        began = time.monotonic()
-        outcome = toolbox.run("mcp__h__die", {})
-        took = time.monotonic() - began
-        assert outcome.is_error
-        assert "the MCP server h stopped: its connection broke during a call of die" in (
-            outcome.content
-        ), outcome.content
-        assert "its last stderr lines: dying mid call: the backend refused [REDACTED]" in (
-            outcome.content
-        )
+        outcome, took = _call_that_breaks(toolbox)
         assert took < BOUND, f"the call took {took:.1f} s"
         state = _state(hub, "h")
         assert state.status == "failed" and not state.launcher_exited, state
@@ -280,3 +262,20 @@ def _assert_turns_failed_once_ready(hub: McpHub, name: str) -> None:
     assert state.reason.startswith("it exited after it was ready"), state.reason
     assert "bye [REDACTED]" in state.reason
     assert hub.offered_tools() == []
+
+
+def _call_that_breaks(toolbox) -> tuple:
+    """Call `h`'s `die` (it writes a line to stderr and exits mid-call): the outcome, an
+    error that names the broken connection and the last stderr lines, redacted, and the
+    seconds it took."""
+    began = time.monotonic()
+    outcome = toolbox.run("mcp__h__die", {})
+    took = time.monotonic() - began
+    assert outcome.is_error
+    assert "the MCP server h stopped: its connection broke during a call of die" in (
+        outcome.content
+    ), outcome.content
+    assert "its last stderr lines: dying mid call: the backend refused [REDACTED]" in (
+        outcome.content
+    )
+    return outcome, took
