@@ -276,11 +276,17 @@ _default_counter: TokenCounter | None = None
 SIZED_BY_THE_API = frozenset({"image", "document"})  # blocks not billed by characters
 
 
+def is_sized_block(value: dict[str, Any]) -> bool:
+    """Whether a JSON object is an image or a document block (its "type" any JSON value)."""
+    kind = value.get("type")
+    return isinstance(kind, str) and kind in SIZED_BY_THE_API
+
+
 def holds_content_sized_by_the_api(value: Any) -> bool:
     """True when a JSON value (a message, a view) holds an image or a document block
     anywhere, which the API bills by its own sizing rather than by characters."""
     if isinstance(value, dict):
-        if value.get("type") in SIZED_BY_THE_API:
+        if is_sized_block(value):
             return True
         return any(holds_content_sized_by_the_api(item) for item in value.values())
     if isinstance(value, list | tuple):

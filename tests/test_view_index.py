@@ -214,3 +214,13 @@ def test_the_very_frozen_view_measured_last_is_not_walked_again(monkeypatch) -> 
     assert compared == [len(view)]
     other_rule = CompactionPolicy(read_tool_names=frozenset({"cat_file"}))
     assert index.measure(view, other_rule) == tokens and index.length == len(view)
+
+
+def test_a_block_whose_type_is_no_string_is_no_image_nor_a_crash() -> None:
+    """Found by the hostile-history property test: a tool_result block `{"type": []}`
+    made the index's image-or-document check raise TypeError (a list is unhashable)."""
+    odd = user([{"type": "tool_result", "tool_use_id": "toolu_odd", "content": [{"type": []}]}])
+    view = [user("go"), assistant([tool_use("toolu_odd", "bash", {"command": "ls"})]), odd]
+    index = ViewIndex(TokenCounter(QuarterEncoding))
+    index.measure(view)
+    assert not index.holds_sized_content(view)

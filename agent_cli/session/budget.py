@@ -25,7 +25,7 @@ from typing import Any
 
 from agent_cli.compaction import CompactionPolicy
 from agent_cli.compaction.policy import with_thresholds
-from agent_cli.tokens import SIZED_BY_THE_API
+from agent_cli.tokens import is_sized_block
 
 MIN_CALIBRATION = 0.5
 MAX_CALIBRATION = 3.0
@@ -62,7 +62,7 @@ def wire_characters(value: Any) -> int:
     an image or a document, which the API bills by its pixels or pages (the estimate
     holds them as such), not by the characters of its base64."""
     if isinstance(value, dict):
-        if value.get("type") in SIZED_BY_THE_API:
+        if is_sized_block(value):
             return 0
         public = [(key, item) for key, item in value.items() if not str(key).startswith("_")]
         return 2 + sum(len(json.dumps(key)) + 2 + wire_characters(item) for key, item in public)
