@@ -166,6 +166,13 @@ def test_run_and_dollar_become_a_bash_call_with_the_whole_command(text, command)
     assert calls_of(text) == [("bash", {"command": command})]
 
 
+@pytest.mark.parametrize("text", ["run it", "read app.py and run it", "run this.", "execute them"])
+def test_run_with_a_pronoun_runs_no_command_named_after_it(text):
+    # a new user's "read app.py and run it" asked approval for a command named `it`
+    assert ("bash", {"command": "it"}) not in calls_of(text)
+    assert all(tool != "bash" for tool, _ in calls_of(text))
+
+
 def test_write_becomes_a_write_file_call_keeping_an_and_inside_its_text():
     assert calls_of("write notes.txt: salt and pepper") == [
         ("write_file", {"path": "notes.txt", "content": "salt and pepper\n"})

@@ -7,7 +7,7 @@ by "and" (or a comma) and maps each to at most one tool call:
     list|ls [X]               -> list_dir {"path": X or "."}
     grep P [[in] DIR]         -> grep {"pattern": P, "path": DIR}  (quote a P with spaces)
     search [for] P [in DIR] | find P [in DIR] -> the same; here P may be several words
-    run CMD | $ CMD           -> bash {"command": CMD}
+    run CMD | $ CMD           -> bash {"command": CMD}  (not "run it": a pronoun is no command)
     write X: TEXT             -> write_file {"path": X, "content": TEXT}
     edit X: OLD -> NEW        -> edit_file {"path": X, "old_string": OLD, "new_string": NEW}
     read artifact:...         -> read_artifact {"pointer": "artifact:..."}
@@ -47,6 +47,8 @@ _SEARCH = re.compile(
     rf"(?:grep|search\s+for|search|find)\s+(.+?)(?:\s+in\s+{_TOKEN})?", re.IGNORECASE
 )
 _RUN = re.compile(r"(?:(?:run|execute)\s+|\$\s*)(.+)", re.IGNORECASE | re.DOTALL)
+# "read app.py and run it": the model cannot tell which command "it" means, so it runs none
+_PRONOUN = re.compile(r"(?:it|this|that|them|these|those)[.!?]*", re.IGNORECASE)
 _WRITE = re.compile(rf"write\s+(?:to\s+)?{_TOKEN}\s*:\s?(.*)", re.IGNORECASE | re.DOTALL)
 _EDIT = re.compile(rf"edit\s+{_TOKEN}\s*:\s?(.*?)\s+->\s+(.*)", re.IGNORECASE | re.DOTALL)
 _RECALL = re.compile(r"recall\s+(\S+)", re.IGNORECASE)
@@ -97,7 +99,8 @@ def parse_request(part: str) -> PlannedCall | None:
     """The tool call one request maps to, or None when it is not a tool request."""
     text = part.strip()
     if match := _RUN.fullmatch(text):
-        return PlannedCall("bash", {"command": match.group(1).strip()})
+        command = match.group(1).strip()
+        return None if _PRONOUN.fullmatch(command) else PlannedCall("bash", {"command": command})
     if match := _EDIT.fullmatch(text):
         return PlannedCall(
             "edit_file",
