@@ -95,7 +95,9 @@ def test_a_path_a_person_writes_stays_visible(path):
     assert secrets_by_every_reader("GOOGLE_APPLICATION_CREDENTIALS", path) == [()] * 5
 
 
-@pytest.mark.parametrize("prefix", ["/", "~/", "./", "C:\\", "C:/"])
+@pytest.mark.parametrize(
+    "prefix", ["/", "~/", "./", "C:\\", "C:/", "$HOME/", "${HOME}/", "%APPDATA%\\"]
+)
 def test_random_hex_and_base64_after_a_path_start_are_never_a_path(prefix):
     """Measured with a fixed seed: hex of a key's lengths never passes, nor base64 of a
     token's (32 and 44 characters, which hold `/` about every 64th character). Shorter

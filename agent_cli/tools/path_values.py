@@ -10,40 +10,50 @@ back; so the rule takes only what reads as a path a person writes to a file or f
 and errs towards hiding.
 
 Contract: `is_path_value(value)`, of the value stripped:
-- it starts as a path does: `/` (not `//`), `~/`, `./`, `../`, or a drive (`C:\\`,
-  `C:/`); or, relative, its last segment is a file name with a key's or a setting file's
-  extension (`KEY_FILE_EXTENSIONS`: `keys/sa.json`);
+- it starts as a path does: `/` (not `//`), `~/`, `./`, `../`, a drive (`C:\\`,
+  `C:/`), or a variable that holds a folder, which reads as `~/` does (`$HOME/`,
+  `${XDG_CONFIG_HOME}/`, `$env:USERPROFILE\\`, `%APPDATA%\\`: `_PATH_START`); or,
+  relative, its last segment is a file name with a key's or a setting file's extension
+  (`KEY_FILE_EXTENSIONS`: `keys/sa.json`), or it is a known file name alone (`.env.local`);
 - segments are split at `/` or `\\`, none empty but a trailing one (a folder), of path
-  characters only (`PATH_SEGMENT`: letters, digits, `.`, `_`, `-`, `@`; no blank, no `+`
-  or `=`); each word of a segment (the pieces between `.`, `_`, `-`, `@`) is digits
-  alone, lower-case hex alone, or letters in one case or written as words are
+  characters only (`PATH_SEGMENT`: letters, digits, `.`, `_`, `-`, `@`; no `+` or `=`; a
+  blank only in a known folder's name, `FOLDERS_WITH_BLANKS`: `Application Support`,
+  `Program Files`); each word of a segment (the pieces between `.`, `_`, `-`, `@`) is
+  digits alone, lower-case hex alone, or letters in one case or written as words are
   (`Library`, `serviceAccountKey`, `HTTPServer`), with digits before or after
-  (`ed25519`, `deploy2024`, `2fa`): `NAME_WORD`; never digits between letters (`k9Pq`)
-  nor random case (`zXkjHx`);
+  (`ed25519`, `deploy2024`, `2fa`): `NAME_WORD`; or, naming nothing by itself, digits
+  between two short runs of letters in one case, or lower case, capitals and digits in
+  that order (`k3s`, `i18n`, `sha256sum`, `K8S`, `jwtRS256`: `_MIXED_WORD`); never
+  random case (`zXkjHx`) nor digits and letters mixed further (`k9Pq`);
 - a word is random (`is_random_word`) when it is lower-case hex with a digit of
-  `RANDOM_HEX_CHARS` or more (`3f2a1b9c`), a run of `RANDOM_DIGITS` digits or more, or
-  a run of letters in one case longer than `LONGEST_NAME_RUN` (`abcdefghijklmnopqrstu`);
-  a word is a name (`is_name_word`) when it is no random word and it holds letters:
-  letters alone (`x`, `Library`) or two letters in a row with digits (`ed25519`, `v1`
-  is none: hex pieces such as `9a2f` and version marks name nothing);
-- a segment names something when one of its words is a name; no segment but the last
-  holds a random word; the last segment is a file name with a known extension whose
-  stem names something (random words beside it are the key's id, as Google writes
-  `myproject-3f2a1b9c0d4e.json`; a stem of hex alone, `secrets/<hex>.json`, is none,
-  since a hex file name under a credential name may as well be the credential), or a
-  name with no random word (`id_ed25519`, `credentials`, a folder);
+  `RANDOM_HEX_CHARS` or more (`3f2a1b9c`), a run of `RANDOM_DIGITS` digits or more that
+  is no date (`20240115` is one), or a run of letters in one case longer than
+  `LONGEST_NAME_RUN` (`abcdefghijklmnopqrstu`); a word is a name (`is_name_word`) when
+  it is no random word and it holds letters: letters alone (`x`, `Library`) or two
+  letters in a row with digits (`ed25519`, `v1` is none: hex pieces such as `9a2f` and
+  version marks name nothing);
+- a segment names something when one of its words is a name, or it is a known folder
+  with a blank; no segment but the last holds a random word; the last segment is a file
+  name with a known extension, maybe followed by up to `MAX_QUALIFIERS` extensions of
+  letters (`credentials.yml.enc`, `.pem.bak`), whose stem names something or holds a
+  mixed word (`jwtRS256.key`; random words beside them are the key's id, as Google
+  writes `myproject-3f2a1b9c0d4e.json`; a stem of hex alone, `secrets/<hex>.json`, is
+  none, since a hex file name under a credential name may as well be the credential),
+  or a name with no random word (`id_ed25519`, `credentials`, a folder);
 - at least `MIN_NAMED_SEGMENTS` segments name something (`/run/secrets/db_password`,
-  `~/.aws/credentials`); after `~/`, `./`, `../` or a drive a single segment may stand
-  alone only as a file name with a known extension (`~/sa.json`): a single word after
-  them (`./hunter2024`, `C:\\Summer2024`, `~/sk-proj-...`) is a password's or a token's
-  shape as much as a file's.
-Measured on random base64 and hex after `/`, `~/`, `./`, `C:\\` (40,000 of each length;
-the tests keep a seeded sample): no hex passes; of base64 about 1 in 600 of 12
-characters, 1 in 3,000 of 16, 1 in 15,000 of 20, at most 1 in 20,000 of 22 and 27, none
-of 32 or 43 (a token's lengths). A variable the user names in
-`AGENT_CLI_SECRET_NAMES` is hidden whatever it holds. A path with a blank (`Program
-Files`), a random folder (`/tmp/<hex>/key.json`) or a lone file (`/credentials.json`,
-`~/.netrc`) is no path here, and stays hidden.
+  `~/.aws/credentials`); after `~/`, `./`, `../`, a drive or a variable a single segment
+  may stand alone only as a file name with a known extension (`~/sa.json`) or as a known
+  key or setting file's name (`KEY_FILE_NAMES`, maybe qualified: `./id_rsa`, `~/.netrc`,
+  `./.env.production`): a single word after them (`./hunter2024`, `C:\\Summer2024`,
+  `~/sk-proj-...`) is a password's or a token's shape as much as a file's; relative with
+  no mark, a single segment stands alone only as a known file's name (`.env.local`).
+Measured on random base64 and hex after `/`, `~/`, `./`, `C:\\`, `$HOME/` (40,000 of each
+length; the tests keep a seeded sample): no hex passes; of base64 73-79 of 12 characters
+(about 1 in 500; 72-76 before variables, mixed words and dates were read), 9-22 of 16,
+1-7 of 20, 0-3 of 22, 0-1 of 27, none of 32 or 43 (a token's lengths). A variable the
+user names in `AGENT_CLI_SECRET_NAMES` is hidden whatever it holds. A path with a blank elsewhere
+(`my keys`), a random folder (`/tmp/<hex>/key.json`) or a lone file after `/`
+(`/credentials.json`) is no path here, and stays hidden.
 """
 
 from __future__ import annotations
@@ -51,10 +61,16 @@ from __future__ import annotations
 import re
 
 # The start of a path: absolute (not `//`, a network share or a token's doubled `/`),
-# the home folder, relative to here, or a Windows drive.
-_PATH_START = re.compile(r"(?P<root>/(?!/))|(?P<marked>~/|\.\.?/|[A-Za-z]:[\\/])")
+# the home folder, relative to here, a Windows drive, or a variable that holds a folder
+# (`$HOME/`, `${XDG_CONFIG_HOME}/`, PowerShell's `$env:USERPROFILE\`, cmd's `%APPDATA%\`),
+# which reads as `~/` does.
+_VARIABLE = r"\$(?:env:)?[A-Za-z_]\w*|\$\{[A-Za-z_]\w*\}|%[A-Za-z_]\w*%"
+_PATH_START = re.compile(
+    rf"(?P<root>/(?!/))|(?P<marked>~/|\.\.?/|[A-Za-z]:[\\/]|(?:{_VARIABLE})[\\/])", re.ASCII
+)
 MIN_NAMED_SEGMENTS = 2
-# What a file name must end in to stand alone after `~/`, `./`, `../` or a drive, to end
+# What a file name must end in to stand alone after `~/`, `./`, `../`, a drive or a
+# variable, to end
 # a relative path without them, and to let its stem hold a key's id.
 KEY_FILE_EXTENSIONS = frozenset(
     {
@@ -63,10 +79,38 @@ KEY_FILE_EXTENSIONS = frozenset(
         *("cfg", "conf", "env", "properties", "xml"),
     }
 )
+# Names of key and setting files that need no extension to be plainly one, alone after a
+# mark or relative (`./id_rsa`, `~/.netrc`, `.env`). Words as general as `credentials`
+# or `token` are none: alone, `/credentials` is a word more than a file.
+KEY_FILE_NAMES = frozenset(
+    {
+        *("id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "id_ecdsa_sk", "id_ed25519_sk"),
+        *(".env", ".envrc", ".netrc", "_netrc", ".pgpass", ".npmrc", ".yarnrc", ".pypirc"),
+        *(".git-credentials", ".dockercfg", ".htpasswd", ".vault-token", ".boto"),
+        *(".s3cfg", ".my.cnf", ".authinfo", "authorized_keys", "known_hosts"),
+    }
+)
+# A file name's last extensions that qualify it (`.yml.enc`, `.env.local`,
+# `.env.development.local`, `.pem.bak`): words of letters, at most this many.
+MAX_QUALIFIERS = 2
+# Folders whose names hold a blank, which a path may pass through (compared casefolded).
+FOLDERS_WITH_BLANKS = frozenset(
+    {
+        *("application support", "mobile documents", "program files", "common files"),
+        *("application data", "local settings", "my documents", "cloud sdk"),
+        *("google drive", "my drive"),
+    }
+)
 PATH_SEGMENT = re.compile(r"[A-Za-z0-9._@-]+")
 NAME_WORD = re.compile(
     r"[0-9a-f]+"
     r"|[0-9]*(?:[a-z]+|[A-Z]+|(?:[A-Z]+(?=[A-Z][a-z])|[a-z]+)?(?:[A-Z][a-z]{2,})+)[0-9]*"
+)
+# A word with digits among its letters, as a tool's or an algorithm's name is written:
+# digits between two short runs of letters in one case (`k3s`, `i18n`, `sha256sum`,
+# `K8S`), or lower case, capitals and digits in that order (`jwtRS256`); hex alone is none.
+_MIXED_WORD = re.compile(
+    r"[a-z]{1,3}[0-9]{1,3}[a-z]{1,4}|[A-Z]{1,3}[0-9]{1,3}[A-Z]{1,3}|[a-z]{2,}[A-Z]{2,}[0-9]+"
 )
 RANDOM_HEX_CHARS = 8
 RANDOM_DIGITS = 8
@@ -76,7 +120,11 @@ _RANDOM_WORD = re.compile(
     rf"|.*(?:[0-9]{{{RANDOM_DIGITS},}}|[a-z]{{{LONGEST_NAME_RUN + 1},}}"
     rf"|[A-Z]{{{LONGEST_NAME_RUN + 1},}}).*"
 )
+# A date written as eight digits (`20240115`), a folder's name, not a key's digits.
+_DATE = re.compile(r"(?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])")
+_HEX_ALONE = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 _LETTERS_OF_A_NAME = re.compile(r"[A-Za-z]+|.*[A-Za-z]{2}.*")
+_QUALIFIER = re.compile(r"[A-Za-z]+")
 _SEPARATORS = re.compile(r"[\\/]")
 _WORD_BREAKS = re.compile(r"[._@-]")
 
@@ -93,43 +141,97 @@ def is_path_value(value: str) -> bool:
     *folders, last = segments
     if any(_holds_random_word(folder) for folder in folders):
         return False
+    if not folders:
+        return _stands_alone(last, start)
     is_file = _is_key_file_name(last)
     if not (is_file or (_names_something(last) and not _holds_random_word(last))):
         return False
-    if start is not None and start.group("marked") is not None and not folders:
-        return is_file
     named = sum(_names_something(segment) for segment in folders) + 1
     return named >= MIN_NAMED_SEGMENTS and (start is not None or is_file)
 
 
+def _stands_alone(segment: str, start: re.Match[str] | None) -> bool:
+    """A single segment is a path only as a known file's name (`.env.local`) or, after a
+    mark or a variable, a key file's name (`~/sa.json`); after `/` alone, never."""
+    if start is None:
+        return _is_known_file_name(segment)
+    if start.group("marked") is None:
+        return False
+    return _is_key_file_name(segment) or _is_known_file_name(segment)
+
+
 def is_random_word(word: str) -> bool:
     """A word of a segment that is a key's random part, no name (module contract)."""
-    return bool(_RANDOM_WORD.fullmatch(word))
+    return bool(_RANDOM_WORD.fullmatch(word)) and not _DATE.fullmatch(word)
 
 
 def is_name_word(word: str) -> bool:
     """A word of a segment that names something (module contract)."""
-    return bool(_LETTERS_OF_A_NAME.fullmatch(word)) and not is_random_word(word)
+    return bool(
+        NAME_WORD.fullmatch(word) and _LETTERS_OF_A_NAME.fullmatch(word)
+    ) and not is_random_word(word)
+
+
+def _is_mixed_word(word: str) -> bool:
+    """A word with digits among letters (`k3s`), which a path may hold but which names
+    nothing by itself."""
+    if _HEX_ALONE.fullmatch(word):
+        return False  # a key id's piece, `ab12cd`
+    return bool(_MIXED_WORD.fullmatch(word)) and not is_random_word(word)
 
 
 def _is_path_segment(segment: str) -> bool:
-    """A segment of path characters whose words all have a name's shape."""
+    """A segment of path characters whose words all have a name's shape, or a known
+    folder whose name holds a blank."""
+    if _is_folder_with_blanks(segment):
+        return True
     if not PATH_SEGMENT.fullmatch(segment):
         return False
-    return all(not word or NAME_WORD.fullmatch(word) for word in _words(segment))
+    return all(
+        not word or NAME_WORD.fullmatch(word) or _is_mixed_word(word) for word in _words(segment)
+    )
 
 
 def _is_key_file_name(segment: str) -> bool:
-    """A file name with a known extension whose stem names something."""
-    stem, dot, extension = segment.rpartition(".")
-    return bool(dot) and extension.lower() in KEY_FILE_EXTENSIONS and _names_something(stem)
+    """A file name with a known extension, maybe qualified (`credentials.yml.enc`), whose
+    stem names something or holds a word with digits among letters (`jwtRS256.key`)."""
+    stem, dot, extension = _unqualified(segment).rpartition(".")
+    if not dot or extension.lower() not in KEY_FILE_EXTENSIONS:
+        return False
+    return _names_something(stem) or any(_is_mixed_word(word) for word in _words(stem))
+
+
+def _is_known_file_name(segment: str) -> bool:
+    """One of `KEY_FILE_NAMES`, maybe qualified (`.env.local`, `id_rsa.old`)."""
+    return segment in KEY_FILE_NAMES or _unqualified(segment) in KEY_FILE_NAMES
+
+
+def _unqualified(segment: str) -> str:
+    """`segment` without up to `MAX_QUALIFIERS` last extensions of letters that are no
+    known extension: `credentials.yml.enc` is `credentials.yml`, `.env.local` is `.env`."""
+    for _ in range(MAX_QUALIFIERS):
+        rest, dot, extension = segment.rpartition(".")
+        if not (dot and rest and _QUALIFIER.fullmatch(extension)):
+            break
+        if extension.lower() in KEY_FILE_EXTENSIONS or segment in KEY_FILE_NAMES:
+            break
+        segment = rest
+    return segment
+
+
+def _is_folder_with_blanks(segment: str) -> bool:
+    return " " in segment and segment.casefold() in FOLDERS_WITH_BLANKS
 
 
 def _names_something(segment: str) -> bool:
+    if _is_folder_with_blanks(segment):
+        return True
     return any(is_name_word(word) for word in _words(segment))
 
 
 def _holds_random_word(segment: str) -> bool:
+    if _is_folder_with_blanks(segment):
+        return False
     return any(is_random_word(word) for word in _words(segment))
 
 
