@@ -50,6 +50,7 @@ CREDENTIAL_PARAMETER_NAMES = frozenset({"code", "pass", "pw"})
 # the punctuation a sentence or a bracket puts after it.
 _WRITTEN_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'`<>]+")
 _AFTER_A_URL = ".,;:)]}"
+_OPENERS = {")": "(", "]": "[", "}": "{"}
 # Oracle's JDBC URL: `jdbc:oracle:<driver>:user/password@...`.
 _ORACLE_JDBC = re.compile(r"jdbc:oracle:[A-Za-z0-9]+:[^/@\s\"'`]+/([^@\s\"'`]+)@", re.IGNORECASE)
 
@@ -104,8 +105,19 @@ def url_path_tokens(url: str) -> Iterator[str]:
 def _urls_in(value: str) -> list[str]:
     """The whole value, and each URL written in it, each once."""
     whole = value.strip()
-    written = (found.group().rstrip(_AFTER_A_URL) for found in _WRITTEN_URL.finditer(whole))
+    written = (_without_punctuation_after(found.group()) for found in _WRITTEN_URL.finditer(whole))
     return list(dict.fromkeys([whole, *written]))
+
+
+def _without_punctuation_after(url: str) -> str:
+    """`url` less the punctuation a sentence or a bracket puts after it (`_AFTER_A_URL`),
+    but a bracket the URL opened stays: `?token=${API_TOKEN}` keeps its placeholder's `}`."""
+    while url and url[-1] in _AFTER_A_URL:
+        opener = _OPENERS.get(url[-1])
+        if opener is not None and url.count(opener) >= url.count(url[-1]):
+            break
+        url = url[:-1]
+    return url
 
 
 def _split(url: str) -> SplitResult | None:
