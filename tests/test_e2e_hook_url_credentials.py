@@ -87,8 +87,9 @@ def test_code_keys_and_hook_secrets_reach_no_request_file_or_terminal(tmp_path: 
     assert f"webhooks/1187654321098765432/{REDACTED_MARK}" in catted
     assert f"api.telegram.org/bot{REDACTED_MARK}/sendMessage" in catted
     assert f"{TEAMS_GROUP}/IncomingWebhook/{REDACTED_MARK}" in catted
-    assert f"ALERTS_URL=https://hooks.slack.com/services/T04ABCD1234/B0ALERTS99/{REDACTED_MARK}" in (
-        printed
+    assert (
+        f"ALERTS_URL=https://hooks.slack.com/services/T04ABCD1234/B0ALERTS99/{REDACTED_MARK}"
+        in (printed)
     )
     assert f"runtime/webhooks/mcp/sse?code={REDACTED_MARK}" in done.stderr  # its warning
     for where, body in enumerate(bodies):

@@ -43,7 +43,10 @@ def hidden_by_every_reader(value: str) -> list[set[str]]:
         (f"http://127.0.0.1:9/runtime/webhooks/mcp/sse?code={FUNCTION_KEY}", FUNCTION_KEY),
         (f"https://meet.example.com/j/81234567890?pwd={SLACK_SECRET}", SLACK_SECRET),
         (f"https://hooks.slack.com/services/T04ABCD1234/B05EFGH5678/{SLACK_SECRET}", SLACK_SECRET),
-        (f"https://hooks.slack.com/workflows/T04ABCD1234/A05X/4567890/{SLACK_SECRET}", SLACK_SECRET),
+        (
+            f"https://hooks.slack.com/workflows/T04ABCD1234/A05X/4567890/{SLACK_SECRET}",
+            SLACK_SECRET,
+        ),
         (f"https://discord.com/api/webhooks/1187654321098765432/{DISCORD_TOKEN}", DISCORD_TOKEN),
         (f"https://discordapp.com/api/v10/webhooks/11876543/{DISCORD_TOKEN}/slack", DISCORD_TOKEN),
         (f"https://api.telegram.org/bot{TELEGRAM_TOKEN}/sendMessage", TELEGRAM_TOKEN),
