@@ -8,7 +8,11 @@ Contract:
   that has a key's shape (`token_shape.is_user_part_token`), as written and decoded: GitHub's
   `https://<token>@github.com/...`, Gemfury's `https://<token>@pypi.fury.io/...`, but not
   a user name (`https://git@github.com/`, `ssh://deploy@host`); and its query parameters
-  whose names look like credentials (`?api_key=`, `CREDENTIAL_PARAMETER`). A URL behind
+  whose names look like credentials (`?api_key=`, `CREDENTIAL_PARAMETER`, and the names
+  `CREDENTIAL_PARAMETER_NAMES` that hold no such word: Azure Functions' `?code=<function
+  key>`); and the secret part of the path of a webhook or bot URL of a service that puts
+  it there (`tools.hook_urls`: Slack's `hooks.slack.com/services/T../B../<secret>`,
+  Discord's, Telegram's `bot<token>`, Microsoft Teams'). A URL behind
   further scheme words is read from the one `://` follows (JDBC's
   `jdbc:mysql://user:password@host`, R2DBC's `r2dbc:pool:postgresql://...`), and Oracle's
   JDBC URL, which has no `://`, by its own form: the password of
@@ -26,18 +30,27 @@ import re
 from collections.abc import Iterator
 from urllib.parse import SplitResult, parse_qsl, unquote, urlsplit
 
+from agent_cli.tools.hook_urls import hook_url_secrets
 from agent_cli.tools.placeholders import is_placeholder
 from agent_cli.tools.token_shape import is_token_word, is_user_part_token
 
 CREDENTIAL_PARAMETER = re.compile(
-    r"key|token|secret|passw|passphrase|auth|sig|credential|session|jwt", re.IGNORECASE
+    r"key|token|secret|passw|passphrase|passcode|pwd|auth|sig|credential|session|jwt",
+    re.IGNORECASE,
 )
+# Whole parameter names that carry a credential without a word above in them: Azure
+# Functions' function key (`?code=`, also Azure's remote MCP endpoint
+# `/runtime/webhooks/mcp/sse?code=`) and an OAuth redirect's authorization code (one use,
+# but whoever reads it first may redeem it); a meeting's or a share's `?pwd=`, `?pw=`,
+# `?pass=`. Whole names only: `country_code`, `status_code`, `compass` are none.
+CREDENTIAL_PARAMETER_NAMES = frozenset({"code", "pass", "pw"})
 # A URL inside a longer value (a list, a JSON or YAML value, a command): from the scheme
 # that `://` follows (so `mysql` of `jdbc:mysql://`: `jdbc` read as the scheme would
 # leave the user and password in the path) to a blank, a quote or an angle bracket, less
 # the punctuation a sentence or a bracket puts after it.
 _WRITTEN_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'`<>]+")
 _AFTER_A_URL = ".,;:)]}"
+_OPENERS = {")": "(", "]": "[", "}": "{"}
 # Oracle's JDBC URL: `jdbc:oracle:<driver>:user/password@...`.
 _ORACLE_JDBC = re.compile(r"jdbc:oracle:[A-Za-z0-9]+:[^/@\s\"'`]+/([^@\s\"'`]+)@", re.IGNORECASE)
 
@@ -65,8 +78,17 @@ def _credential_readings(value: str) -> Iterator[tuple[str, ...]]:
         if parts.username and is_user_part_token(unquote(parts.username)):
             yield parts.username, unquote(parts.username)
         for name, parameter in parse_qsl(parts.query):
-            if CREDENTIAL_PARAMETER.search(name):
+            if is_credential_parameter(name):
                 yield (parameter,)
+        if parts.hostname:
+            for secret in hook_url_secrets(parts.hostname, parts.path):
+                yield (secret,)
+
+
+def is_credential_parameter(name: str) -> bool:
+    """Whether a URL's query parameter `name` holds a credential (`CREDENTIAL_PARAMETER`,
+    `CREDENTIAL_PARAMETER_NAMES`)."""
+    return bool(CREDENTIAL_PARAMETER.search(name)) or name.lower() in CREDENTIAL_PARAMETER_NAMES
 
 
 def url_path_tokens(url: str) -> Iterator[str]:
@@ -83,8 +105,19 @@ def url_path_tokens(url: str) -> Iterator[str]:
 def _urls_in(value: str) -> list[str]:
     """The whole value, and each URL written in it, each once."""
     whole = value.strip()
-    written = (found.group().rstrip(_AFTER_A_URL) for found in _WRITTEN_URL.finditer(whole))
+    written = (_without_punctuation_after(found.group()) for found in _WRITTEN_URL.finditer(whole))
     return list(dict.fromkeys([whole, *written]))
+
+
+def _without_punctuation_after(url: str) -> str:
+    """`url` less the punctuation a sentence or a bracket puts after it (`_AFTER_A_URL`),
+    but a bracket the URL opened stays: `?token=${API_TOKEN}` keeps its placeholder's `}`."""
+    while url and url[-1] in _AFTER_A_URL:
+        opener = _OPENERS.get(url[-1])
+        if opener is not None and url.count(opener) >= url.count(url[-1]):
+            break
+        url = url[:-1]
+    return url
 
 
 def _split(url: str) -> SplitResult | None:
