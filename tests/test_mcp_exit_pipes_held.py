@@ -35,10 +35,12 @@ LONG = 90.0
 BOUND = 30.0  # what a test allows: the bug took the whole timeout
 
 
-def wrapped(name: str, script: str, left: Path, holds_stdin: bool = False) -> McpServerSettings:
+def wrapped(
+    name: str, script: str, left: Path, holds_stdin: bool = False, timeout: float = LONG
+) -> McpServerSettings:
     """A server run as `bash -c`, which first leaves a `sleep` running in the background
     (holding the server's stdout and stderr; with `holds_stdin`, its stdin too, which bash
-    otherwise gives /dev/null) and writes its pid to `left`."""
+    otherwise gives /dev/null) and writes its pid to `left`; `timeout` is its calls'."""
     sleep = "{ sleep 300 <&3 & } 3<&0;" if holds_stdin else "sleep 300 &"
     leave = f"{sleep} echo $! > {shlex.quote(str(left))}; "
     return McpServerSettings(
@@ -46,7 +48,7 @@ def wrapped(name: str, script: str, left: Path, holds_stdin: bool = False) -> Mc
         command="bash",
         args=("-c", leave + script),
         env={"HOSTILE_SECRET": SECRET},
-        timeout=LONG,
+        timeout=timeout,
         startup_timeout=LONG,
     )
 
@@ -113,22 +115,34 @@ def test_a_call_fails_at_once_when_its_server_dies_while_a_child_holds_its_stdou
         hub.close()
 
 
-def test_a_call_fails_well_before_its_timeout_when_what_is_left_holds_stdin_too(tmp_path):
+def test_a_call_in_flight_when_what_is_left_holds_stdin_too_ends_at_its_timeout_saying_why(
+    tmp_path, monkeypatch
+):
     """The server's exit is no longer its end while its stdout is open (a launcher may
     have forked it and left: `test_mcp_launcher_exits.py`): it is asked with a ping. What
-    it left running here holds its stdin too, so the ping is written and goes unanswered:
-    the call still fails within seconds (`exit_probe.ANSWER_SECONDS`), not at its 90 s
-    timeout, with the server's last stderr lines."""
+    it left running here holds its stdin too, so the ping is written and goes unanswered.
+    Session 28 ended the server then, in `ANSWER_SECONDS`; but a healthy server busy with
+    a long call cannot answer a ping either (round 29, `test_mcp_busy_server_ping.py`), so
+    the call in flight now decides: it fails at its own timeout (4 s here; the ping's
+    answer time made 0.5 s), saying that the ping went unanswered too and what the server
+    last wrote to stderr, redacted."""
+    monkeypatch.setattr("agent_cli.mcp_servers.hub.ANSWER_SECONDS", 0.5)
     left = tmp_path / "left.pid"
     toolbox = make_toolbox(tmp_path, secret_environment={"HOSTILE_TOKEN": SECRET})
-    settings = wrapped("h", hostile("normal"), left, holds_stdin=True)
+    settings = wrapped("h", hostile("normal"), left, holds_stdin=True, timeout=4.0)
     hub = McpHub([settings], tmp_path, toolbox.secret_forms)
     toolbox.attach_mcp(hub)
     hub.start()
     try:
         assert hub.wait_for_start(LONG) == []
-        outcome, took = _call_that_breaks(toolbox)
-        assert took < BOUND, f"the call took {took:.1f} s"
+        outcome = toolbox.run("mcp__h__die", {})
+        assert outcome.is_error
+        assert (
+            "a call of die got no answer in 4 s; the process agent-cli started for it had "
+            "exited and the server did not answer a ping either; its last stderr lines: "
+            "dying mid call: the backend refused [REDACTED]; the server was stopped"
+        ) in outcome.content, outcome.content
+        assert SECRET not in outcome.content
         state = _state(hub, "h")
         assert state.status == "failed" and not state.launcher_exited, state
         assert hub.offered_tools() == []
@@ -138,8 +152,9 @@ def test_a_call_fails_well_before_its_timeout_when_what_is_left_holds_stdin_too(
 
 
 def test_a_ready_server_that_exits_turns_failed_when_what_is_left_holds_stdin_too(tmp_path):
-    """The same between calls: it turns failed once the ping goes unanswered, its tools
-    no longer offered, its last stderr lines in the reason."""
+    """The same between calls (no call in flight to wait for): it turns failed once the
+    ping goes unanswered, its tools no longer offered, the reason saying so (not that it
+    exited: a launcher's exit looks the same) with its last stderr lines."""
     left = tmp_path / "left.pid"
     toolbox = make_toolbox(tmp_path, secret_environment={"HOSTILE_TOKEN": SECRET})
     settings = wrapped("dies", hostile("die_after_ready"), left, holds_stdin=True)
@@ -147,7 +162,11 @@ def test_a_ready_server_that_exits_turns_failed_when_what_is_left_holds_stdin_to
     toolbox.attach_mcp(hub)
     hub.start()
     try:
-        _assert_turns_failed_once_ready(hub, "dies")
+        unanswered = (
+            "the process agent-cli started for it exited and the server did not answer a "
+            "ping in 10 s, so agent-cli ended it; its last stderr lines: "
+        )
+        _assert_turns_failed_once_ready(hub, "dies", unanswered)
         _assert_ended(left)
     finally:
         hub.close()
@@ -250,16 +269,19 @@ def test_wait_exited_returns_once_the_process_exited_though_a_child_holds_its_st
     assert gone == [True]
 
 
-def _assert_turns_failed_once_ready(hub: McpHub, name: str) -> None:
-    """`name` starts ready, then turns failed within `BOUND` for having exited, its last
-    stderr lines (redacted) in the reason and its tools no longer offered."""
+def _assert_turns_failed_once_ready(
+    hub: McpHub, name: str, reason: str = "it exited after it was ready"
+) -> None:
+    """`name` starts ready, then turns failed within `BOUND` (its reason beginning with
+    `reason`: for having exited), its last stderr lines (redacted) in the reason and its
+    tools no longer offered."""
     assert hub.wait_for_start(LONG) == []
     deadline = time.monotonic() + BOUND
     while _state(hub, name).status == "ready" and time.monotonic() < deadline:
         time.sleep(0.05)
     state = _state(hub, name)
     assert state.status == "failed", state
-    assert state.reason.startswith("it exited after it was ready"), state.reason
+    assert state.reason.startswith(reason), state.reason
     assert "bye [REDACTED]" in state.reason
     assert hub.offered_tools() == []
 

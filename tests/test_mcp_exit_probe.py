@@ -1,5 +1,5 @@
 """`exit_probe.ExitProbe`, alone: what counts as the server answering after the process
-started for it exited, and what does not."""
+started for it exited, what does not, and what holds the verdict (a call in flight)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,11 @@ import json
 
 from agent_cli.mcp_servers.exit_probe import ANSWER_SECONDS, PING_ID, ExitProbe, ProbeStatus
 
+HOLD = 90.0  # a call's timeout
+
 
 def test_the_ping_is_an_mcp_ping_request_under_an_id_of_its_own():
-    probe = ExitProbe()
+    probe = ExitProbe(HOLD)
     line = probe.exited(now=100.0)
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     assert json.loads(line) == {"jsonrpc": "2.0", "id": PING_ID, "method": "ping"}
@@ -18,36 +20,93 @@ def test_the_ping_is_an_mcp_ping_request_under_an_id_of_its_own():
 
 
 def test_the_pings_answer_shows_the_server_is_there_and_is_kept_from_the_session():
-    probe = ExitProbe()
+    probe = ExitProbe(HOLD)
     probe.exited(now=0.0)
-    assert probe.take(PING_ID) is True
+    assert probe.take(PING_ID, now=1.0) is True
     assert probe.status is ProbeStatus.ANSWERED
-    probe.unheard()  # too late: an answer came
+    probe.settle(now=1_000.0)  # too late: an answer came
     assert probe.status is ProbeStatus.ANSWERED
 
 
 def test_an_answer_to_a_request_written_before_the_exit_proves_nothing():
     """It may have been written just before the exit (still in the pipe after it)."""
-    probe = ExitProbe()
-    probe.note_request(7)  # written while the process ran
+    probe = ExitProbe(HOLD)
+    probe.note_request(7, now=0.0)  # written while the process ran
     probe.exited(now=0.0)
-    assert probe.take(7) is False
+    assert probe.take(7, now=1.0) is False
     assert probe.status is ProbeStatus.ASKING
 
 
 def test_an_answer_to_a_request_written_after_the_exit_shows_the_server_is_there():
-    probe = ExitProbe()
+    probe = ExitProbe(HOLD)
     probe.exited(now=0.0)
-    probe.note_request(8)
-    assert probe.take(8) is False  # the session's own answer: it gets it
+    probe.note_request(8, now=1.0)
+    assert probe.take(8, now=2.0) is False  # the session's own answer: it gets it
     assert probe.status is ProbeStatus.ANSWERED
 
 
 def test_a_silent_server_stays_silent_and_the_pings_late_answer_is_still_kept_back():
-    probe = ExitProbe()
-    assert probe.take(PING_ID) is True and probe.status is ProbeStatus.RUNNING
+    probe = ExitProbe(HOLD)
+    assert probe.take(PING_ID, now=0.0) is True and probe.status is ProbeStatus.RUNNING
     probe.exited(now=0.0)
-    probe.unheard()
+    probe.settle(now=ANSWER_SECONDS - 1)
+    assert probe.status is ProbeStatus.ASKING
+    probe.settle(now=ANSWER_SECONDS)
     assert probe.status is ProbeStatus.SILENT
-    assert probe.take(PING_ID) is True
+    assert probe.unanswered_for == ANSWER_SECONDS
+    assert probe.take(PING_ID, now=ANSWER_SECONDS + 1) is True
     assert probe.status is ProbeStatus.SILENT
+
+
+def test_a_call_in_flight_holds_the_verdict_until_its_own_time_is_up():
+    """Round 29: a server that handles one message at a time answers the ping only after
+    the call it is busy with; the unanswered ping alone ended it mid-call."""
+    probe = ExitProbe(HOLD)
+    probe.note_request(3, now=0.0)  # the long call, written before the exit
+    probe.exited(now=4.0)
+    probe.settle(now=4.0 + ANSWER_SECONDS)
+    assert probe.status is ProbeStatus.ASKING
+    assert probe.is_overdue(now=4.0 + ANSWER_SECONDS)
+    assert probe.wake_at(now=4.0 + ANSWER_SECONDS) == HOLD
+    probe.settle(now=HOLD)  # the call's time is up, unanswered: its timeout decides
+    assert probe.status is ProbeStatus.SILENT and probe.unanswered_for == HOLD - 4.0
+
+
+def test_the_calls_answer_gives_the_ping_queued_behind_it_its_time_again():
+    probe = ExitProbe(HOLD)
+    probe.note_request(3, now=0.0)
+    probe.exited(now=4.0)
+    assert probe.take(3, now=30.0) is False  # no proof alone (it may predate the exit)
+    probe.settle(now=30.0)
+    assert probe.status is ProbeStatus.ASKING and probe.deadline == 30.0 + ANSWER_SECONDS
+    assert probe.take(PING_ID, now=30.0) is True
+    assert probe.status is ProbeStatus.ANSWERED
+
+
+def test_a_notification_is_a_sign_of_life_but_no_proof():
+    probe = ExitProbe(HOLD)
+    probe.exited(now=0.0)
+    assert probe.take(None, now=8.0) is False
+    assert probe.status is ProbeStatus.ASKING and probe.deadline == 8.0 + ANSWER_SECONDS
+    probe.settle(now=8.0 + ANSWER_SECONDS)
+    assert probe.status is ProbeStatus.SILENT
+
+
+def test_a_cancelled_request_holds_the_verdict_no_longer():
+    probe = ExitProbe(HOLD)
+    probe.note_request(5, now=0.0)
+    probe.exited(now=0.0)
+    probe.note_cancelled(5)
+    probe.settle(now=ANSWER_SECONDS)
+    assert probe.status is ProbeStatus.SILENT
+
+
+def test_a_ping_that_cannot_be_written_finds_the_server_gone_at_once():
+    """fix27g's case: what the server left running holds its stdout, nothing its stdin;
+    a call in flight does not hold that verdict (nothing can read it)."""
+    probe = ExitProbe(HOLD)
+    probe.note_request(3, now=0.0)
+    probe.exited(now=1.0)
+    probe.note_unwritten()
+    assert probe.status is ProbeStatus.SILENT and probe.unanswered_for is None
+    assert not probe.is_overdue(now=2.0)

@@ -97,6 +97,7 @@ def test_log_lines_never_reach_the_sdk_as_items_but_are_noted(tmp_path):
     from mcp.shared.message import SessionMessage
     from mcp.types import JSONRPCRequest, JSONRPCResponse
 
+    from agent_cli.mcp_servers.exit_probe import ExitProbe
     from agent_cli.mcp_servers.stdio_transport import open_stdio
 
     strays: list[str] = []
@@ -110,7 +111,14 @@ def test_log_lines_never_reach_the_sdk_as_items_but_are_noted(tmp_path):
         )
         with (tmp_path / "stderr").open("w") as errlog:
             async with open_stdio(
-                sys.executable, [str(LONG)], {}, tmp_path, errlog, strays.append, list
+                sys.executable,
+                [str(LONG)],
+                {},
+                tmp_path,
+                errlog,
+                strays.append,
+                list,
+                ExitProbe(60.0),
             ) as (reads, writes):
                 await writes.send(SessionMessage(request))
                 return await reads.receive()

@@ -7,19 +7,29 @@ same stdin and stdout and answering every request: session 27's rule (`process_e
 marked it failed at once, its tools gone. Or the server itself exited and a process it
 left running holds its stdout (`bash -c "sleep 300 & exec server"`): nobody answers, and a
 call would wait its whole timeout. The processes cannot tell the two apart; asking can.
+But a server busy with a call may not answer before the call is done (many handle one
+message at a time): while a call is in flight, the call decides, not the ping.
 
-Contract: `ExitProbe()` starts `RUNNING`. `exited(now, answer_seconds)` (the launched
-process exited; its stdout has not ended) turns it `ASKING` until `deadline`
-(`answer_seconds`, `ANSWER_SECONDS` unless given, after `now`, on the caller's clock) and returns the line to write to the server's stdin: MCP's `ping`
-request, which a server must answer at any time, its handshake's start included, under
-an id of agent-cli's own (`PING_ID`). While it asks, `note_request(ident)` records each
-request the session writes. `take(ident)` is told the id of each answer read from the
-server's stdout and returns whether it answers the ping (the session never sent that, so
-it must not see it); the probe turns `ANSWERED` (for good) when the answer is to the
-ping or to a recorded request: something read stdin and wrote stdout after the exit. An
-answer to a request written before the exit proves nothing (it may have been written
-just before it), so it is not counted. `unheard()` (the ping could not be written, or
-`deadline` passed unanswered) turns an asking probe `SILENT` (for good). Pure: no I/O.
+Contract: `ExitProbe(hold_seconds)` starts `RUNNING`. Every request the session writes is
+noted (`note_request(ident, now)`) and is in flight until its answer is read, it is
+cancelled (`note_cancelled`), or `hold_seconds` (the server's call `timeout`) passed since
+it was written. `exited(now, answer_seconds)` (the launched process exited; its stdout
+has not ended) turns it `ASKING` until `deadline` (`answer_seconds`, `ANSWER_SECONDS`
+unless given, after `now`, on the caller's clock) and returns the line to write to the
+server's stdin: MCP's `ping` request, which a server must answer at any time, its
+handshake's start included, under an id of agent-cli's own (`PING_ID`). `take(ident,
+now)` is told of each message read from the server's stdout (`ident`: the id it answers,
+None for one that answers nothing) and returns whether it answers the ping (the session
+never sent that, so it must not see it); the probe turns `ANSWERED` (for good) when the
+answer is to the ping or to a request written since the exit: something read stdin and
+wrote stdout after the exit. Any other message (an answer to a request written before
+the exit, which may have been written just before it; a notification) proves nothing
+alone but is a sign of life: the ping gets `answer_seconds` more from then. `settle(now)`
+turns an asking probe `SILENT` (for good, `unanswered_for` the seconds it asked) once its
+deadline passed and no request is in flight: a call in flight, within its own time, is
+waited for (its answer, or its timeout, decides). `wake_at(now)` is when `settle` may next
+change that. `note_unwritten()` (the ping could not be written: nothing reads the
+server's stdin) turns it `SILENT` at once, `unanswered_for` None. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -44,34 +54,77 @@ class ProbeStatus(Enum):
 class ExitProbe:
     """See the module contract."""
 
-    def __init__(self) -> None:
+    def __init__(self, hold_seconds: float) -> None:
         self.status = ProbeStatus.RUNNING
         self.deadline = float("inf")
+        self.unanswered_for: float | None = None  # once SILENT for want of an answer
+        self._hold_seconds = hold_seconds
+        self._answer_seconds = ANSWER_SECONDS
+        self._asked_at = 0.0
         self._asked: set[object] = set()  # ids of requests written since the exit
+        self._in_flight: dict[object, float] = {}  # request id -> until when it is waited for
 
     def exited(self, now: float, answer_seconds: float = ANSWER_SECONDS) -> bytes:
         """The launched process exited: start asking; the ping's line to write."""
         if self.status is ProbeStatus.RUNNING:
             self.status = ProbeStatus.ASKING
             self.deadline = now + answer_seconds
+            self._answer_seconds = answer_seconds
+            self._asked_at = now
         return _PING_LINE
 
-    def note_request(self, ident: object) -> None:
-        """The session writes request `ident` (only counted once the exit was seen)."""
+    def note_request(self, ident: object, now: float) -> None:
+        """The session writes request `ident`: in flight from `now` (module contract)."""
+        self._in_flight[ident] = now + self._hold_seconds
         if self.status is ProbeStatus.ASKING:
             self._asked.add(ident)
 
-    def take(self, ident: object) -> bool:
-        """An answer of id `ident` was read: whether it is the ping's (not for the
-        session); the probe turns `ANSWERED` when it proves the server lives on."""
+    def note_cancelled(self, ident: object) -> None:
+        """The session cancelled request `ident`: its answer is waited for no longer."""
+        self._in_flight.pop(ident, None)
+
+    def take(self, ident: object, now: float) -> bool:
+        """A message answering `ident` (None: answering nothing) was read: whether it
+        answers the ping (not for the session); see the module contract for the rest."""
         is_ping = ident == PING_ID
-        if self.status is ProbeStatus.ASKING and (is_ping or ident in self._asked):
+        if ident is not None:
+            self._in_flight.pop(ident, None)
+        if self.status is not ProbeStatus.ASKING:
+            return is_ping
+        if is_ping or ident in self._asked:
             self.status = ProbeStatus.ANSWERED
             self._asked.clear()
+        else:  # a sign of life: the ping may be queued behind what it just answered
+            self.deadline = max(self.deadline, now + self._answer_seconds)
         return is_ping
 
-    def unheard(self) -> None:
-        """The ping could not be written, or its deadline passed unanswered."""
+    def settle(self, now: float) -> None:
+        """Turn `SILENT` when the ping went unanswered past its deadline and no request
+        in flight is still within its time."""
+        if self.status is not ProbeStatus.ASKING or now < self.deadline:
+            return
+        self._in_flight = {ident: until for ident, until in self._in_flight.items() if until > now}
+        if not self._in_flight:
+            self.status = ProbeStatus.SILENT
+            self.unanswered_for = now - self._asked_at
+            self._asked.clear()
+
+    def wake_at(self, now: float) -> float:
+        """When `settle` may next find the server silent, answers aside (inf: never)."""
+        if self.status is not ProbeStatus.ASKING:
+            return float("inf")
+        holds = [until for until in self._in_flight.values() if until > now]
+        return max([self.deadline, *holds])
+
+    def is_overdue(self, now: float) -> bool:
+        """Whether the ping went unanswered past its deadline (held only by a call in
+        flight, or found silent for it)."""
+        if self.status is ProbeStatus.ASKING:
+            return now >= self.deadline
+        return self.unanswered_for is not None
+
+    def note_unwritten(self) -> None:
+        """The ping could not be written: nothing reads the server's stdin."""
         if self.status is ProbeStatus.ASKING:
             self.status = ProbeStatus.SILENT
             self._asked.clear()

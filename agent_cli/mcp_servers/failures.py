@@ -72,6 +72,18 @@ def describe_end(settings: McpServerSettings, stderr: str) -> str:
     return f"it {what} after it was ready{describe_stderr(stderr)}"
 
 
+def describe_unanswered(seconds: float, during: str, stderr: str) -> str:
+    """Why agent-cli ended a stdio server `during` a call or the handshake ("": between
+    calls): the process it started for it exited and the server did not answer MCP's
+    ping (`exit_probe`) in `seconds` (nor a call in flight then, in its time); `stderr`
+    (its last lines) already redacted. Not "its connection broke": agent-cli ended it."""
+    when = f" {during}" if during else ""
+    return (
+        f"the process agent-cli started for it exited and the server did not answer a ping "
+        f"in {round(seconds, 1):g} s, so agent-cli ended it{when}{describe_stderr(stderr)}"
+    )
+
+
 def describe_stderr(stderr: str) -> str:
     """The clause a reason ends with for a server's last stderr lines (`stderr`, already
     redacted: `stderr_lines`), "" when it wrote none."""

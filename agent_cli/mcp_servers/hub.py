@@ -13,7 +13,10 @@ Contract:
   process agent-cli started for a stdio server is not that end while its stdout stays
   open: the server is asked whether it is there (`stdio_transport`, `exit_probe`), and
   one that answers stays (starting or ready) with `launcher_exited` in its state (a
-  launcher that forked it and left); one that does not fails as above, seconds later.
+  launcher that forked it and left); one that does not fails as above, seconds later,
+  its reason saying the ping went unanswered; but while a call to it is in flight, the
+  call's answer (any message it writes gives the ping more time) or its `timeout`
+  decides: a server busy with a long call may answer nothing else till it is done.
   A tool the SDK cannot take (a schema of type string, one nested past its parser) is
   screened out of the listing before the SDK reads it (`watched_streams`,
   `tool_listing`) and skipped with its reason: it costs that tool, not the server.
@@ -89,7 +92,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any, TextIO, cast
 
-from agent_cli.mcp_servers.exit_probe import ANSWER_SECONDS
+from agent_cli.mcp_servers.exit_probe import ANSWER_SECONDS, ExitProbe
 from agent_cli.mcp_servers.failures import (
     describe_broken_message,
     describe_end,
@@ -97,6 +100,7 @@ from agent_cli.mcp_servers.failures import (
     describe_start_failure,
     describe_stderr,
     describe_stray_line,
+    describe_unanswered,
     error_answer,
     is_broken_connection,
     is_too_deep_to_send,
@@ -366,6 +370,11 @@ class McpHub:
                         reason = self._describe_broken(running, "")
                     elif running.broken is not None:
                         reason = self._describe_broken(running, "during the MCP handshake")
+                    elif _unanswered_for(running) is not None:
+                        during = "" if running.ended else "during the MCP handshake"
+                        reason = describe_unanswered(
+                            _unanswered_for(running) or 0.0, during, stderr
+                        )
                     elif running.ended:
                         reason = describe_end(settings, stderr)
                     else:
@@ -482,6 +491,12 @@ class McpHub:
             reason = f"a call of {tool} got no answer in {timeout:g} s"
             if running.strays > strays and running.stray is not None:
                 reason += describe_stray_line(quote_line(running.stray, self._secrets))
+            if running.probe is not None and running.probe.is_overdue(anyio.current_time()):
+                written = running.errlog.so_far() if running.errlog is not None else ""
+                reason += (
+                    "; the process agent-cli started for it had exited and the server did "
+                    "not answer a ping either"
+                ) + describe_stderr(stderr_lines(written, self._secrets))
             await self._stop_failed(server, reason)
             return CallOutcome(failure=f"{reason}; the server was stopped")
         except Exception as error:  # an error answer, a broken connection, a malformed one
@@ -515,6 +530,14 @@ class McpHub:
             return CallOutcome(failure=f"{server} answered {tool} with error {answered[0]}: {said}")
         if running.broken is not None:  # the broken line ended the connection
             reason = self._describe_broken(running, f"during a call of {tool}")
+            await self._stop_failed(server, reason)
+            return CallOutcome(
+                failure=f"the MCP server {server} was stopped: {reason}{_start_again(server)}"
+            )
+        unanswered = _unanswered_for(running)
+        if unanswered is not None:  # agent-cli ended it: the ping went unanswered
+            stderr = await self._last_stderr(running)
+            reason = describe_unanswered(unanswered, f"during a call of {tool}", stderr)
             await self._stop_failed(server, reason)
             return CallOutcome(
                 failure=f"the MCP server {server} was stopped: {reason}{_start_again(server)}"
@@ -579,6 +602,7 @@ class McpHub:
         if settings.command is None:
             return _open_http_transport(settings)
         assert self._lifeline is not None
+        running.probe = ExitProbe(settings.timeout)  # a call's time holds the ping's verdict
         passed = ["1" if "LC_CTYPE" in settings.env else "0", settings.command, *settings.args]
         return open_stdio(
             sys.executable,
@@ -589,6 +613,7 @@ class McpHub:
             cast(TextIO, errlog),
             running.note_stray,
             lambda: self._note_outlived(settings.name, running),
+            running.probe,
             lambda: self._answer_seconds(settings),
         )
 
@@ -727,6 +752,12 @@ def _read_group(pid_file: Path) -> int | None:
     with contextlib.suppress(OSError, ValueError):
         return int(pid_file.read_text(encoding="ascii").strip())
     return None
+
+
+def _unanswered_for(running: LiveServer) -> float | None:
+    """How long `running` was asked with a ping it never answered, when agent-cli ended
+    it for that (`exit_probe`); None otherwise."""
+    return running.probe.unanswered_for if running.probe is not None else None
 
 
 class _ServerEnded(Exception):

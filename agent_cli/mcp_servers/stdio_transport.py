@@ -6,7 +6,7 @@ Why: the SDK's reader joined its whole buffer with each chunk it read, so one lo
 minute, the call failing as unanswered; the next call, after a Ctrl-C, waited on it
 too), and it parsed every log line a server wrote to stdout (about 100 µs each).
 
-Contract: `open_stdio(command, args, env, cwd, errlog, on_stray, on_outlived,
+Contract: `open_stdio(command, args, env, cwd, errlog, on_stray, on_outlived, probe,
 answer_seconds)` is an
 async context manager that starts `command args...` as the leader of a new session (its own process
 group), with the SDK's default environment updated by `env`, in `cwd`, its stderr going
@@ -20,15 +20,18 @@ comes, and when it answered a request, that request gets a JSON-RPC error carryi
 a message is held whole, one at a time: nothing is read ahead while one waits to be
 taken. The read stream ends when stdout does. When the process it started exits
 (`process_exit`) while its stdout stays open, the server is asked whether it is still
-there (`exit_probe`: a `ping` written to its stdin, whose answer never reaches the
-session): should it answer (or answer a request written after the exit) within
-`answer_seconds()` seconds (asked at the exit; `exit_probe.ANSWER_SECONDS` unless given), that process was a launcher that left the server running:
-the stream goes on and `on_outlived()` is called, once. Should it not, or should the
-ping find its stdin closed (a process the server left running holds its stdout, seldom
-its stdin), what it wrote is still read (until end of file, until nothing came for
-`EXITED_QUIET_SECONDS`, or `EXITED_READ_SECONDS` at most), then the stream ends, so a
-call waiting for it fails then, not at its `timeout`, and a ready server turns failed,
-as when its stdout ends. On the way out (also when cancelled) it stops the server as
+there (`probe`, an `exit_probe.ExitProbe` the caller made and may read: a `ping`
+written to its stdin, whose answer never reaches the session; every request written
+and message read is told to it): should it answer (or answer a request written after
+the exit) within `answer_seconds()` seconds (asked at the exit;
+`exit_probe.ANSWER_SECONDS` unless given; a call in flight, until its answer or its
+time is up, and any message the server writes, give it longer), that process was a
+launcher that left the server running: the stream goes on and `on_outlived()` is
+called, once. Should it not, or should the ping find its stdin closed (a process the
+server left running holds its stdout, seldom its stdin), what it wrote is still read
+(until end of file, until nothing came for `EXITED_QUIET_SECONDS`, or
+`EXITED_READ_SECONDS` at most), then the stream ends, so a call waiting for it fails
+then, not at its `timeout`, and a ready server turns failed, as when its stdout ends. On the way out (also when cancelled) it stops the server as
 the SDK does: its stdin closed, `EXIT_SECONDS` to exit, then its group sent SIGTERM
 and, `EXIT_SECONDS` later, SIGKILL; stdout is drained meanwhile, so a server blocked
 writing it can exit.
@@ -73,6 +76,7 @@ async def open_stdio(
     errlog: TextIO,
     on_stray: OnStray,
     on_outlived: OnOutlived,
+    probe: ExitProbe,
     answer_seconds: Callable[[], float] = lambda: ANSWER_SECONDS,
 ) -> AsyncIterator[tuple[Any, Any]]:
     """The server's (read stream, write stream) while it runs (module contract)."""
@@ -92,11 +96,11 @@ async def open_stdio(
     write_stream, outgoing = anyio.create_memory_object_stream[SessionMessage](0)
     written = anyio.Event()
     stdin = _Stdin(process)
-    output = _ServerOutput(process, ExitProbe(), on_outlived)
+    output = _ServerOutput(process, probe, on_outlived)
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(_note_exit, process, output, stdin, answer_seconds)
         tasks.start_soon(_read_stdout, process, output, incoming, on_stray)
-        tasks.start_soon(_write_stdin, stdin, output.probe, outgoing, incoming, written)
+        tasks.start_soon(_write_stdin, stdin, output, outgoing, incoming, written)
         try:
             yield read_stream, write_stream
         finally:
@@ -146,32 +150,32 @@ class _ServerOutput:
             self._waiting.cancel()
 
     def take_answer(self, ident: object) -> bool:
-        """The reader read an answer of id `ident`: whether it is the probe's own (then
-        the session must not get it); said once when it shows the server outlived its
-        launcher (`on_outlived`)."""
+        """The reader read a message answering `ident` (None: answering nothing):
+        whether it is the probe's own answer (then the session must not get it); said
+        once when it shows the server outlived its launcher (`on_outlived`)."""
+        import anyio
+
         asking = self.probe.status is ProbeStatus.ASKING
-        is_ping = self.probe.take(ident)
+        is_ping = self.probe.take(ident, anyio.current_time())
         if asking and self.probe.status is ProbeStatus.ANSWERED:
             self._on_outlived()
         return is_ping
 
     async def next_chunk(self) -> bytes | None:
         """The next bytes the server wrote; None once its stdout ended, or once the
-        process started for it exited, the server did not answer the probe, and it wrote
-        nothing more within `EXITED_QUIET_SECONDS` (`EXITED_READ_SECONDS` in all)."""
+        process started for it exited, the server did not answer the probe (`settle`),
+        and it wrote nothing more within `EXITED_QUIET_SECONDS` (`EXITED_READ_SECONDS`
+        in all)."""
         import anyio
 
         while True:
-            status = self.probe.status
-            if status is ProbeStatus.ASKING and anyio.current_time() >= self.probe.deadline:
-                self.probe.unheard()
-                continue
-            if status is ProbeStatus.SILENT:
+            now = anyio.current_time()
+            self.probe.settle(now)
+            if self.probe.status is ProbeStatus.SILENT:
                 return await self._drained()
-            deadline = self.probe.deadline if status is ProbeStatus.ASKING else float("inf")
-            with anyio.CancelScope(deadline=deadline) as self._waiting:
+            with anyio.CancelScope(deadline=self.probe.wake_at(now)) as self._waiting:
                 return await self._receive()
-            self._waiting = None  # the probe changed, or its deadline passed: look again
+            self._waiting = None  # the probe changed, or its time came: look again
 
     async def _drained(self) -> bytes | None:
         """What a server found gone wrote still, until it is quiet (module contract)."""
@@ -208,7 +212,7 @@ async def _note_exit(
     try:
         await stdin.send(ping)
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-        output.probe.unheard()
+        output.probe.note_unwritten()
         output.wake()
 
 
@@ -230,7 +234,9 @@ async def _read_stdout(
             while (chunk := await output.next_chunk()) is not None:
                 for line in splitter.feed(chunk):
                     item = _read_line(line, on_stray)
-                    if item is not None and not output.take_answer(_answer_id(item)):
+                    if item is None:
+                        continue
+                    if isinstance(item, Exception) or not output.take_answer(_answer_id(item)):
                         await incoming.send(item)
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
         pass  # the session is gone (its stream closed), or `_stop` closed the pipe
@@ -293,28 +299,41 @@ def _start_of(line: bytes) -> str:
 
 async def _write_stdin(
     stdin: _Stdin,
-    probe: ExitProbe,
+    output: _ServerOutput,
     outgoing: MemoryObjectReceiveStream[Any],
     incoming: MemoryObjectSendStream[Any],
     written: anyio.Event,
 ) -> None:
     """Write each message the session sends, one a line; should stdin break (the server
     is gone or closed it), end the read stream too, so no call waits on a server that
-    cannot hear it. Each request is noted by `probe` (an answer to one written after the
-    launched process exited shows the server is there)."""
+    cannot hear it. Each request, and each cancelled, is told to the probe (a request in
+    flight holds its verdict; an answer to one written after the launched process exited
+    shows the server is there)."""
     import anyio
 
     try:
         async with outgoing:
             async for message in outgoing:
-                if hasattr(message.message, "method") and hasattr(message.message, "id"):
-                    probe.note_request(message.message.id)
+                _note_written(output, message.message, anyio.current_time())
                 data = message.message.model_dump_json(by_alias=True, exclude_unset=True)
                 await stdin.send((data + "\n").encode("utf-8", errors="replace"))
     except (anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
         await incoming.aclose()
     finally:
         written.set()
+
+
+def _note_written(output: _ServerOutput, message: Any, now: float) -> None:
+    """Tell `output`'s probe of a request written, or of one the session cancelled (then
+    a read waiting on its hold is woken)."""
+    method = getattr(message, "method", None)
+    if method is not None and hasattr(message, "id"):
+        output.probe.note_request(message.id, now)
+    elif method == "notifications/cancelled":
+        params = getattr(message, "params", None)
+        if isinstance(params, Mapping) and "requestId" in params:
+            output.probe.note_cancelled(params["requestId"])
+            output.wake()
 
 
 async def _stop(process: Process) -> None:

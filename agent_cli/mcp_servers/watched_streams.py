@@ -24,6 +24,7 @@ from agent_cli.mcp_servers.stray_lines import read_deep_line, read_stray_line
 from agent_cli.mcp_servers.tool_listing import screen_listing
 
 if TYPE_CHECKING:
+    from agent_cli.mcp_servers.exit_probe import ExitProbe
     from agent_cli.mcp_servers.stderr_tail import StderrTail
 
 
@@ -37,6 +38,7 @@ class LiveServer:
     task: asyncio.Task[None] | None = None
     group: int | None = None
     errlog: StderrTail | None = None  # the kept tail of its stderr (a stdio server's)
+    probe: ExitProbe | None = None  # whether it answers once its launched process exited
     version: str | None = None  # the protocol version its handshake settled on
     ended: bool = False  # its stream ended once it was ready: it exited or hung up
     broken: str | None = None  # the broken message it wrote (`stray_lines`), which ended it
