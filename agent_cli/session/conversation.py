@@ -151,7 +151,8 @@ class Conversation:
         is recorded: the transcript keeps what it wrote, as for a resume, and what is sent
         comes from the view. A message holding none of them is the same object; the index
         meets a view that does not extend the one it holds and rebuilds itself. (Values
-        are learned while a call runs, and no call runs while results are held.)"""
+        are learned while a call runs, and no call runs while results are held, or
+        before a request, once held results are recorded.)"""
         view, count = redact_resumed_view(self._view, secrets)
         if count:
             self._replace(view)

@@ -324,10 +324,12 @@ class Session:
         """The toolbox found dotenv files changed and now hides `hidden` too
         (`Toolbox.watch_dotenv`): from now on every other holder of the secrets (the
         compaction policy, recall, the MCP servers) uses the toolbox's forms, and what is
-        worth saying is said after the tool's result (`session.dotenv_secrets`). What was
-        taken in before they were learned and rides in every request has them redacted
-        too: the project instructions and the MCP servers' offered tools at once, the view
-        once the running call is finished (`TurnRunner.hide_learned`); and recall's pages
+        worth saying is said after the tool's result, or before the request when no call
+        runs (a check before a request: `check_dotenv_before_requests`;
+        `session.dotenv_secrets`). What was taken in before they were learned and rides in
+        every request has them redacted too: the project instructions and the MCP servers'
+        offered tools at once, the view once the running call is finished or before the
+        request is built (`TurnRunner.hide_learned`); and recall's pages
         of the records written before (`Recall.note_learned`). A server's tool withdrawn
         because its name holds a learned value is said after the dotenv notice."""
         from agent_cli.session.dotenv_secrets import dotenv_change_notices
@@ -346,6 +348,12 @@ class Session:
             self._runner.say_after_tool(notice)
         if hidden:  # after the notice that says the values were learned
             self._runner.hide_learned(SecretRedactor(hidden))
+
+    def check_dotenv_before_requests(self, check: Callable[[], None]) -> None:
+        """Call `check` (`Toolbox.check_dotenv`, whose changes reach `note_dotenv_change`)
+        before every request the session sends, so a dotenv file edited between turns is
+        learned, hidden and said before the next request (`TurnRunner.learn_before_request`)."""
+        self._runner.dotenv_check = check
 
     def watch_tool_output(self, watcher: Callable[[bytes], None] | None) -> None:
         """Show a running command's output as it arrives (the REPL's live view); None stops."""

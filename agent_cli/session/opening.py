@@ -303,13 +303,15 @@ def _workspace_secrets(
 
 
 def _watch_dotenv(session: Session, toolbox: ToolRunner, watch: DotenvWatch) -> None:
-    """Have the toolbox check the dotenv files around every call, hide what they gain
-    and tell the session, which hands the grown secrets to their other holders
-    (`Session.note_dotenv_change`). A toolbox of another kind (a test's) is not watched."""
+    """Have the toolbox check the dotenv files around every call and before every request
+    the session sends, hide what they gain and tell the session, which hands the grown
+    secrets to their other holders (`Session.note_dotenv_change`). A toolbox of another
+    kind (a test's) is not watched."""
     from agent_cli.tools import Toolbox
 
     if isinstance(toolbox, Toolbox):
         toolbox.watch_dotenv(watch, session.note_dotenv_change)
+        session.check_dotenv_before_requests(toolbox.check_dotenv)
 
 
 def _default_toolbox(

@@ -202,10 +202,13 @@ class TurnRunner:
         self.request_watcher: Callable[[], None] | None = None  # told as each request goes
         self._after_tool: list[Notice] = []  # said once the running call's result is shown
         self._learned: list[SecretForms] = []  # hidden once the running call is finished
+        # checks the dotenv files (`Toolbox.check_dotenv`) before every request is built
+        self.dotenv_check: Callable[[], None] | None = None
 
     def say_after_tool(self, notice: Notice) -> None:
         """Say `notice` once the tool call running now is finished (what a toolbox learned
-        while it ran: `Session.note_dotenv_change`)."""
+        while it ran: `Session.note_dotenv_change`), or, with no call running, before the
+        next request (`learn_before_request`)."""
         self._after_tool.append(notice)
 
     def _take_after_tool(self) -> list[Notice]:
@@ -213,11 +216,12 @@ class TurnRunner:
         return taken
 
     def hide_learned(self, learned: SecretRedactor) -> None:
-        """The secrets `learned` knows were learned while the running call ran
-        (`Session.note_dotenv_change`): the project instructions are redacted of them now
-        (`instructions.redact_instructions`; said after the call when that redacted
-        something), and the view and the results of this answer's calls once the call is
-        finished (`run_tools`), so that no later request holds them."""
+        """The secrets `learned` knows were learned while the running call ran, or before a
+        request (`Session.note_dotenv_change`): the project instructions are redacted of
+        them now (`instructions.redact_instructions`; said after the call when that
+        redacted something), and the view and the results of this answer's calls once the
+        call is finished (`run_tools`) or before the request is built
+        (`learn_before_request`), so that no later request holds them."""
         self._learned.append(learned.forms)
         before = self._instructions
         self._instructions = redact_instructions(before, learned)
@@ -272,8 +276,23 @@ class TurnRunner:
         """Tokens a request carries outside the view (`RequestFrame.reserved_tokens`)."""
         return self.request_frame(durable_text).reserved_tokens
 
+    def learn_before_request(self) -> Iterator[SessionEvent]:
+        """Check the dotenv files (`dotenv_check`) before a request is built, and hide and
+        say at once what that learned: a file the user edited between turns, with no call
+        running to see it, is learned before the very next request (a turn's first, a
+        follow-up, one compaction's summary, `/compact`'s), which then carries none of its
+        values. Called only once held results are recorded: the view they rejoin was
+        redacted without them. Costs a check (`tools.dotenv_watch`: stats, nothing read
+        unless a stamp changed)."""
+        if self.dotenv_check is not None:
+            self.dotenv_check()
+        self._hide_learned([])
+        yield from self._take_after_tool()
+
     def prepare_request(self) -> Generator[SessionEvent, None, ModelRequest]:
-        """Compact if needed, render the durable block, and build the next request."""
+        """Learn what the dotenv files gained (`learn_before_request`), compact if needed,
+        render the durable block, and build the next request."""
+        yield from self.learn_before_request()
         frame = self.request_frame(self.durable.render())
         yield from self.compactor.compact(frame, self.durable.state, forced=False)
         yield from self.compactor.make_room_for_uncounted(frame, self.durable.state)
@@ -342,6 +361,7 @@ class TurnRunner:
         if not (yield from record_held_results(self.conversation)):
             return
         try:
+            yield from self.learn_before_request()  # before the summary request it asks for
             frame = self.request_frame(self.durable.render())
             yield from self.compactor.compact(frame, self.durable.state, forced=True, focus=focus)
         except MessageViewLimitExceeded as error:

@@ -5,9 +5,13 @@ command writes later (`vercel env pull` writes `.env.local`) or one the user edi
 another window (a rotated key) then went to the model as it was.
 
 Contract: a `DotenvWatch(workspace, named)` holds stamps of the dotenv files. `check()`
-lists the folders `tools.workspace_secrets` looks in (the root, and the folders one
+looks in the folders `tools.workspace_secrets` looks in (the root, and the folders one
 level down that it lists: `list_dotenv_paths`) and stats each file named like a dotenv
-file there; a stamp is `(path, st_mtime_ns, st_size, st_ino)`. No file is read unless
+file there; a stamp is `(path, st_mtime_ns, st_size, st_ino)`. A folder is listed again
+only when its own stamp, `(st_ctime_ns, st_mtime_ns, st_ino)`, changed since the last
+check (an entry created, removed or renamed in it changes both times); else its last
+listing is used (`list_folder`; the listings of the folders looked in at the last check
+are kept, no others). No file is read unless
 its stamp is new or changed; then those files alone are read, with the bounds they are
 read with at start (`read_dotenv_files`), and their secrets found (`find_dotenv_secrets`,
 `named` being `AGENT_CLI_SECRET_NAMES`'s value). It returns a `DotenvChange` (the files
@@ -21,11 +25,13 @@ A stamp taken within `RACY_NANOSECONDS` of the file's mtime is not trusted: file
 keep coarse times, so the file may be written again within the same tick, at the same
 size, and look unchanged (git calls such an index entry "racy"). Its stamp is not kept,
 so the file is read again at each check until it is older; what it holds is then known,
-so nothing is said unless it changed.
+so nothing is said unless it changed. A folder whose ctime or mtime is that recent is
+listed again at each check, for the same reason.
 
-Cost per check: the listings and one `stat` per dotenv-named file, nothing read (figures
-in docs/performance.md). A tool call costs two checks, and one more per
-`toolbox.LIVE_CHECK_SECONDS` of a command's streaming output. Never raises (as
+Cost per check: one `stat` per folder looked in and per dotenv-named file, a listing of
+each folder changed since the last check, nothing read (figures in docs/performance.md).
+A tool call costs two checks, and one more per `toolbox.LIVE_CHECK_SECONDS` of a
+command's streaming output; every request the session sends costs one. Never raises (as
 `read_workspace_dotenv`).
 """
 
@@ -35,19 +41,24 @@ import dataclasses
 import os
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_cli.tools.redaction import FoundSecrets
 from agent_cli.tools.workspace_secrets import (
+    FolderLister,
+    ListedEntry,
     WorkspaceDotenv,
     find_dotenv_secrets,
     list_dotenv_paths,
+    list_folder,
     read_dotenv_files,
 )
 
 Stamp = tuple[str, int, int, int]  # (path, st_mtime_ns, st_size, st_ino)
+FolderStamp = tuple[int, int, int]  # (st_ctime_ns, st_mtime_ns, st_ino)
+Listings = dict[Path, tuple[FolderStamp, Sequence[ListedEntry]]]
 # Two seconds: the coarsest mtime a file system in common use keeps (FAT's).
 RACY_NANOSECONDS = 2_000_000_000
 UNTRUSTED_MTIME = -1  # a racy stamp's mtime: such a stamp is never kept
@@ -72,19 +83,30 @@ class DotenvWatch:
     """The dotenv files of one workspace, stamped; see the module contract."""
 
     def __init__(
-        self, workspace: Path, named: str, clock_ns: Callable[[], int] = time.time_ns
+        self,
+        workspace: Path,
+        named: str,
+        clock_ns: Callable[[], int] = time.time_ns,
+        list_entries: FolderLister = list_folder,
     ) -> None:
+        """`list_entries` lists a folder when its stamp changed (`list_folder`)."""
         self._workspace = workspace
         self._named = named
         self._clock_ns = clock_ns
+        self._list_entries = list_entries
         self._stamps: frozenset[Stamp] = frozenset()
+        self._listings: Listings = {}  # of the folders looked in at the last check
         self._folders_not_read = 0
         self._said: set[tuple[str, str]] = set()  # (entry, reason) of notices returned
 
     def check(self) -> DotenvChange | None:
         """The dotenv files new or changed since the last check, read; None if none."""
-        paths, folders_not_read = list_dotenv_paths(self._workspace)
         now = self._clock_ns()
+        listings: Listings = {}
+        paths, folders_not_read = list_dotenv_paths(
+            self._workspace, lambda folder: self._listed(folder, now, listings)
+        )
+        self._listings = listings
         stamped = {path: _stamp(self._workspace, path, now) for path in paths}
         changed = [path for path, mark in stamped.items() if mark and mark not in self._stamps]
         more_left_out = folders_not_read > self._folders_not_read
@@ -95,6 +117,18 @@ class DotenvWatch:
         read = read_dotenv_files(self._workspace, changed, folders_not_read * more_left_out)
         found = find_dotenv_secrets(read, self._named)
         return DotenvChange(self._unsaid(read), FoundSecrets(found.values, self._new(found)))
+
+    def _listed(self, folder: Path, now: int, listings: Listings) -> Sequence[ListedEntry]:
+        """`folder`'s entries: as the last check listed them while its stamp is the same
+        and trusted, else listed now; kept in `listings` under the stamp taken before."""
+        stamp = _folder_stamp(folder, now)
+        last = self._listings.get(folder)
+        entries = last[1] if stamp is not None and last and last[0] == stamp else None
+        if entries is None:
+            entries = self._list_entries(folder)
+        if stamp is not None:
+            listings[folder] = (stamp, entries)
+        return entries
 
     def _new(self, found: FoundSecrets) -> tuple[tuple[str, str], ...]:
         """The credentials left visible that no check has said so before."""
@@ -132,3 +166,15 @@ def _stamp(workspace: Path, path: Path, now: int) -> Stamp | None:
     if now - mtime < RACY_NANOSECONDS:
         mtime = UNTRUSTED_MTIME
     return (path.relative_to(workspace).as_posix(), mtime, found.st_size, found.st_ino)
+
+
+def _folder_stamp(folder: Path, now: int) -> FolderStamp | None:
+    """The stamp of `folder`, None when it cannot be had or is too recent to be trusted
+    (its ctime or mtime within `RACY_NANOSECONDS` of `now`: module contract)."""
+    try:
+        found = os.stat(folder)
+    except OSError:
+        return None
+    if now - max(found.st_ctime_ns, found.st_mtime_ns) < RACY_NANOSECONDS:
+        return None
+    return (found.st_ctime_ns, found.st_mtime_ns, found.st_ino)

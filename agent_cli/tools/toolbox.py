@@ -14,8 +14,9 @@ is stored, recorded or sent), then spill big output to the artifact store.
 
 The workspace's dotenv files are watched (`watch_dotenv`, `tools.dotenv_watch`): checked
 before a call runs, after it ends (before its result, error text or the rest of its live
-output is redacted) and while a command's output streams (at its first chunk, then at
-most every `LIVE_CHECK_SECONDS`). The toolbox is the one owner of what is redacted: a
+output is redacted), while a command's output streams (at its first chunk, then at
+most every `LIVE_CHECK_SECONDS`) and whenever the session calls `check_dotenv` (before
+each request it sends: a file the user edits between turns). The toolbox is the one owner of what is redacted: a
 check that finds new secret values adds them (never drops one) to its redactor, the
 context tools read and the live-output redactor, then tells the session, which hands the
 new forms to the other holders (`Session.note_dotenv_change`). Known gaps: a command
@@ -226,8 +227,10 @@ class Toolbox:
         a change can be worth saying for what it could not hide)."""
         self._dotenv = (watch, tell)
 
-    def _check_dotenv(self) -> None:
-        """Learn the secrets of dotenv files changed since the last check, if any."""
+    def check_dotenv(self) -> None:
+        """Learn the secrets of dotenv files changed since the last check, if any: around
+        each call (module contract) and, through the session, before every request it
+        sends, so a file edited between turns is learned with no call running."""
         if self._dotenv is None:
             return
         watch, tell = self._dotenv
@@ -247,7 +250,7 @@ class Toolbox:
         """The check while output streams: at the first chunk, then now and then."""
         last = self._dotenv_checked_at
         if last is None or time.monotonic() - last >= LIVE_CHECK_SECONDS:
-            self._check_dotenv()
+            self.check_dotenv()
 
     def record_seen_files(self, listener: Callable[[SeenRecord], None]) -> None:
         """Tell `listener` each file content the model sees from now on (`seen_files`),
@@ -348,7 +351,7 @@ class Toolbox:
 
     def run(self, name: str, tool_input: dict[str, Any]) -> ToolOutcome:
         """Run tool `name` with `tool_input`; see the module contract."""
-        self._check_dotenv()
+        self.check_dotenv()
         spec = self._specs.get(name) if isinstance(name, str) else None
         if spec is None and self._mcp is not None and isinstance(name, str):
             offered = {tool.name: tool for tool in self._mcp.offered_tools()}.get(name)
@@ -480,9 +483,9 @@ class Toolbox:
         try:
             outcome = self._mcp.call(server, tool, tool_input)
         except CallInterrupted as answered:  # Ctrl-C once it was answered: keep the answer
-            self._check_dotenv()
+            self.check_dotenv()
             raise ToolInterrupted(*self._mcp_result(name, server, tool, answered.outcome)) from None
-        self._check_dotenv()  # a server may write one in the workspace
+        self.check_dotenv()  # a server may write one in the workspace
         return self._mcp_result(name, server, tool, outcome)[1]
 
     def _mcp_result(
@@ -569,7 +572,7 @@ class Toolbox:
             result = stop.result
             raise
         finally:
-            self._check_dotenv()  # before the result, an error or the held output is redacted
+            self.check_dotenv()  # before the result, an error or the held output is redacted
             self._flush_live_output(stopped=result is None or result.stopped_short)
 
 

@@ -39,7 +39,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -215,23 +215,50 @@ def _original_name(name: str) -> str:
         name = plain
 
 
-def list_dotenv_paths(workspace: Path) -> tuple[list[Path], int]:
+@dataclass(frozen=True)
+class ListedEntry:
+    """An entry of a folder that `list_dotenv_paths` may use: a folder (not a link to
+    one), or one named like a dotenv file (`is_dotenv_name`), or both."""
+
+    path: Path
+    is_folder: bool
+    is_dotenv: bool
+
+
+# A folder's entries that `list_dotenv_paths` may use, in name order (`list_folder`).
+FolderLister = Callable[[Path], Sequence[ListedEntry]]
+
+
+def list_folder(folder: Path) -> tuple[ListedEntry, ...]:
+    """The folders and dotenv-named entries of `folder`, in name order; none when it
+    cannot be listed. Nothing is opened or followed."""
+    listed = []
+    for entry in _entries(folder):
+        is_folder, is_dotenv = _is_folder(entry), is_dotenv_name(entry.name)
+        if is_folder or is_dotenv:
+            listed.append(ListedEntry(Path(entry.path), is_folder, is_dotenv))
+    return tuple(listed)
+
+
+def list_dotenv_paths(
+    workspace: Path, list_entries: FolderLister = list_folder
+) -> tuple[list[Path], int]:
     """The paths named like dotenv files at the root and one level down, and how many
-    folders were left unread for `DOTENV_FOLDERS_READ`: listings only, nothing opened."""
+    folders were left unread for `DOTENV_FOLDERS_READ`: listings only, nothing opened.
+    `list_entries` lists a folder (`list_folder`; the watch passes one that reuses the
+    listing of a folder unchanged since its last check: `tools.dotenv_watch`)."""
     paths: list[Path] = []
     folders = not_read = 0
-    for entry in _entries(workspace):
-        if not _is_folder(entry):
-            if is_dotenv_name(entry.name):
-                paths.append(Path(entry.path))
-        elif entry.name in SKIPPED_FOLDERS:
+    for entry in list_entries(workspace):
+        if not entry.is_folder:
+            paths.append(entry.path)
+        elif entry.path.name in SKIPPED_FOLDERS:
             continue
         elif folders == DOTENV_FOLDERS_READ:
             not_read += 1
         else:
             folders += 1
-            inner = _entries(Path(entry.path))
-            paths += (Path(each.path) for each in inner if is_dotenv_name(each.name))
+            paths += (each.path for each in list_entries(entry.path) if each.is_dotenv)
     return paths, not_read
 
 
