@@ -20,8 +20,8 @@ read once more where what is read still holds escapes (a JSON string of `\\x67\\
 Found fast: one regex (`escape_fragments` of every character of a value, as a trie)
 finds the escapes that stand for one; from each, the run of such escapes and of the
 values' own characters around it is measured (a regex forward, at most as many
-characters as the longest value has back), and only a run long enough to hold a value
-or a run of one is read. Escapes that stand for nothing a value holds (`\u00e9`,
+characters as the longest value has back), and only a run that reads as enough
+characters to hold a value or a run of one is read. Escapes that stand for nothing a value holds (`\u00e9`,
 `\x1b`, `&#233;` for a token) cost that one scan. Each stretch is at most `longest_span` characters long (a longer one
 is not found: a stream holds back that much to see it whole).
 """
@@ -88,7 +88,10 @@ class EscapeFinder:
         found: list[tuple[int, int]] = []
         for start, end in self._runs(text, pos, endpos):
             escapes = list(ESCAPE.finditer(text, start, end))
-            found += _read(matcher, text, start, end, escapes, _READINGS)
+            # the characters the run reads as, at most: each escape one
+            read = end - start - sum(escape.end() - escape.start() - 1 for escape in escapes)
+            if read >= self._fewest:
+                found += _read(matcher, text, start, end, escapes, _READINGS)
         kept = (span for span in sorted(found) if span[1] - span[0] <= self.longest_span)
         yield from merged_spans(kept)
 
