@@ -25,8 +25,10 @@ escape, so no escape holds an upper-case A-F that is not a hex digit):
   (`&#x`, `&#X`; as is and padded to two), and the named reference of `&<>"'/`; a
   backslash before it, for ASCII punctuation or a blank; and a quote doubled (`''`,
   `""`). A line feed also as JSON's and HTML's CRLF.
-ASCII letters and digits stand for themselves alone: no escaper writes them otherwise,
-and allowing it would multiply the pattern of every key for a spelling no program makes.
+ASCII letters and digits stand for themselves alone: no encoder writes them otherwise,
+and allowing it would multiply the pattern of every key. A program that escapes them on
+purpose (`hexdump -e '"\\\\x" 1/1 "%02x"'`, `\\u%04x` per character) is read back
+instead (`agent_cli.secret_escapes`), which costs one scan where no such escape stands.
 """
 
 from __future__ import annotations

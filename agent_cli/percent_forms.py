@@ -18,7 +18,8 @@ Contract:
   digits of each in either case; a line break of the value (LF, or CRLF taken as one)
   matches LF or CRLF too. ASCII letters and digits match only themselves: no encoder
   escapes them, and allowing it would double the pattern of a long key for a spelling
-  only a deliberate rewrite produces (as `rev` would be, a known limit). So a form
+  only a deliberate rewrite produces (a value printed with every byte escaped is read
+  back by `agent_cli.secret_escapes` instead). So a form
   matches the value itself, and any mix of escaped and plain characters but one. A
   *marker* is a character of the value that stands right before a character one of
   whose escapes is the two (a `\\` before `'` or before `\\`, a `'` before `'`): then

@@ -26,8 +26,10 @@ each slash either way (`_SLASH`: one matcher, not every combination, for a key w
 slashes; the first character of a form only as itself). A value on one line of at most
 `MAX_DUMP_BYTES` bytes also matches as a hex dump shows it and spaced out (`od -c`);
 see `_DUMP_GAP`. Its dump in any other layout (hex words in either byte order, octal,
-decimal, binary, any row width: `agent_cli.secret_dumps`) and a token-like value in
-pieces with separators between them (`agent_cli.secret_spacing`) are found by
+decimal, binary, any row width: `agent_cli.secret_dumps`), a token-like value in
+pieces with separators between them (`agent_cli.secret_spacing`) and a value with any of
+its bytes or characters escaped, letters and digits too (`\\x67\\x68...`, `\\u0067`,
+`&#x67;`, `%67`, `\\147`: `agent_cli.secret_escapes`) are found by
 `pattern`'s finders (`secret_runs.SecretPattern`), beside the runs. And a long run of a token-like value's characters is an occurrence too
 (`agent_cli.secret_runs`: `pattern` is the forms' regex and the runs as one matcher,
 `occurrences` gives runs too; `open_match_start`, `closed_match_end` and
@@ -91,6 +93,7 @@ from agent_cli.secret_encodings import (
     spellings,
     stream_forms,
 )
+from agent_cli.secret_escapes import EscapeFinder
 from agent_cli.secret_pieces import (
     LINE_PREFIX_CHARS,
     LINE_SUFFIX_CHARS,
@@ -265,6 +268,7 @@ class SecretForms:
             RunFinder(values),
             DumpFinder(values),
             SpacedFinder(values),
+            EscapeFinder(values),
         )
         anything = bool(forms or percent_forms or values)
         longest_percent = max(

@@ -17,6 +17,9 @@ slow host moves both.
 - 1 MB of `xxd` and of `hexdump` output of other bytes, with the three token secrets:
   a dump is read for a secret's bytes in any layout (`secret_dumps`) wherever four of
   them may stand, so a dump is where that costs most.
+- 1 MB of ordinary output dense with escapes (JSON's `\\u00e9`, C's `\\x1b`, URLs'
+  `%2F`, HTML's `&#233;`) that hold no secret: every stretch around an escape is read
+  back (`secret_escapes`), so this is where a value written with escapes costs most.
 - A real private key (RSA, 2,048 bits, made by `openssl` when it is installed) as the one
   secret: its forms add what programs print of its private numbers (`key_number_forms`:
   `openssl -text`'s listing, hex, decimal, and the octets' hex, bytes and base64 as a
@@ -182,6 +185,37 @@ def bench_private_key() -> None:
     )
 
 
+def _escaped_output(size: int) -> str:
+    """`size` characters of ordinary output dense with escapes that hold no secret: JSON
+    with `\\u00e9` and `\\"`, C string literals with `\\x1b` and octal, URLs with `%2F`,
+    HTML with `&#233;` and `&amp;`."""
+    lines = (
+        '{"name": "caf\\u00e9 na\\u00efve \\"quoted\\"", "path": "C:\\\\Users\\\\dev"}\n',
+        'printf("\\x1b[1;31m%s\\x1b[0m\\n\\t\\101\\102", name);\n',
+        "GET /search?q=caf%C3%A9%20cr%C3%A8me&next=%2Fhome%2Fdev%3Fa%3Db 200\n",
+        "<p>caf&#233; &amp; cr&#xE8;me &lt;b&gt;</p>\n",
+    )
+    text = "".join(lines)
+    return (text * (size // len(text) + 1))[:size]
+
+
+def bench_escaped_output() -> None:
+    secrets = SecretForms.from_values(
+        [
+            "ghp_R7x2Kq9LmN4pZ8vT3wY6bC1dF5gH0jS2aE7u",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9aXk2LmP",
+            "Xk9#mQ2&vL7pR4zT<w>Qe",
+        ]
+    )
+    text = _escaped_output(1_000_000)
+    plain = _timed(lambda: text.count("\x00"))
+    redact = _timed(lambda: secrets.redact(text))
+    print(
+        f"1 MB of escaped output (JSON, C strings, URLs, HTML) holding no secret, 3 secrets: "
+        f"redact {redact * 1000:.0f} ms (a plain scan {plain * 1000:.1f} ms)"
+    )
+
+
 def bench_blank_lines() -> None:
     for blanks in (3, 7, 12):
         value = "# vault export for prod-eu-1" + "\n" * (blanks + 1) + "DB_PASSWORD=Zq9-kx7"
@@ -196,6 +230,7 @@ def main() -> None:
     bench_large_output()
     bench_token_text()
     bench_dumps()
+    bench_escaped_output()
     bench_session_build()
     bench_private_key()
     bench_blank_lines()

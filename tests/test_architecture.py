@@ -49,6 +49,8 @@ CORE_PATTERNS = (
     "secret_dumps.py",
     "dump_anchors.py",
     "secret_spacing.py",
+    "secret_escapes.py",
+    "escaped_text.py",
     "safe_cuts.py",
     "cut_pieces.py",
     "models.py",

@@ -79,7 +79,10 @@ little-endian words, `od -tx4`/`-tx8`, `xxd -e`/`-g 4`/`-g 8`/`-c 32`/`-b`/`-i`,
 URL, a DSN, a phrase, has no runs, its whole forms only); percent-encoded in any spelling
 and any of its characters escaped as JSON (`\\u0026`, Go's and Gson's way), HTML (`&#38;`,
 `&#x3C;`, `&amp;`), YAML, SQL or CSV (`''`, `""`) or `.properties` (`\\=`) write one, in
-any mix (`agent_cli.percent_forms`); what a tool shows of it stored in UTF-16, Latin-1 or cp1252
+any mix (`agent_cli.percent_forms`); a value on one line of up to 256 bytes with any of
+its bytes or characters escaped, letters and digits too, all of it or some, with or
+without separators (`hexdump -e '"\\\\x" 1/1 "%02x"'`, `\\u%04x` or `&#x%x;` per
+character, `od | sed 's/ /\\\\x/g'`: `agent_cli.secret_escapes`); what a tool shows of it stored in UTF-16, Latin-1 or cp1252
 (`misdecoded_forms`); each of these also when broken across lines (`base64` wraps at 76
 columns, `xxd -p` at 60), and a value that spans lines (a PEM key) also with a short
 prefix before each line (`git diff`, `cat -n`, `grep -n`, an indentation:

@@ -1,0 +1,146 @@
+r"""A secret with some or all of its characters or bytes written as escapes. Pure: no I/O.
+
+Why: a command can print a value with every byte escaped (`hexdump -e '"\\x" 1/1
+"%02x"'`: `\x67\x68\x70\x5f...`; Perl's `sprintf "\\x%02X"`; Python's `\u%04x` or
+`&#x%x;` per character; `od -An -tx1 | sed 's/ /\\x/g'`), or only some of them. A form
+does not see it: `agent_cli.percent_forms` takes the escapes of a value's punctuation and
+non-ASCII characters, never of a letter or a digit (no encoder writes those escaped, and
+allowing it would multiply every key's pattern), and a dump reader (`secret_dumps`) reads
+numbers, not escapes. Here the escapes of a stretch of text are read back
+(`agent_cli.escaped_text`) and the value looked for in what they say.
+
+Contract: `EscapeFinder(values)` knows each value on one line of `MIN_DUMP_BYTES` to
+`MAX_DUMP_BYTES` UTF-8 bytes. `spans(text, pos, endpos)` gives, in order and merged where
+they overlap, each stretch of `text[pos:endpos]` that, its escapes read
+(`escaped_text.read_escapes`: bytes, code points, HTML references, a backslash before
+punctuation; what a byte escape stands for read as UTF-8), holds a value whole or, for a
+value with runs (`secret_runs.run_least`), a run of it; read both with what stands between
+two escapes kept and with a separator there left out (`\x67 \x68`, a dump's rows), and
+read once more where what is read still holds escapes (a JSON string of `\\x67\\x68`).
+Found fast: one regex (`escape_fragments` of every character of a value, as a trie)
+finds the escapes that stand for one; from each, the run of such escapes and of the
+values' own characters around it is measured (a regex forward, at most as many
+characters as the longest value has back), and only a run that reads as enough
+characters to hold a value or a run of one is read. Escapes that stand for nothing a value holds (`\u00e9`,
+`\x1b`, `&#233;` for a token) cost that one scan. Each stretch is at most `longest_span` characters long (a longer one
+is not found: a stream holds back that much to see it whole).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from agent_cli.escaped_text import (
+    ESCAPE,
+    JOINER,
+    LONGEST_ESCAPE,
+    LONGEST_JOINER,
+    escape_fragments,
+    read_escapes,
+)
+from agent_cli.literal_trie import trie_pattern
+from agent_cli.secret_dumps import MAX_DUMP_BYTES, MIN_DUMP_BYTES
+from agent_cli.secret_runs import RunFinder, SecretPattern, merged_spans, run_least
+
+_NO_END = 1 << 62
+# How many times a stretch is read: an escape's own escapes (a JSON string of `\\x67`)
+# are read the second time.
+_READINGS = 2
+
+
+def _targets(values: Iterable[str]) -> list[str]:
+    """What each value (module contract) reads as: itself, and its UTF-8 bytes as escapes
+    of bytes give them (each a character U+0000 to U+00FF)."""
+    found: set[str] = set()
+    for value in values:
+        data = value.encode("utf-8")
+        if "\n" in value or "\r" in value or not MIN_DUMP_BYTES <= len(data) <= MAX_DUMP_BYTES:
+            continue
+        found |= {value, data.decode("latin-1")}
+    return sorted(found, key=lambda target: (-len(target), target))
+
+
+class EscapeFinder:
+    """Finds values written with escapes (module contract)."""
+
+    def __init__(self, values: Iterable[str]) -> None:
+        targets = _targets(values)
+        self._characters = frozenset("".join(targets))
+        self._reach = max(map(len, targets), default=0)
+        self._fewest = min((run_least(target) or len(target) for target in targets), default=0)
+        self.longest_span = self._reach * (LONGEST_ESCAPE + LONGEST_JOINER)
+        self._matcher: SecretPattern | None = None
+        if targets:
+            whole = trie_pattern([[re.escape(c) for c in target] for target in targets])
+            self._matcher = SecretPattern(re.compile(whole), (RunFinder(targets),))
+            self._escapes, self._run = _escape_patterns(self._characters)
+
+    def __bool__(self) -> bool:
+        return self._matcher is not None
+
+    def spans(self, text: str, pos: int = 0, endpos: int = _NO_END) -> Iterator[tuple[int, int]]:
+        """The values written with escapes in `text[pos:endpos]` (module contract)."""
+        matcher = self._matcher
+        if matcher is None:
+            return
+        pos, endpos = max(pos, 0), min(endpos, len(text))
+        found: list[tuple[int, int]] = []
+        for start, end in self._runs(text, pos, endpos):
+            escapes = list(ESCAPE.finditer(text, start, end))
+            # the characters the run reads as, at most: each escape one
+            read = end - start - sum(escape.end() - escape.start() - 1 for escape in escapes)
+            if read >= self._fewest:
+                found += _read(matcher, text, start, end, escapes, _READINGS)
+        kept = (span for span in sorted(found) if span[1] - span[0] <= self.longest_span)
+        yield from merged_spans(kept)
+
+    def _runs(self, text: str, pos: int, endpos: int) -> Iterator[tuple[int, int]]:
+        """Each run in `text[pos:endpos]` of escapes of a value's characters and of those
+        characters, holding one such escape at least and long enough to hold a value or
+        a run of one (module contract), in order."""
+        covered = pos
+        for escape in self._escapes.finditer(text, pos, endpos):
+            if escape.start() < covered:
+                continue
+            start = escape.start()
+            run = self._run.match(text, start, endpos)  # matches: it may take nothing
+            end = covered = run.end() if run is not None else escape.end()
+            low = max(pos, start - self._reach)
+            while start > low and text[start - 1] in self._characters:
+                start -= 1
+            if end - start >= self._fewest:
+                yield start, end
+
+
+def _escape_patterns(characters: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The escapes of `characters`, and a run from one of them (module contract): such
+    escapes (a separator between two taken) and `characters` themselves."""
+    relevant = trie_pattern(
+        fragments for character in sorted(characters) for fragments in escape_fragments(character)
+    )
+    unit = f"(?:{relevant})(?:(?:{JOINER.pattern})(?=(?:{relevant})))?"
+    plain = "".join(map(re.escape, sorted(characters)))
+    return re.compile(relevant), re.compile(f"(?:{unit}|[{plain}])*")
+
+
+def _read(
+    matcher: SecretPattern,
+    text: str,
+    start: int,
+    end: int,
+    escapes: list[re.Match[str]],
+    readings: int,
+) -> list[tuple[int, int]]:
+    """Where `matcher` finds a value in `text[start:end]` read with `escapes`, both ways
+    (module contract), and read again `readings - 1` times more where what is read holds
+    escapes."""
+    found: list[tuple[int, int]] = []
+    for joined in (False, True):
+        read = read_escapes(text, start, end, escapes, joined=joined)
+        spans = [match.span() for match in matcher.finditer(read.view)]
+        inner = list(ESCAPE.finditer(read.view)) if readings > 1 else []
+        if inner:
+            spans += _read(matcher, read.view, 0, len(read.view), inner, readings - 1)
+        found += [read.span_of(*span) for span in spans]
+    return found
