@@ -3,7 +3,7 @@ answer: `mcp.shared.dispatcher.coerce_request_id`).
 
 Found by the reviewer of round 29 (`f_strid_leak.py`): the exit probe (`exit_probe`)
 kept each such call in flight for the server's whole life, one entry a call (3,000
-calls: 3,000 entries), and once the server died while a process it left held its pipes,
+calls: 3,002 entries), and once the server died while a process it left held its pipes,
 those answered calls held it "ready" until their timeout. Real processes (the server of
 `mcp_fixtures/string_id_server.py`, run directly and through a real `bash`) and the hub;
 timeouts far above what the tests take.
