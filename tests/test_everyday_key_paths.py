@@ -13,6 +13,9 @@ after).
 
 from __future__ import annotations
 
+import random
+import string
+
 import pytest
 from e2e_support import run_scripted
 from fake_anthropic import Reply, text_block, tool_result_texts, tool_use_block
@@ -230,3 +233,87 @@ def test_cat_env_of_everyday_key_paths_shows_them_and_hides_a_secret_beside_them
     assert f"SIGNING_SECRET={REDACTED_MARK}" in printed, printed
     _assert_sent_and_stored_without((secret,), bodies, home)
     assert secret not in done.stdout and secret not in done.stderr
+
+
+# The review of round 29 (`b_paths.py`, `b_random.py`): this session's rule showed some
+# secret shapes as paths. A known folder with a blank counted as a named segment; any
+# `$word/` read as `~/`; a qualifier could be any word; a key file's stem could be
+# random letters and digits (`kjhHGF123`, `kp9wz`), and lower case, capitals and digits
+# passed as a mixed word (`jvFLU4`): of 40,000 generated 20-character passwords, 3 were
+# shown (16 characters: 1). Main showed 27 of the reviewer's 58 shapes; 7 now, each a path
+# by this rule (`./id_rsa`, `./jwtRS256.key`, `./x.pem.bak`) or as much one as `/Summer/
+# Autumn` (`/my drive/Summer/Autumn`, `/v1/ab2cd3/ef.json`).
+REVIEWED_SECRETS = [
+    "/Program Files/Password1",
+    "/Application Support/Summer2024",
+    "~/Application Support/hunter",
+    "/Application Support/correct",
+    "$HOME/Application Support/x",
+    "$a/Summer/Autumn",
+    "$money/money/money",
+    "${pw}/Summer/Autumn",
+    "%a%\\Summer\\Autumn",
+    "$env:money\\money\\money",
+    ".env.hunter",
+    ".env.Summer",
+    ".env.correcthorse",
+    ".netrc.password",
+    "id_rsa.hunter",
+    "./k3s.json.abc",
+    "./ab.key.zz.qq",
+    "./kjhHGF123.key",
+    "./zqmXKW42.pem",
+    "./zz9zz.pem",
+    "~/xq3vb.json",
+    "./kp9wz.json",
+    "./abc123xyz.key",
+    "/jvFLU4/acif/HWkiv.j",
+    "$hKgSuG8SAKE/M/KZFRY",
+    "$AMZxLRtxz/ahy_bk./P",
+    "$vN/1mthmic./XLS",
+]
+# What stays a path beside them: variables that hold a folder by their well-known name or
+# by a name that says so, in any case on Windows; known qualifiers; a key named for its
+# algorithm, alone after a mark.
+REVIEWED_KIN_PATHS = [
+    "${CONFIG_DIR}/keys/sa.json",
+    "$APP_HOME/conf/app.key",
+    "$TMPDIR/keys/sa.json",
+    "$PWD/secrets/db.key",
+    "${XDG_DATA_HOME}/keyrings/login.keyring",
+    "%appdata%\\gcloud\\credentials.db.json",
+    "$env:UserProfile\\.ssh\\id_rsa",
+    ".env.example",
+    ".env.test.local",
+    "~/.ssh/id_rsa.old",
+    "secrets/db.key.gpg",
+    "./jwtRS256.key",
+    "./keys/hmacSHA512.key",
+    "/Users/dev/Library/Application Support/gcloud/sa.json",
+]
+
+
+@pytest.mark.parametrize("value", REVIEWED_SECRETS)
+def test_the_reviewers_secret_shapes_stay_secrets_by_every_reader(value):
+    assert not is_path_value(value)
+    assert secrets_by_every_reader("GOOGLE_APPLICATION_CREDENTIALS", value) == [(value,)] * 5
+
+
+@pytest.mark.parametrize("path", REVIEWED_KIN_PATHS)
+def test_paths_beside_the_reviewers_shapes_stay_paths(path):
+    assert is_path_value(path)
+
+
+@pytest.mark.parametrize("length", [16, 20])
+def test_generated_passwords_with_path_characters_are_never_a_path(length):
+    """The reviewer's generator, seeded: letters, digits and `!$%/._-@`; of 40,000 of 20
+    characters 3 were shown, of 16 one. (Of 12 characters, 2 in 40,000 were and are, as
+    session 28's rule let them: `/j/DC1.JZKUH`, two segments of names.)"""
+    rng = random.Random(7 + length)
+    alphabet = string.ascii_letters + string.digits + "!$%/._-@"
+    shown = []
+    for _ in range(40_000):
+        password = "".join(rng.choice(alphabet) for _ in range(length))
+        if is_path_value(password):
+            shown.append(password)
+    assert shown == []

@@ -5,7 +5,13 @@ from __future__ import annotations
 
 import json
 
-from agent_cli.mcp_servers.exit_probe import ANSWER_SECONDS, PING_ID, ExitProbe, ProbeStatus
+from agent_cli.mcp_servers.exit_probe import (
+    ANSWER_SECONDS,
+    PING_ID,
+    ExitProbe,
+    ProbeStatus,
+    request_key,
+)
 
 HOLD = 90.0  # a call's timeout
 
@@ -110,3 +116,59 @@ def test_a_ping_that_cannot_be_written_finds_the_server_gone_at_once():
     probe.note_unwritten()
     assert probe.status is ProbeStatus.SILENT and probe.unanswered_for is None
     assert not probe.is_overdue(now=2.0)
+
+
+# Review of round 29 (`f_strid_leak.py`): a server may answer request 7 under "7", which
+# the SDK takes as 7's answer; the probe kept 7 in flight for good (one entry a call),
+# never counted "8" written after the exit as proof, and a dead server's answered calls
+# held it "ready" up to their timeout.
+STRING_IDS = ["7", "0", "-3", "+7", " 7 ", "007", "7.0", "1e3", "abc", PING_ID, ""]
+
+
+def test_ids_are_compared_as_the_sdk_correlates_them():
+    from mcp.shared.dispatcher import coerce_request_id
+
+    for ident in [7, 0, -3, *STRING_IDS]:
+        assert request_key(ident) == coerce_request_id(ident), ident
+        assert type(request_key(ident)) is type(coerce_request_id(ident)), ident
+
+
+def test_an_answer_under_the_string_of_its_id_ends_the_request_in_every_state():
+    probe = ExitProbe(HOLD)
+    for n in range(1_000):  # running: answered calls leave nothing behind
+        probe.note_request(n, now=n / 100)
+        assert probe.take(str(n), now=n / 100) is False
+    assert probe.in_flight() == frozenset()
+    probe.note_request(1_000, now=10.0)
+    probe.note_cancelled("1000")
+    assert probe.in_flight() == frozenset()
+
+
+def test_a_request_whose_time_is_up_is_dropped_though_the_launcher_still_runs():
+    """Unanswered and never cancelled: at most a timeout's worth stays in flight."""
+    probe = ExitProbe(HOLD)
+    for second in range(1_000):
+        probe.note_request(second, now=float(second))
+    assert probe.in_flight() == frozenset(range(1_000 - int(HOLD), 1_000))
+    probe.settle(now=1_000.0 + HOLD)
+    assert probe.in_flight() == frozenset()
+
+
+def test_an_answer_under_the_string_of_an_id_written_after_the_exit_shows_the_server_is_there():
+    probe = ExitProbe(HOLD)
+    probe.exited(now=0.0)
+    probe.note_request(8, now=1.0)
+    assert probe.take("8", now=2.0) is False
+    assert probe.status is ProbeStatus.ANSWERED
+
+
+def test_calls_answered_under_string_ids_do_not_hold_a_dead_servers_verdict():
+    """They were kept in flight, so the ping's silence was waited out to their timeout."""
+    probe = ExitProbe(HOLD)
+    for n in range(3):
+        probe.note_request(n, now=float(n))
+        probe.take(str(n), now=float(n))
+    probe.exited(now=4.0)
+    assert probe.wake_at(now=4.0) == 4.0 + ANSWER_SECONDS
+    probe.settle(now=4.0 + ANSWER_SECONDS)
+    assert probe.status is ProbeStatus.SILENT and probe.unanswered_for == ANSWER_SECONDS
