@@ -111,13 +111,19 @@ def _urls_in(value: str) -> list[str]:
 
 def _without_punctuation_after(url: str) -> str:
     """`url` less the punctuation a sentence or a bracket puts after it (`_AFTER_A_URL`),
-    but a bracket the URL opened stays: `?token=${API_TOKEN}` keeps its placeholder's `}`."""
-    while url and url[-1] in _AFTER_A_URL:
-        opener = _OPENERS.get(url[-1])
-        if opener is not None and url.count(opener) >= url.count(url[-1]):
-            break
-        url = url[:-1]
-    return url
+    but a bracket the URL opened stays: `?token=${API_TOKEN}` keeps its placeholder's `}`.
+    Each bracket is counted once, so a value ending in many `)` costs its length, no more."""
+    opened = {closer: url.count(opener) for closer, opener in _OPENERS.items()}
+    closed = {closer: url.count(closer) for closer in _OPENERS}
+    end = len(url)
+    while end and url[end - 1] in _AFTER_A_URL:
+        last = url[end - 1]
+        if last in closed:
+            if opened[last] >= closed[last]:
+                break
+            closed[last] -= 1
+        end -= 1
+    return url[:end]
 
 
 def _split(url: str) -> SplitResult | None:
