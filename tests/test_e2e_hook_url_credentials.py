@@ -99,3 +99,47 @@ def test_code_keys_and_hook_secrets_reach_no_request_file_or_terminal(tmp_path: 
             text = path.read_bytes().decode("utf-8", "replace")
             assert recoverable_secrets(text, SECRETS) == set(), path
     assert recoverable_secrets(done.stdout + done.stderr, SECRETS) == set()
+
+
+LISTED_SLACK = "Xq7LmN2pR9sT4vW8yZ1aB3cD"
+LISTED_DISCORD = "Kd8Jh3Lp0Qw5Er7Ty2Ui9OpAzXcVbNm12QwErTy"
+REDIRECT_SLACK = "Pl4Ok8Ij2Uh6Yg0Tf3Rd7Es1"
+APPRISE_TOKEN = "6987654321:AAFz9Yx8Wv7Ut6Sr5Qp4On3Ml2Kj1Ih0Gf"
+SLACK_HOOK = f"https://hooks.slack.com/services/T0123ABCD/B0123ABCD/{LISTED_SLACK}"
+DISCORD_HOOK = f"https://discord.com/api/webhooks/123456789012345678/{LISTED_DISCORD}"
+LISTED = (
+    f"NOTIFY_URLS={SLACK_HOOK},{DISCORD_HOOK}\n"
+    f"ALERT_TARGETS={DISCORD_HOOK}, {SLACK_HOOK}\n"
+    f"LOGIN_REDIRECT=https://example.com/r?next=https%3A%2F%2Fhooks.slack.com%2Fservices"
+    f"%2FT0123ABCD%2FB0123ABCD%2F{REDIRECT_SLACK}\n"
+    f"APPRISE_URLS=tgram://{APPRISE_TOKEN}/-1001234567890/\n"
+)
+
+
+@pytest.mark.e2e
+def test_hook_urls_joined_in_a_list_or_inside_another_url_reach_no_request(
+    tmp_path: Path,
+) -> None:
+    """The review of fix29c: `NOTIFY_URLS=<Slack hook>,<Discord hook>` was sent whole by
+    `cat .env`; `<Discord hook>, <Slack hook>` lost its comma; a hook inside a redirect's
+    `?next=` and an Apprise `tgram://` URL were sent whole."""
+    home, workspace = tmp_path / "home", tmp_path / "ws"
+    home.mkdir()
+    workspace.mkdir()
+    (workspace / ".env").write_text(LISTED)
+    with start_fake_server(api_key=KEY) as fake:
+        fake.enqueue(call("toolu_cat", "cat .env"), Reply([text_block("Looked.")]))
+        env = build_env(home, {"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": fake.base_url})
+        done = run_piped(["--yes", "-p", "show .env"], cwd=workspace, env=env)
+        bodies = [request.body for request in fake.requests]
+    assert done.returncode == 0, done.stderr
+    (catted,) = tool_result_texts(bodies[-1])
+    slack_shown = f"https://hooks.slack.com/services/T0123ABCD/B0123ABCD/{REDACTED_MARK}"
+    discord_shown = f"https://discord.com/api/webhooks/123456789012345678/{REDACTED_MARK}"
+    assert f"NOTIFY_URLS={slack_shown},{discord_shown}\n" in catted
+    assert f"ALERT_TARGETS={discord_shown}, {slack_shown}\n" in catted
+    assert f"APPRISE_URLS=tgram://{REDACTED_MARK}/-1001234567890/" in catted
+    secrets = (LISTED_SLACK, LISTED_DISCORD, REDIRECT_SLACK, APPRISE_TOKEN)
+    for where, body in enumerate(bodies):
+        assert recoverable_secrets(json.dumps(body), secrets) == set(), f"request {where}"
+    assert recoverable_secrets(done.stdout + done.stderr, secrets) == set()

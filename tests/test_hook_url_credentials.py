@@ -66,6 +66,24 @@ def hidden_by_every_reader(value: str) -> list[set[str]]:
         (f"https://maker.ifttt.com/trigger/deploy/with/key/{MAKE_TOKEN}", MAKE_TOKEN),
         (f"https://api.netlify.com/build_hooks/{MAKE_TOKEN}", MAKE_TOKEN),
         ("https://hooks.zapier.com/hooks/catch/1234567/3abcxyz/", "1234567/3abcxyz"),
+        # shapes the review of fix29c found missed: GovSlack, www.discord.com, PagerDuty's
+        # integration URL, Mattermost served under a sub-path, Apprise's notification
+        # URLs, and a `?code=` written in a fragment
+        (
+            f"https://hooks.slack-gov.com/services/T04ABCD1234/B05EFGH5678/{SLACK_SECRET}",
+            SLACK_SECRET,
+        ),
+        (
+            f"https://www.discord.com/api/webhooks/1187654321098765432/{DISCORD_TOKEN}",
+            DISCORD_TOKEN,
+        ),
+        (f"https://events.pagerduty.com/integration/{MAKE_TOKEN}/enqueue", MAKE_TOKEN),
+        (f"https://chat.example.org/mattermost/hooks/{MATTERMOST_ID}", MATTERMOST_ID),
+        (f"slack://T04ABCD1234/B05EFGH5678/{SLACK_SECRET}/#alerts", SLACK_SECRET),
+        (f"discord://1187654321098765432/{DISCORD_TOKEN}/", DISCORD_TOKEN),
+        (f"tgram://{TELEGRAM_TOKEN}/-1001234567890/", TELEGRAM_TOKEN),
+        (f"https://orders-fn.azurewebsites.net/api/orders#?code={FUNCTION_KEY}", FUNCTION_KEY),
+        (f"https://app.example.com/#/callback?code={FUNCTION_KEY}&state=1", FUNCTION_KEY),
         # in a longer value: a JSON value, a command
         (f'{{"alerts": "https://hooks.slack.com/services/T0/B0/{SLACK_SECRET}"}}', SLACK_SECRET),
         (f"curl -X POST https://discord.com/api/webhooks/1/{DISCORD_TOKEN}", DISCORD_TOKEN),
@@ -132,6 +150,24 @@ def test_the_ids_beside_a_hooks_secret_stay_visible(name: str, url: str, shown: 
         f"https://example.com/services/T04ABCD1234/B05EFGH5678/{SLACK_SECRET}",
         "https://api.github.com/repos/acme/app/hooks/123456789",
         "https://discord.com/api/v10/channels/1187654321098765432/messages",
+        # pages of the hook hosts (the review of fix29c: `documentation` was learned)
+        "https://hook.eu1.make.com/documentation",
+        "https://maker.ifttt.com/use/documentation",
+        "https://docs.mattermost.com/hooks/incomingwebhooksdocumentation",
+        "https://api.telegram.org/bots/api",
+        "https://discord.com/invite/abcdef",
+        "https://hooks.slack.com/services/",
+        "https://hooks.zapier.com/hooks/catch/",
+        # a fragment that is no query, or a query of no credential
+        "https://example.com/docs#section-2",
+        "https://app.example.com/#/settings?tab=general&lang=en",
+        # a redirect to a page with no credential, raw and encoded
+        "https://example.com/r?next=https://example.org/welcome?lang=en",
+        "https://example.com/r?next=https%3A%2F%2Fexample.org%2Fwelcome",
+        # Apprise URLs of a service with no secret in that place
+        "mailto://user@example.com",
+        "discord://channels/general",
+        "slack://docs/api/reference",
     ],
 )
 def test_a_url_with_no_code_credential_and_no_hook_secret_hides_nothing(url: str) -> None:

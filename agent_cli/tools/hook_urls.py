@@ -6,13 +6,19 @@ or query parameter gives it away, so a variable named `SLACK_URL`, `ALERTS_URL` 
 is, by its host and the shape of its path, whatever the variable, setting or MCP `env`
 holding it is called.
 
-Contract: `hook_url_secrets(host, path)`: of a URL `HOOK_FORMS` knows by its host
-(lower case, without port) and path, its secret part, as
-written and percent-decoded; of a secret of several segments (Microsoft Teams'
-`<hash>/<guid>/V2<signature>`) the whole and each segment with a key's shape
+Contract: `hook_url_secrets(url)`: of a split web URL (`http`, `https`) `HOOK_FORMS`
+knows by its host (lower case, without user part or port) and path, and of an Apprise
+notification URL (`slack://T../B../<secret>`, `discord://<id>/<token>`,
+`tgram://<bot token>/`) `APPRISE_FORMS` knows by its scheme and what follows `://`, its
+secret part, as written and percent-decoded; of a secret of several segments (Microsoft
+Teams' `<hash>/<guid>/V2<signature>`) the whole and each segment with a key's shape
 (`is_token_word`), so the ids before it and a connector's name (`IncomingWebhook`) stay
 visible. The ids a URL carries beside its secret (Slack's `T.../B...`, Discord's hook id)
-are no secret. Any other URL has none here. A credential in a hook's query (Google Chat's
+are no secret. A secret is a run of the characters a key is made of (`_SECRET`), so the
+`,` of a list, the `|` of Slack's `<url|text>` or prose after it is never taken for part
+of it; where a service's secret has a fixed shape (Make's, IFTTT's, Telegram's,
+Mattermost's) only that shape is one, so a page of its host (`/documentation`) is none.
+Any other URL has none here. A credential in a hook's query (Google Chat's
 `?key=...&token=...`, Power Automate's `&sig=`) is a credential-named parameter
 (`tools.url_credentials`).
 """
@@ -22,15 +28,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from urllib.parse import unquote
+from urllib.parse import SplitResult, unquote
 
 from agent_cli.tools.token_shape import is_token_word
 
 
 @dataclass(frozen=True)
 class HookForm:
-    """A service's hook URL: its host (whole, lower case) and its path, whose `secret`
-    group is the credential."""
+    """A service's hook URL: its host (whole, lower case; for an Apprise URL its scheme)
+    and its path (for an Apprise URL all that follows `://` but a user part), whose
+    `secret` group is the credential."""
 
     service: str
     host: re.Pattern[str]
@@ -42,81 +49,118 @@ def _form(service: str, host: str, path: str) -> HookForm:
 
 
 _SEGMENT = r"[^/]+"
+# A secret: letters, digits and the unreserved `-._~`, a percent escape's `%`, and the
+# `:` of a Telegram bot token.
+_SECRET = r"[A-Za-z0-9._~%:-]+"
+# A Telegram bot token: the bot's id, `:` (or `%3A`), the key.
+_TELEGRAM_TOKEN = r"\d+(?::|%3[Aa])[A-Za-z0-9_-]+"
+WEB_SCHEMES = frozenset({"http", "https"})
 HOOK_FORMS = (
-    # hooks.slack.com/services/T.../B.../<secret>; /workflows/T/A/<id>/<secret>; /triggers/...
+    # hooks.slack.com/services/T.../B.../<secret>; /workflows/T/A/<id>/<secret>; /triggers/...;
+    # GovSlack's hooks.slack-gov.com the same
     _form(
         "Slack",
-        r"hooks\.slack\.com",
-        rf"/(?:services|workflows|triggers)/(?:{_SEGMENT}/)+(?P<secret>{_SEGMENT})/?",
+        r"hooks\.slack(?:-gov)?\.com",
+        rf"/(?:services|workflows|triggers)/(?:{_SEGMENT}/)+(?P<secret>{_SECRET})/?",
     ),
-    # discord.com/api/webhooks/<id>/<token>, /api/v10/..., discordapp.com, ptb., canary.
+    # discord.com/api/webhooks/<id>/<token>, /api/v10/..., discordapp.com, www., ptb., canary.
     _form(
         "Discord",
-        r"(?:(?:ptb|canary)\.)?discord(?:app)?\.com",
-        rf"/api(?:/v\d+)?/webhooks/\d+/(?P<secret>{_SEGMENT})(?:/.*)?",
+        r"(?:(?:www|ptb|canary)\.)?discord(?:app)?\.com",
+        rf"/api(?:/v\d+)?/webhooks/\d+/(?P<secret>{_SECRET})(?:/.*)?",
     ),
     # api.telegram.org/bot<id>:<token>/sendMessage, /file/bot<id>:<token>/<path>
-    _form("Telegram", r"api\.telegram\.org", rf"(?:/file)?/bot(?P<secret>{_SEGMENT})(?:/.*)?"),
+    _form(
+        "Telegram", r"api\.telegram\.org", rf"(?:/file)?/bot(?P<secret>{_TELEGRAM_TOKEN})(?:/.*)?"
+    ),
     # <tenant>.webhook.office.com/webhookb2/<group>@<tenant>/IncomingWebhook/<hash>/<guid>[/V2...]
     _form(
         "Microsoft Teams",
         r"(?:[a-z0-9-]+\.)?webhook\.office\.com|outlook\.office(?:365)?\.com",
-        rf"/webhook(?:b2)?/{_SEGMENT}/{_SEGMENT}/(?P<secret>{_SEGMENT}(?:/{_SEGMENT})*)/?",
+        rf"/webhook(?:b2)?/{_SEGMENT}/{_SEGMENT}/(?P<secret>{_SECRET}(?:/{_SECRET})*)/?",
     ),
     # hooks.zapier.com/hooks/catch/<account>/<hook>/: only the two together are the secret
     _form(
         "Zapier",
         r"hooks\.zapier\.com",
-        rf"/hooks/catch/(?P<secret>{_SEGMENT}/{_SEGMENT})/?",
+        rf"/hooks/catch/(?P<secret>{_SECRET}/{_SECRET})/?",
     ),
-    # maker.ifttt.com/trigger/<event>/with/key/<key>, /trigger/<event>/json/with/key/<key>
+    # maker.ifttt.com/trigger/<event>/with/key/<key>, /trigger/<event>/json/with/key/<key>,
+    # /use/<key>: a key, 16 or more letters, digits, `-`, `_` (a page, `/use/documentation`: none)
     _form(
         "IFTTT",
         r"maker\.ifttt\.com",
-        rf"/(?:trigger/{_SEGMENT}/(?:json/)?with/key|use)/(?P<secret>{_SEGMENT})/?",
+        rf"/(?:trigger/{_SEGMENT}/(?:json/)?with/key|use)/(?P<secret>[A-Za-z0-9_-]{{16,}})/?",
     ),
-    # hook.eu1.make.com/<token>, hook.integromat.com/<token>
+    # hook.eu1.make.com/<token>, hook.integromat.com/<token>: 32 lower-case letters and
+    # digits (a page of the host, `/documentation`, is none)
     _form(
         "Make",
         r"hook\.(?:[a-z0-9-]+\.)?(?:make|integromat)\.com",
-        rf"/(?P<secret>{_SEGMENT})/?",
+        r"/(?P<secret>[a-z0-9]{32})/?",
     ),
     # open.feishu.cn/open-apis/bot/v2/hook/<uuid>, Lark's the same
     _form(
         "Feishu",
         r"open\.(?:feishu\.cn|larksuite\.com)",
-        rf"/open-apis/bot/v2/hook/(?P<secret>{_SEGMENT})/?",
+        rf"/open-apis/bot/v2/hook/(?P<secret>{_SECRET})/?",
     ),
-    _form("Netlify", r"api\.netlify\.com", rf"/build_hooks/(?P<secret>{_SEGMENT})/?"),
+    _form("Netlify", r"api\.netlify\.com", rf"/build_hooks/(?P<secret>{_SECRET})/?"),
     _form(
         "Vercel",
         r"api\.vercel\.com",
-        rf"/v1/integrations/deploy/{_SEGMENT}/(?P<secret>{_SEGMENT})/?",
+        rf"/v1/integrations/deploy/{_SEGMENT}/(?P<secret>{_SECRET})/?",
     ),
-    # Self-hosted chat, on any host: Mattermost's /hooks/<26 letters and digits>,
-    # Rocket.Chat's /hooks/<17-character id>/<48-character token>.
-    _form("Mattermost", r".+", r"/hooks/(?P<secret>[a-z0-9]{26})/?"),
-    _form("Rocket.Chat", r".+", r"/hooks/[A-Za-z0-9]{17}/(?P<secret>[A-Za-z0-9]{48})/?"),
+    # events.pagerduty.com/integration/<integration key>/enqueue (Events API v1), EU too
+    _form(
+        "PagerDuty",
+        r"events\.(?:eu\.)?pagerduty\.com",
+        rf"/integration/(?P<secret>{_SECRET})/enqueue/?",
+    ),
+    # Self-hosted chat, on any host and under any path it is served from: Mattermost's
+    # /hooks/<26 letters and digits>, Rocket.Chat's /hooks/<17-character id>/<48-character token>.
+    _form("Mattermost", r".+", r"(?:/[^/]+)*/hooks/(?P<secret>[a-z0-9]{26})/?"),
+    _form(
+        "Rocket.Chat",
+        r".+",
+        r"(?:/[^/]+)*/hooks/[A-Za-z0-9]{17}/(?P<secret>[A-Za-z0-9]{48})/?",
+    ),
+)
+# Apprise's notification URLs (its scheme, then the service's own ids and secret):
+# slack://T<team>/B<hook>/<secret>[/#channel], discord://<hook id>/<token>[/...],
+# tgram://[bot]<id>:<token>/[<chat id>/...].
+APPRISE_FORMS = (
+    _form("Slack", r"slack", rf"T[A-Z0-9]+/B[A-Z0-9]+/(?P<secret>{_SECRET})(?:/.*)?"),
+    _form("Discord", r"discord", rf"\d+/(?P<secret>{_SECRET})(?:/.*)?"),
+    _form("Telegram", r"tgram", rf"(?:bot)?(?P<secret>{_TELEGRAM_TOKEN})(?:/.*)?"),
 )
 
 
-def hook_url_secrets(host: str, path: str) -> Iterator[str]:
-    """The secret part of the hook URL of `host` and `path` (module contract)."""
-    host = host.lower().rstrip(".")
-    for form in HOOK_FORMS:
-        if not form.host.fullmatch(host):
-            continue
+def hook_url_secrets(url: SplitResult) -> Iterator[str]:
+    """The secret part of the hook URL `url` (module contract)."""
+    if url.scheme.lower() in WEB_SCHEMES:
+        host = (url.hostname or "").rstrip(".")
+        forms = [form for form in HOOK_FORMS if form.host.fullmatch(host)]
+        path = url.path
+    else:
+        forms = [form for form in APPRISE_FORMS if form.host.fullmatch(url.scheme.lower())]
+        path = url.netloc.rpartition("@")[2] + url.path
+    for form in forms:
         found = form.path.fullmatch(path)
-        if found is None:
-            continue
-        secret = found.group("secret")
-        yield from _readings(secret)
-        segments = secret.split("/")
-        if len(segments) > 1:
-            for segment in segments:
-                if is_token_word(unquote(segment)):
-                    yield from _readings(segment)
-        return
+        if found is not None:
+            yield from _secret_readings(found.group("secret"))
+            return
+
+
+def _secret_readings(secret: str) -> Iterator[str]:
+    """The secret as written and decoded; of one of several segments, also each segment
+    with a key's shape."""
+    yield from _readings(secret)
+    segments = secret.split("/")
+    if len(segments) > 1:
+        for segment in segments:
+            if is_token_word(unquote(segment)):
+                yield from _readings(segment)
 
 
 def _readings(written: str) -> tuple[str, ...]:

@@ -1,9 +1,9 @@
 """The credentials a URL carries, wherever a value holds one. Pure.
 
 Contract:
-- `url_credentials(value)`: of each URL in `value` (the whole value, and each URL
-  written inside it: pip's `PIP_EXTRA_INDEX_URL` lists several, a JSON or YAML value
-  quotes one, a command names one), its password
+- `url_credentials(value)`: of each URL in `value` (each URL written inside it: pip's
+  `PIP_EXTRA_INDEX_URL` lists several, a JSON or YAML value quotes one, a command names
+  one; and the whole value when it holds one URL only), its password
   (`postgres://user:password@host`), as written and percent-decoded; its user part when
   that has a key's shape (`token_shape.is_user_part_token`), as written and decoded: GitHub's
   `https://<token>@github.com/...`, Gemfury's `https://<token>@pypi.fury.io/...`, but not
@@ -12,7 +12,13 @@ Contract:
   `CREDENTIAL_PARAMETER_NAMES` that hold no such word: Azure Functions' `?code=<function
   key>`); and the secret part of the path of a webhook or bot URL of a service that puts
   it there (`tools.hook_urls`: Slack's `hooks.slack.com/services/T../B../<secret>`,
-  Discord's, Telegram's `bot<token>`, Microsoft Teams'). A URL behind
+  Discord's, Telegram's `bot<token>`, Microsoft Teams', Apprise's `slack://`). A
+  fragment written as a query (`#?code=`, `#access_token=`) is read as one. A URL
+  inside another's query parameter (`?next=https://hooks...`, or percent-encoded
+  `?next=https%3A%2F%2F...`) is read too, `MAX_NESTED_URLS` deep. URLs written one
+  after another joined by `,`, `;` or `|` without a blank (`NOTIFY_URLS=<hook>,<hook>`)
+  are each read alone; a `|` ends a URL (Slack's `<url|text>`: no URL holds one
+  unescaped). A URL behind
   further scheme words is read from the one `://` follows (JDBC's
   `jdbc:mysql://user:password@host`, R2DBC's `r2dbc:pool:postgresql://...`), and Oracle's
   JDBC URL, which has no `://`, by its own form: the password of
@@ -46,9 +52,12 @@ CREDENTIAL_PARAMETER = re.compile(
 CREDENTIAL_PARAMETER_NAMES = frozenset({"code", "pass", "pw"})
 # A URL inside a longer value (a list, a JSON or YAML value, a command): from the scheme
 # that `://` follows (so `mysql` of `jdbc:mysql://`: `jdbc` read as the scheme would
-# leave the user and password in the path) to a blank, a quote or an angle bracket, less
-# the punctuation a sentence or a bracket puts after it.
-_WRITTEN_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s\"'`<>]+")
+# leave the user and password in the path) to a blank, a quote, an angle bracket, a `|`
+# or a `,` or `;` right before the next URL's scheme, less the punctuation a sentence or
+# a bracket puts after it. Linear: a `,` or `;` looks ahead over one scheme's letters.
+_SCHEME = r"[A-Za-z][A-Za-z0-9+.-]*://"
+_WRITTEN_URL = re.compile(rf"{_SCHEME}(?:[^\s\"'`<>|,;]|[,;](?!{_SCHEME}))+")
+MAX_NESTED_URLS = 2  # `?next=<url>` whose `?next=<url>`: how deep URLs in a query are read
 _AFTER_A_URL = ".,;:)]}"
 _OPENERS = {")": "(", "]": "[", "}": "{"}
 # Oracle's JDBC URL: `jdbc:oracle:<driver>:user/password@...`.
@@ -62,9 +71,10 @@ def url_credentials(value: str) -> Iterator[str]:
             yield from readings
 
 
-def _credential_readings(value: str) -> Iterator[tuple[str, ...]]:
+def _credential_readings(value: str, depth: int = 0) -> Iterator[tuple[str, ...]]:
     """Of each credential of the URLs in `value`, its readings: as written and decoded
-    (what the server is given; the URL holds it encoded); a query parameter as decoded."""
+    (what the server is given; the URL holds it encoded); a query parameter as decoded.
+    `depth`: how many URLs' queries `value` was found in."""
     for found in _ORACLE_JDBC.finditer(value):
         yield found.group(1), unquote(found.group(1))
     if "://" not in value:
@@ -77,12 +87,22 @@ def _credential_readings(value: str) -> Iterator[tuple[str, ...]]:
             yield parts.password, unquote(parts.password)
         if parts.username and is_user_part_token(unquote(parts.username)):
             yield parts.username, unquote(parts.username)
-        for name, parameter in parse_qsl(parts.query):
+        yield from _parameter_readings(parts, depth)
+        for secret in hook_url_secrets(parts):
+            yield (secret,)
+
+
+def _parameter_readings(parts: SplitResult, depth: int) -> Iterator[tuple[str, ...]]:
+    """The credential-named parameters of a URL's query and of its fragment written as a
+    query (`#?code=`, `#/callback?code=`, `#access_token=`), and the credentials of a URL
+    a parameter holds (`?next=https://hooks...`, decoded), `MAX_NESTED_URLS` deep."""
+    fragment_query = parts.fragment.partition("?")[2] or parts.fragment
+    for query in (parts.query, fragment_query):
+        for name, parameter in parse_qsl(query):
             if is_credential_parameter(name):
                 yield (parameter,)
-        if parts.hostname:
-            for secret in hook_url_secrets(parts.hostname, parts.path):
-                yield (secret,)
+            elif depth < MAX_NESTED_URLS and "://" in parameter:
+                yield from _credential_readings(parameter, depth + 1)
 
 
 def is_credential_parameter(name: str) -> bool:
@@ -103,21 +123,29 @@ def url_path_tokens(url: str) -> Iterator[str]:
 
 
 def _urls_in(value: str) -> list[str]:
-    """The whole value, and each URL written in it, each once."""
+    """Each URL written in `value`, and the whole value when it holds one URL only (its
+    password may hold a blank or a quote; a value of several is a list, read URL by URL),
+    each once."""
     whole = value.strip()
     written = (_without_punctuation_after(found.group()) for found in _WRITTEN_URL.finditer(whole))
-    return list(dict.fromkeys([whole, *written]))
+    return list(dict.fromkeys([whole, *written] if whole.count("://") == 1 else written))
 
 
 def _without_punctuation_after(url: str) -> str:
     """`url` less the punctuation a sentence or a bracket puts after it (`_AFTER_A_URL`),
-    but a bracket the URL opened stays: `?token=${API_TOKEN}` keeps its placeholder's `}`."""
-    while url and url[-1] in _AFTER_A_URL:
-        opener = _OPENERS.get(url[-1])
-        if opener is not None and url.count(opener) >= url.count(url[-1]):
-            break
-        url = url[:-1]
-    return url
+    but a bracket the URL opened stays: `?token=${API_TOKEN}` keeps its placeholder's `}`.
+    Each bracket is counted once, so a value ending in many `)` costs its length, no more."""
+    opened = {closer: url.count(opener) for closer, opener in _OPENERS.items()}
+    closed = {closer: url.count(closer) for closer in _OPENERS}
+    end = len(url)
+    while end and url[end - 1] in _AFTER_A_URL:
+        last = url[end - 1]
+        if last in closed:
+            if opened[last] >= closed[last]:
+                break
+            closed[last] -= 1
+        end -= 1
+    return url[:end]
 
 
 def _split(url: str) -> SplitResult | None:
