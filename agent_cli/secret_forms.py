@@ -49,7 +49,9 @@ each of its lines a form too (`material_lines`); `asn1parse`'s hex; decimal; the
 `byte_forms` of each number's octets: a JWK's base64url, `base64` of a raw key, a
 Python bytes `repr`), never its public ones.
 
-- `pattern` finds whole forms; `redact(text)` replaces each with `REDACTED_MARK`;
+- `pattern` finds whole forms; `redact(text)` replaces each with `REDACTED_MARK`; a
+  value of digits alone is, as itself, no occurrence inside a longer run of digits
+  (`ts=1700084729163` holds no `84729163`: `_NUMBER_START`), its encoded forms are;
 - `occurrences(text, start, end)` gives every occurrence, overlapping ones too, that
   starts in `[start, end)`: a cut must not split any of them; `longest_match` is the most
   characters one can cover;
@@ -159,6 +161,16 @@ _HEX_DIGIT = {
     digit: f"[{digit}{digit.upper()}]" if digit.isalpha() else digit for digit in "0123456789abcdef"
 }
 _SPACED_GAP = r"(?:[ ]{1,3}|', '|\", \"|\r?\n[0-7]{0,16}[ ]{1,3})"
+# A value of digits alone (a PIN, a number a setting holds) is never matched as itself
+# inside a longer run of digits: `86400000` in `ts=1700086400000` is part of another
+# number, and cutting it out would hide digits that are no secret. Its encoded forms keep
+# no such bound: its hex is digits too, and in a hex stream (`xxd -p .env`) the next
+# byte's digit stands beside it. Checked after the value's first digit (that digit and
+# the one before are not both digits), so every branch of the pattern still begins with
+# a literal character (`_unit_pattern`).
+_DIGITS_ONLY = re.compile(r"[0-9]+")
+_NUMBER_START = r"(?<![0-9][0-9])"
+_NUMBER_END = r"(?![0-9])"
 _SPACED_GAP_CHARS = 2 + 16 + 3
 
 
@@ -260,7 +272,8 @@ class SecretForms:
         percent_forms = tuple(dict.fromkeys(self.percent_forms))
         values = tuple(sorted(set(self.values)))
         dumps = _dump_fragments(values)
-        alternation = trie_pattern([*_all_fragments(forms, percent_forms), *dumps], spans_lines)
+        fragments = _all_fragments(forms, percent_forms, _numbers(values))
+        alternation = trie_pattern([*fragments, *dumps], spans_lines)
         finders: tuple[SpanFinder, ...] = (
             RunFinder(values),
             DumpFinder(values),
@@ -345,9 +358,10 @@ class SecretForms:
             extra = trie_pattern(
                 _dump_fragments(self.values), spans_lines, open_ended=_run_fragments(self.values)
             )
+            numbers = _numbers(self.values)
             alternation = b"|".join(
                 [
-                    *(_byte_pattern_for(form) for form in self.forms),
+                    *(_byte_pattern_for(form, form in numbers) for form in self.forms),
                     *(form.byte_pattern(wrapped=_wrapped(form)) for form in self.percent_forms),
                     *([extra.encode("utf-8")] if extra else []),
                 ]
@@ -453,6 +467,11 @@ class SecretForms:
         return any(flat in stretch for stretch in self.public_stretches)
 
 
+def _numbers(values: Iterable[str]) -> frozenset[str]:
+    """The values of digits alone, which no longer number holds (`_NUMBER_START`)."""
+    return frozenset(value for value in values if _DIGITS_ONLY.fullmatch(value))
+
+
 def _flat_length(text: str) -> int:
     """The characters of `text` that are no line break."""
     return len(text) - text.count("\n") - text.count("\r")
@@ -525,10 +544,11 @@ def _line_endings(value: str) -> set[str]:
 
 
 def _all_fragments(
-    forms: tuple[str, ...], percent_forms: tuple[PercentForm, ...]
+    forms: tuple[str, ...], percent_forms: tuple[PercentForm, ...], numbers: frozenset[str]
 ) -> list[list[str]]:
-    """Every form as `literal_trie` fragments: the literal ones, then the percent forms."""
-    fragments = [_fragments_for(form) for form in forms]
+    """Every form as `literal_trie` fragments: the literal ones, then the percent forms;
+    a value in `numbers` is no occurrence inside a longer number (`_fragments_for`)."""
+    fragments = [_fragments_for(form, form in numbers) for form in forms]
     for form in percent_forms:
         fragments.extend(form.fragments(wrapped=_wrapped(form)))
     return fragments
@@ -547,10 +567,12 @@ def _wrapped(form: PercentForm) -> bool:
     return form.spelled_length <= MAX_WRAPPED_CHARS
 
 
-def _fragments_for(form: str) -> list[str]:
+def _fragments_for(form: str, is_number: bool = False) -> list[str]:
     """`form` as regex fragments, one a character (`literal_trie`): a line feed matches
     CRLF too, with its gap (`secret_pieces.gap_pattern`), and up to `MAX_WRAPPED_CHARS` characters a line
-    break may come before each other character (`secret_pieces.may_wrap_before`)."""
+    break may come before each other character (`secret_pieces.may_wrap_before`). A
+    value of digits alone (`is_number`) is no occurrence inside a longer number
+    (`_NUMBER_START`, `_NUMBER_END`)."""
     units = form.replace("\r\n", "\n")
     wraps = _may_wrap(form)
     fragments = [
@@ -560,6 +582,9 @@ def _fragments_for(form: str) -> list[str]:
     ]
     if units.endswith("%"):
         fragments[-1] += _WRAPPED_TRAILING_PERCENT if wraps else _TRAILING_PERCENT
+    if is_number:
+        fragments[0] += _NUMBER_START
+        fragments[-1] += _NUMBER_END
     return fragments
 
 
@@ -571,7 +596,7 @@ def _unit_pattern(unit: str, index: int) -> str:
     return _SLASH if unit == "/" and index > 0 else re.escape(unit)
 
 
-def _byte_pattern_for(form: str) -> bytes:
+def _byte_pattern_for(form: str, is_number: bool = False) -> bytes:
     """`_fragments_for` over the form's UTF-8 bytes, joined as one alternative: a line
     break may come only between two characters, never inside one."""
     units = form.replace("\r\n", "\n")
@@ -588,6 +613,10 @@ def _byte_pattern_for(form: str) -> bytes:
         for index, unit in enumerate(units)
     )
     trailing = _WRAPPED_TRAILING_PERCENT if wraps else _TRAILING_PERCENT
+    if is_number:  # as `_fragments_for`: not inside a longer number
+        first = re.escape(units[0].encode("ascii"))
+        pattern = first + _NUMBER_START.encode("ascii") + pattern[len(first) :]
+        return pattern + _NUMBER_END.encode("ascii")
     return pattern + (trailing.encode("ascii") if units.endswith("%") else b"")
 
 
