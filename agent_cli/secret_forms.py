@@ -49,9 +49,7 @@ each of its lines a form too (`material_lines`); `asn1parse`'s hex; decimal; the
 `byte_forms` of each number's octets: a JWK's base64url, `base64` of a raw key, a
 Python bytes `repr`), never its public ones.
 
-- `pattern` finds whole forms; `redact(text)` replaces each with `REDACTED_MARK`; a
-  value of digits alone is, as itself, no occurrence inside a longer run of digits
-  (`ts=1700084729163` holds no `84729163`: `_NUMBER_START`), its encoded forms are;
+- `pattern` finds whole forms; `redact(text)` replaces each with `REDACTED_MARK`;
 - `occurrences(text, start, end)` gives every occurrence, overlapping ones too, that
   starts in `[start, end)`: a cut must not split any of them; `longest_match` is the most
   characters one can cover;
@@ -161,16 +159,6 @@ _HEX_DIGIT = {
     digit: f"[{digit}{digit.upper()}]" if digit.isalpha() else digit for digit in "0123456789abcdef"
 }
 _SPACED_GAP = r"(?:[ ]{1,3}|', '|\", \"|\r?\n[0-7]{0,16}[ ]{1,3})"
-# A value of digits alone (a PIN, a number a setting holds) is never matched as itself
-# inside a longer run of digits: `86400000` in `ts=1700086400000` is part of another
-# number, and cutting it out would hide digits that are no secret. Its encoded forms keep
-# no such bound: its hex is digits too, and in a hex stream (`xxd -p .env`) the next
-# byte's digit stands beside it. Checked after the value's first digit (that digit and
-# the one before are not both digits), so every branch of the pattern still begins with
-# a literal character (`_unit_pattern`).
-_DIGITS_ONLY = re.compile(r"[0-9]+")
-_NUMBER_START = r"(?<![0-9][0-9])"
-_NUMBER_END = r"(?![0-9])"
 _SPACED_GAP_CHARS = 2 + 16 + 3
 
 
@@ -272,8 +260,7 @@ class SecretForms:
         percent_forms = tuple(dict.fromkeys(self.percent_forms))
         values = tuple(sorted(set(self.values)))
         dumps = _dump_fragments(values)
-        fragments = _all_fragments(forms, percent_forms, _numbers(values))
-        alternation = trie_pattern([*fragments, *dumps], spans_lines)
+        alternation = trie_pattern([*_all_fragments(forms, percent_forms), *dumps], spans_lines)
         finders: tuple[SpanFinder, ...] = (
             RunFinder(values),
             DumpFinder(values),
@@ -358,10 +345,9 @@ class SecretForms:
             extra = trie_pattern(
                 _dump_fragments(self.values), spans_lines, open_ended=_run_fragments(self.values)
             )
-            numbers = _numbers(self.values)
             alternation = b"|".join(
                 [
-                    *(_byte_pattern_for(form, form in numbers) for form in self.forms),
+                    *(_byte_pattern_for(form) for form in self.forms),
                     *(form.byte_pattern(wrapped=_wrapped(form)) for form in self.percent_forms),
                     *([extra.encode("utf-8")] if extra else []),
                 ]
@@ -467,11 +453,6 @@ class SecretForms:
         return any(flat in stretch for stretch in self.public_stretches)
 
 
-def _numbers(values: Iterable[str]) -> frozenset[str]:
-    """The values of digits alone, which no longer number holds (`_NUMBER_START`)."""
-    return frozenset(value for value in values if _DIGITS_ONLY.fullmatch(value))
-
-
 def _flat_length(text: str) -> int:
     """The characters of `text` that are no line break."""
     return len(text) - text.count("\n") - text.count("\r")
@@ -544,11 +525,10 @@ def _line_endings(value: str) -> set[str]:
 
 
 def _all_fragments(
-    forms: tuple[str, ...], percent_forms: tuple[PercentForm, ...], numbers: frozenset[str]
+    forms: tuple[str, ...], percent_forms: tuple[PercentForm, ...]
 ) -> list[list[str]]:
-    """Every form as `literal_trie` fragments: the literal ones, then the percent forms;
-    a value in `numbers` is no occurrence inside a longer number (`_fragments_for`)."""
-    fragments = [_fragments_for(form, form in numbers) for form in forms]
+    """Every form as `literal_trie` fragments: the literal ones, then the percent forms."""
+    fragments = [_fragments_for(form) for form in forms]
     for form in percent_forms:
         fragments.extend(form.fragments(wrapped=_wrapped(form)))
     return fragments
@@ -567,12 +547,10 @@ def _wrapped(form: PercentForm) -> bool:
     return form.spelled_length <= MAX_WRAPPED_CHARS
 
 
-def _fragments_for(form: str, is_number: bool = False) -> list[str]:
+def _fragments_for(form: str) -> list[str]:
     """`form` as regex fragments, one a character (`literal_trie`): a line feed matches
     CRLF too, with its gap (`secret_pieces.gap_pattern`), and up to `MAX_WRAPPED_CHARS` characters a line
-    break may come before each other character (`secret_pieces.may_wrap_before`). A
-    value of digits alone (`is_number`) is no occurrence inside a longer number
-    (`_NUMBER_START`, `_NUMBER_END`)."""
+    break may come before each other character (`secret_pieces.may_wrap_before`)."""
     units = form.replace("\r\n", "\n")
     wraps = _may_wrap(form)
     fragments = [
@@ -582,9 +560,6 @@ def _fragments_for(form: str, is_number: bool = False) -> list[str]:
     ]
     if units.endswith("%"):
         fragments[-1] += _WRAPPED_TRAILING_PERCENT if wraps else _TRAILING_PERCENT
-    if is_number:
-        fragments[0] += _NUMBER_START
-        fragments[-1] += _NUMBER_END
     return fragments
 
 
@@ -596,7 +571,7 @@ def _unit_pattern(unit: str, index: int) -> str:
     return _SLASH if unit == "/" and index > 0 else re.escape(unit)
 
 
-def _byte_pattern_for(form: str, is_number: bool = False) -> bytes:
+def _byte_pattern_for(form: str) -> bytes:
     """`_fragments_for` over the form's UTF-8 bytes, joined as one alternative: a line
     break may come only between two characters, never inside one."""
     units = form.replace("\r\n", "\n")
@@ -613,10 +588,6 @@ def _byte_pattern_for(form: str, is_number: bool = False) -> bytes:
         for index, unit in enumerate(units)
     )
     trailing = _WRAPPED_TRAILING_PERCENT if wraps else _TRAILING_PERCENT
-    if is_number:  # as `_fragments_for`: not inside a longer number
-        first = re.escape(units[0].encode("ascii"))
-        pattern = first + _NUMBER_START.encode("ascii") + pattern[len(first) :]
-        return pattern + _NUMBER_END.encode("ascii")
     return pattern + (trailing.encode("ascii") if units.endswith("%") else b"")
 
 

@@ -10,7 +10,6 @@ does.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -23,7 +22,6 @@ SECRET_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 # Padding never holds a character of any form (base64, hex, the value): `·` and spaces.
 PADDING = st.text(st.sampled_from(" ·\n"), max_size=400)
 STAND_IN = "¤"
-_DIGITS = re.compile("[0-9]+")
 
 # Token-like values most of the time, any printable text (not spaces or the padding's
 # characters) otherwise: a password may hold punctuation or letters of any script. Not
@@ -84,15 +82,9 @@ class PaddedSecret(NamedTuple):
 
 @st.composite
 def padded_secrets(draw: st.DrawFn) -> PaddedSecret:
-    """A `secret_occurrences()` draw with `PADDING` drawn before and after it. A value of
-    digits alone as itself gets a blank before it at least: copies with nothing between
-    them (`(before + form) * repeats`) would make one longer number, which holds no
-    occurrence of it (`secret_forms._NUMBER_START`)."""
+    """A `secret_occurrences()` draw with `PADDING` drawn before and after it."""
     secret, form = draw(secret_occurrences())
-    before = draw(PADDING)
-    if _DIGITS.fullmatch(secret) and form.replace("\n", "") == secret:
-        before = before or " "
-    return PaddedSecret(secret, form, before, draw(PADDING))
+    return PaddedSecret(secret, form, draw(PADDING), draw(PADDING))
 
 
 def flat(text: str) -> str:

@@ -78,14 +78,6 @@ BASE32_RUN = re.compile(r"[A-Z2-7=]{12,}")
 BASE32HEX_RUN = re.compile(r"[0-9A-V=]{12,}")
 
 
-def in_a_longer_number(secret: str, before: str, after: str) -> bool:
-    """Whether `secret`, digits alone, stands beside an ASCII digit in `before + secret +
-    after`: there its digits are another number's, never redacted (`secret_forms`'
-    `_NUMBER_START`), so a test of "redacted wherever it sits" leaves that case out."""
-    beside = before[-1:] + after[:1]
-    return bool(re.fullmatch("[0-9]+", secret) and re.search("[0-9]", beside))
-
-
 def recoverable_secrets(text: str, secrets: tuple[str, ...]) -> set[str]:
     """The secrets that can be read back from `text` as they are, or by decoding any run
     of base64 (at every offset, both alphabets), base32 (at every offset, standard and

@@ -22,7 +22,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from hostile_support import fuzz_settings, in_a_longer_number
+from hostile_support import fuzz_settings
 from hypothesis import example, given
 from hypothesis import strategies as st
 from test_hostile_multiline_secrets import PEM, pieces_in
@@ -206,8 +206,6 @@ def test_python_and_json_quoting_of_any_value_is_redacted(secret, before, after)
         shlex.quote(secret),
     ):
         inside = secret if quoted == secret else quoted[1:-1]  # shlex leaves plain words
-        if quoted == secret and in_a_longer_number(secret, before, after):
-            continue  # its digits are another number's there: no occurrence
         redacted = redactor.redact(before + quoted + after)
         assert redacted.count >= 1
         assert inside not in redacted.text, (quoted, redacted.text)

@@ -23,9 +23,9 @@ import pytest
 from cuts_support import strings_in
 from e2e_support import build_env, run_piped
 from fake_anthropic import Reply, start_fake_server, text_block, tool_use_block
-from hostile_support import fuzz_settings, in_a_longer_number
+from hostile_support import fuzz_settings
 from hostile_support import recoverable_secrets as read_back_secrets
-from hypothesis import assume, given
+from hypothesis import given
 from hypothesis import strategies as st
 from tools_support import FakeArtifactStore
 
@@ -242,8 +242,6 @@ def test_a_secret_is_redacted_wherever_it_sits_in_an_encoded_stream(
 ):
     """The secret, between random bytes, encoded whole (so at any alignment), maybe
     wrapped into lines: after redaction it cannot be decoded back from the text."""
-    if encoding == "plain":
-        assume(not in_a_longer_number(secret, before.decode("latin-1"), after.decode("latin-1")))
     data = before + secret.encode() + after
     text = (
         ENCODINGS[encoding](data)
