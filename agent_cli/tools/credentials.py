@@ -8,12 +8,15 @@ Which names are a credential's is `tools.credential_names.is_credential_name`'s 
 asked here of variables, keys, flags and header names.
 - `is_setting_word(value)`: a value that is a setting, not a secret (`true`, `disabled`,
   `required`, ...), though its variable looks like a credential.
-- `holds_no_secret(value)`: a value a credential-named variable holds that is no secret:
-  a setting word, or plainly a file-system path (`tools.path_values.is_path_value`:
+- `holds_no_secret(name, value)`: a value credential-named `name` holds that is no
+  secret: a setting word, plainly a file-system path (`tools.path_values.is_path_value`:
   `GOOGLE_APPLICATION_CREDENTIALS=/home/dev/keys/sa.json`, `SSH_KEY=~/.ssh/id_deploy`),
-  which says where the credential is, as a `*_FILE` name's value does. Every reader that
-  takes a credential name's value whole asks it (the environment, dotenv files, an MCP
-  server's `env` and flags, a JSON value's keys, a header list).
+  which says where the credential is, as a `*_FILE` name's value does, or a setting its
+  name's last part says it is (`tools.setting_values.is_setting_value`: a plain URL under
+  `*_TOKEN_URL`, digits under `*_EXPIRATION_MS`, a column's name under
+  `*_PARTITION_KEY`). Every reader that takes a credential name's value whole asks it
+  (the environment, dotenv files, an MCP server's `env` and flags, a JSON value's keys, a
+  header list, a header line).
 - `is_ordinary_word(value)`: a value that is one ordinary word (`postgres`), which a
   variable that looks like a credential may hold; it is not hidden unless the user
   names the variable.
@@ -95,6 +98,7 @@ from agent_cli.tools.header_lines import (
 )
 from agent_cli.tools.path_values import is_path_value
 from agent_cli.tools.placeholders import is_placeholder
+from agent_cli.tools.setting_values import is_setting_value
 from agent_cli.tools.shell_command_lines import command_lines, command_words
 from agent_cli.tools.token_shape import looks_like_token
 from agent_cli.tools.url_credentials import url_credentials
@@ -169,9 +173,10 @@ def is_setting_word(value: str) -> bool:
     return value.strip().lower() in SETTING_WORDS
 
 
-def holds_no_secret(value: str) -> bool:
-    """Whether a credential name's `value` is a setting word or a path (module contract)."""
-    return is_setting_word(value) or is_path_value(value)
+def holds_no_secret(name: str, value: str) -> bool:
+    """Whether credential-named `name`'s `value` is a setting word, a path or a setting
+    its name says it is (module contract)."""
+    return is_setting_word(value) or is_path_value(value) or is_setting_value(name, value)
 
 
 def is_ordinary_word(value: str) -> bool:
@@ -257,7 +262,7 @@ def _arguments_credentials(args: Sequence[str], depth: int) -> Iterator[str]:
             and following is not None
             and not following.startswith("-")
             and not is_placeholder(following)
-            and not holds_no_secret(following)
+            and not holds_no_secret(argument.lstrip("-"), following)
         ):
             yield from header_credentials(following)
     for line in lines.values():
@@ -273,7 +278,7 @@ def _assignment_credentials(name: str, value: str) -> Iterator[str]:
         return
     if is_credential_name(name.lstrip("-")):
         # `--password=${DB_PASS}` names a value elsewhere; `--credentials=~/sa.json`, a file
-        if not is_placeholder(value) and not holds_no_secret(value):
+        if not is_placeholder(value) and not holds_no_secret(name.lstrip("-"), value):
             yield from header_credentials(value)
     elif name.startswith("-"):
         inner_name, equals, inner_value = value.partition("=")
@@ -304,7 +309,7 @@ def _written_header_credentials(value: str) -> Iterator[str]:
     """Of each header line written in `value` whose name is a credential's (module
     contract), the credentials of its value (`tools.header_lines`)."""
     for name, header in header_lines_in(value):
-        if not is_credential_name(name) or holds_no_secret(header):
+        if not is_credential_name(name) or holds_no_secret(name, header):
             continue
         if name.lower() in COOKIE_HEADERS:  # the whole line, and its credential cookies
             yield header
@@ -319,7 +324,7 @@ def header_list_credentials(name: str, value: str) -> Iterator[str]:
     if not names_a_header_list(name):
         return
     for header, text in header_list_pairs(value):
-        if header.lower() in PLAIN_HEADERS or holds_no_secret(text):
+        if header.lower() in PLAIN_HEADERS or holds_no_secret(header, text):
             continue
         if is_credential_name(header) or has_key_shape(text.split()[-1]):
             yield from named_header_credentials(header, text)
@@ -331,7 +336,7 @@ def _json_credentials(value: str) -> Iterator[str]:
     names by a credential name (module contract): one reader of JSON for the environment,
     config.toml and `.env.json`, so the same JSON is redacted the same in each."""
     for name, text in json_pairs(value):
-        if is_credential_name(name) and not holds_no_secret(text):
+        if is_credential_name(name) and not holds_no_secret(name, text):
             yield from header_credentials(text)
 
 

@@ -20,9 +20,11 @@ credential (`agent_cli.tools.credential_names.is_credential_name`: `*_KEY`, `*_A
 `*_CLIENTSECRET`, `*_JWT`, `*PASSWORD`, `*_PWD`, `*_PW`, `*_PASS`, `*_PAT`, `*_AUTH`,
 `*_DSN`, `*_WEBHOOK_URL`, `*_CONNECTION_STRING`, `SSHPASS`, ...; never `PWD`, nor a name
 that says where a credential is, `*_KEY_FILE`, `*_TOKEN_PATH`, `GPG_KEY_ID`, or a public
-key) unless the value is a setting word (`true`, `disabled`) or plainly a file-system
+key) unless the value is a setting word (`true`, `disabled`), plainly a file-system
 path (`credentials.holds_no_secret`: `GOOGLE_APPLICATION_CREDENTIALS=/home/dev/sa.json`
-says where the key is, as `*_KEY_FILE` does); and, in every variable
+says where the key is, as `*_KEY_FILE` does) or a setting the name's last part says it is
+(`tools.setting_values`: a plain URL under `OAUTH_TOKEN_URL`, digits under
+`JWT_EXPIRATION_MS`, a column's name under `DYNAMODB_SORT_KEY`); and, in every variable
 whatever its name, the credentials inside its value (`credentials_inside`): the password
 of a URL (`DATABASE_URL`, `REDIS_URL`, a proxy, `jdbc:mysql://`) and a user part shaped
 like a token (`https://<token>@github.com/`), its credential-named query parameters,
@@ -191,7 +193,7 @@ def find_secrets(environment: Mapping[str, str]) -> FoundSecrets:
         candidates = [(found, False) for found in inside]
         if name in named:
             candidates.append((value.strip(), True))
-        elif is_credential_name(name) and not holds_no_secret(value):
+        elif is_credential_name(name) and not holds_no_secret(name, value):
             candidates.append((value.strip(), False))
         for candidate, is_named in candidates:
             why = _why_not_hidden(candidate, is_named)
@@ -230,7 +232,7 @@ def collect_mcp_secret_values(
     values: set[str] = set()
     for server in servers:
         for name, value in server.env.items():
-            if name in named or (is_credential_name(name) and not holds_no_secret(value)):
+            if name in named or (is_credential_name(name) and not holds_no_secret(name, value)):
                 values.add(value.strip())
             values.update(credentials_inside(value))
             values.update(header_list_credentials(name, value))
