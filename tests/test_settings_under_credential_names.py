@@ -8,9 +8,11 @@ token`, `DYNAMODB_SORT_KEY=created_at`, `PASSWORD_FIELD=password_hash`, `JIRA_KE
 `ts=17000[REDACTED] uploaded [REDACTED] bytes`: 24 of 55 and 13 of 18 such settings, and
 7 of 8 numbers, were hidden everywhere. Now a value is a setting when its name's last part
 says which kind (`tools.setting_values`: a location, a measure, a record's key) and it has
-that shape, or the name says what a credential is called (`*_FIELD`, `*_HASHER`); a
-value with a key's shape, a URL that carries a credential and every password stay hidden,
-and a hidden number is never cut out of a longer one.
+that shape (and a field's name names a credential: `*_FIELD=password_hash`); a value
+with a key's shape, a URL that carries a credential or a query, a PIN, a seed, and every
+password but a field's name stay hidden: the review of the first rules found 48 secrets
+they showed (a `*_PARAM` holding a key, a passphrase read as a setting phrase, a password
+under `PRIMARY_KEY`, a passcode under `*_MAX`, a token in a URL's path or query).
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from fake_anthropic import Reply, start_fake_server, text_block, tool_result_tex
 from hostile_support import McpServer, secrets_left_anywhere
 
 from agent_cli.secret_forms import REDACTED_MARK
-from agent_cli.tools.credential_names import is_credential_name
 from agent_cli.tools.dotenv_syntax import parse_dotenv
 from agent_cli.tools.redaction import (
     collect_mcp_secret_values,
@@ -60,7 +61,6 @@ VISIBLE = [
     ("KEY_SERVER_URL", "https://keys.openpgp.org"),
     ("TOKEN_INTROSPECTION_URL", "https://auth.example.com/oauth2/introspect"),
     ("CREDENTIALS_URL", "https://console.cloud.google.com/apis/credentials"),
-    ("TOKEN_URL", "https://auth.example.com/oauth/token?audience=api&grant=client"),
     # numbers under a name whose last part says a duration, a limit or a count
     ("JWT_EXPIRATION_MS", "86400000"),
     ("REFRESH_TOKEN_EXPIRES_MS", "2592000000"),
@@ -73,22 +73,16 @@ VISIBLE = [
     ("DYNAMODB_PARTITION_KEY", "customer_id"),
     ("DYNAMODB_SORT_KEY", "created_at"),
     ("SORT_KEY", "updatedAt"),
-    ("CACHE_KEY", "myapp-cache-v2"),
     ("LOCALSTORAGE_KEY", "app-settings"),
     ("JIRA_KEY", "PROJ-1234"),
-    ("ISSUE_KEY", "PROJ-1234"),
-    ("PROJECT_KEY", "my-project"),
-    ("SONAR_PROJECT_KEY", "org_my-project"),
-    ("RABBITMQ_ROUTING_KEY", "orders.created"),
+    ("CACHE_KEY", "user_sessions"),
+    ("TICKET_KEY", "OPS-42"),
     # what a record calls a credential, which hasher hashes it
     ("PASSWORD_FIELD", "password_hash"),
     ("DB_PASSWORD_FIELD", "password_hash"),
     ("SECRET_FIELD", "client_secret"),
     ("PASSWORD_HASHER", "argon2id"),
     ("API_TOKEN_COLUMN", "api_token_digest"),
-    # a setting word with where it holds
-    ("BASIC_AUTH", "disabled-in-dev"),
-    ("HTTP_BASIC_AUTH", "required-for-admins"),
 ]
 
 
@@ -133,20 +127,40 @@ HIDDEN = [
     ("APP_SECRET", "correct-horse-battery-staple"),
     ("SESSION_SECRET", "keyboard-cat-in-prod"),
     ("BASIC_AUTH", "admin:hunter2pass"),
+    # the review of fix29e: secrets its first rules showed
+    ("STRIPE_SECRET_KEY_PARAM", "sk_live_51H8aQw2Zk9LmN3pR7tV"),
+    ("CLIENT_SECRET_COLUMN", "Zq8mN2vL7xR4tY9wQ3eP"),
+    ("JWT_SECRET_FIELD", "my-jwt-signing-secret"),
+    ("SECRET_FIELD", "hunter2x"),
+    ("DB_PASSWORD_PARAM", "correct_horse_battery"),
+    ("DATABASE_PASSWORD", "off-by-one"),
+    ("SECRET_KEY", "enabled-on-friday-night"),
+    ("BASIC_AUTH", "disabled-until-launch-xk9"),
+    ("PRIMARY_KEY", "Password123"),
+    ("PROJECT_KEY", "correct-horse-battery-staple"),
+    ("PD_ROUTING_KEY", "samplekeyhere"),
+    ("ROW_KEY", "zpqmxnrwlvtkbhsy"),
+    ("I18N_KEY", "lokalise-token-abcdef"),
+    ("SORT_KEY", "zpqmxnrwlvtkbhsy"),
+    ("VAULT_PASSCODE_MAX", "73019284"),
+    ("BANK_PIN_PASSWORD_AGE", "99887766"),
+    ("TOTP_SEED_IN", "1234567890123456"),
+    ("API_KEY_SEC", "94837261054"),
+    ("SECRET_KEY_IN", "38472910"),
+    ("API_TOKEN_RATE", "61730294"),
+    ("JWT_EXPIRATION_MS", "12345678901234"),
+    ("PUSH_TOKEN_URL", "https://uptime.example.com/api/push/Ab3dE5gH7j?status=up"),
+    ("MAGIC_LINK_TOKEN_URL", "https://app.example.com/verify?otp=48291337"),
+    ("TOKEN_URL", "https://auth.example.com/cb?state=qwertyuiopasdfgh"),
+    ("HEALTHCHECK_SECRET_URL", "https://hc-ping.com/abcdefghijklmnopqrstuv"),
+    ("SECRET_URL", "https://app.example.com/s/correct-horse-battery-staple"),
+    ("SECRET_URL", "https://app.example.com/%61%62%63%64%65%66"),
 ]
 
 
 @pytest.mark.parametrize(("name", "value"), HIDDEN)
 def test_a_secret_that_only_resembles_a_setting_stays_hidden_by_every_reader(name, value):
     assert hidden_by_every_reader(name, value) == [True] * 5
-
-
-@pytest.mark.parametrize(
-    "name",
-    ["PASSWORD_FIELD", "SECRET_FIELDS", "TOKEN_COLUMN", "API_KEY_PARAM", "PASSWORD_HASHER"],
-)
-def test_a_name_that_says_what_a_credential_is_called_holds_none(name):
-    assert not is_credential_name(name)
 
 
 STRIPE = "sk_live_51HqZ7Rk2mXv9LpW4tYc8NbQ"

@@ -113,3 +113,24 @@ def test_closing_brackets_after_a_url_cost_no_work_per_bracket() -> None:
     few = _calls_made("see https://example.com/x" + ")" * 1_000)
     many = _calls_made("see https://example.com/x" + ")" * 4_000)
     assert many == few
+
+
+@pytest.mark.parametrize(
+    ("value", "password"),
+    [
+        ("postgres://app:Xy7|kQ9mP2zR@db/app postgres://ro:Ab3dE5gH7jK9@db/app", "Xy7|kQ9mP2zR"),
+        ("redis://:s3cr3t|pa55word@r1:6379;redis://:s3cr3t|pa55word@r2:6379", "s3cr3t|pa55word"),
+        ('{"db": "postgres://app:Gh4|tW8nB6vX@db:5432/app"}', "Gh4|tW8nB6vX"),
+        (
+            "https://graph.facebook.com/me?access_token=1234567890123456|AbCdEfGhIjKlMnOpQrStUvWx,"
+            "https://example.com/",
+            "1234567890123456|AbCdEfGhIjKlMnOpQrStUvWx",
+        ),
+    ],
+)
+def test_a_password_or_token_holding_a_bar_is_read_whole_in_a_longer_value(value, password):
+    """The review of mend29c: a `|` ended every URL written in a longer value, so a raw
+    password holding one was learned as its head and the rest went out whole."""
+    assert password in set(url_credentials(value))
+    redacted = SecretRedactor.from_environment({"SETTINGS": value}).redact(value).text
+    assert password.split("|")[1] not in redacted

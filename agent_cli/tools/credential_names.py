@@ -39,9 +39,7 @@ Contract:
   part says where or what it is (`*_FILE`, `*_PATH`, `*_DIR`, `*_NAME`, `*_ID` after
   `KEY`, `*_ARN`, `*_TYPE`, `*_HOST`, `*_COMMAND`, `*_ENV`, `*_ISSUER`, ... see
   `DESCRIBES_A_CREDENTIAL`: `SSH_KEY_PATH`, `GPG_KEY_ID`, `POSTGRES_PASSWORD_FILE`,
-  `JWT_ISSUER`, the field, column or parameter a credential is kept under,
-  `PASSWORD_FIELD`, `SECRET_COLUMN`, and the hasher of a password, `PASSWORD_HASHER`),
-  it is a public key (`SSH_PUBLIC_KEY`, `STRIPE_PUBLISHABLE_KEY`,
+  `JWT_ISSUER`), it is a public key (`SSH_PUBLIC_KEY`, `STRIPE_PUBLISHABLE_KEY`,
   `SSH_AUTHORIZED_KEYS`), or it counts a model's tokens (`MAX_TOKENS`,
   `MAX_OUTPUT_TOKENS`). Names where `KEY` is only part of a word (`KEYBOARD`, `KEYMAP`,
   `TOKENIZERS_PARALLELISM`, `SSH_AUTH_SOCK`) are none either. `collect_secret_values`
@@ -50,7 +48,7 @@ Contract:
   (`tools.credentials.holds_no_secret`: `GOOGLE_APPLICATION_CREDENTIALS=~/keys/sa.json`)
   or a setting its name's last part says it is (`tools.setting_values`: a plain URL
   under `OAUTH_TOKEN_URL`, digits under `JWT_EXPIRATION_MS`, a column's name under
-  `DYNAMODB_SORT_KEY`).
+  `DYNAMODB_SORT_KEY` or `PASSWORD_FIELD`).
 - `names_passwords(name)`: a credential name whose word is a password's (`PASSWORD`,
   `PASSWD`, `PASSPHRASE`, `PASSCODE`, singular or plural, glued or apart; `PWD`, `PW`,
   `PASS`, `PSWD`, `PSWRD` as the last part after another): what such a name holds is a
@@ -86,16 +84,14 @@ CREDENTIAL_NAME = re.compile(
     r"|^BW_SESSION$|^OP_SESSION_|(?:^|_)SONAR_LOGIN$"
 )
 # The last part of a name that describes a credential (where it is, what kind, who
-# issues it, what a record or a form calls it: `PASSWORD_FIELD=password_hash`, which
-# hasher makes its hash: `PASSWORD_HASHER=argon2id`) instead of holding it; public keys (`SSH_AUTHORIZED_KEYS` too); and a count
+# issues it) instead of holding it; public keys (`SSH_AUTHORIZED_KEYS` too); and a count
 # of a model's tokens (`MAX_TOKENS`, `MAX_OUTPUT_TOKENS`).
 DESCRIBES_A_CREDENTIAL = re.compile(
     r"_(?:FILES?|PATHS?|DIRS?|DIRECTORY|FOLDER|NAMES?|ALIAS|ARN|REF|TYPE|KIND|ALGORITHM|ALG"
     r"|SIZE|BITS|LENGTH|LEN|VERSION|FORMAT|FINGERPRINT|PREFIX|SUFFIX|HEADER|REGION|HOST"
     r"|PORT|ENDPOINT|COMMAND|CMD|HELPER|PROVIDER|BACKEND|MODE|POLICY|ENABLED|DISABLED"
     r"|REQUIRED|EXPIRY|EXPIRES|EXPIRATION|TTL|TIMEOUT|LIFETIME|SOCK|SOCKET|ENV|VAR|STDIN"
-    r"|ISSUER|AUDIENCE|LEEWAY|IDENTITY|FIELDS?|COLUMNS?|ATTRIBUTES?|ATTRS?|PARAMS?|PARAMETERS?"
-    r"|HASHERS?)$"
+    r"|ISSUER|AUDIENCE|LEEWAY|IDENTITY)$"
     rf"|(?:^|_)(?:{GLUED_QUALIFIERS})?KEY_IDS?$|(?:^|_)(?:PUBLIC|PUBLISHABLE|AUTHORIZED)_KEYS?$"
     r"|(?:^|_)(?:MAX|MIN|NUM)(?:_[A-Z0-9]+)*_TOKENS$"
 )

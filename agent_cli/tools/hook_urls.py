@@ -145,6 +145,7 @@ def hook_url_secrets(url: SplitResult) -> Iterator[str]:
     else:
         forms = [form for form in APPRISE_FORMS if form.host.fullmatch(url.scheme.lower())]
         path = url.netloc.rpartition("@")[2] + url.path
+    path = path.partition("|")[0]  # what follows a `|` is a label (`<url|alerts>`), no path
     for form in forms:
         found = form.path.fullmatch(path)
         if found is not None:

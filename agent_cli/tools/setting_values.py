@@ -2,106 +2,150 @@
 
 Why: a name that holds a credential word often names a setting about the credential,
 not the credential (`OAUTH_TOKEN_URL=https://oauth2.googleapis.com/token`,
-`JWT_EXPIRATION_MS=86400000`, `DYNAMODB_SORT_KEY=created_at`, `JIRA_KEY=PROJ-1234`).
-Hidden, the URL, the number or the column's name became `[REDACTED]` in every result (a
-source file, a log, a timestamp holding the number). Shown, a secret cannot be taken
-back, so each rule asks two things: the name's last part says what kind of setting it
-is, and the value has that setting's shape and no key's shape; a value either misses
-stays hidden.
+`JWT_EXPIRATION_MS=86400000`, `DYNAMODB_SORT_KEY=created_at`, `PASSWORD_FIELD=
+password_hash`). Hidden, the URL, the number or the column's name became `[REDACTED]` in
+every result (a source file, a log, a timestamp holding the number). Shown, a secret
+cannot be taken back, so each rule asks two things, and narrowly: the name's last part
+says what kind of setting it is, and the value has that setting's shape, words a person
+would write and never a key's; a value either misses stays hidden, as does any value
+under a PIN's, a seed's or a one-time code's name, and any but a URL under a password's.
 
 Contract: `is_setting_value(name, value)`, of a credential-named `name`
 (`tools.credential_names`) and the `value` it holds, is whether the value is
 - a location: the name ends in `_URL`, `_URI` or `_ENDPOINT` (in the plural too) and
   holds no word that makes the URL itself the credential (`WEBHOOK`, `SAS`, `DSN`), and
-  the value is one URL (`<scheme>://<host>...`, no blank) with no user part (`user@`,
-  `user:password@`), no credential `tools.url_credentials` finds in it (a
-  credential-named query parameter) and no piece of its host, path, query or fragment
-  with a key's shape (`_has_key_piece`: `header_lines.has_key_shape`, or 16 digits or
-  more), so a hook's URL whose path is its key stays hidden whatever its host;
+  the value is one URL (`<scheme>://<host>...`, no blank) with no user part, no query, no
+  fragment, no credential `tools.url_credentials` finds in it, no piece of its host with
+  a key's shape, and a path of plain words only (`is_plain_word`: pieces of lower-case
+  letters with at most one digit after them, a version `v2.0` or a number of up to 4
+  digits, joined by `-`, `_` or `.`, each segment at most `MAX_PLAIN_SEGMENT_CHARS`):
+  `/realms/app/protocol/openid-connect/token` is a location, `/api/push/Ab3dE5gH7j` or
+  `/verify?otp=48291337` is not;
 - a measure: the name's last part says a duration, a limit, a size or a count
-  (`MEASURE_WORDS`: `_MS`, `_SECONDS`, `_IN` as in `EXPIRES_IN`, `_LIMIT`, `_BUDGET`,
-  `_INTERVAL`, `_ROUNDS`, ...) and the value is ASCII digits alone (`86400000`); a
-  password of digits under `DB_PASSWORD` or a PIN under `*_PASSCODE` is no measure's;
+  (`MEASURE_ENDINGS`: `_MS`, `_SECONDS`, `_EXPIRES_IN`, `_MAX_AGE`, `_LIMIT`, `_BUDGET`,
+  `_INTERVAL`, `_ROUNDS`, ...; not words that also mean other things, `_SEC`, `_IN`,
+  `_MAX`, `_RATE`) and the value is at most `MAX_MEASURE_DIGITS` ASCII digits alone;
 - a record's key: the name ends in `_KEY` or `_KEYS` right after a word that says the
-  key finds a record, an entry or an issue (`LOOKUP_KEY_WORDS`: `PARTITION`, `SORT`,
-  `PRIMARY`, `CACHE`, `LOCAL_STORAGE`, `JIRA`, `ISSUE`, `PROJECT`, `ROUTING`, ...; not
-  `STORAGE` alone nor `REDIS`, which name Azure's access keys, nor `SEARCH`, Algolia's
-  search key), and the value is an identifier (`is_identifier`: at most
-  `MAX_IDENTIFIER_CHARS` characters, words joined by `_`, `-`, `.`, `:` or `/`, each
-  lower-case letters, capitals or camel case with up to 3 digits after them, or up to 6
-  digits alone: `customer_id`, `updatedAt`, `PROJ-1234`, `myapp-cache-v2`,
-  `org_my-project`), never a token's shape (`sk_live_51H...`, hex);
-- a setting word with where or when it holds (`SETTING_PHRASE`: `disabled-in-dev`,
-  `required for admins`), under any credential name, as the setting word alone is
-  (`tools.credentials.is_setting_word`).
+  key finds a row, an entry or a ticket (`LOOKUP_KEY_WORDS`: `PARTITION`, `SORT`,
+  `RANGE`, `FOREIGN`, `CACHE`, `LOCAL_STORAGE`, `JIRA`, `TICKET`; not `PRIMARY`, the
+  rotation's first key, `ROUTING`, PagerDuty's, `I18N`, a translation service's token,
+  nor `STORAGE` or `REDIS`, Azure's)
+  and the value is an identifier a schema or a tracker writes (`is_identifier`);
+- a credential's field: the name's last part says what a record, a form or a hasher
+  calls the credential (`_FIELD`, `_COLUMN`, `_ATTRIBUTE`, `_PARAM`, `_HASHER`, in the
+  plural too; under a password's name too) and the value is such an identifier in snake
+  or camel case, or one short word, that names a credential or its hash
+  (`is_field_name`: `password_hash`, `client_secret`, `argon2id`; not `hunter2`).
+
+`is_identifier(value)`: at most `MAX_IDENTIFIER_CHARS` characters: snake case
+(`customer_id`), words joined by `-` or `.` (`app-settings`, `orders.created`), camel
+case (`updatedAt`) or a ticket (`PROJ-1234`), never one word alone nor a key's shape.
 """
 
 from __future__ import annotations
 
 import re
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import urlsplit
 
-from agent_cli.tools.credential_names import name_parts
+from agent_cli.tools.credential_names import name_parts, names_passwords
 from agent_cli.tools.header_lines import has_key_shape
 from agent_cli.tools.url_credentials import url_credentials
 
 _URL_NAME = re.compile(r"_(?:URLS?|URIS?|ENDPOINTS?)$")
 # Names whose URL is itself the credential: a hook's URL, an Azure SAS URL, a DSN.
 _URL_IS_THE_CREDENTIAL = re.compile(r"(?:^|_)(?:WEBHOOKS?|SAS|DSNS?)(?:_|$)")
+# Names of what no setting holds: a PIN, a seed, a one-time code.
+_NEVER_A_SETTING = re.compile(r"(?:^|_)(?:PINS?|SEEDS?|OTPS?|TOTP|HOTP|MFA)(?:_|$)")
 _ONE_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^\s@]+")
-_URL_PIECE_BREAK = re.compile(r"[^A-Za-z0-9_-]+")
-MIN_DIGITS_OF_A_KEY = 16
+_HOST_PIECE_BREAK = re.compile(r"[^A-Za-z0-9_-]+")
+MAX_PLAIN_SEGMENT_CHARS = 24
+_PLAIN_PIECE = re.compile(r"[a-z]{1,16}[0-9]?|v[0-9]{1,3}(?:\.[0-9]{1,3}){0,2}|[0-9]{1,4}")
+_PLAIN_BREAK = re.compile(r"[-_.]")
 
-MEASURE_WORDS = (
-    *("MS", "MSEC", "MSECS", "MILLIS", "MILLISECONDS", "SEC", "SECS", "SECONDS"),
-    *("MIN", "MINS", "MINUTES", "HOURS", "HRS", "DAYS", "WEEKS", "MONTHS", "YEARS"),
-    *("IN", "AGE", "PERIOD", "INTERVAL", "DELAY", "DURATION", "WINDOW"),
-    *("LIMIT", "LIMITS", "BUDGET", "QUOTA", "RATE", "MAX", "THRESHOLD", "CAPACITY"),
+MEASURE_ENDINGS = (
+    *("MS", "MSEC", "MSECS", "MILLIS", "MILLISECONDS", "SECONDS", "SECS"),
+    *("MINUTES", "MINS", "HOURS", "HRS", "DAYS", "WEEKS", "MONTHS", "YEARS"),
+    *("EXPIRES_IN", "MAX_AGE", "PERIOD", "INTERVAL", "DELAY", "DURATION", "WINDOW"),
+    *("LIMIT", "LIMITS", "BUDGET", "QUOTA", "THRESHOLD", "CAPACITY"),
     *("COUNT", "ROUNDS", "RETRIES", "ATTEMPTS", "BYTES", "KB", "MB", "GB"),
 )
-_MEASURE_NAME = re.compile(rf"_(?:{'|'.join(MEASURE_WORDS)})$")
-_DIGITS = re.compile(r"[0-9]+")
+_MEASURE_NAME = re.compile(rf"_(?:{'|'.join(MEASURE_ENDINGS)})$")
+MAX_MEASURE_DIGITS = 10
+_MEASURE = re.compile(rf"[0-9]{{1,{MAX_MEASURE_DIGITS}}}")
 
 LOOKUP_KEY_WORDS = (
-    *("PARTITION", "SORT", "RANGE", "PRIMARY", "FOREIGN", "COMPOSITE", "ROW", "LOOKUP"),
-    *("CACHE", "LOCALSTORAGE", "SESSIONSTORAGE", "LOCAL_STORAGE", "SESSION_STORAGE"),
-    *("I18N", "TRANSLATION", "JIRA", "ISSUE", "TICKET", "PROJECT", "ROUTING"),
-    *("DEDUP", "DEDUPLICATION", "IDEMPOTENCY", "LOCK", "QUEUE", "SHARD", "FLAG"),
+    *("PARTITION", "SORT", "RANGE", "FOREIGN", "CACHE", "LOCALSTORAGE", "LOCAL_STORAGE"),
+    *("JIRA", "TICKET"),
 )
 _LOOKUP_KEY_NAME = re.compile(rf"(?:^|_)(?:{'|'.join(LOOKUP_KEY_WORDS)})_KEYS?$")
-MAX_IDENTIFIER_CHARS = 64
-_IDENTIFIER_WORD = re.compile(
-    r"(?:[a-z]{1,16}|[A-Z]{1,16}|[A-Z]?[a-z]{2,16}(?:[A-Z][a-z]{2,16})*(?:[A-Z][a-z])?)[0-9]{0,3}"
-    r"|[0-9]{1,6}"
+_FIELD_NAME = re.compile(r"_(?:FIELDS?|COLUMNS?|ATTRIBUTES?|ATTRS?|PARAMS?|PARAMETERS?|HASHERS?)$")
+MAX_IDENTIFIER_CHARS = 48
+_IDENTIFIER = re.compile(
+    r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+"  # snake case
+    r"|[a-z][a-z0-9]*(?:[-.][a-z0-9]+)+"  # words joined by - or .
+    r"|[a-z]{2,16}(?:[A-Z][a-z]{1,16}){1,4}"  # camel case
+    r"|[A-Z][A-Z0-9]{1,9}-[0-9]{1,7}"  # a ticket
 )
-_IDENTIFIER_BREAK = re.compile(r"[-_.:/]")
-
-SETTING_PHRASE = re.compile(
-    r"(?i)(?:enabled|disabled|required|optional|off|none)"
-    r"[-_ ](?:in|for|on|off|when|until|except|outside|during|unless|by|per|at)"
-    r"(?:[-_ ][a-z0-9]{1,16}){1,3}"
+_FIELD_SHAPE = re.compile(
+    r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*|[a-z]{2,16}(?:[A-Z][a-z]{1,16}){1,4}|[a-z]{2,8}[0-9][a-z]{1,4}"
+)
+# What a field or a hasher of a credential is called by: the credential, or its hash.
+_CREDENTIAL_WORD = re.compile(
+    r"(?i)pass|pwd|secret|token|key|cred|auth|hash|digest|crypt|argon|pbkdf|salt"
+)
+_IDENTIFIER_WORD = re.compile(
+    r"[a-z]{1,16}[0-9]{0,2}|[A-Z][a-z]{1,16}|v?[0-9]{1,4}|[A-Z]{2,10}|[a-z]{2,8}[0-9][a-z]{1,4}"
 )
 
 
 def is_setting_value(name: str, value: str) -> bool:
     """Whether credential-named `name`'s `value` is a setting (module contract)."""
     parts, value = name_parts(name), value.strip()
-    if SETTING_PHRASE.fullmatch(value):
-        return True
+    if _NEVER_A_SETTING.search(parts):
+        return False
+    if _URL_NAME.search(parts):
+        return not _URL_IS_THE_CREDENTIAL.search(parts) and is_plain_url(value)
+    if _FIELD_NAME.search(parts):
+        return is_field_name(value)
+    if names_passwords(name):
+        return False
     if _MEASURE_NAME.search(parts):
-        return bool(_DIGITS.fullmatch(value))
+        return bool(_MEASURE.fullmatch(value))
     if _LOOKUP_KEY_NAME.search(parts):
         return is_identifier(value)
-    if _URL_NAME.search(parts) and not _URL_IS_THE_CREDENTIAL.search(parts):
-        return is_plain_url(value)
     return False
 
 
 def is_identifier(value: str) -> bool:
-    """Whether `value` is an identifier's words (module contract), with letters."""
-    if len(value) > MAX_IDENTIFIER_CHARS or not any(c.isalpha() for c in value):
+    """Whether `value` is an identifier a schema or a tracker writes (module contract)."""
+    if (
+        len(value) > MAX_IDENTIFIER_CHARS
+        or has_key_shape(value)
+        or not _IDENTIFIER.fullmatch(value)
+    ):
         return False
-    return all(_IDENTIFIER_WORD.fullmatch(word) for word in _IDENTIFIER_BREAK.split(value))
+    words = re.split(r"[-_.]|(?<=[a-z])(?=[A-Z])", value)
+    return all(_IDENTIFIER_WORD.fullmatch(word) for word in words)
+
+
+def is_field_name(value: str) -> bool:
+    """Whether `value` is what a record, a form or a hasher calls a credential (module
+    contract): an identifier in snake or camel case or one short word, naming one."""
+    return (
+        len(value) <= MAX_IDENTIFIER_CHARS
+        and not has_key_shape(value)
+        and _FIELD_SHAPE.fullmatch(value) is not None
+        and _CREDENTIAL_WORD.search(value) is not None
+    )
+
+
+def is_plain_word(text: str) -> bool:
+    """Whether `text` is a path segment or a query piece of plain words (module contract)."""
+    if not text:
+        return True
+    if len(text) > MAX_PLAIN_SEGMENT_CHARS:
+        return False
+    return all(_PLAIN_PIECE.fullmatch(piece) for piece in _PLAIN_BREAK.split(text))
 
 
 def is_plain_url(value: str) -> bool:
@@ -112,18 +156,8 @@ def is_plain_url(value: str) -> bool:
         parts = urlsplit(value)
     except ValueError:  # an unclosed `[` of an IPv6 host
         return False
-    if not parts.hostname or parts.username is not None:
+    if not parts.hostname or parts.username is not None or parts.query or parts.fragment:
         return False
-    query = [piece for pair in parse_qsl(parts.query, keep_blank_values=True) for piece in pair]
-    texts = (parts.netloc, parts.path, *query, parts.fragment)
-    return not any(_has_key_piece(text) for text in texts)
-
-
-def _has_key_piece(text: str) -> bool:
-    """Whether a piece of `text` between its punctuation has a key's shape, or is a long
-    run of digits (a hook's numeric secret)."""
-    return any(
-        has_key_shape(piece) or (piece.isdigit() and len(piece) >= MIN_DIGITS_OF_A_KEY)
-        for piece in _URL_PIECE_BREAK.split(text)
-        if piece
-    )
+    if any(has_key_shape(piece) for piece in _HOST_PIECE_BREAK.split(parts.netloc) if piece):
+        return False
+    return all(is_plain_word(segment) for segment in parts.path.split("/"))

@@ -17,8 +17,8 @@ Contract:
   inside another's query parameter (`?next=https://hooks...`, or percent-encoded
   `?next=https%3A%2F%2F...`) is read too, `MAX_NESTED_URLS` deep. URLs written one
   after another joined by `,`, `;` or `|` without a blank (`NOTIFY_URLS=<hook>,<hook>`)
-  are each read alone; a `|` ends a URL (Slack's `<url|text>`: no URL holds one
-  unescaped). A URL behind
+  are each read alone; a `|` elsewhere does not end a URL (a password written raw may
+  hold one; Slack's `<url|text>` gives its hook's key characters only). A URL behind
   further scheme words is read from the one `://` follows (JDBC's
   `jdbc:mysql://user:password@host`, R2DBC's `r2dbc:pool:postgresql://...`), and Oracle's
   JDBC URL, which has no `://`, by its own form: the password of
@@ -52,11 +52,13 @@ CREDENTIAL_PARAMETER = re.compile(
 CREDENTIAL_PARAMETER_NAMES = frozenset({"code", "pass", "pw"})
 # A URL inside a longer value (a list, a JSON or YAML value, a command): from the scheme
 # that `://` follows (so `mysql` of `jdbc:mysql://`: `jdbc` read as the scheme would
-# leave the user and password in the path) to a blank, a quote, an angle bracket, a `|`
-# or a `,` or `;` right before the next URL's scheme, less the punctuation a sentence or
-# a bracket puts after it. Linear: a `,` or `;` looks ahead over one scheme's letters.
+# leave the user and password in the path) to a blank, a quote, an angle bracket or a
+# `,`, `;` or `|` right before the next URL's scheme, less the punctuation a sentence or
+# a bracket puts after it. A `|` elsewhere does not end it: a password written raw may
+# hold one (`postgres://app:Xy7|kQ9@db/app`), and the secret of Slack's `<url|label>` is
+# read by its key characters (`hook_urls`). Linear: each looks ahead over one scheme.
 _SCHEME = r"[A-Za-z][A-Za-z0-9+.-]*://"
-_WRITTEN_URL = re.compile(rf"{_SCHEME}(?:[^\s\"'`<>|,;]|[,;](?!{_SCHEME}))+")
+_WRITTEN_URL = re.compile(rf"{_SCHEME}(?:[^\s\"'`<>,;|]|[,;|](?!{_SCHEME}))+")
 MAX_NESTED_URLS = 2  # `?next=<url>` whose `?next=<url>`: how deep URLs in a query are read
 _AFTER_A_URL = ".,;:)]}"
 _OPENERS = {")": "(", "]": "[", "}": "{"}
