@@ -258,11 +258,13 @@ class EscapedText:
     """A stretch of text read (module contract)."""
 
     view: str
-    # For each piece of `view` (a stretch of plain characters, or one escape read), in
-    # order: where it begins in `view`, and where it was read from in the text, and
-    # whether it is an escape (one character of `view` for all of it).
-    _view_starts: tuple[int, ...]
-    _pieces: tuple[tuple[int, int, bool], ...]
+    # For each escape read, in order: where its character stands in `view`, and where
+    # the escape begins and ends in the text, and where what it took ends (a separator
+    # after it left out, in a joined reading). Between two escapes, `view` and the text
+    # are the same characters.
+    _view_at: tuple[int, ...]
+    _text_spans: tuple[tuple[int, int, int], ...]
+    _start: int
 
     def span_of(self, start: int, end: int) -> tuple[int, int]:
         """The stretch of the text `view[start:end]` was read from (module contract)."""
@@ -270,38 +272,33 @@ class EscapedText:
 
     def _text_at(self, at: int) -> tuple[int, int]:
         """Where `view[at]` was read from in the text."""
-        index = bisect.bisect_right(self._view_starts, at) - 1
-        text_start, text_end, escaped = self._pieces[index]
-        if escaped:
-            return text_start, text_end
-        place = text_start + at - self._view_starts[index]
+        index = bisect.bisect_right(self._view_at, at) - 1
+        if index < 0:
+            return self._start + at, self._start + at + 1
+        escape_start, escape_end, taken_end = self._text_spans[index]
+        if self._view_at[index] == at:
+            return escape_start, escape_end
+        place = taken_end + at - self._view_at[index] - 1
         return place, place + 1
 
 
 def read_escapes(text: str, start: int, end: int, reading: Reading) -> EscapedText:
-    """`text[start:end]` read, and mapped back (module contract)."""
-    stretch, reader = text[start:end], _Reader(reading)
+    """`text[start:end]` read, and mapped back (module contract): as `read_views` reads
+    it, with one loop over its escapes."""
+    stretch, group, deep = text[start:end], 1 if reading.joined else 0, reading.deep
     parts: list[str] = []
-    view_starts: list[int] = []
-    pieces: list[tuple[int, int, bool]] = []
-    length = at = 0
-
-    def add(part: str, piece_start: int, piece_end: int, escaped: bool) -> None:
-        nonlocal length
-        parts.append(part)
-        view_starts.append(length)
-        pieces.append((start + piece_start, start + piece_end, escaped))
-        length += len(part)
-
+    view_at: list[int] = []
+    spans: list[tuple[int, int, int]] = []
+    at = shrunk = 0
     for escape in reading.pattern.finditer(stretch):
-        if escape.start() > at:
-            add(stretch[at : escape.start()], at, escape.start(), False)
-        read = reader(escape)
-        if read == escape.group():  # stands for nothing: plain text
-            add(read, escape.start(), escape.end(), False)
-        else:  # the separator after it left out: read from the escape alone
-            add(read, escape.start(), escape.end(1 if reading.joined else 0), True)
-        at = escape.end()
-    if at < len(stretch):
-        add(stretch[at:], at, len(stretch), False)
-    return EscapedText("".join(parts), tuple(view_starts), tuple(pieces))
+        read = _read(escape.group(group), deep)
+        if read is None:  # stands for nothing: plain text, as the gap around it
+            continue
+        escape_start, taken_end = escape.span()
+        parts += (stretch[at:escape_start], read)
+        view_at.append(escape_start - shrunk)
+        spans.append((start + escape_start, start + escape.end(group), start + taken_end))
+        shrunk += taken_end - escape_start - 1
+        at = taken_end
+    parts.append(stretch[at:])
+    return EscapedText("".join(parts), tuple(view_at), tuple(spans), start)
