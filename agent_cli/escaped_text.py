@@ -64,10 +64,13 @@ JOINER_CHARS = 8
 # `DEPTH` times, maybe then written `\u005c` or `\x5c` before a letter or digit; not after
 # a backslash (a run of them is read from its first). `%` with up to `_REPEATS` `25`s
 # after it; `&` or `\u0026` with up to `_REPEATS` `amp;`s after it.
-_BACKSLASH_LEAD = rf"(?<!\\)\\{{1,{DEPTH}}}(?:(?:u005[cC]|x5[cC])(?=[xuU0-7]))?"
+# Each lead begins with its literal character (the lookbehind after it: not after a
+# backslash), so `re` skips at once the text where none stands.
+_BACKSLASHES_FIRST = rf"\\(?<!\\\\)\\{{0,{DEPTH - 1}}}"
+_BACKSLASH_LEAD = rf"{_BACKSLASHES_FIRST}(?:(?:u005[cC]|x5[cC])(?=[xuU0-7]))?"
 _LEADS = {
     True: (
-        rf"(?:&|(?<!\\)\\{{1,{DEPTH}}}u0026)(?:amp;){{0,{_REPEATS}}}",
+        rf"(?:&|{_BACKSLASHES_FIRST}u0026)(?:amp;){{0,{_REPEATS}}}",
         _BACKSLASH_LEAD,
         rf"%(?:25){{0,{_REPEATS}}}",
     ),
