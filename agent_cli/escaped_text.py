@@ -4,14 +4,17 @@ came from. Pure: no I/O.
 Why: a program can write any character, a letter or a digit too, as an escape:
 `hexdump -e '"\x" 1/1 "%02x"'`, Perl's `sprintf "\x%02X"`, Python's `\u%04x` or
 `&#x%x;` per character, `od | sed 's/ /\x/g'`, a URL encoder told to encode
-everything. Listing every escape of every character as a spelling of a secret would
+everything; and what it wrote may be escaped again (a JSON string of it, `jq -Rs` twice,
+a URL of a URL). Listing every escape of every character as a spelling of a secret would
 multiply its pattern (`agent_cli.character_escapes` leaves letters and digits out for
 that); reading the escapes back once and looking for the secret in what they say costs
 one scan where no escape stands, and a read of the stretches where some do.
 
-Contract: `ESCAPE` finds one escape; `read_escapes(text, start, end, escapes,
-joined=...)` reads `text[start:end]`, whose escapes `escapes` are (in order, each inside
-it), into an `EscapedText`:
+Contract: `ESCAPE` finds one escape. A `Reading` says how a stretch is read: `deep` or
+not, `joined` or not (below). `read_views(text, start, end, least)` gives each reading of
+`text[start:end]` that may read it differently and what it reads as, and
+`read_escapes(text, start, end, reading)` one reading as an `EscapedText` that also maps
+it back (`read_views` is the cheap one: `re.sub`, no map):
 - each escape as what it stands for: a byte (`\xNN`, `%NN`, octal `\NNN` up to `\377`) as the
   character of that code (U+0000 to U+00FF, so UTF-8 bytes read as Latin-1: a caller
   looks for a value's UTF-8 read so too); a code point (`\uNNNN`, a surrogate pair
@@ -19,14 +22,27 @@ it), into an `EscapedText`:
   HTML reference (`&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;`, `&sol;`) and a backslash
   before ASCII punctuation as that character. Hex digits in either case. An escape of a
   code point past U+10FFFF is no escape.
+- with `deep`, an escape's first character escaped in turn, as a JSON string, a URL or
+  an HTML page of escaped text writes it, is read with it: a backslash as up to `DEPTH`
+  backslashes (`\\\\x67`: JSON of JSON), the last maybe written `\u005c` or `\x5c`
+  (`\u005cx67`); a `%` followed by up to four `25`s (`%252567`); an `&` written `&` or
+  `\u0026` (Go's JSON) followed by up to four `amp;`s (`&amp;#x67;`). A run of
+  backslashes is read from its first one only (a long run costs one try, not one per
+  backslash). Escapes whose other characters are escaped (`\x5c\x78\x36\x37`) are not
+  read twice. Without `deep`, each backslash, `%` and `&` begins an escape of its own
+  (`\\\\` is two backslashes: a value that holds some is read so).
 - every other character as itself; with `joined`, what stands between two escapes is
   left out where it is a separator (`JOINER`: up to `JOINER_CHARS` characters that are no
-  letter, digit or line break, `\x67 \x68`, `"\x67" + "\x68"`; or a line
-  break with blanks and an offset, as a dump's rows end and begin).
+  letter, digit or line break, `\x67 \x68`, `"\x67" + "\x68"`; or a line break, real
+  (`\n`, `\r\n`) or escaped as a JSON string writes it, its backslashes doubled up to
+  `DEPTH` times (`\n`, `\r\n`, `\\n`), with up to `JOINER_CHARS` such characters on
+  either side and a dump's offset after it, as a dump's rows, a wrapped C list or
+  JavaScript concatenation end and begin).
 `view` is the text read; `span_of(start, end)` the stretch of `text` that `view[start:end]`
 was read from (from the first character of the escape or character read first to the
 last of the one read last). `LONGEST_ESCAPE` is the most characters one escape takes.
-`escape_fragments(character)`: the escapes `ESCAPE` reads as `character`, as regex
+`escape_fragments(character)`: the escapes `ESCAPE` reads as `character` (read deep: a
+shallow reading's escapes are among them), as regex
 fragments for `agent_cli.literal_trie` (what a finder looks for first, so that escapes
 that stand for nothing it knows cost one scan, not a read).
 """
@@ -34,59 +50,117 @@ that stand for nothing it knows cost one scan, not a read).
 from __future__ import annotations
 
 import bisect
+import functools
 import html
 import re
 import string
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-LONGEST_ESCAPE = len("\\uD83D\\uDE00")  # `&#x0010FFFF;` is as long
+DEPTH = 16
+_REPEATS = 4
 JOINER_CHARS = 8
-_BLANKS = r"[^\S\r\n]{0,4}"
+# An escape's first character escaped over (`deep` reading): a backslash doubled up to
+# `DEPTH` times, maybe then written `\u005c` or `\x5c` before a letter or digit; not after
+# a backslash (a run of them is read from its first). `%` with up to `_REPEATS` `25`s
+# after it; `&` or `\u0026` with up to `_REPEATS` `amp;`s after it.
+# Each lead begins with its literal character (the lookbehind after it: not after a
+# backslash), so `re` skips at once the text where none stands.
+_BACKSLASHES_FIRST = rf"\\(?<!\\\\)\\{{0,{DEPTH - 1}}}"
+_BACKSLASH_LEAD = rf"{_BACKSLASHES_FIRST}(?:(?:u005[cC]|x5[cC])(?=[xuU0-7]))?"
+_LEADS = {
+    True: (
+        rf"(?:&|{_BACKSLASHES_FIRST}u0026)(?:amp;){{0,{_REPEATS}}}",
+        _BACKSLASH_LEAD,
+        rf"%(?:25){{0,{_REPEATS}}}",
+    ),
+    False: ("&", r"\\", "%"),
+}
+_BACKSLASHES = rf"\\{{1,{DEPTH}}}"
+_SEPARATOR = rf"[^0-9A-Za-z\r\n]{{0,{JOINER_CHARS}}}"
+_LINE_BREAK = rf"(?:\r?\n|(?:\\{{1,{DEPTH}}}r)?\\{{1,{DEPTH}}}n)"
 JOINER = re.compile(
     rf"[^0-9A-Za-z\r\n]{{1,{JOINER_CHARS}}}"
-    rf"|{_BLANKS}\r?\n(?:[0-9A-Fa-f]{{1,8}}:?)?{_BLANKS}"
+    rf"|{_SEPARATOR}{_LINE_BREAK}(?:[0-9A-Fa-f]{{1,8}}:?)?{_SEPARATOR}"
 )
-LONGEST_JOINER = 2 * 4 + len("\r\n") + len("FFFFFFFF:")
+LONGEST_JOINER = 2 * JOINER_CHARS + 2 * (DEPTH + 1) + len("FFFFFFFF:")
+LONGEST_ESCAPE = DEPTH + len("u0026") + _REPEATS * len("amp;") + len("#x0010FFFF;")
 _HEX = "[0-9A-Fa-f]"
-# Each kind of escape by the character it begins with: the rest of its text, and how the
-# whole of it is read. A pair of UTF-16 surrogates comes before one `\u` escape, `\x{...}`
-# before `\xNN`. Every branch of `ESCAPE` begins with its literal first character, so
+# Each kind of escape by the pattern of its first character (as `_LEADS` orders them: an
+# `&` written `\u0026` before a backslash escape): the rest of its text, and how that
+# rest is read. A pair of UTF-16 surrogates comes before one `\u` escape,
+# `\x{...}` before `\xNN`. Every branch of `ESCAPE` begins with its first character, so
 # `re` skips at once the text where none stands (a group first would make it try every
 # position: a hundred times slower on ordinary output).
-_KINDS: dict[str, dict[str, tuple[str, Callable[[str], int]]]] = {
-    "\\": {
+_KINDS: tuple[dict[str, tuple[str, Callable[[str], int]]], ...] = (
+    {
+        "hex_reference": (rf"#[xX]{_HEX}{{1,8}};", lambda rest: int(rest[2:-1], 16)),
+        "reference": (r"#[0-9]{1,8};", lambda rest: int(rest[1:-1])),
+        "named": (r"(?:amp|lt|gt|quot|apos|sol);", lambda rest: ord(html.unescape(f"&{rest}"))),
+    },
+    {
         "pair": (
-            rf"u[dD][89abAB]{_HEX}{{2}}\\u[dD][c-fC-F]{_HEX}{{2}}",
-            lambda text: (
-                0x10000 + (int(text[2:6], 16) - 0xD800) * 0x400 + int(text[8:], 16) - 0xDC00
+            rf"u[dD][89abAB]{_HEX}{{2}}{_BACKSLASHES}u[dD][c-fC-F]{_HEX}{{2}}",
+            lambda rest: (
+                0x10000 + (int(rest[1:5], 16) - 0xD800) * 0x400 + int(rest[-4:], 16) - 0xDC00
             ),
         ),
-        "braced": (rf"[xu]\{{{_HEX}{{1,6}}\}}", lambda text: int(text[3:-1], 16)),
-        "unit": (rf"u{_HEX}{{4}}", lambda text: int(text[2:], 16)),
-        "wide": (rf"U{_HEX}{{8}}", lambda text: int(text[2:], 16)),
-        "byte": (rf"x{_HEX}{{2}}", lambda text: int(text[2:], 16)),
-        "octal": (r"[0-3][0-7]{2}|[0-7]{1,2}", lambda text: int(text[1:], 8)),
-        "punctuation": (r"""[!-/:-@\[-`{-~]""", lambda text: ord(text[1])),
+        "braced": (rf"[xu]\{{{_HEX}{{1,6}}\}}", lambda rest: int(rest[2:-1], 16)),
+        "unit": (rf"u{_HEX}{{4}}", lambda rest: int(rest[1:], 16)),
+        "wide": (rf"U{_HEX}{{8}}", lambda rest: int(rest[1:], 16)),
+        "byte": (rf"x{_HEX}{{2}}", lambda rest: int(rest[1:], 16)),
+        "octal": (r"[0-3][0-7]{2}|[0-7]{1,2}", lambda rest: int(rest, 8)),
+        "punctuation": (r"""[!-/:-@\[-`{-~]""", ord),
     },
-    "%": {"percent": (rf"{_HEX}{{2}}", lambda text: int(text[1:], 16))},
-    "&": {
-        "hex_reference": (rf"#[xX]{_HEX}{{1,8}};", lambda text: int(text[3:-1], 16)),
-        "reference": (r"#[0-9]{1,8};", lambda text: int(text[2:-1])),
-        "named": (r"(?:amp|lt|gt|quot|apos|sol);", lambda text: ord(html.unescape(text))),
-    },
-}
-_READERS = {name: read for kinds in _KINDS.values() for name, (_, read) in kinds.items()}
-ESCAPE = re.compile(
-    "|".join(
-        re.escape(lead)
-        + "(?:"
-        + "|".join(f"(?P<{name}>{rest})" for name, (rest, _) in kinds.items())
-        + ")"
-        for lead, kinds in _KINDS.items()
-    )
+    {"percent": (rf"{_HEX}{{2}}", lambda rest: int(rest, 16))},
 )
+_READERS = {name: read for kinds in _KINDS for name, (_, read) in kinds.items()}
 
+
+def _alternation(*, deep: bool, named: bool) -> str:
+    """An escape's pattern (module contract), its first character escaped over or not,
+    its kinds as named groups or not."""
+    return "|".join(
+        f"{lead}(?:"
+        + "|".join(
+            f"(?P<{name}>{rest})" if named else f"(?:{rest})" for name, (rest, _) in kinds.items()
+        )
+        + ")"
+        for lead, kinds in zip(_LEADS[deep], _KINDS, strict=True)
+    )
+
+
+def _joined(deep: bool) -> re.Pattern[str]:
+    """An escape, and with it the separator up to the next escape (`joined`)."""
+    escape = _alternation(deep=deep, named=False)
+    return re.compile(f"({escape})(?:(?:{JOINER.pattern})(?=(?:{escape})))?")
+
+
+ESCAPE = re.compile(_alternation(deep=True, named=True))
+_SHALLOW = re.compile(_alternation(deep=False, named=True))
+# Where a `deep` reading may differ from a shallow one: an escape's first character
+# escaped over.
+_DEEPER = re.compile(r"\\\\|\\(?:u005[cC]|x5[cC])[xuU0-7]|%25|&amp;|\\u0026")
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How a stretch is read (module contract): escapes' first characters escaped over
+    or not (`deep`), separators between escapes left out or kept (`joined`)."""
+
+    deep: bool
+    joined: bool
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return _PATTERNS[self.deep, self.joined]
+
+
+_PATTERNS = {
+    (deep, joined): _joined(deep) if joined else (ESCAPE if deep else _SHALLOW)
+    for deep in (True, False)
+    for joined in (False, True)
+}
 
 _NAMED = {"&": "amp", "<": "lt", ">": "gt", '"': "quot", "'": "apos", "/": "sol"}
 _PUNCTUATION = frozenset(string.punctuation)
@@ -94,9 +168,8 @@ _PUNCTUATION = frozenset(string.punctuation)
 
 def escape_fragments(character: str) -> list[list[str]]:
     """Each escape `ESCAPE` reads as `character`, as `literal_trie` fragments (module
-    contract): hex digits in either case, with the leading zeros the escape may have; one
-    that begins with a backslash also with that backslash doubled (`\\\\x67`, a JSON
-    string of `\\x67`, which is read twice)."""
+    contract): hex digits in either case, with the leading zeros the escape may have,
+    and the escape's first character escaped over as `ESCAPE` reads it."""
     point = ord(character)
     backslashed: list[list[str]] = [["U", *_hex(f"{point:08x}")]]
     if point <= 0xFF:
@@ -106,19 +179,20 @@ def escape_fragments(character: str) -> list[list[str]]:
     units = character.encode("utf-16-be", "surrogatepass").hex()
     backslashed.append(["u", *_hex(units[:4])])
     if len(units) > 4:
-        backslashed[-1] += ["\\\\", "\\\\?", "u", *_hex(units[4:])]
+        backslashed[-1] += [_BACKSLASHES, "u", *_hex(units[4:])]
     digits = f"{point:x}"
     braced = [f"0{{0,{6 - len(digits)}}}", *_hex(digits), "\\}"]
     backslashed += [[lead, "\\{", *braced] for lead in "xu"]
     if character in _PUNCTUATION:
         backslashed.append([re.escape(character)])
-    texts = [["\\\\", "\\\\?", *rest] for rest in backslashed]
+    ampersand, backslash, percent = _LEADS[True]
+    texts = [[backslash, *rest] for rest in backslashed]
     if point <= 0xFF:
-        texts.append(["%", *_hex(f"{point:02x}")])
-    texts.append(["&", "#", "[xX]", f"0{{0,{8 - len(digits)}}}", *_hex(digits), ";"])
-    texts.append(["&", "#", f"0{{0,{8 - len(str(point))}}}", *str(point), ";"])
+        texts.append([percent, *_hex(f"{point:02x}")])
+    texts.append([ampersand, "#", "[xX]", f"0{{0,{8 - len(digits)}}}", *_hex(digits), ";"])
+    texts.append([ampersand, "#", f"0{{0,{8 - len(str(point))}}}", *str(point), ";"])
     if character in _NAMED:
-        texts.append(["&", *_NAMED[character], ";"])
+        texts.append([ampersand, *_NAMED[character], ";"])
     return texts
 
 
@@ -127,11 +201,59 @@ def _hex(digits: str) -> list[str]:
     return [f"[{d}{d.upper()}]" if d.isalpha() else d for d in digits]
 
 
-def _read(escape: re.Match[str]) -> str | None:
-    """The character `escape` stands for (module contract); None when it stands for none."""
-    kind = escape.lastgroup
-    point = _READERS[kind](escape.group()) if kind is not None else -1
+@functools.lru_cache(maxsize=4096)
+def _read(escape: str, deep: bool) -> str | None:
+    """The character the text `escape` (one escape, read `deep` or not) stands for
+    (module contract); None when it stands for none. Remembered: a pure function of
+    few distinct texts, called for each escape of every stretch read."""
+    found = (ESCAPE if deep else _SHALLOW).fullmatch(escape)
+    kind = found.lastgroup if found is not None else None
+    point = _READERS[kind](found.group(kind)) if found is not None and kind is not None else -1
     return chr(point) if 0 <= point <= 0x10FFFF else None
+
+
+class _Reader:
+    """Reads the escapes of one stretch, and sees whether anything stands between two
+    of them."""
+
+    def __init__(self, reading: Reading) -> None:
+        self._deep, self._joined = reading.deep, reading.joined
+        self._last_end = -1
+        self.separated = False
+
+    def __call__(self, escape: re.Match[str]) -> str:
+        """What `escape` (a match of the reading's pattern) reads as: its character, or
+        its own text (a separator after it kept) when it stands for none."""
+        if escape.start() != self._last_end:
+            self.separated = self._last_end >= 0 or self.separated
+        self._last_end = escape.end()
+        read = _read(escape.group(1) if self._joined else escape.group(), self._deep)
+        return escape.group() if read is None else read
+
+
+def read_views(text: str, start: int, end: int, least: int) -> Iterator[tuple[Reading, str]]:
+    """`text[start:end]` read each way that may read it differently (module contract),
+    each with what it reads as, as `read_escapes`'s `view` (without its map); nothing
+    when it reads as fewer than `least` characters. A deep reading only where an
+    escape's first character is escaped over (`_DEEPER`: one scan), a joined one only
+    where something stands between two escapes (seen as the stretch is read)."""
+    stretch, seen = text[start:end], set()
+    depths = (False, True) if _DEEPER.search(stretch) is not None else (False,)
+    for deep in depths:
+        kept = Reading(deep, joined=False)
+        reader = _Reader(kept)
+        view = kept.pattern.sub(reader, stretch)
+        if len(view) < least:  # read deep or joined, it is no longer
+            return
+        joined = Reading(deep, joined=True)
+        for reading, read in ((kept, view), (joined, None)):
+            if read is None:
+                if not reader.separated:
+                    continue
+                read = joined.pattern.sub(_Reader(joined), stretch)
+            if read not in seen:
+                seen.add(read)
+                yield reading, read
 
 
 @dataclass(frozen=True)
@@ -139,11 +261,13 @@ class EscapedText:
     """A stretch of text read (module contract)."""
 
     view: str
-    # For each piece of `view` (a stretch of plain characters, or one escape read), in
-    # order: where it begins in `view`, and where it was read from in the text, and
-    # whether it is an escape (one character of `view` for all of it).
-    _view_starts: tuple[int, ...]
-    _pieces: tuple[tuple[int, int, bool], ...]
+    # For each escape read, in order: where its character stands in `view`, and where
+    # the escape begins and ends in the text, and where what it took ends (a separator
+    # after it left out, in a joined reading). Between two escapes, `view` and the text
+    # are the same characters.
+    _view_at: tuple[int, ...]
+    _text_spans: tuple[tuple[int, int, int], ...]
+    _start: int
 
     def span_of(self, start: int, end: int) -> tuple[int, int]:
         """The stretch of the text `view[start:end]` was read from (module contract)."""
@@ -151,39 +275,33 @@ class EscapedText:
 
     def _text_at(self, at: int) -> tuple[int, int]:
         """Where `view[at]` was read from in the text."""
-        index = bisect.bisect_right(self._view_starts, at) - 1
-        text_start, text_end, escaped = self._pieces[index]
-        if escaped:
-            return text_start, text_end
-        place = text_start + at - self._view_starts[index]
+        index = bisect.bisect_right(self._view_at, at) - 1
+        if index < 0:
+            return self._start + at, self._start + at + 1
+        escape_start, escape_end, taken_end = self._text_spans[index]
+        if self._view_at[index] == at:
+            return escape_start, escape_end
+        place = taken_end + at - self._view_at[index] - 1
         return place, place + 1
 
 
-def read_escapes(
-    text: str, start: int, end: int, escapes: Iterable[re.Match[str]], *, joined: bool
-) -> EscapedText:
-    """`text[start:end]` with its `escapes` read (module contract)."""
+def read_escapes(text: str, start: int, end: int, reading: Reading) -> EscapedText:
+    """`text[start:end]` read, and mapped back (module contract): as `read_views` reads
+    it, with one loop over its escapes."""
+    stretch, group, deep = text[start:end], 1 if reading.joined else 0, reading.deep
     parts: list[str] = []
-    view_starts: list[int] = []
-    pieces: list[tuple[int, int, bool]] = []
-    length, at, after_escape = 0, start, False
-
-    def add(part: str, text_start: int, text_end: int, escaped: bool) -> None:
-        nonlocal length
-        parts.append(part)
-        view_starts.append(length)
-        pieces.append((text_start, text_end, escaped))
-        length += len(part)
-
-    for escape in escapes:
-        read = _read(escape)
-        if read is None:
+    view_at: list[int] = []
+    spans: list[tuple[int, int, int]] = []
+    at = shrunk = 0
+    for escape in reading.pattern.finditer(stretch):
+        read = _read(escape.group(group), deep)
+        if read is None:  # stands for nothing: plain text, as the gap around it
             continue
-        gap = text[at : escape.start()]
-        if gap and not (joined and after_escape and JOINER.fullmatch(gap)):
-            add(gap, at, escape.start(), False)
-        add(read, escape.start(), escape.end(), True)
-        at, after_escape = escape.end(), True
-    if at < end:
-        add(text[at:end], at, end, False)
-    return EscapedText("".join(parts), tuple(view_starts), tuple(pieces))
+        escape_start, taken_end = escape.span()
+        parts += (stretch[at:escape_start], read)
+        view_at.append(escape_start - shrunk)
+        spans.append((start + escape_start, start + escape.end(group), start + taken_end))
+        shrunk += taken_end - escape_start - 1
+        at = taken_end
+    parts.append(stretch[at:])
+    return EscapedText("".join(parts), tuple(view_at), tuple(spans), start)

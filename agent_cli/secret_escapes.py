@@ -12,18 +12,21 @@ numbers, not escapes. Here the escapes of a stretch of text are read back
 Contract: `EscapeFinder(values)` knows each value on one line of `MIN_DUMP_BYTES` to
 `MAX_DUMP_BYTES` UTF-8 bytes. `spans(text, pos, endpos)` gives, in order and merged where
 they overlap, each stretch of `text[pos:endpos]` that, its escapes read
-(`escaped_text.read_escapes`: bytes, code points, HTML references, a backslash before
-punctuation; what a byte escape stands for read as UTF-8), holds a value whole or, for a
-value with runs (`secret_runs.run_least`), a run of it; read both with what stands between
-two escapes kept and with a separator there left out (`\x67 \x68`, a dump's rows), and
-read once more where what is read still holds escapes (a JSON string of `\\x67\\x68`).
-Found fast: one regex (`escape_fragments` of every character of a value, as a trie)
-finds the escapes that stand for one; from each, the run of such escapes and of the
-values' own characters around it is measured (a regex forward, at most as many
-characters as the longest value has back), and only a run that reads as enough
-characters to hold a value or a run of one is read. Escapes that stand for nothing a value holds (`\u00e9`,
-`\x1b`, `&#233;` for a token) cost that one scan. Each stretch is at most `longest_span` characters long (a longer one
-is not found: a stream holds back that much to see it whole).
+(`escaped_text.read_views`: bytes, code points, HTML references, a backslash before
+punctuation, each with its first character escaped over as JSON, URLs and HTML escape
+escaped text (`\\\\x67`, `%2567`, `&amp;#x67;`, `\u0026#103;`, `\u005cx67`); what a
+byte escape stands for read as UTF-8), holds a value whole or, for a value with runs
+(`secret_runs.run_least`), a run of it; read both with what stands between two escapes
+kept and with a separator there left out (`\x67 \x68`, a dump's rows, real or escaped
+line breaks between them). Found fast: one regex (`escape_fragments` of every character
+of a value, as a trie) finds the escapes that stand for one; from each, the run of such
+escapes and of the values' own characters around it is measured (a regex forward, at
+most as many characters as the longest value has back), and only a run that reads as
+enough characters to hold a value or a run of one is read, by `re.sub` (mapped back to
+the text, `read_escapes`, only where a value is found). Escapes that stand for nothing a
+value holds (`\u00e9`, `\x1b`, `&#233;` for a token) cost that one scan. Each stretch is
+at most `longest_span` characters long (a longer one is not found: a stream holds back
+that much to see it whole).
 """
 
 from __future__ import annotations
@@ -32,21 +35,18 @@ import re
 from collections.abc import Iterable, Iterator
 
 from agent_cli.escaped_text import (
-    ESCAPE,
     JOINER,
     LONGEST_ESCAPE,
     LONGEST_JOINER,
     escape_fragments,
     read_escapes,
+    read_views,
 )
 from agent_cli.literal_trie import trie_pattern
 from agent_cli.secret_dumps import MAX_DUMP_BYTES, MIN_DUMP_BYTES
 from agent_cli.secret_runs import RunFinder, SecretPattern, merged_spans, run_least
 
 _NO_END = 1 << 62
-# How many times a stretch is read: an escape's own escapes (a JSON string of `\\x67`)
-# are read the second time.
-_READINGS = 2
 
 
 def _targets(values: Iterable[str]) -> list[str]:
@@ -87,11 +87,7 @@ class EscapeFinder:
         pos, endpos = max(pos, 0), min(endpos, len(text))
         found: list[tuple[int, int]] = []
         for start, end in self._runs(text, pos, endpos):
-            escapes = list(ESCAPE.finditer(text, start, end))
-            # the characters the run reads as, at most: each escape one
-            read = end - start - sum(escape.end() - escape.start() - 1 for escape in escapes)
-            if read >= self._fewest:
-                found += _read(matcher, text, start, end, escapes, _READINGS)
+            found += _read(matcher, text, start, end, self._fewest)
         kept = (span for span in sorted(found) if span[1] - span[0] <= self.longest_span)
         yield from merged_spans(kept)
 
@@ -100,12 +96,10 @@ class EscapeFinder:
         characters, holding one such escape at least and long enough to hold a value or
         a run of one (module contract), in order."""
         covered = pos
-        for escape in self._escapes.finditer(text, pos, endpos):
-            if escape.start() < covered:
-                continue
+        while (escape := self._escapes.search(text, covered, endpos)) is not None:
             start = escape.start()
             run = self._run.match(text, start, endpos)  # matches: it may take nothing
-            end = covered = run.end() if run is not None else escape.end()
+            end = covered = max(run.end() if run is not None else 0, escape.end())
             low = max(pos, start - self._reach)
             while start > low and text[start - 1] in self._characters:
                 start -= 1
@@ -125,22 +119,14 @@ def _escape_patterns(characters: frozenset[str]) -> tuple[re.Pattern[str], re.Pa
 
 
 def _read(
-    matcher: SecretPattern,
-    text: str,
-    start: int,
-    end: int,
-    escapes: list[re.Match[str]],
-    readings: int,
+    matcher: SecretPattern, text: str, start: int, end: int, fewest: int
 ) -> list[tuple[int, int]]:
-    """Where `matcher` finds a value in `text[start:end]` read with `escapes`, both ways
-    (module contract), and read again `readings - 1` times more where what is read holds
-    escapes."""
+    """Where `matcher` finds a value in `text[start:end]` read each way (module contract)
+    that reads it differently and as `fewest` characters at least; mapped back only
+    where one is found."""
     found: list[tuple[int, int]] = []
-    for joined in (False, True):
-        read = read_escapes(text, start, end, escapes, joined=joined)
-        spans = [match.span() for match in matcher.finditer(read.view)]
-        inner = list(ESCAPE.finditer(read.view)) if readings > 1 else []
-        if inner:
-            spans += _read(matcher, read.view, 0, len(read.view), inner, readings - 1)
-        found += [read.span_of(*span) for span in spans]
+    for reading, view in read_views(text, start, end, fewest):
+        if matcher.search(view) is not None:
+            read = read_escapes(text, start, end, reading)
+            found += [read.span_of(*match.span()) for match in matcher.finditer(read.view)]
     return found

@@ -20,6 +20,10 @@ slow host moves both.
 - 1 MB of ordinary output dense with escapes (JSON's `\\u00e9`, C's `\\x1b`, URLs'
   `%2F`, HTML's `&#233;`) that hold no secret: every stretch around an escape is read
   back (`secret_escapes`), so this is where a value written with escapes costs most.
+- 1 MB of output that is escapes only and holds no secret: `hexdump`'s `\\xNN` of text
+  written in a token's characters, the same in a JSON string (`\\\\xNN`, read deep too),
+  and `\\x67` repeated: every escape stands for a value's character, so all of it is one
+  stretch to read (once cost 2 s a MB; each escape is now read by `re.sub`).
 - A real private key (RSA, 2,048 bits, made by `openssl` when it is installed) as the one
   secret: its forms add what programs print of its private numbers (`key_number_forms`:
   `openssl -text`'s listing, hex, decimal, and the octets' hex, bytes and base64 as a
@@ -226,11 +230,33 @@ def bench_blank_lines() -> None:
         print(f"a secret with {blanks} blank lines, 10 near-occurrences: {took * 1000:.2f} ms")
 
 
+def bench_escape_dense_output() -> None:
+    secrets = SecretForms.from_values(
+        ["ghp_R7x2Kq9LmN4pZ8vT3wY6bC1dF5gH0jS2aE7u", "Tr0ub4dor-horse-9"]
+    )
+    letters = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+    written = "".join(letters[(at * 7919) % len(letters)] for at in range(250_000))
+    dumped = "".join(f"\\x{ord(c):02x}" for c in written)
+    texts = {
+        "hexdump \\xNN": dumped,
+        "the same in a JSON string": dumped.replace("\\", "\\\\")[:1_000_000],
+        "\\x67 repeated": "\\x67" * 250_000,
+    }
+    plain = _timed(lambda: dumped.count("\x00"))
+    took = {name: _timed(lambda: secrets.redact(text)) for name, text in texts.items()}  # noqa: B023
+    print(
+        "1 MB of escapes holding no secret, 2 secrets: "
+        + ", ".join(f"{name} {seconds * 1000:.0f} ms" for name, seconds in took.items())
+        + f" (a plain scan {plain * 1000:.1f} ms)"
+    )
+
+
 def main() -> None:
     bench_large_output()
     bench_token_text()
     bench_dumps()
     bench_escaped_output()
+    bench_escape_dense_output()
     bench_session_build()
     bench_private_key()
     bench_blank_lines()

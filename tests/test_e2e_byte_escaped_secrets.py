@@ -35,26 +35,38 @@ COMMANDS = (
     "python3 -c \"import os;print(''.join('&#x%x;'%ord(c) for c in os.environ['GITHUB_TOKEN']))\"",
     "printf %s \"$GITHUB_TOKEN\" | od -An -tx1 -v | sed 's/ /\\\\x/g'",
     "printf '\\\\x%02x' $(printf %s \"$DB_PASSWORD\" | od -An -tu1 -v)",
+    # the review: the rows of od | sed as a JSON string, \xNN in JSON of JSON, a C list
+    # wrapped over lines
+    "printf %s \"$GITHUB_TOKEN\" | od -An -tx1 -v | sed 's/ /\\\\x/g' | jq -Rs '{stdout: .}'",
+    f"printf %s \"$GITHUB_TOKEN\" | {HEXDUMP} | jq -Rs '{{stdout: .}}' | jq -Rs '{{body: .}}'",
+    "python3 -c \"import os;t=os.environ['GITHUB_TOKEN'].encode();print(',\\n    '.join("
+    "', '.join(\\\"'\\\\\\\\x%02x'\\\"%b for b in t[i:i+8]) for i in range(0,len(t),8)))\"",
 )
 _BYTE = re.compile(r"\\x([0-9a-fA-F]{2})|\\u([0-9a-fA-F]{4})|&#x([0-9a-fA-F]+);")
 
 
 def read_back(text: str) -> str:
     """`text` with each `\\xNN`, `\\uNNNN` and `&#xN;` read as its character, and the
-    blanks and line breaks between them left out (as a reader of a dump would)."""
-    joined = re.sub(r"(?<=[0-9a-fA-F;])\s+(?=\\x|\\u|&#x)", "", text)
+    blanks, line breaks (real or JSON's), quotes and commas between them left out (as a
+    reader of a dump would)."""
+    joined = re.sub(r"(?<=[0-9a-fA-F;'])(?:\s|\\+[nr]|[',])+(?='?(?:\\x|\\u|&#x))", "", text)
     return _BYTE.sub(lambda found: chr(int(next(filter(None, found.groups())), 16)), joined)
 
 
 def leaked(text: str) -> set[str]:
-    views = (text, read_back(text), read_back(text.replace("\\\\", "\\")))
+    """The secrets `text` shows, as it is or read back with its backslashes undoubled
+    up to three times (JSON of JSON of JSON)."""
+    undoubled = [text]
+    for _ in range(3):
+        undoubled.append(undoubled[-1].replace("\\\\", "\\"))
+    views = (text, *map(read_back, undoubled))
     return {secret for secret in (TOKEN, PASSWORD) for view in views if secret[2:14] in view}
 
 
 @pytest.mark.e2e
 @pytest.mark.skipif(
-    not all(shutil.which(tool) for tool in ("hexdump", "perl", "od", "python3")),
-    reason="needs hexdump, perl, od and python3",
+    not all(shutil.which(tool) for tool in ("hexdump", "perl", "od", "python3", "jq")),
+    reason="needs hexdump, perl, od, python3 and jq",
 )
 def test_a_secret_printed_with_every_byte_escaped_reaches_no_request(tmp_path: Path) -> None:
     home, workspace = tmp_path / "home", tmp_path / "ws"

@@ -14,11 +14,14 @@ secret stays as it was.
 
 from __future__ import annotations
 
+import html
 import json
+import re
+import urllib.parse
 
 import pytest
 
-from agent_cli.escaped_text import ESCAPE, escape_fragments, read_escapes
+from agent_cli.escaped_text import Reading, escape_fragments, read_escapes, read_views
 from agent_cli.secret_escapes import EscapeFinder
 from agent_cli.secret_forms import REDACTED_MARK, SecretForms
 from agent_cli.tools.redaction import SecretRedactor, StreamRedactor
@@ -135,12 +138,12 @@ def test_a_streamed_escaped_token_cut_across_chunks_is_never_shown() -> None:
 
 def test_escapes_are_read_back_to_what_they_stand_for_and_mapped_to_where_they_stand() -> None:
     text = "a\\x67%68&#x70;&#95;\\u005a\\U00000071\\x{38}\\170\\&&amp;b"
-    read = read_escapes(text, 0, len(text), ESCAPE.finditer(text), joined=False)
+    read = read_escapes(text, 0, len(text), Reading(deep=True, joined=False))
     assert read.view == "aghp_Zq8x&&b"
     assert read.span_of(1, 3) == (1, text.index("&#x70;"))
     assert read.span_of(9, 11) == (text.index("\\&"), text.index("b"))
     spaced = "\\x67 \\x68, \\x70\nb"
-    joined = read_escapes(spaced, 0, len(spaced), ESCAPE.finditer(spaced), joined=True)
+    joined = read_escapes(spaced, 0, len(spaced), Reading(deep=True, joined=True))
     assert joined.view == "ghp\nb"  # a separator between escapes left out, not beside text
 
 
@@ -174,8 +177,118 @@ def test_the_escapes_looked_for_first_are_every_escape_read_as_the_character(
             f"\\{point:03o}",
         ]
     for text in texts:
-        read = read_escapes(text, 0, len(text), ESCAPE.finditer(text), joined=False)
+        read = read_escapes(text, 0, len(text), Reading(deep=True, joined=False))
         assert read.view == character, text
         for written in (text * 8, text.replace("\\", "\\\\") * 8):  # a JSON string's too
             assert list(finder.spans(written)) == [(0, len(written))], written
     assert escape_fragments(character)
+
+
+def rows(value: str, width: int) -> str:
+    """`od -An -tx1 -v | sed 's/ /\\x/g'` of `value`: rows of `width` byte escapes."""
+    data = value.encode("utf-8")
+    return "".join(
+        "".join(f"\\x{byte:02x}" for byte in data[at : at + width]) + "\n"
+        for at in range(0, len(data), width)
+    )
+
+
+def wrapped_list(value: str, template: str, joiner: str, line_break: str) -> str:
+    """A C array or JavaScript concatenation of `value`'s bytes, eight a line."""
+    data = value.encode("utf-8")
+    lines = [
+        joiner.join(template % byte for byte in data[at : at + 8]) for at in range(0, len(data), 8)
+    ]
+    return line_break.join(lines)
+
+
+# The review of the twenty-ninth attack's fix: escapes read back only one level deep,
+# rows joined only by a real LF with blanks around it.
+REVIEWED = {
+    "od | sed rows in a JSON string (jq -Rs)": lambda v: json.dumps({"stdout": rows(v, 16)}),
+    "od | sed rows of 8 in a JSON string": lambda v: json.dumps({"stdout": rows(v, 8)}),
+    "one escape a line, in a JSON string": lambda v: json.dumps(per_byte(v, "\\x%02x\n"))[1:-1],
+    "rows joined by CRLF": lambda v: rows(v, 16).replace("\n", "\r\n"),
+    "rows joined by CRLF, in a JSON string": lambda v: json.dumps(
+        rows(v, 16).replace("\n", "\r\n")
+    ),
+    "\\xNN in JSON of JSON (jq -Rs twice)": lambda v: json.dumps(
+        {"body": json.dumps({"stdout": per_byte(v, "\\x%02x")})}
+    ),
+    "\\u per character in JSON of JSON": lambda v: json.dumps(
+        {"body": json.dumps({"s": per_character(v, "\\u%04x")})}
+    ),
+    "od | sed rows in JSON of JSON": lambda v: json.dumps(json.dumps(rows(v, 16))),
+    "\\xNN in four levels of JSON": lambda v: per_byte(v, "\\" * 16 + "x%02x"),
+    "URL of a URL, %25NN": lambda v: per_byte(v, "%%25%02X"),
+    "URL of a URL of a URL, %2525NN": lambda v: per_byte(v, "%%2525%02X"),
+    "HTML of HTML, &amp;#xNN;": lambda v: per_character(v, "&amp;#x%x;"),
+    "Go's JSON of &#NN;, \\u0026#NN;": lambda v: per_character(v, "\\u0026#%d;"),
+    "a backslash written \\u005c, \\u005cxNN": lambda v: per_byte(v, "\\u005cx%02x"),
+    "a C list wrapped over lines": lambda v: wrapped_list(v, "'\\x%02x'", ", ", ",\n    "),
+    "JavaScript concatenation over lines": lambda v: wrapped_list(
+        v, "\\x%02x", "", '" +\n  "'
+    ).join('""'),
+}
+_READ_BACK = re.compile(r"\\+(?:x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4}))")
+
+
+def read_back(text: str) -> str:
+    """`text` read back as its reader would, as deep as it is written: URL and HTML
+    escapes undone again and again, backslash escapes at any depth; what is neither a
+    letter, a digit nor `_-` left out."""
+    for _ in range(4):
+        text = html.unescape(urllib.parse.unquote(text))
+        text = _READ_BACK.sub(lambda found: chr(int(found[1] or found[2], 16)), text)
+    return re.sub(r"\\+[nr]|[^0-9A-Za-z_-]", "", text)
+
+
+@pytest.mark.parametrize("name", REVIEWED)
+@pytest.mark.parametrize("value", [TOKEN, PASSWORD])
+def test_a_value_escaped_again_or_in_wrapped_rows_is_hidden(name: str, value: str) -> None:
+    written = REVIEWED[name](value)
+    assert value in read_back(written)  # the case says what it should
+    redacted = SecretRedactor([TOKEN, PASSWORD]).redact(f"out: {written} ;done").text
+    assert REDACTED_MARK in redacted, redacted
+    assert not any(value[at : at + 8] in read_back(redacted) for at in range(len(value) - 8)), (
+        redacted
+    )
+
+
+@pytest.mark.parametrize(
+    "ordinary",
+    [
+        json.dumps({"body": json.dumps({"msg": "caf\u00e9\n\tdone", "path": "C:\\Users\\dev"})}),
+        "GET /r?next=%252Fhome%252Fdev%253Fa%253Db&q=caf%25C3%25A9 HTTP/1.1 200",
+        "<p>caf&amp;#233; &amp;amp; cr&amp;#xE8;me \\u0026lt;b\\u0026gt;</p>",
+        "static const char s[] = {'\\x48', '\\x69', '\\x21',\n    '\\x1b', '\\x5b', '\\x30'};",
+        '"\\\\x1b[1;32mok\\\\x1b[0m\\r\\n\\\\x48\\\\x69"',
+    ],
+)
+def test_text_escaped_again_that_holds_no_secret_stays_as_it_was(ordinary: str) -> None:
+    forms = SecretForms.from_values([TOKEN, PASSWORD, ACCENTED, "Xk9#mQ2&vL7pR4zT<w>Qe"])
+    assert forms.redact(ordinary) == ordinary
+
+
+def test_escapes_escaped_again_are_read_deep_and_mapped_to_where_they_stand() -> None:
+    text = "a\\\\\\\\x67%2568&amp;#x70;\\u0026#95;\\u005cx5a b"
+    read = read_escapes(text, 0, len(text), Reading(deep=True, joined=False))
+    assert read.view == "aghp_Z b"
+    assert read.span_of(1, 2) == (1, text.index("%25"))
+    assert read.span_of(4, 6) == (text.index("\\u0026"), text.index(" b"))
+    shallow = read_escapes(text, 0, len(text), Reading(deep=False, joined=False))
+    assert shallow.view.startswith("a\\\\x67%68&#x70;&#95;")  # one level read
+    rows_text = '\\\\x67\\\\x68\\n00000010 \\\\x70",\r\n  "\\\\x5f'
+    joined = read_escapes(rows_text, 0, len(rows_text), Reading(deep=True, joined=True))
+    assert joined.view == "ghp_"
+
+
+@pytest.mark.parametrize("name", [*ESCAPED, *REVIEWED])
+def test_each_reading_of_a_stretch_reads_as_its_mapped_reading_does(name: str) -> None:
+    """`read_views` (cheap, no map) and `read_escapes` (mapped, read where a value is
+    found) must read alike, or a value one finds would be missed by the other."""
+    written = {**ESCAPED, **REVIEWED}[name](TOKEN)
+    views = list(read_views(written, 0, len(written), least=1))
+    assert views
+    for reading, view in views:
+        assert read_escapes(written, 0, len(written), reading).view == view, reading
