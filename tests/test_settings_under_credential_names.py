@@ -73,14 +73,11 @@ VISIBLE = [
     ("DYNAMODB_PARTITION_KEY", "customer_id"),
     ("DYNAMODB_SORT_KEY", "created_at"),
     ("SORT_KEY", "updatedAt"),
-    ("LOCALSTORAGE_KEY", "app-settings"),
     ("JIRA_KEY", "PROJ-1234"),
-    ("CACHE_KEY", "user_sessions"),
     ("TICKET_KEY", "OPS-42"),
     # what a record calls a credential, which hasher hashes it
     ("PASSWORD_FIELD", "password_hash"),
     ("DB_PASSWORD_FIELD", "password_hash"),
-    ("SECRET_FIELD", "client_secret"),
     ("PASSWORD_HASHER", "argon2id"),
     ("API_TOKEN_COLUMN", "api_token_digest"),
 ]
@@ -155,6 +152,22 @@ HIDDEN = [
     ("HEALTHCHECK_SECRET_URL", "https://hc-ping.com/abcdefghijklmnopqrstuv"),
     ("SECRET_URL", "https://app.example.com/s/correct-horse-battery-staple"),
     ("SECRET_URL", "https://app.example.com/%61%62%63%64%65%66"),
+    # the second review: weak passwords under field names, passphrases under record keys,
+    # a password written as a port
+    ("DB_PASSWORD_PARAM", "password123"),
+    ("MASTER_PASSWORD_PARAMETER", "passw0rd"),
+    ("ADMIN_PASSWORD_PARAM", "mySecretPassword"),
+    ("JWT_SECRET_PARAM", "supersecretjwtkey"),
+    ("DB_PASSWORD_FIELD", "hunter2pass"),
+    ("SECRET_FIELD", "hunter2hash"),
+    ("CACHE_KEY", "correct-horse-battery-staple"),
+    ("JIRA_KEY", "my-jira-secret"),
+    ("CACHE_KEY", "welcomeToTheJungle"),
+    ("SORT_KEY", "letmein_now"),
+    ("FOREIGN_KEY", "open-sesame"),
+    ("REDIS_PASSWORD_URI", "redis://redis.example.com:hunter2"),
+    ("ICAL_SECRET_URL", "https://cal.example.com/private-feed/xkcdpasswordz/basic.ics"),
+    ("DB_PASSWORD_URL", "https://vault.example.com/v1/hunter"),
 ]
 
 

@@ -134,3 +134,21 @@ def test_a_password_or_token_holding_a_bar_is_read_whole_in_a_longer_value(value
     assert password in set(url_credentials(value))
     redacted = SecretRedactor.from_environment({"SETTINGS": value}).redact(value).text
     assert password.split("|")[1] not in redacted
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "curl -fsS https://status.example.com/ping?token=Zq8mN2vL7xR4|grep -q ok",
+        "curl -fsS https://status.example.com/ping?token=Zq8mN2vL7xR4 | grep -q ok",
+        "<https://chat.example.com/v1/spaces/AAA/messages?key=k1&token=Xq9r-Tz8pLm2Wn4vB7cD|alerts>",
+        "https://app.example.com/cb#access_token=Tk7mQ2xL9vR3|x",
+    ],
+)
+def test_a_token_before_a_bar_is_a_credential_on_its_own(value):
+    """The second review: once a `|` stopped ending a written URL, `?token=X|label` was
+    learned as `X|label` only, and `X` written alone went out."""
+    token = value.split("token=")[1].split("|")[0].split()[0]
+    assert token in set(url_credentials(value))
+    redactor = SecretRedactor.from_environment({"SETTING": value})
+    assert token not in redactor.redact(f"token={token}").text

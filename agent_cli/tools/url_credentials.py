@@ -97,12 +97,17 @@ def _credential_readings(value: str, depth: int = 0) -> Iterator[tuple[str, ...]
 def _parameter_readings(parts: SplitResult, depth: int) -> Iterator[tuple[str, ...]]:
     """The credential-named parameters of a URL's query and of its fragment written as a
     query (`#?code=`, `#/callback?code=`, `#access_token=`), and the credentials of a URL
-    a parameter holds (`?next=https://hooks...`, decoded), `MAX_NESTED_URLS` deep."""
+    a parameter holds (`?next=https://hooks...`, decoded), `MAX_NESTED_URLS` deep. A
+    value holding a `|` is read whole and up to it: a token written before a label or a
+    pipe (`?token=X|alerts`) is a credential on its own too."""
     fragment_query = parts.fragment.partition("?")[2] or parts.fragment
     for query in (parts.query, fragment_query):
         for name, parameter in parse_qsl(query):
             if is_credential_parameter(name):
                 yield (parameter,)
+                head = parameter.partition("|")[0].rstrip()
+                if head and head != parameter:  # `?token=X|label`, `?token=X | grep`
+                    yield (head,)
             elif depth < MAX_NESTED_URLS and "://" in parameter:
                 yield from _credential_readings(parameter, depth + 1)
 
