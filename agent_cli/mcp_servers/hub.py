@@ -370,11 +370,9 @@ class McpHub:
                         reason = self._describe_broken(running, "")
                     elif running.broken is not None:
                         reason = self._describe_broken(running, "during the MCP handshake")
-                    elif _unanswered_for(running) is not None:
+                    elif (unanswered := _unanswered_for(running)) is not None:
                         during = "" if running.ended else "during the MCP handshake"
-                        reason = describe_unanswered(
-                            _unanswered_for(running) or 0.0, during, stderr
-                        )
+                        reason = describe_unanswered(unanswered, during, stderr)
                     elif running.ended:
                         reason = describe_end(settings, stderr)
                     else:

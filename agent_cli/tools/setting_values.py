@@ -96,7 +96,7 @@ COLUMN_ENDINGS = frozenset(
     | {"number", "no", "num", "seq", "index", "version", "code", "slug", "uuid", "email"}
 )
 # What a field or a hasher of a credential is called by: its hash, or its hasher.
-_HASH_WORD = re.compile(r"(?i)hash|hashed|digest|crypted|encrypted|ciphertext")
+_HASH_WORD = re.compile(r"(?i)hash|digest|crypted|ciphertext")
 _HASHER = re.compile(
     r"argon2(?:id|i|d)?|bcrypt(?:_sha256)?|scrypt|yescrypt|pbkdf2(?:_sha(?:1|256|512))?"
     r"|sha(?:256|512)_crypt|md5_crypt"
@@ -147,7 +147,7 @@ def is_hash_field(value: str) -> bool:
 
 
 def is_plain_word(text: str) -> bool:
-    """Whether `text` is a path segment or a query piece of plain words (module contract)."""
+    """Whether `text` is a path segment of plain words (module contract)."""
     if not text:
         return True
     if len(text) > MAX_PLAIN_SEGMENT_CHARS:
