@@ -196,6 +196,15 @@ class DurableItemNotFound(DurableStateError):
         self.item_id = item_id
 
 
+class DurableIdsClash(DurableStateError):
+    """Two folders' durable states cannot be made one: each gave `ids` (in order) to a
+    different item, or one gave an id the other forgot (`durable.bringing`)."""
+
+    def __init__(self, ids: tuple[str, ...]) -> None:
+        super().__init__("ids", "clash")
+        self.ids = ids
+
+
 class SourceBindingError(DurableStateError):
     """Source resolutions do not bind one-to-one to the state's distinct pointers."""
 

@@ -174,6 +174,8 @@ class FakeSession:
     request_watcher: Callable[[], None] | None = None
     exchanges: list[Exchange] = field(default_factory=list)  # what its turns asked and got
     always_scopes: list[Any] = field(default_factory=list)  # the "always" answers in force
+    # (folder, state) of this session's items kept for another folder (`earlier_durable`)
+    earlier_items: tuple[str, DurableContextState] | None = None
 
     @property
     def transcript_path(self) -> str:
@@ -253,6 +255,14 @@ class FakeSession:
     def resolve_sources(self) -> tuple[SourceResolution, ...]:
         self.calls.append(("resolve_sources",))
         return self.resolutions
+
+    def earlier_durable(self) -> tuple[str, DurableContextState] | None:
+        return self.earlier_items
+
+    def bring_earlier_durable(self) -> tuple[str, DurableContextState] | None:
+        self.calls.append(("bring_earlier_durable",))
+        brought, self.earlier_items = self.earlier_items, None
+        return brought
 
     def last_summary(self) -> str | None:
         self.calls.append(("last_summary",))

@@ -510,7 +510,7 @@ def test_quit_and_its_alias_end_the_loop():
 
 
 def test_commands_that_take_no_arguments_refuse_them():
-    for line in ["/help me", "/context x", "/facts x", "/sessions x", "/new x", "/quit now"]:
+    for line in ["/help me", "/context x", "/sessions x", "/new x", "/quit now"]:
         with pytest.raises(CommandUsageError) as caught:
             run(FakeContext(), line)
         assert caught.value.reason == "unexpected_argument"

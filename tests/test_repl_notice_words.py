@@ -51,6 +51,10 @@ EMITTED = {
     "message_not_stored": {"characters": 2_000_000, "reason": "ENOSPC"},
     "workspace_switched": {"recorded": "/a", "current": "/b"},
     "workspace_missing": {"recorded": "/a", "current": "/b"},
+    "durable_followed": {"folder": "/a", "file": "/m/1.json", "facts": 1, "pending": 0},
+    "durable_elsewhere": {"folder": "/a", "file": "/m/1.json", "facts": 2, "pending": 1},
+    "durable_clash": {"folder": "/a", "file": "/m/1.json", "facts": 1, "pending": 0, "ids": ["F1"]},
+    "durable_not_brought": {"folder": "/a", "file": "/m/1.json", "reason": "ENOSPC"},
     "torn_record_set_aside": {"kept_at": "/h/transcripts/s.jsonl.torn-1", "bytes": 1_234},
     "credentials_not_hidden": {"short": "DB_PASSWORD", "word": ".env: POSTGRES_PASSWORD"},
     "dotenv_not_read": {

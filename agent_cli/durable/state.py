@@ -57,7 +57,7 @@ def forget_item(state: DurableContextState, item_id: str) -> DurableContextState
     if len(facts) == len(state.facts) and len(pending) == len(state.pending_items):
         raise DurableItemNotFound(item_id)
     highest = dict(state.highest_forgotten)
-    numbered = _split_id(item_id)
+    numbered = split_item_id(item_id)
     if numbered is not None and numbered[1] > highest.get(numbered[0], 0):
         highest[numbered[0]] = numbered[1]
     return replace(
@@ -65,19 +65,31 @@ def forget_item(state: DurableContextState, item_id: str) -> DurableContextState
     )
 
 
-def issue_id(state: DurableContextState, prefix: str) -> str:
+def issue_id(
+    state: DurableContextState, prefix: str, taken: DurableContextState | None = None
+) -> str:
     """A new id for an item of `state`: `prefix` and the number after the highest any id
-    with that prefix has had, forgotten ones included, so no id is given twice."""
+    with that prefix has had, forgotten ones included, so no id is given twice; past the
+    ids of `taken` too (the state of a folder whose items the session showed earlier and
+    did not bring: `durable.bringing`), so one session never shows one id for two items."""
+    highest = max(_highest_number(state, prefix), _highest_number(taken, prefix))
+    return f"{prefix}{highest + 1}"
+
+
+def _highest_number(state: DurableContextState | None, prefix: str) -> int:
+    """The highest number an id with `prefix` has had in `state`, forgotten ones included."""
+    if state is None:
+        return 0
     numbers = [number for prefix_of, number in state.highest_forgotten if prefix_of == prefix]
     ids = [fact.fact_id for fact in state.facts]
     ids += [item.item_id for item in state.pending_items]
-    for numbered in filter(None, map(_split_id, ids)):
+    for numbered in filter(None, map(split_item_id, ids)):
         if numbered[0] == prefix:
             numbers.append(numbered[1])
-    return f"{prefix}{max(numbers, default=0) + 1}"
+    return max(numbers, default=0)
 
 
-def _split_id(item_id: str) -> tuple[str, int] | None:
+def split_item_id(item_id: str) -> tuple[str, int] | None:
     """(prefix, number) of an id such as `F12` (letters, then digits); None for others."""
     prefix = item_id.rstrip("0123456789")
     digits = item_id[len(prefix) :]

@@ -456,8 +456,9 @@ COMMANDS: dict[str, Command] = {
         ),
         Command(
             "/facts",
-            "/facts",
-            "the durable state, with each source's status now",
+            "/facts [bring]",
+            "the durable state, with each source's status now; bring: this session's "
+            "items kept for another folder",
             durable_commands.facts_command,
         ),
         Command(

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_cli import errors as e
 from agent_cli.provider.stream_assembly import MAX_TOOL_INPUT_DEPTH
+from agent_cli.repl import durable_folder_words
 from agent_cli.repl.pointer_forms import show_pointer
 from agent_cli.repl.safe_text import clip_line
 from agent_cli.secret_forms import REDACTED_MARK
@@ -501,6 +502,7 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         f"there is no fact or pending item {_c(exc.item_id, 40)}; /facts lists them "
         "(F1, F2, ... and T1, T2, ...)"
     ),
+    e.DurableIdsClash: lambda exc: durable_folder_words.describe_ids_clash(exc.ids),
     e.DurableTextTooLong: lambda exc: describe_durable_text_too_long(exc),
     e.DurableBlockTooLarge: lambda exc: describe_durable_block_too_large(exc),
     e.DurableStateError: lambda exc: (
@@ -1137,6 +1139,10 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
         f"This session worked in {f['recorded']}, which no longer exists; its tools now run "
         f"in {f['current']}."
     ),
+    "durable_followed": durable_folder_words.describe_followed,
+    "durable_elsewhere": durable_folder_words.describe_elsewhere,
+    "durable_clash": durable_folder_words.describe_clash,
+    "durable_not_brought": durable_folder_words.describe_not_brought,
     "credentials_not_hidden": _credentials_not_hidden,
     "dotenv_not_read": _dotenv_not_read,
     "dotenv_learned": _dotenv_learned,
@@ -1254,6 +1260,9 @@ _ONE_SHOT_NOTICES: dict[str, Callable[[Notice, str | None], str]] = {
     "provider_failed": _one_shot_failed_request,
     "max_tokens": _one_shot_cut_answer,
     "pause_limit": _one_shot_paused_answers,
+    "durable_elsewhere": lambda notice, session_id: (
+        durable_folder_words.describe_elsewhere_one_shot(notice.fields, session_id)
+    ),
 }
 
 

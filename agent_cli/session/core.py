@@ -490,6 +490,20 @@ class Session:
         """Drop a fact or pending item from the durable state (and the memory file)."""
         self._durable.forget(item_id)
 
+    def earlier_durable(self) -> tuple[str, DurableContextState] | None:
+        """The folder whose memory file holds this session's facts and pending items that
+        were not brought here, and what that file holds now (`session.durable_folder`);
+        None when there is no such file or it holds no item."""
+        return self._durable.earlier_items()
+
+    def bring_earlier_durable(self) -> tuple[str, DurableContextState] | None:
+        """`/facts bring`: copy the items of `earlier_durable` into this folder's memory,
+        ids kept (`DurableIdsClash` when this folder gave one of them to another item;
+        store errors raise); the folder and what was brought, or None (nothing to bring)."""
+        folder = self._durable.earlier
+        brought = None if folder is None else self._durable.bring_from(folder, move=False)
+        return None if folder is None or brought is None else (folder, brought.state)
+
     # --- figures ------------------------------------------------------------------------
 
     def stats(self) -> SessionStats:

@@ -15,6 +15,12 @@ request; a file that cannot be read then leaves the state as it was), then resol
 source pointer now (reading files through the resolver) and renders the block the wire
 puts in the newest user turn; the last rendering and its resolutions are kept for the
 figures that must not read files.
+
+A resumed session may find its facts and pending items kept for another folder than the
+one it works in (its folder moved, or it goes on elsewhere: `session.durable_folder`).
+`bring_from` brings them here (`MemoryStore.bring`, ids kept) and records where they went
+(`durable_brought`); until then `earlier` names that folder and every new id goes on past
+the ids its file holds, so the session never shows one id for two items.
 """
 
 from __future__ import annotations
@@ -40,12 +46,13 @@ from agent_cli.durable import (
     transition_pending,
 )
 from agent_cli.errors import DurableTextTooLong, StoreError
-from agent_cli.session.log import DURABLE_CHANGE, USER_COMMAND, SessionLog
+from agent_cli.session.log import DURABLE_BROUGHT, DURABLE_CHANGE, USER_COMMAND, SessionLog
 from agent_cli.sources import SourceResolution, SourceResolutionStatus, resolve_durable_sources
+from agent_cli.store.path_text import path_fields
 
 if TYPE_CHECKING:
     from agent_cli.sources import SourcePointerResolver
-    from agent_cli.store.memory import MemoryStore
+    from agent_cli.store.memory import MemoryStore, SavedMemory
 
 Change = Callable[[DurableContextState], DurableContextState]
 T = TypeVar("T")
@@ -53,9 +60,11 @@ T = TypeVar("T")
 MAX_ITEM_CHARS = 2_000
 # What adding an item gives: the new state, the item, and its id.
 Added = tuple[DurableContextState, T, str]
-# (state, the user's text, the source pointer, its evidence's sha256, the moment) -> what
-# adding it gives
-AddItem = Callable[[DurableContextState, str, str, str | None, str], Added[T]]
+# (state, the user's text, the source pointer, its evidence's sha256, the moment, a state
+# whose ids are taken too) -> what adding it gives
+AddItem = Callable[
+    [DurableContextState, str, str, str | None, str, DurableContextState | None], Added[T]
+]
 # (command, the block as it would be with the new item) -> None, or raises to refuse it
 Fits = Callable[[str, str], None]
 # (state, pointer of the next record) -> the state a change would make
@@ -87,6 +96,9 @@ class DurableContext:
         self._resolutions: tuple[SourceResolution, ...] = ()
         self._text = ""
         self._stamp: tuple[int, int, int] | None = None  # of the memory file last read
+        # the folder (as a session recorded it) whose memory file holds this session's
+        # earlier items, not brought here (module contract)
+        self.earlier: str | None = None
 
     @property
     def state(self) -> DurableContextState:
@@ -150,9 +162,10 @@ class DurableContext:
         source = record["event_id"]
         digest = self._evidence_sha256(source)
         added: list[Added[T]] = []
+        taken = self._earlier_state()
 
         def change(state: DurableContextState) -> DurableContextState:
-            added.append(add(state, text, source, digest, self._now(None)))
+            added.append(add(state, text, source, digest, self._now(None), taken))
             return added[-1][0]
 
         self._adopt(change, action, lambda: added[-1][2])
@@ -164,7 +177,7 @@ class DurableContext:
         digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         moment = self._now(None)
         return self._block_after(
-            lambda state, pointer: add(state, text, pointer, digest, moment)[0], digest
+            lambda state, pointer: add(state, text, pointer, digest, moment, None)[0], digest
         )
 
     def _block_after(self, change: Prospective, digest: str) -> str:
@@ -248,6 +261,40 @@ class DurableContext:
             self.log.append(DURABLE_CHANGE, {"action": action, "item_id": item_id()})
         return state
 
+    def bring_from(self, folder: str, *, move: bool) -> SavedMemory | None:
+        """Bring the items the memory file of `folder` (as a session recorded it) holds into
+        this workspace's (`MemoryStore.bring`: `DurableIdsClash` and store errors raise,
+        nothing changed), adopt the result and record where they went (bookkeeping: a full
+        disk there does not undo it; a later resume finds them here or brings them again,
+        as the same items). None when that file holds nothing."""
+        brought = self.memory.bring(folder, self.workspace, move=move)
+        self.earlier = None
+        if brought is None:
+            return None
+        self.load()
+        self.render()
+        where = {**path_fields("from", folder), **path_fields("to", str(self.workspace))}
+        with contextlib.suppress(StoreError):
+            self.log.append(DURABLE_BROUGHT, {**where, "moved": move})
+        return brought
+
+    def earlier_items(self) -> tuple[str, DurableContextState] | None:
+        """`earlier` and what its memory file holds now, when that is an item or more."""
+        state = self._earlier_state()
+        if self.earlier is None or state is None or state.is_empty:
+            return None
+        return self.earlier, state
+
+    def _earlier_state(self) -> DurableContextState | None:
+        """What the memory file of `earlier` holds now (its ids are taken); None without
+        one, or when it cannot be read (then only this workspace's ids count)."""
+        if self.earlier is None:
+            return None
+        with contextlib.suppress(StoreError):
+            found = self.memory.load_recorded(self.earlier)
+            return None if found is None else found.state
+        return None
+
     def _evidence_sha256(self, pointer: str) -> str | None:
         """The sha256 of what `pointer` resolves to now (the record just written), read
         back through the resolver so it is the digest every later rendering compares;
@@ -266,17 +313,27 @@ class DurableContext:
 
 
 def _with_new_fact(
-    state: DurableContextState, text: str, source: str, digest: str | None, moment: str
+    state: DurableContextState,
+    text: str,
+    source: str,
+    digest: str | None,
+    moment: str,
+    taken: DurableContextState | None,
 ) -> Added[DurableFact]:
-    fact_id = issue_id(state, "F")
+    fact_id = issue_id(state, "F", taken)
     fact = DurableFact(fact_id, text, source, moment, evidence_sha256=digest)
     return add_fact(state, fact), fact, fact.fact_id
 
 
 def _with_new_pending_item(
-    state: DurableContextState, text: str, source: str, digest: str | None, moment: str
+    state: DurableContextState,
+    text: str,
+    source: str,
+    digest: str | None,
+    moment: str,
+    taken: DurableContextState | None,
 ) -> Added[PendingItem]:
-    item_id = issue_id(state, "T")
+    item_id = issue_id(state, "T", taken)
     item = PendingItem(item_id, text, source, moment, evidence_sha256=digest)
     return add_pending(state, item), item, item.item_id
 

@@ -45,6 +45,9 @@ LOOP_GUARD = "loop_guard"
 # to root), fingerprint} (`session.seen_records`, `tools.seen_files`); a resume refuses a
 # write over a file changed since, as the run did, wherever the folder went (`seen_roots`).
 FILE_SEEN = "file_seen"
+# The session's facts and pending items were brought from one folder's memory file into
+# another's (`session.durable_folder`): {from, to, moved}; a resume looks for them in `to`.
+DURABLE_BROUGHT = "durable_brought"
 
 
 def with_source(message: dict[str, Any], record: Any) -> dict[str, Any]:
@@ -234,6 +237,9 @@ class RebuiltSession:
     guard_hold: tuple[int, int | None] | None = None
     # what the model saw of files, the last record of each path, oldest first (`FILE_SEEN`)
     files_seen: list[SeenRecord] = field(default_factory=list)
+    # the folder whose memory file the session's durable state was last brought into
+    # (`DURABLE_BROUGHT`); None: the folder it started in
+    durable_folder: str | None = None
 
 
 def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
@@ -248,8 +254,8 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
     A summary recorded before summaries carried their private key is marked on the way
     (`markers.adopt_unmarked_summary`), so an older transcript resumes with its summary.
     The permission questions recorded (`question_marks`) give each call's question state,
-    the last loop-guard hold no compaction ended gives `guard_hold`, and the files the model
-    saw (`FILE_SEEN`) give `files_seen`.
+    the last loop-guard hold no compaction ended gives `guard_hold`, the files the model
+    saw (`FILE_SEEN`) give `files_seen`, and the last `DURABLE_BROUGHT` `durable_folder`.
     """
     rebuilt = RebuiltSession(view=[], totals=TranscriptTotals(), workspace=None)
     model = ""  # the model of the requests recorded so far, to price their usage
@@ -284,6 +290,8 @@ def rebuild_from_records(records: Iterable[dict[str, Any]]) -> RebuiltSession:
         elif kind == SESSION_STARTED:
             rebuilt.workspace = read_path(payload, "workspace")
             model = _text(payload.get("model"))
+        elif kind == DURABLE_BROUGHT:
+            rebuilt.durable_folder = read_path(payload, "to") or rebuilt.durable_folder
         elif kind == MODEL_CHANGED and _text(payload.get("model")):
             model = rebuilt.chosen_model = _text(payload.get("model"))
         elif (question := read_question(str(kind), payload)) is not None:

@@ -1,7 +1,10 @@
 """Per-workspace persistence of the durable state (facts, pending items, evidence).
 
 File: `<root>/<sha256(resolved workspace path)[:16]>.json` holding
-`{"schema_version": 1, "workspace": "<resolved path>", "state": state_to_dict(state)}`.
+`{"schema_version": 1, "workspace": "<resolved path>", "workspace_id": [device, inode],
+"state": state_to_dict(state)}` (`workspace_id`: the folder's when the file was saved, so
+the file can be told to be that folder's after a move or a rename; absent in files saved
+before it was kept, and when the folder could not be looked at).
 Saves are atomic (temp file, fsync, rename). Loading never starts empty over a file it
 cannot read: a damaged file (not JSON, wrong schema version, another workspace, a state
 the durable model rejects) is copied aside to `<name>.damaged-<n>` and
@@ -22,10 +25,17 @@ import hashlib
 import json
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agent_cli.durable import DurableContextState, state_from_dict, state_to_dict
+from agent_cli.durable import (
+    DurableContextState,
+    bring_state,
+    has_anything,
+    state_from_dict,
+    state_to_dict,
+)
 from agent_cli.errors import (
     DurableStateError,
     InvalidStoreInput,
@@ -35,6 +45,7 @@ from agent_cli.errors import (
     StoreFileNotRegular,
 )
 from agent_cli.store.file_lock import exclusive_lock
+from agent_cli.store.folder_identity import Identity, folder_identity, read_identity
 from agent_cli.store.fsutil import (
     DEFAULT_FILE_OPS,
     PRIVATE_FILE_MODE,
@@ -69,8 +80,15 @@ class MemoryStore:
 
     def path_for(self, workspace: Path) -> Path:
         """The memory file of `workspace` (resolved, so every spelling maps to one file)."""
-        key = hashlib.sha256(_workspace_key(workspace).encode("utf-8")).hexdigest()[:16]
-        return self.root / f"{key}.json"
+        return self._file_for(_workspace_key(workspace))
+
+    def _file_for(self, key: str) -> Path:
+        return self.root / f"{hashlib.sha256(key.encode('utf-8')).hexdigest()[:16]}.json"
+
+    def recorded_path_for(self, recorded: str) -> Path:
+        """The memory file of the folder a session recorded as `recorded` (a resolved path
+        then), taken as written: the folder may be gone, or a link to another, since."""
+        return self._file_for(path_key(recorded))
 
     def load(self, workspace: Path) -> DurableContextState:
         """The saved state of `workspace`, or an empty state if none was ever saved.
@@ -78,12 +96,21 @@ class MemoryStore:
         Raises `MemoryFileDamaged` (after keeping a copy) or `StateDirUnavailable` when
         the file exists but cannot be opened for another reason (e.g. EACCES).
         """
-        path = self.path_for(workspace)
+        found = self._load_key(_workspace_key(workspace))
+        return DurableContextState() if found is None else found.state
+
+    def load_recorded(self, recorded: str) -> SavedMemory | None:
+        """What the memory file of the folder recorded as `recorded` holds (`recorded_path_
+        for`), or None when there is none; raises as `load` does."""
+        return self._load_key(path_key(recorded))
+
+    def _load_key(self, key: str) -> SavedMemory | None:
+        path = self._file_for(key)
         raw = self._read_if_present(path)
         if raw is None:
-            return DurableContextState()
+            return None
         try:
-            return _decode(raw, _workspace_key(workspace))
+            return _decode(raw, key)
         except _Damage as damage:
             kept_at = self._keep_damaged_copy(path, raw)
             raise MemoryFileDamaged(
@@ -110,6 +137,7 @@ class MemoryStore:
         document = {
             "schema_version": SCHEMA_VERSION,
             "workspace": _workspace_key(workspace),
+            **_identity_field(workspace),
             "state": state_to_dict(state),
         }
         data = (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
@@ -140,10 +168,31 @@ class MemoryStore:
         session's save can come between them."""
         ensure_private_dir(self.root, self._fs)
         path = self.path_for(workspace)
-        with exclusive_lock(path.with_name(path.name + ".lock")):
+        with exclusive_lock(_lock_for(path)):
             state = change(self._load_or_replace_damaged(workspace))
             self.save(workspace, state)
             return state, self.stamp(workspace)
+
+    def bring(self, recorded: str, workspace: Path, *, move: bool) -> SavedMemory | None:
+        """Bring what the memory file of the folder recorded as `recorded` holds into
+        `workspace`'s (`durable.bring_state`: ids kept, `DurableIdsClash` when one would
+        come to name another item, nothing written), under both files' locks; with `move`,
+        the earlier file is removed once the new one is saved (the folder moved: its
+        facts must not stay behind for a folder made later at its old path). Returns what
+        was brought, or None when that file holds nothing or is `workspace`'s own."""
+        earlier, here = self.recorded_path_for(recorded), self.path_for(workspace)
+        if earlier == here:
+            return None
+        ensure_private_dir(self.root, self._fs)
+        first, second = sorted((earlier, here))  # one order, so two bringers cannot deadlock
+        with exclusive_lock(_lock_for(first)), exclusive_lock(_lock_for(second)):
+            found = self.load_recorded(recorded)
+            if found is None or not has_anything(found.state):
+                return None
+            self.save(workspace, bring_state(found.state, self._load_or_replace_damaged(workspace)))
+            if move:
+                earlier.unlink(missing_ok=True)
+            return found
 
     def _load_or_replace_damaged(self, workspace: Path) -> DurableContextState:
         try:
@@ -204,8 +253,28 @@ class MemoryStore:
             os.close(fd)
 
 
+@dataclass(frozen=True)
+class SavedMemory:
+    """A memory file's state and the (device, inode) of its folder when it was saved
+    (None in a file saved before it was kept)."""
+
+    state: DurableContextState
+    identity: Identity | None
+
+
+def _lock_for(path: Path) -> Path:
+    return path.with_name(path.name + ".lock")
+
+
 def _workspace_key(workspace: Path) -> str:
     return path_key(str(Path(workspace).resolve()))
+
+
+def _identity_field(workspace: Path) -> dict[str, list[int]]:
+    """`{"workspace_id": [device, inode]}` of the folder now; nothing when it cannot be
+    looked at."""
+    identity = folder_identity(workspace)
+    return {} if identity is None else {"workspace_id": list(identity)}
 
 
 def _holds_exactly(path: Path, raw: bytes) -> bool:
@@ -216,7 +285,7 @@ def _holds_exactly(path: Path, raw: bytes) -> bool:
         return False
 
 
-def _decode(raw: bytes, workspace: str) -> DurableContextState:
+def _decode(raw: bytes, workspace: str) -> SavedMemory:
     """Check the envelope and rebuild the state, or raise `_Damage` with a reason code."""
     try:
         document: Any = json.loads(raw.decode("utf-8"))
@@ -236,7 +305,9 @@ def _decode(raw: bytes, workspace: str) -> DurableContextState:
     if "state" not in document:
         raise _Damage("missing_state")
     try:
-        return state_from_dict(document["state"])
+        return SavedMemory(
+            state_from_dict(document["state"]), read_identity(document.get("workspace_id"))
+        )
     except DurableStateError as exc:
         raise _Damage(f"bad_state:{exc.field}:{exc.reason}") from None
     except (TypeError, ValueError):
