@@ -19,8 +19,7 @@ from agent_cli.repl.command_context import (
     require_text,
     say,
 )
-from agent_cli.repl.durable_folder_words import describe_earlier_items
-from agent_cli.repl.error_text import describe_error
+from agent_cli.repl.error_text import describe_earlier_items, describe_error
 from agent_cli.repl.facts_view import build_facts_view
 from agent_cli.repl.pager import show_long
 from agent_cli.repl.pointer_forms import show_pointer

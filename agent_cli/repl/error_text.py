@@ -20,12 +20,11 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from agent_cli import errors as e
 from agent_cli.provider.stream_assembly import MAX_TOOL_INPUT_DEPTH
-from agent_cli.repl import durable_folder_words
 from agent_cli.repl.pointer_forms import show_pointer
 from agent_cli.repl.safe_text import clip_line
 from agent_cli.secret_forms import REDACTED_MARK
@@ -502,7 +501,7 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
         f"there is no fact or pending item {_c(exc.item_id, 40)}; /facts lists them "
         "(F1, F2, ... and T1, T2, ...)"
     ),
-    e.DurableIdsClash: lambda exc: durable_folder_words.describe_ids_clash(exc.ids),
+    e.DurableIdsClash: lambda exc: describe_ids_clash(exc.ids),
     e.DurableTextTooLong: lambda exc: describe_durable_text_too_long(exc),
     e.DurableBlockTooLarge: lambda exc: describe_durable_block_too_large(exc),
     e.DurableStateError: lambda exc: (
@@ -834,6 +833,98 @@ def describe_summary_wait(seconds: float) -> str:
 
 # --- notices ------------------------------------------------------------------------------
 
+# A resumed session's facts and pending items kept for another folder (`session.durable_folder`):
+# each line says where the items are, and what brings them here or why nothing can.
+
+BRING_EARLIER_ITEMS = "/facts bring copies them here, under the same ids"
+
+
+def describe_followed(fields: Mapping[str, object]) -> str:
+    """`durable_followed`: the folder moved, its items came with it."""
+    return (
+        f"This session's folder was {_path(fields['folder'])} (moved or renamed since): its "
+        f"{_items(fields)} came with it, under the same ids."
+    )
+
+
+def describe_elsewhere(fields: Mapping[str, object]) -> str:
+    """`durable_elsewhere`: the items were kept for another folder; `/facts bring`."""
+    return f"{_kept(fields, ' (not known to be this folder)')}: {BRING_EARLIER_ITEMS}."
+
+
+def describe_elsewhere_one_shot(fields: Mapping[str, object], session_id: str | None) -> str:
+    """`durable_elsewhere` in `-p`, where no command can follow."""
+    resume = f"agent-cli --resume {clip_line(session_id, 80)}" if session_id else "agent-cli"
+    return (
+        f"{_kept(fields, ' (not known to be this folder)')}: run {resume} here and type "
+        "/facts bring to copy them here, under the same ids."
+    )
+
+
+def describe_clash(fields: Mapping[str, object]) -> str:
+    """`durable_clash`: this folder gave the same ids to items of its own."""
+    ids = fields.get("ids")
+    named = _ids(ids if isinstance(ids, list) else [])
+    return (
+        f"{_kept(fields, ' (this folder, moved or renamed)')}; they were not brought: this "
+        f"folder gave {named} to items of its "
+        "own (/facts lists them). Retype what still holds with /remember or /todo."
+    )
+
+
+def describe_not_brought(fields: Mapping[str, object]) -> str:
+    """`durable_not_brought`: that memory file could not be read, or this one written."""
+    return (
+        f"This session's facts and pending items were kept for {_path(fields['folder'])} in "
+        f"{_path(fields['file'])}; they could not be brought here "
+        f"({clip_line(str(fields.get('reason')), 60)})."
+    )
+
+
+def describe_ids_clash(ids: Sequence[str]) -> str:
+    """`DurableIdsClash` from `/facts bring`: nothing was brought."""
+    return (
+        f"not brought: this folder gave {_ids(ids)} to items of its own (/facts lists them); "
+        "retype what still holds with /remember or /todo"
+    )
+
+
+def describe_earlier_items(folder: str, facts: int, pending: int, clashes: Sequence[str]) -> str:
+    """The line `/facts` ends with while the session's earlier items wait elsewhere
+    (`clashes`: their ids this folder gave to items of its own, when any)."""
+    counts = _items({"facts": facts, "pending": pending})
+    kept = f"not here: {counts} of this session, kept for {_path(folder)}"
+    if clashes:
+        return f"{kept}; not brought: this folder gave {_ids(clashes)} to items of its own"
+    return f"{kept}: {BRING_EARLIER_ITEMS}"
+
+
+def _kept(fields: Mapping[str, object], which: str) -> str:
+    return (
+        f"This session's {_items(fields)} were kept for {_path(fields['folder'])}{which}, "
+        f"in {_path(fields['file'])}"
+    )
+
+
+def _items(fields: Mapping[str, object]) -> str:
+    facts, pending = fields.get("facts"), fields.get("pending")
+    facts = facts if type(facts) is int else 0
+    pending = pending if type(pending) is int else 0
+    return f"facts and pending items ({count_noun(facts, 'fact')}, " + (
+        f"{count_noun(pending, 'pending item')})"
+    )
+
+
+def _ids(ids: Sequence[object]) -> str:
+    shown = [clip_line(str(item_id), 40) for item_id in ids[:6]]
+    more = f" and {len(ids) - 6:,} more" if len(ids) > 6 else ""
+    return ", ".join(shown) + more if shown else "the same ids"
+
+
+def _path(value: object) -> str:
+    return clip_line(str(value), 300)
+
+
 _CANCELLED = {
     "turn": "Cancelled: the turn was interrupted.",
     "compaction": "Cancelled: compaction was interrupted.",
@@ -1139,10 +1230,10 @@ _NOTICE_FIELDS_WORDS: dict[str, Callable[[Mapping[str, object]], str]] = {
         f"This session worked in {f['recorded']}, which no longer exists; its tools now run "
         f"in {f['current']}."
     ),
-    "durable_followed": durable_folder_words.describe_followed,
-    "durable_elsewhere": durable_folder_words.describe_elsewhere,
-    "durable_clash": durable_folder_words.describe_clash,
-    "durable_not_brought": durable_folder_words.describe_not_brought,
+    "durable_followed": describe_followed,
+    "durable_elsewhere": describe_elsewhere,
+    "durable_clash": describe_clash,
+    "durable_not_brought": describe_not_brought,
     "credentials_not_hidden": _credentials_not_hidden,
     "dotenv_not_read": _dotenv_not_read,
     "dotenv_learned": _dotenv_learned,
@@ -1260,8 +1351,8 @@ _ONE_SHOT_NOTICES: dict[str, Callable[[Notice, str | None], str]] = {
     "provider_failed": _one_shot_failed_request,
     "max_tokens": _one_shot_cut_answer,
     "pause_limit": _one_shot_paused_answers,
-    "durable_elsewhere": lambda notice, session_id: (
-        durable_folder_words.describe_elsewhere_one_shot(notice.fields, session_id)
+    "durable_elsewhere": lambda notice, session_id: describe_elsewhere_one_shot(
+        notice.fields, session_id
     ),
 }
 
