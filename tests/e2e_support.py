@@ -9,7 +9,8 @@ Contract:
 - `TmuxTerminal` owns one private tmux server (`tmux -L <unique socket>`, started from a
   config file of its own so no user config leaks in). `start(argv, cwd)` runs one program
   in a 120x40 pane that stays on screen after the program exits (`remain-on-exit`), so
-  the goodbye text can still be read. `kill()` ends the server and removes its socket file
+  the goodbye text can still be read. `record_output(path)` appends the raw bytes the
+  program writes from then on to `path`. `kill()` ends the server and removes its socket file
   (tmux leaves it behind); tests call it from a fixture finalizer, so it runs when a test
   fails too. `sockets_left_behind()` names every socket this process's terminals made that
   still exists: conftest checks it is empty once the session ends.
@@ -257,6 +258,11 @@ class TmuxTerminal:
         self._run("send-keys", "-t", PANE, *keys)
 
     # --- output -------------------------------------------------------------------------
+
+    def record_output(self, path: Path) -> None:
+        """From now on, append every byte the program writes to its terminal to `path`
+        (tmux's `pipe-pane -O`): the raw output, before the terminal interprets it."""
+        self._run("pipe-pane", "-O", "-t", PANE, f"cat >> {shlex.quote(str(path))}")
 
     def screen(self) -> str:
         """Everything the pane ever showed (scroll-back included), wrapped lines joined."""

@@ -187,6 +187,13 @@ EVIL_ESCAPES = (
     "\r",
     "\x1b",
     "\u202e",  # right-to-left override
+    "\u061c",  # Arabic letter mark
+    "\u200b",  # zero-width space
+    "\U000e0041",  # tag A: invisible
+    "&#x202E;",  # the override again, once Markdown reads the reference
+    "&#x2066;",
+    "&rlm;",
+    "<http://evil.example/%E2%80%AE>",  # an autolink decodes its escapes for its text
 )
 
 MARKUP_PIECES = (

@@ -16,6 +16,7 @@ import io
 import re
 
 import pytest
+import regex
 from hostile_support import fuzz_settings, hostile_text
 from hypothesis import event, given
 from hypothesis import strategies as st
@@ -49,8 +50,17 @@ FORBIDDEN_RAW = (
     "\x1b[?1049h",
     "\x1b[31;4m",
     "\u202e",
+    # hidden characters: bidi marks and isolates, zero widths, tags, the BOM
+    *("\u061c", "\u200b", "\u200e", "\u200f", "\u2066", "\u2069", "\ufeff", "\U000e0041"),
 )
-CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# Unicode's bidi controls and default-ignorable characters (the glue of emoji aside).
+UNICODE_HIDDEN = regex.compile(
+    r"[[\p{Default_Ignorable_Code_Point}\p{Bidi_Control}\p{Cf}]--[\u200d\ufe0f]]", regex.V1
+)
+CONTROL = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060-\u206f"
+    "\ufeff\U000e0000-\U000e0fff]"
+)
 
 
 def terminal_console() -> tuple[Console, io.StringIO]:
@@ -191,6 +201,47 @@ MARKDOWN_FAKES = [
 @pytest.mark.parametrize("live", [True, False], ids=["live", "pipe"])
 def test_markdown_escapes_entities_and_wrapping_cannot_fake_a_compact_line(text, live):
     render_answer(text, [7, 19], live=live)
+
+
+# Every way rich's Markdown makes a character of the text: a reference (hex, decimal,
+# named) in a paragraph, a heading, a table, a link's text, emphasis, a list, a quote; an
+# autolink, whose text decodes its percent-escapes (session 30's outside tester: the text
+# was cleaned before Markdown made the characters, so they reached the terminal).
+MARKDOWN_MADE_CHARACTERS = {
+    "the tester's invoice": "# F\n\nInvoice: pay to account &#x202E;4321&#x202C; 9876 now\n",
+    "decimal and named": "a&#8238;b &rlm;c&lrm;d &zwj;e &ZeroWidthSpace;f &NoBreak;g &shy;h",
+    "isolates and marks": "&#x2066;a&#x2067;b&#x2068;c&#x2069; &#x200E;d&#x200F; &#x61C;e",
+    "a zero width, a tag, the BOM": "x&#x200B;y &#xE0041;&#xE0042; z&#xFEFF;w",
+    "a heading": "## Pay &#x202E;4321&#x202C; now",
+    "a table": "| who | account |\n|---|---|\n| me | &#x202E;4321&#x202C; |",
+    "a link's text": "[&#x202E;4321&#x202C;](https://pay.example/) done",
+    "emphasis, a list, a quote": "- **&#x202E;a**\n- *&#x2067;b*\n\n> &#x202E;c",
+    "an autolink": "<https://pay.example/%E2%80%AE4321%E2%80%AC/%E2%80%8B>",
+}
+
+
+@pytest.mark.parametrize(
+    "text", MARKDOWN_MADE_CHARACTERS.values(), ids=MARKDOWN_MADE_CHARACTERS.keys()
+)
+def test_what_markdown_makes_of_the_text_is_cleaned_before_the_terminal(text):
+    console, raw = terminal_console()
+    renderer = EventRenderer(console, live=True)
+    renderer.render(AssistantDone(text=text, stop_reason="end_turn"))
+    renderer.close()
+    sent = raw.getvalue()
+    hidden = {f"U+{ord(c):04X}" for c in sent if UNICODE_HIDDEN.match(c)}
+    assert hidden == set(), f"{sorted(hidden)} reached the terminal"
+    assert PLAIN_NOTE not in " ".join(console.export_text().split())
+
+
+def test_a_zero_width_reference_cannot_hide_a_fake_compact_line_from_the_mark():
+    shown = render_final_answer("&#x200B;[compact] total: 9,000 -> 10 tokens (-8,990) in 1 layer")
+    assert FAKE_COMPACT_MARK + COMPACT_TAG in shown
+
+
+def test_an_emoji_family_is_still_drawn_whole():
+    family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+    assert family in render_final_answer(f"The **{family}** and \u26a0\ufe0f here.")
 
 
 def test_a_markdown_link_shows_where_it_goes_instead_of_hiding_it_in_a_hyperlink():

@@ -48,6 +48,39 @@ def test_a_step_that_grew_the_view_shows_a_plus_not_a_double_minus():
     assert "2,424 -> 2,437 tokens (+13) in 1 layer" in format_total_line(event)
 
 
+def test_l1_run_once_more_at_the_hard_limit_is_worded_as_that_and_counted_once():
+    """Session 30's outside tester (`--soft-threshold 3000 --hard-limit 5000`, six 700-line
+    outputs): the shared re-run read as a second `truncate tool results`, and the total
+    said `in 2 layers` for one layer run twice."""
+    shared = LayerLine("L1", 6_285, 4_770, results_truncated=6)
+    first = LayerLine("L1", 11_198, 6_285, results_truncated=6)
+    event = CompactionFired((first, shared), 11_198, 4_770, 3_000, 5_000)
+    assert format_compaction(event) == [
+        "[compact] L1 truncate tool results: 11,198 -> 6,285 tokens (-4,913; 6 results cut)",
+        "[compact] L1 once more, tool results sharing the room left: 6,285 -> 4,770 tokens "
+        "(-1,515; 6 results cut)",
+        "[compact] total: 11,198 -> 4,770 tokens (-6,428) in 1 layer",
+    ]
+
+
+def test_every_layer_run_again_at_the_hard_limit_says_so_and_counts_once():
+    step = LayerLine("L3", 9_000, 6_000, messages_removed=4)
+    shared = LayerLine("L1", 6_000, 4_900, results_truncated=2)
+    event = CompactionFired((L1, L2, L3, shared, step, shared), 91_204, 4_900, 3_000, 5_000)
+    lines = format_compaction(event)
+    assert [line.split(":")[0] for line in lines] == [
+        "[compact] L1 truncate tool results",
+        "[compact] L2 drop repeated file reads",
+        "[compact] L3 prune old messages",
+        "[compact] L1 once more, tool results sharing the room left",
+        "[compact] L3 once more, keeping only the step the model is in",
+        "[compact] L1 once more, tool results sharing the room left",
+        "[compact] total",
+    ]
+    assert lines[-1].endswith("in 3 layers")
+    assert describe_layer_span(("L1", "L2", "L3", "L1", "L3")) == "L1-L3"
+
+
 def test_layer_two_line_counts_repeated_reads_dropped():
     assert format_layer_line(L2) == (
         "[compact] L2 drop repeated file reads: 78,530 -> 70,000 tokens (-8,530; "

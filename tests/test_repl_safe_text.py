@@ -119,6 +119,54 @@ def test_an_escape_sequence_split_across_pieces_cannot_reach_the_terminal():
     assert "\x1b" not in stream(["red \x1b", "[31mstill text"])
 
 
+def test_an_arabic_letter_mark_zero_widths_and_tags_are_removed_like_bidi_overrides():
+    """Session 30's outside tester: U+061C moved `-500` as U+200F does, and was shown."""
+    text = "plain ALM: total \u061c-500\u061c credit and RLM \u200f-500\u200f end"
+    assert sanitize_text(text) == "plain ALM: total -500 credit and RLM -500 end"
+    assert sanitize_text("cu\u200brl x\U000e0041\U000e0042y \ufeffz") == "curl xy z"
+
+
+FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467"
+
+
+def test_an_emoji_split_across_stream_pieces_keeps_its_glue():
+    assert stream(["a \U0001f468\u200d", "\U0001f469", "\u200d\U0001f467 b"]) == f"a {FAMILY} b"
+    assert stream(["warn \u26a0", "\ufe0f done"]) == "warn \u26a0\ufe0f done"
+    assert stream(["pay\u200d", "pal 1", "2"]) == "paypal 12"
+    assert stream(["last \U0001f468\u200d"]) == "last \U0001f468"
+
+
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "a",
+                "1",
+                " ",
+                "\n",
+                "\r",
+                "\u200d",
+                "\ufe0f",
+                "\u202e",
+                "\u061c",
+                "\U0001f468",
+                "\u26a0",
+                "[compact]",
+                "\U0001f3f4",
+                "\U000e0067",
+            ]
+        ),
+        max_size=30,
+    ),
+    st.lists(st.integers(0, 60), max_size=6),
+)
+def test_text_streamed_in_any_pieces_shows_as_the_whole_text_would(parts, cuts):
+    text = "".join(parts)
+    points = sorted({0, len(text), *(cut % (len(text) + 1) for cut in cuts)})
+    pieces = [text[a:b] for a, b in zip(points, points[1:], strict=False)]
+    assert stream(pieces) == sanitize_block(text)
+
+
 def test_rendered_model_text_shows_markup_literally_and_no_escape_codes():
     console = make_console()
     renderer = EventRenderer(console, live=False)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from repl_fakes import make_console, make_stats
 
-from agent_cli.events import Usage
+from agent_cli.events import CompactionRecord, Usage
 from agent_cli.repl.stats_panel import (
     build_bar,
     build_stats_panel,
@@ -83,6 +83,14 @@ def test_stats_panel_lists_every_compaction_with_layers_and_sizes():
     shown = render(make_stats())
     assert "2026-12-02 15:00:41  L1+L2+L3: 91,204 -> 41,000 tokens" in shown
     assert "2026-12-02 15:30:00  L4: 85,000 -> 20,000 tokens (/compact)" in shown
+
+
+def test_stats_panel_names_a_layer_run_twice_once():
+    """The hard limit's shared re-run of L1 showed as `L1+L1` (session 30's outside tester)."""
+    twice = CompactionRecord("2026-12-02T16:00:00+00:00", ("L1", "L1"), 11_198, 4_770)
+    shown = render(make_stats(compactions=(twice,)))
+    assert "2026-12-02 16:00:00  L1: 11,198 -> 4,770 tokens" in shown
+    assert "L1+L1" not in shown
 
 
 def test_stats_panel_counts_every_source_status_including_zeros():

@@ -59,6 +59,12 @@ def test_the_timeline_fits_60_columns(requests):
     assert "L1+L2+L4+L3 90,000 -> 41,000 (-49,000)" in "\n".join(lines)
 
 
+def test_a_layer_run_twice_is_listed_once():
+    timeline = (1_000, _record(11_198, 4_770, ("L1", "L1")), 2_000)
+    listed = "\n".join(_render(make_stats(timeline=timeline)))
+    assert "L1 11,198 -> 4,770 (-6,428)" in listed and "L1+L1" not in listed
+
+
 def test_the_chart_shows_the_soft_line_the_freed_tokens_and_a_mark_under_the_compaction():
     stats = make_stats(
         soft_threshold=4_000,

@@ -30,6 +30,7 @@ from agent_cli.repl.safe_text import (
     StreamSanitizer,
     is_fake_compact_line,
     sanitize_block,
+    sanitize_segment_text,
 )
 
 REFRESH_INTERVAL_SECONDS = 0.05
@@ -38,19 +39,29 @@ REFRESH_INTERVAL_SECONDS = 0.05
 def render_defused_lines(
     console: Console, renderable: RenderableType, options: ConsoleOptions
 ) -> list[list[Segment]]:
-    """`renderable` as lines, each line that reads like a `[compact]` log line marked.
+    """`renderable` as lines, every character sanitized, each line that reads like a
+    `[compact]` log line marked.
 
-    The check runs on what will be on the screen, after Markdown has turned `\\[`, `&#91;`
-    or a code span into a bracket and after wrapping has started a new line, so no
-    rendering path can make outside text pose as the REPL's log. Lines are rendered
-    narrower by the mark's width, so a marked line still fits the console.
+    Both run on what will be on the screen, after Markdown has made characters of the
+    text (`&#x202E;` a right-to-left override, `&#91;` or a code span a bracket, an
+    autolink's `%E2%80%AE` an override too) and after wrapping has started a new line, so
+    no rendering path can put a control or a hidden character on the terminal or make
+    outside text pose as the REPL's log. Lines are rendered narrower by the mark's width,
+    so a marked line still fits the console.
     """
     width = max(options.max_width - len(FAKE_COMPACT_MARK), 1)
-    lines = console.render_lines(renderable, options.update(width=width, height=None), pad=False)
+    rendered = console.render_lines(renderable, options.update(width=width, height=None), pad=False)
+    lines = [[_sanitized(segment) for segment in line] for line in rendered]
     for line in lines:
         if is_fake_compact_line("".join(segment.text for segment in line)):
             line.insert(0, Segment(FAKE_COMPACT_MARK))
     return lines
+
+
+def _sanitized(segment: Segment) -> Segment:
+    if segment.control:
+        return segment  # rich's own cursor moves, never outside text
+    return Segment(sanitize_segment_text(segment.text), segment.style)
 
 
 class _TailView:

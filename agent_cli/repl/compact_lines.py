@@ -4,10 +4,14 @@ Contract: pure functions from compaction events to plain strings, so every forma
 tested exactly, e.g.
 `[compact] L1 truncate tool results: 91,204 -> 78,530 tokens (-12,674; 3 results cut)`
 `[compact] total: 91,204 -> 41,000 tokens (-50,204) in 3 layers`.
-Numbers come from the events; nothing is computed here but differences and plurals.
+A layer that runs once more in the same compaction (at the hard limit) is worded as that
+re-run and counted once. Numbers come from the events; nothing is computed here but
+differences and plurals.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from agent_cli.compaction.results import NOTHING_NEW_TO_SUMMARIZE
 from agent_cli.compaction_layers import DEDUP, LAYER_CODES, PRUNE, SUMMARY, TRUNCATE
@@ -32,9 +36,31 @@ LAYER_NAMES = {
 }
 
 
-def layer_name(code: str) -> str:
-    """`L1` -> `truncate tool results`; an unknown code stands for itself."""
-    return LAYER_NAMES.get(code, code)
+# A layer's words when it runs once more in the same compaction, which happens only to a
+# view still at or over the hard limit (`compaction.hard_limit`): L1 with the tool results
+# sharing the room left, L3 keeping only the step the model is in.
+RERUN_NAMES = {
+    TRUNCATE.code: "once more, tool results sharing the room left",
+    PRUNE.code: "once more, keeping only the step the model is in",
+}
+
+
+def layer_name(code: str, *, again: bool = False) -> str:
+    """`L1` -> `truncate tool results`; `again`: its words when it runs once more in the
+    same compaction (`RERUN_NAMES`); an unknown code stands for itself."""
+    name = LAYER_NAMES.get(code, code)
+    return RERUN_NAMES.get(code, f"{name} once more") if again else name
+
+
+def distinct_layers(codes: Sequence[str]) -> tuple[str, ...]:
+    """Each layer of `codes` once, in the order each first ran: L1 run twice (the second
+    time with the results sharing the room) is one layer."""
+    return tuple(dict.fromkeys(codes))
+
+
+def describe_layers_run(codes: Sequence[str]) -> str:
+    """The layers of one compaction as `stats` lists them: `L1+L2+L3`, each once."""
+    return "+".join(clip_line(code, 8) for code in distinct_layers(codes)) or "no layer"
 
 
 def describe_layer_effect(line: LayerLine) -> str:
@@ -69,9 +95,11 @@ def signed_change(before: int, after: int) -> str:
     return f"{change:+,}" if change else "0"
 
 
-def format_layer_line(line: LayerLine) -> str:
+def format_layer_line(line: LayerLine, *, again: bool = False) -> str:
+    """The `[compact]` line of one layer; `again` when it ran before in this compaction."""
+    name = layer_name(line.layer, again=again)
     return (
-        f"{COMPACT_TAG} {clip_line(line.layer, 8)} {clip_line(layer_name(line.layer), 60)}: "
+        f"{COMPACT_TAG} {clip_line(line.layer, 8)} {clip_line(name, 60)}: "
         f"{line.tokens_before:,} -> {line.tokens_after:,} tokens "
         f"({signed_change(line.tokens_before, line.tokens_after)}; "
         f"{describe_layer_effect(line)})"
@@ -83,14 +111,19 @@ def format_total_line(event: CompactionFired) -> str:
     return (
         f"{COMPACT_TAG} total: {event.tokens_before:,} -> {event.tokens_after:,} tokens "
         f"({signed_change(event.tokens_before, event.tokens_after)}) in "
-        f"{count_noun(len(event.layers), 'layer')}{requested}"
+        f"{count_noun(len(distinct_layers([line.layer for line in event.layers])), 'layer')}"
+        f"{requested}"
     )
 
 
 def format_compaction(event: CompactionFired) -> list[str]:
     """Every line of one compaction: the layers in the order they ran, then the total;
     a focused summary says what it focused on, and a focus no summary used says so."""
-    lines = [format_layer_line(line) for line in event.layers]
+    codes = [line.layer for line in event.layers]
+    lines = [
+        format_layer_line(line, again=line.layer in codes[:at])
+        for at, line in enumerate(event.layers)
+    ]
     if event.focus:
         focus = clip_line(event.focus, 120)
         if any(line.layer == SUMMARY.code for line in event.layers):
@@ -101,7 +134,8 @@ def format_compaction(event: CompactionFired) -> list[str]:
 
 
 def describe_layer_span(layers: tuple[str, ...]) -> str:
-    """`L1-L4` for a run of consecutive layers, `L1+L3` otherwise."""
+    """`L1-L4` for a run of consecutive layers, `L1+L3` otherwise, each layer once."""
+    layers = distinct_layers(layers)
     if not layers:
         return "no layer"
     if len(layers) > 1 and _is_consecutive(layers):

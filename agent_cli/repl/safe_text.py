@@ -2,11 +2,14 @@
 
 Contract: everything the REPL shows that it did not write itself passes through here
 first. `sanitize_text` removes what could move the cursor, recolour, retitle or clear the
-screen (ANSI/VT escape sequences, C0/C1 control characters, bidi overrides) and keeps
-only `\\n` and `\\t`; a carriage return (or U+2028/U+2029, which many readers take for
-one) becomes a line break, so "ok\\rFAKE" cannot hide "ok"; a lone surrogate (text UTF-8
-cannot carry: a broken endpoint's answer, a name that is not UTF-8) becomes U+FFFD, so no
-terminal writer fails on it. `defuse_fake_compact_lines` marks lines that pose as the
+screen (ANSI/VT escape sequences, C0/C1 control characters) and keeps only `\\n` and `\\t`,
+and what would reorder text or draw as nothing (bidi controls and marks, zero widths,
+tags: `hidden_characters`, which keeps the glue of emoji); a carriage return (or
+U+2028/U+2029, which many readers take for one) becomes a line break, so "ok\\rFAKE"
+cannot hide "ok"; a lone surrogate (text UTF-8 cannot carry: a broken endpoint's answer, a
+name that is not UTF-8) becomes U+FFFD, so no terminal writer fails on it.
+`sanitize_segment_text` is that for one piece of a rendered line (what rich's Markdown
+drew), on one line. `defuse_fake_compact_lines` marks lines that pose as the
 REPL's own `[compact]` log, so a model cannot fake a compaction report. Where the user
 approves what is there (`approval_view`), nothing is removed:
 `written_out.reveal_controls` writes out every character a terminal would obey, hide or
@@ -23,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from agent_cli.hidden_characters import unfinished_emoji_start, without_hidden_characters
 from agent_cli.safe_cuts import safe_head_end
 from agent_cli.terminal_escapes import without_escapes
 from agent_cli.written_out import revealed_pieces
@@ -32,10 +36,8 @@ FAKE_COMPACT_MARK = "› "  # visible, and no longer a line that starts with the
 ELLIPSIS = "…"
 TAB_SIZE = 8  # the columns a tab expands to: rich's own default, so every view agrees
 
-# C0 controls except \t and \n, DEL, C1 controls, and the bidi controls that reorder text.
-_CONTROL_CHARACTER = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]"
-)
+# C0 controls except \t and \n, DEL, C1 controls.
+_CONTROL_CHARACTER = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 # A carriage return and the Unicode line and paragraph separators: each starts a line.
 _LINE_BREAKS = str.maketrans({"\r": "\n", "\u2028": "\n", "\u2029": "\n"})
 # What UTF-8 cannot encode: writing it to a UTF-8 terminal raised UnicodeEncodeError.
@@ -44,11 +46,17 @@ _MARKUP_OPEN = re.compile(r"(\\*)(\[[a-zA-Z@/#])")
 
 
 def sanitize_text(text: str) -> str:
-    """`text` with escape sequences and control characters removed (`\\n`, `\\t` kept)
-    and every lone surrogate shown as U+FFFD."""
+    """`text` with escape sequences, control characters and hidden characters removed
+    (`\\n`, `\\t` kept) and every lone surrogate shown as U+FFFD."""
     text = text.replace("\r\n", "\n").translate(_LINE_BREAKS)
-    text = without_escapes(text)
+    text = without_hidden_characters(without_escapes(text))
     return _LONE_SURROGATE.sub("\ufffd", _CONTROL_CHARACTER.sub("", text))
+
+
+def sanitize_segment_text(text: str) -> str:
+    """One piece of a rendered line made safe as `sanitize_text` makes text, kept on its
+    line: a line break a renderer drew from a character reference becomes a space."""
+    return sanitize_text(text).replace("\n", " ")
 
 
 def is_fake_compact_line(line: str) -> bool:
@@ -141,34 +149,39 @@ class StreamSanitizer:
     """Sanitizes streamed text piece by piece, as the pieces arrive.
 
     A piece may end in the middle of a line, so a line start that could still turn into
-    `[compact]` is held back until it is decided (at most the tag's length), and a
-    trailing `\\r` is held until the next piece shows whether `\\n` follows. `feed`
-    returns what can be shown now; `finish` returns whatever was held back.
+    `[compact]` is held back until it is decided (at most the tag's length), a trailing
+    `\\r` is held until the next piece shows whether `\\n` follows, and a trailing emoji
+    until it shows whether glue follows (`unfinished_emoji_start`), which alone would be
+    removed. `feed` returns what can be shown now; `finish` returns whatever was held back.
     """
 
     def __init__(self) -> None:
         self._held = ""  # undecided start of the current line
         self._at_line_start = True
-        self._held_carriage_return = False
+        self._carried = ""  # raw text the next piece may change: a `\\r`, an emoji's start
 
     def feed(self, piece: str) -> str:
-        if self._held_carriage_return:
-            piece = "\r" + piece
-            self._held_carriage_return = False
+        piece, self._carried = self._carried + piece, ""
         if piece.endswith("\r"):
-            piece = piece[:-1]
-            self._held_carriage_return = True
+            piece, self._carried = piece[:-1], "\r"
+        else:
+            start = unfinished_emoji_start(piece)
+            piece, self._carried = piece[:start], piece[start:]
+        return self._show(sanitize_text(piece))
+
+    def finish(self) -> str:
+        shown = self._show(sanitize_text(self._carried))
+        rest = shown + self._held
+        self._held, self._at_line_start, self._carried = "", True, ""
+        return rest
+
+    def _show(self, text: str) -> str:
         shown: list[str] = []
-        for index, fragment in enumerate(sanitize_text(piece).split("\n")):
+        for index, fragment in enumerate(text.split("\n")):
             if index > 0:
                 shown.append(self._end_line())
             shown.append(self._take_fragment(fragment))
         return "".join(shown)
-
-    def finish(self) -> str:
-        rest = self._held + ("\n" if self._held_carriage_return else "")
-        self._held, self._at_line_start, self._held_carriage_return = "", True, False
-        return rest
 
     def _end_line(self) -> str:
         line_rest, self._held = self._held, ""

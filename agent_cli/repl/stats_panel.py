@@ -25,6 +25,7 @@ from rich.table import Table
 from rich.text import Text
 
 from agent_cli.events import CompactionRecord, SessionStats, Usage
+from agent_cli.repl.compact_lines import describe_layers_run
 from agent_cli.repl.labelled_rows import LabelledRows
 from agent_cli.repl.safe_text import clip_line, sanitize_text
 from agent_cli.tools.output import count_noun
@@ -291,7 +292,7 @@ def build_compaction_list(compactions: tuple[CompactionRecord, ...]) -> Group | 
 
 
 def describe_compaction(record: CompactionRecord) -> str:
-    layers = "+".join(clip_line(layer, 8) for layer in record.layers) or "no layer"
+    layers = describe_layers_run(record.layers)
     forced = " (/compact)" if record.forced else ""
     return (
         f"{_format_time(record.at)}  {layers}: {record.tokens_before:,} -> "

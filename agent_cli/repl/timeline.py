@@ -23,6 +23,7 @@ from rich.console import Group, RenderableType
 from rich.text import Text
 
 from agent_cli.events import CompactionRecord, SessionStats
+from agent_cli.repl.compact_lines import describe_layers_run
 
 CHART_ROWS = 8
 MAX_LISTED = 8
@@ -168,7 +169,7 @@ def _fired_list(fired: list[tuple[int, CompactionRecord]], first: int) -> list[T
     shown = fired[-MAX_LISTED:]
     lines = [
         Text(
-            f"  {MARK} request {first + before + 1:,}: {'+'.join(entry.layers)} "
+            f"  {MARK} request {first + before + 1:,}: {describe_layers_run(entry.layers)} "
             f"{entry.tokens_before:,} -> {entry.tokens_after:,} "
             f"(-{entry.tokens_before - entry.tokens_after:,})"
             + (" /compact" if entry.forced else "")
