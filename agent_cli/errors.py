@@ -424,11 +424,14 @@ class ProviderRequestFailed(ProviderError):
     """The provider answered with an error, or retries ran out.
 
     `kind` is a short code ("overloaded", "rate_limited", "connection", "timeout",
-    "bad_request", "auth", "model_not_found", "stream_malformed", ...), `status` the HTTP
-    status if any, `attempts` how many tries were made, `model` the model the request
-    named (when the provider knows it), `tool` the name of the request's tool the API's
-    refusal names (`tools.3.custom.input_schema: ...`): every request carries that tool,
-    so sending again fails the same way. Never carries the key or request text.
+    "bad_request", "auth", "model_not_found", "wrong_endpoint", "not_messages_api",
+    "stream_malformed", ...), `status` the HTTP status if any, `attempts` how many tries
+    were made, `model` the model the request named (when the provider knows it), `tool`
+    the name of the request's tool the API's refusal names (`tools.3.custom.input_schema:
+    ...`): every request carries that tool, so sending again fails the same way. `url` is
+    where the request went (scheme, host, port and path only) and `content_type` the
+    media type that came back, when the provider knows them. Never carries the key or
+    request text.
     """
 
     def __init__(
@@ -440,6 +443,8 @@ class ProviderRequestFailed(ProviderError):
         detail: str = "",
         model: str | None = None,
         tool: str | None = None,
+        url: str | None = None,
+        content_type: str | None = None,
     ) -> None:
         self.kind = kind
         self.status = status
@@ -447,6 +452,8 @@ class ProviderRequestFailed(ProviderError):
         self.detail = detail
         self.model = model
         self.tool = tool
+        self.url = url
+        self.content_type = content_type
         super().__init__(f"{kind} (status={status}, attempts={attempts}) {detail}".strip())
 
 

@@ -4,7 +4,11 @@ Contract: `MODEL_TABLE` is the one table (data only); `lookup_model(model_id)` f
 row for an id given exactly, with a date suffix (`claude-haiku-4-5-20251001`), or as an
 alias that extends a known id (its date optional) with one of the tags providers use:
 `-latest`, a bracketed tag (`claude-sonnet-5-5[1m]`), `@<version>` (Vertex), `:<n>` and
-`-v<n>[:<n>]` (Bedrock). A version or a variant that merely starts like a known one
+`-v<n>[:<n>]` (Bedrock). Bedrock's own forms are found too: the `anthropic.` provider
+prefix, a cross-region inference profile's geography before it (`us.`, `eu.`, `apac.`,
+`jp.`, `global.`, ...: `us.anthropic.claude-sonnet-4-5-20250929-v1:0`), and the ARN of a
+foundation model or of such a profile; the prefix only routes, the model is the same.
+A version or a variant that merely starts like a known one
 (`claude-sonnet-5-6` against `claude-sonnet-5`, `claude-sonnet-5-mini`, `-fast`, `-batch`)
 is *not* matched: guessing a neighbour's prices and window would be wrong money.
 An unknown id gets `ModelInfo` with `known=False`, the safe default context window and no
@@ -30,6 +34,13 @@ DEFAULT_MODEL = "claude-sonnet-5-5"
 # What can be a model id: what `/model <id>` accepts and the Models API's list may show.
 MODEL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/\[\]-]{0,199}")
 _DATE_SUFFIX = re.compile(r"-\d{8}$")
+# Bedrock's prefix before a Claude id: an ARN of a foundation model or a system-defined
+# inference profile (application profiles have opaque ids), the profile's geography, and
+# the provider. The geography is any short word: Bedrock adds new ones (`jp.`, `au.`).
+_BEDROCK_PREFIX = re.compile(
+    r"(?:arn:aws[a-z-]*:bedrock:[a-z0-9-]*:\d*:(?:foundation-model|inference-profile)/)?"
+    r"(?:[a-z]{2,8}(?:-[a-z]{2,8})?\.)?anthropic\."
+)
 _ALIAS_TAG = re.compile(r"(?:-\d{8})?(?:-latest|\[[a-z0-9._]+\]|@[a-z0-9._-]+|:\d+|-v\d+(?::\d+)?)")
 
 
@@ -111,13 +122,19 @@ def is_model_id(text: str) -> bool:
 
 def lookup_model(model_id: str) -> ModelInfo:
     """The table row for `model_id` (see the module contract), or the unknown fallback."""
-    wanted = (model_id or "").strip().lower()
+    wanted = _without_bedrock_prefix((model_id or "").strip().lower())
     info = _BY_ID.get(wanted) or _BY_ID.get(_DATE_SUFFIX.sub("", wanted))
     if info is None:
         info = _match_alias(wanted)
     if info is None:
         return unknown_model(model_id)
     return info if info.model_id == model_id else _renamed(info, model_id)
+
+
+def _without_bedrock_prefix(wanted: str) -> str:
+    """`wanted` without the Bedrock ARN, geography and `anthropic.` it may start with."""
+    found = _BEDROCK_PREFIX.match(wanted)
+    return wanted[found.end() :] if found else wanted
 
 
 def unknown_model(model_id: str) -> ModelInfo:

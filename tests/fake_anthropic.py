@@ -12,7 +12,8 @@ Use it from any test:
 Every POST /v1/messages is recorded, then checked as strictly as the real API checks it
 (`fake_anthropic_rules`); a bad request gets a 400 `invalid_request_error`. A good one is
 answered by the next queued script (`Reply` or a fault: `HttpError`, `StreamError`,
-`DropConnection`, `Stall`, `MalformedEvent`, `EndStreamEarly`) or, when the queue is empty, by
+`DropConnection`, `Stall`, `MalformedEvent`, `EndStreamEarly`; a `RawAnswer` is sent as
+it is, for an endpoint that is not the API) or, when the queue is empty, by
 `server.responder(body)` (default: echo the last user text). GET /v1/models lists
 `server.models`, or answers `server.models_answer` as it is when a test sets one.
 Streams are SSE with `event:` and `data:` lines over chunked HTTP/1.1, like the real API
@@ -71,6 +72,8 @@ __all__ = [
     "tool_use_block",
 ]
 
+# What a message request can be answered with: a script, or bytes sent as they are.
+MessageScript = Script | RawAnswer
 HELD_POLL_SECONDS = 0.05  # how often a held reply looks whether the server stops
 
 
@@ -92,7 +95,7 @@ class FakeAnthropicServer:
     api_key: str | None = None
     responder: Callable[[dict[str, Any]], Reply] = echo_responder
     requests: list[RecordedRequest] = field(default_factory=list)
-    scripts: deque[Script] = field(default_factory=deque)
+    scripts: deque[MessageScript] = field(default_factory=deque)
     prompt_cache: PromptCacheModel = field(default_factory=PromptCacheModel)
     stopping: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -110,11 +113,11 @@ class FakeAnthropicServer:
         """Bodies of the message requests that passed validation, in order."""
         return [r.body for r in self.requests if r.rejection is None and r.body is not None]
 
-    def enqueue(self, *scripts: Script) -> None:
+    def enqueue(self, *scripts: MessageScript) -> None:
         with self.lock:
             self.scripts.extend(scripts)
 
-    def next_script(self, body: dict[str, Any]) -> Script:
+    def next_script(self, body: dict[str, Any]) -> MessageScript:
         with self.lock:
             if self.scripts:
                 return self.scripts.popleft()
@@ -235,7 +238,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(raw.body)
         self.wfile.flush()
 
-    def _answer(self, body: dict[str, Any], script: Script) -> None:
+    def _answer(self, body: dict[str, Any], script: MessageScript) -> None:
+        if isinstance(script, RawAnswer):
+            self._send_raw(script)
+            return
         if isinstance(script, HttpError):
             self._send_error(
                 script.status, script.error_type, script.message, script.response_headers()

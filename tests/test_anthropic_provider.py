@@ -250,7 +250,8 @@ def test_when_retries_run_out_the_failure_says_what_and_how_often(server):
         (400, "bad_request"),
         (401, "auth"),
         (403, "permission"),
-        (404, "not_found"),
+        (404, "wrong_endpoint"),
+        (405, "wrong_endpoint"),
         (413, "request_too_large"),
     ],
 )

@@ -42,6 +42,57 @@ def test_an_alias_that_extends_a_known_id_with_a_tag_finds_that_row(alias, row):
     assert info.prices == lookup_model(row).prices
 
 
+# Bedrock's ids as it documents them (platform.claude.com "Model IDs and versions", AWS
+# "Supported cross-Region inference profiles"): the `anthropic.` provider, a geography
+# before it for a cross-region inference profile, `-v1:0` after a dated id, `-v1` or
+# nothing after a dateless one, and the ARN of a foundation model or a profile.
+@pytest.mark.parametrize(
+    ("model_id", "row"),
+    [
+        ("anthropic.claude-sonnet-5-5-20261001-v1:0", "claude-sonnet-5-5"),
+        ("us.anthropic.claude-sonnet-5-5-20261001-v1:0", "claude-sonnet-5-5"),
+        ("eu.anthropic.claude-haiku-4-5-20251001-v1:0", "claude-haiku-4-5"),
+        ("apac.anthropic.claude-opus-5-5-20261001-v1:0", "claude-opus-5-5"),
+        ("global.anthropic.claude-sonnet-4-6", "claude-sonnet-4-6"),
+        ("jp.anthropic.claude-haiku-5-5-v1:0", "claude-haiku-5-5"),
+        ("us-gov.anthropic.claude-sonnet-5-20260630-v1:0", "claude-sonnet-5"),
+        ("anthropic.claude-opus-4-6-v1", "claude-opus-4-6"),
+        (
+            "arn:aws:bedrock:us-east-1::foundation-model/anthropic.claude-opus-5-v1:0",
+            "claude-opus-5",
+        ),
+        (
+            "arn:aws:bedrock:us-east-1:123456789012:inference-profile/"
+            "us.anthropic.claude-sonnet-5-5-20261001-v1:0",
+            "claude-sonnet-5-5",
+        ),
+        ("claude-sonnet-5-5@20261001", "claude-sonnet-5-5"),  # Vertex
+    ],
+)
+def test_bedrock_and_vertex_ids_find_the_row_of_their_model_under_their_own_name(model_id, row):
+    info = lookup_model(model_id)
+    assert info.known and info.model_id == model_id
+    assert info.display_name == lookup_model(row).display_name
+    assert info.prices == lookup_model(row).prices
+    assert info.context_window == lookup_model(row).context_window
+
+
+@pytest.mark.parametrize(
+    "model_id",
+    [
+        "anthropic.claude-sonnet-5-mini-v1:0",  # a variant, under Bedrock's prefix
+        "us.anthropic.claude-sonnet-5-6-20261001-v1:0",  # a newer version
+        "anthropic.claude-sonnet-5-5-v1:0:28k",  # a provisioned size: another window
+        "us.claude-sonnet-5-5",  # a geography without the provider is no Bedrock id
+        "anthropic.claude-sonnet-5-5-fast",
+        "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123xyz",
+    ],
+)
+def test_bedrock_forms_of_an_unknown_model_stay_unknown(model_id):
+    info = lookup_model(model_id)
+    assert not info.known and info.prices is None
+
+
 @pytest.mark.parametrize(
     "model_id",
     [

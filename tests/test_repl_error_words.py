@@ -103,3 +103,73 @@ def test_a_memory_file_that_cannot_be_saved_says_nothing_changed_and_what_to_do(
     assert words.startswith("could not save the durable memory file /h/memory/ab12.json")
     assert "the disk is full" in words and "no fact or pending item changed" in words
     assert "run the command again" in words and "MemoryWriteFailed" not in words
+
+
+@pytest.mark.parametrize(
+    ("kind", "status", "content_type", "url", "fact", "advice"),
+    [
+        (
+            "wrong_endpoint",
+            404,
+            None,
+            "http://127.0.0.1:8080/v1/v1/messages",
+            "http://127.0.0.1:8080/v1/v1/messages is not the Messages API",
+            "ANTHROPIC_BASE_URL ends in /v1, which the SDK adds itself: drop it.",
+        ),
+        (
+            "wrong_endpoint",
+            405,
+            "text/html",
+            "https://example.test/site/v1/messages",
+            "https://example.test/site/v1/messages is not the Messages API",
+            "Check ANTHROPIC_BASE_URL: the API's root",
+        ),
+        (
+            "not_messages_api",
+            200,
+            "text/plain",
+            "https://example.test/v1/messages",
+            "answered text/plain, not the Messages API's event stream",
+            "Check ANTHROPIC_BASE_URL: the API's root",
+        ),
+    ],
+)
+def test_a_url_that_is_no_messages_api_says_where_and_what_to_check_and_offers_no_retry(
+    kind, status, content_type, url, fact, advice
+):
+    """Outside tester (session 30): ANTHROPIC_BASE_URL ending in /v1 gave "Model request
+    failed (HTTP 404): the request failed ... send 'continue' to retry", which fails the
+    same way; a server answering text/plain was retried 5 times. The words say where the
+    request went, what the server said and what to fix; -p says how to go on, and both
+    stay whole within the 400 characters a notice shows, however long the URL and words."""
+    from agent_cli.events import Notice
+    from agent_cli.repl.error_text import notice_text
+
+    said = "Not found: " + "/a-long-path" * 40
+    error = e.ProviderRequestFailed(
+        kind, status=status, detail=said, url=url, content_type=content_type
+    )
+    words = describe_failed_request(error)
+    assert words.startswith(f"Model request failed (HTTP {status}): ")
+    assert fact in words and advice in words and "(it said: Not found: /a-long-path" in words
+    assert words.endswith(
+        "quit, fix ANTHROPIC_BASE_URL, then start again with `agent-cli --continue`."
+    )
+    assert "send 'continue'" not in words and "the request failed" not in words
+    one_shot = notice_text(
+        Notice("error", "provider_failed", error=error), one_shot=True, session_id=SESSION
+    )
+    assert fact in one_shot and advice in one_shot
+    assert one_shot.endswith(f"run the command again with --continue (or --resume {SESSION}).")
+    long_url = e.ProviderRequestFailed(
+        kind, status=status, detail=said, url="https://" + "h" * 300 + "/v1/messages"
+    )
+    for text in (
+        words,
+        one_shot,
+        notice_text(
+            Notice("error", "provider_failed", error=long_url), one_shot=True, session_id=SESSION
+        ),
+    ):
+        assert len(text) <= 400, text
+    assert describe_error(error) == words  # an error that reaches the REPL says the same

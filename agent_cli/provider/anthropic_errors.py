@@ -1,22 +1,29 @@
 """Error translation for the Anthropic provider: SDK and transport errors -> `Failure`.
 
 Contract: `classify_failure` maps an error of one attempt to a `Failure` (a kind, the
-HTTP status, the retry-after the server asked for, a detail cut to `MAX_DETAIL_CHARS`),
-or None for anything that is not a provider failure (a bug, to be raised as is). A 200
-status is an `event: error` that arrived mid-stream. `is_model_not_found` tells a 404
-about the model from a 404 for a wrong path; `refused_tool` names the tool a 400 is
-about (`tools.N...`); `redact_secret` keeps the key out of any detail. `anthropic` and
-its transport are imported only inside `classify_failure` (importing the SDK takes
+HTTP status, the retry-after the server asked for, a detail cut to `MAX_DETAIL_CHARS`:
+the API's own message, else the words of a body that is no API error, such as a proxy's
+page; the URL the request went to, without credentials), or None for anything that is not
+a provider failure (a bug, to be raised as is). A 200 status is an `event: error` that
+arrived mid-stream; `NotAnEventStream` (an answer to a streamed request that is no event
+stream) is the kind "not_messages_api", with the content type that came. `name_messages_failure`
+names a 404 about the model "model_not_found" and any other 404 or 405 of a Messages
+request "wrong_endpoint" (a base URL that is not the API's root: sending again fails the
+same way); `is_model_not_found` tells the two 404s apart; `refused_tool` names the tool a
+400 is about (`tools.N...`); `redact_secret` keeps the key out of any detail. `anthropic`
+and its transport are imported only inside `classify_failure` (importing the SDK takes
 seconds).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from agent_cli.provider.endpoint_answers import media_type, server_words, shown_url
 from agent_cli.provider.retry import parse_retry_after
 from agent_cli.provider.stream_assembly import StreamFault
 
@@ -52,14 +59,33 @@ ERROR_TYPE_KINDS: Mapping[str, str] = {
 }
 
 
+# Statuses of a Messages request that mean the URL is not the Messages API's (a 404 that
+# is not about the model; a 405: something answers there, but takes no POST).
+WRONG_ENDPOINT_STATUSES = frozenset({404, 405})
+
+
 @dataclass(frozen=True)
 class Failure:
-    """One failed attempt, classified: what kind, which status, how long the server asks."""
+    """One failed attempt, classified: what kind, which status, how long the server asks,
+    what it said, where the request went and what content type came back ("": unknown)."""
 
     kind: str
     status: int | None = None
     retry_after: float | None = None
     detail: str = ""
+    url: str = ""
+    content_type: str = ""
+
+
+class NotAnEventStream(Exception):
+    """A streamed request was answered 200 with another content type than an event
+    stream: no Messages API endpoint answered. Carries what came, for the words."""
+
+    def __init__(self, url: str, content_type: str, said: str) -> None:
+        super().__init__(content_type)
+        self.url = url
+        self.content_type = content_type
+        self.said = said
 
 
 def classify_failure(err: BaseException) -> Failure | None:
@@ -69,6 +95,14 @@ def classify_failure(err: BaseException) -> Failure | None:
 
     if isinstance(err, StreamFault):
         return Failure(err.kind)
+    if isinstance(err, NotAnEventStream):
+        return Failure(
+            "not_messages_api",
+            status=200,
+            detail=err.said[:MAX_DETAIL_CHARS],
+            url=shown_url(err.url),
+            content_type=media_type(err.content_type),
+        )
     if isinstance(err, anthropic.APIStatusError):
         return _classify_status_error(err)
     if isinstance(err, anthropic.APITimeoutError | httpx2.TimeoutException):
@@ -80,14 +114,32 @@ def classify_failure(err: BaseException) -> Failure | None:
 
 def _classify_status_error(err: Any) -> Failure:
     status = int(err.status_code)
-    detail = str(err.api_message or "")[:MAX_DETAIL_CHARS]
+    content_type = str(err.response.headers.get("content-type") or "")
+    detail = _said(err, content_type)[:MAX_DETAIL_CHARS]
     if status == 200:  # an `event: error` inside a stream that had started fine
         kind = ERROR_TYPE_KINDS.get(str(err.type), "stream_error")
         return Failure(kind, status=None, detail=detail)
     kind = STATUS_KINDS.get(status) or ("server_error" if status >= 500 else f"http_{status}")
     return Failure(
-        kind, status=status, retry_after=parse_retry_after(err.response.headers), detail=detail
+        kind,
+        status=status,
+        retry_after=parse_retry_after(err.response.headers),
+        detail=detail,
+        url=shown_url(str(err.request.url)),
+        content_type=media_type(content_type),
     )
+
+
+def _said(err: Any, content_type: str) -> str:
+    """The API's message (`error.message`), else what the body says: a gateway or a
+    server that is not the API answers plain text, a page, or JSON of its own shape."""
+    if err.api_message:
+        return str(err.api_message)
+    body = err.body
+    if body is None:
+        return ""
+    text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
+    return server_words(text, content_type)
 
 
 # A refusal about one tool of the request: "tools.3.custom.input_schema: ..."
@@ -112,6 +164,17 @@ def is_model_not_found(failure: Failure, error_type: object, model: str) -> bool
         return False
     detail = failure.detail.lower()
     return detail.startswith("model") or (bool(model) and model.lower() in detail)
+
+
+def name_messages_failure(failure: Failure, error_type: object, model: str) -> Failure:
+    """`failure` of a Messages request, renamed where its status says more than its kind:
+    "model_not_found" for a 404 about the model, "wrong_endpoint" for any other 404 and
+    for a 405 (the base URL does not lead to the Messages API)."""
+    if is_model_not_found(failure, error_type, model):
+        return replace(failure, kind="model_not_found", retry_after=None)
+    if failure.status in WRONG_ENDPOINT_STATUSES:
+        return replace(failure, kind="wrong_endpoint", retry_after=None)
+    return failure
 
 
 def redact_secret(text: str, secret: str) -> str:

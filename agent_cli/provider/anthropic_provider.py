@@ -10,8 +10,10 @@ streams it with `client.messages.create(stream=True)` (the raw events, assembled
 timeouts, a malformed stream) are
 retried with bounded backoff that honours retry-after; a `RetryNotice` precedes each
 retry and voids the text streamed so far. When retries run out, or at once for errors
-that would only repeat (400, 401, 403, 404, 413), `ProviderRequestFailed` is raised and
-no `ModelResponse` was yielded.
+that would only repeat (400, 401, 403, 404, 405, 413, and a 200 whose content type is no
+event stream: no Messages API answered), `ProviderRequestFailed` is raised, carrying the
+URL the request went to and the content type that came back, and no `ModelResponse`
+was yielded.
 
 This module and its `anthropic_*` siblings are the only ones that import `anthropic`, and
 only inside functions: the import takes seconds (measured about 3 s warm, over 20 s on a
@@ -32,6 +34,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator
+from dataclasses import replace
 from typing import Any
 
 from agent_cli.errors import MissingApiKey, ModelsPageUnusable, ProviderRequestFailed
@@ -40,7 +43,7 @@ from agent_cli.models import DEFAULT_MODEL, lookup_model
 from agent_cli.provider.anthropic_errors import (
     Failure,
     classify_failure,
-    is_model_not_found,
+    name_messages_failure,
     redact_secret,
     refused_tool,
 )
@@ -49,6 +52,7 @@ from agent_cli.provider.anthropic_settings import (
     MISSING_KEY_HINT,
 )
 from agent_cli.provider.anthropic_stream import (
+    check_event_stream,
     read_events,
     warm_up_stream_parsing,
 )
@@ -130,7 +134,7 @@ class AnthropicProvider:
             try:
                 response = yield from self._stream_attempt(wire)
             except Exception as err:
-                failure = self._classify(err)
+                failure = self._classify(err, messages=True)
                 if failure is None:
                     raise
                 if attempt > retry_limit(failure.kind, self.max_retries):
@@ -143,6 +147,8 @@ class AnthropicProvider:
                         detail=failure.detail,
                         model=self.model,
                         tool=refused_tool(failure, wire.get("tools")),
+                        url=failure.url or None,
+                        content_type=failure.content_type or None,
                     ) from None
                 delay = backoff_delay(attempt, failure.retry_after, jitter=self._jitter)
                 yield RetryNotice(attempt=attempt, delay_seconds=delay, kind=failure.kind)
@@ -182,6 +188,7 @@ class AnthropicProvider:
         # The raw event stream, assembled by `stream_assembly`, not the SDK's `stream()`
         # helper: its accumulator re-parses a tool input at every piece (see there).
         with client.messages.create(**wire, stream=True, timeout=timeout) as stream:
+            check_event_stream(stream.response)
             # pings reset each read's timeout: the same bound, on time without an event
             for event in read_events(stream, idle_limit=timeout):
                 text = tracker.observe(event)
@@ -223,16 +230,17 @@ class AnthropicProvider:
             )
         return self._client
 
-    def _classify(self, err: Exception) -> Failure | None:
-        """Classify an attempt's error with the key redacted; None if it is not a failure."""
+    def _classify(self, err: Exception, *, messages: bool = False) -> Failure | None:
+        """Classify an attempt's error with the key redacted; None if it is not a failure.
+        `messages`: the error of a Messages request, whose 404s and 405s say more
+        (`name_messages_failure`)."""
         failure = classify_failure(err)
         if failure is None:
             return None
-        if is_model_not_found(failure, getattr(err, "type", None), self.model):
-            failure = Failure("model_not_found", failure.status, None, failure.detail)
-        return Failure(
-            failure.kind,
-            failure.status,
-            failure.retry_after,
-            redact_secret(failure.detail, self._api_key),
+        if messages:
+            failure = name_messages_failure(failure, getattr(err, "type", None), self.model)
+        return replace(
+            failure,
+            detail=redact_secret(failure.detail, self._api_key),
+            url=redact_secret(failure.url, self._api_key),
         )

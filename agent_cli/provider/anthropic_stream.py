@@ -1,6 +1,10 @@
 """Stream handling around the SDK: reading its raw events safely and warming up their models.
 
-Contract: `read_events(stream, idle_limit)` yields the SDK's raw stream events and turns
+Contract: `check_event_stream(response)` raises `NotAnEventStream` when a streamed
+request's response names another content type than an event stream (a web page, plain
+text, JSON: no Messages API endpoint answered), with at most `MAX_SAID_BYTES` of what it
+said; the SDK would parse such a body as an empty stream, which only looks cut short.
+`read_events(stream, idle_limit)` yields the SDK's raw stream events and turns
 anything it fails to parse into a `StreamFault("stream_malformed")`, and a stream silent
 but for pings for `idle_limit` seconds into `StreamFault("timeout")`; the provider
 retries both. `warm_up_stream_parsing` builds a canned stream (`WARM_UP_EVENTS`) into the
@@ -16,9 +20,28 @@ from collections.abc import Iterator
 from typing import Any
 
 from agent_cli.events import ModelResponse
+from agent_cli.provider.anthropic_errors import NotAnEventStream
+from agent_cli.provider.endpoint_answers import is_event_stream, server_words
 from agent_cli.provider.stream_assembly import StreamFault, StreamTracker, build_model_response
 from agent_cli.provider.stream_watchdog import StreamWatchdog
 from agent_cli.provider.warm_up_stream import WARM_UP_EVENTS
+
+MAX_SAID_BYTES = 2048  # of a body that is no event stream, read for the words
+
+
+def check_event_stream(response: Any) -> None:
+    """Raise `NotAnEventStream` unless `response` (the SDK's HTTP response to a streamed
+    request) is an event stream, or names no content type at all."""
+    content_type = str(response.headers.get("content-type") or "")
+    if is_event_stream(content_type):
+        return
+    head = b""
+    for chunk in response.iter_bytes():
+        head += chunk
+        if len(head) >= MAX_SAID_BYTES:
+            break
+    said = server_words(head[:MAX_SAID_BYTES].decode("utf-8", "replace"), content_type)
+    raise NotAnEventStream(str(response.url), content_type, said)
 
 
 def warm_up_stream_parsing() -> None:

@@ -160,6 +160,8 @@ def _print_prompt_refused(reason: str, command: str | None) -> str:
 def _provider_failed(exc: e.ProviderRequestFailed) -> str:
     if exc.kind == "model_not_found":
         return model_not_found(exc.model)
+    if exc.kind in WRONG_ENDPOINT_KINDS:
+        return describe_wrong_endpoint(exc)
     status = f", HTTP {exc.status}" if exc.status else ""
     attempts = f", {exc.attempts} attempts" if exc.attempts > 1 else ""
     return (
@@ -647,6 +649,8 @@ def describe_failed_request(error: BaseException | None) -> str:
         return model_not_found(error.model)
     if error.kind == "bad_request" and error.tool:
         return _refused_tool(error, error.tool)
+    if error.kind in WRONG_ENDPOINT_KINDS:
+        return describe_wrong_endpoint(error)
     advice = _PROVIDER_ADVICE.get(error.kind, "the request failed")
     status = f" (HTTP {error.status})" if error.status else ""
     tries = f" after {error.attempts} attempts" if error.attempts > 1 else ""
@@ -664,6 +668,39 @@ def describe_failed_request(error: BaseException | None) -> str:
 
 
 RESTART_WITH_CONTINUE = "quit and start again with `agent-cli --continue`"
+
+# Failures that say ANTHROPIC_BASE_URL leads to no Messages API: sending again cannot help.
+WRONG_ENDPOINT_KINDS = frozenset({"wrong_endpoint", "not_messages_api"})
+FIX_BASE_URL = "quit, fix ANTHROPIC_BASE_URL, then start again with `agent-cli --continue`"
+NOTICE_CHARS = 400  # what a notice or an error line shows (`render`)
+
+
+def describe_wrong_endpoint(error: e.ProviderRequestFailed, go_on: str = FIX_BASE_URL) -> str:
+    """A request whose URL is no Messages API (a 404 not about the model, a 405, an answer
+    that is no event stream): where it went, what came back, what to check in
+    ANTHROPIC_BASE_URL, then how to `go_on` (-p says its own). No retry is offered: the
+    same URL answers the same. The server's words get the room left of the 400 characters
+    a notice shows, so the advice is never cut off."""
+    url = _c(error.url, 80) if error.url else "the endpoint"
+    status = f"HTTP {error.status}" if error.status else "no status"
+    if error.kind == "not_messages_api":
+        came = _c(error.content_type or "no content type", 40)
+        what = f"{url} answered {came}, not the Messages API's event stream"
+    else:
+        what = f"{url} is not the Messages API"
+    head = f"Model request failed ({status}): {what}"
+    tail = f". {_base_url_advice(error.url or '')} Your message is kept: {go_on}."
+    room = min(80, NOTICE_CHARS - len(head) - len(tail) - len(" (it said: )"))
+    said = f" (it said: {_c(error.detail, room)})" if error.detail and room >= 20 else ""
+    return head + said + tail
+
+
+def _base_url_advice(url: str) -> str:
+    if url.endswith("/v1/v1/messages"):
+        return "ANTHROPIC_BASE_URL ends in /v1, which the SDK adds itself: drop it."
+    return (
+        "Check ANTHROPIC_BASE_URL: the API's root, such as https://api.anthropic.com, without /v1."
+    )
 
 
 def _refused_tool(
@@ -1303,6 +1340,11 @@ def _one_shot_failed_request(notice: Notice, session_id: str | None) -> str:
     if isinstance(error, e.ProviderRequestFailed) and error.kind == "bad_request" and error.tool:
         named = f" (or --resume {_c(session_id, 80)})" if session_id else ""
         return _refused_tool(error, error.tool, f"run the command again with --continue{named}")
+    if isinstance(error, e.ProviderRequestFailed) and error.kind in WRONG_ENDPOINT_KINDS:
+        named = f" (or --resume {_c(session_id, 80)})" if session_id else ""
+        return describe_wrong_endpoint(
+            error, f"fix ANTHROPIC_BASE_URL, then run the command again with --continue{named}"
+        )
     said = describe_failed_request(error)
     interactive_tail = "send 'continue' to retry (sending it again would repeat it)."
     if said.endswith(interactive_tail):

@@ -840,13 +840,15 @@ def _text_of(message: dict[str, Any]) -> str:
 
 
 def without_secrets(error: ProviderError, secrets: SecretForms) -> ProviderError:
-    """`error` with its detail redacted of the session's secrets: an API, gateway or proxy
-    may quote the request it refuses, and the detail is shown on the terminal (the provider
-    redacts only its own key). The same error when nothing in it is a secret."""
-    if not isinstance(error, ProviderRequestFailed) or not error.detail:
+    """`error` with its detail and URL redacted of the session's secrets: an API, gateway
+    or proxy may quote the request it refuses, a base URL's path may hold a token, and both
+    are shown on the terminal (the provider redacts only its own key). The same error when
+    nothing in it is a secret."""
+    if not isinstance(error, ProviderRequestFailed):
         return error
-    detail = secrets.redact(error.detail)
-    if detail == error.detail:
+    detail = secrets.redact(error.detail) if error.detail else error.detail
+    url = secrets.redact(error.url) if error.url else error.url
+    if detail == error.detail and url == error.url:
         return error
     return ProviderRequestFailed(
         error.kind,
@@ -855,4 +857,6 @@ def without_secrets(error: ProviderError, secrets: SecretForms) -> ProviderError
         detail=detail,
         model=error.model,
         tool=error.tool,
+        url=url,
+        content_type=error.content_type,
     )
