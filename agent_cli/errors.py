@@ -311,11 +311,14 @@ class SessionUnresumable(StoreError):
 
 
 class TranscriptWriteFailed(StoreError):
-    """An append did not reach the disk whole (e.g. ENOSPC); nothing partial is left."""
+    """An append did not reach the disk whole (e.g. ENOSPC); nothing partial is left.
+    `session_kept` is False for a new session that could not start: its empty transcript
+    was removed, so there is no session `session_id` to resume."""
 
-    def __init__(self, session_id: str, errno_name: str) -> None:
+    def __init__(self, session_id: str, errno_name: str, *, session_kept: bool = True) -> None:
         self.session_id = session_id
         self.errno_name = errno_name
+        self.session_kept = session_kept
         super().__init__(f"session {session_id}: append failed ({errno_name})")
 
 

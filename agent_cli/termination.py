@@ -173,3 +173,11 @@ def _raise_pending() -> None:
 
 def exit_code_for_signal(error: TerminationRequested) -> int:
     return 128 + error.signal_number
+
+
+def signal_name(number: int) -> str:
+    """ "SIGTERM" for 15; "signal 99" for a number with no name."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

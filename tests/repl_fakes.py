@@ -34,6 +34,7 @@ from agent_cli.events import (
     Notice,
     SessionEvent,
     SessionStats,
+    ToolFinished,
     ToolStarted,
     TurnEnded,
     Usage,
@@ -173,6 +174,7 @@ class FakeSession:
     tool_output_watcher: Callable[[bytes], None] | None = None
     request_watcher: Callable[[], None] | None = None
     exchanges: list[Exchange] = field(default_factory=list)  # what its turns asked and got
+    recorded_tool_result: ToolFinished | None = None  # the transcript's newest, for /last
     always_scopes: list[Any] = field(default_factory=list)  # the "always" answers in force
     # (folder, state) of this session's items kept for another folder (`earlier_durable`)
     earlier_items: tuple[str, DurableContextState] | None = None
@@ -208,6 +210,9 @@ class FakeSession:
 
     def recent_exchanges(self, limit: int = 3) -> list[Exchange]:
         return self.exchanges[-limit:] if limit > 0 else []
+
+    def last_recorded_tool_result(self) -> ToolFinished | None:
+        return self.recorded_tool_result
 
     def stats(self) -> SessionStats:
         return self.stats_value

@@ -74,6 +74,8 @@ def test_starting_on_a_full_disk_leaves_no_empty_transcript(small_disk, tmp_path
     assert done.returncode == 1
     assert "Traceback" not in done.stderr
     assert "ENOSPC" in done.stderr
+    # no session was kept, so none is offered to resume (it said "then /resume <id>")
+    assert "resume" not in done.stderr and "run agent-cli again" in done.stderr
     assert list((home / "transcripts").iterdir()) == []
     assert server.requests == []
 

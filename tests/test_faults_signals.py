@@ -1,5 +1,6 @@
 """SIGTERM or SIGHUP to agent-cli ends the running command's whole process group and
-records that the command was stopped, before the process exits; SIGKILL, which agent-cli
+records that the command was stopped, with what it had printed (as Ctrl-C keeps it),
+before the process exits; SIGKILL, which agent-cli
 cannot catch, still takes the command's whole group down with it (its supervisor does).
 
 Real processes: `agent-cli -p --yes` on the real SDK against the strict fake API runs a
@@ -28,6 +29,8 @@ from agent_cli.tools.shell import is_group_alive
 
 API_KEY = "sk-ant-signals-FAKE-7"
 COMMAND = "sleep 1000 & echo $! > bg.pid; echo $$ > shell.pid; wait"
+# It prints before it waits: what a signal must not throw away.
+PRINTING_COMMAND = "echo tick 1; echo tick 2; " + COMMAND
 PRINT_MODE = [sys.executable, "-m", "agent_cli", "--yes", "-p"]
 
 
@@ -43,12 +46,16 @@ class PrintRun:
 
 
 @contextmanager
-def running_a_command(tmp_path: Path, call_id: str, command: str) -> Iterator[PrintRun]:
-    """agent-cli asked to "run the long job", whose model (the fake API) answers with one
-    bash call `call_id` running `command`. The fake API serves until the block ends; the
-    agent is killed then if it still runs."""
+def running_a_command(
+    tmp_path: Path, call_id: str, command: str, files: dict[str, str] | None = None
+) -> Iterator[PrintRun]:
+    """agent-cli asked to "run the long job" in a workspace holding `files`, whose model
+    (the fake API) answers with one bash call `call_id` running `command`. The fake API
+    serves until the block ends; the agent is killed then if it still runs."""
     workspace, home = tmp_path / "ws", tmp_path / "home"
     workspace.mkdir()
+    for name, text in (files or {}).items():
+        (workspace / name).write_text(text)
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     with start_fake_server(api_key=API_KEY) as server:
         server.enqueue(Reply([tool_use_block(call_id, "bash", {"command": command})], "tool_use"))
@@ -125,7 +132,7 @@ def tool_results(home: Path) -> list[dict]:
 def test_a_signal_to_agent_cli_ends_the_command_group_and_records_it(
     tmp_path: Path, signal_number: int
 ) -> None:
-    with running_a_command(tmp_path, "toolu_sleep", COMMAND) as run:
+    with running_a_command(tmp_path, "toolu_sleep", PRINTING_COMMAND) as run:
         shell_pid, background_pid = wait_for_the_command(run.workspace)
         group = process_group_of(shell_pid)
         assert is_running(shell_pid) and is_running(background_pid)
@@ -142,7 +149,46 @@ def test_a_signal_to_agent_cli_ends_the_command_group_and_records_it(
     [result] = tool_results(run.home)
     assert result["tool_use_id"] == "toolu_sleep" and result["is_error"] is True
     name = signal.Signals(signal_number).name
-    assert f"Stopped: agent-cli was ended by {name} while this tool ran" in result["content"]
+    assert result["content"] == (
+        f"Stopped: agent-cli was ended by {name} while this tool ran; the command and its "
+        "whole process group were ended. Output so far follows.\ntick 1\ntick 2\n"
+    )
+
+
+def test_output_a_signal_kept_is_redacted_and_last_shows_it_after_continue(
+    tmp_path: Path,
+) -> None:
+    """The output so far of a command SIGTERM stopped is redacted as any result is, and
+    `/last` of the resumed session shows it (it said "no tool has run in this session
+    yet")."""
+    secret = "9f3c2a7b41d8e6f0a5c3b2d1e4f7a8c6"
+    command = "echo started; cat .env; " + COMMAND
+    files = {".env": f"DEPLOY_TOKEN={secret}\n"}
+    with running_a_command(tmp_path, "toolu_env", command, files) as run:
+        shell_pid, background_pid = wait_for_the_command(run.workspace)
+        run.agent.send_signal(signal.SIGTERM)
+        try:
+            assert run.agent.wait(timeout=60) == 128 + signal.SIGTERM
+        finally:
+            kill_leftovers(shell_pid, background_pid)
+        [result] = tool_results(run.home)
+        assert "started\nDEPLOY_TOKEN=" in result["content"]
+        assert secret not in result["content"]
+        resumed = subprocess.run(
+            [sys.executable, "-m", "agent_cli", "--continue"],
+            cwd=run.workspace,
+            env=run.env,
+            input="/last\n",
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    assert resumed.returncode == 0, resumed.stderr
+    assert "no tool has run" not in resumed.stdout
+    assert "bash failed" in resumed.stdout
+    assert "Stopped: agent-cli was ended by SIGTERM" in resumed.stdout
+    assert "started\nDEPLOY_TOKEN=" in resumed.stdout and secret not in resumed.stdout
 
 
 def test_sigkill_of_agent_cli_kills_the_running_command_group_and_resume_answers_the_call(
@@ -189,7 +235,7 @@ def test_closing_the_terminal_ends_the_running_command_and_records_it(terminals,
     terminal.start([*agent_cli_argv(), "--yes"], cwd=workspace)
     repl = ReplDriver(terminal)
     repl.wait_for_prompt()
-    repl.send(f"run {COMMAND}")
+    repl.send(f"run {PRINTING_COMMAND}")
     shell_pid, background_pid = wait_for_the_command(workspace)
     terminal.kill()  # the terminal goes away: agent-cli gets SIGHUP
     try:
@@ -200,6 +246,7 @@ def test_closing_the_terminal_ends_the_running_command_and_records_it(terminals,
         kill_leftovers(shell_pid, background_pid)
     [result] = tool_results(home)
     assert "Stopped: agent-cli was ended by SIGHUP while this tool ran" in result["content"]
+    assert result["content"].endswith("Output so far follows.\ntick 1\ntick 2\n")
 
 
 @pytest.mark.e2e

@@ -11,7 +11,12 @@ from types import SimpleNamespace
 import pytest
 from repl_fakes import FakeBackend, FakeSession, answer
 
-from agent_cli.errors import MemoryFileDamaged, MissingApiKey, ProviderRequestFailed
+from agent_cli.errors import (
+    MemoryFileDamaged,
+    MissingApiKey,
+    ProviderRequestFailed,
+    TranscriptWriteFailed,
+)
 from agent_cli.events import (
     AssistantDone,
     AssistantText,
@@ -259,6 +264,35 @@ def test_print_mode_puts_only_the_final_answer_on_stdout(tmp_path):
 def test_print_mode_exit_code_says_how_the_turn_ended(tmp_path, outcome, code):
     run = Run(tmp_path, ["-p", "x"], backend=scripted_backend([TurnEnded(outcome)]))
     assert run.code == code
+
+
+def test_print_mode_fails_a_turn_whose_records_the_transcript_refused(tmp_path):
+    """A turn that ended ok though a record of it did not reach the transcript (the
+    calls of an answer that stopped for another reason, answered unrecorded) exited 0: a
+    script took it for done, and `--continue` could not see it."""
+    refused = TranscriptWriteFailed("p", "ENOSPC")
+    events = [
+        AssistantDone("done", "end_turn"),
+        Notice("error", "transcript_write_failed", error=refused),
+        TurnEnded("ok", "end_turn"),
+    ]
+    run = Run(tmp_path, ["-p", "x"], backend=scripted_backend(events))
+    assert run.code == 1
+    assert "Could not write the transcript" in run.err
+
+
+def test_print_mode_words_a_failure_raised_by_the_turn_for_the_command_line(tmp_path):
+    """It said "then /resume <id>", a command of the REPL, which `-p` has not got."""
+
+    def refuse(_text):
+        raise TranscriptWriteFailed("20261207-090803-4df0fa", "ENOSPC")
+
+    backend = FakeBackend(new_session=lambda n: FakeSession(session_id="p", script=refuse))
+    run = Run(tmp_path, ["-p", "x"], backend=backend)
+    said = " ".join(run.err.split())
+    assert run.code == 1
+    assert "/resume" not in said
+    assert "then `agent-cli --resume 20261207-090803-4df0fa`" in said
 
 
 def test_print_mode_blocked_request_explains_on_stderr(tmp_path):

@@ -156,6 +156,10 @@ WRITTEN = {
     "signal while it ran": (call_outcome.TERMINATED_TOOL_TEXT.format(signal="SIGTERM"), STOPPED),
     "tool stopped": (call_outcome.INTERRUPTED_TEXT.format(tool_name="grep"), STOPPED),
     "command stopped": (call_outcome.INTERRUPTED_HEADER + "\nline one\nline two", STOPPED),
+    "command stopped by a signal": (
+        call_outcome.TERMINATED_HEADER.format(signal="SIGHUP") + "\ntick 1\n",
+        STOPPED,
+    ),
     "resumed unrecorded": (call_outcome.RESUMED_TOOL_TEXT, UNKNOWN),
     "timed out": (call_outcome.TIMED_OUT_HEADER.format(seconds="2") + "\nstart\n", STOPPED),
     "output cap": (call_outcome.OUTPUT_CAP_HEADER.format(cap="1.0 MB") + "\ny\ny\n", STOPPED),

@@ -9,6 +9,7 @@ a transcript is created, broke no earlier test.
 
 from __future__ import annotations
 
+import errno
 import os
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,11 +32,15 @@ class RecordingOps(FileOps):
     def __init__(self) -> None:
         self.calls: list[tuple[str, object, object]] = []
         self.short_writes = 0  # how many of the next writes take only half the bytes
+        self.refused_writes = 0  # how many writes after those fail with ENOSPC
 
     def write(self, fd: int, data: bytes) -> int:
         if self.short_writes:
             self.short_writes -= 1
             data = data[: len(data) // 2]
+        elif self.refused_writes:
+            self.refused_writes -= 1
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         written = super().write(fd, data)
         self.calls.append(("write", _identity(fd), written))
         return written
@@ -102,7 +107,7 @@ def test_a_rolled_back_append_is_truncated_and_the_truncation_fsynced(tmp_path: 
         size = store.path_for("s1").stat().st_size
         identity = _file_identity(store.path_for("s1"))
         ops.calls.clear()
-        ops.short_writes = 1
+        ops.short_writes, ops.refused_writes = 1, 1  # a disk filling up
         with pytest.raises(TranscriptWriteFailed):
             writer.append("notice", {"code": "torn"}, T0)
         after_rollback = list(ops.calls)

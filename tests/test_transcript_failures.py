@@ -31,15 +31,22 @@ class FailingOps(FileOps):
     def __init__(self) -> None:
         self.fail_write: int | None = None  # errno to raise
         self.short_write = False  # write half, return the half count
+        # what the write of the rest after a short write meets, as a disk gives it: an
+        # errno raised (ENOSPC: a full disk; EFBIG: a file-size limit), 0 (it takes
+        # nothing) or None (it is taken)
+        self.after_short: int | None = errno.ENOSPC
         self.fail_fsync: int | None = None
         self.fail_ftruncate: int | None = None
 
     def write(self, fd: int, data: bytes) -> int:
         if self.fail_write is not None:
             code, self.fail_write = self.fail_write, None
+            if code == 0:
+                return 0
             raise OSError(code, os.strerror(code))
         if self.short_write:
             self.short_write = False
+            self.fail_write = self.after_short
             return os.write(fd, data[: len(data) // 2])
         return super().write(fd, data)
 
@@ -117,7 +124,9 @@ def run_child(code: str, root: Path) -> str:
     [
         (lambda ops: setattr(ops, "fail_write", errno.ENOSPC), "ENOSPC"),
         (lambda ops: setattr(ops, "fail_write", errno.EIO), "EIO"),
-        (lambda ops: setattr(ops, "short_write", True), "short_write"),
+        (lambda ops: setattr(ops, "short_write", True), "ENOSPC"),  # a disk filling up
+        (lambda ops: ops.__dict__.update(short_write=True, after_short=errno.EFBIG), "EFBIG"),
+        (lambda ops: ops.__dict__.update(short_write=True, after_short=0), "short_write"),
         (lambda ops: setattr(ops, "fail_fsync", errno.EIO), "EIO"),
     ],
 )
@@ -134,6 +143,18 @@ def test_a_failed_append_leaves_no_half_record(
         assert store.path_for(SID).stat().st_size == size_before
         assert writer.append("notice", {"code": "next"}, T0)["sequence"] == 2
     assert sequences(store) == [1, 2]
+
+
+def test_a_short_write_whose_rest_the_disk_takes_is_one_whole_record(
+    store: TranscriptStore, ops: FailingOps
+) -> None:
+    with store.open_writer(SID) as writer:
+        writer.append("notice", {"code": "kept"}, T0)
+        ops.short_write, ops.after_short = True, None
+        assert writer.append("message", {"text": "z" * 10_000}, T0)["sequence"] == 2
+        assert writer.append("notice", {"code": "next"}, T0)["sequence"] == 3
+    assert sequences(store) == [1, 2, 3]
+    assert [r["payload"].get("text") for r in store.replay(SID)][1] == "z" * 10_000
 
 
 def test_a_writer_that_cannot_roll_back_repairs_itself_on_the_next_append(
@@ -257,3 +278,41 @@ def test_a_symlink_in_place_of_the_transcript_is_not_followed(
         store.open_writer(SID)
     assert caught.value.reason == "ELOOP"
     assert outside.read_bytes() == b""
+
+
+def test_a_torn_tail_a_full_disk_cannot_set_aside_leaves_no_empty_file(
+    store: TranscriptStore, ops: FailingOps
+) -> None:
+    """Each `--continue` on a full disk over a torn transcript left an empty torn-<n>."""
+    with store.open_writer(SID) as writer:
+        writer.append("notice", {}, T0)
+    torn = b'{"schema_version": 1, "torn'
+    with store.path_for(SID).open("ab") as handle:
+        handle.write(torn)
+    for _ in range(2):
+        ops.fail_write = errno.ENOSPC
+        with pytest.raises(TranscriptWriteFailed):
+            store.open_writer(SID)
+        assert list(store.root.glob(f"{SID}.jsonl.torn-*")) == []
+    with store.open_writer(SID) as writer:  # room again: set aside once, and cut
+        assert writer.torn_tail is not None
+    assert [p.read_bytes() for p in store.root.glob(f"{SID}.jsonl.torn-*")] == [torn]
+    assert sequences(store) == [1]
+
+
+def test_a_leftover_a_full_disk_cannot_set_aside_leaves_no_empty_file(
+    store: TranscriptStore, ops: FailingOps
+) -> None:
+    with store.open_writer(SID) as writer:
+        writer.append("notice", {}, T0)
+        ops.short_write = True
+        ops.fail_ftruncate = errno.EIO  # the half line stays: the writer is broken
+        with pytest.raises(TranscriptWriteFailed):
+            writer.append("message", {"text": "partial"}, T0)
+        ops.fail_write = errno.ENOSPC  # and setting it aside fails
+        with pytest.raises(TranscriptWriteFailed):
+            writer.append("notice", {}, T0)
+        assert list(store.root.glob(f"{SID}.jsonl.torn-*")) == []
+        assert writer.append("notice", {"code": "later"}, T0)["sequence"] == 2
+    assert sequences(store) == [1, 2]
+    assert len(list(store.root.glob(f"{SID}.jsonl.torn-*"))) == 1

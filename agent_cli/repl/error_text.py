@@ -475,11 +475,7 @@ _DESCRIBERS: dict[type, Callable[[Any], str]] = {
     ),
     e.TranscriptCorrupt: lambda exc: f"{_damaged_fact(exc)}; {NEW_SESSION_HERE}",
     e.SessionUnresumable: lambda exc: f"{_unresumable_fact(exc)}; {NEW_SESSION_HERE}",
-    e.TranscriptWriteFailed: lambda exc: (
-        f"could not write the transcript of session {_c(exc.session_id)} "
-        f"({_c(_failed_write(exc.errno_name))}); {describe_folder_fix(exc.errno_name)}, "
-        f"then /resume {_c(exc.session_id)}"
-    ),
+    e.TranscriptWriteFailed: lambda exc: _transcript_failed(exc, "/resume {id}", "/new"),
     e.TranscriptChangedUnderneath: lambda exc: f"{_changed_fact(exc)}; {NEW_SESSION_HERE}",
     e.MemoryWriteFailed: lambda exc: (
         f"could not save the durable memory file {_c(exc.path, 300)} "
@@ -568,7 +564,21 @@ def _bad_input(exc: e.InvalidStoreInput) -> str | None:
     )
 
 
+def _transcript_failed(exc: e.TranscriptWriteFailed, resume: str, start: str) -> str:
+    """A session whose transcript could not be written: what to fix, then how to go on:
+    `resume` (a template of `{id}`) the session, or `start` a new one when the new session
+    left no file to resume."""
+    why = f"({_c(_failed_write(exc.errno_name))}); {describe_folder_fix(exc.errno_name)}"
+    if not exc.session_kept:
+        return f"could not start a new session, its transcript could not be written {why}, then {start}"
+    go_on = resume.format(id=_c(exc.session_id))
+    return f"could not write the transcript of session {_c(exc.session_id)} {why}, then {go_on}"
+
+
 _STARTUP_DESCRIBERS: dict[type, Callable[[Any], str | None]] = {
+    e.TranscriptWriteFailed: lambda exc: _transcript_failed(
+        exc, "`agent-cli --resume {id}`", "run agent-cli again"
+    ),
     e.TranscriptLocked: lambda exc: f"{describe_session_fact(exc)}, or {NEW_SESSION_ON_START}",
     e.TranscriptCorrupt: lambda exc: (
         f"{describe_session_fact(exc)}. {NEW_SESSION_ON_START}, or `agent-cli --resume` to pick another"
@@ -728,13 +738,25 @@ def _refused_tool(
     )
 
 
+def _transcript_fix(error: e.TranscriptWriteFailed) -> str:
+    """What makes the transcript writable again, as a sentence. A file-size limit holds
+    for the process started under it: raising it means starting agent-cli again, so
+    "then try again" in the same run would only fail again."""
+    if error.errno_name != "EFBIG":
+        return f"{_capital(describe_folder_fix(error.errno_name))}, then try again."
+    return (
+        "This run keeps the limit it started with: quit, raise the file-size limit "
+        "(ulimit -f) in the shell that starts agent-cli, and go on with "
+        f"`agent-cli --resume {_c(error.session_id)}`."
+    )
+
+
 def describe_failed_write(error: BaseException | None) -> str:
     """A transcript write that failed during a turn; nothing was half-written."""
     if isinstance(error, e.TranscriptWriteFailed):
         return (
             f"Could not write the transcript ({_c(_failed_write(error.errno_name))}); nothing "
-            f"was half-written. {_capital(describe_folder_fix(error.errno_name))}, then try "
-            "again."
+            f"was half-written. {_transcript_fix(error)}"
         )
     if isinstance(error, e.TranscriptChangedUnderneath):
         return (

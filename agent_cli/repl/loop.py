@@ -194,6 +194,7 @@ class Repl:
         """Open the other session first; the current one closes only once that worked."""
         new_session = self._backend.open_session(resume)
         old_session, self.session = self.session, new_session
+        self._renderer.last_tool_result = None  # the old session's: not this one's
         self._watch_live_activity(new_session)
         self._close(old_session)
         self._print_banner(resumed=resume is not None)
@@ -209,8 +210,11 @@ class Repl:
         return delete(session_ids)
 
     def last_tool_result(self) -> ToolFinished | None:
-        """The newest finished tool call shown (a `ToolFinished`), or None."""
-        return self._renderer.last_tool_result
+        """The newest finished tool call of the current session: the last one shown, or
+        before one is shown in this run, the one its transcript recorded last (a resumed
+        session's, which an earlier run showed); None when it has none."""
+        shown = self._renderer.last_tool_result
+        return shown if shown is not None else self.session.last_recorded_tool_result()
 
     def argument_choices(self, command: str) -> list[ArgumentChoice]:
         """What Tab offers after `command` (`argument_choices.COMPLETED_ARGUMENTS`): the

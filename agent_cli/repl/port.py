@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from agent_cli.compaction import CompactionPolicy
     from agent_cli.durable import DurableContextState, DurableFact, PendingItem
-    from agent_cli.events import ContextPreview, Gauge, Notice, SessionEvent, SessionStats
+    from agent_cli.events import (
+        ContextPreview,
+        Gauge,
+        Notice,
+        SessionEvent,
+        SessionStats,
+        ToolFinished,
+    )
     from agent_cli.models import ModelInfo
     from agent_cli.session.catalog import Exchange
     from agent_cli.session.instructions import ProjectInstructions
@@ -111,6 +118,11 @@ class SessionPort(Protocol):
         ...
 
     def recent_exchanges(self, limit: int = 3) -> list[Exchange]: ...
+
+    def last_recorded_tool_result(self) -> ToolFinished | None:
+        """The newest call's result as the transcript recorded it (`/last` in a resumed
+        session before a call has run); None when there is none."""
+        ...
 
     # --- figures ------------------------------------------------------------------------
 

@@ -3,7 +3,10 @@
 Contract: the final answer alone goes to stdout, as plain sanitized text; `[compact]`
 lines, tool progress, the text the model wrote between tool calls and notices go to
 stderr. `exit_code_for_outcome` maps how the turn ended to the exit code: 0 ok, 1 failed
-(e.g. the provider failed), 3 blocked by the hard limit, 130 cancelled (Ctrl-C).
+(e.g. the provider failed), 3 blocked by the hard limit, 130 cancelled (Ctrl-C). A turn
+that said ok but one of whose records the transcript refused (`UNRECORDED_NOTICES`) is
+failed, 1: a script must not take a turn that a later `--continue` cannot see for done. Errors are worded for the command line
+(`describe_startup_error`): `agent-cli --resume <id>`, never a REPL command.
 """
 
 from __future__ import annotations
@@ -13,8 +16,8 @@ from typing import TextIO
 from rich.text import Text
 
 from agent_cli.errors import AgentCliError
-from agent_cli.events import AssistantDone, AssistantText, SessionEvent, TurnEnded
-from agent_cli.repl.error_text import describe_error
+from agent_cli.events import AssistantDone, AssistantText, Notice, SessionEvent, TurnEnded
+from agent_cli.repl.error_text import describe_error, describe_startup_error
 from agent_cli.repl.port import SessionPort
 from agent_cli.repl.render import EventRenderer
 from agent_cli.repl.safe_text import sanitize_block, sanitize_text
@@ -23,6 +26,8 @@ from agent_cli.repl.word_wrap import print_at_words
 
 OUTCOME_EXIT_CODES = {"ok": 0, "failed": 1, "blocked": 3, "cancelled": 130}
 FAILED_EXIT = 1
+# Notices that say a record of the turn did not reach the transcript.
+UNRECORDED_NOTICES = frozenset({"transcript_write_failed"})
 
 
 def exit_code_for_outcome(ended: TurnEnded | None) -> int:
@@ -39,6 +44,7 @@ class PrintModeRenderer:
         self._diagnostics = diagnostics
         self._final_answer: str | None = None
         self._paused_text = ""  # an answer the API paused goes on in the next request
+        self.unrecorded = False  # the transcript refused a record of the turn
 
     def render(self, event: SessionEvent) -> None:
         if isinstance(event, AssistantText):
@@ -46,6 +52,8 @@ class PrintModeRenderer:
         if isinstance(event, AssistantDone):
             self._keep_answer(event)
             return
+        if isinstance(event, Notice) and event.code in UNRECORDED_NOTICES:
+            self.unrecorded = True
         self._diagnostics.render(event)
         if isinstance(event, TurnEnded):
             self.write_answer()
@@ -89,7 +97,8 @@ def run_print_turn(
     try:
         ended = drive_events(session.run_turn(prompt_text), renderer.render)
     except AgentCliError as exc:
-        diagnostics.print_error(describe_error(exc))
+        diagnostics.print_error(describe_startup_error(exc) or describe_error(exc))
         return FAILED_EXIT
     renderer.write_answer()
-    return exit_code_for_outcome(ended)
+    code = exit_code_for_outcome(ended)
+    return FAILED_EXIT if code == 0 and renderer.unrecorded else code

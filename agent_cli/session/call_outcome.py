@@ -53,7 +53,12 @@ from agent_cli.tools.file_tools import (
 )
 from agent_cli.tools.output import INTERRUPTED_TEXT
 from agent_cli.tools.seen_files import STALE_TEXT, STALE_UNREADABLE_TEXT
-from agent_cli.tools.shell import INTERRUPTED_HEADER, OUTPUT_CAP_HEADER, TIMED_OUT_HEADER
+from agent_cli.tools.shell import (
+    INTERRUPTED_HEADER,
+    OUTPUT_CAP_HEADER,
+    TERMINATED_HEADER,
+    TIMED_OUT_HEADER,
+)
 from agent_cli.tools.toolbox import DENIED_TEXT as USER_DENIED_TEXT
 from agent_cli.tools.toolbox import UNASKED_TEXT
 
@@ -84,6 +89,7 @@ _WRITTEN_RESULTS = (
     (TERMINATED_TOOL_TEXT, STOPPED),
     (INTERRUPTED_TEXT, STOPPED),
     (INTERRUPTED_HEADER + "\n{output}", STOPPED),  # a command's output so far follows
+    (TERMINATED_HEADER + "\n{output}", STOPPED),
     (TIMED_OUT_HEADER + "\n{output}", STOPPED),
     (OUTPUT_CAP_HEADER + "\n{output}", STOPPED),
     (STALE_TEXT, REFUSED),

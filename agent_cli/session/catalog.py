@@ -220,7 +220,7 @@ def recent_exchanges(
     if limit <= 0:
         return []
     groups: deque[list[dict[str, Any]]] = deque(maxlen=limit)
-    for message in _recorded_messages(records):
+    for message in recorded_messages(records):
         if typed_request(message) is not None:
             groups.append([message])
         elif groups:  # before the first request there is nothing to file it under
@@ -236,7 +236,8 @@ def typed_request(message: dict[str, Any]) -> str | None:
     return typed_text(message)
 
 
-def _recorded_messages(records: Iterable[dict[str, Any]]) -> Iterable[dict[str, Any]]:
+def recorded_messages(records: Iterable[dict[str, Any]]) -> Iterable[dict[str, Any]]:
+    """The messages among a transcript's `records`, in their order."""
     for record in records:
         payload = record.get("payload")
         if record.get("kind") == MESSAGE and isinstance(payload, dict):

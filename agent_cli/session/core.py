@@ -25,7 +25,15 @@ from agent_cli.compaction import CompactionPolicy
 from agent_cli.compaction.markers import find_last_summary
 from agent_cli.durable import DurableContextState, DurableFact, PendingItem, PendingStatus
 from agent_cli.errors import HeldResultsLost, StoreError, failure_reason
-from agent_cli.events import ContextPreview, Gauge, ModelRequest, Notice, SessionEvent, SessionStats
+from agent_cli.events import (
+    ContextPreview,
+    Gauge,
+    ModelRequest,
+    Notice,
+    SessionEvent,
+    SessionStats,
+    ToolFinished,
+)
 from agent_cli.models import ModelInfo
 from agent_cli.safe_cuts import stopped_secret_start
 from agent_cli.session import stats
@@ -310,6 +318,17 @@ class Session:
             return recent_exchanges(self.log.replay(), limit, self.toolbox.secret_forms)
         except (StoreError, OSError):
             return []
+
+    def last_recorded_tool_result(self) -> ToolFinished | None:
+        """The newest tool call's result as the transcript recorded it (for `/last` before
+        a call runs in this run: a resumed session), redacted of the secrets known now
+        (`last_result`). None when there is none, or the transcript cannot be read now."""
+        from agent_cli.session.last_result import read_last_tool_result
+
+        try:
+            return read_last_tool_result(self.log.replay(), self.toolbox.secret_forms)
+        except (StoreError, OSError):
+            return None
 
     def always_allowed(self) -> tuple[AlwaysScope, ...]:
         """The "always" answers in force in this session, oldest first."""

@@ -42,6 +42,7 @@ from agent_cli.errors import (
     ModelSwitchRefused,
     SessionNotFound,
     StoreError,
+    TranscriptWriteFailed,
     WorkspaceMissing,
 )
 from agent_cli.events import Notice
@@ -219,10 +220,12 @@ def open_session(
             if rebuilt.guard_hold is not None:
                 session.compactor.restore_guard(*rebuilt.guard_hold)
         return session
-    except BaseException:
-        if resume is None:  # a new session that could not start leaves no empty file
-            transcripts.discard_if_empty(session_id)
+    except BaseException as error:
+        # a new session that could not start leaves no empty file, nor an id to resume
+        discarded = resume is None and transcripts.discard_if_empty(session_id)
         writer.close()
+        if discarded and isinstance(error, TranscriptWriteFailed):
+            raise TranscriptWriteFailed(session_id, error.errno_name, session_kept=False) from error
         raise
 
 

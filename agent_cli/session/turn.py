@@ -63,7 +63,6 @@ from __future__ import annotations
 
 import contextlib
 import re
-import signal
 from collections.abc import Callable, Generator, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -119,7 +118,8 @@ from agent_cli.session.oversized import MessageShrinker
 from agent_cli.session.question_marks import QuestionMarks
 from agent_cli.session.request_context import RequestFrame, build_frame
 from agent_cli.session.resumed_secrets import redact_resumed_view
-from agent_cli.tools.output import ToolInterrupted, ToolOutcome
+from agent_cli.termination import signal_name
+from agent_cli.tools.output import ToolInterrupted, ToolOutcome, ToolTerminated
 
 if TYPE_CHECKING:
     from agent_cli.provider.base import Provider
@@ -706,11 +706,8 @@ def run_tools(
         yield _cancel_notice(interrupt)
         return ("cancelled", "tool_use")
     except TerminationRequested as stop:  # recorded, then the process goes on ending
-        asking = isinstance(stop, PermissionQuestionTerminated)
-        template = TERMINATED_ASKING_TEXT if asking else TERMINATED_TOOL_TEXT
-        text = template.format(signal=signal_name(stop.signal_number))
         results = hide_learned(results)
-        yield from record_stopped(conversation, tool_uses, results, text, note)
+        yield from record_terminated(conversation, tool_uses, results, stop, note)
         raise
     if not (yield from record_results(conversation, results, note)):
         return ("failed", "tool_use")
@@ -762,12 +759,47 @@ def record_interrupted(
         elif isinstance(interrupt, ToolNotStarted):
             text = NOT_STARTED_TEXT
         return (yield from record_stopped(conversation, tool_uses, results, text, note))
+    return (yield from record_kept(conversation, tool_uses, results, kept, note, interrupted=True))
+
+
+def record_terminated(
+    conversation: Conversation,
+    tool_uses: list[dict[str, Any]],
+    results: list[dict[str, Any]],
+    stop: TerminationRequested,
+    note: str | None = None,
+) -> Steps[bool]:
+    """Answer the calls a termination signal left without results, as `record_interrupted`
+    does for Ctrl-C: a tool that kept its output so far (`ToolTerminated` with an outcome)
+    is answered with it, the call at its permission question as never run, any other as
+    stopped."""
+    kept = stop.outcome if isinstance(stop, ToolTerminated) else None
+    if kept is None:
+        asking = isinstance(stop, PermissionQuestionTerminated)
+        template = TERMINATED_ASKING_TEXT if asking else TERMINATED_TOOL_TEXT
+        text = template.format(signal=signal_name(stop.signal_number))
+        return (yield from record_stopped(conversation, tool_uses, results, text, note))
+    return (yield from record_kept(conversation, tool_uses, results, kept, note))
+
+
+def record_kept(
+    conversation: Conversation,
+    tool_uses: list[dict[str, Any]],
+    results: list[dict[str, Any]],
+    kept: ToolOutcome,
+    note: str | None = None,
+    *,
+    interrupted: bool = False,
+) -> Steps[bool]:
+    """Answer the call that was stopped with `kept` (its output so far) and the ones after
+    it as not run; its panel is closed only once that is recorded (`interrupted`: by
+    Ctrl-C, which its closing line says)."""
     block = tool_uses[len(results)]
     results.append(result_block(block["id"], kept.content, kept.is_error))
     notices, recorded = collect_steps(
         record_stopped(conversation, tool_uses, results, NOT_RUN_TOOL_TEXT, note)
     )
-    yield build_finished_event(block, kept, interrupted=True)
+    yield build_finished_event(block, kept, interrupted=interrupted)
     yield from notices
     return recorded
 
@@ -823,13 +855,6 @@ def result_block(
     if is_error:
         block["is_error"] = True
     return block
-
-
-def signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
 
 
 def _text_of(message: dict[str, Any]) -> str:

@@ -8,8 +8,11 @@ Guarantees:
   copied to `<session_id>.jsonl.torn-<n>` and cut off, and numbering continues after the
   last valid record. A corrupt record before the end raises `TranscriptCorrupt` and the
   file is not opened for writing.
-- `append` writes the whole line with one write on an O_APPEND descriptor, then fsyncs.
-  If the write fails or is short, or the fsync fails, the file is cut back to its size
+- `append` writes the whole line on an O_APPEND descriptor, then fsyncs. A short write is
+  resumed once per piece the disk takes, so the write that takes nothing names the real
+  cause: a file-size limit (`ulimit -f`: EFBIG) and a full disk (ENOSPC) both first take
+  part of a line, and were both reported as "short_write", worded as a full disk. If a
+  write fails (or takes nothing), or the fsync fails, the file is cut back to its size
   before the append and `TranscriptWriteFailed` is raised: no half record stays behind.
 - If even that cut fails, the writer is broken until repaired: the next append first checks
   that the path is still the file it holds locked and that the bytes past the last good
@@ -56,6 +59,7 @@ from agent_cli.store.records import build_record
 from agent_cli.store.transcript_scan import TranscriptScanner
 
 _OPEN_FLAGS = os.O_RDWR | os.O_APPEND | os.O_CREAT
+_SIDE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _COPY_CHUNK = 1 << 20
 
 
@@ -154,12 +158,15 @@ class TranscriptWriter:
 
     def _set_torn_tail_aside(self, handle: Any) -> tuple[Path, int]:
         """Copy the rest of `handle` (a torn final line) to a `torn-<n>` file beside the
-        transcript; that file and the bytes copied."""
+        transcript; that file and the bytes copied. A copy the disk refuses leaves no
+        file: each attempt on a full disk left an empty (or partial) `torn-<n>`."""
         side = next_free_suffix_path(self.path, "torn")
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         copied = 0
         try:
-            side_fd = os.open(side, flags, PRIVATE_FILE_MODE)
+            side_fd = os.open(side, _SIDE_FLAGS, PRIVATE_FILE_MODE)
+        except OSError as exc:
+            raise TranscriptWriteFailed(self.session_id, errno_name(exc)) from exc
+        try:
             try:
                 while chunk := handle.read(_COPY_CHUNK):
                     write_all(self._fs, side_fd, chunk)
@@ -168,6 +175,7 @@ class TranscriptWriter:
             finally:
                 os.close(side_fd)
         except OSError as exc:
+            _remove_quietly(side)
             raise TranscriptWriteFailed(self.session_id, errno_name(exc)) from exc
         return Path(side), copied
 
@@ -211,16 +219,20 @@ class TranscriptWriter:
         self._leftover_kept = False
 
     def _set_leftover_aside(self, leftover: bytes) -> None:
+        """Keep what a failed append left in a `torn-<n>` file (none when that fails)."""
         side = next_free_suffix_path(self.path, "torn")
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
         try:
-            side_fd = self._fs.open(side, flags, PRIVATE_FILE_MODE)
+            side_fd = self._fs.open(side, _SIDE_FLAGS, PRIVATE_FILE_MODE)
+        except OSError as exc:
+            raise TranscriptWriteFailed(self.session_id, errno_name(exc)) from exc
+        try:
             try:
                 write_all(self._fs, side_fd, leftover)
                 self._fs.fsync(side_fd)
             finally:
                 os.close(side_fd)
         except OSError as exc:
+            _remove_quietly(side)
             raise TranscriptWriteFailed(self.session_id, errno_name(exc)) from exc
 
     def _check_unchanged(self, fd: int) -> None:
@@ -242,10 +254,15 @@ class TranscriptWriter:
     def _write_line(self, fd: int, line: bytes) -> None:
         try:
             written = self._fs.write(fd, line)
+            while 0 < written < len(line):  # the rest: written, or refused with the cause
+                taken = self._fs.write(fd, line[written:])
+                if taken <= 0:
+                    break
+                written += taken
             if written == len(line):
                 self._fs.fsync(fd)
                 return
-            failure = "short_write"
+            failure = "short_write"  # a write that took nothing and gave no cause
         except OSError as exc:
             failure = errno_name(exc)
         self._roll_back(fd, line, failure)
@@ -260,6 +277,12 @@ class TranscriptWriter:
         except OSError:
             self._broken = failure
             self._failed_line = line
+
+
+def _remove_quietly(path: str | Path) -> None:
+    """Remove a side file this writer created and could not fill (best effort)."""
+    with contextlib.suppress(OSError):
+        os.unlink(path)
 
 
 def _open_locked(session_id: str, path: Path) -> int:

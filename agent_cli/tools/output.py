@@ -12,7 +12,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from agent_cli.errors import AgentCliError
+from agent_cli.errors import AgentCliError, TerminationRequested
 from agent_cli.safe_cuts import safe_head_end, safe_tail_start
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.tools.recordable_text import make_recordable
@@ -90,6 +90,25 @@ class ToolInterrupted(KeyboardInterrupt):
         self.result = result
         self.outcome = outcome
         super().__init__(result.summary)
+
+
+class ToolTerminated(TerminationRequested):
+    """A termination signal (SIGTERM, SIGHUP, SIGQUIT) stopped a tool while it ran, and
+    what it had produced is kept, as `ToolInterrupted` keeps it for Ctrl-C.
+
+    A TerminationRequested on purpose: the process still ends, with 128 + the signal's
+    number. The tool raises it with `result` (its output so far, after it ended whatever
+    it started); the toolbox raises it again with `outcome` set, that result redacted and
+    spilled like any other, so the session records it as the call's result before the
+    process exits. `outcome` is None until the toolbox has built it.
+    """
+
+    def __init__(
+        self, signal_number: int, result: ToolResult, outcome: ToolOutcome | None = None
+    ) -> None:
+        self.result = result
+        self.outcome = outcome
+        super().__init__(signal_number)
 
 
 def count_noun(count: int, singular: str, plural: str | None = None) -> str:

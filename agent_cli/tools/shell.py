@@ -7,7 +7,9 @@ agent-cli die while it runs (even by SIGKILL), kills the whole group. It is stop
 together with every process in its group (SIGTERM, then SIGKILL after a short grace), when
 the timeout passes, when its output reaches the cap, or when a KeyboardInterrupt arrives.
 Ctrl-C keeps what the command printed: once the group is ended, the tool raises
-`ToolInterrupted` (a KeyboardInterrupt) carrying the output read so far. Background
+`ToolInterrupted` (a KeyboardInterrupt) carrying the output read so far. A termination
+signal (SIGTERM, a closed terminal's SIGHUP, SIGQUIT) keeps it the same way, raising
+`ToolTerminated` (a TerminationRequested: agent-cli still ends). Background
 processes that keep the output pipe open after the command itself exits are not waited for.
 Anthropic credentials are removed from the command's environment, so a command cannot
 print them into the conversation. A command no shell can be given (a NUL, a lone
@@ -29,15 +31,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from agent_cli.errors import ToolError
+from agent_cli.errors import TerminationRequested, ToolError
 from agent_cli.safe_cuts import safe_head_end
 from agent_cli.secret_forms import NO_SECRETS, SecretForms
 from agent_cli.terminal_escapes import unsplit_secrets
-from agent_cli.termination import interrupt_held, termination_held
+from agent_cli.termination import interrupt_held, signal_name, termination_held
 from agent_cli.tools.approval import build_command_approval
 from agent_cli.tools.approval_scope import command_target
 from agent_cli.tools.context import PreparedCall, ToolContext
-from agent_cli.tools.output import ToolInterrupted, ToolResult, format_size
+from agent_cli.tools.output import ToolInterrupted, ToolResult, ToolTerminated, format_size
 from agent_cli.tools.redaction import ALWAYS_SECRET_NAMES
 
 # The secrets a child never inherits are the ones redaction always treats as secret.
@@ -46,6 +48,11 @@ HIDDEN_ENVIRONMENT_NAMES = frozenset(ALWAYS_SECRET_NAMES)
 INTERRUPTED_HEADER = (
     "Interrupted by the user (Ctrl-C) while it ran; the command and its whole process "
     "group were ended. Output so far follows."
+)
+# The first line of the result of a command a termination signal to agent-cli stopped.
+TERMINATED_HEADER = (
+    "Stopped: agent-cli was ended by {signal} while this tool ran; the command and its "
+    "whole process group were ended. Output so far follows."
 )
 # The first lines of the results of a command stopped by its timeout or its output cap
 # (`session.call_outcome` reads them back: it did not finish).
@@ -70,7 +77,10 @@ SUPERVISOR_SCRIPT = Path(__file__).with_name("command_supervisor.py")
 class CommandRun:
     output: bytes
     exit_code: int | None  # None when we ended the command
-    stop_reason: str  # "exited", "timeout", "output_cap" or "interrupted" (Ctrl-C)
+    # "exited", "timeout", "output_cap", "interrupted" (Ctrl-C) or "terminated" (a
+    # termination signal to agent-cli, `signal_number`)
+    stop_reason: str
+    signal_number: int | None = None
 
 
 def prepare_bash(context: ToolContext, arguments: dict[str, Any]) -> PreparedCall:
@@ -96,6 +106,8 @@ def prepare_bash(context: ToolContext, arguments: dict[str, Any]) -> PreparedCal
         result = replace(result, stopped_short=run.stop_reason != "exited")
         if run.stop_reason == "interrupted":
             raise ToolInterrupted(result)
+        if run.signal_number is not None:
+            raise ToolTerminated(run.signal_number, result)
         return result
 
     target = command_target(
@@ -134,7 +146,8 @@ def run_command(
 ) -> CommandRun:
     """Run `command`; see the module contract for how and when it is stopped. A
     KeyboardInterrupt while it runs ends the group and returns the output read until then
-    as a run stopped "interrupted"; any other BaseException ends the group and goes on."""
+    as a run stopped "interrupted", a TerminationRequested as one stopped "terminated"
+    (the caller raises it on); any other BaseException ends the group and goes on."""
     shell = shutil.which("bash") or "/bin/sh"
     child_environment = build_command_environment(
         os.environ if environment is None else environment
@@ -155,6 +168,10 @@ def run_command(
             end_process_group(process)
             _read_what_is_left(process, output, max_output_bytes)
             return CommandRun(bytes(output), None, "interrupted")
+        except TerminationRequested as stop:
+            end_process_group(process)
+            _read_what_is_left(process, output, max_output_bytes)
+            return CommandRun(bytes(output), None, "terminated", stop.signal_number)
         except BaseException:
             end_process_group(process)
             raise
@@ -246,7 +263,7 @@ def _read_what_is_left(
     process: subprocess.Popen[bytes], output: bytearray, max_output_bytes: int
 ) -> None:
     """Add to `output` what the ended command wrote that was not read yet (it was printed
-    before Ctrl-C), without waiting for more, up to the cap."""
+    before Ctrl-C or the signal), without waiting for more, up to the cap."""
     assert process.stdout is not None
     descriptor = process.stdout.fileno()
     with selectors.DefaultSelector() as selector:
@@ -369,6 +386,10 @@ def render_command_run(
         return ToolResult(header, body, is_error=True, summary=f"timed out, {size}")
     if run.stop_reason == "interrupted":
         return ToolResult(INTERRUPTED_HEADER, body, is_error=True, summary=f"interrupted, {size}")
+    if run.stop_reason == "terminated":
+        name = signal_name(run.signal_number or 0)
+        header = TERMINATED_HEADER.format(signal=name)
+        return ToolResult(header, body, is_error=True, summary=f"stopped by {name}, {size}")
     if run.stop_reason == "output_cap":
         header = OUTPUT_CAP_HEADER.format(cap=format_size(max_output_bytes))
         body += "\n[Redirect big output to a file, or filter it with grep/head/tail.]"

@@ -7,7 +7,9 @@ exactly one tool_result. Only KeyboardInterrupt (and other BaseExceptions) propa
 `bash` ends its process group before letting one through; Ctrl-C while `bash` runs comes
 through as a `ToolInterrupted` whose `outcome` is the output so far, finished like any
 result (redacted, spilled), so it can be recorded and shown; so does Ctrl-C once an MCP
-server answered a call (`CallInterrupted`), its `outcome` that whole answer. Order of a call: check the
+server answered a call (`CallInterrupted`), its `outcome` that whole answer; and a
+termination signal while `bash` runs comes through as a `ToolTerminated` whose `outcome`
+is the output so far, finished the same way. Order of a call: check the
 input, prepare (paths, early errors), ask permission when the tool writes or executes,
 execute, remove known secrets (`redaction`: from the result, errors included, before it
 is stored, recorded or sent), then spill big output to the artifact store.
@@ -62,6 +64,7 @@ from agent_cli.tools.output import (
     ToolInterrupted,
     ToolOutcome,
     ToolResult,
+    ToolTerminated,
     build_error_outcome,
     build_outcome,
 )
@@ -369,6 +372,9 @@ class Toolbox:
         except ToolInterrupted as interrupt:  # the output so far, kept as its result
             outcome = self._finish(spec, interrupt.result)
             raise ToolInterrupted(interrupt.result, outcome) from None
+        except ToolTerminated as stop:  # the same, and then agent-cli goes on ending
+            outcome = self._finish(spec, stop.result)
+            raise ToolTerminated(stop.signal_number, stop.result, outcome) from None
         except WorkspaceGone as gone:
             return self._workspace_gone_outcome(gone)
         except Exception as error:
@@ -568,7 +574,7 @@ class Toolbox:
         try:
             result = call.execute()
             return result
-        except ToolInterrupted as stop:
+        except (ToolInterrupted, ToolTerminated) as stop:
             result = stop.result
             raise
         finally:
