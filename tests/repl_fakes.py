@@ -39,6 +39,7 @@ from agent_cli.events import (
     Usage,
 )
 from agent_cli.models import MODEL_TABLE, ModelInfo, lookup_model
+from agent_cli.secret_forms import REDACTED_MARK
 from agent_cli.session.catalog import Call, Exchange, SessionSummary
 from agent_cli.session.instructions import ProjectInstructions
 from agent_cli.session.model_choice import ListedModel, ModelListing
@@ -174,6 +175,8 @@ class FakeSession:
     request_watcher: Callable[[], None] | None = None
     exchanges: list[Exchange] = field(default_factory=list)  # what its turns asked and got
     always_scopes: list[Any] = field(default_factory=list)  # the "always" answers in force
+    learn_script: list[Any] = field(default_factory=list)  # what a dotenv check yields
+    known_secrets: tuple[str, ...] = ()  # what `redact_known_secrets` hides
 
     @property
     def transcript_path(self) -> str:
@@ -206,6 +209,15 @@ class FakeSession:
 
     def recent_exchanges(self, limit: int = 3) -> list[Exchange]:
         return self.exchanges[-limit:] if limit > 0 else []
+
+    def learn_dotenv_changes(self) -> Iterator[SessionEvent]:
+        self.calls.append(("learn_dotenv_changes",))
+        yield from self.learn_script
+
+    def redact_known_secrets(self, text: str) -> str:
+        for secret in self.known_secrets:
+            text = text.replace(secret, REDACTED_MARK)
+        return text
 
     def stats(self) -> SessionStats:
         return self.stats_value
